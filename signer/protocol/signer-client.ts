@@ -1,0 +1,171 @@
+/**
+ * Client for the signer socket, used by the front. Pipelines requests over a small set of persistent
+ * unix-socket connections and matches replies by request id.
+ *
+ * Defends: a hung or crashed signer cannot hang the caller (per-request timeout; pending requests fail
+ * with `hsm_unavailable` when the connection drops); replies are validated against the method's result
+ * schema, so a confused signer cannot hand the front a malformed signature.
+ * Does not defend: retries. A failed sign is not retried here; the caller decides, inside its own
+ * transaction, what a failure means.
+ */
+import net from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { encodeFrame, FrameDecoder } from './frame-codec.js';
+import {
+  SIGNER_METHODS,
+  signerReplySchema,
+  type SignerErrorCode,
+  type SignerMethod,
+  type SignerParams,
+  type SignerResult,
+} from './signer-protocol.js';
+
+export class SignerError extends Error {
+  override readonly name = 'SignerError';
+  constructor(
+    readonly code: SignerErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SignerClientOptions {
+  socketPath: string;
+  /** Per-request timeout in milliseconds (default 10 s). */
+  timeoutMs?: number;
+  /** Number of parallel connections (default 4). */
+  connections?: number;
+}
+
+interface Pending {
+  method: SignerMethod;
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+class SignerConnection {
+  private socket: net.Socket | null = null;
+  private connecting: Promise<net.Socket> | null = null;
+  readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly socketPath: string) {}
+
+  private connect(): Promise<net.Socket> {
+    if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
+    if (this.connecting) return this.connecting;
+    this.connecting = new Promise<net.Socket>((resolve, reject) => {
+      const socket = net.createConnection(this.socketPath);
+      const decoder = new FrameDecoder();
+      socket.once('connect', () => {
+        this.socket = socket;
+        this.connecting = null;
+        resolve(socket);
+      });
+      socket.on('data', (chunk) => {
+        for (const event of decoder.push(chunk)) {
+          if (event.kind !== 'frame') {
+            socket.destroy(new Error('signer sent a malformed frame'));
+            return;
+          }
+          this.onFrame(event.payload);
+        }
+      });
+      socket.on('error', (err) => {
+        if (this.connecting) {
+          this.connecting = null;
+          reject(new SignerError('hsm_unavailable', `signer socket unreachable: ${err.message}`));
+        }
+      });
+      socket.on('close', () => {
+        this.socket = null;
+        this.failAll(new SignerError('hsm_unavailable', 'signer connection closed'));
+      });
+    });
+    return this.connecting;
+  }
+
+  private onFrame(payload: Buffer): void {
+    let parsed;
+    try {
+      parsed = signerReplySchema.safeParse(JSON.parse(payload.toString('utf8')));
+    } catch {
+      return;
+    }
+    if (!parsed.success || parsed.data.id === null) return;
+    const entry = this.pending.get(parsed.data.id);
+    if (!entry) return;
+    this.pending.delete(parsed.data.id);
+    clearTimeout(entry.timer);
+    if (parsed.data.ok) {
+      const result = SIGNER_METHODS[entry.method].result.safeParse(parsed.data.result);
+      if (result.success) entry.resolve(result.data);
+      else entry.reject(new SignerError('internal_error', `signer reply for ${entry.method} failed validation`));
+    } else {
+      entry.reject(new SignerError(parsed.data.error.code, parsed.data.error.message));
+    }
+  }
+
+  private failAll(error: Error): void {
+    for (const [id, entry] of this.pending) {
+      clearTimeout(entry.timer);
+      entry.reject(error);
+      this.pending.delete(id);
+    }
+  }
+
+  async send(method: SignerMethod, params: unknown, timeoutMs: number): Promise<unknown> {
+    const socket = await this.connect();
+    const id = randomUUID();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new SignerError('hsm_unavailable', `signer did not answer ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { method, resolve, reject, timer });
+      socket.write(encodeFrame({ v: 1, id, method, params }));
+    });
+  }
+
+  close(): void {
+    this.socket?.destroy();
+    this.socket = null;
+  }
+}
+
+export class SignerClient {
+  private readonly connections: SignerConnection[];
+  private next = 0;
+  private readonly timeoutMs: number;
+
+  constructor(options: SignerClientOptions) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.connections = Array.from({ length: options.connections ?? 4 }, () => new SignerConnection(options.socketPath));
+  }
+
+  async call<M extends SignerMethod>(method: M, params: SignerParams<M>): Promise<SignerResult<M>> {
+    const connection = this.connections[this.next++ % this.connections.length]!;
+    return (await connection.send(method, params, this.timeoutMs)) as SignerResult<M>;
+  }
+
+  health() {
+    return this.call('health', {});
+  }
+  createAccountKey() {
+    return this.call('create_account_key', {});
+  }
+  createWalletKey(params: SignerParams<'create_wallet_key'>) {
+    return this.call('create_wallet_key', params);
+  }
+  signTransferAuthorization(params: SignerParams<'sign_transfer_authorization'>) {
+    return this.call('sign_transfer_authorization', params);
+  }
+  destroyWalletKey(params: SignerParams<'destroy_wallet_key'>) {
+    return this.call('destroy_wallet_key', params);
+  }
+
+  close(): void {
+    for (const connection of this.connections) connection.close();
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The wire contract between treasury-api and treasury-signer (protocol version 1).
+ *
+ * Purpose: the only module of signer/ that the front (src/) imports. It defines every request and
+ * reply the signer understands, as zod schemas from which the TypeScript types are derived.
+ *
+ * What it defends: the signer parses every frame with these schemas before acting; unknown
+ * methods, extra fields, wrong types and oversize values are refused with a stable error code.
+ * There is deliberately no "sign this digest" method: the only signing method takes a structured
+ * EIP-3009 TransferWithAuthorization (domain + message) and the signer computes the digest itself.
+ *
+ * What it does not defend: who may ask. Whoever can open the unix socket (mode 0600, owned by the
+ * service user) can ask for signatures within the signer's static invariants; spend policy lives in
+ * the front, which must check, reserve and record before it calls `sign_transfer_authorization`.
+ */
+import { z } from 'zod';
+
+export const SIGNER_PROTOCOL_VERSION = 1 as const;
+/** Largest frame either side accepts, in bytes (payload, excluding the 4-byte length prefix). */
+export const MAX_FRAME_BYTES = 64 * 1024;
+
+const hex = (bytes: number) =>
+  z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `expected 0x-prefixed ${bytes}-byte hex`);
+
+export const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
+export const bytes32Schema = hex(32);
+/** Unsigned base-10 integer below 2^256, no sign, spaces or leading zeros. */
+export const uint256StringSchema = z
+  .string()
+  .max(78)
+  .regex(/^(0|[1-9][0-9]*)$/, 'expected an unsigned base-10 integer string')
+  .refine((v) => BigInt(v) < 2n ** 256n, 'must be below 2^256');
+/** Opaque key reference produced by the signer; the front stores it and hands it back. */
+export const keyRefSchema = z.string().min(8).max(4096).regex(/^[A-Za-z0-9:._\-]+$/, 'malformed key reference');
+const requestIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_\-.:]+$/);
+
+export const eip712DomainSchema = z
+  .object({
+    name: z.string().min(1).max(64),
+    version: z.string().min(1).max(16),
+    chainId: z.number().int().positive().max(2 ** 53 - 1),
+    verifyingContract: addressSchema,
+  })
+  .strict();
+
+export const transferWithAuthorizationSchema = z
+  .object({
+    from: addressSchema,
+    to: addressSchema,
+    value: uint256StringSchema,
+    validAfter: uint256StringSchema,
+    validBefore: uint256StringSchema,
+    nonce: bytes32Schema,
+  })
+  .strict();
+
+export const healthParamsSchema = z.object({}).strict();
+export const createAccountKeyParamsSchema = z.object({}).strict();
+export const createWalletKeyParamsSchema = z.object({ account_key_ref: keyRefSchema }).strict();
+export const signTransferAuthorizationParamsSchema = z
+  .object({
+    account_key_ref: keyRefSchema,
+    wallet_key_ref: keyRefSchema,
+    /** The wallet's address as the front stored it; the signature must recover to it. */
+    address: addressSchema,
+    domain: eip712DomainSchema,
+    message: transferWithAuthorizationSchema,
+  })
+  .strict();
+export const destroyWalletKeyParamsSchema = z
+  .object({ account_key_ref: keyRefSchema, wallet_key_ref: keyRefSchema })
+  .strict();
+
+export const signerRequestSchema = z.discriminatedUnion('method', [
+  z.object({ v: z.literal(1), id: requestIdSchema, method: z.literal('health'), params: healthParamsSchema }).strict(),
+  z
+    .object({ v: z.literal(1), id: requestIdSchema, method: z.literal('create_account_key'), params: createAccountKeyParamsSchema })
+    .strict(),
+  z
+    .object({ v: z.literal(1), id: requestIdSchema, method: z.literal('create_wallet_key'), params: createWalletKeyParamsSchema })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: requestIdSchema,
+      method: z.literal('sign_transfer_authorization'),
+      params: signTransferAuthorizationParamsSchema,
+    })
+    .strict(),
+  z
+    .object({ v: z.literal(1), id: requestIdSchema, method: z.literal('destroy_wallet_key'), params: destroyWalletKeyParamsSchema })
+    .strict(),
+]);
+
+export const healthResultSchema = z
+  .object({ status: z.literal('ok'), backend: z.enum(['pkcs11', 'aws-kms']), protocol_version: z.literal(1) })
+  .strict();
+export const createAccountKeyResultSchema = z.object({ account_key_ref: keyRefSchema }).strict();
+export const createWalletKeyResultSchema = z
+  .object({
+    wallet_key_ref: keyRefSchema,
+    /** Uncompressed SEC1 public key, 0x04‖X‖Y. */
+    public_key: hex(65),
+    /** EIP-55 checksummed address derived from public_key. */
+    address: addressSchema,
+  })
+  .strict();
+export const signTransferAuthorizationResultSchema = z
+  .object({
+    /** 65-byte r‖s‖v signature, v ∈ {27, 28}, s in the lower half of the curve order. */
+    signature: hex(65),
+    r: bytes32Schema,
+    s: bytes32Schema,
+    v: z.union([z.literal(27), z.literal(28)]),
+    /** The EIP-712 digest the signer computed and signed. */
+    digest: bytes32Schema,
+  })
+  .strict();
+export const destroyWalletKeyResultSchema = z.object({ destroyed: z.literal(true) }).strict();
+
+export const SIGNER_ERROR_CODES = [
+  'frame_too_large',
+  'malformed_frame',
+  'invalid_request',
+  'unsupported_version',
+  'unknown_method',
+  'invariant_violation',
+  'key_not_found',
+  'key_destroyed',
+  'address_mismatch',
+  'hsm_unavailable',
+  'hsm_error',
+  'busy',
+  'internal_error',
+] as const;
+export const signerErrorCodeSchema = z.enum(SIGNER_ERROR_CODES);
+
+export const signerErrorReplySchema = z
+  .object({
+    v: z.literal(1),
+    id: z.string().max(64).nullable(),
+    ok: z.literal(false),
+    error: z.object({ code: signerErrorCodeSchema, message: z.string().max(1024) }).strict(),
+  })
+  .strict();
+export const signerOkReplySchema = z
+  .object({ v: z.literal(1), id: z.string().max(64), ok: z.literal(true), result: z.unknown() })
+  .strict();
+export const signerReplySchema = z.union([signerOkReplySchema, signerErrorReplySchema]);
+
+export type SignerRequest = z.infer<typeof signerRequestSchema>;
+export type SignerMethod = SignerRequest['method'];
+export type SignerErrorCode = z.infer<typeof signerErrorCodeSchema>;
+export type SignerReply = z.infer<typeof signerReplySchema>;
+export type Eip712Domain = z.infer<typeof eip712DomainSchema>;
+export type TransferWithAuthorization = z.infer<typeof transferWithAuthorizationSchema>;
+export type SignTransferAuthorizationParams = z.infer<typeof signTransferAuthorizationParamsSchema>;
+export type HealthResult = z.infer<typeof healthResultSchema>;
+export type CreateAccountKeyResult = z.infer<typeof createAccountKeyResultSchema>;
+export type CreateWalletKeyResult = z.infer<typeof createWalletKeyResultSchema>;
+export type SignTransferAuthorizationResult = z.infer<typeof signTransferAuthorizationResultSchema>;
+export type DestroyWalletKeyResult = z.infer<typeof destroyWalletKeyResultSchema>;
+
+/** Params and result schema per method, so client and server stay in lock-step. */
+export const SIGNER_METHODS = {
+  health: { params: healthParamsSchema, result: healthResultSchema },
+  create_account_key: { params: createAccountKeyParamsSchema, result: createAccountKeyResultSchema },
+  create_wallet_key: { params: createWalletKeyParamsSchema, result: createWalletKeyResultSchema },
+  sign_transfer_authorization: { params: signTransferAuthorizationParamsSchema, result: signTransferAuthorizationResultSchema },
+  destroy_wallet_key: { params: destroyWalletKeyParamsSchema, result: destroyWalletKeyResultSchema },
+} as const;
+
+export type SignerParams<M extends SignerMethod> = z.infer<(typeof SIGNER_METHODS)[M]['params']>;
+export type SignerResult<M extends SignerMethod> = z.infer<(typeof SIGNER_METHODS)[M]['result']>;
