@@ -1,0 +1,175 @@
+/**
+ * `npm start`: the local sandbox on embedded defaults, everything under ./.treasury/ (git-ignored):
+ * embedded PostgreSQL (unless DATABASE_URL is set) → migrations (their own step) → SoftHSM token and
+ * root KEK (installed/initialised when missing) → treasury-signer → treasury-api. Writes
+ * ./.treasury/sandbox.json (mode 0600) once ready and stops everything on Ctrl-C / SIGTERM.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { createKnex, migrateLatest } from '../../src/db/knex-client.js';
+import { initSoftHsmToken } from '../softhsm/init-token.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dataDir = path.resolve(process.env.TREASURY_DATA_DIR ?? path.join(ROOT, '.treasury'));
+const apiPort = Number(process.env.TREASURY_PORT ?? 8402);
+const apiHost = process.env.TREASURY_HOST ?? '127.0.0.1';
+const pgPort = Number(process.env.TREASURY_EMBEDDED_PG_PORT ?? 54329);
+
+const children: ChildProcess[] = [];
+let stopDatabase: () => Promise<void> = async () => undefined;
+let stopping = false;
+
+function say(line: string): void {
+  process.stdout.write(line + '\n');
+}
+
+function readOrCreateSecret(file: string, make: () => string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const value = make();
+  fs.writeFileSync(file, value + '\n', { mode: 0o600 });
+  return value;
+}
+
+/** Spawns a TypeScript entry point with tsx and resolves once a log line matches `ready`. */
+function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready: (msg: string) => boolean): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    const logFile = fs.createWriteStream(path.join(dataDir, `${name}.log`), { flags: 'a', mode: 0o600 });
+    let isReady = false;
+    const timer = setTimeout(() => reject(new Error(`${name} did not become ready within 60 s; see ${path.join(dataDir, `${name}.log`)}`)), 60_000);
+    for (const stream of [child.stdout!, child.stderr!]) {
+      readline.createInterface({ input: stream }).on('line', (line) => {
+        logFile.write(line + '\n');
+        let msg = line;
+        try {
+          msg = String((JSON.parse(line) as { msg?: unknown }).msg ?? line);
+        } catch {
+          /* plain text line */
+        }
+        if (!isReady && ready(msg)) {
+          isReady = true;
+          clearTimeout(timer);
+          resolve(child);
+        }
+      });
+    }
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (!isReady) reject(new Error(`${name} exited (code ${code}, signal ${signal}) before it was ready; see ${path.join(dataDir, `${name}.log`)}`));
+      else if (!stopping) {
+        say(`${name} exited unexpectedly (code ${code}, signal ${signal}); stopping the sandbox`);
+        void shutdown(1);
+      }
+    });
+  });
+}
+
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  for (const child of [...children].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    child.kill('SIGTERM');
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve();
+      }, 10_000);
+      child.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+    });
+  }
+  await stopDatabase().catch(() => undefined);
+  fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
+  say('sandbox stopped');
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o711 });
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    say(`• starting embedded PostgreSQL on 127.0.0.1:${pgPort} (${path.join(dataDir, 'pg')})`);
+    const { startEmbeddedPostgres } = await import('../../src/db/embedded-postgres.js');
+    const pg = await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg'), port: pgPort });
+    stopDatabase = () => pg.stop();
+    databaseUrl = pg.connectionString;
+  } else {
+    say('• using DATABASE_URL');
+  }
+
+  const knex = createKnex(databaseUrl, 2);
+  try {
+    const applied = await migrateLatest(knex);
+    say(`• migrations: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`);
+  } finally {
+    await knex.destroy();
+  }
+
+  say('• SoftHSM token and root KEK');
+  const hsm = await initSoftHsmToken({ dir: path.join(dataDir, 'softhsm') });
+
+  const signerSocket = path.join(dataDir, 'signer.sock');
+  say('• starting treasury-signer');
+  await startProcess(
+    'signer',
+    'signer/main.ts',
+    {
+      TREASURY_SIGNER_SOCKET: signerSocket,
+      TREASURY_SIGNER_BACKEND: 'pkcs11',
+      TREASURY_PKCS11_MODULE: hsm.modulePath,
+      TREASURY_PKCS11_TOKEN_LABEL: hsm.tokenLabel,
+      TREASURY_PKCS11_KEK_LABEL: hsm.kekLabel,
+      TREASURY_PKCS11_PIN_FILE: hsm.pinFile,
+      SOFTHSM2_CONF: hsm.softhsm2Conf,
+    },
+    (msg) => msg === 'signer ready',
+  );
+
+  const adminToken = process.env.TREASURY_ADMIN_TOKEN ?? readOrCreateSecret(path.join(dataDir, 'admin-token'), () => `xx_admin_${randomBytes(32).toString('base64url')}`);
+  say('• starting treasury-api');
+  await startProcess(
+    'api',
+    'src/main.ts',
+    {
+      DATABASE_URL: databaseUrl,
+      TREASURY_SIGNER_SOCKET: signerSocket,
+      TREASURY_ADMIN_TOKEN: adminToken,
+      TREASURY_PORT: String(apiPort),
+      TREASURY_HOST: apiHost,
+      TREASURY_DATA_DIR: dataDir,
+    },
+    (msg) => msg === 'treasury-api ready',
+  );
+
+  const apiUrl = `http://${apiHost}:${apiPort}`;
+  const sandboxFile = path.join(dataDir, 'sandbox.json');
+  fs.writeFileSync(
+    sandboxFile,
+    JSON.stringify({ api_url: apiUrl, admin_token: adminToken, signer_socket: signerSocket, database: process.env.DATABASE_URL ? 'external' : 'embedded', metrics_url: `${apiUrl}/metrics`, started_at: new Date().toISOString() }, null, 2) + '\n',
+    { mode: 0o600 },
+  );
+  fs.chmodSync(sandboxFile, 0o600);
+  say('');
+  say(`Treasury is running at ${apiUrl}`);
+  say(`  operator token : ${adminToken}`);
+  say(`  metrics        : ${apiUrl}/metrics   readiness: ${apiUrl}/readyz`);
+  say(`  sandbox file   : ${sandboxFile}`);
+  say(`  try            : curl -s -X POST ${apiUrl}/v1/treasury -H "Authorization: Bearer $(jq -r .admin_token ${sandboxFile})" -H 'content-type: application/json' -d '{"owner_type":"agent","owner_id":"demo"}'`);
+  say('Press Ctrl-C to stop.');
+}
+
+main().catch(async (err: unknown) => {
+  process.stderr.write(`sandbox failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  await shutdown(1);
+});

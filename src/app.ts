@@ -1,0 +1,81 @@
+/**
+ * Composition root of treasury-api: wires config, stores, services, routes and middleware into a Koa app.
+ * Everything is built here and passed down; nothing below reads process.env or global singletons.
+ */
+import http from 'node:http';
+import Koa from 'koa';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { SignerClient } from '../signer/protocol/signer-client.js';
+import { Authenticator } from './auth/authenticator.js';
+import { ChainRegistry } from './chain/chain-registry.js';
+import type { AppConfig } from './config/app-config.js';
+import { errorHandler } from './http/middleware/error-handler.js';
+import { jsonBody } from './http/middleware/json-body.js';
+import { requestContext } from './http/middleware/request-context.js';
+import { opsRoutes } from './http/routes/ops-routes.js';
+import { treasuryRoutes } from './http/routes/treasury-routes.js';
+import { walletRoutes } from './http/routes/wallet-routes.js';
+import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
+import { AccountService } from './services/account-service.js';
+import { SignerGateway } from './services/signer-gateway.js';
+import { WalletService } from './services/wallet-service.js';
+
+export interface TreasuryApp {
+  koa: Koa;
+  metrics: TreasuryMetrics;
+  services: { accounts: AccountService; wallets: WalletService; signer: SignerGateway };
+  listen(port: number, host: string): Promise<http.Server>;
+  /** Stop accepting, drain in-flight requests, close the signer client (the caller owns knex). */
+  close(): Promise<void>;
+}
+
+export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Logger }): TreasuryApp {
+  const { config, knex, log } = deps;
+  const metrics = createTreasuryMetrics();
+  const chains = ChainRegistry.fromConfig(config.extraChains);
+  const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
+  const auth = new Authenticator(knex, config.adminToken);
+  const accounts = new AccountService(knex, signer, metrics);
+  const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain);
+  let shuttingDown = false;
+  let server: http.Server | undefined;
+
+  const koa = new Koa({ proxy: false });
+  koa.use(requestContext(log, metrics));
+  koa.use(errorHandler(log, metrics));
+  koa.use(jsonBody(config.bodyLimitBytes));
+  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets })]) {
+    koa.use(router.routes());
+    koa.use(router.allowedMethods());
+  }
+  koa.on('error', () => undefined); // rendered by errorHandler; socket errors are not actionable
+
+  return {
+    koa,
+    metrics,
+    services: { accounts, wallets, signer },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        const s = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, koa.callback());
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          server = s;
+          resolve(s);
+        });
+      });
+    },
+    async close() {
+      shuttingDown = true;
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+          setTimeout(() => s.closeAllConnections(), 10_000).unref();
+        });
+      }
+      signer.close();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Resolves `Authorization: Bearer <token>` to a principal. Handling is picked from the token prefix
+ * (spec §5): `xx_pat_` PATs, `xx_treasury_sk_` legacy Treasury api keys (accepted on Treasury routes
+ * only), `xx_live_sk_` removed master keys (401 with the migration remedy), and the operator token from
+ * TREASURY_ADMIN_TOKEN, held only as a SHA-256 and compared in constant time.
+ *
+ * Defends: tokens are looked up by hash only; unknown, expired, revoked and spent single-use tokens all
+ * answer 401 `invalid_token` with the reauthenticate recovery, without telling which.
+ * Does not defend: a stolen live token; scope checks happen in the routes (`require-scope`).
+ */
+import type { Knex } from 'knex';
+import { AppError, REAUTHENTICATE } from '../errors/app-error.js';
+import { TOKEN_PREFIXES, hashToken, matchesHash } from './token-codec.js';
+
+export type ScopeType = 'treasury' | 'agent' | 'service' | 'account';
+
+export type Principal =
+  | { kind: 'admin'; actor: 'admin' }
+  | {
+      kind: 'token';
+      actor: string;
+      tokenId: string;
+      tokenKind: 'api_key' | 'pat' | 'session';
+      scopeType: ScopeType;
+      scopeId: string;
+    };
+
+const BEARER_RE = /^Bearer ([A-Za-z0-9_\-.~+/=]{1,512})$/;
+
+interface TokenRow {
+  id: string;
+  kind: 'api_key' | 'pat' | 'session';
+  scope_type: ScopeType;
+  scope_id: string;
+  single_use: boolean;
+  expires_at: Date | null;
+  used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export class Authenticator {
+  private readonly adminTokenHash: string | undefined;
+
+  constructor(
+    private readonly knex: Knex,
+    adminToken: string | undefined,
+  ) {
+    this.adminTokenHash = adminToken ? hashToken(adminToken) : undefined;
+  }
+
+  get adminConfigured(): boolean {
+    return this.adminTokenHash !== undefined;
+  }
+
+  async authenticate(header: string | undefined, now: Date = new Date()): Promise<Principal> {
+    if (header === undefined || header === '') throw new AppError('unauthorized', { recovery: REAUTHENTICATE });
+    const match = BEARER_RE.exec(header);
+    if (!match) throw new AppError('unauthorized', { message: 'Send `Authorization: Bearer <token>`.', recovery: REAUTHENTICATE });
+    const token = match[1]!;
+    if (token.startsWith(TOKEN_PREFIXES.legacy_seller_key)) throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
+    if (this.adminTokenHash && matchesHash(token, this.adminTokenHash)) return { kind: 'admin', actor: 'admin' };
+
+    const kind = token.startsWith(TOKEN_PREFIXES.pat)
+      ? 'pat'
+      : token.startsWith(TOKEN_PREFIXES.api_key)
+        ? 'api_key'
+        : token.startsWith(TOKEN_PREFIXES.session)
+          ? 'session'
+          : undefined;
+    if (!kind) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
+
+    const row = (await this.knex('api_tokens')
+      .where({ token_hash: hashToken(token), kind })
+      .first('id', 'kind', 'scope_type', 'scope_id', 'single_use', 'expires_at', 'used_at', 'revoked_at')) as TokenRow | undefined;
+    if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) {
+      throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
+    }
+    if (row.single_use) {
+      const consumed = await this.knex('api_tokens').where({ id: row.id }).whereNull('used_at').update({ used_at: now });
+      if (consumed === 0) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
+    }
+    return { kind: 'token', actor: row.id, tokenId: row.id, tokenKind: row.kind, scopeType: row.scope_type, scopeId: row.scope_id };
+  }
+}
+
+/** The Treasury account a principal may act for, or a 403. */
+export function requireTreasuryScope(principal: Principal): string {
+  if (principal.kind === 'token' && principal.scopeType === 'treasury' && (principal.tokenKind === 'pat' || principal.tokenKind === 'api_key')) {
+    return principal.scopeId;
+  }
+  throw new AppError('insufficient_scope', { message: 'This route needs a Treasury-scoped PAT or the Treasury api key.' });
+}

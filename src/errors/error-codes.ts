@@ -1,0 +1,32 @@
+/**
+ * Every error code treasury-api answers with, its HTTP status and default user message. One list;
+ * codes are stable snake_case (plus the spec's MGMT_6014) and each has a test that produces it.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, message: 'The request is invalid.' },
+  malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
+  invalid_path_parameter: { status: 400, message: 'A path parameter is malformed.' },
+  chain_not_supported: { status: 400, message: 'That chain is not configured on this Treasury.' },
+  unauthorized: { status: 401, message: 'A bearer token is required.' },
+  invalid_token: { status: 401, message: 'The bearer token is unknown, expired or revoked.' },
+  master_key_removed: {
+    status: 401,
+    message:
+      'Master keys were removed on 2026-04-27. Bootstrap a session with `xx init`, then mint PATs (`xx service pat create` for seller calls, `xx pat create` for buyer calls).',
+  },
+  insufficient_scope: { status: 403, message: 'This token is not allowed to do that.' },
+  admin_token_not_configured: { status: 403, message: 'Account minting is disabled: TREASURY_ADMIN_TOKEN is not set.' },
+  not_found: { status: 404, message: 'No such route.' },
+  account_not_found: { status: 404, message: 'No such Treasury account.' },
+  wallet_not_found: { status: 404, message: 'No such wallet.' },
+  method_not_allowed: { status: 405, message: 'That method is not allowed on this route.' },
+  idempotency_key_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
+  wallet_revoked: { status: 410, message: 'This wallet is revoked; every operation on it is refused.' },
+  payload_too_large: { status: 413, message: 'The request body is too large.' },
+  unsupported_media_type: { status: 415, message: 'Send the body as application/json.' },
+  signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
+  not_ready: { status: 503, message: 'Treasury is not ready.' },
+  internal_error: { status: 500, message: 'Something went wrong on our side.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

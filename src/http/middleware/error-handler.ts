@@ -1,0 +1,46 @@
+/**
+ * Renders every error as `{ error_code, user_message, request_id, recovery?, ...fields }`. AppErrors keep
+ * their code; anything else is a 500 `internal_error` whose details are logged, never sent.
+ */
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { AppError } from '../../errors/app-error.js';
+import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
+
+export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found');
+      if (ctx.status === 405 && (ctx.body === undefined || typeof ctx.body === 'string')) throw new AppError('method_not_allowed');
+    } catch (raw) {
+      let err: AppError;
+      if (raw instanceof AppError) {
+        err = raw;
+      } else if (raw && typeof raw === 'object' && (raw as { status?: number }).status === 413) {
+        err = new AppError('payload_too_large');
+      } else {
+        err = new AppError('internal_error', { cause: raw });
+      }
+      const requestId = String(ctx.state.requestId ?? '');
+      if (err.status >= 500) {
+        log.error({ request_id: requestId, error_code: err.code, err: raw instanceof Error ? { message: raw.message, stack: raw.stack, cause: describeCause(raw) } : String(raw) }, 'request failed');
+      }
+      metrics.errors.inc({ error_code: err.code });
+      for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
+      ctx.status = err.status;
+      ctx.body = {
+        error_code: err.code,
+        user_message: err.message,
+        request_id: requestId,
+        ...(err.recovery ? { recovery: err.recovery } : {}),
+        ...err.fields,
+      };
+    }
+  };
+}
+
+function describeCause(err: Error): string | undefined {
+  const cause = (err as { cause?: unknown }).cause;
+  return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
+}

@@ -1,0 +1,28 @@
+/** Liveness (/livez, /health), readiness (/readyz: database and signer) and Prometheus /metrics. */
+import Router from '@koa/router';
+import type { Knex } from 'knex';
+import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
+import type { SignerGateway } from '../../services/signer-gateway.js';
+
+export function opsRoutes(deps: { knex: Knex; signer: SignerGateway; metrics: TreasuryMetrics; isShuttingDown: () => boolean }): Router {
+  const router = new Router();
+  const live = (ctx: { body: unknown }) => {
+    ctx.body = { status: 'ok' };
+  };
+  router.get('/livez', live);
+  router.get('/health', live);
+  router.get('/readyz', async (ctx) => {
+    const [db, signer] = await Promise.all([
+      deps.knex.raw('SELECT 1').then(() => true, () => false),
+      deps.signer.healthy(),
+    ]);
+    const ready = db && signer && !deps.isShuttingDown();
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'not_ready', database: db, signer, shutting_down: deps.isShuttingDown() };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = deps.metrics.registry.contentType;
+    ctx.body = await deps.metrics.registry.metrics();
+  });
+  return router;
+}

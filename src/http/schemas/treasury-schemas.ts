@@ -1,0 +1,17 @@
+/** Request schemas of the Treasury account routes. */
+import { z } from 'zod';
+import { plainText } from './common-schemas.js';
+
+export const mintTreasuryBodySchema = z
+  .object({
+    owner_type: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, 'expected a lower-case identifier such as "agent" or "org"'),
+    owner_id: plainText(256),
+  })
+  .strict();
+
+export const issuePatBodySchema = z
+  .object({
+    label: plainText(128).optional(),
+    expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional(),
+  })
+  .strict();

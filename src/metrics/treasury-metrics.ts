@@ -1,0 +1,83 @@
+/**
+ * Prometheus metrics of treasury-api (`treasury_*`, seconds and `_total`), one registry per app
+ * instance so tests can build several apps in one process.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export function createTreasuryMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'treasury_' });
+  const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'treasury_http_requests_total',
+      help: 'HTTP requests answered, by route template, method and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'treasury_http_request_duration_seconds',
+      help: 'HTTP request latency by route template and method.',
+      labelNames: ['method', 'route'] as const,
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    errors: new Counter({
+      name: 'treasury_errors_total',
+      help: 'Error responses by stable error code.',
+      labelNames: ['error_code'] as const,
+      registers: [registry],
+    }),
+    signerCalls: new Counter({
+      name: 'treasury_signer_calls_total',
+      help: 'Signer RPC calls by method and outcome.',
+      labelNames: ['method', 'outcome'] as const,
+      registers: [registry],
+    }),
+    signerDuration: new Histogram({
+      name: 'treasury_signer_call_duration_seconds',
+      help: 'Signer RPC latency by method.',
+      labelNames: ['method'] as const,
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    dbTransactionDuration: new Histogram({
+      name: 'treasury_db_transaction_duration_seconds',
+      help: 'Duration of the database transactions that guard key operations.',
+      labelNames: ['operation'] as const,
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    walletOperations: new Counter({
+      name: 'treasury_wallet_operations_total',
+      help: 'Wallet lifecycle operations (create, rotate, revoke) by outcome.',
+      labelNames: ['operation', 'outcome'] as const,
+      registers: [registry],
+    }),
+    accountsMinted: new Counter({
+      name: 'treasury_accounts_minted_total',
+      help: 'Treasury accounts minted.',
+      registers: [registry],
+    }),
+    tokensIssued: new Counter({
+      name: 'treasury_tokens_issued_total',
+      help: 'Bearer tokens issued by kind.',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    authFailures: new Counter({
+      name: 'treasury_auth_failures_total',
+      help: 'Requests refused at authentication, by error code.',
+      labelNames: ['error_code'] as const,
+      registers: [registry],
+    }),
+    signerUp: new Gauge({
+      name: 'treasury_signer_up',
+      help: '1 when the last signer health check succeeded.',
+      registers: [registry],
+    }),
+  };
+}
+
+export type TreasuryMetrics = ReturnType<typeof createTreasuryMetrics>;

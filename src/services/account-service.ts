@@ -1,0 +1,100 @@
+/**
+ * Treasury accounts: minting (a per-account key generated in the HSM, stored only wrapped) and
+ * Treasury-scoped PATs. Secrets are returned once and stored only as SHA-256.
+ */
+import type { Knex } from 'knex';
+import { appendAuditEvent } from '../audit/audit-ledger.js';
+import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { SignerGateway } from './signer-gateway.js';
+
+export interface AccountRow {
+  id: string;
+  owner_type: string;
+  owner_id: string;
+  account_key_ref: string;
+  status: string;
+  created_at: Date;
+}
+
+export interface MintedAccount {
+  id: string;
+  owner_type: string;
+  owner_id: string;
+  status: string;
+  created_at: string;
+  api_key: string;
+}
+
+export interface IssuedPat {
+  id: string;
+  token: string;
+  scope_type: 'treasury';
+  scope_id: string;
+  label: string | null;
+  created_at: string;
+  expires_at: string | null;
+}
+
+export class AccountService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly signer: SignerGateway,
+    private readonly metrics: TreasuryMetrics,
+  ) {}
+
+  async mint(input: { owner_type: string; owner_id: string }, actor: string): Promise<MintedAccount> {
+    const { account_key_ref } = await this.signer.call('create_account_key', {});
+    const id = generateId('acct_');
+    const apiKey = generateToken(TOKEN_PREFIXES.api_key);
+    const now = new Date();
+    await this.knex.transaction(async (trx) => {
+      await trx('treasury_accounts').insert({ id, owner_type: input.owner_type, owner_id: input.owner_id, account_key_ref, status: 'active', created_at: now });
+      await trx('api_tokens').insert({
+        id: generateId('tok_'),
+        token_hash: hashToken(apiKey),
+        kind: 'api_key',
+        scope_type: 'treasury',
+        scope_id: id,
+        label: 'api_key',
+        created_by: actor,
+        created_at: now,
+      });
+      await appendAuditEvent(trx, { chainKey: id, eventType: 'account.minted', actor, payload: { owner_type: input.owner_type, owner_id: input.owner_id }, at: now });
+    });
+    this.metrics.accountsMinted.inc();
+    this.metrics.tokensIssued.inc({ kind: 'api_key' });
+    return { id, owner_type: input.owner_type, owner_id: input.owner_id, status: 'active', created_at: now.toISOString(), api_key: apiKey };
+  }
+
+  async get(accountId: string): Promise<AccountRow> {
+    const row = (await this.knex<AccountRow>('treasury_accounts').where({ id: accountId }).first()) as AccountRow | undefined;
+    if (!row) throw new AppError('account_not_found');
+    return row;
+  }
+
+  async issueTreasuryPat(accountId: string, input: { label?: string | undefined; expires_in_seconds?: number | undefined }, actor: string): Promise<IssuedPat> {
+    await this.get(accountId);
+    const token = generateToken(TOKEN_PREFIXES.pat);
+    const id = generateId('pat_');
+    const now = new Date();
+    const expiresAt = input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null;
+    await this.knex.transaction(async (trx) => {
+      await trx('api_tokens').insert({
+        id,
+        token_hash: hashToken(token),
+        kind: 'pat',
+        scope_type: 'treasury',
+        scope_id: accountId,
+        label: input.label ?? null,
+        created_by: actor,
+        created_at: now,
+        expires_at: expiresAt,
+      });
+      await appendAuditEvent(trx, { chainKey: accountId, eventType: 'pat.issued', actor, payload: { pat_id: id, label: input.label ?? null, expires_at: expiresAt?.toISOString() ?? null }, at: now });
+    });
+    this.metrics.tokensIssued.inc({ kind: 'pat' });
+    return { id, token, scope_type: 'treasury', scope_id: accountId, label: input.label ?? null, created_at: now.toISOString(), expires_at: expiresAt?.toISOString() ?? null };
+  }
+}

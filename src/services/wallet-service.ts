@@ -1,0 +1,198 @@
+/**
+ * Sub-wallets: create (a secp256k1 DEK generated in the HSM, stored only wrapped by its account key),
+ * list, read, rotate (same id, new key and address, history kept, old DEK destroyed) and revoke (every
+ * later operation answers 410; the DEK is destroyed in the signer too). Every change is serialised by
+ * the per-wallet advisory lock and written to the audit ledger in the same transaction.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { appendAuditEvent } from '../audit/audit-ledger.js';
+import { generateId } from '../auth/token-codec.js';
+import type { ChainRegistry } from '../chain/chain-registry.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { AccountService } from './account-service.js';
+import type { SignerGateway } from './signer-gateway.js';
+import { lockWallet } from './wallet-lock.js';
+
+export interface WalletRow {
+  id: string;
+  account_id: string;
+  label: string | null;
+  network: string;
+  address: string;
+  public_key: string;
+  wallet_key_ref: string | null;
+  key_version: number;
+  policy: Record<string, unknown>;
+  status: 'active' | 'revoked';
+  created_at: Date;
+  updated_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface WalletView {
+  id: string;
+  account_id: string;
+  label: string | null;
+  chain: string;
+  network: string;
+  address: string;
+  policy: Record<string, unknown>;
+  status: 'active' | 'revoked';
+  key_version: number;
+  created_at: string;
+  updated_at: string;
+  revoked_at: string | null;
+}
+
+export interface CreateWalletInput {
+  label?: string | undefined;
+  chain?: string | undefined;
+  policy?: Record<string, unknown> | undefined;
+}
+
+export class WalletService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly signer: SignerGateway,
+    private readonly accounts: AccountService,
+    private readonly chains: ChainRegistry,
+    private readonly metrics: TreasuryMetrics,
+    private readonly log: Logger,
+    private readonly defaultChain: string,
+  ) {}
+
+  toView(row: WalletRow): WalletView {
+    return {
+      id: row.id,
+      account_id: row.account_id,
+      label: row.label,
+      chain: this.chains.resolve(row.network)?.name ?? row.network,
+      network: row.network,
+      address: row.address,
+      policy: row.policy,
+      status: row.status,
+      key_version: row.key_version,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      revoked_at: row.revoked_at?.toISOString() ?? null,
+    };
+  }
+
+  async create(accountId: string, input: CreateWalletInput, actor: string): Promise<WalletView> {
+    const chain = this.chains.resolve(input.chain ?? this.defaultChain);
+    if (!chain) {
+      throw new AppError('chain_not_supported', { fields: { chain: input.chain, supported: this.chains.chains.map((c) => c.name) } });
+    }
+    const account = await this.accounts.get(accountId);
+    const key = await this.signer.call('create_wallet_key', { account_key_ref: account.account_key_ref });
+    const id = generateId('wal_');
+    const now = new Date();
+    const policy = input.policy ?? {};
+    const row = await this.knex.transaction(async (trx) => {
+      const [inserted] = (await trx('wallets')
+        .insert({
+          id,
+          account_id: accountId,
+          label: input.label ?? null,
+          network: chain.network,
+          address: key.address,
+          public_key: key.public_key,
+          wallet_key_ref: key.wallet_key_ref,
+          key_version: 1,
+          policy: JSON.stringify(policy),
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('*')) as WalletRow[];
+      await trx('wallet_keys').insert({ wallet_id: id, version: 1, address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref, created_at: now });
+      await appendAuditEvent(trx, {
+        chainKey: id,
+        eventType: 'wallet.created',
+        actor,
+        payload: { account_id: accountId, address: key.address, network: chain.network, label: input.label ?? null, policy, key_version: 1 },
+        at: now,
+      });
+      return inserted!;
+    });
+    this.metrics.walletOperations.inc({ operation: 'create', outcome: 'ok' });
+    return this.toView(row);
+  }
+
+  async list(accountId: string, options: { limit: number; status?: 'active' | 'revoked' | undefined }): Promise<WalletView[]> {
+    const query = this.knex<WalletRow>('wallets').where({ account_id: accountId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(options.limit);
+    if (options.status) query.andWhere({ status: options.status });
+    return ((await query) as WalletRow[]).map((r) => this.toView(r));
+  }
+
+  /** Loads a wallet the account owns; 404 when absent or another account's, 410 when revoked. */
+  async getActive(accountId: string, walletId: string, trx: Knex | Knex.Transaction = this.knex): Promise<WalletRow> {
+    const row = (await trx<WalletRow>('wallets').where({ id: walletId }).first()) as WalletRow | undefined;
+    if (!row || row.account_id !== accountId) throw new AppError('wallet_not_found');
+    if (row.status === 'revoked') throw new AppError('wallet_revoked', { fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null } });
+    return row;
+  }
+
+  async rotate(accountId: string, walletId: string, actor: string): Promise<WalletView> {
+    const account = await this.accounts.get(accountId);
+    const { row, oldKeyRef } = await this.knex.transaction(async (trx) => {
+      await lockWallet(trx, walletId);
+      const current = await this.getActive(accountId, walletId, trx);
+      const key = await this.signer.call('create_wallet_key', { account_key_ref: account.account_key_ref });
+      const now = new Date();
+      const version = current.key_version + 1;
+      await trx('wallet_keys').where({ wallet_id: walletId, version: current.key_version }).update({ retired_at: now });
+      await trx('wallet_keys').insert({ wallet_id: walletId, version, address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref, created_at: now });
+      const [updated] = (await trx('wallets')
+        .where({ id: walletId })
+        .update({ address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref, key_version: version, updated_at: now })
+        .returning('*')) as WalletRow[];
+      await appendAuditEvent(trx, {
+        chainKey: walletId,
+        eventType: 'wallet.rotated',
+        actor,
+        payload: { old_address: current.address, new_address: key.address, key_version: version },
+        at: now,
+      });
+      return { row: updated!, oldKeyRef: current.wallet_key_ref };
+    });
+    await this.destroyKey(account.account_key_ref, walletId, row.key_version - 1, oldKeyRef);
+    this.metrics.walletOperations.inc({ operation: 'rotate', outcome: 'ok' });
+    return this.toView(row);
+  }
+
+  async revoke(accountId: string, walletId: string, actor: string): Promise<WalletView> {
+    const account = await this.accounts.get(accountId);
+    const row = await this.knex.transaction(async (trx) => {
+      await lockWallet(trx, walletId);
+      const current = await this.getActive(accountId, walletId, trx);
+      const now = new Date();
+      const [updated] = (await trx('wallets').where({ id: walletId }).update({ status: 'revoked', revoked_at: now, updated_at: now }).returning('*')) as WalletRow[];
+      await trx('wallet_keys').where({ wallet_id: walletId, version: current.key_version }).update({ retired_at: now });
+      await appendAuditEvent(trx, { chainKey: walletId, eventType: 'wallet.revoked', actor, payload: { address: current.address, key_version: current.key_version }, at: now });
+      return updated!;
+    });
+    await this.destroyKey(account.account_key_ref, walletId, row.key_version, row.wallet_key_ref);
+    this.metrics.walletOperations.inc({ operation: 'revoke', outcome: 'ok' });
+    return this.toView(row);
+  }
+
+  /**
+   * Destroys a retired DEK in the signer after the change that retired it committed. If the signer is
+   * unreachable the key stays retired (never used again by the front) and is destroyed on the next try.
+   */
+  private async destroyKey(accountKeyRef: string, walletId: string, version: number, keyRef: string | null): Promise<void> {
+    if (!keyRef) return;
+    try {
+      await this.signer.call('destroy_wallet_key', { account_key_ref: accountKeyRef, wallet_key_ref: keyRef });
+      const now = new Date();
+      await this.knex('wallet_keys').where({ wallet_id: walletId, version }).update({ wallet_key_ref: null, destroyed_at: now });
+      await this.knex('wallets').where({ id: walletId, status: 'revoked' }).update({ wallet_key_ref: null });
+    } catch (err) {
+      this.metrics.walletOperations.inc({ operation: 'destroy_key', outcome: 'error' });
+      this.log.error({ wallet_id: walletId, key_version: version, err: err instanceof Error ? err.message : String(err) }, 'retired wallet key not destroyed yet');
+    }
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The README's first command: `npm start` on embedded defaults brings up PostgreSQL, SoftHSM, the signer
+ * and the API, writes sandbox.json (0600), serves a real mint → wallet flow, and stops cleanly on SIGTERM.
+ * Also: the API refuses to start while a migration is pending.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTestDatabase, freePort } from '../support/test-database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+describe('npm start (sandbox on embedded defaults)', function () {
+  this.timeout(240_000);
+
+  it('starts everything, serves a mint and a wallet, writes sandbox.json 0600, and stops on SIGTERM', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-sandbox-'));
+    fs.chmodSync(dataDir, 0o755);
+    const [apiPort, pgPort] = [await freePort(), await freePort()];
+    const env = { ...process.env, TREASURY_DATA_DIR: dataDir, TREASURY_PORT: String(apiPort), TREASURY_EMBEDDED_PG_PORT: String(pgPort) };
+    delete env.DATABASE_URL;
+    delete env.TREASURY_ADMIN_TOKEN;
+    const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: false });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const sandboxFile = path.join(dataDir, 'sandbox.json');
+      for (let i = 0; i < 1200 && !fs.existsSync(sandboxFile); i++) {
+        if (child.exitCode !== null) break;
+        await sleep(100);
+      }
+      assert.ok(fs.existsSync(sandboxFile), `sandbox.json never appeared:\n${output}`);
+      assert.equal(fs.statSync(sandboxFile).mode & 0o777, 0o600);
+      const sandbox = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as { api_url: string; admin_token: string };
+      assert.equal(sandbox.api_url, `http://127.0.0.1:${apiPort}`);
+      assert.match(output, new RegExp(`Treasury is running at http://127.0.0.1:${apiPort}`));
+
+      const mint = await fetch(`${sandbox.api_url}/v1/treasury`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sandbox.admin_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ owner_type: 'agent', owner_id: 'sandbox' }),
+      });
+      assert.equal(mint.status, 201);
+      const { api_key } = (await mint.json()) as { api_key: string };
+      const wallet = await fetch(`${sandbox.api_url}/v1/wallets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ label: 'sandbox' }),
+      });
+      assert.equal(wallet.status, 201);
+      assert.match(((await wallet.json()) as { address: string }).address, /^0x[0-9a-fA-F]{40}$/);
+      const ready = await fetch(`${sandbox.api_url}/readyz`);
+      assert.equal(ready.status, 200);
+
+      child.kill('SIGTERM');
+      const code = await Promise.race([exited, sleep(60_000).then(() => 'timeout' as const)]);
+      assert.equal(code, 0, output);
+      assert.ok(!fs.existsSync(sandboxFile), 'sandbox.json removed on stop');
+      assert.ok(!fs.existsSync(path.join(dataDir, 'pg', 'data', 'postmaster.pid')), 'embedded PostgreSQL stopped');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('treasury-api refuses to start while a migration is pending', async () => {
+    const db = await createTestDatabase({ migrate: false });
+    try {
+      const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_PORT: String(await freePort()), TREASURY_SIGNER_SOCKET: '/nonexistent.sock' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      assert.equal(res.status, 3, res.stderr + res.stdout);
+      assert.match(res.stdout + res.stderr, /migrations are pending; run `npm run migrate`/);
+    } finally {
+      await db.drop();
+    }
+  });
+});

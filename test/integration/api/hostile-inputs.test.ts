@@ -1,0 +1,145 @@
+/**
+ * The hostile-input table (test/vectors/hostile-inputs.json) thrown at every route schema of the custody
+ * core: each value answers a 4xx with a stable error code, and the database is unchanged afterwards.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ERROR_CODES } from '../../../src/errors/error-codes.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+
+const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+const VALID_ADDRESS = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+describe('hostile inputs against the custody routes', function () {
+  this.timeout(300_000);
+  let t: TestTreasury;
+  let token: string;
+  let accountId: string;
+  let walletId: string;
+
+  before(async () => {
+    t = await startTestTreasury();
+    const minted = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'hostile' } });
+    token = minted.body.api_key;
+    accountId = minted.body.id;
+    walletId = (await t.request('POST', '/v1/wallets', { token, body: { label: 'target' } })).body.id;
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  async function snapshot() {
+    const counts: Record<string, number> = {};
+    for (const table of ['treasury_accounts', 'api_tokens', 'wallets', 'wallet_keys', 'audit_events']) {
+      counts[table] = Number((await t.db.knex(table).count({ n: '*' }))[0]!.n);
+    }
+    const wallet = await t.db.knex('wallets').where({ id: walletId }).first();
+    return { counts, wallet: JSON.stringify(wallet) };
+  }
+
+  async function expectRefused(method: string, route: string, body: unknown, opts: { raw?: boolean; token?: string } = {}) {
+    const res = await t.request(method, route, { token: opts.token ?? token, ...(opts.raw ? { rawBody: body as string } : { body }) });
+    const label = `${method} ${route} ${JSON.stringify(body).slice(0, 80)}`;
+    assert.ok(res.status >= 400 && res.status < 500, `${label} answered ${res.status}`);
+    assert.ok(typeof res.body?.error_code === 'string' && res.body.error_code in ERROR_CODES, `${label} has no stable error_code: ${JSON.stringify(res.body).slice(0, 200)}`);
+    assert.equal(typeof res.body.user_message, 'string');
+    return res;
+  }
+
+  it('POST /v1/treasury refuses hostile owner_type / owner_id values and changes nothing', async () => {
+    const before = await snapshot();
+    for (const value of [...hostile.any!, ...hostile.identifier!.filter((v) => typeof v === 'string' && !/^[a-z][a-z0-9_]{0,31}$/.test(v))]) {
+      await expectRefused('POST', '/v1/treasury', { owner_type: value, owner_id: 'x' }, { token: t.adminToken });
+    }
+    for (const value of hostile.any!) await expectRefused('POST', '/v1/treasury', { owner_type: 'agent', owner_id: value }, { token: t.adminToken });
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('POST /v1/wallets refuses hostile labels, chains and policy values and changes nothing', async () => {
+    const before = await snapshot();
+    for (const value of hostile.any!) {
+      await expectRefused('POST', '/v1/wallets', { label: value });
+      await expectRefused('POST', '/v1/wallets', { chain: value });
+      if (!(value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)) {
+        await expectRefused('POST', '/v1/wallets', { policy: value });
+      }
+    }
+    for (const value of hostile.caip2_network!) await expectRefused('POST', '/v1/wallets', { chain: value });
+    for (const value of hostile.usd_amount!) {
+      for (const rule of ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd']) {
+        await expectRefused('POST', '/v1/wallets', { policy: { [rule]: value } });
+      }
+    }
+    for (const value of hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000')) {
+      await expectRefused('POST', '/v1/wallets', { policy: { counterparty_allowlist: [value] } });
+      await expectRefused('POST', '/v1/wallets', { policy: { counterparty_blocklist: [VALID_ADDRESS, value] } });
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('POST /v1/treasuries/{id}/pats refuses hostile labels and lifetimes', async () => {
+    const before = await snapshot();
+    for (const value of hostile.any!) {
+      await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { label: value });
+      await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { expires_in_seconds: value });
+    }
+    for (const value of hostile.unix_seconds!) await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { expires_in_seconds: value });
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('refuses hostile raw bodies on every creating route', async () => {
+    const before = await snapshot();
+    for (const raw of hostile.raw_bodies as string[]) {
+      await expectRefused('POST', '/v1/wallets', raw, { raw: true });
+      await expectRefused('POST', '/v1/treasury', raw, { raw: true, token: t.adminToken });
+      await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, raw, { raw: true });
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('refuses hostile path identifiers on every wallet route', async () => {
+    const before = await snapshot();
+    for (const id of hostile.identifier as string[]) {
+      const encoded = encodeURIComponent(id);
+      for (const [method, suffix] of [
+        ['GET', ''],
+        ['POST', '/rotate'],
+        ['POST', '/revoke'],
+      ] as const) {
+        await expectRefused(method, `/v1/wallets/${encoded}${suffix}`, undefined);
+      }
+      await expectRefused('POST', `/v1/treasuries/${encoded}/pats`, {});
+    }
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('refuses hostile bearers with 401', async () => {
+    for (const bearer of hostile.bearer as string[]) {
+      const res = await fetch(`${t.baseUrl}/v1/wallets`, { headers: { authorization: bearer.startsWith('Basic') ? bearer : `Bearer ${bearer}` } }).catch(() => null);
+      if (res === null) continue; // fetch itself refuses header values with NUL
+      assert.equal(res.status, 401, bearer.slice(0, 20));
+      const body = (await res.json()) as { error_code: string };
+      assert.ok(['unauthorized', 'invalid_token', 'master_key_removed'].includes(body.error_code));
+    }
+  });
+
+  it('refuses oversize, mistyped, deeply nested and over-long-header requests', async () => {
+    const before = await snapshot();
+    const big = JSON.stringify({ label: 'x'.repeat(2 * 1024 * 1024) });
+    const tooLarge = await expectRefused('POST', '/v1/wallets', big, { raw: true });
+    assert.equal(tooLarge.status, 413);
+    assert.equal(tooLarge.body.error_code, 'payload_too_large');
+
+    const wrongType = await t.request('POST', '/v1/wallets', { token, rawBody: 'label=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.equal(wrongType.status, 415);
+    assert.equal(wrongType.body.error_code, 'unsupported_media_type');
+
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    await expectRefused('POST', '/v1/wallets', `{"policy": ${deep}}`, { raw: true });
+
+    const longHeader = await fetch(`${t.baseUrl}/v1/wallets`, { headers: { authorization: `Bearer ${token}`, 'x-filler': 'a'.repeat(17 * 1024) } });
+    assert.equal(longHeader.status, 431);
+    assert.deepEqual(await snapshot(), before);
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * A whole treasury-api for integration tests: real SoftHSM signer process, a fresh migrated PostgreSQL
+ * database, and the Koa app listening on a random loopback port.
+ */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { createTreasuryApp, type TreasuryApp } from '../../src/app.js';
+import { loadAppConfig } from '../../src/config/app-config.js';
+import { startTestSigner } from './signer-harness.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export interface TestTreasury {
+  baseUrl: string;
+  adminToken: string;
+  app: TreasuryApp;
+  db: TestDatabase;
+  signer: Awaited<ReturnType<typeof startTestSigner>>;
+  request(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  stop(): Promise<void>;
+}
+
+export async function startTestTreasury(options: { signerEnv?: Record<string, string>; extraEnv?: Record<string, string> } = {}): Promise<TestTreasury> {
+  const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
+  const db = await createTestDatabase();
+  const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+  const config = loadAppConfig({
+    TREASURY_SIGNER_SOCKET: signer.socketPath,
+    TREASURY_ADMIN_TOKEN: adminToken,
+    DATABASE_URL: db.connectionString,
+    TREASURY_LOG_LEVEL: 'silent',
+    ...options.extraEnv,
+  });
+  const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }) });
+  const server: http.Server = await app.listen(0, '127.0.0.1');
+  const { port } = server.address() as { port: number };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl,
+    adminToken,
+    app,
+    db,
+    signer,
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
+      let body: string | undefined;
+      if (opts.rawBody !== undefined) body = opts.rawBody;
+      else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      const res = await fetch(baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* non-JSON (metrics) */
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
+    async stop() {
+      await app.close();
+      await db.drop();
+      await signer.stop();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Real PostgreSQL for tests. TEST_DATABASE_URL (a server-level URL whose user may CREATE DATABASE) is used
+ * when set; otherwise one embedded PostgreSQL is started per test run under .treasury/test-pg and stopped
+ * by the root hook. Every suite gets its own freshly migrated database.
+ */
+import net from 'node:net';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createKnex, migrateLatest, type Knex } from '../../src/db/knex-client.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded-postgres.js';
+
+let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | undefined;
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function startServer(): Promise<{ urlFor(db: string): string; stop(): Promise<void> }> {
+  const external = process.env.TEST_DATABASE_URL;
+  if (external) {
+    return Promise.resolve({
+      urlFor: (db: string) => {
+        const u = new URL(external);
+        u.pathname = `/${db}`;
+        return u.toString();
+      },
+      stop: async () => undefined,
+    });
+  }
+  return (async () => {
+    const handle: EmbeddedPostgresHandle = await startEmbeddedPostgres({
+      dir: path.resolve('.treasury/test-pg'),
+      port: await freePort(),
+      database: 'postgres',
+    });
+    return { urlFor: (db: string) => handle.connectionStringFor(db), stop: () => handle.stop() };
+  })();
+}
+
+export function testPostgres() {
+  server ??= startServer();
+  return server;
+}
+
+export async function stopTestPostgres(): Promise<void> {
+  if (!server) return;
+  const s = await server;
+  server = undefined;
+  await s.stop();
+}
+
+export interface TestDatabase {
+  name: string;
+  connectionString: string;
+  knex: Knex;
+  drop(): Promise<void>;
+}
+
+/** A new empty database; migrated unless `migrate: false`. */
+export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
+  const srv = await testPostgres();
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client(srv.urlFor('postgres'));
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const connectionString = srv.urlFor(name);
+  const knex = createKnex(connectionString, 20);
+  if (options.migrate !== false) await migrateLatest(knex);
+  return {
+    name,
+    connectionString,
+    knex,
+    async drop() {
+      await knex.destroy();
+      const c = new pg.Client(srv.urlFor('postgres'));
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
