@@ -1,0 +1,144 @@
+/**
+ * Initialises a SoftHSM2 token and the root KEK, idempotently (`npm run hsm:init -- --dir <dir>`).
+ *
+ * Creates <dir>/softhsm2.conf (tokens under <dir>/tokens), user and SO PINs in 0600 files unless given,
+ * the token (only if no token with that label exists) and the root KEK: an AES-256 token object that is
+ * sensitive, non-extractable and may only wrap/unwrap. Installs softhsm2 with apt when missing and root.
+ * Prints no PIN.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pkcs11js from 'pkcs11js';
+
+export const DEFAULT_SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
+
+export interface SoftHsmToken {
+  softhsm2Conf: string;
+  tokenLabel: string;
+  kekLabel: string;
+  pinFile: string;
+  modulePath: string;
+}
+
+export interface InitSoftHsmOptions {
+  dir: string;
+  tokenLabel?: string;
+  kekLabel?: string;
+  userPin?: string;
+  soPin?: string;
+  modulePath?: string;
+}
+
+export function ensureSoftHsmInstalled(modulePath = DEFAULT_SOFTHSM_MODULE): void {
+  const hasUtil = spawnSync('sh', ['-c', 'command -v softhsm2-util'], { stdio: 'ignore' }).status === 0;
+  if (hasUtil && fs.existsSync(modulePath)) return;
+  if (process.getuid?.() !== 0) {
+    throw new Error('SoftHSM2 is not installed. Run: sudo apt-get install -y softhsm2');
+  }
+  execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq softhsm2'], { stdio: 'inherit' });
+}
+
+function readOrCreatePin(file: string, given: string | undefined): string {
+  if (given !== undefined) {
+    fs.writeFileSync(file, given + '\n', { mode: 0o600 });
+    return given;
+  }
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const pin = randomBytes(12).toString('hex');
+  fs.writeFileSync(file, pin + '\n', { mode: 0o600 });
+  return pin;
+}
+
+function tokenSlot(p11: pkcs11js.PKCS11, label: string): pkcs11js.Handle | undefined {
+  for (const slot of p11.C_GetSlotList(true)) {
+    if (p11.C_GetTokenInfo(slot).label.trim() === label) return slot;
+  }
+  return undefined;
+}
+
+export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<SoftHsmToken> {
+  const modulePath = options.modulePath ?? DEFAULT_SOFTHSM_MODULE;
+  ensureSoftHsmInstalled(modulePath);
+  const dir = path.resolve(options.dir);
+  const tokenLabel = options.tokenLabel ?? 'treasury';
+  const kekLabel = options.kekLabel ?? 'treasury-root-kek';
+  fs.mkdirSync(path.join(dir, 'tokens'), { recursive: true, mode: 0o700 });
+  fs.chmodSync(dir, 0o700);
+  const softhsm2Conf = path.join(dir, 'softhsm2.conf');
+  fs.writeFileSync(softhsm2Conf, `directories.tokendir = ${path.join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`, { mode: 0o600 });
+  const pinFile = path.join(dir, 'user.pin');
+  const userPin = readOrCreatePin(pinFile, options.userPin);
+  const soPin = readOrCreatePin(path.join(dir, 'so.pin'), options.soPin);
+  const env = { ...process.env, SOFTHSM2_CONF: softhsm2Conf };
+
+  const list = spawnSync('softhsm2-util', ['--show-slots'], { env, encoding: 'utf8' });
+  if (!new RegExp(`Label:\\s+${tokenLabel}\\s*$`, 'm').test(list.stdout ?? '')) {
+    const init = spawnSync('softhsm2-util', ['--init-token', '--free', '--label', tokenLabel, '--so-pin', soPin, '--pin', userPin], { env, encoding: 'utf8' });
+    if (init.status !== 0) throw new Error(`softhsm2-util --init-token failed: ${init.stderr || init.stdout}`);
+  }
+
+  // The PKCS#11 library reads SOFTHSM2_CONF at C_Initialize; run the KEK step in this process with it set.
+  const previous = process.env.SOFTHSM2_CONF;
+  process.env.SOFTHSM2_CONF = softhsm2Conf;
+  const p11 = new pkcs11js.PKCS11();
+  p11.load(modulePath);
+  p11.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
+  try {
+    const slot = tokenSlot(p11, tokenLabel);
+    if (slot === undefined) throw new Error(`token ${tokenLabel} not found after initialisation`);
+    const session = p11.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
+    try {
+      p11.C_Login(session, pkcs11js.CKU_USER, userPin);
+      p11.C_FindObjectsInit(session, [
+        { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
+        { type: pkcs11js.CKA_LABEL, value: kekLabel },
+      ]);
+      let existing: pkcs11js.Handle | null;
+      try {
+        existing = p11.C_FindObjects(session);
+      } finally {
+        p11.C_FindObjectsFinal(session);
+      }
+      if (!existing) {
+        p11.C_GenerateKey(session, { mechanism: pkcs11js.CKM_AES_KEY_GEN }, [
+          { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
+          { type: pkcs11js.CKA_KEY_TYPE, value: pkcs11js.CKK_AES },
+          { type: pkcs11js.CKA_VALUE_LEN, value: 32 },
+          { type: pkcs11js.CKA_LABEL, value: kekLabel },
+          { type: pkcs11js.CKA_TOKEN, value: true },
+          { type: pkcs11js.CKA_PRIVATE, value: true },
+          { type: pkcs11js.CKA_SENSITIVE, value: true },
+          { type: pkcs11js.CKA_EXTRACTABLE, value: false },
+          { type: pkcs11js.CKA_WRAP, value: true },
+          { type: pkcs11js.CKA_UNWRAP, value: true },
+          { type: pkcs11js.CKA_ENCRYPT, value: false },
+          { type: pkcs11js.CKA_DECRYPT, value: false },
+          { type: pkcs11js.CKA_SIGN, value: false },
+          { type: pkcs11js.CKA_VERIFY, value: false },
+        ]);
+      }
+    } finally {
+      p11.C_CloseSession(session);
+    }
+  } finally {
+    p11.C_Finalize();
+    p11.close();
+    if (previous === undefined) delete process.env.SOFTHSM2_CONF;
+    else process.env.SOFTHSM2_CONF = previous;
+  }
+  return { softhsm2Conf, tokenLabel, kekLabel, pinFile, modulePath };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dirFlag = process.argv.indexOf('--dir');
+  const dir = dirFlag > 0 && process.argv[dirFlag + 1] ? process.argv[dirFlag + 1]! : path.resolve('.treasury/softhsm');
+  initSoftHsmToken({ dir })
+    .then((token) => process.stdout.write(JSON.stringify(token) + '\n'))
+    .catch((err: unknown) => {
+      process.stderr.write(`hsm init failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    });
+}
