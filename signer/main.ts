@@ -39,6 +39,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  if (config.exitWithParent) {
+    // Started by the sandbox: never outlive it, even if it was killed without a chance to stop us.
+    const parent = process.ppid;
+    setInterval(() => {
+      if (process.ppid !== parent) void shutdown('parent exited');
+    }, 1000).unref();
+  }
 }
 
 main().catch((err: unknown) => {

@@ -37,7 +37,11 @@ function readOrCreateSecret(file: string, make: () => string): string {
 /** Spawns a TypeScript entry point with tsx and resolves once a log line matches `ready`. */
 function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready: (msg: string) => boolean): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, TREASURY_EXIT_WITH_PARENT: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     const logFile = fs.createWriteStream(path.join(dataDir, `${name}.log`), { flags: 'a', mode: 0o600 });
     let isReady = false;
@@ -96,6 +100,11 @@ async function main(): Promise<void> {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o711 });
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  // npm does not forward SIGTERM to its script: when our parent goes away, stop everything too.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown(0);
+  }, 1000).unref();
 
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {

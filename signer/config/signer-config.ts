@@ -33,6 +33,7 @@ const envSchema = z.object({
   TREASURY_SIGNER_MAX_VALIDITY_SECONDS: z.coerce.number().int().min(1).max(31 * 86_400).default(86_400),
   TREASURY_SIGNER_METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   TREASURY_SIGNER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
 });
 
 export interface AllowedToken {
@@ -66,6 +67,8 @@ export interface SignerConfig {
   invariants: SignerInvariants;
   metricsPort: number | undefined;
   logLevel: string;
+  /** Set by the sandbox: exit when the parent process goes away. */
+  exitWithParent: boolean;
 }
 
 export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerConfig {
@@ -100,5 +103,6 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     }),
     metricsPort: e.TREASURY_SIGNER_METRICS_PORT,
     logLevel: e.TREASURY_SIGNER_LOG_LEVEL,
+    exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
   });
 }

@@ -25,11 +25,11 @@ const hex = (bytes: number) =>
 export const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
 export const bytes32Schema = hex(32);
 /** Unsigned base-10 integer below 2^256, no sign, spaces or leading zeros. */
+// One refinement that tests the pattern before BigInt(): zod runs every check even after one failed, and
+// BigInt() throws on strings such as "\u0000".
 export const uint256StringSchema = z
   .string()
-  .max(78)
-  .regex(/^(0|[1-9][0-9]*)$/, 'expected an unsigned base-10 integer string')
-  .refine((v) => BigInt(v) < 2n ** 256n, 'must be below 2^256');
+  .refine((v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n, 'expected an unsigned base-10 integer string below 2^256');
 /** Opaque key reference produced by the signer; the front stores it and hands it back. */
 export const keyRefSchema = z.string().min(8).max(4096).regex(/^[A-Za-z0-9:._\-]+$/, 'malformed key reference');
 const requestIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_\-.:]+$/);

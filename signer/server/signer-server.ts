@@ -86,7 +86,13 @@ export class SignerServer {
           this.replyError(socket, null, 'malformed_frame', 'empty frame');
           continue;
         }
-        this.onFrame(socket, event.payload);
+        try {
+          this.onFrame(socket, event.payload);
+        } catch (err) {
+          // Never let one frame take the process down: answer and keep serving.
+          this.options.log.error({ err: err instanceof Error ? err.message : String(err) }, 'frame handling failed');
+          this.replyError(socket, null, 'internal_error', 'internal error');
+        }
       }
     });
   }

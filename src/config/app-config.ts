@@ -22,6 +22,7 @@ const envSchema = z.object({
   /** Extra chains, JSON: [{"name":"local","network":"eip155:31337","usdc":"0x…","usdc_name":"USDC","usdc_version":"2"}] */
   TREASURY_EXTRA_CHAINS: z.string().optional(),
   TREASURY_DEFAULT_CHAIN: z.string().default('base-sepolia'),
+  TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
 });
 
 export type AppConfig = Readonly<{
@@ -38,6 +39,8 @@ export type AppConfig = Readonly<{
   logLevel: z.infer<typeof envSchema>['TREASURY_LOG_LEVEL'];
   extraChains: string | undefined;
   defaultChain: string;
+  /** Set by the sandbox: exit when the parent process goes away. */
+  exitWithParent: boolean;
 }>;
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -62,5 +65,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.TREASURY_LOG_LEVEL,
     extraChains: e.TREASURY_EXTRA_CHAINS,
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
+    exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
   });
 }

@@ -31,10 +31,15 @@ export function ckrCode(err: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-/** Maps a pkcs11js error (Pkcs11Error carries `.code`) to a SignerFault; other errors pass through. */
+/**
+ * Maps a pkcs11js error (Pkcs11Error carries `.code`) to a SignerFault; other errors pass through.
+ * Unwrapping a blob that was not produced by this key hierarchy makes SoftHSM answer CKR_GENERAL_ERROR
+ * (the AES key-wrap integrity check fails), so for unwrap operations that code means `key_not_found`.
+ */
 export function toSignerFault(err: unknown, operation: string): SignerFault {
   if (err instanceof SignerFault) return err;
   const code = ckrCode(err);
   if (code === undefined) return new SignerFault('hsm_error', `${operation} failed`);
-  return new SignerFault(BY_CODE.get(code) ?? 'hsm_error', `${operation} failed (CKR 0x${code.toString(16).padStart(8, '0')})`);
+  const mapped = operation.startsWith('unwrap_') && code === pkcs11js.CKR_GENERAL_ERROR ? 'key_not_found' : (BY_CODE.get(code) ?? 'hsm_error');
+  return new SignerFault(mapped, `${operation} failed (CKR 0x${code.toString(16).padStart(8, '0')})`);
 }

@@ -362,7 +362,17 @@ export class Pkcs11Backend implements KeyBackend {
 
   /** Test and ops hook: read an attribute of the root KEK (e.g. to prove CKA_VALUE is refused). */
   readKekAttribute(type: number): Buffer | undefined {
-    const [attr] = this.p11.C_GetAttributeValue(this.holder, this.kek, [{ type }]);
+    return this.readAttributeForTest(this.kek, type);
+  }
+
+  /** Test hook: the handles of the unwrapped keys currently cached (handles, never bytes). */
+  unwrappedHandlesForTest(): pkcs11js.Handle[] {
+    return this.cache ? [...this.cache.values()].map((e) => e.handle) : [];
+  }
+
+  /** Test hook: read one attribute of an object; the HSM refuses sensitive ones with CKR_ATTRIBUTE_SENSITIVE. */
+  readAttributeForTest(handle: pkcs11js.Handle, type: number): Buffer | undefined {
+    const [attr] = this.p11.C_GetAttributeValue(this.holder, handle, [{ type }]);
     return attr?.value as Buffer | undefined;
   }
 

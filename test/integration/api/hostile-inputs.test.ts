@@ -40,7 +40,7 @@ describe('hostile inputs against the custody routes', function () {
 
   async function expectRefused(method: string, route: string, body: unknown, opts: { raw?: boolean; token?: string } = {}) {
     const res = await t.request(method, route, { token: opts.token ?? token, ...(opts.raw ? { rawBody: body as string } : { body }) });
-    const label = `${method} ${route} ${JSON.stringify(body).slice(0, 80)}`;
+    const label = `${method} ${route} ${String(JSON.stringify(body)).slice(0, 80)}`;
     assert.ok(res.status >= 400 && res.status < 500, `${label} answered ${res.status}`);
     assert.ok(typeof res.body?.error_code === 'string' && res.body.error_code in ERROR_CODES, `${label} has no stable error_code: ${JSON.stringify(res.body).slice(0, 200)}`);
     assert.equal(typeof res.body.user_message, 'string');
@@ -65,7 +65,8 @@ describe('hostile inputs against the custody routes', function () {
         await expectRefused('POST', '/v1/wallets', { policy: value });
       }
     }
-    for (const value of hostile.caip2_network!) await expectRefused('POST', '/v1/wallets', { chain: value });
+    // `chain` also accepts configured short names, so the table's 'base-sepolia' is a valid chain here.
+    for (const value of hostile.caip2_network!.filter((v) => v !== 'base-sepolia')) await expectRefused('POST', '/v1/wallets', { chain: value });
     for (const value of hostile.usd_amount!) {
       for (const rule of ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd']) {
         await expectRefused('POST', '/v1/wallets', { policy: { [rule]: value } });
