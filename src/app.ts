@@ -14,30 +14,34 @@ import { errorHandler } from './http/middleware/error-handler.js';
 import { jsonBody } from './http/middleware/json-body.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
+import { payRoutes } from './http/routes/pay-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
 import { AccountService } from './services/account-service.js';
+import { PayService } from './services/pay-service.js';
 import { SignerGateway } from './services/signer-gateway.js';
 import { WalletService } from './services/wallet-service.js';
 
 export interface TreasuryApp {
   koa: Koa;
   metrics: TreasuryMetrics;
-  services: { accounts: AccountService; wallets: WalletService; signer: SignerGateway };
+  services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway };
   listen(port: number, host: string): Promise<http.Server>;
   /** Stop accepting, drain in-flight requests, close the signer client (the caller owns knex). */
   close(): Promise<void>;
 }
 
-export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Logger }): TreasuryApp {
+export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Logger; clock?: () => Date }): TreasuryApp {
   const { config, knex, log } = deps;
+  const clock = deps.clock ?? (() => new Date());
   const metrics = createTreasuryMetrics();
   const chains = ChainRegistry.fromConfig(config.extraChains);
   const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
   const auth = new Authenticator(knex, config.adminToken);
   const accounts = new AccountService(knex, signer, metrics);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain);
+  const pay = new PayService(knex, signer, accounts, wallets, chains, metrics, clock);
   let shuttingDown = false;
   let server: http.Server | undefined;
 
@@ -45,7 +49,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(jsonBody(config.bodyLimitBytes));
-  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets })]) {
+  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets }), payRoutes({ auth, wallets, pay })]) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());
   }
@@ -54,7 +58,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   return {
     koa,
     metrics,
-    services: { accounts, wallets, signer },
+    services: { accounts, wallets, pay, signer },
     listen(port, host) {
       return new Promise((resolve, reject) => {
         const s = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, koa.callback());

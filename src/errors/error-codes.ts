@@ -7,6 +7,11 @@ export const ERROR_CODES = {
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
   invalid_path_parameter: { status: 400, message: 'A path parameter is malformed.' },
   chain_not_supported: { status: 400, message: 'That chain is not configured on this Treasury.' },
+  network_not_supported: { status: 400, message: 'That network is not configured on this Treasury or does not match the wallet.' },
+  asset_not_supported: { status: 400, message: 'That asset is not the configured USDC contract of the network.' },
+  scheme_not_supported: { status: 400, message: 'That payment scheme is not supported yet; use "exact".' },
+  missing_eip712_domain: { status: 400, message: 'payment_requirements.extra must carry the token\'s EIP-712 name and version.' },
+  invalid_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 128 characters of [A-Za-z0-9_.:-].' },
   unauthorized: { status: 401, message: 'A bearer token is required.' },
   invalid_token: { status: 401, message: 'The bearer token is unknown, expired or revoked.' },
   master_key_removed: {
@@ -15,6 +20,11 @@ export const ERROR_CODES = {
       'Master keys were removed on 2026-04-27. Bootstrap a session with `xx init`, then mint PATs (`xx service pat create` for seller calls, `xx pat create` for buyer calls).',
   },
   insufficient_scope: { status: 403, message: 'This token is not allowed to do that.' },
+  policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
+  transfer_not_permitted_with_capability_cap: {
+    status: 403,
+    message: 'This wallet has capability caps, so transfers are refused. Use per_tx_cap_usd and window caps for transfer limits.',
+  },
   admin_token_not_configured: { status: 403, message: 'Account minting is disabled: TREASURY_ADMIN_TOKEN is not set.' },
   not_found: { status: 404, message: 'No such route.' },
   account_not_found: { status: 404, message: 'No such Treasury account.' },

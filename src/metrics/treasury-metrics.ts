@@ -55,6 +55,12 @@ export function createTreasuryMetrics() {
       labelNames: ['operation', 'outcome'] as const,
       registers: [registry],
     }),
+    payDecisions: new Counter({
+      name: 'treasury_pay_decisions_total',
+      help: 'Pay and transfer requests by kind and outcome (allow, deny, replayed).',
+      labelNames: ['kind', 'outcome'] as const,
+      registers: [registry],
+    }),
     accountsMinted: new Counter({
       name: 'treasury_accounts_minted_total',
       help: 'Treasury accounts minted.',

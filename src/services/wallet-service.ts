@@ -135,6 +135,20 @@ export class WalletService {
     return row;
   }
 
+  /** Replaces the wallet's policy (already validated and normalised by the schema). */
+  async setPolicy(accountId: string, walletId: string, policy: Record<string, unknown>, actor: string): Promise<WalletView> {
+    const row = await this.knex.transaction(async (trx) => {
+      await lockWallet(trx, walletId);
+      const current = await this.getActive(accountId, walletId, trx);
+      const now = new Date();
+      const [updated] = (await trx('wallets').where({ id: walletId }).update({ policy: JSON.stringify(policy), updated_at: now }).returning('*')) as WalletRow[];
+      await appendAuditEvent(trx, { chainKey: walletId, eventType: 'policy.updated', actor, payload: { previous: current.policy, policy }, at: now });
+      return updated!;
+    });
+    this.metrics.walletOperations.inc({ operation: 'set_policy', outcome: 'ok' });
+    return this.toView(row);
+  }
+
   async rotate(accountId: string, walletId: string, actor: string): Promise<WalletView> {
     const account = await this.accounts.get(accountId);
     const { row, oldKeyRef } = await this.knex.transaction(async (trx) => {

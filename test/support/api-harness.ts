@@ -20,7 +20,9 @@ export interface TestTreasury {
   stop(): Promise<void>;
 }
 
-export async function startTestTreasury(options: { signerEnv?: Record<string, string>; extraEnv?: Record<string, string> } = {}): Promise<TestTreasury> {
+export async function startTestTreasury(
+  options: { signerEnv?: Record<string, string>; extraEnv?: Record<string, string>; clock?: () => Date } = {},
+): Promise<TestTreasury> {
   const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
   const db = await createTestDatabase();
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
@@ -31,7 +33,7 @@ export async function startTestTreasury(options: { signerEnv?: Record<string, st
     TREASURY_LOG_LEVEL: 'silent',
     ...options.extraEnv,
   });
-  const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }) });
+  const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
   const server: http.Server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;

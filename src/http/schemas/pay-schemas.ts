@@ -1,0 +1,64 @@
+/**
+ * Request schemas of the pay path. `payment_requirements` is one x402 `accepts` entry (spec §2.9 and the
+ * official v2 shape); fields we do not use are tolerated there (x402 entries grow new optional fields),
+ * everything else is strict.
+ */
+import { z } from 'zod';
+import { isRawAmount } from '../../../policy/money.js';
+import { evmAddressSchema, usdAmountSchema, walletPolicySchema } from '../../../policy/policy-schema.js';
+import { plainText } from './common-schemas.js';
+
+export const requestCapabilitySchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[a-z0-9][a-z0-9._:\-/]*$/, 'capability: lower-case letters, digits and . _ : - /');
+
+export const paymentRequirementsSchema = z
+  .object({
+    scheme: z.string().min(1).max(32),
+    network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
+    payTo: evmAddressSchema,
+    amount: z.string().refine((v) => isRawAmount(v) && v !== '0', 'expected a positive raw token amount (base-10 integer string, 6 decimals)'),
+    asset: evmAddressSchema,
+    extra: z
+      .object({ name: z.string().min(1).max(64).optional(), version: z.string().min(1).max(16).optional() })
+      .loose()
+      .optional(),
+    maxTimeoutSeconds: z.number().int().min(1).max(86_400),
+    resource: z.string().max(2048).optional(),
+    description: z.string().max(1024).optional(),
+    mimeType: z.string().max(256).optional(),
+  })
+  .loose();
+
+export const payBodySchema = z
+  .object({
+    payment_requirements: paymentRequirementsSchema,
+    capability: requestCapabilitySchema.optional(),
+  })
+  .strict();
+
+export const transferBodySchema = z
+  .object({
+    to: evmAddressSchema,
+    amount_usd: usdAmountSchema,
+    valid_for_seconds: z.number().int().min(60).max(86_400).optional(),
+  })
+  .strict();
+
+export const evaluateBodySchema = z
+  .object({
+    kind: z.enum(['pay', 'transfer']).default('pay'),
+    to: evmAddressSchema,
+    amount_usd: usdAmountSchema,
+    capability: requestCapabilitySchema.optional(),
+  })
+  .strict();
+
+export const putPolicyBodySchema = walletPolicySchema;
+
+export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/);
+
+export { plainText };
+export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;

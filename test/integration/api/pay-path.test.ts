@@ -1,0 +1,271 @@
+/**
+ * The pay path through HTTP with the real signer and PostgreSQL: each policy rule's allow and deny,
+ * decision ids found in the audit ledger, UTC window boundaries with an injected clock, idempotency,
+ * atomicity under a race, the dry run, transfers and the refusals of unsupported terms.
+ */
+import assert from 'node:assert/strict';
+import { recoverTypedDataAddress, type Hex } from 'viem';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+const OTHER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
+
+function requirements(amountRaw: string, overrides: Record<string, unknown> = {}) {
+  return {
+    scheme: 'exact',
+    network: 'eip155:84532',
+    payTo: SELLER,
+    amount: amountRaw,
+    asset: USDC,
+    extra: { name: 'USDC', version: '2' },
+    maxTimeoutSeconds: 300,
+    resource: 'https://api.example.com/search',
+    description: 'search',
+    mimeType: 'application/json',
+    ...overrides,
+  };
+}
+const usd = (n: number) => String(Math.round(n * 1_000_000));
+
+describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
+  this.timeout(180_000);
+  let t: TestTreasury;
+  let token: string;
+  let now = new Date('2026-11-22T12:00:00Z');
+
+  before(async () => {
+    t = await startTestTreasury({ clock: () => now });
+    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'payer' } })).body.api_key;
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  async function wallet(policy: Record<string, unknown> = {}) {
+    const res = await t.request('POST', '/v1/wallets', { token, body: { policy } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body as { id: string; address: string };
+  }
+  const pay = (walletId: string, amountRaw: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+    t.request('POST', `/v1/wallets/${walletId}/pay`, { token, body: { payment_requirements: requirements(amountRaw, extra.requirements as Record<string, unknown>), ...(extra.capability ? { capability: extra.capability } : {}) }, headers });
+
+  async function expectDenied(res: { status: number; body: any }, rule: string, walletId: string) {
+    assert.equal(res.status, 403, JSON.stringify(res.body));
+    assert.equal(res.body.reason, 'policy_denied');
+    assert.ok(res.body.rules.includes(rule), `${rule} not in ${res.body.rules}`);
+    assert.match(res.body.decision_id, /^pd_[0-9a-f]{24}$/);
+    const audit = await t.db.knex('audit_events').where({ chain_key: walletId, event_type: 'policy.denied' }).whereRaw("payload->>'decision_id' = ?", [res.body.decision_id]);
+    assert.equal(audit.length, 1, 'the decision is in the audit ledger');
+    const decision = await t.db.knex('policy_decisions').where({ id: res.body.decision_id }).first();
+    assert.equal(decision.outcome, 'deny');
+  }
+
+  it('signs an x402 payment that recovers to the wallet, and records it before answering', async () => {
+    const w = await wallet();
+    const res = await pay(w.id, '10000');
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const { authorization, signature } = res.body;
+    assert.equal(authorization.from, w.address);
+    assert.equal(authorization.to, SELLER);
+    assert.equal(authorization.value, '10000');
+    assert.match(authorization.nonce, /^0x[0-9a-f]{64}$/);
+    assert.ok(Number(authorization.validBefore) - Math.floor(Date.now() / 1000) <= 300);
+    const recovered = await recoverTypedDataAddress({
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { from: authorization.from, to: authorization.to, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore), nonce: authorization.nonce as Hex },
+      signature: signature as Hex,
+    });
+    assert.equal(recovered, w.address);
+    const row = await t.db.knex('authorizations').where({ id: res.body.authorization_id }).first();
+    assert.equal(row.signature, signature);
+    assert.equal(row.nonce, authorization.nonce);
+    const audit = await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'payment.signed' });
+    assert.equal(audit.length, 1);
+  });
+
+  it('per_tx_cap_usd: allow at the cap, deny above', async () => {
+    const w = await wallet({ per_tx_cap_usd: '0.05' });
+    assert.equal((await pay(w.id, usd(0.05))).status, 200);
+    await expectDenied(await pay(w.id, usd(0.050001)), 'per_tx_cap_usd', w.id);
+  });
+
+  it('daily_cap_usd resets at 00:00 UTC', async () => {
+    const w = await wallet({ daily_cap_usd: '1' });
+    now = new Date('2026-11-22T23:59:59.000Z');
+    assert.equal((await pay(w.id, usd(1))).status, 200);
+    const denied = await pay(w.id, '1');
+    await expectDenied(denied, 'daily_cap_usd', w.id);
+    assert.equal(denied.body.headroom.daily_usd, '0');
+    now = new Date('2026-11-23T00:00:00.000Z');
+    assert.equal((await pay(w.id, usd(1))).status, 200);
+  });
+
+  it('weekly_cap_usd resets on Monday 00:00 UTC', async () => {
+    const w = await wallet({ weekly_cap_usd: '2' });
+    now = new Date('2026-11-24T10:00:00Z'); // Tuesday
+    assert.equal((await pay(w.id, usd(1.5))).status, 200);
+    now = new Date('2026-11-29T23:59:59Z'); // Sunday, same ISO week
+    await expectDenied(await pay(w.id, usd(0.6)), 'weekly_cap_usd', w.id);
+    assert.equal((await pay(w.id, usd(0.5))).status, 200);
+    now = new Date('2026-11-30T00:00:00Z'); // Monday
+    assert.equal((await pay(w.id, usd(2))).status, 200);
+  });
+
+  it('monthly_cap_usd resets on the 1st 00:00 UTC', async () => {
+    const w = await wallet({ monthly_cap_usd: '3' });
+    now = new Date('2026-11-02T08:00:00Z');
+    assert.equal((await pay(w.id, usd(3))).status, 200);
+    now = new Date('2026-11-30T23:59:59Z');
+    await expectDenied(await pay(w.id, '1'), 'monthly_cap_usd', w.id);
+    now = new Date('2026-12-01T00:00:00Z');
+    assert.equal((await pay(w.id, usd(3))).status, 200);
+  });
+
+  it('velocity_cap counts payments in a rolling window', async () => {
+    const w = await wallet({ velocity_cap: { max_count: 2, window_seconds: 60 } });
+    now = new Date('2026-11-22T12:00:00Z');
+    assert.equal((await pay(w.id, '1')).status, 200);
+    now = new Date('2026-11-22T12:00:30Z');
+    assert.equal((await pay(w.id, '1')).status, 200);
+    await expectDenied(await pay(w.id, '1'), 'velocity_cap', w.id);
+    now = new Date('2026-11-22T12:01:01Z');
+    assert.equal((await pay(w.id, '1')).status, 200);
+  });
+
+  it('cooling_off refuses within N seconds of the last payment', async () => {
+    const w = await wallet({ cooling_off: 30 });
+    now = new Date('2026-11-22T12:00:00Z');
+    assert.equal((await pay(w.id, '1')).status, 200);
+    now = new Date('2026-11-22T12:00:29Z');
+    await expectDenied(await pay(w.id, '1'), 'cooling_off', w.id);
+    now = new Date('2026-11-22T12:00:30Z');
+    assert.equal((await pay(w.id, '1')).status, 200);
+  });
+
+  it('counterparty_allowlist and counterparty_blocklist', async () => {
+    const allow = await wallet({ counterparty_allowlist: [SELLER.toLowerCase()] });
+    assert.equal((await pay(allow.id, '1')).status, 200);
+    await expectDenied(await pay(allow.id, '1', { requirements: { payTo: OTHER } }), 'counterparty_allowlist', allow.id);
+    const block = await wallet({ counterparty_blocklist: [OTHER] });
+    assert.equal((await pay(block.id, '1')).status, 200);
+    await expectDenied(await pay(block.id, '1', { requirements: { payTo: OTHER } }), 'counterparty_blocklist', block.id);
+  });
+
+  it('capability_cap_usd, and transfers refused fail-closed on such a wallet', async () => {
+    const w = await wallet({ capability_cap_usd: { 'search.*': '0.01' } });
+    assert.equal((await pay(w.id, usd(0.01), { capability: 'search.web' })).status, 200);
+    await expectDenied(await pay(w.id, usd(0.02), { capability: 'search.web' }), 'capability_cap_usd', w.id);
+    const transfer = await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '0.001' } });
+    assert.equal(transfer.status, 403);
+    assert.equal(transfer.body.error_code, 'transfer_not_permitted_with_capability_cap');
+    await expectDenied(transfer, 'transfer_not_permitted_with_capability_cap', w.id);
+  });
+
+  it('reports every violated rule at once', async () => {
+    const w = await wallet({ per_tx_cap_usd: '0.01', daily_cap_usd: '0.01', counterparty_blocklist: [SELLER] });
+    const res = await pay(w.id, usd(0.02));
+    await expectDenied(res, 'per_tx_cap_usd', w.id);
+    assert.deepEqual([...res.body.rules].sort(), ['counterparty_blocklist', 'daily_cap_usd', 'per_tx_cap_usd']);
+  });
+
+  it('transfer signs with the wallet chain USDC domain and counts against the caps', async () => {
+    const w = await wallet({ daily_cap_usd: '1' });
+    now = new Date('2026-11-22T12:00:00Z');
+    const res = await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '0.75' } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.authorization.value, '750000');
+    const recovered = await recoverTypedDataAddress({
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { ...res.body.authorization, value: BigInt(res.body.authorization.value), validAfter: BigInt(res.body.authorization.validAfter), validBefore: BigInt(res.body.authorization.validBefore) },
+      signature: res.body.signature,
+    });
+    assert.equal(recovered, w.address);
+    await expectDenied(await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '0.26' } }), 'daily_cap_usd', w.id);
+  });
+
+  it('Idempotency-Key: the same key and body return the stored result; another body is a 409', async () => {
+    const w = await wallet({ daily_cap_usd: '1' });
+    const first = await pay(w.id, usd(0.6), {}, { 'idempotency-key': 'order-42' });
+    const again = await pay(w.id, usd(0.6), {}, { 'idempotency-key': 'order-42' });
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, first.body);
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 1);
+    const conflict = await pay(w.id, usd(0.7), {}, { 'idempotency-key': 'order-42' });
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.body.error_code, 'idempotency_key_conflict');
+    const bad = await pay(w.id, '1', {}, { 'idempotency-key': 'bad key with spaces' });
+    assert.equal(bad.body.error_code, 'invalid_idempotency_key');
+  });
+
+  it('is atomic under a race: 20 concurrent payments against a cap that fits 5', async () => {
+    const w = await wallet({ daily_cap_usd: '0.5' });
+    const results = await Promise.all(Array.from({ length: 20 }, () => pay(w.id, usd(0.1))));
+    assert.equal(results.filter((r) => r.status === 200).length, 5);
+    assert.equal(results.filter((r) => r.status === 403).length, 15);
+    const total = await t.db.knex('authorizations').where({ wallet_id: w.id }).sum({ s: 'amount_micro' });
+    assert.equal(String(total[0]!.s), '500000');
+  });
+
+  it('policy/evaluate is a dry run: a decision and headroom, nothing signed or recorded', async () => {
+    const w = await wallet({ daily_cap_usd: '1', per_tx_cap_usd: '0.5' });
+    const ok = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, { token, body: { to: SELLER, amount_usd: '0.4' } });
+    assert.equal(ok.status, 200);
+    assert.deepEqual({ allowed: ok.body.allowed, headroom: ok.body.headroom }, { allowed: true, headroom: { per_tx_usd: '0.5', daily_usd: '0.6' } });
+    const no = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, { token, body: { to: SELLER, amount_usd: '0.6' } });
+    assert.equal(no.body.allowed, false);
+    assert.deepEqual(no.body.violations.map((v: { rule: string }) => v.rule), ['per_tx_cap_usd']);
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 0);
+    assert.equal((await t.db.knex('policy_decisions').where({ wallet_id: w.id })).length, 0);
+  });
+
+  it('PUT and GET policy, validated like POST /v1/wallets, and audited', async () => {
+    const w = await wallet();
+    const put = await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { per_tx_cap_usd: '2', counterparty_allowlist: [SELLER.toLowerCase()] } });
+    assert.equal(put.status, 200);
+    assert.deepEqual(put.body.policy, { per_tx_cap_usd: '2', counterparty_allowlist: [SELLER] });
+    const get = await t.request('GET', `/v1/wallets/${w.id}/policy`, { token });
+    assert.deepEqual(get.body.policy, put.body.policy);
+    const bad = await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { per_tx_cap_usd: '1e2' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error_code, 'invalid_request');
+    assert.match(bad.body.user_message, /per_tx_cap_usd/);
+    assert.equal((await t.request('GET', `/v1/wallets/${w.id}/policy`, { token })).body.policy.per_tx_cap_usd, '2');
+    const events = await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'policy.updated' });
+    assert.equal(events.length, 1);
+  });
+
+  it('refuses terms it cannot honour, before touching a key', async () => {
+    const w = await wallet();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ scheme: 'upto' }, 'scheme_not_supported'],
+      [{ extra: {} }, 'missing_eip712_domain'],
+      [{ extra: { name: 'USDC' } }, 'missing_eip712_domain'],
+      [{ network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } }, 'network_not_supported'],
+      [{ network: 'eip155:1' }, 'network_not_supported'],
+      [{ asset: OTHER }, 'asset_not_supported'],
+    ];
+    const signsBefore = (await t.request('GET', '/metrics')).body.match(/treasury_signer_calls_total\{method="sign_transfer_authorization",outcome="ok"\} (\d+)/)?.[1];
+    for (const [override, code] of cases) {
+      const res = await pay(w.id, '1', { requirements: override });
+      assert.equal(res.body.error_code, code, JSON.stringify(override));
+    }
+    const signsAfter = (await t.request('GET', '/metrics')).body.match(/treasury_signer_calls_total\{method="sign_transfer_authorization",outcome="ok"\} (\d+)/)?.[1];
+    assert.equal(signsAfter, signsBefore);
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 0);
+  });
+
+  it('answers 410 on a revoked wallet', async () => {
+    const w = await wallet();
+    await t.request('POST', `/v1/wallets/${w.id}/revoke`, { token });
+    for (const res of [await pay(w.id, '1'), await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '1' } }), await t.request('GET', `/v1/wallets/${w.id}/policy`, { token })]) {
+      assert.equal(res.status, 410);
+      assert.equal(res.body.error_code, 'wallet_revoked');
+    }
+  });
+});
