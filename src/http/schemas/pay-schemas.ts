@@ -8,6 +8,9 @@ import { isRawAmount } from '../../../policy/money.js';
 import { evmAddressSchema, usdAmountSchema, walletPolicySchema } from '../../../policy/policy-schema.js';
 import { plainText } from './common-schemas.js';
 
+/** A recipient: a valid address that is not the zero address (USDC refuses it; funds would be lost). */
+export const recipientSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive payments');
+
 export const requestCapabilitySchema = z
   .string()
   .min(1)
@@ -18,7 +21,7 @@ export const paymentRequirementsSchema = z
   .object({
     scheme: z.string().min(1).max(32),
     network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
-    payTo: evmAddressSchema,
+    payTo: recipientSchema,
     amount: z.string().refine((v) => isRawAmount(v) && v !== '0', 'expected a positive raw token amount (base-10 integer string, 6 decimals)'),
     asset: evmAddressSchema,
     extra: z
@@ -41,7 +44,7 @@ export const payBodySchema = z
 
 export const transferBodySchema = z
   .object({
-    to: evmAddressSchema,
+    to: recipientSchema,
     amount_usd: usdAmountSchema,
     valid_for_seconds: z.number().int().min(60).max(86_400).optional(),
   })
@@ -50,7 +53,7 @@ export const transferBodySchema = z
 export const evaluateBodySchema = z
   .object({
     kind: z.enum(['pay', 'transfer']).default('pay'),
-    to: evmAddressSchema,
+    to: recipientSchema,
     amount_usd: usdAmountSchema,
     capability: requestCapabilitySchema.optional(),
   })

@@ -31,7 +31,7 @@ describe('hostile inputs against the custody routes', function () {
 
   async function snapshot() {
     const counts: Record<string, number> = {};
-    for (const table of ['treasury_accounts', 'api_tokens', 'wallets', 'wallet_keys', 'audit_events']) {
+    for (const table of ['treasury_accounts', 'api_tokens', 'wallets', 'wallet_keys', 'audit_events', 'authorizations', 'policy_decisions', 'wallet_spend_totals']) {
       counts[table] = Number((await t.db.knex(table).count({ n: '*' }))[0]!.n);
     }
     const wallet = await t.db.knex('wallets').where({ id: walletId }).first();
@@ -86,6 +86,63 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { expires_in_seconds: value });
     }
     for (const value of hostile.unix_seconds!) await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { expires_in_seconds: value });
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('POST /v1/wallets/{id}/pay refuses hostile payment terms and capabilities, signing and recording nothing', async () => {
+    const good = {
+      scheme: 'exact',
+      network: 'eip155:84532',
+      payTo: VALID_ADDRESS,
+      amount: '1000',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      extra: { name: 'USDC', version: '2' },
+      maxTimeoutSeconds: 60,
+    };
+    const before = await snapshot();
+    const route = `/v1/wallets/${walletId}/pay`;
+    const fields: Record<string, unknown[]> = {
+      scheme: hostile.any!,
+      network: [...hostile.any!, ...hostile.caip2_network!],
+      payTo: [...hostile.any!, ...hostile.evm_address!],
+      asset: [...hostile.any!, ...hostile.evm_address!.filter((a) => a !== '0x036CbD53842c5426634e7929541eC2318f3dCF7e')],
+      amount: [...hostile.any!, ...hostile.raw_token_amount!, '0'],
+      maxTimeoutSeconds: [...hostile.any!, ...hostile.unix_seconds!],
+      extra: hostile.any!.filter((v) => v !== null && !(typeof v === 'object' && !Array.isArray(v))),
+    };
+    for (const [field, values] of Object.entries(fields)) {
+      for (const value of values) await expectRefused('POST', route, { payment_requirements: { ...good, [field]: value } });
+    }
+    for (const value of [...hostile.any!, ...hostile.identifier!]) {
+      await expectRefused('POST', route, { payment_requirements: good, capability: value });
+      await expectRefused('POST', route, { payment_requirements: value });
+    }
+    await expectRefused('POST', route, { payment_requirements: good, extra_field: 1 });
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('transfer, policy and evaluate routes refuse hostile values and change nothing', async () => {
+    const before = await snapshot();
+    for (const value of [...hostile.any!, ...hostile.evm_address!]) {
+      await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, { to: value, amount_usd: '1' });
+      await expectRefused('POST', `/v1/wallets/${walletId}/policy/evaluate`, { to: value, amount_usd: '1' });
+    }
+    for (const value of [...hostile.any!, ...hostile.usd_amount!]) {
+      await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, { to: VALID_ADDRESS, amount_usd: value });
+      await expectRefused('POST', `/v1/wallets/${walletId}/policy/evaluate`, { to: VALID_ADDRESS, amount_usd: value });
+      if (!(value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)) {
+        await expectRefused('PUT', `/v1/wallets/${walletId}/policy`, value);
+      }
+      await expectRefused('PUT', `/v1/wallets/${walletId}/policy`, { per_tx_cap_usd: value });
+    }
+    for (const value of [...hostile.any!, ...hostile.unix_seconds!]) {
+      await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, { to: VALID_ADDRESS, amount_usd: '1', valid_for_seconds: value });
+    }
+    for (const raw of hostile.raw_bodies as string[]) {
+      await expectRefused('POST', `/v1/wallets/${walletId}/pay`, raw, { raw: true });
+      await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, raw, { raw: true });
+      await expectRefused('PUT', `/v1/wallets/${walletId}/policy`, raw, { raw: true });
+    }
     assert.deepEqual(await snapshot(), before);
   });
 
