@@ -41,7 +41,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const auth = new Authenticator(knex, config.adminToken);
   const accounts = new AccountService(knex, signer, metrics);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain);
-  const pay = new PayService(knex, signer, accounts, wallets, chains, metrics, clock);
+  const pay = new PayService(knex, signer, chains, metrics, clock);
   let shuttingDown = false;
   let server: http.Server | undefined;
 

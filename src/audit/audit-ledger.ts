@@ -44,33 +44,30 @@ export function computeAuditHash(row: Omit<AuditRow, 'id' | 'hash'>): string {
   return createHash('sha256').update(row.prev_hash).update('\n').update(body).digest('hex');
 }
 
-/** Appends one event inside the caller's transaction; serialised per chain by an advisory lock. */
+export interface AuditHead {
+  seq: number;
+  hash: string;
+}
+
+/** The row that follows `head` (null for a new chain), ready to insert (payload as JSON text). */
+export function buildAuditRow(head: AuditHead | null, input: AuditEventInput) {
+  const seq = head ? Number(head.seq) + 1 : 1;
+  const prevHash = head ? head.hash : GENESIS_HASH;
+  const createdAt = input.at ?? new Date();
+  const hash = computeAuditHash({ chain_key: input.chainKey, seq, event_type: input.eventType, actor: input.actor, payload: input.payload, prev_hash: prevHash, created_at: createdAt });
+  return { chain_key: input.chainKey, seq, event_type: input.eventType, actor: input.actor, payload: JSON.stringify(input.payload), prev_hash: prevHash, hash, created_at: createdAt };
+}
+
+/**
+ * Appends one event inside the caller's transaction; serialised per chain by an advisory lock. (The pay
+ * path writes wallet chains itself, under the wallet lock, with `buildAuditRow`.)
+ */
 export async function appendAuditEvent(trx: Knex.Transaction, input: AuditEventInput): Promise<{ seq: number; hash: string }> {
   await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 42))', [`audit:${input.chainKey}`]);
-  const last = await trx('audit_events').where({ chain_key: input.chainKey }).orderBy('seq', 'desc').first('seq', 'hash');
-  const seq = last ? Number(last.seq) + 1 : 1;
-  const prevHash: string = last ? last.hash : GENESIS_HASH;
-  const createdAt = input.at ?? new Date();
-  const hash = computeAuditHash({
-    chain_key: input.chainKey,
-    seq,
-    event_type: input.eventType,
-    actor: input.actor,
-    payload: input.payload,
-    prev_hash: prevHash,
-    created_at: createdAt,
-  });
-  await trx('audit_events').insert({
-    chain_key: input.chainKey,
-    seq,
-    event_type: input.eventType,
-    actor: input.actor,
-    payload: JSON.stringify(input.payload),
-    prev_hash: prevHash,
-    hash,
-    created_at: createdAt,
-  });
-  return { seq, hash };
+  const last = (await trx('audit_events').where({ chain_key: input.chainKey }).orderBy('seq', 'desc').first('seq', 'hash')) as AuditHead | undefined;
+  const row = buildAuditRow(last ?? null, input);
+  await trx('audit_events').insert(row);
+  return { seq: row.seq, hash: row.hash };
 }
 
 export interface AuditVerification {

@@ -16,18 +16,22 @@ import { evaluatePolicy } from '../../policy/evaluate-policy.js';
 import { formatUsd, parseUsd } from '../../policy/money.js';
 import type { WalletPolicy } from '../../policy/policy-schema.js';
 import type { PolicyDecision, SpendRequest, SpendState } from '../../policy/policy-types.js';
-import { policyWindows, velocityWindowStart } from '../../policy/policy-windows.js';
-import { appendAuditEvent } from '../audit/audit-ledger.js';
+import { policyWindows } from '../../policy/policy-windows.js';
+import { buildAuditRow, type AuditHead } from '../audit/audit-ledger.js';
 import { canonicalJson } from '../audit/canonical-json.js';
 import { generateId } from '../auth/token-codec.js';
 import type { ChainInfo, ChainRegistry } from '../chain/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { PaymentRequirements } from '../http/schemas/pay-schemas.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { AccountService } from './account-service.js';
 import type { SignerGateway } from './signer-gateway.js';
-import { lockWallet } from './wallet-lock.js';
-import type { WalletRow, WalletService } from './wallet-service.js';
+import { withWalletTransaction, type WalletTx } from '../db/wallet-transaction.js';
+import type { WalletRow } from './wallet-service.js';
+
+/** A UTC calendar date as YYYY-MM-DD (window starts are always 00:00 UTC). */
+function isoDate(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
 
 /** Signed authorizations start this far in the past, to tolerate clock skew between us and the chain. */
 const VALID_AFTER_SKEW_SECONDS = 600;
@@ -70,8 +74,6 @@ export class PayService {
   constructor(
     private readonly knex: Knex,
     private readonly signer: SignerGateway,
-    private readonly accounts: AccountService,
-    private readonly wallets: WalletService,
     private readonly chains: ChainRegistry,
     private readonly metrics: TreasuryMetrics,
     private readonly clock: () => Date,
@@ -119,41 +121,48 @@ export class PayService {
   /** Dry run: what a payment would get now. Signs nothing and records nothing. */
   async evaluate(accountId: string, walletId: string, request: SpendRequest): Promise<PolicyDecision> {
     const now = this.clock();
-    return this.knex.transaction(async (trx) => {
-      await lockWallet(trx, walletId);
-      const wallet = await this.wallets.getActive(accountId, walletId, trx);
-      const state = await this.readState(trx, wallet, now);
-      return evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
+    return withWalletTransaction(this.knex, walletId, async (tx) => {
+      const snapshot = await this.readSnapshot(tx, accountId, walletId, now, undefined);
+      return evaluatePolicy(snapshot.wallet.policy as WalletPolicy, request, snapshot.state, now);
     });
   }
 
-  private async readState(trx: Knex.Transaction, wallet: WalletRow, now: Date): Promise<SpendState> {
+  /**
+   * Everything the decision needs, in one round trip under the wallet lock: the wallet and its account key
+   * reference, this UTC day/week/month's running totals, the count inside the velocity window, the audit
+   * chain head, and any earlier result for the Idempotency-Key. 404 / 410 as `WalletService.getActive`.
+   */
+  private async readSnapshot(tx: WalletTx, accountId: string, walletId: string, now: Date, idempotencyKey: string | undefined) {
     const windows = policyWindows(now);
-    const rows = (await trx('wallet_spend_totals')
-      .where({ wallet_id: wallet.id })
-      .andWhere((q) => {
-        q.where({ window_kind: 'day', window_start: windows.dayStart })
-          .orWhere({ window_kind: 'week', window_start: windows.weekStart })
-          .orWhere({ window_kind: 'month', window_start: windows.monthStart });
-      })
-      .select('window_kind', 'spent_micro')) as Array<{ window_kind: string; spent_micro: string }>;
-    const spent = (kind: string) => BigInt(rows.find((r) => r.window_kind === kind)?.spent_micro ?? 0);
-    const velocity = (wallet.policy as WalletPolicy).velocity_cap;
-    let recentCount = 0;
-    if (velocity) {
-      const [row] = (await trx('authorizations')
-        .where({ wallet_id: wallet.id })
-        .andWhere('created_at', '>', velocityWindowStart(velocity.window_seconds, now))
-        .count({ n: '*' })) as Array<{ n: string }>;
-      recentCount = Number(row?.n ?? 0);
-    }
-    return {
-      dailySpentMicro: spent('day'),
-      weeklySpentMicro: spent('week'),
-      monthlySpentMicro: spent('month'),
-      lastPaymentAt: (wallet as WalletRow & { last_payment_at: Date | null }).last_payment_at ?? null,
-      recentCount,
+    const rows = await tx.query(
+      `SELECT w.*, a.account_key_ref,
+              (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
+                WHERE t.wallet_id = w.id AND ((t.window_kind = 'day' AND t.window_start = ?::date)
+                   OR (t.window_kind = 'week' AND t.window_start = ?::date) OR (t.window_kind = 'month' AND t.window_start = ?::date))) AS totals,
+              CASE WHEN jsonb_exists(w.policy, 'velocity_cap') THEN
+                (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id
+                   AND x.created_at > ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int))
+              ELSE 0 END AS recent_count,
+              (SELECT json_build_object('seq', e.seq, 'hash', e.hash) FROM audit_events e WHERE e.chain_key = w.id ORDER BY e.seq DESC LIMIT 1) AS audit_head,
+              (SELECT json_build_object('request_hash', i.request_hash, 'response', i.response) FROM authorizations i
+                WHERE i.wallet_id = w.id AND i.idempotency_key = ?) AS previous
+         FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
+        WHERE w.id = ?`,
+      [isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart), now, idempotencyKey ?? null, walletId],
+    );
+    const row = rows[0] as
+      | (WalletRow & { account_key_ref: string; last_payment_at: Date | null; totals: Record<string, string> | null; recent_count: string; audit_head: AuditHead | null; previous: { request_hash: string; response: SignedPayment } | null })
+      | undefined;
+    if (!row || row.account_id !== accountId) throw new AppError('wallet_not_found');
+    if (row.status === 'revoked') throw new AppError('wallet_revoked', { fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null } });
+    const state: SpendState = {
+      dailySpentMicro: BigInt(row.totals?.day ?? 0),
+      weeklySpentMicro: BigInt(row.totals?.week ?? 0),
+      monthlySpentMicro: BigInt(row.totals?.month ?? 0),
+      lastPaymentAt: row.last_payment_at,
+      recentCount: Number(row.recent_count),
     };
+    return { wallet: row, state, auditHead: row.audit_head, previous: row.previous, windows };
   }
 
   private requestHash(request: unknown): string {
@@ -163,18 +172,13 @@ export class PayService {
   private async spend(ctx: CallContext, plan: SpendPlan): Promise<SignedPayment> {
     const stop = this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind });
     const requestHash = ctx.idempotencyKey ? this.requestHash(ctx.request) : null;
-    const account = await this.accounts.get(ctx.accountId);
-    const outcome = await this.knex
-      .transaction(async (trx) => {
-        await lockWallet(trx, ctx.walletId);
-        const wallet = await this.wallets.getActive(ctx.accountId, ctx.walletId, trx);
+    const outcome = await withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
+        const now = this.clock();
+        const { wallet, state, auditHead, previous, windows } = await this.readSnapshot(tx, ctx.accountId, ctx.walletId, now, ctx.idempotencyKey);
 
-        if (ctx.idempotencyKey) {
-          const previous = await trx('authorizations').where({ wallet_id: wallet.id, idempotency_key: ctx.idempotencyKey }).first('request_hash', 'response');
-          if (previous) {
-            if (previous.request_hash !== requestHash) throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: ctx.idempotencyKey } });
-            return { kind: 'replayed' as const, payment: previous.response as SignedPayment };
-          }
+        if (previous) {
+          if (previous.request_hash !== requestHash) throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: ctx.idempotencyKey } });
+          return { kind: 'replayed' as const, payment: previous.response };
         }
 
         const walletChain = this.chains.resolve(wallet.network);
@@ -184,32 +188,23 @@ export class PayService {
           throw new AppError('network_not_supported', { message: `This wallet is on ${wallet.network}; the payment asks for ${chain.network}.`, fields: { network: chain.network, wallet_network: wallet.network } });
         }
 
-        const now = this.clock();
         const request: SpendRequest = { kind: plan.kind, amountMicro: plan.amountMicro, to: plan.to, capability: plan.capability };
-        const state = await this.readState(trx, wallet, now);
         const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
         const decisionId = generateId('pd_');
-        await trx('policy_decisions').insert({
-          id: decisionId,
-          wallet_id: wallet.id,
-          outcome: decision.allowed ? 'allow' : 'deny',
-          kind: plan.kind,
-          amount_micro: plan.amountMicro.toString(),
-          to_address: plan.to,
-          capability: plan.capability ?? null,
-          violations: JSON.stringify(decision.violations),
-          headroom: JSON.stringify(decision.headroom),
-          created_at: now,
-        });
+        const decisionRow = [decisionId, wallet.id, decision.allowed ? 'allow' : 'deny', plan.kind, plan.amountMicro.toString(), plan.to, plan.capability ?? null, JSON.stringify(decision.violations), JSON.stringify(decision.headroom), now];
+        const insertDecision = `INSERT INTO policy_decisions (id, wallet_id, outcome, kind, amount_micro, to_address, capability, violations, headroom, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+        const insertAudit = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+        const auditValues = (r: ReturnType<typeof buildAuditRow>) => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];
 
         if (!decision.allowed) {
-          await appendAuditEvent(trx, {
+          const audit = buildAuditRow(auditHead, {
             chainKey: wallet.id,
             eventType: 'policy.denied',
             actor: ctx.actor,
             payload: { decision_id: decisionId, kind: plan.kind, to: plan.to, amount_usd: formatUsd(plan.amountMicro), capability: plan.capability ?? null, rules: decision.violations.map((v) => v.rule) },
             at: now,
           });
+          await tx.query(`WITH d AS (${insertDecision}) ${insertAudit}`, [...decisionRow, ...auditValues(audit)]);
           return { kind: 'denied' as const, decisionId, decision };
         }
 
@@ -222,15 +217,10 @@ export class PayService {
           validBefore: String(wallNow + plan.validForSeconds),
           nonce: `0x${randomBytes(32).toString('hex')}`,
         };
-        const domain = {
-          name: plan.domain?.name ?? chain.usdcName,
-          version: plan.domain?.version ?? chain.usdcVersion,
-          chainId: chain.chainId,
-          verifyingContract: chain.usdc,
-        };
+        const domain = { name: plan.domain?.name ?? chain.usdcName, version: plan.domain?.version ?? chain.usdcVersion, chainId: chain.chainId, verifyingContract: chain.usdc };
         if (!wallet.wallet_key_ref) throw new AppError('wallet_revoked');
         const signed = await this.signer.call('sign_transfer_authorization', {
-          account_key_ref: account.account_key_ref,
+          account_key_ref: wallet.account_key_ref,
           wallet_key_ref: wallet.wallet_key_ref,
           address: wallet.address,
           domain,
@@ -248,49 +238,39 @@ export class PayService {
           amount_usd: formatUsd(plan.amountMicro),
           headroom: decision.headroom,
         };
-        await trx('authorizations').insert({
-          id: authorizationId,
-          wallet_id: wallet.id,
-          decision_id: decisionId,
-          kind: plan.kind,
-          network: chain.network,
-          asset: chain.usdc,
-          from_address: wallet.address,
-          to_address: plan.to,
-          value_raw: authorization.value,
-          amount_micro: plan.amountMicro.toString(),
-          valid_after: authorization.validAfter,
-          valid_before: authorization.validBefore,
-          nonce: authorization.nonce,
-          signature: signed.signature,
-          capability: plan.capability ?? null,
-          resource: plan.resource ?? null,
-          idempotency_key: ctx.idempotencyKey ?? null,
-          request_hash: requestHash,
-          response: JSON.stringify(payment),
-          actor: ctx.actor,
-          created_at: now,
-        });
-        const windows = policyWindows(now);
-        await trx.raw(
-          `INSERT INTO wallet_spend_totals (wallet_id, window_kind, window_start, spent_micro, payment_count)
-           VALUES (?, 'day', ?, ?, 1), (?, 'week', ?, ?, 1), (?, 'month', ?, ?, 1)
-           ON CONFLICT (wallet_id, window_kind, window_start)
-           DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
-                         payment_count = wallet_spend_totals.payment_count + 1`,
-          [wallet.id, windows.dayStart, plan.amountMicro.toString(), wallet.id, windows.weekStart, plan.amountMicro.toString(), wallet.id, windows.monthStart, plan.amountMicro.toString()],
-        );
-        await trx('wallets').where({ id: wallet.id }).update({ last_payment_at: now });
-        await appendAuditEvent(trx, {
+        const audit = buildAuditRow(auditHead, {
           chainKey: wallet.id,
           eventType: plan.kind === 'pay' ? 'payment.signed' : 'transfer.signed',
           actor: ctx.actor,
           payload: { authorization_id: authorizationId, decision_id: decisionId, to: plan.to, amount_usd: payment.amount_usd, network: chain.network, nonce: authorization.nonce, capability: plan.capability ?? null, resource: plan.resource ?? null },
           at: now,
         });
+        const amount = plan.amountMicro.toString();
+        // Record everything in one statement (data-modifying CTEs), then COMMIT; only then does the signature leave.
+        await tx.query(
+          `WITH d AS (${insertDecision}),
+                a AS (INSERT INTO authorizations (id, wallet_id, decision_id, kind, network, asset, from_address, to_address, value_raw, amount_micro,
+                        valid_after, valid_before, nonce, signature, capability, resource, idempotency_key, request_hash, response, actor, created_at)
+                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)),
+                t AS (INSERT INTO wallet_spend_totals (wallet_id, window_kind, window_start, spent_micro, payment_count)
+                      VALUES (?, 'day', ?::date, ?, 1), (?, 'week', ?::date, ?, 1), (?, 'month', ?::date, ?, 1)
+                      ON CONFLICT (wallet_id, window_kind, window_start)
+                      DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
+                                    payment_count = wallet_spend_totals.payment_count + 1),
+                w AS (UPDATE wallets SET last_payment_at = ? WHERE id = ?)
+           ${insertAudit}`,
+          [
+            ...decisionRow,
+            authorizationId, wallet.id, decisionId, plan.kind, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
+            authorization.validAfter, authorization.validBefore, authorization.nonce, signed.signature, plan.capability ?? null, plan.resource ?? null,
+            ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
+            wallet.id, isoDate(windows.dayStart), amount, wallet.id, isoDate(windows.weekStart), amount, wallet.id, isoDate(windows.monthStart), amount,
+            now, wallet.id,
+            ...auditValues(audit),
+          ],
+        );
         return { kind: 'signed' as const, payment };
-      })
-      .finally(() => stop());
+      }).finally(() => stop());
 
     if (outcome.kind === 'denied') {
       this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'deny' });

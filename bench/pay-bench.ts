@@ -1,0 +1,206 @@
+/**
+ * `npm run bench`: pay throughput and latency through HTTP (treasury-api and treasury-signer as their own
+ * processes, real embedded PostgreSQL, real SoftHSM), (a) spread over 1,000 wallets and (b) on one hot
+ * wallet, next to the ceilings measured in the same run: raw SoftHSM signing through the signer backend
+ * alone, and the bare PostgreSQL advisory-lock + insert transaction. Prints one table with ratios.
+ *
+ * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
+import { createKnex, migrateLatest } from '../src/db/knex-client.js';
+import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
+import { freePort } from '../test/support/test-database.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+interface Result {
+  ops: number;
+  seconds: number;
+  latenciesMs: number[];
+  errors: number;
+}
+
+const rate = (r: Result) => r.ops / r.seconds;
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `op` from `concurrency` loops for `seconds`, recording each latency. */
+async function drive(concurrency: number, seconds: number, op: (i: number) => Promise<boolean>): Promise<Result> {
+  const latenciesMs: number[] = [];
+  let ops = 0;
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let counter = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        const ok = await op(counter++);
+        latenciesMs.push(performance.now() - t0);
+        if (ok) ops++;
+        else errors++;
+      }
+    }),
+  );
+  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
+}
+
+function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
+    for (const s of [child.stdout!, child.stderr!]) {
+      readline.createInterface({ input: s }).on('line', (line) => {
+        if (log.length < 20_000) log += line + '\n';
+        if (line.includes(`"msg":"${ready}"`)) {
+          clearTimeout(timer);
+          resolve(child);
+        }
+      });
+    }
+    child.once('exit', (code) => reject(new Error(`${entry} exited ${code}:\n${log}`)));
+  });
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-bench-'));
+  fs.chmodSync(dir, 0o755);
+  const children: ChildProcess[] = [];
+  const database = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort() });
+  try {
+    const knex = createKnex(database.connectionString, 4);
+    await migrateLatest(knex);
+    await knex.destroy();
+    const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
+    const pin = fs.readFileSync(token.pinFile, 'utf8').trim();
+    process.stderr.write('• ceiling: raw SoftHSM sign through the backend\n');
+    process.env.SOFTHSM2_CONF = token.softhsm2Conf;
+    const backend = Pkcs11Backend.open({ kind: 'pkcs11', modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin, kekLabel: token.kekLabel, sessions: 4, cacheSize: 100, cacheTtlMs: 600_000 });
+    const account = await backend.createAccountKey();
+    const key = await backend.createWalletKey(account);
+    const digest = randomBytes(32);
+    const hsm = await drive(8, Math.min(SECONDS, 5), async () => {
+      await backend.signDigest(account, key.walletKeyRef, digest);
+      return true;
+    });
+    await backend.close();
+
+    process.stderr.write('• ceiling: bare PostgreSQL advisory lock + insert\n');
+    const pool = new pg.Pool({ connectionString: database.connectionString, max: 16 });
+    await pool.query('CREATE TABLE IF NOT EXISTS bench_tx (id bigserial primary key, k int not null, v bigint not null, at timestamptz not null default now())');
+    const dbTx = (hot: boolean) =>
+      drive(16, Math.min(SECONDS, 5), async (i) => {
+        const client = await pool.connect();
+        try {
+          await client.query('BEGIN');
+          const k = hot ? 1 : i % WALLETS;
+          await client.query('SELECT pg_advisory_xact_lock($1)', [k]);
+          await client.query('INSERT INTO bench_tx (k, v) VALUES ($1, $2)', [k, i]);
+          await client.query('COMMIT');
+          return true;
+        } finally {
+          client.release();
+        }
+      });
+    const dbSpread = await dbTx(false);
+    const dbHot = await dbTx(true);
+    await pool.end();
+
+    process.stderr.write('• starting treasury-signer and treasury-api\n');
+    const socket = path.join(dir, 'signer.sock');
+    children.push(
+      await startChild('signer/main.ts', { TREASURY_SIGNER_SOCKET: socket, TREASURY_PKCS11_MODULE: token.modulePath, TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel, TREASURY_PKCS11_KEK_LABEL: token.kekLabel, TREASURY_PKCS11_PIN_FILE: token.pinFile, SOFTHSM2_CONF: token.softhsm2Conf }, 'signer ready'),
+    );
+    const apiPort = await freePort();
+    const admin = `adm_${randomBytes(24).toString('base64url')}`;
+    // The API logs its ready line at info; the bench runs it at warn (no access log) and polls readiness.
+    const profile = process.env.BENCH_CPU_PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+    const apiChild = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: database.connectionString, TREASURY_SIGNER_SOCKET: socket, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(apiPort), TREASURY_LOG_LEVEL: 'warn', TREASURY_DB_POOL_MAX: '24' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(apiChild);
+    for (let i = 0; ; i++) {
+      const ok = await fetch(`http://127.0.0.1:${apiPort}/readyz`).then((r) => r.status === 200, () => false);
+      if (ok) break;
+      if (i > 300 || apiChild.exitCode !== null) throw new Error('treasury-api did not become ready');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const api = `http://127.0.0.1:${apiPort}`;
+    const post = async (route: string, bearer: string, body: unknown) => {
+      const res = await fetch(api + route, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const minted = await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'bench' });
+    const apiKey = minted.body.api_key as string;
+    process.stderr.write(`• creating ${WALLETS} wallets\n`);
+    const walletIds: string[] = [];
+    for (let i = 0; i < WALLETS; i += 16) {
+      const batch = await Promise.all(Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: { per_tx_cap_usd: '1', daily_cap_usd: '1000000', velocity_cap: { max_count: 1000000, window_seconds: 60 } } })));
+      walletIds.push(...batch.map((b) => b.body.id as string));
+    }
+    const payBody = { payment_requirements: { scheme: 'exact', network: 'eip155:84532', payTo: SELLER, amount: '1000', asset: USDC, extra: { name: 'USDC', version: '2' }, maxTimeoutSeconds: 300 }, capability: 'bench' };
+    const payOnce = async (walletId: string) => (await post(`/v1/wallets/${walletId}/pay`, apiKey, payBody)).status === 200;
+    process.stderr.write('• warm-up\n');
+    await drive(CONCURRENCY, 2, (i) => payOnce(walletIds[i % walletIds.length]!));
+    process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
+    const spread = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+    process.stderr.write(`• pay (b): one hot wallet, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
+    const hot = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
+
+    const metrics = await (await fetch(`${api}/metrics`)).text();
+    const avgMs = (name: string, labels: string) => {
+      const sum = Number(metrics.match(new RegExp(`${name}_sum\\{${labels}\\} ([0-9.e+-]+)`))?.[1]);
+      const count = Number(metrics.match(new RegExp(`${name}_count\\{${labels}\\} ([0-9.e+-]+)`))?.[1]);
+      return ((sum / count) * 1000).toFixed(2);
+    };
+    const breakdown = `inside the API, per pay on average: transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, of which signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms`;
+    const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
+      `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(40)} |`;
+    const lines = [
+      '',
+      `Treasury pay benchmark — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
+      '',
+      `| ${'measurement'.padEnd(44)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(40)} |`,
+      `|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(42)}|`,
+      row('ceiling: SoftHSM sign via backend (8 loops)', hsm, []),
+      row('ceiling: PG lock+insert, 1,000 keys (16 cl.)', dbSpread, []),
+      row('ceiling: PG lock+insert, one key (16 cl.)', dbHot, []),
+      row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [['HSM', hsm], ['PG', dbSpread]]),
+      row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [['HSM', hsm], ['PG hot', dbHot]]),
+      '',
+      breakdown,
+      '',
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    for (const child of children.reverse()) child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1500));
+    await database.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
