@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { getAddress, recoverTypedDataAddress } from 'viem';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -77,16 +78,7 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
     const sig = await signWithStoredKey(created.body.id, row.wallet_key_ref, created.body.address);
     const recovered = await recoverTypedDataAddress({
       domain: { ...typed.domain, verifyingContract: typed.domain.verifyingContract as `0x${string}` },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
       message: {
         from: typed.message.from as `0x${string}`,
