@@ -41,7 +41,10 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const auth = new Authenticator(knex, config.adminToken);
   const accounts = new AccountService(knex, signer, metrics);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain);
-  const pay = new PayService(knex, signer, chains, metrics, clock);
+  // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.
+  const afterPayCommit = config.faultInjection === 'kill_after_pay_commit' ? () => process.kill(process.pid, 'SIGKILL') : undefined;
+  if (afterPayCommit) log.warn('fault injection active: the process is killed after every pay commit');
+  const pay = new PayService(knex, signer, chains, metrics, clock, afterPayCommit);
   let shuttingDown = false;
   let server: http.Server | undefined;
 

@@ -23,6 +23,8 @@ const envSchema = z.object({
   TREASURY_EXTRA_CHAINS: z.string().optional(),
   TREASURY_DEFAULT_CHAIN: z.string().default('base-sepolia'),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
+  /** Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay commits. */
+  TREASURY_FAULT_INJECTION: z.enum(['kill_after_pay_commit']).optional(),
 });
 
 export type AppConfig = Readonly<{
@@ -41,6 +43,7 @@ export type AppConfig = Readonly<{
   defaultChain: string;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
+  faultInjection: 'kill_after_pay_commit' | undefined;
 }>;
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -66,5 +69,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     extraChains: e.TREASURY_EXTRA_CHAINS,
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
+    faultInjection: e.TREASURY_FAULT_INJECTION,
   });
 }

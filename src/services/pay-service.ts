@@ -77,6 +77,8 @@ export class PayService {
     private readonly chains: ChainRegistry,
     private readonly metrics: TreasuryMetrics,
     private readonly clock: () => Date,
+    /** Called after a signed payment committed and before it is returned (fault-injection tests only). */
+    private readonly afterCommit?: () => void,
   ) {}
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
@@ -282,6 +284,7 @@ export class PayService {
       });
     }
     this.metrics.payDecisions.inc({ kind: plan.kind, outcome: outcome.kind === 'replayed' ? 'replayed' : 'allow' });
+    if (outcome.kind === 'signed') this.afterCommit?.();
     return outcome.payment;
   }
 }

@@ -1,0 +1,116 @@
+/**
+ * Atomicity under races and crash safety, with two treasury-api processes sharing one PostgreSQL and one
+ * signer: exactly N of 64 concurrent payments pass a cap that allows N (daily cap and velocity cap), and a
+ * payment whose response was lost to a crash after COMMIT, retried with its Idempotency-Key, returns the
+ * same signature and spends nothing more.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+const requirements = (amount: string) => ({
+  scheme: 'exact',
+  network: 'eip155:84532',
+  payTo: SELLER,
+  amount,
+  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  extra: { name: 'USDC', version: '2' },
+  maxTimeoutSeconds: 120,
+});
+
+interface Api {
+  url: string;
+  child: ChildProcess;
+}
+
+async function startApi(db: TestDatabase, signer: TestSigner, admin: string, extraEnv: Record<string, string> = {}): Promise<Api> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', ...extraEnv },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) return { url, child };
+    if (child.exitCode !== null) break;
+    await sleep(100);
+  }
+  throw new Error('treasury-api did not become ready');
+}
+
+describe('pay races and crash safety (two API processes, one PostgreSQL)', function () {
+  this.timeout(240_000);
+  let signer: TestSigner;
+  let db: TestDatabase;
+  let apis: Api[] = [];
+  let token: string;
+  const admin = `adm_${randomBytes(24).toString('base64url')}`;
+
+  const post = async (api: Api, route: string, body: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(api.url + route, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+
+  before(async () => {
+    signer = await startTestSigner();
+    db = await createTestDatabase();
+    apis = [await startApi(db, signer, admin), await startApi(db, signer, admin)];
+    const minted = await fetch(`${apis[0]!.url}/v1/treasury`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ owner_type: 'agent', owner_id: 'race' }) });
+    token = ((await minted.json()) as { api_key: string }).api_key;
+  });
+  after(async () => {
+    for (const api of apis) api.child.kill('SIGTERM');
+    await sleep(500);
+    await db?.drop();
+    await signer?.stop();
+  });
+
+  async function race(policy: Record<string, unknown>, expected: number) {
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy })).body;
+    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') })));
+    const ok = results.filter((r) => r.status === 200);
+    assert.equal(ok.length, expected, JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 403)?.body ?? ''));
+    assert.equal(results.filter((r) => r.status === 403).length, 64 - expected);
+    assert.equal(new Set(ok.map((r) => r.body.signature)).size, expected);
+    const rows = await db.knex('authorizations').where({ wallet_id: wallet.id });
+    assert.equal(rows.length, expected, 'exactly N signatures recorded');
+    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), String(expected * 100_000));
+    assert.equal(totals.payment_count, expected, 'exactly N spends counted');
+  }
+
+  it('daily_cap_usd: exactly N of 64 concurrent pays across two processes', async () => {
+    await race({ daily_cap_usd: '0.7' }, 7);
+  });
+
+  it('velocity_cap: exactly N of 64 concurrent pays across two processes', async () => {
+    await race({ velocity_cap: { max_count: 9, window_seconds: 3600 } }, 9);
+  });
+
+  it('a pay whose response was lost after COMMIT, retried with its Idempotency-Key, returns the same signature and adds no spend', async () => {
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
+    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_commit' });
+    const body = { payment_requirements: requirements('250000') };
+    const lost = await post(doomed, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-1' }).catch((err: Error) => err);
+    assert.ok(lost instanceof Error, 'the response never arrived');
+    await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
+    assert.equal(doomed.child.signalCode, 'SIGKILL');
+    const stored = await db.knex('authorizations').where({ wallet_id: wallet.id, idempotency_key: 'crash-1' }).first();
+    assert.ok(stored, 'the payment was committed before the crash');
+
+    const retried = await post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-1' });
+    assert.equal(retried.status, 200);
+    assert.equal(retried.body.signature, stored.signature);
+    assert.equal(retried.body.authorization.nonce, stored.nonce);
+    assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 1);
+    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), '250000');
+  });
+});
