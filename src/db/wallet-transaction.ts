@@ -14,13 +14,21 @@ export function walletLockKey(walletId: string): bigint {
 }
 
 export interface WalletTx {
-  query<R = Record<string, unknown>>(sql: string, params: unknown[]): Promise<R[]>;
+  /** With `name`, the statement is prepared once per connection and reused (the hot path's statements). */
+  query<R = Record<string, unknown>>(sql: string, params: unknown[], name?: string): Promise<R[]>;
 }
+
+const positionalCache = new Map<string, string>();
 
 /** Replaces each `?` with `$1…$n` (the SQL passed here never contains a literal question mark). */
 function positional(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
+  let text = positionalCache.get(sql);
+  if (text === undefined) {
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
+    if (positionalCache.size < 256) positionalCache.set(sql, text);
+  }
+  return text;
 }
 
 export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx) => Promise<T>): Promise<T> {
@@ -29,7 +37,9 @@ export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn:
   try {
     // The key is a bigint computed here, so it is safe to inline; the two statements share one round trip.
     await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${walletLockKey(walletId).toString()})`);
-    const tx: WalletTx = { query: async (sql, params) => (await client.query(positional(sql), params)).rows };
+    const tx: WalletTx = {
+      query: async (sql, params, name) => (await client.query(name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows,
+    };
     try {
       const result = await fn(tx);
       await client.query('COMMIT');

@@ -151,6 +151,7 @@ export class PayService {
          FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
         WHERE w.id = ?`,
       [isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart), now, idempotencyKey ?? null, walletId],
+      'treasury_pay_read_v1',
     );
     const row = rows[0] as
       | (WalletRow & { account_key_ref: string; last_payment_at: Date | null; totals: Record<string, string> | null; recent_count: string; audit_head: AuditHead | null; previous: { request_hash: string; response: SignedPayment } | null })
@@ -206,7 +207,7 @@ export class PayService {
             payload: { decision_id: decisionId, kind: plan.kind, to: plan.to, amount_usd: formatUsd(plan.amountMicro), capability: plan.capability ?? null, rules: decision.violations.map((v) => v.rule) },
             at: now,
           });
-          await tx.query(`WITH d AS (${insertDecision}) ${insertAudit}`, [...decisionRow, ...auditValues(audit)]);
+          await tx.query(`WITH d AS (${insertDecision}) ${insertAudit}`, [...decisionRow, ...auditValues(audit)], 'treasury_pay_deny_v1');
           return { kind: 'denied' as const, decisionId, decision };
         }
 
@@ -270,6 +271,7 @@ export class PayService {
             now, wallet.id,
             ...auditValues(audit),
           ],
+          'treasury_pay_record_v1',
         );
         return { kind: 'signed' as const, payment };
       }).finally(() => stop());
