@@ -15,6 +15,9 @@ import { jsonBody } from './http/middleware/json-body.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
 import { payRoutes } from './http/routes/pay-routes.js';
+import { identityRoutes } from './http/routes/identity-routes.js';
+import { IdentityService } from './identity/identity-service.js';
+import { PatService } from './services/pat-service.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
@@ -45,6 +48,8 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const afterPayCommit = config.faultInjection === 'kill_after_pay_commit' ? () => process.kill(process.pid, 'SIGKILL') : undefined;
   if (afterPayCommit) log.warn('fault injection active: the process is killed after every pay commit');
   const pay = new PayService(knex, signer, chains, metrics, clock, afterPayCommit);
+  const identity = new IdentityService(knex, accounts, metrics, { publicUrl: config.publicUrl, sessionTtlSeconds: config.sessionTtlSeconds, clock });
+  const pats = new PatService(knex, metrics, clock);
   let shuttingDown = false;
   let server: http.Server | undefined;
 
@@ -52,7 +57,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(jsonBody(config.bodyLimitBytes));
-  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets }), payRoutes({ auth, wallets, pay })]) {
+  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets }), payRoutes({ auth, wallets, pay }), identityRoutes({ auth, identity, pats })]) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());
   }

@@ -23,6 +23,8 @@ export type Principal =
       tokenKind: 'api_key' | 'pat' | 'session';
       scopeType: ScopeType;
       scopeId: string;
+      /** The platform account that owns the token (sessions and account-minted PATs). */
+      accountId: string | null;
     };
 
 const BEARER_RE = /^Bearer ([A-Za-z0-9_\-.~+/=]{1,512})$/;
@@ -36,6 +38,7 @@ interface TokenRow {
   expires_at: Date | null;
   used_at: Date | null;
   revoked_at: Date | null;
+  account_id: string | null;
 }
 
 export class Authenticator {
@@ -52,12 +55,17 @@ export class Authenticator {
     return this.adminTokenHash !== undefined;
   }
 
-  async authenticate(header: string | undefined, now: Date = new Date()): Promise<Principal> {
+  /**
+   * @param options.platform platform routes (identity, PATs, whoami, sellers…) refuse the removed legacy
+   * Treasury master key with 401 `master_key_removed`; Treasury routes still accept it.
+   */
+  async authenticate(header: string | undefined, now: Date = new Date(), options: { platform?: boolean } = {}): Promise<Principal> {
     if (header === undefined || header === '') throw new AppError('unauthorized', { recovery: REAUTHENTICATE });
     const match = BEARER_RE.exec(header);
     if (!match) throw new AppError('unauthorized', { message: 'Send `Authorization: Bearer <token>`.', recovery: REAUTHENTICATE });
     const token = match[1]!;
     if (token.startsWith(TOKEN_PREFIXES.legacy_seller_key)) throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
+    if (options.platform && token.startsWith(TOKEN_PREFIXES.api_key)) throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
     if (this.adminTokenHash && matchesHash(token, this.adminTokenHash)) return { kind: 'admin', actor: 'admin' };
 
     const kind = token.startsWith(TOKEN_PREFIXES.pat)
@@ -71,7 +79,7 @@ export class Authenticator {
 
     const row = (await this.knex('api_tokens')
       .where({ token_hash: hashToken(token), kind })
-      .first('id', 'kind', 'scope_type', 'scope_id', 'single_use', 'expires_at', 'used_at', 'revoked_at')) as TokenRow | undefined;
+      .first('id', 'kind', 'scope_type', 'scope_id', 'single_use', 'expires_at', 'used_at', 'revoked_at', 'account_id')) as TokenRow | undefined;
     if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) {
       throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
@@ -79,7 +87,7 @@ export class Authenticator {
       const consumed = await this.knex('api_tokens').where({ id: row.id }).whereNull('used_at').update({ used_at: now });
       if (consumed === 0) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
-    return { kind: 'token', actor: row.id, tokenId: row.id, tokenKind: row.kind, scopeType: row.scope_type, scopeId: row.scope_id };
+    return { kind: 'token', actor: row.id, tokenId: row.id, tokenKind: row.kind, scopeType: row.scope_type, scopeId: row.scope_id, accountId: row.account_id };
   }
 }
 

@@ -23,6 +23,9 @@ const envSchema = z.object({
   TREASURY_EXTRA_CHAINS: z.string().optional(),
   TREASURY_DEFAULT_CHAIN: z.string().default('base-sepolia'),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
+  /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
+  TREASURY_PUBLIC_URL: z.string().url().optional(),
+  TREASURY_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
   /** Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay commits. */
   TREASURY_FAULT_INJECTION: z.enum(['kill_after_pay_commit']).optional(),
 });
@@ -44,6 +47,8 @@ export type AppConfig = Readonly<{
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
   faultInjection: 'kill_after_pay_commit' | undefined;
+  publicUrl: string;
+  sessionTtlSeconds: number;
 }>;
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -70,5 +75,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     faultInjection: e.TREASURY_FAULT_INJECTION,
+    publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
+    sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
   });
 }

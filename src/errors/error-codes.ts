@@ -11,6 +11,9 @@ export const ERROR_CODES = {
   asset_not_supported: { status: 400, message: 'That asset is not the configured USDC contract of the network.' },
   scheme_not_supported: { status: 400, message: 'That payment scheme is not supported yet; use "exact".' },
   missing_eip712_domain: { status: 400, message: 'payment_requirements.extra must carry the token\'s EIP-712 name and version.' },
+  sign_in_message_invalid: { status: 400, message: 'The sign-in message is not a valid SIWE / SIWS message.' },
+  scope_not_found: { status: 404, message: 'No such scope for this account.' },
+  pat_not_found: { status: 404, message: 'No such PAT.' },
   invalid_idempotency_key: { status: 400, message: 'Idempotency-Key must be 1 to 128 characters of [A-Za-z0-9_.:-].' },
   unauthorized: { status: 401, message: 'A bearer token is required.' },
   invalid_token: { status: 401, message: 'The bearer token is unknown, expired or revoked.' },
@@ -19,6 +22,10 @@ export const ERROR_CODES = {
     message:
       'Master keys were removed on 2026-04-27. Bootstrap a session with `xx init`, then mint PATs (`xx service pat create` for seller calls, `xx pat create` for buyer calls).',
   },
+  sign_in_domain_mismatch: { status: 401, message: 'The sign-in message is for another domain or URI.' },
+  sign_in_nonce_invalid: { status: 401, message: 'The sign-in nonce is unknown, expired or already used; ask for a new one.' },
+  sign_in_expired: { status: 401, message: 'The sign-in message is expired or not yet valid.' },
+  sign_in_signature_invalid: { status: 401, message: 'The sign-in signature does not match the address.' },
   insufficient_scope: { status: 403, message: 'This token is not allowed to do that.' },
   policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
   transfer_not_permitted_with_capability_cap: {

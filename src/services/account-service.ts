@@ -45,27 +45,45 @@ export class AccountService {
   ) {}
 
   async mint(input: { owner_type: string; owner_id: string }, actor: string): Promise<MintedAccount> {
-    const { account_key_ref } = await this.signer.call('create_account_key', {});
-    const id = generateId('acct_');
     const apiKey = generateToken(TOKEN_PREFIXES.api_key);
-    const now = new Date();
-    await this.knex.transaction(async (trx) => {
-      await trx('treasury_accounts').insert({ id, owner_type: input.owner_type, owner_id: input.owner_id, account_key_ref, status: 'active', created_at: now });
+    const { id, created_at } = await this.create(input, actor, async (trx, accountId, now) => {
       await trx('api_tokens').insert({
         id: generateId('tok_'),
         token_hash: hashToken(apiKey),
         kind: 'api_key',
         scope_type: 'treasury',
-        scope_id: id,
+        scope_id: accountId,
         label: 'api_key',
         created_by: actor,
         created_at: now,
       });
-      await appendAuditEvent(trx, { chainKey: id, eventType: 'account.minted', actor, payload: { owner_type: input.owner_type, owner_id: input.owner_id }, at: now });
     });
-    this.metrics.accountsMinted.inc();
     this.metrics.tokensIssued.inc({ kind: 'api_key' });
-    return { id, owner_type: input.owner_type, owner_id: input.owner_id, status: 'active', created_at: now.toISOString(), api_key: apiKey };
+    return { id, owner_type: input.owner_type, owner_id: input.owner_id, status: 'active', created_at: created_at.toISOString(), api_key: apiKey };
+  }
+
+  /**
+   * Creates a Treasury account (its key generated in the HSM, stored wrapped). `within` runs in the same
+   * transaction, e.g. to issue its api key or to link it to an agent.
+   */
+  async create(
+    input: { owner_type: string; owner_id: string },
+    actor: string,
+    within?: (trx: Knex.Transaction, accountId: string, now: Date) => Promise<void>,
+    outer?: Knex.Transaction,
+  ): Promise<{ id: string; created_at: Date }> {
+    const { account_key_ref } = await this.signer.call('create_account_key', {});
+    const id = generateId('acct_');
+    const now = new Date();
+    const run = async (trx: Knex.Transaction) => {
+      await trx('treasury_accounts').insert({ id, owner_type: input.owner_type, owner_id: input.owner_id, account_key_ref, status: 'active', created_at: now });
+      await within?.(trx, id, now);
+      await appendAuditEvent(trx, { chainKey: id, eventType: 'account.minted', actor, payload: { owner_type: input.owner_type, owner_id: input.owner_id }, at: now });
+    };
+    if (outer) await run(outer);
+    else await this.knex.transaction(run);
+    this.metrics.accountsMinted.inc();
+    return { id, created_at: now };
   }
 
   async get(accountId: string): Promise<AccountRow> {

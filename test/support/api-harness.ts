@@ -31,6 +31,7 @@ export async function startTestTreasury(
     TREASURY_ADMIN_TOKEN: adminToken,
     DATABASE_URL: db.connectionString,
     TREASURY_LOG_LEVEL: 'silent',
+    TREASURY_PUBLIC_URL: 'http://treasury.test',
     ...options.extraEnv,
   });
   const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });

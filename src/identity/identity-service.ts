@@ -1,0 +1,107 @@
+/**
+ * Sign-in and sessions. A server-issued nonce (single use, 10 minutes) goes into a SIWE or SIWS message;
+ * `init` verifies it, consumes the nonce atomically (a replay finds it used), creates the account and its
+ * first agent (with its own Treasury account) on first sign-in, and issues an `as_` session that expires.
+ * `exchangePat` turns an agent PAT into a fresh session for the agent's account.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
+import type { Principal } from '../auth/authenticator.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { AccountService } from '../services/account-service.js';
+import { verifySiwe, verifySiws } from './sign-in-message.js';
+
+const NONCE_TTL_SECONDS = 600;
+
+export interface SessionGrant {
+  session: string;
+  account_id: string;
+  agent_id: string;
+  expires_at: string;
+  created: boolean;
+}
+
+export class IdentityService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly accounts: AccountService,
+    private readonly metrics: TreasuryMetrics,
+    private readonly options: { publicUrl: string; sessionTtlSeconds: number; clock: () => Date },
+  ) {}
+
+  async issueNonce(): Promise<{ nonce: string; expires_at: string }> {
+    const nonce = randomBytes(16).toString('hex');
+    const expiresAt = new Date(this.options.clock().getTime() + NONCE_TTL_SECONDS * 1000);
+    await this.knex('identity_nonces').insert({ nonce, expires_at: expiresAt });
+    return { nonce, expires_at: expiresAt.toISOString() };
+  }
+
+  async init(input: { message: string; signature: string; chain: 'evm' | 'solana' }): Promise<SessionGrant> {
+    const now = this.options.clock();
+    const expect = { publicUrl: this.options.publicUrl, now, maxAgeSeconds: NONCE_TTL_SECONDS };
+    const verified = input.chain === 'evm' ? await verifySiwe(input.message, input.signature, expect) : await verifySiws(input.message, input.signature, expect);
+    const address = verified.chain === 'evm' ? verified.address.toLowerCase() : verified.address;
+
+    return this.knex.transaction(async (trx) => {
+      const consumed = await trx('identity_nonces').where({ nonce: verified.nonce }).whereNull('used_at').andWhere('expires_at', '>', now).update({ used_at: now });
+      if (consumed === 0) throw new AppError('sign_in_nonce_invalid');
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 11))', [`identity:${verified.chain}:${address}`]);
+      const identity = await trx('identities').where({ chain: verified.chain, address }).first('account_id');
+      let accountId: string;
+      let created = false;
+      if (identity) {
+        accountId = identity.account_id;
+        await trx('identities').where({ chain: verified.chain, address }).update({ last_sign_in_at: now });
+      } else {
+        accountId = generateId('acc_');
+        created = true;
+        await trx('accounts').insert({ id: accountId, created_at: now });
+        await trx('identities').insert({ chain: verified.chain, address, account_id: accountId, created_at: now, last_sign_in_at: now });
+        await this.spawnAgent(trx, accountId, 'default', now);
+      }
+      const agent = await trx('agents').where({ account_id: accountId }).orderBy('created_at').first('id');
+      const session = await this.issueSession(trx, accountId, now);
+      this.metrics.tokensIssued.inc({ kind: 'session' });
+      return { ...session, account_id: accountId, agent_id: agent.id as string, created };
+    });
+  }
+
+  /** A new agent with its own Treasury account (its key generated in the HSM). */
+  async spawnAgent(trx: Knex.Transaction, accountId: string, label: string, now: Date): Promise<string> {
+    const agentId = generateId('agt_');
+    const treasury = await this.accounts.create({ owner_type: 'agent', owner_id: agentId }, accountId, undefined, trx);
+    await trx('agents').insert({ id: agentId, account_id: accountId, label, treasury_account_id: treasury.id, created_at: now });
+    return agentId;
+  }
+
+  private async issueSession(trx: Knex.Transaction, accountId: string, now: Date): Promise<{ session: string; expires_at: string }> {
+    const session = generateToken(TOKEN_PREFIXES.session);
+    const expiresAt = new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
+    await trx('api_tokens').insert({
+      id: generateId('ses_'),
+      token_hash: hashToken(session),
+      kind: 'session',
+      scope_type: 'account',
+      scope_id: accountId,
+      account_id: accountId,
+      created_by: accountId,
+      created_at: now,
+      expires_at: expiresAt,
+    });
+    return { session, expires_at: expiresAt.toISOString() };
+  }
+
+  async exchangePat(principal: Principal): Promise<SessionGrant> {
+    if (principal.kind !== 'token' || principal.tokenKind !== 'pat' || principal.scopeType !== 'agent') {
+      throw new AppError('insufficient_scope', { message: 'Only an agent PAT can be exchanged for a session.' });
+    }
+    const agent = await this.knex('agents').where({ id: principal.scopeId }).first('id', 'account_id');
+    if (!agent) throw new AppError('invalid_token');
+    const now = this.options.clock();
+    const session = await this.knex.transaction((trx) => this.issueSession(trx, agent.account_id, now));
+    this.metrics.tokensIssued.inc({ kind: 'session' });
+    return { ...session, account_id: agent.account_id, agent_id: agent.id, created: false };
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Personal access tokens minted by an account session: scope `agent` (one agent's wallet operations, with
+ * an optional daily cap), `treasury` (direct Treasury operations on one of the account's agents' Treasury
+ * accounts), `service` (a seller's surface, once sellers exist). Listed without secrets, revoked at once
+ * (no cache), daily cap changeable. Stored only as SHA-256.
+ */
+import type { Knex } from 'knex';
+import { formatUsd, parseUsd } from '../../policy/money.js';
+import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+
+export interface PatView {
+  id: string;
+  scope_type: string;
+  scope_id: string;
+  label: string | null;
+  daily_cap_usd: string | null;
+  single_use: boolean;
+  created_at: string;
+  expires_at: string | null;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+interface PatRow {
+  id: string;
+  scope_type: string;
+  scope_id: string;
+  label: string | null;
+  daily_cap_micro: string | null;
+  single_use: boolean;
+  created_at: Date;
+  expires_at: Date | null;
+  used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const toView = (r: PatRow): PatView => ({
+  id: r.id,
+  scope_type: r.scope_type,
+  scope_id: r.scope_id,
+  label: r.label,
+  daily_cap_usd: r.daily_cap_micro === null ? null : formatUsd(BigInt(r.daily_cap_micro)),
+  single_use: r.single_use,
+  created_at: r.created_at.toISOString(),
+  expires_at: r.expires_at?.toISOString() ?? null,
+  used_at: r.used_at?.toISOString() ?? null,
+  revoked_at: r.revoked_at?.toISOString() ?? null,
+});
+
+export class PatService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly metrics: TreasuryMetrics,
+    private readonly clock: () => Date,
+  ) {}
+
+  /** Resolves and checks the scope an account asks a PAT for. */
+  private async resolveScope(accountId: string, scopeType: 'agent' | 'treasury' | 'service', scopeId: string | undefined): Promise<string> {
+    if (scopeType === 'service') throw new AppError('scope_not_found', { message: 'This account has no seller service yet.' });
+    const agents = (await this.knex('agents').where({ account_id: accountId }).orderBy('created_at').select('id', 'treasury_account_id')) as Array<{ id: string; treasury_account_id: string }>;
+    if (scopeType === 'agent') {
+      const agent = scopeId === undefined ? agents[0] : agents.find((a) => a.id === scopeId);
+      if (!agent) throw new AppError('scope_not_found');
+      return agent.id;
+    }
+    const treasury = scopeId === undefined ? agents[0]?.treasury_account_id : agents.find((a) => a.treasury_account_id === scopeId)?.treasury_account_id;
+    if (!treasury) throw new AppError('scope_not_found');
+    return treasury;
+  }
+
+  async create(
+    accountId: string,
+    input: { scope_type: 'agent' | 'treasury' | 'service'; scope_id?: string | undefined; label?: string | undefined; daily_cap_usd?: string | undefined; single_use?: boolean | undefined; expires_in_seconds?: number | undefined },
+    actor: string,
+  ): Promise<PatView & { pat: string }> {
+    if (input.daily_cap_usd !== undefined && input.scope_type !== 'agent') {
+      throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
+    }
+    const scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id);
+    const pat = generateToken(TOKEN_PREFIXES.pat);
+    const now = this.clock();
+    const [row] = (await this.knex('api_tokens')
+      .insert({
+        id: generateId('pat_'),
+        token_hash: hashToken(pat),
+        kind: 'pat',
+        scope_type: input.scope_type,
+        scope_id: scopeId,
+        account_id: accountId,
+        label: input.label ?? null,
+        single_use: input.single_use ?? false,
+        daily_cap_micro: input.daily_cap_usd === undefined ? null : parseUsd(input.daily_cap_usd).toString(),
+        created_by: actor,
+        created_at: now,
+        expires_at: input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null,
+      })
+      .returning('*')) as PatRow[];
+    this.metrics.tokensIssued.inc({ kind: 'pat' });
+    return { ...toView(row!), pat };
+  }
+
+  async list(accountId: string): Promise<PatView[]> {
+    const rows = (await this.knex('api_tokens').where({ account_id: accountId, kind: 'pat' }).orderBy('created_at')) as PatRow[];
+    return rows.map(toView);
+  }
+
+  async revoke(accountId: string, patId: string): Promise<PatView> {
+    const [row] = (await this.knex('api_tokens')
+      .where({ id: patId, account_id: accountId, kind: 'pat' })
+      .update({ revoked_at: this.knex.raw('COALESCE(revoked_at, now())') })
+      .returning('*')) as PatRow[];
+    if (!row) throw new AppError('pat_not_found');
+    return toView(row);
+  }
+
+  async setDailyCap(accountId: string, patId: string, dailyCapUsd: string | null): Promise<PatView> {
+    const current = await this.knex('api_tokens').where({ id: patId, account_id: accountId, kind: 'pat' }).first('scope_type');
+    if (!current) throw new AppError('pat_not_found');
+    if (current.scope_type !== 'agent') throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
+    const [row] = (await this.knex('api_tokens')
+      .where({ id: patId })
+      .update({ daily_cap_micro: dailyCapUsd === null ? null : parseUsd(dailyCapUsd).toString() })
+      .returning('*')) as PatRow[];
+    return toView(row!);
+  }
+}
