@@ -47,7 +47,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.
   const afterPayCommit = config.faultInjection === 'kill_after_pay_commit' ? () => process.kill(process.pid, 'SIGKILL') : undefined;
   if (afterPayCommit) log.warn('fault injection active: the process is killed after every pay commit');
-  const pay = new PayService(knex, signer, chains, metrics, clock, afterPayCommit);
+  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, afterPayCommit);
   const identity = new IdentityService(knex, accounts, metrics, { publicUrl: config.publicUrl, sessionTtlSeconds: config.sessionTtlSeconds, clock });
   const pats = new PatService(knex, metrics, clock);
   let shuttingDown = false;
@@ -57,7 +57,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(jsonBody(config.bodyLimitBytes));
-  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets }), payRoutes({ auth, wallets, pay }), identityRoutes({ auth, identity, pats })]) {
+  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats })]) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());
   }

@@ -25,6 +25,8 @@ export type Principal =
       scopeId: string;
       /** The platform account that owns the token (sessions and account-minted PATs). */
       accountId: string | null;
+      /** Buyer (agent) PATs: the daily cap in micro-USD, if any. */
+      dailyCapMicro: bigint | null;
     };
 
 const BEARER_RE = /^Bearer ([A-Za-z0-9_\-.~+/=]{1,512})$/;
@@ -39,6 +41,7 @@ interface TokenRow {
   used_at: Date | null;
   revoked_at: Date | null;
   account_id: string | null;
+  daily_cap_micro: string | null;
 }
 
 export class Authenticator {
@@ -79,7 +82,7 @@ export class Authenticator {
 
     const row = (await this.knex('api_tokens')
       .where({ token_hash: hashToken(token), kind })
-      .first('id', 'kind', 'scope_type', 'scope_id', 'single_use', 'expires_at', 'used_at', 'revoked_at', 'account_id')) as TokenRow | undefined;
+      .first('id', 'kind', 'scope_type', 'scope_id', 'single_use', 'expires_at', 'used_at', 'revoked_at', 'account_id', 'daily_cap_micro')) as TokenRow | undefined;
     if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) {
       throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
@@ -87,8 +90,21 @@ export class Authenticator {
       const consumed = await this.knex('api_tokens').where({ id: row.id }).whereNull('used_at').update({ used_at: now });
       if (consumed === 0) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
-    return { kind: 'token', actor: row.id, tokenId: row.id, tokenKind: row.kind, scopeType: row.scope_type, scopeId: row.scope_id, accountId: row.account_id };
+    return { kind: 'token', actor: row.id, tokenId: row.id, tokenKind: row.kind, scopeType: row.scope_type, scopeId: row.scope_id, accountId: row.account_id, dailyCapMicro: row.daily_cap_micro === null ? null : BigInt(row.daily_cap_micro) };
   }
+}
+
+/**
+ * The Treasury account a principal may act for: a Treasury PAT or api key names it; an agent PAT acts for
+ * its agent's Treasury account, on the wallet operations only (`agentAllowed`). Anything else is a 403.
+ */
+export async function resolveWalletScope(knex: Knex, principal: Principal, agentAllowed: boolean): Promise<string> {
+  if (agentAllowed && principal.kind === 'token' && principal.tokenKind === 'pat' && principal.scopeType === 'agent') {
+    const agent = await knex('agents').where({ id: principal.scopeId }).first('treasury_account_id');
+    if (!agent) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
+    return agent.treasury_account_id as string;
+  }
+  return requireTreasuryScope(principal);
 }
 
 /** The Treasury account a principal may act for, or a 403. */

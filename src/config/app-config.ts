@@ -25,6 +25,8 @@ const envSchema = z.object({
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
   TREASURY_PUBLIC_URL: z.string().url().optional(),
+  /** Where the dashboard lives (settings links in recovery blocks); defaults to the public URL. */
+  TREASURY_DASHBOARD_URL: z.string().url().optional(),
   TREASURY_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
   /** Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay commits. */
   TREASURY_FAULT_INJECTION: z.enum(['kill_after_pay_commit']).optional(),
@@ -48,6 +50,7 @@ export type AppConfig = Readonly<{
   exitWithParent: boolean;
   faultInjection: 'kill_after_pay_commit' | undefined;
   publicUrl: string;
+  dashboardUrl: string;
   sessionTtlSeconds: number;
 }>;
 
@@ -77,5 +80,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     faultInjection: e.TREASURY_FAULT_INJECTION,
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
+    dashboardUrl: (e.TREASURY_DASHBOARD_URL ?? e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).replace(/\/+$/, ''),
   });
 }

@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, message: 'That method is not allowed on this route.' },
   idempotency_key_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
   wallet_revoked: { status: 410, message: 'This wallet is revoked; every operation on it is refused.' },
+  MGMT_6014: { status: 429, message: 'This PAT reached its daily spending cap. Raise the cap in the dashboard or wait for the UTC day to reset.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.' },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },

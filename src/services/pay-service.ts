@@ -65,6 +65,8 @@ export interface CallContext {
   accountId: string;
   walletId: string;
   actor: string;
+  /** When the bearer is a buyer (agent) PAT: its id and daily cap, enforced in the same transaction. */
+  pat?: { tokenId: string; dailyCapMicro: bigint | null } | undefined;
   idempotencyKey: string | undefined;
   /** The route and body, for idempotency comparison. */
   request: unknown;
@@ -77,6 +79,7 @@ export class PayService {
     private readonly chains: ChainRegistry,
     private readonly metrics: TreasuryMetrics,
     private readonly clock: () => Date,
+    private readonly dashboardUrl: string,
     /** Called after a signed payment committed and before it is returned (fault-injection tests only). */
     private readonly afterCommit?: () => void,
   ) {}
@@ -168,6 +171,29 @@ export class PayService {
     return { wallet: row, state, auditHead: row.audit_head, previous: row.previous, windows };
   }
 
+  /**
+   * The buyer PAT's daily cap (UTC day), checked under a per-PAT lock taken after the wallet lock (always
+   * in that order, so two wallets paid through one PAT cannot deadlock). Over the cap: 429 MGMT_6014 with
+   * the raise_pat_cap recovery; nothing is recorded.
+   */
+  private async checkPatDailyCap(tx: WalletTx, pat: { tokenId: string; dailyCapMicro: bigint | null }, amountMicro: bigint, dayStart: Date): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended(?, 13))', [`pat:${pat.tokenId}`], 'treasury_pat_lock_v1');
+    if (pat.dailyCapMicro === null) return;
+    const [row] = await tx.query<{ spent_micro: string }>('SELECT spent_micro FROM pat_spend_totals WHERE token_id = ? AND day = ?::date', [pat.tokenId, isoDate(dayStart)], 'treasury_pat_read_v1');
+    const spent = BigInt(row?.spent_micro ?? 0);
+    if (spent + amountMicro <= pat.dailyCapMicro) return;
+    this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'pat_cap' });
+    throw new AppError('MGMT_6014', {
+      recovery: {
+        kind: 'raise_pat_cap',
+        settings_url: `${this.dashboardUrl}/settings/pats/${pat.tokenId}`,
+        current_cap_usd: formatUsd(pat.dailyCapMicro),
+        attempted_amount_usd: formatUsd(amountMicro),
+      },
+      fields: { spent_today_usd: formatUsd(spent) },
+    });
+  }
+
   private requestHash(request: unknown): string {
     return createHash('sha256').update(canonicalJson(request)).digest('hex');
   }
@@ -190,6 +216,8 @@ export class PayService {
         if (chain.network !== wallet.network) {
           throw new AppError('network_not_supported', { message: `This wallet is on ${wallet.network}; the payment asks for ${chain.network}.`, fields: { network: chain.network, wallet_network: wallet.network } });
         }
+
+        if (ctx.pat) await this.checkPatDailyCap(tx, ctx.pat, plan.amountMicro, windows.dayStart);
 
         const request: SpendRequest = { kind: plan.kind, amountMicro: plan.amountMicro, to: plan.to, capability: plan.capability };
         const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
@@ -273,6 +301,14 @@ export class PayService {
           ],
           'treasury_pay_record_v1',
         );
+        if (ctx.pat) {
+          await tx.query(
+            `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
+             ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro`,
+            [ctx.pat.tokenId, isoDate(windows.dayStart), amount],
+            'treasury_pat_spend_v1',
+          );
+        }
         return { kind: 'signed' as const, payment };
       }).finally(() => stop());
 

@@ -6,8 +6,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { parseUsd } from '../../../policy/money.js';
+import type { Knex } from 'knex';
 import type { Authenticator } from '../../auth/authenticator.js';
-import { requireTreasuryScope } from '../../auth/authenticator.js';
+import { requireTreasuryScope, resolveWalletScope } from '../../auth/authenticator.js';
 import { AppError } from '../../errors/app-error.js';
 import type { CallContext, PayService } from '../../services/pay-service.js';
 import type { WalletService } from '../../services/wallet-service.js';
@@ -15,17 +16,20 @@ import { walletIdSchema } from '../schemas/common-schemas.js';
 import { evaluateBodySchema, idempotencyKeySchema, payBodySchema, putPolicyBodySchema, transferBodySchema } from '../schemas/pay-schemas.js';
 import { validate } from '../validate.js';
 
-export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; pay: PayService }): Router {
+export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; pay: PayService; knex: Knex }): Router {
   const router = new Router();
 
-  const scope = async (ctx: Context) => {
+  /** Treasury bearers everywhere; agent PATs on the wallet operations (read policy, evaluate, pay, transfer). */
+  const scope = async (ctx: Context, agentAllowed = true) => {
     const principal = await deps.auth.authenticate(ctx.get('authorization'));
-    const accountId = requireTreasuryScope(principal);
+    const accountId = agentAllowed ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
-    return { accountId, walletId, actor: principal.actor };
+    const pat =
+      principal.kind === 'token' && principal.tokenKind === 'pat' && principal.scopeType === 'agent' ? { tokenId: principal.tokenId, dailyCapMicro: principal.dailyCapMicro } : undefined;
+    return { accountId, walletId, actor: principal.actor, pat };
   };
 
-  const callContext = (ctx: Context, s: { accountId: string; walletId: string; actor: string }, body: unknown): CallContext => {
+  const callContext = (ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'request'>, body: unknown): CallContext => {
     const header = ctx.get('idempotency-key');
     let idempotencyKey: string | undefined;
     if (header !== '') {
@@ -43,7 +47,7 @@ export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; p
   });
 
   router.put('/v1/wallets/:id/policy', async (ctx) => {
-    const s = await scope(ctx);
+    const s = await scope(ctx, false);
     const policy = validate(putPolicyBodySchema, ctx.state.body);
     const wallet = await deps.wallets.setPolicy(s.accountId, s.walletId, policy, s.actor);
     ctx.body = { wallet_id: wallet.id, policy: wallet.policy };

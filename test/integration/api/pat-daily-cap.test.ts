@@ -1,0 +1,77 @@
+/**
+ * The buyer PAT daily cap, enforced atomically in the pay transaction: an agent PAT pays with its agent's
+ * wallets; the payment that crosses the cap answers 429 MGMT_6014 with the exact recovery fields and records
+ * nothing; the cap spans the agent's wallets; after the (injected) UTC midnight it passes again. Agent PATs
+ * cannot manage wallets.
+ */
+import assert from 'node:assert/strict';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+
+const requirements = (amount: string) => ({
+  scheme: 'exact',
+  network: 'eip155:84532',
+  payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+  amount,
+  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  extra: { name: 'USDC', version: '2' },
+  maxTimeoutSeconds: 60,
+});
+
+describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+  let now = new Date();
+
+  before(async () => {
+    t = await startTestTreasury({ clock: () => now });
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('429 MGMT_6014 with the raise_pat_cap recovery when a payment crosses the cap; resets at UTC midnight', async () => {
+    const who = privateKeyToAccount(generatePrivateKey());
+    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
+    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
+    const { session } = (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body;
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
+    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })).body;
+    const w1 = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'a' } })).body;
+    const w2 = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'b' } })).body;
+
+    const listed = await t.request('GET', '/v1/wallets', { token: buyer.pat });
+    assert.deepEqual(listed.body.wallets.map((w: { id: string }) => w.id).sort(), [w1.id, w2.id].sort());
+    assert.equal((await t.request('POST', '/v1/wallets', { token: buyer.pat, body: {} })).status, 403);
+    assert.equal((await t.request('POST', `/v1/wallets/${w1.id}/rotate`, { token: buyer.pat })).status, 403);
+    assert.equal((await t.request('PUT', `/v1/wallets/${w1.id}/policy`, { token: buyer.pat, body: {} })).status, 403);
+
+    now = new Date(Date.UTC(2026, 10, 22, 23, 59, 0));
+    const pay = (walletId: string, amount: string) => t.request('POST', `/v1/wallets/${walletId}/pay`, { token: buyer.pat, body: { payment_requirements: requirements(amount) } });
+    assert.equal((await pay(w1.id, '600000')).status, 200);
+    assert.equal((await pay(w2.id, '400000')).status, 200, 'exactly at the cap, across two wallets');
+    const over = await pay(w2.id, '500000');
+    assert.equal(over.status, 429);
+    assert.equal(over.body.error_code, 'MGMT_6014');
+    assert.equal(typeof over.body.user_message, 'string');
+    assert.deepEqual(over.body.recovery, {
+      kind: 'raise_pat_cap',
+      settings_url: `http://treasury.test/settings/pats/${buyer.id}`,
+      current_cap_usd: '1',
+      attempted_amount_usd: '0.5',
+    });
+    assert.equal((await t.db.knex('authorizations').whereIn('wallet_id', [w1.id, w2.id])).length, 2, 'nothing recorded for the refused payment');
+
+    // the same wallet through the Treasury PAT is not limited by the buyer PAT's cap
+    assert.equal((await t.request('POST', `/v1/wallets/${w2.id}/pay`, { token: treasuryPat, body: { payment_requirements: requirements('500000') } })).status, 200);
+
+    now = new Date(Date.UTC(2026, 10, 23, 0, 0, 0));
+    assert.equal((await pay(w2.id, '500000')).status, 200, 'the cap resets at 00:00 UTC');
+
+    await t.request('PATCH', `/v1/pats/${buyer.id}`, { token: session, body: { daily_cap_usd: '0.6' } });
+    const lowered = await pay(w1.id, '200000');
+    assert.equal(lowered.status, 429);
+    assert.equal(lowered.body.recovery.current_cap_usd, '0.6');
+  });
+});
