@@ -1,0 +1,136 @@
+/**
+ * The authorization matrix: every bearer-protected route × every kind of bearer → the expected status.
+ * No cell is skipped. Destructive routes get a fresh target per cell.
+ */
+import assert from 'node:assert/strict';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { generateId, generateToken, hashToken } from '../../../src/auth/token-codec.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+
+type Bearer = 'none' | 'garbage' | 'removed_master_key' | 'legacy_treasury_key' | 'expired_session' | 'revoked_pat' | 'service_pat' | 'agent_pat' | 'treasury_pat' | 'other_account_pat' | 'session';
+const BEARERS: Bearer[] = ['none', 'garbage', 'removed_master_key', 'legacy_treasury_key', 'expired_session', 'revoked_pat', 'service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'session'];
+const UNAUTHENTICATED: Bearer[] = ['none', 'garbage', 'removed_master_key', 'expired_session', 'revoked_pat'];
+
+const requirements = {
+  scheme: 'exact',
+  network: 'eip155:84532',
+  payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+  amount: '1000',
+  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+  extra: { name: 'USDC', version: '2' },
+  maxTimeoutSeconds: 60,
+};
+
+describe('authorization matrix (every route × every bearer)', function () {
+  this.timeout(240_000);
+  let t: TestTreasury;
+  const tokens = {} as Record<Bearer, string | undefined>;
+  let session: string;
+  let treasuryAccountId: string;
+  let treasuryPat: string;
+
+  async function signIn() {
+    const who = privateKeyToAccount(generatePrivateKey());
+    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
+    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
+    return (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body;
+  }
+
+  before(async () => {
+    t = await startTestTreasury();
+    const me = await signIn();
+    session = me.session;
+    const mk = async (body: unknown, token = session) => (await t.request('POST', '/v1/pats', { token, body })).body;
+    const tp = await mk({ scope_type: 'treasury' });
+    treasuryPat = tp.pat;
+    treasuryAccountId = tp.scope_id;
+    const other = await signIn();
+    const revoked = await mk({ scope_type: 'agent' });
+    await t.request('DELETE', `/v1/pats/${revoked.id}`, { token: session });
+    const expired = await signIn();
+    await t.db.knex('api_tokens').where({ token_hash: hashToken(expired.session) }).update({ expires_at: new Date(Date.now() - 1000) });
+    // Sellers are not built yet: a service-scoped PAT is inserted as the token store would hold it.
+    const servicePat = generateToken('xx_pat_');
+    await t.db.knex('api_tokens').insert({ id: generateId('pat_'), token_hash: hashToken(servicePat), kind: 'pat', scope_type: 'service', scope_id: generateId('sel_'), account_id: me.account_id, created_by: 'test', created_at: new Date() });
+    const legacy = await t.db.knex('api_tokens').where({ scope_id: treasuryAccountId, kind: 'api_key' }).first();
+    assert.equal(legacy, undefined, 'agent Treasury accounts have no legacy key');
+    const minted = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'matrix' } })).body;
+    Object.assign(tokens, {
+      none: undefined,
+      garbage: 'not-a-token',
+      removed_master_key: 'xx_live_sk_0123456789',
+      legacy_treasury_key: minted.api_key,
+      expired_session: expired.session,
+      revoked_pat: revoked.pat,
+      service_pat: servicePat,
+      agent_pat: (await mk({ scope_type: 'agent' })).pat,
+      treasury_pat: treasuryPat,
+      other_account_pat: (await mk({ scope_type: 'treasury' }, other.session)).pat,
+      session,
+    });
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  const wallet = async () => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body.id as string;
+  const freshPat = async () => (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } })).body.id as string;
+
+  type Route = { name: string; call: (token: string | undefined) => Promise<number>; ok: Bearer[]; notFound?: Bearer[] };
+  const walletOps: Bearer[] = ['treasury_pat', 'agent_pat'];
+  const walletAdmin: Bearer[] = ['treasury_pat'];
+  const platform: Bearer[] = ['session'];
+  const req = (method: string, path: string | (() => Promise<string>), body?: unknown) => async (token: string | undefined) => {
+    const p = typeof path === 'string' ? path : await path();
+    return (await t.request(method, p, { ...(token === undefined ? {} : { token }), ...(body === undefined ? {} : { body }) })).status;
+  };
+  const onWallet = (method: string, suffix: string, body?: unknown, fresh = false) => {
+    let shared: string | undefined;
+    return req(method, async () => `/v1/wallets/${fresh ? await wallet() : (shared ??= await wallet())}${suffix}`, body);
+  };
+
+  const ROUTES: Route[] = [
+    { name: 'POST /v1/treasury', call: req('POST', '/v1/treasury', { owner_type: 'org', owner_id: 'x' }), ok: [] },
+    { name: 'POST /v1/treasuries/{id}/pats', call: req('POST', () => Promise.resolve(`/v1/treasuries/${treasuryAccountId}/pats`), {}), ok: ['treasury_pat'], notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    // Creating and listing act on the bearer's own Treasury account, so a foreign Treasury bearer succeeds there.
+    { name: 'POST /v1/wallets', call: req('POST', '/v1/wallets', {}), ok: [...walletAdmin, 'legacy_treasury_key', 'other_account_pat'] },
+    { name: 'GET /v1/wallets', call: req('GET', '/v1/wallets'), ok: [...walletOps, 'legacy_treasury_key', 'other_account_pat'] },
+    { name: 'GET /v1/wallets/{id}', call: onWallet('GET', ''), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    { name: 'POST /v1/wallets/{id}/rotate', call: onWallet('POST', '/rotate', undefined, true), ok: walletAdmin, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    { name: 'POST /v1/wallets/{id}/revoke', call: onWallet('POST', '/revoke', undefined, true), ok: walletAdmin, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    { name: 'GET /v1/wallets/{id}/policy', call: onWallet('GET', '/policy'), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    { name: 'PUT /v1/wallets/{id}/policy', call: onWallet('PUT', '/policy', {}), ok: walletAdmin, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    { name: 'POST /v1/wallets/{id}/policy/evaluate', call: onWallet('POST', '/policy/evaluate', { to: requirements.payTo, amount_usd: '1' }), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    { name: 'POST /v1/wallets/{id}/pay', call: onWallet('POST', '/pay', { payment_requirements: requirements }), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    { name: 'POST /v1/wallets/{id}/transfer', call: onWallet('POST', '/transfer', { to: requirements.payTo, amount_usd: '0.001' }), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    { name: 'POST /v1/identity/exchange-pat', call: req('POST', '/v1/identity/exchange-pat'), ok: ['agent_pat'] },
+    { name: 'GET /v1/auth/whoami', call: req('GET', '/v1/auth/whoami'), ok: ['service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'session'] },
+    { name: 'POST /v1/pats', call: req('POST', '/v1/pats', { scope_type: 'agent' }), ok: platform },
+    { name: 'GET /v1/pats', call: req('GET', '/v1/pats'), ok: platform },
+    { name: 'DELETE /v1/pats/{id}', call: req('DELETE', async () => `/v1/pats/${await freshPat()}`), ok: platform },
+    { name: 'PATCH /v1/pats/{id}', call: req('PATCH', async () => `/v1/pats/${await freshPat()}`, { daily_cap_usd: '3' }), ok: platform },
+  ];
+
+  function expected(route: Route, bearer: Bearer): string {
+    if (UNAUTHENTICATED.includes(bearer)) return '401';
+    const platformRoute = route.name.includes('/v1/identity') || route.name.includes('/v1/auth') || route.name.includes('/v1/pats');
+    if (bearer === 'legacy_treasury_key' && platformRoute) return '401';
+    if (route.ok.includes(bearer)) return '2xx';
+    if (route.notFound?.includes(bearer)) return '404';
+    return '403';
+  }
+
+  for (const route of ROUTES) {
+    it(route.name, async () => {
+      const got: Record<string, string> = {};
+      const want: Record<string, string> = {};
+      for (const bearer of BEARERS) {
+        const status = await route.call(tokens[bearer]);
+        got[bearer] = status >= 200 && status < 300 ? '2xx' : String(status);
+        want[bearer] = expected(route, bearer);
+      }
+      assert.deepEqual(got, want);
+    });
+  }
+});
