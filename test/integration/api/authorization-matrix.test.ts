@@ -7,20 +7,13 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { generateId, generateToken, hashToken } from '../../../src/auth/token-codec.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
 
 type Bearer = 'none' | 'garbage' | 'removed_master_key' | 'legacy_treasury_key' | 'expired_session' | 'revoked_pat' | 'service_pat' | 'agent_pat' | 'treasury_pat' | 'other_account_pat' | 'session';
 const BEARERS: Bearer[] = ['none', 'garbage', 'removed_master_key', 'legacy_treasury_key', 'expired_session', 'revoked_pat', 'service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'session'];
 const UNAUTHENTICATED: Bearer[] = ['none', 'garbage', 'removed_master_key', 'expired_session', 'revoked_pat'];
 
-const requirements = {
-  scheme: 'exact',
-  network: 'eip155:84532',
-  payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-  amount: '1000',
-  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-  extra: { name: 'USDC', version: '2' },
-  maxTimeoutSeconds: 60,
-};
+const requirements = paymentRequirements();
 
 describe('authorization matrix (every route × every bearer)', function () {
   this.timeout(240_000);

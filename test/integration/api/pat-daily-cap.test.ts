@@ -8,16 +8,9 @@ import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
 
-const requirements = (amount: string) => ({
-  scheme: 'exact',
-  network: 'eip155:84532',
-  payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
-  amount,
-  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-  extra: { name: 'USDC', version: '2' },
-  maxTimeoutSeconds: 60,
-});
+const requirements = (amount: string) => paymentRequirements({ amount });
 
 describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(120_000);

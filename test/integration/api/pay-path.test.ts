@@ -7,25 +7,14 @@ import assert from 'node:assert/strict';
 import { recoverTypedDataAddress, type Hex } from 'viem';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const OTHER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
 
 function requirements(amountRaw: string, overrides: Record<string, unknown> = {}) {
-  return {
-    scheme: 'exact',
-    network: 'eip155:84532',
-    payTo: SELLER,
-    amount: amountRaw,
-    asset: USDC,
-    extra: { name: 'USDC', version: '2' },
-    maxTimeoutSeconds: 300,
-    resource: 'https://api.example.com/search',
-    description: 'search',
-    mimeType: 'application/json',
-    ...overrides,
-  };
+  return paymentRequirements({ amount: amountRaw, maxTimeoutSeconds: 300, resource: 'https://api.example.com/search', description: 'search', mimeType: 'application/json', ...overrides });
 }
 const usd = (n: number) => String(Math.round(n * 1_000_000));
 

@@ -11,18 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
-const requirements = (amount: string) => ({
-  scheme: 'exact',
-  network: 'eip155:84532',
-  payTo: SELLER,
-  amount,
-  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-  extra: { name: 'USDC', version: '2' },
-  maxTimeoutSeconds: 120,
-});
+const requirements = (amount: string) => paymentRequirements({ amount, maxTimeoutSeconds: 120 });
 
 interface Api {
   url: string;
