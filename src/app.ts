@@ -18,6 +18,8 @@ import { payRoutes } from './http/routes/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
 import { IdentityService } from './identity/identity-service.js';
 import { PatService } from './services/pat-service.js';
+import { SellerService } from './services/seller-service.js';
+import { sellerRoutes } from './http/routes/seller-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
@@ -50,6 +52,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, afterPayCommit);
   const identity = new IdentityService(knex, accounts, metrics, { publicUrl: config.publicUrl, sessionTtlSeconds: config.sessionTtlSeconds, clock });
   const pats = new PatService(knex, metrics, clock);
+  const sellers = new SellerService(knex, pats, clock);
   let shuttingDown = false;
   let server: http.Server | undefined;
 
@@ -57,7 +60,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(jsonBody(config.bodyLimitBytes));
-  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats })]) {
+  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats }), sellerRoutes({ auth, sellers })]) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());
   }

@@ -58,7 +58,12 @@ export class PatService {
 
   /** Resolves and checks the scope an account asks a PAT for. */
   private async resolveScope(accountId: string, scopeType: 'agent' | 'treasury' | 'service', scopeId: string | undefined): Promise<string> {
-    if (scopeType === 'service') throw new AppError('scope_not_found', { message: 'This account has no seller service yet.' });
+    if (scopeType === 'service') {
+      const sellers = (await this.knex('sellers').where({ account_id: accountId }).orderBy('created_at').select('id')) as Array<{ id: string }>;
+      const seller = scopeId === undefined ? sellers[0] : sellers.find((s) => s.id === scopeId);
+      if (!seller) throw new AppError('scope_not_found', { message: 'No such seller service on this account.' });
+      return seller.id;
+    }
     const agents = (await this.knex('agents').where({ account_id: accountId }).orderBy('created_at').select('id', 'treasury_account_id')) as Array<{ id: string; treasury_account_id: string }>;
     if (scopeType === 'agent') {
       const agent = scopeId === undefined ? agents[0] : agents.find((a) => a.id === scopeId);

@@ -1,0 +1,110 @@
+/**
+ * Seller routes (platform): /v1/sellers (session), a seller's management surface (owner session or its
+ * service PAT): suspend/resume, endpoints CRUD; POST /v1/auth/verify (service PAT, for the middleware);
+ * the ledger: POST /v1/ledger (middleware reports), GET /v1/ledger, /v1/ledger/revenue, /v1/ledger/export.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Authenticator, Principal } from '../../auth/authenticator.js';
+import { AppError } from '../../errors/app-error.js';
+import type { SellerService } from '../../services/seller-service.js';
+import { sellerView } from '../../services/seller-service.js';
+import {
+  createEndpointBodySchema,
+  createSellerBodySchema,
+  endpointIdSchema,
+  ledgerQuerySchema,
+  ledgerReportBodySchema,
+  sellerIdSchema,
+  updateEndpointBodySchema,
+} from '../schemas/seller-schemas.js';
+import { validate } from '../validate.js';
+
+export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService }): Router {
+  const router = new Router();
+  const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
+  const sessionAccount = (p: Principal): string => {
+    if (p.kind === 'token' && p.tokenKind === 'session' && p.accountId) return p.accountId;
+    throw new AppError('insufficient_scope', { message: 'This route needs an account session (as_…).' });
+  };
+  const sellerOf = async (ctx: Context) => deps.sellers.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
+  /** Ledger routes: a service PAT reads its own seller; a session names `seller_id`. */
+  const ledgerSeller = async (ctx: Context, sellerId: string | undefined) => {
+    const p = await principalOf(ctx);
+    if (p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service') return deps.sellers.authorize(p, sellerId ?? p.scopeId);
+    if (!sellerId) throw new AppError('invalid_request', { message: 'seller_id is required with an account session.' });
+    return deps.sellers.authorize(p, sellerId);
+  };
+
+  router.post('/v1/sellers', async (ctx) => {
+    const p = await principalOf(ctx);
+    const accountId = sessionAccount(p);
+    const body = validate(createSellerBodySchema, ctx.state.body);
+    ctx.status = 201;
+    ctx.body = await deps.sellers.create(accountId, body, p.actor);
+  });
+  router.get('/v1/sellers', async (ctx) => {
+    ctx.body = { sellers: await deps.sellers.list(sessionAccount(await principalOf(ctx))) };
+  });
+  router.get('/v1/sellers/:id', async (ctx) => {
+    ctx.body = sellerView(await sellerOf(ctx));
+  });
+  router.post('/v1/sellers/:id/suspend', async (ctx) => {
+    ctx.body = await deps.sellers.setStatus(await sellerOf(ctx), 'suspended');
+  });
+  router.post('/v1/sellers/:id/resume', async (ctx) => {
+    ctx.body = await deps.sellers.setStatus(await sellerOf(ctx), 'active');
+  });
+
+  router.post('/v1/sellers/:id/endpoints', async (ctx) => {
+    const seller = await sellerOf(ctx);
+    const body = validate(createEndpointBodySchema, ctx.state.body);
+    ctx.status = 201;
+    ctx.body = await deps.sellers.createEndpoint(seller, body);
+  });
+  router.get('/v1/sellers/:id/endpoints', async (ctx) => {
+    ctx.body = { endpoints: await deps.sellers.listEndpoints(await sellerOf(ctx)) };
+  });
+  router.patch('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
+    const seller = await sellerOf(ctx);
+    const endpointId = validate(endpointIdSchema, ctx.params.endpoint_id, 'path');
+    ctx.body = await deps.sellers.updateEndpoint(seller, endpointId, validate(updateEndpointBodySchema, ctx.state.body));
+  });
+  router.delete('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
+    const seller = await sellerOf(ctx);
+    await deps.sellers.deleteEndpoint(seller, validate(endpointIdSchema, ctx.params.endpoint_id, 'path'));
+    ctx.status = 204;
+  });
+
+  router.post('/v1/auth/verify', async (ctx) => {
+    ctx.body = await deps.sellers.verify(await principalOf(ctx));
+  });
+
+  router.post('/v1/ledger', async (ctx) => {
+    const p = await principalOf(ctx);
+    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
+    const seller = await deps.sellers.authorize(p, p.scopeId);
+    const body = validate(ledgerReportBodySchema, ctx.state.body);
+    const result = await deps.sellers.report(seller, body);
+    ctx.status = result.created ? 201 : 200;
+    ctx.body = { ...result.entry, duplicate: !result.created };
+  });
+  router.get('/v1/ledger', async (ctx) => {
+    const q = validate(ledgerQuerySchema, ctx.query, 'query');
+    ctx.body = await deps.sellers.ledger(await ledgerSeller(ctx, q.seller_id), q);
+  });
+  router.get('/v1/ledger/revenue', async (ctx) => {
+    const q = validate(ledgerQuerySchema, ctx.query, 'query');
+    ctx.body = await deps.sellers.revenue(await ledgerSeller(ctx, q.seller_id), q);
+  });
+  router.get('/v1/ledger/export', async (ctx) => {
+    const q = validate(ledgerQuerySchema, ctx.query, 'query');
+    if (q.format !== 'csv') throw new AppError('invalid_request', { message: 'format=csv is the supported export format.' });
+    const seller = await ledgerSeller(ctx, q.seller_id);
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.set('Content-Disposition', `attachment; filename="ledger-${seller.slug}.csv"`);
+    ctx.body = await deps.sellers.exportCsv(seller);
+  });
+
+  return router;
+}

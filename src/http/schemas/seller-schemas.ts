@@ -1,0 +1,83 @@
+/** Request schemas of seller, endpoint and ledger routes. */
+import { z } from 'zod';
+import { isRawAmount } from '../../../policy/money.js';
+import { evmAddressSchema, usdAmountSchema } from '../../../policy/policy-schema.js';
+import { plainText } from './common-schemas.js';
+
+const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug: lower-case letters, digits and dashes');
+const capability = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'capability tag: lower-case letters, digits and . _ : - /');
+const httpUrl = z
+  .string()
+  .max(2048)
+  .url()
+  .refine((u) => /^https?:\/\//.test(u), 'http(s) URLs only');
+const routePath = z.string().max(512).regex(/^\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/{}]*$/, 'expected an absolute path such as /search');
+const method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
+/** USD price; "0" allowed here (free route). */
+const price = z.union([usdAmountSchema, z.literal('0')]);
+
+export const sellerIdSchema = z.string().regex(/^sel_[0-9a-f]{24}$/, 'expected a seller id (sel_…)');
+export const endpointIdSchema = z.string().regex(/^ep_[0-9a-f]{24}$/, 'expected an endpoint id (ep_…)');
+
+export const createSellerBodySchema = z
+  .object({
+    name: plainText(128),
+    slug: slug.optional(),
+    openapi_url: httpUrl.optional(),
+    capabilities: z.array(capability).max(64).optional(),
+    protocol: z.enum(['x402', 'mpp']).optional(),
+    payout_mode: z.enum(['direct', 'platform_mor']).optional(),
+    legal_entity: plainText(256).optional(),
+    country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code').optional(),
+  })
+  .strict();
+
+export const createEndpointBodySchema = z
+  .object({
+    slug: slug.optional(),
+    path: routePath,
+    method: method.optional(),
+    price,
+    route_prices: z.record(routePath, z.union([price, z.literal('')])).optional(),
+    path_pattern: routePath.optional(),
+    capabilities: z.array(capability).max(64).optional(),
+  })
+  .strict();
+
+export const updateEndpointBodySchema = z
+  .object({
+    path: routePath.optional(),
+    method: method.optional(),
+    price: price.optional(),
+    route_prices: z.record(routePath, z.union([price, z.literal('')])).optional(),
+    path_pattern: routePath.nullable().optional(),
+    capabilities: z.array(capability).max(64).optional(),
+  })
+  .strict();
+
+export const ledgerReportBodySchema = z
+  .object({
+    tx_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte transaction hash'),
+    payer: evmAddressSchema,
+    amount: z.string().refine((v) => isRawAmount(v) && v !== '0' && v.length <= 18, 'expected a positive raw token amount (6 decimals)'),
+    network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/),
+    endpoint_id: z.string().regex(/^ep_[0-9a-f]{24}$/).optional(),
+    method: method.optional(),
+    route: routePath.optional(),
+    content_hash: z.string().regex(/^[0-9a-f]{64}$/, 'expected a lower-case hex sha256').optional(),
+    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/).optional(),
+  })
+  .strict();
+
+const isoDate = z.string().datetime({ offset: true }).transform((v) => new Date(v));
+export const ledgerQuerySchema = z
+  .object({
+    seller_id: sellerIdSchema.optional(),
+    from: isoDate.optional(),
+    to: isoDate.optional(),
+    endpoint_id: endpointIdSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(100),
+    cursor: z.string().max(200).regex(/^[A-Za-z0-9_-]+$/).optional(),
+    format: z.enum(['csv']).optional(),
+  })
+  .strict();

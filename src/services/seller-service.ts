@@ -1,0 +1,323 @@
+/**
+ * Sellers (services), their priced endpoints, and the ledger the seller middleware reports to. A seller
+ * belongs to an account; its management surface is reached with that account's session or with a
+ * service PAT scoped to it. Suspend is a soft delete: endpoints and ledger survive and resume restores.
+ * Ledger reports are idempotent on tx_hash and attributed by pinned endpoint_id or by route lookup.
+ */
+import type { Knex } from 'knex';
+import { formatUsd, parseUsd } from '../../policy/money.js';
+import type { Principal } from '../auth/authenticator.js';
+import { generateId } from '../auth/token-codec.js';
+import { AppError } from '../errors/app-error.js';
+import type { PatService } from './pat-service.js';
+
+export interface SellerRow {
+  id: string;
+  account_id: string;
+  name: string;
+  slug: string;
+  openapi_url: string | null;
+  capabilities: string[];
+  protocol: string;
+  payout_mode: string;
+  legal_entity: string | null;
+  country: string | null;
+  banking_state: string;
+  status: 'active' | 'suspended';
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface EndpointRow {
+  id: string;
+  seller_id: string;
+  slug: string;
+  method: string;
+  path: string;
+  path_pattern: string | null;
+  price_micro: string;
+  route_prices: Record<string, string>;
+  capabilities: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const sellerView = (s: SellerRow) => ({
+  seller_id: s.id,
+  name: s.name,
+  slug: s.slug,
+  openapi_url: s.openapi_url,
+  capabilities: s.capabilities,
+  protocol: s.protocol,
+  payout_mode: s.payout_mode,
+  legal_entity: s.legal_entity,
+  country: s.country,
+  banking_state: s.banking_state,
+  status: s.status,
+  created_at: s.created_at.toISOString(),
+  updated_at: s.updated_at.toISOString(),
+});
+
+export const endpointView = (e: EndpointRow) => ({
+  endpoint_id: e.id,
+  seller_id: e.seller_id,
+  slug: e.slug,
+  method: e.method,
+  path: e.path,
+  path_pattern: e.path_pattern,
+  price: formatUsd(BigInt(e.price_micro)),
+  route_prices: e.route_prices,
+  capabilities: e.capabilities,
+  created_at: e.created_at.toISOString(),
+  updated_at: e.updated_at.toISOString(),
+});
+
+function slugify(name: string): string {
+  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
+  return base || 'service';
+}
+
+/** `/items/{id}` style pattern → anchored RegExp; plain paths match exactly. */
+function patternMatches(pattern: string, path: string): boolean {
+  const re = new RegExp('^' + pattern.split(/\{[^/}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+') + '$');
+  return re.test(path);
+}
+
+export class SellerService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly pats: PatService,
+    private readonly clock: () => Date,
+  ) {}
+
+  async create(
+    accountId: string,
+    input: { name: string; slug?: string | undefined; openapi_url?: string | undefined; capabilities?: string[] | undefined; protocol?: 'x402' | 'mpp' | undefined; payout_mode?: 'direct' | 'platform_mor' | undefined; legal_entity?: string | undefined; country?: string | undefined },
+    actor: string,
+  ) {
+    const now = this.clock();
+    const id = generateId('sel_');
+    let slug = input.slug ?? slugify(input.name);
+    if (!input.slug && (await this.knex('sellers').where({ slug }).first('id'))) slug = `${slug}-${id.slice(-6)}`;
+    try {
+      await this.knex('sellers').insert({
+        id,
+        account_id: accountId,
+        name: input.name,
+        slug,
+        openapi_url: input.openapi_url ?? null,
+        capabilities: JSON.stringify(input.capabilities ?? []),
+        protocol: input.protocol ?? 'x402',
+        payout_mode: input.payout_mode ?? 'direct',
+        legal_entity: input.legal_entity ?? null,
+        country: input.country ?? null,
+        banking_state: input.legal_entity && input.country ? 'declared' : 'none',
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new AppError('slug_taken', { fields: { slug } });
+      throw err;
+    }
+    const pat = await this.pats.create(accountId, { scope_type: 'service', scope_id: id, label: `${slug} service` }, actor);
+    const seller = (await this.knex('sellers').where({ id }).first()) as SellerRow;
+    return { ...sellerView(seller), pat: pat.pat, pat_id: pat.id };
+  }
+
+  /** The seller a principal may manage: the owner's session, or a service PAT scoped to it. */
+  async authorize(principal: Principal, sellerId: string): Promise<SellerRow> {
+    const seller = (await this.knex('sellers').where({ id: sellerId }).first()) as SellerRow | undefined;
+    const owns =
+      seller &&
+      principal.kind === 'token' &&
+      ((principal.tokenKind === 'session' && principal.accountId === seller.account_id) || (principal.tokenKind === 'pat' && principal.scopeType === 'service' && principal.scopeId === seller.id));
+    if (!seller || !owns) {
+      if (principal.kind === 'token' && (principal.tokenKind === 'session' || principal.scopeType === 'service')) throw new AppError('seller_not_found');
+      throw new AppError('insufficient_scope', { message: 'Seller routes need the owner account session or a service PAT of that seller.' });
+    }
+    return seller;
+  }
+
+  async list(accountId: string) {
+    return ((await this.knex('sellers').where({ account_id: accountId }).orderBy('created_at')) as SellerRow[]).map(sellerView);
+  }
+
+  async setStatus(seller: SellerRow, status: 'active' | 'suspended') {
+    const [row] = (await this.knex('sellers').where({ id: seller.id }).update({ status, updated_at: this.clock() }).returning('*')) as SellerRow[];
+    return sellerView(row!);
+  }
+
+  async createEndpoint(seller: SellerRow, input: { slug?: string | undefined; path: string; method?: string | undefined; price: string; route_prices?: Record<string, string> | undefined; path_pattern?: string | undefined; capabilities?: string[] | undefined }) {
+    const now = this.clock();
+    const id = generateId('ep_');
+    try {
+      const [row] = (await this.knex('endpoints')
+        .insert({
+          id,
+          seller_id: seller.id,
+          slug: input.slug ?? slugify(`${input.method ?? 'GET'} ${input.path}`),
+          method: input.method ?? 'GET',
+          path: input.path,
+          path_pattern: input.path_pattern ?? null,
+          price_micro: parseUsd(input.price).toString(),
+          route_prices: JSON.stringify(input.route_prices ?? {}),
+          capabilities: JSON.stringify(input.capabilities ?? []),
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('*')) as EndpointRow[];
+      return endpointView(row!);
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new AppError('endpoint_exists');
+      throw err;
+    }
+  }
+
+  async listEndpoints(seller: SellerRow) {
+    return ((await this.knex('endpoints').where({ seller_id: seller.id }).orderBy('created_at')) as EndpointRow[]).map(endpointView);
+  }
+
+  async updateEndpoint(seller: SellerRow, endpointId: string, patch: { price?: string | undefined; route_prices?: Record<string, string> | undefined; path_pattern?: string | null | undefined; capabilities?: string[] | undefined; method?: string | undefined; path?: string | undefined }) {
+    const changes: Record<string, unknown> = { updated_at: this.clock() };
+    if (patch.price !== undefined) changes.price_micro = parseUsd(patch.price).toString();
+    if (patch.route_prices !== undefined) changes.route_prices = JSON.stringify(patch.route_prices);
+    if (patch.path_pattern !== undefined) changes.path_pattern = patch.path_pattern;
+    if (patch.capabilities !== undefined) changes.capabilities = JSON.stringify(patch.capabilities);
+    if (patch.method !== undefined) changes.method = patch.method;
+    if (patch.path !== undefined) changes.path = patch.path;
+    const [row] = (await this.knex('endpoints').where({ id: endpointId, seller_id: seller.id }).update(changes).returning('*')) as EndpointRow[];
+    if (!row) throw new AppError('endpoint_not_found');
+    return endpointView(row);
+  }
+
+  async deleteEndpoint(seller: SellerRow, endpointId: string) {
+    const used = await this.knex('ledger_entries').where({ endpoint_id: endpointId }).first('id');
+    if (used) throw new AppError('endpoint_has_ledger', { message: 'This endpoint has ledger rows; change its price instead of deleting it.' });
+    const deleted = await this.knex('endpoints').where({ id: endpointId, seller_id: seller.id }).delete();
+    if (deleted === 0) throw new AppError('endpoint_not_found');
+  }
+
+  /** What the seller middleware needs on its first paid request. */
+  async verify(principal: Principal) {
+    if (principal.kind !== 'token' || principal.tokenKind !== 'pat' || principal.scopeType !== 'service') {
+      throw new AppError('insufficient_scope', { message: '/v1/auth/verify takes a service PAT.' });
+    }
+    const seller = await this.authorize(principal, principal.scopeId);
+    if (seller.status === 'suspended') throw new AppError('seller_suspended');
+    return { seller_id: seller.id, slug: seller.slug, protocol: seller.protocol, payout_mode: seller.payout_mode, status: seller.status, endpoints: await this.listEndpoints(seller) };
+  }
+
+  async report(
+    seller: SellerRow,
+    input: { tx_hash: string; payer: string; amount: string; network: string; endpoint_id?: string | undefined; method?: string | undefined; route?: string | undefined; content_hash?: string | undefined; nonce?: string | undefined },
+  ): Promise<{ created: boolean; entry: Record<string, unknown> }> {
+    let endpointId: string | null = null;
+    if (input.endpoint_id) {
+      const pinned = await this.knex('endpoints').where({ id: input.endpoint_id, seller_id: seller.id }).first('id');
+      if (!pinned) throw new AppError('endpoint_not_found');
+      endpointId = pinned.id;
+    } else if (input.route) {
+      const candidates = (await this.knex('endpoints').where({ seller_id: seller.id })) as EndpointRow[];
+      const method = (input.method ?? 'GET').toUpperCase();
+      const match =
+        candidates.find((e) => e.method === method && e.path === input.route) ?? candidates.find((e) => e.method === method && e.path_pattern && patternMatches(e.path_pattern, input.route!));
+      endpointId = match?.id ?? null;
+    }
+    let authorizationId: string | null = null;
+    let decisionId: string | null = null;
+    if (input.nonce) {
+      const auth = await this.knex('authorizations').whereRaw('lower(from_address) = lower(?)', [input.payer]).andWhere({ nonce: input.nonce.toLowerCase() }).first('id', 'decision_id');
+      if (auth) {
+        authorizationId = auth.id;
+        decisionId = auth.decision_id;
+      }
+    }
+    const row = {
+      id: generateId('led_'),
+      seller_id: seller.id,
+      endpoint_id: endpointId,
+      tx_hash: input.tx_hash.toLowerCase(),
+      payer: input.payer,
+      amount_micro: input.amount,
+      network: input.network,
+      method: input.method ?? null,
+      route: input.route ?? null,
+      content_hash: input.content_hash ?? null,
+      authorization_id: authorizationId,
+      decision_id: decisionId,
+      created_at: this.clock(),
+    };
+    const inserted = await this.knex('ledger_entries').insert(row).onConflict('tx_hash').ignore().returning('id');
+    const stored = await this.knex('ledger_entries').where({ tx_hash: row.tx_hash }).first();
+    if (stored.seller_id !== seller.id) throw new AppError('ledger_conflict', { message: 'That tx_hash is already reported by another seller.' });
+    return { created: inserted.length > 0, entry: ledgerView(stored) };
+  }
+
+  async ledger(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined; limit: number; cursor?: string | undefined }) {
+    const query = this.knex('ledger_entries').where({ seller_id: seller.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1);
+    if (q.from) query.andWhere('created_at', '>=', q.from);
+    if (q.to) query.andWhere('created_at', '<', q.to);
+    if (q.endpoint_id) query.andWhere({ endpoint_id: q.endpoint_id });
+    if (q.cursor) {
+      const [at, id] = Buffer.from(q.cursor, 'base64url').toString('utf8').split('|');
+      if (!at || !id || Number.isNaN(Date.parse(at)) || !/^led_[0-9a-f]{24}$/.test(id)) throw new AppError('invalid_request', { message: 'The cursor is malformed.' });
+      query.andWhereRaw('(created_at, id) < (?::timestamptz, ?)', [at, id]);
+    }
+    const rows = await query;
+    const page = rows.slice(0, q.limit);
+    const last = page[page.length - 1];
+    return {
+      entries: page.map(ledgerView),
+      next_cursor: rows.length > q.limit && last ? Buffer.from(`${(last.created_at as Date).toISOString()}|${last.id}`).toString('base64url') : null,
+    };
+  }
+
+  async revenue(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined }) {
+    const base = this.knex('ledger_entries').where({ seller_id: seller.id });
+    if (q.from) base.andWhere('created_at', '>=', q.from);
+    if (q.to) base.andWhere('created_at', '<', q.to);
+    const rows = (await base.clone().select('endpoint_id').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
+    const total = rows.reduce((acc, r) => acc + BigInt(r.total), 0n);
+    return {
+      seller_id: seller.id,
+      total_usd: formatUsd(total),
+      count: rows.reduce((acc, r) => acc + Number(r.n), 0),
+      by_endpoint: rows.map((r) => ({ endpoint_id: r.endpoint_id, total_usd: formatUsd(BigInt(r.total)), count: Number(r.n) })),
+    };
+  }
+
+  async exportCsv(seller: SellerRow): Promise<string> {
+    const rows = await this.knex('ledger_entries').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    const header = 'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id';
+    const cell = (v: unknown) => {
+      const s = v === null || v === undefined ? '' : String(v);
+      // Quote everything that could break a row or be read as a formula by a spreadsheet.
+      return /[",\n\r]|^[=+\-@\t]/.test(s) ? `"${s.replace(/"/g, '""').replace(/^([=+\-@\t])/, "'$1")}"` : s;
+    };
+    const lines = rows.map((r) => {
+      const v = ledgerView(r);
+      return [v.created_at, v.id, v.tx_hash, v.payer, v.amount_usd, v.network, v.endpoint_id, v.method, v.route, v.content_hash, v.authorization_id, v.decision_id].map(cell).join(',');
+    });
+    return [header, ...lines].join('\n') + '\n';
+  }
+}
+
+function ledgerView(r: Record<string, any>) {
+  return {
+    id: r.id as string,
+    seller_id: r.seller_id as string,
+    endpoint_id: r.endpoint_id as string | null,
+    tx_hash: (r.tx_hash as string).trim(),
+    payer: (r.payer as string).trim(),
+    amount_usd: formatUsd(BigInt(r.amount_micro)),
+    amount: String(r.amount_micro),
+    network: r.network as string,
+    method: r.method as string | null,
+    route: r.route as string | null,
+    content_hash: r.content_hash as string | null,
+    authorization_id: r.authorization_id as string | null,
+    decision_id: r.decision_id as string | null,
+    created_at: (r.created_at as Date).toISOString(),
+  };
+}

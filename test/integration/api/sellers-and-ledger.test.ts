@@ -1,0 +1,133 @@
+/**
+ * Sellers, endpoints, the middleware's verify call and the ledger through HTTP with real PostgreSQL:
+ * registration with an account session returns a service PAT; suspend/resume keep endpoints and ledger;
+ * /v1/auth/verify lists endpoints; a reported row shows in list, revenue and CSV; the same tx_hash twice is
+ * one row; a Treasury-paid row references its authorization and decision; scopes do not overlap.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+
+const txHash = () => `0x${randomBytes(32).toString('hex')}`;
+
+describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+
+  async function signIn() {
+    const who = privateKeyToAccount(generatePrivateKey());
+    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
+    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
+    return (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body;
+  }
+
+  before(async () => {
+    t = await startTestTreasury();
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('registers a seller with a session, returns a service PAT, and serves endpoints to /v1/auth/verify', async () => {
+    const { session } = await signIn();
+    const created = await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Weather API', capabilities: ['weather', 'geo.lookup'], legal_entity: 'Weather Ltd', country: 'GB' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.match(created.body.seller_id, /^sel_/);
+    assert.match(created.body.pat, /^xx_pat_/);
+    assert.equal(created.body.slug, 'weather-api');
+    assert.equal(created.body.banking_state, 'declared');
+    const svc = created.body.pat;
+    const who = await t.request('GET', '/v1/auth/whoami', { token: svc });
+    assert.deepEqual([who.body.scope_type, who.body.scope_id], ['service', created.body.seller_id]);
+
+    const ep = await t.request('POST', `/v1/sellers/${created.body.seller_id}/endpoints`, { token: svc, body: { path: '/forecast', price: '0.01', capabilities: ['weather'] } });
+    assert.equal(ep.status, 201, JSON.stringify(ep.body));
+    assert.match(ep.body.endpoint_id, /^ep_/);
+    assert.equal(ep.body.price, '0.01');
+    const dup = await t.request('POST', `/v1/sellers/${created.body.seller_id}/endpoints`, { token: svc, body: { path: '/forecast', price: '0.02' } });
+    assert.equal(dup.body.error_code, 'endpoint_exists');
+    const priced = await t.request('PATCH', `/v1/sellers/${created.body.seller_id}/endpoints/${ep.body.endpoint_id}`, { token: session, body: { price: '0.02', route_prices: { '/forecast/free': '0' } } });
+    assert.equal(priced.body.price, '0.02');
+
+    const verify = await t.request('POST', '/v1/auth/verify', { token: svc });
+    assert.equal(verify.status, 200);
+    assert.equal(verify.body.seller_id, created.body.seller_id);
+    assert.deepEqual(verify.body.endpoints.map((e: { endpoint_id: string }) => e.endpoint_id), [ep.body.endpoint_id]);
+    assert.equal((await t.request('POST', '/v1/auth/verify', { token: session })).status, 403, 'verify takes a service PAT');
+
+    const suspended = await t.request('POST', `/v1/sellers/${created.body.seller_id}/suspend`, { token: session });
+    assert.equal(suspended.body.status, 'suspended');
+    assert.equal((await t.request('POST', '/v1/auth/verify', { token: svc })).body.error_code, 'seller_suspended');
+    assert.equal((await t.request('GET', `/v1/sellers/${created.body.seller_id}/endpoints`, { token: svc })).body.endpoints.length, 1, 'endpoints survive suspension');
+    assert.equal((await t.request('POST', `/v1/sellers/${created.body.seller_id}/resume`, { token: session })).body.status, 'active');
+    assert.equal((await t.request('POST', '/v1/auth/verify', { token: svc })).status, 200);
+  });
+
+  it('ledger: reported rows show in list, revenue and CSV; the same tx_hash twice is one row; Treasury payments are referenced', async () => {
+    const me = await signIn();
+    const seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Search', slug: 'search-co' } })).body;
+    const svc = seller.pat;
+    const ep1 = (await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: svc, body: { path: '/search', method: 'POST', price: '0.05' } })).body;
+    const ep2 = (await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: svc, body: { path: '/items', path_pattern: '/items/{id}', price: '0.01' } })).body;
+
+    // a Treasury wallet pays, and the middleware reports it with the authorization nonce
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'treasury' } })).body.pat;
+    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body;
+    const paid = (await t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token: treasuryPat, body: { payment_requirements: paymentRequirements({ amount: '50000' }) } })).body;
+
+    const h1 = txHash();
+    const report = (body: Record<string, unknown>) => t.request('POST', '/v1/ledger', { token: svc, body });
+    const first = await report({ tx_hash: h1, payer: wallet.address, amount: '50000', network: 'eip155:84532', method: 'POST', route: '/search', content_hash: 'a'.repeat(64), nonce: paid.authorization.nonce });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(first.body.endpoint_id, ep1.endpoint_id, 'attributed by route lookup');
+    assert.equal(first.body.authorization_id, paid.authorization_id);
+    assert.equal(first.body.decision_id, paid.decision_id);
+    const again = await report({ tx_hash: h1, payer: wallet.address, amount: '50000', network: 'eip155:84532', route: '/search', method: 'POST' });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.duplicate, true);
+    assert.equal(again.body.id, first.body.id);
+    const patterned = await report({ tx_hash: txHash(), payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '10000', network: 'eip155:84532', route: '/items/42' });
+    assert.equal(patterned.body.endpoint_id, ep2.endpoint_id, 'attributed by path pattern');
+    const pinned = await report({ tx_hash: txHash(), payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '10000', network: 'eip155:84532', endpoint_id: ep2.endpoint_id, route: '/=cmd()' });
+    assert.equal(pinned.body.endpoint_id, ep2.endpoint_id, 'pinned endpoint wins');
+
+    const list = await t.request('GET', '/v1/ledger?limit=2', { token: svc });
+    assert.equal(list.body.entries.length, 2);
+    assert.ok(list.body.next_cursor);
+    const page2 = await t.request('GET', `/v1/ledger?limit=2&cursor=${list.body.next_cursor}`, { token: svc });
+    assert.equal(page2.body.entries.length, 1);
+    assert.equal(page2.body.next_cursor, null);
+    const bySession = await t.request('GET', `/v1/ledger?seller_id=${seller.seller_id}`, { token: me.session });
+    assert.equal(bySession.body.entries.length, 3);
+
+    const revenue = await t.request('GET', '/v1/ledger/revenue', { token: svc });
+    assert.equal(revenue.body.total_usd, '0.07');
+    assert.equal(revenue.body.count, 3);
+
+    const csv = await t.request('GET', '/v1/ledger/export?format=csv', { token: svc });
+    assert.equal(csv.status, 200);
+    assert.match(csv.headers.get('content-type') ?? '', /text\/csv/);
+    const lines = (csv.body as string).trim().split('\n');
+    assert.equal(lines.length, 4);
+    assert.ok(lines.some((l) => l.includes(h1) && l.includes('0.05') && l.includes(paid.authorization_id)));
+    assert.equal(lines[0], 'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id');
+    assert.ok(lines.some((l) => l.split(',')[8] === '/=cmd()'));
+  });
+
+  it('scopes do not overlap: a service PAT cannot sign, another seller cannot read this ledger', async () => {
+    const a = await signIn();
+    const b = await signIn();
+    const sa = (await t.request('POST', '/v1/sellers', { token: a.session, body: { name: 'A' } })).body;
+    const sb = (await t.request('POST', '/v1/sellers', { token: b.session, body: { name: 'B' } })).body;
+    assert.equal((await t.request('GET', `/v1/ledger?seller_id=${sa.seller_id}`, { token: sb.pat })).status, 404);
+    assert.equal((await t.request('GET', `/v1/sellers/${sa.seller_id}`, { token: b.session })).status, 404);
+    assert.equal((await t.request('GET', `/v1/sellers/${sa.seller_id}`, { token: sa.pat })).status, 200);
+    assert.equal((await t.request('GET', '/v1/wallets', { token: sa.pat })).status, 403, 'a service PAT cannot reach wallets');
+    const agentPat = (await t.request('POST', '/v1/pats', { token: a.session, body: { scope_type: 'agent' } })).body.pat;
+    assert.equal((await t.request('GET', `/v1/ledger?seller_id=${sa.seller_id}`, { token: agentPat })).status, 403, 'an agent PAT cannot read a ledger');
+    assert.equal((await t.request('POST', '/v1/ledger', { token: a.session, body: {} })).status, 403);
+  });
+});
