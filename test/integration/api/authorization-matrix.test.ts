@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
-import { generateId, generateToken, hashToken } from '../../../src/auth/token-codec.js';
+import { hashToken } from '../../../src/auth/token-codec.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 
@@ -22,6 +22,7 @@ describe('authorization matrix (every route × every bearer)', function () {
   let session: string;
   let treasuryAccountId: string;
   let treasuryPat: string;
+  let sellerId: string;
 
   async function signIn() {
     const who = privateKeyToAccount(generatePrivateKey());
@@ -43,9 +44,9 @@ describe('authorization matrix (every route × every bearer)', function () {
     await t.request('DELETE', `/v1/pats/${revoked.id}`, { token: session });
     const expired = await signIn();
     await t.db.knex('api_tokens').where({ token_hash: hashToken(expired.session) }).update({ expires_at: new Date(Date.now() - 1000) });
-    // Sellers are not built yet: a service-scoped PAT is inserted as the token store would hold it.
-    const servicePat = generateToken('xx_pat_');
-    await t.db.knex('api_tokens').insert({ id: generateId('pat_'), token_hash: hashToken(servicePat), kind: 'pat', scope_type: 'service', scope_id: generateId('sel_'), account_id: me.account_id, created_by: 'test', created_at: new Date() });
+    const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Matrix seller' } })).body;
+    sellerId = seller.seller_id;
+    const servicePat = seller.pat as string;
     const legacy = await t.db.knex('api_tokens').where({ scope_id: treasuryAccountId, kind: 'api_key' }).first();
     assert.equal(legacy, undefined, 'agent Treasury accounts have no legacy key');
     const minted = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'matrix' } })).body;
@@ -74,6 +75,10 @@ describe('authorization matrix (every route × every bearer)', function () {
   const walletOps: Bearer[] = ['treasury_pat', 'agent_pat'];
   const walletAdmin: Bearer[] = ['treasury_pat'];
   const platform: Bearer[] = ['session'];
+  const sellerSurface: Bearer[] = ['session', 'service_pat'];
+  let counter = 0;
+  const endpoint = async () => (await t.request('POST', `/v1/sellers/${sellerId}/endpoints`, { token: session, body: { path: `/e${counter++}`, price: '0.01' } })).body.endpoint_id as string;
+  const ledgerReport = () => ({ tx_hash: `0x${(counter++).toString(16).padStart(64, '0')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '1000', network: 'eip155:84532' });
   const req = (method: string, path: string | (() => Promise<string>), body?: unknown) => async (token: string | undefined) => {
     const p = typeof path === 'string' ? path : await path();
     return (await t.request(method, p, { ...(token === undefined ? {} : { token }), ...(body === undefined ? {} : { body }) })).status;
@@ -103,11 +108,25 @@ describe('authorization matrix (every route × every bearer)', function () {
     { name: 'GET /v1/pats', call: req('GET', '/v1/pats'), ok: platform },
     { name: 'DELETE /v1/pats/{id}', call: req('DELETE', async () => `/v1/pats/${await freshPat()}`), ok: platform },
     { name: 'PATCH /v1/pats/{id}', call: req('PATCH', async () => `/v1/pats/${await freshPat()}`, { daily_cap_usd: '3' }), ok: platform },
+    { name: 'POST /v1/sellers', call: req('POST', '/v1/sellers', { name: 'another' }), ok: platform },
+    { name: 'GET /v1/sellers', call: req('GET', '/v1/sellers'), ok: platform },
+    { name: 'GET /v1/sellers/{id}', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}`)), ok: sellerSurface },
+    { name: 'POST /v1/sellers/{id}/suspend', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/suspend`)), ok: sellerSurface },
+    { name: 'POST /v1/sellers/{id}/resume', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/resume`)), ok: sellerSurface },
+    { name: 'POST /v1/sellers/{id}/endpoints', call: async (token) => req('POST', `/v1/sellers/${sellerId}/endpoints`, { path: `/p${counter++}`, price: '0.01' })(token), ok: sellerSurface },
+    { name: 'GET /v1/sellers/{id}/endpoints', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/endpoints`)), ok: sellerSurface },
+    { name: 'PATCH /v1/sellers/{id}/endpoints/{endpoint_id}', call: req('PATCH', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`, { price: '0.02' }), ok: sellerSurface },
+    { name: 'DELETE /v1/sellers/{id}/endpoints/{endpoint_id}', call: req('DELETE', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`), ok: sellerSurface },
+    { name: 'POST /v1/auth/verify', call: req('POST', '/v1/auth/verify'), ok: ['service_pat'] },
+    { name: 'POST /v1/ledger', call: async (token) => req('POST', '/v1/ledger', ledgerReport())(token), ok: ['service_pat'] },
+    { name: 'GET /v1/ledger', call: req('GET', () => Promise.resolve(`/v1/ledger?seller_id=${sellerId}`)), ok: sellerSurface },
+    { name: 'GET /v1/ledger/revenue', call: req('GET', () => Promise.resolve(`/v1/ledger/revenue?seller_id=${sellerId}`)), ok: sellerSurface },
+    { name: 'GET /v1/ledger/export', call: req('GET', () => Promise.resolve(`/v1/ledger/export?format=csv&seller_id=${sellerId}`)), ok: sellerSurface },
   ];
 
   function expected(route: Route, bearer: Bearer): string {
     if (UNAUTHENTICATED.includes(bearer)) return '401';
-    const platformRoute = route.name.includes('/v1/identity') || route.name.includes('/v1/auth') || route.name.includes('/v1/pats');
+    const platformRoute = ['/v1/identity', '/v1/auth', '/v1/pats', '/v1/sellers', '/v1/ledger'].some((prefix) => route.name.includes(prefix));
     if (bearer === 'legacy_treasury_key' && platformRoute) return '401';
     if (route.ok.includes(bearer)) return '2xx';
     if (route.notFound?.includes(bearer)) return '404';
