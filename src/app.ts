@@ -52,7 +52,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, afterPayCommit);
   const identity = new IdentityService(knex, accounts, metrics, { publicUrl: config.publicUrl, sessionTtlSeconds: config.sessionTtlSeconds, clock });
   const pats = new PatService(knex, metrics, clock);
-  const sellers = new SellerService(knex, pats, clock);
+  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate });
   let shuttingDown = false;
   let server: http.Server | undefined;
 

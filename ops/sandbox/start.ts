@@ -157,6 +157,7 @@ async function main(): Promise<void> {
       TREASURY_PORT: String(apiPort),
       TREASURY_HOST: apiHost,
       TREASURY_DATA_DIR: dataDir,
+      TREASURY_VERIFY_ALLOW_PRIVATE: '1',
     },
     (msg) => msg === 'treasury-api ready',
   );

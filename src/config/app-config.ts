@@ -27,6 +27,8 @@ const envSchema = z.object({
   TREASURY_PUBLIC_URL: z.string().url().optional(),
   /** Where the dashboard lives (settings links in recovery blocks); defaults to the public URL. */
   TREASURY_DASHBOARD_URL: z.string().url().optional(),
+  /** Let origin verification reach loopback/private addresses (local sandbox and tests only). */
+  TREASURY_VERIFY_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
   TREASURY_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
   /** Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay commits. */
   TREASURY_FAULT_INJECTION: z.enum(['kill_after_pay_commit']).optional(),
@@ -52,6 +54,7 @@ export type AppConfig = Readonly<{
   publicUrl: string;
   dashboardUrl: string;
   sessionTtlSeconds: number;
+  verifyAllowPrivate: boolean;
 }>;
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -80,6 +83,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     faultInjection: e.TREASURY_FAULT_INJECTION,
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
+    verifyAllowPrivate: e.TREASURY_VERIFY_ALLOW_PRIVATE === '1',
     dashboardUrl: (e.TREASURY_DASHBOARD_URL ?? e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).replace(/\/+$/, ''),
   });
 }

@@ -9,7 +9,9 @@ import { formatUsd, parseUsd } from '../../policy/money.js';
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
+import { fetchVerificationFile } from './origin-verifier.js';
 import type { PatService } from './pat-service.js';
+import { randomBytes } from 'node:crypto';
 
 export interface SellerRow {
   id: string;
@@ -24,6 +26,9 @@ export interface SellerRow {
   country: string | null;
   banking_state: string;
   status: 'active' | 'suspended';
+  origin: string | null;
+  verification_token: string | null;
+  verified_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -54,6 +59,9 @@ export const sellerView = (s: SellerRow) => ({
   country: s.country,
   banking_state: s.banking_state,
   status: s.status,
+  origin: s.origin,
+  origin_verified: s.verified_at !== null,
+  verified_at: s.verified_at?.toISOString() ?? null,
   created_at: s.created_at.toISOString(),
   updated_at: s.updated_at.toISOString(),
 });
@@ -72,6 +80,8 @@ export const endpointView = (e: EndpointRow) => ({
   updated_at: e.updated_at.toISOString(),
 });
 
+const bankingView = (s: SellerRow) => ({ seller_id: s.id, legal_entity: s.legal_entity, country: s.country, state: s.banking_state });
+
 function slugify(name: string): string {
   const base = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
   return base || 'service';
@@ -88,11 +98,87 @@ export class SellerService {
     private readonly knex: Knex,
     private readonly pats: PatService,
     private readonly clock: () => Date,
+    private readonly options: { allowPrivateOrigins: boolean } = { allowPrivateOrigins: false },
   ) {}
+
+  async update(seller: SellerRow, patch: { name?: string | undefined; origin?: string | undefined; openapi_url?: string | undefined; capabilities?: string[] | undefined; payout_mode?: 'direct' | 'platform_mor' | undefined }) {
+    const changes: Record<string, unknown> = { updated_at: this.clock() };
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.openapi_url !== undefined) changes.openapi_url = patch.openapi_url;
+    if (patch.capabilities !== undefined) changes.capabilities = JSON.stringify(patch.capabilities);
+    if (patch.payout_mode !== undefined) changes.payout_mode = patch.payout_mode;
+    if (patch.origin !== undefined && patch.origin !== seller.origin) {
+      changes.origin = new URL(patch.origin).origin;
+      changes.verified_at = null; // a new origin must be verified again
+    }
+    const [row] = (await this.knex('sellers').where({ id: seller.id }).update(changes).returning('*')) as SellerRow[];
+    return sellerView(row!);
+  }
+
+  async setBanking(seller: SellerRow, input: { legal_entity: string; country: string }) {
+    const [row] = (await this.knex('sellers')
+      .where({ id: seller.id })
+      .update({ legal_entity: input.legal_entity, country: input.country, banking_state: 'declared', updated_at: this.clock() })
+      .returning('*')) as SellerRow[];
+    return bankingView(row!);
+  }
+
+  banking(seller: SellerRow) {
+    return bankingView(seller);
+  }
+
+  /** The token the seller must serve at /.well-known/xx-verification.txt (issued once, kept). */
+  async verificationToken(seller: SellerRow): Promise<string> {
+    if (seller.verification_token) return seller.verification_token;
+    const token = `xx-verify-${randomBytes(16).toString('hex')}`;
+    await this.knex('sellers').where({ id: seller.id }).whereNull('verification_token').update({ verification_token: token });
+    const row = await this.knex('sellers').where({ id: seller.id }).first('verification_token');
+    return row.verification_token as string;
+  }
+
+  async verifyOrigin(seller: SellerRow) {
+    if (!seller.origin) throw new AppError('origin_not_configured');
+    const token = await this.verificationToken(seller);
+    const body = await fetchVerificationFile(seller.origin, { allowPrivate: this.options.allowPrivateOrigins });
+    if (!body.split(/\s+/).includes(token)) throw new AppError('verification_token_mismatch', { fields: { expected_file: `${seller.origin}/.well-known/xx-verification.txt` } });
+    const [row] = (await this.knex('sellers').where({ id: seller.id }).update({ verified_at: this.clock() }).returning('*')) as SellerRow[];
+    return { ...sellerView(row!), verified: true };
+  }
+
+  /** Accrued payables and flush history. In `direct` mode buyers pay the seller's pay_to: nothing accrues. */
+  async payouts(seller: SellerRow) {
+    const flushes = (await this.knex('payout_flushes').where({ seller_id: seller.id }).orderBy('created_at', 'desc')) as Array<{ id: string; amount_micro: string; created_at: Date }>;
+    const accrued = seller.payout_mode === 'direct' ? 0n : await this.accruedMicro(seller);
+    return {
+      seller_id: seller.id,
+      payout_mode: seller.payout_mode,
+      accrued_usd: formatUsd(accrued),
+      flushes: flushes.map((f) => ({ id: f.id, amount_usd: formatUsd(BigInt(f.amount_micro)), created_at: f.created_at.toISOString() })),
+    };
+  }
+
+  private async accruedMicro(seller: SellerRow): Promise<bigint> {
+    const [earned] = (await this.knex('ledger_entries').where({ seller_id: seller.id, payout_mode: 'platform_mor' }).sum({ s: 'amount_micro' })) as Array<{ s: string | null }>;
+    const [paid] = (await this.knex('payout_flushes').where({ seller_id: seller.id }).sum({ s: 'amount_micro' })) as Array<{ s: string | null }>;
+    return BigInt(earned?.s ?? 0) - BigInt(paid?.s ?? 0);
+  }
+
+  /** Records a payout of everything accrued (platform_mor only), serialised per seller. */
+  async flushPayouts(seller: SellerRow, actor: string) {
+    if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
+    await this.knex.transaction(async (trx) => {
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${seller.id}`]);
+      const [earned] = (await trx('ledger_entries').where({ seller_id: seller.id, payout_mode: 'platform_mor' }).sum({ s: 'amount_micro' })) as Array<{ s: string | null }>;
+      const [paid] = (await trx('payout_flushes').where({ seller_id: seller.id }).sum({ s: 'amount_micro' })) as Array<{ s: string | null }>;
+      const accrued = BigInt(earned?.s ?? 0) - BigInt(paid?.s ?? 0);
+      if (accrued > 0n) await trx('payout_flushes').insert({ id: generateId('po_'), seller_id: seller.id, amount_micro: accrued.toString(), created_by: actor, created_at: this.clock() });
+    });
+    return this.payouts(seller);
+  }
 
   async create(
     accountId: string,
-    input: { name: string; slug?: string | undefined; openapi_url?: string | undefined; capabilities?: string[] | undefined; protocol?: 'x402' | 'mpp' | undefined; payout_mode?: 'direct' | 'platform_mor' | undefined; legal_entity?: string | undefined; country?: string | undefined },
+    input: { name: string; slug?: string | undefined; openapi_url?: string | undefined; capabilities?: string[] | undefined; protocol?: 'x402' | 'mpp' | undefined; payout_mode?: 'direct' | 'platform_mor' | undefined; legal_entity?: string | undefined; country?: string | undefined; origin?: string | undefined },
     actor: string,
   ) {
     const now = this.clock();
@@ -106,6 +192,7 @@ export class SellerService {
         name: input.name,
         slug,
         openapi_url: input.openapi_url ?? null,
+        origin: input.origin ? new URL(input.origin).origin : null,
         capabilities: JSON.stringify(input.capabilities ?? []),
         protocol: input.protocol ?? 'x402',
         payout_mode: input.payout_mode ?? 'direct',
@@ -246,6 +333,7 @@ export class SellerService {
       content_hash: input.content_hash ?? null,
       authorization_id: authorizationId,
       decision_id: decisionId,
+      payout_mode: seller.payout_mode,
       created_at: this.clock(),
     };
     const inserted = await this.knex('ledger_entries').insert(row).onConflict('tx_hash').ignore().returning('id');

@@ -32,6 +32,7 @@ export async function startTestTreasury(
     DATABASE_URL: db.connectionString,
     TREASURY_LOG_LEVEL: 'silent',
     TREASURY_PUBLIC_URL: 'http://treasury.test',
+    TREASURY_VERIFY_ALLOW_PRIVATE: '1',
     ...options.extraEnv,
   });
   const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });

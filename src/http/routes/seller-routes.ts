@@ -17,6 +17,8 @@ import {
   ledgerReportBodySchema,
   sellerIdSchema,
   updateEndpointBodySchema,
+  updateSellerBodySchema,
+  bankingBodySchema,
 } from '../schemas/seller-schemas.js';
 import { validate } from '../validate.js';
 
@@ -48,6 +50,32 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.get('/v1/sellers/:id', async (ctx) => {
     ctx.body = sellerView(await sellerOf(ctx));
+  });
+  router.patch('/v1/sellers/:id', async (ctx) => {
+    const seller = await sellerOf(ctx);
+    ctx.body = await deps.sellers.update(seller, validate(updateSellerBodySchema, ctx.state.body));
+  });
+  router.get('/v1/sellers/:id/banking', async (ctx) => {
+    ctx.body = deps.sellers.banking(await sellerOf(ctx));
+  });
+  router.put('/v1/sellers/:id/banking', async (ctx) => {
+    const seller = await sellerOf(ctx);
+    ctx.body = await deps.sellers.setBanking(seller, validate(bankingBodySchema, ctx.state.body));
+  });
+  router.get('/v1/sellers/:id/verify', async (ctx) => {
+    const seller = await sellerOf(ctx);
+    ctx.body = { seller_id: seller.id, origin: seller.origin, path: '/.well-known/xx-verification.txt', token: await deps.sellers.verificationToken(seller), verified_at: seller.verified_at?.toISOString() ?? null };
+  });
+  router.post('/v1/sellers/:id/verify', async (ctx) => {
+    ctx.body = await deps.sellers.verifyOrigin(await sellerOf(ctx));
+  });
+  router.get('/v1/sellers/:id/payouts', async (ctx) => {
+    ctx.body = await deps.sellers.payouts(await sellerOf(ctx));
+  });
+  router.post('/v1/sellers/:id/payouts/flush', async (ctx) => {
+    const p = await principalOf(ctx);
+    sessionAccount(p);
+    ctx.body = await deps.sellers.flushPayouts(await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path')), p.actor);
   });
   router.post('/v1/sellers/:id/suspend', async (ctx) => {
     ctx.body = await deps.sellers.setStatus(await sellerOf(ctx), 'suspended');

@@ -29,6 +29,7 @@ export const createSellerBodySchema = z
     payout_mode: z.enum(['direct', 'platform_mor']).optional(),
     legal_entity: plainText(256).optional(),
     country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code').optional(),
+    origin: httpUrl.optional(),
   })
   .strict();
 
@@ -80,4 +81,18 @@ export const ledgerQuerySchema = z
     cursor: z.string().max(200).regex(/^[A-Za-z0-9_-]+$/).optional(),
     format: z.enum(['csv']).optional(),
   })
+  .strict();
+
+export const updateSellerBodySchema = z
+  .object({
+    name: plainText(128).optional(),
+    origin: httpUrl.optional(),
+    openapi_url: httpUrl.optional(),
+    capabilities: z.array(capability).max(64).optional(),
+    payout_mode: z.enum(['direct', 'platform_mor']).optional(),
+  })
+  .strict();
+
+export const bankingBodySchema = z
+  .object({ legal_entity: plainText(256), country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code') })
   .strict();

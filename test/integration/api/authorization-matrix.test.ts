@@ -71,7 +71,8 @@ describe('authorization matrix (every route × every bearer)', function () {
   const wallet = async () => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body.id as string;
   const freshPat = async () => (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } })).body.id as string;
 
-  type Route = { name: string; call: (token: string | undefined) => Promise<number>; ok: Bearer[]; notFound?: Bearer[] };
+  /** `okAs`: what an authorized bearer gets when the route's own precondition answers (e.g. 409). */
+  type Route = { name: string; call: (token: string | undefined) => Promise<number>; ok: Bearer[]; notFound?: Bearer[]; okAs?: string };
   const walletOps: Bearer[] = ['treasury_pat', 'agent_pat'];
   const walletAdmin: Bearer[] = ['treasury_pat'];
   const platform: Bearer[] = ['session'];
@@ -117,6 +118,13 @@ describe('authorization matrix (every route × every bearer)', function () {
     { name: 'GET /v1/sellers/{id}/endpoints', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/endpoints`)), ok: sellerSurface },
     { name: 'PATCH /v1/sellers/{id}/endpoints/{endpoint_id}', call: req('PATCH', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`, { price: '0.02' }), ok: sellerSurface },
     { name: 'DELETE /v1/sellers/{id}/endpoints/{endpoint_id}', call: req('DELETE', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`), ok: sellerSurface },
+    { name: 'PATCH /v1/sellers/{id}', call: req('PATCH', () => Promise.resolve(`/v1/sellers/${sellerId}`), { name: 'Matrix seller' }), ok: sellerSurface },
+    { name: 'GET /v1/sellers/{id}/banking', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`)), ok: sellerSurface },
+    { name: 'PUT /v1/sellers/{id}/banking', call: req('PUT', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`), { legal_entity: 'M Ltd', country: 'GB' }), ok: sellerSurface },
+    { name: 'GET /v1/sellers/{id}/verify', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface },
+    { name: 'POST /v1/sellers/{id}/verify', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface, okAs: '409' },
+    { name: 'GET /v1/sellers/{id}/payouts', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts`)), ok: sellerSurface },
+    { name: 'POST /v1/sellers/{id}/payouts/flush', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)), ok: platform, okAs: '409' },
     { name: 'POST /v1/auth/verify', call: req('POST', '/v1/auth/verify'), ok: ['service_pat'] },
     { name: 'POST /v1/ledger', call: async (token) => req('POST', '/v1/ledger', ledgerReport())(token), ok: ['service_pat'] },
     { name: 'GET /v1/ledger', call: req('GET', () => Promise.resolve(`/v1/ledger?seller_id=${sellerId}`)), ok: sellerSurface },
@@ -128,7 +136,7 @@ describe('authorization matrix (every route × every bearer)', function () {
     if (UNAUTHENTICATED.includes(bearer)) return '401';
     const platformRoute = ['/v1/identity', '/v1/auth', '/v1/pats', '/v1/sellers', '/v1/ledger'].some((prefix) => route.name.includes(prefix));
     if (bearer === 'legacy_treasury_key' && platformRoute) return '401';
-    if (route.ok.includes(bearer)) return '2xx';
+    if (route.ok.includes(bearer)) return route.okAs ?? '2xx';
     if (route.notFound?.includes(bearer)) return '404';
     return '403';
   }
