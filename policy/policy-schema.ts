@@ -1,34 +1,83 @@
 /**
- * The wallet policy object (spec §2.3), as `POST /v1/wallets` accepts it under `policy` and
- * `PUT /v1/wallets/{id}/policy` sets it. Every field is optional; unknown fields are refused.
+ * The wallet policy object (spec §2.3) as `POST /v1/wallets` accepts it under `policy` and
+ * `PUT /v1/wallets/{id}/policy` sets it. Every field is optional; unknown fields are refused. The parsed
+ * output is already the canonical stored form (`normalizePolicy`): checksummed, de-duplicated addresses,
+ * canonical decimal strings, capability keys sorted.
  *
- * Defends: money as canonical decimal strings only; addresses as 20-byte hex whose mixed case must carry a
- * valid EIP-55 checksum; bounded list and map sizes; an address in both lists is a contradiction.
- * Does not defend: a policy that is merely unwise (e.g. a daily cap below the per-tx cap) — allowed.
+ * Protects against: ambiguous money (see money.ts); addresses that are not 20 bytes of hex, or mixed case
+ * with a wrong EIP-55 checksum (a typo'd address); the zero address in a counterparty list (it can never be
+ * paid — the pay path refuses it — so listing it is a mistake, e.g. an unset variable); an address in both
+ * lists (a contradiction); unbounded lists and maps (the evaluator runs on the hot path); a zero per-tx or
+ * window cap (freeze by revoking, or by a tiny cap — a zero cap is refused as a likely mistake). A zero
+ * capability cap is allowed: it is the only way to forbid one capability while allowing others.
+ * Known limits: a policy that is merely unwise (e.g. a daily cap below the per-tx cap) is accepted.
  */
 import { z } from 'zod';
 import { getAddress, isAddress } from 'viem';
 import { isUsdString } from './money.js';
+import { normalizePolicy } from './normalize-policy.js';
 
+export const POLICY_LIMITS = {
+  maxListLength: 1_000,
+  maxCapabilityCaps: 256,
+  maxCapabilityLength: 128,
+  maxVelocityCount: 1_000_000,
+  maxVelocityWindowSeconds: 31 * 86_400,
+  maxCoolingOffSeconds: 30 * 86_400,
+} as const;
+
+/** A capability a payment names: lower-case letters, digits and `. _ : - /`, starting with a letter or digit. */
+export const CAPABILITY_NAME_RE = /^[a-z0-9][a-z0-9._:\-/]*$/;
+/** A capability-cap key: a capability name, that name followed by `*` (prefix match), or a lone `*` (any). */
+export const CAPABILITY_KEY_RE = /^(?:\*|[a-z0-9][a-z0-9._:\-/]*\*?)$/;
+
+export function isCapabilityName(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= POLICY_LIMITS.maxCapabilityLength && CAPABILITY_NAME_RE.test(value);
+}
+
+export function isCapabilityKey(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= POLICY_LIMITS.maxCapabilityLength && CAPABILITY_KEY_RE.test(value);
+}
+
+/** A positive USD amount (caps, transfer amounts): a canonical-grammar decimal string above zero. */
 export const usdAmountSchema = z
   .string()
   .refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "12.50"')
   .refine((v) => !/^0(\.0+)?$/.test(v), 'a cap must be above zero (revoke the wallet to stop all spending)');
 
-/** A 20-byte address: all-lower or all-upper hex, or mixed case with a valid EIP-55 checksum. */
+/** A USD amount that may be zero (capability caps: "0" forbids that capability). */
+export const usdAmountOrZeroSchema = z.string().refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "12.50"');
+
+/** A 20-byte address: all-lower or all-upper hex, or mixed case with a valid EIP-55 checksum. Output checksummed. */
 export const evmAddressSchema = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
-  .refine((v) => isAddress(v, { strict: true }) || /^0x[0-9a-f]{40}$/.test(v) || /^0x[0-9A-F]{40}$/.test(v), 'mixed-case address with a wrong EIP-55 checksum')
+  .refine((v) => /^0x[0-9a-f]{40}$/.test(v) || /^0x[0-9A-F]{40}$/.test(v) || isAddress(v, { strict: true }), 'mixed-case address with a wrong EIP-55 checksum')
   .transform((v) => getAddress(v.toLowerCase()));
 
-export const capabilitySchema = z
+/** An address in a counterparty list: as `evmAddressSchema`, and not the zero address. */
+export const counterpartyAddressSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address can never be a recipient; remove it from the list');
+
+/** A capability-cap key (see `CAPABILITY_KEY_RE`), at most 128 characters. */
+export const capabilityKeySchema = z
   .string()
   .min(1)
-  .max(128)
-  .regex(/^[a-z0-9][a-z0-9._:\-/]*\*?$/, 'capability: lower-case letters, digits and . _ : - /, optional trailing *');
+  .max(POLICY_LIMITS.maxCapabilityLength)
+  .regex(CAPABILITY_KEY_RE, 'capability: lower-case letters, digits and . _ : - /, optional trailing * (or a lone * for any capability)');
 
-export const walletPolicySchema = z
+/**
+ * Capability → USD cap. Checked on the raw object first: zod's record silently drops a `__proto__` key, and a
+ * body holding one is refused, not quietly changed; the size bound is checked before any key is parsed.
+ */
+const capabilityCapsSchema = z
+  .unknown()
+  .refine((v) => !(v !== null && typeof v === 'object' && Object.hasOwn(v, '__proto__')), 'capability "__proto__" is not allowed')
+  .refine((v) => !(v !== null && typeof v === 'object' && Object.keys(v).length > POLICY_LIMITS.maxCapabilityCaps), `at most ${POLICY_LIMITS.maxCapabilityCaps} capability caps`)
+  .pipe(z.record(capabilityKeySchema, usdAmountOrZeroSchema));
+
+const counterpartyListSchema = z.array(counterpartyAddressSchema).max(POLICY_LIMITS.maxListLength);
+
+const walletPolicyObjectSchema = z
   .object({
     per_tx_cap_usd: usdAmountSchema.optional(),
     daily_cap_usd: usdAmountSchema.optional(),
@@ -36,25 +85,29 @@ export const walletPolicySchema = z
     monthly_cap_usd: usdAmountSchema.optional(),
     velocity_cap: z
       .object({
-        max_count: z.number().int().min(1).max(1_000_000),
-        window_seconds: z.number().int().min(1).max(31 * 86_400),
+        max_count: z.number().int().min(1).max(POLICY_LIMITS.maxVelocityCount),
+        window_seconds: z.number().int().min(1).max(POLICY_LIMITS.maxVelocityWindowSeconds),
       })
       .strict()
       .optional(),
-    counterparty_allowlist: z.array(evmAddressSchema).max(1000).optional(),
-    counterparty_blocklist: z.array(evmAddressSchema).max(1000).optional(),
-    cooling_off: z.number().int().min(0).max(30 * 86_400).optional(),
-    capability_cap_usd: z
-      .record(capabilitySchema, usdAmountSchema)
-      .refine((m) => Object.keys(m).length <= 256, 'at most 256 capability caps')
-      .optional(),
+    counterparty_allowlist: counterpartyListSchema.optional(),
+    counterparty_blocklist: counterpartyListSchema.optional(),
+    /** Seconds after the wallet's last signed payment during which the next is refused; 0 = off. */
+    cooling_off: z.number().int().min(0).max(POLICY_LIMITS.maxCoolingOffSeconds).optional(),
+    capability_cap_usd: capabilityCapsSchema.optional(),
   })
   .strict()
   .superRefine((policy, ctx) => {
     const allow = new Set(policy.counterparty_allowlist ?? []);
-    for (const address of policy.counterparty_blocklist ?? []) {
-      if (allow.has(address)) ctx.addIssue({ code: 'custom', path: ['counterparty_blocklist'], message: `${address} is in both the allowlist and the blocklist` });
+    for (const [i, address] of (policy.counterparty_blocklist ?? []).entries()) {
+      if (allow.has(address)) ctx.addIssue({ code: 'custom', path: ['counterparty_blocklist', i], message: `${address} is in both the allowlist and the blocklist` });
     }
   });
 
-export type WalletPolicy = z.infer<typeof walletPolicySchema>;
+/** A wallet policy (validated; the schema's output is canonical, see `normalizePolicy`). */
+export type WalletPolicy = z.output<typeof walletPolicyObjectSchema>;
+/** What a client may send (before checksumming and canonical spelling). */
+export type WalletPolicyInput = z.input<typeof walletPolicyObjectSchema>;
+
+/** Validates a policy body and yields its canonical stored form. */
+export const walletPolicySchema = walletPolicyObjectSchema.transform((policy): WalletPolicy => normalizePolicy(policy));
