@@ -1,47 +1,75 @@
 /**
- * capability_cap_usd: a map of capability → USD cap. A capability matches a key exactly, or a key ending in
- * `*` by prefix; an exact key wins, else the longest prefix. Fail-closed: on a wallet with any capability
- * cap, a transfer (which carries no capability) is refused with `transfer_not_permitted_with_capability_cap`,
- * and so is a pay that names no capability.
+ * capability_cap_usd: a map of capability → USD cap. A pay's capability matches a key exactly, or a key
+ * ending in `*` by prefix (`llm.*` matches `llm.gpt`, not `llm`; a lone `*` matches every capability). An
+ * exact key wins over any prefix key; among prefix keys the longest prefix wins. A matched pay above the cap
+ * is refused (exactly at the cap is allowed); a capability that matches no key is not capped (spec §2.3 —
+ * add a `*` key to cap everything else).
+ *
+ * Fail-closed, on a wallet whose policy holds at least one capability cap:
+ * - a transfer (which carries no capability) is refused with `transfer_not_permitted_with_capability_cap`
+ *   (spec §2.3, §7); dollar limits on transfers are per_tx_cap_usd and the window caps;
+ * - a pay that names no capability is refused with `capability_cap_usd` ("capability required");
+ * - a pay whose capability is malformed (outside the key grammar, e.g. upper case, which would otherwise slip
+ *   past a lower-case key) is refused with `capability_cap_usd`.
+ *
+ * Protects against: an agent overspending on one kind of purchase; sidestepping caps by omitting the label.
+ * Known limits: the capability is declared by the caller; a caller that lies about it can only be bounded by
+ * a `*` key and the other rules.
  */
-import { formatUsd, parseUsd } from '../money.js';
-import type { WalletPolicy } from '../policy-schema.js';
-import type { SpendRequest, Violation } from '../policy-types.js';
+import { formatUsd } from '../money.js';
+import { isCapabilityName } from '../policy-schema.js';
+import type { Violation } from '../policy-types.js';
+import type { RuleContext } from './rule-context.js';
 
-export function matchCapabilityCap(caps: Record<string, string>, capability: string): { key: string; cap: string } | undefined {
-  const exact = caps[capability];
-  if (exact !== undefined && !capability.endsWith('*')) return { key: capability, cap: exact };
-  let best: { key: string; cap: string } | undefined;
-  for (const [key, cap] of Object.entries(caps)) {
+export interface CapabilityCapMatch {
+  /** The key that matched: the capability itself, or a `prefix*` / `*` key. */
+  key: string;
+  capMicro: bigint;
+}
+
+/** The cap that applies to `capability`: exact key first, else the longest matching `prefix*` key. */
+export function matchCapabilityCap(caps: ReadonlyMap<string, bigint>, capability: string): CapabilityCapMatch | undefined {
+  if (!capability.endsWith('*')) {
+    const exact = caps.get(capability);
+    if (exact !== undefined) return { key: capability, capMicro: exact };
+  }
+  let best: CapabilityCapMatch | undefined;
+  let bestLength = -1;
+  for (const [key, capMicro] of caps) {
     if (!key.endsWith('*')) continue;
     const prefix = key.slice(0, -1);
-    if (capability.startsWith(prefix) && (!best || prefix.length > best.key.length - 1)) best = { key, cap };
+    if (prefix.length > bestLength && capability.startsWith(prefix)) {
+      best = { key, capMicro };
+      bestLength = prefix.length;
+    }
   }
   return best;
 }
 
-export function checkCapabilityCap(policy: WalletPolicy, request: SpendRequest): Violation | null {
-  const caps = policy.capability_cap_usd;
-  if (!caps || Object.keys(caps).length === 0) return null;
+export function checkCapabilityCap({ policy, request }: RuleContext): Violation | null {
+  const caps = policy.capabilityCaps;
+  if (!caps || caps.size === 0) return null;
   if (request.kind === 'transfer') {
     return {
       rule: 'transfer_not_permitted_with_capability_cap',
       message: 'this wallet has capability caps, so transfers (which carry no capability) are refused; use per_tx_cap_usd and window caps for transfer limits',
     };
   }
-  if (!request.capability) {
-    return { rule: 'capability_cap_usd', message: 'this wallet has capability caps: a payment must name its capability' };
+  const capability = request.capability;
+  if (capability === undefined || capability === '') {
+    return { rule: 'capability_cap_usd', message: 'this wallet has capability caps: a payment must name its capability', reason: 'capability_required' };
   }
-  const match = matchCapabilityCap(caps, request.capability);
-  if (!match) return null;
-  const cap = parseUsd(match.cap);
-  if (request.amountMicro <= cap) return null;
+  if (!isCapabilityName(capability)) {
+    return { rule: 'capability_cap_usd', message: 'the capability is malformed (lower-case letters, digits and . _ : - /, at most 128 characters)', reason: 'capability_malformed' };
+  }
+  const match = matchCapabilityCap(caps, capability);
+  if (!match || request.amountMicro <= match.capMicro) return null;
   return {
     rule: 'capability_cap_usd',
-    message: `payment of ${formatUsd(request.amountMicro)} USD for capability ${request.capability} exceeds its cap of ${formatUsd(cap)} USD (${match.key})`,
-    limit: formatUsd(cap),
+    message: `payment of ${formatUsd(request.amountMicro)} USD for capability ${capability} exceeds its cap of ${formatUsd(match.capMicro)} USD (${match.key})`,
+    limit: formatUsd(match.capMicro),
     attempted: formatUsd(request.amountMicro),
-    capability: request.capability,
+    capability,
     matched: match.key,
   };
 }
