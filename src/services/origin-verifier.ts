@@ -23,7 +23,13 @@ function isPrivate(address: string): boolean {
 }
 
 export async function fetchVerificationFile(origin: string, options: { allowPrivate: boolean }): Promise<string> {
-  const url = new URL('/.well-known/xx-verification.txt', origin);
+  return guardedFetchText(new URL('/.well-known/xx-verification.txt', origin), { ...options, maxBytes: MAX_BYTES, notFound: 'well_known_not_found' });
+}
+
+/** GET a URL under the rules above; `notFound` names the error code for 404/410. */
+export async function guardedFetchText(url: URL, options: { allowPrivate: boolean; maxBytes: number; notFound: 'well_known_not_found' | 'openapi_not_found' }): Promise<string> {
+  const origin = url.origin;
+  const MAX_BYTES = options.maxBytes;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('invalid_request', { message: 'The origin must be http(s).' });
   if (!options.allowPrivate) {
     const addresses = await lookup(url.hostname, { all: true }).catch(() => []);
@@ -37,7 +43,7 @@ export async function fetchVerificationFile(origin: string, options: { allowPriv
     throw new AppError('origin_unreachable', { fields: { origin } });
   }
   if (res.status >= 300 && res.status < 400) throw new AppError('origin_redirect_refused', { fields: { origin, location: res.headers.get('location') } });
-  if (res.status === 404 || res.status === 410) throw new AppError('well_known_not_found', { fields: { url: url.toString() } });
+  if (res.status === 404 || res.status === 410) throw new AppError(options.notFound, { fields: { url: url.toString() } });
   if (!res.ok || !res.body) throw new AppError('origin_unreachable', { fields: { origin, status: res.status } });
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -48,7 +54,7 @@ export async function fetchVerificationFile(origin: string, options: { allowPriv
     size += value.length;
     if (size > MAX_BYTES) {
       await reader.cancel();
-      throw new AppError('invalid_request', { message: 'The verification file is larger than 4 KiB.' });
+      throw new AppError('invalid_request', { message: `The document at ${url.pathname} is larger than ${MAX_BYTES >= 1024 ? `${MAX_BYTES / 1024} KiB` : `${MAX_BYTES} bytes`}.` });
     }
     chunks.push(value);
   }

@@ -9,7 +9,8 @@ import { formatUsd, parseUsd } from '../../policy/money.js';
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
-import { fetchVerificationFile } from './origin-verifier.js';
+import { fetchVerificationFile, guardedFetchText } from './origin-verifier.js';
+import { parseOpenApi } from './openapi-ingest.js';
 import type { PatService } from './pat-service.js';
 import { randomBytes } from 'node:crypto';
 
@@ -145,6 +146,74 @@ export class SellerService {
     return { ...sellerView(row!), verified: true };
   }
 
+  /**
+   * Fetches openapi_url and reconciles the seller's ingested endpoints with it: new operations are added,
+   * changed ones updated, vanished ones removed (kept, and reported as such, when they have ledger rows).
+   * Manual endpoints are never touched. Idempotent: a second refresh of the same document changes nothing.
+   */
+  async refresh(seller: SellerRow) {
+    if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
+    const text = await guardedFetchText(new URL(seller.openapi_url), { allowPrivate: this.options.allowPrivateOrigins, maxBytes: 1024 * 1024, notFound: 'openapi_not_found' });
+    const wanted = parseOpenApi(text);
+    const now = this.clock();
+    const report = { added: [] as string[], changed: [] as string[], removed: [] as string[], kept_for_ledger: [] as string[], unchanged: 0 };
+    await this.knex.transaction(async (trx) => {
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 19))', [`seller:${seller.id}`]);
+      const existing = (await trx('endpoints').where({ seller_id: seller.id })) as Array<EndpointRow & { source: string }>;
+      const key = (method: string, path: string) => `${method} ${path}`;
+      const byKey = new Map(existing.map((e) => [key(e.method, e.path), e]));
+      const slugs = new Set(existing.map((e) => e.slug));
+      const seen = new Set<string>();
+      for (const w of wanted) {
+        const k = key(w.method, w.path);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        const current = byKey.get(k);
+        if (!current) {
+          let slug = w.slug;
+          for (let i = 2; slugs.has(slug); i++) slug = `${w.slug.slice(0, 58)}-${i}`;
+          slugs.add(slug);
+          await trx('endpoints').insert({
+            id: generateId('ep_'),
+            seller_id: seller.id,
+            slug,
+            method: w.method,
+            path: w.path,
+            path_pattern: w.path_pattern,
+            price_micro: parseUsd(w.price).toString(),
+            route_prices: '{}',
+            capabilities: JSON.stringify(w.capabilities),
+            source: 'openapi',
+            created_at: now,
+            updated_at: now,
+          });
+          report.added.push(slug);
+          continue;
+        }
+        if (current.source !== 'openapi') {
+          report.unchanged++;
+          continue;
+        }
+        const price = parseUsd(w.price).toString();
+        const differs = current.price_micro !== price || JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) || (current.path_pattern ?? null) !== w.path_pattern;
+        if (differs) {
+          await trx('endpoints').where({ id: current.id }).update({ price_micro: price, capabilities: JSON.stringify(w.capabilities), path_pattern: w.path_pattern, updated_at: now });
+          report.changed.push(current.slug);
+        } else report.unchanged++;
+      }
+      for (const e of existing) {
+        if (e.source !== 'openapi' || seen.has(key(e.method, e.path))) continue;
+        const used = await trx('ledger_entries').where({ endpoint_id: e.id }).first('id');
+        if (used) report.kept_for_ledger.push(e.slug);
+        else {
+          await trx('endpoints').where({ id: e.id }).delete();
+          report.removed.push(e.slug);
+        }
+      }
+    });
+    return { seller_id: seller.id, openapi_url: seller.openapi_url, ...report };
+  }
+
   /** Accrued payables and flush history. In `direct` mode buyers pay the seller's pay_to: nothing accrues. */
   async payouts(seller: SellerRow) {
     const flushes = (await this.knex('payout_flushes').where({ seller_id: seller.id }).orderBy('created_at', 'desc')) as Array<{ id: string; amount_micro: string; created_at: Date }>;
@@ -209,7 +278,12 @@ export class SellerService {
     }
     const pat = await this.pats.create(accountId, { scope_type: 'service', scope_id: id, label: `${slug} service` }, actor);
     const seller = (await this.knex('sellers').where({ id }).first()) as SellerRow;
-    return { ...sellerView(seller), pat: pat.pat, pat_id: pat.id };
+    // An openapi_url triggers an ingest; the seller exists either way and `refresh` can retry.
+    let ingest: Record<string, unknown> | undefined;
+    if (seller.openapi_url) {
+      ingest = await this.refresh(seller).catch((err: unknown) => ({ error_code: err instanceof AppError ? err.code : 'internal_error' }));
+    }
+    return { ...sellerView(seller), pat: pat.pat, pat_id: pat.id, ...(ingest ? { ingest } : {}) };
   }
 
   /** The seller a principal may manage: the owner's session, or a service PAT scoped to it. */

@@ -69,6 +69,9 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   router.post('/v1/sellers/:id/verify', async (ctx) => {
     ctx.body = await deps.sellers.verifyOrigin(await sellerOf(ctx));
   });
+  router.post('/v1/sellers/:id/refresh', async (ctx) => {
+    ctx.body = await deps.sellers.refresh(await sellerOf(ctx));
+  });
   router.get('/v1/sellers/:id/payouts', async (ctx) => {
     ctx.body = await deps.sellers.payouts(await sellerOf(ctx));
   });

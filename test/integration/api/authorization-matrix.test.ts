@@ -123,6 +123,7 @@ describe('authorization matrix (every route × every bearer)', function () {
     { name: 'PUT /v1/sellers/{id}/banking', call: req('PUT', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`), { legal_entity: 'M Ltd', country: 'GB' }), ok: sellerSurface },
     { name: 'GET /v1/sellers/{id}/verify', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface },
     { name: 'POST /v1/sellers/{id}/verify', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface, okAs: '409' },
+    { name: 'POST /v1/sellers/{id}/refresh', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/refresh`)), ok: sellerSurface, okAs: '409' },
     { name: 'GET /v1/sellers/{id}/payouts', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts`)), ok: sellerSurface },
     { name: 'POST /v1/sellers/{id}/payouts/flush', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)), ok: platform, okAs: '409' },
     { name: 'POST /v1/auth/verify', call: req('POST', '/v1/auth/verify'), ok: ['service_pat'] },

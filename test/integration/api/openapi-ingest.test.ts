@@ -1,0 +1,82 @@
+/**
+ * OpenAPI ingest: a document served by a local HTTP server becomes endpoints when the seller registers;
+ * editing it and calling refresh reports exactly what was added, changed and removed; a second refresh is a
+ * no-op; manual endpoints and endpoints with ledger rows are kept.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+
+describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+  let doc: Record<string, unknown>;
+  let server: http.Server;
+  let url: string;
+
+  before(async () => {
+    t = await startTestTreasury();
+    server = http.createServer((req, res) => {
+      if (req.url === '/openapi.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}/openapi.json`;
+  });
+  after(async () => {
+    server?.close();
+    await t?.stop();
+  });
+
+  it('ingests at registration and reports the diff on refresh', async () => {
+    doc = {
+      openapi: '3.1.0',
+      paths: {
+        '/search': { post: { operationId: 'search', 'x-price-usd': '0.05', 'x-capabilities': ['search.web'] } },
+        '/items/{id}': { get: { operationId: 'getItem', 'x-price-usd': '0.01' } },
+        '/health': { get: { operationId: 'health' } },
+      },
+    };
+    const who = privateKeyToAccount(generatePrivateKey());
+    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
+    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
+    const session = (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body.session;
+    const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Docs Co', openapi_url: url } })).body;
+    assert.deepEqual(seller.ingest.added.sort(), ['getitem', 'health', 'search']);
+    const endpoints = (await t.request('GET', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat })).body.endpoints;
+    const search = endpoints.find((e: { slug: string }) => e.slug === 'search');
+    assert.deepEqual([search.method, search.path, search.price, search.capabilities], ['POST', '/search', '0.05', ['search.web']]);
+    assert.equal(endpoints.find((e: { slug: string }) => e.slug === 'getitem').path_pattern, '/items/{id}');
+    assert.equal(endpoints.find((e: { slug: string }) => e.slug === 'health').price, '0');
+
+    const manual = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/manual', price: '1' } });
+    const getItem = endpoints.find((e: { slug: string }) => e.slug === 'getitem');
+    await t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: who.address, amount: '10000', network: 'eip155:84532', endpoint_id: getItem.endpoint_id } });
+
+    doc = {
+      openapi: '3.1.0',
+      paths: {
+        '/search': { post: { operationId: 'search', 'x-price-usd': '0.07', 'x-capabilities': ['search.web'] } },
+        '/forecast': { get: { operationId: 'forecast', 'x-price-usd': '0.02' } },
+      },
+    };
+    const refreshed = await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat });
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    assert.deepEqual(
+      { added: refreshed.body.added, changed: refreshed.body.changed, removed: refreshed.body.removed, kept: refreshed.body.kept_for_ledger },
+      { added: ['forecast'], changed: ['search'], removed: ['health'], kept: ['getitem'] },
+    );
+    const again = await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat });
+    assert.deepEqual([again.body.added, again.body.changed, again.body.removed], [[], [], []], 'refresh is idempotent');
+    const after = (await t.request('GET', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat })).body.endpoints.map((e: { slug: string }) => e.slug).sort();
+    assert.deepEqual(after, ['forecast', 'getitem', manual.body.slug, 'search'].sort());
+
+    doc = { not: 'openapi' } as Record<string, unknown>;
+    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat })).body.error_code, 'openapi_invalid');
+    await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, { token: session, body: { openapi_url: url.replace('openapi.json', 'missing.json') } });
+    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat })).body.error_code, 'openapi_not_found');
+  });
+});
