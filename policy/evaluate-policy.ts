@@ -11,7 +11,7 @@
  * Known limits: stale state — the caller must read `state` under the same lock it records the spend in;
  * the engine cannot know what "spent" should include (see ADR 0003: every signed authorization).
  */
-import { MAX_USD_MICRO, formatUsd } from './money.js';
+import { formatUsd } from './money.js';
 import { PolicyInputError } from './policy-errors.js';
 import type { WalletPolicy } from './policy-schema.js';
 import { parsePolicy } from './parse-policy.js';
@@ -50,7 +50,6 @@ function assertInputs(request: SpendRequest, state: SpendState, now: Date): void
   if (request === null || typeof request !== 'object') throw new PolicyInputError('request', 'expected an object');
   if (request.kind !== 'pay' && request.kind !== 'transfer') throw new PolicyInputError('request.kind', "expected 'pay' or 'transfer'");
   assertMicro(request.amountMicro, 'request.amountMicro', false);
-  if (request.amountMicro > MAX_USD_MICRO) throw new PolicyInputError('request.amountMicro', 'above the largest USD amount');
   if (typeof request.to !== 'string' || !ADDRESS_RE.test(request.to)) throw new PolicyInputError('request.to', 'expected a 0x-prefixed 20-byte hex address');
   if (request.capability !== undefined && typeof request.capability !== 'string') throw new PolicyInputError('request.capability', 'expected a string or undefined');
   if (state === null || typeof state !== 'object') throw new PolicyInputError('state', 'expected an object');
