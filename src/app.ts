@@ -30,6 +30,8 @@ import { WalletService } from './services/wallet-service.js';
 
 export interface TreasuryApp {
   koa: Koa;
+  /** Every method and path the app serves (`{param}` form), for the OpenAPI completeness test. */
+  routes: Array<{ method: string; path: string }>;
   metrics: TreasuryMetrics;
   services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway };
   listen(port: number, host: string): Promise<http.Server>;
@@ -60,15 +62,21 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(jsonBody(config.bodyLimitBytes));
-  for (const router of [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats }), sellerRoutes({ auth, sellers })]) {
+  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats }), sellerRoutes({ auth, sellers, pats })];
+  for (const router of routers) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());
   }
   koa.on('error', () => undefined); // rendered by errorHandler; socket errors are not actionable
 
+  const served = routers.flatMap((router) =>
+    router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path).replace(/:([a-z_]+)/g, '{$1}') }))),
+  );
+
   return {
     koa,
     metrics,
+    routes: served,
     services: { accounts, wallets, pay, signer },
     listen(port, host) {
       return new Promise((resolve, reject) => {

@@ -315,7 +315,8 @@ export class PayService {
     if (outcome.kind === 'denied') {
       this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'deny' });
       const rules = outcome.decision.violations.map((v) => v.rule);
-      const failClosed = rules.length === 1 && rules[0] === 'transfer_not_permitted_with_capability_cap';
+      // Spec §7: a transfer on a capability-capped wallet answers its own code, whatever else it broke.
+      const failClosed = rules.includes('transfer_not_permitted_with_capability_cap');
       throw new AppError(failClosed ? 'transfer_not_permitted_with_capability_cap' : 'policy_denied', {
         message: outcome.decision.violations.map((v) => v.message).join('; '),
         fields: { reason: 'policy_denied', decision_id: outcome.decisionId, rule: rules[0], rules, violations: outcome.decision.violations, headroom: outcome.decision.headroom },

@@ -3,9 +3,15 @@ import Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../../services/signer-gateway.js';
+import { buildOpenApiDocument } from '../openapi/api-catalog.js';
 
-export function opsRoutes(deps: { knex: Knex; signer: SignerGateway; metrics: TreasuryMetrics; isShuttingDown: () => boolean }): Router {
+export function opsRoutes(deps: { knex: Knex; signer: SignerGateway; metrics: TreasuryMetrics; isShuttingDown: () => boolean; publicUrl: string }): Router {
   const router = new Router();
+  let openapi: unknown;
+  router.get('/v1/openapi.json', (ctx) => {
+    openapi ??= buildOpenApiDocument(deps.publicUrl);
+    ctx.body = openapi;
+  });
   const live = (ctx: { body: unknown }) => {
     ctx.body = { status: 'ok' };
   };

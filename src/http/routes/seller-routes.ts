@@ -7,7 +7,11 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Authenticator, Principal } from '../../auth/authenticator.js';
 import { AppError } from '../../errors/app-error.js';
+import type { PatService } from '../../services/pat-service.js';
 import type { SellerService } from '../../services/seller-service.js';
+import { patIdSchema } from '../schemas/identity-schemas.js';
+import { plainText } from '../schemas/common-schemas.js';
+import { z } from 'zod';
 import { sellerView } from '../../services/seller-service.js';
 import {
   createEndpointBodySchema,
@@ -22,7 +26,7 @@ import {
 } from '../schemas/seller-schemas.js';
 import { validate } from '../validate.js';
 
-export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService }): Router {
+export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService; pats: PatService }): Router {
   const router = new Router();
   const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
   const sessionAccount = (p: Principal): string => {
@@ -79,6 +83,31 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const p = await principalOf(ctx);
     sessionAccount(p);
     ctx.body = await deps.sellers.flushPayouts(await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path')), p.actor);
+  });
+  // Service PATs of one seller (the owner's session manages them).
+  const servicePatBody = z.object({ label: plainText(128).optional(), expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional() }).strict();
+  router.post('/v1/sellers/:id/pats', async (ctx) => {
+    const p = await principalOf(ctx);
+    const accountId = sessionAccount(p);
+    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    const body = validate(servicePatBody, ctx.state.body ?? {});
+    ctx.status = 201;
+    ctx.body = await deps.pats.create(accountId, { scope_type: 'service', scope_id: seller.id, ...body }, p.actor);
+  });
+  router.get('/v1/sellers/:id/pats', async (ctx) => {
+    const p = await principalOf(ctx);
+    const accountId = sessionAccount(p);
+    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    ctx.body = { pats: (await deps.pats.list(accountId)).filter((pat) => pat.scope_type === 'service' && pat.scope_id === seller.id) };
+  });
+  router.delete('/v1/sellers/:id/pats/:pat_id', async (ctx) => {
+    const p = await principalOf(ctx);
+    const accountId = sessionAccount(p);
+    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    const patId = validate(patIdSchema, ctx.params.pat_id, 'path');
+    const owned = (await deps.pats.list(accountId)).some((pat) => pat.id === patId && pat.scope_type === 'service' && pat.scope_id === seller.id);
+    if (!owned) throw new AppError('pat_not_found');
+    ctx.body = await deps.pats.revoke(accountId, patId);
   });
   router.post('/v1/sellers/:id/suspend', async (ctx) => {
     ctx.body = await deps.sellers.setStatus(await sellerOf(ctx), 'suspended');

@@ -124,6 +124,13 @@ describe('authorization matrix (every route × every bearer)', function () {
     { name: 'GET /v1/sellers/{id}/verify', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface },
     { name: 'POST /v1/sellers/{id}/verify', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface, okAs: '409' },
     { name: 'POST /v1/sellers/{id}/refresh', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/refresh`)), ok: sellerSurface, okAs: '409' },
+    { name: 'POST /v1/sellers/{id}/pats', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`), { label: 'ci' }), ok: platform },
+    { name: 'GET /v1/sellers/{id}/pats', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`)), ok: platform },
+    {
+      name: 'DELETE /v1/sellers/{id}/pats/{pat_id}',
+      call: req('DELETE', async () => `/v1/sellers/${sellerId}/pats/${(await t.request('POST', `/v1/sellers/${sellerId}/pats`, { token: session, body: {} })).body.id}`),
+      ok: platform,
+    },
     { name: 'GET /v1/sellers/{id}/payouts', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts`)), ok: sellerSurface },
     { name: 'POST /v1/sellers/{id}/payouts/flush', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)), ok: platform, okAs: '409' },
     { name: 'POST /v1/auth/verify', call: req('POST', '/v1/auth/verify'), ok: ['service_pat'] },
