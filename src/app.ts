@@ -52,7 +52,12 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const afterPayCommit = config.faultInjection === 'kill_after_pay_commit' ? () => process.kill(process.pid, 'SIGKILL') : undefined;
   if (afterPayCommit) log.warn('fault injection active: the process is killed after every pay commit');
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, afterPayCommit);
-  const identity = new IdentityService(knex, accounts, metrics, { publicUrl: config.publicUrl, sessionTtlSeconds: config.sessionTtlSeconds, clock });
+  const identity = new IdentityService(knex, accounts, metrics, {
+    publicUrl: config.publicUrl,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    clock,
+    evmChainIds: chains.chains.map((c) => c.chainId),
+  });
   const pats = new PatService(knex, metrics, clock);
   const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate });
   let shuttingDown = false;

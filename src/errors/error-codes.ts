@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   asset_not_supported: { status: 400, message: 'That asset is not the configured USDC contract of the network.' },
   scheme_not_supported: { status: 400, message: 'That payment scheme is not supported yet; use "exact".' },
   missing_eip712_domain: { status: 400, message: 'payment_requirements.extra must carry the token\'s EIP-712 name and version.' },
+  sign_in_chain_not_supported: { status: 400, message: 'The sign-in message names a chain this Treasury does not serve.' },
   sign_in_message_invalid: { status: 400, message: 'The sign-in message is not a valid SIWE / SIWS message.' },
   scope_not_found: { status: 404, message: 'No such scope for this account.' },
   pat_not_found: { status: 404, message: 'No such PAT.' },

@@ -28,7 +28,7 @@ export class IdentityService {
     private readonly knex: Knex,
     private readonly accounts: AccountService,
     private readonly metrics: TreasuryMetrics,
-    private readonly options: { publicUrl: string; sessionTtlSeconds: number; clock: () => Date },
+    private readonly options: { publicUrl: string; sessionTtlSeconds: number; clock: () => Date; evmChainIds: readonly number[] },
   ) {}
 
   async issueNonce(): Promise<{ nonce: string; expires_at: string }> {
@@ -40,7 +40,7 @@ export class IdentityService {
 
   async init(input: { message: string; signature: string; chain: 'evm' | 'solana' }): Promise<SessionGrant> {
     const now = this.options.clock();
-    const expect = { publicUrl: this.options.publicUrl, now, maxAgeSeconds: NONCE_TTL_SECONDS };
+    const expect = { publicUrl: this.options.publicUrl, evmChainIds: this.options.evmChainIds, now, maxAgeSeconds: NONCE_TTL_SECONDS };
     const verified = input.chain === 'evm' ? await verifySiwe(input.message, input.signature, expect) : await verifySiws(input.message, input.signature, expect);
     const address = verified.chain === 'evm' ? verified.address.toLowerCase() : verified.address;
 

@@ -23,6 +23,8 @@ export interface VerifiedSignIn {
 export interface SignInExpectations {
   /** Our origin, e.g. http://127.0.0.1:8402: its host must be the domain and the URI must be on it. */
   publicUrl: string;
+  /** EVM chain ids a SIWE message may name (the configured chains). */
+  evmChainIds: readonly number[];
   now: Date;
   maxAgeSeconds: number;
 }
@@ -58,6 +60,7 @@ export async function verifySiwe(message: string, signature: string, expect: Sig
     throw new AppError('sign_in_message_invalid');
   }
   if (!fields.address || !fields.nonce || fields.version !== '1' || fields.chainId === undefined) throw new AppError('sign_in_message_invalid');
+  if (!expect.evmChainIds.includes(fields.chainId)) throw new AppError('sign_in_chain_not_supported', { fields: { chain_id: fields.chainId, supported: expect.evmChainIds } });
   checkOrigin(fields.domain, fields.uri, expect);
   checkTimes(fields.issuedAt, fields.expirationTime, fields.notBefore, expect);
   if (!validateSiweMessage({ message: fields, domain: new URL(expect.publicUrl).host, time: expect.now })) throw new AppError('sign_in_expired');
@@ -85,6 +88,10 @@ export async function verifySiws(message: string, signature: string, expect: Sig
   const parsed = parseSiws(message);
   const nonce = parsed.fields.Nonce;
   if (!nonce || parsed.fields.Version !== '1') throw new AppError('sign_in_message_invalid');
+  const chain = parsed.fields['Chain ID'];
+  if (chain !== undefined && !/^(mainnet|devnet|testnet|localnet|solana:[1-9A-HJ-NP-Za-km-z]{32})$/.test(chain)) {
+    throw new AppError('sign_in_chain_not_supported', { fields: { chain_id: chain } });
+  }
   checkOrigin(parsed.domain, parsed.fields.URI, expect);
   const date = (v: string | undefined) => (v === undefined ? undefined : new Date(v));
   checkTimes(date(parsed.fields['Issued At']), date(parsed.fields['Expiration Time']), date(parsed.fields['Not Before']), expect);

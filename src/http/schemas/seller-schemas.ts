@@ -16,6 +16,17 @@ const method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** USD price; "0" allowed here (free route). */
 const price = z.union([usdAmountSchema, z.literal('0')]);
 
+/**
+ * A record that refuses a `__proto__` key instead of silently dropping it (zod's record does the latter, so
+ * `{"__proto__": …}` would otherwise be stored as `{}`).
+ */
+function strictRecord<K extends z.ZodType<string>, V extends z.ZodType>(key: K, value: V) {
+  return z.preprocess(
+    (raw) => (raw !== null && typeof raw === 'object' && Object.prototype.hasOwnProperty.call(raw, '__proto__') ? Symbol('refused') : raw),
+    z.record(key, value),
+  );
+}
+
 export const sellerIdSchema = z.string().regex(/^sel_[0-9a-f]{24}$/, 'expected a seller id (sel_…)');
 export const endpointIdSchema = z.string().regex(/^ep_[0-9a-f]{24}$/, 'expected an endpoint id (ep_…)');
 
@@ -39,7 +50,7 @@ export const createEndpointBodySchema = z
     path: routePath,
     method: method.optional(),
     price,
-    route_prices: z.record(routePath, z.union([price, z.literal('')])).optional(),
+    route_prices: strictRecord(routePath, z.union([price, z.literal('')])).optional(),
     path_pattern: routePath.optional(),
     capabilities: z.array(capability).max(64).optional(),
   })
@@ -50,7 +61,7 @@ export const updateEndpointBodySchema = z
     path: routePath.optional(),
     method: method.optional(),
     price: price.optional(),
-    route_prices: z.record(routePath, z.union([price, z.literal('')])).optional(),
+    route_prices: strictRecord(routePath, z.union([price, z.literal('')])).optional(),
     path_pattern: routePath.nullable().optional(),
     capabilities: z.array(capability).max(64).optional(),
   })

@@ -82,6 +82,8 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     assert.equal(domain.body.error_code, 'sign_in_domain_mismatch');
     const uri = await t.request('POST', '/v1/identity/init', { body: await siwe({ uri: 'http://evil.test/' }) });
     assert.equal(uri.body.error_code, 'sign_in_domain_mismatch');
+    const chain = await t.request('POST', '/v1/identity/init', { body: await siwe({ chainId: 1 }) });
+    assert.equal(chain.body.error_code, 'sign_in_chain_not_supported');
     const forged = await t.request('POST', '/v1/identity/init', { body: await siwe({}, privateKeyToAccount(generatePrivateKey())) });
     assert.equal(forged.status, 401);
     assert.equal(forged.body.error_code, 'sign_in_signature_invalid');
