@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   origin_not_configured: { status: 409, message: 'Set the seller origin first (PATCH /v1/sellers/{id} with origin).' },
   verification_token_mismatch: { status: 409, message: 'The verification file does not contain this seller\'s token.' },
   payouts_not_applicable: { status: 409, message: 'Direct payout mode pays sellers on-chain; there is nothing to flush.' },
+  banking_not_declared: { status: 409, message: 'Declare a legal entity and country first.' },
   slug_taken: { status: 409, message: 'That slug is taken.' },
   endpoint_exists: { status: 409, message: 'An endpoint with that slug or method and path already exists.' },
   endpoint_has_ledger: { status: 409, message: 'This endpoint has ledger rows.' },

@@ -124,6 +124,15 @@ export class SellerService {
     return bankingView(row!);
   }
 
+  /** The operator marks a declared legal entity as verified (after its own KYB checks, outside Treasury). */
+  async verifyBanking(sellerId: string) {
+    const seller = (await this.knex('sellers').where({ id: sellerId }).first()) as SellerRow | undefined;
+    if (!seller) throw new AppError('seller_not_found');
+    if (seller.banking_state === 'none') throw new AppError('banking_not_declared');
+    const [row] = (await this.knex('sellers').where({ id: sellerId }).update({ banking_state: 'verified', updated_at: this.clock() }).returning('*')) as SellerRow[];
+    return bankingView(row!);
+  }
+
   banking(seller: SellerRow) {
     return bankingView(seller);
   }

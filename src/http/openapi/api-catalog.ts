@@ -63,6 +63,7 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'PATCH', path: '/v1/sellers/{id}', summary: 'Update a seller (name, origin, openapi_url, capabilities, payout mode)', auth: 'session_or_service', body: updateSellerBodySchema },
   { method: 'GET', path: '/v1/sellers/{id}/banking', summary: 'Banking state', auth: 'session_or_service' },
   { method: 'PUT', path: '/v1/sellers/{id}/banking', summary: 'Declare legal entity and country', auth: 'session_or_service', body: bankingBodySchema },
+  { method: 'POST', path: '/v1/sellers/{id}/banking/verify', summary: 'Mark declared banking details verified', auth: 'operator' },
   { method: 'GET', path: '/v1/sellers/{id}/verify', summary: 'The origin verification token and path', auth: 'session_or_service' },
   { method: 'POST', path: '/v1/sellers/{id}/verify', summary: 'Verify origin ownership via /.well-known/xx-verification.txt', auth: 'session_or_service' },
   { method: 'POST', path: '/v1/sellers/{id}/refresh', summary: 'Re-ingest the OpenAPI document', auth: 'session_or_service' },

@@ -66,6 +66,11 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const seller = await sellerOf(ctx);
     ctx.body = await deps.sellers.setBanking(seller, validate(bankingBodySchema, ctx.state.body));
   });
+  router.post('/v1/sellers/:id/banking/verify', async (ctx) => {
+    const p = await principalOf(ctx);
+    if (p.kind !== 'admin') throw new AppError('insufficient_scope', { message: 'Only the operator marks banking details verified.' });
+    ctx.body = await deps.sellers.verifyBanking(validate(sellerIdSchema, ctx.params.id, 'path'));
+  });
   router.get('/v1/sellers/:id/verify', async (ctx) => {
     const seller = await sellerOf(ctx);
     ctx.body = { seller_id: seller.id, origin: seller.origin, path: '/.well-known/xx-verification.txt', token: await deps.sellers.verificationToken(seller), verified_at: seller.verified_at?.toISOString() ?? null };

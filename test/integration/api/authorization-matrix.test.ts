@@ -121,6 +121,7 @@ describe('authorization matrix (every route × every bearer)', function () {
     { name: 'PATCH /v1/sellers/{id}', call: req('PATCH', () => Promise.resolve(`/v1/sellers/${sellerId}`), { name: 'Matrix seller' }), ok: sellerSurface },
     { name: 'GET /v1/sellers/{id}/banking', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`)), ok: sellerSurface },
     { name: 'PUT /v1/sellers/{id}/banking', call: req('PUT', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`), { legal_entity: 'M Ltd', country: 'GB' }), ok: sellerSurface },
+    { name: 'POST /v1/sellers/{id}/banking/verify', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/banking/verify`)), ok: [] },
     { name: 'GET /v1/sellers/{id}/verify', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface },
     { name: 'POST /v1/sellers/{id}/verify', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface, okAs: '409' },
     { name: 'POST /v1/sellers/{id}/refresh', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/refresh`)), ok: sellerSurface, okAs: '409' },

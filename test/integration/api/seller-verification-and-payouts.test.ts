@@ -92,6 +92,11 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
     assert.deepEqual((await t.request('GET', `/v1/sellers/${seller.seller_id}/banking`, { token: seller.pat })).body, { seller_id: seller.seller_id, legal_entity: null, country: null, state: 'none' });
     const banking = await t.request('PUT', `/v1/sellers/${seller.seller_id}/banking`, { token: session, body: { legal_entity: 'Payout Co GmbH', country: 'DE' } });
     assert.deepEqual(banking.body, { seller_id: seller.seller_id, legal_entity: 'Payout Co GmbH', country: 'DE', state: 'declared' });
+    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/banking/verify`, { token: session })).status, 403, 'only the operator verifies');
+    const verified = await t.request('POST', `/v1/sellers/${seller.seller_id}/banking/verify`, { token: t.adminToken });
+    assert.equal(verified.body.state, 'verified');
+    const redeclared = await t.request('PUT', `/v1/sellers/${seller.seller_id}/banking`, { token: session, body: { legal_entity: 'Payout Co AG', country: 'CH' } });
+    assert.equal(redeclared.body.state, 'declared', 'new details need a new verification');
 
     const report = (amount: string) =>
       t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount, network: 'eip155:84532' } });
