@@ -3,11 +3,10 @@
  * No cell is skipped. Destructive routes get a fresh target per cell.
  */
 import assert from 'node:assert/strict';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { hashToken } from '../../../src/auth/token-codec.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
 
 type Bearer = 'none' | 'garbage' | 'removed_master_key' | 'legacy_treasury_key' | 'expired_session' | 'revoked_pat' | 'service_pat' | 'agent_pat' | 'treasury_pat' | 'other_account_pat' | 'session';
 const BEARERS: Bearer[] = ['none', 'garbage', 'removed_master_key', 'legacy_treasury_key', 'expired_session', 'revoked_pat', 'service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'session'];
@@ -25,10 +24,7 @@ describe('authorization matrix (every route × every bearer)', function () {
   let sellerId: string;
 
   async function signIn() {
-    const who = privateKeyToAccount(generatePrivateKey());
-    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
-    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
-    return (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body;
+    return signInWithNewKey(t);
   }
 
   before(async () => {

@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { ERROR_CODES } from '../../../src/errors/error-codes.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
 
 const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
 const isEmptyObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;
@@ -22,10 +21,7 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
 
   before(async () => {
     t = await startTestTreasury();
-    const who = privateKeyToAccount(generatePrivateKey());
-    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
-    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
-    session = (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body.session;
+    session = (await signInWithNewKey(t)).session;
     seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Target' } })).body;
     endpointId = (await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: session, body: { path: '/x', price: '0.01' } })).body.endpoint_id;
   });

@@ -5,10 +5,9 @@
  * cannot manage wallets.
  */
 import assert from 'node:assert/strict';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
 
 const requirements = (amount: string) => paymentRequirements({ amount });
 
@@ -25,10 +24,7 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
   });
 
   it('429 MGMT_6014 with the raise_pat_cap recovery when a payment crosses the cap; resets at UTC midnight', async () => {
-    const who = privateKeyToAccount(generatePrivateKey());
-    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
-    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
-    const { session } = (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body;
+    const { session } = await signInWithNewKey(t);
     const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
     const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })).body;
     const w1 = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'a' } })).body;

@@ -5,10 +5,9 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { fetchVerificationFile } from '../../../src/services/origin-verifier.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
 
 function serve(handler: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
   return new Promise((resolve) => {
@@ -27,10 +26,7 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
 
   before(async () => {
     t = await startTestTreasury();
-    const who = privateKeyToAccount(generatePrivateKey());
-    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
-    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
-    session = (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body.session;
+    session = (await signInWithNewKey(t)).session;
   });
   after(async () => {
     await t?.stop();

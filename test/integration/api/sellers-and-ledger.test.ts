@@ -6,10 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
 
 const txHash = () => `0x${randomBytes(32).toString('hex')}`;
 
@@ -18,10 +17,7 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
   let t: TestTreasury;
 
   async function signIn() {
-    const who = privateKeyToAccount(generatePrivateKey());
-    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
-    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
-    return (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body;
+    return signInWithNewKey(t);
   }
 
   before(async () => {
