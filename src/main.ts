@@ -24,6 +24,14 @@ async function main(): Promise<void> {
   const app = createTreasuryApp({ config, knex, log });
   if (!config.adminToken) log.warn('TREASURY_ADMIN_TOKEN is not set: minting Treasury accounts is disabled');
   if (!(await app.services.signer.healthy())) log.warn({ socket: config.signerSocket }, 'signer not reachable yet; /readyz answers 503 until it is');
+  // Retired keys whose destruction failed while the signer was away are destroyed now and every 10 minutes.
+  const reconcile = () =>
+    app.services.wallets.destroyRetiredKeys().then(
+      (n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys'),
+      () => undefined,
+    );
+  void reconcile();
+  setInterval(() => void reconcile(), 10 * 60 * 1000).unref();
   await app.listen(config.port, config.host);
   log.info({ url: `http://${config.host}:${config.port}`, embedded_database: db.embedded }, 'treasury-api ready');
 

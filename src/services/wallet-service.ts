@@ -194,19 +194,40 @@ export class WalletService {
   }
 
   /**
+   * Retries the destruction of every retired key whose destruction failed earlier (signer down during a
+   * rotate or revoke). Returns how many were destroyed now. Safe to run at any time.
+   */
+  async destroyRetiredKeys(): Promise<number> {
+    const pending = (await this.knex('wallet_keys as k')
+      .join('wallets as w', 'w.id', 'k.wallet_id')
+      .join('treasury_accounts as a', 'a.id', 'w.account_id')
+      .whereNotNull('k.retired_at')
+      .whereNull('k.destroyed_at')
+      .whereNotNull('k.wallet_key_ref')
+      .select('k.wallet_id', 'k.version', 'k.wallet_key_ref', 'a.account_key_ref')) as Array<{ wallet_id: string; version: number; wallet_key_ref: string; account_key_ref: string }>;
+    let destroyed = 0;
+    for (const key of pending) {
+      if (await this.destroyKey(key.account_key_ref, key.wallet_id, key.version, key.wallet_key_ref)) destroyed++;
+    }
+    return destroyed;
+  }
+
+  /**
    * Destroys a retired DEK in the signer after the change that retired it committed. If the signer is
    * unreachable the key stays retired (never used again by the front) and is destroyed on the next try.
    */
-  private async destroyKey(accountKeyRef: string, walletId: string, version: number, keyRef: string | null): Promise<void> {
-    if (!keyRef) return;
+  private async destroyKey(accountKeyRef: string, walletId: string, version: number, keyRef: string | null): Promise<boolean> {
+    if (!keyRef) return false;
     try {
       await this.signer.call('destroy_wallet_key', { account_key_ref: accountKeyRef, wallet_key_ref: keyRef });
       const now = new Date();
       await this.knex('wallet_keys').where({ wallet_id: walletId, version }).update({ wallet_key_ref: null, destroyed_at: now });
       await this.knex('wallets').where({ id: walletId, status: 'revoked' }).update({ wallet_key_ref: null });
+      return true;
     } catch (err) {
       this.metrics.walletOperations.inc({ operation: 'destroy_key', outcome: 'error' });
       this.log.error({ wallet_id: walletId, key_version: version, err: err instanceof Error ? err.message : String(err) }, 'retired wallet key not destroyed yet');
+      return false;
     }
   }
 }

@@ -168,6 +168,21 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(JSON.parse(cli.out).firstBroken.seq, 2);
   });
 
+  it('destroys retired keys left undestroyed (signer away during a rotation) on reconcile', async () => {
+    const created = await t.request('POST', '/v1/wallets', { token, body: { label: 'reconcile' } });
+    const account = await t.db.knex('treasury_accounts').where({ id: accountId }).first();
+    // A key retired while the signer was unreachable: recorded, retired, not yet destroyed.
+    const stale = await t.signer.client.createWalletKey({ account_key_ref: account.account_key_ref });
+    await t.db.knex('wallet_keys').insert({ wallet_id: created.body.id, version: 0, address: stale.address, public_key: stale.public_key, wallet_key_ref: stale.wallet_key_ref, created_at: new Date(), retired_at: new Date() });
+    await signWithStoredKey(created.body.id, stale.wallet_key_ref, stale.address);
+    assert.equal(await t.app.services.wallets.destroyRetiredKeys(), 1);
+    await assert.rejects(signWithStoredKey(created.body.id, stale.wallet_key_ref, stale.address), (err: unknown) => err instanceof SignerError && err.code === 'key_destroyed');
+    const row = await t.db.knex('wallet_keys').where({ wallet_id: created.body.id, version: 0 }).first();
+    assert.ok(row.destroyed_at);
+    assert.equal(row.wallet_key_ref, null);
+    assert.equal(await t.app.services.wallets.destroyRetiredKeys(), 0, 'nothing left to do');
+  });
+
   it('refuses an unknown chain with the list of supported chains', async () => {
     const res = await t.request('POST', '/v1/wallets', { token, body: { chain: 'dogechain' } });
     assert.equal(res.status, 400);
