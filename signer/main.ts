@@ -1,40 +1,78 @@
 /**
- * treasury-signer entry point: config → PKCS#11 backend (refuses to start without the root KEK) → unix
- * socket server → "signer ready". SIGTERM/SIGINT: stop accepting, finish in-flight requests, close the
- * HSM sessions, finalise the module, remove the socket, exit 0. Logs are JSON on stderr, never the PIN.
+ * treasury-signer entry point: config (once, frozen) → key backend (the PKCS#11 backend refuses to start
+ * without a sound root KEK) → unix-socket server → optional loopback /metrics → one `signer ready` log line.
+ * SIGTERM/SIGINT: stop accepting, finish accepted requests, close HSM sessions, finalize the module,
+ * remove the socket, exit 0.
+ *
+ * Protects against: starting half-configured (exit 1 with a message naming what is wrong), secrets in
+ * logs (JSON logs on stderr carry no PIN, key-ref bytes or signatures), and running on after an
+ * unexpected exception (logged, exit 1: a signer in an unknown state stops rather than signs).
+ * Known limits: one signer per socket path; a second instance replaces a stale socket but cannot detect a
+ * live one that lost its socket file.
  */
 import { pino } from 'pino';
+import { createKeyBackend } from './backends/create-key-backend.js';
+import type { KeyBackend } from './backends/key-backend.js';
 import { loadSignerConfig } from './config/signer-config.js';
-import { Pkcs11Backend } from './backends/pkcs11/pkcs11-backend.js';
+import { RECOVERY_IMPLEMENTATION } from './ecdsa/recover-public-key.js';
 import { createSignerMetrics, serveSignerMetrics } from './metrics/signer-metrics.js';
 import { SignerServer } from './server/signer-server.js';
 import { SignerService } from './signer-service.js';
 
+function writeFatal(msg: string, err: unknown): void {
+  process.stderr.write(JSON.stringify({ level: 60, time: new Date().toISOString(), service: 'treasury-signer', msg, err: err instanceof Error ? err.message : String(err) }) + '\n');
+}
+
 async function main(): Promise<void> {
   const config = loadSignerConfig();
-  const log = pino({ name: 'treasury-signer', level: config.logLevel, base: { service: 'treasury-signer' }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination(2));
+  const log = pino(
+    { name: 'treasury-signer', level: config.logLevel, base: { service: 'treasury-signer', pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+    pino.destination({ fd: 2, sync: true }),
+  );
+  process.on('uncaughtException', (err) => {
+    writeFatal('signer crashed', err);
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (err) => {
+    writeFatal('signer crashed (unhandled rejection)', err);
+    process.exit(1);
+  });
+
   const metrics = createSignerMetrics();
-  const backend = Pkcs11Backend.open(config.backend, {
+  const backend: KeyBackend = createKeyBackend(config.backend, {
     cacheHit: () => metrics.cacheHits.inc(),
     cacheMiss: () => metrics.cacheMisses.inc(),
     hsmOperation: (op, seconds) => metrics.hsm.observe({ op }, seconds),
   });
   const service = new SignerService(backend, config.invariants);
-  const server = new SignerServer({ socketPath: config.socketPath, service, log, metrics, maxInFlight: config.backend.sessions * 4 });
-  await server.listen();
-  const metricsServer = config.metricsPort ? await serveSignerMetrics(metrics, config.metricsPort) : undefined;
-  log.info({ socket: config.socketPath, backend: config.backend.kind, token: config.backend.tokenLabel, sessions: config.backend.sessions, metrics_port: config.metricsPort ?? null }, 'signer ready');
+  const server = new SignerServer({
+    socketPath: config.socketPath,
+    service,
+    log,
+    metrics,
+    maxInFlight: config.backend.sessions * 4,
+    maxQueue: config.maxQueue,
+    idleTimeoutMs: config.idleTimeoutMs,
+  });
+  let metricsServer: Awaited<ReturnType<typeof serveSignerMetrics>> | undefined;
+  try {
+    await server.listen();
+    if (config.metricsPort) metricsServer = await serveSignerMetrics(metrics, config.metricsPort);
+  } catch (err) {
+    await server.close().catch(() => undefined);
+    await backend.close();
+    throw err;
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'signer shutting down');
-    await server.close();
     metricsServer?.close();
+    await server.close();
     await backend.close();
     log.info('signer stopped');
-    log.flush();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
@@ -46,9 +84,23 @@ async function main(): Promise<void> {
       if (process.ppid !== parent) void shutdown('parent exited');
     }, 1000).unref();
   }
+
+  log.info(
+    {
+      socket: config.socketPath,
+      backend: config.backend.kind,
+      token: config.backend.tokenLabel,
+      sessions: config.backend.sessions,
+      key_cache: config.backend.cacheSize,
+      recovery: RECOVERY_IMPLEMENTATION,
+      allowed_tokens: config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),
+      metrics_port: config.metricsPort ?? null,
+    },
+    'signer ready',
+  );
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(JSON.stringify({ level: 60, service: 'treasury-signer', msg: 'signer failed to start', err: err instanceof Error ? err.message : String(err) }) + '\n');
+  writeFatal('signer failed to start', err);
   process.exit(1);
 });

@@ -1,19 +1,20 @@
 /**
- * What each protocol method does, independent of transport: validate the static invariants, compute the
- * EIP-712 digest from structured data, sign through the backend, and finalise (low-S, recovery id, verify
- * against the wallet address) before anything is returned.
+ * What each protocol method does, independent of transport: re-check the static invariants, compute the
+ * EIP-712 digest from the structured authorization, sign through the backend, finalise (low-S, yParity,
+ * recovered address = wallet address) — and only then return.
  *
- * Defends: every result is built from the protocol's result fields only — no method returns key material.
- * Does not defend: who asked (socket permissions) or spend policy (the front).
+ * Protects against: returning anything but the protocol's result fields (results are built field by
+ * field, never spread from backend objects), and signing anything the signer did not hash itself.
+ * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock).
  */
-import { hexToBytes } from 'viem';
-import { assertTransferInvariants } from './assert.js';
-import type { SignerInvariants } from './config/signer-config.js';
+import { bytesToHex, hexToBytes } from 'viem';
+import { aaddress, assertTransferInvariants } from './assert.js';
 import type { KeyBackend } from './backends/key-backend.js';
-import { finalizeSignature, publicKeyToAddress } from './ecdsa/finalize-signature.js';
+import type { SignerInvariants } from './config/signer-config.js';
+import { finalizeSignature } from './ecdsa/finalize-signature.js';
+import { publicKeyToAddress } from './ecdsa/public-key-to-address.js';
 import { hashTransferAuthorization } from './eip3009/hash-transfer-authorization.js';
-import type { SignerRequest, SignerResult, SignerMethod } from './protocol/signer-protocol.js';
-import { bytesToHex } from 'viem';
+import type { SignerMethod, SignerRequest, SignerResult } from './protocol/signer-protocol.js';
 
 export class SignerService {
   constructor(
@@ -36,6 +37,10 @@ export class SignerService {
       }
       case 'sign_transfer_authorization': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
+        aaddress(address, 'address');
+        aaddress(domain.verifyingContract, 'domain.verifyingContract');
+        aaddress(message.from, 'message.from');
+        aaddress(message.to, 'message.to');
         assertTransferInvariants(this.invariants, address, domain, message, this.now());
         const digest = hashTransferAuthorization(domain, message);
         const digestBytes = hexToBytes(digest);

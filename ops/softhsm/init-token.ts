@@ -1,10 +1,16 @@
 /**
- * Initialises a SoftHSM2 token and the root KEK, idempotently (`npm run hsm:init -- --dir <dir>`).
+ * Initialises a SoftHSM2 token and the root KEK, idempotently (`npm run hsm:init -- --dir <dir>`, or
+ * `initSoftHsmToken({ dir })` from the sandbox, tests and benchmarks).
  *
- * Creates <dir>/softhsm2.conf (tokens under <dir>/tokens), user and SO PINs in 0600 files unless given,
- * the token (only if no token with that label exists) and the root KEK: an AES-256 token object that is
- * sensitive, non-extractable and may only wrap/unwrap. Installs softhsm2 with apt when missing and root.
- * Prints no PIN.
+ * Creates <dir> (0700) with softhsm2.conf (tokens under <dir>/tokens), user and SO PINs in 0600 files
+ * unless given, the token (only if no token with that label exists) and the root KEK (only if absent):
+ * an AES-256 token object, sensitive, non-extractable, not modifiable, that may only wrap and unwrap
+ * (template: signer/backends/pkcs11/key-templates.ts). Installs softhsm2 with apt when missing and root;
+ * otherwise names the exact command and fails.
+ * Protects against: PINs in output (the summary names the PIN file, never a PIN) and world-readable
+ * token files or PINs (0700 directory, 0600 files).
+ * Known limits: softhsm2-util takes the PINs as command-line arguments, briefly visible to local users
+ * in the process list during --init-token; a local development tool, not a production HSM ceremony.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +18,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pkcs11js from 'pkcs11js';
+import { rootKekTemplate } from '../../signer/backends/pkcs11/key-templates.js';
 
 export const DEFAULT_SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 
@@ -52,6 +59,14 @@ function readOrCreatePin(file: string, given: string | undefined): string {
   return pin;
 }
 
+/** Whether `softhsm2-util --show-slots` lists a token with exactly this label. */
+function hasTokenLabel(showSlots: string, label: string): boolean {
+  return showSlots.split('\n').some((line) => {
+    const m = /^\s*Label:\s+(.*?)\s*$/.exec(line);
+    return m !== null && m[1] === label;
+  });
+}
+
 function tokenSlot(p11: pkcs11js.PKCS11, label: string): pkcs11js.Handle | undefined {
   for (const slot of p11.C_GetSlotList(true)) {
     if (p11.C_GetTokenInfo(slot).label.trim() === label) return slot;
@@ -75,7 +90,7 @@ export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<Sof
   const env = { ...process.env, SOFTHSM2_CONF: softhsm2Conf };
 
   const list = spawnSync('softhsm2-util', ['--show-slots'], { env, encoding: 'utf8' });
-  if (!new RegExp(`Label:\\s+${tokenLabel}\\s*$`, 'm').test(list.stdout ?? '')) {
+  if (!hasTokenLabel(list.stdout ?? '', tokenLabel)) {
     const init = spawnSync('softhsm2-util', ['--init-token', '--free', '--label', tokenLabel, '--so-pin', soPin, '--pin', userPin], { env, encoding: 'utf8' });
     if (init.status !== 0) throw new Error(`softhsm2-util --init-token failed: ${init.stderr || init.stdout}`);
   }
@@ -102,24 +117,7 @@ export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<Sof
       } finally {
         p11.C_FindObjectsFinal(session);
       }
-      if (!existing) {
-        p11.C_GenerateKey(session, { mechanism: pkcs11js.CKM_AES_KEY_GEN }, [
-          { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
-          { type: pkcs11js.CKA_KEY_TYPE, value: pkcs11js.CKK_AES },
-          { type: pkcs11js.CKA_VALUE_LEN, value: 32 },
-          { type: pkcs11js.CKA_LABEL, value: kekLabel },
-          { type: pkcs11js.CKA_TOKEN, value: true },
-          { type: pkcs11js.CKA_PRIVATE, value: true },
-          { type: pkcs11js.CKA_SENSITIVE, value: true },
-          { type: pkcs11js.CKA_EXTRACTABLE, value: false },
-          { type: pkcs11js.CKA_WRAP, value: true },
-          { type: pkcs11js.CKA_UNWRAP, value: true },
-          { type: pkcs11js.CKA_ENCRYPT, value: false },
-          { type: pkcs11js.CKA_DECRYPT, value: false },
-          { type: pkcs11js.CKA_SIGN, value: false },
-          { type: pkcs11js.CKA_VERIFY, value: false },
-        ]);
-      }
+      if (!existing) p11.C_GenerateKey(session, { mechanism: pkcs11js.CKM_AES_KEY_GEN }, rootKekTemplate(kekLabel));
     } finally {
       p11.C_CloseSession(session);
     }

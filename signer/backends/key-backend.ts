@@ -1,27 +1,40 @@
 /**
- * The contract every key backend fulfils (PKCS#11 today; an AWS KMS backend with one KMS key per wallet
- * and Sign(MessageType DIGEST) fits it unchanged). Key references are opaque strings the front stores and
- * hands back; a backend never returns private key bytes, and `signDigest` is reachable only through the
- * signer service, which computes the digest itself from a structured EIP-3009 authorization.
+ * The contract every key backend fulfils: PKCS#11 today (./pkcs11/pkcs11-backend.ts); an AWS KMS backend
+ * with one asymmetric ECC_SECG_P256K1 key per wallet and Sign(MessageType DIGEST) fits it unchanged (its
+ * account key ref can be a tag or alias, its wallet key ref the key id; it parses KMS's DER into r‖s).
+ *
+ * Protects against: callers depending on a backend's internals — key references are opaque strings
+ * matching the protocol's keyRefSchema, and no method returns private key bytes.
+ * Known limits: `signDigest` signs whatever 32 bytes it is given; only the signer service calls it, with
+ * a digest it computed itself from a structured EIP-3009 authorization (there is no raw-digest RPC).
  */
+export type BackendKind = 'pkcs11' | 'aws-kms';
+
 export interface BackendHealth {
-  backend: 'pkcs11' | 'aws-kms';
+  backend: BackendKind;
 }
 
 export interface CreatedWalletKey {
+  /** Opaque reference the front stores (PKCS#11: the DEK wrapped by its account key). */
   walletKeyRef: string;
   /** Uncompressed SEC1 public key 0x04‖X‖Y (65 bytes). */
   publicKey: Uint8Array;
 }
 
 export interface KeyBackend {
-  readonly kind: 'pkcs11' | 'aws-kms';
+  readonly kind: BackendKind;
+  /** Resolves when the backend can sign; rejects with a SignerFault (`hsm_unavailable`) otherwise. */
   health(): Promise<BackendHealth>;
+  /** A new account key; returns its opaque reference. */
   createAccountKey(): Promise<string>;
   createWalletKey(accountKeyRef: string): Promise<CreatedWalletKey>;
-  /** Raw ECDSA over a 32-byte digest: r‖s, 64 bytes, not yet normalised (see ecdsa/finalize-signature). */
+  /**
+   * Raw ECDSA over a 32-byte digest: r‖s, 64 bytes, not yet normalised (see ecdsa/finalize-signature.ts).
+   * A backend whose device answers DER parses it here.
+   */
   signDigest(accountKeyRef: string, walletKeyRef: string, digest: Uint8Array): Promise<Uint8Array>;
-  /** After this, the reference is refused forever with `key_destroyed`. */
+  /** After this, the wallet reference is refused forever with `key_destroyed`. Idempotent. */
   destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void>;
+  /** Releases sessions/clients. Idempotent. */
   close(): Promise<void>;
 }

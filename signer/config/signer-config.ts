@@ -1,11 +1,16 @@
 /**
- * Configuration of treasury-signer, parsed once from the environment with zod and frozen.
+ * Configuration of treasury-signer, parsed once from the environment with zod into a frozen object.
  *
- * Defends: a signer started with no allowed tokens, no PIN or an unknown backend refuses to start.
- * The PIN is read here and handed to the backend only; it is never logged.
+ * Protects against: a signer started half-configured — no socket, no PIN, two PINs, an unknown backend,
+ * an empty or malformed token allow-list, or absurd bounds refuse to start with a message naming the
+ * variable. The PIN is read here and handed to the backend only: it is a non-enumerable property, so
+ * logging or serialising the config cannot print it, and it never appears in an error message.
+ * Known limits: SOFTHSM2_CONF is read by the SoftHSM library itself from the environment, not here.
  */
 import fs from 'node:fs';
 import { z } from 'zod';
+
+const DEFAULT_ALLOWED_TOKENS = '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
 const allowedTokenSchema = z
   .string()
@@ -16,22 +21,22 @@ const allowedTokenSchema = z
   });
 
 const envSchema = z.object({
-  TREASURY_SIGNER_SOCKET: z.string().min(1),
+  TREASURY_SIGNER_SOCKET: z.string().min(1).max(107, 'unix socket paths are limited to 107 bytes'),
   TREASURY_SIGNER_BACKEND: z.enum(['pkcs11']).default('pkcs11'),
-  TREASURY_PKCS11_MODULE: z.string().default('/usr/lib/softhsm/libsofthsm2.so'),
+  TREASURY_PKCS11_MODULE: z.string().min(1).default('/usr/lib/softhsm/libsofthsm2.so'),
   TREASURY_PKCS11_TOKEN_LABEL: z.string().min(1).max(32).default('treasury'),
-  TREASURY_PKCS11_PIN: z.string().min(4).optional(),
-  TREASURY_PKCS11_PIN_FILE: z.string().optional(),
+  TREASURY_PKCS11_PIN: z.string().min(4).max(256).optional(),
+  TREASURY_PKCS11_PIN_FILE: z.string().min(1).optional(),
   TREASURY_PKCS11_KEK_LABEL: z.string().min(1).max(64).default('treasury-root-kek'),
   TREASURY_PKCS11_SESSIONS: z.coerce.number().int().min(1).max(64).default(4),
   TREASURY_SIGNER_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(100_000).default(10_000),
   TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
-  TREASURY_SIGNER_ALLOWED_TOKENS: z
-    .string()
-    .default('8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e'),
-  TREASURY_SIGNER_MAX_VALUE: z.string().regex(/^[1-9][0-9]{0,30}$/).default('1000000000000'),
+  TREASURY_SIGNER_ALLOWED_TOKENS: z.string().default(DEFAULT_ALLOWED_TOKENS),
+  TREASURY_SIGNER_MAX_VALUE: z.string().regex(/^[1-9][0-9]{0,30}$/, 'expected a positive integer (raw 6-decimal units)').default('1000000000000'),
   TREASURY_SIGNER_MAX_VALIDITY_SECONDS: z.coerce.number().int().min(1).max(31 * 86_400).default(86_400),
   TREASURY_SIGNER_METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  TREASURY_SIGNER_MAX_QUEUE: z.coerce.number().int().min(1).max(100_000).default(1024),
   TREASURY_SIGNER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
 });
@@ -46,6 +51,7 @@ export interface Pkcs11BackendConfig {
   kind: 'pkcs11';
   modulePath: string;
   tokenLabel: string;
+  /** Non-enumerable on loaded configs: never serialised or logged. */
   pin: string;
   kekLabel: string;
   sessions: number;
@@ -53,11 +59,14 @@ export interface Pkcs11BackendConfig {
   cacheTtlMs: number;
 }
 
+/** Tagged union of backend configurations; an `aws-kms` member joins it when that backend is built. */
 export type BackendConfig = Pkcs11BackendConfig;
 
 export interface SignerInvariants {
   allowedTokens: readonly AllowedToken[];
+  /** Largest `value` (raw 6-decimal units) the signer will ever sign. */
   maxValue: bigint;
+  /** Longest validity window, validBefore − max(validAfter, now), in seconds. */
   maxValiditySeconds: number;
 }
 
@@ -66,42 +75,75 @@ export interface SignerConfig {
   backend: BackendConfig;
   invariants: SignerInvariants;
   metricsPort: number | undefined;
+  idleTimeoutMs: number;
+  /** Requests accepted but not yet finished, across connections; more are refused with `busy`. */
+  maxQueue: number;
   logLevel: string;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
 }
 
+export class SignerConfigError extends Error {
+  override readonly name = 'SignerConfigError';
+}
+
+function readPin(env: z.infer<typeof envSchema>): string {
+  if (env.TREASURY_PKCS11_PIN !== undefined && env.TREASURY_PKCS11_PIN_FILE !== undefined) {
+    throw new SignerConfigError('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE, not both');
+  }
+  if (env.TREASURY_PKCS11_PIN !== undefined) return env.TREASURY_PKCS11_PIN;
+  if (env.TREASURY_PKCS11_PIN_FILE === undefined) throw new SignerConfigError('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE');
+  let pin: string;
+  try {
+    pin = fs.readFileSync(env.TREASURY_PKCS11_PIN_FILE, 'utf8').trim();
+  } catch (err) {
+    throw new SignerConfigError(`invalid signer configuration: cannot read TREASURY_PKCS11_PIN_FILE (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (pin.length < 4) throw new SignerConfigError('invalid signer configuration: TREASURY_PKCS11_PIN_FILE holds no PIN');
+  return pin;
+}
+
+function parseAllowedTokens(list: string): AllowedToken[] {
+  const tokens = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const parsed = allowedTokenSchema.safeParse(s);
+      if (!parsed.success) throw new SignerConfigError(`invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS entry "${s.slice(0, 80)}": expected chainId:0xaddress`);
+      return Object.freeze(parsed.data);
+    });
+  if (tokens.length === 0) throw new SignerConfigError('invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS is empty');
+  return tokens;
+}
+
 export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    throw new Error(`invalid signer configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new SignerConfigError(`invalid signer configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
   const e = parsed.data;
-  const pin = e.TREASURY_PKCS11_PIN ?? (e.TREASURY_PKCS11_PIN_FILE ? fs.readFileSync(e.TREASURY_PKCS11_PIN_FILE, 'utf8').trim() : undefined);
-  if (!pin) throw new Error('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE');
-  const allowedTokens = e.TREASURY_SIGNER_ALLOWED_TOKENS.split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => allowedTokenSchema.parse(s));
-  if (allowedTokens.length === 0) throw new Error('invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS is empty');
+  const backend = {
+    kind: 'pkcs11' as const,
+    modulePath: e.TREASURY_PKCS11_MODULE,
+    tokenLabel: e.TREASURY_PKCS11_TOKEN_LABEL,
+    kekLabel: e.TREASURY_PKCS11_KEK_LABEL,
+    sessions: e.TREASURY_PKCS11_SESSIONS,
+    cacheSize: e.TREASURY_SIGNER_KEY_CACHE_SIZE,
+    cacheTtlMs: e.TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS * 1000,
+  } as Pkcs11BackendConfig;
+  Object.defineProperty(backend, 'pin', { value: readPin(e), enumerable: false });
   return Object.freeze({
     socketPath: e.TREASURY_SIGNER_SOCKET,
-    backend: Object.freeze({
-      kind: 'pkcs11' as const,
-      modulePath: e.TREASURY_PKCS11_MODULE,
-      tokenLabel: e.TREASURY_PKCS11_TOKEN_LABEL,
-      pin,
-      kekLabel: e.TREASURY_PKCS11_KEK_LABEL,
-      sessions: e.TREASURY_PKCS11_SESSIONS,
-      cacheSize: e.TREASURY_SIGNER_KEY_CACHE_SIZE,
-      cacheTtlMs: e.TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS * 1000,
-    }),
+    backend: Object.freeze(backend),
     invariants: Object.freeze({
-      allowedTokens: Object.freeze(allowedTokens),
+      allowedTokens: Object.freeze(parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS)),
       maxValue: BigInt(e.TREASURY_SIGNER_MAX_VALUE),
       maxValiditySeconds: e.TREASURY_SIGNER_MAX_VALIDITY_SECONDS,
     }),
     metricsPort: e.TREASURY_SIGNER_METRICS_PORT,
+    idleTimeoutMs: e.TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS * 1000,
+    maxQueue: e.TREASURY_SIGNER_MAX_QUEUE,
     logLevel: e.TREASURY_SIGNER_LOG_LEVEL,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
   });

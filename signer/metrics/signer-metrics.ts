@@ -1,4 +1,11 @@
-/** Prometheus metrics of treasury-signer (`treasury_signer_*`), served on loopback when a port is set. */
+/**
+ * Prometheus metrics of treasury-signer (`treasury_signer_*`, seconds and `_total`), served as
+ * `/metrics` on 127.0.0.1 only when TREASURY_SIGNER_METRICS_PORT is set.
+ *
+ * Protects against: flying blind — refused requests are counted by outcome (the error code), HSM time
+ * by operation, cache efficiency by hits/misses. Labels are fixed enums: no key refs, addresses or ids.
+ * Known limits: loopback only, no authentication; anything else on the host can read the counters.
+ */
 import http from 'node:http';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -8,25 +15,34 @@ export function createSignerMetrics() {
   const buckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
   return {
     registry,
-    requests: new Counter({ name: 'treasury_signer_requests_total', help: 'Signer requests by method and outcome.', labelNames: ['method', 'outcome'] as const, registers: [registry] }),
+    requests: new Counter({
+      name: 'treasury_signer_requests_total',
+      help: 'Signer requests by method and outcome (ok or the error code); method "none" for frames refused before a method was known.',
+      labelNames: ['method', 'outcome'] as const,
+      registers: [registry],
+    }),
     duration: new Histogram({ name: 'treasury_signer_request_duration_seconds', help: 'Signer request latency by method.', labelNames: ['method'] as const, buckets, registers: [registry] }),
     hsm: new Histogram({ name: 'treasury_signer_hsm_operation_duration_seconds', help: 'HSM operation latency by operation.', labelNames: ['op'] as const, buckets, registers: [registry] }),
-    cacheHits: new Counter({ name: 'treasury_signer_key_cache_hits_total', help: 'Unwrapped-key cache hits.', registers: [registry] }),
-    cacheMisses: new Counter({ name: 'treasury_signer_key_cache_misses_total', help: 'Unwrapped-key cache misses (an unwrap in the HSM).', registers: [registry] }),
-    frameErrors: new Counter({ name: 'treasury_signer_frame_errors_total', help: 'Refused frames by error code.', labelNames: ['code'] as const, registers: [registry] }),
+    cacheHits: new Counter({ name: 'treasury_signer_key_cache_hits_total', help: 'Unwrapped-key handle cache hits.', registers: [registry] }),
+    cacheMisses: new Counter({ name: 'treasury_signer_key_cache_misses_total', help: 'Unwrapped-key handle cache misses (an unwrap in the HSM).', registers: [registry] }),
   };
 }
 
 export type SignerMetrics = ReturnType<typeof createSignerMetrics>;
 
 export function serveSignerMetrics(metrics: SignerMetrics, port: number): Promise<http.Server> {
-  const server = http.createServer(async (req, res) => {
-    if (req.url !== '/metrics') {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || req.url !== '/metrics') {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': metrics.registry.contentType });
-    res.end(await metrics.registry.metrics());
+    metrics.registry.metrics().then(
+      (body) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(body),
+      () => res.writeHead(500).end(),
+    );
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
 }

@@ -1,49 +1,85 @@
 /**
- * The unix-socket server of treasury-signer. The socket is created with mode 0600 (umask around listen,
- * then chmod), a stale socket file is removed first, frames are length-limited, every frame is parsed and
- * zod-validated before anything runs, and concurrent work is bounded.
+ * The unix-socket server of treasury-signer: length-prefixed JSON frames (../protocol/frame-codec.ts,
+ * 64 KiB max), each parsed and zod-validated (signerRequestSchema) before anything runs; work bounded by
+ * a concurrency limit and a queue limit; graceful close.
  *
- * Defends: oversize frames (reply `frame_too_large`, connection closed before buffering), bad JSON and
- * zero-length frames (`malformed_frame`, connection kept), wrong shapes (`invalid_request`), unknown
- * methods (`unknown_method`), other versions (`unsupported_version`); one hostile connection never stops
- * the others. Internal errors are reported by code with a generic message.
- * Does not defend: local users with write access to the socket directory; rely on file permissions.
+ * Protects against: a socket other local users can open (created under umask 0177, then chmod 0600; a
+ * stale socket file is removed first); oversize frames (`frame_too_large`, then that connection is
+ * closed — the payload is never buffered); bad JSON, invalid UTF-8 and zero-length frames
+ * (`malformed_frame`, id null, connection kept); wrong shapes (`invalid_request`), unknown methods
+ * (`unknown_method`, own keys only — "constructor" is not a method), other versions
+ * (`unsupported_version`); floods (`busy` past the queue limit); idle connections (timeout). One hostile
+ * connection never stops the others, and no thrown error escapes a frame handler.
+ * Known limits: anyone who can open the socket may ask for any signature within the static invariants;
+ * a slow reader can make its own replies queue in memory (bounded by the request queue limit).
  */
 import fs from 'node:fs';
 import net from 'node:net';
 import type { Logger } from 'pino';
 import { encodeFrame, FrameDecoder } from '../protocol/frame-codec.js';
-import { SIGNER_METHODS, signerRequestSchema, type SignerErrorCode } from '../protocol/signer-protocol.js';
+import { SIGNER_METHODS, signerRequestSchema, type SignerErrorCode, type SignerRequest } from '../protocol/signer-protocol.js';
 import type { SignerMetrics } from '../metrics/signer-metrics.js';
 import type { SignerService } from '../signer-service.js';
 import { SignerFault } from '../signer-error.js';
-
-const IDLE_TIMEOUT_MS = 10 * 60 * 1000;
 
 export interface SignerServerOptions {
   socketPath: string;
   service: SignerService;
   log: Logger;
   metrics: SignerMetrics;
-  /** Requests processed at once across all connections; the rest queue. */
+  /** Requests processed at once across all connections (keep ≈ sessions × 4); the rest wait in a queue. */
   maxInFlight?: number;
+  /** Requests accepted and not yet answered (running + waiting); past it, new ones get `busy`. */
+  maxQueue?: number;
+  /** A connection with no traffic for this long is closed. */
+  idleTimeoutMs?: number;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The request id to echo in an error reply, when the frame carried a usable one. */
+function replyIdOf(raw: unknown): string | null {
+  const id = (raw as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && id.length > 0 && id.length <= 64 ? id : null;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Removes a socket left by a crashed run — only a socket: a misconfigured path to a regular file is refused. */
+function removeStaleSocket(socketPath: string): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.lstatSync(socketPath);
+  } catch {
+    return;
+  }
+  if (!stat.isSocket()) throw new Error(`${socketPath} exists and is not a socket; refusing to replace it`);
+  fs.rmSync(socketPath);
 }
 
 export class SignerServer {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
-  private inFlight = 0;
-  private readonly queue: Array<() => void> = [];
-  private readonly pending = new Set<Promise<void>>();
+  private running = 0;
+  private accepted = 0;
+  private readonly waiting: Array<() => void> = [];
+  private readonly tasks = new Set<Promise<void>>();
   private readonly maxInFlight: number;
+  private readonly maxQueue: number;
+  private readonly idleTimeoutMs: number;
+  private closing = false;
 
   constructor(private readonly options: SignerServerOptions) {
     this.maxInFlight = options.maxInFlight ?? 16;
+    this.maxQueue = Math.max(options.maxQueue ?? 1024, this.maxInFlight);
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 10 * 60 * 1000;
   }
 
   listen(): Promise<void> {
     const { socketPath } = this.options;
-    if (fs.existsSync(socketPath)) fs.rmSync(socketPath);
+    removeStaleSocket(socketPath);
     return new Promise((resolve, reject) => {
       const server = net.createServer((socket) => this.onConnection(socket));
       const previous = process.umask(0o177);
@@ -53,37 +89,47 @@ export class SignerServer {
       });
       server.listen(socketPath, () => {
         process.umask(previous);
-        fs.chmodSync(socketPath, 0o600);
+        try {
+          fs.chmodSync(socketPath, 0o600);
+        } catch (err) {
+          server.close();
+          reject(err);
+          return;
+        }
         this.server = server;
         resolve();
       });
     });
   }
 
-  private reply(socket: net.Socket, payload: unknown): void {
-    if (!socket.destroyed) socket.write(encodeFrame(payload));
+  private send(socket: net.Socket, payload: unknown): void {
+    if (!socket.destroyed && socket.writable) socket.write(encodeFrame(payload));
   }
 
-  private replyError(socket: net.Socket, id: string | null, code: SignerErrorCode, message: string): void {
-    this.options.metrics.frameErrors.inc({ code });
-    this.reply(socket, { v: 1, id, ok: false, error: { code, message: message.slice(0, 1024) } });
+  private sendError(socket: net.Socket, id: string | null, code: SignerErrorCode, message: string, method = 'none'): void {
+    this.options.metrics.requests.inc({ method, outcome: code });
+    this.send(socket, { v: 1, id, ok: false, error: { code, message: message.slice(0, 1024) } });
   }
 
   private onConnection(socket: net.Socket): void {
+    if (this.closing) {
+      socket.destroy();
+      return;
+    }
     this.sockets.add(socket);
-    socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
+    socket.setTimeout(this.idleTimeoutMs, () => socket.destroy());
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => undefined);
     const decoder = new FrameDecoder();
     socket.on('data', (chunk: Buffer) => {
       for (const event of decoder.push(chunk)) {
         if (event.kind === 'too_large') {
-          this.replyError(socket, null, 'frame_too_large', `frame of ${event.length} bytes exceeds the limit`);
+          this.sendError(socket, null, 'frame_too_large', `frame of ${event.length} bytes exceeds the limit`);
           socket.end();
           return;
         }
         if (event.kind === 'empty') {
-          this.replyError(socket, null, 'malformed_frame', 'empty frame');
+          this.sendError(socket, null, 'malformed_frame', 'empty frame');
           continue;
         }
         try {
@@ -91,70 +137,77 @@ export class SignerServer {
         } catch (err) {
           // Never let one frame take the process down: answer and keep serving.
           this.options.log.error({ err: err instanceof Error ? err.message : String(err) }, 'frame handling failed');
-          this.replyError(socket, null, 'internal_error', 'internal error');
+          this.sendError(socket, null, 'internal_error', 'internal error');
         }
       }
     });
   }
 
+  /** Parses and validates one frame, then schedules it; every refusal is answered on the same connection. */
   private onFrame(socket: net.Socket, payload: Buffer): void {
     let raw: unknown;
     try {
-      const text = new TextDecoder('utf-8', { fatal: true }).decode(payload);
-      raw = JSON.parse(text);
+      raw = JSON.parse(utf8.decode(payload));
     } catch {
-      this.replyError(socket, null, 'malformed_frame', 'frame is not UTF-8 JSON');
+      this.sendError(socket, null, 'malformed_frame', 'frame is not UTF-8 JSON');
       return;
     }
-    const id = typeof (raw as { id?: unknown })?.id === 'string' && (raw as { id: string }).id.length <= 64 ? (raw as { id: string }).id : null;
+    const id = replyIdOf(raw);
     const parsed = signerRequestSchema.safeParse(raw);
     if (!parsed.success) {
-      const obj = raw as { v?: unknown; method?: unknown } | null;
-      if (obj && typeof obj === 'object' && obj.v !== undefined && obj.v !== 1) return this.replyError(socket, id, 'unsupported_version', 'protocol version 1 only');
-      if (obj && typeof obj === 'object' && (typeof obj.method !== 'string' || !(obj.method in SIGNER_METHODS))) {
-        return this.replyError(socket, id, 'unknown_method', 'unknown method');
-      }
-      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.')}: ${i.message}`);
-      return this.replyError(socket, id, 'invalid_request', issues.join('; '));
+      if (!isPlainObject(raw)) return this.sendError(socket, id, 'invalid_request', 'a request is a JSON object');
+      if (raw.v !== undefined && raw.v !== 1) return this.sendError(socket, id, 'unsupported_version', 'protocol version 1 only');
+      if (typeof raw.method === 'string' && !Object.hasOwn(SIGNER_METHODS, raw.method)) return this.sendError(socket, id, 'unknown_method', 'unknown method');
+      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(frame)'}: ${i.message}`);
+      const method = typeof raw.method === 'string' && Object.hasOwn(SIGNER_METHODS, raw.method) ? raw.method : 'none';
+      return this.sendError(socket, id, 'invalid_request', issues.join('; '), method);
     }
     const request = parsed.data;
-    const task = this.schedule(async () => {
-      const stop = this.options.metrics.duration.startTimer({ method: request.method });
-      try {
-        const result = await this.options.service.handle(request);
-        this.options.metrics.requests.inc({ method: request.method, outcome: 'ok' });
-        this.reply(socket, { v: 1, id: request.id, ok: true, result });
-      } catch (err) {
-        const fault = err instanceof SignerFault ? err : new SignerFault('internal_error', 'internal error');
-        if (!(err instanceof SignerFault)) this.options.log.error({ method: request.method, err: err instanceof Error ? err.message : String(err) }, 'signer request failed');
-        this.options.metrics.requests.inc({ method: request.method, outcome: fault.code });
-        this.reply(socket, { v: 1, id: request.id, ok: false, error: { code: fault.code, message: fault.message.slice(0, 1024) } });
-      } finally {
-        stop();
-      }
+    if (this.closing) return this.sendError(socket, request.id, 'busy', 'signer is shutting down', request.method);
+    if (this.accepted >= this.maxQueue) return this.sendError(socket, request.id, 'busy', 'signer queue is full; retry later', request.method);
+    this.accepted++;
+    const task = this.run(socket, request).finally(() => {
+      this.accepted--;
+      this.tasks.delete(task);
     });
-    this.pending.add(task);
-    void task.finally(() => this.pending.delete(task));
+    this.tasks.add(task);
   }
 
-  private async schedule(fn: () => Promise<void>): Promise<void> {
-    if (this.inFlight >= this.maxInFlight) await new Promise<void>((resolve) => this.queue.push(resolve));
-    this.inFlight++;
+  private async run(socket: net.Socket, request: SignerRequest): Promise<void> {
+    if (this.running >= this.maxInFlight) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    const stopTimer = this.options.metrics.duration.startTimer({ method: request.method });
     try {
-      await fn();
+      const result = await this.options.service.handle(request);
+      this.options.metrics.requests.inc({ method: request.method, outcome: 'ok' });
+      this.send(socket, { v: 1, id: request.id, ok: true, result });
+    } catch (err) {
+      const fault = err instanceof SignerFault ? err : new SignerFault('internal_error', 'internal error');
+      if (!(err instanceof SignerFault)) {
+        this.options.log.error({ method: request.method, err: err instanceof Error ? err.message : String(err) }, 'signer request failed');
+      }
+      this.sendError(socket, request.id, fault.code, fault.message, request.method);
     } finally {
-      this.inFlight--;
-      this.queue.shift()?.();
+      stopTimer();
+      this.running--;
+      this.waiting.shift()?.();
     }
   }
 
-  /** Stop accepting, finish in-flight requests, close connections, remove the socket file. */
+  /** Stop accepting connections and requests, finish the accepted ones, close connections, remove the socket file. */
   async close(): Promise<void> {
+    this.closing = true;
     const server = this.server;
     this.server = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-    await Promise.allSettled([...this.pending]);
+    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+    while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
     for (const socket of this.sockets) socket.end();
+    // server.close() resolves once every connection has ended; give slow peers a moment, then cut them.
+    const timer = setTimeout(() => {
+      for (const socket of this.sockets) socket.destroy();
+    }, 2000);
+    await closed;
+    clearTimeout(timer);
     fs.rmSync(this.options.socketPath, { force: true });
   }
 }

@@ -1,6 +1,12 @@
 /**
- * The one place PKCS#11 return values (CKR_*) become our signer error codes — by numeric code, never by
- * message text. Anything unknown is `hsm_error`.
+ * The one place PKCS#11 return values (CKR_*) become signer error codes — by numeric code (pkcs11js's
+ * Pkcs11Error carries `.code`), never by message text. Anything unlisted is `hsm_error`.
+ *
+ * Protects against: HSM internals leaking to the front (the message names the operation and the CKR code
+ * only), and error handling that silently changes when a library rewords its messages.
+ * Known limits: SoftHSM answers CKR_GENERAL_ERROR when an AES-key-wrap integrity check fails (a blob not
+ * wrapped by that key: tampered, or presented with another account's key), so for unwrap operations that
+ * code means `key_not_found`; elsewhere it stays `hsm_error`.
  */
 import pkcs11js from 'pkcs11js';
 import type { SignerErrorCode } from '../../protocol/signer-protocol.js';
@@ -13,12 +19,16 @@ const BY_CODE = new Map<number, SignerErrorCode>([
   [pkcs11js.CKR_ENCRYPTED_DATA_LEN_RANGE, 'key_not_found'],
   [pkcs11js.CKR_KEY_HANDLE_INVALID, 'key_not_found'],
   [pkcs11js.CKR_OBJECT_HANDLE_INVALID, 'key_not_found'],
+  [pkcs11js.CKR_UNWRAPPING_KEY_HANDLE_INVALID, 'key_not_found'],
   [pkcs11js.CKR_DEVICE_ERROR, 'hsm_unavailable'],
   [pkcs11js.CKR_DEVICE_REMOVED, 'hsm_unavailable'],
   [pkcs11js.CKR_DEVICE_MEMORY, 'hsm_unavailable'],
+  [pkcs11js.CKR_HOST_MEMORY, 'hsm_unavailable'],
   [pkcs11js.CKR_TOKEN_NOT_PRESENT, 'hsm_unavailable'],
+  [pkcs11js.CKR_TOKEN_NOT_RECOGNIZED, 'hsm_unavailable'],
   [pkcs11js.CKR_SESSION_HANDLE_INVALID, 'hsm_unavailable'],
   [pkcs11js.CKR_SESSION_CLOSED, 'hsm_unavailable'],
+  [pkcs11js.CKR_SESSION_COUNT, 'hsm_unavailable'],
   [pkcs11js.CKR_CRYPTOKI_NOT_INITIALIZED, 'hsm_unavailable'],
   [pkcs11js.CKR_USER_NOT_LOGGED_IN, 'hsm_unavailable'],
   [pkcs11js.CKR_PIN_INCORRECT, 'hsm_unavailable'],
@@ -31,15 +41,15 @@ export function ckrCode(err: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-/**
- * Maps a pkcs11js error (Pkcs11Error carries `.code`) to a SignerFault; other errors pass through.
- * Unwrapping a blob that was not produced by this key hierarchy makes SoftHSM answer CKR_GENERAL_ERROR
- * (the AES key-wrap integrity check fails), so for unwrap operations that code means `key_not_found`.
- */
+export function mapCkrCode(code: number, operation: string): SignerErrorCode {
+  if (operation.startsWith('unwrap_') && code === pkcs11js.CKR_GENERAL_ERROR) return 'key_not_found';
+  return BY_CODE.get(code) ?? 'hsm_error';
+}
+
+/** Maps a pkcs11js error to a SignerFault naming the operation and the CKR code; SignerFaults pass through. */
 export function toSignerFault(err: unknown, operation: string): SignerFault {
   if (err instanceof SignerFault) return err;
   const code = ckrCode(err);
   if (code === undefined) return new SignerFault('hsm_error', `${operation} failed`);
-  const mapped = operation.startsWith('unwrap_') && code === pkcs11js.CKR_GENERAL_ERROR ? 'key_not_found' : (BY_CODE.get(code) ?? 'hsm_error');
-  return new SignerFault(mapped, `${operation} failed (CKR 0x${code.toString(16).padStart(8, '0')})`);
+  return new SignerFault(mapCkrCode(code, operation), `${operation} failed (CKR 0x${code.toString(16).padStart(8, '0')})`);
 }

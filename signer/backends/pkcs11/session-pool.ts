@@ -1,75 +1,95 @@
 /**
- * A fixed pool of PKCS#11 sessions, each checked out exclusively: one operation in flight per session
- * (two async operations on one session crash SoftHSM, and CKR_OPERATION_ACTIVE is not a reliable guard).
- * A session that failed mid-operation is closed and replaced, never handed out again poisoned.
+ * A fixed pool of PKCS#11 sessions, each checked out exclusively: one operation in flight per session.
+ *
+ * Protects against: two async operations on one session (measured: SIGSEGV on SoftHSM; CKR_OPERATION_ACTIVE
+ * is not a reliable guard under load), and poisoned sessions — an abandoned C_SignInit, or a C_Sign that
+ * failed half-way, leaves the operation active; such a session is closed and replaced, never handed out.
+ * Known limits: waiters queue without bound here (the server bounds requests before they reach the pool);
+ * sessions hold no objects — unwrapped keys live on the backend's long-lived holder session.
  */
-import pkcs11js from 'pkcs11js';
+import type pkcs11js from 'pkcs11js';
+import { SignerFault } from '../../signer-error.js';
+import type { Pkcs11Module } from './pkcs11-module.js';
 
 export class SessionPool {
   private readonly idle: pkcs11js.Handle[] = [];
-  private readonly waiters: Array<(session: pkcs11js.Handle) => void> = [];
+  private readonly waiters: Array<{ resolve: (session: pkcs11js.Handle) => void; reject: (err: Error) => void }> = [];
+  private size = 0;
   private closed = false;
 
   constructor(
-    private readonly p11: pkcs11js.PKCS11,
+    private readonly module: Pkcs11Module,
     private readonly slot: pkcs11js.Handle,
-    size: number,
+    private readonly capacity: number,
   ) {
-    for (let i = 0; i < size; i++) this.idle.push(this.open());
+    for (let i = 0; i < capacity; i++) this.idle.push(this.open());
   }
 
   private open(): pkcs11js.Handle {
-    return this.p11.C_OpenSession(this.slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
+    const session = this.module.openSession(this.slot);
+    this.size++;
+    return session;
   }
 
-  get waiting(): number {
-    return this.waiters.length;
+  /** Sessions currently open (capacity unless the token failed to give a replacement). */
+  get openSessions(): number {
+    return this.size;
   }
 
   private acquire(): Promise<pkcs11js.Handle> {
-    if (this.closed) return Promise.reject(new Error('session pool closed'));
+    if (this.closed) return Promise.reject(new SignerFault('hsm_unavailable', 'session pool closed'));
     const session = this.idle.pop();
     if (session !== undefined) return Promise.resolve(session);
-    return new Promise((resolve) => this.waiters.push(resolve));
+    if (this.size < this.capacity) {
+      // A replacement failed earlier (token hiccup): try again now.
+      try {
+        return Promise.resolve(this.open());
+      } catch {
+        if (this.size === 0) return Promise.reject(new SignerFault('hsm_unavailable', 'no PKCS#11 session available'));
+      }
+    }
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   private release(session: pkcs11js.Handle): void {
+    if (this.closed) {
+      this.discard(session);
+      return;
+    }
     const waiter = this.waiters.shift();
-    if (waiter) waiter(session);
+    if (waiter) waiter.resolve(session);
     else this.idle.push(session);
   }
 
-  /** Runs `fn` with an exclusive session; on failure the session is replaced before the error propagates. */
-  async with<T>(fn: (session: pkcs11js.Handle) => Promise<T> | T): Promise<T> {
-    let session = await this.acquire();
+  private discard(session: pkcs11js.Handle): void {
+    this.module.closeSession(session);
+    this.size--;
+  }
+
+  /** Runs `fn` with an exclusive session; if `fn` throws, the session is closed and replaced. */
+  async with<T>(fn: (session: pkcs11js.Handle) => Promise<T>): Promise<T> {
+    const session = await this.acquire();
+    let result: T;
     try {
-      const result = await fn(session);
-      this.release(session);
-      return result;
+      result = await fn(session);
     } catch (err) {
-      try {
-        this.p11.C_CloseSession(session);
-      } catch {
-        /* already gone */
-      }
-      try {
-        session = this.open();
-        this.release(session);
-      } catch {
-        /* the token is gone; callers will see hsm_unavailable */
+      this.discard(session);
+      if (!this.closed) {
+        try {
+          this.release(this.open());
+        } catch {
+          /* the token is gone: acquire() retries later, callers see hsm_unavailable meanwhile */
+        }
       }
       throw err;
     }
+    this.release(session);
+    return result;
   }
 
   close(): void {
     this.closed = true;
-    for (const session of this.idle.splice(0)) {
-      try {
-        this.p11.C_CloseSession(session);
-      } catch {
-        /* ignore */
-      }
-    }
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new SignerFault('hsm_unavailable', 'session pool closed'));
+    for (const session of this.idle.splice(0)) this.discard(session);
   }
 }

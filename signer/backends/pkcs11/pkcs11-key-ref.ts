@@ -1,0 +1,42 @@
+/**
+ * The opaque key references of the PKCS#11 backend: `p11:v1:acct:<base64url>` (an account key wrapped by
+ * the root KEK) and `p11:v1:wal:<base64url>` (a wallet DEK wrapped by its account key). The front stores
+ * them and hands them back; they are ciphertext, never key material.
+ *
+ * Protects against: one blob having several names — only the canonical unpadded base64url spelling is
+ * accepted, and tombstones are keyed on the SHA-256 of the blob itself, not of the string, so a destroyed
+ * key cannot come back re-spelled or under the other prefix. Size limits bound what reaches the HSM.
+ * Known limits: a reference says nothing about which account it belongs to; the HSM's unwrap integrity
+ * check (AES key wrap) is what refuses a blob presented with the wrong account key.
+ */
+import { createHash } from 'node:crypto';
+import { SignerFault } from '../../signer-error.js';
+
+export type KeyRefKind = 'acct' | 'wal';
+
+export interface DecodedKeyRef {
+  kind: KeyRefKind;
+  blob: Buffer;
+  /** hex SHA-256 of the wrapped blob: cache and tombstone key. */
+  blobHash: string;
+}
+
+const REF_PATTERN = /^p11:v1:(acct|wal):([A-Za-z0-9_-]+)$/;
+const MIN_BLOB = 16;
+const MAX_BLOB = 1024;
+
+export function encodeKeyRef(kind: KeyRefKind, blob: Buffer): string {
+  return `p11:v1:${kind}:${blob.toString('base64url')}`;
+}
+
+/** Parses any PKCS#11 key reference (either kind), refusing non-canonical encodings. */
+export function decodeKeyRef(ref: string): DecodedKeyRef {
+  const match = REF_PATTERN.exec(ref);
+  if (!match) throw new SignerFault('key_not_found', 'not a PKCS#11 key reference');
+  const encoded = match[2]!;
+  const blob = Buffer.from(encoded, 'base64url');
+  if (blob.length < MIN_BLOB || blob.length > MAX_BLOB || blob.toString('base64url') !== encoded) {
+    throw new SignerFault('key_not_found', 'malformed key reference');
+  }
+  return { kind: match[1] as KeyRefKind, blob, blobHash: createHash('sha256').update(blob).digest('hex') };
+}
