@@ -1,9 +1,12 @@
 /**
- * Starts a real treasury-signer child process on a throwaway SoftHSM token (its own SOFTHSM2_CONF), for
- * integration tests. Waits for the "signer ready" log line; stop() sends SIGTERM and waits for exit.
+ * Starts a real treasury-signer child process (`node --import tsx signer/main.ts`) on a throwaway SoftHSM
+ * token with its own SOFTHSM2_CONF, for integration tests, the API tests and benchmarks. Waits for the
+ * `signer ready` log line (30 s by default; stderr is surfaced on failure and the child is killed);
+ * stop() sends SIGTERM and waits for the exit.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -12,20 +15,43 @@ import { initSoftHsmToken, type SoftHsmToken } from '../../ops/softhsm/init-toke
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
+export interface StartTestSignerOptions {
+  /** Extra or overriding environment for the signer (e.g. TREASURY_SIGNER_MAX_VALUE, allowed tokens). */
+  env?: Record<string, string>;
+  /** Reuse this directory (token, PINs, socket) instead of a fresh temp dir; it is kept on stop(). */
+  dir?: string;
+  /** How long to wait for `signer ready` (default 30,000 ms). */
+  readyTimeoutMs?: number;
+}
+
 export interface TestSigner {
   socketPath: string;
   client: SignerClient;
+  /** The signer-specific environment it was started with (SOFTHSM2_CONF, TREASURY_*). */
   env: Record<string, string>;
   dir: string;
   token: SoftHsmToken;
   child: ChildProcess;
   /** Everything the signer wrote to stderr so far. */
   logs(): string;
-  /** SIGTERM, wait for exit; resolves with the exit code. */
+  /** SIGTERM, wait for exit; resolves with the exit code. Removes the temp dir unless `dir` was given. */
   stop(): Promise<number | null>;
 }
 
-export async function startTestSigner(options: { env?: Record<string, string>; dir?: string } = {}): Promise<TestSigner> {
+/** A TCP port that was free a moment ago on 127.0.0.1 (for TREASURY_SIGNER_METRICS_PORT). */
+export function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startTestSigner(options: StartTestSignerOptions = {}): Promise<TestSigner> {
+  const ownDir = options.dir === undefined;
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-'));
   const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
   const socketPath = path.join(dir, 'signer.sock');
@@ -38,23 +64,36 @@ export async function startTestSigner(options: { env?: Record<string, string>; d
     SOFTHSM2_CONF: token.softhsm2Conf,
     ...options.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'signer/main.ts')], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'signer/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`signer not ready after 30 s:\n${stderr}`)), 30_000);
-    readline.createInterface({ input: child.stderr! }).on('line', (line) => {
-      stderr += line + '\n';
-      if (line.includes('"msg":"signer ready"')) {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timeoutMs = options.readyTimeoutMs ?? 30_000;
+      const timer = setTimeout(() => reject(new Error(`signer not ready after ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+      readline.createInterface({ input: child.stderr! }).on('line', (line) => {
+        stderr += line + '\n';
+        if (line.includes('"msg":"signer ready"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      void exited.then((code) => {
         clearTimeout(timer);
-        resolve();
-      }
+        // Let readline deliver the last lines before reporting them.
+        setImmediate(() => reject(new Error(`signer exited with ${code} before ready:\n${stderr}`)));
+      });
     });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`signer exited with ${code} before ready:\n${stderr}`));
-    });
-  });
+  } catch (err) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const client = new SignerClient({ socketPath, timeoutMs: 30_000 });
   return {
     socketPath,
@@ -68,7 +107,7 @@ export async function startTestSigner(options: { env?: Record<string, string>; d
       client.close();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const code = await exited;
-      if (!options.dir) fs.rmSync(dir, { recursive: true, force: true });
+      if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
       return code;
     },
   };

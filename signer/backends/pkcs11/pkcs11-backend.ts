@@ -128,9 +128,17 @@ export class Pkcs11Backend implements KeyBackend {
     );
   }
 
-  private withWalletKey<T>(accountKey: pkcs11js.Handle, ref: DecodedKeyRef, fn: (handle: pkcs11js.Handle) => Promise<T>): Promise<T> {
+  /**
+   * The cache key names the account too: a wallet handle cached for account A must not answer a request
+   * that pairs the same wallet ref with account B (the unwrap under B's key is what proves ownership).
+   */
+  private static walletCacheKey(account: DecodedKeyRef, wallet: DecodedKeyRef): string {
+    return `wal:${account.blobHash}:${wallet.blobHash}`;
+  }
+
+  private withWalletKey<T>(account: DecodedKeyRef, accountKey: pkcs11js.Handle, ref: DecodedKeyRef, fn: (handle: pkcs11js.Handle) => Promise<T>): Promise<T> {
     return this.cache.use(
-      `wal:${ref.blobHash}`,
+      Pkcs11Backend.walletCacheKey(account, ref),
       () => this.timed('unwrap_wallet_key', () => this.module.p11.C_UnwrapKey(this.holder, WRAP_MECHANISM, accountKey, ref.blob, UNWRAP_WALLET_KEY)),
       fn,
     );
@@ -194,7 +202,7 @@ export class Pkcs11Backend implements KeyBackend {
     const wallet = this.decodeLiveRef(walletKeyRef, 'wal', 'wallet_key_ref');
     const p11 = this.module.p11;
     return this.withAccountKey(account, (accountKey) =>
-      this.withWalletKey(accountKey, wallet, (walletKey) =>
+      this.withWalletKey(account, accountKey, wallet, (walletKey) =>
         this.pool.with(async (session) => {
           const started = process.hrtime.bigint();
           try {
@@ -225,9 +233,10 @@ export class Pkcs11Backend implements KeyBackend {
     if (wallet.kind !== 'wal') throw new SignerFault('key_not_found', 'wallet_key_ref is not a PKCS#11 wallet key reference');
     if (this.tombstones.has(wallet.blobHash)) return;
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
-    await this.withAccountKey(account, (accountKey) => this.withWalletKey(accountKey, wallet, async () => undefined));
+    await this.withAccountKey(account, (accountKey) => this.withWalletKey(account, accountKey, wallet, async () => undefined));
     this.timed('write_tombstone', () => this.tombstones.record(this.module, this.holder, wallet.blobHash));
-    this.cache.evict(`wal:${wallet.blobHash}`);
+    // Only this account's unwrap can have produced a cached handle for the blob (see walletCacheKey).
+    this.cache.evict(Pkcs11Backend.walletCacheKey(account, wallet));
   }
 
   /** Test and ops hook: one attribute of the root KEK (the HSM refuses CKA_VALUE: CKR_ATTRIBUTE_SENSITIVE). */

@@ -1,62 +1,50 @@
 /**
- * treasury-signer as a real process on a real SoftHSM token: signatures that an independent
- * implementation (viem) recovers to the wallet, 1,000 in a row all low-S with v ∈ {27, 28}; key material
- * that never leaves the HSM; destroyed keys refused; static invariants; hostile frames survived; 0600
- * socket; clean SIGTERM.
+ * treasury-signer as a real process on a real SoftHSM token, through its socket: results carry only the
+ * protocol's fields; signatures that an independent implementation (viem) recovers to the wallet, 1,000
+ * in a row all low-S with v ∈ {27, 28}; static invariants refused with nothing signed (the HSM sign
+ * counter does not move); destroyed keys refused forever in every field; 0600 socket; SIGTERM drains
+ * accepted requests, exits 0 and removes the socket; the PIN is never logged.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
-import os from 'node:os';
-import pkcs11js from 'pkcs11js';
 import { recoverTypedDataAddress, type Hex } from 'viem';
-import { Pkcs11Backend } from '../../../signer/backends/pkcs11/pkcs11-backend.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
-import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
-import { initSoftHsmToken } from '../../../ops/softhsm/init-token.js';
-import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { encodeFrame } from '../../../signer/protocol/frame-codec.js';
+import {
+  createAccountKeyResultSchema,
+  createWalletKeyResultSchema,
+  destroyWalletKeyResultSchema,
+  healthResultSchema,
+  signTransferAuthorizationResultSchema,
+  signerOkReplySchema,
+} from '../../../signer/protocol/signer-protocol.js';
+import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { BASE_SEPOLIA_USDC as DOMAIN, HALF_N, PAYEE, buildAuthorization, openRawConnection, readMetric } from './signer-test-helpers.js';
 
-const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
-const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
-const DOMAIN = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' };
-
-function message(from: string, i: number) {
-  const now = Math.floor(Date.now() / 1000);
-  return { from, to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', value: String(1000 + i), validAfter: '0', validBefore: String(now + 600), nonce: `0x${i.toString(16).padStart(64, '0')}` };
-}
-
-/** A raw socket that sends bytes and collects decoded reply frames. */
-function rawConnection(socketPath: string) {
-  const socket = net.createConnection(socketPath);
-  const decoder = new FrameDecoder();
-  const replies: any[] = [];
-  let closed = false;
-  socket.on('data', (chunk) => {
-    for (const e of decoder.push(chunk)) if (e.kind === 'frame') replies.push(JSON.parse(e.payload.toString()));
-  });
-  socket.on('close', () => (closed = true));
-  socket.on('error', () => undefined);
-  return {
-    send: (bytes: Buffer) => socket.write(bytes),
-    async next(): Promise<any> {
-      for (let i = 0; i < 200 && replies.length === 0 && !closed; i++) await new Promise((r) => setTimeout(r, 10));
-      return replies.shift();
-    },
-    isClosed: () => closed,
-    close: () => socket.destroy(),
-  };
-}
+const isCode = (code: string) => (e: unknown) => e instanceof SignerError && e.code === code;
 
 describe('treasury-signer process (SoftHSM)', function () {
   this.timeout(180_000);
   let signer: TestSigner;
+  let metricsPort: number;
   let accountKeyRef: string;
   let wallet: { wallet_key_ref: string; address: string; public_key: string };
+  const sign = (w: { wallet_key_ref: string; address: string }, i: number, overrides: Record<string, unknown> = {}) =>
+    signer.client.signTransferAuthorization({
+      account_key_ref: accountKeyRef,
+      wallet_key_ref: w.wallet_key_ref,
+      address: w.address,
+      domain: DOMAIN,
+      message: buildAuthorization(w.address, i),
+      ...overrides,
+    } as never);
 
   before(async () => {
-    signer = await startTestSigner({ env: { TREASURY_SIGNER_MAX_VALUE: '1000000000', TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '3600' } });
+    metricsPort = await findFreePort();
+    signer = await startTestSigner({
+      env: { TREASURY_SIGNER_MAX_VALUE: '1000000000', TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '3600', TREASURY_SIGNER_METRICS_PORT: String(metricsPort) },
+    });
     accountKeyRef = (await signer.client.createAccountKey()).account_key_ref;
     wallet = await signer.client.createWalletKey({ account_key_ref: accountKeyRef });
   });
@@ -64,35 +52,55 @@ describe('treasury-signer process (SoftHSM)', function () {
     await signer?.stop();
   });
 
-  it('answers health and creates keys whose references are wrapped blobs', async () => {
-    assert.deepEqual(await signer.client.health(), { status: 'ok', backend: 'pkcs11', protocol_version: 1 });
-    assert.match(accountKeyRef, /^p11:v1:acct:[A-Za-z0-9_-]+$/);
-    assert.match(wallet.wallet_key_ref, /^p11:v1:wal:[A-Za-z0-9_-]+$/);
+  it('answers every method with exactly the protocol fields; key refs are wrapped blobs', async () => {
+    const conn = openRawConnection(signer.socketPath);
+    const exact = async (method: string, params: unknown, schema: { parse(v: unknown): unknown }) => {
+      const reply = await conn.request({ v: 1, id: `r-${method}`, method, params });
+      assert.deepEqual(Object.keys(reply).sort(), ['id', 'ok', 'result', 'v'], JSON.stringify(reply));
+      signerOkReplySchema.parse(reply);
+      schema.parse(reply.result); // strict schemas: an extra field fails
+      return reply.result;
+    };
+    assert.deepEqual(await exact('health', {}, healthResultSchema), { status: 'ok', backend: 'pkcs11', protocol_version: 1 });
+    const account = (await exact('create_account_key', {}, createAccountKeyResultSchema)) as { account_key_ref: string };
+    const created = (await exact('create_wallet_key', { account_key_ref: account.account_key_ref }, createWalletKeyResultSchema)) as typeof wallet;
+    const signed = (await exact(
+      'sign_transfer_authorization',
+      { account_key_ref: account.account_key_ref, wallet_key_ref: created.wallet_key_ref, address: created.address, domain: DOMAIN, message: buildAuthorization(created.address, 1) },
+      signTransferAuthorizationResultSchema,
+    )) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(signed).sort(), ['digest', 'r', 's', 'signature', 'v']);
+    assert.deepEqual(await exact('destroy_wallet_key', { account_key_ref: account.account_key_ref, wallet_key_ref: created.wallet_key_ref }, destroyWalletKeyResultSchema), { destroyed: true });
+    conn.close();
+
+    // AES-KWP of a 32-byte AES key is 40 bytes; of SoftHSM's PKCS#8 secp256k1 key, 72 bytes: ciphertext, not a 32-byte scalar.
+    assert.equal(Buffer.from(accountKeyRef.replace(/^p11:v1:acct:/, ''), 'base64url').length, 40);
+    assert.equal(Buffer.from(wallet.wallet_key_ref.replace(/^p11:v1:wal:/, ''), 'base64url').length, 72);
     assert.match(wallet.public_key, /^0x04[0-9a-f]{128}$/);
-    assert.deepEqual(Object.keys(wallet).sort(), ['address', 'public_key', 'wallet_key_ref']);
   });
 
   it('signs 1,000 authorizations in a row: all low-S, v ∈ {27,28}, all recovered by viem to the wallet', async () => {
-    const results = [];
+    const results: Array<{ sig: Awaited<ReturnType<typeof sign>>; msg: ReturnType<typeof buildAuthorization> }> = [];
+    const started = performance.now();
     for (let batch = 0; batch < 10; batch++) {
       results.push(
         ...(await Promise.all(
           Array.from({ length: 100 }, (_, j) => {
-            const msg = message(wallet.address, batch * 100 + j);
-            return signer.client.signTransferAuthorization({ account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: msg }).then((sig) => ({ sig, msg }));
+            const msg = buildAuthorization(wallet.address, batch * 100 + j);
+            return sign(wallet, 0, { message: msg }).then((sig) => ({ sig, msg }));
           }),
         )),
       );
     }
+    const seconds = (performance.now() - started) / 1000;
+    console.log(`      ${results.length} signatures through the socket in ${seconds.toFixed(2)} s (${Math.round(results.length / seconds)}/s, 4 connections, 100 in flight)`);
     assert.equal(results.length, 1000);
     const vs = new Set<number>();
-    for (const { sig } of results) {
+    for (const { sig, msg } of results) {
       assert.ok(BigInt(sig.s) <= HALF_N, 'low-S');
       assert.ok(sig.v === 27 || sig.v === 28);
+      assert.equal(sig.signature, `${sig.r}${sig.s.slice(2)}${sig.v.toString(16)}`);
       vs.add(sig.v);
-    }
-    assert.deepEqual([...vs].sort(), [27, 28], 'both recovery ids occur');
-    for (const { sig, msg } of results.filter((_, i) => i % 10 === 0)) {
       const recovered = await recoverTypedDataAddress({
         domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract as Hex },
         types: TRANSFER_WITH_AUTHORIZATION_TYPES,
@@ -102,162 +110,108 @@ describe('treasury-signer process (SoftHSM)', function () {
       });
       assert.equal(recovered, wallet.address);
     }
+    assert.deepEqual([...vs].sort(), [27, 28], 'both recovery ids occur');
   });
 
-  it('refuses to sign outside the static invariants, naming the rule', async () => {
-    const base = { account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN };
+  it('refuses to sign outside the static invariants, naming the rule, and signs nothing', async () => {
+    const signsBefore = await readMetric(metricsPort, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
+    assert.ok(signsBefore >= 1000, `sign counter ${signsBefore}`);
+    const now = Math.floor(Date.now() / 1000);
+    const m = (overrides: Record<string, string>) => ({ message: buildAuthorization(wallet.address, 1, overrides) });
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ domain: { ...DOMAIN, chainId: 1 } }, /not allowed/],
-      [{ message: { ...message(wallet.address, 1), from: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' } }, /message.from/],
-      [{ message: { ...message(wallet.address, 1), value: '0' } }, /positive/],
-      [{ message: { ...message(wallet.address, 1), value: '1000000001' } }, /maximum/],
-      [{ message: { ...message(wallet.address, 1), validBefore: '1000' } }, /past/],
-      [{ message: { ...message(wallet.address, 1), validBefore: String(Math.floor(Date.now() / 1000) + 7200) } }, /exceeds/],
+      [{ domain: { ...DOMAIN, chainId: 1 } }, /^allowed_token: /],
+      [{ domain: { ...DOMAIN, chainId: 8453 } }, /^allowed_token: /], // Base mainnet USDC is allowed, but at another address
+      [{ domain: { ...DOMAIN, verifyingContract: PAYEE } }, /^allowed_token: /],
+      [m({ from: PAYEE }), /^from_is_wallet: /],
+      [m({ value: '0' }), /^value_positive: /],
+      [m({ value: '1000000001' }), /^value_max: /],
+      [m({ validAfter: String(now + 100), validBefore: String(now + 50) }), /^window_ordered: /],
+      [m({ validBefore: String(now - 1) }), /^window_open: /],
+      [m({ validBefore: String(now + 7200) }), /^window_max: /],
+      [m({ validAfter: String(now + 3000), validBefore: String(now + 3000 + 3601) }), /^window_max: /],
     ];
     for (const [override, pattern] of cases) {
-      await assert.rejects(
-        signer.client.signTransferAuthorization({ ...base, message: message(wallet.address, 1), ...override } as never),
-        (e: unknown) => e instanceof SignerError && e.code === 'invariant_violation' && pattern.test(e.message),
-      );
+      await assert.rejects(sign(wallet, 1, override), (e: unknown) => isCode('invariant_violation')(e) && pattern.test((e as Error).message), JSON.stringify(override));
     }
-    await assert.rejects(
-      signer.client.signTransferAuthorization({ ...base, address: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', message: { ...message(wallet.address, 1), from: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' } }),
-      (e: unknown) => e instanceof SignerError && e.code === 'address_mismatch',
-    );
+    // Lower-case contract address and upper-case wallet address are the same token and wallet.
+    await sign(wallet, 2, { domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract.toLowerCase() } });
+    const signsAfter = await readMetric(metricsPort, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
+    assert.equal(signsAfter, signsBefore + 1, 'the refused requests never reached C_Sign');
+    // A wallet that is not the one whose key signs: signed in the HSM, but refused before it leaves.
+    await assert.rejects(sign({ ...wallet, address: PAYEE }, 3, { message: buildAuthorization(PAYEE, 3) }), isCode('address_mismatch'));
   });
 
-  it('refuses a destroyed wallet key forever, and siblings keep signing', async () => {
+  it('refuses a destroyed wallet key forever, in any field and spelling; siblings keep signing', async () => {
     const doomed = await signer.client.createWalletKey({ account_key_ref: accountKeyRef });
-    const sign = (w: { wallet_key_ref: string; address: string }) =>
-      signer.client.signTransferAuthorization({ account_key_ref: accountKeyRef, wallet_key_ref: w.wallet_key_ref, address: w.address, domain: DOMAIN, message: message(w.address, 7) });
-    await sign(doomed);
-    assert.deepEqual(await signer.client.destroyWalletKey({ account_key_ref: accountKeyRef, wallet_key_ref: doomed.wallet_key_ref }), { destroyed: true });
-    await assert.rejects(sign(doomed), (e: unknown) => e instanceof SignerError && e.code === 'key_destroyed');
-    await sign(wallet);
-    const tampered = doomed.wallet_key_ref.slice(0, -2) + (doomed.wallet_key_ref.endsWith('AA') ? 'AB' : 'AA');
-    await assert.rejects(sign({ ...doomed, wallet_key_ref: tampered }), (e: unknown) => e instanceof SignerError && ['key_not_found', 'key_destroyed'].includes(e.code));
+    const sibling = await signer.client.createWalletKey({ account_key_ref: accountKeyRef });
+    await sign(doomed, 7);
+    const destroy = (wallet_key_ref: string, account_key_ref = accountKeyRef) => signer.client.destroyWalletKey({ account_key_ref, wallet_key_ref });
+    assert.deepEqual(await destroy(doomed.wallet_key_ref), { destroyed: true });
+    assert.deepEqual(await destroy(doomed.wallet_key_ref), { destroyed: true }, 'destroy is retry-safe');
+    await assert.rejects(sign(doomed, 8), isCode('key_destroyed'));
+    const sameBlobAsAccount = doomed.wallet_key_ref.replace('p11:v1:wal:', 'p11:v1:acct:');
+    await assert.rejects(signer.client.createWalletKey({ account_key_ref: doomed.wallet_key_ref }), isCode('key_destroyed'));
+    await assert.rejects(signer.client.createWalletKey({ account_key_ref: sameBlobAsAccount }), isCode('key_destroyed'));
+    await assert.rejects(sign(doomed, 9, { account_key_ref: sameBlobAsAccount }), isCode('key_destroyed'));
+    await sign(sibling, 10);
+    await sign(wallet, 11);
+    // A blob that is not a key of this account is not destroyed (nothing to tombstone): key_not_found.
+    const otherAccount = (await signer.client.createAccountKey()).account_key_ref;
+    await assert.rejects(destroy(sibling.wallet_key_ref, otherAccount), isCode('key_not_found'));
+    const tampered = sibling.wallet_key_ref.slice(0, -4) + (sibling.wallet_key_ref.endsWith('AAAA') ? 'BBBB' : 'AAAA');
+    await assert.rejects(destroy(tampered), isCode('key_not_found'));
+    await assert.rejects(sign({ ...sibling, wallet_key_ref: tampered }, 12), isCode('key_not_found'));
+    await sign(sibling, 13);
   });
 
   it('creates the socket with mode 0600', () => {
-    assert.equal(fs.statSync(signer.socketPath).mode & 0o777, 0o600);
+    const stat = fs.statSync(signer.socketPath);
+    assert.ok(stat.isSocket());
+    assert.equal(stat.mode & 0o777, 0o600);
   });
 
-  it('survives hostile frames with an error reply and keeps serving', async () => {
-    const conn = rawConnection(signer.socketPath);
-    conn.send(Buffer.concat([Buffer.from([0, 0, 0, 5]), Buffer.from('{nope')]));
-    assert.equal((await conn.next()).error.code, 'malformed_frame');
-    conn.send(encodeFrame({ v: 1, id: 'a', method: 'export_private_key', params: {} }));
-    assert.deepEqual(await conn.next(), { v: 1, id: 'a', ok: false, error: { code: 'unknown_method', message: 'unknown method' } });
-    conn.send(encodeFrame({ v: 1, id: 'raw', method: 'sign_digest', params: { digest: `0x${'11'.repeat(32)}` } }));
-    assert.equal((await conn.next()).error.code, 'unknown_method');
-    conn.send(encodeFrame({ v: 2, id: 'b', method: 'health', params: {} }));
-    assert.equal((await conn.next()).error.code, 'unsupported_version');
-    conn.send(encodeFrame({ v: 1, id: 'c', method: 'health', params: { extra: 1 } }));
-    assert.equal((await conn.next()).error.code, 'invalid_request');
-    conn.send(Buffer.alloc(4));
-    assert.equal((await conn.next()).error.code, 'malformed_frame');
-    conn.send(encodeFrame({ v: 1, id: 'd', method: 'health', params: {} }));
-    assert.equal((await conn.next()).ok, true, 'same connection still serves');
-
-    // every hostile value in every field of every method
-    const valid = {
-      create_wallet_key: { account_key_ref: accountKeyRef },
-      destroy_wallet_key: { account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref },
-      sign_transfer_authorization: { account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: message(wallet.address, 9) },
-    } as Record<string, Record<string, unknown>>;
-    const pools: Record<string, unknown[]> = {
-      address: [...hostile.any!, ...hostile.evm_address!.filter((a) => !/^0x[0-9a-fA-F]{40}$/.test(a as string))],
-      value: [...hostile.any!, ...hostile.raw_token_amount!],
-      validAfter: [...hostile.any!, ...hostile.raw_token_amount!],
-      validBefore: [...hostile.any!, ...hostile.raw_token_amount!, ...hostile.unix_seconds!],
-      nonce: [...hostile.any!, ...hostile.bytes32_hex!],
-      chainId: [...hostile.any!, ...hostile.unix_seconds!.filter((v) => typeof v !== 'number' || !Number.isSafeInteger(v) || v <= 0)],
-    };
-    let n = 0;
-    for (const [method, params] of Object.entries(valid)) {
-      for (const field of Object.keys(params)) {
-        const values = field === 'domain' || field === 'message' ? hostile.any! : [...hostile.any!, ...hostile.identifier!];
-        for (const value of values) {
-          conn.send(encodeFrame({ v: 1, id: `h${n++}`, method, params: { ...params, [field]: value } }));
-          const reply = await conn.next();
-          assert.equal(reply?.ok, false, `${method}.${field}=${String(JSON.stringify(value)).slice(0, 30)}`);
-        }
-      }
+  it('serves /metrics on loopback with the signer metrics', async () => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    for (const name of [
+      'treasury_signer_requests_total{method="sign_transfer_authorization",outcome="ok"}',
+      'treasury_signer_requests_total{method="sign_transfer_authorization",outcome="invariant_violation"}',
+      'treasury_signer_request_duration_seconds_bucket',
+      'treasury_signer_hsm_operation_duration_seconds_bucket',
+      'treasury_signer_key_cache_hits_total',
+      'treasury_signer_key_cache_misses_total',
+    ]) {
+      assert.ok(text.includes(name), name);
     }
-    for (const [field, values] of Object.entries(pools)) {
-      for (const value of values) {
-        const p = structuredClone(valid.sign_transfer_authorization!) as any;
-        if (field === 'chainId') p.domain.chainId = value;
-        else if (field === 'address') p.address = value;
-        else p.message[field] = value;
-        conn.send(encodeFrame({ v: 1, id: `p${n++}`, method: 'sign_transfer_authorization', params: p }));
-        const reply = await conn.next();
-        assert.equal(reply?.ok, false, `${field}=${String(JSON.stringify(value)).slice(0, 30)}`);
-        assert.ok(['invalid_request', 'invariant_violation', 'key_not_found'].includes(reply.error.code), reply.error.code);
-      }
-    }
-    conn.close();
-
-    const big = rawConnection(signer.socketPath);
-    const header = Buffer.alloc(4);
-    header.writeUInt32BE(10 * 1024 * 1024);
-    big.send(header);
-    assert.equal((await big.next()).error.code, 'frame_too_large');
-    for (let i = 0; i < 100 && !big.isClosed(); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.ok(big.isClosed(), 'oversize connection closed');
-
-    const truncated = rawConnection(signer.socketPath);
-    truncated.send(Buffer.concat([Buffer.from([0, 0, 1, 0]), Buffer.from('{"v":1')]));
-    truncated.close();
-
-    assert.equal((await signer.client.health()).status, 'ok', 'a fresh connection still works');
+    assert.ok((await readMetric(metricsPort, 'treasury_signer_key_cache_hits_total')) >= 1000);
+    assert.equal((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status, 404);
   });
 
-  it('stops cleanly on SIGTERM: exit 0, socket removed', async () => {
+  it('on SIGTERM finishes the accepted requests, exits 0, removes the socket, never logged the PIN', async () => {
     const pin = fs.readFileSync(signer.token.pinFile, 'utf8').trim();
-    assert.equal(await signer.stop(), 0, signer.logs());
-    assert.ok(!fs.existsSync(signer.socketPath));
+    const conn = openRawConnection(signer.socketPath);
+    const n = 48;
+    const frames = Array.from({ length: n }, (_, i) =>
+      encodeFrame({
+        v: 1,
+        id: `drain-${i}`,
+        method: 'sign_transfer_authorization',
+        params: { account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: buildAuthorization(wallet.address, 5000 + i) },
+      }),
+    );
+    conn.send(Buffer.concat(frames)); // one write: the server reads and accepts them together
+    const first = await conn.next();
+    const stopped = signer.stop();
+    const replies = [first];
+    for (let i = 1; i < n; i++) replies.push(await conn.next());
+    assert.equal(await stopped, 0, signer.logs());
+    assert.deepEqual(
+      replies.map((r) => r?.ok),
+      Array(n).fill(true),
+      'every accepted request was answered before exit',
+    );
+    assert.ok(!fs.existsSync(signer.socketPath), 'socket removed');
     assert.match(signer.logs(), /"msg":"signer stopped"/);
     assert.ok(!signer.logs().includes(pin), 'the PIN is never logged');
-  });
-});
-
-describe('key material never leaves the HSM', function () {
-  this.timeout(60_000);
-  it('the root KEK and unwrapped keys refuse CKA_VALUE; the database-bound refs are wrapped blobs', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-hsm-'));
-    const token = await initSoftHsmToken({ dir });
-    process.env.SOFTHSM2_CONF = token.softhsm2Conf;
-    const backend = Pkcs11Backend.open({
-      kind: 'pkcs11',
-      modulePath: token.modulePath,
-      tokenLabel: token.tokenLabel,
-      pin: fs.readFileSync(token.pinFile, 'utf8').trim(),
-      kekLabel: token.kekLabel,
-      sessions: 2,
-      cacheSize: 10,
-      cacheTtlMs: 60_000,
-    });
-    try {
-      assert.throws(() => backend.readKekAttribute(pkcs11js.CKA_VALUE), (e: unknown) => (e as { code?: number }).code === pkcs11js.CKR_ATTRIBUTE_SENSITIVE);
-      assert.equal(backend.readKekAttribute(pkcs11js.CKA_EXTRACTABLE)?.[0], 0);
-      assert.equal(backend.readKekAttribute(pkcs11js.CKA_SENSITIVE)?.[0], 1);
-      const account = await backend.createAccountKey();
-      const walletKey = await backend.createWalletKey(account);
-      // A wrapped EC private key (PKCS#8 inside AES key wrap with padding) is far longer than a raw 32-byte scalar.
-      const blob = Buffer.from(walletKey.walletKeyRef.split(':')[3]!, 'base64url');
-      assert.ok(blob.length > 40 && blob.length % 8 === 0, `wrapped blob of ${blob.length} bytes`);
-      const digest = new Uint8Array(32).fill(7);
-      await backend.signDigest(account, walletKey.walletKeyRef, digest);
-      const handles = backend.unwrappedHandlesForTest();
-      assert.ok(handles.length >= 2, 'account key and wallet key cached as session objects');
-      for (const h of handles) {
-        assert.throws(() => backend.readAttributeForTest(h, pkcs11js.CKA_VALUE), (e: unknown) => (e as { code?: number }).code === pkcs11js.CKR_ATTRIBUTE_SENSITIVE);
-        assert.equal(backend.readAttributeForTest(h, pkcs11js.CKA_EXTRACTABLE)?.[0], 0);
-      }
-    } finally {
-      await backend.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    assert.ok(!signer.logs().includes(wallet.wallet_key_ref.slice(12)), 'key refs are never logged');
   });
 });

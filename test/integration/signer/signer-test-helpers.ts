@@ -1,0 +1,77 @@
+/**
+ * Shared pieces of the signer integration tests: a valid EIP-3009 authorization builder (override one
+ * field), a raw socket that speaks frames byte by byte, and a /metrics reader.
+ */
+import net from 'node:net';
+import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
+
+export const BASE_SEPOLIA_USDC = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' };
+export const PAYEE = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+/** Half the secp256k1 group order: a low-S signature has s ≤ HALF_N. */
+export const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
+
+export function buildAuthorization(from: string, i: number, overrides: Record<string, string> = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    from,
+    to: PAYEE,
+    value: String(1000 + i),
+    validAfter: '0',
+    validBefore: String(now + 600),
+    nonce: `0x${i.toString(16).padStart(64, '0')}`,
+    ...overrides,
+  };
+}
+
+export interface RawConnection {
+  send(bytes: Buffer): void;
+  request(frame: unknown): Promise<any>;
+  next(timeoutMs?: number): Promise<any>;
+  isClosed(): boolean;
+  waitClosed(timeoutMs?: number): Promise<boolean>;
+  close(): void;
+}
+
+/** A raw socket that sends bytes and collects decoded reply frames, in order. */
+export function openRawConnection(socketPath: string): RawConnection {
+  const socket = net.createConnection(socketPath);
+  const decoder = new FrameDecoder();
+  const replies: any[] = [];
+  let closed = false;
+  socket.on('data', (chunk) => {
+    for (const e of decoder.push(chunk)) if (e.kind === 'frame') replies.push(JSON.parse(e.payload.toString()));
+  });
+  socket.on('close', () => (closed = true));
+  socket.on('error', () => undefined);
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const next = async (timeoutMs = 5000) => {
+    for (let waited = 0; replies.length === 0 && !closed && waited < timeoutMs; waited += 5) await sleep(5);
+    return replies.shift();
+  };
+  return {
+    send: (bytes) => void socket.write(bytes),
+    request(frame) {
+      socket.write(encodeFrame(frame));
+      return next();
+    },
+    next,
+    isClosed: () => closed,
+    async waitClosed(timeoutMs = 2000) {
+      for (let waited = 0; !closed && waited < timeoutMs; waited += 5) await sleep(5);
+      return closed;
+    },
+    close: () => socket.destroy(),
+  };
+}
+
+/** Sum of a metric's samples whose label set contains `labels` (e.g. `op="sign"`), from /metrics. */
+export async function readMetric(port: number, name: string, labels = ''): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name)) continue;
+    const m = /^([a-z_]+)(\{[^}]*\})? ([0-9.e+-]+)$/.exec(line);
+    if (m && m[1] === name && (m[2] ?? '').includes(labels)) sum += Number(m[3]);
+  }
+  return sum;
+}
