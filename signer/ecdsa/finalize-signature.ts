@@ -13,7 +13,7 @@ import { bytesToHex, type Hex } from 'viem';
 import { abytes } from '../assert.js';
 import { SignerFault } from '../signer-error.js';
 import { normalizeLowS } from './normalize-low-s.js';
-import { publicKeyToAddress } from './public-key-to-address.js';
+import { publicKeyToLowerCaseAddress } from './public-key-to-address.js';
 import { recoverPublicKey } from './recover-public-key.js';
 
 export interface EthereumSignature {
@@ -30,7 +30,7 @@ export function finalizeSignature(digest: Uint8Array, rawRS: Uint8Array, expecte
   const expected = expectedAddress.toLowerCase();
   for (const yParity of [0, 1] as const) {
     const recovered = recoverPublicKey(compact, yParity, digest);
-    if (recovered && publicKeyToAddress(recovered).toLowerCase() === expected) {
+    if (recovered && publicKeyToLowerCaseAddress(recovered) === expected) {
       const v = (27 + yParity) as 27 | 28;
       const out = new Uint8Array(65);
       out.set(compact, 0);

@@ -10,8 +10,13 @@ import { bytesToHex, getAddress, type Address } from 'viem';
 import { abytes } from '../assert.js';
 import { SignerFault } from '../signer-error.js';
 
-export function publicKeyToAddress(uncompressed: Uint8Array): Address {
+/** The address in lower case, without the EIP-55 checksum (one keccak fewer: for comparisons). */
+export function publicKeyToLowerCaseAddress(uncompressed: Uint8Array): Address {
   abytes(uncompressed, 65, 'public key');
   if (uncompressed[0] !== 0x04) throw new SignerFault('internal_error', 'public key must be uncompressed (0x04 prefix)');
-  return getAddress(bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12)));
+  return bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12));
+}
+
+export function publicKeyToAddress(uncompressed: Uint8Array): Address {
+  return getAddress(publicKeyToLowerCaseAddress(uncompressed));
 }

@@ -55,7 +55,7 @@ function removeStaleSocket(socketPath: string): void {
   } catch {
     return;
   }
-  if (!stat.isSocket()) throw new Error(`${socketPath} exists and is not a socket; refusing to replace it`);
+  if (!stat.isSocket()) throw new Error(`${socketPath} exists and is not a socket; refusing to replace or remove it`);
   fs.rmSync(socketPath);
 }
 
@@ -208,6 +208,13 @@ export class SignerServer {
     }, 2000);
     await closed;
     clearTimeout(timer);
-    fs.rmSync(this.options.socketPath, { force: true });
+    // Only a socket this server bound is removed: never whatever else sits at the path.
+    if (server) {
+      try {
+        removeStaleSocket(this.options.socketPath);
+      } catch (err) {
+        this.options.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'socket path left in place');
+      }
+    }
   }
 }

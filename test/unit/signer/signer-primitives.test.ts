@@ -74,18 +74,26 @@ describe('static invariants', () => {
     assertTransferInvariants(invariants, address, domain, { ...good, ...overrides }, now);
   const refused = (fn: () => void, pattern: RegExp) => assert.throws(fn, (e: unknown) => e instanceof SignerFault && e.code === 'invariant_violation' && pattern.test(e.message));
 
-  it('accepts an authorization inside every bound', () => {
+  it('accepts an authorization inside every bound, at the exact edges too', () => {
     check({});
+    check({ value: '1000000' }); // = max
+    check({ validBefore: String(now + 3600) }); // window = max
+    check({ validAfter: String(now + 100), validBefore: String(now + 100 + 3600) }); // future start, window = max
+    check({}, { ...vector.domain, verifyingContract: vector.domain.verifyingContract.toUpperCase().replace('0X', '0x') });
+    check({}, vector.domain, from.toLowerCase());
   });
   it('refuses other tokens, chains, senders, values and windows, naming the rule', () => {
-    refused(() => check({}, { ...vector.domain, chainId: 8453 }), /not allowed/);
-    refused(() => check({}, { ...vector.domain, verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }), /not allowed/);
-    refused(() => check({}, vector.domain, '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'), /message.from/);
-    refused(() => check({ value: '0' }), /positive/);
-    refused(() => check({ value: '1000001' }), /maximum/);
-    refused(() => check({ validBefore: String(now - 1) }), /past/);
-    refused(() => check({ validAfter: String(now + 700), validBefore: String(now + 600) }), /before validBefore/);
-    refused(() => check({ validBefore: String(now + 3601) }), /exceeds 3600/);
+    refused(() => check({}, { ...vector.domain, chainId: 8453 }), /^allowed_token: /);
+    refused(() => check({}, { ...vector.domain, verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }), /^allowed_token: /);
+    refused(() => check({}, vector.domain, '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'), /^from_is_wallet: /);
+    refused(() => check({ value: '0' }), /^value_positive: /);
+    refused(() => check({ value: '1000001' }), /^value_max: .*1000000/);
+    refused(() => check({ validAfter: String(now + 700), validBefore: String(now + 600) }), /^window_ordered: /);
+    refused(() => check({ validAfter: String(now + 600), validBefore: String(now + 600) }), /^window_ordered: /);
+    refused(() => check({ validBefore: String(now) }), /^window_open: /);
+    refused(() => check({ validBefore: String(now - 1) }), /^window_open: /);
+    refused(() => check({ validBefore: String(now + 3601) }), /^window_max: .*3600/);
+    refused(() => check({ validAfter: String(now + 100), validBefore: String(now + 100 + 3601) }), /^window_max: /);
   });
 });
 

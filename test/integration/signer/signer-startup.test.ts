@@ -1,0 +1,92 @@
+/**
+ * How treasury-signer starts and restarts: it refuses to start (exit 1, clear message, no PIN) without
+ * the root KEK, without a readable PIN or with a wrong one; it replaces a stale socket left by a killed
+ * run but refuses to replace a regular file; tombstones survive a restart.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SignerError } from '../../../signer/protocol/signer-client.js';
+import { startTestSigner } from '../../support/signer-harness.js';
+import { BASE_SEPOLIA_USDC as DOMAIN, buildAuthorization } from './signer-test-helpers.js';
+
+async function startFailure(env: Record<string, string>, dir?: string): Promise<string> {
+  try {
+    const signer = await startTestSigner(dir ? { env, dir } : { env });
+    await signer.stop();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  assert.fail('the signer started');
+}
+
+describe('treasury-signer start and restart', function () {
+  this.timeout(120_000);
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-start-'));
+    dirs.push(dir);
+    return dir;
+  };
+  after(() => {
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to start without the root KEK, naming it', async () => {
+    const message = await startFailure({ TREASURY_PKCS11_KEK_LABEL: 'no-such-kek' });
+    assert.match(message, /exited with 1 before ready/);
+    assert.match(message, /root KEK \\"no-such-kek\\" not found on token/);
+  });
+
+  it('refuses to start without a readable PIN, or with a wrong one, and never prints a PIN', async () => {
+    assert.match(await startFailure({ TREASURY_PKCS11_PIN_FILE: '/nonexistent/user.pin' }), /cannot read TREASURY_PKCS11_PIN_FILE \(ENOENT\)/);
+    const dir = tempDir();
+    const wrongPin = path.join(dir, 'wrong.pin');
+    fs.writeFileSync(wrongPin, 'wrong-pin-123456\n', { mode: 0o600 });
+    const message = await startFailure({ TREASURY_PKCS11_PIN_FILE: wrongPin });
+    assert.match(message, /C_Login failed \(CKR 0x000000a0\)/); // CKR_PIN_INCORRECT
+    assert.ok(!message.includes('wrong-pin-123456'));
+    assert.match(await startFailure({ TREASURY_SIGNER_MAX_VALUE: '-5' }), /TREASURY_SIGNER_MAX_VALUE/);
+    assert.match(await startFailure({ TREASURY_SIGNER_ALLOWED_TOKENS: '84532:0x1234' }), /TREASURY_SIGNER_ALLOWED_TOKENS entry/);
+  });
+
+  it('replaces a stale socket from a killed run, but never a regular file', async () => {
+    const dir = tempDir();
+    const socketPath = path.join(dir, 'signer.sock');
+    // A process that binds the socket and dies without unlinking it.
+    spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    assert.ok(fs.lstatSync(socketPath).isSocket(), 'stale socket in place');
+    const signer = await startTestSigner({ dir });
+    try {
+      assert.equal((await signer.client.health()).status, 'ok');
+      assert.equal(fs.statSync(socketPath).mode & 0o777, 0o600);
+    } finally {
+      assert.equal(await signer.stop(), 0);
+    }
+    fs.writeFileSync(socketPath, 'precious');
+    assert.match(await startFailure({}, dir), /exists and is not a socket/);
+    assert.equal(fs.readFileSync(socketPath, 'utf8'), 'precious');
+  });
+
+  it('keeps refusing a destroyed wallet key after a restart (tombstones live in the token)', async () => {
+    const dir = tempDir();
+    let signer = await startTestSigner({ dir });
+    const account = (await signer.client.createAccountKey()).account_key_ref;
+    const doomed = await signer.client.createWalletKey({ account_key_ref: account });
+    const kept = await signer.client.createWalletKey({ account_key_ref: account });
+    await signer.client.destroyWalletKey({ account_key_ref: account, wallet_key_ref: doomed.wallet_key_ref });
+    assert.equal(await signer.stop(), 0);
+
+    signer = await startTestSigner({ dir });
+    try {
+      const sign = (w: typeof doomed) =>
+        signer.client.signTransferAuthorization({ account_key_ref: account, wallet_key_ref: w.wallet_key_ref, address: w.address, domain: DOMAIN, message: buildAuthorization(w.address, 1) });
+      await assert.rejects(sign(doomed), (e: unknown) => e instanceof SignerError && e.code === 'key_destroyed');
+      assert.equal((await sign(kept)).v >= 27, true, 'the account and its other wallets survive the restart');
+    } finally {
+      assert.equal(await signer.stop(), 0);
+    }
+  });
+});

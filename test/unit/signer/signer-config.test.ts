@@ -1,0 +1,68 @@
+/**
+ * Signer configuration: defaults from the brief, the PIN never serialisable, every bad variable named.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadSignerConfig, SignerConfigError } from '../../../signer/config/signer-config.js';
+
+const base = { TREASURY_SIGNER_SOCKET: '/tmp/treasury-signer-test.sock', TREASURY_PKCS11_PIN: 'secret-pin-42' };
+const refused = (env: Record<string, string>, pattern: RegExp) =>
+  assert.throws(() => loadSignerConfig({ ...env }), (e: unknown) => e instanceof SignerConfigError && pattern.test(e.message) && !e.message.includes('secret-pin-42'));
+
+describe('signer configuration', () => {
+  it('applies the documented defaults and freezes the result', () => {
+    const config = loadSignerConfig(base);
+    assert.equal(config.backend.kind, 'pkcs11');
+    assert.equal(config.backend.modulePath, '/usr/lib/softhsm/libsofthsm2.so');
+    assert.equal(config.backend.tokenLabel, 'treasury');
+    assert.equal(config.backend.kekLabel, 'treasury-root-kek');
+    assert.equal(config.backend.sessions, 4);
+    assert.deepEqual(config.invariants.allowedTokens, [
+      { chainId: 8453, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' },
+      { chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' },
+    ]);
+    assert.equal(config.invariants.maxValue, 1_000_000_000_000n);
+    assert.equal(config.invariants.maxValiditySeconds, 86_400);
+    assert.equal(config.metricsPort, undefined);
+    assert.ok(Object.isFrozen(config) && Object.isFrozen(config.backend) && Object.isFrozen(config.invariants));
+  });
+
+  it('keeps the PIN out of serialisation and logs', () => {
+    const config = loadSignerConfig(base);
+    assert.equal(config.backend.pin, 'secret-pin-42');
+    assert.ok(!JSON.stringify(config, (_k, v) => (typeof v === 'bigint' ? String(v) : v)).includes('secret-pin-42'));
+    assert.ok(!Object.keys(config.backend).includes('pin'));
+  });
+
+  it('reads the PIN from a file', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signer-config-'));
+    try {
+      const file = path.join(dir, 'user.pin');
+      fs.writeFileSync(file, 'file-pin-1234\n');
+      assert.equal(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend.pin, 'file-pin-1234');
+      refused({ ...base, TREASURY_PKCS11_PIN_FILE: file }, /not both/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('parses overrides and names every bad variable', () => {
+    const config = loadSignerConfig({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ' 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 ,', TREASURY_PKCS11_SESSIONS: '8', TREASURY_SIGNER_METRICS_PORT: '9464' });
+    assert.deepEqual(config.invariants.allowedTokens, [{ chainId: 1, address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' }]);
+    assert.equal(config.backend.sessions, 8);
+    assert.equal(config.metricsPort, 9464);
+    refused({ TREASURY_PKCS11_PIN: 'secret-pin-42' }, /TREASURY_SIGNER_SOCKET/);
+    refused({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET }, /set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE/);
+    refused({ ...base, TREASURY_SIGNER_BACKEND: 'aws-kms' }, /TREASURY_SIGNER_BACKEND/);
+    refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ',' }, /is empty/);
+    refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: '0:0x036CbD53842c5426634e7929541eC2318f3dCF7e' }, /entry "0:0x036/);
+    refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '0' }, /TREASURY_SIGNER_MAX_VALUE/);
+    refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '1.5' }, /TREASURY_SIGNER_MAX_VALUE/);
+    refused({ ...base, TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '0' }, /TREASURY_SIGNER_MAX_VALIDITY_SECONDS/);
+    refused({ ...base, TREASURY_PKCS11_SESSIONS: '0' }, /TREASURY_PKCS11_SESSIONS/);
+    refused({ ...base, TREASURY_SIGNER_METRICS_PORT: '70000' }, /TREASURY_SIGNER_METRICS_PORT/);
+    refused({ ...base, TREASURY_SIGNER_SOCKET: '/tmp/' + 'x'.repeat(120) }, /107 bytes/);
+  });
+});
