@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { startTestSigner } from '../../support/signer-harness.js';
-import { BASE_SEPOLIA_USDC as DOMAIN, buildAuthorization } from './signer-test-helpers.js';
+import { BASE_SEPOLIA_USDC as DOMAIN, buildAuthorization, openRawConnection } from './signer-test-helpers.js';
 
 async function startFailure(env: Record<string, string>, dir?: string): Promise<string> {
   try {
@@ -85,6 +85,33 @@ describe('treasury-signer start and restart', function () {
         signer.client.signTransferAuthorization({ account_key_ref: account, wallet_key_ref: w.wallet_key_ref, address: w.address, domain: DOMAIN, message: buildAuthorization(w.address, 1) });
       await assert.rejects(sign(doomed), (e: unknown) => e instanceof SignerError && e.code === 'key_destroyed');
       assert.equal((await sign(kept)).v >= 27, true, 'the account and its other wallets survive the restart');
+    } finally {
+      assert.equal(await signer.stop(), 0);
+    }
+  });
+
+  it('answers busy past the queue limit, closes idle connections, and keeps serving', async () => {
+    const signer = await startTestSigner({ env: { TREASURY_SIGNER_MAX_QUEUE: '16', TREASURY_PKCS11_SESSIONS: '1', TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: '1' } });
+    try {
+      const idle = openRawConnection(signer.socketPath);
+      const account = (await signer.client.createAccountKey()).account_key_ref;
+      const wallet = await signer.client.createWalletKey({ account_key_ref: account });
+      const outcomes = await Promise.all(
+        Array.from({ length: 300 }, (_, i) =>
+          signer.client
+            .signTransferAuthorization({ account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: buildAuthorization(wallet.address, i) })
+            .then(
+              () => 'ok',
+              (e: unknown) => (e instanceof SignerError ? e.code : 'other'),
+            ),
+        ),
+      );
+      const busy = outcomes.filter((o) => o === 'busy').length;
+      assert.ok(busy > 0, 'some requests were refused with busy');
+      assert.equal(outcomes.filter((o) => o !== 'busy' && o !== 'ok').length, 0, outcomes.join(','));
+      assert.ok(outcomes.filter((o) => o === 'ok').length >= 16);
+      assert.equal((await signer.client.health()).status, 'ok');
+      assert.ok(await idle.waitClosed(3000), 'idle connection closed after the idle timeout');
     } finally {
       assert.equal(await signer.stop(), 0);
     }
