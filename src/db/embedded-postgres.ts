@@ -43,12 +43,28 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** A server left running by a killed parent holds postmaster.pid; stop it (fast shutdown) or clear the file. */
+/** The parent pid of a process, from /proc (Linux); undefined when unknown. */
+function parentPid(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ppid = Number.parseInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? '', 10);
+    return Number.isInteger(ppid) ? ppid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A server left running by a killed parent (orphaned: its parent is now init) holds postmaster.pid: stop it
+ * (fast shutdown) and clear the file. A server whose parent is alive belongs to another running Treasury:
+ * refuse rather than stop it.
+ */
 async function clearStalePostmaster(dataDir: string): Promise<void> {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!fs.existsSync(pidFile)) return;
   const pid = Number.parseInt(fs.readFileSync(pidFile, 'utf8').split('\n')[0] ?? '', 10);
   if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+    if (parentPid(pid) !== 1) throw new Error(`another process is running the PostgreSQL server in ${dataDir} (pid ${pid}); stop it first`);
     process.kill(pid, 'SIGINT');
     for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
     if (isAlive(pid)) throw new Error(`a PostgreSQL server (pid ${pid}) still holds ${dataDir}; stop it and retry`);

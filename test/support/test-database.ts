@@ -3,7 +3,9 @@
  * when set; otherwise one embedded PostgreSQL is started per test run under .treasury/test-pg and stopped
  * by the root hook. Every suite gets its own freshly migrated database.
  */
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -36,12 +38,17 @@ function startServer(): Promise<{ urlFor(db: string): string; stop(): Promise<vo
     });
   }
   return (async () => {
-    const handle: EmbeddedPostgresHandle = await startEmbeddedPostgres({
-      dir: path.resolve('.treasury/test-pg'),
-      port: await freePort(),
-      database: 'postgres',
-    });
-    return { urlFor: (db: string) => handle.connectionStringFor(db), stop: () => handle.stop() };
+    // One server per test run in its own directory, so concurrent runs on one machine never share a cluster.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-test-pg-'));
+    fs.chmodSync(dir, 0o755);
+    const handle: EmbeddedPostgresHandle = await startEmbeddedPostgres({ dir, port: await freePort(), database: 'postgres' });
+    return {
+      urlFor: (db: string) => handle.connectionStringFor(db),
+      stop: async () => {
+        await handle.stop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
   })();
 }
 

@@ -1,0 +1,74 @@
+/**
+ * The embedded PostgreSQL default: a second start on a directory whose server belongs to a live process is
+ * refused (never stopped under it), and a server orphaned by a SIGKILLed parent is stopped and replaced.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../../src/db/embedded-postgres.js';
+import { freePort } from '../../support/test-database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+describe('embedded PostgreSQL', function () {
+  this.timeout(120_000);
+
+  it('refuses to take over a data directory whose server belongs to a live process', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
+    fs.chmodSync(dir, 0o755);
+    const first = await startEmbeddedPostgres({ dir, port: await freePort() });
+    try {
+      await assert.rejects(startEmbeddedPostgres({ dir, port: await freePort() }), /another process is running the PostgreSQL server/);
+      const client = new pg.Client(first.connectionString);
+      await client.connect();
+      assert.equal((await client.query('SELECT 1 AS one')).rows[0].one, 1, 'the first server is untouched');
+      await client.end();
+    } finally {
+      await first.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('recovers from a server orphaned by a SIGKILLed parent, keeping committed data', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
+    fs.chmodSync(dir, 0o755);
+    const port = await freePort();
+    const script = `
+      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/db/embedded-postgres.ts'))};
+      import pg from 'pg';
+      const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${port} });
+      const c = new pg.Client(h.connectionString); await c.connect();
+      await c.query('CREATE TABLE survivor (v int)'); await c.query('INSERT INTO survivor VALUES (42)'); await c.end();
+      console.log('READY');
+      setInterval(() => {}, 1000);
+    `;
+    // The script lives inside the project (git-ignored .treasury/) so it resolves the project's packages.
+    fs.mkdirSync(path.join(ROOT, '.treasury'), { recursive: true });
+    const file = path.join(ROOT, '.treasury', `epg-parent-${process.pid}.mts`);
+    fs.writeFileSync(file, script);
+    const parent = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve, reject) => {
+      parent.stdout.on('data', (d) => String(d).includes('READY') && resolve());
+      parent.once('exit', (code) => reject(new Error(`parent exited ${code}`)));
+    });
+    parent.kill('SIGKILL');
+    await sleep(500);
+    const pid = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    assert.doesNotThrow(() => process.kill(pid, 0), 'the orphaned server is still running');
+    const again = await startEmbeddedPostgres({ dir, port });
+    try {
+      const client = new pg.Client(again.connectionString);
+      await client.connect();
+      assert.equal((await client.query('SELECT v FROM survivor')).rows[0].v, 42);
+      await client.end();
+    } finally {
+      await again.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(file, { force: true });
+    }
+  });
+});
