@@ -107,6 +107,12 @@ export async function resolveWalletScope(knex: Knex, principal: Principal, agent
   return requireTreasuryScope(principal);
 }
 
+/** The platform account of an account session (`as_…`), or a 403: PATs cannot manage the account. */
+export function requireSessionAccount(principal: Principal): string {
+  if (principal.kind === 'token' && principal.tokenKind === 'session' && principal.accountId) return principal.accountId;
+  throw new AppError('insufficient_scope', { message: 'This route needs an account session (as_…); run `xx init` or exchange an agent PAT.' });
+}
+
 /** The Treasury account a principal may act for, or a 403. */
 export function requireTreasuryScope(principal: Principal): string {
   if (principal.kind === 'token' && principal.scopeType === 'treasury' && (principal.tokenKind === 'pat' || principal.tokenKind === 'api_key')) {

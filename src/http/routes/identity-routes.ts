@@ -6,7 +6,7 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Authenticator, Principal } from '../../auth/authenticator.js';
+import { requireSessionAccount, type Authenticator } from '../../auth/authenticator.js';
 import { AppError } from '../../errors/app-error.js';
 import type { IdentityService } from '../../identity/identity-service.js';
 import type { PatService } from '../../services/pat-service.js';
@@ -18,10 +18,6 @@ const AUTH_TYPE = { pat: 'pat', session: 'session', api_key: 'treasury_api_key' 
 export function identityRoutes(deps: { auth: Authenticator; identity: IdentityService; pats: PatService }): Router {
   const router = new Router();
   const platformPrincipal = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
-  const requireSession = (principal: Principal): string => {
-    if (principal.kind === 'token' && principal.tokenKind === 'session' && principal.accountId) return principal.accountId;
-    throw new AppError('insufficient_scope', { message: 'This route needs an account session (as_…); run `xx init` or exchange an agent PAT.' });
-  };
 
   router.post('/v1/identity/nonce', async (ctx) => {
     ctx.status = 201;
@@ -50,24 +46,24 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
 
   router.post('/v1/pats', async (ctx) => {
     const principal = await platformPrincipal(ctx);
-    const accountId = requireSession(principal);
+    const accountId = requireSessionAccount(principal);
     const body = validate(createPatBodySchema, ctx.state.body);
     ctx.status = 201;
     ctx.body = await deps.pats.create(accountId, body, principal.actor);
   });
 
   router.get('/v1/pats', async (ctx) => {
-    const accountId = requireSession(await platformPrincipal(ctx));
+    const accountId = requireSessionAccount(await platformPrincipal(ctx));
     ctx.body = { pats: await deps.pats.list(accountId) };
   });
 
   router.delete('/v1/pats/:id', async (ctx) => {
-    const accountId = requireSession(await platformPrincipal(ctx));
+    const accountId = requireSessionAccount(await platformPrincipal(ctx));
     ctx.body = await deps.pats.revoke(accountId, validate(patIdSchema, ctx.params.id, 'path'));
   });
 
   router.patch('/v1/pats/:id', async (ctx) => {
-    const accountId = requireSession(await platformPrincipal(ctx));
+    const accountId = requireSessionAccount(await platformPrincipal(ctx));
     const patId = validate(patIdSchema, ctx.params.id, 'path');
     const body = validate(patchPatBodySchema, ctx.state.body);
     ctx.body = await deps.pats.setDailyCap(accountId, patId, body.daily_cap_usd);

@@ -5,7 +5,7 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Authenticator, Principal } from '../../auth/authenticator.js';
+import { requireSessionAccount, type Authenticator } from '../../auth/authenticator.js';
 import { AppError } from '../../errors/app-error.js';
 import type { PatService } from '../../services/pat-service.js';
 import type { SellerService } from '../../services/seller-service.js';
@@ -29,10 +29,6 @@ import { validate } from '../validate.js';
 export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService; pats: PatService }): Router {
   const router = new Router();
   const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
-  const sessionAccount = (p: Principal): string => {
-    if (p.kind === 'token' && p.tokenKind === 'session' && p.accountId) return p.accountId;
-    throw new AppError('insufficient_scope', { message: 'This route needs an account session (as_…).' });
-  };
   const sellerOf = async (ctx: Context) => deps.sellers.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
   /** Ledger routes: a service PAT reads its own seller; a session names `seller_id`. */
   const ledgerSeller = async (ctx: Context, sellerId: string | undefined) => {
@@ -44,13 +40,13 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
 
   router.post('/v1/sellers', async (ctx) => {
     const p = await principalOf(ctx);
-    const accountId = sessionAccount(p);
+    const accountId = requireSessionAccount(p);
     const body = validate(createSellerBodySchema, ctx.state.body);
     ctx.status = 201;
     ctx.body = await deps.sellers.create(accountId, body, p.actor);
   });
   router.get('/v1/sellers', async (ctx) => {
-    ctx.body = { sellers: await deps.sellers.list(sessionAccount(await principalOf(ctx))) };
+    ctx.body = { sellers: await deps.sellers.list(requireSessionAccount(await principalOf(ctx))) };
   });
   router.get('/v1/sellers/:id', async (ctx) => {
     ctx.body = sellerView(await sellerOf(ctx));
@@ -86,14 +82,14 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.post('/v1/sellers/:id/payouts/flush', async (ctx) => {
     const p = await principalOf(ctx);
-    sessionAccount(p);
+    requireSessionAccount(p);
     ctx.body = await deps.sellers.flushPayouts(await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path')), p.actor);
   });
   // Service PATs of one seller (the owner's session manages them).
   const servicePatBody = z.object({ label: plainText(128).optional(), expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional() }).strict();
   router.post('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
-    const accountId = sessionAccount(p);
+    const accountId = requireSessionAccount(p);
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     const body = validate(servicePatBody, ctx.state.body ?? {});
     ctx.status = 201;
@@ -101,13 +97,13 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.get('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
-    const accountId = sessionAccount(p);
+    const accountId = requireSessionAccount(p);
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     ctx.body = { pats: (await deps.pats.list(accountId)).filter((pat) => pat.scope_type === 'service' && pat.scope_id === seller.id) };
   });
   router.delete('/v1/sellers/:id/pats/:pat_id', async (ctx) => {
     const p = await principalOf(ctx);
-    const accountId = sessionAccount(p);
+    const accountId = requireSessionAccount(p);
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     const patId = validate(patIdSchema, ctx.params.pat_id, 'path');
     const owned = (await deps.pats.list(accountId)).some((pat) => pat.id === patId && pat.scope_type === 'service' && pat.scope_id === seller.id);
