@@ -11,20 +11,9 @@
  */
 import { parseUsd } from './money.js';
 import { PolicyInputError } from './policy-errors.js';
-import { POLICY_LIMITS, isCapabilityKey } from './policy-schema.js';
+import { POLICY_FIELDS, POLICY_LIMITS, isCapabilityKey } from './policy-schema.js';
 import type { ParsedPolicy } from './policy-types.js';
 
-const KNOWN_FIELDS = new Set([
-  'per_tx_cap_usd',
-  'daily_cap_usd',
-  'weekly_cap_usd',
-  'monthly_cap_usd',
-  'velocity_cap',
-  'counterparty_allowlist',
-  'counterparty_blocklist',
-  'cooling_off',
-  'capability_cap_usd',
-]);
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -64,7 +53,7 @@ function addressSet(value: unknown, field: string): ReadonlySet<string> {
 export function parsePolicy(policy: unknown): ParsedPolicy {
   if (!isPlainObject(policy)) throw new PolicyInputError('policy', 'expected a JSON object');
   for (const key of Object.keys(policy)) {
-    if (!KNOWN_FIELDS.has(key)) throw new PolicyInputError(`policy.${key}`, 'unknown policy field (a rule this version cannot enforce)');
+    if (!POLICY_FIELDS.has(key)) throw new PolicyInputError(`policy.${key}`, 'unknown policy field (a rule this version cannot enforce)');
   }
   const parsed: ParsedPolicy = {};
   const p = policy;

@@ -105,6 +105,9 @@ const walletPolicyObjectSchema = z
   });
 
 /** A wallet policy (validated; the schema's output is canonical, see `normalizePolicy`). */
+/** The policy fields this version knows, straight from the schema (stored policies are checked against it). */
+export const POLICY_FIELDS: ReadonlySet<string> = new Set(Object.keys(walletPolicyObjectSchema.shape));
+
 export type WalletPolicy = z.output<typeof walletPolicyObjectSchema>;
 /** What a client may send (before checksumming and canonical spelling). */
 export type WalletPolicyInput = z.input<typeof walletPolicyObjectSchema>;
