@@ -64,7 +64,8 @@ async function drive(concurrency: number, seconds: number, op: (i: number) => Pr
 
 function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const profile = process.env.BENCH_CPU_PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
     for (const s of [child.stdout!, child.stderr!]) {

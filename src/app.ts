@@ -49,9 +49,10 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const accounts = new AccountService(knex, signer, metrics);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain);
   // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.
-  const afterPayCommit = config.faultInjection === 'kill_after_pay_commit' ? () => process.kill(process.pid, 'SIGKILL') : undefined;
-  if (afterPayCommit) log.warn('fault injection active: the process is killed after every pay commit');
-  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, afterPayCommit);
+  const kill = () => process.kill(process.pid, 'SIGKILL');
+  const faults = { afterCommit: config.faultInjection === 'kill_after_pay_commit' ? kill : undefined, afterReserve: config.faultInjection === 'kill_after_pay_reserve' ? kill : undefined };
+  if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
+  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults);
   const identity = new IdentityService(knex, accounts, metrics, {
     publicUrl: config.publicUrl,
     sessionTtlSeconds: config.sessionTtlSeconds,

@@ -60,3 +60,21 @@ export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn:
     }
   }
 }
+
+/**
+ * One prepared statement outside any explicit transaction (it commits on its own), on a raw pooled
+ * connection: the pay path's lock-free second step, where the signature is recorded before it is released.
+ */
+export async function runStatement<R = Record<string, unknown>>(knex: Knex, sql: string, params: unknown[], name: string): Promise<R[]> {
+  const client = (await knex.client.acquireConnection()) as PoolClient;
+  let broken = false;
+  try {
+    return (await client.query({ name, text: positional(sql), values: params })).rows as R[];
+  } catch (err) {
+    broken = !(err instanceof Error && 'code' in err && typeof (err as { code?: unknown }).code === 'string');
+    throw err;
+  } finally {
+    if (broken) await knex.client.destroyRawConnection(client).catch(() => undefined);
+    else await knex.client.releaseConnection(client);
+  }
+}

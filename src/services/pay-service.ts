@@ -1,14 +1,19 @@
 /**
- * The pay path (DESIGN §4): check, reserve, record, then sign — in one transaction under the per-wallet
- * advisory lock. Deny: a `pd_…` decision row and an audit row are committed, then 403. Allow: the signer
- * signs, the authorization (EIP-3009 nonce UNIQUE per sender), the spend totals, the decision and the
- * audit row are written, and only after COMMIT does the signature leave.
+ * The pay path (DESIGN §4): check, reserve, record, then sign.
+ * 1. Under the per-wallet advisory lock, one transaction reads the snapshot, enforces the PAT cap and the
+ *    policy, and commits either the denial (`pd_…` decision + audit row, then 403) or the reservation: the
+ *    decision, the authorization with its EIP-3009 nonce fixed (UNIQUE per sender) and no signature yet,
+ *    the spend totals, the last payment time and the audit row. The lock is released at COMMIT.
+ * 2. The signer signs that exact message (outside the lock, so a hot wallet is not serialised on it).
+ * 3. One statement records the signature on the reserved row; only after it committed does the signature
+ *    leave. If the signer fails, the reservation is released (spend given back, audited).
  *
- * Defends: races between concurrent payments of one wallet (serialised by the lock, across replicas);
- * double spend on retries (Idempotency-Key: same key and body returns the stored result, another body 409);
- * a signature released without its record (a failed commit discards the signature).
- * Does not defend: authorizations signed but never settled — they count as spent (fail-safe) until a
- * reconciler releases expired ones.
+ * Defends: races between concurrent payments of one wallet (check and reserve are serialised by the lock,
+ * across replicas; the spend is counted before any signature exists); double spend on retries
+ * (Idempotency-Key: same key and body returns the stored result or signs the same reserved message — never
+ * a second nonce; another body 409); a signature released without its record.
+ * Does not defend: authorizations signed but never settled, or reserved by a process that died before
+ * signing — they count as spent (fail-safe) until a reconciler releases expired ones.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -25,7 +30,7 @@ import { AppError } from '../errors/app-error.js';
 import type { PaymentRequirements } from '../http/schemas/pay-schemas.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from './signer-gateway.js';
-import { withWalletTransaction, type WalletTx } from '../db/wallet-transaction.js';
+import { runStatement, withWalletTransaction, type WalletTx } from '../db/wallet-transaction.js';
 import type { WalletRow } from './wallet-service.js';
 
 /** A UTC calendar date as YYYY-MM-DD (window starts are always 00:00 UTC). */
@@ -46,6 +51,26 @@ export interface SignedPayment {
   asset: string;
   amount_usd: string;
   headroom: PolicyDecision['headroom'];
+}
+
+/** An earlier attempt with the same Idempotency-Key: signed (replay it) or reserved (sign it now). */
+interface PreviousAttempt {
+  id: string;
+  status: 'reserved' | 'signed';
+  request_hash: string;
+  response: SignedPayment;
+}
+
+/** A reservation committed under the wallet lock, to be signed and recorded after the lock is released. */
+interface Reservation {
+  kind: 'reserved';
+  /** False when an earlier attempt with the same Idempotency-Key reserved it (this request resumes it). */
+  fresh: boolean;
+  payment: SignedPayment;
+  accountKeyRef: string;
+  walletKeyRef: string;
+  domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
+  windows: ReturnType<typeof policyWindows>;
 }
 
 interface SpendPlan {
@@ -80,8 +105,8 @@ export class PayService {
     private readonly metrics: TreasuryMetrics,
     private readonly clock: () => Date,
     private readonly dashboardUrl: string,
-    /** Called after a signed payment committed and before it is returned (fault-injection tests only). */
-    private readonly afterCommit?: () => void,
+    /** Fault-injection hooks (tests only): after a reservation committed; after a signature was recorded. */
+    private readonly faults: { afterReserve?: (() => void) | undefined; afterCommit?: (() => void) | undefined } = {},
   ) {}
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
@@ -145,11 +170,11 @@ export class PayService {
                 WHERE t.wallet_id = w.id AND ((t.window_kind = 'day' AND t.window_start = ?::date)
                    OR (t.window_kind = 'week' AND t.window_start = ?::date) OR (t.window_kind = 'month' AND t.window_start = ?::date))) AS totals,
               CASE WHEN jsonb_exists(w.policy, 'velocity_cap') THEN
-                (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id
+                (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released'
                    AND x.created_at > ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int))
               ELSE 0 END AS recent_count,
               (SELECT json_build_object('seq', e.seq, 'hash', e.hash) FROM audit_events e WHERE e.chain_key = w.id ORDER BY e.seq DESC LIMIT 1) AS audit_head,
-              (SELECT json_build_object('request_hash', i.request_hash, 'response', i.response) FROM authorizations i
+              (SELECT json_build_object('id', i.id, 'status', i.status, 'request_hash', i.request_hash, 'response', i.response) FROM authorizations i
                 WHERE i.wallet_id = w.id AND i.idempotency_key = ?) AS previous
          FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
         WHERE w.id = ?`,
@@ -157,7 +182,7 @@ export class PayService {
       'treasury_pay_read_v1',
     );
     const row = rows[0] as
-      | (WalletRow & { account_key_ref: string; last_payment_at: Date | null; totals: Record<string, string> | null; recent_count: string; audit_head: AuditHead | null; previous: { request_hash: string; response: SignedPayment } | null })
+      | (WalletRow & { account_key_ref: string; last_payment_at: Date | null; totals: Record<string, string> | null; recent_count: string; audit_head: AuditHead | null; previous: PreviousAttempt | null })
       | undefined;
     if (!row || row.account_id !== accountId) throw new AppError('wallet_not_found');
     if (row.status === 'revoked') throw new AppError('wallet_revoked', { fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null } });
@@ -199,118 +224,9 @@ export class PayService {
   }
 
   private async spend(ctx: CallContext, plan: SpendPlan): Promise<SignedPayment> {
-    const stop = this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind });
     const requestHash = ctx.idempotencyKey ? this.requestHash(ctx.request) : null;
-    const outcome = await withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
-        const now = this.clock();
-        const { wallet, state, auditHead, previous, windows } = await this.readSnapshot(tx, ctx.accountId, ctx.walletId, now, ctx.idempotencyKey);
-
-        if (previous) {
-          if (previous.request_hash !== requestHash) throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: ctx.idempotencyKey } });
-          return { kind: 'replayed' as const, payment: previous.response };
-        }
-
-        const walletChain = this.chains.resolve(wallet.network);
-        if (!walletChain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
-        const chain = plan.chain ?? walletChain;
-        if (chain.network !== wallet.network) {
-          throw new AppError('network_not_supported', { message: `This wallet is on ${wallet.network}; the payment asks for ${chain.network}.`, fields: { network: chain.network, wallet_network: wallet.network } });
-        }
-
-        if (ctx.pat) await this.checkPatDailyCap(tx, ctx.pat, plan.amountMicro, windows.dayStart);
-
-        const request: SpendRequest = { kind: plan.kind, amountMicro: plan.amountMicro, to: plan.to, capability: plan.capability };
-        const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
-        const decisionId = generateId('pd_');
-        const decisionRow = [decisionId, wallet.id, decision.allowed ? 'allow' : 'deny', plan.kind, plan.amountMicro.toString(), plan.to, plan.capability ?? null, JSON.stringify(decision.violations), JSON.stringify(decision.headroom), now];
-        const insertDecision = `INSERT INTO policy_decisions (id, wallet_id, outcome, kind, amount_micro, to_address, capability, violations, headroom, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-        const insertAudit = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
-        const auditValues = (r: ReturnType<typeof buildAuditRow>) => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];
-
-        if (!decision.allowed) {
-          const audit = buildAuditRow(auditHead, {
-            chainKey: wallet.id,
-            eventType: 'policy.denied',
-            actor: ctx.actor,
-            payload: { decision_id: decisionId, kind: plan.kind, to: plan.to, amount_usd: formatUsd(plan.amountMicro), capability: plan.capability ?? null, rules: decision.violations.map((v) => v.rule) },
-            at: now,
-          });
-          await tx.query(`WITH d AS (${insertDecision}) ${insertAudit}`, [...decisionRow, ...auditValues(audit)], 'treasury_pay_deny_v1');
-          return { kind: 'denied' as const, decisionId, decision };
-        }
-
-        const wallNow = Math.floor(Date.now() / 1000);
-        const authorization = {
-          from: wallet.address,
-          to: plan.to,
-          value: plan.amountMicro.toString(),
-          validAfter: String(wallNow - VALID_AFTER_SKEW_SECONDS),
-          validBefore: String(wallNow + plan.validForSeconds),
-          nonce: `0x${randomBytes(32).toString('hex')}`,
-        };
-        const domain = { name: plan.domain?.name ?? chain.usdcName, version: plan.domain?.version ?? chain.usdcVersion, chainId: chain.chainId, verifyingContract: chain.usdc };
-        if (!wallet.wallet_key_ref) throw new AppError('wallet_revoked');
-        const signed = await this.signer.call('sign_transfer_authorization', {
-          account_key_ref: wallet.account_key_ref,
-          wallet_key_ref: wallet.wallet_key_ref,
-          address: wallet.address,
-          domain,
-          message: authorization,
-        });
-        const authorizationId = generateId('auth_');
-        const payment: SignedPayment = {
-          authorization,
-          signature: signed.signature,
-          authorization_id: authorizationId,
-          decision_id: decisionId,
-          wallet_id: wallet.id,
-          network: chain.network,
-          asset: chain.usdc,
-          amount_usd: formatUsd(plan.amountMicro),
-          headroom: decision.headroom,
-        };
-        const audit = buildAuditRow(auditHead, {
-          chainKey: wallet.id,
-          eventType: plan.kind === 'pay' ? 'payment.signed' : 'transfer.signed',
-          actor: ctx.actor,
-          payload: { authorization_id: authorizationId, decision_id: decisionId, to: plan.to, amount_usd: payment.amount_usd, network: chain.network, nonce: authorization.nonce, capability: plan.capability ?? null, resource: plan.resource ?? null },
-          at: now,
-        });
-        const amount = plan.amountMicro.toString();
-        // Record everything in one statement (data-modifying CTEs), then COMMIT; only then does the signature leave.
-        await tx.query(
-          `WITH d AS (${insertDecision}),
-                a AS (INSERT INTO authorizations (id, wallet_id, decision_id, kind, network, asset, from_address, to_address, value_raw, amount_micro,
-                        valid_after, valid_before, nonce, signature, capability, resource, idempotency_key, request_hash, response, actor, created_at)
-                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)),
-                t AS (INSERT INTO wallet_spend_totals (wallet_id, window_kind, window_start, spent_micro, payment_count)
-                      VALUES (?, 'day', ?::date, ?, 1), (?, 'week', ?::date, ?, 1), (?, 'month', ?::date, ?, 1)
-                      ON CONFLICT (wallet_id, window_kind, window_start)
-                      DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
-                                    payment_count = wallet_spend_totals.payment_count + 1),
-                w AS (UPDATE wallets SET last_payment_at = ? WHERE id = ?)
-           ${insertAudit}`,
-          [
-            ...decisionRow,
-            authorizationId, wallet.id, decisionId, plan.kind, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
-            authorization.validAfter, authorization.validBefore, authorization.nonce, signed.signature, plan.capability ?? null, plan.resource ?? null,
-            ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
-            wallet.id, isoDate(windows.dayStart), amount, wallet.id, isoDate(windows.weekStart), amount, wallet.id, isoDate(windows.monthStart), amount,
-            now, wallet.id,
-            ...auditValues(audit),
-          ],
-          'treasury_pay_record_v1',
-        );
-        if (ctx.pat) {
-          await tx.query(
-            `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
-             ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro`,
-            [ctx.pat.tokenId, isoDate(windows.dayStart), amount],
-            'treasury_pat_spend_v1',
-          );
-        }
-        return { kind: 'signed' as const, payment };
-      }).finally(() => stop());
+    const stopReserve = this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind });
+    const outcome = await this.reserve(ctx, plan, requestHash).finally(() => stopReserve());
 
     if (outcome.kind === 'denied') {
       this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'deny' });
@@ -322,8 +238,198 @@ export class PayService {
         fields: { reason: 'policy_denied', decision_id: outcome.decisionId, rule: rules[0], rules, violations: outcome.decision.violations, headroom: outcome.decision.headroom },
       });
     }
-    this.metrics.payDecisions.inc({ kind: plan.kind, outcome: outcome.kind === 'replayed' ? 'replayed' : 'allow' });
-    if (outcome.kind === 'signed') this.afterCommit?.();
-    return outcome.payment;
+    if (outcome.kind === 'replayed') {
+      this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'replayed' });
+      return outcome.payment;
+    }
+
+    if (outcome.fresh) this.faults.afterReserve?.();
+    // The lock is released: the signer call (the slow part under load) no longer serialises a hot wallet.
+    let signature: string;
+    try {
+      const signed = await this.signer.call('sign_transfer_authorization', {
+        account_key_ref: outcome.accountKeyRef,
+        wallet_key_ref: outcome.walletKeyRef,
+        address: outcome.payment.authorization.from,
+        domain: outcome.domain,
+        message: outcome.payment.authorization,
+      });
+      signature = signed.signature;
+    } catch (err) {
+      // Nobody holds a signature for this reservation: give the spend back (a resumed one stays reserved).
+      if (outcome.fresh) await this.release(ctx, outcome).catch(() => undefined);
+      throw err;
+    }
+
+    // Record the signature before it leaves. Only a reserved row takes it, so two concurrent retries of one
+    // Idempotency-Key both answer with the single signature that was recorded.
+    const payment: SignedPayment = { ...outcome.payment, signature };
+    const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
+    const recorded = await runStatement<{ status: string; response: SignedPayment }>(
+      this.knex,
+      `UPDATE authorizations SET status = 'signed', signature = ?, response = ?, signed_at = ? WHERE id = ? AND status = 'reserved' RETURNING status, response`,
+      [signature, JSON.stringify(payment), this.clock(), payment.authorization_id],
+      'treasury_pay_sign_record_v1',
+    )
+      // Another retry recorded first: read what it recorded (a new statement, so a new snapshot).
+      .then(async (rows) => (rows.length > 0 ? rows : runStatement<{ status: string; response: SignedPayment }>(this.knex, 'SELECT status, response FROM authorizations WHERE id = ?', [payment.authorization_id], 'treasury_pay_sign_read_v1')))
+      .finally(() => stopRecord());
+    const row = recorded[0];
+    if (!row || row.status !== 'signed' || !row.response.signature) {
+      throw new AppError('internal_error', { message: 'The authorization was released before its signature could be recorded.' });
+    }
+    this.metrics.payDecisions.inc({ kind: plan.kind, outcome: outcome.fresh ? 'allow' : 'resumed' });
+    this.faults.afterCommit?.();
+    return row.response;
+  }
+
+  /**
+   * Check and reserve, under the wallet lock: read the snapshot, enforce the PAT cap and the policy, and
+   * either record the denial or record the reservation — decision, authorization (nonce fixed, no signature
+   * yet), spend totals, last payment time and the audit row — in one statement. Commits before returning.
+   */
+  private async reserve(ctx: CallContext, plan: SpendPlan, requestHash: string | null) {
+    return withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
+      const now = this.clock();
+      const { wallet, state, auditHead, previous, windows } = await this.readSnapshot(tx, ctx.accountId, ctx.walletId, now, ctx.idempotencyKey);
+
+      const walletChain = this.chains.resolve(wallet.network);
+      if (!walletChain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
+      const chain = plan.chain ?? walletChain;
+      if (chain.network !== wallet.network) {
+        throw new AppError('network_not_supported', { message: `This wallet is on ${wallet.network}; the payment asks for ${chain.network}.`, fields: { network: chain.network, wallet_network: wallet.network } });
+      }
+      if (!wallet.wallet_key_ref) throw new AppError('wallet_revoked');
+      const domain = { name: plan.domain?.name ?? chain.usdcName, version: plan.domain?.version ?? chain.usdcVersion, chainId: chain.chainId, verifyingContract: chain.usdc };
+      const keys = { accountKeyRef: wallet.account_key_ref, walletKeyRef: wallet.wallet_key_ref, domain, windows };
+
+      if (previous) {
+        if (previous.request_hash !== requestHash) throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: ctx.idempotencyKey } });
+        if (previous.status === 'signed') return { kind: 'replayed' as const, payment: previous.response };
+        // Reserved by an attempt whose response was lost before signing: sign the same message now.
+        if (previous.response.authorization.from.toLowerCase() !== wallet.address.toLowerCase()) {
+          throw new AppError('idempotency_key_conflict', { message: 'The wallet was rotated since this Idempotency-Key was first used.', fields: { idempotency_key: ctx.idempotencyKey } });
+        }
+        return { kind: 'reserved' as const, fresh: false, payment: previous.response, ...keys } satisfies Reservation;
+      }
+
+      if (ctx.pat) await this.checkPatDailyCap(tx, ctx.pat, plan.amountMicro, windows.dayStart);
+
+      const request: SpendRequest = { kind: plan.kind, amountMicro: plan.amountMicro, to: plan.to, capability: plan.capability };
+      const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
+      const decisionId = generateId('pd_');
+      const decisionRow = [decisionId, wallet.id, decision.allowed ? 'allow' : 'deny', plan.kind, plan.amountMicro.toString(), plan.to, plan.capability ?? null, JSON.stringify(decision.violations), JSON.stringify(decision.headroom), now];
+      const insertDecision = `INSERT INTO policy_decisions (id, wallet_id, outcome, kind, amount_micro, to_address, capability, violations, headroom, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+      if (!decision.allowed) {
+        const audit = buildAuditRow(auditHead, {
+          chainKey: wallet.id,
+          eventType: 'policy.denied',
+          actor: ctx.actor,
+          payload: { decision_id: decisionId, kind: plan.kind, to: plan.to, amount_usd: formatUsd(plan.amountMicro), capability: plan.capability ?? null, rules: decision.violations.map((v) => v.rule) },
+          at: now,
+        });
+        await tx.query(`WITH d AS (${insertDecision}) ${INSERT_AUDIT}`, [...decisionRow, ...auditValues(audit)], 'treasury_pay_deny_v1');
+        return { kind: 'denied' as const, decisionId, decision };
+      }
+
+      const wallNow = Math.floor(Date.now() / 1000);
+      const authorization = {
+        from: wallet.address,
+        to: plan.to,
+        value: plan.amountMicro.toString(),
+        validAfter: String(wallNow - VALID_AFTER_SKEW_SECONDS),
+        validBefore: String(wallNow + plan.validForSeconds),
+        nonce: `0x${randomBytes(32).toString('hex')}`,
+      };
+      const authorizationId = generateId('auth_');
+      const payment: SignedPayment = {
+        authorization,
+        signature: '',
+        authorization_id: authorizationId,
+        decision_id: decisionId,
+        wallet_id: wallet.id,
+        network: chain.network,
+        asset: chain.usdc,
+        amount_usd: formatUsd(plan.amountMicro),
+        headroom: decision.headroom,
+      };
+      const audit = buildAuditRow(auditHead, {
+        chainKey: wallet.id,
+        eventType: plan.kind === 'pay' ? 'payment.reserved' : 'transfer.reserved',
+        actor: ctx.actor,
+        payload: { authorization_id: authorizationId, decision_id: decisionId, to: plan.to, amount_usd: payment.amount_usd, network: chain.network, nonce: authorization.nonce, valid_before: authorization.validBefore, capability: plan.capability ?? null, resource: plan.resource ?? null },
+        at: now,
+      });
+      const amount = plan.amountMicro.toString();
+      await tx.query(
+        `WITH d AS (${insertDecision}),
+              a AS (INSERT INTO authorizations (id, wallet_id, decision_id, kind, network, asset, from_address, to_address, value_raw, amount_micro,
+                      valid_after, valid_before, nonce, signature, status, capability, resource, idempotency_key, request_hash, response, actor, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'reserved', ?, ?, ?, ?, ?, ?, ?)),
+              t AS (INSERT INTO wallet_spend_totals (wallet_id, window_kind, window_start, spent_micro, payment_count)
+                    VALUES (?, 'day', ?::date, ?, 1), (?, 'week', ?::date, ?, 1), (?, 'month', ?::date, ?, 1)
+                    ON CONFLICT (wallet_id, window_kind, window_start)
+                    DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
+                                  payment_count = wallet_spend_totals.payment_count + 1),
+              w AS (UPDATE wallets SET last_payment_at = ? WHERE id = ?)
+         ${INSERT_AUDIT}`,
+        [
+          ...decisionRow,
+          authorizationId, wallet.id, decisionId, plan.kind, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
+          authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
+          ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
+          wallet.id, isoDate(windows.dayStart), amount, wallet.id, isoDate(windows.weekStart), amount, wallet.id, isoDate(windows.monthStart), amount,
+          now, wallet.id,
+          ...auditValues(audit),
+        ],
+        'treasury_pay_reserve_v1',
+      );
+      if (ctx.pat) {
+        await tx.query(
+          `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
+           ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro`,
+          [ctx.pat.tokenId, isoDate(windows.dayStart), amount],
+          'treasury_pat_spend_v1',
+        );
+      }
+      return { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation;
+    });
+  }
+
+  /**
+   * The signer failed on a fresh reservation: under the wallet lock, mark it released (freeing its
+   * Idempotency-Key for a retry), give back the window and PAT totals it counted, and audit the release.
+   * The wallet's last payment time is left as it was set (cooling-off errs on the safe side).
+   */
+  private async release(ctx: CallContext, reservation: Reservation): Promise<void> {
+    const { payment, windows } = reservation;
+    const amount = parseUsd(payment.amount_usd).toString();
+    await withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
+      const [row] = await tx.query<{ id: string }>(`UPDATE authorizations SET status = 'released', idempotency_key = NULL WHERE id = ? AND status = 'reserved' RETURNING id`, [payment.authorization_id], 'treasury_pay_release_v1');
+      if (!row) return;
+      await tx.query(
+        `UPDATE wallet_spend_totals SET spent_micro = spent_micro - ?, payment_count = payment_count - 1
+          WHERE wallet_id = ? AND ((window_kind = 'day' AND window_start = ?::date) OR (window_kind = 'week' AND window_start = ?::date) OR (window_kind = 'month' AND window_start = ?::date))`,
+        [amount, ctx.walletId, isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart)],
+        'treasury_pay_release_totals_v1',
+      );
+      if (ctx.pat) {
+        await tx.query('UPDATE pat_spend_totals SET spent_micro = spent_micro - ? WHERE token_id = ? AND day = ?::date', [amount, ctx.pat.tokenId, isoDate(windows.dayStart)], 'treasury_pat_release_v1');
+      }
+      const [head] = await tx.query<AuditHead>('SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1', [ctx.walletId], 'treasury_audit_head_v1');
+      const audit = buildAuditRow(head ?? null, {
+        chainKey: ctx.walletId,
+        eventType: 'payment.released',
+        actor: ctx.actor,
+        payload: { authorization_id: payment.authorization_id, decision_id: payment.decision_id, amount_usd: payment.amount_usd, nonce: payment.authorization.nonce, reason: 'signer_failed' },
+        at: this.clock(),
+      });
+      await tx.query(INSERT_AUDIT, auditValues(audit), 'treasury_audit_append_v1');
+    });
+    this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
   }
 }
+
+const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+const auditValues = (r: ReturnType<typeof buildAuditRow>) => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];

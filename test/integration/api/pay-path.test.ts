@@ -71,8 +71,9 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(recovered, w.address);
     const row = await t.db.knex('authorizations').where({ id: res.body.authorization_id }).first();
     assert.equal(row.signature, signature);
+    assert.equal(row.status, 'signed');
     assert.equal(row.nonce, authorization.nonce);
-    const audit = await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'payment.signed' });
+    const audit = await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'payment.reserved' });
     assert.equal(audit.length, 1);
   });
 

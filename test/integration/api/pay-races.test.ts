@@ -105,4 +105,31 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
     assert.equal(String(totals.spent_micro), '250000');
   });
+
+  it('a pay whose process died after reserving and before signing, retried with its Idempotency-Key, signs that same reservation', async () => {
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
+    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
+    const body = { payment_requirements: requirements('300000') };
+    const lost = await post(doomed, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-2' }).catch((err: Error) => err);
+    assert.ok(lost instanceof Error, 'the response never arrived');
+    await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
+    const reserved = await db.knex('authorizations').where({ wallet_id: wallet.id, idempotency_key: 'crash-2' }).first();
+    assert.equal(reserved.status, 'reserved');
+    assert.equal(reserved.signature, null, 'no signature exists yet');
+
+    const [a, b] = await Promise.all([
+      post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-2' }),
+      post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-2' }),
+    ]);
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    assert.equal(b.status, 200, JSON.stringify(b.body));
+    assert.equal(a.body.authorization.nonce, reserved.nonce, 'the reserved message is signed, not a new one');
+    assert.equal(a.body.signature, b.body.signature, 'concurrent retries answer with the one recorded signature');
+    const row = await db.knex('authorizations').where({ id: reserved.id }).first();
+    assert.equal(row.status, 'signed');
+    assert.equal(row.signature, a.body.signature);
+    assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 1);
+    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), '300000', 'counted once');
+  });
 });
