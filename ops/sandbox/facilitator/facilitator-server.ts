@@ -1,0 +1,191 @@
+/**
+ * The sandbox's local x402 facilitator: the official `x402Facilitator` (@x402/core/facilitator) with the
+ * official EVM `exact` scheme (@x402/evm/exact/facilitator, EIP-3009 and Permit2 paths) over a viem
+ * wallet client on the local anvil chain, wrapped in a small loopback HTTP server with the reference
+ * facilitator's HTTP contract:
+ *
+ *   POST /verify  {x402Version, paymentPayload, paymentRequirements} → 200 VerifyResponse (also isValid:false)
+ *   POST /settle  {x402Version, paymentPayload, paymentRequirements} → 200 SettleResponse (also success:false)
+ *                 {success, transaction, network, payer, ...} plus `txHash` (alias of `transaction`)
+ *   GET /supported → {kinds, extensions, signers}     GET /health     GET /metrics
+ *   400 {error} when paymentPayload or paymentRequirements is missing; 500 {error} when the facilitator throws.
+ *
+ * Signer: anvil dev account #1 by default; it pays the gas of settlements. Settlements are serialised
+ * (one sending account, no nonce races).
+ * What it defends: only what the official scheme checks (signature, recipient, time window, exact amount,
+ * asset code, simulation; replay protection is the token's on-chain nonce state). It refuses to start
+ * unless the RPC is anvil with the configured chain id, so it never spends gas on a real network.
+ * What it does not defend: no authentication, no rate limiting, no persistence of pending settlements
+ * beyond the process; it listens on 127.0.0.1 only and is a development tool.
+ *
+ * `upto` is not registered: the EVM `upto` scheme settles through Permit2
+ * (0x000000000022D473030F116dDEE9F6B43aC78BA3) and the x402UptoPermit2Proxy at its canonical address,
+ * neither of which exists on a bare anvil chain; registering it would advertise a scheme whose every
+ * settlement fails. (The `exact` Permit2 path has the same limit; EIP-3009 payments, the USDC default,
+ * work fully.) Multicall3 is absent too, so failed simulations report the generic
+ * `invalid_exact_evm_transaction_simulation_failed` rather than a specific diagnosis.
+ */
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { pino, type Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { createWalletClient, http as viemHttp, publicActions, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { x402Facilitator } from '@x402/core/facilitator';
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/facilitator';
+import { anvilDevAccount, FACILITATOR_ACCOUNT_INDEX } from '../chain/anvil-dev-accounts.js';
+import { assertAnvilChain, BASE_SEPOLIA_CHAIN_ID, localChain } from '../chain/deploy-test-usdc.js';
+import { createFacilitatorMetrics } from '../chain/sandbox-metrics.js';
+import { createSerialQueue, HttpBodyError, listenOnLoopback, readJsonBody, sendJson, sendText } from '../chain/sandbox-http.js';
+
+export interface StartFacilitatorOptions {
+  rpcUrl: string;
+  /** The sandbox chain id; the facilitator serves `eip155:<chainId>`. */
+  chainId: number;
+  /** Key of the account that submits settlements (default: anvil dev account #1). */
+  privateKey?: Hex;
+  /** Port on 127.0.0.1 (default: any free port). */
+  port?: number;
+  /** Metrics registry (default: a fresh one, exposed on GET /metrics). */
+  registry?: Registry;
+  logger?: Logger;
+}
+
+export interface FacilitatorHandle {
+  url: string;
+  port: number;
+  /** The facilitator's signer address (pays gas). */
+  address: Address;
+  network: `eip155:${number}`;
+  registry: Registry;
+  /** The in-process facilitator, for callers that want to skip HTTP (self-facilitation). */
+  facilitator: x402Facilitator;
+  stop(): Promise<void>;
+}
+
+/** A settle reply in the official shape plus the `txHash` alias some clients (and the spec's hybrid) read. */
+export type SandboxSettleResponse = SettleResponse & { txHash: string };
+
+interface FacilitatorRequestBody {
+  x402Version?: unknown;
+  paymentPayload?: unknown;
+  paymentRequirements?: unknown;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The payer of an EIP-3009 or Permit2 payload, when the facilitator's reply does not name one. */
+function payerOf(payload: PaymentPayload): string | undefined {
+  const inner = payload.payload as Record<string, unknown> | undefined;
+  const auth = (inner?.authorization ?? inner?.permit2Authorization) as { from?: unknown } | undefined;
+  return typeof auth?.from === 'string' ? auth.from : undefined;
+}
+
+export async function startFacilitator(options: StartFacilitatorOptions): Promise<FacilitatorHandle> {
+  const logger = options.logger ?? pino({ name: 'treasury-sandbox-facilitator', base: { service: 'treasury-sandbox-facilitator' }, timestamp: pino.stdTimeFunctions.isoTime });
+  await assertAnvilChain(options.rpcUrl, options.chainId);
+  const metrics = createFacilitatorMetrics(options.registry);
+  const network = `eip155:${options.chainId}` as const;
+  const account = privateKeyToAccount(options.privateKey ?? anvilDevAccount(FACILITATOR_ACCOUNT_INDEX).privateKey);
+  const chain = localChain(options.chainId, options.rpcUrl);
+  const client = createWalletClient({ account, chain, transport: viemHttp(options.rpcUrl, { retryCount: 0, timeout: 30_000 }), pollingInterval: 100 }).extend(publicActions);
+
+  // The official signer contract over viem; the casts bridge its loosely typed (unknown ABI) arguments
+  // to viem's ABI-generic signatures.
+  const signer = toFacilitatorEvmSigner({
+    address: account.address,
+    getCode: (args) => client.getCode(args),
+    readContract: (args) => client.readContract({ ...args, args: args.args ?? [] } as Parameters<typeof client.readContract>[0]),
+    verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
+    writeContract: (args) => client.writeContract({ ...args, account, chain } as Parameters<typeof client.writeContract>[0]),
+    sendTransaction: (args) => client.sendTransaction({ to: args.to, data: args.data, account, chain }),
+    waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
+  });
+
+  const facilitator = new x402Facilitator().register(network, new ExactEvmScheme(signer));
+  // Legacy v1 clients name the network `base-sepolia` (v1 names are not CAIP-2, hence the cast); serve
+  // it only when this chain impersonates Base Sepolia.
+  if (options.chainId === BASE_SEPOLIA_CHAIN_ID) facilitator.registerV1('base-sepolia' as Network, new ExactEvmSchemeV1(signer));
+  const serial = createSerialQueue();
+
+  async function readFacilitatorBody(req: http.IncomingMessage): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements } | { error: string }> {
+    let body: unknown;
+    try {
+      body = await readJsonBody(req);
+    } catch (err) {
+      return { error: err instanceof HttpBodyError ? err.message : 'unreadable request body' };
+    }
+    const { paymentPayload, paymentRequirements } = (isObject(body) ? body : {}) as FacilitatorRequestBody;
+    if (!isObject(paymentPayload) || !isObject(paymentRequirements)) return { error: 'Missing paymentPayload or paymentRequirements' };
+    return { payload: paymentPayload as unknown as PaymentPayload, requirements: paymentRequirements as unknown as PaymentRequirements };
+  }
+
+  async function route(req: http.IncomingMessage, res: http.ServerResponse, name: string, run: () => Promise<{ status: number; body: unknown; outcome: string }>): Promise<void> {
+    const started = performance.now();
+    let outcome = 'error';
+    try {
+      const result = await run();
+      outcome = result.outcome;
+      sendJson(res, result.status, result.body);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      logger.error({ route: name, err: message }, 'facilitator request failed');
+      sendJson(res, 500, { error: message });
+    } finally {
+      metrics.requests.inc({ route: name, outcome });
+      metrics.duration.observe({ route: name }, (performance.now() - started) / 1000);
+    }
+  }
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '') || '/';
+    if (req.method === 'GET' && pathname === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (req.method === 'GET' && pathname === '/metrics') return sendText(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
+    if (req.method === 'GET' && pathname === '/supported') {
+      return route(req, res, 'supported', async () => ({ status: 200, body: facilitator.getSupported(), outcome: 'ok' }));
+    }
+    if (pathname === '/verify' || pathname === '/settle') {
+      if (req.method !== 'POST') {
+        res.setHeader('allow', 'POST');
+        return sendJson(res, 405, { error: `use POST ${pathname}` });
+      }
+      const name = pathname.slice(1);
+      return route(req, res, name, async () => {
+        const parsed = await readFacilitatorBody(req);
+        if ('error' in parsed) return { status: 400, body: { error: parsed.error }, outcome: 'bad_request' };
+        if (name === 'verify') {
+          const result = await facilitator.verify(parsed.payload, parsed.requirements);
+          logger.info({ route: name, is_valid: result.isValid, invalid_reason: result.invalidReason, payer: result.payer }, 'verify');
+          return { status: 200, body: result, outcome: result.isValid ? 'valid' : 'invalid' };
+        }
+        const settled = await serial(() => facilitator.settle(parsed.payload, parsed.requirements));
+        const body: SandboxSettleResponse = {
+          ...settled,
+          transaction: settled.transaction ?? '',
+          network: settled.network ?? parsed.requirements.network,
+          payer: settled.payer ?? payerOf(parsed.payload),
+          txHash: settled.transaction ?? '',
+        };
+        logger.info({ route: name, success: body.success, error_reason: body.errorReason, transaction: body.transaction, payer: body.payer }, 'settle');
+        return { status: 200, body, outcome: body.success ? 'success' : 'failure' };
+      });
+    }
+    sendJson(res, 404, { error: 'not found; routes: POST /verify, POST /settle, GET /supported' });
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'facilitator handler crashed');
+      if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+      else res.destroy();
+    });
+  });
+  const listening = await listenOnLoopback(server, options.port ?? 0);
+  logger.info({ url: listening.url, network, signer: account.address }, 'facilitator ready');
+  return { url: listening.url, port: listening.port, address: account.address, network, registry: metrics.registry, facilitator, stop: () => listening.close() };
+}

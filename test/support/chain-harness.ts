@@ -1,0 +1,66 @@
+/**
+ * A real local chain for integration tests: anvil on a free port (chain id 84532 unless told otherwise),
+ * the EIP-3009 test USDC at the Base Sepolia USDC address, the faucet and the local x402 facilitator,
+ * all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`.
+ * Also: token balance reads and faucet funding helpers. Every key here is a public anvil dev key.
+ */
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem';
+import { startLocalChain, type StartLocalChainOptions } from '../../ops/sandbox/chain/local-chain.js';
+import { localChain, testUsdcAbi } from '../../ops/sandbox/chain/deploy-test-usdc.js';
+import { anvilDevAccount, type DevAccount } from '../../ops/sandbox/chain/anvil-dev-accounts.js';
+
+export { anvilDevAccount, type DevAccount };
+
+export interface TestChain {
+  rpcUrl: string;
+  chainId: number;
+  network: `eip155:${number}`;
+  usdc: Address;
+  faucetUrl: string;
+  facilitatorUrl: string;
+  facilitatorAddress: Address;
+  minter: Address;
+  minterKey?: Hex;
+  /** One registry holding the faucet's and facilitator's metrics. */
+  registry: Registry;
+  /** A viem public client on the chain (100 ms polling). */
+  publicClient: PublicClient;
+  stop(): Promise<void>;
+}
+
+export type StartTestChainOptions = Pick<StartLocalChainOptions, 'chainId' | 'anvilLogFile'>;
+
+export async function startTestChain(options: StartTestChainOptions = {}): Promise<TestChain> {
+  const registry = new Registry();
+  const chain = await startLocalChain({ ...options, registry, logger: pino({ level: process.env.TREASURY_TEST_CHAIN_LOG_LEVEL ?? 'silent' }) });
+  const publicClient = createPublicClient({ chain: localChain(chain.chainId, chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }), pollingInterval: 100 });
+  return {
+    rpcUrl: chain.rpcUrl,
+    chainId: chain.chainId,
+    network: chain.network,
+    usdc: chain.usdc,
+    faucetUrl: chain.faucetUrl,
+    facilitatorUrl: chain.facilitatorUrl,
+    facilitatorAddress: chain.facilitatorAddress,
+    minter: chain.minter,
+    minterKey: chain.minterKey,
+    registry,
+    publicClient: publicClient as PublicClient,
+    stop: () => chain.stop(),
+  };
+}
+
+/** Raw (6-decimal) token balance of `owner` on the chain at `rpcUrl` (default token: the chain's test USDC). */
+export async function readTokenBalance(chain: Pick<TestChain, 'publicClient' | 'usdc'>, owner: Address, token: Address = chain.usdc): Promise<bigint> {
+  return chain.publicClient.readContract({ address: token, abi: testUsdcAbi, functionName: 'balanceOf', args: [owner] });
+}
+
+/** Mints `amountUsd` test USDC to `address` through the faucet; throws unless it answers 200. */
+export async function fundFromFaucet(chain: Pick<TestChain, 'faucetUrl'>, address: Address, amountUsd: string): Promise<{ tx_hash: Hex; amount_raw: string; balance_raw: string }> {
+  const res = await fetch(`${chain.faucetUrl}/fund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address, amount_usd: amountUsd }) });
+  const body = (await res.json()) as { tx_hash: Hex; amount_raw: string; balance_raw: string };
+  if (res.status !== 200) throw new Error(`faucet answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}
