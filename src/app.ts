@@ -22,6 +22,7 @@ import { SellerService } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
+import { BalanceReader } from './chain/balance-reader.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
 import { AccountService } from './services/account-service.js';
 import { PayService } from './services/pay-service.js';
@@ -52,6 +53,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const kill = () => process.kill(process.pid, 'SIGKILL');
   const faults = { afterCommit: config.faultInjection === 'kill_after_pay_commit' ? kill : undefined, afterReserve: config.faultInjection === 'kill_after_pay_reserve' ? kill : undefined };
   if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
+  const balances = new BalanceReader(config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults);
   const identity = new IdentityService(knex, accounts, metrics, {
     publicUrl: config.publicUrl,
@@ -68,7 +70,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(jsonBody(config.bodyLimitBytes));
-  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats }), sellerRoutes({ auth, sellers, pats })];
+  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex, chains, balances }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats }), sellerRoutes({ auth, sellers, pats })];
   for (const router of routers) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());

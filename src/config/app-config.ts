@@ -22,6 +22,9 @@ const envSchema = z.object({
   /** Extra chains, JSON: [{"name":"local","network":"eip155:31337","usdc":"0x…","usdc_name":"USDC","usdc_version":"2"}] */
   TREASURY_EXTRA_CHAINS: z.string().optional(),
   TREASURY_DEFAULT_CHAIN: z.string().default('base-sepolia'),
+  /** JSON-RPC endpoints per CAIP-2 network for on-chain reads, JSON: {"eip155:84532":"http://127.0.0.1:8545"}; public Base endpoints by default. */
+  TREASURY_RPC_URLS: z.string().optional(),
+  TREASURY_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
   TREASURY_PUBLIC_URL: z.string().url().optional(),
@@ -48,6 +51,8 @@ export type AppConfig = Readonly<{
   logLevel: z.infer<typeof envSchema>['TREASURY_LOG_LEVEL'];
   extraChains: string | undefined;
   defaultChain: string;
+  rpcUrls: Readonly<Record<string, string>>;
+  rpcTimeoutMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
   faultInjection: 'kill_after_pay_commit' | 'kill_after_pay_reserve' | undefined;
@@ -79,6 +84,8 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.TREASURY_LOG_LEVEL,
     extraChains: e.TREASURY_EXTRA_CHAINS,
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
+    rpcUrls: parseRpcUrls(e.TREASURY_RPC_URLS),
+    rpcTimeoutMs: e.TREASURY_RPC_TIMEOUT_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     faultInjection: e.TREASURY_FAULT_INJECTION,
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
@@ -86,4 +93,21 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     verifyAllowPrivate: e.TREASURY_VERIFY_ALLOW_PRIVATE === '1',
     dashboardUrl: (e.TREASURY_DASHBOARD_URL ?? e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).replace(/\/+$/, ''),
   });
+}
+
+const DEFAULT_RPC_URLS: Record<string, string> = { 'eip155:8453': 'https://mainnet.base.org', 'eip155:84532': 'https://sepolia.base.org' };
+
+const rpcUrlsSchema = z.record(z.string().regex(/^eip155:[1-9][0-9]{0,15}$/), z.string().url().refine((u) => /^https?:/.test(u), 'expected an http(s) URL'));
+
+function parseRpcUrls(json: string | undefined): Record<string, string> {
+  if (!json) return { ...DEFAULT_RPC_URLS };
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new Error('invalid configuration: TREASURY_RPC_URLS: expected JSON such as {"eip155:84532":"http://127.0.0.1:8545"}');
+  }
+  const parsed = rpcUrlsSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`invalid configuration: TREASURY_RPC_URLS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return { ...DEFAULT_RPC_URLS, ...parsed.data };
 }

@@ -4,6 +4,7 @@
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
+  invalid_authorization_terms: { status: 400, message: 'The proposed authorization window or nonce cannot be signed.' },
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
   invalid_path_parameter: { status: 400, message: 'A path parameter is malformed.' },
   chain_not_supported: { status: 400, message: 'That chain is not configured on this Treasury.' },
@@ -44,6 +45,7 @@ export const ERROR_CODES = {
   account_not_found: { status: 404, message: 'No such Treasury account.' },
   wallet_not_found: { status: 404, message: 'No such wallet.' },
   method_not_allowed: { status: 405, message: 'That method is not allowed on this route.' },
+  nonce_already_used: { status: 409, message: 'This EIP-3009 nonce was already used by this wallet; propose another.' },
   idempotency_key_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
   origin_not_configured: { status: 409, message: 'Set the seller origin first (PATCH /v1/sellers/{id} with origin).' },
   verification_token_mismatch: { status: 409, message: 'The verification file does not contain this seller\'s token.' },
@@ -61,6 +63,7 @@ export const ERROR_CODES = {
   origin_unreachable: { status: 502, message: 'The origin could not be reached.' },
   origin_redirect_refused: { status: 422, message: 'The origin redirected; serve the verification file without a redirect.' },
   origin_not_public: { status: 422, message: 'The origin resolves to a private or loopback address.' },
+  chain_unavailable: { status: 503, message: 'The chain RPC is unreachable and no earlier balance is known; retry shortly.' },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
   not_ready: { status: 503, message: 'Treasury is not ready.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },

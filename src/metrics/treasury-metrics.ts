@@ -78,6 +78,19 @@ export function createTreasuryMetrics() {
       labelNames: ['error_code'] as const,
       registers: [registry],
     }),
+    balanceReads: new Counter({
+      name: 'treasury_balance_reads_total',
+      help: 'Wallet balance reads by network and outcome (fresh, stale, unavailable).',
+      labelNames: ['network', 'outcome'] as const,
+      registers: [registry],
+    }),
+    balanceReadDuration: new Histogram({
+      name: 'treasury_balance_read_seconds',
+      help: 'Time of the on-chain balanceOf call, by network.',
+      labelNames: ['network'] as const,
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
     signerUp: new Gauge({
       name: 'treasury_signer_up',
       help: '1 when the last signer health check succeeded.',

@@ -27,7 +27,7 @@ import { canonicalJson } from '../audit/canonical-json.js';
 import { generateId } from '../auth/token-codec.js';
 import type { ChainInfo, ChainRegistry } from '../chain/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
-import type { PaymentRequirements } from '../http/schemas/pay-schemas.js';
+import type { AuthorizationTerms, PaymentRequirements } from '../http/schemas/pay-schemas.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from './signer-gateway.js';
 import { runStatement, withWalletTransaction, type WalletTx } from '../db/wallet-transaction.js';
@@ -84,6 +84,8 @@ interface SpendPlan {
   capability: string | undefined;
   resource: string | undefined;
   validForSeconds: number;
+  /** Nonce and window proposed by the caller (pay only), checked against validForSeconds. */
+  terms?: AuthorizationTerms | undefined;
 }
 
 export interface CallContext {
@@ -110,7 +112,7 @@ export class PayService {
   ) {}
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
-  async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined): Promise<SignedPayment> {
+  async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<SignedPayment> {
     if (requirements.scheme !== 'exact') {
       throw new AppError('scheme_not_supported', { fields: { scheme: requirements.scheme, supported_schemes: ['exact'] } });
     }
@@ -131,6 +133,7 @@ export class PayService {
       capability,
       resource: requirements.resource,
       validForSeconds: requirements.maxTimeoutSeconds,
+      terms,
     });
   }
 
@@ -333,14 +336,11 @@ export class PayService {
         return { kind: 'denied' as const, decisionId, decision };
       }
 
-      const wallNow = Math.floor(Date.now() / 1000);
       const authorization = {
         from: wallet.address,
         to: plan.to,
         value: plan.amountMicro.toString(),
-        validAfter: String(wallNow - VALID_AFTER_SKEW_SECONDS),
-        validBefore: String(wallNow + plan.validForSeconds),
-        nonce: `0x${randomBytes(32).toString('hex')}`,
+        ...authorizationWindow(plan),
       };
       const authorizationId = generateId('auth_');
       const payment: SignedPayment = {
@@ -384,7 +384,11 @@ export class PayService {
           ...auditValues(audit),
         ],
         'treasury_pay_reserve_v1',
-      );
+      ).catch((err: unknown) => {
+        const pgErr = err as { code?: string; constraint?: string };
+        if (pgErr.code === '23505' && pgErr.constraint?.includes('nonce')) throw new AppError('nonce_already_used', { fields: { nonce: authorization.nonce } });
+        throw err;
+      });
       if (ctx.pat) {
         await tx.query(
           `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
@@ -429,6 +433,23 @@ export class PayService {
     });
     this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
   }
+}
+
+/**
+ * The EIP-3009 window and nonce: ours by default (validAfter 10 minutes back for clock skew, validBefore at
+ * maxTimeoutSeconds), or the caller's, which must be open now and may not outlast maxTimeoutSeconds.
+ */
+function authorizationWindow(plan: SpendPlan): { validAfter: string; validBefore: string; nonce: string } {
+  const wallNow = Math.floor(Date.now() / 1000);
+  const validAfter = plan.terms?.valid_after ?? String(wallNow - VALID_AFTER_SKEW_SECONDS);
+  const validBefore = plan.terms?.valid_before ?? String(wallNow + plan.validForSeconds);
+  const nonce = plan.terms?.nonce ?? `0x${randomBytes(32).toString('hex')}`;
+  const problems: string[] = [];
+  if (Number(validAfter) > wallNow) problems.push('valid_after is in the future');
+  if (Number(validBefore) <= wallNow + 5) problems.push('valid_before has passed or is less than 6 s away');
+  if (Number(validBefore) > wallNow + plan.validForSeconds + 60) problems.push(`valid_before is more than maxTimeoutSeconds (${plan.validForSeconds} s) away`);
+  if (problems.length > 0) throw new AppError('invalid_authorization_terms', { message: `The proposed authorization cannot be signed: ${problems.join('; ')}.`, fields: { problems } });
+  return { validAfter, validBefore, nonce };
 }
 
 const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;

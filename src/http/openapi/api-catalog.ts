@@ -41,6 +41,7 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'POST', path: '/v1/wallets', summary: 'Create a sub-wallet (key generated in the HSM)', auth: 'treasury', body: createWalletBodySchema },
   { method: 'GET', path: '/v1/wallets', summary: 'List wallets', auth: 'treasury_or_agent', query: listWalletsQuerySchema },
   { method: 'GET', path: '/v1/wallets/{id}', summary: 'Read a wallet (410 when revoked)', auth: 'treasury_or_agent' },
+  { method: 'GET', path: '/v1/wallets/{id}/balance', summary: 'USDC balance read on-chain (stale: true with the last figure while the RPC is down)', auth: 'treasury_or_agent' },
   { method: 'POST', path: '/v1/wallets/{id}/rotate', summary: 'Rotate: same id, new key and address', auth: 'treasury' },
   { method: 'POST', path: '/v1/wallets/{id}/revoke', summary: 'Revoke: every later call answers 410', auth: 'treasury' },
   { method: 'GET', path: '/v1/wallets/{id}/policy', summary: 'Read the policy', auth: 'treasury_or_agent' },

@@ -63,7 +63,7 @@ export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; p
   router.post('/v1/wallets/:id/pay', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(payBodySchema, ctx.state.body);
-    ctx.body = await deps.pay.pay(callContext(ctx, s, ctx.state.body), body.payment_requirements, body.capability);
+    ctx.body = await deps.pay.pay(callContext(ctx, s, ctx.state.body), body.payment_requirements, body.capability, body.authorization);
   });
 
   router.post('/v1/wallets/:id/transfer', async (ctx) => {

@@ -35,10 +35,27 @@ export const paymentRequirementsSchema = z
   })
   .loose();
 
+const uintString = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected a unix time in seconds as a decimal string');
+
+/**
+ * Optional terms a caller fixes in the EIP-3009 message (a client that proposes its own nonce and window,
+ * e.g. a viem account backed by Treasury). Bounded by the requirements: the window may not outlast
+ * maxTimeoutSeconds; the nonce is still UNIQUE per sender.
+ */
+export const authorizationTermsSchema = z
+  .object({
+    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce').transform((v) => v.toLowerCase()).optional(),
+    valid_after: uintString.optional(),
+    valid_before: uintString.optional(),
+  })
+  .strict();
+export type AuthorizationTerms = z.infer<typeof authorizationTermsSchema>;
+
 export const payBodySchema = z
   .object({
     payment_requirements: paymentRequirementsSchema,
     capability: requestCapabilitySchema.optional(),
+    authorization: authorizationTermsSchema.optional(),
   })
   .strict();
 

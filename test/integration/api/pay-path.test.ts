@@ -258,4 +258,40 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
       assert.equal(res.body.error_code, 'wallet_revoked');
     }
   });
+
+  it('signs a caller-proposed nonce and window within maxTimeoutSeconds; a reused nonce is 409, a window out of bounds 400', async () => {
+    const w = await wallet({ daily_cap_usd: '10' });
+    const nowS = Math.floor(Date.now() / 1000);
+    const terms = { nonce: `0x${'ab'.repeat(32)}`, valid_after: '0', valid_before: String(nowS + 250) };
+    const body = (authorization: Record<string, string>) => ({ payment_requirements: requirements('10000'), authorization });
+    const ok = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body(terms) });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.deepEqual(
+      { nonce: ok.body.authorization.nonce, validAfter: ok.body.authorization.validAfter, validBefore: ok.body.authorization.validBefore },
+      { nonce: terms.nonce, validAfter: '0', validBefore: terms.valid_before },
+    );
+    const recovered = await recoverTypedDataAddress({
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { from: w.address as Hex, to: SELLER, value: 10000n, validAfter: 0n, validBefore: BigInt(terms.valid_before), nonce: terms.nonce as Hex },
+      signature: ok.body.signature as Hex,
+    });
+    assert.equal(recovered, w.address);
+
+    const reused = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body(terms) });
+    assert.equal(reused.status, 409);
+    assert.equal(reused.body.error_code, 'nonce_already_used');
+    const tooLong = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body({ valid_before: String(nowS + 300 + 3600) }) });
+    assert.equal(tooLong.status, 400);
+    assert.equal(tooLong.body.error_code, 'invalid_authorization_terms');
+    const future = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body({ valid_after: String(nowS + 600) }) });
+    assert.equal(future.body.error_code, 'invalid_authorization_terms');
+    const hostile = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body({ nonce: '0x1234' }) });
+    assert.equal(hostile.status, 400);
+    const rows = await t.db.knex('authorizations').where({ wallet_id: w.id });
+    assert.equal(rows.length, 1, 'nothing recorded for the refused ones');
+    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
+    assert.equal(String(day.spent_micro), '10000');
+  });
 });

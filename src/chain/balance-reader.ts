@@ -1,0 +1,75 @@
+/**
+ * USDC balances read on-chain (viem `balanceOf`) on every call. When the RPC fails, the last figure read
+ * for that (network, token, address) is served with `stale: true` and the time it was read, until the next
+ * successful read; with no earlier figure the read fails with `chain_unavailable` (503).
+ *
+ * Defends: a slow or dead RPC holding requests (short timeout, no retries inside a request).
+ * Does not defend: a lying RPC — the figure is whatever the configured endpoint answers; the cache is per
+ * process (replicas may disagree on staleness).
+ */
+import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem';
+import { formatUsd } from '../../policy/money.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { ChainInfo } from './chain-registry.js';
+
+export interface BalanceReading {
+  network: string;
+  asset: string;
+  address: string;
+  balance_raw: string;
+  balance_usd: string;
+  stale: boolean;
+  /** When the figure was read from the chain (now for a fresh read). */
+  updated_at: string;
+}
+
+const MAX_CACHED = 100_000;
+
+export class BalanceReader {
+  private readonly clients = new Map<string, PublicClient>();
+  private readonly lastKnown = new Map<string, { raw: bigint; at: Date }>();
+
+  constructor(
+    private readonly rpcUrls: Readonly<Record<string, string>>,
+    private readonly timeoutMs: number,
+    private readonly metrics: TreasuryMetrics,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private client(chain: ChainInfo): PublicClient {
+    let client = this.clients.get(chain.network);
+    if (!client) {
+      const url = this.rpcUrls[chain.network];
+      if (!url) throw new AppError('network_not_supported', { message: `No RPC endpoint is configured for ${chain.network} (TREASURY_RPC_URLS).`, fields: { network: chain.network } });
+      client = createPublicClient({ transport: http(url, { timeout: this.timeoutMs, retryCount: 0 }) }) as PublicClient;
+      this.clients.set(chain.network, client);
+    }
+    return client;
+  }
+
+  async usdcBalance(chain: ChainInfo, address: `0x${string}`): Promise<BalanceReading> {
+    const key = `${chain.network}|${chain.usdc}|${address.toLowerCase()}`;
+    const client = this.client(chain);
+    const base = { network: chain.network, asset: chain.usdc, address };
+    const stop = this.metrics.balanceReadDuration.startTimer({ network: chain.network });
+    try {
+      const raw = await client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+      const at = this.clock();
+      if (!this.lastKnown.has(key) && this.lastKnown.size >= MAX_CACHED) this.lastKnown.delete(this.lastKnown.keys().next().value as string);
+      this.lastKnown.set(key, { raw, at });
+      this.metrics.balanceReads.inc({ network: chain.network, outcome: 'fresh' });
+      return { ...base, balance_raw: raw.toString(), balance_usd: formatUsd(raw), stale: false, updated_at: at.toISOString() };
+    } catch (err) {
+      const known = this.lastKnown.get(key);
+      if (!known) {
+        this.metrics.balanceReads.inc({ network: chain.network, outcome: 'unavailable' });
+        throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
+      }
+      this.metrics.balanceReads.inc({ network: chain.network, outcome: 'stale' });
+      return { ...base, balance_raw: known.raw.toString(), balance_usd: formatUsd(known.raw), stale: true, updated_at: known.at.toISOString() };
+    } finally {
+      stop();
+    }
+  }
+}
