@@ -1,8 +1,11 @@
 /**
  * `npm start`: the local sandbox on embedded defaults, everything under ./.treasury/ (git-ignored):
  * embedded PostgreSQL (unless DATABASE_URL is set) → migrations (their own step) → SoftHSM token and
- * root KEK (installed/initialised when missing) → treasury-signer → treasury-api. Writes
+ * root KEK (installed/initialised when missing) → local chain (anvil from npm, chain id 84532, the
+ * EIP-3009 test USDC at the Base Sepolia USDC address, a faucet, an x402 facilitator on the official
+ * packages; TREASURY_SANDBOX_CHAIN=0 skips it) → treasury-signer → treasury-api. Writes
  * ./.treasury/sandbox.json (mode 0600) once ready and stops everything on Ctrl-C / SIGTERM.
+ * Ports: TREASURY_SANDBOX_{RPC,FAUCET,FACILITATOR}_PORT (8545, 8547, 4022; 0 = any free port).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createKnex, migrateLatest } from '../../src/db/knex-client.js';
 import { initSoftHsmToken } from '../softhsm/init-token.js';
+import { startLocalChain, type LocalChain } from './chain/local-chain.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.resolve(process.env.TREASURY_DATA_DIR ?? path.join(ROOT, '.treasury'));
@@ -19,7 +23,16 @@ const apiPort = Number(process.env.TREASURY_PORT ?? 8402);
 const apiHost = process.env.TREASURY_HOST ?? '127.0.0.1';
 const pgPort = Number(process.env.TREASURY_EMBEDDED_PG_PORT ?? 54329);
 
+/** A sandbox port from the environment: unset → the default; 0 → any free port. */
+function sandboxPort(name: string, fallback: number): number | undefined {
+  const raw = process.env[name];
+  const port = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`${name} must be a port number (0 = any free port)`);
+  return port === 0 ? undefined : port;
+}
+
 const children: ChildProcess[] = [];
+let localChain: LocalChain | undefined;
 let stopDatabase: () => Promise<void> = async () => undefined;
 let stopping = false;
 
@@ -90,6 +103,7 @@ async function shutdown(code: number): Promise<void> {
       });
     });
   }
+  await localChain?.stop().catch(() => undefined);
   await stopDatabase().catch(() => undefined);
   fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
   say('sandbox stopped');
@@ -128,6 +142,23 @@ async function main(): Promise<void> {
   say('• SoftHSM token and root KEK');
   const hsm = await initSoftHsmToken({ dir: path.join(dataDir, 'softhsm') });
 
+  if (process.env.TREASURY_SANDBOX_CHAIN !== '0') {
+    say('• starting the local chain (anvil, test USDC, faucet, x402 facilitator)');
+    const anvilPort = sandboxPort('TREASURY_SANDBOX_RPC_PORT', 8545);
+    const faucetPort = sandboxPort('TREASURY_SANDBOX_FAUCET_PORT', 8547);
+    const facilitatorPort = sandboxPort('TREASURY_SANDBOX_FACILITATOR_PORT', 4022);
+    const pino = (await import('pino')).default;
+    const chainLog = pino({ level: 'info' }, pino.destination({ dest: path.join(dataDir, 'chain.log'), append: true, mkdir: true, sync: false }));
+    localChain = await startLocalChain({
+      anvilLogFile: path.join(dataDir, 'anvil.log'),
+      cacheDir: path.join(dataDir, 'cache'),
+      logger: chainLog,
+      ...(anvilPort === undefined ? {} : { anvilPort }),
+      ...(faucetPort === undefined ? {} : { faucetPort }),
+      ...(facilitatorPort === undefined ? {} : { facilitatorPort }),
+    });
+  }
+
   const signerSocket = path.join(dataDir, 'signer.sock');
   say('• starting treasury-signer');
   await startProcess(
@@ -158,6 +189,7 @@ async function main(): Promise<void> {
       TREASURY_HOST: apiHost,
       TREASURY_DATA_DIR: dataDir,
       TREASURY_VERIFY_ALLOW_PRIVATE: '1',
+      ...(localChain ? { TREASURY_RPC_URLS: JSON.stringify({ [localChain.network]: localChain.rpcUrl }) } : {}),
     },
     (msg) => msg === 'treasury-api ready',
   );
@@ -166,7 +198,21 @@ async function main(): Promise<void> {
   const sandboxFile = path.join(dataDir, 'sandbox.json');
   fs.writeFileSync(
     sandboxFile,
-    JSON.stringify({ api_url: apiUrl, admin_token: adminToken, signer_socket: signerSocket, database: process.env.DATABASE_URL ? 'external' : 'embedded', metrics_url: `${apiUrl}/metrics`, started_at: new Date().toISOString() }, null, 2) + '\n',
+    JSON.stringify(
+      {
+        api_url: apiUrl,
+        admin_token: adminToken,
+        signer_socket: signerSocket,
+        database: process.env.DATABASE_URL ? 'external' : 'embedded',
+        metrics_url: `${apiUrl}/metrics`,
+        ...(localChain
+          ? { rpc_url: localChain.rpcUrl, chain_id: localChain.chainId, network: localChain.network, usdc: localChain.usdc, facilitator_url: localChain.facilitatorUrl, facilitator_address: localChain.facilitatorAddress, faucet_url: localChain.faucetUrl }
+          : {}),
+        started_at: new Date().toISOString(),
+      },
+      null,
+      2,
+    ) + '\n',
     { mode: 0o600 },
   );
   fs.chmodSync(sandboxFile, 0o600);
@@ -174,6 +220,11 @@ async function main(): Promise<void> {
   say(`Treasury is running at ${apiUrl}`);
   say(`  operator token : ${adminToken}`);
   say(`  metrics        : ${apiUrl}/metrics   readiness: ${apiUrl}/readyz`);
+  if (localChain) {
+    say(`  chain          : ${localChain.rpcUrl} (chain id ${localChain.chainId}, test USDC ${localChain.usdc})`);
+    say(`  facilitator    : ${localChain.facilitatorUrl}`);
+    say(`  faucet         : curl -s -X POST ${localChain.faucetUrl} -H 'content-type: application/json' -d '{"address":"0x…","amount_usd":"10"}'`);
+  }
   say(`  sandbox file   : ${sandboxFile}`);
   say(`  try            : curl -s -X POST ${apiUrl}/v1/treasury -H "Authorization: Bearer $(jq -r .admin_token ${sandboxFile})" -H 'content-type: application/json' -d '{"owner_type":"agent","owner_id":"demo"}'`);
   say('Press Ctrl-C to stop.');

@@ -20,7 +20,15 @@ describe('npm start (sandbox on embedded defaults)', function () {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-sandbox-'));
     fs.chmodSync(dataDir, 0o755);
     const [apiPort, pgPort] = [await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = { ...process.env, TREASURY_DATA_DIR: dataDir, TREASURY_PORT: String(apiPort), TREASURY_EMBEDDED_PG_PORT: String(pgPort) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TREASURY_DATA_DIR: dataDir,
+      TREASURY_PORT: String(apiPort),
+      TREASURY_EMBEDDED_PG_PORT: String(pgPort),
+      TREASURY_SANDBOX_RPC_PORT: '0',
+      TREASURY_SANDBOX_FAUCET_PORT: '0',
+      TREASURY_SANDBOX_FACILITATOR_PORT: '0',
+    };
     delete env.DATABASE_URL;
     delete env.TREASURY_ADMIN_TOKEN;
     // Its own process group, so that "Ctrl-C" (SIGINT to the group) reaches npm and everything under it.
@@ -37,7 +45,11 @@ describe('npm start (sandbox on embedded defaults)', function () {
       }
       assert.ok(fs.existsSync(sandboxFile), `sandbox.json never appeared:\n${output}`);
       assert.equal(fs.statSync(sandboxFile).mode & 0o777, 0o600);
-      const sandbox = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as { api_url: string; admin_token: string };
+      const sandbox = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as { api_url: string; admin_token: string; rpc_url: string; chain_id: number; usdc: string; facilitator_url: string; faucet_url: string };
+      assert.equal(sandbox.chain_id, 84532);
+      assert.equal(sandbox.usdc, '0x036CbD53842c5426634e7929541eC2318f3dCF7e');
+      const supported = (await (await fetch(`${sandbox.facilitator_url}/supported`)).json()) as { kinds: Array<{ scheme: string; network: string }> };
+      assert.ok(supported.kinds.some((k) => k.scheme === 'exact' && k.network === 'eip155:84532'), JSON.stringify(supported));
       assert.equal(sandbox.api_url, `http://127.0.0.1:${apiPort}`);
       assert.match(output, new RegExp(`Treasury is running at http://127.0.0.1:${apiPort}`));
 
@@ -54,7 +66,12 @@ describe('npm start (sandbox on embedded defaults)', function () {
         body: JSON.stringify({ label: 'sandbox' }),
       });
       assert.equal(wallet.status, 201);
-      assert.match(((await wallet.json()) as { address: string }).address, /^0x[0-9a-fA-F]{40}$/);
+      const created = (await wallet.json()) as { id: string; address: string };
+      assert.match(created.address, /^0x[0-9a-fA-F]{40}$/);
+      const funded = await fetch(sandbox.faucet_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: created.address, amount_usd: '3' }) });
+      assert.equal(funded.status, 200, await funded.clone().text());
+      const balance = (await (await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, { headers: { authorization: `Bearer ${api_key}` } })).json()) as { balance_usd: string; stale: boolean };
+      assert.deepEqual({ usd: balance.balance_usd, stale: balance.stale }, { usd: '3', stale: false }, 'the API reads the sandbox chain');
       const ready = await fetch(`${sandbox.api_url}/readyz`);
       assert.equal(ready.status, 200);
 
@@ -64,6 +81,8 @@ describe('npm start (sandbox on embedded defaults)', function () {
       assert.ok(!fs.existsSync(sandboxFile), `sandbox.json removed on stop:\n${output}`);
       assert.match(output, /sandbox stopped/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'pg', 'data', 'postmaster.pid')), 'embedded PostgreSQL stopped');
+      const rpcGone = await fetch(sandbox.rpc_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' }).then(() => false, () => true);
+      assert.ok(rpcGone, 'anvil stopped');
     } finally {
       try {
         process.kill(-child.pid!, 'SIGKILL');
