@@ -4,6 +4,7 @@
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
+  invalid_payment_header: { status: 400, message: 'The payment header is not valid standard base64 of a JSON x402 payment.' },
   invalid_authorization_terms: { status: 400, message: 'The proposed authorization window or nonce cannot be signed.' },
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
   invalid_path_parameter: { status: 400, message: 'A path parameter is malformed.' },
@@ -63,10 +64,12 @@ export const ERROR_CODES = {
   origin_unreachable: { status: 502, message: 'The origin could not be reached.' },
   origin_redirect_refused: { status: 422, message: 'The origin redirected; serve the verification file without a redirect.' },
   origin_not_public: { status: 422, message: 'The origin resolves to a private or loopback address.' },
+  facilitator_not_configured: { status: 503, message: 'This seller has no x402 facilitator configured; retry later.' },
   chain_unavailable: { status: 503, message: 'The chain RPC is unreachable and no earlier balance is known; retry shortly.' },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
   not_ready: { status: 503, message: 'Treasury is not ready.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
+  seller_misconfigured: { status: 500, message: 'This paid endpoint is misconfigured on the seller side; the operator has been told.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -32,7 +32,7 @@ describe('wallet balance (real anvil)', function () {
     assert.deepEqual({ raw: zero.body.balance_raw, usd: zero.body.balance_usd, stale: zero.body.stale }, { raw: '0', usd: '0', stale: false });
     assert.equal(zero.body.asset, '0x036CbD53842c5426634e7929541eC2318f3dCF7e');
 
-    await fundFromFaucet(chain, w.address, '2.5');
+    await fundFromFaucet(chain, w.address as `0x${string}`, '2.5');
     const funded = await t.request('GET', `/v1/wallets/${w.id}/balance`, { token });
     assert.deepEqual({ raw: funded.body.balance_raw, usd: funded.body.balance_usd, stale: funded.body.stale }, { raw: '2500000', usd: '2.5', stale: false });
 

@@ -1,0 +1,114 @@
+/**
+ * HTTP client of an x402 facilitator: `POST /verify`, `POST /settle`, `GET /supported` (spec §4.3, reference
+ * notes §4). Outcomes are values, never exceptions:
+ *   - `ok`          — isValid:true / success:true (with a transaction hash) / a well-formed supported list;
+ *   - `rejected`    — isValid:false / success:false, with the facilitator's reason (also on a 4xx whose JSON
+ *                     body is such a reply);
+ *   - `unavailable` — network error, timeout, redirect, 5xx, any other non-2xx, or a 2xx whose body does not
+ *                     parse as the expected reply.
+ *
+ * Defends against: a down, slow, redirecting or confused facilitator being read as approval — only a
+ * schema-valid 2xx reply can produce `ok`. Does not defend against a lying facilitator (it is trusted to
+ * check signatures and to broadcast; the chain's nonce is the final guard against double spending).
+ */
+import type { z } from 'zod';
+import { boundedFetchJson, type FetchLike } from './bounded-fetch.js';
+import {
+  facilitatorSettleReplySchema,
+  facilitatorSupportedReplySchema,
+  facilitatorVerifyReplySchema,
+  type FacilitatorSettleReply,
+  type FacilitatorSupportedReply,
+  type PaymentRequirements,
+} from './wire-schemas.js';
+
+export const DEFAULT_VERIFY_TIMEOUT_MS = 10_000;
+export const DEFAULT_SETTLE_TIMEOUT_MS = 30_000;
+export const DEFAULT_SUPPORTED_TIMEOUT_MS = 10_000;
+
+export interface FacilitatorClientOptions {
+  /** Base URL; `/verify`, `/settle`, `/supported` are appended (trailing slashes are dropped). */
+  url: string;
+  fetch?: FetchLike;
+  verifyTimeoutMs?: number;
+  settleTimeoutMs?: number;
+  supportedTimeoutMs?: number;
+  /** Extra headers per call (e.g. facilitator authentication). */
+  headers?: () => Record<string, string> | Promise<Record<string, string>>;
+}
+
+/** What `/verify` and `/settle` are sent: the payment as decoded and the seller's own requirements. */
+export interface FacilitatorRequest {
+  x402Version: 1 | 2;
+  paymentPayload: unknown;
+  paymentRequirements: PaymentRequirements | Record<string, unknown>;
+}
+
+export type VerifyOutcome =
+  | { kind: 'ok'; payer: string | undefined }
+  | { kind: 'rejected'; reason: string; message: string | undefined; payer: string | undefined }
+  | { kind: 'unavailable'; cause: string };
+
+export type SettleOutcome =
+  | { kind: 'ok'; settlement: FacilitatorSettleReply }
+  | { kind: 'rejected'; reason: string; settlement: FacilitatorSettleReply | undefined }
+  | { kind: 'unavailable'; cause: string };
+
+export type SupportedOutcome = { kind: 'ok'; supported: FacilitatorSupportedReply } | { kind: 'unavailable'; cause: string };
+
+export interface FacilitatorClient {
+  readonly url: string;
+  verify(request: FacilitatorRequest): Promise<VerifyOutcome>;
+  settle(request: FacilitatorRequest): Promise<SettleOutcome>;
+  supported(): Promise<SupportedOutcome>;
+}
+
+type Parsed<S extends z.ZodType> = { kind: 'parsed'; status: number; reply: z.output<S> } | { kind: 'unavailable'; cause: string };
+
+export function createFacilitatorClient(options: FacilitatorClientOptions): FacilitatorClient {
+  const base = options.url.replace(/\/+$/, '');
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+
+  async function call<S extends z.ZodType>(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, schema: S): Promise<Parsed<S>> {
+    const headers = options.headers ? await options.headers() : {};
+    const result = await boundedFetchJson({ fetch: doFetch, method, url: `${base}${path}`, body, headers, timeoutMs });
+    if (result.kind === 'failed') return { kind: 'unavailable', cause: result.cause };
+    if (result.status >= 500) return { kind: 'unavailable', cause: `HTTP ${result.status}` };
+    const parsed = schema.safeParse(result.json);
+    if (result.status >= 200 && result.status < 300) {
+      return parsed.success ? { kind: 'parsed', status: result.status, reply: parsed.data } : { kind: 'unavailable', cause: `malformed ${path} reply (HTTP ${result.status})` };
+    }
+    // A 4xx counts as a rejection only when its body is a well-formed negative reply.
+    if (parsed.success) return { kind: 'parsed', status: result.status, reply: parsed.data };
+    return { kind: 'unavailable', cause: `HTTP ${result.status}` };
+  }
+
+  return {
+    url: base,
+
+    async verify(request) {
+      const r = await call('POST', '/verify', request, options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS, facilitatorVerifyReplySchema);
+      if (r.kind === 'unavailable') return r;
+      const reply = r.reply;
+      if (reply.isValid && r.status < 300) return { kind: 'ok', payer: reply.payer ?? undefined };
+      if (reply.isValid) return { kind: 'unavailable', cause: `HTTP ${r.status} with isValid:true` };
+      return { kind: 'rejected', reason: reply.invalidReason || 'invalid_payment', message: reply.invalidMessage ?? undefined, payer: reply.payer ?? undefined };
+    },
+
+    async settle(request) {
+      const r = await call('POST', '/settle', request, options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS, facilitatorSettleReplySchema);
+      if (r.kind === 'unavailable') return r;
+      const reply = r.reply;
+      if (reply.success && r.status < 300) return { kind: 'ok', settlement: reply };
+      if (reply.success) return { kind: 'unavailable', cause: `HTTP ${r.status} with success:true` };
+      return { kind: 'rejected', reason: reply.errorReason || 'settlement_failed', settlement: reply };
+    },
+
+    async supported() {
+      const r = await call('GET', '/supported', undefined, options.supportedTimeoutMs ?? DEFAULT_SUPPORTED_TIMEOUT_MS, facilitatorSupportedReplySchema);
+      if (r.kind === 'unavailable') return r;
+      if (r.status >= 300) return { kind: 'unavailable', cause: `HTTP ${r.status}` };
+      return { kind: 'ok', supported: r.reply };
+    },
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * What a paid route asks for (the `accepts` entries of its challenge) and whether a decoded payment answers it.
+ *
+ * Matching rule (the official 2.27 server's, made explicit): the accepted entry's scheme must be one we offer;
+ * network, amount and maxTimeoutSeconds must be equal; asset and payTo equal ignoring address case; `extra` must
+ * contain every key of ours with the same value (addresses compared ignoring case). The informational keys
+ * resource/description/mimeType are not compared (proxies rewrite URLs; they move no money). For `exact` the
+ * signed authorization itself must also pay `payTo` exactly `amount` — cheap, and it does not trust the
+ * facilitator to have checked. v1 payments match on scheme and network (v1 name or CAIP-2) plus that check.
+ *
+ * Defends against: a payment signed for a cheaper route, another payee, another token or chain, or a longer
+ * validity being accepted for this one. Does not check signatures or balances (the facilitator does), and in
+ * local-only mode nothing beyond this shape check and the validity window is checked at all.
+ */
+import type { PaymentPayload, PaymentRequirements } from '../wire-schemas.js';
+import { V1_NAME_TO_NETWORK, type ResolvedX402Config } from './koa-options.js';
+
+export interface RouteTerms {
+  resource: { url: string; description: string; mimeType: string };
+  accepts: PaymentRequirements[];
+}
+
+export function buildRouteTerms(config: ResolvedX402Config, resourceUrl: string, amountRaw: bigint): RouteTerms {
+  const url = resourceUrl.slice(0, 2048);
+  const accepts = config.schemes.map((scheme): PaymentRequirements => ({
+    scheme,
+    network: config.network,
+    payTo: config.payTo,
+    amount: amountRaw.toString(),
+    asset: config.asset,
+    extra:
+      scheme === 'upto'
+        ? { name: config.assetName, version: config.assetVersion, facilitatorAddress: config.facilitatorAddress, assetTransferMethod: 'permit2' }
+        : { name: config.assetName, version: config.assetVersion },
+    maxTimeoutSeconds: config.maxTimeoutSeconds,
+    resource: url,
+    description: config.description,
+    mimeType: config.mimeType,
+  }));
+  return { resource: { url, description: config.description, mimeType: config.mimeType }, accepts };
+}
+
+/** The core fields a facilitator is sent (the v2 PaymentRequirements type, nothing informational). */
+export function facilitatorRequirements(r: PaymentRequirements): PaymentRequirements {
+  return { scheme: r.scheme, network: r.network, amount: r.amount, asset: r.asset, payTo: r.payTo, maxTimeoutSeconds: r.maxTimeoutSeconds, extra: r.extra };
+}
+
+/** v1 requirement shape for a v1 payment (maxAmountRequired, resource, description, mimeType inline). */
+function v1Requirements(r: PaymentRequirements, v1Network: string): Record<string, unknown> {
+  return {
+    scheme: r.scheme,
+    network: v1Network,
+    maxAmountRequired: r.amount,
+    resource: r.resource ?? '',
+    description: r.description ?? '',
+    mimeType: r.mimeType ?? '',
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    asset: r.asset,
+    extra: r.extra,
+  };
+}
+
+export type PaymentMatch =
+  | {
+      kind: 'match';
+      requirement: PaymentRequirements;
+      x402Version: 1 | 2;
+      facilitatorRequirements: PaymentRequirements | Record<string, unknown>;
+      payer: `0x${string}`;
+      /** Key of the authorization for the in-process replay guard: network, payer and nonce, lower-cased. */
+      replayKey: string;
+      /** EIP-3009 nonce (bytes32), when the payment is an EIP-3009 authorization. */
+      nonce: string | undefined;
+      /** Seconds since the epoch after which the authorization is void, when known. */
+      validBefore: number | undefined;
+      validAfter: number | undefined;
+    }
+  | { kind: 'mismatch'; reason: string };
+
+const sameAddress = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+const looksLikeAddress = (v: unknown) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v);
+
+function extraContains(theirs: Record<string, unknown> | undefined, ours: Record<string, unknown> | undefined): string | undefined {
+  for (const [key, value] of Object.entries(ours ?? {})) {
+    if (value === undefined) continue;
+    const their = theirs?.[key];
+    const equal = looksLikeAddress(value) ? sameAddress(their, value) : their === value;
+    if (!equal) return `extra.${key} differs`;
+  }
+  return undefined;
+}
+
+/** Finite seconds from a decimal string; undefined beyond 2^53 (treated as "no bound known"). */
+function seconds(value: string): number | undefined {
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
+export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config: ResolvedX402Config): PaymentMatch {
+  let requirement: PaymentRequirements | undefined;
+  let facilitatorReqs: PaymentRequirements | Record<string, unknown>;
+  if (payment.x402Version === 2) {
+    const accepted = payment.accepted;
+    requirement = terms.accepts.find((r) => r.scheme === accepted.scheme);
+    if (!requirement) return { kind: 'mismatch', reason: 'scheme_not_offered' };
+    if (accepted.network !== requirement.network) return { kind: 'mismatch', reason: 'network_mismatch' };
+    if (!sameAddress(accepted.asset, requirement.asset)) return { kind: 'mismatch', reason: 'asset_mismatch' };
+    if (!sameAddress(accepted.payTo, requirement.payTo)) return { kind: 'mismatch', reason: 'pay_to_mismatch' };
+    if (accepted.amount !== requirement.amount) return { kind: 'mismatch', reason: 'amount_mismatch' };
+    if (accepted.maxTimeoutSeconds !== requirement.maxTimeoutSeconds) return { kind: 'mismatch', reason: 'max_timeout_mismatch' };
+    const extraProblem = extraContains(accepted.extra, requirement.extra);
+    if (extraProblem) return { kind: 'mismatch', reason: 'extra_mismatch' };
+    facilitatorReqs = facilitatorRequirements(requirement);
+  } else {
+    requirement = terms.accepts.find((r) => r.scheme === payment.scheme && r.scheme === 'exact');
+    if (!requirement) return { kind: 'mismatch', reason: 'scheme_not_offered' };
+    const network = V1_NAME_TO_NETWORK[payment.network] ?? payment.network;
+    if (network !== requirement.network || config.v1NetworkName === undefined) return { kind: 'mismatch', reason: 'network_mismatch' };
+    facilitatorReqs = v1Requirements(requirement, config.v1NetworkName);
+  }
+
+  const body = payment.payload;
+  if (!('permit2Authorization' in body)) {
+    if (requirement.scheme !== 'exact') return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
+    const a = body.authorization;
+    if (!sameAddress(a.to, requirement.payTo)) return { kind: 'mismatch', reason: 'authorization_recipient_mismatch' };
+    if (a.value !== requirement.amount) return { kind: 'mismatch', reason: 'authorization_value_mismatch' };
+    return {
+      kind: 'match',
+      requirement,
+      x402Version: payment.x402Version,
+      facilitatorRequirements: facilitatorReqs,
+      payer: a.from as `0x${string}`,
+      replayKey: `${requirement.network}|${a.from.toLowerCase()}|${a.nonce.toLowerCase()}`,
+      nonce: a.nonce.toLowerCase(),
+      validBefore: seconds(a.validBefore),
+      validAfter: seconds(a.validAfter),
+    };
+  }
+  if (requirement.scheme === 'exact' && requirement.extra?.assetTransferMethod !== 'permit2') return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
+  const p = body.permit2Authorization;
+  const deadline = typeof p.deadline === 'string' ? seconds(p.deadline) : undefined;
+  return {
+    kind: 'match',
+    requirement,
+    x402Version: payment.x402Version,
+    facilitatorRequirements: facilitatorReqs,
+    payer: p.from as `0x${string}`,
+    replayKey: `${requirement.network}|${p.from.toLowerCase()}|permit2:${p.nonce}`,
+    nonce: undefined,
+    validBefore: deadline,
+    validAfter: undefined,
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * The seller behind the middleware's service PAT, as `POST {api_url}/v1/auth/verify` reports it, and the
+ * endpoint ledger rows are attributed to (spec §4.4 rule 2): the configured endpoint_id (which must be one of
+ * the seller's), else the only endpoint, else — with 2 or more — an `X402ConfigError` listing every
+ * (slug, endpoint_id) pair.
+ *
+ * Caching: a good answer is kept `successTtlMs` and then refreshed in the background (callers keep using it);
+ * a refusal (401/403, or the endpoint rule failing) is kept `failureCooldownMs`, after which the next paid
+ * request asks again; an unreachable platform is retried after the same cooldown, in the background, and
+ * meanwhile payments proceed with the configured endpoint_id (or none: the platform then attributes by route).
+ * Concurrent callers share one request.
+ *
+ * Defends against: a seller with a wrong or revoked PAT, or an ambiguous endpoint set, taking payments the
+ * platform cannot account for. Does not defend against: a platform outage at the very first paid request
+ * delaying it by up to the platform time-out once; payments taken while the platform is unreachable are not
+ * checked against the PAT.
+ */
+import { z } from 'zod';
+import { boundedFetchJson, type FetchLike } from '../bounded-fetch.js';
+import type { X402Logger } from './koa-options.js';
+import { X402ConfigError } from './x402-config-error.js';
+
+const verifyReplySchema = z
+  .object({
+    seller_id: z.string().max(64),
+    slug: z.string().max(128).optional(),
+    status: z.string().max(32).optional(),
+    endpoints: z
+      .array(
+        z
+          .object({ endpoint_id: z.string().max(64).optional(), id: z.string().max(64).optional(), slug: z.string().max(128).optional(), path: z.string().max(512).optional(), method: z.string().max(16).optional() })
+          .loose(),
+      )
+      .max(10_000),
+  })
+  .loose();
+
+export type SellerState =
+  | { kind: 'verified'; sellerId: string; endpointId: string | undefined }
+  | { kind: 'misconfigured'; error: X402ConfigError }
+  | { kind: 'unverified'; endpointId: string | undefined; cause: string };
+
+export interface SellerIdentityOptions {
+  apiUrl: string;
+  token: string;
+  endpointId: string | undefined;
+  fetch: FetchLike;
+  timeoutMs: number;
+  successTtlMs: number;
+  failureCooldownMs: number;
+  logger: X402Logger;
+  clock?: () => number;
+}
+
+export class SellerIdentity {
+  private state: SellerState | undefined;
+  private expiresAt = 0;
+  private inFlight: Promise<SellerState> | undefined;
+  private readonly clock: () => number;
+
+  constructor(private readonly options: SellerIdentityOptions) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** The current state; asks the platform when nothing usable is cached. */
+  async current(): Promise<SellerState> {
+    const now = this.clock();
+    const state = this.state;
+    if (state && now < this.expiresAt) return state;
+    if (state && state.kind !== 'misconfigured') {
+      void this.refresh(); // stale but usable: refresh in the background
+      return state;
+    }
+    return this.refresh();
+  }
+
+  private refresh(): Promise<SellerState> {
+    this.inFlight ??= this.ask().then(
+      (state) => {
+        this.state = state;
+        this.expiresAt = this.clock() + (state.kind === 'verified' ? this.options.successTtlMs : this.options.failureCooldownMs);
+        this.inFlight = undefined;
+        if (state.kind === 'misconfigured') this.options.logger.error({ problems: state.error.problems }, state.error.message);
+        else if (state.kind === 'unverified') this.options.logger.warn({ cause: state.cause }, 'x402 middleware: could not validate the service PAT; payments proceed, retrying shortly');
+        return state;
+      },
+      (err: unknown) => {
+        this.inFlight = undefined;
+        throw err;
+      },
+    );
+    return this.inFlight;
+  }
+
+  private async ask(): Promise<SellerState> {
+    const { apiUrl, token, endpointId } = this.options;
+    const result = await boundedFetchJson({
+      fetch: this.options.fetch,
+      method: 'POST',
+      url: `${apiUrl}/v1/auth/verify`,
+      body: {},
+      headers: { authorization: `Bearer ${token}` },
+      timeoutMs: this.options.timeoutMs,
+      maxBytes: 4 * 1024 * 1024,
+    });
+    if (result.kind === 'failed') return { kind: 'unverified', endpointId, cause: result.cause };
+    if (result.status === 401 || result.status === 403) {
+      const code = result.json && typeof result.json === 'object' ? String((result.json as { error_code?: unknown }).error_code ?? '') : '';
+      return { kind: 'misconfigured', error: new X402ConfigError([`the platform refused the service PAT (HTTP ${result.status}${code ? ` ${code}` : ''})`]) };
+    }
+    if (result.status < 200 || result.status >= 300) return { kind: 'unverified', endpointId, cause: `HTTP ${result.status}` };
+    const parsed = verifyReplySchema.safeParse(result.json);
+    if (!parsed.success) return { kind: 'unverified', endpointId, cause: 'malformed /v1/auth/verify reply' };
+    const endpoints = parsed.data.endpoints.map((e) => ({ id: e.endpoint_id ?? e.id ?? '', slug: e.slug ?? '' }));
+    const pairs = () => endpoints.map((e) => `(${e.slug}, ${e.id})`).join(', ');
+    if (endpointId !== undefined) {
+      if (!endpoints.some((e) => e.id === endpointId)) {
+        return { kind: 'misconfigured', error: new X402ConfigError([`endpoint_id ${endpointId} is not one of this seller's endpoints: ${pairs() || 'none registered'}`]) };
+      }
+      return { kind: 'verified', sellerId: parsed.data.seller_id, endpointId };
+    }
+    if (endpoints.length >= 2) {
+      return { kind: 'misconfigured', error: new X402ConfigError([`the seller has ${endpoints.length} endpoints; set endpoint_id to one of: ${pairs()}`]) };
+    }
+    return { kind: 'verified', sellerId: parsed.data.seller_id, endpointId: endpoints[0]?.id || undefined };
+  }
+}
