@@ -3,9 +3,10 @@
  * embedded PostgreSQL (unless DATABASE_URL is set) → migrations (their own step) → SoftHSM token and
  * root KEK (installed/initialised when missing) → local chain (anvil from npm, chain id 84532, the
  * EIP-3009 test USDC at the Base Sepolia USDC address, a faucet, an x402 facilitator on the official
- * packages; TREASURY_SANDBOX_CHAIN=0 skips it) → treasury-signer → treasury-api. Writes
+ * packages; TREASURY_SANDBOX_CHAIN=0 skips it) → treasury-signer → treasury-api → a demo Koa seller with
+ * one paid route behind our x402 middleware. Writes
  * ./.treasury/sandbox.json (mode 0600) once ready and stops everything on Ctrl-C / SIGTERM.
- * Ports: TREASURY_SANDBOX_{RPC,FAUCET,FACILITATOR}_PORT (8545, 8547, 4022; 0 = any free port).
+ * Ports: TREASURY_SANDBOX_{RPC,FAUCET,FACILITATOR,SELLER}_PORT (8545, 8547, 4022, 8403; 0 = any free port).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { createKnex, migrateLatest } from '../../src/db/knex-client.js';
 import { initSoftHsmToken } from '../softhsm/init-token.js';
 import { startLocalChain, type LocalChain } from './chain/local-chain.js';
+import { anvilDevAccount } from './chain/anvil-dev-accounts.js';
+import { startDemoSeller, type DemoSeller } from './demo-seller.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.resolve(process.env.TREASURY_DATA_DIR ?? path.join(ROOT, '.treasury'));
@@ -33,6 +36,7 @@ function sandboxPort(name: string, fallback: number): number | undefined {
 
 const children: ChildProcess[] = [];
 let localChain: LocalChain | undefined;
+let demoSeller: DemoSeller | undefined;
 let stopDatabase: () => Promise<void> = async () => undefined;
 let stopping = false;
 
@@ -103,6 +107,7 @@ async function shutdown(code: number): Promise<void> {
       });
     });
   }
+  await demoSeller?.stop().catch(() => undefined);
   await localChain?.stop().catch(() => undefined);
   await stopDatabase().catch(() => undefined);
   fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
@@ -195,6 +200,20 @@ async function main(): Promise<void> {
   );
 
   const apiUrl = `http://${apiHost}:${apiPort}`;
+  if (localChain) {
+    say('• starting the demo seller (GET /joke, 0.01 USDC)');
+    const sellerPort = sandboxPort('TREASURY_SANDBOX_SELLER_PORT', 8403);
+    demoSeller = await startDemoSeller({
+      apiUrl,
+      publicUrl: process.env.TREASURY_PUBLIC_URL ?? apiUrl,
+      facilitatorUrl: localChain.facilitatorUrl,
+      chainId: localChain.chainId,
+      network: localChain.network,
+      payTo: anvilDevAccount(2).address,
+      dataDir,
+      ...(sellerPort === undefined ? {} : { port: sellerPort }),
+    });
+  }
   const sandboxFile = path.join(dataDir, 'sandbox.json');
   fs.writeFileSync(
     sandboxFile,
@@ -207,6 +226,9 @@ async function main(): Promise<void> {
         metrics_url: `${apiUrl}/metrics`,
         ...(localChain
           ? { rpc_url: localChain.rpcUrl, chain_id: localChain.chainId, network: localChain.network, usdc: localChain.usdc, facilitator_url: localChain.facilitatorUrl, facilitator_address: localChain.facilitatorAddress, faucet_url: localChain.faucetUrl }
+          : {}),
+        ...(demoSeller
+          ? { demo_seller_url: `${demoSeller.url}/joke`, demo_seller_id: demoSeller.sellerId, demo_seller_pay_to: demoSeller.payTo }
           : {}),
         started_at: new Date().toISOString(),
       },
@@ -223,6 +245,7 @@ async function main(): Promise<void> {
   if (localChain) {
     say(`  chain          : ${localChain.rpcUrl} (chain id ${localChain.chainId}, test USDC ${localChain.usdc})`);
     say(`  facilitator    : ${localChain.facilitatorUrl}`);
+    if (demoSeller) say(`  demo seller    : ${demoSeller.url}/joke (402 until paid)`);
     say(`  faucet         : curl -s -X POST ${localChain.faucetUrl} -H 'content-type: application/json' -d '{"address":"0x…","amount_usd":"10"}'`);
   }
   say(`  sandbox file   : ${sandboxFile}`);

@@ -1,6 +1,7 @@
 /**
- * The README's first command: `npm start` on embedded defaults brings up PostgreSQL, SoftHSM, the signer
- * and the API, writes sandbox.json (0600), serves a real mint → wallet flow, and stops cleanly on SIGTERM.
+ * The README's first command: `npm start` on embedded defaults brings up PostgreSQL, SoftHSM, the signer,
+ * the API, the local chain, facilitator, faucet and demo seller; writes sandbox.json (0600); serves a real
+ * mint → wallet → fund → pay the demo seller flow; and stops cleanly on Ctrl-C.
  * Also: the API refuses to start while a migration is pending.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, freePort } from '../support/test-database.js';
+import { decodePaymentRequired, decodeSettlementReceipt, encodePaymentPayload } from '../../src/x402/header-codec.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -28,6 +30,7 @@ describe('npm start (sandbox on embedded defaults)', function () {
       TREASURY_SANDBOX_RPC_PORT: '0',
       TREASURY_SANDBOX_FAUCET_PORT: '0',
       TREASURY_SANDBOX_FACILITATOR_PORT: '0',
+      TREASURY_SANDBOX_SELLER_PORT: '0',
     };
     delete env.DATABASE_URL;
     delete env.TREASURY_ADMIN_TOKEN;
@@ -45,7 +48,7 @@ describe('npm start (sandbox on embedded defaults)', function () {
       }
       assert.ok(fs.existsSync(sandboxFile), `sandbox.json never appeared:\n${output}`);
       assert.equal(fs.statSync(sandboxFile).mode & 0o777, 0o600);
-      const sandbox = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as { api_url: string; admin_token: string; rpc_url: string; chain_id: number; usdc: string; facilitator_url: string; faucet_url: string };
+      const sandbox = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as { api_url: string; admin_token: string; rpc_url: string; chain_id: number; usdc: string; facilitator_url: string; faucet_url: string; demo_seller_url: string; demo_seller_id: string };
       assert.equal(sandbox.chain_id, 84532);
       assert.equal(sandbox.usdc, '0x036CbD53842c5426634e7929541eC2318f3dCF7e');
       const supported = (await (await fetch(`${sandbox.facilitator_url}/supported`)).json()) as { kinds: Array<{ scheme: string; network: string }> };
@@ -72,6 +75,25 @@ describe('npm start (sandbox on embedded defaults)', function () {
       assert.equal(funded.status, 200, await funded.clone().text());
       const balance = (await (await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, { headers: { authorization: `Bearer ${api_key}` } })).json()) as { balance_usd: string; stale: boolean };
       assert.deepEqual({ usd: balance.balance_usd, stale: balance.stale }, { usd: '3', stale: false }, 'the API reads the sandbox chain');
+
+      // Pay the demo seller with the Treasury wallet: challenge → Treasury signs → paid retry → settled on chain.
+      const challenge = await fetch(sandbox.demo_seller_url);
+      assert.equal(challenge.status, 402);
+      const required = decodePaymentRequired(challenge.headers.get('payment-required')!);
+      const signed = await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/pay`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ payment_requirements: required.accepts[0] }),
+      });
+      assert.equal(signed.status, 200, await signed.clone().text());
+      const { authorization, signature } = (await signed.json()) as { authorization: Record<string, string>; signature: string };
+      const header = encodePaymentPayload({ x402Version: 2, resource: required.resource, accepted: required.accepts[0]!, payload: { signature, authorization } } as never);
+      const paid = await fetch(sandbox.demo_seller_url, { headers: { 'payment-signature': header } });
+      assert.equal(paid.status, 200, await paid.clone().text());
+      assert.equal(((await paid.json()) as { paid: boolean }).paid, true);
+      assert.equal(decodeSettlementReceipt(paid.headers.get('payment-response')!).success, true);
+      const after = (await (await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, { headers: { authorization: `Bearer ${api_key}` } })).json()) as { balance_usd: string };
+      assert.equal(after.balance_usd, '2.99');
       const ready = await fetch(`${sandbox.api_url}/readyz`);
       assert.equal(ready.status, 200);
 

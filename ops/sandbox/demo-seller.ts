@@ -1,0 +1,92 @@
+/**
+ * The sandbox's demo seller: a Koa app with one paid route (`GET /joke`, 0.01 USDC) behind our x402
+ * middleware, settled by the sandbox facilitator on the local chain and reported to the local Treasury
+ * platform. On first start it signs in with a fresh key (SIWE), registers the seller and its endpoint, and
+ * keeps the service PAT in `<dataDir>/demo-seller.json` (0600) for the next start. Loopback only.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import Koa from 'koa';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { x402Koa } from '../../src/x402/koa/index.js';
+
+interface DemoSellerState {
+  seller_id: string;
+  pat: string;
+  pay_to: string;
+}
+
+export interface DemoSeller {
+  url: string;
+  sellerId: string;
+  payTo: string;
+  stop(): Promise<void>;
+}
+
+async function call(apiUrl: string, method: string, route: string, token: string | undefined, body?: unknown) {
+  const res = await fetch(apiUrl + route, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`demo seller setup: ${method} ${route} → ${res.status} ${String(json.error_code ?? '')}`);
+  return json;
+}
+
+/** Signs in with a fresh key, registers the seller and its paid endpoint; returns what the middleware needs. */
+async function register(apiUrl: string, publicUrl: string, chainId: number, payTo: string): Promise<DemoSellerState> {
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const { nonce } = (await call(apiUrl, 'POST', '/v1/identity/nonce', undefined)) as { nonce: string };
+  const url = new URL(publicUrl);
+  const message = createSiweMessage({ domain: url.host, address: owner.address, uri: url.origin, version: '1', chainId, nonce, issuedAt: new Date() });
+  const { session } = (await call(apiUrl, 'POST', '/v1/identity/init', undefined, { message, signature: await owner.signMessage({ message }), chain: 'evm' })) as { session: string };
+  const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, { name: 'Sandbox demo seller', slug: `demo-${owner.address.slice(2, 10).toLowerCase()}` })) as { seller_id: string; pat: string };
+  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, { slug: 'joke', path: '/joke', method: 'GET', price: '0.01' });
+  return { seller_id: seller.seller_id, pat: seller.pat, pay_to: payTo };
+}
+
+export async function startDemoSeller(options: { apiUrl: string; publicUrl: string; facilitatorUrl: string; chainId: number; network: string; payTo: string; dataDir: string; port?: number }): Promise<DemoSeller> {
+  const stateFile = path.join(options.dataDir, 'demo-seller.json');
+  let state: DemoSellerState | undefined;
+  if (fs.existsSync(stateFile)) {
+    state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as DemoSellerState;
+    // The database may have been reset since: keep the stored seller only while its PAT still verifies.
+    const ok = await fetch(`${options.apiUrl}/v1/auth/verify`, { method: 'POST', headers: { authorization: `Bearer ${state.pat}` } }).then((r) => r.ok, () => false);
+    if (!ok || state.pay_to !== options.payTo) state = undefined;
+  }
+  if (!state) {
+    state = await register(options.apiUrl, options.publicUrl, options.chainId, options.payTo);
+    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+    fs.chmodSync(stateFile, 0o600);
+  }
+
+  const app = new Koa();
+  app.use(x402Koa({ token: state.pat, price: '0.01', pay_to: state.pay_to, facilitator_url: options.facilitatorUrl, api_url: options.apiUrl, network: options.network, description: 'A joke, paid per call', env: {} }));
+  app.use((ctx) => {
+    if (ctx.path === '/health') {
+      ctx.body = { ok: true };
+      return;
+    }
+    if (ctx.method === 'GET' && ctx.path === '/joke') {
+      ctx.body = { joke: 'Why did the agent pay 0.01 USDC? Because the server said 402.', paid: true };
+      return;
+    }
+    ctx.status = 404;
+    ctx.body = { error_code: 'not_found' };
+  });
+  const server = http.createServer(app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sellerId: state.seller_id,
+    payTo: state.pay_to,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
