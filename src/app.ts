@@ -16,6 +16,8 @@ import { requestContext } from './http/middleware/request-context.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
 import { payRoutes } from './http/routes/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
+import { agentRoutes } from './http/routes/agent-routes.js';
+import { AgentService } from './services/agent-service.js';
 import { IdentityService } from './identity/identity-service.js';
 import { PatService } from './services/pat-service.js';
 import { SellerService } from './services/seller-service.js';
@@ -62,6 +64,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
     evmChainIds: chains.chains.map((c) => c.chainId),
   });
   const pats = new PatService(knex, metrics, clock);
+  const agents = new AgentService(knex, identity, wallets, clock);
   const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate });
   let shuttingDown = false;
   let server: http.Server | undefined;
@@ -70,7 +73,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(jsonBody(config.bodyLimitBytes));
-  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex, chains, balances }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats }), sellerRoutes({ auth, sellers, pats })];
+  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex, chains, balances }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats }), agentRoutes({ auth, agents }), sellerRoutes({ auth, sellers, pats })];
   for (const router of routers) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());

@@ -17,7 +17,7 @@ import {
 import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
 import { createWalletBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
 
-type Auth = 'none' | 'operator' | 'treasury' | 'treasury_or_agent' | 'session' | 'session_or_service' | 'service' | 'agent' | 'any';
+type Auth = 'none' | 'operator' | 'treasury' | 'treasury_or_agent' | 'session' | 'session_or_agent' | 'session_or_service' | 'service' | 'agent' | 'any';
 
 export interface CatalogEntry {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -54,6 +54,10 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'POST', path: '/v1/identity/exchange-pat', summary: 'Exchange an agent PAT for a session', auth: 'agent' },
   { method: 'GET', path: '/v1/auth/whoami', summary: 'Inspect the bearer', auth: 'any' },
   { method: 'POST', path: '/v1/auth/verify', summary: 'Validate a service PAT; list the seller endpoints', auth: 'service' },
+  { method: 'GET', path: '/v1/agents', summary: 'List the account\'s agents and their wallets', auth: 'session' },
+  { method: 'POST', path: '/v1/agents', summary: 'Spawn an agent with its own Treasury account', auth: 'session' },
+  { method: 'GET', path: '/v1/agents/{id}', summary: 'Read an agent and its wallets', auth: 'session_or_agent' },
+  { method: 'POST', path: '/v1/agents/{id}/wallets', summary: 'Add a wallet to the agent\'s Treasury account', auth: 'session_or_agent' },
   { method: 'POST', path: '/v1/pats', summary: 'Create a PAT', auth: 'session', body: createPatBodySchema },
   { method: 'GET', path: '/v1/pats', summary: 'List PATs', auth: 'session' },
   { method: 'DELETE', path: '/v1/pats/{id}', summary: 'Revoke a PAT', auth: 'session' },
