@@ -25,6 +25,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
+const STEADY_RATE = Number(process.env.BENCH_STEADY_RATE ?? 400);
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -60,6 +61,41 @@ async function drive(concurrency: number, seconds: number, op: (i: number) => Pr
       }
     }),
   );
+  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
+}
+
+/**
+ * Open loop: starts one operation every 1/rate seconds whatever the latency (up to `maxInFlight`, beyond
+ * which arrivals count as errors), so latency is measured at a steady offered load, not at saturation.
+ */
+async function driveAtRate(rate: number, seconds: number, maxInFlight: number, op: (i: number) => Promise<boolean>): Promise<Result> {
+  const latenciesMs: number[] = [];
+  let ops = 0;
+  let errors = 0;
+  let inFlight = 0;
+  const pending: Promise<void>[] = [];
+  const started = performance.now();
+  const total = Math.round(rate * seconds);
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    if (inFlight >= maxInFlight) {
+      errors++;
+      continue;
+    }
+    inFlight++;
+    const t0 = performance.now();
+    pending.push(
+      op(i).then((ok) => {
+        inFlight--;
+        latenciesMs.push(performance.now() - t0);
+        if (ok) ops++;
+        else errors++;
+      }),
+    );
+  }
+  await Promise.all(pending);
   return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
 }
 
@@ -181,6 +217,8 @@ async function main(): Promise<void> {
     const spread = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     process.stderr.write(`• pay (b): one hot wallet, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     const hot = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
+    process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
+    const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
 
     const metrics = await (await fetch(`${api}/metrics`)).text();
     const avgMs = (name: string, labels: string) => {
@@ -202,6 +240,7 @@ async function main(): Promise<void> {
       row('ceiling: PG lock+insert, one key (16 cl.)', dbHot, []),
       row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [['HSM', hsm], ['PG', dbSpread]]),
       row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [['HSM', hsm], ['PG hot', dbHot]]),
+      row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [['HSM', hsm], ['PG', dbSpread]]),
       '',
       breakdown,
       '',
