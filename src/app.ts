@@ -48,7 +48,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const metrics = createTreasuryMetrics();
   const chains = ChainRegistry.fromConfig(config.extraChains);
   const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
-  const auth = new Authenticator(knex, config.adminToken);
+  const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);
   const accounts = new AccountService(knex, signer, metrics);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain);
   // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.

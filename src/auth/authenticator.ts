@@ -6,7 +6,11 @@
  *
  * Defends: tokens are looked up by hash only; unknown, expired, revoked and spent single-use tokens all
  * answer 401 `invalid_token` with the reauthenticate recovery, without telling which.
- * Does not defend: a stolen live token; scope checks happen in the routes (`require-scope`).
+ * Lookups are cached by token hash for TREASURY_AUTH_CACHE_MS (default 1 s; 0 disables): expiry is
+ * re-checked on every hit, single-use tokens are never cached, and a revocation or cap change made through
+ * this process evicts the token at once (`forget`).
+ * Does not defend: a stolen live token; a revocation made through another replica takes effect there
+ * within the cache time; scope checks happen in the routes (`require-scope`).
  */
 import type { Knex } from 'knex';
 import { AppError, REAUTHENTICATE } from '../errors/app-error.js';
@@ -44,14 +48,38 @@ interface TokenRow {
   daily_cap_micro: string | null;
 }
 
+const MAX_CACHED_TOKENS = 10_000;
+
 export class Authenticator {
   private readonly adminTokenHash: string | undefined;
+  private readonly cache = new Map<string, { row: TokenRow; at: number }>();
 
   constructor(
     private readonly knex: Knex,
     adminToken: string | undefined,
+    private readonly cacheMs = 0,
   ) {
     this.adminTokenHash = adminToken ? hashToken(adminToken) : undefined;
+  }
+
+  /** Drops a token from the lookup cache (after it was revoked or its cap changed). */
+  forget(tokenId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.row.id === tokenId) this.cache.delete(hash);
+  }
+
+  private async lookup(tokenHash: string, kind: TokenRow['kind']): Promise<TokenRow | undefined> {
+    if (this.cacheMs > 0) {
+      const hit = this.cache.get(tokenHash);
+      if (hit && hit.row.kind === kind && Date.now() - hit.at < this.cacheMs) return hit.row;
+    }
+    const row = (await this.knex('api_tokens')
+      .where({ token_hash: tokenHash, kind })
+      .first('id', 'kind', 'scope_type', 'scope_id', 'single_use', 'expires_at', 'used_at', 'revoked_at', 'account_id', 'daily_cap_micro')) as TokenRow | undefined;
+    if (this.cacheMs > 0 && row && !row.single_use && !row.revoked_at) {
+      if (this.cache.size >= MAX_CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(tokenHash, { row, at: Date.now() });
+    }
+    return row;
   }
 
   get adminConfigured(): boolean {
@@ -80,9 +108,7 @@ export class Authenticator {
           : undefined;
     if (!kind) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
 
-    const row = (await this.knex('api_tokens')
-      .where({ token_hash: hashToken(token), kind })
-      .first('id', 'kind', 'scope_type', 'scope_id', 'single_use', 'expires_at', 'used_at', 'revoked_at', 'account_id', 'daily_cap_micro')) as TokenRow | undefined;
+    const row = await this.lookup(hashToken(token), kind);
     if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) {
       throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }

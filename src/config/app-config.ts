@@ -24,6 +24,8 @@ const envSchema = z.object({
   TREASURY_DEFAULT_CHAIN: z.string().default('base-sepolia'),
   /** JSON-RPC endpoints per CAIP-2 network for on-chain reads, JSON: {"eip155:84532":"http://127.0.0.1:8545"}; public Base endpoints by default. */
   TREASURY_RPC_URLS: z.string().optional(),
+  /** How long a bearer lookup is cached (ms; 0 disables). Revocations through another replica take up to this long there. */
+  TREASURY_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
   TREASURY_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
@@ -53,6 +55,7 @@ export type AppConfig = Readonly<{
   defaultChain: string;
   rpcUrls: Readonly<Record<string, string>>;
   rpcTimeoutMs: number;
+  authCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
   faultInjection: 'kill_after_pay_commit' | 'kill_after_pay_reserve' | undefined;
@@ -86,6 +89,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
     rpcUrls: parseRpcUrls(e.TREASURY_RPC_URLS),
     rpcTimeoutMs: e.TREASURY_RPC_TIMEOUT_MS,
+    authCacheMs: e.TREASURY_AUTH_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     faultInjection: e.TREASURY_FAULT_INJECTION,
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,

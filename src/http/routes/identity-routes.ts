@@ -59,7 +59,9 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
 
   router.delete('/v1/pats/:id', async (ctx) => {
     const accountId = requireSessionAccount(await platformPrincipal(ctx));
-    ctx.body = await deps.pats.revoke(accountId, validate(patIdSchema, ctx.params.id, 'path'));
+    const patId = validate(patIdSchema, ctx.params.id, 'path');
+    ctx.body = await deps.pats.revoke(accountId, patId);
+    deps.auth.forget(patId);
   });
 
   router.patch('/v1/pats/:id', async (ctx) => {
@@ -67,6 +69,7 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
     const patId = validate(patIdSchema, ctx.params.id, 'path');
     const body = validate(patchPatBodySchema, ctx.state.body);
     ctx.body = await deps.pats.setDailyCap(accountId, patId, body.daily_cap_usd);
+    deps.auth.forget(patId);
   });
 
   return router;

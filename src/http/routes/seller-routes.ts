@@ -109,6 +109,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const owned = (await deps.pats.list(accountId)).some((pat) => pat.id === patId && pat.scope_type === 'service' && pat.scope_id === seller.id);
     if (!owned) throw new AppError('pat_not_found');
     ctx.body = await deps.pats.revoke(accountId, patId);
+    deps.auth.forget(patId);
   });
   router.post('/v1/sellers/:id/suspend', async (ctx) => {
     ctx.body = await deps.sellers.setStatus(await sellerOf(ctx), 'suspended');
