@@ -31,7 +31,34 @@ function positional(sql: string): string {
   return text;
 }
 
+/** The tail of each wallet's in-process queue; an entry is removed when its last waiter finishes. */
+const localQueues = new Map<string, Promise<void>>();
+
+/**
+ * Runs `fn` after every earlier caller for the same wallet in this process finished. Only one request per
+ * wallet and process then holds a pooled connection while it waits for the advisory lock, so a hot wallet
+ * cannot fill the pool with lock waiters and starve the statements that record signatures.
+ */
+async function inWalletQueue<T>(walletId: string, fn: () => Promise<T>): Promise<T> {
+  const previous = localQueues.get(walletId);
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  const tail = previous ? previous.then(() => mine) : mine;
+  localQueues.set(walletId, tail);
+  if (previous) await previous;
+  try {
+    return await fn();
+  } finally {
+    release();
+    if (localQueues.get(walletId) === tail) localQueues.delete(walletId);
+  }
+}
+
 export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx) => Promise<T>): Promise<T> {
+  return inWalletQueue(walletId, () => lockedTransaction(knex, walletId, fn));
+}
+
+async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx) => Promise<T>): Promise<T> {
   const client = (await knex.client.acquireConnection()) as PoolClient;
   let broken = false;
   try {
