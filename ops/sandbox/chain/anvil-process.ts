@@ -1,5 +1,5 @@
 /**
- * Runs anvil (Foundry's local EVM node, from the exact-pinned `@foundry-rs/anvil` npm package) as a child
+ * Runs anvil (Foundry's local EVM node, from the exact-pinned `@foundry-rs/anvil-linux-amd64` npm package, or ANVIL_BIN / PATH elsewhere) as a child
  * process on 127.0.0.1 for the sandbox and the integration tests.
  *
  * - Chain id 84532 by default: the sandbox impersonates Base Sepolia so clients with built-in Base
@@ -41,21 +41,33 @@ export interface AnvilHandle {
   stop(): Promise<void>;
 }
 
-/** Path of the anvil binary shipped by the platform package of `@foundry-rs/anvil`. */
+/**
+ * Path of the anvil binary: `ANVIL_BIN` when set, else the exact-pinned platform package
+ * (`@foundry-rs/anvil-linux-amd64`, an optional dependency), else an `anvil` found on PATH.
+ */
 export function resolveAnvilBinary(): string {
+  const fromEnv = process.env.ANVIL_BIN;
+  if (fromEnv) {
+    if (!fs.existsSync(fromEnv)) throw new Error(`ANVIL_BIN points at ${fromEnv}, which does not exist`);
+    return fromEnv;
+  }
   const require = createRequire(import.meta.url);
   const platformPackage = `@foundry-rs/anvil-${process.platform}-${process.arch === 'x64' ? 'amd64' : process.arch}`;
-  let binary: string;
   try {
-    binary = require.resolve(`${platformPackage}/bin/anvil`);
+    const binary = require.resolve(`${platformPackage}/bin/anvil`);
+    if (fs.existsSync(binary)) return binary;
   } catch {
-    throw new Error(
-      `anvil binary not found: the package ${platformPackage} (installed by @foundry-rs/anvil for this platform) is missing. ` +
-        'Run `npm install` (with install scripts enabled) or install Foundry and put anvil on PATH.',
-    );
+    // not installed for this platform; fall through to PATH
   }
-  if (!fs.existsSync(binary)) throw new Error(`anvil binary not found at ${binary}; reinstall @foundry-rs/anvil`);
-  return binary;
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, 'anvil');
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error(
+    `anvil binary not found: ${platformPackage} is not installed (npm ships it for linux-x64 only) and no anvil is on PATH. ` +
+      'Install Foundry (https://getfoundry.sh) or set ANVIL_BIN.',
+  );
 }
 
 /** True when nothing listens on 127.0.0.1:`port` (checked by binding it for a moment). */
