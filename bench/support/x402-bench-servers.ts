@@ -1,0 +1,185 @@
+/**
+ * Child processes of `bench/x402-middleware-bench.ts`, one role per process (argv[2]):
+ *   - `express`  — express 5 + `paymentMiddleware` from `@x402/express` over `x402ResourceServer` with the
+ *                  exact EVM server scheme, facilitator an in-process object (no socket);
+ *   - `koa`      — Koa 3 + our `x402Koa`, facilitator answered in-process by the injected `fetch` (no socket);
+ *                  platform calls (`/v1/auth/verify`, `/v1/ledger`) go to the stub platform over HTTP, or are
+ *                  answered in-process too when BENCH_PLATFORM=inproc;
+ *   - `platform` — stub of the Treasury platform: `/v1/auth/verify` → one endpoint, `/v1/ledger` → 201.
+ * Each listens on an ephemeral loopback port and reports it over IPC (`{type:'ready', port}`); on
+ * `{type:'stats'}` it answers with its CPU time, RSS and (platform) the counts of ledger reports received and
+ * of TCP connections accepted.
+ *
+ * Both payment servers serve `GET /paid` (price 10000 atomic USDC = $0.01 on eip155:84532, same payTo) and
+ * `GET /free` (not priced; goes through the middleware) with the same small JSON body. Express's ETag and
+ * X-Powered-By are switched off because Koa sends neither; nothing else is tuned.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export const BENCH_NETWORK = 'eip155:84532';
+export const BENCH_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+export const BENCH_PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+export const BENCH_ENDPOINT_ID = 'ep_0123456789abcdef01234567';
+/** A fixed, well-formed 32-byte transaction hash the stub facilitator reports for every settlement. */
+export const BENCH_TX_HASH = `0x${'ab'.repeat(32)}`;
+const BODY = { data: 'paid content', n: 42 };
+const SUPPORTED = { kinds: [{ x402Version: 2, scheme: 'exact', network: BENCH_NETWORK }], extensions: [], signers: {} };
+
+type Stats = {
+  type: 'stats';
+  cpuUserUs: number;
+  cpuSystemUs: number;
+  rss: number;
+  ledgerReports?: number;
+  authVerifies?: number;
+  connections?: number;
+  /** x402Koa's own counters: requests by outcome, ledger reports by outcome. */
+  outcomes?: Record<string, number>;
+  ledgerOutcomes?: Record<string, number>;
+};
+
+function serve(server: http.Server, extraStats: () => Partial<Stats> | Promise<Partial<Stats>> = () => ({})): void {
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, '127.0.0.1', () => {
+    process.send!({ type: 'ready', port: (server.address() as AddressInfo).port });
+  });
+  process.on('message', async (msg: { type?: string }) => {
+    if (msg?.type === 'stats') {
+      const cpu = process.cpuUsage();
+      const rss = process.memoryUsage().rss;
+      process.send!({ type: 'stats', cpuUserUs: cpu.user, cpuSystemUs: cpu.system, rss, ...(await extraStats()) } satisfies Stats);
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+/** The payer is read from the header's authorization by the load generator and passed in once (one buyer key). */
+function payerFromEnv(): string {
+  const payer = process.env.BENCH_PAYER;
+  if (!payer || !/^0x[0-9a-fA-F]{40}$/.test(payer)) throw new Error('BENCH_PAYER must be the buyer address');
+  return payer;
+}
+
+async function startExpress(): Promise<void> {
+  const { default: express } = await import('express');
+  const { paymentMiddleware } = await import('@x402/express');
+  const { x402ResourceServer } = await import('@x402/core/server');
+  const { ExactEvmScheme } = await import('@x402/evm/exact/server');
+  const payer = payerFromEnv();
+  // Any object with verify/settle/getSupported is a FacilitatorClient; this one answers at once.
+  const facilitator = {
+    verify: async () => ({ isValid: true, payer }),
+    settle: async () => ({ success: true, transaction: BENCH_TX_HASH, network: BENCH_NETWORK, payer }),
+    getSupported: async () => SUPPORTED,
+  };
+  const resourceServer = new x402ResourceServer(facilitator as never).register(BENCH_NETWORK, new ExactEvmScheme());
+  const app = express();
+  app.set('etag', false);
+  app.set('x-powered-by', false);
+  app.use(
+    paymentMiddleware(
+      {
+        'GET /paid': {
+          accepts: { scheme: 'exact', network: BENCH_NETWORK, payTo: BENCH_PAY_TO, price: { asset: BENCH_USDC, amount: '10000', extra: { name: 'USDC', version: '2' } } },
+          description: 'bench',
+          mimeType: 'application/json',
+        },
+      },
+      resourceServer,
+    ),
+  );
+  app.get('/paid', (_req, res) => void res.json(BODY));
+  app.get('/free', (_req, res) => void res.json(BODY));
+  serve(http.createServer(app));
+}
+
+async function startKoa(): Promise<void> {
+  const { default: Koa } = await import('koa');
+  const { x402Koa } = await import('../../src/x402/koa/index.js');
+  const { Registry } = await import('prom-client');
+  const registry = new Registry();
+  const payer = payerFromEnv();
+  const platformUrl = process.env.BENCH_PLATFORM_URL;
+  const inprocPlatform = process.env.BENCH_PLATFORM === 'inproc';
+  if (!platformUrl) throw new Error('BENCH_PLATFORM_URL is required');
+  const facilitatorUrl = 'http://facilitator.bench.invalid';
+  const json = { 'content-type': 'application/json' };
+  const verifyReply = JSON.stringify({ isValid: true, payer });
+  const settleReply = JSON.stringify({ success: true, transaction: BENCH_TX_HASH, network: BENCH_NETWORK, payer });
+  const supportedReply = JSON.stringify(SUPPORTED);
+  const authReply = JSON.stringify({ seller_id: 'sel_bench', slug: 'bench', status: 'active', endpoints: [{ endpoint_id: BENCH_ENDPOINT_ID, slug: 'paid', path: '/paid', method: 'GET' }] });
+  // Facilitator URLs never touch a socket: the reply is built here, the way a zero-latency facilitator would send it.
+  const benchFetch = async (input: string, init: RequestInit): Promise<Response> => {
+    if (input.startsWith(facilitatorUrl)) {
+      const path = input.slice(facilitatorUrl.length);
+      if (path === '/verify') return new Response(verifyReply, { status: 200, headers: json });
+      if (path === '/settle') return new Response(settleReply, { status: 200, headers: json });
+      if (path === '/supported') return new Response(supportedReply, { status: 200, headers: json });
+      return new Response('{}', { status: 404, headers: json });
+    }
+    if (inprocPlatform && input.startsWith(platformUrl)) {
+      const path = input.slice(platformUrl.length);
+      if (path === '/v1/auth/verify') return new Response(authReply, { status: 200, headers: json });
+      if (path === '/v1/ledger') return new Response('{}', { status: 201, headers: json });
+    }
+    return fetch(input, init);
+  };
+  const app = new Koa();
+  app.use(
+    x402Koa({
+      token: 'xx_pat_benchbenchbenchbench0001',
+      price: '0.01',
+      pay_to: BENCH_PAY_TO,
+      facilitator_url: facilitatorUrl,
+      api_url: platformUrl,
+      network: BENCH_NETWORK,
+      description: 'bench',
+      mime_type: 'application/json',
+      route_prices: { '/free': '0' },
+      fetch: benchFetch,
+      registry,
+      env: {},
+    }),
+  );
+  app.use((ctx) => {
+    if (ctx.method === 'GET' && (ctx.path === '/paid' || ctx.path === '/free')) ctx.body = BODY;
+  });
+  const byLabel = async (name: string, label: string) => {
+    const metric = registry.getSingleMetric(name);
+    const out: Record<string, number> = {};
+    for (const v of metric ? (await metric.get()).values : []) out[String(v.labels[label])] = v.value;
+    return out;
+  };
+  serve(http.createServer(app.callback()), async () => ({
+    outcomes: await byLabel('treasury_x402_middleware_requests_total', 'outcome'),
+    ledgerOutcomes: await byLabel('treasury_x402_middleware_ledger_reports_total', 'outcome'),
+  }));
+}
+
+function startPlatform(): void {
+  let ledgerReports = 0;
+  let authVerifies = 0;
+  let connections = 0;
+  const authReply = JSON.stringify({ seller_id: 'sel_bench', slug: 'bench', status: 'active', endpoints: [{ endpoint_id: BENCH_ENDPOINT_ID, slug: 'paid', path: '/paid', method: 'GET' }] });
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.once('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/auth/verify') {
+        authVerifies++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(authReply);
+      } else if (req.method === 'POST' && req.url === '/v1/ledger') {
+        ledgerReports++;
+        res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
+      } else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  server.on('connection', () => connections++);
+  serve(server, () => ({ ledgerReports, authVerifies, connections }));
+}
+
+const role = process.argv[2];
+if (role === 'express') await startExpress();
+else if (role === 'koa') await startKoa();
+else if (role === 'platform') startPlatform();
+else if (role !== undefined) throw new Error(`unknown role ${role}`);
