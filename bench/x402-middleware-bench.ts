@@ -8,7 +8,7 @@
  *   (B) Koa 3 + `x402Koa`;
  * both pricing `GET /paid` at 10000 atomic USDC ($0.01) on eip155:84532 to the same payTo, returning the same
  * small JSON body. The facilitator is a stub answering at once, inside each server process: an object with
- * verify/settle/getSupported for (A); an injected `fetch` that builds the reply without a socket for (B).
+ * verify/settle/getSupported for (A), and the same for (B) through its `facilitator` option.
  * (B) also needs the Treasury platform (`/v1/auth/verify` for the seller, `/v1/ledger` after each settlement):
  * that is a stub in a third child process, reached over HTTP (or answered in-process: BENCH_PLATFORM=inproc).
  *
@@ -62,6 +62,7 @@ interface ServerStats {
   cpuSystemUs: number;
   rss: number;
   ledgerReports?: number;
+  ledgerCalls?: number;
   authVerifies?: number;
   connections?: number;
   outcomes?: Record<string, number>;
@@ -408,8 +409,8 @@ async function main(): Promise<void> {
       '',
       `- ratio: our requests/s ÷ @x402/express requests/s in this run; "CPU" is @x402/express server CPU per request ÷ ours (higher is better for us). CPU µs/req is the server child's user+system CPU over the timed phase ÷ requests.`,
       `- servers: each in its own child process on 127.0.0.1; express 5.x with ETag and X-Powered-By off (Koa sends neither); Koa 3.x with x402Koa and a one-line handler. Same price (10000 atomic USDC = $0.01), payTo, network ${BENCH_NETWORK}.`,
-      `- facilitator: stubbed, answers verify {isValid:true} and settle {success:true} at once, in each server process — an object passed to x402ResourceServer for @x402/express; an injected fetch that builds the Response without a socket for x402Koa.`,
-      `- platform: stubbed (/v1/auth/verify → one endpoint, /v1/ledger → 201), ${PLATFORM_MODE === 'http' ? 'in its own child process, reached by x402Koa over HTTP with global fetch (one ledger report per settled payment, in the background)' : 'answered in-process by the same injected fetch'}; ledger reports received: ${platformStats?.ledgerReports ?? 'n/a (in-process)'}${PLATFORM_MODE === 'http' ? ` over ${platformStats?.connections} TCP connections, stub platform CPU ${((platformStats!.cpuUserUs + platformStats!.cpuSystemUs) / 1e6).toFixed(1)} s` : ''}. @x402/express has no ledger.${oursInproc ? ' The "ledger in-process (diag.)" row is a second x402Koa process whose injected fetch also answers the platform without a socket: same middleware, no HTTP ledger traffic.' : ''}`,
+      `- facilitator: stubbed, answers verify {isValid:true} and settle {success:true} at once, in each server process — the same kind of object passed to x402ResourceServer for @x402/express and as the \`facilitator\` option of x402Koa.`,
+      `- platform: stubbed (/v1/auth/verify → one endpoint, /v1/ledger → 201), ${PLATFORM_MODE === 'http' ? 'in its own child process, reached by x402Koa over HTTP with global fetch (every settled payment reported, in the background, batched on /v1/ledger/batch)' : 'answered in-process by the same injected fetch'}; ledger rows received: ${platformStats?.ledgerReports ?? 'n/a (in-process)'}${platformStats?.ledgerCalls !== undefined ? ` in ${platformStats.ledgerCalls} calls` : ''}${PLATFORM_MODE === 'http' ? ` over ${platformStats?.connections} TCP connections, stub platform CPU ${((platformStats!.cpuUserUs + platformStats!.cpuSystemUs) / 1e6).toFixed(1)} s` : ''}. @x402/express has no ledger.${oursInproc ? ' The "ledger in-process (diag.)" row is a second x402Koa process whose injected fetch also answers the platform without a socket: same middleware, no HTTP ledger traffic.' : ''}`,
       `- payments: ${authorizations.length} EIP-3009 authorizations signed up front with viem in ${signSeconds.toFixed(1)} s (fresh nonce each), each wrapped around the requirement the server itself advertised and used at most once per server.${early.length ? ' ' + early.join('; ') + '.' : ''}`,
       `- x402Koa's own counters at the end (whole run): ${[ours!, ...(oursInproc ? [oursInproc] : [])].map((s) => `${s.name}: requests ${fmtCounts(finalStats.get(s)?.outcomes)}; ledger reports ${fmtCounts(finalStats.get(s)?.ledgerOutcomes)}`).join(' — ')}.`,
       `- RSS after start → at the end: @x402/express ${mb(official!)}, x402Koa ${mb(ours!)}${oursInproc ? `, x402Koa (platform in-process) ${mb(oursInproc)}` : ''}, stub platform ${mb(platform)}.`,

@@ -32,6 +32,7 @@ type Stats = {
   cpuSystemUs: number;
   rss: number;
   ledgerReports?: number;
+  ledgerCalls?: number;
   authVerifies?: number;
   connections?: number;
   /** x402Koa's own counters: requests by outcome, ledger reports by outcome. */
@@ -103,24 +104,24 @@ async function startKoa(): Promise<void> {
   const platformUrl = process.env.BENCH_PLATFORM_URL;
   const inprocPlatform = process.env.BENCH_PLATFORM === 'inproc';
   if (!platformUrl) throw new Error('BENCH_PLATFORM_URL is required');
-  const facilitatorUrl = 'http://facilitator.bench.invalid';
   const json = { 'content-type': 'application/json' };
-  const verifyReply = JSON.stringify({ isValid: true, payer });
-  const settleReply = JSON.stringify({ success: true, transaction: BENCH_TX_HASH, network: BENCH_NETWORK, payer });
-  const supportedReply = JSON.stringify(SUPPORTED);
+  // The same in-process facilitator object the @x402/express server gets: it answers at once, no socket.
+  const facilitator = {
+    verify: async () => ({ isValid: true, payer }),
+    settle: async () => ({ success: true, transaction: BENCH_TX_HASH, network: BENCH_NETWORK, payer }),
+    getSupported: async () => SUPPORTED,
+  };
   const authReply = JSON.stringify({ seller_id: 'sel_bench', slug: 'bench', status: 'active', endpoints: [{ endpoint_id: BENCH_ENDPOINT_ID, slug: 'paid', path: '/paid', method: 'GET' }] });
-  // Facilitator URLs never touch a socket: the reply is built here, the way a zero-latency facilitator would send it.
+  const batchReply = (init: RequestInit) => {
+    const rows = (JSON.parse(String(init.body)) as { rows: Array<{ tx_hash: string }> }).rows;
+    return JSON.stringify({ results: rows.map((r) => ({ tx_hash: r.tx_hash, outcome: 'created' })) });
+  };
+  // With BENCH_PLATFORM=inproc the platform calls are answered here too, without a socket.
   const benchFetch = async (input: string, init: RequestInit): Promise<Response> => {
-    if (input.startsWith(facilitatorUrl)) {
-      const path = input.slice(facilitatorUrl.length);
-      if (path === '/verify') return new Response(verifyReply, { status: 200, headers: json });
-      if (path === '/settle') return new Response(settleReply, { status: 200, headers: json });
-      if (path === '/supported') return new Response(supportedReply, { status: 200, headers: json });
-      return new Response('{}', { status: 404, headers: json });
-    }
     if (inprocPlatform && input.startsWith(platformUrl)) {
       const path = input.slice(platformUrl.length);
       if (path === '/v1/auth/verify') return new Response(authReply, { status: 200, headers: json });
+      if (path === '/v1/ledger/batch') return new Response(batchReply(init), { status: 200, headers: json });
       if (path === '/v1/ledger') return new Response('{}', { status: 201, headers: json });
     }
     return fetch(input, init);
@@ -131,7 +132,7 @@ async function startKoa(): Promise<void> {
       token: 'xx_pat_benchbenchbenchbench0001',
       price: '0.01',
       pay_to: BENCH_PAY_TO,
-      facilitator_url: facilitatorUrl,
+      facilitator,
       api_url: platformUrl,
       network: BENCH_NETWORK,
       description: 'bench',
@@ -159,23 +160,31 @@ async function startKoa(): Promise<void> {
 
 function startPlatform(): void {
   let ledgerReports = 0;
+  let ledgerCalls = 0;
   let authVerifies = 0;
   let connections = 0;
   const authReply = JSON.stringify({ seller_id: 'sel_bench', slug: 'bench', status: 'active', endpoints: [{ endpoint_id: BENCH_ENDPOINT_ID, slug: 'paid', path: '/paid', method: 'GET' }] });
   const server = http.createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.once('end', () => {
-      if (req.method === 'POST' && req.url === '/v1/auth/verify') {
+      if (req.method === 'POST' && req.url === '/v1/ledger/batch') {
+        const rows = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { rows: Array<{ tx_hash: string }> }).rows;
+        ledgerReports += rows.length;
+        ledgerCalls++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: rows.map((r) => ({ tx_hash: r.tx_hash, outcome: 'created' })) }));
+      } else if (req.method === 'POST' && req.url === '/v1/auth/verify') {
         authVerifies++;
         res.writeHead(200, { 'content-type': 'application/json' }).end(authReply);
       } else if (req.method === 'POST' && req.url === '/v1/ledger') {
         ledgerReports++;
+        ledgerCalls++;
         res.writeHead(201, { 'content-type': 'application/json' }).end('{}');
       } else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
     });
   });
   server.on('connection', () => connections++);
-  serve(server, () => ({ ledgerReports, authVerifies, connections }));
+  serve(server, () => ({ ledgerReports, ledgerCalls, authVerifies, connections }));
 }
 
 const role = process.argv[2];

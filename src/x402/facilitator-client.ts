@@ -63,6 +63,15 @@ export interface FacilitatorClient {
   supported(): Promise<SupportedOutcome>;
 }
 
+/**
+ * The official `FacilitatorClient` shape of `@x402/core` (an `HTTPFacilitatorClient`, an in-process
+ * `x402Facilitator`, or any object with these methods). Replies are treated as untrusted like HTTP replies.
+ */
+export interface FacilitatorLike {
+  verify(paymentPayload: never, paymentRequirements: never): Promise<unknown>;
+  settle(paymentPayload: never, paymentRequirements: never): Promise<unknown>;
+}
+
 type Parsed<S extends z.ZodType> = { kind: 'parsed'; status: number; reply: z.output<S> } | { kind: 'unavailable'; cause: string };
 
 export function createFacilitatorClient(options: FacilitatorClientOptions): FacilitatorClient {
@@ -109,6 +118,68 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
       if (r.kind === 'unavailable') return r;
       if (r.status >= 300) return { kind: 'unavailable', cause: `HTTP ${r.status}` };
       return { kind: 'ok', supported: r.reply };
+    },
+  };
+}
+
+/** Settles a promise within `ms`, or reports the time-out; a throw becomes a failure, never an exception. */
+async function withDeadline(call: () => Promise<unknown>, ms: number): Promise<{ kind: 'value'; value: unknown } | { kind: 'failed'; cause: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<{ kind: 'failed'; cause: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ kind: 'failed', cause: `timed out after ${ms} ms` }), ms);
+  });
+  try {
+    return await Promise.race([
+      (async () => ({ kind: 'value' as const, value: await call() }))().catch((err: unknown) => ({ kind: 'failed' as const, cause: err instanceof Error ? err.message : String(err) })),
+      deadline,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Our client interface over a facilitator object: the same outcomes as over HTTP — a throw, a time-out or a
+ * reply that fails the schema is `unavailable`; only a schema-valid positive reply is `ok`.
+ */
+export function wrapFacilitatorObject(
+  facilitator: FacilitatorLike,
+  options: { verifyTimeoutMs?: number; settleTimeoutMs?: number; label?: string } = {},
+): FacilitatorClient {
+  const call = facilitator as unknown as {
+    verify(p: unknown, r: unknown): Promise<unknown>;
+    settle(p: unknown, r: unknown): Promise<unknown>;
+    getSupported?(): Promise<unknown>;
+  };
+  return {
+    url: options.label ?? 'in-process',
+
+    async verify(request) {
+      const r = await withDeadline(() => call.verify(request.paymentPayload, request.paymentRequirements), options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS);
+      if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
+      const parsed = facilitatorVerifyReplySchema.safeParse(r.value);
+      if (!parsed.success) return { kind: 'unavailable', cause: 'malformed verify reply' };
+      const reply = parsed.data;
+      if (reply.isValid) return { kind: 'ok', payer: reply.payer ?? undefined };
+      return { kind: 'rejected', reason: reply.invalidReason || 'invalid_payment', message: reply.invalidMessage ?? undefined, payer: reply.payer ?? undefined };
+    },
+
+    async settle(request) {
+      const r = await withDeadline(() => call.settle(request.paymentPayload, request.paymentRequirements), options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS);
+      if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
+      const parsed = facilitatorSettleReplySchema.safeParse(r.value);
+      if (!parsed.success) return { kind: 'unavailable', cause: 'malformed settle reply' };
+      const reply = parsed.data;
+      if (reply.success) return { kind: 'ok', settlement: reply };
+      return { kind: 'rejected', reason: reply.errorReason || 'settlement_failed', settlement: reply };
+    },
+
+    async supported() {
+      if (typeof call.getSupported !== 'function') return { kind: 'unavailable', cause: 'the facilitator object has no getSupported()' };
+      const r = await withDeadline(() => call.getSupported!(), options.verifyTimeoutMs ?? DEFAULT_SUPPORTED_TIMEOUT_MS);
+      if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
+      const parsed = facilitatorSupportedReplySchema.safeParse(r.value);
+      return parsed.success ? { kind: 'ok', supported: parsed.data } : { kind: 'unavailable', cause: 'malformed supported reply' };
     },
   };
 }

@@ -13,6 +13,7 @@ import { X402DecodeError } from './x402-decode-error.js';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 export const DEFAULT_MAX_JSON_DEPTH = 32;
+const MAYBE_UNSAFE = /__proto__|constructor|prototype|\\u/;
 
 /** Maximum nesting of arrays and objects in `text`, counted outside string literals. */
 function nestingDepth(text: string, limit: number): number {
@@ -39,6 +40,15 @@ function nestingDepth(text: string, limit: number): number {
 /** Parses `text` as JSON; throws `X402DecodeError` ('invalid_json' or 'unsafe_json') otherwise. */
 export function parseJsonSafely(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): unknown {
   if (nestingDepth(text, maxDepth) > maxDepth) throw new X402DecodeError('unsafe_json', `JSON nested deeper than ${maxDepth} levels`);
+  // Fast path: with none of the forbidden words, no `\u` escape (which could spell one, or a lone surrogate)
+  // and no raw lone surrogate in the text, no key or string can be unsafe, so the reviver has nothing to find.
+  if (!MAYBE_UNSAFE.test(text) && text.isWellFormed()) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new X402DecodeError('invalid_json', 'not valid JSON', { cause: err });
+    }
+  }
   let unsafe: string | undefined;
   let parsed: unknown;
   try {

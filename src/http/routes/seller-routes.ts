@@ -18,6 +18,7 @@ import {
   createSellerBodySchema,
   endpointIdSchema,
   ledgerQuerySchema,
+  ledgerBatchBodySchema,
   ledgerReportBodySchema,
   sellerIdSchema,
   updateEndpointBodySchema,
@@ -150,6 +151,25 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const result = await deps.sellers.report(seller, body);
     ctx.status = result.created ? 201 : 200;
     ctx.body = { ...result.entry, duplicate: !result.created };
+  });
+  // A batch of rows, each stored as POST /v1/ledger would (idempotent on tx_hash); one bad row does not
+  // fail the others: every row gets its own outcome, in order.
+  router.post('/v1/ledger/batch', async (ctx) => {
+    const p = await principalOf(ctx);
+    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
+    const seller = await deps.sellers.authorize(p, p.scopeId);
+    const body = validate(ledgerBatchBodySchema, ctx.state.body);
+    const results: Array<{ tx_hash: string; outcome: 'created' | 'duplicate' | 'rejected'; error_code?: string }> = [];
+    for (const row of body.rows) {
+      try {
+        const result = await deps.sellers.report(seller, row);
+        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: result.created ? 'created' : 'duplicate' });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });
+      }
+    }
+    ctx.body = { results };
   });
   router.get('/v1/ledger', async (ctx) => {
     const q = validate(ledgerQuerySchema, ctx.query, 'query');

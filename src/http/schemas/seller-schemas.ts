@@ -81,6 +81,10 @@ export const ledgerReportBodySchema = z
   })
   .strict();
 
+/** Up to 100 ledger rows in one call (the seller middleware batches its background reports). */
+export const MAX_LEDGER_BATCH_ROWS = 100;
+export const ledgerBatchBodySchema = z.object({ rows: z.array(ledgerReportBodySchema).min(1).max(MAX_LEDGER_BATCH_ROWS) }).strict();
+
 const isoDate = z.string().datetime({ offset: true }).transform((v) => new Date(v));
 export const ledgerQuerySchema = z
   .object({

@@ -13,6 +13,7 @@ import { getAddress, isAddress } from 'viem';
 import { isUsdString, parseUsd } from '../../../policy/money.js';
 import { ChainRegistry } from '../../chain/chain-registry.js';
 import type { FetchLike } from '../bounded-fetch.js';
+import type { FacilitatorLike } from '../facilitator-client.js';
 import { X402ConfigError } from './x402-config-error.js';
 
 /** The subset of a pino logger the middleware writes to. */
@@ -35,6 +36,13 @@ export interface X402KoaOptions {
   pay_to?: string;
   /** Facilitator base URL; default env FACILITATOR_URL. Absent → 503 on paid routes (unless XX_ALLOW_LOCAL_ONLY=1). */
   facilitator_url?: string;
+  /**
+   * A facilitator object instead of a URL: anything with the official `FacilitatorClient` shape of
+   * `@x402/core` (`verify(payload, requirements)`, `settle(payload, requirements)`), e.g. an
+   * `HTTPFacilitatorClient` or an in-process `x402Facilitator`. Its replies are validated and time-limited
+   * exactly like HTTP replies. Give this or `facilitator_url`, not both.
+   */
+  facilitator?: FacilitatorLike;
   /** On-chain Permit2 caller; required when `upto` is advertised. */
   facilitator_address?: string;
   /** Advertised schemes; default ['exact']; allowed 'exact', 'upto'. */
@@ -224,7 +232,12 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
   if (nonEmpty(options.facilitator_address) !== undefined) facilitatorAddress = checkAddress('facilitator_address', options.facilitator_address, problems);
   if (schemes.includes('upto') && nonEmpty(options.facilitator_address) === undefined) problems.push('facilitator_address is required when "upto" is in schemes');
 
-  const facilitatorRaw = nonEmpty(options.facilitator_url) ?? nonEmpty(env.FACILITATOR_URL);
+  if (options.facilitator !== undefined) {
+    const f = options.facilitator as Partial<FacilitatorLike> | null;
+    if (f === null || typeof f !== 'object' || typeof f.verify !== 'function' || typeof f.settle !== 'function') problems.push('facilitator must be an object with verify() and settle() methods');
+    if (nonEmpty(options.facilitator_url) !== undefined) problems.push('give facilitator or facilitator_url, not both');
+  }
+  const facilitatorRaw = options.facilitator !== undefined ? undefined : (nonEmpty(options.facilitator_url) ?? nonEmpty(env.FACILITATOR_URL));
   const facilitatorUrl = facilitatorRaw === undefined ? undefined : checkHttpUrl('facilitator_url', facilitatorRaw, problems);
 
   const apiRaw = nonEmpty(options.api_url) ?? nonEmpty(env.XX_API_URL);

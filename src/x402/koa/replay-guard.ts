@@ -13,6 +13,7 @@ type Entry = { state: 'in_flight' } | { state: 'settled'; untilMs: number };
 
 export class ReplayGuard {
   private readonly entries = new Map<string, Entry>();
+  private lastSweepMs = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly clock: () => number = Date.now,
@@ -48,11 +49,18 @@ export class ReplayGuard {
     return this.entries.size;
   }
 
+  /**
+   * Called when full. The sweep of expired entries walks the whole map, so it runs at most once a second;
+   * otherwise the oldest settled entries (insertion order) are forgotten, which costs O(1) per claim.
+   * In-flight claims are never dropped.
+   */
   private prune(now: number): void {
-    for (const [key, entry] of this.entries) {
-      if (entry.state === 'settled' && entry.untilMs <= now) this.entries.delete(key);
+    if (now - this.lastSweepMs >= 1000) {
+      this.lastSweepMs = now;
+      for (const [key, entry] of this.entries) {
+        if (entry.state === 'settled' && entry.untilMs <= now) this.entries.delete(key);
+      }
     }
-    // Still full: forget the oldest settled entries (insertion order); in-flight claims are never dropped.
     for (const [key, entry] of this.entries) {
       if (this.entries.size < this.maxEntries) break;
       if (entry.state === 'settled') this.entries.delete(key);

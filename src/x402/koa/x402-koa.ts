@@ -28,7 +28,7 @@
  */
 import { ERROR_CODES } from '../../errors/error-codes.js';
 import type { Context, Middleware, Next } from 'koa';
-import { createFacilitatorClient, type FacilitatorRequest } from '../facilitator-client.js';
+import { createFacilitatorClient, wrapFacilitatorObject, type FacilitatorRequest } from '../facilitator-client.js';
 import { encodePaymentRequired, encodeSettlementReceipt, X402_HEADERS, decodePaymentPayload, readPaymentHeader } from '../header-codec.js';
 import type { PaymentPayload, PaymentRequired, SettlementReceiptInput } from '../wire-schemas.js';
 import { X402DecodeError } from '../x402-decode-error.js';
@@ -63,9 +63,11 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const logger = options.logger ?? silentLogger;
   const doFetch = options.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
   const metrics = createX402MiddlewareMetrics(options.registry);
-  const facilitator = config.facilitatorUrl
-    ? createFacilitatorClient({ url: config.facilitatorUrl, fetch: doFetch, verifyTimeoutMs: config.verifyTimeoutMs, settleTimeoutMs: config.settleTimeoutMs })
-    : undefined;
+  const facilitator = options.facilitator
+    ? wrapFacilitatorObject(options.facilitator, { verifyTimeoutMs: config.verifyTimeoutMs, settleTimeoutMs: config.settleTimeoutMs })
+    : config.facilitatorUrl
+      ? createFacilitatorClient({ url: config.facilitatorUrl, fetch: doFetch, verifyTimeoutMs: config.verifyTimeoutMs, settleTimeoutMs: config.settleTimeoutMs })
+      : undefined;
   const seller = new SellerIdentity({
     apiUrl: config.apiUrl,
     token: config.token,

@@ -113,6 +113,42 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     assert.ok(lines.some((l) => l.split(',')[8] === '/=cmd()'));
   });
 
+  it('ledger batch: up to 100 rows in one call, one outcome per row in order; one bad row does not fail the others', async () => {
+    const me = await signIn();
+    const seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Batch Co' } })).body;
+    const other = (await t.request('POST', '/v1/sellers', { token: (await signIn()).session, body: { name: 'Other Co' } })).body;
+    const ep = (await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/paid', price: '0.01' } })).body;
+    const payer = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
+    const taken = txHash();
+    assert.equal((await t.request('POST', '/v1/ledger', { token: other.pat, body: { tx_hash: taken, payer, amount: '10000', network: 'eip155:84532' } })).status, 201);
+    const [a, b] = [txHash(), txHash()];
+    const rows = [
+      { tx_hash: a, payer, amount: '10000', network: 'eip155:84532', method: 'GET', route: '/paid', content_hash: 'b'.repeat(64) },
+      { tx_hash: a, payer, amount: '10000', network: 'eip155:84532' },
+      { tx_hash: b, payer, amount: '10000', network: 'eip155:84532', endpoint_id: 'ep_000000000000000000000000' },
+      { tx_hash: taken, payer, amount: '10000', network: 'eip155:84532' },
+      { tx_hash: txHash(), payer, amount: '20000', network: 'eip155:84532', endpoint_id: ep.endpoint_id },
+    ];
+    const res = await t.request('POST', '/v1/ledger/batch', { token: seller.pat, body: { rows } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      res.body.results.map((r: { outcome: string; error_code?: string }) => [r.outcome, r.error_code]),
+      [['created', undefined], ['duplicate', undefined], ['rejected', 'endpoint_not_found'], ['rejected', 'ledger_conflict'], ['created', undefined]],
+    );
+    const list = (await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries;
+    assert.equal(list.length, 2);
+    assert.equal(list.find((e: { tx_hash: string }) => e.tx_hash === a).endpoint_id, ep.endpoint_id, 'attributed by route');
+    assert.equal((await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body.total_usd, '0.03');
+
+    // hostile batches change nothing
+    for (const body of [{ rows: [] }, { rows: Array.from({ length: 101 }, () => rows[4]) }, { rows: [{ ...rows[4], amount: '-1' }] }, { rows: [rows[4]], extra: 1 }, []]) {
+      const bad = await t.request('POST', '/v1/ledger/batch', { token: seller.pat, body });
+      assert.equal(bad.status, 400, JSON.stringify(body).slice(0, 80));
+    }
+    assert.equal((await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries.length, 2);
+    assert.equal((await t.request('POST', '/v1/ledger/batch', { token: me.session, body: { rows: [rows[4]] } })).status, 403, 'a session cannot report');
+  });
+
   it('scopes do not overlap: a service PAT cannot sign, another seller cannot read this ledger', async () => {
     const a = await signIn();
     const b = await signIn();

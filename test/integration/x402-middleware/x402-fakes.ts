@@ -133,7 +133,7 @@ export interface SellerApp {
 }
 
 /** A Koa app behind the middleware; every route returns PAID_BODY in some form. */
-export async function startSellerApp(options: Partial<X402KoaOptions> & { facilitator_url?: string; api_url: string }): Promise<SellerApp> {
+export async function startSellerApp(options: Partial<X402KoaOptions> & { api_url: string }): Promise<SellerApp> {
   const registry = new Registry();
   const logs: SellerApp['logs'] = [];
   const log = (level: string) => (obj: object, msg?: string) => logs.push({ level, obj, msg });

@@ -135,6 +135,12 @@ describe('x402 codecs: hostile input', () => {
     assertDecodeError(() => decodeBase64Json(Buffer.from('{"a":[{"b":{"__proto__":{"x":1}}}]}').toString('base64')), 'unsafe_json');
     assertDecodeError(() => parseJsonSafely('['.repeat(10_000) + ']'.repeat(10_000)), 'unsafe_json');
     assertDecodeError(() => decodeBase64Json(Buffer.from('{"label":"\\ud800"}').toString('base64')), 'unsafe_json');
+    // escapes that spell a forbidden key, and a raw lone surrogate in the text, take the careful path too
+    assertDecodeError(() => parseJsonSafely('{"\\u005f_proto__":{"admin":true}}'), 'unsafe_json');
+    assertDecodeError(() => parseJsonSafely('{"a":{"constructo\\u0072":1}}'), 'unsafe_json');
+    assertDecodeError(() => parseJsonSafely('{"label":"\ud800"}'), 'unsafe_json');
+    assertDecodeError(() => parseJsonSafely('{"a":1'), 'invalid_json');
+    assert.deepEqual(parseJsonSafely('{"a":[1,"x",{"b":null}],"c":"\\u00e9"}'), { a: [1, 'x', { b: null }], c: 'é' });
     assertDecodeError(() => decodeBase64Json(Buffer.from([0x7b, 0xff, 0x7d]).toString('base64')), 'invalid_utf8');
     assert.equal(({} as Record<string, unknown>).admin, undefined);
   });
