@@ -64,7 +64,8 @@ export async function startDemoSeller(options: { apiUrl: string; publicUrl: stri
   }
 
   const app = new Koa();
-  app.use(x402Koa({ token: state.pat, price: '0.01', pay_to: state.pay_to, facilitator_url: options.facilitatorUrl, api_url: options.apiUrl, network: options.network, description: 'A joke, paid per call', env: {} }));
+  const paywall = x402Koa({ token: state.pat, price: '0.01', pay_to: state.pay_to, facilitator_url: options.facilitatorUrl, api_url: options.apiUrl, network: options.network, description: 'A joke, paid per call', env: {} });
+  app.use(paywall);
   app.use((ctx) => {
     if (ctx.path === '/health') {
       ctx.body = { ok: true };
@@ -87,6 +88,13 @@ export async function startDemoSeller(options: { apiUrl: string; publicUrl: stri
     url: `http://127.0.0.1:${port}`,
     sellerId: state.seller_id,
     payTo: state.pay_to,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      // Ledger reports still queued get a few seconds to reach the platform (still running at this point).
+      await Promise.race([paywall.flush(), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }

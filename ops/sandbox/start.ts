@@ -93,6 +93,10 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  // The file describes running services: it goes first, so nobody reads it while they stop.
+  fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
+  // The demo seller first, while the API can still take its last ledger reports.
+  await demoSeller?.stop().catch(() => undefined);
   for (const child of [...children].reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
     child.kill('SIGTERM');
@@ -107,10 +111,8 @@ async function shutdown(code: number): Promise<void> {
       });
     });
   }
-  await demoSeller?.stop().catch(() => undefined);
   await localChain?.stop().catch(() => undefined);
   await stopDatabase().catch(() => undefined);
-  fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
   say('sandbox stopped');
   process.exit(code);
 }
