@@ -1,10 +1,11 @@
 /**
  * Best-effort ledger reports after a settlement, batched: rows are queued and sent to the platform as
  * `POST {api_url}/v1/ledger/batch` (`{rows}`, up to 100 per call, at most 2 calls in flight), so a busy seller
- * pays one platform round trip per batch rather than per payment. A platform without the batch route (404/405)
- * gets single-row `POST /v1/ledger` calls instead. The buyer's response never waits for a report. Network
- * errors, 5xx and 429 are retried a bounded number of times; any other 4xx is final. At most `maxPending` rows
- * are queued or in flight; beyond that new ones are dropped (counted).
+ * pays one platform round trip per batch rather than per payment. Rows are gathered for up to 20 ms before a
+ * partial batch goes out. A platform without the batch route (404/405) gets single-row `POST /v1/ledger`
+ * calls instead. The buyer's response never waits for a report. Network errors, 5xx and 429 are retried a
+ * bounded number of times; any other 4xx is final. At most `maxPending` rows are queued or in flight; beyond
+ * that new ones are dropped (counted).
  *
  * Defends against: a platform outage failing, delaying or piling up the seller's paid traffic; a busy seller
  * spending more CPU on reporting than on serving.
@@ -44,6 +45,8 @@ export interface LedgerReporterOptions {
   batchSize?: number;
   /** Batch calls in flight at once; default 2. */
   maxInFlight?: number;
+  /** How long rows are gathered before a partial batch goes out; default 20 ms. */
+  lingerMs?: number;
 }
 
 const ROUTE_RE = /^\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/{}]*$/;
@@ -60,17 +63,19 @@ export class LedgerReporter {
   private readonly queue: ReportBody[] = [];
   private inFlightRows = 0;
   private inFlightCalls = 0;
-  private drainScheduled = false;
+  private lingerTimer: NodeJS.Timeout | undefined;
   private batchRoute = true;
   private idleWaiters: Array<() => void> = [];
   private readonly maxPending: number;
   private readonly batchSize: number;
   private readonly maxInFlight: number;
+  private readonly lingerMs: number;
 
   constructor(private readonly options: LedgerReporterOptions) {
     this.maxPending = options.maxPending ?? 10_000;
     this.batchSize = Math.max(1, Math.min(options.batchSize ?? MAX_BATCH_ROWS, MAX_BATCH_ROWS));
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 2);
+    this.lingerMs = Math.max(0, options.lingerMs ?? 20);
   }
 
   /** Queues a report; returns at once. Optional fields the platform would refuse are left out. */
@@ -106,14 +111,23 @@ export class LedgerReporter {
     while (this.pending > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Rows reported in the same burst of requests go out together: the drain runs after the current I/O turn. */
+  /**
+   * Rows are gathered for up to `lingerMs` (or until a full batch is waiting) before a call goes out, so a
+   * busy seller sends full batches and an idle one still reports within a moment.
+   */
   private scheduleDrain(): void {
-    if (this.drainScheduled || this.inFlightCalls >= this.maxInFlight) return;
-    this.drainScheduled = true;
-    setImmediate(() => {
-      this.drainScheduled = false;
+    if (this.inFlightCalls >= this.maxInFlight) return;
+    if (this.queue.length >= this.batchSize) {
+      if (this.lingerTimer) clearTimeout(this.lingerTimer);
+      this.lingerTimer = undefined;
       this.drain();
-    });
+      return;
+    }
+    if (this.lingerTimer) return;
+    this.lingerTimer = setTimeout(() => {
+      this.lingerTimer = undefined;
+      this.drain();
+    }, this.lingerMs);
   }
 
   private drain(): void {
@@ -124,7 +138,7 @@ export class LedgerReporter {
       void this.sendRows(rows).finally(() => {
         this.inFlightCalls--;
         this.inFlightRows -= rows.length;
-        if (this.queue.length > 0) this.drain();
+        if (this.queue.length > 0) this.scheduleDrain();
         else if (this.pending === 0) for (const wake of this.idleWaiters.splice(0)) wake();
       });
     }
