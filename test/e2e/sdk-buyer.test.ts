@@ -1,0 +1,190 @@
+/**
+ * The buyer SDK end to end with nothing faked: real anvil with the EIP-3009 test USDC, the local facilitator
+ * built on the official packages, Treasury (PostgreSQL + SoftHSM) holding the buyer's key.
+ * - A Treasury-managed wallet, through createX402Buyer, pays an official @x402/express seller; balances move
+ *   by exactly the price.
+ * - It pays our Koa seller; the seller's ledger shows the payment with content_hash and tx_hash.
+ * - A price above maxPriceUsd is InsufficientBudgetError and nothing is signed or spent; the PAT's daily
+ *   cap surfaces as PatCapReachedError with the settings link; no bearer is treasury_key_missing.
+ * - treasuryAccount (a viem custom account) used by the official @x402/fetch client pays our Koa seller.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import Koa from 'koa';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
+import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
+import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
+import { paymentMiddleware } from '@x402/express';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { x402Koa } from 'treasury/koa';
+import {
+  createX402Buyer,
+  InsufficientBudgetError,
+  PatCapReachedError,
+  treasuryAccount,
+  TreasuryClient,
+  TreasuryKeyMissingError,
+  type X402Result,
+} from 'treasury/sdk';
+import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
+import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
+import { signInWithNewKey } from '../support/sign-in.js';
+
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+
+function listen(server: http.Server): Promise<string> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+describe('buyer SDK end to end: Treasury wallet → official and Koa sellers → local facilitator → anvil', function () {
+  this.timeout(180_000);
+  let chain: Awaited<ReturnType<typeof startTestChain>>;
+  let t: TestTreasury;
+  let session: string;
+  let seller: { seller_id: string; pat: string };
+  let agentPat: { id: string; pat: string };
+  let wallet: { id: string; address: `0x${string}` };
+  let client: TreasuryClient;
+  const servers: http.Server[] = [];
+  const payToExpress = privateKeyToAccount(generatePrivateKey()).address;
+  const payToKoa = privateKeyToAccount(generatePrivateKey()).address;
+  let expressUrl: string;
+  let koaUrl: string;
+  const KOA_BODY = JSON.stringify({ forecast: 'sunny', days: [1, 2, 3] });
+
+  before(async () => {
+    chain = await startTestChain();
+    t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
+    const me = await signInWithNewKey(t);
+    session = me.session;
+    const pat = await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'sdk buyer', daily_cap_usd: '0.03' } });
+    assert.equal(pat.status, 201, JSON.stringify(pat.body));
+    agentPat = pat.body;
+    const created = await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, { token: agentPat.pat, body: { label: 'sdk' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    wallet = created.body;
+    await fundFromFaucet(chain, wallet.address, '1');
+    client = new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat.pat });
+
+    // An official @x402/express seller, settling through the same local facilitator.
+    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: chain.facilitatorUrl })).register('eip155:84532', new ExactEvmServerScheme());
+    const app = express();
+    app.use(
+      paymentMiddleware(
+        { 'GET /weather': { accepts: { scheme: 'exact', network: 'eip155:84532', payTo: payToExpress, price: { asset: USDC, amount: '10000', extra: { name: 'USDC', version: '2' } } }, description: 'weather', mimeType: 'application/json' } },
+        resourceServer,
+      ),
+    );
+    app.get('/weather', (_req, res) => void res.json({ weather: 'rain' }));
+    const expressServer = http.createServer(app);
+    servers.push(expressServer);
+    expressUrl = await listen(expressServer);
+
+    // Our Koa seller, reporting to Treasury's ledger.
+    seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Forecasts', slug: 'forecasts' } })).body;
+    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/forecast', price: '0.01' } })).status, 201);
+    const koa = new Koa();
+    const paywall = x402Koa({ token: seller.pat, price: '0.01', pay_to: payToKoa, facilitator_url: chain.facilitatorUrl, api_url: t.baseUrl, env: {} });
+    koa.use(paywall);
+    koa.use((ctx) => {
+      ctx.type = 'application/json';
+      ctx.body = KOA_BODY;
+    });
+    const koaServer = http.createServer(koa.callback());
+    servers.push(koaServer);
+    koaUrl = await listen(koaServer);
+  });
+  after(async () => {
+    for (const s of servers) {
+      s.closeAllConnections();
+      await new Promise((resolve) => s.close(resolve));
+    }
+    await t?.stop();
+    await chain?.stop();
+  });
+
+  it('pays an official @x402/express seller; the balances move by exactly the price', async () => {
+    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, wallet.address), await readTokenBalance(chain, payToExpress)];
+    const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.05' });
+    const result = await buyer.request(`${expressUrl}/weather`);
+    assert.equal(result.status, 200, result.body);
+    assert.deepEqual(JSON.parse(result.body), { weather: 'rain' });
+    assert.equal(result.paid, true);
+    assert.match(result.receipt!.transaction, /^0x[0-9a-f]{64}$/);
+    assert.equal(result.receipt!.amount_usd, '0.01');
+    assert.equal(result.receipt!.payer!.toLowerCase(), wallet.address.toLowerCase());
+    assert.equal(await readTokenBalance(chain, wallet.address), buyerBefore - 10_000n);
+    assert.equal(await readTokenBalance(chain, payToExpress), sellerBefore + 10_000n);
+    const balance = await client.getBalance(wallet.id);
+    assert.equal(balance.balance_raw, (buyerBefore - 10_000n).toString());
+  });
+
+  it('pays our Koa seller; the seller ledger has the row with tx_hash and content_hash', async () => {
+    const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.01' });
+    const response = await buyer.fetch(`${koaUrl}/forecast`);
+    assert.equal(response.status, 200);
+    assert.equal(await response.text(), KOA_BODY);
+    const receipt = decodePaymentResponseHeader(response.headers.get('payment-response')!);
+    let entries: Array<{ tx_hash: string; content_hash: string; payer: string; authorization_id: string | null }> = [];
+    for (let i = 0; i < 100 && entries.length === 0; i++) {
+      entries = (await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries;
+      if (entries.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]!.tx_hash, receipt.transaction.toLowerCase());
+    assert.equal(entries[0]!.content_hash, createHash('sha256').update(KOA_BODY).digest('hex'));
+    assert.ok(entries[0]!.authorization_id, 'the row references the Treasury authorization');
+  });
+
+  it('a price above maxPriceUsd is InsufficientBudgetError: nothing signed, nothing spent', async () => {
+    const before = await readTokenBalance(chain, wallet.address);
+    const spent = (await t.request('GET', `/v1/pats`, { token: session })).body;
+    const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.009999' });
+    await assert.rejects(buyer.request(`${koaUrl}/forecast`), (err: unknown) => {
+      assert.ok(err instanceof InsufficientBudgetError);
+      assert.equal(err.requested_usd, '0.01');
+      assert.equal(err.cap_usd, '0.009999');
+      return true;
+    });
+    assert.equal(await readTokenBalance(chain, wallet.address), before);
+    assert.deepEqual((await t.request('GET', `/v1/pats`, { token: session })).body, spent, 'no spend recorded against the PAT');
+  });
+
+  it('treasuryAccount: the official @x402/fetch client pays our Koa seller with a Treasury-held key', async () => {
+    const account = await treasuryAccount({ client, walletId: wallet.id });
+    assert.equal(account.address.toLowerCase(), wallet.address.toLowerCase());
+    await assert.rejects(account.signMessage({ message: 'hello' }), /only EIP-3009/);
+    const official = new x402Client().register('eip155:84532', new ExactEvmClientScheme(account));
+    const before = await readTokenBalance(chain, payToKoa);
+    const res = await wrapFetchWithPayment(fetch, official)(`${koaUrl}/forecast`);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(await res.text(), KOA_BODY);
+    assert.equal(await readTokenBalance(chain, payToKoa), before + 10_000n);
+  });
+
+  it("the PAT's daily cap (0.03, three payments made) is PatCapReachedError with the settings link; no bearer is treasury_key_missing", async () => {
+    const buyer = createX402Buyer({ client, walletId: wallet.id });
+    let result: X402Result | undefined;
+    await assert.rejects(
+      (async () => {
+        result = await buyer.request(`${koaUrl}/forecast`);
+      })(),
+      (err: unknown) => {
+        assert.ok(err instanceof PatCapReachedError, String(err));
+        assert.equal(err.code, 'MGMT_6014');
+        assert.match(err.settingsUrl ?? '', new RegExp(agentPat.id));
+        assert.equal(err.currentCapUsd, '0.03');
+        return true;
+      },
+    );
+    assert.equal(result, undefined);
+    assert.throws(() => new TreasuryClient({ apiUrl: t.baseUrl, token: undefined }), TreasuryKeyMissingError);
+    assert.throws(() => new TreasuryClient({ apiUrl: t.baseUrl, token: '' }), (err: unknown) => err instanceof TreasuryKeyMissingError && err.code === 'treasury_key_missing');
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * Runs the README's first command, `npm start`, as users do: its own process group, a temporary data
+ * directory, free ports, embedded defaults. Resolves once `sandbox.json` is written; `stop()` sends Ctrl-C
+ * (SIGINT to the group) and waits for the exit, then SIGKILLs whatever is left.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from './test-database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface SandboxInfo {
+  api_url: string;
+  admin_token: string;
+  rpc_url: string;
+  chain_id: number;
+  usdc: string;
+  facilitator_url: string;
+  faucet_url: string;
+  demo_seller_url: string;
+  demo_seller_id: string;
+}
+
+export interface RunningSandbox {
+  dataDir: string;
+  sandboxFile: string;
+  info: SandboxInfo;
+  child: ChildProcess;
+  /** Everything npm start printed so far. */
+  output(): string;
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+  /** Ctrl-C, wait up to 60 s for the exit, then SIGKILL the group. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-sandbox-'));
+  fs.chmodSync(dataDir, 0o755);
+  const [apiPort, pgPort] = [await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TREASURY_DATA_DIR: dataDir,
+    TREASURY_PORT: String(apiPort),
+    TREASURY_EMBEDDED_PG_PORT: String(pgPort),
+    TREASURY_SANDBOX_RPC_PORT: '0',
+    TREASURY_SANDBOX_FAUCET_PORT: '0',
+    TREASURY_SANDBOX_FACILITATOR_PORT: '0',
+    TREASURY_SANDBOX_SELLER_PORT: '0',
+    ...extraEnv,
+  };
+  delete env.DATABASE_URL;
+  delete env.TREASURY_ADMIN_TOKEN;
+  const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (c) => (output += c));
+  child.stderr!.on('data', (c) => (output += c));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    try {
+      process.kill(-child.pid!, 'SIGINT');
+    } catch {
+      // already gone
+    }
+    await Promise.race([exited, sleep(60_000)]);
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  const sandboxFile = path.join(dataDir, 'sandbox.json');
+  for (let i = 0; i < 1800 && !fs.existsSync(sandboxFile); i++) {
+    if (child.exitCode !== null) break;
+    await sleep(100);
+  }
+  if (!fs.existsSync(sandboxFile)) {
+    await stop();
+    throw new Error(`sandbox.json never appeared:\n${output}`);
+  }
+  const info = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as SandboxInfo;
+  return { dataDir, sandboxFile, info, child, output: () => output, exited, stop };
+}
