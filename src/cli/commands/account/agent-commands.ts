@@ -1,0 +1,119 @@
+/**
+ * `xx agent {list,show,switch,label,delete}` — list, switch, label and delete work on the local records
+ * only (spec §4.5); show also reads the agent from the platform — and `xx agent wallets {list,add}`:
+ * Treasury-managed wallets of the active agent (keys in the HSM; `add` creates the next one).
+ */
+import type { Command } from 'commander';
+import type { CliContext } from '../../core/cli-context.js';
+import { CliError } from '../../core/cli-error.js';
+import { deleteAgent, listAgents, loadActiveAgent, loadAgent, saveAgent, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
+import { readTextFile } from '../../core/secret-file.js';
+import { formatFields, formatTable } from '../seller/seller-format.js';
+import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
+
+const publicView = (a: AgentRecord, active: boolean) => ({
+  agent_id: a.agent_id,
+  account_id: a.account_id,
+  label: a.label,
+  server: a.server,
+  addresses: a.addresses,
+  wallets: a.wallets,
+  pat_id: a.pat_id,
+  active,
+  created_at: a.created_at,
+});
+
+function byRef(ctx: CliContext, ref: string | undefined): AgentRecord {
+  if (!ref) return loadActiveAgent(ctx.paths);
+  const found = loadAgent(ctx.paths, ref) ?? listAgents(ctx.paths).find((a) => a.label === ref);
+  if (!found) throw new CliError({ code: 'agent_not_found', userMessage: `No local agent "${ref}" (see \`xx agent list\`).` });
+  return found;
+}
+
+function list(ctx: CliContext): void {
+  const active = readTextFile(ctx.paths.activeAgent);
+  const rows = listAgents(ctx.paths).map((a) => publicView(a, a.agent_id === active));
+  ctx.out({ agents: rows }, formatTable(['', 'label', 'agent_id', 'base address', 'server'], rows.map((r) => [r.active ? '*' : '', r.label, r.agent_id, r.addresses.base ?? '', r.server]), 'No agents. Run `xx init`.'));
+}
+
+async function show(ctx: CliContext, ref: string | undefined): Promise<void> {
+  const agent = byRef(ctx, ref);
+  const remote = await ctx.spin('Loading the agent', () =>
+    ctx.client(agent.pat, process.env.XX_API_URL || agent.server).request<{ agent_id: string; label: string; wallets: ManagedWallet[] }>('GET', `/v1/agents/${agent.agent_id}`),
+  );
+  const view = { ...publicView(agent, readTextFile(ctx.paths.activeAgent) === agent.agent_id), remote_label: remote.label, wallets: remote.wallets.map((w) => ({ id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label })) };
+  ctx.out(
+    view,
+    formatFields([
+      ['agent', `${agent.label} (${agent.agent_id})`],
+      ['account', agent.account_id],
+      ['server', agent.server],
+      ['base address', agent.addresses.base ?? null],
+      ['solana address', agent.addresses.solana ?? null],
+      ['wallets', view.wallets.map((w) => `${w.id} ${w.address}`).join(', ') || 'none'],
+    ]),
+  );
+}
+
+function switchTo(ctx: CliContext, ref: string): void {
+  const agent = byRef(ctx, ref);
+  setActiveAgent(ctx.paths, agent.agent_id);
+  ctx.out(publicView(agent, true), `Agent ${agent.label} (${agent.agent_id}) is active.`);
+}
+
+function label(ctx: CliContext, ref: string, newLabel: string): void {
+  if (!/^[\p{L}\p{N} ._-]{1,64}$/u.test(newLabel)) throw badArgument('<label>', 'up to 64 letters, digits, spaces, . _ -');
+  const agent = byRef(ctx, ref);
+  const updated = { ...agent, label: newLabel };
+  saveAgent(ctx.paths, updated);
+  ctx.out(publicView(updated, readTextFile(ctx.paths.activeAgent) === agent.agent_id), `Agent ${agent.agent_id} is now labelled "${newLabel}" (locally).`);
+}
+
+async function remove(ctx: CliContext, ref: string, yes: boolean | undefined): Promise<void> {
+  const agent = byRef(ctx, ref);
+  if (!yes && !(await ctx.prompt.confirm({ message: `Delete the local record of ${agent.label} (${agent.agent_id}) and its PAT copy?`, flag: '--yes' }))) {
+    throw new CliError({ code: 'cancelled', userMessage: 'Nothing deleted.' });
+  }
+  deleteAgent(ctx.paths, agent.agent_id);
+  ctx.out({ agent_id: agent.agent_id, deleted: true }, `Deleted the local record of ${agent.agent_id} (the agent and its PAT still exist on the platform; \`xx pat revoke ${agent.pat_id}\` revokes the PAT).`);
+}
+
+async function walletsList(ctx: CliContext): Promise<void> {
+  const { agent, client } = ctx.agent();
+  const remote = await ctx.spin('Loading wallets', () => client.request<{ wallets: ManagedWallet[] }>('GET', `/v1/agents/${agent.agent_id}`));
+  const wallets = remote.wallets.map((w) => ({ id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label }));
+  saveAgent(ctx.paths, { ...agent, wallets });
+  ctx.out({ agent_id: agent.agent_id, wallets }, formatTable(['id', 'address', 'network', 'label'], wallets.map((w) => [w.id, w.address, w.network, w.label ?? '']), 'No managed wallets. Add one with `xx agent wallets add`.'));
+}
+
+async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: string }): Promise<void> {
+  const chain = opts.chain ?? 'base';
+  if (chain === 'solana') throw new CliError({ code: 'chain_not_supported', userMessage: 'Managed Solana wallets are not available on this server; use --chain base.', exitCode: 1 });
+  if (chain !== 'base') throw badArgument('--chain', 'base or solana');
+  const { agent, client } = ctx.agent();
+  const w = await ctx.spin('Creating the wallet', () =>
+    client.request<ManagedWallet>('POST', `/v1/agents/${agent.agent_id}/wallets`, { body: { ...(opts.label ? { label: opts.label } : {}) } }),
+  );
+  const wallet = { id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label };
+  saveAgent(ctx.paths, { ...agent, wallets: [...agent.wallets, wallet] });
+  ctx.out(wallet, `Added ${wallet.id} ${wallet.address} (${wallet.network}).`);
+}
+
+export function registerAgentCommands(program: Command, contextOf: ContextOf): void {
+  const agent = program.command('agent').description('Agents (list, switch, label and delete are local)');
+  agent.command('list').action(act(contextOf, async (ctx) => list(ctx)));
+  agent.command('show [agent]').action(act(contextOf, (ctx, _o, [ref]) => show(ctx, ref)));
+  agent.command('switch <agent>').action(act(contextOf, async (ctx, _o, [ref]) => switchTo(ctx, ref!)));
+  agent.command('label <agent> <label>').action(act(contextOf, async (ctx, _o, [ref, l]) => label(ctx, ref!, l!)));
+  agent
+    .command('delete <agent>')
+    .option('--yes', 'do not ask for confirmation')
+    .action(act(contextOf, (ctx, opts: { yes?: boolean }, [ref]) => remove(ctx, ref!, opts.yes)));
+  const wallets = agent.command('wallets').description("The active agent's Treasury-managed wallets");
+  wallets.command('list').action(act(contextOf, (ctx) => walletsList(ctx)));
+  wallets
+    .command('add')
+    .option('--chain <chain>', 'base or solana', 'base')
+    .option('--label <label>')
+    .action(act(contextOf, (ctx, opts: { chain?: string; label?: string }) => walletsAdd(ctx, opts)));
+}

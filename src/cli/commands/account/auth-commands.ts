@@ -1,0 +1,188 @@
+/**
+ * Tokens and identity: `login` (store a PAT profile, from --token or stdin), `whoami`, `profile
+ * {list,switch,delete}`, `pat {list,create,revoke}` and `dashboard` (a single-use PAT handed to the
+ * browser in the URL fragment, which never reaches a server log). PATs are printed only by `pat create`,
+ * whose purpose that is, and by `dashboard` when no browser can be opened.
+ */
+import { spawn } from 'node:child_process';
+import type { Command } from 'commander';
+import type { CliContext } from '../../core/cli-context.js';
+import { CliError } from '../../core/cli-error.js';
+import { loadActiveAgent, loadCredentials, saveCredentials } from '../../core/cli-state.js';
+import { formatTable } from '../seller/seller-format.js';
+import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
+import { waitForPat } from './init-command.js';
+
+interface PatView {
+  id: string;
+  scope_type: string;
+  scope_id: string;
+  label: string | null;
+  daily_cap_usd: string | null;
+  single_use: boolean;
+  created_at: string;
+  expires_at: string | null;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8').trim();
+}
+
+/** The bearer `whoami` describes: the active agent's PAT, else the active profile, else the session. */
+function currentBearer(ctx: CliContext): { token: string; server: string; source: string } | undefined {
+  try {
+    const { agent } = ctx.agent();
+    return { token: agent.pat, server: agent.server, source: `agent ${agent.agent_id}` };
+  } catch {
+    const creds = loadCredentials(ctx.paths);
+    const p = creds.active ? creds.profiles[creds.active] : undefined;
+    if (p) return { token: p.token, server: p.server, source: `profile ${creds.active}` };
+  }
+  return undefined;
+}
+
+async function login(ctx: CliContext, opts: { token?: string; profile?: string }): Promise<void> {
+  let token = opts.token;
+  if (!token && !process.stdin.isTTY) token = await readStdin();
+  if (!token) token = await ctx.prompt.password({ message: 'PAT (xx_pat_…)', flag: '--token' });
+  if (!/^xx_pat_[A-Za-z0-9_-]{16,200}$/.test(token)) {
+    if (/^xx_(live|treasury)_sk_/.test(token)) throw new CliError({ code: 'master_key_removed', userMessage: 'Master keys were removed on 2026-04-27. Run `xx init`, then mint PATs with `xx pat create`.' });
+    throw badArgument('--token', 'expected a PAT (xx_pat_…)');
+  }
+  const server = ctx.apiUrl();
+  const client = ctx.client(token, server);
+  const who = await ctx.spin('Checking the PAT', async () => {
+    await waitForPat(client);
+    return client.request<{ auth_type: string; scope_type: string; scope_id: string }>('GET', '/v1/auth/whoami');
+  });
+  const name = opts.profile ?? 'default';
+  const creds = loadCredentials(ctx.paths);
+  creds.profiles[name] = { token, server, added_at: new Date().toISOString() };
+  creds.active = name;
+  saveCredentials(ctx.paths, creds);
+  ctx.out({ profile: name, server, ...who }, `Saved profile "${name}" (${who.scope_type} ${who.scope_id}) for ${server}.`);
+}
+
+async function whoami(ctx: CliContext): Promise<void> {
+  const bearer = currentBearer(ctx);
+  const client = bearer ? ctx.client(bearer.token, process.env.XX_API_URL || bearer.server) : await ctx.session();
+  const who = await ctx.spin('Asking the platform', () => client.request<{ auth_type: string; scope_type: string; scope_id: string | null }>('GET', '/v1/auth/whoami'));
+  const data = { auth_type: who.auth_type, scope_type: who.scope_type, scope_id: who.scope_id, source: bearer?.source ?? 'session', server: client.baseUrl };
+  ctx.out(data, [`auth_type:  ${who.auth_type}`, `scope_type: ${who.scope_type}`, `scope_id:   ${who.scope_id}`, `(${data.source} at ${data.server})`].join('\n'));
+}
+
+function profiles(ctx: CliContext, action: 'list' | 'switch' | 'delete', name?: string): void {
+  const creds = loadCredentials(ctx.paths);
+  if (action === 'list') {
+    const rows = Object.entries(creds.profiles).map(([n, p]) => ({ name: n, server: p.server, active: creds.active === n, added_at: p.added_at }));
+    ctx.out({ profiles: rows }, formatTable(['', 'name', 'server', 'added'], rows.map((r) => [r.active ? '*' : '', r.name, r.server, r.added_at]), 'No profiles. Add one with `xx login --token <PAT>`.'));
+    return;
+  }
+  if (!name) throw badArgument('<name>', 'a profile name is required');
+  if (!creds.profiles[name]) throw new CliError({ code: 'profile_not_found', userMessage: `No profile named "${name}".` });
+  if (action === 'switch') creds.active = name;
+  else {
+    delete creds.profiles[name];
+    if (creds.active === name) delete creds.active;
+  }
+  saveCredentials(ctx.paths, creds);
+  ctx.out({ profile: name, action, active: creds.active ?? null }, action === 'switch' ? `Profile "${name}" is active.` : `Deleted profile "${name}".`);
+}
+
+async function patList(ctx: CliContext): Promise<void> {
+  const session = await ctx.session();
+  const { pats } = await ctx.spin('Listing PATs', () => session.request<{ pats: PatView[] }>('GET', '/v1/pats'));
+  ctx.out(
+    { pats },
+    formatTable(
+      ['id', 'scope', 'label', 'daily cap', 'created', 'state'],
+      pats.map((p) => [p.id, `${p.scope_type} ${p.scope_id}`, p.label ?? '', p.daily_cap_usd ?? '', p.created_at, p.revoked_at ? 'revoked' : p.used_at && p.single_use ? 'used' : 'active']),
+      'No PATs.',
+    ),
+  );
+}
+
+async function patCreate(ctx: CliContext, opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string }): Promise<void> {
+  const scope = opts.scope ?? 'agent';
+  if (!['agent', 'treasury'].includes(scope)) throw badArgument('--scope', 'agent or treasury (service PATs: `xx service pat create`)');
+  const expires = opts.expiresIn === undefined ? undefined : Number(opts.expiresIn);
+  if (expires !== undefined && (!Number.isInteger(expires) || expires < 60)) throw badArgument('--expires-in', 'seconds, at least 60');
+  const session = await ctx.session();
+  let scopeId: string | undefined;
+  if (scope === 'agent') {
+    try {
+      scopeId = loadActiveAgent(ctx.paths).agent_id;
+    } catch {
+      scopeId = undefined;
+    }
+  }
+  const body = { scope_type: scope, ...(scopeId ? { scope_id: scopeId } : {}), ...(opts.label ? { label: opts.label } : {}), ...(opts.dailyCap ? { daily_cap_usd: usdArgument('--daily-cap', opts.dailyCap) } : {}), ...(expires ? { expires_in_seconds: expires } : {}) };
+  const created = await ctx.spin('Minting the PAT', () => session.request<PatView & { pat: string }>('POST', '/v1/pats', { body }));
+  ctx.out(created, `${created.pat}\n(${created.id}, ${created.scope_type} ${created.scope_id}; shown once — store it now)`);
+}
+
+async function patRevoke(ctx: CliContext, id: string): Promise<void> {
+  if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
+  const session = await ctx.session();
+  const pat = await ctx.spin('Revoking', () => session.request<PatView>('DELETE', `/v1/pats/${id}`));
+  ctx.out(pat, `Revoked ${pat.id}.`);
+}
+
+function openBrowser(url: string): boolean {
+  if (!process.stdout.isTTY || process.env.CI) return false;
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  try {
+    const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function dashboard(ctx: CliContext, opts: { print?: boolean }): Promise<void> {
+  const session = await ctx.session();
+  const created = await ctx.spin('Minting a single-use PAT', () =>
+    session.request<PatView & { pat: string }>('POST', '/v1/pats', { body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 } }),
+  );
+  const url = `${ctx.dashboardUrl()}/cli-handoff#pat=${encodeURIComponent(created.pat)}`;
+  const opened = !opts.print && !ctx.json && openBrowser(url);
+  ctx.out({ url, pat_id: created.id, opened }, opened ? `Opened the dashboard in your browser (single-use PAT ${created.id}).` : url);
+}
+
+export function registerAuthCommands(program: Command, contextOf: ContextOf): void {
+  program
+    .command('login')
+    .description('Store a PAT in a credentials profile (--token, or piped on stdin)')
+    .option('--token <pat>', 'the PAT (xx_pat_…); read from stdin when piped')
+    .option('--profile <name>', 'profile name', 'default')
+    .action(act(contextOf, (ctx, opts: { token?: string; profile?: string }) => login(ctx, opts)));
+  program.command('whoami').description('Show auth_type, scope_type and scope_id').action(act(contextOf, (ctx) => whoami(ctx)));
+
+  const profile = program.command('profile').description('PAT profiles in the credentials file');
+  profile.command('list').action(act(contextOf, async (ctx) => profiles(ctx, 'list')));
+  profile.command('switch <name>').action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'switch', name)));
+  profile.command('delete <name>').action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'delete', name)));
+
+  const pat = program.command('pat').description('Personal access tokens (account session)');
+  pat.command('list').action(act(contextOf, (ctx) => patList(ctx)));
+  pat
+    .command('create')
+    .option('--label <label>')
+    .option('--scope <scope>', 'agent or treasury', 'agent')
+    .option('--daily-cap <usd>', 'daily spend cap (agent PATs)')
+    .option('--expires-in <seconds>')
+    .action(act(contextOf, (ctx, opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string }) => patCreate(ctx, opts)));
+  pat.command('revoke <pat_id>').action(act(contextOf, (ctx, _o, [id]) => patRevoke(ctx, id!)));
+
+  program
+    .command('dashboard')
+    .description('Open the dashboard, handing over a single-use PAT in the URL fragment')
+    .option('--print', 'print the URL instead of opening a browser')
+    .action(act(contextOf, (ctx, opts: { print?: boolean }) => dashboard(ctx, opts)));
+}

@@ -1,0 +1,60 @@
+/**
+ * `xx fund --testnet [--print] [--amount <USD>]`: testnet money for the active agent. Against the local
+ * sandbox (its sandbox.json names this API URL) the agent's managed wallet is funded from the sandbox
+ * faucet; elsewhere the public testnet faucet URL with the agent's addresses is printed (or opened).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import type { CliContext } from '../../core/cli-context.js';
+import { CliError } from '../../core/cli-error.js';
+import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
+
+const sandboxSchema = z.object({ api_url: z.string(), faucet_url: z.string(), chain_id: z.number() }).loose();
+
+/** The sandbox description, when the CLI talks to the sandbox `npm start` runs (TREASURY_DATA_DIR or ./.treasury). */
+function localSandbox(apiUrl: string): z.infer<typeof sandboxSchema> | undefined {
+  const file = path.join(process.env.TREASURY_DATA_DIR || path.resolve('.treasury'), 'sandbox.json');
+  try {
+    const parsed = sandboxSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    return parsed.success && parsed.data.api_url.replace(/\/+$/, '') === apiUrl ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function fund(ctx: CliContext, opts: { testnet?: boolean; print?: boolean; amount?: string }): Promise<void> {
+  if (!opts.testnet) throw badArgument('--testnet', 'only testnet funding exists; pass --testnet');
+  const amount = usdArgument('--amount', opts.amount ?? '5');
+  const { agent } = ctx.agent();
+  const apiUrl = (process.env.XX_API_URL || agent.server).replace(/\/+$/, '');
+  const wallet = agent.wallets[0];
+  const sandbox = localSandbox(apiUrl);
+  if (sandbox && wallet && !opts.print) {
+    const res = await ctx.spin('Funding from the sandbox faucet', async () => {
+      const r = await fetch(sandbox.faucet_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: wallet.address, amount_usd: amount }), signal: AbortSignal.timeout(30_000) });
+      const body = (await r.json().catch(() => ({}))) as Record<string, unknown>;
+      if (!r.ok) throw new CliError({ code: 'faucet_failed', userMessage: `The sandbox faucet answered HTTP ${r.status}: ${String(body.error ?? body.user_message ?? '')}` });
+      return body;
+    });
+    ctx.out({ funded: true, wallet_id: wallet.id, address: wallet.address, amount_usd: amount, tx_hash: res.tx_hash ?? null, balance_raw: res.balance_raw ?? null }, `Funded ${wallet.address} with ${amount} test USDC (tx ${String(res.tx_hash)}).`);
+    return;
+  }
+  const addresses = [...new Set([...(wallet ? [wallet.address] : []), ...(agent.addresses.base ? [agent.addresses.base] : [])])];
+  const urls = {
+    base_sepolia_usdc: `https://faucet.circle.com/?network=base-sepolia&address=${addresses[0] ?? ''}`,
+    ...(agent.addresses.solana ? { solana_devnet_usdc: `https://faucet.circle.com/?network=solana-devnet&address=${agent.addresses.solana}` } : {}),
+  };
+  ctx.out({ funded: false, addresses, solana: agent.addresses.solana ?? null, urls }, [`Fund these addresses with testnet USDC:`, ...addresses.map((a) => `  ${a}`), ...Object.values(urls)].join('\n'));
+}
+
+export function registerFundCommand(program: Command, contextOf: ContextOf): void {
+  program
+    .command('fund')
+    .description("Testnet funds for the active agent's wallet")
+    .option('--testnet', 'testnet funds (required)')
+    .option('--print', 'print the faucet URL instead of funding or opening it')
+    .option('--amount <usd>', 'sandbox faucet amount', '5')
+    .action(act(contextOf, (ctx, opts: { testnet?: boolean; print?: boolean; amount?: string }) => fund(ctx, opts)));
+}

@@ -1,0 +1,30 @@
+/**
+ * Account and buyer commands of the `xx` CLI (spec §4.5, buyer table): init, login, whoami, profile, agent,
+ * wallet, fund, dashboard, pat. `buy` lives in ../buy.
+ */
+import type { Command } from 'commander';
+import type { ContextOf } from '../seller/seller-kit.js';
+import { registerAgentCommands } from './agent-commands.js';
+import { registerAuthCommands } from './auth-commands.js';
+import { registerFundCommand } from './fund-command.js';
+import { init, type InitOptions } from './init-command.js';
+import { act } from '../seller/seller-kit.js';
+import { registerWalletCommands } from './wallet-commands.js';
+
+export function registerAccountCommands(program: Command, contextOf: ContextOf): void {
+  program
+    .command('init')
+    .description('Onboard: seed, addresses, sign-in, agent, PAT and a managed wallet')
+    .option('--server <url>', 'Treasury base URL (default XX_API_URL or the saved one)')
+    .option('--chain <chain>', 'base, solana or both', 'both')
+    .option('--label <label>', 'label of the agent', 'agent')
+    .option('--restore', 'restore the seed from a recovery phrase (hidden prompt or XX_MNEMONIC)')
+    .option('--new-seed', 'make a new seed even when a keystore exists (the old file is kept aside)')
+    .option('--words <n>', '12 or 24 words for a new seed', '24')
+    .option('--profile <name>', 'credentials profile to store the agent PAT in', 'default')
+    .action(act(contextOf, (ctx, opts: InitOptions) => init(ctx, opts)));
+  registerAuthCommands(program, contextOf);
+  registerAgentCommands(program, contextOf);
+  registerWalletCommands(program, contextOf);
+  registerFundCommand(program, contextOf);
+}

@@ -1,0 +1,168 @@
+/**
+ * `xx init`: onboarding in one command — the seed (new, restored, or the one already in the keystore),
+ * the Base and Solana addresses, SIWE sign-in against `--server` (the message names that server's host, so
+ * a signature cannot be replayed elsewhere), the account session, an agent PAT (waiting out its
+ * propagation), a Treasury-managed wallet for the agent, and the local records that make it the active agent.
+ *
+ * The seed is written only into the encrypted keystore and never printed here (`xx wallet export` shows it
+ * on explicit request). The passphrase comes from a hidden prompt or XX_KEYSTORE_PASSPHRASE; a restored
+ * phrase from a hidden prompt or XX_MNEMONIC.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createSiweMessage } from 'viem/siwe';
+import { ApiClient } from '../../core/api-client.js';
+import type { CliContext } from '../../core/cli-context.js';
+import { CliError } from '../../core/cli-error.js';
+import { loadAgent, loadCredentials, saveAgent, saveCredentials, saveSession, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
+import { readJsonFile, writeSecretJson } from '../../core/secret-file.js';
+import { badArgument } from '../seller/seller-kit.js';
+import { addressesFor, checkMnemonic, evmAccount, newMnemonic, type ChainChoice } from './hd-addresses.js';
+import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
+
+export interface InitOptions {
+  server?: string;
+  chain?: string;
+  label?: string;
+  restore?: boolean;
+  newSeed?: boolean;
+  words?: string;
+  profile?: string;
+}
+
+export async function passphraseFor(ctx: CliContext, message: string): Promise<string> {
+  return process.env.XX_KEYSTORE_PASSPHRASE || ctx.prompt.password({ message, flag: 'XX_KEYSTORE_PASSPHRASE' });
+}
+
+export function keystorePath(ctx: CliContext, name: string): string {
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(name)) throw badArgument('--name', 'lower-case letters, digits, - and _');
+  return path.join(ctx.paths.seedsDir, `${name}.json`);
+}
+
+function serverUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw badArgument('--server', `expected an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badArgument('--server', `expected an http(s) URL, got "${raw}"`);
+  return url;
+}
+
+/** A brand-new PAT may answer 401 until the auth cache catches up (spec §5.4): retry with backoff, ~10 s. */
+export async function waitForPat(client: ApiClient): Promise<void> {
+  let delay = 250;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      await client.request('GET', '/v1/auth/whoami');
+      return;
+    } catch (err) {
+      if (!(err instanceof CliError) || err.status !== 401 || Date.now() + delay > deadline) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 2000);
+    }
+  }
+}
+
+async function loadOrCreateSeed(ctx: CliContext, opts: InitOptions, chain: ChainChoice): Promise<{ mnemonic: string; keystore: string; created: boolean }> {
+  const file = keystorePath(ctx, 'default');
+  const existing = readJsonFile(file, keystoreSchema);
+  if (existing && !opts.newSeed && !opts.restore) {
+    const mnemonic = await openMnemonic(existing, await passphraseFor(ctx, 'Keystore passphrase'));
+    return { mnemonic, keystore: file, created: false };
+  }
+  const mnemonic = opts.restore
+    ? checkMnemonic(process.env.XX_MNEMONIC || (await ctx.prompt.password({ message: 'Recovery phrase (12 or 24 words)', flag: 'XX_MNEMONIC' })))
+    : newMnemonic(opts.words === '12' ? 12 : 24);
+  const passphrase = await passphraseFor(ctx, 'New keystore passphrase (8+ characters)');
+  if (!process.env.XX_KEYSTORE_PASSPHRASE && ctx.interactive) {
+    const again = await ctx.prompt.password({ message: 'Repeat the passphrase', flag: 'XX_KEYSTORE_PASSPHRASE' });
+    if (again !== passphrase) throw new CliError({ code: 'passphrase_mismatch', userMessage: 'The passphrases differ.', exitCode: 2 });
+  }
+  const sealed = await ctx.spin('Encrypting the keystore', () => sealMnemonic(mnemonic, passphrase, 'default', addressesFor(mnemonic, chain)));
+  if (existing) fs.renameSync(file, path.join(path.dirname(file), `default.${Date.now()}.replaced.json`)); // never destroy a seed silently
+  writeSecretJson(file, sealed);
+  return { mnemonic, keystore: file, created: true };
+}
+
+export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
+  const chain = (opts.chain ?? 'both') as ChainChoice;
+  if (!['base', 'solana', 'both'].includes(chain)) throw badArgument('--chain', 'one of base, solana, both');
+  if (opts.words !== undefined && opts.words !== '12' && opts.words !== '24') throw badArgument('--words', '12 or 24');
+  if (opts.restore && opts.newSeed) throw badArgument('--restore', 'cannot be combined with --new-seed');
+  const server = serverUrl(opts.server ?? ctx.apiUrl());
+  const base = server.origin;
+  const label = opts.label ?? 'agent';
+
+  const seed = await loadOrCreateSeed(ctx, opts, chain);
+  const addresses = addressesFor(seed.mnemonic, chain);
+  // Sign-in is SIWE with the Base key (m/44'/60'/0'/0/0) whatever --chain lists.
+  const signer = evmAccount(seed.mnemonic);
+  const api = new ApiClient({ baseUrl: base, token: undefined });
+  const grant = await ctx.spin('Signing in', async () => {
+    const { nonce } = await api.request<{ nonce: string }>('POST', '/v1/identity/nonce');
+    const message = createSiweMessage({ domain: server.host, address: signer.address, uri: base, version: '1', chainId: 84532, nonce, issuedAt: new Date(), statement: 'Sign in to Treasury from the xx CLI.' });
+    return api.request<{ session: string; account_id: string; agent_id: string; expires_at: string; created: boolean }>('POST', '/v1/identity/init', {
+      body: { message, signature: await signer.signMessage({ message }), chain: 'evm' },
+    });
+  });
+  saveSession(ctx.paths, { session: grant.session, account_id: grant.account_id, agent_id: grant.agent_id, expires_at: grant.expires_at, server: base });
+  const session = new ApiClient({ baseUrl: base, token: grant.session });
+
+  const pat = await ctx.spin('Minting the agent PAT', () =>
+    session.request<{ id: string; pat: string }>('POST', '/v1/pats', { body: { scope_type: 'agent', scope_id: grant.agent_id, label: `xx cli: ${label}`.slice(0, 128) } }),
+  );
+  const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
+  await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
+
+  const previous = loadAgent(ctx.paths, grant.agent_id);
+  let wallets: ManagedWallet[] = previous?.wallets ?? [];
+  if (chain !== 'solana' && wallets.length === 0) {
+    const w = await ctx.spin('Creating the managed wallet', () =>
+      agentClient.request<{ id: string; address: string; chain: string; network: string; label: string | null }>('POST', `/v1/agents/${grant.agent_id}/wallets`, { body: { label } }),
+    );
+    wallets = [{ id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label }];
+  }
+  const record: AgentRecord = {
+    agent_id: grant.agent_id,
+    account_id: grant.account_id,
+    label,
+    server: base,
+    pat: pat.pat,
+    pat_id: pat.id,
+    addresses,
+    keystore: seed.keystore,
+    wallets,
+    created_at: previous?.created_at ?? new Date().toISOString(),
+  };
+  saveAgent(ctx.paths, record);
+  setActiveAgent(ctx.paths, record.agent_id);
+  const credentials = loadCredentials(ctx.paths);
+  const profile = opts.profile ?? 'default';
+  credentials.profiles[profile] = { token: pat.pat, server: base, label, added_at: new Date().toISOString() };
+  credentials.active = profile;
+  saveCredentials(ctx.paths, credentials);
+
+  const data = {
+    account_id: grant.account_id,
+    agent_id: grant.agent_id,
+    server: base,
+    addresses,
+    wallets,
+    pat_id: pat.id,
+    keystore: seed.keystore,
+    seed_created: seed.created,
+    account_created: grant.created,
+  };
+  const lines = [
+    `Signed in to ${base} as ${grant.account_id}; agent ${grant.agent_id} (${label}) is active.`,
+    ...(addresses.base ? [`Base address:   ${addresses.base}`] : []),
+    ...(addresses.solana ? [`Solana address: ${addresses.solana}`] : []),
+    ...wallets.map((w) => `Managed wallet: ${w.id} ${w.address} (${w.network})`),
+    `Seed: ${seed.created ? 'new, ' : ''}encrypted in ${seed.keystore} (back it up with \`xx wallet export\`).`,
+    `Agent PAT ${pat.id} saved (0600). Next: \`xx fund --testnet\`, then \`xx buy <url>\`.`,
+  ];
+  ctx.out(data, lines.join('\n'));
+}

@@ -1,0 +1,137 @@
+/**
+ * `xx buy <url>`: the x402 exchange through the buyer SDK with the active agent's Treasury wallet.
+ * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable), `--max <USD>` (the price cap;
+ * refused above it, never raised). Prints the body; under `--json` `{status, paid, body, receipt}` with the
+ * receipt's txHash, payer and amount. SDK errors map to the client-side names of spec §7; MGMT_6014 shows
+ * the server's user_message unchanged with its settings_url.
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import {
+  createX402Buyer,
+  InsufficientBudgetError,
+  NoCompatibleAcceptError,
+  PatCapReachedError,
+  PaymentRejectedError,
+  ReauthenticateError,
+  TreasuryApiError,
+  TreasuryClient,
+  TreasurySdkError,
+  X402PaymentFailedError,
+} from '../../../sdk/index.js';
+import type { CliContext } from '../../core/cli-context.js';
+import { CliError } from '../../core/cli-error.js';
+import { act, badArgument, collect, HTTP_METHODS, usdArgument, type ContextOf } from '../seller/seller-kit.js';
+
+interface BuyOptions {
+  method?: string;
+  body?: string;
+  header?: string[];
+  max?: string;
+  wallet?: string;
+}
+
+function readBody(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let text = raw;
+  if (raw.startsWith('@')) {
+    try {
+      text = fs.readFileSync(raw.slice(1), 'utf8');
+    } catch {
+      throw badArgument('--body', `cannot read ${raw.slice(1)}`);
+    }
+  }
+  try {
+    JSON.parse(text);
+  } catch {
+    throw badArgument('--body', 'expected JSON (inline or @file)');
+  }
+  return text;
+}
+
+function parseHeaders(entries: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of entries ?? []) {
+    const at = e.indexOf(':');
+    if (at <= 0) throw badArgument('--header', `expected name:value, got "${e}"`);
+    const name = e.slice(0, at).trim().toLowerCase();
+    if (!/^[a-z0-9-]+$/.test(name) || ['authorization', 'payment-signature', 'x-payment'].includes(name)) throw badArgument('--header', `"${name}" cannot be set`);
+    out[name] = e.slice(at + 1).trim();
+  }
+  return out;
+}
+
+/** SDK errors → CLI errors with the spec §7 client-side names as codes. */
+export function mapBuyError(err: unknown): unknown {
+  if (err instanceof InsufficientBudgetError) {
+    return new CliError({ code: 'InsufficientBudgetError', userMessage: `The price ${err.requested_usd} USD is above your --max of ${err.cap_usd} USD; nothing was paid.`, details: { requested_usd: err.requested_usd, cap_usd: err.cap_usd } });
+  }
+  if (err instanceof NoCompatibleAcceptError) {
+    return new CliError({ code: 'NoCompatibleAcceptError', userMessage: "None of the seller's payment options can be paid by this agent's wallet.", details: { accepts: err.accepts } });
+  }
+  if (err instanceof PaymentRejectedError) {
+    return new CliError({ code: 'PaymentRejectedError', userMessage: `The payment settled but the seller answered HTTP ${err.status_code}. Settlement is irreversible; contact the seller.`, details: { status_code: err.status_code, body: err.body.slice(0, 2000), receipt: err.receipt } });
+  }
+  if (err instanceof PatCapReachedError) {
+    return new CliError({ code: 'MGMT_6014', userMessage: err.userMessage, status: 429, recovery: err.recovery });
+  }
+  if (err instanceof ReauthenticateError) return new CliError({ code: 'reauthenticate', userMessage: err.userMessage, status: 401, recovery: { kind: 'reauthenticate', command: 'xx init' } });
+  if (err instanceof X402PaymentFailedError) return new CliError({ code: 'payment_failed', userMessage: err.message, details: { status_code: err.status_code, reason: err.reason } });
+  if (err instanceof TreasuryApiError) {
+    return new CliError({ code: err.code, userMessage: err.userMessage, status: err.status, recovery: err.recovery as Record<string, unknown> | undefined, details: err.decisionId ? { decision_id: err.decisionId } : undefined });
+  }
+  if (err instanceof TreasurySdkError) return new CliError({ code: err.code, userMessage: err.message });
+  if (err instanceof TypeError) return new CliError({ code: 'network_error', userMessage: `The request failed: ${err.cause instanceof Error ? err.cause.message : err.message}` });
+  return err;
+}
+
+async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    throw badArgument('<url>', `expected an http(s) URL, got "${url}"`);
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw badArgument('<url>', 'expected an http(s) URL');
+  const method = (opts.method ?? 'GET').toUpperCase();
+  if (!(HTTP_METHODS as readonly string[]).includes(method)) throw badArgument('--method', `one of ${HTTP_METHODS.join(', ')}`);
+  const body = readBody(opts.body);
+  const headers = { ...parseHeaders(opts.header), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
+  const { agent } = ctx.agent();
+  const wallet = opts.wallet ? agent.wallets.find((w) => w.id === opts.wallet || w.address.toLowerCase() === opts.wallet!.toLowerCase()) : agent.wallets[0];
+  if (!wallet) throw new CliError({ code: 'no_wallet', userMessage: opts.wallet ? `The active agent has no wallet ${opts.wallet}.` : 'The active agent has no managed wallet; add one with `xx agent wallets add`.' });
+  const client = new TreasuryClient({ apiUrl: process.env.XX_API_URL || agent.server, token: agent.pat });
+  const buyer = createX402Buyer({ client, walletId: wallet.id, ...(max ? { maxPriceUsd: max } : {}) });
+  let result;
+  try {
+    result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () => buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }));
+  } catch (err) {
+    throw mapBuyError(err);
+  }
+  let parsedBody: unknown = result.body;
+  try {
+    parsedBody = JSON.parse(result.body);
+  } catch {
+    // not JSON: keep the text
+  }
+  const receipt = result.receipt ? { txHash: result.receipt.transaction, payer: result.receipt.payer ?? null, network: result.receipt.network, amount: result.receipt.amount_usd, amount_raw: result.receipt.amount_raw } : null;
+  const data = { status: result.status, paid: result.paid, body: parsedBody, receipt };
+  if (result.status >= 400) {
+    throw new CliError({ code: 'request_failed', userMessage: `The seller answered HTTP ${result.status}${result.paid ? '' : ' (nothing was paid)'}.`, status: result.status, details: { body: result.body.slice(0, 2000) } });
+  }
+  ctx.out(data, result.body);
+  if (receipt) ctx.info(`Paid ${receipt.amount} USD from ${wallet.address} (tx ${receipt.txHash}).`);
+}
+
+export function registerBuyCommand(program: Command, contextOf: ContextOf): void {
+  program
+    .command('buy <url>')
+    .description("Run the x402 exchange with the active agent's Treasury wallet")
+    .option('--method <method>', 'HTTP method', 'GET')
+    .option('--body <json>', 'request body: inline JSON or @file')
+    .option('--header <name:value>', 'extra request header (repeatable)', collect)
+    .option('--max <usd>', 'highest price to pay, in USD')
+    .option('--wallet <id>', 'managed wallet id or address (default the first)')
+    .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
+}

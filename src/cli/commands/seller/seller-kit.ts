@@ -1,0 +1,120 @@
+/**
+ * Shared pieces of the seller commands: the action wrapper (context + error rendering), flag-or-prompt
+ * input, repeatable-flag collectors, argument checks that fail with exit 2 and name the flag, and the
+ * two ways a seller command reaches the platform (the active service PAT, or the account session for what
+ * only the owner may do: registering a service, minting service PATs, flushing payouts).
+ */
+import type { Command } from 'commander';
+import { CliError } from '../../core/cli-error.js';
+import type { ApiClient } from '../../core/api-client.js';
+import type { CliContext } from '../../core/cli-context.js';
+import type { ServiceRecord } from '../../core/cli-state.js';
+import { runCommand } from '../../core/run-command.js';
+
+export type ContextOf = (cmd: Command) => CliContext;
+
+/** A seller as GET /v1/sellers/{id} returns it (the fields the commands read). */
+export interface SellerView {
+  seller_id: string;
+  name: string;
+  slug: string;
+  openapi_url: string | null;
+  capabilities: string[];
+  protocol: string;
+  payout_mode: string;
+  legal_entity: string | null;
+  country: string | null;
+  banking_state: string;
+  status: 'active' | 'suspended';
+  origin: string | null;
+  origin_verified: boolean;
+  verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EndpointView {
+  endpoint_id: string;
+  seller_id: string;
+  slug: string;
+  method: string;
+  path: string;
+  path_pattern: string | null;
+  price: string;
+  route_prices: Record<string, string>;
+  capabilities: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Commander action for a seller command: builds the context from the command, runs `fn` under
+ * `runCommand` (which renders CliErrors and sets the exit code). `fn` gets the positional arguments and
+ * the command's own options.
+ */
+export function act<O = Record<string, unknown>>(contextOf: ContextOf, fn: (ctx: CliContext, opts: O, args: string[]) => Promise<void>) {
+  return async (...params: unknown[]): Promise<void> => {
+    const cmd = params[params.length - 1] as Command;
+    const opts = cmd.opts() as O;
+    const args = params.slice(0, -2).filter((a): a is string => typeof a === 'string');
+    const ctx = contextOf(cmd);
+    await runCommand(ctx, () => fn(ctx, opts, args));
+  };
+}
+
+/** Commander collector for repeatable flags (`--capability a --capability b`). */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** A bad value for a flag: exit 2, naming the flag. */
+export function badArgument(flag: string, message: string): CliError {
+  return new CliError({ code: 'invalid_argument', userMessage: `${flag}: ${message}`, exitCode: 2, details: { flag } });
+}
+
+/** The flag's value, or a prompt for it (which fails with exit 2 naming the flag when not interactive). */
+export async function flagOrPrompt(ctx: CliContext, value: string | undefined, flag: string, message: string): Promise<string> {
+  if (value !== undefined && value !== '') return value;
+  return ctx.prompt.input({ message, flag });
+}
+
+/** USD amounts as the platform takes them: `0.05`, `$0.05` → `0.05`; anything else is exit 2. */
+export function usdArgument(flag: string, raw: string): string {
+  const value = raw.trim().replace(/^\$/, '');
+  if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/.test(value)) throw badArgument(flag, `expected a USD amount such as 0.05 (at most 6 decimals), got "${raw}"`);
+  return value;
+}
+
+/** `--route-price /path=0.01` (repeatable) → `{ "/path": "0.01" }`; `=0` or `=` marks a free route. */
+export function parseRoutePrices(entries: string[] | undefined): Record<string, string> | undefined {
+  if (!entries || entries.length === 0) return undefined;
+  const out: Record<string, string> = Object.create(null);
+  for (const entry of entries) {
+    const at = entry.lastIndexOf('=');
+    if (at <= 0) throw badArgument('--route-price', `expected path=USD such as /search/deep=0.10, got "${entry}"`);
+    const path = entry.slice(0, at).trim();
+    const price = entry.slice(at + 1).trim();
+    if (!path.startsWith('/')) throw badArgument('--route-price', `the path must start with "/", got "${path}"`);
+    if (path === '__proto__') throw badArgument('--route-price', 'invalid path');
+    out[path] = price === '' ? '' : usdArgument('--route-price', price);
+  }
+  return { ...out };
+}
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export function methodArgument(raw: string): string {
+  const m = raw.trim().toUpperCase();
+  if (!(HTTP_METHODS as readonly string[]).includes(m)) throw badArgument('--method', `expected one of ${HTTP_METHODS.join(', ')}, got "${raw}"`);
+  return m;
+}
+
+/** The active service and a client carrying its service PAT. */
+export async function activeService(ctx: CliContext): Promise<{ client: ApiClient; service: ServiceRecord }> {
+  return ctx.service();
+}
+
+/** The seller path of the active service, e.g. `/v1/sellers/sel_…`. */
+export function sellerPath(service: ServiceRecord, suffix = ''): string {
+  return `/v1/sellers/${encodeURIComponent(service.seller_id)}${suffix}`;
+}

@@ -1,0 +1,85 @@
+/**
+ * The CLI's HTTP client for the Treasury platform: bearer auth, JSON in and out, a time-out, and every
+ * non-2xx turned into a CliError carrying the server's `error_code`, its `user_message` unchanged and its
+ * `recovery` block. A 401 goes to `onUnauthorized` once (the session refresh of spec §5.7) when given.
+ */
+import { CliError } from './cli-error.js';
+
+export interface RequestOptions {
+  body?: unknown;
+  query?: Record<string, string | number | undefined>;
+  headers?: Record<string, string>;
+  /** Return the body as text (CSV export). */
+  raw?: true;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  token: string | undefined;
+  timeoutMs?: number;
+  /** Called on a 401; a new token retries the call once, undefined gives up with the 401. */
+  onUnauthorized?: (error: CliError) => Promise<string | undefined>;
+}
+
+export class ApiClient {
+  readonly baseUrl: string;
+  private token: string | undefined;
+
+  constructor(private readonly options: ApiClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.token = options.token;
+  }
+
+  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    try {
+      return await this.once<T>(method, path, options);
+    } catch (err) {
+      if (!(err instanceof CliError) || err.status !== 401 || !this.options.onUnauthorized) throw err;
+      const next = await this.options.onUnauthorized(err);
+      if (!next) throw err;
+      this.token = next;
+      return this.once<T>(method, path, options);
+    }
+  }
+
+  private async once<T>(method: string, path: string, options: RequestOptions): Promise<T> {
+    const url = new URL(`${this.baseUrl}${path}`);
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: options.raw ? '*/*' : 'application/json', 'user-agent': 'xx-cli', ...options.headers };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers,
+        ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+      });
+    } catch (err) {
+      const cause = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      throw new CliError({ code: 'network_error', userMessage: `Could not reach ${this.baseUrl}: ${cause}` });
+    }
+    const text = await res.text();
+    if (res.status >= 200 && res.status < 300) {
+      if (options.raw) return text as T;
+      try {
+        return (text ? JSON.parse(text) : {}) as T;
+      } catch {
+        throw new CliError({ code: 'invalid_reply', userMessage: `${method} ${path} answered something that is not JSON.` });
+      }
+    }
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // not JSON
+    }
+    const code = typeof body.error_code === 'string' ? body.error_code : `http_${res.status}`;
+    const userMessage = typeof body.user_message === 'string' ? body.user_message : `${method} ${path} failed with HTTP ${res.status}.`;
+    const recovery = body.recovery && typeof body.recovery === 'object' ? (body.recovery as Record<string, unknown>) : undefined;
+    const { error_code: _c, user_message: _m, recovery: _r, request_id: _q, ...details } = body;
+    throw new CliError({ code, userMessage, status: res.status, recovery, details: Object.keys(details).length > 0 ? details : undefined });
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * What every command gets: the paths, the env (XX_ENV and its env file), the API base URL, output that
+ * honours `--json`, prompts that refuse to block without a TTY (exit 2 naming the flag), a spinner on
+ * stderr only for a terminal, and clients for the three kinds of bearer — the account session (with the
+ * silent PAT exchange of spec §5.7), the active service's PAT and the active agent's PAT.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ApiClient } from './api-client.js';
+import { CliError, missingFlag } from './cli-error.js';
+import { resolveCliPaths, type CliPaths } from './cli-paths.js';
+import { loadActiveAgent, loadActiveService, loadSession, saveSession, type AgentRecord, type ServiceRecord } from './cli-state.js';
+import { z } from 'zod';
+import { readJsonFile } from './secret-file.js';
+
+export const ENV_NAMES = ['dev', 'prod', 'qa', 'preprod'] as const;
+export const DEFAULT_API_URL = 'http://127.0.0.1:8402';
+
+const configSchema = z.object({ api_url: z.string().optional(), dashboard_url: z.string().optional() }).loose();
+
+export interface PromptSpec {
+  message: string;
+  /** The flag that would have answered it; named in the exit-2 error without a TTY. */
+  flag: string;
+  default?: string;
+}
+
+export interface CliPrompt {
+  input(spec: PromptSpec): Promise<string>;
+  password(spec: PromptSpec): Promise<string>;
+  confirm(spec: PromptSpec & { defaultYes?: boolean }): Promise<boolean>;
+  select<T extends string>(spec: PromptSpec & { choices: readonly T[] }): Promise<T>;
+}
+
+export interface CliContext {
+  paths: CliPaths;
+  env: { name: string; file: string | undefined };
+  json: boolean;
+  interactive: boolean;
+  apiUrl(): string;
+  dashboardUrl(): string;
+  out(data: unknown, human: string): void;
+  info(line: string): void;
+  prompt: CliPrompt;
+  spin<T>(label: string, fn: () => Promise<T>): Promise<T>;
+  session(): Promise<ApiClient>;
+  service(): Promise<{ client: ApiClient; service: ServiceRecord }>;
+  agent(): { client: ApiClient; agent: AgentRecord };
+  client(token: string | undefined, baseUrl?: string): ApiClient;
+}
+
+/** KEY=VALUE lines (comments and blanks ignored); only XX_* keys not already set are applied. */
+function loadEnvFile(file: string, env: NodeJS.ProcessEnv): boolean {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return false;
+  }
+  for (const line of text.split('\n')) {
+    const m = /^\s*(XX_[A-Z0-9_]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (m && env[m[1]!] === undefined) env[m[1]!] = m[2]!.replace(/^"(.*)"$/, '$1');
+  }
+  return true;
+}
+
+export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessEnv }): CliContext {
+  const env = options.env ?? process.env;
+  const envName = env.XX_ENV ?? 'dev';
+  if (!(ENV_NAMES as readonly string[]).includes(envName)) {
+    throw new CliError({ code: 'invalid_env', userMessage: `XX_ENV must be one of ${ENV_NAMES.join(', ')}, got "${envName}".`, exitCode: 2 });
+  }
+  let paths = resolveCliPaths(env);
+  const envFile = path.join(paths.envDir, `${envName}.env`);
+  const loaded = loadEnvFile(envFile, env);
+  if (loaded) paths = resolveCliPaths(env);
+  const json = options.json;
+  const interactive = !json && !!process.stdin.isTTY && !!process.stdout.isTTY;
+  const config = () => readJsonFile(paths.config, configSchema) ?? {};
+
+  const apiUrl = () => (env.XX_API_URL || config().api_url || loadSession(paths)?.server || DEFAULT_API_URL).replace(/\/+$/, '');
+
+  const ask = async <T>(spec: PromptSpec, run: () => Promise<T>): Promise<T> => {
+    if (!interactive) throw missingFlag(spec.flag, spec.message);
+    return run();
+  };
+  const prompt: CliPrompt = {
+    input: (spec) => ask(spec, async () => (await import('@inquirer/prompts')).input({ message: spec.message, ...(spec.default ? { default: spec.default } : {}), required: true })),
+    password: (spec) => ask(spec, async () => (await import('@inquirer/prompts')).password({ message: spec.message, mask: '*' })),
+    confirm: (spec) => ask(spec, async () => (await import('@inquirer/prompts')).confirm({ message: spec.message, default: spec.defaultYes ?? false })),
+    select: (spec) => ask(spec, async () => (await import('@inquirer/prompts')).select({ message: spec.message, choices: spec.choices.map((c) => ({ value: c, name: c })) })),
+  };
+
+  const client = (token: string | undefined, baseUrl = apiUrl()) => new ApiClient({ baseUrl, token });
+
+  const ctx: CliContext = {
+    paths,
+    env: { name: envName, file: loaded ? envFile : undefined },
+    json,
+    interactive,
+    apiUrl,
+    dashboardUrl: () => (env.XX_DASHBOARD_URL || config().dashboard_url || apiUrl()).replace(/\/+$/, ''),
+    out(data, human) {
+      process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`);
+    },
+    info(line) {
+      if (!json) process.stderr.write(`${line}\n`);
+    },
+    prompt,
+    async spin(label, fn) {
+      if (json || !process.stderr.isTTY) return fn();
+      const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+      let i = 0;
+      const timer = setInterval(() => process.stderr.write(`\r${frames[i++ % frames.length]} ${label}…`), 80);
+      try {
+        return await fn();
+      } finally {
+        clearInterval(timer);
+        process.stderr.write(`\r${' '.repeat(label.length + 4)}\r`);
+      }
+    },
+    async session() {
+      const record = loadSession(paths);
+      if (!record) {
+        throw new CliError({ code: 'no_session', userMessage: 'No account session. Run `xx init` first.', recovery: { kind: 'reauthenticate', command: 'xx init' } });
+      }
+      return new ApiClient({
+        baseUrl: env.XX_API_URL || record.server,
+        token: record.session,
+        // Spec §5.7: an expired session is exchanged for a new one with the active agent's PAT, silently, once.
+        onUnauthorized: async () => {
+          let agent: AgentRecord;
+          try {
+            agent = loadActiveAgent(paths);
+          } catch {
+            throw reauthenticate('The session expired and no agent PAT is stored to renew it.');
+          }
+          let grant: { session: string; expires_at: string; account_id: string; agent_id: string };
+          try {
+            grant = await new ApiClient({ baseUrl: env.XX_API_URL || agent.server, token: agent.pat }).request('POST', '/v1/identity/exchange-pat');
+          } catch (err) {
+            if (err instanceof CliError && (err.status === 401 || err.status === 403)) throw reauthenticate("The session expired and the agent's PAT is no longer valid (revoked or expired).");
+            throw err;
+          }
+          saveSession(paths, { session: grant.session, account_id: grant.account_id, agent_id: grant.agent_id, expires_at: grant.expires_at, server: record.server });
+          return grant.session;
+        },
+      });
+    },
+    async service() {
+      const service = await loadActiveService(paths);
+      return { service, client: client(service.pat, env.XX_API_URL || service.server) };
+    },
+    agent() {
+      const agent = loadActiveAgent(paths);
+      return { agent, client: client(agent.pat, env.XX_API_URL || agent.server) };
+    },
+    client,
+  };
+  return ctx;
+}
+
+function reauthenticate(message: string): CliError {
+  return new CliError({ code: 'reauthenticate', userMessage: `${message} Sign in again with \`xx init\`.`, recovery: { kind: 'reauthenticate', command: 'xx init' } });
+}

@@ -1,0 +1,51 @@
+/**
+ * The CLI's one error type: a stable `code` (the server's `error_code` when it came from the API), the
+ * `userMessage` shown unchanged, the exit code (1 generic, 2 bad arguments, 130 interrupted), and the
+ * recovery block of spec §2.8 when there is one.
+ */
+export type ExitCode = 1 | 2 | 130;
+
+export interface CliErrorInit {
+  code: string;
+  userMessage: string;
+  exitCode?: ExitCode;
+  recovery?: Record<string, unknown> | undefined;
+  status?: number | undefined;
+  details?: Record<string, unknown> | undefined;
+}
+
+export class CliError extends Error {
+  readonly code: string;
+  readonly userMessage: string;
+  readonly exitCode: ExitCode;
+  readonly recovery: Record<string, unknown> | undefined;
+  readonly status: number | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(init: CliErrorInit) {
+    super(init.userMessage);
+    this.name = 'CliError';
+    this.code = init.code;
+    this.userMessage = init.userMessage;
+    this.exitCode = init.exitCode ?? 1;
+    this.recovery = init.recovery;
+    this.status = init.status;
+    this.details = init.details;
+  }
+
+  /** What `--json` prints on stderr. */
+  toJSON(): Record<string, unknown> {
+    return {
+      error_code: this.code,
+      user_message: this.userMessage,
+      ...(this.recovery ? { recovery: this.recovery } : {}),
+      ...(this.status !== undefined ? { status: this.status } : {}),
+      ...(this.details ? { details: this.details } : {}),
+    };
+  }
+}
+
+/** A missing flag without a TTY to prompt on: exit 2, naming the flag. */
+export function missingFlag(flag: string, what: string): CliError {
+  return new CliError({ code: 'missing_argument', userMessage: `${flag} is required (${what}); no terminal to prompt on.`, exitCode: 2, details: { flag } });
+}

@@ -1,0 +1,232 @@
+/**
+ * The seller flow through the real `xx` CLI as a subprocess (node --import tsx src/cli/main.ts, no TTY)
+ * against a real test Treasury (PostgreSQL + SoftHSM signer): service init → endpoints add/list → verify
+ * against a local origin serving the well-known file → status (env on the first line, route health) →
+ * a ledger row reported with a service PAT → ledger export as CSV → keys (removed) → every --json output
+ * parses. Also: a missing --name without a TTY exits 2 naming the flag; the service PAT never reaches
+ * stdout unless asked, and the service record on disk is 0600.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the CLI without a TTY (stdin closed) and collects its output; asynchronous so the in-process Treasury keeps serving. */
+function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function parseJson(run: CliRun, what: string): any {
+  try {
+    return JSON.parse(run.stdout);
+  } catch {
+    assert.fail(`${what}: stdout is not JSON (exit ${run.code})\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  }
+}
+
+/** The structured error on stderr under --json (one JSON document, possibly pretty-printed, or its last line). */
+function parseStderrJson(run: CliRun): any {
+  const text = run.stderr.trim();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return JSON.parse(text.split('\n').pop() ?? '');
+  }
+}
+
+function ok(run: CliRun, what: string): CliRun {
+  assert.equal(run.code, 0, `${what} exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  return run;
+}
+
+/** A seller origin: the well-known file (body settable) and a paid-looking /search that answers 402. */
+function serveOrigin(): Promise<{ origin: string; setFile(body: string | null): void; close(): Promise<void> }> {
+  let file: string | null = null;
+  const server = http.createServer((req, res) => {
+    if (req.url === '/.well-known/xx-verification.txt') {
+      if (file === null) return void res.writeHead(404).end();
+      return void res.writeHead(200, { 'content-type': 'text/plain' }).end(file);
+    }
+    if (req.url === '/search') return void res.writeHead(402, { 'content-type': 'application/json' }).end('{}');
+    res.writeHead(404).end();
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({
+        origin: `http://127.0.0.1:${port}`,
+        setFile: (body) => (file = body),
+        close: () => new Promise((r) => server.close(() => r())),
+      });
+    });
+  });
+}
+
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
+  this.timeout(90_000);
+  let t: TestTreasury;
+  let home: string;
+  let env: Record<string, string>;
+  let origin: Awaited<ReturnType<typeof serveOrigin>>;
+  let session: string;
+
+  before(async () => {
+    t = await startTestTreasury();
+    const grant = await signInWithNewKey(t);
+    session = grant.session;
+    home = fs.mkdtempSync(path.join(os.tmpdir(), 'xx-seller-'));
+    env = {
+      HOME: home,
+      XX_API_URL: t.baseUrl,
+      XX_SESSION_PATH: path.join(home, 'session.json'),
+      XX_SERVICES_DIR: path.join(home, 'services'),
+      XX_ACTIVE_SERVICE_PATH: path.join(home, 'active-service'),
+      XX_AGENTS_DIR: path.join(home, 'agents'),
+      XX_ACTIVE_AGENT_PATH: path.join(home, 'active-agent'),
+      XX_SEEDS_DIR: path.join(home, 'seeds'),
+      XX_CONFIG_PATH: path.join(home, 'config.json'),
+      XX_CREDENTIALS_PATH: path.join(home, 'credentials.json'),
+      NO_COLOR: '1',
+    };
+    fs.writeFileSync(env.XX_SESSION_PATH!, JSON.stringify({ session: grant.session, account_id: grant.account_id, agent_id: grant.agent_id, expires_at: grant.expires_at, server: t.baseUrl }), { mode: 0o600 });
+    origin = await serveOrigin();
+  });
+  after(async () => {
+    await origin?.close();
+    await t?.stop();
+    if (home) fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('service init → endpoints → verify → status → ledger export; keys exits 1; --json parses', async () => {
+    const jsonOutputs: string[] = [];
+    const json = async (args: string[]) => {
+      const run = ok(await runCli([...args, '--json'], env), args.join(' '));
+      jsonOutputs.push(args.join(' '));
+      return parseJson(run, args.join(' '));
+    };
+
+    // Register the service; the PAT stays on disk (0600), not on stdout.
+    const initRun = ok(await runCli(['service', 'init', '--name', 'Search Co', '--capability', 'search', '--origin', origin.origin, '--json'], env), 'service init');
+    const created = parseJson(initRun, 'service init');
+    assert.match(created.seller_id, /^sel_[0-9a-f]{24}$/);
+    assert.equal(created.pat, undefined);
+    assert.doesNotMatch(initRun.stdout + initRun.stderr, /xx_pat_/);
+    const records = filesUnder(env.XX_SERVICES_DIR!);
+    assert.ok(records.length >= 1, 'a service record is written');
+    for (const file of records) assert.equal(fs.statSync(file).mode & 0o777, 0o600, `${file} is 0600`);
+    assert.ok(records.some((f) => fs.readFileSync(f, 'utf8').includes(created.seller_id)));
+
+    const endpoint = await json(['endpoints', 'add', '--path', '/search', '--price', '0.05']);
+    assert.match(endpoint.endpoint_id, /^ep_[0-9a-f]{24}$/);
+    assert.equal(endpoint.price, '0.05');
+    const listed = await json(['endpoints', 'list']);
+    assert.deepEqual(
+      listed.endpoints.map((e: { endpoint_id: string }) => e.endpoint_id),
+      [endpoint.endpoint_id],
+    );
+
+    // Verify: first without the file (exit 1, server's code, the expected path named), then with it.
+    const missing = await runCli(['verify', '--json'], env);
+    assert.equal(missing.code, 1, missing.stderr);
+    const missingErr = parseStderrJson(missing);
+    assert.equal(missingErr.error_code, 'well_known_not_found');
+    assert.match(JSON.stringify(missingErr), /\/\.well-known\/xx-verification\.txt/);
+    const { token } = (await t.request('GET', `/v1/sellers/${created.seller_id}/verify`, { token: session })).body;
+    origin.setFile(`${token}\n`);
+    const verified = await json(['verify']);
+    assert.equal(verified.origin_verified, true);
+
+    // Status: the env first, then the service and a healthy route (the origin answers 402).
+    const status = ok(await runCli(['status'], env), 'status');
+    const [first] = status.stdout.split('\n');
+    assert.match(first!, /^env: \S+ \(/);
+    assert.ok(first!.includes(t.baseUrl), first);
+    assert.match(status.stdout, /GET \/search/);
+    const statusJson = await json(['status']);
+    assert.equal(statusJson.seller.origin_verified, true);
+    assert.equal(statusJson.endpoint_count, 1);
+    assert.equal(statusJson.endpoints[0].health.state, 'healthy');
+
+    // A service PAT printed once by `service pat create`, used as the middleware would to report a payment.
+    const minted = await json(['service', 'pat', 'create', '--label', 'middleware']);
+    assert.match(minted.pat, /^xx_pat_/);
+    const txHash = `0x${randomBytes(32).toString('hex')}`;
+    const report = await t.request('POST', '/v1/ledger', {
+      token: minted.pat,
+      body: { tx_hash: txHash, payer: `0x${randomBytes(20).toString('hex')}`, amount: '50000', network: 'eip155:84532', endpoint_id: endpoint.endpoint_id, content_hash: randomBytes(32).toString('hex') },
+    });
+    assert.equal(report.status, 201, JSON.stringify(report.body));
+
+    const csv = ok(await runCli(['ledger', 'export', '--format', 'csv'], env), 'ledger export');
+    assert.match(csv.stdout, /^created_at,id,tx_hash,/);
+    assert.ok(csv.stdout.includes(txHash.toLowerCase()), csv.stdout);
+    const [ledger, revenue] = await Promise.all([json(['ledger', 'list']), json(['ledger', 'revenue'])]);
+    assert.equal(ledger.entries[0].tx_hash, txHash.toLowerCase());
+    assert.equal(revenue.total_usd, '0.05');
+
+    // The rest of the seller surface answers JSON.
+    const [shown, localList, pats, mode, banking, payouts] = await Promise.all([
+      json(['service', 'show']),
+      json(['service', 'list']),
+      json(['service', 'pat', 'list']),
+      json(['payout-mode', 'show']),
+      json(['service', 'banking', 'status']),
+      json(['service', 'payouts']),
+    ]);
+    assert.equal(shown.seller_id, created.seller_id);
+    assert.ok(localList.services.some((s: { seller_id: string; pat?: string }) => s.seller_id === created.seller_id && s.pat === undefined));
+    assert.ok(pats.pats.some((p: { id: string }) => p.id === minted.id));
+    assert.equal(mode.payout_mode, 'direct');
+    assert.equal(banking.state, 'none');
+    assert.equal(payouts.payout_mode, 'direct');
+
+    // Master keys are gone: exit 1 with the hint, structured under --json.
+    const keys = await runCli(['keys', 'list'], env);
+    assert.equal(keys.code, 1);
+    assert.match(keys.stderr, /Master keys were removed on 2026-04-27/);
+    const keysJson = await runCli(['keys', 'rotate', '--json'], env);
+    assert.equal(keysJson.code, 1);
+    assert.equal(parseStderrJson(keysJson).error_code, 'master_key_removed');
+
+    assert.ok(jsonOutputs.length >= 10);
+  });
+
+  it('fails with exit 2 naming --name when service init has no name and no TTY', async () => {
+    const run = await runCli(['service', 'init'], env);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /--name/);
+    const bad = await runCli(['endpoints', 'add', '--path', '/x', '--price', 'cheap', '--json'], env);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--price/);
+  });
+});
