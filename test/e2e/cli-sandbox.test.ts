@@ -1,0 +1,246 @@
+/**
+ * The real `xx` binary (bin/xx.mjs) as a subprocess against the sandbox of `npm start` (PostgreSQL,
+ * SoftHSM signer, API, anvil, the official-package facilitator, faucet):
+ * - buyer: init (keystore 0600, seed never printed) → whoami → fund from the sandbox faucet → buy a paid
+ *   endpoint (receipt in --json) → the seller's `ledger export --format csv` has the payment;
+ * - seller: service init → endpoints add → verify (well-known file) → status;
+ * - --restore derives the BIP44 address of a known phrase; a price over --max is InsufficientBudgetError
+ *   with nothing paid; an expired/unknown session is renewed silently with the agent PAT; a revoked PAT
+ *   is exit 1 with the reauthenticate recovery; every --json stdout parses;
+ * - init without flags, driven through a pseudo-terminal (script(1)), prompts for the passphrase.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import Koa from 'koa';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { x402Koa } from 'treasury/koa';
+import { openMnemonic, keystoreSchema } from '../../src/cli/commands/account/seed-keystore.js';
+import { startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const XX = path.join(ROOT, 'bin/xx.mjs');
+const PASSPHRASE = 'correct horse battery staple';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function xx(args: string[], env: Record<string, string>, input?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [XX, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    if (input !== undefined) child.stdin!.end(input);
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function ok(run: Run, what: string): Run {
+  assert.equal(run.code, 0, `${what} exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
+  return run;
+}
+
+function json(run: Run, what: string): any {
+  ok(run, what);
+  try {
+    return JSON.parse(run.stdout);
+  } catch {
+    assert.fail(`${what}: stdout is not JSON\n${run.stdout}`);
+  }
+}
+
+function errJson(run: Run): any {
+  return JSON.parse(run.stderr.trim().split('\n').pop()!);
+}
+
+function homeEnv(sandbox: RunningSandbox, name: string): Record<string, string> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), `xx-${name}-`));
+  return { HOME: home, XX_HOME: path.join(home, '.xx'), TREASURY_DATA_DIR: sandbox.dataDir, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '12', NO_COLOR: '1' };
+}
+
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+describe('xx CLI against the npm start sandbox (real binary, real chain)', function () {
+  this.timeout(300_000);
+  let sandbox: RunningSandbox;
+  let env: Record<string, string>;
+  let seller: http.Server | undefined;
+
+  before(async () => {
+    sandbox = await startSandbox();
+    env = homeEnv(sandbox, 'buyer');
+  });
+  after(async () => {
+    seller?.closeAllConnections();
+    seller?.close();
+    await sandbox?.stop();
+  });
+
+  it('init → whoami → fund → buy; service init → endpoints add → verify → status → ledger export shows the payment', async () => {
+    const outputs: string[] = [];
+    const run = async (args: string[]) => {
+      const r = await xx(args, env);
+      outputs.push(r.stdout + r.stderr);
+      return r;
+    };
+
+    // init: seed sealed in the keystore (0600), never printed; session, agent PAT and a managed wallet.
+    const init = json(await run(['init', '--server', sandbox.info.api_url, '--label', 'buyer', '--json']), 'init');
+    assert.match(init.agent_id, /^agt_/);
+    assert.match(init.addresses.base, /^0x[0-9a-fA-F]{40}$/);
+    assert.ok(init.addresses.solana.length >= 32);
+    assert.equal(init.wallets.length, 1);
+    const keystore = keystoreSchema.parse(JSON.parse(fs.readFileSync(init.keystore, 'utf8')));
+    const mnemonic = await openMnemonic(keystore, PASSPHRASE);
+    assert.equal(mnemonic.split(' ').length, 24);
+
+    const whoami = json(await run(['whoami', '--json']), 'whoami');
+    assert.deepEqual([whoami.auth_type, whoami.scope_type, whoami.scope_id], ['pat', 'agent', init.agent_id]);
+
+    const funded = json(await run(['fund', '--testnet', '--amount', '2', '--json']), 'fund');
+    assert.equal(funded.funded, true);
+    assert.equal(funded.address, init.wallets[0].address);
+
+    // The seller side, same account: register, price an endpoint, serve it behind our Koa middleware.
+    const service = json(await run(['service', 'init', '--name', 'CLI Jokes', '--json']), 'service init');
+    const record = JSON.parse(fs.readFileSync(path.join(env.XX_HOME!, 'services', `${service.seller_id}.json`), 'utf8')) as { pat: string };
+    const endpoint = json(await run(['endpoints', 'add', '--path', '/joke', '--price', '0.01', '--json']), 'endpoints add');
+    assert.equal(endpoint.price, '0.01');
+    const payTo = privateKeyToAccount(generatePrivateKey()).address;
+    let wellKnown = '';
+    const app = new Koa();
+    app.use(async (ctx, next) => {
+      if (ctx.path === '/.well-known/xx-verification.txt') {
+        ctx.body = wellKnown;
+        return;
+      }
+      await next();
+    });
+    app.use(x402Koa({ token: record.pat, price: '0.01', pay_to: payTo, facilitator_url: sandbox.info.facilitator_url, api_url: sandbox.info.api_url, env: {} }));
+    app.use((ctx) => {
+      ctx.body = { joke: 'two custodians walk into a bar' };
+    });
+    seller = http.createServer(app.callback());
+    await new Promise<void>((resolve) => seller!.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(seller.address() as AddressInfo).port}`;
+
+    const unverified = await run(['verify', '--origin', origin, '--json']);
+    assert.equal(unverified.code, 1);
+    const tokenLine = errJson(unverified).details.token as string;
+    wellKnown = `${tokenLine}\n`;
+    const verified = json(await run(['verify', '--json']), 'verify');
+    assert.equal(verified.origin_verified, true);
+    const status = ok(await run(['status']), 'status');
+    assert.match(status.stdout.split('\n')[0]!, /^env: dev \(/);
+    assert.match(status.stdout, /GET \/joke/);
+    assert.equal(json(await run(['status', '--json']), 'status').endpoints[0].health.state, 'healthy');
+
+    // Buy it: over the cap nothing is paid; within the cap the receipt comes back and the ledger has it.
+    const tooDear = await run(['buy', `${origin}/joke`, '--max', '0.005', '--json']);
+    assert.equal(tooDear.code, 1);
+    assert.deepEqual([errJson(tooDear).error_code, errJson(tooDear).details.requested_usd, errJson(tooDear).details.cap_usd], ['InsufficientBudgetError', '0.01', '0.005']);
+    const bought = json(await run(['buy', `${origin}/joke`, '--max', '0.05', '--json']), 'buy');
+    assert.equal(bought.status, 200);
+    assert.equal(bought.paid, true);
+    assert.deepEqual(bought.body, { joke: 'two custodians walk into a bar' });
+    assert.match(bought.receipt.txHash, /^0x[0-9a-f]{64}$/);
+    assert.equal(bought.receipt.payer.toLowerCase(), init.wallets[0].address.toLowerCase());
+    assert.equal(bought.receipt.amount, '0.01');
+    const plain = ok(await run(['buy', `${origin}/joke`]), 'buy (text)');
+    assert.equal(JSON.parse(plain.stdout).joke, 'two custodians walk into a bar');
+
+    let csv = '';
+    for (let i = 0; i < 50 && !csv.includes(bought.receipt.txHash); i++) {
+      csv = ok(await run(['ledger', 'export', '--format', 'csv']), 'ledger export').stdout;
+      if (!csv.includes(bought.receipt.txHash)) await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.ok(csv.includes(bought.receipt.txHash), csv);
+    assert.match(csv, /^created_at,id,tx_hash,/);
+
+    // Every --json the flow produced parsed above; the seed and the PATs never reached the terminal.
+    const all = outputs.join('\n');
+    assert.ok(!all.includes(mnemonic.split(' ').slice(0, 6).join(' ')), 'the seed is never printed');
+    assert.ok(!all.includes(record.pat), 'the service PAT is never printed');
+    assert.doesNotMatch(all, /xx_pat_/);
+    assert.doesNotMatch(all, /as_[A-Za-z0-9]{20}/);
+    for (const file of filesUnder(env.XX_HOME!)) assert.equal(fs.statSync(file).mode & 0o777, 0o600, `${file} is 0600`);
+  });
+
+  it('an expired or unknown session is renewed silently with the agent PAT; a revoked PAT is exit 1 with reauthenticate', async () => {
+    const sessionFile = path.join(env.XX_HOME!, 'session.json');
+    const stale = (file: string) => {
+      const s = JSON.parse(fs.readFileSync(file, 'utf8'));
+      fs.writeFileSync(file, JSON.stringify({ ...s, session: `as_${'0'.repeat(43)}` }), { mode: 0o600 });
+    };
+    stale(sessionFile);
+    const pats = json(await xx(['pat', 'list', '--json'], env), 'pat list after the session went stale');
+    assert.ok(pats.pats.length >= 2);
+    assert.notEqual(JSON.parse(fs.readFileSync(sessionFile, 'utf8')).session, `as_${'0'.repeat(43)}`, 'a new session was saved');
+
+    const agent = json(await xx(['agent', 'show', '--json'], env), 'agent show');
+    json(await xx(['pat', 'revoke', agent.pat_id, '--json'], env), 'pat revoke');
+    stale(sessionFile);
+    const refused = await xx(['pat', 'list', '--json'], env);
+    assert.equal(refused.code, 1, refused.stderr);
+    const e = errJson(refused);
+    assert.equal(e.error_code, 'reauthenticate');
+    assert.equal(e.recovery.kind, 'reauthenticate');
+  });
+
+  it('--restore derives the BIP44 Base address of a known phrase; bad arguments exit 2 (JSON under --json)', async () => {
+    const restoreEnv = { ...homeEnv(sandbox, 'restore'), XX_MNEMONIC: 'test test test test test test test test test test test junk' };
+    const restored = json(await xx(['init', '--server', sandbox.info.api_url, '--restore', '--chain', 'base', '--json'], restoreEnv), 'init --restore');
+    assert.equal(restored.addresses.base, '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
+    assert.equal(restored.addresses.solana, undefined);
+
+    const unknownOption = await xx(['whoami', '--bogus', '--json'], restoreEnv);
+    assert.equal(unknownOption.code, 2);
+    assert.equal(errJson(unknownOption).error_code, 'invalid_arguments');
+    const badChain = await xx(['init', '--chain', 'dogecoin', '--json'], restoreEnv);
+    assert.equal(badChain.code, 2);
+    assert.match(errJson(badChain).user_message, /--chain/);
+    const noTty = await xx(['wallet', 'export', '--json'], { ...restoreEnv, XX_KEYSTORE_PASSPHRASE: '' });
+    assert.equal(noTty.code, 2, 'no confirmation possible without a TTY or --yes');
+    assert.match(errJson(noTty).user_message, /--yes/);
+    const exported = json(await xx(['wallet', 'export', '--yes', '--json'], restoreEnv), 'wallet export --yes');
+    assert.equal(exported.mnemonic, 'test test test test test test test test test test test junk');
+  });
+
+  it('init without flags prompts on a terminal (pseudo-terminal via script)', async function () {
+    if (spawnSync('script', ['--version']).status !== 0) this.skip();
+    const ttyEnv = homeEnv(sandbox, 'tty');
+    delete (ttyEnv as Record<string, string | undefined>).XX_KEYSTORE_PASSPHRASE;
+    const command = `${process.execPath} ${XX} init --server ${sandbox.info.api_url}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...ttyEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const waitFor = async (re: RegExp) => {
+      for (let i = 0; i < 300 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.match(out, re);
+    };
+    const exit = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await waitFor(/New keystore passphrase/);
+    child.stdin.write(`${PASSPHRASE}\r`);
+    await waitFor(/Repeat the passphrase/);
+    child.stdin.write(`${PASSPHRASE}\r`);
+    assert.equal(await exit, 0, out);
+    assert.match(out, /Signed in to/);
+    assert.ok(!out.includes(PASSPHRASE), 'the passphrase is not echoed');
+    const ks = keystoreSchema.parse(JSON.parse(fs.readFileSync(path.join(ttyEnv.XX_HOME!, 'seeds', 'default.json'), 'utf8')));
+    assert.equal((await openMnemonic(ks, PASSPHRASE)).split(' ').length, 24);
+  });
+});
