@@ -37,8 +37,8 @@ function xx(args: string[], env: Record<string, string>, input?: string): Promis
     const child = spawn(process.execPath, [XX, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     if (input !== undefined) child.stdin!.end(input);
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
@@ -217,6 +217,27 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     assert.match(errJson(noTty).user_message, /--yes/);
     const exported = json(await xx(['wallet', 'export', '--yes', '--json'], restoreEnv), 'wallet export --yes');
     assert.equal(exported.mnemonic, 'test test test test test test test test test test test junk');
+
+    // The rest of the account surface answers JSON too.
+    const listed = json(await xx(['agent', 'list', '--json'], restoreEnv), 'agent list');
+    assert.equal(listed.agents.length, 1);
+    assert.equal(listed.agents[0].pat, undefined, 'no PAT in agent list');
+    const added = json(await xx(['agent', 'wallets', 'add', '--label', 'second', '--json'], restoreEnv), 'agent wallets add');
+    assert.match(added.address, /^0x[0-9a-fA-F]{40}$/);
+    assert.equal(json(await xx(['agent', 'wallets', 'list', '--json'], restoreEnv), 'agent wallets list').wallets.length, 2);
+    assert.equal(json(await xx(['agent', 'label', listed.agents[0].agent_id, 'renamed', '--json'], restoreEnv), 'agent label').label, 'renamed');
+    assert.equal(json(await xx(['profile', 'list', '--json'], restoreEnv), 'profile list').profiles[0].name, 'default');
+    assert.equal(json(await xx(['wallet', 'list', '--json'], restoreEnv), 'wallet list').keystores[0].addresses.base, '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
+    const handoff = json(await xx(['dashboard', '--print', '--json'], restoreEnv), 'dashboard');
+    assert.match(handoff.url, /\/cli-handoff#pat=xx_pat_/);
+    const printed = json(await xx(['fund', '--testnet', '--print', '--json'], restoreEnv), 'fund --print');
+    assert.equal(printed.funded, false);
+    assert.ok(printed.addresses.length >= 1);
+    const minted = json(await xx(['pat', 'create', '--label', 'ci', '--daily-cap', '1', '--json'], restoreEnv), 'pat create');
+    assert.match(minted.pat, /^xx_pat_/);
+    const login = json(await xx(['login', '--profile', 'ci', '--json'], restoreEnv, minted.pat), 'login (stdin)');
+    assert.equal(login.scope_type, 'agent');
+    assert.equal(json(await xx(['profile', 'switch', 'default', '--json'], restoreEnv), 'profile switch').active, 'default');
   });
 
   it('init without flags prompts on a terminal (pseudo-terminal via script)', async function () {

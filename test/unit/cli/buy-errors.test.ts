@@ -1,0 +1,72 @@
+/**
+ * `xx buy` error mapping (spec §7 client-side names) and the CLI's error rendering: each SDK error becomes
+ * a CliError with its stable code, exit code 1 and the fields a script needs; under --json stderr carries
+ * exactly one JSON object; MGMT_6014 keeps the server's user_message unchanged and its settings_url.
+ */
+import assert from 'node:assert/strict';
+import { mapBuyError } from '../../../src/cli/commands/buy/index.js';
+import { CliError } from '../../../src/cli/core/cli-error.js';
+import { renderError } from '../../../src/cli/core/run-command.js';
+import {
+  InsufficientBudgetError,
+  NoCompatibleAcceptError,
+  PatCapReachedError,
+  PaymentRejectedError,
+  ReauthenticateError,
+  TreasuryApiError,
+} from '../../../src/sdk/index.js';
+import { requirements } from '../x402/x402-fixtures.js';
+
+function captureStderr(fn: () => number): { code: number; text: string } {
+  const original = process.stderr.write.bind(process.stderr);
+  let text = '';
+  process.stderr.write = ((chunk: string) => {
+    text += chunk;
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    return { code: fn(), text };
+  } finally {
+    process.stderr.write = original;
+  }
+}
+
+describe('xx buy: error mapping and rendering', () => {
+  const capBody = { error_code: 'MGMT_6014', user_message: 'Daily cap of 5 USD reached for this PAT.', recovery: { kind: 'raise_pat_cap', settings_url: 'https://dash.example/settings/pats/pat_1', current_cap_usd: '5', attempted_amount_usd: '0.01' } };
+  const cases: Array<[string, unknown, (e: CliError) => void]> = [
+    ['InsufficientBudgetError', new InsufficientBudgetError('0.01', '0.005', requirements()), (e) => assert.deepEqual(e.details, { requested_usd: '0.01', cap_usd: '0.005' })],
+    ['NoCompatibleAcceptError', new NoCompatibleAcceptError([requirements()]), (e) => assert.equal((e.details!.accepts as unknown[]).length, 1)],
+    ['PaymentRejectedError', new PaymentRejectedError(500, 'boom', { success: true }), (e) => assert.equal(e.details!.status_code, 500)],
+    ['MGMT_6014', new PatCapReachedError(new TreasuryApiError(429, capBody)), (e) => {
+      assert.equal(e.userMessage, capBody.user_message);
+      assert.equal(e.recovery!.settings_url, capBody.recovery.settings_url);
+    }],
+    ['reauthenticate', new ReauthenticateError(new TreasuryApiError(401, { error_code: 'invalid_token', user_message: 'Unknown token.', recovery: { kind: 'reauthenticate' } })), (e) => assert.equal(e.recovery!.kind, 'reauthenticate')],
+    ['policy_denied', new TreasuryApiError(403, { error_code: 'policy_denied', reason: 'policy_denied', decision_id: 'pd_1', user_message: 'Denied by policy.' }), (e) => assert.equal(e.details!.decision_id, 'pd_1')],
+  ];
+  for (const [code, sdkError, check] of cases) {
+    it(`${code}: exit 1, structured stderr under --json`, () => {
+      const mapped = mapBuyError(sdkError);
+      assert.ok(mapped instanceof CliError);
+      assert.equal(mapped.code, code);
+      assert.equal(mapped.exitCode, 1);
+      check(mapped);
+      const { code: exit, text } = captureStderr(() => renderError(mapped, true));
+      assert.equal(exit, 1);
+      const lines = text.trim().split('\n');
+      assert.equal(lines.length, 1, 'one JSON object');
+      const parsed = JSON.parse(lines[0]!);
+      assert.equal(parsed.error_code, code);
+      assert.equal(parsed.user_message, mapped.userMessage);
+    });
+  }
+
+  it('human rendering shows the server message unchanged and links settings_url; a prompt interrupted is 130', () => {
+    const mapped = mapBuyError(new PatCapReachedError(new TreasuryApiError(429, capBody))) as CliError;
+    const { text } = captureStderr(() => renderError(mapped, false));
+    assert.ok(text.includes(capBody.user_message));
+    assert.ok(text.includes(`Settings: ${capBody.recovery.settings_url}`));
+    const interrupted = Object.assign(new Error('User force closed the prompt'), { name: 'ExitPromptError' });
+    assert.equal(captureStderr(() => renderError(interrupted, true)).code, 130);
+  });
+});
