@@ -1,13 +1,38 @@
 /**
  * The buyer SDK (`treasury/sdk`): a Treasury API client, an x402 buyer that pays with a Treasury-managed
- * wallet, and the same wallet as a viem account. Errors carry stable codes (spec §7 client-side names).
+ * wallet, and the same wallet as a viem account. Errors extend `TreasurySdkError` and carry stable codes
+ * (spec §7 client-side names).
  */
-export { TreasuryClient, type TreasuryClientOptions, type WalletView, type Balance, type SignedPayment, type PayInput, type TransferInput, type FetchLike } from './treasury-client.js';
-export { createX402Buyer, selectAccept, checkBudget, type X402Buyer, type X402BuyerOptions, type X402RequestInit, type X402Result } from './x402-buyer.js';
+export { TreasuryClient } from './treasury-client.js';
+export {
+  balanceSchema,
+  payInputSchema,
+  signedPaymentSchema,
+  transferInputSchema,
+  treasuryClientOptionsSchema,
+  walletViewSchema,
+  type AuthorizationTerms,
+  type Balance,
+  type FetchLike,
+  type PayInput,
+  type SignedPayment,
+  type TransferInput,
+  type TreasuryClientOptions,
+  type WalletView,
+} from './treasury-client-schemas.js';
+export { createX402Buyer, type X402Buyer, type X402BuyerClient, type X402BuyerOptions, type X402RequestInit } from './x402-buyer.js';
+export type { X402Receipt, X402Result } from './x402-result.js';
+export { selectAccept, networkMatches, type SelectAcceptOptions } from './select-accept.js';
+export { checkBudget } from './check-budget.js';
+export { readX402Challenge, type X402Challenge, type X402Dialect } from './read-x402-challenge.js';
+export { mapRecoveryError } from './map-recovery-error.js';
 export { treasuryAccount, type TreasuryAccountOptions } from './treasury-account.js';
 export {
   TreasurySdkError,
+  InvalidArgumentError,
   TreasuryKeyMissingError,
+  TreasuryUnreachableError,
+  InvalidTreasuryReplyError,
   TreasuryApiError,
   PatCapReachedError,
   ReauthenticateError,
@@ -16,5 +41,7 @@ export {
   PaymentRejectedError,
   X402PaymentFailedError,
   InvalidChallengeError,
+  UnsupportedSignatureError,
+  SignatureMismatchError,
   type Recovery,
 } from './sdk-errors.js';

@@ -1,15 +1,35 @@
 /**
- * The buyer SDK's errors (spec §7, client-side names). Each has a stable `code`; none carries a token.
- * `InsufficientBudgetError` and `NoCompatibleAcceptError` are raised before anything is signed;
- * `PaymentRejectedError` after a settlement (irreversible), so callers must not retry it blindly.
+ * The buyer SDK's errors (spec §7, client-side names). All extend `TreasurySdkError` and carry a stable
+ * `code`; none carries a bearer token or a signature.
+ *
+ * When each is raised, and what it means for money:
+ * - before anything is signed: `InvalidArgumentError`, `TreasuryKeyMissingError`, `InvalidChallengeError`,
+ *   `NoCompatibleAcceptError`, `InsufficientBudgetError`;
+ * - Treasury refused to sign: `TreasuryApiError` (and `PatCapReachedError` / `ReauthenticateError` for the
+ *   recovery kinds the SDK knows; any other kind is re-raised as the original `TreasuryApiError`);
+ * - signed but not settled: `X402PaymentFailedError`;
+ * - settled, then refused by the seller: `PaymentRejectedError` — irreversible, callers must not retry it
+ *   blindly (a retry pays again).
  */
+import { z } from 'zod';
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
+import type { X402Receipt } from './x402-result.js';
 
-/** Spec §2.8 recovery block, as the API sends it. */
-export interface Recovery {
-  kind: string;
-  [field: string]: unknown;
-}
+/** Spec §2.8 recovery block as the API sends it; `kind` is what clients branch on. */
+export const recoverySchema = z.object({ kind: z.string().min(1).max(64) }).loose();
+export type Recovery = z.infer<typeof recoverySchema>;
+
+/** The error body of the Treasury API (`{error_code, user_message, request_id, recovery?, …}`). Each field is read on its own. */
+const errorBodySchema = z
+  .object({
+    error_code: z.string().min(1).max(128).optional().catch(undefined),
+    reason: z.string().min(1).max(128).optional().catch(undefined),
+    error: z.string().min(1).max(128).optional().catch(undefined),
+    user_message: z.string().max(4096).optional().catch(undefined),
+    decision_id: z.string().max(64).optional().catch(undefined),
+    recovery: recoverySchema.optional().catch(undefined),
+  })
+  .loose();
 
 export class TreasurySdkError extends Error {
   constructor(
@@ -22,6 +42,16 @@ export class TreasurySdkError extends Error {
   }
 }
 
+/** An argument of an SDK call failed its schema; `field` names it. Nothing was sent. */
+export class InvalidArgumentError extends TreasurySdkError {
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
+    super('invalid_argument', `Invalid ${field}: ${detail}`);
+  }
+}
+
 /** A Treasury call without a Treasury bearer (PAT with the treasury or agent scope, or an api key). */
 export class TreasuryKeyMissingError extends TreasurySdkError {
   constructor() {
@@ -29,28 +59,48 @@ export class TreasuryKeyMissingError extends TreasurySdkError {
   }
 }
 
-/** Treasury answered non-2xx. The SDK never refreshes on 401 (spec §5.7): the caller decides. */
+/** Treasury did not answer (connection refused, DNS, time-out). Nothing is known to be signed. */
+export class TreasuryUnreachableError extends TreasurySdkError {
+  constructor(apiUrl: string, cause: unknown) {
+    super('treasury_unreachable', `Treasury at ${apiUrl} did not answer: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** Treasury answered 2xx with a body that fails the SDK's schema; it is never used (e.g. as a signature). */
+export class InvalidTreasuryReplyError extends TreasurySdkError {
+  constructor(what: string, detail: string) {
+    super('invalid_treasury_reply', `Treasury answered ${what} with an unexpected body (${detail}).`);
+  }
+}
+
+/** Treasury answered non-2xx. The SDK never refreshes or retries on 401 (spec §5.7): the caller decides. */
 export class TreasuryApiError extends TreasurySdkError {
   readonly status: number;
   readonly userMessage: string;
   readonly recovery: Recovery | undefined;
+  /** `pd_…` for a policy denial (also in Treasury's audit ledger). */
   readonly decisionId: string | undefined;
+  /** The body as received: parsed JSON, or the text when it is not JSON. */
   readonly body: unknown;
 
   constructor(status: number, body: unknown) {
-    const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-    const code = typeof b.error_code === 'string' ? b.error_code : typeof b.reason === 'string' ? b.reason : `http_${status}`;
-    const userMessage = typeof b.user_message === 'string' ? b.user_message : `Treasury answered HTTP ${status}`;
+    const parsed = errorBodySchema.safeParse(body);
+    const b = parsed.success ? parsed.data : {};
+    const code = b.error_code ?? b.reason ?? b.error ?? `http_${status}`;
+    const userMessage = b.user_message ?? `Treasury answered HTTP ${status}.`;
     super(code, userMessage);
     this.status = status;
     this.userMessage = userMessage;
-    this.recovery = b.recovery && typeof b.recovery === 'object' && typeof (b.recovery as Recovery).kind === 'string' ? (b.recovery as Recovery) : undefined;
-    this.decisionId = typeof b.decision_id === 'string' ? b.decision_id : undefined;
+    this.recovery = b.recovery;
+    this.decisionId = b.decision_id;
     this.body = body;
   }
 }
 
-/** MGMT_6014: the buyer PAT's daily cap is reached. Show `userMessage` unchanged and link `settingsUrl`. */
+/**
+ * 429 `MGMT_6014`, recovery `raise_pat_cap`: the buyer PAT's daily cap is reached. Show `user_message`
+ * unchanged and link `settings_url` (spec §7); both are the server's, untouched.
+ */
 export class PatCapReachedError extends TreasurySdkError {
   readonly userMessage: string;
   readonly settingsUrl: string | undefined;
@@ -58,41 +108,60 @@ export class PatCapReachedError extends TreasurySdkError {
   readonly attemptedAmountUsd: string | undefined;
   readonly recovery: Recovery;
 
-  constructor(cause: TreasuryApiError) {
-    super('MGMT_6014', cause.userMessage, { cause });
-    const r = cause.recovery!;
-    this.userMessage = cause.userMessage;
+  constructor(readonly apiError: TreasuryApiError) {
+    super('MGMT_6014', apiError.userMessage, { cause: apiError });
+    const r = apiError.recovery ?? { kind: 'raise_pat_cap' };
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    this.userMessage = apiError.userMessage;
     this.recovery = r;
-    this.settingsUrl = typeof r.settings_url === 'string' ? r.settings_url : undefined;
-    this.currentCapUsd = typeof r.current_cap_usd === 'string' ? r.current_cap_usd : undefined;
-    this.attemptedAmountUsd = typeof r.attempted_amount_usd === 'string' ? r.attempted_amount_usd : undefined;
+    this.settingsUrl = str(r.settings_url);
+    this.currentCapUsd = str(r.current_cap_usd);
+    this.attemptedAmountUsd = str(r.attempted_amount_usd);
+  }
+
+  /** The server's `user_message`, unchanged. */
+  get user_message(): string {
+    return this.userMessage;
+  }
+
+  /** The server's `recovery.settings_url`, unchanged. */
+  get settings_url(): string | undefined {
+    return this.settingsUrl;
   }
 }
 
-/** The bearer is gone (revoked, expired or unknown): sign in again. */
+/** Recovery `reauthenticate`: the bearer is unknown, expired or revoked; sign in again (`recovery` says how). */
 export class ReauthenticateError extends TreasurySdkError {
   readonly userMessage: string;
-  constructor(cause: TreasuryApiError) {
-    super('reauthenticate', cause.userMessage, { cause });
-    this.userMessage = cause.userMessage;
+  readonly recovery: Recovery;
+
+  constructor(readonly apiError: TreasuryApiError) {
+    super('reauthenticate', apiError.userMessage, { cause: apiError });
+    this.userMessage = apiError.userMessage;
+    this.recovery = apiError.recovery ?? { kind: 'reauthenticate' };
+  }
+
+  get user_message(): string {
+    return this.userMessage;
   }
 }
 
-/** The price is above `maxPriceUsd`. The cap is never raised silently. */
+/** The price is above `maxPriceUsd`. Nothing was signed; the cap is never raised silently. */
 export class InsufficientBudgetError extends TreasurySdkError {
   constructor(
     readonly requested_usd: string,
     readonly cap_usd: string,
     readonly requirements: PaymentRequirements,
   ) {
-    super('insufficient_budget', `The price ${requested_usd} USD is above the cap of ${cap_usd} USD.`);
+    super('insufficient_budget', `The price ${requested_usd} USD is above the cap of ${cap_usd} USD; nothing was paid.`);
   }
 }
 
-/** No accepts entry matches the schemes and networks this buyer can pay with. */
+/** No accepts entry matches the schemes and networks this buyer can pay with; carries the challenge's accepts. */
 export class NoCompatibleAcceptError extends TreasurySdkError {
   constructor(readonly accepts: PaymentRequirements[]) {
-    super('no_compatible_accept', `None of the ${accepts.length} payment options can be paid by this buyer (schemes/networks).`);
+    const offered = [...new Set(accepts.map((a) => `${a.scheme}@${a.network}`))].join(', ');
+    super('no_compatible_accept', `None of the ${accepts.length} payment options can be paid by this buyer (offered: ${offered}).`);
   }
 }
 
@@ -101,16 +170,18 @@ export class PaymentRejectedError extends TreasurySdkError {
   constructor(
     readonly status_code: number,
     readonly body: string,
-    readonly receipt: unknown,
+    /** The decoded receipt (undefined when the header could not be read). */
+    readonly receipt: Partial<X402Receipt> | undefined,
   ) {
-    super('payment_rejected', `The payment settled but the seller answered HTTP ${status_code}.`);
+    super('payment_rejected', `The payment settled but the seller answered HTTP ${status_code}; settlement is irreversible.`);
   }
 }
 
-/** The seller refused the payment without settling it (a 402 again, or another status without a receipt). */
+/** The seller did not take the signed payment (a 402 again, or a refusal without a settlement receipt). */
 export class X402PaymentFailedError extends TreasurySdkError {
   constructor(
     readonly status_code: number,
+    /** The seller's reason: the receipt's errorReason, the re-issued challenge's error, or the body's error. */
     readonly reason: string,
     readonly body: string,
   ) {
@@ -118,9 +189,23 @@ export class X402PaymentFailedError extends TreasurySdkError {
   }
 }
 
-/** The seller's 402 could not be read as an x402 challenge. */
+/** The seller's 402 could not be read as an x402 v2 challenge (header or body). */
 export class InvalidChallengeError extends TreasurySdkError {
   constructor(message: string) {
     super('invalid_challenge', message);
+  }
+}
+
+/** A viem caller asked the Treasury account for something other than EIP-3009 TransferWithAuthorization. */
+export class UnsupportedSignatureError extends TreasurySdkError {
+  constructor(message: string) {
+    super('unsupported_signature', message);
+  }
+}
+
+/** Treasury signed other terms than the ones asked for; the signature is withheld. */
+export class SignatureMismatchError extends TreasurySdkError {
+  constructor(detail: string) {
+    super('signature_mismatch', `Treasury signed a different authorization than the one requested (${detail}); the signature is withheld.`);
   }
 }

@@ -1,40 +1,92 @@
 /**
- * `treasuryAccount`: a Treasury-managed wallet as a viem custom account (`toAccount`), so viem-based tools
- * — e.g. the official `@x402/fetch` client with the exact EVM scheme — can pay with it. Only EIP-3009
- * `TransferWithAuthorization` typed data is signed, through Treasury's pay endpoint (policy checked, spend
- * recorded, audit written) with the caller's nonce and window as the authorization terms; the message
- * Treasury returns must equal the one asked for, field by field, before the signature is handed back.
+ * `treasuryAccount`: a Treasury-managed wallet as a viem custom account (`toAccount` from `viem/accounts`),
+ * so viem-based tools — e.g. the official `@x402/fetch` client with the exact EVM scheme — can pay with a
+ * key they never see. It signs only EIP-3009 `TransferWithAuthorization` typed data, and only through
+ * Treasury's pay endpoint (the wallet's policy is checked, the spend recorded, the audit written): the typed
+ * data becomes the equivalent x402 accepts entry (`exact`, `eip155:<chainId>`, payTo = `to`, amount =
+ * `value`, asset = `verifyingContract`, extra = domain name and version) plus the caller's own terms (nonce,
+ * valid_after, valid_before). The authorization Treasury returns must equal the message asked for, field by
+ * field, before the signature is handed back.
  *
  * Defends against: a viem tool getting a general-purpose signer (messages, transactions and any other typed
- * data are refused); a signature for something other than what the tool asked for.
+ * data — including a `TransferWithAuthorization` with other fields, a salted domain or another `from` — are
+ * refused before any call); a signature for something other than what the tool asked for.
  * Does not defend against: a tool that asks for a payment the wallet's policy allows but the user did not
- * mean — the wallet's policy is the control.
+ * mean — the wallet's policy (and a PAT daily cap) is the control.
  */
-import { getAddress, type LocalAccount, type TypedDataDefinition } from 'viem';
+import { getAddress, type LocalAccount } from 'viem';
 import { toAccount } from 'viem/accounts';
-import { TreasurySdkError } from './sdk-errors.js';
-import type { TreasuryClient } from './treasury-client.js';
+import { z } from 'zod';
+import { mapRecoveryError } from './map-recovery-error.js';
+import { SignatureMismatchError, UnsupportedSignatureError } from './sdk-errors.js';
+import { parseArgument, type TreasuryClient } from './treasury-client.js';
+import { capabilitySchema, evmAddressSchema, walletIdSchema } from './treasury-client-schemas.js';
 
-export interface TreasuryAccountOptions {
-  client: TreasuryClient;
-  walletId: string;
-  /** Capability sent with each signature (matched against the wallet's capability caps). */
-  capability?: string;
-}
+const optionsSchema = z
+  .object({
+    client: z.custom<Pick<TreasuryClient, 'pay' | 'getWallet'>>((c) => typeof c === 'object' && c !== null && typeof (c as TreasuryClient).pay === 'function' && typeof (c as TreasuryClient).getWallet === 'function', 'expected a TreasuryClient'),
+    walletId: walletIdSchema,
+    /** Capability sent with each signature (matched against the wallet's capability caps). */
+    capability: capabilitySchema.optional(),
+  })
+  .strict();
+export type TreasuryAccountOptions = z.input<typeof optionsSchema>;
+
+/** The EIP-3009 struct, field for field: any other definition would hash to a different digest. */
+const EIP3009_FIELDS = [
+  ['from', 'address'],
+  ['to', 'address'],
+  ['value', 'uint256'],
+  ['validAfter', 'uint256'],
+  ['validBefore', 'uint256'],
+  ['nonce', 'bytes32'],
+] as const;
+
+const uint = z
+  .union([z.bigint().nonnegative(), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^(0|[1-9][0-9]{0,77})$/)])
+  .transform((v) => BigInt(v).toString());
+
+const transferWithAuthorizationSchema = z
+  .object({
+    primaryType: z.literal('TransferWithAuthorization'),
+    domain: z
+      .object({
+        name: z.string().min(1).max(64),
+        version: z.string().min(1).max(16),
+        chainId: z.union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.bigint().positive()]).transform((v) => BigInt(v).toString()),
+        verifyingContract: evmAddressSchema,
+      })
+      .strict(),
+    types: z
+      .object({ TransferWithAuthorization: z.array(z.object({ name: z.string(), type: z.string() }).strict()) })
+      .loose()
+      .refine(
+        (t) => t.TransferWithAuthorization.length === EIP3009_FIELDS.length && EIP3009_FIELDS.every(([name, type], i) => t.TransferWithAuthorization[i]?.name === name && t.TransferWithAuthorization[i]?.type === type),
+        'types.TransferWithAuthorization is not the EIP-3009 struct',
+      ),
+    message: z
+      .object({
+        from: evmAddressSchema,
+        to: evmAddressSchema,
+        value: uint,
+        validAfter: uint,
+        validBefore: uint,
+        nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce').transform((v) => v.toLowerCase()),
+      })
+      .strict(),
+  })
+  .loose();
 
 const refuse = (what: string) => async (): Promise<never> => {
-  throw new TreasurySdkError('unsupported_signature', `A Treasury account signs only EIP-3009 TransferWithAuthorization typed data, not ${what}.`);
+  throw new UnsupportedSignatureError(`A Treasury account signs only EIP-3009 TransferWithAuthorization typed data, not ${what}.`);
 };
 
-const asUint = (v: unknown, field: string): string => {
-  if (typeof v === 'bigint' && v >= 0n) return v.toString();
-  if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return String(v);
-  if (typeof v === 'string' && /^[0-9]{1,78}$/.test(v)) return v;
-  throw new TreasurySdkError('unsupported_signature', `TransferWithAuthorization.${field} must be a non-negative integer.`);
-};
-
+/** Reads the wallet (its address) and returns it as a viem account that signs only EIP-3009 through Treasury. */
 export async function treasuryAccount(options: TreasuryAccountOptions): Promise<LocalAccount> {
-  const wallet = await options.client.getWallet(options.walletId);
+  const o = parseArgument(optionsSchema, options, 'options');
+  const wallet = await o.client.getWallet(o.walletId).catch((err: unknown) => {
+    throw mapRecoveryError(err);
+  });
   const address = getAddress(wallet.address);
 
   return toAccount({
@@ -42,40 +94,49 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
     signMessage: refuse('messages'),
     signTransaction: refuse('transactions'),
     async signTypedData(typedData) {
-      const td = typedData as TypedDataDefinition & { domain?: Record<string, unknown>; message?: Record<string, unknown> };
-      if (td.primaryType !== 'TransferWithAuthorization' || !td.domain || !td.message) return refuse(`${String(td.primaryType)} typed data`)();
-      const { name, version, chainId, verifyingContract } = td.domain as { name?: string; version?: string; chainId?: number | bigint; verifyingContract?: string };
-      if (!name || !version || chainId === undefined || !verifyingContract) throw new TreasurySdkError('unsupported_signature', 'The EIP-712 domain needs name, version, chainId and verifyingContract.');
-      const m = td.message;
-      if (typeof m.from !== 'string' || getAddress(m.from) !== address) throw new TreasurySdkError('unsupported_signature', `The authorization is from ${String(m.from)}, not this wallet (${address}).`);
-      if (typeof m.to !== 'string' || typeof m.nonce !== 'string') throw new TreasurySdkError('unsupported_signature', 'TransferWithAuthorization needs to and nonce.');
-      const value = asUint(m.value, 'value');
-      const validAfter = asUint(m.validAfter, 'validAfter');
-      const validBefore = asUint(m.validBefore, 'validBefore');
-      const now = Math.floor(Date.now() / 1000);
-      const maxTimeoutSeconds = Math.min(86_400, Math.max(1, Number(validBefore) - now));
-      const signed = await options.client.pay(options.walletId, {
-        paymentRequirements: {
-          scheme: 'exact',
-          network: `eip155:${chainId.toString()}`,
-          payTo: getAddress(m.to),
-          amount: value,
-          asset: getAddress(verifyingContract),
-          extra: { name, version },
-          maxTimeoutSeconds,
-        },
-        authorization: { nonce: m.nonce.toLowerCase(), valid_after: validAfter, valid_before: validBefore },
-        ...(options.capability ? { capability: options.capability } : {}),
-      });
+      const primaryType = (typedData as { primaryType?: unknown }).primaryType;
+      if (primaryType !== 'TransferWithAuthorization') return refuse(`${String(primaryType)} typed data`)();
+      const parsed = transferWithAuthorizationSchema.safeParse(typedData);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new UnsupportedSignatureError(`Refused TransferWithAuthorization typed data: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'malformed'}.`);
+      }
+      const { domain, message: m } = parsed.data;
+      if (getAddress(m.from) !== address) throw new UnsupportedSignatureError(`The authorization is from ${m.from}, not this wallet (${address}).`);
+
+      // Treasury bounds the caller's window by maxTimeoutSeconds: ask for exactly the window requested.
+      const remaining = BigInt(m.validBefore) - BigInt(Math.floor(Date.now() / 1000));
+      const maxTimeoutSeconds = Number(remaining < 1n ? 1n : remaining > 86_400n ? 86_400n : remaining);
+      let signed;
+      try {
+        signed = await o.client.pay(o.walletId, {
+          paymentRequirements: {
+            scheme: 'exact',
+            network: `eip155:${domain.chainId}`,
+            payTo: getAddress(m.to),
+            amount: m.value,
+            asset: getAddress(domain.verifyingContract),
+            extra: { name: domain.name, version: domain.version },
+            maxTimeoutSeconds,
+          },
+          authorization: { nonce: m.nonce, valid_after: m.validAfter, valid_before: m.validBefore },
+          ...(o.capability !== undefined ? { capability: o.capability } : {}),
+        });
+      } catch (err) {
+        throw mapRecoveryError(err);
+      }
       const a = signed.authorization;
-      const same =
-        getAddress(a.from) === address &&
-        getAddress(a.to) === getAddress(m.to) &&
-        a.value === value &&
-        a.validAfter === validAfter &&
-        a.validBefore === validBefore &&
-        a.nonce.toLowerCase() === m.nonce.toLowerCase();
-      if (!same) throw new TreasurySdkError('signature_mismatch', 'Treasury signed a different authorization than the one requested; the signature is withheld.');
+      const differing = [
+        getAddress(a.from) !== address && 'from',
+        getAddress(a.to) !== getAddress(m.to) && 'to',
+        a.value !== m.value && 'value',
+        a.validAfter !== m.validAfter && 'validAfter',
+        a.validBefore !== m.validBefore && 'validBefore',
+        a.nonce.toLowerCase() !== m.nonce && 'nonce',
+        signed.network !== `eip155:${domain.chainId}` && 'network',
+        signed.asset.toLowerCase() !== domain.verifyingContract.toLowerCase() && 'asset',
+      ].filter((x): x is string => typeof x === 'string');
+      if (differing.length > 0) throw new SignatureMismatchError(differing.join(', '));
       return signed.signature as `0x${string}`;
     },
   });

@@ -1,161 +1,124 @@
 /**
  * `TreasuryClient`: the Treasury HTTP API for buyers — list wallets, read one, read its on-chain balance,
- * pay (sign one x402 accepts entry under the wallet's policy) and transfer. Every reply is validated with
- * zod; a non-2xx is a `TreasuryApiError` carrying the stable `error_code`, `user_message`, `recovery` and,
- * for a policy denial, the `decision_id`.
+ * pay (have Treasury sign one x402 accepts entry under the wallet's policy) and transfer. Arguments and
+ * replies are checked with zod (treasury-client-schemas.ts); a non-2xx is a `TreasuryApiError` carrying the
+ * stable `error_code`, `user_message`, `recovery` and, for a policy denial, the `decision_id`.
  *
- * Defends against: calling Treasury without a bearer (`treasury_key_missing`, before any I/O); a confused
- * or hostile reply being used as a signature (schema-checked); hanging calls (time-out).
- * Does not defend against: a bearer leaked by the caller. It never refreshes on 401 (spec §5.7).
+ * Defends against: calling Treasury without a bearer (`treasury_key_missing`, before any I/O); malformed
+ * arguments reaching the wire; a reply of the wrong shape being used as a signature; the bearer following a
+ * redirect to another host (redirects are not followed); hanging calls (per-call time-out).
+ * Does not defend against: a bearer leaked by the caller, or a Treasury URL the caller got wrong (use https
+ * outside loopback). It never refreshes or retries on 401 (spec §5.7): the error goes to the caller.
  */
-import { z } from 'zod';
-import type { PaymentRequirements } from '../x402/wire-schemas.js';
-import { TreasuryApiError, TreasuryKeyMissingError, TreasurySdkError } from './sdk-errors.js';
+import type { z } from 'zod';
+import { InvalidArgumentError, InvalidTreasuryReplyError, TreasuryApiError, TreasuryKeyMissingError, TreasuryUnreachableError } from './sdk-errors.js';
+import {
+  balanceSchema,
+  payInputSchema,
+  signedPaymentSchema,
+  transferInputSchema,
+  treasuryClientOptionsSchema,
+  walletIdSchema,
+  walletListSchema,
+  walletViewSchema,
+  type Balance,
+  type FetchLike,
+  type PayInput,
+  type SignedPayment,
+  type TransferInput,
+  type TreasuryClientOptions,
+  type WalletView,
+} from './treasury-client-schemas.js';
 
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
-
-export interface TreasuryClientOptions {
-  /** Treasury base URL, e.g. http://127.0.0.1:8402. */
-  apiUrl: string;
-  /** A Treasury-capable bearer: PAT (treasury or agent scope) or a Treasury api key. */
-  token: string | undefined;
-  fetch?: FetchLike;
-  /** Per call; default 30,000 ms. */
-  timeoutMs?: number;
-}
-
-const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`));
-const address = hex(20);
-const uint = z.string().regex(/^[0-9]{1,78}$/);
-
-export const walletViewSchema = z
-  .object({
-    id: z.string(),
-    account_id: z.string(),
-    label: z.string().nullable(),
-    chain: z.string(),
-    network: z.string(),
-    address,
-    policy: z.record(z.string(), z.unknown()).nullable(),
-    status: z.enum(['active', 'revoked']),
-    key_version: z.number(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    revoked_at: z.string().nullable(),
-  })
-  .loose();
-export type WalletView = z.infer<typeof walletViewSchema>;
-
-export const balanceSchema = z
-  .object({
-    wallet_id: z.string(),
-    network: z.string(),
-    asset: address,
-    address,
-    balance_raw: uint,
-    balance_usd: z.string(),
-    stale: z.boolean(),
-    updated_at: z.string(),
-  })
-  .loose();
-export type Balance = z.infer<typeof balanceSchema>;
-
-export const signedPaymentSchema = z
-  .object({
-    authorization: z.object({ from: address, to: address, value: uint, validAfter: uint, validBefore: uint, nonce: hex(32) }).strict(),
-    signature: hex(65),
-    authorization_id: z.string(),
-    decision_id: z.string(),
-    wallet_id: z.string(),
-    network: z.string(),
-    asset: address,
-    amount_usd: z.string(),
-    headroom: z.unknown().optional(),
-  })
-  .loose();
-export type SignedPayment = z.infer<typeof signedPaymentSchema>;
-
-export interface PayInput {
-  paymentRequirements: PaymentRequirements | Record<string, unknown>;
-  capability?: string;
-  /** Terms the caller fixes in the EIP-3009 message (nonce, window); Treasury bounds them. */
-  authorization?: { nonce?: string; valid_after?: string; valid_before?: string };
-  idempotencyKey?: string;
-}
-
-export interface TransferInput {
-  to: string;
-  amountUsd: string;
-  idempotencyKey?: string;
+/** Parses `value` or throws `InvalidArgumentError` naming the first bad field under `what`. */
+export function parseArgument<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue && issue.path.length > 0 ? `${what}.${issue.path.join('.')}` : what;
+  throw new InvalidArgumentError(path, issue?.message ?? 'invalid');
 }
 
 export class TreasuryClient {
   readonly apiUrl: string;
-  private readonly token: string | undefined;
-  private readonly doFetch: FetchLike;
-  private readonly timeoutMs: number;
+  readonly #token: string;
+  readonly #fetch: FetchLike;
+  readonly #timeoutMs: number;
 
   constructor(options: TreasuryClientOptions) {
-    if (!options.token) throw new TreasuryKeyMissingError();
-    this.apiUrl = options.apiUrl.replace(/\/+$/, '');
-    this.token = options.token;
-    this.doFetch = options.fetch ?? ((input, init) => fetch(input, init));
-    this.timeoutMs = options.timeoutMs ?? 30_000;
+    if (!options?.token) throw new TreasuryKeyMissingError();
+    const o = parseArgument(treasuryClientOptionsSchema, options, 'options');
+    this.apiUrl = o.apiUrl.replace(/\/+$/, '');
+    this.#token = o.token;
+    this.#fetch = o.fetch ?? ((input, init) => fetch(input, init));
+    this.#timeoutMs = o.timeoutMs ?? 30_000;
   }
 
   async listWallets(): Promise<WalletView[]> {
-    const reply = await this.call('GET', '/v1/wallets', undefined, z.object({ wallets: z.array(walletViewSchema) }).loose());
-    return reply.wallets;
+    return (await this.#call('GET', '/v1/wallets', undefined, walletListSchema)).wallets;
   }
 
-  getWallet(walletId: string): Promise<WalletView> {
-    return this.call('GET', `/v1/wallets/${encodeURIComponent(walletId)}`, undefined, walletViewSchema);
+  async getWallet(walletId: string): Promise<WalletView> {
+    return this.#call('GET', `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}`, undefined, walletViewSchema);
   }
 
-  getBalance(walletId: string): Promise<Balance> {
-    return this.call('GET', `/v1/wallets/${encodeURIComponent(walletId)}/balance`, undefined, balanceSchema);
+  async getBalance(walletId: string): Promise<Balance> {
+    return this.#call('GET', `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}/balance`, undefined, balanceSchema);
   }
 
-  pay(walletId: string, input: PayInput): Promise<SignedPayment> {
+  /** Treasury checks the policy, records the spend and signs the EIP-3009 authorization for this accepts entry. */
+  async pay(walletId: string, input: PayInput): Promise<SignedPayment> {
+    const id = parseArgument(walletIdSchema, walletId, 'walletId');
+    const p = parseArgument(payInputSchema, input, 'input');
     const body = {
-      payment_requirements: input.paymentRequirements,
-      ...(input.capability ? { capability: input.capability } : {}),
-      ...(input.authorization ? { authorization: input.authorization } : {}),
+      payment_requirements: p.paymentRequirements,
+      ...(p.capability !== undefined ? { capability: p.capability } : {}),
+      ...(p.authorization !== undefined ? { authorization: p.authorization } : {}),
     };
-    return this.call('POST', `/v1/wallets/${encodeURIComponent(walletId)}/pay`, body, signedPaymentSchema, input.idempotencyKey);
+    return this.#call('POST', `/v1/wallets/${id}/pay`, body, signedPaymentSchema, p.idempotencyKey);
   }
 
-  transfer(walletId: string, input: TransferInput): Promise<SignedPayment> {
-    return this.call('POST', `/v1/wallets/${encodeURIComponent(walletId)}/transfer`, { to: input.to, amount_usd: input.amountUsd }, signedPaymentSchema, input.idempotencyKey);
+  /** An external transfer: recipient and USD amount; network and token are the wallet's. */
+  async transfer(walletId: string, input: TransferInput): Promise<SignedPayment> {
+    const id = parseArgument(walletIdSchema, walletId, 'walletId');
+    const t = parseArgument(transferInputSchema, input, 'input');
+    const body = { to: t.to, amount_usd: t.amountUsd, ...(t.validForSeconds !== undefined ? { valid_for_seconds: t.validForSeconds } : {}) };
+    return this.#call('POST', `/v1/wallets/${id}/transfer`, body, signedPaymentSchema, t.idempotencyKey);
   }
 
-  private async call<S extends z.ZodType>(method: 'GET' | 'POST', path: string, body: unknown, schema: S, idempotencyKey?: string): Promise<z.output<S>> {
-    if (!this.token) throw new TreasuryKeyMissingError();
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
+  async #call<S extends z.ZodType>(method: 'GET' | 'POST', path: string, body: unknown, schema: S, idempotencyKey?: string): Promise<z.output<S>> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
-    let response: Response;
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    let text: string;
+    let status: number;
     try {
-      response = await this.doFetch(`${this.apiUrl}${path}`, {
+      const response = await this.#fetch(`${this.apiUrl}${path}`, {
         method,
         headers,
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: AbortSignal.timeout(this.#timeoutMs),
       });
+      status = response.status;
+      text = await response.text();
     } catch (err) {
-      throw new TreasurySdkError('treasury_unreachable', `Treasury at ${this.apiUrl} did not answer: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new TreasuryUnreachableError(this.apiUrl, err);
     }
-    const text = await response.text();
-    let json: unknown;
+    let json: unknown = text;
     try {
-      json = text ? JSON.parse(text) : undefined;
+      json = text === '' ? undefined : JSON.parse(text);
     } catch {
-      json = undefined;
+      // not JSON: keep the text as the body
     }
-    if (response.status < 200 || response.status >= 300) throw new TreasuryApiError(response.status, json ?? { user_message: text.slice(0, 300) });
+    if (status < 200 || status >= 300) throw new TreasuryApiError(status, json);
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new TreasurySdkError('invalid_treasury_reply', `Treasury answered ${method} ${path} with an unexpected body.`);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new InvalidTreasuryReplyError(`${method} ${path.replace(/wal_[A-Za-z0-9]+/, '{id}')}`, issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'schema');
+    }
     return parsed.data;
   }
 }
+
+export type { Balance, FetchLike, PayInput, SignedPayment, TransferInput, TreasuryClientOptions, WalletView };

@@ -1,192 +1,211 @@
 /**
- * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet. Send the request; on a 402, read
- * the challenge (`PAYMENT-REQUIRED`, `X-PAYMENT-REQUIRED` or the JSON body), pick the first accepts entry
- * this buyer can pay (scheme `exact` on the wallet's network, with the token's EIP-712 name and version),
- * check the price against `maxPriceUsd`, have Treasury sign it (policy checked and the spend recorded there),
- * and retry once with the payment in the challenge's dialect (`PAYMENT-SIGNATURE` for v2 headers,
- * `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`).
+ * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet. Send the request; on a 402 read
+ * the challenge (read-x402-challenge.ts), pick the first accepts entry this buyer can pay (select-accept.ts),
+ * check the price against `maxPriceUsd` (check-budget.ts), have Treasury sign it (the wallet's policy is
+ * checked and the spend recorded there), check that Treasury signed what was asked, and retry once with the
+ * payment in the challenge's dialect (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's
+ * `X-PAYMENT-REQUIRED`). The receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`) is decoded with the codecs
+ * of src/x402.
  *
- * Defends against: paying more than the caller's cap (checked in integer micro-USD before anything is
- * signed; never raised silently); paying for something the wallet cannot settle (NoCompatibleAcceptError);
- * a settled payment whose content was refused going unnoticed (PaymentRejectedError, never retried).
+ * Defends against: paying more than the caller's cap (integer micro-USD, before anything is signed; never
+ * raised silently); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
+ * for other terms than the chosen entry (compared before sending); the payment header following a redirect
+ * (the paid retry does not follow redirects); a settled payment whose content was refused going unnoticed
+ * (PaymentRejectedError — also when the receipt header is present but unreadable: settlement cannot be
+ * ruled out); a second payment for one request (exactly one paid retry, never more).
  * Does not defend against: a seller that takes the payment and serves wrong content (the receipt and the
- * on-chain transfer are the evidence); prices in tokens other than 6-decimal USD stablecoins.
+ * on-chain transfer are the evidence); a lost response after settlement followed by the caller's own retry
+ * (that pays again); prices in tokens other than 6-decimal USD stablecoins.
  */
-import { formatUsd, parseUsd } from '../../policy/money.js';
-import { decodePaymentRequired, decodeSettlementReceipt, encodePaymentPayload, X402_HEADERS } from '../x402/header-codec.js';
-import { paymentRequiredSchema, type PaymentRequired, type PaymentRequirements, type SettlementReceipt } from '../x402/wire-schemas.js';
-import {
-  InsufficientBudgetError,
-  InvalidChallengeError,
-  NoCompatibleAcceptError,
-  PatCapReachedError,
-  PaymentRejectedError,
-  ReauthenticateError,
-  TreasuryApiError,
-  X402PaymentFailedError,
-} from './sdk-errors.js';
-import type { FetchLike, SignedPayment, TreasuryClient } from './treasury-client.js';
+import { z } from 'zod';
+import { isUsdString } from '../../policy/money.js';
+import { decodeSettlementReceipt, encodePaymentPayload, X402_HEADERS } from '../x402/header-codec.js';
+import { schemeNameSchema, type PaymentRequirements, type SettlementReceipt } from '../x402/wire-schemas.js';
+import { checkBudget } from './check-budget.js';
+import { mapRecoveryError } from './map-recovery-error.js';
+import { readX402Challenge, tryDecodeChallengeHeader } from './read-x402-challenge.js';
+import { InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, SignatureMismatchError, X402PaymentFailedError } from './sdk-errors.js';
+import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccept } from './select-accept.js';
+import { parseArgument, type TreasuryClient } from './treasury-client.js';
+import { capabilitySchema, walletIdSchema, type FetchLike, type SignedPayment } from './treasury-client-schemas.js';
+import { toX402Receipt, type X402Result } from './x402-result.js';
 
-export interface X402BuyerOptions {
-  client: TreasuryClient;
-  walletId: string;
-  /** Highest price this buyer pays per request, USD decimal string ("0.05"). No cap when omitted. */
-  maxPriceUsd?: string;
-  /** Capability sent with each pay (matched against the wallet's capability caps). */
-  capability?: string;
-  /** CAIP-2 networks to pay on; default the wallet's own network. `eip155:*` matches any EVM network. */
-  networks?: string[];
-  /** Schemes to pay with; default ['exact'] (the only one Treasury signs). */
-  schemes?: string[];
-  fetch?: FetchLike;
-}
+/** What the buyer needs from a Treasury client (a `TreasuryClient`, or anything with the same two methods). */
+export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'>;
+
+const networkPatternSchema = z.string().regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
+
+const buyerOptionsSchema = z
+  .object({
+    client: z.custom<X402BuyerClient>((c) => typeof c === 'object' && c !== null && typeof (c as X402BuyerClient).pay === 'function' && typeof (c as X402BuyerClient).getWallet === 'function', 'expected a TreasuryClient'),
+    walletId: walletIdSchema,
+    /** Highest price per request, USD decimal string ("0.05"); no cap when omitted. */
+    maxPriceUsd: z.string().refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "0.05"').optional(),
+    /** Capability sent with each pay (matched against the wallet's capability caps). */
+    capability: capabilitySchema.optional(),
+    /** Fetch used for the seller (not for Treasury); default the global fetch. */
+    fetch: z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function').optional(),
+    /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default `eip155:*`. The wallet's own network is always required too. */
+    networks: z.array(networkPatternSchema).min(1).max(64).optional(),
+    /** Default `['exact']` (the only scheme Treasury signs). */
+    schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
+  })
+  .strict();
+export type X402BuyerOptions = z.input<typeof buyerOptionsSchema>;
 
 export interface X402RequestInit {
   method?: string;
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | Headers | Array<[string, string]>;
   /** Sent as is on both attempts, so it must be replayable (no streams). */
   body?: string | Uint8Array;
-}
-
-export interface X402Result {
-  status: number;
-  headers: Headers;
-  body: string;
-  /** True when a payment was sent and the seller answered 2xx. */
-  paid: boolean;
-  receipt?: SettlementReceipt & { amount_raw: string; amount_usd: string };
-  /** The accepts entry that was paid. */
-  requirements?: PaymentRequirements;
-  /** What Treasury signed (authorization, decision and authorization ids). */
-  payment?: SignedPayment;
+  signal?: AbortSignal;
 }
 
 export interface X402Buyer {
-  request(url: string, init?: X402RequestInit): Promise<X402Result>;
-  /** The same exchange as a fetch: the final response (status, headers without encoding, body). */
-  fetch(url: string, init?: X402RequestInit): Promise<Response>;
+  /** The exchange, with the final response read as text, the receipt and the entry paid. */
+  request(url: string | URL, init?: X402RequestInit): Promise<X402Result>;
+  /** The same exchange as a drop-in fetch: the final response (body already decoded). The request body is buffered. */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
 }
 
-function readChallenge(response: Response, bodyText: string): { challenge: PaymentRequired; dialect: 'v2' | 'spec' } {
-  const v2 = response.headers.get(X402_HEADERS.paymentRequired);
-  const spec = response.headers.get(X402_HEADERS.paymentRequiredLegacy);
+const methodSchema = z.string().regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method');
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const PAYMENT_HEADERS = [X402_HEADERS.paymentSignature, X402_HEADERS.paymentLegacy];
+
+function httpUrl(value: string | URL): string {
+  let url: URL | undefined;
   try {
-    if (v2) return { challenge: decodePaymentRequired(v2), dialect: 'v2' };
-    if (spec) return { challenge: decodePaymentRequired(spec), dialect: 'spec' };
-  } catch (err) {
-    throw new InvalidChallengeError(`The 402 challenge header could not be read: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
+    url = new URL(String(value));
   } catch {
-    throw new InvalidChallengeError('The seller answered 402 without an x402 challenge.');
+    url = undefined;
   }
-  const parsed = paymentRequiredSchema.safeParse(json);
-  if (!parsed.success) throw new InvalidChallengeError('The 402 body is not an x402 v2 challenge.');
-  return { challenge: parsed.data, dialect: 'v2' };
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidArgumentError('url', 'expected an absolute http(s) URL');
+  return url.toString();
 }
 
-function networkMatches(patterns: readonly string[], network: string): boolean {
-  return patterns.some((p) => p === network || (p.endsWith(':*') && network.startsWith(p.slice(0, -1))));
+/** The signed authorization must be for the entry chosen: payee, amount, token and network. */
+function assertSignedAsAsked(payment: SignedPayment, requirements: PaymentRequirements): void {
+  const a = payment.authorization;
+  const problems: string[] = [];
+  if (a.to.toLowerCase() !== requirements.payTo.toLowerCase()) problems.push('payee');
+  if (a.value !== requirements.amount) problems.push('amount');
+  if (payment.asset.toLowerCase() !== requirements.asset.toLowerCase()) problems.push('asset');
+  if (payment.network !== requirements.network) problems.push('network');
+  if (problems.length > 0) throw new SignatureMismatchError(problems.join(', '));
 }
 
-/** The first entry this buyer can pay, in the seller's order. */
-export function selectAccept(accepts: readonly PaymentRequirements[], networks: readonly string[], schemes: readonly string[]): PaymentRequirements | undefined {
-  return accepts.find((a) => schemes.includes(a.scheme) && networkMatches(networks, a.network) && !!a.extra?.name && !!a.extra?.version);
-}
-
-/** Refuses a price above the cap; amounts are raw 6-decimal units, so one unit is one micro-USD. */
-export function checkBudget(requirements: PaymentRequirements, maxPriceUsd: string | undefined): void {
-  if (maxPriceUsd === undefined) return;
-  const cap = parseUsd(maxPriceUsd);
-  const price = BigInt(requirements.amount);
-  if (price > cap) throw new InsufficientBudgetError(formatUsd(price), formatUsd(cap), requirements);
-}
-
-/** Treasury errors with a recovery the buyer knows; anything else is re-raised as it came. */
-function mapPayError(err: unknown): unknown {
-  if (!(err instanceof TreasuryApiError) || !err.recovery) return err;
-  if (err.recovery.kind === 'raise_pat_cap') return new PatCapReachedError(err);
-  if (err.recovery.kind === 'reauthenticate') return new ReauthenticateError(err);
-  return err;
+/** The seller's reason for refusing a signed payment, bounded. */
+function sellerReason(response: Response, body: string, receipt: SettlementReceipt | undefined): string {
+  let reason: string | undefined = receipt && !receipt.success ? receipt.errorReason : undefined;
+  reason ??= (tryDecodeChallengeHeader(response.headers.get(X402_HEADERS.paymentRequired)) ?? tryDecodeChallengeHeader(response.headers.get(X402_HEADERS.paymentRequiredLegacy)))?.error;
+  if (reason === undefined) {
+    try {
+      const j = JSON.parse(body) as { error?: unknown; error_code?: unknown };
+      if (typeof j.error === 'string' && j.error !== '') reason = j.error;
+      else if (typeof j.error_code === 'string') reason = j.error_code;
+    } catch {
+      // not JSON
+    }
+  }
+  return (reason ?? `HTTP ${response.status}`).slice(0, 256);
 }
 
 export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
-  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
-  const schemes = options.schemes ?? ['exact'];
-  if (options.maxPriceUsd !== undefined) parseUsd(options.maxPriceUsd); // a malformed cap fails here, not mid-payment
-  let walletNetwork: Promise<string> | undefined;
-  const networks = async () => options.networks ?? [await (walletNetwork ??= options.client.getWallet(options.walletId).then((w) => w.network))];
+  const o = parseArgument(buyerOptionsSchema, options, 'options');
+  const doFetch: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
+  const networks = o.networks ?? DEFAULT_NETWORKS;
+  const schemes = o.schemes ?? DEFAULT_SCHEMES;
 
-  async function request(url: string, init: X402RequestInit = {}): Promise<X402Result> {
-    const base: RequestInit = { method: init.method ?? 'GET', headers: { ...init.headers }, ...(init.body !== undefined ? { body: init.body } : {}) };
-    const first = await doFetch(url, base);
+  let walletNetwork: Promise<string> | undefined;
+  const readWalletNetwork = (): Promise<string> => {
+    walletNetwork ??= o.client.getWallet(o.walletId).then(
+      (w) => w.network,
+      (err: unknown) => {
+        walletNetwork = undefined; // not cached: the next request asks again
+        throw err;
+      },
+    );
+    return walletNetwork;
+  };
+
+  async function exchange(url: string, method: string, headers: Headers, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<X402Result> {
+    const send = (paymentHeader?: [string, string]) => {
+      const h = new Headers(headers);
+      for (const name of PAYMENT_HEADERS) h.delete(name);
+      if (paymentHeader) h.set(...paymentHeader);
+      return doFetch(url, {
+        method,
+        headers: h,
+        ...(body !== undefined ? { body } : {}),
+        ...(signal ? { signal } : {}),
+        redirect: paymentHeader ? 'manual' : 'follow',
+      });
+    };
+
+    const first = await send();
     const firstBody = await first.text();
     if (first.status !== 402) return { status: first.status, headers: first.headers, body: firstBody, paid: false };
 
-    const { challenge, dialect } = readChallenge(first, firstBody);
-    const requirements = selectAccept(challenge.accepts, await networks(), schemes);
-    if (!requirements) throw new NoCompatibleAcceptError(challenge.accepts);
-    checkBudget(requirements, options.maxPriceUsd);
-
+    const { challenge, dialect } = readX402Challenge(first.headers, firstBody);
     let payment: SignedPayment;
+    let requirements: PaymentRequirements | undefined;
     try {
-      payment = await options.client.pay(options.walletId, { paymentRequirements: requirements, ...(options.capability ? { capability: options.capability } : {}) });
+      requirements = selectAccept(challenge.accepts, { networks, schemes, walletNetwork: await readWalletNetwork() });
+      if (!requirements) throw new NoCompatibleAcceptError(challenge.accepts);
+      checkBudget(requirements, o.maxPriceUsd);
+      payment = await o.client.pay(o.walletId, { paymentRequirements: requirements, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
     } catch (err) {
-      throw mapPayError(err);
+      throw mapRecoveryError(err);
     }
+    assertSignedAsAsked(payment, requirements);
+
     const header = encodePaymentPayload({
       x402Version: 2,
       resource: challenge.resource,
       accepted: requirements,
       payload: { signature: payment.signature, authorization: payment.authorization },
     });
-    const headerName = dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy;
-    const second = await doFetch(url, { ...base, headers: { ...init.headers, [headerName]: header } });
+    const second = await send([dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy, header]);
     const secondBody = await second.text();
     const receiptHeader = second.headers.get(X402_HEADERS.paymentResponse) ?? second.headers.get(X402_HEADERS.paymentResponseLegacy);
-    let receipt: SettlementReceipt | undefined;
-    if (receiptHeader) {
+    let decoded: SettlementReceipt | undefined;
+    if (receiptHeader !== null) {
       try {
-        receipt = decodeSettlementReceipt(receiptHeader);
+        decoded = decodeSettlementReceipt(receiptHeader);
       } catch {
-        receipt = undefined;
+        decoded = undefined;
       }
     }
-    const settled = receipt?.success === true && !!receipt.transaction;
+    const receipt = decoded ? toX402Receipt(decoded, requirements) : undefined;
     if (second.status >= 200 && second.status < 300) {
-      return {
-        status: second.status,
-        headers: second.headers,
-        body: secondBody,
-        paid: true,
-        ...(receipt ? { receipt: { ...receipt, amount_raw: requirements.amount, amount_usd: formatUsd(BigInt(requirements.amount)) } } : {}),
-        requirements,
-        payment,
-      };
+      return { status: second.status, headers: second.headers, body: secondBody, paid: true, ...(receipt ? { receipt } : {}), requirements, payment };
     }
-    if (settled) throw new PaymentRejectedError(second.status, secondBody, receipt);
-    let reason = receipt?.errorReason ?? `HTTP ${second.status}`;
-    try {
-      const j = JSON.parse(secondBody) as { error?: unknown; error_code?: unknown };
-      if (typeof j.error === 'string') reason = j.error;
-      else if (typeof j.error_code === 'string') reason = j.error_code;
-    } catch {
-      // not JSON: keep the receipt's reason
-    }
-    throw new X402PaymentFailedError(second.status, reason, secondBody);
+    // A receipt header means the seller says it settled (or it is unreadable, and settlement cannot be ruled out).
+    if (receiptHeader !== null && (decoded === undefined || decoded.success)) throw new PaymentRejectedError(second.status, secondBody, receipt);
+    throw new X402PaymentFailedError(second.status, sellerReason(second, secondBody, decoded), secondBody);
   }
 
   return {
-    request,
-    async fetch(url, init) {
-      const r = await request(url, init);
+    async request(url, init = {}) {
+      const method = parseArgument(methodSchema, init.method ?? 'GET', 'init.method').toUpperCase();
+      let headers: Headers;
+      try {
+        headers = new Headers(init.headers);
+      } catch (err) {
+        throw new InvalidArgumentError('init.headers', err instanceof Error ? err.message : 'not valid HTTP headers');
+      }
+      return exchange(httpUrl(url), method, headers, init.body, init.signal);
+    },
+
+    async fetch(input, init) {
+      const request = new Request(input, init);
+      httpUrl(request.url);
+      const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
+      const r = await exchange(request.url, request.method, request.headers, body, request.signal);
       const headers = new Headers(r.headers);
       headers.delete('content-encoding');
       headers.delete('content-length');
-      const nullBody = r.status === 204 || r.status === 304;
-      return new Response(nullBody ? null : r.body, { status: r.status, headers });
+      return new Response(NULL_BODY_STATUSES.has(r.status) ? null : r.body, { status: r.status, headers });
     },
   };
 }

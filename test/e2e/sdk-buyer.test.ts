@@ -4,9 +4,11 @@
  * - A Treasury-managed wallet, through createX402Buyer, pays an official @x402/express seller; balances move
  *   by exactly the price.
  * - It pays our Koa seller; the seller's ledger shows the payment with content_hash and tx_hash.
- * - A price above maxPriceUsd is InsufficientBudgetError and nothing is signed or spent; the PAT's daily
- *   cap surfaces as PatCapReachedError with the settings link; no bearer is treasury_key_missing.
+ * - A price above maxPriceUsd is InsufficientBudgetError: the on-chain balance, the authorizations, the
+ *   policy decisions and the wallet's and PAT's spend totals are untouched.
  * - treasuryAccount (a viem custom account) used by the official @x402/fetch client pays our Koa seller.
+ * - The PAT's daily cap surfaces as PatCapReachedError with the settings link; no bearer is
+ *   treasury_key_missing.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -117,8 +119,12 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.deepEqual(JSON.parse(result.body), { weather: 'rain' });
     assert.equal(result.paid, true);
     assert.match(result.receipt!.transaction, /^0x[0-9a-f]{64}$/);
-    assert.equal(result.receipt!.amount_usd, '0.01');
+    assert.equal(result.receipt!.success, true);
+    assert.equal(result.receipt!.network, 'eip155:84532');
+    assert.deepEqual([result.receipt!.amount_raw, result.receipt!.amount_usd], ['10000', '0.01']);
     assert.equal(result.receipt!.payer!.toLowerCase(), wallet.address.toLowerCase());
+    assert.equal(result.requirements!.payTo, payToExpress);
+    assert.equal(result.payment!.authorization.value, '10000');
     assert.equal(await readTokenBalance(chain, wallet.address), buyerBefore - 10_000n);
     assert.equal(await readTokenBalance(chain, payToExpress), sellerBefore + 10_000n);
     const balance = await client.getBalance(wallet.id);
@@ -142,9 +148,17 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.ok(entries[0]!.authorization_id, 'the row references the Treasury authorization');
   });
 
-  it('a price above maxPriceUsd is InsufficientBudgetError: nothing signed, nothing spent', async () => {
-    const before = await readTokenBalance(chain, wallet.address);
-    const spent = (await t.request('GET', `/v1/pats`, { token: session })).body;
+  it('a price above maxPriceUsd is InsufficientBudgetError: nothing signed, nothing spent, nothing recorded', async () => {
+    const knex = t.db.knex;
+    const snapshot = async () => ({
+      balance: await readTokenBalance(chain, wallet.address),
+      authorizations: await knex('authorizations').where({ wallet_id: wallet.id }).count({ n: '*' }).first(),
+      decisions: await knex('policy_decisions').where({ wallet_id: wallet.id }).count({ n: '*' }).first(),
+      walletSpend: await knex('wallet_spend_totals').where({ wallet_id: wallet.id }).orderBy(['window_kind', 'window_start']).select('window_kind', 'spent_micro', 'payment_count'),
+      patSpend: await knex('pat_spend_totals').where({ token_id: agentPat.id }).select('day', 'spent_micro'),
+    });
+    const before = await snapshot();
+    assert.equal(before.walletSpend.find((r: { window_kind: string }) => r.window_kind === 'day')?.spent_micro, '20000', 'two payments of 0.01 so far');
     const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.009999' });
     await assert.rejects(buyer.request(`${koaUrl}/forecast`), (err: unknown) => {
       assert.ok(err instanceof InsufficientBudgetError);
@@ -152,8 +166,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       assert.equal(err.cap_usd, '0.009999');
       return true;
     });
-    assert.equal(await readTokenBalance(chain, wallet.address), before);
-    assert.deepEqual((await t.request('GET', `/v1/pats`, { token: session })).body, spent, 'no spend recorded against the PAT');
+    assert.deepEqual(await snapshot(), before);
   });
 
   it('treasuryAccount: the official @x402/fetch client pays our Koa seller with a Treasury-held key', async () => {
@@ -161,11 +174,22 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.equal(account.address.toLowerCase(), wallet.address.toLowerCase());
     await assert.rejects(account.signMessage({ message: 'hello' }), /only EIP-3009/);
     const official = new x402Client().register('eip155:84532', new ExactEvmClientScheme(account));
-    const before = await readTokenBalance(chain, payToKoa);
+    const [sellerBefore, buyerBefore] = [await readTokenBalance(chain, payToKoa), await readTokenBalance(chain, wallet.address)];
     const res = await wrapFetchWithPayment(fetch, official)(`${koaUrl}/forecast`);
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(await res.text(), KOA_BODY);
-    assert.equal(await readTokenBalance(chain, payToKoa), before + 10_000n);
+    assert.equal(await readTokenBalance(chain, payToKoa), sellerBefore + 10_000n);
+    assert.equal(await readTokenBalance(chain, wallet.address), buyerBefore - 10_000n);
+    // Signed through Treasury's pay endpoint: recorded there, and the seller's ledger row points at it.
+    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    let row: { tx_hash: string; authorization_id: string | null } | undefined;
+    for (let i = 0; i < 100 && !row; i++) {
+      row = ((await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries as Array<{ tx_hash: string; authorization_id: string | null }>).find((e) => e.tx_hash === receipt.transaction.toLowerCase());
+      if (!row) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(row?.authorization_id, 'the ledger row references the Treasury authorization');
+    const recorded = await t.db.knex('authorizations').where({ id: row.authorization_id }).first();
+    assert.equal(recorded.wallet_id, wallet.id);
   });
 
   it("the PAT's daily cap (0.03, three payments made) is PatCapReachedError with the settings link; no bearer is treasury_key_missing", async () => {
@@ -178,7 +202,8 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       (err: unknown) => {
         assert.ok(err instanceof PatCapReachedError, String(err));
         assert.equal(err.code, 'MGMT_6014');
-        assert.match(err.settingsUrl ?? '', new RegExp(agentPat.id));
+        assert.match(err.user_message, /cap/i);
+        assert.match(err.settings_url ?? '', new RegExp(agentPat.id));
         assert.equal(err.currentCapUsd, '0.03');
         return true;
       },

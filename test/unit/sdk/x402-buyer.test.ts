@@ -1,184 +1,200 @@
 /**
- * The buyer SDK's decisions, with a scripted seller and a scripted Treasury over real HTTP (the layer below
- * is exercised for real by test/e2e/sdk-buyer.test.ts): which accepts entry is chosen, the budget check in
- * integer micro-USD, the payment header's dialect, and each error with the fields callers rely on.
+ * createX402Buyer's exchange with a scripted seller and a scripted Treasury over real HTTP (the real stack is
+ * test/e2e/sdk-buyer.test.ts): the challenge read from PAYMENT-REQUIRED, X-PAYMENT-REQUIRED or the body and
+ * answered in the same dialect; the entry chosen; the budget refused before Treasury is asked; Treasury's
+ * recovery kinds as typed errors; one paid retry, never more; settled-then-refused vs not settled; the
+ * receipt; the drop-in fetch with a Request and a body.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { encodePaymentRequired, encodeSettlementReceipt, decodePaymentPayload } from '../../../src/x402/header-codec.js';
+import { decodePaymentPayload, encodePaymentRequired, encodeSettlementReceipt } from '../../../src/x402/header-codec.js';
 import type { PaymentRequired, PaymentRequirements } from '../../../src/x402/wire-schemas.js';
 import {
-  checkBudget,
   createX402Buyer,
   InsufficientBudgetError,
+  InvalidArgumentError,
+  InvalidChallengeError,
   NoCompatibleAcceptError,
   PatCapReachedError,
   PaymentRejectedError,
   ReauthenticateError,
-  selectAccept,
+  SignatureMismatchError,
   TreasuryApiError,
   TreasuryClient,
   X402PaymentFailedError,
+  type X402BuyerOptions,
 } from '../../../src/sdk/index.js';
-import { BASE_SEPOLIA_USDC, buyer, requirements, SELLER } from '../x402/x402-fixtures.js';
+import { buyer, requirements } from '../x402/x402-fixtures.js';
+import { fakeTreasuryHandler, scriptedServer, signedFor, WALLET_ID, type RecordedRequest, type ScriptedReply, type ScriptedServer } from './scripted-http.js';
 
-type Handler = (req: http.IncomingMessage, body: string) => { status: number; headers?: Record<string, string>; body?: unknown };
+const TX = `0x${'cd'.repeat(32)}`;
 
-async function serve(handler: Handler): Promise<{ url: string; requests: Array<{ headers: http.IncomingHttpHeaders; body: string; url: string }>; close(): Promise<void> }> {
-  const requests: Array<{ headers: http.IncomingHttpHeaders; body: string; url: string }> = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      requests.push({ headers: req.headers, body, url: req.url ?? '' });
-      const r = handler(req, body);
-      res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
-      res.end(r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+function challenge(accepts: PaymentRequirements[], error?: string): PaymentRequired {
+  return { x402Version: 2, resource: { url: 'http://seller.test/x' }, accepts, ...(error ? { error } : {}) };
 }
 
-const WALLET = { id: 'wal_1', account_id: 'acc_1', label: null, chain: 'base-sepolia', network: 'eip155:84532', address: buyer.address, policy: null, status: 'active', key_version: 1, created_at: 'x', updated_at: 'x', revoked_at: null };
-const NONCE = `0x${'ab'.repeat(32)}`;
-const SIGNED = (r: PaymentRequirements) => ({
-  authorization: { from: buyer.address, to: r.payTo, value: r.amount, validAfter: '0', validBefore: '9999999999', nonce: NONCE },
-  signature: `0x${'11'.repeat(65)}`,
-  authorization_id: 'auth_1',
-  decision_id: 'pd_1',
-  wallet_id: 'wal_1',
-  network: r.network,
-  asset: r.asset,
-  amount_usd: '0.01',
-});
+const receipt = (success = true, extra: Record<string, unknown> = {}) => encodeSettlementReceipt({ success, transaction: success ? TX : '', network: 'eip155:84532', payer: buyer.address, ...extra });
 
-function challenge(accepts: PaymentRequirements[]): PaymentRequired {
-  return { x402Version: 2, resource: { url: 'http://seller/x' }, accepts };
+/** A seller that answers 402 with `challengeHeaders` until a payment header arrives, then `paid`. */
+function seller(challengeHeaders: (c: string) => Record<string, string>, accepts: PaymentRequirements[], paid: (req: RecordedRequest) => ScriptedReply) {
+  return (req: RecordedRequest): ScriptedReply => (req.headers['payment-signature'] || req.headers['x-payment'] ? paid(req) : { status: 402, headers: challengeHeaders(encodePaymentRequired(challenge(accepts))), body: {} });
 }
 
 describe('buyer SDK: createX402Buyer', () => {
-  let treasury: Awaited<ReturnType<typeof serve>>;
-  let treasuryReply: Handler;
+  let treasury: ScriptedServer;
+  let shop: ScriptedServer;
   beforeEach(async () => {
-    treasuryReply = (req, body) => {
-      if (req.url === '/v1/wallets/wal_1') return { status: 200, body: WALLET };
-      return { status: 200, body: SIGNED(JSON.parse(body).payment_requirements) };
-    };
-    treasury = await serve((req, body) => treasuryReply(req, body));
+    treasury = await scriptedServer(fakeTreasuryHandler());
+    shop = await scriptedServer(() => ({ status: 200, body: { free: true } }));
   });
-  afterEach(async () => treasury.close());
-
+  afterEach(async () => {
+    await treasury.close();
+    await shop.close();
+  });
   const client = () => new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test' });
+  const newBuyer = (extra: Partial<X402BuyerOptions> = {}) => createX402Buyer({ client: client(), walletId: WALLET_ID, ...extra });
+  const pays = () => treasury.requests.filter((r) => r.url.endsWith('/pay'));
 
-  it('selects the first entry it can pay: exact, on the wallet network, with the token name and version', () => {
-    const onMainnet = requirements({ network: 'eip155:8453' });
-    const upto = requirements({ scheme: 'upto' });
-    const noDomain = requirements({ extra: {} });
-    const good = requirements({ amount: '20000' });
-    const alsoGood = requirements({ amount: '10000' });
-    assert.equal(selectAccept([onMainnet, upto, noDomain, good, alsoGood], ['eip155:84532'], ['exact']), good);
-    assert.equal(selectAccept([onMainnet], ['eip155:*'], ['exact']), onMainnet);
-    assert.equal(selectAccept([onMainnet, upto], ['eip155:84532'], ['exact']), undefined);
+  it('a non-402 answer passes through unpaid; Treasury is not asked', async () => {
+    const result = await newBuyer().request(`${shop.url}/free`);
+    assert.deepEqual([result.status, result.paid, JSON.parse(result.body), result.receipt], [200, false, { free: true }, undefined]);
+    assert.equal(treasury.requests.length, 0);
   });
 
-  it('budget: equal to the cap passes, one micro-USD above is refused with requested and cap', () => {
-    checkBudget(requirements({ amount: '10000' }), '0.01');
-    checkBudget(requirements({ amount: '10000' }), undefined);
-    assert.throws(
-      () => checkBudget(requirements({ amount: '10001' }), '0.01'),
-      (err: unknown) => err instanceof InsufficientBudgetError && err.requested_usd === '0.010001' && err.cap_usd === '0.01' && err.code === 'insufficient_budget',
-    );
-    assert.throws(() => createX402Buyer({ client: client(), walletId: 'wal_1', maxPriceUsd: '1e3' }));
-  });
-
-  it('v2 challenge → PAYMENT-SIGNATURE; the spec challenge (X-PAYMENT-REQUIRED only) → X-PAYMENT; the receipt comes back', async () => {
-    for (const [required, paymentHeader] of [['payment-required', 'payment-signature'], ['x-payment-required', 'x-payment']] as const) {
+  it('PAYMENT-REQUIRED → PAYMENT-SIGNATURE; X-PAYMENT-REQUIRED only → X-PAYMENT; the body is sent again; the receipt is decoded', async () => {
+    const cases: Array<[(c: string) => Record<string, string>, string, string, string]> = [
+      [(c) => ({ 'payment-required': c, 'x-payment-required': c }), 'payment-signature', 'x-payment', 'payment-response'],
+      [(c) => ({ 'x-payment-required': c }), 'x-payment', 'payment-signature', 'x-payment-response'],
+    ];
+    for (const [challengeHeaders, sent, notSent, receiptHeader] of cases) {
       const r = requirements();
-      const seller = await serve((req) =>
-        req.headers[paymentHeader]
-          ? { status: 200, headers: { 'payment-response': encodeSettlementReceipt({ success: true, transaction: `0x${'cd'.repeat(32)}`, network: 'eip155:84532', payer: buyer.address }) }, body: { ok: true } }
-          : { status: 402, headers: { [required]: encodePaymentRequired(challenge([r])) }, body: {} },
-      );
-      try {
-        const result = await createX402Buyer({ client: client(), walletId: 'wal_1' }).request(`${seller.url}/x`, { method: 'POST', body: '{"q":1}', headers: { 'content-type': 'application/json' } });
-        assert.equal(result.paid, true);
-        assert.equal(result.receipt!.amount_usd, '0.01');
-        assert.equal(result.receipt!.txHash, `0x${'cd'.repeat(32)}`);
-        const paid = seller.requests[1]!;
-        assert.equal(paid.body, '{"q":1}', 'the body is sent again with the payment');
-        const payload = decodePaymentPayload(paid.headers[paymentHeader] as string);
-        assert.equal(payload.x402Version, 2);
-        assert.deepEqual((payload as { accepted: unknown }).accepted, r);
-      } finally {
-        await seller.close();
-      }
+      shop.requests.length = 0;
+      shop.handler = seller(challengeHeaders, [r], () => ({ status: 200, headers: { [receiptHeader]: receipt() }, body: { ok: true } }));
+      const result = await newBuyer().request(`${shop.url}/x`, { method: 'post', body: '{"q":1}', headers: { 'content-type': 'application/json', 'x-trace': 't1', 'payment-signature': 'caller-junk' } });
+      assert.equal(result.paid, true);
+      assert.deepEqual(result.receipt, { success: true, transaction: TX, network: 'eip155:84532', payer: buyer.address, amount_raw: '10000', amount_usd: '0.01' });
+      assert.deepEqual(result.requirements, r);
+      assert.equal(result.payment?.authorization_id, 'auth_1');
+      const [first, second] = shop.requests;
+      assert.equal(first!.headers['payment-signature'], undefined, 'a caller-set payment header is never forwarded');
+      assert.deepEqual([second!.method, second!.body, second!.headers['content-type'], second!.headers['x-trace']], ['POST', '{"q":1}', 'application/json', 't1']);
+      assert.equal(second!.headers[notSent], undefined);
+      const payload = decodePaymentPayload(second!.headers[sent] as string);
+      assert.ok(payload.x402Version === 2);
+      assert.deepEqual(payload.accepted, r, 'the chosen entry is echoed unchanged');
+      assert.deepEqual(payload.resource, { url: 'http://seller.test/x' });
+      assert.deepEqual(payload.payload, { signature: signedFor(r).signature, authorization: signedFor(r).authorization });
     }
   });
 
-  it('no compatible entry → NoCompatibleAcceptError with the accepts; nothing is signed', async () => {
-    const accepts = [requirements({ network: 'eip155:8453' })];
-    const seller = await serve(() => ({ status: 402, headers: { 'payment-required': encodePaymentRequired(challenge(accepts)) } }));
-    try {
-      await assert.rejects(createX402Buyer({ client: client(), walletId: 'wal_1' }).request(seller.url), (err: unknown) => err instanceof NoCompatibleAcceptError && err.accepts.length === 1);
-      assert.equal(treasury.requests.filter((r) => r.url.endsWith('/pay')).length, 0);
-    } finally {
-      await seller.close();
-    }
-  });
-
-  it('settled but refused → PaymentRejectedError (status_code, body); refused without settlement → X402PaymentFailedError', async () => {
+  it('a v2 challenge in the body only is paid on PAYMENT-SIGNATURE; a legacy v1 body and a 402 without a challenge are InvalidChallengeError', async () => {
     const r = requirements();
-    let settle = true;
-    const seller = await serve((req): ReturnType<Handler> => {
-      if (!req.headers['payment-signature']) return { status: 402, headers: { 'payment-required': encodePaymentRequired(challenge([r])) } };
-      if (settle) return { status: 500, headers: { 'payment-response': encodeSettlementReceipt({ success: true, transaction: `0x${'ef'.repeat(32)}`, network: 'eip155:84532' }) }, body: 'boom' };
-      return { status: 402, headers: { 'payment-required': encodePaymentRequired({ ...challenge([r]), error: 'invalid_exact_evm_payload_signature' }) }, body: { error: 'invalid_exact_evm_payload_signature' } };
-    });
-    try {
-      const buyerSdk = createX402Buyer({ client: client(), walletId: 'wal_1' });
-      await assert.rejects(buyerSdk.request(seller.url), (err: unknown) => err instanceof PaymentRejectedError && err.status_code === 500 && err.body === 'boom');
-      settle = false;
-      await assert.rejects(buyerSdk.request(seller.url), (err: unknown) => err instanceof X402PaymentFailedError && err.status_code === 402 && err.reason === 'invalid_exact_evm_payload_signature');
-    } finally {
-      await seller.close();
+    shop.handler = (req) => (req.headers['payment-signature'] ? { status: 200, body: 'paid' } : { status: 402, body: challenge([r]) });
+    assert.equal((await newBuyer().request(shop.url)).paid, true);
+    for (const body of [{ x402Version: 1, accepts: [{ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '10000' }] }, 'Payment Required', { accepts: [] }]) {
+      shop.handler = () => ({ status: 402, body });
+      await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof InvalidChallengeError && err.code === 'invalid_challenge');
     }
+    shop.handler = () => ({ status: 402, headers: { 'payment-required': 'not base64 json' } });
+    await assert.rejects(newBuyer().request(shop.url), /PAYMENT-REQUIRED header could not be read/);
+    assert.equal(pays().length, 1);
   });
 
-  it('Treasury errors: raise_pat_cap → PatCapReachedError, reauthenticate → ReauthenticateError, unknown kinds and policy denials re-raised as they came', async () => {
-    const r = requirements();
-    const seller = await serve(() => ({ status: 402, headers: { 'payment-required': encodePaymentRequired(challenge([r])) } }));
+  it("pays the first entry on the wallet's network; none → NoCompatibleAcceptError with the accepts, nothing signed", async () => {
+    const mainnet = requirements({ network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } });
+    const sepolia = requirements({ amount: '20000' });
+    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements({ scheme: 'upto' }), mainnet, sepolia], () => ({ status: 200, body: 'ok' }));
+    const result = await newBuyer().request(shop.url);
+    assert.deepEqual(result.requirements, sepolia);
+    assert.equal(JSON.parse(pays()[0]!.body).payment_requirements.amount, '20000');
+
+    const accepts = [mainnet, requirements({ extra: {} })];
+    shop.handler = seller((c) => ({ 'payment-required': c }), accepts, () => ({ status: 200 }));
+    await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof NoCompatibleAcceptError && err.code === 'no_compatible_accept' && err.accepts.length === 2 && /exact@eip155:8453/.test(err.message));
+    await assert.rejects(newBuyer({ networks: ['eip155:8453'] }).request(shop.url), NoCompatibleAcceptError);
+    assert.equal(pays().length, 1);
+  });
+
+  it('above maxPriceUsd → InsufficientBudgetError; Treasury is never asked to sign; equal to the cap is paid', async () => {
+    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements({ amount: '10001' })], () => ({ status: 200 }));
+    await assert.rejects(newBuyer({ maxPriceUsd: '0.01' }).request(shop.url), (err: unknown) => err instanceof InsufficientBudgetError && err.requested_usd === '0.010001' && err.cap_usd === '0.01');
+    assert.equal(pays().length, 0);
+    assert.equal(shop.requests.length, 1, 'no paid retry');
+    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements({ amount: '10000' })], () => ({ status: 200 }));
+    assert.equal((await newBuyer({ maxPriceUsd: '0.01' }).request(shop.url)).paid, true);
+  });
+
+  it("Treasury's refusals: raise_pat_cap → PatCapReachedError, reauthenticate → ReauthenticateError, policy denials and unknown kinds re-raised as they came; no paid retry", async () => {
+    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], () => ({ status: 200 }));
     const cases: Array<[number, unknown, (err: unknown) => boolean]> = [
-      [429, { error_code: 'MGMT_6014', user_message: 'Daily cap reached.', recovery: { kind: 'raise_pat_cap', settings_url: 'https://dash/settings/pats/pat_1', current_cap_usd: '5', attempted_amount_usd: '0.01' } }, (e) => e instanceof PatCapReachedError && e.userMessage === 'Daily cap reached.' && e.settingsUrl === 'https://dash/settings/pats/pat_1' && e.currentCapUsd === '5'],
+      [429, { error_code: 'MGMT_6014', user_message: 'Daily cap reached.', recovery: { kind: 'raise_pat_cap', settings_url: 'https://dash/settings/pats/pat_1', current_cap_usd: '5', attempted_amount_usd: '0.01' } }, (e) => e instanceof PatCapReachedError && e.user_message === 'Daily cap reached.' && e.settings_url === 'https://dash/settings/pats/pat_1'],
       [401, { error_code: 'invalid_token', user_message: 'Sign in again.', recovery: { kind: 'reauthenticate' } }, (e) => e instanceof ReauthenticateError && e.userMessage === 'Sign in again.'],
       [409, { error_code: 'something_new', user_message: 'x', recovery: { kind: 'future_kind' } }, (e) => e instanceof TreasuryApiError && e.code === 'something_new' && e.recovery?.kind === 'future_kind'],
       [403, { error_code: 'policy_denied', reason: 'policy_denied', decision_id: 'pd_9', user_message: 'no' }, (e) => e instanceof TreasuryApiError && e.status === 403 && e.decisionId === 'pd_9'],
     ];
-    try {
-      for (const [status, body, check] of cases) {
-        treasuryReply = (req) => (req.url === '/v1/wallets/wal_1' ? { status: 200, body: WALLET } : { status, body });
-        await assert.rejects(createX402Buyer({ client: client(), walletId: 'wal_1' }).request(seller.url), check);
-      }
-      assert.equal(seller.requests.length, cases.length, 'no paid retry was sent after a refusal');
-    } finally {
-      await seller.close();
+    for (const [status, body, check] of cases) {
+      treasury.handler = fakeTreasuryHandler((req) => (req.url.endsWith('/pay') ? { status, body } : undefined));
+      await assert.rejects(newBuyer().request(shop.url), check);
+    }
+    assert.equal(shop.requests.length, cases.length, 'no paid retry was sent after a refusal');
+    treasury.handler = () => ({ status: 401, body: { error_code: 'invalid_token', recovery: { kind: 'reauthenticate' } } });
+    await assert.rejects(newBuyer().request(shop.url), ReauthenticateError, 'the wallet read is mapped too');
+  });
+
+  it('a signature for other terms than the chosen entry is never sent', async () => {
+    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], () => ({ status: 200 }));
+    treasury.handler = fakeTreasuryHandler((req) => (req.url.endsWith('/pay') ? { status: 200, body: signedFor(requirements({ amount: '20000' })) } : undefined));
+    await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof SignatureMismatchError && /amount/.test(err.message));
+    assert.equal(shop.requests.length, 1);
+  });
+
+  it('settled, then refused → PaymentRejectedError (status_code, body, receipt); an unreadable receipt counts as settled', async () => {
+    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], () => ({ status: 500, headers: { 'payment-response': receipt() }, body: 'boom' }));
+    await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof PaymentRejectedError && err.code === 'payment_rejected' && err.status_code === 500 && err.body === 'boom' && err.receipt?.transaction === TX);
+    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], () => ({ status: 503, headers: { 'x-payment-response': 'garbage' }, body: 'down' }));
+    await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof PaymentRejectedError && err.status_code === 503 && err.receipt === undefined);
+  });
+
+  it("not settled → X402PaymentFailedError with the seller's reason (receipt errorReason, re-issued challenge error, body error); exactly one paid attempt", async () => {
+    const r = requirements();
+    const refusals: Array<[ScriptedReply, string]> = [
+      [{ status: 402, headers: { 'payment-required': encodePaymentRequired(challenge([r], 'invalid_exact_evm_payload_signature')) }, body: {} }, 'invalid_exact_evm_payload_signature'],
+      [{ status: 402, headers: { 'payment-response': receipt(false, { errorReason: 'insufficient_funds' }), 'payment-required': encodePaymentRequired(challenge([r], 'settlement_failed')) }, body: {} }, 'insufficient_funds'],
+      [{ status: 400, body: { error_code: 'invalid_payment_header', user_message: 'x' } }, 'invalid_payment_header'],
+      [{ status: 402, body: 'nope' }, 'HTTP 402'],
+    ];
+    for (const [reply, reason] of refusals) {
+      shop.requests.length = 0;
+      shop.handler = seller((c) => ({ 'payment-required': c }), [r], () => reply);
+      await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof X402PaymentFailedError && err.code === 'payment_failed' && err.status_code === reply.status && err.reason === reason, reason);
+      assert.equal(shop.requests.length, 2);
     }
   });
 
-  it('a non-402 answer passes through unpaid; a malformed Treasury reply is never used as a signature', async () => {
-    const seller = await serve(() => ({ status: 200, body: { free: true } }));
-    try {
-      const result = await createX402Buyer({ client: client(), walletId: 'wal_1' }).request(seller.url);
-      assert.deepEqual([result.status, result.paid, JSON.parse(result.body)], [200, false, { free: true }]);
-    } finally {
-      await seller.close();
-    }
-    treasuryReply = () => ({ status: 200, body: { ...SIGNED(requirements()), signature: 'not-hex' } });
-    await assert.rejects(client().pay('wal_1', { paymentRequirements: requirements({ payTo: SELLER, asset: BASE_SEPOLIA_USDC }) }), /unexpected body/);
+  it('fetch(): a drop-in fetch taking a Request or (url, init) with a body; the final Response is returned', async () => {
+    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], (req) => ({ status: 201, headers: { 'payment-response': receipt() }, body: { echoed: req.body } }));
+    const b = newBuyer();
+    const res = await b.fetch(new Request(`${shop.url}/make`, { method: 'PUT', body: 'hello', headers: { 'x-a': '1' } }));
+    assert.equal(res.status, 201);
+    assert.deepEqual(await res.json(), { echoed: 'hello' });
+    assert.ok(res.headers.get('payment-response'));
+    assert.deepEqual([shop.requests[1]!.method, shop.requests[1]!.headers['x-a']], ['PUT', '1']);
+    shop.handler = () => ({ status: 204 });
+    assert.equal((await b.fetch(new URL(`${shop.url}/nothing`), { method: 'DELETE' })).status, 204);
+    await assert.rejects(b.fetch('file:///etc/passwd'), (err: unknown) => err instanceof InvalidArgumentError || err instanceof TypeError);
+  });
+
+  it('options and request arguments are validated', async () => {
+    const c = client();
+    const bad: Array<[Partial<X402BuyerOptions>, string]> = [
+      [{ walletId: 'nope' }, 'options.walletId'],
+      [{ networks: [] }, 'options.networks'],
+      [{ networks: ['eip155'] }, 'options.networks.0'],
+      [{ schemes: ['Exact Scheme'] }, 'options.schemes.0'],
+      [{ capability: 'Not A Capability' }, 'options.capability'],
+      [{ client: {} as TreasuryClient }, 'options.client'],
+    ];
+    for (const [extra, field] of bad) assert.throws(() => createX402Buyer({ client: c, walletId: WALLET_ID, ...extra }), (err: unknown) => err instanceof InvalidArgumentError && err.field === field, field);
+    await assert.rejects(newBuyer().request('ftp://example.com/x'), (err: unknown) => err instanceof InvalidArgumentError && err.field === 'url');
+    await assert.rejects(newBuyer().request(shop.url, { method: 'GET /x HTTP/1.1' }), (err: unknown) => err instanceof InvalidArgumentError && err.field === 'init.method');
   });
 });

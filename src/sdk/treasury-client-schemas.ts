@@ -1,0 +1,132 @@
+/**
+ * The zod schemas at the SDK's Treasury boundary: what `TreasuryClient` accepts from its caller (options,
+ * pay and transfer inputs) and what it accepts from Treasury (wallet, balance, signed payment). Every type
+ * of the client is derived from them.
+ *
+ * Defends against: a malformed argument reaching the wire (refused before any I/O, naming the field); a
+ * Treasury reply of the wrong shape being used — in particular a signature or authorization that is not
+ * well-formed hex / decimal. Unknown reply keys are kept (the API grows optional fields).
+ * Does not defend against: a well-formed reply with wrong content (the buyer and the viem account compare the
+ * signed authorization with what they asked for).
+ */
+import { z } from 'zod';
+import { isRawAmount, isUsdString } from '../../policy/money.js';
+import { eip3009AuthorizationSchema, paymentRequirementsSchema } from '../x402/wire-schemas.js';
+
+const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `expected 0x-prefixed ${bytes}-byte hex`);
+export const evmAddressSchema = hex(20);
+const rawAmountSchema = z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string)');
+const unixSecondsSchema = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected unix seconds as a decimal string');
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+const fetchSchema = z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function');
+
+// ---- caller → SDK --------------------------------------------------------------------------------------
+
+export const treasuryClientOptionsSchema = z
+  .object({
+    /** Treasury base URL, e.g. http://127.0.0.1:8402 (http or https, no credentials in it). */
+    apiUrl: z.string().refine((v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '';
+      } catch {
+        return false;
+      }
+    }, 'expected an http(s) URL without credentials'),
+    /** A Treasury-capable bearer: PAT (treasury or agent scope) or a Treasury api key. */
+    token: z.string().regex(/^[\x21-\x7e]{1,1024}$/, 'expected a bearer token (printable ASCII, no spaces)'),
+    fetch: fetchSchema.optional(),
+    /** Per call; default 30,000 ms. */
+    timeoutMs: z.number().int().min(1).max(600_000).optional(),
+  })
+  .strict();
+export type TreasuryClientOptions = Omit<z.input<typeof treasuryClientOptionsSchema>, 'token'> & { token: string | undefined };
+
+export const walletIdSchema = z.string().regex(/^wal_[A-Za-z0-9]{1,64}$/, 'expected a wallet id (wal_…)');
+export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 _ . : -');
+export const capabilitySchema = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'expected a capability such as search.web');
+
+/** Terms the caller fixes in the EIP-3009 message (nonce, window); Treasury bounds them by maxTimeoutSeconds. */
+export const authorizationTermsSchema = z
+  .object({
+    nonce: hex(32).optional(),
+    valid_after: unixSecondsSchema.optional(),
+    valid_before: unixSecondsSchema.optional(),
+  })
+  .strict();
+export type AuthorizationTerms = z.infer<typeof authorizationTermsSchema>;
+
+export const payInputSchema = z
+  .object({
+    /** One x402 accepts entry (v2 shape; spec §2.9 per-entry resource/description/mimeType allowed). */
+    paymentRequirements: paymentRequirementsSchema,
+    capability: capabilitySchema.optional(),
+    authorization: authorizationTermsSchema.optional(),
+    idempotencyKey: idempotencyKeySchema.optional(),
+  })
+  .strict();
+export type PayInput = z.input<typeof payInputSchema>;
+
+export const transferInputSchema = z
+  .object({
+    to: evmAddressSchema,
+    amountUsd: z.string().refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "1.25"'),
+    /** Validity of the authorization; Treasury's default is 3600 s. */
+    validForSeconds: z.number().int().min(60).max(86_400).optional(),
+    idempotencyKey: idempotencyKeySchema.optional(),
+  })
+  .strict();
+export type TransferInput = z.input<typeof transferInputSchema>;
+
+// ---- Treasury → SDK ------------------------------------------------------------------------------------
+
+export const walletViewSchema = z
+  .object({
+    id: z.string(),
+    account_id: z.string(),
+    label: z.string().nullable(),
+    chain: z.string(),
+    network: z.string(),
+    address: evmAddressSchema,
+    policy: z.record(z.string(), z.unknown()).nullable(),
+    status: z.enum(['active', 'revoked']),
+    key_version: z.number().int(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    revoked_at: z.string().nullable(),
+  })
+  .loose();
+export type WalletView = z.infer<typeof walletViewSchema>;
+
+export const walletListSchema = z.object({ wallets: z.array(walletViewSchema) }).loose();
+
+export const balanceSchema = z
+  .object({
+    wallet_id: z.string(),
+    network: z.string(),
+    asset: evmAddressSchema,
+    address: evmAddressSchema,
+    balance_raw: rawAmountSchema,
+    balance_usd: z.string().refine(isUsdString, 'expected a USD decimal string'),
+    stale: z.boolean(),
+    updated_at: z.string(),
+  })
+  .loose();
+export type Balance = z.infer<typeof balanceSchema>;
+
+/** The pay and transfer reply: the EIP-3009 authorization and Treasury's 65-byte signature over it. */
+export const signedPaymentSchema = z
+  .object({
+    authorization: eip3009AuthorizationSchema,
+    signature: hex(65),
+    authorization_id: z.string(),
+    decision_id: z.string(),
+    wallet_id: z.string(),
+    network: z.string(),
+    asset: evmAddressSchema,
+    amount_usd: z.string(),
+    headroom: z.unknown().optional(),
+  })
+  .loose();
+export type SignedPayment = z.infer<typeof signedPaymentSchema>;

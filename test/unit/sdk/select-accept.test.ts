@@ -1,0 +1,51 @@
+/**
+ * Which accepts entry the buyer pays: the first one it can satisfy, in the seller's order — scheme `exact`,
+ * network matching the buyer's patterns (default `eip155:*`) and the wallet's own network, a positive price,
+ * and the token's EIP-712 name and version.
+ */
+import assert from 'node:assert/strict';
+import { networkMatches, selectAccept } from '../../../src/sdk/index.js';
+import { requirements } from '../x402/x402-fixtures.js';
+
+describe('buyer SDK: selectAccept', () => {
+  const mainnet = requirements({ network: 'eip155:8453', amount: '1' });
+  const upto = requirements({ scheme: 'upto' });
+  const noName = requirements({ extra: { version: '2' } });
+  const noVersion = requirements({ extra: { name: 'USDC' } });
+  const noExtra = requirements({ extra: undefined });
+  const free = requirements({ amount: '0' });
+  const solana = requirements({ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' });
+  const good = requirements({ amount: '20000' });
+  const cheaperLater = requirements({ amount: '10000' });
+
+  it('picks the first satisfiable entry in the seller order, not the cheapest', () => {
+    assert.equal(selectAccept([upto, noName, noVersion, noExtra, free, solana, good, cheaperLater]), good);
+  });
+
+  it('defaults: any eip155 network, scheme exact', () => {
+    assert.equal(selectAccept([solana, mainnet, good]), mainnet);
+    assert.equal(selectAccept([upto]), undefined);
+    assert.equal(selectAccept([upto], { schemes: ['upto', 'exact'] }), upto);
+  });
+
+  it("only the wallet's own network when it is known (Treasury refuses the others)", () => {
+    assert.equal(selectAccept([mainnet, good], { walletNetwork: 'eip155:84532' }), good);
+    assert.equal(selectAccept([mainnet], { walletNetwork: 'eip155:84532' }), undefined);
+    assert.equal(selectAccept([mainnet, good], { networks: ['eip155:8453'], walletNetwork: 'eip155:84532' }), undefined);
+  });
+
+  it('explicit networks narrow the choice', () => {
+    assert.equal(selectAccept([mainnet, good], { networks: ['eip155:84532'] }), good);
+    assert.equal(selectAccept([solana], { networks: ['solana:*'] }), solana);
+    assert.equal(selectAccept([good], { networks: ['solana:*'] }), undefined);
+  });
+
+  it('network patterns: exact id or `<namespace>:*`, never a prefix of another namespace', () => {
+    assert.equal(networkMatches(['eip155:*'], 'eip155:84532'), true);
+    assert.equal(networkMatches(['eip155:84532'], 'eip155:84532'), true);
+    assert.equal(networkMatches(['eip155:8453'], 'eip155:84532'), false);
+    assert.equal(networkMatches(['eip155:*'], 'eip1550:1'), false);
+    assert.equal(networkMatches(['eip155:*'], 'eip155:'), false);
+    assert.equal(networkMatches([], 'eip155:1'), false);
+  });
+});
