@@ -90,9 +90,6 @@ export async function startDemoSeller(options: { apiUrl: string; publicUrl: stri
     payTo: state.pay_to,
     stop: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // Ledger reports still queued get a few seconds to reach the platform (still running at this point).
-      await Promise.race([paywall.flush(), new Promise((resolve) => setTimeout(resolve, 3000).unref())]);
       server.closeAllConnections();
       await closed;
     },

