@@ -54,21 +54,51 @@ async function inWalletQueue<T>(walletId: string, fn: () => Promise<T>): Promise
   }
 }
 
-export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx) => Promise<T>): Promise<T> {
-  return inWalletQueue(walletId, () => lockedTransaction(knex, walletId, fn));
+/** A statement run in the same round trip as BEGIN and the lock, right after the lock is held. */
+export interface OpeningQuery {
+  sql: string;
+  params: ReadonlyArray<unknown>;
 }
 
-async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx) => Promise<T>): Promise<T> {
+/** `?` → the parameter as a quoted literal (pg's escapeLiteral), so the statement can ride a simple query. */
+function inlineParams(client: PoolClient, query: OpeningQuery): string {
+  let i = 0;
+  return query.sql.replace(/\?/g, () => {
+    const v = query.params[i++];
+    if (v === undefined) throw new Error('opening query: fewer parameters than placeholders');
+    if (v === null) return 'NULL';
+    if (v instanceof Date) return client.escapeLiteral(v.toISOString());
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return client.escapeLiteral(String(v));
+    throw new Error(`opening query: parameter ${i} has an unsupported type (${typeof v})`);
+  });
+}
+
+export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>, opening?: () => OpeningQuery): Promise<T> {
+  // `opening` is built once this request's turn in the wallet queue has come (so a clock read there is not
+  // stale by the time spent queued behind earlier payments).
+  return inWalletQueue(walletId, () => lockedTransaction(knex, walletId, fn, opening?.()));
+}
+
+async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>, opening: OpeningQuery | undefined): Promise<T> {
   const client = (await knex.client.acquireConnection()) as PoolClient;
   let broken = false;
   try {
-    // The key is a bigint computed here, so it is safe to inline; the two statements share one round trip.
-    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${walletLockKey(walletId).toString()})`);
+    // The key is a bigint computed here, so it is safe to inline; BEGIN, the lock and the opening read (its
+    // parameters quoted by escapeLiteral) share one round trip: fewer round trips inside the lock is what
+    // bounds a hot wallet's throughput.
+    const lock = `BEGIN; SELECT pg_advisory_xact_lock(${walletLockKey(walletId).toString()})`;
+    let openingRows: Record<string, unknown>[] = [];
+    if (opening) {
+      const results = (await client.query(`${lock}; ${inlineParams(client, opening)}`)) as unknown as Array<{ rows: Record<string, unknown>[] }>;
+      openingRows = results[2]!.rows;
+    } else {
+      await client.query(lock);
+    }
     const tx: WalletTx = {
       query: async (sql, params, name) => (await client.query(name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows,
     };
     try {
-      const result = await fn(tx);
+      const result = await fn(tx, openingRows);
       await client.query('COMMIT');
       return result;
     } catch (err) {

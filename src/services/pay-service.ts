@@ -30,7 +30,7 @@ import { AppError } from '../errors/app-error.js';
 import type { AuthorizationTerms, PaymentRequirements } from '../http/schemas/pay-schemas.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from './signer-gateway.js';
-import { runStatement, withWalletTransaction, type WalletTx } from '../db/wallet-transaction.js';
+import { runStatement, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
 import type { WalletRow } from './wallet-service.js';
 
 /** A UTC calendar date as YYYY-MM-DD (window starts are always 00:00 UTC). */
@@ -153,37 +153,36 @@ export class PayService {
 
   /** Dry run: what a payment would get now. Signs nothing and records nothing. */
   async evaluate(accountId: string, walletId: string, request: SpendRequest): Promise<PolicyDecision> {
-    const now = this.clock();
-    return withWalletTransaction(this.knex, walletId, async (tx) => {
-      const snapshot = await this.readSnapshot(tx, accountId, walletId, now, undefined);
-      return evaluatePolicy(snapshot.wallet.policy as WalletPolicy, request, snapshot.state, now);
-    });
+    let now = this.clock();
+    const opening = () => this.snapshotQuery(walletId, (now = this.clock()), undefined);
+    return withWalletTransaction(
+      this.knex,
+      walletId,
+      async (_tx, rows) => {
+        const snapshot = this.readSnapshot(rows, accountId, walletId, now);
+        return evaluatePolicy(snapshot.wallet.policy as WalletPolicy, request, snapshot.state, now);
+      },
+      opening,
+    );
   }
 
   /**
-   * Everything the decision needs, in one round trip under the wallet lock: the wallet and its account key
+   * Everything the decision needs, read in the round trip that begins the transaction and takes the wallet
+   * lock (after the lock, in the same simple query; parameters quoted by pg's escapeLiteral): the wallet and its account key
    * reference, this UTC day/week/month's running totals, the count inside the velocity window, the audit
    * chain head, and any earlier result for the Idempotency-Key. 404 / 410 as `WalletService.getActive`.
    */
-  private async readSnapshot(tx: WalletTx, accountId: string, walletId: string, now: Date, idempotencyKey: string | undefined) {
+  private snapshotQuery(walletId: string, now: Date, idempotencyKey: string | undefined): OpeningQuery {
     const windows = policyWindows(now);
-    const rows = await tx.query(
-      `SELECT w.*, a.account_key_ref,
-              (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
-                WHERE t.wallet_id = w.id AND ((t.window_kind = 'day' AND t.window_start = ?::date)
-                   OR (t.window_kind = 'week' AND t.window_start = ?::date) OR (t.window_kind = 'month' AND t.window_start = ?::date))) AS totals,
-              CASE WHEN jsonb_exists(w.policy, 'velocity_cap') THEN
-                (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released'
-                   AND x.created_at > ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int))
-              ELSE 0 END AS recent_count,
-              (SELECT json_build_object('seq', e.seq, 'hash', e.hash) FROM audit_events e WHERE e.chain_key = w.id ORDER BY e.seq DESC LIMIT 1) AS audit_head,
-              (SELECT json_build_object('id', i.id, 'status', i.status, 'request_hash', i.request_hash, 'response', i.response) FROM authorizations i
-                WHERE i.wallet_id = w.id AND i.idempotency_key = ?) AS previous
-         FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
-        WHERE w.id = ?`,
-      [isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart), now, idempotencyKey ?? null, walletId],
-      'treasury_pay_read_v1',
-    );
+    return {
+      sql: SNAPSHOT_SQL,
+      params: [isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart), now, idempotencyKey ?? null, walletId],
+    };
+  }
+
+  /** The snapshot row read under the lock (see SNAPSHOT_SQL), checked: 404 / 410 as `WalletService.getActive`. */
+  private readSnapshot(rows: Record<string, unknown>[], accountId: string, walletId: string, now: Date) {
+    const windows = policyWindows(now);
     const row = rows[0] as
       | (WalletRow & { account_key_ref: string; last_payment_at: Date | null; totals: Record<string, string> | null; recent_count: string; audit_head: AuditHead | null; previous: PreviousAttempt | null })
       | undefined;
@@ -292,9 +291,10 @@ export class PayService {
    * yet), spend totals, last payment time and the audit row — in one statement. Commits before returning.
    */
   private async reserve(ctx: CallContext, plan: SpendPlan, requestHash: string | null) {
-    return withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
-      const now = this.clock();
-      const { wallet, state, auditHead, previous, windows } = await this.readSnapshot(tx, ctx.accountId, ctx.walletId, now, ctx.idempotencyKey);
+    let now = this.clock();
+    const opening = () => this.snapshotQuery(ctx.walletId, (now = this.clock()), ctx.idempotencyKey);
+    return withWalletTransaction(this.knex, ctx.walletId, async (tx, rows) => {
+      const { wallet, state, auditHead, previous, windows } = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
 
       const walletChain = this.chains.resolve(wallet.network);
       if (!walletChain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
@@ -398,7 +398,7 @@ export class PayService {
         );
       }
       return { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation;
-    });
+    }, opening);
   }
 
   /**
@@ -451,6 +451,20 @@ function authorizationWindow(plan: SpendPlan): { validAfter: string; validBefore
   if (problems.length > 0) throw new AppError('invalid_authorization_terms', { message: `The proposed authorization cannot be signed: ${problems.join('; ')}.`, fields: { problems } });
   return { validAfter, validBefore, nonce };
 }
+
+const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
+              (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
+                WHERE t.wallet_id = w.id AND ((t.window_kind = 'day' AND t.window_start = ?::date)
+                   OR (t.window_kind = 'week' AND t.window_start = ?::date) OR (t.window_kind = 'month' AND t.window_start = ?::date))) AS totals,
+              CASE WHEN jsonb_exists(w.policy, 'velocity_cap') THEN
+                (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released'
+                   AND x.created_at > ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int))
+              ELSE 0 END AS recent_count,
+              (SELECT json_build_object('seq', e.seq, 'hash', e.hash) FROM audit_events e WHERE e.chain_key = w.id ORDER BY e.seq DESC LIMIT 1) AS audit_head,
+              (SELECT json_build_object('id', i.id, 'status', i.status, 'request_hash', i.request_hash, 'response', i.response) FROM authorizations i
+                WHERE i.wallet_id = w.id AND i.idempotency_key = ?) AS previous
+         FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
+        WHERE w.id = ?`;
 
 const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 const auditValues = (r: ReturnType<typeof buildAuditRow>) => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];
