@@ -130,6 +130,8 @@ async function shutdown(code: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // When npm has already gone (Ctrl-C reaches it too), writing to its closed pipe must not kill the shutdown.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o711 });
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
