@@ -24,6 +24,7 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
   });
 
   it('429 MGMT_6014 with the raise_pat_cap recovery when a payment crosses the cap; resets at UTC midnight', async () => {
+    now = new Date(); // the sign-in message carries the real time; the injected clock must be near it
     const { session } = await signInWithNewKey(t);
     const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
     const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })).body;
