@@ -8,11 +8,18 @@ import { registerAccountCommands } from './commands/account/index.js';
 import { registerBuyCommand } from './commands/buy/index.js';
 import { registerSellerCommands } from './commands/seller/index.js';
 import { createCliContext, type CliContext } from './core/cli-context.js';
-import { CliError } from './core/cli-error.js';
 import { renderError } from './core/run-command.js';
 
-export function buildProgram(): Command {
-  const json = process.argv.includes('--json');
+export interface BuildProgramOptions {
+  /** `--json` was given: commander's own messages are suppressed (runCli prints them as one JSON object). */
+  json?: boolean;
+  /** The environment the commands read (XX_* settings); default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The whole command tree: account and buyer commands, `buy`, and the seller commands. */
+export function buildProgram(options: BuildProgramOptions = {}): Command {
+  const json = options.json ?? process.argv.includes('--json');
   const program = new Command('xx')
     .description('Treasury: custodial wallets for agents that pay with x402, and the seller platform')
     .option('--json', 'machine-readable output on stdout; errors as JSON on stderr')
@@ -20,7 +27,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => (json ? undefined : process.stderr.write(s)) });
   let cached: CliContext | undefined;
-  const contextOf = (cmd: Command): CliContext => (cached ??= createCliContext({ json: Boolean(cmd.optsWithGlobals().json) }));
+  const contextOf = (cmd: Command): CliContext => (cached ??= createCliContext({ json: Boolean(cmd.optsWithGlobals().json), ...(options.env ? { env: options.env } : {}) }));
   registerAccountCommands(program, contextOf);
   registerBuyCommand(program, contextOf);
   registerSellerCommands(program, contextOf);
@@ -30,7 +37,7 @@ export function buildProgram(): Command {
 /** Parses argv and runs; resolves with the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const json = argv.includes('--json');
-  const program = buildProgram();
+  const program = buildProgram({ json });
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
@@ -40,6 +47,6 @@ export async function runCli(argv: string[]): Promise<number> {
       if (json) process.stderr.write(`${JSON.stringify({ error_code: 'invalid_arguments', user_message: err.message.replace(/^error: /, '') })}\n`);
       return 2;
     }
-    return renderError(err instanceof CliError ? err : err, json);
+    return renderError(err, json);
   }
 }

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApiClient } from './api-client.js';
-import { CliError, missingFlag } from './cli-error.js';
+import { CliError, missingFlag, REAUTHENTICATE_RECOVERY } from './cli-error.js';
 import { resolveCliPaths, type CliPaths } from './cli-paths.js';
 import { loadActiveAgent, loadActiveService, loadSession, saveSession, type AgentRecord, type ServiceRecord } from './cli-state.js';
 import { z } from 'zod';
@@ -16,6 +16,7 @@ import { readJsonFile } from './secret-file.js';
 export const ENV_NAMES = ['dev', 'prod', 'qa', 'preprod'] as const;
 export const DEFAULT_API_URL = 'http://127.0.0.1:8402';
 
+const sessionGrantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string(), expires_at: z.string() });
 const configSchema = z.object({ api_url: z.string().optional(), dashboard_url: z.string().optional() }).loose();
 
 export interface PromptSpec {
@@ -46,6 +47,8 @@ export interface CliContext {
   session(): Promise<ApiClient>;
   service(): Promise<{ client: ApiClient; service: ServiceRecord }>;
   agent(): { client: ApiClient; agent: AgentRecord };
+  /** An ApiClient bearing the active agent's PAT (exit 1 with the reauthenticate recovery when there is none). */
+  agentClient(): ApiClient;
   client(token: string | undefined, baseUrl?: string): ApiClient;
 }
 
@@ -93,6 +96,33 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
 
   const client = (token: string | undefined, baseUrl = apiUrl()) => new ApiClient({ baseUrl, token });
 
+  const activeAgentOrUndefined = (): AgentRecord | undefined => {
+    try {
+      return loadActiveAgent(paths);
+    } catch (err) {
+      if (err instanceof CliError && err.code === 'no_active_agent') return undefined;
+      throw err;
+    }
+  };
+
+  /** POST /v1/identity/exchange-pat with the active agent's PAT; saves and returns the new session. */
+  const exchangeAgentPat = async (): Promise<string> => {
+    const agent = activeAgentOrUndefined();
+    if (!agent) throw reauthenticate('The session expired and no agent PAT is stored to renew it.');
+    const server = env.XX_API_URL || agent.server;
+    let reply: unknown;
+    try {
+      reply = await new ApiClient({ baseUrl: server, token: agent.pat }).request('POST', '/v1/identity/exchange-pat');
+    } catch (err) {
+      if (err instanceof CliError && (err.status === 401 || err.status === 403)) throw reauthenticate("The session expired and the agent's PAT is no longer valid (revoked or expired).");
+      throw err;
+    }
+    const grant = sessionGrantSchema.safeParse(reply);
+    if (!grant.success) throw new CliError({ code: 'invalid_reply', userMessage: 'POST /v1/identity/exchange-pat answered without a session.' });
+    saveSession(paths, { ...grant.data, server: agent.server });
+    return grant.data.session;
+  };
+
   const ctx: CliContext = {
     paths,
     env: { name: envName, file: loaded ? envFile : undefined },
@@ -121,30 +151,18 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     },
     async session() {
       const record = loadSession(paths);
-      if (!record) {
-        throw new CliError({ code: 'no_session', userMessage: 'No account session. Run `xx init` first.', recovery: { kind: 'reauthenticate', command: 'xx init' } });
+      const agent = activeAgentOrUndefined();
+      if (!record && !agent) {
+        throw new CliError({ code: 'no_session', userMessage: 'No account session. Run `xx init` first.', recovery: { ...REAUTHENTICATE_RECOVERY } });
       }
+      // No session on disk, or one past its expiry: exchange the agent PAT first instead of waiting for the 401.
+      const stale = !record || Date.parse(record.expires_at) <= Date.now();
+      const token = stale && agent ? await exchangeAgentPat() : record!.session;
       return new ApiClient({
-        baseUrl: env.XX_API_URL || record.server,
-        token: record.session,
-        // Spec §5.7: an expired session is exchanged for a new one with the active agent's PAT, silently, once.
-        onUnauthorized: async () => {
-          let agent: AgentRecord;
-          try {
-            agent = loadActiveAgent(paths);
-          } catch {
-            throw reauthenticate('The session expired and no agent PAT is stored to renew it.');
-          }
-          let grant: { session: string; expires_at: string; account_id: string; agent_id: string };
-          try {
-            grant = await new ApiClient({ baseUrl: env.XX_API_URL || agent.server, token: agent.pat }).request('POST', '/v1/identity/exchange-pat');
-          } catch (err) {
-            if (err instanceof CliError && (err.status === 401 || err.status === 403)) throw reauthenticate("The session expired and the agent's PAT is no longer valid (revoked or expired).");
-            throw err;
-          }
-          saveSession(paths, { session: grant.session, account_id: grant.account_id, agent_id: grant.agent_id, expires_at: grant.expires_at, server: record.server });
-          return grant.session;
-        },
+        baseUrl: env.XX_API_URL || (loadSession(paths) ?? record)!.server,
+        token,
+        // Spec §5.7: a session the server refuses is exchanged for a new one with the active agent's PAT, silently, once.
+        onUnauthorized: () => exchangeAgentPat(),
       });
     },
     async service() {
@@ -155,11 +173,14 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       const agent = loadActiveAgent(paths);
       return { agent, client: client(agent.pat, env.XX_API_URL || agent.server) };
     },
+    agentClient() {
+      return ctx.agent().client;
+    },
     client,
   };
   return ctx;
 }
 
 function reauthenticate(message: string): CliError {
-  return new CliError({ code: 'reauthenticate', userMessage: `${message} Sign in again with \`xx init\`.`, recovery: { kind: 'reauthenticate', command: 'xx init' } });
+  return new CliError({ code: 'reauthenticate', userMessage: `${message} Sign in again with \`xx init\`.`, recovery: { ...REAUTHENTICATE_RECOVERY } });
 }

@@ -45,6 +45,16 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * The recovery block of spec §2.8 for "sign in again" (the same fields the server sends with 401
+ * `invalid_token`), for the errors the CLI raises itself: no session, no agent, a refused agent PAT.
+ */
+export const REAUTHENTICATE_RECOVERY: Readonly<Record<string, unknown>> = Object.freeze({
+  kind: 'reauthenticate',
+  cli_command: 'xx init',
+  login_command: 'xx login --token <PAT>',
+});
+
 /** A missing flag without a TTY to prompt on: exit 2, naming the flag. */
 export function missingFlag(flag: string, what: string): CliError {
   return new CliError({ code: 'missing_argument', userMessage: `${flag} is required (${what}); no terminal to prompt on.`, exitCode: 2, details: { flag } });

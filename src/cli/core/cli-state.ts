@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { CliError } from './cli-error.js';
+import { CliError, REAUTHENTICATE_RECOVERY } from './cli-error.js';
 import type { CliPaths } from './cli-paths.js';
 import { readJsonFile, readTextFile, writeSecretFile, writeSecretJson } from './secret-file.js';
 
@@ -105,7 +105,7 @@ export function setActiveAgent(paths: CliPaths, agentId: string): void {
 export function loadActiveAgent(paths: CliPaths): AgentRecord {
   const id = readTextFile(paths.activeAgent);
   const record = id ? loadAgent(paths, id) : undefined;
-  if (!record) throw new CliError({ code: 'no_active_agent', userMessage: 'No active agent. Run `xx init` first (or `xx agent switch <id>`).', recovery: { kind: 'reauthenticate' } });
+  if (!record) throw new CliError({ code: 'no_active_agent', userMessage: 'No active agent. Run `xx init` first (or `xx agent switch <id>`).', recovery: { ...REAUTHENTICATE_RECOVERY } });
   return record;
 }
 

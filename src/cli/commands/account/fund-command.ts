@@ -11,7 +11,8 @@ import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 
-const sandboxSchema = z.object({ api_url: z.string(), faucet_url: z.string(), chain_id: z.number() }).loose();
+// faucet_url is absent when the sandbox runs without its chain (TREASURY_SANDBOX_CHAIN=0).
+const sandboxSchema = z.object({ api_url: z.string(), faucet_url: z.string().url().optional() }).loose();
 
 /** The sandbox description, when the CLI talks to the sandbox `npm start` runs (TREASURY_DATA_DIR or ./.treasury). */
 function localSandbox(apiUrl: string): z.infer<typeof sandboxSchema> | undefined {
@@ -31,9 +32,10 @@ async function fund(ctx: CliContext, opts: { testnet?: boolean; print?: boolean;
   const apiUrl = (process.env.XX_API_URL || agent.server).replace(/\/+$/, '');
   const wallet = agent.wallets[0];
   const sandbox = localSandbox(apiUrl);
-  if (sandbox && wallet && !opts.print) {
+  const faucetUrl = sandbox?.faucet_url;
+  if (faucetUrl && wallet && !opts.print) {
     const res = await ctx.spin('Funding from the sandbox faucet', async () => {
-      const r = await fetch(sandbox.faucet_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: wallet.address, amount_usd: amount }), signal: AbortSignal.timeout(30_000) });
+      const r = await fetch(faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: wallet.address, amount_usd: amount }), signal: AbortSignal.timeout(30_000) });
       const body = (await r.json().catch(() => ({}))) as Record<string, unknown>;
       if (!r.ok) throw new CliError({ code: 'faucet_failed', userMessage: `The sandbox faucet answered HTTP ${r.status}: ${String(body.error ?? body.user_message ?? '')}` });
       return body;

@@ -17,7 +17,7 @@ export function registerAccountCommands(program: Command, contextOf: ContextOf):
     .description('Onboard: seed, addresses, sign-in, agent, PAT and a managed wallet')
     .option('--server <url>', 'Treasury base URL (default XX_API_URL or the saved one)')
     .option('--chain <chain>', 'base, solana or both', 'both')
-    .option('--label <label>', 'label of the agent', 'agent')
+    .option('--label <label>', 'agent label (on an existing account: the agent with this label, spawned if new)')
     .option('--restore', 'restore the seed from a recovery phrase (hidden prompt or XX_MNEMONIC)')
     .option('--new-seed', 'make a new seed even when a keystore exists (the old file is kept aside)')
     .option('--words <n>', '12 or 24 words for a new seed', '24')

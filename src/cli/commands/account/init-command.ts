@@ -11,14 +11,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createSiweMessage } from 'viem/siwe';
+import { z } from 'zod';
 import { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { loadAgent, loadCredentials, saveAgent, saveCredentials, saveSession, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
+import { listAgents, loadAgent, loadCredentials, managedWalletSchema, saveAgent, saveCredentials, saveSession, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
 import { readJsonFile, writeSecretJson } from '../../core/secret-file.js';
 import { badArgument } from '../seller/seller-kit.js';
 import { addressesFor, checkMnemonic, evmAccount, newMnemonic, type ChainChoice } from './hd-addresses.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
+
+const agentListSchema = z.object({ agents: z.array(z.object({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), label: z.string().nullable() }).loose()) });
+const grantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), expires_at: z.string(), created: z.boolean() });
+const agentSchema = z.object({ agent_id: z.string(), wallets: z.array(managedWalletSchema) });
+const patSchema = z.object({ id: z.string().regex(/^pat_[0-9a-f]{24}$/), pat: z.string().startsWith('xx_pat_') });
 
 export interface InitOptions {
   server?: string;
@@ -87,6 +93,28 @@ async function loadOrCreateSeed(ctx: CliContext, opts: InitOptions, chain: Chain
   return { mnemonic, keystore: file, created: true };
 }
 
+function parseReply<S extends z.ZodType>(schema: S, what: string, reply: unknown): z.output<S> {
+  const parsed = schema.safeParse(reply);
+  if (!parsed.success) throw new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected shape; is --server a Treasury?` });
+  return parsed.data;
+}
+
+/**
+ * The agent `init` works for. A first sign-in created the account with one agent: that one. On an existing
+ * account an explicit `--label` picks the agent with that label — in a local record of this account, else
+ * on the platform — or spawns a new one (POST /v1/agents); without `--label`, the account's first agent.
+ */
+async function chooseAgent(ctx: CliContext, session: ApiClient, grant: { account_id: string; agent_id: string; created: boolean }, label: string | undefined): Promise<{ agentId: string; spawned: boolean }> {
+  if (grant.created || label === undefined) return { agentId: grant.agent_id, spawned: false };
+  const local = listAgents(ctx.paths).find((a) => a.account_id === grant.account_id && a.server === session.baseUrl && a.label === label);
+  if (local) return { agentId: local.agent_id, spawned: false };
+  const { agents } = parseReply(agentListSchema, 'GET /v1/agents', await session.request('GET', '/v1/agents'));
+  const named = agents.find((a) => a.label === label);
+  if (named) return { agentId: named.agent_id, spawned: false };
+  const spawned = parseReply(agentListSchema.shape.agents.element, 'POST /v1/agents', await session.request('POST', '/v1/agents', { body: { label } }));
+  return { agentId: spawned.agent_id, spawned: true };
+}
+
 export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
   const chain = (opts.chain ?? 'both') as ChainChoice;
   if (!['base', 'solana', 'both'].includes(chain)) throw badArgument('--chain', 'one of base, solana, both');
@@ -104,29 +132,31 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
   const grant = await ctx.spin('Signing in', async () => {
     const { nonce } = await api.request<{ nonce: string }>('POST', '/v1/identity/nonce');
     const message = createSiweMessage({ domain: server.host, address: signer.address, uri: base, version: '1', chainId: 84532, nonce, issuedAt: new Date(), statement: 'Sign in to Treasury from the xx CLI.' });
-    return api.request<{ session: string; account_id: string; agent_id: string; expires_at: string; created: boolean }>('POST', '/v1/identity/init', {
-      body: { message, signature: await signer.signMessage({ message }), chain: 'evm' },
-    });
+    return parseReply(grantSchema, 'POST /v1/identity/init', await api.request('POST', '/v1/identity/init', { body: { message, signature: await signer.signMessage({ message }), chain: 'evm' } }));
   });
   saveSession(ctx.paths, { session: grant.session, account_id: grant.account_id, agent_id: grant.agent_id, expires_at: grant.expires_at, server: base });
+  // The session names the account's first agent; `--label` may pick (or spawn) another one below.
   const session = new ApiClient({ baseUrl: base, token: grant.session });
+  const { agentId, spawned } = await ctx.spin('Choosing the agent', () => chooseAgent(ctx, session, grant, opts.label));
 
   const pat = await ctx.spin('Minting the agent PAT', () =>
-    session.request<{ id: string; pat: string }>('POST', '/v1/pats', { body: { scope_type: 'agent', scope_id: grant.agent_id, label: `xx cli: ${label}`.slice(0, 128) } }),
-  );
+    session.request('POST', '/v1/pats', { body: { scope_type: 'agent', scope_id: agentId, label: `xx cli: ${label}`.slice(0, 128) } }),
+  ).then((reply) => parseReply(patSchema, 'POST /v1/pats', reply));
   const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
   await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
 
-  const previous = loadAgent(ctx.paths, grant.agent_id);
-  let wallets: ManagedWallet[] = previous?.wallets ?? [];
+  const previous = loadAgent(ctx.paths, agentId);
+  // The agent's wallets as the platform knows them (another machine, or a restore, may have made some).
+  const remote = await ctx.spin('Loading the agent', async () => parseReply(agentSchema, `GET /v1/agents/${agentId}`, await agentClient.request('GET', `/v1/agents/${agentId}`)));
+  let wallets: ManagedWallet[] = remote.wallets;
   if (chain !== 'solana' && wallets.length === 0) {
-    const w = await ctx.spin('Creating the managed wallet', () =>
-      agentClient.request<{ id: string; address: string; chain: string; network: string; label: string | null }>('POST', `/v1/agents/${grant.agent_id}/wallets`, { body: { label } }),
+    const w = await ctx.spin('Creating the managed wallet', async () =>
+      parseReply(managedWalletSchema, `POST /v1/agents/${agentId}/wallets`, await agentClient.request('POST', `/v1/agents/${agentId}/wallets`, { body: { label } })),
     );
-    wallets = [{ id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label }];
+    wallets = [w];
   }
   const record: AgentRecord = {
-    agent_id: grant.agent_id,
+    agent_id: agentId,
     account_id: grant.account_id,
     label,
     server: base,
@@ -147,7 +177,8 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
 
   const data = {
     account_id: grant.account_id,
-    agent_id: grant.agent_id,
+    agent_id: agentId,
+    agent_spawned: spawned,
     server: base,
     addresses,
     wallets,
@@ -155,14 +186,16 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
     keystore: seed.keystore,
     seed_created: seed.created,
     account_created: grant.created,
+    previous_pat_id: previous && previous.pat_id !== pat.id ? previous.pat_id : null,
   };
   const lines = [
-    `Signed in to ${base} as ${grant.account_id}; agent ${grant.agent_id} (${label}) is active.`,
+    `Signed in to ${base} as ${grant.account_id}; agent ${agentId} (${label}) is active${spawned ? ' (spawned now)' : ''}.`,
     ...(addresses.base ? [`Base address:   ${addresses.base}`] : []),
     ...(addresses.solana ? [`Solana address: ${addresses.solana}`] : []),
     ...wallets.map((w) => `Managed wallet: ${w.id} ${w.address} (${w.network})`),
     `Seed: ${seed.created ? 'new, ' : ''}encrypted in ${seed.keystore} (back it up with \`xx wallet export\`).`,
     `Agent PAT ${pat.id} saved (0600). Next: \`xx fund --testnet\`, then \`xx buy <url>\`.`,
+    ...(data.previous_pat_id ? [`The previous agent PAT ${data.previous_pat_id} still works; \`xx pat revoke ${data.previous_pat_id}\` if nothing else uses it.`] : []),
   ];
   ctx.out(data, lines.join('\n'));
 }

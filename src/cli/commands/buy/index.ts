@@ -20,7 +20,7 @@ import {
   X402PaymentFailedError,
 } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
-import { CliError } from '../../core/cli-error.js';
+import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
 import { act, badArgument, collect, HTTP_METHODS, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 
 interface BuyOptions {
@@ -75,7 +75,7 @@ export function mapBuyError(err: unknown): unknown {
   if (err instanceof PatCapReachedError) {
     return new CliError({ code: 'MGMT_6014', userMessage: err.userMessage, status: 429, recovery: err.recovery });
   }
-  if (err instanceof ReauthenticateError) return new CliError({ code: 'reauthenticate', userMessage: err.userMessage, status: 401, recovery: { kind: 'reauthenticate', command: 'xx init' } });
+  if (err instanceof ReauthenticateError) return new CliError({ code: 'reauthenticate', userMessage: err.userMessage, status: 401, recovery: { ...REAUTHENTICATE_RECOVERY } });
   if (err instanceof X402PaymentFailedError) return new CliError({ code: 'payment_failed', userMessage: err.message, details: { status_code: err.status_code, reason: err.reason } });
   if (err instanceof TreasuryApiError) {
     return new CliError({ code: err.code, userMessage: err.userMessage, status: err.status, recovery: err.recovery as Record<string, unknown> | undefined, details: err.decisionId ? { decision_id: err.decisionId } : undefined });
