@@ -121,6 +121,14 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.deepEqual(agents.agents.map((a: any) => [a.label, a.active]).sort(), [['one', false], ['two', true]]);
     const remote = await t.db.knex('agents').where({ account_id: out.account_id }).select('id');
     assert.equal(remote.length, 2);
+
+    // Deleting is local and asks first: --yes without a terminal.
+    const unconfirmed = await runXx(['agent', 'delete', 'one', '--json'], fresh);
+    assert.equal(unconfirmed.code, 2);
+    assert.match(stderrJson(unconfirmed, 'agent delete without --yes').user_message, /--yes/);
+    assert.equal(stdoutJson(await runXx(['agent', 'delete', 'one', '--yes', '--json'], fresh), 'agent delete').deleted, true);
+    assert.deepEqual(stdoutJson(await runXx(['agent', 'list', '--json'], fresh), 'agent list').agents.map((a: any) => a.label), ['two']);
+    assert.equal((await t.db.knex('agents').where({ id: out.agent_id }).first('id')).id, out.agent_id, 'the agent still exists on the platform');
   });
 
   it('whoami, agent and agent wallets commands; every --json parses', async () => {
@@ -186,8 +194,13 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     const generated = stdoutJson(await xx(['wallet', 'generate', '--name', 'spare', '--words', '12', '--json']), 'wallet generate');
     assert.match(generated.addresses.base, /^0x[0-9a-fA-F]{40}$/);
     assert.equal(fs.statSync(generated.file).mode & 0o777, 0o600);
+    const imported = stdoutJson(await xx(['wallet', 'import', '--name', 'imported', '--json']), 'wallet import (XX_MNEMONIC)');
+    assert.equal(imported.addresses.base, KNOWN_BASE_ADDRESS);
+    const exists = await xx(['wallet', 'import', '--name', 'imported', '--json']);
+    assert.equal(exists.code, 2);
+    assert.equal(stderrJson(exists, 'wallet import over an existing name').error_code, 'keystore_exists');
     const list = stdoutJson(await xx(['wallet', 'list', '--json']), 'wallet list');
-    assert.deepEqual(list.keystores.map((k: any) => k.name).sort(), ['default', 'spare']);
+    assert.deepEqual(list.keystores.map((k: any) => k.name).sort(), ['default', 'imported', 'spare']);
     const noConfirm = await xx(['wallet', 'export', '--name', 'spare', '--json']);
     assert.equal(noConfirm.code, 2, 'export cannot be confirmed without a TTY or --yes');
     assert.match(stderrJson(noConfirm, 'wallet export').user_message, /--yes/);
