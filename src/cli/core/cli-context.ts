@@ -155,8 +155,9 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       if (!record && !agent) {
         throw new CliError({ code: 'no_session', userMessage: 'No account session. Run `xx init` first.', recovery: { ...REAUTHENTICATE_RECOVERY } });
       }
-      // No session on disk, or one past its expiry: exchange the agent PAT first instead of waiting for the 401.
-      const stale = !record || Date.parse(record.expires_at) <= Date.now();
+      // No session on disk, one past its expiry, or one of another account than the active agent's (after
+      // `xx agent switch`): exchange the agent PAT first instead of waiting for the 401.
+      const stale = !record || Date.parse(record.expires_at) <= Date.now() || (agent !== undefined && (record.account_id !== agent.account_id || record.server !== agent.server));
       const token = stale && agent ? await exchangeAgentPat() : record!.session;
       return new ApiClient({
         baseUrl: env.XX_API_URL || (loadSession(paths) ?? record)!.server,

@@ -17,6 +17,7 @@ import { ApiClient } from '../../../src/cli/core/api-client.js';
 import { createCliContext } from '../../../src/cli/core/cli-context.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
 import { resolveCliPaths } from '../../../src/cli/core/cli-paths.js';
+import { saveAgent, saveSession, setActiveAgent } from '../../../src/cli/core/cli-state.js';
 import { renderError } from '../../../src/cli/core/run-command.js';
 import { readJsonFile, writeSecretJson } from '../../../src/cli/core/secret-file.js';
 
@@ -184,6 +185,59 @@ describe('xx CLI core', () => {
       assert.equal(refreshes, 2, 'refreshed once, not in a loop');
       const giveUp = new ApiClient({ baseUrl: api.url, token: 'as_old', onUnauthorized: async () => undefined });
       await assert.rejects(giveUp.request('GET', '/z'), (e: unknown) => e instanceof CliError && e.status === 401);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('session(): exchanges the agent PAT when the session is missing, expired, of another account, or refused; a refused PAT is reauthenticate', async () => {
+    const agentId = `agt_${'a'.repeat(24)}`;
+    let issued = 0;
+    let patValid = true;
+    const sessions = new Set<string>();
+    const api = await serve((req, res) => {
+      const bearer = (req.headers.authorization ?? '').replace('Bearer ', '');
+      const reply = (status: number, body: unknown) => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      if (req.method === 'POST' && req.url === '/v1/identity/exchange-pat') {
+        if (bearer !== 'xx_pat_agent' || !patValid) return reply(401, { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.' });
+        const session = `as_${++issued}`;
+        sessions.add(session);
+        return reply(200, { session, account_id: 'acc_1', agent_id: agentId, expires_at: new Date(Date.now() + 3600_000).toISOString(), created: false });
+      }
+      if (sessions.has(bearer)) return reply(200, { pats: [] });
+      reply(401, { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.' });
+    });
+    try {
+      const home = tmp();
+      const ctx = createCliContext({ json: true, env: { XX_HOME: home } });
+      saveAgent(ctx.paths, { agent_id: agentId, account_id: 'acc_1', label: 'a', server: api.url, pat: 'xx_pat_agent', pat_id: `pat_${'b'.repeat(24)}`, addresses: {}, wallets: [], created_at: new Date().toISOString() });
+      setActiveAgent(ctx.paths, agentId);
+      const sessionFile = () => JSON.parse(fs.readFileSync(ctx.paths.session, 'utf8'));
+      const future = new Date(Date.now() + 3600_000).toISOString();
+
+      // No session file: exchanged before the call, saved 0600.
+      assert.deepEqual(await (await ctx.session()).request('GET', '/v1/pats'), { pats: [] });
+      assert.deepEqual([issued, sessionFile().session, sessionFile().server], [1, 'as_1', api.url]);
+      assert.equal(fs.statSync(ctx.paths.session).mode & 0o777, 0o600);
+      // Past its expires_at, or of another account: exchanged before the call.
+      saveSession(ctx.paths, { ...sessionFile(), expires_at: new Date(Date.now() - 1000).toISOString() });
+      await (await ctx.session()).request('GET', '/v1/pats');
+      assert.equal(issued, 2);
+      saveSession(ctx.paths, { ...sessionFile(), account_id: 'acc_other' });
+      await (await ctx.session()).request('GET', '/v1/pats');
+      assert.equal(issued, 3);
+      // Valid on disk but refused by the server: exchanged on the 401 and retried once.
+      saveSession(ctx.paths, { ...sessionFile(), session: 'as_unknown', expires_at: future });
+      await (await ctx.session()).request('GET', '/v1/pats');
+      assert.deepEqual([issued, sessionFile().session], [4, 'as_4']);
+      // The PAT is revoked: exit 1, reauthenticate with the spec §2.8 fields.
+      patValid = false;
+      saveSession(ctx.paths, { ...sessionFile(), session: 'as_unknown' });
+      await assert.rejects((await ctx.session()).request('GET', '/v1/pats'), (e: unknown) => {
+        assert.ok(e instanceof CliError);
+        assert.deepEqual([e.code, e.exitCode, e.recovery], ['reauthenticate', 1, { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' }]);
+        return true;
+      });
     } finally {
       await api.close();
     }
