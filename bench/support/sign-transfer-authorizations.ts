@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { privateKeyToAccount } from 'viem/accounts';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../signer/eip3009/hash-transfer-authorization.js';
 
 export interface SignedAuthorization {
   from: `0x${string}`;
@@ -31,17 +32,6 @@ export interface SignRequest {
   seconds: number;
 }
 
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
-
 async function signSome(req: SignRequest): Promise<SignedAuthorization[]> {
   const account = privateKeyToAccount(req.privateKey);
   const domain = { name: req.name, version: req.version, chainId: req.chainId, verifyingContract: req.asset };
@@ -51,7 +41,7 @@ async function signSome(req: SignRequest): Promise<SignedAuthorization[]> {
   while (out.length < req.count && performance.now() < deadline) {
     const nonce = `0x${randomBytes(32).toString('hex')}` as const;
     const message = { from: account.address, to: req.to, value: BigInt(req.value), validAfter: 0n, validBefore: BigInt(validBefore), nonce };
-    const signature = await account.signTypedData({ domain, types: TYPES, primaryType: 'TransferWithAuthorization', message });
+    const signature = await account.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message });
     out.push({ from: account.address, to: req.to, value: req.value, validAfter: '0', validBefore, nonce, signature });
   }
   return out;

@@ -25,6 +25,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { compileTestUsdc, compileTestUsdcSource } from '../../../ops/sandbox/chain/compile-test-usdc.js';
 import { BASE_SEPOLIA_USDC, localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
 import { anvilDevAccount, fundFromFaucet, readTokenBalance, startTestChain, type TestChain } from '../../support/chain-harness.js';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 
 /** The EIP712Domain struct of USDC's domain (no salt): name, version, chainId, verifyingContract. */
 const EIP712_DOMAIN_FIELDS = [
@@ -35,17 +36,8 @@ const EIP712_DOMAIN_FIELDS = [
 ] as const;
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-const TRANSFER_TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
-const RECEIVE_TYPES = { ReceiveWithAuthorization: TRANSFER_TYPES.TransferWithAuthorization } as const;
+
+const RECEIVE_TYPES = { ReceiveWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization } as const;
 const CANCEL_TYPES = {
   CancelAuthorization: [
     { name: 'authorizer', type: 'address' },
@@ -78,7 +70,7 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     return { from: payer.address, to: payee, value: 1_250_000n, validAfter: 0n, validBefore: now + 600n, nonce: `0x${randomBytes(32).toString('hex')}`, ...overrides };
   };
   const signTransfer = (auth: Authorization) =>
-    payerAccount.signTypedData({ domain: domain(), types: TRANSFER_TYPES, primaryType: 'TransferWithAuthorization', message: auth });
+    payerAccount.signTypedData({ domain: domain(), types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message: auth });
   const argsOf = (a: Authorization) => [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
 
   /** Simulates then sends transferWithAuthorization (v, r, s form) from the relayer; resolves with the receipt status. */
@@ -197,7 +189,7 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   it('rejects a signature by someone else and a tampered value', async () => {
     const auth = authorization();
     const other = privateKeyToAccount(anvilDevAccount(7).privateKey);
-    const foreign = parseSignature(await other.signTypedData({ domain: domain(), types: TRANSFER_TYPES, primaryType: 'TransferWithAuthorization', message: auth }));
+    const foreign = parseSignature(await other.signTypedData({ domain: domain(), types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message: auth }));
     await rejects(submitVrs(auth, Number(foreign.v), foreign.r, foreign.s), /FiatTokenV2: invalid signature/);
     const sig = parseSignature(await signTransfer(auth));
     await rejects(submitVrs({ ...auth, value: auth.value + 1n }, Number(sig.v), sig.r, sig.s), /FiatTokenV2: invalid signature/);

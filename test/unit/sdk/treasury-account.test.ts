@@ -12,22 +12,12 @@ import { getAddress, verifyTypedData, type TypedDataDefinition } from 'viem';
 import { SignatureMismatchError, treasuryAccount, TreasuryClient, UnsupportedSignatureError, PatCapReachedError, InvalidArgumentError } from '../../../src/sdk/index.js';
 import { BASE_SEPOLIA_USDC, buyer, SELLER } from '../x402/x402-fixtures.js';
 import { fakeTreasuryHandler, scriptedServer, WALLET_ID, type RecordedRequest, type ScriptedReply, type ScriptedServer } from './scripted-http.js';
-
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 
 function transferWithAuthorization(overrides: Partial<{ from: `0x${string}`; validBefore: bigint; nonce: `0x${string}` }> = {}) {
   return {
     domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: getAddress(BASE_SEPOLIA_USDC) },
-    types: TYPES,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization' as const,
     message: {
       from: overrides.from ?? buyer.address,
@@ -46,7 +36,7 @@ async function localSigningPay(req: RecordedRequest, tamper: (a: Record<string, 
   const authorization = tamper({ from: buyer.address, to: r.payTo, value: r.amount, validAfter: t.valid_after, validBefore: t.valid_before, nonce: t.nonce });
   const signature = await buyer.signTypedData({
     domain: { name: r.extra.name, version: r.extra.version, chainId: Number(r.network.split(':')[1]), verifyingContract: r.asset },
-    types: TYPES,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: { ...authorization, value: BigInt(authorization.value!), validAfter: BigInt(authorization.validAfter!), validBefore: BigInt(authorization.validBefore!) } as never,
   });
@@ -94,8 +84,8 @@ describe('buyer SDK: treasuryAccount (viem custom account)', () => {
     await assert.rejects(acct.signTypedData(permit), /not Permit typed data/);
     const td = transferWithAuthorization();
     const lookAlikes: Array<[string, unknown]> = [
-      ['struct with another field order', { ...td, types: { TransferWithAuthorization: [...TYPES.TransferWithAuthorization].reverse() } }],
-      ['struct with an extra field', { ...td, types: { TransferWithAuthorization: [...TYPES.TransferWithAuthorization, { name: 'memo', type: 'string' }] } }],
+      ['struct with another field order', { ...td, types: { TransferWithAuthorization: [...TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization].reverse() } }],
+      ['struct with an extra field', { ...td, types: { TransferWithAuthorization: [...TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization, { name: 'memo', type: 'string' }] } }],
       ['salted domain', { ...td, domain: { ...td.domain, salt: `0x${'00'.repeat(32)}` } }],
       ['domain without version', { ...td, domain: { name: 'USDC', chainId: 84532, verifyingContract: td.domain.verifyingContract } }],
       ['message with an extra key', { ...td, message: { ...td.message, memo: 'x' } }],

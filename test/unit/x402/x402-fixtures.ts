@@ -11,6 +11,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '../../../src/x402/wire-schemas.js';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 
 export const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
 
@@ -60,16 +61,7 @@ export async function signExactPayment(
   };
   const signature = await account.signTypedData({
     domain: { name: accepted.extra!.name!, version: accepted.extra!.version!, chainId: CHAIN_IDS[accepted.network] ?? Number(accepted.network.split(':')[1]), verifyingContract: getAddress(accepted.asset.toLowerCase()) },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: {
       from: authorization.from,
