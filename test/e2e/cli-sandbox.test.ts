@@ -21,56 +21,17 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Koa } from 'treasury/koa';
 import { openMnemonic, keystoreSchema } from '../../src/cli/commands/account/seed-keystore.js';
 import { startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
+import { assertOk, filesUnder, runXx, stderrJson, stdoutJson, XX_BIN, type XxRun } from '../integration/cli/xx-process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const XX = path.join(ROOT, 'bin/xx.mjs');
 const PASSPHRASE = 'correct horse battery staple';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function xx(args: string[], env: Record<string, string>, input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [XX, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    if (input !== undefined) child.stdin!.end(input);
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function ok(run: Run, what: string): Run {
-  assert.equal(run.code, 0, `${what} exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-  return run;
-}
-
-function json(run: Run, what: string): any {
-  ok(run, what);
-  try {
-    return JSON.parse(run.stdout);
-  } catch {
-    assert.fail(`${what}: stdout is not JSON\n${run.stdout}`);
-  }
-}
-
-function errJson(run: Run): any {
-  return JSON.parse(run.stderr.trim().split('\n').pop()!);
-}
+const xx = runXx;
+const ok = assertOk;
+const json = stdoutJson;
+const errJson = (run: XxRun) => stderrJson(run, 'the command');
 
 function homeEnv(sandbox: RunningSandbox, name: string): Record<string, string> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `xx-${name}-`));
   return { HOME: home, XX_HOME: path.join(home, '.xx'), TREASURY_DATA_DIR: sandbox.dataDir, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '12', NO_COLOR: '1' };
-}
-
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 describe('xx CLI against the npm start sandbox (real binary, real chain)', function () {
@@ -244,8 +205,8 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     if (spawnSync('script', ['--version']).status !== 0) this.skip();
     const ttyEnv = homeEnv(sandbox, 'tty');
     delete (ttyEnv as Record<string, string | undefined>).XX_KEYSTORE_PASSPHRASE;
-    const command = `${process.execPath} ${XX} init --server ${sandbox.info.api_url}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...ttyEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const command = `${process.execPath} ${XX_BIN} init --server ${sandbox.info.api_url}`;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: path.dirname(path.dirname(XX_BIN)), env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...ttyEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -5,13 +5,12 @@
  * Also: the API refuses to start while a migration is pending.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, freePort } from '../support/test-database.js';
 import { decodePaymentRequired, decodeSettlementReceipt, encodePaymentPayload } from '../../src/x402/header-codec.js';
+import { startSandbox } from '../support/sandbox-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -19,42 +18,18 @@ describe('npm start (sandbox on embedded defaults)', function () {
   this.timeout(240_000);
 
   it('starts everything, serves a mint and a wallet, writes sandbox.json 0600, and stops on Ctrl-C', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-sandbox-'));
-    fs.chmodSync(dataDir, 0o755);
-    const [apiPort, pgPort] = [await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TREASURY_DATA_DIR: dataDir,
-      TREASURY_PORT: String(apiPort),
-      TREASURY_EMBEDDED_PG_PORT: String(pgPort),
-      TREASURY_SANDBOX_RPC_PORT: '0',
-      TREASURY_SANDBOX_FAUCET_PORT: '0',
-      TREASURY_SANDBOX_FACILITATOR_PORT: '0',
-      TREASURY_SANDBOX_SELLER_PORT: '0',
-    };
-    delete env.DATABASE_URL;
-    delete env.TREASURY_ADMIN_TOKEN;
-    // Its own process group, so that "Ctrl-C" (SIGINT to the group) reaches npm and everything under it.
-    const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const running = await startSandbox();
+    const { dataDir, sandboxFile, apiPort } = running;
+    const output = () => running.output();
     try {
-      const sandboxFile = path.join(dataDir, 'sandbox.json');
-      for (let i = 0; i < 1200 && !fs.existsSync(sandboxFile); i++) {
-        if (child.exitCode !== null) break;
-        await sleep(100);
-      }
-      assert.ok(fs.existsSync(sandboxFile), `sandbox.json never appeared:\n${output}`);
       assert.equal(fs.statSync(sandboxFile).mode & 0o777, 0o600);
-      const sandbox = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as { api_url: string; admin_token: string; rpc_url: string; chain_id: number; usdc: string; facilitator_url: string; faucet_url: string; demo_seller_url: string; demo_seller_id: string };
+      const sandbox = running.info;
       assert.equal(sandbox.chain_id, 84532);
       assert.equal(sandbox.usdc, '0x036CbD53842c5426634e7929541eC2318f3dCF7e');
       const supported = (await (await fetch(`${sandbox.facilitator_url}/supported`)).json()) as { kinds: Array<{ scheme: string; network: string }> };
       assert.ok(supported.kinds.some((k) => k.scheme === 'exact' && k.network === 'eip155:84532'), JSON.stringify(supported));
       assert.equal(sandbox.api_url, `http://127.0.0.1:${apiPort}`);
-      assert.match(output, new RegExp(`Treasury is running at http://127.0.0.1:${apiPort}`));
+      assert.match(output(), new RegExp(`Treasury is running at http://127.0.0.1:${apiPort}`));
 
       const mint = await fetch(`${sandbox.api_url}/v1/treasury`, {
         method: 'POST',
@@ -97,21 +72,14 @@ describe('npm start (sandbox on embedded defaults)', function () {
       const ready = await fetch(`${sandbox.api_url}/readyz`);
       assert.equal(ready.status, 200);
 
-      process.kill(-child.pid!, 'SIGINT');
-      await Promise.race([exited, sleep(60_000)]);
-      // npm may exit before the sandbox has finished stopping: wait for its last line.
-      for (let i = 0; i < 900 && !/sandbox stopped/.test(output); i++) await sleep(100);
-      assert.ok(!fs.existsSync(sandboxFile), `sandbox.json removed on stop:\n${output}`);
-      assert.match(output, /sandbox stopped/);
+      await running.stop();
+      assert.ok(!fs.existsSync(sandboxFile), `sandbox.json removed on stop:\n${output()}`);
+      assert.match(output(), /sandbox stopped/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'pg', 'data', 'postmaster.pid')), 'embedded PostgreSQL stopped');
       const rpcGone = await fetch(sandbox.rpc_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' }).then(() => false, () => true);
       assert.ok(rpcGone, 'anvil stopped');
     } finally {
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        /* the group is gone already */
-      }
+      await running.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });

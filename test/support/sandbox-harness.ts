@@ -33,11 +33,11 @@ export interface RunningSandbox {
   output(): string;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
-  /** Ctrl-C, wait up to 60 s for the exit, then SIGKILL the group. Safe to call twice. */
+  /** Ctrl-C, wait for npm's exit and the sandbox's "sandbox stopped" line (bounded), then SIGKILL what is left. Safe to call twice. */
   stop(): Promise<void>;
 }
 
-export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningSandbox> {
+export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningSandbox & { apiPort: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-sandbox-'));
   fs.chmodSync(dataDir, 0o755);
   const [apiPort, pgPort] = [await freePort(), await freePort()];
@@ -68,7 +68,9 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     } catch {
       // already gone
     }
+    // npm may exit before the sandbox has finished stopping: wait for its last line too.
     await Promise.race([exited, sleep(60_000)]);
+    for (let i = 0; i < 600 && !/sandbox stopped/.test(output); i++) await sleep(100);
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch {
@@ -85,5 +87,5 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     throw new Error(`sandbox.json never appeared:\n${output}`);
   }
   const info = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as SandboxInfo;
-  return { dataDir, sandboxFile, info, child, output: () => output, exited, stop };
+  return { dataDir, sandboxFile, info, child, output: () => output, exited, stop, apiPort };
 }

@@ -7,7 +7,6 @@
  * stdout unless asked, and the service record on disk is 0600.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -15,54 +14,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
+import { assertOk, filesUnder, runXx, stderrJson, stdoutJson, type XxRun } from './xx-process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI without a TTY (stdin closed) and collects its output; asynchronous so the in-process Treasury keeps serving. */
-function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function parseJson(run: CliRun, what: string): any {
-  try {
-    return JSON.parse(run.stdout);
-  } catch {
-    assert.fail(`${what}: stdout is not JSON (exit ${run.code})\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-  }
-}
-
-/** The structured error on stderr under --json (one JSON document, possibly pretty-printed, or its last line). */
-function parseStderrJson(run: CliRun): any {
-  const text = run.stderr.trim();
-  try {
-    return JSON.parse(text);
-  } catch {
-    return JSON.parse(text.split('\n').pop() ?? '');
-  }
-}
-
-function ok(run: CliRun, what: string): CliRun {
-  assert.equal(run.code, 0, `${what} exited ${run.code}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
-  return run;
-}
+const runCli = runXx;
+const ok = assertOk;
+const parseJson = stdoutJson;
+const parseStderrJson = (run: XxRun) => stderrJson(run, 'the command');
 
 /** A seller origin: the well-known file (body settable) and a paid-looking /search that answers 402. */
 function serveOrigin(): Promise<{ origin: string; setFile(body: string | null): void; close(): Promise<void> }> {
@@ -85,11 +42,6 @@ function serveOrigin(): Promise<{ origin: string; setFile(body: string | null): 
       });
     });
   });
-}
-
-function filesUnder(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
