@@ -18,6 +18,7 @@ import {
   facilitatorSupportedReplySchema,
   facilitatorVerifyReplySchema,
   type FacilitatorSettleReply,
+  type FacilitatorVerifyReply,
   type FacilitatorSupportedReply,
   type PaymentRequirements,
 } from './wire-schemas.js';
@@ -74,6 +75,20 @@ export interface FacilitatorLike {
 
 type Parsed<S extends z.ZodType> = { kind: 'parsed'; status: number; reply: z.output<S> } | { kind: 'unavailable'; cause: string };
 
+/** A schema-valid verify reply as an outcome; a positive reply only counts with a 2xx status. */
+function verifyOutcome(reply: FacilitatorVerifyReply, status: number): VerifyOutcome {
+  if (reply.isValid && status < 300) return { kind: 'ok', payer: reply.payer ?? undefined };
+  if (reply.isValid) return { kind: 'unavailable', cause: `HTTP ${status} with isValid:true` };
+  return { kind: 'rejected', reason: reply.invalidReason || 'invalid_payment', message: reply.invalidMessage ?? undefined, payer: reply.payer ?? undefined };
+}
+
+/** A schema-valid settle reply as an outcome; a success only counts with a 2xx status. */
+function settleOutcome(reply: FacilitatorSettleReply, status: number): SettleOutcome {
+  if (reply.success && status < 300) return { kind: 'ok', settlement: reply };
+  if (reply.success) return { kind: 'unavailable', cause: `HTTP ${status} with success:true` };
+  return { kind: 'rejected', reason: reply.errorReason || 'settlement_failed', settlement: reply };
+}
+
 export function createFacilitatorClient(options: FacilitatorClientOptions): FacilitatorClient {
   const base = options.url.replace(/\/+$/, '');
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
@@ -97,20 +112,12 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
 
     async verify(request) {
       const r = await call('POST', '/verify', request, options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS, facilitatorVerifyReplySchema);
-      if (r.kind === 'unavailable') return r;
-      const reply = r.reply;
-      if (reply.isValid && r.status < 300) return { kind: 'ok', payer: reply.payer ?? undefined };
-      if (reply.isValid) return { kind: 'unavailable', cause: `HTTP ${r.status} with isValid:true` };
-      return { kind: 'rejected', reason: reply.invalidReason || 'invalid_payment', message: reply.invalidMessage ?? undefined, payer: reply.payer ?? undefined };
+      return r.kind === 'unavailable' ? r : verifyOutcome(r.reply, r.status);
     },
 
     async settle(request) {
       const r = await call('POST', '/settle', request, options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS, facilitatorSettleReplySchema);
-      if (r.kind === 'unavailable') return r;
-      const reply = r.reply;
-      if (reply.success && r.status < 300) return { kind: 'ok', settlement: reply };
-      if (reply.success) return { kind: 'unavailable', cause: `HTTP ${r.status} with success:true` };
-      return { kind: 'rejected', reason: reply.errorReason || 'settlement_failed', settlement: reply };
+      return r.kind === 'unavailable' ? r : settleOutcome(r.reply, r.status);
     },
 
     async supported() {
@@ -158,25 +165,19 @@ export function wrapFacilitatorObject(
       const r = await withDeadline(() => call.verify(request.paymentPayload, request.paymentRequirements), options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS);
       if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
       const parsed = facilitatorVerifyReplySchema.safeParse(r.value);
-      if (!parsed.success) return { kind: 'unavailable', cause: 'malformed verify reply' };
-      const reply = parsed.data;
-      if (reply.isValid) return { kind: 'ok', payer: reply.payer ?? undefined };
-      return { kind: 'rejected', reason: reply.invalidReason || 'invalid_payment', message: reply.invalidMessage ?? undefined, payer: reply.payer ?? undefined };
+      return parsed.success ? verifyOutcome(parsed.data, 200) : { kind: 'unavailable', cause: 'malformed verify reply' };
     },
 
     async settle(request) {
       const r = await withDeadline(() => call.settle(request.paymentPayload, request.paymentRequirements), options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS);
       if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
       const parsed = facilitatorSettleReplySchema.safeParse(r.value);
-      if (!parsed.success) return { kind: 'unavailable', cause: 'malformed settle reply' };
-      const reply = parsed.data;
-      if (reply.success) return { kind: 'ok', settlement: reply };
-      return { kind: 'rejected', reason: reply.errorReason || 'settlement_failed', settlement: reply };
+      return parsed.success ? settleOutcome(parsed.data, 200) : { kind: 'unavailable', cause: 'malformed settle reply' };
     },
 
     async supported() {
       if (typeof call.getSupported !== 'function') return { kind: 'unavailable', cause: 'the facilitator object has no getSupported()' };
-      const r = await withDeadline(() => call.getSupported!(), options.verifyTimeoutMs ?? DEFAULT_SUPPORTED_TIMEOUT_MS);
+      const r = await withDeadline(() => call.getSupported!(), DEFAULT_SUPPORTED_TIMEOUT_MS);
       if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
       const parsed = facilitatorSupportedReplySchema.safeParse(r.value);
       return parsed.success ? { kind: 'ok', supported: parsed.data } : { kind: 'unavailable', cause: 'malformed supported reply' };
