@@ -8,6 +8,10 @@
  *   window_ordered  validAfter < validBefore
  *   window_open     validBefore > now
  *   window_max      validBefore − max(validAfter, now) ≤ TREASURY_SIGNER_MAX_VALIDITY_SECONDS
+ * and for a Permit2 witness transfer (x402 `upto`) the same token, value and window rules on
+ * permitted.token / permitted.amount / witness.validAfter..deadline, plus
+ *   permit2_contract  domain.verifyingContract is the configured Permit2 (TREASURY_SIGNER_PERMIT2_ADDRESS)
+ *   allowed_spender   spender is on TREASURY_SIGNER_PERMIT2_SPENDERS (default: the x402 upto proxy only)
  * A violation throws `invariant_violation` with a message that starts with the rule's name. Addresses
  * must carry a correct EIP-55 checksum when mixed-case (`aaddress`, `invalid_request` otherwise).
  *
@@ -16,12 +20,21 @@
  * Known limits: spend policy (caps, velocity, counterparties) is the front's job, under its lock; the
  * EIP-712 domain name/version are not checked here (a wrong name only yields a useless signature).
  */
-import type { Eip712Domain, TransferWithAuthorization } from './protocol/signer-protocol.js';
+import type { Eip712Domain, Permit2Domain, Permit2WitnessTransfer, TransferWithAuthorization } from './protocol/signer-protocol.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { getAddress } from 'viem';
 import { SignerFault } from './signer-error.js';
 
-export type InvariantRule = 'allowed_token' | 'from_is_wallet' | 'value_positive' | 'value_max' | 'window_ordered' | 'window_open' | 'window_max';
+export type InvariantRule =
+  | 'allowed_token'
+  | 'from_is_wallet'
+  | 'value_positive'
+  | 'value_max'
+  | 'window_ordered'
+  | 'window_open'
+  | 'window_max'
+  | 'permit2_contract'
+  | 'allowed_spender';
 
 export function invariant(condition: boolean, rule: InvariantRule, message: string): asserts condition {
   if (!condition) throw new SignerFault('invariant_violation', `${rule}: ${message}`);
@@ -44,6 +57,27 @@ export function aaddress(value: string, name: string): void {
   if (getAddress(value) !== value) throw new SignerFault('invalid_request', `${name} has a wrong EIP-55 checksum`);
 }
 
+function assertToken(invariants: SignerInvariants, chainId: number, token: string): void {
+  const contract = token.toLowerCase();
+  invariant(invariants.allowedTokens.some((t) => t.chainId === chainId && t.address === contract), 'allowed_token', `token ${token} on chain ${chainId} is not allowed`);
+}
+
+function assertValue(invariants: SignerInvariants, raw: string): void {
+  const value = BigInt(raw);
+  invariant(value > 0n, 'value_positive', 'value must be positive');
+  invariant(value <= invariants.maxValue, 'value_max', `value exceeds the signer maximum of ${invariants.maxValue}`);
+}
+
+function assertWindow(invariants: SignerInvariants, validAfterRaw: string, validBeforeRaw: string, nowSeconds: number): void {
+  const validAfter = BigInt(validAfterRaw);
+  const validBefore = BigInt(validBeforeRaw);
+  const now = BigInt(nowSeconds);
+  invariant(validAfter < validBefore, 'window_ordered', 'validAfter must be before validBefore');
+  invariant(validBefore > now, 'window_open', 'validBefore is in the past');
+  const start = validAfter > now ? validAfter : now;
+  invariant(validBefore - start <= BigInt(invariants.maxValiditySeconds), 'window_max', `validity window exceeds ${invariants.maxValiditySeconds} s`);
+}
+
 export function assertTransferInvariants(
   invariants: SignerInvariants,
   address: string,
@@ -51,21 +85,17 @@ export function assertTransferInvariants(
   message: TransferWithAuthorization,
   nowSeconds: number,
 ): void {
-  const contract = domain.verifyingContract.toLowerCase();
-  invariant(
-    invariants.allowedTokens.some((t) => t.chainId === domain.chainId && t.address === contract),
-    'allowed_token',
-    `token ${domain.verifyingContract} on chain ${domain.chainId} is not allowed`,
-  );
+  assertToken(invariants, domain.chainId, domain.verifyingContract);
   invariant(message.from.toLowerCase() === address.toLowerCase(), 'from_is_wallet', 'message.from must be the wallet address');
-  const value = BigInt(message.value);
-  invariant(value > 0n, 'value_positive', 'value must be positive');
-  invariant(value <= invariants.maxValue, 'value_max', `value exceeds the signer maximum of ${invariants.maxValue}`);
-  const validAfter = BigInt(message.validAfter);
-  const validBefore = BigInt(message.validBefore);
-  const now = BigInt(nowSeconds);
-  invariant(validAfter < validBefore, 'window_ordered', 'validAfter must be before validBefore');
-  invariant(validBefore > now, 'window_open', 'validBefore is in the past');
-  const start = validAfter > now ? validAfter : now;
-  invariant(validBefore - start <= BigInt(invariants.maxValiditySeconds), 'window_max', `validity window exceeds ${invariants.maxValiditySeconds} s`);
+  assertValue(invariants, message.value);
+  assertWindow(invariants, message.validAfter, message.validBefore, nowSeconds);
+}
+
+/** A Permit2 witness transfer: the owner is the wallet itself (the signature must recover to it). */
+export function assertPermit2Invariants(invariants: SignerInvariants, domain: Permit2Domain, message: Permit2WitnessTransfer, nowSeconds: number): void {
+  invariant(domain.verifyingContract.toLowerCase() === invariants.permit2, 'permit2_contract', `verifyingContract ${domain.verifyingContract} is not the configured Permit2`);
+  invariant(invariants.permit2Spenders.includes(message.spender.toLowerCase()), 'allowed_spender', `spender ${message.spender} is not allowed`);
+  assertToken(invariants, domain.chainId, message.permitted.token);
+  assertValue(invariants, message.permitted.amount);
+  assertWindow(invariants, message.witness.validAfter, message.deadline, nowSeconds);
 }

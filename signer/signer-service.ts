@@ -1,6 +1,6 @@
 /**
  * What each protocol method does, independent of transport: re-check the static invariants, compute the
- * EIP-712 digest from the structured authorization, sign through the backend, finalise (low-S, yParity,
+ * EIP-712 digest from the structured authorization (EIP-3009 or Permit2 with the x402 upto witness), sign through the backend, finalise (low-S, yParity,
  * recovered address = wallet address) — and only then return.
  *
  * Protects against: returning anything but the protocol's result fields (results are built field by
@@ -8,12 +8,13 @@
  * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock).
  */
 import { bytesToHex, hexToBytes } from 'viem';
-import { aaddress, assertTransferInvariants } from './assert.js';
+import { aaddress, assertPermit2Invariants, assertTransferInvariants } from './assert.js';
 import type { KeyBackend } from './backends/key-backend.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { finalizeSignature } from './ecdsa/finalize-signature.js';
 import { publicKeyToAddress } from './ecdsa/public-key-to-address.js';
 import { hashTransferAuthorization } from './eip3009/hash-transfer-authorization.js';
+import { hashPermit2WitnessTransfer } from './permit2/hash-permit2-witness-transfer.js';
 import type { SignerMethod, SignerRequest, SignerResult } from './protocol/signer-protocol.js';
 
 export class SignerService {
@@ -42,15 +43,30 @@ export class SignerService {
         aaddress(message.from, 'message.from');
         aaddress(message.to, 'message.to');
         assertTransferInvariants(this.invariants, address, domain, message, this.now());
-        const digest = hashTransferAuthorization(domain, message);
-        const digestBytes = hexToBytes(digest);
-        const raw = await this.backend.signDigest(account_key_ref, wallet_key_ref, digestBytes);
-        const sig = finalizeSignature(digestBytes, raw, address);
-        return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest };
+        return this.signDigest(account_key_ref, wallet_key_ref, address, hashTransferAuthorization(domain, message));
+      }
+      case 'sign_permit2_witness_transfer': {
+        const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
+        aaddress(address, 'address');
+        aaddress(domain.verifyingContract, 'domain.verifyingContract');
+        aaddress(message.permitted.token, 'message.permitted.token');
+        aaddress(message.spender, 'message.spender');
+        aaddress(message.witness.to, 'message.witness.to');
+        aaddress(message.witness.facilitator, 'message.witness.facilitator');
+        assertPermit2Invariants(this.invariants, domain, message, this.now());
+        return this.signDigest(account_key_ref, wallet_key_ref, address, hashPermit2WitnessTransfer(domain, message));
       }
       case 'destroy_wallet_key':
         await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);
         return { destroyed: true };
     }
+  }
+
+  /** Signs a digest this class computed itself; the result must recover to the wallet's address. */
+  private async signDigest(accountKeyRef: string, walletKeyRef: string, address: string, digest: `0x${string}`) {
+    const digestBytes = hexToBytes(digest);
+    const raw = await this.backend.signDigest(accountKeyRef, walletKeyRef, digestBytes);
+    const sig = finalizeSignature(digestBytes, raw, address);
+    return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest };
   }
 }

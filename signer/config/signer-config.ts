@@ -12,6 +12,14 @@ import { z } from 'zod';
 
 const DEFAULT_ALLOWED_TOKENS = '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
+/** Permit2's canonical address (the same on every EVM chain). */
+const DEFAULT_PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+/** The x402 `upto` Permit2 proxy (x402UptoPermit2Proxy), the only spender the default configuration allows. */
+const DEFAULT_PERMIT2_SPENDERS = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
+const addressListSchema = z
+  .string()
+  .regex(/^\s*0x[0-9a-fA-F]{40}\s*(,\s*0x[0-9a-fA-F]{40}\s*)*$/, 'expected a comma-separated list of 0x addresses');
+
 const allowedTokenSchema = z
   .string()
   .regex(/^[1-9][0-9]{0,15}:0x[0-9a-fA-F]{40}$/, 'expected chainId:0xaddress')
@@ -32,6 +40,8 @@ const envSchema = z.object({
   TREASURY_SIGNER_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(100_000).default(10_000),
   TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   TREASURY_SIGNER_ALLOWED_TOKENS: z.string().default(DEFAULT_ALLOWED_TOKENS),
+  TREASURY_SIGNER_PERMIT2_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x address').default(DEFAULT_PERMIT2).transform((v) => v.toLowerCase()),
+  TREASURY_SIGNER_PERMIT2_SPENDERS: addressListSchema.default(DEFAULT_PERMIT2_SPENDERS).transform((v) => v.split(',').map((a) => a.trim().toLowerCase())),
   TREASURY_SIGNER_MAX_VALUE: z.string().regex(/^[1-9][0-9]{0,30}$/, 'expected a positive integer (raw 6-decimal units)').default('1000000000000'),
   TREASURY_SIGNER_MAX_VALIDITY_SECONDS: z.coerce.number().int().min(1).max(31 * 86_400).default(86_400),
   TREASURY_SIGNER_METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
@@ -68,6 +78,10 @@ export interface SignerInvariants {
   maxValue: bigint;
   /** Longest validity window, validBefore − max(validAfter, now), in seconds. */
   maxValiditySeconds: number;
+  /** The Permit2 contract Permit2 witness transfers must name as verifyingContract (lower-case). */
+  permit2: string;
+  /** Spenders a Permit2 witness transfer may name (lower-case); by default the x402 upto proxy only. */
+  permit2Spenders: readonly string[];
 }
 
 export interface SignerConfig {
@@ -140,6 +154,8 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
       allowedTokens: Object.freeze(parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS)),
       maxValue: BigInt(e.TREASURY_SIGNER_MAX_VALUE),
       maxValiditySeconds: e.TREASURY_SIGNER_MAX_VALIDITY_SECONDS,
+      permit2: e.TREASURY_SIGNER_PERMIT2_ADDRESS,
+      permit2Spenders: Object.freeze(e.TREASURY_SIGNER_PERMIT2_SPENDERS),
     }),
     metricsPort: e.TREASURY_SIGNER_METRICS_PORT,
     idleTimeoutMs: e.TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS * 1000,

@@ -161,6 +161,9 @@ export class SignerClient {
   signTransferAuthorization(params: SignerParams<'sign_transfer_authorization'>) {
     return this.call('sign_transfer_authorization', params);
   }
+  signPermit2WitnessTransfer(params: SignerParams<'sign_permit2_witness_transfer'>) {
+    return this.call('sign_permit2_witness_transfer', params);
+  }
   destroyWalletKey(params: SignerParams<'destroy_wallet_key'>) {
     return this.call('destroy_wallet_key', params);
   }

@@ -6,12 +6,13 @@
  *
  * What it defends: the signer parses every frame with these schemas before acting; unknown
  * methods, extra fields, wrong types and oversize values are refused with a stable error code.
- * There is deliberately no "sign this digest" method: the only signing method takes a structured
- * EIP-3009 TransferWithAuthorization (domain + message) and the signer computes the digest itself.
+ * There is deliberately no "sign this digest" method: the two signing methods take a structured
+ * EIP-3009 TransferWithAuthorization or a structured Permit2 PermitWitnessTransferFrom carrying the x402
+ * `upto` witness (domain + message), and the signer computes the digest itself.
  *
  * What it does not defend: who may ask. Whoever can open the unix socket (mode 0600, owned by the
  * service user) can ask for signatures within the signer's static invariants; spend policy lives in
- * the front, which must check, reserve and record before it calls `sign_transfer_authorization`.
+ * the front, which must check, reserve and record before it calls a signing method.
  */
 import { z } from 'zod';
 
@@ -54,6 +55,30 @@ export const transferWithAuthorizationSchema = z
   })
   .strict();
 
+/** Permit2's EIP-712 domain has no version. */
+export const permit2DomainSchema = z
+  .object({
+    name: z.literal('Permit2'),
+    chainId: z.number().int().positive().max(2 ** 53 - 1),
+    verifyingContract: addressSchema,
+  })
+  .strict();
+
+/**
+ * Permit2 `PermitWitnessTransferFrom` with the x402 `upto` witness `{to, facilitator, validAfter}`: the
+ * spender (the x402 upto proxy) may move at most `permitted.amount` of `permitted.token` from the wallet
+ * to `witness.to`, once (Permit2 nonce), before `deadline`, and only when called by `witness.facilitator`.
+ */
+export const permit2WitnessTransferSchema = z
+  .object({
+    permitted: z.object({ token: addressSchema, amount: uint256StringSchema }).strict(),
+    spender: addressSchema,
+    nonce: uint256StringSchema,
+    deadline: uint256StringSchema,
+    witness: z.object({ to: addressSchema, facilitator: addressSchema, validAfter: uint256StringSchema }).strict(),
+  })
+  .strict();
+
 export const healthParamsSchema = z.object({}).strict();
 export const createAccountKeyParamsSchema = z.object({}).strict();
 export const createWalletKeyParamsSchema = z.object({ account_key_ref: keyRefSchema }).strict();
@@ -65,6 +90,16 @@ export const signTransferAuthorizationParamsSchema = z
     address: addressSchema,
     domain: eip712DomainSchema,
     message: transferWithAuthorizationSchema,
+  })
+  .strict();
+export const signPermit2WitnessTransferParamsSchema = z
+  .object({
+    account_key_ref: keyRefSchema,
+    wallet_key_ref: keyRefSchema,
+    /** The wallet's address (the Permit2 owner); the signature must recover to it. */
+    address: addressSchema,
+    domain: permit2DomainSchema,
+    message: permit2WitnessTransferSchema,
   })
   .strict();
 export const destroyWalletKeyParamsSchema = z
@@ -85,6 +120,14 @@ export const signerRequestSchema = z.discriminatedUnion('method', [
       id: requestIdSchema,
       method: z.literal('sign_transfer_authorization'),
       params: signTransferAuthorizationParamsSchema,
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: requestIdSchema,
+      method: z.literal('sign_permit2_witness_transfer'),
+      params: signPermit2WitnessTransferParamsSchema,
     })
     .strict(),
   z
@@ -155,6 +198,9 @@ export type SignerReply = z.infer<typeof signerReplySchema>;
 export type Eip712Domain = z.infer<typeof eip712DomainSchema>;
 export type TransferWithAuthorization = z.infer<typeof transferWithAuthorizationSchema>;
 export type SignTransferAuthorizationParams = z.infer<typeof signTransferAuthorizationParamsSchema>;
+export type Permit2Domain = z.infer<typeof permit2DomainSchema>;
+export type Permit2WitnessTransfer = z.infer<typeof permit2WitnessTransferSchema>;
+export type SignPermit2WitnessTransferParams = z.infer<typeof signPermit2WitnessTransferParamsSchema>;
 export type HealthResult = z.infer<typeof healthResultSchema>;
 export type CreateAccountKeyResult = z.infer<typeof createAccountKeyResultSchema>;
 export type CreateWalletKeyResult = z.infer<typeof createWalletKeyResultSchema>;
@@ -167,6 +213,7 @@ export const SIGNER_METHODS = {
   create_account_key: { params: createAccountKeyParamsSchema, result: createAccountKeyResultSchema },
   create_wallet_key: { params: createWalletKeyParamsSchema, result: createWalletKeyResultSchema },
   sign_transfer_authorization: { params: signTransferAuthorizationParamsSchema, result: signTransferAuthorizationResultSchema },
+  sign_permit2_witness_transfer: { params: signPermit2WitnessTransferParamsSchema, result: signTransferAuthorizationResultSchema },
   destroy_wallet_key: { params: destroyWalletKeyParamsSchema, result: destroyWalletKeyResultSchema },
 } as const;
 

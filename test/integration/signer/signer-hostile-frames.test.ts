@@ -12,7 +12,7 @@ import path from 'node:path';
 import { signerErrorReplySchema, type SignerErrorCode } from '../../../signer/protocol/signer-protocol.js';
 import { encodeFrame } from '../../../signer/protocol/frame-codec.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { BASE_SEPOLIA_USDC as DOMAIN, buildAuthorization, openRawConnection, type RawConnection } from './signer-test-helpers.js';
+import { BASE_SEPOLIA_USDC as DOMAIN, buildAuthorization, buildPermit2Transfer, openRawConnection, PERMIT2_DOMAIN, type RawConnection } from './signer-test-helpers.js';
 
 const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
 const ANY = hostile.any!;
@@ -28,7 +28,7 @@ describe('treasury-signer under hostile frames', function () {
   this.timeout(180_000);
   let signer: TestSigner;
   let conn: RawConnection;
-  let valid: Record<'create_wallet_key' | 'destroy_wallet_key' | 'sign_transfer_authorization', Record<string, unknown>>;
+  let valid: Record<'create_wallet_key' | 'destroy_wallet_key' | 'sign_transfer_authorization' | 'sign_permit2_witness_transfer', Record<string, unknown>>;
 
   /** Sends one frame, expects one error reply of an allowed code, returns the code. */
   async function refused(frame: Buffer | unknown, allowed: SignerErrorCode[], what: string): Promise<SignerErrorCode> {
@@ -49,6 +49,7 @@ describe('treasury-signer under hostile frames', function () {
       create_wallet_key: { account_key_ref: account },
       destroy_wallet_key: { account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref },
       sign_transfer_authorization: { account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: buildAuthorization(wallet.address, 1) },
+      sign_permit2_witness_transfer: { account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: PERMIT2_DOMAIN, message: buildPermit2Transfer(1) },
     };
     conn = openRawConnection(signer.socketPath);
   });
@@ -57,6 +58,8 @@ describe('treasury-signer under hostile frames', function () {
     // The wallet must have survived everything: the valid request still signs.
     const ok = await signer.client.signTransferAuthorization(valid.sign_transfer_authorization as never);
     assert.match(ok.signature, /^0x[0-9a-f]{130}$/);
+    const permit = await signer.client.signPermit2WitnessTransfer(valid.sign_permit2_witness_transfer as never);
+    assert.match(permit.signature, /^0x[0-9a-f]{130}$/);
     await signer?.stop();
   });
 
@@ -106,6 +109,17 @@ describe('treasury-signer under hostile frames', function () {
       'message.validAfter': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!].filter((v) => !(typeof v === 'string' && /^[1-9][0-9]{0,9}$/.test(v))),
       'message.validBefore': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!],
       'message.nonce': [...ANY, ...hostile.bytes32_hex!],
+      // Permit2 witness transfers (the EIP-3009 fields above land as unknown keys there: refused too).
+      'message.permitted': ANY,
+      'message.permitted.token': [...ANY, ...hostile.evm_address!],
+      'message.permitted.amount': [...ANY, ...hostile.raw_token_amount!, ...hostile.usd_amount!],
+      'message.spender': [...ANY, ...hostile.evm_address!],
+      'message.deadline': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!],
+      'message.witness': ANY,
+      // A zero recipient or facilitator is well-formed (and useless): only malformed ones are hostile here.
+      'message.witness.to': [...ANY, ...hostile.evm_address!].filter((a) => a !== '0x0000000000000000000000000000000000000000'),
+      'message.witness.facilitator': [...ANY, ...hostile.evm_address!].filter((a) => a !== '0x0000000000000000000000000000000000000000'),
+      'message.witness.validAfter': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!].filter((v) => !(typeof v === 'string' && /^[1-9][0-9]{0,9}$/.test(v))),
     };
     const allowedFor = (field: string): SignerErrorCode[] => {
       if (field.endsWith('key_ref')) return ['invalid_request', 'key_not_found'];
@@ -116,12 +130,14 @@ describe('treasury-signer under hostile frames', function () {
     let sent = 0;
     for (const [method, params] of Object.entries(valid)) {
       for (const [field, values] of Object.entries(fieldPools)) {
-        const [outer, inner] = field.split('.') as [string, string | undefined];
-        if (!(outer in params)) continue;
+        const keys = field.split('.');
+        if (!(keys[0]! in params)) continue;
+        // A nested field only where its parent object exists in this method's params.
+        if (keys.length > 2 && typeof keys.slice(0, -1).reduce<any>((o, k) => o?.[k], params) !== 'object') continue;
         for (const value of values) {
           const p = structuredClone(params) as Record<string, any>;
-          if (inner) p[outer][inner] = value;
-          else p[outer] = value;
+          const parent = keys.slice(0, -1).reduce<any>((o, k) => o[k], p);
+          parent[keys.at(-1)!] = value;
           const what = `${method}.${field}=${show(value)}`;
           const code = await refused({ v: 1, id: `h${sent++}`, method, params: p }, allowedFor(field), what);
           // Stable: the same input gets the same code again.

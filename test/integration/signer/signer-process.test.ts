@@ -20,7 +20,8 @@ import {
   signerOkReplySchema,
 } from '../../../signer/protocol/signer-protocol.js';
 import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { BASE_SEPOLIA_USDC as DOMAIN, HALF_N, PAYEE, buildAuthorization, openRawConnection, readMetric } from './signer-test-helpers.js';
+import { uptoPermit2WitnessTypes } from '@x402/evm';
+import { BASE_SEPOLIA_USDC as DOMAIN, HALF_N, PAYEE, PERMIT2_DOMAIN, buildAuthorization, buildPermit2Transfer, openRawConnection, readMetric } from './signer-test-helpers.js';
 
 const isCode = (code: string) => (e: unknown) => e instanceof SignerError && e.code === code;
 
@@ -77,6 +78,30 @@ describe('treasury-signer process (SoftHSM)', function () {
     assert.equal(Buffer.from(accountKeyRef.replace(/^p11:v1:acct:/, ''), 'base64url').length, 40);
     assert.equal(Buffer.from(wallet.wallet_key_ref.replace(/^p11:v1:wal:/, ''), 'base64url').length, 72);
     assert.match(wallet.public_key, /^0x04[0-9a-f]{128}$/);
+  });
+
+  it('signs a Permit2 upto witness transfer that viem recovers with the official x402 types, and refuses other spenders', async () => {
+    const message = buildPermit2Transfer(7);
+    const signed = await signer.client.signPermit2WitnessTransfer({ account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: PERMIT2_DOMAIN as never, message });
+    assert.ok(BigInt(signed.s) <= HALF_N, 'low-S');
+    const recovered = await recoverTypedDataAddress({
+      domain: { name: 'Permit2', chainId: 84532, verifyingContract: PERMIT2_DOMAIN.verifyingContract as Hex },
+      types: uptoPermit2WitnessTypes,
+      primaryType: 'PermitWitnessTransferFrom',
+      message: {
+        permitted: { token: message.permitted.token as Hex, amount: BigInt(message.permitted.amount) },
+        spender: message.spender as Hex,
+        nonce: BigInt(message.nonce),
+        deadline: BigInt(message.deadline),
+        witness: { to: message.witness.to as Hex, facilitator: message.witness.facilitator as Hex, validAfter: 0n },
+      },
+      signature: signed.signature as Hex,
+    });
+    assert.equal(recovered, wallet.address);
+    await assert.rejects(
+      signer.client.signPermit2WitnessTransfer({ account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: PERMIT2_DOMAIN as never, message: { ...message, spender: PAYEE } }),
+      (e: unknown) => isCode('invariant_violation')(e) && /^allowed_spender: /.test((e as Error).message),
+    );
   });
 
   it('signs 1,000 authorizations in a row: all low-S, v ∈ {27,28}, all recovered by viem to the wallet', async () => {

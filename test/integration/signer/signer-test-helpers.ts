@@ -23,6 +23,22 @@ export function buildAuthorization(from: string, i: number, overrides: Record<st
   };
 }
 
+export const PERMIT2_DOMAIN = { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' };
+export const UPTO_PROXY = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
+export const FACILITATOR = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+/** A valid Permit2 witness transfer (x402 upto) of at most 1000 + i raw units to PAYEE. */
+export function buildPermit2Transfer(i: number) {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    permitted: { token: BASE_SEPOLIA_USDC.verifyingContract, amount: String(1000 + i) },
+    spender: UPTO_PROXY,
+    nonce: String(1_000_000 + i),
+    deadline: String(now + 600),
+    witness: { to: PAYEE, facilitator: FACILITATOR, validAfter: '0' },
+  };
+}
+
 export interface RawConnection {
   send(bytes: Buffer): void;
   request(frame: unknown): Promise<any>;

@@ -9,7 +9,11 @@ import path from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
-import { assertTransferInvariants } from '../../../signer/assert.js';
+import { UptoEvmScheme } from '@x402/evm/upto/client';
+import { recoverAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { assertPermit2Invariants, assertTransferInvariants } from '../../../signer/assert.js';
+import { hashPermit2WitnessTransfer } from '../../../signer/permit2/hash-permit2-witness-transfer.js';
 import { finalizeSignature } from '../../../signer/ecdsa/finalize-signature.js';
 import { hashTransferAuthorization } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
@@ -25,6 +29,35 @@ describe('EIP-3009 digest', () => {
   });
   it('differs under the mainnet domain name (the classic testnet/mainnet mix-up)', () => {
     assert.notEqual(hashTransferAuthorization({ ...vector.domain, name: 'USD Coin' }, vector.message), vector.digest);
+  });
+});
+
+describe('Permit2 upto witness digest', () => {
+  it('is the digest the official x402 upto client signs', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const client = new UptoEvmScheme(account);
+    const requirements = {
+      scheme: 'upto',
+      network: 'eip155:84532',
+      amount: '250000',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+      maxTimeoutSeconds: 300,
+      extra: { name: 'USDC', version: '2', facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', assetTransferMethod: 'permit2' },
+    };
+    const result = await client.createPaymentPayload(2, requirements as never);
+    const { signature, permit2Authorization: auth } = result.payload as { signature: `0x${string}`; permit2Authorization: any };
+    const digest = hashPermit2WitnessTransfer(
+      { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
+      { permitted: auth.permitted, spender: auth.spender, nonce: auth.nonce, deadline: auth.deadline, witness: auth.witness },
+    );
+    assert.equal(await recoverAddress({ hash: digest, signature }), account.address);
+    // Any field changed gives another digest.
+    const moved = hashPermit2WitnessTransfer(
+      { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
+      { permitted: auth.permitted, spender: auth.spender, nonce: auth.nonce, deadline: auth.deadline, witness: { ...auth.witness, facilitator: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' } },
+    );
+    assert.notEqual(moved, digest);
   });
 });
 
@@ -66,7 +99,13 @@ describe('finalizeSignature', () => {
 });
 
 describe('static invariants', () => {
-  const invariants = { allowedTokens: [{ chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' }], maxValue: 1_000_000n, maxValiditySeconds: 3600 };
+  const invariants = {
+    allowedTokens: [{ chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' }],
+    maxValue: 1_000_000n,
+    maxValiditySeconds: 3600,
+    permit2: '0x000000000022d473030f116ddee9f6b43ac78ba3',
+    permit2Spenders: ['0x4020a4f3b7b90cca423b9fabcc0ce57c6c240002'],
+  };
   const now = 1_800_000_000;
   const from = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
   const good = { ...vector.message, from, value: '1000', validAfter: '0', validBefore: String(now + 600) };
@@ -94,6 +133,39 @@ describe('static invariants', () => {
     refused(() => check({ validBefore: String(now - 1) }), /^window_open: /);
     refused(() => check({ validBefore: String(now + 3601) }), /^window_max: .*3600/);
     refused(() => check({ validAfter: String(now + 100), validBefore: String(now + 100 + 3601) }), /^window_max: /);
+  });
+
+  describe('Permit2 witness transfers', () => {
+    const domain = { name: 'Permit2' as const, chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' };
+    const message = {
+      permitted: { token: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', amount: '1000' },
+      spender: '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002',
+      nonce: '123456789',
+      deadline: String(now + 600),
+      witness: { to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', facilitator: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', validAfter: '0' },
+    };
+    const permit = (change: (m: typeof message, d: typeof domain) => void) => {
+      const m = structuredClone(message);
+      const d = structuredClone(domain);
+      change(m, d);
+      assertPermit2Invariants(invariants, d, m, now);
+    };
+    it('accepts one inside every bound', () => {
+      permit(() => undefined);
+      permit((m) => (m.permitted.amount = '1000000'));
+      permit((m) => (m.deadline = String(now + 3600)));
+    });
+    it('refuses another Permit2, spender, token, chain, amount or window, naming the rule', () => {
+      refused(() => permit((_m, d) => (d.verifyingContract = '0x000000000022D473030F116dDEE9F6B43aC78BA4')), /^permit2_contract: /);
+      refused(() => permit((m) => (m.spender = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001')), /^allowed_spender: /);
+      refused(() => permit((m) => (m.permitted.token = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913')), /^allowed_token: /);
+      refused(() => permit((_m, d) => (d.chainId = 8453)), /^allowed_token: /);
+      refused(() => permit((m) => (m.permitted.amount = '0')), /^value_positive: /);
+      refused(() => permit((m) => (m.permitted.amount = '1000001')), /^value_max: /);
+      refused(() => permit((m) => (m.deadline = String(now))), /^window_open: /);
+      refused(() => permit((m) => (m.deadline = String(now + 3601))), /^window_max: /);
+      refused(() => permit((m) => (m.witness.validAfter = String(now + 700))), /^window_ordered: /);
+    });
   });
 });
 
