@@ -56,7 +56,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const faults = { afterCommit: config.faultInjection === 'kill_after_pay_commit' ? kill : undefined, afterReserve: config.faultInjection === 'kill_after_pay_reserve' ? kill : undefined };
   if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
   const balances = new BalanceReader(config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
-  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults);
+  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults, balances);
   const identity = new IdentityService(knex, accounts, metrics, {
     publicUrl: config.publicUrl,
     sessionTtlSeconds: config.sessionTtlSeconds,

@@ -3,6 +3,9 @@
  * for that (network, token, address) is served with `stale: true` and the time it was read, until the next
  * successful read; with no earlier figure the read fails with `chain_unavailable` (503).
  *
+ * `usdcAllowance` reads what a spender (Permit2, for x402 `upto`) may move from an address; it is never
+ * served stale — an unreachable RPC is `chain_unavailable`.
+ *
  * Defends: a slow or dead RPC holding requests (short timeout, no retries inside a request).
  * Does not defend: a lying RPC — the figure is whatever the configured endpoint answers; the cache is per
  * process (replicas may disagree on staleness).
@@ -70,6 +73,16 @@ export class BalanceReader {
       return { ...base, balance_raw: known.raw.toString(), balance_usd: formatUsd(known.raw), stale: true, updated_at: known.at.toISOString() };
     } finally {
       stop();
+    }
+  }
+
+  /** ERC-20 `allowance(owner, spender)` on the chain's USDC, read now (no cache); `chain_unavailable` when the RPC fails. */
+  async usdcAllowance(chain: ChainInfo, owner: `0x${string}`, spender: `0x${string}`): Promise<bigint> {
+    const client = this.client(chain);
+    try {
+      return await client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] });
+    } catch (err) {
+      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
     }
   }
 }

@@ -84,6 +84,12 @@ export function createTreasuryMetrics() {
       labelNames: ['network', 'outcome'] as const,
       registers: [registry],
     }),
+    permit2AllowanceChecks: new Counter({
+      name: 'treasury_permit2_allowance_checks_total',
+      help: 'On-chain Permit2 allowance reads before an upto payment, by network and outcome (sufficient, insufficient, unavailable).',
+      labelNames: ['network', 'outcome'] as const,
+      registers: [registry],
+    }),
     balanceReadDuration: new Histogram({
       name: 'treasury_balance_read_seconds',
       help: 'Time of the on-chain balanceOf call, by network.',

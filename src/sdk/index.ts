@@ -16,13 +16,14 @@ export {
   type FetchLike,
   type PayInput,
   type SignedPayment,
+  type Permit2Authorization,
   type TransferInput,
   type TreasuryClientOptions,
   type WalletView,
 } from './treasury-client-schemas.js';
 export { createX402Buyer, type X402Buyer, type X402BuyerClient, type X402BuyerOptions, type X402RequestInit } from './x402-buyer.js';
 export type { X402Receipt, X402Result } from './x402-result.js';
-export { selectAccept, networkMatches, type SelectAcceptOptions } from './select-accept.js';
+export { selectAccept, selectAccepts, networkMatches, type SelectAcceptOptions } from './select-accept.js';
 export { checkBudget } from './check-budget.js';
 export { readX402Challenge, type X402Challenge, type X402Dialect } from './read-x402-challenge.js';
 export { mapRecoveryError } from './map-recovery-error.js';
@@ -37,6 +38,7 @@ export {
   PatCapReachedError,
   ReauthenticateError,
   InsufficientBudgetError,
+  Permit2AllowanceRequiredError,
   NoCompatibleAcceptError,
   PaymentRejectedError,
   X402PaymentFailedError,

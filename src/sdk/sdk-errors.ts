@@ -147,6 +147,32 @@ export class ReauthenticateError extends TreasurySdkError {
 }
 
 /** The price is above `maxPriceUsd`. Nothing was signed; the cap is never raised silently. */
+/**
+ * 412 `permit2_allowance_required`: the accepts entry is `upto` and the wallet has not approved Permit2 to
+ * move enough of the token (a one-time on-chain `approve(Permit2, …)` from the wallet). Nothing was signed or
+ * recorded. The figures are Treasury's, untouched.
+ */
+export class Permit2AllowanceRequiredError extends TreasurySdkError {
+  readonly userMessage: string;
+  readonly owner: string | undefined;
+  readonly token: string | undefined;
+  readonly spender: string | undefined;
+  readonly allowanceRaw: string | undefined;
+  readonly requiredRaw: string | undefined;
+
+  constructor(readonly apiError: TreasuryApiError) {
+    super('permit2_allowance_required', apiError.userMessage, { cause: apiError });
+    const b = (typeof apiError.body === 'object' && apiError.body !== null ? apiError.body : {}) as Record<string, unknown>;
+    const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    this.userMessage = apiError.userMessage;
+    this.owner = str(b.owner);
+    this.token = str(b.token);
+    this.spender = str(b.spender);
+    this.allowanceRaw = str(b.allowance_raw);
+    this.requiredRaw = str(b.required_raw);
+  }
+}
+
 export class InsufficientBudgetError extends TreasurySdkError {
   constructor(
     readonly requested_usd: string,

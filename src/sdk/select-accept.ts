@@ -1,42 +1,55 @@
 /**
- * `selectAccept`: the first entry of a 402 challenge's `accepts` that this buyer can pay, in the seller's
- * order (the seller ranks its options; the buyer does not shop for the cheapest). An entry qualifies when its
- * scheme is one of the buyer's (default `exact`, the only one Treasury signs), its network matches one of the
- * buyer's patterns (default `eip155:*`) and — when known — is the wallet's own network (Treasury refuses the
- * others), its price is above zero, and it names the token's EIP-712 domain (`extra.name`, `extra.version`),
- * without which no EIP-3009 signature can verify.
+ * `selectAccepts`: the entries of a 402 challenge's `accepts` that this buyer can pay, in the seller's order
+ * (the seller ranks its options; the buyer does not shop for the cheapest); `selectAccept` is the first. An
+ * entry qualifies when its scheme is one of the buyer's (default `exact` and `upto`, the two Treasury
+ * signs), its network matches one of the buyer's patterns (default `eip155:*`) and — when known — is the
+ * wallet's own network (Treasury refuses the others), its price is above zero, and it carries what the
+ * signature needs: the token's EIP-712 domain (`extra.name`, `extra.version`) for `exact`; the facilitator's
+ * address (`extra.facilitatorAddress`) and no transfer method but Permit2 for `upto`.
  */
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
 
 export interface SelectAcceptOptions {
   /** CAIP-2 ids or `<namespace>:*` patterns; default `['eip155:*']`. */
   networks?: readonly string[];
-  /** Default `['exact']`. */
+  /** Default `['exact', 'upto']`. */
   schemes?: readonly string[];
   /** The paying wallet's network; when set, only entries on it qualify. */
   walletNetwork?: string;
 }
 
 export const DEFAULT_NETWORKS: readonly string[] = Object.freeze(['eip155:*']);
-export const DEFAULT_SCHEMES: readonly string[] = Object.freeze(['exact']);
+export const DEFAULT_SCHEMES: readonly string[] = Object.freeze(['exact', 'upto']);
+
+const nonEmpty = (v: unknown): boolean => typeof v === 'string' && v !== '';
+
+/** What the scheme's signature needs is in `extra`. */
+function signable(a: PaymentRequirements): boolean {
+  if (a.scheme === 'upto') {
+    const method = a.extra?.assetTransferMethod;
+    return typeof a.extra?.facilitatorAddress === 'string' && /^0x[0-9a-fA-F]{40}$/.test(a.extra.facilitatorAddress) && (method === undefined || method === 'permit2');
+  }
+  return a.scheme === 'exact' && nonEmpty(a.extra?.name) && nonEmpty(a.extra?.version) && a.extra?.assetTransferMethod === undefined;
+}
 
 /** `eip155:84532` matches itself and `eip155:*`. */
 export function networkMatches(patterns: readonly string[], network: string): boolean {
   return patterns.some((p) => p === network || (p.endsWith(':*') && network.startsWith(p.slice(0, -1)) && network.length > p.length - 1));
 }
 
-export function selectAccept(accepts: readonly PaymentRequirements[], options: SelectAcceptOptions = {}): PaymentRequirements | undefined {
+export function selectAccepts(accepts: readonly PaymentRequirements[], options: SelectAcceptOptions = {}): PaymentRequirements[] {
   const networks = options.networks ?? DEFAULT_NETWORKS;
   const schemes = options.schemes ?? DEFAULT_SCHEMES;
-  return accepts.find(
+  return accepts.filter(
     (a) =>
       schemes.includes(a.scheme) &&
       networkMatches(networks, a.network) &&
       (options.walletNetwork === undefined || a.network === options.walletNetwork) &&
       a.amount !== '0' &&
-      typeof a.extra?.name === 'string' &&
-      a.extra.name !== '' &&
-      typeof a.extra.version === 'string' &&
-      a.extra.version !== '',
+      signable(a),
   );
+}
+
+export function selectAccept(accepts: readonly PaymentRequirements[], options: SelectAcceptOptions = {}): PaymentRequirements | undefined {
+  return selectAccepts(accepts, options)[0];
 }

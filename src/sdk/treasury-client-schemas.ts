@@ -47,10 +47,13 @@ export const walletIdSchema = z.string().regex(/^wal_[A-Za-z0-9]{1,64}$/, 'expec
 export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 _ . : -');
 export const capabilitySchema = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'expected a capability such as search.web');
 
-/** Terms the caller fixes in the EIP-3009 message (nonce, window); Treasury bounds them by maxTimeoutSeconds. */
+/**
+ * Terms the caller fixes in the signed message (nonce, window); Treasury bounds them by maxTimeoutSeconds.
+ * The nonce is 32 bytes as hex (EIP-3009) or, for `upto`, Permit2's decimal uint256.
+ */
 export const authorizationTermsSchema = z
   .object({
-    nonce: hex(32).optional(),
+    nonce: z.union([hex(32), z.string().refine((v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n, 'expected a decimal uint256')]).optional(),
     valid_after: unixSecondsSchema.optional(),
     valid_before: unixSecondsSchema.optional(),
   })
@@ -115,11 +118,23 @@ export const balanceSchema = z
   .loose();
 export type Balance = z.infer<typeof balanceSchema>;
 
-/** The pay and transfer reply: the EIP-3009 authorization and Treasury's 65-byte signature over it. */
-export const signedPaymentSchema = z
+const uint256Schema = z.string().refine((v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n, 'expected a decimal uint256');
+
+/** `upto`: the Permit2 witness transfer, in the shape of the x402 `permit2Authorization` payload. */
+export const permit2AuthorizationSchema = z
   .object({
-    authorization: eip3009AuthorizationSchema,
-    signature: hex(65),
+    from: evmAddressSchema,
+    permitted: z.object({ token: evmAddressSchema, amount: rawAmountSchema }).strict(),
+    spender: evmAddressSchema,
+    nonce: uint256Schema,
+    deadline: unixSecondsSchema,
+    witness: z.object({ to: evmAddressSchema, facilitator: evmAddressSchema, validAfter: unixSecondsSchema }).strict(),
+  })
+  .strict();
+export type Permit2Authorization = z.infer<typeof permit2AuthorizationSchema>;
+
+const signedPaymentCommon = {
+  signature: hex(65),
     authorization_id: z.string(),
     decision_id: z.string(),
     wallet_id: z.string(),
@@ -127,6 +142,15 @@ export const signedPaymentSchema = z
     asset: evmAddressSchema,
     amount_usd: z.string(),
     headroom: z.unknown().optional(),
-  })
-  .loose();
+};
+
+/**
+ * The pay and transfer reply: Treasury's 65-byte signature over the EIP-3009 authorization (`exact`;
+ * `scheme` absent from older servers) or over the Permit2 witness transfer (`upto`).
+ */
+export const signedPaymentSchema = z.union([
+  z.object({ scheme: z.literal('exact').optional(), authorization: eip3009AuthorizationSchema, ...signedPaymentCommon }).loose(),
+  z.object({ scheme: z.literal('upto'), permit2_authorization: permit2AuthorizationSchema, ...signedPaymentCommon }).loose(),
+]);
 export type SignedPayment = z.infer<typeof signedPaymentSchema>;
+export type SignedExactPayment = Extract<SignedPayment, { authorization: unknown }>;

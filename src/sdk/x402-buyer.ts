@@ -1,7 +1,9 @@
 /**
  * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet. Send the request; on a 402 read
  * the challenge (read-x402-challenge.ts), pick the first accepts entry this buyer can pay (select-accept.ts),
- * check the price against `maxPriceUsd` (check-budget.ts), have Treasury sign it (the wallet's policy is
+ * check the price against `maxPriceUsd` (check-budget.ts; for `upto` the signed maximum), have Treasury sign
+ * it (an `upto` entry the wallet has no Permit2 allowance for is skipped for the next payable entry, else
+ * `Permit2AllowanceRequiredError`) (the wallet's policy is
  * checked and the spend recorded there), check that Treasury signed what was asked, and retry once with the
  * payment in the challenge's dialect (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's
  * `X-PAYMENT-REQUIRED`). The receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`) is decoded with the codecs
@@ -24,8 +26,8 @@ import { schemeNameSchema, type PaymentRequirements, type SettlementReceipt } fr
 import { checkBudget } from './check-budget.js';
 import { mapRecoveryError } from './map-recovery-error.js';
 import { readX402Challenge, tryDecodeChallengeHeader } from './read-x402-challenge.js';
-import { InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, SignatureMismatchError, X402PaymentFailedError } from './sdk-errors.js';
-import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccept } from './select-accept.js';
+import { InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, Permit2AllowanceRequiredError, SignatureMismatchError, TreasuryApiError, X402PaymentFailedError } from './sdk-errors.js';
+import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, walletIdSchema, type FetchLike, type SignedPayment } from './treasury-client-schemas.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
@@ -47,7 +49,7 @@ const buyerOptionsSchema = z
     fetch: z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function').optional(),
     /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default `eip155:*`. The wallet's own network is always required too. */
     networks: z.array(networkPatternSchema).min(1).max(64).optional(),
-    /** Default `['exact']` (the only scheme Treasury signs). */
+    /** Default `['exact', 'upto']` (the schemes Treasury signs). */
     schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
   })
   .strict();
@@ -83,12 +85,23 @@ function httpUrl(value: string | URL): string {
   return url.toString();
 }
 
-/** The signed authorization must be for the entry chosen: payee, amount, token and network. */
+/** The signed authorization must be for the entry chosen: scheme, payee, amount, token, network (and for upto the facilitator). */
 function assertSignedAsAsked(payment: SignedPayment, requirements: PaymentRequirements): void {
-  const a = payment.authorization;
   const problems: string[] = [];
-  if (a.to.toLowerCase() !== requirements.payTo.toLowerCase()) problems.push('payee');
-  if (a.value !== requirements.amount) problems.push('amount');
+  const same = (x: string, y: unknown) => typeof y === 'string' && x.toLowerCase() === y.toLowerCase();
+  if (payment.scheme === 'upto') {
+    const a = payment.permit2_authorization;
+    if (requirements.scheme !== 'upto') problems.push('scheme');
+    if (!same(a.witness.to, requirements.payTo)) problems.push('payee');
+    if (a.permitted.amount !== requirements.amount) problems.push('amount');
+    if (!same(a.permitted.token, requirements.asset)) problems.push('token');
+    if (!same(a.witness.facilitator, requirements.extra?.facilitatorAddress)) problems.push('facilitator');
+  } else {
+    const a = payment.authorization;
+    if (requirements.scheme !== 'exact') problems.push('scheme');
+    if (!same(a.to, requirements.payTo)) problems.push('payee');
+    if (a.value !== requirements.amount) problems.push('amount');
+  }
   if (payment.asset.toLowerCase() !== requirements.asset.toLowerCase()) problems.push('asset');
   if (payment.network !== requirements.network) problems.push('network');
   if (problems.length > 0) throw new SignatureMismatchError(problems.join(', '));
@@ -147,23 +160,37 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     if (first.status !== 402) return { status: first.status, headers: first.headers, body: firstBody, paid: false };
 
     const { challenge, dialect } = readX402Challenge(first.headers, firstBody);
-    let payment: SignedPayment;
+    let payment: SignedPayment | undefined;
     let requirements: PaymentRequirements | undefined;
     try {
-      requirements = selectAccept(challenge.accepts, { networks, schemes, walletNetwork: await readWalletNetwork() });
-      if (!requirements) throw new NoCompatibleAcceptError(challenge.accepts);
-      checkBudget(requirements, o.maxPriceUsd);
-      payment = await o.client.pay(o.walletId, { paymentRequirements: requirements, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
+      const candidates = selectAccepts(challenge.accepts, { networks, schemes, walletNetwork: await readWalletNetwork() });
+      if (candidates.length === 0) throw new NoCompatibleAcceptError(challenge.accepts);
+      // The seller's first payable entry; an upto entry without the wallet's Permit2 allowance gives way to the next.
+      for (const [i, candidate] of candidates.entries()) {
+        requirements = candidate;
+        checkBudget(candidate, o.maxPriceUsd);
+        try {
+          payment = await o.client.pay(o.walletId, { paymentRequirements: candidate, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
+          break;
+        } catch (err) {
+          if (!(err instanceof TreasuryApiError) || err.code !== 'permit2_allowance_required') throw err;
+          if (i === candidates.length - 1) throw new Permit2AllowanceRequiredError(err);
+        }
+      }
     } catch (err) {
       throw mapRecoveryError(err);
     }
+    if (!payment || !requirements) throw new NoCompatibleAcceptError(challenge.accepts);
     assertSignedAsAsked(payment, requirements);
 
     const header = encodePaymentPayload({
       x402Version: 2,
       resource: challenge.resource,
       accepted: requirements,
-      payload: { signature: payment.signature, authorization: payment.authorization },
+      payload:
+        payment.scheme === 'upto'
+          ? { signature: payment.signature, permit2Authorization: payment.permit2_authorization }
+          : { signature: payment.signature, authorization: payment.authorization },
     });
     const second = await send([dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy, header]);
     const secondBody = await second.text();

@@ -12,10 +12,15 @@
  * across replicas; the spend is counted before any signature exists); double spend on retries
  * (Idempotency-Key: same key and body returns the stored result or signs the same reserved message — never
  * a second nonce; another body 409); a signature released without its record.
+ * x402 `upto` (Permit2 witness transfer to the x402 upto proxy, bound to the facilitator's address) takes the
+ * same path: the signed maximum is what is checked against the policy and counted as spent (the seller may
+ * settle less; the difference is not given back), and before anything is reserved the wallet's on-chain
+ * Permit2 allowance is read — missing or too small → 412 `permit2_allowance_required`, nothing recorded.
  * Does not defend: authorizations signed but never settled, or reserved by a process that died before
  * signing — they count as spent (fail-safe) until a reconciler releases expired ones.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { getAddress } from 'viem';
 import type { Knex } from 'knex';
 import { evaluatePolicy } from '../../policy/evaluate-policy.js';
 import { formatUsd, parseUsd } from '../../policy/money.js';
@@ -30,6 +35,8 @@ import { AppError } from '../errors/app-error.js';
 import type { AuthorizationTerms, PaymentRequirements } from '../http/schemas/pay-schemas.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from './signer-gateway.js';
+import type { BalanceReader } from '../chain/balance-reader.js';
+import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
 import type { WalletRow } from './wallet-service.js';
 
@@ -41,8 +48,28 @@ function isoDate(d: Date): string {
 /** Signed authorizations start this far in the past, to tolerate clock skew between us and the chain. */
 const VALID_AFTER_SKEW_SECONDS = 600;
 
-export interface SignedPayment {
-  authorization: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string };
+/** The EIP-3009 TransferWithAuthorization of an `exact` payment. */
+export interface Eip3009Authorization {
+  from: string;
+  to: string;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+}
+
+/** The Permit2 witness transfer of an `upto` payment, as the x402 `permit2Authorization` payload carries it. */
+export interface Permit2Authorization {
+  from: string;
+  permitted: { token: string; amount: string };
+  spender: string;
+  /** uint256, decimal. */
+  nonce: string;
+  deadline: string;
+  witness: { to: string; facilitator: string; validAfter: string };
+}
+
+interface SignedPaymentCommon {
   signature: string;
   authorization_id: string;
   decision_id: string;
@@ -51,6 +78,20 @@ export interface SignedPayment {
   asset: string;
   amount_usd: string;
   headroom: PolicyDecision['headroom'];
+}
+
+/** `scheme` is absent on `exact` payments recorded before `upto` existed. */
+export type SignedPayment =
+  | (SignedPaymentCommon & { scheme?: 'exact'; authorization: Eip3009Authorization })
+  | (SignedPaymentCommon & { scheme: 'upto'; permit2_authorization: Permit2Authorization });
+
+/** Sender, on-chain nonce (0x + 64 hex, as stored) and signature window of either kind of payment. */
+function paymentTerms(p: SignedPayment): { from: string; nonce: string; validAfter: string; validBefore: string; to: string; value: string } {
+  if (p.scheme === 'upto') {
+    const a = p.permit2_authorization;
+    return { from: a.from, nonce: `0x${BigInt(a.nonce).toString(16).padStart(64, '0')}`, validAfter: a.witness.validAfter, validBefore: a.deadline, to: a.witness.to, value: a.permitted.amount };
+  }
+  return p.authorization;
 }
 
 /** An earlier attempt with the same Idempotency-Key: signed (replay it) or reserved (sign it now). */
@@ -75,6 +116,9 @@ interface Reservation {
 
 interface SpendPlan {
   kind: 'pay' | 'transfer';
+  scheme: 'exact' | 'upto';
+  /** upto: the facilitator address the Permit2 witness binds the settlement to. */
+  facilitator?: string | undefined;
   /** The chain the payment asks for; a transfer uses the wallet's own. */
   chain: ChainInfo | undefined;
   /** The token's EIP-712 domain from the challenge; a transfer uses the chain's configured USDC domain. */
@@ -109,12 +153,15 @@ export class PayService {
     private readonly dashboardUrl: string,
     /** Fault-injection hooks (tests only): after a reservation committed; after a signature was recorded. */
     private readonly faults: { afterReserve?: (() => void) | undefined; afterCommit?: (() => void) | undefined } = {},
+    /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
+    private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
   ) {}
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<SignedPayment> {
-    if (requirements.scheme !== 'exact') {
-      throw new AppError('scheme_not_supported', { fields: { scheme: requirements.scheme, supported_schemes: ['exact'] } });
+    const scheme = requirements.scheme;
+    if (scheme !== 'exact' && (scheme !== 'upto' || !this.chainReader)) {
+      throw new AppError('scheme_not_supported', { fields: { scheme, supported_schemes: this.chainReader ? ['exact', 'upto'] : ['exact'] } });
     }
     const chain = this.chains.resolve(requirements.network);
     if (!chain) throw new AppError('network_not_supported', { fields: { network: requirements.network, supported: this.chains.chains.map((c) => c.network) } });
@@ -123,11 +170,17 @@ export class PayService {
     }
     const name = requirements.extra?.name;
     const version = requirements.extra?.version;
-    if (typeof name !== 'string' || typeof version !== 'string') throw new AppError('missing_eip712_domain');
+    let facilitator: string | undefined;
+    if (scheme === 'upto') {
+      facilitator = uptoFacilitator(requirements);
+      await this.checkPermit2Allowance(ctx, chain, BigInt(requirements.amount));
+    } else if (typeof name !== 'string' || typeof version !== 'string') throw new AppError('missing_eip712_domain');
     return this.spend(ctx, {
       kind: 'pay',
+      scheme,
+      facilitator,
       chain,
-      domain: { name, version },
+      domain: typeof name === 'string' && typeof version === 'string' ? { name, version } : undefined,
       to: requirements.payTo,
       amountMicro: BigInt(requirements.amount),
       capability,
@@ -141,6 +194,7 @@ export class PayService {
   async transfer(ctx: CallContext, body: { to: string; amount_usd: string; valid_for_seconds?: number | undefined }): Promise<SignedPayment> {
     return this.spend(ctx, {
       kind: 'transfer',
+      scheme: 'exact',
       chain: undefined,
       domain: undefined,
       to: body.to,
@@ -148,6 +202,32 @@ export class PayService {
       capability: undefined,
       resource: undefined,
       validForSeconds: body.valid_for_seconds ?? 3600,
+    });
+  }
+
+  /**
+   * An `upto` payment can only settle if the wallet let Permit2 move at least the signed maximum: read the
+   * allowance before anything is reserved (no lock held; the wallet's address is read without one). Not
+   * enough → 412 `permit2_allowance_required`; an unreachable RPC → 503 `chain_unavailable`. Nothing recorded.
+   */
+  private async checkPermit2Allowance(ctx: CallContext, chain: ChainInfo, amount: bigint): Promise<void> {
+    const [wallet] = await runStatement<{ address: string; account_id: string }>(this.knex, 'SELECT address, account_id FROM wallets WHERE id = ?', [ctx.walletId], 'treasury_wallet_address_v1');
+    if (!wallet || wallet.account_id !== ctx.accountId) throw new AppError('wallet_not_found');
+    const owner = wallet.address as `0x${string}`;
+    let allowance: bigint;
+    try {
+      allowance = await this.chainReader!.usdcAllowance(chain, owner, PERMIT2_ADDRESS);
+    } catch (err) {
+      this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'unavailable' });
+      throw err;
+    }
+    if (allowance >= amount) {
+      this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'sufficient' });
+      return;
+    }
+    this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'insufficient' });
+    throw new AppError('permit2_allowance_required', {
+      fields: { owner, token: chain.usdc, spender: PERMIT2_ADDRESS, network: chain.network, allowance_raw: allowance.toString(), required_raw: amount.toString() },
     });
   }
 
@@ -249,13 +329,17 @@ export class PayService {
     // The lock is released: the signer call (the slow part under load) no longer serialises a hot wallet.
     let signature: string;
     try {
-      const signed = await this.signer.call('sign_transfer_authorization', {
-        account_key_ref: outcome.accountKeyRef,
-        wallet_key_ref: outcome.walletKeyRef,
-        address: outcome.payment.authorization.from,
-        domain: outcome.domain,
-        message: outcome.payment.authorization,
-      });
+      const p = outcome.payment;
+      const keys = { account_key_ref: outcome.accountKeyRef, wallet_key_ref: outcome.walletKeyRef };
+      const signed =
+        p.scheme === 'upto'
+          ? await this.signer.call('sign_permit2_witness_transfer', {
+              ...keys,
+              address: p.permit2_authorization.from,
+              domain: { name: 'Permit2', chainId: outcome.domain.chainId, verifyingContract: PERMIT2_ADDRESS },
+              message: p.permit2_authorization,
+            })
+          : await this.signer.call('sign_transfer_authorization', { ...keys, address: p.authorization.from, domain: outcome.domain, message: p.authorization });
       signature = signed.signature;
     } catch (err) {
       // Nobody holds a signature for this reservation: give the spend back (a resumed one stays reserved).
@@ -310,7 +394,7 @@ export class PayService {
         if (previous.request_hash !== requestHash) throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: ctx.idempotencyKey } });
         if (previous.status === 'signed') return { kind: 'replayed' as const, payment: previous.response };
         // Reserved by an attempt whose response was lost before signing: sign the same message now.
-        if (previous.response.authorization.from.toLowerCase() !== wallet.address.toLowerCase()) {
+        if (paymentTerms(previous.response).from.toLowerCase() !== wallet.address.toLowerCase()) {
           throw new AppError('idempotency_key_conflict', { message: 'The wallet was rotated since this Idempotency-Key was first used.', fields: { idempotency_key: ctx.idempotencyKey } });
         }
         return { kind: 'reserved' as const, fresh: false, payment: previous.response, ...keys } satisfies Reservation;
@@ -336,15 +420,9 @@ export class PayService {
         return { kind: 'denied' as const, decisionId, decision };
       }
 
-      const authorization = {
-        from: wallet.address,
-        to: plan.to,
-        value: plan.amountMicro.toString(),
-        ...authorizationWindow(plan),
-      };
+      const window = authorizationWindow(plan);
       const authorizationId = generateId('auth_');
-      const payment: SignedPayment = {
-        authorization,
+      const common = {
         signature: '',
         authorization_id: authorizationId,
         decision_id: decisionId,
@@ -354,19 +432,35 @@ export class PayService {
         amount_usd: formatUsd(plan.amountMicro),
         headroom: decision.headroom,
       };
+      const payment: SignedPayment =
+        plan.scheme === 'upto'
+          ? {
+              scheme: 'upto',
+              permit2_authorization: {
+                from: wallet.address,
+                permitted: { token: chain.usdc, amount: plan.amountMicro.toString() },
+                spender: x402UptoPermit2ProxyAddress,
+                nonce: BigInt(window.nonce).toString(),
+                deadline: window.validBefore,
+                witness: { to: plan.to, facilitator: plan.facilitator!, validAfter: window.validAfter },
+              },
+              ...common,
+            }
+          : { scheme: 'exact', authorization: { from: wallet.address, to: plan.to, value: plan.amountMicro.toString(), ...window }, ...common };
+      const authorization = paymentTerms(payment);
       const audit = buildAuditRow(auditHead, {
         chainKey: wallet.id,
         eventType: plan.kind === 'pay' ? 'payment.reserved' : 'transfer.reserved',
         actor: ctx.actor,
-        payload: { authorization_id: authorizationId, decision_id: decisionId, to: plan.to, amount_usd: payment.amount_usd, network: chain.network, nonce: authorization.nonce, valid_before: authorization.validBefore, capability: plan.capability ?? null, resource: plan.resource ?? null },
+        payload: { authorization_id: authorizationId, decision_id: decisionId, scheme: plan.scheme, ...(plan.facilitator ? { facilitator: plan.facilitator } : {}), to: plan.to, amount_usd: payment.amount_usd, network: chain.network, nonce: authorization.nonce, valid_before: authorization.validBefore, capability: plan.capability ?? null, resource: plan.resource ?? null },
         at: now,
       });
       const amount = plan.amountMicro.toString();
       await tx.query(
         `WITH d AS (${insertDecision}),
-              a AS (INSERT INTO authorizations (id, wallet_id, decision_id, kind, network, asset, from_address, to_address, value_raw, amount_micro,
+              a AS (INSERT INTO authorizations (id, wallet_id, decision_id, kind, scheme, network, asset, from_address, to_address, value_raw, amount_micro,
                       valid_after, valid_before, nonce, signature, status, capability, resource, idempotency_key, request_hash, response, actor, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'reserved', ?, ?, ?, ?, ?, ?, ?)),
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'reserved', ?, ?, ?, ?, ?, ?, ?)),
               t AS (INSERT INTO wallet_spend_totals (wallet_id, window_kind, window_start, spent_micro, payment_count)
                     VALUES (?, 'day', ?::date, ?, 1), (?, 'week', ?::date, ?, 1), (?, 'month', ?::date, ?, 1)
                     ON CONFLICT (wallet_id, window_kind, window_start)
@@ -376,7 +470,7 @@ export class PayService {
          ${INSERT_AUDIT}`,
         [
           ...decisionRow,
-          authorizationId, wallet.id, decisionId, plan.kind, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
+          authorizationId, wallet.id, decisionId, plan.kind, plan.scheme, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
           authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
           ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
           wallet.id, isoDate(windows.dayStart), amount, wallet.id, isoDate(windows.weekStart), amount, wallet.id, isoDate(windows.monthStart), amount,
@@ -426,13 +520,25 @@ export class PayService {
         chainKey: ctx.walletId,
         eventType: 'payment.released',
         actor: ctx.actor,
-        payload: { authorization_id: payment.authorization_id, decision_id: payment.decision_id, amount_usd: payment.amount_usd, nonce: payment.authorization.nonce, reason: 'signer_failed' },
+        payload: { authorization_id: payment.authorization_id, decision_id: payment.decision_id, amount_usd: payment.amount_usd, nonce: paymentTerms(payment).nonce, reason: 'signer_failed' },
         at: this.clock(),
       });
       await tx.query(INSERT_AUDIT, auditValues(audit), 'treasury_audit_append_v1');
     });
     this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
   }
+}
+
+/** `upto`: the facilitator address from `extra.facilitatorAddress`; the transfer method can only be Permit2. */
+function uptoFacilitator(requirements: PaymentRequirements): string {
+  const extra = requirements.extra ?? {};
+  const facilitator = extra.facilitatorAddress;
+  const method = extra.assetTransferMethod;
+  const problems: string[] = [];
+  if (typeof facilitator !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(facilitator) || /^0x0{40}$/.test(facilitator)) problems.push('extra.facilitatorAddress must be the facilitator\'s 0x address');
+  if (method !== undefined && method !== 'permit2') problems.push('extra.assetTransferMethod may only be "permit2"');
+  if (problems.length > 0) throw new AppError('upto_requirements_invalid', { fields: { problems } });
+  return getAddress(facilitator as string);
 }
 
 /**

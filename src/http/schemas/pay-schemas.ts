@@ -38,13 +38,23 @@ export const paymentRequirementsSchema = z
 const uintString = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected a unix time in seconds as a decimal string');
 
 /**
- * Optional terms a caller fixes in the EIP-3009 message (a client that proposes its own nonce and window,
+ * Optional terms a caller fixes in the signed message (EIP-3009, or for `upto` the Permit2 nonce, witness
+ * validAfter and deadline) (a client that proposes its own nonce and window,
  * e.g. a viem account backed by Treasury). Bounded by the requirements: the window may not outlast
  * maxTimeoutSeconds; the nonce is still UNIQUE per sender.
  */
 export const authorizationTermsSchema = z
   .object({
-    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce').transform((v) => v.toLowerCase()).optional(),
+    /** 32 bytes as 0x + 64 hex, or (Permit2 style, for upto) a decimal integer below 2^256; kept as 0x hex. */
+    nonce: z
+      .union([
+        z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce').transform((v) => v.toLowerCase()),
+        z
+          .string()
+          .refine((v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n, 'expected a decimal nonce below 2^256')
+          .transform((v) => `0x${BigInt(v).toString(16).padStart(64, '0')}`),
+      ])
+      .optional(),
     valid_after: uintString.optional(),
     valid_before: uintString.optional(),
   })

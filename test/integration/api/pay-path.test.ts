@@ -233,7 +233,10 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
   it('refuses terms it cannot honour, before touching a key', async () => {
     const w = await wallet();
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ scheme: 'upto' }, 'scheme_not_supported'],
+      [{ scheme: 'permit' }, 'scheme_not_supported'],
+      [{ scheme: 'upto' }, 'upto_requirements_invalid'],
+      [{ scheme: 'upto', extra: { name: 'USDC', version: '2', facilitatorAddress: '0x0000000000000000000000000000000000000000' } }, 'upto_requirements_invalid'],
+      [{ scheme: 'upto', extra: { facilitatorAddress: SELLER, assetTransferMethod: 'eip3009' } }, 'upto_requirements_invalid'],
       [{ extra: {} }, 'missing_eip712_domain'],
       [{ extra: { name: 'USDC' } }, 'missing_eip712_domain'],
       [{ network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } }, 'network_not_supported'],

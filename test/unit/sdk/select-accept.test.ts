@@ -1,15 +1,20 @@
 /**
- * Which accepts entry the buyer pays: the first one it can satisfy, in the seller's order — scheme `exact`,
- * network matching the buyer's patterns (default `eip155:*`) and the wallet's own network, a positive price,
- * and the token's EIP-712 name and version.
+ * Which accepts entry the buyer pays: the first one it can satisfy, in the seller's order — scheme `exact`
+ * (with the token's EIP-712 name and version) or `upto` (with the facilitator's address, Permit2 only),
+ * network matching the buyer's patterns (default `eip155:*`) and the wallet's own network, a positive price.
  */
 import assert from 'node:assert/strict';
-import { networkMatches, selectAccept } from '../../../src/sdk/index.js';
+import { networkMatches, selectAccept, selectAccepts } from '../../../src/sdk/index.js';
 import { requirements } from '../x402/x402-fixtures.js';
 
 describe('buyer SDK: selectAccept', () => {
   const mainnet = requirements({ network: 'eip155:8453', amount: '1' });
   const upto = requirements({ scheme: 'upto' });
+  const facilitatorAddress = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+  const uptoOk = requirements({ scheme: 'upto', extra: { name: 'USDC', version: '2', facilitatorAddress, assetTransferMethod: 'permit2' } });
+  const uptoNoMethod = requirements({ scheme: 'upto', extra: { facilitatorAddress } });
+  const uptoEip3009 = requirements({ scheme: 'upto', extra: { facilitatorAddress, assetTransferMethod: 'eip3009' } });
+  const exactPermit2 = requirements({ extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } });
   const noName = requirements({ extra: { version: '2' } });
   const noVersion = requirements({ extra: { name: 'USDC' } });
   const noExtra = requirements({ extra: undefined });
@@ -22,10 +27,18 @@ describe('buyer SDK: selectAccept', () => {
     assert.equal(selectAccept([upto, noName, noVersion, noExtra, free, solana, good, cheaperLater]), good);
   });
 
-  it('defaults: any eip155 network, scheme exact', () => {
+  it('defaults: any eip155 network, schemes exact and upto', () => {
     assert.equal(selectAccept([solana, mainnet, good]), mainnet);
+    assert.equal(selectAccept([uptoOk, good]), uptoOk);
+    assert.equal(selectAccept([uptoOk, good], { schemes: ['exact'] }), good);
+  });
+
+  it('upto needs the facilitator address and Permit2; exact via Permit2 is not signed', () => {
     assert.equal(selectAccept([upto]), undefined);
-    assert.equal(selectAccept([upto], { schemes: ['upto', 'exact'] }), upto);
+    assert.equal(selectAccept([uptoEip3009]), undefined);
+    assert.equal(selectAccept([exactPermit2]), undefined);
+    assert.equal(selectAccept([uptoNoMethod]), uptoNoMethod);
+    assert.deepEqual(selectAccepts([upto, uptoOk, exactPermit2, good, solana]), [uptoOk, good]);
   });
 
   it("only the wallet's own network when it is known (Treasury refuses the others)", () => {
