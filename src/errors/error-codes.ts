@@ -72,6 +72,7 @@ export const ERROR_CODES = {
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
   not_ready: { status: 503, message: 'Treasury is not ready.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
+  settlement_override_invalid: { status: 500, message: 'The seller named an invalid charge for this upto payment; nothing was settled.' },
   seller_misconfigured: { status: 500, message: 'This paid endpoint is misconfigured on the seller side; the operator has been told.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

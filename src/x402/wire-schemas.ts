@@ -153,7 +153,8 @@ export const facilitatorVerifyReplySchema = z
 /**
  * Facilitator `POST /settle` reply: `{success, txHash}` (spec) or `{success, transaction, network}` (official),
  * normalised to `{success, transaction, network?, payer?, errorReason?, errorMessage?, amount?}`. A success
- * without a transaction hash is refused (it would be a receipt for nothing).
+ * without a transaction hash is refused (it would be a receipt for nothing) unless it settled `amount: "0"`
+ * (an `upto` payment charged nothing: no transaction is sent).
  */
 export const facilitatorSettleReplySchema = z
   .object({
@@ -167,7 +168,7 @@ export const facilitatorSettleReplySchema = z
     amount: text(80).nullish(),
   })
   .loose()
-  .refine((r) => !r.success || Boolean(r.transaction || r.txHash), 'a successful settlement names its transaction')
+  .refine((r) => !r.success || Boolean(r.transaction || r.txHash) || r.amount === '0', 'a successful settlement names its transaction')
   .refine((r) => !(r.transaction && r.txHash) || r.transaction === r.txHash, 'transaction and txHash differ')
   .transform((r) => ({
     success: r.success,

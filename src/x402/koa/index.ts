@@ -1,6 +1,6 @@
 /**
  * Entry of the Koa seller middleware: `x402Koa(options)` (also the default export), its options and
- * configuration error, and the decode error callers may meet. See x402-koa.ts for the request flow.
+ * configuration error, the decode error callers may meet, and `setSettlementOverrides` for `upto` handlers. See x402-koa.ts for the request flow.
  */
 import { x402Koa } from './x402-koa.js';
 
@@ -9,5 +9,6 @@ export { X402ConfigError } from './x402-config-error.js';
 export { resolveX402Options, routePriceKey, type X402KoaOptions, type ResolvedX402Config, type X402Logger } from './koa-options.js';
 export { createX402MiddlewareMetrics, type X402MiddlewareMetrics, type RequestOutcome, type LedgerOutcome } from './middleware-metrics.js';
 export { X402DecodeError } from '../x402-decode-error.js';
+export { setSettlementOverrides, resolveSettlementAmount, SETTLEMENT_OVERRIDES_HEADER, type SettlementOverrides } from './settlement-amount.js';
 
 export default x402Koa;

@@ -18,6 +18,7 @@ export type RequestOutcome =
   | 'settled'
   | 'settled_without_receipt'
   | 'settle_failed'
+  | 'settlement_override_invalid'
   | 'local_only_accepted';
 
 export type LedgerOutcome = 'sent' | 'duplicate' | 'rejected' | 'failed' | 'dropped' | 'invalid';

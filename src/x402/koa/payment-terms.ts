@@ -6,12 +6,15 @@
  * contain every key of ours with the same value (addresses compared ignoring case). The informational keys
  * resource/description/mimeType are not compared (proxies rewrite URLs; they move no money). For `exact` the
  * signed authorization itself must also pay `payTo` exactly `amount` — cheap, and it does not trust the
- * facilitator to have checked. v1 payments match on scheme and network (v1 name or CAIP-2) plus that check.
+ * facilitator to have checked; for `upto` the Permit2 witness must pay `payTo`, permit exactly `amount` (the
+ * maximum) of `asset`, name the x402 upto proxy as spender and bind settlement to our facilitator address
+ * (`upto_facilitator_mismatch` otherwise). v1 payments match on scheme and network (v1 name or CAIP-2) plus that check.
  *
  * Defends against: a payment signed for a cheaper route, another payee, another token or chain, or a longer
  * validity being accepted for this one. Does not check signatures or balances (the facilitator does), and in
  * local-only mode nothing beyond this shape check and the validity window is checked at all.
  */
+import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import type { PaymentPayload, PaymentRequirements } from '../wire-schemas.js';
 import { V1_NAME_TO_NETWORK, type ResolvedX402Config } from './koa-options.js';
 
@@ -140,7 +143,17 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
   }
   if (requirement.scheme === 'exact' && requirement.extra?.assetTransferMethod !== 'permit2') return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
   const p = body.permit2Authorization;
+  if (requirement.scheme === 'upto') {
+    const permitted = p.permitted as { token?: unknown; amount?: unknown } | undefined;
+    const witness = p.witness as { to?: unknown; facilitator?: unknown; validAfter?: unknown } | undefined;
+    if (!sameAddress(witness?.to, requirement.payTo)) return { kind: 'mismatch', reason: 'authorization_recipient_mismatch' };
+    if (permitted?.amount !== requirement.amount) return { kind: 'mismatch', reason: 'authorization_value_mismatch' };
+    if (!sameAddress(permitted?.token, requirement.asset)) return { kind: 'mismatch', reason: 'asset_mismatch' };
+    if (!sameAddress(p.spender, x402UptoPermit2ProxyAddress)) return { kind: 'mismatch', reason: 'invalid_permit2_spender' };
+    if (!sameAddress(witness?.facilitator, requirement.extra?.facilitatorAddress)) return { kind: 'mismatch', reason: 'upto_facilitator_mismatch' };
+  }
   const deadline = typeof p.deadline === 'string' ? seconds(p.deadline) : undefined;
+  const witnessAfter = (p.witness as { validAfter?: unknown } | undefined)?.validAfter;
   return {
     kind: 'match',
     requirement,
@@ -150,6 +163,6 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     replayKey: `${requirement.network}|${p.from.toLowerCase()}|permit2:${p.nonce}`,
     nonce: undefined,
     validBefore: deadline,
-    validAfter: undefined,
+    validAfter: typeof witnessAfter === 'string' ? seconds(witnessAfter) : undefined,
   };
 }

@@ -11,7 +11,9 @@
  *   5. Payment for other terms, or already in flight / settled in this process → 402 re-issued with an error.
  *   6. Facilitator verify: invalid, unreachable, slow, 5xx or malformed → 402 re-issued. Never the handler.
  *   7. The handler runs. Throws or status ≥ 400 → its response goes out as is, nothing is settled.
- *   8. The body is held (body-capture.ts), then settled. Success → body released with the receipt on
+ *   8. The body is held (body-capture.ts), then settled — for `upto`, the amount the handler named with
+ *      `setSettlementOverrides(ctx, {amount})` (at most the signed maximum; invalid → 500
+ *      `settlement_override_invalid`, nothing settled), else the maximum. Success → body released with the receipt on
  *      `PAYMENT-RESPONSE` + `X-PAYMENT-RESPONSE`, ledger row reported in the background. Failure or facilitator
  *      down → body and handler headers discarded, 402 re-issued with a `success:false` receipt.
  *   Local-only mode (no facilitator, XX_ALLOW_LOCAL_ONLY=1): a well-formed payment for the right terms inside
@@ -38,6 +40,7 @@ import { LedgerReporter } from './ledger-reporter.js';
 import { createX402MiddlewareMetrics, type RequestOutcome } from './middleware-metrics.js';
 import { buildRouteTerms, matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
 import { ReplayGuard } from './replay-guard.js';
+import { resolveSettlementAmount, takeSettlementOverride } from './settlement-amount.js';
 import { SellerIdentity } from './seller-identity.js';
 
 export interface X402KoaMiddleware extends Middleware {
@@ -53,6 +56,7 @@ export const X402_MIDDLEWARE_ERRORS = {
   invalid_payment_header: ERROR_CODES.invalid_payment_header,
   seller_misconfigured: ERROR_CODES.seller_misconfigured,
   facilitator_not_configured: ERROR_CODES.facilitator_not_configured,
+  settlement_override_invalid: ERROR_CODES.settlement_override_invalid,
 } as const;
 
 const silentLogger: X402Logger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -127,11 +131,12 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     return undefined;
   }
 
-  function reportLedger(ctx: Context, match: Extract<PaymentMatch, { kind: 'match' }>, txHash: string, endpointId: string | undefined, contentHash: string | undefined) {
+  function reportLedger(ctx: Context, match: Extract<PaymentMatch, { kind: 'match' }>, txHash: string, endpointId: string | undefined, contentHash: string | undefined, amount: string) {
+    if (amount === '0' || txHash === '') return; // an upto payment charged nothing: no transfer to record
     ledger.report({
       tx_hash: txHash,
       payer: match.payer,
-      amount: match.requirement.amount,
+      amount,
       network: match.requirement.network,
       endpoint_id: endpointId,
       method: ctx.method,
@@ -237,7 +242,28 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
         return;
       }
 
-      const outcome = await timed('settle', () => facilitator.settle(request));
+      // upto: settle what the handler charged (at most the signed maximum); exact: always the price.
+      const override = takeSettlementOverride(ctx);
+      let settleRequest = request;
+      let charged = match.requirement.amount;
+      if (match.requirement.scheme === 'upto') {
+        const resolved =
+          override.kind === 'invalid' ? override : resolveSettlementAmount(override.kind === 'amount' ? override.amount : undefined, BigInt(match.requirement.amount));
+        if (resolved.kind === 'invalid') {
+          count('settlement_override_invalid');
+          logger.error({ reason: resolved.reason }, 'x402 middleware: invalid settlement override; nothing settled');
+          if (captured.kind === 'uncapturable') return;
+          discardBody(captured);
+          dropHandlerHeaders(ctx, headersBefore);
+          return sendError(ctx, 'settlement_override_invalid', { reason: clip(resolved.reason, 256) });
+        }
+        charged = resolved.amount.toString();
+        settleRequest = { ...request, paymentRequirements: { ...request.paymentRequirements, amount: charged } };
+      } else if (override.kind !== 'none') {
+        logger.warn({ scheme: match.requirement.scheme }, 'x402 middleware: Settlement-Overrides ignored; only upto payments settle less than the price');
+      }
+
+      const outcome = await timed('settle', () => facilitator.settle(settleRequest));
       if (outcome.kind !== 'ok') {
         const reason = outcome.kind === 'rejected' ? clip(outcome.reason, 256) : 'facilitator_unavailable';
         if (outcome.kind === 'unavailable') logger.warn({ op: 'settle', cause: outcome.cause }, 'x402 middleware: facilitator unavailable');
@@ -261,19 +287,26 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
       if (captured.kind === 'uncapturable') {
         count('settled_without_receipt');
         logger.warn({ why: captured.why }, 'x402 middleware: response bypassed the middleware; settled without a receipt header');
-        reportLedger(ctx, match, tx, endpointId, undefined);
+        reportLedger(ctx, match, tx, endpointId, undefined, charged);
         return;
       }
       count('settled');
-      setReceipt(ctx, { success: true, transaction: tx, txHash: tx, network: outcome.settlement.network ?? match.requirement.network, payer: match.payer });
+      setReceipt(ctx, {
+        success: true,
+        transaction: tx,
+        txHash: tx,
+        network: outcome.settlement.network ?? match.requirement.network,
+        payer: match.payer,
+        ...(match.requirement.scheme === 'upto' ? { amount: outcome.settlement.amount ?? charged } : {}),
+      });
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private');
       if (captured.kind === 'oversize') {
-        ctx.body = releaseOversize(captured, (hash) => reportLedger(ctx, match, tx, endpointId, hash));
+        ctx.body = releaseOversize(captured, (hash) => reportLedger(ctx, match, tx, endpointId, hash, charged));
         return;
       }
       const bytes = captured.kind === 'bytes' ? captured.bytes : Buffer.alloc(0);
       if (captured.kind === 'bytes' && captured.replacement) ctx.body = captured.replacement;
-      reportLedger(ctx, match, tx, endpointId, config.disableBodyCapture ? undefined : sha256Hex(bytes));
+      reportLedger(ctx, match, tx, endpointId, config.disableBodyCapture ? undefined : sha256Hex(bytes), charged);
     } finally {
       if (!settled) guard.release(match.replayKey);
     }
