@@ -73,7 +73,7 @@ export type PaymentMatch =
       payer: `0x${string}`;
       /** Key of the authorization for the in-process replay guard: network, payer and nonce, lower-cased. */
       replayKey: string;
-      /** EIP-3009 nonce (bytes32), when the payment is an EIP-3009 authorization. */
+      /** On-chain nonce as bytes32 hex: the EIP-3009 nonce, or the Permit2 nonce of an upto payment (links the ledger row to Treasury's record). */
       nonce: string | undefined;
       /** Seconds since the epoch after which the authorization is void, when known. */
       validBefore: number | undefined;
@@ -161,7 +161,7 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     facilitatorRequirements: facilitatorReqs,
     payer: p.from as `0x${string}`,
     replayKey: `${requirement.network}|${p.from.toLowerCase()}|permit2:${p.nonce}`,
-    nonce: undefined,
+    nonce: typeof p.nonce === 'string' && /^[0-9]{1,78}$/.test(p.nonce) && BigInt(p.nonce) < 2n ** 256n ? `0x${BigInt(p.nonce).toString(16).padStart(64, '0')}` : undefined,
     validBefore: deadline,
     validAfter: typeof witnessAfter === 'string' ? seconds(witnessAfter) : undefined,
   };

@@ -1,0 +1,254 @@
+/**
+ * x402 `upto` end to end with nothing faked: anvil with the test USDC, Permit2 and the upto proxy at their
+ * canonical addresses, the local facilitator built on the official packages (UptoEvmScheme), Treasury
+ * (PostgreSQL + SoftHSM) holding the buyer's key.
+ * - A wallet without the Permit2 allowance: Treasury answers 412 permit2_allowance_required and records
+ *   nothing; the SDK buyer raises Permit2AllowanceRequiredError, or pays the seller's next (exact) entry.
+ * - With the allowance, a Treasury wallet pays an official @x402/express upto seller that charges 40% of the
+ *   maximum: balances move by exactly that; Treasury counted the signed maximum.
+ * - The official @x402/fetch upto client (a plain viem key) pays our Koa seller, whose handler charges 25%:
+ *   balances move by exactly that, the receipt (official decoder) carries the amount, the ledger row too.
+ * - treasuryAccount used by the official upto client pays our Koa seller; a zero charge moves nothing.
+ * - A payment whose witness names another facilitator is refused (upto_facilitator_mismatch) and nothing moves.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import Koa from 'koa';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
+import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
+import { UptoEvmScheme as UptoEvmClientScheme } from '@x402/evm/upto/client';
+import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
+import { paymentMiddleware, setSettlementOverrides as setExpressOverrides } from '@x402/express';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { setSettlementOverrides, x402Koa } from 'treasury/koa';
+import { createX402Buyer, Permit2AllowanceRequiredError, treasuryAccount, TreasuryClient } from 'treasury/sdk';
+import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
+import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
+import { signInWithNewKey } from '../support/sign-in.js';
+
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const MAX = 100_000n; // $0.10, the signed maximum of every upto route here
+
+function listen(server: http.Server): Promise<string> {
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+}
+
+describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury, Koa and express sellers', function () {
+  this.timeout(240_000);
+  let chain: Awaited<ReturnType<typeof startTestChain>>;
+  let t: TestTreasury;
+  let client: TreasuryClient;
+  let agentId: string;
+  let agentPat: string;
+  const servers: http.Server[] = [];
+  const payToExpress = privateKeyToAccount(generatePrivateKey()).address;
+  const payToKoa = privateKeyToAccount(generatePrivateKey()).address;
+  let expressUrl: string;
+  let koaUrl: string;
+  let seller: { seller_id: string; pat: string };
+  /** What the Koa handler charges next, as a Settlement-Overrides amount. */
+  let koaCharge = '25%';
+
+  const approvePermit2 = async (address: string) => {
+    const res = await fetch(chain.faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address, amount_usd: '1', approve_permit2: true }) });
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.match(((await res.json()) as { permit2_approval_tx?: string }).permit2_approval_tx ?? '', /^0x[0-9a-f]{64}$/);
+  };
+  const newWallet = async (label: string) => {
+    const created = await t.request('POST', `/v1/agents/${agentId}/wallets`, { token: agentPat, body: { label } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    return created.body as { id: string; address: `0x${string}` };
+  };
+  const ledgerRow = async (tx: string) => {
+    for (let i = 0; i < 100; i++) {
+      const row = ((await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries as Array<{ tx_hash: string; amount: string; authorization_id: string | null }>).find(
+        (e) => e.tx_hash === tx.toLowerCase(),
+      );
+      if (row) return row;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return undefined;
+  };
+
+  before(async () => {
+    chain = await startTestChain();
+    t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
+    const me = await signInWithNewKey(t);
+    agentId = me.agent_id;
+    const pat = await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'agent', label: 'upto buyer' } });
+    assert.equal(pat.status, 201, JSON.stringify(pat.body));
+    agentPat = pat.body.pat;
+    client = new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat });
+
+    // An official @x402/express seller: /metered is upto only (charges 40%), /either offers upto then exact.
+    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: chain.facilitatorUrl }))
+      .register('eip155:84532', new UptoEvmServerScheme())
+      .register('eip155:84532', new ExactEvmServerScheme());
+    const price = { asset: USDC, amount: MAX.toString(), extra: { name: 'USDC', version: '2' } };
+    const app = express();
+    app.use(
+      paymentMiddleware(
+        {
+          'GET /metered': { accepts: { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price }, description: 'metered', mimeType: 'application/json' },
+          'GET /either': {
+            accepts: [
+              { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price },
+              { scheme: 'exact', network: 'eip155:84532', payTo: payToExpress, price: { ...price, amount: '30000' } },
+            ],
+            description: 'either',
+            mimeType: 'application/json',
+          },
+        },
+        resourceServer,
+      ),
+    );
+    app.get('/metered', (_req, res) => {
+      setExpressOverrides(res, { amount: '40%' });
+      res.json({ tokens: 400 });
+    });
+    app.get('/either', (_req, res) => void res.json({ either: true }));
+    const expressServer = http.createServer(app);
+    servers.push(expressServer);
+    expressUrl = await listen(expressServer);
+
+    // Our Koa seller: upto at $0.10, the handler names the charge.
+    seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Metered', slug: 'metered' } })).body;
+    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/tokens', price: '0.10' } })).status, 201);
+    const koa = new Koa();
+    koa.use(
+      x402Koa({ token: seller.pat, price: '0.10', pay_to: payToKoa, schemes: ['upto'], facilitator_url: chain.facilitatorUrl, facilitator_address: chain.facilitatorAddress, api_url: t.baseUrl, env: {} }),
+    );
+    koa.use((ctx) => {
+      setSettlementOverrides(ctx, { amount: koaCharge });
+      ctx.body = { tokens: 250 };
+    });
+    const koaServer = http.createServer(koa.callback());
+    servers.push(koaServer);
+    koaUrl = await listen(koaServer);
+  });
+  after(async () => {
+    for (const s of servers) {
+      s.closeAllConnections();
+      await new Promise((resolve) => s.close(resolve));
+    }
+    await t?.stop();
+    await chain?.stop();
+  });
+
+  it('without the Permit2 allowance: 412 permit2_allowance_required, nothing recorded; the buyer falls through to exact', async () => {
+    const w = await newWallet('no-allowance');
+    await fundFromFaucet(chain, w.address, '1');
+    const requirements = { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, amount: MAX.toString(), asset: USDC, maxTimeoutSeconds: 300, extra: { facilitatorAddress: chain.facilitatorAddress, assetTransferMethod: 'permit2' } };
+    const res = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token: agentPat, body: { payment_requirements: requirements } });
+    assert.equal(res.status, 412, JSON.stringify(res.body));
+    assert.equal(res.body.error_code, 'permit2_allowance_required');
+    assert.deepEqual([res.body.allowance_raw, res.body.required_raw], ['0', MAX.toString()]);
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 0);
+    assert.equal((await t.db.knex('policy_decisions').where({ wallet_id: w.id })).length, 0);
+
+    const buyer = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10' });
+    await assert.rejects(buyer.request(`${expressUrl}/metered`), (err: unknown) => err instanceof Permit2AllowanceRequiredError && err.requiredRaw === MAX.toString());
+    const before = await readTokenBalance(chain, w.address);
+    const result = await buyer.request(`${expressUrl}/either`);
+    assert.equal(result.status, 200, result.body);
+    assert.equal(result.requirements!.scheme, 'exact');
+    assert.equal(await readTokenBalance(chain, w.address), before - 30_000n);
+  });
+
+  it('a Treasury wallet pays an official express upto seller; the seller charges 40% and exactly that moves', async () => {
+    const w = await newWallet('express-upto');
+    await approvePermit2(w.address);
+    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, w.address), await readTokenBalance(chain, payToExpress)];
+    const buyer = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10' });
+    const result = await buyer.request(`${expressUrl}/metered`);
+    assert.equal(result.status, 200, result.body);
+    assert.deepEqual(JSON.parse(result.body), { tokens: 400 });
+    assert.equal(result.requirements!.scheme, 'upto');
+    assert.equal(result.receipt!.amount_raw, '40000');
+    assert.match(result.receipt!.transaction, /^0x[0-9a-f]{64}$/);
+    assert.equal(await readTokenBalance(chain, w.address), buyerBefore - 40_000n);
+    assert.equal(await readTokenBalance(chain, payToExpress), sellerBefore + 40_000n);
+    // Treasury recorded an upto authorization for the signed maximum, bound to the facilitator.
+    const [row] = await t.db.knex('authorizations').where({ wallet_id: w.id });
+    assert.equal(row.scheme, 'upto');
+    assert.equal(row.value_raw, MAX.toString());
+    assert.equal(row.status, 'signed');
+    assert.equal(result.payment!.scheme, 'upto');
+    assert.equal(result.payment!.scheme === 'upto' && result.payment!.permit2_authorization.witness.facilitator.toLowerCase(), chain.facilitatorAddress.toLowerCase());
+    const [day] = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' });
+    assert.equal(day.spent_micro, MAX.toString());
+  });
+
+  it('the official @x402/fetch upto client pays our Koa seller; 25% moves; receipt and ledger carry the amount', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await approvePermit2(account.address);
+    const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
+    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, account.address), await readTokenBalance(chain, payToKoa)];
+    koaCharge = '25%';
+    const res = await wrapFetchWithPayment(fetch, official)(`${koaUrl}/tokens`);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.deepEqual(await res.json(), { tokens: 250 });
+    assert.equal(res.headers.get('settlement-overrides'), null, 'the override header never reaches the buyer');
+    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    assert.equal(receipt.success, true);
+    assert.equal((receipt as { amount?: string }).amount, '25000');
+    assert.equal(await readTokenBalance(chain, account.address), buyerBefore - 25_000n);
+    assert.equal(await readTokenBalance(chain, payToKoa), sellerBefore + 25_000n);
+    const row = await ledgerRow(receipt.transaction);
+    assert.ok(row, 'ledger row reported');
+    assert.equal(row.amount, '25000');
+  });
+
+  it('treasuryAccount with the official upto client pays our Koa seller; a zero charge moves nothing', async () => {
+    const w = await newWallet('account-upto');
+    await approvePermit2(w.address);
+    const account = await treasuryAccount({ client, walletId: w.id });
+    const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
+    const paying = wrapFetchWithPayment(fetch, official);
+    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, w.address), await readTokenBalance(chain, payToKoa)];
+    koaCharge = '$0.03';
+    const res = await paying(`${koaUrl}/tokens`);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.equal(await readTokenBalance(chain, w.address), buyerBefore - 30_000n);
+    assert.equal(await readTokenBalance(chain, payToKoa), sellerBefore + 30_000n);
+    const [row] = await t.db.knex('authorizations').where({ wallet_id: w.id });
+    assert.equal(row.scheme, 'upto');
+    const receiptPaid = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    assert.equal((await ledgerRow(receiptPaid.transaction))?.authorization_id, row.id, 'the ledger row points at the Treasury authorization');
+
+    koaCharge = '0';
+    const free = await paying(`${koaUrl}/tokens`);
+    assert.equal(free.status, 200, await free.clone().text());
+    const receipt = decodePaymentResponseHeader(free.headers.get('payment-response')!);
+    assert.deepEqual([receipt.success, receipt.transaction, (receipt as { amount?: string }).amount], [true, '', '0']);
+    assert.equal(await readTokenBalance(chain, w.address), buyerBefore - 30_000n);
+  });
+
+  it('a witness bound to another facilitator is refused before the handler; nothing moves', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await approvePermit2(account.address);
+    const first = await fetch(`${koaUrl}/tokens`);
+    assert.equal(first.status, 402);
+    const challenge = (await first.json()) as { resource: unknown; accepts: Array<Record<string, any>> };
+    const forged = structuredClone(challenge.accepts[0]!);
+    forged.extra.facilitatorAddress = privateKeyToAccount(generatePrivateKey()).address;
+    const payload = await new x402Client().register('eip155:84532', new UptoEvmClientScheme(account)).createPaymentPayload({ x402Version: 2, resource: challenge.resource as never, accepts: [forged as never] });
+    const before = await readTokenBalance(chain, account.address);
+    const res = await fetch(`${koaUrl}/tokens`, { headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader({ ...payload, accepted: challenge.accepts[0] } as never) } });
+    assert.equal(res.status, 402);
+    assert.match(((await res.json()) as { error: string }).error, /upto_facilitator_mismatch|extra_mismatch/);
+    assert.equal(await readTokenBalance(chain, account.address), before);
+    // The official facilitator says the same of that payload.
+    const verify = await fetch(`${chain.facilitatorUrl}/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ x402Version: 2, paymentPayload: { ...payload, accepted: forged }, paymentRequirements: forged }),
+    });
+    assert.equal(((await verify.json()) as { invalidReason?: string }).invalidReason, 'upto_facilitator_mismatch');
+  });
+});
