@@ -71,8 +71,9 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     const whoami = json(await run(['whoami', '--json']), 'whoami');
     assert.deepEqual([whoami.auth_type, whoami.scope_type, whoami.scope_id], ['pat', 'agent', init.agent_id]);
 
-    const funded = json(await run(['fund', '--testnet', '--amount', '2', '--json']), 'fund');
+    const funded = json(await run(['fund', '--testnet', '--amount', '2', '--permit2', '--json']), 'fund');
     assert.equal(funded.funded, true);
+    assert.match(funded.permit2_approval_tx, /^0x[0-9a-f]{64}$/, 'the sandbox faucet approved Permit2 for upto payments');
     assert.equal(funded.address, init.wallets[0].address);
 
     // The seller side, same account: register, price an endpoint, serve it behind our Koa middleware.

@@ -1,7 +1,8 @@
 /**
- * `xx fund --testnet [--print] [--amount <USD>]`: testnet money for the active agent. Against the local
- * sandbox (its sandbox.json names this API URL) the agent's managed wallet is funded from the sandbox
- * faucet; elsewhere the public testnet faucet URL with the agent's addresses is printed (or opened).
+ * `xx fund --testnet [--print] [--amount <USD>] [--permit2]`: testnet money for the active agent. Against the
+ * local sandbox (its sandbox.json names this API URL) the agent's managed wallet is funded from the sandbox
+ * faucet — with `--permit2` the faucet also sends the wallet's one-time Permit2 approval that x402 `upto`
+ * payments need; elsewhere the public testnet faucet URL with the agent's addresses is printed (or opened).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +26,14 @@ function localSandbox(apiUrl: string): z.infer<typeof sandboxSchema> | undefined
   }
 }
 
-async function fund(ctx: CliContext, opts: { testnet?: boolean; print?: boolean; amount?: string }): Promise<void> {
+interface FundOptions {
+  testnet?: boolean;
+  print?: boolean;
+  amount?: string;
+  permit2?: boolean;
+}
+
+async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
   if (!opts.testnet) throw badArgument('--testnet', 'only testnet funding exists; pass --testnet');
   const amount = usdArgument('--amount', opts.amount ?? '5');
   const { agent } = ctx.agent();
@@ -35,14 +43,19 @@ async function fund(ctx: CliContext, opts: { testnet?: boolean; print?: boolean;
   const faucetUrl = sandbox?.faucet_url;
   if (faucetUrl && wallet && !opts.print) {
     const res = await ctx.spin('Funding from the sandbox faucet', async () => {
-      const r = await fetch(faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: wallet.address, amount_usd: amount }), signal: AbortSignal.timeout(30_000) });
+      const r = await fetch(faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: wallet.address, amount_usd: amount, ...(opts.permit2 ? { approve_permit2: true } : {}) }), signal: AbortSignal.timeout(30_000) });
       const body = (await r.json().catch(() => ({}))) as Record<string, unknown>;
       if (!r.ok) throw new CliError({ code: 'faucet_failed', userMessage: `The sandbox faucet answered HTTP ${r.status}: ${String(body.error ?? body.user_message ?? '')}` });
       return body;
     });
-    ctx.out({ funded: true, wallet_id: wallet.id, address: wallet.address, amount_usd: amount, tx_hash: res.tx_hash ?? null, balance_raw: res.balance_raw ?? null }, `Funded ${wallet.address} with ${amount} test USDC (tx ${String(res.tx_hash)}).`);
+    const approval = typeof res.permit2_approval_tx === 'string' ? res.permit2_approval_tx : null;
+    ctx.out(
+      { funded: true, wallet_id: wallet.id, address: wallet.address, amount_usd: amount, tx_hash: res.tx_hash ?? null, balance_raw: res.balance_raw ?? null, permit2_approval_tx: approval },
+      `Funded ${wallet.address} with ${amount} test USDC (tx ${String(res.tx_hash)}).${approval ? ` Permit2 approved for upto payments (tx ${approval}).` : ''}`,
+    );
     return;
   }
+  if (opts.permit2) throw new CliError({ code: 'permit2_approval_unavailable', userMessage: 'Only the local sandbox faucet can send the Permit2 approval; outside it, send approve(Permit2, amount) from the wallet owner.' });
   const addresses = [...new Set([...(wallet ? [wallet.address] : []), ...(agent.addresses.base ? [agent.addresses.base] : [])])];
   const urls = {
     base_sepolia_usdc: `https://faucet.circle.com/?network=base-sepolia&address=${addresses[0] ?? ''}`,
@@ -58,5 +71,6 @@ export function registerFundCommand(program: Command, contextOf: ContextOf): voi
     .option('--testnet', 'testnet funds (required)')
     .option('--print', 'print the faucet URL instead of funding or opening it')
     .option('--amount <usd>', 'sandbox faucet amount', '5')
-    .action(act(contextOf, (ctx, opts: { testnet?: boolean; print?: boolean; amount?: string }) => fund(ctx, opts)));
+    .option('--permit2', 'sandbox only: also approve Permit2, the one-time step before x402 upto payments')
+    .action(act(contextOf, (ctx, opts: FundOptions) => fund(ctx, opts)));
 }
