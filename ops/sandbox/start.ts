@@ -241,7 +241,7 @@ async function main(): Promise<void> {
         database: process.env.DATABASE_URL ? 'external' : 'embedded',
         metrics_url: `${apiUrl}/metrics`,
         ...(localChain
-          ? { rpc_url: localChain.rpcUrl, chain_id: localChain.chainId, network: localChain.network, usdc: localChain.usdc, facilitator_url: localChain.facilitatorUrl, facilitator_address: localChain.facilitatorAddress, faucet_url: localChain.faucetUrl }
+          ? { rpc_url: localChain.rpcUrl, chain_id: localChain.chainId, network: localChain.network, usdc: localChain.usdc, facilitator_url: localChain.facilitatorUrl, facilitator_address: localChain.facilitatorAddress, faucet_url: localChain.faucetUrl, permit2: localChain.permit2, upto_proxy: localChain.uptoProxy }
           : {}),
         ...(demoSeller
           ? { demo_seller_url: `${demoSeller.url}/joke`, demo_seller_id: demoSeller.sellerId, demo_seller_pay_to: demoSeller.payTo }

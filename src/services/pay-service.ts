@@ -337,7 +337,8 @@ export class PayService {
               ...keys,
               address: p.permit2_authorization.from,
               domain: { name: 'Permit2', chainId: outcome.domain.chainId, verifyingContract: PERMIT2_ADDRESS },
-              message: p.permit2_authorization,
+              // The owner is the wallet itself: it is `address`, not a field of the signed struct.
+              message: (({ from: _owner, ...permit }) => permit)(p.permit2_authorization),
             })
           : await this.signer.call('sign_transfer_authorization', { ...keys, address: p.authorization.from, domain: outcome.domain, message: p.authorization });
       signature = signed.signature;

@@ -1,7 +1,7 @@
 /**
  * A real local chain for integration tests: anvil on a free port (chain id 84532 unless told otherwise),
- * the EIP-3009 test USDC at the Base Sepolia USDC address, the faucet and the local x402 facilitator,
- * all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`.
+ * Permit2 and the x402 upto proxy at their canonical addresses, the EIP-3009 test USDC at the Base
+ * Sepolia USDC address, the faucet and the local x402 facilitator, all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`.
  * Also: token balance reads and faucet funding helpers. Every key here is a public anvil dev key.
  */
 import { pino } from 'pino';
@@ -21,6 +21,8 @@ export interface TestChain {
   faucetUrl: string;
   facilitatorUrl: string;
   facilitatorAddress: Address;
+  permit2: Address;
+  uptoProxy: Address;
   minter: Address;
   minterKey?: Hex;
   /** One registry holding the faucet's and facilitator's metrics. */
@@ -44,6 +46,8 @@ export async function startTestChain(options: StartTestChainOptions = {}): Promi
     faucetUrl: chain.faucetUrl,
     facilitatorUrl: chain.facilitatorUrl,
     facilitatorAddress: chain.facilitatorAddress,
+    permit2: chain.permit2,
+    uptoProxy: chain.uptoProxy,
     minter: chain.minter,
     minterKey: chain.minterKey,
     registry,
@@ -57,10 +61,19 @@ export async function readTokenBalance(chain: Pick<TestChain, 'publicClient' | '
   return chain.publicClient.readContract({ address: token, abi: testUsdcAbi, functionName: 'balanceOf', args: [owner] });
 }
 
-/** Mints `amountUsd` test USDC to `address` through the faucet; throws unless it answers 200. */
-export async function fundFromFaucet(chain: Pick<TestChain, 'faucetUrl'>, address: Address, amountUsd: string): Promise<{ tx_hash: Hex; amount_raw: string; balance_raw: string }> {
-  const res = await fetch(`${chain.faucetUrl}/fund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address, amount_usd: amountUsd }) });
-  const body = (await res.json()) as { tx_hash: Hex; amount_raw: string; balance_raw: string };
+/**
+ * Mints `amountUsd` test USDC to `address` through the faucet (and, with `approvePermit2`, has `address`
+ * approve Permit2 for the maximum); throws unless it answers 200.
+ */
+export async function fundFromFaucet(
+  chain: Pick<TestChain, 'faucetUrl'>,
+  address: Address,
+  amountUsd: string,
+  options: { approvePermit2?: boolean } = {},
+): Promise<{ tx_hash: Hex; amount_raw: string; balance_raw: string; permit2_approval_tx?: Hex }> {
+  const request = { address, amount_usd: amountUsd, ...(options.approvePermit2 === undefined ? {} : { approve_permit2: options.approvePermit2 }) };
+  const res = await fetch(`${chain.faucetUrl}/fund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
+  const body = (await res.json()) as { tx_hash: Hex; amount_raw: string; balance_raw: string; permit2_approval_tx?: Hex };
   if (res.status !== 200) throw new Error(`faucet answered ${res.status}: ${JSON.stringify(body)}`);
   return body;
 }

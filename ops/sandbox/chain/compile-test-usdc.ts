@@ -55,14 +55,16 @@ interface SolcOutput {
   contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
 }
 
-interface SolcModule {
+/** The slice of solc-js's API the sandbox uses (standard JSON in and out, optional import callback). */
+export interface SolcModule {
   version(): string;
-  compile(input: string): string;
+  compile(input: string, callbacks?: { import(path: string): { contents: string } | { error: string } }): string;
 }
 
 let solcModule: SolcModule | undefined;
 
-function loadSolc(): SolcModule {
+/** Loads solc-js once per process (the compiler is large: load it only on a cache miss). */
+export function loadSolc(): SolcModule {
   if (!solcModule) {
     try {
       solcModule = createRequire(import.meta.url)('solc') as SolcModule;
@@ -74,7 +76,7 @@ function loadSolc(): SolcModule {
 }
 
 /** The compiler version the cache key refers to: read from solc's package.json, without loading the compiler. */
-function solcPackageVersion(): string {
+export function solcPackageVersion(): string {
   const require = createRequire(import.meta.url);
   const pkg = JSON.parse(fs.readFileSync(require.resolve('solc/package.json'), 'utf8')) as { version: string };
   return pkg.version;

@@ -1,30 +1,39 @@
 /**
  * The sandbox faucet: a loopback HTTP server that mints test USDC on the local anvil chain.
  *
- *   POST / or POST /fund  {address, amount_usd}  → 200 {address, amount_usd, amount_raw, tx_hash, balance_raw}
+ *   POST / or POST /fund  {address, amount_usd, approve_permit2?}
+ *       → 200 {address, amount_usd, amount_raw, tx_hash, balance_raw[, permit2_approval_tx]}
  *   GET /health → {status: 'ok'}        GET /metrics → Prometheus text
  *
  * `address` is 0x + 40 hex (a mixed-case address must carry a valid EIP-55 checksum); `amount_usd` is a
  * USD decimal string with at most 6 decimals, > 0 and ≤ 1,000,000 (1 USDC = 1 USD = 10^6 raw units,
  * bigint only, no floating point). Anything else → 400 {error_code: 'invalid_request', user_message} and
- * nothing is minted.
+ * nothing is minted. `approve_permit2: true` (optional boolean) additionally makes `address` approve
+ * Permit2 (0x000000000022D473030F116dDEE9F6B43aC78BA3) for the maximum uint256 on the test USDC, the
+ * one-time on-chain step before x402 `upto` (Permit2) payments: after minting, anvil impersonates the
+ * address (`anvil_impersonateAccount`; its ETH balance is raised to 1 ETH with `anvil_setBalance` when it
+ * holds less than 0.01 ETH for gas), sends `approve` from it and stops impersonating, also on failure.
  *
  * What it defends: before every mint it asks the RPC for its chain id and `web3_clientVersion` and
  * refuses with 503 `faucet_wrong_chain` unless the chain id is the configured sandbox chain id AND the
  * node is anvil, so a misconfigured RPC URL can never make it send transactions to a real network (where
  * the minter key, anvil's public dev key #0, would be worthless anyway). Mints are serialised (one
- * sending account, no nonce races). Logs are structured JSON without keys or request bodies.
+ * sending account, no nonce races; approvals run in the same queue, so impersonations never overlap).
+ * Logs are structured JSON without keys or request bodies.
  * What it does not defend: there is no authentication or rate limit; anyone who can reach the loopback
- * port can mint unlimited test money. It binds 127.0.0.1 only and must stay a local tool.
+ * port can mint unlimited test money, and make any address approve Permit2 (anvil lets it send from any
+ * address: on this chain that is no more than minting already allows). It binds 127.0.0.1 only and must
+ * stay a local tool.
  */
 import http from 'node:http';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createPublicClient, createWalletClient, getAddress, http as viemHttp, isAddress, type Address, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, getAddress, http as viemHttp, isAddress, maxUint256, parseEther, toHex, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { anvilDevAccount, MINTER_ACCOUNT_INDEX } from './anvil-dev-accounts.js';
 import { localChain, testUsdcAbi } from './deploy-test-usdc.js';
+import { PERMIT2 } from './deploy-upto-contracts.js';
 import { createFaucetMetrics } from './sandbox-metrics.js';
 import { createSerialQueue, HttpBodyError, listenOnLoopback, readJsonBody, sendJson, sendText } from './sandbox-http.js';
 
@@ -44,6 +53,7 @@ export const faucetRequestSchema = z
       .regex(usdAmountPattern, 'amount_usd must be a USD decimal string with at most 6 decimals, e.g. "12.50"')
       .refine((a) => !usdAmountPattern.test(a) || usdToRaw(a) > 0n, 'amount_usd must be greater than 0')
       .refine((a) => !usdAmountPattern.test(a) || usdToRaw(a) <= MAX_FAUCET_AMOUNT_RAW, 'amount_usd must be at most 1000000'),
+    approve_permit2: z.boolean({ error: 'approve_permit2 must be true or false' }).optional(),
   })
   .strict();
 
@@ -115,6 +125,26 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
     }
   }
 
+  type Rpc = (method: string, params: unknown[]) => Promise<unknown>;
+  const rpc: Rpc = (method, params) => publicClient.request({ method: method as never, params: params as never });
+
+  /** `owner` approves Permit2 for maxUint256 on the test USDC, sent by anvil on its behalf. Runs inside `serial`. */
+  async function approvePermit2(owner: Address): Promise<Hex> {
+    const balance = await publicClient.getBalance({ address: owner });
+    if (balance < parseEther('0.01')) await rpc('anvil_setBalance', [owner, toHex(parseEther('1'))]);
+    await rpc('anvil_impersonateAccount', [owner]);
+    try {
+      const txHash = await wallet.writeContract({ account: owner, address: usdc, abi: testUsdcAbi, functionName: 'approve', args: [PERMIT2, maxUint256] });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
+      if (receipt.status !== 'success') throw new FaucetError(502, 'faucet_permit2_approval_failed', 'The Permit2 approval transaction reverted.');
+      return txHash;
+    } finally {
+      await rpc('anvil_stopImpersonatingAccount', [owner]).catch((err: unknown) => {
+        logger.warn({ address: owner, err: err instanceof Error ? err.message : String(err) }, 'faucet could not stop impersonating');
+      });
+    }
+  }
+
   async function fund(request: FaucetRequest) {
     const address = getAddress(request.address);
     const amountRaw = usdToRaw(request.amount_usd);
@@ -123,8 +153,27 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
       const txHash = await wallet.writeContract({ address: usdc, abi: testUsdcAbi, functionName: 'mint', args: [address, amountRaw] });
       const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
       if (receipt.status !== 'success') throw new FaucetError(502, 'faucet_mint_failed', 'The mint transaction reverted.');
+      let permit2ApprovalTx: Hex | undefined;
+      if (request.approve_permit2 === true) {
+        try {
+          permit2ApprovalTx = await approvePermit2(address);
+          metrics.permit2Approvals.inc({ outcome: 'approved' });
+        } catch (err) {
+          metrics.permit2Approvals.inc({ outcome: 'error' });
+          if (err instanceof FaucetError) throw err;
+          logger.error({ address, err: err instanceof Error ? err.message : String(err) }, 'faucet Permit2 approval failed');
+          throw new FaucetError(502, 'faucet_permit2_approval_failed', 'The test USDC was minted, but the Permit2 approval could not be sent; see the faucet log.');
+        }
+      }
       const balance = await publicClient.readContract({ address: usdc, abi: testUsdcAbi, functionName: 'balanceOf', args: [address] });
-      return { address, amount_usd: request.amount_usd, amount_raw: amountRaw.toString(), tx_hash: txHash, balance_raw: balance.toString() };
+      return {
+        address,
+        amount_usd: request.amount_usd,
+        amount_raw: amountRaw.toString(),
+        tx_hash: txHash,
+        balance_raw: balance.toString(),
+        ...(permit2ApprovalTx === undefined ? {} : { permit2_approval_tx: permit2ApprovalTx }),
+      };
     });
   }
 
@@ -135,7 +184,7 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
     if (pathname !== '/' && pathname !== '/fund') return sendJson(res, 404, { error_code: 'not_found', user_message: 'Unknown route. Use POST /fund.' });
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
-      return sendJson(res, 405, { error_code: 'method_not_allowed', user_message: 'Use POST with a JSON body {address, amount_usd}.' });
+      return sendJson(res, 405, { error_code: 'method_not_allowed', user_message: 'Use POST with a JSON body {address, amount_usd[, approve_permit2]}.' });
     }
     try {
       let body: unknown;
@@ -153,7 +202,7 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
       }
       const result = await fund(parsed.data);
       metrics.mints.inc({ outcome: 'minted' });
-      logger.info({ address: result.address, amount_raw: result.amount_raw, tx_hash: result.tx_hash }, 'faucet minted test USDC');
+      logger.info({ address: result.address, amount_raw: result.amount_raw, tx_hash: result.tx_hash, permit2_approval_tx: result.permit2_approval_tx }, 'faucet minted test USDC');
       sendJson(res, 200, result);
     } catch (err) {
       if (err instanceof FaucetError) {

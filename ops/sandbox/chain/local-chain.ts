@@ -1,8 +1,10 @@
 /**
- * Brings up the sandbox's whole local chain in one call: anvil (chain id 84532 by default) → TestUsdc
- * deployed and placed at the Base Sepolia USDC address → faucet → local x402 facilitator. Used by the
- * test harness and meant for `npm start`. stop() closes the servers, then anvil, in reverse order; a
- * failure half-way stops whatever already started. Every piece listens on 127.0.0.1 only.
+ * Brings up the sandbox's whole local chain in one call: anvil (chain id 84532 by default) → Permit2,
+ * the x402 upto Permit2 proxy and Multicall3 at their canonical addresses (first: Permit2's deployment
+ * changes the chain id for one block) → TestUsdc deployed and placed at the Base Sepolia USDC address →
+ * faucet (can also approve Permit2 for the funded address) → local x402 facilitator (exact and upto).
+ * Used by the test harness and meant for `npm start`. stop() closes the servers, then anvil, in reverse
+ * order; a failure half-way stops whatever already started. Every piece listens on 127.0.0.1 only.
  */
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -10,6 +12,7 @@ import type { Abi, Address, Hex } from 'viem';
 import { startAnvil, SANDBOX_CHAIN_ID } from './anvil-process.js';
 import { anvilDevAccount, FACILITATOR_ACCOUNT_INDEX, MINTER_ACCOUNT_INDEX } from './anvil-dev-accounts.js';
 import { deployTestUsdc } from './deploy-test-usdc.js';
+import { deployUptoContracts } from './deploy-upto-contracts.js';
 import { startFaucet } from './faucet-server.js';
 import { startFacilitator } from '../facilitator/facilitator-server.js';
 
@@ -20,7 +23,7 @@ export interface StartLocalChainOptions {
   facilitatorPort?: number;
   /** anvil's output goes here (default: anvil runs --silent). */
   anvilLogFile?: string;
-  /** Cache directory for the compiled TestUsdc artifact. */
+  /** Cache directory for the compiled TestUsdc, Permit2 and upto proxy artifacts. */
   cacheDir?: string;
   /** One registry for the faucet's and facilitator's metrics (default: one fresh registry each). */
   registry?: Registry;
@@ -35,6 +38,10 @@ export interface LocalChain {
   usdc: Address;
   usdcAbi: Abi;
   minter: Address;
+  /** Permit2 at its canonical address (0x000000000022D473030F116dDEE9F6B43aC78BA3). */
+  permit2: Address;
+  /** The x402 upto Permit2 proxy (our stand-in) at its canonical address (0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002). */
+  uptoProxy: Address;
   /** Anvil dev key #0 (public test key): mints test USDC. */
   minterKey: Hex;
   faucetUrl: string;
@@ -56,6 +63,11 @@ export async function startLocalChain(options: StartLocalChainOptions = {}): Pro
       ...(options.anvilLogFile === undefined ? {} : { logFile: options.anvilLogFile }),
     });
     stops.push(() => anvil.stop());
+    const upto = await deployUptoContracts({
+      rpcUrl: anvil.rpcUrl,
+      chainId,
+      ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+    });
     const facilitatorAccount = anvilDevAccount(FACILITATOR_ACCOUNT_INDEX);
     const token = await deployTestUsdc({
       rpcUrl: anvil.rpcUrl,
@@ -90,6 +102,8 @@ export async function startLocalChain(options: StartLocalChainOptions = {}): Pro
       usdc: token.usdc,
       usdcAbi: token.abi,
       minter: token.minter,
+      permit2: upto.permit2,
+      uptoProxy: upto.uptoProxy,
       minterKey,
       faucetUrl: faucet.url,
       facilitatorUrl: facilitator.url,

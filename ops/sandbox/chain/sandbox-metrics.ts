@@ -22,6 +22,7 @@ export function createFaucetMetrics(registry: Registry = new Registry()) {
   return {
     registry,
     mints: counter(registry, 'treasury_sandbox_faucet_mints_total', 'Faucet requests by outcome (minted, invalid_request, wrong_chain, error).', ['outcome'] as const),
+    permit2Approvals: counter(registry, 'treasury_sandbox_faucet_permit2_approvals_total', 'Permit2 approvals the faucet sent on behalf of funded addresses, by outcome (approved, error).', ['outcome'] as const),
   };
 }
 

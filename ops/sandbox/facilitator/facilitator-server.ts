@@ -1,8 +1,9 @@
 /**
  * The sandbox's local x402 facilitator: the official `x402Facilitator` (@x402/core/facilitator) with the
- * official EVM `exact` scheme (@x402/evm/exact/facilitator, EIP-3009 and Permit2 paths) over a viem
- * wallet client on the local anvil chain, wrapped in a small loopback HTTP server with the reference
- * facilitator's HTTP contract:
+ * official EVM `exact` scheme (@x402/evm/exact/facilitator, EIP-3009 and Permit2 paths) and the official
+ * EVM `upto` scheme (@x402/evm/upto/facilitator, Permit2 witness transfers through the x402 upto proxy)
+ * over a viem wallet client on the local anvil chain, wrapped in a small loopback HTTP server with the
+ * reference facilitator's HTTP contract:
  *
  *   POST /verify  {x402Version, paymentPayload, paymentRequirements} → 200 VerifyResponse (also isValid:false)
  *   POST /settle  {x402Version, paymentPayload, paymentRequirements} → 200 SettleResponse (also success:false)
@@ -10,20 +11,21 @@
  *   GET /supported → {kinds, extensions, signers}     GET /health     GET /metrics
  *   400 {error} when paymentPayload or paymentRequirements is missing; 500 {error} when the facilitator throws.
  *
- * Signer: anvil dev account #1 by default; it pays the gas of settlements. Settlements are serialised
- * (one sending account, no nonce races).
- * What it defends: only what the official scheme checks (signature, recipient, time window, exact amount,
- * asset code, simulation; replay protection is the token's on-chain nonce state). It refuses to start
- * unless the RPC is anvil with the configured chain id, so it never spends gas on a real network.
+ * Signer: anvil dev account #1 by default; it pays the gas of settlements and is the `upto` kind's
+ * `extra.facilitatorAddress`. Settlements are serialised (one sending account, no nonce races).
+ * Every eth_call (the schemes' settlement simulations) is sent from the signer's address: the upto proxy
+ * only lets witness.facilitator call `settle`, so a simulation from any other address would fail.
+ * What it defends: only what the official schemes check (signature, recipient, time window, amount,
+ * asset code, facilitator binding, simulation; replay protection is the token's EIP-3009 nonce or
+ * Permit2's nonce bitmap on chain). It refuses to start unless the RPC is anvil with the configured chain
+ * id, so it never spends gas on a real network.
  * What it does not defend: no authentication, no rate limiting, no persistence of pending settlements
  * beyond the process; it listens on 127.0.0.1 only and is a development tool.
  *
- * `upto` is not registered: the EVM `upto` scheme settles through Permit2
- * (0x000000000022D473030F116dDEE9F6B43aC78BA3) and the x402UptoPermit2Proxy at its canonical address,
- * neither of which exists on a bare anvil chain; registering it would advertise a scheme whose every
- * settlement fails. (The `exact` Permit2 path has the same limit; EIP-3009 payments, the USDC default,
- * work fully.) Multicall3 is absent too, so failed simulations report the generic
- * `invalid_exact_evm_transaction_simulation_failed` rather than a specific diagnosis.
+ * On-chain prerequisites (placed by deploy-upto-contracts.ts): Permit2, the upto proxy (our stand-in,
+ * not the audited contract) and Multicall3 (our stand-in; the schemes diagnose failed simulations with
+ * it, e.g. `permit2_allowance_required`). The `exact` scheme's Permit2 path also needs the x402 exact
+ * Permit2 proxy, which the sandbox does not place: exact payments work through EIP-3009 (the USDC default).
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -36,6 +38,7 @@ import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } fro
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/facilitator';
+import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
 import { anvilDevAccount, FACILITATOR_ACCOUNT_INDEX } from '../chain/anvil-dev-accounts.js';
 import { assertAnvilChain, BASE_SEPOLIA_CHAIN_ID, localChain } from '../chain/deploy-test-usdc.js';
 import { createFacilitatorMetrics } from '../chain/sandbox-metrics.js';
@@ -100,14 +103,15 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
   const signer = toFacilitatorEvmSigner({
     address: account.address,
     getCode: (args) => client.getCode(args),
-    readContract: (args) => client.readContract({ ...args, args: args.args ?? [] } as Parameters<typeof client.readContract>[0]),
+    // `account` explicit: simulations must come from the facilitator's address (see the header).
+    readContract: (args) => client.readContract({ ...args, args: args.args ?? [], account } as Parameters<typeof client.readContract>[0]),
     verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
     writeContract: (args) => client.writeContract({ ...args, account, chain } as Parameters<typeof client.writeContract>[0]),
     sendTransaction: (args) => client.sendTransaction({ to: args.to, data: args.data, account, chain }),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
   });
 
-  const facilitator = new x402Facilitator().register(network, new ExactEvmScheme(signer));
+  const facilitator = new x402Facilitator().register(network, new ExactEvmScheme(signer)).register(network, new UptoEvmScheme(signer));
   // Legacy v1 clients name the network `base-sepolia` (v1 names are not CAIP-2, hence the cast); serve
   // it only when this chain impersonates Base Sepolia.
   if (options.chainId === BASE_SEPOLIA_CHAIN_ID) facilitator.registerV1('base-sepolia' as Network, new ExactEvmSchemeV1(signer));

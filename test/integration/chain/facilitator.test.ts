@@ -1,9 +1,10 @@
 /**
  * The local x402 facilitator (official x402Facilitator + EVM exact scheme) against a real anvil, driven
- * by the official client packages: /supported lists exact on eip155:84532; a payload built by x402Client +
- * ExactEvmScheme (default 2.27 spend controls: the token sits at the Base Sepolia USDC address, so it is
- * a recognised default asset) verifies and settles on chain, moving exactly the amount, with a mined tx
- * hash in `transaction` and `txHash`; settling the same payload again fails; HTTPFacilitatorClient
+ * by the official client packages: /supported lists exact (and upto, see upto-permit2.test.ts) on
+ * eip155:84532; a payload built by x402Client + ExactEvmScheme (default 2.27 spend controls: the token
+ * sits at the Base Sepolia USDC address, so it is a recognised default asset) verifies and settles on
+ * chain, moving exactly the amount, with a mined tx hash in `transaction` and `txHash`; settling the
+ * same payload again fails (re-verifying names the used nonce); HTTPFacilitatorClient
  * accepts every reply; tampered payloads are invalid with the official reasons; 400 / 500 / 404 shapes.
  */
 import assert from 'node:assert/strict';
@@ -42,12 +43,13 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
     await chain?.stop();
   });
 
-  it('GET /supported lists {x402Version: 2, scheme: exact, network: eip155:84532} and the signer', async () => {
+  it('GET /supported lists {x402Version: 2, scheme: exact | upto, network: eip155:84532} and the signer', async () => {
     const res = await fetch(`${chain.facilitatorUrl}/supported`);
     assert.equal(res.status, 200);
     const body = (await res.json()) as { kinds: Array<Record<string, unknown>>; signers: Record<string, string[]> };
     assert.ok(body.kinds.some((k) => k.x402Version === 2 && k.scheme === 'exact' && k.network === 'eip155:84532'), JSON.stringify(body.kinds));
-    assert.ok(!body.kinds.some((k) => k.scheme === 'upto'), 'upto must not be advertised without Permit2 on the chain');
+    // upto (Permit2 witness) is served since Permit2 and the upto proxy are on the chain (upto-permit2.test.ts).
+    assert.ok(body.kinds.some((k) => k.x402Version === 2 && k.scheme === 'upto' && k.network === 'eip155:84532'), JSON.stringify(body.kinds));
     assert.deepEqual(body.signers['eip155:*'], [chain.facilitatorAddress]);
   });
 
@@ -84,10 +86,11 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
     assert.equal(again.body.errorReason, 'invalid_exact_evm_nonce_already_used');
     assert.equal(await readTokenBalance(chain, payTo), payToBefore + 10_000n);
 
-    // Verify after settlement: the on-chain simulation now fails (no Multicall3 on anvil → generic reason).
+    // Verify after settlement: the on-chain simulation now fails, and the Multicall3 diagnosis names the cause.
     const reverify = await postJson(`${chain.facilitatorUrl}/verify`, requestBody(payload, requirements));
     assert.equal(reverify.status, 200);
     assert.equal(reverify.body.isValid, false);
+    assert.equal(reverify.body.invalidReason, 'invalid_exact_evm_nonce_already_used', JSON.stringify(reverify.body));
   });
 
   it('HTTPFacilitatorClient accepts our /supported, /verify and /settle replies', async () => {

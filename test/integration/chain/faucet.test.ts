@@ -111,6 +111,8 @@ describe('sandbox faucet', function () {
       // Mixed case with a broken EIP-55 checksum.
       { address: address.slice(0, 2) + address.slice(2, 3).toLowerCase() + address.slice(3, 10).toUpperCase() + address.slice(10), amount_usd: '1' },
       { address, amount_usd: '1', extra: true },
+      { address, amount_usd: '1', approve_permit2: 'true' },
+      { address, amount_usd: '1', approve_permit2: 1 },
       [address, '1'],
       'fund me',
       null,
