@@ -37,6 +37,34 @@ interface Result {
 }
 
 const rate = (r: Result) => r.ops / r.seconds;
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux); NaN elsewhere. */
+function processCpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds the whole machine has been busy (all cores, everything but idle and iowait), from /proc/stat. */
+function machineBusySeconds(): number {
+  try {
+    const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
+    return (cpu.reduce((a, b) => a + b, 0) - idle) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+interface CpuSample {
+  api: number;
+  signer: number;
+  self: number;
+  machine: number;
+}
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -214,7 +242,10 @@ async function main(): Promise<void> {
     process.stderr.write('• warm-up\n');
     await drive(CONCURRENCY, 2, (i) => payOnce(walletIds[i % walletIds.length]!));
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
+    const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, machine: machineBusySeconds() });
+    const cpuBefore = sample();
     const spread = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+    const cpuAfter = sample();
     process.stderr.write(`• pay (b): one hot wallet, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     const hot = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
     process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
@@ -226,7 +257,12 @@ async function main(): Promise<void> {
       const count = Number(metrics.match(new RegExp(`${name}_count\\{${labels}\\} ([0-9.e+-]+)`))?.[1]);
       return ((sum / count) * 1000).toFixed(2);
     };
-    const breakdown = `inside the API, per pay on average: check+reserve transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, signature record ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay_record"')} ms, signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms`;
+    const batchSum = Number(metrics.match(/treasury_pay_signature_record_batch_size_sum ([0-9.e+-]+)/)?.[1]);
+    const batchCount = Number(metrics.match(/treasury_pay_signature_record_batch_size_count ([0-9.e+-]+)/)?.[1]);
+    const breakdown = `inside the API, per pay on average: check+reserve transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, signature record ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay_record"')} ms, signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms; signatures per record statement ${(batchSum / batchCount).toFixed(2)}`;
+    const perPay = (k: keyof CpuSample) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
+    const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
+    const cpuLine = `CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)})`;
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
       `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(40)} |`;
     const lines = [
@@ -243,6 +279,7 @@ async function main(): Promise<void> {
       row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [['HSM', hsm], ['PG', dbSpread]]),
       '',
       breakdown,
+      cpuLine,
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');

@@ -84,6 +84,12 @@ export function createTreasuryMetrics() {
       labelNames: ['network', 'outcome'] as const,
       registers: [registry],
     }),
+    signatureRecordBatch: new Histogram({
+      name: 'treasury_pay_signature_record_batch_size',
+      help: 'Signatures recorded per statement (payments arriving together share one UPDATE).',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers: [registry],
+    }),
     permit2AllowanceChecks: new Counter({
       name: 'treasury_permit2_allowance_checks_total',
       help: 'On-chain Permit2 allowance reads before an upto payment, by network and outcome (sufficient, insufficient, unavailable).',

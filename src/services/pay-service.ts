@@ -5,8 +5,8 @@
  *    decision, the authorization with its EIP-3009 nonce fixed (UNIQUE per sender) and no signature yet,
  *    the spend totals, the last payment time and the audit row. The lock is released at COMMIT.
  * 2. The signer signs that exact message (outside the lock, so a hot wallet is not serialised on it).
- * 3. One statement records the signature on the reserved row; only after it committed does the signature
- *    leave. If the signer fails, the reservation is released (spend given back, audited).
+ * 3. One statement records the signature on the reserved row (several rows per statement when payments
+ *    arrive together); only after it committed does the signature leave. If the signer fails, the reservation is released (spend given back, audited).
  *
  * Defends: races between concurrent payments of one wallet (check and reserve are serialised by the lock,
  * across replicas; the spend is counted before any signature exists); double spend on retries
@@ -38,6 +38,7 @@ import type { SignerGateway } from './signer-gateway.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
+import { SignatureRecorder } from '../db/signature-recorder.js';
 import type { WalletRow } from './wallet-service.js';
 
 /** A UTC calendar date as YYYY-MM-DD (window starts are always 00:00 UTC). */
@@ -155,7 +156,12 @@ export class PayService {
     private readonly faults: { afterReserve?: (() => void) | undefined; afterCommit?: (() => void) | undefined } = {},
     /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
     private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
-  ) {}
+  ) {
+    this.recorder = new SignatureRecorder<SignedPayment>(knex, { onBatch: (n) => metrics.signatureRecordBatch.observe(n) });
+  }
+
+  /** Signatures are recorded several to a statement when payments arrive together (signature-recorder.ts). */
+  private readonly recorder: SignatureRecorder<SignedPayment>;
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<SignedPayment> {
@@ -352,16 +358,7 @@ export class PayService {
     // Idempotency-Key both answer with the single signature that was recorded.
     const payment: SignedPayment = { ...outcome.payment, signature };
     const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
-    const recorded = await runStatement<{ status: string; response: SignedPayment }>(
-      this.knex,
-      `UPDATE authorizations SET status = 'signed', signature = ?, response = ?, signed_at = ? WHERE id = ? AND status = 'reserved' RETURNING status, response`,
-      [signature, JSON.stringify(payment), this.clock(), payment.authorization_id],
-      'treasury_pay_sign_record_v1',
-    )
-      // Another retry recorded first: read what it recorded (a new statement, so a new snapshot).
-      .then(async (rows) => (rows.length > 0 ? rows : runStatement<{ status: string; response: SignedPayment }>(this.knex, 'SELECT status, response FROM authorizations WHERE id = ?', [payment.authorization_id], 'treasury_pay_sign_read_v1')))
-      .finally(() => stopRecord());
-    const row = recorded[0];
+    const row = await this.recorder.record(payment.authorization_id, signature, payment, this.clock()).finally(() => stopRecord());
     if (!row || row.status !== 'signed' || !row.response.signature) {
       throw new AppError('internal_error', { message: 'The authorization was released before its signature could be recorded.' });
     }

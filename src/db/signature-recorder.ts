@@ -1,0 +1,91 @@
+/**
+ * Records signatures on their reserved authorization rows, several in one statement when payments arrive
+ * together: a record is sent at once when fewer than `maxInFlight` statements are running, otherwise it
+ * joins the next statement (group commit). An idle service pays no added latency; a busy one sends one
+ * `UPDATE … FROM unnest(…)` (prepared, fixed parameters) for many signatures instead of one each.
+ *
+ * Defends: the pay path's rule that a signature leaves only after its row is committed — each caller's
+ * promise resolves only after the statement holding its row committed (autocommit), with what the row
+ * holds then; only a `reserved` row takes a signature (a released or already signed row is read back as
+ * it is, never overwritten). A failed statement fails every record in it (callers do not release a
+ * signature they could not record).
+ * Does not defend: a process that dies between signing and recording — the reservation stays counted
+ * as spent and unsigned (see pay-service.ts).
+ */
+import type { Knex } from 'knex';
+import { runStatement } from './wallet-transaction.js';
+
+export interface RecordedRow<R> {
+  status: string;
+  response: R;
+}
+
+interface Pending<R> {
+  id: string;
+  signature: string;
+  response: string;
+  at: Date;
+  resolve(row: RecordedRow<R> | undefined): void;
+  reject(err: unknown): void;
+}
+
+const RECORD_SQL = `UPDATE authorizations a SET status = 'signed', signature = v.signature, response = v.response, signed_at = v.signed_at
+  FROM unnest(?::text[], ?::text[], ?::jsonb[], ?::timestamptz[]) AS v(id, signature, response, signed_at)
+ WHERE a.id = v.id AND a.status = 'reserved'
+ RETURNING a.id, a.status, a.response`;
+const READ_SQL = 'SELECT id, status, response FROM authorizations WHERE id = ANY(?::text[])';
+
+export class SignatureRecorder<R> {
+  private queue: Pending<R>[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly options: { maxInFlight?: number; maxBatch?: number; onBatch?: (size: number) => void } = {},
+  ) {}
+
+  /** Resolves with the row as committed (`signed` with this or an earlier signature), undefined if the row is gone. */
+  record(id: string, signature: string, response: R, at: Date): Promise<RecordedRow<R> | undefined> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id, signature, response: JSON.stringify(response), at, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    const maxInFlight = this.options.maxInFlight ?? 2;
+    const maxBatch = this.options.maxBatch ?? 256;
+    while (this.queue.length > 0 && this.inFlight < maxInFlight) {
+      const batch = this.queue.splice(0, maxBatch);
+      this.inFlight++;
+      this.options.onBatch?.(batch.length);
+      void this.flush(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  private async flush(batch: Pending<R>[]): Promise<void> {
+    try {
+      const rows = await runStatement<{ id: string; status: string; response: R }>(
+        this.knex,
+        RECORD_SQL,
+        [batch.map((p) => p.id), batch.map((p) => p.signature), batch.map((p) => p.response), batch.map((p) => p.at)],
+        'treasury_pay_sign_record_batch_v1',
+      );
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      // Rows that did not take this signature (another retry recorded first, or released): read them now.
+      const missing = batch.filter((p) => !byId.has(p.id)).map((p) => p.id);
+      if (missing.length > 0) {
+        for (const r of await runStatement<{ id: string; status: string; response: R }>(this.knex, READ_SQL, [missing], 'treasury_pay_sign_read_batch_v1')) byId.set(r.id, r);
+      }
+      for (const p of batch) {
+        const row = byId.get(p.id);
+        p.resolve(row ? { status: row.status, response: row.response } : undefined);
+      }
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
+  }
+}
