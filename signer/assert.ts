@@ -54,8 +54,15 @@ export function abytes(value: Uint8Array, length: number, name: string): void {
 export function aaddress(value: string, name: string): void {
   const hex = value.slice(2);
   if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return;
+  if (checksummed.has(value)) return;
   if (getAddress(value) !== value) throw new SignerFault('invalid_request', `${name} has a wrong EIP-55 checksum`);
+  if (checksummed.size >= MAX_CHECKSUMMED) checksummed.clear();
+  checksummed.add(value);
 }
+
+/** Mixed-case spellings already found correct (wallets, payees and tokens recur): a keccak each saved. */
+const checksummed = new Set<string>();
+const MAX_CHECKSUMMED = 100_000;
 
 function assertToken(invariants: SignerInvariants, chainId: number, token: string): void {
   const contract = token.toLowerCase();

@@ -1,7 +1,8 @@
 /**
  * The EIP-712 digest of a Permit2 `PermitWitnessTransferFrom` carrying the x402 `upto` witness
  * `Witness(address to,address facilitator,uint256 validAfter)`, computed by the signer itself from the
- * structured domain and message with viem's hashTypedData — never hand-rolled. The types are the ones
+ * structured domain and message with viem's EIP-712 struct hashing (memoised domain separator, as for
+ * EIP-3009) — never hand-rolled. The types are the ones
  * the official x402 `upto` client signs and the x402 upto proxy passes to Permit2 as its witness type
  * string; the digest is checked against `@x402/evm`'s own types in the unit tests.
  *
@@ -10,7 +11,9 @@
  * Known limits: Permit2's domain carries no version; a wrong chain id or Permit2 address yields a
  * signature that verifies nowhere (assert.ts pins the address).
  */
-import { hashTypedData, type Hex } from 'viem';
+import { concat, keccak256, type Hex } from 'viem';
+import { hashStruct } from 'viem/utils';
+import { domainSeparator } from '../eip3009/hash-transfer-authorization.js';
 import type { Permit2Domain, Permit2WitnessTransfer } from '../protocol/signer-protocol.js';
 
 export const UPTO_PERMIT2_WITNESS_TYPES = {
@@ -36,11 +39,10 @@ export const UPTO_PERMIT2_WITNESS_TYPES = {
 const lower = (address: string) => address.toLowerCase() as Hex;
 
 export function hashPermit2WitnessTransfer(domain: Permit2Domain, message: Permit2WitnessTransfer): Hex {
-  return hashTypedData({
-    domain: { name: domain.name, chainId: domain.chainId, verifyingContract: lower(domain.verifyingContract) },
+  const struct = hashStruct({
     types: UPTO_PERMIT2_WITNESS_TYPES,
     primaryType: 'PermitWitnessTransferFrom',
-    message: {
+    data: {
       permitted: { token: lower(message.permitted.token), amount: BigInt(message.permitted.amount) },
       spender: lower(message.spender),
       nonce: BigInt(message.nonce),
@@ -48,4 +50,5 @@ export function hashPermit2WitnessTransfer(domain: Permit2Domain, message: Permi
       witness: { to: lower(message.witness.to), facilitator: lower(message.witness.facilitator), validAfter: BigInt(message.witness.validAfter) },
     },
   });
+  return keccak256(concat(['0x1901', domainSeparator({ name: domain.name, chainId: domain.chainId, verifyingContract: domain.verifyingContract }), struct]));
 }

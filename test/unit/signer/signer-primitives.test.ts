@@ -32,6 +32,46 @@ describe('EIP-3009 digest', () => {
   });
 });
 
+describe('EIP-712 digests against viem hashTypedData', () => {
+  it('match for many random authorizations and domains (memoised domain separators included)', async () => {
+    const { hashTypedData } = await import('viem');
+    const { TRANSFER_WITH_AUTHORIZATION_TYPES } = await import('../../../signer/eip3009/hash-transfer-authorization.js');
+    const { UPTO_PERMIT2_WITNESS_TYPES } = await import('../../../signer/permit2/hash-permit2-witness-transfer.js');
+    const addr = () => privateKeyToAddress(bytesToHex(secp256k1.utils.randomSecretKey()));
+    const rand = () => BigInt(bytesToHex(secp256k1.utils.randomSecretKey())) >> BigInt(Math.floor(Math.random() * 255));
+    const domains = [
+      { name: 'USDC', version: '2', chainId: 84532, verifyingContract: addr() },
+      { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: addr() },
+    ];
+    for (let i = 0; i < 50; i++) {
+      const domain = domains[i % 2]!;
+      const m = { from: addr(), to: addr(), value: rand().toString(), validAfter: String(i), validBefore: rand().toString(), nonce: bytesToHex(secp256k1.utils.randomSecretKey()) };
+      const expected = hashTypedData({
+        domain: { ...domain, verifyingContract: domain.verifyingContract },
+        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+        primaryType: 'TransferWithAuthorization',
+        message: { ...m, from: m.from, to: m.to, value: BigInt(m.value), validAfter: BigInt(m.validAfter), validBefore: BigInt(m.validBefore), nonce: m.nonce },
+      });
+      assert.equal(hashTransferAuthorization(domain, m), expected);
+      const p = { permitted: { token: addr(), amount: rand().toString() }, spender: addr(), nonce: rand().toString(), deadline: rand().toString(), witness: { to: addr(), facilitator: addr(), validAfter: String(i) } };
+      const p2Domain = { name: 'Permit2' as const, chainId: domain.chainId, verifyingContract: domain.verifyingContract };
+      const expectedPermit = hashTypedData({
+        domain: p2Domain,
+        types: UPTO_PERMIT2_WITNESS_TYPES,
+        primaryType: 'PermitWitnessTransferFrom',
+        message: {
+          permitted: { token: p.permitted.token, amount: BigInt(p.permitted.amount) },
+          spender: p.spender,
+          nonce: BigInt(p.nonce),
+          deadline: BigInt(p.deadline),
+          witness: { to: p.witness.to, facilitator: p.witness.facilitator, validAfter: BigInt(p.witness.validAfter) },
+        },
+      });
+      assert.equal(hashPermit2WitnessTransfer(p2Domain, p), expectedPermit);
+    }
+  });
+});
+
 describe('Permit2 upto witness digest', () => {
   it('is the digest the official x402 upto client signs', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
