@@ -3,6 +3,14 @@
  * lock go out as one round trip, queries use positional parameters, and the connection is rolled back (or
  * destroyed if even that fails) on any error. Fewer round trips inside the lock is what bounds a hot
  * wallet's throughput.
+ *
+ * `withWalletSnapshot` is the optimistic variant for a decision that ends in exactly one write statement:
+ * the snapshot is one prepared read (no transaction, no lock) and the write runs on its own (autocommit,
+ * so it is atomic). The caller makes the write fail when the snapshot went stale — the pay path appends
+ * the wallet's audit row at head + 1, UNIQUE (chain_key, seq), and every change of a wallet's state
+ * appends to that chain — and retries. Two round trips instead of three, and none of them waits for a
+ * lock. Writes take the wallet's advisory lock in shared mode (`walletSharedLockCte`), so a locked
+ * transaction (policy change, revocation, release) never sees the chain move under it.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -70,6 +78,43 @@ function inlineParams(client: PoolClient, query: OpeningQuery): string {
     if (v instanceof Date) return client.escapeLiteral(v.toISOString());
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return client.escapeLiteral(String(v));
     throw new Error(`opening query: parameter ${i} has an unsupported type (${typeof v})`);
+  });
+}
+
+/**
+ * A CTE `l` taking the wallet's advisory lock in shared mode until the statement's transaction ends; its one
+ * parameter is `walletLockKey(id)` as a decimal string. Rows written `FROM l` are written under the lock.
+ */
+export const WALLET_SHARED_LOCK_CTE = 'l AS (SELECT pg_advisory_xact_lock_shared(?::bigint) AS locked)';
+
+/**
+ * Optimistic: reads the opening query as a prepared statement (no transaction, no lock) and gives `fn` a
+ * `WalletTx` whose single statement runs in autocommit. A second statement is refused: two autocommit
+ * writes would not be atomic together.
+ */
+export async function withWalletSnapshot<T>(knex: Knex, walletId: string, name: string, fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>, opening: () => OpeningQuery): Promise<T> {
+  return inWalletQueue(walletId, async () => {
+    const query = opening();
+    const client = (await knex.client.acquireConnection()) as PoolClient;
+    let broken = false;
+    try {
+      const rows = (await client.query({ name, text: positional(query.sql), values: [...query.params] })).rows as Record<string, unknown>[];
+      let used = false;
+      const tx: WalletTx = {
+        query: async (sql, params, statementName) => {
+          if (used) throw new Error('withWalletSnapshot: one write statement only (it runs in autocommit)');
+          used = true;
+          return (await client.query(statementName ? { name: statementName, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows;
+        },
+      };
+      return await fn(tx, rows);
+    } catch (err) {
+      broken = !(err instanceof Error && 'code' in err && typeof (err as { code?: unknown }).code === 'string') && !(err instanceof Error && err.name === 'AppError');
+      throw err;
+    } finally {
+      if (broken) await knex.client.destroyRawConnection(client).catch(() => undefined);
+      else await knex.client.releaseConnection(client);
+    }
   });
 }
 

@@ -84,6 +84,12 @@ export function createTreasuryMetrics() {
       labelNames: ['network', 'outcome'] as const,
       registers: [registry],
     }),
+    payConflicts: new Counter({
+      name: 'treasury_pay_conflict_retries_total',
+      help: 'Reservations taken again because the wallet changed between the read and the write (another process).',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
     signatureRecordBatch: new Histogram({
       name: 'treasury_pay_signature_record_batch_size',
       help: 'Signatures recorded per statement (payments arriving together share one UPDATE).',

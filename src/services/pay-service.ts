@@ -37,7 +37,7 @@ import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from './signer-gateway.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
-import { runStatement, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
+import { runStatement, WALLET_SHARED_LOCK_CTE, walletLockKey, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
 import type { WalletRow } from './wallet-service.js';
 
@@ -368,14 +368,34 @@ export class PayService {
   }
 
   /**
-   * Check and reserve, under the wallet lock: read the snapshot, enforce the PAT cap and the policy, and
-   * either record the denial or record the reservation — decision, authorization (nonce fixed, no signature
-   * yet), spend totals, last payment time and the audit row — in one statement. Commits before returning.
+   * Check and reserve: read the snapshot, enforce the PAT cap and the policy, and either record the denial or
+   * record the reservation — decision, authorization (nonce fixed, no signature yet), spend totals, last
+   * payment time and the audit row — in one statement, committed before returning.
+   *
+   * Without a buyer PAT this is optimistic (withWalletSnapshot): one read, one autocommit write whose audit
+   * row at head + 1 fails (UNIQUE chain_key, seq) if anything changed the wallet since the read; then the
+   * whole decision is taken again on a fresh read. With a buyer PAT its daily cap spans wallets, so the
+   * exclusive wallet lock and the PAT lock are held across read and write (withWalletTransaction). A
+   * concurrent first use of one Idempotency-Key is settled the same way (UNIQUE wallet_id, idempotency_key).
    */
   private async reserve(ctx: CallContext, plan: SpendPlan, requestHash: string | null) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.reserveOnce(ctx, plan, requestHash);
+      } catch (err) {
+        const pgErr = err as { code?: string; constraint?: string };
+        const stale = pgErr.code === '23505' && (pgErr.constraint === 'audit_events_chain_key_seq_unique' || pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique');
+        if (!stale || attempt >= MAX_RESERVE_ATTEMPTS) throw err;
+        this.metrics.payConflicts.inc({ kind: plan.kind });
+      }
+    }
+  }
+
+  private async reserveOnce(ctx: CallContext, plan: SpendPlan, requestHash: string | null) {
     let now = this.clock();
     const opening = () => this.snapshotQuery(ctx.walletId, (now = this.clock()), ctx.idempotencyKey);
-    return withWalletTransaction(this.knex, ctx.walletId, async (tx, rows) => {
+    const lockKey = walletLockKey(ctx.walletId).toString();
+    const decide = async (tx: WalletTx, rows: Record<string, unknown>[]) => {
       const { wallet, state, auditHead, previous, windows } = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
 
       const walletChain = this.chains.resolve(wallet.network);
@@ -414,7 +434,7 @@ export class PayService {
           payload: { decision_id: decisionId, kind: plan.kind, to: plan.to, amount_usd: formatUsd(plan.amountMicro), capability: plan.capability ?? null, rules: decision.violations.map((v) => v.rule) },
           at: now,
         });
-        await tx.query(`WITH d AS (${insertDecision}) ${INSERT_AUDIT}`, [...decisionRow, ...auditValues(audit)], 'treasury_pay_deny_v1');
+        await tx.query(`WITH ${WALLET_SHARED_LOCK_CTE}, d AS (${insertDecision}) ${INSERT_AUDIT_UNDER_LOCK}`, [lockKey, ...decisionRow, ...auditValues(audit)], 'treasury_pay_deny_v2');
         return { kind: 'denied' as const, decisionId, decision };
       }
 
@@ -455,7 +475,8 @@ export class PayService {
       });
       const amount = plan.amountMicro.toString();
       await tx.query(
-        `WITH d AS (${insertDecision}),
+        `WITH ${WALLET_SHARED_LOCK_CTE},
+              d AS (${insertDecision}),
               a AS (INSERT INTO authorizations (id, wallet_id, decision_id, kind, scheme, network, asset, from_address, to_address, value_raw, amount_micro,
                       valid_after, valid_before, nonce, signature, status, capability, resource, idempotency_key, request_hash, response, actor, created_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'reserved', ?, ?, ?, ?, ?, ?, ?)),
@@ -465,8 +486,9 @@ export class PayService {
                     DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
                                   payment_count = wallet_spend_totals.payment_count + 1),
               w AS (UPDATE wallets SET last_payment_at = ? WHERE id = ?)
-         ${INSERT_AUDIT}`,
+         ${INSERT_AUDIT_UNDER_LOCK}`,
         [
+          lockKey,
           ...decisionRow,
           authorizationId, wallet.id, decisionId, plan.kind, plan.scheme, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
           authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
@@ -475,7 +497,7 @@ export class PayService {
           now, wallet.id,
           ...auditValues(audit),
         ],
-        'treasury_pay_reserve_v1',
+        'treasury_pay_reserve_v2',
       ).catch((err: unknown) => {
         const pgErr = err as { code?: string; constraint?: string };
         if (pgErr.code === '23505' && pgErr.constraint?.includes('nonce')) throw new AppError('nonce_already_used', { fields: { nonce: authorization.nonce } });
@@ -490,7 +512,10 @@ export class PayService {
         );
       }
       return { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation;
-    }, opening);
+    };
+    return ctx.pat
+      ? withWalletTransaction(this.knex, ctx.walletId, decide, opening)
+      : withWalletSnapshot(this.knex, ctx.walletId, 'treasury_pay_snapshot_v1', decide, opening);
   }
 
   /**
@@ -571,4 +596,9 @@ const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
         WHERE w.id = ?`;
 
 const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+/** The audit row written after the CTE `l` took the wallet's shared lock (see WALLET_SHARED_LOCK_CTE). */
+const INSERT_AUDIT_UNDER_LOCK = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at)
+  SELECT ?::text, ?::integer, ?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::timestamptz FROM l`;
+/** Optimistic reservations retried after a concurrent change of the same wallet (other processes only). */
+const MAX_RESERVE_ATTEMPTS = 20;
 const auditValues = (r: ReturnType<typeof buildAuditRow>) => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];

@@ -2,7 +2,10 @@
  * Atomicity under races and crash safety, with two treasury-api processes sharing one PostgreSQL and one
  * signer: exactly N of 64 concurrent payments pass a cap that allows N (daily cap and velocity cap), and a
  * payment whose response was lost to a crash after COMMIT, retried with its Idempotency-Key, returns the
- * same signature and spends nothing more.
+ * same signature and spends nothing more. Without a buyer PAT a reservation is optimistic (one read, one
+ * write that fails if the wallet's audit chain moved, then taken again): the races below go through that
+ * path, also with the same Idempotency-Key first used on both processes at once and with policy changes
+ * (locked transactions) racing the payments — never a 500, the audit chain intact.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,6 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const requirements = (amount: string) => paymentRequirements({ amount, maxTimeoutSeconds: 120 });
@@ -78,8 +82,54 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(totals.payment_count, expected, 'exactly N spends counted');
   }
 
+  const conflictRetries = async () => {
+    let total = 0;
+    for (const api of apis) {
+      const text = await (await fetch(`${api.url}/metrics`)).text();
+      total += Number(text.match(/treasury_pay_conflict_retries_total\{kind="pay"\} (\d+)/)?.[1] ?? 0);
+    }
+    return total;
+  };
+
   it('daily_cap_usd: exactly N of 64 concurrent pays across two processes', async () => {
+    const before = await conflictRetries();
     await race({ daily_cap_usd: '0.7' }, 7);
+    console.log(`      reservations taken again after a concurrent change: ${(await conflictRetries()) - before}`);
+  });
+
+  it('one Idempotency-Key first used on both processes at once: one reservation, one signature', async () => {
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
+    const body = { payment_requirements: requirements('100000') };
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'twin-1' })));
+    for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(new Set(results.map((r) => r.body.signature)).size, 1);
+    assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 1);
+    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), '100000');
+  });
+
+  it('policy changes racing payments: every answer is 200 or 403, the audit chain verifies, spend matches the signatures', async () => {
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '100' } })).body;
+    const put = (i: number) =>
+      fetch(`${apis[i % 2]!.url}/v1/wallets/${wallet.id}/policy`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ daily_cap_usd: i % 2 === 0 ? '100' : '0.000001' }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const [pays, puts] = await Promise.all([
+      Promise.all(Array.from({ length: 48 }, (_, i) => post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('1000') }))),
+      Promise.all(Array.from({ length: 12 }, (_, i) => sleep(i * 3).then(() => put(i)))),
+    ]);
+    for (const r of pays) assert.ok(r.status === 200 || r.status === 403, JSON.stringify(r.body));
+    for (const r of puts) assert.equal(r.status, 200, JSON.stringify(r.body));
+    const signed = pays.filter((r) => r.status === 200).length;
+    assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, signed);
+    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(totals?.spent_micro ?? 0), String(signed * 1000));
+    const chain = await verifyAuditChain(db.knex, wallet.id);
+    assert.equal(chain.ok, true, JSON.stringify(chain));
+    const events = await db.knex('audit_events').where({ chain_key: wallet.id });
+    assert.equal(events.length, 1 + 48 + 12, 'created, one row per pay (reserved or denied), one per policy change');
   });
 
   it('velocity_cap: exactly N of 64 concurrent pays across two processes', async () => {
