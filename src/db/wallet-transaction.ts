@@ -92,13 +92,22 @@ export const WALLET_SHARED_LOCK_CTE = 'l AS (SELECT pg_advisory_xact_lock_shared
  * `WalletTx` whose single statement runs in autocommit. A second statement is refused: two autocommit
  * writes would not be atomic together.
  */
-export async function withWalletSnapshot<T>(knex: Knex, walletId: string, name: string, fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>, opening: () => OpeningQuery): Promise<T> {
+export async function withWalletSnapshot<T>(
+  knex: Knex,
+  walletId: string,
+  name: string,
+  fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>,
+  opening: () => OpeningQuery,
+  /** Called when this request's turn has come: rows known to be current (the read is skipped), or undefined. */
+  remembered?: () => Record<string, unknown>[] | undefined,
+): Promise<T> {
   return inWalletQueue(walletId, async () => {
-    const query = opening();
+    const known = remembered?.();
+    const query = known ? undefined : opening();
     const client = (await knex.client.acquireConnection()) as PoolClient;
     let broken = false;
     try {
-      const rows = (await client.query({ name, text: positional(query.sql), values: [...query.params] })).rows as Record<string, unknown>[];
+      const rows = known ?? ((await client.query({ name, text: positional(query!.sql), values: [...query!.params] })).rows as Record<string, unknown>[]);
       let used = false;
       const tx: WalletTx = {
         query: async (sql, params, statementName) => {

@@ -84,6 +84,12 @@ export function createTreasuryMetrics() {
       labelNames: ['network', 'outcome'] as const,
       registers: [registry],
     }),
+    paySnapshots: new Counter({
+      name: 'treasury_pay_snapshots_total',
+      help: 'Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet\'s last write in this process.',
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
     payConflicts: new Counter({
       name: 'treasury_pay_conflict_retries_total',
       help: 'Reservations taken again because the wallet changed between the read and the write (another process).',

@@ -39,6 +39,7 @@ import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, WALLET_SHARED_LOCK_CTE, walletLockKey, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
+import { LRUCache } from 'lru-cache';
 import type { WalletRow } from './wallet-service.js';
 
 /** A UTC calendar date as YYYY-MM-DD (window starts are always 00:00 UTC). */
@@ -162,6 +163,15 @@ export class PayService {
 
   /** Signatures are recorded several to a statement when payments arrive together (signature-recorder.ts). */
   private readonly recorder: SignatureRecorder<SignedPayment>;
+
+  /**
+   * The snapshot row each wallet's last optimistic write left behind in this process, keyed by wallet id:
+   * the next payment of that wallet decides on it without reading (one round trip instead of two). It is
+   * only a guess — the write's audit row at head + 1 fails if anything changed the wallet meanwhile (every
+   * change appends to its chain), and the entry is dropped and read afresh. Not used for velocity caps
+   * (a rolling count), Idempotency-Keys (the earlier attempt must be looked up) or buyer PATs (locked path).
+   */
+  private readonly snapshots = new LRUCache<string, { row: Record<string, unknown>; windowKey: string }>({ max: 10_000 });
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<SignedPayment> {
@@ -385,6 +395,7 @@ export class PayService {
       } catch (err) {
         const pgErr = err as { code?: string; constraint?: string };
         const stale = pgErr.code === '23505' && (pgErr.constraint === 'audit_events_chain_key_seq_unique' || pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique');
+        this.snapshots.delete(ctx.walletId);
         if (!stale || attempt >= MAX_RESERVE_ATTEMPTS) throw err;
         this.metrics.payConflicts.inc({ kind: plan.kind });
       }
@@ -395,6 +406,33 @@ export class PayService {
     let now = this.clock();
     const opening = () => this.snapshotQuery(ctx.walletId, (now = this.clock()), ctx.idempotencyKey);
     const lockKey = walletLockKey(ctx.walletId).toString();
+    const windowKey = (at: Date) => {
+      const w = policyWindows(at);
+      return `${isoDate(w.dayStart)}|${isoDate(w.weekStart)}|${isoDate(w.monthStart)}`;
+    };
+    const cacheable = !ctx.pat && !ctx.idempotencyKey;
+    const remembered = () => {
+      if (!cacheable) return undefined;
+      const entry = this.snapshots.get(ctx.walletId);
+      now = this.clock();
+      if (!entry || entry.windowKey !== windowKey(now) || jsonbHas(entry.row.policy, 'velocity_cap')) return undefined;
+      this.metrics.paySnapshots.inc({ source: 'remembered' });
+      return [entry.row];
+    };
+    /** After this request's write committed: what the next payment of the wallet may decide on. */
+    const remember = (row: Record<string, unknown>, change: { auditHead: AuditHead; spentMicro?: bigint; at: Date }) => {
+      if (!cacheable) return;
+      const totals = (row.totals ?? {}) as Record<string, string>;
+      const add = (k: string) => (BigInt(totals[k] ?? 0) + (change.spentMicro ?? 0n)).toString();
+      const next = {
+        ...row,
+        totals: { day: add('day'), week: add('week'), month: add('month') },
+        last_payment_at: change.spentMicro === undefined ? row.last_payment_at : change.at,
+        audit_head: change.auditHead,
+        previous: null,
+      };
+      this.snapshots.set(ctx.walletId, { row: next, windowKey: windowKey(change.at) });
+    };
     const decide = async (tx: WalletTx, rows: Record<string, unknown>[]) => {
       const { wallet, state, auditHead, previous, windows } = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
 
@@ -435,6 +473,7 @@ export class PayService {
           at: now,
         });
         await tx.query(`WITH ${WALLET_SHARED_LOCK_CTE}, d AS (${insertDecision}) ${INSERT_AUDIT_UNDER_LOCK}`, [lockKey, ...decisionRow, ...auditValues(audit)], 'treasury_pay_deny_v2');
+        remember(rows[0]!, { auditHead: { seq: audit.seq, hash: audit.hash }, at: now });
         return { kind: 'denied' as const, decisionId, decision };
       }
 
@@ -503,6 +542,7 @@ export class PayService {
         if (pgErr.code === '23505' && pgErr.constraint?.includes('nonce')) throw new AppError('nonce_already_used', { fields: { nonce: authorization.nonce } });
         throw err;
       });
+      remember(rows[0]!, { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now });
       if (ctx.pat) {
         await tx.query(
           `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
@@ -513,9 +553,11 @@ export class PayService {
       }
       return { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation;
     };
-    return ctx.pat
-      ? withWalletTransaction(this.knex, ctx.walletId, decide, opening)
-      : withWalletSnapshot(this.knex, ctx.walletId, 'treasury_pay_snapshot_v1', decide, opening);
+    if (ctx.pat) return withWalletTransaction(this.knex, ctx.walletId, decide, opening);
+    return withWalletSnapshot(this.knex, ctx.walletId, 'treasury_pay_snapshot_v1', decide, () => {
+      this.metrics.paySnapshots.inc({ source: 'read' });
+      return opening();
+    }, remembered);
   }
 
   /**
@@ -599,6 +641,11 @@ const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, acto
 /** The audit row written after the CTE `l` took the wallet's shared lock (see WALLET_SHARED_LOCK_CTE). */
 const INSERT_AUDIT_UNDER_LOCK = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at)
   SELECT ?::text, ?::integer, ?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::timestamptz FROM l`;
+/** Whether a jsonb policy value (parsed object) holds a key. */
+function jsonbHas(policy: unknown, key: string): boolean {
+  return typeof policy === 'object' && policy !== null && key in policy;
+}
+
 /** Optimistic reservations retried after a concurrent change of the same wallet (other processes only). */
 const MAX_RESERVE_ATTEMPTS = 20;
 const auditValues = (r: ReturnType<typeof buildAuditRow>) => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];

@@ -4,6 +4,7 @@
  * atomicity under a race, the dry run, transfers and the refusals of unsupported terms.
  */
 import assert from 'node:assert/strict';
+import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
 import { recoverTypedDataAddress, type Hex } from 'viem';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -251,6 +252,25 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     const signsAfter = (await t.request('GET', '/metrics')).body.match(/treasury_signer_calls_total\{method="sign_transfer_authorization",outcome="ok"\} (\d+)/)?.[1];
     assert.equal(signsAfter, signsBefore);
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 0);
+  });
+
+  it('decides on the snapshot its last write left behind, and never past a change of the wallet (policy, revocation)', async () => {
+    const metric = async (source: string) => Number((await t.request('GET', '/metrics')).body.match(new RegExp(`treasury_pay_snapshots_total\\{source="${source}"\\} (\\d+)`))?.[1] ?? 0);
+    const w = await wallet({ daily_cap_usd: '1' });
+    const remembered = await metric('remembered');
+    for (let i = 0; i < 3; i++) assert.equal((await pay(w.id, usd(0.25))).status, 200);
+    assert.ok((await metric('remembered')) - remembered >= 2, 'the second and third payments did not read the wallet again');
+    // Tightened in between: the remembered snapshot holds the old policy; the write notices, the decision is taken again.
+    assert.equal((await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { daily_cap_usd: '0.75' } })).status, 200);
+    await expectDenied(await pay(w.id, usd(0.25)), 'daily_cap_usd', w.id);
+    const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), '750000');
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 3);
+    assert.equal((await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { daily_cap_usd: '5' } })).status, 200);
+    assert.equal((await pay(w.id, usd(0.25))).status, 200);
+    await t.request('POST', `/v1/wallets/${w.id}/revoke`, { token });
+    assert.equal((await pay(w.id, usd(0.25))).status, 410);
+    assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
   });
 
   it('answers 410 on a revoked wallet', async () => {
