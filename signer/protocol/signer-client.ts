@@ -10,6 +10,7 @@
  */
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { writeCoalesced } from './coalesced-write.js';
 import { encodeFrame, FrameDecoder } from './frame-codec.js';
 import {
   SIGNER_METHODS,
@@ -124,7 +125,7 @@ class SignerConnection {
         reject(new SignerError('hsm_unavailable', `signer did not answer ${method} within ${timeoutMs} ms`));
       }, timeoutMs);
       this.pending.set(id, { method, resolve, reject, timer });
-      socket.write(encodeFrame({ v: 1, id, method, params }));
+      writeCoalesced(socket, encodeFrame({ v: 1, id, method, params }));
     });
   }
 

@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import type { Logger } from 'pino';
 import { encodeFrame, FrameDecoder } from '../protocol/frame-codec.js';
+import { writeCoalesced } from '../protocol/coalesced-write.js';
 import { SIGNER_METHODS, signerRequestSchema, type SignerErrorCode, type SignerRequest } from '../protocol/signer-protocol.js';
 import type { SignerMetrics } from '../metrics/signer-metrics.js';
 import type { SignerService } from '../signer-service.js';
@@ -103,7 +104,7 @@ export class SignerServer {
   }
 
   private send(socket: net.Socket, payload: unknown): void {
-    if (!socket.destroyed && socket.writable) socket.write(encodeFrame(payload));
+    if (!socket.destroyed && socket.writable) writeCoalesced(socket, encodeFrame(payload));
   }
 
   private sendError(socket: net.Socket, id: string | null, code: SignerErrorCode, message: string, method = 'none'): void {
