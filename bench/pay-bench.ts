@@ -249,6 +249,7 @@ async function main(): Promise<void> {
     process.stderr.write(`• pay (b): one hot wallet, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     const hot = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
     process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
+    const metricsBeforeSteady = await (await fetch(`${api}/metrics`)).text();
     const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
 
     const metrics = await (await fetch(`${api}/metrics`)).text();
@@ -260,6 +261,18 @@ async function main(): Promise<void> {
     const batchSum = Number(metrics.match(/treasury_pay_signature_record_batch_size_sum ([0-9.e+-]+)/)?.[1]);
     const batchCount = Number(metrics.match(/treasury_pay_signature_record_batch_size_count ([0-9.e+-]+)/)?.[1]);
     const breakdown = `inside the API, per pay on average: check+reserve transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, signature record ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay_record"')} ms, signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms; signatures per record statement ${(batchSum / batchCount).toFixed(2)}`;
+    /** The p99 bucket bound of a histogram series over phase (c) only (difference of two scrapes). */
+    const p99InSteady = (name: string, labels: string) => {
+      const buckets = (text: string) =>
+        [...text.matchAll(new RegExp(`${name}_bucket\\{(?:le="([^"]+)",${labels}|${labels},le="([^"]+)")\\} ([0-9.e+-]+)`, 'g'))].map((m) => ({ le: (m[1] ?? m[2])!, n: Number(m[3]) }));
+      const after = buckets(metrics);
+      const before = new Map(buckets(metricsBeforeSteady).map((b) => [b.le, b.n]));
+      const diff = after.map((b) => ({ le: b.le, n: b.n - (before.get(b.le) ?? 0) }));
+      const total = diff.at(-1)?.n ?? 0;
+      const hit = diff.find((b) => b.n >= total * 0.99);
+      return hit ? (hit.le === '+Inf' ? '>max' : `≤${(Number(hit.le) * 1000).toFixed(0)}`) : '?';
+    };
+    const tailLine = `p99 inside the API in (c), ms (histogram bucket bounds): reserve ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay"')}, signer call ${p99InSteady('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')}, signature record ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay_record"')}, whole request ${p99InSteady('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')}`;
     const perPay = (k: keyof CpuSample) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
     const cpuLine = `CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)})`;
@@ -280,6 +293,7 @@ async function main(): Promise<void> {
       '',
       breakdown,
       cpuLine,
+      tailLine,
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');
