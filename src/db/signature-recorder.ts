@@ -1,6 +1,6 @@
 /**
  * Records signatures on their reserved authorization rows, several in one statement when payments arrive
- * together: a record is sent at once when fewer than `maxInFlight` statements are running, otherwise it
+ * together: a record is sent at once when no statement is running (`maxInFlight`, default 1), otherwise it
  * joins the next statement (group commit). An idle service pays no added latency; a busy one sends one
  * `UPDATE … FROM unnest(…)` (prepared, fixed parameters) for many signatures instead of one each.
  *
@@ -53,7 +53,7 @@ export class SignatureRecorder<R> {
   }
 
   private pump(): void {
-    const maxInFlight = this.options.maxInFlight ?? 2;
+    const maxInFlight = this.options.maxInFlight ?? 1;
     const maxBatch = this.options.maxBatch ?? 256;
     while (this.queue.length > 0 && this.inFlight < maxInFlight) {
       const batch = this.queue.splice(0, maxBatch);
