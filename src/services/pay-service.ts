@@ -3,7 +3,7 @@
  * 1. Under the per-wallet advisory lock, one transaction reads the snapshot, enforces the PAT cap and the
  *    policy, and commits either the denial (`pd_…` decision + audit row, then 403) or the reservation: the
  *    decision, the authorization with its EIP-3009 nonce fixed (UNIQUE per sender) and no signature yet,
- *    the spend totals, the last payment time and the audit row. The lock is released at COMMIT.
+ *    the spend totals and the audit row (the last payment time is the newest authorization). The lock is released at COMMIT.
  * 2. The signer signs that exact message (outside the lock, so a hot wallet is not serialised on it).
  * 3. One statement records the signature on the reserved row (several rows per statement when payments
  *    arrive together); only after it committed does the signature leave. If the signer fails, the reservation is released (spend given back, audited).
@@ -280,7 +280,7 @@ export class PayService {
   private readSnapshot(rows: Record<string, unknown>[], accountId: string, walletId: string, now: Date) {
     const windows = policyWindows(now);
     const row = rows[0] as
-      | (WalletRow & { account_key_ref: string; last_payment_at: Date | null; totals: Record<string, string> | null; recent_count: string; audit_head: AuditHead | null; previous: PreviousAttempt | null })
+      | (WalletRow & { account_key_ref: string; last_paid_at: Date | null; totals: Record<string, string> | null; recent_count: string; audit_head: AuditHead | null; previous: PreviousAttempt | null })
       | undefined;
     if (!row || row.account_id !== accountId) throw new AppError('wallet_not_found');
     if (row.status === 'revoked') throw new AppError('wallet_revoked', { fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null } });
@@ -288,7 +288,7 @@ export class PayService {
       dailySpentMicro: BigInt(row.totals?.day ?? 0),
       weeklySpentMicro: BigInt(row.totals?.week ?? 0),
       monthlySpentMicro: BigInt(row.totals?.month ?? 0),
-      lastPaymentAt: row.last_payment_at,
+      lastPaymentAt: row.last_paid_at,
       recentCount: Number(row.recent_count),
     };
     return { wallet: row, state, auditHead: row.audit_head, previous: row.previous, windows };
@@ -427,7 +427,7 @@ export class PayService {
       const next = {
         ...row,
         totals: { day: add('day'), week: add('week'), month: add('month') },
-        last_payment_at: change.spentMicro === undefined ? row.last_payment_at : change.at,
+        last_paid_at: change.spentMicro === undefined ? row.last_paid_at : change.at,
         audit_head: change.auditHead,
         previous: null,
       };
@@ -523,8 +523,7 @@ export class PayService {
                     VALUES (?, 'day', ?::date, ?, 1), (?, 'week', ?::date, ?, 1), (?, 'month', ?::date, ?, 1)
                     ON CONFLICT (wallet_id, window_kind, window_start)
                     DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
-                                  payment_count = wallet_spend_totals.payment_count + 1),
-              w AS (UPDATE wallets SET last_payment_at = ? WHERE id = ?)
+                                  payment_count = wallet_spend_totals.payment_count + 1)
          ${INSERT_AUDIT_UNDER_LOCK}`,
         [
           lockKey,
@@ -533,10 +532,9 @@ export class PayService {
           authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
           ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
           wallet.id, isoDate(windows.dayStart), amount, wallet.id, isoDate(windows.weekStart), amount, wallet.id, isoDate(windows.monthStart), amount,
-          now, wallet.id,
           ...auditValues(audit),
         ],
-        'treasury_pay_reserve_v2',
+        'treasury_pay_reserve_v3',
       ).catch((err: unknown) => {
         const pgErr = err as { code?: string; constraint?: string };
         if (pgErr.code === '23505' && pgErr.constraint?.includes('nonce')) throw new AppError('nonce_already_used', { fields: { nonce: authorization.nonce } });
@@ -554,7 +552,7 @@ export class PayService {
       return { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation;
     };
     if (ctx.pat) return withWalletTransaction(this.knex, ctx.walletId, decide, opening);
-    return withWalletSnapshot(this.knex, ctx.walletId, 'treasury_pay_snapshot_v1', decide, () => {
+    return withWalletSnapshot(this.knex, ctx.walletId, 'treasury_pay_snapshot_v2', decide, () => {
       this.metrics.paySnapshots.inc({ source: 'read' });
       return opening();
     }, remembered);
@@ -563,7 +561,7 @@ export class PayService {
   /**
    * The signer failed on a fresh reservation: under the wallet lock, mark it released (freeing its
    * Idempotency-Key for a retry), give back the window and PAT totals it counted, and audit the release.
-   * The wallet's last payment time is left as it was set (cooling-off errs on the safe side).
+   * The released authorization still counts as the last payment (cooling-off errs on the safe side).
    */
   private async release(ctx: CallContext, reservation: Reservation): Promise<void> {
     const { payment, windows } = reservation;
@@ -623,7 +621,11 @@ function authorizationWindow(plan: SpendPlan): { validAfter: string; validBefore
   return { validAfter, validBefore, nonce };
 }
 
+// The last payment time (cooling-off) is the newest authorization of the wallet, released ones included
+// (cooling-off errs on the safe side): read through the (wallet_id, created_at) index, so a payment does not
+// rewrite the wallet row.
 const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
+              (SELECT max(p.created_at) FROM authorizations p WHERE p.wallet_id = w.id) AS last_paid_at,
               (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
                 WHERE t.wallet_id = w.id AND ((t.window_kind = 'day' AND t.window_start = ?::date)
                    OR (t.window_kind = 'week' AND t.window_start = ?::date) OR (t.window_kind = 'month' AND t.window_start = ?::date))) AS totals,
