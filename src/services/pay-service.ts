@@ -1,17 +1,21 @@
 /**
- * The pay path (DESIGN §4): check, reserve, record, then sign.
- * 1. Under the per-wallet advisory lock, one transaction reads the snapshot, enforces the PAT cap and the
- *    policy, and commits either the denial (`pd_…` decision + audit row, then 403) or the reservation: the
- *    decision, the authorization with its EIP-3009 nonce fixed (UNIQUE per sender) and no signature yet,
- *    the spend totals and the audit row (the last payment time is the newest authorization). The lock is released at COMMIT.
- * 2. The signer signs that exact message (outside the lock, so a hot wallet is not serialised on it).
+ * The pay path (DESIGN §4, docs/adr/0006): check, reserve, record, then sign.
+ * 1. On a snapshot of the wallet (read, or remembered from the wallet's last write in this process), enforce
+ *    the policy and write in one atomic statement either the denial (`pd_…` decision + audit row, then 403)
+ *    or the reservation: the decision, the authorization with its nonce fixed (UNIQUE per sender and
+ *    scheme) and no signature yet, the spend totals and the audit row at the chain's head + 1. That audit
+ *    row fails the statement if anything changed the wallet since the snapshot; the decision is then taken
+ *    again on a fresh read. With a buyer PAT (daily cap across wallets) read and write run in one
+ *    transaction under the exclusive wallet lock and the PAT lock instead.
+ * 2. The signer signs that exact message (no lock held, so a hot wallet is not serialised on it).
  * 3. One statement records the signature on the reserved row (several rows per statement when payments
- *    arrive together); only after it committed does the signature leave. If the signer fails, the reservation is released (spend given back, audited).
+ *    arrive together); only after it committed does the signature leave. If the signer fails, the
+ *    reservation is released (spend given back, audited).
  *
- * Defends: races between concurrent payments of one wallet (check and reserve are serialised by the lock,
- * across replicas; the spend is counted before any signature exists); double spend on retries
- * (Idempotency-Key: same key and body returns the stored result or signs the same reserved message — never
- * a second nonce; another body 409); a signature released without its record.
+ * Defends: races between concurrent payments of one wallet, across replicas (every decision is written
+ * against the audit head it read; the spend is counted before any signature exists); double spend on
+ * retries (Idempotency-Key: same key and body returns the stored result or signs the same reserved message
+ * — never a second nonce; another body 409); a signature released without its record.
  * x402 `upto` (Permit2 witness transfer to the x402 upto proxy, bound to the facilitator's address) takes the
  * same path: the signed maximum is what is checked against the policy and counted as spent (the seller may
  * settle less; the difference is not given back), and before anything is reserved the wallet's on-chain
