@@ -23,8 +23,7 @@
  * Does not defend: authorizations signed but never settled, or reserved by a process that died before
  * signing — they count as spent (fail-safe) until a reconciler releases expired ones.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { getAddress } from 'viem';
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { evaluatePolicy } from '../../policy/evaluate-policy.js';
 import { formatUsd, parseUsd } from '../../policy/money.js';
@@ -43,61 +42,15 @@ import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, WALLET_SHARED_LOCK_CTE, walletLockKey, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
+import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
+import { auditValues, INSERT_AUDIT, INSERT_AUDIT_UNDER_LOCK, SNAPSHOT_SQL } from './pay-statements.js';
+import { paymentTerms, type SignedPayment } from './signed-payment.js';
 import { LRUCache } from 'lru-cache';
 import type { WalletRow } from './wallet-service.js';
 
 /** A UTC calendar date as YYYY-MM-DD (window starts are always 00:00 UTC). */
 function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);
-}
-
-/** Signed authorizations start this far in the past, to tolerate clock skew between us and the chain. */
-const VALID_AFTER_SKEW_SECONDS = 600;
-
-/** The EIP-3009 TransferWithAuthorization of an `exact` payment. */
-export interface Eip3009Authorization {
-  from: string;
-  to: string;
-  value: string;
-  validAfter: string;
-  validBefore: string;
-  nonce: string;
-}
-
-/** The Permit2 witness transfer of an `upto` payment, as the x402 `permit2Authorization` payload carries it. */
-export interface Permit2Authorization {
-  from: string;
-  permitted: { token: string; amount: string };
-  spender: string;
-  /** uint256, decimal. */
-  nonce: string;
-  deadline: string;
-  witness: { to: string; facilitator: string; validAfter: string };
-}
-
-interface SignedPaymentCommon {
-  signature: string;
-  authorization_id: string;
-  decision_id: string;
-  wallet_id: string;
-  network: string;
-  asset: string;
-  amount_usd: string;
-  headroom: PolicyDecision['headroom'];
-}
-
-/** `scheme` is absent on `exact` payments recorded before `upto` existed. */
-export type SignedPayment =
-  | (SignedPaymentCommon & { scheme?: 'exact'; authorization: Eip3009Authorization })
-  | (SignedPaymentCommon & { scheme: 'upto'; permit2_authorization: Permit2Authorization });
-
-/** Sender, on-chain nonce (0x + 64 hex, as stored) and signature window of either kind of payment. */
-function paymentTerms(p: SignedPayment): { from: string; nonce: string; validAfter: string; validBefore: string; to: string; value: string } {
-  if (p.scheme === 'upto') {
-    const a = p.permit2_authorization;
-    return { from: a.from, nonce: `0x${BigInt(a.nonce).toString(16).padStart(64, '0')}`, validAfter: a.witness.validAfter, validBefore: a.deadline, to: a.witness.to, value: a.permitted.amount };
-  }
-  return p.authorization;
 }
 
 /** An earlier attempt with the same Idempotency-Key: signed (replay it) or reserved (sign it now). */
@@ -596,57 +549,6 @@ export class PayService {
   }
 }
 
-/** `upto`: the facilitator address from `extra.facilitatorAddress`; the transfer method can only be Permit2. */
-function uptoFacilitator(requirements: PaymentRequirements): string {
-  const extra = requirements.extra ?? {};
-  const facilitator = extra.facilitatorAddress;
-  const method = extra.assetTransferMethod;
-  const problems: string[] = [];
-  if (typeof facilitator !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(facilitator) || /^0x0{40}$/.test(facilitator)) problems.push('extra.facilitatorAddress must be the facilitator\'s 0x address');
-  if (method !== undefined && method !== 'permit2') problems.push('extra.assetTransferMethod may only be "permit2"');
-  if (problems.length > 0) throw new AppError('upto_requirements_invalid', { fields: { problems } });
-  return getAddress(facilitator as string);
-}
-
-/**
- * The EIP-3009 window and nonce: ours by default (validAfter 10 minutes back for clock skew, validBefore at
- * maxTimeoutSeconds), or the caller's, which must be open now and may not outlast maxTimeoutSeconds.
- */
-function authorizationWindow(plan: SpendPlan): { validAfter: string; validBefore: string; nonce: string } {
-  const wallNow = Math.floor(Date.now() / 1000);
-  const validAfter = plan.terms?.valid_after ?? String(wallNow - VALID_AFTER_SKEW_SECONDS);
-  const validBefore = plan.terms?.valid_before ?? String(wallNow + plan.validForSeconds);
-  const nonce = plan.terms?.nonce ?? `0x${randomBytes(32).toString('hex')}`;
-  const problems: string[] = [];
-  if (Number(validAfter) > wallNow) problems.push('valid_after is in the future');
-  if (Number(validBefore) <= wallNow + 5) problems.push('valid_before has passed or is less than 6 s away');
-  if (Number(validBefore) > wallNow + plan.validForSeconds + 60) problems.push(`valid_before is more than maxTimeoutSeconds (${plan.validForSeconds} s) away`);
-  if (problems.length > 0) throw new AppError('invalid_authorization_terms', { message: `The proposed authorization cannot be signed: ${problems.join('; ')}.`, fields: { problems } });
-  return { validAfter, validBefore, nonce };
-}
-
-// The last payment time (cooling-off) is the newest authorization of the wallet, released ones included
-// (cooling-off errs on the safe side): read through the (wallet_id, created_at) index, so a payment does not
-// rewrite the wallet row.
-const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
-              (SELECT max(p.created_at) FROM authorizations p WHERE p.wallet_id = w.id) AS last_paid_at,
-              (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
-                WHERE t.wallet_id = w.id AND ((t.window_kind = 'day' AND t.window_start = ?::date)
-                   OR (t.window_kind = 'week' AND t.window_start = ?::date) OR (t.window_kind = 'month' AND t.window_start = ?::date))) AS totals,
-              CASE WHEN jsonb_exists(w.policy, 'velocity_cap') THEN
-                (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released'
-                   AND x.created_at > ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int))
-              ELSE 0 END AS recent_count,
-              (SELECT json_build_object('seq', e.seq, 'hash', e.hash) FROM audit_events e WHERE e.chain_key = w.id ORDER BY e.seq DESC LIMIT 1) AS audit_head,
-              (SELECT json_build_object('id', i.id, 'status', i.status, 'request_hash', i.request_hash, 'response', i.response) FROM authorizations i
-                WHERE i.wallet_id = w.id AND i.idempotency_key = ?) AS previous
-         FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
-        WHERE w.id = ?`;
-
-const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
-/** The audit row written after the CTE `l` took the wallet's shared lock (see WALLET_SHARED_LOCK_CTE). */
-const INSERT_AUDIT_UNDER_LOCK = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at)
-  SELECT ?::text, ?::integer, ?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::timestamptz FROM l`;
 /** Whether a jsonb policy value (parsed object) holds a key. */
 function jsonbHas(policy: unknown, key: string): boolean {
   return typeof policy === 'object' && policy !== null && key in policy;
@@ -654,4 +556,3 @@ function jsonbHas(policy: unknown, key: string): boolean {
 
 /** Optimistic reservations retried after a concurrent change of the same wallet (other processes only). */
 const MAX_RESERVE_ATTEMPTS = 20;
-const auditValues = (r: ReturnType<typeof buildAuditRow>) => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];
