@@ -62,6 +62,11 @@ async function inWalletQueue<T>(walletId: string, fn: () => Promise<T>): Promise
   }
 }
 
+/** An error without a string `code` (PostgreSQL's, or our AppError's) may have left the connection unusable. */
+function connectionMayBeBroken(err: unknown): boolean {
+  return !(err instanceof Error && 'code' in err && typeof (err as { code?: unknown }).code === 'string');
+}
+
 /** A statement run in the same round trip as BEGIN and the lock, right after the lock is held. */
 export interface OpeningQuery {
   sql: string;
@@ -118,7 +123,7 @@ export async function withWalletSnapshot<T>(
       };
       return await fn(tx, rows);
     } catch (err) {
-      broken = !(err instanceof Error && 'code' in err && typeof (err as { code?: unknown }).code === 'string') && !(err instanceof Error && err.name === 'AppError');
+      broken = connectionMayBeBroken(err);
       throw err;
     } finally {
       if (broken) await knex.client.destroyRawConnection(client).catch(() => undefined);
@@ -182,7 +187,7 @@ export async function runStatement<R = Record<string, unknown>>(knex: Knex, sql:
   try {
     return (await client.query({ name, text: positional(sql), values: params })).rows as R[];
   } catch (err) {
-    broken = !(err instanceof Error && 'code' in err && typeof (err as { code?: unknown }).code === 'string');
+    broken = connectionMayBeBroken(err);
     throw err;
   } finally {
     if (broken) await knex.client.destroyRawConnection(client).catch(() => undefined);

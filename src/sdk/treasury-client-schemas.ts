@@ -16,6 +16,8 @@ import { eip3009AuthorizationSchema, paymentRequirementsSchema } from '../x402/w
 const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `expected 0x-prefixed ${bytes}-byte hex`);
 export const evmAddressSchema = hex(20);
 const rawAmountSchema = z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string)');
+/** A decimal integer below 2^256 (Permit2 nonces); the same test as raw amounts. */
+const uint256Schema = z.string().refine(isRawAmount, 'expected a decimal uint256');
 const unixSecondsSchema = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected unix seconds as a decimal string');
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -53,7 +55,7 @@ export const capabilitySchema = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}
  */
 export const authorizationTermsSchema = z
   .object({
-    nonce: z.union([hex(32), z.string().refine((v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n, 'expected a decimal uint256')]).optional(),
+    nonce: z.union([hex(32), uint256Schema]).optional(),
     valid_after: unixSecondsSchema.optional(),
     valid_before: unixSecondsSchema.optional(),
   })
@@ -117,8 +119,6 @@ export const balanceSchema = z
   })
   .loose();
 export type Balance = z.infer<typeof balanceSchema>;
-
-const uint256Schema = z.string().refine((v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n, 'expected a decimal uint256');
 
 /** `upto`: the Permit2 witness transfer, in the shape of the x402 `permit2Authorization` payload. */
 export const permit2AuthorizationSchema = z

@@ -3,6 +3,7 @@
  * or a Permit2 witness transfer (`upto`) — and `paymentTerms`, the sender, on-chain nonce and window of
  * either, as the authorizations table stores them.
  */
+import { numberToHex } from 'viem';
 import type { PolicyDecision } from '../../policy/policy-types.js';
 
 /** The EIP-3009 TransferWithAuthorization of an `exact` payment. */
@@ -46,7 +47,7 @@ export type SignedPayment =
 export function paymentTerms(p: SignedPayment): { from: string; nonce: string; validAfter: string; validBefore: string; to: string; value: string } {
   if (p.scheme === 'upto') {
     const a = p.permit2_authorization;
-    return { from: a.from, nonce: `0x${BigInt(a.nonce).toString(16).padStart(64, '0')}`, validAfter: a.witness.validAfter, validBefore: a.deadline, to: a.witness.to, value: a.permitted.amount };
+    return { from: a.from, nonce: numberToHex(BigInt(a.nonce), { size: 32 }), validAfter: a.witness.validAfter, validBefore: a.deadline, to: a.witness.to, value: a.permitted.amount };
   }
   return p.authorization;
 }

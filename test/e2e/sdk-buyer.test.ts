@@ -12,8 +12,6 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -34,15 +32,12 @@ import {
   TreasuryKeyMissingError,
   type X402Result,
 } from 'treasury/sdk';
+import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-
-function listen(server: http.Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-}
 
 describe('buyer SDK end to end: Treasury wallet → official and Koa sellers → local facilitator → anvil', function () {
   this.timeout(180_000);
@@ -53,7 +48,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   let agentPat: { id: string; pat: string };
   let wallet: { id: string; address: `0x${string}` };
   let client: TreasuryClient;
-  const servers: http.Server[] = [];
+  const servers = new LoopbackServers();
   const payToExpress = privateKeyToAccount(generatePrivateKey()).address;
   const payToKoa = privateKeyToAccount(generatePrivateKey()).address;
   let expressUrl: string;
@@ -84,9 +79,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       ),
     );
     app.get('/weather', (_req, res) => void res.json({ weather: 'rain' }));
-    const expressServer = http.createServer(app);
-    servers.push(expressServer);
-    expressUrl = await listen(expressServer);
+    expressUrl = await servers.listen(app);
 
     // Our Koa seller, reporting to Treasury's ledger.
     seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Forecasts', slug: 'forecasts' } })).body;
@@ -98,15 +91,10 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       ctx.type = 'application/json';
       ctx.body = KOA_BODY;
     });
-    const koaServer = http.createServer(koa.callback());
-    servers.push(koaServer);
-    koaUrl = await listen(koaServer);
+    koaUrl = await servers.listen(koa.callback());
   });
   after(async () => {
-    for (const s of servers) {
-      s.closeAllConnections();
-      await new Promise((resolve) => s.close(resolve));
-    }
+    await servers.closeAll();
     await t?.stop();
     await chain?.stop();
   });

@@ -12,8 +12,6 @@
  * - A payment whose witness names another facilitator is refused (upto_facilitator_mismatch) and nothing moves.
  */
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -27,16 +25,13 @@ import { paymentMiddleware, setSettlementOverrides as setExpressOverrides } from
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { setSettlementOverrides, x402Koa } from 'treasury/koa';
 import { createX402Buyer, Permit2AllowanceRequiredError, treasuryAccount, TreasuryClient } from 'treasury/sdk';
+import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const MAX = 100_000n; // $0.10, the signed maximum of every upto route here
-
-function listen(server: http.Server): Promise<string> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
-}
 
 describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury, Koa and express sellers', function () {
   this.timeout(240_000);
@@ -45,7 +40,7 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   let client: TreasuryClient;
   let agentId: string;
   let agentPat: string;
-  const servers: http.Server[] = [];
+  const servers = new LoopbackServers();
   const payToExpress = privateKeyToAccount(generatePrivateKey()).address;
   const payToKoa = privateKeyToAccount(generatePrivateKey()).address;
   let expressUrl: string;
@@ -112,9 +107,7 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
       res.json({ tokens: 400 });
     });
     app.get('/either', (_req, res) => void res.json({ either: true }));
-    const expressServer = http.createServer(app);
-    servers.push(expressServer);
-    expressUrl = await listen(expressServer);
+    expressUrl = await servers.listen(app);
 
     // Our Koa seller: upto at $0.10, the handler names the charge.
     seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Metered', slug: 'metered' } })).body;
@@ -127,15 +120,10 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
       setSettlementOverrides(ctx, { amount: koaCharge });
       ctx.body = { tokens: 250 };
     });
-    const koaServer = http.createServer(koa.callback());
-    servers.push(koaServer);
-    koaUrl = await listen(koaServer);
+    koaUrl = await servers.listen(koa.callback());
   });
   after(async () => {
-    for (const s of servers) {
-      s.closeAllConnections();
-      await new Promise((resolve) => s.close(resolve));
-    }
+    await servers.closeAll();
     await t?.stop();
     await chain?.stop();
   });

@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Abi, Hex } from 'viem';
+import { readCachedArtifact, throwOnSolcErrors, writeArtifactAtomically, type SolcOutput } from './solc-artifacts.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../../..');
@@ -42,17 +43,6 @@ export interface TestUsdcArtifact {
 export interface CompileTestUsdcOptions {
   /** Where artifacts are cached (default `.treasury/cache/` at the repository root). */
   cacheDir?: string;
-}
-
-interface SolcOutputError {
-  severity: 'error' | 'warning' | 'info';
-  formattedMessage?: string;
-  message: string;
-}
-
-interface SolcOutput {
-  errors?: SolcOutputError[];
-  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>;
 }
 
 /** The slice of solc-js's API the sandbox uses (standard JSON in and out, optional import callback). */
@@ -101,25 +91,12 @@ function isArtifact(value: unknown, cacheKey: string): value is TestUsdcArtifact
   );
 }
 
-function readCached(file: string, cacheKey: string): TestUsdcArtifact | undefined {
-  try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return isArtifact(parsed, cacheKey) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Compiles the source (no cache involved). Throws listing every solc error. */
 export function compileTestUsdcSource(source: string): TestUsdcArtifact {
   const solc = loadSolc();
   const input = { language: 'Solidity', sources: { [SOURCE_NAME]: { content: source } }, settings: SETTINGS };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
-  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length > 0) {
-    const list = errors.map((e) => `  - ${(e.formattedMessage ?? e.message).trim()}`).join('\n');
-    throw new Error(`solc ${solc.version()} failed to compile ${SOURCE_NAME} (${errors.length} error${errors.length === 1 ? '' : 's'}):\n${list}`);
-  }
+  throwOnSolcErrors(output, `solc ${solc.version()} failed to compile ${SOURCE_NAME}`);
   const contract = output.contracts?.[SOURCE_NAME]?.[CONTRACT_NAME];
   if (!contract || !contract.evm.bytecode.object || !contract.evm.deployedBytecode.object) {
     throw new Error(`solc ${solc.version()} produced no bytecode for ${CONTRACT_NAME} in ${SOURCE_NAME}`);
@@ -140,14 +117,11 @@ export function compileTestUsdc(options: CompileTestUsdcOptions = {}): TestUsdcA
   const source = fs.readFileSync(TEST_USDC_SOURCE_PATH, 'utf8');
   const cacheKey = cacheKeyFor(source, solcPackageVersion());
   const file = path.join(cacheDir, `test-usdc-${cacheKey.slice(0, 16)}.json`);
-  const cached = readCached(file, cacheKey);
+  const cached = readCachedArtifact(file, (v): v is TestUsdcArtifact => isArtifact(v, cacheKey));
   if (cached) return cached;
 
   const artifact = compileTestUsdcSource(source);
   fs.mkdirSync(cacheDir, { recursive: true });
-  // Write then rename, so a concurrent reader never sees a half-written file.
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(artifact, null, 2) + '\n');
-  fs.renameSync(tmp, file);
+  writeArtifactAtomically(file, artifact);
   return artifact;
 }

@@ -28,6 +28,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Abi, Hex } from 'viem';
 import { DEFAULT_CACHE_DIR, loadSolc, solcPackageVersion } from './compile-test-usdc.js';
+import { readCachedArtifact, throwOnSolcErrors, writeArtifactAtomically, type SolcOutput } from './solc-artifacts.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SANDBOX_CONTRACTS_DIR = path.join(HERE, 'contracts');
@@ -78,16 +79,6 @@ export interface CompileUptoContractsOptions {
   cacheDir?: string;
   /** Read-only caches consulted on a miss before compiling (default: the repository's `.treasury/cache/`). */
   seedCacheDirs?: string[];
-}
-
-interface SolcContractOutput {
-  abi: Abi;
-  evm: { bytecode: { object: string }; deployedBytecode: { object: string; immutableReferences?: Record<string, unknown> } };
-}
-
-interface SolcOutput {
-  errors?: Array<{ severity: 'error' | 'warning' | 'info'; formattedMessage?: string; message: string }>;
-  contracts?: Record<string, Record<string, SolcContractOutput>>;
 }
 
 /** The Permit2 directory inside the exact-pinned `@uniswap/v4-periphery` package. */
@@ -161,15 +152,6 @@ function isArtifact(value: unknown, cacheKey: string): value is UptoContractsArt
   });
 }
 
-function readCached(file: string, cacheKey: string): UptoContractsArtifact | undefined {
-  try {
-    const parsed: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-    return isArtifact(parsed, cacheKey) ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Compiles the given sources (no cache involved). Throws listing every solc error. */
 export function compileUptoContractSources(sources: Record<string, string>, permit2Dir = permit2PackageDir()): UptoContractsArtifact {
   const solc = loadSolc();
@@ -183,11 +165,7 @@ export function compileUptoContractSources(sources: Record<string, string>, perm
     }
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as SolcOutput;
-  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
-  if (errors.length > 0) {
-    const list = errors.map((e) => `  - ${(e.formattedMessage ?? e.message).trim()}`).join('\n');
-    throw new Error(`solc ${solc.version()} failed to compile the upto contracts:\n${list}`);
-  }
+  throwOnSolcErrors(output, `solc ${solc.version()} failed to compile the upto contracts`);
   const contracts = {} as Record<TargetName, ContractArtifact>;
   for (const [name, [unit, contractName]] of Object.entries(TARGETS) as Array<[TargetName, readonly [string, string]]>) {
     const c = output.contracts?.[unit]?.[contractName];
@@ -210,15 +188,14 @@ export function compileUptoContracts(options: CompileUptoContractsOptions = {}):
   const sources = collectUptoContractSources(permit2Dir);
   const cacheKey = cacheKeyFor(sources, solcPackageVersion());
   const file = path.join(cacheDir, `upto-contracts-${cacheKey.slice(0, 16)}.json`);
-  const cached = readCached(file, cacheKey);
+  const accept = (v: unknown): v is UptoContractsArtifact => isArtifact(v, cacheKey);
+  const cached = readCachedArtifact(file, accept);
   if (cached) return cached;
 
   const seeds = (options.seedCacheDirs ?? [DEFAULT_CACHE_DIR]).map((dir) => path.resolve(dir)).filter((dir) => dir !== cacheDir);
-  const seeded = seeds.map((dir) => readCached(path.join(dir, path.basename(file)), cacheKey)).find((a) => a !== undefined);
+  const seeded = seeds.map((dir) => readCachedArtifact(path.join(dir, path.basename(file)), accept)).find((a) => a !== undefined);
   const artifact = seeded ?? compileUptoContractSources(sources, permit2Dir);
   fs.mkdirSync(cacheDir, { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(artifact, null, 2) + '\n');
-  fs.renameSync(tmp, file);
+  writeArtifactAtomically(file, artifact);
   return artifact;
 }

@@ -3,6 +3,7 @@
  * official v2 shape); fields we do not use are tolerated there (x402 entries grow new optional fields),
  * everything else is strict.
  */
+import { numberToHex } from 'viem';
 import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
 import { evmAddressSchema, usdAmountSchema, walletPolicySchema } from '../../../policy/policy-schema.js';
@@ -51,8 +52,8 @@ export const authorizationTermsSchema = z
         z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce').transform((v) => v.toLowerCase()),
         z
           .string()
-          .refine((v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n, 'expected a decimal nonce below 2^256')
-          .transform((v) => `0x${BigInt(v).toString(16).padStart(64, '0')}`),
+          .refine(isRawAmount, 'expected a decimal nonce below 2^256')
+          .transform((v) => numberToHex(BigInt(v), { size: 32 })),
       ])
       .optional(),
     valid_after: uintString.optional(),

@@ -15,6 +15,8 @@
  * local-only mode nothing beyond this shape check and the validity window is checked at all.
  */
 import { x402UptoPermit2ProxyAddress } from '@x402/evm';
+import { numberToHex } from 'viem';
+import { isRawAmount } from '../../../policy/money.js';
 import type { PaymentPayload, PaymentRequirements } from '../wire-schemas.js';
 import { V1_NAME_TO_NETWORK, type ResolvedX402Config } from './koa-options.js';
 
@@ -161,7 +163,7 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     facilitatorRequirements: facilitatorReqs,
     payer: p.from as `0x${string}`,
     replayKey: `${requirement.network}|${p.from.toLowerCase()}|permit2:${p.nonce}`,
-    nonce: typeof p.nonce === 'string' && /^[0-9]{1,78}$/.test(p.nonce) && BigInt(p.nonce) < 2n ** 256n ? `0x${BigInt(p.nonce).toString(16).padStart(64, '0')}` : undefined,
+    nonce: isRawAmount(p.nonce) ? numberToHex(BigInt(p.nonce), { size: 32 }) : undefined,
     validBefore: deadline,
     validAfter: typeof witnessAfter === 'string' ? seconds(witnessAfter) : undefined,
   };
