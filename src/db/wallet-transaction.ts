@@ -109,9 +109,7 @@ export async function withWalletSnapshot<T>(
   return inWalletQueue(walletId, async () => {
     const known = remembered?.();
     const query = known ? undefined : opening();
-    const client = (await knex.client.acquireConnection()) as PoolClient;
-    let broken = false;
-    try {
+    return withPooledClient(knex, async (client) => {
       const rows = known ?? ((await client.query({ name, text: positional(query!.sql), values: [...query!.params] })).rows as Record<string, unknown>[]);
       let used = false;
       const tx: WalletTx = {
@@ -121,14 +119,8 @@ export async function withWalletSnapshot<T>(
           return (await client.query(statementName ? { name: statementName, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows;
         },
       };
-      return await fn(tx, rows);
-    } catch (err) {
-      broken = connectionMayBeBroken(err);
-      throw err;
-    } finally {
-      if (broken) await knex.client.destroyRawConnection(client).catch(() => undefined);
-      else await knex.client.releaseConnection(client);
-    }
+      return fn(tx, rows);
+    });
   });
 }
 
@@ -182,10 +174,15 @@ async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: Walle
  * connection: the pay path's lock-free second step, where the signature is recorded before it is released.
  */
 export async function runStatement<R = Record<string, unknown>>(knex: Knex, sql: string, params: unknown[], name: string): Promise<R[]> {
+  return withPooledClient(knex, async (client) => (await client.query({ name, text: positional(sql), values: params })).rows as R[]);
+}
+
+/** Runs `fn` on a pooled connection in autocommit; one that may be broken is destroyed, not returned to the pool. */
+async function withPooledClient<T>(knex: Knex, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = (await knex.client.acquireConnection()) as PoolClient;
   let broken = false;
   try {
-    return (await client.query({ name, text: positional(sql), values: params })).rows as R[];
+    return await fn(client);
   } catch (err) {
     broken = connectionMayBeBroken(err);
     throw err;
