@@ -261,9 +261,12 @@ async function main(): Promise<void> {
       const count = Number(metrics.match(new RegExp(`${name}_count\\{${labels}\\} ([0-9.e+-]+)`))?.[1]);
       return ((sum / count) * 1000).toFixed(2);
     };
-    const batchSum = Number(metrics.match(/treasury_pay_signature_record_batch_size_sum ([0-9.e+-]+)/)?.[1]);
-    const batchCount = Number(metrics.match(/treasury_pay_signature_record_batch_size_count ([0-9.e+-]+)/)?.[1]);
-    const breakdown = `inside the API, per pay on average: check+reserve transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, signature record ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay_record"')} ms, signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms; signatures per record statement ${(batchSum / batchCount).toFixed(2)}`;
+    const perStatement = (histogram: string) => {
+      const sum = Number(metrics.match(new RegExp(`${histogram}_sum ([0-9.e+-]+)`))?.[1]);
+      const count = Number(metrics.match(new RegExp(`${histogram}_count ([0-9.e+-]+)`))?.[1]);
+      return (sum / count).toFixed(2);
+    };
+    const breakdown = `inside the API, per pay on average: check+reserve transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, signature record ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay_record"')} ms, signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}`;
     /** The p99 bucket bound of a histogram series over phase (c) only (difference of two scrapes). */
     const p99InSteady = (name: string, labels: string) => {
       const buckets = (text: string) =>

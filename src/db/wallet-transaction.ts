@@ -9,8 +9,9 @@
  * so it is atomic). The caller makes the write fail when the snapshot went stale — the pay path appends
  * the wallet's audit row at head + 1, UNIQUE (chain_key, seq), and every change of a wallet's state
  * appends to that chain — and retries. Two round trips instead of three, and none of them waits for a
- * lock. Writes take the wallet's advisory lock in shared mode (`walletSharedLockCte`), so a locked
- * transaction (policy change, revocation, release) never sees the chain move under it.
+ * lock. Writes take the wallet's advisory lock in shared mode (see ./reservation-writer.ts), so a locked
+ * transaction (policy change, revocation, release) never sees the chain move under it. `withWalletDecision`
+ * hands the write to a group-commit writer instead and ends the wallet's turn before it commits.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -62,6 +63,28 @@ async function inWalletQueue<T>(walletId: string, fn: () => Promise<T>): Promise
   }
 }
 
+/**
+ * Each wallet's newest decision write handed to a group-commit writer (./reservation-writer.ts) and not yet
+ * settled. Writes are committed in the order they were handed over, so this one settling means every earlier
+ * write of the wallet settled too. A read of the wallet's state waits for it, or it would miss those writes.
+ */
+const pendingWrites = new Map<string, Promise<void>>();
+
+const ignore = () => undefined;
+
+function trackWrite(walletId: string, written: Promise<void>): void {
+  const settled = written.then(ignore, ignore);
+  pendingWrites.set(walletId, settled);
+  void settled.then(() => {
+    if (pendingWrites.get(walletId) === settled) pendingWrites.delete(walletId);
+  });
+}
+
+/** Resolves once every decision write of the wallet handed over in this process committed or failed. */
+function writesSettled(walletId: string): Promise<void> | undefined {
+  return pendingWrites.get(walletId);
+}
+
 /** An error without a string `code` (PostgreSQL's, or our AppError's) may have left the connection unusable. */
 function connectionMayBeBroken(err: unknown): boolean {
   return !(err instanceof Error && 'code' in err && typeof (err as { code?: unknown }).code === 'string');
@@ -87,12 +110,6 @@ function inlineParams(client: PoolClient, query: OpeningQuery): string {
 }
 
 /**
- * A CTE `l` taking the wallet's advisory lock in shared mode until the statement's transaction ends; its one
- * parameter is `walletLockKey(id)` as a decimal string. Rows written `FROM l` are written under the lock.
- */
-export const WALLET_SHARED_LOCK_CTE = 'l AS (SELECT pg_advisory_xact_lock_shared(?::bigint) AS locked)';
-
-/**
  * Optimistic: reads the opening query as a prepared statement (no transaction, no lock) and gives `fn` a
  * `WalletTx` whose single statement runs in autocommit. A second statement is refused: two autocommit
  * writes would not be atomic together.
@@ -107,6 +124,8 @@ export async function withWalletSnapshot<T>(
   remembered?: () => Record<string, unknown>[] | undefined,
 ): Promise<T> {
   return inWalletQueue(walletId, async () => {
+    // This statement commits on its own: it must come after the wallet's queued group-commit writes.
+    await writesSettled(walletId);
     const known = remembered?.();
     const query = known ? undefined : opening();
     return withPooledClient(knex, async (client) => {
@@ -124,10 +143,42 @@ export async function withWalletSnapshot<T>(
   });
 }
 
+/**
+ * Group-commit variant of `withWalletSnapshot`: in the wallet's turn, `fn` decides on the remembered state
+ * (which may include this wallet's writes still queued in the writer) or on a fresh read (taken after those
+ * writes settled), hands its write to the writer and returns it through `track`; the turn ends as soon as
+ * `fn` returns, so the wallet's next payment decides while this write is still on its way. `fn` must not
+ * await between deciding and handing the write over.
+ */
+export async function withWalletDecision<T>(
+  knex: Knex,
+  walletId: string,
+  name: string,
+  fn: (openingRows: Record<string, unknown>[], track: (written: Promise<void>) => void) => T,
+  opening: () => OpeningQuery,
+  remembered: () => Record<string, unknown>[] | undefined,
+): Promise<T> {
+  return inWalletQueue(walletId, async () => {
+    let rows = remembered();
+    if (!rows) {
+      await writesSettled(walletId);
+      rows = remembered();
+      if (!rows) {
+        const query = opening();
+        rows = await runStatement(knex, query.sql, [...query.params], name);
+      }
+    }
+    return fn(rows, (written) => trackWrite(walletId, written));
+  });
+}
+
 export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>, opening?: () => OpeningQuery): Promise<T> {
   // `opening` is built once this request's turn in the wallet queue has come (so a clock read there is not
   // stale by the time spent queued behind earlier payments).
-  return inWalletQueue(walletId, () => lockedTransaction(knex, walletId, fn, opening?.()));
+  return inWalletQueue(walletId, async () => {
+    await writesSettled(walletId);
+    return lockedTransaction(knex, walletId, fn, opening?.());
+  });
 }
 
 async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>, opening: OpeningQuery | undefined): Promise<T> {

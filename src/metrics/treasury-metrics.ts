@@ -92,8 +92,14 @@ export function createTreasuryMetrics() {
     }),
     payConflicts: new Counter({
       name: 'treasury_pay_conflict_retries_total',
-      help: 'Reservations taken again because the wallet changed between the read and the write (another process).',
+      help: 'Reservations taken again: the wallet changed between the read and the write (another process), or the shared statement holding the write failed.',
       labelNames: ['kind'] as const,
+      registers: [registry],
+    }),
+    decisionWriteBatch: new Histogram({
+      name: 'treasury_pay_decision_write_batch_size',
+      help: 'Pay decisions (reservations and denials) written per statement (payments arriving together share one INSERT).',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
       registers: [registry],
     }),
     signatureRecordBatch: new Histogram({

@@ -40,10 +40,11 @@ import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from './signer-gateway.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
-import { runStatement, WALLET_SHARED_LOCK_CTE, walletLockKey, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
+import { runStatement, walletLockKey, withWalletDecision, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
+import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, type DecisionValues, type DecisionWrite } from '../db/reservation-writer.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
-import { auditValues, INSERT_AUDIT, INSERT_AUDIT_UNDER_LOCK, SNAPSHOT_SQL } from './pay-statements.js';
+import { auditValues, INSERT_AUDIT, SNAPSHOT_SQL } from './pay-statements.js';
 import { paymentTerms, type SignedPayment } from './signed-payment.js';
 import { LRUCache } from 'lru-cache';
 import type { WalletRow } from './wallet-service.js';
@@ -71,6 +72,16 @@ interface Reservation {
   walletKeyRef: string;
   domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
   windows: ReturnType<typeof policyWindows>;
+}
+
+/** A decision taken on a snapshot, before it is written. */
+interface Decided {
+  outcome: { kind: 'denied'; decisionId: string; decision: PolicyDecision } | { kind: 'replayed'; payment: SignedPayment } | Reservation;
+  /** What records it (none for a replay or a resumed reservation). */
+  write?: DecisionWrite;
+  /** How the snapshot changes once the write committed. */
+  change?: { auditHead: AuditHead; spentMicro?: bigint; at: Date };
+  row?: Record<string, unknown>;
 }
 
 interface SpendPlan {
@@ -116,19 +127,25 @@ export class PayService {
     private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
   ) {
     this.recorder = new SignatureRecorder<SignedPayment>(knex, { onBatch: (n) => metrics.signatureRecordBatch.observe(n) });
+    this.writer = new ReservationWriter(knex, { onBatch: (n) => metrics.decisionWriteBatch.observe(n) });
   }
+
+  /** Decisions (reservations and denials) are written several to a statement (reservation-writer.ts). */
+  private readonly writer: ReservationWriter;
 
   /** Signatures are recorded several to a statement when payments arrive together (signature-recorder.ts). */
   private readonly recorder: SignatureRecorder<SignedPayment>;
 
   /**
-   * The snapshot row each wallet's last optimistic write left behind in this process, keyed by wallet id:
-   * the next payment of that wallet decides on it without reading (one round trip instead of two). It is
-   * only a guess — the write's audit row at head + 1 fails if anything changed the wallet meanwhile (every
-   * change appends to its chain), and the entry is dropped and read afresh. Not used for velocity caps
-   * (a rolling count), Idempotency-Keys (the earlier attempt must be looked up) or buyer PATs (locked path).
+   * The snapshot row each wallet's last optimistic write leaves behind in this process, keyed by wallet id —
+   * set as soon as the write is decided, so it may count writes still queued in the ReservationWriter: the
+   * next payment of that wallet decides on it without reading. It is only a guess — the write's audit row at
+   * head + 1 fails if anything changed the wallet meanwhile (every change appends to its chain), and the
+   * entry is dropped and read afresh; it is also dropped when a shared statement failed (`generation`), when
+   * the UTC window changed, and when a payment its velocity count holds has left the rolling window. Not
+   * used for Idempotency-Keys (the earlier attempt must be looked up) or buyer PATs (locked path).
    */
-  private readonly snapshots = new LRUCache<string, { row: Record<string, unknown>; windowKey: string }>({ max: 10_000 });
+  private readonly snapshots = new LRUCache<string, { row: Record<string, unknown>; windowKey: string; generation: number }>({ max: 10_000 });
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<SignedPayment> {
@@ -237,7 +254,7 @@ export class PayService {
   private readSnapshot(rows: Record<string, unknown>[], accountId: string, walletId: string, now: Date) {
     const windows = policyWindows(now);
     const row = rows[0] as
-      | (WalletRow & { account_key_ref: string; last_paid_at: Date | null; totals: Record<string, string> | null; recent_count: string; audit_head: AuditHead | null; previous: PreviousAttempt | null })
+      | (WalletRow & { account_key_ref: string; last_paid_at: Date | null; totals: Record<string, string> | null; recent: RecentPayments | null; audit_head: AuditHead | null; previous: PreviousAttempt | null })
       | undefined;
     if (!row || row.account_id !== accountId) throw new AppError('wallet_not_found');
     if (row.status === 'revoked') throw new AppError('wallet_revoked', { fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null } });
@@ -246,7 +263,7 @@ export class PayService {
       weeklySpentMicro: BigInt(row.totals?.week ?? 0),
       monthlySpentMicro: BigInt(row.totals?.month ?? 0),
       lastPaymentAt: row.last_paid_at,
-      recentCount: Number(row.recent_count),
+      recentCount: row.recent?.count ?? 0,
     };
     return { wallet: row, state, auditHead: row.audit_head, previous: row.previous, windows };
   }
@@ -335,31 +352,44 @@ export class PayService {
   }
 
   /**
-   * Check and reserve: read the snapshot, enforce the PAT cap and the policy, and either record the denial or
-   * record the reservation — decision, authorization (nonce fixed, no signature yet), spend totals, last
-   * payment time and the audit row — in one statement, committed before returning.
+   * Check and reserve: take the wallet's snapshot, enforce the PAT cap and the policy, and write either the
+   * denial or the reservation — decision, authorization (nonce fixed, no signature yet), spend totals and the
+   * audit row — in one statement, committed before returning.
    *
-   * Without a buyer PAT this is optimistic (withWalletSnapshot): one read, one autocommit write whose audit
-   * row at head + 1 fails (UNIQUE chain_key, seq) if anything changed the wallet since the read; then the
-   * whole decision is taken again on a fresh read. With a buyer PAT its daily cap spans wallets, so the
-   * exclusive wallet lock and the PAT lock are held across read and write (withWalletTransaction). A
-   * concurrent first use of one Idempotency-Key is settled the same way (UNIQUE wallet_id, idempotency_key).
+   * Without a buyer PAT or an Idempotency-Key this is group-committed (withWalletDecision +
+   * ReservationWriter): the decision is taken on the wallet's remembered snapshot (which may already count
+   * its payments still queued for writing) or on a fresh read, and the write joins the next shared statement.
+   * A failed statement writes nothing and refuses every write queued behind it; each of those payments is
+   * taken again alone. Alone (withWalletSnapshot), it is one read and one autocommit write. Either way the
+   * audit row at head + 1 fails the write if anything changed the wallet since the snapshot (UNIQUE
+   * chain_key, seq), and the whole decision is taken again on a fresh read. With a buyer PAT its daily cap
+   * spans wallets, so the exclusive wallet lock and the PAT lock are held across read and write
+   * (withWalletTransaction). A concurrent first use of one Idempotency-Key is settled the same way (UNIQUE
+   * wallet_id, idempotency_key).
    */
   private async reserve(ctx: CallContext, plan: SpendPlan, requestHash: string | null) {
+    let alone = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.reserveOnce(ctx, plan, requestHash);
+        return await this.reserveOnce(ctx, plan, requestHash, alone);
       } catch (err) {
+        this.snapshots.delete(ctx.walletId);
+        if (err instanceof ReservationBatchAborted) {
+          // Nothing of this payment was written: take it again, alone, so that its own error (if any) is its answer.
+          alone = true;
+          if (attempt >= MAX_RESERVE_ATTEMPTS) throw err.cause;
+          this.metrics.payConflicts.inc({ kind: plan.kind });
+          continue;
+        }
         const pgErr = err as { code?: string; constraint?: string };
         const stale = pgErr.code === '23505' && (pgErr.constraint === 'audit_events_chain_key_seq_unique' || pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique');
-        this.snapshots.delete(ctx.walletId);
         if (!stale || attempt >= MAX_RESERVE_ATTEMPTS) throw err;
         this.metrics.payConflicts.inc({ kind: plan.kind });
       }
     }
   }
 
-  private async reserveOnce(ctx: CallContext, plan: SpendPlan, requestHash: string | null) {
+  private async reserveOnce(ctx: CallContext, plan: SpendPlan, requestHash: string | null, alone: boolean) {
     let now = this.clock();
     const opening = () => this.snapshotQuery(ctx.walletId, (now = this.clock()), ctx.idempotencyKey);
     const lockKey = walletLockKey(ctx.walletId).toString();
@@ -372,11 +402,11 @@ export class PayService {
       if (!cacheable) return undefined;
       const entry = this.snapshots.get(ctx.walletId);
       now = this.clock();
-      if (!entry || entry.windowKey !== windowKey(now) || jsonbHas(entry.row.policy, 'velocity_cap')) return undefined;
+      if (!entry || entry.generation !== this.writer.generation || entry.windowKey !== windowKey(now) || !velocityCountHolds(entry.row, now)) return undefined;
       this.metrics.paySnapshots.inc({ source: 'remembered' });
       return [entry.row];
     };
-    /** After this request's write committed: what the next payment of the wallet may decide on. */
+    /** Once this request's write is decided: what the wallet's next payment may decide on. */
     const remember = (row: Record<string, unknown>, change: { auditHead: AuditHead; spentMicro?: bigint; at: Date }) => {
       if (!cacheable) return;
       const totals = (row.totals ?? {}) as Record<string, string>;
@@ -385,12 +415,14 @@ export class PayService {
         ...row,
         totals: { day: add('day'), week: add('week'), month: add('month') },
         last_paid_at: change.spentMicro === undefined ? row.last_paid_at : change.at,
+        recent: nextRecent(row.recent as RecentPayments | null, change),
         audit_head: change.auditHead,
         previous: null,
       };
-      this.snapshots.set(ctx.walletId, { row: next, windowKey: windowKey(change.at) });
+      this.snapshots.set(ctx.walletId, { row: next, windowKey: windowKey(change.at), generation: this.writer.generation });
     };
-    const decide = async (tx: WalletTx, rows: Record<string, unknown>[]) => {
+    /** Everything but the write: the outcome, the write that records it, and what the snapshot becomes. */
+    const decide = (rows: Record<string, unknown>[]): Decided => {
       const { wallet, state, auditHead, previous, windows } = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
 
       const walletChain = this.chains.resolve(wallet.network);
@@ -405,21 +437,18 @@ export class PayService {
 
       if (previous) {
         if (previous.request_hash !== requestHash) throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: ctx.idempotencyKey } });
-        if (previous.status === 'signed') return { kind: 'replayed' as const, payment: previous.response };
+        if (previous.status === 'signed') return { outcome: { kind: 'replayed' as const, payment: previous.response } };
         // Reserved by an attempt whose response was lost before signing: sign the same message now.
         if (paymentTerms(previous.response).from.toLowerCase() !== wallet.address.toLowerCase()) {
           throw new AppError('idempotency_key_conflict', { message: 'The wallet was rotated since this Idempotency-Key was first used.', fields: { idempotency_key: ctx.idempotencyKey } });
         }
-        return { kind: 'reserved' as const, fresh: false, payment: previous.response, ...keys } satisfies Reservation;
+        return { outcome: { kind: 'reserved' as const, fresh: false, payment: previous.response, ...keys } satisfies Reservation };
       }
-
-      if (ctx.pat) await this.checkPatDailyCap(tx, ctx.pat, plan.amountMicro, windows.dayStart);
 
       const request: SpendRequest = { kind: plan.kind, amountMicro: plan.amountMicro, to: plan.to, capability: plan.capability };
       const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
       const decisionId = generateId('pd_');
-      const decisionRow = [decisionId, wallet.id, decision.allowed ? 'allow' : 'deny', plan.kind, plan.amountMicro.toString(), plan.to, plan.capability ?? null, JSON.stringify(decision.violations), JSON.stringify(decision.headroom), now];
-      const insertDecision = `INSERT INTO policy_decisions (id, wallet_id, outcome, kind, amount_micro, to_address, capability, violations, headroom, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+      const decisionValues: DecisionValues = [decisionId, wallet.id, decision.allowed ? 'allow' : 'deny', plan.kind, plan.amountMicro.toString(), plan.to, plan.capability ?? null, JSON.stringify(decision.violations), JSON.stringify(decision.headroom), now];
 
       if (!decision.allowed) {
         const audit = buildAuditRow(auditHead, {
@@ -429,9 +458,12 @@ export class PayService {
           payload: { decision_id: decisionId, kind: plan.kind, to: plan.to, amount_usd: formatUsd(plan.amountMicro), capability: plan.capability ?? null, rules: decision.violations.map((v) => v.rule) },
           at: now,
         });
-        await tx.query(`WITH ${WALLET_SHARED_LOCK_CTE}, d AS (${insertDecision}) ${INSERT_AUDIT_UNDER_LOCK}`, [lockKey, ...decisionRow, ...auditValues(audit)], 'treasury_pay_deny_v2');
-        remember(rows[0]!, { auditHead: { seq: audit.seq, hash: audit.hash }, at: now });
-        return { kind: 'denied' as const, decisionId, decision };
+        return {
+          outcome: { kind: 'denied' as const, decisionId, decision },
+          write: { lockKey, decision: decisionValues, audit: auditValues(audit) },
+          change: { auditHead: { seq: audit.seq, hash: audit.hash }, at: now },
+          row: rows[0]!,
+        };
       }
 
       const window = authorizationWindow(plan);
@@ -470,49 +502,94 @@ export class PayService {
         at: now,
       });
       const amount = plan.amountMicro.toString();
-      await tx.query(
-        `WITH ${WALLET_SHARED_LOCK_CTE},
-              d AS (${insertDecision}),
-              a AS (INSERT INTO authorizations (id, wallet_id, decision_id, kind, scheme, network, asset, from_address, to_address, value_raw, amount_micro,
-                      valid_after, valid_before, nonce, signature, status, capability, resource, idempotency_key, request_hash, response, actor, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'reserved', ?, ?, ?, ?, ?, ?, ?)),
-              t AS (INSERT INTO wallet_spend_totals (wallet_id, window_kind, window_start, spent_micro, payment_count)
-                    VALUES (?, 'day', ?::date, ?, 1), (?, 'week', ?::date, ?, 1), (?, 'month', ?::date, ?, 1)
-                    ON CONFLICT (wallet_id, window_kind, window_start)
-                    DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
-                                  payment_count = wallet_spend_totals.payment_count + 1)
-         ${INSERT_AUDIT_UNDER_LOCK}`,
-        [
+      return {
+        outcome: { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation,
+        write: {
           lockKey,
-          ...decisionRow,
-          authorizationId, wallet.id, decisionId, plan.kind, plan.scheme, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
-          authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
-          ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
-          wallet.id, isoDate(windows.dayStart), amount, wallet.id, isoDate(windows.weekStart), amount, wallet.id, isoDate(windows.monthStart), amount,
-          ...auditValues(audit),
-        ],
-        'treasury_pay_reserve_v3',
-      ).catch((err: unknown) => {
+          decision: decisionValues,
+          authorization: [
+            authorizationId, wallet.id, decisionId, plan.kind, plan.scheme, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
+            authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
+            ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
+          ],
+          spend: { walletId: wallet.id, windowStarts: { day: isoDate(windows.dayStart), week: isoDate(windows.weekStart), month: isoDate(windows.monthStart) }, amountMicro: plan.amountMicro },
+          audit: auditValues(audit),
+        },
+        change: { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now },
+        row: rows[0]!,
+      };
+    };
+    /** The write on its own, on the connection of the snapshot (or of the locked transaction). */
+    const writeAlone = async (tx: WalletTx, decided: Decided) => {
+      if (!decided.write) return;
+      await tx.query(DECISION_WRITE_SQL, decisionWriteParams([decided.write]), DECISION_WRITE_NAME).catch((err: unknown) => {
         const pgErr = err as { code?: string; constraint?: string };
-        if (pgErr.code === '23505' && pgErr.constraint?.includes('nonce')) throw new AppError('nonce_already_used', { fields: { nonce: authorization.nonce } });
+        if (pgErr.code === '23505' && pgErr.constraint?.includes('nonce')) throw new AppError('nonce_already_used', { fields: { nonce: decided.write!.authorization?.[13] } });
         throw err;
       });
-      remember(rows[0]!, { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now });
-      if (ctx.pat) {
-        await tx.query(
-          `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
-           ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro`,
-          [ctx.pat.tokenId, isoDate(windows.dayStart), amount],
-          'treasury_pat_spend_v1',
-        );
-      }
-      return { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation;
     };
-    if (ctx.pat) return withWalletTransaction(this.knex, ctx.walletId, decide, opening);
-    return withWalletSnapshot(this.knex, ctx.walletId, 'treasury_pay_snapshot_v2', decide, () => {
+
+    if (ctx.pat) {
+      const pat = ctx.pat;
+      return withWalletTransaction(
+        this.knex,
+        ctx.walletId,
+        async (tx, rows) => {
+          // 404 / 410 come before the PAT's cap; a resumed Idempotency-Key counts nothing new.
+          const { previous } = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
+          if (!previous) await this.checkPatDailyCap(tx, pat, plan.amountMicro, policyWindows(now).dayStart);
+          const decided = decide(rows);
+          await writeAlone(tx, decided);
+          if (decided.write?.authorization) {
+            await tx.query(
+              `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
+               ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro`,
+              [pat.tokenId, isoDate(policyWindows(now).dayStart), plan.amountMicro.toString()],
+              'treasury_pat_spend_v1',
+            );
+          }
+          return decided.outcome;
+        },
+        opening,
+      );
+    }
+    const read = () => {
       this.metrics.paySnapshots.inc({ source: 'read' });
       return opening();
-    }, remembered);
+    };
+    if (alone || !cacheable) {
+      return withWalletSnapshot(
+        this.knex,
+        ctx.walletId,
+        'treasury_pay_snapshot_v2',
+        async (tx, rows) => {
+          const decided = decide(rows);
+          await writeAlone(tx, decided);
+          if (decided.change) remember(decided.row!, decided.change);
+          return decided.outcome;
+        },
+        read,
+        remembered,
+      );
+    }
+    const { outcome, written } = await withWalletDecision(
+      this.knex,
+      ctx.walletId,
+      'treasury_pay_snapshot_v2',
+      (rows, track) => {
+        const decided = decide(rows);
+        if (!decided.write) return { outcome: decided.outcome, written: undefined };
+        // The wallet's next payment decides on this write's outcome while it is on its way.
+        remember(decided.row!, decided.change!);
+        const written = this.writer.write(decided.write);
+        track(written);
+        return { outcome: decided.outcome, written };
+      },
+      read,
+      remembered,
+    );
+    await written;
+    return outcome;
   }
 
   /**
@@ -549,9 +626,28 @@ export class PayService {
   }
 }
 
-/** Whether a jsonb policy value (parsed object) holds a key. */
-function jsonbHas(policy: unknown, key: string): boolean {
-  return typeof policy === 'object' && policy !== null && key in policy;
+/** The velocity cap's rolling window as read (SNAPSHOT_SQL `recent`): its count and its oldest payment. */
+interface RecentPayments {
+  count: number;
+  oldest: string | null;
+}
+
+/**
+ * A remembered snapshot's velocity count is exact at `now` while no payment it counted has left the rolling
+ * window (the window only loses payments as time passes; the ones this process added are counted already).
+ */
+function velocityCountHolds(row: Record<string, unknown>, now: Date): boolean {
+  const cap = (row.policy as { velocity_cap?: { window_seconds?: unknown } } | null)?.velocity_cap;
+  if (!cap) return true;
+  const recent = row.recent as RecentPayments | null;
+  if (!recent || typeof cap.window_seconds !== 'number') return false;
+  return recent.oldest === null || Date.parse(recent.oldest) > now.getTime() - cap.window_seconds * 1000;
+}
+
+/** The rolling window after a write: a reservation adds one payment (the oldest if it is the first). */
+function nextRecent(recent: RecentPayments | null, change: { spentMicro?: bigint; at: Date }): RecentPayments | null {
+  if (!recent || change.spentMicro === undefined) return recent;
+  return { count: recent.count + 1, oldest: recent.oldest ?? change.at.toISOString() };
 }
 
 /** Optimistic reservations retried after a concurrent change of the same wallet (other processes only). */

@@ -1,21 +1,23 @@
 /**
  * The pay path's fixed SQL: the wallet snapshot read (one statement, one consistent snapshot) and the audit
- * appends — plain, or after the CTE `l` took the wallet's shared lock (WALLET_SHARED_LOCK_CTE).
+ * append of a locked transaction (decisions are written by ../db/reservation-writer.ts).
  */
 import type { buildAuditRow } from '../audit/audit-ledger.js';
+import type { AuditValues } from '../db/reservation-writer.js';
 
 // The last payment time (cooling-off) is the newest authorization of the wallet, released ones included
 // (cooling-off errs on the safe side): read through the (wallet_id, created_at) index, so a payment does not
-// rewrite the wallet row.
+// rewrite the wallet row. `recent` (velocity cap only) is the rolling window's count and its oldest payment:
+// the count stays exact for a later decision as long as that payment is still inside the window.
 export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
               (SELECT max(p.created_at) FROM authorizations p WHERE p.wallet_id = w.id) AS last_paid_at,
               (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
                 WHERE t.wallet_id = w.id AND ((t.window_kind = 'day' AND t.window_start = ?::date)
                    OR (t.window_kind = 'week' AND t.window_start = ?::date) OR (t.window_kind = 'month' AND t.window_start = ?::date))) AS totals,
               CASE WHEN jsonb_exists(w.policy, 'velocity_cap') THEN
-                (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released'
+                (SELECT json_build_object('count', count(*), 'oldest', min(x.created_at)) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released'
                    AND x.created_at > ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int))
-              ELSE 0 END AS recent_count,
+              END AS recent,
               (SELECT json_build_object('seq', e.seq, 'hash', e.hash) FROM audit_events e WHERE e.chain_key = w.id ORDER BY e.seq DESC LIMIT 1) AS audit_head,
               (SELECT json_build_object('id', i.id, 'status', i.status, 'request_hash', i.request_hash, 'response', i.response) FROM authorizations i
                 WHERE i.wallet_id = w.id AND i.idempotency_key = ?) AS previous
@@ -23,7 +25,4 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
         WHERE w.id = ?`;
 
 export const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
-/** The audit row written after the CTE `l` took the wallet's shared lock (see WALLET_SHARED_LOCK_CTE). */
-export const INSERT_AUDIT_UNDER_LOCK = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at)
-  SELECT ?::text, ?::integer, ?::text, ?::text, ?::jsonb, ?::text, ?::text, ?::timestamptz FROM l`;
-export const auditValues = (r: ReturnType<typeof buildAuditRow>) => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];
+export const auditValues = (r: ReturnType<typeof buildAuditRow>): AuditValues => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];

@@ -317,4 +317,28 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
     assert.equal(String(day.spent_micro), '10000');
   });
+
+  it('concurrent payments of one wallet: a reused nonce among them is refused alone, the others sign, the chain holds', async () => {
+    const w = await wallet({ daily_cap_usd: '1' });
+    const nowS = Math.floor(Date.now() / 1000);
+    const nonce = `0x${'ef'.repeat(32)}`;
+    const retries = async () => Number((await t.request('GET', '/metrics')).body.match(/treasury_pay_conflict_retries_total\{kind="pay"\} (\d+)/)?.[1] ?? 0);
+    const retriesBefore = await retries();
+    const body = (authorization?: Record<string, string>) => ({ payment_requirements: requirements('10000'), ...(authorization ? { authorization } : {}) });
+    assert.equal((await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body({ nonce, valid_after: '0', valid_before: String(nowS + 250) }) })).status, 200);
+    // The wallet's payments decide while earlier ones are still being written, and share statements: the one
+    // that reuses the nonce fails its statement, and every payment in it is taken again on its own.
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body(i === 12 ? { nonce, valid_after: '0', valid_before: String(nowS + 250) } : undefined) })),
+    );
+    assert.deepEqual(results.map((r) => r.status).sort(), [...Array(23).fill(200), 409].sort());
+    assert.equal(results[12]!.body.error_code, 'nonce_already_used');
+    const signed = await t.db.knex('authorizations').where({ wallet_id: w.id, status: 'signed' });
+    assert.equal(signed.length, 24);
+    assert.equal(new Set(signed.map((r: any) => r.signature)).size, 24);
+    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
+    assert.deepEqual([String(day.spent_micro), Number(day.payment_count)], ['240000', 24]);
+    assert.ok((await retries()) > retriesBefore, 'the refused write was taken again on its own before its answer');
+    assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
+  });
 });

@@ -1,0 +1,160 @@
+/**
+ * Writes pay-path decisions — a denial (decision + audit row) or a reservation (decision, authorization
+ * with no signature yet, spend totals, audit row) — several to one autocommit statement when payments
+ * arrive together (group commit, like ./signature-recorder.ts): a write is sent at once when no statement
+ * is running, otherwise it joins the next one. One prepared `INSERT … SELECT FROM unnest(…)` statement
+ * serves one write or hundreds, and the same statement is what a single write runs on its own.
+ *
+ * Defends: atomicity — the statement commits every decision in it or none, and each caller's promise
+ * resolves only after it committed. Speculation — a wallet's next payment may decide on the state its
+ * previous, still queued write will leave (its audit row at head + 2, …); if a statement fails, nothing in
+ * it was written, so every write queued behind it is refused as well (never sent after a gap) and
+ * `generation` moves on, which tells callers that any state they remembered from before may be wrong.
+ * Each write still carries its audit row at the chain's expected head + 1 (UNIQUE chain_key, seq), so a
+ * change by another process fails the statement instead of forking the chain.
+ * Does not defend: a caller that decides on a snapshot older than `generation` — callers check it.
+ * Failed writes are refused with `ReservationBatchAborted` (carrying the cause); callers retry them alone.
+ */
+import type { Knex } from 'knex';
+import { runStatement } from './wallet-transaction.js';
+
+/** policy_decisions values, in DECISION_COLUMNS order. */
+export type DecisionValues = [id: string, walletId: string, outcome: 'allow' | 'deny', kind: string, amountMicro: string, to: string, capability: string | null, violations: string, headroom: string, at: Date];
+/** authorizations values (status 'reserved', no signature), in AUTHORIZATION_COLUMNS order. */
+export type AuthorizationValues = [
+  id: string, walletId: string, decisionId: string, kind: string, scheme: string, network: string, asset: string, from: string, to: string, valueRaw: string, amountMicro: string,
+  validAfter: string, validBefore: string, nonce: string, capability: string | null, resource: string | null, idempotencyKey: string | null, requestHash: string | null, response: string, actor: string, at: Date,
+];
+/** audit_events values, in AUDIT_COLUMNS order. */
+export type AuditValues = [chainKey: string, seq: number, eventType: string, actor: string, payload: string, prevHash: string, hash: string, at: Date];
+
+export interface DecisionWrite {
+  /** The wallet's advisory-lock key (decimal bigint): taken in shared mode for the statement. */
+  lockKey: string;
+  decision: DecisionValues;
+  /** Present when the decision allowed the payment. */
+  authorization?: AuthorizationValues;
+  /** The spend counted in the wallet's day, week and month windows (window starts as YYYY-MM-DD). */
+  spend?: { walletId: string; windowStarts: { day: string; week: string; month: string }; amountMicro: bigint };
+  audit: AuditValues;
+}
+
+/** A write was not committed because its statement (or one queued before it) failed; retry it alone. */
+export class ReservationBatchAborted extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the statement holding this write failed; nothing in it was written');
+    this.name = 'ReservationBatchAborted';
+  }
+}
+
+const DECISION_COLUMNS = 'id, wallet_id, outcome, kind, amount_micro, to_address, capability, violations, headroom, created_at';
+const DECISION_TYPES = ['text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'jsonb', 'jsonb', 'timestamptz'];
+const AUTHORIZATION_COLUMNS = [
+  'id', 'wallet_id', 'decision_id', 'kind', 'scheme', 'network', 'asset', 'from_address', 'to_address', 'value_raw', 'amount_micro',
+  'valid_after', 'valid_before', 'nonce', 'capability', 'resource', 'idempotency_key', 'request_hash', 'response', 'actor', 'created_at',
+];
+const AUTHORIZATION_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'numeric', 'bigint', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'text', 'timestamptz'];
+const AUDIT_COLUMNS = 'chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at';
+const AUDIT_TYPES = ['text', 'integer', 'text', 'text', 'jsonb', 'text', 'text', 'timestamptz'];
+const SPEND_TYPES = ['text', 'text', 'date', 'bigint', 'integer'];
+
+const arrays = (types: string[]) => types.map((t) => `?::${t}[]`).join(', ');
+
+/**
+ * The audit rows are the statement's main query, joined to `l` (every wallet's shared advisory lock,
+ * taken in key order before the first row is produced); the other inserts are CTEs, run to completion
+ * after it. Spend totals arrive summed per (wallet, window), so ON CONFLICT touches each row once.
+ */
+export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
+  d AS (INSERT INTO policy_decisions (${DECISION_COLUMNS}) SELECT * FROM unnest(${arrays(DECISION_TYPES)})),
+  a AS (INSERT INTO authorizations (${AUTHORIZATION_COLUMNS.join(', ')}, signature, status)
+        SELECT *, NULL, 'reserved' FROM unnest(${arrays(AUTHORIZATION_TYPES)})),
+  t AS (INSERT INTO wallet_spend_totals (wallet_id, window_kind, window_start, spent_micro, payment_count)
+        SELECT * FROM unnest(${arrays(SPEND_TYPES)})
+        ON CONFLICT (wallet_id, window_kind, window_start)
+        DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
+                      payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count)
+INSERT INTO audit_events (${AUDIT_COLUMNS}) SELECT v.* FROM unnest(${arrays(AUDIT_TYPES)}) AS v CROSS JOIN l`;
+export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v1';
+
+/** Column-major parameters of DECISION_WRITE_SQL for `writes`, in order (a wallet's writes in chain order). */
+export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
+  const columns = (rows: ReadonlyArray<ReadonlyArray<unknown>>, width: number) => Array.from({ length: width }, (_, c) => rows.map((r) => r[c]));
+  const spend = new Map<string, { walletId: string; kind: string; start: string; amount: bigint; count: number }>();
+  for (const w of writes) {
+    if (!w.spend) continue;
+    for (const kind of ['day', 'week', 'month'] as const) {
+      const start = w.spend.windowStarts[kind];
+      const key = `${w.spend.walletId}|${kind}|${start}`;
+      const row = spend.get(key) ?? { walletId: w.spend.walletId, kind, start, amount: 0n, count: 0 };
+      row.amount += w.spend.amountMicro;
+      row.count += 1;
+      spend.set(key, row);
+    }
+  }
+  const totals = [...spend.values()];
+  return [
+    writes.map((w) => w.lockKey),
+    ...columns(writes.map((w) => w.decision), DECISION_TYPES.length),
+    ...columns(writes.flatMap((w) => (w.authorization ? [w.authorization] : [])), AUTHORIZATION_TYPES.length),
+    totals.map((t) => t.walletId), totals.map((t) => t.kind), totals.map((t) => t.start), totals.map((t) => t.amount.toString()), totals.map((t) => t.count),
+    ...columns(writes.map((w) => w.audit), AUDIT_TYPES.length),
+  ];
+}
+
+interface Pending {
+  write: DecisionWrite;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+export class ReservationWriter {
+  private queue: Pending[] = [];
+  private inFlight = false;
+  private failures = 0;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly options: { maxBatch?: number; onBatch?: (size: number) => void } = {},
+  ) {}
+
+  /** Moves on each time a statement fails: state remembered under an older generation may be wrong. */
+  get generation(): number {
+    return this.failures;
+  }
+
+  /** Resolves once `write` committed; rejects with ReservationBatchAborted if it was not written. */
+  write(write: DecisionWrite): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ write, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.inFlight || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, this.options.maxBatch ?? 256);
+    this.inFlight = true;
+    this.options.onBatch?.(batch.length);
+    void this.flush(batch);
+  }
+
+  private async flush(batch: Pending[]): Promise<void> {
+    let failure: { cause: unknown } | undefined;
+    try {
+      await runStatement(this.knex, DECISION_WRITE_SQL, decisionWriteParams(batch.map((p) => p.write)), DECISION_WRITE_NAME);
+    } catch (err) {
+      failure = { cause: err };
+    }
+    // Idle again before any caller hears back, so a write handed over in reaction is sent at once.
+    this.inFlight = false;
+    if (failure) {
+      // Writes queued behind this statement may have decided on what it would have written: refuse them too.
+      this.failures++;
+      for (const p of [...batch, ...this.queue.splice(0)]) p.reject(new ReservationBatchAborted(failure.cause));
+    } else {
+      for (const p of batch) p.resolve();
+    }
+    this.pump();
+  }
+}

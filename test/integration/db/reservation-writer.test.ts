@@ -1,0 +1,117 @@
+/**
+ * The group-commit writer of pay decisions against real PostgreSQL (wallets made through the HTTP API):
+ * writes handed over together share one statement and commit together, spend totals are summed per window,
+ * and a failed statement writes nothing — every write in it and every write queued behind it is refused,
+ * and the generation moves on, so that no write decided on a lost one can leave a gap in an audit chain.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { buildAuditRow, verifyAuditChain, type AuditHead } from '../../../src/audit/audit-ledger.js';
+import { ReservationBatchAborted, ReservationWriter, type DecisionWrite } from '../../../src/db/reservation-writer.js';
+import { walletLockKey } from '../../../src/db/wallet-transaction.js';
+import { auditValues } from '../../../src/services/pay-statements.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+
+const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+const AT = new Date('2026-11-23T10:00:00Z');
+const WINDOWS = { day: '2026-11-23', week: '2026-11-23', month: '2026-11-01' };
+
+describe('reservation writer (group commit, PostgreSQL)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+  let token: string;
+
+  before(async () => {
+    t = await startTestTreasury();
+    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'writer' } })).body.api_key;
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  async function wallet() {
+    const res = await t.request('POST', '/v1/wallets', { token, body: { policy: {} } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const head = (await t.db.knex('audit_events').where({ chain_key: res.body.id }).orderBy('seq', 'desc').first('seq', 'hash')) as AuditHead;
+    return { id: res.body.id as string, address: res.body.address as string, head };
+  }
+
+  /** A reservation of `amount` micro-USD decided on `head`; `nonce` may be forced (to collide). */
+  function reservation(w: { id: string; address: string }, head: AuditHead, amount: bigint, nonce = `0x${randomBytes(32).toString('hex')}`): { write: DecisionWrite; head: AuditHead } {
+    const decisionId = `pd_${randomBytes(12).toString('hex')}`;
+    const authorizationId = `auth_${randomBytes(12).toString('hex')}`;
+    const audit = buildAuditRow(head, { chainKey: w.id, eventType: 'payment.reserved', actor: 'test', payload: { authorization_id: authorizationId }, at: AT });
+    const write: DecisionWrite = {
+      lockKey: walletLockKey(w.id).toString(),
+      decision: [decisionId, w.id, 'allow', 'pay', amount.toString(), SELLER, null, '[]', '{}', AT],
+      authorization: [authorizationId, w.id, decisionId, 'pay', 'exact', 'base-sepolia', '0x036CbD53842c5426634e7929541eC2318f3dCF7e', w.address, SELLER, amount.toString(), amount.toString(), '0', '9999999999', nonce, null, null, null, null, '{}', 'test', AT],
+      spend: { walletId: w.id, windowStarts: WINDOWS, amountMicro: amount },
+      audit: auditValues(audit),
+    };
+    return { write, head: { seq: audit.seq, hash: audit.hash } };
+  }
+
+  async function totals(walletId: string) {
+    const rows = await t.db.knex('wallet_spend_totals').where({ wallet_id: walletId }).orderBy('window_kind');
+    return Object.fromEntries(rows.map((r: any) => [r.window_kind, { spent: String(r.spent_micro), count: Number(r.payment_count) }]));
+  }
+
+  it('writes handed over together share one statement; a wallet chains several writes; totals are summed', async () => {
+    const a = await wallet();
+    const b = await wallet();
+    const batches: number[] = [];
+    const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n) });
+    const a1 = reservation(a, a.head, 1000n);
+    const a2 = reservation(a, a1.head, 2000n);
+    const a3 = reservation(a, a2.head, 3000n);
+    const b1 = reservation(b, b.head, 500n);
+    // The first is sent at once; the others join the next statement.
+    await Promise.all([writer.write(a1.write), writer.write(a2.write), writer.write(b1.write), writer.write(a3.write)]);
+    assert.deepEqual(batches, [1, 3]);
+    assert.equal(writer.generation, 0);
+    assert.deepEqual(await totals(a.id), { day: { spent: '6000', count: 3 }, month: { spent: '6000', count: 3 }, week: { spent: '6000', count: 3 } });
+    assert.deepEqual(await totals(b.id), { day: { spent: '500', count: 1 }, month: { spent: '500', count: 1 }, week: { spent: '500', count: 1 } });
+    assert.equal(Number((await t.db.knex('authorizations').where({ wallet_id: a.id, status: 'reserved' }).count('* as n'))[0]!.n), 3);
+    assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
+  });
+
+  it('a failed statement writes nothing, and refuses every write queued behind it', async () => {
+    const a = await wallet();
+    const b = await wallet();
+    const writer = new ReservationWriter(t.db.knex);
+    const nonce = `0x${'cd'.repeat(32)}`;
+    const first = reservation(a, a.head, 1000n, nonce);
+    await writer.write(first.write);
+
+    // Sent alone: b's valid write; queued: a's write reusing the nonce (fails its statement), then a write of a
+    // decided on it (head + 2) and an unrelated valid write of b — refused with the statement.
+    const b1 = reservation(b, b.head, 100n);
+    const clash = reservation(a, first.head, 1000n, nonce);
+    const afterClash = reservation(a, clash.head, 1000n);
+    const b2 = reservation(b, b1.head, 100n);
+    const results = await Promise.allSettled([writer.write(b1.write), writer.write(clash.write), writer.write(afterClash.write), writer.write(b2.write)]);
+    assert.equal(results[0]!.status, "fulfilled", String((results[0] as any).reason?.cause ?? (results[0] as any).reason));
+    for (const r of results.slice(1)) {
+      assert.equal(r.status, 'rejected');
+      assert.ok((r as PromiseRejectedResult).reason instanceof ReservationBatchAborted);
+      assert.equal(((r as PromiseRejectedResult).reason as ReservationBatchAborted & { cause: { code?: string } }).cause.code, '23505');
+    }
+    assert.equal(writer.generation, 1);
+    assert.deepEqual(await totals(a.id), { day: { spent: '1000', count: 1 }, month: { spent: '1000', count: 1 }, week: { spent: '1000', count: 1 } });
+    assert.deepEqual(await totals(b.id), { day: { spent: '100', count: 1 }, month: { spent: '100', count: 1 }, week: { spent: '100', count: 1 } });
+    assert.equal(Number((await t.db.knex('audit_events').where({ chain_key: a.id }).max('seq as s'))[0]!.s), first.head.seq);
+
+    // Queued behind a statement that fails even though it is valid itself: refused, not sent after the gap.
+    const gap = reservation(a, { seq: first.head.seq + 5, hash: first.head.hash }, 10n, nonce);
+    const behind = reservation(b, b1.head, 100n);
+    const [g, h] = await Promise.allSettled([writer.write(gap.write), writer.write(behind.write)]);
+    assert.equal(g.status, 'rejected');
+    assert.equal(h.status, 'rejected');
+    assert.equal(writer.generation, 2);
+
+    // The writer goes on: b's write, decided again on the committed head, commits.
+    await writer.write(reservation(b, b1.head, 100n).write);
+    assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
+    assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
+  });
+});
