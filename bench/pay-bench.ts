@@ -253,7 +253,9 @@ async function main(): Promise<void> {
     // the offered rate are not measured.
     await driveAtRate(STEADY_RATE, 2, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const metricsBeforeSteady = await (await fetch(`${api}/metrics`)).text();
+    const cpuBeforeSteady = sample();
     const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+    const cpuAfterSteady = sample();
 
     const metrics = await (await fetch(`${api}/metrics`)).text();
     const avgMs = (name: string, labels: string) => {
@@ -276,12 +278,15 @@ async function main(): Promise<void> {
       const diff = after.map((b) => ({ le: b.le, n: b.n - (before.get(b.le) ?? 0) }));
       const total = diff.at(-1)?.n ?? 0;
       const hit = diff.find((b) => b.n >= total * 0.99);
-      return hit ? (hit.le === '+Inf' ? '>max' : `≤${(Number(hit.le) * 1000).toFixed(0)}`) : '?';
+      const sum = (text: string) => Number(text.match(new RegExp(`${name}_sum\\{${labels}\\} ([0-9.e+-]+)`))?.[1] ?? 0);
+      const mean = total > 0 ? (((sum(metrics) - sum(metricsBeforeSteady)) / total) * 1000).toFixed(1) : '?';
+      return `${hit ? (hit.le === '+Inf' ? '>max' : `≤${(Number(hit.le) * 1000).toFixed(0)}`) : '?'} (mean ${mean})`;
     };
-    const tailLine = `p99 inside the API in (c), ms (histogram bucket bounds): reserve ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay"')}, signer call ${p99InSteady('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')}, signature record ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay_record"')}, whole request ${p99InSteady('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')}`;
+    const tailLine = `p99 inside the API in (c), ms (histogram bucket bounds; mean): reserve ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay"')}, signer call ${p99InSteady('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')}, signature record ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay_record"')}, whole request ${p99InSteady('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')}`;
+    const perSteadyPay = (k: keyof CpuSample) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: keyof CpuSample) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
-    const cpuLine = `CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)})`;
+    const cpuLine = `CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}); in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy`;
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
       `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(40)} |`;
     const lines = [

@@ -29,9 +29,12 @@ interface Pending<R> {
   reject(err: unknown): void;
 }
 
+// `a.id = ANY(…)` pins the plan to primary-key lookups: a prepared statement's generic plan guesses 100 rows
+// for the unnest and, once the table holds some thousands of rows, prefers a hash join over a sequential
+// scan of all authorizations — measured at two thirds of a core under a steady 400 payments/s.
 const RECORD_SQL = `UPDATE authorizations a SET status = 'signed', signature = v.signature, response = v.response, signed_at = v.signed_at
   FROM unnest(?::text[], ?::text[], ?::jsonb[], ?::timestamptz[]) AS v(id, signature, response, signed_at)
- WHERE a.id = v.id AND a.status = 'reserved'
+ WHERE a.id = ANY(?::text[]) AND a.id = v.id AND a.status = 'reserved'
  RETURNING a.id, a.status, a.response`;
 const READ_SQL = 'SELECT id, status, response FROM authorizations WHERE id = ANY(?::text[])';
 
@@ -71,8 +74,8 @@ export class SignatureRecorder<R> {
       const rows = await runStatement<{ id: string; status: string; response: R }>(
         this.knex,
         RECORD_SQL,
-        [batch.map((p) => p.id), batch.map((p) => p.signature), batch.map((p) => p.response), batch.map((p) => p.at)],
-        'treasury_pay_sign_record_batch_v1',
+        [batch.map((p) => p.id), batch.map((p) => p.signature), batch.map((p) => p.response), batch.map((p) => p.at), batch.map((p) => p.id)],
+        'treasury_pay_sign_record_batch_v2',
       );
       const byId = new Map(rows.map((r) => [r.id, r]));
       // Rows that did not take this signature (another retry recorded first, or released): read them now.
