@@ -4,8 +4,8 @@
  *
  * Decisions (DESIGN §7 "Embedded PostgreSQL facts"): imported dynamically only when needed (it installs
  * signal handlers), UTF8/C locale, scram-sha-256 with a generated password kept in a 0600 file,
- * persistent data, a non-default loopback port, and recovery from a stale postmaster.pid left by a
- * SIGKILLed parent. As root it runs the server as an unprivileged `postgres` OS user.
+ * persistent data, a non-default loopback port, recovery from a stale postmaster.pid left by a
+ * SIGKILLed parent, and autovacuum visiting every 10 s so that a young database has statistics early. As root it runs the server as an unprivileged `postgres` OS user.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -90,7 +90,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories='],
+    // autovacuum_naptime 10 s (default 1 min): a new database's tables get statistics within seconds, and the
+    // analyze invalidates the generic plans the API's connections cached on near-empty tables (which scan them).
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories=', '-c', 'autovacuum_naptime=10s'],
     onLog: (message: string) => options.onLog?.(message),
     onError: (error: unknown) => options.onLog?.(error instanceof Error ? error.message : String(error)),
   });

@@ -1,6 +1,7 @@
 /**
  * The embedded PostgreSQL default: a second start on a directory whose server belongs to a live process is
- * refused (never stopped under it), and a server orphaned by a SIGKILLed parent is stopped and replaced.
+ * refused (never stopped under it), a server orphaned by a SIGKILLed parent is stopped and replaced, and a
+ * young table is analyzed within seconds.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -29,6 +30,28 @@ describe('embedded PostgreSQL', function () {
       await client.end();
     } finally {
       await first.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('analyzes a young table within seconds, so cached plans are not left on an empty table', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
+    fs.chmodSync(dir, 0o755);
+    const server = await startEmbeddedPostgres({ dir, port: await freePort() });
+    const client = new pg.Client(server.connectionString);
+    try {
+      await client.connect();
+      await client.query('CREATE TABLE young (id integer PRIMARY KEY, v text)');
+      await client.query("INSERT INTO young SELECT g, 'x' FROM generate_series(1, 500) g");
+      const analyzed = async () => (await client.query("SELECT last_autoanalyze FROM pg_stat_user_tables WHERE relname = 'young'")).rows[0]?.last_autoanalyze;
+      // With PostgreSQL's default (autovacuum every minute) this waits past the deadline.
+      const deadline = Date.now() + 40_000;
+      while (!(await analyzed()) && Date.now() < deadline) await sleep(500);
+      assert.ok(await analyzed(), 'autovacuum analyzed the new table');
+      assert.equal(Number((await client.query("SELECT reltuples FROM pg_class WHERE relname = 'young'")).rows[0].reltuples), 500);
+    } finally {
+      await client.end().catch(() => undefined);
+      await server.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
