@@ -8,7 +8,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -20,6 +19,7 @@ import { createKnex, migrateLatest } from '../src/db/knex-client.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { freePort } from '../test/support/test-database.js';
+import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -225,20 +225,12 @@ async function main(): Promise<void> {
       walletIds.push(...batch.map((b) => b.body.id as string));
     }
     const payBody = { payment_requirements: { scheme: 'exact', network: 'eip155:84532', payTo: SELLER, amount: '1000', asset: USDC, extra: { name: 'USDC', version: '2' }, maxTimeoutSeconds: 300 }, capability: 'bench' };
-    // The load generator shares the two cores with what it measures: node:http with keep-alive costs it
-    // about half the CPU of fetch per request, which leaves more of the machine to the system under test.
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    // The load generator shares the two cores with what it measures: fixed requests over keep-alive sockets
+    // (support/keep-alive-load-client.ts) cost it less CPU than node:http, leaving more to the service.
+    const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: apiPort, connections: CONCURRENCY });
     const payPayload = Buffer.from(JSON.stringify(payBody));
-    const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': String(payPayload.length) };
-    const payOnce = (walletId: string) =>
-      new Promise<boolean>((resolve) => {
-        const req = http.request({ host: '127.0.0.1', port: apiPort, method: 'POST', path: `/v1/wallets/${walletId}/pay`, agent, headers: payHeaders }, (res) => {
-          res.resume();
-          res.once('end', () => resolve(res.statusCode === 200));
-        });
-        req.once('error', () => resolve(false));
-        req.end(payPayload);
-      });
+    const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const payOnce = async (walletId: string) => (await client.request('POST', `/v1/wallets/${walletId}/pay`, payHeaders, payPayload)) === 200;
     process.stderr.write('• warm-up\n');
     await drive(CONCURRENCY, 2, (i) => payOnce(walletIds[i % walletIds.length]!));
     // A running service's tables have statistics (autovacuum analyzes them about once a minute); this database is
@@ -267,6 +259,7 @@ async function main(): Promise<void> {
     const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const cpuAfterSteady = sample();
 
+    client.close();
     const metrics = await (await fetch(`${api}/metrics`)).text();
     const avgMs = (name: string, labels: string) => {
       const sum = Number(metrics.match(new RegExp(`${name}_sum\\{${labels}\\} ([0-9.e+-]+)`))?.[1]);
