@@ -20,6 +20,7 @@ import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { freePort } from '../test/support/test-database.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
+import { SignerClient } from '../signer/protocol/signer-client.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -195,6 +196,29 @@ async function main(): Promise<void> {
     children.push(
       await startChild('signer/main.ts', { TREASURY_SIGNER_SOCKET: socket, TREASURY_PKCS11_MODULE: token.modulePath, TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel, TREASURY_PKCS11_KEK_LABEL: token.kekLabel, TREASURY_PKCS11_PIN_FILE: token.pinFile, SOFTHSM2_CONF: token.softhsm2Conf }, 'signer ready'),
     );
+    // The signer process as the API uses it — frames over its socket, structured EIP-3009 hashing, the HSM,
+    // low-S and yParity — with nothing else running: the ceiling of the whole pay path's signing stage.
+    process.stderr.write('• ceiling: the signer process through its socket\n');
+    const signerClient = new SignerClient({ socketPath: socket });
+    const signerAccount = (await signerClient.createAccountKey()).account_key_ref;
+    const signerWallet = await signerClient.createWalletKey({ account_key_ref: signerAccount });
+    const signOnce = () =>
+      signerClient.signTransferAuthorization({
+        account_key_ref: signerAccount,
+        wallet_key_ref: signerWallet.wallet_key_ref,
+        address: signerWallet.address,
+        domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
+        message: { from: signerWallet.address, to: SELLER, value: '1000', validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) + 300), nonce: `0x${randomBytes(32).toString('hex')}` },
+      });
+    for (let i = 0; i < 200; i++) await signOnce();
+    const signerCpuBefore = processCpuSeconds(children[0]?.pid);
+    const signerAlone = await drive(8, Math.min(SECONDS, 5), async () => {
+      await signOnce();
+      return true;
+    });
+    const signerCpuPerSign = ((processCpuSeconds(children[0]?.pid) - signerCpuBefore) / signerAlone.ops) * 1e6;
+    signerClient.close();
+
     const apiPort = await freePort();
     const admin = `adm_${randomBytes(24).toString('base64url')}`;
     // The API logs its ready line at info; the bench runs it at warn (no access log) and polls readiness.
@@ -289,21 +313,22 @@ async function main(): Promise<void> {
     const perSteadyPay = (k: keyof CpuSample) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: keyof CpuSample) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
-    const cpuLine = `CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}); in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy`;
+    const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}); in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy`;
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
-      `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(40)} |`;
+      `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(54)} |`;
     const lines = [
       '',
       `Treasury pay benchmark — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
       '',
-      `| ${'measurement'.padEnd(44)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(40)} |`,
-      `|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(42)}|`,
+      `| ${'measurement'.padEnd(44)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(54)} |`,
+      `|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(56)}|`,
       row('ceiling: SoftHSM sign via backend (8 loops)', hsm, []),
+      row('ceiling: signer process via socket (8 loops)', signerAlone, []),
       row('ceiling: PG lock+insert, 1,000 keys (16 cl.)', dbSpread, []),
       row('ceiling: PG lock+insert, one key (16 cl.)', dbHot, []),
-      row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [['HSM', hsm], ['PG', dbSpread]]),
-      row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [['HSM', hsm], ['PG hot', dbHot]]),
-      row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [['HSM', hsm], ['PG', dbSpread]]),
+      row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
+      row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [['HSM', hsm], ['signer', signerAlone], ['PG hot', dbHot]]),
+      row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
       '',
       breakdown,
       cpuLine,
