@@ -1,8 +1,8 @@
 /**
  * Writes pay-path decisions — a denial (decision + audit row) or a reservation (decision, authorization
  * with no signature yet, spend totals, audit row) — several to one autocommit statement when payments
- * arrive together (group commit, like ./signature-recorder.ts): a write is sent at once when no statement
- * is running, otherwise it joins the next one. One prepared `INSERT … SELECT FROM unnest(…)` statement
+ * arrive together (./group-commit-queue.ts): a write is sent at once when no statement is running,
+ * otherwise it joins the next one. One prepared `INSERT … SELECT FROM unnest(…)` statement
  * serves one write or hundreds, and the same statement is what a single write runs on its own.
  *
  * Defends: atomicity — the statement commits every decision in it or none, and each caller's promise
@@ -16,6 +16,7 @@
  * Failed writes are refused with `ReservationBatchAborted` (carrying the cause); callers retry them alone.
  */
 import type { Knex } from 'knex';
+import { GroupCommitQueue } from './group-commit-queue.js';
 import { runStatement } from './wallet-transaction.js';
 
 /** policy_decisions values, in DECISION_COLUMNS order. */
@@ -109,14 +110,15 @@ interface Pending {
 }
 
 export class ReservationWriter {
-  private queue: Pending[] = [];
-  private inFlight = false;
+  private readonly queue: GroupCommitQueue<Pending>;
   private failures = 0;
 
   constructor(
     private readonly knex: Knex,
-    private readonly options: { maxBatch?: number; onBatch?: (size: number) => void } = {},
-  ) {}
+    options: { maxBatch?: number; onBatch?: (size: number) => void } = {},
+  ) {
+    this.queue = new GroupCommitQueue((batch) => this.flush(batch), options);
+  }
 
   /** Moves on each time a statement fails: state remembered under an older generation may be wrong. */
   get generation(): number {
@@ -125,36 +127,21 @@ export class ReservationWriter {
 
   /** Resolves once `write` committed; rejects with ReservationBatchAborted if it was not written. */
   write(write: DecisionWrite): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ write, resolve, reject });
-      this.pump();
-    });
+    return new Promise((resolve, reject) => this.queue.push({ write, resolve, reject }));
   }
 
-  private pump(): void {
-    if (this.inFlight || this.queue.length === 0) return;
-    const batch = this.queue.splice(0, this.options.maxBatch ?? 256);
-    this.inFlight = true;
-    this.options.onBatch?.(batch.length);
-    void this.flush(batch);
-  }
-
-  private async flush(batch: Pending[]): Promise<void> {
-    let failure: { cause: unknown } | undefined;
+  private async flush(batch: Pending[]): Promise<() => void> {
     try {
       await runStatement(this.knex, DECISION_WRITE_SQL, decisionWriteParams(batch.map((p) => p.write)), DECISION_WRITE_NAME);
+      return () => {
+        for (const p of batch) p.resolve();
+      };
     } catch (err) {
-      failure = { cause: err };
+      return () => {
+        // Writes queued behind this statement may have decided on what it would have written: refuse them too.
+        this.failures++;
+        for (const p of [...batch, ...this.queue.takeQueued()]) p.reject(new ReservationBatchAborted(err));
+      };
     }
-    // Idle again before any caller hears back, so a write handed over in reaction is sent at once.
-    this.inFlight = false;
-    if (failure) {
-      // Writes queued behind this statement may have decided on what it would have written: refuse them too.
-      this.failures++;
-      for (const p of [...batch, ...this.queue.splice(0)]) p.reject(new ReservationBatchAborted(failure.cause));
-    } else {
-      for (const p of batch) p.resolve();
-    }
-    this.pump();
   }
 }

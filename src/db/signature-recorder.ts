@@ -1,7 +1,7 @@
 /**
  * Records signatures on their reserved authorization rows, several in one statement when payments arrive
- * together: a record is sent at once when no statement is running (`maxInFlight`, default 1), otherwise it
- * joins the next statement (group commit). An idle service pays no added latency; a busy one sends one
+ * together (./group-commit-queue.ts): a record is sent at once when no statement is running, otherwise it
+ * joins the next statement. An idle service pays no added latency; a busy one sends one
  * `UPDATE … FROM unnest(…)` (prepared, fixed parameters) for many signatures instead of one each.
  *
  * Defends: the pay path's rule that a signature leaves only after its row is committed — each caller's
@@ -13,6 +13,7 @@
  * as spent and unsigned (see pay-service.ts).
  */
 import type { Knex } from 'knex';
+import { GroupCommitQueue } from './group-commit-queue.js';
 import { runStatement } from './wallet-transaction.js';
 
 export interface RecordedRow<R> {
@@ -39,37 +40,21 @@ const RECORD_SQL = `UPDATE authorizations a SET status = 'signed', signature = v
 const READ_SQL = 'SELECT id, status, response FROM authorizations WHERE id = ANY(?::text[])';
 
 export class SignatureRecorder<R> {
-  private queue: Pending<R>[] = [];
-  private inFlight = 0;
+  private readonly queue: GroupCommitQueue<Pending<R>>;
 
   constructor(
     private readonly knex: Knex,
-    private readonly options: { maxInFlight?: number; maxBatch?: number; onBatch?: (size: number) => void } = {},
-  ) {}
+    options: { maxBatch?: number; onBatch?: (size: number) => void } = {},
+  ) {
+    this.queue = new GroupCommitQueue((batch) => this.flush(batch), options);
+  }
 
   /** Resolves with the row as committed (`signed` with this or an earlier signature), undefined if the row is gone. */
   record(id: string, signature: string, response: R, at: Date): Promise<RecordedRow<R> | undefined> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ id, signature, response: JSON.stringify(response), at, resolve, reject });
-      this.pump();
-    });
+    return new Promise((resolve, reject) => this.queue.push({ id, signature, response: JSON.stringify(response), at, resolve, reject }));
   }
 
-  private pump(): void {
-    const maxInFlight = this.options.maxInFlight ?? 1;
-    const maxBatch = this.options.maxBatch ?? 256;
-    while (this.queue.length > 0 && this.inFlight < maxInFlight) {
-      const batch = this.queue.splice(0, maxBatch);
-      this.inFlight++;
-      this.options.onBatch?.(batch.length);
-      void this.flush(batch).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-    }
-  }
-
-  private async flush(batch: Pending<R>[]): Promise<void> {
+  private async flush(batch: Pending<R>[]): Promise<() => void> {
     try {
       const rows = await runStatement<{ id: string; status: string; response: R }>(
         this.knex,
@@ -83,12 +68,16 @@ export class SignatureRecorder<R> {
       if (missing.length > 0) {
         for (const r of await runStatement<{ id: string; status: string; response: R }>(this.knex, READ_SQL, [missing], 'treasury_pay_sign_read_batch_v1')) byId.set(r.id, r);
       }
-      for (const p of batch) {
-        const row = byId.get(p.id);
-        p.resolve(row ? { status: row.status, response: row.response } : undefined);
-      }
+      return () => {
+        for (const p of batch) {
+          const row = byId.get(p.id);
+          p.resolve(row ? { status: row.status, response: row.response } : undefined);
+        }
+      };
     } catch (err) {
-      for (const p of batch) p.reject(err);
+      return () => {
+        for (const p of batch) p.reject(err);
+      };
     }
   }
 }

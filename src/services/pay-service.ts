@@ -74,6 +74,9 @@ interface Reservation {
   windows: ReturnType<typeof policyWindows>;
 }
 
+/** The checked snapshot a decision is taken on (PayService.readSnapshot). */
+type Snapshot = ReturnType<PayService['readSnapshot']>;
+
 /** A decision taken on a snapshot, before it is written. */
 interface Decided {
   outcome: { kind: 'denied'; decisionId: string; decision: PolicyDecision } | { kind: 'replayed'; payment: SignedPayment } | Reservation;
@@ -81,7 +84,6 @@ interface Decided {
   write?: DecisionWrite;
   /** How the snapshot changes once the write committed. */
   change?: { auditHead: AuditHead; spentMicro?: bigint; at: Date };
-  row?: Record<string, unknown>;
 }
 
 interface SpendPlan {
@@ -422,8 +424,7 @@ export class PayService {
       this.snapshots.set(ctx.walletId, { row: next, windowKey: windowKey(change.at), generation: this.writer.generation });
     };
     /** Everything but the write: the outcome, the write that records it, and what the snapshot becomes. */
-    const decide = (rows: Record<string, unknown>[]): Decided => {
-      const { wallet, state, auditHead, previous, windows } = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
+    const decide = ({ wallet, state, auditHead, previous, windows }: Snapshot): Decided => {
 
       const walletChain = this.chains.resolve(wallet.network);
       if (!walletChain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
@@ -462,7 +463,6 @@ export class PayService {
           outcome: { kind: 'denied' as const, decisionId, decision },
           write: { lockKey, decision: decisionValues, audit: auditValues(audit) },
           change: { auditHead: { seq: audit.seq, hash: audit.hash }, at: now },
-          row: rows[0]!,
         };
       }
 
@@ -516,7 +516,6 @@ export class PayService {
           audit: auditValues(audit),
         },
         change: { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now },
-        row: rows[0]!,
       };
     };
     /** The write on its own, on the connection of the snapshot (or of the locked transaction). */
@@ -524,7 +523,9 @@ export class PayService {
       if (!decided.write) return;
       await tx.query(DECISION_WRITE_SQL, decisionWriteParams([decided.write]), DECISION_WRITE_NAME).catch((err: unknown) => {
         const pgErr = err as { code?: string; constraint?: string };
-        if (pgErr.code === '23505' && pgErr.constraint?.includes('nonce')) throw new AppError('nonce_already_used', { fields: { nonce: decided.write!.authorization?.[13] } });
+        if (pgErr.code === '23505' && pgErr.constraint?.includes('nonce') && decided.outcome.kind === 'reserved') {
+          throw new AppError('nonce_already_used', { fields: { nonce: paymentTerms(decided.outcome.payment).nonce } });
+        }
         throw err;
       });
     };
@@ -536,15 +537,15 @@ export class PayService {
         ctx.walletId,
         async (tx, rows) => {
           // 404 / 410 come before the PAT's cap; a resumed Idempotency-Key counts nothing new.
-          const { previous } = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
-          if (!previous) await this.checkPatDailyCap(tx, pat, plan.amountMicro, policyWindows(now).dayStart);
-          const decided = decide(rows);
+          const snapshot = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
+          if (!snapshot.previous) await this.checkPatDailyCap(tx, pat, plan.amountMicro, snapshot.windows.dayStart);
+          const decided = decide(snapshot);
           await writeAlone(tx, decided);
           if (decided.write?.authorization) {
             await tx.query(
               `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
                ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro`,
-              [pat.tokenId, isoDate(policyWindows(now).dayStart), plan.amountMicro.toString()],
+              [pat.tokenId, isoDate(snapshot.windows.dayStart), plan.amountMicro.toString()],
               'treasury_pat_spend_v1',
             );
           }
@@ -563,9 +564,9 @@ export class PayService {
         ctx.walletId,
         'treasury_pay_snapshot_v2',
         async (tx, rows) => {
-          const decided = decide(rows);
+          const decided = decide(this.readSnapshot(rows, ctx.accountId, ctx.walletId, now));
           await writeAlone(tx, decided);
-          if (decided.change) remember(decided.row!, decided.change);
+          if (decided.change) remember(rows[0]!, decided.change);
           return decided.outcome;
         },
         read,
@@ -577,10 +578,10 @@ export class PayService {
       ctx.walletId,
       'treasury_pay_snapshot_v2',
       (rows, track) => {
-        const decided = decide(rows);
+        const decided = decide(this.readSnapshot(rows, ctx.accountId, ctx.walletId, now));
         if (!decided.write) return { outcome: decided.outcome, written: undefined };
         // The wallet's next payment decides on this write's outcome while it is on its way.
-        remember(decided.row!, decided.change!);
+        remember(rows[0]!, decided.change!);
         const written = this.writer.write(decided.write);
         track(written);
         return { outcome: decided.outcome, written };
