@@ -21,6 +21,7 @@ import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { freePort } from '../test/support/test-database.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
+import { SERVICE_NODE_FLAGS } from '../ops/service-node-flags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -128,9 +129,18 @@ async function driveAtRate(rate: number, seconds: number, maxInFlight: number, o
   return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
 }
 
+/**
+ * Node flags for the signer and API processes: the services' own (ops/service-node-flags.ts), then BENCH_CPU_PROFILE_DIR (V8 CPU profiles, see
+ * support/summarise-cpu-profile.ts) and BENCH_NODE_FLAGS (e.g. `--perf-basic-prof` for `perf record`).
+ */
+function childNodeFlags(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  return [...SERVICE_NODE_FLAGS, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
+}
+
 function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const profile = process.env.BENCH_CPU_PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+    const profile = childNodeFlags();
     const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
@@ -222,7 +232,7 @@ async function main(): Promise<void> {
     const apiPort = await freePort();
     const admin = `adm_${randomBytes(24).toString('base64url')}`;
     // The API logs its ready line at info; the bench runs it at warn (no access log) and polls readiness.
-    const profile = process.env.BENCH_CPU_PROFILE_DIR ? [`--cpu-prof`, `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`] : [];
+    const profile = childNodeFlags();
     const apiChild = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: database.connectionString, TREASURY_SIGNER_SOCKET: socket, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(apiPort), TREASURY_LOG_LEVEL: 'warn', TREASURY_DB_POOL_MAX: '24' },

@@ -7,21 +7,8 @@
  * expected wallet address before a signature leaves the signer.
  * Known limits: returns null when no point recovers (invalid for that recovery id); both libraries agree.
  */
-import { createRequire } from 'node:module';
 import { secp256k1 as noble } from '@noble/curves/secp256k1.js';
-
-type NativeSecp256k1 = { ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed?: boolean): Uint8Array };
-
-function loadNative(): NativeSecp256k1 | undefined {
-  try {
-    // The bindings entry only: the package's index silently falls back to a slow elliptic build.
-    return createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
-  } catch {
-    return undefined;
-  }
-}
-
-const native = loadNative();
+import { nativeSecp256k1 as native } from './native-secp256k1.js';
 
 /** Which implementation recovers keys in this process ('native' expected; logged at start). */
 export const RECOVERY_IMPLEMENTATION: 'native' | 'noble' = native ? 'native' : 'noble';

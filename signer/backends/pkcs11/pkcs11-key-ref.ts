@@ -10,6 +10,7 @@
  * check (AES key wrap) is what refuses a blob presented with the wrong account key.
  */
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { SignerFault } from '../../signer-error.js';
 
 export type KeyRefKind = 'acct' | 'wal';
@@ -29,8 +30,17 @@ export function encodeKeyRef(kind: KeyRefKind, blob: Buffer): string {
   return `p11:v1:${kind}:${blob.toString('base64url')}`;
 }
 
+/**
+ * References decoded recently (every signature names two): parsing, base64url round trip and SHA-256 are
+ * pure, so a reference seen before is not decoded again. Frozen, so no caller can alter a shared entry;
+ * the blob is only ever read (handed to C_UnwrapKey).
+ */
+const decoded = new LRUCache<string, Readonly<DecodedKeyRef>>({ max: 10_000 });
+
 /** Parses any PKCS#11 key reference (either kind), refusing non-canonical encodings. */
-export function decodeKeyRef(ref: string): DecodedKeyRef {
+export function decodeKeyRef(ref: string): Readonly<DecodedKeyRef> {
+  const known = decoded.get(ref);
+  if (known) return known;
   const match = REF_PATTERN.exec(ref);
   if (!match) throw new SignerFault('key_not_found', 'not a PKCS#11 key reference');
   const encoded = match[2]!;
@@ -38,5 +48,7 @@ export function decodeKeyRef(ref: string): DecodedKeyRef {
   if (blob.length < MIN_BLOB || blob.length > MAX_BLOB || blob.toString('base64url') !== encoded) {
     throw new SignerFault('key_not_found', 'malformed key reference');
   }
-  return { kind: match[1] as KeyRefKind, blob, blobHash: createHash('sha256').update(blob).digest('hex') };
+  const result = Object.freeze({ kind: match[1] as KeyRefKind, blob, blobHash: createHash('sha256').update(blob).digest('hex') });
+  decoded.set(ref, result);
+  return result;
 }

@@ -30,6 +30,12 @@ describe('EIP-3009 digest', () => {
   it('differs under the mainnet domain name (the classic testnet/mainnet mix-up)', () => {
     assert.notEqual(hashTransferAuthorization({ ...vector.domain, name: 'USD Coin' }, vector.message), vector.digest);
   });
+  it('uses the type hash of its own field list (EIP-712 encodeType)', async () => {
+    const { keccak256, toHex } = await import('viem');
+    const { TRANSFER_WITH_AUTHORIZATION_TYPES, TRANSFER_WITH_AUTHORIZATION_TYPEHASH } = await import('../../../signer/eip3009/hash-transfer-authorization.js');
+    const fields = TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization.map((f) => `${f.type} ${f.name}`).join(',');
+    assert.equal(keccak256(toHex(`TransferWithAuthorization(${fields})`)), TRANSFER_WITH_AUTHORIZATION_TYPEHASH);
+  });
 });
 
 describe('EIP-712 digests against viem hashTypedData', () => {
@@ -130,6 +136,19 @@ describe('finalizeSignature', () => {
     const digest = secp256k1.utils.randomSecretKey();
     const compact = secp256k1.sign(digest, priv, { prehash: false });
     assert.throws(() => finalizeSignature(digest, compact, '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'), (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch');
+  });
+
+  it('once an address is known, still refuses a signature by another key or over another digest', () => {
+    const digest = secp256k1.utils.randomSecretKey();
+    // The first signature makes the address's key known; the following ones take the remembered-key path.
+    finalizeSignature(digest, secp256k1.sign(digest, priv, { prehash: false }), address);
+    for (let i = 0; i < 20; i++) {
+      const other = secp256k1.utils.randomSecretKey();
+      const d = secp256k1.utils.randomSecretKey();
+      assert.throws(() => finalizeSignature(d, secp256k1.sign(d, other, { prehash: false }), address), (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch', 'another key');
+      const signedElsewhere = secp256k1.sign(secp256k1.utils.randomSecretKey(), priv, { prehash: false });
+      assert.throws(() => finalizeSignature(d, signedElsewhere, address), (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch', 'another digest');
+    }
   });
 
   it('refuses digests and signatures of the wrong length', () => {

@@ -1,0 +1,44 @@
+/**
+ * ANALYZE on the pay tables skips the payload columns (their statistics were most of its cost) and keeps
+ * the statistics of the columns queries look rows up by.
+ */
+import assert from 'node:assert/strict';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+
+describe('planner statistics on the pay tables', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+
+  before(async () => {
+    db = await createTestDatabase();
+  });
+  after(async () => {
+    await db?.drop();
+  });
+
+  it('ANALYZE keeps statistics for chain_key and seq and none for the payload and hashes', async () => {
+    await db.knex.raw(`
+      INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at)
+      SELECT 'w_' || (g % 20), g, 'payment.reserved', 'agent', jsonb_build_object('n', g), repeat('0', 64), md5(g::text) || md5(g::text), now()
+        FROM generate_series(1, 400) g`);
+    await db.knex.raw('ANALYZE audit_events');
+    const rows = (await db.knex.raw(`SELECT attname FROM pg_stats WHERE tablename = 'audit_events' ORDER BY attname`)).rows as Array<{ attname: string }>;
+    const analyzed = rows.map((r) => r.attname);
+    for (const column of ['chain_key', 'seq', 'event_type']) assert.ok(analyzed.includes(column), `${column} has statistics: ${analyzed.join(', ')}`);
+    for (const column of ['payload', 'prev_hash', 'hash']) assert.ok(!analyzed.includes(column), `${column} has no statistics`);
+  });
+
+  it('the same holds for authorizations and policy_decisions', async () => {
+    const rows = (await db.knex.raw(
+      `SELECT c.relname AS table, a.attname AS column, a.attstattarget AS target FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+        WHERE c.relname IN ('authorizations', 'policy_decisions') AND a.attnum > 0 AND NOT a.attisdropped`,
+    )).rows as Array<{ table: string; column: string; target: number | null }>;
+    const target = (table: string, column: string) => rows.find((r) => r.table === table && r.column === column)?.target;
+    for (const [table, column] of [['authorizations', 'response'], ['authorizations', 'signature'], ['authorizations', 'request_hash'], ['policy_decisions', 'violations'], ['policy_decisions', 'headroom']] as const) {
+      assert.equal(target(table, column), 0, `${table}.${column} is skipped by ANALYZE`);
+    }
+    for (const [table, column] of [['authorizations', 'wallet_id'], ['authorizations', 'nonce'], ['policy_decisions', 'wallet_id']] as const) {
+      assert.notEqual(target(table, column), 0, `${table}.${column} keeps its statistics`);
+    }
+  });
+});
