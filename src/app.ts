@@ -38,7 +38,7 @@ export interface TreasuryApp {
   metrics: TreasuryMetrics;
   services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway };
   listen(port: number, host: string): Promise<http.Server>;
-  /** Stop accepting, drain in-flight requests, close the signer client (the caller owns knex). */
+  /** Stop accepting, drain in-flight requests, close the pay path's own connections and the signer client (the caller owns knex). */
   close(): Promise<void>;
 }
 
@@ -109,6 +109,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
           setTimeout(() => s.closeAllConnections(), 10_000).unref();
         });
       }
+      await pay.close();
       signer.close();
     },
   };

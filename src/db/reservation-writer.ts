@@ -17,7 +17,7 @@
  */
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
-import { runStatement } from './wallet-transaction.js';
+import { StatementConnection } from './statement-connection.js';
 
 /** policy_decisions values, in DECISION_COLUMNS order. */
 export type DecisionValues = [id: string, walletId: string, outcome: 'allow' | 'deny', kind: string, amountMicro: string, to: string, capability: string | null, violations: string, headroom: string, at: Date];
@@ -111,13 +111,17 @@ interface Pending {
 
 export class ReservationWriter {
   private readonly queue: GroupCommitQueue<Pending>;
+  private readonly connection: StatementConnection;
   private failures = 0;
 
-  constructor(
-    private readonly knex: Knex,
-    options: { maxBatch?: number; onBatch?: (size: number) => void } = {},
-  ) {
+  constructor(knex: Knex, options: { maxBatch?: number; onBatch?: (size: number) => void } = {}) {
+    this.connection = new StatementConnection(knex);
     this.queue = new GroupCommitQueue((batch) => this.flush(batch), options);
+  }
+
+  /** Closes the writer's connection (./statement-connection.ts); later writes fail and are refused. */
+  close(): Promise<void> {
+    return this.connection.close();
   }
 
   /** Moves on each time a statement fails: state remembered under an older generation may be wrong. */
@@ -132,7 +136,7 @@ export class ReservationWriter {
 
   private async flush(batch: Pending[]): Promise<() => void> {
     try {
-      await runStatement(this.knex, DECISION_WRITE_SQL, decisionWriteParams(batch.map((p) => p.write)), DECISION_WRITE_NAME);
+      await this.connection.query(DECISION_WRITE_SQL, decisionWriteParams(batch.map((p) => p.write)), DECISION_WRITE_NAME);
       return () => {
         for (const p of batch) p.resolve();
       };

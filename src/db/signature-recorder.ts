@@ -14,7 +14,7 @@
  */
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
-import { runStatement } from './wallet-transaction.js';
+import { StatementConnection } from './statement-connection.js';
 
 export interface RecordedRow<R> {
   status: string;
@@ -41,12 +41,16 @@ const READ_SQL = 'SELECT id, status, response FROM authorizations WHERE id = ANY
 
 export class SignatureRecorder<R> {
   private readonly queue: GroupCommitQueue<Pending<R>>;
+  private readonly connection: StatementConnection;
 
-  constructor(
-    private readonly knex: Knex,
-    options: { maxBatch?: number; onBatch?: (size: number) => void } = {},
-  ) {
+  constructor(knex: Knex, options: { maxBatch?: number; onBatch?: (size: number) => void } = {}) {
+    this.connection = new StatementConnection(knex);
     this.queue = new GroupCommitQueue((batch) => this.flush(batch), options);
+  }
+
+  /** Closes the recorder's connection (./statement-connection.ts); later records fail. */
+  close(): Promise<void> {
+    return this.connection.close();
   }
 
   /** Resolves with the row as committed (`signed` with this or an earlier signature), undefined if the row is gone. */
@@ -56,8 +60,7 @@ export class SignatureRecorder<R> {
 
   private async flush(batch: Pending<R>[]): Promise<() => void> {
     try {
-      const rows = await runStatement<{ id: string; status: string; response: R }>(
-        this.knex,
+      const rows = await this.connection.query<{ id: string; status: string; response: R }>(
         RECORD_SQL,
         [batch.map((p) => p.id), batch.map((p) => p.signature), batch.map((p) => p.response), batch.map((p) => p.at), batch.map((p) => p.id)],
         'treasury_pay_sign_record_batch_v2',
@@ -66,7 +69,7 @@ export class SignatureRecorder<R> {
       // Rows that did not take this signature (another retry recorded first, or released): read them now.
       const missing = batch.filter((p) => !byId.has(p.id)).map((p) => p.id);
       if (missing.length > 0) {
-        for (const r of await runStatement<{ id: string; status: string; response: R }>(this.knex, READ_SQL, [missing], 'treasury_pay_sign_read_batch_v1')) byId.set(r.id, r);
+        for (const r of await this.connection.query<{ id: string; status: string; response: R }>(READ_SQL, [missing], 'treasury_pay_sign_read_batch_v1')) byId.set(r.id, r);
       }
       return () => {
         for (const p of batch) {

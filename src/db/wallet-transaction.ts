@@ -30,7 +30,7 @@ export interface WalletTx {
 const positionalCache = new Map<string, string>();
 
 /** Replaces each `?` with `$1…$n` (the SQL passed here never contains a literal question mark). */
-function positional(sql: string): string {
+export function positional(sql: string): string {
   let text = positionalCache.get(sql);
   if (text === undefined) {
     let n = 0;

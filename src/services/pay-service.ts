@@ -132,6 +132,11 @@ export class PayService {
     this.writer = new ReservationWriter(knex, { onBatch: (n) => metrics.decisionWriteBatch.observe(n) });
   }
 
+  /** Closes the connections of the decision writer and the signature recorder (call after requests drained). */
+  async close(): Promise<void> {
+    await Promise.all([this.writer.close(), this.recorder.close()]);
+  }
+
   /** Decisions (reservations and denials) are written several to a statement (reservation-writer.ts). */
   private readonly writer: ReservationWriter;
 

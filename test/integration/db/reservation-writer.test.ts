@@ -25,7 +25,9 @@ describe('reservation writer (group commit, PostgreSQL)', function () {
     t = await startTestTreasury();
     token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'writer' } })).body.api_key;
   });
+  const writers: ReservationWriter[] = [];
   after(async () => {
+    await Promise.all(writers.map((w) => w.close()));
     await t?.stop();
   });
 
@@ -61,6 +63,7 @@ describe('reservation writer (group commit, PostgreSQL)', function () {
     const b = await wallet();
     const batches: number[] = [];
     const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n) });
+    writers.push(writer);
     const a1 = reservation(a, a.head, 1000n);
     const a2 = reservation(a, a1.head, 2000n);
     const a3 = reservation(a, a2.head, 3000n);
@@ -79,6 +82,7 @@ describe('reservation writer (group commit, PostgreSQL)', function () {
     const a = await wallet();
     const b = await wallet();
     const writer = new ReservationWriter(t.db.knex);
+    writers.push(writer);
     const nonce = `0x${'cd'.repeat(32)}`;
     const first = reservation(a, a.head, 1000n, nonce);
     await writer.write(first.write);
