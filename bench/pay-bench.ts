@@ -161,7 +161,12 @@ async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-bench-'));
   fs.chmodSync(dir, 0o755);
   const children: ChildProcess[] = [];
-  const database = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort() });
+  // pg_stat_statements (shipped with the embedded server) gives PostgreSQL's side of phase (c) per statement.
+  const database = await startEmbeddedPostgres({
+    dir: path.join(dir, 'pg'),
+    port: await freePort(),
+    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' },
+  });
   try {
     const knex = createKnex(database.connectionString, 4);
     await migrateLatest(knex);
@@ -289,9 +294,19 @@ async function main(): Promise<void> {
     // the offered rate are not measured.
     await driveAtRate(STEADY_RATE, 2, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const metricsBeforeSteady = await (await fetch(`${api}/metrics`)).text();
+    const statements = new pg.Client(database.connectionString);
+    await statements.connect();
+    await statements.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    await statements.query('SELECT pg_stat_statements_reset()');
     const cpuBeforeSteady = sample();
     const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const cpuAfterSteady = sample();
+    const statementRows = (
+      await statements.query<{ query: string; calls: string; exec_ms: number; plan_ms: number; plans: string; wal_records: string }>(
+        'SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, plans, wal_records FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 3',
+      )
+    ).rows;
+    await statements.end();
 
     client.close();
     const metrics = await (await fetch(`${api}/metrics`)).text();
@@ -324,6 +339,23 @@ async function main(): Promise<void> {
     const perPay = (k: keyof CpuSample) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}); in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy`;
+    /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
+    const gcInSteady = ['minor', 'major', 'incremental']
+      .map((kind) => {
+        const read = (text: string, what: 'sum' | 'count') => Number(text.match(new RegExp(`treasury_nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.e+-]+)`))?.[1] ?? 0);
+        const n = read(metrics, 'count') - read(metricsBeforeSteady, 'count');
+        const ms = (read(metrics, 'sum') - read(metricsBeforeSteady, 'sum')) * 1000;
+        return `${kind} ${n} (${ms.toFixed(0)} ms)`;
+      })
+      .join(', ');
+    /** PostgreSQL's side of phase (c), per pay, for its costliest statements (pg_stat_statements). */
+    const statementLine = `PostgreSQL in (c), per pay (pg_stat_statements): ${statementRows
+      .map((r) => {
+        const per = (v: number) => v / steady.ops;
+        const name = /^WITH l AS/.test(r.query) ? 'decision write' : /^UPDATE authorizations/.test(r.query) ? 'signature record' : r.query.replace(/\s+/g, ' ').slice(0, 40);
+        return `${name}: ${per(Number(r.calls)).toFixed(2)} statements, execution ${(per(r.exec_ms) * 1000).toFixed(0)} µs, planning ${(per(r.plan_ms) * 1000).toFixed(0)} µs (${r.plans} plans), ${per(Number(r.wal_records)).toFixed(1)} WAL records`;
+      })
+      .join('; ')}`;
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
       `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(54)} |`;
     const lines = [
@@ -343,6 +375,8 @@ async function main(): Promise<void> {
       breakdown,
       cpuLine,
       tailLine,
+      statementLine,
+      `API garbage collection in (c): ${gcInSteady}`,
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');

@@ -25,6 +25,8 @@ export interface EmbeddedPostgresOptions {
   dir: string;
   port: number;
   database?: string;
+  /** Extra server settings (`-c name=value`), e.g. the benchmark's pg_stat_statements. */
+  settings?: Record<string, string>;
   onLog?: (line: string) => void;
 }
 
@@ -92,7 +94,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     // autovacuum_naptime 10 s (default 1 min): a new database's tables get statistics within seconds, and the
     // analyze invalidates the generic plans the API's connections cached on near-empty tables (which scan them).
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories=', '-c', 'autovacuum_naptime=10s'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories=', '-c', 'autovacuum_naptime=10s', ...Object.entries(options.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
     onLog: (message: string) => options.onLog?.(message),
     onError: (error: unknown) => options.onLog?.(error instanceof Error ? error.message : String(error)),
   });

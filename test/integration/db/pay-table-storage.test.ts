@@ -1,11 +1,12 @@
 /**
- * ANALYZE on the pay tables skips the payload columns (their statistics were most of its cost) and keeps
- * the statistics of the columns queries look rows up by.
+ * How the pay tables are stored: ANALYZE skips the payload columns (their statistics were most of its cost)
+ * and keeps the statistics of the columns queries look rows up by; authorizations pages leave room for the
+ * signature update, so that it stays on its page (a HOT update, no new index entries).
  */
 import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
-describe('planner statistics on the pay tables', function () {
+describe('pay table storage', function () {
   this.timeout(60_000);
   let db: TestDatabase;
 
@@ -40,5 +41,10 @@ describe('planner statistics on the pay tables', function () {
     for (const [table, column] of [['authorizations', 'wallet_id'], ['authorizations', 'nonce'], ['policy_decisions', 'wallet_id']] as const) {
       assert.notEqual(target(table, column), 0, `${table}.${column} keeps its statistics`);
     }
+  });
+
+  it('a signature record stays on its page: authorizations pages are filled to 75 %', async () => {
+    const row = (await db.knex.raw(`SELECT reloptions FROM pg_class WHERE relname = 'authorizations'`)).rows[0] as { reloptions: string[] | null };
+    assert.deepEqual(row.reloptions, ['fillfactor=75']);
   });
 });
