@@ -47,4 +47,11 @@ describe('pay table storage', function () {
     const row = (await db.knex.raw(`SELECT reloptions FROM pg_class WHERE relname = 'authorizations'`)).rows[0] as { reloptions: string[] | null };
     assert.deepEqual(row.reloptions, ['fillfactor=75']);
   });
+
+  it('the Idempotency-Key index holds only rows that have a key, and a lookup by key uses it', async () => {
+    const def = (await db.knex.raw(`SELECT indexdef FROM pg_indexes WHERE indexname = 'authorizations_wallet_id_idempotency_key_unique'`)).rows[0] as { indexdef: string };
+    assert.match(def.indexdef, /UNIQUE INDEX .* \(wallet_id, idempotency_key\) WHERE \(idempotency_key IS NOT NULL\)/);
+    const plan = (await db.knex.raw(`EXPLAIN SELECT id FROM authorizations WHERE wallet_id = 'w_1' AND idempotency_key = 'k'`)).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    assert.match(plan, /authorizations_wallet_id_idempotency_key_unique/, plan);
+  });
 });
