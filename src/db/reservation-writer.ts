@@ -114,8 +114,8 @@ export class ReservationWriter {
   private readonly connection: StatementConnection;
   private failures = 0;
 
-  constructor(knex: Knex, options: { maxBatch?: number; onBatch?: (size: number) => void } = {}) {
-    this.connection = new StatementConnection(knex);
+  constructor(knex: Knex, options: { maxBatch?: number; onBatch?: (size: number) => void; onConnectionOpened?: () => void } = {}) {
+    this.connection = new StatementConnection(knex, { onOpen: options.onConnectionOpened });
     this.queue = new GroupCommitQueue((batch) => this.flush(batch), options);
   }
 

@@ -43,8 +43,8 @@ export class SignatureRecorder<R> {
   private readonly queue: GroupCommitQueue<Pending<R>>;
   private readonly connection: StatementConnection;
 
-  constructor(knex: Knex, options: { maxBatch?: number; onBatch?: (size: number) => void } = {}) {
-    this.connection = new StatementConnection(knex);
+  constructor(knex: Knex, options: { maxBatch?: number; onBatch?: (size: number) => void; onConnectionOpened?: () => void } = {}) {
+    this.connection = new StatementConnection(knex, { onOpen: options.onConnectionOpened });
     this.queue = new GroupCommitQueue((batch) => this.flush(batch), options);
   }
 

@@ -23,7 +23,10 @@ export class StatementConnection {
   private opening: Promise<RawConnection> | undefined;
   private closed = false;
 
-  constructor(private readonly knex: Knex) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly options: { onOpen?: () => void } = {},
+  ) {}
 
   /** Runs one prepared statement (`name`) in autocommit; `?` placeholders, as everywhere on the pay path. */
   async query<R = Record<string, unknown>>(sql: string, params: unknown[], name: string): Promise<R[]> {
@@ -62,6 +65,7 @@ export class StatementConnection {
         throw new Error('statement connection closed');
       }
       this.client = client;
+      this.options.onOpen?.();
       return client;
     })().finally(() => {
       this.opening = undefined;

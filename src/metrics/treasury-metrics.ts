@@ -108,6 +108,12 @@ export function createTreasuryMetrics() {
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
       registers: [registry],
     }),
+    payConnectionsOpened: new Counter({
+      name: 'treasury_pay_statement_connections_opened_total',
+      help: 'Connections opened by the pay path\'s group-commit writers (one each at start; more mean a connection broke and was replaced).',
+      labelNames: ['writer'],
+      registers: [registry],
+    }),
     permit2AllowanceChecks: new Counter({
       name: 'treasury_permit2_allowance_checks_total',
       help: 'On-chain Permit2 allowance reads before an upto payment, by network and outcome (sufficient, insufficient, unavailable).',

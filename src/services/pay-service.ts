@@ -128,8 +128,8 @@ export class PayService {
     /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
     private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
   ) {
-    this.recorder = new SignatureRecorder<SignedPayment>(knex, { onBatch: (n) => metrics.signatureRecordBatch.observe(n) });
-    this.writer = new ReservationWriter(knex, { onBatch: (n) => metrics.decisionWriteBatch.observe(n) });
+    this.recorder = new SignatureRecorder<SignedPayment>(knex, { onBatch: (n) => metrics.signatureRecordBatch.observe(n), onConnectionOpened: () => metrics.payConnectionsOpened.inc({ writer: 'signature_record' }) });
+    this.writer = new ReservationWriter(knex, { onBatch: (n) => metrics.decisionWriteBatch.observe(n), onConnectionOpened: () => metrics.payConnectionsOpened.inc({ writer: 'decision_write' }) });
   }
 
   /** Closes the connections of the decision writer and the signature recorder (call after requests drained). */

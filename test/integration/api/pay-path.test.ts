@@ -340,5 +340,10 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.deepEqual([String(day.spent_micro), Number(day.payment_count)], ['240000', 24]);
     assert.ok((await retries()) > retriesBefore, 'the refused write was taken again on its own before its answer');
     assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
+    // A failed statement (the reused nonce) fails on a connection that stays usable: each writer still has its first.
+    const metrics = (await t.request('GET', '/metrics')).body as string;
+    for (const writer of ['decision_write', 'signature_record']) {
+      assert.equal(metrics.match(new RegExp(`treasury_pay_statement_connections_opened_total\\{writer="${writer}"\\} (\\d+)`))?.[1], '1', writer);
+    }
   });
 });

@@ -34,7 +34,8 @@ describe('statement connection (PostgreSQL)', function () {
   });
 
   it('replaces a connection that broke, and refuses statements once closed', async () => {
-    const conn = new StatementConnection(db.knex);
+    let opened = 0;
+    const conn = new StatementConnection(db.knex, { onOpen: () => opened++ });
     const pid = async () => Number((await conn.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', [], 'test_pid'))[0]!.pid);
     const first = await pid();
     await db.knex.raw('SELECT pg_terminate_backend(?)', [first]);
@@ -43,6 +44,7 @@ describe('statement connection (PostgreSQL)', function () {
     const next = await pid();
     assert.notEqual(next, first);
     assert.equal(await pid(), next, 'the new connection is kept');
+    assert.equal(opened, 2, 'one connection at first, one replacing it (what the opened-connections metric counts)');
     await conn.close();
     await assert.rejects(pid(), /closed/);
   });
