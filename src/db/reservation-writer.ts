@@ -1,6 +1,7 @@
 /**
- * Writes pay-path decisions — a denial (decision + audit row) or a reservation (decision, authorization
- * with no signature yet, spend totals, audit row) — several to one autocommit statement when payments
+ * Writes pay-path decisions — a denial (decision row + audit row) or a reservation (authorization with no
+ * signature yet, spend totals, audit row; the authorization and the audit row carry its decision id) —
+ * several to one autocommit statement when payments
  * arrive together (./group-commit-queue.ts): a write is sent at once when no statement is running,
  * otherwise it joins the next one. One prepared `INSERT … SELECT FROM unnest(…)` statement
  * serves one write or hundreds, and the same statement is what a single write runs on its own.
@@ -32,7 +33,11 @@ export type AuditValues = [chainKey: string, seq: number, eventType: string, act
 export interface DecisionWrite {
   /** The wallet's advisory-lock key (decimal bigint): taken in shared mode for the statement. */
   lockKey: string;
-  decision: DecisionValues;
+  /**
+   * A denial's `pd_…` row (policy_decisions holds denials: the decision a 403 names). An allowed payment's
+   * decision is recorded by its authorization row and its audit row, which carry the same decision id.
+   */
+  decision?: DecisionValues;
   /** Present when the decision allowed the payment. */
   authorization?: AuthorizationValues;
   /** The spend counted in the wallet's day, week and month windows (window starts as YYYY-MM-DD). */
@@ -96,7 +101,7 @@ export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unkno
   const totals = [...spend.values()];
   return [
     writes.map((w) => w.lockKey),
-    ...columns(writes.map((w) => w.decision), DECISION_TYPES.length),
+    ...columns(writes.flatMap((w) => (w.decision ? [w.decision] : [])), DECISION_TYPES.length),
     ...columns(writes.flatMap((w) => (w.authorization ? [w.authorization] : [])), AUTHORIZATION_TYPES.length),
     totals.map((t) => t.walletId), totals.map((t) => t.kind), totals.map((t) => t.start), totals.map((t) => t.amount.toString()), totals.map((t) => t.count),
     ...columns(writes.map((w) => w.audit), AUDIT_TYPES.length),

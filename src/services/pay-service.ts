@@ -2,8 +2,9 @@
  * The pay path (DESIGN §4, docs/adr/0006): check, reserve, record, then sign.
  * 1. On a snapshot of the wallet (read, or remembered from the wallet's last write in this process), enforce
  *    the policy and write in one atomic statement either the denial (`pd_…` decision + audit row, then 403)
- *    or the reservation: the decision, the authorization with its nonce fixed (UNIQUE per sender and
- *    scheme) and no signature yet, the spend totals and the audit row at the chain's head + 1. That audit
+ *    or the reservation: the authorization with its nonce fixed (UNIQUE per sender and scheme), its
+ *    decision id and no signature yet, the spend totals and the audit row at the chain's head + 1 (an
+ *    allowed decision is recorded by these two rows; policy_decisions holds denials). That audit
  *    row fails the statement if anything changed the wallet since the snapshot; the decision is then taken
  *    again on a fresh read. With a buyer PAT (daily cap across wallets) read and write run in one
  *    transaction under the exclusive wallet lock and the PAT lock instead.
@@ -360,8 +361,8 @@ export class PayService {
 
   /**
    * Check and reserve: take the wallet's snapshot, enforce the PAT cap and the policy, and write either the
-   * denial or the reservation — decision, authorization (nonce fixed, no signature yet), spend totals and the
-   * audit row — in one statement, committed before returning.
+   * denial (decision and audit row) or the reservation — authorization (nonce fixed, no signature yet),
+   * spend totals and the audit row — in one statement, committed before returning.
    *
    * Without a buyer PAT or an Idempotency-Key this is group-committed (withWalletDecision +
    * ReservationWriter): the decision is taken on the wallet's remembered snapshot (which may already count
@@ -454,9 +455,8 @@ export class PayService {
       const request: SpendRequest = { kind: plan.kind, amountMicro: plan.amountMicro, to: plan.to, capability: plan.capability };
       const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
       const decisionId = generateId('pd_');
-      const decisionValues: DecisionValues = [decisionId, wallet.id, decision.allowed ? 'allow' : 'deny', plan.kind, plan.amountMicro.toString(), plan.to, plan.capability ?? null, JSON.stringify(decision.violations), JSON.stringify(decision.headroom), now];
-
       if (!decision.allowed) {
+        const decisionValues: DecisionValues = [decisionId, wallet.id, 'deny', plan.kind, plan.amountMicro.toString(), plan.to, plan.capability ?? null, JSON.stringify(decision.violations), JSON.stringify(decision.headroom), now];
         const audit = buildAuditRow(auditHead, {
           chainKey: wallet.id,
           eventType: 'policy.denied',
@@ -511,7 +511,6 @@ export class PayService {
         outcome: { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation,
         write: {
           lockKey,
-          decision: decisionValues,
           authorization: [
             authorizationId, wallet.id, decisionId, plan.kind, plan.scheme, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
             authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,

@@ -76,6 +76,11 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(row.nonce, authorization.nonce);
     const audit = await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'payment.reserved' });
     assert.equal(audit.length, 1);
+    // The allowed decision is recorded by the authorization and its audit row (policy_decisions holds denials).
+    assert.match(res.body.decision_id, /^pd_[0-9a-f]{24}$/);
+    assert.equal(row.decision_id, res.body.decision_id);
+    assert.equal(audit[0].payload.decision_id, res.body.decision_id);
+    assert.equal((await t.db.knex('policy_decisions').where({ wallet_id: w.id })).length, 0);
   });
 
   it('per_tx_cap_usd: allow at the cap, deny above', async () => {

@@ -45,12 +45,23 @@ describe('reservation writer (group commit, PostgreSQL)', function () {
     const audit = buildAuditRow(head, { chainKey: w.id, eventType: 'payment.reserved', actor: 'test', payload: { authorization_id: authorizationId }, at: AT });
     const write: DecisionWrite = {
       lockKey: walletLockKey(w.id).toString(),
-      decision: [decisionId, w.id, 'allow', 'pay', amount.toString(), SELLER, null, '[]', '{}', AT],
       authorization: [authorizationId, w.id, decisionId, 'pay', 'exact', 'base-sepolia', '0x036CbD53842c5426634e7929541eC2318f3dCF7e', w.address, SELLER, amount.toString(), amount.toString(), '0', '9999999999', nonce, null, null, null, null, '{}', 'test', AT],
       spend: { walletId: w.id, windowStarts: WINDOWS, amountMicro: amount },
       audit: auditValues(audit),
     };
     return { write, head: { seq: audit.seq, hash: audit.hash } };
+  }
+
+  /** A denial decided on `head`: its decision row and its audit row. */
+  function denial(w: { id: string }, head: AuditHead): { write: DecisionWrite; head: AuditHead; decisionId: string } {
+    const decisionId = `pd_${randomBytes(12).toString('hex')}`;
+    const audit = buildAuditRow(head, { chainKey: w.id, eventType: 'policy.denied', actor: 'test', payload: { decision_id: decisionId }, at: AT });
+    const write: DecisionWrite = {
+      lockKey: walletLockKey(w.id).toString(),
+      decision: [decisionId, w.id, 'deny', 'pay', '5000', SELLER, null, '[{"rule":"per_tx_cap_usd"}]', '{}', AT],
+      audit: auditValues(audit),
+    };
+    return { write, head: { seq: audit.seq, hash: audit.hash }, decisionId };
   }
 
   async function totals(walletId: string) {
@@ -68,14 +79,18 @@ describe('reservation writer (group commit, PostgreSQL)', function () {
     const a2 = reservation(a, a1.head, 2000n);
     const a3 = reservation(a, a2.head, 3000n);
     const b1 = reservation(b, b.head, 500n);
+    const b2 = denial(b, b1.head);
     // The first is sent at once; the others join the next statement.
-    await Promise.all([writer.write(a1.write), writer.write(a2.write), writer.write(b1.write), writer.write(a3.write)]);
-    assert.deepEqual(batches, [1, 3]);
+    await Promise.all([writer.write(a1.write), writer.write(a2.write), writer.write(b1.write), writer.write(a3.write), writer.write(b2.write)]);
+    assert.deepEqual(batches, [1, 4]);
+    // Only the denial has a decision row; the reservations' decisions are their authorization and audit rows.
+    assert.deepEqual((await t.db.knex('policy_decisions').whereIn('wallet_id', [a.id, b.id])).map((d: any) => [d.id, d.outcome]), [[b2.decisionId, 'deny']]);
     assert.equal(writer.generation, 0);
     assert.deepEqual(await totals(a.id), { day: { spent: '6000', count: 3 }, month: { spent: '6000', count: 3 }, week: { spent: '6000', count: 3 } });
     assert.deepEqual(await totals(b.id), { day: { spent: '500', count: 1 }, month: { spent: '500', count: 1 }, week: { spent: '500', count: 1 } });
     assert.equal(Number((await t.db.knex('authorizations').where({ wallet_id: a.id, status: 'reserved' }).count('* as n'))[0]!.n), 3);
     assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
+    assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
   });
 
   it('a failed statement writes nothing, and refuses every write queued behind it', async () => {
