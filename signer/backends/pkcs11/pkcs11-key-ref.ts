@@ -32,8 +32,8 @@ export function encodeKeyRef(kind: KeyRefKind, blob: Buffer): string {
 
 /**
  * References decoded recently (every signature names two): parsing, base64url round trip and SHA-256 are
- * pure, so a reference seen before is not decoded again. Frozen, so no caller can alter a shared entry;
- * the blob is only ever read (handed to C_UnwrapKey).
+ * pure, so a reference seen before is not decoded again. Entries are frozen objects shared by callers;
+ * their blob is only ever read (handed to C_UnwrapKey), never written.
  */
 const decoded = new LRUCache<string, Readonly<DecodedKeyRef>>({ max: 10_000 });
 
