@@ -24,6 +24,8 @@ export interface RecordedRow<R> {
 interface Pending<R> {
   id: string;
   signature: string;
+  /** What the row's response becomes; its JSON is what the statement writes. */
+  value: R;
   response: string;
   at: Date;
   resolve(row: RecordedRow<R> | undefined): void;
@@ -36,7 +38,7 @@ interface Pending<R> {
 const RECORD_SQL = `UPDATE authorizations a SET status = 'signed', signature = v.signature, response = v.response, signed_at = v.signed_at
   FROM unnest(?::text[], ?::text[], ?::jsonb[], ?::timestamptz[]) AS v(id, signature, response, signed_at)
  WHERE a.id = ANY(?::text[]) AND a.id = v.id AND a.status = 'reserved'
- RETURNING a.id, a.status, a.response`;
+ RETURNING a.id`;
 const READ_SQL = 'SELECT id, status, response FROM authorizations WHERE id = ANY(?::text[])';
 
 export class SignatureRecorder<R> {
@@ -55,19 +57,27 @@ export class SignatureRecorder<R> {
 
   /** Resolves with the row as committed (`signed` with this or an earlier signature), undefined if the row is gone. */
   record(id: string, signature: string, response: R, at: Date): Promise<RecordedRow<R> | undefined> {
-    return new Promise((resolve, reject) => this.queue.push({ id, signature, response: JSON.stringify(response), at, resolve, reject }));
+    return new Promise((resolve, reject) => this.queue.push({ id, signature, value: response, response: JSON.stringify(response), at, resolve, reject }));
   }
 
   private async flush(batch: Pending<R>[]): Promise<() => void> {
     try {
-      const rows = await this.connection.query<{ id: string; status: string; response: R }>(
+      const taken = await this.connection.query<{ id: string }>(
         RECORD_SQL,
         [batch.map((p) => p.id), batch.map((p) => p.signature), batch.map((p) => p.response), batch.map((p) => p.at), batch.map((p) => p.id)],
-        'treasury_pay_sign_record_batch_v2',
+        'treasury_pay_sign_record_batch_v3',
       );
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      // Rows that did not take this signature (another retry recorded first, or released): read them now.
-      const missing = batch.filter((p) => !byId.has(p.id)).map((p) => p.id);
+      // A row that took a signature holds what was sent for it, so only its id comes back — unless two records
+      // of one row shared the statement (concurrent retries of one Idempotency-Key): then only one signature
+      // was stored, and which one is read back, like every row that took none (recorded first, or released).
+      const seen = new Map<string, number>();
+      for (const p of batch) seen.set(p.id, (seen.get(p.id) ?? 0) + 1);
+      const pending = new Map(batch.map((p) => [p.id, p]));
+      const byId = new Map<string, { status: string; response: R }>();
+      for (const { id } of taken) {
+        if (seen.get(id) === 1) byId.set(id, { status: 'signed', response: pending.get(id)!.value });
+      }
+      const missing = [...new Set(batch.filter((p) => !byId.has(p.id)).map((p) => p.id))];
       if (missing.length > 0) {
         for (const r of await this.connection.query<{ id: string; status: string; response: R }>(READ_SQL, [missing], 'treasury_pay_sign_read_batch_v1')) byId.set(r.id, r);
       }

@@ -1,13 +1,15 @@
 /**
- * The group-commit writer of pay decisions against real PostgreSQL (wallets made through the HTTP API):
- * writes handed over together share one statement and commit together, spend totals are summed per window,
- * and a failed statement writes nothing — every write in it and every write queued behind it is refused,
- * and the generation moves on, so that no write decided on a lost one can leave a gap in an audit chain.
+ * The pay path's group-commit writers against real PostgreSQL (wallets made through the HTTP API).
+ * Decisions: writes handed over together share one statement and commit together, spend totals are summed
+ * per window, and a failed statement writes nothing — every write in it and every write queued behind it is
+ * refused, and the generation moves on, so that no write decided on a lost one can leave a gap in an audit
+ * chain. Signatures: a reserved row takes its signature once; every caller hears what the row holds.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { buildAuditRow, verifyAuditChain, type AuditHead } from '../../../src/audit/audit-ledger.js';
 import { ReservationBatchAborted, ReservationWriter, type DecisionWrite } from '../../../src/db/reservation-writer.js';
+import { SignatureRecorder } from '../../../src/db/signature-recorder.js';
 import { walletLockKey } from '../../../src/db/wallet-transaction.js';
 import { auditValues } from '../../../src/services/pay-statements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -16,7 +18,7 @@ const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const AT = new Date('2026-11-23T10:00:00Z');
 const WINDOWS = { day: '2026-11-23', week: '2026-11-23', month: '2026-11-01' };
 
-describe('reservation writer (group commit, PostgreSQL)', function () {
+describe('group-commit writers (PostgreSQL)', function () {
   this.timeout(120_000);
   let t: TestTreasury;
   let token: string;
@@ -25,7 +27,7 @@ describe('reservation writer (group commit, PostgreSQL)', function () {
     t = await startTestTreasury();
     token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'writer' } })).body.api_key;
   });
-  const writers: ReservationWriter[] = [];
+  const writers: Array<{ close(): Promise<void> }> = [];
   after(async () => {
     await Promise.all(writers.map((w) => w.close()));
     await t?.stop();
@@ -132,5 +134,32 @@ describe('reservation writer (group commit, PostgreSQL)', function () {
     await writer.write(reservation(b, b1.head, 100n).write);
     assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
     assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
+  });
+
+  it('signatures: each caller hears what its row holds — one stored signature when two records of a row share a statement', async () => {
+    const w = await wallet();
+    const writer = new ReservationWriter(t.db.knex);
+    const batches: number[] = [];
+    const recorder = new SignatureRecorder<{ signature: string }>(t.db.knex, { onBatch: (n) => batches.push(n) });
+    writers.push(writer, recorder);
+    const r1 = reservation(w, w.head, 100n);
+    const r2 = reservation(w, r1.head, 100n);
+    const r3 = reservation(w, r2.head, 100n);
+    for (const r of [r1, r2, r3]) await writer.write(r.write);
+    const id = (r: { write: DecisionWrite }) => r.write.authorization![0];
+    await t.db.knex('authorizations').where({ id: id(r3) }).update({ status: 'released' });
+    const sig = (n: number) => `0x${n.toString(16).padStart(2, '0').repeat(65)}`;
+    const first = recorder.record(id(r1), sig(1), { signature: sig(1) }, AT); // sent alone
+    // Queued together: two records of r2 (concurrent retries of one Idempotency-Key), r3 (released), an unknown id.
+    const [a, b, c, d] = await Promise.all([recorder.record(id(r2), sig(2), { signature: sig(2) }, AT), recorder.record(id(r2), sig(3), { signature: sig(3) }, AT), recorder.record(id(r3), sig(4), { signature: sig(4) }, AT), recorder.record('auth_unknown', sig(5), { signature: sig(5) }, AT)]);
+    assert.deepEqual(batches, [1, 4]);
+    assert.deepEqual(await first, { status: 'signed', response: { signature: sig(1) } });
+    const stored = (await t.db.knex('authorizations').where({ id: id(r2) }).first()).signature as string;
+    assert.ok([sig(2), sig(3)].includes(stored));
+    assert.deepEqual(a, { status: 'signed', response: { signature: stored } }, 'both callers get the stored signature');
+    assert.deepEqual(b, a);
+    assert.equal(c!.status, 'released', 'a released row takes no signature');
+    assert.equal(d, undefined);
+    assert.equal((await t.db.knex('authorizations').where({ id: id(r3) }).first()).signature, null);
   });
 });
