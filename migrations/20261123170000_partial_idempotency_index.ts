@@ -3,7 +3,9 @@
  * rows that have a key. Payments without an Idempotency-Key — most of them — then add no entry to it (a
  * btree indexes NULLs too), one index insertion fewer per payment. Uniqueness is unchanged (NULLs never
  * conflicted), the name is unchanged (the pay path recognises a concurrent first use of a key by it), and
- * lookups by (wallet_id, idempotency_key = value) use it (equality implies NOT NULL).
+ * lookups by (wallet_id, idempotency_key = value) use it (equality implies NOT NULL). Both steps run in the
+ * migration's transaction, so uniqueness is never unenforced; building the index holds writes to
+ * authorizations for its duration (seconds per million rows): run it in a quiet moment on a large table.
  */
 import type { Knex } from 'knex';
 

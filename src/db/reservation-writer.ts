@@ -1,10 +1,10 @@
 /**
  * Writes pay-path decisions — a denial (decision row + audit row) or a reservation (authorization with no
  * signature yet, spend totals, audit row; the authorization and the audit row carry its decision id) —
- * several to one autocommit statement when payments
- * arrive together (./group-commit-queue.ts): a write is sent at once when no statement is running,
- * otherwise it joins the next one. One prepared `INSERT … SELECT FROM unnest(…)` statement
- * serves one write or hundreds, and the same statement is what a single write runs on its own.
+ * several to one autocommit statement when payments arrive together (./group-commit-queue.ts): a write is
+ * sent at once when no statement is running, otherwise it joins the next one. One prepared `INSERT …
+ * SELECT FROM unnest(…)` statement serves one write or hundreds, and the same statement is what a single
+ * write runs on its own. Statements run on the writer's own connection (./statement-connection.ts).
  *
  * Defends: atomicity — the statement commits every decision in it or none, and each caller's promise
  * resolves only after it committed. Speculation — a wallet's next payment may decide on the state its
