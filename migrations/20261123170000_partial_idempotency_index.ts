@@ -5,7 +5,7 @@
  * conflicted), the name is unchanged (the pay path recognises a concurrent first use of a key by it), and
  * lookups by (wallet_id, idempotency_key = value) use it (equality implies NOT NULL). Both steps run in the
  * migration's transaction, so uniqueness is never unenforced; building the index holds writes to
- * authorizations for its duration (seconds per million rows): run it in a quiet moment on a large table.
+ * authorizations for its duration: on a large table, run it in a quiet moment.
  */
 import type { Knex } from 'knex';
 
