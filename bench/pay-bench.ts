@@ -50,14 +50,20 @@ function processCpuSeconds(pid: number | undefined): number {
   }
 }
 
-/** CPU seconds the whole machine has been busy (all cores, everything but idle and iowait), from /proc/stat. */
-function machineBusySeconds(): number {
+/**
+ * CPU seconds from /proc/stat's first line (all cores): `busy` is everything but idle, iowait and steal;
+ * `steal` is time the hypervisor ran something else while this machine's vCPUs wanted to run.
+ */
+function machineSeconds(): { busy: number; steal: number } {
   try {
     const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
-    return (cpu.reduce((a, b) => a + b, 0) - idle) / 100;
+    const steal = cpu[7] ?? 0;
+    // guest and guest_nice (8, 9) are already counted in user and nice.
+    const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: (total - idle - steal) / 100, steal: steal / 100 };
   } catch {
-    return NaN;
+    return { busy: NaN, steal: NaN };
   }
 }
 
@@ -66,6 +72,7 @@ interface CpuSample {
   signer: number;
   self: number;
   machine: number;
+  steal: number;
 }
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -283,7 +290,7 @@ async function main(): Promise<void> {
       await client.end();
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
-    const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, machine: machineBusySeconds() });
+    const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal }) => ({ machine: busy, steal }))(machineSeconds()) });
     const cpuBefore = sample();
     const spread = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const cpuAfter = sample();
@@ -338,7 +345,7 @@ async function main(): Promise<void> {
     const perSteadyPay = (k: keyof CpuSample) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: keyof CpuSample) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
-    const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}); in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy`;
+    const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(((cpuAfter.steal - cpuBefore.steal) / spread.seconds / 2) * 100).toFixed(0)}% stolen by the hypervisor; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(((cpuAfterSteady.steal - cpuBeforeSteady.steal) / steady.seconds / 2) * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
     const gcInSteady = ['minor', 'major', 'incremental']
       .map((kind) => {
