@@ -13,7 +13,8 @@
  * Does not defend: statements still running at `close()` fail with the connection.
  */
 import type { Knex } from 'knex';
-import pg, { type PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
+import { connectionUsableAfter } from './connection-usable-after.js';
 import { positional } from './wallet-transaction.js';
 
 type RawConnection = PoolClient & { __knex__disposed?: unknown };
@@ -34,9 +35,7 @@ export class StatementConnection {
     try {
       return (await client.query({ name, text: positional(sql), values: params })).rows as R[];
     } catch (err) {
-      // Only a statement error leaves the connection usable: not ECONNRESET and the like, nor a FATAL (e.g. the
-      // backend terminated by an administrator).
-      if (!(err instanceof pg.DatabaseError && err.severity === 'ERROR') || client.__knex__disposed) this.drop(client);
+      if (!connectionUsableAfter(err) || client.__knex__disposed) this.drop(client);
       throw err;
     }
   }

@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
+import { connectionUsableAfter } from './connection-usable-after.js';
 
 /** The advisory-lock key of a wallet: the first 8 bytes of SHA-256("wallet:" + id), as a signed bigint. */
 export function walletLockKey(walletId: string): bigint {
@@ -85,10 +86,6 @@ function writesSettled(walletId: string): Promise<void> | undefined {
   return pendingWrites.get(walletId);
 }
 
-/** An error without a string `code` (PostgreSQL's, or our AppError's) may have left the connection unusable. */
-function connectionMayBeBroken(err: unknown): boolean {
-  return !(err instanceof Error && 'code' in err && typeof (err as { code?: unknown }).code === 'string');
-}
 
 /** A statement run in the same round trip as BEGIN and the lock, right after the lock is held. */
 export interface OpeningQuery {
@@ -235,7 +232,7 @@ async function withPooledClient<T>(knex: Knex, fn: (client: PoolClient) => Promi
   try {
     return await fn(client);
   } catch (err) {
-    broken = connectionMayBeBroken(err);
+    broken = !connectionUsableAfter(err);
     throw err;
   } finally {
     if (broken) await knex.client.destroyRawConnection(client).catch(() => undefined);
