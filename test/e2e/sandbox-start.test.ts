@@ -73,7 +73,7 @@ describe('npm start (sandbox on embedded defaults)', function () {
       assert.equal(ready.status, 200);
 
       await running.stop();
-      assert.ok(!fs.existsSync(sandboxFile), `sandbox.json removed on stop:\n${output()}`);
+      assert.ok(!fs.existsSync(sandboxFile), `sandbox.json removed on stop:\n${output()}\n${running.logs()}`);
       assert.match(output(), /sandbox stopped/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'pg', 'data', 'postmaster.pid')), 'embedded PostgreSQL stopped');
       const rpcGone = await fetch(sandbox.rpc_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' }).then(() => false, () => true);

@@ -31,6 +31,8 @@ export interface RunningSandbox {
   child: ChildProcess;
   /** Everything npm start printed so far. */
   output(): string;
+  /** The last lines of each process's own log in the data directory (api, signer, chain, anvil, PostgreSQL), for failure messages. */
+  logs(): string;
   /** Resolves with the exit code once the process has exited. */
   exited: Promise<number | null>;
   /** Ctrl-C, wait for npm's exit and the sandbox's "sandbox stopped" line (bounded), then SIGKILL what is left. Safe to call twice. */
@@ -87,5 +89,18 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     throw new Error(`sandbox.json never appeared:\n${output}`);
   }
   const info = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as SandboxInfo;
-  return { dataDir, sandboxFile, info, child, output: () => output, exited, stop, apiPort };
+  return { dataDir, sandboxFile, info, child, output: () => output, logs: () => logTails(dataDir), exited, stop, apiPort };
+}
+
+function logTails(dataDir: string, lines = 15): string {
+  const files = fs
+    .readdirSync(dataDir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.log'))
+    .sort();
+  return files
+    .map((f) => {
+      const text = fs.readFileSync(path.join(dataDir, f), 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+      return `--- ${f} (last ${lines} lines)\n${text}`;
+    })
+    .join('\n');
 }

@@ -1,7 +1,8 @@
 /**
  * The embedded PostgreSQL default: a second start on a directory whose server belongs to a live process is
- * refused (never stopped under it), a server orphaned by a SIGKILLed parent is stopped and replaced, and a
- * young table is analyzed within seconds.
+ * refused (never stopped under it), a server orphaned by a SIGKILLed parent is stopped and replaced, a
+ * young table is analyzed within seconds, and Ctrl-C leaves a process's own shutdown to finish (the
+ * package's exit hook acts only in a process without handlers).
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -14,6 +15,24 @@ import { startEmbeddedPostgres } from '../../../src/db/embedded-postgres.js';
 import { freePort } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+/** Runs `script` (an ES module, inside the project so it resolves its packages) in its own process group; resolves once it prints READY. */
+async function spawnScript(name: string, script: string): Promise<{ child: ReturnType<typeof spawn>; output: () => string; exited: Promise<number | null>; cleanup: () => void }> {
+  fs.mkdirSync(path.join(ROOT, '.treasury'), { recursive: true });
+  const file = path.join(ROOT, '.treasury', `${name}-${process.pid}.mts`);
+  fs.writeFileSync(file, script);
+  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!output.includes('READY')) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not get ready:\n${output}`);
+    await sleep(100);
+  }
+  return { child, output: () => output, exited, cleanup: () => fs.rmSync(file, { force: true }) };
+}
 
 describe('embedded PostgreSQL', function () {
   this.timeout(120_000);
@@ -94,4 +113,73 @@ describe('embedded PostgreSQL', function () {
       fs.rmSync(file, { force: true });
     }
   });
+
+  it('Ctrl-C to the process group lets a process with its own handler finish its shutdown', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
+    fs.chmodSync(dir, 0o755);
+    // Like the sandbox: its SIGINT handler stops other parts first (here: 3 s), then PostgreSQL, then says so.
+    const run = await spawnScript('epg-owner', `
+      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/db/embedded-postgres.ts'))};
+      const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${await freePort()} });
+      process.on('SIGINT', async () => {
+        await new Promise((r) => setTimeout(r, 3000));
+        await h.stop();
+        console.log('OWN SHUTDOWN DONE');
+        process.exit(0);
+      });
+      console.log('READY');
+      setInterval(() => {}, 1000);
+    `);
+    try {
+      process.kill(-run.child.pid!, 'SIGINT');
+      const code = await run.exited;
+      assert.equal(code, 0, run.output());
+      assert.match(run.output(), /OWN SHUTDOWN DONE/);
+      assert.ok(!fs.existsSync(path.join(dir, 'data', 'postmaster.pid')), 'the server stopped');
+    } finally {
+      try {
+        process.kill(-run.child.pid!, 'SIGKILL');
+      } catch {
+        // gone
+      }
+      run.cleanup();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('Ctrl-C to a process without handlers still stops its server', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
+    fs.chmodSync(dir, 0o755);
+    const run = await spawnScript('epg-plain', `
+      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/db/embedded-postgres.ts'))};
+      await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${await freePort()} });
+      console.log('READY');
+      setInterval(() => {}, 1000);
+    `);
+    try {
+      const pid = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+      run.child.kill('SIGINT'); // the process only: stopping the server is the hook's work
+      assert.equal(await run.exited, 130, run.output());
+      const deadline = Date.now() + 10_000;
+      while (isRunning(pid) && Date.now() < deadline) await sleep(100);
+      assert.ok(!isRunning(pid), 'the server stopped with its process');
+    } finally {
+      try {
+        process.kill(-run.child.pid!, 'SIGKILL');
+      } catch {
+        // gone
+      }
+      run.cleanup();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
