@@ -19,6 +19,7 @@ import { createKnex, migrateLatest } from '../src/db/knex-client.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { freePort } from '../test/support/test-database.js';
+import { postgresProcessCpu } from './support/postgres-process-cpu.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { SERVICE_NODE_FLAGS } from '../ops/service-node-flags.js';
@@ -73,6 +74,22 @@ interface CpuSample {
   self: number;
   machine: number;
   steal: number;
+  /** PostgreSQL's processes by role (./support/postgres-process-cpu.ts). */
+  pg: Record<string, number>;
+}
+
+/** PostgreSQL's CPU per pay between two samples, by role (largest first), and what is left of the machine's. */
+function postgresShare(before: CpuSample, after: CpuSample, ops: number): string {
+  const perPay = (seconds: number) => (seconds / ops) * 1e6;
+  const roles = Object.keys(after.pg).map((role) => [role, perPay((after.pg[role] ?? 0) - (before.pg[role] ?? 0))] as const);
+  const pgTotal = roles.reduce((sum, [, v]) => sum + v, 0);
+  const rest = perPay(after.machine - before.machine - (after.api - before.api) - (after.signer - before.signer) - (after.self - before.self)) - pgTotal;
+  const shown = roles
+    .filter(([, v]) => v >= 5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([role, v]) => `${role} ${v.toFixed(0)}`)
+    .join(', ');
+  return `PostgreSQL ${pgTotal.toFixed(0)} (${shown}), the rest ${rest.toFixed(0)}`;
 }
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -169,6 +186,7 @@ async function main(): Promise<void> {
   fs.chmodSync(dir, 0o755);
   const children: ChildProcess[] = [];
   // pg_stat_statements (shipped with the embedded server) gives PostgreSQL's side of phase (c) per statement.
+  const pgDataDir = path.join(dir, 'pg', 'data');
   const database = await startEmbeddedPostgres({
     dir: path.join(dir, 'pg'),
     port: await freePort(),
@@ -290,7 +308,7 @@ async function main(): Promise<void> {
       await client.end();
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
-    const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal }) => ({ machine: busy, steal }))(machineSeconds()) });
+    const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal }) => ({ machine: busy, steal }))(machineSeconds()), pg: postgresProcessCpu(pgDataDir) });
     const cpuBefore = sample();
     const spread = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const cpuAfter = sample();
@@ -342,9 +360,10 @@ async function main(): Promise<void> {
       return `${hit ? (hit.le === '+Inf' ? '>max' : `≤${(Number(hit.le) * 1000).toFixed(0)}`) : '?'} (mean ${mean})`;
     };
     const tailLine = `p99 inside the API in (c), ms (histogram bucket bounds; mean): reserve ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay"')}, signer call ${p99InSteady('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')}, signature record ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay_record"')}, whole request ${p99InSteady('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')}`;
-    const perSteadyPay = (k: keyof CpuSample) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
-    const perPay = (k: keyof CpuSample) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
+    const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
+    const perPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
+    const postgresLine = `PostgreSQL's processes per pay, µs (what "the rest" above holds): in (a) ${postgresShare(cpuBefore, cpuAfter, spread.ops)}; in (c) ${postgresShare(cpuBeforeSteady, cpuAfterSteady, steady.ops)}`;
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(((cpuAfter.steal - cpuBefore.steal) / spread.seconds / 2) * 100).toFixed(0)}% stolen by the hypervisor; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(((cpuAfterSteady.steal - cpuBeforeSteady.steal) / steady.seconds / 2) * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
     const gcInSteady = ['minor', 'major', 'incremental']
@@ -381,6 +400,7 @@ async function main(): Promise<void> {
       '',
       breakdown,
       cpuLine,
+      postgresLine,
       tailLine,
       statementLine,
       `API garbage collection in (c): ${gcInSteady}`,

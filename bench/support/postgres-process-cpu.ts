@@ -1,0 +1,59 @@
+/**
+ * CPU seconds a PostgreSQL server's processes have used, by role, from /proc (Linux): the postmaster and
+ * its children (client backends, WAL writer, checkpointer, background writer, autovacuum, …). Children
+ * that exited (autovacuum workers, closed connections) are counted through the postmaster's cutime and
+ * cstime, under "exited". For bench/ to split "PostgreSQL and the rest" of a phase's CPU.
+ *
+ * Limits: Linux only (empty elsewhere); a child that exits between two samples moves from its role to
+ * "exited", so a difference of two samples is right in total and approximate per role.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** USER_HZ on Linux: /proc times are in hundredths of a second. */
+const TICKS_PER_SECOND = 100;
+
+function readStat(pid: number): { ppid: number; own: number; children: number } | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // After "pid (comm) ": state ppid … utime(11) stime(12) cutime(13) cstime(14), 0-based from state.
+    return { ppid: Number(fields[1]), own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND, children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND };
+  } catch {
+    return undefined;
+  }
+}
+
+/** "postgres: walwriter" → "walwriter"; a client backend ("postgres: user db 127.0.0.1(5432) idle") → "backends". */
+function roleOf(pid: number): string {
+  try {
+    const title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
+    const role = title.replace(/^postgres:\s*/, '');
+    if (/\(\d+\)|\[local\]/.test(role)) return 'backends';
+    if (role.startsWith('autovacuum worker')) return 'autovacuum';
+    return role.split(/\s+/).slice(0, 2).join(' ') || 'other';
+  } catch {
+    return 'other';
+  }
+}
+
+export function postgresProcessCpu(dataDir: string): Record<string, number> {
+  const result: Record<string, number> = {};
+  let postmaster: number;
+  try {
+    postmaster = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return result;
+  }
+  const master = readStat(postmaster);
+  if (!master) return result;
+  result.postmaster = master.own;
+  result.exited = master.children;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat?.ppid !== postmaster) continue;
+    const role = roleOf(Number(entry));
+    result[role] = (result[role] ?? 0) + stat.own;
+  }
+  return result;
+}
