@@ -3,8 +3,9 @@
  * signature yet, spend totals, audit row; the authorization and the audit row carry its decision id) —
  * several to one autocommit statement when payments arrive together (./group-commit-queue.ts): a write is
  * sent at once when no statement is running, otherwise it joins the next one. One prepared `INSERT …
- * SELECT FROM unnest(…)` statement serves one write or hundreds, and the same statement is what a single
- * write runs on its own. Statements run on the writer's own connection (./statement-connection.ts).
+ * SELECT FROM jsonb_to_recordset(…)` statement (one JSON document per table, ./json-rows.ts) serves one
+ * write or hundreds, and the same statement is what a single write runs on its own. Statements run on the
+ * writer's own connection (./statement-connection.ts).
  *
  * Defends: atomicity — the statement commits every decision in it or none, and each caller's promise
  * resolves only after it committed. Speculation — a wallet's next payment may decide on the state its
@@ -19,6 +20,7 @@
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
 import { StatementConnection } from './statement-connection.js';
+import { jsonRows, recordsetColumns } from './json-rows.js';
 
 /** policy_decisions values, in DECISION_COLUMNS order. */
 export type DecisionValues = [id: string, walletId: string, outcome: 'allow' | 'deny', kind: string, amountMicro: string, to: string, capability: string | null, violations: string, headroom: string, at: Date];
@@ -53,18 +55,20 @@ export class ReservationBatchAborted extends Error {
   }
 }
 
-const DECISION_COLUMNS = 'id, wallet_id, outcome, kind, amount_micro, to_address, capability, violations, headroom, created_at';
+const DECISION_COLUMNS = ['id', 'wallet_id', 'outcome', 'kind', 'amount_micro', 'to_address', 'capability', 'violations', 'headroom', 'created_at'];
 const DECISION_TYPES = ['text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'jsonb', 'jsonb', 'timestamptz'];
 const AUTHORIZATION_COLUMNS = [
   'id', 'wallet_id', 'decision_id', 'kind', 'scheme', 'network', 'asset', 'from_address', 'to_address', 'value_raw', 'amount_micro',
   'valid_after', 'valid_before', 'nonce', 'capability', 'resource', 'idempotency_key', 'request_hash', 'response', 'actor', 'created_at',
 ];
 const AUTHORIZATION_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'numeric', 'bigint', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'text', 'timestamptz'];
-const AUDIT_COLUMNS = 'chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at';
+const AUDIT_COLUMNS = ['chain_key', 'seq', 'event_type', 'actor', 'payload', 'prev_hash', 'hash', 'created_at'];
 const AUDIT_TYPES = ['text', 'integer', 'text', 'text', 'jsonb', 'text', 'text', 'timestamptz'];
+const SPEND_COLUMNS = ['wallet_id', 'window_kind', 'window_start', 'spent_micro', 'payment_count'];
 const SPEND_TYPES = ['text', 'text', 'date', 'bigint', 'integer'];
 
-const arrays = (types: string[]) => types.map((t) => `?::${t}[]`).join(', ');
+/** `SELECT <columns> FROM jsonb_to_recordset(?::jsonb) AS v(<column type>, …)`: one parameter per table (./json-rows.ts). */
+const recordset = (columns: string[], types: string[]) => `SELECT ${columns.join(', ')} FROM jsonb_to_recordset(?::jsonb) AS v(${recordsetColumns(columns, types)})`;
 
 /**
  * The audit rows are the statement's main query, joined to `l` (every wallet's shared advisory lock,
@@ -72,39 +76,37 @@ const arrays = (types: string[]) => types.map((t) => `?::${t}[]`).join(', ');
  * after it. Spend totals arrive summed per (wallet, window), so ON CONFLICT touches each row once.
  */
 export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
-  d AS (INSERT INTO policy_decisions (${DECISION_COLUMNS}) SELECT * FROM unnest(${arrays(DECISION_TYPES)})),
+  d AS (INSERT INTO policy_decisions (${DECISION_COLUMNS.join(', ')}) ${recordset(DECISION_COLUMNS, DECISION_TYPES)}),
   a AS (INSERT INTO authorizations (${AUTHORIZATION_COLUMNS.join(', ')}, signature, status)
-        SELECT *, NULL, 'reserved' FROM unnest(${arrays(AUTHORIZATION_TYPES)})),
-  t AS (INSERT INTO wallet_spend_totals (wallet_id, window_kind, window_start, spent_micro, payment_count)
-        SELECT * FROM unnest(${arrays(SPEND_TYPES)})
+        SELECT *, NULL, 'reserved' FROM (${recordset(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES)}) r),
+  t AS (INSERT INTO wallet_spend_totals (${SPEND_COLUMNS.join(', ')})
+        ${recordset(SPEND_COLUMNS, SPEND_TYPES)}
         ON CONFLICT (wallet_id, window_kind, window_start)
         DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
                       payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count)
-INSERT INTO audit_events (${AUDIT_COLUMNS}) SELECT v.* FROM unnest(${arrays(AUDIT_TYPES)}) AS v CROSS JOIN l`;
-export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v1';
+INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')}) SELECT v.* FROM (${recordset(AUDIT_COLUMNS, AUDIT_TYPES)}) v CROSS JOIN l`;
+export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v2';
 
 /** Column-major parameters of DECISION_WRITE_SQL for `writes`, in order (a wallet's writes in chain order). */
 export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
-  const columns = (rows: ReadonlyArray<ReadonlyArray<unknown>>, width: number) => Array.from({ length: width }, (_, c) => rows.map((r) => r[c]));
-  const spend = new Map<string, { walletId: string; kind: string; start: string; amount: bigint; count: number }>();
+  const spend = new Map<string, [walletId: string, kind: string, start: string, amount: bigint, count: number]>();
   for (const w of writes) {
     if (!w.spend) continue;
     for (const kind of ['day', 'week', 'month'] as const) {
       const start = w.spend.windowStarts[kind];
       const key = `${w.spend.walletId}|${kind}|${start}`;
-      const row = spend.get(key) ?? { walletId: w.spend.walletId, kind, start, amount: 0n, count: 0 };
-      row.amount += w.spend.amountMicro;
-      row.count += 1;
+      const row = spend.get(key) ?? [w.spend.walletId, kind, start, 0n, 0];
+      row[3] += w.spend.amountMicro;
+      row[4] += 1;
       spend.set(key, row);
     }
   }
-  const totals = [...spend.values()];
   return [
     writes.map((w) => w.lockKey),
-    ...columns(writes.flatMap((w) => (w.decision ? [w.decision] : [])), DECISION_TYPES.length),
-    ...columns(writes.flatMap((w) => (w.authorization ? [w.authorization] : [])), AUTHORIZATION_TYPES.length),
-    totals.map((t) => t.walletId), totals.map((t) => t.kind), totals.map((t) => t.start), totals.map((t) => t.amount.toString()), totals.map((t) => t.count),
-    ...columns(writes.map((w) => w.audit), AUDIT_TYPES.length),
+    jsonRows(DECISION_COLUMNS, DECISION_TYPES, writes.flatMap((w) => (w.decision ? [w.decision] : []))),
+    jsonRows(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES, writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
+    jsonRows(SPEND_COLUMNS, SPEND_TYPES, [...spend.values()].map(([walletId, kind, start, amount, count]) => [walletId, kind, start, amount.toString(), count])),
+    jsonRows(AUDIT_COLUMNS, AUDIT_TYPES, writes.map((w) => w.audit)),
   ];
 }
 

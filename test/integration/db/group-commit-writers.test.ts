@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { buildAuditRow, verifyAuditChain, type AuditHead } from '../../../src/audit/audit-ledger.js';
 import { ReservationBatchAborted, ReservationWriter, type DecisionWrite } from '../../../src/db/reservation-writer.js';
-import { SignatureRecorder } from '../../../src/db/signature-recorder.js';
+import { SIGNATURE_RECORD_SQL, SignatureRecorder } from '../../../src/db/signature-recorder.js';
 import { walletLockKey } from '../../../src/db/wallet-transaction.js';
 import { auditValues } from '../../../src/services/pay-statements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -161,5 +161,48 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal(c!.status, 'released', 'a released row takes no signature');
     assert.equal(d, undefined);
     assert.equal((await t.db.knex('authorizations').where({ id: id(r3) }).first()).signature, null);
+  });
+
+  it('signatures: the record statement finds its rows by primary key under its generic plan, on thousands of rows', async () => {
+    const w = await wallet();
+    const writer = new ReservationWriter(t.db.knex);
+    writers.push(writer);
+    const r = reservation(w, w.head, 100n);
+    await writer.write(r.write);
+    await t.db.knex.raw(
+      `INSERT INTO authorizations
+       SELECT (jsonb_populate_record(NULL::authorizations, to_jsonb(a) || jsonb_build_object('id', 'auth_bulk_' || g, 'nonce', '0x' || lpad(to_hex(g), 64, '0')))).*
+         FROM authorizations a, generate_series(1, 5000) g WHERE a.id = ?`,
+      [r.write.authorization![0]],
+    );
+    await t.db.knex.raw('ANALYZE authorizations');
+    // What a prepared statement runs once PostgreSQL settles on its generic plan (no parameter values known).
+    let n = 0;
+    const sql = SIGNATURE_RECORD_SQL.replace(/\?/g, () => `$${++n}`);
+    const plan = (await t.db.knex.raw(`EXPLAIN (GENERIC_PLAN) ${sql}`)).rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+    assert.match(plan, /Index Scan (using|on) authorizations_pkey/, plan);
+    assert.doesNotMatch(plan, /Seq Scan on authorizations/, plan);
+  });
+
+  it('text and JSON values arrive exactly as sent: quotes, backslashes, newlines, any Unicode', async () => {
+    const w = await wallet();
+    const writer = new ReservationWriter(t.db.knex);
+    const recorder = new SignatureRecorder<Record<string, unknown>>(t.db.knex);
+    writers.push(writer, recorder);
+    const odd = 'https://seller.example/a?q="x"&b=\\path\nline ü€😀 \u2028';
+    const r = reservation(w, w.head, 100n);
+    r.write.authorization![15] = odd; // resource
+    await writer.write(r.write);
+    const id = r.write.authorization![0];
+    const response = { signature: `0x${'ab'.repeat(65)}`, resource: odd, nested: { list: [1, 'two', null, { three: '"3"' }] } };
+    assert.deepEqual(await recorder.record(id, response.signature, response, AT), { status: 'signed', response });
+    const row = await t.db.knex('authorizations').where({ id }).first('resource', 'response', 'signature', 'signed_at');
+    assert.equal(row.resource, odd);
+    assert.deepEqual(row.response, response);
+    assert.equal(row.signature, response.signature);
+    assert.equal(new Date(row.signed_at).toISOString(), AT.toISOString());
+    const audit = await t.db.knex('audit_events').where({ chain_key: w.id }).orderBy('seq', 'desc').first('payload');
+    assert.deepEqual(audit.payload, { authorization_id: id });
+    assert.deepEqual(await verifyAuditChain(t.db.knex, w.id), { ok: true, chains: 1, rows: 2 });
   });
 });
