@@ -16,7 +16,11 @@ import { freePort } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
-/** Runs `script` (an ES module, inside the project so it resolves its packages) in its own process group; resolves once it prints READY. */
+/**
+ * Runs `script` (an ES module, inside the project's git-ignored .treasury/ so it resolves the project's
+ * packages) in its own process group; resolves once it prints READY. `cleanup()` kills what is left of the
+ * group and removes the script.
+ */
 async function spawnScript(name: string, script: string): Promise<{ child: ReturnType<typeof spawn>; output: () => string; exited: Promise<number | null>; cleanup: () => void }> {
   fs.mkdirSync(path.join(ROOT, '.treasury'), { recursive: true });
   const file = path.join(ROOT, '.treasury', `${name}-${process.pid}.mts`);
@@ -26,12 +30,23 @@ async function spawnScript(name: string, script: string): Promise<{ child: Retur
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const cleanup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+    fs.rmSync(file, { force: true });
+  };
   const deadline = Date.now() + 60_000;
   while (!output.includes('READY')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not get ready:\n${output}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      cleanup();
+      throw new Error(`${name} did not get ready:\n${output}`);
+    }
     await sleep(100);
   }
-  return { child, output: () => output, exited, cleanup: () => fs.rmSync(file, { force: true }) };
+  return { child, output: () => output, exited, cleanup };
 }
 
 describe('embedded PostgreSQL', function () {
@@ -79,7 +94,7 @@ describe('embedded PostgreSQL', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
     fs.chmodSync(dir, 0o755);
     const port = await freePort();
-    const script = `
+    const run = await spawnScript('epg-parent', `
       import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/db/embedded-postgres.ts'))};
       import pg from 'pg';
       const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${port} });
@@ -87,17 +102,8 @@ describe('embedded PostgreSQL', function () {
       await c.query('CREATE TABLE survivor (v int)'); await c.query('INSERT INTO survivor VALUES (42)'); await c.end();
       console.log('READY');
       setInterval(() => {}, 1000);
-    `;
-    // The script lives inside the project (git-ignored .treasury/) so it resolves the project's packages.
-    fs.mkdirSync(path.join(ROOT, '.treasury'), { recursive: true });
-    const file = path.join(ROOT, '.treasury', `epg-parent-${process.pid}.mts`);
-    fs.writeFileSync(file, script);
-    const parent = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((resolve, reject) => {
-      parent.stdout.on('data', (d) => String(d).includes('READY') && resolve());
-      parent.once('exit', (code) => reject(new Error(`parent exited ${code}`)));
-    });
-    parent.kill('SIGKILL');
+    `);
+    run.child.kill('SIGKILL'); // the parent only: its server is left orphaned
     await sleep(500);
     const pid = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
     assert.doesNotThrow(() => process.kill(pid, 0), 'the orphaned server is still running');
@@ -109,8 +115,8 @@ describe('embedded PostgreSQL', function () {
       await client.end();
     } finally {
       await again.stop();
+      run.cleanup();
       fs.rmSync(dir, { recursive: true, force: true });
-      fs.rmSync(file, { force: true });
     }
   });
 
@@ -137,11 +143,6 @@ describe('embedded PostgreSQL', function () {
       assert.match(run.output(), /OWN SHUTDOWN DONE/);
       assert.ok(!fs.existsSync(path.join(dir, 'data', 'postmaster.pid')), 'the server stopped');
     } finally {
-      try {
-        process.kill(-run.child.pid!, 'SIGKILL');
-      } catch {
-        // gone
-      }
       run.cleanup();
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -164,11 +165,6 @@ describe('embedded PostgreSQL', function () {
       while (isRunning(pid) && Date.now() < deadline) await sleep(100);
       assert.ok(!isRunning(pid), 'the server stopped with its process');
     } finally {
-      try {
-        process.kill(-run.child.pid!, 'SIGKILL');
-      } catch {
-        // gone
-      }
       run.cleanup();
       fs.rmSync(dir, { recursive: true, force: true });
     }
