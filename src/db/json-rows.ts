@@ -4,9 +4,10 @@
  *
  * Why: node-postgres serialises each array parameter element by element (an escaped copy of every value,
  * the largest allocation site of the API under load), and PostgreSQL parses each array on its own. With
- * one document per table the API's steady-400/s phase ran 6 minor GCs instead of 7–8 (bench, five runs
- * each); on the embedded server a one-row statement of 44 columns costs 117–150 µs of backend CPU with
- * one jsonb document against 407–417 µs with 44 arrays (measured alone, same values and types).
+ * one document per table the API ran 4–7 scavenges in the bench's steady 400/s phase (10 runs, mostly 6)
+ * against 7–8 with arrays (8 runs). Measured alone on the embedded server, a one-row SELECT over 44
+ * columns costs 117–150 µs of backend CPU from one jsonb document against 407–417 µs from 44 arrays; in
+ * the pay path's own statements the difference was within the run-to-run noise of this machine.
  *
  * Values: strings, numbers and null as JSON; a Date as its ISO string; a column typed `jsonb` takes its
  * value as JSON text already (embedded as it is, so the row holds the object, not a string).
