@@ -129,8 +129,10 @@ async function shutdown(code: number): Promise<void> {
     say(killed ? `• ${name} did not stop within 10 s; killed (${took()})` : `• ${name} stopped (${took()})`);
   }
   await bounded(demoSeller?.stop(), 'the demo seller');
-  await bounded(localChain?.stop(), 'the local chain');
-  say(`• local chain stopped (${took()})`);
+  if (localChain) {
+    await bounded(localChain.stop(), 'the local chain');
+    say(`• local chain stopped (${took()})`);
+  }
   await bounded(stopDatabase(), 'PostgreSQL');
   fs.rmSync(path.join(dataDir, 'sandbox.json'), { force: true });
   say(`sandbox stopped (${took()})`);

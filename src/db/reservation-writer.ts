@@ -87,7 +87,7 @@ export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SE
 INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')}) SELECT v.* FROM (${recordset(AUDIT_COLUMNS, AUDIT_TYPES)}) v CROSS JOIN l`;
 export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v2';
 
-/** Column-major parameters of DECISION_WRITE_SQL for `writes`, in order (a wallet's writes in chain order). */
+/** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table. */
 export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
   const spend = new Map<string, [walletId: string, kind: string, start: string, amount: bigint, count: number]>();
   for (const w of writes) {
