@@ -24,6 +24,7 @@ import { publicKeyToLowerCaseAddress } from './public-key-to-address.js';
 import { recoverPublicKey } from './recover-public-key.js';
 import { verifySignature } from './verify-signature.js';
 import { LRUCache } from 'lru-cache';
+import { equalBytes } from '@noble/curves/utils.js';
 
 export interface EthereumSignature {
   /** r‖s‖v, 65 bytes. */
@@ -35,12 +36,6 @@ export interface EthereumSignature {
 
 /** Lower-case address → its uncompressed public key, once a signature recovered to it (public data). */
 const knownKeys = new LRUCache<string, Uint8Array>({ max: 10_000 });
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 function ethereumSignature(compact: Uint8Array, yParity: 0 | 1): EthereumSignature {
   const v = (27 + yParity) as 27 | 28;
@@ -57,7 +52,7 @@ export function finalizeSignature(digest: Uint8Array, rawRS: Uint8Array, expecte
   const known = knownKeys.get(expected);
   if (known) {
     const recovered = recoverPublicKey(compact, 0, digest);
-    if (recovered && sameBytes(recovered, known)) return ethereumSignature(compact, 0);
+    if (recovered && equalBytes(recovered, known)) return ethereumSignature(compact, 0);
     if (verifySignature(compact, digest, known)) return ethereumSignature(compact, 1);
   } else {
     for (const yParity of [0, 1] as const) {

@@ -2,9 +2,9 @@
  * A PostgreSQL connection of its own, outside the knex pool, for one group-commit queue
  * (./group-commit-queue.ts keeps at most one statement in flight, so one connection serves it). It is
  * opened on first use with knex's settings and runs with `plan_cache_mode = force_generic_plan`: the
- * queue's statements take arrays whose length changes with every batch, so PostgreSQL's plan cache judges
- * each custom plan cheaper than the generic one and plans the statement again on every execution —
- * measured for the signature record at 180 µs of planning per 230 µs of execution. Their generic plans are
+ * queue's statements take batches (id arrays, JSON documents) whose size changes with every execution, so
+ * PostgreSQL's plan cache judges each custom plan cheaper than the generic one and plans the statement
+ * again every time — measured for the signature record at 180 µs of planning per 230 µs of execution. Their generic plans are
  * primary-key and unique-index lookups (see the statements), so nothing is lost by always using them. The
  * setting stays on this connection: the pool's connections, which run ad-hoc knex queries, keep the default.
  *

@@ -86,7 +86,6 @@ function writesSettled(walletId: string): Promise<void> | undefined {
   return pendingWrites.get(walletId);
 }
 
-
 /** A statement run in the same round trip as BEGIN and the lock, right after the lock is held. */
 export interface OpeningQuery {
   sql: string;
