@@ -363,12 +363,15 @@ async function main(): Promise<void> {
     const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
-    const stolen = Math.max((cpuAfter.steal - cpuBefore.steal) / spread.seconds / 2, (cpuAfterSteady.steal - cpuBeforeSteady.steal) / steady.seconds / 2);
+    /** Share of the two cores' time the hypervisor took between two samples. */
+    const stealShare = (before: CpuSample, after: CpuSample, seconds: number) => (after.steal - before.steal) / seconds / 2;
+    const [stolenA, stolenC] = [stealShare(cpuBefore, cpuAfter, spread.seconds), stealShare(cpuBeforeSteady, cpuAfterSteady, steady.seconds)];
+    const stolen = Math.max(stolenA, stolenC);
     // Steal above a few percent: the vCPUs waited for the host; per-process CPU then counts some of that wait
     // (so "the rest" can come out negative), and throughput and ceilings move from run to run.
     const stealWarning = stolen > 0.05 ? `note: the hypervisor took ${(stolen * 100).toFixed(0)} % of this machine's CPU time in (a) or (c); this run's figures are not comparable with a quiet run's` : '';
     const postgresLine = `PostgreSQL's processes per pay, µs (what "the rest" above holds): in (a) ${postgresShare(cpuBefore, cpuAfter, spread.ops)}; in (c) ${postgresShare(cpuBeforeSteady, cpuAfterSteady, steady.ops)}`;
-    const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(((cpuAfter.steal - cpuBefore.steal) / spread.seconds / 2) * 100).toFixed(0)}% stolen by the hypervisor; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(((cpuAfterSteady.steal - cpuBeforeSteady.steal) / steady.seconds / 2) * 100).toFixed(0)}% stolen by the hypervisor`;
+    const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
     const gcInSteady = ['minor', 'major', 'incremental']
       .map((kind) => {
