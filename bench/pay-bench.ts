@@ -37,6 +37,8 @@ interface Result {
   seconds: number;
   latenciesMs: number[];
   errors: number;
+  /** driveAtRate only: the latencies of the requests sent in each second of the phase (index = second). */
+  bySecond?: number[][];
 }
 
 const rate = (r: Result) => r.ops / r.seconds;
@@ -124,6 +126,7 @@ async function drive(concurrency: number, seconds: number, op: (i: number) => Pr
  */
 async function driveAtRate(rate: number, seconds: number, maxInFlight: number, op: (i: number) => Promise<boolean>): Promise<Result> {
   const latenciesMs: number[] = [];
+  const bySecond: number[][] = Array.from({ length: Math.ceil(seconds) }, () => []);
   let ops = 0;
   let errors = 0;
   let inFlight = 0;
@@ -143,14 +146,16 @@ async function driveAtRate(rate: number, seconds: number, maxInFlight: number, o
     pending.push(
       op(i).then((ok) => {
         inFlight--;
-        latenciesMs.push(performance.now() - t0);
+        const ms = performance.now() - t0;
+        latenciesMs.push(ms);
+        bySecond[Math.min(bySecond.length - 1, Math.floor((t0 - started) / 1000))]!.push(ms);
         if (ok) ops++;
         else errors++;
       }),
     );
   }
   await Promise.all(pending);
-  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
+  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors, bySecond: bySecond.map((l) => l.sort((a, b) => a - b)) };
 }
 
 /**
@@ -360,6 +365,16 @@ async function main(): Promise<void> {
       return `${hit ? (hit.le === '+Inf' ? '>max' : `≤${(Number(hit.le) * 1000).toFixed(0)}`) : '?'} (mean ${mean})`;
     };
     const tailLine = `p99 inside the API in (c), ms (histogram bucket bounds; mean): reserve ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay"')}, signer call ${p99InSteady('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')}, signature record ${p99InSteady('treasury_db_transaction_duration_seconds', 'operation="pay_record"')}, whole request ${p99InSteady('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')}`;
+    /**
+     * The tail's shape in (c): the p99 of each second's requests. A tail made by a few stalls (a long garbage
+     * collection, the hypervisor taking the CPUs) shows as a few bad seconds among good ones; one made by
+     * running too close to saturation shows in every second.
+     */
+    const secondsP99 = (steady.bySecond ?? []).filter((l) => l.length > 0).map((l) => percentile(l, 99));
+    const sortedSecondsP99 = [...secondsP99].sort((a, b) => a - b);
+    const bySecondLine = `p99 of each second's requests in (c), ms: ${
+      secondsP99.length <= 12 ? secondsP99.map((v) => v.toFixed(0)).join(', ') : `best ${sortedSecondsP99[0]!.toFixed(0)}, median ${percentile(sortedSecondsP99, 50).toFixed(0)}, worst ${sortedSecondsP99.at(-1)!.toFixed(0)}`
+    } (≤ 20 ms in ${secondsP99.filter((v) => v <= 20).length} of ${secondsP99.length} seconds)`;
     const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
@@ -410,6 +425,7 @@ async function main(): Promise<void> {
       cpuLine,
       postgresLine,
       tailLine,
+      bySecondLine,
       statementLine,
       `API garbage collection in (c): ${gcInSteady}`,
       '',
