@@ -198,7 +198,7 @@ async function main(): Promise<void> {
     settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' },
   });
   try {
-    const knex = createKnex(database.connectionString, 4);
+    const knex = createKnex(database.connectionString, 4, 'treasury-bench');
     await migrateLatest(knex);
     await knex.destroy();
     const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });

@@ -162,7 +162,7 @@ async function main(): Promise<void> {
     say('• using DATABASE_URL');
   }
 
-  const knex = createKnex(databaseUrl, 2);
+  const knex = createKnex(databaseUrl, 2, 'treasury-sandbox');
   try {
     const applied = await migrateLatest(knex);
     say(`• migrations: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}`);

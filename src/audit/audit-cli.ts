@@ -14,7 +14,7 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const db = await resolveDatabase(loadAppConfig());
-  const knex = createKnex(db.connectionString, 2);
+  const knex = createKnex(db.connectionString, 2, 'treasury-audit');
   try {
     const result = await verifyAuditChain(knex, chainKey);
     process.stdout.write(JSON.stringify(result) + '\n');

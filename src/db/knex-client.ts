@@ -14,11 +14,34 @@ export type { Knex };
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
-export function createKnex(connectionString: string, poolMax = 20): Knex {
+/** Where knex's own warnings go (pino's shape): one JSON line each instead of knex's console output. */
+export interface KnexLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/** The first line of what knex logs (its acquire errors carry a stack); no connection string is ever in it. */
+const firstLine = (message: unknown) => String(message instanceof Error ? message.message : message).split('\n')[0]!.slice(0, 500);
+
+/**
+ * `applicationName` is what pg_stat_activity shows for the connections (the API's are 'treasury-api');
+ * `log` receives knex's warnings and errors (a lost connection, a failed acquire) as structured lines.
+ */
+export function createKnex(connectionString: string, poolMax = 20, applicationName = 'treasury-api', log?: KnexLog): Knex {
   return knexFactory({
     client: 'pg',
-    connection: { connectionString, application_name: 'treasury-api' },
+    connection: { connectionString, application_name: applicationName },
     pool: { min: 0, max: poolMax },
+    ...(log
+      ? {
+          log: {
+            warn: (m: unknown) => log.warn({ detail: firstLine(m) }, 'database client warning'),
+            error: (m: unknown) => log.error({ detail: firstLine(m) }, 'database client error'),
+            deprecate: (m: unknown) => log.warn({ detail: firstLine(m) }, 'database client deprecation'),
+            debug: () => undefined,
+          },
+        }
+      : {}),
     migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
   });
 }

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   }
   const config = loadAppConfig();
   const db = await resolveDatabase(config);
-  const knex = createKnex(db.connectionString, 2);
+  const knex = createKnex(db.connectionString, 2, 'treasury-migrate');
   try {
     if (command === 'latest') {
       const applied = await migrateLatest(knex);

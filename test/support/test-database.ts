@@ -80,7 +80,7 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const connectionString = srv.urlFor(name);
-  const knex = createKnex(connectionString, 20);
+  const knex = createKnex(connectionString, 20, 'treasury-test');
   if (options.migrate !== false) await migrateLatest(knex);
   return {
     name,
