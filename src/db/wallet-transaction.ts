@@ -183,19 +183,21 @@ async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: Walle
   try {
     // The key is a bigint computed here, so it is safe to inline; BEGIN, the lock and the opening read (its
     // parameters quoted by escapeLiteral) share one round trip: fewer round trips inside the lock is what
-    // bounds a hot wallet's throughput.
+    // bounds a hot wallet's throughput. Whatever fails after BEGIN went out — the lock, the opening read,
+    // `fn`, COMMIT — is rolled back before the connection goes back to the pool, so the next user never
+    // inherits an open or aborted transaction.
     const lock = `BEGIN; SELECT pg_advisory_xact_lock(${walletLockKey(walletId).toString()})`;
-    let openingRows: Record<string, unknown>[] = [];
-    if (opening) {
-      const results = (await client.query(`${lock}; ${inlineParams(client, opening)}`)) as unknown as Array<{ rows: Record<string, unknown>[] }>;
-      openingRows = results[2]!.rows;
-    } else {
-      await client.query(lock);
-    }
-    const tx: WalletTx = {
-      query: async (sql, params, name) => (await client.query(name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows,
-    };
     try {
+      let openingRows: Record<string, unknown>[] = [];
+      if (opening) {
+        const results = (await client.query(`${lock}; ${inlineParams(client, opening)}`)) as unknown as Array<{ rows: Record<string, unknown>[] }>;
+        openingRows = results[2]!.rows;
+      } else {
+        await client.query(lock);
+      }
+      const tx: WalletTx = {
+        query: async (sql, params, name) => (await client.query(name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows,
+      };
       const result = await fn(tx, openingRows);
       await client.query('COMMIT');
       return result;
@@ -208,11 +210,8 @@ async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: Walle
       throw err;
     }
   } finally {
-    if (broken) {
-      await knex.client.destroyRawConnection(client).catch(() => undefined);
-    } else {
-      await knex.client.releaseConnection(client);
-    }
+    if (broken) discardPooled(client, 'ROLLBACK failed');
+    await knex.client.releaseConnection(client);
   }
 }
 
@@ -224,17 +223,26 @@ export async function runStatement<R = Record<string, unknown>>(knex: Knex, sql:
   return withPooledClient(knex, async (client) => (await client.query({ name, text: positional(sql), values: params })).rows as R[]);
 }
 
-/** Runs `fn` on a pooled connection in autocommit; one that may be broken is destroyed, not returned to the pool. */
+/**
+ * Marks a pooled connection that may be broken so that the pool destroys it instead of handing it out again
+ * (knex's validation refuses a `__knex__disposed` connection). It must still be released: destroying it
+ * directly would leave its pool slot taken for good, and after as many broken connections as the pool holds
+ * every request would wait for a connection until it timed out.
+ */
+function discardPooled(client: PoolClient, reason: unknown): void {
+  const c = client as PoolClient & { __knex__disposed?: unknown };
+  c.__knex__disposed ??= reason;
+}
+
+/** Runs `fn` on a pooled connection in autocommit; one that may be broken goes back marked, to be destroyed by the pool. */
 async function withPooledClient<T>(knex: Knex, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = (await knex.client.acquireConnection()) as PoolClient;
-  let broken = false;
   try {
     return await fn(client);
   } catch (err) {
-    broken = !connectionUsableAfter(err);
+    if (!connectionUsableAfter(err)) discardPooled(client, err);
     throw err;
   } finally {
-    if (broken) await knex.client.destroyRawConnection(client).catch(() => undefined);
-    else await knex.client.releaseConnection(client);
+    await knex.client.releaseConnection(client);
   }
 }

@@ -1,0 +1,74 @@
+/**
+ * The pay path's pooled connections (src/db/wallet-transaction.ts) when PostgreSQL ends a session under a
+ * statement (a failover, a restart, pg_terminate_backend): the statement fails, the broken connection is
+ * destroyed by the pool and its slot is free again — more broken connections than the pool holds leave it
+ * serving, not waiting for a connection until it times out. A locked transaction that fails after BEGIN
+ * never hands an open or aborted transaction to the next user of its connection.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createKnex, type Knex } from '../../../src/db/knex-client.js';
+import { runStatement, withWalletTransaction } from '../../../src/db/wallet-transaction.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+
+describe('pooled connections of the pay path (PostgreSQL)', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  let pool: Knex;
+
+  before(async () => {
+    db = await createTestDatabase();
+    // Two connections, so that two leaked slots would be all of them.
+    pool = createKnex(db.connectionString, 2, 'treasury-probe');
+  });
+  after(async () => {
+    await pool?.destroy();
+    await db?.drop();
+  });
+
+  /** Ends the session running `pattern` once it is running; resolves with how many it ended. */
+  async function cutWhileRunning(pattern: string): Promise<number> {
+    for (let i = 0; i < 300; i++) {
+      const r = await db.knex.raw(
+        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'treasury-probe' AND state = 'active' AND query LIKE ?",
+        [pattern],
+      );
+      if (r.rows[0].n > 0) return r.rows[0].n;
+      await sleep(10);
+    }
+    return 0;
+  }
+
+  it('a connection cut under its statement gives its slot back: three in a row on a pool of two, then it still serves', async () => {
+    for (let i = 0; i < 3; i++) {
+      const running = runStatement(pool, 'SELECT pg_sleep(30)', [], 'probe_sleep');
+      const outcome = running.then(
+        () => 'finished',
+        (err: Error) => err,
+      );
+      assert.equal(await cutWhileRunning('SELECT pg_sleep%'), 1, `statement ${i + 1} was running on a pooled connection`);
+      assert.ok((await outcome) instanceof Error, 'the statement failed with its connection');
+    }
+    const served = await Promise.race([runStatement<{ one: number }>(pool, 'SELECT 1 AS one', [], 'probe_one'), sleep(5_000).then(() => 'pool exhausted')]);
+    assert.deepEqual(served, [{ one: 1 }]);
+  });
+
+  it('a locked transaction cut under its work, and one whose statement failed after BEGIN: both slots come back clean', async () => {
+    const cut = withWalletTransaction(pool, 'w_probe_1', (tx) => tx.query('SELECT pg_sleep(30)', []));
+    const cutOutcome = cut.then(
+      () => 'finished',
+      (err: Error) => err,
+    );
+    assert.equal(await cutWhileRunning('SELECT pg_sleep%'), 1);
+    assert.ok((await cutOutcome) instanceof Error);
+    // Statements PostgreSQL refuses after BEGIN went out — in the opening read that shares BEGIN's round trip,
+    // and in the transaction's own work: each is rolled back before its connection goes back to the pool.
+    await assert.rejects(withWalletTransaction(pool, 'w_probe_2', async () => 'unreached', () => ({ sql: 'SELECT 1/0 AS x', params: [] })), /division by zero/);
+    await assert.rejects(withWalletTransaction(pool, 'w_probe_3', (tx) => tx.query('SELECT 1/0', [])), /division by zero/);
+    const lingering = await db.knex.raw("SELECT state FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'treasury-probe' AND state LIKE 'idle in transaction%'");
+    assert.deepEqual(lingering.rows, [], 'no pooled connection was left inside a transaction');
+    // Both connections of the pool at once still serve.
+    const both = await Promise.all([1, 2].map(() => runStatement<{ one: number }>(pool, 'SELECT 1 AS one FROM pg_sleep(0.2)', [], 'probe_both')));
+    assert.deepEqual(both, [[{ one: 1 }], [{ one: 1 }]]);
+  });
+});
