@@ -8,7 +8,7 @@
  * promise resolves only after the statement holding its row committed (autocommit), with what the row
  * holds then; only a `reserved` row takes a signature (a released or already signed row is read back as
  * it is, never overwritten). A failed statement fails every record in it (callers do not release a
- * signature they could not record).
+ * signature they could not record); one whose connection dropped is sent once more on a new connection.
  * Does not defend: a process that dies between signing and recording — the reservation stays counted
  * as spent and unsigned (see pay-service.ts).
  */
@@ -16,6 +16,7 @@ import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
 import { jsonRows, recordsetColumns } from './json-rows.js';
 import { StatementConnection } from './statement-connection.js';
+import { connectionUsableAfter } from './connection-usable-after.js';
 
 export interface RecordedRow<R> {
   status: string;
@@ -65,35 +66,45 @@ export class SignatureRecorder<R> {
 
   private async flush(batch: Pending<R>[]): Promise<() => void> {
     try {
-      const taken = await this.connection.query<{ id: string }>(
-        SIGNATURE_RECORD_SQL,
-        [jsonRows(RECORD_COLUMNS, RECORD_TYPES, batch.map((p) => [p.id, p.signature, p.response, p.at])), batch.map((p) => p.id)],
-        'treasury_pay_sign_record_batch_v4',
-      );
-      // A row that took a signature holds what was sent for it, so only its id comes back — unless two records
-      // of one row shared the statement (concurrent retries of one Idempotency-Key): then only one signature
-      // was stored, and which one is read back, like every row that took none (recorded first, or released).
-      const seen = new Map<string, number>();
-      for (const p of batch) seen.set(p.id, (seen.get(p.id) ?? 0) + 1);
-      const pending = new Map(batch.map((p) => [p.id, p]));
-      const byId = new Map<string, { status: string; response: R }>();
-      for (const { id } of taken) {
-        if (seen.get(id) === 1) byId.set(id, { status: 'signed', response: pending.get(id)!.value });
-      }
-      const missing = [...new Set(batch.filter((p) => !byId.has(p.id)).map((p) => p.id))];
-      if (missing.length > 0) {
-        for (const r of await this.connection.query<{ id: string; status: string; response: R }>(READ_SQL, [missing], 'treasury_pay_sign_read_batch_v1')) byId.set(r.id, r);
-      }
-      return () => {
-        for (const p of batch) {
-          const row = byId.get(p.id);
-          p.resolve(row ? { status: row.status, response: row.response } : undefined);
-        }
-      };
+      return await this.flushOnce(batch);
     } catch (err) {
-      return () => {
-        for (const p of batch) p.reject(err);
-      };
+      if (connectionUsableAfter(err)) return () => batch.forEach((p) => p.reject(err));
+      // The connection dropped (restart, failover, pg_terminate_backend): once more on a new one. Safe whether
+      // or not the first statement committed — a row that already took a signature is read back as it is.
+      try {
+        return await this.flushOnce(batch);
+      } catch (again) {
+        return () => batch.forEach((p) => p.reject(again));
+      }
     }
+  }
+
+  /** One record statement (and the read-back of rows that took no signature from it); throws if either fails. */
+  private async flushOnce(batch: Pending<R>[]): Promise<() => void> {
+    const taken = await this.connection.query<{ id: string }>(
+      SIGNATURE_RECORD_SQL,
+      [jsonRows(RECORD_COLUMNS, RECORD_TYPES, batch.map((p) => [p.id, p.signature, p.response, p.at])), batch.map((p) => p.id)],
+      'treasury_pay_sign_record_batch_v4',
+    );
+    // A row that took a signature holds what was sent for it, so only its id comes back — unless two records
+    // of one row shared the statement (concurrent retries of one Idempotency-Key): then only one signature
+    // was stored, and which one is read back, like every row that took none (recorded first, or released).
+    const seen = new Map<string, number>();
+    for (const p of batch) seen.set(p.id, (seen.get(p.id) ?? 0) + 1);
+    const pending = new Map(batch.map((p) => [p.id, p]));
+    const byId = new Map<string, { status: string; response: R }>();
+    for (const { id } of taken) {
+      if (seen.get(id) === 1) byId.set(id, { status: 'signed', response: pending.get(id)!.value });
+    }
+    const missing = [...new Set(batch.filter((p) => !byId.has(p.id)).map((p) => p.id))];
+    if (missing.length > 0) {
+      for (const r of await this.connection.query<{ id: string; status: string; response: R }>(READ_SQL, [missing], 'treasury_pay_sign_read_batch_v1')) byId.set(r.id, r);
+    }
+    return () => {
+      for (const p of batch) {
+        const row = byId.get(p.id);
+        p.resolve(row ? { status: row.status, response: row.response } : undefined);
+      }
+    };
   }
 }

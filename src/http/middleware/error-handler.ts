@@ -1,10 +1,12 @@
 /**
  * Renders every error as `{ error_code, user_message, request_id, recovery?, ...fields }`. AppErrors keep
- * their code; anything else is a 500 `internal_error` whose details are logged, never sent.
+ * their code; PostgreSQL out of reach (../../db/database-unavailable.ts) is a 503 `database_unavailable`
+ * with Retry-After; anything else is a 500 `internal_error`. Details of both are logged, never sent.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors/app-error.js';
+import { isDatabaseUnavailable } from '../../db/database-unavailable.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 
 export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware {
@@ -19,6 +21,8 @@ export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware 
         err = raw;
       } else if (raw && typeof raw === 'object' && (raw as { status?: number }).status === 413) {
         err = new AppError('payload_too_large');
+      } else if (isDatabaseUnavailable(raw)) {
+        err = new AppError('database_unavailable', { headers: { 'Retry-After': '1' }, cause: raw });
       } else {
         err = new AppError('internal_error', { cause: raw });
       }

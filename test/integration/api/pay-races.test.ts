@@ -5,13 +5,17 @@
  * same signature and spends nothing more. Without a buyer PAT a reservation is optimistic (one read, one
  * write that fails if the wallet's audit chain moved, then taken again): the races below go through that
  * path, also with the same Idempotency-Key first used on both processes at once and with policy changes
- * (locked transactions) racing the payments — never a 500, the audit chain intact.
+ * (locked transactions) racing the payments — never a 500, the audit chain intact. And with every
+ * PostgreSQL connection of both processes cut again and again mid-storm: answers are 200, 403 or 503
+ * `database_unavailable`, the caps hold, each released signature is the recorded one, and both processes
+ * serve again afterwards.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
@@ -134,6 +138,72 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
 
   it('velocity_cap: exactly N of 64 concurrent pays across two processes', async () => {
     await race({ velocity_cap: { max_count: 9, window_seconds: 3600 } }, 9);
+  });
+
+  it('PostgreSQL connections cut again and again mid-storm: never a 500, the caps hold, every released signature is recorded, the chains verify', async () => {
+    // Four wallets whose daily cap allows 5 payments each; 96 payments across both processes while every
+    // connection of theirs (pool and group-commit writers) is terminated every 20 ms, as a failover or an
+    // operator's pg_terminate_backend would.
+    const wallets = await Promise.all(Array.from({ length: 4 }, async () => (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '0.5' } })).body));
+    const chaos = new pg.Client(db.connectionString);
+    await chaos.connect();
+    let cut = 0;
+    let storming = true;
+    const cutter = (async () => {
+      while (storming) {
+        const r = await chaos.query(
+          "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'treasury-api'",
+        );
+        cut += r.rows[0].n as number;
+        await sleep(20);
+      }
+    })();
+    let pays: Array<{ status: number; body: any; wallet: string }>;
+    try {
+      pays = await Promise.all(
+        Array.from({ length: 96 }, (_, i) =>
+          sleep(i * 4).then(() => post(apis[i % 2]!, `/v1/wallets/${wallets[i % 4]!.id}/pay`, { payment_requirements: requirements('100000') }).then((r) => ({ ...r, wallet: wallets[i % 4]!.id }))),
+        ),
+      );
+    } finally {
+      storming = false;
+      await cutter;
+      await chaos.end();
+    }
+    assert.ok(cut > 0, 'connections were cut during the storm');
+
+    const statuses = new Map<string, number>();
+    for (const r of pays) statuses.set(`${r.status} ${r.body.error_code ?? ''}`.trim(), (statuses.get(`${r.status} ${r.body.error_code ?? ''}`.trim()) ?? 0) + 1);
+    console.log(`      ${cut} connections cut; answers: ${[...statuses].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
+    for (const r of pays) {
+      assert.ok(r.status === 200 || r.status === 403 || (r.status === 503 && r.body.error_code === 'database_unavailable'), JSON.stringify(r.body));
+      if (r.status === 503) assert.equal(r.body.recovery?.kind ?? 'retry', 'retry');
+    }
+    for (const wallet of wallets) {
+      const rows = await db.knex('authorizations').where({ wallet_id: wallet.id });
+      const released = pays.filter((r) => r.wallet === wallet.id && r.status === 200);
+      assert.ok(released.length <= 5, `at most 5 payments of wallet ${wallet.id} signed`);
+      for (const r of released) {
+        const row = rows.find((x) => x.id === r.body.authorization_id);
+        assert.ok(row, 'a released payment has its row');
+        assert.equal(row.status, 'signed');
+        assert.equal(row.signature, r.body.signature, 'the released signature is the recorded one');
+      }
+      // Reservations that lost their answer stay counted (never fewer spends than signatures, never over the cap).
+      const counted = rows.filter((x) => x.status !== 'released').reduce((sum, x) => sum + BigInt(x.amount_micro), 0n);
+      const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+      assert.equal(String(totals?.spent_micro ?? 0), String(counted), 'the day total is the sum of the counted reservations');
+      assert.ok(counted <= 500_000n, 'the daily cap holds');
+      assert.ok(rows.filter((x) => x.status === 'signed').length <= 5);
+      const chain = await verifyAuditChain(db.knex, wallet.id);
+      assert.equal(chain.ok, true, JSON.stringify(chain));
+    }
+    // Both processes serve again once the connections stay up.
+    for (const api of apis) {
+      const fresh = (await post(api, '/v1/wallets', { policy: { daily_cap_usd: '1' } })).body;
+      const r = await post(api, `/v1/wallets/${fresh.id}/pay`, { payment_requirements: requirements('100000') });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
   });
 
   it('a pay whose response was lost after COMMIT, retried with its Idempotency-Key, returns the same signature and adds no spend', async () => {

@@ -163,6 +163,47 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal((await t.db.knex('authorizations').where({ id: id(r3) }).first()).signature, null);
   });
 
+  it('signatures: a record whose connection is cut while its statement runs is sent once more on a new connection; a statement PostgreSQL refused is not', async () => {
+    const w = await wallet();
+    const writer = new ReservationWriter(t.db.knex);
+    let opened = 0;
+    const recorder = new SignatureRecorder<{ signature: string }>(t.db.knex, { onConnectionOpened: () => opened++ });
+    writers.push(writer, recorder);
+    const r1 = reservation(w, w.head, 100n);
+    const r2 = reservation(w, r1.head, 100n);
+    for (const r of [r1, r2]) await writer.write(r.write);
+    const id = (r: { write: DecisionWrite }) => r.write.authorization![0];
+    const sig = (n: number) => `0x${n.toString(16).padStart(2, '0').repeat(65)}`;
+    assert.deepEqual(await recorder.record(id(r1), sig(1), { signature: sig(1) }, AT), { status: 'signed', response: { signature: sig(1) } });
+    assert.equal(opened, 1);
+    // Hold r2's row so that the record statement waits inside PostgreSQL, then end that session under it
+    // (an administrator, a failover); the row is let go once the session is gone.
+    const holder = await t.db.knex.transaction();
+    try {
+      await holder('authorizations').where({ id: id(r2) }).forUpdate().select('id');
+      const recorded = recorder.record(id(r2), sig(2), { signature: sig(2) }, AT);
+      let cut = 0;
+      for (let i = 0; i < 200 && cut === 0; i++) {
+        const r = await t.db.knex.raw(
+          "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE authorizations a SET status%'",
+        );
+        cut = r.rows[0].n;
+        if (cut === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(cut, 1, 'the record statement was waiting, and its session was ended');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await holder.commit();
+      assert.deepEqual(await recorded, { status: 'signed', response: { signature: sig(2) } });
+    } finally {
+      if (!holder.isCompleted()) await holder.rollback();
+    }
+    assert.equal(opened, 2, 'sent again on a new connection');
+    assert.equal((await t.db.knex('authorizations').where({ id: id(r2) }).first()).signature, sig(2));
+    // A value PostgreSQL refuses (not a timestamp) fails the record at once: no second attempt, same connection.
+    await assert.rejects(recorder.record(id(r2), sig(3), { signature: sig(3) }, 'not a time' as unknown as Date), /timestamp|time/i);
+    assert.equal(opened, 2);
+  });
+
   it('signatures: the record statement finds its rows by primary key under its generic plan, on thousands of rows', async () => {
     const w = await wallet();
     const writer = new ReservationWriter(t.db.knex);

@@ -1,0 +1,56 @@
+/**
+ * PostgreSQL out of reach: while the database refuses connections (a restart, a failover, an operator
+ * closing it), requests answer 503 `database_unavailable` with Retry-After — not 500 — and write nothing;
+ * once it accepts connections again the same requests succeed on new connections.
+ */
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
+
+describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+  let admin: pg.Client;
+
+  before(async () => {
+    t = await startTestTreasury({ extraEnv: { TREASURY_AUTH_CACHE_MS: '0' } });
+    const url = new URL(t.db.connectionString);
+    url.pathname = '/postgres';
+    admin = new pg.Client(url.toString());
+    await admin.connect();
+  });
+  after(async () => {
+    await admin?.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`).catch(() => undefined);
+    await admin?.end();
+    await t?.stop();
+  });
+
+  it('answers 503 database_unavailable with Retry-After while the database refuses connections, writes nothing, and serves again after', async () => {
+    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage' } })).body.api_key;
+    const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
+    const pay = () => t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '100000' }) } });
+
+    // Close the database to new connections and end every session on it (the pool's and the writers').
+    await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [t.db.name]);
+
+    for (const res of [await t.request('GET', '/v1/wallets', { token }), await pay()]) {
+      assert.equal(res.status, 503, JSON.stringify(res.body));
+      assert.equal(res.body.error_code, 'database_unavailable');
+      assert.equal(res.headers.get('retry-after'), '1');
+      assert.match(res.body.request_id, /\S/);
+      assert.doesNotMatch(JSON.stringify(res.body), /accepting connections|terminat|ECONN/i, 'no database detail leaks');
+    }
+    const metrics = await t.request('GET', '/metrics');
+    assert.match(String(metrics.body), /treasury_errors_total\{error_code="database_unavailable"\} [2-9]/);
+
+    await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
+    const paid = await pay();
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    const rows = await t.db.knex('authorizations').where({ wallet_id: wallet.id });
+    assert.equal(rows.length, 1, 'the refused payment wrote nothing; the one after wrote its row');
+    const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), '100000');
+  });
+});
