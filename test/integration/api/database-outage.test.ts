@@ -42,10 +42,14 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
       assert.match(res.body.request_id, /\S/);
       assert.doesNotMatch(JSON.stringify(res.body), /accepting connections|terminat|ECONN/i, 'no database detail leaks');
     }
+    const ready = await t.request('GET', '/readyz');
+    assert.equal(ready.status, 503);
+    assert.equal(ready.body.database, false, 'readiness names the database');
     const metrics = await t.request('GET', '/metrics');
     assert.match(String(metrics.body), /treasury_errors_total\{error_code="database_unavailable"\} [2-9]/);
 
     await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
+    assert.equal((await t.request('GET', '/readyz')).body.database, true);
     const paid = await pay();
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     const rows = await t.db.knex('authorizations').where({ wallet_id: wallet.id });
