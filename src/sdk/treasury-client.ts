@@ -7,6 +7,9 @@
  * Defends against: calling Treasury without a bearer (`treasury_key_missing`, before any I/O); malformed
  * arguments reaching the wire; a reply of the wrong shape being used as a signature; the bearer following a
  * redirect to another host (redirects are not followed); hanging calls (per-call time-out).
+ * A 503 (Treasury's database or signer briefly out of reach; nothing was signed) is retried after its
+ * Retry-After (at most 5 s, within the call's time-out), `unavailableRetries` times: reads always, pay and
+ * transfer only when the caller gave an idempotencyKey — the retry is then that same payment, never a second.
  * Does not defend against: a bearer leaked by the caller, or a Treasury URL the caller got wrong (use https
  * outside loopback). It never refreshes or retries on 401 (spec §5.7): the error goes to the caller.
  */
@@ -44,6 +47,7 @@ export class TreasuryClient {
   readonly #token: string;
   readonly #fetch: FetchLike;
   readonly #timeoutMs: number;
+  readonly #unavailableRetries: number;
 
   constructor(options: TreasuryClientOptions) {
     if (!options?.token) throw new TreasuryKeyMissingError();
@@ -52,6 +56,7 @@ export class TreasuryClient {
     this.#token = o.token;
     this.#fetch = o.fetch ?? ((input, init) => fetch(input, init));
     this.#timeoutMs = o.timeoutMs ?? 30_000;
+    this.#unavailableRetries = o.unavailableRetries ?? 2;
   }
 
   async listWallets(): Promise<WalletView[]> {
@@ -90,20 +95,28 @@ export class TreasuryClient {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    const deadline = Date.now() + this.#timeoutMs;
+    const retryable = method === 'GET' || idempotencyKey !== undefined;
     let text: string;
     let status: number;
-    try {
-      const response = await this.#fetch(`${this.apiUrl}${path}`, {
-        method,
-        headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.#timeoutMs),
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (err) {
-      throw new TreasuryUnreachableError(this.apiUrl, err);
+    for (let attempt = 0; ; attempt++) {
+      let retryAfterMs: number;
+      try {
+        const response = await this.#fetch(`${this.apiUrl}${path}`, {
+          method,
+          headers,
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+          redirect: 'manual',
+          signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+        });
+        status = response.status;
+        text = await response.text();
+        retryAfterMs = retryAfter(response.headers.get('retry-after'));
+      } catch (err) {
+        throw new TreasuryUnreachableError(this.apiUrl, err);
+      }
+      if (status !== 503 || !retryable || attempt >= this.#unavailableRetries || Date.now() + retryAfterMs >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
     }
     let json: unknown = text;
     try {
@@ -119,6 +132,12 @@ export class TreasuryClient {
     }
     return parsed.data;
   }
+}
+
+/** A 503's Retry-After in ms: whole seconds as Treasury sends them, at most 5 s; 1 s when absent or unreadable. */
+function retryAfter(header: string | null): number {
+  const seconds = header === null ? NaN : Number(header);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 5) * 1000 : 1000;
 }
 
 export type { Balance, FetchLike, PayInput, SignedPayment, TransferInput, TreasuryClientOptions, WalletView };

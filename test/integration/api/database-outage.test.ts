@@ -1,12 +1,14 @@
 /**
  * PostgreSQL out of reach: while the database refuses connections (a restart, a failover, an operator
  * closing it), requests answer 503 `database_unavailable` with Retry-After — not 500 — and write nothing;
- * once it accepts connections again the same requests succeed on new connections.
+ * once it accepts connections again the same requests succeed on new connections. The buyer SDK rides out
+ * a short outage by itself: it retries a 503 after its Retry-After (a payment only with its Idempotency-Key).
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { TreasuryClient } from '../../../src/sdk/index.js';
 
 describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
@@ -56,5 +58,24 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(rows.length, 1, 'the refused payment wrote nothing; the one after wrote its row');
     const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
     assert.equal(String(totals.spent_micro), '100000');
+  });
+
+  it('the buyer SDK retries through a short outage: a read, and a payment with its Idempotency-Key, once the database is back', async () => {
+    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage-sdk' } })).body.api_key;
+    const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
+    const client = new TreasuryClient({ apiUrl: t.baseUrl, token });
+    await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS false`);
+    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [t.db.name]);
+    const started = Date.now();
+    const read = client.getWallet(wallet.id);
+    const paid = client.pay(wallet.id, { paymentRequirements: paymentRequirements({ amount: '200000' }), idempotencyKey: 'outage-1' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
+    assert.equal((await read).id, wallet.id);
+    const payment = await paid;
+    assert.ok(Date.now() - started >= 1000, 'the first answers were 503 with Retry-After: 1');
+    const rows = await t.db.knex('authorizations').where({ wallet_id: wallet.id });
+    assert.equal(rows.length, 1, 'one payment');
+    assert.equal(rows[0].signature, payment.signature);
   });
 });

@@ -142,6 +142,38 @@ describe('buyer SDK: TreasuryClient', () => {
     }
   });
 
+  it('a 503 is retried after its Retry-After: reads always, pay only with an idempotencyKey (the same key each time), never past unavailableRetries', async () => {
+    const unavailable = { status: 503, headers: { 'retry-after': '0' }, body: { error_code: 'database_unavailable', user_message: 'The database is unreachable or restarting; retry shortly.', request_id: 'req_1' } };
+    let failures = 0;
+    treasury.handler = fakeTreasuryHandler(() => (failures-- > 0 ? unavailable : undefined));
+
+    failures = 2;
+    assert.equal((await client().getWallet(WALLET_ID)).address, WALLET.address);
+    assert.equal(treasury.requests.length, 3, 'two 503s, then the answer');
+
+    treasury.requests.length = 0;
+    failures = 1;
+    const paid = await client().pay(WALLET_ID, { paymentRequirements: requirements(), idempotencyKey: 'pay-7' });
+    assert.ok(paid.signature);
+    assert.deepEqual(treasury.requests.map((r) => r.headers['idempotency-key']), ['pay-7', 'pay-7'], 'the retry is the same payment');
+
+    treasury.requests.length = 0;
+    failures = 1;
+    await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof TreasuryApiError && err.status === 503 && err.code === 'database_unavailable');
+    assert.equal(treasury.requests.length, 1, 'a pay without an idempotencyKey is not sent twice');
+
+    treasury.requests.length = 0;
+    failures = 10;
+    await assert.rejects(client().getWallet(WALLET_ID), (err: unknown) => err instanceof TreasuryApiError && err.status === 503);
+    assert.equal(treasury.requests.length, 3, 'the first try and two retries');
+
+    treasury.requests.length = 0;
+    failures = 10;
+    const noRetry = new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test', unavailableRetries: 0 });
+    await assert.rejects(noRetry.getWallet(WALLET_ID), (err: unknown) => err instanceof TreasuryApiError && err.status === 503);
+    assert.equal(treasury.requests.length, 1);
+  });
+
   it('a 401 is returned to the caller: no refresh, no retry (spec §5.7)', async () => {
     treasury.handler = () => ({ status: 401, body: { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.', recovery: { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' } } });
     await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof TreasuryApiError && err.status === 401 && err.code === 'invalid_token');
