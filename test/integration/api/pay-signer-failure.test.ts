@@ -1,10 +1,15 @@
 /**
  * Reserve, then sign: when the signer cannot sign, the reservation made under the wallet lock is released —
  * the spend is given back (the daily cap's headroom is whole again), the row is marked released with its
- * Idempotency-Key freed, the release is in the audit chain, and no signature exists anywhere.
+ * Idempotency-Key freed, the release is in the audit chain, and no signature exists anywhere. The signer
+ * killed in the middle of a storm of payments and started again: never a 500, every payment that got no
+ * signature gave its spend back, and the same API process signs again once the signer is back.
  */
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { startTestSigner } from '../../support/signer-harness.js';
+import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 
 describe('pay path when the signer fails', function () {
@@ -50,5 +55,59 @@ describe('pay path when the signer fails', function () {
     const retry = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '400000' }) }, headers: { 'Idempotency-Key': 'lost-signer-1' } });
     assert.equal(retry.status, 503);
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id, status: 'released' })).length, 2);
+  });
+});
+
+describe('pay path when the signer dies mid-storm', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+  let token: string;
+
+  before(async () => {
+    t = await startTestTreasury();
+    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'storm' } })).body.api_key;
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('the signer killed mid-storm and started again: 200, 403 or 503 signer_unavailable, spend given back for every unsigned payment, signing resumes', async () => {
+    const wallets = await Promise.all([1, 2, 3].map(async () => (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '2' } } })).body as { id: string }));
+    const pays = Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        sleep(i * 5).then(async () => ({ wallet: wallets[i % 3]!.id, ...(await t.request('POST', `/v1/wallets/${wallets[i % 3]!.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '100000' }) } })) })),
+      ),
+    );
+    // Kill it once payments are flowing (a few signed), while the rest are on their way.
+    const signedSoFar = async () => Number((await t.db.knex('authorizations').where({ status: 'signed' }).whereIn('wallet_id', wallets.map((w) => w.id)).count({ n: '*' }))[0]?.n ?? 0);
+    for (let i = 0; i < 500 && (await signedSoFar()) < 5; i++) await sleep(5);
+    t.signer.child.kill('SIGKILL');
+    const answers = await pays;
+    const again = await startTestSigner({ dir: t.signer.dir });
+    try {
+      const counts = new Map<string, number>();
+      for (const r of answers) counts.set(`${r.status} ${r.body.error_code ?? ''}`.trim(), (counts.get(`${r.status} ${r.body.error_code ?? ''}`.trim()) ?? 0) + 1);
+      console.log(`      answers: ${[...counts].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
+      for (const r of answers) assert.ok(r.status === 200 || r.status === 403 || (r.status === 503 && r.body.error_code === 'signer_unavailable'), JSON.stringify(r.body));
+      assert.ok(answers.some((r) => r.status === 503), 'some payments met the dead signer');
+      assert.ok(answers.some((r) => r.status === 200), 'some were signed before');
+      for (const w of wallets) {
+        const rows = await t.db.knex('authorizations').where({ wallet_id: w.id });
+        assert.deepEqual(rows.filter((r) => r.status === 'reserved'), [], 'no reservation is left hanging');
+        const signed = rows.filter((r) => r.status === 'signed');
+        for (const r of answers.filter((a) => a.wallet === w.id && a.status === 200)) {
+          assert.equal(signed.find((x) => x.id === r.body.authorization_id)?.signature, r.body.signature, 'a released signature is the recorded one');
+        }
+        const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
+        assert.equal(String(day?.spent_micro ?? 0), String(signed.reduce((sum, x) => sum + BigInt(x.amount_micro), 0n)), 'only signed payments count');
+        const chain = await verifyAuditChain(t.db.knex, w.id);
+        assert.equal(chain.ok, true, JSON.stringify(chain));
+        // The same API process signs again through the restarted signer.
+        const after = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '1000' }) } });
+        assert.equal(after.status, 200, JSON.stringify(after.body));
+      }
+    } finally {
+      await again.stop();
+    }
   });
 });
