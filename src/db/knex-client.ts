@@ -20,7 +20,7 @@ export interface KnexLog {
   error(fields: Record<string, unknown>, message: string): void;
 }
 
-/** The first line of what knex logs (its acquire errors carry a stack); no connection string is ever in it. */
+/** The first line of what knex logs (its acquire errors carry a stack); its messages carry no connection string. */
 const firstLine = (message: unknown) => String(message instanceof Error ? message.message : message).split('\n')[0]!.slice(0, 500);
 
 /**
