@@ -95,3 +95,18 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
     },
   };
 }
+
+/**
+ * Mocha hooks for the describe block it is called in: a fresh migrated database before its tests (handed to
+ * `set`), dropped after them.
+ */
+export function useTestDatabase(set: (db: TestDatabase) => void): void {
+  let db: TestDatabase | undefined;
+  before(async () => {
+    db = await createTestDatabase();
+    set(db);
+  });
+  after(async () => {
+    await db?.drop();
+  });
+}

@@ -12,20 +12,25 @@ import { startTestSigner } from '../../support/signer-harness.js';
 import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 
-describe('pay path when the signer fails', function () {
-  this.timeout(120_000);
-  let t: TestTreasury;
-  let token: string;
-
+/** Hooks for one describe block: its own Treasury (API, signer, database) and an agent's API key. */
+function ownTreasury(ownerId: string): { t: TestTreasury; token: string } {
+  const ctx = {} as { t: TestTreasury; token: string };
   before(async () => {
-    t = await startTestTreasury();
-    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'payer' } })).body.api_key;
+    ctx.t = await startTestTreasury();
+    ctx.token = (await ctx.t.request('POST', '/v1/treasury', { token: ctx.t.adminToken, body: { owner_type: 'agent', owner_id: ownerId } })).body.api_key;
   });
   after(async () => {
-    await t?.stop();
+    await ctx.t?.stop();
   });
+  return ctx;
+}
+
+describe('pay path when the signer fails', function () {
+  this.timeout(120_000);
+  const own = ownTreasury('payer');
 
   it('a reservation whose signature never came is released: spend given back, audited, key reusable', async () => {
+    const { t, token } = own;
     const w = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body as { id: string };
     const body = { payment_requirements: paymentRequirements({ amount: '600000' }) };
     const ok = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body });
@@ -60,18 +65,10 @@ describe('pay path when the signer fails', function () {
 
 describe('pay path when the signer dies mid-storm', function () {
   this.timeout(120_000);
-  let t: TestTreasury;
-  let token: string;
-
-  before(async () => {
-    t = await startTestTreasury();
-    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'storm' } })).body.api_key;
-  });
-  after(async () => {
-    await t?.stop();
-  });
+  const own = ownTreasury('storm');
 
   it('the signer killed mid-storm and started again: 200, 403 or 503 signer_unavailable, spend given back for every unsigned payment, signing resumes', async () => {
+    const { t, token } = own;
     const wallets = await Promise.all([1, 2, 3].map(async () => (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '2' } } })).body as { id: string }));
     const pays = Promise.all(
       Array.from({ length: 60 }, (_, i) =>

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createKnex, type KnexLog } from '../../../src/db/knex-client.js';
 import { isDatabaseUnavailable } from '../../../src/db/database-unavailable.js';
-import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
+import { freePort, useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 function captureLog() {
   const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
@@ -20,13 +20,7 @@ function captureLog() {
 describe('knex client (PostgreSQL)', function () {
   this.timeout(60_000);
   let db: TestDatabase;
-
-  before(async () => {
-    db = await createTestDatabase();
-  });
-  after(async () => {
-    await db?.drop();
-  });
+  useTestDatabase((d) => (db = d));
 
   it('names its connections in pg_stat_activity', async () => {
     const knex = createKnex(db.connectionString, 1, 'treasury-probe');

@@ -4,18 +4,12 @@
  * signature update, so that it stays on its page (a HOT update, no new index entries).
  */
 import assert from 'node:assert/strict';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 describe('pay table storage', function () {
   this.timeout(60_000);
   let db: TestDatabase;
-
-  before(async () => {
-    db = await createTestDatabase();
-  });
-  after(async () => {
-    await db?.drop();
-  });
+  useTestDatabase((d) => (db = d));
 
   it('ANALYZE keeps statistics for chain_key and seq and none for the payload and hashes', async () => {
     await db.knex.raw(`

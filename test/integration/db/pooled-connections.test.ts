@@ -9,21 +9,19 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createKnex, type Knex } from '../../../src/db/knex-client.js';
 import { runStatement, withWalletTransaction } from '../../../src/db/wallet-transaction.js';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 describe('pooled connections of the pay path (PostgreSQL)', function () {
   this.timeout(60_000);
   let db: TestDatabase;
   let pool: Knex;
-
-  before(async () => {
-    db = await createTestDatabase();
+  useTestDatabase((d) => {
+    db = d;
     // Two connections, so that two leaked slots would be all of them.
     pool = createKnex(db.connectionString, 2, 'treasury-probe');
   });
   after(async () => {
     await pool?.destroy();
-    await db?.drop();
   });
 
   /** Ends the session running `pattern` once it is running; resolves with how many it ended. */

@@ -4,18 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { StatementConnection } from '../../../src/db/statement-connection.js';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 describe('statement connection (PostgreSQL)', function () {
   this.timeout(60_000);
   let db: TestDatabase;
-
-  before(async () => {
-    db = await createTestDatabase();
-  });
-  after(async () => {
-    await db?.drop();
-  });
+  useTestDatabase((d) => (db = d));
 
   it('runs its statements with generic plans, while the pool keeps the default', async () => {
     const conn = new StatementConnection(db.knex);
