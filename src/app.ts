@@ -26,6 +26,7 @@ import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { BalanceReader } from './chain/balance-reader.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
+import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
 import { AccountService } from './services/account-service.js';
 import { PayService } from './services/pay-service.js';
 import { SignerGateway } from './services/signer-gateway.js';
@@ -46,6 +47,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const { config, knex, log } = deps;
   const clock = deps.clock ?? (() => new Date());
   const metrics = createTreasuryMetrics();
+  registerPoolMetrics(metrics.registry, knex);
   const chains = ChainRegistry.fromConfig(config.extraChains);
   const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
   const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);

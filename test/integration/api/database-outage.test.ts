@@ -78,4 +78,20 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(rows.length, 1, 'one payment');
     assert.equal(rows[0].signature, payment.signature);
   });
+
+  it('shows the pool at /metrics: a held connection counts as used until it comes back, and none stays used after the outages', async () => {
+    const read = async () => {
+      const text = String((await t.request('GET', '/metrics')).body);
+      const value = (re: RegExp) => Number(text.match(re)?.[1]);
+      return { used: value(/treasury_db_pool_connections\{state="used"\} (\d+)/), max: value(/treasury_db_pool_max_connections (\d+)/), pending: value(/treasury_db_pool_pending_acquires (\d+)/) };
+    };
+    assert.deepEqual(await read(), { used: 0, max: 20, pending: 0 });
+    const held = await t.db.knex.client.acquireConnection();
+    try {
+      assert.equal((await read()).used, 1);
+    } finally {
+      await t.db.knex.client.releaseConnection(held);
+    }
+    assert.equal((await read()).used, 0);
+  });
 });
