@@ -1,12 +1,12 @@
 /**
  * Renders every error as `{ error_code, user_message, request_id, recovery?, ...fields }`. AppErrors keep
- * their code; PostgreSQL out of reach (../../db/database-unavailable.ts) is a 503 `database_unavailable`
+ * their code; PostgreSQL out of reach (../../db/is-database-unavailable.ts) is a 503 `database_unavailable`
  * with Retry-After; anything else is a 500 `internal_error`. Details of both are logged, never sent.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors/app-error.js';
-import { isDatabaseUnavailable } from '../../db/database-unavailable.js';
+import { isDatabaseUnavailable } from '../../db/is-database-unavailable.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 
 export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createKnex, type KnexLog } from '../../../src/db/knex-client.js';
-import { isDatabaseUnavailable } from '../../../src/db/database-unavailable.js';
+import { isDatabaseUnavailable } from '../../../src/db/is-database-unavailable.js';
 import { freePort, useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 function captureLog() {

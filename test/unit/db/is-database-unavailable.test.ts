@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { isDatabaseUnavailable } from '../../../src/db/database-unavailable.js';
+import { isDatabaseUnavailable } from '../../../src/db/is-database-unavailable.js';
 import { AppError } from '../../../src/errors/app-error.js';
 
 function databaseError(severity: string, code: string): pg.DatabaseError {
