@@ -57,7 +57,7 @@ export function createTreasuryMetrics() {
     }),
     payDecisions: new Counter({
       name: 'treasury_pay_decisions_total',
-      help: 'Pay and transfer requests by kind and outcome (allow, deny, replayed).',
+      help: 'Pay and transfer requests by kind and outcome (allow, deny, replayed, resumed, released; release_failed: a reservation not given back after its retries).',
       labelNames: ['kind', 'outcome'] as const,
       registers: [registry],
     }),

@@ -44,6 +44,7 @@ import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, walletLockKey, withWalletDecision, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
 import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, type DecisionValues, type DecisionWrite } from '../db/reservation-writer.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
+import { connectionUsableAfter } from '../db/connection-usable-after.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
 import { auditValues, INSERT_AUDIT, SNAPSHOT_SQL } from './pay-statements.js';
 import { paymentTerms, type SignedPayment } from './signed-payment.js';
@@ -342,7 +343,7 @@ export class PayService {
       signature = signed.signature;
     } catch (err) {
       // Nobody holds a signature for this reservation: give the spend back (a resumed one stays reserved).
-      if (outcome.fresh) await this.release(ctx, outcome).catch(() => undefined);
+      if (outcome.fresh) await this.releaseEventually(ctx, outcome, 'signer_failed');
       throw err;
     }
 
@@ -350,7 +351,15 @@ export class PayService {
     // Idempotency-Key both answer with the single signature that was recorded.
     const payment: SignedPayment = { ...outcome.payment, signature };
     const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
-    const row = await this.recorder.record(payment.authorization_id, signature, payment, this.clock()).finally(() => stopRecord());
+    const row = await this.recorder
+      .record(payment.authorization_id, signature, payment, this.clock())
+      .catch(async (err: unknown) => {
+        // Not recorded, so the signature never leaves: give the spend back. A record that committed after all
+        // (its answer lost with the connection) keeps its row signed; only a row still reserved is released.
+        if (outcome.fresh) await this.releaseEventually(ctx, outcome, 'record_failed');
+        throw err;
+      })
+      .finally(() => stopRecord());
     if (!row || row.status !== 'signed' || !row.response.signature) {
       throw new AppError('internal_error', { message: 'The authorization was released before its signature could be recorded.' });
     }
@@ -382,6 +391,10 @@ export class PayService {
         return await this.reserveOnce(ctx, plan, requestHash, alone);
       } catch (err) {
         this.snapshots.delete(ctx.walletId);
+        const uncertain = (err as { uncertainReservation?: Reservation } | null)?.uncertainReservation;
+        // Its write may have committed although the connection dropped before the answer: nobody will sign
+        // it (a retry decides anew), so it is given back once the database answers — or found not written.
+        if (uncertain) void this.releaseEventually(ctx, uncertain, 'write_unacknowledged');
         if (err instanceof ReservationBatchAborted) {
           // Nothing of this payment was written: take it again, alone, so that its own error (if any) is its answer.
           alone = true;
@@ -536,6 +549,7 @@ export class PayService {
 
     if (ctx.pat) {
       const pat = ctx.pat;
+      let lockedOutcome: Decided['outcome'] | undefined;
       return withWalletTransaction(
         this.knex,
         ctx.walletId,
@@ -544,6 +558,7 @@ export class PayService {
           const snapshot = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
           if (!snapshot.previous) await this.checkPatDailyCap(tx, pat, plan.amountMicro, snapshot.windows.dayStart);
           const decided = decide(snapshot);
+          lockedOutcome = decided.outcome;
           await writeAlone(tx, decided);
           if (decided.write?.authorization) {
             await tx.query(
@@ -556,7 +571,10 @@ export class PayService {
           return decided.outcome;
         },
         opening,
-      );
+      ).catch((err: unknown) => {
+        // A COMMIT whose connection dropped may have committed.
+        throw markUncertain(err, lockedOutcome);
+      });
     }
     const read = () => {
       this.metrics.paySnapshots.inc({ source: 'read' });
@@ -569,7 +587,9 @@ export class PayService {
         'treasury_pay_snapshot_v2',
         async (tx, rows) => {
           const decided = decide(this.readSnapshot(rows, ctx.accountId, ctx.walletId, now));
-          await writeAlone(tx, decided);
+          await writeAlone(tx, decided).catch((err: unknown) => {
+            throw markUncertain(err, decided.outcome);
+          });
           if (decided.change) remember(rows[0]!, decided.change);
           return decided.outcome;
         },
@@ -593,7 +613,9 @@ export class PayService {
       read,
       remembered,
     );
-    await written;
+    await written?.catch((err: unknown) => {
+      throw markUncertain(err, outcome);
+    });
     return outcome;
   }
 
@@ -602,12 +624,12 @@ export class PayService {
    * Idempotency-Key for a retry), give back the window and PAT totals it counted, and audit the release.
    * The released authorization still counts as the last payment (cooling-off errs on the safe side).
    */
-  private async release(ctx: CallContext, reservation: Reservation): Promise<void> {
+  private async release(ctx: CallContext, reservation: Reservation, reason: 'signer_failed' | 'record_failed' | 'write_unacknowledged' = 'signer_failed'): Promise<void> {
     const { payment, windows } = reservation;
     const amount = parseUsd(payment.amount_usd).toString();
-    await withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
+    const released = await withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
       const [row] = await tx.query<{ id: string }>(`UPDATE authorizations SET status = 'released', idempotency_key = NULL WHERE id = ? AND status = 'reserved' RETURNING id`, [payment.authorization_id], 'treasury_pay_release_v1');
-      if (!row) return;
+      if (!row) return false;
       await tx.query(
         `UPDATE wallet_spend_totals SET spent_micro = spent_micro - ?, payment_count = payment_count - 1
           WHERE wallet_id = ? AND ((window_kind = 'day' AND window_start = ?::date) OR (window_kind = 'week' AND window_start = ?::date) OR (window_kind = 'month' AND window_start = ?::date))`,
@@ -622,12 +644,31 @@ export class PayService {
         chainKey: ctx.walletId,
         eventType: 'payment.released',
         actor: ctx.actor,
-        payload: { authorization_id: payment.authorization_id, decision_id: payment.decision_id, amount_usd: payment.amount_usd, nonce: paymentTerms(payment).nonce, reason: 'signer_failed' },
+        payload: { authorization_id: payment.authorization_id, decision_id: payment.decision_id, amount_usd: payment.amount_usd, nonce: paymentTerms(payment).nonce, reason },
         at: this.clock(),
       });
       await tx.query(INSERT_AUDIT, auditValues(audit), 'treasury_audit_append_v1');
+      return true;
     });
-    this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
+    if (released) this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
+  }
+
+  /**
+   * Releases a fresh reservation whose signature never left — the signer failed, or the database failed under
+   * its record or under its own write: now (the promise settles after this first attempt), and again after
+   * 1, 5 and 30 s while the database does not answer. The release
+   * is a no-op for a row that is not reserved (a record or write that committed after all is left as it is,
+   * and one that never committed has no row). Pending attempts are lost if the process stops: the
+   * reservation then stays counted (ops/runbooks/database-unavailable.md lists such rows).
+   */
+  private releaseEventually(ctx: CallContext, reservation: Reservation, reason: 'signer_failed' | 'record_failed' | 'write_unacknowledged'): Promise<void> {
+    const delaysMs = [1_000, 5_000, 30_000];
+    const attempt = (n: number): Promise<void> =>
+      this.release(ctx, reservation, reason).catch(() => {
+        if (n < delaysMs.length) setTimeout(() => void attempt(n + 1), delaysMs[n]).unref();
+        else this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'release_failed' });
+      });
+    return attempt(0);
   }
 }
 
@@ -657,3 +698,15 @@ function nextRecent(recent: RecentPayments | null, change: { spentMicro?: bigint
 
 /** Optimistic reservations retried after a concurrent change of the same wallet (other processes only). */
 const MAX_RESERVE_ATTEMPTS = 20;
+
+/**
+ * Marks `err` with the fresh reservation whose write it interrupted when the connection dropped (the write
+ * may have committed; PayService.reserve releases it). A statement PostgreSQL refused wrote nothing: unmarked.
+ */
+function markUncertain(err: unknown, outcome: Decided['outcome'] | undefined): unknown {
+  const cause = err instanceof ReservationBatchAborted ? err.cause : err;
+  if (outcome?.kind === 'reserved' && outcome.fresh && !connectionUsableAfter(cause) && err !== null && typeof err === 'object') {
+    (err as { uncertainReservation?: Reservation }).uncertainReservation = outcome;
+  }
+  return err;
+}

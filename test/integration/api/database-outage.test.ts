@@ -79,6 +79,51 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(rows[0].signature, payment.signature);
   });
 
+  it('a payment whose signature cannot be recorded answers 503, and its reservation is given back: the signature never left', async () => {
+    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage-record' } })).body.api_key;
+    const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
+    // Hold the payment between its reservation and its signature (the signer stopped), then block the table
+    // so that its record waits, and end the record's session each time it waits (it is tried twice). The
+    // table is let go then, and the payment's release can run before it answers.
+    t.signer.child.kill('SIGSTOP');
+    const paying = t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '300000' }) } });
+    const holder = await t.db.knex.transaction();
+    let cut = 0;
+    try {
+      for (let i = 0; i < 500 && !(await t.db.knex('authorizations').where({ wallet_id: wallet.id, status: 'reserved' }).first()); i++) await new Promise((r) => setTimeout(r, 10));
+      await holder.raw('LOCK TABLE authorizations IN SHARE MODE');
+      t.signer.child.kill('SIGCONT');
+      for (let i = 0; i < 1000 && cut < 2; i++) {
+        const r = await t.db.knex.raw(
+          "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE authorizations a SET status%'",
+        );
+        cut += r.rows[0].n;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      t.signer.child.kill('SIGCONT');
+      await holder.commit();
+    }
+    assert.equal(cut, 2, 'the record was tried twice');
+    const res = await paying;
+    assert.equal(res.status, 503, JSON.stringify(res.body));
+    assert.equal(res.body.error_code, 'database_unavailable');
+    assert.equal(res.body.signature, undefined);
+    let row: { status: string; signature: string | null; id: string } | undefined;
+    for (let i = 0; i < 100; i++) {
+      row = await t.db.knex('authorizations').where({ wallet_id: wallet.id }).first();
+      if (row?.status === 'released') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(row?.status, 'released');
+    assert.equal(row?.signature, null, 'no signature was stored');
+    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(day.spent_micro), '0', 'the spend was given back');
+    const audit = await t.db.knex('audit_events').where({ chain_key: wallet.id, event_type: 'payment.released' }).first();
+    assert.equal(audit.payload.reason, 'record_failed');
+    assert.equal(audit.payload.authorization_id, row?.id);
+  });
+
   it('shows the pool at /metrics: a held connection counts as used until it comes back, and none stays used after the outages', async () => {
     const read = async () => {
       const text = String((await t.request('GET', '/metrics')).body);
