@@ -80,12 +80,17 @@ interface CpuSample {
   pg: Record<string, number>;
 }
 
+/** The machine's CPU seconds between two samples beyond the API, the signer and the load generator: PostgreSQL and the rest. */
+function beyondServices(before: CpuSample, after: CpuSample): number {
+  return after.machine - before.machine - (after.api - before.api) - (after.signer - before.signer) - (after.self - before.self);
+}
+
 /** PostgreSQL's CPU per pay between two samples, by role (largest first), and what is left of the machine's. */
 function postgresShare(before: CpuSample, after: CpuSample, ops: number): string {
   const perPay = (seconds: number) => (seconds / ops) * 1e6;
   const roles = Object.keys(after.pg).map((role) => [role, perPay((after.pg[role] ?? 0) - (before.pg[role] ?? 0))] as const);
   const pgTotal = roles.reduce((sum, [, v]) => sum + v, 0);
-  const rest = perPay(after.machine - before.machine - (after.api - before.api) - (after.signer - before.signer) - (after.self - before.self)) - pgTotal;
+  const rest = perPay(beyondServices(before, after)) - pgTotal;
   const shown = roles
     .filter(([, v]) => v >= 5)
     .sort((a, b) => b[1] - a[1])
@@ -377,7 +382,7 @@ async function main(): Promise<void> {
     } (≤ 20 ms in ${secondsP99.filter((v) => v <= 20).length} of ${secondsP99.length} seconds)`;
     const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
-    const rest = (((cpuAfter.machine - cpuBefore.machine - (cpuAfter.api - cpuBefore.api) - (cpuAfter.signer - cpuBefore.signer) - (cpuAfter.self - cpuBefore.self)) / spread.ops) * 1e6).toFixed(0);
+    const rest = ((beyondServices(cpuBefore, cpuAfter) / spread.ops) * 1e6).toFixed(0);
     /** Share of the two cores' time the hypervisor took between two samples. */
     const stealShare = (before: CpuSample, after: CpuSample, seconds: number) => (after.steal - before.steal) / seconds / 2;
     const [stolenA, stolenC] = [stealShare(cpuBefore, cpuAfter, spread.seconds), stealShare(cpuBeforeSteady, cpuAfterSteady, steady.seconds)];

@@ -14,20 +14,28 @@
  * Defends: nothing beyond JSON.stringify's escaping. A `jsonb` value that is not valid JSON makes the whole
  * document invalid, so the statement fails and writes nothing.
  */
-export function jsonRows(columns: readonly string[], types: readonly string[], rows: ReadonlyArray<ReadonlyArray<unknown>>): string {
+/** The encoder of one table's rows, with its column keys and jsonb columns worked out once (the writers keep one per table). */
+export function jsonRowsEncoder(columns: readonly string[], types: readonly string[]): (rows: ReadonlyArray<ReadonlyArray<unknown>>) => string {
   const keys = columns.map((c) => JSON.stringify(c) + ':');
   const raw = types.map((t) => t === 'jsonb');
-  let out = '[';
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r]!;
-    out += r === 0 ? '{' : ',{';
-    for (let c = 0; c < keys.length; c++) {
-      const value = row[c];
-      out += (c === 0 ? '' : ',') + keys[c] + (value === null || value === undefined ? 'null' : raw[c] ? (value as string) : JSON.stringify(value));
+  return (rows) => {
+    let out = '[';
+    for (let r = 0; r < rows.length; r++) {
+      const row = rows[r]!;
+      out += r === 0 ? '{' : ',{';
+      for (let c = 0; c < keys.length; c++) {
+        const value = row[c];
+        out += (c === 0 ? '' : ',') + keys[c] + (value === null || value === undefined ? 'null' : raw[c] ? (value as string) : JSON.stringify(value));
+      }
+      out += '}';
     }
-    out += '}';
-  }
-  return out + ']';
+    return out + ']';
+  };
+}
+
+/** `rows` of a table with these columns and types as one JSON document (see jsonRowsEncoder). */
+export function jsonRows(columns: readonly string[], types: readonly string[], rows: ReadonlyArray<ReadonlyArray<unknown>>): string {
+  return jsonRowsEncoder(columns, types)(rows);
 }
 
 /** The column definition list of `jsonb_to_recordset(…) AS x(…)`. */

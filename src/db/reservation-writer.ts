@@ -20,7 +20,7 @@
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
 import { StatementConnection } from './statement-connection.js';
-import { jsonRows, recordsetColumns } from './json-rows.js';
+import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
 
 /** policy_decisions values, in DECISION_COLUMNS order. */
 export type DecisionValues = [id: string, walletId: string, outcome: 'allow' | 'deny', kind: string, amountMicro: string, to: string, capability: string | null, violations: string, headroom: string, at: Date];
@@ -67,6 +67,11 @@ const AUDIT_TYPES = ['text', 'integer', 'text', 'text', 'jsonb', 'text', 'text',
 const SPEND_COLUMNS = ['wallet_id', 'window_kind', 'window_start', 'spent_micro', 'payment_count'];
 const SPEND_TYPES = ['text', 'text', 'date', 'bigint', 'integer'];
 
+const decisionRows = jsonRowsEncoder(DECISION_COLUMNS, DECISION_TYPES);
+const authorizationRows = jsonRowsEncoder(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES);
+const spendRows = jsonRowsEncoder(SPEND_COLUMNS, SPEND_TYPES);
+const auditRows = jsonRowsEncoder(AUDIT_COLUMNS, AUDIT_TYPES);
+
 /** `SELECT <columns> FROM jsonb_to_recordset(?::jsonb) AS v(<column type>, …)`: one parameter per table (./json-rows.ts). */
 const recordset = (columns: string[], types: string[]) => `SELECT ${columns.join(', ')} FROM jsonb_to_recordset(?::jsonb) AS v(${recordsetColumns(columns, types)})`;
 
@@ -103,10 +108,10 @@ export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unkno
   }
   return [
     writes.map((w) => w.lockKey),
-    jsonRows(DECISION_COLUMNS, DECISION_TYPES, writes.flatMap((w) => (w.decision ? [w.decision] : []))),
-    jsonRows(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES, writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
-    jsonRows(SPEND_COLUMNS, SPEND_TYPES, [...spend.values()].map(([walletId, kind, start, amount, count]) => [walletId, kind, start, amount.toString(), count])),
-    jsonRows(AUDIT_COLUMNS, AUDIT_TYPES, writes.map((w) => w.audit)),
+    decisionRows(writes.flatMap((w) => (w.decision ? [w.decision] : []))),
+    authorizationRows(writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
+    spendRows([...spend.values()].map(([walletId, kind, start, amount, count]) => [walletId, kind, start, amount.toString(), count])),
+    auditRows(writes.map((w) => w.audit)),
   ];
 }
 

@@ -14,7 +14,7 @@
  */
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
-import { jsonRows, recordsetColumns } from './json-rows.js';
+import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
 import { StatementConnection } from './statement-connection.js';
 import { connectionUsableAfter } from './connection-usable-after.js';
 
@@ -43,6 +43,7 @@ export const SIGNATURE_RECORD_SQL = `UPDATE authorizations a SET status = 'signe
   FROM jsonb_to_recordset(?::jsonb) AS v(${recordsetColumns(RECORD_COLUMNS, RECORD_TYPES)})
  WHERE a.id = ANY(?::text[]) AND a.id = v.id AND a.status = 'reserved'
  RETURNING a.id`;
+const recordRows = jsonRowsEncoder(RECORD_COLUMNS, RECORD_TYPES);
 const READ_SQL = 'SELECT id, status, response FROM authorizations WHERE id = ANY(?::text[])';
 
 export class SignatureRecorder<R> {
@@ -83,7 +84,7 @@ export class SignatureRecorder<R> {
   private async flushOnce(batch: Pending<R>[]): Promise<() => void> {
     const taken = await this.connection.query<{ id: string }>(
       SIGNATURE_RECORD_SQL,
-      [jsonRows(RECORD_COLUMNS, RECORD_TYPES, batch.map((p) => [p.id, p.signature, p.response, p.at])), batch.map((p) => p.id)],
+      [recordRows(batch.map((p) => [p.id, p.signature, p.response, p.at])), batch.map((p) => p.id)],
       'treasury_pay_sign_record_batch_v4',
     );
     // A row that took a signature holds what was sent for it, so only its id comes back — unless two records

@@ -353,13 +353,13 @@ export class PayService {
     const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
     const row = await this.recorder
       .record(payment.authorization_id, signature, payment, this.clock())
+      .finally(() => stopRecord())
       .catch(async (err: unknown) => {
         // Not recorded, so the signature never leaves: give the spend back. A record that committed after all
         // (its answer lost with the connection) keeps its row signed; only a row still reserved is released.
         if (outcome.fresh) await this.releaseEventually(ctx, outcome, 'record_failed');
         throw err;
-      })
-      .finally(() => stopRecord());
+      });
     if (!row || row.status !== 'signed' || !row.response.signature) {
       throw new AppError('internal_error', { message: 'The authorization was released before its signature could be recorded.' });
     }
