@@ -125,6 +125,27 @@ async function drive(concurrency: number, seconds: number, op: (i: number) => Pr
   return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
 }
 
+/** Closed loop over a list: `concurrency` loops take the next item until every item was done once. */
+async function driveEach<T>(concurrency: number, items: readonly T[], op: (item: T) => Promise<boolean>): Promise<Result> {
+  const latenciesMs: number[] = [];
+  let ops = 0;
+  let errors = 0;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const t0 = performance.now();
+        const ok = await op(items[next++]!);
+        latenciesMs.push(performance.now() - t0);
+        if (ok) ops++;
+        else errors++;
+      }
+    }),
+  );
+  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
+}
+
 /**
  * Open loop: starts one operation every 1/rate seconds whatever the latency (up to `maxInFlight`, beyond
  * which arrivals count as errors), so latency is measured at a steady offered load, not at saturation.
@@ -305,8 +326,13 @@ async function main(): Promise<void> {
     const payPayload = Buffer.from(JSON.stringify(payBody));
     const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const payOnce = async (walletId: string) => (await client.request('POST', `/v1/wallets/${walletId}/pay`, payHeaders, payPayload)) === 200;
-    process.stderr.write('• warm-up\n');
-    await drive(CONCURRENCY, 2, (i) => payOnce(walletIds[i % walletIds.length]!));
+    // Warm-up, so that (a) measures a running service rather than a starting one: every wallet paid once (its
+    // key unwrapped in the HSM and cached by the signer, its snapshot remembered by the API — measured: a first
+    // payment costs the signer an unwrap and the API a read), then a few seconds of load for the JIT compilers
+    // (measured: the API was still compiling during (a) after 2 s).
+    process.stderr.write('• warm-up: every wallet once, then 3 s\n');
+    const firstPayments = await driveEach(CONCURRENCY, walletIds, payOnce);
+    await drive(CONCURRENCY, 3, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     // A running service's tables have statistics (autovacuum analyzes them about once a minute); this database is
     // a minute old and has none, and the plans cached by the API's connections were made on near-empty tables
     // (measured: the signature record then scans all authorizations). Analyze once, as autovacuum would.
@@ -319,11 +345,16 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal }) => ({ machine: busy, steal }))(machineSeconds()), pg: postgresProcessCpu(pgDataDir) });
+    const scrape = async () => (await fetch(`${api}/metrics`)).text();
+    const metricsBeforeSpread = await scrape();
     const cpuBefore = sample();
     const spread = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const cpuAfter = sample();
+    const metricsAfterSpread = await scrape();
     process.stderr.write(`• pay (b): one hot wallet, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     const hot = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
+    const cpuAfterHot = sample();
+    const metricsAfterHot = await scrape();
     process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
     // Steady state: the saturation phases leave work behind (autovacuum, queued records); the first 2 s at
     // the offered rate are not measured.
@@ -356,6 +387,20 @@ async function main(): Promise<void> {
       return (sum / count).toFixed(2);
     };
     const breakdown = `inside the API, per pay on average: check+reserve transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, signature record ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay_record"')} ms, signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}`;
+    /** A series' value in one scrape (0 when absent); `series` is the name with its labels, as exposed. */
+    const seriesValue = (text: string, series: string) => {
+      const at = text.indexOf(`\n${series} `);
+      return at < 0 ? 0 : Number(text.slice(at + series.length + 2, text.indexOf('\n', at + 1)));
+    };
+    /** Per phase: where reservations took their snapshot, and how many payments shared a write or a record statement. */
+    const phaseLine = (label: string, before: string, after: string, ops: number) => {
+      const delta = (series: string) => seriesValue(after, series) - seriesValue(before, series);
+      const perStatement = (histogram: string) => (delta(`${histogram}_sum`) / Math.max(1, delta(`${histogram}_count`))).toFixed(2);
+      const read = delta('treasury_pay_snapshots_total{source="read"}');
+      const remembered = delta('treasury_pay_snapshots_total{source="remembered"}');
+      return `${label}: snapshots read ${((read / ops) * 100).toFixed(0)} %, remembered ${((remembered / ops) * 100).toFixed(0)} %; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}`;
+    };
+    const phasesLine = `per phase: ${[phaseLine('(a)', metricsBeforeSpread, metricsAfterSpread, spread.ops), phaseLine('(b)', metricsAfterSpread, metricsAfterHot, hot.ops), phaseLine('(c)', metricsBeforeSteady, metrics, steady.ops)].join('; ')}`;
     /** The p99 bucket bound of a histogram series over phase (c) only (difference of two scrapes). */
     const p99InSteady = (name: string, labels: string) => {
       const buckets = (text: string) =>
@@ -383,6 +428,8 @@ async function main(): Promise<void> {
     const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = ((beyondServices(cpuBefore, cpuAfter) / spread.ops) * 1e6).toFixed(0);
+    const perHotPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterHot[k] - cpuAfter[k]) / hot.ops) * 1e6).toFixed(0);
+    const restHot = ((beyondServices(cpuAfter, cpuAfterHot) / hot.ops) * 1e6).toFixed(0);
     /** Share of the two cores' time the hypervisor took between two samples. */
     const stealShare = (before: CpuSample, after: CpuSample, seconds: number) => (after.steal - before.steal) / seconds / 2;
     const [stolenA, stolenC] = [stealShare(cpuBefore, cpuAfter, spread.seconds), stealShare(cpuBeforeSteady, cpuAfterSteady, steady.seconds)];
@@ -391,7 +438,7 @@ async function main(): Promise<void> {
     // (so "the rest" can come out negative), and throughput and ceilings move from run to run.
     const stealWarning = stolen > 0.05 ? `note: the hypervisor took ${(stolen * 100).toFixed(0)} % of this machine's CPU time in (a) or (c); this run's figures are not comparable with a quiet run's` : '';
     const postgresLine = `PostgreSQL's processes per pay, µs (what "the rest" above holds): in (a) ${postgresShare(cpuBefore, cpuAfter, spread.ops)}; in (c) ${postgresShare(cpuBeforeSteady, cpuAfterSteady, steady.ops)}`;
-    const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
+    const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (b): API ${perHotPay('api')}, signer ${perHotPay('signer')}, load generator ${perHotPay('self')}, PostgreSQL and the rest ${restHot}; machine total ${perHotPay('machine')}; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
     const gcInSteady = ['minor', 'major', 'incremental']
       .map((kind) => {
@@ -421,12 +468,14 @@ async function main(): Promise<void> {
       row('ceiling: signer process via socket (8 loops)', signerAlone, []),
       row('ceiling: PG lock+insert, 1,000 keys (16 cl.)', dbSpread, []),
       row('ceiling: PG lock+insert, one key (16 cl.)', dbHot, []),
+      row(`first pay of each of ${WALLETS} wallets (${CONCURRENCY} cl.)`, firstPayments, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
       row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
       row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [['HSM', hsm], ['signer', signerAlone], ['PG hot', dbHot]]),
       row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
       '',
       ...(stealWarning ? [stealWarning, ''] : []),
       breakdown,
+      phasesLine,
       cpuLine,
       postgresLine,
       tailLine,
