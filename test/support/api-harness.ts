@@ -21,10 +21,16 @@ export interface TestTreasury {
 }
 
 export async function startTestTreasury(
-  options: { signerEnv?: Record<string, string>; extraEnv?: Record<string, string>; clock?: () => Date } = {},
+  options: {
+    signerEnv?: Record<string, string>;
+    extraEnv?: Record<string, string>;
+    clock?: () => Date;
+    /** A migrated database the caller owns (and drops); by default a fresh one on the shared test server. */
+    database?: TestDatabase;
+  } = {},
 ): Promise<TestTreasury> {
   const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
-  const db = await createTestDatabase();
+  const db = options.database ?? (await createTestDatabase());
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const config = loadAppConfig({
     TREASURY_SIGNER_SOCKET: signer.socketPath,
@@ -64,7 +70,7 @@ export async function startTestTreasury(
     },
     async stop() {
       await app.close();
-      await db.drop();
+      if (!options.database) await db.drop();
       await signer.stop();
     },
   };
