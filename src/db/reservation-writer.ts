@@ -14,13 +14,6 @@
  * `generation` moves on, which tells callers that any state they remembered from before may be wrong.
  * Each write still carries its audit row at the chain's expected head + 1 (UNIQUE chain_key, seq), so a
  * change by another process fails the statement instead of forking the chain.
- * Durability: a statement holding only reservations commits without waiting for the WAL flush
- * (`synchronous_commit` off for that transaction, ADR 0007). A reservation only matters once its signature
- * leaves, and the signature's record commits with the server's durability, which flushes the WAL up to
- * the record's commit — the reservation's included (the WAL is one ordered log). A crash can therefore lose
- * reservations whose signatures never left, never one whose signature did. A statement holding a denial
- * keeps the server's durability: its 403 answers as soon as it commits. A writer that remembered a lost
- * row as its wallet's chain head is refused by the database (audit_events_extends_chain) and reads again.
  * Does not defend: a caller that decides on a snapshot older than `generation` — callers check it.
  * Failed writes are refused with `ReservationBatchAborted` (carrying the cause); callers retry them alone.
  */
@@ -88,7 +81,6 @@ const recordset = (columns: string[], types: string[]) => `SELECT ${columns.join
  * after it. Spend totals arrive summed per (wallet, window), so ON CONFLICT touches each row once.
  */
 export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
-  c AS (SELECT set_config('synchronous_commit', CASE WHEN ?::boolean THEN current_setting('synchronous_commit') ELSE 'off' END, true) AS commit_mode),
   d AS (INSERT INTO policy_decisions (${DECISION_COLUMNS.join(', ')}) ${recordset(DECISION_COLUMNS, DECISION_TYPES)}),
   a AS (INSERT INTO authorizations (${AUTHORIZATION_COLUMNS.join(', ')}, signature, status)
         SELECT *, NULL, 'reserved' FROM (${recordset(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES)}) r),
@@ -97,14 +89,10 @@ export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SE
         ON CONFLICT (wallet_id, window_kind, window_start)
         DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
                       payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count)
-INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')}) SELECT v.* FROM (${recordset(AUDIT_COLUMNS, AUDIT_TYPES)}) v CROSS JOIN l CROSS JOIN c`;
-export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v3';
+INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')}) SELECT v.* FROM (${recordset(AUDIT_COLUMNS, AUDIT_TYPES)}) v CROSS JOIN l`;
+export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v2';
 
-/**
- * The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, whether
- * the commit must wait for the WAL flush (a denial is answered as soon as it commits), then one JSON
- * document per table.
- */
+/** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table. */
 export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
   const spend = new Map<string, [walletId: string, kind: string, start: string, amount: bigint, count: number]>();
   for (const w of writes) {
@@ -120,7 +108,6 @@ export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unkno
   }
   return [
     writes.map((w) => w.lockKey),
-    writes.some((w) => w.decision !== undefined),
     decisionRows(writes.flatMap((w) => (w.decision ? [w.decision] : []))),
     authorizationRows(writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
     spendRows([...spend.values()].map(([walletId, kind, start, amount, count]) => [walletId, kind, start, amount.toString(), count])),

@@ -360,15 +360,7 @@ export class PayService {
         if (outcome.fresh) await this.releaseEventually(ctx, outcome, 'record_failed');
         throw err;
       });
-    if (!row) {
-      // The reservation is gone: its commit, not flushed yet, was lost when the database crashed (ADR 0007).
-      // Nothing counts this payment, so its signature must not leave; a retry decides anew.
-      throw new AppError('database_unavailable', {
-        message: 'The database restarted and lost this payment\'s reservation before its signature was recorded; the signature was not released. Retry.',
-        headers: { 'Retry-After': '1' },
-      });
-    }
-    if (row.status !== 'signed' || !row.response.signature) {
+    if (!row || row.status !== 'signed' || !row.response.signature) {
       throw new AppError('internal_error', { message: 'The authorization was released before its signature could be recorded.' });
     }
     this.metrics.payDecisions.inc({ kind: plan.kind, outcome: outcome.fresh ? 'allow' : 'resumed' });
@@ -411,11 +403,7 @@ export class PayService {
           continue;
         }
         const pgErr = err as { code?: string; constraint?: string };
-        // Another process moved the wallet on (its chain's next seq, the Idempotency-Key), or the snapshot's chain
-        // head is gone — a reservation lost in a database crash before its WAL was flushed (ADR 0007).
-        const stale =
-          (pgErr.code === '23505' && (pgErr.constraint === 'audit_events_chain_key_seq_unique' || pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique')) ||
-          (pgErr.code === '23514' && pgErr.constraint === 'audit_events_extends_chain');
+        const stale = pgErr.code === '23505' && (pgErr.constraint === 'audit_events_chain_key_seq_unique' || pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique');
         if (!stale || attempt >= MAX_RESERVE_ATTEMPTS) throw err;
         this.metrics.payConflicts.inc({ kind: plan.kind });
       }
