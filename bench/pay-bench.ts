@@ -297,7 +297,8 @@ async function main(): Promise<void> {
     const apiChild = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: database.connectionString, TREASURY_SIGNER_SOCKET: socket, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(apiPort), TREASURY_LOG_LEVEL: 'warn', TREASURY_DB_POOL_MAX: '24' },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      // BENCH_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
+      stdio: ['ignore', process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore', 'inherit'],
     });
     children.push(apiChild);
     for (let i = 0; ; i++) {
@@ -365,8 +366,13 @@ async function main(): Promise<void> {
     await statements.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await statements.query('SELECT pg_stat_statements_reset()');
     const cpuBeforeSteady = sample();
+    // One CPU sample per second of (c), to set each second's tail beside what the machine was doing then.
+    const steadySeconds: CpuSample[] = [cpuBeforeSteady];
+    const ticker = setInterval(() => steadySeconds.push(sample()), 1000);
     const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+    clearInterval(ticker);
     const cpuAfterSteady = sample();
+    steadySeconds.push(cpuAfterSteady);
     const statementRows = (
       await statements.query<{ query: string; calls: string; exec_ms: number; plan_ms: number; plans: string; wal_records: string }>(
         'SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, plans, wal_records FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 3',
@@ -425,6 +431,16 @@ async function main(): Promise<void> {
     const bySecondLine = `p99 of each second's requests in (c), ms: ${
       secondsP99.length <= 12 ? secondsP99.map((v) => v.toFixed(0)).join(', ') : `best ${sortedSecondsP99[0]!.toFixed(0)}, median ${percentile(sortedSecondsP99, 50).toFixed(0)}, worst ${sortedSecondsP99.at(-1)!.toFixed(0)}`
     } (≤ 20 ms in ${secondsP99.filter((v) => v <= 20).length} of ${secondsP99.length} seconds)`;
+    /** Each second of (c): the machine's busy share, PostgreSQL's own upkeep in it (all but client backends), the hypervisor's share. */
+    const secondShares = steadySeconds.slice(1).map((after, i) => {
+      const before = steadySeconds[i]!;
+      const pgUpkeep = Object.keys(after.pg)
+        .filter((role) => role !== 'backends')
+        .reduce((sum, role) => sum + (after.pg[role] ?? 0) - (before.pg[role] ?? 0), 0);
+      const pct = (seconds: number) => ((seconds / 2) * 100).toFixed(0);
+      return `${pct(after.machine - before.machine)}/${pct(pgUpkeep)}/${pct(after.steal - before.steal)}`;
+    });
+    const busyBySecondLine = `each second of (c), % of the two cores — busy / PostgreSQL upkeep (autovacuum, WAL writer, checkpointer…) / stolen by the hypervisor: ${secondShares.join(', ')}`;
     const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = ((beyondServices(cpuBefore, cpuAfter) / spread.ops) * 1e6).toFixed(0);
@@ -480,6 +496,7 @@ async function main(): Promise<void> {
       postgresLine,
       tailLine,
       bySecondLine,
+      busyBySecondLine,
       statementLine,
       `API garbage collection in (c): ${gcInSteady}`,
       '',
