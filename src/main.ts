@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const config = loadAppConfig();
   const log = createLogger(config.logLevel);
   const db = await resolveDatabase(config);
-  const knex = createKnex(db.connectionString, config.dbPoolMax, 'treasury-api', log);
+  const knex = createKnex(db.connectionString, config.dbPoolMax, 'treasury-api', log, config.dbSessionLimits);
   const pending = await listPendingMigrations(knex);
   if (pending.length > 0) {
     log.fatal({ pending }, 'database migrations are pending; run `npm run migrate` first');

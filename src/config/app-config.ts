@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import type { SessionLimits } from '../db/knex-client.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -18,6 +19,10 @@ const envSchema = z.object({
   TREASURY_ADMIN_TOKEN: z.string().min(24, 'TREASURY_ADMIN_TOKEN must be at least 24 characters').optional(),
   TREASURY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
   TREASURY_DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
+  /** Server-side limits on the API's database sessions (ms; 0 = none): a statement, a lock wait, a transaction left idle. */
+  TREASURY_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  TREASURY_DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
+  TREASURY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   TREASURY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Extra chains, JSON: [{"name":"local","network":"eip155:31337","usdc":"0x…","usdc_name":"USDC","usdc_version":"2"}] */
   TREASURY_EXTRA_CHAINS: z.string().optional(),
@@ -50,6 +55,7 @@ export type AppConfig = Readonly<{
   adminToken: string | undefined;
   bodyLimitBytes: number;
   dbPoolMax: number;
+  dbSessionLimits: SessionLimits;
   logLevel: z.infer<typeof envSchema>['TREASURY_LOG_LEVEL'];
   extraChains: string | undefined;
   defaultChain: string;
@@ -84,6 +90,11 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     adminToken: e.TREASURY_ADMIN_TOKEN,
     bodyLimitBytes: e.TREASURY_BODY_LIMIT_BYTES,
     dbPoolMax: e.TREASURY_DB_POOL_MAX,
+    dbSessionLimits: {
+      statementTimeoutMs: e.TREASURY_DB_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: e.TREASURY_DB_LOCK_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.TREASURY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
     logLevel: e.TREASURY_LOG_LEVEL,
     extraChains: e.TREASURY_EXTRA_CHAINS,
     defaultChain: e.TREASURY_DEFAULT_CHAIN,

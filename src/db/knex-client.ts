@@ -24,13 +24,35 @@ export interface KnexLog {
 const firstLine = (message: unknown) => String(message instanceof Error ? message.message : message).split('\n')[0]!.slice(0, 500);
 
 /**
- * `applicationName` is what pg_stat_activity shows for the connections (the API's are 'treasury-api');
- * `log` receives knex's warnings and errors (a lost connection, a failed acquire) as structured lines.
+ * Limits PostgreSQL enforces on every session of a pool, in ms (0: none), set when the session starts.
+ * A statement running longer, or waiting longer for a lock, is cancelled (its transaction rolls back, the
+ * session stays usable); a session left idle inside a transaction is ended (its locks released).
  */
-export function createKnex(connectionString: string, poolMax = 20, applicationName = 'treasury-api', log?: KnexLog): Knex {
+export interface SessionLimits {
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+/**
+ * `applicationName` is what pg_stat_activity shows for the connections (the API's are 'treasury-api');
+ * `log` receives knex's warnings and errors (a lost connection, a failed acquire) as structured lines;
+ * `limits` are the API's session limits (migrations and other tools run without).
+ */
+export function createKnex(connectionString: string, poolMax = 20, applicationName = 'treasury-api', log?: KnexLog, limits?: SessionLimits): Knex {
   return knexFactory({
     client: 'pg',
-    connection: { connectionString, application_name: applicationName },
+    connection: {
+      connectionString,
+      application_name: applicationName,
+      ...(limits
+        ? {
+            statement_timeout: limits.statementTimeoutMs,
+            lock_timeout: limits.lockTimeoutMs,
+            idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+          }
+        : {}),
+    },
     pool: { min: 0, max: poolMax },
     ...(log
       ? {

@@ -71,6 +71,7 @@ export const ERROR_CODES = {
   chain_unavailable: { status: 503, message: 'The chain RPC is unreachable and no earlier figure is known; retry shortly.' },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
   database_unavailable: { status: 503, message: 'The database is unreachable or restarting; retry shortly.' },
+  database_busy: { status: 503, message: 'The database did not answer in time (a lock held too long, or a slow statement); nothing was written. Retry shortly.' },
   not_ready: { status: 503, message: 'Treasury is not ready.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
   settlement_override_invalid: { status: 500, message: 'The seller named an invalid charge for this upto payment; nothing was settled.' },

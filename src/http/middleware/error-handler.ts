@@ -1,12 +1,14 @@
 /**
  * Renders every error as `{ error_code, user_message, request_id, recovery?, ...fields }`. AppErrors keep
  * their code; PostgreSQL out of reach (../../db/is-database-unavailable.ts) is a 503 `database_unavailable`
+ * and a statement cancelled by the session limits (../../db/is-database-busy.ts) a 503 `database_busy`, both
  * with Retry-After; anything else is a 500 `internal_error`. Details of both are logged, never sent.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { AppError } from '../../errors/app-error.js';
 import { isDatabaseUnavailable } from '../../db/is-database-unavailable.js';
+import { isDatabaseBusy } from '../../db/is-database-busy.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 
 export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware {
@@ -23,6 +25,8 @@ export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware 
         err = new AppError('payload_too_large');
       } else if (isDatabaseUnavailable(raw)) {
         err = new AppError('database_unavailable', { headers: { 'Retry-After': '1' }, cause: raw });
+      } else if (isDatabaseBusy(raw)) {
+        err = new AppError('database_busy', { headers: { 'Retry-After': '1' }, cause: raw });
       } else {
         err = new AppError('internal_error', { cause: raw });
       }

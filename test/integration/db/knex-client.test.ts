@@ -1,11 +1,13 @@
 /**
  * The knex client every process builds: its connections carry the process's name in pg_stat_activity, and
  * knex's own warnings (a refused or lost connection) arrive as structured log lines, one line each, with no
- * password in them — not as console output.
+ * password in them — not as console output; the API's session limits are PostgreSQL's settings on every
+ * session, and a statement past them is cancelled as database-busy with the session still usable.
  */
 import assert from 'node:assert/strict';
 import { createKnex, type KnexLog } from '../../../src/db/knex-client.js';
 import { isDatabaseUnavailable } from '../../../src/db/is-database-unavailable.js';
+import { isDatabaseBusy } from '../../../src/db/is-database-busy.js';
 import { freePort, useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 function captureLog() {
@@ -51,6 +53,35 @@ describe('knex client (PostgreSQL)', function () {
       }
     } finally {
       await knex.destroy();
+    }
+  });
+
+  it('session limits: set on every session; a lock wait or a statement past them is cancelled as busy and the session serves on; none without limits', async () => {
+    const limited = createKnex(db.connectionString, 1, 'treasury-probe', undefined, { statementTimeoutMs: 300, lockTimeoutMs: 200, idleInTransactionTimeoutMs: 60_000 });
+    const plain = createKnex(db.connectionString, 1, 'treasury-probe');
+    const holder = createKnex(db.connectionString, 1, 'treasury-probe');
+    try {
+      const setting = async (k: typeof limited, name: string) => (await k.raw(`SELECT current_setting('${name}') AS v`)).rows[0].v as string;
+      assert.equal(await setting(limited, 'statement_timeout'), '300ms');
+      assert.equal(await setting(limited, 'lock_timeout'), '200ms');
+      assert.equal(await setting(limited, 'idle_in_transaction_session_timeout'), '1min');
+      assert.equal(await setting(plain, 'lock_timeout'), '0', 'migrations and tools run without');
+
+      const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+      await holder.transaction(async (trx) => {
+        await trx.raw('SELECT pg_advisory_xact_lock(4242)');
+        const waited = Date.now();
+        const lockErr = await failure(limited.raw('SELECT pg_advisory_xact_lock(4242)'));
+        assert.equal((lockErr as { code?: string }).code, '55P03', String(lockErr));
+        assert.equal(isDatabaseBusy(lockErr), true);
+        assert.ok(Date.now() - waited < 5_000, 'cancelled after the lock time-out, not when the lock came free');
+      });
+      const slowErr = await failure(limited.raw('SELECT pg_sleep(2)'));
+      assert.equal((slowErr as { code?: string }).code, '57014', String(slowErr));
+      assert.equal(isDatabaseBusy(slowErr), true);
+      assert.equal((await limited.raw('SELECT 1 AS one')).rows[0].one, 1, 'the session serves on');
+    } finally {
+      await Promise.all([limited.destroy(), plain.destroy(), holder.destroy()]);
     }
   });
 });
