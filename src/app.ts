@@ -29,6 +29,7 @@ import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-
 import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
 import { AccountService } from './services/account-service.js';
 import { PayService } from './services/pay-service.js';
+import { ExpiredReservationSweeper } from './services/expired-reservation-sweeper.js';
 import { SignerGateway } from './services/signer-gateway.js';
 import { WalletService } from './services/wallet-service.js';
 
@@ -37,7 +38,7 @@ export interface TreasuryApp {
   /** Every method and path the app serves (`{param}` form), for the OpenAPI completeness test. */
   routes: Array<{ method: string; path: string }>;
   metrics: TreasuryMetrics;
-  services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway };
+  services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway; expiredReservations: ExpiredReservationSweeper };
   listen(port: number, host: string): Promise<http.Server>;
   /** Stop accepting, drain in-flight requests, close the pay path's own connections and the signer client (the caller owns knex). */
   close(): Promise<void>;
@@ -59,6 +60,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
   const balances = new BalanceReader(config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults, balances);
+  const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   const identity = new IdentityService(knex, accounts, metrics, {
     publicUrl: config.publicUrl,
     sessionTtlSeconds: config.sessionTtlSeconds,
@@ -90,7 +92,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
     koa,
     metrics,
     routes: served,
-    services: { accounts, wallets, pay, signer },
+    services: { accounts, wallets, pay, signer, expiredReservations },
     listen(port, host) {
       return new Promise((resolve, reject) => {
         const s = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, koa.callback());

@@ -32,6 +32,14 @@ async function main(): Promise<void> {
     );
   void reconcile();
   setInterval(() => void reconcile(), 10 * 60 * 1000).unref();
+  // Reservations left by a process that stopped before recording them are given back once expired.
+  const sweep = () =>
+    app.services.expiredReservations.sweep().then(
+      (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
+      (err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'expired reservation sweep failed; retried in a minute'),
+    );
+  void sweep();
+  setInterval(() => void sweep(), 60 * 1000).unref();
   await app.listen(config.port, config.host);
   log.info({ url: `http://${config.host}:${config.port}`, embedded_database: db.embedded }, 'treasury-api ready');
 

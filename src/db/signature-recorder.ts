@@ -10,7 +10,7 @@
  * it is, never overwritten). A failed statement fails every record in it (callers do not release a
  * signature they could not record); one whose connection dropped is sent once more on a new connection.
  * Does not defend: a process that dies between signing and recording — the reservation stays counted
- * as spent and unsigned (see pay-service.ts).
+ * as spent and unsigned until it expires (../services/expired-reservation-sweeper.ts).
  */
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';

@@ -57,7 +57,7 @@ export function createTreasuryMetrics() {
     }),
     payDecisions: new Counter({
       name: 'treasury_pay_decisions_total',
-      help: 'Pay and transfer requests by kind and outcome (allow, deny, replayed, resumed, released; release_failed: a reservation not given back after its retries).',
+      help: 'Pay and transfer requests by kind and outcome (allow, deny, replayed, resumed, released; release_failed: a reservation not given back after its retries; expired_released: an expired reservation nobody recorded, given back by the sweep).',
       labelNames: ['kind', 'outcome'] as const,
       registers: [registry],
     }),

@@ -21,8 +21,9 @@
  * same path: the signed maximum is what is checked against the policy and counted as spent (the seller may
  * settle less; the difference is not given back), and before anything is reserved the wallet's on-chain
  * Permit2 allowance is read — missing or too small → 412 `permit2_allowance_required`, nothing recorded.
- * Does not defend: authorizations signed but never settled, or reserved by a process that died before
- * signing — they count as spent (fail-safe) until a reconciler releases expired ones.
+ * Does not defend: authorizations signed but never settled — they count as spent (fail-safe). Those reserved
+ * by a process that died before recording them count too, until a retry with their Idempotency-Key signs
+ * them or, once expired, ./expired-reservation-sweeper.ts gives them back.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -47,6 +48,7 @@ import { SignatureRecorder } from '../db/signature-recorder.js';
 import { connectionUsableAfter } from '../db/connection-usable-after.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
 import { auditValues, INSERT_AUDIT, SNAPSHOT_SQL } from './pay-statements.js';
+import { releaseReservation, type ReleaseReason } from './release-reservation.js';
 import { paymentTerms, type SignedPayment } from './signed-payment.js';
 import { LRUCache } from 'lru-cache';
 import type { WalletRow } from './wallet-service.js';
@@ -624,32 +626,24 @@ export class PayService {
    * Idempotency-Key for a retry), give back the window and PAT totals it counted, and audit the release.
    * The released authorization still counts as the last payment (cooling-off errs on the safe side).
    */
-  private async release(ctx: CallContext, reservation: Reservation, reason: 'signer_failed' | 'record_failed' | 'write_unacknowledged' = 'signer_failed'): Promise<void> {
+  private async release(ctx: CallContext, reservation: Reservation, reason: ReleaseReason = 'signer_failed'): Promise<void> {
     const { payment, windows } = reservation;
-    const amount = parseUsd(payment.amount_usd).toString();
-    const released = await withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
-      const [row] = await tx.query<{ id: string }>(`UPDATE authorizations SET status = 'released', idempotency_key = NULL WHERE id = ? AND status = 'reserved' RETURNING id`, [payment.authorization_id], 'treasury_pay_release_v1');
-      if (!row) return false;
-      await tx.query(
-        `UPDATE wallet_spend_totals SET spent_micro = spent_micro - ?, payment_count = payment_count - 1
-          WHERE wallet_id = ? AND ((window_kind = 'day' AND window_start = ?::date) OR (window_kind = 'week' AND window_start = ?::date) OR (window_kind = 'month' AND window_start = ?::date))`,
-        [amount, ctx.walletId, isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart)],
-        'treasury_pay_release_totals_v1',
-      );
-      if (ctx.pat) {
-        await tx.query('UPDATE pat_spend_totals SET spent_micro = spent_micro - ? WHERE token_id = ? AND day = ?::date', [amount, ctx.pat.tokenId, isoDate(windows.dayStart)], 'treasury_pat_release_v1');
-      }
-      const [head] = await tx.query<AuditHead>('SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1', [ctx.walletId], 'treasury_audit_head_v1');
-      const audit = buildAuditRow(head ?? null, {
-        chainKey: ctx.walletId,
-        eventType: 'payment.released',
-        actor: ctx.actor,
-        payload: { authorization_id: payment.authorization_id, decision_id: payment.decision_id, amount_usd: payment.amount_usd, nonce: paymentTerms(payment).nonce, reason },
-        at: this.clock(),
-      });
-      await tx.query(INSERT_AUDIT, auditValues(audit), 'treasury_audit_append_v1');
-      return true;
-    });
+    const released = await releaseReservation(
+      this.knex,
+      {
+        walletId: ctx.walletId,
+        authorizationId: payment.authorization_id,
+        decisionId: payment.decision_id,
+        amountMicro: parseUsd(payment.amount_usd),
+        amountUsd: payment.amount_usd,
+        nonce: paymentTerms(payment).nonce,
+        windows,
+        patTokenId: ctx.pat?.tokenId,
+      },
+      ctx.actor,
+      reason,
+      this.clock(),
+    );
     if (released) this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
   }
 
@@ -659,9 +653,9 @@ export class PayService {
    * 1, 5 and 30 s while the database does not answer. The release
    * is a no-op for a row that is not reserved (a record or write that committed after all is left as it is,
    * and one that never committed has no row). Pending attempts are lost if the process stops: the
-   * reservation then stays counted (ops/runbooks/database-unavailable.md lists such rows).
+   * reservation then stays counted until it expires and the sweep gives it back (./expired-reservation-sweeper.ts).
    */
-  private releaseEventually(ctx: CallContext, reservation: Reservation, reason: 'signer_failed' | 'record_failed' | 'write_unacknowledged'): Promise<void> {
+  private releaseEventually(ctx: CallContext, reservation: Reservation, reason: Exclude<ReleaseReason, 'expired_unsigned'>): Promise<void> {
     const delaysMs = [1_000, 5_000, 30_000];
     const attempt = (n: number): Promise<void> =>
       this.release(ctx, reservation, reason).catch(() => {

@@ -20,6 +20,8 @@ import { startTestSigner, type TestSigner } from '../../support/signer-harness.j
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
+import { ExpiredReservationSweeper } from '../../../src/services/expired-reservation-sweeper.js';
+import { createTreasuryMetrics } from '../../../src/metrics/treasury-metrics.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const requirements = (amount: string) => paymentRequirements({ amount, maxTimeoutSeconds: 120 });
@@ -256,5 +258,47 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 1);
     const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
     assert.equal(String(totals.spent_micro), '300000', 'counted once');
+  });
+
+  it('a pay whose process died after reserving and which nobody retried: once its authorization expired, the sweep gives its spend back', async () => {
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
+    const signed = await post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') });
+    assert.equal(signed.status, 200);
+    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
+    const died = new Promise((resolve) => doomed.child.once('exit', resolve));
+    await post(doomed, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('300000') }).catch(() => undefined);
+    await died;
+    const doomedAgain = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
+    const diedAgain = new Promise((resolve) => doomedAgain.child.once('exit', resolve));
+    await post(doomedAgain, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: paymentRequirements({ amount: '200000', maxTimeoutSeconds: 86_400 }) }).catch(() => undefined);
+    await diedAgain;
+    const rows = await db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at');
+    assert.deepEqual(rows.map((r) => r.status), ['signed', 'reserved', 'reserved']);
+    const spent = async () => String((await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first()).spent_micro);
+    assert.equal(await spent(), '600000', 'the dead processes left their reservations counted');
+
+    // An hour later: the 120 s authorization has expired, the one-day one has not.
+    const metrics = createTreasuryMetrics();
+    const sweeper = new ExpiredReservationSweeper(db.knex, metrics, () => new Date(Date.now() + 3_600_000));
+    assert.equal(await sweeper.sweep(), 1);
+    const after = await db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at');
+    assert.deepEqual(after.map((r) => r.status), ['signed', 'released', 'reserved'], 'only the expired reservation; the signed payment and the open reservation are left');
+    assert.equal(after[1].idempotency_key, null);
+    assert.equal(await spent(), '300000', 'its 0.30 given back');
+    const released = await db.knex('audit_events').where({ chain_key: wallet.id, event_type: 'payment.released' });
+    assert.equal(released.length, 1);
+    assert.equal(released[0].actor, 'treasury-sweeper');
+    assert.equal(released[0].payload.reason, 'expired_unsigned');
+    assert.equal(released[0].payload.authorization_id, rows[1].id);
+    assert.equal(released[0].payload.amount_usd, '0.3');
+    assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
+    assert.match(await metrics.registry.metrics(), /treasury_pay_decisions_total\{kind="pay",outcome="expired_released"\} 1/);
+    assert.equal(await sweeper.sweep(), 0, 'a second sweep finds nothing more');
+    // The same process, still an hour ahead, and another process sweeping at once: released once.
+    const tomorrow = () => new Date(Date.now() + 2 * 86_400_000);
+    const both = await Promise.all([new ExpiredReservationSweeper(db.knex, metrics, tomorrow).sweep(), new ExpiredReservationSweeper(db.knex, metrics, tomorrow).sweep()]);
+    assert.deepEqual(both.sort(), [0, 1], 'two sweepers racing release the one-day reservation once');
+    assert.equal(await spent(), '100000');
+    assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
   });
 });
