@@ -387,12 +387,7 @@ async function main(): Promise<void> {
       const count = Number(metrics.match(new RegExp(`${name}_count\\{${labels}\\} ([0-9.e+-]+)`))?.[1]);
       return ((sum / count) * 1000).toFixed(2);
     };
-    const perStatement = (histogram: string) => {
-      const sum = Number(metrics.match(new RegExp(`${histogram}_sum ([0-9.e+-]+)`))?.[1]);
-      const count = Number(metrics.match(new RegExp(`${histogram}_count ([0-9.e+-]+)`))?.[1]);
-      return (sum / count).toFixed(2);
-    };
-    const breakdown = `inside the API, per pay on average: check+reserve transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, signature record ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay_record"')} ms, signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}`;
+    const breakdown = `inside the API, per pay on average: check+reserve transaction ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay"')} ms, signature record ${avgMs('treasury_db_transaction_duration_seconds', 'operation="pay_record"')} ms, signer call ${avgMs('treasury_signer_call_duration_seconds', 'method="sign_transfer_authorization"')} ms; whole request ${avgMs('treasury_http_request_duration_seconds', 'method="POST",route="/v1/wallets/:id/pay"')} ms (all phases; payments per statement: the per-phase line)`;
     /** A series' value in one scrape (0 when absent); `series` is the name with its labels, as exposed. */
     const seriesValue = (text: string, series: string) => {
       const at = text.indexOf(`\n${series} `);
