@@ -3,16 +3,9 @@
  * errors keep it; network errors, FATAL answers and unknown errors drop it.
  */
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { databaseError } from '../../builders/database-error.js';
 import { connectionUsableAfter } from '../../../src/db/connection-usable-after.js';
 import { AppError } from '../../../src/errors/app-error.js';
-
-function databaseError(severity: string, code: string): pg.DatabaseError {
-  const err = new pg.DatabaseError('from the server', 0, 'error');
-  err.severity = severity;
-  err.code = code;
-  return err;
-}
 
 describe('connectionUsableAfter', () => {
   it('keeps the connection after a statement error or one of ours', () => {

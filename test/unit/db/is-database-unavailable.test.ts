@@ -3,16 +3,9 @@
  * dropped, pool waiting too long) and which stay what they are (a statement PostgreSQL refused, our own errors).
  */
 import assert from 'node:assert/strict';
-import pg from 'pg';
+import { databaseError } from '../../builders/database-error.js';
 import { isDatabaseUnavailable } from '../../../src/db/is-database-unavailable.js';
 import { AppError } from '../../../src/errors/app-error.js';
-
-function databaseError(severity: string, code: string): pg.DatabaseError {
-  const err = new pg.DatabaseError('from the server', 0, 'error');
-  err.severity = severity;
-  err.code = code;
-  return err;
-}
 
 const networkError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code });
 
