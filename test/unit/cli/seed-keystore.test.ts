@@ -32,6 +32,19 @@ describe('xx keystore and derivations', () => {
     await assert.rejects(sealMnemonic(PHRASE, 'short', 'default', {}), (err: unknown) => err instanceof CliError && err.code === 'weak_passphrase');
   });
 
+  it('a lowered scrypt cost is refused under XX_ENV=prod and preprod (exit 2), and taken in the other envs', async () => {
+    try {
+      for (const env of ['prod', 'preprod']) {
+        process.env.XX_ENV = env;
+        await assert.rejects(sealMnemonic(PHRASE, 'a long passphrase', 'default', {}), (err: unknown) => err instanceof CliError && err.code === 'invalid_env' && err.exitCode === 2 && /XX_ENV=/.test(err.userMessage), env);
+      }
+      process.env.XX_ENV = 'qa';
+      assert.equal((await sealMnemonic(PHRASE, 'a long passphrase', 'default', {})).kdf.log_n, 10);
+    } finally {
+      delete process.env.XX_ENV;
+    }
+  });
+
   it('derives the BIP44 address of a known phrase, a 32-byte ed25519 Solana key, and refuses a bad phrase with exit 2', () => {
     assert.equal(evmAccount(PHRASE).address, '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
     assert.equal(evmAccount(PHRASE, 1).address, '0x70997970C51812dc3A010C7d01b50e0d17dc79C8');

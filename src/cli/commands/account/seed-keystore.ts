@@ -6,7 +6,9 @@
  * Defends against: reading the seed from a copied file without the passphrase (scrypt N=2^17 by default
  * makes guessing expensive); tampering with the ciphertext or header (authentication fails).
  * Does not defend against: a weak passphrase, or malware on the machine while the CLI runs.
- * XX_KEYSTORE_SCRYPT_LOG_N lowers the cost for tests only (minimum 2^10); never lower it for real seeds.
+ * XX_KEYSTORE_SCRYPT_LOG_N lowers the cost for tests only (minimum 2^10); never lower it for real seeds —
+ * under XX_ENV=prod or preprod a value below the default is refused (exit 2), so a test setting copied into
+ * a production env file cannot weaken a real keystore.
  */
 import { randomBytes } from 'node:crypto';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
@@ -26,11 +28,17 @@ export const keystoreSchema = z.object({
 });
 export type Keystore = z.infer<typeof keystoreSchema>;
 
+const DEFAULT_LOG_N = 17;
+const PRODUCTION_ENVS = new Set(['prod', 'preprod']);
+
 function defaultLogN(): number {
   const raw = process.env.XX_KEYSTORE_SCRYPT_LOG_N;
-  if (raw === undefined) return 17;
+  if (raw === undefined) return DEFAULT_LOG_N;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 10 || n > 22) throw new CliError({ code: 'invalid_env', userMessage: 'XX_KEYSTORE_SCRYPT_LOG_N must be an integer from 10 to 22.', exitCode: 2 });
+  if (n < DEFAULT_LOG_N && PRODUCTION_ENVS.has(process.env.XX_ENV ?? '')) {
+    throw new CliError({ code: 'invalid_env', userMessage: `XX_KEYSTORE_SCRYPT_LOG_N below ${DEFAULT_LOG_N} weakens the keystore and is for tests only; it is refused under XX_ENV=${process.env.XX_ENV}.`, exitCode: 2 });
+  }
   return n;
 }
 
