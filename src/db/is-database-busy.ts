@@ -10,13 +10,10 @@
  * Does not defend: a slow database in general; it turns waiting into a prompt refusal.
  */
 import pg from 'pg';
+import { someDatabaseCause } from './is-database-unavailable.js';
 
 const BUSY_CODES = new Set(['55P03', '57014']);
 
-export function isDatabaseBusy(err: unknown, depth = 0): boolean {
-  if (!err || typeof err !== 'object' || depth > 3) return false;
-  if (err instanceof pg.DatabaseError) return BUSY_CODES.has(err.code ?? '');
-  const e = err as { cause?: unknown; errors?: unknown };
-  if (Array.isArray(e.errors) && e.errors.some((inner) => isDatabaseBusy(inner, depth + 1))) return true;
-  return isDatabaseBusy(e.cause, depth + 1);
+export function isDatabaseBusy(err: unknown): boolean {
+  return someDatabaseCause(err, (e) => e instanceof pg.DatabaseError && BUSY_CODES.has(e.code ?? ''));
 }

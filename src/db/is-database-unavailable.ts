@@ -21,16 +21,31 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
  */
 const CLIENT_MESSAGES = [/(?:^| - )Connection terminated/, /(?:^| - )Client has encountered a connection error and is not queryable/, /(?:^| - )Client was closed and is not queryable/, /^statement connection closed$/];
 
-export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+/**
+ * Whether `test` holds for `err` or for an error it wraps — its `cause`, or one of an AggregateError's
+ * `errors` (connecting to both address families) — a few levels deep. A PostgreSQL error ends the walk:
+ * it is the answer, whatever `test` says.
+ */
+export function someDatabaseCause(err: unknown, test: (err: object) => boolean, depth = 0): boolean {
   if (!err || typeof err !== 'object' || depth > 3) return false;
+  if (test(err)) return true;
+  if (err instanceof pg.DatabaseError) return false;
+  const e = err as { cause?: unknown; errors?: unknown };
+  if (Array.isArray(e.errors) && e.errors.some((inner) => someDatabaseCause(inner, test, depth + 1))) return true;
+  return someDatabaseCause(e.cause, test, depth + 1);
+}
+
+function unavailable(err: object): boolean {
   if (err instanceof pg.DatabaseError) {
     // FATAL / PANIC end the session; class 08 is "connection exception", 57P0x the server shutting down or starting.
     return err.severity === 'FATAL' || err.severity === 'PANIC' || (err.code ?? '').startsWith('08') || /^57P0\d$/.test(err.code ?? '');
   }
-  const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const e = err as { code?: unknown; name?: unknown; message?: unknown };
   if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;
   if (e.name === 'KnexTimeoutError') return true;
-  if (typeof e.message === 'string' && CLIENT_MESSAGES.some((m) => m.test(e.message as string))) return true;
-  if (Array.isArray(e.errors) && e.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
-  return isDatabaseUnavailable(e.cause, depth + 1);
+  return typeof e.message === 'string' && CLIENT_MESSAGES.some((m) => m.test(e.message as string));
+}
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  return someDatabaseCause(err, unavailable);
 }

@@ -47,16 +47,11 @@ import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, Reservati
 import { SignatureRecorder } from '../db/signature-recorder.js';
 import { connectionUsableAfter } from '../db/connection-usable-after.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
-import { auditValues, INSERT_AUDIT, SNAPSHOT_SQL } from './pay-statements.js';
+import { auditValues, isoDate, SNAPSHOT_SQL } from './pay-statements.js';
 import { releaseReservation, type ReleaseReason } from './release-reservation.js';
 import { paymentTerms, type SignedPayment } from './signed-payment.js';
 import { LRUCache } from 'lru-cache';
 import type { WalletRow } from './wallet-service.js';
-
-/** A UTC calendar date as YYYY-MM-DD (window starts are always 00:00 UTC). */
-function isoDate(d: Date): string {
-  return d.toISOString().slice(0, 10);
-}
 
 /** An earlier attempt with the same Idempotency-Key: signed (replay it) or reserved (sign it now). */
 interface PreviousAttempt {

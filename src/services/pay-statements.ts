@@ -24,5 +24,8 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
          FROM wallets w JOIN treasury_accounts a ON a.id = w.account_id
         WHERE w.id = ?`;
 
+/** A UTC calendar date as YYYY-MM-DD, as the window-start parameters take it (window starts are 00:00 UTC). */
+export const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
+
 export const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 export const auditValues = (r: ReturnType<typeof buildAuditRow>): AuditValues => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];

@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import type { policyWindows } from '../../policy/policy-windows.js';
 import { buildAuditRow, type AuditHead } from '../audit/audit-ledger.js';
 import { withWalletTransaction } from '../db/wallet-transaction.js';
-import { auditValues, INSERT_AUDIT } from './pay-statements.js';
+import { auditValues, INSERT_AUDIT, isoDate } from './pay-statements.js';
 
 export type ReleaseReason = 'signer_failed' | 'record_failed' | 'write_unacknowledged' | 'expired_unsigned';
 
@@ -30,8 +30,6 @@ export interface ReleasedReservation {
   /** The buyer PAT whose daily total counted it, if a PAT reserved it. */
   patTokenId?: string | undefined;
 }
-
-const isoDate = (d: Date) => d.toISOString().slice(0, 10);
 
 /** True when this call released the row; false when it was no longer reserved. */
 export function releaseReservation(knex: Knex, reservation: ReleasedReservation, actor: string, reason: ReleaseReason, at: Date): Promise<boolean> {
