@@ -12,7 +12,9 @@
  *
  * Defends against: a viem tool getting a general-purpose signer (messages, transactions and any other typed
  * data — including a `TransferWithAuthorization` with other fields, a salted domain or another `from` — are
- * refused before any call); a signature for something other than what the tool asked for.
+ * refused before any call); a signature for something other than what the tool asked for; Treasury briefly out
+ * of reach while signing (each signature is asked for under an Idempotency-Key of its own, which
+ * TreasuryClient retries a 503 or a lost answer with).
  * Does not defend against: a tool that asks for a payment the wallet's policy allows but the user did not
  * mean — the wallet's policy (and a PAT daily cap) is the control.
  */
@@ -163,7 +165,8 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
 
   const pay = async (input: Parameters<Pick<TreasuryClient, 'pay'>['pay']>[1]): Promise<SignedPayment> => {
     try {
-      return await o.client.pay(o.walletId, { ...input, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
+      // An Idempotency-Key per signature asked for: TreasuryClient retries a 503 or a lost answer as this same payment.
+      return await o.client.pay(o.walletId, { ...input, idempotencyKey: `account-${globalThis.crypto.randomUUID()}`, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
     } catch (err) {
       throw mapRecoveryError(err);
     }

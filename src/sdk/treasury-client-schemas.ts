@@ -42,8 +42,9 @@ export const treasuryClientOptionsSchema = z
     /** Per call; default 30,000 ms. */
     timeoutMs: z.number().int().min(1).max(600_000).optional(),
     /**
-     * How many times a 503 (database or signer briefly out of reach) is retried after its Retry-After:
-     * reads always; pay and transfer only with an idempotencyKey, so a retry is the same payment. Default 2.
+     * How many times a 503 (database or signer briefly out of reach) is retried after its Retry-After, or a
+     * failed connection after a short pause: reads always; pay and transfer only with an idempotencyKey, so a
+     * retry is the same payment. Default 2.
      */
     unavailableRetries: z.number().int().min(0).max(5).optional(),
   })

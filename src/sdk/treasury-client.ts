@@ -10,6 +10,9 @@
  * A 503 (Treasury's database or signer briefly out of reach; nothing was signed) is retried after its
  * Retry-After (at most 5 s, within the call's time-out), `unavailableRetries` times: reads always, pay and
  * transfer only when the caller gave an idempotencyKey — the retry is then that same payment, never a second.
+ * A connection that failed before the answer arrived (refused, reset, closed mid-reply) is retried the same
+ * way after a short pause (250 ms, then 500 ms, …): the request may have been served and its answer lost, so
+ * only a retry that Treasury answers from its Idempotency-Key record (the same signature) is safe for pay.
  * Does not defend against: a bearer leaked by the caller, or a Treasury URL the caller got wrong (use https
  * outside loopback). It never refreshes or retries on 401 (spec §5.7): the error goes to the caller.
  */
@@ -113,7 +116,11 @@ export class TreasuryClient {
         text = await response.text();
         retryAfterMs = retryAfter(response.headers.get('retry-after'));
       } catch (err) {
-        throw new TreasuryUnreachableError(this.apiUrl, err);
+        // No answer (or half of one). The call's own time-out is final; anything else may be retried.
+        const pauseMs = CONNECTION_RETRY_PAUSE_MS * (attempt + 1);
+        if (!retryable || attempt >= this.#unavailableRetries || Date.now() + pauseMs >= deadline) throw new TreasuryUnreachableError(this.apiUrl, err);
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+        continue;
       }
       if (status !== 503 || !retryable || attempt >= this.#unavailableRetries || Date.now() + retryAfterMs >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
@@ -133,6 +140,9 @@ export class TreasuryClient {
     return parsed.data;
   }
 }
+
+/** The pause before the first retry of a call whose connection failed; the n-th retry waits n times as long. */
+const CONNECTION_RETRY_PAUSE_MS = 250;
 
 /** A 503's Retry-After in ms: whole seconds as Treasury sends them, at most 5 s; 1 s when absent or unreadable. */
 function retryAfter(header: string | null): number {

@@ -14,7 +14,9 @@
  * for other terms than the chosen entry (compared before sending); the payment header following a redirect
  * (the paid retry does not follow redirects); a settled payment whose content was refused going unnoticed
  * (PaymentRejectedError — also when the receipt header is present but unreadable: settlement cannot be
- * ruled out); a second payment for one request (exactly one paid retry, never more).
+ * ruled out); a second payment for one request (exactly one paid retry, never more); Treasury briefly out of
+ * reach while signing (each pay carries an Idempotency-Key of its own, so TreasuryClient retries a 503 or a
+ * lost answer as that same payment).
  * Does not defend against: a seller that takes the payment and serves wrong content (the receipt and the
  * on-chain transfer are the evidence); a lost response after settlement followed by the caller's own retry
  * (that pays again); prices in tokens other than 6-decimal USD stablecoins.
@@ -170,7 +172,10 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
         requirements = candidate;
         checkBudget(candidate, o.maxPriceUsd);
         try {
-          payment = await o.client.pay(o.walletId, { paymentRequirements: candidate, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
+          // A key of its own for each entry asked for: a 503 or a lost answer is retried by the client as this
+          // same payment (Treasury answers the retry with the signature it recorded), never as a second one.
+          const idempotencyKey = `x402-${globalThis.crypto.randomUUID()}`;
+          payment = await o.client.pay(o.walletId, { paymentRequirements: candidate, idempotencyKey, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
           break;
         } catch (err) {
           if (!(err instanceof TreasuryApiError) || err.code !== 'permit2_allowance_required') throw err;

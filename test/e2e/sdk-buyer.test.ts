@@ -7,6 +7,8 @@
  * - A price above maxPriceUsd is InsufficientBudgetError: the on-chain balance, the authorizations, the
  *   policy decisions and the wallet's and PAT's spend totals are untouched.
  * - treasuryAccount (a viem custom account) used by the official @x402/fetch client pays our Koa seller.
+ * - Treasury's answer to a pay lost on the way back: the buyer's retry (same Idempotency-Key) gets the
+ *   recorded signature; one authorization, one spend, one transfer.
  * - The PAT's daily cap surfaces as PatCapReachedError with the settings link; no bearer is
  *   treasury_key_missing.
  */
@@ -60,7 +62,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
     const me = await signInWithNewKey(t);
     session = me.session;
-    const pat = await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'sdk buyer', daily_cap_usd: '0.03' } });
+    const pat = await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'sdk buyer', daily_cap_usd: '0.04' } });
     assert.equal(pat.status, 201, JSON.stringify(pat.body));
     agentPat = pat.body;
     const created = await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, { token: agentPat.pat, body: { label: 'sdk' } });
@@ -182,7 +184,37 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.equal(recorded.wallet_id, wallet.id);
   });
 
-  it("the PAT's daily cap (0.03, three payments made) is PatCapReachedError with the settings link; no bearer is treasury_key_missing", async () => {
+  it("Treasury's answer to the buyer's pay lost on the way back: the retry carries the same Idempotency-Key, gets the recorded signature, and the seller is paid once", async () => {
+    const knex = t.db.knex;
+    const authorizations = async () => Number((await knex('authorizations').where({ wallet_id: wallet.id }).count({ n: '*' }).first())!.n);
+    const daySpent = async () => BigInt((await knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).orderBy('window_start', 'desc').first())?.spent_micro ?? 0);
+    const before = { authorizations: await authorizations(), spent: await daySpent(), buyer: await readTokenBalance(chain, wallet.address), seller: await readTokenBalance(chain, payToKoa) };
+    // The network between the buyer and Treasury: the first pay reaches Treasury and is served, its answer is lost.
+    const keys: string[] = [];
+    const lossy: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (String(input).endsWith('/pay')) {
+        keys.push(new Headers(init?.headers).get('idempotency-key') ?? '');
+        if (keys.length === 1) {
+          await response.text();
+          throw new TypeError('fetch failed: connection reset after the request was served');
+        }
+      }
+      return response;
+    };
+    const buyer = createX402Buyer({ client: new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat.pat, fetch: lossy }), walletId: wallet.id });
+    const result = await buyer.request(`${koaUrl}/forecast`);
+    assert.equal(result.status, 200, result.body);
+    assert.equal(keys.length, 2);
+    assert.match(keys[0]!, /^x402-/);
+    assert.equal(keys[1], keys[0], 'the retry is the same payment');
+    assert.equal(await authorizations(), before.authorizations + 1, 'one authorization signed');
+    assert.equal(await daySpent(), before.spent + 10_000n, 'spent once');
+    assert.equal(await readTokenBalance(chain, wallet.address), before.buyer - 10_000n);
+    assert.equal(await readTokenBalance(chain, payToKoa), before.seller + 10_000n);
+  });
+
+  it("the PAT's daily cap (0.04, four payments made) is PatCapReachedError with the settings link; no bearer is treasury_key_missing", async () => {
     const buyer = createX402Buyer({ client, walletId: wallet.id });
     let result: X402Result | undefined;
     await assert.rejects(
@@ -194,7 +226,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
         assert.equal(err.code, 'MGMT_6014');
         assert.match(err.user_message, /cap/i);
         assert.match(err.settings_url ?? '', new RegExp(agentPat.id));
-        assert.equal(err.currentCapUsd, '0.03');
+        assert.equal(err.currentCapUsd, '0.04');
         return true;
       },
     );

@@ -1,7 +1,7 @@
 /**
  * A scripted HTTP server on loopback for the SDK's unit tests (a fake Treasury or a fake seller): each
- * request is recorded (method, url, headers, body) and answered by the test's handler, which may be swapped
- * between calls. Also the canned Treasury replies (wallet view, signed payment) the SDK schemas accept.
+ * request is recorded (method, url, headers, body) and answered by the test's handler (or its connection
+ * closed unanswered), which may be swapped between calls. Also the canned Treasury replies (wallet view, signed payment) the SDK schemas accept.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +20,8 @@ export interface ScriptedReply {
   headers?: Record<string, string>;
   /** A string is sent as is; anything else as JSON. */
   body?: unknown;
+  /** Close the connection instead of answering (the request was read: an answer lost on the way back). */
+  drop?: boolean;
 }
 
 export type ScriptedHandler = (req: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
@@ -43,6 +45,10 @@ export async function scriptedServer(handler: ScriptedHandler): Promise<Scripted
         .then(() => state.handler(recorded))
         .then(
           (r) => {
+            if (r.drop) {
+              res.socket?.destroy();
+              return;
+            }
             const text = r.body === undefined ? '' : typeof r.body === 'string' ? r.body : JSON.stringify(r.body);
             res.writeHead(r.status, { 'content-type': 'application/json', ...r.headers });
             res.end(text);

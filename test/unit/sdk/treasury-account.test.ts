@@ -74,6 +74,11 @@ describe('buyer SDK: treasuryAccount (viem custom account)', () => {
     assert.ok(body.payment_requirements.maxTimeoutSeconds >= 299 && body.payment_requirements.maxTimeoutSeconds <= 300);
     assert.deepEqual(body.authorization, { nonce: td.message.nonce, valid_after: '0', valid_before: td.message.validBefore.toString() });
     assert.equal(body.capability, 'weather.read');
+    // Each signature is asked for under an Idempotency-Key of its own (TreasuryClient retries with it).
+    await acct.signTypedData(transferWithAuthorization());
+    const keys = pays().map((p) => String(p.headers['idempotency-key']));
+    assert.match(keys[0]!, /^account-[0-9a-f-]{36}$/);
+    assert.notEqual(keys[1], keys[0]);
   });
 
   it('refuses messages, transactions, other typed data and look-alikes before calling Treasury', async () => {

@@ -174,6 +174,31 @@ describe('buyer SDK: TreasuryClient', () => {
     assert.equal(treasury.requests.length, 1);
   });
 
+  it('a connection closed before the answer is retried like a 503: reads, and pay with an idempotencyKey (the same key); pay without one is not sent twice', async () => {
+    let drops = 0;
+    treasury.handler = fakeTreasuryHandler(() => (drops-- > 0 ? { status: 200, drop: true } : undefined));
+
+    drops = 2;
+    assert.equal((await client().getWallet(WALLET_ID)).address, WALLET.address);
+    assert.equal(treasury.requests.length, 3, 'two lost answers, then the answer');
+
+    treasury.requests.length = 0;
+    drops = 1;
+    const paid = await client().pay(WALLET_ID, { paymentRequirements: requirements(), idempotencyKey: 'pay-8' });
+    assert.ok(paid.signature);
+    assert.deepEqual(treasury.requests.map((r) => r.headers['idempotency-key']), ['pay-8', 'pay-8'], 'the retry is the same payment');
+
+    treasury.requests.length = 0;
+    drops = 1;
+    await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof TreasuryUnreachableError && err.code === 'treasury_unreachable');
+    assert.equal(treasury.requests.length, 1, 'a pay without an idempotencyKey may have been served: it is not sent again');
+
+    treasury.requests.length = 0;
+    drops = 10;
+    await assert.rejects(client().getWallet(WALLET_ID), TreasuryUnreachableError);
+    assert.equal(treasury.requests.length, 3, 'the first try and two retries');
+  });
+
   it('a 401 is returned to the caller: no refresh, no retry (spec §5.7)', async () => {
     treasury.handler = () => ({ status: 401, body: { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.', recovery: { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' } } });
     await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof TreasuryApiError && err.status === 401 && err.code === 'invalid_token');

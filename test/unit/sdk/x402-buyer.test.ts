@@ -2,7 +2,7 @@
  * createX402Buyer's exchange with a scripted seller and a scripted Treasury over real HTTP (the real stack is
  * test/e2e/sdk-buyer.test.ts): the challenge read from PAYMENT-REQUIRED, X-PAYMENT-REQUIRED or the body and
  * answered in the same dialect; the entry chosen; the budget refused before Treasury is asked; Treasury's
- * recovery kinds as typed errors; one paid retry, never more; settled-then-refused vs not settled; the
+ * recovery kinds as typed errors; each pay under an Idempotency-Key of its own, retried with it; one paid retry, never more; settled-then-refused vs not settled; the
  * receipt; the drop-in fetch with a Request and a body.
  */
 import assert from 'node:assert/strict';
@@ -97,6 +97,24 @@ describe('buyer SDK: createX402Buyer', () => {
     shop.handler = () => ({ status: 402, headers: { 'payment-required': 'not base64 json' } });
     await assert.rejects(newBuyer().request(shop.url), /PAYMENT-REQUIRED header could not be read/);
     assert.equal(pays().length, 1);
+  });
+
+  it('each payment asked of Treasury carries an Idempotency-Key of its own; a 503 or a lost answer is retried with it, and the seller is paid once', async () => {
+    const r = requirements();
+    shop.handler = seller((c) => ({ 'payment-required': c }), [r], () => ({ status: 200, headers: { 'payment-response': receipt() }, body: 'ok' }));
+    const unavailable = { status: 503, headers: { 'retry-after': '0' }, body: { error_code: 'database_busy', user_message: 'busy' } };
+    const failures: ScriptedReply[] = [unavailable, { status: 200, drop: true }];
+    treasury.handler = fakeTreasuryHandler((req) => (req.url.endsWith('/pay') ? failures.shift() : undefined));
+    const result = await newBuyer().request(shop.url);
+    assert.equal(result.paid, true);
+    const keys = pays().map((p) => p.headers['idempotency-key']);
+    assert.equal(keys.length, 3, 'a 503, a lost answer, then the signature');
+    assert.match(String(keys[0]), /^x402-[0-9a-f-]{36}$/);
+    assert.deepEqual(new Set(keys).size, 1, 'every attempt is the same payment');
+    assert.equal(shop.requests.filter((q) => q.headers['payment-signature']).length, 1, 'one paid retry to the seller');
+
+    await newBuyer().request(shop.url);
+    assert.notEqual(pays().at(-1)!.headers['idempotency-key'], keys[0], 'another request is another payment');
   });
 
   it("pays the first entry on the wallet's network; none → NoCompatibleAcceptError with the accepts, nothing signed", async () => {
