@@ -2,7 +2,9 @@
  * `npm run bench`: pay throughput and latency through HTTP (treasury-api and treasury-signer as their own
  * processes, real embedded PostgreSQL, real SoftHSM), (a) spread over 1,000 wallets and (b) on one hot
  * wallet, next to the ceilings measured in the same run: raw SoftHSM signing through the signer backend
- * alone, and the bare PostgreSQL advisory-lock + insert transaction. Prints one table with ratios.
+ * alone, and the bare PostgreSQL advisory-lock + insert transaction. Prints one table with ratios; below it, what
+ * the phases cost per payment, and for the steady phase the machine's cost of a hand-off between two processes
+ * (./support/wake-up-cost.ts), measured in the same run.
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000).
  */
@@ -23,6 +25,7 @@ import { postgresProcessCpu } from './support/postgres-process-cpu.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { SERVICE_NODE_FLAGS } from '../ops/service-node-flags.js';
+import { measureWakeUpCost } from './support/wake-up-cost.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -262,6 +265,9 @@ async function main(): Promise<void> {
     const dbHot = await dbTx(true);
     await pool.end();
 
+    process.stderr.write(`• baseline: hand-offs between two processes, back to back and at ${STEADY_RATE}/s\n`);
+    const wakeUps = await measureWakeUpCost(STEADY_RATE, 3);
+
     process.stderr.write('• starting treasury-signer and treasury-api\n');
     const socket = path.join(dir, 'signer.sock');
     children.push(
@@ -448,6 +454,9 @@ async function main(): Promise<void> {
     // Steal above a few percent: the vCPUs waited for the host; per-process CPU then counts some of that wait
     // (so "the rest" can come out negative), and throughput and ceilings move from run to run.
     const stealWarning = stolen > 0.05 ? `note: the hypervisor took ${(stolen * 100).toFixed(0)} % of this machine's CPU time in (a) or (c); this run's figures are not comparable with a quiet run's` : '';
+    const steadyMachinePerPay = ((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.ops) * 1e6;
+    const saturatedMachinePerPay = ((cpuAfter.machine - cpuBefore.machine) / spread.ops) * 1e6;
+    const wakeUpLine = `hand-offs on this machine (./support/wake-up-cost.ts: a 200-byte message and its echo between two idle processes, machine CPU per round trip): ${wakeUps.backToBackMicros.toFixed(0)} µs back to back, ${wakeUps.pacedMicros.toFixed(0)} µs at ${STEADY_RATE}/s (${(wakeUps.pacedMicros / wakeUps.backToBackMicros).toFixed(1)}×). A payment is handed over about ten times; machine CPU per pay: ${saturatedMachinePerPay.toFixed(0)} µs in (a), ${steadyMachinePerPay.toFixed(0)} µs in (c) (${(steadyMachinePerPay / saturatedMachinePerPay).toFixed(1)}×)`;
     const postgresLine = `PostgreSQL's processes per pay, µs (what "the rest" above holds): in (a) ${postgresShare(cpuBefore, cpuAfter, spread.ops)}; in (c) ${postgresShare(cpuBeforeSteady, cpuAfterSteady, steady.ops)}`;
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (b): API ${perHotPay('api')}, signer ${perHotPay('signer')}, load generator ${perHotPay('self')}, PostgreSQL and the rest ${restHot}; machine total ${perHotPay('machine')}; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
@@ -488,6 +497,7 @@ async function main(): Promise<void> {
       breakdown,
       phasesLine,
       cpuLine,
+      wakeUpLine,
       postgresLine,
       tailLine,
       bySecondLine,

@@ -1,0 +1,85 @@
+/**
+ * A baseline for the steady phase of `npm run bench`: what this machine charges for one hand-off between two
+ * processes, with nothing else to do. A child process echoes 200-byte messages over a unix socket; the
+ * parent sends one and waits for its echo, either paced at the steady phase's rate (each message wakes both
+ * processes from idle, and the parent's timer wakes it too) or back to back (both stay busy). The figure is
+ * the whole machine's CPU time (/proc/stat) per round trip.
+ *
+ * Why: a payment is handed over about ten times (load generator → API → PostgreSQL → API → signer → its HSM
+ * thread → signer → API → PostgreSQL → API → load generator). At saturation those hand-offs find the
+ * processes awake; at a steady, lower rate each one wakes a process from idle, and on a virtual machine that
+ * costs several times more. This line shows how much, in the same run as the phase it explains.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface WakeUpCost {
+  /** Machine CPU µs per round trip when paced at `rate` per second. */
+  pacedMicros: number;
+  /** Machine CPU µs per round trip back to back. */
+  backToBackMicros: number;
+}
+
+const ECHO = `const net = require('node:net');
+net.createServer((s) => s.on('data', (d) => s.write(d))).listen(process.argv[1], () => process.stdout.write('up\\n'));`;
+
+/** Busy seconds of the whole machine (user + nice + system + irq + softirq), from /proc/stat. */
+function machineBusySeconds(): number {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return ((cpu[0] ?? 0) + (cpu[1] ?? 0) + (cpu[2] ?? 0) + (cpu[5] ?? 0) + (cpu[6] ?? 0)) / 100;
+}
+
+export async function measureWakeUpCost(rate: number, seconds: number): Promise<WakeUpCost> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-wake-'));
+  const socketPath = path.join(dir, 'echo.sock');
+  const child = spawn(process.execPath, ['-e', ECHO, socketPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`echo process exited (${code})`)));
+    });
+    const socket = net.connect(socketPath);
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.setNoDelay(true);
+    const message = Buffer.alloc(200, 0x61);
+    let received = 0;
+    let waiting: (() => void) | undefined;
+    socket.on('data', (d: Buffer) => {
+      received += d.length;
+      if (received >= message.length) {
+        received -= message.length;
+        waiting?.();
+      }
+    });
+    const roundTrip = () =>
+      new Promise<void>((resolve) => {
+        waiting = resolve;
+        socket.write(message);
+      });
+    const run = async (paced: boolean, durationSeconds: number) => {
+      const started = performance.now();
+      const busyBefore = machineBusySeconds();
+      let n = 0;
+      while (performance.now() - started < durationSeconds * 1000) {
+        if (paced) {
+          const wait = started + (n * 1000) / rate - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
+        await roundTrip();
+        n++;
+      }
+      return ((machineBusySeconds() - busyBefore) / n) * 1e6;
+    };
+    await run(false, 0.5); // warm-up
+    const backToBackMicros = await run(false, seconds);
+    const pacedMicros = await run(true, seconds);
+    socket.destroy();
+    return { pacedMicros, backToBackMicros };
+  } finally {
+    child.kill();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
