@@ -15,8 +15,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends softhsm2 ca-cer
 WORKDIR /app
 COPY --from=build --chown=treasury:treasury /app /app
 USER treasury
-# NODE_OPTIONS: the services' node flags (ops/service-node-flags.ts).
-ENV NODE_ENV=production TREASURY_HOST=0.0.0.0 NODE_OPTIONS=--max-semi-space-size=64
+ENV NODE_ENV=production TREASURY_HOST=0.0.0.0
 EXPOSE 8402
 STOPSIGNAL SIGTERM
 CMD ["node", "--import", "tsx", "src/main.ts"]

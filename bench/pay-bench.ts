@@ -24,7 +24,6 @@ import { freePort } from '../test/support/test-database.js';
 import { postgresProcessCpu } from './support/postgres-process-cpu.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
-import { SERVICE_NODE_FLAGS } from '../ops/service-node-flags.js';
 import { measureWakeUpCost } from './support/wake-up-cost.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -188,12 +187,12 @@ async function driveAtRate(rate: number, seconds: number, maxInFlight: number, o
 }
 
 /**
- * Node flags for the signer and API processes: the services' own (ops/service-node-flags.ts), then BENCH_CPU_PROFILE_DIR (V8 CPU profiles, see
- * support/summarise-cpu-profile.ts) and BENCH_NODE_FLAGS (e.g. `--perf-basic-prof` for `perf record`).
+ * Node flags for the signer and API processes (none by default, as `npm start` runs them): BENCH_CPU_PROFILE_DIR (V8 CPU
+ * profiles, see support/summarise-cpu-profile.ts) and BENCH_NODE_FLAGS (e.g. `--perf-basic-prof` for `perf record`).
  */
 function childNodeFlags(): string[] {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
-  return [...SERVICE_NODE_FLAGS, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
+  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
 }
 
 function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {

@@ -19,7 +19,6 @@ import { initSoftHsmToken } from '../softhsm/init-token.js';
 import { startLocalChain, type LocalChain } from './chain/local-chain.js';
 import { anvilDevAccount } from './chain/anvil-dev-accounts.js';
 import { startDemoSeller, type DemoSeller } from './demo-seller.js';
-import { SERVICE_NODE_FLAGS } from '../service-node-flags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.resolve(process.env.TREASURY_DATA_DIR ?? path.join(ROOT, '.treasury'));
@@ -56,7 +55,7 @@ function readOrCreateSecret(file: string, make: () => string): string {
 /** Spawns a TypeScript entry point with tsx and resolves once a log line matches `ready`. */
 function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready: (msg: string) => boolean): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', path.join(ROOT, entry)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
       cwd: ROOT,
       env: { ...process.env, ...env, TREASURY_EXIT_WITH_PARENT: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],
