@@ -1,7 +1,8 @@
 /**
  * TreasuryClient against a scripted Treasury over real HTTP: no token is `treasury_key_missing` before any
  * I/O; requests carry the bearer, the Idempotency-Key and the API's snake_case bodies; bad arguments are
- * refused naming the field; every non-2xx becomes a TreasuryApiError with code (error_code, reason or
+ * refused naming the field; a 503 or a connection closed before the answer is retried (reads; pay only under
+ * an Idempotency-Key); every non-2xx becomes a TreasuryApiError with code (error_code, reason or
  * error), user message, recovery and decision id; a 401 is returned, never retried; replies of the wrong
  * shape are never used; recovery kinds map to typed errors and unknown kinds are re-raised unchanged.
  */
@@ -18,7 +19,7 @@ import {
   TreasuryUnreachableError,
 } from '../../../src/sdk/index.js';
 import { requirements, SELLER } from '../x402/x402-fixtures.js';
-import { fakeTreasuryHandler, scriptedServer, signedFor, WALLET, WALLET_ID, type ScriptedServer } from './scripted-http.js';
+import { fakeTreasuryHandler, scriptedServer, signedFor, WALLET, WALLET_ID, type ScriptedReply, type ScriptedServer } from './scripted-http.js';
 
 const CAP_BODY = {
   error_code: 'MGMT_6014',
@@ -142,62 +143,51 @@ describe('buyer SDK: TreasuryClient', () => {
     }
   });
 
-  it('a 503 is retried after its Retry-After: reads always, pay only with an idempotencyKey (the same key each time), never past unavailableRetries', async () => {
-    const unavailable = { status: 503, headers: { 'retry-after': '0' }, body: { error_code: 'database_unavailable', user_message: 'The database is unreachable or restarting; retry shortly.', request_id: 'req_1' } };
-    let failures = 0;
-    treasury.handler = fakeTreasuryHandler(() => (failures-- > 0 ? unavailable : undefined));
+  // What may pass in a moment: retried for reads, and for pay only under an Idempotency-Key (the retry is the same payment).
+  const transientFailures: Array<{ what: string; reply: ScriptedReply; failed: (err: unknown) => boolean }> = [
+    {
+      what: 'a 503 (retried after its Retry-After)',
+      reply: { status: 503, headers: { 'retry-after': '0' }, body: { error_code: 'database_unavailable', user_message: 'The database is unreachable or restarting; retry shortly.', request_id: 'req_1' } },
+      failed: (err) => err instanceof TreasuryApiError && err.status === 503 && err.code === 'database_unavailable',
+    },
+    {
+      what: 'a connection closed before the answer (the request may have been served)',
+      reply: { status: 200, drop: true },
+      failed: (err) => err instanceof TreasuryUnreachableError && err.code === 'treasury_unreachable',
+    },
+  ];
+  for (const { what, reply, failed } of transientFailures) {
+    it(`${what}: retried for reads always, for pay only with an idempotencyKey (the same key each time), never past unavailableRetries`, async () => {
+      let failures = 0;
+      treasury.handler = fakeTreasuryHandler(() => (failures-- > 0 ? reply : undefined));
 
-    failures = 2;
-    assert.equal((await client().getWallet(WALLET_ID)).address, WALLET.address);
-    assert.equal(treasury.requests.length, 3, 'two 503s, then the answer');
+      failures = 2;
+      assert.equal((await client().getWallet(WALLET_ID)).address, WALLET.address);
+      assert.equal(treasury.requests.length, 3, 'two failures, then the answer');
 
-    treasury.requests.length = 0;
-    failures = 1;
-    const paid = await client().pay(WALLET_ID, { paymentRequirements: requirements(), idempotencyKey: 'pay-7' });
-    assert.ok(paid.signature);
-    assert.deepEqual(treasury.requests.map((r) => r.headers['idempotency-key']), ['pay-7', 'pay-7'], 'the retry is the same payment');
+      treasury.requests.length = 0;
+      failures = 1;
+      const paid = await client().pay(WALLET_ID, { paymentRequirements: requirements(), idempotencyKey: 'pay-7' });
+      assert.ok(paid.signature);
+      assert.deepEqual(treasury.requests.map((r) => r.headers['idempotency-key']), ['pay-7', 'pay-7'], 'the retry is the same payment');
 
-    treasury.requests.length = 0;
-    failures = 1;
-    await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof TreasuryApiError && err.status === 503 && err.code === 'database_unavailable');
-    assert.equal(treasury.requests.length, 1, 'a pay without an idempotencyKey is not sent twice');
+      treasury.requests.length = 0;
+      failures = 1;
+      await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), failed);
+      assert.equal(treasury.requests.length, 1, 'a pay without an idempotencyKey is not sent twice');
 
-    treasury.requests.length = 0;
-    failures = 10;
-    await assert.rejects(client().getWallet(WALLET_ID), (err: unknown) => err instanceof TreasuryApiError && err.status === 503);
-    assert.equal(treasury.requests.length, 3, 'the first try and two retries');
+      treasury.requests.length = 0;
+      failures = 10;
+      await assert.rejects(client().getWallet(WALLET_ID), failed);
+      assert.equal(treasury.requests.length, 3, 'the first try and two retries');
 
-    treasury.requests.length = 0;
-    failures = 10;
-    const noRetry = new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test', unavailableRetries: 0 });
-    await assert.rejects(noRetry.getWallet(WALLET_ID), (err: unknown) => err instanceof TreasuryApiError && err.status === 503);
-    assert.equal(treasury.requests.length, 1);
-  });
-
-  it('a connection closed before the answer is retried like a 503: reads, and pay with an idempotencyKey (the same key); pay without one is not sent twice', async () => {
-    let drops = 0;
-    treasury.handler = fakeTreasuryHandler(() => (drops-- > 0 ? { status: 200, drop: true } : undefined));
-
-    drops = 2;
-    assert.equal((await client().getWallet(WALLET_ID)).address, WALLET.address);
-    assert.equal(treasury.requests.length, 3, 'two lost answers, then the answer');
-
-    treasury.requests.length = 0;
-    drops = 1;
-    const paid = await client().pay(WALLET_ID, { paymentRequirements: requirements(), idempotencyKey: 'pay-8' });
-    assert.ok(paid.signature);
-    assert.deepEqual(treasury.requests.map((r) => r.headers['idempotency-key']), ['pay-8', 'pay-8'], 'the retry is the same payment');
-
-    treasury.requests.length = 0;
-    drops = 1;
-    await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof TreasuryUnreachableError && err.code === 'treasury_unreachable');
-    assert.equal(treasury.requests.length, 1, 'a pay without an idempotencyKey may have been served: it is not sent again');
-
-    treasury.requests.length = 0;
-    drops = 10;
-    await assert.rejects(client().getWallet(WALLET_ID), TreasuryUnreachableError);
-    assert.equal(treasury.requests.length, 3, 'the first try and two retries');
-  });
+      treasury.requests.length = 0;
+      failures = 10;
+      const noRetry = new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test', unavailableRetries: 0 });
+      await assert.rejects(noRetry.getWallet(WALLET_ID), failed);
+      assert.equal(treasury.requests.length, 1);
+    });
+  }
 
   it('a 401 is returned to the caller: no refresh, no retry (spec §5.7)', async () => {
     treasury.handler = () => ({ status: 401, body: { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.', recovery: { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' } } });
