@@ -362,14 +362,29 @@ async function main(): Promise<void> {
     const cpuAfterHot = sample();
     const metricsAfterHot = await scrape();
     process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
-    // Steady state: the saturation phases leave work behind (autovacuum, queued records); the first 2 s at
+    // A running server recycles its WAL: each checkpoint renames the segments it no longer needs into the next
+    // ones. A database a minute old has none to recycle, so each new 16 MB segment is created by writing 16 MB of
+    // zeros and syncing them while commits wait (measured in (c) without this checkpoint: both group-commit
+    // statements stalled 28–109 ms at once, two to four times in 8 s, enough alone to put p99 above 20 ms).
+    // Checkpoint once, as a running server has, so that (c) measures the service rather than a young database.
+    {
+      const client = new pg.Client(database.connectionString);
+      await client.connect();
+      await client.query('CHECKPOINT');
+      await client.end();
+    }
+    // Steady state: the saturation phases leave work behind (autovacuum, queued records), and after a checkpoint
+    // each page's first change writes its full image (a running server's burst once per checkpoint_timeout,
+    // 5 min: measured, 7–8 MB more WAL in (c) when only 2 s were left before it, none after 5 s). The first 5 s at
     // the offered rate are not measured.
-    await driveAtRate(STEADY_RATE, 2, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+    await driveAtRate(STEADY_RATE, 5, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const metricsBeforeSteady = await (await fetch(`${api}/metrics`)).text();
     const statements = new pg.Client(database.connectionString);
     await statements.connect();
     await statements.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     await statements.query('SELECT pg_stat_statements_reset()');
+    await statements.query(`SELECT pg_stat_reset_shared('io')`);
+    const walStart = (await statements.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
     const cpuBeforeSteady = sample();
     // One CPU sample per second of (c), to set each second's tail beside what the machine was doing then.
     const steadySeconds: CpuSample[] = [cpuBeforeSteady];
@@ -383,6 +398,15 @@ async function main(): Promise<void> {
         'SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, plans, wal_records FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 3',
       )
     ).rows;
+    // pg_stat_io's WAL 'init' context counts the bytes written to create new segments (PostgreSQL 18).
+    const wal = (
+      await statements.query<{ bytes: string; created: string }>(
+        `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1::pg_lsn)::bigint::text AS bytes,
+                (SELECT coalesce(sum(write_bytes), 0) FROM pg_stat_io WHERE object = 'wal' AND context = 'init')::float8
+                  / pg_size_bytes(current_setting('wal_segment_size')) AS created`,
+        [walStart],
+      )
+    ).rows[0]!;
     await statements.end();
 
     client.close();
@@ -502,6 +526,7 @@ async function main(): Promise<void> {
       bySecondLine,
       busyBySecondLine,
       statementLine,
+      `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
       `API garbage collection in (c): ${gcInSteady}`,
       '',
     ];
