@@ -25,12 +25,14 @@ import { postgresProcessCpu } from './support/postgres-process-cpu.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { measureWakeUpCost } from './support/wake-up-cost.js';
+import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
 const STEADY_RATE = Number(process.env.BENCH_STEADY_RATE ?? 400);
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 300_000);
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -331,7 +333,14 @@ async function main(): Promise<void> {
     const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: apiPort, connections: CONCURRENCY });
     const payPayload = Buffer.from(JSON.stringify(payBody));
     const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-    const payOnce = async (walletId: string) => (await client.request('POST', `/v1/wallets/${walletId}/pay`, payHeaders, payPayload)) === 200;
+    /** Answers other than 200, by phase and status (0: the connection failed before an answer). */
+    const failures = new Map<string, number>();
+    let phase = 'warm-up';
+    const payOnce = async (walletId: string) => {
+      const status = await client.request('POST', `/v1/wallets/${walletId}/pay`, payHeaders, payPayload);
+      if (status !== 200) failures.set(`${phase} ${status}`, (failures.get(`${phase} ${status}`) ?? 0) + 1);
+      return status === 200;
+    };
     // Warm-up, so that (a) measures a running service rather than a starting one: every wallet paid once (its
     // key unwrapped in the HSM and cached by the signer, its snapshot remembered by the API — measured: a first
     // payment costs the signer an unwrap and the API a read), then a few seconds of load for the JIT compilers
@@ -339,14 +348,26 @@ async function main(): Promise<void> {
     process.stderr.write('• warm-up: every wallet once, then 3 s\n');
     const firstPayments = await driveEach(CONCURRENCY, walletIds, payOnce);
     await drive(CONCURRENCY, 3, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
-    // A running service's tables have statistics (autovacuum analyzes them about once a minute); this database is
+    // A running service has history: BENCH_HISTORY past payments (default 300,000 over 90 days; 0 for none), with
+    // their audit rows and past spend windows (support/seed-payment-history.ts). Without it the tables hold a
+    // few thousand rows and autovacuum analyzes authorizations every few seconds at 400/s (measured: a quarter
+    // of the two cores for a second each time), where a running service's is analyzed every few minutes.
+    // A running service's tables also have statistics (autovacuum analyzes them about once a minute); this database is
     // a minute old and has none, and the plans cached by the API's connections were made on near-empty tables
-    // (measured: the signature record then scans all authorizations). Analyze once, as autovacuum would.
-    process.stderr.write('• ANALYZE (what autovacuum does on a running service)\n');
+    // (measured: the signature record then scans all authorizations). Vacuum and analyze once, as autovacuum would
+    // have (unvacuumed history would be vacuumed during (c): measured, 14 times the WAL per payment).
+    let history: SeededHistory = { authorizations: 0, auditEvents: 0, spendWindows: 0 };
     {
       const client = new pg.Client(database.connectionString);
       await client.connect();
-      await client.query('ANALYZE');
+      const paid = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM authorizations WHERE status = 'signed'`)).rows[0]!.n);
+      const copies = Math.ceil(HISTORY / Math.max(1, paid));
+      if (HISTORY > 0) {
+        process.stderr.write(`• history: ${copies} past payments for each of the ${paid} so far, over 90 days\n`);
+        history = await seedPaymentHistory(client, { copies, days: 90 });
+      }
+      process.stderr.write('• VACUUM ANALYZE (what autovacuum does on a running service)\n');
+      await client.query('VACUUM ANALYZE');
       await client.end();
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
@@ -354,10 +375,12 @@ async function main(): Promise<void> {
     const scrape = async () => (await fetch(`${api}/metrics`)).text();
     const metricsBeforeSpread = await scrape();
     const cpuBefore = sample();
+    phase = '(a)';
     const spread = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const cpuAfter = sample();
     const metricsAfterSpread = await scrape();
     process.stderr.write(`• pay (b): one hot wallet, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
+    phase = '(b)';
     const hot = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
     const cpuAfterHot = sample();
     const metricsAfterHot = await scrape();
@@ -377,6 +400,7 @@ async function main(): Promise<void> {
     // each page's first change writes its full image (a running server's burst once per checkpoint_timeout,
     // 5 min: measured, 7–8 MB more WAL in (c) when only 2 s were left before it, none after 5 s). The first 5 s at
     // the offered rate are not measured.
+    phase = '(c) unmeasured';
     await driveAtRate(STEADY_RATE, 5, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const metricsBeforeSteady = await (await fetch(`${api}/metrics`)).text();
     const statements = new pg.Client(database.connectionString);
@@ -389,6 +413,7 @@ async function main(): Promise<void> {
     // One CPU sample per second of (c), to set each second's tail beside what the machine was doing then.
     const steadySeconds: CpuSample[] = [cpuBeforeSteady];
     const ticker = setInterval(() => steadySeconds.push(sample()), 1000);
+    phase = '(c)';
     const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     clearInterval(ticker);
     const cpuAfterSteady = sample();
@@ -504,6 +529,7 @@ async function main(): Promise<void> {
     const lines = [
       '',
       `Treasury pay benchmark — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
+      `database history before measuring: ${history.authorizations.toLocaleString('en-US')} past payments, ${history.auditEvents.toLocaleString('en-US')} audit rows, ${history.spendWindows.toLocaleString('en-US')} past spend windows (BENCH_HISTORY)`,
       '',
       `| ${'measurement'.padEnd(44)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(54)} |`,
       `|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(56)}|`,
@@ -528,6 +554,7 @@ async function main(): Promise<void> {
       statementLine,
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
       `API garbage collection in (c): ${gcInSteady}`,
+      ...(failures.size > 0 ? [`answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`] : []),
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');
