@@ -7,6 +7,9 @@
  * the CPU per request on header objects, events and parsers that a fixed request does not need.
  * Limits: HTTP/1.1 responses with a Content-Length only (chunked or connection-close bodies are reported as
  * failures, not read); no TLS, no redirects. A failed or closed connection fails its request and is reopened.
+ * A connection idle for `idleReopenMs` (default 4 s) is closed and opened again before its next request, as
+ * undici does: node:http servers close keep-alive connections idle for 5 s, and a request written as the
+ * server closes would fail (a failure of the client, not of the service).
  */
 import net from 'node:net';
 
@@ -14,6 +17,8 @@ export interface KeepAliveLoadClientOptions {
   host: string;
   port: number;
   connections: number;
+  /** Reopen a connection idle for this long before its next request (default 4,000 ms). */
+  idleReopenMs?: number;
 }
 
 interface Waiter {
@@ -26,6 +31,7 @@ class Connection {
   private socket: net.Socket | undefined;
   private buffered: Buffer = Buffer.alloc(0);
   private current: Waiter | undefined;
+  private idleSince = 0;
 
   constructor(
     private readonly options: KeepAliveLoadClientOptions,
@@ -34,6 +40,7 @@ class Connection {
 
   send(waiter: Waiter): void {
     this.current = waiter;
+    if (this.socket && performance.now() - this.idleSince > (this.options.idleReopenMs ?? 4_000)) this.close();
     const socket = this.open();
     socket.write(Buffer.concat([Buffer.from(waiter.head, 'latin1'), waiter.body]));
   }
@@ -85,6 +92,7 @@ class Connection {
     const waiter = this.current;
     if (!waiter) return;
     this.current = undefined;
+    this.idleSince = performance.now();
     waiter.resolve(status);
     this.onIdle(this);
   }

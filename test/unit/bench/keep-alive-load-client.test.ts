@@ -1,7 +1,8 @@
 /**
  * The benchmark's load client against a real node:http server: statuses and bodies delimited by
  * Content-Length, requests beyond the connection count queued and served on the same keep-alive sockets,
- * and responses it cannot delimit (chunked) or connections that drop reported as failures, not hangs.
+ * and responses it cannot delimit (chunked) or connections that drop reported as failures, not hangs; a
+ * connection idle past idleReopenMs is opened again before the server's keep-alive time-out can race it.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -62,6 +63,19 @@ describe('bench keep-alive load client', () => {
     assert.equal(await client.request('GET', '/chunked', {}, empty), 0);
     assert.equal(await client.request('GET', '/drop', {}, empty), 0);
     assert.equal(await client.request('GET', '/ok', {}, empty), 200);
+    client.close();
+  });
+
+  it('opens an idle connection again before its next request', async () => {
+    sockets.clear();
+    const client = new KeepAliveLoadClient({ host: '127.0.0.1', port, connections: 1, idleReopenMs: 100 });
+    const body = Buffer.from('{}');
+    assert.equal(await client.request('POST', '/a', {}, body), 200);
+    assert.equal(await client.request('POST', '/b', {}, body), 200);
+    assert.equal(sockets.size, 1, 'back to back: the same connection');
+    await new Promise((r) => setTimeout(r, 150));
+    assert.equal(await client.request('POST', '/c', {}, body), 200);
+    assert.equal(sockets.size, 2, 'after 150 ms idle: a new connection');
     client.close();
   });
 });
