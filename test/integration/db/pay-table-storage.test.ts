@@ -39,6 +39,25 @@ describe('pay table storage', function () {
     }
   });
 
+  it('every other column of the pay tables is sampled with a statistics target of 10 (3,000 rows per ANALYZE)', async () => {
+    const rows = (await db.knex.raw(
+      `SELECT c.relname AS table, a.attname AS column, a.attstattarget AS target FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+        WHERE c.relname IN ('authorizations', 'audit_events', 'policy_decisions') AND a.attnum > 0 AND NOT a.attisdropped`,
+    )).rows as Array<{ table: string; column: string; target: number | null }>;
+    const analyzed = rows.filter((r) => r.target !== 0);
+    assert.ok(analyzed.length >= 20, `analyzed columns: ${analyzed.length}`);
+    for (const r of analyzed) assert.equal(r.target, 10, `${r.table}.${r.column} has target 10`);
+    // Its statistics are sized by the target: ten histogram buckets.
+    await db.knex.raw(`
+      INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at)
+      SELECT 'sample_' || c, s, 'payment.reserved', 'agent', '{}'::jsonb, repeat('0', 64), md5(c || '-' || s) || md5(c || '-' || s), now()
+        FROM generate_series(1, 100) c, generate_series(1, 100) s`);
+    await db.knex.raw('ANALYZE audit_events');
+    const stats = (await db.knex.raw(`SELECT array_length(histogram_bounds::text::text[], 1) AS buckets FROM pg_stats WHERE tablename = 'audit_events' AND attname = 'chain_key'`)).rows[0] as { buckets: number };
+    // (With the default target the histogram of these 100+ equally common keys would have about 100 bounds.)
+    assert.ok(stats.buckets > 1 && stats.buckets <= 11, `chain_key histogram has at most 11 bounds: ${stats.buckets}`);
+  });
+
   it('a signature record stays on its page: authorizations pages are filled to 75 %', async () => {
     const row = (await db.knex.raw(`SELECT reloptions FROM pg_class WHERE relname = 'authorizations'`)).rows[0] as { reloptions: string[] | null };
     assert.deepEqual(row.reloptions, ['fillfactor=75']);
