@@ -50,6 +50,7 @@ import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
 import { auditValues, isoDate, SNAPSHOT_SQL } from './pay-statements.js';
 import { releaseReservation, type ReleaseReason } from './release-reservation.js';
 import { paymentTerms, type SignedPayment } from './signed-payment.js';
+import { addToVelocityWindow, ageVelocityWindow, type VelocityWindow } from './velocity-window.js';
 import { LRUCache } from 'lru-cache';
 import type { WalletRow } from './wallet-service.js';
 
@@ -260,7 +261,7 @@ export class PayService {
   private readSnapshot(rows: Record<string, unknown>[], accountId: string, walletId: string, now: Date) {
     const windows = policyWindows(now);
     const row = rows[0] as
-      | (WalletRow & { account_key_ref: string; last_paid_at: Date | null; totals: Record<string, string> | null; recent: RecentPayments | null; audit_head: AuditHead | null; previous: PreviousAttempt | null })
+      | (WalletRow & { account_key_ref: string; last_paid_at: Date | null; totals: Record<string, string> | null; recent: VelocityWindow | null; audit_head: AuditHead | null; previous: PreviousAttempt | null })
       | undefined;
     if (!row || row.account_id !== accountId) throw new AppError('wallet_not_found');
     if (row.status === 'revoked') throw new AppError('wallet_revoked', { fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null } });
@@ -420,9 +421,11 @@ export class PayService {
       if (!cacheable) return undefined;
       const entry = this.snapshots.get(ctx.walletId);
       now = this.clock();
-      if (!entry || entry.generation !== this.writer.generation || entry.windowKey !== windowKey(now) || !velocityCountHolds(entry.row, now)) return undefined;
+      if (!entry || entry.generation !== this.writer.generation || entry.windowKey !== windowKey(now)) return undefined;
+      const row = rememberedAt(entry.row, now);
+      if (!row) return undefined;
       this.metrics.paySnapshots.inc({ source: 'remembered' });
-      return [entry.row];
+      return [row];
     };
     /** Once this request's write is decided: what the wallet's next payment may decide on. */
     const remember = (row: Record<string, unknown>, change: { auditHead: AuditHead; spentMicro?: bigint; at: Date }) => {
@@ -433,7 +436,7 @@ export class PayService {
         ...row,
         totals: { day: add('day'), week: add('week'), month: add('month') },
         last_paid_at: change.spentMicro === undefined ? row.last_paid_at : change.at,
-        recent: nextRecent(row.recent as RecentPayments | null, change),
+        recent: nextRecent(row.recent as VelocityWindow | null, change),
         audit_head: change.auditHead,
         previous: null,
       };
@@ -581,7 +584,7 @@ export class PayService {
       return withWalletSnapshot(
         this.knex,
         ctx.walletId,
-        'treasury_pay_snapshot_v2',
+        'treasury_pay_snapshot_v3',
         async (tx, rows) => {
           const decided = decide(this.readSnapshot(rows, ctx.accountId, ctx.walletId, now));
           await writeAlone(tx, decided).catch((err: unknown) => {
@@ -597,7 +600,7 @@ export class PayService {
     const { outcome, written } = await withWalletDecision(
       this.knex,
       ctx.walletId,
-      'treasury_pay_snapshot_v2',
+      'treasury_pay_snapshot_v3',
       (rows, track) => {
         const decided = decide(this.readSnapshot(rows, ctx.accountId, ctx.walletId, now));
         if (!decided.write) return { outcome: decided.outcome, written: undefined };
@@ -661,28 +664,24 @@ export class PayService {
   }
 }
 
-/** The velocity cap's rolling window as read (SNAPSHOT_SQL `recent`): its count and its oldest payment. */
-interface RecentPayments {
-  count: number;
-  oldest: string | null;
-}
-
 /**
- * A remembered snapshot's velocity count is exact at `now` while no payment it counted has left the rolling
- * window (the window only loses payments as time passes; the ones this process added are counted already).
+ * A remembered snapshot at `now`: the velocity window aged to `now` (./velocity-window.ts), or undefined when
+ * its count can no longer be known without reading the wallet again.
  */
-function velocityCountHolds(row: Record<string, unknown>, now: Date): boolean {
+function rememberedAt(row: Record<string, unknown>, now: Date): Record<string, unknown> | undefined {
   const cap = (row.policy as { velocity_cap?: { window_seconds?: unknown } } | null)?.velocity_cap;
-  if (!cap) return true;
-  const recent = row.recent as RecentPayments | null;
-  if (!recent || typeof cap.window_seconds !== 'number') return false;
-  return recent.oldest === null || Date.parse(recent.oldest) > now.getTime() - cap.window_seconds * 1000;
+  if (!cap) return row;
+  const recent = row.recent as VelocityWindow | null;
+  if (!recent || typeof cap.window_seconds !== 'number') return undefined;
+  const aged = ageVelocityWindow(recent, cap.window_seconds, now);
+  if (!aged) return undefined;
+  return aged === recent ? row : { ...row, recent: aged };
 }
 
-/** The rolling window after a write: a reservation adds one payment (the oldest if it is the first). */
-function nextRecent(recent: RecentPayments | null, change: { spentMicro?: bigint; at: Date }): RecentPayments | null {
+/** The rolling window after a write: a reservation adds one payment. */
+function nextRecent(recent: VelocityWindow | null, change: { spentMicro?: bigint; at: Date }): VelocityWindow | null {
   if (!recent || change.spentMicro === undefined) return recent;
-  return { count: recent.count + 1, oldest: recent.oldest ?? change.at.toISOString() };
+  return addToVelocityWindow(recent, change.at);
 }
 
 /** Optimistic reservations retried after a concurrent change of the same wallet (other processes only). */

@@ -4,19 +4,24 @@
  */
 import type { buildAuditRow } from '../audit/audit-ledger.js';
 import type { AuditValues } from '../db/reservation-writer.js';
+import { VELOCITY_TIMES_KEPT } from './velocity-window.js';
 
 // The last payment time (cooling-off) is the newest authorization of the wallet, released ones included
 // (cooling-off errs on the safe side): read through the (wallet_id, created_at) index, so a payment does not
-// rewrite the wallet row. `recent` (velocity cap only) is the rolling window's count and its oldest payment:
-// the count stays exact for a later decision as long as that payment is still inside the window.
+// rewrite the wallet row. `recent` (velocity cap only) is the rolling window's count and the times of its oldest
+// payments (µs since the epoch, oldest first): ./velocity-window.ts ages the count exactly as they leave it.
 export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
               (SELECT max(p.created_at) FROM authorizations p WHERE p.wallet_id = w.id) AS last_paid_at,
               (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
                 WHERE t.wallet_id = w.id AND ((t.window_kind = 'day' AND t.window_start = ?::date)
                    OR (t.window_kind = 'week' AND t.window_start = ?::date) OR (t.window_kind = 'month' AND t.window_start = ?::date))) AS totals,
               CASE WHEN jsonb_exists(w.policy, 'velocity_cap') THEN
-                (SELECT json_build_object('count', count(*), 'oldest', min(x.created_at)) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released'
-                   AND x.created_at > ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int))
+                (SELECT json_build_object(
+                          'count', (SELECT count(*) FROM authorizations x WHERE x.wallet_id = w.id AND x.status <> 'released' AND x.created_at > v.start),
+                          'oldest_us', ARRAY(SELECT (extract(epoch FROM o.created_at) * 1000000)::bigint FROM authorizations o
+                                              WHERE o.wallet_id = w.id AND o.status <> 'released' AND o.created_at > v.start
+                                              ORDER BY o.created_at LIMIT ${VELOCITY_TIMES_KEPT}))
+                   FROM (SELECT ?::timestamptz - make_interval(secs => (w.policy->'velocity_cap'->>'window_seconds')::int) AS start) v)
               END AS recent,
               (SELECT json_build_object('seq', e.seq, 'hash', e.hash) FROM audit_events e WHERE e.chain_key = w.id ORDER BY e.seq DESC LIMIT 1) AS audit_head,
               (SELECT json_build_object('id', i.id, 'status', i.status, 'request_hash', i.request_hash, 'response', i.response) FROM authorizations i

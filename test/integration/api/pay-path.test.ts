@@ -41,6 +41,10 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
   const pay = (walletId: string, amountRaw: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
     t.request('POST', `/v1/wallets/${walletId}/pay`, { token, body: { payment_requirements: requirements(amountRaw, extra.requirements as Record<string, unknown>), ...(extra.capability ? { capability: extra.capability } : {}) }, headers });
 
+  /** treasury_pay_snapshots_total{source}: wallet snapshots read from the database or remembered from the last write. */
+  const snapshots = async (source: 'read' | 'remembered') =>
+    Number((await t.request('GET', '/metrics')).body.match(new RegExp(`treasury_pay_snapshots_total\\{source="${source}"\\} (\\d+)`))?.[1] ?? 0);
+
   async function expectDenied(res: { status: number; body: any }, rule: string, walletId: string) {
     assert.equal(res.status, 403, JSON.stringify(res.body));
     assert.equal(res.body.reason, 'policy_denied');
@@ -130,6 +134,32 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     await expectDenied(await pay(w.id, '1'), 'velocity_cap', w.id);
     now = new Date('2026-11-22T12:01:01Z');
     assert.equal((await pay(w.id, '1')).status, 200);
+  });
+
+  it('velocity_cap: a wallet paid steadily decides on its remembered window as its payments leave it, exactly as a read would', async () => {
+    const w = await wallet({ velocity_cap: { max_count: 3, window_seconds: 60 } });
+    const at = (s: number) => new Date(Date.parse('2026-11-22T13:00:00Z') + s * 1000);
+    now = at(0);
+    assert.equal((await pay(w.id, '1')).status, 200);
+    const [reads, remembered] = [await snapshots('read'), await snapshots('remembered')];
+    // (second, expected: velocity_remaining after an allowed payment, or 'denied')
+    const steps: Array<[number, number | 'denied']> = [[20, 1], [40, 0], [59, 'denied'], [60, 0], [61, 'denied'], [80, 0], [100.5, 0], [119, 'denied']];
+    for (const [second, expected] of steps) {
+      now = at(second);
+      const res = await pay(w.id, '1');
+      if (expected === 'denied') await expectDenied(res, 'velocity_cap', w.id);
+      else {
+        assert.equal(res.status, 200, `${second}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.headroom.velocity_remaining, expected, `at ${second} s`);
+      }
+      // The dry run reads the database: at the same instant it counts what the remembered window counted.
+      const inWindow = [0, 20, 40, 60, 80, 100.5].filter((s) => s <= second && s > second - 60).length;
+      const dry = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, { token, body: { to: SELLER, amount_usd: '0.000001' } });
+      assert.deepEqual({ allowed: dry.body.allowed, remaining: dry.body.headroom.velocity_remaining }, { allowed: inWindow < 3, remaining: Math.max(0, 2 - inWindow) }, `dry run at ${second} s`);
+    }
+    assert.equal(await snapshots('read'), reads, 'no payment read the wallet again');
+    assert.equal((await snapshots('remembered')) - remembered, steps.length);
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 6);
   });
 
   it('cooling_off refuses within N seconds of the last payment', async () => {
@@ -260,11 +290,10 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
   });
 
   it('decides on the snapshot its last write left behind, and never past a change of the wallet (policy, revocation)', async () => {
-    const metric = async (source: string) => Number((await t.request('GET', '/metrics')).body.match(new RegExp(`treasury_pay_snapshots_total\\{source="${source}"\\} (\\d+)`))?.[1] ?? 0);
     const w = await wallet({ daily_cap_usd: '1' });
-    const remembered = await metric('remembered');
+    const remembered = await snapshots('remembered');
     for (let i = 0; i < 3; i++) assert.equal((await pay(w.id, usd(0.25))).status, 200);
-    assert.ok((await metric('remembered')) - remembered >= 2, 'the second and third payments did not read the wallet again');
+    assert.ok((await snapshots('remembered')) - remembered >= 2, 'the second and third payments did not read the wallet again');
     // Tightened in between: the remembered snapshot holds the old policy; the write notices, the decision is taken again.
     assert.equal((await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { daily_cap_usd: '0.75' } })).status, 200);
     await expectDenied(await pay(w.id, usd(0.25)), 'daily_cap_usd', w.id);
