@@ -32,6 +32,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
 const STEADY_RATE = Number(process.env.BENCH_STEADY_RATE ?? 400);
+const IDEMPOTENCY_KEYS = process.env.BENCH_IDEMPOTENCY_KEYS !== '0';
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 300_000);
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -336,8 +337,12 @@ async function main(): Promise<void> {
     /** Answers other than 200, by phase and status (0: the connection failed before an answer). */
     const failures = new Map<string, number>();
     let phase = 'warm-up';
+    // As the SDK's TreasuryAccount asks for each signature: under an Idempotency-Key of its own (BENCH_IDEMPOTENCY_KEYS=0: none).
+    const keyPrefix = `bench-${Date.now().toString(36)}-`;
+    let keys = 0;
+    const headersFor = IDEMPOTENCY_KEYS ? () => ({ ...payHeaders, 'idempotency-key': keyPrefix + (keys++).toString(36) }) : () => payHeaders;
     const payOnce = async (walletId: string) => {
-      const status = await client.request('POST', `/v1/wallets/${walletId}/pay`, payHeaders, payPayload);
+      const status = await client.request('POST', `/v1/wallets/${walletId}/pay`, headersFor(), payPayload);
       if (status !== 200) failures.set(`${phase} ${status}`, (failures.get(`${phase} ${status}`) ?? 0) + 1);
       return status === 200;
     };
@@ -530,6 +535,7 @@ async function main(): Promise<void> {
       '',
       `Treasury pay benchmark — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
       `database history before measuring: ${history.authorizations.toLocaleString('en-US')} past payments, ${history.auditEvents.toLocaleString('en-US')} audit rows, ${history.spendWindows.toLocaleString('en-US')} past spend windows (BENCH_HISTORY)`,
+      `each payment ${IDEMPOTENCY_KEYS ? 'under an Idempotency-Key of its own, as the SDK sends (BENCH_IDEMPOTENCY_KEYS=0: none)' : 'without an Idempotency-Key (BENCH_IDEMPOTENCY_KEYS=0)'}`,
       '',
       `| ${'measurement'.padEnd(44)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(54)} |`,
       `|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(56)}|`,

@@ -149,10 +149,29 @@ export class PayService {
    * next payment of that wallet decides on it without reading. It is only a guess — the write's audit row at
    * head + 1 fails if anything changed the wallet meanwhile (every change appends to its chain), and the
    * entry is dropped and read afresh; it is also dropped when a shared statement failed (`generation`), when
-   * the UTC window changed, and when a payment its velocity count holds has left the rolling window. Not
-   * used for Idempotency-Keys (the earlier attempt must be looked up) or buyer PATs (locked path).
+   * the UTC window changed, and when its velocity count can no longer be known (./velocity-window.ts). Not
+   * used for an Idempotency-Key this process has seen before (the earlier attempt must be looked up) or
+   * buyer PATs (locked path).
    */
   private readonly snapshots = new LRUCache<string, { row: Record<string, unknown>; windowKey: string; generation: number }>({ max: 10_000 });
+
+  /**
+   * Idempotency-Keys this process has seen, as `wallet id|key`. A key's first use (each signature the SDK asks
+   * for has a key of its own) decides on the remembered snapshot and is group-committed like a payment
+   * without one: a key never used has no earlier attempt to look up, and if it was used after all (through
+   * another process, or before this one started) its authorization's UNIQUE (wallet_id, idempotency_key)
+   * fails the write, and the payment is decided again on a read that finds the earlier attempt. Any later
+   * use of a key seen here reads the wallet first. Evicted keys fall back on that UNIQUE constraint.
+   */
+  private readonly seenKeys = new LRUCache<string, true>({ max: 100_000 });
+
+  /** True the first time this process sees `key` for `walletId` (and remembers it). */
+  private firstUseOfKey(walletId: string, key: string): boolean {
+    const id = `${walletId}|${key}`;
+    if (this.seenKeys.has(id)) return false;
+    this.seenKeys.set(id, true);
+    return true;
+  }
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<SignedPayment> {
@@ -416,7 +435,7 @@ export class PayService {
       const w = policyWindows(at);
       return `${isoDate(w.dayStart)}|${isoDate(w.weekStart)}|${isoDate(w.monthStart)}`;
     };
-    const cacheable = !ctx.pat && !ctx.idempotencyKey;
+    const cacheable = !ctx.pat && (ctx.idempotencyKey === undefined || this.firstUseOfKey(ctx.walletId, ctx.idempotencyKey));
     const remembered = () => {
       if (!cacheable) return undefined;
       const entry = this.snapshots.get(ctx.walletId);

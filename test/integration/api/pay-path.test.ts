@@ -307,6 +307,30 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
   });
 
+  it('Idempotency-Keys: the first use of a key decides on the remembered snapshot; its reuse reads the wallet and gets the stored result or a 409', async () => {
+    const w = await wallet({ daily_cap_usd: '1' });
+    assert.equal((await pay(w.id, usd(0.25), {}, { 'idempotency-key': 'sdk-0' })).status, 200);
+    const [reads, remembered] = [await snapshots('read'), await snapshots('remembered')];
+    const signed: string[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const res = await pay(w.id, usd(0.25), {}, { 'idempotency-key': `sdk-${i}` });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      signed.push(res.body.signature);
+    }
+    assert.equal(await snapshots('read'), reads, 'fresh keys did not read the wallet');
+    assert.equal((await snapshots('remembered')) - remembered, 3);
+    await expectDenied(await pay(w.id, usd(0.25), {}, { 'idempotency-key': 'sdk-4' }), 'daily_cap_usd', w.id);
+    const again = await pay(w.id, usd(0.25), {}, { 'idempotency-key': 'sdk-2' });
+    assert.equal(again.status, 200);
+    assert.equal(again.body.signature, signed[1]);
+    assert.equal((await pay(w.id, usd(0.5), {}, { 'idempotency-key': 'sdk-3' })).status, 409);
+    assert.ok((await snapshots('read')) - reads >= 2, 'a key seen before reads the wallet');
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 4);
+    const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), '1000000');
+    assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
+  });
+
   it('answers 410 on a revoked wallet', async () => {
     const w = await wallet();
     await t.request('POST', `/v1/wallets/${w.id}/revoke`, { token });

@@ -114,6 +114,27 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(String(totals.spent_micro), '100000');
   });
 
+  it('a key first used on one process, retried on the other whose remembered snapshot is current: the stored result, nothing spent again', async () => {
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
+    const body = { payment_requirements: requirements('100000') };
+    const first = await post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'moved-1' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    // The other process pays once without a key: it reads the wallet and remembers what its write left.
+    assert.equal((await post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, body)).status, 200);
+    // The retry reaches it: a key it never saw is decided on that snapshot, and its UNIQUE (wallet, key) sends it back to a read.
+    const before = await conflictRetries();
+    const retried = await post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'moved-1' });
+    assert.equal(retried.status, 200, JSON.stringify(retried.body));
+    assert.equal(retried.body.signature, first.body.signature);
+    assert.ok((await conflictRetries()) - before >= 1, 'the optimistic write met the earlier use of the key');
+    const other = await post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('200000') }, { 'idempotency-key': 'moved-1' });
+    assert.equal(other.status, 409, JSON.stringify(other.body));
+    assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 2);
+    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), '200000');
+    assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
+  });
+
   it('policy changes racing payments: every answer is 200 or 403, the audit chain verifies, spend matches the signatures', async () => {
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '100' } })).body;
     const put = (i: number) =>
