@@ -1,6 +1,6 @@
 /**
  * Writes pay-path decisions — a denial (decision row + audit row) or a reservation (authorization with no
- * signature yet, spend totals, audit row; the authorization and the audit row carry its decision id) —
+ * signature yet, spend totals, the paying PAT's daily total when it has no cap, audit row; the authorization and the audit row carry its decision id) —
  * several to one autocommit statement when payments arrive together (./group-commit-queue.ts): a write is
  * sent at once when no statement is running, otherwise it joins the next one. One prepared `INSERT …
  * SELECT FROM jsonb_to_recordset(…)` statement (one JSON document per table, ./json-rows.ts) serves one
@@ -44,6 +44,8 @@ export interface DecisionWrite {
   authorization?: AuthorizationValues;
   /** The spend counted in the wallet's day, week and month windows (window starts as YYYY-MM-DD). */
   spend?: { walletId: string; windowStarts: { day: string; week: string; month: string }; amountMicro: bigint };
+  /** The paying buyer PAT's spend that UTC day (YYYY-MM-DD), when it has no daily cap to check under its lock. */
+  patSpend?: { tokenId: string; day: string; amountMicro: bigint };
   audit: AuditValues;
 }
 
@@ -66,10 +68,13 @@ const AUDIT_COLUMNS = ['chain_key', 'seq', 'event_type', 'actor', 'payload', 'pr
 const AUDIT_TYPES = ['text', 'integer', 'text', 'text', 'jsonb', 'text', 'text', 'timestamptz'];
 const SPEND_COLUMNS = ['wallet_id', 'window_kind', 'window_start', 'spent_micro', 'payment_count'];
 const SPEND_TYPES = ['text', 'text', 'date', 'bigint', 'integer'];
+const PAT_SPEND_COLUMNS = ['token_id', 'day', 'spent_micro'];
+const PAT_SPEND_TYPES = ['text', 'date', 'bigint'];
 
 const decisionRows = jsonRowsEncoder(DECISION_COLUMNS, DECISION_TYPES);
 const authorizationRows = jsonRowsEncoder(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES);
 const spendRows = jsonRowsEncoder(SPEND_COLUMNS, SPEND_TYPES);
+const patSpendRows = jsonRowsEncoder(PAT_SPEND_COLUMNS, PAT_SPEND_TYPES);
 const auditRows = jsonRowsEncoder(AUDIT_COLUMNS, AUDIT_TYPES);
 
 /** `SELECT <columns> FROM jsonb_to_recordset(?::jsonb) AS v(<column type>, …)`: one parameter per table (./json-rows.ts). */
@@ -78,7 +83,7 @@ const recordset = (columns: string[], types: string[]) => `SELECT ${columns.join
 /**
  * The audit rows are the statement's main query, joined to `l` (every wallet's shared advisory lock,
  * taken in key order before the first row is produced); the other inserts are CTEs, run to completion
- * after it. Spend totals arrive summed per (wallet, window), so ON CONFLICT touches each row once.
+ * after it. Spend totals arrive summed per (wallet, window) and PAT totals per (PAT, day), so ON CONFLICT touches each row once.
  */
 export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
   d AS (INSERT INTO policy_decisions (${DECISION_COLUMNS.join(', ')}) ${recordset(DECISION_COLUMNS, DECISION_TYPES)}),
@@ -88,11 +93,14 @@ export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SE
         ${recordset(SPEND_COLUMNS, SPEND_TYPES)}
         ON CONFLICT (wallet_id, window_kind, window_start)
         DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
-                      payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count)
+                      payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count),
+  p AS (INSERT INTO pat_spend_totals (${PAT_SPEND_COLUMNS.join(', ')})
+        ${recordset(PAT_SPEND_COLUMNS, PAT_SPEND_TYPES)}
+        ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro)
 INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')}) SELECT v.* FROM (${recordset(AUDIT_COLUMNS, AUDIT_TYPES)}) v CROSS JOIN l`;
-export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v2';
+export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v3';
 
-/** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table. */
+/** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table (in the statement's order). */
 export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
   const spend = new Map<string, [walletId: string, kind: string, start: string, amount: bigint, count: number]>();
   for (const w of writes) {
@@ -106,11 +114,20 @@ export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unkno
       spend.set(key, row);
     }
   }
+  const patSpend = new Map<string, [tokenId: string, day: string, amount: bigint]>();
+  for (const w of writes) {
+    if (!w.patSpend) continue;
+    const key = `${w.patSpend.tokenId}|${w.patSpend.day}`;
+    const row = patSpend.get(key) ?? [w.patSpend.tokenId, w.patSpend.day, 0n];
+    row[2] += w.patSpend.amountMicro;
+    patSpend.set(key, row);
+  }
   return [
     writes.map((w) => w.lockKey),
     decisionRows(writes.flatMap((w) => (w.decision ? [w.decision] : []))),
     authorizationRows(writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
     spendRows([...spend.values()].map(([walletId, kind, start, amount, count]) => [walletId, kind, start, amount.toString(), count])),
+    patSpendRows([...patSpend.values()].map(([tokenId, day, amount]) => [tokenId, day, amount.toString()])),
     auditRows(writes.map((w) => w.audit)),
   ];
 }

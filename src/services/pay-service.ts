@@ -6,8 +6,9 @@
  *    decision id and no signature yet, the spend totals and the audit row at the chain's head + 1 (an
  *    allowed decision is recorded by these two rows; policy_decisions holds denials). That audit
  *    row fails the statement if anything changed the wallet since the snapshot; the decision is then taken
- *    again on a fresh read. With a buyer PAT (daily cap across wallets) read and write run in one
- *    transaction under the exclusive wallet lock and the PAT lock instead.
+ *    again on a fresh read. The paying buyer PAT's daily total is counted by the same statement. With a
+ *    buyer PAT that has a daily cap (across wallets) read, check and write run in one transaction under the
+ *    exclusive wallet lock and the PAT lock instead.
  * 2. The signer signs that exact message (no lock held, so a hot wallet is not serialised on it).
  * 3. One statement records the signature on the reserved row (several rows per statement when payments
  *    arrive together); only after it committed does the signature leave. If the signer fails, the
@@ -435,7 +436,7 @@ export class PayService {
       const w = policyWindows(at);
       return `${isoDate(w.dayStart)}|${isoDate(w.weekStart)}|${isoDate(w.monthStart)}`;
     };
-    const cacheable = !ctx.pat && (ctx.idempotencyKey === undefined || this.firstUseOfKey(ctx.walletId, ctx.idempotencyKey));
+    const cacheable = !(ctx.pat && ctx.pat.dailyCapMicro !== null) && (ctx.idempotencyKey === undefined || this.firstUseOfKey(ctx.walletId, ctx.idempotencyKey));
     const remembered = () => {
       if (!cacheable) return undefined;
       const entry = this.snapshots.get(ctx.walletId);
@@ -549,6 +550,7 @@ export class PayService {
             ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
           ],
           spend: { walletId: wallet.id, windowStarts: { day: isoDate(windows.dayStart), week: isoDate(windows.weekStart), month: isoDate(windows.monthStart) }, amountMicro: plan.amountMicro },
+          ...(ctx.pat ? { patSpend: { tokenId: ctx.pat.tokenId, day: isoDate(windows.dayStart), amountMicro: plan.amountMicro } } : {}),
           audit: auditValues(audit),
         },
         change: { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now },
@@ -566,7 +568,9 @@ export class PayService {
       });
     };
 
-    if (ctx.pat) {
+    // A buyer PAT with a daily cap: its total is checked and counted under its lock. Without a cap (as `xx init`
+    // mints the agent's PAT) the write only adds to its total, which one statement does atomically.
+    if (ctx.pat && ctx.pat.dailyCapMicro !== null) {
       const pat = ctx.pat;
       let lockedOutcome: Decided['outcome'] | undefined;
       return withWalletTransaction(
@@ -578,15 +582,8 @@ export class PayService {
           if (!snapshot.previous) await this.checkPatDailyCap(tx, pat, plan.amountMicro, snapshot.windows.dayStart);
           const decided = decide(snapshot);
           lockedOutcome = decided.outcome;
+          // The write counts the payment in the PAT's daily total too (DecisionWrite.patSpend).
           await writeAlone(tx, decided);
-          if (decided.write?.authorization) {
-            await tx.query(
-              `INSERT INTO pat_spend_totals (token_id, day, spent_micro) VALUES (?, ?::date, ?)
-               ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro`,
-              [pat.tokenId, isoDate(snapshot.windows.dayStart), plan.amountMicro.toString()],
-              'treasury_pat_spend_v1',
-            );
-          }
           return decided.outcome;
         },
         opening,

@@ -64,4 +64,30 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal(lowered.status, 429);
     assert.equal(lowered.body.recovery.current_cap_usd, '0.6');
   });
+
+  it('an agent PAT without a cap (as xx init mints it) pays on the group-commit path; its daily total counts every payment, and a cap set later counts them', async () => {
+    now = new Date();
+    const { session } = await signInWithNewKey(t);
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
+    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } })).body;
+    const wallets = await Promise.all(['a', 'b', 'c', 'd'].map(async (label) => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string));
+    now = new Date(Date.UTC(2026, 10, 24, 12, 0, 0));
+    const pay = (walletId: string, amount: string) => t.request('POST', `/v1/wallets/${walletId}/pay`, { token: buyer.pat, body: { payment_requirements: requirements(amount) } });
+    const decisionsPerWrite = async () => {
+      const text = (await t.request('GET', '/metrics')).body as string;
+      return Number(text.match(/treasury_pay_decision_write_batch_size_count (\d+)/)?.[1] ?? 0);
+    };
+    const writesBefore = await decisionsPerWrite();
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => pay(wallets[i % 4]!, '10000')));
+    for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.ok((await decisionsPerWrite()) - writesBefore >= 1, 'the decisions went through the group-commit writer');
+    const total = await t.db.knex('pat_spend_totals').where({ token_id: buyer.id, day: '2026-11-24' }).first();
+    assert.equal(String(total.spent_micro), '400000', 'forty payments of 0.01 across four wallets');
+
+    assert.equal((await t.request('PATCH', `/v1/pats/${buyer.id}`, { token: session, body: { daily_cap_usd: '0.5' } })).status, 200);
+    assert.equal((await pay(wallets[0]!, '100000')).status, 200, '0.4 + 0.1: at the cap');
+    const over = await pay(wallets[1]!, '1');
+    assert.equal(over.status, 429);
+    assert.equal(over.body.error_code, 'MGMT_6014');
+  });
 });
