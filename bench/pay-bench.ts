@@ -16,6 +16,8 @@ import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
 import { createKnex, migrateLatest } from '../src/db/knex-client.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
@@ -33,6 +35,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
 const STEADY_RATE = Number(process.env.BENCH_STEADY_RATE ?? 400);
 const IDEMPOTENCY_KEYS = process.env.BENCH_IDEMPOTENCY_KEYS !== '0';
+const PAT_WALLETS = Number(process.env.BENCH_PAT_WALLETS ?? 100);
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 300_000);
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -323,9 +326,10 @@ async function main(): Promise<void> {
     const minted = await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'bench' });
     const apiKey = minted.body.api_key as string;
     process.stderr.write(`• creating ${WALLETS} wallets\n`);
+    const walletPolicy = { per_tx_cap_usd: '1', daily_cap_usd: '1000000', velocity_cap: { max_count: 1000000, window_seconds: 60 } };
     const walletIds: string[] = [];
     for (let i = 0; i < WALLETS; i += 16) {
-      const batch = await Promise.all(Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: { per_tx_cap_usd: '1', daily_cap_usd: '1000000', velocity_cap: { max_count: 1000000, window_seconds: 60 } } })));
+      const batch = await Promise.all(Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: walletPolicy })));
       walletIds.push(...batch.map((b) => b.body.id as string));
     }
     const payBody = { payment_requirements: { scheme: 'exact', network: 'eip155:84532', payTo: SELLER, amount: '1000', asset: USDC, extra: { name: 'USDC', version: '2' }, maxTimeoutSeconds: 300 }, capability: 'bench' };
@@ -340,7 +344,8 @@ async function main(): Promise<void> {
     // As the SDK's TreasuryAccount asks for each signature: under an Idempotency-Key of its own (BENCH_IDEMPOTENCY_KEYS=0: none).
     const keyPrefix = `bench-${Date.now().toString(36)}-`;
     let keys = 0;
-    const headersFor = IDEMPOTENCY_KEYS ? () => ({ ...payHeaders, 'idempotency-key': keyPrefix + (keys++).toString(36) }) : () => payHeaders;
+    let bearerHeaders: Record<string, string> = payHeaders;
+    const headersFor = IDEMPOTENCY_KEYS ? () => ({ ...bearerHeaders, 'idempotency-key': keyPrefix + (keys++).toString(36) }) : () => bearerHeaders;
     const payOnce = async (walletId: string) => {
       const status = await client.request('POST', `/v1/wallets/${walletId}/pay`, headersFor(), payPayload);
       if (status !== 200) failures.set(`${phase} ${status}`, (failures.get(`${phase} ${status}`) ?? 0) + 1);
@@ -438,9 +443,31 @@ async function main(): Promise<void> {
       )
     ).rows[0]!;
     await statements.end();
-
-    client.close();
     const metrics = await (await fetch(`${api}/metrics`)).text();
+
+    // (d) A buyer agent paying through its PAT with a daily cap: each payment checks and counts the cap under the
+    // PAT's lock, across the agent's wallets — the locked path (docs/adr/0006). An agent PAT without a cap (as
+    // `xx init` mints it) pays on the path of (a). Measured after everything above, so it changes none of it.
+    process.stderr.write(`• pay (d): one agent's PAT with a daily cap, ${PAT_WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
+    const capped = await (async () => {
+      const who = privateKeyToAccount(generatePrivateKey());
+      const nonce = (await (await fetch(`${api}/v1/identity/nonce`, { method: 'POST' })).json()) as { nonce: string };
+      const message = createSiweMessage({ domain: new URL(api).host, address: who.address, uri: api, version: '1', chainId: 84532, nonce: nonce.nonce, issuedAt: new Date() });
+      const init = await fetch(`${api}/v1/identity/init`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message, signature: await who.signMessage({ message }), chain: 'evm' }) });
+      if (init.status !== 200 && init.status !== 201) throw new Error(`bench: sign-in failed (${init.status}): ${await init.text()}`);
+      const session = ((await init.json()) as { session: string }).session;
+      const treasuryPat = (await post('/v1/pats', session, { scope_type: 'treasury' })).body.pat as string;
+      const agentPat = (await post('/v1/pats', session, { scope_type: 'agent', daily_cap_usd: '1000000' })).body.pat as string;
+      const agentWallets: string[] = [];
+      for (let i = 0; i < PAT_WALLETS; i++) agentWallets.push((await post('/v1/wallets', treasuryPat, { policy: walletPolicy })).body.id as string);
+      bearerHeaders = { ...payHeaders, authorization: `Bearer ${agentPat}` };
+      phase = '(d) warm-up';
+      await driveEach(CONCURRENCY, agentWallets, payOnce);
+      await drive(CONCURRENCY, 2, (i) => payOnce(agentWallets[i % agentWallets.length]!));
+      phase = '(d)';
+      return drive(CONCURRENCY, SECONDS, (i) => payOnce(agentWallets[i % agentWallets.length]!));
+    })();
+    client.close();
     const avgMs = (name: string, labels: string) => {
       const sum = Number(metrics.match(new RegExp(`${name}_sum\\{${labels}\\} ([0-9.e+-]+)`))?.[1]);
       const count = Number(metrics.match(new RegExp(`${name}_count\\{${labels}\\} ([0-9.e+-]+)`))?.[1]);
@@ -547,6 +574,7 @@ async function main(): Promise<void> {
       row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
       row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [['HSM', hsm], ['signer', signerAlone], ['PG hot', dbHot]]),
       row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
+      row(`agent PAT, daily cap, ${PAT_WALLETS} wallets (${CONCURRENCY} cl.)`, capped, [['HSM', hsm], ['signer', signerAlone], ['PG hot', dbHot]]),
       '',
       ...(stealWarning ? [stealWarning, ''] : []),
       breakdown,

@@ -90,6 +90,8 @@ function writesSettled(walletId: string): Promise<void> | undefined {
 export interface OpeningQuery {
   sql: string;
   params: ReadonlyArray<unknown>;
+  /** Locked transactions only: more statements for that round trip, run in order after this one (their rows: `fn`'s third argument). */
+  then?: ReadonlyArray<{ sql: string; params: ReadonlyArray<unknown> }>;
 }
 
 /** `?` → the parameter as a quoted literal (pg's escapeLiteral), so the statement can ride a simple query. */
@@ -168,7 +170,12 @@ export async function withWalletDecision<T>(
   });
 }
 
-export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>, opening?: () => OpeningQuery): Promise<T> {
+export async function withWalletTransaction<T>(
+  knex: Knex,
+  walletId: string,
+  fn: (tx: WalletTx, openingRows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => Promise<T>,
+  opening?: () => OpeningQuery,
+): Promise<T> {
   // `opening` is built once this request's turn in the wallet queue has come (so a clock read there is not
   // stale by the time spent queued behind earlier payments).
   return inWalletQueue(walletId, async () => {
@@ -177,7 +184,12 @@ export async function withWalletTransaction<T>(knex: Knex, walletId: string, fn:
   });
 }
 
-async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: WalletTx, openingRows: Record<string, unknown>[]) => Promise<T>, opening: OpeningQuery | undefined): Promise<T> {
+async function lockedTransaction<T>(
+  knex: Knex,
+  walletId: string,
+  fn: (tx: WalletTx, openingRows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => Promise<T>,
+  opening: OpeningQuery | undefined,
+): Promise<T> {
   const client = (await knex.client.acquireConnection()) as PoolClient;
   let broken = false;
   try {
@@ -189,16 +201,19 @@ async function lockedTransaction<T>(knex: Knex, walletId: string, fn: (tx: Walle
     const lock = `BEGIN; SELECT pg_advisory_xact_lock(${walletLockKey(walletId).toString()})`;
     try {
       let openingRows: Record<string, unknown>[] = [];
+      let thenRows: Record<string, unknown>[][] = [];
       if (opening) {
-        const results = (await client.query(`${lock}; ${inlineParams(client, opening)}`)) as unknown as Array<{ rows: Record<string, unknown>[] }>;
+        const statements = [opening, ...(opening.then ?? [])].map((q) => inlineParams(client, q));
+        const results = (await client.query(`${lock}; ${statements.join('; ')}`)) as unknown as Array<{ rows: Record<string, unknown>[] }>;
         openingRows = results[2]!.rows;
+        thenRows = results.slice(3).map((r) => r.rows);
       } else {
         await client.query(lock);
       }
       const tx: WalletTx = {
         query: async (sql, params, name) => (await client.query(name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows,
       };
-      const result = await fn(tx, openingRows);
+      const result = await fn(tx, openingRows, thenRows);
       await client.query('COMMIT');
       return result;
     } catch (err) {

@@ -296,15 +296,24 @@ export class PayService {
   }
 
   /**
-   * The buyer PAT's daily cap (UTC day), checked under a per-PAT lock taken after the wallet lock (always
-   * in that order, so two wallets paid through one PAT cannot deadlock). Over the cap: 429 MGMT_6014 with
-   * the raise_pat_cap recovery; nothing is recorded.
+   * The statements that follow the wallet lock and snapshot in the opening round trip of a payment through a
+   * buyer PAT with a daily cap: the per-PAT lock (always after the wallet lock, so two wallets paid through
+   * one PAT cannot deadlock), then the PAT's total that UTC day, read under it. One round trip instead of
+   * three while the PAT's lock — which every payment of that agent waits for — is held.
    */
-  private async checkPatDailyCap(tx: WalletTx, pat: { tokenId: string; dailyCapMicro: bigint | null }, amountMicro: bigint, dayStart: Date): Promise<void> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended(?, 13))', [`pat:${pat.tokenId}`], 'treasury_pat_lock_v1');
-    if (pat.dailyCapMicro === null) return;
-    const [row] = await tx.query<{ spent_micro: string }>('SELECT spent_micro FROM pat_spend_totals WHERE token_id = ? AND day = ?::date', [pat.tokenId, isoDate(dayStart)], 'treasury_pat_read_v1');
-    const spent = BigInt(row?.spent_micro ?? 0);
+  private patCapQueries(tokenId: string, dayStart: Date): OpeningQuery['then'] {
+    return [
+      { sql: 'SELECT pg_advisory_xact_lock(hashtextextended(?, 13))', params: [`pat:${tokenId}`] },
+      { sql: 'SELECT spent_micro FROM pat_spend_totals WHERE token_id = ? AND day = ?::date', params: [tokenId, isoDate(dayStart)] },
+    ];
+  }
+
+  /**
+   * The buyer PAT's daily cap (UTC day) against its total read under its lock (patCapQueries). Over the cap:
+   * 429 MGMT_6014 with the raise_pat_cap recovery; nothing is recorded.
+   */
+  private checkPatDailyCap(pat: { tokenId: string; dailyCapMicro: bigint }, spentRows: Record<string, unknown>[] | undefined, amountMicro: bigint): void {
+    const spent = BigInt((spentRows?.[0]?.spent_micro as string | undefined) ?? 0);
     if (spent + amountMicro <= pat.dailyCapMicro) return;
     this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'pat_cap' });
     throw new AppError('MGMT_6014', {
@@ -571,22 +580,25 @@ export class PayService {
     // A buyer PAT with a daily cap: its total is checked and counted under its lock. Without a cap (as `xx init`
     // mints the agent's PAT) the write only adds to its total, which one statement does atomically.
     if (ctx.pat && ctx.pat.dailyCapMicro !== null) {
-      const pat = ctx.pat;
+      const pat = { tokenId: ctx.pat.tokenId, dailyCapMicro: ctx.pat.dailyCapMicro };
       let lockedOutcome: Decided['outcome'] | undefined;
       return withWalletTransaction(
         this.knex,
         ctx.walletId,
-        async (tx, rows) => {
+        async (tx, rows, [, spentRows]) => {
           // 404 / 410 come before the PAT's cap; a resumed Idempotency-Key counts nothing new.
           const snapshot = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
-          if (!snapshot.previous) await this.checkPatDailyCap(tx, pat, plan.amountMicro, snapshot.windows.dayStart);
+          if (!snapshot.previous) this.checkPatDailyCap(pat, spentRows, plan.amountMicro);
           const decided = decide(snapshot);
           lockedOutcome = decided.outcome;
           // The write counts the payment in the PAT's daily total too (DecisionWrite.patSpend).
           await writeAlone(tx, decided);
           return decided.outcome;
         },
-        opening,
+        () => {
+          const query = opening();
+          return { ...query, then: this.patCapQueries(pat.tokenId, policyWindows(now).dayStart) };
+        },
       ).catch((err: unknown) => {
         // A COMMIT whose connection dropped may have committed.
         throw markUncertain(err, lockedOutcome);

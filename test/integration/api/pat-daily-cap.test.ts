@@ -65,6 +65,23 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal(lowered.body.recovery.current_cap_usd, '0.6');
   });
 
+  it('under a race across the wallets of one agent, exactly the payments the cap fits pass; the rest are 429 and record nothing', async () => {
+    now = new Date();
+    const { session } = await signInWithNewKey(t);
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
+    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '0.13' } })).body;
+    const wallets = await Promise.all(['a', 'b', 'c', 'd'].map(async (label) => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string));
+    now = new Date(Date.UTC(2026, 10, 25, 12, 0, 0));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => t.request('POST', `/v1/wallets/${wallets[i % 4]}/pay`, { token: buyer.pat, body: { payment_requirements: requirements('10000') } })),
+    );
+    assert.equal(results.filter((r) => r.status === 200).length, 13, JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 429)?.body ?? ''));
+    assert.equal(results.filter((r) => r.status === 429 && r.body.error_code === 'MGMT_6014').length, 27);
+    assert.equal((await t.db.knex('authorizations').whereIn('wallet_id', wallets)).length, 13);
+    const total = await t.db.knex('pat_spend_totals').where({ token_id: buyer.id, day: '2026-11-25' }).first();
+    assert.equal(String(total.spent_micro), '130000');
+  });
+
   it('an agent PAT without a cap (as xx init mints it) pays on the group-commit path; its daily total counts every payment, and a cap set later counts them', async () => {
     now = new Date();
     const { session } = await signInWithNewKey(t);
