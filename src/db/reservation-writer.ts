@@ -1,6 +1,7 @@
 /**
  * Writes pay-path decisions — a denial (decision row + audit row) or a reservation (authorization with no
- * signature yet, spend totals, the paying PAT's daily total when it has no cap, audit row; the authorization and the audit row carry its decision id) —
+ * signature yet, spend totals, the paying buyer PAT's daily total, audit row; the authorization and the
+ * audit row carry its decision id) —
  * several to one autocommit statement when payments arrive together (./group-commit-queue.ts): a write is
  * sent at once when no statement is running, otherwise it joins the next one. One prepared `INSERT …
  * SELECT FROM jsonb_to_recordset(…)` statement (one JSON document per table, ./json-rows.ts) serves one
@@ -44,7 +45,7 @@ export interface DecisionWrite {
   authorization?: AuthorizationValues;
   /** The spend counted in the wallet's day, week and month windows (window starts as YYYY-MM-DD). */
   spend?: { walletId: string; windowStarts: { day: string; week: string; month: string }; amountMicro: bigint };
-  /** The paying buyer PAT's spend that UTC day (YYYY-MM-DD), when it has no daily cap to check under its lock. */
+  /** The paying buyer PAT's spend that UTC day (YYYY-MM-DD), added to its daily total. */
   patSpend?: { tokenId: string; day: string; amountMicro: bigint };
   audit: AuditValues;
 }
@@ -103,7 +104,14 @@ export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v3';
 /** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table (in the statement's order). */
 export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
   const spend = new Map<string, [walletId: string, kind: string, start: string, amount: bigint, count: number]>();
+  const patSpend = new Map<string, [tokenId: string, day: string, amount: bigint]>();
   for (const w of writes) {
+    if (w.patSpend) {
+      const key = `${w.patSpend.tokenId}|${w.patSpend.day}`;
+      const row = patSpend.get(key) ?? [w.patSpend.tokenId, w.patSpend.day, 0n];
+      row[2] += w.patSpend.amountMicro;
+      patSpend.set(key, row);
+    }
     if (!w.spend) continue;
     for (const kind of ['day', 'week', 'month'] as const) {
       const start = w.spend.windowStarts[kind];
@@ -113,14 +121,6 @@ export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unkno
       row[4] += 1;
       spend.set(key, row);
     }
-  }
-  const patSpend = new Map<string, [tokenId: string, day: string, amount: bigint]>();
-  for (const w of writes) {
-    if (!w.patSpend) continue;
-    const key = `${w.patSpend.tokenId}|${w.patSpend.day}`;
-    const row = patSpend.get(key) ?? [w.patSpend.tokenId, w.patSpend.day, 0n];
-    row[2] += w.patSpend.amountMicro;
-    patSpend.set(key, row);
   }
   return [
     writes.map((w) => w.lockKey),

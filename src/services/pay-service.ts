@@ -152,7 +152,7 @@ export class PayService {
    * entry is dropped and read afresh; it is also dropped when a shared statement failed (`generation`), when
    * the UTC window changed, and when its velocity count can no longer be known (./velocity-window.ts). Not
    * used for an Idempotency-Key this process has seen before (the earlier attempt must be looked up) or
-   * buyer PATs (locked path).
+   * buyer PATs with a daily cap (locked path).
    */
   private readonly snapshots = new LRUCache<string, { row: Record<string, unknown>; windowKey: string; generation: number }>({ max: 10_000 });
 
@@ -445,7 +445,10 @@ export class PayService {
       const w = policyWindows(at);
       return `${isoDate(w.dayStart)}|${isoDate(w.weekStart)}|${isoDate(w.monthStart)}`;
     };
-    const cacheable = !(ctx.pat && ctx.pat.dailyCapMicro !== null) && (ctx.idempotencyKey === undefined || this.firstUseOfKey(ctx.walletId, ctx.idempotencyKey));
+    // A buyer PAT with a daily cap: its total is checked and counted under its lock (locked transaction below).
+    // Without a cap (as `xx init` mints the agent's PAT) the write only adds to its total, which one statement does atomically.
+    const cappedPat = ctx.pat && ctx.pat.dailyCapMicro !== null ? { tokenId: ctx.pat.tokenId, dailyCapMicro: ctx.pat.dailyCapMicro } : undefined;
+    const cacheable = !cappedPat && (ctx.idempotencyKey === undefined || this.firstUseOfKey(ctx.walletId, ctx.idempotencyKey));
     const remembered = () => {
       if (!cacheable) return undefined;
       const entry = this.snapshots.get(ctx.walletId);
@@ -577,10 +580,8 @@ export class PayService {
       });
     };
 
-    // A buyer PAT with a daily cap: its total is checked and counted under its lock. Without a cap (as `xx init`
-    // mints the agent's PAT) the write only adds to its total, which one statement does atomically.
-    if (ctx.pat && ctx.pat.dailyCapMicro !== null) {
-      const pat = { tokenId: ctx.pat.tokenId, dailyCapMicro: ctx.pat.dailyCapMicro };
+    if (cappedPat) {
+      const pat = cappedPat;
       let lockedOutcome: Decided['outcome'] | undefined;
       return withWalletTransaction(
         this.knex,
