@@ -1,8 +1,10 @@
 /**
  * Bearer token minting and hashing. Tokens are 256-bit random values behind a type prefix; only their
- * SHA-256 is stored (a high-entropy secret needs no slow hash). Identifiers use the same generator.
+ * SHA-256 is stored (a high-entropy secret needs no slow hash). Identifiers (not secrets) come from the
+ * pooled CSPRNG output of ./random-hex.ts.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomHex } from './random-hex.js';
 
 export const TOKEN_PREFIXES = {
   pat: 'xx_pat_',
@@ -27,5 +29,5 @@ export function matchesHash(candidate: string, expectedHashHex: string): boolean
 }
 
 export function generateId(prefix: string): string {
-  return prefix + randomBytes(12).toString('hex');
+  return prefix + randomHex(12);
 }

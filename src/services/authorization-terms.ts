@@ -6,7 +6,7 @@
  * window that is closed, not yet open or longer than the seller allows. Nonce reuse is refused later by
  * the database (UNIQUE per sender and scheme).
  */
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../auth/random-hex.js';
 import { getAddress } from 'viem';
 import { AppError } from '../errors/app-error.js';
 import type { AuthorizationTerms, PaymentRequirements } from '../http/schemas/pay-schemas.js';
@@ -34,7 +34,7 @@ export function authorizationWindow(plan: { validForSeconds: number; terms?: Aut
   const wallNow = Math.floor(Date.now() / 1000);
   const validAfter = plan.terms?.valid_after ?? String(wallNow - VALID_AFTER_SKEW_SECONDS);
   const validBefore = plan.terms?.valid_before ?? String(wallNow + plan.validForSeconds);
-  const nonce = plan.terms?.nonce ?? `0x${randomBytes(32).toString('hex')}`;
+  const nonce = plan.terms?.nonce ?? `0x${randomHex(32)}`;
   const problems: string[] = [];
   if (Number(validAfter) > wallNow) problems.push('valid_after is in the future');
   if (Number(validBefore) <= wallNow + 5) problems.push('valid_before has passed or is less than 6 s away');
