@@ -239,7 +239,7 @@ async function main(): Promise<void> {
     const pin = fs.readFileSync(token.pinFile, 'utf8').trim();
     process.stderr.write('• ceiling: raw SoftHSM sign through the backend\n');
     process.env.SOFTHSM2_CONF = token.softhsm2Conf;
-    const backend = Pkcs11Backend.open({ kind: 'pkcs11', modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin, kekLabel: token.kekLabel, sessions: 4, cacheSize: 100, cacheTtlMs: 600_000 });
+    const backend = Pkcs11Backend.open({ kind: 'pkcs11', modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin, kekLabel: token.kekLabel, sessions: 4, signInline: 'when_alone', cacheSize: 100, cacheTtlMs: 600_000 });
     const account = await backend.createAccountKey();
     const key = await backend.createWalletKey(account);
     const digest = randomBytes(32);

@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     cacheHit: () => metrics.cacheHits.inc(),
     cacheMiss: () => metrics.cacheMisses.inc(),
     hsmOperation: (op, seconds) => metrics.hsm.observe({ op }, seconds),
+    signed: (thread) => metrics.signatures.inc({ thread }),
   });
   const service = new SignerService(backend, config.invariants);
   const server = new SignerServer({

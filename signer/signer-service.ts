@@ -9,7 +9,7 @@
  */
 import { bytesToHex, hexToBytes } from 'viem';
 import { aaddress, assertPermit2Invariants, assertTransferInvariants } from './assert.js';
-import type { KeyBackend } from './backends/key-backend.js';
+import type { KeyBackend, SignDigestOptions } from './backends/key-backend.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { finalizeSignature } from './ecdsa/finalize-signature.js';
 import { publicKeyToAddress } from './ecdsa/public-key-to-address.js';
@@ -24,7 +24,8 @@ export class SignerService {
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
   ) {}
 
-  async handle(request: SignerRequest): Promise<SignerResult<SignerMethod>> {
+  /** `context.alone`: whether the transport holds no other request (passed to the backend's signDigest). */
+  async handle(request: SignerRequest, context: SignDigestOptions = {}): Promise<SignerResult<SignerMethod>> {
     switch (request.method) {
       case 'health': {
         const health = await this.backend.health();
@@ -43,7 +44,7 @@ export class SignerService {
         aaddress(message.from, 'message.from');
         aaddress(message.to, 'message.to');
         assertTransferInvariants(this.invariants, address, domain, message, this.now());
-        return this.signDigest(account_key_ref, wallet_key_ref, address, hashTransferAuthorization(domain, message));
+        return this.signDigest(account_key_ref, wallet_key_ref, address, hashTransferAuthorization(domain, message), context);
       }
       case 'sign_permit2_witness_transfer': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -54,7 +55,7 @@ export class SignerService {
         aaddress(message.witness.to, 'message.witness.to');
         aaddress(message.witness.facilitator, 'message.witness.facilitator');
         assertPermit2Invariants(this.invariants, domain, message, this.now());
-        return this.signDigest(account_key_ref, wallet_key_ref, address, hashPermit2WitnessTransfer(domain, message));
+        return this.signDigest(account_key_ref, wallet_key_ref, address, hashPermit2WitnessTransfer(domain, message), context);
       }
       case 'destroy_wallet_key':
         await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);
@@ -63,9 +64,9 @@ export class SignerService {
   }
 
   /** Signs a digest this class computed itself; the result must recover to the wallet's address. */
-  private async signDigest(accountKeyRef: string, walletKeyRef: string, address: string, digest: `0x${string}`) {
+  private async signDigest(accountKeyRef: string, walletKeyRef: string, address: string, digest: `0x${string}`, context: SignDigestOptions) {
     const digestBytes = hexToBytes(digest);
-    const raw = await this.backend.signDigest(accountKeyRef, walletKeyRef, digestBytes);
+    const raw = await this.backend.signDigest(accountKeyRef, walletKeyRef, digestBytes, context);
     const sig = finalizeSignature(digestBytes, raw, address);
     return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest };
   }

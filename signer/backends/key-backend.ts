@@ -21,6 +21,15 @@ export interface CreatedWalletKey {
   publicKey: Uint8Array;
 }
 
+export interface SignDigestOptions {
+  /**
+   * Whether this is the only request the signer holds, asked at the moment the backend is about to sign
+   * (requests that arrived in the same read are counted by then). A backend may then sign on the calling
+   * thread instead of handing the operation to a worker thread.
+   */
+  alone?: () => boolean;
+}
+
 export interface KeyBackend {
   readonly kind: BackendKind;
   /** Resolves when the backend can sign; rejects with a SignerFault (`hsm_unavailable`) otherwise. */
@@ -32,7 +41,7 @@ export interface KeyBackend {
    * Raw ECDSA over a 32-byte digest: r‖s, 64 bytes, not yet normalised (see ecdsa/finalize-signature.ts).
    * A backend whose device answers DER parses it here.
    */
-  signDigest(accountKeyRef: string, walletKeyRef: string, digest: Uint8Array): Promise<Uint8Array>;
+  signDigest(accountKeyRef: string, walletKeyRef: string, digest: Uint8Array, options?: SignDigestOptions): Promise<Uint8Array>;
   /** After this, the wallet reference is refused forever with `key_destroyed`. Idempotent. */
   destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void>;
   /** Releases sessions/clients. Idempotent. */

@@ -37,6 +37,7 @@ const envSchema = z.object({
   TREASURY_PKCS11_PIN_FILE: z.string().min(1).optional(),
   TREASURY_PKCS11_KEK_LABEL: z.string().min(1).max(64).default('treasury-root-kek'),
   TREASURY_PKCS11_SESSIONS: z.coerce.number().int().min(1).max(64).default(4),
+  TREASURY_PKCS11_SIGN_INLINE: z.enum(['when_alone', 'never']).default('when_alone'),
   TREASURY_SIGNER_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(100_000).default(10_000),
   TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   TREASURY_SIGNER_ALLOWED_TOKENS: z.string().default(DEFAULT_ALLOWED_TOKENS),
@@ -65,6 +66,12 @@ export interface Pkcs11BackendConfig {
   pin: string;
   kekLabel: string;
   sessions: number;
+  /**
+   * `when_alone`: a signature asked for while the signer holds no other request runs C_Sign on the main
+   * thread (no hand-off to a libuv thread and back); `never`: always on a libuv thread (for an HSM whose
+   * C_Sign waits on the network, where blocking the main thread would hold up the next request).
+   */
+  signInline: 'when_alone' | 'never';
   cacheSize: number;
   cacheTtlMs: number;
 }
@@ -143,6 +150,7 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     tokenLabel: e.TREASURY_PKCS11_TOKEN_LABEL,
     kekLabel: e.TREASURY_PKCS11_KEK_LABEL,
     sessions: e.TREASURY_PKCS11_SESSIONS,
+    signInline: e.TREASURY_PKCS11_SIGN_INLINE,
     cacheSize: e.TREASURY_SIGNER_KEY_CACHE_SIZE,
     cacheTtlMs: e.TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS * 1000,
   } as Pkcs11BackendConfig;

@@ -23,6 +23,12 @@ export function createSignerMetrics() {
     }),
     duration: new Histogram({ name: 'treasury_signer_request_duration_seconds', help: 'Signer request latency by method.', labelNames: ['method'] as const, buckets, registers: [registry] }),
     hsm: new Histogram({ name: 'treasury_signer_hsm_operation_duration_seconds', help: 'HSM operation latency by operation.', labelNames: ['op'] as const, buckets, registers: [registry] }),
+    signatures: new Counter({
+      name: 'treasury_signer_signatures_total',
+      help: 'Signatures made by the HSM, by thread: "inline" on the main thread (no other request waiting), "pool" on a libuv thread.',
+      labelNames: ['thread'] as const,
+      registers: [registry],
+    }),
     cacheHits: new Counter({ name: 'treasury_signer_key_cache_hits_total', help: 'Unwrapped-key handle cache hits.', registers: [registry] }),
     cacheMisses: new Counter({ name: 'treasury_signer_key_cache_misses_total', help: 'Unwrapped-key handle cache misses (an unwrap in the HSM).', registers: [registry] }),
   };

@@ -71,6 +71,8 @@ export class SignerServer {
   private readonly maxQueue: number;
   private readonly idleTimeoutMs: number;
   private closing = false;
+  /** Asked by the backend just before it signs: no other request is accepted and unanswered. */
+  private readonly context = { alone: () => this.accepted === 1 };
 
   constructor(private readonly options: SignerServerOptions) {
     this.maxInFlight = options.maxInFlight ?? 16;
@@ -179,7 +181,7 @@ export class SignerServer {
     this.running++;
     const stopTimer = this.options.metrics.duration.startTimer({ method: request.method });
     try {
-      const result = await this.options.service.handle(request);
+      const result = await this.options.service.handle(request, this.context);
       this.options.metrics.requests.inc({ method: request.method, outcome: 'ok' });
       this.send(socket, { v: 1, id: request.id, ok: true, result });
     } catch (err) {

@@ -39,6 +39,7 @@ describe('key material never leaves the HSM (PKCS#11 backend in-process)', funct
       pin: fs.readFileSync(token.pinFile, 'utf8').trim(),
       kekLabel: token.kekLabel,
       sessions: 2,
+      signInline: 'when_alone',
       cacheSize: 10,
       cacheTtlMs: 60_000,
     };

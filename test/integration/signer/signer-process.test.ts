@@ -138,6 +138,49 @@ describe('treasury-signer process (SoftHSM)', function () {
     assert.deepEqual([...vs].sort(), [27, 28], 'both recovery ids occur');
   });
 
+  it('signs on the main thread only while no other request waits: one at a time inline, 100 in flight on the libuv pool; both verify', async () => {
+    const count = (thread: string) => readMetric(metricsPort, 'treasury_signer_signatures_total', `thread="${thread}"`);
+    const verify = async (sig: Awaited<ReturnType<typeof sign>>, msg: ReturnType<typeof buildAuthorization>) => {
+      const recovered = await recoverTypedDataAddress({
+        domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract as Hex },
+        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+        primaryType: 'TransferWithAuthorization',
+        message: { from: msg.from as Hex, to: msg.to as Hex, value: BigInt(msg.value), validAfter: 0n, validBefore: BigInt(msg.validBefore), nonce: msg.nonce as Hex },
+        signature: sig.signature as Hex,
+      });
+      assert.equal(recovered, wallet.address);
+    };
+    const [inline0, pool0] = [await count('inline'), await count('pool')];
+    for (let i = 0; i < 20; i++) {
+      const msg = buildAuthorization(wallet.address, 5_000 + i);
+      await verify(await sign(wallet, 0, { message: msg }), msg);
+    }
+    assert.equal((await count('inline')) - inline0, 20, 'each request alone in the signer: signed on the main thread');
+    assert.equal((await count('pool')) - pool0, 0);
+    const msgs = Array.from({ length: 100 }, (_, i) => buildAuthorization(wallet.address, 6_000 + i));
+    const sigs = await Promise.all(msgs.map((msg) => sign(wallet, 0, { message: msg })));
+    for (let i = 0; i < msgs.length; i++) await verify(sigs[i]!, msgs[i]!);
+    const pooled = (await count('pool')) - pool0;
+    assert.equal((await count('inline')) - inline0 + pooled, 120);
+    assert.ok(pooled >= 90, `requests that overlap are signed in parallel on the pool (${pooled} of 100)`);
+  });
+
+  it('with TREASURY_PKCS11_SIGN_INLINE=never signs every request on the libuv pool', async () => {
+    const port = await findFreePort();
+    const other = await startTestSigner({ env: { TREASURY_SIGNER_METRICS_PORT: String(port), TREASURY_PKCS11_SIGN_INLINE: 'never' } });
+    try {
+      const account = (await other.client.createAccountKey()).account_key_ref;
+      const w = await other.client.createWalletKey({ account_key_ref: account });
+      for (let i = 0; i < 5; i++) {
+        await other.client.signTransferAuthorization({ account_key_ref: account, wallet_key_ref: w.wallet_key_ref, address: w.address, domain: DOMAIN, message: buildAuthorization(w.address, i) } as never);
+      }
+      assert.equal(await readMetric(port, 'treasury_signer_signatures_total', 'thread="pool"'), 5);
+      assert.equal(await readMetric(port, 'treasury_signer_signatures_total', 'thread="inline"'), 0);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('refuses to sign outside the static invariants, naming the rule, and signs nothing', async () => {
     const signsBefore = await readMetric(metricsPort, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
     assert.ok(signsBefore >= 1000, `sign counter ${signsBefore}`);

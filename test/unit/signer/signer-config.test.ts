@@ -19,6 +19,7 @@ describe('signer configuration', () => {
     assert.equal(config.backend.tokenLabel, 'treasury');
     assert.equal(config.backend.kekLabel, 'treasury-root-kek');
     assert.equal(config.backend.sessions, 4);
+    assert.equal(config.backend.signInline, 'when_alone');
     assert.deepEqual(config.invariants.allowedTokens, [
       { chainId: 8453, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' },
       { chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' },
@@ -49,7 +50,8 @@ describe('signer configuration', () => {
   });
 
   it('parses overrides and names every bad variable', () => {
-    const config = loadSignerConfig({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ' 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 ,', TREASURY_PKCS11_SESSIONS: '8', TREASURY_SIGNER_METRICS_PORT: '9464' });
+    const config = loadSignerConfig({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ' 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 ,', TREASURY_PKCS11_SESSIONS: '8', TREASURY_SIGNER_METRICS_PORT: '9464', TREASURY_PKCS11_SIGN_INLINE: 'never' });
+    assert.equal(config.backend.signInline, 'never');
     assert.deepEqual(config.invariants.allowedTokens, [{ chainId: 1, address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' }]);
     assert.equal(config.backend.sessions, 8);
     assert.equal(config.metricsPort, 9464);
@@ -62,6 +64,7 @@ describe('signer configuration', () => {
     refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '1.5' }, /TREASURY_SIGNER_MAX_VALUE/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '0' }, /TREASURY_SIGNER_MAX_VALIDITY_SECONDS/);
     refused({ ...base, TREASURY_PKCS11_SESSIONS: '0' }, /TREASURY_PKCS11_SESSIONS/);
+    refused({ ...base, TREASURY_PKCS11_SIGN_INLINE: 'always' }, /TREASURY_PKCS11_SIGN_INLINE/);
     refused({ ...base, TREASURY_SIGNER_METRICS_PORT: '70000' }, /TREASURY_SIGNER_METRICS_PORT/);
     refused({ ...base, TREASURY_SIGNER_SOCKET: '/tmp/' + 'x'.repeat(120) }, /107 bytes/);
   });
