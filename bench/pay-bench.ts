@@ -63,18 +63,19 @@ function processCpuSeconds(pid: number | undefined): number {
 
 /**
  * CPU seconds from /proc/stat's first line (all cores): `busy` is everything but idle, iowait and steal;
- * `steal` is time the hypervisor ran something else while this machine's vCPUs wanted to run.
+ * `steal` is time the hypervisor ran something else while this machine's vCPUs wanted to run; `iowait` is
+ * idle time while a process waited on the disk (PostgreSQL's WAL flushes, for one).
  */
-function machineSeconds(): { busy: number; steal: number } {
+function machineSeconds(): { busy: number; steal: number; iowait: number } {
   try {
     const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
     const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
     const steal = cpu[7] ?? 0;
     // guest and guest_nice (8, 9) are already counted in user and nice.
     const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
-    return { busy: (total - idle - steal) / 100, steal: steal / 100 };
+    return { busy: (total - idle - steal) / 100, steal: steal / 100, iowait: (cpu[4] ?? 0) / 100 };
   } catch {
-    return { busy: NaN, steal: NaN };
+    return { busy: NaN, steal: NaN, iowait: NaN };
   }
 }
 
@@ -84,6 +85,7 @@ interface CpuSample {
   self: number;
   machine: number;
   steal: number;
+  iowait: number;
   /** PostgreSQL's processes by role (./support/postgres-process-cpu.ts). */
   pg: Record<string, number>;
 }
@@ -381,7 +383,7 @@ async function main(): Promise<void> {
       await client.end();
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
-    const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal }) => ({ machine: busy, steal }))(machineSeconds()), pg: postgresProcessCpu(pgDataDir) });
+    const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()), pg: postgresProcessCpu(pgDataDir) });
     const scrape = async () => (await fetch(`${api}/metrics`)).text();
     const metricsBeforeSpread = await scrape();
     const cpuBefore = sample();
@@ -419,6 +421,12 @@ async function main(): Promise<void> {
     await statements.query('SELECT pg_stat_statements_reset()');
     await statements.query(`SELECT pg_stat_reset_shared('io')`);
     const walStart = (await statements.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn')).rows[0]!.lsn;
+    // Autovacuum and autoanalyze runs per table (PostgreSQL 18 counts their time), to name the upkeep of (c).
+    const upkeepQuery = `SELECT relname, autovacuum_count::int AS vacuums, autoanalyze_count::int AS analyzes,
+                                coalesce(total_autovacuum_time, 0)::float8 AS vacuum_ms, coalesce(total_autoanalyze_time, 0)::float8 AS analyze_ms
+                           FROM pg_stat_user_tables`;
+    type UpkeepRow = { relname: string; vacuums: number; analyzes: number; vacuum_ms: number; analyze_ms: number };
+    const upkeepBefore = new Map((await statements.query<UpkeepRow>(upkeepQuery)).rows.map((r) => [r.relname, r]));
     const cpuBeforeSteady = sample();
     // One CPU sample per second of (c), to set each second's tail beside what the machine was doing then.
     const steadySeconds: CpuSample[] = [cpuBeforeSteady];
@@ -442,6 +450,14 @@ async function main(): Promise<void> {
         [walStart],
       )
     ).rows[0]!;
+    // An autovacuum worker reports a table's run when it finishes it: one still running at the end is not counted.
+    const upkeep = (await statements.query<UpkeepRow>(upkeepQuery)).rows
+      .map((r) => {
+        const b = upkeepBefore.get(r.relname);
+        return { table: r.relname, vacuums: r.vacuums - (b?.vacuums ?? 0), analyzes: r.analyzes - (b?.analyzes ?? 0), ms: r.vacuum_ms - (b?.vacuum_ms ?? 0) + r.analyze_ms - (b?.analyze_ms ?? 0) };
+      })
+      .filter((r) => r.vacuums > 0 || r.analyzes > 0)
+      .sort((x, y) => y.ms - x.ms);
     await statements.end();
     const metrics = await (await fetch(`${api}/metrics`)).text();
 
@@ -512,16 +528,16 @@ async function main(): Promise<void> {
     const bySecondLine = `p99 of each second's requests in (c), ms: ${
       secondsP99.length <= 12 ? secondsP99.map((v) => v.toFixed(0)).join(', ') : `best ${sortedSecondsP99[0]!.toFixed(0)}, median ${percentile(sortedSecondsP99, 50).toFixed(0)}, worst ${sortedSecondsP99.at(-1)!.toFixed(0)}`
     } (≤ 20 ms in ${secondsP99.filter((v) => v <= 20).length} of ${secondsP99.length} seconds)`;
-    /** Each second of (c): the machine's busy share, PostgreSQL's own upkeep in it (all but client backends), the hypervisor's share. */
+    /** Each second of (c): the machine's busy share, PostgreSQL's own upkeep in it (all but client backends), time waiting on the disk, the hypervisor's share. */
     const secondShares = steadySeconds.slice(1).map((after, i) => {
       const before = steadySeconds[i]!;
       const pgUpkeep = Object.keys(after.pg)
         .filter((role) => role !== 'backends')
         .reduce((sum, role) => sum + (after.pg[role] ?? 0) - (before.pg[role] ?? 0), 0);
       const pct = (seconds: number) => ((seconds / 2) * 100).toFixed(0);
-      return `${pct(after.machine - before.machine)}/${pct(pgUpkeep)}/${pct(after.steal - before.steal)}`;
+      return `${pct(after.machine - before.machine)}/${pct(pgUpkeep)}/${pct(after.iowait - before.iowait)}/${pct(after.steal - before.steal)}`;
     });
-    const busyBySecondLine = `each second of (c), % of the two cores — busy / PostgreSQL upkeep (autovacuum, WAL writer, checkpointer…) / stolen by the hypervisor: ${secondShares.join(', ')}`;
+    const busyBySecondLine = `each second of (c), % of the two cores — busy / PostgreSQL upkeep (autovacuum, WAL writer, checkpointer…) / waiting on the disk (iowait) / stolen by the hypervisor: ${secondShares.join(', ')}`;
     const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = ((beyondServices(cpuBefore, cpuAfter) / spread.ops) * 1e6).toFixed(0);
@@ -587,6 +603,7 @@ async function main(): Promise<void> {
       busyBySecondLine,
       statementLine,
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
+      `autovacuum in (c), per table (runs finished; their time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
       `API garbage collection in (c): ${gcInSteady}`,
       ...(failures.size > 0 ? [`answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`] : []),
       '',
