@@ -13,7 +13,7 @@ import type { KeyBackend, SignDigestOptions } from './backends/key-backend.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { finalizeSignature } from './ecdsa/finalize-signature.js';
 import { publicKeyToAddress } from './ecdsa/public-key-to-address.js';
-import { hashTransferAuthorization } from './eip3009/hash-transfer-authorization.js';
+import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
 import { hashPermit2WitnessTransfer } from './permit2/hash-permit2-witness-transfer.js';
 import type { SignerMethod, SignerRequest, SignerResult } from './protocol/signer-protocol.js';
 
@@ -44,7 +44,7 @@ export class SignerService {
         aaddress(message.from, 'message.from');
         aaddress(message.to, 'message.to');
         assertTransferInvariants(this.invariants, address, domain, message, this.now());
-        return this.signDigest(account_key_ref, wallet_key_ref, address, hashTransferAuthorization(domain, message), context);
+        return this.signDigest(account_key_ref, wallet_key_ref, address, transferAuthorizationDigest(domain, message), context);
       }
       case 'sign_permit2_witness_transfer': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -55,7 +55,7 @@ export class SignerService {
         aaddress(message.witness.to, 'message.witness.to');
         aaddress(message.witness.facilitator, 'message.witness.facilitator');
         assertPermit2Invariants(this.invariants, domain, message, this.now());
-        return this.signDigest(account_key_ref, wallet_key_ref, address, hashPermit2WitnessTransfer(domain, message), context);
+        return this.signDigest(account_key_ref, wallet_key_ref, address, hexToBytes(hashPermit2WitnessTransfer(domain, message)), context);
       }
       case 'destroy_wallet_key':
         await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);
@@ -64,10 +64,9 @@ export class SignerService {
   }
 
   /** Signs a digest this class computed itself; the result must recover to the wallet's address. */
-  private async signDigest(accountKeyRef: string, walletKeyRef: string, address: string, digest: `0x${string}`, context: SignDigestOptions) {
-    const digestBytes = hexToBytes(digest);
-    const raw = await this.backend.signDigest(accountKeyRef, walletKeyRef, digestBytes, context);
-    const sig = finalizeSignature(digestBytes, raw, address);
-    return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest };
+  private async signDigest(accountKeyRef: string, walletKeyRef: string, address: string, digest: Uint8Array, context: SignDigestOptions) {
+    const raw = await this.backend.signDigest(accountKeyRef, walletKeyRef, digest, context);
+    const sig = finalizeSignature(digest, raw, address);
+    return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest: bytesToHex(digest) };
   }
 }
