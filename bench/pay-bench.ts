@@ -603,7 +603,7 @@ async function main(): Promise<void> {
       busyBySecondLine,
       statementLine,
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
-      `autovacuum in (c), per table (runs finished; their time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
+      `autovacuum in (c), per table (runs finished; their duration, which includes autovacuum's cost-based sleeps, not CPU time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
       `API garbage collection in (c): ${gcInSteady}`,
       ...(failures.size > 0 ? [`answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`] : []),
       '',
