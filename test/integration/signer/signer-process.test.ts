@@ -41,6 +41,18 @@ describe('treasury-signer process (SoftHSM)', function () {
       ...overrides,
     } as never);
 
+  /** viem, independently of the signer, recovers the signer of `msg` from `sig`: it must be the wallet. */
+  const assertRecoversToWallet = async (sig: Awaited<ReturnType<typeof sign>>, msg: ReturnType<typeof buildAuthorization>) => {
+    const recovered = await recoverTypedDataAddress({
+      domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract as Hex },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { from: msg.from as Hex, to: msg.to as Hex, value: BigInt(msg.value), validAfter: 0n, validBefore: BigInt(msg.validBefore), nonce: msg.nonce as Hex },
+      signature: sig.signature as Hex,
+    });
+    assert.equal(recovered, wallet.address);
+  };
+
   before(async () => {
     metricsPort = await findFreePort();
     signer = await startTestSigner({
@@ -126,40 +138,23 @@ describe('treasury-signer process (SoftHSM)', function () {
       assert.ok(sig.v === 27 || sig.v === 28);
       assert.equal(sig.signature, `${sig.r}${sig.s.slice(2)}${sig.v.toString(16)}`);
       vs.add(sig.v);
-      const recovered = await recoverTypedDataAddress({
-        domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract as Hex },
-        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-        primaryType: 'TransferWithAuthorization',
-        message: { from: msg.from as Hex, to: msg.to as Hex, value: BigInt(msg.value), validAfter: 0n, validBefore: BigInt(msg.validBefore), nonce: msg.nonce as Hex },
-        signature: sig.signature as Hex,
-      });
-      assert.equal(recovered, wallet.address);
+      await assertRecoversToWallet(sig, msg);
     }
     assert.deepEqual([...vs].sort(), [27, 28], 'both recovery ids occur');
   });
 
   it('signs on the main thread only while no other request waits: one at a time inline, 100 in flight on the libuv pool; both verify', async () => {
     const count = (thread: string) => readMetric(metricsPort, 'treasury_signer_signatures_total', `thread="${thread}"`);
-    const verify = async (sig: Awaited<ReturnType<typeof sign>>, msg: ReturnType<typeof buildAuthorization>) => {
-      const recovered = await recoverTypedDataAddress({
-        domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract as Hex },
-        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-        primaryType: 'TransferWithAuthorization',
-        message: { from: msg.from as Hex, to: msg.to as Hex, value: BigInt(msg.value), validAfter: 0n, validBefore: BigInt(msg.validBefore), nonce: msg.nonce as Hex },
-        signature: sig.signature as Hex,
-      });
-      assert.equal(recovered, wallet.address);
-    };
     const [inline0, pool0] = [await count('inline'), await count('pool')];
     for (let i = 0; i < 20; i++) {
       const msg = buildAuthorization(wallet.address, 5_000 + i);
-      await verify(await sign(wallet, 0, { message: msg }), msg);
+      await assertRecoversToWallet(await sign(wallet, 0, { message: msg }), msg);
     }
     assert.equal((await count('inline')) - inline0, 20, 'each request alone in the signer: signed on the main thread');
     assert.equal((await count('pool')) - pool0, 0);
     const msgs = Array.from({ length: 100 }, (_, i) => buildAuthorization(wallet.address, 6_000 + i));
     const sigs = await Promise.all(msgs.map((msg) => sign(wallet, 0, { message: msg })));
-    for (let i = 0; i < msgs.length; i++) await verify(sigs[i]!, msgs[i]!);
+    for (let i = 0; i < msgs.length; i++) await assertRecoversToWallet(sigs[i]!, msgs[i]!);
     const pooled = (await count('pool')) - pool0;
     assert.equal((await count('inline')) - inline0 + pooled, 120);
     assert.ok(pooled >= 90, `requests that overlap are signed in parallel on the pool (${pooled} of 100)`);
