@@ -47,23 +47,26 @@ const ENCODE_DATA_TYPES = [{ type: 'bytes32' }, ...TRANSFER_WITH_AUTHORIZATION_T
 const lower = (address: string) => address.toLowerCase() as Hex;
 
 const MAX_DOMAINS = 1024;
-const separators = new Map<string, Hex>();
-const separatorBytes = new Map<Hex, Uint8Array>();
+type DomainInput = { name: string; version?: string; chainId: number; verifyingContract: string };
+/** Per domain, its separator as hex and as bytes (computed once). */
+const separators = new Map<string, { hex: Hex; bytes: Uint8Array }>();
 
-/** The EIP-712 domain separator (viem's hashStruct of EIP712Domain), memoised per domain. */
-export function domainSeparator(domain: { name: string; version?: string; chainId: number; verifyingContract: string }): Hex {
+function separatorOf(domain: DomainInput): { hex: Hex; bytes: Uint8Array } {
   const key = `${domain.name}\u0000${domain.version ?? ''}\u0000${domain.chainId}\u0000${domain.verifyingContract.toLowerCase()}`;
   let separator = separators.get(key);
   if (separator === undefined) {
     const data = { ...domain, verifyingContract: lower(domain.verifyingContract) };
-    separator = hashStruct({ data, primaryType: 'EIP712Domain', types: { EIP712Domain: getTypesForEIP712Domain({ domain: data }) } });
-    if (separators.size >= MAX_DOMAINS) {
-      separators.clear();
-      separatorBytes.clear();
-    }
+    const hex = hashStruct({ data, primaryType: 'EIP712Domain', types: { EIP712Domain: getTypesForEIP712Domain({ domain: data }) } });
+    separator = { hex, bytes: hexToBytes(hex) };
+    if (separators.size >= MAX_DOMAINS) separators.clear();
     separators.set(key, separator);
   }
   return separator;
+}
+
+/** The EIP-712 domain separator (viem's hashStruct of EIP712Domain), memoised per domain. */
+export function domainSeparator(domain: DomainInput): Hex {
+  return separatorOf(domain).hex;
 }
 
 /** The digest as 32 bytes, as the backend signs it. */
@@ -81,17 +84,11 @@ export function transferAuthorizationDigest(domain: Eip712Domain, message: Trans
       ]),
     ),
   );
-  const separator = domainSeparator(domain);
-  let separatorAsBytes = separatorBytes.get(separator);
-  if (separatorAsBytes === undefined) {
-    separatorAsBytes = hexToBytes(separator);
-    separatorBytes.set(separator, separatorAsBytes);
-  }
   // EIP-712: keccak256(0x19 0x01 ‖ domainSeparator ‖ hashStruct(message)).
   const data = new Uint8Array(66);
   data[0] = 0x19;
   data[1] = 0x01;
-  data.set(separatorAsBytes, 2);
+  data.set(separatorOf(domain).bytes, 2);
   data.set(struct, 34);
   return keccak_256(data);
 }
