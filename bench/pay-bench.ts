@@ -79,6 +79,21 @@ function machineSeconds(): { busy: number; steal: number; iowait: number } {
   }
 }
 
+/**
+ * The kernel's count of file pages read again after being evicted from the page cache, and of major page
+ * faults (a mapped page read from disk): a service whose working set the host reclaims reads it back from
+ * disk while requests wait.
+ */
+function pageCacheCounters(): { refaults: number; majorFaults: number } {
+  try {
+    const vmstat = fs.readFileSync('/proc/vmstat', 'utf8');
+    const count = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(vmstat)?.[1] ?? NaN);
+    return { refaults: count('workingset_refault_file'), majorFaults: count('pgmajfault') };
+  } catch {
+    return { refaults: NaN, majorFaults: NaN };
+  }
+}
+
 interface CpuSample {
   api: number;
   signer: number;
@@ -231,7 +246,7 @@ async function main(): Promise<void> {
   const database = await startEmbeddedPostgres({
     dir: path.join(dir, 'pg'),
     port: await freePort(),
-    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' },
+    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on', track_io_timing: 'on' },
   });
   try {
     const knex = createKnex(database.connectionString, 4, 'treasury-bench');
@@ -428,6 +443,7 @@ async function main(): Promise<void> {
     type UpkeepRow = { relname: string; vacuums: number; analyzes: number; vacuum_ms: number; analyze_ms: number };
     const upkeepBefore = new Map((await statements.query<UpkeepRow>(upkeepQuery)).rows.map((r) => [r.relname, r]));
     const cpuBeforeSteady = sample();
+    const pageCacheBefore = pageCacheCounters();
     // One CPU sample per second of (c), to set each second's tail beside what the machine was doing then.
     const steadySeconds: CpuSample[] = [cpuBeforeSteady];
     const ticker = setInterval(() => steadySeconds.push(sample()), 1000);
@@ -435,10 +451,12 @@ async function main(): Promise<void> {
     const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     clearInterval(ticker);
     const cpuAfterSteady = sample();
+    const pageCacheAfter = pageCacheCounters();
     steadySeconds.push(cpuAfterSteady);
     const statementRows = (
-      await statements.query<{ query: string; calls: string; exec_ms: number; plan_ms: number; plans: string; wal_records: string }>(
-        'SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, plans, wal_records FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 3',
+      await statements.query<{ query: string; calls: string; exec_ms: number; plan_ms: number; plans: string; wal_records: string; blks_read: string; read_ms: number }>(
+        `SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, plans, wal_records, shared_blks_read AS blks_read, shared_blk_read_time AS read_ms
+           FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 3`,
       )
     ).rows;
     // pg_stat_io's WAL 'init' context counts the bytes written to create new segments (PostgreSQL 18).
@@ -569,7 +587,7 @@ async function main(): Promise<void> {
       .map((r) => {
         const per = (v: number) => v / steady.ops;
         const name = /^WITH l AS/.test(r.query) ? 'decision write' : /^UPDATE authorizations/.test(r.query) ? 'signature record' : r.query.replace(/\s+/g, ' ').slice(0, 40);
-        return `${name}: ${per(Number(r.calls)).toFixed(2)} statements, execution ${(per(r.exec_ms) * 1000).toFixed(0)} µs, planning ${(per(r.plan_ms) * 1000).toFixed(0)} µs (${r.plans} plans), ${per(Number(r.wal_records)).toFixed(1)} WAL records`;
+        return `${name}: ${per(Number(r.calls)).toFixed(2)} statements, execution ${(per(r.exec_ms) * 1000).toFixed(0)} µs, planning ${(per(r.plan_ms) * 1000).toFixed(0)} µs (${r.plans} plans), ${per(Number(r.wal_records)).toFixed(1)} WAL records, ${r.blks_read} pages read from outside shared buffers in all (${r.read_ms.toFixed(0)} ms)`;
       })
       .join('; ')}`;
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
@@ -602,6 +620,7 @@ async function main(): Promise<void> {
       bySecondLine,
       busyBySecondLine,
       statementLine,
+      `page cache in (c): ${pageCacheAfter.refaults - pageCacheBefore.refaults} file pages read again after eviction, ${pageCacheAfter.majorFaults - pageCacheBefore.majorFaults} major page faults (whole machine, /proc/vmstat)`,
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
       `autovacuum in (c), per table (runs finished; their duration, which includes autovacuum's cost-based sleeps, not CPU time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
       `API garbage collection in (c): ${gcInSteady}`,
