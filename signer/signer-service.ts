@@ -7,14 +7,14 @@
  * field, never spread from backend objects), and signing anything the signer did not hash itself.
  * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock).
  */
-import { bytesToHex, hexToBytes } from 'viem';
+import { bytesToHex } from 'viem';
 import { aaddress, assertPermit2Invariants, assertTransferInvariants } from './assert.js';
 import type { KeyBackend, SignDigestOptions } from './backends/key-backend.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { finalizeSignature } from './ecdsa/finalize-signature.js';
 import { publicKeyToAddress } from './ecdsa/public-key-to-address.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
-import { hashPermit2WitnessTransfer } from './permit2/hash-permit2-witness-transfer.js';
+import { permit2WitnessTransferDigest } from './permit2/hash-permit2-witness-transfer.js';
 import type { SignerMethod, SignerRequest, SignerResult } from './protocol/signer-protocol.js';
 
 export class SignerService {
@@ -55,7 +55,7 @@ export class SignerService {
         aaddress(message.witness.to, 'message.witness.to');
         aaddress(message.witness.facilitator, 'message.witness.facilitator');
         assertPermit2Invariants(this.invariants, domain, message, this.now());
-        return this.signDigest(account_key_ref, wallet_key_ref, address, hexToBytes(hashPermit2WitnessTransfer(domain, message)), context);
+        return this.signDigest(account_key_ref, wallet_key_ref, address, permit2WitnessTransferDigest(domain, message), context);
       }
       case 'destroy_wallet_key':
         await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);

@@ -48,25 +48,19 @@ const lower = (address: string) => address.toLowerCase() as Hex;
 
 const MAX_DOMAINS = 1024;
 type DomainInput = { name: string; version?: string; chainId: number; verifyingContract: string };
-/** Per domain, its separator as hex and as bytes (computed once). */
-const separators = new Map<string, { hex: Hex; bytes: Uint8Array }>();
+/** Per domain, its EIP-712 separator (viem's hashStruct of EIP712Domain) as bytes, computed once. */
+const separators = new Map<string, Uint8Array>();
 
-function separatorOf(domain: DomainInput): { hex: Hex; bytes: Uint8Array } {
+function separatorOf(domain: DomainInput): Uint8Array {
   const key = `${domain.name}\u0000${domain.version ?? ''}\u0000${domain.chainId}\u0000${domain.verifyingContract.toLowerCase()}`;
   let separator = separators.get(key);
   if (separator === undefined) {
     const data = { ...domain, verifyingContract: lower(domain.verifyingContract) };
-    const hex = hashStruct({ data, primaryType: 'EIP712Domain', types: { EIP712Domain: getTypesForEIP712Domain({ domain: data }) } });
-    separator = { hex, bytes: hexToBytes(hex) };
+    separator = hexToBytes(hashStruct({ data, primaryType: 'EIP712Domain', types: { EIP712Domain: getTypesForEIP712Domain({ domain: data }) } }));
     if (separators.size >= MAX_DOMAINS) separators.clear();
     separators.set(key, separator);
   }
   return separator;
-}
-
-/** The EIP-712 domain separator (viem's hashStruct of EIP712Domain), memoised per domain. */
-export function domainSeparator(domain: DomainInput): Hex {
-  return separatorOf(domain).hex;
 }
 
 /** The digest as 32 bytes, as the backend signs it. */
@@ -84,12 +78,16 @@ export function transferAuthorizationDigest(domain: Eip712Domain, message: Trans
       ]),
     ),
   );
-  // EIP-712: keccak256(0x19 0x01 ‖ domainSeparator ‖ hashStruct(message)).
+  return typedDataDigest(domain, struct);
+}
+
+/** EIP-712's digest of a message whose struct hash is given: keccak256(0x19 0x01 ‖ domainSeparator ‖ structHash), as 32 bytes. */
+export function typedDataDigest(domain: DomainInput, structHash: Uint8Array): Uint8Array {
   const data = new Uint8Array(66);
   data[0] = 0x19;
   data[1] = 0x01;
-  data.set(separatorOf(domain).bytes, 2);
-  data.set(struct, 34);
+  data.set(separatorOf(domain), 2);
+  data.set(structHash, 34);
   return keccak_256(data);
 }
 

@@ -11,9 +11,9 @@
  * Known limits: Permit2's domain carries no version; a wrong chain id or Permit2 address yields a
  * signature that verifies nowhere (assert.ts pins the address).
  */
-import { concat, keccak256, type Hex } from 'viem';
+import { bytesToHex, hexToBytes, type Hex } from 'viem';
 import { hashStruct } from 'viem/utils';
-import { domainSeparator } from '../eip3009/hash-transfer-authorization.js';
+import { typedDataDigest } from '../eip3009/hash-transfer-authorization.js';
 import type { Permit2Domain, Permit2WitnessTransfer } from '../protocol/signer-protocol.js';
 
 export const UPTO_PERMIT2_WITNESS_TYPES = {
@@ -38,7 +38,8 @@ export const UPTO_PERMIT2_WITNESS_TYPES = {
 /** Addresses enter EIP-712 as uint160, so case is irrelevant; lower-case keeps viem's checksum check quiet. */
 const lower = (address: string) => address.toLowerCase() as Hex;
 
-export function hashPermit2WitnessTransfer(domain: Permit2Domain, message: Permit2WitnessTransfer): Hex {
+/** The digest as 32 bytes, as the backend signs it. */
+export function permit2WitnessTransferDigest(domain: Permit2Domain, message: Permit2WitnessTransfer): Uint8Array {
   const struct = hashStruct({
     types: UPTO_PERMIT2_WITNESS_TYPES,
     primaryType: 'PermitWitnessTransferFrom',
@@ -50,5 +51,10 @@ export function hashPermit2WitnessTransfer(domain: Permit2Domain, message: Permi
       witness: { to: lower(message.witness.to), facilitator: lower(message.witness.facilitator), validAfter: BigInt(message.witness.validAfter) },
     },
   });
-  return keccak256(concat(['0x1901', domainSeparator({ name: domain.name, chainId: domain.chainId, verifyingContract: domain.verifyingContract }), struct]));
+  return typedDataDigest({ name: domain.name, chainId: domain.chainId, verifyingContract: domain.verifyingContract }, hexToBytes(struct));
+}
+
+/** The digest as 0x hex. */
+export function hashPermit2WitnessTransfer(domain: Permit2Domain, message: Permit2WitnessTransfer): Hex {
+  return bytesToHex(permit2WitnessTransferDigest(domain, message));
 }
