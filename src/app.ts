@@ -56,7 +56,11 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain);
   // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.
   const kill = () => process.kill(process.pid, 'SIGKILL');
-  const faults = { afterCommit: config.faultInjection === 'kill_after_pay_commit' ? kill : undefined, afterReserve: config.faultInjection === 'kill_after_pay_reserve' ? kill : undefined };
+  const faults = {
+    afterCommit: config.faultInjection === 'kill_after_pay_commit' ? kill : undefined,
+    afterReserve: config.faultInjection === 'kill_after_pay_reserve' ? kill : undefined,
+    afterSign: config.faultInjection === 'kill_after_pay_sign' ? kill : undefined,
+  };
   if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
   const balances = new BalanceReader(config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults, balances);

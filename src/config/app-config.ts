@@ -40,8 +40,13 @@ const envSchema = z.object({
   /** Let origin verification reach loopback/private addresses (local sandbox and tests only). */
   TREASURY_VERIFY_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
   TREASURY_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
-  /** Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay's signature is recorded; `kill_after_pay_reserve` right after its reservation committed, before the signer is asked. */
-  TREASURY_FAULT_INJECTION: z.enum(['kill_after_pay_commit', 'kill_after_pay_reserve']).optional(),
+  /**
+   * Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay's signature is
+   * recorded; `kill_after_pay_reserve` right after a reservation committed unsigned, before the signer is
+   * asked (the locked and the alone paths); `kill_after_pay_sign` right after a signature came back for a
+   * decision not written yet (the group-committed path).
+   */
+  TREASURY_FAULT_INJECTION: z.enum(['kill_after_pay_commit', 'kill_after_pay_reserve', 'kill_after_pay_sign']).optional(),
 });
 
 export type AppConfig = Readonly<{
@@ -64,7 +69,7 @@ export type AppConfig = Readonly<{
   authCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
-  faultInjection: 'kill_after_pay_commit' | 'kill_after_pay_reserve' | undefined;
+  faultInjection: 'kill_after_pay_commit' | 'kill_after_pay_reserve' | 'kill_after_pay_sign' | undefined;
   publicUrl: string;
   dashboardUrl: string;
   sessionTtlSeconds: number;

@@ -1,12 +1,15 @@
 /**
- * Writes pay-path decisions — a denial (decision row + audit row) or a reservation (authorization with no
- * signature yet, spend totals, the paying buyer PAT's daily total, audit row; the authorization and the
- * audit row carry its decision id) —
+ * Writes pay-path decisions — a denial (decision row + audit row) or an allowed payment (authorization,
+ * either already signed or reserved with no signature yet, spend totals, the paying buyer PAT's daily total,
+ * audit row; the authorization and the audit row carry its decision id) —
  * several to one autocommit statement when payments arrive together (./group-commit-queue.ts): a write is
  * sent at once when no statement is running, otherwise it joins the next one. One prepared `INSERT …
  * SELECT FROM jsonb_to_recordset(…)` statement (one JSON document per table, ./json-rows.ts) serves one
  * write or hundreds, and the same statement is what a single write runs on its own. Statements run on the
- * writer's own connection (./statement-connection.ts).
+ * writer's own connection (./statement-connection.ts). A decision may take its place in the queue before its
+ * write exists (`place`, then `fill`): the pay path keeps a payment's place while the signer signs it, so
+ * that its signature is written with its decision in one statement, and the wallet's later decisions wait
+ * behind it (other wallets' do not).
  *
  * Defends: atomicity — the statement commits every decision in it or none, and each caller's promise
  * resolves only after it committed. Speculation — a wallet's next payment may decide on the state its
@@ -15,7 +18,9 @@
  * `generation` moves on, which tells callers that any state they remembered from before may be wrong.
  * Each write still carries its audit row at the chain's expected head + 1 (UNIQUE chain_key, seq), so a
  * change by another process fails the statement instead of forking the chain.
- * Does not defend: a caller that decides on a snapshot older than `generation` — callers check it.
+ * Does not defend: a caller that decides on a snapshot older than `generation` — callers check it; a
+ * place that is never filled, which holds back its wallet's later writes for good — callers fill every
+ * place they take, with the unsigned reservation when the signature failed.
  * Failed writes are refused with `ReservationBatchAborted` (carrying the cause); callers retry them alone.
  */
 import type { Knex } from 'knex';
@@ -25,10 +30,11 @@ import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
 
 /** policy_decisions values, in DECISION_COLUMNS order. */
 export type DecisionValues = [id: string, walletId: string, outcome: 'allow' | 'deny', kind: string, amountMicro: string, to: string, capability: string | null, violations: string, headroom: string, at: Date];
-/** authorizations values (status 'reserved', no signature), in AUTHORIZATION_COLUMNS order. */
+/** authorizations values, in AUTHORIZATION_COLUMNS order: `reserved` with no signature, or `signed` with its signature and time. */
 export type AuthorizationValues = [
   id: string, walletId: string, decisionId: string, kind: string, scheme: string, network: string, asset: string, from: string, to: string, valueRaw: string, amountMicro: string,
   validAfter: string, validBefore: string, nonce: string, capability: string | null, resource: string | null, idempotencyKey: string | null, requestHash: string | null, response: string, actor: string, at: Date,
+  status: 'reserved' | 'signed', signature: string | null, signedAt: Date | null,
 ];
 /** audit_events values, in AUDIT_COLUMNS order. */
 export type AuditValues = [chainKey: string, seq: number, eventType: string, actor: string, payload: string, prevHash: string, hash: string, at: Date];
@@ -62,9 +68,11 @@ const DECISION_COLUMNS = ['id', 'wallet_id', 'outcome', 'kind', 'amount_micro', 
 const DECISION_TYPES = ['text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'jsonb', 'jsonb', 'timestamptz'];
 const AUTHORIZATION_COLUMNS = [
   'id', 'wallet_id', 'decision_id', 'kind', 'scheme', 'network', 'asset', 'from_address', 'to_address', 'value_raw', 'amount_micro',
-  'valid_after', 'valid_before', 'nonce', 'capability', 'resource', 'idempotency_key', 'request_hash', 'response', 'actor', 'created_at',
+  'valid_after', 'valid_before', 'nonce', 'capability', 'resource', 'idempotency_key', 'request_hash', 'response', 'actor', 'created_at', 'status', 'signature', 'signed_at',
 ];
-const AUTHORIZATION_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'numeric', 'bigint', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'text', 'timestamptz'];
+const AUTHORIZATION_TYPES = [
+  'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'numeric', 'bigint', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'text', 'timestamptz', 'text', 'text', 'timestamptz',
+];
 const AUDIT_COLUMNS = ['chain_key', 'seq', 'event_type', 'actor', 'payload', 'prev_hash', 'hash', 'created_at'];
 const AUDIT_TYPES = ['text', 'integer', 'text', 'text', 'jsonb', 'text', 'text', 'timestamptz'];
 const SPEND_COLUMNS = ['wallet_id', 'window_kind', 'window_start', 'spent_micro', 'payment_count'];
@@ -88,8 +96,7 @@ const recordset = (columns: string[], types: string[]) => `SELECT ${columns.join
  */
 export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
   d AS (INSERT INTO policy_decisions (${DECISION_COLUMNS.join(', ')}) ${recordset(DECISION_COLUMNS, DECISION_TYPES)}),
-  a AS (INSERT INTO authorizations (${AUTHORIZATION_COLUMNS.join(', ')}, signature, status)
-        SELECT *, NULL, 'reserved' FROM (${recordset(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES)}) r),
+  a AS (INSERT INTO authorizations (${AUTHORIZATION_COLUMNS.join(', ')}) ${recordset(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES)}),
   t AS (INSERT INTO wallet_spend_totals (${SPEND_COLUMNS.join(', ')})
         ${recordset(SPEND_COLUMNS, SPEND_TYPES)}
         ON CONFLICT (wallet_id, window_kind, window_start)
@@ -99,7 +106,7 @@ export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SE
         ${recordset(PAT_SPEND_COLUMNS, PAT_SPEND_TYPES)}
         ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro)
 INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')}) SELECT v.* FROM (${recordset(AUDIT_COLUMNS, AUDIT_TYPES)}) v CROSS JOIN l`;
-export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v3';
+export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v4';
 
 /** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table (in the statement's order). */
 export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
@@ -133,9 +140,19 @@ export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unkno
 }
 
 interface Pending {
-  write: DecisionWrite;
+  lockKey: string;
+  /** Undefined while the decision's place is kept (WritePlace.fill hands it over). */
+  write: DecisionWrite | undefined;
   resolve(): void;
   reject(err: unknown): void;
+}
+
+/** A decision's place in the writer's queue, taken before its write exists. */
+export interface WritePlace {
+  /** Resolves once the write committed; rejects with ReservationBatchAborted if it was not written. */
+  readonly committed: Promise<void>;
+  /** Hands over the write (for the wallet whose lock key the place was taken with). Once only. */
+  fill(write: DecisionWrite): void;
 }
 
 export class ReservationWriter {
@@ -145,7 +162,7 @@ export class ReservationWriter {
 
   constructor(knex: Knex, options: { maxBatch?: number; onBatch?: (size: number) => void; onConnectionOpened?: () => void } = {}) {
     this.connection = new StatementConnection(knex, { onOpen: options.onConnectionOpened });
-    this.queue = new GroupCommitQueue((batch) => this.flush(batch), options);
+    this.queue = new GroupCommitQueue((batch) => this.flush(batch), { ...options, isReady: (p) => p.write !== undefined, orderKey: (p) => p.lockKey });
   }
 
   /** Closes the writer's connection (./statement-connection.ts); later writes fail and are refused. */
@@ -160,12 +177,36 @@ export class ReservationWriter {
 
   /** Resolves once `write` committed; rejects with ReservationBatchAborted if it was not written. */
   write(write: DecisionWrite): Promise<void> {
-    return new Promise((resolve, reject) => this.queue.push({ write, resolve, reject }));
+    const place = this.place(write.lockKey);
+    place.fill(write);
+    return place.committed;
+  }
+
+  /**
+   * Takes a place in the queue for a decision of the wallet with `lockKey` whose write is handed over later;
+   * the wallet's later writes are not sent before it. A place refused while still empty (a statement ahead
+   * of it failed) rejects `committed` at once, and its later `fill` writes nothing.
+   */
+  place(lockKey: string): WritePlace {
+    let pending!: Pending;
+    const committed = new Promise<void>((resolve, reject) => {
+      pending = { lockKey, write: undefined, resolve, reject };
+    });
+    committed.catch(() => undefined); // the caller may still be signing when a place is refused
+    this.queue.push(pending);
+    return {
+      committed,
+      fill: (write) => {
+        if (pending.write) throw new Error('a write place is filled once');
+        pending.write = write;
+        this.queue.nudge();
+      },
+    };
   }
 
   private async flush(batch: Pending[]): Promise<() => void> {
     try {
-      await this.connection.query(DECISION_WRITE_SQL, decisionWriteParams(batch.map((p) => p.write)), DECISION_WRITE_NAME);
+      await this.connection.query(DECISION_WRITE_SQL, decisionWriteParams(batch.map((p) => p.write!)), DECISION_WRITE_NAME);
       return () => {
         for (const p of batch) p.resolve();
       };

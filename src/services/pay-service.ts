@@ -1,5 +1,5 @@
 /**
- * The pay path (DESIGN §4, docs/adr/0006): check, reserve, record, then sign.
+ * The pay path (DESIGN §4, docs/adr/0006): check, sign, record — or check, reserve, sign, record.
  * 1. On a snapshot of the wallet (read, or remembered from the wallet's last write in this process), enforce
  *    the policy and write in one atomic statement either the denial (`pd_…` decision + audit row, then 403)
  *    or the reservation: the authorization with its nonce fixed (UNIQUE per sender and scheme), its
@@ -10,9 +10,14 @@
  *    buyer PAT that has a daily cap (across wallets) read, check and write run in one transaction under the
  *    exclusive wallet lock and the PAT lock instead.
  * 2. The signer signs that exact message (no lock held, so a hot wallet is not serialised on it).
- * 3. One statement records the signature on the reserved row (several rows per statement when payments
- *    arrive together); only after it committed does the signature leave. If the signer fails, the
- *    reservation is released (spend given back, audited).
+ * 3. Group-committed decisions (no buyer PAT cap, the usual case) are signed while their write keeps its
+ *    place in the writer's queue: the authorization is written already signed, with its spend and audit
+ *    row, in one statement — DESIGN §4's order, one statement and one commit per payment. Elsewhere (a
+ *    capped buyer PAT's locked transaction, a payment decided again alone, a resumed reservation) the
+ *    reservation commits first and one more statement records the signature on the reserved row (several
+ *    rows per statement when payments arrive together). Either way the signature leaves only after the row
+ *    holding it committed. If the signer fails, the reservation is written unsigned (the wallet's later
+ *    decisions may count on its audit row) and released (spend given back, audited).
  *
  * Defends: races between concurrent payments of one wallet, across replicas (every decision is written
  * against the audit head it read; the spend is counted before any signature exists); double spend on
@@ -24,7 +29,9 @@
  * Permit2 allowance is read — missing or too small → 412 `permit2_allowance_required`, nothing recorded.
  * Does not defend: authorizations signed but never settled — they count as spent (fail-safe). Those reserved
  * by a process that died before recording them count too, until a retry with their Idempotency-Key signs
- * them or, once expired, ./expired-reservation-sweeper.ts gives them back.
+ * them or, once expired, ./expired-reservation-sweeper.ts gives them back. A process that dies between a
+ * signature and its write leaves a signature nobody received and no row: the HSM's log shows a signature
+ * the ledger does not (the retry with the same Idempotency-Key is decided and signed anew).
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -44,7 +51,7 @@ import type { SignerGateway } from './signer-gateway.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, walletLockKey, withWalletDecision, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
-import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, type DecisionValues, type DecisionWrite } from '../db/reservation-writer.js';
+import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, type DecisionValues, type DecisionWrite, type WritePlace } from '../db/reservation-writer.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
 import { connectionUsableAfter } from '../db/connection-usable-after.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
@@ -124,8 +131,8 @@ export class PayService {
     private readonly metrics: TreasuryMetrics,
     private readonly clock: () => Date,
     private readonly dashboardUrl: string,
-    /** Fault-injection hooks (tests only): after a reservation committed; after a signature was recorded. */
-    private readonly faults: { afterReserve?: (() => void) | undefined; afterCommit?: (() => void) | undefined } = {},
+    /** Fault-injection hooks (tests only): after a reservation committed; after a signature was made for a decision not yet written; after a signature was recorded. */
+    private readonly faults: { afterReserve?: (() => void) | undefined; afterSign?: (() => void) | undefined; afterCommit?: (() => void) | undefined } = {},
     /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
     private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
   ) {
@@ -333,8 +340,8 @@ export class PayService {
 
   private async spend(ctx: CallContext, plan: SpendPlan): Promise<SignedPayment> {
     const requestHash = ctx.idempotencyKey ? this.requestHash(ctx.request) : null;
-    const stopReserve = this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind });
-    const outcome = await this.reserve(ctx, plan, requestHash).finally(() => stopReserve());
+    const stopReserve = once(this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind }));
+    const outcome = await this.reserve(ctx, plan, requestHash, stopReserve).finally(stopReserve);
 
     if (outcome.kind === 'denied') {
       this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'deny' });
@@ -350,24 +357,18 @@ export class PayService {
       this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'replayed' });
       return outcome.payment;
     }
+    if (outcome.kind === 'signed') {
+      // Signed before its write, which committed with the signature in it.
+      this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'allow' });
+      this.faults.afterCommit?.();
+      return outcome.payment;
+    }
 
     if (outcome.fresh) this.faults.afterReserve?.();
     // The lock is released: the signer call (the slow part under load) no longer serialises a hot wallet.
     let signature: string;
     try {
-      const p = outcome.payment;
-      const keys = { account_key_ref: outcome.accountKeyRef, wallet_key_ref: outcome.walletKeyRef };
-      const signed =
-        p.scheme === 'upto'
-          ? await this.signer.call('sign_permit2_witness_transfer', {
-              ...keys,
-              address: p.permit2_authorization.from,
-              domain: { name: 'Permit2', chainId: outcome.domain.chainId, verifyingContract: PERMIT2_ADDRESS },
-              // The owner is the wallet itself: it is `address`, not a field of the signed struct.
-              message: (({ from: _owner, ...permit }) => permit)(p.permit2_authorization),
-            })
-          : await this.signer.call('sign_transfer_authorization', { ...keys, address: p.authorization.from, domain: outcome.domain, message: p.authorization });
-      signature = signed.signature;
+      signature = await this.sign(outcome);
     } catch (err) {
       // Nobody holds a signature for this reservation: give the spend back (a resumed one stays reserved).
       if (outcome.fresh) await this.releaseEventually(ctx, outcome, 'signer_failed');
@@ -395,6 +396,57 @@ export class PayService {
     return row.response;
   }
 
+  /** The signer's signature over the reservation's exact message (EIP-3009, or Permit2 for `upto`). */
+  private async sign(reservation: Reservation): Promise<string> {
+    const p = reservation.payment;
+    const keys = { account_key_ref: reservation.accountKeyRef, wallet_key_ref: reservation.walletKeyRef };
+    const signed =
+      p.scheme === 'upto'
+        ? await this.signer.call('sign_permit2_witness_transfer', {
+            ...keys,
+            address: p.permit2_authorization.from,
+            domain: { name: 'Permit2', chainId: reservation.domain.chainId, verifyingContract: PERMIT2_ADDRESS },
+            // The owner is the wallet itself: it is `address`, not a field of the signed struct.
+            message: (({ from: _owner, ...permit }) => permit)(p.permit2_authorization),
+          })
+        : await this.signer.call('sign_transfer_authorization', { ...keys, address: p.authorization.from, domain: reservation.domain, message: p.authorization });
+    return signed.signature;
+  }
+
+  /**
+   * A fresh reservation decided in the group commit, signed while its write keeps its place in the writer's
+   * queue (the wallet's later decisions wait behind it), then written signed: authorization, spend and audit
+   * row in one statement, committed before the signature leaves. If the signer fails, the reservation is
+   * written unsigned in that place — the wallet's later decisions were taken on top of its audit row — and
+   * released. A write that fails is refused with ReservationBatchAborted (taken again by `reserve`); its
+   * signature never leaves.
+   */
+  private async signInPlace(ctx: CallContext, plan: SpendPlan, reservation: Reservation, write: DecisionWrite, place: WritePlace) {
+    const written = () => place.committed.catch((err: unknown) => {
+      throw markUncertain(err, reservation);
+    });
+    let signature: string;
+    try {
+      signature = await this.sign(reservation);
+    } catch (err) {
+      place.fill(write);
+      await written();
+      await this.releaseEventually(ctx, reservation, 'signer_failed');
+      throw err;
+    }
+    this.faults.afterSign?.();
+    const payment: SignedPayment = { ...reservation.payment, signature };
+    const at = this.clock();
+    const [id, walletId, decisionId, kind, scheme, network, asset, from, to, value, amount, validAfter, validBefore, nonce, capability, resource, key, hash, , actor, createdAt] = write.authorization!;
+    const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
+    place.fill({
+      ...write,
+      authorization: [id, walletId, decisionId, kind, scheme, network, asset, from, to, value, amount, validAfter, validBefore, nonce, capability, resource, key, hash, JSON.stringify(payment), actor, createdAt, 'signed', signature, at],
+    });
+    await written().finally(() => stopRecord());
+    return { kind: 'signed' as const, payment };
+  }
+
   /**
    * Check and reserve: take the wallet's snapshot, enforce the PAT cap and the policy, and write either the
    * denial (decision and audit row) or the reservation — authorization (nonce fixed, no signature yet),
@@ -409,13 +461,14 @@ export class PayService {
    * chain_key, seq), and the whole decision is taken again on a fresh read. With a buyer PAT its daily cap
    * spans wallets, so the exclusive wallet lock and the PAT lock are held across read and write
    * (withWalletTransaction). A concurrent first use of one Idempotency-Key is settled the same way (UNIQUE
-   * wallet_id, idempotency_key).
+   * wallet_id, idempotency_key). A fresh reservation in the group commit is signed before it is written
+   * (signInPlace) and comes back `signed`; `decided` is called once it is decided, before the signer is asked.
    */
-  private async reserve(ctx: CallContext, plan: SpendPlan, requestHash: string | null) {
+  private async reserve(ctx: CallContext, plan: SpendPlan, requestHash: string | null, decided: () => void) {
     let alone = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.reserveOnce(ctx, plan, requestHash, alone);
+        return await this.reserveOnce(ctx, plan, requestHash, alone, decided);
       } catch (err) {
         this.snapshots.delete(ctx.walletId);
         const uncertain = (err as { uncertainReservation?: Reservation } | null)?.uncertainReservation;
@@ -437,7 +490,7 @@ export class PayService {
     }
   }
 
-  private async reserveOnce(ctx: CallContext, plan: SpendPlan, requestHash: string | null, alone: boolean) {
+  private async reserveOnce(ctx: CallContext, plan: SpendPlan, requestHash: string | null, alone: boolean, decidedHook: () => void) {
     let now = this.clock();
     const opening = () => this.snapshotQuery(ctx.walletId, (now = this.clock()), ctx.idempotencyKey);
     const lockKey = walletLockKey(ctx.walletId).toString();
@@ -559,7 +612,7 @@ export class PayService {
           authorization: [
             authorizationId, wallet.id, decisionId, plan.kind, plan.scheme, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
             authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
-            ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now,
+            ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now, 'reserved', null, null,
           ],
           spend: { walletId: wallet.id, windowStarts: { day: isoDate(windows.dayStart), week: isoDate(windows.weekStart), month: isoDate(windows.monthStart) }, amountMicro: plan.amountMicro },
           ...(ctx.pat ? { patSpend: { tokenId: ctx.pat.tokenId, day: isoDate(windows.dayStart), amountMicro: plan.amountMicro } } : {}),
@@ -626,25 +679,29 @@ export class PayService {
         remembered,
       );
     }
-    const { outcome, written } = await withWalletDecision(
+    const { outcome, write, place } = await withWalletDecision(
       this.knex,
       ctx.walletId,
       'treasury_pay_snapshot_v3',
       (rows, track) => {
         const decided = decide(this.readSnapshot(rows, ctx.accountId, ctx.walletId, now));
-        if (!decided.write) return { outcome: decided.outcome, written: undefined };
+        if (!decided.write) return { outcome: decided.outcome };
         // The wallet's next payment decides on this write's outcome while it is on its way.
         remember(rows[0]!, decided.change!);
-        const written = this.writer.write(decided.write);
-        track(written);
-        return { outcome: decided.outcome, written };
+        const place = this.writer.place(decided.write.lockKey);
+        track(place.committed);
+        return { outcome: decided.outcome, write: decided.write, place };
       },
       read,
       remembered,
     );
-    await written?.catch((err: unknown) => {
-      throw markUncertain(err, outcome);
-    });
+    if (!write || !place) return outcome;
+    if (outcome.kind === 'reserved') {
+      decidedHook();
+      return this.signInPlace(ctx, plan, outcome, write, place);
+    }
+    place.fill(write);
+    await place.committed;
     return outcome;
   }
 
@@ -711,6 +768,16 @@ function rememberedAt(row: Record<string, unknown>, now: Date): Record<string, u
 function nextRecent(recent: VelocityWindow | null, change: { spentMicro?: bigint; at: Date }): VelocityWindow | null {
   if (!recent || change.spentMicro === undefined) return recent;
   return addToVelocityWindow(recent, change.at);
+}
+
+/** `fn` on its first call only (a timer that two paths may stop). */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
 
 /** Optimistic reservations retried after a concurrent change of the same wallet (other processes only). */

@@ -3,12 +3,15 @@
  * closing it), requests answer 503 `database_unavailable` with Retry-After — not 500 — and write nothing;
  * once it accepts connections again the same requests succeed on new connections. The buyer SDK rides out
  * a short outage by itself: it retries a 503 after its Retry-After (a payment only with its Idempotency-Key).
+ * A payment whose signed write is cut off is decided again and answered once; one whose signature record
+ * fails (the locked path reserves first) answers 503 and gives its reservation back.
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { TreasuryClient } from '../../../src/sdk/index.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
 
 describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
@@ -79,9 +82,42 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(rows[0].signature, payment.signature);
   });
 
-  it('a payment whose signature cannot be recorded answers 503, and its reservation is given back: the signature never left', async () => {
-    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage-record' } })).body.api_key;
+  it('a payment whose signed write is cut off while it runs is decided and signed again: one row, counted once', async () => {
+    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage-write' } })).body.api_key;
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
+    // Block the table so that the payment's write (its decision and its signature in one statement) waits, and
+    // end that session under it; the table is let go then.
+    const holder = await t.db.knex.transaction();
+    let cut = 0;
+    let paying: ReturnType<TestTreasury['request']> | undefined;
+    try {
+      await holder.raw('LOCK TABLE authorizations IN SHARE MODE');
+      paying = t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '300000' }) } });
+      for (let i = 0; i < 1000 && cut < 1; i++) {
+        const r = await t.db.knex.raw("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH l AS%'");
+        cut += r.rows[0].n;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      await holder.commit();
+    }
+    assert.equal(cut, 1, 'the signed write was waiting, and its session was ended');
+    const res = await paying!;
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const rows = await t.db.knex('authorizations').where({ wallet_id: wallet.id });
+    assert.equal(rows.length, 1, 'the cut write wrote nothing; its signature never left');
+    assert.equal(rows[0].status, 'signed');
+    assert.equal(rows[0].signature, res.body.signature);
+    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(day.spent_micro), '300000', 'counted once');
+  });
+
+  it('a payment whose signature cannot be recorded answers 503, and its reservation is given back: the signature never left', async () => {
+    // A buyer PAT with a daily cap takes the locked path: the reservation commits, then the signature is recorded.
+    const { session } = await signInWithNewKey(t);
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat as string;
+    const token = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })).body.pat as string;
+    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { policy: { daily_cap_usd: '1' } } })).body;
     // Hold the payment between its reservation and its signature (the signer stopped), then block the table
     // so that its record waits, and end the record's session each time it waits (it is tried twice). The
     // table is let go then, and the payment's release can run before it answers.

@@ -1,10 +1,11 @@
 /**
  * PostgreSQL crashing under the pay path (its immediate shutdown: every server process quits at once, as on
  * a kill or a power cut of the database host, and the server recovers from its WAL on the next start):
- * every 200 and every 403 answered before the crash survives it; payments in flight get 503
- * `database_unavailable` and their signatures never leave; their reservations, which survived, are given
- * back by the API once the database answers again; afterwards every wallet pays again and every chain
- * verifies.
+ * every 200 and every 403 answered before the crash survives it; payments in flight — decided, their
+ * signatures made while the database was down — get 503 `database_unavailable`, their signatures never
+ * leave and nothing of them is counted; afterwards every wallet pays again and every chain verifies.
+ * Through a buyer PAT with a daily cap (the locked path, which reserves before it signs) the reservations in
+ * flight survive the crash and the API gives them back once the database answers again.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
 import { freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
@@ -76,7 +78,10 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers given before a crash survive it; payments in flight get 503 and are given back; then every wallet pays again and every chain verifies', async () => {
+  /** Payments the API has decided so far (its decision timer's count). */
+  const decisions = async () => Number(/treasury_db_transaction_duration_seconds_count\{operation="pay"\} (\d+)/.exec(await (await fetch(`${t.baseUrl}/metrics`)).text())?.[1] ?? 0);
+
+  it('answers given before a crash survive it; payments in flight get 503 and count nothing; then every wallet pays again and every chain verifies', async () => {
     const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'crash' } })).body.api_key as string;
     const wallets = await Promise.all([1, 2, 3, 4].map(async () => (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '5' } } })).body as { id: string }));
 
@@ -89,10 +94,11 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
     assert.equal(denied.status, 403, JSON.stringify(denied.body));
     for (const s of signed) assert.equal(s.answer.status, 200, JSON.stringify(s.answer.body));
 
-    // In flight at the crash: reserved, waiting for signatures that come back only after it.
+    // In flight at the crash: decided, waiting for signatures that come back only after it.
+    const decidedBefore = await decisions();
     t.signer.child.kill('SIGSTOP');
     const inFlight = wallets.flatMap((w) => [1, 2].map(async () => ({ wallet: w.id, answer: await pay(t, token, w.id, '200000') })));
-    await waitFor('the reservations', async () => (await db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id)).where({ status: 'reserved' })).length === 8);
+    await waitFor('the decisions', async () => (await decisions()) === decidedBefore + 8);
     await crash();
     t.signer.child.kill('SIGCONT');
     const answers = await Promise.all(inFlight);
@@ -109,11 +115,11 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
       assert.equal(row?.signature, s.answer.body.signature);
     }
     assert.ok(await db.knex('policy_decisions').where({ id: denied.body.decision_id }).first(), 'the denial answered before the crash is recorded');
-    // The reservations in flight survived the crash; no signature of theirs left, so the API gives them back
-    // (`record_failed`, retried after 1 and 5 s while the database recovers).
-    const inFlightRows = () => db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id)).whereNot({ status: 'signed' });
-    await waitFor('the releases', async () => (await inFlightRows()).every((r) => r.status === 'released'), 20_000);
-    assert.equal((await inFlightRows()).length, 8);
+    // The payments in flight were to be written with their signatures, which found the database gone: nothing
+    // of them was written, and no signature of theirs left.
+    const rows = await db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id));
+    assert.equal(rows.length, signed.length);
+    assert.ok(rows.every((r) => r.status === 'signed'));
     for (const w of wallets) assert.equal(await spentToday(db, w.id), '300000', 'only the signed payments count');
 
     // Every wallet pays again, and every chain verifies.
@@ -123,6 +129,34 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
       const chain = await verifyAuditChain(db.knex, w.id);
       assert.equal(chain.ok, true, JSON.stringify(chain));
       assert.equal(await spentToday(db, w.id), '400000', 'the three payments before the crash and the one after');
+    }
+  });
+
+  it('through a buyer PAT with a daily cap (reserved before signing): the reservations in flight survive the crash and are given back', async () => {
+    const { session } = await signInWithNewKey(t);
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat as string;
+    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })).body.pat as string;
+    const wallets = await Promise.all([1, 2].map(async () => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { policy: { daily_cap_usd: '5' } } })).body as { id: string }));
+    for (const w of wallets) assert.equal((await pay(t, buyer, w.id, '100000')).status, 200);
+
+    t.signer.child.kill('SIGSTOP');
+    const inFlight = wallets.flatMap((w) => [1, 2].map(() => pay(t, buyer, w.id, '200000')));
+    const reserved = () => db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id)).where({ status: 'reserved' });
+    await waitFor('the reservations', async () => (await reserved()).length === 4);
+    await crash();
+    t.signer.child.kill('SIGCONT');
+    const answers = await Promise.all(inFlight);
+    server = await start();
+    for (const answer of answers) assert.equal(answer.body.error_code, 'database_unavailable', JSON.stringify(answer.body));
+    // No signature of theirs left, so the API gives them back (`record_failed`, retried after 1 and 5 s while
+    // the database recovers).
+    const unsigned = () => db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id)).whereNot({ status: 'signed' });
+    await waitFor('the releases', async () => (await unsigned()).every((r) => r.status === 'released'), 20_000);
+    assert.equal((await unsigned()).length, 4);
+    for (const w of wallets) {
+      assert.equal(await spentToday(db, w.id), '100000', 'only the signed payment counts');
+      assert.equal((await pay(t, buyer, w.id, '100000')).status, 200);
+      assert.equal((await verifyAuditChain(db.knex, w.id)).ok, true);
     }
   });
 });

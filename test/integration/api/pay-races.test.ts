@@ -2,7 +2,10 @@
  * Atomicity under races and crash safety, with two treasury-api processes sharing one PostgreSQL and one
  * signer: exactly N of 64 concurrent payments pass a cap that allows N (daily cap and velocity cap), and a
  * payment whose response was lost to a crash after COMMIT, retried with its Idempotency-Key, returns the
- * same signature and spends nothing more. Without a buyer PAT a reservation is optimistic (one read, one
+ * same signature and spends nothing more; one whose process died after signing and before writing left
+ * nothing, and its retry is decided and counted once; one whose process died after reserving (a buyer PAT
+ * with a daily cap reserves first) is signed by its retry or, never retried, given back once expired.
+ * Without a buyer PAT a reservation is optimistic (one read, one
  * write that fails if the wallet's audit chain moved, then taken again): the races below go through that
  * path, also with the same Idempotency-Key first used on both processes at once and with policy changes
  * (locked transactions) racing the payments — never a 500, the audit chain intact. And with every
@@ -16,6 +19,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
@@ -73,6 +78,22 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     await db?.drop();
     await signer?.stop();
   });
+
+  /**
+   * Signs in to `api` with a fresh EVM key (SIWE naming the API's own origin) and mints a Treasury PAT and an
+   * agent (buyer) PAT with a daily cap: that PAT's payments take the locked path, which reserves before it signs.
+   */
+  async function cappedBuyer(api: Api, dailyCapUsd: string): Promise<{ treasuryPat: string; buyerPat: string }> {
+    const who = privateKeyToAccount(generatePrivateKey());
+    const nonce = (await post(api, '/v1/identity/nonce', {})).body.nonce;
+    const message = createSiweMessage({ domain: new URL(api.url).host, address: who.address, uri: api.url, version: '1', chainId: 84532, nonce, issuedAt: new Date() });
+    const signedIn = await post(api, '/v1/identity/init', { message, signature: await who.signMessage({ message }), chain: 'evm' });
+    assert.ok(signedIn.status < 300, JSON.stringify(signedIn.body));
+    const as = { authorization: `Bearer ${signedIn.body.session}` };
+    const treasuryPat = (await post(api, '/v1/pats', { scope_type: 'treasury' }, as)).body.pat;
+    const buyerPat = (await post(api, '/v1/pats', { scope_type: 'agent', daily_cap_usd: dailyCapUsd }, as)).body.pat;
+    return { treasuryPat, buyerPat };
+  }
 
   async function race(policy: Record<string, unknown>, expected: number) {
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy })).body;
@@ -254,11 +275,39 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(String(totals.spent_micro), '250000');
   });
 
-  it('a pay whose process died after reserving and before signing, retried with its Idempotency-Key, signs that same reservation', async () => {
+  it('a pay whose process died after signing and before its write, retried with its Idempotency-Key: nothing was recorded, so it is decided and counted once', async () => {
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
+    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_sign' });
+    const body = { payment_requirements: requirements('400000') };
+    const lost = await post(doomed, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-3' }).catch((err: Error) => err);
+    assert.ok(lost instanceof Error, 'the response never arrived');
+    await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
+    assert.equal(doomed.child.signalCode, 'SIGKILL');
+    assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 0, 'the signature was never written, nor its decision');
+    assert.equal((await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id })).length, 0, 'nothing counted');
+    assert.equal((await db.knex('audit_events').where({ chain_key: wallet.id }).whereLike('event_type', 'payment.%')).length, 0);
+
+    const retried = await post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-3' });
+    assert.equal(retried.status, 200, JSON.stringify(retried.body));
+    const again = await post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-3' });
+    assert.equal(again.body.signature, retried.body.signature, 'the key now holds the retry\'s result');
+    const rows = await db.knex('authorizations').where({ wallet_id: wallet.id });
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].status, 'signed');
+    assert.equal(rows[0].signature, retried.body.signature);
+    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
+    assert.equal(String(totals.spent_micro), '400000', 'counted once');
+    assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
+  });
+
+  it('a pay whose process died after reserving and before signing, retried with its Idempotency-Key, signs that same reservation', async () => {
+    // A buyer PAT with a daily cap takes the locked path, which commits the reservation before asking the signer.
+    const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
+    const buyer = { authorization: `Bearer ${buyerPat}` };
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } }, { authorization: `Bearer ${treasuryPat}` })).body;
     const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
     const body = { payment_requirements: requirements('300000') };
-    const lost = await post(doomed, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-2' }).catch((err: Error) => err);
+    const lost = await post(doomed, `/v1/wallets/${wallet.id}/pay`, body, { ...buyer, 'idempotency-key': 'crash-2' }).catch((err: Error) => err);
     assert.ok(lost instanceof Error, 'the response never arrived');
     await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
     const reserved = await db.knex('authorizations').where({ wallet_id: wallet.id, idempotency_key: 'crash-2' }).first();
@@ -266,8 +315,8 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(reserved.signature, null, 'no signature exists yet');
 
     const [a, b] = await Promise.all([
-      post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-2' }),
-      post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-2' }),
+      post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, body, { ...buyer, 'idempotency-key': 'crash-2' }),
+      post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, body, { ...buyer, 'idempotency-key': 'crash-2' }),
     ]);
     assert.equal(a.status, 200, JSON.stringify(a.body));
     assert.equal(b.status, 200, JSON.stringify(b.body));
@@ -282,16 +331,18 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
   });
 
   it('a pay whose process died after reserving and which nobody retried: once its authorization expired, the sweep gives its spend back', async () => {
-    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
-    const signed = await post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') });
+    const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
+    const buyer = { authorization: `Bearer ${buyerPat}` };
+    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } }, { authorization: `Bearer ${treasuryPat}` })).body;
+    const signed = await post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') }, buyer);
     assert.equal(signed.status, 200);
     const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
     const died = new Promise((resolve) => doomed.child.once('exit', resolve));
-    await post(doomed, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('300000') }).catch(() => undefined);
+    await post(doomed, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('300000') }, buyer).catch(() => undefined);
     await died;
     const doomedAgain = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
     const diedAgain = new Promise((resolve) => doomedAgain.child.once('exit', resolve));
-    await post(doomedAgain, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: paymentRequirements({ amount: '200000', maxTimeoutSeconds: 86_400 }) }).catch(() => undefined);
+    await post(doomedAgain, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: paymentRequirements({ amount: '200000', maxTimeoutSeconds: 86_400 }) }, buyer).catch(() => undefined);
     await diedAgain;
     const rows = await db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at');
     assert.deepEqual(rows.map((r) => r.status), ['signed', 'reserved', 'reserved']);

@@ -3,7 +3,9 @@
  * Decisions: writes handed over together share one statement and commit together, spend totals are summed
  * per window, and a failed statement writes nothing — every write in it and every write queued behind it is
  * refused, and the generation moves on, so that no write decided on a lost one can leave a gap in an audit
- * chain. Signatures: a reserved row takes its signature once; every caller hears what the row holds.
+ * chain. A place kept for a decision still being signed holds back its wallet's later writes, not other
+ * wallets', and its signed write lands signed. Signatures: a reserved row takes its signature once; every
+ * caller hears what the row holds.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -47,7 +49,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     const audit = buildAuditRow(head, { chainKey: w.id, eventType: 'payment.reserved', actor: 'test', payload: { authorization_id: authorizationId }, at: AT });
     const write: DecisionWrite = {
       lockKey: walletLockKey(w.id).toString(),
-      authorization: [authorizationId, w.id, decisionId, 'pay', 'exact', 'base-sepolia', '0x036CbD53842c5426634e7929541eC2318f3dCF7e', w.address, SELLER, amount.toString(), amount.toString(), '0', '9999999999', nonce, null, null, null, null, '{}', 'test', AT],
+      authorization: [authorizationId, w.id, decisionId, 'pay', 'exact', 'base-sepolia', '0x036CbD53842c5426634e7929541eC2318f3dCF7e', w.address, SELLER, amount.toString(), amount.toString(), '0', '9999999999', nonce, null, null, null, null, '{}', 'test', AT, 'reserved', null, null],
       spend: { walletId: w.id, windowStarts: WINDOWS, amountMicro: amount },
       audit: auditValues(audit),
     };
@@ -134,6 +136,56 @@ describe('group-commit writers (PostgreSQL)', function () {
     await writer.write(reservation(b, b1.head, 100n).write);
     assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
     assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
+  });
+
+  it('a place kept for a decision being signed holds back its wallet\'s later writes, not other wallets\'; filled signed, it lands signed', async () => {
+    const a = await wallet();
+    const b = await wallet();
+    const batches: number[] = [];
+    const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n) });
+    writers.push(writer);
+    const a1 = reservation(a, a.head, 1000n);
+    const a2 = reservation(a, a1.head, 2000n);
+    const b1 = reservation(b, b.head, 500n);
+    const place = writer.place(a1.write.lockKey);
+    let a2Done = false;
+    const a2Written = writer.write(a2.write).then(() => (a2Done = true));
+    await writer.write(b1.write);
+    assert.deepEqual(batches, [1], 'only b\'s write was sent');
+    assert.equal(a2Done, false, 'a\'s later write waits behind the empty place');
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: a.id })).length, 0);
+
+    const signature = `0x${'ef'.repeat(65)}`;
+    const signed = [...a1.write.authorization!] as typeof a1.write.authorization & unknown[];
+    signed[18] = JSON.stringify({ signature });
+    signed.splice(21, 3, 'signed', signature, AT);
+    place.fill({ ...a1.write, authorization: signed as NonNullable<DecisionWrite['authorization']> });
+    await Promise.all([place.committed, a2Written]);
+    assert.deepEqual(batches, [1, 2], 'the place and the write behind it went out together, in chain order');
+    const rows = await t.db.knex('authorizations').where({ wallet_id: a.id }).orderBy('created_at');
+    const byId = new Map(rows.map((r: any) => [r.id, r]));
+    assert.equal(byId.get(a1.write.authorization![0]).status, 'signed');
+    assert.equal(byId.get(a1.write.authorization![0]).signature, signature);
+    assert.deepEqual(byId.get(a1.write.authorization![0]).response, { signature });
+    assert.ok(byId.get(a1.write.authorization![0]).signed_at instanceof Date);
+    assert.equal(byId.get(a2.write.authorization![0]).status, 'reserved');
+    assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
+
+    // A place refused while still empty (a statement ahead of it failed): `committed` rejects, and its
+    // later fill writes nothing.
+    const clash = reservation(b, b1.head, 10n, a1.write.authorization![13]); // b's nonces are its own: collide on the id instead
+    clash.write.authorization![0] = a1.write.authorization![0];
+    const failing = writer.write(clash.write);
+    const empty = writer.place(b1.write.lockKey);
+    const [f, e] = await Promise.allSettled([failing, empty.committed]);
+    assert.equal(f.status, 'rejected');
+    assert.equal(e.status, 'rejected');
+    assert.ok((e as PromiseRejectedResult).reason instanceof ReservationBatchAborted);
+    const late = reservation(b, b1.head, 20n);
+    empty.fill(late.write);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await t.db.knex('authorizations').where({ id: late.write.authorization![0] })).length, 0);
+    assert.deepEqual(await totals(b.id), { day: { spent: '500', count: 1 }, month: { spent: '500', count: 1 }, week: { spent: '500', count: 1 } });
   });
 
   it('signatures: each caller hears what its row holds — one stored signature when two records of a row share a statement', async () => {
