@@ -44,7 +44,7 @@ export function createTreasuryMetrics() {
     }),
     dbTransactionDuration: new Histogram({
       name: 'treasury_db_transaction_duration_seconds',
-      help: 'Duration of the database transactions that guard key operations.',
+      help: 'Duration of the database work that guards key operations: operation="pay"|"transfer" the decision (its write too where the reservation is committed before signing), "…_record" the write that stores the signature.',
       labelNames: ['operation'] as const,
       buckets: latencyBuckets,
       registers: [registry],

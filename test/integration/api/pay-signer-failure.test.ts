@@ -3,7 +3,9 @@
  * the spend is given back (the daily cap's headroom is whole again), the row is marked released with its
  * Idempotency-Key freed, the release is in the audit chain, and no signature exists anywhere. The signer
  * killed in the middle of a storm of payments and started again: never a 500, every payment that got no
- * signature gave its spend back, and the same API process signs again once the signer is back.
+ * signature gave its spend back, and the same API process signs again once the signer is back. One payment
+ * of a hot wallet refused by the signer while the wallet's next payments were decided on top of it: it is
+ * written unsigned in its place and released, the others are signed, and the chain has no gap.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,10 +15,10 @@ import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 
 /** Hooks for one describe block: its own Treasury (API, signer, database) and an agent's API key. */
-function ownTreasury(ownerId: string): { t: TestTreasury; token: string } {
+function ownTreasury(ownerId: string, signerEnv?: Record<string, string>): { t: TestTreasury; token: string } {
   const ctx = {} as { t: TestTreasury; token: string };
   before(async () => {
-    ctx.t = await startTestTreasury();
+    ctx.t = await startTestTreasury(signerEnv ? { signerEnv } : {});
     ctx.token = (await ctx.t.request('POST', '/v1/treasury', { token: ctx.t.adminToken, body: { owner_type: 'agent', owner_id: ownerId } })).body.api_key;
   });
   after(async () => {
@@ -60,6 +62,41 @@ describe('pay path when the signer fails', function () {
     const retry = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '400000' }) }, headers: { 'Idempotency-Key': 'lost-signer-1' } });
     assert.equal(retry.status, 503);
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id, status: 'released' })).length, 2);
+  });
+});
+
+describe('pay path when the signer refuses one payment of a hot wallet', function () {
+  this.timeout(120_000);
+  // The signer's own bound (raw units) is below what the wallet's policy allows: an operator's mismatch.
+  const own = ownTreasury('hot', { TREASURY_SIGNER_MAX_VALUE: '500000' });
+
+  it('the refused payment is written unsigned in its place and released; the payments decided on top of it are signed; the chain has no gap', async () => {
+    const { t, token } = own;
+    const w = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '10' } } })).body as { id: string };
+    const amounts = ['100000', '100000', '100000', '900000', '100000', '100000', '100000', '100000'];
+    const answers = await Promise.all(amounts.map((amount) => t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount }) } })));
+    answers.forEach((r, i) => assert.equal(r.status, amounts[i] === '900000' ? 500 : 200, JSON.stringify(r.body)));
+
+    const rows = await t.db.knex('authorizations').where({ wallet_id: w.id });
+    assert.equal(rows.length, 8, 'every decision was written, the refused one too');
+    const refused = rows.filter((r) => r.status !== 'signed');
+    assert.equal(refused.length, 1);
+    assert.equal(refused[0].amount_micro, '900000');
+    assert.equal(refused[0].signature, null);
+    for (const r of answers.filter((a) => a.status === 200)) assert.equal(rows.find((x) => x.id === r.body.authorization_id)?.signature, r.body.signature);
+    for (let i = 0; i < 100 && (await t.db.knex('authorizations').where({ id: refused[0].id }).first()).status !== 'released'; i++) await sleep(20);
+    assert.equal((await t.db.knex('authorizations').where({ id: refused[0].id }).first()).status, 'released');
+    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
+    assert.equal(String(day.spent_micro), '700000', 'only the signed payments count');
+    const events = (await t.db.knex('audit_events').where({ chain_key: w.id }).orderBy('seq')).map((e) => e.event_type);
+    assert.equal(events.filter((e) => e === 'payment.reserved').length, 8);
+    assert.equal(events.filter((e) => e === 'payment.released').length, 1);
+    const chain = await verifyAuditChain(t.db.knex, w.id);
+    assert.equal(chain.ok, true, JSON.stringify(chain));
+    // Decided on top of the refused one: at least one signed payment's audit row follows it in the chain.
+    const refusedSeq = (await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'payment.reserved' }).whereRaw("payload->>'authorization_id' = ?", [refused[0].id]).first()).seq;
+    const later = await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'payment.reserved' }).where('seq', '>', refusedSeq);
+    assert.ok(later.length > 0, 'payments were decided after the refused one');
   });
 });
 
