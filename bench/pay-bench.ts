@@ -27,6 +27,7 @@ import { postgresProcessCpu } from './support/postgres-process-cpu.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { measureWakeUpCost } from './support/wake-up-cost.js';
+import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -289,6 +290,7 @@ async function main(): Promise<void> {
 
     process.stderr.write(`• baseline: hand-offs between two processes, back to back and at ${STEADY_RATE}/s\n`);
     const wakeUps = await measureWakeUpCost(STEADY_RATE, 3);
+    const placement = await measureWakePlacement();
 
     process.stderr.write('• starting treasury-signer and treasury-api\n');
     const socket = path.join(dir, 'signer.sock');
@@ -615,6 +617,7 @@ async function main(): Promise<void> {
       phasesLine,
       cpuLine,
       wakeUpLine,
+      `wake placement (./support/wake-placement.ts: a process woken by a socket write while the writer runs on for 1 ms, the other core idle): on the writer's core in ${(placement.onWritersCore * 100).toFixed(0)} % of ${placement.wakes} wake-ups; it started p50 ${placement.p50Micros.toFixed(0)} µs, p90 ${placement.p90Micros.toFixed(0)} µs after the write`,
       postgresLine,
       tailLine,
       bySecondLine,
