@@ -56,6 +56,17 @@ export interface DecisionWrite {
   audit: AuditValues;
 }
 
+/** `write`'s authorization as signed: its response (JSON, holding the signature), status `signed`, the signature and when. */
+export function signedWrite(write: DecisionWrite, response: string, signature: string, at: Date): DecisionWrite {
+  if (!write.authorization) throw new Error('only an allowed decision takes a signature');
+  const values = [...write.authorization] as AuthorizationValues;
+  values[18] = response;
+  values[21] = 'signed';
+  values[22] = signature;
+  values[23] = at;
+  return { ...write, authorization: values };
+}
+
 /** A write was not committed because its statement (or one queued before it) failed; retry it alone. */
 export class ReservationBatchAborted extends Error {
   constructor(override readonly cause: unknown) {

@@ -51,7 +51,7 @@ import type { SignerGateway } from './signer-gateway.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, walletLockKey, withWalletDecision, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
-import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, type DecisionValues, type DecisionWrite, type WritePlace } from '../db/reservation-writer.js';
+import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionValues, type DecisionWrite, type WritePlace } from '../db/reservation-writer.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
 import { connectionUsableAfter } from '../db/connection-usable-after.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
@@ -437,12 +437,8 @@ export class PayService {
     this.faults.afterSign?.();
     const payment: SignedPayment = { ...reservation.payment, signature };
     const at = this.clock();
-    const [id, walletId, decisionId, kind, scheme, network, asset, from, to, value, amount, validAfter, validBefore, nonce, capability, resource, key, hash, , actor, createdAt] = write.authorization!;
     const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
-    place.fill({
-      ...write,
-      authorization: [id, walletId, decisionId, kind, scheme, network, asset, from, to, value, amount, validAfter, validBefore, nonce, capability, resource, key, hash, JSON.stringify(payment), actor, createdAt, 'signed', signature, at],
-    });
+    place.fill(signedWrite(write, JSON.stringify(payment), signature, at));
     await written().finally(() => stopRecord());
     return { kind: 'signed' as const, payment };
   }

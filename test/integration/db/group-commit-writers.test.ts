@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { buildAuditRow, verifyAuditChain, type AuditHead } from '../../../src/audit/audit-ledger.js';
-import { ReservationBatchAborted, ReservationWriter, type DecisionWrite } from '../../../src/db/reservation-writer.js';
+import { ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionWrite } from '../../../src/db/reservation-writer.js';
 import { SIGNATURE_RECORD_SQL, SignatureRecorder } from '../../../src/db/signature-recorder.js';
 import { walletLockKey } from '../../../src/db/wallet-transaction.js';
 import { auditValues } from '../../../src/services/pay-statements.js';
@@ -156,10 +156,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: a.id })).length, 0);
 
     const signature = `0x${'ef'.repeat(65)}`;
-    const signed = [...a1.write.authorization!] as typeof a1.write.authorization & unknown[];
-    signed[18] = JSON.stringify({ signature });
-    signed.splice(21, 3, 'signed', signature, AT);
-    place.fill({ ...a1.write, authorization: signed as NonNullable<DecisionWrite['authorization']> });
+    place.fill(signedWrite(a1.write, JSON.stringify({ signature }), signature, AT));
     await Promise.all([place.committed, a2Written]);
     assert.deepEqual(batches, [1, 2], 'the place and the write behind it went out together, in chain order');
     const rows = await t.db.knex('authorizations').where({ wallet_id: a.id }).orderBy('created_at');
