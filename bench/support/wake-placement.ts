@@ -11,11 +11,8 @@
  * README) sees none, so the woken process waits behind its writer while the other core idles. On a host
  * whose scheduler sees shared caches the share on the writer's core is low and the wait is short.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { startSocketChild } from './socket-child.js';
 
 export interface WakePlacement {
   wakes: number;
@@ -49,17 +46,8 @@ net.createServer((s) => s.on('data', (d) => {
 const currentCpu = (): number => Number(fs.readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ')[36]);
 
 export async function measureWakePlacement(wakes = 600): Promise<WakePlacement> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-placement-'));
-  const socketPath = path.join(dir, 'wake.sock');
-  const child = spawn(process.execPath, ['-e', CHILD, socketPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { socket, stop } = await startSocketChild(CHILD);
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`wake-placement child exited (${code})`)));
-    });
-    const socket = net.connect(socketPath);
-    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    socket.setNoDelay(true);
     const reply = new Promise<string>((resolve) => {
       let text = '';
       socket.on('data', (d: Buffer) => (text += d.toString())).once('end', () => resolve(text));
@@ -76,7 +64,6 @@ export async function measureWakePlacement(wakes = 600): Promise<WakePlacement> 
     const at = (p: number) => waits[Math.min(waits.length - 1, Math.floor(p * waits.length))] ?? NaN;
     return { wakes: waits.length, onWritersCore: same / Math.max(1, waits.length), p50Micros: at(0.5), p90Micros: at(0.9) };
   } finally {
-    child.kill();
-    fs.rmSync(dir, { recursive: true, force: true });
+    stop();
   }
 }

@@ -5,16 +5,13 @@
  * processes from idle, and the parent's timer wakes it too) or back to back (both stay busy). The figure is
  * the whole machine's CPU time (/proc/stat) per round trip.
  *
- * Why: a payment is handed over about ten times (load generator → API → PostgreSQL → API → signer → its HSM
- * thread → signer → API → PostgreSQL → API → load generator). At saturation those hand-offs find the
+ * Why: a payment is handed over six to eight times (load generator → API → signer (→ its HSM thread →
+ * signer, under load) → API → PostgreSQL → API → load generator). At saturation those hand-offs find the
  * processes awake; at a steady, lower rate each one wakes a process from idle, and on a virtual machine that
  * costs several times more. This line shows how much, in the same run as the phase it explains.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { startSocketChild } from './socket-child.js';
 
 export interface WakeUpCost {
   /** Machine CPU µs per round trip when paced at `rate` per second. */
@@ -33,17 +30,8 @@ function machineBusySeconds(): number {
 }
 
 export async function measureWakeUpCost(rate: number, seconds: number): Promise<WakeUpCost> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-wake-'));
-  const socketPath = path.join(dir, 'echo.sock');
-  const child = spawn(process.execPath, ['-e', ECHO, socketPath], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const { socket, stop } = await startSocketChild(ECHO);
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.once('data', () => resolve());
-      child.once('exit', (code) => reject(new Error(`echo process exited (${code})`)));
-    });
-    const socket = net.connect(socketPath);
-    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-    socket.setNoDelay(true);
     const message = Buffer.alloc(200, 0x61);
     let received = 0;
     let waiting: (() => void) | undefined;
@@ -79,7 +67,6 @@ export async function measureWakeUpCost(rate: number, seconds: number): Promise<
     socket.destroy();
     return { pacedMicros, backToBackMicros };
   } finally {
-    child.kill();
-    fs.rmSync(dir, { recursive: true, force: true });
+    stop();
   }
 }

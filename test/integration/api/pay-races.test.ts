@@ -95,6 +95,15 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     return { treasuryPat, buyerPat };
   }
 
+  /** Pays through a new API process that SIGKILLs itself at `fault`: the answer never arrives; returns once that process is gone. */
+  async function payLostToCrash(fault: string, walletId: string, body: unknown, headers: Record<string, string>): Promise<void> {
+    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: fault });
+    const lost = await post(doomed, `/v1/wallets/${walletId}/pay`, body, headers).catch((err: Error) => err);
+    assert.ok(lost instanceof Error, 'the response never arrived');
+    await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
+    assert.equal(doomed.child.signalCode, 'SIGKILL');
+  }
+
   async function race(policy: Record<string, unknown>, expected: number) {
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy })).body;
     const results = await Promise.all(Array.from({ length: 64 }, (_, i) => post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') })));
@@ -257,12 +266,8 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
 
   it('a pay whose response was lost after COMMIT, retried with its Idempotency-Key, returns the same signature and adds no spend', async () => {
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
-    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_commit' });
     const body = { payment_requirements: requirements('250000') };
-    const lost = await post(doomed, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-1' }).catch((err: Error) => err);
-    assert.ok(lost instanceof Error, 'the response never arrived');
-    await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
-    assert.equal(doomed.child.signalCode, 'SIGKILL');
+    await payLostToCrash('kill_after_pay_commit', wallet.id, body, { 'idempotency-key': 'crash-1' });
     const stored = await db.knex('authorizations').where({ wallet_id: wallet.id, idempotency_key: 'crash-1' }).first();
     assert.ok(stored, 'the payment was committed before the crash');
 
@@ -277,12 +282,8 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
 
   it('a pay whose process died after signing and before its write, retried with its Idempotency-Key: nothing was recorded, so it is decided and counted once', async () => {
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
-    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_sign' });
     const body = { payment_requirements: requirements('400000') };
-    const lost = await post(doomed, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-3' }).catch((err: Error) => err);
-    assert.ok(lost instanceof Error, 'the response never arrived');
-    await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
-    assert.equal(doomed.child.signalCode, 'SIGKILL');
+    await payLostToCrash('kill_after_pay_sign', wallet.id, body, { 'idempotency-key': 'crash-3' });
     assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 0, 'the signature was never written, nor its decision');
     assert.equal((await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id })).length, 0, 'nothing counted');
     assert.equal((await db.knex('audit_events').where({ chain_key: wallet.id }).whereLike('event_type', 'payment.%')).length, 0);
@@ -305,11 +306,8 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
     const buyer = { authorization: `Bearer ${buyerPat}` };
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } }, { authorization: `Bearer ${treasuryPat}` })).body;
-    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
     const body = { payment_requirements: requirements('300000') };
-    const lost = await post(doomed, `/v1/wallets/${wallet.id}/pay`, body, { ...buyer, 'idempotency-key': 'crash-2' }).catch((err: Error) => err);
-    assert.ok(lost instanceof Error, 'the response never arrived');
-    await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
+    await payLostToCrash('kill_after_pay_reserve', wallet.id, body, { ...buyer, 'idempotency-key': 'crash-2' });
     const reserved = await db.knex('authorizations').where({ wallet_id: wallet.id, idempotency_key: 'crash-2' }).first();
     assert.equal(reserved.status, 'reserved');
     assert.equal(reserved.signature, null, 'no signature exists yet');
@@ -336,14 +334,8 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } }, { authorization: `Bearer ${treasuryPat}` })).body;
     const signed = await post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') }, buyer);
     assert.equal(signed.status, 200);
-    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
-    const died = new Promise((resolve) => doomed.child.once('exit', resolve));
-    await post(doomed, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('300000') }, buyer).catch(() => undefined);
-    await died;
-    const doomedAgain = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: 'kill_after_pay_reserve' });
-    const diedAgain = new Promise((resolve) => doomedAgain.child.once('exit', resolve));
-    await post(doomedAgain, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: paymentRequirements({ amount: '200000', maxTimeoutSeconds: 86_400 }) }, buyer).catch(() => undefined);
-    await diedAgain;
+    await payLostToCrash('kill_after_pay_reserve', wallet.id, { payment_requirements: requirements('300000') }, buyer);
+    await payLostToCrash('kill_after_pay_reserve', wallet.id, { payment_requirements: paymentRequirements({ amount: '200000', maxTimeoutSeconds: 86_400 }) }, buyer);
     const rows = await db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at');
     assert.deepEqual(rows.map((r) => r.status), ['signed', 'reserved', 'reserved']);
     const spent = async () => String((await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first()).spent_micro);

@@ -42,6 +42,15 @@ describe('group-commit writers (PostgreSQL)', function () {
     return { id: res.body.id as string, address: res.body.address as string, head };
   }
 
+  /** Two new wallets and a writer that notes the size of each statement it sends. */
+  async function twoWalletsAndWriter() {
+    const [a, b] = [await wallet(), await wallet()];
+    const batches: number[] = [];
+    const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n) });
+    writers.push(writer);
+    return { a, b, batches, writer };
+  }
+
   /** A reservation of `amount` micro-USD decided on `head`; `nonce` may be forced (to collide). */
   function reservation(w: { id: string; address: string }, head: AuditHead, amount: bigint, nonce = `0x${randomBytes(32).toString('hex')}`): { write: DecisionWrite; head: AuditHead } {
     const decisionId = `pd_${randomBytes(12).toString('hex')}`;
@@ -74,11 +83,7 @@ describe('group-commit writers (PostgreSQL)', function () {
   }
 
   it('writes handed over together share one statement; a wallet chains several writes; totals are summed', async () => {
-    const a = await wallet();
-    const b = await wallet();
-    const batches: number[] = [];
-    const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n) });
-    writers.push(writer);
+    const { a, b, batches, writer } = await twoWalletsAndWriter();
     const a1 = reservation(a, a.head, 1000n);
     const a2 = reservation(a, a1.head, 2000n);
     const a3 = reservation(a, a2.head, 3000n);
@@ -139,11 +144,7 @@ describe('group-commit writers (PostgreSQL)', function () {
   });
 
   it('a place kept for a decision being signed holds back its wallet\'s later writes, not other wallets\'; filled signed, it lands signed', async () => {
-    const a = await wallet();
-    const b = await wallet();
-    const batches: number[] = [];
-    const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n) });
-    writers.push(writer);
+    const { a, b, batches, writer } = await twoWalletsAndWriter();
     const a1 = reservation(a, a.head, 1000n);
     const a2 = reservation(a, a1.head, 2000n);
     const b1 = reservation(b, b.head, 500n);
