@@ -415,7 +415,7 @@ export class PayService {
 
   /**
    * A fresh reservation decided in the group commit, signed while its write keeps its place in the writer's
-   * queue (the wallet's later decisions wait behind it), then written signed: authorization, spend and audit
+   * queue (the wallet's later writes wait behind it), then written signed: authorization, spend and audit
    * row in one statement, committed before the signature leaves. If the signer fails, the reservation is
    * written unsigned in that place — the wallet's later decisions were taken on top of its audit row — and
    * released. A write that fails is refused with ReservationBatchAborted (taken again by `reserve`); its
