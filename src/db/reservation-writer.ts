@@ -8,7 +8,7 @@
  * write or hundreds, and the same statement is what a single write runs on its own. Statements run on the
  * writer's own connection (./statement-connection.ts). A decision may take its place in the queue before its
  * write exists (`place`, then `fill`): the pay path keeps a payment's place while the signer signs it, so
- * that its signature is written with its decision in one statement, and the wallet's later decisions wait
+ * that its signature is written with its decision in one statement, and the wallet's later writes wait
  * behind it (other wallets' do not).
  *
  * Defends: atomicity — the statement commits every decision in it or none, and each caller's promise

@@ -20,7 +20,7 @@
  *    decisions may count on its audit row) and released (spend given back, audited).
  *
  * Defends: races between concurrent payments of one wallet, across replicas (every decision is written
- * against the audit head it read; the spend is counted before any signature exists); double spend on
+ * against the audit head it read; the spend is committed before any signature leaves); double spend on
  * retries (Idempotency-Key: same key and body returns the stored result or signs the same reserved message
  * — never a second nonce; another body 409); a signature released without its record.
  * x402 `upto` (Permit2 witness transfer to the x402 upto proxy, bound to the facilitator's address) takes the
