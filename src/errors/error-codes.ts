@@ -69,6 +69,7 @@ export const ERROR_CODES = {
   origin_not_public: { status: 422, message: 'The origin resolves to a private or loopback address.' },
   facilitator_not_configured: { status: 503, message: 'This seller has no x402 facilitator configured; retry later.' },
   chain_unavailable: { status: 503, message: 'The chain RPC is unreachable and no earlier figure is known; retry shortly.' },
+  signer_refused: { status: 403, message: "The signer refused this payment: it is outside the signer's own limits (chains, tokens, amount, validity window). Nothing was signed." },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
   database_unavailable: { status: 503, message: 'The database is unreachable or restarting; retry shortly.' },
   database_busy: { status: 503, message: 'The database did not answer in time (a lock held too long, or a slow statement); nothing was written. Retry shortly.' },

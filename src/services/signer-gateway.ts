@@ -1,7 +1,9 @@
 /**
  * The front's view of the signer: the protocol client plus metrics and error mapping. Signer failures
- * become AppErrors (`signer_unavailable` when the signer or HSM cannot answer, `internal_error` when it
- * refused something the front should never have asked).
+ * become AppErrors: `signer_unavailable` when the signer or HSM cannot answer; 403 `signer_refused`, naming
+ * the rule, when a payment the policy allowed breaks the signer's own static limits (its configuration is
+ * its own: the front cannot know it); `internal_error` when it refused something the front should never
+ * have asked.
  */
 import { SignerClient, SignerError } from '../../signer/protocol/signer-client.js';
 import type { SignerMethod, SignerParams, SignerResult } from '../../signer/protocol/signer-protocol.js';
@@ -25,6 +27,10 @@ export class SignerGateway {
       this.metrics.signerCalls.inc({ method, outcome: code });
       if (code === 'hsm_unavailable' || code === 'busy' || code === 'hsm_error') {
         throw new AppError('signer_unavailable', { headers: { 'Retry-After': '1' }, cause: err });
+      }
+      if (code === 'invariant_violation' && err instanceof SignerError) {
+        // The signer's message starts with the rule it applied (signer/assert.ts).
+        throw new AppError('signer_refused', { fields: { rule: /^([a-z0-9_]+):/.exec(err.message)?.[1] ?? null }, cause: err });
       }
       throw new AppError('internal_error', { cause: err });
     } finally {

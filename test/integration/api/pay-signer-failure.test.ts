@@ -4,8 +4,9 @@
  * Idempotency-Key freed, the release is in the audit chain, and no signature exists anywhere. The signer
  * killed in the middle of a storm of payments and started again: never a 500, every payment that got no
  * signature gave its spend back, and the same API process signs again once the signer is back. One payment
- * of a hot wallet refused by the signer while the wallet's next payments were decided on top of it: it is
- * written unsigned in its place and released, the others are signed, and the chain has no gap.
+ * of a hot wallet refused by the signer (403 `signer_refused`, naming the signer's rule) while the wallet's
+ * next payments were decided on top of it: it is written unsigned in its place and released, the others
+ * are signed, and the chain has no gap.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -75,7 +76,11 @@ describe('pay path when the signer refuses one payment of a hot wallet', functio
     const w = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '10' } } })).body as { id: string };
     const amounts = ['100000', '100000', '100000', '900000', '100000', '100000', '100000', '100000'];
     const answers = await Promise.all(amounts.map((amount) => t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount }) } })));
-    answers.forEach((r, i) => assert.equal(r.status, amounts[i] === '900000' ? 500 : 200, JSON.stringify(r.body)));
+    answers.forEach((r, i) => assert.equal(r.status, amounts[i] === '900000' ? 403 : 200, JSON.stringify(r.body)));
+    const refusal = answers[amounts.indexOf('900000')]!.body;
+    assert.equal(refusal.error_code, 'signer_refused', JSON.stringify(refusal));
+    assert.equal(refusal.rule, 'value_max', 'the answer names the signer\'s rule');
+    assert.equal(refusal.signature, undefined);
 
     const rows = await t.db.knex('authorizations').where({ wallet_id: w.id });
     assert.equal(rows.length, 8, 'every decision was written, the refused one too');
