@@ -10,7 +10,8 @@
  * the pay path's own statements the difference was within the run-to-run noise of this machine.
  *
  * Values: strings, numbers and null as JSON; a Date as its ISO string; a column typed `jsonb` takes its
- * value as JSON text already (embedded as it is, so the row holds the object, not a string).
+ * value as JSON text already (embedded as it is, so the row holds the object, not a string) or as any other
+ * value, serialised here (so a caller that may replace the value before it is sent serialises it once).
  * Defends: nothing beyond JSON.stringify's escaping. A `jsonb` value that is not valid JSON makes the whole
  * document invalid, so the statement fails and writes nothing.
  */
@@ -25,7 +26,7 @@ export function jsonRowsEncoder(columns: readonly string[], types: readonly stri
       out += r === 0 ? '{' : ',{';
       for (let c = 0; c < keys.length; c++) {
         const value = row[c];
-        out += (c === 0 ? '' : ',') + keys[c] + (value === null || value === undefined ? 'null' : raw[c] ? (value as string) : JSON.stringify(value));
+        out += (c === 0 ? '' : ',') + keys[c] + (value === null || value === undefined ? 'null' : raw[c] && typeof value === 'string' ? value : JSON.stringify(value));
       }
       out += '}';
     }

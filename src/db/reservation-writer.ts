@@ -33,7 +33,7 @@ export type DecisionValues = [id: string, walletId: string, outcome: 'allow' | '
 /** authorizations values, in AUTHORIZATION_COLUMNS order: `reserved` with no signature, or `signed` with its signature and time. */
 export type AuthorizationValues = [
   id: string, walletId: string, decisionId: string, kind: string, scheme: string, network: string, asset: string, from: string, to: string, valueRaw: string, amountMicro: string,
-  validAfter: string, validBefore: string, nonce: string, capability: string | null, resource: string | null, idempotencyKey: string | null, requestHash: string | null, response: string, actor: string, at: Date,
+  validAfter: string, validBefore: string, nonce: string, capability: string | null, resource: string | null, idempotencyKey: string | null, requestHash: string | null, response: string | object, actor: string, at: Date,
   status: 'reserved' | 'signed', signature: string | null, signedAt: Date | null,
 ];
 /** audit_events values, in AUDIT_COLUMNS order. */
@@ -56,8 +56,8 @@ export interface DecisionWrite {
   audit: AuditValues;
 }
 
-/** `write`'s authorization as signed: its response (JSON, holding the signature), status `signed`, the signature and when. */
-export function signedWrite(write: DecisionWrite, response: string, signature: string, at: Date): DecisionWrite {
+/** `write`'s authorization as signed: its response (holding the signature), status `signed`, the signature and when. */
+export function signedWrite(write: DecisionWrite, response: object, signature: string, at: Date): DecisionWrite {
   if (!write.authorization) throw new Error('only an allowed decision takes a signature');
   const values = [...write.authorization] as AuthorizationValues;
   values[18] = response;

@@ -438,7 +438,7 @@ export class PayService {
     const payment: SignedPayment = { ...reservation.payment, signature };
     const at = this.clock();
     const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
-    place.fill(signedWrite(write, JSON.stringify(payment), signature, at));
+    place.fill(signedWrite(write, payment, signature, at));
     await written().finally(() => stopRecord());
     return { kind: 'signed' as const, payment };
   }
@@ -608,7 +608,8 @@ export class PayService {
           authorization: [
             authorizationId, wallet.id, decisionId, plan.kind, plan.scheme, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
             authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
-            ctx.idempotencyKey ?? null, requestHash, JSON.stringify(payment), ctx.actor, now, 'reserved', null, null,
+            // The payment object, serialised when the write is sent: a payment signed in place replaces it first.
+            ctx.idempotencyKey ?? null, requestHash, payment, ctx.actor, now, 'reserved', null, null,
           ],
           spend: { walletId: wallet.id, windowStarts: { day: isoDate(windows.dayStart), week: isoDate(windows.weekStart), month: isoDate(windows.monthStart) }, amountMicro: plan.amountMicro },
           ...(ctx.pat ? { patSpend: { tokenId: ctx.pat.tokenId, day: isoDate(windows.dayStart), amountMicro: plan.amountMicro } } : {}),

@@ -157,7 +157,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: a.id })).length, 0);
 
     const signature = `0x${'ef'.repeat(65)}`;
-    place.fill(signedWrite(a1.write, JSON.stringify({ signature }), signature, AT));
+    place.fill(signedWrite(a1.write, { signature }, signature, AT));
     await Promise.all([place.committed, a2Written]);
     assert.deepEqual(batches, [1, 2], 'the place and the write behind it went out together, in chain order');
     const rows = await t.db.knex('authorizations').where({ wallet_id: a.id }).orderBy('created_at');
