@@ -29,6 +29,8 @@ import { SignerClient } from '../signer/protocol/signer-client.js';
 import { measureWakeUpCost } from './support/wake-up-cost.js';
 import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
+import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
+import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -48,6 +50,8 @@ interface Result {
   errors: number;
   /** driveAtRate only: the latencies of the requests sent in each second of the phase (index = second). */
   bySecond?: number[][];
+  /** driveAtRate only: each request's start (ms into the phase) and latency. */
+  timed?: TimedRequest[];
 }
 
 const rate = (r: Result) => r.ops / r.seconds;
@@ -104,6 +108,8 @@ interface CpuSample {
   iowait: number;
   /** PostgreSQL's processes by role (./support/postgres-process-cpu.ts). */
   pg: Record<string, number>;
+  /** The machine's kernel threads by kind (./support/kernel-thread-cpu.ts). */
+  kernel: Record<string, number>;
 }
 
 /** The machine's CPU seconds between two samples beyond the API, the signer and the load generator: PostgreSQL and the rest. */
@@ -122,7 +128,8 @@ function postgresShare(before: CpuSample, after: CpuSample, ops: number): string
     .sort((a, b) => b[1] - a[1])
     .map(([role, v]) => `${role} ${v.toFixed(0)}`)
     .join(', ');
-  return `PostgreSQL ${pgTotal.toFixed(0)} (${shown}), the rest ${rest.toFixed(0)}`;
+  const kernel = Object.keys(after.kernel).reduce((sum, kind) => sum + perPay((after.kernel[kind] ?? 0) - (before.kernel[kind] ?? 0)), 0);
+  return `PostgreSQL ${pgTotal.toFixed(0)} (${shown}), the rest ${rest.toFixed(0)} (the kernel's own threads ${kernel.toFixed(0)})`;
 }
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -179,6 +186,7 @@ async function driveEach<T>(concurrency: number, items: readonly T[], op: (item:
 async function driveAtRate(rate: number, seconds: number, maxInFlight: number, op: (i: number) => Promise<boolean>): Promise<Result> {
   const latenciesMs: number[] = [];
   const bySecond: number[][] = Array.from({ length: Math.ceil(seconds) }, () => []);
+  const timed: TimedRequest[] = [];
   let ops = 0;
   let errors = 0;
   let inFlight = 0;
@@ -201,13 +209,14 @@ async function driveAtRate(rate: number, seconds: number, maxInFlight: number, o
         const ms = performance.now() - t0;
         latenciesMs.push(ms);
         bySecond[Math.min(bySecond.length - 1, Math.floor((t0 - started) / 1000))]!.push(ms);
+        timed.push({ startMs: t0 - started, latencyMs: ms });
         if (ok) ops++;
         else errors++;
       }),
     );
   }
   await Promise.all(pending);
-  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors, bySecond: bySecond.map((l) => l.sort((a, b) => a - b)) };
+  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors, bySecond: bySecond.map((l) => l.sort((a, b) => a - b)), timed };
 }
 
 /**
@@ -400,7 +409,8 @@ async function main(): Promise<void> {
       await client.end();
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
-    const sample = (): CpuSample => ({ api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()), pg: postgresProcessCpu(pgDataDir) });
+    const kernelThreads = kernelThreadPids();
+    const sample = (): CpuSample => ({ kernel: kernelThreadCpu(kernelThreads), api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()), pg: postgresProcessCpu(pgDataDir) });
     const scrape = async () => (await fetch(`${api}/metrics`)).text();
     const metricsBeforeSpread = await scrape();
     const cpuBefore = sample();
@@ -554,14 +564,26 @@ async function main(): Promise<void> {
       const pgUpkeep = Object.keys(after.pg)
         .filter((role) => role !== 'backends')
         .reduce((sum, role) => sum + (after.pg[role] ?? 0) - (before.pg[role] ?? 0), 0);
+      const kernel = Object.keys(after.kernel).reduce((sum, kind) => sum + (after.kernel[kind] ?? 0) - (before.kernel[kind] ?? 0), 0);
       const pct = (seconds: number) => ((seconds / 2) * 100).toFixed(0);
-      return `${pct(after.machine - before.machine)}/${pct(pgUpkeep)}/${pct(after.iowait - before.iowait)}/${pct(after.steal - before.steal)}`;
+      return `${pct(after.machine - before.machine)}/${pct(pgUpkeep)}/${pct(kernel)}/${pct(after.iowait - before.iowait)}/${pct(after.steal - before.steal)}`;
     });
-    const busyBySecondLine = `each second of (c), % of the two cores — busy / PostgreSQL upkeep (autovacuum, WAL writer, checkpointer…) / waiting on the disk (iowait) / stolen by the hypervisor: ${secondShares.join(', ')}`;
-    const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
-    const perPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
+    const busyBySecondLine = `each second of (c), % of the two cores — busy / PostgreSQL upkeep (autovacuum, WAL writer, checkpointer…) / the kernel's own threads / waiting on the disk (iowait) / stolen by the hypervisor: ${secondShares.join(', ')}`;
+    /** The kernel's own threads over (c) by kind, and the memory monitors (DAMON) that wake on a timer. */
+    const kernelShares = Object.keys(cpuAfterSteady.kernel)
+      .map((kind) => [kind, ((cpuAfterSteady.kernel[kind] ?? 0) - (cpuBeforeSteady.kernel[kind] ?? 0)) / steady.seconds / 2] as const)
+      .filter(([, share]) => share >= 0.001)
+      .sort((a, b) => b[1] - a[1]);
+    const damon = runningDamonMonitors();
+    const kernelLine = `the kernel's own threads in (c), % of the two cores: ${kernelShares.length === 0 ? 'none above 0.1' : kernelShares.map(([kind, share]) => `${kind} ${(share * 100).toFixed(1)}`).join(', ')}; DAMON memory monitors running: ${
+      damon.length === 0 ? 'none' : damon.map((m) => `${m.name} (samples every ${m.sampleMs} ms, aggregates every ${m.aggregateMs} ms; schemes: ${m.actions.join(', ') || 'none'})`).join(', ')
+    }`;
+    const bursts = slowRequestBursts(steady.timed ?? [], 20);
+    const burstLine = `requests over 20 ms in (c): ${bursts.slow} of ${steady.ops + steady.errors}, in ${bursts.bursts.length} bursts (./support/slow-request-bursts.ts: slow requests less than 100 ms apart); median gap between bursts' starts ${Number.isNaN(bursts.medianGapMs) ? '–' : `${bursts.medianGapMs.toFixed(0)} ms`} (a regular gap names a periodic cause, e.g. a monitor's sampling period above)`;
+    const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
+    const perPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = ((beyondServices(cpuBefore, cpuAfter) / spread.ops) * 1e6).toFixed(0);
-    const perHotPay = (k: Exclude<keyof CpuSample, 'pg'>) => (((cpuAfterHot[k] - cpuAfter[k]) / hot.ops) * 1e6).toFixed(0);
+    const perHotPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) => (((cpuAfterHot[k] - cpuAfter[k]) / hot.ops) * 1e6).toFixed(0);
     const restHot = ((beyondServices(cpuAfter, cpuAfterHot) / hot.ops) * 1e6).toFixed(0);
     /** Share of the two cores' time the hypervisor took between two samples. */
     const stealShare = (before: CpuSample, after: CpuSample, seconds: number) => (after.steal - before.steal) / seconds / 2;
@@ -622,6 +644,8 @@ async function main(): Promise<void> {
       tailLine,
       bySecondLine,
       busyBySecondLine,
+      kernelLine,
+      burstLine,
       statementLine,
       `page cache in (c): ${pageCacheAfter.refaults - pageCacheBefore.refaults} file pages read again after eviction, ${pageCacheAfter.majorFaults - pageCacheBefore.majorFaults} major page faults (whole machine, /proc/vmstat)`,
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
