@@ -117,6 +117,11 @@ function beyondServices(before: CpuSample, after: CpuSample): number {
   return after.machine - before.machine - (after.api - before.api) - (after.signer - before.signer) - (after.self - before.self);
 }
 
+/** The machine's kernel threads' CPU seconds between two samples, all kinds together. */
+function kernelThreadSeconds(before: CpuSample, after: CpuSample): number {
+  return Object.keys(after.kernel).reduce((sum, kind) => sum + (after.kernel[kind] ?? 0) - (before.kernel[kind] ?? 0), 0);
+}
+
 /** PostgreSQL's CPU per pay between two samples, by role (largest first), and what is left of the machine's. */
 function postgresShare(before: CpuSample, after: CpuSample, ops: number): string {
   const perPay = (seconds: number) => (seconds / ops) * 1e6;
@@ -128,8 +133,7 @@ function postgresShare(before: CpuSample, after: CpuSample, ops: number): string
     .sort((a, b) => b[1] - a[1])
     .map(([role, v]) => `${role} ${v.toFixed(0)}`)
     .join(', ');
-  const kernel = Object.keys(after.kernel).reduce((sum, kind) => sum + perPay((after.kernel[kind] ?? 0) - (before.kernel[kind] ?? 0)), 0);
-  return `PostgreSQL ${pgTotal.toFixed(0)} (${shown}), the rest ${rest.toFixed(0)} (the kernel's own threads ${kernel.toFixed(0)})`;
+  return `PostgreSQL ${pgTotal.toFixed(0)} (${shown}), the rest ${rest.toFixed(0)} (the kernel's own threads ${perPay(kernelThreadSeconds(before, after)).toFixed(0)})`;
 }
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -564,9 +568,8 @@ async function main(): Promise<void> {
       const pgUpkeep = Object.keys(after.pg)
         .filter((role) => role !== 'backends')
         .reduce((sum, role) => sum + (after.pg[role] ?? 0) - (before.pg[role] ?? 0), 0);
-      const kernel = Object.keys(after.kernel).reduce((sum, kind) => sum + (after.kernel[kind] ?? 0) - (before.kernel[kind] ?? 0), 0);
       const pct = (seconds: number) => ((seconds / 2) * 100).toFixed(0);
-      return `${pct(after.machine - before.machine)}/${pct(pgUpkeep)}/${pct(kernel)}/${pct(after.iowait - before.iowait)}/${pct(after.steal - before.steal)}`;
+      return `${pct(after.machine - before.machine)}/${pct(pgUpkeep)}/${pct(kernelThreadSeconds(before, after))}/${pct(after.iowait - before.iowait)}/${pct(after.steal - before.steal)}`;
     });
     const busyBySecondLine = `each second of (c), % of the two cores — busy / PostgreSQL upkeep (autovacuum, WAL writer, checkpointer…) / the kernel's own threads / waiting on the disk (iowait) / stolen by the hypervisor: ${secondShares.join(', ')}`;
     /** The kernel's own threads over (c) by kind, and the memory monitors (DAMON) that wake on a timer. */
