@@ -29,6 +29,7 @@ import { SignerClient } from '../signer/protocol/signer-client.js';
 import { measureWakeUpCost } from './support/wake-up-cost.js';
 import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
+import { readProcStat } from './support/proc-stat.js';
 import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
 import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
 
@@ -58,12 +59,7 @@ const rate = (r: Result) => r.ops / r.seconds;
 
 /** CPU seconds (user + system) a process has used, from /proc (Linux); NaN elsewhere. */
 function processCpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
-  } catch {
-    return NaN;
-  }
+  return readProcStat(pid)?.cpuSeconds ?? NaN;
 }
 
 /**
@@ -189,7 +185,6 @@ async function driveEach<T>(concurrency: number, items: readonly T[], op: (item:
  */
 async function driveAtRate(rate: number, seconds: number, maxInFlight: number, op: (i: number) => Promise<boolean>): Promise<Result> {
   const latenciesMs: number[] = [];
-  const bySecond: number[][] = Array.from({ length: Math.ceil(seconds) }, () => []);
   const timed: TimedRequest[] = [];
   let ops = 0;
   let errors = 0;
@@ -212,7 +207,6 @@ async function driveAtRate(rate: number, seconds: number, maxInFlight: number, o
         inFlight--;
         const ms = performance.now() - t0;
         latenciesMs.push(ms);
-        bySecond[Math.min(bySecond.length - 1, Math.floor((t0 - started) / 1000))]!.push(ms);
         timed.push({ startMs: t0 - started, latencyMs: ms });
         if (ok) ops++;
         else errors++;
@@ -220,6 +214,8 @@ async function driveAtRate(rate: number, seconds: number, maxInFlight: number, o
     );
   }
   await Promise.all(pending);
+  const bySecond: number[][] = Array.from({ length: Math.ceil(seconds) }, () => []);
+  for (const r of timed) bySecond[Math.min(bySecond.length - 1, Math.floor(r.startMs / 1000))]!.push(r.latencyMs);
   return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors, bySecond: bySecond.map((l) => l.sort((a, b) => a - b)), timed };
 }
 

@@ -12,9 +12,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-
-/** USER_HZ on Linux: /proc times are in hundredths of a second. */
-const TICKS_PER_SECOND = 100;
+import { readProcStat } from './proc-stat.js';
 /** task flags: the task is a kernel thread (include/linux/sched.h). */
 const PF_KTHREAD = 0x00200000;
 
@@ -34,14 +32,8 @@ export function kernelThreadPids(): number[] {
   }
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // After "pid (comm) ": state(0) ppid(1) pgrp(2) session(3) tty_nr(4) tpgid(5) flags(6).
-      const flags = Number(stat.slice(stat.lastIndexOf(') ') + 2).split(' ')[6]);
-      if ((flags & PF_KTHREAD) !== 0) pids.push(Number(entry));
-    } catch {
-      // exited meanwhile
-    }
+    const stat = readProcStat(Number(entry));
+    if (stat && (stat.flags & PF_KTHREAD) !== 0) pids.push(Number(entry));
   }
   return pids;
 }
@@ -50,15 +42,10 @@ export function kernelThreadPids(): number[] {
 export function kernelThreadCpu(pids: readonly number[]): Record<string, number> {
   const result: Record<string, number> = {};
   for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const close = stat.lastIndexOf(') ');
-      const kind = kernelThreadKind(stat.slice(stat.indexOf('(') + 1, close));
-      const fields = stat.slice(close + 2).split(' ');
-      result[kind] = (result[kind] ?? 0) + (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-    } catch {
-      // exited meanwhile
-    }
+    const stat = readProcStat(pid);
+    if (!stat) continue; // exited meanwhile
+    const kind = kernelThreadKind(stat.comm);
+    result[kind] = (result[kind] ?? 0) + stat.cpuSeconds;
   }
   return result;
 }

@@ -9,19 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-
-/** USER_HZ on Linux: /proc times are in hundredths of a second. */
-const TICKS_PER_SECOND = 100;
-
-function readStat(pid: number): { ppid: number; own: number; children: number } | undefined {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    // After "pid (comm) ": state ppid … utime(11) stime(12) cutime(13) cstime(14), 0-based from state.
-    return { ppid: Number(fields[1]), own: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND, children: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND };
-  } catch {
-    return undefined;
-  }
-}
+import { readProcStat } from './proc-stat.js';
 
 /** "postgres: walwriter" → "walwriter"; a client backend ("postgres: user db 127.0.0.1(5432) idle") → "backends". */
 function roleOf(pid: number): string {
@@ -44,16 +32,16 @@ export function postgresProcessCpu(dataDir: string): Record<string, number> {
   } catch {
     return result;
   }
-  const master = readStat(postmaster);
+  const master = readProcStat(postmaster);
   if (!master) return result;
-  result.postmaster = master.own;
-  result.exited = master.children;
+  result.postmaster = master.cpuSeconds;
+  result.exited = master.childrenCpuSeconds;
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(Number(entry));
+    const stat = readProcStat(Number(entry));
     if (stat?.ppid !== postmaster) continue;
     const role = roleOf(Number(entry));
-    result[role] = (result[role] ?? 0) + stat.own;
+    result[role] = (result[role] ?? 0) + stat.cpuSeconds;
   }
   return result;
 }
