@@ -444,17 +444,24 @@ async function main(): Promise<void> {
     process.stderr.write(`• baseline: the steady floor (a payment's hand-offs, ${FLOOR_WORK.front + FLOOR_WORK.echo > 0 ? 'busy work' : 'no work'}), ${STEADY_RATE}/s offered, ${SECONDS} s\n`);
     const floor = await startSteadyFloor({ connectionString: database.connectionString, port: await freePort(), cwd: ROOT, workMicros: FLOOR_WORK });
     const floorClient = new KeepAliveLoadClient({ host: '127.0.0.1', port: floor.port, connections: CONCURRENCY });
-    const floorOnce = async () => (await floorClient.request('POST', '/pay', payHeaders, payPayload)) === 200;
-    await driveAtRate(STEADY_RATE, 2, 256, floorOnce);
-    const floorBefore = { machine: machineSeconds().busy, floor: processCpuSeconds(floor.pid) + processCpuSeconds(floor.echoPid) };
-    const steadyFloor = await driveAtRate(STEADY_RATE, SECONDS, 256, floorOnce);
-    const floorCpu = {
-      machine: ((machineSeconds().busy - floorBefore.machine) / steadyFloor.ops) * 1e6,
-      floor: ((processCpuSeconds(floor.pid) + processCpuSeconds(floor.echoPid) - floorBefore.floor) / steadyFloor.ops) * 1e6,
-      busy: (machineSeconds().busy - floorBefore.machine) / steadyFloor.seconds / 2,
-    };
-    floorClient.close();
-    floor.stop();
+    const floorSample = () => ({ machine: machineSeconds().busy, floor: processCpuSeconds(floor.pid) + processCpuSeconds(floor.echoPid) });
+    let steadyFloor: Result;
+    let floorCpu: { machine: number; floor: number; busy: number };
+    try {
+      const floorOnce = async () => (await floorClient.request('POST', '/pay', payHeaders, payPayload)) === 200;
+      await driveAtRate(STEADY_RATE, 2, 256, floorOnce);
+      const before = floorSample();
+      steadyFloor = await driveAtRate(STEADY_RATE, SECONDS, 256, floorOnce);
+      const after = floorSample();
+      floorCpu = {
+        machine: ((after.machine - before.machine) / steadyFloor.ops) * 1e6,
+        floor: ((after.floor - before.floor) / steadyFloor.ops) * 1e6,
+        busy: (after.machine - before.machine) / steadyFloor.seconds / 2,
+      };
+    } finally {
+      floorClient.close();
+      floor.stop();
+    }
     // Steady state: the saturation phases leave work behind (autovacuum, queued records), and after a checkpoint
     // each page's first change writes its full image (a running server's burst once per checkpoint_timeout,
     // 5 min: measured, 7–8 MB more WAL in (c) when only 2 s were left before it, none after 5 s). The first 5 s at
