@@ -8,7 +8,8 @@
  * - an echo process over a unix socket (the signer's hop) and waits for them back, then
  * - commits one row per request to PostgreSQL through a single connection, the requests that arrive while a
  *   statement is in flight going together in the next one (as the API's group-commit writer does: one
- *   synchronous commit per statement, one round trip),
+ *   synchronous commit per statement, one round trip), into a table autovacuum leaves alone (its vacuum
+ *   would otherwise run during the phase measured next),
  * and answers 200 with a 700-byte JSON body. No authentication, validation, policy, hashing or signing —
  * unless `workMicros` asks the front and the echo process to stay busy for so many µs per request (a busy
  * loop standing in for the API's and the signer's own work), which shows how the tail grows with the CPU a
@@ -61,7 +62,7 @@ echo.stdout.once('data', async () => {
   const handOff = () => new Promise((resolve) => { hopWaiters.push(resolve); hop.write(message); });
   const db = new pg.Client({ connectionString });
   await db.connect();
-  await db.query('CREATE TABLE IF NOT EXISTS bench_floor (id bigserial PRIMARY KEY, k int NOT NULL, v bigint NOT NULL, at timestamptz NOT NULL DEFAULT now())');
+  await db.query('CREATE TABLE IF NOT EXISTS bench_floor (id bigserial PRIMARY KEY, k int NOT NULL, v bigint NOT NULL, at timestamptz NOT NULL DEFAULT now()) WITH (autovacuum_enabled = false)');
   let queued = [];
   let writing = false;
   const writeNext = () => {
