@@ -45,6 +45,7 @@ const PAT_WALLETS = Number(process.env.BENCH_PAT_WALLETS ?? 100);
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 300_000);
 /** µs of busy work per request in the steady floor's front and echo process, `front,echo` (default none). */
 const FLOOR_WORK = (([front, echo]) => ({ front: Number(front ?? 0) || 0, echo: Number(echo ?? 0) || 0 }))((process.env.BENCH_FLOOR_WORK_US ?? '0,0').split(','));
+const FLOOR_BUSY = FLOOR_WORK.front + FLOOR_WORK.echo > 0;
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -441,7 +442,7 @@ async function main(): Promise<void> {
     }
     // The floor of (c): the same hand-offs at the same rate with none of a payment's work
     // (support/steady-floor.ts), measured just before (c), so that its tail can be read against the machine's.
-    process.stderr.write(`• baseline: the steady floor (a payment's hand-offs, ${FLOOR_WORK.front + FLOOR_WORK.echo > 0 ? 'busy work' : 'no work'}), ${STEADY_RATE}/s offered, ${SECONDS} s\n`);
+    process.stderr.write(`• baseline: the steady floor (a payment's hand-offs, ${FLOOR_BUSY ? 'busy work' : 'no work'}), ${STEADY_RATE}/s offered, ${SECONDS} s\n`);
     const floor = await startSteadyFloor({ connectionString: database.connectionString, port: await freePort(), cwd: ROOT, workMicros: FLOOR_WORK });
     const floorClient = new KeepAliveLoadClient({ host: '127.0.0.1', port: floor.port, connections: CONCURRENCY });
     const floorSample = () => ({ machine: machineSeconds().busy, floor: processCpuSeconds(floor.pid) + processCpuSeconds(floor.echoPid) });
@@ -607,7 +608,7 @@ async function main(): Promise<void> {
     const bursts = slowRequestBursts(steady.timed ?? [], 20);
     const burstLine = `requests over 20 ms in (c): ${bursts.slow} of ${steady.ops + steady.errors}, in ${bursts.bursts.length} bursts (./support/slow-request-bursts.ts: slow requests less than 100 ms apart); median gap between bursts' starts ${Number.isNaN(bursts.medianGapMs) ? '–' : `${bursts.medianGapMs.toFixed(0)} ms`} (a regular gap names a periodic cause, e.g. a monitor's sampling period above)`;
     const floorBursts = slowRequestBursts(steadyFloor.timed ?? [], 20);
-    const floorLine = `the steady floor, just before (c) (./support/steady-floor.ts: an HTTP front, an echo process over a unix socket, one group-committed insert; ${FLOOR_WORK.front + FLOOR_WORK.echo > 0 ? `${FLOOR_WORK.front} and ${FLOOR_WORK.echo} µs of busy work per request in the front and the echo (BENCH_FLOOR_WORK_US)` : "none of a payment's work"}): p50 ${percentile(steadyFloor.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(steadyFloor.latenciesMs, 99).toFixed(1)} ms, ${floorBursts.slow} of ${steadyFloor.ops + steadyFloor.errors} requests over 20 ms in ${floorBursts.bursts.length} bursts; its processes ${floorCpu.floor.toFixed(0)} µs and the machine ${floorCpu.machine.toFixed(0)} µs of CPU per request, ${(floorCpu.busy * 100).toFixed(0)}% busy. (c)'s p99 is ${(percentile(steady.latenciesMs, 99) / percentile(steadyFloor.latenciesMs, 99)).toFixed(1)} × the floor's (a floor over 20 ms: this machine, not the service, misses the target)`;
+    const floorLine = `the steady floor, just before (c) (./support/steady-floor.ts: an HTTP front, an echo process over a unix socket, one group-committed insert; ${FLOOR_BUSY ? `${FLOOR_WORK.front} and ${FLOOR_WORK.echo} µs of busy work per request in the front and the echo (BENCH_FLOOR_WORK_US)` : "none of a payment's work"}): p50 ${percentile(steadyFloor.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(steadyFloor.latenciesMs, 99).toFixed(1)} ms, ${floorBursts.slow} of ${steadyFloor.ops + steadyFloor.errors} requests over 20 ms in ${floorBursts.bursts.length} bursts; its processes ${floorCpu.floor.toFixed(0)} µs and the machine ${floorCpu.machine.toFixed(0)} µs of CPU per request, ${(floorCpu.busy * 100).toFixed(0)}% busy. (c)'s p99 is ${(percentile(steady.latenciesMs, 99) / percentile(steadyFloor.latenciesMs, 99)).toFixed(1)} × the floor's (a floor over 20 ms: this machine, not the service, misses the target)`;
     const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
     const perPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = ((beyondServices(cpuBefore, cpuAfter) / spread.ops) * 1e6).toFixed(0);
@@ -659,7 +660,7 @@ async function main(): Promise<void> {
       row(`first pay of each of ${WALLETS} wallets (${CONCURRENCY} cl.)`, firstPayments, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
       row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
       row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [['HSM', hsm], ['signer', signerAlone], ['PG hot', dbHot]]),
-      row(`floor: hand-offs, ${FLOOR_WORK.front + FLOOR_WORK.echo > 0 ? 'busy work' : 'no work'}, ${STEADY_RATE}/s offered`, steadyFloor, []),
+      row(`floor: hand-offs, ${FLOOR_BUSY ? 'busy work' : 'no work'}, ${STEADY_RATE}/s offered`, steadyFloor, []),
       row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
       row(`agent PAT, daily cap, ${PAT_WALLETS} wallets (${CONCURRENCY} cl.)`, capped, [['HSM', hsm], ['signer', signerAlone], ['PG hot', dbHot]]),
       '',

@@ -79,10 +79,8 @@ echo.stdout.once('data', async () => {
   const answer = Buffer.from(JSON.stringify({ authorization: { from: '0x'.padEnd(42, '1'), to: '0x'.padEnd(42, '2'), value: '1000', validAfter: '0', validBefore: '0', nonce: '0x'.padEnd(66, '3') }, signature: '0x'.padEnd(132, '4'), padding: '' }).padEnd(700, ' '));
   let n = 0;
   http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
+    req.resume();
     req.on('end', async () => {
-      Buffer.concat(chunks);
       if (Number(frontWork) > 0) busy(Number(frontWork));
       await handOff();
       const ok = await record(n % 1000, n++);
