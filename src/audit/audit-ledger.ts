@@ -72,38 +72,55 @@ export async function appendAuditEvent(trx: Knex.Transaction, input: AuditEventI
 
 export interface AuditVerification {
   chains: number;
+  /** Rows read and checked: every row when the ledger is intact, up to and including the first broken one otherwise. */
   rows: number;
   ok: boolean;
   firstBroken?: { id: string; chain_key: string; seq: number; reason: 'hash_mismatch' | 'prev_hash_mismatch' | 'sequence_gap' };
 }
 
-/** Recomputes every chain (or one) and reports the first row whose hash or link does not hold. */
-export async function verifyAuditChain(knex: Knex, chainKey?: string): Promise<AuditVerification> {
-  const query = knex<AuditRow>('audit_events').orderBy([{ column: 'chain_key' }, { column: 'seq' }]);
-  if (chainKey) query.where({ chain_key: chainKey });
-  const rows = (await query) as AuditRow[];
+/** Rows read per query by verifyAuditChain (keyset pages on the UNIQUE (chain_key, seq) index). */
+export const AUDIT_VERIFY_BATCH_ROWS = 5_000;
+
+/**
+ * Recomputes every chain (or one) and reports the first row whose hash or link does not hold. The ledger is
+ * read in keyset pages of `batchRows` in (chain_key, seq) order, so memory stays bounded however long the
+ * ledger grows (at 400 payments a second it gains 35 million rows a day).
+ */
+export async function verifyAuditChain(knex: Knex, chainKey?: string, options: { batchRows?: number } = {}): Promise<AuditVerification> {
+  const batchRows = Math.max(1, Math.floor(options.batchRows ?? AUDIT_VERIFY_BATCH_ROWS));
   let chains = 0;
+  let rows = 0;
   let prevKey: string | null = null;
   let prevHash = GENESIS_HASH;
   let expectedSeq = 1;
-  for (const row of rows) {
-    if (row.chain_key !== prevKey) {
-      chains++;
-      prevKey = row.chain_key;
-      prevHash = GENESIS_HASH;
-      expectedSeq = 1;
+  let after: { chainKey: string; seq: number } | undefined;
+  for (;;) {
+    const query = knex<AuditRow>('audit_events').orderBy([{ column: 'chain_key' }, { column: 'seq' }]).limit(batchRows);
+    if (chainKey !== undefined) query.where({ chain_key: chainKey });
+    if (after) query.whereRaw('(chain_key, seq) > (?, ?)', [after.chainKey, after.seq]);
+    const page = (await query) as AuditRow[];
+    for (const row of page) {
+      rows++;
+      if (row.chain_key !== prevKey) {
+        chains++;
+        prevKey = row.chain_key;
+        prevHash = GENESIS_HASH;
+        expectedSeq = 1;
+      }
+      const broken = (reason: 'hash_mismatch' | 'prev_hash_mismatch' | 'sequence_gap'): AuditVerification => ({
+        chains,
+        rows,
+        ok: false,
+        firstBroken: { id: String(row.id), chain_key: row.chain_key, seq: Number(row.seq), reason },
+      });
+      if (Number(row.seq) !== expectedSeq) return broken('sequence_gap');
+      if (row.prev_hash !== prevHash) return broken('prev_hash_mismatch');
+      if (computeAuditHash({ ...row, seq: Number(row.seq) }) !== row.hash) return broken('hash_mismatch');
+      prevHash = row.hash;
+      expectedSeq++;
     }
-    const broken = (reason: 'hash_mismatch' | 'prev_hash_mismatch' | 'sequence_gap'): AuditVerification => ({
-      chains,
-      rows: rows.length,
-      ok: false,
-      firstBroken: { id: String(row.id), chain_key: row.chain_key, seq: Number(row.seq), reason },
-    });
-    if (Number(row.seq) !== expectedSeq) return broken('sequence_gap');
-    if (row.prev_hash !== prevHash) return broken('prev_hash_mismatch');
-    if (computeAuditHash({ ...row, seq: Number(row.seq) }) !== row.hash) return broken('hash_mismatch');
-    prevHash = row.hash;
-    expectedSeq++;
+    if (page.length < batchRows) return { chains, rows, ok: true };
+    const last = page[page.length - 1]!;
+    after = { chainKey: last.chain_key, seq: Number(last.seq) };
   }
-  return { chains, rows: rows.length, ok: true };
 }
