@@ -110,7 +110,8 @@ export const walletViewSchema = z
   .loose();
 export type WalletView = z.infer<typeof walletViewSchema>;
 
-export const walletListSchema = z.object({ wallets: z.array(walletViewSchema) }).loose();
+/** A page of `GET /v1/wallets`; `next_cursor` is absent from servers that answer in one page. */
+export const walletListSchema = z.object({ wallets: z.array(walletViewSchema), next_cursor: z.string().max(200).nullable().optional() }).loose();
 
 export const balanceSchema = z
   .object({

@@ -62,8 +62,20 @@ export class TreasuryClient {
     this.#unavailableRetries = o.unavailableRetries ?? 2;
   }
 
+  /** Every wallet of the account, oldest first, read page by page (500 a page). */
   async listWallets(): Promise<WalletView[]> {
-    return (await this.#call('GET', '/v1/wallets', undefined, walletListSchema)).wallets;
+    const wallets: WalletView[] = [];
+    const seen = new Set<string>();
+    let cursor: string | null | undefined;
+    do {
+      const page = await this.#call('GET', `/v1/wallets?limit=${WALLET_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, walletListSchema);
+      wallets.push(...page.wallets);
+      cursor = page.next_cursor;
+      // A server that hands back a cursor it gave before would page for ever.
+      if (cursor && seen.has(cursor)) throw new InvalidTreasuryReplyError('GET /v1/wallets', 'a page cursor repeated');
+      if (cursor) seen.add(cursor);
+    } while (cursor);
+    return wallets;
   }
 
   async getWallet(walletId: string): Promise<WalletView> {
@@ -143,6 +155,8 @@ export class TreasuryClient {
 
 /** The pause before the first retry of a call whose connection failed; the n-th retry waits n times as long. */
 const CONNECTION_RETRY_PAUSE_MS = 250;
+/** Wallets asked for per page of GET /v1/wallets (the route's largest). */
+const WALLET_PAGE = 500;
 
 /** A 503's Retry-After in ms: whole seconds as Treasury sends them, at most 5 s; 1 s when absent or unreadable. */
 function retryAfter(header: string | null): number {

@@ -21,7 +21,10 @@ export interface AgentView {
   label: string | null;
   treasury_account_id: string;
   created_at: string;
+  /** The agent's first 100 active wallets, oldest first. */
   wallets: WalletView[];
+  /** Where `GET /v1/wallets?status=active&cursor=…` continues when it has more (else null). */
+  wallets_next_cursor: string | null;
 }
 
 export class AgentService {
@@ -33,12 +36,14 @@ export class AgentService {
   ) {}
 
   private async view(row: AgentRow): Promise<AgentView> {
+    const wallets = await this.wallets.list(row.treasury_account_id, { limit: 100, status: 'active' });
     return {
       agent_id: row.id,
       label: row.label,
       treasury_account_id: row.treasury_account_id,
       created_at: row.created_at.toISOString(),
-      wallets: await this.wallets.list(row.treasury_account_id, { limit: 100, status: 'active' }),
+      wallets: wallets.wallets,
+      wallets_next_cursor: wallets.next_cursor,
     };
   }
 

@@ -9,10 +9,14 @@ import { formatUsd, parseUsd } from '../../policy/money.js';
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../db/keyset-cursor.js';
 import { fetchVerificationFile, guardedFetchText } from './origin-verifier.js';
 import { parseOpenApi } from './openapi-ingest.js';
 import type { PatService } from './pat-service.js';
 import { randomBytes } from 'node:crypto';
+
+/** The id shape of ledger rows, which the ledger's page cursors name. */
+const LEDGER_ENTRY_ID = /^led_[0-9a-f]{24}$/;
 
 export interface SellerRow {
   id: string;
@@ -431,16 +435,15 @@ export class SellerService {
     if (q.to) query.andWhere('created_at', '<', q.to);
     if (q.endpoint_id) query.andWhere({ endpoint_id: q.endpoint_id });
     if (q.cursor) {
-      const [at, id] = Buffer.from(q.cursor, 'base64url').toString('utf8').split('|');
-      if (!at || !id || Number.isNaN(Date.parse(at)) || !/^led_[0-9a-f]{24}$/.test(id)) throw new AppError('invalid_request', { message: 'The cursor is malformed.' });
-      query.andWhereRaw('(created_at, id) < (?::timestamptz, ?)', [at, id]);
+      const after = decodeKeysetCursor(q.cursor, LEDGER_ENTRY_ID);
+      query.andWhereRaw('(created_at, id) < (?::timestamptz, ?)', [after.at, after.id]);
     }
     const rows = await query;
     const page = rows.slice(0, q.limit);
     const last = page[page.length - 1];
     return {
       entries: page.map(ledgerView),
-      next_cursor: rows.length > q.limit && last ? Buffer.from(`${(last.created_at as Date).toISOString()}|${last.id}`).toString('base64url') : null,
+      next_cursor: rows.length > q.limit && last ? encodeKeysetCursor({ at: last.created_at as Date, id: last.id as string }) : null,
     };
   }
 

@@ -32,7 +32,7 @@ export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService
   router.get('/v1/wallets', async (ctx) => {
     const { accountId } = await accountOf(ctx.get('authorization'), true);
     const query = validate(listWalletsQuerySchema, ctx.query, 'query');
-    ctx.body = { wallets: await deps.wallets.list(accountId, query) };
+    ctx.body = await deps.wallets.list(accountId, query);
   });
 
   router.get('/v1/wallets/:id', async (ctx) => {

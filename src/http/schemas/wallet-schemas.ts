@@ -17,5 +17,7 @@ export const listWalletsQuerySchema = z
   .object({
     limit: z.coerce.number().int().min(1).max(500).default(100),
     status: z.enum(['active', 'revoked']).optional(),
+    /** `next_cursor` of the previous page. */
+    cursor: z.string().max(200).regex(/^[A-Za-z0-9_-]+$/).optional(),
   })
   .strict();

@@ -168,6 +168,41 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(JSON.parse(cli.out).firstBroken.seq, 2);
   });
 
+  it('lists the wallets of an account page by page: every wallet once, oldest first, whatever the page size', async () => {
+    const minted = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'many-wallets' } });
+    const own = minted.body.api_key as string;
+    const created: string[] = [];
+    for (let i = 0; i < 7; i++) created.push((await t.request('POST', '/v1/wallets', { token: own, body: { label: `w${i}` } })).body.id);
+    await t.request('POST', `/v1/wallets/${created[3]}/revoke`, { token: own });
+
+    const walk = async (query: string) => {
+      const pages: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await t.request('GET', `/v1/wallets?${query}${cursor ? `&cursor=${cursor}` : ''}`, { token: own });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        pages.push(res.body.wallets.map((w: { id: string }) => w.id));
+        cursor = res.body.next_cursor;
+      } while (cursor);
+      return pages;
+    };
+    assert.deepEqual(await walk('limit=3'), [created.slice(0, 3), created.slice(3, 6), created.slice(6)]);
+    assert.deepEqual(await walk('limit=7'), [created], 'a page exactly as long as the list is the last one');
+    assert.deepEqual((await walk('limit=2&status=active')).flat(), created.filter((_, i) => i !== 3));
+    // A cursor from another account names a position, not its wallets.
+    for (const label of ['theirs-1', 'theirs-2']) await t.request('POST', '/v1/wallets', { token, body: { label } });
+    const mine = await t.request('GET', '/v1/wallets?limit=1', { token });
+    assert.ok(mine.body.next_cursor);
+    const foreign = await t.request('GET', `/v1/wallets?limit=500&cursor=${mine.body.next_cursor}`, { token: own });
+    assert.ok(foreign.body.wallets.every((w: { id: string }) => created.includes(w.id)));
+
+    for (const cursor of ['not-a-cursor', Buffer.from('2026-01-01T00:00:00.000Z|led_' + 'a'.repeat(24)).toString('base64url'), Buffer.from(`yesterday|${created[0]}`).toString('base64url'), 'a'.repeat(201), 'x%20y']) {
+      const res = await t.request('GET', `/v1/wallets?cursor=${cursor}`, { token: own });
+      assert.equal(res.status, 400, cursor);
+      assert.equal(res.body.error_code, 'invalid_request', cursor);
+    }
+  });
+
   it('destroys retired keys left undestroyed (signer away during a rotation) on reconcile', async () => {
     const created = await t.request('POST', '/v1/wallets', { token, body: { label: 'reconcile' } });
     const account = await t.db.knex('treasury_accounts').where({ id: accountId }).first();

@@ -68,7 +68,8 @@ describe('buyer SDK: TreasuryClient', () => {
 
   it('reads wallets, a wallet and its balance with the bearer; replies are schema-checked', async () => {
     treasury.handler = fakeTreasuryHandler((req) => {
-      if (req.url === '/v1/wallets') return { status: 200, body: { wallets: [WALLET] } };
+      // A server that answers in one page, without next_cursor.
+      if (req.url === '/v1/wallets?limit=500') return { status: 200, body: { wallets: [WALLET] } };
       if (req.url.endsWith('/balance')) return { status: 200, body: { wallet_id: WALLET_ID, network: 'eip155:84532', asset: requirements().asset, address: WALLET.address, balance_raw: '1500000', balance_usd: '1.5', stale: false, updated_at: 'now' } };
       return undefined;
     });
@@ -79,11 +80,25 @@ describe('buyer SDK: TreasuryClient', () => {
     assert.deepEqual(
       treasury.requests.map((r) => [r.method, r.url, r.headers.authorization]),
       [
-        ['GET', '/v1/wallets', 'Bearer xx_pat_test'],
+        ['GET', '/v1/wallets?limit=500', 'Bearer xx_pat_test'],
         ['GET', `/v1/wallets/${WALLET_ID}`, 'Bearer xx_pat_test'],
         ['GET', `/v1/wallets/${WALLET_ID}/balance`, 'Bearer xx_pat_test'],
       ],
     );
+  });
+
+  it('listWallets reads every page the cursor leads to, and refuses a cursor that repeats', async () => {
+    const second = { ...WALLET, id: `wal_${'b'.repeat(24)}`, label: 'second' };
+    treasury.handler = fakeTreasuryHandler((req) => {
+      if (req.url === '/v1/wallets?limit=500') return { status: 200, body: { wallets: [WALLET], next_cursor: 'page-2' } };
+      if (req.url === '/v1/wallets?limit=500&cursor=page-2') return { status: 200, body: { wallets: [second], next_cursor: null } };
+      return undefined;
+    });
+    assert.deepEqual(await client().listWallets(), [WALLET, second]);
+    assert.deepEqual(treasury.requests.map((r) => r.url), ['/v1/wallets?limit=500', '/v1/wallets?limit=500&cursor=page-2']);
+
+    treasury.handler = fakeTreasuryHandler((req) => (req.url.startsWith('/v1/wallets?') ? { status: 200, body: { wallets: [WALLET], next_cursor: 'again' } } : undefined));
+    await assert.rejects(client().listWallets(), (err: unknown) => err instanceof InvalidTreasuryReplyError && err.code === 'invalid_treasury_reply');
   });
 
   it('pay and transfer send the API body (snake_case) and the Idempotency-Key', async () => {

@@ -1,0 +1,31 @@
+/**
+ * Opaque page cursors for lists ordered by (created_at, id): base64url of `ISO time|id`, naming the last row
+ * of a page. The next page is the rows after it in the list's order, found on the list's index, so a page
+ * costs the same at any depth and rows added meanwhile neither shift nor repeat a page.
+ *
+ * Defends against: a cursor that is not one of ours (wrong shape, a time that does not parse, an id of
+ * another kind) — refused with `invalid_request` before any query. Does not defend against: a cursor
+ * replayed by someone else — it names a position, not a permission; every list still filters by its
+ * caller's own account or seller.
+ * Times are written by the service at millisecond precision, which the ISO form keeps exactly.
+ */
+import { AppError } from '../errors/app-error.js';
+
+export interface KeysetPosition {
+  at: Date;
+  id: string;
+}
+
+export function encodeKeysetCursor(position: KeysetPosition): string {
+  return Buffer.from(`${position.at.toISOString()}|${position.id}`, 'utf8').toString('base64url');
+}
+
+/** The position a cursor names; `idPattern` is the id shape of the list's rows (e.g. /^wal_[0-9a-f]{24}$/). */
+export function decodeKeysetCursor(cursor: string, idPattern: RegExp): KeysetPosition {
+  const [at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
+  const time = at === undefined ? Number.NaN : Date.parse(at);
+  if (extra !== undefined || !id || !idPattern.test(id) || Number.isNaN(time)) {
+    throw new AppError('invalid_request', { message: 'The cursor is malformed.' });
+  }
+  return { at: new Date(time), id };
+}
