@@ -14,9 +14,12 @@ import { fetchVerificationFile, guardedFetchText } from './origin-verifier.js';
 import { parseOpenApi } from './openapi-ingest.js';
 import type { PatService } from './pat-service.js';
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 
 /** The id shape of ledger rows, which the ledger's page cursors name. */
 const LEDGER_ENTRY_ID = /^led_[0-9a-f]{24}$/;
+/** Ledger rows read per query by the CSV export. */
+const EXPORT_PAGE_ROWS = 1_000;
 
 export interface SellerRow {
   id: string;
@@ -461,19 +464,42 @@ export class SellerService {
     };
   }
 
-  async exportCsv(seller: SellerRow): Promise<string> {
-    const rows = await this.knex('ledger_entries').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  /**
+   * The seller's ledger as CSV, oldest first, within `from`/`to` and for one endpoint when given: read in
+   * keyset pages of 1,000 rows and streamed, so an export of any size holds one page in memory. A database
+   * failure part-way ends the stream with an error, and the client sees the response cut short.
+   */
+  exportCsv(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined } = {}): Readable {
+    const knex = this.knex;
     const header = 'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id';
     const cell = (v: unknown) => {
       const s = v === null || v === undefined ? '' : String(v);
       // Quote everything that could break a row or be read as a formula by a spreadsheet.
       return /[",\n\r]|^[=+\-@\t]/.test(s) ? `"${s.replace(/"/g, '""').replace(/^([=+\-@\t])/, "'$1")}"` : s;
     };
-    const lines = rows.map((r) => {
-      const v = ledgerView(r);
-      return [v.created_at, v.id, v.tx_hash, v.payer, v.amount_usd, v.network, v.endpoint_id, v.method, v.route, v.content_hash, v.authorization_id, v.decision_id].map(cell).join(',');
-    });
-    return [header, ...lines].join('\n') + '\n';
+    async function* lines(): AsyncGenerator<string> {
+      yield `${header}\n`;
+      let after: Record<string, any> | undefined;
+      for (;;) {
+        const query = knex('ledger_entries').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(EXPORT_PAGE_ROWS);
+        if (q.from) query.andWhere('created_at', '>=', q.from);
+        if (q.to) query.andWhere('created_at', '<', q.to);
+        if (q.endpoint_id) query.andWhere({ endpoint_id: q.endpoint_id });
+        if (after) query.andWhereRaw('(created_at, id) > (?::timestamptz, ?)', [after.created_at, after.id]);
+        const rows = (await query) as Record<string, any>[];
+        if (rows.length > 0) {
+          yield rows
+            .map((r) => {
+              const v = ledgerView(r);
+              return [v.created_at, v.id, v.tx_hash, v.payer, v.amount_usd, v.network, v.endpoint_id, v.method, v.route, v.content_hash, v.authorization_id, v.decision_id].map(cell).join(',') + '\n';
+            })
+            .join('');
+        }
+        if (rows.length < EXPORT_PAGE_ROWS) return;
+        after = rows[rows.length - 1];
+      }
+    }
+    return Readable.from(lines(), { objectMode: false });
   }
 }
 

@@ -185,7 +185,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const seller = await ledgerSeller(ctx, q.seller_id);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', `attachment; filename="ledger-${seller.slug}.csv"`);
-    ctx.body = await deps.sellers.exportCsv(seller);
+    ctx.body = deps.sellers.exportCsv(seller, q);
   });
 
   return router;

@@ -113,6 +113,37 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     assert.ok(lines.some((l) => l.split(',')[8] === '/=cmd()'));
   });
 
+  it('ledger export: any number of rows, streamed oldest first in pages, within from/to and for one endpoint', async () => {
+    const me = await signIn();
+    const seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Busy Co' } })).body;
+    const ep = (await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/busy', price: '0.01' } })).body;
+    // 2,345 rows, one a minute from 2026-01-01 (more than two of the export's pages), every third on the endpoint.
+    await t.db.knex.raw(
+      `INSERT INTO ledger_entries (id, seller_id, endpoint_id, tx_hash, payer, amount_micro, network, created_at)
+       SELECT 'led_' || substr(md5('busy' || n), 1, 24), ?, CASE WHEN n % 3 = 0 THEN ? END, '0x' || md5('tx' || n) || md5('tx2' || n),
+              '0x857b06519E91e3A54538791bDbb0E22373e36b66', 10000, 'eip155:84532', timestamptz '2026-01-01T00:00:00Z' + n * interval '1 minute'
+         FROM generate_series(1, 2345) n`,
+      [seller.seller_id, ep.endpoint_id],
+    );
+    const exported = async (query: string) => {
+      const res = await t.request('GET', `/v1/ledger/export?format=csv${query}`, { token: seller.pat });
+      assert.equal(res.status, 200);
+      return (res.body as string).trimEnd().split('\n').slice(1);
+    };
+    const all = await exported('');
+    assert.equal(all.length, 2345);
+    const times = all.map((l) => l.split(',')[0]!);
+    assert.deepEqual(times, [...times].sort(), 'oldest first');
+    assert.equal(new Set(all.map((l) => l.split(',')[1])).size, 2345, 'every row once');
+    // from inclusive, to exclusive: minutes 1000 to 1999.
+    const window = await exported('&from=2026-01-01T16:40:00Z&to=2026-01-02T09:20:00Z');
+    assert.equal(window.length, 1000);
+    assert.equal(window[0]!.split(',')[0], '2026-01-01T16:40:00.000Z');
+    const onEndpoint = await exported(`&endpoint_id=${ep.endpoint_id}`);
+    assert.equal(onEndpoint.length, 781);
+    assert.ok(onEndpoint.every((l) => l.split(',')[6] === ep.endpoint_id));
+  });
+
   it('ledger batch: up to 100 rows in one call, one outcome per row in order; one bad row does not fail the others', async () => {
     const me = await signIn();
     const seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Batch Co' } })).body;
