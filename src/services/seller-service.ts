@@ -15,6 +15,7 @@ import { parseOpenApi } from './openapi-ingest.js';
 import type { PatService } from './pat-service.js';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { getAddress } from 'viem';
 
 /** The id shape of ledger rows, which the ledger's page cursors name. */
 const LEDGER_ENTRY_ID = /^led_[0-9a-f]{24}$/;
@@ -404,7 +405,13 @@ export class SellerService {
     let authorizationId: string | null = null;
     let decisionId: string | null = null;
     if (input.nonce) {
-      const auth = await this.knex('authorizations').whereRaw('lower(from_address) = lower(?)', [input.payer]).andWhere({ nonce: input.nonce.toLowerCase() }).first('id', 'decision_id');
+      // Authorizations hold the wallet's checksummed address: an exact match on the UNIQUE (from_address,
+      // scheme, nonce) index, where lower(from_address) would read the whole table at every report.
+      const auth = await this.knex('authorizations')
+        .where({ from_address: getAddress(input.payer.toLowerCase()) })
+        .whereIn('scheme', ['exact', 'upto'])
+        .andWhere({ nonce: input.nonce.toLowerCase() })
+        .first('id', 'decision_id');
       if (auth) {
         authorizationId = auth.id;
         decisionId = auth.decision_id;

@@ -113,6 +113,35 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     assert.ok(lines.some((l) => l.split(',')[8] === '/=cmd()'));
   });
 
+  it('ledger: a reported nonce finds its payment through the unique index, whatever the payer address case', async () => {
+    const me = await signIn();
+    const seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Lookup Co' } })).body;
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'treasury' } })).body.pat;
+    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body;
+    const paid = (await t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token: treasuryPat, body: { payment_requirements: paymentRequirements({ amount: '10000' }) } })).body;
+
+    const lookups: Array<{ sql: string; bindings: unknown[] }> = [];
+    const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
+      if (/from "authorizations"/i.test(q.sql)) lookups.push({ sql: q.sql, bindings: q.bindings ?? [] });
+    };
+    t.db.knex.on('query', onQuery);
+    let reported;
+    try {
+      reported = await t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: txHash(), payer: wallet.address.toLowerCase(), amount: '10000', network: 'eip155:84532', nonce: paid.authorization.nonce.toUpperCase().replace('0X', '0x') } });
+    } finally {
+      t.db.knex.off('query', onQuery);
+    }
+    assert.equal(reported.status, 201, JSON.stringify(reported.body));
+    assert.equal(reported.body.authorization_id, paid.authorization_id);
+    assert.equal(reported.body.decision_id, paid.decision_id);
+
+    assert.equal(lookups.length, 1);
+    // The driver's $n placeholders, in order, as knex.raw's ?.
+    const plan = (await t.db.knex.raw(`EXPLAIN ${lookups[0]!.sql.replace(/\$\d+/g, '?')}`, lookups[0]!.bindings as never[])).rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n');
+    assert.match(plan, /Index Scan using authorizations_from_address_scheme_nonce_unique/, plan);
+    assert.match(plan, /Index Cond: \(\(from_address = /, plan);
+  });
+
   it('ledger export: any number of rows, streamed oldest first in pages, within from/to and for one endpoint', async () => {
     const me = await signIn();
     const seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Busy Co' } })).body;
