@@ -1,25 +1,63 @@
 /**
- * `npm run audit:verify [-- <chain_key>]`: verifies the hash chain of the audit ledger and names the
- * first broken row. Exit 0 when intact, 4 when broken.
+ * `npm run audit:verify [-- <chain_key>] [--heads-in FILE] [--heads-out FILE]`: verifies the hash chains of
+ * the audit ledger and names the first broken row. `--heads-in` checks the heads an earlier run recorded
+ * (each must still be there, with the same hash); `--heads-out` records this run's heads once it held
+ * (./audit-heads.ts). Prints one JSON line. Exit 0 when intact, 4 when broken, 2 for a usage error or a heads
+ * file that is not one of ours, 1 when the database cannot be read.
  */
+import { parseArgs } from 'node:util';
 import { loadAppConfig } from '../config/app-config.js';
 import { createKnex } from '../db/knex-client.js';
 import { resolveDatabase } from '../db/resolve-database.js';
+import { AuditHeadsFileError, AuditHeadsWriter, readAuditHeads } from './audit-heads.js';
 import { verifyAuditChain } from './audit-ledger.js';
 
+const USAGE = 'usage: audit-cli verify [chain_key] [--heads-in FILE] [--heads-out FILE]\n';
+
+function usage(detail?: string): never {
+  process.stderr.write(`${detail ? `${detail}\n` : ''}${USAGE}`);
+  process.exit(2);
+}
+
 async function main(): Promise<void> {
-  const [command, chainKey] = process.argv.slice(2);
-  if (command !== 'verify') {
-    process.stderr.write('usage: audit-cli verify [chain_key]\n');
-    process.exit(2);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { 'heads-in': { type: 'string' }, 'heads-out': { type: 'string' } } });
+  } catch (err) {
+    usage(err instanceof Error ? err.message : String(err));
   }
+  const [command, chainKey, ...extra] = parsed.positionals;
+  if (command !== 'verify' || extra.length > 0) usage();
+  const headsIn = parsed.values['heads-in'];
+  const headsOut = parsed.values['heads-out'];
+
+  let anchors;
+  try {
+    anchors = headsIn ? await readAuditHeads(headsIn) : undefined;
+  } catch (err) {
+    if (err instanceof AuditHeadsFileError) usage(`audit verify: heads file refused: ${err.message}`);
+    throw err;
+  }
+  let writer: AuditHeadsWriter | undefined;
+  try {
+    writer = headsOut ? new AuditHeadsWriter(headsOut) : undefined;
+  } catch (err) {
+    usage(`audit verify: cannot write beside ${headsOut}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+
   const db = await resolveDatabase(loadAppConfig());
   const knex = createKnex(db.connectionString, 2, 'treasury-audit');
   try {
-    const result = await verifyAuditChain(knex, chainKey);
-    process.stdout.write(JSON.stringify(result) + '\n');
+    const out = writer;
+    const result = await verifyAuditChain(knex, chainKey, { ...(anchors ? { anchors } : {}), ...(out ? { onHead: (head) => out.add(head) } : {}) });
+    // Heads are recorded only from a ledger that held.
+    if (out && result.ok) out.commit();
+    else out?.discard();
+    writer = undefined;
+    process.stdout.write(JSON.stringify({ ...result, ...(anchors ? { anchors_checked: anchors.size } : {}), ...(out && result.ok ? { heads_written: out.written } : {}) }) + '\n');
     process.exitCode = result.ok ? 0 : 4;
   } finally {
+    writer?.discard();
     await knex.destroy();
     await db.stop();
   }

@@ -3,8 +3,10 @@
  * or an account): each row stores the hash of the previous row of its chain, so any edit, deletion or
  * reordering is detected by `verifyAuditChain`, which names the first broken row.
  *
- * Does not defend against an attacker who can rewrite the whole table and recompute every hash; anchor
- * chain heads elsewhere (e.g. export them to a log store) for that.
+ * Does not defend, on its own, against an attacker who can rewrite the whole table and recompute every hash,
+ * or who drops a chain's newest rows: anchor the chain heads elsewhere for that (`audit:verify --heads-out`
+ * to a store the database's owners cannot rewrite, then `--heads-in` on the next run: an anchored row whose
+ * hash changed or that is gone breaks the verification; ./audit-heads.ts).
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -70,29 +72,64 @@ export async function appendAuditEvent(trx: Knex.Transaction, input: AuditEventI
   return { seq: row.seq, hash: row.hash };
 }
 
+export type AuditBreak = 'hash_mismatch' | 'prev_hash_mismatch' | 'sequence_gap' | 'anchor_mismatch' | 'anchor_missing';
+
 export interface AuditVerification {
   chains: number;
   /** Rows read and checked: every row when the ledger is intact, up to and including the first broken one otherwise. */
   rows: number;
   ok: boolean;
-  firstBroken?: { id: string; chain_key: string; seq: number; reason: 'hash_mismatch' | 'prev_hash_mismatch' | 'sequence_gap' };
+  /**
+   * The first row that does not hold, in (chain, seq) order. `anchor_mismatch`: the row at an anchored head
+   * has another hash now; `anchor_missing`: the chain no longer reaches its anchored head (no `id` then; a
+   * chain gone altogether is named after every other chain was read).
+   */
+  firstBroken?: { id?: string; chain_key: string; seq: number; reason: AuditBreak };
+}
+
+/** A chain's newest row, as `--heads-out` records it and `--heads-in` checks it. */
+export interface ChainHead {
+  chain_key: string;
+  seq: number;
+  hash: string;
+}
+
+export interface VerifyAuditOptions {
+  /** Rows per query (default AUDIT_VERIFY_BATCH_ROWS). */
+  batchRows?: number;
+  /** Heads recorded by an earlier run, by chain key: each must still be in its chain, with the same hash. */
+  anchors?: ReadonlyMap<string, { seq: number; hash: string }>;
+  /** Called with each chain's head once the chain was read whole and held. */
+  onHead?: (head: ChainHead) => void;
 }
 
 /** Rows read per query by verifyAuditChain (keyset pages on the UNIQUE (chain_key, seq) index). */
 export const AUDIT_VERIFY_BATCH_ROWS = 5_000;
 
 /**
- * Recomputes every chain (or one) and reports the first row whose hash or link does not hold. The ledger is
- * read in keyset pages of `batchRows` in (chain_key, seq) order, so memory stays bounded however long the
- * ledger grows (at 400 payments a second it gains 35 million rows a day).
+ * Recomputes every chain (or one) and reports the first row whose hash or link does not hold, or an anchored
+ * head that no longer holds. The ledger is read in keyset pages of `batchRows` in (chain_key, seq) order, so
+ * memory stays bounded however long the ledger grows (at 400 payments a second it gains 35 million rows a
+ * day); anchors are held in memory, one entry per chain.
  */
-export async function verifyAuditChain(knex: Knex, chainKey?: string, options: { batchRows?: number } = {}): Promise<AuditVerification> {
+export async function verifyAuditChain(knex: Knex, chainKey?: string, options: VerifyAuditOptions = {}): Promise<AuditVerification> {
   const batchRows = Math.max(1, Math.floor(options.batchRows ?? AUDIT_VERIFY_BATCH_ROWS));
+  const anchors = options.anchors ?? new Map<string, { seq: number; hash: string }>();
   let chains = 0;
   let rows = 0;
-  let prevKey: string | null = null;
-  let prevHash = GENESIS_HASH;
-  let expectedSeq = 1;
+  let head: ChainHead | undefined;
+  let anchor: { seq: number; hash: string } | undefined;
+  /** Anchored chains the scan has read. */
+  const met = new Set<string>();
+  const result = (firstBroken?: AuditVerification['firstBroken']): AuditVerification => (firstBroken ? { chains, rows, ok: false, firstBroken } : { chains, rows, ok: true });
+  /** The chain just read whole: it must still reach its anchored head. */
+  const endOfChain = (): AuditVerification | undefined => {
+    if (!head) return undefined;
+    if (anchor) met.add(head.chain_key);
+    if (anchor && anchor.seq > head.seq) return result({ chain_key: head.chain_key, seq: anchor.seq, reason: 'anchor_missing' });
+    options.onHead?.(head);
+    return undefined;
+  };
   let after: { chainKey: string; seq: number } | undefined;
   for (;;) {
     const query = knex<AuditRow>('audit_events').orderBy([{ column: 'chain_key' }, { column: 'seq' }]).limit(batchRows);
@@ -100,27 +137,30 @@ export async function verifyAuditChain(knex: Knex, chainKey?: string, options: {
     if (after) query.whereRaw('(chain_key, seq) > (?, ?)', [after.chainKey, after.seq]);
     const page = (await query) as AuditRow[];
     for (const row of page) {
-      rows++;
-      if (row.chain_key !== prevKey) {
+      if (row.chain_key !== head?.chain_key) {
+        const missing = endOfChain();
+        if (missing) return missing;
         chains++;
-        prevKey = row.chain_key;
-        prevHash = GENESIS_HASH;
-        expectedSeq = 1;
+        head = { chain_key: row.chain_key, seq: 0, hash: GENESIS_HASH };
+        anchor = anchors.get(row.chain_key);
       }
-      const broken = (reason: 'hash_mismatch' | 'prev_hash_mismatch' | 'sequence_gap'): AuditVerification => ({
-        chains,
-        rows,
-        ok: false,
-        firstBroken: { id: String(row.id), chain_key: row.chain_key, seq: Number(row.seq), reason },
-      });
-      if (Number(row.seq) !== expectedSeq) return broken('sequence_gap');
-      if (row.prev_hash !== prevHash) return broken('prev_hash_mismatch');
-      if (computeAuditHash({ ...row, seq: Number(row.seq) }) !== row.hash) return broken('hash_mismatch');
-      prevHash = row.hash;
-      expectedSeq++;
+      rows++;
+      const seq = Number(row.seq);
+      const broken = (reason: AuditBreak) => result({ id: String(row.id), chain_key: row.chain_key, seq, reason });
+      if (seq !== head.seq + 1) return broken('sequence_gap');
+      if (row.prev_hash !== head.hash) return broken('prev_hash_mismatch');
+      if (computeAuditHash({ ...row, seq }) !== row.hash) return broken('hash_mismatch');
+      if (anchor && anchor.seq === seq && anchor.hash !== row.hash) return broken('anchor_mismatch');
+      head = { chain_key: row.chain_key, seq, hash: row.hash };
     }
-    if (page.length < batchRows) return { chains, rows, ok: true };
+    if (page.length < batchRows) break;
     const last = page[page.length - 1]!;
     after = { chainKey: last.chain_key, seq: Number(last.seq) };
   }
+  const missing = endOfChain();
+  if (missing) return missing;
+  // Anchored chains the scan never met are gone altogether (only the named chain's anchor counts when one was named).
+  const gone = [...anchors.keys()].filter((key) => (chainKey === undefined || key === chainKey) && !met.has(key)).sort();
+  if (gone.length > 0) return result({ chain_key: gone[0]!, seq: anchors.get(gone[0]!)!.seq, reason: 'anchor_missing' });
+  return result();
 }

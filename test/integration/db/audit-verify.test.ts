@@ -1,11 +1,18 @@
 /**
  * The audit ledger's verification reads the ledger in bounded pages: a ledger longer than one page verifies
  * whole, the first broken row is named wherever it lies (inside a page, on a page's edge, at a chain's start),
- * and no query returns more than a page.
+ * and no query returns more than a page. Heads recorded by one run anchor the next: a chain rewritten with
+ * recomputed hashes, cut short or gone is caught, through the function and through `audit:verify`.
  */
 import assert from 'node:assert/strict';
-import { appendAuditEvent, verifyAuditChain } from '../../../src/audit/audit-ledger.js';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { appendAuditEvent, verifyAuditChain, type ChainHead } from '../../../src/audit/audit-ledger.js';
 import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 describe('audit ledger verification in pages', function () {
   this.timeout(60_000);
@@ -93,5 +100,89 @@ describe('audit ledger verification in pages', function () {
     await tamper(() => db.knex('audit_events').where({ id: target.id }).update({ prev_hash: 'f'.repeat(64) }));
     const result = await verifyAuditChain(db.knex, 'wal_b', { batchRows: 2 });
     assert.deepEqual(result.firstBroken, { id: String(target.id), chain_key: 'wal_b', seq: 3, reason: 'prev_hash_mismatch' });
+  });
+
+  /** Every chain's head, as a verification that held reports them. */
+  async function heads(): Promise<ChainHead[]> {
+    const out: ChainHead[] = [];
+    assert.equal((await verifyAuditChain(db.knex, undefined, { batchRows: 2, onHead: (h) => out.push(h) })).ok, true);
+    return out;
+  }
+  const anchorsOf = (list: ChainHead[]) => new Map(list.map((h) => [h.chain_key, { seq: h.seq, hash: h.hash }]));
+
+  it('reports every chain head once the chain held, and anchors from them hold while the chains only grow', async () => {
+    await seed();
+    const recorded = await heads();
+    assert.deepEqual(recorded.map((h) => [h.chain_key, h.seq]), [['wal_a', 4], ['wal_b', 5], ['wal_c', 3]]);
+    const stored = await db.knex('audit_events').where({ chain_key: 'wal_b', seq: 5 }).first('hash');
+    assert.equal(recorded[1]!.hash, stored.hash);
+    await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_a', eventType: 'payment.signed', actor: 'agent', payload: { later: true } }));
+    await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_d', eventType: 'wallet.created', actor: 'agent', payload: {} }));
+    assert.deepEqual(await verifyAuditChain(db.knex, undefined, { batchRows: 2, anchors: anchorsOf(recorded) }), { chains: 4, rows: 14, ok: true });
+    assert.equal((await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok, true, 'one chain against its own anchor');
+  });
+
+  it('catches through its anchor a chain rewritten with every hash recomputed, which holds on its own', async () => {
+    await seed();
+    const recorded = await heads();
+    // Someone who owns the database replaces wal_b's history with a consistent one of their own.
+    await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_b' }).delete());
+    for (let i = 0; i < 5; i++) await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_b', eventType: 'payment.signed', actor: 'agent', payload: { forged: i } }));
+    assert.equal((await verifyAuditChain(db.knex)).ok, true, 'without anchors the forged chain holds');
+    const forgedHead = await rowOf('wal_b', 5);
+    const result = await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded) });
+    assert.deepEqual(result.firstBroken, { id: String(forgedHead.id), chain_key: 'wal_b', seq: 5, reason: 'anchor_mismatch' });
+  });
+
+  it('catches a chain cut short and a chain gone, which no link shows', async () => {
+    await seed();
+    const recorded = await heads();
+    await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete());
+    assert.equal((await verifyAuditChain(db.knex)).ok, true, 'without anchors the shorter chain holds');
+    assert.deepEqual((await verifyAuditChain(db.knex, undefined, { batchRows: 2, anchors: anchorsOf(recorded) })).firstBroken, { chain_key: 'wal_c', seq: 3, reason: 'anchor_missing' });
+
+    await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_a' }).delete());
+    const gone = await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded.filter((h) => h.chain_key !== 'wal_c')) });
+    assert.deepEqual(gone.firstBroken, { chain_key: 'wal_a', seq: 4, reason: 'anchor_missing' });
+    assert.deepEqual((await verifyAuditChain(db.knex, 'wal_a', { anchors: anchorsOf(recorded) })).firstBroken, { chain_key: 'wal_a', seq: 4, reason: 'anchor_missing' }, 'also when that chain is named');
+    assert.equal((await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok, true, 'another chain named alone is not held to the others anchors');
+  });
+
+  it('audit:verify records heads with --heads-out only from a ledger that held, and checks them with --heads-in', async () => {
+    await seed();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-heads-'));
+    const run = (...args: string[]) => {
+      try {
+        const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/audit/audit-cli.ts'), 'verify', ...args], { env: { ...process.env, DATABASE_URL: db.connectionString }, stdio: 'pipe' });
+        return { code: 0, out: JSON.parse(String(out)) as Record<string, unknown>, err: '' };
+      } catch (err) {
+        const e = err as { status: number; stdout: Buffer; stderr: Buffer };
+        return { code: e.status, out: String(e.stdout) ? (JSON.parse(String(e.stdout)) as Record<string, unknown>) : {}, err: String(e.stderr) };
+      }
+    };
+    try {
+      const file = path.join(dir, 'heads.jsonl');
+      const first = run('--heads-out', file);
+      assert.equal(first.code, 0, first.err);
+      assert.equal(first.out.heads_written, 3);
+      assert.deepEqual(fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as ChainHead).chain_key), ['wal_a', 'wal_b', 'wal_c']);
+      assert.equal(run('--heads-in', file).out.anchors_checked, 3);
+
+      await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete());
+      const second = path.join(dir, 'after.jsonl');
+      const cut = run('--heads-in', file, '--heads-out', second);
+      assert.equal(cut.code, 4);
+      assert.deepEqual(cut.out.firstBroken, { chain_key: 'wal_c', seq: 3, reason: 'anchor_missing' });
+      assert.deepEqual(fs.readdirSync(dir), ['heads.jsonl'], 'no heads recorded from a broken ledger, no temporary file left');
+
+      fs.writeFileSync(path.join(dir, 'bad.jsonl'), '{"chain_key":"wal_a","seq":1,"hash":"00"}\n');
+      const bad = run('--heads-in', path.join(dir, 'bad.jsonl'));
+      assert.equal(bad.code, 2);
+      assert.match(bad.err, /line 1 is not a chain head \(hash\)/);
+      assert.equal(run('--heads-in', path.join(dir, 'missing.jsonl')).code, 2);
+      assert.equal(run('--nope').code, 2);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
