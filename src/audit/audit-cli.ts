@@ -45,21 +45,23 @@ async function main(): Promise<void> {
     usage(`audit verify: cannot write beside ${headsOut}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
 
-  const db = await resolveDatabase(loadAppConfig());
-  const knex = createKnex(db.connectionString, 2, 'treasury-audit');
   try {
-    const out = writer;
-    const result = await verifyAuditChain(knex, chainKey, { ...(anchors ? { anchors } : {}), ...(out ? { onHead: (head) => out.add(head) } : {}) });
-    // Heads are recorded only from a ledger that held.
-    if (out && result.ok) out.commit();
-    else out?.discard();
-    writer = undefined;
-    process.stdout.write(JSON.stringify({ ...result, ...(anchors ? { anchors_checked: anchors.size } : {}), ...(out && result.ok ? { heads_written: out.written } : {}) }) + '\n');
-    process.exitCode = result.ok ? 0 : 4;
+    const db = await resolveDatabase(loadAppConfig());
+    const knex = createKnex(db.connectionString, 2, 'treasury-audit');
+    try {
+      const out = writer;
+      const result = await verifyAuditChain(knex, chainKey, { ...(anchors ? { anchors } : {}), ...(out ? { onHead: (head) => out.add(head) } : {}) });
+      // Heads are recorded only from a ledger that held.
+      if (out && result.ok) out.commit();
+      process.stdout.write(JSON.stringify({ ...result, ...(anchors ? { anchors_checked: anchors.size } : {}), ...(out && result.ok ? { heads_written: out.written } : {}) }) + '\n');
+      process.exitCode = result.ok ? 0 : 4;
+    } finally {
+      await knex.destroy();
+      await db.stop();
+    }
   } finally {
+    // Removes the temporary file on every path but a commit (after which there is none left to remove).
     writer?.discard();
-    await knex.destroy();
-    await db.stop();
   }
 }
 
