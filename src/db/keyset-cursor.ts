@@ -9,6 +9,7 @@
  * caller's own account or seller.
  * Times are written by the service at millisecond precision, which the ISO form keeps exactly.
  */
+import type { Knex } from 'knex';
 import { AppError } from '../errors/app-error.js';
 
 export interface KeysetPosition {
@@ -28,4 +29,16 @@ export function decodeKeysetCursor(cursor: string, idPattern: RegExp): KeysetPos
     throw new AppError('invalid_request', { message: 'The cursor is malformed.' });
   }
   return { at: new Date(time), id };
+}
+
+/** Restricts a list ordered by (created_at, id) to the rows after `position` in that order (`desc`: before it). */
+export function whereAfter<Q extends Knex.QueryBuilder>(query: Q, position: KeysetPosition, order: 'asc' | 'desc' = 'asc'): Q {
+  return query.andWhereRaw(`(created_at, id) ${order === 'asc' ? '>' : '<'} (?::timestamptz, ?)`, [position.at, position.id]) as Q;
+}
+
+/** A page from rows read with `limit + 1`: the first `limit`, and the cursor of the next page when there is one. */
+export function keysetPage<R extends { created_at: Date; id: string }>(rows: readonly R[], limit: number): { page: R[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { page, nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.created_at, id: last.id }) : null };
 }

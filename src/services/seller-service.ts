@@ -9,7 +9,7 @@ import { formatUsd, parseUsd } from '../../policy/money.js';
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../db/keyset-cursor.js';
+import { decodeKeysetCursor, keysetPage, whereAfter } from '../db/keyset-cursor.js';
 import { fetchVerificationFile, guardedFetchText } from './origin-verifier.js';
 import { parseOpenApi } from './openapi-ingest.js';
 import type { PatService } from './pat-service.js';
@@ -440,28 +440,14 @@ export class SellerService {
   }
 
   async ledger(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined; limit: number; cursor?: string | undefined }) {
-    const query = this.knex('ledger_entries').where({ seller_id: seller.id }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1);
-    if (q.from) query.andWhere('created_at', '>=', q.from);
-    if (q.to) query.andWhere('created_at', '<', q.to);
-    if (q.endpoint_id) query.andWhere({ endpoint_id: q.endpoint_id });
-    if (q.cursor) {
-      const after = decodeKeysetCursor(q.cursor, LEDGER_ENTRY_ID);
-      query.andWhereRaw('(created_at, id) < (?::timestamptz, ?)', [after.at, after.id]);
-    }
-    const rows = await query;
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    return {
-      entries: page.map(ledgerView),
-      next_cursor: rows.length > q.limit && last ? encodeKeysetCursor({ at: last.created_at as Date, id: last.id as string }) : null,
-    };
+    const query = this.ledgerRows(seller, q).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1);
+    if (q.cursor) whereAfter(query, decodeKeysetCursor(q.cursor, LEDGER_ENTRY_ID), 'desc');
+    const { page, nextCursor } = keysetPage((await query) as Array<{ created_at: Date; id: string }>, q.limit);
+    return { entries: page.map(ledgerView), next_cursor: nextCursor };
   }
 
   async revenue(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined }) {
-    const base = this.knex('ledger_entries').where({ seller_id: seller.id });
-    if (q.from) base.andWhere('created_at', '>=', q.from);
-    if (q.to) base.andWhere('created_at', '<', q.to);
-    const rows = (await base.clone().select('endpoint_id').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
+    const rows = (await this.ledgerRows(seller, q).select('endpoint_id').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
     const total = rows.reduce((acc, r) => acc + BigInt(r.total), 0n);
     return {
       seller_id: seller.id,
@@ -471,13 +457,25 @@ export class SellerService {
     };
   }
 
+  /** The seller's ledger rows within `from` (inclusive) and `to` (exclusive), for one endpoint when given. */
+  private ledgerRows(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }): Knex.QueryBuilder {
+    const query = this.knex('ledger_entries').where({ seller_id: seller.id });
+    if (q.from) query.andWhere('created_at', '>=', q.from);
+    if (q.to) query.andWhere('created_at', '<', q.to);
+    if (q.endpoint_id) query.andWhere({ endpoint_id: q.endpoint_id });
+    return query;
+  }
+
   /**
    * The seller's ledger as CSV, oldest first, within `from`/`to` and for one endpoint when given: read in
    * keyset pages of 1,000 rows and streamed, so an export of any size holds one page in memory. A database
    * failure part-way ends the stream with an error, and the client sees the response cut short.
    */
   exportCsv(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined } = {}): Readable {
-    const knex = this.knex;
+    const rowsAfter = (after: { created_at: Date; id: string } | undefined) => {
+      const query = this.ledgerRows(seller, q).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(EXPORT_PAGE_ROWS);
+      return (after ? whereAfter(query, { at: after.created_at, id: after.id }) : query) as Promise<Array<Record<string, any>>>;
+    };
     const header = 'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id';
     const cell = (v: unknown) => {
       const s = v === null || v === undefined ? '' : String(v);
@@ -486,14 +484,9 @@ export class SellerService {
     };
     async function* lines(): AsyncGenerator<string> {
       yield `${header}\n`;
-      let after: Record<string, any> | undefined;
+      let after: { created_at: Date; id: string } | undefined;
       for (;;) {
-        const query = knex('ledger_entries').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(EXPORT_PAGE_ROWS);
-        if (q.from) query.andWhere('created_at', '>=', q.from);
-        if (q.to) query.andWhere('created_at', '<', q.to);
-        if (q.endpoint_id) query.andWhere({ endpoint_id: q.endpoint_id });
-        if (after) query.andWhereRaw('(created_at, id) > (?::timestamptz, ?)', [after.created_at, after.id]);
-        const rows = (await query) as Record<string, any>[];
+        const rows = await rowsAfter(after);
         if (rows.length > 0) {
           yield rows
             .map((r) => {
@@ -503,7 +496,7 @@ export class SellerService {
             .join('');
         }
         if (rows.length < EXPORT_PAGE_ROWS) return;
-        after = rows[rows.length - 1];
+        after = rows[rows.length - 1] as { created_at: Date; id: string };
       }
     }
     return Readable.from(lines(), { objectMode: false });

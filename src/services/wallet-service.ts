@@ -14,7 +14,7 @@ import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from './account-service.js';
 import type { SignerGateway } from './signer-gateway.js';
 import { lockWallet } from './wallet-lock.js';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../db/keyset-cursor.js';
+import { decodeKeysetCursor, keysetPage, whereAfter } from '../db/keyset-cursor.js';
 
 /** The id shape of wallets, which the wallet list's page cursors name. */
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
@@ -129,14 +129,9 @@ export class WalletService {
   async list(accountId: string, options: { limit: number; status?: 'active' | 'revoked' | undefined; cursor?: string | undefined }): Promise<{ wallets: WalletView[]; next_cursor: string | null }> {
     const query = this.knex<WalletRow>('wallets').where({ account_id: accountId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(options.limit + 1);
     if (options.status) query.andWhere({ status: options.status });
-    if (options.cursor) {
-      const after = decodeKeysetCursor(options.cursor, WALLET_ID);
-      query.andWhereRaw('(created_at, id) > (?::timestamptz, ?)', [after.at, after.id]);
-    }
-    const rows = (await query) as WalletRow[];
-    const page = rows.slice(0, options.limit);
-    const last = page[page.length - 1];
-    return { wallets: page.map((r) => this.toView(r)), next_cursor: rows.length > options.limit && last ? encodeKeysetCursor({ at: last.created_at, id: last.id }) : null };
+    if (options.cursor) whereAfter(query, decodeKeysetCursor(options.cursor, WALLET_ID));
+    const { page, nextCursor } = keysetPage((await query) as WalletRow[], options.limit);
+    return { wallets: page.map((r) => this.toView(r)), next_cursor: nextCursor };
   }
 
   /** Loads a wallet the account owns; 404 when absent or another account's, 410 when revoked. */
