@@ -124,6 +124,27 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     const plain = ok(await run(['buy', `${origin}/joke`]), 'buy (text)');
     assert.equal(JSON.parse(plain.stdout).joke, 'two custodians walk into a bar');
 
+    // A wallet the agent holds but this machine never stored (made through the API): --wallet finds it on the
+    // server, by address and by id, and pays from it; a wallet it does not hold is no_wallet, nothing paid.
+    const agentRecord = JSON.parse(fs.readFileSync(path.join(env.XX_HOME!, 'agents', `${init.agent_id}.json`), 'utf8')) as { pat: string; wallets: unknown[] };
+    const made = await fetch(`${sandbox.info.api_url}/v1/agents/${init.agent_id}/wallets`, { method: 'POST', headers: { authorization: `Bearer ${agentRecord.pat}`, 'content-type': 'application/json' }, body: JSON.stringify({ label: 'made elsewhere' }) });
+    assert.equal(made.status, 201);
+    const other = (await made.json()) as { id: string; address: string };
+    const faucet = await fetch(sandbox.info.faucet_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: other.address, amount_usd: '1' }) });
+    assert.equal(faucet.status, 200, await faucet.clone().text());
+    const byAddress = json(await run(['buy', `${origin}/joke`, '--wallet', other.address.toLowerCase(), '--json']), 'buy --wallet <address>');
+    assert.equal(byAddress.receipt.payer.toLowerCase(), other.address.toLowerCase());
+    const byId = json(await run(['buy', `${origin}/joke`, '--wallet', other.id, '--json']), 'buy --wallet <id>');
+    assert.equal(byId.receipt.payer.toLowerCase(), other.address.toLowerCase());
+    assert.equal(JSON.parse(fs.readFileSync(path.join(env.XX_HOME!, 'agents', `${init.agent_id}.json`), 'utf8')).wallets.length, agentRecord.wallets.length, 'the lookup does not rewrite the stored agent');
+    const stranger = await run(['buy', `${origin}/joke`, '--wallet', `wal_${'0'.repeat(24)}`, '--json']);
+    assert.equal(stranger.code, 1);
+    assert.equal(errJson(stranger).error_code, 'no_wallet');
+    const strangerAddress = await run(['buy', `${origin}/joke`, '--wallet', payTo, '--json']);
+    assert.equal(errJson(strangerAddress).error_code, 'no_wallet');
+    const malformed = await run(['buy', `${origin}/joke`, '--wallet', 'my-wallet', '--json']);
+    assert.equal(malformed.code, 2);
+
     let csv = '';
     for (let i = 0; i < 50 && !csv.includes(bought.receipt.txHash); i++) {
       csv = ok(await run(['ledger', 'export', '--format', 'csv']), 'ledger export').stdout;

@@ -21,6 +21,7 @@ import {
 } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
+import { resolveBuyWallet } from './resolve-buy-wallet.js';
 import { act, badArgument, collect, HTTP_METHODS, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 
 interface BuyOptions {
@@ -99,9 +100,13 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   const headers = { ...parseHeaders(opts.header), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
   const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
   const { agent } = ctx.agent();
-  const wallet = opts.wallet ? agent.wallets.find((w) => w.id === opts.wallet || w.address.toLowerCase() === opts.wallet!.toLowerCase()) : agent.wallets[0];
-  if (!wallet) throw new CliError({ code: 'no_wallet', userMessage: opts.wallet ? `The active agent has no wallet ${opts.wallet}.` : 'The active agent has no managed wallet; add one with `xx agent wallets add`.' });
   const client = new TreasuryClient({ apiUrl: process.env.XX_API_URL || agent.server, token: agent.pat });
+  let wallet;
+  try {
+    wallet = await resolveBuyWallet(client, agent.wallets, opts.wallet);
+  } catch (err) {
+    throw mapBuyError(err);
+  }
   const buyer = createX402Buyer({ client, walletId: wallet.id, ...(max ? { maxPriceUsd: max } : {}) });
   let result;
   try {
@@ -132,6 +137,6 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
     .option('--body <json>', 'request body: inline JSON or @file')
     .option('--header <name:value>', 'extra request header (repeatable)', collect)
     .option('--max <usd>', 'highest price to pay, in USD')
-    .option('--wallet <id>', 'managed wallet id or address (default the first)')
+    .option('--wallet <id>', 'managed wallet id or address (default the first; one not stored locally is looked up on the server)')
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
 }
