@@ -22,6 +22,7 @@ export interface DemoSeller {
   url: string;
   sellerId: string;
   payTo: string;
+  /** Stops serving, then sends its pending ledger reports: call it while the API is still up. */
   stop(): Promise<void>;
 }
 
@@ -92,6 +93,8 @@ export async function startDemoSeller(options: { apiUrl: string; publicUrl: stri
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
+      // The paid calls' ledger reports go out in batches; send the last ones while the API is still up.
+      await paywall.flush();
     },
   };
 }

@@ -110,6 +110,8 @@ async function shutdown(code: number): Promise<void> {
   const began = Date.now();
   const took = () => `${((Date.now() - began) / 1000).toFixed(1)} s`;
   say('• stopping');
+  // The demo seller first: its last ledger reports need the API, which stops with the children below.
+  await bounded(demoSeller?.stop(), 'the demo seller');
   for (const child of [...children].reverse()) {
     const name = childNames.get(child) ?? 'a child process';
     if (child.exitCode !== null || child.signalCode !== null) continue;
@@ -127,7 +129,6 @@ async function shutdown(code: number): Promise<void> {
     });
     say(killed ? `• ${name} did not stop within 10 s; killed (${took()})` : `• ${name} stopped (${took()})`);
   }
-  await bounded(demoSeller?.stop(), 'the demo seller');
   if (localChain) {
     await bounded(localChain.stop(), 'the local chain');
     say(`• local chain stopped (${took()})`);
