@@ -1,8 +1,8 @@
 /**
- * Random hex for identifiers (`pd_…`, `auth_…`) and EIP-3009 nonces, taken from a 4 KiB buffer of
- * node:crypto's CSPRNG output that is refilled when used up — Node's own randomUUID() does the same. One
- * randomBytes() call per value costs ≈ 5 µs (an OpenSSL RAND round trip and a new Buffer); three of them
- * ran on every payment.
+ * Random hex for the random part of identifiers (`pd_…`, `auth_…`) and EIP-3009 nonces
+ * (./time-ordered-hex.ts), taken from a 4 KiB buffer of node:crypto's CSPRNG output that is refilled when
+ * used up — Node's own randomUUID() does the same. One randomBytes() call per value costs ≈ 5 µs (an
+ * OpenSSL RAND round trip and a new Buffer); three of them ran on every payment.
  *
  * Protects against: nothing beyond what randomBytes gives — the bytes are the same CSPRNG's; each is
  * handed out once.

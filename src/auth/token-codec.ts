@@ -1,10 +1,10 @@
 /**
  * Bearer token minting and hashing. Tokens are 256-bit random values behind a type prefix; only their
- * SHA-256 is stored (a high-entropy secret needs no slow hash). Identifiers (not secrets) come from the
- * pooled CSPRNG output of ./random-hex.ts.
+ * SHA-256 is stored (a high-entropy secret needs no slow hash). Identifiers (not secrets) are time-ordered
+ * hex over the pooled CSPRNG output of ./random-hex.ts.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { randomHex } from './random-hex.js';
+import { timeOrderedHex } from './time-ordered-hex.js';
 
 export const TOKEN_PREFIXES = {
   pat: 'xx_pat_',
@@ -28,6 +28,7 @@ export function matchesHash(candidate: string, expectedHashHex: string): boolean
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** `prefix` + 24 hex digits, time-ordered (./time-ordered-hex.ts): a row's primary key grows at its index's right edge. */
 export function generateId(prefix: string): string {
-  return prefix + randomHex(12);
+  return prefix + timeOrderedHex(24);
 }

@@ -6,7 +6,7 @@
  * window that is closed, not yet open or longer than the seller allows. Nonce reuse is refused later by
  * the database (UNIQUE per sender and scheme).
  */
-import { randomHex } from '../auth/random-hex.js';
+import { timeOrderedHex } from '../auth/time-ordered-hex.js';
 import { getAddress } from 'viem';
 import { AppError } from '../errors/app-error.js';
 import type { AuthorizationTerms, PaymentRequirements } from '../http/schemas/pay-schemas.js';
@@ -28,13 +28,14 @@ export function uptoFacilitator(requirements: PaymentRequirements): string {
 
 /**
  * The EIP-3009 window and nonce: ours by default (validAfter 10 minutes back for clock skew, validBefore at
- * maxTimeoutSeconds), or the caller's, which must be open now and may not outlast maxTimeoutSeconds.
+ * maxTimeoutSeconds, a time-ordered nonce so that the wallet's nonce index grows at its edge), or the
+ * caller's, which must be open now and may not outlast maxTimeoutSeconds.
  */
 export function authorizationWindow(plan: { validForSeconds: number; terms?: AuthorizationTerms | undefined }): { validAfter: string; validBefore: string; nonce: string } {
   const wallNow = Math.floor(Date.now() / 1000);
   const validAfter = plan.terms?.valid_after ?? String(wallNow - VALID_AFTER_SKEW_SECONDS);
   const validBefore = plan.terms?.valid_before ?? String(wallNow + plan.validForSeconds);
-  const nonce = plan.terms?.nonce ?? `0x${randomHex(32)}`;
+  const nonce = plan.terms?.nonce ?? `0x${timeOrderedHex(64)}`;
   const problems: string[] = [];
   if (Number(validAfter) > wallNow) problems.push('valid_after is in the future');
   if (Number(validBefore) <= wallNow + 5) problems.push('valid_before has passed or is less than 6 s away');
