@@ -33,6 +33,7 @@ import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-h
 import { readProcStat } from './support/proc-stat.js';
 import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
 import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
+import { newIdempotencyKey } from '../src/sdk/new-idempotency-key.js';
 import { startSteadyFloor } from './support/steady-floor.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -374,11 +375,10 @@ async function main(): Promise<void> {
     /** Answers other than 200, by phase and status (0: the connection failed before an answer). */
     const failures = new Map<string, number>();
     let phase = 'warm-up';
-    // As the SDK's TreasuryAccount asks for each signature: under an Idempotency-Key of its own (BENCH_IDEMPOTENCY_KEYS=0: none).
-    const keyPrefix = `bench-${Date.now().toString(36)}-`;
-    let keys = 0;
+    // As the SDK's TreasuryAccount asks for each signature: under an Idempotency-Key of its own, made as the SDK
+    // makes it (BENCH_IDEMPOTENCY_KEYS=0: none).
     let bearerHeaders: Record<string, string> = payHeaders;
-    const headersFor = IDEMPOTENCY_KEYS ? () => ({ ...bearerHeaders, 'idempotency-key': keyPrefix + (keys++).toString(36) }) : () => bearerHeaders;
+    const headersFor = IDEMPOTENCY_KEYS ? () => ({ ...bearerHeaders, 'idempotency-key': newIdempotencyKey('account') }) : () => bearerHeaders;
     const payOnce = async (walletId: string) => {
       const status = await client.request('POST', `/v1/wallets/${walletId}/pay`, headersFor(), payPayload);
       if (status !== 200) failures.set(`${phase} ${status}`, (failures.get(`${phase} ${status}`) ?? 0) + 1);
@@ -494,8 +494,8 @@ async function main(): Promise<void> {
     const pageCacheAfter = pageCacheCounters();
     steadySeconds.push(cpuAfterSteady);
     const statementRows = (
-      await statements.query<{ query: string; calls: string; exec_ms: number; plan_ms: number; plans: string; wal_records: string; blks_read: string; read_ms: number }>(
-        `SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, plans, wal_records, shared_blks_read AS blks_read, shared_blk_read_time AS read_ms
+      await statements.query<{ query: string; calls: string; exec_ms: number; plan_ms: number; plans: string; wal_records: string; wal_fpi: string; blks_read: string; read_ms: number }>(
+        `SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, plans, wal_records, wal_fpi, shared_blks_read AS blks_read, shared_blk_read_time AS read_ms
            FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 3`,
       )
     ).rows;
@@ -640,7 +640,7 @@ async function main(): Promise<void> {
       .map((r) => {
         const per = (v: number) => v / steady.ops;
         const name = /^WITH l AS/.test(r.query) ? 'decision write' : /^UPDATE authorizations/.test(r.query) ? 'signature record' : r.query.replace(/\s+/g, ' ').slice(0, 40);
-        return `${name}: ${per(Number(r.calls)).toFixed(2)} statements, execution ${(per(r.exec_ms) * 1000).toFixed(0)} µs, planning ${(per(r.plan_ms) * 1000).toFixed(0)} µs (${r.plans} plans), ${per(Number(r.wal_records)).toFixed(1)} WAL records, ${r.blks_read} pages read from outside shared buffers in all (${r.read_ms.toFixed(0)} ms)`;
+        return `${name}: ${per(Number(r.calls)).toFixed(2)} statements, execution ${(per(r.exec_ms) * 1000).toFixed(0)} µs, planning ${(per(r.plan_ms) * 1000).toFixed(0)} µs (${r.plans} plans), ${per(Number(r.wal_records)).toFixed(1)} WAL records (${per(Number(r.wal_fpi)).toFixed(2)} of them full-page images), ${r.blks_read} pages read from outside shared buffers in all (${r.read_ms.toFixed(0)} ms)`;
       })
       .join('; ')}`;
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>

@@ -23,6 +23,7 @@ import { getAddress, type LocalAccount } from 'viem';
 import { toAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { mapRecoveryError } from './map-recovery-error.js';
+import { newIdempotencyKey } from './new-idempotency-key.js';
 import { SignatureMismatchError, UnsupportedSignatureError } from './sdk-errors.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, evmAddressSchema, walletIdSchema, type SignedPayment } from './treasury-client-schemas.js';
@@ -166,7 +167,7 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
   const pay = async (input: Parameters<Pick<TreasuryClient, 'pay'>['pay']>[1]): Promise<SignedPayment> => {
     try {
       // An Idempotency-Key per signature asked for: TreasuryClient retries a 503 or a lost answer as this same payment.
-      return await o.client.pay(o.walletId, { ...input, idempotencyKey: `account-${globalThis.crypto.randomUUID()}`, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
+      return await o.client.pay(o.walletId, { ...input, idempotencyKey: newIdempotencyKey('account'), ...(o.capability !== undefined ? { capability: o.capability } : {}) });
     } catch (err) {
       throw mapRecoveryError(err);
     }

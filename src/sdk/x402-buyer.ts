@@ -32,6 +32,7 @@ import { InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, Pe
 import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, walletIdSchema, type FetchLike, type SignedPayment } from './treasury-client-schemas.js';
+import { newIdempotencyKey } from './new-idempotency-key.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
 
 /** What the buyer needs from a Treasury client (a `TreasuryClient`, or anything with the same two methods). */
@@ -174,7 +175,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
         try {
           // A key of its own for each entry asked for: a 503 or a lost answer is retried by the client as this
           // same payment (Treasury answers the retry with the signature it recorded), never as a second one.
-          const idempotencyKey = `x402-${globalThis.crypto.randomUUID()}`;
+          const idempotencyKey = newIdempotencyKey('x402');
           payment = await o.client.pay(o.walletId, { paymentRequirements: candidate, idempotencyKey, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
           break;
         } catch (err) {

@@ -77,7 +77,8 @@ describe('buyer SDK: treasuryAccount (viem custom account)', () => {
     // Each signature is asked for under an Idempotency-Key of its own (TreasuryClient retries with it).
     await acct.signTypedData(transferWithAuthorization());
     const keys = pays().map((p) => String(p.headers['idempotency-key']));
-    assert.match(keys[0]!, /^account-[0-9a-f-]{36}$/);
+    assert.match(keys[0]!, /^account-[0-9a-f]{12}-[0-9a-f-]{36}$/);
+    assert.ok(Math.abs(parseInt(keys[0]!.slice(8, 20), 16) - Date.now()) < 60_000, 'the key starts with the time it was made');
     assert.notEqual(keys[1], keys[0]);
   });
 

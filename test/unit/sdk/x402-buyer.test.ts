@@ -109,7 +109,7 @@ describe('buyer SDK: createX402Buyer', () => {
     assert.equal(result.paid, true);
     const keys = pays().map((p) => p.headers['idempotency-key']);
     assert.equal(keys.length, 3, 'a 503, a lost answer, then the signature');
-    assert.match(String(keys[0]), /^x402-[0-9a-f-]{36}$/);
+    assert.match(String(keys[0]), /^x402-[0-9a-f]{12}-[0-9a-f-]{36}$/);
     assert.deepEqual(new Set(keys).size, 1, 'every attempt is the same payment');
     assert.equal(shop.requests.filter((q) => q.headers['payment-signature']).length, 1, 'one paid retry to the seller');
 
