@@ -112,16 +112,16 @@ describe('pay path when the signer dies mid-storm', function () {
   it('the signer killed mid-storm and started again: 200, 403 or 503 signer_unavailable, spend given back for every unsigned payment, signing resumes', async () => {
     const { t, token } = own;
     const wallets = await Promise.all([1, 2, 3].map(async () => (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '2' } } })).body as { id: string }));
-    const pays = Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
-        sleep(i * 5).then(async () => ({ wallet: wallets[i % 3]!.id, ...(await t.request('POST', `/v1/wallets/${wallets[i % 3]!.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '100000' }) } })) })),
-      ),
-    );
-    // Kill it once payments are flowing (a few signed), while the rest are on their way.
+    const pay = async (i: number) => ({ wallet: wallets[i % 3]!.id, ...(await t.request('POST', `/v1/wallets/${wallets[i % 3]!.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '100000' }) } })) });
+    const storm = Promise.all(Array.from({ length: 40 }, (_, i) => sleep(i * 5).then(() => pay(i))));
+    // Kill it once payments are flowing (a few signed), while the rest are on their way; 20 more come after it died
+    // (on a loaded machine the whole storm could otherwise be signed before the kill lands).
     const signedSoFar = async () => Number((await t.db.knex('authorizations').where({ status: 'signed' }).whereIn('wallet_id', wallets.map((w) => w.id)).count({ n: '*' }))[0]?.n ?? 0);
     for (let i = 0; i < 500 && (await signedSoFar()) < 5; i++) await sleep(5);
     t.signer.child.kill('SIGKILL');
-    const answers = await pays;
+    await new Promise<void>((resolve) => (t.signer.child.exitCode !== null || t.signer.child.signalCode !== null ? resolve() : t.signer.child.once('exit', () => resolve())));
+    const late = await Promise.all(Array.from({ length: 20 }, (_, i) => pay(40 + i)));
+    const answers = [...(await storm), ...late];
     const again = await startTestSigner({ dir: t.signer.dir });
     try {
       const counts = new Map<string, number>();
