@@ -8,6 +8,7 @@
  * replayed by someone else — it names a position, not a permission; every list still filters by its
  * caller's own account or seller.
  * Times are written by the service at millisecond precision, which the ISO form keeps exactly.
+ * `readKeysetPage` is how every paged list reads a page; the list keeps only its own filter and id shape.
  */
 import type { Knex } from 'knex';
 import { AppError } from '../errors/app-error.js';
@@ -41,4 +42,27 @@ export function keysetPage<R extends { created_at: Date; id: string }>(rows: rea
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return { page, nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.created_at, id: last.id }) : null };
+}
+
+/** What a paged list route asks for: at most `limit` rows, after the position `cursor` names (from the start without one). */
+export interface PageRequest {
+  limit: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * Reads one page of a list ordered by (created_at, id): `query` selects the caller's rows of one table (the
+ * columns unqualified); this orders it, reads `limit + 1` rows after the cursor and cuts the page. The cursor
+ * is checked against `idPattern` before any query, so a cursor of another list is `invalid_request`.
+ */
+export async function readKeysetPage<R extends { created_at: Date; id: string }>(
+  query: Knex.QueryBuilder,
+  request: PageRequest,
+  idPattern: RegExp,
+  order: 'asc' | 'desc' = 'asc',
+): Promise<{ page: R[]; nextCursor: string | null }> {
+  const position = request.cursor === undefined ? undefined : decodeKeysetCursor(request.cursor, idPattern);
+  query.orderBy([{ column: 'created_at', order }, { column: 'id', order }]).limit(request.limit + 1);
+  if (position) whereAfter(query, position, order);
+  return keysetPage((await query) as R[], request.limit);
 }

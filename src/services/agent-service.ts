@@ -2,11 +2,22 @@
  * Agents of an account: each has its own Treasury account, so its wallets and spend are separate from
  * its siblings'. The account session manages them; an agent's own PAT may read itself and add wallets to
  * its own Treasury account (never set their policy — that stays with the account owner).
+ *
+ * The account's list is paged like the wallet list, and a page's agents get their wallets from one query
+ * for the whole page (`WalletService.firstActivePages`), not one per agent. Each agent in it carries what
+ * `GET /v1/agents/{id}` shows: its first 100 active wallets and where they continue. Not bounded: the
+ * answer's size, up to 500 agents × 100 wallets on the largest page.
  */
 import type { Knex } from 'knex';
+import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { IdentityService } from '../identity/identity-service.js';
 import type { WalletService, WalletView } from './wallet-service.js';
+
+/** The id shape of agents, which the agent list's page cursors name. */
+const AGENT_ID = /^agt_[0-9a-f]{24}$/;
+/** Active wallets shown with each agent; `wallets_next_cursor` continues them. */
+const AGENT_WALLETS = 100;
 
 interface AgentRow {
   id: string;
@@ -35,16 +46,20 @@ export class AgentService {
     private readonly clock: () => Date,
   ) {}
 
-  private async view(row: AgentRow): Promise<AgentView> {
-    const wallets = await this.wallets.list(row.treasury_account_id, { limit: 100, status: 'active' });
-    return {
-      agent_id: row.id,
-      label: row.label,
-      treasury_account_id: row.treasury_account_id,
-      created_at: row.created_at.toISOString(),
-      wallets: wallets.wallets,
-      wallets_next_cursor: wallets.next_cursor,
-    };
+  /** The views of agents, their wallets read in one query for all of them. */
+  private async views(rows: readonly AgentRow[]): Promise<AgentView[]> {
+    const wallets = await this.wallets.firstActivePages(rows.map((r) => r.treasury_account_id), AGENT_WALLETS);
+    return rows.map((row) => {
+      const page = wallets.get(row.treasury_account_id)!;
+      return {
+        agent_id: row.id,
+        label: row.label,
+        treasury_account_id: row.treasury_account_id,
+        created_at: row.created_at.toISOString(),
+        wallets: page.wallets,
+        wallets_next_cursor: page.next_cursor,
+      };
+    });
   }
 
   /** The agent, if the caller may see it: the owning account's session, or the agent's own PAT. */
@@ -55,13 +70,15 @@ export class AgentService {
     return row;
   }
 
-  async list(accountId: string): Promise<AgentView[]> {
-    const rows = (await this.knex<AgentRow>('agents').where({ account_id: accountId }).orderBy([{ column: 'created_at' }, { column: 'id' }])) as AgentRow[];
-    return Promise.all(rows.map((r) => this.view(r)));
+  /** A page of the account's agents, oldest first, each with its wallets; `next_cursor` (null on the last page) asks for the next. */
+  async list(accountId: string, request: PageRequest): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
+    const { page, nextCursor } = await readKeysetPage<AgentRow>(this.knex('agents').where({ account_id: accountId }), request, AGENT_ID);
+    return { agents: await this.views(page), next_cursor: nextCursor };
   }
 
   async get(caller: { accountId?: string | undefined; agentId?: string | undefined }, agentId: string): Promise<AgentView> {
-    return this.view(await this.load(caller, agentId));
+    const [view] = await this.views([await this.load(caller, agentId)]);
+    return view!;
   }
 
   async spawn(accountId: string, label: string | undefined): Promise<AgentView> {

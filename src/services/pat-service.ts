@@ -2,13 +2,24 @@
  * Personal access tokens minted by an account session: scope `agent` (one agent's wallet operations, with
  * an optional daily cap), `treasury` (direct Treasury operations on one of the account's agents' Treasury
  * accounts), `service` (a seller's surface, once sellers exist). Listed without secrets, revoked at once
- * (no cache), daily cap changeable. Stored only as SHA-256.
+ * (no cache), daily cap changeable. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
+ * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
  */
 import type { Knex } from 'knex';
 import { formatUsd, parseUsd } from '../../policy/money.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
+import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+
+/** The id shape of PATs, which the PAT lists' page cursors name. */
+const PAT_ID = /^pat_[0-9a-f]{24}$/;
+
+/** Narrows a PAT list or a revoke to the PATs of one scope (a seller's service PATs). */
+export interface PatScope {
+  scope_type: 'agent' | 'treasury' | 'service';
+  scope_id: string;
+}
 
 export interface PatView {
   id: string;
@@ -106,14 +117,17 @@ export class PatService {
     return { ...toView(row!), pat };
   }
 
-  async list(accountId: string): Promise<PatView[]> {
-    const rows = (await this.knex('api_tokens').where({ account_id: accountId, kind: 'pat' }).orderBy('created_at')) as PatRow[];
-    return rows.map(toView);
+  /** A page of the account's PATs (of one scope when given), oldest first; never the secrets. */
+  async list(accountId: string, request: PageRequest, scope?: PatScope): Promise<{ pats: PatView[]; next_cursor: string | null }> {
+    const query = this.knex('api_tokens').where({ account_id: accountId, kind: 'pat', ...scope });
+    const { page, nextCursor } = await readKeysetPage<PatRow>(query, request, PAT_ID);
+    return { pats: page.map(toView), next_cursor: nextCursor };
   }
 
-  async revoke(accountId: string, patId: string): Promise<PatView> {
+  /** Revokes one of the account's PATs (of that scope when given; another one is `pat_not_found`). */
+  async revoke(accountId: string, patId: string, scope?: PatScope): Promise<PatView> {
     const [row] = (await this.knex('api_tokens')
-      .where({ id: patId, account_id: accountId, kind: 'pat' })
+      .where({ id: patId, account_id: accountId, kind: 'pat', ...scope })
       .update({ revoked_at: this.knex.raw('COALESCE(revoked_at, now())') })
       .returning('*')) as PatRow[];
     if (!row) throw new AppError('pat_not_found');

@@ -3,13 +3,15 @@
  * belongs to an account; its management surface is reached with that account's session or with a
  * service PAT scoped to it. Suspend is a soft delete: endpoints and ledger survive and resume restores.
  * Ledger reports are idempotent on tx_hash and attributed by pinned endpoint_id or by route lookup.
+ * The account's sellers, a seller's endpoints and its payout flushes are listed page by page (keyset on
+ * created_at, id); `/v1/auth/verify` still answers every endpoint at once, for the middleware's route table.
  */
 import type { Knex } from 'knex';
 import { formatUsd, parseUsd } from '../../policy/money.js';
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
-import { decodeKeysetCursor, keysetPage, whereAfter } from '../db/keyset-cursor.js';
+import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-cursor.js';
 import { fetchVerificationFile, guardedFetchText } from './origin-verifier.js';
 import { parseOpenApi } from './openapi-ingest.js';
 import type { PatService } from './pat-service.js';
@@ -17,8 +19,11 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { getAddress } from 'viem';
 
-/** The id shape of ledger rows, which the ledger's page cursors name. */
+/** The id shapes of the rows the lists' page cursors name. */
 const LEDGER_ENTRY_ID = /^led_[0-9a-f]{24}$/;
+const SELLER_ID = /^sel_[0-9a-f]{24}$/;
+const ENDPOINT_ID = /^ep_[0-9a-f]{24}$/;
+const PAYOUT_FLUSH_ID = /^po_[0-9a-f]{24}$/;
 /** Ledger rows read per query by the CSV export. */
 const EXPORT_PAGE_ROWS = 1_000;
 
@@ -231,15 +236,19 @@ export class SellerService {
     return { seller_id: seller.id, openapi_url: seller.openapi_url, ...report };
   }
 
-  /** Accrued payables and flush history. In `direct` mode buyers pay the seller's pay_to: nothing accrues. */
-  async payouts(seller: SellerRow) {
-    const flushes = (await this.knex('payout_flushes').where({ seller_id: seller.id }).orderBy('created_at', 'desc')) as Array<{ id: string; amount_micro: string; created_at: Date }>;
+  /**
+   * Accrued payables and a page of the flush history, newest first. In `direct` mode buyers pay the seller's
+   * pay_to: nothing accrues.
+   */
+  async payouts(seller: SellerRow, request: PageRequest) {
+    const { page, nextCursor } = await readKeysetPage<{ id: string; amount_micro: string; created_at: Date }>(this.knex('payout_flushes').where({ seller_id: seller.id }), request, PAYOUT_FLUSH_ID, 'desc');
     const accrued = seller.payout_mode === 'direct' ? 0n : await this.accruedMicro(seller);
     return {
       seller_id: seller.id,
       payout_mode: seller.payout_mode,
       accrued_usd: formatUsd(accrued),
-      flushes: flushes.map((f) => ({ id: f.id, amount_usd: formatUsd(BigInt(f.amount_micro)), created_at: f.created_at.toISOString() })),
+      flushes: page.map((f) => ({ id: f.id, amount_usd: formatUsd(BigInt(f.amount_micro)), created_at: f.created_at.toISOString() })),
+      next_cursor: nextCursor,
     };
   }
 
@@ -249,8 +258,8 @@ export class SellerService {
     return BigInt(earned?.s ?? 0) - BigInt(paid?.s ?? 0);
   }
 
-  /** Records a payout of everything accrued (platform_mor only), serialised per seller. */
-  async flushPayouts(seller: SellerRow, actor: string) {
+  /** Records a payout of everything accrued (platform_mor only), serialised per seller; answers the payouts' first page. */
+  async flushPayouts(seller: SellerRow, actor: string, request: PageRequest) {
     if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
     await this.knex.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${seller.id}`]);
@@ -259,7 +268,7 @@ export class SellerService {
       const accrued = BigInt(earned?.s ?? 0) - BigInt(paid?.s ?? 0);
       if (accrued > 0n) await trx('payout_flushes').insert({ id: generateId('po_'), seller_id: seller.id, amount_micro: accrued.toString(), created_by: actor, created_at: this.clock() });
     });
-    return this.payouts(seller);
+    return this.payouts(seller, request);
   }
 
   async create(
@@ -317,8 +326,10 @@ export class SellerService {
     return seller;
   }
 
-  async list(accountId: string) {
-    return ((await this.knex('sellers').where({ account_id: accountId }).orderBy('created_at')) as SellerRow[]).map(sellerView);
+  /** A page of the account's sellers, oldest first. */
+  async list(accountId: string, request: PageRequest) {
+    const { page, nextCursor } = await readKeysetPage<SellerRow>(this.knex('sellers').where({ account_id: accountId }), request, SELLER_ID);
+    return { sellers: page.map(sellerView), next_cursor: nextCursor };
   }
 
   async setStatus(seller: SellerRow, status: 'active' | 'suspended') {
@@ -352,8 +363,10 @@ export class SellerService {
     }
   }
 
-  async listEndpoints(seller: SellerRow) {
-    return ((await this.knex('endpoints').where({ seller_id: seller.id }).orderBy('created_at')) as EndpointRow[]).map(endpointView);
+  /** A page of the seller's endpoints, oldest first. */
+  async listEndpoints(seller: SellerRow, request: PageRequest) {
+    const { page, nextCursor } = await readKeysetPage<EndpointRow>(this.knex('endpoints').where({ seller_id: seller.id }), request, ENDPOINT_ID);
+    return { endpoints: page.map(endpointView), next_cursor: nextCursor };
   }
 
   async updateEndpoint(seller: SellerRow, endpointId: string, patch: { price?: string | undefined; route_prices?: Record<string, string> | undefined; path_pattern?: string | null | undefined; capabilities?: string[] | undefined; method?: string | undefined; path?: string | undefined }) {
@@ -383,7 +396,9 @@ export class SellerService {
     }
     const seller = await this.authorize(principal, principal.scopeId);
     if (seller.status === 'suspended') throw new AppError('seller_suspended');
-    return { seller_id: seller.id, slug: seller.slug, protocol: seller.protocol, payout_mode: seller.payout_mode, status: seller.status, endpoints: await this.listEndpoints(seller) };
+    // Every endpoint at once: the middleware builds its route table from this answer.
+    const endpoints = (await this.knex('endpoints').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'id' }])) as EndpointRow[];
+    return { seller_id: seller.id, slug: seller.slug, protocol: seller.protocol, payout_mode: seller.payout_mode, status: seller.status, endpoints: endpoints.map(endpointView) };
   }
 
   async report(
@@ -439,10 +454,8 @@ export class SellerService {
     return { created: inserted.length > 0, entry: ledgerView(stored) };
   }
 
-  async ledger(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined; limit: number; cursor?: string | undefined }) {
-    const query = this.ledgerRows(seller, q).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1);
-    if (q.cursor) whereAfter(query, decodeKeysetCursor(q.cursor, LEDGER_ENTRY_ID), 'desc');
-    const { page, nextCursor } = keysetPage((await query) as Array<{ created_at: Date; id: string }>, q.limit);
+  async ledger(seller: SellerRow, q: PageRequest & { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }) {
+    const { page, nextCursor } = await readKeysetPage<{ created_at: Date; id: string }>(this.ledgerRows(seller, q), q, LEDGER_ENTRY_ID, 'desc');
     return { entries: page.map(ledgerView), next_cursor: nextCursor };
   }
 

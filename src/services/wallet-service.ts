@@ -14,7 +14,7 @@ import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from './account-service.js';
 import type { SignerGateway } from './signer-gateway.js';
 import { lockWallet } from './wallet-lock.js';
-import { decodeKeysetCursor, keysetPage, whereAfter } from '../db/keyset-cursor.js';
+import { keysetPage, readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 
 /** The id shape of wallets, which the wallet list's page cursors name. */
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
@@ -126,12 +126,35 @@ export class WalletService {
   }
 
   /** A page of the account's wallets, oldest first; `next_cursor` (null on the last page) asks for the next. */
-  async list(accountId: string, options: { limit: number; status?: 'active' | 'revoked' | undefined; cursor?: string | undefined }): Promise<{ wallets: WalletView[]; next_cursor: string | null }> {
-    const query = this.knex<WalletRow>('wallets').where({ account_id: accountId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(options.limit + 1);
+  async list(accountId: string, options: PageRequest & { status?: 'active' | 'revoked' | undefined }): Promise<{ wallets: WalletView[]; next_cursor: string | null }> {
+    const query = this.knex('wallets').where({ account_id: accountId });
     if (options.status) query.andWhere({ status: options.status });
-    if (options.cursor) whereAfter(query, decodeKeysetCursor(options.cursor, WALLET_ID));
-    const { page, nextCursor } = keysetPage((await query) as WalletRow[], options.limit);
+    const { page, nextCursor } = await readKeysetPage<WalletRow>(query, options, WALLET_ID);
     return { wallets: page.map((r) => this.toView(r)), next_cursor: nextCursor };
+  }
+
+  /**
+   * The first page of active wallets of each account, in one query whatever the number of accounts: for every
+   * account the same page (and the same `next_cursor` for `GET /v1/wallets?status=active`) as `list` with
+   * `{limit, status: 'active'}`. Each account's part is read on the (account_id, created_at) index and stops
+   * after `limit + 1` rows.
+   */
+  async firstActivePages(accountIds: readonly string[], limit: number): Promise<Map<string, { wallets: WalletView[]; next_cursor: string | null }>> {
+    const pages = new Map<string, { wallets: WalletView[]; next_cursor: string | null }>();
+    if (accountIds.length === 0) return pages;
+    const { rows } = (await this.knex.raw(
+      `SELECT w.* FROM unnest(?::text[]) AS a(account_id)
+         CROSS JOIN LATERAL (SELECT * FROM wallets WHERE wallets.account_id = a.account_id AND status = 'active' ORDER BY created_at, id LIMIT ?) w
+        ORDER BY w.account_id, w.created_at, w.id`,
+      [[...new Set(accountIds)], limit + 1],
+    )) as { rows: WalletRow[] };
+    const byAccount = new Map<string, WalletRow[]>();
+    for (const row of rows) (byAccount.get(row.account_id) ?? byAccount.set(row.account_id, []).get(row.account_id)!).push(row);
+    for (const accountId of accountIds) {
+      const { page, nextCursor } = keysetPage(byAccount.get(accountId) ?? [], limit);
+      pages.set(accountId, { wallets: page.map((r) => this.toView(r)), next_cursor: nextCursor });
+    }
+    return pages;
   }
 
   /** Loads a wallet the account owns; 404 when absent or another account's, 410 when revoked. */

@@ -1,6 +1,7 @@
 /**
- * Agent routes: GET/POST /v1/agents (account session), GET /v1/agents/{id} and POST /v1/agents/{id}/wallets
- * (the owning account's session, or that agent's own PAT). Another account's agent is a 404.
+ * Agent routes: GET/POST /v1/agents (account session; the list is paged with `limit` and `cursor`),
+ * GET /v1/agents/{id} and POST /v1/agents/{id}/wallets (the owning account's session, or that agent's own
+ * PAT). Another account's agent is a 404.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -9,6 +10,7 @@ import { requireSessionAccount, type Authenticator, type Principal } from '../..
 import { AppError } from '../../errors/app-error.js';
 import type { AgentService } from '../../services/agent-service.js';
 import { agentIdSchema, plainText } from '../schemas/common-schemas.js';
+import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { createWalletBodySchema } from '../schemas/wallet-schemas.js';
 import { validate } from '../validate.js';
 
@@ -27,7 +29,8 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService })
   const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
 
   router.get('/v1/agents', async (ctx) => {
-    ctx.body = { agents: await deps.agents.list(requireSessionAccount(await principalOf(ctx))) };
+    const accountId = requireSessionAccount(await principalOf(ctx));
+    ctx.body = await deps.agents.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.post('/v1/agents', async (ctx) => {
     const accountId = requireSessionAccount(await principalOf(ctx));

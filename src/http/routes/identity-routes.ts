@@ -1,8 +1,8 @@
 /**
  * Platform identity and token routes: POST /v1/identity/nonce, POST /v1/identity/init (SIWE / SIWS →
  * `as_` session), POST /v1/identity/exchange-pat (agent PAT → session), GET /v1/auth/whoami, and
- * /v1/pats (create, list, revoke, change daily cap) with an account session. Platform routes refuse the
- * removed master keys with 401 `master_key_removed`.
+ * /v1/pats (create, list page by page, revoke, change daily cap) with an account session. Platform routes
+ * refuse the removed master keys with 401 `master_key_removed`.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -11,6 +11,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { IdentityService } from '../../identity/identity-service.js';
 import type { PatService } from '../../services/pat-service.js';
 import { createPatBodySchema, initBodySchema, patchPatBodySchema, patIdSchema } from '../schemas/identity-schemas.js';
+import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
 
 const AUTH_TYPE = { pat: 'pat', session: 'session', api_key: 'treasury_api_key' } as const;
@@ -54,7 +55,7 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
 
   router.get('/v1/pats', async (ctx) => {
     const accountId = requireSessionAccount(await platformPrincipal(ctx));
-    ctx.body = { pats: await deps.pats.list(accountId) };
+    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
 
   router.delete('/v1/pats/:id', async (ctx) => {

@@ -1,6 +1,7 @@
 /**
  * Seller routes (platform): /v1/sellers (session), a seller's management surface (owner session or its
  * service PAT): suspend/resume, endpoints CRUD; POST /v1/auth/verify (service PAT, for the middleware);
+ * the lists (sellers, endpoints, payout flushes, service PATs) paged with `limit` and `cursor`;
  * the ledger: POST /v1/ledger (middleware reports), GET /v1/ledger, /v1/ledger/revenue, /v1/ledger/export.
  */
 import Router from '@koa/router';
@@ -25,6 +26,7 @@ import {
   updateSellerBodySchema,
   bankingBodySchema,
 } from '../schemas/seller-schemas.js';
+import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
 
 export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService; pats: PatService }): Router {
@@ -47,7 +49,8 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     ctx.body = await deps.sellers.create(accountId, body, p.actor);
   });
   router.get('/v1/sellers', async (ctx) => {
-    ctx.body = { sellers: await deps.sellers.list(requireSessionAccount(await principalOf(ctx))) };
+    const accountId = requireSessionAccount(await principalOf(ctx));
+    ctx.body = await deps.sellers.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.get('/v1/sellers/:id', async (ctx) => {
     ctx.body = sellerView(await sellerOf(ctx));
@@ -79,12 +82,15 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     ctx.body = await deps.sellers.refresh(await sellerOf(ctx));
   });
   router.get('/v1/sellers/:id/payouts', async (ctx) => {
-    ctx.body = await deps.sellers.payouts(await sellerOf(ctx));
+    const seller = await sellerOf(ctx);
+    ctx.body = await deps.sellers.payouts(seller, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.post('/v1/sellers/:id/payouts/flush', async (ctx) => {
     const p = await principalOf(ctx);
     requireSessionAccount(p);
-    ctx.body = await deps.sellers.flushPayouts(await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path')), p.actor);
+    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    // The answer is the payouts' first page, as GET answers it without a query.
+    ctx.body = await deps.sellers.flushPayouts(seller, p.actor, pageQuerySchema.parse({}));
   });
   // Service PATs of one seller (the owner's session manages them).
   const servicePatBody = z.object({ label: plainText(128).optional(), expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional() }).strict();
@@ -100,16 +106,14 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const p = await principalOf(ctx);
     const accountId = requireSessionAccount(p);
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
-    ctx.body = { pats: (await deps.pats.list(accountId)).filter((pat) => pat.scope_type === 'service' && pat.scope_id === seller.id) };
+    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'), { scope_type: 'service', scope_id: seller.id });
   });
   router.delete('/v1/sellers/:id/pats/:pat_id', async (ctx) => {
     const p = await principalOf(ctx);
     const accountId = requireSessionAccount(p);
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     const patId = validate(patIdSchema, ctx.params.pat_id, 'path');
-    const owned = (await deps.pats.list(accountId)).some((pat) => pat.id === patId && pat.scope_type === 'service' && pat.scope_id === seller.id);
-    if (!owned) throw new AppError('pat_not_found');
-    ctx.body = await deps.pats.revoke(accountId, patId);
+    ctx.body = await deps.pats.revoke(accountId, patId, { scope_type: 'service', scope_id: seller.id });
     deps.auth.forget(patId);
   });
   router.post('/v1/sellers/:id/suspend', async (ctx) => {
@@ -126,7 +130,8 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     ctx.body = await deps.sellers.createEndpoint(seller, body);
   });
   router.get('/v1/sellers/:id/endpoints', async (ctx) => {
-    ctx.body = { endpoints: await deps.sellers.listEndpoints(await sellerOf(ctx)) };
+    const seller = await sellerOf(ctx);
+    ctx.body = await deps.sellers.listEndpoints(seller, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.patch('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
     const seller = await sellerOf(ctx);

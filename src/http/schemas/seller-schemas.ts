@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
 import { evmAddressSchema, usdAmountSchema } from '../../../policy/policy-schema.js';
 import { plainText } from './common-schemas.js';
+import { pageQuerySchema } from './page-query-schema.js';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug: lower-case letters, digits and dashes');
 const capability = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'capability tag: lower-case letters, digits and . _ : - /');
@@ -86,14 +87,12 @@ export const MAX_LEDGER_BATCH_ROWS = 100;
 export const ledgerBatchBodySchema = z.object({ rows: z.array(ledgerReportBodySchema).min(1).max(MAX_LEDGER_BATCH_ROWS) }).strict();
 
 const isoDate = z.string().datetime({ offset: true }).transform((v) => new Date(v));
-export const ledgerQuerySchema = z
-  .object({
+export const ledgerQuerySchema = pageQuerySchema
+  .extend({
     seller_id: sellerIdSchema.optional(),
     from: isoDate.optional(),
     to: isoDate.optional(),
     endpoint_id: endpointIdSchema.optional(),
-    limit: z.coerce.number().int().min(1).max(500).default(100),
-    cursor: z.string().max(200).regex(/^[A-Za-z0-9_-]+$/).optional(),
     format: z.enum(['csv']).optional(),
   })
   .strict();

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { walletPolicySchema } from '../../../policy/policy-schema.js';
 import { plainText } from './common-schemas.js';
+import { pageQuerySchema } from './page-query-schema.js';
 
 export const createWalletBodySchema = z
   .object({
@@ -13,11 +14,4 @@ export const createWalletBodySchema = z
 
 export const emptyBodySchema = z.object({}).strict();
 
-export const listWalletsQuerySchema = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(500).default(100),
-    status: z.enum(['active', 'revoked']).optional(),
-    /** `next_cursor` of the previous page. */
-    cursor: z.string().max(200).regex(/^[A-Za-z0-9_-]+$/).optional(),
-  })
-  .strict();
+export const listWalletsQuerySchema = pageQuerySchema.extend({ status: z.enum(['active', 'revoked']).optional() }).strict();

@@ -1,6 +1,7 @@
 /**
- * The hostile-input table against the seller, endpoint and ledger route schemas: every value answers a 4xx
- * with a stable error code, and nothing is written.
+ * The hostile-input table against the seller, endpoint and ledger route schemas, and against the query of
+ * every paged platform list (agents, PATs, sellers, endpoints, payouts, service PATs): every value answers a
+ * 4xx with a stable error code, and nothing is written.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -83,6 +84,33 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
     }
     for (const q of ['limit=0', 'limit=9999', 'from=yesterday', 'cursor=!!!', 'cursor=bm9wZQ', 'format=xml', 'seller_id=sel_1', 'extra=1']) {
       await refused('GET', `/v1/ledger${q.startsWith('format') ? '/export' : ''}?${q}`, undefined, seller.pat);
+    }
+    assert.equal(await snapshot(), before);
+  });
+  it('the query (limit, cursor, unknown keys) of every paged platform list', async () => {
+    const before = await snapshot();
+    const s = seller.seller_id;
+    const lists: Array<[string, string]> = [
+      ['/v1/agents', session],
+      ['/v1/pats', session],
+      ['/v1/sellers', session],
+      [`/v1/sellers/${s}/endpoints`, seller.pat],
+      [`/v1/sellers/${s}/payouts`, seller.pat],
+      [`/v1/sellers/${s}/pats`, session],
+    ];
+    // Query values arrive as text: the table's strings as they are, other values as their JSON.
+    // A lone surrogate has no UTF-8 form: it goes as the bytes a WTF-8 client would send; %FF is not UTF-8 at all.
+    const asQuery = (v: unknown) => {
+      const text = typeof v === 'string' ? v : JSON.stringify(v);
+      return text.isWellFormed() ? encodeURIComponent(text) : '%ED%A0%80';
+    };
+    const values = [...[...hostile.any!, ...hostile.identifier!, ...hostile.base64_header!, ...hostile.unix_seconds!].map(asQuery), '%FF', '%00'];
+    for (const [route, token] of lists) {
+      for (const value of values) {
+        await refused('GET', `${route}?limit=${value}`, undefined, token);
+        await refused('GET', `${route}?cursor=${value}`, undefined, token);
+      }
+      for (const q of ['limit=1&limit=2', 'cursor=a&cursor=b', 'extra=1', '__proto__[x]=1', 'constructor=1', 'status=active', 'format=csv']) await refused('GET', `${route}?${q}`, undefined, token);
     }
     assert.equal(await snapshot(), before);
   });

@@ -1,6 +1,6 @@
 /**
  * GET /v1/openapi.json: generated from the zod schemas and complete — every route the app serves is in it,
- * and nothing else is; request bodies carry the JSON Schema of the route's validator.
+ * and nothing else is; request bodies carry the JSON Schema of the route's validator, paged lists their query.
  */
 import assert from 'node:assert/strict';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -30,5 +30,10 @@ describe('GET /v1/openapi.json', function () {
     assert.ok(schema.properties.payment_requirements.properties.maxTimeoutSeconds);
     assert.equal(pay.parameters[0].name, 'id');
     assert.equal(res.body.paths['/v1/identity/nonce'].post.security.length, 0);
+    // Every paged list documents its limit and cursor.
+    for (const path of ['/v1/wallets', '/v1/ledger', '/v1/agents', '/v1/pats', '/v1/sellers', '/v1/sellers/{id}/endpoints', '/v1/sellers/{id}/payouts', '/v1/sellers/{id}/pats']) {
+      const query = (res.body.paths[path].get.parameters as Array<{ name: string; in: string }>).filter((p) => p.in === 'query').map((p) => p.name);
+      assert.ok(query.includes('limit') && query.includes('cursor'), `${path}: ${query.join(', ')}`);
+    }
   });
 });
