@@ -4,7 +4,8 @@
  * against a local origin serving the well-known file → status (env on the first line, route health) →
  * a ledger row reported with a service PAT → ledger export as CSV → keys (removed) → every --json output
  * parses. Also: a missing --name without a TTY exits 2 naming the flag; the service PAT never reaches
- * stdout unless asked, and the service record on disk is 0600.
+ * stdout unless asked, and the service record on disk is 0600; the listing commands show every row of a
+ * list longer than one page.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -180,5 +181,29 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     const bad = await runCli(['endpoints', 'add', '--path', '/x', '--price', 'cheap', '--json'], env);
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, /--price/);
+  });
+  it('endpoints list, service list --remote, service pat list and service payouts show every row past the first page', async () => {
+    const created = parseJson(ok(await runCli(['service', 'init', '--name', 'Many Co', '--json'], env), 'service init'), 'service init');
+    const sellerId = created.seller_id as string;
+    const { account_id: accountId } = await t.db.knex('sellers').where({ id: sellerId }).first('account_id');
+    const hex = (n: number) => randomBytes(n).toString('hex');
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000);
+    const many = 501; // one more than the largest page
+    await t.db.knex('endpoints').insert(Array.from({ length: many }, (_, i) => ({ id: `ep_${hex(12)}`, seller_id: sellerId, slug: `e${i}`, path: `/e${i}`, price_micro: '1000', created_at: at(i), updated_at: at(i) })));
+    await t.db.knex('payout_flushes').insert(Array.from({ length: many }, (_, i) => ({ id: `po_${hex(12)}`, seller_id: sellerId, amount_micro: '1000', created_by: 'test', created_at: at(i) })));
+    await t.db.knex('sellers').insert(Array.from({ length: many }, (_, i) => ({ id: `sel_${hex(12)}`, account_id: accountId, name: `s${i}`, slug: `many-${hex(6)}`, created_at: at(i), updated_at: at(i) })));
+    await t.db.knex('api_tokens').insert(Array.from({ length: many }, (_, i) => ({ id: `pat_${hex(12)}`, token_hash: hex(32), kind: 'pat', scope_type: 'service', scope_id: sellerId, account_id: accountId, created_by: 'test', created_at: at(i) })));
+
+    const json = async (args: string[]) => parseJson(ok(await runCli([...args, '--json'], env), args.join(' ')), args.join(' '));
+    const ids = async (table: string, where: Record<string, unknown>, order: 'asc' | 'desc' = 'asc') =>
+      (await t.db.knex(table).where(where).orderBy([{ column: 'created_at', order }, { column: 'id', order }]).pluck('id')) as string[];
+    const [endpoints, sellers, pats, payouts] = await Promise.all([json(['endpoints', 'list']), json(['service', 'list', '--remote']), json(['service', 'pat', 'list']), json(['service', 'payouts'])]);
+    assert.deepEqual(endpoints.endpoints.map((e: { endpoint_id: string }) => e.endpoint_id), await ids('endpoints', { seller_id: sellerId }));
+    assert.deepEqual(sellers.sellers.map((e: { seller_id: string }) => e.seller_id), await ids('sellers', { account_id: accountId }));
+    assert.deepEqual(pats.pats.map((e: { id: string }) => e.id), await ids('api_tokens', { scope_id: sellerId, kind: 'pat' }));
+    assert.deepEqual(payouts.flushes.map((e: { id: string }) => e.id), await ids('payout_flushes', { seller_id: sellerId }, 'desc'));
+    assert.equal(payouts.next_cursor, undefined);
+    assert.deepEqual([endpoints.endpoints.length, payouts.flushes.length], [many, many]);
+    assert.ok(sellers.sellers.length > many && pats.pats.length > many, 'the 501 inserted rows and the ones registered above');
   });
 });

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { loadActiveAgent, loadCredentials, saveCredentials } from '../../core/cli-state.js';
+import { readEveryPage } from '../../core/read-every-page.js';
 import { formatTable } from '../seller/seller-format.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 import { waitForPat } from './init-command.js';
@@ -95,7 +96,7 @@ function profiles(ctx: CliContext, action: 'list' | 'switch' | 'delete', name?: 
 
 async function patList(ctx: CliContext): Promise<void> {
   const session = await ctx.session();
-  const { pats } = await ctx.spin('Listing PATs', () => session.request<{ pats: PatView[] }>('GET', '/v1/pats'));
+  const { pats } = await ctx.spin('Listing PATs', () => readEveryPage<{ pats: PatView[]; next_cursor?: string | null }>(session, '/v1/pats', 'pats'));
   ctx.out(
     { pats },
     formatTable(

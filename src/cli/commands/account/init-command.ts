@@ -16,6 +16,7 @@ import { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { listAgents, loadAgent, loadCredentials, managedWalletSchema, saveAgent, saveCredentials, saveSession, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
+import { readEveryPage } from '../../core/read-every-page.js';
 import { readJsonFile, writeSecretJson } from '../../core/secret-file.js';
 import { badArgument } from '../seller/seller-kit.js';
 import { addressesFor, checkMnemonic, evmAccount, newMnemonic, type ChainChoice } from './hd-addresses.js';
@@ -108,7 +109,7 @@ async function chooseAgent(ctx: CliContext, session: ApiClient, grant: { account
   if (grant.created || label === undefined) return { agentId: grant.agent_id, spawned: false };
   const local = listAgents(ctx.paths).find((a) => a.account_id === grant.account_id && a.server === session.baseUrl && a.label === label);
   if (local) return { agentId: local.agent_id, spawned: false };
-  const { agents } = parseReply(agentListSchema, 'GET /v1/agents', await session.request('GET', '/v1/agents'));
+  const { agents } = parseReply(agentListSchema, 'GET /v1/agents', await readEveryPage<{ agents: unknown[]; next_cursor?: string | null }>(session, '/v1/agents', 'agents'));
   const named = agents.find((a) => a.label === label);
   if (named) return { agentId: named.agent_id, spawned: false };
   const spawned = parseReply(agentListSchema.shape.agents.element, 'POST /v1/agents', await session.request('POST', '/v1/agents', { body: { label } }));

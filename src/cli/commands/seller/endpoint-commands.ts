@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
+import { readEveryPage } from '../../core/read-every-page.js';
 import { formatFields, formatTable } from './seller-format.js';
 import {
   act,
@@ -61,7 +62,7 @@ export function describeEndpoint(e: EndpointView): string {
 
 async function listEndpoints(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const { endpoints } = await ctx.spin('Loading endpoints', () => client.request<{ endpoints: EndpointView[] }>('GET', sellerPath(service, '/endpoints')));
+  const { endpoints } = await ctx.spin('Loading endpoints', () => readEveryPage<{ endpoints: EndpointView[]; next_cursor?: string | null }>(client, sellerPath(service, '/endpoints'), 'endpoints'));
   ctx.out(
     { endpoints },
     formatTable(

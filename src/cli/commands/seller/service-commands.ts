@@ -7,6 +7,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { listServices, saveService, setActiveService, loadActiveService, type ServiceRecord } from '../../core/cli-state.js';
+import { readEveryPage } from '../../core/read-every-page.js';
 import { formatFields, formatTable } from './seller-format.js';
 import { act, activeService, badArgument, collect, flagOrPrompt, sellerPath, type ContextOf, type SellerView } from './seller-kit.js';
 
@@ -115,7 +116,7 @@ async function listLocal(ctx: CliContext): Promise<void> {
 
 async function listRemote(ctx: CliContext): Promise<void> {
   const session = await ctx.session();
-  const { sellers } = await ctx.spin('Listing services', () => session.request<{ sellers: SellerView[] }>('GET', '/v1/sellers'));
+  const { sellers } = await ctx.spin('Listing services', () => readEveryPage<{ sellers: SellerView[]; next_cursor?: string | null }>(session, '/v1/sellers', 'sellers'));
   ctx.out(
     { sellers },
     formatTable(
@@ -180,17 +181,18 @@ interface PayoutsView {
   payout_mode: string;
   accrued_usd: string;
   flushes: Array<{ id: string; amount_usd: string; created_at: string }>;
+  next_cursor?: string | null;
 }
 
 async function payouts(ctx: CliContext, opts: { flush?: boolean }): Promise<void> {
   const { client, service } = await activeService(ctx);
-  let view: PayoutsView;
+  let first: PayoutsView | undefined;
   if (opts.flush) {
     const session = await ctx.session();
-    view = await ctx.spin('Flushing accrued payables', () => session.request<PayoutsView>('POST', sellerPath(service, '/payouts/flush')));
-  } else {
-    view = await ctx.spin('Loading payouts', () => client.request<PayoutsView>('GET', sellerPath(service, '/payouts')));
+    first = await ctx.spin('Flushing accrued payables', () => session.request<PayoutsView>('POST', sellerPath(service, '/payouts/flush')));
   }
+  // The flush answers the history's first page; the rest (or all of it, without --flush) is read page by page.
+  const view = await ctx.spin('Loading payouts', () => readEveryPage(client, sellerPath(service, '/payouts'), 'flushes', first));
   const head =
     view.payout_mode === 'direct'
       ? 'Payout mode: direct (buyers pay your pay_to address on-chain; nothing accrues here).'
@@ -216,7 +218,7 @@ async function patCreate(ctx: CliContext, opts: { label?: string; expiresIn?: st
 async function patList(ctx: CliContext): Promise<void> {
   const { service } = await activeService(ctx);
   const session = await ctx.session();
-  const { pats } = await ctx.spin('Listing service PATs', () => session.request<{ pats: PatView[] }>('GET', sellerPath(service, '/pats')));
+  const { pats } = await ctx.spin('Listing service PATs', () => readEveryPage<{ pats: PatView[]; next_cursor?: string | null }>(session, sellerPath(service, '/pats'), 'pats'));
   ctx.out(
     { pats },
     formatTable(

@@ -8,6 +8,7 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
+import { readEveryPage } from '../../core/read-every-page.js';
 import { formatFields, formatTable } from './seller-format.js';
 import { act, activeService, sellerPath, type ContextOf, type EndpointView, type SellerView } from './seller-kit.js';
 
@@ -48,7 +49,7 @@ async function status(ctx: CliContext): Promise<void> {
   const envLine = `env: ${ctx.env.name} (${apiUrl})`;
   const { client, service } = await activeService(ctx);
   const [seller, { endpoints }] = await ctx.spin('Checking the service', () =>
-    Promise.all([client.request<SellerView>('GET', sellerPath(service)), client.request<{ endpoints: EndpointView[] }>('GET', sellerPath(service, '/endpoints'))]),
+    Promise.all([client.request<SellerView>('GET', sellerPath(service)), readEveryPage<{ endpoints: EndpointView[]; next_cursor?: string | null }>(client, sellerPath(service, '/endpoints'), 'endpoints')]),
   );
   const health = await ctx.spin('Probing routes', () => Promise.all(endpoints.map((e) => probeRoute(seller.origin, e))));
   const rows = endpoints.map((e, i) => ({ ...e, health: health[i]! }));

@@ -1,0 +1,49 @@
+/**
+ * Every row of a paged Treasury list (`{<key>: [...], next_cursor}`, oldest first or as the list orders):
+ * reads pages of `PAGE_LIMIT` rows, following `next_cursor` until it is null — or absent, as from a server
+ * that answers such a list in one page — so that no command silently shows only the first page.
+ *
+ * Defends against: a server whose cursor repeats (it would be paged for ever) and a page without the list
+ * or with a cursor that is not a string — both `invalid_reply`. Does not defend against: rows added or
+ * removed while the pages are read (each page is consistent, the whole is not a snapshot), nor a list too
+ * large for memory; the commands using it list what a person reads (PATs, services, endpoints, flushes).
+ */
+import type { ApiClient } from './api-client.js';
+import { CliError } from './cli-error.js';
+
+/** Rows asked for per page: the largest page the lists serve. */
+export const PAGE_LIMIT = 500;
+
+/**
+ * The list at `path`, every page of it under `key`, with the first page's other fields (e.g. a seller's
+ * `accrued_usd` beside its `flushes`). `first`, when given, is a first page already read (the answer of a
+ * POST that returns one); the rest is read from `path`.
+ */
+export async function readEveryPage<P extends { next_cursor?: string | null }>(client: ApiClient, path: string, key: Exclude<keyof P, 'next_cursor'> & string, first?: P): Promise<Omit<P, 'next_cursor'>> {
+  const what = `GET ${path}`;
+  const invalid = (reason: string) => new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected page: ${reason}.` });
+  const rowsOf = (page: P): unknown[] => {
+    const rows = (page as Record<string, unknown> | null)?.[key];
+    if (!Array.isArray(rows)) throw invalid(`no "${key}" list`);
+    return rows;
+  };
+  const cursorOf = (page: P): string | null => {
+    const cursor = page.next_cursor;
+    if (cursor === undefined || cursor === null) return null;
+    if (typeof cursor !== 'string' || cursor === '') throw invalid('next_cursor is not a cursor');
+    return cursor;
+  };
+
+  const head = first ?? (await client.request<P>('GET', path, { query: { limit: PAGE_LIMIT } }));
+  const rows = [...rowsOf(head)];
+  const seen = new Set<string>();
+  for (let cursor = cursorOf(head); cursor !== null; ) {
+    if (seen.has(cursor)) throw invalid('a page cursor repeated');
+    seen.add(cursor);
+    const page = await client.request<P>('GET', path, { query: { limit: PAGE_LIMIT, cursor } });
+    rows.push(...rowsOf(page));
+    cursor = cursorOf(page);
+  }
+  const { next_cursor: _last, ...rest } = head;
+  return { ...rest, [key]: rows } as unknown as Omit<P, 'next_cursor'>;
+}
