@@ -17,9 +17,16 @@ export const PAGE_LIMIT = 500;
 /**
  * The list at `path`, every page of it under `key`, with the first page's other fields (e.g. a seller's
  * `accrued_usd` beside its `flushes`). `first`, when given, is a first page already read (the answer of a
- * POST that returns one); the rest is read from `path`.
+ * POST that returns one, or another route's first page that `path` continues); the rest is read from `path`,
+ * with `query` (a filter such as `status`) on every page.
  */
-export async function readEveryPage<P extends { next_cursor?: string | null }>(client: ApiClient, path: string, key: Exclude<keyof P, 'next_cursor'> & string, first?: P): Promise<Omit<P, 'next_cursor'>> {
+export async function readEveryPage<P extends { next_cursor?: string | null }>(
+  client: ApiClient,
+  path: string,
+  key: Exclude<keyof P, 'next_cursor'> & string,
+  first?: P,
+  query: Record<string, string> = {},
+): Promise<Omit<P, 'next_cursor'>> {
   const what = `GET ${path}`;
   const invalid = (reason: string) => new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected page: ${reason}.` });
   const rowsOf = (page: P): unknown[] => {
@@ -34,13 +41,13 @@ export async function readEveryPage<P extends { next_cursor?: string | null }>(c
     return cursor;
   };
 
-  const head = first ?? (await client.request<P>('GET', path, { query: { limit: PAGE_LIMIT } }));
+  const head = first ?? (await client.request<P>('GET', path, { query: { ...query, limit: PAGE_LIMIT } }));
   const rows = [...rowsOf(head)];
   const seen = new Set<string>();
   for (let cursor = cursorOf(head); cursor !== null; ) {
     if (seen.has(cursor)) throw invalid('a page cursor repeated');
     seen.add(cursor);
-    const page = await client.request<P>('GET', path, { query: { limit: PAGE_LIMIT, cursor } });
+    const page = await client.request<P>('GET', path, { query: { ...query, limit: PAGE_LIMIT, cursor } });
     rows.push(...rowsOf(page));
     cursor = cursorOf(page);
   }

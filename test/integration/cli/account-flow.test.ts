@@ -159,6 +159,27 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.equal(stdoutJson(await xx(['agent', 'switch', 'renamed', '--json']), 'agent switch').agent_id, init.agent_id);
   });
 
+  it('agent wallets list and agent show read past the first 100 wallets the agent view carries, and store them all', async () => {
+    const record = () => JSON.parse(fs.readFileSync(path.join(env.XX_AGENTS_DIR!, `${init.agent_id}.json`), 'utf8')) as { pat: string; wallets: Array<{ id: string }> };
+    const { pat } = record();
+    for (let batch = 0; batch < 10; batch++) {
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const made = await t.request('POST', `/v1/agents/${init.agent_id}/wallets`, { token: pat, body: { label: `bulk ${batch * 10 + i}` } });
+          assert.equal(made.status, 201, JSON.stringify(made.body));
+        }),
+      );
+    }
+    const account = (await t.db.knex('agents').where({ id: init.agent_id }).first('treasury_account_id')).treasury_account_id;
+    const expected = (await t.db.knex('wallets').where({ account_id: account, status: 'active' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id')).map((w: { id: string }) => w.id);
+    assert.equal(expected.length, 102);
+    const listed = stdoutJson(await xx(['agent', 'wallets', 'list', '--json']), 'agent wallets list');
+    assert.deepEqual(listed.wallets.map((w: { id: string }) => w.id), expected, 'every active wallet once, oldest first');
+    assert.deepEqual(record().wallets.map((w) => w.id), expected, 'the agent record stores them all');
+    const shown = stdoutJson(await xx(['agent', 'show', '--json']), 'agent show');
+    assert.deepEqual(shown.wallets.map((w: { id: string }) => w.id), expected);
+  });
+
   it('pat list/create/revoke, login from stdin and profiles; every --json parses', async () => {
     const before = stdoutJson(await xx(['pat', 'list', '--json']), 'pat list');
     assert.ok(before.pats.some((p: any) => p.id === init.pat_id));

@@ -4,6 +4,7 @@
  * Treasury-managed wallets of the active agent (keys in the HSM; `add` creates the next one).
  */
 import type { Command } from 'commander';
+import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { deleteAgent, listAgents, loadActiveAgent, loadAgent, saveAgent, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
@@ -38,10 +39,8 @@ function list(ctx: CliContext): void {
 
 async function show(ctx: CliContext, ref: string | undefined): Promise<void> {
   const agent = byRef(ctx, ref);
-  const remote = await ctx.spin('Loading the agent', () =>
-    ctx.client(agent.pat, process.env.XX_API_URL || agent.server).request<{ agent_id: string; label: string; wallets: ManagedWallet[] }>('GET', `/v1/agents/${agent.agent_id}`),
-  );
-  const view = { ...publicView(agent, readTextFile(ctx.paths.activeAgent) === agent.agent_id), remote_label: remote.label, wallets: remote.wallets.map((w) => ({ id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label })) };
+  const remote = await ctx.spin('Loading the agent', () => agentWithEveryWallet(ctx.client(agent.pat, process.env.XX_API_URL || agent.server), agent.agent_id));
+  const view = { ...publicView(agent, readTextFile(ctx.paths.activeAgent) === agent.agent_id), remote_label: remote.label, wallets: remote.wallets };
   ctx.out(
     view,
     formatFields([
@@ -80,8 +79,7 @@ async function remove(ctx: CliContext, ref: string, yes: boolean | undefined): P
 
 async function walletsList(ctx: CliContext): Promise<void> {
   const { agent, client } = ctx.agent();
-  const remote = await ctx.spin('Loading wallets', () => client.request<{ wallets: ManagedWallet[] }>('GET', `/v1/agents/${agent.agent_id}`));
-  const wallets = remote.wallets.map((w) => ({ id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label }));
+  const { wallets } = await ctx.spin('Loading wallets', () => agentWithEveryWallet(client, agent.agent_id));
   saveAgent(ctx.paths, { ...agent, wallets });
   ctx.out({ agent_id: agent.agent_id, wallets }, formatTable(['id', 'address', 'network', 'label'], wallets.map((w) => [w.id, w.address, w.network, w.label ?? '']), 'No managed wallets. Add one with `xx agent wallets add`.'));
 }

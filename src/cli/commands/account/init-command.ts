@@ -13,6 +13,7 @@ import path from 'node:path';
 import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
 import { ApiClient } from '../../core/api-client.js';
+import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { listAgents, loadAgent, loadCredentials, managedWalletSchema, saveAgent, saveCredentials, saveSession, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
@@ -24,7 +25,6 @@ import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
 
 const agentListSchema = z.object({ agents: z.array(z.object({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), label: z.string().nullable() }).loose()) });
 const grantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), expires_at: z.string(), created: z.boolean() });
-const agentSchema = z.object({ agent_id: z.string(), wallets: z.array(managedWalletSchema) });
 const patSchema = z.object({ id: z.string().regex(/^pat_[0-9a-f]{24}$/), pat: z.string().startsWith('xx_pat_') });
 
 export interface InitOptions {
@@ -148,7 +148,7 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
 
   const previous = loadAgent(ctx.paths, agentId);
   // The agent's wallets as the platform knows them (another machine, or a restore, may have made some).
-  const remote = await ctx.spin('Loading the agent', async () => parseReply(agentSchema, `GET /v1/agents/${agentId}`, await agentClient.request('GET', `/v1/agents/${agentId}`)));
+  const remote = await ctx.spin('Loading the agent', () => agentWithEveryWallet(agentClient, agentId));
   let wallets: ManagedWallet[] = remote.wallets;
   if (chain !== 'solana' && wallets.length === 0) {
     const w = await ctx.spin('Creating the managed wallet', async () =>

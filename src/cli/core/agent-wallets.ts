@@ -1,0 +1,30 @@
+/**
+ * An agent's active managed wallets, all of them: `GET /v1/agents/{id}` carries the first 100 and
+ * `wallets_next_cursor`, which `GET /v1/wallets?status=active` continues (the agent's PAT reads its own
+ * account's wallets there). Without this a command showed, and stored, at most 100.
+ * Defends against what ./read-every-page.ts does (a repeating cursor, a page without its list); the
+ * agent's answer itself is checked against its schema.
+ */
+import { z } from 'zod';
+import type { ApiClient } from './api-client.js';
+import { managedWalletSchema, type ManagedWallet } from './cli-state.js';
+import { CliError } from './cli-error.js';
+import { readEveryPage } from './read-every-page.js';
+
+const agentViewSchema = z.object({
+  agent_id: z.string(),
+  label: z.string().nullable().optional(),
+  wallets: z.array(managedWalletSchema),
+  wallets_next_cursor: z.string().min(1).nullable().optional(),
+});
+
+export async function agentWithEveryWallet(client: ApiClient, agentId: string): Promise<{ agent_id: string; label: string | null; wallets: ManagedWallet[] }> {
+  const route = `GET /v1/agents/${agentId}`;
+  const parsed = agentViewSchema.safeParse(await client.request('GET', `/v1/agents/${agentId}`));
+  if (!parsed.success) throw new CliError({ code: 'invalid_reply', userMessage: `${route} answered an unexpected agent.` });
+  const first = { wallets: parsed.data.wallets, next_cursor: parsed.data.wallets_next_cursor ?? null };
+  const { wallets } = await readEveryPage(client, '/v1/wallets', 'wallets', first, { status: 'active' });
+  const every = z.array(managedWalletSchema).safeParse(wallets);
+  if (!every.success) throw new CliError({ code: 'invalid_reply', userMessage: 'GET /v1/wallets answered an unexpected wallet.' });
+  return { agent_id: parsed.data.agent_id, label: parsed.data.label ?? null, wallets: every.data };
+}
