@@ -411,11 +411,12 @@ export class SellerService {
       if (!pinned) throw new AppError('endpoint_not_found');
       endpointId = pinned.id;
     } else if (input.route) {
-      const candidates = (await this.knex('endpoints').where({ seller_id: seller.id })) as EndpointRow[];
+      // The exact path on the UNIQUE (seller_id, method, path) index; only without one, the patterned endpoints
+      // (every report read all of the seller's endpoints before).
       const method = (input.method ?? 'GET').toUpperCase();
-      const match =
-        candidates.find((e) => e.method === method && e.path === input.route) ?? candidates.find((e) => e.method === method && e.path_pattern && patternMatches(e.path_pattern, input.route!));
-      endpointId = match?.id ?? null;
+      const exact = await this.knex('endpoints').where({ seller_id: seller.id, method, path: input.route }).first('id');
+      const patterned = exact ? [] : ((await this.knex('endpoints').where({ seller_id: seller.id, method }).whereNotNull('path_pattern').orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'path_pattern')) as Array<Pick<EndpointRow, 'id' | 'path_pattern'>>);
+      endpointId = exact?.id ?? patterned.find((e) => patternMatches(e.path_pattern!, input.route!))?.id ?? null;
     }
     let authorizationId: string | null = null;
     let decisionId: string | null = null;

@@ -111,6 +111,11 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     assert.ok(lines.some((l) => l.includes(h1) && l.includes('0.05') && l.includes(paid.authorization_id)));
     assert.equal(lines[0], 'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id');
     assert.ok(lines.some((l) => l.split(',')[8] === '/=cmd()'));
+
+    const otherMethod = await report({ tx_hash: txHash(), payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '10000', network: 'eip155:84532', method: 'DELETE', route: '/items/42' });
+    assert.equal(otherMethod.body.endpoint_id, null, 'a pattern matches only its own method');
+    const unknownRoute = await report({ tx_hash: txHash(), payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '10000', network: 'eip155:84532', route: '/nothing/here' });
+    assert.equal(unknownRoute.body.endpoint_id, null, 'a route no endpoint has is recorded without one');
   });
 
   it('ledger: a reported nonce finds its payment through the unique index, whatever the payer address case', async () => {
