@@ -67,23 +67,18 @@ export class PatService {
     private readonly clock: () => Date,
   ) {}
 
-  /** Resolves and checks the scope an account asks a PAT for. */
+  /** The scope a new PAT names: the given one if this account holds it, else the account's first (oldest) of that kind. One row read. */
   private async resolveScope(accountId: string, scopeType: 'agent' | 'treasury' | 'service', scopeId: string | undefined): Promise<string> {
+    const oldest = [{ column: 'created_at' }, { column: 'id' }];
     if (scopeType === 'service') {
-      const sellers = (await this.knex('sellers').where({ account_id: accountId }).orderBy('created_at').select('id')) as Array<{ id: string }>;
-      const seller = scopeId === undefined ? sellers[0] : sellers.find((s) => s.id === scopeId);
+      const seller = (await this.knex('sellers').where({ account_id: accountId, ...(scopeId === undefined ? {} : { id: scopeId }) }).orderBy(oldest).first('id')) as { id: string } | undefined;
       if (!seller) throw new AppError('scope_not_found', { message: 'No such seller service on this account.' });
       return seller.id;
     }
-    const agents = (await this.knex('agents').where({ account_id: accountId }).orderBy('created_at').select('id', 'treasury_account_id')) as Array<{ id: string; treasury_account_id: string }>;
-    if (scopeType === 'agent') {
-      const agent = scopeId === undefined ? agents[0] : agents.find((a) => a.id === scopeId);
-      if (!agent) throw new AppError('scope_not_found');
-      return agent.id;
-    }
-    const treasury = scopeId === undefined ? agents[0]?.treasury_account_id : agents.find((a) => a.treasury_account_id === scopeId)?.treasury_account_id;
-    if (!treasury) throw new AppError('scope_not_found');
-    return treasury;
+    const column = scopeType === 'agent' ? 'id' : 'treasury_account_id';
+    const agent = (await this.knex('agents').where({ account_id: accountId, ...(scopeId === undefined ? {} : { [column]: scopeId }) }).orderBy(oldest).first(column)) as Record<string, string> | undefined;
+    if (!agent) throw new AppError('scope_not_found');
+    return agent[column]!;
   }
 
   async create(

@@ -174,6 +174,34 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     assert.equal(capOnTreasury.status, 400);
   });
 
+  it('a PAT names the scope asked for when this account holds it, the oldest of its kind without one, and never another account\'s', async () => {
+    const signInAs = async (signer = privateKeyToAccount(generatePrivateKey())) => (await t.request('POST', '/v1/identity/init', { body: await siwe({ address: signer.address }, signer) })).body;
+    const [mine, theirs] = [await signInAs(), await signInAs()];
+    assert.notEqual(mine.account_id, theirs.account_id);
+    const first = (await t.request('GET', '/v1/agents', { token: mine.session })).body.agents[0];
+    const second = (await t.request('POST', '/v1/agents', { token: mine.session, body: { label: 'second' } })).body;
+    const stranger = (await t.request('GET', '/v1/agents', { token: theirs.session })).body.agents[0];
+    const mySeller = (await t.request('POST', '/v1/sellers', { token: mine.session, body: { name: 'Mine Co' } })).body;
+    const theirSeller = (await t.request('POST', '/v1/sellers', { token: theirs.session, body: { name: 'Theirs Co' } })).body;
+    const mint = (body: Record<string, unknown>) => t.request('POST', '/v1/pats', { token: mine.session, body });
+    assert.equal((await mint({ scope_type: 'agent' })).body.scope_id, first.agent_id, 'the oldest agent by default');
+    assert.equal((await mint({ scope_type: 'agent', scope_id: second.agent_id })).body.scope_id, second.agent_id);
+    assert.equal((await mint({ scope_type: 'treasury' })).body.scope_id, first.treasury_account_id);
+    assert.equal((await mint({ scope_type: 'treasury', scope_id: second.treasury_account_id })).body.scope_id, second.treasury_account_id);
+    assert.equal((await mint({ scope_type: 'service', scope_id: mySeller.seller_id })).body.scope_id, mySeller.seller_id);
+    for (const body of [
+      { scope_type: 'agent', scope_id: stranger.agent_id },
+      { scope_type: 'treasury', scope_id: stranger.treasury_account_id },
+      { scope_type: 'treasury', scope_id: second.agent_id },
+      { scope_type: 'service', scope_id: theirSeller.seller_id },
+    ]) {
+      const refused = await mint(body);
+      assert.equal(refused.body.error_code, 'scope_not_found', JSON.stringify(body));
+    }
+    const listed = (await t.request('GET', '/v1/pats', { token: mine.session })).body.pats;
+    assert.equal(listed.length, 6, 'the five minted and the seller registration\'s service PAT; the refused ones minted nothing');
+  });
+
   it('single-use PATs work once; expired sessions answer 401 reauthenticate', async () => {
     const { session, account_id } = (await t.request('POST', '/v1/identity/init', { body: await siwe() })).body;
     const once = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', single_use: true } })).body.pat;
