@@ -6,7 +6,8 @@
  * Does not defend, on its own, against an attacker who can rewrite the whole table and recompute every hash,
  * or who drops a chain's newest rows: anchor the chain heads elsewhere for that (`audit:verify --heads-out`
  * to a store the database's owners cannot rewrite, then `--heads-in` on the next run: an anchored row whose
- * hash changed or that is gone breaks the verification; ./audit-heads.ts).
+ * hash changed or that is gone breaks the verification; ./audit-heads.ts). `--since-heads` verifies only
+ * from those heads on (./verify-audit-since.ts), which leaves edits before them to the full verification.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -22,7 +23,7 @@ export interface AuditEventInput {
   at?: Date;
 }
 
-interface AuditRow {
+export interface AuditRow {
   id: string;
   chain_key: string;
   seq: number;
@@ -103,6 +104,19 @@ export interface VerifyAuditOptions {
   onHead?: (head: ChainHead) => void;
 }
 
+/**
+ * Why `row` does not follow `head` (the chain's previous row, or seq 0 with the genesis hash), if it does not:
+ * its seq, its link, its own hash, and at an anchored seq the anchored hash.
+ */
+export function auditRowBreak(head: ChainHead, row: AuditRow, anchor?: { seq: number; hash: string }): AuditBreak | undefined {
+  const seq = Number(row.seq);
+  if (seq !== head.seq + 1) return 'sequence_gap';
+  if (row.prev_hash !== head.hash) return 'prev_hash_mismatch';
+  if (computeAuditHash({ ...row, seq }) !== row.hash) return 'hash_mismatch';
+  if (anchor && anchor.seq === seq && anchor.hash !== row.hash) return 'anchor_mismatch';
+  return undefined;
+}
+
 /** Rows read per query by verifyAuditChain (keyset pages on the UNIQUE (chain_key, seq) index). */
 export const AUDIT_VERIFY_BATCH_ROWS = 5_000;
 
@@ -145,13 +159,9 @@ export async function verifyAuditChain(knex: Knex, chainKey?: string, options: V
         anchor = anchors.get(row.chain_key);
       }
       rows++;
-      const seq = Number(row.seq);
-      const broken = (reason: AuditBreak) => result({ id: String(row.id), chain_key: row.chain_key, seq, reason });
-      if (seq !== head.seq + 1) return broken('sequence_gap');
-      if (row.prev_hash !== head.hash) return broken('prev_hash_mismatch');
-      if (computeAuditHash({ ...row, seq }) !== row.hash) return broken('hash_mismatch');
-      if (anchor && anchor.seq === seq && anchor.hash !== row.hash) return broken('anchor_mismatch');
-      head = { chain_key: row.chain_key, seq, hash: row.hash };
+      const reason = auditRowBreak(head, row, anchor);
+      if (reason) return result({ id: String(row.id), chain_key: row.chain_key, seq: Number(row.seq), reason });
+      head = { chain_key: row.chain_key, seq: Number(row.seq), hash: row.hash };
     }
     if (page.length < batchRows) break;
     const last = page[page.length - 1]!;

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { appendAuditEvent, verifyAuditChain, type ChainHead } from '../../../src/audit/audit-ledger.js';
+import { verifyAuditSince } from '../../../src/audit/verify-audit-since.js';
 import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -148,6 +149,61 @@ describe('audit ledger verification in pages', function () {
     assert.equal((await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok, true, 'another chain named alone is not held to the others anchors');
   });
 
+  it('since its heads: reads each anchored chain from its anchored row on and other chains from their start, and names a break after an anchor', async () => {
+    await seed();
+    const recorded = await heads();
+    for (let i = 0; i < 2; i++) await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_a', eventType: 'payment.signed', actor: 'agent', payload: { later: i } }));
+    await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_d', eventType: 'wallet.created', actor: 'agent', payload: {} }));
+    for (const batchRows of [1, 2, 5_000]) {
+      const next: ChainHead[] = [];
+      // wal_a: its anchored row and 2 new ones; wal_b and wal_c: their anchored rows; wal_d: its only row.
+      assert.deepEqual(await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows, onHead: (h) => next.push(h) }), { chains: 4, rows: 6, ok: true }, `pages of ${batchRows}`);
+      assert.deepEqual(next.map((h) => [h.chain_key, h.seq]), [['wal_a', 6], ['wal_b', 5], ['wal_c', 3], ['wal_d', 1]]);
+    }
+    assert.deepEqual(await verifyAuditSince(db.knex, anchorsOf(recorded), { chainKey: 'wal_b' }), { chains: 1, rows: 1, ok: true });
+    const later = await rowOf('wal_a', 6);
+    await tamper(() => db.knex('audit_events').where({ id: later.id }).update({ actor: 'mallory' }));
+    assert.deepEqual((await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows: 2 })).firstBroken, { id: String(later.id), chain_key: 'wal_a', seq: 6, reason: 'hash_mismatch' });
+  });
+
+  it('since its heads: catches the anchored row edited or forged and a chain cut short or gone; an edit before an anchor is for the full verification', async () => {
+    const scenario = async (change: () => Promise<unknown>) => {
+      await db.knex.raw('TRUNCATE audit_events');
+      await seed();
+      const recorded = await heads();
+      await tamper(change);
+      return { since: await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows: 2 }), full: await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded) }) };
+    };
+    const edited = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_b', seq: 5 }).update({ actor: 'mallory' }));
+    assert.deepEqual([edited.since.firstBroken?.chain_key, edited.since.firstBroken?.seq, edited.since.firstBroken?.reason], ['wal_b', 5, 'hash_mismatch']);
+
+    const forged = await scenario(async () => {
+      await db.knex('audit_events').where({ chain_key: 'wal_b' }).delete();
+      for (let i = 0; i < 5; i++) await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_b', eventType: 'payment.signed', actor: 'agent', payload: { forged: i } }));
+    });
+    assert.deepEqual([forged.since.firstBroken?.chain_key, forged.since.firstBroken?.seq, forged.since.firstBroken?.reason], ['wal_b', 5, 'anchor_mismatch']);
+
+    const relinked = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_b', seq: 5 }).update({ prev_hash: 'f'.repeat(64) }));
+    assert.equal(relinked.since.firstBroken?.reason, 'hash_mismatch', "the anchored row's link is part of its hash");
+
+    const cut = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_b' }).andWhere('seq', '>=', 4).delete());
+    assert.deepEqual(cut.since.firstBroken, { chain_key: 'wal_b', seq: 5, reason: 'anchor_missing' }, 'named in its place, before wal_c is read');
+    assert.equal(cut.since.chains, 1);
+
+    const anchoredRowGone = await scenario(async () => {
+      await db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete();
+      await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_c', eventType: 'payment.signed', actor: 'agent', payload: { replaced: true } }));
+    });
+    assert.deepEqual([anchoredRowGone.since.firstBroken?.chain_key, anchoredRowGone.since.firstBroken?.reason], ['wal_c', 'anchor_mismatch']);
+
+    const gone = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_a' }).delete());
+    assert.deepEqual(gone.since.firstBroken, { chain_key: 'wal_a', seq: 4, reason: 'anchor_missing' });
+
+    const before = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_b', seq: 2 }).update({ actor: 'mallory' }));
+    assert.equal(before.since.ok, true, 'nothing before an anchored head is read');
+    assert.deepEqual([before.full.firstBroken?.chain_key, before.full.firstBroken?.seq, before.full.firstBroken?.reason], ['wal_b', 2, 'hash_mismatch']);
+  });
+
   it('audit:verify records heads with --heads-out only from a ledger that held, and checks them with --heads-in', async () => {
     await seed();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-heads-'));
@@ -167,6 +223,10 @@ describe('audit ledger verification in pages', function () {
       assert.equal(first.out.heads_written, 3);
       assert.deepEqual(fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as ChainHead).chain_key), ['wal_a', 'wal_b', 'wal_c']);
       assert.equal(run('--heads-in', file).out.anchors_checked, 3);
+      const since = run('--heads-in', file, '--since-heads');
+      assert.equal(since.code, 0, since.err);
+      assert.deepEqual([since.out.mode, since.out.rows, since.out.chains], ['since_heads', 3, 3], 'one anchored row per chain read');
+      assert.equal(run('--since-heads').code, 2, '--since-heads needs --heads-in');
 
       await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete());
       const second = path.join(dir, 'after.jsonl');
