@@ -22,7 +22,7 @@ export interface DemoSeller {
   url: string;
   sellerId: string;
   payTo: string;
-  /** Stops serving, then sends its pending ledger reports: call it while the API is still up. */
+  /** Stops serving, then sends its pending ledger reports (for at most 3 s): call it while the API is still up. */
   stop(): Promise<void>;
 }
 
@@ -93,8 +93,12 @@ export async function startDemoSeller(options: { apiUrl: string; publicUrl: stri
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
-      // The paid calls' ledger reports go out in batches; send the last ones while the API is still up.
-      await paywall.flush();
+      // The paid calls' ledger reports go out in batches; send the last ones while the API is still up. A
+      // terminal's Ctrl-C reaches every process of the group at once, the database too: then a report still
+      // queued cannot be recorded, and the stop does not wait out the reporter's retries for it.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([paywall.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 3_000)))]);
+      clearTimeout(timer);
     },
   };
 }
