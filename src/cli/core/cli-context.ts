@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ApiClient } from './api-client.js';
 import { CliError, missingFlag, REAUTHENTICATE_RECOVERY } from './cli-error.js';
+import { holdsMasterKey, masterKeyMigration } from './legacy-master-key.js';
 import { resolveCliPaths, type CliPaths } from './cli-paths.js';
 import { loadActiveAgent, loadActiveService, loadSession, saveSession, type AgentRecord, type ServiceRecord } from './cli-state.js';
 import { z } from 'zod';
@@ -123,6 +124,23 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     return grant.data.session;
   };
 
+  /** A missing credential on a machine whose config still holds a removed master key: the migration prompt instead. */
+  const orMigration = (err: unknown): unknown => {
+    if (!(err instanceof CliError) || !['no_session', 'no_active_agent', 'no_active_service'].includes(err.code)) return err;
+    try {
+      return holdsMasterKey(readJsonFile(paths.config, configSchema)) ? masterKeyMigration(paths.config) : err;
+    } catch {
+      return err; // an unreadable config is not a legacy one: the original error stands
+    }
+  };
+  const withMigration = async <T>(load: () => Promise<T>): Promise<T> => {
+    try {
+      return await load();
+    } catch (err) {
+      throw orMigration(err);
+    }
+  };
+
   const ctx: CliContext = {
     paths,
     env: { name: envName, file: loaded ? envFile : undefined },
@@ -153,7 +171,7 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       const record = loadSession(paths);
       const agent = activeAgentOrUndefined();
       if (!record && !agent) {
-        throw new CliError({ code: 'no_session', userMessage: 'No account session. Run `xx init` first.', recovery: { ...REAUTHENTICATE_RECOVERY } });
+        throw orMigration(new CliError({ code: 'no_session', userMessage: 'No account session. Run `xx init` first.', recovery: { ...REAUTHENTICATE_RECOVERY } }));
       }
       // No session on disk, one past its expiry, or one of another account than the active agent's (after
       // `xx agent switch`): exchange the agent PAT first instead of waiting for the 401.
@@ -167,11 +185,16 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       });
     },
     async service() {
-      const service = await loadActiveService(paths);
+      const service = await withMigration(() => loadActiveService(paths));
       return { service, client: client(service.pat, env.XX_API_URL || service.server) };
     },
     agent() {
-      const agent = loadActiveAgent(paths);
+      let agent: AgentRecord;
+      try {
+        agent = loadActiveAgent(paths);
+      } catch (err) {
+        throw orMigration(err);
+      }
       return { agent, client: client(agent.pat, env.XX_API_URL || agent.server) };
     },
     agentClient() {

@@ -270,6 +270,29 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.deepEqual([single.single_use, single.scope_id], [true, init.agent_id]);
   });
 
+  it('a machine with only a legacy master-key config gets the migration prompt (exit 1), never the key printed', async () => {
+    const legacy = xxHome('legacy', { XX_API_URL: server });
+    const key = `xx_live_sk_${'a1'.repeat(16)}`;
+    fs.mkdirSync(path.dirname(legacy.XX_CONFIG_PATH!), { recursive: true });
+    fs.writeFileSync(legacy.XX_CONFIG_PATH!, JSON.stringify({ api_url: server, api_key: key }));
+    for (const args of [['service', 'list', '--remote', '--json'], ['pat', 'list', '--json'], ['whoami', '--json'], ['buy', `${server}/anything`, '--json'], ['agent', 'wallets', 'list', '--json'], ['endpoints', 'list', '--json']]) {
+      const run = await runXx(args, legacy);
+      assert.equal(run.code, 1, `${args.join(' ')}: ${run.stderr}`);
+      const err = stderrJson(run, args.join(' '));
+      assert.equal(err.error_code, 'master_key_removed', args.join(' '));
+      assert.match(err.user_message, /master keys were removed on 2026-04-27.*xx init/i);
+      assert.equal(err.recovery.kind, 'reauthenticate');
+      assert.ok(!(run.stdout + run.stderr).includes(key), 'the key is never printed');
+    }
+    const plain = await runXx(['pat', 'list'], legacy);
+    assert.match(plain.stderr, /master key/);
+
+    // Without one, the same commands say what is missing, as before.
+    const fresh = xxHome('no-legacy', { XX_API_URL: server });
+    assert.equal(stderrJson(await runXx(['pat', 'list', '--json'], fresh), 'pat list').error_code, 'no_session');
+    assert.equal(stderrJson(await runXx(['agent', 'wallets', 'list', '--json'], fresh), 'agent wallets list').error_code, 'no_active_agent');
+  });
+
   it('without a TTY a missing value is exit 2 naming the flag; unknown options and missing arguments are exit 2', async () => {
     const bare = xxHome('bare', { XX_API_URL: server, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
     const noPassphrase = await runXx(['init', '--json'], bare);

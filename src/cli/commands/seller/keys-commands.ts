@@ -5,9 +5,8 @@
  */
 import type { Command } from 'commander';
 import { CliError } from '../../core/cli-error.js';
+import { MASTER_KEY_HINT } from '../../core/legacy-master-key.js';
 import { act, type ContextOf } from './seller-kit.js';
-
-export const MASTER_KEY_HINT = 'Master keys were removed on 2026-04-27. Use `xx service pat create` for seller calls and `xx pat create` for buyer calls.';
 
 function removed(): Promise<never> {
   return Promise.reject(
