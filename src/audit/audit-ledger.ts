@@ -169,8 +169,15 @@ export async function verifyAuditChain(knex: Knex, chainKey?: string, options: V
   }
   const missing = endOfChain();
   if (missing) return missing;
-  // Anchored chains the scan never met are gone altogether (only the named chain's anchor counts when one was named).
-  const gone = [...anchors.keys()].filter((key) => (chainKey === undefined || key === chainKey) && !met.has(key)).sort();
-  if (gone.length > 0) return result({ chain_key: gone[0]!, seq: anchors.get(gone[0]!)!.seq, reason: 'anchor_missing' });
-  return result();
+  const gone = goneAnchor(anchors, chainKey, met);
+  return gone ? result(gone) : result();
+}
+
+/**
+ * The first anchored chain (in key order) that a verification never met: gone altogether. Only the named
+ * chain's anchor counts when one chain was named.
+ */
+export function goneAnchor(anchors: ReadonlyMap<string, { seq: number; hash: string }>, chainKey: string | undefined, met: ReadonlySet<string>): AuditVerification['firstBroken'] {
+  const gone = [...anchors.keys()].filter((key) => (chainKey === undefined || key === chainKey) && !met.has(key)).sort()[0];
+  return gone === undefined ? undefined : { chain_key: gone, seq: anchors.get(gone)!.seq, reason: 'anchor_missing' };
 }

@@ -12,12 +12,12 @@
  * well, less often (the runbook: incremental hourly, full weekly).
  */
 import type { Knex } from 'knex';
-import { auditRowBreak, GENESIS_HASH, type AuditRow, type AuditVerification, type ChainHead } from './audit-ledger.js';
+import { AUDIT_VERIFY_BATCH_ROWS, auditRowBreak, GENESIS_HASH, goneAnchor, type AuditRow, type AuditVerification, type ChainHead } from './audit-ledger.js';
 
 export interface VerifyAuditSinceOptions {
   /** Only this chain (its anchor, if it has one, is the only one held to). */
   chainKey?: string | undefined;
-  /** Rows per query (default 5,000). */
+  /** Rows per query (default AUDIT_VERIFY_BATCH_ROWS). */
   batchRows?: number;
   /** Called with each chain's head once the chain was read from its start or anchor and held. */
   onHead?: (head: ChainHead) => void;
@@ -36,7 +36,7 @@ async function chainKeys(knex: Knex): Promise<string[]> {
 }
 
 export async function verifyAuditSince(knex: Knex, anchors: ReadonlyMap<string, { seq: number; hash: string }>, options: VerifyAuditSinceOptions = {}): Promise<AuditVerification> {
-  const batchRows = Math.max(1, Math.floor(options.batchRows ?? 5_000));
+  const batchRows = Math.max(1, Math.floor(options.batchRows ?? AUDIT_VERIFY_BATCH_ROWS));
   const keys = options.chainKey === undefined ? await chainKeys(knex) : [options.chainKey];
   let chains = 0;
   let rows = 0;
@@ -66,9 +66,7 @@ export async function verifyAuditSince(knex: Knex, anchors: ReadonlyMap<string, 
     if (!head && anchor) return result({ chain_key: chainKey, seq: anchor.seq, reason: 'anchor_missing' });
     if (head) options.onHead?.(head);
   }
-  // Anchored chains with no row at all are gone (only the named chain's anchor counts when one was named).
-  const listed = new Set(keys);
-  const missing = [...anchors.keys()].filter((key) => (options.chainKey === undefined || key === options.chainKey) && !listed.has(key)).sort();
-  if (missing.length > 0) return result({ chain_key: missing[0]!, seq: anchors.get(missing[0]!)!.seq, reason: 'anchor_missing' });
-  return result();
+  // Anchored chains with no row at all are gone.
+  const gone = goneAnchor(anchors, options.chainKey, new Set(keys));
+  return gone ? result(gone) : result();
 }

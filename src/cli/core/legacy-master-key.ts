@@ -10,11 +10,16 @@ import { CliError, REAUTHENTICATE_RECOVERY } from './cli-error.js';
 
 const MASTER_KEY = /^xx_(live|treasury)_sk_/;
 
+/** Whether `token` is shaped like a removed master key. */
+export function isMasterKey(token: string): boolean {
+  return MASTER_KEY.test(token);
+}
+
 export const MASTER_KEY_HINT = 'Master keys were removed on 2026-04-27. Use `xx service pat create` for seller calls and `xx pat create` for buyer calls.';
 
 /** Whether any string value of the config (at any depth) is shaped like a removed master key. */
 export function holdsMasterKey(config: unknown): boolean {
-  if (typeof config === 'string') return MASTER_KEY.test(config);
+  if (typeof config === 'string') return isMasterKey(config);
   if (Array.isArray(config)) return config.some(holdsMasterKey);
   if (config && typeof config === 'object') return Object.values(config).some(holdsMasterKey);
   return false;

@@ -10,6 +10,7 @@ import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { loadActiveAgent, loadCredentials, saveCredentials } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
+import { isMasterKey } from '../../core/legacy-master-key.js';
 import { formatTable } from '../seller/seller-format.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 import { waitForPat } from './init-command.js';
@@ -51,7 +52,7 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   if (!token && !process.stdin.isTTY) token = await readStdin();
   if (!token) token = await ctx.prompt.password({ message: 'PAT (xx_pat_…)', flag: '--token' });
   if (!/^xx_pat_[A-Za-z0-9_-]{16,200}$/.test(token)) {
-    if (/^xx_(live|treasury)_sk_/.test(token)) throw new CliError({ code: 'master_key_removed', userMessage: 'Master keys were removed on 2026-04-27. Run `xx init`, then mint PATs with `xx pat create`.' });
+    if (isMasterKey(token)) throw new CliError({ code: 'master_key_removed', userMessage: 'Master keys were removed on 2026-04-27. Run `xx init`, then mint PATs with `xx pat create`.' });
     throw badArgument('--token', 'expected a PAT (xx_pat_…)');
   }
   const server = ctx.apiUrl();
