@@ -51,8 +51,12 @@ export interface DecisionWrite {
   authorization?: AuthorizationValues;
   /** The spend counted in the wallet's day, week and month windows (window starts as YYYY-MM-DD). */
   spend?: { walletId: string; windowStarts: { day: string; week: string; month: string }; amountMicro: bigint };
-  /** The paying buyer PAT's spend that UTC day (YYYY-MM-DD), added to its daily total. */
-  patSpend?: { tokenId: string; day: string; amountMicro: bigint };
+  /**
+   * The paying buyer PAT's spend that UTC day (YYYY-MM-DD), added to its daily total, and the daily cap the
+   * decision enforced (null: none): the total is written with it, and a total above it fails the statement
+   * (CHECK pat_spend_totals_within_cap).
+   */
+  patSpend?: { tokenId: string; day: string; amountMicro: bigint; capMicro: bigint | null };
   audit: AuditValues;
 }
 
@@ -88,8 +92,8 @@ const AUDIT_COLUMNS = ['chain_key', 'seq', 'event_type', 'actor', 'payload', 'pr
 const AUDIT_TYPES = ['text', 'integer', 'text', 'text', 'jsonb', 'text', 'text', 'timestamptz'];
 const SPEND_COLUMNS = ['wallet_id', 'window_kind', 'window_start', 'spent_micro', 'payment_count'];
 const SPEND_TYPES = ['text', 'text', 'date', 'bigint', 'integer'];
-const PAT_SPEND_COLUMNS = ['token_id', 'day', 'spent_micro'];
-const PAT_SPEND_TYPES = ['text', 'date', 'bigint'];
+const PAT_SPEND_COLUMNS = ['token_id', 'day', 'spent_micro', 'cap_micro'];
+const PAT_SPEND_TYPES = ['text', 'date', 'bigint', 'bigint'];
 
 const decisionRows = jsonRowsEncoder(DECISION_COLUMNS, DECISION_TYPES);
 const authorizationRows = jsonRowsEncoder(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES);
@@ -103,7 +107,8 @@ const recordset = (columns: string[], types: string[]) => `SELECT ${columns.join
 /**
  * The audit rows are the statement's main query, joined to `l` (every wallet's shared advisory lock,
  * taken in key order before the first row is produced); the other inserts are CTEs, run to completion
- * after it. Spend totals arrive summed per (wallet, window) and PAT totals per (PAT, day), so ON CONFLICT touches each row once.
+ * after it. Spend totals arrive summed per (wallet, window) and PAT totals per (PAT, day), so ON CONFLICT touches each row once;
+ * a PAT total carries the lowest cap among its writes (a cap lowered between two of them binds).
  */
 export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
   d AS (INSERT INTO policy_decisions (${DECISION_COLUMNS.join(', ')}) ${recordset(DECISION_COLUMNS, DECISION_TYPES)}),
@@ -115,19 +120,21 @@ export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SE
                       payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count),
   p AS (INSERT INTO pat_spend_totals (${PAT_SPEND_COLUMNS.join(', ')})
         ${recordset(PAT_SPEND_COLUMNS, PAT_SPEND_TYPES)}
-        ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro)
+        ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro, cap_micro = EXCLUDED.cap_micro)
 INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')}) SELECT v.* FROM (${recordset(AUDIT_COLUMNS, AUDIT_TYPES)}) v CROSS JOIN l`;
-export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v4';
+export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v5';
 
 /** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table (in the statement's order). */
 export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
   const spend = new Map<string, [walletId: string, kind: string, start: string, amount: bigint, count: number]>();
-  const patSpend = new Map<string, [tokenId: string, day: string, amount: bigint]>();
+  const patSpend = new Map<string, [tokenId: string, day: string, amount: bigint, cap: bigint | null]>();
   for (const w of writes) {
     if (w.patSpend) {
-      const key = `${w.patSpend.tokenId}|${w.patSpend.day}`;
-      const row = patSpend.get(key) ?? [w.patSpend.tokenId, w.patSpend.day, 0n];
-      row[2] += w.patSpend.amountMicro;
+      const { tokenId, day, amountMicro, capMicro } = w.patSpend;
+      const key = `${tokenId}|${day}`;
+      const row = patSpend.get(key) ?? [tokenId, day, 0n, capMicro];
+      row[2] += amountMicro;
+      if (capMicro !== null && (row[3] === null || capMicro < row[3])) row[3] = capMicro;
       patSpend.set(key, row);
     }
     if (!w.spend) continue;
@@ -145,7 +152,7 @@ export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unkno
     decisionRows(writes.flatMap((w) => (w.decision ? [w.decision] : []))),
     authorizationRows(writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
     spendRows([...spend.values()].map(([walletId, kind, start, amount, count]) => [walletId, kind, start, amount.toString(), count])),
-    patSpendRows([...patSpend.values()].map(([tokenId, day, amount]) => [tokenId, day, amount.toString()])),
+    patSpendRows([...patSpend.values()].map(([tokenId, day, amount, cap]) => [tokenId, day, amount.toString(), cap?.toString() ?? null])),
     auditRows(writes.map((w) => w.audit)),
   ];
 }

@@ -84,6 +84,12 @@ export function createTreasuryMetrics() {
       labelNames: ['network', 'outcome'] as const,
       registers: [registry],
     }),
+    patCapChecks: new Counter({
+      name: 'treasury_pat_cap_checks_total',
+      help: 'Payments through a buyer PAT with a daily cap by where their cap check took the day\'s total: remembered by this process (group commit, no PAT lock) or read under the PAT\'s lock.',
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
     paySnapshots: new Counter({
       name: 'treasury_pay_snapshots_total',
       help: 'Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet\'s last write in this process.',

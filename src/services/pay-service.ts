@@ -6,9 +6,12 @@
  *    decision id and no signature yet, the spend totals and the audit row at the chain's head + 1 (an
  *    allowed decision is recorded by these two rows; policy_decisions holds denials). That audit
  *    row fails the statement if anything changed the wallet since the snapshot; the decision is then taken
- *    again on a fresh read. The paying buyer PAT's daily total is counted by the same statement. With a
- *    buyer PAT that has a daily cap (across wallets) read, check and write run in one transaction under the
- *    exclusive wallet lock and the PAT lock instead.
+ *    again on a fresh read. The paying buyer PAT's daily total is counted by the same statement. A buyer
+ *    PAT with a daily cap (across wallets) takes the same path while its total as this process knows it
+ *    leaves room for the payment; the total is written with the cap, and PostgreSQL refuses a total above
+ *    it (another process may have counted payments meanwhile), so the statement fails and the payment is
+ *    decided again. Otherwise — a PAT not known here, not enough room, or after such a failure — read,
+ *    check and write run in one transaction under the exclusive wallet lock and the PAT lock instead.
  * 2. The signer signs that exact message (no lock held, so a hot wallet is not serialised on it).
  * 3. Group-committed decisions (no buyer PAT cap, the usual case) are signed while their write keeps its
  *    place in the writer's queue: the authorization is written already signed, with its spend and audit
@@ -22,7 +25,8 @@
  * Defends: races between concurrent payments of one wallet, across replicas (every decision is written
  * against the audit head it read; the spend is committed before any signature leaves); double spend on
  * retries (Idempotency-Key: same key and body returns the stored result or signs the same reserved message
- * — never a second nonce; another body 409); a signature released without its record.
+ * — never a second nonce; another body 409); a signature released without its record; a buyer PAT's day
+ * counted past its cap by payments decided in several processes (CHECK pat_spend_totals_within_cap).
  * x402 `upto` (Permit2 witness transfer to the x402 upto proxy, bound to the facilitator's address) takes the
  * same path: the signed maximum is what is checked against the policy and counted as spent (the seller may
  * settle less; the difference is not given back), and before anything is reserved the wallet's on-chain
@@ -158,10 +162,27 @@ export class PayService {
    * head + 1 fails if anything changed the wallet meanwhile (every change appends to its chain), and the
    * entry is dropped and read afresh; it is also dropped when a shared statement failed (`generation`), when
    * the UTC window changed, and when its velocity count can no longer be known (./velocity-window.ts). Not
-   * used for an Idempotency-Key this process has seen before (the earlier attempt must be looked up) or
-   * buyer PATs with a daily cap (locked path).
+   * used for an Idempotency-Key this process has seen before (the earlier attempt must be looked up).
    */
   private readonly snapshots = new LRUCache<string, { row: Record<string, unknown>; windowKey: string; generation: number }>({ max: 10_000 });
+
+  /**
+   * Each capped buyer PAT's total that UTC day as this process knows it — read under the PAT's lock, plus
+   * every payment this process decided since — keyed by token id. A payment that fits under the cap on it is
+   * decided like one without a cap (group commit, remembered wallet snapshot, no PAT lock): its write carries
+   * the cap, and PostgreSQL refuses a total above it (CHECK pat_spend_totals_within_cap) — what payments
+   * counted by another process meanwhile can cause; the statement then fails and the payment is decided
+   * again under the PAT's lock. A payment that does not fit (the 429 comes from a fresh read), a PAT not
+   * known here, an entry from before a failed statement (`generation`) or from another day take the locked
+   * path. Only a guess: too high sends payments to the locked path, too low fails a statement.
+   */
+  private readonly patTotals = new LRUCache<string, { day: string; spentMicro: bigint; generation: number }>({ max: 10_000 });
+
+  /** Whether the remembered total of `pat` this UTC day leaves room for `amountMicro` under its cap. */
+  private patRoomRemembered(pat: { tokenId: string; dailyCapMicro: bigint }, amountMicro: bigint, now: Date): boolean {
+    const entry = this.patTotals.get(pat.tokenId);
+    return !!entry && entry.generation === this.writer.generation && entry.day === isoDate(policyWindows(now).dayStart) && entry.spentMicro + amountMicro <= pat.dailyCapMicro;
+  }
 
   /**
    * Idempotency-Keys this process has seen, as `wallet id|key`. A key's first use (each signature the SDK asks
@@ -467,6 +488,7 @@ export class PayService {
         return await this.reserveOnce(ctx, plan, requestHash, alone, decided);
       } catch (err) {
         this.snapshots.delete(ctx.walletId);
+        if (ctx.pat) this.patTotals.delete(ctx.pat.tokenId);
         const uncertain = (err as { uncertainReservation?: Reservation } | null)?.uncertainReservation;
         // Its write may have committed although the connection dropped before the answer: nobody will sign
         // it (a retry decides anew), so it is given back once the database answers — or found not written.
@@ -479,7 +501,10 @@ export class PayService {
           continue;
         }
         const pgErr = err as { code?: string; constraint?: string };
-        const stale = pgErr.code === '23505' && (pgErr.constraint === 'audit_events_chain_key_seq_unique' || pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique');
+        // 23514: another process counted the PAT's payments past what the locked read saw (they take no PAT lock).
+        const stale =
+          (pgErr.code === '23505' && (pgErr.constraint === 'audit_events_chain_key_seq_unique' || pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique')) ||
+          (pgErr.code === '23514' && pgErr.constraint === 'pat_spend_totals_within_cap');
         if (!stale || attempt >= MAX_RESERVE_ATTEMPTS) throw err;
         this.metrics.payConflicts.inc({ kind: plan.kind });
       }
@@ -497,7 +522,7 @@ export class PayService {
     // A buyer PAT with a daily cap: its total is checked and counted under its lock (locked transaction below).
     // Without a cap (as `xx init` mints the agent's PAT) the write only adds to its total, which one statement does atomically.
     const cappedPat = ctx.pat && ctx.pat.dailyCapMicro !== null ? { tokenId: ctx.pat.tokenId, dailyCapMicro: ctx.pat.dailyCapMicro } : undefined;
-    const cacheable = !cappedPat && (ctx.idempotencyKey === undefined || this.firstUseOfKey(ctx.walletId, ctx.idempotencyKey));
+    const cacheable = ctx.idempotencyKey === undefined || this.firstUseOfKey(ctx.walletId, ctx.idempotencyKey);
     const remembered = () => {
       if (!cacheable) return undefined;
       const entry = this.snapshots.get(ctx.walletId);
@@ -612,7 +637,7 @@ export class PayService {
             ctx.idempotencyKey ?? null, requestHash, payment, ctx.actor, now, 'reserved', null, null,
           ],
           spend: { walletId: wallet.id, windowStarts: { day: isoDate(windows.dayStart), week: isoDate(windows.weekStart), month: isoDate(windows.monthStart) }, amountMicro: plan.amountMicro },
-          ...(ctx.pat ? { patSpend: { tokenId: ctx.pat.tokenId, day: isoDate(windows.dayStart), amountMicro: plan.amountMicro } } : {}),
+          ...(ctx.pat ? { patSpend: { tokenId: ctx.pat.tokenId, day: isoDate(windows.dayStart), amountMicro: plan.amountMicro, capMicro: ctx.pat.dailyCapMicro } } : {}),
           audit: auditValues(audit),
         },
         change: { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now },
@@ -630,10 +655,12 @@ export class PayService {
       });
     };
 
-    if (cappedPat) {
-      const pat = cappedPat;
+    /** A capped buyer PAT's payment decided under the wallet's and the PAT's locks, on a fresh read of both. */
+    const underPatLock = async (pat: { tokenId: string; dailyCapMicro: bigint }) => {
+      this.metrics.patCapChecks.inc({ source: 'read' });
       let lockedOutcome: Decided['outcome'] | undefined;
-      return withWalletTransaction(
+      let total: { day: string; spentMicro: bigint } | undefined;
+      const outcome = await withWalletTransaction(
         this.knex,
         ctx.walletId,
         async (tx, rows, [, spentRows]) => {
@@ -644,6 +671,8 @@ export class PayService {
           lockedOutcome = decided.outcome;
           // The write counts the payment in the PAT's daily total too (DecisionWrite.patSpend).
           await writeAlone(tx, decided);
+          const counted = decided.outcome.kind === 'reserved' && decided.outcome.fresh ? plan.amountMicro : 0n;
+          total = { day: isoDate(snapshot.windows.dayStart), spentMicro: BigInt((spentRows?.[0]?.spent_micro as string | undefined) ?? 0) + counted };
           return decided.outcome;
         },
         () => {
@@ -654,7 +683,10 @@ export class PayService {
         // A COMMIT whose connection dropped may have committed.
         throw markUncertain(err, lockedOutcome);
       });
-    }
+      if (total) this.patTotals.set(pat.tokenId, { ...total, generation: this.writer.generation });
+      return outcome;
+    };
+    if (cappedPat && (alone || !cacheable || !this.patRoomRemembered(cappedPat, plan.amountMicro, now))) return underPatLock(cappedPat);
     const read = () => {
       this.metrics.paySnapshots.inc({ source: 'read' });
       return opening();
@@ -681,10 +713,15 @@ export class PayService {
       ctx.walletId,
       'treasury_pay_snapshot_v3',
       (rows, track) => {
-        const decided = decide(this.readSnapshot(rows, ctx.accountId, ctx.walletId, now));
+        const snapshot = this.readSnapshot(rows, ctx.accountId, ctx.walletId, now);
+        // Payments of the same PAT decided while this one waited may have taken its room.
+        if (cappedPat && !this.patRoomRemembered(cappedPat, plan.amountMicro, now)) return { outcome: undefined };
+        if (cappedPat) this.metrics.patCapChecks.inc({ source: 'remembered' });
+        const decided = decide(snapshot);
         if (!decided.write) return { outcome: decided.outcome };
         // The wallet's next payment decides on this write's outcome while it is on its way.
         remember(rows[0]!, decided.change!);
+        if (cappedPat && decided.outcome.kind === 'reserved') this.patTotals.get(cappedPat.tokenId)!.spentMicro += plan.amountMicro;
         const place = this.writer.place(decided.write.lockKey);
         track(place.committed);
         return { outcome: decided.outcome, write: decided.write, place };
@@ -692,6 +729,7 @@ export class PayService {
       read,
       remembered,
     );
+    if (!outcome) return underPatLock(cappedPat!);
     if (!write || !place) return outcome;
     if (outcome.kind === 'reserved') {
       decidedHook();
@@ -726,6 +764,8 @@ export class PayService {
       this.clock(),
     );
     if (released) this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
+    // What this process remembered of the PAT's day still counts the released payment: read it again.
+    if (released && ctx.pat) this.patTotals.delete(ctx.pat.tokenId);
   }
 
   /**

@@ -113,7 +113,8 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   });
 
   it('a payment whose signature cannot be recorded answers 503, and its reservation is given back: the signature never left', async () => {
-    // A buyer PAT with a daily cap takes the locked path: the reservation commits, then the signature is recorded.
+    // A new buyer PAT with a daily cap (its total not yet read by this process) takes the locked path: the
+    // reservation commits, then the signature is recorded.
     const { session } = await signInWithNewKey(t);
     const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat as string;
     const token = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })).body.pat as string;

@@ -4,8 +4,9 @@
  * every 200 and every 403 answered before the crash survives it; payments in flight — decided, their
  * signatures made while the database was down — get 503 `database_unavailable`, their signatures never
  * leave and nothing of them is counted; afterwards every wallet pays again and every chain verifies.
- * Through a buyer PAT with a daily cap (the locked path, which reserves before it signs) the reservations in
- * flight survive the crash and the API gives them back once the database answers again.
+ * Through a buyer PAT with a daily cap whose total the process does not know yet (the locked path, which
+ * reserves before it signs) the reservations in flight survive the crash and the API gives them back once
+ * the database answers again.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -137,7 +138,8 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
     const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat as string;
     const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })).body.pat as string;
     const wallets = await Promise.all([1, 2].map(async () => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { policy: { daily_cap_usd: '5' } } })).body as { id: string }));
-    for (const w of wallets) assert.equal((await pay(t, buyer, w.id, '100000')).status, 200);
+    // Paid once each through the Treasury PAT: the buyer PAT's first payments take the locked path.
+    for (const w of wallets) assert.equal((await pay(t, treasuryPat, w.id, '100000')).status, 200);
 
     t.signer.child.kill('SIGSTOP');
     const inFlight = wallets.flatMap((w) => [1, 2].map(() => pay(t, buyer, w.id, '200000')));

@@ -4,10 +4,11 @@
  * payment whose response was lost to a crash after COMMIT, retried with its Idempotency-Key, returns the
  * same signature and spends nothing more; one whose process died after signing and before writing left
  * nothing, and its retry is decided and counted once; one whose process died after reserving (a buyer PAT
- * with a daily cap reserves first) is signed by its retry or, never retried, given back once expired.
- * Without a buyer PAT a reservation is optimistic (one read, one
- * write that fails if the wallet's audit chain moved, then taken again): the races below go through that
- * path, also with the same Idempotency-Key first used on both processes at once and with policy changes
+ * with a daily cap reserves first in a process that has not read its total) is signed by its retry or,
+ * never retried, given back once expired. A reservation is otherwise optimistic (one read, one write that
+ * fails if the wallet's audit chain moved, then taken again): the races below go through that path — also
+ * through a capped buyer PAT in both processes, whose day PostgreSQL holds to the cap — with the same
+ * Idempotency-Key first used on both processes at once and with policy changes
  * (locked transactions) racing the payments — never a 500, the audit chain intact. And with every
  * PostgreSQL connection of both processes cut again and again mid-storm: answers are 200, 403 or 503
  * `database_unavailable`, the caps hold, each released signature is the recorded one, every payment whose
@@ -81,9 +82,10 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
 
   /**
    * Signs in to `api` with a fresh EVM key (SIWE naming the API's own origin) and mints a Treasury PAT and an
-   * agent (buyer) PAT with a daily cap: that PAT's payments take the locked path, which reserves before it signs.
+   * agent (buyer) PAT with a daily cap: its first payment in a process takes the locked path, which reserves
+   * before it signs.
    */
-  async function cappedBuyer(api: Api, dailyCapUsd: string): Promise<{ treasuryPat: string; buyerPat: string }> {
+  async function cappedBuyer(api: Api, dailyCapUsd: string): Promise<{ treasuryPat: string; buyerPat: string; buyerPatId: string }> {
     const who = privateKeyToAccount(generatePrivateKey());
     const nonce = (await post(api, '/v1/identity/nonce', {})).body.nonce;
     const message = createSiweMessage({ domain: new URL(api.url).host, address: who.address, uri: api.url, version: '1', chainId: 84532, nonce, issuedAt: new Date() });
@@ -91,8 +93,8 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.ok(signedIn.status < 300, JSON.stringify(signedIn.body));
     const as = { authorization: `Bearer ${signedIn.body.session}` };
     const treasuryPat = (await post(api, '/v1/pats', { scope_type: 'treasury' }, as)).body.pat;
-    const buyerPat = (await post(api, '/v1/pats', { scope_type: 'agent', daily_cap_usd: dailyCapUsd }, as)).body.pat;
-    return { treasuryPat, buyerPat };
+    const buyer = (await post(api, '/v1/pats', { scope_type: 'agent', daily_cap_usd: dailyCapUsd }, as)).body;
+    return { treasuryPat, buyerPat: buyer.pat, buyerPatId: buyer.id };
   }
 
   /** Pays through a new API process that SIGKILLs itself at `fault`: the answer never arrives; returns once that process is gone. */
@@ -191,6 +193,30 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
 
   it('velocity_cap: exactly N of 64 concurrent pays across two processes', async () => {
     await race({ velocity_cap: { max_count: 9, window_seconds: 3600 } }, 9);
+  });
+
+  it('a buyer PAT with a daily cap: each process decides on the total it remembers, and PostgreSQL holds the day to the cap — exactly N of 64 concurrent pays across two processes and four wallets', async () => {
+    const { treasuryPat, buyerPat, buyerPatId } = await cappedBuyer(apis[0]!, '0.5');
+    const wallets = await Promise.all(Array.from({ length: 4 }, async (_, i) => (await post(apis[0]!, '/v1/wallets', { label: `pat-${i}` }, { authorization: `Bearer ${treasuryPat}` })).body.id as string));
+    const pay = (api: Api, walletId: string) => post(api, `/v1/wallets/${walletId}/pay`, { payment_requirements: requirements('10000') }, { authorization: `Bearer ${buyerPat}` });
+    const capChecks = async (source: string) => {
+      let total = 0;
+      for (const api of apis) total += Number((await (await fetch(`${api.url}/metrics`)).text()).match(new RegExp(`treasury_pat_cap_checks_total\\{source="${source}"\\} (\\d+)`))?.[1] ?? 0);
+      return total;
+    };
+    // One payment through each process: each reads the PAT's total under its lock and remembers it.
+    for (const api of apis) assert.equal((await pay(api, wallets[0]!)).status, 200);
+    const remembered = await capChecks('remembered');
+    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => pay(apis[i % 2]!, wallets[i % 4]!)));
+    // Each process remembers room for 48 more; together they would pass 96 % of the race without the CHECK.
+    const ok = results.filter((r) => r.status === 200);
+    assert.equal(ok.length, 48, JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 429)?.body ?? ''));
+    assert.equal(results.filter((r) => r.status === 429 && r.body.error_code === 'MGMT_6014').length, 16);
+    assert.ok((await capChecks('remembered')) - remembered >= 24, 'payments were decided on the remembered total, without the PAT lock');
+    assert.equal((await db.knex('authorizations').whereIn('wallet_id', wallets)).length, 50);
+    const days = await db.knex('pat_spend_totals').where({ token_id: buyerPatId });
+    assert.deepEqual(days.map((r) => [String(r.spent_micro), String(r.cap_micro)]), [['500000', '500000']], 'the day is exactly at the cap');
+    for (const id of wallets) assert.equal((await verifyAuditChain(db.knex, id)).ok, true);
   });
 
   it('PostgreSQL connections cut again and again mid-storm: never a 500, the caps hold, every released signature is recorded, the chains verify', async () => {
@@ -302,7 +328,8 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
   });
 
   it('a pay whose process died after reserving and before signing, retried with its Idempotency-Key, signs that same reservation', async () => {
-    // A buyer PAT with a daily cap takes the locked path, which commits the reservation before asking the signer.
+    // A buyer PAT with a daily cap takes the locked path in a process that has not read its total yet (the
+    // doomed one is new), which commits the reservation before asking the signer.
     const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
     const buyer = { authorization: `Bearer ${buyerPat}` };
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } }, { authorization: `Bearer ${treasuryPat}` })).body;
