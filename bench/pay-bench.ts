@@ -519,9 +519,9 @@ async function main(): Promise<void> {
     await statements.end();
     const metrics = await (await fetch(`${api}/metrics`)).text();
 
-    // (d) A buyer agent paying through its PAT with a daily cap: each payment checks and counts the cap under the
-    // PAT's lock, across the agent's wallets — the locked path (docs/adr/0006). An agent PAT without a cap (as
-    // `xx init` mints it) pays on the path of (a). Measured after everything above, so it changes none of it.
+    // (d) A buyer agent paying through its PAT with a daily cap across the agent's wallets: decided on the day's
+    // total the API remembers (read once under the PAT's lock) and group-committed as in (a), the total held to
+    // the cap by PostgreSQL (docs/adr/0006). Measured after everything above, so it changes none of it.
     process.stderr.write(`• pay (d): one agent's PAT with a daily cap, ${PAT_WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     const capped = await (async () => {
       const who = privateKeyToAccount(generatePrivateKey());
