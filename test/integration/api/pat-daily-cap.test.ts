@@ -107,4 +107,53 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal(over.status, 429);
     assert.equal(over.body.error_code, 'MGMT_6014');
   });
+
+  it('a capped PAT reads its day once, then pays on the total the process remembers through the group commit; no room left reads again and answers 429; a payment given back makes it read again', async () => {
+    now = new Date();
+    const { session } = await signInWithNewKey(t);
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
+    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })).body;
+    const wallets = await Promise.all(['a', 'b'].map(async (label) => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string));
+    now = new Date(Date.UTC(2026, 10, 26, 12, 0, 0));
+    const pay = (walletId: string, amount: string) => t.request('POST', `/v1/wallets/${walletId}/pay`, { token: buyer.pat, body: { payment_requirements: requirements(amount) } });
+    const metric = async (pattern: RegExp) => Number(((await t.request('GET', '/metrics')).body as string).match(pattern)?.[1] ?? 0);
+    const checks = async () => ({
+      read: await metric(/treasury_pat_cap_checks_total\{source="read"\} (\d+)/),
+      remembered: await metric(/treasury_pat_cap_checks_total\{source="remembered"\} (\d+)/),
+      statements: await metric(/treasury_pay_decision_write_batch_size_count (\d+)/),
+    });
+
+    const start = await checks();
+    assert.equal((await pay(wallets[0]!, '100000')).status, 200);
+    const afterFirst = await checks();
+    assert.deepEqual([afterFirst.read - start.read, afterFirst.remembered - start.remembered], [1, 0], 'the first payment reads the day under the PAT lock');
+
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => pay(wallets[i % 2]!, '50000')));
+    for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal((await pay(wallets[1]!, '500000')).status, 200, '0.1 + 8 × 0.05 + 0.5: exactly at the cap');
+    const atCap = await checks();
+    assert.deepEqual([atCap.read - afterFirst.read, atCap.remembered - afterFirst.remembered], [0, 9], 'decided on the remembered total');
+    assert.ok(atCap.statements - afterFirst.statements >= 1, 'written by the group-commit writer');
+
+    const over = await pay(wallets[0]!, '1');
+    assert.equal(over.status, 429);
+    assert.equal(over.body.error_code, 'MGMT_6014');
+    assert.equal((await checks()).read - atCap.read, 1, 'no room left: the 429 comes from a read');
+    const day = await t.db.knex('pat_spend_totals').where({ token_id: buyer.id, day: '2026-11-26' }).first();
+    assert.deepEqual([String(day.spent_micro), String(day.cap_micro)], ['1000000', '1000000']);
+    assert.equal((await t.db.knex('authorizations').whereIn('wallet_id', wallets)).length, 10);
+
+    // Room again under a raised cap; the signer gone: the payment is given back, and what the process
+    // remembered (which counted it) is dropped, so the next payment reads the day again.
+    assert.equal((await t.request('PATCH', `/v1/pats/${buyer.id}`, { token: session, body: { daily_cap_usd: '2' } })).status, 200);
+    assert.equal((await pay(wallets[0]!, '100000')).status, 200);
+    const beforeStop = await checks();
+    await t.signer.stop();
+    assert.equal((await pay(wallets[0]!, '100000')).status, 503);
+    assert.equal((await pay(wallets[1]!, '100000')).status, 503);
+    const stopped = await checks();
+    assert.deepEqual([stopped.remembered - beforeStop.remembered, stopped.read - beforeStop.read], [1, 1], 'after the release, the next payment read the day');
+    const released = await t.db.knex('pat_spend_totals').where({ token_id: buyer.id, day: '2026-11-26' }).first();
+    assert.equal(String(released.spent_micro), '1100000', 'both unsigned payments given back');
+  });
 });
