@@ -4,7 +4,7 @@
  * every 200 and every 403 answered before the crash survives it; payments in flight — decided, their
  * signatures made while the database was down — get 503 `database_unavailable`, their signatures never
  * leave and nothing of them is counted; afterwards every wallet pays again and every chain verifies.
- * Through a buyer PAT with a daily cap whose total the process does not know yet (the locked path, which
+ * Through buyer PATs with a daily cap whose totals the process does not know yet (the locked path, which
  * reserves before it signs) the reservations in flight survive the crash and the API gives them back once
  * the database answers again.
  */
@@ -136,13 +136,14 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
   it('through a buyer PAT with a daily cap (reserved before signing): the reservations in flight survive the crash and are given back', async () => {
     const { session } = await signInWithNewKey(t);
     const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat as string;
-    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })).body.pat as string;
+    // One capped buyer PAT per payment in flight: a PAT whose day this process has not read yet takes the
+    // locked path (a known PAT with room left would sign first and write after, as in the test above).
+    const buyers = await Promise.all([1, 2, 3, 4].map(async () => (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })).body.pat as string));
     const wallets = await Promise.all([1, 2].map(async () => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { policy: { daily_cap_usd: '5' } } })).body as { id: string }));
-    // Paid once each through the Treasury PAT: the buyer PAT's first payments take the locked path.
     for (const w of wallets) assert.equal((await pay(t, treasuryPat, w.id, '100000')).status, 200);
 
     t.signer.child.kill('SIGSTOP');
-    const inFlight = wallets.flatMap((w) => [1, 2].map(() => pay(t, buyer, w.id, '200000')));
+    const inFlight = wallets.flatMap((w, i) => [0, 1].map((j) => pay(t, buyers[i * 2 + j]!, w.id, '200000')));
     const reserved = () => db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id)).where({ status: 'reserved' });
     await waitFor('the reservations', async () => (await reserved()).length === 4);
     await crash();
@@ -157,7 +158,7 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
     assert.equal((await unsigned()).length, 4);
     for (const w of wallets) {
       assert.equal(await spentToday(db, w.id), '100000', 'only the signed payment counts');
-      assert.equal((await pay(t, buyer, w.id, '100000')).status, 200);
+      assert.equal((await pay(t, buyers[0]!, w.id, '100000')).status, 200);
       assert.equal((await verifyAuditChain(db.knex, w.id)).ok, true);
     }
   });
