@@ -25,6 +25,7 @@ import { sellerRoutes } from './http/routes/seller-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { BalanceReader } from './chain/balance-reader.js';
+import { SettlementService } from './services/settlement-service.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
 import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
 import { AccountService } from './services/account-service.js';
@@ -64,6 +65,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
   const balances = new BalanceReader(config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults, balances);
+  const settlements = new SettlementService(knex, chains, balances, metrics, clock, (walletId) => pay.forgetWallet(walletId));
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   const identity = new IdentityService(knex, accounts, metrics, {
     publicUrl: config.publicUrl,
@@ -81,7 +83,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(jsonBody(config.bodyLimitBytes));
-  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex, chains, balances }), payRoutes({ auth, wallets, pay, knex }), identityRoutes({ auth, identity, pats }), agentRoutes({ auth, agents }), sellerRoutes({ auth, sellers, pats })];
+  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex, chains, balances }), payRoutes({ auth, wallets, pay, settlements, knex }), identityRoutes({ auth, identity, pats }), agentRoutes({ auth, agents }), sellerRoutes({ auth, sellers, pats })];
   for (const router of routers) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());

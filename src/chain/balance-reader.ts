@@ -3,18 +3,20 @@
  * for that (network, token, address) is served with `stale: true` and the time it was read, until the next
  * successful read; with no earlier figure the read fails with `chain_unavailable` (503).
  *
- * `usdcAllowance` reads what a spender (Permit2, for x402 `upto`) may move from an address; it is never
- * served stale — an unreachable RPC is `chain_unavailable`.
+ * `usdcAllowance` reads what a spender (Permit2, for x402 `upto`) may move from an address, and
+ * `minedTransaction` a transaction with its receipt (to verify a settlement); neither is ever served stale —
+ * an unreachable RPC is `chain_unavailable`.
  *
  * Defends: a slow or dead RPC holding requests (short timeout, no retries inside a request).
  * Does not defend: a lying RPC — the figure is whatever the configured endpoint answers; the cache is per
  * process (replicas may disagree on staleness).
  */
-import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem';
+import { createPublicClient, erc20Abi, http, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hash, type PublicClient } from 'viem';
 import { formatUsd } from '../../policy/money.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { ChainInfo } from './chain-registry.js';
+import type { SettlementTransaction } from './verify-upto-settlement.js';
 
 export interface BalanceReading {
   network: string;
@@ -82,6 +84,18 @@ export class BalanceReader {
     try {
       return await client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] });
     } catch (err) {
+      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
+    }
+  }
+
+  /** A transaction and its receipt, or null while the RPC knows no mined transaction by that hash. */
+  async minedTransaction(chain: ChainInfo, hash: Hash): Promise<SettlementTransaction | null> {
+    const client = this.client(chain);
+    try {
+      const [tx, receipt] = await Promise.all([client.getTransaction({ hash }), client.getTransactionReceipt({ hash })]);
+      return { to: tx.to, input: tx.input, status: receipt.status, logs: receipt.logs };
+    } catch (err) {
+      if (err instanceof TransactionNotFoundError || err instanceof TransactionReceiptNotFoundError) return null;
       throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
     }
   }

@@ -96,6 +96,12 @@ export function createTreasuryMetrics() {
       labelNames: ['source'] as const,
       registers: [registry],
     }),
+    uptoSettlements: new Counter({
+      name: 'treasury_upto_settlements_total',
+      help: 'Reported settlements of upto authorizations by outcome: recorded (verified on chain, unsettled part given back), replayed (reported again), or the error code.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     payConflicts: new Counter({
       name: 'treasury_pay_conflict_retries_total',
       help: 'Reservations taken again: the wallet changed between the read and the write (another process), or the shared statement holding the write failed.',

@@ -7,6 +7,7 @@ export { TreasuryClient } from './treasury-client.js';
 export {
   balanceSchema,
   payInputSchema,
+  settlementSchema,
   signedPaymentSchema,
   transferInputSchema,
   treasuryClientOptionsSchema,
@@ -15,6 +16,7 @@ export {
   type Balance,
   type FetchLike,
   type PayInput,
+  type Settlement,
   type SignedPayment,
   type Permit2Authorization,
   type TransferInput,

@@ -52,6 +52,8 @@ export const treasuryClientOptionsSchema = z
 export type TreasuryClientOptions = Omit<z.input<typeof treasuryClientOptionsSchema>, 'token'> & { token: string | undefined };
 
 export const walletIdSchema = z.string().regex(/^wal_[A-Za-z0-9]{1,64}$/, 'expected a wallet id (wal_…)');
+export const authorizationIdSchema = z.string().regex(/^auth_[A-Za-z0-9]{1,64}$/, 'expected an authorization id (auth_…)');
+export const transactionHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash (0x + 64 hex)');
 export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 _ . : -');
 export const capabilitySchema = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'expected a capability such as search.web');
 
@@ -161,3 +163,20 @@ export const signedPaymentSchema = z.union([
 ]);
 export type SignedPayment = z.infer<typeof signedPaymentSchema>;
 export type SignedExactPayment = Extract<SignedPayment, { authorization: unknown }>;
+
+/** What Treasury recorded for an `upto` settlement (POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement). */
+export const settlementSchema = z
+  .object({
+    authorization_id: z.string(),
+    wallet_id: z.string(),
+    scheme: z.literal('upto'),
+    network: z.string(),
+    transaction: z.string(),
+    signed_max_usd: z.string(),
+    settled_usd: z.string(),
+    given_back_usd: z.string(),
+    settled_at: z.string(),
+    replayed: z.boolean(),
+  })
+  .loose();
+export type Settlement = z.infer<typeof settlementSchema>;

@@ -19,9 +19,12 @@
 import type { z } from 'zod';
 import { InvalidArgumentError, InvalidTreasuryReplyError, TreasuryApiError, TreasuryKeyMissingError, TreasuryUnreachableError } from './sdk-errors.js';
 import {
+  authorizationIdSchema,
   balanceSchema,
   payInputSchema,
+  settlementSchema,
   signedPaymentSchema,
+  transactionHashSchema,
   transferInputSchema,
   treasuryClientOptionsSchema,
   walletIdSchema,
@@ -30,6 +33,7 @@ import {
   type Balance,
   type FetchLike,
   type PayInput,
+  type Settlement,
   type SignedPayment,
   type TransferInput,
   type TreasuryClientOptions,
@@ -96,6 +100,17 @@ export class TreasuryClient {
       ...(p.authorization !== undefined ? { authorization: p.authorization } : {}),
     };
     return this.#call('POST', `/v1/wallets/${id}/pay`, body, signedPaymentSchema, p.idempotencyKey);
+  }
+
+  /**
+   * Reports the transaction that settled an `upto` payment: Treasury verifies it on chain and gives back the
+   * part of the signed maximum that was not charged (the same transaction reported again answers the same).
+   */
+  async recordSettlement(walletId: string, authorizationId: string, transaction: string): Promise<Settlement> {
+    const id = parseArgument(walletIdSchema, walletId, 'walletId');
+    const authorization = parseArgument(authorizationIdSchema, authorizationId, 'authorizationId');
+    const tx = parseArgument(transactionHashSchema, transaction, 'transaction');
+    return this.#call('POST', `/v1/wallets/${id}/authorizations/${authorization}/settlement`, { transaction: tx }, settlementSchema);
   }
 
   /** An external transfer: recipient and USD amount; network and token are the wallet's. */

@@ -28,7 +28,7 @@ import { schemeNameSchema, type PaymentRequirements, type SettlementReceipt } fr
 import { checkBudget } from './check-budget.js';
 import { mapRecoveryError } from './map-recovery-error.js';
 import { readX402Challenge, tryDecodeChallengeHeader } from './read-x402-challenge.js';
-import { InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, Permit2AllowanceRequiredError, SignatureMismatchError, TreasuryApiError, X402PaymentFailedError } from './sdk-errors.js';
+import { InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, Permit2AllowanceRequiredError, SignatureMismatchError, TreasuryApiError, TreasurySdkError, X402PaymentFailedError } from './sdk-errors.js';
 import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, walletIdSchema, type FetchLike, type SignedPayment } from './treasury-client-schemas.js';
@@ -36,7 +36,7 @@ import { newIdempotencyKey } from './new-idempotency-key.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
 
 /** What the buyer needs from a Treasury client (a `TreasuryClient`, or anything with the same two methods). */
-export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'>;
+export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'> & Partial<Pick<TreasuryClient, 'recordSettlement'>>;
 
 const networkPatternSchema = z.string().regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
 
@@ -54,6 +54,12 @@ const buyerOptionsSchema = z
     networks: z.array(networkPatternSchema).min(1).max(64).optional(),
     /** Default `['exact', 'upto']` (the schemes Treasury signs). */
     schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
+    /**
+     * After an `upto` payment whose receipt names its transaction, report it to Treasury, which verifies it on
+     * chain and gives back the unsettled part of the signed maximum (default true). The result's `settlement`
+     * holds what Treasury recorded, or `settlementError` why not; the seller's answer is returned either way.
+     */
+    recordSettlements: z.boolean().optional(),
   })
   .strict();
 export type X402BuyerOptions = z.input<typeof buyerOptionsSchema>;
@@ -144,6 +150,16 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     return walletNetwork;
   };
 
+  /** Reports an `upto` settlement (recordSettlements); never throws — a failure is the result's `settlementError`. */
+  async function recordSettlement(authorizationId: string, transaction: string): Promise<Pick<X402Result, 'settlement' | 'settlementError'>> {
+    if (o.recordSettlements === false || !o.client.recordSettlement || !/^0x[0-9a-fA-F]{64}$/.test(transaction)) return {};
+    try {
+      return { settlement: await o.client.recordSettlement(o.walletId, authorizationId, transaction) };
+    } catch (err) {
+      return { settlementError: err instanceof TreasurySdkError ? err.code : 'settlement_not_recorded' };
+    }
+  }
+
   async function exchange(url: string, method: string, headers: Headers, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<X402Result> {
     const send = (paymentHeader?: [string, string]) => {
       const h = new Headers(headers);
@@ -211,7 +227,8 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     }
     const receipt = decoded ? toX402Receipt(decoded, requirements) : undefined;
     if (second.status >= 200 && second.status < 300) {
-      return { status: second.status, headers: second.headers, body: secondBody, paid: true, ...(receipt ? { receipt } : {}), requirements, payment };
+      const result: X402Result = { status: second.status, headers: second.headers, body: secondBody, paid: true, ...(receipt ? { receipt } : {}), requirements, payment };
+      return payment.scheme === 'upto' && receipt?.success ? { ...result, ...(await recordSettlement(payment.authorization_id, receipt.transaction)) } : result;
     }
     // A receipt header means the seller says it settled (or it is unreadable, and settlement cannot be ruled out).
     if (receiptHeader !== null && (decoded === undefined || decoded.success)) throw new PaymentRejectedError(second.status, secondBody, receipt);

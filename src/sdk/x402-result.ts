@@ -5,7 +5,7 @@
  */
 import { formatUsd, isRawAmount } from '../../policy/money.js';
 import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
-import type { SignedPayment } from './treasury-client-schemas.js';
+import type { Settlement, SignedPayment } from './treasury-client-schemas.js';
 
 export interface X402Receipt {
   success: boolean;
@@ -32,6 +32,10 @@ export interface X402Result {
   requirements?: PaymentRequirements;
   /** What Treasury signed: authorization, signature, authorization_id, decision_id. */
   payment?: SignedPayment;
+  /** For an `upto` payment: the settlement Treasury verified and recorded (the unsettled part given back). */
+  settlement?: Settlement;
+  /** For an `upto` payment whose settlement could not be recorded: the error code (the payment stands). */
+  settlementError?: string;
 }
 
 export function toX402Receipt(receipt: SettlementReceipt, requirements: PaymentRequirements | undefined): X402Receipt {

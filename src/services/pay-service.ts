@@ -202,6 +202,11 @@ export class PayService {
     return true;
   }
 
+  /** Forgets what this process remembered of `walletId` (another path changed its totals and audit chain). */
+  forgetWallet(walletId: string): void {
+    this.snapshots.delete(walletId);
+  }
+
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<SignedPayment> {
     const scheme = requirements.scheme;

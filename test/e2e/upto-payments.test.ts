@@ -5,7 +5,11 @@
  * - A wallet without the Permit2 allowance: Treasury answers 412 permit2_allowance_required and records
  *   nothing; the SDK buyer raises Permit2AllowanceRequiredError, or pays the seller's next (exact) entry.
  * - With the allowance, a Treasury wallet pays an official @x402/express upto seller that charges 40% of the
- *   maximum: balances move by exactly that; Treasury counted the signed maximum.
+ *   maximum: balances move by exactly that; Treasury counted the signed maximum, and once the SDK reported
+ *   the settlement's transaction, verified on chain, only the 40% (day, PAT day, audit chain).
+ * - A reported settlement is held to the chain: the same transaction again answers the stored result; a
+ *   transaction of another authorization, one that is not an upto settlement, one never mined, a second one
+ *   for a settled authorization, an `exact` authorization and hostile input are refused and change nothing.
  * - The official @x402/fetch upto client (a plain viem key) pays our Koa seller, whose handler charges 25%:
  *   balances move by exactly that, the receipt (official decoder) carries the amount, the ledger row too.
  * - treasuryAccount used by the official upto client pays our Koa seller; a zero charge moves nothing.
@@ -29,6 +33,7 @@ import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
+import { verifyAuditChain } from '../../src/audit/audit-ledger.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const MAX = 100_000n; // $0.10, the signed maximum of every upto route here
@@ -40,6 +45,7 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   let client: TreasuryClient;
   let agentId: string;
   let agentPat: string;
+  let agentPatId: string;
   const servers = new LoopbackServers();
   const payToExpress = privateKeyToAccount(generatePrivateKey()).address;
   const payToKoa = privateKeyToAccount(generatePrivateKey()).address;
@@ -78,6 +84,7 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const pat = await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'agent', label: 'upto buyer' } });
     assert.equal(pat.status, 201, JSON.stringify(pat.body));
     agentPat = pat.body.pat;
+    agentPatId = pat.body.id;
     client = new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat });
 
     // An official @x402/express seller: /metered is upto only (charges 40%), /either offers upto then exact.
@@ -168,8 +175,84 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     assert.equal(row.status, 'signed');
     assert.equal(result.payment!.scheme, 'upto');
     assert.equal(result.payment!.scheme === 'upto' && result.payment!.permit2_authorization.witness.facilitator.toLowerCase(), chain.facilitatorAddress.toLowerCase());
+    // The SDK reported the settlement's transaction: verified on chain, the unsettled 60% given back.
+    assert.deepEqual(
+      result.settlement && { tx: result.settlement.transaction, max: result.settlement.signed_max_usd, settled: result.settlement.settled_usd, back: result.settlement.given_back_usd, replayed: result.settlement.replayed },
+      { tx: result.receipt!.transaction.toLowerCase(), max: '0.1', settled: '0.04', back: '0.06', replayed: false },
+      result.settlementError,
+    );
+    const [settled] = await t.db.knex('authorizations').where({ wallet_id: w.id });
+    assert.deepEqual([settled.settled_raw, settled.settlement_tx], ['40000', result.receipt!.transaction.toLowerCase()]);
     const [day] = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' });
-    assert.equal(day.spent_micro, MAX.toString());
+    assert.equal(day.spent_micro, '40000', 'the day counts what was charged');
+    const events = await t.db.knex('audit_events').where({ chain_key: w.id }).orderBy('seq');
+    assert.deepEqual(events.map((e) => e.event_type).slice(-2), ['payment.reserved', 'payment.settled']);
+    assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
+  });
+
+  it('a reported settlement is held to the chain: replays answer the stored result; other transactions, exact payments and hostile input change nothing', async () => {
+    const w = await newWallet('settlement-checks');
+    const approval = await fetch(chain.faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: w.address, amount_usd: '1', approve_permit2: true }) });
+    const approvalTx = ((await approval.json()) as { permit2_approval_tx: string }).permit2_approval_tx;
+    const patDay = async () => String((await t.db.knex('pat_spend_totals').where({ token_id: agentPatId }).orderBy('day', 'desc').first()).spent_micro);
+    const spent = async () => String((await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first()).spent_micro);
+    const report = (authorizationId: string, transaction: string, token = agentPat) =>
+      t.request('POST', `/v1/wallets/${w.id}/authorizations/${authorizationId}/settlement`, { token, body: { transaction } });
+
+    // Two upto payments whose settlements the SDK does not report, and one exact payment.
+    const quiet = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10', recordSettlements: false });
+    const a = await quiet.request(`${expressUrl}/metered`);
+    const b = await quiet.request(`${expressUrl}/metered`);
+    for (const r of [a, b]) assert.deepEqual([r.status, r.payment!.scheme, r.settlement, r.settlementError], [200, 'upto', undefined, undefined]);
+    const exact = await t.request('POST', `/v1/wallets/${w.id}/pay`, {
+      token: agentPat,
+      body: { payment_requirements: { scheme: 'exact', network: 'eip155:84532', payTo: payToExpress, amount: '1000', asset: USDC, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2' } } },
+    });
+    assert.equal(exact.status, 200, JSON.stringify(exact.body));
+    const [txA, txB] = [a.receipt!.transaction, b.receipt!.transaction];
+    const [idA, idB] = [a.payment!.authorization_id, b.payment!.authorization_id];
+    assert.equal(await spent(), String(2n * MAX + 1000n), 'both counted at their maximum');
+    const patBefore = await patDay();
+    const auditRows = async () => (await t.db.knex('audit_events').where({ chain_key: w.id })).length;
+    const rowsBefore = await auditRows();
+
+    const refusals: Array<[string, Awaited<ReturnType<typeof report>>, number, string, string?]> = [
+      ['another authorization\'s settlement', await report(idB, txA), 422, 'settlement_not_verified', 'authorization_mismatch'],
+      ['not an upto settlement', await report(idA, approvalTx), 422, 'settlement_not_verified', 'not_an_upto_settlement'],
+      ['never mined', await report(idA, `0x${'ab'.repeat(32)}`), 422, 'settlement_not_verified', 'transaction_not_found'],
+      ['an exact authorization', await report(exact.body.authorization_id, txA), 422, 'settlement_not_applicable'],
+      ['no such authorization', await report(`auth_${'0'.repeat(24)}`, txA), 404, 'authorization_not_found'],
+      ['a malformed hash', await report(idA, '0x1234'), 400, 'invalid_request'],
+      ['an extra field', await t.request('POST', `/v1/wallets/${w.id}/authorizations/${idA}/settlement`, { token: agentPat, body: { transaction: txA, settled_raw: '0' } }), 400, 'invalid_request'],
+      ['a malformed authorization id', await report('auth_../../x', txA), 400, 'invalid_path_parameter'],
+    ];
+    for (const [what, res, status, code, reason] of refusals) {
+      assert.equal(res.status, status, `${what}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error_code, code, what);
+      if (reason) assert.equal(res.body.reason, reason, what);
+    }
+    assert.deepEqual([await spent(), await patDay(), await auditRows()], [String(2n * MAX + 1000n), patBefore, rowsBefore], 'nothing changed');
+
+    // Another account's bearer cannot report for this wallet.
+    const stranger = await signInWithNewKey(t);
+    const strangerPat = (await t.request('POST', '/v1/pats', { token: stranger.session, body: { scope_type: 'agent' } })).body.pat;
+    assert.equal((await report(idA, txA, strangerPat)).status, 404);
+
+    const first = await report(idA, txA);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.deepEqual([first.body.settled_usd, first.body.given_back_usd, first.body.replayed], ['0.04', '0.06', false]);
+    const again = await report(idA, txA.toUpperCase().replace('0X', '0x'));
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.deepEqual([again.body.settled_usd, again.body.given_back_usd, again.body.replayed, again.body.settled_at], ['0.04', '0.06', true, first.body.settled_at]);
+    const second = await report(idA, txB);
+    assert.equal(second.status, 409, JSON.stringify(second.body));
+    assert.equal(second.body.error_code, 'settlement_already_recorded');
+    assert.equal((await report(idB, txB)).status, 200);
+    assert.equal(await spent(), String(2n * 40_000n + 1000n), 'each upto payment counts what it was charged');
+    assert.equal(await patDay(), String(BigInt(patBefore) - 2n * 60_000n), 'the paying PAT\'s day too');
+    const settledEvents = await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'payment.settled' });
+    assert.equal(settledEvents.length, 2, 'one audit row per recorded settlement, none for the replay');
+    assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
   });
 
   it('the official @x402/fetch upto client pays our Koa seller; 25% moves; receipt and ledger carry the amount', async () => {

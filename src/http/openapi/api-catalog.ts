@@ -3,7 +3,7 @@
  * A test compares it with the routes the app actually serves, so the document stays complete.
  */
 import { z } from 'zod';
-import { evaluateBodySchema, payBodySchema, putPolicyBodySchema, transferBodySchema } from '../schemas/pay-schemas.js';
+import { evaluateBodySchema, payBodySchema, putPolicyBodySchema, settlementBodySchema, transferBodySchema } from '../schemas/pay-schemas.js';
 import { createPatBodySchema, initBodySchema, patchPatBodySchema } from '../schemas/identity-schemas.js';
 import {
   bankingBodySchema,
@@ -51,6 +51,7 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'POST', path: '/v1/wallets/{id}/policy/evaluate', summary: 'Dry run of a payment against the policy', auth: 'treasury_or_agent', body: evaluateBodySchema },
   { method: 'POST', path: '/v1/wallets/{id}/pay', summary: 'Sign an x402 payment (Idempotency-Key supported)', auth: 'treasury_or_agent', body: payBodySchema },
   { method: 'POST', path: '/v1/wallets/{id}/transfer', summary: 'Sign a transfer (Idempotency-Key supported)', auth: 'treasury_or_agent', body: transferBodySchema },
+  { method: 'POST', path: '/v1/wallets/{id}/authorizations/{authorization_id}/settlement', summary: 'Record an upto settlement, verified on chain; gives back the unsettled part of the signed maximum', auth: 'treasury_or_agent', body: settlementBodySchema },
   { method: 'POST', path: '/v1/identity/nonce', summary: 'Issue a sign-in nonce', auth: 'none' },
   { method: 'POST', path: '/v1/identity/init', summary: 'Sign in with SIWE or SIWS; returns an as_ session', auth: 'none', body: initBodySchema },
   { method: 'POST', path: '/v1/identity/exchange-pat', summary: 'Exchange an agent PAT for a session', auth: 'agent' },

@@ -1,7 +1,8 @@
 /**
  * Policy and pay routes of a wallet (Treasury-scoped bearer): PUT/GET /v1/wallets/{id}/policy,
  * POST /v1/wallets/{id}/policy/evaluate (dry run), POST /v1/wallets/{id}/pay and /transfer
- * (with an optional Idempotency-Key header).
+ * (with an optional Idempotency-Key header), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
+ * (an `upto` settlement, verified on chain).
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -11,12 +12,13 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import { requireTreasuryScope, resolveWalletScope } from '../../auth/authenticator.js';
 import { AppError } from '../../errors/app-error.js';
 import type { CallContext, PayService } from '../../services/pay-service.js';
+import type { SettlementService } from '../../services/settlement-service.js';
 import type { WalletService } from '../../services/wallet-service.js';
-import { walletIdSchema } from '../schemas/common-schemas.js';
-import { evaluateBodySchema, idempotencyKeySchema, payBodySchema, putPolicyBodySchema, transferBodySchema } from '../schemas/pay-schemas.js';
+import { authorizationIdSchema, walletIdSchema } from '../schemas/common-schemas.js';
+import { evaluateBodySchema, idempotencyKeySchema, payBodySchema, putPolicyBodySchema, settlementBodySchema, transferBodySchema } from '../schemas/pay-schemas.js';
 import { validate } from '../validate.js';
 
-export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; pay: PayService; knex: Knex }): Router {
+export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; pay: PayService; settlements: SettlementService; knex: Knex }): Router {
   const router = new Router();
 
   /** Treasury bearers everywhere; agent PATs on the wallet operations (read policy, evaluate, pay, transfer). */
@@ -70,6 +72,13 @@ export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; p
     const s = await scope(ctx);
     const body = validate(transferBodySchema, ctx.state.body);
     ctx.body = await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body);
+  });
+
+  router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {
+    const s = await scope(ctx);
+    const authorizationId = validate(authorizationIdSchema, ctx.params.authorization_id, 'path');
+    const body = validate(settlementBodySchema, ctx.state.body);
+    ctx.body = await deps.settlements.recordUptoSettlement(s, authorizationId, body.transaction as `0x${string}`);
   });
 
   return router;

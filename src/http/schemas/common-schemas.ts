@@ -18,3 +18,4 @@ export function plainText(max: number) {
 export const accountIdSchema = z.string().regex(/^acct_[0-9a-f]{24}$/, 'expected an account id (acct_…)');
 export const agentIdSchema = z.string().regex(/^agt_[0-9a-f]{24}$/, 'expected an agent id (agt_…)');
 export const walletIdSchema = z.string().regex(/^wal_[0-9a-f]{24}$/, 'expected a wallet id (wal_…)');
+export const authorizationIdSchema = z.string().regex(/^auth_[0-9a-f]{24}$/, 'expected an authorization id (auth_…)');

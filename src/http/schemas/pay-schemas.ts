@@ -93,3 +93,10 @@ export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/
 
 export { plainText };
 export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;
+
+/** POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement: the transaction that settled an `upto` authorization. */
+export const settlementBodySchema = z
+  .object({
+    transaction: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash (0x + 64 hex)'),
+  })
+  .strict();

@@ -138,10 +138,16 @@ describe('hostile inputs against the custody routes', function () {
     for (const value of [...hostile.any!, ...hostile.unix_seconds!]) {
       await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, { to: VALID_ADDRESS, amount_usd: '1', valid_for_seconds: value });
     }
+    const settlement = `/v1/wallets/${walletId}/authorizations/auth_${'0'.repeat(24)}/settlement`;
+    for (const value of [...hostile.any!, ...hostile.bytes32_hex!, ...hostile.identifier!]) await expectRefused('POST', settlement, { transaction: value });
+    for (const id of hostile.identifier as string[]) {
+      await expectRefused('POST', `/v1/wallets/${walletId}/authorizations/${encodeURIComponent(id)}/settlement`, { transaction: `0x${'ab'.repeat(32)}` });
+    }
     for (const raw of hostile.raw_bodies as string[]) {
       await expectRefused('POST', `/v1/wallets/${walletId}/pay`, raw, { raw: true });
       await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, raw, { raw: true });
       await expectRefused('PUT', `/v1/wallets/${walletId}/policy`, raw, { raw: true });
+      await expectRefused('POST', settlement, raw, { raw: true });
     }
     assert.deepEqual(await snapshot(), before);
   });
