@@ -252,10 +252,15 @@ export class SellerService {
     };
   }
 
-  private async accruedMicro(seller: SellerRow): Promise<bigint> {
-    const [earned] = (await this.knex('ledger_entries').where({ seller_id: seller.id, payout_mode: 'platform_mor' }).sum({ s: 'amount_micro' })) as Array<{ s: string | null }>;
-    const [paid] = (await this.knex('payout_flushes').where({ seller_id: seller.id }).sum({ s: 'amount_micro' })) as Array<{ s: string | null }>;
-    return BigInt(earned?.s ?? 0) - BigInt(paid?.s ?? 0);
+  /**
+   * What the seller earned in platform_mor mode and was not paid yet: one row (seller_payables), kept by
+   * triggers in the transaction of each ledger entry and flush (migration 20261125160000), so a read costs the
+   * same after a million ledger rows as after one.
+   */
+  private async accruedMicro(seller: SellerRow, trx: Knex | Knex.Transaction = this.knex, forUpdate = false): Promise<bigint> {
+    const query = trx('seller_payables').where({ seller_id: seller.id }).first('earned_micro', 'paid_micro');
+    const row = (await (forUpdate ? query.forUpdate() : query)) as { earned_micro: string; paid_micro: string } | undefined;
+    return row ? BigInt(row.earned_micro) - BigInt(row.paid_micro) : 0n;
   }
 
   /** Records a payout of everything accrued (platform_mor only), serialised per seller; answers the payouts' first page. */
@@ -263,9 +268,8 @@ export class SellerService {
     if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
     await this.knex.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${seller.id}`]);
-      const [earned] = (await trx('ledger_entries').where({ seller_id: seller.id, payout_mode: 'platform_mor' }).sum({ s: 'amount_micro' })) as Array<{ s: string | null }>;
-      const [paid] = (await trx('payout_flushes').where({ seller_id: seller.id }).sum({ s: 'amount_micro' })) as Array<{ s: string | null }>;
-      const accrued = BigInt(earned?.s ?? 0) - BigInt(paid?.s ?? 0);
+      // The row is locked too: a ledger entry committing meanwhile waits, and is paid by the next flush.
+      const accrued = await this.accruedMicro(seller, trx, true);
       if (accrued > 0n) await trx('payout_flushes').insert({ id: generateId('po_'), seller_id: seller.id, amount_micro: accrued.toString(), created_by: actor, created_at: this.clock() });
     });
     return this.payouts(seller, request);

@@ -1,6 +1,8 @@
 /**
  * Origin verification against real local HTTP servers (file served, absent, wrong token, redirect, private
- * address refused by default), banking declaration, payout mode, accrued payables and flush history.
+ * address refused by default), banking declaration, payout mode, accrued payables and flush history; the
+ * payables row kept by PostgreSQL (every ledger row and flush counted once, whoever inserts it, also while
+ * reports and flushes race).
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -111,5 +113,33 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
     assert.equal(flushed.body.flushes[0].amount_usd, '0.5');
     await report('10000');
     assert.equal((await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd, '0.01');
+  });
+
+  it('reports and flushes racing: every platform_mor row is paid once — flushed plus accrued equals what was earned', async () => {
+    const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Race Payouts', payout_mode: 'platform_mor' } })).body;
+    const report = (amount: number, txHash = `0x${randomBytes(32).toString('hex')}`) =>
+      t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: txHash, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: String(amount), network: 'eip155:84532' } });
+    const amounts = Array.from({ length: 60 }, (_, i) => 1_000 + i * 37);
+    const flushes = Array.from({ length: 6 }, () => t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session }));
+    const answers = await Promise.all([...amounts.map((a) => report(a)), ...flushes]);
+    for (const a of answers) assert.ok(a.status === 200 || a.status === 201, JSON.stringify(a.body));
+    // A row inserted by another process (or another version of the service) is counted as well.
+    await t.db.knex('ledger_entries').insert({ id: 'led_direct_insert_0001', seller_id: seller.seller_id, tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount_micro: '7', network: 'eip155:84532', payout_mode: 'platform_mor', created_at: new Date() });
+    // Reported again: the same tx_hash is one row, counted once.
+    const again = await report(amounts[0]!, answers[0]!.body.tx_hash);
+    assert.deepEqual([again.status, again.body.duplicate], [200, true], JSON.stringify(again.body));
+    const earned = amounts.reduce((a, b) => a + b, 0) + 7;
+    const flushed = (await t.db.knex('payout_flushes').where({ seller_id: seller.seller_id }).sum({ s: 'amount_micro' }))[0]!.s ?? 0;
+    const accrued = (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd as string;
+    assert.equal(Number(flushed) + Math.round(Number(accrued) * 1e6), earned);
+    const last = await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session });
+    assert.equal(last.body.accrued_usd, '0');
+    const paid = (await t.db.knex('payout_flushes').where({ seller_id: seller.seller_id }).sum({ s: 'amount_micro' }))[0]!.s;
+    assert.equal(Number(paid), earned, 'everything earned was paid out, nothing twice');
+    // PostgreSQL refuses a flush above what was earned, whoever writes it.
+    await assert.rejects(
+      t.db.knex('payout_flushes').insert({ id: 'po_over_earned_0001', seller_id: seller.seller_id, amount_micro: '1', created_by: 'test', created_at: new Date() }),
+      /seller_payables_paid_within_earned/,
+    );
   });
 });

@@ -1,0 +1,64 @@
+/**
+ * Migration 20261125160000 (seller_payables) on a database that already holds a seller history: the
+ * backfill counts each seller's platform_mor ledger rows and flushes exactly once (direct-mode rows never),
+ * rows inserted afterwards are counted by the triggers, and the migration rolls back and forward again.
+ */
+import assert from 'node:assert/strict';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+
+const MIGRATION = '20261125160000_seller_payables.ts';
+
+describe('seller payables migration (PostgreSQL)', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+
+  before(async () => {
+    db = await createTestDatabase({ migrate: false });
+  });
+  after(async () => {
+    await db?.drop();
+  });
+
+  it('backfills each seller\'s accrued payables from its history, then counts new rows; down and up again', async () => {
+    const { knex } = db;
+    // Every migration before this one.
+    for (;;) {
+      const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
+      if (pending[0]?.file === MIGRATION) break;
+      assert.ok(pending.length > 0, `${MIGRATION} not found among the pending migrations`);
+      await knex.migrate.up();
+    }
+    const now = new Date();
+    await knex('accounts').insert({ id: 'acct_payables', created_at: now });
+    const seller = (id: string) => ({ id, account_id: 'acct_payables', name: id, slug: id, created_at: now, updated_at: now });
+    await knex('sellers').insert([seller('sel_mor'), seller('sel_direct'), seller('sel_quiet')]);
+    let n = 0;
+    const entry = (sellerId: string, amount: number, mode: string) => ({
+      id: `led_${++n}`,
+      seller_id: sellerId,
+      tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
+      payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+      amount_micro: String(amount),
+      network: 'eip155:84532',
+      payout_mode: mode,
+      created_at: now,
+    });
+    await knex('ledger_entries').insert([entry('sel_mor', 500_000, 'platform_mor'), entry('sel_mor', 250_000, 'platform_mor'), entry('sel_mor', 90_000, 'direct'), entry('sel_direct', 70_000, 'direct')]);
+    await knex('payout_flushes').insert({ id: 'po_1', seller_id: 'sel_mor', amount_micro: '500000', created_by: 'test', created_at: now });
+
+    await knex.migrate.up();
+    const rows = async () => (await knex('seller_payables').orderBy('seller_id')).map((r) => [r.seller_id, String(r.earned_micro), String(r.paid_micro)]);
+    assert.deepEqual(await rows(), [['sel_mor', '750000', '500000']], 'direct-mode rows and sellers without history hold nothing');
+
+    await knex('ledger_entries').insert([entry('sel_mor', 1_000, 'platform_mor'), entry('sel_quiet', 2_000, 'platform_mor'), entry('sel_direct', 3_000, 'direct')]);
+    await knex('payout_flushes').insert({ id: 'po_2', seller_id: 'sel_quiet', amount_micro: '2000', created_by: 'test', created_at: now });
+    assert.deepEqual(await rows(), [['sel_mor', '751000', '500000'], ['sel_quiet', '2000', '2000']]);
+    await assert.rejects(knex('payout_flushes').insert({ id: 'po_3', seller_id: 'sel_direct', amount_micro: '1', created_by: 'test', created_at: now }), /seller_payables_paid_within_earned/, 'nothing earned, nothing to pay');
+
+    await knex.migrate.down();
+    assert.equal(await knex.schema.hasTable('seller_payables'), false);
+    await knex('ledger_entries').insert(entry('sel_mor', 4_000, 'platform_mor'));
+    await knex.migrate.latest();
+    assert.deepEqual(await rows(), [['sel_mor', '755000', '500000'], ['sel_quiet', '2000', '2000']], 'the backfill again, rows made while it was down included');
+  });
+});
