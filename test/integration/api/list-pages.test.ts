@@ -78,8 +78,10 @@ describe('paged platform lists (HTTP, PostgreSQL)', function () {
     for (let i = 0; i < 2; i++) await t.request('POST', `/v1/sellers/${sibling.seller_id}/endpoints`, { token: session, body: { path: `/e${i}`, price: '0.01' } });
     await sameMillisecond('endpoints', (await ordered('endpoints', { seller_id: mine.seller_id })).slice(0, 3));
 
-    // Payout flushes (history rows, written as a flush writes them): six of one seller, two of its sibling.
+    // Payout flushes (history rows, written as a flush writes them): six of one seller, two of its sibling —
+    // paid out of earnings (seller_payables, which PostgreSQL holds every payout within).
     const flush = (sellerId: string, at: Date) => ({ id: `po_${randomBytes(12).toString('hex')}`, seller_id: sellerId, amount_micro: '1000', created_by: 'test', created_at: at });
+    await t.db.knex('seller_payables').insert([mine.seller_id, sibling.seller_id].map((id) => ({ seller_id: id, earned_micro: '6000' })));
     await t.db.knex('payout_flushes').insert([
       ...Array.from({ length: 6 }, (_, i) => flush(mine.seller_id, new Date(Date.UTC(2026, 10, 20 + (i % 3))))),
       ...Array.from({ length: 2 }, () => flush(sibling.seller_id, new Date())),

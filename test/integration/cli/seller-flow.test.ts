@@ -190,6 +190,8 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000);
     const many = 501; // one more than the largest page
     await t.db.knex('endpoints').insert(Array.from({ length: many }, (_, i) => ({ id: `ep_${hex(12)}`, seller_id: sellerId, slug: `e${i}`, path: `/e${i}`, price_micro: '1000', created_at: at(i), updated_at: at(i) })));
+    // Paid out of earnings (seller_payables, which PostgreSQL holds every payout within).
+    await t.db.knex('seller_payables').insert({ seller_id: sellerId, earned_micro: String(1000 * many) });
     await t.db.knex('payout_flushes').insert(Array.from({ length: many }, (_, i) => ({ id: `po_${hex(12)}`, seller_id: sellerId, amount_micro: '1000', created_by: 'test', created_at: at(i) })));
     await t.db.knex('sellers').insert(Array.from({ length: many }, (_, i) => ({ id: `sel_${hex(12)}`, account_id: accountId, name: `s${i}`, slug: `many-${hex(6)}`, created_at: at(i), updated_at: at(i) })));
     await t.db.knex('api_tokens').insert(Array.from({ length: many }, (_, i) => ({ id: `pat_${hex(12)}`, token_hash: hex(32), kind: 'pat', scope_type: 'service', scope_id: sellerId, account_id: accountId, created_by: 'test', created_at: at(i) })));
