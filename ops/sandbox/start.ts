@@ -241,8 +241,11 @@ async function main(): Promise<void> {
     });
   }
   const sandboxFile = path.join(dataDir, 'sandbox.json');
+  // Written aside and renamed into place: whoever waits for the file (xx, scripts, tests) never reads it half
+  // written — the file appears whole or not at all.
+  const partial = `${sandboxFile}.${process.pid}.tmp`;
   fs.writeFileSync(
-    sandboxFile,
+    partial,
     JSON.stringify(
       {
         api_url: apiUrl,
@@ -263,7 +266,8 @@ async function main(): Promise<void> {
     ) + '\n',
     { mode: 0o600 },
   );
-  fs.chmodSync(sandboxFile, 0o600);
+  fs.chmodSync(partial, 0o600);
+  fs.renameSync(partial, sandboxFile);
   say('');
   say(`Treasury is running at ${apiUrl}`);
   say(`  operator token : ${adminToken}`);
