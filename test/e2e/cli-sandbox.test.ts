@@ -2,7 +2,8 @@
  * The real `xx` binary (bin/xx.mjs) as a subprocess against the sandbox of `npm start` (PostgreSQL,
  * SoftHSM signer, API, anvil, the official-package facilitator, faucet):
  * - buyer: init (keystore 0600, seed never printed) → whoami → fund from the sandbox faucet → buy a paid
- *   endpoint (receipt in --json) → the seller's `ledger export --format csv` has the payment;
+ *   endpoint (receipt in --json) → the seller's `ledger export --format csv` has the payment; buy an `upto`
+ *   route that charges 40 % of its maximum: the settlement Treasury recorded, the rest given back;
  * - seller: service init → endpoints add → verify (well-known file) → status;
  * - --restore derives the BIP44 address of a known phrase; a price over --max is InsufficientBudgetError
  *   with nothing paid; an expired/unknown session is renewed silently with the agent PAT; a revoked PAT
@@ -18,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { x402Koa } from 'treasury/koa';
+import { setSettlementOverrides, x402Koa } from 'treasury/koa';
 import { openMnemonic, keystoreSchema } from '../../src/cli/commands/account/seed-keystore.js';
 import { startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
 import { assertOk, filesUnder, runXx, stderrJson, stdoutJson, XX_BIN, type XxRun } from '../integration/cli/xx-process.js';
@@ -39,14 +40,17 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
   let sandbox: RunningSandbox;
   let env: Record<string, string>;
   let seller: http.Server | undefined;
+  let metered: http.Server | undefined;
 
   before(async () => {
     sandbox = await startSandbox();
     env = homeEnv(sandbox, 'buyer');
   });
   after(async () => {
-    seller?.closeAllConnections();
-    seller?.close();
+    for (const server of [seller, metered]) {
+      server?.closeAllConnections();
+      server?.close();
+    }
     await sandbox?.stop();
   });
 
@@ -123,6 +127,23 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     assert.equal(bought.receipt.amount, '0.01');
     const plain = ok(await run(['buy', `${origin}/joke`]), 'buy (text)');
     assert.equal(JSON.parse(plain.stdout).joke, 'two custodians walk into a bar');
+
+    // An `upto` route with a $0.01 maximum that charges 40 % of it: the SDK reports the settlement, Treasury
+    // verifies it on chain, and the rest is given back to the wallet's caps (`fund --permit2` approved Permit2).
+    const meteredApp = new Koa();
+    meteredApp.use(x402Koa({ token: record.pat, price: '0.01', pay_to: payTo, schemes: ['upto'], facilitator_url: sandbox.info.facilitator_url, facilitator_address: sandbox.info.facilitator_address, api_url: sandbox.info.api_url, env: {} }));
+    meteredApp.use((ctx) => {
+      setSettlementOverrides(ctx, { amount: '4000' });
+      ctx.body = { tokens: 40 };
+    });
+    metered = http.createServer(meteredApp.callback());
+    await new Promise<void>((resolve) => metered!.listen(0, '127.0.0.1', resolve));
+    const meteredUrl = `http://127.0.0.1:${(metered.address() as AddressInfo).port}/joke`;
+    const upto = json(await run(['buy', meteredUrl, '--max', '0.05', '--json']), 'buy (upto)');
+    assert.deepEqual([upto.status, upto.receipt.amount, upto.settlement_error], [200, '0.004', undefined]);
+    assert.deepEqual(upto.settlement, { transaction: upto.receipt.txHash, signed_max: '0.01', settled: '0.004', given_back: '0.006' });
+    const uptoText = ok(await run(['buy', meteredUrl]), 'buy (upto, text)');
+    assert.match(uptoText.stderr, /Settled 0\.004 of the 0\.01 USD maximum; 0\.006 USD given back/);
 
     // A wallet the agent holds but this machine never stored (made through the API): --wallet finds it on the
     // server, by address and by id, and pays from it; a wallet it does not hold is no_wallet, nothing paid.

@@ -19,6 +19,8 @@ export interface SandboxInfo {
   chain_id: number;
   usdc: string;
   facilitator_url: string;
+  /** The facilitator's address, which `upto` witnesses name. */
+  facilitator_address: string;
   faucet_url: string;
   demo_seller_url: string;
   demo_seller_id: string;

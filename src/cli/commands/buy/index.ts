@@ -2,7 +2,8 @@
  * `xx buy <url>`: the x402 exchange through the buyer SDK with the active agent's Treasury wallet.
  * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable), `--max <USD>` (the price cap;
  * refused above it, never raised). Prints the body; under `--json` `{status, paid, body, receipt}` with the
- * receipt's txHash, payer and amount. SDK errors map to the client-side names of spec §7; MGMT_6014 shows
+ * receipt's txHash, payer and amount, and for an `upto` payment `settlement` (signed maximum, settled, given
+ * back; null with `settlement_error` when Treasury could not record it). SDK errors map to the client-side names of spec §7; MGMT_6014 shows
  * the server's user_message unchanged with its settings_url.
  */
 import fs from 'node:fs';
@@ -121,12 +122,18 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     // not JSON: keep the text
   }
   const receipt = result.receipt ? { txHash: result.receipt.transaction, payer: result.receipt.payer ?? null, network: result.receipt.network, amount: result.receipt.amount_usd, amount_raw: result.receipt.amount_raw } : null;
-  const data = { status: result.status, paid: result.paid, body: parsedBody, receipt };
+  // An `upto` payment: what Treasury recorded of its settlement (the unsettled part of the maximum given back).
+  const settlement = result.settlement
+    ? { transaction: result.settlement.transaction, signed_max: result.settlement.signed_max_usd, settled: result.settlement.settled_usd, given_back: result.settlement.given_back_usd }
+    : null;
+  const data = { status: result.status, paid: result.paid, body: parsedBody, receipt, ...(result.payment?.scheme === 'upto' ? { settlement, ...(result.settlementError ? { settlement_error: result.settlementError } : {}) } : {}) };
   if (result.status >= 400) {
     throw new CliError({ code: 'request_failed', userMessage: `The seller answered HTTP ${result.status}${result.paid ? '' : ' (nothing was paid)'}.`, status: result.status, details: { body: result.body.slice(0, 2000) } });
   }
   ctx.out(data, result.body);
   if (receipt) ctx.info(`Paid ${receipt.amount} USD from ${wallet.address} (tx ${receipt.txHash}).`);
+  if (settlement) ctx.info(`Settled ${settlement.settled} of the ${settlement.signed_max} USD maximum; ${settlement.given_back} USD given back to the wallet's caps.`);
+  else if (result.settlementError) ctx.info(`The settlement was not recorded (${result.settlementError}): the wallet's caps still count the signed maximum.`);
 }
 
 export function registerBuyCommand(program: Command, contextOf: ContextOf): void {
