@@ -14,6 +14,7 @@ import { AppError } from '../errors/app-error.js';
 import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-cursor.js';
 import { fetchVerificationFile, guardedFetchText } from './origin-verifier.js';
 import { parseOpenApi } from './openapi-ingest.js';
+import { splitRevenueRange } from './split-revenue-range.js';
 import type { PatService } from './pat-service.js';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -464,14 +465,36 @@ export class SellerService {
     return { entries: page.map(ledgerView), next_cursor: nextCursor };
   }
 
-  async revenue(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined }) {
-    const rows = (await this.ledgerRows(seller, q).select('endpoint_id').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
-    const total = rows.reduce((acc, r) => acc + BigInt(r.total), 0n);
+  /**
+   * Totals by endpoint within `from`/`to`: whole UTC days from seller_revenue_days (kept by a trigger with each
+   * ledger row), the part of a day at either edge from the rows (./split-revenue-range.ts), so its cost follows
+   * the days in the range, not the rows.
+   */
+  async revenue(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }) {
+    const split = splitRevenueRange(q.from, q.to);
+    const byEndpoint = new Map<string, { total: bigint; count: number }>();
+    const add = (key: string, total: string, count: string) => {
+      const entry = byEndpoint.get(key) ?? { total: 0n, count: 0 };
+      byEndpoint.set(key, { total: entry.total + BigInt(total), count: entry.count + Number(count) });
+    };
+    for (const range of split.rows) {
+      const rows = (await this.ledgerRows(seller, { ...range, endpoint_id: q.endpoint_id }).select('endpoint_id').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
+      for (const r of rows) add(r.endpoint_id ?? '', r.total, r.n);
+    }
+    if (split.days) {
+      const days = this.knex('seller_revenue_days').where({ seller_id: seller.id });
+      if (split.days.first) days.andWhere('day', '>=', split.days.first);
+      if (split.days.end) days.andWhere('day', '<', split.days.end);
+      if (q.endpoint_id) days.andWhere({ endpoint_key: q.endpoint_id });
+      const rows = (await days.select('endpoint_key').sum({ total: 'total_micro' }).sum({ n: 'entries' }).groupBy('endpoint_key')) as Array<{ endpoint_key: string; total: string; n: string }>;
+      for (const r of rows) add(r.endpoint_key, r.total, r.n);
+    }
+    const endpoints = [...byEndpoint.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return {
       seller_id: seller.id,
-      total_usd: formatUsd(total),
-      count: rows.reduce((acc, r) => acc + Number(r.n), 0),
-      by_endpoint: rows.map((r) => ({ endpoint_id: r.endpoint_id, total_usd: formatUsd(BigInt(r.total)), count: Number(r.n) })),
+      total_usd: formatUsd(endpoints.reduce((acc, [, e]) => acc + e.total, 0n)),
+      count: endpoints.reduce((acc, [, e]) => acc + e.count, 0),
+      by_endpoint: endpoints.map(([key, e]) => ({ endpoint_id: key === '' ? null : key, total_usd: formatUsd(e.total), count: e.count })),
     };
   }
 

@@ -1,14 +1,16 @@
 /**
- * Migration 20261125160000 (seller_payables) on a database that already holds a seller history: the
- * backfill counts each seller's platform_mor ledger rows and flushes exactly once (direct-mode rows never),
- * rows inserted afterwards are counted by the triggers, and the migration rolls back and forward again.
+ * The seller ledger rollups on a database that already holds a seller history. Migration 20261125160000
+ * (seller_payables) backfills each seller's platform_mor ledger rows and flushes exactly once (direct-mode
+ * rows never), rows inserted afterwards are counted by its triggers, and it rolls back and forward again;
+ * migration 20261125170000 (seller_revenue_days) backfills each seller's revenue per UTC day from the same
+ * history.
  */
 import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const MIGRATION = '20261125160000_seller_payables.ts';
 
-describe('seller payables migration (PostgreSQL)', function () {
+describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL)', function () {
   this.timeout(60_000);
   let db: TestDatabase;
 
@@ -60,5 +62,12 @@ describe('seller payables migration (PostgreSQL)', function () {
     await knex('ledger_entries').insert(entry('sel_mor', 4_000, 'platform_mor'));
     await knex.migrate.latest();
     assert.deepEqual(await rows(), [['sel_mor', '755000', '500000'], ['sel_quiet', '2000', '2000']], 'the backfill again, rows made while it was down included');
+
+    // Migration 20261125170000 (seller_revenue_days), run by the same `latest`, backfilled the revenue of every
+    // row made before it, per seller, UTC day and endpoint ('' for none), as summing the rows gives.
+    const days = (await knex('seller_revenue_days').orderBy(['seller_id', 'day', 'endpoint_key'])).map((r) => [r.seller_id, String(r.total_micro), String(r.entries)]);
+    const summed = (await knex.raw(`SELECT seller_id, sum(amount_micro)::text AS total, count(*)::text AS n FROM ledger_entries GROUP BY seller_id, (created_at AT TIME ZONE 'UTC')::date, COALESCE(endpoint_id, '') ORDER BY 1`)).rows.map((r: { seller_id: string; total: string; n: string }) => [r.seller_id, r.total, r.n]);
+    assert.deepEqual(days, summed);
+    assert.deepEqual(days, [['sel_direct', '73000', '2'], ['sel_mor', '845000', '5'], ['sel_quiet', '2000', '1']]);
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * GET /v1/ledger/revenue adds whole UTC days from seller_revenue_days and the edges of its range from the
+ * ledger rows: over rows spread across days (at midnight, just before it, within a day), endpoints (and none),
+ * and rows inserted outside the API, every range — open, at midnight, inside a day, shorter than a day,
+ * for one endpoint — answers exactly what summing the rows answers.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { formatUsd } from '../../../policy/money.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
+
+describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+
+  before(async () => {
+    t = await startTestTreasury();
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('answers, for every range and endpoint, what summing the rows answers', async () => {
+    const { session } = await signInWithNewKey(t);
+    const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Revenue Days' } })).body;
+    const other = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Other Seller' } })).body;
+    const endpoints: string[] = [];
+    for (const path of ['/a', '/b']) endpoints.push((await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path, price: '0.01' } })).body.endpoint_id);
+    // Reported through the API (today), then history inserted as another process would: four days around
+    // two midnights, at midnight exactly, a millisecond before it, and within the day; a third without endpoint.
+    for (const [i, endpoint] of [endpoints[0], endpoints[1], undefined].entries()) {
+      const res = await t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: String(1000 + i), network: 'eip155:84532', ...(endpoint ? { endpoint_id: endpoint } : {}) } });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+    }
+    const times = ['2026-11-20T00:00:00.000Z', '2026-11-20T23:59:59.999Z', '2026-11-21T00:00:00.000Z', '2026-11-21T12:34:56.789Z', '2026-11-22T06:00:00.000Z', '2026-11-22T23:59:59.999Z', '2026-11-23T00:00:00.001Z'];
+    let n = 0;
+    const history = times.flatMap((at, i) =>
+      [endpoints[0], endpoints[1], null].map((endpoint, j) => ({
+        id: `led_${(++n).toString(16).padStart(24, '0')}`,
+        seller_id: seller.seller_id,
+        endpoint_id: endpoint,
+        tx_hash: `0x${randomBytes(32).toString('hex')}`,
+        payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+        amount_micro: String(10_000 * (i + 1) + j),
+        network: 'eip155:84532',
+        payout_mode: 'direct',
+        created_at: new Date(at),
+      })),
+    );
+    await t.db.knex('ledger_entries').insert(history);
+    await t.db.knex('ledger_entries').insert({ ...history[0]!, id: 'led_other_seller_00000001', seller_id: other.seller_id, endpoint_id: null, tx_hash: `0x${randomBytes(32).toString('hex')}` });
+
+    const rows = (await t.db.knex('ledger_entries').where({ seller_id: seller.seller_id })) as Array<{ endpoint_id: string | null; amount_micro: string; created_at: Date }>;
+    const expected = (from?: string, to?: string, endpoint?: string) => {
+      const inRange = rows.filter((r) => (!from || r.created_at >= new Date(from)) && (!to || r.created_at < new Date(to)) && (!endpoint || r.endpoint_id === endpoint));
+      const by = new Map<string, { total: bigint; count: number }>();
+      for (const r of inRange) {
+        const e = by.get(r.endpoint_id ?? '') ?? { total: 0n, count: 0 };
+        by.set(r.endpoint_id ?? '', { total: e.total + BigInt(r.amount_micro), count: e.count + 1 });
+      }
+      const sorted = [...by.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return {
+        seller_id: seller.seller_id,
+        total_usd: formatUsd(inRange.reduce((a, r) => a + BigInt(r.amount_micro), 0n)),
+        count: inRange.length,
+        by_endpoint: sorted.map(([k, e]) => ({ endpoint_id: k === '' ? null : k, total_usd: formatUsd(e.total), count: e.count })),
+      };
+    };
+    const bounds = [undefined, '2026-11-19T00:00:00.000Z', '2026-11-20T00:00:00.000Z', '2026-11-20T23:59:59.999Z', '2026-11-21T00:00:00.000Z', '2026-11-21T12:34:56.789Z', '2026-11-21T12:34:56.790Z', '2026-11-22T00:00:00.000Z', '2026-11-23T00:00:00.001Z', '2026-11-23T00:00:00.002Z', '2099-01-01T00:00:00.000Z'];
+    let checked = 0;
+    for (const from of bounds) {
+      for (const to of bounds) {
+        for (const endpoint of [undefined, endpoints[1]]) {
+          const query = new URLSearchParams({ ...(from ? { from } : {}), ...(to ? { to } : {}), ...(endpoint ? { endpoint_id: endpoint } : {}) });
+          const res = await t.request('GET', `/v1/ledger/revenue?${query}`, { token: seller.pat });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          assert.deepEqual(res.body, expected(from, to, endpoint), `from=${from} to=${to} endpoint=${endpoint}`);
+          checked++;
+        }
+      }
+    }
+    assert.equal(checked, 242);
+    assert.equal((await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body.count, 24, 'every row once, none of the other seller');
+  });
+});
