@@ -226,7 +226,7 @@ export class SellerService {
       }
       for (const e of existing) {
         if (e.source !== 'openapi' || seen.has(key(e.method, e.path))) continue;
-        const used = await trx('ledger_entries').where({ endpoint_id: e.id }).first('id');
+        const used = await endpointHasLedger(trx, seller.id, e.id);
         if (used) report.kept_for_ledger.push(e.slug);
         else {
           await trx('endpoints').where({ id: e.id }).delete();
@@ -388,9 +388,13 @@ export class SellerService {
   }
 
   async deleteEndpoint(seller: SellerRow, endpointId: string) {
-    const used = await this.knex('ledger_entries').where({ endpoint_id: endpointId }).first('id');
-    if (used) throw new AppError('endpoint_has_ledger', { message: 'This endpoint has ledger rows; change its price instead of deleting it.' });
-    const deleted = await this.knex('endpoints').where({ id: endpointId, seller_id: seller.id }).delete();
+    const hasLedger = () => new AppError('endpoint_has_ledger', { message: 'This endpoint has ledger rows; change its price instead of deleting it.' });
+    if (await endpointHasLedger(this.knex, seller.id, endpointId)) throw hasLedger();
+    const deleted = await this.knex('endpoints').where({ id: endpointId, seller_id: seller.id }).delete().catch((err: { code?: string }) => {
+      // A ledger row reported between the check and the delete: its foreign key keeps the endpoint.
+      if (err.code === '23503') throw hasLedger();
+      throw err;
+    });
     if (deleted === 0) throw new AppError('endpoint_not_found');
   }
 
@@ -561,4 +565,12 @@ function ledgerView(r: Record<string, any>) {
     decision_id: r.decision_id as string | null,
     created_at: (r.created_at as Date).toISOString(),
   };
+}
+
+/**
+ * Whether any ledger row names the endpoint: one lookup in the seller's per-day revenue (seller_revenue_days,
+ * on its primary key's seller prefix) rather than a scan of every ledger row, which has no endpoint index.
+ */
+async function endpointHasLedger(knex: Knex | Knex.Transaction, sellerId: string, endpointId: string): Promise<boolean> {
+  return !!(await knex('seller_revenue_days').where({ seller_id: sellerId, endpoint_key: endpointId }).first('day'));
 }

@@ -214,6 +214,24 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     assert.equal((await t.request('POST', '/v1/ledger/batch', { token: me.session, body: { rows: [rows[4]] } })).status, 403, 'a session cannot report');
   });
 
+  it('an endpoint with ledger rows is kept (409 endpoint_has_ledger), whoever reported them; one without is deleted', async () => {
+    const { session } = await signIn();
+    const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Deletes' } })).body;
+    const add = async (path: string) => (await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path, price: '0.01' } })).body.endpoint_id as string;
+    const [reported, inserted, unused] = [await add('/reported'), await add('/inserted'), await add('/unused')];
+    const report = await t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: txHash(), payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '10000', network: 'eip155:84532', endpoint_id: reported } });
+    assert.equal(report.status, 201);
+    // A row written outside the API, yesterday.
+    await t.db.knex('ledger_entries').insert({ id: `led_${randomBytes(12).toString('hex')}`, seller_id: seller.seller_id, endpoint_id: inserted, tx_hash: txHash(), payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount_micro: '1', network: 'eip155:84532', created_at: new Date(Date.now() - 86_400_000) });
+    for (const id of [reported, inserted]) {
+      const refused = await t.request('DELETE', `/v1/sellers/${seller.seller_id}/endpoints/${id}`, { token: session });
+      assert.deepEqual([refused.status, refused.body.error_code], [409, 'endpoint_has_ledger']);
+    }
+    assert.equal((await t.request('DELETE', `/v1/sellers/${seller.seller_id}/endpoints/${unused}`, { token: session })).status, 204);
+    const left = (await t.request('GET', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat })).body.endpoints.map((e: { endpoint_id: string }) => e.endpoint_id).sort();
+    assert.deepEqual(left, [reported, inserted].sort());
+  });
+
   it('scopes do not overlap: a service PAT cannot sign, another seller cannot read this ledger', async () => {
     const a = await signIn();
     const b = await signIn();
