@@ -54,7 +54,8 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
   const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);
   const accounts = new AccountService(knex, signer, metrics);
-  const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain);
+  const balances = new BalanceReader(config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
+  const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain, balances);
   // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.
   const kill = () => process.kill(process.pid, 'SIGKILL');
   const faults = {
@@ -63,7 +64,6 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
     afterSign: config.faultInjection === 'kill_after_pay_sign' ? kill : undefined,
   };
   if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
-  const balances = new BalanceReader(config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults, balances);
   const settlements = new SettlementService(knex, chains, balances, metrics, clock, (walletId) => pay.forgetWallet(walletId));
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);

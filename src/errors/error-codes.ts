@@ -72,6 +72,8 @@ export const ERROR_CODES = {
   origin_redirect_refused: { status: 422, message: 'The origin redirected; serve the verification file without a redirect.' },
   origin_not_public: { status: 422, message: 'The origin resolves to a private or loopback address.' },
   facilitator_not_configured: { status: 503, message: 'This seller has no x402 facilitator configured; retry later.' },
+  wallet_has_balance: { status: 409, message: 'The wallet\'s address holds USDC, which its key\'s destruction would lose for good: move it first (transfer), or pass abandon_balance: true.' },
+  balance_unknown: { status: 409, message: 'The wallet\'s balance cannot be read, and its key\'s destruction would lose whatever it holds: move the funds, then pass abandon_balance: true.' },
   chain_unavailable: { status: 503, message: 'The chain RPC is unreachable and no earlier figure is known; retry shortly.' },
   signer_refused: { status: 403, message: "The signer refused this payment: it is outside the signer's own limits (chains, tokens, amount, validity window). Nothing was signed." },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },

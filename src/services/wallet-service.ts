@@ -8,11 +8,13 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { appendAuditEvent } from '../audit/audit-ledger.js';
 import { generateId } from '../auth/token-codec.js';
+import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../chain/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from './account-service.js';
 import type { SignerGateway } from './signer-gateway.js';
+import { checkRetirementBalance, type RetirementBalance } from './check-retirement-balance.js';
 import { lockWallet } from './wallet-lock.js';
 import { keysetPage, readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 
@@ -65,6 +67,8 @@ export class WalletService {
     private readonly metrics: TreasuryMetrics,
     private readonly log: Logger,
     private readonly defaultChain: string,
+    /** Reads the balance a rotation or revocation would strand (./check-retirement-balance.ts). */
+    private readonly balances: Pick<BalanceReader, 'usdcBalance'>,
   ) {}
 
   toView(row: WalletRow): WalletView {
@@ -179,11 +183,17 @@ export class WalletService {
     return this.toView(row);
   }
 
-  async rotate(accountId: string, walletId: string, actor: string): Promise<WalletView> {
+  /**
+   * A new key and address for the wallet (same id); the old key is destroyed. Refused while the old address
+   * holds USDC or its balance cannot be read, unless `abandonBalance` (./check-retirement-balance.ts); the
+   * balance is read under the wallet's lock, so no payment or other rotation changes the wallet meanwhile.
+   */
+  async rotate(accountId: string, walletId: string, actor: string, abandonBalance = false): Promise<WalletView> {
     const account = await this.accounts.get(accountId);
     const { row, oldKeyRef } = await this.knex.transaction(async (trx) => {
       await lockWallet(trx, walletId);
       const current = await this.getActive(accountId, walletId, trx);
+      const balance = await this.retirementBalance(current, abandonBalance, 'rotate');
       const key = await this.signer.call('create_wallet_key', { account_key_ref: account.account_key_ref });
       const now = new Date();
       const version = current.key_version + 1;
@@ -197,7 +207,7 @@ export class WalletService {
         chainKey: walletId,
         eventType: 'wallet.rotated',
         actor,
-        payload: { old_address: current.address, new_address: key.address, key_version: version },
+        payload: { old_address: current.address, new_address: key.address, key_version: version, ...balance },
         at: now,
       });
       return { row: updated!, oldKeyRef: current.wallet_key_ref };
@@ -207,20 +217,31 @@ export class WalletService {
     return this.toView(row);
   }
 
-  async revoke(accountId: string, walletId: string, actor: string): Promise<WalletView> {
+  /** Revokes the wallet and destroys its key; refused like `rotate` while its address may hold USDC. */
+  async revoke(accountId: string, walletId: string, actor: string, abandonBalance = false): Promise<WalletView> {
     const account = await this.accounts.get(accountId);
     const row = await this.knex.transaction(async (trx) => {
       await lockWallet(trx, walletId);
       const current = await this.getActive(accountId, walletId, trx);
+      const balance = await this.retirementBalance(current, abandonBalance, 'revoke');
       const now = new Date();
       const [updated] = (await trx('wallets').where({ id: walletId }).update({ status: 'revoked', revoked_at: now, updated_at: now }).returning('*')) as WalletRow[];
       await trx('wallet_keys').where({ wallet_id: walletId, version: current.key_version }).update({ retired_at: now });
-      await appendAuditEvent(trx, { chainKey: walletId, eventType: 'wallet.revoked', actor, payload: { address: current.address, key_version: current.key_version }, at: now });
+      await appendAuditEvent(trx, { chainKey: walletId, eventType: 'wallet.revoked', actor, payload: { address: current.address, key_version: current.key_version, ...balance }, at: now });
       return updated!;
     });
     await this.destroyKey(account.account_key_ref, walletId, row.key_version, row.wallet_key_ref);
     this.metrics.walletOperations.inc({ operation: 'revoke', outcome: 'ok' });
     return this.toView(row);
+  }
+
+  private async retirementBalance(wallet: WalletRow, abandonBalance: boolean, operation: 'rotate' | 'revoke'): Promise<RetirementBalance> {
+    try {
+      return await checkRetirementBalance(this.balances, this.chains, wallet, abandonBalance);
+    } catch (err) {
+      this.metrics.walletOperations.inc({ operation, outcome: err instanceof AppError ? err.code : 'failed' });
+      throw err;
+    }
   }
 
   /**

@@ -17,7 +17,7 @@ import {
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
-import { createWalletBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
+import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
 
 type Auth = 'none' | 'operator' | 'treasury' | 'treasury_or_agent' | 'session' | 'session_or_agent' | 'session_or_service' | 'service' | 'agent' | 'any';
 
@@ -44,8 +44,8 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'GET', path: '/v1/wallets', summary: 'List wallets', auth: 'treasury_or_agent', query: listWalletsQuerySchema },
   { method: 'GET', path: '/v1/wallets/{id}', summary: 'Read a wallet (410 when revoked)', auth: 'treasury_or_agent' },
   { method: 'GET', path: '/v1/wallets/{id}/balance', summary: 'USDC balance read on-chain (stale: true with the last figure while the RPC is down)', auth: 'treasury_or_agent' },
-  { method: 'POST', path: '/v1/wallets/{id}/rotate', summary: 'Rotate: same id, new key and address', auth: 'treasury' },
-  { method: 'POST', path: '/v1/wallets/{id}/revoke', summary: 'Revoke: every later call answers 410', auth: 'treasury' },
+  { method: 'POST', path: '/v1/wallets/{id}/rotate', summary: 'Rotate: same id, new key and address (refused while the old address holds USDC, unless abandon_balance)', auth: 'treasury', body: keyRetirementBodySchema },
+  { method: 'POST', path: '/v1/wallets/{id}/revoke', summary: 'Revoke: every later call answers 410 (refused while the address holds USDC, unless abandon_balance)', auth: 'treasury', body: keyRetirementBodySchema },
   { method: 'GET', path: '/v1/wallets/{id}/policy', summary: 'Read the policy', auth: 'treasury_or_agent' },
   { method: 'PUT', path: '/v1/wallets/{id}/policy', summary: 'Replace the policy', auth: 'treasury', body: putPolicyBodySchema },
   { method: 'POST', path: '/v1/wallets/{id}/policy/evaluate', summary: 'Dry run of a payment against the policy', auth: 'treasury_or_agent', body: evaluateBodySchema },

@@ -11,7 +11,7 @@ import type { BalanceReader } from '../../chain/balance-reader.js';
 import type { ChainRegistry } from '../../chain/chain-registry.js';
 import { AppError } from '../../errors/app-error.js';
 import { walletIdSchema } from '../schemas/common-schemas.js';
-import { createWalletBodySchema, emptyBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
+import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
 import { validate } from '../validate.js';
 
 export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService; knex: Knex; chains: ChainRegistry; balances: BalanceReader }): Router {
@@ -55,15 +55,15 @@ export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService
   router.post('/v1/wallets/:id/rotate', async (ctx) => {
     const { accountId, actor } = await accountOf(ctx.get('authorization'));
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
-    validate(emptyBodySchema.optional(), ctx.state.body);
-    ctx.body = await deps.wallets.rotate(accountId, walletId, actor);
+    const body = validate(keyRetirementBodySchema.optional(), ctx.state.body);
+    ctx.body = await deps.wallets.rotate(accountId, walletId, actor, body?.abandon_balance === true);
   });
 
   router.post('/v1/wallets/:id/revoke', async (ctx) => {
     const { accountId, actor } = await accountOf(ctx.get('authorization'));
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
-    validate(emptyBodySchema.optional(), ctx.state.body);
-    ctx.body = await deps.wallets.revoke(accountId, walletId, actor);
+    const body = validate(keyRetirementBodySchema.optional(), ctx.state.body);
+    ctx.body = await deps.wallets.revoke(accountId, walletId, actor, body?.abandon_balance === true);
   });
 
   return router;

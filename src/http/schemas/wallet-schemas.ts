@@ -14,4 +14,10 @@ export const createWalletBodySchema = z
 
 export const emptyBodySchema = z.object({}).strict();
 
+/**
+ * POST /v1/wallets/{id}/rotate and /revoke: `abandon_balance: true` destroys the key even though its address
+ * may hold USDC (refused otherwise while it does, or while the balance cannot be read).
+ */
+export const keyRetirementBodySchema = z.object({ abandon_balance: z.boolean().optional() }).strict();
+
 export const listWalletsQuerySchema = pageQuerySchema.extend({ status: z.enum(['active', 'revoked']).optional() }).strict();

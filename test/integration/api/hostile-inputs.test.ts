@@ -158,7 +158,18 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('POST', '/v1/wallets', raw, { raw: true });
       await expectRefused('POST', '/v1/treasury', raw, { raw: true, token: t.adminToken });
       await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, raw, { raw: true });
+      // An empty body is no body, which rotate and revoke take (they would then read the balance).
+      if (raw.trim() === '') continue;
+      await expectRefused('POST', `/v1/wallets/${walletId}/rotate`, raw, { raw: true });
+      await expectRefused('POST', `/v1/wallets/${walletId}/revoke`, raw, { raw: true });
     }
+    // abandon_balance is a boolean (true and false are valid values, not hostile ones); anything else, or any
+    // other field, is refused before the wallet is touched.
+    for (const value of (hostile.any as unknown[]).filter((v) => typeof v !== 'boolean')) {
+      await expectRefused('POST', `/v1/wallets/${walletId}/rotate`, { abandon_balance: value });
+      await expectRefused('POST', `/v1/wallets/${walletId}/revoke`, { abandon_balance: value });
+    }
+    await expectRefused('POST', `/v1/wallets/${walletId}/revoke`, { abandon_balance: true, force: true });
     assert.deepEqual(await snapshot(), before);
   });
 

@@ -30,6 +30,10 @@ function authorizationFor(from: string) {
   };
 }
 
+
+/** These wallets are on a network with no RPC configured here: their balance cannot be read, so rotating or revoking them is an explicit abandon. */
+const ABANDON = { abandon_balance: true };
+
 describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
   let t: TestTreasury;
@@ -96,7 +100,7 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
   it('rotate keeps the id, changes the address, keeps history and destroys the old DEK', async () => {
     const created = await t.request('POST', '/v1/wallets', { token, body: { label: 'rotating' } });
     const before = await t.db.knex('wallets').where({ id: created.body.id }).first();
-    const rotated = await t.request('POST', `/v1/wallets/${created.body.id}/rotate`, { token });
+    const rotated = await t.request('POST', `/v1/wallets/${created.body.id}/rotate`, { token, body: ABANDON });
     assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
     assert.equal(rotated.body.id, created.body.id);
     assert.notEqual(rotated.body.address, created.body.address);
@@ -117,7 +121,7 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
     const doomed = await t.request('POST', '/v1/wallets', { token, body: { label: 'doomed' } });
     const sibling = await t.request('POST', '/v1/wallets', { token, body: { label: 'sibling' } });
     const keyRef = (await t.db.knex('wallets').where({ id: doomed.body.id }).first()).wallet_key_ref;
-    const revoked = await t.request('POST', `/v1/wallets/${doomed.body.id}/revoke`, { token });
+    const revoked = await t.request('POST', `/v1/wallets/${doomed.body.id}/revoke`, { token, body: ABANDON });
     assert.equal(revoked.status, 200);
     assert.equal(revoked.body.status, 'revoked');
     for (const [method, suffix] of [
@@ -132,7 +136,7 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
     await assert.rejects(signWithStoredKey(doomed.body.id, keyRef, doomed.body.address), (err: unknown) => err instanceof SignerError && err.code === 'key_destroyed');
     const ok = await t.request('GET', `/v1/wallets/${sibling.body.id}`, { token });
     assert.equal(ok.status, 200);
-    const rotated = await t.request('POST', `/v1/wallets/${sibling.body.id}/rotate`, { token });
+    const rotated = await t.request('POST', `/v1/wallets/${sibling.body.id}/rotate`, { token, body: ABANDON });
     assert.equal(rotated.status, 200);
     const listed = await t.request('GET', '/v1/wallets?status=revoked', { token });
     assert.deepEqual(listed.body.wallets.map((w: { id: string }) => w.id), [doomed.body.id]);
@@ -140,8 +144,8 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
 
   it('records every change in a hash chain that verifies, and names the first tampered row', async () => {
     const created = await t.request('POST', '/v1/wallets', { token, body: { label: 'audited' } });
-    await t.request('POST', `/v1/wallets/${created.body.id}/rotate`, { token });
-    await t.request('POST', `/v1/wallets/${created.body.id}/revoke`, { token });
+    await t.request('POST', `/v1/wallets/${created.body.id}/rotate`, { token, body: ABANDON });
+    await t.request('POST', `/v1/wallets/${created.body.id}/revoke`, { token, body: ABANDON });
     const events = await t.db.knex('audit_events').where({ chain_key: created.body.id }).orderBy('seq');
     assert.deepEqual(events.map((e: { event_type: string }) => e.event_type), ['wallet.created', 'wallet.rotated', 'wallet.revoked']);
     assert.deepEqual(await verifyAuditChain(t.db.knex, created.body.id), { chains: 1, rows: 3, ok: true });
@@ -173,7 +177,7 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
     const own = minted.body.api_key as string;
     const created: string[] = [];
     for (let i = 0; i < 7; i++) created.push((await t.request('POST', '/v1/wallets', { token: own, body: { label: `w${i}` } })).body.id);
-    await t.request('POST', `/v1/wallets/${created[3]}/revoke`, { token: own });
+    await t.request('POST', `/v1/wallets/${created[3]}/revoke`, { token: own, body: ABANDON });
 
     const walk = async (query: string) => {
       const pages: string[][] = [];
