@@ -14,6 +14,9 @@ import { isUsdString, parseUsd } from '../../../policy/money.js';
 import { ChainRegistry } from '../../chain/chain-registry.js';
 import type { FetchLike } from '../bounded-fetch.js';
 import type { FacilitatorLike } from '../facilitator-client.js';
+
+/** Where Treasury listens by default (TREASURY_HOST:TREASURY_PORT): the api_url when neither option nor env names one. */
+export const DEFAULT_TREASURY_API_URL = 'http://127.0.0.1:8402';
 import { X402ConfigError } from './x402-config-error.js';
 
 /** The subset of a pino logger the middleware writes to. */
@@ -53,7 +56,7 @@ export interface X402KoaOptions {
   route_prices?: Readonly<Record<string, string>>;
   /** CAIP-2 network; default eip155:84532. */
   network?: string;
-  /** Platform base URL for PAT validation and ledger reports; default env XX_API_URL. */
+  /** Platform base URL for PAT validation and ledger reports; default env XX_API_URL, else http://127.0.0.1:8402. */
   api_url?: string;
   /** Token contract; default the network's USDC. */
   asset?: string;
@@ -240,8 +243,8 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
   const facilitatorRaw = options.facilitator !== undefined ? undefined : (nonEmpty(options.facilitator_url) ?? nonEmpty(env.FACILITATOR_URL));
   const facilitatorUrl = facilitatorRaw === undefined ? undefined : checkHttpUrl('facilitator_url', facilitatorRaw, problems);
 
-  const apiRaw = nonEmpty(options.api_url) ?? nonEmpty(env.XX_API_URL);
-  const apiUrl = apiRaw === undefined ? (problems.push('api_url (or env XX_API_URL) is required for PAT validation and ledger reports'), undefined) : checkHttpUrl('api_url', apiRaw, problems);
+  // Spec §4.4: api_url, else env XX_API_URL, else Treasury's own default address (as the xx CLI's).
+  const apiUrl = checkHttpUrl('api_url', nonEmpty(options.api_url) ?? nonEmpty(env.XX_API_URL) ?? DEFAULT_TREASURY_API_URL, problems);
 
   const endpointId = nonEmpty(options.endpoint_id);
   if (endpointId !== undefined && !/^ep_[0-9a-f]{24}$/.test(endpointId)) problems.push('endpoint_id must look like ep_ followed by 24 hex digits');

@@ -63,7 +63,7 @@ describe('x402 Koa middleware: configuration', () => {
   it('error: a removed master key as token', () => assertProblem({ token: 'xx_live_sk_abcdefabcdefabcdef' }, /removed master key/));
   it('error: missing price', () => assertProblem({ price: undefined as unknown as string }, /price \(USD decimal string\) is required/));
   it('error: missing pay_to (and no XX_PAY_TO)', () => assertProblem({ pay_to: undefined }, /pay_to \(or env XX_PAY_TO\) is required/));
-  it('error: missing api_url (and no XX_API_URL)', () => assertProblem({ api_url: undefined }, /api_url/));
+  it('error: malformed api_url', () => assertProblem({ api_url: 'ftp://x' }, /api_url must be an http/));
   it('error: malformed facilitator_url', () => assertProblem({ facilitator_url: 'ftp://x' }, /facilitator_url must be an http/));
   it('error: malformed endpoint_id', () => assertProblem({ endpoint_id: 'endpoint-1' }, /endpoint_id must look like ep_/));
   it('error: unknown network without asset settings', () => assertProblem({ network: 'eip155:31337' }, /no built-in USDC/));
@@ -96,7 +96,7 @@ describe('x402 Koa middleware: configuration', () => {
   });
 
   it('lists every problem in one error', () => {
-    const problems = problemsOf({ token: '', price: 'abc', pay_to: '0x123', schemes: ['foo', 'upto'], api_url: undefined });
+    const problems = problemsOf({ token: '', price: 'abc', pay_to: '0x123', schemes: ['foo', 'upto'], api_url: 'ftp://nope' });
     assert.equal(problems.length, 6, problems.join('\n'));
     assert.throws(() => x402Koa({ ...base, token: '', price: 'abc' }), (err: unknown) => err instanceof X402ConfigError && /token.*price/s.test(err.message));
   });
@@ -112,6 +112,13 @@ describe('x402 Koa middleware: configuration', () => {
     assert.equal(c.apiUrl, 'http://p.test');
     assert.equal(c.allowLocalOnly, true);
     assert.equal(c.disableBodyCapture, true);
+  });
+
+  it('api_url: the option, else XX_API_URL, else Treasury\'s default address', () => {
+    const { api_url: _omitted, ...withoutApi } = base;
+    assert.equal(resolveX402Options({ ...withoutApi, env: {} }).apiUrl, 'http://127.0.0.1:8402');
+    assert.equal(resolveX402Options({ ...withoutApi, env: { XX_API_URL: 'http://p.test' } }).apiUrl, 'http://p.test');
+    assert.equal(resolveX402Options({ ...base, env: { XX_API_URL: 'http://p.test' } }).apiUrl, 'http://127.0.0.1:8080');
   });
 
   it('route price keys ignore case, percent-encoding, duplicate and trailing slashes', () => {
