@@ -54,7 +54,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
   const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);
   const accounts = new AccountService(knex, signer, metrics);
-  const balances = new BalanceReader(config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
+  const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain, balances);
   // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.
   const kill = () => process.kill(process.pid, 'SIGKILL');

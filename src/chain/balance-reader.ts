@@ -1,16 +1,19 @@
 /**
  * USDC balances read on-chain (viem `balanceOf`) on every call. When the RPC fails, the last figure read
  * for that (network, token, address) is served with `stale: true` and the time it was read, until the next
- * successful read; with no earlier figure the read fails with `chain_unavailable` (503).
+ * successful read; with no earlier figure the read fails with `chain_unavailable` (503). Each fresh figure is
+ * kept in this process and in PostgreSQL (`balance_readings`, only ever moved forward in time), so the
+ * fallback survives a restart and every API process serves the newest one any of them read.
  *
  * `usdcAllowance` reads what a spender (Permit2, for x402 `upto`) may move from an address, and
  * `minedTransaction` a transaction with its receipt (to verify a settlement); neither is ever served stale —
  * an unreachable RPC is `chain_unavailable`.
  *
  * Defends: a slow or dead RPC holding requests (short timeout, no retries inside a request).
- * Does not defend: a lying RPC — the figure is whatever the configured endpoint answers; the cache is per
- * process (replicas may disagree on staleness).
+ * Does not defend: a lying RPC — the figure is whatever the configured endpoint answers. A figure that could
+ * not be stored (PostgreSQL unreachable) is kept in this process only; the read itself still answers.
  */
+import type { Knex } from 'knex';
 import { createPublicClient, erc20Abi, http, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hash, type PublicClient } from 'viem';
 import { formatUsd } from '../../policy/money.js';
 import { AppError } from '../errors/app-error.js';
@@ -36,6 +39,8 @@ export class BalanceReader {
   private readonly lastKnown = new Map<string, { raw: bigint; at: Date }>();
 
   constructor(
+    /** Where each fresh figure is kept for the fallback (table balance_readings). */
+    private readonly knex: Knex,
     private readonly rpcUrls: Readonly<Record<string, string>>,
     private readonly timeoutMs: number,
     private readonly metrics: TreasuryMetrics,
@@ -63,10 +68,11 @@ export class BalanceReader {
       const at = this.clock();
       if (!this.lastKnown.has(key) && this.lastKnown.size >= MAX_CACHED) this.lastKnown.delete(this.lastKnown.keys().next().value as string);
       this.lastKnown.set(key, { raw, at });
+      await this.store(chain, address, raw, at);
       this.metrics.balanceReads.inc({ network: chain.network, outcome: 'fresh' });
       return { ...base, balance_raw: raw.toString(), balance_usd: formatUsd(raw), stale: false, updated_at: at.toISOString() };
     } catch (err) {
-      const known = this.lastKnown.get(key);
+      const known = newer(this.lastKnown.get(key), await this.stored(chain, address));
       if (!known) {
         this.metrics.balanceReads.inc({ network: chain.network, outcome: 'unavailable' });
         throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
@@ -75,6 +81,31 @@ export class BalanceReader {
       return { ...base, balance_raw: known.raw.toString(), balance_usd: formatUsd(known.raw), stale: true, updated_at: known.at.toISOString() };
     } finally {
       stop();
+    }
+  }
+
+  /** Keeps a fresh figure for the fallback; a figure older than the one stored (another process read later) is not written. */
+  private async store(chain: ChainInfo, address: string, raw: bigint, at: Date): Promise<void> {
+    await this.knex
+      .raw(
+        `INSERT INTO balance_readings (network, asset, address, balance_raw, read_at) VALUES (?, ?, ?, ?, ?)
+          ON CONFLICT (network, asset, address) DO UPDATE SET balance_raw = EXCLUDED.balance_raw, read_at = EXCLUDED.read_at
+          WHERE balance_readings.read_at < EXCLUDED.read_at`,
+        [chain.network, chain.usdc.toLowerCase(), address.toLowerCase(), raw.toString(), at],
+      )
+      // The figure is still answered and kept in this process; only the fallback of other processes misses it.
+      .catch(() => undefined);
+  }
+
+  /** The figure kept in PostgreSQL, if any (none when PostgreSQL is unreachable too). */
+  private async stored(chain: ChainInfo, address: string): Promise<{ raw: bigint; at: Date } | undefined> {
+    try {
+      const row = (await this.knex('balance_readings').where({ network: chain.network, asset: chain.usdc.toLowerCase(), address: address.toLowerCase() }).first('balance_raw', 'read_at')) as
+        | { balance_raw: string; read_at: Date }
+        | undefined;
+      return row ? { raw: BigInt(row.balance_raw), at: row.read_at } : undefined;
+    } catch {
+      return undefined;
     }
   }
 
@@ -99,4 +130,10 @@ export class BalanceReader {
       throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
     }
   }
+}
+
+/** The later of two figures. */
+function newer(a: { raw: bigint; at: Date } | undefined, b: { raw: bigint; at: Date } | undefined): { raw: bigint; at: Date } | undefined {
+  if (!a || !b) return a ?? b;
+  return b.at.getTime() > a.at.getTime() ? b : a;
 }

@@ -1,7 +1,8 @@
 /**
  * GET /v1/wallets/{id}/balance against a real anvil chain: the figure is read on-chain on every call
  * (it follows a faucet mint at once), goes `stale: true` with the last figure and its time when the RPC
- * stops, recovers when the RPC is back, and answers 503 `chain_unavailable` when nothing was ever read.
+ * stops — in another API process on the same PostgreSQL too —, recovers when the RPC is back, and answers
+ * 503 `chain_unavailable` when nothing was ever read.
  * Rotating or revoking a wallet (its key destroyed) reads its balance first: a funded address is refused
  * (409 wallet_has_balance) and nothing changes; an empty one goes ahead, the zero read in its audit row;
  * abandon_balance goes ahead and says so; an unreachable RPC is refused (503).
@@ -108,6 +109,17 @@ describe('wallet balance (real anvil)', function () {
     assert.equal(stale.body.stale, true);
     assert.equal(stale.body.balance_usd, '2.5');
     assert.equal(stale.body.updated_at, funded.body.updated_at, 'the time of the figure, not of the request');
+
+    // Another API process on the same PostgreSQL (or this one restarted) serves the same stale figure: it was
+    // kept in balance_readings, not only in the memory of the process that read it.
+    const restarted = await startTestTreasury({ database: t.db, extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }), TREASURY_RPC_TIMEOUT_MS: '1000' } });
+    try {
+      const fromStore = await restarted.request('GET', `/v1/wallets/${w.id}/balance`, { token });
+      assert.equal(fromStore.status, 200, JSON.stringify(fromStore.body));
+      assert.deepEqual([fromStore.body.stale, fromStore.body.balance_usd, fromStore.body.updated_at], [true, '2.5', funded.body.updated_at]);
+    } finally {
+      await restarted.stop();
+    }
 
     const other = (await t.request('POST', '/v1/wallets', { token, body: {} })).body as { id: string };
     const never = await t.request('GET', `/v1/wallets/${other.id}/balance`, { token });
