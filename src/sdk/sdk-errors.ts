@@ -174,20 +174,28 @@ export class Permit2AllowanceRequiredError extends TreasurySdkError {
 }
 
 export class InsufficientBudgetError extends TreasurySdkError {
+  /** Spec §2.8 `raise_max_amount`: what the seller asks and the budget that refused it. */
+  readonly recovery: { kind: 'raise_max_amount'; required_amount_usd: string; current_max_amount_usd: string };
+
   constructor(
     readonly requested_usd: string,
     readonly cap_usd: string,
     readonly requirements: PaymentRequirements,
   ) {
     super('insufficient_budget', `The price ${requested_usd} USD is above the cap of ${cap_usd} USD; nothing was paid.`);
+    this.recovery = { kind: 'raise_max_amount', required_amount_usd: requested_usd, current_max_amount_usd: cap_usd };
   }
 }
 
 /** No accepts entry matches the schemes and networks this buyer can pay with; carries the challenge's accepts. */
 export class NoCompatibleAcceptError extends TreasurySdkError {
+  /** Spec §2.8 `use_alternate_scheme`: the schemes the seller offered (each once, in the seller's order). */
+  readonly recovery: { kind: 'use_alternate_scheme'; offered_schemes: string[] };
+
   constructor(readonly accepts: PaymentRequirements[]) {
     const offered = [...new Set(accepts.map((a) => `${a.scheme}@${a.network}`))].join(', ');
     super('no_compatible_accept', `None of the ${accepts.length} payment options can be paid by this buyer (offered: ${offered}).`);
+    this.recovery = { kind: 'use_alternate_scheme', offered_schemes: [...new Set(accepts.map((a) => a.scheme))] };
   }
 }
 

@@ -129,6 +129,16 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.equal(stdoutJson(await runXx(['agent', 'delete', 'one', '--yes', '--json'], fresh), 'agent delete').deleted, true);
     assert.deepEqual(stdoutJson(await runXx(['agent', 'list', '--json'], fresh), 'agent list').agents.map((a: any) => a.label), ['two']);
     assert.equal((await t.db.knex('agents').where({ id: out.agent_id }).first('id')).id, out.agent_id, 'the agent still exists on the platform');
+
+    // An agent without any wallet (init --chain solana makes no managed wallet): buy names create_wallet
+    // (spec §2.8) before anything is asked of the seller.
+    const walletless = stdoutJson(await runXx(['init', '--label', 'three', '--chain', 'solana', '--json'], fresh), 'init --chain solana');
+    assert.deepEqual(walletless.wallets, []);
+    const noWallet = await runXx(['buy', 'http://127.0.0.1:9/joke', '--json'], fresh);
+    assert.equal(noWallet.code, 1);
+    const e = stderrJson(noWallet, 'buy without a wallet');
+    assert.equal(e.error_code, 'no_wallet');
+    assert.deepEqual(e.recovery, { kind: 'create_wallet', chain: 'base', dashboard_url: server, cli_command: 'xx agent wallets add' });
   });
 
   it('whoami, agent and agent wallets commands; every --json parses', async () => {

@@ -34,8 +34,14 @@ function captureStderr(fn: () => number): { code: number; text: string } {
 describe('xx buy: error mapping and rendering', () => {
   const capBody = { error_code: 'MGMT_6014', user_message: 'Daily cap of 5 USD reached for this PAT.', recovery: { kind: 'raise_pat_cap', settings_url: 'https://dash.example/settings/pats/pat_1', current_cap_usd: '5', attempted_amount_usd: '0.01' } };
   const cases: Array<[string, unknown, (e: CliError) => void]> = [
-    ['InsufficientBudgetError', new InsufficientBudgetError('0.01', '0.005', requirements()), (e) => assert.deepEqual(e.details, { requested_usd: '0.01', cap_usd: '0.005' })],
-    ['NoCompatibleAcceptError', new NoCompatibleAcceptError([requirements()]), (e) => assert.equal((e.details!.accepts as unknown[]).length, 1)],
+    ['InsufficientBudgetError', new InsufficientBudgetError('0.01', '0.005', requirements()), (e) => {
+      assert.deepEqual(e.details, { requested_usd: '0.01', cap_usd: '0.005' });
+      assert.deepEqual(e.recovery, { kind: 'raise_max_amount', required_amount_usd: '0.01', current_max_amount_usd: '0.005' });
+    }],
+    ['NoCompatibleAcceptError', new NoCompatibleAcceptError([requirements(), { ...requirements(), scheme: 'upto' }, { ...requirements(), network: 'eip155:8453' }]), (e) => {
+      assert.equal((e.details!.accepts as unknown[]).length, 3);
+      assert.deepEqual(e.recovery, { kind: 'use_alternate_scheme', offered_schemes: ['exact', 'upto'] });
+    }],
     ['PaymentRejectedError', new PaymentRejectedError(500, 'boom', { success: true }), (e) => assert.equal(e.details!.status_code, 500)],
     ['MGMT_6014', new PatCapReachedError(new TreasuryApiError(429, capBody)), (e) => {
       assert.equal(e.userMessage, capBody.user_message);

@@ -66,10 +66,10 @@ function parseHeaders(entries: string[] | undefined): Record<string, string> {
 /** SDK errors → CLI errors with the spec §7 client-side names as codes. */
 export function mapBuyError(err: unknown): unknown {
   if (err instanceof InsufficientBudgetError) {
-    return new CliError({ code: 'InsufficientBudgetError', userMessage: `The price ${err.requested_usd} USD is above your --max of ${err.cap_usd} USD; nothing was paid.`, details: { requested_usd: err.requested_usd, cap_usd: err.cap_usd } });
+    return new CliError({ code: 'InsufficientBudgetError', userMessage: `The price ${err.requested_usd} USD is above your --max of ${err.cap_usd} USD; nothing was paid.`, details: { requested_usd: err.requested_usd, cap_usd: err.cap_usd }, recovery: { ...err.recovery } });
   }
   if (err instanceof NoCompatibleAcceptError) {
-    return new CliError({ code: 'NoCompatibleAcceptError', userMessage: "None of the seller's payment options can be paid by this agent's wallet.", details: { accepts: err.accepts } });
+    return new CliError({ code: 'NoCompatibleAcceptError', userMessage: "None of the seller's payment options can be paid by this agent's wallet.", details: { accepts: err.accepts }, recovery: { ...err.recovery } });
   }
   if (err instanceof PaymentRejectedError) {
     return new CliError({ code: 'PaymentRejectedError', userMessage: `The payment settled but the seller answered HTTP ${err.status_code}. Settlement is irreversible; contact the seller.`, details: { status_code: err.status_code, body: err.body.slice(0, 2000), receipt: err.receipt } });
@@ -104,7 +104,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   const client = new TreasuryClient({ apiUrl: process.env.XX_API_URL || agent.server, token: agent.pat });
   let wallet;
   try {
-    wallet = await resolveBuyWallet(client, agent.wallets, opts.wallet);
+    wallet = await resolveBuyWallet(client, agent.wallets, opts.wallet, ctx.dashboardUrl());
   } catch (err) {
     throw mapBuyError(err);
   }

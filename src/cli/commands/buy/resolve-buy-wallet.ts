@@ -17,17 +17,27 @@ export interface BuyWallet {
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 
-function noWallet(wanted: string | undefined): CliError {
+function noWallet(wanted: string): CliError {
   return new CliError({
     code: 'no_wallet',
-    userMessage: wanted ? `The active agent has no active wallet ${wanted}.` : 'The active agent has no managed wallet; add one with `xx agent wallets add`.',
+    userMessage: `The active agent has no active wallet ${wanted}.`,
   });
 }
 
-export async function resolveBuyWallet(client: TreasuryClient, stored: readonly ManagedWallet[], wanted: string | undefined): Promise<BuyWallet> {
+/**
+ * The wallet to pay from. With none at all the error carries spec §2.8 `create_wallet` (the chain managed
+ * wallets are made on, where to make one, and the command that does).
+ */
+export async function resolveBuyWallet(client: TreasuryClient, stored: readonly ManagedWallet[], wanted: string | undefined, dashboardUrl: string): Promise<BuyWallet> {
   if (wanted === undefined) {
     const first = stored[0] ?? (await client.listWallets()).find((w) => w.status === 'active');
-    if (!first) throw noWallet(undefined);
+    if (!first) {
+      throw new CliError({
+        code: 'no_wallet',
+        userMessage: 'The active agent has no managed wallet; add one with `xx agent wallets add`.',
+        recovery: { kind: 'create_wallet', chain: 'base', dashboard_url: dashboardUrl, cli_command: 'xx agent wallets add' },
+      });
+    }
     return first;
   }
   if (!WALLET_ID.test(wanted) && !isAddress(wanted, { strict: false })) {
