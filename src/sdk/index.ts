@@ -44,6 +44,7 @@ export {
   NoCompatibleAcceptError,
   PaymentRejectedError,
   X402PaymentFailedError,
+  InsufficientFundsError,
   InvalidChallengeError,
   UnsupportedSignatureError,
   SignatureMismatchError,

@@ -7,7 +7,8 @@
  *   `NoCompatibleAcceptError`, `InsufficientBudgetError`;
  * - Treasury refused to sign: `TreasuryApiError` (and `PatCapReachedError` / `ReauthenticateError` for the
  *   recovery kinds the SDK knows; any other kind is re-raised as the original `TreasuryApiError`);
- * - signed but not settled: `X402PaymentFailedError`;
+ * - signed but not settled: `X402PaymentFailedError`, or `InsufficientFundsError` when the wallet is short
+ *   of the price;
  * - settled, then refused by the seller: `PaymentRejectedError` — irreversible, callers must not retry it
  *   blindly (a retry pays again).
  */
@@ -220,6 +221,33 @@ export class X402PaymentFailedError extends TreasurySdkError {
     readonly body: string,
   ) {
     super('payment_failed', `The seller did not accept the payment (HTTP ${status_code}: ${reason}).`);
+  }
+}
+
+/**
+ * The seller did not take the payment, and the wallet holds less than the price (read from Treasury right
+ * after the failure): nothing moved. `recovery` is spec §2.8 `fund_wallet` — `shortfall_usd`, the `chain`
+ * (CAIP-2), a `deposit_uri` (EIP-681: a USDC transfer of the shortfall to the wallet) and, on Base, a
+ * `deposit_url` (the address on the block explorer). `paymentFailure` is the seller's refusal itself.
+ */
+export class InsufficientFundsError extends TreasurySdkError {
+  readonly recovery: { kind: 'fund_wallet'; deposit_url?: string; deposit_uri: string; shortfall_usd: string; chain: string };
+
+  constructor(
+    readonly paymentFailure: X402PaymentFailedError,
+    readonly wallet: { address: string; network: string; asset: string; balance_usd: string },
+    shortfall: { raw: bigint; usd: string },
+  ) {
+    super('insufficient_funds', `The wallet holds ${wallet.balance_usd} USD, ${shortfall.usd} USD short of the price; nothing was paid.`, { cause: paymentFailure });
+    const chainId = /^eip155:(\d+)$/.exec(wallet.network)?.[1];
+    const explorer = chainId === '8453' ? 'https://basescan.org' : chainId === '84532' ? 'https://sepolia.basescan.org' : undefined;
+    this.recovery = {
+      kind: 'fund_wallet',
+      ...(explorer ? { deposit_url: `${explorer}/address/${wallet.address}` } : {}),
+      deposit_uri: `ethereum:${wallet.asset}${chainId ? `@${chainId}` : ''}/transfer?address=${wallet.address}&uint256=${shortfall.raw}`,
+      shortfall_usd: shortfall.usd,
+      chain: wallet.network,
+    };
   }
 }
 

@@ -22,13 +22,13 @@
  * (that pays again); prices in tokens other than 6-decimal USD stablecoins.
  */
 import { z } from 'zod';
-import { isUsdString } from '../../policy/money.js';
+import { formatUsd, isUsdString } from '../../policy/money.js';
 import { decodeSettlementReceipt, encodePaymentPayload, X402_HEADERS } from '../x402/header-codec.js';
 import { schemeNameSchema, type PaymentRequirements, type SettlementReceipt } from '../x402/wire-schemas.js';
 import { checkBudget } from './check-budget.js';
 import { mapRecoveryError } from './map-recovery-error.js';
 import { readX402Challenge, tryDecodeChallengeHeader } from './read-x402-challenge.js';
-import { InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, Permit2AllowanceRequiredError, SignatureMismatchError, TreasuryApiError, TreasurySdkError, X402PaymentFailedError } from './sdk-errors.js';
+import { InsufficientFundsError, InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, Permit2AllowanceRequiredError, SignatureMismatchError, TreasuryApiError, TreasurySdkError, X402PaymentFailedError } from './sdk-errors.js';
 import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, walletIdSchema, type FetchLike, type SignedPayment } from './treasury-client-schemas.js';
@@ -36,7 +36,7 @@ import { newIdempotencyKey } from './new-idempotency-key.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
 
 /** What the buyer needs from a Treasury client (a `TreasuryClient`, or anything with the same two methods). */
-export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'> & Partial<Pick<TreasuryClient, 'recordSettlement'>>;
+export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'> & Partial<Pick<TreasuryClient, 'recordSettlement' | 'getBalance'>>;
 
 const networkPatternSchema = z.string().regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
 
@@ -232,7 +232,25 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     }
     // A receipt header means the seller says it settled (or it is unreadable, and settlement cannot be ruled out).
     if (receiptHeader !== null && (decoded === undefined || decoded.success)) throw new PaymentRejectedError(second.status, secondBody, receipt);
-    throw new X402PaymentFailedError(second.status, sellerReason(second, secondBody, decoded), secondBody);
+    throw await whyNotPaid(new X402PaymentFailedError(second.status, sellerReason(second, secondBody, decoded), secondBody), requirements);
+  }
+
+  /**
+   * A payment the seller did not take: when the wallet (read now, fresh, in the price's asset) holds less
+   * than the price, `InsufficientFundsError` with spec §2.8 `fund_wallet`; otherwise the seller's refusal as it is.
+   */
+  async function whyNotPaid(failure: X402PaymentFailedError, requirements: PaymentRequirements): Promise<TreasurySdkError> {
+    if (!o.client.getBalance) return failure;
+    try {
+      const balance = await o.client.getBalance(o.walletId);
+      if (balance.stale || balance.asset.toLowerCase() !== requirements.asset.toLowerCase()) return failure;
+      const have = BigInt(balance.balance_raw);
+      const need = BigInt(requirements.amount);
+      if (have >= need) return failure;
+      return new InsufficientFundsError(failure, balance, { raw: need - have, usd: formatUsd(need - have) });
+    } catch {
+      return failure;
+    }
   }
 
   return {

@@ -11,6 +11,8 @@
  *   recorded signature; one authorization, one spend, one transfer.
  * - The PAT's daily cap surfaces as PatCapReachedError with the settings link; no bearer is
  *   treasury_key_missing.
+ * - A wallet holding less than the price: the seller's refusal becomes InsufficientFundsError with the
+ *   fund_wallet recovery (shortfall, chain, EIP-681 deposit URI); nothing moved on chain.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -28,6 +30,7 @@ import { x402Koa } from 'treasury/koa';
 import {
   createX402Buyer,
   InsufficientBudgetError,
+  InsufficientFundsError,
   PatCapReachedError,
   treasuryAccount,
   TreasuryClient,
@@ -159,6 +162,34 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       return true;
     });
     assert.deepEqual(await snapshot(), before);
+  });
+
+  it('a wallet short of the price: InsufficientFundsError with fund_wallet (shortfall, chain, deposit URI); nothing moved', async () => {
+    // Its own agent PAT without a cap (the shared one's cap is counted by the test after this one) and a
+    // wallet holding 0.004 USD against the Koa seller's 0.01.
+    const pat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'short' } })).body.pat as string;
+    const shortClient = new TreasuryClient({ apiUrl: t.baseUrl, token: pat });
+    const agentId = (await t.request('GET', '/v1/auth/whoami', { token: pat })).body.scope_id as string;
+    const created = await t.request('POST', `/v1/agents/${agentId}/wallets`, { token: pat, body: { label: 'short' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const poor = created.body as { id: string; address: `0x${string}` };
+    await fundFromFaucet(chain, poor.address, '0.004');
+    const before = await readTokenBalance(chain, poor.address);
+    const buyer = createX402Buyer({ client: shortClient, walletId: poor.id, maxPriceUsd: '0.01' });
+    await assert.rejects(buyer.request(`${koaUrl}/forecast`), (err: unknown) => {
+      assert.ok(err instanceof InsufficientFundsError, String(err));
+      assert.equal(err.code, 'insufficient_funds');
+      assert.deepEqual(err.recovery, {
+        kind: 'fund_wallet',
+        deposit_url: `https://sepolia.basescan.org/address/${poor.address}`,
+        deposit_uri: `ethereum:${USDC}@84532/transfer?address=${poor.address}&uint256=6000`,
+        shortfall_usd: '0.006',
+        chain: 'eip155:84532',
+      });
+      assert.equal(err.paymentFailure.code, 'payment_failed');
+      return true;
+    });
+    assert.equal(await readTokenBalance(chain, poor.address), before, 'nothing moved');
   });
 
   it('treasuryAccount: the official @x402/fetch client pays our Koa seller with a Treasury-held key', async () => {

@@ -9,6 +9,8 @@ import { CliError } from '../../../src/cli/core/cli-error.js';
 import { renderError } from '../../../src/cli/core/run-command.js';
 import {
   InsufficientBudgetError,
+  InsufficientFundsError,
+  X402PaymentFailedError,
   NoCompatibleAcceptError,
   PatCapReachedError,
   PaymentRejectedError,
@@ -43,6 +45,17 @@ describe('xx buy: error mapping and rendering', () => {
       assert.deepEqual(e.recovery, { kind: 'use_alternate_scheme', offered_schemes: ['exact', 'upto'] });
     }],
     ['PaymentRejectedError', new PaymentRejectedError(500, 'boom', { success: true }), (e) => assert.equal(e.details!.status_code, 500)],
+    ['insufficient_funds', new InsufficientFundsError(new X402PaymentFailedError(402, 'invalid_transaction_state', ''), { address: '0x857b06519E91e3A54538791bDbb0E22373e36b66', network: 'eip155:84532', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', balance_usd: '0.004' }, { raw: 6000n, usd: '0.006' }), (e) => {
+      assert.deepEqual(e.recovery, {
+        kind: 'fund_wallet',
+        deposit_url: 'https://sepolia.basescan.org/address/0x857b06519E91e3A54538791bDbb0E22373e36b66',
+        deposit_uri: 'ethereum:0x036CbD53842c5426634e7929541eC2318f3dCF7e@84532/transfer?address=0x857b06519E91e3A54538791bDbb0E22373e36b66&uint256=6000',
+        shortfall_usd: '0.006',
+        chain: 'eip155:84532',
+        cli_command: 'xx fund --testnet',
+      });
+      assert.equal(e.details!.seller_reason, 'invalid_transaction_state');
+    }],
     ['MGMT_6014', new PatCapReachedError(new TreasuryApiError(429, capBody)), (e) => {
       assert.equal(e.userMessage, capBody.user_message);
       assert.equal(e.recovery!.settings_url, capBody.recovery.settings_url);

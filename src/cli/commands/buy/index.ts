@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import {
   createX402Buyer,
   InsufficientBudgetError,
+  InsufficientFundsError,
   NoCompatibleAcceptError,
   PatCapReachedError,
   PaymentRejectedError,
@@ -78,6 +79,11 @@ export function mapBuyError(err: unknown): unknown {
     return new CliError({ code: 'MGMT_6014', userMessage: err.userMessage, status: 429, recovery: err.recovery });
   }
   if (err instanceof ReauthenticateError) return new CliError({ code: 'reauthenticate', userMessage: err.userMessage, status: 401, recovery: { ...REAUTHENTICATE_RECOVERY } });
+  if (err instanceof InsufficientFundsError) {
+    // On the test network the sandbox faucet can fund the wallet (xx fund --testnet).
+    const fund = err.recovery.chain === 'eip155:84532' ? { cli_command: 'xx fund --testnet' } : {};
+    return new CliError({ code: 'insufficient_funds', userMessage: err.message, recovery: { ...err.recovery, ...fund }, details: { address: err.wallet.address, balance_usd: err.wallet.balance_usd, seller_reason: err.paymentFailure.reason } });
+  }
   if (err instanceof X402PaymentFailedError) return new CliError({ code: 'payment_failed', userMessage: err.message, details: { status_code: err.status_code, reason: err.reason } });
   if (err instanceof TreasuryApiError) {
     return new CliError({ code: err.code, userMessage: err.userMessage, status: err.status, recovery: err.recovery as Record<string, unknown> | undefined, details: err.decisionId ? { decision_id: err.decisionId } : undefined });
