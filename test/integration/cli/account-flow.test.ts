@@ -206,6 +206,17 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.ok(!JSON.stringify(profiles).includes('xx_pat_'), 'no PAT in profile list');
     assert.equal(stdoutJson(await xx(['profile', 'switch', 'main', '--json']), 'profile switch').active, 'main');
 
+    // pat update: the daily cap raised, then removed; the server holds what the CLI said; bad values exit 2.
+    assert.equal(stdoutJson(await xx(['pat', 'update', minted.id, '--daily-cap', '2.5', '--json']), 'pat update').daily_cap_usd, '2.5');
+    assert.equal(String((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro), '2500000');
+    assert.equal(stdoutJson(await xx(['pat', 'update', minted.id, '--daily-cap', 'none', '--json']), 'pat update none').daily_cap_usd, null);
+    assert.equal((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro, null);
+    for (const args of [['--daily-cap', '-1'], ['--daily-cap', '1.0000001'], []]) {
+      const bad = await xx(['pat', 'update', minted.id, ...args, '--json']);
+      assert.equal(bad.code, 2, `pat update ${args.join(' ')}: ${bad.stderr}`);
+    }
+    assert.equal((await xx(['pat', 'update', 'pat_nothex', '--daily-cap', '1', '--json'])).code, 2);
+
     const revoked = stdoutJson(await xx(['pat', 'revoke', minted.id, '--json']), 'pat revoke');
     assert.equal(revoked.id, minted.id);
     assert.ok(revoked.revoked_at);

@@ -127,6 +127,16 @@ async function patCreate(ctx: CliContext, opts: { label?: string; scope?: string
   ctx.out(created, `${created.pat}\n(${created.id}, ${created.scope_type} ${created.scope_id}; shown once — store it now)`);
 }
 
+/** PATCH /v1/pats/{id}: an agent PAT's daily cap raised, lowered, or removed (`--daily-cap none`). */
+async function patUpdate(ctx: CliContext, id: string, opts: { dailyCap?: string }): Promise<void> {
+  if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
+  if (opts.dailyCap === undefined) throw badArgument('--daily-cap', 'a USD amount, or none to remove the cap');
+  const cap = opts.dailyCap === 'none' ? null : usdArgument('--daily-cap', opts.dailyCap);
+  const session = await ctx.session();
+  const pat = await ctx.spin('Updating', () => session.request<PatView>('PATCH', `/v1/pats/${id}`, { body: { daily_cap_usd: cap } }));
+  ctx.out(pat, `${pat.id}: daily cap ${pat.daily_cap_usd === null || pat.daily_cap_usd === undefined ? 'none' : `${pat.daily_cap_usd} USD`}.`);
+}
+
 async function patRevoke(ctx: CliContext, id: string): Promise<void> {
   if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
   const session = await ctx.session();
@@ -180,6 +190,11 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .option('--daily-cap <usd>', 'daily spend cap (agent PATs)')
     .option('--expires-in <seconds>')
     .action(act(contextOf, (ctx, opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string }) => patCreate(ctx, opts)));
+  pat
+    .command('update <pat_id>')
+    .description("Change an agent PAT's daily spend cap (USD, or none)")
+    .option('--daily-cap <usd|none>', 'the new daily cap, or none to remove it')
+    .action(act(contextOf, (ctx, opts: { dailyCap?: string }, [id]) => patUpdate(ctx, id!, opts)));
   pat.command('revoke <pat_id>').action(act(contextOf, (ctx, _o, [id]) => patRevoke(ctx, id!)));
 
   program
