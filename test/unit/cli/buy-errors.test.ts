@@ -60,6 +60,10 @@ describe('xx buy: error mapping and rendering', () => {
       assert.equal(e.userMessage, capBody.user_message);
       assert.equal(e.recovery!.settings_url, capBody.recovery.settings_url);
     }],
+    ['MGMT_6014', new PatCapReachedError(new TreasuryApiError(429, { ...capBody, recovery: { ...capBody.recovery, settings_url: `https://dash.example/settings/pats/pat_${'a1'.repeat(12)}` } })), (e) => {
+      assert.equal(e.recovery!.cli_command, `xx pat update pat_${'a1'.repeat(12)} --daily-cap <usd>`);
+      assert.equal(e.recovery!.kind, 'raise_pat_cap');
+    }],
     ['reauthenticate', new ReauthenticateError(new TreasuryApiError(401, { error_code: 'invalid_token', user_message: 'Unknown token.', recovery: { kind: 'reauthenticate' } })), (e) => assert.equal(e.recovery!.kind, 'reauthenticate')],
     ['policy_denied', new TreasuryApiError(403, { error_code: 'policy_denied', reason: 'policy_denied', decision_id: 'pd_1', user_message: 'Denied by policy.' }), (e) => assert.equal(e.details!.decision_id, 'pd_1')],
   ];

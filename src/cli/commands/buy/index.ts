@@ -76,7 +76,9 @@ export function mapBuyError(err: unknown): unknown {
     return new CliError({ code: 'PaymentRejectedError', userMessage: `The payment settled but the seller answered HTTP ${err.status_code}. Settlement is irreversible; contact the seller.`, details: { status_code: err.status_code, body: err.body.slice(0, 2000), receipt: err.receipt } });
   }
   if (err instanceof PatCapReachedError) {
-    return new CliError({ code: 'MGMT_6014', userMessage: err.userMessage, status: 429, recovery: err.recovery });
+    // The server's recovery unchanged, plus the command that raises the cap from here (the PAT id ends its settings_url).
+    const patId = /\/(pat_[0-9a-f]{24})$/.exec(err.settingsUrl ?? '')?.[1];
+    return new CliError({ code: 'MGMT_6014', userMessage: err.userMessage, status: 429, recovery: { ...err.recovery, ...(patId ? { cli_command: `xx pat update ${patId} --daily-cap <usd>` } : {}) } });
   }
   if (err instanceof ReauthenticateError) return new CliError({ code: 'reauthenticate', userMessage: err.userMessage, status: 401, recovery: { ...REAUTHENTICATE_RECOVERY } });
   if (err instanceof InsufficientFundsError) {
