@@ -90,7 +90,14 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     await stop();
     throw new Error(`sandbox.json never appeared:\n${output}`);
   }
-  const info = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as SandboxInfo;
+  let info: SandboxInfo;
+  try {
+    info = JSON.parse(fs.readFileSync(sandboxFile, 'utf8')) as SandboxInfo;
+  } catch (err) {
+    // Stop what started, so that a failed start leaves no sandbox (PostgreSQL, anvil, the API) running.
+    await stop();
+    throw new Error(`sandbox.json is not readable JSON: ${err instanceof Error ? err.message : String(err)}\n${output}`);
+  }
   return { dataDir, sandboxFile, info, child, output: () => output, logs: () => logTails(dataDir), exited, stop, apiPort };
 }
 
