@@ -20,14 +20,13 @@ import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import type { Hash } from 'viem';
 import { formatUsd } from '../../policy/money.js';
 import { policyWindows } from '../../policy/policy-windows.js';
-import { buildAuditRow, type AuditHead } from '../audit/audit-ledger.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../chain/chain-registry.js';
 import { verifyUptoSettlement } from '../chain/verify-upto-settlement.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import { auditValues, INSERT_AUDIT, isoDate } from './pay-statements.js';
+import { giveBackSpend } from './give-back-spend.js';
 import type { SignedPayment } from './signed-payment.js';
 
 export interface SettlementView {
@@ -149,30 +148,18 @@ export class SettlementService {
       );
       // Recorded meanwhile (another report raced this one): answer what was stored.
       if (!updated) return undefined;
-      if (back > 0n) {
-        await tx.query(
-          `UPDATE wallet_spend_totals SET spent_micro = spent_micro - ?
-            WHERE wallet_id = ? AND ((window_kind = 'day' AND window_start = ?::date) OR (window_kind = 'week' AND window_start = ?::date) OR (window_kind = 'month' AND window_start = ?::date))`,
-          [back.toString(), ctx.walletId, isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart)],
-          'treasury_settlement_totals_v1',
-        );
-        // The paying buyer PAT's day counted the maximum too (the payer is the authorization's actor).
-        await tx.query(
-          `UPDATE pat_spend_totals SET spent_micro = spent_micro - ?
-            WHERE token_id = (SELECT id FROM api_tokens WHERE id = ? AND kind = 'pat' AND scope_type = 'agent') AND day = ?::date`,
-          [back.toString(), row.actor, isoDate(windows.dayStart)],
-          'treasury_settlement_pat_total_v1',
-        );
-      }
-      const [head] = await tx.query<AuditHead>('SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1', [ctx.walletId], 'treasury_audit_head_v1');
-      const audit = buildAuditRow(head ?? null, {
-        chainKey: ctx.walletId,
-        eventType: 'payment.settled',
-        actor: ctx.actor,
-        payload: { authorization_id: row.id, transaction, signed_max_usd: formatUsd(max), settled_usd: formatUsd(settledRaw), given_back_usd: formatUsd(back) },
-        at,
-      });
-      await tx.query(INSERT_AUDIT, auditValues(audit), 'treasury_audit_append_v1');
+      // The paying buyer PAT's day counted the maximum too (a PAT's payment has the PAT as its actor).
+      await giveBackSpend(
+        tx,
+        ctx.walletId,
+        { amountMicro: back, windows, uncount: false, patTokenId: row.actor },
+        {
+          eventType: 'payment.settled',
+          actor: ctx.actor,
+          payload: { authorization_id: row.id, transaction, signed_max_usd: formatUsd(max), settled_usd: formatUsd(settledRaw), given_back_usd: formatUsd(back) },
+          at,
+        },
+      );
       return view(row, settledRaw, at, false, transaction);
     }).catch((err: unknown) => {
       const pgErr = err as { code?: string; constraint?: string };
