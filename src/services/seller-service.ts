@@ -14,6 +14,7 @@ import { AppError } from '../errors/app-error.js';
 import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-cursor.js';
 import { fetchVerificationFile, guardedFetchText } from './origin-verifier.js';
 import { parseOpenApi } from './openapi-ingest.js';
+import { matchPathPattern } from './path-pattern.js';
 import { splitRevenueRange } from './split-revenue-range.js';
 import type { PatService } from './pat-service.js';
 import { randomBytes } from 'node:crypto';
@@ -100,12 +101,6 @@ const bankingView = (s: SellerRow) => ({ seller_id: s.id, legal_entity: s.legal_
 function slugify(name: string): string {
   const base = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48);
   return base || 'service';
-}
-
-/** `/items/{id}` style pattern → anchored RegExp; plain paths match exactly. */
-function patternMatches(pattern: string, path: string): boolean {
-  const re = new RegExp('^' + pattern.split(/\{[^/}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+') + '$');
-  return re.test(path);
 }
 
 export class SellerService {
@@ -425,7 +420,7 @@ export class SellerService {
       const method = (input.method ?? 'GET').toUpperCase();
       const exact = await this.knex('endpoints').where({ seller_id: seller.id, method, path: input.route }).first('id');
       const patterned = exact ? [] : ((await this.knex('endpoints').where({ seller_id: seller.id, method }).whereNotNull('path_pattern').orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'path_pattern')) as Array<Pick<EndpointRow, 'id' | 'path_pattern'>>);
-      endpointId = exact?.id ?? patterned.find((e) => patternMatches(e.path_pattern!, input.route!))?.id ?? null;
+      endpointId = exact?.id ?? patterned.find((e) => matchPathPattern(e.path_pattern!, input.route!))?.id ?? null;
     }
     let authorizationId: string | null = null;
     let decisionId: string | null = null;
