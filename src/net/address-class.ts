@@ -23,8 +23,6 @@ export interface AddressClass {
   global: boolean;
 }
 
-const IPV6_GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
-
 export function classifyAddress(text: string): AddressClass {
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
   // node:net's strict forms only: ipaddr.js alone would also read '1.2.3' or octal '010.0.0.1' as IPv4.
@@ -33,6 +31,7 @@ export function classifyAddress(text: string): AddressClass {
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
   if (range !== 'unicast') return { address: parsed.toString(), range, global: false };
-  if (parsed.kind() === 'ipv6' && !(parsed as ipaddr.IPv6).match(IPV6_GLOBAL_UNICAST)) return { address: parsed.toString(), range: 'outside_2000::/3', global: false };
+  // 2000::/3: the first 16-bit group starts with the bits 001.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts[0]! >>> 13 !== 0b001) return { address: parsed.toString(), range: 'outside_2000::/3', global: false };
   return { address: parsed.toString(), range, global: true };
 }
