@@ -106,7 +106,6 @@ describe('no regular expression built from non-constant input', () => {
   it(`no file under ${TREES.join(', ')} compiles a regex from anything but constants`, () => {
     const files = TREES.flatMap(sourceFiles);
     assert.ok(files.length > 100, `scanned ${files.length} files`);
-    // This file is under test/, and src/services/path-pattern.ts is the matcher that replaced a compiled regex.
     const offenders = files.flatMap((file) => dynamicRegexps(fs.readFileSync(path.join(ROOT, file), 'utf8')).map((hit) => `${file}: ${hit}`));
     assert.deepEqual(offenders, []);
   });
