@@ -33,6 +33,7 @@ import { PayService } from './services/pay-service.js';
 import { ExpiredReservationSweeper } from './services/expired-reservation-sweeper.js';
 import { SignerGateway } from './services/signer-gateway.js';
 import { WalletService } from './services/wallet-service.js';
+import type { HostResolver } from './net/vetted-fetch.js';
 
 export interface TreasuryApp {
   koa: Koa;
@@ -45,7 +46,7 @@ export interface TreasuryApp {
   close(): Promise<void>;
 }
 
-export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Logger; clock?: () => Date }): TreasuryApp {
+export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Logger; clock?: () => Date; /** Test seam: how tenant-supplied host names are resolved (src/net/vetted-fetch.ts). */ resolveHost?: HostResolver }): TreasuryApp {
   const { config, knex, log } = deps;
   const clock = deps.clock ?? (() => new Date());
   const metrics = createTreasuryMetrics();
@@ -75,7 +76,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   });
   const pats = new PatService(knex, metrics, clock);
   const agents = new AgentService(knex, identity, wallets, clock);
-  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate });
+  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost });
   let shuttingDown = false;
   let server: http.Server | undefined;
 

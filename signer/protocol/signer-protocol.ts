@@ -20,8 +20,12 @@ export const SIGNER_PROTOCOL_VERSION = 1 as const;
 /** Largest frame either side accepts, in bytes (payload, excluding the 4-byte length prefix). */
 export const MAX_FRAME_BYTES = 64 * 1024;
 
-const hex = (bytes: number) =>
-  z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `expected 0x-prefixed ${bytes}-byte hex`);
+/** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
+const HEX_OF_BYTES = {
+  32: /^0x[0-9a-fA-F]{64}$/,
+  65: /^0x[0-9a-fA-F]{130}$/,
+} as const;
+const hex = (bytes: keyof typeof HEX_OF_BYTES) => z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
 
 export const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
 export const bytes32Schema = hex(32);

@@ -39,6 +39,21 @@ const envSchema = z.object({
   TREASURY_DASHBOARD_URL: z.string().url().optional(),
   /** Let origin verification reach loopback/private addresses (local sandbox and tests only). */
   TREASURY_VERIFY_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
+  /**
+   * Ports the API may reach tenant-supplied URLs on (origin verification, OpenAPI ingest), comma-separated;
+   * 80 and 443 by default. TREASURY_VERIFY_ALLOW_PRIVATE also lets non-global addresses through on any port.
+   */
+  TREASURY_OUTBOUND_ALLOWED_PORTS: z
+    .string()
+    .default('80,443')
+    .transform((v, ctx) => {
+      const ports = v.split(',').map((p) => p.trim());
+      if (ports.some((p) => !/^[1-9][0-9]{0,4}$/.test(p) || Number(p) > 65535)) {
+        ctx.addIssue({ code: 'custom', message: 'expected comma-separated ports 1-65535, e.g. 80,443' });
+        return z.NEVER;
+      }
+      return Object.freeze([...new Set(ports.map(Number))]);
+    }),
   TREASURY_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
   /**
    * Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay's signature is
@@ -74,6 +89,7 @@ export type AppConfig = Readonly<{
   dashboardUrl: string;
   sessionTtlSeconds: number;
   verifyAllowPrivate: boolean;
+  outboundAllowedPorts: readonly number[];
 }>;
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -111,6 +127,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
     verifyAllowPrivate: e.TREASURY_VERIFY_ALLOW_PRIVATE === '1',
+    outboundAllowedPorts: e.TREASURY_OUTBOUND_ALLOWED_PORTS,
     dashboardUrl: (e.TREASURY_DASHBOARD_URL ?? e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).replace(/\/+$/, ''),
   });
 }

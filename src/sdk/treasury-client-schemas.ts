@@ -13,7 +13,13 @@ import { z } from 'zod';
 import { isRawAmount, isUsdString } from '../../policy/money.js';
 import { eip3009AuthorizationSchema, paymentRequirementsSchema } from '../x402/wire-schemas.js';
 
-const hex = (bytes: number) => z.string().regex(new RegExp(`^0x[0-9a-fA-F]{${bytes * 2}}$`), `expected 0x-prefixed ${bytes}-byte hex`);
+/** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
+const HEX_OF_BYTES = {
+  20: /^0x[0-9a-fA-F]{40}$/,
+  32: /^0x[0-9a-fA-F]{64}$/,
+  65: /^0x[0-9a-fA-F]{130}$/,
+} as const;
+const hex = (bytes: keyof typeof HEX_OF_BYTES) => z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
 export const evmAddressSchema = hex(20);
 const rawAmountSchema = z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string)');
 /** A decimal integer below 2^256 (Permit2 nonces); the same test as raw amounts. */

@@ -1,11 +1,14 @@
 /**
  * Turns a seller's OpenAPI document (JSON, 3.x) into endpoint definitions: one per path × method, slug from
  * operationId (else method + path), price from the `x-price-usd` extension (else "0", i.e. free until
- * priced), capabilities from `x-capabilities`, and `{param}` paths kept as path patterns.
+ * priced), capabilities from `x-capabilities`, and `{param}` paths kept as path patterns. A path whose
+ * parameters break the pattern grammar (src/services/path-pattern.ts: one parameter per segment, bounded
+ * length, segments and parameters) is skipped like any other unusable path: it could never be matched.
  */
 import { z } from 'zod';
 import { isUsdString } from '../../policy/money.js';
 import { AppError } from '../errors/app-error.js';
+import { parsePathPattern } from './path-pattern.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -50,6 +53,8 @@ export function parseOpenApi(text: string): IngestedEndpoint[] {
   const out: IngestedEndpoint[] = [];
   for (const [path, item] of Object.entries(doc.data.paths)) {
     if (!/^\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/{}]*$/.test(path) || path.length > 512) continue;
+    const patterned = path.includes('{') || path.includes('}');
+    if (patterned && !parsePathPattern(path).ok) continue;
     for (const method of METHODS) {
       const parsed = operationSchema.safeParse(item[method]);
       if (item[method] === undefined || !parsed.success) continue;
@@ -59,7 +64,7 @@ export function parseOpenApi(text: string): IngestedEndpoint[] {
         slug: slugify(op.operationId ?? `${method} ${path}`),
         method: method.toUpperCase(),
         path,
-        path_pattern: path.includes('{') ? path : null,
+        path_pattern: patterned ? path : null,
         price,
         capabilities: (op['x-capabilities'] ?? []).filter((c) => /^[a-z0-9][a-z0-9._:\-/]{0,127}$/.test(c)).slice(0, 64),
       });

@@ -12,8 +12,10 @@ import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-cursor.js';
+import type { HostResolver } from '../net/vetted-fetch.js';
 import { fetchVerificationFile, guardedFetchText } from './origin-verifier.js';
 import { parseOpenApi } from './openapi-ingest.js';
+import { matchPathPattern } from './path-pattern.js';
 import { splitRevenueRange } from './split-revenue-range.js';
 import type { PatService } from './pat-service.js';
 import { randomBytes } from 'node:crypto';
@@ -102,19 +104,18 @@ function slugify(name: string): string {
   return base || 'service';
 }
 
-/** `/items/{id}` style pattern → anchored RegExp; plain paths match exactly. */
-function patternMatches(pattern: string, path: string): boolean {
-  const re = new RegExp('^' + pattern.split(/\{[^/}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+') + '$');
-  return re.test(path);
-}
-
 export class SellerService {
   constructor(
     private readonly knex: Knex,
     private readonly pats: PatService,
     private readonly clock: () => Date,
-    private readonly options: { allowPrivateOrigins: boolean } = { allowPrivateOrigins: false },
+    /** Outbound rules for origin verification and OpenAPI ingest (src/net/vetted-fetch.ts); `resolveHost` is a test seam. */
+    private readonly options: { allowPrivateOrigins: boolean; outboundAllowedPorts?: readonly number[] | undefined; resolveHost?: HostResolver | undefined } = { allowPrivateOrigins: false },
   ) {}
+
+  private outbound() {
+    return { allowPrivate: this.options.allowPrivateOrigins, allowedPorts: this.options.outboundAllowedPorts, resolveHost: this.options.resolveHost };
+  }
 
   async update(seller: SellerRow, patch: { name?: string | undefined; origin?: string | undefined; openapi_url?: string | undefined; capabilities?: string[] | undefined; payout_mode?: 'direct' | 'platform_mor' | undefined }) {
     const changes: Record<string, unknown> = { updated_at: this.clock() };
@@ -163,7 +164,7 @@ export class SellerService {
   async verifyOrigin(seller: SellerRow) {
     if (!seller.origin) throw new AppError('origin_not_configured');
     const token = await this.verificationToken(seller);
-    const body = await fetchVerificationFile(seller.origin, { allowPrivate: this.options.allowPrivateOrigins });
+    const body = await fetchVerificationFile(seller.origin, this.outbound());
     if (!body.split(/\s+/).includes(token)) throw new AppError('verification_token_mismatch', { fields: { expected_file: `${seller.origin}/.well-known/xx-verification.txt` } });
     const [row] = (await this.knex('sellers').where({ id: seller.id }).update({ verified_at: this.clock() }).returning('*')) as SellerRow[];
     return { ...sellerView(row!), verified: true };
@@ -176,7 +177,7 @@ export class SellerService {
    */
   async refresh(seller: SellerRow) {
     if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
-    const text = await guardedFetchText(new URL(seller.openapi_url), { allowPrivate: this.options.allowPrivateOrigins, maxBytes: 1024 * 1024, notFound: 'openapi_not_found' });
+    const text = await guardedFetchText(new URL(seller.openapi_url), { ...this.outbound(), maxBytes: 1024 * 1024, notFound: 'openapi_not_found' });
     const wanted = parseOpenApi(text);
     const now = this.clock();
     const report = { added: [] as string[], changed: [] as string[], removed: [] as string[], kept_for_ledger: [] as string[], unchanged: 0 };
@@ -425,7 +426,7 @@ export class SellerService {
       const method = (input.method ?? 'GET').toUpperCase();
       const exact = await this.knex('endpoints').where({ seller_id: seller.id, method, path: input.route }).first('id');
       const patterned = exact ? [] : ((await this.knex('endpoints').where({ seller_id: seller.id, method }).whereNotNull('path_pattern').orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'path_pattern')) as Array<Pick<EndpointRow, 'id' | 'path_pattern'>>);
-      endpointId = exact?.id ?? patterned.find((e) => patternMatches(e.path_pattern!, input.route!))?.id ?? null;
+      endpointId = exact?.id ?? patterned.find((e) => matchPathPattern(e.path_pattern!, input.route!))?.id ?? null;
     }
     let authorizationId: string | null = null;
     let decisionId: string | null = null;

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { createTreasuryApp, type TreasuryApp } from '../../src/app.js';
 import { loadAppConfig } from '../../src/config/app-config.js';
+import type { HostResolver } from '../../src/net/vetted-fetch.js';
 import { startTestSigner } from './signer-harness.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -27,6 +28,8 @@ export async function startTestTreasury(
     clock?: () => Date;
     /** A migrated database the caller owns (and drops); by default a fresh one on the shared test server. */
     database?: TestDatabase;
+    /** How tenant-supplied host names resolve (origin verification, OpenAPI ingest); the system resolver by default. */
+    resolveHost?: HostResolver;
   } = {},
 ): Promise<TestTreasury> {
   const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
@@ -41,7 +44,7 @@ export async function startTestTreasury(
     TREASURY_VERIFY_ALLOW_PRIVATE: '1',
     ...options.extraEnv,
   });
-  const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
+  const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
   const server: http.Server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;

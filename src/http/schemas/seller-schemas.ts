@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
 import { evmAddressSchema, usdAmountSchema } from '../../../policy/policy-schema.js';
+import { parsePathPattern } from '../../services/path-pattern.js';
 import { plainText } from './common-schemas.js';
 import { pageQuerySchema } from './page-query-schema.js';
 
@@ -13,6 +14,15 @@ const httpUrl = z
   .url()
   .refine((u) => /^https?:\/\//.test(u), 'http(s) URLs only');
 const routePath = z.string().max(512).regex(/^\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/{}]*$/, 'expected an absolute path such as /search');
+/**
+ * A seller endpoint's path pattern: a route path whose segments each hold at most one `{parameter}` (with
+ * optional literal text around it), bounded in length, segments and parameters; matched without a regex
+ * (src/services/path-pattern.ts).
+ */
+const pathPattern = routePath.superRefine((value, ctx) => {
+  const parsed = parsePathPattern(value);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', message: `path pattern: ${parsed.problem}` });
+});
 const method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** USD price; "0" allowed here (free route). */
 const price = z.union([usdAmountSchema, z.literal('0')]);
@@ -52,7 +62,7 @@ export const createEndpointBodySchema = z
     method: method.optional(),
     price,
     route_prices: strictRecord(routePath, z.union([price, z.literal('')])).optional(),
-    path_pattern: routePath.optional(),
+    path_pattern: pathPattern.optional(),
     capabilities: z.array(capability).max(64).optional(),
   })
   .strict();
@@ -63,7 +73,7 @@ export const updateEndpointBodySchema = z
     method: method.optional(),
     price: price.optional(),
     route_prices: strictRecord(routePath, z.union([price, z.literal('')])).optional(),
-    path_pattern: routePath.nullable().optional(),
+    path_pattern: pathPattern.nullable().optional(),
     capabilities: z.array(capability).max(64).optional(),
   })
   .strict();
