@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { createTreasuryApp, type TreasuryApp } from '../../src/app.js';
 import { loadAppConfig } from '../../src/config/app-config.js';
 import { startTestSigner } from './signer-harness.js';
@@ -27,6 +27,8 @@ export async function startTestTreasury(
     clock?: () => Date;
     /** A migrated database the caller owns (and drops); by default a fresh one on the shared test server. */
     database?: TestDatabase;
+    /** Where the app logs (silent by default); see ./log-capture.ts to search what it wrote. */
+    log?: Logger;
   } = {},
 ): Promise<TestTreasury> {
   const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
@@ -41,7 +43,7 @@ export async function startTestTreasury(
     TREASURY_VERIFY_ALLOW_PRIVATE: '1',
     ...options.extraEnv,
   });
-  const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
+  const app = createTreasuryApp({ config, knex: db.knex, log: options.log ?? pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}) });
   const server: http.Server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;
