@@ -50,3 +50,19 @@ describe('describeError', () => {
     assert.ok(text.includes('https://rpc.example'), text);
   });
 });
+
+describe('a facilitator object that fails with a viem-style message', () => {
+  it('reports the failure with the RPC endpoint cut to its origin', async () => {
+    const { wrapFacilitatorObject } = await import('../../../src/x402/facilitator-client.js');
+    const failing = {
+      verify: () => Promise.reject(new Error('HTTP request failed.\n\nURL: https://base-sepolia.g.alchemy.com/v2/SECRETKEY?apikey=SECRETQ\nDetails: fetch failed')),
+      settle: () => Promise.reject(new Error('settle failed at https://u:SECRETPW@rpc.example/x')),
+    };
+    const client = wrapFacilitatorObject(failing as never);
+    const verified = await client.verify({ paymentPayload: {}, paymentRequirements: {} } as never);
+    const settled = await client.settle({ paymentPayload: {}, paymentRequirements: {} } as never);
+    const text = JSON.stringify([verified, settled]);
+    assert.ok(!/SECRET/.test(text), text);
+    assert.ok(text.includes('https://base-sepolia.g.alchemy.com') && text.includes('https://rpc.example'), text);
+  });
+});
