@@ -286,8 +286,8 @@ export class PayService {
    * snapshot is one statement, so PostgreSQL reads it from one consistent view of what has committed. It
    * neither waits for the wallet's exclusive lock nor queues in the wallet's per-process line, so evaluate
    * calls (however many) never delay a payment, and a payment in flight never delays evaluate. The answer
-   * may miss a payment that commits a moment later — as it would had evaluate arrived a moment earlier; the
-   * payment itself decides again under the lock, so nothing is allowed on the strength of a dry run.
+   * may miss a payment that commits a moment later — as it would had evaluate arrived a moment earlier; a
+   * payment is always decided again on its own, so nothing is allowed on the strength of a dry run.
    */
   async evaluate(accountId: string, walletId: string, request: SpendRequest): Promise<PolicyDecision> {
     const now = this.clock();
