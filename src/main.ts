@@ -7,6 +7,8 @@ import { loadAppConfig } from './config/app-config.js';
 import { createKnex, listPendingMigrations } from './db/knex-client.js';
 import { resolveDatabase } from './db/resolve-database.js';
 import { createLogger } from './log/logger.js';
+import { describeError } from './log/describe-error.js';
+import { redactUrlsIn } from './log/redact-url.js';
 import { createTreasuryApp } from './app.js';
 
 async function main(): Promise<void> {
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
   const sweep = () =>
     app.services.expiredReservations.sweep().then(
       (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
-      (err: unknown) => log.warn({ err: err instanceof Error ? err.message : String(err) }, 'expired reservation sweep failed; retried in a minute'),
+      (err: unknown) => log.warn({ err: describeError(err) }, 'expired reservation sweep failed; retried in a minute'),
     );
   void sweep();
   setInterval(() => void sweep(), 60 * 1000).unref();
@@ -66,6 +68,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(JSON.stringify({ level: 60, msg: 'treasury-api failed to start', err: err instanceof Error ? err.message : String(err) }) + '\n');
+  process.stderr.write(JSON.stringify({ level: 60, msg: 'treasury-api failed to start', err: redactUrlsIn(err instanceof Error ? err.message : String(err)) }) + '\n');
   process.exit(1);
 });

@@ -10,6 +10,9 @@
  * an unreachable RPC is `chain_unavailable`.
  *
  * Defends: a slow or dead RPC holding requests (short timeout, no retries inside a request).
+ * An RPC failure travels on only as `rpcFailure` (./rpc-failure.ts): the endpoint's path, query and
+ * credentials (a provider key) are never in a cause, a log line or an answer.
+ *
  * Does not defend: a lying RPC — the figure is whatever the configured endpoint answers. A figure that could
  * not be stored (PostgreSQL unreachable) is kept in this process only; the read itself still answers.
  */
@@ -20,6 +23,7 @@ import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { ChainInfo } from './chain-registry.js';
 import type { SettlementTransaction } from './verify-upto-settlement.js';
+import { rpcFailure } from './rpc-failure.js';
 
 export interface BalanceReading {
   network: string;
@@ -75,7 +79,7 @@ export class BalanceReader {
       const known = newer(this.lastKnown.get(key), await this.stored(chain, address));
       if (!known) {
         this.metrics.balanceReads.inc({ network: chain.network, outcome: 'unavailable' });
-        throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
+        throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
       }
       this.metrics.balanceReads.inc({ network: chain.network, outcome: 'stale' });
       return { ...base, balance_raw: known.raw.toString(), balance_usd: formatUsd(known.raw), stale: true, updated_at: known.at.toISOString() };
@@ -115,7 +119,7 @@ export class BalanceReader {
     try {
       return await client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] });
     } catch (err) {
-      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
+      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
     }
   }
 
@@ -127,7 +131,7 @@ export class BalanceReader {
       return { to: tx.to, input: tx.input, status: receipt.status, logs: receipt.logs };
     } catch (err) {
       if (err instanceof TransactionNotFoundError || err instanceof TransactionReceiptNotFoundError) return null;
-      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: err });
+      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
     }
   }
 }

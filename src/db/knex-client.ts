@@ -6,6 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { describeError } from '../log/describe-error.js';
+import { redactUrlsIn } from '../log/redact-url.js';
 
 // bigint columns (int8) come back as strings by default; money code wants exact integers as strings.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v);
@@ -20,8 +22,11 @@ export interface KnexLog {
   error(fields: Record<string, unknown>, message: string): void;
 }
 
-/** The first line of what knex logs (its acquire errors carry a stack); its messages carry no connection string. */
-const firstLine = (message: unknown) => String(message instanceof Error ? message.message : message).split('\n')[0]!.slice(0, 500);
+/**
+ * What knex logs, made safe: an error through `describeError` (a database error by SQLSTATE, never its
+ * message), text by its first line (its acquire errors carry a stack) with any URL cut to scheme and host.
+ */
+const detailOf = (message: unknown) => (message instanceof Error ? describeError(message) : redactUrlsIn(String(message).split('\n')[0]!.slice(0, 500)));
 
 /**
  * Limits PostgreSQL enforces on every session of a pool, in ms (0: none), set when the session starts.
@@ -54,12 +59,15 @@ export function createKnex(connectionString: string, poolMax = 20, applicationNa
         : {}),
     },
     pool: { min: 0, max: poolMax },
+    // A failed query's message names its statement with placeholders, never with the bind values inlined
+    // (knex's default formats them into it, and error messages end up in logs).
+    compileSqlOnError: false,
     ...(log
       ? {
           log: {
-            warn: (m: unknown) => log.warn({ detail: firstLine(m) }, 'database client warning'),
-            error: (m: unknown) => log.error({ detail: firstLine(m) }, 'database client error'),
-            deprecate: (m: unknown) => log.warn({ detail: firstLine(m) }, 'database client deprecation'),
+            warn: (m: unknown) => log.warn({ detail: detailOf(m) }, 'database client warning'),
+            error: (m: unknown) => log.error({ detail: detailOf(m) }, 'database client error'),
+            deprecate: (m: unknown) => log.warn({ detail: detailOf(m) }, 'database client deprecation'),
             debug: () => undefined,
           },
         }

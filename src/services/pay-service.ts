@@ -281,19 +281,20 @@ export class PayService {
     });
   }
 
-  /** Dry run: what a payment would get now. Signs nothing and records nothing. */
+  /**
+   * Dry run: what a payment would get now. Signs nothing and records nothing, and takes no lock: the
+   * snapshot is one statement, so PostgreSQL reads it from one consistent view of what has committed. It
+   * neither waits for the wallet's exclusive lock nor queues in the wallet's per-process line, so evaluate
+   * calls (however many) never delay a payment, and a payment in flight never delays evaluate. The answer
+   * may miss a payment that commits a moment later — as it would had evaluate arrived a moment earlier; a
+   * payment is always decided again on its own, so nothing is allowed on the strength of a dry run.
+   */
   async evaluate(accountId: string, walletId: string, request: SpendRequest): Promise<PolicyDecision> {
-    let now = this.clock();
-    const opening = () => this.snapshotQuery(walletId, (now = this.clock()), undefined);
-    return withWalletTransaction(
-      this.knex,
-      walletId,
-      async (_tx, rows) => {
-        const snapshot = this.readSnapshot(rows, accountId, walletId, now);
-        return evaluatePolicy(snapshot.wallet.policy as WalletPolicy, request, snapshot.state, now);
-      },
-      opening,
-    );
+    const now = this.clock();
+    const query = this.snapshotQuery(walletId, now, undefined);
+    const rows = await runStatement(this.knex, query.sql, [...query.params], 'treasury_evaluate_snapshot_v1');
+    const snapshot = this.readSnapshot(rows, accountId, walletId, now);
+    return evaluatePolicy(snapshot.wallet.policy as WalletPolicy, request, snapshot.state, now);
   }
 
   /**

@@ -17,6 +17,7 @@ import type { SignerGateway } from './signer-gateway.js';
 import { checkRetirementBalance, type RetirementBalance } from './check-retirement-balance.js';
 import { lockWallet } from './wallet-lock.js';
 import { keysetPage, readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
+import { describeError } from '../log/describe-error.js';
 
 /** The id shape of wallets, which the wallet list's page cursors name. */
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
@@ -277,7 +278,7 @@ export class WalletService {
       return true;
     } catch (err) {
       this.metrics.walletOperations.inc({ operation: 'destroy_key', outcome: 'error' });
-      this.log.error({ wallet_id: walletId, key_version: version, err: err instanceof Error ? err.message : String(err) }, 'retired wallet key not destroyed yet');
+      this.log.error({ wallet_id: walletId, key_version: version, err: describeError(err) }, 'retired wallet key not destroyed yet');
       return false;
     }
   }

@@ -13,6 +13,7 @@
  */
 import type { z } from 'zod';
 import { boundedFetchJson, type FetchLike } from './bounded-fetch.js';
+import { redactUrlsIn } from '../log/redact-url.js';
 import {
   facilitatorSettleReplySchema,
   facilitatorSupportedReplySchema,
@@ -129,7 +130,11 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
   };
 }
 
-/** Settles a promise within `ms`, or reports the time-out; a throw becomes a failure, never an exception. */
+/**
+ * Settles a promise within `ms`, or reports the time-out; a throw becomes a failure, never an exception. The
+ * failure's text has its URLs cut to scheme, host and port: a facilitator object that talks to a chain
+ * through viem throws messages that quote the RPC endpoint, key included, and the cause ends up in logs.
+ */
 async function withDeadline(call: () => Promise<unknown>, ms: number): Promise<{ kind: 'value'; value: unknown } | { kind: 'failed'; cause: string }> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<{ kind: 'failed'; cause: string }>((resolve) => {
@@ -137,7 +142,7 @@ async function withDeadline(call: () => Promise<unknown>, ms: number): Promise<{
   });
   try {
     return await Promise.race([
-      (async () => ({ kind: 'value' as const, value: await call() }))().catch((err: unknown) => ({ kind: 'failed' as const, cause: err instanceof Error ? err.message : String(err) })),
+      (async () => ({ kind: 'value' as const, value: await call() }))().catch((err: unknown) => ({ kind: 'failed' as const, cause: redactUrlsIn(err instanceof Error ? err.message : String(err)) })),
       deadline,
     ]);
   } finally {

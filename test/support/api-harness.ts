@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { createTreasuryApp, type TreasuryApp } from '../../src/app.js';
 import { loadAppConfig } from '../../src/config/app-config.js';
 import type { HostResolver } from '../../src/net/vetted-fetch.js';
@@ -30,6 +30,8 @@ export async function startTestTreasury(
     database?: TestDatabase;
     /** How tenant-supplied host names resolve (origin verification, OpenAPI ingest); the system resolver by default. */
     resolveHost?: HostResolver;
+    /** Where the app logs (silent by default); see ./log-capture.ts to search what it wrote. */
+    log?: Logger;
   } = {},
 ): Promise<TestTreasury> {
   const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
@@ -44,7 +46,7 @@ export async function startTestTreasury(
     TREASURY_VERIFY_ALLOW_PRIVATE: '1',
     ...options.extraEnv,
   });
-  const app = createTreasuryApp({ config, knex: db.knex, log: pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
+  const app = createTreasuryApp({ config, knex: db.knex, log: options.log ?? pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
   const server: http.Server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;

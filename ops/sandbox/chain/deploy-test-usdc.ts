@@ -11,6 +11,7 @@ import { createPublicClient, createWalletClient, defineChain, getAddress, http, 
 import { privateKeyToAccount } from 'viem/accounts';
 import { compileTestUsdc, type TestUsdcArtifact } from './compile-test-usdc.js';
 import { anvilDevAccount, MINTER_ACCOUNT_INDEX } from './anvil-dev-accounts.js';
+import { redactUrl } from '../../../src/log/redact-url.js';
 
 /** USDC on Base Sepolia; the sandbox places its test token here when the chain id is 84532. */
 export const BASE_SEPOLIA_USDC: Address = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -84,8 +85,8 @@ export function localChain(chainId: number, rpcUrl: string): Chain {
 export async function assertAnvilChain(rpcUrl: string, chainId: number): Promise<void> {
   const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) });
   const [version, actual] = await Promise.all([client.request({ method: 'web3_clientVersion' }), client.getChainId()]);
-  if (!String(version).toLowerCase().startsWith('anvil')) throw new Error(`refusing to use ${rpcUrl}: it is not anvil (web3_clientVersion ${JSON.stringify(version)})`);
-  if (actual !== chainId) throw new Error(`refusing to use ${rpcUrl}: chain id ${actual}, expected ${chainId}`);
+  if (!String(version).toLowerCase().startsWith('anvil')) throw new Error(`refusing to use ${redactUrl(rpcUrl)}: it is not anvil (web3_clientVersion ${JSON.stringify(version)})`);
+  if (actual !== chainId) throw new Error(`refusing to use ${redactUrl(rpcUrl)}: chain id ${actual}, expected ${chainId}`);
 }
 
 export async function deployTestUsdc(options: DeployTestUsdcOptions): Promise<DeployedTestUsdc> {

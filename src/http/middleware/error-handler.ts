@@ -2,7 +2,9 @@
  * Renders every error as `{ error_code, user_message, request_id, recovery?, ...fields }`. AppErrors keep
  * their code; PostgreSQL out of reach (../../db/is-database-unavailable.ts) is a 503 `database_unavailable`
  * and a statement cancelled by the session limits (../../db/is-database-busy.ts) a 503 `database_busy`, both
- * with Retry-After; anything else is a 500 `internal_error`. Details of both are logged, never sent.
+ * with Retry-After; anything else is a 500 `internal_error`. Details of both are logged, never sent, and
+ * logged through `describeError` (../../log/describe-error.ts): a database error by SQLSTATE and constraint,
+ * never its message, statement or bind values; any URL cut to scheme, host and port.
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -10,6 +12,7 @@ import { AppError } from '../../errors/app-error.js';
 import { isDatabaseUnavailable } from '../../db/is-database-unavailable.js';
 import { isDatabaseBusy } from '../../db/is-database-busy.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
+import { describeError } from '../../log/describe-error.js';
 
 export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware {
   return async (ctx, next) => {
@@ -32,7 +35,7 @@ export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware 
       }
       const requestId = String(ctx.state.requestId ?? '');
       if (err.status >= 500) {
-        log.error({ request_id: requestId, error_code: err.code, err: raw instanceof Error ? { message: raw.message, stack: raw.stack, cause: describeCause(raw) } : String(raw) }, 'request failed');
+        log.error({ request_id: requestId, error_code: err.code, err: describeError(raw) }, 'request failed');
       }
       metrics.errors.inc({ error_code: err.code });
       for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
@@ -46,9 +49,4 @@ export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware 
       };
     }
   };
-}
-
-function describeCause(err: Error): string | undefined {
-  const cause = (err as { cause?: unknown }).cause;
-  return cause instanceof Error ? cause.message : cause === undefined ? undefined : String(cause);
 }

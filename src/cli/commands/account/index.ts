@@ -14,7 +14,7 @@ import { registerWalletCommands } from './wallet-commands.js';
 export function registerAccountCommands(program: Command, contextOf: ContextOf): void {
   program
     .command('init')
-    .description('Onboard: seed, addresses, sign-in, agent, PAT and a managed wallet')
+    .description('Onboard: seed, addresses, sign-in, agent, a capped PAT and a managed wallet with a policy')
     .option('--server <url>', 'Treasury base URL (default XX_API_URL or the saved one)')
     .option('--chain <chain>', 'base, solana or both', 'both')
     .option('--label <label>', 'agent label (on an existing account: the agent with this label, spawned if new)')
@@ -22,6 +22,10 @@ export function registerAccountCommands(program: Command, contextOf: ContextOf):
     .option('--new-seed', 'make a new seed even when a keystore exists (the old file is kept aside)')
     .option('--words <n>', '12 or 24 words for a new seed', '24')
     .option('--profile <name>', 'credentials profile to store the agent PAT in', 'default')
+    .option('--daily-cap <usd|none>', "the agent PAT's daily spend cap (default 10; none: no cap)")
+    .option('--max-per-payment <usd|none>', "a new managed wallet's per-payment cap (default 1; none: no cap)")
+    .option('--daily-limit <usd|none>', "a new managed wallet's daily cap (default 10; none: no cap)")
+    .option('--policy <file>', "a new managed wallet's whole policy, as JSON (instead of the two above)")
     .action(act(contextOf, (ctx, opts: InitOptions) => init(ctx, opts)));
   registerAuthCommands(program, contextOf);
   registerAgentCommands(program, contextOf);

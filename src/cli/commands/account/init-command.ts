@@ -3,6 +3,8 @@
  * the Base and Solana addresses, SIWE sign-in against `--server` (the message names that server's host, so
  * a signature cannot be replayed elsewhere), the account session, an agent PAT (waiting out its
  * propagation), a Treasury-managed wallet for the agent, and the local records that make it the active agent.
+ * The PAT and a wallet init creates get limits by default, shown in the output (./init-defaults.ts): the
+ * PAT a daily cap, the wallet a policy, which the account session sets (an agent PAT may not).
  *
  * The seed is written only into the encrypted keystore and never printed here (`xx wallet export` shows it
  * on explicit request). The passphrase comes from a hidden prompt or XX_KEYSTORE_PASSPHRASE; a restored
@@ -20,14 +22,16 @@ import { listAgents, loadAgent, loadCredentials, managedWalletSchema, saveAgent,
 import { readEveryPage } from '../../core/read-every-page.js';
 import { readJsonFile, writeSecretJson } from '../../core/secret-file.js';
 import { badArgument } from '../seller/seller-kit.js';
+import { describePolicy, initLimits, type InitLimitOptions } from './init-defaults.js';
 import { addressesFor, checkMnemonic, evmAccount, newMnemonic, type ChainChoice } from './hd-addresses.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
 
 const agentListSchema = z.object({ agents: z.array(z.object({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), label: z.string().nullable() }).loose()) });
 const grantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), expires_at: z.string(), created: z.boolean() });
-const patSchema = z.object({ id: z.string().regex(/^pat_[0-9a-f]{24}$/), pat: z.string().startsWith('xx_pat_') });
+const patSchema = z.object({ id: z.string().regex(/^pat_[0-9a-f]{24}$/), pat: z.string().startsWith('xx_pat_'), daily_cap_usd: z.string().nullable().optional() });
+const walletPolicyReplySchema = z.object({ policy: z.record(z.string(), z.unknown()) });
 
-export interface InitOptions {
+export interface InitOptions extends InitLimitOptions {
   server?: string;
   chain?: string;
   label?: string;
@@ -124,6 +128,7 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
   const server = serverUrl(opts.server ?? ctx.apiUrl());
   const base = server.origin;
   const label = opts.label ?? 'agent';
+  const limits = initLimits(opts);
 
   const seed = await loadOrCreateSeed(ctx, opts, chain);
   const addresses = addressesFor(seed.mnemonic, chain);
@@ -141,7 +146,7 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
   const { agentId, spawned } = await ctx.spin('Choosing the agent', () => chooseAgent(ctx, session, grant, opts.label));
 
   const pat = await ctx.spin('Minting the agent PAT', () =>
-    session.request('POST', '/v1/pats', { body: { scope_type: 'agent', scope_id: agentId, label: `xx cli: ${label}`.slice(0, 128) } }),
+    session.request('POST', '/v1/pats', { body: { scope_type: 'agent', scope_id: agentId, label: `xx cli: ${label}`.slice(0, 128), ...(limits.patDailyCapUsd ? { daily_cap_usd: limits.patDailyCapUsd } : {}) } }),
   ).then((reply) => parseReply(patSchema, 'POST /v1/pats', reply));
   const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
   await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
@@ -150,11 +155,21 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
   // The agent's wallets as the platform knows them (another machine, or a restore, may have made some).
   const remote = await ctx.spin('Loading the agent', () => agentWithEveryWallet(agentClient, agentId));
   let wallets: ManagedWallet[] = remote.wallets;
+  let walletPolicy: Record<string, unknown> | null = null;
+  let walletPolicyApplied = false;
   if (chain !== 'solana' && wallets.length === 0) {
+    // The account session creates it: only the owner sets a wallet policy.
     const w = await ctx.spin('Creating the managed wallet', async () =>
-      parseReply(managedWalletSchema, `POST /v1/agents/${agentId}/wallets`, await agentClient.request('POST', `/v1/agents/${agentId}/wallets`, { body: { label } })),
+      parseReply(managedWalletSchema, `POST /v1/agents/${agentId}/wallets`, await session.request('POST', `/v1/agents/${agentId}/wallets`, { body: { label, policy: limits.walletPolicy } })),
     );
     wallets = [w];
+    walletPolicyApplied = true;
+  }
+  if (wallets.length > 0) {
+    const first = wallets[0]!;
+    walletPolicy = await ctx.spin('Reading the wallet policy', async () =>
+      parseReply(walletPolicyReplySchema, `GET /v1/wallets/${first.id}/policy`, await agentClient.request('GET', `/v1/wallets/${first.id}/policy`)).policy,
+    );
   }
   const record: AgentRecord = {
     agent_id: agentId,
@@ -184,6 +199,9 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
     addresses,
     wallets,
     pat_id: pat.id,
+    pat_daily_cap_usd: pat.daily_cap_usd ?? null,
+    wallet_policy: walletPolicy,
+    wallet_policy_applied: walletPolicyApplied,
     keystore: seed.keystore,
     seed_created: seed.created,
     account_created: grant.created,
@@ -195,7 +213,11 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
     ...(addresses.solana ? [`Solana address: ${addresses.solana}`] : []),
     ...wallets.map((w) => `Managed wallet: ${w.id} ${w.address} (${w.network})`),
     `Seed: ${seed.created ? 'new, ' : ''}encrypted in ${seed.keystore} (back it up with \`xx wallet export\`).`,
-    `Agent PAT ${pat.id} saved (0600). Next: \`xx fund --testnet\`, then \`xx buy <url>\`.`,
+    `Agent PAT ${pat.id} saved (0600), daily cap ${data.pat_daily_cap_usd === null ? 'none' : `${data.pat_daily_cap_usd} USD`} (change: \`xx pat update ${pat.id} --daily-cap <usd|none>\`).`,
+    ...(walletPolicy
+      ? [`Wallet policy: ${describePolicy(walletPolicy)}${walletPolicyApplied ? ' (set now; at init: --max-per-payment, --daily-limit, --policy <file>)' : ' (existing wallet, unchanged)'}.`]
+      : []),
+    'Next: `xx fund --testnet`, then `xx buy <url>`.',
     ...(data.previous_pat_id ? [`The previous agent PAT ${data.previous_pat_id} still works; \`xx pat revoke ${data.previous_pat_id}\` if nothing else uses it.`] : []),
   ];
   ctx.out(data, lines.join('\n'));
