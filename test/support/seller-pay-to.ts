@@ -4,6 +4,7 @@
  * blocks on anvil.
  */
 import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { payToClaimMessage } from '../../src/services/seller-service.js';
 import type { TestTreasury } from './api-harness.js';
@@ -41,4 +42,13 @@ export async function mineBlocks(rpcUrl: string, blocks: number): Promise<void> 
   const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: [`0x${blocks.toString(16)}`] }) });
   const body = (await res.json()) as { error?: unknown };
   assert.equal(body.error, undefined, JSON.stringify(body));
+}
+
+/**
+ * TEST FIXTURE, no chain involved: marks a seller's pending ledger rows verified directly in PostgreSQL, as the
+ * ledger verifier does after an on-chain check (the rollup triggers then count them). For suites about what
+ * verified rows add up to, not about verification (that is test/integration/api/ledger-verification.test.ts).
+ */
+export async function markLedgerVerifiedForTest(knex: Knex, sellerId: string): Promise<number> {
+  return knex('ledger_entries').where({ seller_id: sellerId, status: 'pending' }).update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
 }
