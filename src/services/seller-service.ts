@@ -434,7 +434,7 @@ export class SellerService {
   async report(
     seller: SellerRow,
     input: { tx_hash: string; payer: string; amount: string; network: string; endpoint_id?: string | undefined; method?: string | undefined; route?: string | undefined; content_hash?: string | undefined; nonce?: string | undefined },
-  ): Promise<{ created: boolean; entry: Record<string, unknown> }> {
+  ): Promise<{ created: boolean; entry: LedgerEntryView }> {
     let endpointId: string | null = null;
     if (input.endpoint_id) {
       const pinned = await this.knex('endpoints').where({ id: input.endpoint_id, seller_id: seller.id }).first('id');
@@ -646,6 +646,7 @@ function ledgerView(r: Record<string, any>) {
 }
 
 export type LedgerStatus = 'pending' | 'verified' | 'rejected';
+export type LedgerEntryView = ReturnType<typeof ledgerView>;
 
 /**
  * Whether any ledger row names the endpoint: one lookup in the seller's per-day revenue (seller_revenue_days,

@@ -177,11 +177,12 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
     const seller = await deps.sellers.authorize(p, p.scopeId);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
-    const results: Array<{ tx_hash: string; outcome: 'created' | 'duplicate' | 'rejected'; error_code?: string }> = [];
+    // `status`/`reason`: the stored row's verification state (pending until verified on chain).
+    const results: Array<{ tx_hash: string; outcome: 'created' | 'duplicate' | 'rejected'; status?: string; reason?: string | null; error_code?: string }> = [];
     for (const row of body.rows) {
       try {
         const result = await deps.sellers.report(seller, row);
-        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: result.created ? 'created' : 'duplicate' });
+        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: result.created ? 'created' : 'duplicate', status: result.entry.status, reason: result.entry.reason });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });

@@ -208,6 +208,8 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
       // Another seller's report of the same transaction does not block this one: the chain decides whose it is.
       [['created', undefined], ['duplicate', undefined], ['rejected', 'endpoint_not_found'], ['created', undefined], ['created', undefined]],
     );
+    const stored = res.body.results.filter((r: { outcome: string }) => r.outcome !== 'rejected');
+    assert.ok(stored.every((r: { status: string; reason: string }) => r.status === 'pending' && r.reason === 'pay_to_not_registered'), JSON.stringify(stored));
     const list = (await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries;
     assert.equal(list.length, 3);
     assert.equal(list.find((e: { tx_hash: string }) => e.tx_hash === a).endpoint_id, ep.endpoint_id, 'attributed by route');
