@@ -31,6 +31,7 @@ import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
 import { AccountService } from './services/account-service.js';
 import { PayService } from './services/pay-service.js';
 import { ExpiredReservationSweeper } from './services/expired-reservation-sweeper.js';
+import { LedgerVerifier } from './services/ledger-verifier.js';
 import { SignerGateway } from './services/signer-gateway.js';
 import { WalletService } from './services/wallet-service.js';
 import type { HostResolver } from './net/vetted-fetch.js';
@@ -40,9 +41,9 @@ export interface TreasuryApp {
   /** Every method and path the app serves (`{param}` form), for the OpenAPI completeness test. */
   routes: Array<{ method: string; path: string }>;
   metrics: TreasuryMetrics;
-  services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway; expiredReservations: ExpiredReservationSweeper };
+  services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway; expiredReservations: ExpiredReservationSweeper; ledgerVerifier: LedgerVerifier };
   listen(port: number, host: string): Promise<http.Server>;
-  /** Stop accepting, drain in-flight requests, close the pay path's own connections and the signer client (the caller owns knex). */
+  /** Stop accepting, drain in-flight requests, stop the ledger verifier, close the pay path's own connections and the signer client (the caller owns knex). */
   close(): Promise<void>;
 }
 
@@ -66,7 +67,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   };
   if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
   const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults, balances);
-  const settlements = new SettlementService(knex, chains, balances, metrics, clock, (walletId) => pay.forgetWallet(walletId));
+  const settlements = new SettlementService(knex, chains, balances, metrics, clock, (walletId) => pay.forgetWallet(walletId), config.confirmations);
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   const identity = new IdentityService(knex, accounts, metrics, {
     publicUrl: config.publicUrl,
@@ -76,7 +77,14 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   });
   const pats = new PatService(knex, metrics, clock);
   const agents = new AgentService(knex, identity, wallets, clock);
-  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost });
+  // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
+  const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {
+    intervalMs: config.ledgerVerifyIntervalMs,
+    concurrency: config.ledgerVerifyConcurrency,
+    confirmations: config.confirmations,
+    notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
+  });
+  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost }, ledgerVerifier);
   let shuttingDown = false;
   let server: http.Server | undefined;
 
@@ -99,13 +107,14 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
     koa,
     metrics,
     routes: served,
-    services: { accounts, wallets, pay, signer, expiredReservations },
+    services: { accounts, wallets, pay, signer, expiredReservations, ledgerVerifier },
     listen(port, host) {
       return new Promise((resolve, reject) => {
         const s = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, koa.callback());
         s.once('error', reject);
         s.listen(port, host, () => {
           server = s;
+          ledgerVerifier.start();
           resolve(s);
         });
       });
@@ -120,6 +129,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
           setTimeout(() => s.closeAllConnections(), 10_000).unref();
         });
       }
+      await ledgerVerifier.stop();
       await pay.close();
       signer.close();
     },

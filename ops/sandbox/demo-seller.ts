@@ -1,7 +1,8 @@
 /**
  * The sandbox's demo seller: a Koa app with one paid route (`GET /joke`, 0.01 USDC) behind our x402
  * middleware, settled by the sandbox facilitator on the local chain and reported to the local Treasury
- * platform. On first start it signs in with a fresh key (SIWE), registers the seller and its endpoint, and
+ * platform. On first start it signs in with a fresh key (SIWE), registers the seller and its endpoint, proves
+ * its pay-to address (a public anvil dev key signs the claim, so its ledger rows are verified on chain), and
  * keeps the service PAT in `<dataDir>/demo-seller.json` (0600) for the next start. Loopback only.
  */
 import fs from 'node:fs';
@@ -11,11 +12,14 @@ import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { x402Koa } from '../../src/x402/koa/index.js';
+import { payToClaimMessage } from '../../src/services/seller-service.js';
 
 interface DemoSellerState {
   seller_id: string;
   pat: string;
   pay_to: string;
+  /** The pay-to address is proven for the seller (its ledger rows can be verified). */
+  pay_to_proven?: boolean;
 }
 
 export interface DemoSeller {
@@ -38,7 +42,8 @@ async function call(apiUrl: string, method: string, route: string, token: string
 }
 
 /** Signs in with a fresh key, registers the seller and its paid endpoint; returns what the middleware needs. */
-async function register(apiUrl: string, publicUrl: string, chainId: number, payTo: string): Promise<DemoSellerState> {
+async function register(apiUrl: string, publicUrl: string, chainId: number, payToKey: `0x${string}`): Promise<DemoSellerState> {
+  const payTo = privateKeyToAccount(payToKey);
   const owner = privateKeyToAccount(generatePrivateKey());
   const { nonce } = (await call(apiUrl, 'POST', '/v1/identity/nonce', undefined)) as { nonce: string };
   const url = new URL(publicUrl);
@@ -46,20 +51,33 @@ async function register(apiUrl: string, publicUrl: string, chainId: number, payT
   const { session } = (await call(apiUrl, 'POST', '/v1/identity/init', undefined, { message, signature: await owner.signMessage({ message }), chain: 'evm' })) as { session: string };
   const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, { name: 'Sandbox demo seller', slug: `demo-${owner.address.slice(2, 10).toLowerCase()}` })) as { seller_id: string; pat: string };
   await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, { slug: 'joke', path: '/joke', method: 'GET', price: '0.01' });
-  return { seller_id: seller.seller_id, pat: seller.pat, pay_to: payTo };
+  const signature = await payTo.signMessage({ message: payToClaimMessage(seller.seller_id, payTo.address) });
+  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/pay-to`, session, { address: payTo.address, signature });
+  return { seller_id: seller.seller_id, pat: seller.pat, pay_to: payTo.address, pay_to_proven: true };
 }
 
-export async function startDemoSeller(options: { apiUrl: string; publicUrl: string; facilitatorUrl: string; chainId: number; network: string; payTo: string; dataDir: string; port?: number }): Promise<DemoSeller> {
+export async function startDemoSeller(options: {
+  apiUrl: string;
+  publicUrl: string;
+  facilitatorUrl: string;
+  chainId: number;
+  network: string;
+  /** The key of the pay-to address (a public anvil dev key): it signs the pay-to claim. */
+  payToKey: `0x${string}`;
+  dataDir: string;
+  port?: number;
+}): Promise<DemoSeller> {
+  const payTo = privateKeyToAccount(options.payToKey).address;
   const stateFile = path.join(options.dataDir, 'demo-seller.json');
   let state: DemoSellerState | undefined;
   if (fs.existsSync(stateFile)) {
     state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as DemoSellerState;
     // The database may have been reset since: keep the stored seller only while its PAT still verifies.
     const ok = await fetch(`${options.apiUrl}/v1/auth/verify`, { method: 'POST', headers: { authorization: `Bearer ${state.pat}` } }).then((r) => r.ok, () => false);
-    if (!ok || state.pay_to !== options.payTo) state = undefined;
+    if (!ok || state.pay_to !== payTo || !state.pay_to_proven) state = undefined;
   }
   if (!state) {
-    state = await register(options.apiUrl, options.publicUrl, options.chainId, options.payTo);
+    state = await register(options.apiUrl, options.publicUrl, options.chainId, options.payToKey);
     fs.writeFileSync(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
     fs.chmodSync(stateFile, 0o600);
   }

@@ -235,7 +235,7 @@ async function main(): Promise<void> {
       facilitatorUrl: localChain.facilitatorUrl,
       chainId: localChain.chainId,
       network: localChain.network,
-      payTo: anvilDevAccount(2).address,
+      payToKey: anvilDevAccount(2).privateKey,
       dataDir,
       ...(sellerPort === undefined ? {} : { port: sellerPort }),
     });

@@ -17,13 +17,21 @@
  * not be stored (PostgreSQL unreachable) is kept in this process only; the read itself still answers.
  */
 import type { Knex } from 'knex';
-import { createPublicClient, erc20Abi, http, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hash, type PublicClient } from 'viem';
+import { createPublicClient, erc20Abi, http, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hash, type Hex, type PublicClient } from 'viem';
 import { formatUsd } from '../../policy/money.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { ChainInfo } from './chain-registry.js';
 import type { SettlementTransaction } from './verify-upto-settlement.js';
 import { rpcFailure } from './rpc-failure.js';
+
+/** A mined transaction as the settlement and ledger checks read it, with its depth. */
+export interface MinedTransaction extends SettlementTransaction {
+  logs: ReadonlyArray<{ address: string; topics: readonly Hex[]; data: Hex; logIndex: number }>;
+  blockNumber: bigint;
+  /** Blocks from the transaction's own to the head, its own included (1 right after it was mined). */
+  confirmations: number;
+}
 
 export interface BalanceReading {
   network: string;
@@ -123,12 +131,16 @@ export class BalanceReader {
     }
   }
 
-  /** A transaction and its receipt, or null while the RPC knows no mined transaction by that hash. */
-  async minedTransaction(chain: ChainInfo, hash: Hash): Promise<SettlementTransaction | null> {
+  /**
+   * A transaction and its receipt with how deep it is (blocks from its own to the head, its own included), or
+   * null while the RPC knows no mined transaction by that hash.
+   */
+  async minedTransaction(chain: ChainInfo, hash: Hash): Promise<MinedTransaction | null> {
     const client = this.client(chain);
     try {
-      const [tx, receipt] = await Promise.all([client.getTransaction({ hash }), client.getTransactionReceipt({ hash })]);
-      return { to: tx.to, input: tx.input, status: receipt.status, logs: receipt.logs };
+      const [tx, receipt, head] = await Promise.all([client.getTransaction({ hash }), client.getTransactionReceipt({ hash }), client.getBlockNumber({ cacheTime: 0 })]);
+      const confirmations = head >= receipt.blockNumber ? Number(head - receipt.blockNumber) + 1 : 0;
+      return { to: tx.to, input: tx.input, status: receipt.status, logs: receipt.logs, blockNumber: receipt.blockNumber, confirmations };
     } catch (err) {
       if (err instanceof TransactionNotFoundError || err instanceof TransactionReceiptNotFoundError) return null;
       throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });

@@ -32,6 +32,17 @@ const envSchema = z.object({
   /** How long a bearer lookup is cached (ms; 0 disables). Revocations through another replica take up to this long there. */
   TREASURY_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
   TREASURY_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
+  /**
+   * Blocks a transaction must have (its own included) before a ledger row counts or an upto settlement gives
+   * spend back, per CAIP-2 network, JSON: {"eip155:8453":10}. Base mainnet defaults to 10, every other network to 1.
+   */
+  TREASURY_LEDGER_CONFIRMATIONS: z.string().optional(),
+  /** How often the ledger verifier looks for pending rows (ms); 0 stops the background verifier in this process. */
+  TREASURY_LEDGER_VERIFY_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(2_000),
+  /** Ledger rows checked on chain at once by one process. */
+  TREASURY_LEDGER_VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** How long a reported transaction the RPC does not know stays pending before it is rejected (s). */
+  TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: z.coerce.number().int().min(0).max(7 * 86_400).default(900),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
   TREASURY_PUBLIC_URL: z.string().url().optional(),
@@ -81,6 +92,11 @@ export type AppConfig = Readonly<{
   defaultChain: string;
   rpcUrls: Readonly<Record<string, string>>;
   rpcTimeoutMs: number;
+  /** Confirmations required per network (ledger rows, upto settlements); networks not named need 1. */
+  confirmations: Readonly<Record<string, number>>;
+  ledgerVerifyIntervalMs: number;
+  ledgerVerifyConcurrency: number;
+  ledgerNotFoundGraceSeconds: number;
   authCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
@@ -121,6 +137,10 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
     rpcUrls: parseRpcUrls(e.TREASURY_RPC_URLS),
     rpcTimeoutMs: e.TREASURY_RPC_TIMEOUT_MS,
+    confirmations: Object.freeze(parseConfirmations(e.TREASURY_LEDGER_CONFIRMATIONS)),
+    ledgerVerifyIntervalMs: e.TREASURY_LEDGER_VERIFY_INTERVAL_MS,
+    ledgerVerifyConcurrency: e.TREASURY_LEDGER_VERIFY_CONCURRENCY,
+    ledgerNotFoundGraceSeconds: e.TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS,
     authCacheMs: e.TREASURY_AUTH_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     faultInjection: e.TREASURY_FAULT_INJECTION,
@@ -147,4 +167,27 @@ function parseRpcUrls(json: string | undefined): Record<string, string> {
   const parsed = rpcUrlsSchema.safeParse(value);
   if (!parsed.success) throw new Error(`invalid configuration: TREASURY_RPC_URLS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return { ...DEFAULT_RPC_URLS, ...parsed.data };
+}
+
+/** Base mainnet waits 10 blocks (~20 s); testnets and the local sandbox chain 1. */
+const DEFAULT_CONFIRMATIONS: Record<string, number> = { 'eip155:8453': 10 };
+
+const confirmationsSchema = z.record(z.string().regex(/^eip155:[1-9][0-9]{0,15}$/), z.number().int().min(1).max(10_000));
+
+function parseConfirmations(json: string | undefined): Record<string, number> {
+  if (!json) return { ...DEFAULT_CONFIRMATIONS };
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new Error('invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: expected JSON such as {"eip155:8453":10}');
+  }
+  const parsed = confirmationsSchema.safeParse(value);
+  if (!parsed.success) throw new Error(`invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  return { ...DEFAULT_CONFIRMATIONS, ...parsed.data };
+}
+
+/** Confirmations required on `network` (see TREASURY_LEDGER_CONFIRMATIONS). */
+export function requiredConfirmations(confirmations: Readonly<Record<string, number>>, network: string): number {
+  return Object.prototype.hasOwnProperty.call(confirmations, network) ? confirmations[network]! : 1;
 }

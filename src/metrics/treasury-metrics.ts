@@ -102,6 +102,17 @@ export function createTreasuryMetrics() {
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
+    ledgerVerifications: new Counter({
+      name: 'treasury_ledger_verifications_total',
+      help: 'On-chain checks of seller ledger rows by outcome: verified, rejected, pending (not yet decidable: confirmations, RPC, transaction not seen yet) or error.',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    ledgerPendingRows: new Gauge({
+      name: 'treasury_ledger_pending_rows',
+      help: 'Seller ledger rows waiting for on-chain verification, as last counted by this process\'s verifier.',
+      registers: [registry],
+    }),
     payConflicts: new Counter({
       name: 'treasury_pay_conflict_retries_total',
       help: 'Reservations taken again: the wallet changed between the read and the write (another process), or the shared statement holding the write failed.',

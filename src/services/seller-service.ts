@@ -2,7 +2,9 @@
  * Sellers (services), their priced endpoints, and the ledger the seller middleware reports to. A seller
  * belongs to an account; its management surface is reached with that account's session or with a
  * service PAT scoped to it. Suspend is a soft delete: endpoints and ledger survive and resume restores.
- * Ledger reports are idempotent on tx_hash and attributed by pinned endpoint_id or by route lookup.
+ * Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id or by route lookup,
+ * and stored `pending`: they count toward revenue and payables only once ./ledger-verifier.ts has verified them
+ * on chain against the pay-to addresses the seller proved (registerPayTo).
  * The account's sellers, a seller's endpoints and its payout flushes are listed page by page (keyset on
  * created_at, id); `/v1/auth/verify` still answers every endpoint at once, for the middleware's route table.
  */
@@ -20,7 +22,13 @@ import { splitRevenueRange } from './split-revenue-range.js';
 import type { PatService } from './pat-service.js';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { getAddress } from 'viem';
+import { getAddress, verifyMessage, type Hex } from 'viem';
+import type { LedgerVerifier } from './ledger-verifier.js';
+
+/** What a seller's pay-to address signs (EIP-191) to prove payments to it belong to this seller. */
+export function payToClaimMessage(sellerId: string, address: string): string {
+  return `Treasury: payments to ${address.toLowerCase()} are revenue of seller ${sellerId}.`;
+}
 
 /** The id shapes of the rows the lists' page cursors name. */
 const LEDGER_ENTRY_ID = /^led_[0-9a-f]{24}$/;
@@ -111,6 +119,8 @@ export class SellerService {
     private readonly clock: () => Date,
     /** Outbound rules for origin verification and OpenAPI ingest (src/net/vetted-fetch.ts); `resolveHost` is a test seam. */
     private readonly options: { allowPrivateOrigins: boolean; outboundAllowedPorts?: readonly number[] | undefined; resolveHost?: HostResolver | undefined } = { allowPrivateOrigins: false },
+    /** Where reported rows are checked on chain (absent: rows wait as awaiting_verification). */
+    private readonly ledgerVerifier?: Pick<LedgerVerifier, 'unreachableReason' | 'parkedUntil' | 'nudge'>,
   ) {}
 
   private outbound() {
@@ -239,25 +249,36 @@ export class SellerService {
   }
 
   /**
-   * Accrued payables and a page of the flush history, newest first. In `direct` mode buyers pay the seller's
-   * pay_to: nothing accrues.
+   * Accrued payables (verified rows only) and a page of the flush history, newest first. In `direct` mode
+   * buyers pay the seller's pay_to: nothing accrues. `pending_usd` is what platform_mor rows still waiting
+   * for on-chain verification would add; `advance_usd` what was paid out before verification existed and no
+   * verified row covers yet (migration 20261125200400).
    */
   async payouts(seller: SellerRow, request: PageRequest) {
     const { page, nextCursor } = await readKeysetPage<{ id: string; amount_micro: string; created_at: Date }>(this.knex('payout_flushes').where({ seller_id: seller.id }), request, PAYOUT_FLUSH_ID, 'desc');
-    const accrued = seller.payout_mode === 'direct' ? 0n : await this.accruedMicro(seller);
+    const payables = (await this.knex('seller_payables').where({ seller_id: seller.id }).first('earned_micro', 'paid_micro', 'advance_micro')) as { earned_micro: string; paid_micro: string; advance_micro: string } | undefined;
+    const accrued = seller.payout_mode === 'direct' || !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
+    const [pending] = (await this.knex('ledger_entries')
+      .where({ seller_id: seller.id, status: 'pending', payout_mode: 'platform_mor' })
+      .sum({ total: 'amount_micro' })
+      .count({ n: '*' })) as Array<{ total: string | null; n: string }>;
     return {
       seller_id: seller.id,
       payout_mode: seller.payout_mode,
       accrued_usd: formatUsd(accrued),
+      counts: 'verified' as const,
+      pending_usd: formatUsd(BigInt(pending?.total ?? 0)),
+      pending_count: Number(pending?.n ?? 0),
+      advance_usd: formatUsd(BigInt(payables?.advance_micro ?? 0)),
       flushes: page.map((f) => ({ id: f.id, amount_usd: formatUsd(BigInt(f.amount_micro)), created_at: f.created_at.toISOString() })),
       next_cursor: nextCursor,
     };
   }
 
   /**
-   * What the seller earned in platform_mor mode and was not paid yet: one row (seller_payables), kept by
-   * triggers in the transaction of each ledger entry and flush (migration 20261125160000), so a read costs the
-   * same after a million ledger rows as after one.
+   * What the seller earned in platform_mor mode with verified rows and was not paid yet: one row
+   * (seller_payables), kept by triggers in the transaction of each row's verification and each flush
+   * (migrations 20261125160000, 20261125200400), so a read costs the same after a million ledger rows as after one.
    */
   private async accruedMicro(seller: SellerRow, trx: Knex | Knex.Transaction = this.knex, forUpdate = false): Promise<bigint> {
     const query = trx('seller_payables').where({ seller_id: seller.id }).first('earned_micro', 'paid_micro');
@@ -265,7 +286,7 @@ export class SellerService {
     return row ? BigInt(row.earned_micro) - BigInt(row.paid_micro) : 0n;
   }
 
-  /** Records a payout of everything accrued (platform_mor only), serialised per seller; answers the payouts' first page. */
+  /** Records a payout of everything accrued from verified rows (platform_mor only), serialised per seller; answers the payouts' first page. */
   async flushPayouts(seller: SellerRow, actor: string, request: PageRequest) {
     if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
     await this.knex.transaction(async (trx) => {
@@ -414,7 +435,7 @@ export class SellerService {
   async report(
     seller: SellerRow,
     input: { tx_hash: string; payer: string; amount: string; network: string; endpoint_id?: string | undefined; method?: string | undefined; route?: string | undefined; content_hash?: string | undefined; nonce?: string | undefined },
-  ): Promise<{ created: boolean; entry: Record<string, unknown> }> {
+  ): Promise<{ created: boolean; entry: LedgerEntryView }> {
     let endpointId: string | null = null;
     if (input.endpoint_id) {
       const pinned = await this.knex('endpoints').where({ id: input.endpoint_id, seller_id: seller.id }).first('id');
@@ -443,6 +464,10 @@ export class SellerService {
         decisionId = auth.decision_id;
       }
     }
+    // Stored pending: it counts once verified on chain (./ledger-verifier.ts). Why it cannot be checked yet, if so.
+    const hasPayTo = !!(await this.knex('sellers_pay_to').where({ seller_id: seller.id }).first('address'));
+    const reason = this.ledgerVerifier?.unreachableReason(input.network) ?? (hasPayTo ? 'awaiting_verification' : 'pay_to_not_registered');
+    const now = this.clock();
     const row = {
       id: generateId('led_'),
       seller_id: seller.id,
@@ -457,23 +482,58 @@ export class SellerService {
       authorization_id: authorizationId,
       decision_id: decisionId,
       payout_mode: seller.payout_mode,
-      created_at: this.clock(),
+      status: 'pending',
+      reason,
+      next_check_at: reason === 'awaiting_verification' || !this.ledgerVerifier ? now : this.ledgerVerifier.parkedUntil(),
+      created_at: now,
     };
-    const inserted = await this.knex('ledger_entries').insert(row).onConflict('tx_hash').ignore().returning('id');
-    const stored = await this.knex('ledger_entries').where({ tx_hash: row.tx_hash }).first();
-    if (stored.seller_id !== seller.id) throw new AppError('ledger_conflict', { message: 'That tx_hash is already reported by another seller.' });
+    // Idempotent per seller: another seller's report of the same transaction does not block this one — the
+    // chain decides whose it is (a transfer to another seller's pay-to is rejected, recipient_mismatch).
+    const inserted = await this.knex('ledger_entries').insert(row).onConflict(['seller_id', 'tx_hash']).ignore().returning('id');
+    const stored = await this.knex('ledger_entries').where({ seller_id: seller.id, tx_hash: row.tx_hash }).first();
+    if (inserted.length > 0) this.ledgerVerifier?.nudge();
     return { created: inserted.length > 0, entry: ledgerView(stored) };
   }
 
-  async ledger(seller: SellerRow, q: PageRequest & { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }) {
-    const { page, nextCursor } = await readKeysetPage<{ created_at: Date; id: string }>(this.ledgerRows(seller, q), q, LEDGER_ENTRY_ID, 'desc');
+  /**
+   * Adds `address` to the seller's pay-to addresses, proven by its EIP-191 signature of payToClaimMessage: only
+   * the key holder can make transfers to it count as this seller's revenue. The seller's pending rows that
+   * waited for a pay-to address become due for verification. Answers every address of the seller.
+   */
+  async registerPayTo(seller: SellerRow, input: { address: string; signature: string }) {
+    const address = getAddress(input.address.toLowerCase());
+    const valid = await verifyMessage({ address, message: payToClaimMessage(seller.id, address), signature: input.signature as Hex }).catch(() => false);
+    if (!valid) throw new AppError('pay_to_signature_invalid', { fields: { address, message: payToClaimMessage(seller.id, address) } });
+    const now = this.clock();
+    await this.knex('sellers_pay_to').insert({ seller_id: seller.id, address: address.toLowerCase(), signature: input.signature.toLowerCase(), created_at: now }).onConflict(['seller_id', 'address']).ignore();
+    // Rows waiting for a pay-to, and rows that paid an address the seller had not proved yet, are checked (again).
+    await this.knex('ledger_entries')
+      .where({ seller_id: seller.id })
+      .andWhere((q) => q.where({ status: 'pending', reason: 'pay_to_not_registered' }).orWhere({ status: 'rejected', reason: 'recipient_mismatch' }))
+      .update({ status: 'pending', reason: 'awaiting_verification', next_check_at: now });
+    this.ledgerVerifier?.nudge();
+    return this.payTo(seller);
+  }
+
+  /** The seller's proven pay-to addresses, oldest first. */
+  async payTo(seller: SellerRow) {
+    const rows = (await this.knex('sellers_pay_to').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'address' }]).select('address', 'created_at')) as Array<{ address: string; created_at: Date }>;
+    return { seller_id: seller.id, pay_to: rows.map((r) => ({ address: getAddress(r.address.trim()), created_at: r.created_at.toISOString() })) };
+  }
+
+  /** A page of the seller's ledger rows, newest first, of every status (or the one asked for). */
+  async ledger(seller: SellerRow, q: PageRequest & { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined; status?: LedgerStatus | undefined }) {
+    const rows = this.ledgerRows(seller, q);
+    if (q.status) rows.andWhere({ status: q.status });
+    const { page, nextCursor } = await readKeysetPage<{ created_at: Date; id: string }>(rows, q, LEDGER_ENTRY_ID, 'desc');
     return { entries: page.map(ledgerView), next_cursor: nextCursor };
   }
 
   /**
-   * Totals by endpoint within `from`/`to`: whole UTC days from seller_revenue_days (kept by a trigger with each
-   * ledger row), the part of a day at either edge from the rows (./split-revenue-range.ts), so its cost follows
-   * the days in the range, not the rows.
+   * Totals by endpoint within `from`/`to`, of verified rows only: whole UTC days from seller_revenue_days (kept
+   * by a trigger with each row's verification), the part of a day at either edge from the rows
+   * (./split-revenue-range.ts), so its cost follows the days in the range, not the rows. `pending` and
+   * `rejected` say what is not counted (read from the unverified rows only, on their partial index).
    */
   async revenue(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }) {
     const split = splitRevenueRange(q.from, q.to);
@@ -483,7 +543,7 @@ export class SellerService {
       byEndpoint.set(key, { total: entry.total + BigInt(total), count: entry.count + Number(count) });
     };
     for (const range of split.rows) {
-      const rows = (await this.ledgerRows(seller, { ...range, endpoint_id: q.endpoint_id }).select('endpoint_id').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
+      const rows = (await this.ledgerRows(seller, { ...range, endpoint_id: q.endpoint_id }).andWhere({ status: 'verified' }).select('endpoint_id').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
       for (const r of rows) add(r.endpoint_id ?? '', r.total, r.n);
     }
     if (split.days) {
@@ -495,8 +555,20 @@ export class SellerService {
       for (const r of rows) add(r.endpoint_key, r.total, r.n);
     }
     const endpoints = [...byEndpoint.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const unverified = (await this.ledgerRows(seller, q).whereNot({ status: 'verified' }).select('status').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('status')) as Array<{
+      status: string;
+      total: string;
+      n: string;
+    }>;
+    const of = (status: string) => {
+      const r = unverified.find((u) => u.status === status);
+      return { count: Number(r?.n ?? 0), total_usd: formatUsd(BigInt(r?.total ?? 0)) };
+    };
     return {
       seller_id: seller.id,
+      counts: 'verified' as const,
+      pending: of('pending'),
+      rejected: of('rejected'),
       total_usd: formatUsd(endpoints.reduce((acc, [, e]) => acc + e.total, 0n)),
       count: endpoints.reduce((acc, [, e]) => acc + e.count, 0),
       by_endpoint: endpoints.map(([key, e]) => ({ endpoint_id: key === '' ? null : key, total_usd: formatUsd(e.total), count: e.count })),
@@ -522,7 +594,7 @@ export class SellerService {
       const query = this.ledgerRows(seller, q).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(EXPORT_PAGE_ROWS);
       return (after ? whereAfter(query, { at: after.created_at, id: after.id }) : query) as Promise<Array<Record<string, any>>>;
     };
-    const header = 'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id';
+    const header = 'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id,status,reason';
     const cell = (v: unknown) => {
       const s = v === null || v === undefined ? '' : String(v);
       // Quote everything that could break a row or be read as a formula by a spreadsheet.
@@ -537,7 +609,7 @@ export class SellerService {
           yield rows
             .map((r) => {
               const v = ledgerView(r);
-              return [v.created_at, v.id, v.tx_hash, v.payer, v.amount_usd, v.network, v.endpoint_id, v.method, v.route, v.content_hash, v.authorization_id, v.decision_id].map(cell).join(',') + '\n';
+              return [v.created_at, v.id, v.tx_hash, v.payer, v.amount_usd, v.network, v.endpoint_id, v.method, v.route, v.content_hash, v.authorization_id, v.decision_id, v.status, v.reason].map(cell).join(',') + '\n';
             })
             .join('');
         }
@@ -564,14 +636,25 @@ function ledgerView(r: Record<string, any>) {
     content_hash: r.content_hash as string | null,
     authorization_id: r.authorization_id as string | null,
     decision_id: r.decision_id as string | null,
+    /** pending until verified on chain; only verified rows count toward revenue and payables. */
+    status: r.status as LedgerStatus,
+    /** Why a row is pending or rejected (stable snake_case); null once verified. */
+    reason: (r.reason as string | null) ?? null,
+    confirmations: (r.confirmations as number | null) ?? null,
+    verified_at: (r.verified_at as Date | null)?.toISOString() ?? null,
     created_at: (r.created_at as Date).toISOString(),
   };
 }
 
+export type LedgerStatus = 'pending' | 'verified' | 'rejected';
+export type LedgerEntryView = ReturnType<typeof ledgerView>;
+
 /**
  * Whether any ledger row names the endpoint: one lookup in the seller's per-day revenue (seller_revenue_days,
- * on its primary key's seller prefix) rather than a scan of every ledger row, which has no endpoint index.
+ * on its primary key's seller prefix, verified rows) and one among its unverified rows (their partial index),
+ * rather than a scan of every ledger row, which has no endpoint index.
  */
 async function endpointHasLedger(knex: Knex | Knex.Transaction, sellerId: string, endpointId: string): Promise<boolean> {
-  return !!(await knex('seller_revenue_days').where({ seller_id: sellerId, endpoint_key: endpointId }).first('day'));
+  if (await knex('seller_revenue_days').where({ seller_id: sellerId, endpoint_key: endpointId }).first('day')) return true;
+  return !!(await knex('ledger_entries').where({ seller_id: sellerId, endpoint_id: endpointId }).whereNot({ status: 'verified' }).first('id'));
 }

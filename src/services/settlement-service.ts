@@ -9,11 +9,13 @@
  * each `upto` payment whose receipt names a transaction.
  *
  * Defends: spend given back on a claim — only a mined, successful transaction carrying this authorization's
- * Permit2 nonce and signature counts, for what it moved; a settlement counted twice (the row holds one
+ * Permit2 nonce and signature counts, for what it moved, once it is as deep as the network requires
+ * (TREASURY_LEDGER_CONFIRMATIONS, the same depth seller ledger rows wait for; shallower answers 409
+ * `settlement_unconfirmed` with the confirmations so far, nothing given back, and the client reports again); a settlement counted twice (the row holds one
  * settlement; the same transaction reported again answers the stored result, another one 409; a transaction
  * settles one authorization, UNIQUE (network, settlement_tx)).
  * Does not defend: an `upto` authorization that is never settled or whose settlement is never reported — it
- * stays counted at its maximum (fail-safe); a settlement reorganised away after it was recorded.
+ * stays counted at its maximum (fail-safe); a settlement reorganised away after it reached the required depth.
  */
 import type { Knex } from 'knex';
 import { x402UptoPermit2ProxyAddress } from '@x402/evm';
@@ -23,6 +25,7 @@ import { policyWindows } from '../../policy/policy-windows.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../chain/chain-registry.js';
 import { verifyUptoSettlement } from '../chain/verify-upto-settlement.js';
+import { requiredConfirmations } from '../config/app-config.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
@@ -73,6 +76,8 @@ export class SettlementService {
     private readonly clock: () => Date,
     /** Called once a settlement changed a wallet's totals and audit chain (the pay path forgets what it remembered of it). */
     private readonly onWalletChanged: (walletId: string) => void = () => undefined,
+    /** Confirmations required per network before spend is given back (networks not named need 1). */
+    private readonly confirmations: Readonly<Record<string, number>> = {},
   ) {}
 
   /** Verifies `transaction` as the settlement of `authorizationId` and gives back the unsettled part (see the header). */
@@ -91,6 +96,11 @@ export class SettlementService {
       if (!chain) throw new AppError('network_not_supported', { fields: { network: row.network } });
       const tx = await this.chainReader.minedTransaction(chain, transaction);
       if (!tx) throw new AppError('settlement_not_verified', { message: 'No mined transaction has that hash on the payment\'s network (yet).', fields: { reason: 'transaction_not_found' } });
+      // Judged only once as deep as required: a reorganisation could still drop or reorder a shallower one.
+      const required = requiredConfirmations(this.confirmations, chain.network);
+      if (tx.confirmations < required) {
+        throw new AppError('settlement_unconfirmed', { fields: { transaction: transaction.toLowerCase(), confirmations: tx.confirmations, required_confirmations: required } });
+      }
       const permit = payment.permit2_authorization;
       const settledRaw = verifyUptoSettlement(
         tx,

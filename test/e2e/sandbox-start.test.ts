@@ -66,7 +66,17 @@ describe('npm start (sandbox on embedded defaults)', function () {
       const paid = await fetch(sandbox.demo_seller_url, { headers: { 'payment-signature': header } });
       assert.equal(paid.status, 200, await paid.clone().text());
       assert.equal(((await paid.json()) as { paid: boolean }).paid, true);
-      assert.equal(decodeSettlementReceipt(paid.headers.get('payment-response')!).success, true);
+      const receipt = decodeSettlementReceipt(paid.headers.get('payment-response')!);
+      assert.equal(receipt.success, true);
+      // The demo seller reports the payment; the sandbox verifies it on its chain against the proven pay-to.
+      const demoPat = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-seller.json'), 'utf8')) as { pat: string }).pat;
+      let row: { status: string; reason: string | null } | undefined;
+      for (let i = 0; i < 150 && row?.status !== 'verified'; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        const ledger = (await (await fetch(`${sandbox.api_url}/v1/ledger`, { headers: { authorization: `Bearer ${demoPat}` } })).json()) as { entries: Array<{ tx_hash: string; status: string; reason: string | null }> };
+        row = ledger.entries.find((e) => e.tx_hash === String(receipt.transaction).toLowerCase());
+      }
+      assert.deepEqual([row?.status, row?.reason], ['verified', null], 'the demo seller\'s ledger row is verified on the sandbox chain');
       const after = (await (await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, { headers: { authorization: `Bearer ${api_key}` } })).json()) as { balance_usd: string };
       assert.equal(after.balance_usd, '2.99');
       const ready = await fetch(`${sandbox.api_url}/readyz`);

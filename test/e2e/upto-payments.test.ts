@@ -34,6 +34,7 @@ import { startTestTreasury, type TestTreasury } from '../support/api-harness.js'
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
 import { verifyAuditChain } from '../../src/audit/audit-ledger.js';
+import { mineBlocks } from '../support/seller-pay-to.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const MAX = 100_000n; // $0.10, the signed maximum of every upto route here
@@ -188,6 +189,40 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const events = await t.db.knex('audit_events').where({ chain_key: w.id }).orderBy('seq');
     assert.deepEqual(events.map((e) => e.event_type).slice(-2), ['payment.reserved', 'payment.settled']);
     assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
+  });
+
+  it('spend is given back only once the settlement is as deep as the network requires: 409 settlement_unconfirmed before, with the confirmations so far', async () => {
+    // A second API process on the same database that requires 3 confirmations on this chain.
+    const deep = await startTestTreasury({
+      database: t.db,
+      extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }), TREASURY_LEDGER_CONFIRMATIONS: JSON.stringify({ 'eip155:84532': 3 }), TREASURY_LEDGER_VERIFY_INTERVAL_MS: '0' },
+    });
+    try {
+      const w = await newWallet('deep-settlement');
+      await approvePermit2(w.address);
+      const quiet = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10', recordSettlements: false });
+      const paid = await quiet.request(`${expressUrl}/metered`);
+      assert.equal(paid.status, 200, paid.body);
+      const tx = paid.receipt!.transaction as `0x${string}`;
+      const spent = async () => String((await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first()).spent_micro);
+      const report = () => deep.request('POST', `/v1/wallets/${w.id}/authorizations/${paid.payment!.authorization_id}/settlement`, { token: agentPat, body: { transaction: tx } });
+      const depth = async () => Number((await chain.publicClient.getBlockNumber({ cacheTime: 0 })) - (await chain.publicClient.getTransactionReceipt({ hash: tx })).blockNumber) + 1;
+      const now = await depth();
+      assert.ok(now < 3, `the settlement is ${now} blocks deep already`);
+      for (let blocks = now; blocks < 3; blocks++) {
+        const shallow = await report();
+        assert.equal(shallow.status, 409, JSON.stringify(shallow.body));
+        assert.deepEqual([shallow.body.error_code, shallow.body.confirmations, shallow.body.required_confirmations], ['settlement_unconfirmed', blocks, 3]);
+        assert.equal(await spent(), MAX.toString(), 'nothing given back yet');
+        await mineBlocks(chain.rpcUrl, 1);
+      }
+      const deepEnough = await report();
+      assert.equal(deepEnough.status, 200, JSON.stringify(deepEnough.body));
+      assert.deepEqual([deepEnough.body.settled_usd, deepEnough.body.given_back_usd], ['0.04', '0.06']);
+      assert.equal(await spent(), '40000');
+    } finally {
+      await deep.stop();
+    }
   });
 
   it('a reported settlement is held to the chain: replays answer the stored result; other transactions, exact payments and hostile input change nothing', async () => {

@@ -4,7 +4,7 @@
  * and our Koa middleware in front of a seller app.
  * - The official @x402/fetch client pays our Koa seller: 402 → paid retry → 200; balances move by exactly
  *   the price; the receipt decodes with the official decoder; the ledger row carries tx_hash and
- *   content_hash = sha256(body).
+ *   content_hash = sha256(body), and Treasury verifies it on chain against the seller's proven pay-to.
  * - Two concurrent requests carrying the same payment header settle at most once.
  */
 import assert from 'node:assert/strict';
@@ -19,6 +19,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { x402Koa } from 'treasury/koa';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { anvilDevAccount, fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
+import { provePayTo, waitForLedgerRow } from '../support/seller-pay-to.js';
 import { signInWithNewKey } from '../support/sign-in.js';
 
 describe('x402 end to end: official client → our Koa seller → local facilitator → anvil', function () {
@@ -29,7 +30,8 @@ describe('x402 end to end: official client → our Koa seller → local facilita
   let session: string;
   let server: http.Server;
   let sellerUrl: string;
-  const payTo = privateKeyToAccount(generatePrivateKey()).address;
+  const payToAccount = privateKeyToAccount(generatePrivateKey());
+  const payTo = payToAccount.address;
   const BODY = JSON.stringify({ report: 'quarterly', rows: [1, 2, 3] });
 
   before(async () => {
@@ -37,6 +39,7 @@ describe('x402 end to end: official client → our Koa seller → local facilita
     t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
     session = (await signInWithNewKey(t)).session;
     seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Reports', slug: 'reports' } })).body;
+    await provePayTo(t, session, seller.seller_id, payToAccount);
     const ep = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/report', method: 'GET', price: '0.01' } });
     assert.equal(ep.status, 201, JSON.stringify(ep.body));
 
@@ -96,6 +99,11 @@ describe('x402 end to end: official client → our Koa seller → local facilita
     assert.ok(row, `ledger row for ${receipt.transaction}: ${JSON.stringify(rows)}`);
     assert.equal(row.content_hash, createHash('sha256').update(BODY).digest('hex'));
     assert.match(row.endpoint_id, /^ep_/);
+    // Checked on chain in the background: the transfer paid the seller's proven pay-to, so the row counts.
+    const verified = await waitForLedgerRow(t, seller.pat, receipt.transaction, (r) => r.status !== 'pending');
+    assert.deepEqual([verified.status, verified.reason], ['verified', null]);
+    const revenue = await t.request('GET', '/v1/ledger/revenue', { token: seller.pat });
+    assert.deepEqual([revenue.body.total_usd, revenue.body.count], ['0.01', 1]);
   });
 
   it('two concurrent requests with the same payment header settle at most once', async () => {

@@ -12,6 +12,7 @@ import {
   ledgerQuerySchema,
   ledgerBatchBodySchema,
   ledgerReportBodySchema,
+  payToBodySchema,
   updateEndpointBodySchema,
   updateSellerBodySchema,
 } from '../schemas/seller-schemas.js';
@@ -75,7 +76,9 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'GET', path: '/v1/sellers/{id}/verify', summary: 'The origin verification token and path', auth: 'session_or_service' },
   { method: 'POST', path: '/v1/sellers/{id}/verify', summary: 'Verify origin ownership via /.well-known/xx-verification.txt', auth: 'session_or_service' },
   { method: 'POST', path: '/v1/sellers/{id}/refresh', summary: 'Re-ingest the OpenAPI document', auth: 'session_or_service' },
-  { method: 'GET', path: '/v1/sellers/{id}/payouts', summary: 'Accrued payables and flush history (paged, newest first)', auth: 'session_or_service', query: pageQuerySchema },
+  { method: 'GET', path: '/v1/sellers/{id}/payouts', summary: 'Accrued payables of verified ledger rows, pending and flush history (paged, newest first)', auth: 'session_or_service', query: pageQuerySchema },
+  { method: 'GET', path: '/v1/sellers/{id}/pay-to', summary: 'The pay-to addresses the seller proved (ledger rows are verified against them)', auth: 'session_or_service' },
+  { method: 'POST', path: '/v1/sellers/{id}/pay-to', summary: 'Prove a pay-to address with its EIP-191 signature of the claim message', auth: 'session', body: payToBodySchema },
   { method: 'POST', path: '/v1/sellers/{id}/payouts/flush', summary: 'Record a payout of everything accrued; answers the payouts\' first page', auth: 'session' },
   { method: 'POST', path: '/v1/sellers/{id}/pats', summary: 'Create a service PAT', auth: 'session', body: servicePat },
   { method: 'GET', path: '/v1/sellers/{id}/pats', summary: 'List service PATs (paged)', auth: 'session', query: pageQuerySchema },
@@ -86,10 +89,10 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'GET', path: '/v1/sellers/{id}/endpoints', summary: 'List endpoints (paged)', auth: 'session_or_service', query: pageQuerySchema },
   { method: 'PATCH', path: '/v1/sellers/{id}/endpoints/{endpoint_id}', summary: 'Update an endpoint', auth: 'session_or_service', body: updateEndpointBodySchema },
   { method: 'DELETE', path: '/v1/sellers/{id}/endpoints/{endpoint_id}', summary: 'Delete an endpoint without ledger rows', auth: 'session_or_service' },
-  { method: 'POST', path: '/v1/ledger', summary: 'Report a ledger row (seller middleware; idempotent on tx_hash)', auth: 'service', body: ledgerReportBodySchema },
+  { method: 'POST', path: '/v1/ledger', summary: 'Report a ledger row (seller middleware; idempotent per seller and tx_hash; pending until verified on chain)', auth: 'service', body: ledgerReportBodySchema },
   { method: 'POST', path: '/v1/ledger/batch', summary: 'Report up to 100 ledger rows; per-row outcome (seller middleware)', auth: 'service', body: ledgerBatchBodySchema },
   { method: 'GET', path: '/v1/ledger', summary: 'List ledger rows (filters, cursor)', auth: 'session_or_service', query: ledgerQuerySchema },
-  { method: 'GET', path: '/v1/ledger/revenue', summary: 'Revenue summary', auth: 'session_or_service', query: ledgerQuerySchema },
+  { method: 'GET', path: '/v1/ledger/revenue', summary: 'Revenue summary of verified rows (pending and rejected shown apart)', auth: 'session_or_service', query: ledgerQuerySchema },
   { method: 'GET', path: '/v1/ledger/export', summary: 'CSV export (format=csv)', auth: 'session_or_service', query: ledgerQuerySchema },
 ];
 

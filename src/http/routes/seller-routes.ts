@@ -2,7 +2,8 @@
  * Seller routes (platform): /v1/sellers (session), a seller's management surface (owner session or its
  * service PAT): suspend/resume, endpoints CRUD; POST /v1/auth/verify (service PAT, for the middleware);
  * the lists (sellers, endpoints, payout flushes, service PATs) paged with `limit` and `cursor`;
- * the ledger: POST /v1/ledger (middleware reports), GET /v1/ledger, /v1/ledger/revenue, /v1/ledger/export.
+ * the ledger: POST /v1/ledger (middleware reports), GET /v1/ledger, /v1/ledger/revenue, /v1/ledger/export;
+ * pay-to addresses (GET/POST /v1/sellers/:id/pay-to) the ledger rows are verified against on chain.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -25,6 +26,7 @@ import {
   updateEndpointBodySchema,
   updateSellerBodySchema,
   bankingBodySchema,
+  payToBodySchema,
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
@@ -92,6 +94,17 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     // The answer is the payouts' first page, as GET answers it without a query.
     ctx.body = await deps.sellers.flushPayouts(seller, p.actor, pageQuerySchema.parse({}));
   });
+  // Pay-to addresses: ledger rows count once a transfer to one of them is verified on chain. Proving one
+  // redirects revenue: the owner's session only.
+  router.get('/v1/sellers/:id/pay-to', async (ctx) => {
+    ctx.body = await deps.sellers.payTo(await sellerOf(ctx));
+  });
+  router.post('/v1/sellers/:id/pay-to', async (ctx) => {
+    const p = await principalOf(ctx);
+    requireSessionAccount(p);
+    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    ctx.body = await deps.sellers.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
+  });
   // Service PATs of one seller (the owner's session manages them).
   const servicePatBody = z.object({ label: plainText(128).optional(), expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional() }).strict();
   router.post('/v1/sellers/:id/pats', async (ctx) => {
@@ -157,18 +170,19 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     ctx.status = result.created ? 201 : 200;
     ctx.body = { ...result.entry, duplicate: !result.created };
   });
-  // A batch of rows, each stored as POST /v1/ledger would (idempotent on tx_hash); one bad row does not
+  // A batch of rows, each stored as POST /v1/ledger would (idempotent per seller and tx_hash); one bad row does not
   // fail the others: every row gets its own outcome, in order.
   router.post('/v1/ledger/batch', async (ctx) => {
     const p = await principalOf(ctx);
     if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
     const seller = await deps.sellers.authorize(p, p.scopeId);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
-    const results: Array<{ tx_hash: string; outcome: 'created' | 'duplicate' | 'rejected'; error_code?: string }> = [];
+    // `status`/`reason`: the stored row's verification state (pending until verified on chain).
+    const results: Array<{ tx_hash: string; outcome: 'created' | 'duplicate' | 'rejected'; status?: string; reason?: string | null; error_code?: string }> = [];
     for (const row of body.rows) {
       try {
         const result = await deps.sellers.report(seller, row);
-        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: result.created ? 'created' : 'duplicate' });
+        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: result.created ? 'created' : 'duplicate', status: result.entry.status, reason: result.entry.reason });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });

@@ -103,7 +103,20 @@ export const ledgerQuerySchema = pageQuerySchema
     from: isoDate.optional(),
     to: isoDate.optional(),
     endpoint_id: endpointIdSchema.optional(),
+    /** Rows of one verification status only (GET /v1/ledger). */
+    status: z.enum(['pending', 'verified', 'rejected']).optional(),
     format: z.enum(['csv']).optional(),
+  })
+  .strict();
+
+/**
+ * A pay-to address the seller receives payments at, with its EIP-191 signature of the claim message
+ * (`Treasury: payments to <address lower-case> are revenue of seller <seller_id>.`).
+ */
+export const payToBodySchema = z
+  .object({
+    address: evmAddressSchema,
+    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte hex signature'),
   })
   .strict();
 

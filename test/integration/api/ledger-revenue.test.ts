@@ -2,12 +2,14 @@
  * GET /v1/ledger/revenue adds whole UTC days from seller_revenue_days and the edges of its range from the
  * ledger rows: over rows spread across days (at midnight, just before it, within a day), endpoints (and none),
  * and rows inserted outside the API, every range — open, at midnight, inside a day, shorter than a day,
- * for one endpoint — answers exactly what summing the rows answers.
+ * for one endpoint — answers exactly what summing the verified rows answers, and what is pending or rejected
+ * apart (rows not verified on chain never count).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { formatUsd } from '../../../policy/money.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
@@ -33,6 +35,8 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
       const res = await t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: String(1000 + i), network: 'eip155:84532', ...(endpoint ? { endpoint_id: endpoint } : {}) } });
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
+    // As the ledger verifier would after an on-chain check (test fixture).
+    assert.equal(await markLedgerVerifiedForTest(t.db.knex, seller.seller_id), 3);
     const times = ['2026-11-20T00:00:00.000Z', '2026-11-20T23:59:59.999Z', '2026-11-21T00:00:00.000Z', '2026-11-21T12:34:56.789Z', '2026-11-22T06:00:00.000Z', '2026-11-22T23:59:59.999Z', '2026-11-23T00:00:00.001Z'];
     let n = 0;
     const history = times.flatMap((at, i) =>
@@ -45,15 +49,23 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
         amount_micro: String(10_000 * (i + 1) + j),
         network: 'eip155:84532',
         payout_mode: 'direct',
+        // Most verified; some still pending or rejected, which revenue shows apart and never counts.
+        status: j === 2 && i % 2 === 1 ? 'pending' : i === 3 && j === 0 ? 'rejected' : 'verified',
+        log_index: 0,
         created_at: new Date(at),
       })),
     );
     await t.db.knex('ledger_entries').insert(history);
     await t.db.knex('ledger_entries').insert({ ...history[0]!, id: 'led_other_seller_00000001', seller_id: other.seller_id, endpoint_id: null, tx_hash: `0x${randomBytes(32).toString('hex')}` });
 
-    const rows = (await t.db.knex('ledger_entries').where({ seller_id: seller.seller_id })) as Array<{ endpoint_id: string | null; amount_micro: string; created_at: Date }>;
+    const rows = (await t.db.knex('ledger_entries').where({ seller_id: seller.seller_id })) as Array<{ endpoint_id: string | null; amount_micro: string; created_at: Date; status: string }>;
     const expected = (from?: string, to?: string, endpoint?: string) => {
-      const inRange = rows.filter((r) => (!from || r.created_at >= new Date(from)) && (!to || r.created_at < new Date(to)) && (!endpoint || r.endpoint_id === endpoint));
+      const all = rows.filter((r) => (!from || r.created_at >= new Date(from)) && (!to || r.created_at < new Date(to)) && (!endpoint || r.endpoint_id === endpoint));
+      const inRange = all.filter((r) => r.status === 'verified');
+      const apart = (status: string) => {
+        const of = all.filter((r) => r.status === status);
+        return { count: of.length, total_usd: formatUsd(of.reduce((a, r) => a + BigInt(r.amount_micro), 0n)) };
+      };
       const by = new Map<string, { total: bigint; count: number }>();
       for (const r of inRange) {
         const e = by.get(r.endpoint_id ?? '') ?? { total: 0n, count: 0 };
@@ -62,6 +74,9 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
       const sorted = [...by.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       return {
         seller_id: seller.seller_id,
+        counts: 'verified',
+        pending: apart('pending'),
+        rejected: apart('rejected'),
         total_usd: formatUsd(inRange.reduce((a, r) => a + BigInt(r.amount_micro), 0n)),
         count: inRange.length,
         by_endpoint: sorted.map(([k, e]) => ({ endpoint_id: k === '' ? null : k, total_usd: formatUsd(e.total), count: e.count })),
@@ -81,6 +96,6 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
       }
     }
     assert.equal(checked, 242);
-    assert.equal((await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body.count, 24, 'every row once, none of the other seller');
+    assert.equal((await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body.count, 3 + 21 - 3 - 1, 'every verified row once, none of the other seller');
   });
 });

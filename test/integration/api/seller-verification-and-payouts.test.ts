@@ -1,14 +1,16 @@
 /**
  * Origin verification against real local HTTP servers (file served, absent, wrong token, redirect, private
  * address refused by default), banking declaration, payout mode, accrued payables and flush history; the
- * payables row kept by PostgreSQL (every ledger row and flush counted once, whoever inserts it, also while
- * reports and flushes race).
+ * payables row kept by PostgreSQL (every verified ledger row and flush counted once, whoever writes it, also
+ * while verifications and flushes race). Rows are verified here by a test fixture that writes what the ledger
+ * verifier writes (on-chain verification itself: ledger-verification.test.ts).
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { fetchVerificationFile } from '../../../src/services/origin-verifier.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 function serve(handler: http.RequestListener): Promise<{ origin: string; close(): Promise<void> }> {
@@ -101,12 +103,16 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
     const report = (amount: string) =>
       t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount, network: 'eip155:84532' } });
     await report('250000');
+    await markLedgerVerifiedForTest(t.db.knex, seller.seller_id);
     const direct = await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat });
     assert.deepEqual({ mode: direct.body.payout_mode, accrued: direct.body.accrued_usd }, { mode: 'direct', accrued: '0' });
     assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session })).body.error_code, 'payouts_not_applicable');
 
     await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, { token: session, body: { payout_mode: 'platform_mor' } });
     await report('500000');
+    const unverified = (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body;
+    assert.deepEqual([unverified.accrued_usd, unverified.pending_usd, unverified.pending_count], ['0', '0.5', 1], 'a pending row accrues nothing');
+    await markLedgerVerifiedForTest(t.db.knex, seller.seller_id);
     assert.equal((await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd, '0.5', 'rows earned in direct mode never accrue');
     assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: seller.pat })).status, 403, 'flushing needs the owner session');
     const flushed = await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session });
@@ -114,19 +120,25 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
     assert.equal(flushed.body.flushes.length, 1);
     assert.equal(flushed.body.flushes[0].amount_usd, '0.5');
     await report('10000');
+    await markLedgerVerifiedForTest(t.db.knex, seller.seller_id);
     assert.equal((await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd, '0.01');
   });
 
-  it('reports and flushes racing: every platform_mor row is paid once — flushed plus accrued equals what was earned', async () => {
+  it('verifications and flushes racing: every verified platform_mor row is paid once — flushed plus accrued equals what was earned', async () => {
     const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Race Payouts', payout_mode: 'platform_mor' } })).body;
     const report = (amount: number, txHash = `0x${randomBytes(32).toString('hex')}`) =>
       t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: txHash, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: String(amount), network: 'eip155:84532' } });
     const amounts = Array.from({ length: 60 }, (_, i) => 1_000 + i * 37);
     const flushes = Array.from({ length: 6 }, () => t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session }));
-    const answers = await Promise.all([...amounts.map((a) => report(a)), ...flushes]);
-    for (const a of answers) assert.ok(a.status === 200 || a.status === 201, JSON.stringify(a.body));
-    // A row inserted by another process (or another version of the service) is counted as well.
-    await t.db.knex('ledger_entries').insert({ id: 'led_direct_insert_0001', seller_id: seller.seller_id, tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount_micro: '7', network: 'eip155:84532', payout_mode: 'platform_mor', created_at: new Date() });
+    const answers = await Promise.all(amounts.map((a) => report(a)));
+    for (const a of answers) assert.equal(a.status, 201, JSON.stringify(a.body));
+    // Each row verified on its own (as the verifier writes it) while flushes run.
+    const verify = (id: string) => t.db.knex('ledger_entries').where({ id, status: 'pending' }).update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
+    const raced = await Promise.all([...answers.map((a) => verify(a.body.id)), ...flushes]);
+    for (const r of raced) if (typeof r !== 'number') assert.equal(r.status, 200, JSON.stringify(r.body));
+    // A verified row inserted by another process (or another version of the service) is counted as well; a pending one is not.
+    const row = (id: string, status: string, amount: string) => ({ id, seller_id: seller.seller_id, tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount_micro: amount, network: 'eip155:84532', payout_mode: 'platform_mor', status, log_index: 0, created_at: new Date() });
+    await t.db.knex('ledger_entries').insert([row('led_direct_insert_0001', 'verified', '7'), row('led_direct_insert_0002', 'pending', '1000000')]);
     // Reported again: the same tx_hash is one row, counted once.
     const again = await report(amounts[0]!, answers[0]!.body.tx_hash);
     assert.deepEqual([again.status, again.body.duplicate], [200, true], JSON.stringify(again.body));

@@ -14,6 +14,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { assertOk, filesUnder, runXx, stderrJson, stdoutJson, type XxRun } from './xx-process.js';
 
@@ -143,8 +144,12 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     const csv = ok(await runCli(['ledger', 'export', '--format', 'csv'], env), 'ledger export');
     assert.match(csv.stdout, /^created_at,id,tx_hash,/);
     assert.ok(csv.stdout.includes(txHash.toLowerCase()), csv.stdout);
-    const [ledger, revenue] = await Promise.all([json(['ledger', 'list']), json(['ledger', 'revenue'])]);
+    const [ledger, unverified] = await Promise.all([json(['ledger', 'list']), json(['ledger', 'revenue'])]);
     assert.equal(ledger.entries[0].tx_hash, txHash.toLowerCase());
+    assert.equal(ledger.entries[0].status, 'pending');
+    assert.deepEqual([unverified.total_usd, unverified.pending.total_usd], ['0', '0.05'], 'revenue counts verified rows only');
+    await markLedgerVerifiedForTest(t.db.knex, created.seller_id);
+    const revenue = await json(['ledger', 'revenue']);
     assert.equal(revenue.total_usd, '0.05');
 
     // The rest of the seller surface answers JSON.

@@ -3,7 +3,8 @@
  * (seller_payables) backfills each seller's platform_mor ledger rows and flushes exactly once (direct-mode
  * rows never), rows inserted afterwards are counted by its triggers, and it rolls back and forward again;
  * migration 20261125170000 (seller_revenue_days) backfills each seller's revenue per UTC day from the same
- * history.
+ * history; migration 20261125200400 (ledger verification) makes every row pending and rebuilds both rollups
+ * to count verified rows only, keeping what was already paid out as an advance.
  */
 import assert from 'node:assert/strict';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
@@ -60,7 +61,9 @@ describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL
     await knex.migrate.down();
     assert.equal(await knex.schema.hasTable('seller_payables'), false);
     await knex('ledger_entries').insert(entry('sel_mor', 4_000, 'platform_mor'));
-    await knex.migrate.latest();
+    // Up to the revenue days (20261125170000); the ledger verification migration after it is the next test's.
+    await knex.migrate.up();
+    await knex.migrate.up();
     assert.deepEqual(await rows(), [['sel_mor', '755000', '500000'], ['sel_quiet', '2000', '2000']], 'the backfill again, rows made while it was down included');
 
     // Migration 20261125170000 (seller_revenue_days), run by the same `latest`, backfilled the revenue of every
@@ -69,5 +72,43 @@ describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL
     const summed = (await knex.raw(`SELECT seller_id, sum(amount_micro)::text AS total, count(*)::text AS n FROM ledger_entries GROUP BY seller_id, (created_at AT TIME ZONE 'UTC')::date, COALESCE(endpoint_id, '') ORDER BY 1`)).rows.map((r: { seller_id: string; total: string; n: string }) => [r.seller_id, r.total, r.n]);
     assert.deepEqual(days, summed);
     assert.deepEqual(days, [['sel_direct', '73000', '2'], ['sel_mor', '845000', '5'], ['sel_quiet', '2000', '1']]);
+  });
+
+  it('ledger verification (20261125200400): every row becomes pending and counts only once verified; what was paid before stays paid, covered by the first verified earnings; down and up again', async () => {
+    const { knex } = db;
+    const VERIFICATION = '20261125200400_ledger_verification.ts';
+    for (;;) {
+      const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
+      assert.ok(pending.length > 0, `${VERIFICATION} not found among the pending migrations`);
+      await knex.migrate.up();
+      if (pending[0]!.file === VERIFICATION) break;
+    }
+    const payables = async () => (await knex('seller_payables').orderBy('seller_id')).map((r) => [r.seller_id, String(r.earned_micro), String(r.paid_micro), String(r.advance_micro)]);
+    const statuses = (await knex('ledger_entries').distinct('status')).map((r) => r.status);
+    assert.deepEqual(statuses, ['pending'], 'nothing reported before is trusted');
+    assert.equal((await knex('seller_revenue_days')).length, 0, 'no revenue until verified');
+    // sel_mor had earned 755,000 and was paid 500,000; sel_quiet earned and was paid 2,000.
+    assert.deepEqual(await payables(), [['sel_mor', '500000', '500000', '500000'], ['sel_quiet', '2000', '2000', '2000']]);
+
+    const verify = (id: string) => knex('ledger_entries').where({ id }).update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
+    // led_1 (500,000, the row paid out by po_1) verifies: it covers the advance, nothing accrues twice.
+    await verify('led_1');
+    assert.deepEqual(await payables(), [['sel_mor', '500000', '500000', '0'], ['sel_quiet', '2000', '2000', '2000']]);
+    // led_2 (250,000, never paid) verifies: it accrues.
+    await verify('led_2');
+    assert.deepEqual((await payables())[0], ['sel_mor', '750000', '500000', '0']);
+    // A direct-mode row adds revenue, not payables; a verified row is final.
+    await verify('led_3');
+    assert.deepEqual((await payables())[0], ['sel_mor', '750000', '500000', '0']);
+    assert.deepEqual((await knex('seller_revenue_days').orderBy('seller_id')).map((r) => [r.seller_id, String(r.total_micro), String(r.entries)]), [['sel_mor', '840000', '3']]);
+    await assert.rejects(knex('ledger_entries').where({ id: 'led_2' }).update({ status: 'rejected' }), /a verified ledger entry is final/);
+    await assert.rejects(knex('ledger_entries').where({ id: 'led_2' }).update({ amount_micro: '1' }), /a verified ledger entry is final/);
+
+    // Down: every row counts again, as before verification existed; up: all pending again, paid kept as an advance.
+    await knex.migrate.down();
+    assert.equal(await knex.schema.hasColumn('ledger_entries', 'status'), false);
+    assert.deepEqual((await knex('seller_payables').orderBy('seller_id')).map((r) => [r.seller_id, String(r.earned_micro), String(r.paid_micro)]), [['sel_mor', '755000', '500000'], ['sel_quiet', '2000', '2000']]);
+    await knex.migrate.up();
+    assert.deepEqual(await payables(), [['sel_mor', '500000', '500000', '500000'], ['sel_quiet', '2000', '2000', '2000']]);
   });
 });

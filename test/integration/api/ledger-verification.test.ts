@@ -1,0 +1,222 @@
+/**
+ * Seller revenue is what the chain shows, not what the seller says (docs/adr/0009-ledger-verification.md):
+ * through HTTP against a real anvil with the EIP-3009 test USDC and real transfers, with 2 confirmations
+ * required on the chain and a transaction the RPC does not know rejected at once.
+ * - A made-up tx hash never accrues payables or revenue and is rejected (transaction_not_found).
+ * - Seller B reporting seller A's real transfer first does not take it: B's row is rejected
+ *   (recipient_mismatch), A's report still lands, waits for its depth, verifies and counts.
+ * - Amount, payer and a reverted receipt each reject the row with their reason.
+ * - A network with no RPC (or no chain) configured stays pending and says why.
+ * - A seller without a proven pay-to address waits, and verifies once it proves one; a signature by another
+ *   key proves nothing.
+ * - A flush pays out verified rows only.
+ * - The verifier's outcomes and the pending rows show in /metrics.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createWalletClient, http, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
+import { payToClaimMessage } from '../../../src/services/seller-service.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { anvilDevAccount, fundFromFaucet, startTestChain, type DevAccount, type TestChain } from '../../support/chain-harness.js';
+import { mineBlocks, provePayTo, waitForLedgerRow } from '../../support/seller-pay-to.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
+
+const NO_RPC_NETWORK = 'eip155:31338';
+
+describe('seller ledger rows verified on chain before they count (HTTP, PostgreSQL, anvil)', function () {
+  this.timeout(180_000);
+  let chain: TestChain;
+  let t: TestTreasury;
+  let session: string;
+  const buyer = anvilDevAccount(7);
+  const sellers: Record<'a' | 'b' | 'c' | 'd', { seller_id: string; pat: string; payTo: ReturnType<typeof privateKeyToAccount> }> = {} as never;
+
+  const newSeller = async (name: string) => {
+    const created = (await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: 'platform_mor' } })).body;
+    return { seller_id: created.seller_id as string, pat: created.pat as string, payTo: privateKeyToAccount(generatePrivateKey()) };
+  };
+  const report = (seller: { pat: string }, body: { tx_hash: string; payer?: string; amount: string; network?: string }) =>
+    t.request('POST', '/v1/ledger', { token: seller.pat, body: { payer: buyer.address, network: chain.network, ...body } });
+  const accrued = async (seller: { seller_id: string; pat: string }) => (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd as string;
+  const revenue = async (seller: { pat: string }) => (await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body;
+  const transfer = async (from: DevAccount, to: Address, amount: bigint, gas?: bigint): Promise<Hex> => {
+    const wallet = createWalletClient({ account: privateKeyToAccount(from.privateKey), chain: localChain(chain.chainId, chain.rpcUrl), transport: http(chain.rpcUrl) });
+    const hash = await wallet.writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'transfer', args: [to, amount], ...(gas ? { gas } : {}) });
+    await chain.publicClient.waitForTransactionReceipt({ hash });
+    return hash;
+  };
+  const fakeHash = () => `0x${randomBytes(32).toString('hex')}`;
+
+  before(async () => {
+    chain = await startTestChain();
+    t = await startTestTreasury({
+      extraEnv: {
+        TREASURY_RPC_URLS: JSON.stringify({ [chain.network]: chain.rpcUrl }),
+        TREASURY_LEDGER_CONFIRMATIONS: JSON.stringify({ [chain.network]: 2 }),
+        TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: '0',
+        TREASURY_LEDGER_VERIFY_INTERVAL_MS: '100',
+        TREASURY_EXTRA_CHAINS: JSON.stringify([{ name: 'no-rpc', network: NO_RPC_NETWORK, usdc: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238', usdc_name: 'USDC', usdc_version: '2' }]),
+      },
+    });
+    session = (await signInWithNewKey(t)).session;
+    for (const key of ['a', 'b', 'c', 'd'] as const) sellers[key] = await newSeller(`Seller ${key}`);
+    await fundFromFaucet(chain, buyer.address, '10');
+  });
+  after(async () => {
+    await t?.stop();
+    await chain?.stop();
+  });
+
+  it('a seller proves its pay-to address with that address\'s signature; another key\'s signature proves nothing', async () => {
+    const { a, b, d } = sellers;
+    const intruder = privateKeyToAccount(generatePrivateKey());
+    const forged = await t.request('POST', `/v1/sellers/${b.seller_id}/pay-to`, {
+      token: session,
+      body: { address: a.payTo.address, signature: await intruder.signMessage({ message: payToClaimMessage(b.seller_id, a.payTo.address) }) },
+    });
+    assert.deepEqual([forged.status, forged.body.error_code], [422, 'pay_to_signature_invalid'], JSON.stringify(forged.body));
+    // A's own signature for A does not prove the address for B either (the message names the seller).
+    const replayed = await t.request('POST', `/v1/sellers/${b.seller_id}/pay-to`, {
+      token: session,
+      body: { address: a.payTo.address, signature: await a.payTo.signMessage({ message: payToClaimMessage(a.seller_id, a.payTo.address) }) },
+    });
+    assert.equal(replayed.body.error_code, 'pay_to_signature_invalid');
+    const byPat = await t.request('POST', `/v1/sellers/${a.seller_id}/pay-to`, {
+      token: a.pat,
+      body: { address: a.payTo.address, signature: await a.payTo.signMessage({ message: payToClaimMessage(a.seller_id, a.payTo.address) }) },
+    });
+    assert.equal(byPat.status, 403, 'where revenue goes is the owner session\'s decision');
+    for (const s of [a, b, d]) await provePayTo(t, session, s.seller_id, s.payTo);
+    const listed = await t.request('GET', `/v1/sellers/${a.seller_id}/pay-to`, { token: a.pat });
+    assert.deepEqual(listed.body.pay_to.map((p: { address: string }) => p.address), [a.payTo.address]);
+  });
+
+  it('a made-up tx hash never accrues payables or revenue, and is rejected (transaction_not_found)', async () => {
+    const { a } = sellers;
+    const fake = fakeHash();
+    const res = await report(a, { tx_hash: fake, amount: '250000' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(await accrued(a), '0', 'a reported row accrues nothing by itself');
+    assert.equal((await revenue(a)).total_usd, '0');
+    assert.equal(res.body.status, 'pending');
+    const row = await waitForLedgerRow(t, a.pat, fake, (r) => r.status !== 'pending');
+    assert.deepEqual([row.status, row.reason], ['rejected', 'transaction_not_found']);
+    assert.equal(await accrued(a), '0');
+    assert.deepEqual((await revenue(a)).rejected, { count: 1, total_usd: '0.25' });
+  });
+
+  it('seller B reporting seller A\'s real transfer first does not take it: B is rejected, A verifies and counts', async () => {
+    const { a, b } = sellers;
+    const tx = await transfer(buyer, a.payTo.address, 250_000n);
+    const first = await report(b, { tx_hash: tx, amount: '250000' });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    const rightful = await report(a, { tx_hash: tx, amount: '250000' });
+    assert.equal(rightful.status, 201, `the rightful seller's report is not blocked: ${JSON.stringify(rightful.body)}`);
+    // One block so far: not as deep as required, nothing counts yet.
+    const shallow = await waitForLedgerRow(t, a.pat, tx, (r) => r.reason === 'awaiting_confirmations');
+    assert.deepEqual([shallow.status, shallow.confirmations], ['pending', 1]);
+    assert.equal(await accrued(a), '0');
+
+    await mineBlocks(chain.rpcUrl, 1);
+    const verified = await waitForLedgerRow(t, a.pat, tx, (r) => r.status !== 'pending');
+    assert.deepEqual([verified.status, verified.reason, verified.confirmations], ['verified', null, 2]);
+    const stolen = await waitForLedgerRow(t, b.pat, tx, (r) => r.status !== 'pending');
+    assert.deepEqual([stolen.status, stolen.reason], ['rejected', 'recipient_mismatch']);
+    assert.equal(await accrued(a), '0.25');
+    assert.equal(await accrued(b), '0');
+    const revA = await revenue(a);
+    assert.deepEqual([revA.total_usd, revA.count, revA.pending.count], ['0.25', 1, 0]);
+    const revB = await revenue(b);
+    assert.deepEqual([revB.total_usd, revB.count, revB.rejected.count], ['0', 0, 1]);
+    // Reported again by A: the same row, still verified, counted once.
+    const again = await report(a, { tx_hash: tx, amount: '250000' });
+    assert.deepEqual([again.status, again.body.duplicate, again.body.status], [200, true, 'verified']);
+    assert.equal(await accrued(a), '0.25');
+  });
+
+  it('the amount, the payer and a successful receipt must match: each mismatch is rejected with its reason', async () => {
+    const { a } = sellers;
+    const before = await accrued(a);
+    const poor = anvilDevAccount(8); // holds no test USDC: its transfer reverts
+    const [overstated, wrongPayer, reverted] = [
+      await transfer(buyer, a.payTo.address, 100_000n),
+      await transfer(buyer, a.payTo.address, 100_000n),
+      await transfer(poor, a.payTo.address, 1_000_000n, 100_000n),
+    ];
+    assert.equal((await chain.publicClient.getTransactionReceipt({ hash: reverted })).status, 'reverted');
+    for (const [tx, body] of [
+      [overstated, { amount: '200000' }],
+      [wrongPayer, { amount: '100000', payer: anvilDevAccount(9).address }],
+      [reverted, { amount: '1000000', payer: poor.address }],
+    ] as const) {
+      assert.equal((await report(a, { tx_hash: tx, ...body })).status, 201);
+    }
+    await mineBlocks(chain.rpcUrl, 1);
+    const outcomes = [];
+    for (const tx of [overstated, wrongPayer, reverted]) outcomes.push((await waitForLedgerRow(t, a.pat, tx, (r) => r.status !== 'pending')).reason);
+    assert.deepEqual(outcomes, ['amount_mismatch', 'payer_mismatch', 'transaction_reverted']);
+    assert.equal(await accrued(a), before, 'nothing accrued');
+  });
+
+  it('a network without an RPC stays pending and says why; so does a network Treasury does not know', async () => {
+    const { a } = sellers;
+    const noRpc = await report(a, { tx_hash: fakeHash(), amount: '1000', network: NO_RPC_NETWORK });
+    assert.equal(noRpc.status, 201, JSON.stringify(noRpc.body));
+    assert.deepEqual([noRpc.body.status, noRpc.body.reason], ['pending', 'rpc_not_configured']);
+    const unknown = await report(a, { tx_hash: fakeHash(), amount: '1000', network: 'eip155:999999' });
+    assert.deepEqual([unknown.body.status, unknown.body.reason], ['pending', 'network_not_supported']);
+    await new Promise((r) => setTimeout(r, 600)); // several verifier rounds
+    for (const [res, reason] of [[noRpc, 'rpc_not_configured'], [unknown, 'network_not_supported']] as const) {
+      const row = await waitForLedgerRow(t, a.pat, res.body.tx_hash, () => true);
+      assert.deepEqual([row.status, row.reason], ['pending', reason]);
+    }
+    const pending = await t.request('GET', '/v1/ledger?status=pending', { token: a.pat });
+    assert.ok(pending.body.entries.every((e: { status: string }) => e.status === 'pending') && pending.body.entries.length >= 2);
+  });
+
+  it('a seller without a proven pay-to waits (pay_to_not_registered) and verifies once it proves one', async () => {
+    const { c } = sellers;
+    const tx = await transfer(buyer, c.payTo.address, 50_000n);
+    await mineBlocks(chain.rpcUrl, 1);
+    const res = await report(c, { tx_hash: tx, amount: '50000' });
+    assert.deepEqual([res.body.status, res.body.reason], ['pending', 'pay_to_not_registered']);
+    assert.equal(await accrued(c), '0');
+    await provePayTo(t, session, c.seller_id, c.payTo);
+    const row = await waitForLedgerRow(t, c.pat, tx, (r) => r.status !== 'pending');
+    assert.equal(row.status, 'verified');
+    assert.equal(await accrued(c), '0.05');
+  });
+
+  it('a flush pays out verified rows only; a row verified later is paid by the next flush', async () => {
+    const { d } = sellers;
+    const settled = await transfer(buyer, d.payTo.address, 300_000n);
+    await mineBlocks(chain.rpcUrl, 1);
+    await report(d, { tx_hash: settled, amount: '300000' });
+    await waitForLedgerRow(t, d.pat, settled, (r) => r.status === 'verified');
+    const fresh = await transfer(buyer, d.payTo.address, 70_000n);
+    await report(d, { tx_hash: fresh, amount: '70000' });
+    await report(d, { tx_hash: fakeHash(), amount: '999999' });
+    await waitForLedgerRow(t, d.pat, fresh, (r) => r.reason === 'awaiting_confirmations');
+
+    const flushed = await t.request('POST', `/v1/sellers/${d.seller_id}/payouts/flush`, { token: session });
+    assert.equal(flushed.status, 200, JSON.stringify(flushed.body));
+    assert.deepEqual([flushed.body.flushes.length, flushed.body.flushes[0].amount_usd, flushed.body.accrued_usd], [1, '0.3', '0']);
+    assert.equal(flushed.body.pending_usd, '0.07', 'the unconfirmed transfer is shown as pending, not paid');
+
+    await mineBlocks(chain.rpcUrl, 1);
+    await waitForLedgerRow(t, d.pat, fresh, (r) => r.status === 'verified');
+    const second = await t.request('POST', `/v1/sellers/${d.seller_id}/payouts/flush`, { token: session });
+    assert.deepEqual(second.body.flushes.map((f: { amount_usd: string }) => f.amount_usd), ['0.07', '0.3']);
+    const paid = (await t.db.knex('payout_flushes').where({ seller_id: d.seller_id }).sum({ s: 'amount_micro' }))[0]!.s;
+    assert.equal(String(paid), '370000', 'the made-up row was never paid');
+  });
+
+  it('the verifier\'s outcomes and pending rows show in /metrics', async () => {
+    const metrics = String((await t.request('GET', '/metrics')).body);
+    const sample = (name: string) => metrics.split('\n').find((line) => line.startsWith(`${name} `))?.slice(name.length + 1);
+    for (const outcome of ['verified', 'rejected', 'pending']) assert.ok(Number(sample(`treasury_ledger_verifications_total{outcome="${outcome}"}`)) > 0, outcome);
+    assert.ok(Number(sample('treasury_ledger_pending_rows')) >= 2, 'the rows without an RPC are pending');
+  });
+});

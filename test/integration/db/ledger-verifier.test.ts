@@ -1,0 +1,136 @@
+/**
+ * The ledger verifier's scheduling against real PostgreSQL, with the chain read replaced by a scripted reader
+ * (the on-chain judgement itself is tested on anvil in test/integration/api/ledger-verification.test.ts):
+ * - at most `concurrency` rows are checked at once, and every claimed row is decided;
+ * - an RPC failure leaves the row pending (rpc_unavailable) and retries it after a doubling backoff;
+ * - two verifiers (two API processes) running together check each row once;
+ * - a verified platform_mor row reaches the seller's payables through the triggers.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { pino } from 'pino';
+import { encodeAbiParameters, encodeEventTopics, erc20Abi, type Hex } from 'viem';
+import { ChainRegistry } from '../../../src/chain/chain-registry.js';
+import type { MinedTransaction } from '../../../src/chain/balance-reader.js';
+import { AppError } from '../../../src/errors/app-error.js';
+import { createTreasuryMetrics } from '../../../src/metrics/treasury-metrics.js';
+import { LedgerVerifier } from '../../../src/services/ledger-verifier.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+
+const NETWORK = 'eip155:84532';
+const USDC: Hex = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const PAYER: Hex = '0x1111111111111111111111111111111111111111';
+const PAY_TO: Hex = '0x2222222222222222222222222222222222222222';
+
+describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scripted chain reads)', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  let n = 0;
+  const chains = ChainRegistry.fromConfig(undefined);
+
+  const minedTransfer = (value: bigint): MinedTransaction => ({
+    to: USDC,
+    input: '0x',
+    status: 'success',
+    blockNumber: 10n,
+    confirmations: 1,
+    logs: [{ address: USDC, topics: encodeEventTopics({ abi: erc20Abi, eventName: 'Transfer', args: { from: PAYER, to: PAY_TO } }) as Hex[], data: encodeAbiParameters([{ type: 'uint256' }], [value]), logIndex: 0 }],
+  });
+  const verifier = (reader: { minedTransaction(chain: unknown, hash: Hex): Promise<MinedTransaction | null> }, clock: () => Date, concurrency = 4) =>
+    new LedgerVerifier(db.knex, chains, reader, { [NETWORK]: 'http://127.0.0.1:9' }, createTreasuryMetrics(), pino({ level: 'silent' }), clock, { intervalMs: 0, concurrency, confirmations: {}, notFoundGraceSeconds: 900 });
+  const seller = async () => {
+    const id = `sel_${randomBytes(12).toString('hex')}`;
+    const now = new Date();
+    await db.knex('accounts').insert({ id: `acct_${id}`, created_at: now }).onConflict('id').ignore();
+    await db.knex('sellers').insert({ id, account_id: `acct_${id}`, name: id, slug: id.slice(0, 30), payout_mode: 'platform_mor', created_at: now, updated_at: now });
+    await db.knex('sellers_pay_to').insert({ seller_id: id, address: PAY_TO.toLowerCase(), signature: '0x', created_at: now });
+    return id;
+  };
+  const rows = async (sellerId: string, count: number, at = new Date()) => {
+    const made = Array.from({ length: count }, () => ({
+      id: `led_${(++n).toString(16).padStart(24, '0')}`,
+      seller_id: sellerId,
+      tx_hash: `0x${randomBytes(32).toString('hex')}`,
+      payer: PAYER,
+      amount_micro: '1000',
+      network: NETWORK,
+      payout_mode: 'platform_mor',
+      reason: 'awaiting_verification',
+      next_check_at: at,
+      created_at: at,
+    }));
+    await db.knex('ledger_entries').insert(made);
+    return made.map((r) => r.id);
+  };
+
+  before(async () => {
+    db = await createTestDatabase();
+  });
+  after(async () => {
+    await db?.drop();
+  });
+
+  it('checks at most `concurrency` rows at once and decides every claimed row; verified rows reach the payables', async () => {
+    const sellerId = await seller();
+    await rows(sellerId, 20);
+    let inFlight = 0;
+    let most = 0;
+    const reader = {
+      async minedTransaction() {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return minedTransfer(1000n);
+      },
+    };
+    assert.equal(await verifier(reader, () => new Date(), 3).runOnce(), 20);
+    assert.equal(most, 3);
+    const statuses = (await db.knex('ledger_entries').where({ seller_id: sellerId }).groupBy('status').select('status').count({ n: '*' })) as Array<{ status: string; n: string }>;
+    assert.deepEqual(statuses.map((s) => [s.status, Number(s.n)]), [['verified', 20]]);
+    const payables = await db.knex('seller_payables').where({ seller_id: sellerId }).first();
+    assert.equal(String(payables.earned_micro), '20000');
+  });
+
+  it('an RPC failure leaves the row pending (rpc_unavailable) and retries it after a doubling backoff', async () => {
+    const sellerId = await seller();
+    const t0 = new Date('2030-01-01T00:00:00.000Z');
+    const [id] = await rows(sellerId, 1, t0);
+    let now = t0;
+    let calls = 0;
+    const reader = {
+      async minedTransaction(): Promise<MinedTransaction | null> {
+        calls++;
+        throw new AppError('chain_unavailable', { fields: { network: NETWORK } });
+      },
+    };
+    const v = verifier(reader, () => now);
+    const state = async () => {
+      const r = await db.knex('ledger_entries').where({ id }).first();
+      return [r.status, r.reason, r.attempts, r.next_check_at.getTime() - now.getTime()];
+    };
+    await v.runOnce();
+    assert.deepEqual(await state(), ['pending', 'rpc_unavailable', 1, 2_000]);
+    assert.equal(await v.runOnce(), 0, 'not due before its backoff');
+    now = new Date(t0.getTime() + 2_000);
+    await v.runOnce();
+    assert.deepEqual(await state(), ['pending', 'rpc_unavailable', 2, 4_000]);
+    assert.equal(calls, 2);
+  });
+
+  it('two verifiers running together check each row once', async () => {
+    const sellerId = await seller();
+    await rows(sellerId, 30);
+    const seen: string[] = [];
+    const reader = {
+      async minedTransaction(_chain: unknown, hash: Hex) {
+        seen.push(hash);
+        await new Promise((r) => setTimeout(r, 5));
+        return minedTransfer(1000n);
+      },
+    };
+    const [a, b] = await Promise.all([verifier(reader, () => new Date()).runOnce(), verifier(reader, () => new Date()).runOnce()]);
+    assert.equal(a + b, 30);
+    assert.equal(new Set(seen).size, 30);
+    assert.equal(seen.length, 30, 'no row checked twice');
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * Test helpers for verified seller revenue: prove a pay-to address for a seller (POST /v1/sellers/:id/pay-to
+ * with the address's EIP-191 signature of the claim message), wait for a ledger row to leave a state, and mine
+ * blocks on anvil.
+ */
+import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { payToClaimMessage } from '../../src/services/seller-service.js';
+import type { TestTreasury } from './api-harness.js';
+
+export async function provePayTo(t: TestTreasury, session: string, sellerId: string, payTo: PrivateKeyAccount): Promise<void> {
+  const signature = await payTo.signMessage({ message: payToClaimMessage(sellerId, payTo.address) });
+  const res = await t.request('POST', `/v1/sellers/${sellerId}/pay-to`, { token: session, body: { address: payTo.address, signature } });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+export interface LedgerRowView {
+  id: string;
+  tx_hash: string;
+  status: 'pending' | 'verified' | 'rejected';
+  reason: string | null;
+  confirmations: number | null;
+  amount_usd: string;
+}
+
+/** The seller's row for `txHash` once `until` holds for it (polled through GET /v1/ledger, up to `ms`). */
+export async function waitForLedgerRow(t: TestTreasury, token: string, txHash: string, until: (row: LedgerRowView) => boolean, ms = 15_000): Promise<LedgerRowView> {
+  const deadline = Date.now() + ms;
+  let last: LedgerRowView | undefined;
+  for (;;) {
+    const res = await t.request('GET', '/v1/ledger?limit=200', { token });
+    last = (res.body.entries as LedgerRowView[]).find((e) => e.tx_hash === txHash.toLowerCase());
+    if (last && until(last)) return last;
+    if (Date.now() > deadline) assert.fail(`ledger row ${txHash} never reached the state; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Mines `blocks` empty blocks on anvil. */
+export async function mineBlocks(rpcUrl: string, blocks: number): Promise<void> {
+  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: [`0x${blocks.toString(16)}`] }) });
+  const body = (await res.json()) as { error?: unknown };
+  assert.equal(body.error, undefined, JSON.stringify(body));
+}
+
+/**
+ * TEST FIXTURE, no chain involved: marks a seller's pending ledger rows verified directly in PostgreSQL, as the
+ * ledger verifier does after an on-chain check (the rollup triggers then count them). For suites about what
+ * verified rows add up to, not about verification (that is test/integration/api/ledger-verification.test.ts).
+ */
+export async function markLedgerVerifiedForTest(knex: Knex, sellerId: string): Promise<number> {
+  return knex('ledger_entries').where({ seller_id: sellerId, status: 'pending' }).update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
+}
