@@ -15,6 +15,7 @@ import { createKeyBackend } from './backends/create-key-backend.js';
 import type { KeyBackend } from './backends/key-backend.js';
 import { loadSignerConfig } from './config/signer-config.js';
 import { RECOVERY_IMPLEMENTATION } from './ecdsa/recover-public-key.js';
+import { WalletLimiter } from './limits/wallet-limiter.js';
 import { createSignerMetrics, serveSignerMetrics } from './metrics/signer-metrics.js';
 import { SignerServer } from './server/signer-server.js';
 import { SignerService } from './signer-service.js';
@@ -45,7 +46,10 @@ async function main(): Promise<void> {
     hsmOperation: (op, seconds) => metrics.hsm.observe({ op }, seconds),
     signed: (thread) => metrics.signatures.inc({ thread }),
   });
-  const service = new SignerService(backend, config.invariants);
+  const service = new SignerService(backend, config.invariants, {
+    wallets: new WalletLimiter(config.walletLimits),
+    refused: (limit) => metrics.limitRefusals.inc({ limit }),
+  });
   const server = new SignerServer({
     socketPath: config.socketPath,
     service,
@@ -95,6 +99,8 @@ async function main(): Promise<void> {
       key_cache: config.backend.cacheSize,
       recovery: RECOVERY_IMPLEMENTATION,
       allowed_tokens: config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),
+      max_per_signature: String(config.invariants.maxValue),
+      wallet_limits: Object.fromEntries(config.walletLimits.map((l) => [l.name, String(l.max)])),
       metrics_port: config.metricsPort ?? null,
     },
     'signer ready',

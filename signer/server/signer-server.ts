@@ -10,7 +10,8 @@
  * (`unknown_method`, own keys only — "constructor" is not a method), other versions
  * (`unsupported_version`); floods (`busy` past the queue limit); idle connections (timeout). One hostile
  * connection never stops the others, and no thrown error escapes a frame handler.
- * Known limits: anyone who can open the socket may ask for any signature within the static invariants;
+ * Known limits: anyone who can open the socket may ask for any signature within the static invariants and
+ * the per-wallet limits (../limits/);
  * a slow reader can make its own replies queue in memory (bounded by the request queue limit).
  */
 import fs from 'node:fs';
@@ -18,7 +19,7 @@ import net from 'node:net';
 import type { Logger } from 'pino';
 import { encodeFrame, FrameDecoder } from '../protocol/frame-codec.js';
 import { writeCoalesced } from '../protocol/coalesced-write.js';
-import { SIGNER_METHODS, signerRequestSchema, type SignerErrorCode, type SignerRequest } from '../protocol/signer-protocol.js';
+import { SIGNER_METHODS, signerRequestSchema, type SignerErrorCode, type SignerErrorDetails, type SignerRequest } from '../protocol/signer-protocol.js';
 import type { SignerMetrics } from '../metrics/signer-metrics.js';
 import type { SignerService } from '../signer-service.js';
 import { SignerFault } from '../signer-error.js';
@@ -109,9 +110,9 @@ export class SignerServer {
     if (!socket.destroyed && socket.writable) writeCoalesced(socket, encodeFrame(payload));
   }
 
-  private sendError(socket: net.Socket, id: string | null, code: SignerErrorCode, message: string, method = 'none'): void {
+  private sendError(socket: net.Socket, id: string | null, code: SignerErrorCode, message: string, method = 'none', details?: SignerErrorDetails): void {
     this.options.metrics.requests.inc({ method, outcome: code });
-    this.send(socket, { v: 1, id, ok: false, error: { code, message: message.slice(0, 1024) } });
+    this.send(socket, { v: 1, id, ok: false, error: details ? { code, message: message.slice(0, 1024), details } : { code, message: message.slice(0, 1024) } });
   }
 
   private onConnection(socket: net.Socket): void {
@@ -189,7 +190,7 @@ export class SignerServer {
       if (!(err instanceof SignerFault)) {
         this.options.log.error({ method: request.method, err: err instanceof Error ? err.message : String(err) }, 'signer request failed');
       }
-      this.sendError(socket, request.id, fault.code, fault.message, request.method);
+      this.sendError(socket, request.id, fault.code, fault.message, request.method, fault.details);
     } finally {
       stopTimer();
       this.running--;
