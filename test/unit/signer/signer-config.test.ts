@@ -24,7 +24,17 @@ describe('signer configuration', () => {
       { chainId: 8453, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' },
       { chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' },
     ]);
-    assert.equal(config.invariants.maxValue, 1_000_000_000_000n);
+    assert.equal(config.invariants.maxValue, 100_000_000n, 'at most 100 USDC in one signature');
+    assert.deepEqual(
+      config.walletLimits.map((l) => [l.name, l.measure, l.windowSeconds, l.max]),
+      [
+        ['wallet_signatures_minute', 'signatures', 60, 120n],
+        ['wallet_signatures_hour', 'signatures', 3600, 3600n],
+        ['wallet_amount_hour', 'amount', 3600, 250_000_000n],
+        ['wallet_amount_day', 'amount', 86_400, 1_000_000_000n],
+      ],
+    );
+    assert.ok(Object.isFrozen(config.walletLimits) && config.walletLimits.every((l) => Object.isFrozen(l)));
     assert.equal(config.invariants.maxValiditySeconds, 86_400);
     assert.equal(config.metricsPort, undefined);
     assert.ok(Object.isFrozen(config) && Object.isFrozen(config.backend) && Object.isFrozen(config.invariants));
@@ -49,6 +59,15 @@ describe('signer configuration', () => {
     }
   });
 
+  it('reads the limits from the environment, the per-signature maximum under its new or its older name', () => {
+    const env = { ...base, TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '7000', TREASURY_SIGNER_WALLET_MAX_PER_DAY: '9000', TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3', TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '4' };
+    const config = loadSignerConfig({ ...env, TREASURY_SIGNER_MAX_PER_SIGNATURE: '6000' });
+    assert.equal(config.invariants.maxValue, 6000n);
+    assert.deepEqual(config.walletLimits.map((l) => l.max), [3n, 4n, 7000n, 9000n]);
+    assert.equal(loadSignerConfig({ ...env, TREASURY_SIGNER_MAX_VALUE: '500' }).invariants.maxValue, 500n);
+    refused({ ...env, TREASURY_SIGNER_MAX_VALUE: '7001' }, /TREASURY_SIGNER_MAX_VALUE exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR/);
+  });
+
   it('parses overrides and names every bad variable', () => {
     const config = loadSignerConfig({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ' 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 ,', TREASURY_PKCS11_SESSIONS: '8', TREASURY_SIGNER_METRICS_PORT: '9464', TREASURY_PKCS11_SIGN_INLINE: 'never' });
     assert.equal(config.backend.signInline, 'never');
@@ -62,6 +81,14 @@ describe('signer configuration', () => {
     refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: '0:0x036CbD53842c5426634e7929541eC2318f3dCF7e' }, /entry "0:0x036/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '0' }, /TREASURY_SIGNER_MAX_VALUE/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '1.5' }, /TREASURY_SIGNER_MAX_VALUE/);
+    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '-1' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE/);
+    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '10000000000000000000' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE/);
+    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '5', TREASURY_SIGNER_MAX_VALUE: '5' }, /not both/);
+    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '250000001' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR/);
+    refused({ ...base, TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '1000000001' }, /TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY/);
+    refused({ ...base, TREASURY_SIGNER_WALLET_MAX_PER_DAY: 'lots' }, /TREASURY_SIGNER_WALLET_MAX_PER_DAY/);
+    refused({ ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '0' }, /TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE/);
+    refused({ ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3601' }, /PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '0' }, /TREASURY_SIGNER_MAX_VALIDITY_SECONDS/);
     refused({ ...base, TREASURY_PKCS11_SESSIONS: '0' }, /TREASURY_PKCS11_SESSIONS/);
     refused({ ...base, TREASURY_PKCS11_SIGN_INLINE: 'always' }, /TREASURY_PKCS11_SIGN_INLINE/);
