@@ -52,6 +52,7 @@ async function main(): Promise<void> {
   });
   const server = new SignerServer({
     socketPath: config.socketPath,
+    socketMode: config.socketMode,
     service,
     log,
     metrics,

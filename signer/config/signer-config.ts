@@ -3,7 +3,7 @@
  *
  * Protects against: a signer started half-configured — no socket, no PIN, two PINs, an unknown backend,
  * an empty or malformed token allow-list, or absurd bounds refuse to start with a message naming the
- * variable. The signer's amount and rate limits are read here and nowhere else: only the signer's own
+ * variable; a PIN file that other users can read is refused. The signer's amount and rate limits are read here and nowhere else: only the signer's own
  * environment sets them, never a request. The PIN is read here and handed to the backend only: it is a non-enumerable property, so
  * logging or serialising the config cannot print it, and it never appears in an error message.
  * Known limits: SOFTHSM2_CONF is read by the SoftHSM library itself from the environment, not here.
@@ -49,6 +49,8 @@ const allowedTokenSchema = z
 
 const envSchema = z.object({
   TREASURY_SIGNER_SOCKET: z.string().min(1).max(107, 'unix socket paths are limited to 107 bytes'),
+  /** 0600: only the signer's user may connect; 0660: also its group (the API's user, when it runs as another user). */
+  TREASURY_SIGNER_SOCKET_MODE: z.enum(['0600', '0660']).default('0600'),
   TREASURY_SIGNER_BACKEND: z.enum(['pkcs11']).default('pkcs11'),
   TREASURY_PKCS11_MODULE: z.string().min(1).default('/usr/lib/softhsm/libsofthsm2.so'),
   TREASURY_PKCS11_TOKEN_LABEL: z.string().min(1).max(32).default('treasury'),
@@ -118,6 +120,8 @@ export interface SignerInvariants {
 
 export interface SignerConfig {
   socketPath: string;
+  /** 0o600, or 0o660 when the API runs as another user of the socket's group (the Dockerfile's layout). */
+  socketMode: 0o600 | 0o660;
   backend: BackendConfig;
   invariants: SignerInvariants;
   /** Rolling ceilings per wallet address, checked by ../limits/wallet-limiter.ts before every signature. */
@@ -143,8 +147,14 @@ function readPin(env: z.infer<typeof envSchema>): string {
   if (env.TREASURY_PKCS11_PIN_FILE === undefined) throw new SignerConfigError('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE');
   let pin: string;
   try {
+    // Only the signer's user may read its PIN: a file other users (the API's among them) can read is refused.
+    const mode = fs.statSync(env.TREASURY_PKCS11_PIN_FILE).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new SignerConfigError(`invalid signer configuration: TREASURY_PKCS11_PIN_FILE is readable or writable by other users (mode 0${mode.toString(8)}); make it 0600 or 0400, owned by the signer's user`);
+    }
     pin = fs.readFileSync(env.TREASURY_PKCS11_PIN_FILE, 'utf8').trim();
   } catch (err) {
+    if (err instanceof SignerConfigError) throw err;
     throw new SignerConfigError(`invalid signer configuration: cannot read TREASURY_PKCS11_PIN_FILE (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   if (pin.length < 4) throw new SignerConfigError('invalid signer configuration: TREASURY_PKCS11_PIN_FILE holds no PIN');
@@ -208,6 +218,7 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
   const limits = parseLimits(e);
   return Object.freeze({
     socketPath: e.TREASURY_SIGNER_SOCKET,
+    socketMode: e.TREASURY_SIGNER_SOCKET_MODE === '0660' ? (0o660 as const) : (0o600 as const),
     backend: Object.freeze(backend),
     invariants: Object.freeze({
       allowedTokens: Object.freeze(parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS)),

@@ -3,7 +3,8 @@
  * 64 KiB max), each parsed and zod-validated (signerRequestSchema) before anything runs; work bounded by
  * a concurrency limit and a queue limit; graceful close.
  *
- * Protects against: a socket other local users can open (created under umask 0177, then chmod 0600; a
+ * Protects against: a socket other local users can open (created under umask 0177, then chmod 0600 —
+ * or 0660 for the socket's group with TREASURY_SIGNER_SOCKET_MODE, when the API runs as another user; a
  * stale socket file is removed first); oversize frames (`frame_too_large`, then that connection is
  * closed — the payload is never buffered); bad JSON, invalid UTF-8 and zero-length frames
  * (`malformed_frame`, id null, connection kept); wrong shapes (`invalid_request`), unknown methods
@@ -26,6 +27,8 @@ import { SignerFault } from '../signer-error.js';
 
 export interface SignerServerOptions {
   socketPath: string;
+  /** 0o600 (default): the signer's user only; 0o660: its group too (the API's user in the Dockerfile's layout). */
+  socketMode?: 0o600 | 0o660;
   service: SignerService;
   log: Logger;
   metrics: SignerMetrics;
@@ -86,7 +89,9 @@ export class SignerServer {
     removeStaleSocket(socketPath);
     return new Promise((resolve, reject) => {
       const server = net.createServer((socket) => this.onConnection(socket));
-      const previous = process.umask(0o177);
+      const mode = this.options.socketMode ?? 0o600;
+      // Created with no more than `mode` from the start (no window where it is wider), then chmod'ed to exactly it.
+      const previous = process.umask(0o777 & ~mode);
       server.once('error', (err) => {
         process.umask(previous);
         reject(err);
@@ -94,7 +99,7 @@ export class SignerServer {
       server.listen(socketPath, () => {
         process.umask(previous);
         try {
-          fs.chmodSync(socketPath, 0o600);
+          fs.chmodSync(socketPath, mode);
         } catch (err) {
           server.close();
           reject(err);

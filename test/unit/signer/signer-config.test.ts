@@ -37,6 +37,9 @@ describe('signer configuration', () => {
     assert.ok(Object.isFrozen(config.walletLimits) && config.walletLimits.every((l) => Object.isFrozen(l)));
     assert.equal(config.invariants.maxValiditySeconds, 86_400);
     assert.equal(config.metricsPort, undefined);
+    assert.equal(config.socketMode, 0o600);
+    assert.equal(loadSignerConfig({ ...base, TREASURY_SIGNER_SOCKET_MODE: '0660' }).socketMode, 0o660);
+    refused({ ...base, TREASURY_SIGNER_SOCKET_MODE: '0666' }, /TREASURY_SIGNER_SOCKET_MODE/);
     assert.ok(Object.isFrozen(config) && Object.isFrozen(config.backend) && Object.isFrozen(config.invariants));
   });
 
@@ -51,8 +54,16 @@ describe('signer configuration', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signer-config-'));
     try {
       const file = path.join(dir, 'user.pin');
-      fs.writeFileSync(file, 'file-pin-1234\n');
+      fs.writeFileSync(file, 'file-pin-1234\n', { mode: 0o600 });
       assert.equal(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend.pin, 'file-pin-1234');
+      // Only the signer's user may read its PIN.
+      for (const mode of [0o644, 0o640, 0o604, 0o620]) {
+        fs.chmodSync(file, mode);
+        refused({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }, new RegExp(`readable or writable by other users \\(mode 0${mode.toString(8)}\\)`));
+      }
+      fs.chmodSync(file, 0o400);
+      assert.equal(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend.pin, 'file-pin-1234');
+      fs.chmodSync(file, 0o600);
       refused({ ...base, TREASURY_PKCS11_PIN_FILE: file }, /not both/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
