@@ -4,7 +4,8 @@
 # The code in /app belongs to root and neither user can change it: a compromised API cannot rewrite the
 # signer it would then restart. The signer's HSM token and PINs live in /var/lib/treasury-signer (0700,
 # treasury-signer): only the signer's user may read them (the signer also refuses a PIN file other users
-# can read). Mount a volume there and initialise the token once, as that user:
+# can read), and so do the signer's per-wallet limit windows, kept across restarts. Mount a volume there
+# and initialise the token once, as that user:
 #   docker run --rm -v signer-hsm:/var/lib/treasury-signer treasury-signer \
 #     node --import tsx ops/softhsm/init-token.ts --dir /var/lib/treasury-signer/softhsm
 # The socket lives in /run/treasury (2750 treasury-signer:treasury): share that directory as a volume with the
@@ -36,7 +37,8 @@ STOPSIGNAL SIGTERM
 FROM runtime AS signer
 ENV TREASURY_SIGNER_SOCKET_MODE=0660 \
     SOFTHSM2_CONF=/var/lib/treasury-signer/softhsm/softhsm2.conf \
-    TREASURY_PKCS11_PIN_FILE=/var/lib/treasury-signer/softhsm/user.pin
+    TREASURY_PKCS11_PIN_FILE=/var/lib/treasury-signer/softhsm/user.pin \
+    TREASURY_SIGNER_LIMITS_STATE_FILE=/var/lib/treasury-signer/limits-state.json
 VOLUME ["/var/lib/treasury-signer", "/run/treasury"]
 USER treasury-signer
 CMD ["node", "--import", "tsx", "signer/main.ts"]

@@ -71,6 +71,8 @@ const envSchema = z.object({
   TREASURY_SIGNER_WALLET_MAX_PER_DAY: rawAmountSchema.default(DEFAULT_WALLET_MAX_PER_DAY),
   TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_WALLET_SIGNATURES_PER_MINUTE),
   TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_WALLET_SIGNATURES_PER_HOUR),
+  /** Where the per-wallet windows are kept across restarts (../limits/limits-state-file.ts); unset: memory only. */
+  TREASURY_SIGNER_LIMITS_STATE_FILE: z.string().min(1).max(4096).optional(),
   TREASURY_SIGNER_MAX_VALIDITY_SECONDS: z.coerce.number().int().min(1).max(31 * 86_400).default(86_400),
   TREASURY_SIGNER_METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
@@ -126,6 +128,8 @@ export interface SignerConfig {
   invariants: SignerInvariants;
   /** Rolling ceilings per wallet address, checked by ../limits/wallet-limiter.ts before every signature. */
   walletLimits: readonly WalletLimit[];
+  /** The file that keeps `walletLimits`' windows across restarts; undefined: they start empty after each restart. */
+  limitsStateFile: string | undefined;
   metricsPort: number | undefined;
   idleTimeoutMs: number;
   /** Requests accepted but not yet finished, across connections; more are refused with `busy`. */
@@ -228,6 +232,7 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
       permit2Spenders: Object.freeze(e.TREASURY_SIGNER_PERMIT2_SPENDERS),
     }),
     walletLimits: Object.freeze(limits.walletLimits),
+    limitsStateFile: e.TREASURY_SIGNER_LIMITS_STATE_FILE,
     metricsPort: e.TREASURY_SIGNER_METRICS_PORT,
     idleTimeoutMs: e.TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS * 1000,
     maxQueue: e.TREASURY_SIGNER_MAX_QUEUE,

@@ -10,7 +10,7 @@
  * Protects against: memory that grows with traffic (a fixed ring per window, whatever the rate), and
  * amounts that lose precision (BigInt64Array: exact up to 2^63 − 1, which the configuration bounds).
  * Known limits: a clock that steps back keeps entries "in the future" live until it catches up (they
- * count longer, never shorter); state lives in memory only (see ./wallet-limiter.ts).
+ * count longer, never shorter); it lives in memory (./limits-state-file.ts keeps it across restarts).
  */
 
 /** Buckets per window: retry-after and expiry are exact to window / BUCKETS. */
@@ -65,16 +65,33 @@ export class RollingSum {
    */
   msUntilFreed(nowMs: number, excess: bigint): number {
     if (excess <= 0n) return 0;
-    const held: Array<[bucket: number, sum: bigint]> = [];
-    for (let i = 0; i < this.slots; i++) if (this.live(this.bucketOf[i]!, nowMs) && this.sums[i]! > 0n) held.push([this.bucketOf[i]!, this.sums[i]!]);
-    held.sort((a, b) => a[0] - b[0]);
     let freed = 0n;
-    for (const [bucket, sum] of held) {
+    for (const [bucket, sum] of this.entries(nowMs)) {
       freed += sum;
       // The bucket is live while bucket ≥ floor(now / bucketMs) − BUCKETS: it leaves at (bucket + BUCKETS + 1) × bucketMs.
       if (freed >= excess) return Math.max(0, (bucket + BUCKETS + 1) * this.bucketMs - nowMs);
     }
     return this.windowMs + this.bucketMs;
+  }
+
+  /** The buckets still counted at `nowMs` that hold something, oldest first (for the state file). */
+  entries(nowMs: number): Array<[bucket: number, sum: bigint]> {
+    const held: Array<[number, bigint]> = [];
+    for (let i = 0; i < this.slots; i++) if (this.live(this.bucketOf[i]!, nowMs) && this.sums[i]! > 0n) held.push([this.bucketOf[i]!, this.sums[i]!]);
+    return held.sort((a, b) => a[0] - b[0]);
+  }
+
+  /** Puts back buckets `entries` returned (from the state file); those no longer counted at `nowMs` are dropped. */
+  restore(nowMs: number, entries: ReadonlyArray<readonly [number, bigint]>): void {
+    for (const [bucket, sum] of entries) {
+      if (!Number.isSafeInteger(bucket) || !this.live(bucket, nowMs) || sum <= 0n) continue;
+      const slot = bucket % this.slots;
+      if (this.bucketOf[slot] !== bucket) {
+        this.bucketOf[slot] = bucket;
+        this.sums[slot] = 0n;
+      }
+      this.sums[slot] = this.sums[slot]! + sum;
+    }
   }
 
   /** The latest moment anything recorded here is still counted (ms); -Infinity when nothing ever was. */

@@ -12,10 +12,10 @@
  * counts its signed maximum: that is what it can move. A signature that never leaves the signer (the HSM
  * failed, the key recovers to another address) is given back (`giveBack`).
  * Known limits — what this does NOT defend:
- *   - a restart: the windows live in memory and start empty after the signer restarts (a crash or an
- *     operator's restart hands a compromised front one more window's worth per wallet). The front cannot
- *     restart the signer (another user, another process); keep it supervised and alert on its restarts
- *     (process_start_time of treasury_signer_*).
+ *   - a restart without a state file: the windows live in memory. With TREASURY_SIGNER_LIMITS_STATE_FILE
+ *     (./limits-state-file.ts; set in the Dockerfile) they are saved every second and on shutdown and read
+ *     back at start, so a restart forgets at most the last second's signatures (a kill -9 or a crash);
+ *     without it they start empty (one more window's worth per wallet after each restart).
  *   - many wallets: ceilings are per wallet address; a front that controls many funded wallets can take each
  *     up to its ceiling (there is no global ceiling).
  *   - amounts are summed across chains and tokens as raw units (all allowed tokens are 6-decimal USDC):
@@ -50,12 +50,19 @@ export interface LimitReceipt {
 
 export type TakeOutcome = { ok: true; receipt: LimitReceipt } | { ok: false; refusal: LimitRefusal };
 
+/** What `snapshot` returns and `restore` takes (the state file's content, validated by ./limits-state-file.ts). */
+export interface LimiterSnapshot {
+  v: 1;
+  wallets: Record<string, Record<string, Array<[number, string]>>>;
+}
+
 /** Every this many takes, wallets with nothing left in any window are forgotten. */
 const SWEEP_EVERY = 4096;
 
 export class WalletLimiter {
   private readonly wallets = new Map<string, RollingSum[]>();
   private takes = 0;
+  private changeCount = 0;
 
   constructor(
     private readonly limits: readonly WalletLimit[],
@@ -90,6 +97,7 @@ export class WalletLimiter {
       this.wallets.set(key, sums);
     }
     const buckets = this.limits.map((limit, i) => sums.at(i)!.add(now, limit.measure === 'amount' ? amount : 1n));
+    this.changeCount++;
     if (++this.takes % SWEEP_EVERY === 0) this.sweep(now);
     return { ok: true, receipt: { wallet: key, amount, buckets } };
   }
@@ -99,6 +107,42 @@ export class WalletLimiter {
     const sums = this.wallets.get(receipt.wallet);
     if (!sums) return;
     this.limits.forEach((limit, i) => sums[i]!.remove(receipt.buckets[i]!, limit.measure === 'amount' ? receipt.amount : 1n));
+    this.changeCount++;
+  }
+
+  /**
+   * What every wallet still has counted, by limit name: `{ wallet: { limit: [[bucket, sum], …] } }` with sums
+   * as decimal strings (for the state file; buckets are per limit name, whose window never changes).
+   */
+  snapshot(): LimiterSnapshot {
+    const now = this.nowMs();
+    const wallets: LimiterSnapshot['wallets'] = {};
+    for (const [key, sums] of this.wallets) {
+      const held: Record<string, Array<[number, string]>> = {};
+      this.limits.forEach((limit, i) => {
+        const entries = sums[i]!.entries(now);
+        if (entries.length > 0) held[limit.name] = entries.map(([b, v]) => [b, String(v)]);
+      });
+      if (Object.keys(held).length > 0) wallets[key] = held;
+    }
+    return { v: 1, wallets };
+  }
+
+  /** Adds what a snapshot counted (a restart); entries past their window, and limits no longer configured, are dropped. */
+  restore(snapshot: LimiterSnapshot): void {
+    const now = this.nowMs();
+    for (const [key, held] of Object.entries(snapshot.wallets)) {
+      const wallet = key.toLowerCase();
+      const sums = this.wallets.get(wallet) ?? this.limits.map((l) => new RollingSum(l.windowSeconds * 1000));
+      this.limits.forEach((limit, i) => sums[i]!.restore(now, (held[limit.name] ?? []).map(([b, v]) => [b, BigInt(v)] as const)));
+      if (sums.some((s) => s.heldUntil() > now)) this.wallets.set(wallet, sums);
+    }
+    this.changeCount++;
+  }
+
+  /** Grows on every record, give-back and restore: whether there is anything new to save. */
+  get changes(): number {
+    return this.changeCount;
   }
 
   /** Wallets currently remembered (for tests and the sweep). */

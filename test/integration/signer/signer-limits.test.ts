@@ -4,9 +4,13 @@
  * fields; a wallet past its rolling amount or signature ceiling is refused with `limit_exceeded`, the limit,
  * its headroom and when to retry, while another wallet still signs; concurrent requests cannot overshoot a
  * ceiling; no protocol message can change a limit; a refused request never reaches C_Sign, and each refusal
- * is counted by limit in `treasury_signer_limit_refusals_total`.
+ * is counted by limit in `treasury_signer_limit_refusals_total`; with a state file the windows survive a
+ * restart (SIGTERM or kill -9), without one they start empty.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { BASE_SEPOLIA_USDC as DOMAIN, PERMIT2_DOMAIN, buildAuthorization, buildPermit2Transfer, openRawConnection, readMetric } from './signer-test-helpers.js';
@@ -181,5 +185,71 @@ describe('treasury-signer limits: rolling ceilings per wallet', function () {
     conn.close();
     assert.equal(again.error?.code, 'limit_exceeded', JSON.stringify(again));
     assert.equal(again.error.details.limit, 'wallet_signatures_minute');
+  });
+});
+
+describe('treasury-signer limits: across restarts', function () {
+  this.timeout(180_000);
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const env = (stateFile?: string) => ({
+    TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '5',
+    ...(stateFile ? { TREASURY_SIGNER_LIMITS_STATE_FILE: stateFile } : {}),
+  });
+
+  it('with TREASURY_SIGNER_LIMITS_STATE_FILE a wallet stays refused after a SIGTERM restart and after a kill -9 (the file is 0600)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-limits-'));
+    dirs.push(dir);
+    const stateFile = path.join(dir, 'limits-state.json');
+    let signer = await startTestSigner({ dir, limits: 'signer_defaults', env: env(stateFile) });
+    const account = (await signer.client.createAccountKey()).account_key_ref;
+    const w = await signer.client.createWalletKey({ account_key_ref: account });
+    const other = await signer.client.createWalletKey({ account_key_ref: account });
+    let ops = walletOps(signer, account);
+    for (let i = 0; i < 5; i++) await ops.sign(w, '1');
+    assert.equal((await refusal(ops.sign(w, '1'))).details?.limit, 'wallet_signatures_minute');
+    assert.equal(await signer.stop(), 0);
+    assert.equal(fs.statSync(stateFile).mode & 0o777, 0o600);
+
+    signer = await startTestSigner({ dir, limits: 'signer_defaults', env: env(stateFile) });
+    ops = walletOps(signer, account);
+    assert.equal((await refusal(ops.sign(w, '1'))).details?.limit, 'wallet_signatures_minute', 'still refused after a restart');
+    for (let i = 0; i < 4; i++) await ops.sign(other, '1');
+    await new Promise((r) => setTimeout(r, 1500)); // the windows are saved every second
+    signer.child.kill('SIGKILL');
+    await signer.stop();
+
+    signer = await startTestSigner({ dir, limits: 'signer_defaults', env: env(stateFile) });
+    try {
+      ops = walletOps(signer, account);
+      assert.equal((await refusal(ops.sign(w, '1'))).code, 'limit_exceeded', 'still refused after a kill -9');
+      await ops.sign(other, '1');
+      assert.equal((await refusal(ops.sign(other, '1'))).details?.limit, 'wallet_signatures_minute', "the other wallet's four signatures were kept too");
+    } finally {
+      await signer.stop();
+    }
+  });
+
+  it('without a state file the windows start empty after a restart (the documented hole), and a corrupt state file stops the signer', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-limits-'));
+    dirs.push(dir);
+    let signer = await startTestSigner({ dir, limits: 'signer_defaults', env: env() });
+    const account = (await signer.client.createAccountKey()).account_key_ref;
+    const w = await signer.client.createWalletKey({ account_key_ref: account });
+    let ops = walletOps(signer, account);
+    for (let i = 0; i < 5; i++) await ops.sign(w, '1');
+    assert.equal((await refusal(ops.sign(w, '1'))).code, 'limit_exceeded');
+    await signer.stop();
+    signer = await startTestSigner({ dir, limits: 'signer_defaults', env: env() });
+    ops = walletOps(signer, account);
+    await ops.sign(w, '1');
+    await signer.stop();
+
+    const corrupt = path.join(dir, 'corrupt.json');
+    fs.writeFileSync(corrupt, '{"v":1,"wallets":{"0xnot-an-address":{}}}', { mode: 0o600 });
+    await assert.rejects(startTestSigner({ dir, limits: 'signer_defaults', env: env(corrupt) }), /is not a signer limits state file; move it away/);
+    await assert.rejects(startTestSigner({ dir, limits: 'signer_defaults', env: env(path.join(dir, 'no-such-dir', 'state.json')) }), /cannot write TREASURY_SIGNER_LIMITS_STATE_FILE/);
   });
 });

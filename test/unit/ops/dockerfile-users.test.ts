@@ -111,13 +111,13 @@ describe('Dockerfile: the signer as its own user', () => {
     assert.ok(!apiUser.groups.includes('treasury-signer'), "the API's user is not in the signer's group");
   });
 
-  it('only the signer user may read the PIN and the token directory', () => {
+  it('only the signer user may read the PIN, the token directory and the limits state', () => {
     const env = envOf(signer);
     const home = dirs.find((d) => d.path === '/var/lib/treasury-signer');
     assert.ok(home, 'the signer state directory is created');
     assert.equal(home.owner, 'treasury-signer');
     assert.equal(home.mode & 0o077, 0, 'no group or other access');
-    for (const file of [env.TREASURY_PKCS11_PIN_FILE, env.SOFTHSM2_CONF]) {
+    for (const file of [env.TREASURY_PKCS11_PIN_FILE, env.SOFTHSM2_CONF, env.TREASURY_SIGNER_LIMITS_STATE_FILE]) {
       assert.ok(file?.startsWith(`${home.path}/`), `${file} lies inside ${home.path}`);
     }
     assert.equal(envOf(api).TREASURY_PKCS11_PIN_FILE, undefined, 'the API is given no PIN');

@@ -94,6 +94,34 @@ describe('wallet limiter', () => {
     assert.equal(limiter.take(A, 1000n).ok, true);
   });
 
+  it('snapshots and restores what each wallet has counted; what left its window is dropped', () => {
+    const { clock, limiter } = limiterAt();
+    limiter.take(A, 600n);
+    clock.now += 30_000;
+    limiter.take(A, 300n);
+    limiter.take(B, 5n);
+    const snapshot = JSON.parse(JSON.stringify(limiter.snapshot()));
+    assert.deepEqual(Object.keys(snapshot.wallets).sort(), [A.toLowerCase(), B.toLowerCase()].sort());
+    const again = new WalletLimiter(limits, () => clock.now);
+    again.restore(snapshot);
+    const c0 = again.changes;
+    const refused = again.take(A, 101n);
+    assert.equal(refused.ok, false, '900 of the hourly 1000 are still counted after the restore');
+    assert.equal(again.changes, c0, 'a refusal records nothing');
+    // 40 minutes on: the minute window is empty, the hour still holds 900.
+    clock.now += 40 * 60_000;
+    const later = new WalletLimiter(limits, () => clock.now);
+    later.restore(snapshot);
+    for (let i = 0; i < 3; i++) assert.equal(later.take(B, 1n).ok, true, 'the minute window of the snapshot has expired');
+    assert.equal(later.take(A, 100n).ok, true);
+    assert.equal(later.take(A, 1n).ok, false);
+    // Two hours on, nothing is left to restore.
+    clock.now += 2 * 3600_000;
+    const empty = new WalletLimiter(limits, () => clock.now);
+    empty.restore(snapshot);
+    assert.equal(empty.size, 0);
+  });
+
   it('forgets wallets with nothing left in any window', () => {
     const { clock, limiter } = limiterAt();
     for (let i = 0; i < 4095; i++) limiter.take(`0x${i.toString(16).padStart(40, '0')}`, 1n);
