@@ -22,6 +22,9 @@ export class RollingSum {
   private readonly bucketOf = new Float64Array(this.slots).fill(-1);
   private readonly sums = new BigInt64Array(this.slots);
   readonly bucketMs: number;
+  /** The total as of bucket `totalBucket` (-1: recompute): sums only change on add/remove or a new bucket. */
+  private cachedTotal = 0n;
+  private totalBucket = -1;
 
   constructor(readonly windowMs: number) {
     if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % BUCKETS !== 0) throw new RangeError(`window of ${windowMs} ms is not a positive multiple of ${BUCKETS} ms`);
@@ -34,20 +37,30 @@ export class RollingSum {
 
   /** Everything recorded whose bucket still overlaps the window ending at `nowMs`. */
   total(nowMs: number): bigint {
+    const current = Math.floor(nowMs / this.bucketMs);
+    if (current === this.totalBucket) return this.cachedTotal;
     let sum = 0n;
     for (let i = 0; i < this.slots; i++) if (this.live(this.bucketOf[i]!, nowMs)) sum += this.sums[i]!;
+    this.cachedTotal = sum;
+    this.totalBucket = current;
     return sum;
   }
 
   /** Records `amount` at `nowMs`; returns the bucket it went to (for `remove`). */
   add(nowMs: number, amount: bigint): number {
-    const bucket = Math.floor(nowMs / this.bucketMs);
+    let bucket = Math.floor(nowMs / this.bucketMs);
     const slot = bucket % this.slots;
-    if (this.bucketOf[slot] !== bucket) {
+    if (this.bucketOf[slot]! > bucket) {
+      // The clock stepped back more than a window: the slot holds a later bucket; count this one there (longer, never shorter).
+      bucket = this.bucketOf[slot]!;
+    } else if (this.bucketOf[slot] !== bucket) {
       this.bucketOf[slot] = bucket;
       this.sums[slot] = 0n;
     }
     this.sums[slot] = this.sums[slot]! + amount;
+    // Added to the current bucket: still counted in a total taken in this bucket.
+    if (this.totalBucket === bucket) this.cachedTotal += amount;
+    else this.totalBucket = -1;
     return bucket;
   }
 
@@ -55,8 +68,10 @@ export class RollingSum {
   remove(bucket: number, amount: bigint): void {
     const slot = bucket % this.slots;
     if (this.bucketOf[slot] !== bucket) return;
-    const left = this.sums[slot]! - amount;
+    const before = this.sums[slot]!;
+    const left = before - amount;
     this.sums[slot] = left > 0n ? left : 0n;
+    if (this.totalBucket >= 0 && bucket >= this.totalBucket - BUCKETS) this.cachedTotal -= before - this.sums[slot]!;
   }
 
   /**
@@ -92,6 +107,7 @@ export class RollingSum {
       }
       this.sums[slot] = this.sums[slot]! + sum;
     }
+    this.totalBucket = -1;
   }
 
   /** The latest moment anything recorded here is still counted (ms); -Infinity when nothing ever was. */

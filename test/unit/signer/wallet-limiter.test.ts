@@ -35,6 +35,25 @@ describe('rolling sum', () => {
     assert.equal(BUCKETS, 60);
   });
 
+  it('keeps its running total equal to the sum of what it holds, through random adds, removals and time', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const s = new RollingSum(60_000);
+    const added: Array<[number, bigint]> = [];
+    let now = 5_000_000;
+    for (let i = 0; i < 20_000; i++) {
+      now += Math.floor(random() * 700) - (random() < 0.01 ? 3000 : 0) - (random() < 0.001 ? 200_000 : 0); // mostly forward, sometimes a step back
+      const r = random();
+      if (r < 0.5) added.push([s.add(now, BigInt(1 + Math.floor(random() * 1000))), 0n]);
+      else if (r < 0.6 && added.length > 0) {
+        const [bucket] = added[Math.floor(random() * added.length)]!;
+        s.remove(bucket, BigInt(Math.floor(random() * 500)));
+      }
+      const held = s.entries(now).reduce((sum, [, v]) => sum + v, 0n);
+      assert.equal(s.total(now), held, `step ${i}`);
+    }
+  });
+
   it('tells when enough has left: the oldest buckets first', () => {
     const s = new RollingSum(60_000);
     s.add(10_000, 2n);
