@@ -1,77 +1,93 @@
 /**
- * A rolling sum over a fixed window, kept in a ring of BUCKETS + 1 time buckets of window / BUCKETS each
- * (a signature count, or raw token units). Pure: every method takes the time; nothing reads a clock.
+ * A rolling sum over a fixed window (a signature count, or raw token units), kept as time buckets of
+ * window / BUCKETS each: only buckets that hold something are stored, oldest first, so a wallet that
+ * signs once a day costs a few bytes and a busy one at most BUCKETS + 1 buckets per window. Pure: every
+ * method takes the time; nothing reads a clock.
  *
  * An entry counts for at least the whole window and at most one bucket more (1/60 of it): it leaves the
  * sum when its bucket has fallen entirely out of the window ending now, never before. So the sum is never
  * below the exact rolling sum of the window — a ceiling checked against it may refuse up to one bucket
- * early, never let more through.
+ * early, never let more through. The running total is kept as buckets come and go: a check is O(1)
+ * amortised.
  *
- * Protects against: memory that grows with traffic (a fixed ring per window, whatever the rate), and
- * amounts that lose precision (BigInt64Array: exact up to 2^63 − 1, which the configuration bounds).
- * Known limits: a clock that steps back keeps entries "in the future" live until it catches up (they
- * count longer, never shorter); it lives in memory (./limits-state-file.ts keeps it across restarts).
+ * Protects against: memory that grows with traffic (at most BUCKETS + 1 buckets per window, whatever the
+ * rate), and amounts that lose precision (bigint; the configuration bounds every ceiling below 10^18).
+ * Known limits: windows run on the signer's clock as it goes forward; a clock stepping back does not bring
+ * back what already left (an entry added "before" a later bucket is counted in that later one: longer,
+ * never shorter). It lives in memory (./limits-state-file.ts keeps it across restarts).
  */
 
 /** Buckets per window: retry-after and expiry are exact to window / BUCKETS. */
 export const BUCKETS = 60;
 
 export class RollingSum {
-  private readonly slots = BUCKETS + 1;
-  /** The bucket number each slot holds (floor(ms / bucketMs)); -1 when never used. */
-  private readonly bucketOf = new Float64Array(this.slots).fill(-1);
-  private readonly sums = new BigInt64Array(this.slots);
+  /** Bucket numbers (floor(ms / bucketMs)) that hold something, ascending, and their sums. */
+  private buckets: number[] = [];
+  private sums: bigint[] = [];
+  /** Sum of `sums`. */
+  private running = 0n;
   readonly bucketMs: number;
-  /** The total as of bucket `totalBucket` (-1: recompute): sums only change on add/remove or a new bucket. */
-  private cachedTotal = 0n;
-  private totalBucket = -1;
 
   constructor(readonly windowMs: number) {
     if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % BUCKETS !== 0) throw new RangeError(`window of ${windowMs} ms is not a positive multiple of ${BUCKETS} ms`);
     this.bucketMs = windowMs / BUCKETS;
   }
 
-  private live(bucket: number, nowMs: number): boolean {
-    return bucket >= 0 && bucket >= Math.floor(nowMs / this.bucketMs) - BUCKETS;
+  /** The oldest bucket still counted at `nowMs` (a bucket leaves at (bucket + BUCKETS + 1) × bucketMs). */
+  private oldestLive(nowMs: number): number {
+    return Math.floor(nowMs / this.bucketMs) - BUCKETS;
+  }
+
+  /** Drops the buckets that left the window ending at `nowMs`. */
+  private prune(nowMs: number): void {
+    const oldest = this.oldestLive(nowMs);
+    let n = 0;
+    while (n < this.buckets.length && this.buckets[n]! < oldest) this.running -= this.sums[n++]!;
+    if (n === this.buckets.length) {
+      // Fresh empty arrays: an array that once held many buckets keeps its capacity.
+      if (n > 0) [this.buckets, this.sums] = [[], []];
+    } else if (n > 0) {
+      this.buckets.splice(0, n);
+      this.sums.splice(0, n);
+    }
   }
 
   /** Everything recorded whose bucket still overlaps the window ending at `nowMs`. */
   total(nowMs: number): bigint {
-    const current = Math.floor(nowMs / this.bucketMs);
-    if (current === this.totalBucket) return this.cachedTotal;
-    let sum = 0n;
-    for (let i = 0; i < this.slots; i++) if (this.live(this.bucketOf[i]!, nowMs)) sum += this.sums[i]!;
-    this.cachedTotal = sum;
-    this.totalBucket = current;
-    return sum;
+    this.prune(nowMs);
+    return this.running;
   }
 
   /** Records `amount` at `nowMs`; returns the bucket it went to (for `remove`). */
   add(nowMs: number, amount: bigint): number {
-    let bucket = Math.floor(nowMs / this.bucketMs);
-    const slot = bucket % this.slots;
-    if (this.bucketOf[slot]! > bucket) {
-      // The clock stepped back more than a window: the slot holds a later bucket; count this one there (longer, never shorter).
-      bucket = this.bucketOf[slot]!;
-    } else if (this.bucketOf[slot] !== bucket) {
-      this.bucketOf[slot] = bucket;
-      this.sums[slot] = 0n;
+    this.prune(nowMs);
+    const bucket = Math.floor(nowMs / this.bucketMs);
+    const last = this.buckets.length - 1;
+    this.running += amount;
+    if (last >= 0 && this.buckets[last]! >= bucket) {
+      // The current bucket, or a later one left by a clock that stepped back: counted there (longer, never shorter).
+      this.sums[last] = this.sums[last]! + amount;
+      return this.buckets[last]!;
     }
-    this.sums[slot] = this.sums[slot]! + amount;
-    // Added to the current bucket: still counted in a total taken in this bucket.
-    if (this.totalBucket === bucket) this.cachedTotal += amount;
-    else this.totalBucket = -1;
+    if (last < 0) {
+      // Array literals of one element: a push onto an empty array would reserve room for 16.
+      [this.buckets, this.sums] = [[bucket], [amount]];
+    } else {
+      this.buckets.push(bucket);
+      this.sums.push(amount);
+    }
     return bucket;
   }
 
   /** Takes back what `add` recorded in `bucket`, if that bucket is still held (else it already left). */
   remove(bucket: number, amount: bigint): void {
-    const slot = bucket % this.slots;
-    if (this.bucketOf[slot] !== bucket) return;
-    const before = this.sums[slot]!;
-    const left = before - amount;
-    this.sums[slot] = left > 0n ? left : 0n;
-    if (this.totalBucket >= 0 && bucket >= this.totalBucket - BUCKETS) this.cachedTotal -= before - this.sums[slot]!;
+    for (let i = this.buckets.length - 1; i >= 0 && this.buckets[i]! >= bucket; i--) {
+      if (this.buckets[i] !== bucket) continue;
+      const taken = amount < this.sums[i]! ? amount : this.sums[i]!;
+      this.sums[i] = this.sums[i]! - taken;
+      this.running -= taken;
+      return;
+    }
   }
 
   /**
@@ -80,40 +96,41 @@ export class RollingSum {
    */
   msUntilFreed(nowMs: number, excess: bigint): number {
     if (excess <= 0n) return 0;
+    this.prune(nowMs);
     let freed = 0n;
-    for (const [bucket, sum] of this.entries(nowMs)) {
-      freed += sum;
-      // The bucket is live while bucket ≥ floor(now / bucketMs) − BUCKETS: it leaves at (bucket + BUCKETS + 1) × bucketMs.
-      if (freed >= excess) return Math.max(0, (bucket + BUCKETS + 1) * this.bucketMs - nowMs);
+    for (let i = 0; i < this.buckets.length; i++) {
+      freed += this.sums[i]!;
+      if (freed >= excess) return Math.max(0, (this.buckets[i]! + BUCKETS + 1) * this.bucketMs - nowMs);
     }
     return this.windowMs + this.bucketMs;
   }
 
   /** The buckets still counted at `nowMs` that hold something, oldest first (for the state file). */
   entries(nowMs: number): Array<[bucket: number, sum: bigint]> {
+    this.prune(nowMs);
     const held: Array<[number, bigint]> = [];
-    for (let i = 0; i < this.slots; i++) if (this.live(this.bucketOf[i]!, nowMs) && this.sums[i]! > 0n) held.push([this.bucketOf[i]!, this.sums[i]!]);
-    return held.sort((a, b) => a[0] - b[0]);
+    for (let i = 0; i < this.buckets.length; i++) if (this.sums[i]! > 0n) held.push([this.buckets[i]!, this.sums[i]!]);
+    return held;
   }
 
-  /** Puts back buckets `entries` returned (from the state file); those no longer counted at `nowMs` are dropped. */
+  /** Adds buckets `entries` returned (from the state file); those no longer counted at `nowMs` are dropped. */
   restore(nowMs: number, entries: ReadonlyArray<readonly [number, bigint]>): void {
+    this.prune(nowMs);
+    const oldest = this.oldestLive(nowMs);
+    const merged = new Map<number, bigint>(this.buckets.map((b, i) => [b, this.sums[i]!]));
     for (const [bucket, sum] of entries) {
-      if (!Number.isSafeInteger(bucket) || !this.live(bucket, nowMs) || sum <= 0n) continue;
-      const slot = bucket % this.slots;
-      if (this.bucketOf[slot] !== bucket) {
-        this.bucketOf[slot] = bucket;
-        this.sums[slot] = 0n;
-      }
-      this.sums[slot] = this.sums[slot]! + sum;
+      if (!Number.isSafeInteger(bucket) || bucket < oldest || sum <= 0n) continue;
+      merged.set(bucket, (merged.get(bucket) ?? 0n) + sum);
     }
-    this.totalBucket = -1;
+    const sorted = [...merged].sort((a, b) => a[0] - b[0]);
+    this.buckets = sorted.map(([bucket]) => bucket);
+    this.sums = sorted.map(([, sum]) => sum);
+    this.running = this.sums.reduce((total, sum) => total + sum, 0n);
   }
 
-  /** The latest moment anything recorded here is still counted (ms); -Infinity when nothing ever was. */
+  /** The latest moment anything recorded here is still counted (ms); -Infinity when nothing is held. */
   heldUntil(): number {
-    let latest = -1;
-    for (let i = 0; i < this.slots; i++) if (this.sums[i]! > 0n && this.bucketOf[i]! > latest) latest = this.bucketOf[i]!;
-    return latest < 0 ? -Infinity : (latest + BUCKETS + 1) * this.bucketMs;
+    for (let i = this.buckets.length - 1; i >= 0; i--) if (this.sums[i]! > 0n) return (this.buckets[i]! + BUCKETS + 1) * this.bucketMs;
+    return -Infinity;
   }
 }
