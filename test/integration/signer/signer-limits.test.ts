@@ -23,7 +23,7 @@ async function refusal(call: Promise<unknown>): Promise<{ code: string; details:
   try {
     await call;
   } catch (err) {
-    if (err instanceof SignerError) return { code: err.code, details: (err as SignerError & { details?: Details }).details };
+    if (err instanceof SignerError) return { code: err.code, details: err.details };
     throw err;
   }
   assert.fail('the signer signed a request it should have refused');
