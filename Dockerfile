@@ -5,7 +5,8 @@
 # signer it would then restart. The signer's HSM token and PINs live in /var/lib/treasury-signer (0700,
 # treasury-signer): only the signer's user may read them (the signer also refuses a PIN file other users
 # can read), and so do the signer's per-wallet limit windows, kept across restarts. Mount a volume there
-# and initialise the token once, as that user:
+# (a named volume takes the directory's owner and mode; a bind mount keeps the host's: chown it to 10002 and
+# chmod 0700) and initialise the token once, as that user:
 #   docker run --rm -v signer-hsm:/var/lib/treasury-signer treasury-signer \
 #     node --import tsx ops/softhsm/init-token.ts --dir /var/lib/treasury-signer/softhsm
 # The socket lives in /run/treasury (2750 treasury-signer:treasury): share that directory as a volume with the
