@@ -24,6 +24,7 @@ import { createKnex, migrateLatest } from '../src/db/knex-client.js';
 import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { freePort } from '../test/support/test-database.js';
+import { GENEROUS_SIGNER_LIMITS } from '../test/support/signer-harness.js';
 import { postgresProcessCpu } from './support/postgres-process-cpu.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
@@ -310,7 +311,9 @@ async function main(): Promise<void> {
     process.stderr.write('• starting treasury-signer and treasury-api\n');
     const socket = path.join(dir, 'signer.sock');
     children.push(
-      await startChild('signer/main.ts', { TREASURY_SIGNER_SOCKET: socket, TREASURY_PKCS11_MODULE: token.modulePath, TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel, TREASURY_PKCS11_KEK_LABEL: token.kekLabel, TREASURY_PKCS11_PIN_FILE: token.pinFile, SOFTHSM2_CONF: token.softhsm2Conf }, 'signer ready'),
+      // The bench signs thousands a second on one wallet: far past the signer's default per-wallet ceilings, so
+      // they are raised here (the per-signature maximum keeps its default; bench payments are 0.001 USDC).
+      await startChild('signer/main.ts', { TREASURY_SIGNER_SOCKET: socket, TREASURY_PKCS11_MODULE: token.modulePath, TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel, TREASURY_PKCS11_KEK_LABEL: token.kekLabel, TREASURY_PKCS11_PIN_FILE: token.pinFile, SOFTHSM2_CONF: token.softhsm2Conf, ...GENEROUS_SIGNER_LIMITS }, 'signer ready'),
     );
     // The signer process as the API uses it — frames over its socket, structured EIP-3009 hashing, the HSM,
     // low-S and yParity — with nothing else running: the ceiling of the whole pay path's signing stage.

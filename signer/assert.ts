@@ -4,7 +4,7 @@
  *   allowed_token   (domain.chainId, domain.verifyingContract) is on the allow-list (address case-insensitive)
  *   from_is_wallet  message.from is the wallet address the request names
  *   value_positive  0 < value
- *   value_max       value ≤ TREASURY_SIGNER_MAX_VALUE
+ *   value_max       value ≤ TREASURY_SIGNER_MAX_PER_SIGNATURE (the `per_signature` limit; older name TREASURY_SIGNER_MAX_VALUE)
  *   window_ordered  validAfter < validBefore
  *   window_open     validBefore > now
  *   window_max      validBefore − max(validAfter, now) ≤ TREASURY_SIGNER_MAX_VALIDITY_SECONDS
@@ -12,15 +12,17 @@
  * permitted.token / permitted.amount / witness.validAfter..deadline, plus
  *   permit2_contract  domain.verifyingContract is the configured Permit2 (TREASURY_SIGNER_PERMIT2_ADDRESS)
  *   allowed_spender   spender is on TREASURY_SIGNER_PERMIT2_SPENDERS (default: the x402 upto proxy only)
- * A violation throws `invariant_violation` with a message that starts with the rule's name. Addresses
+ * A violation throws `invariant_violation` naming the rule as a field (`details.rule`) and at the start of
+ * its message. Addresses
  * must carry a correct EIP-55 checksum when mixed-case (`aaddress`, `invalid_request` otherwise).
  *
  * Protects against: a compromised or buggy front asking for a signature on another chain or token, for
  * another address, for an absurd value, or one that stays valid for months.
- * Known limits: spend policy (caps, velocity, counterparties) is the front's job, under its lock; the
+ * Known limits: spend policy (caps, velocity, counterparties) is the front's job, under its lock (the
+ * signer's own rolling ceilings per wallet are ./limits/wallet-limiter.ts); the
  * EIP-712 domain name/version are not checked here (a wrong name only yields a useless signature).
  */
-import type { Eip712Domain, Permit2Domain, Permit2WitnessTransfer, TransferWithAuthorization } from './protocol/signer-protocol.js';
+import type { Eip712Domain, Permit2Domain, Permit2WitnessTransfer, SignerErrorDetails, TransferWithAuthorization } from './protocol/signer-protocol.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { getAddress } from 'viem';
 import { SignerFault } from './signer-error.js';
@@ -36,8 +38,9 @@ export type InvariantRule =
   | 'permit2_contract'
   | 'allowed_spender';
 
-export function invariant(condition: boolean, rule: InvariantRule, message: string): asserts condition {
-  if (!condition) throw new SignerFault('invariant_violation', `${rule}: ${message}`);
+/** Throws `invariant_violation` naming `rule` in the message and as a field (`details.rule`, plus any `details`). */
+export function invariant(condition: boolean, rule: InvariantRule, message: string, details: Omit<SignerErrorDetails, 'rule'> = {}): asserts condition {
+  if (!condition) throw new SignerFault('invariant_violation', `${rule}: ${message}`, { rule, ...details });
 }
 
 /** Asserts `value` is a Uint8Array of exactly `length` bytes, naming the argument when it is not. */
@@ -72,7 +75,7 @@ function assertToken(invariants: SignerInvariants, chainId: number, token: strin
 function assertValue(invariants: SignerInvariants, raw: string): void {
   const value = BigInt(raw);
   invariant(value > 0n, 'value_positive', 'value must be positive');
-  invariant(value <= invariants.maxValue, 'value_max', `value exceeds the signer maximum of ${invariants.maxValue}`);
+  invariant(value <= invariants.maxValue, 'value_max', `value exceeds the signer maximum of ${invariants.maxValue}`, { limit: 'per_signature', max: String(invariants.maxValue) });
 }
 
 function assertWindow(invariants: SignerInvariants, validAfterRaw: string, validBeforeRaw: string, nowSeconds: number): void {

@@ -1,8 +1,9 @@
 /**
  * treasury-signer entry point: config (once, frozen) → key backend (the PKCS#11 backend refuses to start
  * without a sound root KEK) → unix-socket server → optional loopback /metrics → one `signer ready` log line.
- * SIGTERM/SIGINT: stop accepting, finish accepted requests, close HSM sessions, finalize the module,
- * remove the socket, exit 0.
+ * With TREASURY_SIGNER_LIMITS_STATE_FILE, the per-wallet windows are read back before serving and saved
+ * while running. SIGTERM/SIGINT: stop accepting, finish accepted requests, save the windows, close HSM
+ * sessions, finalize the module, remove the socket, exit 0.
  *
  * Protects against: starting half-configured (exit 1 with a message naming what is wrong), secrets in
  * logs (JSON logs on stderr carry no PIN, key-ref bytes or signatures), and running on after an
@@ -15,6 +16,8 @@ import { createKeyBackend } from './backends/create-key-backend.js';
 import type { KeyBackend } from './backends/key-backend.js';
 import { loadSignerConfig } from './config/signer-config.js';
 import { RECOVERY_IMPLEMENTATION } from './ecdsa/recover-public-key.js';
+import { persistLimits, type LimitsPersistence } from './limits/limits-state-file.js';
+import { WalletLimiter } from './limits/wallet-limiter.js';
 import { createSignerMetrics, serveSignerMetrics } from './metrics/signer-metrics.js';
 import { SignerServer } from './server/signer-server.js';
 import { SignerService } from './signer-service.js';
@@ -29,12 +32,22 @@ async function main(): Promise<void> {
     { name: 'treasury-signer', level: config.logLevel, base: { service: 'treasury-signer', pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
     pino.destination({ fd: 2, sync: true }),
   );
+  let persistence: LimitsPersistence | undefined;
+  const saveLimitsOnCrash = () => {
+    try {
+      persistence?.flush();
+    } catch {
+      // Best effort on the way out.
+    }
+  };
   process.on('uncaughtException', (err) => {
     writeFatal('signer crashed', err);
+    saveLimitsOnCrash();
     process.exit(1);
   });
   process.on('unhandledRejection', (err) => {
     writeFatal('signer crashed (unhandled rejection)', err);
+    saveLimitsOnCrash();
     process.exit(1);
   });
 
@@ -45,9 +58,19 @@ async function main(): Promise<void> {
     hsmOperation: (op, seconds) => metrics.hsm.observe({ op }, seconds),
     signed: (thread) => metrics.signatures.inc({ thread }),
   });
-  const service = new SignerService(backend, config.invariants);
+  const wallets = new WalletLimiter(config.walletLimits);
+  try {
+    if (config.limitsStateFile) {
+      persistence = persistLimits(wallets, config.limitsStateFile, (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'signer limits state not saved'));
+    }
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
+  const service = new SignerService(backend, config.invariants, { wallets, refused: (limit) => metrics.limitRefusals.inc({ limit }) });
   const server = new SignerServer({
     socketPath: config.socketPath,
+    socketMode: config.socketMode,
     service,
     log,
     metrics,
@@ -61,6 +84,7 @@ async function main(): Promise<void> {
     if (config.metricsPort) metricsServer = await serveSignerMetrics(metrics, config.metricsPort);
   } catch (err) {
     await server.close().catch(() => undefined);
+    persistence?.stop();
     await backend.close();
     throw err;
   }
@@ -72,6 +96,11 @@ async function main(): Promise<void> {
     log.info({ signal }, 'signer shutting down');
     metricsServer?.close();
     await server.close();
+    try {
+      persistence?.stop();
+    } catch (err) {
+      log.error({ err: err instanceof Error ? err.message : String(err) }, 'signer limits state not saved');
+    }
     await backend.close();
     log.info('signer stopped');
     process.exit(0);
@@ -95,6 +124,9 @@ async function main(): Promise<void> {
       key_cache: config.backend.cacheSize,
       recovery: RECOVERY_IMPLEMENTATION,
       allowed_tokens: config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),
+      max_per_signature: String(config.invariants.maxValue),
+      wallet_limits: Object.fromEntries(config.walletLimits.map((l) => [l.name, String(l.max)])),
+      limits_state_file: config.limitsStateFile ?? null,
       metrics_port: config.metricsPort ?? null,
     },
     'signer ready',

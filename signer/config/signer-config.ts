@@ -3,12 +3,14 @@
  *
  * Protects against: a signer started half-configured — no socket, no PIN, two PINs, an unknown backend,
  * an empty or malformed token allow-list, or absurd bounds refuse to start with a message naming the
- * variable. The PIN is read here and handed to the backend only: it is a non-enumerable property, so
+ * variable; a PIN file that other users can read is refused. The signer's amount and rate limits are read here and nowhere else: only the signer's own
+ * environment sets them, never a request. The PIN is read here and handed to the backend only: it is a non-enumerable property, so
  * logging or serialising the config cannot print it, and it never appears in an error message.
  * Known limits: SOFTHSM2_CONF is read by the SoftHSM library itself from the environment, not here.
  */
 import fs from 'node:fs';
 import { z } from 'zod';
+import type { WalletLimit } from '../limits/wallet-limiter.js';
 
 const DEFAULT_ALLOWED_TOKENS = '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
@@ -20,6 +22,23 @@ const addressListSchema = z
   .string()
   .regex(/^\s*0x[0-9a-fA-F]{40}\s*(,\s*0x[0-9a-fA-F]{40}\s*)*$/, 'expected a comma-separated list of 0x addresses');
 
+/**
+ * The signer's own amount and rate limits (raw 6-decimal units; USDC). Low on purpose: an x402 payment is
+ * typically cents to a few dollars, so 100 USDC in one signature is already far above what an agent
+ * pays per call, and bounds what any single signature a compromised front obtains can move. Per wallet
+ * address, 250 USDC an hour and 1,000 a day bound what a wallet can lose before an operator notices (the
+ * front's policies are usually tighter; these are the floor of trust when the front is not). 120
+ * signatures a minute (2/s bursts) and 3,600 an hour (1/s sustained) per wallet cover an agent paying
+ * per call in a loop. Operators with bigger payments raise them in the signer's environment.
+ */
+const DEFAULT_MAX_PER_SIGNATURE = '100000000';
+const DEFAULT_WALLET_MAX_PER_HOUR = '250000000';
+const DEFAULT_WALLET_MAX_PER_DAY = '1000000000';
+const DEFAULT_WALLET_SIGNATURES_PER_MINUTE = 120;
+const DEFAULT_WALLET_SIGNATURES_PER_HOUR = 3600;
+/** Positive raw amounts below 10^18 (under 2^63: the limiter's sums are exact 64-bit integers). */
+const rawAmountSchema = z.string().regex(/^[1-9][0-9]{0,17}$/, 'expected a positive integer below 10^18 (raw 6-decimal units)');
+
 const allowedTokenSchema = z
   .string()
   .regex(/^[1-9][0-9]{0,15}:0x[0-9a-fA-F]{40}$/, 'expected chainId:0xaddress')
@@ -30,6 +49,8 @@ const allowedTokenSchema = z
 
 const envSchema = z.object({
   TREASURY_SIGNER_SOCKET: z.string().min(1).max(107, 'unix socket paths are limited to 107 bytes'),
+  /** 0600: only the signer's user may connect; 0660: also its group (the API's user, when it runs as another user). */
+  TREASURY_SIGNER_SOCKET_MODE: z.enum(['0600', '0660']).default('0600'),
   TREASURY_SIGNER_BACKEND: z.enum(['pkcs11']).default('pkcs11'),
   TREASURY_PKCS11_MODULE: z.string().min(1).default('/usr/lib/softhsm/libsofthsm2.so'),
   TREASURY_PKCS11_TOKEN_LABEL: z.string().min(1).max(32).default('treasury'),
@@ -43,7 +64,15 @@ const envSchema = z.object({
   TREASURY_SIGNER_ALLOWED_TOKENS: z.string().default(DEFAULT_ALLOWED_TOKENS),
   TREASURY_SIGNER_PERMIT2_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x address').default(DEFAULT_PERMIT2).transform((v) => v.toLowerCase()),
   TREASURY_SIGNER_PERMIT2_SPENDERS: addressListSchema.default(DEFAULT_PERMIT2_SPENDERS).transform((v) => v.split(',').map((a) => a.trim().toLowerCase())),
-  TREASURY_SIGNER_MAX_VALUE: z.string().regex(/^[1-9][0-9]{0,30}$/, 'expected a positive integer (raw 6-decimal units)').default('1000000000000'),
+  TREASURY_SIGNER_MAX_PER_SIGNATURE: rawAmountSchema.optional(),
+  /** The older name of TREASURY_SIGNER_MAX_PER_SIGNATURE, still read. */
+  TREASURY_SIGNER_MAX_VALUE: rawAmountSchema.optional(),
+  TREASURY_SIGNER_WALLET_MAX_PER_HOUR: rawAmountSchema.default(DEFAULT_WALLET_MAX_PER_HOUR),
+  TREASURY_SIGNER_WALLET_MAX_PER_DAY: rawAmountSchema.default(DEFAULT_WALLET_MAX_PER_DAY),
+  TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_WALLET_SIGNATURES_PER_MINUTE),
+  TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_WALLET_SIGNATURES_PER_HOUR),
+  /** Where the per-wallet windows are kept across restarts (../limits/limits-state-file.ts); unset: memory only. */
+  TREASURY_SIGNER_LIMITS_STATE_FILE: z.string().min(1).max(4096).optional(),
   TREASURY_SIGNER_MAX_VALIDITY_SECONDS: z.coerce.number().int().min(1).max(31 * 86_400).default(86_400),
   TREASURY_SIGNER_METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
@@ -81,7 +110,7 @@ export type BackendConfig = Pkcs11BackendConfig;
 
 export interface SignerInvariants {
   allowedTokens: readonly AllowedToken[];
-  /** Largest `value` (raw 6-decimal units) the signer will ever sign. */
+  /** Largest `value` (raw 6-decimal units) the signer will ever sign in one signature (TREASURY_SIGNER_MAX_PER_SIGNATURE). */
   maxValue: bigint;
   /** Longest validity window, validBefore − max(validAfter, now), in seconds. */
   maxValiditySeconds: number;
@@ -93,8 +122,14 @@ export interface SignerInvariants {
 
 export interface SignerConfig {
   socketPath: string;
+  /** 0o600, or 0o660 when the API runs as another user of the socket's group (the Dockerfile's layout). */
+  socketMode: 0o600 | 0o660;
   backend: BackendConfig;
   invariants: SignerInvariants;
+  /** Rolling ceilings per wallet address, checked by ../limits/wallet-limiter.ts before every signature. */
+  walletLimits: readonly WalletLimit[];
+  /** The file that keeps `walletLimits`' windows across restarts; undefined: they start empty after each restart. */
+  limitsStateFile: string | undefined;
   metricsPort: number | undefined;
   idleTimeoutMs: number;
   /** Requests accepted but not yet finished, across connections; more are refused with `busy`. */
@@ -116,8 +151,14 @@ function readPin(env: z.infer<typeof envSchema>): string {
   if (env.TREASURY_PKCS11_PIN_FILE === undefined) throw new SignerConfigError('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE');
   let pin: string;
   try {
+    // Only the signer's user may read its PIN: a file other users (the API's among them) can read is refused.
+    const mode = fs.statSync(env.TREASURY_PKCS11_PIN_FILE).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new SignerConfigError(`invalid signer configuration: TREASURY_PKCS11_PIN_FILE is readable or writable by other users (mode 0${mode.toString(8)}); make it 0600 or 0400, owned by the signer's user`);
+    }
     pin = fs.readFileSync(env.TREASURY_PKCS11_PIN_FILE, 'utf8').trim();
   } catch (err) {
+    if (err instanceof SignerConfigError) throw err;
     throw new SignerConfigError(`invalid signer configuration: cannot read TREASURY_PKCS11_PIN_FILE (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   if (pin.length < 4) throw new SignerConfigError('invalid signer configuration: TREASURY_PKCS11_PIN_FILE holds no PIN');
@@ -138,6 +179,29 @@ function parseAllowedTokens(list: string): AllowedToken[] {
   return tokens;
 }
 
+/** The per-signature maximum, under its name or its older one (not both), and the rolling ceilings, consistent. */
+function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; walletLimits: WalletLimit[] } {
+  if (e.TREASURY_SIGNER_MAX_PER_SIGNATURE !== undefined && e.TREASURY_SIGNER_MAX_VALUE !== undefined) {
+    throw new SignerConfigError('invalid signer configuration: set TREASURY_SIGNER_MAX_PER_SIGNATURE or its older name TREASURY_SIGNER_MAX_VALUE, not both');
+  }
+  const maxPerSignature = BigInt(e.TREASURY_SIGNER_MAX_PER_SIGNATURE ?? e.TREASURY_SIGNER_MAX_VALUE ?? DEFAULT_MAX_PER_SIGNATURE);
+  const perHour = BigInt(e.TREASURY_SIGNER_WALLET_MAX_PER_HOUR);
+  const perDay = BigInt(e.TREASURY_SIGNER_WALLET_MAX_PER_DAY);
+  const perSignatureName = e.TREASURY_SIGNER_MAX_VALUE !== undefined ? 'TREASURY_SIGNER_MAX_VALUE' : 'TREASURY_SIGNER_MAX_PER_SIGNATURE';
+  if (maxPerSignature > perHour) throw new SignerConfigError(`invalid signer configuration: ${perSignatureName} exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR`);
+  if (perHour > perDay) throw new SignerConfigError('invalid signer configuration: TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY');
+  if (e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE > e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR) {
+    throw new SignerConfigError('invalid signer configuration: TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR');
+  }
+  const walletLimits: WalletLimit[] = [
+    { name: 'wallet_signatures_minute', measure: 'signatures', windowSeconds: 60, max: BigInt(e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE) },
+    { name: 'wallet_signatures_hour', measure: 'signatures', windowSeconds: 3600, max: BigInt(e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR) },
+    { name: 'wallet_amount_hour', measure: 'amount', windowSeconds: 3600, max: perHour },
+    { name: 'wallet_amount_day', measure: 'amount', windowSeconds: 86_400, max: perDay },
+  ];
+  return { maxPerSignature, walletLimits: walletLimits.map((l) => Object.freeze(l)) };
+}
+
 export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -155,16 +219,20 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     cacheTtlMs: e.TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS * 1000,
   } as Pkcs11BackendConfig;
   Object.defineProperty(backend, 'pin', { value: readPin(e), enumerable: false });
+  const limits = parseLimits(e);
   return Object.freeze({
     socketPath: e.TREASURY_SIGNER_SOCKET,
+    socketMode: e.TREASURY_SIGNER_SOCKET_MODE === '0660' ? (0o660 as const) : (0o600 as const),
     backend: Object.freeze(backend),
     invariants: Object.freeze({
       allowedTokens: Object.freeze(parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS)),
-      maxValue: BigInt(e.TREASURY_SIGNER_MAX_VALUE),
+      maxValue: limits.maxPerSignature,
       maxValiditySeconds: e.TREASURY_SIGNER_MAX_VALIDITY_SECONDS,
       permit2: e.TREASURY_SIGNER_PERMIT2_ADDRESS,
       permit2Spenders: Object.freeze(e.TREASURY_SIGNER_PERMIT2_SPENDERS),
     }),
+    walletLimits: Object.freeze(limits.walletLimits),
+    limitsStateFile: e.TREASURY_SIGNER_LIMITS_STATE_FILE,
     metricsPort: e.TREASURY_SIGNER_METRICS_PORT,
     idleTimeoutMs: e.TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS * 1000,
     maxQueue: e.TREASURY_SIGNER_MAX_QUEUE,

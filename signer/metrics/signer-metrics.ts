@@ -3,7 +3,7 @@
  * `/metrics` on 127.0.0.1 only when TREASURY_SIGNER_METRICS_PORT is set.
  *
  * Protects against: flying blind — refused requests are counted by outcome (the error code), HSM time
- * by operation, cache efficiency by hits/misses. Labels are fixed enums: no key refs, addresses or ids.
+ * by operation, cache efficiency by hits/misses, refusals by the signer's own limits by limit name. Labels are fixed enums: no key refs, addresses or ids.
  * Known limits: loopback only, no authentication; anything else on the host can read the counters.
  */
 import http from 'node:http';
@@ -27,6 +27,12 @@ export function createSignerMetrics() {
       name: 'treasury_signer_signatures_total',
       help: 'Signatures made by the HSM, by thread: "inline" on the main thread (no other request waiting), "pool" on a libuv thread.',
       labelNames: ['thread'] as const,
+      registers: [registry],
+    }),
+    limitRefusals: new Counter({
+      name: 'treasury_signer_limit_refusals_total',
+      help: 'Signatures refused by the signer\'s own limits, by limit: per_signature (TREASURY_SIGNER_MAX_PER_SIGNATURE) or a rolling per-wallet ceiling (wallet_amount_hour, wallet_amount_day, wallet_signatures_minute, wallet_signatures_hour).',
+      labelNames: ['limit'] as const,
       registers: [registry],
     }),
     cacheHits: new Counter({ name: 'treasury_signer_key_cache_hits_total', help: 'Unwrapped-key handle cache hits.', registers: [registry] }),

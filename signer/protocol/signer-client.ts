@@ -16,6 +16,7 @@ import {
   SIGNER_METHODS,
   signerReplySchema,
   type SignerErrorCode,
+  type SignerErrorDetails,
   type SignerMethod,
   type SignerParams,
   type SignerResult,
@@ -26,6 +27,8 @@ export class SignerError extends Error {
   constructor(
     readonly code: SignerErrorCode,
     message: string,
+    /** The refusal's rule or limit as fields, when the signer sent them (branch on these, not on the message). */
+    readonly details?: SignerErrorDetails,
   ) {
     super(message);
   }
@@ -104,7 +107,7 @@ class SignerConnection {
       if (result.success) entry.resolve(result.data);
       else entry.reject(new SignerError('internal_error', `signer reply for ${entry.method} failed validation`));
     } else {
-      entry.reject(new SignerError(parsed.data.error.code, parsed.data.error.message));
+      entry.reject(new SignerError(parsed.data.error.code, parsed.data.error.message, parsed.data.error.details));
     }
   }
 

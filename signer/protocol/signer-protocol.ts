@@ -10,9 +10,12 @@
  * EIP-3009 TransferWithAuthorization or a structured Permit2 PermitWitnessTransferFrom carrying the x402
  * `upto` witness (domain + message), and the signer computes the digest itself.
  *
+ * No message changes the signer's limits: there is no method for it, and every params object is strict.
+ *
  * What it does not defend: who may ask. Whoever can open the unix socket (mode 0600, owned by the
- * service user) can ask for signatures within the signer's static invariants; spend policy lives in
- * the front, which must check, reserve and record before it calls a signing method.
+ * signer's user) can ask for signatures within the signer's static invariants and its own per-wallet
+ * limits; spend policy lives in the front, which must check, reserve and record before it calls a
+ * signing method.
  */
 import { z } from 'zod';
 
@@ -177,17 +180,42 @@ export const SIGNER_ERROR_CODES = [
   'address_mismatch',
   'hsm_unavailable',
   'hsm_error',
+  'limit_exceeded',
   'busy',
   'internal_error',
 ] as const;
 export const signerErrorCodeSchema = z.enum(SIGNER_ERROR_CODES);
+
+/**
+ * The signer's own amount and rate limits (signer/limits/, configured on the signer only). `per_signature`
+ * is the `value_max` invariant (an `invariant_violation`); the others are rolling windows per wallet
+ * address (`limit_exceeded`): amounts in raw token units (6 decimals), signatures as a count.
+ */
+export const SIGNER_LIMIT_NAMES = ['per_signature', 'wallet_amount_hour', 'wallet_amount_day', 'wallet_signatures_minute', 'wallet_signatures_hour'] as const;
+export const signerLimitNameSchema = z.enum(SIGNER_LIMIT_NAMES);
+
+/**
+ * What a refusal is about, as fields (never to be parsed out of `message`): the invariant `rule` that
+ * failed; for a limit, which one, its maximum, what is left of it (`headroom`, same unit), its rolling
+ * window and when a request of the same size could pass again (`retry_after_seconds`).
+ */
+export const signerErrorDetailsSchema = z
+  .object({
+    rule: z.string().regex(/^[a-z0-9_]{1,32}$/).optional(),
+    limit: signerLimitNameSchema.optional(),
+    max: uint256StringSchema.optional(),
+    headroom: uint256StringSchema.optional(),
+    window_seconds: z.number().int().positive().max(31 * 86_400).optional(),
+    retry_after_seconds: z.number().int().nonnegative().max(31 * 86_400).optional(),
+  })
+  .strict();
 
 export const signerErrorReplySchema = z
   .object({
     v: z.literal(1),
     id: z.string().max(64).nullable(),
     ok: z.literal(false),
-    error: z.object({ code: signerErrorCodeSchema, message: z.string().max(1024) }).strict(),
+    error: z.object({ code: signerErrorCodeSchema, message: z.string().max(1024), details: signerErrorDetailsSchema.optional() }).strict(),
   })
   .strict();
 export const signerOkReplySchema = z
@@ -198,6 +226,8 @@ export const signerReplySchema = z.union([signerOkReplySchema, signerErrorReplyS
 export type SignerRequest = z.infer<typeof signerRequestSchema>;
 export type SignerMethod = SignerRequest['method'];
 export type SignerErrorCode = z.infer<typeof signerErrorCodeSchema>;
+export type SignerErrorDetails = z.infer<typeof signerErrorDetailsSchema>;
+export type SignerLimitName = z.infer<typeof signerLimitNameSchema>;
 export type SignerReply = z.infer<typeof signerReplySchema>;
 export type Eip712Domain = z.infer<typeof eip712DomainSchema>;
 export type TransferWithAuthorization = z.infer<typeof transferWithAuthorizationSchema>;

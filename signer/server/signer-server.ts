@@ -3,14 +3,16 @@
  * 64 KiB max), each parsed and zod-validated (signerRequestSchema) before anything runs; work bounded by
  * a concurrency limit and a queue limit; graceful close.
  *
- * Protects against: a socket other local users can open (created under umask 0177, then chmod 0600; a
+ * Protects against: a socket other local users can open (created under umask 0177, then chmod 0600 —
+ * or 0660 for the socket's group with TREASURY_SIGNER_SOCKET_MODE, when the API runs as another user; a
  * stale socket file is removed first); oversize frames (`frame_too_large`, then that connection is
  * closed — the payload is never buffered); bad JSON, invalid UTF-8 and zero-length frames
  * (`malformed_frame`, id null, connection kept); wrong shapes (`invalid_request`), unknown methods
  * (`unknown_method`, own keys only — "constructor" is not a method), other versions
  * (`unsupported_version`); floods (`busy` past the queue limit); idle connections (timeout). One hostile
  * connection never stops the others, and no thrown error escapes a frame handler.
- * Known limits: anyone who can open the socket may ask for any signature within the static invariants;
+ * Known limits: anyone who can open the socket may ask for any signature within the static invariants and
+ * the per-wallet limits (../limits/);
  * a slow reader can make its own replies queue in memory (bounded by the request queue limit).
  */
 import fs from 'node:fs';
@@ -18,13 +20,15 @@ import net from 'node:net';
 import type { Logger } from 'pino';
 import { encodeFrame, FrameDecoder } from '../protocol/frame-codec.js';
 import { writeCoalesced } from '../protocol/coalesced-write.js';
-import { SIGNER_METHODS, signerRequestSchema, type SignerErrorCode, type SignerRequest } from '../protocol/signer-protocol.js';
+import { SIGNER_METHODS, signerRequestSchema, type SignerErrorCode, type SignerErrorDetails, type SignerRequest } from '../protocol/signer-protocol.js';
 import type { SignerMetrics } from '../metrics/signer-metrics.js';
 import type { SignerService } from '../signer-service.js';
 import { SignerFault } from '../signer-error.js';
 
 export interface SignerServerOptions {
   socketPath: string;
+  /** 0o600 (default): the signer's user only; 0o660: its group too (the API's user in the Dockerfile's layout). */
+  socketMode?: 0o600 | 0o660;
   service: SignerService;
   log: Logger;
   metrics: SignerMetrics;
@@ -85,7 +89,9 @@ export class SignerServer {
     removeStaleSocket(socketPath);
     return new Promise((resolve, reject) => {
       const server = net.createServer((socket) => this.onConnection(socket));
-      const previous = process.umask(0o177);
+      const mode = this.options.socketMode ?? 0o600;
+      // Created with no more than `mode` from the start (no window where it is wider), then chmod'ed to exactly it.
+      const previous = process.umask(0o777 & ~mode);
       server.once('error', (err) => {
         process.umask(previous);
         reject(err);
@@ -93,7 +99,7 @@ export class SignerServer {
       server.listen(socketPath, () => {
         process.umask(previous);
         try {
-          fs.chmodSync(socketPath, 0o600);
+          fs.chmodSync(socketPath, mode);
         } catch (err) {
           server.close();
           reject(err);
@@ -109,9 +115,9 @@ export class SignerServer {
     if (!socket.destroyed && socket.writable) writeCoalesced(socket, encodeFrame(payload));
   }
 
-  private sendError(socket: net.Socket, id: string | null, code: SignerErrorCode, message: string, method = 'none'): void {
+  private sendError(socket: net.Socket, id: string | null, code: SignerErrorCode, message: string, method = 'none', details?: SignerErrorDetails): void {
     this.options.metrics.requests.inc({ method, outcome: code });
-    this.send(socket, { v: 1, id, ok: false, error: { code, message: message.slice(0, 1024) } });
+    this.send(socket, { v: 1, id, ok: false, error: details ? { code, message: message.slice(0, 1024), details } : { code, message: message.slice(0, 1024) } });
   }
 
   private onConnection(socket: net.Socket): void {
@@ -189,7 +195,7 @@ export class SignerServer {
       if (!(err instanceof SignerFault)) {
         this.options.log.error({ method: request.method, err: err instanceof Error ? err.message : String(err) }, 'signer request failed');
       }
-      this.sendError(socket, request.id, fault.code, fault.message, request.method);
+      this.sendError(socket, request.id, fault.code, fault.message, request.method, fault.details);
     } finally {
       stopTimer();
       this.running--;

@@ -80,6 +80,7 @@ export const ERROR_CODES = {
   balance_unknown: { status: 409, message: 'The wallet\'s balance cannot be read, and its key\'s destruction would lose whatever it holds: move the funds, then pass abandon_balance: true.' },
   chain_unavailable: { status: 503, message: 'The chain RPC is unreachable and no earlier figure is known; retry shortly.' },
   signer_refused: { status: 403, message: "The signer refused this payment: it is outside the signer's own limits (chains, tokens, amount, validity window). Nothing was signed." },
+  signer_limit_exceeded: { status: 429, message: "The signer refused this payment: the wallet is past one of the signer's own rolling ceilings (amount or signatures per window). Nothing was signed; retry after retry_after_seconds." },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
   database_unavailable: { status: 503, message: 'The database is unreachable or restarting; retry shortly.' },
   database_busy: { status: 503, message: 'The database did not answer in time (a lock held too long, or a slow statement); nothing was written. Retry shortly.' },

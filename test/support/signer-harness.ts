@@ -15,9 +15,23 @@ import { initSoftHsmToken, type SoftHsmToken } from '../../ops/softhsm/init-toke
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
+/**
+ * Rolling per-wallet ceilings far above anything a test or the bench signs (thousands of signatures a
+ * second on one wallet): most suites test something else than the signer's own limits. The per-signature
+ * maximum keeps the signer's default (100 USDC) unless a test sets it.
+ */
+export const GENEROUS_SIGNER_LIMITS: Readonly<Record<string, string>> = Object.freeze({
+  TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '100000000000000000',
+  TREASURY_SIGNER_WALLET_MAX_PER_DAY: '100000000000000000',
+  TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '1000000000',
+  TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '1000000000',
+});
+
 export interface StartTestSignerOptions {
-  /** Extra or overriding environment for the signer (e.g. TREASURY_SIGNER_MAX_VALUE, allowed tokens). */
+  /** Extra or overriding environment for the signer (e.g. TREASURY_SIGNER_MAX_PER_SIGNATURE, allowed tokens). */
   env?: Record<string, string>;
+  /** `generous` (default): GENEROUS_SIGNER_LIMITS under `env`; `signer_defaults`: only what `env` sets. */
+  limits?: 'generous' | 'signer_defaults';
   /** Reuse this directory (token, PINs, socket) instead of a fresh temp dir; it is kept on stop(). */
   dir?: string;
   /** How long to wait for `signer ready` (default 30,000 ms). */
@@ -62,6 +76,7 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
     TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
     TREASURY_PKCS11_PIN_FILE: token.pinFile,
     SOFTHSM2_CONF: token.softhsm2Conf,
+    ...(options.limits === 'signer_defaults' ? {} : GENEROUS_SIGNER_LIMITS),
     ...options.env,
   };
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'signer/main.ts')], {

@@ -150,3 +150,60 @@ describe('pay path when the signer dies mid-storm', function () {
     }
   });
 });
+
+describe("pay path when the signer's own limits refuse a payment", function () {
+  this.timeout(120_000);
+  // The signer's limits are its own (signer/config/signer-config.ts): below what the wallet's policy allows.
+  const own = ownTreasury('limited', {
+    TREASURY_SIGNER_MAX_PER_SIGNATURE: '1000000',
+    TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '1000000',
+    TREASURY_SIGNER_WALLET_MAX_PER_DAY: '2000000',
+    TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '100',
+    TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '1000',
+  });
+
+  it('a pay past the signer\'s hourly ceiling is 429 signer_limit_exceeded with the limit and Retry-After; its spend is given back; another wallet pays', async () => {
+    const { t, token } = own;
+    const w = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '100' } } })).body as { id: string };
+    const pay = (wallet: string, amount: string) => t.request('POST', `/v1/wallets/${wallet}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount }) } });
+    assert.equal((await pay(w.id, '400000')).status, 200);
+    assert.equal((await pay(w.id, '400000')).status, 200);
+    const refused = await pay(w.id, '400000');
+    assert.equal(refused.status, 429, JSON.stringify(refused.body));
+    assert.equal(refused.body.error_code, 'signer_limit_exceeded');
+    assert.equal(refused.body.limit, 'wallet_amount_hour');
+    assert.equal(refused.body.window_seconds, 3600);
+    assert.equal(refused.body.max, '1000000');
+    assert.equal(refused.body.headroom, '200000');
+    assert.ok(refused.body.retry_after_seconds > 3500, JSON.stringify(refused.body));
+    assert.equal(refused.headers.get('retry-after'), String(refused.body.retry_after_seconds));
+    assert.equal(refused.body.signature, undefined);
+
+    for (let i = 0; i < 100 && (await t.db.knex('authorizations').where({ wallet_id: w.id }).whereNot({ status: 'signed' }).first())?.status !== 'released'; i++) await sleep(20);
+    const rows = await t.db.knex('authorizations').where({ wallet_id: w.id }).orderBy('created_at');
+    assert.deepEqual(rows.map((r) => r.status).sort(), ['released', 'signed', 'signed']);
+    assert.equal(rows.find((r) => r.status === 'released').signature, null);
+    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
+    assert.equal(String(day.spent_micro), '800000', 'the refused payment left no spend');
+    assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
+    // What is left of the signer's hour still signs; another wallet is untouched.
+    assert.equal((await pay(w.id, '200000')).status, 200);
+    const other = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '100' } } })).body as { id: string };
+    assert.equal((await pay(other.id, '1000000')).status, 200);
+  });
+
+  it("a pay over the signer's per-signature maximum is 403 signer_refused naming value_max / per_signature; no spend remains", async () => {
+    const { t, token } = own;
+    const w = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '100' } } })).body as { id: string };
+    const refused = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '1000001' }) } });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.error_code, 'signer_refused');
+    assert.equal(refused.body.rule, 'value_max');
+    assert.equal(refused.body.limit, 'per_signature');
+    assert.equal(refused.body.max, '1000000');
+    for (let i = 0; i < 100 && (await t.db.knex('authorizations').where({ wallet_id: w.id }).first())?.status !== 'released'; i++) await sleep(20);
+    assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id }).first()).status, 'released');
+    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
+    assert.equal(String(day?.spent_micro ?? 0), '0');
+  });
+});

@@ -194,7 +194,9 @@ describe('treasury-signer process (SoftHSM)', function () {
       [m({ validAfter: String(now + 3000), validBefore: String(now + 3000 + 3601) }), /^window_max: /],
     ];
     for (const [override, pattern] of cases) {
-      await assert.rejects(sign(wallet, 1, override), (e: unknown) => isCode('invariant_violation')(e) && pattern.test((e as Error).message), JSON.stringify(override));
+      // The rule travels as a field (details.rule), not only as the message's prefix.
+      const rule = pattern.source.slice(1, -2);
+      await assert.rejects(sign(wallet, 1, override), (e: unknown) => isCode('invariant_violation')(e) && pattern.test((e as Error).message) && (e as SignerError).details?.rule === rule, JSON.stringify(override));
     }
     // Lower-case contract address and upper-case wallet address are the same token and wallet.
     await sign(wallet, 2, { domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract.toLowerCase() } });

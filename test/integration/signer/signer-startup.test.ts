@@ -1,7 +1,8 @@
 /**
  * How treasury-signer starts and restarts: it refuses to start (exit 1, clear message, no PIN) without
  * the root KEK, without a readable PIN or with a wrong one; it replaces a stale socket left by a killed
- * run but refuses to replace a regular file; tombstones survive a restart.
+ * run but refuses to replace a regular file; a PIN file other users can read is refused; the socket is
+ * 0600, or 0660 when asked (the API as another user of its group); tombstones survive a restart.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -48,6 +49,13 @@ describe('treasury-signer start and restart', function () {
     const message = await startFailure({ TREASURY_PKCS11_PIN_FILE: wrongPin });
     assert.match(message, /C_Login failed \(CKR 0x000000a0\)/); // CKR_PIN_INCORRECT
     assert.ok(!message.includes('wrong-pin-123456'));
+    // A PIN file other users can read (the API's user among them) is refused before it is even read.
+    const openPin = path.join(dir, 'open.pin');
+    fs.writeFileSync(openPin, 'open-pin-1234567\n', { mode: 0o644 });
+    fs.chmodSync(openPin, 0o644);
+    const open = await startFailure({ TREASURY_PKCS11_PIN_FILE: openPin });
+    assert.match(open, /TREASURY_PKCS11_PIN_FILE is readable or writable by other users \(mode 0644\)/);
+    assert.ok(!open.includes('open-pin-1234567'));
     assert.match(await startFailure({ TREASURY_SIGNER_MAX_VALUE: '-5' }), /TREASURY_SIGNER_MAX_VALUE/);
     assert.match(await startFailure({ TREASURY_SIGNER_ALLOWED_TOKENS: '84532:0x1234' }), /TREASURY_SIGNER_ALLOWED_TOKENS entry/);
   });
@@ -68,6 +76,16 @@ describe('treasury-signer start and restart', function () {
     fs.writeFileSync(socketPath, 'precious');
     assert.match(await startFailure({}, dir), /exists and is not a socket/);
     assert.equal(fs.readFileSync(socketPath, 'utf8'), 'precious');
+  });
+
+  it('with TREASURY_SIGNER_SOCKET_MODE=0660 opens the socket to its group too (the API as another user), never to others', async () => {
+    const signer = await startTestSigner({ env: { TREASURY_SIGNER_SOCKET_MODE: '0660' } });
+    try {
+      assert.equal(fs.statSync(signer.socketPath).mode & 0o777, 0o660);
+      assert.equal((await signer.client.health()).status, 'ok');
+    } finally {
+      assert.equal(await signer.stop(), 0);
+    }
   });
 
   it('keeps refusing a destroyed wallet key after a restart (tombstones live in the token)', async () => {

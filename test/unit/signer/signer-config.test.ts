@@ -24,9 +24,22 @@ describe('signer configuration', () => {
       { chainId: 8453, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' },
       { chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' },
     ]);
-    assert.equal(config.invariants.maxValue, 1_000_000_000_000n);
+    assert.equal(config.invariants.maxValue, 100_000_000n, 'at most 100 USDC in one signature');
+    assert.deepEqual(
+      config.walletLimits.map((l) => [l.name, l.measure, l.windowSeconds, l.max]),
+      [
+        ['wallet_signatures_minute', 'signatures', 60, 120n],
+        ['wallet_signatures_hour', 'signatures', 3600, 3600n],
+        ['wallet_amount_hour', 'amount', 3600, 250_000_000n],
+        ['wallet_amount_day', 'amount', 86_400, 1_000_000_000n],
+      ],
+    );
+    assert.ok(Object.isFrozen(config.walletLimits) && config.walletLimits.every((l) => Object.isFrozen(l)));
     assert.equal(config.invariants.maxValiditySeconds, 86_400);
     assert.equal(config.metricsPort, undefined);
+    assert.equal(config.socketMode, 0o600);
+    assert.equal(loadSignerConfig({ ...base, TREASURY_SIGNER_SOCKET_MODE: '0660' }).socketMode, 0o660);
+    refused({ ...base, TREASURY_SIGNER_SOCKET_MODE: '0666' }, /TREASURY_SIGNER_SOCKET_MODE/);
     assert.ok(Object.isFrozen(config) && Object.isFrozen(config.backend) && Object.isFrozen(config.invariants));
   });
 
@@ -41,12 +54,29 @@ describe('signer configuration', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signer-config-'));
     try {
       const file = path.join(dir, 'user.pin');
-      fs.writeFileSync(file, 'file-pin-1234\n');
+      fs.writeFileSync(file, 'file-pin-1234\n', { mode: 0o600 });
       assert.equal(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend.pin, 'file-pin-1234');
+      // Only the signer's user may read its PIN.
+      for (const mode of [0o644, 0o640, 0o604, 0o620]) {
+        fs.chmodSync(file, mode);
+        refused({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }, new RegExp(`readable or writable by other users \\(mode 0${mode.toString(8)}\\)`));
+      }
+      fs.chmodSync(file, 0o400);
+      assert.equal(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend.pin, 'file-pin-1234');
+      fs.chmodSync(file, 0o600);
       refused({ ...base, TREASURY_PKCS11_PIN_FILE: file }, /not both/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('reads the limits from the environment, the per-signature maximum under its new or its older name', () => {
+    const env = { ...base, TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '7000', TREASURY_SIGNER_WALLET_MAX_PER_DAY: '9000', TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3', TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '4' };
+    const config = loadSignerConfig({ ...env, TREASURY_SIGNER_MAX_PER_SIGNATURE: '6000' });
+    assert.equal(config.invariants.maxValue, 6000n);
+    assert.deepEqual(config.walletLimits.map((l) => l.max), [3n, 4n, 7000n, 9000n]);
+    assert.equal(loadSignerConfig({ ...env, TREASURY_SIGNER_MAX_VALUE: '500' }).invariants.maxValue, 500n);
+    refused({ ...env, TREASURY_SIGNER_MAX_VALUE: '7001' }, /TREASURY_SIGNER_MAX_VALUE exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR/);
   });
 
   it('parses overrides and names every bad variable', () => {
@@ -62,6 +92,14 @@ describe('signer configuration', () => {
     refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: '0:0x036CbD53842c5426634e7929541eC2318f3dCF7e' }, /entry "0:0x036/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '0' }, /TREASURY_SIGNER_MAX_VALUE/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '1.5' }, /TREASURY_SIGNER_MAX_VALUE/);
+    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '-1' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE/);
+    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '10000000000000000000' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE/);
+    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '5', TREASURY_SIGNER_MAX_VALUE: '5' }, /not both/);
+    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '250000001' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR/);
+    refused({ ...base, TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '1000000001' }, /TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY/);
+    refused({ ...base, TREASURY_SIGNER_WALLET_MAX_PER_DAY: 'lots' }, /TREASURY_SIGNER_WALLET_MAX_PER_DAY/);
+    refused({ ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '0' }, /TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE/);
+    refused({ ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3601' }, /PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '0' }, /TREASURY_SIGNER_MAX_VALIDITY_SECONDS/);
     refused({ ...base, TREASURY_PKCS11_SESSIONS: '0' }, /TREASURY_PKCS11_SESSIONS/);
     refused({ ...base, TREASURY_PKCS11_SIGN_INLINE: 'always' }, /TREASURY_PKCS11_SIGN_INLINE/);
