@@ -143,6 +143,51 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
   });
 
+  it('a row PostgreSQL refuses for its values (SQLSTATE 22) fails alone: the other wallets\' writes of its statement commit, its wallet\'s later writes are refused', async () => {
+    const [a, b, c] = [await wallet(), await wallet(), await wallet()];
+    const batches: number[] = [];
+    const isolated: Array<{ refused: number; committed: number }> = [];
+    const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n), onIsolated: (o) => isolated.push(o) });
+    writers.push(writer);
+    const generations = () => [a, b, c].map((w) => writer.generationOf(walletLockKey(w.id).toString()));
+    const before = generations();
+
+    const a0 = reservation(a, a.head, 1000n);
+    const a1 = reservation(a, a0.head, 1000n);
+    const b1 = reservation(b, b.head, 100n);
+    b1.write.authorization![15] = 'https://seller.example/a\u0000b'; // resource: text cannot hold NUL
+    const b2 = reservation(b, b1.head, 100n); // decided on b1
+    const c1 = reservation(c, c.head, 100n);
+    const c2 = reservation(c, c1.head, 2n ** 63n); // amount_micro above bigint
+    const c3 = reservation(c, c2.head, 100n); // decided on c2
+    const a2 = reservation(a, a1.head, 1000n);
+    const d1 = reservation(b, b.head, 100n);
+    d1.write.authorization![15] = 'https://seller.example/\ud800'; // a lone surrogate: not UTF-8 at all
+    // a0 is sent alone; the others share the next statement, which fails, and are then sent apart.
+    const results = await Promise.allSettled([a0, a1, b1, b2, c1, c2, c3, a2].map((r) => writer.write(r.write)));
+    assert.deepEqual(batches, [1, 7]);
+    const outcome = (r: PromiseSettledResult<void>) =>
+      r.status === 'fulfilled' ? 'committed' : r.reason instanceof ReservationBatchAborted ? (r.reason.rowRefused ? `refused ${(r.reason.cause as { code?: string }).code}` : 'behind') : String(r.reason);
+    assert.deepEqual(results.map(outcome), ['committed', 'committed', 'refused 22P05', 'behind', 'committed', 'refused 22003', 'behind', 'committed']);
+    assert.deepEqual(isolated, [{ refused: 2, committed: 3 }]);
+    assert.equal(writer.generation, 0, 'no statement failed for anything but its own rows');
+    const after = generations();
+    assert.equal(after[0], before[0], 'a\'s remembered state is still good');
+    assert.notEqual(after[1], before[1]);
+    assert.notEqual(after[2], before[2]);
+    assert.deepEqual(await totals(a.id), { day: { spent: '3000', count: 3 }, month: { spent: '3000', count: 3 }, week: { spent: '3000', count: 3 } });
+    assert.deepEqual(await totals(b.id), {});
+    assert.deepEqual(await totals(c.id), { day: { spent: '100', count: 1 }, month: { spent: '100', count: 1 }, week: { spent: '100', count: 1 } });
+    for (const w of [a, b, c]) assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
+
+    // Alone in its statement, a bad row is refused the same way; the writer goes on.
+    const [d] = await Promise.allSettled([writer.write(d1.write)]);
+    assert.equal(outcome(d!).startsWith('refused 22'), true, outcome(d!));
+    assert.equal(writer.generation, 0);
+    await writer.write(reservation(b, b.head, 100n).write);
+    assert.deepEqual(await totals(b.id), { day: { spent: '100', count: 1 }, month: { spent: '100', count: 1 }, week: { spent: '100', count: 1 } });
+  });
+
   it('a place kept for a decision being signed holds back its wallet\'s later writes, not other wallets\'; filled signed, it lands signed', async () => {
     const { a, b, batches, writer } = await twoWalletsAndWriter();
     const a1 = reservation(a, a.head, 1000n);
