@@ -108,6 +108,12 @@ export function createTreasuryMetrics() {
       labelNames: ['kind'] as const,
       registers: [registry],
     }),
+    payWriteIsolation: new Counter({
+      name: 'treasury_pay_write_isolation_total',
+      help: 'Pay decision writes sent apart after their shared statement failed for a value in one row: refused (the row PostgreSQL could not store; its request answers 400 unstorable_value) or committed (the other writes of that statement).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     decisionWriteBatch: new Histogram({
       name: 'treasury_pay_decision_write_batch_size',
       help: 'Pay decisions (reservations and denials) written per statement (payments arriving together share one INSERT).',

@@ -37,7 +37,7 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
 
   async function snapshot() {
     const out: Record<string, unknown> = {};
-    for (const table of ['sellers', 'endpoints', 'ledger_entries', 'api_tokens', 'payout_flushes', 'agents', 'pat_spend_totals']) out[table] = await t.db.knex(table).orderBy('id');
+    for (const table of ['sellers', 'endpoints', 'ledger_entries', 'api_tokens', 'payout_flushes', 'agents']) out[table] = await t.db.knex(table).orderBy('id');
     return JSON.stringify(out);
   }
   async function refused(method: string, route: string, body: unknown, token: string, raw = false) {

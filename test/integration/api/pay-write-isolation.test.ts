@@ -107,5 +107,7 @@ describe('pay write isolation: one tenant\'s bad payment cannot fail another\'s 
     assert.equal(Number((await t.db.knex('authorizations').where({ wallet_id: b.walletId }).count({ n: '*' }))[0]!.n), 0);
     assert.equal((await verifyAuditChain(t.db.knex, a.walletId)).ok, true);
     assert.equal((await verifyAuditChain(t.db.knex, b.walletId)).ok, true);
+    // A's writes shared statements with B's bad rows (sent again without them), so the test saw the neighbours' side.
+    assert.ok((await metric(/treasury_pay_write_isolation_total\{outcome="committed"\} (\d+)/)) > 0, 'some of A\'s writes shared a statement with a bad row');
   });
 });
