@@ -66,7 +66,7 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
         if (field === 'openapi_url' || field === 'origin') values.push(...FREE_TEXT.map((v) => `https://seller.example/${v}`));
         if (field === 'price') values.push(...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND);
         if (field === 'route_prices') values.push(...[...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND].map((v) => ({ '/a': v })));
-        if (field === 'amount') values.push(...hostile.raw_token_amount!, ...RAW_ABOVE_BOUND);
+        if (field === 'amount') values.push(...hostile.raw_token_amount!, ...hostile.raw_amount_over_bigint!, ...RAW_ABOVE_BOUND);
         if (field === 'payer') values.push(...hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000'));
         if (field === 'tx_hash' || field === 'nonce') values.push(...hostile.bytes32_hex!);
         if (field === 'network') values.push(...hostile.caip2_network!);

@@ -80,7 +80,7 @@ describe('hostile inputs against the custody routes', function () {
       for (const rule of ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd']) {
         await expectRefused('POST', '/v1/wallets', { policy: { [rule]: value } });
       }
-      await expectRefused('POST', '/v1/wallets', { policy: { capability_cap_usd: { search: value } } });
+      if (value !== '0') await expectRefused('POST', '/v1/wallets', { policy: { capability_cap_usd: { search: value } } }); // "0" forbids a capability
     }
     for (const value of hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000')) {
       await expectRefused('POST', '/v1/wallets', { policy: { counterparty_allowlist: [value] } });
@@ -116,7 +116,7 @@ describe('hostile inputs against the custody routes', function () {
       network: [...hostile.any!, ...hostile.caip2_network!],
       payTo: [...hostile.any!, ...hostile.evm_address!],
       asset: [...hostile.any!, ...hostile.evm_address!.filter((a) => a !== '0x036CbD53842c5426634e7929541eC2318f3dCF7e')],
-      amount: [...hostile.any!, ...hostile.raw_token_amount!, ...RAW_ABOVE_BOUND, '0'],
+      amount: [...hostile.any!, ...hostile.raw_token_amount!, ...hostile.raw_amount_over_bigint!, ...RAW_ABOVE_BOUND, '0'],
       maxTimeoutSeconds: [...hostile.any!, ...hostile.unix_seconds!],
       extra: hostile.any!.filter((v) => v !== null && !(typeof v === 'object' && !Array.isArray(v))),
       // Stored with the authorization and in its audit row (resource), or carried along (description, mimeType).
@@ -132,6 +132,12 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('POST', route, { payment_requirements: value });
     }
     await expectRefused('POST', route, { payment_requirements: good, extra_field: 1 });
+    // Fields the schema lets through unchecked (x402 entries grow new optional fields) still carry no NUL or
+    // lone surrogate, in values or keys.
+    for (const value of ['\u0000', 'a\u0000b', '\ud800', 'x\udfffy']) {
+      await expectRefused('POST', route, { payment_requirements: { ...good, outputSchema: { nested: [value] } } });
+      await expectRefused('POST', route, { payment_requirements: { ...good, extra: { ...good.extra, [value]: 1 } } });
+    }
     // The EIP-712 domain the signer signs under.
     for (const value of FREE_TEXT) {
       await expectRefused('POST', route, { payment_requirements: { ...good, extra: { name: value, version: '2' } } });
@@ -169,6 +175,16 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('POST', settlement, raw, { raw: true });
     }
     assert.deepEqual(await snapshot(), before);
+  });
+
+  it('an error never echoes control characters or lone surrogates from the request', async () => {
+    for (const key of ['\u001b[31mred', 'a\u0085b', '\u202egnp', 'x\udfffy', 'k'.repeat(5000)]) {
+      const res = await expectRefused('POST', '/v1/wallets', { [key]: 1 });
+      const text = JSON.stringify(res.body);
+      // Raw C1 and bidi controls survive JSON.stringify; C0 and lone surrogates come out as \\u escapes.
+      assert.equal(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\\u00[01][0-9a-f]|\\ud[89a-f][0-9a-f]{2}/i.test(text), false, text.slice(0, 200));
+      assert.ok(text.length < 2000, `${text.length} characters`);
+    }
   });
 
   it('refuses hostile raw bodies on every creating route', async () => {
