@@ -311,8 +311,9 @@ export class ReservationWriter {
 
   /**
    * `groups` (each one wallet's writes, in chain order) failed together for a value in some row (`err`):
-   * sends halves of them apart until each refused row is found. A wallet alone is sent whole, then write by
-   * write; its first write PostgreSQL refuses is refused for its values, and its later writes with it.
+   * sends halves of them apart until each refused row is found. A wallet whose writes failed on their own is
+   * sent write by write, in order: its first write PostgreSQL refuses is refused for its values, and its
+   * later writes with it (they were decided on it); the ones before it commit.
    */
   private async isolate(groups: Pending[][], err: unknown): Promise<Isolation> {
     const out: Isolation = { committed: [], refused: [] };
