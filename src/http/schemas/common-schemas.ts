@@ -26,6 +26,8 @@ const MAX_AMOUNT_USD = formatUsd(MAX_AMOUNT_MICRO);
 
 /** C0 controls, DEL, C1 controls, and the bidi embedding/override (U+202A–E) and isolate (U+2066–9) controls. */
 const UNSTORABLE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+/** The same, tab, line feed and carriage return aside (prose that may span lines). */
+const UNSTORABLE_IN_PROSE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 /** True for text every stored field may hold: well-formed Unicode without the characters above. O(n). */
 export function isStorableText(value: string): boolean {
@@ -42,6 +44,14 @@ const STORABLE_MESSAGE = 'must be well-formed Unicode without control or bidirec
 /** Text stored as it is sent: at most `max` UTF-16 code units (checked first), storable (see isStorableText). */
 export function storedString(max: number) {
   return z.string().max(max, { abort: true }).refine(isStorableText, STORABLE_MESSAGE);
+}
+
+/** As storedString, for prose that may span lines: tab, line feed and carriage return are allowed. */
+export function storedProse(max: number) {
+  return z
+    .string()
+    .max(max, { abort: true })
+    .refine((v) => v.isWellFormed() && !UNSTORABLE_IN_PROSE.test(v), 'must be well-formed Unicode without control characters other than line breaks and tabs, or bidirectional overrides');
 }
 
 /** Printable stored text (see storedString), non-empty, without leading or trailing white space. */

@@ -7,7 +7,7 @@ import { numberToHex } from 'viem';
 import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
 import { evmAddressSchema } from '../../../policy/policy-schema.js';
-import { boundedPolicy, plainText, rawAmount, storedString, usdAmount } from './common-schemas.js';
+import { boundedPolicy, plainText, rawAmount, storedProse, storedString, usdAmount } from './common-schemas.js';
 
 /** A recipient: a valid address that is not the zero address (USDC refuses it; funds would be lost). */
 export const recipientSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive payments');
@@ -31,7 +31,7 @@ export const paymentRequirementsSchema = z
       .optional(),
     maxTimeoutSeconds: z.number().int().min(1).max(86_400),
     resource: storedString(2048).optional(),
-    description: storedString(1024).optional(),
+    description: storedProse(1024).optional(),
     mimeType: storedString(256).optional(),
   })
   .loose();

@@ -121,7 +121,7 @@ describe('hostile inputs against the custody routes', function () {
       extra: hostile.any!.filter((v) => v !== null && !(typeof v === 'object' && !Array.isArray(v))),
       // Stored with the authorization and in its audit row (resource), or carried along (description, mimeType).
       resource: FREE_TEXT,
-      description: FREE_TEXT,
+      description: FREE_TEXT.filter((v) => !/^[^\u0000-\u001f]*\r\n[^\u0000-\u001f]*$/.test(v)), // prose may span lines
       mimeType: FREE_TEXT,
     };
     for (const [field, values] of Object.entries(fields)) {
@@ -247,6 +247,9 @@ describe('hostile inputs against the custody routes', function () {
 
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
     await expectRefused('POST', '/v1/wallets', `{"policy": ${deep}}`, { raw: true });
+    // Walked for NUL and lone surrogates without recursion: as deep, with one at the bottom.
+    const deepNul = await expectRefused('POST', '/v1/wallets', `{"policy": ${'['.repeat(10_000)}"\\u0000"${']'.repeat(10_000)}}`, { raw: true });
+    assert.equal(deepNul.body.error_code, 'invalid_request');
 
     const longHeader = await fetch(`${t.baseUrl}/v1/wallets`, { headers: { authorization: `Bearer ${token}`, 'x-filler': 'a'.repeat(17 * 1024) } });
     assert.equal(longHeader.status, 431);
