@@ -18,8 +18,9 @@
  * `generation` moves on, which tells callers that any state they remembered from before may be wrong.
  * Each write still carries its audit row at the chain's expected head + 1 (UNIQUE chain_key, seq), so a
  * change by another process fails the statement instead of forking the chain.
- * Isolation — a statement that fails for a value in one of its rows (a data exception, ./is-data-exception.ts:
- * an amount the column cannot hold, text PostgreSQL cannot store) is sent again without it: its writes,
+ * Isolation — a statement that fails because of one of its rows (./is-row-error.ts: a value PostgreSQL cannot
+ * hold, such as an amount above bigint or text with NUL; or a constraint the row breaks, such as a nonce
+ * already used or an audit row another process wrote first) is sent again without it: its writes,
  * grouped by wallet, are halved until the row is found (each wallet's writes stay together and in order);
  * the row is refused with `rowRefused` set, the later writes of its wallet — queued ones too — are refused
  * with it (they decided on it), and every other write commits. Only that wallet's generation
@@ -29,11 +30,12 @@
  * it; a place that is never filled, which holds back its wallet's later writes for good — callers fill every
  * place they take, with the unsigned reservation when the signature failed.
  * Failed writes are refused with `ReservationBatchAborted` (carrying the cause); callers retry them alone,
- * except a row refused for its own values (`rowRefused`), which would only fail again.
+ * except a row whose own values PostgreSQL cannot hold (`rowRefused` with a data exception), which would only
+ * fail again.
  */
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
-import { isDataException } from './is-data-exception.js';
+import { isRowError } from './is-row-error.js';
 import { StatementConnection } from './statement-connection.js';
 import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
 
@@ -81,16 +83,16 @@ export function signedWrite(write: DecisionWrite, response: object, signature: s
 }
 
 /**
- * A write was not committed because its statement (or one queued before it) failed; retry it alone — unless
- * `rowRefused`: PostgreSQL refused this write's own values (`cause`, a data exception) when it was sent
- * apart from the others, and it would fail again.
+ * A write was not committed because its statement (or one queued before it) failed; retry it alone. With
+ * `rowRefused`, PostgreSQL refused this write itself, sent apart from the others (`cause`: ./is-row-error.ts);
+ * a data exception would only fail again.
  */
 export class ReservationBatchAborted extends Error {
   constructor(
     override readonly cause: unknown,
     readonly rowRefused = false,
   ) {
-    super(rowRefused ? 'PostgreSQL refused a value of this write; nothing of it was written' : 'the statement holding this write failed; nothing in it was written');
+    super(rowRefused ? 'PostgreSQL refused this write; nothing of it was written' : 'the statement holding this write failed; nothing in it was written');
     this.name = 'ReservationBatchAborted';
   }
 }
@@ -193,7 +195,7 @@ export interface WritePlace {
 interface Isolation {
   committed: Pending[];
   refused: Array<[Pending, ReservationBatchAborted]>;
-  /** A statement failed for something other than a value (the connection, a constraint…): nothing after it was sent. */
+  /** A statement failed for something other than a row (the connection, a timeout…): nothing after it was sent. */
   failed?: { err: unknown; unsent: Pending[] };
 }
 
@@ -215,7 +217,7 @@ export class ReservationWriter {
       maxBatch?: number;
       onBatch?: (size: number) => void;
       onConnectionOpened?: () => void;
-      /** After a statement failed for a value and was sent again without it: writes refused for their own values, and others committed. */
+      /** After a statement failed because of a row and was sent again without it: writes refused for their own rows, and others committed. */
       onIsolated?: (outcome: { refused: number; committed: number }) => void;
     } = {},
   ) {
@@ -285,7 +287,7 @@ export class ReservationWriter {
     } catch (e) {
       err = e;
     }
-    if (!isDataException(err)) return () => this.failAll(batch, err);
+    if (!isRowError(err)) return () => this.failAll(batch, err);
     const found = await this.isolate(byWallet(batch), err);
     return () => {
       for (const p of found.committed) p.resolve();
@@ -310,7 +312,7 @@ export class ReservationWriter {
   }
 
   /**
-   * `groups` (each one wallet's writes, in chain order) failed together for a value in some row (`err`):
+   * `groups` (each one wallet's writes, in chain order) failed together because of some row (`err`):
    * sends halves of them apart until each refused row is found. A wallet whose writes failed on their own is
    * sent write by write, in order: its first write PostgreSQL refuses is refused for its values, and its
    * later writes with it (they were decided on it); the ones before it commit.
@@ -333,7 +335,7 @@ export class ReservationWriter {
           }
           const sent = await this.trySend(side.flat());
           if (sent === undefined) out.committed.push(...side.flat());
-          else if (isDataException(sent)) pending.push({ groups: side, err: sent });
+          else if (isRowError(sent)) pending.push({ groups: side, err: sent });
           else out.failed = { err: sent, unsent: side.flat() };
         }
         continue;
@@ -350,7 +352,7 @@ export class ReservationWriter {
           out.committed.push(writes[i]!);
           continue;
         }
-        if (!isDataException(sent)) {
+        if (!isRowError(sent)) {
           out.failed = { err: sent, unsent: writes.slice(i) };
           break;
         }

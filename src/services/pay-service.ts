@@ -58,7 +58,7 @@ import { runStatement, walletLockKey, withWalletDecision, withWalletSnapshot, wi
 import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionValues, type DecisionWrite, type WritePlace } from '../db/reservation-writer.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
 import { connectionUsableAfter } from '../db/connection-usable-after.js';
-import { isDataException } from '../db/is-data-exception.js';
+import { isDataException } from '../db/is-row-error.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
 import { auditValues, isoDate, SNAPSHOT_SQL } from './pay-statements.js';
 import { releaseReservation, type ReleaseReason } from './release-reservation.js';

@@ -3,9 +3,11 @@
  * payments the columns cannot hold (an amount above 2^63 − 1 raw units, a resource holding NUL or a lone
  * surrogate): B hears 400 with a stable code — refused by the schema through HTTP, and by the write path
  * itself when such a payment is handed to the pay service past the schema — every payment of A is signed,
- * and none of A's writes is taken again or decided on a fresh read (its remembered snapshot survives).
+ * and none of A's writes is taken again or decided on a fresh read (its remembered snapshot survives). The
+ * same holds for a row that breaks a constraint: B proposing a nonce it used already hears 409.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { AppError } from '../../../src/errors/app-error.js';
 import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
@@ -109,5 +111,28 @@ describe('pay write isolation: one tenant\'s bad payment cannot fail another\'s 
     assert.equal((await verifyAuditChain(t.db.knex, b.walletId)).ok, true);
     // A's writes shared statements with B's bad rows (sent again without them), so the test saw the neighbours' side.
     assert.ok((await metric(/treasury_pay_write_isolation_total\{outcome="committed"\} (\d+)/)) > 0, 'some of A\'s writes shared a statement with a bad row');
+  });
+
+  it('a payment proposing a nonce already used fails alone (409 nonce_already_used); A\'s writes in its statements commit, none taken again', async () => {
+    const nonce = `0x${randomBytes(32).toString('hex')}`;
+    const payB = () => t.request('POST', `/v1/wallets/${b.walletId}/pay`, { token: b.token, body: { payment_requirements: paymentRequirements({ amount: '1000' }), authorization: { nonce } } });
+    assert.equal((await payB()).status, 200);
+    assert.equal((await payA()).status, 200);
+    const [retriesBefore, readsBefore] = [await retries(), await reads()];
+    const committedBefore = await metric(/treasury_pay_write_isolation_total\{outcome="committed"\} (\d+)/);
+    let attempts = 0;
+    for (let round = 0; round < 4; round++) {
+      attempts++;
+      const [answersA, again] = await Promise.all([Promise.all(Array.from({ length: 12 }, () => payA())), payB()]);
+      for (const r of answersA) assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(again.status, 409, JSON.stringify(again.body));
+      assert.equal(again.body.error_code, 'nonce_already_used');
+    }
+    // B's payment is decided again alone once (where its own answer comes from); A's never.
+    assert.equal(await retries(), retriesBefore + attempts, 'only B\'s payments were taken again');
+    assert.ok((await reads()) - readsBefore <= 2 * attempts, 'A kept deciding on its remembered snapshot');
+    assert.ok((await metric(/treasury_pay_write_isolation_total\{outcome="committed"\} (\d+)/)) > committedBefore, 'some of A\'s writes shared a statement with the clash');
+    assert.equal((await verifyAuditChain(t.db.knex, a.walletId)).ok, true);
+    assert.equal((await verifyAuditChain(t.db.knex, b.walletId)).ok, true);
   });
 });
