@@ -110,7 +110,7 @@ export function createTreasuryMetrics() {
     }),
     payWriteIsolation: new Counter({
       name: 'treasury_pay_write_isolation_total',
-      help: 'Pay decision writes sent apart after their shared statement failed for a value in one row: refused (the row PostgreSQL could not store; its request answers 400 unstorable_value) or committed (the other writes of that statement).',
+      help: 'Pay decision writes sent apart after their shared statement failed because of one row: refused (that row — a value PostgreSQL cannot store, answered 400 unstorable_value, or a constraint it breaks, decided again alone) or committed (the other writes of that statement).',
       labelNames: ['outcome'] as const,
       registers: [registry],
     }),
