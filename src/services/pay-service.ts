@@ -486,8 +486,9 @@ export class PayService {
    * Without a buyer PAT or an Idempotency-Key this is group-committed (withWalletDecision +
    * ReservationWriter): the decision is taken on the wallet's remembered snapshot (which may already count
    * its payments still queued for writing) or on a fresh read, and the write joins the next shared statement.
-   * A failed statement writes nothing and refuses every write queued behind it; each of those payments is
-   * taken again alone. Alone (withWalletSnapshot), it is one read and one autocommit write. Either way the
+   * A failed statement writes nothing and refuses every write queued behind it — or, when it failed because
+   * of one row, that row and its wallet's later writes only (the writer commits the others); each of those
+   * payments is taken again alone, except one whose own values PostgreSQL cannot hold (400 `unstorable_value`). Alone (withWalletSnapshot), it is one read and one autocommit write. Either way the
    * audit row at head + 1 fails the write if anything changed the wallet since the snapshot (UNIQUE
    * chain_key, seq), and the whole decision is taken again on a fresh read. With a buyer PAT its daily cap
    * spans wallets, so the exclusive wallet lock and the PAT lock are held across read and write
