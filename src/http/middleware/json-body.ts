@@ -13,6 +13,7 @@
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../../errors/app-error.js';
+import { toStorableText } from '../schemas/common-schemas.js';
 
 export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
@@ -55,27 +56,36 @@ export function jsonBody(limitBytes: number): Middleware {
 
 /** Throws 400 `invalid_request` naming the first string or key of `body` that holds NUL or a lone surrogate. */
 function refuseUnstorableText(body: unknown): void {
-  const stack: Array<{ value: unknown; path: string }> = [{ value: body, path: '' }];
-  const at = (path: string, key: string | number) => (path === '' ? String(key) : `${path}.${String(key)}`);
+  // Each entry links to its parent: a path is spelt out only for the value refused.
+  interface Node {
+    value: unknown;
+    key: string | number | undefined;
+    parent: Node | undefined;
+  }
+  const stack: Node[] = [{ value: body, key: undefined, parent: undefined }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
+    const node = stack.pop()!;
+    const { value } = node;
     if (typeof value === 'string') {
-      if (!storable(value)) refuse(path);
+      if (!storable(value)) refuse(node);
     } else if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], path: at(path, i) });
+      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], key: i, parent: node });
     } else if (value !== null && typeof value === 'object') {
       for (const [key, inner] of Object.entries(value)) {
-        if (!storable(key)) refuse(path);
-        stack.push({ value: inner, path: at(path, key) });
+        if (!storable(key)) refuse(node);
+        stack.push({ value: inner, key, parent: node });
       }
     }
+  }
+
+  function refuse(node: Node): never {
+    const keys: string[] = [];
+    for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent) keys.push(String(n.key));
+    const full = keys.reverse().join('.');
+    const path = toStorableText(full.length > 200 ? `${full.slice(0, 200)}…` : full);
+    const issue = { path, message: 'must be well-formed Unicode without NUL characters' };
+    throw new AppError('invalid_request', { message: `The request body is invalid: ${path ? `${path}: ` : ''}${issue.message}`, fields: { issues: [issue] } });
   }
 }
 
 const storable = (s: string) => s.isWellFormed() && !s.includes('\u0000');
-
-function refuse(fullPath: string): never {
-  const path = fullPath.length > 200 ? `${fullPath.slice(0, 200).toWellFormed()}…` : fullPath;
-  const issue = { path, message: 'must be well-formed Unicode without NUL characters' };
-  throw new AppError('invalid_request', { message: `The request body is invalid: ${path ? `${path}: ` : ''}${issue.message}`, fields: { issues: [issue] } });
-}
