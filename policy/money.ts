@@ -4,15 +4,17 @@
  *
  * Protects against: every ambiguous spelling being guessed at. Refused: signs, exponents, leading zeros,
  * bare or trailing dots, separators and spaces, non-ASCII digits, JS numbers (only strings parse), currency
- * symbols, more than 6 decimals, and magnitudes above 10^15 USD (so no total of a few such amounts can lose
- * meaning anywhere downstream, e.g. in a NUMERIC(38) column or a JSON consumer that uses doubles).
+ * symbols, more than 6 decimals, and magnitudes above 2^63 − 1 micro-USD (≈ 9.2 × 10^12 USD): every amount this
+ * module parses fits the bigint columns that hold micro-USD (amount_micro, price_micro, cap_micro, spent_micro).
+ * Route schemas bound what they accept much lower (src/http/schemas/common-schemas.ts), so that totals of
+ * many such amounts fit those columns too.
  * Known limits: USD-pegged 6-decimal tokens only (USDC, by design); "1.50" is accepted and means 1.5 —
  * `formatUsd` gives the canonical spelling; `formatUsd` also formats negative values (for differences),
  * which `parseUsd` then refuses.
  */
 export const MICRO_PER_USD = 1_000_000n;
-/** Largest USD amount any field may carry: 10^15 USD, in micro-USD. */
-export const MAX_USD_MICRO = 10n ** 15n * MICRO_PER_USD;
+/** Largest USD amount any field may carry, in micro-USD: the largest value of a PostgreSQL bigint (2^63 − 1). */
+export const MAX_USD_MICRO = 2n ** 63n - 1n;
 /** Raw token amounts are uint256: strictly below this. */
 export const RAW_AMOUNT_LIMIT = 2n ** 256n;
 
@@ -32,7 +34,7 @@ function parseUsdUnchecked(value: string): bigint {
   return BigInt(whole) * MICRO_PER_USD + BigInt(fraction.padEnd(6, '0'));
 }
 
-/** True for a USD decimal string this module parses: `^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$`, at most 10^15. */
+/** True for a USD decimal string this module parses: `^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$`, at most MAX_USD_MICRO. */
 export function isUsdString(value: unknown): value is string {
   return typeof value === 'string' && USD_RE.test(value) && parseUsdUnchecked(value) <= MAX_USD_MICRO;
 }

@@ -30,9 +30,14 @@ export class GroupCommitQueue<I> {
     this.pump();
   }
 
-  /** Takes every item still waiting for a statement out of the queue, ready or not. */
-  takeQueued(): I[] {
-    return this.queue.splice(0);
+  /** Takes every item still waiting for a statement out of the queue, ready or not (those `which` picks, if given). */
+  takeQueued(which?: (item: I) => boolean): I[] {
+    if (!which) return this.queue.splice(0);
+    const taken: I[] = [];
+    const kept: I[] = [];
+    for (const item of this.queue) (which(item) ? taken : kept).push(item);
+    this.queue = kept;
+    return taken;
   }
 
   private pump(): void {

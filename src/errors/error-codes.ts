@@ -4,6 +4,7 @@
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
+  unstorable_value: { status: 400, message: 'A value in the request cannot be stored (a number too large for its column, or text the database cannot hold); nothing was recorded.' },
   invalid_payment_header: { status: 400, message: 'The payment header is not valid standard base64 of a JSON x402 payment.' },
   invalid_authorization_terms: { status: 400, message: 'The proposed authorization window or nonce cannot be signed.' },
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },

@@ -119,6 +119,12 @@ export function createTreasuryMetrics() {
       labelNames: ['kind'] as const,
       registers: [registry],
     }),
+    payWriteIsolation: new Counter({
+      name: 'treasury_pay_write_isolation_total',
+      help: 'Pay decision writes sent apart after their shared statement failed because of one row: refused (that row — a value PostgreSQL cannot store, answered 400 unstorable_value, or a constraint it breaks, decided again alone) or committed (the other writes of that statement).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     decisionWriteBatch: new Histogram({
       name: 'treasury_pay_decision_write_batch_size',
       help: 'Pay decisions (reservations and denials) written per statement (payments arriving together share one INSERT).',

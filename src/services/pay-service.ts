@@ -58,6 +58,7 @@ import { runStatement, walletLockKey, withWalletDecision, withWalletSnapshot, wi
 import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionValues, type DecisionWrite, type WritePlace } from '../db/reservation-writer.js';
 import { SignatureRecorder } from '../db/signature-recorder.js';
 import { connectionUsableAfter } from '../db/connection-usable-after.js';
+import { isDataException } from '../db/is-row-error.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
 import { auditValues, isoDate, SNAPSHOT_SQL } from './pay-statements.js';
 import { releaseReservation, type ReleaseReason } from './release-reservation.js';
@@ -141,7 +142,14 @@ export class PayService {
     private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
   ) {
     this.recorder = new SignatureRecorder<SignedPayment>(knex, { onBatch: (n) => metrics.signatureRecordBatch.observe(n), onConnectionOpened: () => metrics.payConnectionsOpened.inc({ writer: 'signature_record' }) });
-    this.writer = new ReservationWriter(knex, { onBatch: (n) => metrics.decisionWriteBatch.observe(n), onConnectionOpened: () => metrics.payConnectionsOpened.inc({ writer: 'decision_write' }) });
+    this.writer = new ReservationWriter(knex, {
+      onBatch: (n) => metrics.decisionWriteBatch.observe(n),
+      onConnectionOpened: () => metrics.payConnectionsOpened.inc({ writer: 'decision_write' }),
+      onIsolated: ({ refused, committed }) => {
+        metrics.payWriteIsolation.inc({ outcome: 'refused' }, refused);
+        metrics.payWriteIsolation.inc({ outcome: 'committed' }, committed);
+      },
+    });
   }
 
   /** Closes the connections of the decision writer and the signature recorder (call after requests drained). */
@@ -160,7 +168,8 @@ export class PayService {
    * set as soon as the write is decided, so it may count writes still queued in the ReservationWriter: the
    * next payment of that wallet decides on it without reading. It is only a guess — the write's audit row at
    * head + 1 fails if anything changed the wallet meanwhile (every change appends to its chain), and the
-   * entry is dropped and read afresh; it is also dropped when a shared statement failed (`generation`), when
+   * entry is dropped and read afresh; it is also dropped when a shared statement failed, or a write of this
+   * wallet was refused for its values (the writer's `generationOf` the wallet), when
    * the UTC window changed, and when its velocity count can no longer be known (./velocity-window.ts). Not
    * used for an Idempotency-Key this process has seen before (the earlier attempt must be looked up).
    */
@@ -478,8 +487,9 @@ export class PayService {
    * Without a buyer PAT or an Idempotency-Key this is group-committed (withWalletDecision +
    * ReservationWriter): the decision is taken on the wallet's remembered snapshot (which may already count
    * its payments still queued for writing) or on a fresh read, and the write joins the next shared statement.
-   * A failed statement writes nothing and refuses every write queued behind it; each of those payments is
-   * taken again alone. Alone (withWalletSnapshot), it is one read and one autocommit write. Either way the
+   * A failed statement writes nothing and refuses every write queued behind it — or, when it failed because
+   * of one row, that row and its wallet's later writes only (the writer commits the others); each of those
+   * payments is taken again alone, except one whose own values PostgreSQL cannot hold (400 `unstorable_value`). Alone (withWalletSnapshot), it is one read and one autocommit write. Either way the
    * audit row at head + 1 fails the write if anything changed the wallet since the snapshot (UNIQUE
    * chain_key, seq), and the whole decision is taken again on a fresh read. With a buyer PAT its daily cap
    * spans wallets, so the exclusive wallet lock and the PAT lock are held across read and write
@@ -499,6 +509,10 @@ export class PayService {
         // Its write may have committed although the connection dropped before the answer: nobody will sign
         // it (a retry decides anew), so it is given back once the database answers — or found not written.
         if (uncertain) void this.releaseEventually(ctx, uncertain, 'write_unacknowledged');
+        // PostgreSQL refused a value of this payment's own row (the route schemas should have): it would fail
+        // again, so it is not taken again; the payments that shared its statement were written without it.
+        const ownRow = err instanceof ReservationBatchAborted ? (err.rowRefused ? err.cause : undefined) : err;
+        if (isDataException(ownRow)) throw new AppError('unstorable_value', { fields: { sqlstate: (ownRow as { code: string }).code } });
         if (err instanceof ReservationBatchAborted) {
           // Nothing of this payment was written: take it again, alone, so that its own error (if any) is its answer.
           alone = true;
@@ -533,7 +547,7 @@ export class PayService {
       if (!cacheable) return undefined;
       const entry = this.snapshots.get(ctx.walletId);
       now = this.clock();
-      if (!entry || entry.generation !== this.writer.generation || entry.windowKey !== windowKey(now)) return undefined;
+      if (!entry || entry.generation !== this.writer.generationOf(lockKey) || entry.windowKey !== windowKey(now)) return undefined;
       const row = rememberedAt(entry.row, now);
       if (!row) return undefined;
       this.metrics.paySnapshots.inc({ source: 'remembered' });
@@ -552,7 +566,7 @@ export class PayService {
         audit_head: change.auditHead,
         previous: null,
       };
-      this.snapshots.set(ctx.walletId, { row: next, windowKey: windowKey(change.at), generation: this.writer.generation });
+      this.snapshots.set(ctx.walletId, { row: next, windowKey: windowKey(change.at), generation: this.writer.generationOf(lockKey) });
     };
     /** Everything but the write: the outcome, the write that records it, and what the snapshot becomes. */
     const decide = ({ wallet, state, auditHead, previous, windows }: Snapshot): Decided => {

@@ -1,7 +1,6 @@
 /** Request schemas of identity and PAT routes. */
 import { z } from 'zod';
-import { usdAmountSchema } from '../../../policy/policy-schema.js';
-import { plainText } from './common-schemas.js';
+import { plainText, usdAmount } from './common-schemas.js';
 
 export const initBodySchema = z
   .object({
@@ -16,12 +15,12 @@ export const createPatBodySchema = z
     scope_type: z.enum(['agent', 'treasury', 'service']),
     scope_id: z.string().regex(/^[a-z]{3,4}_[0-9a-f]{24}$/, 'expected an id such as agt_… or acct_…').optional(),
     label: plainText(128).optional(),
-    daily_cap_usd: usdAmountSchema.optional(),
+    daily_cap_usd: usdAmount.optional(),
     single_use: z.boolean().optional(),
     expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional(),
   })
   .strict();
 
-export const patchPatBodySchema = z.object({ daily_cap_usd: usdAmountSchema.nullable() }).strict();
+export const patchPatBodySchema = z.object({ daily_cap_usd: usdAmount.nullable() }).strict();
 
 export const patIdSchema = z.string().regex(/^pat_[0-9a-f]{24}$/, 'expected a PAT id (pat_…)');

@@ -1,13 +1,13 @@
 /**
  * Request schemas of the pay path. `payment_requirements` is one x402 `accepts` entry (spec §2.9 and the
  * official v2 shape); fields we do not use are tolerated there (x402 entries grow new optional fields),
- * everything else is strict.
+ * everything else is strict. Amounts and stored text are bounded by ./common-schemas.ts.
  */
 import { numberToHex } from 'viem';
 import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
-import { evmAddressSchema, usdAmountSchema, walletPolicySchema } from '../../../policy/policy-schema.js';
-import { plainText } from './common-schemas.js';
+import { evmAddressSchema } from '../../../policy/policy-schema.js';
+import { boundedPolicy, plainText, rawAmount, storedProse, storedString, usdAmount } from './common-schemas.js';
 
 /** A recipient: a valid address that is not the zero address (USDC refuses it; funds would be lost). */
 export const recipientSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive payments');
@@ -20,19 +20,19 @@ export const requestCapabilitySchema = z
 
 export const paymentRequirementsSchema = z
   .object({
-    scheme: z.string().min(1).max(32),
+    scheme: storedString(32).min(1),
     network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
     payTo: recipientSchema,
-    amount: z.string().refine((v) => isRawAmount(v) && v !== '0', 'expected a positive raw token amount (base-10 integer string, 6 decimals)'),
+    amount: rawAmount,
     asset: evmAddressSchema,
     extra: z
-      .object({ name: z.string().min(1).max(64).optional(), version: z.string().min(1).max(16).optional() })
+      .object({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() })
       .loose()
       .optional(),
     maxTimeoutSeconds: z.number().int().min(1).max(86_400),
-    resource: z.string().max(2048).optional(),
-    description: z.string().max(1024).optional(),
-    mimeType: z.string().max(256).optional(),
+    resource: storedString(2048).optional(),
+    description: storedProse(1024).optional(),
+    mimeType: storedString(256).optional(),
   })
   .loose();
 
@@ -73,7 +73,7 @@ export const payBodySchema = z
 export const transferBodySchema = z
   .object({
     to: recipientSchema,
-    amount_usd: usdAmountSchema,
+    amount_usd: usdAmount,
     valid_for_seconds: z.number().int().min(60).max(86_400).optional(),
   })
   .strict();
@@ -82,12 +82,12 @@ export const evaluateBodySchema = z
   .object({
     kind: z.enum(['pay', 'transfer']).default('pay'),
     to: recipientSchema,
-    amount_usd: usdAmountSchema,
+    amount_usd: usdAmount,
     capability: requestCapabilitySchema.optional(),
   })
   .strict();
 
-export const putPolicyBodySchema = walletPolicySchema;
+export const putPolicyBodySchema = boundedPolicy;
 
 export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/);
 

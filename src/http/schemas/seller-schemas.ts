@@ -1,16 +1,16 @@
 /** Request schemas of seller, endpoint and ledger routes. */
 import { z } from 'zod';
-import { isRawAmount } from '../../../policy/money.js';
-import { evmAddressSchema, usdAmountSchema } from '../../../policy/policy-schema.js';
+import { evmAddressSchema } from '../../../policy/policy-schema.js';
 import { parsePathPattern } from '../../services/path-pattern.js';
-import { plainText } from './common-schemas.js';
+import { isStorableText, plainText, rawAmount, usdAmount } from './common-schemas.js';
 import { pageQuerySchema } from './page-query-schema.js';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug: lower-case letters, digits and dashes');
 const capability = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'capability tag: lower-case letters, digits and . _ : - /');
 const httpUrl = z
   .string()
-  .max(2048)
+  .max(2048, { abort: true })
+  .refine(isStorableText, 'must be well-formed Unicode without control characters')
   .url()
   .refine((u) => /^https?:\/\//.test(u), 'http(s) URLs only');
 const routePath = z.string().max(512).regex(/^\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/{}]*$/, 'expected an absolute path such as /search');
@@ -25,7 +25,7 @@ const pathPattern = routePath.superRefine((value, ctx) => {
 });
 const method = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** USD price; "0" allowed here (free route). */
-const price = z.union([usdAmountSchema, z.literal('0')]);
+const price = z.union([usdAmount, z.literal('0')]);
 
 /**
  * A record that refuses a `__proto__` key instead of silently dropping it (zod's record does the latter, so
@@ -82,7 +82,7 @@ export const ledgerReportBodySchema = z
   .object({
     tx_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte transaction hash'),
     payer: evmAddressSchema,
-    amount: z.string().refine((v) => isRawAmount(v) && v !== '0' && v.length <= 18, 'expected a positive raw token amount (6 decimals)'),
+    amount: rawAmount,
     network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/),
     endpoint_id: z.string().regex(/^ep_[0-9a-f]{24}$/).optional(),
     method: method.optional(),

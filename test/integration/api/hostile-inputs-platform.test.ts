@@ -11,6 +11,11 @@ import { startTestTreasury, type TestTreasury } from '../../support/api-harness.
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+/** Text every stored string must refuse (control characters, lone surrogates, bidi overrides, over-long); a formula-looking value is plain text. */
+const FREE_TEXT = (hostile.free_text as string[]).filter((v) => !v.startsWith('='));
+/** Amounts in range for a bigint column but above the largest any field takes (10^9 USD, 10^15 raw units). */
+const USD_ABOVE_BOUND = ['1000000000.000001', '9223372036854.775807'];
+const RAW_ABOVE_BOUND = ['1000000000000001', '9223372036854775807'];
 const isEmptyObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;
 
 describe('hostile inputs against seller, endpoint and ledger routes', function () {
@@ -32,7 +37,7 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
 
   async function snapshot() {
     const out: Record<string, unknown> = {};
-    for (const table of ['sellers', 'endpoints', 'ledger_entries', 'api_tokens', 'payout_flushes']) out[table] = await t.db.knex(table).orderBy('id');
+    for (const table of ['sellers', 'endpoints', 'ledger_entries', 'api_tokens', 'payout_flushes', 'agents']) out[table] = await t.db.knex(table).orderBy('id');
     return JSON.stringify(out);
   }
   async function refused(method: string, route: string, body: unknown, token: string, raw = false) {
@@ -57,9 +62,11 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
       const token = route === '/v1/ledger' ? seller.pat : session;
       for (const field of names) {
         // Free text (names) takes any printable text; identifiers and enums also face the identifier table.
-        const values = field === 'name' || field === 'legal_entity' ? [...hostile.any!] : [...hostile.any!, ...hostile.identifier!];
-        if (field === 'price') values.push(...hostile.usd_amount!.filter((v) => v !== '0'));
-        if (field === 'amount') values.push(...hostile.raw_token_amount!);
+        const values = field === 'name' || field === 'legal_entity' ? [...hostile.any!, ...FREE_TEXT] : [...hostile.any!, ...hostile.identifier!];
+        if (field === 'openapi_url' || field === 'origin') values.push(...FREE_TEXT.map((v) => `https://seller.example/${v}`));
+        if (field === 'price') values.push(...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND);
+        if (field === 'route_prices') values.push(...[...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND].map((v) => ({ '/a': v })));
+        if (field === 'amount') values.push(...hostile.raw_token_amount!, ...hostile.raw_amount_over_bigint!, ...RAW_ABOVE_BOUND);
         if (field === 'payer') values.push(...hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000'));
         if (field === 'tx_hash' || field === 'nonce') values.push(...hostile.bytes32_hex!);
         if (field === 'network') values.push(...hostile.caip2_network!);
@@ -67,7 +74,7 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
           if (isEmptyObject(value) && field === 'route_prices') continue; // {} is a valid (empty) override map
           if (Array.isArray(value) && value.length === 0 && field === 'capabilities') continue; // no tags is valid
           if (value === null && field === 'path_pattern' && method === 'PATCH') continue; // null clears the pattern
-          if (field === 'amount' && typeof value === 'string' && /^[1-9][0-9]*$/.test(value) && value.length <= 18) continue; // a valid raw amount
+          if (field === 'amount' && typeof value === 'string' && /^[1-9][0-9]{0,15}$/.test(value) && BigInt(value) <= 10n ** 15n) continue; // a valid raw amount
           await refused(method, route, { ...valid, [field]: value }, token);
         }
       }
@@ -75,6 +82,17 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
         if (raw === '' && method === 'PATCH') continue; // an empty PATCH body is "change nothing"
         await refused(method, route, raw, token, true);
       }
+    }
+    // Labels of agents, agent PATs and service PATs, and a PAT's daily cap.
+    for (const value of [...hostile.any!, ...FREE_TEXT]) {
+      if (value === null || (typeof value === 'object' && value !== null)) continue; // covered by the schema tests of these routes
+      await refused('POST', '/v1/agents', { label: value }, session);
+      await refused('POST', '/v1/pats', { scope_type: 'agent', label: value }, session);
+      await refused('POST', `/v1/sellers/${s}/pats`, { label: value }, session);
+    }
+    for (const value of [...hostile.usd_amount!, ...USD_ABOVE_BOUND]) {
+      await refused('POST', '/v1/pats', { scope_type: 'agent', daily_cap_usd: value }, session);
+      await refused('PATCH', `/v1/pats/pat_${'0'.repeat(24)}`, { daily_cap_usd: value }, session);
     }
     await refused('POST', '/v1/ledger', { tx_hash: `0x${'2'.repeat(64)}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '0', network: 'eip155:84532' }, seller.pat);
     for (const id of hostile.identifier as string[]) {

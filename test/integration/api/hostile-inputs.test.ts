@@ -10,6 +10,14 @@ import { startTestTreasury, type TestTreasury } from '../../support/api-harness.
 
 const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
 const VALID_ADDRESS = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+/**
+ * Text every stored string field must refuse: control characters (C0, DEL, C1), lone surrogates, bidi
+ * overrides, over-long values. A formula-looking value is well-formed text and is stored as given.
+ */
+const FREE_TEXT = (hostile.free_text as string[]).filter((v) => !v.startsWith('='));
+/** Just above the largest amount any field takes (10^9 USD): valid spellings the columns could hold, refused all the same. */
+const USD_ABOVE_BOUND = ['1000000000.000001', '9223372036854.775807'];
+const RAW_ABOVE_BOUND = ['1000000000000001', '9223372036854775807'];
 
 describe('hostile inputs against the custody routes', function () {
   this.timeout(300_000);
@@ -52,7 +60,7 @@ describe('hostile inputs against the custody routes', function () {
     for (const value of [...hostile.any!, ...hostile.identifier!.filter((v) => typeof v === 'string' && !/^[a-z][a-z0-9_]{0,31}$/.test(v))]) {
       await expectRefused('POST', '/v1/treasury', { owner_type: value, owner_id: 'x' }, { token: t.adminToken });
     }
-    for (const value of hostile.any!) await expectRefused('POST', '/v1/treasury', { owner_type: 'agent', owner_id: value }, { token: t.adminToken });
+    for (const value of [...hostile.any!, ...FREE_TEXT]) await expectRefused('POST', '/v1/treasury', { owner_type: 'agent', owner_id: value }, { token: t.adminToken });
     assert.deepEqual(await snapshot(), before);
   });
 
@@ -67,10 +75,12 @@ describe('hostile inputs against the custody routes', function () {
     }
     // `chain` also accepts configured short names, so the table's 'base-sepolia' is a valid chain here.
     for (const value of hostile.caip2_network!.filter((v) => v !== 'base-sepolia')) await expectRefused('POST', '/v1/wallets', { chain: value });
-    for (const value of hostile.usd_amount!) {
+    for (const value of FREE_TEXT) await expectRefused('POST', '/v1/wallets', { label: value });
+    for (const value of [...hostile.usd_amount!, ...USD_ABOVE_BOUND]) {
       for (const rule of ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd']) {
         await expectRefused('POST', '/v1/wallets', { policy: { [rule]: value } });
       }
+      if (value !== '0') await expectRefused('POST', '/v1/wallets', { policy: { capability_cap_usd: { search: value } } }); // "0" forbids a capability
     }
     for (const value of hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000')) {
       await expectRefused('POST', '/v1/wallets', { policy: { counterparty_allowlist: [value] } });
@@ -81,7 +91,7 @@ describe('hostile inputs against the custody routes', function () {
 
   it('POST /v1/treasuries/{id}/pats refuses hostile labels and lifetimes', async () => {
     const before = await snapshot();
-    for (const value of hostile.any!) {
+    for (const value of [...hostile.any!, ...FREE_TEXT]) {
       await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { label: value });
       await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { expires_in_seconds: value });
     }
@@ -106,9 +116,13 @@ describe('hostile inputs against the custody routes', function () {
       network: [...hostile.any!, ...hostile.caip2_network!],
       payTo: [...hostile.any!, ...hostile.evm_address!],
       asset: [...hostile.any!, ...hostile.evm_address!.filter((a) => a !== '0x036CbD53842c5426634e7929541eC2318f3dCF7e')],
-      amount: [...hostile.any!, ...hostile.raw_token_amount!, '0'],
+      amount: [...hostile.any!, ...hostile.raw_token_amount!, ...hostile.raw_amount_over_bigint!, ...RAW_ABOVE_BOUND, '0'],
       maxTimeoutSeconds: [...hostile.any!, ...hostile.unix_seconds!],
       extra: hostile.any!.filter((v) => v !== null && !(typeof v === 'object' && !Array.isArray(v))),
+      // Stored with the authorization and in its audit row (resource), or carried along (description, mimeType).
+      resource: FREE_TEXT,
+      description: FREE_TEXT.filter((v) => !/^[^\u0000-\u001f]*\r\n[^\u0000-\u001f]*$/.test(v)), // prose may span lines
+      mimeType: FREE_TEXT,
     };
     for (const [field, values] of Object.entries(fields)) {
       for (const value of values) await expectRefused('POST', route, { payment_requirements: { ...good, [field]: value } });
@@ -118,6 +132,17 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('POST', route, { payment_requirements: value });
     }
     await expectRefused('POST', route, { payment_requirements: good, extra_field: 1 });
+    // Fields the schema lets through unchecked (x402 entries grow new optional fields) still carry no NUL or
+    // lone surrogate, in values or keys.
+    for (const value of ['\u0000', 'a\u0000b', '\ud800', 'x\udfffy']) {
+      await expectRefused('POST', route, { payment_requirements: { ...good, outputSchema: { nested: [value] } } });
+      await expectRefused('POST', route, { payment_requirements: { ...good, extra: { ...good.extra, [value]: 1 } } });
+    }
+    // The EIP-712 domain the signer signs under.
+    for (const value of FREE_TEXT) {
+      await expectRefused('POST', route, { payment_requirements: { ...good, extra: { name: value, version: '2' } } });
+      await expectRefused('POST', route, { payment_requirements: { ...good, extra: { name: 'USDC', version: value } } });
+    }
     assert.deepEqual(await snapshot(), before);
   });
 
@@ -127,7 +152,7 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, { to: value, amount_usd: '1' });
       await expectRefused('POST', `/v1/wallets/${walletId}/policy/evaluate`, { to: value, amount_usd: '1' });
     }
-    for (const value of [...hostile.any!, ...hostile.usd_amount!]) {
+    for (const value of [...hostile.any!, ...hostile.usd_amount!, ...USD_ABOVE_BOUND]) {
       await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, { to: VALID_ADDRESS, amount_usd: value });
       await expectRefused('POST', `/v1/wallets/${walletId}/policy/evaluate`, { to: VALID_ADDRESS, amount_usd: value });
       if (!(value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0)) {
@@ -150,6 +175,16 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('POST', settlement, raw, { raw: true });
     }
     assert.deepEqual(await snapshot(), before);
+  });
+
+  it('an error never echoes control characters or lone surrogates from the request', async () => {
+    for (const key of ['\u001b[31mred', 'a\u0085b', '\u202egnp', 'x\udfffy', 'k'.repeat(5000)]) {
+      const res = await expectRefused('POST', '/v1/wallets', { [key]: 1 });
+      const text = JSON.stringify(res.body);
+      // Raw C1 and bidi controls survive JSON.stringify; C0 and lone surrogates come out as \\u escapes.
+      assert.equal(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\\u00[01][0-9a-f]|\\ud[89a-f][0-9a-f]{2}/i.test(text), false, text.slice(0, 200));
+      assert.ok(text.length < 2000, `${text.length} characters`);
+    }
   });
 
   it('refuses hostile raw bodies on every creating route', async () => {
@@ -212,6 +247,9 @@ describe('hostile inputs against the custody routes', function () {
 
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
     await expectRefused('POST', '/v1/wallets', `{"policy": ${deep}}`, { raw: true });
+    // Walked for NUL and lone surrogates without recursion: as deep, with one at the bottom.
+    const deepNul = await expectRefused('POST', '/v1/wallets', `{"policy": ${'['.repeat(10_000)}"\\u0000"${']'.repeat(10_000)}}`, { raw: true });
+    assert.equal(deepNul.body.error_code, 'invalid_request');
 
     const longHeader = await fetch(`${t.baseUrl}/v1/wallets`, { headers: { authorization: `Bearer ${token}`, 'x-filler': 'a'.repeat(17 * 1024) } });
     assert.equal(longHeader.status, 431);

@@ -3,7 +3,9 @@
  * Decisions: writes handed over together share one statement and commit together, spend totals are summed
  * per window, and a failed statement writes nothing — every write in it and every write queued behind it is
  * refused, and the generation moves on, so that no write decided on a lost one can leave a gap in an audit
- * chain. A place kept for a decision still being signed holds back its wallet's later writes, not other
+ * chain; unless it failed because of one row (a value PostgreSQL cannot hold, a constraint the row breaks):
+ * then only that row and its wallet's later writes are refused, and only that wallet's generation moves on,
+ * while the other wallets' writes of the statement commit. A place kept for a decision still being signed holds back its wallet's later writes, not other
  * wallets', and its signed write lands signed. Signatures: a reserved row takes its signature once; every
  * caller hears what the row holds.
  */
@@ -102,7 +104,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
   });
 
-  it('a failed statement writes nothing, and refuses every write queued behind it', async () => {
+  it('a row that breaks a constraint fails alone: its wallet\'s later writes are refused, other wallets\' commit', async () => {
     const a = await wallet();
     const b = await wallet();
     const writer = new ReservationWriter(t.db.knex);
@@ -110,37 +112,103 @@ describe('group-commit writers (PostgreSQL)', function () {
     const nonce = `0x${'cd'.repeat(32)}`;
     const first = reservation(a, a.head, 1000n, nonce);
     await writer.write(first.write);
+    const generationOfA = () => writer.generationOf(walletLockKey(a.id).toString());
+    const generationOfB = () => writer.generationOf(walletLockKey(b.id).toString());
+    const [aBefore, bBefore] = [generationOfA(), generationOfB()];
 
     // Sent alone: b's valid write; queued: a's write reusing the nonce (fails its statement), then a write of a
-    // decided on it (head + 2) and an unrelated valid write of b — refused with the statement.
+    // decided on it (head + 2), refused with it, and an unrelated valid write of b, which commits.
     const b1 = reservation(b, b.head, 100n);
     const clash = reservation(a, first.head, 1000n, nonce);
     const afterClash = reservation(a, clash.head, 1000n);
     const b2 = reservation(b, b1.head, 100n);
     const results = await Promise.allSettled([writer.write(b1.write), writer.write(clash.write), writer.write(afterClash.write), writer.write(b2.write)]);
-    assert.equal(results[0]!.status, "fulfilled", String((results[0] as any).reason?.cause ?? (results[0] as any).reason));
-    for (const r of results.slice(1)) {
+    assert.equal(results[0]!.status, 'fulfilled', String((results[0] as any).reason?.cause ?? (results[0] as any).reason));
+    assert.equal(results[3]!.status, 'fulfilled', String((results[3] as any).reason?.cause ?? (results[3] as any).reason));
+    for (const [i, r] of [results[1]!, results[2]!].entries()) {
       assert.equal(r.status, 'rejected');
-      assert.ok((r as PromiseRejectedResult).reason instanceof ReservationBatchAborted);
-      assert.equal(((r as PromiseRejectedResult).reason as ReservationBatchAborted & { cause: { code?: string } }).cause.code, '23505');
+      const reason = (r as PromiseRejectedResult).reason as ReservationBatchAborted & { cause: { code?: string } };
+      assert.ok(reason instanceof ReservationBatchAborted);
+      assert.equal(reason.cause.code, '23505');
+      assert.equal(reason.rowRefused, i === 0, 'the clash itself was refused; the write behind it with it');
     }
-    assert.equal(writer.generation, 1);
+    assert.equal(writer.generation, 0);
+    assert.notEqual(generationOfA(), aBefore);
+    assert.equal(generationOfB(), bBefore);
     assert.deepEqual(await totals(a.id), { day: { spent: '1000', count: 1 }, month: { spent: '1000', count: 1 }, week: { spent: '1000', count: 1 } });
-    assert.deepEqual(await totals(b.id), { day: { spent: '100', count: 1 }, month: { spent: '100', count: 1 }, week: { spent: '100', count: 1 } });
+    assert.deepEqual(await totals(b.id), { day: { spent: '200', count: 2 }, month: { spent: '200', count: 2 }, week: { spent: '200', count: 2 } });
     assert.equal(Number((await t.db.knex('audit_events').where({ chain_key: a.id }).max('seq as s'))[0]!.s), first.head.seq);
-
-    // Queued behind a statement that fails even though it is valid itself: refused, not sent after the gap.
-    const gap = reservation(a, { seq: first.head.seq + 5, hash: first.head.hash }, 10n, nonce);
-    const behind = reservation(b, b1.head, 100n);
-    const [g, h] = await Promise.allSettled([writer.write(gap.write), writer.write(behind.write)]);
-    assert.equal(g.status, 'rejected');
-    assert.equal(h.status, 'rejected');
-    assert.equal(writer.generation, 2);
-
-    // The writer goes on: b's write, decided again on the committed head, commits.
-    await writer.write(reservation(b, b1.head, 100n).write);
     assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
     assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
+  });
+
+  it('a statement that fails for anything but its rows writes nothing, and refuses every write queued behind it', async () => {
+    const a = await wallet();
+    const b = await wallet();
+    const writer = new ReservationWriter(t.db.knex);
+    const a1 = reservation(a, a.head, 1000n);
+    await writer.write(a1.write);
+    // The writer's connection is gone: the statement fails, nothing in it or behind it is written, and the
+    // generation of every wallet moves on (a write decided on one of them may be anywhere in the queue).
+    await writer.close();
+    const a2 = reservation(a, a1.head, 1000n);
+    const b1 = reservation(b, b.head, 100n);
+    const a3 = reservation(a, a2.head, 1000n);
+    const results = await Promise.allSettled([writer.write(a2.write), writer.write(b1.write), writer.write(a3.write)]);
+    for (const r of results) {
+      assert.equal(r.status, 'rejected');
+      assert.ok((r as PromiseRejectedResult).reason instanceof ReservationBatchAborted);
+      assert.equal(((r as PromiseRejectedResult).reason as ReservationBatchAborted).rowRefused, false);
+    }
+    assert.equal(writer.generation, 1);
+    assert.equal(writer.generationOf(walletLockKey(b.id).toString()), 1);
+    assert.deepEqual(await totals(a.id), { day: { spent: '1000', count: 1 }, month: { spent: '1000', count: 1 }, week: { spent: '1000', count: 1 } });
+    assert.deepEqual(await totals(b.id), {});
+  });
+
+  it('a row PostgreSQL refuses for its values (SQLSTATE 22) fails alone: the other wallets\' writes of its statement commit, its wallet\'s later writes are refused', async () => {
+    const [a, b, c] = [await wallet(), await wallet(), await wallet()];
+    const batches: number[] = [];
+    const isolated: Array<{ refused: number; committed: number }> = [];
+    const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n), onIsolated: (o) => isolated.push(o) });
+    writers.push(writer);
+    const generations = () => [a, b, c].map((w) => writer.generationOf(walletLockKey(w.id).toString()));
+    const before = generations();
+
+    const a0 = reservation(a, a.head, 1000n);
+    const a1 = reservation(a, a0.head, 1000n);
+    const b1 = reservation(b, b.head, 100n);
+    b1.write.authorization![15] = 'https://seller.example/a\u0000b'; // resource: text cannot hold NUL
+    const b2 = reservation(b, b1.head, 100n); // decided on b1
+    const c1 = reservation(c, c.head, 100n);
+    const c2 = reservation(c, c1.head, 2n ** 63n); // amount_micro above bigint
+    const c3 = reservation(c, c2.head, 100n); // decided on c2
+    const a2 = reservation(a, a1.head, 1000n);
+    const d1 = reservation(b, b.head, 100n);
+    d1.write.authorization![15] = 'https://seller.example/\ud800'; // a lone surrogate: not UTF-8 at all
+    // a0 is sent alone; the others share the next statement, which fails, and are then sent apart.
+    const results = await Promise.allSettled([a0, a1, b1, b2, c1, c2, c3, a2].map((r) => writer.write(r.write)));
+    assert.deepEqual(batches, [1, 7]);
+    const outcome = (r: PromiseSettledResult<void>) =>
+      r.status === 'fulfilled' ? 'committed' : r.reason instanceof ReservationBatchAborted ? (r.reason.rowRefused ? `refused ${(r.reason.cause as { code?: string }).code}` : 'behind') : String(r.reason);
+    assert.deepEqual(results.map(outcome), ['committed', 'committed', 'refused 22P05', 'behind', 'committed', 'refused 22003', 'behind', 'committed']);
+    assert.deepEqual(isolated, [{ refused: 2, committed: 3 }]);
+    assert.equal(writer.generation, 0, 'no statement failed for anything but its own rows');
+    const after = generations();
+    assert.equal(after[0], before[0], 'a\'s remembered state is still good');
+    assert.notEqual(after[1], before[1]);
+    assert.notEqual(after[2], before[2]);
+    assert.deepEqual(await totals(a.id), { day: { spent: '3000', count: 3 }, month: { spent: '3000', count: 3 }, week: { spent: '3000', count: 3 } });
+    assert.deepEqual(await totals(b.id), {});
+    assert.deepEqual(await totals(c.id), { day: { spent: '100', count: 1 }, month: { spent: '100', count: 1 }, week: { spent: '100', count: 1 } });
+    for (const w of [a, b, c]) assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
+
+    // Alone in its statement, a bad row is refused the same way; the writer goes on.
+    const [d] = await Promise.allSettled([writer.write(d1.write)]);
+    assert.equal(outcome(d!).startsWith('refused 22'), true, outcome(d!));
+    assert.equal(writer.generation, 0);
+    await writer.write(reservation(b, b.head, 100n).write);
+    assert.deepEqual(await totals(b.id), { day: { spent: '100', count: 1 }, month: { spent: '100', count: 1 }, week: { spent: '100', count: 1 } });
   });
 
   it('a place kept for a decision being signed holds back its wallet\'s later writes, not other wallets\'; filled signed, it lands signed', async () => {

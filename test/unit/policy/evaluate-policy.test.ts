@@ -286,7 +286,7 @@ describe('evaluatePolicy: fails closed on malformed inputs (throws PolicyInputEr
   it('evaluates any positive amount, a uint256-sized raw amount included (a pay is not bounded by the USD field limit)', () => {
     const huge = 2n ** 255n;
     assert.equal(evaluatePolicy({}, { kind: 'pay', amountMicro: huge, to: TO }, EMPTY, NOW).allowed, true);
-    assert.deepEqual(rules(evaluatePolicy(policy({ daily_cap_usd: '1000000000000000' }), { kind: 'pay', amountMicro: huge, to: TO }, EMPTY, NOW)), ['daily_cap_usd']);
+    assert.deepEqual(rules(evaluatePolicy(policy({ daily_cap_usd: '9223372036854.775807' }), { kind: 'pay', amountMicro: huge, to: TO }, EMPTY, NOW)), ['daily_cap_usd']);
   });
   it('refuses a malformed recipient, kind, capability type, state or clock', () => {
     const bad: Array<() => unknown> = [

@@ -27,9 +27,11 @@ describe('money: USD strings ⇄ micro-USD', () => {
     assert.throws(() => formatUsd(1.5 as unknown as bigint), TypeError);
   });
 
-  it('accepts 10^15 USD and refuses one micro-USD more', () => {
-    assert.equal(parseUsd('1000000000000000'), MAX_USD_MICRO);
-    assert.equal(isUsdString('1000000000000000.000001'), false);
+  it('accepts 2^63 − 1 micro-USD (the largest bigint) and refuses one micro-USD more', () => {
+    assert.equal(parseUsd('9223372036854.775807'), MAX_USD_MICRO);
+    assert.equal(MAX_USD_MICRO, 2n ** 63n - 1n);
+    assert.equal(isUsdString('9223372036854.775808'), false);
+    assert.equal(isUsdString('1000000000000000'), false);
     assert.equal(isUsdString('9999999999999999'), false);
     assert.equal(isUsdString('10000000000000000'), false);
   });
@@ -64,7 +66,7 @@ describe('money: USD strings ⇄ micro-USD', () => {
   it('property: any accepted spelling (trailing zeros) parses to the value of its canonical form', () => {
     const rng = seeded(7n);
     for (let i = 0; i < 1_000; i++) {
-      const whole = rng.below(10n ** BigInt(1 + rng.int(15)));
+      const whole = rng.below(10n ** BigInt(1 + rng.int(12)));
       const digits = 1 + rng.int(6);
       const fraction = rng.below(10n ** BigInt(digits)).toString().padStart(digits, '0');
       const text = `${whole}.${fraction}`;
