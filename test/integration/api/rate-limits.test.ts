@@ -3,14 +3,16 @@
  * requests from one address meet 429 `rate_limited` with Retry-After; a limited address is served again
  * once the window passed; sign-ins (`init`, an account and an HSM key each) are limited per address; a
  * token's calls per token, whoever else calls; the pay routes per token; X-Forwarded-For counts only from
- * a configured trusted proxy, and IPv6 clients are counted per /64; two API processes on one database
- * share the counts. Also: used and expired sign-in nonces are purged.
+ * a configured trusted proxy, and IPv6 clients are counted per /64; while PostgreSQL is out of reach the
+ * limits are kept in memory (no 500, no limit lifted); two API processes on one database share the counts.
+ * Also: used and expired sign-in nonces are purged.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -74,7 +76,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       const stored = Number((await t.db.knex('identity_nonces').count({ n: '*' }).first())!.n);
       assert.equal(stored, issued.length);
       const metrics = (await t.request('GET', '/metrics')).body as string;
-      assert.match(metrics, new RegExp(`treasury_rate_limited_total\\{bucket="nonce"\\} ${limited.length}\\b`));
+      assert.match(metrics, new RegExp(`treasury_rate_limited_total\\{bucket="nonce"\\} ${limited.length + 1}\\b`), 'the 429s and the spoofed one');
     });
   });
 
@@ -181,6 +183,37 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       await t.request('POST', '/v1/identity/nonce', from(`${fresh()}::5`));
       assert.equal(await t.db.knex('identity_nonces').where({ nonce: unused }).first(), undefined, 'an expired nonce is purged');
       now = new Date();
+    });
+  });
+
+  describe('while PostgreSQL refuses connections', () => {
+    let t: TestTreasury;
+    let admin: pg.Client;
+    before(async () => {
+      t = await startTestTreasury({ extraEnv: { TREASURY_RATE_LIMIT_NONCE: '3' } });
+      const url = new URL(t.db.connectionString);
+      url.pathname = '/postgres';
+      admin = new pg.Client(url.toString());
+      await admin.connect();
+    });
+    after(async () => {
+      await admin?.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`).catch(() => undefined);
+      await admin?.end();
+      await t?.stop();
+    });
+
+    it('the limits hold in each process\'s memory: requests the limit allows answer 503 database_unavailable, the rest 429, none 500', async () => {
+      await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [t.db.name]);
+      const answers = await flood(5, 1, () => t.request('POST', '/v1/identity/nonce'));
+      assert.deepEqual(
+        answers.map((a) => a.body.error_code),
+        ['database_unavailable', 'database_unavailable', 'database_unavailable', 'rate_limited', 'rate_limited'],
+      );
+      await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
+      // Once it is back, PostgreSQL's shared count (which saw none of them) decides again.
+      const after = await t.request('POST', '/v1/identity/nonce');
+      assert.equal(after.status, 201, JSON.stringify(after.body));
     });
   });
 
