@@ -13,6 +13,7 @@ import type { AppConfig } from './config/app-config.js';
 import { errorHandler } from './http/middleware/error-handler.js';
 import { jsonBody } from './http/middleware/json-body.js';
 import { requestContext } from './http/middleware/request-context.js';
+import { RateLimits, rateLimitByAddress, rateLimitedAuthenticator } from './http/middleware/rate-limit.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
 import { payRoutes } from './http/routes/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
@@ -55,6 +56,11 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const chains = ChainRegistry.fromConfig(config.extraChains);
   const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
   const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);
+  const rateLimits = new RateLimits(config.rateLimits, knex, metrics);
+  if (!rateLimits.enabled) log.warn('rate limits are off (TREASURY_RATE_LIMITS=off): for benchmarks only');
+  // Routes see the authenticator through their rate-limit bucket: per token, the pay routes in memory (docs/security-model.md).
+  const tokenAuth = rateLimitedAuthenticator(auth, rateLimits, 'token');
+  const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const accounts = new AccountService(knex, signer, metrics);
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain, balances);
@@ -91,8 +97,9 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const koa = new Koa({ proxy: false });
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
+  koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
   koa.use(jsonBody(config.bodyLimitBytes));
-  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth, accounts }), walletRoutes({ auth, wallets, knex, chains, balances }), payRoutes({ auth, wallets, pay, settlements, knex }), identityRoutes({ auth, identity, pats }), agentRoutes({ auth, agents }), sellerRoutes({ auth, sellers, pats })];
+  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth: tokenAuth, accounts }), walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }), payRoutes({ auth: payAuth, wallets, pay, settlements, knex }), identityRoutes({ auth: tokenAuth, identity, pats }), agentRoutes({ auth: tokenAuth, agents }), sellerRoutes({ auth: tokenAuth, sellers, pats })];
   for (const router of routers) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());

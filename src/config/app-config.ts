@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { SessionLimits } from '../db/knex-client.js';
+import { parseTrustedProxies, type TrustedProxy } from '../http/middleware/client-address.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
@@ -67,6 +68,23 @@ const envSchema = z.object({
     }),
   TREASURY_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
   /**
+   * Rate limits (docs/security-model.md, Rate limits): requests allowed per window of
+   * TREASURY_RATE_LIMIT_WINDOW_SECONDS. NONCE and INIT per client address, TOKEN per bearer on every
+   * authenticated route but the pay routes, all counted in PostgreSQL and shared by every API process;
+   * PAY per bearer on the wallet pay routes, counted in each process's memory. `off` is for benchmarks only.
+   */
+  TREASURY_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  TREASURY_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  TREASURY_RATE_LIMIT_NONCE: z.coerce.number().int().min(1).max(10_000_000).default(30),
+  TREASURY_RATE_LIMIT_INIT: z.coerce.number().int().min(1).max(10_000_000).default(10),
+  TREASURY_RATE_LIMIT_TOKEN: z.coerce.number().int().min(1).max(10_000_000).default(1200),
+  TREASURY_RATE_LIMIT_PAY: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  /**
+   * Proxies whose X-Forwarded-For is believed, comma-separated addresses or CIDR ranges (e.g.
+   * `10.0.0.0/8, ::1`); empty: the client address is the TCP peer's.
+   */
+  TREASURY_TRUSTED_PROXIES: z.string().default(''),
+  /**
    * Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay's signature is
    * recorded; `kill_after_pay_reserve` right after a reservation committed unsigned, before the signer is
    * asked (the locked and the alone paths); `kill_after_pay_sign` right after a signature came back for a
@@ -106,6 +124,19 @@ export type AppConfig = Readonly<{
   sessionTtlSeconds: number;
   verifyAllowPrivate: boolean;
   outboundAllowedPorts: readonly number[];
+  rateLimits: RateLimitConfig;
+  /** Parsed TREASURY_TRUSTED_PROXIES: [address, prefix length] ranges. */
+  trustedProxies: readonly TrustedProxy[];
+}>;
+
+export type RateLimitConfig = Readonly<{
+  enabled: boolean;
+  windowSeconds: number;
+  /** Requests per window: nonce and init per client address, token and pay per bearer. */
+  nonce: number;
+  init: number;
+  token: number;
+  pay: number;
 }>;
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -148,6 +179,15 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
     verifyAllowPrivate: e.TREASURY_VERIFY_ALLOW_PRIVATE === '1',
     outboundAllowedPorts: e.TREASURY_OUTBOUND_ALLOWED_PORTS,
+    rateLimits: Object.freeze({
+      enabled: e.TREASURY_RATE_LIMITS === 'on',
+      windowSeconds: e.TREASURY_RATE_LIMIT_WINDOW_SECONDS,
+      nonce: e.TREASURY_RATE_LIMIT_NONCE,
+      init: e.TREASURY_RATE_LIMIT_INIT,
+      token: e.TREASURY_RATE_LIMIT_TOKEN,
+      pay: e.TREASURY_RATE_LIMIT_PAY,
+    }),
+    trustedProxies: parseTrustedProxies(e.TREASURY_TRUSTED_PROXIES),
     dashboardUrl: (e.TREASURY_DASHBOARD_URL ?? e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).replace(/\/+$/, ''),
   });
 }

@@ -10,7 +10,8 @@ export type Recovery =
   | { kind: 'raise_pat_cap'; settings_url: string; current_cap_usd: string; attempted_amount_usd: string }
   | { kind: 'raise_max_amount'; required_amount_usd: string; current_max_amount_usd: string }
   | { kind: 'use_alternate_scheme'; offered_schemes: string[] }
-  | { kind: 'create_wallet'; chain: string; dashboard_url: string };
+  | { kind: 'create_wallet'; chain: string; dashboard_url: string }
+  | { kind: 'retry_later'; retry_after_seconds: number };
 
 export const REAUTHENTICATE: Recovery = Object.freeze({
   kind: 'reauthenticate',

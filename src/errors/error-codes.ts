@@ -68,6 +68,7 @@ export const ERROR_CODES = {
   ledger_conflict: { status: 409, message: 'That transaction is already in the ledger under another seller.' },
   seller_suspended: { status: 403, message: 'This seller is suspended; resume it to sell again.' },
   wallet_revoked: { status: 410, message: 'This wallet is revoked; every operation on it is refused.' },
+  rate_limited: { status: 429, message: 'Too many requests from this address or token; retry after retry_after_seconds.' },
   MGMT_6014: { status: 429, message: 'This PAT reached its daily spending cap. Raise the cap in the dashboard or wait for the UTC day to reset.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.' },

@@ -14,6 +14,8 @@ import type { AccountService } from '../services/account-service.js';
 import { verifySiwe, verifySiws } from './sign-in-message.js';
 
 const NONCE_TTL_SECONDS = 600;
+/** Dead nonces purged per issue: more than one, so a backlog (say, after the purge was added) drains. */
+const NONCE_PURGE_BATCH = 100;
 
 export interface SessionGrant {
   session: string;
@@ -31,11 +33,35 @@ export class IdentityService {
     private readonly options: { publicUrl: string; sessionTtlSeconds: number; clock: () => Date; evmChainIds: readonly number[] },
   ) {}
 
+  /**
+   * A fresh nonce; each issue also purges up to NONCE_PURGE_BATCH used or expired ones, so the table holds
+   * the live nonces and little else (their number bounded by the per-address nonce limit).
+   */
   async issueNonce(): Promise<{ nonce: string; expires_at: string }> {
     const nonce = randomBytes(16).toString('hex');
-    const expiresAt = new Date(this.options.clock().getTime() + NONCE_TTL_SECONDS * 1000);
+    const now = this.options.clock();
+    const expiresAt = new Date(now.getTime() + NONCE_TTL_SECONDS * 1000);
     await this.knex('identity_nonces').insert({ nonce, expires_at: expiresAt });
+    await this.purgeDeadNonces(now);
     return { nonce, expires_at: expiresAt.toISOString() };
+  }
+
+  /**
+   * Deletes up to `limit` nonces that can no longer sign anyone in (used, or expired at `now`); rows another
+   * purge or a sign-in holds are skipped, never waited for. Returns how many were deleted.
+   */
+  async purgeDeadNonces(now: Date, limit = NONCE_PURGE_BATCH): Promise<number> {
+    return this.knex('identity_nonces')
+      .whereIn(
+        'nonce',
+        this.knex('identity_nonces')
+          .select('nonce')
+          .where((q) => q.where('expires_at', '<=', now).orWhereNotNull('used_at'))
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .delete();
   }
 
   async init(input: { message: string; signature: string; chain: 'evm' | 'solana' }): Promise<SessionGrant> {

@@ -72,6 +72,12 @@ export function createTreasuryMetrics() {
       labelNames: ['kind'] as const,
       registers: [registry],
     }),
+    rateLimited: new Counter({
+      name: 'treasury_rate_limited_total',
+      help: 'Requests refused with 429 rate_limited, by bucket (nonce, init: per client address; token, pay: per token).',
+      labelNames: ['bucket'] as const,
+      registers: [registry],
+    }),
     authFailures: new Counter({
       name: 'treasury_auth_failures_total',
       help: 'Requests refused at authentication, by error code.',

@@ -1,7 +1,8 @@
 /**
  * The README's first command: `npm start` on embedded defaults brings up PostgreSQL, SoftHSM, the signer,
  * the API, the local chain, facilitator, faucet and demo seller; writes sandbox.json (0600); serves a real
- * mint → wallet → fund → pay the demo seller flow; and stops cleanly on Ctrl-C.
+ * mint → wallet → fund → pay the demo seller flow; limits 400 rapid nonce requests from one address with 429
+ * and Retry-After (rate limits are on by default); and stops cleanly on Ctrl-C.
  * Also: the API refuses to start while a migration is pending.
  */
 import assert from 'node:assert/strict';
@@ -81,6 +82,21 @@ describe('npm start (sandbox on embedded defaults)', function () {
       assert.equal(after.balance_usd, '2.99');
       const ready = await fetch(`${sandbox.api_url}/readyz`);
       assert.equal(ready.status, 200);
+
+      // Rate limits are on in the sandbox: 400 rapid nonce requests from this one address meet 429 with Retry-After.
+      const statuses: number[] = [];
+      let limited: Response | undefined;
+      for (let i = 0; i < 400; i += 20) {
+        const batch = await Promise.all(Array.from({ length: 20 }, () => fetch(`${sandbox.api_url}/v1/identity/nonce`, { method: 'POST' })));
+        for (const res of batch) {
+          statuses.push(res.status);
+          if (res.status === 429 && !limited) limited = res;
+          else await res.body?.cancel();
+        }
+      }
+      assert.ok(limited, `no 429 among ${statuses.length} nonce requests`);
+      assert.match(limited.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
+      assert.equal(((await limited.json()) as { error_code: string }).error_code, 'rate_limited');
 
       await running.stop();
       assert.ok(!fs.existsSync(sandboxFile), `sandbox.json removed on stop:\n${output()}\n${running.logs()}`);

@@ -21,6 +21,14 @@ export interface TestTreasury {
   stop(): Promise<void>;
 }
 
+/** Limits no suite reaches (the limiter still runs, so every suite goes through it). */
+const GENEROUS_RATE_LIMITS = {
+  TREASURY_RATE_LIMIT_NONCE: '1000000',
+  TREASURY_RATE_LIMIT_INIT: '1000000',
+  TREASURY_RATE_LIMIT_TOKEN: '1000000',
+  TREASURY_RATE_LIMIT_PAY: '1000000',
+};
+
 export async function startTestTreasury(
   options: {
     signerEnv?: Record<string, string>;
@@ -32,6 +40,12 @@ export async function startTestTreasury(
     resolveHost?: HostResolver;
     /** Where the app logs (silent by default); see ./log-capture.ts to search what it wrote. */
     log?: Logger;
+    /**
+     * Keep the production rate limits (docs/security-model.md, Rate limits). By default the harness raises
+     * them out of reach, since every suite signs in and calls from the one loopback address; the rate-limit
+     * tests set their own through extraEnv or ask for the defaults here.
+     */
+    productionRateLimits?: boolean;
   } = {},
 ): Promise<TestTreasury> {
   const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
@@ -44,6 +58,7 @@ export async function startTestTreasury(
     TREASURY_LOG_LEVEL: 'silent',
     TREASURY_PUBLIC_URL: 'http://treasury.test',
     TREASURY_VERIFY_ALLOW_PRIVATE: '1',
+    ...(options.productionRateLimits ? {} : GENEROUS_RATE_LIMITS),
     ...options.extraEnv,
   });
   const app = createTreasuryApp({ config, knex: db.knex, log: options.log ?? pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });

@@ -1,0 +1,128 @@
+/**
+ * Rate limits (docs/security-model.md, Rate limits), counted by rate-limiter-flexible in fixed windows of
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Four buckets:
+ *   nonce  POST /v1/identity/nonce, per client address (./client-address.ts);
+ *   init   POST /v1/identity/init (an account and an HSM key per new signer), per client address;
+ *   token  every authenticated route but the wallet pay routes, per bearer token;
+ *   pay    the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token.
+ * nonce, init and token are counted in PostgreSQL (table rate_limits, created by a migration), so every API
+ * process shares one count; each process also remembers a key found over its limit until its window ends
+ * and answers it from memory, and counts in memory alone while PostgreSQL does not answer (the insurance
+ * limiter), so an outage neither blocks every request nor lifts the limits. pay is counted in each
+ * process's memory only: a PostgreSQL round trip on every payment would cost the pay path its throughput,
+ * so N processes allow N times the pay limit (the wallet's policy and the PAT's daily cap still bound the
+ * money; this bounds the load).
+ * A refused request answers 429 `rate_limited` with Retry-After and `retry_after_seconds`, and counts in
+ * treasury_rate_limited_total{bucket}. The operator token is not limited.
+ *
+ * Does not defend: floods spread over many addresses or /64s; requests refused before authentication
+ * (unknown tokens) are not counted per token.
+ */
+import type { Knex } from 'knex';
+import type { Middleware } from 'koa';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { RateLimitConfig } from '../../config/app-config.js';
+import { AppError } from '../../errors/app-error.js';
+import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
+import { clientAddressOf, type TrustedProxy } from './client-address.js';
+
+export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay';
+
+/** The table of migrations/20261125200500_rate_limits.ts (the library's layout: key, points, expire). */
+const TABLE = 'rate_limits';
+
+export class RateLimits {
+  private readonly limiters: Readonly<Record<RateLimitBucket, RateLimiterAbstract>> | undefined;
+
+  constructor(
+    private readonly config: RateLimitConfig,
+    knex: Knex,
+    private readonly metrics: TreasuryMetrics,
+  ) {
+    if (!config.enabled) return;
+    const duration = config.windowSeconds;
+    const shared = (bucket: RateLimitBucket, points: number) =>
+      new RateLimiterPostgres({
+        storeClient: knex,
+        storeType: 'knex',
+        tableName: TABLE,
+        tableCreated: true,
+        // One of the limiters sharing the table deletes its rows expired an hour ago, every 5 minutes.
+        clearExpiredByTimeout: bucket === 'nonce',
+        keyPrefix: bucket,
+        points,
+        duration,
+        inMemoryBlockOnConsumed: points + 1,
+        insuranceLimiter: new RateLimiterMemory({ keyPrefix: bucket, points, duration }),
+      });
+    this.limiters = Object.freeze({
+      nonce: shared('nonce', config.nonce),
+      init: shared('init', config.init),
+      token: shared('token', config.token),
+      pay: new RateLimiterMemory({ keyPrefix: 'pay', points: config.pay, duration }),
+    });
+  }
+
+  get enabled(): boolean {
+    return this.limiters !== undefined;
+  }
+
+  /** Counts one request of `key` in `bucket`; throws 429 `rate_limited` when over the limit. */
+  async consume(bucket: RateLimitBucket, key: string): Promise<void> {
+    if (!this.limiters) return;
+    try {
+      await this.limiters[bucket].consume(key);
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      this.metrics.rateLimited.inc({ bucket });
+      const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      throw new AppError('rate_limited', {
+        headers: { 'Retry-After': String(retryAfter) },
+        recovery: { kind: 'retry_later', retry_after_seconds: retryAfter },
+        fields: { bucket, retry_after_seconds: retryAfter, limit: this.config[bucket], window_seconds: this.config.windowSeconds },
+      });
+    }
+  }
+}
+
+/** The unauthenticated routes limited per client address, by path as the router matches it. */
+const ADDRESS_BUCKETS = new Map<string, RateLimitBucket>([
+  ['/v1/identity/nonce', 'nonce'],
+  ['/v1/identity/init', 'init'],
+]);
+
+/**
+ * Counts the sign-in routes per client address, before the body is read. The router matches paths
+ * case-insensitively and with a trailing slash, so the lookup does too.
+ */
+export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly TrustedProxy[]): Middleware {
+  return async (ctx, next) => {
+    if (limits.enabled && ctx.method === 'POST') {
+      const bucket = ADDRESS_BUCKETS.get(ctx.path.toLowerCase().replace(/\/+$/, ''));
+      if (bucket) await limits.consume(bucket, clientAddressOf(ctx, trustedProxies));
+    }
+    return next();
+  };
+}
+
+/**
+ * The authenticator as the routes of one bucket see it: each successful authentication of a token is
+ * counted in `bucket` under the token's id (never the token itself). Everything else is the authenticator's
+ * own, bound to it.
+ */
+export function rateLimitedAuthenticator(auth: Authenticator, limits: RateLimits, bucket: 'token' | 'pay'): Authenticator {
+  if (!limits.enabled) return auth;
+  const authenticate: Authenticator['authenticate'] = async (...args) => {
+    const principal = await auth.authenticate(...args);
+    if (principal.kind === 'token') await limits.consume(bucket, principal.tokenId);
+    return principal;
+  };
+  return new Proxy(auth, {
+    get(target, prop) {
+      if (prop === 'authenticate') return authenticate;
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}

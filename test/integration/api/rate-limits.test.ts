@@ -1,0 +1,259 @@
+/**
+ * Rate limits through HTTP (real PostgreSQL, real signer): with the production defaults, 400 rapid nonce
+ * requests from one address meet 429 `rate_limited` with Retry-After; a limited address is served again
+ * once the window passed; sign-ins (`init`, an account and an HSM key each) are limited per address; a
+ * token's calls per token, whoever else calls; the pay routes per token; X-Forwarded-For counts only from
+ * a configured trusted proxy, and IPv6 clients are counted per /64; while PostgreSQL is out of reach the
+ * limits are kept in memory (no 500, no limit lifted); two API processes on one database share the counts.
+ * Also: used and expired sign-in nonces are purged.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+/** Runs `count` calls of `call`, `concurrency` at a time; the answers in order. */
+async function flood<T>(count: number, concurrency: number, call: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(count);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) out[i] = await call(i);
+    }),
+  );
+  return out;
+}
+
+function assertRateLimited(res: { status: number; body: any; headers: Headers }, bucket: string): void {
+  assert.equal(res.status, 429, JSON.stringify(res.body));
+  assert.equal(res.body.error_code, 'rate_limited');
+  assert.equal(res.body.bucket, bucket);
+  const retryAfter = res.headers.get('retry-after');
+  assert.match(retryAfter ?? '', /^[1-9][0-9]*$/, 'Retry-After in whole seconds');
+  assert.equal(res.body.retry_after_seconds, Number(retryAfter));
+  assert.deepEqual(res.body.recovery, { kind: 'retry_later', retry_after_seconds: Number(retryAfter) });
+}
+
+async function signInBody(t: { request: TestTreasury['request'] }, domain = 'treasury.test', uri = 'http://treasury.test') {
+  const who = privateKeyToAccount(generatePrivateKey());
+  const nonce = await t.request('POST', '/v1/identity/nonce');
+  assert.equal(nonce.status, 201, JSON.stringify(nonce.body));
+  const message = createSiweMessage({ domain, address: who.address, uri, version: '1', chainId: 84532, nonce: nonce.body.nonce, issuedAt: new Date() });
+  return { message, signature: await who.signMessage({ message }), chain: 'evm' };
+}
+
+describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
+  this.timeout(180_000);
+
+  describe('with the production defaults', () => {
+    let t: TestTreasury;
+    before(async () => {
+      t = await startTestTreasury({ productionRateLimits: true });
+    });
+    after(async () => {
+      await t?.stop();
+    });
+
+    it('400 rapid nonce requests from one address meet 429 rate_limited with Retry-After, and few nonces are stored', async () => {
+      const answers = await flood(400, 16, () => t.request('POST', '/v1/identity/nonce'));
+      const limited = answers.filter((a) => a.status === 429);
+      const issued = answers.filter((a) => a.status === 201);
+      assert.ok(limited.length > 0, 'some requests are refused');
+      assert.ok(issued.length > 0 && issued.length < 100, `issued ${issued.length}`);
+      assert.equal(issued.length + limited.length, 400);
+      assertRateLimited(limited[0]!, 'nonce');
+      const spoofed = await t.request('POST', '/v1/identity/nonce', { headers: { 'x-forwarded-for': '203.0.113.77' } });
+      assert.equal(spoofed.status, 429, 'X-Forwarded-For from a peer that is no trusted proxy changes nothing');
+      const stored = Number((await t.db.knex('identity_nonces').count({ n: '*' }).first())!.n);
+      assert.equal(stored, issued.length);
+      const metrics = (await t.request('GET', '/metrics')).body as string;
+      assert.match(metrics, new RegExp(`treasury_rate_limited_total\\{bucket="nonce"\\} ${limited.length + 1}\\b`), 'the 429s and the spoofed one');
+    });
+  });
+
+  describe('with small limits and a 2-second window', () => {
+    let t: TestTreasury;
+    let now = new Date();
+    before(async () => {
+      t = await startTestTreasury({
+        clock: () => now,
+        extraEnv: {
+          TREASURY_RATE_LIMIT_WINDOW_SECONDS: '2',
+          TREASURY_RATE_LIMIT_NONCE: '6',
+          TREASURY_RATE_LIMIT_INIT: '3',
+          TREASURY_RATE_LIMIT_TOKEN: '5',
+          TREASURY_RATE_LIMIT_PAY: '4',
+          TREASURY_TRUSTED_PROXIES: '127.0.0.1/32, ::1',
+        },
+      });
+    });
+    after(async () => {
+      await t?.stop();
+    });
+    const fresh = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
+    /** Requests as if from `client` through the trusted proxy on loopback. */
+    const from = (client: string) => ({ headers: { 'x-forwarded-for': `203.0.113.9, ${client}` } });
+
+    it('a limited address is served again once the window passed', async () => {
+      const client = `${fresh()}::1`;
+      const answers = await flood(7, 1, () => t.request('POST', '/v1/identity/nonce', from(client)));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [201, 201, 201, 201, 201, 201, 429],
+      );
+      assertRateLimited(answers[6]!, 'nonce');
+      await sleep(Number(answers[6]!.headers.get('retry-after')) * 1000 + 100);
+      assert.equal((await t.request('POST', '/v1/identity/nonce', from(client))).status, 201);
+    });
+
+    it('IPv6 clients are counted per /64; X-Forwarded-For is ignored unless the peer is a trusted proxy', async () => {
+      const net64 = fresh();
+      const spread = await flood(7, 1, (i) => t.request('POST', '/v1/identity/nonce', from(`${net64}:${i.toString(16)}::${i + 1}`)));
+      assert.equal(spread.filter((a) => a.status === 429).length, 1, 'seven addresses of one /64 share its six');
+      assert.equal((await t.request('POST', '/v1/identity/nonce', from(`${fresh()}::1`))).status, 201, 'another /64 is its own');
+      // IPv4 and IPv4-mapped IPv6 are the same client.
+      const v4 = `198.51.100.${1 + (randomBytes(1)[0]! % 200)}`;
+      const mixed = await flood(7, 1, (i) => t.request('POST', '/v1/identity/nonce', from(i % 2 ? `::ffff:${v4}` : v4)));
+      assert.equal(mixed.filter((a) => a.status === 429).length, 1);
+    });
+
+    it('sign-ins are limited per address: no account or key is created past the limit', async () => {
+      const client = `${fresh()}::7`;
+      const accountsBefore = Number((await t.db.knex('accounts').count({ n: '*' }).first())!.n);
+      now = new Date();
+      const bodies = await flood(5, 1, () => signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }));
+      // All at once: each is counted as it arrives, before its signature is checked or its key made.
+      const answers = await flood(5, 5, (i) => t.request('POST', '/v1/identity/init', { body: bodies[i], ...from(client) }));
+      assert.deepEqual(
+        answers.map((a) => a.status).sort(),
+        [201, 201, 201, 429, 429],
+      );
+      assertRateLimited(answers.find((a) => a.status === 429)!, 'init');
+      const accountsAfter = Number((await t.db.knex('accounts').count({ n: '*' }).first())!.n);
+      assert.equal(accountsAfter - accountsBefore, 3);
+    });
+
+    it("a token's calls are limited per token, and another token is not held back", async () => {
+      now = new Date();
+      const client = `${fresh()}::9`;
+      const one = (await t.request('POST', '/v1/identity/init', { body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }), ...from(client) })).body.session as string;
+      const two = (await t.request('POST', '/v1/identity/init', { body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }), ...from(client) })).body.session as string;
+      const answers = await flood(6, 1, () => t.request('GET', '/v1/auth/whoami', { token: one }));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [200, 200, 200, 200, 200, 429],
+      );
+      assertRateLimited(answers[5]!, 'token');
+      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: two })).status, 200);
+      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: t.adminToken })).status, 200, 'the operator token is not limited');
+    });
+
+    it('the pay routes are limited per token', async () => {
+      const minted = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'rate' } });
+      const key = minted.body.api_key as string;
+      const answers = await flood(5, 1, () => t.request('POST', '/v1/wallets/wal_000000000000000000000000/pay', { token: key, body: {} }));
+      assert.ok(
+        answers.slice(0, 4).every((a) => a.status !== 429),
+        JSON.stringify(answers.map((a) => a.status)),
+      );
+      assertRateLimited(answers[4]!, 'pay');
+    });
+
+    it('used and expired nonces are purged', async () => {
+      now = new Date();
+      const client = `${fresh()}::5`;
+      const unused = (await t.request('POST', '/v1/identity/nonce', from(client))).body.nonce as string;
+      const body = await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) });
+      const used = /Nonce: ([0-9a-f]+)/.exec(body.message)![1]!;
+      assert.ok((await t.request('POST', '/v1/identity/init', { body, ...from(client) })).status < 300);
+      assert.ok(await t.db.knex('identity_nonces').where({ nonce: used }).first(), 'the used nonce is there until the next issue');
+      await t.request('POST', '/v1/identity/nonce', from(client));
+      assert.equal(await t.db.knex('identity_nonces').where({ nonce: used }).first(), undefined, 'a used nonce is purged');
+      assert.ok(await t.db.knex('identity_nonces').where({ nonce: unused }).first(), 'an unused live nonce stays');
+      now = new Date(Date.now() + 11 * 60 * 1000);
+      await t.request('POST', '/v1/identity/nonce', from(`${fresh()}::5`));
+      assert.equal(await t.db.knex('identity_nonces').where({ nonce: unused }).first(), undefined, 'an expired nonce is purged');
+      now = new Date();
+    });
+  });
+
+  describe('while PostgreSQL refuses connections', () => {
+    let t: TestTreasury;
+    let admin: pg.Client;
+    before(async () => {
+      t = await startTestTreasury({ extraEnv: { TREASURY_RATE_LIMIT_NONCE: '3' } });
+      const url = new URL(t.db.connectionString);
+      url.pathname = '/postgres';
+      admin = new pg.Client(url.toString());
+      await admin.connect();
+    });
+    after(async () => {
+      await admin?.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`).catch(() => undefined);
+      await admin?.end();
+      await t?.stop();
+    });
+
+    it('the limits hold in each process\'s memory: requests the limit allows answer 503 database_unavailable, the rest 429, none 500', async () => {
+      await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [t.db.name]);
+      const answers = await flood(5, 1, () => t.request('POST', '/v1/identity/nonce'));
+      assert.deepEqual(
+        answers.map((a) => a.body.error_code),
+        ['database_unavailable', 'database_unavailable', 'database_unavailable', 'rate_limited', 'rate_limited'],
+      );
+      await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
+      // Once it is back, PostgreSQL's shared count (which saw none of them) decides again.
+      const after = await t.request('POST', '/v1/identity/nonce');
+      assert.equal(after.status, 201, JSON.stringify(after.body));
+    });
+  });
+
+  describe('two API processes on one database', () => {
+    let signer: TestSigner;
+    let db: TestDatabase;
+    const children: ChildProcess[] = [];
+    const urls: string[] = [];
+
+    before(async () => {
+      signer = await startTestSigner();
+      db = await createTestDatabase();
+      for (let i = 0; i < 2; i++) {
+        const port = await freePort();
+        const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+          cwd: ROOT,
+          env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', TREASURY_RATE_LIMIT_NONCE: '30' },
+          stdio: 'ignore',
+        });
+        children.push(child);
+        const url = `http://127.0.0.1:${port}`;
+        for (let j = 0; ; j++) {
+          if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) break;
+          if (j > 300 || child.exitCode !== null) throw new Error('treasury-api did not become ready');
+          await sleep(100);
+        }
+        urls.push(url);
+      }
+    });
+    after(async () => {
+      for (const child of children) child.kill('SIGTERM');
+      await sleep(500);
+      await db?.drop();
+      await signer?.stop();
+    });
+
+    it('share the count: 20 nonce requests to each of two processes, 30 allowed in all', async () => {
+      const statuses = await flood(40, 4, async (i) => (await fetch(`${urls[i % 2]}/v1/identity/nonce`, { method: 'POST' })).status);
+      assert.equal(statuses.filter((s) => s === 201).length, 30, JSON.stringify(statuses));
+      assert.equal(statuses.filter((s) => s === 429).length, 10);
+    });
+  });
+});
