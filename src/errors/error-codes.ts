@@ -38,6 +38,10 @@ export const ERROR_CODES = {
   sign_in_expired: { status: 401, message: 'The sign-in message is expired or not yet valid.' },
   sign_in_signature_invalid: { status: 401, message: 'The sign-in signature does not match the address.' },
   insufficient_scope: { status: 403, message: 'This token is not allowed to do that.' },
+  fresh_sign_in_required: {
+    status: 403,
+    message: 'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents and sessions need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
+  },
   policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
   transfer_not_permitted_with_capability_cap: {
     status: 403,
@@ -65,7 +69,7 @@ export const ERROR_CODES = {
   ledger_conflict: { status: 409, message: 'That transaction is already in the ledger under another seller.' },
   seller_suspended: { status: 403, message: 'This seller is suspended; resume it to sell again.' },
   wallet_revoked: { status: 410, message: 'This wallet is revoked; every operation on it is refused.' },
-  MGMT_6014: { status: 429, message: 'This PAT reached its daily spending cap. Raise the cap in the dashboard or wait for the UTC day to reset.' },
+  MGMT_6014: { status: 429, message: 'This PAT reached its daily spending cap. The owner raises the cap in the dashboard or with `xx pat update` (both sign in again), or wait for the UTC day to reset.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.' },
   origin_unreachable: { status: 502, message: 'The origin could not be reached.' },
