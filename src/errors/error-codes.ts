@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   admin_token_not_configured: { status: 403, message: 'Account minting is disabled: TREASURY_ADMIN_TOKEN is not set.' },
   not_found: { status: 404, message: 'No such route.' },
   account_not_found: { status: 404, message: 'No such Treasury account.' },
+  api_key_not_found: { status: 404, message: 'This Treasury account has no legacy api key.' },
   agent_not_found: { status: 404, message: 'No such agent.' },
   wallet_not_found: { status: 404, message: 'No such wallet.' },
   method_not_allowed: { status: 405, message: 'That method is not allowed on this route.' },

@@ -46,6 +46,7 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'GET', path: '/v1/openapi.json', summary: 'This document', auth: 'none' },
   { method: 'POST', path: '/v1/treasury', summary: 'Mint a Treasury account (api_key shown once)', auth: 'operator', body: mintTreasuryBodySchema },
   { method: 'POST', path: '/v1/treasuries/{id}/pats', summary: 'Issue a Treasury-scoped PAT', auth: 'treasury', body: issuePatBodySchema },
+  { method: 'POST', path: '/v1/treasuries/{id}/api-key/revoke', summary: 'Revoke the account\'s legacy xx_treasury_sk_ api key (idempotent)', auth: 'treasury' },
   { method: 'POST', path: '/v1/wallets', summary: 'Create a sub-wallet (key generated in the HSM)', auth: 'treasury', body: createWalletBodySchema },
   { method: 'GET', path: '/v1/wallets', summary: 'List wallets', auth: 'treasury_or_agent', query: listWalletsQuerySchema },
   { method: 'GET', path: '/v1/wallets/{id}', summary: 'Read a wallet (410 when revoked)', auth: 'treasury_or_agent' },

@@ -9,7 +9,8 @@
  *   or refuses sessions altogether;
  * - whoami tells a sign-in session from an exchanged one (and names the agent);
  * - revoking the PAT ends the sessions exchanged from it, even cached ones; logout ends the caller's
- *   session; the owner ends every session of the account.
+ *   session; the owner ends every session of the account;
+ * - a legacy `xx_treasury_sk_` api key is revoked by the holder of its Treasury account.
  */
 import assert from 'node:assert/strict';
 import { API_CATALOG } from '../../../src/http/openapi/api-catalog.js';
@@ -132,6 +133,32 @@ describe('session powers: sign-in vs PAT exchange (HTTP, PostgreSQL, SoftHSM)', 
     assert.equal((await t.request('GET', '/v1/auth/whoami', { token: agentPat.pat })).status, 200, 'PATs stay: they are revoked one by one');
     assert.equal((await t.request('GET', '/v1/auth/whoami', { token: other.session })).status, 200);
     assert.equal((await t.request('GET', '/v1/auth/whoami', { token: second.session })).status, 200);
+  });
+
+  it('a legacy xx_treasury_sk_ api key is revoked by its Treasury account\'s holder, and then refused', async () => {
+    const minted = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'legacy-revoke' } })).body;
+    const other = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'legacy-other' } })).body;
+    const pat = (await t.request('POST', `/v1/treasuries/${minted.id}/pats`, { token: minted.api_key, body: { label: 'successor' } })).body.token;
+    assert.equal((await t.request('GET', '/v1/wallets', { token: minted.api_key })).status, 200);
+    const crossed = await t.request('POST', `/v1/treasuries/${minted.id}/api-key/revoke`, { token: other.api_key });
+    assert.equal(crossed.status, 404);
+    const revoked = await t.request('POST', `/v1/treasuries/${minted.id}/api-key/revoke`, { token: pat });
+    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    assert.equal(revoked.body.treasury_id, minted.id);
+    assert.ok(revoked.body.revoked_at);
+    const after = await t.request('GET', '/v1/wallets', { token: minted.api_key });
+    assert.equal(after.status, 401);
+    assert.equal(after.body.error_code, 'invalid_token');
+    assert.equal((await t.request('GET', '/v1/wallets', { token: pat })).status, 200, 'the Treasury PAT carries on');
+    assert.equal((await t.request('GET', '/v1/wallets', { token: other.api_key })).status, 200);
+    const again = await t.request('POST', `/v1/treasuries/${minted.id}/api-key/revoke`, { token: pat });
+    assert.equal(again.status, 200, 'idempotent');
+    assert.equal(again.body.revoked_at, revoked.body.revoked_at);
+    // An agent's Treasury account never had one.
+    const agentTreasury = (await t.request('POST', '/v1/pats', { token: (await signInWithNewKey(t)).session, body: { scope_type: 'treasury' } })).body;
+    const none = await t.request('POST', `/v1/treasuries/${agentTreasury.scope_id}/api-key/revoke`, { token: agentTreasury.pat });
+    assert.equal(none.status, 404);
+    assert.equal(none.body.error_code, 'api_key_not_found');
   });
 
   it('walks the route catalogue: fresh_sign_in_required exactly where it says owner_session; money-control routes are all marked', async () => {
