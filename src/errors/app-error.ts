@@ -7,7 +7,8 @@ import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 export type Recovery =
   | { kind: 'reauthenticate'; cli_command: string; login_command: string }
   | { kind: 'fund_wallet'; deposit_url: string; deposit_uri: string; shortfall_usd: string; chain: string }
-  | { kind: 'raise_pat_cap'; settings_url: string; current_cap_usd: string; attempted_amount_usd: string }
+  /** `cli_command` signs the owner in again (SIWE, keystore passphrase) before it changes the cap. */
+  | { kind: 'raise_pat_cap'; settings_url: string; cli_command: string; current_cap_usd: string; attempted_amount_usd: string }
   | { kind: 'raise_max_amount'; required_amount_usd: string; current_max_amount_usd: string }
   | { kind: 'use_alternate_scheme'; offered_schemes: string[] }
   | { kind: 'create_wallet'; chain: string; dashboard_url: string }

@@ -39,6 +39,10 @@ export const ERROR_CODES = {
   sign_in_expired: { status: 401, message: 'The sign-in message is expired or not yet valid.' },
   sign_in_signature_invalid: { status: 401, message: 'The sign-in signature does not match the address.' },
   insufficient_scope: { status: 403, message: 'This token is not allowed to do that.' },
+  fresh_sign_in_required: {
+    status: 403,
+    message: 'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents and sessions need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
+  },
   policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
   transfer_not_permitted_with_capability_cap: {
     status: 403,
@@ -47,6 +51,7 @@ export const ERROR_CODES = {
   admin_token_not_configured: { status: 403, message: 'Account minting is disabled: TREASURY_ADMIN_TOKEN is not set.' },
   not_found: { status: 404, message: 'No such route.' },
   account_not_found: { status: 404, message: 'No such Treasury account.' },
+  api_key_not_found: { status: 404, message: 'This Treasury account has no legacy api key.' },
   agent_not_found: { status: 404, message: 'No such agent.' },
   wallet_not_found: { status: 404, message: 'No such wallet.' },
   method_not_allowed: { status: 405, message: 'That method is not allowed on this route.' },
@@ -69,7 +74,7 @@ export const ERROR_CODES = {
   seller_suspended: { status: 403, message: 'This seller is suspended; resume it to sell again.' },
   wallet_revoked: { status: 410, message: 'This wallet is revoked; every operation on it is refused.' },
   rate_limited: { status: 429, message: 'Too many requests from this address or token; retry after retry_after_seconds.' },
-  MGMT_6014: { status: 429, message: 'This PAT reached its daily spending cap. Raise the cap in the dashboard or wait for the UTC day to reset.' },
+  MGMT_6014: { status: 429, message: 'This PAT reached its daily spending cap. The owner raises the cap in the dashboard or with `xx pat update` (both sign in again), or wait for the UTC day to reset.' },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.' },
   origin_unreachable: { status: 502, message: 'The origin could not be reached.' },

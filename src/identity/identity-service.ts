@@ -2,7 +2,9 @@
  * Sign-in and sessions. A server-issued nonce (single use, 10 minutes) goes into a SIWE or SIWS message;
  * `init` verifies it, consumes the nonce atomically (a replay finds it used), creates the account and its
  * first agent (with its own Treasury account) on first sign-in, and issues an `as_` session that expires.
- * `exchangePat` turns an agent PAT into a fresh session for the agent's account.
+ * `exchangePat` turns an agent PAT into a session bound to that agent and that PAT (`pat_exchange`: it
+ * acts as the agent, never as the owner — session-powers.ts — and expires no later than the PAT).
+ * `logout` ends the caller's session; `revokeAllSessions` ends every session of an account.
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -88,7 +90,7 @@ export class IdentityService {
         await this.spawnAgent(trx, accountId, 'default', now);
       }
       const agent = await trx('agents').where({ account_id: accountId }).orderBy('created_at').first('id');
-      const session = await this.issueSession(trx, accountId, now);
+      const session = await this.issueSession(trx, { accountId, origin: 'sign_in' }, now);
       this.metrics.tokensIssued.inc({ kind: 'session' });
       return { ...session, account_id: accountId, agent_id: agent.id as string, created };
     });
@@ -102,17 +104,28 @@ export class IdentityService {
     return agentId;
   }
 
-  private async issueSession(trx: Knex.Transaction, accountId: string, now: Date): Promise<{ session: string; expires_at: string }> {
+  /**
+   * A sign-in session is scoped to the account; an exchanged one to its agent, naming its PAT as parent
+   * and ending no later than that PAT.
+   */
+  private async issueSession(
+    trx: Knex.Transaction,
+    from: { accountId: string; origin: 'sign_in' } | { accountId: string; origin: 'pat_exchange'; agentId: string; patId: string; patExpiresAt: Date | null },
+    now: Date,
+  ): Promise<{ session: string; expires_at: string }> {
     const session = generateToken(TOKEN_PREFIXES.session);
-    const expiresAt = new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
+    let expiresAt = new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
+    if (from.origin === 'pat_exchange' && from.patExpiresAt && from.patExpiresAt < expiresAt) expiresAt = from.patExpiresAt;
     await trx('api_tokens').insert({
       id: generateId('ses_'),
       token_hash: hashToken(session),
       kind: 'session',
-      scope_type: 'account',
-      scope_id: accountId,
-      account_id: accountId,
-      created_by: accountId,
+      scope_type: from.origin === 'pat_exchange' ? 'agent' : 'account',
+      scope_id: from.origin === 'pat_exchange' ? from.agentId : from.accountId,
+      account_id: from.accountId,
+      session_origin: from.origin,
+      parent_token_id: from.origin === 'pat_exchange' ? from.patId : null,
+      created_by: from.origin === 'pat_exchange' ? from.patId : from.accountId,
       created_at: now,
       expires_at: expiresAt,
     });
@@ -126,8 +139,29 @@ export class IdentityService {
     const agent = await this.knex('agents').where({ id: principal.scopeId }).first('id', 'account_id');
     if (!agent) throw new AppError('invalid_token');
     const now = this.options.clock();
-    const session = await this.knex.transaction((trx) => this.issueSession(trx, agent.account_id, now));
+    const session = await this.knex.transaction(async (trx) => {
+      // Under the PAT's row lock: a revocation committed first is seen here, one committed after revokes this session too.
+      const pat = await trx('api_tokens').where({ id: principal.tokenId }).forUpdate().first('expires_at', 'revoked_at');
+      if (!pat || pat.revoked_at) throw new AppError('invalid_token');
+      return this.issueSession(trx, { accountId: agent.account_id, origin: 'pat_exchange', agentId: agent.id, patId: principal.tokenId, patExpiresAt: pat.expires_at }, now);
+    });
     this.metrics.tokensIssued.inc({ kind: 'session' });
     return { ...session, account_id: agent.account_id, agent_id: agent.id, created: false };
+  }
+
+  /** Ends one session (the caller's own); idempotent. */
+  async logout(sessionId: string): Promise<{ session_id: string; revoked_at: string }> {
+    const [row] = (await this.knex('api_tokens')
+      .where({ id: sessionId, kind: 'session' })
+      .update({ revoked_at: this.knex.raw('COALESCE(revoked_at, ?)', [this.options.clock()]) })
+      .returning(['id', 'revoked_at'])) as Array<{ id: string; revoked_at: Date }>;
+    if (!row) throw new AppError('invalid_token');
+    return { session_id: row.id, revoked_at: row.revoked_at.toISOString() };
+  }
+
+  /** Ends every live session of an account, sign-in and exchanged alike (PATs stay: they are revoked one by one). */
+  async revokeAllSessions(accountId: string): Promise<{ account_id: string; revoked: number }> {
+    const revoked = await this.knex('api_tokens').where({ account_id: accountId, kind: 'session' }).whereNull('revoked_at').update({ revoked_at: this.options.clock() });
+    return { account_id: accountId, revoked };
   }
 }

@@ -92,6 +92,24 @@ export class AccountService {
     return row;
   }
 
+  /**
+   * Revokes the account's legacy api key (`xx_treasury_sk_`), with an audit row; idempotent (the first
+   * revocation's time is kept). An account without one (agents' accounts) is `api_key_not_found`.
+   */
+  async revokeApiKey(accountId: string, actor: string): Promise<{ revoked_at: string; token_ids: string[] }> {
+    await this.get(accountId);
+    return this.knex.transaction(async (trx) => {
+      const keys = (await trx('api_tokens').where({ kind: 'api_key', scope_type: 'treasury', scope_id: accountId }).forUpdate().select('id', 'revoked_at')) as Array<{ id: string; revoked_at: Date | null }>;
+      if (keys.length === 0) throw new AppError('api_key_not_found');
+      const live = keys.filter((k) => k.revoked_at === null);
+      if (live.length === 0) return { revoked_at: keys[0]!.revoked_at!.toISOString(), token_ids: keys.map((k) => k.id) };
+      const now = new Date();
+      await trx('api_tokens').whereIn('id', live.map((k) => k.id)).update({ revoked_at: now });
+      await appendAuditEvent(trx, { chainKey: accountId, eventType: 'api_key.revoked', actor, payload: { token_ids: live.map((k) => k.id) }, at: now });
+      return { revoked_at: now.toISOString(), token_ids: keys.map((k) => k.id) };
+    });
+  }
+
   async issueTreasuryPat(accountId: string, input: { label?: string | undefined; expires_in_seconds?: number | undefined }, actor: string): Promise<IssuedPat> {
     await this.get(accountId);
     const token = generateToken(TOKEN_PREFIXES.pat);

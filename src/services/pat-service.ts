@@ -2,7 +2,8 @@
  * Personal access tokens minted by an account session: scope `agent` (one agent's wallet operations, with
  * an optional daily cap), `treasury` (direct Treasury operations on one of the account's agents' Treasury
  * accounts), `service` (a seller's surface, once sellers exist). Listed without secrets, revoked at once
- * (no cache), daily cap changeable. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
+ * together with every session exchanged from the PAT (the caller evicts both from the bearer cache with
+ * `Authenticator.forget`), daily cap changeable. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
  * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
  */
 import type { Knex } from 'knex';
@@ -119,14 +120,20 @@ export class PatService {
     return { pats: page.map(toView), next_cursor: nextCursor };
   }
 
-  /** Revokes one of the account's PATs (of that scope when given; another one is `pat_not_found`). */
+  /**
+   * Revokes one of the account's PATs (of that scope when given; another one is `pat_not_found`) and, in
+   * the same transaction, every session exchanged from it.
+   */
   async revoke(accountId: string, patId: string, scope?: PatScope): Promise<PatView> {
-    const [row] = (await this.knex('api_tokens')
-      .where({ id: patId, account_id: accountId, kind: 'pat', ...scope })
-      .update({ revoked_at: this.knex.raw('COALESCE(revoked_at, now())') })
-      .returning('*')) as PatRow[];
-    if (!row) throw new AppError('pat_not_found');
-    return toView(row);
+    return this.knex.transaction(async (trx) => {
+      const [row] = (await trx('api_tokens')
+        .where({ id: patId, account_id: accountId, kind: 'pat', ...scope })
+        .update({ revoked_at: trx.raw('COALESCE(revoked_at, now())') })
+        .returning('*')) as PatRow[];
+      if (!row) throw new AppError('pat_not_found');
+      await trx('api_tokens').where({ parent_token_id: patId, kind: 'session' }).whereNull('revoked_at').update({ revoked_at: row.revoked_at });
+      return toView(row);
+    });
   }
 
   async setDailyCap(accountId: string, patId: string, dailyCapUsd: string | null): Promise<PatView> {

@@ -353,7 +353,9 @@ export class PayService {
 
   /**
    * The buyer PAT's daily cap (UTC day) against its total read under its lock (patCapQueries). Over the cap:
-   * 429 MGMT_6014 with the raise_pat_cap recovery; nothing is recorded.
+   * 429 MGMT_6014 with the raise_pat_cap recovery; nothing is recorded. The recovery names human paths
+   * only — the dashboard page and the CLI command that signs the owner in again with the seed — as the
+   * agent's own PAT (or a session exchanged from it) cannot change a cap.
    */
   private checkPatDailyCap(pat: { tokenId: string; dailyCapMicro: bigint }, spentRows: Record<string, unknown>[] | undefined, amountMicro: bigint): void {
     const spent = BigInt((spentRows?.[0]?.spent_micro as string | undefined) ?? 0);
@@ -363,6 +365,7 @@ export class PayService {
       recovery: {
         kind: 'raise_pat_cap',
         settings_url: `${this.dashboardUrl}/settings/pats/${pat.tokenId}`,
+        cli_command: `xx pat update ${pat.tokenId} --daily-cap <usd>`,
         current_cap_usd: formatUsd(pat.dailyCapMicro),
         attempted_amount_usd: formatUsd(amountMicro),
       },

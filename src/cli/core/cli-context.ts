@@ -2,7 +2,9 @@
  * What every command gets: the paths, the env (XX_ENV and its env file), the API base URL, output that
  * honours `--json`, prompts that refuse to block without a TTY (exit 2 naming the flag), a spinner on
  * stderr only for a terminal, and clients for the three kinds of bearer — the account session (with the
- * silent PAT exchange of spec §5.7), the active service's PAT and the active agent's PAT.
+ * silent PAT exchange of spec §5.7: such a session acts as the agent, for the seller flow), the active
+ * service's PAT and the active agent's PAT. Money-control commands sign the owner in again instead
+ * (commands/account/owner-sign-in.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -50,6 +52,8 @@ export interface CliContext {
   agent(): { client: ApiClient; agent: AgentRecord };
   /** An ApiClient bearing the active agent's PAT (exit 1 with the reauthenticate recovery when there is none). */
   agentClient(): ApiClient;
+  /** The error for a command that finds no way to sign in: the master-key migration on a legacy machine, else `no_session` (reauthenticate). */
+  missingSession(userMessage: string): Error;
   client(token: string | undefined, baseUrl?: string): ApiClient;
 }
 
@@ -199,6 +203,9 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     },
     agentClient() {
       return ctx.agent().client;
+    },
+    missingSession(userMessage) {
+      return orMigration(new CliError({ code: 'no_session', userMessage, recovery: { ...REAUTHENTICATE_RECOVERY } })) as Error;
     },
     client,
   };

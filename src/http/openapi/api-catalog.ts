@@ -20,7 +20,13 @@ import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
 import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
 
-type Auth = 'none' | 'operator' | 'treasury' | 'treasury_or_agent' | 'session' | 'session_or_agent' | 'session_or_service' | 'service' | 'agent' | 'any';
+/**
+ * Who may call a route. `session` is any account session, including one exchanged from an agent PAT;
+ * `owner_session` is money control and takes only a session from a SIWE / SIWS sign-in (an exchanged one
+ * gets 403 `fresh_sign_in_required`; src/auth/session-powers.ts). `treasury_or_agent` and
+ * `session_or_agent` admit an agent PAT and the sessions exchanged from it, acting as that agent.
+ */
+type Auth = 'none' | 'operator' | 'treasury' | 'treasury_or_agent' | 'session' | 'owner_session' | 'session_or_agent' | 'session_or_service' | 'service' | 'agent' | 'any';
 
 export interface CatalogEntry {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -41,6 +47,7 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'GET', path: '/v1/openapi.json', summary: 'This document', auth: 'none' },
   { method: 'POST', path: '/v1/treasury', summary: 'Mint a Treasury account (api_key shown once)', auth: 'operator', body: mintTreasuryBodySchema },
   { method: 'POST', path: '/v1/treasuries/{id}/pats', summary: 'Issue a Treasury-scoped PAT', auth: 'treasury', body: issuePatBodySchema },
+  { method: 'POST', path: '/v1/treasuries/{id}/api-key/revoke', summary: 'Revoke the account\'s legacy xx_treasury_sk_ api key (idempotent)', auth: 'treasury' },
   { method: 'POST', path: '/v1/wallets', summary: 'Create a sub-wallet (key generated in the HSM)', auth: 'treasury', body: createWalletBodySchema },
   { method: 'GET', path: '/v1/wallets', summary: 'List wallets', auth: 'treasury_or_agent', query: listWalletsQuerySchema },
   { method: 'GET', path: '/v1/wallets/{id}', summary: 'Read a wallet (410 when revoked)', auth: 'treasury_or_agent' },
@@ -56,16 +63,18 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'POST', path: '/v1/identity/nonce', summary: 'Issue a sign-in nonce', auth: 'none' },
   { method: 'POST', path: '/v1/identity/init', summary: 'Sign in with SIWE or SIWS; returns an as_ session', auth: 'none', body: initBodySchema },
   { method: 'POST', path: '/v1/identity/exchange-pat', summary: 'Exchange an agent PAT for a session', auth: 'agent' },
-  { method: 'GET', path: '/v1/auth/whoami', summary: 'Inspect the bearer', auth: 'any' },
+  { method: 'GET', path: '/v1/auth/whoami', summary: 'Inspect the bearer (a session says session_origin: sign_in or pat_exchange, and its agent_id)', auth: 'any' },
+  { method: 'POST', path: '/v1/auth/logout', summary: 'End the calling session', auth: 'session' },
+  { method: 'POST', path: '/v1/auth/sessions/revoke-all', summary: 'End every session of the account (PATs stay)', auth: 'owner_session' },
   { method: 'POST', path: '/v1/auth/verify', summary: 'Validate a service PAT; list the seller endpoints', auth: 'service' },
-  { method: 'GET', path: '/v1/agents', summary: 'List the account\'s agents (paged), each with its first 100 active wallets', auth: 'session', query: pageQuerySchema },
-  { method: 'POST', path: '/v1/agents', summary: 'Spawn an agent with its own Treasury account', auth: 'session' },
+  { method: 'GET', path: '/v1/agents', summary: 'List the account\'s agents (paged), each with its first 100 active wallets', auth: 'owner_session', query: pageQuerySchema },
+  { method: 'POST', path: '/v1/agents', summary: 'Spawn an agent with its own Treasury account', auth: 'owner_session' },
   { method: 'GET', path: '/v1/agents/{id}', summary: 'Read an agent and its wallets', auth: 'session_or_agent' },
   { method: 'POST', path: '/v1/agents/{id}/wallets', summary: 'Add a wallet to the agent\'s Treasury account', auth: 'session_or_agent' },
-  { method: 'POST', path: '/v1/pats', summary: 'Create a PAT', auth: 'session', body: createPatBodySchema },
-  { method: 'GET', path: '/v1/pats', summary: 'List PATs (paged)', auth: 'session', query: pageQuerySchema },
-  { method: 'DELETE', path: '/v1/pats/{id}', summary: 'Revoke a PAT', auth: 'session' },
-  { method: 'PATCH', path: '/v1/pats/{id}', summary: 'Change a buyer PAT daily cap', auth: 'session', body: patchPatBodySchema },
+  { method: 'POST', path: '/v1/pats', summary: 'Create a PAT', auth: 'owner_session', body: createPatBodySchema },
+  { method: 'GET', path: '/v1/pats', summary: 'List PATs (paged)', auth: 'owner_session', query: pageQuerySchema },
+  { method: 'DELETE', path: '/v1/pats/{id}', summary: 'Revoke a PAT', auth: 'owner_session' },
+  { method: 'PATCH', path: '/v1/pats/{id}', summary: 'Change a buyer PAT daily cap', auth: 'owner_session', body: patchPatBodySchema },
   { method: 'POST', path: '/v1/sellers', summary: 'Register a seller; returns a service PAT', auth: 'session', body: createSellerBodySchema },
   { method: 'GET', path: '/v1/sellers', summary: 'List the account sellers (paged)', auth: 'session', query: pageQuerySchema },
   { method: 'GET', path: '/v1/sellers/{id}', summary: 'Read a seller', auth: 'session_or_service' },
@@ -78,11 +87,11 @@ export const API_CATALOG: CatalogEntry[] = [
   { method: 'POST', path: '/v1/sellers/{id}/refresh', summary: 'Re-ingest the OpenAPI document', auth: 'session_or_service' },
   { method: 'GET', path: '/v1/sellers/{id}/payouts', summary: 'Accrued payables of verified ledger rows, pending and flush history (paged, newest first)', auth: 'session_or_service', query: pageQuerySchema },
   { method: 'GET', path: '/v1/sellers/{id}/pay-to', summary: 'The pay-to addresses the seller proved (ledger rows are verified against them)', auth: 'session_or_service' },
-  { method: 'POST', path: '/v1/sellers/{id}/pay-to', summary: 'Prove a pay-to address with its EIP-191 signature of the claim message', auth: 'session', body: payToBodySchema },
-  { method: 'POST', path: '/v1/sellers/{id}/payouts/flush', summary: 'Record a payout of everything accrued; answers the payouts\' first page', auth: 'session' },
-  { method: 'POST', path: '/v1/sellers/{id}/pats', summary: 'Create a service PAT', auth: 'session', body: servicePat },
-  { method: 'GET', path: '/v1/sellers/{id}/pats', summary: 'List service PATs (paged)', auth: 'session', query: pageQuerySchema },
-  { method: 'DELETE', path: '/v1/sellers/{id}/pats/{pat_id}', summary: 'Revoke a service PAT', auth: 'session' },
+  { method: 'POST', path: '/v1/sellers/{id}/pay-to', summary: 'Prove a pay-to address with its EIP-191 signature of the claim message', auth: 'owner_session', body: payToBodySchema },
+  { method: 'POST', path: '/v1/sellers/{id}/payouts/flush', summary: 'Record a payout of everything accrued; answers the payouts\' first page', auth: 'owner_session' },
+  { method: 'POST', path: '/v1/sellers/{id}/pats', summary: 'Create a service PAT', auth: 'owner_session', body: servicePat },
+  { method: 'GET', path: '/v1/sellers/{id}/pats', summary: 'List service PATs (paged)', auth: 'owner_session', query: pageQuerySchema },
+  { method: 'DELETE', path: '/v1/sellers/{id}/pats/{pat_id}', summary: 'Revoke a service PAT', auth: 'owner_session' },
   { method: 'POST', path: '/v1/sellers/{id}/suspend', summary: 'Suspend (soft delete)', auth: 'session_or_service' },
   { method: 'POST', path: '/v1/sellers/{id}/resume', summary: 'Resume', auth: 'session_or_service' },
   { method: 'POST', path: '/v1/sellers/{id}/endpoints', summary: 'Create an endpoint', auth: 'session_or_service', body: createEndpointBodySchema },

@@ -1,12 +1,14 @@
 /**
- * Agent routes: GET/POST /v1/agents (account session; the list is paged with `limit` and `cursor`),
- * GET /v1/agents/{id} and POST /v1/agents/{id}/wallets (the owning account's session, or that agent's own
- * PAT). Another account's agent is a 404.
+ * Agent routes: GET/POST /v1/agents (the owner's sign-in session; the list is paged with `limit` and
+ * `cursor`), GET /v1/agents/{id} and POST /v1/agents/{id}/wallets (the owning account's sign-in session, or
+ * that agent's own PAT or a session exchanged from it, which act as that agent only). Another account's
+ * agent is a 404.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { requireSessionAccount, type Authenticator, type Principal } from '../../auth/authenticator.js';
+import { agentBinding, type Authenticator, type Principal } from '../../auth/authenticator.js';
+import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { AgentService } from '../../services/agent-service.js';
 import { agentIdSchema, plainText } from '../schemas/common-schemas.js';
@@ -18,9 +20,11 @@ const spawnAgentBodySchema = z.object({ label: plainText(128).optional() }).stri
 /** Like POST /v1/wallets; `network` (CAIP-2) is accepted as another spelling of `chain`. */
 const agentWalletBodySchema = createWalletBodySchema.extend({ network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/).optional() }).strict();
 
+/** The agent a bearer acts as (agent PAT, exchanged session), else the owner's account (sign-in session). */
 function callerOf(p: Principal): { accountId?: string; agentId?: string } {
-  if (p.kind === 'token' && p.tokenKind === 'session' && p.accountId) return { accountId: p.accountId };
-  if (p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'agent') return { agentId: p.scopeId };
+  const binding = agentBinding(p);
+  if (binding) return { agentId: binding.agentId };
+  if (p.kind === 'token' && p.tokenKind === 'session') return { accountId: requireSession(p, 'owner').accountId };
   throw new AppError('insufficient_scope', { message: 'Agent routes take an account session (as_…) or the agent\'s own PAT.' });
 }
 
@@ -29,11 +33,11 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService })
   const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
 
   router.get('/v1/agents', async (ctx) => {
-    const accountId = requireSessionAccount(await principalOf(ctx));
+    const { accountId } = requireSession(await principalOf(ctx), 'owner');
     ctx.body = await deps.agents.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.post('/v1/agents', async (ctx) => {
-    const accountId = requireSessionAccount(await principalOf(ctx));
+    const { accountId } = requireSession(await principalOf(ctx), 'owner');
     const body = validate(spawnAgentBodySchema, ctx.state.body ?? {});
     ctx.status = 201;
     ctx.body = await deps.agents.spawn(accountId, body.label);

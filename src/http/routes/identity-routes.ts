@@ -1,12 +1,15 @@
 /**
  * Platform identity and token routes: POST /v1/identity/nonce, POST /v1/identity/init (SIWE / SIWS →
- * `as_` session), POST /v1/identity/exchange-pat (agent PAT → session), GET /v1/auth/whoami, and
- * /v1/pats (create, list page by page, revoke, change daily cap) with an account session. Platform routes
- * refuse the removed master keys with 401 `master_key_removed`.
+ * `as_` sign-in session), POST /v1/identity/exchange-pat (agent PAT → a session bound to that agent),
+ * GET /v1/auth/whoami (which kind of session, and its agent), POST /v1/auth/logout (the caller's session),
+ * POST /v1/auth/sessions/revoke-all (every session of the account: the owner), and /v1/pats (create, list
+ * page by page, revoke, change daily cap: the owner, i.e. a sign-in session — session-powers.ts). Platform
+ * routes refuse the removed master keys with 401 `master_key_removed`.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireSessionAccount, type Authenticator } from '../../auth/authenticator.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { IdentityService } from '../../identity/identity-service.js';
 import type { PatService } from '../../services/pat-service.js';
@@ -42,31 +45,57 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
     ctx.body =
       principal.kind === 'admin'
         ? { auth_type: 'operator', scope_type: 'operator', scope_id: null }
-        : { auth_type: AUTH_TYPE[principal.tokenKind], scope_type: principal.scopeType, scope_id: principal.scopeId, token_id: principal.tokenId };
+        : {
+            auth_type: AUTH_TYPE[principal.tokenKind],
+            scope_type: principal.scopeType,
+            scope_id: principal.scopeId,
+            token_id: principal.tokenId,
+            ...(principal.tokenKind === 'session'
+              ? {
+                  session_origin: principal.sessionOrigin,
+                  account_id: principal.accountId,
+                  agent_id: principal.sessionOrigin === 'pat_exchange' ? principal.scopeId : null,
+                  parent_token_id: principal.parentTokenId,
+                }
+              : {}),
+          };
+  });
+
+  router.post('/v1/auth/logout', async (ctx) => {
+    const principal = await platformPrincipal(ctx);
+    const { sessionId } = requireSession(principal, 'account');
+    ctx.body = await deps.identity.logout(sessionId);
+    deps.auth.forget(sessionId);
+  });
+
+  router.post('/v1/auth/sessions/revoke-all', async (ctx) => {
+    const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
+    ctx.body = await deps.identity.revokeAllSessions(accountId);
+    deps.auth.forgetSessionsOf(accountId);
   });
 
   router.post('/v1/pats', async (ctx) => {
     const principal = await platformPrincipal(ctx);
-    const accountId = requireSessionAccount(principal);
+    const { accountId } = requireSession(principal, 'owner');
     const body = validate(createPatBodySchema, ctx.state.body);
     ctx.status = 201;
     ctx.body = await deps.pats.create(accountId, body, principal.actor);
   });
 
   router.get('/v1/pats', async (ctx) => {
-    const accountId = requireSessionAccount(await platformPrincipal(ctx));
+    const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
     ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
 
   router.delete('/v1/pats/:id', async (ctx) => {
-    const accountId = requireSessionAccount(await platformPrincipal(ctx));
+    const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
     const patId = validate(patIdSchema, ctx.params.id, 'path');
     ctx.body = await deps.pats.revoke(accountId, patId);
     deps.auth.forget(patId);
   });
 
   router.patch('/v1/pats/:id', async (ctx) => {
-    const accountId = requireSessionAccount(await platformPrincipal(ctx));
+    const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
     const patId = validate(patIdSchema, ctx.params.id, 'path');
     const body = validate(patchPatBodySchema, ctx.state.body);
     ctx.body = await deps.pats.setDailyCap(accountId, patId, body.daily_cap_usd);

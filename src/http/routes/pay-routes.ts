@@ -9,7 +9,7 @@ import type { Context } from 'koa';
 import { parseUsd } from '../../../policy/money.js';
 import type { Knex } from 'knex';
 import type { Authenticator } from '../../auth/authenticator.js';
-import { requireTreasuryScope, resolveWalletScope } from '../../auth/authenticator.js';
+import { agentBinding, requireTreasuryScope, resolveWalletScope } from '../../auth/authenticator.js';
 import { AppError } from '../../errors/app-error.js';
 import type { CallContext, PayService } from '../../services/pay-service.js';
 import type { SettlementService } from '../../services/settlement-service.js';
@@ -21,14 +21,18 @@ import { validate } from '../validate.js';
 export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; pay: PayService; settlements: SettlementService; knex: Knex }): Router {
   const router = new Router();
 
-  /** Treasury bearers everywhere; agent PATs on the wallet operations (read policy, evaluate, pay, transfer). */
+  /**
+   * Treasury bearers everywhere; agent PATs, and sessions exchanged from them, on the wallet operations
+   * (read policy, evaluate, pay, transfer). An exchanged session spends as its PAT: that PAT's daily cap and
+   * daily total, and the PAT as the authorization's actor (which give-backs count against).
+   */
   const scope = async (ctx: Context, agentAllowed = true) => {
     const principal = await deps.auth.authenticate(ctx.get('authorization'));
     const accountId = agentAllowed ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
-    const pat =
-      principal.kind === 'token' && principal.tokenKind === 'pat' && principal.scopeType === 'agent' ? { tokenId: principal.tokenId, dailyCapMicro: principal.dailyCapMicro } : undefined;
-    return { accountId, walletId, actor: principal.actor, pat };
+    const binding = agentAllowed ? agentBinding(principal) : undefined;
+    const pat = binding ? { tokenId: binding.patId, dailyCapMicro: binding.dailyCapMicro } : undefined;
+    return { accountId, walletId, actor: binding ? binding.patId : principal.actor, pat };
   };
 
   const callContext = (ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'request'>, body: unknown): CallContext => {

@@ -1,13 +1,15 @@
 /**
- * Seller routes (platform): /v1/sellers (session), a seller's management surface (owner session or its
- * service PAT): suspend/resume, endpoints CRUD; POST /v1/auth/verify (service PAT, for the middleware);
+ * Seller routes (platform): /v1/sellers (any session of the account), a seller's management surface (a
+ * session of the owning account or its service PAT): suspend/resume, endpoints CRUD; service PATs and
+ * payout flushes need the owner's sign-in session (session-powers.ts); POST /v1/auth/verify (service PAT, for the middleware);
  * the lists (sellers, endpoints, payout flushes, service PATs) paged with `limit` and `cursor`;
  * the ledger: POST /v1/ledger (middleware reports), GET /v1/ledger, /v1/ledger/revenue, /v1/ledger/export;
  * pay-to addresses (GET/POST /v1/sellers/:id/pay-to) the ledger rows are verified against on chain.
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { requireSessionAccount, type Authenticator } from '../../auth/authenticator.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { PatService } from '../../services/pat-service.js';
 import type { SellerService } from '../../services/seller-service.js';
@@ -45,13 +47,13 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
 
   router.post('/v1/sellers', async (ctx) => {
     const p = await principalOf(ctx);
-    const accountId = requireSessionAccount(p);
+    const { accountId } = requireSession(p, 'account');
     const body = validate(createSellerBodySchema, ctx.state.body);
     ctx.status = 201;
     ctx.body = await deps.sellers.create(accountId, body, p.actor);
   });
   router.get('/v1/sellers', async (ctx) => {
-    const accountId = requireSessionAccount(await principalOf(ctx));
+    const { accountId } = requireSession(await principalOf(ctx), 'account');
     ctx.body = await deps.sellers.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.get('/v1/sellers/:id', async (ctx) => {
@@ -89,7 +91,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.post('/v1/sellers/:id/payouts/flush', async (ctx) => {
     const p = await principalOf(ctx);
-    requireSessionAccount(p);
+    requireSession(p, 'owner');
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     // The answer is the payouts' first page, as GET answers it without a query.
     ctx.body = await deps.sellers.flushPayouts(seller, p.actor, pageQuerySchema.parse({}));
@@ -101,15 +103,15 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.post('/v1/sellers/:id/pay-to', async (ctx) => {
     const p = await principalOf(ctx);
-    requireSessionAccount(p);
+    requireSession(p, 'owner');
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     ctx.body = await deps.sellers.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
   });
-  // Service PATs of one seller (the owner's session manages them).
+  // Service PATs of one seller (the owner's sign-in session manages them).
   const servicePatBody = z.object({ label: plainText(128).optional(), expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional() }).strict();
   router.post('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
-    const accountId = requireSessionAccount(p);
+    const { accountId } = requireSession(p, 'owner');
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     const body = validate(servicePatBody, ctx.state.body ?? {});
     ctx.status = 201;
@@ -117,13 +119,13 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.get('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
-    const accountId = requireSessionAccount(p);
+    const { accountId } = requireSession(p, 'owner');
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'), { scope_type: 'service', scope_id: seller.id });
   });
   router.delete('/v1/sellers/:id/pats/:pat_id', async (ctx) => {
     const p = await principalOf(ctx);
-    const accountId = requireSessionAccount(p);
+    const { accountId } = requireSession(p, 'owner');
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     const patId = validate(patIdSchema, ctx.params.pat_id, 'path');
     ctx.body = await deps.pats.revoke(accountId, patId, { scope_type: 'service', scope_id: seller.id });

@@ -16,7 +16,7 @@ import { validate } from '../validate.js';
 
 export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService; knex: Knex; chains: ChainRegistry; balances: BalanceReader }): Router {
   const router = new Router();
-  /** Treasury bearers manage wallets; an agent PAT may only read its agent's wallets (`read`). */
+  /** Treasury bearers manage wallets; an agent PAT (or a session exchanged from one) may only read its agent's wallets (`read`). */
   const accountOf = async (header: string, read = false) => {
     const principal = await deps.auth.authenticate(header);
     return { accountId: read ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal), actor: principal.actor };

@@ -8,8 +8,9 @@ import { startTestTreasury, type TestTreasury } from '../../support/api-harness.
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
-type Bearer = 'none' | 'garbage' | 'removed_master_key' | 'legacy_treasury_key' | 'expired_session' | 'revoked_pat' | 'service_pat' | 'agent_pat' | 'treasury_pat' | 'other_account_pat' | 'session';
-const BEARERS: Bearer[] = ['none', 'garbage', 'removed_master_key', 'legacy_treasury_key', 'expired_session', 'revoked_pat', 'service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'session'];
+type Bearer = 'none' | 'garbage' | 'removed_master_key' | 'legacy_treasury_key' | 'expired_session' | 'revoked_pat' | 'service_pat' | 'agent_pat' | 'treasury_pat' | 'other_account_pat' | 'agent_session' | 'session';
+/** `session` comes from a SIWE sign-in; `agent_session` from exchanging `agent_pat` (it acts as that agent only). */
+const BEARERS: Bearer[] = ['none', 'garbage', 'removed_master_key', 'legacy_treasury_key', 'expired_session', 'revoked_pat', 'service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'agent_session', 'session'];
 const UNAUTHENTICATED: Bearer[] = ['none', 'garbage', 'removed_master_key', 'expired_session', 'revoked_pat'];
 
 const requirements = paymentRequirements();
@@ -46,6 +47,8 @@ describe('authorization matrix (every route × every bearer)', function () {
     const legacy = await t.db.knex('api_tokens').where({ scope_id: treasuryAccountId, kind: 'api_key' }).first();
     assert.equal(legacy, undefined, 'agent Treasury accounts have no legacy key');
     const minted = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'matrix' } })).body;
+    const agentPat = (await mk({ scope_type: 'agent' })).pat as string;
+    const agentSession = (await t.request('POST', '/v1/identity/exchange-pat', { token: agentPat })).body.session as string;
     Object.assign(tokens, {
       none: undefined,
       garbage: 'not-a-token',
@@ -54,7 +57,8 @@ describe('authorization matrix (every route × every bearer)', function () {
       expired_session: expired.session,
       revoked_pat: revoked.pat,
       service_pat: servicePat,
-      agent_pat: (await mk({ scope_type: 'agent' })).pat,
+      agent_pat: agentPat,
+      agent_session: agentSession,
       treasury_pat: treasuryPat,
       other_account_pat: (await mk({ scope_type: 'treasury' }, other.session)).pat,
       session,
@@ -69,10 +73,13 @@ describe('authorization matrix (every route × every bearer)', function () {
 
   /** `okAs`: what an authorized bearer gets when the route's own precondition answers (e.g. 409). */
   type Route = { name: string; call: (token: string | undefined) => Promise<number>; ok: Bearer[]; notFound?: Bearer[]; okAs?: string };
-  const walletOps: Bearer[] = ['treasury_pat', 'agent_pat'];
+  const walletOps: Bearer[] = ['treasury_pat', 'agent_pat', 'agent_session'];
   const walletAdmin: Bearer[] = ['treasury_pat'];
-  const platform: Bearer[] = ['session'];
-  const sellerSurface: Bearer[] = ['session', 'service_pat'];
+  /** Money control: a sign-in session only. */
+  const owner: Bearer[] = ['session'];
+  /** The account's seller flow: any session of the account. */
+  const platform: Bearer[] = ['session', 'agent_session'];
+  const sellerSurface: Bearer[] = ['session', 'agent_session', 'service_pat'];
   let counter = 0;
   const endpoint = async () => (await t.request('POST', `/v1/sellers/${sellerId}/endpoints`, { token: session, body: { path: `/e${counter++}`, price: '0.01' } })).body.endpoint_id as string;
   const ledgerReport = () => ({ tx_hash: `0x${(counter++).toString(16).padStart(64, '0')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '1000', network: 'eip155:84532' });
@@ -100,11 +107,11 @@ describe('authorization matrix (every route × every bearer)', function () {
     { name: 'POST /v1/wallets/{id}/pay', call: onWallet('POST', '/pay', { payment_requirements: requirements }), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
     { name: 'POST /v1/wallets/{id}/transfer', call: onWallet('POST', '/transfer', { to: requirements.payTo, amount_usd: '0.001' }), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
     { name: 'POST /v1/identity/exchange-pat', call: req('POST', '/v1/identity/exchange-pat'), ok: ['agent_pat'] },
-    { name: 'GET /v1/auth/whoami', call: req('GET', '/v1/auth/whoami'), ok: ['service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'session'] },
-    { name: 'POST /v1/pats', call: req('POST', '/v1/pats', { scope_type: 'agent' }), ok: platform },
-    { name: 'GET /v1/pats', call: req('GET', '/v1/pats'), ok: platform },
-    { name: 'DELETE /v1/pats/{id}', call: req('DELETE', async () => `/v1/pats/${await freshPat()}`), ok: platform },
-    { name: 'PATCH /v1/pats/{id}', call: req('PATCH', async () => `/v1/pats/${await freshPat()}`, { daily_cap_usd: '3' }), ok: platform },
+    { name: 'GET /v1/auth/whoami', call: req('GET', '/v1/auth/whoami'), ok: ['service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'agent_session', 'session'] },
+    { name: 'POST /v1/pats', call: req('POST', '/v1/pats', { scope_type: 'agent' }), ok: owner },
+    { name: 'GET /v1/pats', call: req('GET', '/v1/pats'), ok: owner },
+    { name: 'DELETE /v1/pats/{id}', call: req('DELETE', async () => `/v1/pats/${await freshPat()}`), ok: owner },
+    { name: 'PATCH /v1/pats/{id}', call: req('PATCH', async () => `/v1/pats/${await freshPat()}`, { daily_cap_usd: '3' }), ok: owner },
     { name: 'POST /v1/sellers', call: req('POST', '/v1/sellers', { name: 'another' }), ok: platform },
     { name: 'GET /v1/sellers', call: req('GET', '/v1/sellers'), ok: platform },
     { name: 'GET /v1/sellers/{id}', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}`)), ok: sellerSurface },
@@ -121,18 +128,18 @@ describe('authorization matrix (every route × every bearer)', function () {
     { name: 'GET /v1/sellers/{id}/verify', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface },
     { name: 'POST /v1/sellers/{id}/verify', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface, okAs: '409' },
     { name: 'POST /v1/sellers/{id}/refresh', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/refresh`)), ok: sellerSurface, okAs: '409' },
-    { name: 'POST /v1/sellers/{id}/pats', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`), { label: 'ci' }), ok: platform },
-    { name: 'GET /v1/sellers/{id}/pats', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`)), ok: platform },
+    { name: 'POST /v1/sellers/{id}/pats', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`), { label: 'ci' }), ok: owner },
+    { name: 'GET /v1/sellers/{id}/pats', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`)), ok: owner },
     {
       name: 'DELETE /v1/sellers/{id}/pats/{pat_id}',
       call: req('DELETE', async () => `/v1/sellers/${sellerId}/pats/${(await t.request('POST', `/v1/sellers/${sellerId}/pats`, { token: session, body: {} })).body.id}`),
-      ok: platform,
+      ok: owner,
     },
     { name: 'GET /v1/sellers/{id}/pay-to', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`)), ok: sellerSurface },
     // A well-formed body whose signature is not the address's: 422 pay_to_signature_invalid once authorized.
     { name: 'POST /v1/sellers/{id}/pay-to', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`), { address: '0x857b06519E91e3A54538791bDbb0E22373e36b66', signature: `0x${'11'.repeat(65)}` }), ok: platform, okAs: '422' },
     { name: 'GET /v1/sellers/{id}/payouts', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts`)), ok: sellerSurface },
-    { name: 'POST /v1/sellers/{id}/payouts/flush', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)), ok: platform, okAs: '409' },
+    { name: 'POST /v1/sellers/{id}/payouts/flush', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)), ok: owner, okAs: '409' },
     { name: 'POST /v1/auth/verify', call: req('POST', '/v1/auth/verify'), ok: ['service_pat'] },
     { name: 'POST /v1/ledger', call: async (token) => req('POST', '/v1/ledger', ledgerReport())(token), ok: ['service_pat'] },
     { name: 'GET /v1/ledger', call: req('GET', () => Promise.resolve(`/v1/ledger?seller_id=${sellerId}`)), ok: sellerSurface },

@@ -59,7 +59,10 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     assert.match(res.body.agent_id, /^agt_[0-9a-f]{24}$/);
     assert.ok(new Date(res.body.expires_at).getTime() > Date.now());
     const me = await whoami(res.body.session);
-    assert.deepEqual({ ...me.body, token_id: undefined }, { auth_type: 'session', scope_type: 'account', scope_id: res.body.account_id, token_id: undefined });
+    assert.deepEqual(
+      { ...me.body, token_id: undefined },
+      { auth_type: 'session', scope_type: 'account', scope_id: res.body.account_id, token_id: undefined, session_origin: 'sign_in', account_id: res.body.account_id, agent_id: null, parent_token_id: null },
+    );
     const agent = await t.db.knex('agents').where({ id: res.body.agent_id }).first();
     assert.match(agent.treasury_account_id, /^acct_/);
 
@@ -163,7 +166,9 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     const exchanged = await t.request('POST', '/v1/identity/exchange-pat', { token: agentPat });
     assert.equal(exchanged.status, 200);
     assert.match(exchanged.body.session, /^as_/);
-    assert.equal((await whoami(exchanged.body.session)).body.scope_type, 'account');
+    const exchangedWho = (await whoami(exchanged.body.session)).body;
+    assert.equal(exchangedWho.scope_type, 'agent', 'an exchanged session acts as the PAT\'s agent, not as the account');
+    assert.equal(exchangedWho.session_origin, 'pat_exchange');
     const notAgent = await t.request('POST', '/v1/identity/exchange-pat', { token: treasuryPat });
     assert.equal(notAgent.status, 403);
     assert.equal((await t.request('POST', '/v1/wallets', { token: agentPat, body: {} })).status, 403, 'an agent PAT cannot create sub-wallets');

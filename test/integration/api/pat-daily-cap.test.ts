@@ -48,6 +48,8 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.deepEqual(over.body.recovery, {
       kind: 'raise_pat_cap',
       settings_url: `http://treasury.test/settings/pats/${buyer.id}`,
+      // A human path: the CLI command signs the owner in again with the seed before it changes the cap.
+      cli_command: `xx pat update ${buyer.id} --daily-cap <usd>`,
       current_cap_usd: '1',
       attempted_amount_usd: '0.5',
     });

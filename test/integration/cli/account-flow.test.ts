@@ -8,9 +8,12 @@
  *   stdin, profile {list,switch,delete}, wallet {generate,list,export,delete}, fund (--print, and a sandbox
  *   faucet), dashboard --print: each --json output parses;
  * - exit 2 naming the flag when a value is missing without a TTY; unknown option and missing argument exit 2;
- * - an expired session (its row expired in the database) is renewed silently with the agent PAT; a revoked
- *   agent PAT ends in exit 1 with recovery `reauthenticate` as one JSON object on stderr;
- * - init without flags on a pseudo-terminal (script(1)) prompts for the passphrase and never echoes it.
+ * - an expired session (its row expired in the database) is renewed silently with the agent PAT, as a
+ *   session that acts as the agent only; revoking that PAT ends it, and then exit 1 with recovery
+ *   `reauthenticate` as one JSON object on stderr;
+ * - init without flags on a pseudo-terminal (script(1)) prompts for the passphrase and never echoes it;
+ *   `pat update` signs the owner in again, asking for the passphrase there, and without it (no TTY) is exit 2
+ *   while the agent's PAT and its exchanged session cannot lift the cap.
  * XX_KEYSTORE_SCRYPT_LOG_N=10 keeps scrypt cheap here; TREASURY_AUTH_CACHE_MS=0 makes a row expired in the
  * database count at once.
  */
@@ -350,7 +353,7 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.equal(stderrJson(badEnv, 'XX_ENV=staging').error_code, 'invalid_env');
   });
 
-  it('an expired session is renewed silently with the agent PAT; a revoked agent PAT is exit 1 with recovery reauthenticate', async () => {
+  it('an expired session is renewed silently with the agent PAT (an exchanged one, not the owner); a revoked agent PAT ends it and is exit 1 with recovery reauthenticate', async () => {
     const expire = async () => {
       const { session } = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8'));
       const n = await t.db.knex('api_tokens').where({ token_hash: hashToken(session), kind: 'session' }).update({ expires_at: new Date(Date.now() - 60_000) });
@@ -358,30 +361,37 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
       return session as string;
     };
     const old = await expire();
-    assert.equal((await t.request('GET', '/v1/pats', { token: old })).status, 401, 'the server refuses the expired session');
-    const pats = stdoutJson(await xx(['pat', 'list', '--json']), 'pat list with an expired session');
-    assert.ok(pats.pats.length >= 2);
+    assert.equal((await t.request('GET', '/v1/sellers', { token: old })).status, 401, 'the server refuses the expired session');
+    const sellers = stdoutJson(await xx(['service', 'list', '--remote', '--json']), 'service list --remote with an expired session');
+    assert.ok(Array.isArray(sellers.sellers));
     const renewed = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8'));
     assert.notEqual(renewed.session, old, 'a new session was saved');
     assert.equal(renewed.account_id, init.account_id);
     assert.equal(fs.statSync(env.XX_SESSION_PATH!).mode & 0o777, 0o600);
-    assert.equal((await t.request('GET', '/v1/pats', { token: renewed.session })).status, 200);
+    assert.equal((await t.request('GET', '/v1/sellers', { token: renewed.session })).status, 200);
+    // The renewed session was exchanged from the agent PAT: it acts as the agent, never as the owner.
+    const renewedWho = await t.request('GET', '/v1/auth/whoami', { token: renewed.session });
+    assert.deepEqual([renewedWho.body.session_origin, renewedWho.body.agent_id], ['pat_exchange', fs.readFileSync(env.XX_ACTIVE_AGENT_PATH!, 'utf8').trim()]);
+    const lift = await t.request('GET', '/v1/pats', { token: renewed.session });
+    assert.deepEqual([lift.status, lift.body.error_code], [403, 'fresh_sign_in_required']);
 
     // A session file past its own expires_at is renewed before any call.
     fs.writeFileSync(env.XX_SESSION_PATH!, JSON.stringify({ ...renewed, expires_at: new Date(Date.now() - 1000).toISOString() }), { mode: 0o600 });
-    stdoutJson(await xx(['pat', 'list', '--json']), 'pat list with a session file past expires_at');
+    stdoutJson(await xx(['service', 'list', '--remote', '--json']), 'service list --remote with a session file past expires_at');
     assert.notEqual(JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8')).session, renewed.session);
 
     const agent = JSON.parse(fs.readFileSync(path.join(env.XX_AGENTS_DIR!, `${init.agent_id}.json`), 'utf8'));
     stdoutJson(await xx(['pat', 'revoke', agent.pat_id, '--json']), 'pat revoke (the agent PAT)');
-    await expire();
-    const refused = await xx(['pat', 'list', '--json']);
+    // Revoking the PAT ended the session exchanged from it: no need to expire it.
+    const { session: ended } = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8'));
+    assert.equal((await t.request('GET', '/v1/auth/whoami', { token: ended })).status, 401);
+    const refused = await xx(['service', 'list', '--remote', '--json']);
     assert.equal(refused.code, 1, refused.stderr);
-    const e = stderrJson(refused, 'pat list with an expired session and a revoked PAT');
+    const e = stderrJson(refused, 'service list --remote with a revoked PAT');
     assert.equal(e.error_code, 'reauthenticate');
     assert.deepEqual(e.recovery, { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' });
     assert.equal(refused.stdout, '');
-    const human = await xx(['pat', 'list']);
+    const human = await xx(['service', 'list', '--remote']);
     assert.equal(human.code, 1);
     assert.match(human.stderr, /Sign in again/);
     // Calls with the revoked PAT itself carry the server's recovery block unchanged.
@@ -418,5 +428,30 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     const mnemonic = await openMnemonic(ks, PASSPHRASE);
     assert.equal(mnemonic.split(' ').length, 24);
     assert.ok(!session.screen.includes(mnemonic), 'the new seed is not shown');
+
+    // A money-control command signs the owner in again: on a terminal it asks for the keystore passphrase.
+    const minted = stdoutJson(await runXx(['pat', 'create', '--label', 'tty', '--daily-cap', '1', '--json'], { ...tty, XX_KEYSTORE_PASSPHRASE: PASSPHRASE }), 'pat create');
+    const update = runXxOnTty(['pat', 'update', minted.id, '--daily-cap', '3'], tty);
+    try {
+      await update.answer(/Keystore passphrase \(`xx pat update` signs in again\)/, PASSPHRASE);
+      assert.equal(await update.exit, 0, update.screen);
+    } finally {
+      update.kill();
+    }
+    assert.ok(!update.screen.includes(PASSPHRASE), 'the passphrase is not echoed');
+    assert.equal((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro, '3000000');
+  });
+
+  it('pat update without the keystore passphrase (no TTY) is exit 2 naming XX_KEYSTORE_PASSPHRASE; the agent\'s own PAT and its session cannot lift the cap', async () => {
+    const minted = stdoutJson(await runXx(['pat', 'create', '--label', 'capped', '--daily-cap', '1', '--json'], env), 'pat create');
+    const noPassphrase = await runXx(['pat', 'update', minted.id, '--daily-cap', 'none', '--json'], { ...env, XX_KEYSTORE_PASSPHRASE: '' });
+    assert.equal(noPassphrase.code, 2, noPassphrase.stderr);
+    assert.match(stderrJson(noPassphrase, 'pat update without a passphrase').user_message, /XX_KEYSTORE_PASSPHRASE/);
+    const exchanged = (await t.request('POST', '/v1/identity/exchange-pat', { token: minted.pat })).body.session as string;
+    for (const token of [minted.pat, exchanged]) {
+      const lift = await t.request('PATCH', `/v1/pats/${minted.id}`, { token, body: { daily_cap_usd: null } });
+      assert.equal(lift.status, 403);
+    }
+    assert.equal((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro, '1000000', 'the cap the owner set holds');
   });
 });

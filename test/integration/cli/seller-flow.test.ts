@@ -15,8 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
-import { signInWithNewKey } from '../../support/sign-in.js';
-import { assertOk, filesUnder, runXx, stderrJson, stdoutJson, type XxRun } from './xx-process.js';
+import { assertOk, filesUnder, runXx, startForwarder, stderrJson, stdoutJson, type XxRun } from './xx-process.js';
 
 const runCli = runXx;
 const ok = assertOk;
@@ -47,21 +46,28 @@ function serveOrigin(): Promise<{ origin: string; setFile(body: string | null): 
 }
 
 describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
-  this.timeout(90_000);
+  // Some twenty CLI subprocesses, two of which sign the owner in again (service pat create / list).
+  this.timeout(180_000);
   let t: TestTreasury;
   let home: string;
   let env: Record<string, string>;
   let origin: Awaited<ReturnType<typeof serveOrigin>>;
   let session: string;
+  let forwarder: Awaited<ReturnType<typeof startForwarder>>;
+  let server: string;
 
   before(async () => {
-    t = await startTestTreasury();
-    const grant = await signInWithNewKey(t);
-    session = grant.session;
+    // SIWE names the server's host: the CLI signs in through a forwarder whose URL is the public URL.
+    forwarder = await startForwarder();
+    server = forwarder.url;
+    t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: server } });
+    forwarder.target(Number(new URL(t.baseUrl).port));
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'xx-seller-'));
     env = {
       HOME: home,
-      XX_API_URL: t.baseUrl,
+      XX_API_URL: server,
+      XX_KEYSTORE_PASSPHRASE: 'seller flow passphrase',
+      XX_KEYSTORE_SCRYPT_LOG_N: '10',
       XX_SESSION_PATH: path.join(home, 'session.json'),
       XX_SERVICES_DIR: path.join(home, 'services'),
       XX_ACTIVE_SERVICE_PATH: path.join(home, 'active-service'),
@@ -72,11 +78,15 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
       XX_CREDENTIALS_PATH: path.join(home, 'credentials.json'),
       NO_COLOR: '1',
     };
-    fs.writeFileSync(env.XX_SESSION_PATH!, JSON.stringify({ session: grant.session, account_id: grant.account_id, agent_id: grant.agent_id, expires_at: grant.expires_at, server: t.baseUrl }), { mode: 0o600 });
+    // Signed up as a seller does: the keystore holds the seed that signs the owner in again for service PATs
+    // and payout flushes; the session file, a session exchanged from the agent PAT, serves the seller flow.
+    ok(await runCli(['init', '--new-seed', '--chain', 'base', '--json'], env), 'init');
+    session = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8')).session;
     origin = await serveOrigin();
   });
   after(async () => {
     await origin?.close();
+    await forwarder?.close();
     await t?.stop();
     if (home) fs.rmSync(home, { recursive: true, force: true });
   });
@@ -124,7 +134,7 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     const status = ok(await runCli(['status'], env), 'status');
     const [first] = status.stdout.split('\n');
     assert.match(first!, /^env: \S+ \(/);
-    assert.ok(first!.includes(t.baseUrl), first);
+    assert.ok(first!.includes(server), first);
     assert.match(status.stdout, /GET \/search/);
     const statusJson = await json(['status']);
     assert.equal(statusJson.seller.origin_verified, true);

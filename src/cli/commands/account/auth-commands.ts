@@ -2,18 +2,22 @@
  * Tokens and identity: `login` (store a PAT profile, from --token or stdin), `whoami`, `profile
  * {list,switch,delete}`, `pat {list,create,revoke}` and `dashboard` (a single-use PAT handed to the
  * browser in the URL fragment, which never reaches a server log). PATs are printed only by `pat create`,
- * whose purpose that is, and by `dashboard` when no browser can be opened.
+ * whose purpose that is, and by `dashboard` when no browser can be opened. The `pat` commands and
+ * `dashboard` control money, so they sign the owner in again with the keystore's seed (owner-sign-in.ts);
+ * `logout` ends the stored session.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { loadActiveAgent, loadCredentials, saveCredentials } from '../../core/cli-state.js';
+import { loadActiveAgent, loadCredentials, loadSession, saveCredentials } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
 import { isMasterKey } from '../../core/legacy-master-key.js';
 import { formatTable } from '../seller/seller-format.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 import { waitForPat } from './init-command.js';
+import { withOwnerSession } from './owner-sign-in.js';
 
 interface PatView {
   id: string;
@@ -72,9 +76,16 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
 async function whoami(ctx: CliContext): Promise<void> {
   const bearer = currentBearer(ctx);
   const client = bearer ? ctx.client(bearer.token, process.env.XX_API_URL || bearer.server) : await ctx.session();
-  const who = await ctx.spin('Asking the platform', () => client.request<{ auth_type: string; scope_type: string; scope_id: string | null }>('GET', '/v1/auth/whoami'));
-  const data = { auth_type: who.auth_type, scope_type: who.scope_type, scope_id: who.scope_id, source: bearer?.source ?? 'session', server: client.baseUrl };
-  ctx.out(data, [`auth_type:  ${who.auth_type}`, `scope_type: ${who.scope_type}`, `scope_id:   ${who.scope_id}`, `(${data.source} at ${data.server})`].join('\n'));
+  const who = await ctx.spin('Asking the platform', () =>
+    client.request<{ auth_type: string; scope_type: string; scope_id: string | null; session_origin?: string; agent_id?: string | null }>('GET', '/v1/auth/whoami'),
+  );
+  // A session says whether it is a sign-in (the owner) or exchanged from an agent PAT (acts as that agent).
+  const session = who.session_origin ? { session_origin: who.session_origin, agent_id: who.agent_id ?? null } : {};
+  const data = { auth_type: who.auth_type, scope_type: who.scope_type, scope_id: who.scope_id, ...session, source: bearer?.source ?? 'session', server: client.baseUrl };
+  ctx.out(
+    data,
+    [`auth_type:  ${who.auth_type}`, `scope_type: ${who.scope_type}`, `scope_id:   ${who.scope_id}`, ...(who.session_origin ? [`session:    ${who.session_origin}`] : []), `(${data.source} at ${data.server})`].join('\n'),
+  );
 }
 
 function profiles(ctx: CliContext, action: 'list' | 'switch' | 'delete', name?: string): void {
@@ -96,8 +107,7 @@ function profiles(ctx: CliContext, action: 'list' | 'switch' | 'delete', name?: 
 }
 
 async function patList(ctx: CliContext): Promise<void> {
-  const session = await ctx.session();
-  const { pats } = await ctx.spin('Listing PATs', () => readEveryPage<{ pats: PatView[]; next_cursor?: string | null }>(session, '/v1/pats', 'pats'));
+  const { pats } = await withOwnerSession(ctx, '`xx pat list`', (owner) => ctx.spin('Listing PATs', () => readEveryPage<{ pats: PatView[]; next_cursor?: string | null }>(owner, '/v1/pats', 'pats')));
   ctx.out(
     { pats },
     formatTable(
@@ -113,7 +123,6 @@ async function patCreate(ctx: CliContext, opts: { label?: string; scope?: string
   if (!['agent', 'treasury'].includes(scope)) throw badArgument('--scope', 'agent or treasury (service PATs: `xx service pat create`)');
   const expires = opts.expiresIn === undefined ? undefined : Number(opts.expiresIn);
   if (expires !== undefined && (!Number.isInteger(expires) || expires < 60)) throw badArgument('--expires-in', 'seconds, at least 60');
-  const session = await ctx.session();
   let scopeId: string | undefined;
   if (scope === 'agent') {
     try {
@@ -123,7 +132,7 @@ async function patCreate(ctx: CliContext, opts: { label?: string; scope?: string
     }
   }
   const body = { scope_type: scope, ...(scopeId ? { scope_id: scopeId } : {}), ...(opts.label ? { label: opts.label } : {}), ...(opts.dailyCap ? { daily_cap_usd: usdArgument('--daily-cap', opts.dailyCap) } : {}), ...(expires ? { expires_in_seconds: expires } : {}) };
-  const created = await ctx.spin('Minting the PAT', () => session.request<PatView & { pat: string }>('POST', '/v1/pats', { body }));
+  const created = await withOwnerSession(ctx, '`xx pat create`', (owner) => ctx.spin('Minting the PAT', () => owner.request<PatView & { pat: string }>('POST', '/v1/pats', { body })));
   ctx.out(created, `${created.pat}\n(${created.id}, ${created.scope_type} ${created.scope_id}; shown once — store it now)`);
 }
 
@@ -132,16 +141,41 @@ async function patUpdate(ctx: CliContext, id: string, opts: { dailyCap?: string 
   if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
   if (opts.dailyCap === undefined) throw badArgument('--daily-cap', 'a USD amount, or none to remove the cap');
   const cap = opts.dailyCap === 'none' ? null : usdArgument('--daily-cap', opts.dailyCap);
-  const session = await ctx.session();
-  const pat = await ctx.spin('Updating', () => session.request<PatView>('PATCH', `/v1/pats/${id}`, { body: { daily_cap_usd: cap } }));
+  const pat = await withOwnerSession(ctx, '`xx pat update`', (owner) => ctx.spin('Updating', () => owner.request<PatView>('PATCH', `/v1/pats/${id}`, { body: { daily_cap_usd: cap } })));
   ctx.out(pat, `${pat.id}: daily cap ${pat.daily_cap_usd === null || pat.daily_cap_usd === undefined ? 'none' : `${pat.daily_cap_usd} USD`}.`);
 }
 
 async function patRevoke(ctx: CliContext, id: string): Promise<void> {
   if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
-  const session = await ctx.session();
-  const pat = await ctx.spin('Revoking', () => session.request<PatView>('DELETE', `/v1/pats/${id}`));
+  const pat = await withOwnerSession(ctx, '`xx pat revoke`', (owner) => ctx.spin('Revoking', () => owner.request<PatView>('DELETE', `/v1/pats/${id}`)));
   ctx.out(pat, `Revoked ${pat.id}.`);
+}
+
+/**
+ * `xx logout`: ends the stored session on the server (POST /v1/auth/logout) and deletes the session file;
+ * `--all` signs the owner in again and ends every session of the account (POST /v1/auth/sessions/revoke-all).
+ * PATs are not touched: `xx pat revoke` ends one, with the sessions exchanged from it.
+ */
+async function logout(ctx: CliContext, opts: { all?: boolean }): Promise<void> {
+  const record = loadSession(ctx.paths);
+  let ended: string | null = null;
+  if (record) {
+    ended = await ctx
+      .client(record.session, process.env.XX_API_URL || record.server)
+      .request<{ session_id: string }>('POST', '/v1/auth/logout')
+      .then((r) => r.session_id)
+      .catch((err: unknown) => {
+        if (err instanceof CliError && (err.status === 401 || err.status === 403)) return null; // already over
+        throw err;
+      });
+    fs.rmSync(ctx.paths.session, { force: true });
+  }
+  if (!opts.all) {
+    ctx.out({ session_id: ended, session_file_removed: record !== undefined }, record ? `Logged out${ended ? ` (${ended})` : ''}; the session file is removed.` : 'No stored session.');
+    return;
+  }
+  const all = await withOwnerSession(ctx, '`xx logout --all`', (owner) => ctx.spin('Ending every session', () => owner.request<{ account_id: string; revoked: number }>('POST', '/v1/auth/sessions/revoke-all')));
+  ctx.out({ session_id: ended, session_file_removed: record !== undefined, ...all }, `Ended ${all.revoked} session(s) of ${all.account_id}. PATs still work; revoke them with \`xx pat revoke\`.`);
 }
 
 function openBrowser(url: string): boolean {
@@ -158,9 +192,10 @@ function openBrowser(url: string): boolean {
 }
 
 async function dashboard(ctx: CliContext, opts: { print?: boolean }): Promise<void> {
-  const session = await ctx.session();
-  const created = await ctx.spin('Minting a single-use PAT', () =>
-    session.request<PatView & { pat: string }>('POST', '/v1/pats', { body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 } }),
+  const created = await withOwnerSession(ctx, '`xx dashboard`', (owner) =>
+    ctx.spin('Minting a single-use PAT', () =>
+      owner.request<PatView & { pat: string }>('POST', '/v1/pats', { body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 } }),
+    ),
   );
   const url = `${ctx.dashboardUrl()}/cli-handoff#pat=${encodeURIComponent(created.pat)}`;
   const opened = !opts.print && !ctx.json && openBrowser(url);
@@ -175,6 +210,11 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .option('--profile <name>', 'profile name', 'default')
     .action(act(contextOf, (ctx, opts: { token?: string; profile?: string }) => login(ctx, opts)));
   program.command('whoami').description('Show auth_type, scope_type and scope_id').action(act(contextOf, (ctx) => whoami(ctx)));
+  program
+    .command('logout')
+    .description('End the stored session; --all ends every session of the account (signs in again)')
+    .option('--all', 'end every session of the account, on every machine')
+    .action(act(contextOf, (ctx, opts: { all?: boolean }) => logout(ctx, opts)));
 
   const profile = program.command('profile').description('PAT profiles in the credentials file');
   profile.command('list').action(act(contextOf, async (ctx) => profiles(ctx, 'list')));

@@ -1,10 +1,11 @@
 /**
  * `xx init`: onboarding in one command — the seed (new, restored, or the one already in the keystore),
  * the Base and Solana addresses, SIWE sign-in against `--server` (the message names that server's host, so
- * a signature cannot be replayed elsewhere), the account session, an agent PAT (waiting out its
- * propagation), a Treasury-managed wallet for the agent, and the local records that make it the active agent.
+ * a signature cannot be replayed elsewhere), an agent PAT (waiting out its propagation), a Treasury-managed
+ * wallet for the agent, and the local records that make it the active agent. The sign-in session is used
+ * in memory and logged out; the session file holds a session exchanged from the new agent PAT.
  * The PAT and a wallet init creates get limits by default, shown in the output (./init-defaults.ts): the
- * PAT a daily cap, the wallet a policy, which the account session sets (an agent PAT may not).
+ * PAT a daily cap, the wallet a policy, which the sign-in session sets (an agent PAT may not).
  *
  * The seed is written only into the encrypted keystore and never printed here (`xx wallet export` shows it
  * on explicit request). The passphrase comes from a hidden prompt or XX_KEYSTORE_PASSPHRASE; a restored
@@ -12,7 +13,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
 import { ApiClient } from '../../core/api-client.js';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
@@ -23,11 +23,14 @@ import { readEveryPage } from '../../core/read-every-page.js';
 import { readJsonFile, writeSecretJson } from '../../core/secret-file.js';
 import { badArgument } from '../seller/seller-kit.js';
 import { describePolicy, initLimits, type InitLimitOptions } from './init-defaults.js';
-import { addressesFor, checkMnemonic, evmAccount, newMnemonic, type ChainChoice } from './hd-addresses.js';
+import { addressesFor, checkMnemonic, newMnemonic, type ChainChoice } from './hd-addresses.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
+import { keystorePath, passphraseFor, siweSignIn, type SignInGrant } from './owner-sign-in.js';
+
+export { keystorePath, passphraseFor } from './owner-sign-in.js';
 
 const agentListSchema = z.object({ agents: z.array(z.object({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), label: z.string().nullable() }).loose()) });
-const grantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), expires_at: z.string(), created: z.boolean() });
+const sessionGrantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string(), expires_at: z.string() });
 const patSchema = z.object({ id: z.string().regex(/^pat_[0-9a-f]{24}$/), pat: z.string().startsWith('xx_pat_'), daily_cap_usd: z.string().nullable().optional() });
 const walletPolicyReplySchema = z.object({ policy: z.record(z.string(), z.unknown()) });
 
@@ -39,15 +42,6 @@ export interface InitOptions extends InitLimitOptions {
   newSeed?: boolean;
   words?: string;
   profile?: string;
-}
-
-export async function passphraseFor(ctx: CliContext, message: string): Promise<string> {
-  return process.env.XX_KEYSTORE_PASSPHRASE || ctx.prompt.password({ message, flag: 'XX_KEYSTORE_PASSPHRASE' });
-}
-
-export function keystorePath(ctx: CliContext, name: string): string {
-  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(name)) throw badArgument('--name', 'lower-case letters, digits, - and _');
-  return path.join(ctx.paths.seedsDir, `${name}.json`);
 }
 
 function serverUrl(raw: string): URL {
@@ -132,17 +126,25 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
 
   const seed = await loadOrCreateSeed(ctx, opts, chain);
   const addresses = addressesFor(seed.mnemonic, chain);
-  // Sign-in is SIWE with the Base key (m/44'/60'/0'/0/0) whatever --chain lists.
-  const signer = evmAccount(seed.mnemonic);
-  const api = new ApiClient({ baseUrl: base, token: undefined });
-  const grant = await ctx.spin('Signing in', async () => {
-    const { nonce } = await api.request<{ nonce: string }>('POST', '/v1/identity/nonce');
-    const message = createSiweMessage({ domain: server.host, address: signer.address, uri: base, version: '1', chainId: 84532, nonce, issuedAt: new Date(), statement: 'Sign in to Treasury from the xx CLI.' });
-    return parseReply(grantSchema, 'POST /v1/identity/init', await api.request('POST', '/v1/identity/init', { body: { message, signature: await signer.signMessage({ message }), chain: 'evm' } }));
-  });
-  saveSession(ctx.paths, { session: grant.session, account_id: grant.account_id, agent_id: grant.agent_id, expires_at: grant.expires_at, server: base });
+  // Sign-in is SIWE with the Base key (m/44'/60'/0'/0/0) whatever --chain lists. The sign-in session is the
+  // owner's and is kept in memory only, logged out at the end; the session file gets one exchanged from the
+  // agent PAT, which acts as that agent and cannot change caps or mint PATs.
+  const grant = await ctx.spin('Signing in', () => siweSignIn(server, seed.mnemonic));
   // The session names the account's first agent; `--label` may pick (or spawn) another one below.
   const session = new ApiClient({ baseUrl: base, token: grant.session });
+  try {
+    await finishInit(ctx, opts, { base, label, chain, seed, addresses, grant, session, limits });
+  } finally {
+    await session.request('POST', '/v1/auth/logout').catch(() => undefined);
+  }
+}
+
+async function finishInit(
+  ctx: CliContext,
+  opts: InitOptions,
+  run: { base: string; label: string; chain: ChainChoice; seed: { keystore: string; created: boolean }; addresses: ReturnType<typeof addressesFor>; grant: SignInGrant; session: ApiClient; limits: ReturnType<typeof initLimits> },
+): Promise<void> {
+  const { base, label, chain, seed, addresses, grant, session, limits } = run;
   const { agentId, spawned } = await ctx.spin('Choosing the agent', () => chooseAgent(ctx, session, grant, opts.label));
 
   const pat = await ctx.spin('Minting the agent PAT', () =>
@@ -150,6 +152,8 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
   ).then((reply) => parseReply(patSchema, 'POST /v1/pats', reply));
   const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
   await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
+  const exchanged = parseReply(sessionGrantSchema, 'POST /v1/identity/exchange-pat', await agentClient.request('POST', '/v1/identity/exchange-pat'));
+  saveSession(ctx.paths, { session: exchanged.session, account_id: exchanged.account_id, agent_id: exchanged.agent_id, expires_at: exchanged.expires_at, server: base });
 
   const previous = loadAgent(ctx.paths, agentId);
   // The agent's wallets as the platform knows them (another machine, or a restore, may have made some).

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { listServices, saveService, setActiveService, loadActiveService, type ServiceRecord } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
+import { withOwnerSession } from '../account/owner-sign-in.js';
 import { formatFields, formatTable } from './seller-format.js';
 import { act, activeService, badArgument, collect, flagOrPrompt, sellerPath, type ContextOf, type SellerView } from './seller-kit.js';
 
@@ -188,8 +189,7 @@ async function payouts(ctx: CliContext, opts: { flush?: boolean }): Promise<void
   const { client, service } = await activeService(ctx);
   let first: PayoutsView | undefined;
   if (opts.flush) {
-    const session = await ctx.session();
-    first = await ctx.spin('Flushing accrued payables', () => session.request<PayoutsView>('POST', sellerPath(service, '/payouts/flush')));
+    first = await withOwnerSession(ctx, '`xx service payouts --flush`', (owner) => ctx.spin('Flushing accrued payables', () => owner.request<PayoutsView>('POST', sellerPath(service, '/payouts/flush'))));
   }
   // The flush answers the history's first page; the rest (or all of it, without --flush) is read page by page.
   const view = await ctx.spin('Loading payouts', () => readEveryPage(client, sellerPath(service, '/payouts'), 'flushes', first));
@@ -208,17 +208,17 @@ async function patCreate(ctx: CliContext, opts: { label?: string; expiresIn?: st
     if (!Number.isInteger(expires) || expires < 60) throw badArgument('--expires-in', 'expected whole seconds, at least 60');
   }
   const { service } = await activeService(ctx);
-  const session = await ctx.session();
-  const pat = await ctx.spin('Minting a service PAT', () =>
-    session.request<PatView & { pat: string }>('POST', sellerPath(service, '/pats'), { body: { label, ...(expires ? { expires_in_seconds: expires } : {}) } }),
+  const pat = await withOwnerSession(ctx, '`xx service pat create`', (owner) =>
+    ctx.spin('Minting a service PAT', () => owner.request<PatView & { pat: string }>('POST', sellerPath(service, '/pats'), { body: { label, ...(expires ? { expires_in_seconds: expires } : {}) } })),
   );
   ctx.out(pat, `${pat.pat}\n\nService PAT ${pat.id} (${label}) for ${service.slug}. Shown once: store it now (e.g. as the seller middleware's token).`);
 }
 
 async function patList(ctx: CliContext): Promise<void> {
   const { service } = await activeService(ctx);
-  const session = await ctx.session();
-  const { pats } = await ctx.spin('Listing service PATs', () => readEveryPage<{ pats: PatView[]; next_cursor?: string | null }>(session, sellerPath(service, '/pats'), 'pats'));
+  const { pats } = await withOwnerSession(ctx, '`xx service pat list`', (owner) =>
+    ctx.spin('Listing service PATs', () => readEveryPage<{ pats: PatView[]; next_cursor?: string | null }>(owner, sellerPath(service, '/pats'), 'pats')),
+  );
   ctx.out(
     { pats },
     formatTable(
@@ -232,8 +232,7 @@ async function patList(ctx: CliContext): Promise<void> {
 async function patRevoke(ctx: CliContext, patId: string): Promise<void> {
   if (!/^pat_[0-9a-f]{24}$/.test(patId)) throw badArgument('<pat_id>', `expected a PAT id (pat_…), got "${patId}"`);
   const { service } = await activeService(ctx);
-  const session = await ctx.session();
-  const pat = await ctx.spin('Revoking', () => session.request<PatView>('DELETE', sellerPath(service, `/pats/${encodeURIComponent(patId)}`)));
+  const pat = await withOwnerSession(ctx, '`xx service pat revoke`', (owner) => ctx.spin('Revoking', () => owner.request<PatView>('DELETE', sellerPath(service, `/pats/${encodeURIComponent(patId)}`))));
   const self = patId === service.pat_id;
   ctx.out(
     { ...pat, local_record_pat: self },

@@ -1,0 +1,38 @@
+/**
+ * What an account session (`as_…`) may do, decided in one place. Every route that takes a session calls
+ * `requireSession` with the power it needs:
+ * - `owner`: money control — minting, listing, revoking or changing PATs (a daily cap too), service PATs,
+ *   spawning or listing agents, payout flushes, ending the account's sessions. Only a session from a SIWE /
+ *   SIWS sign-in has it; a session exchanged from an agent PAT gets 403 `fresh_sign_in_required`.
+ * - `account`: the account's seller flow (register and manage sellers, read their ledger) and ending the
+ *   caller's own session. Any session of the account has it.
+ * An exchanged session otherwise acts as its agent (agent routes, wallet reads and payments), which
+ * `agentBinding` in authenticator.ts gives it; the route catalogue marks `owner` routes `owner_session`.
+ *
+ * Defends: an agent holding only its PAT cannot turn it into the owner's powers (lift its own cap, mint a
+ * Treasury PAT, rewrite who may spend). Does not defend: a stolen sign-in session, which is the owner.
+ */
+import { AppError } from '../errors/app-error.js';
+import type { Principal, SessionOrigin } from './authenticator.js';
+
+export type SessionPower = 'owner' | 'account';
+
+export interface SessionCaller {
+  accountId: string;
+  sessionId: string;
+  origin: SessionOrigin;
+  /** The agent an exchanged session acts as; null for a sign-in session. */
+  agentId: string | null;
+}
+
+/** The calling session and its platform account, or a 403: a PAT, or an exchanged session asking for `owner`. */
+export function requireSession(principal: Principal, power: SessionPower): SessionCaller {
+  if (principal.kind !== 'token' || principal.tokenKind !== 'session' || !principal.accountId || principal.sessionOrigin === null) {
+    throw new AppError('insufficient_scope', { message: 'This route needs an account session (as_…); run `xx init` to sign in.' });
+  }
+  const agentId = principal.sessionOrigin === 'pat_exchange' ? principal.scopeId : null;
+  if (power === 'owner' && principal.sessionOrigin !== 'sign_in') {
+    throw new AppError('fresh_sign_in_required', { fields: { session_origin: principal.sessionOrigin, agent_id: agentId } });
+  }
+  return { accountId: principal.accountId, sessionId: principal.tokenId, origin: principal.sessionOrigin, agentId };
+}

@@ -1,0 +1,78 @@
+/**
+ * The owner's proof for money-control commands (`pat list|create|update|revoke`, `dashboard`, `service pat
+ * …`, `service payouts --flush`): a fresh SIWE sign-in with the Base key of the seed in the encrypted
+ * keystore, opened with its passphrase (a hidden prompt on a terminal, or XX_KEYSTORE_PASSPHRASE). The
+ * session it yields lives only in memory for that one command and is logged out after it; it is never
+ * written to the session file, which holds only sessions exchanged from the agent PAT.
+ *
+ * Defends: an agent that can read the CLI's files (its PAT, the session file) still cannot change caps or
+ * mint PATs — the server refuses exchanged sessions there (`fresh_sign_in_required`), and a sign-in needs
+ * the seed. Does not defend: an agent given the keystore passphrase (XX_KEYSTORE_PASSPHRASE in its
+ * environment) — that is the owner's own key handed over.
+ */
+import path from 'node:path';
+import { createSiweMessage } from 'viem/siwe';
+import { z } from 'zod';
+import { ApiClient } from '../../core/api-client.js';
+import type { CliContext } from '../../core/cli-context.js';
+import { CliError } from '../../core/cli-error.js';
+import { loadActiveAgent } from '../../core/cli-state.js';
+import { readJsonFile } from '../../core/secret-file.js';
+import { badArgument } from '../seller/seller-kit.js';
+import { evmAccount } from './hd-addresses.js';
+import { keystoreSchema, openMnemonic } from './seed-keystore.js';
+
+export const signInGrantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), expires_at: z.string(), created: z.boolean() });
+export type SignInGrant = z.infer<typeof signInGrantSchema>;
+
+export async function passphraseFor(ctx: CliContext, message: string): Promise<string> {
+  return process.env.XX_KEYSTORE_PASSPHRASE || ctx.prompt.password({ message, flag: 'XX_KEYSTORE_PASSPHRASE' });
+}
+
+export function keystorePath(ctx: CliContext, name: string): string {
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(name)) throw badArgument('--name', 'lower-case letters, digits, - and _');
+  return path.join(ctx.paths.seedsDir, `${name}.json`);
+}
+
+/** SIWE against `server` (the message names its host, so the signature is good there only): nonce, sign, init. */
+export async function siweSignIn(server: URL, mnemonic: string): Promise<SignInGrant> {
+  const base = server.origin;
+  const signer = evmAccount(mnemonic);
+  const api = new ApiClient({ baseUrl: base, token: undefined });
+  const { nonce } = await api.request<{ nonce: string }>('POST', '/v1/identity/nonce');
+  const message = createSiweMessage({ domain: server.host, address: signer.address, uri: base, version: '1', chainId: 84532, nonce, issuedAt: new Date(), statement: 'Sign in to Treasury from the xx CLI.' });
+  const reply = await api.request('POST', '/v1/identity/init', { body: { message, signature: await signer.signMessage({ message }), chain: 'evm' } });
+  const grant = signInGrantSchema.safeParse(reply);
+  if (!grant.success) throw new CliError({ code: 'invalid_reply', userMessage: 'POST /v1/identity/init answered an unexpected shape; is the server a Treasury?' });
+  return grant.data;
+}
+
+/**
+ * Runs `fn` with a client bearing a fresh sign-in session of the owner, then logs that session out. The
+ * server is the active agent's (else the API URL), the keystore the active agent's (else `default`).
+ */
+export async function withOwnerSession<T>(ctx: CliContext, why: string, fn: (owner: ApiClient, grant: SignInGrant) => Promise<T>): Promise<T> {
+  let agent: { server: string; keystore?: string | undefined; account_id: string } | undefined;
+  try {
+    agent = loadActiveAgent(ctx.paths);
+  } catch {
+    agent = undefined;
+  }
+  const file = agent?.keystore ?? keystorePath(ctx, 'default');
+  const keystore = readJsonFile(file, keystoreSchema);
+  if (!keystore) {
+    throw ctx.missingSession(`${why} needs the owner to sign in again with the seed, and there is no keystore at ${file}. Run \`xx init\` (or \`xx init --restore\`) first.`);
+  }
+  const mnemonic = await openMnemonic(keystore, await passphraseFor(ctx, `Keystore passphrase (${why} signs in again)`));
+  const server = new URL(process.env.XX_API_URL || agent?.server || ctx.apiUrl());
+  const grant = await ctx.spin('Signing in', () => siweSignIn(server, mnemonic));
+  const owner = new ApiClient({ baseUrl: server.origin, token: grant.session });
+  try {
+    if (agent && grant.account_id !== agent.account_id) {
+      throw new CliError({ code: 'account_mismatch', userMessage: `The keystore signs in to ${grant.account_id}, not to the active agent's account ${agent.account_id}.` });
+    }
+    return await fn(owner, grant);
+  } finally {
+    await owner.request('POST', '/v1/auth/logout').catch(() => undefined);
+  }
+}
