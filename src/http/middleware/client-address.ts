@@ -47,7 +47,8 @@ export function parseTrustedProxies(list: string): TrustedProxy[] {
 }
 
 function isTrusted(address: Address, trusted: readonly TrustedProxy[]): boolean {
-  return trusted.some(([range, bits]) => range.kind() === address.kind() && address.match(range, bits));
+  // ipaddr's subnetMatch compares only ranges of the address's own kind.
+  return trusted.length > 0 && ipaddr.subnetMatch(address, { trusted: trusted as [Address, number][] }, 'other') === 'trusted';
 }
 
 /** The counting key of an address: IPv4 as is, IPv6 as its /64 (`2001:db8:1:2::/64`). */

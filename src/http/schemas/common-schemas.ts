@@ -26,6 +26,7 @@ const MAX_AMOUNT_USD = formatUsd(MAX_AMOUNT_MICRO);
 
 /** C0 controls, DEL, C1 controls, and the bidi embedding/override (U+202A–E) and isolate (U+2066–9) controls. */
 const UNSTORABLE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const UNSTORABLE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 /** The same, tab, line feed and carriage return aside (prose that may span lines). */
 const UNSTORABLE_IN_PROSE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
@@ -36,7 +37,7 @@ export function isStorableText(value: string): boolean {
 
 /** `value` with each character isStorableText refuses (and each lone surrogate) replaced by U+FFFD. O(n). */
 export function toStorableText(value: string): string {
-  return isStorableText(value) ? value : value.toWellFormed().replace(new RegExp(UNSTORABLE_CHARACTER.source, 'g'), '\ufffd');
+  return isStorableText(value) ? value : value.toWellFormed().replace(UNSTORABLE_CHARACTERS, '\ufffd');
 }
 
 const STORABLE_MESSAGE = 'must be well-formed Unicode without control or bidirectional-override characters';

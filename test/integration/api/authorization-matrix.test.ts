@@ -137,7 +137,7 @@ describe('authorization matrix (every route × every bearer)', function () {
     },
     { name: 'GET /v1/sellers/{id}/pay-to', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`)), ok: sellerSurface },
     // A well-formed body whose signature is not the address's: 422 pay_to_signature_invalid once authorized.
-    { name: 'POST /v1/sellers/{id}/pay-to', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`), { address: '0x857b06519E91e3A54538791bDbb0E22373e36b66', signature: `0x${'11'.repeat(65)}` }), ok: platform, okAs: '422' },
+    { name: 'POST /v1/sellers/{id}/pay-to', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`), { address: '0x857b06519E91e3A54538791bDbb0E22373e36b66', signature: `0x${'11'.repeat(65)}` }), ok: owner, okAs: '422' },
     { name: 'GET /v1/sellers/{id}/payouts', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts`)), ok: sellerSurface },
     { name: 'POST /v1/sellers/{id}/payouts/flush', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)), ok: owner, okAs: '409' },
     { name: 'POST /v1/auth/verify', call: req('POST', '/v1/auth/verify'), ok: ['service_pat'] },
