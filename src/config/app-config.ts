@@ -79,6 +79,8 @@ const envSchema = z.object({
   TREASURY_RATE_LIMIT_INIT: z.coerce.number().int().min(1).max(10_000_000).default(10),
   TREASURY_RATE_LIMIT_TOKEN: z.coerce.number().int().min(1).max(10_000_000).default(1200),
   TREASURY_RATE_LIMIT_PAY: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  /** Refused bearers (401) per client address per window, in each process's memory; past it every bearer from there is 429. */
+  TREASURY_RATE_LIMIT_AUTH_FAILURES: z.coerce.number().int().min(1).max(10_000_000).default(60),
   /**
    * Proxies whose X-Forwarded-For is believed, comma-separated addresses or CIDR ranges (e.g.
    * `10.0.0.0/8, ::1`); empty: the client address is the TCP peer's.
@@ -137,6 +139,8 @@ export type RateLimitConfig = Readonly<{
   init: number;
   token: number;
   pay: number;
+  /** Refused bearers per client address. */
+  auth_failure: number;
 }>;
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -186,6 +190,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       init: e.TREASURY_RATE_LIMIT_INIT,
       token: e.TREASURY_RATE_LIMIT_TOKEN,
       pay: e.TREASURY_RATE_LIMIT_PAY,
+      auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
     }),
     trustedProxies: parseTrustedProxies(e.TREASURY_TRUSTED_PROXIES),
     dashboardUrl: (e.TREASURY_DASHBOARD_URL ?? e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).replace(/\/+$/, ''),

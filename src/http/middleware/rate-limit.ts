@@ -1,22 +1,25 @@
 /**
  * Rate limits (docs/security-model.md, Rate limits), counted by rate-limiter-flexible in fixed windows of
- * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Four buckets:
- *   nonce  POST /v1/identity/nonce, per client address (./client-address.ts);
- *   init   POST /v1/identity/init (an account and an HSM key per new signer), per client address;
- *   token  every authenticated route but the wallet pay routes, per bearer token;
- *   pay    the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token.
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Five buckets:
+ *   nonce         POST /v1/identity/nonce, per client address (./client-address.ts);
+ *   init          POST /v1/identity/init (an account and an HSM key per new signer), per client address;
+ *   token         every authenticated route but the wallet pay routes, per bearer token;
+ *   pay           the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token;
+ *   auth_failure  bearers refused with 401 (unknown, expired, revoked, malformed), per client address: an
+ *                 address past it gets 429 for any bearer until its window ends, before any lookup.
  * nonce, init and token are counted in PostgreSQL (table rate_limits, created by a migration), so every API
  * process shares one count; each process also remembers a key found over its limit until its window ends
  * and answers it from memory, and counts in memory alone while PostgreSQL does not answer (the insurance
  * limiter), so an outage neither blocks every request nor lifts the limits. pay is counted in each
- * process's memory only: a PostgreSQL round trip on every payment would cost the pay path its throughput,
+ * process's memory only (auth_failure too: its check runs on every request that carries a bearer):
+ * a PostgreSQL round trip on every payment would cost the pay path its throughput,
  * so N processes allow N times the pay limit (the wallet's policy and the PAT's daily cap still bound the
  * money; this bounds the load).
  * A refused request answers 429 `rate_limited` with Retry-After and `retry_after_seconds`, and counts in
  * treasury_rate_limited_total{bucket}. The operator token is not limited.
  *
- * Does not defend: floods spread over many addresses or /64s; requests refused before authentication
- * (unknown tokens) are not counted per token.
+ * Does not defend: floods spread over many addresses or /64s; clients behind one NAT share their
+ * auth_failure count, so one of them guessing tokens holds the others back for a window.
  */
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
@@ -27,7 +30,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import { clientAddressOf, type TrustedProxy } from './client-address.js';
 
-export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay';
+export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay' | 'auth_failure';
 
 /** The table of migrations/20261125200500_rate_limits.ts (the library's layout: key, points, expire). */
 const TABLE = 'rate_limits';
@@ -61,6 +64,7 @@ export class RateLimits {
       init: shared('init', config.init),
       token: shared('token', config.token),
       pay: new RateLimiterMemory({ keyPrefix: 'pay', points: config.pay, duration }),
+      auth_failure: new RateLimiterMemory({ keyPrefix: 'auth_failure', points: config.auth_failure, duration }),
     });
   }
 
@@ -75,16 +79,30 @@ export class RateLimits {
       await this.limiters[bucket].consume(key);
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
-      this.metrics.rateLimited.inc({ bucket });
-      const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      throw new AppError('rate_limited', {
-        headers: { 'Retry-After': String(retryAfter) },
-        recovery: { kind: 'retry_later', retry_after_seconds: retryAfter },
-        fields: { bucket, retry_after_seconds: retryAfter, limit: this.config[bucket], window_seconds: this.config.windowSeconds },
-      });
+      throw this.refusal(bucket, res.msBeforeNext);
     }
   }
+
+  /** Throws 429 when `key` has used up `bucket` in this window, without counting (in-memory buckets). */
+  async refuseIfSpent(bucket: 'auth_failure', key: string): Promise<void> {
+    if (!this.limiters) return;
+    const res = await this.limiters[bucket].get(key);
+    if (res && res.remainingPoints <= 0) throw this.refusal(bucket, res.msBeforeNext);
+  }
+
+  private refusal(bucket: RateLimitBucket, msBeforeNext: number): AppError {
+    this.metrics.rateLimited.inc({ bucket });
+    const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    return new AppError('rate_limited', {
+      headers: { 'Retry-After': String(retryAfter) },
+      recovery: { kind: 'retry_later', retry_after_seconds: retryAfter },
+      fields: { bucket, retry_after_seconds: retryAfter, limit: this.config[bucket], window_seconds: this.config.windowSeconds },
+    });
+  }
 }
+
+/** The 401s that count against an address: a bearer that is missing, malformed, unknown, expired or revoked. */
+const REFUSED_BEARER = new Set(['unauthorized', 'invalid_token', 'master_key_removed']);
 
 /** The unauthenticated routes limited per client address, by path as the router matches it. */
 const ADDRESS_BUCKETS = new Map<string, RateLimitBucket>([
@@ -98,11 +116,21 @@ const ADDRESS_BUCKETS = new Map<string, RateLimitBucket>([
  */
 export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly TrustedProxy[]): Middleware {
   return async (ctx, next) => {
-    if (limits.enabled && ctx.method === 'POST') {
+    if (!limits.enabled) return next();
+    if (ctx.method === 'POST') {
       const bucket = ADDRESS_BUCKETS.get(ctx.path.toLowerCase().replace(/\/+$/, ''));
       if (bucket) await limits.consume(bucket, clientAddressOf(ctx, trustedProxies));
     }
-    return next();
+    if (ctx.get('authorization') === '') return next();
+    // A bearer: refused at once from an address that spent its refused bearers, counted when refused now.
+    const address = clientAddressOf(ctx, trustedProxies);
+    await limits.refuseIfSpent('auth_failure', address);
+    try {
+      return await next();
+    } catch (err) {
+      if (err instanceof AppError && REFUSED_BEARER.has(err.code)) await limits.consume('auth_failure', address).catch(() => undefined);
+      throw err;
+    }
   };
 }
 

@@ -92,6 +92,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
           TREASURY_RATE_LIMIT_INIT: '3',
           TREASURY_RATE_LIMIT_TOKEN: '5',
           TREASURY_RATE_LIMIT_PAY: '4',
+          TREASURY_RATE_LIMIT_AUTH_FAILURES: '5',
           TREASURY_TRUSTED_PROXIES: '127.0.0.1/32, ::1',
         },
       });
@@ -166,6 +167,25 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
         JSON.stringify(answers.map((a) => a.status)),
       );
       assertRateLimited(answers[4]!, 'pay');
+    });
+
+    it('an address guessing bearers is refused before any lookup once it spent its 401s; a good token from elsewhere is not', async () => {
+      now = new Date();
+      const guesser = `${fresh()}::5`;
+      const honest = `${fresh()}::6`;
+      const session = (await t.request('POST', '/v1/identity/init', { body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(honest) }) }), ...from(honest) })).body.session as string;
+      const guess = () => `xx_pat_${randomBytes(24).toString('base64url')}`;
+      const answers = await flood(7, 1, () => t.request('GET', '/v1/auth/whoami', { token: guess(), ...from(guesser) }));
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [401, 401, 401, 401, 401, 429, 429],
+      );
+      assertRateLimited(answers[5]!, 'auth_failure');
+      // Past its refused bearers the address is refused whatever it sends, a real token too.
+      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: session, ...from(guesser) })).status, 429);
+      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: session, ...from(honest) })).status, 200, 'another address is not held back');
+      await sleep(Number(answers[6]!.headers.get('retry-after')) * 1000 + 100);
+      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: session, ...from(guesser) })).status, 200, 'served again after the window');
     });
 
     it('used and expired nonces are purged', async () => {
