@@ -83,6 +83,20 @@ export class RateLimits {
     }
   }
 
+  /** When this process last counted a refused bearer (ms): none within a window, nobody can be over it. */
+  private lastAuthFailureAt = Number.NEGATIVE_INFINITY;
+
+  /** Whether any address may have spent its refused bearers: false unless one was counted within a window. */
+  get authFailuresRecent(): boolean {
+    return Date.now() - this.lastAuthFailureAt < this.config.windowSeconds * 1000;
+  }
+
+  /** Counts one refused bearer from `address`; never throws (the 401 stands for this request). */
+  async countAuthFailure(address: string): Promise<void> {
+    this.lastAuthFailureAt = Date.now();
+    await this.consume('auth_failure', address).catch(() => undefined);
+  }
+
   /** Throws 429 when `key` has used up `bucket` in this window, without counting (in-memory buckets). */
   async refuseIfSpent(bucket: 'auth_failure', key: string): Promise<void> {
     if (!this.limiters) return;
@@ -123,12 +137,12 @@ export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly 
     }
     if (ctx.get('authorization') === '') return next();
     // A bearer: refused at once from an address that spent its refused bearers, counted when refused now.
-    const address = clientAddressOf(ctx, trustedProxies);
-    await limits.refuseIfSpent('auth_failure', address);
+    // With no refused bearer counted within a window (the usual case) the address is not even worked out.
+    if (limits.authFailuresRecent) await limits.refuseIfSpent('auth_failure', clientAddressOf(ctx, trustedProxies));
     try {
       return await next();
     } catch (err) {
-      if (err instanceof AppError && REFUSED_BEARER.has(err.code)) await limits.consume('auth_failure', address).catch(() => undefined);
+      if (err instanceof AppError && REFUSED_BEARER.has(err.code)) await limits.countAuthFailure(clientAddressOf(ctx, trustedProxies));
       throw err;
     }
   };
