@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { SessionLimits } from '../db/knex-client.js';
-import { parseTrustedProxies, type TrustedProxy } from '../http/middleware/client-address.js';
+import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 
