@@ -21,6 +21,7 @@ import { agentRoutes } from './http/routes/agent-routes.js';
 import { AgentService } from './services/agent-service.js';
 import { IdentityService } from './identity/identity-service.js';
 import { PatService } from './services/pat-service.js';
+import { SellerLedgerService } from './services/seller-ledger-service.js';
 import { SellerService } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
@@ -90,7 +91,8 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
     confirmations: config.confirmations,
     notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
   });
-  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost }, ledgerVerifier);
+  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost });
+  const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
   let shuttingDown = false;
   let server: http.Server | undefined;
 
@@ -99,7 +101,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(errorHandler(log, metrics));
   koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
   koa.use(jsonBody(config.bodyLimitBytes));
-  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth: tokenAuth, accounts }), walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }), payRoutes({ auth: payAuth, wallets, pay, settlements, knex }), identityRoutes({ auth: tokenAuth, identity, pats }), agentRoutes({ auth: tokenAuth, agents }), sellerRoutes({ auth: tokenAuth, sellers, pats })];
+  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth: tokenAuth, accounts }), walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }), payRoutes({ auth: payAuth, wallets, pay, settlements, knex }), identityRoutes({ auth: tokenAuth, identity, pats }), agentRoutes({ auth: tokenAuth, agents }), sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, pats })];
   for (const router of routers) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());

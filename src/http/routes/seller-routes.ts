@@ -12,6 +12,7 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { PatService } from '../../services/pat-service.js';
+import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
 import type { SellerService } from '../../services/seller-service.js';
 import { patIdSchema } from '../schemas/identity-schemas.js';
 import { plainText } from '../schemas/common-schemas.js';
@@ -33,7 +34,7 @@ import {
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
 
-export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService; pats: PatService }): Router {
+export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService; ledger: SellerLedgerService; pats: PatService }): Router {
   const router = new Router();
   const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
   const sellerOf = async (ctx: Context) => deps.sellers.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
@@ -87,25 +88,25 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.get('/v1/sellers/:id/payouts', async (ctx) => {
     const seller = await sellerOf(ctx);
-    ctx.body = await deps.sellers.payouts(seller, validate(pageQuerySchema, ctx.query, 'query'));
+    ctx.body = await deps.ledger.payouts(seller, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.post('/v1/sellers/:id/payouts/flush', async (ctx) => {
     const p = await principalOf(ctx);
     requireSession(p, 'owner');
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     // The answer is the payouts' first page, as GET answers it without a query.
-    ctx.body = await deps.sellers.flushPayouts(seller, p.actor, pageQuerySchema.parse({}));
+    ctx.body = await deps.ledger.flushPayouts(seller, p.actor, pageQuerySchema.parse({}));
   });
   // Pay-to addresses: ledger rows count once a transfer to one of them is verified on chain. Proving one
   // redirects revenue: the owner's session only.
   router.get('/v1/sellers/:id/pay-to', async (ctx) => {
-    ctx.body = await deps.sellers.payTo(await sellerOf(ctx));
+    ctx.body = await deps.ledger.payTo(await sellerOf(ctx));
   });
   router.post('/v1/sellers/:id/pay-to', async (ctx) => {
     const p = await principalOf(ctx);
     requireSession(p, 'owner');
     const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
-    ctx.body = await deps.sellers.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
+    ctx.body = await deps.ledger.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
   });
   // Service PATs of one seller (the owner's sign-in session manages them).
   const servicePatBody = z.object({ label: plainText(128).optional(), expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional() }).strict();
@@ -168,7 +169,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
     const seller = await deps.sellers.authorize(p, p.scopeId);
     const body = validate(ledgerReportBodySchema, ctx.state.body);
-    const result = await deps.sellers.report(seller, body);
+    const result = await deps.ledger.report(seller, body);
     ctx.status = result.created ? 201 : 200;
     ctx.body = { ...result.entry, duplicate: !result.created };
   });
@@ -183,7 +184,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const results: Array<{ tx_hash: string; outcome: 'created' | 'duplicate' | 'rejected'; status?: string; reason?: string | null; error_code?: string }> = [];
     for (const row of body.rows) {
       try {
-        const result = await deps.sellers.report(seller, row);
+        const result = await deps.ledger.report(seller, row);
         results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: result.created ? 'created' : 'duplicate', status: result.entry.status, reason: result.entry.reason });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
@@ -194,11 +195,11 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.get('/v1/ledger', async (ctx) => {
     const q = validate(ledgerQuerySchema, ctx.query, 'query');
-    ctx.body = await deps.sellers.ledger(await ledgerSeller(ctx, q.seller_id), q);
+    ctx.body = await deps.ledger.ledger(await ledgerSeller(ctx, q.seller_id), q);
   });
   router.get('/v1/ledger/revenue', async (ctx) => {
     const q = validate(ledgerQuerySchema, ctx.query, 'query');
-    ctx.body = await deps.sellers.revenue(await ledgerSeller(ctx, q.seller_id), q);
+    ctx.body = await deps.ledger.revenue(await ledgerSeller(ctx, q.seller_id), q);
   });
   router.get('/v1/ledger/export', async (ctx) => {
     const q = validate(ledgerQuerySchema, ctx.query, 'query');
@@ -206,7 +207,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const seller = await ledgerSeller(ctx, q.seller_id);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', `attachment; filename="ledger-${seller.slug}.csv"`);
-    ctx.body = deps.sellers.exportCsv(seller, q);
+    ctx.body = deps.ledger.exportCsv(seller, q);
   });
 
   return router;
