@@ -9,7 +9,7 @@
  * so it is atomic). The caller makes the write fail when the snapshot went stale — the pay path appends
  * the wallet's audit row at head + 1, UNIQUE (chain_key, seq), and every change of a wallet's state
  * appends to that chain — and retries. Two round trips instead of three, and none of them waits for a
- * lock. Writes take the wallet's advisory lock in shared mode (see ./reservation-writer.ts), so a locked
+ * lock. Writes take the wallet's advisory lock in shared mode (see ../pay/store/reservation-writer.ts), so a locked
  * transaction (policy change, revocation, release) never sees the chain move under it. `withWalletDecision`
  * hands the write to a group-commit writer instead and ends the wallet's turn before it commits.
  */
@@ -65,7 +65,7 @@ async function inWalletQueue<T>(walletId: string, fn: () => Promise<T>): Promise
 }
 
 /**
- * Each wallet's newest decision write handed to a group-commit writer (./reservation-writer.ts) and not yet
+ * Each wallet's newest decision write handed to a group-commit writer (../pay/store/reservation-writer.ts) and not yet
  * settled. Writes are committed in the order they were handed over, so this one settling means every earlier
  * write of the wallet settled too. A read of the wallet's state waits for it, or it would miss those writes.
  */

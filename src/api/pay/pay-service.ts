@@ -49,23 +49,23 @@ import { canonicalJson } from '../audit/canonical-json.js';
 import { generateId } from '../auth/token-codec.js';
 import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
-import type { AuthorizationTerms, PaymentRequirements } from '../http/schemas/pay-schemas.js';
+import type { AuthorizationTerms, PaymentRequirements } from './pay-schemas.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { SignerGateway } from './signer-gateway.js';
+import type { SignerGateway } from '../services/signer-gateway.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, walletLockKey, withWalletDecision, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
-import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionValues, type DecisionWrite, type WritePlace } from '../db/reservation-writer.js';
-import { SignatureRecorder } from '../db/signature-recorder.js';
+import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionValues, type DecisionWrite, type WritePlace } from './store/reservation-writer.js';
+import { SignatureRecorder } from './store/signature-recorder.js';
 import { connectionUsableAfter } from '../db/connection-usable-after.js';
-import { isDataException } from '../db/is-row-error.js';
+import { isDataException } from './store/is-row-error.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
-import { auditValues, isoDate, SNAPSHOT_SQL } from './pay-statements.js';
+import { auditValues, isoDate, SNAPSHOT_SQL } from './store/pay-statements.js';
 import { releaseReservation, type ReleaseReason } from './release-reservation.js';
 import { paymentTerms, type SignedPayment } from './signed-payment.js';
 import { addToVelocityWindow, ageVelocityWindow, type VelocityWindow } from './velocity-window.js';
 import { LRUCache } from 'lru-cache';
-import type { WalletRow } from './wallet-service.js';
+import type { WalletRow } from '../services/wallet-service.js';
 
 /** An earlier attempt with the same Idempotency-Key: signed (replay it) or reserved (sign it now). */
 interface PreviousAttempt {

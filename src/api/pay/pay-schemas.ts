@@ -5,10 +5,10 @@
  */
 import { numberToHex } from 'viem';
 import { z } from 'zod';
-import { isRawAmount } from '../../../../policy/money.js';
-import { evmAddressSchema } from '../../../../policy/policy-schema.js';
-import { rawAmount } from '../../../shared/amount-bounds.js';
-import { boundedPolicy, plainText, storedProse, storedString, usdAmount } from './common-schemas.js';
+import { isRawAmount } from '../../../policy/money.js';
+import { evmAddressSchema } from '../../../policy/policy-schema.js';
+import { rawAmount } from '../../shared/amount-bounds.js';
+import { boundedPolicy, plainText, storedProse, storedString, usdAmount } from '../http/schemas/common-schemas.js';
 
 /** A recipient: a valid address that is not the zero address (USDC refuses it; funds would be lost). */
 export const recipientSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive payments');

@@ -11,7 +11,7 @@
 import type { policyWindows } from '../../../policy/policy-windows.js';
 import { buildAuditRow, type AuditHead } from '../audit/audit-ledger.js';
 import type { WalletTx } from '../db/wallet-transaction.js';
-import { auditValues, INSERT_AUDIT, isoDate } from './pay-statements.js';
+import { auditValues, INSERT_AUDIT, isoDate } from './store/pay-statements.js';
 
 export async function giveBackSpend(
   tx: WalletTx,
