@@ -62,7 +62,7 @@ import { isDataException } from './store/is-row-error.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
 import { auditValues, isoDate, SNAPSHOT_SQL } from './store/pay-statements.js';
 import { releaseReservation, type ReleaseReason } from './release-reservation.js';
-import { paymentTerms, type SignedPayment } from './signed-payment.js';
+import { paymentTerms, type PaymentAuthorization } from './payment-authorization.js';
 import { addToVelocityWindow, ageVelocityWindow, type VelocityWindow } from './velocity-window.js';
 import { LRUCache } from 'lru-cache';
 import type { WalletRow } from '../services/wallet-service.js';
@@ -72,7 +72,7 @@ interface PreviousAttempt {
   id: string;
   status: 'reserved' | 'signed';
   request_hash: string;
-  response: SignedPayment;
+  response: PaymentAuthorization;
 }
 
 /** A reservation committed under the wallet lock, to be signed and recorded after the lock is released. */
@@ -80,7 +80,7 @@ interface Reservation {
   kind: 'reserved';
   /** False when an earlier attempt with the same Idempotency-Key reserved it (this request resumes it). */
   fresh: boolean;
-  payment: SignedPayment;
+  payment: PaymentAuthorization;
   accountKeyRef: string;
   walletKeyRef: string;
   domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
@@ -92,7 +92,7 @@ type Snapshot = ReturnType<PayService['readSnapshot']>;
 
 /** A decision taken on a snapshot, before it is written. */
 interface Decided {
-  outcome: { kind: 'denied'; decisionId: string; decision: PolicyDecision } | { kind: 'replayed'; payment: SignedPayment } | Reservation;
+  outcome: { kind: 'denied'; decisionId: string; decision: PolicyDecision } | { kind: 'replayed'; payment: PaymentAuthorization } | Reservation;
   /** What records it (none for a replay or a resumed reservation). */
   write?: DecisionWrite;
   /** How the snapshot changes once the write committed. */
@@ -141,7 +141,7 @@ export class PayService {
     /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
     private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
   ) {
-    this.recorder = new SignatureRecorder<SignedPayment>(knex, { onBatch: (n) => metrics.signatureRecordBatch.observe(n), onConnectionOpened: () => metrics.payConnectionsOpened.inc({ writer: 'signature_record' }) });
+    this.recorder = new SignatureRecorder<PaymentAuthorization>(knex, { onBatch: (n) => metrics.signatureRecordBatch.observe(n), onConnectionOpened: () => metrics.payConnectionsOpened.inc({ writer: 'signature_record' }) });
     this.writer = new ReservationWriter(knex, {
       onBatch: (n) => metrics.decisionWriteBatch.observe(n),
       onConnectionOpened: () => metrics.payConnectionsOpened.inc({ writer: 'decision_write' }),
@@ -161,7 +161,7 @@ export class PayService {
   private readonly writer: ReservationWriter;
 
   /** Signatures are recorded several to a statement when payments arrive together (signature-recorder.ts). */
-  private readonly recorder: SignatureRecorder<SignedPayment>;
+  private readonly recorder: SignatureRecorder<PaymentAuthorization>;
 
   /**
    * The snapshot row each wallet's last optimistic write leaves behind in this process, keyed by wallet id —
@@ -217,7 +217,7 @@ export class PayService {
   }
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
-  async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<SignedPayment> {
+  async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<PaymentAuthorization> {
     const scheme = requirements.scheme;
     if (scheme !== 'exact' && (scheme !== 'upto' || !this.chainReader)) {
       throw new AppError('scheme_not_supported', { fields: { scheme, supported_schemes: this.chainReader ? ['exact', 'upto'] : ['exact'] } });
@@ -250,7 +250,7 @@ export class PayService {
   }
 
   /** External transfer: recipient and USD amount; network and token from the wallet's chain; no capability. */
-  async transfer(ctx: CallContext, body: { to: string; amount_usd: string; valid_for_seconds?: number | undefined }): Promise<SignedPayment> {
+  async transfer(ctx: CallContext, body: { to: string; amount_usd: string; valid_for_seconds?: number | undefined }): Promise<PaymentAuthorization> {
     return this.spend(ctx, {
       kind: 'transfer',
       scheme: 'exact',
@@ -377,7 +377,7 @@ export class PayService {
     return createHash('sha256').update(canonicalJson(request)).digest('hex');
   }
 
-  private async spend(ctx: CallContext, plan: SpendPlan): Promise<SignedPayment> {
+  private async spend(ctx: CallContext, plan: SpendPlan): Promise<PaymentAuthorization> {
     const requestHash = ctx.idempotencyKey ? this.requestHash(ctx.request) : null;
     const stopReserve = once(this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind }));
     const outcome = await this.reserve(ctx, plan, requestHash, stopReserve).finally(stopReserve);
@@ -416,7 +416,7 @@ export class PayService {
 
     // Record the signature before it leaves. Only a reserved row takes it, so two concurrent retries of one
     // Idempotency-Key both answer with the single signature that was recorded.
-    const payment: SignedPayment = { ...outcome.payment, signature };
+    const payment: PaymentAuthorization = { ...outcome.payment, signature };
     const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
     const row = await this.recorder
       .record(payment.authorization_id, signature, payment, this.clock())
@@ -474,7 +474,7 @@ export class PayService {
       throw err;
     }
     this.faults.afterSign?.();
-    const payment: SignedPayment = { ...reservation.payment, signature };
+    const payment: PaymentAuthorization = { ...reservation.payment, signature };
     const at = this.clock();
     const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
     place.fill(signedWrite(write, payment, signature, at));
@@ -625,7 +625,7 @@ export class PayService {
         amount_usd: formatUsd(plan.amountMicro),
         headroom: decision.headroom,
       };
-      const payment: SignedPayment =
+      const payment: PaymentAuthorization =
         plan.scheme === 'upto'
           ? {
               scheme: 'upto',
