@@ -55,12 +55,13 @@ import type { SignerGateway } from '../services/signer-gateway.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import { PERMIT2_ADDRESS, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { runStatement, walletLockKey, withWalletDecision, withWalletSnapshot, withWalletTransaction, type OpeningQuery, type WalletTx } from '../db/wallet-transaction.js';
-import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionValues, type DecisionWrite, type WritePlace } from './store/reservation-writer.js';
+import { ReservationBatchAborted, ReservationWriter, type WritePlace } from './store/reservation-writer.js';
+import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, signedWrite, type DecisionRow, type DecisionWrite } from './store/decision-write.js';
 import { SignatureRecorder } from './store/signature-recorder.js';
 import { connectionUsableAfter } from '../db/connection-usable-after.js';
 import { isDataException } from './store/is-row-error.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
-import { auditValues, isoDate, SNAPSHOT_SQL } from './store/pay-statements.js';
+import { isoDate, SNAPSHOT_SQL } from './store/pay-statements.js';
 import { releaseReservation, type ReleaseReason } from './release-reservation.js';
 import { paymentTerms, type PaymentAuthorization } from './payment-authorization.js';
 import { addToVelocityWindow, ageVelocityWindow, type VelocityWindow } from './velocity-window.js';
@@ -598,7 +599,7 @@ export class PayService {
       const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
       const decisionId = generateId('pd_');
       if (!decision.allowed) {
-        const decisionValues: DecisionValues = [decisionId, wallet.id, 'deny', plan.kind, plan.amountMicro.toString(), plan.to, plan.capability ?? null, JSON.stringify(decision.violations), JSON.stringify(decision.headroom), now];
+        const decisionRow: DecisionRow = { id: decisionId, walletId: wallet.id, outcome: 'deny', kind: plan.kind, amountMicro: plan.amountMicro.toString(), to: plan.to, capability: plan.capability ?? null, violations: JSON.stringify(decision.violations), headroom: JSON.stringify(decision.headroom), at: now };
         const audit = buildAuditRow(auditHead, {
           chainKey: wallet.id,
           eventType: 'policy.denied',
@@ -608,7 +609,7 @@ export class PayService {
         });
         return {
           outcome: { kind: 'denied' as const, decisionId, decision },
-          write: { lockKey, decision: decisionValues, audit: auditValues(audit) },
+          write: { lockKey, decision: decisionRow, audit },
           change: { auditHead: { seq: audit.seq, hash: audit.hash }, at: now },
         };
       }
@@ -653,15 +654,16 @@ export class PayService {
         outcome: { kind: 'reserved' as const, fresh: true, payment, ...keys } satisfies Reservation,
         write: {
           lockKey,
-          authorization: [
-            authorizationId, wallet.id, decisionId, plan.kind, plan.scheme, chain.network, chain.usdc, wallet.address, plan.to, authorization.value, amount,
-            authorization.validAfter, authorization.validBefore, authorization.nonce, plan.capability ?? null, plan.resource ?? null,
+          authorization: {
+            id: authorizationId, walletId: wallet.id, decisionId, kind: plan.kind, scheme: plan.scheme, network: chain.network, asset: chain.usdc, from: wallet.address, to: plan.to,
+            valueRaw: authorization.value, amountMicro: amount, validAfter: authorization.validAfter, validBefore: authorization.validBefore, nonce: authorization.nonce,
+            capability: plan.capability ?? null, resource: plan.resource ?? null, idempotencyKey: ctx.idempotencyKey ?? null, requestHash,
             // The payment object, serialised when the write is sent: a payment signed in place replaces it first.
-            ctx.idempotencyKey ?? null, requestHash, payment, ctx.actor, now, 'reserved', null, null,
-          ],
+            response: payment, actor: ctx.actor, at: now, status: 'reserved', signature: null, signedAt: null,
+          },
           spend: { walletId: wallet.id, windowStarts: { day: isoDate(windows.dayStart), week: isoDate(windows.weekStart), month: isoDate(windows.monthStart) }, amountMicro: plan.amountMicro },
           ...(ctx.pat ? { patSpend: { tokenId: ctx.pat.tokenId, day: isoDate(windows.dayStart), amountMicro: plan.amountMicro, capMicro: ctx.pat.dailyCapMicro } } : {}),
-          audit: auditValues(audit),
+          audit,
         },
         change: { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now },
       };
