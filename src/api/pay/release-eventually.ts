@@ -1,7 +1,7 @@
 /**
  * Gives back a fresh reservation whose signature never left — the signer failed, or the database failed under
  * its record or under its own write: now (the promise settles after this first attempt), and again after 1,
- * 5 and 30 s while the database does not answer. The release (./release-reservation.ts, under the wallet
+ * 5 and 30 s while the database does not answer. The release (./store/release-reservation.ts, under the wallet
  * lock) marks it released (freeing its Idempotency-Key for a retry), gives back the window and PAT totals it
  * counted and audits it; it is a no-op for a row that is not reserved (a record or write that committed
  * after all is left as it is, and one that never committed has no row). The released authorization still
@@ -13,7 +13,7 @@ import { parseUsd } from '../../../policy/money.js';
 import type { PayDeps } from './pay-deps.js';
 import type { CallContext, Reservation } from './pay-types.js';
 import { paymentTerms } from './payment-authorization.js';
-import type { ReleaseReason } from './release-reservation.js';
+import type { ReleaseReason } from './store/release-reservation.js';
 
 const RETRY_DELAYS_MS = [1_000, 5_000, 30_000];
 

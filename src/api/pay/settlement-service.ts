@@ -29,7 +29,7 @@ import { requiredConfirmations } from '../config/app-config.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import { giveBackSpend } from './give-back-spend.js';
+import { giveBackSpend } from './store/give-back-spend.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
 
 export interface SettlementView {

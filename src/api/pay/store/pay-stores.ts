@@ -11,7 +11,7 @@
 import type { OpeningQuery } from '../../db/wallet-transaction.js';
 import type { PaySnapshot } from '../pay-snapshot.js';
 import type { PaymentAuthorization } from '../payment-authorization.js';
-import type { ReleasedReservation, ReleaseReason } from '../release-reservation.js';
+import type { ReleasedReservation, ReleaseReason } from './release-reservation.js';
 import type { DecisionWrite } from './decision-write.js';
 import type { WritePlace } from './reservation-writer.js';
 import type { RecordedRow } from './signature-recorder.js';

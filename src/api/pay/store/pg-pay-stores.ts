@@ -3,14 +3,14 @@
  * (./pay-statements.ts SNAPSHOT_SQL) on a pooled connection; decisions written by the group-commit writer
  * (./reservation-writer.ts) or alone (./decision-write.ts's statement, prepared), or in a locked
  * transaction (../../db/wallet-transaction.ts); signatures recorded by ./signature-recorder.ts; releases by
- * ../release-reservation.ts. The writer and the recorder have connections of their own (closed by `close`).
+ * ./release-reservation.ts. The writer and the recorder have connections of their own (closed by `close`).
  */
 import type { Knex } from 'knex';
 import { policyWindows } from '../../../../policy/policy-windows.js';
 import { runStatement, withWalletTransaction, type OpeningQuery } from '../../db/wallet-transaction.js';
 import { snapshotFromRows, type PaySnapshot } from '../pay-snapshot.js';
 import type { PaymentAuthorization } from '../payment-authorization.js';
-import { releaseReservation, type ReleasedReservation, type ReleaseReason } from '../release-reservation.js';
+import { releaseReservation, type ReleasedReservation, type ReleaseReason } from './release-reservation.js';
 import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, type DecisionWrite } from './decision-write.js';
 import { isoDate, SNAPSHOT_SQL } from './pay-statements.js';
 import type { LockedDecision, PaySnapshotStore, PayWriteStore } from './pay-stores.js';

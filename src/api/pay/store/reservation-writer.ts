@@ -4,7 +4,7 @@
  * audit row; the authorization and the audit row carry its decision id) —
  * several to one autocommit statement when payments arrive together (./group-commit-queue.ts): a write is
  * sent at once when no statement is running, otherwise it joins the next one. One prepared `INSERT …
- * SELECT FROM jsonb_to_recordset(…)` statement (one JSON document per table, ./json-rows.ts) serves one
+ * SELECT FROM jsonb_to_recordset(…)` statement (./decision-write.ts: one JSON document per table) serves one
  * write or hundreds, and the same statement is what a single write runs on its own. Statements run on the
  * writer's own connection (./statement-connection.ts). A decision may take its place in the queue before its
  * write exists (`place`, then `fill`): the pay path keeps a payment's place while the signer signs it, so
