@@ -7,7 +7,7 @@
  *
  * Defends: a client told "our side is broken, do not retry" when the right answer is "retry shortly".
  * Does not decide whether anything was written: a statement whose connection dropped after COMMIT did
- * commit. Callers that must know read it back (./signature-recorder.ts) or keep it counted (the pay path's
+ * commit. Callers that must know read it back (../pay/store/signature-recorder.ts) or keep it counted (the pay path's
  * reservations).
  */
 import pg from 'pg';

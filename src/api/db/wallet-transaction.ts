@@ -9,7 +9,7 @@
  * so it is atomic). The caller makes the write fail when the snapshot went stale — the pay path appends
  * the wallet's audit row at head + 1, UNIQUE (chain_key, seq), and every change of a wallet's state
  * appends to that chain — and retries. Two round trips instead of three, and none of them waits for a
- * lock. Writes take the wallet's advisory lock in shared mode (see ./reservation-writer.ts), so a locked
+ * lock. Writes take the wallet's advisory lock in shared mode (see ../pay/store/reservation-writer.ts), so a locked
  * transaction (policy change, revocation, release) never sees the chain move under it. `withWalletDecision`
  * hands the write to a group-commit writer instead and ends the wallet's turn before it commits.
  */
@@ -44,28 +44,48 @@ export function positional(sql: string): string {
 /** The tail of each wallet's in-process queue; an entry is removed when its last waiter finishes. */
 const localQueues = new Map<string, Promise<void>>();
 
+/** A caller's turn in its wallet's in-process queue (enterWalletTurn). */
+export interface WalletTurn {
+  /** Resolves when every earlier caller's turn ended; undefined when there was none (the turn has come). */
+  ready: Promise<void> | undefined;
+  /** Ends this turn (once, in a `finally`). */
+  leave(): void;
+}
+
 /**
- * Runs `fn` after every earlier caller for the same wallet in this process finished. Only one request per
- * wallet and process then holds a pooled connection while it waits for the advisory lock, so a hot wallet
- * cannot fill the pool with lock waiters and starve the statements that record signatures.
+ * Takes a turn after every earlier caller for the same wallet in this process (await `ready` when set).
+ * Only one request per wallet and process then holds a pooled connection while it waits for the advisory
+ * lock, so a hot wallet cannot fill the pool with lock waiters and starve the statements that record
+ * signatures.
  */
-async function inWalletQueue<T>(walletId: string, fn: () => Promise<T>): Promise<T> {
+export function enterWalletTurn(walletId: string): WalletTurn {
   const previous = localQueues.get(walletId);
   let release!: () => void;
   const mine = new Promise<void>((resolve) => (release = resolve));
   const tail = previous ? previous.then(() => mine) : mine;
   localQueues.set(walletId, tail);
-  if (previous) await previous;
+  return {
+    ready: previous,
+    leave: () => {
+      release();
+      if (localQueues.get(walletId) === tail) localQueues.delete(walletId);
+    },
+  };
+}
+
+/** Runs `fn` in the wallet's turn (enterWalletTurn). */
+async function inWalletQueue<T>(walletId: string, fn: () => Promise<T>): Promise<T> {
+  const turn = enterWalletTurn(walletId);
+  if (turn.ready) await turn.ready;
   try {
     return await fn();
   } finally {
-    release();
-    if (localQueues.get(walletId) === tail) localQueues.delete(walletId);
+    turn.leave();
   }
 }
 
 /**
- * Each wallet's newest decision write handed to a group-commit writer (./reservation-writer.ts) and not yet
+ * Each wallet's newest decision write handed to a group-commit writer (../pay/store/reservation-writer.ts) and not yet
  * settled. Writes are committed in the order they were handed over, so this one settling means every earlier
  * write of the wallet settled too. A read of the wallet's state waits for it, or it would miss those writes.
  */
@@ -73,7 +93,8 @@ const pendingWrites = new Map<string, Promise<void>>();
 
 const ignore = () => undefined;
 
-function trackWrite(walletId: string, written: Promise<void>): void {
+/** Records `written` as the wallet's newest decision write handed over (see writesSettled). */
+export function trackWrite(walletId: string, written: Promise<void>): void {
   const settled = written.then(ignore, ignore);
   pendingWrites.set(walletId, settled);
   void settled.then(() => {
@@ -82,7 +103,7 @@ function trackWrite(walletId: string, written: Promise<void>): void {
 }
 
 /** Resolves once every decision write of the wallet handed over in this process committed or failed. */
-function writesSettled(walletId: string): Promise<void> | undefined {
+export function writesSettled(walletId: string): Promise<void> | undefined {
   return pendingWrites.get(walletId);
 }
 
@@ -250,7 +271,7 @@ function discardPooled(client: PoolClient, reason: unknown): void {
 }
 
 /** Runs `fn` on a pooled connection in autocommit; one that may be broken goes back marked, to be destroyed by the pool. */
-async function withPooledClient<T>(knex: Knex, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+export async function withPooledClient<T>(knex: Knex, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = (await knex.client.acquireConnection()) as PoolClient;
   try {
     return await fn(client);

@@ -26,7 +26,7 @@ import { startTestSigner, type TestSigner } from '../../support/signer-harness.j
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
-import { ExpiredReservationSweeper } from '../../../src/api/services/expired-reservation-sweeper.js';
+import { ExpiredReservationSweeper } from '../../../src/api/pay/expired-reservation-sweeper.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');

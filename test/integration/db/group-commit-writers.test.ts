@@ -12,10 +12,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { buildAuditRow, verifyAuditChain, type AuditHead } from '../../../src/api/audit/audit-ledger.js';
-import { ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionWrite } from '../../../src/api/db/reservation-writer.js';
-import { SIGNATURE_RECORD_SQL, SignatureRecorder } from '../../../src/api/db/signature-recorder.js';
+import { ReservationBatchAborted, ReservationWriter } from '../../../src/api/pay/store/reservation-writer.js';
+import { signedWrite, type DecisionWrite } from '../../../src/api/pay/store/decision-write.js';
+import { SIGNATURE_RECORD_SQL, SignatureRecorder } from '../../../src/api/pay/store/signature-recorder.js';
 import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
-import { auditValues } from '../../../src/api/services/pay-statements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -60,9 +60,13 @@ describe('group-commit writers (PostgreSQL)', function () {
     const audit = buildAuditRow(head, { chainKey: w.id, eventType: 'payment.reserved', actor: 'test', payload: { authorization_id: authorizationId }, at: AT });
     const write: DecisionWrite = {
       lockKey: walletLockKey(w.id).toString(),
-      authorization: [authorizationId, w.id, decisionId, 'pay', 'exact', 'base-sepolia', '0x036CbD53842c5426634e7929541eC2318f3dCF7e', w.address, SELLER, amount.toString(), amount.toString(), '0', '9999999999', nonce, null, null, null, null, '{}', 'test', AT, 'reserved', null, null],
+      authorization: {
+        id: authorizationId, walletId: w.id, decisionId, kind: 'pay', scheme: 'exact', network: 'base-sepolia', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', from: w.address, to: SELLER,
+        valueRaw: amount.toString(), amountMicro: amount.toString(), validAfter: '0', validBefore: '9999999999', nonce, capability: null, resource: null, idempotencyKey: null, requestHash: null,
+        response: '{}', actor: 'test', at: AT, status: 'reserved', signature: null, signedAt: null,
+      },
       spend: { walletId: w.id, windowStarts: WINDOWS, amountMicro: amount },
-      audit: auditValues(audit),
+      audit,
     };
     return { write, head: { seq: audit.seq, hash: audit.hash } };
   }
@@ -73,8 +77,8 @@ describe('group-commit writers (PostgreSQL)', function () {
     const audit = buildAuditRow(head, { chainKey: w.id, eventType: 'policy.denied', actor: 'test', payload: { decision_id: decisionId }, at: AT });
     const write: DecisionWrite = {
       lockKey: walletLockKey(w.id).toString(),
-      decision: [decisionId, w.id, 'deny', 'pay', '5000', SELLER, null, '[{"rule":"per_tx_cap_usd"}]', '{}', AT],
-      audit: auditValues(audit),
+      decision: { id: decisionId, walletId: w.id, outcome: 'deny', kind: 'pay', amountMicro: '5000', to: SELLER, capability: null, violations: '[{"rule":"per_tx_cap_usd"}]', headroom: '{}', at: AT },
+      audit,
     };
     return { write, head: { seq: audit.seq, hash: audit.hash }, decisionId };
   }
@@ -178,14 +182,14 @@ describe('group-commit writers (PostgreSQL)', function () {
     const a0 = reservation(a, a.head, 1000n);
     const a1 = reservation(a, a0.head, 1000n);
     const b1 = reservation(b, b.head, 100n);
-    b1.write.authorization![15] = 'https://seller.example/a\u0000b'; // resource: text cannot hold NUL
+    b1.write.authorization!.resource = 'https://seller.example/a\u0000b'; // resource: text cannot hold NUL
     const b2 = reservation(b, b1.head, 100n); // decided on b1
     const c1 = reservation(c, c.head, 100n);
     const c2 = reservation(c, c1.head, 2n ** 63n); // amount_micro above bigint
     const c3 = reservation(c, c2.head, 100n); // decided on c2
     const a2 = reservation(a, a1.head, 1000n);
     const d1 = reservation(b, b.head, 100n);
-    d1.write.authorization![15] = 'https://seller.example/\ud800'; // a lone surrogate: not UTF-8 at all
+    d1.write.authorization!.resource = 'https://seller.example/\ud800'; // a lone surrogate: not UTF-8 at all
     // a0 is sent alone; the others share the next statement, which fails, and are then sent apart.
     const results = await Promise.allSettled([a0, a1, b1, b2, c1, c2, c3, a2].map((r) => writer.write(r.write)));
     assert.deepEqual(batches, [1, 7]);
@@ -230,17 +234,17 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.deepEqual(batches, [1, 2], 'the place and the write behind it went out together, in chain order');
     const rows = await t.db.knex('authorizations').where({ wallet_id: a.id }).orderBy('created_at');
     const byId = new Map(rows.map((r: any) => [r.id, r]));
-    assert.equal(byId.get(a1.write.authorization![0]).status, 'signed');
-    assert.equal(byId.get(a1.write.authorization![0]).signature, signature);
-    assert.deepEqual(byId.get(a1.write.authorization![0]).response, { signature });
-    assert.ok(byId.get(a1.write.authorization![0]).signed_at instanceof Date);
-    assert.equal(byId.get(a2.write.authorization![0]).status, 'reserved');
+    assert.equal(byId.get(a1.write.authorization!.id).status, 'signed');
+    assert.equal(byId.get(a1.write.authorization!.id).signature, signature);
+    assert.deepEqual(byId.get(a1.write.authorization!.id).response, { signature });
+    assert.ok(byId.get(a1.write.authorization!.id).signed_at instanceof Date);
+    assert.equal(byId.get(a2.write.authorization!.id).status, 'reserved');
     assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
 
     // A place refused while still empty (a statement ahead of it failed): `committed` rejects, and its
     // later fill writes nothing.
-    const clash = reservation(b, b1.head, 10n, a1.write.authorization![13]); // b's nonces are its own: collide on the id instead
-    clash.write.authorization![0] = a1.write.authorization![0];
+    const clash = reservation(b, b1.head, 10n, a1.write.authorization!.nonce); // b's nonces are its own: collide on the id instead
+    clash.write.authorization!.id = a1.write.authorization!.id;
     const failing = writer.write(clash.write);
     const empty = writer.place(b1.write.lockKey);
     const [f, e] = await Promise.allSettled([failing, empty.committed]);
@@ -250,7 +254,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     const late = reservation(b, b1.head, 20n);
     empty.fill(late.write);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal((await t.db.knex('authorizations').where({ id: late.write.authorization![0] })).length, 0);
+    assert.equal((await t.db.knex('authorizations').where({ id: late.write.authorization!.id })).length, 0);
     assert.deepEqual(await totals(b.id), { day: { spent: '500', count: 1 }, month: { spent: '500', count: 1 }, week: { spent: '500', count: 1 } });
   });
 
@@ -264,7 +268,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     const r2 = reservation(w, r1.head, 100n);
     const r3 = reservation(w, r2.head, 100n);
     for (const r of [r1, r2, r3]) await writer.write(r.write);
-    const id = (r: { write: DecisionWrite }) => r.write.authorization![0];
+    const id = (r: { write: DecisionWrite }) => r.write.authorization!.id;
     await t.db.knex('authorizations').where({ id: id(r3) }).update({ status: 'released' });
     const sig = (n: number) => `0x${n.toString(16).padStart(2, '0').repeat(65)}`;
     const first = recorder.record(id(r1), sig(1), { signature: sig(1) }, AT); // sent alone
@@ -290,7 +294,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     const r1 = reservation(w, w.head, 100n);
     const r2 = reservation(w, r1.head, 100n);
     for (const r of [r1, r2]) await writer.write(r.write);
-    const id = (r: { write: DecisionWrite }) => r.write.authorization![0];
+    const id = (r: { write: DecisionWrite }) => r.write.authorization!.id;
     const sig = (n: number) => `0x${n.toString(16).padStart(2, '0').repeat(65)}`;
     assert.deepEqual(await recorder.record(id(r1), sig(1), { signature: sig(1) }, AT), { status: 'signed', response: { signature: sig(1) } });
     assert.equal(opened, 1);
@@ -332,7 +336,7 @@ describe('group-commit writers (PostgreSQL)', function () {
       `INSERT INTO authorizations
        SELECT (jsonb_populate_record(NULL::authorizations, to_jsonb(a) || jsonb_build_object('id', 'auth_bulk_' || g, 'nonce', '0x' || lpad(to_hex(g), 64, '0')))).*
          FROM authorizations a, generate_series(1, 5000) g WHERE a.id = ?`,
-      [r.write.authorization![0]],
+      [r.write.authorization!.id],
     );
     await t.db.knex.raw('ANALYZE authorizations');
     // What a prepared statement runs once PostgreSQL settles on its generic plan (no parameter values known).
@@ -350,9 +354,9 @@ describe('group-commit writers (PostgreSQL)', function () {
     writers.push(writer, recorder);
     const odd = 'https://seller.example/a?q="x"&b=\\path\nline ü€😀 \u2028';
     const r = reservation(w, w.head, 100n);
-    r.write.authorization![15] = odd; // resource
+    r.write.authorization!.resource = odd; // resource
     await writer.write(r.write);
-    const id = r.write.authorization![0];
+    const id = r.write.authorization!.id;
     const response = { signature: `0x${'ab'.repeat(65)}`, resource: odd, nested: { list: [1, 'two', null, { three: '"3"' }] } };
     assert.deepEqual(await recorder.record(id, response.signature, response, AT), { status: 'signed', response });
     const row = await t.db.knex('authorizations').where({ id }).first('resource', 'response', 'signature', 'signed_at');

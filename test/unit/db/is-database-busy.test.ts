@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { databaseError } from '../../builders/database-error.js';
 import { isDatabaseBusy } from '../../../src/api/db/is-database-busy.js';
 import { isDatabaseUnavailable } from '../../../src/api/db/is-database-unavailable.js';
-import { ReservationBatchAborted } from '../../../src/api/db/reservation-writer.js';
+import { ReservationBatchAborted } from '../../../src/api/pay/store/reservation-writer.js';
 
 describe('isDatabaseBusy', () => {
   it('a lock wait past lock_timeout and a statement past statement_timeout, also as the cause of a refused write', () => {

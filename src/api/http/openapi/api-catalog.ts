@@ -3,7 +3,7 @@
  * A test compares it with the routes the app actually serves, so the document stays complete.
  */
 import { z } from 'zod';
-import { evaluateBodySchema, payBodySchema, putPolicyBodySchema, settlementBodySchema, transferBodySchema } from '../schemas/pay-schemas.js';
+import { evaluateBodySchema, payBodySchema, putPolicyBodySchema, settlementBodySchema, transferBodySchema } from '../../pay/pay-schemas.js';
 import { createPatBodySchema, initBodySchema, patchPatBodySchema } from '../schemas/identity-schemas.js';
 import {
   bankingBodySchema,

@@ -3,7 +3,7 @@
  * patterns for path parameters.
  *
  * Defends: a value that passes its schema and then fails the statement that stores it. The pay path writes
- * several tenants' payments in one statement (src/api/db/reservation-writer.ts), so such a value would fail
+ * several tenants' payments in one statement (src/api/pay/store/reservation-writer.ts), so such a value would fail
  * every write in it; here it is a 400 before anything is decided (docs/security-model.md, "Input bounds").
  * - Amounts (USD strings and raw 6-decimal token integers) are at most MAX_AMOUNT_MICRO: far inside the
  *   bigint columns that hold them (amount_micro, price_micro, cap_micro) and the running totals that add

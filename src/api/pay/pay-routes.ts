@@ -6,17 +6,17 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { parseUsd } from '../../../../policy/money.js';
+import { parseUsd } from '../../../policy/money.js';
 import type { Knex } from 'knex';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { agentBinding, requireTreasuryScope, resolveWalletScope } from '../../auth/authenticator.js';
-import { AppError } from '../../errors/app-error.js';
-import type { CallContext, PayService } from '../../services/pay-service.js';
-import type { SettlementService } from '../../services/settlement-service.js';
-import type { WalletService } from '../../services/wallet-service.js';
-import { authorizationIdSchema, walletIdSchema } from '../schemas/common-schemas.js';
-import { evaluateBodySchema, idempotencyKeySchema, payBodySchema, putPolicyBodySchema, settlementBodySchema, transferBodySchema } from '../schemas/pay-schemas.js';
-import { validate } from '../validate.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { agentBinding, requireTreasuryScope, resolveWalletScope } from '../auth/authenticator.js';
+import { AppError } from '../errors/app-error.js';
+import type { CallContext, PayService } from './pay-service.js';
+import type { SettlementService } from './settlement-service.js';
+import type { WalletService } from '../services/wallet-service.js';
+import { authorizationIdSchema, walletIdSchema } from '../http/schemas/common-schemas.js';
+import { evaluateBodySchema, idempotencyKeySchema, payBodySchema, putPolicyBodySchema, settlementBodySchema, transferBodySchema } from './pay-schemas.js';
+import { validate } from '../http/validate.js';
 
 export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; pay: PayService; settlements: SettlementService; knex: Knex }): Router {
   const router = new Router();

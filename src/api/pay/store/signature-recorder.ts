@@ -10,13 +10,13 @@
  * it is, never overwritten). A failed statement fails every record in it (callers do not release a
  * signature they could not record); one whose connection dropped is sent once more on a new connection.
  * Does not defend: a process that dies between signing and recording — the reservation stays counted
- * as spent and unsigned until it expires (../services/expired-reservation-sweeper.ts).
+ * as spent and unsigned until it expires (../expired-reservation-sweeper.ts).
  */
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
 import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
 import { StatementConnection } from './statement-connection.js';
-import { connectionUsableAfter } from './connection-usable-after.js';
+import { connectionUsableAfter } from '../../db/connection-usable-after.js';
 
 export interface RecordedRow<R> {
   status: string;

@@ -15,17 +15,21 @@
  * Defends: nothing beyond JSON.stringify's escaping. A `jsonb` value that is not valid JSON makes the whole
  * document invalid, so the statement fails and writes nothing.
  */
-/** The encoder of one table's rows, with its column keys and jsonb columns worked out once (the writers keep one per table). */
-export function jsonRowsEncoder(columns: readonly string[], types: readonly string[]): (rows: ReadonlyArray<ReadonlyArray<unknown>>) => string {
+/**
+ * The encoder of one table's rows, with its column keys and jsonb columns worked out once (the writers keep
+ * one per table). A row is an array in column order, or — with `fields` — an object holding column i's value
+ * in its field `fields[i]` (./decision-write.ts names its rows' fields this way).
+ */
+export function jsonRowsEncoder(columns: readonly string[], types: readonly string[], fields: ReadonlyArray<string | number> = columns.map((_, i) => i)): (rows: ReadonlyArray<object>) => string {
   const keys = columns.map((c) => JSON.stringify(c) + ':');
   const raw = types.map((t) => t === 'jsonb');
   return (rows) => {
     let out = '[';
     for (let r = 0; r < rows.length; r++) {
-      const row = rows[r]!;
+      const row = rows[r] as Record<string | number, unknown>;
       out += r === 0 ? '{' : ',{';
       for (let c = 0; c < keys.length; c++) {
-        const value = row[c];
+        const value = row[fields[c]!];
         out += (c === 0 ? '' : ',') + keys[c] + (value === null || value === undefined ? 'null' : raw[c] && typeof value === 'string' ? value : JSON.stringify(value));
       }
       out += '}';

@@ -1,14 +1,15 @@
 /**
- * Request schemas of the pay path. `payment_requirements` is one x402 `accepts` entry (spec §2.9 and the
- * official v2 shape); fields we do not use are tolerated there (x402 entries grow new optional fields),
- * everything else is strict. Amounts and stored text are bounded by ./common-schemas.ts.
+ * Request schemas of the pay path. `payment_requirements` is one x402 `accepts` entry (the wire's schema,
+ * narrowed below); fields we do not use are tolerated there (x402 entries grow new optional fields),
+ * everything else is strict. Amounts and stored text are bounded by ../http/schemas/common-schemas.ts.
  */
 import { numberToHex } from 'viem';
 import { z } from 'zod';
-import { isRawAmount } from '../../../../policy/money.js';
-import { evmAddressSchema } from '../../../../policy/policy-schema.js';
-import { rawAmount } from '../../../shared/amount-bounds.js';
-import { boundedPolicy, plainText, storedProse, storedString, usdAmount } from './common-schemas.js';
+import { isRawAmount } from '../../../policy/money.js';
+import { evmAddressSchema } from '../../../policy/policy-schema.js';
+import { rawAmount } from '../../shared/amount-bounds.js';
+import { paymentRequirementsSchema as wirePaymentRequirementsSchema, requirementsExtraSchema } from '../../x402/wire-schemas.js';
+import { boundedPolicy, plainText, storedProse, storedString, usdAmount } from '../http/schemas/common-schemas.js';
 
 /** A recipient: a valid address that is not the zero address (USDC refuses it; funds would be lost). */
 export const recipientSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive payments');
@@ -19,23 +20,23 @@ export const requestCapabilitySchema = z
   .max(128)
   .regex(/^[a-z0-9][a-z0-9._:\-/]*$/, 'capability: lower-case letters, digits and . _ : - /');
 
-export const paymentRequirementsSchema = z
-  .object({
-    scheme: storedString(32).min(1),
-    network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
-    payTo: recipientSchema,
-    amount: rawAmount,
-    asset: evmAddressSchema,
-    extra: z
-      .object({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() })
-      .loose()
-      .optional(),
-    maxTimeoutSeconds: z.number().int().min(1).max(86_400),
-    resource: storedString(2048).optional(),
-    description: storedProse(1024).optional(),
-    mimeType: storedString(256).optional(),
-  })
-  .loose();
+/**
+ * One x402 `accepts` entry as the wire defines it (src/x402/wire-schemas.ts, the one definition of its shape),
+ * narrowed to what this API signs and stores: an EVM network, an EVM token and a payee that can receive, an
+ * amount within MAX_AMOUNT_MICRO, a validity of at most a day, and text its columns can hold (the EIP-712
+ * domain's name and version non-empty, as the signer signs under them). Fields the wire leaves open stay open.
+ */
+export const paymentRequirementsSchema = wirePaymentRequirementsSchema.extend({
+  network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
+  payTo: recipientSchema,
+  amount: rawAmount,
+  asset: evmAddressSchema,
+  extra: requirementsExtraSchema.extend({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() }).optional(),
+  maxTimeoutSeconds: z.number().int().min(1).max(86_400),
+  resource: storedString(2048).optional(),
+  description: storedProse(1024).optional(),
+  mimeType: storedString(256).optional(),
+});
 
 const uintString = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected a unix time in seconds as a decimal string');
 

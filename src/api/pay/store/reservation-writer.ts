@@ -4,7 +4,7 @@
  * audit row; the authorization and the audit row carry its decision id) —
  * several to one autocommit statement when payments arrive together (./group-commit-queue.ts): a write is
  * sent at once when no statement is running, otherwise it joins the next one. One prepared `INSERT …
- * SELECT FROM jsonb_to_recordset(…)` statement (one JSON document per table, ./json-rows.ts) serves one
+ * SELECT FROM jsonb_to_recordset(…)` statement (./decision-write.ts: one JSON document per table) serves one
  * write or hundreds, and the same statement is what a single write runs on its own. Statements run on the
  * writer's own connection (./statement-connection.ts). A decision may take its place in the queue before its
  * write exists (`place`, then `fill`): the pay path keeps a payment's place while the signer signs it, so
@@ -35,52 +35,9 @@
  */
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
+import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, type DecisionWrite } from './decision-write.js';
 import { isRowError } from './is-row-error.js';
 import { StatementConnection } from './statement-connection.js';
-import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
-
-/** policy_decisions values, in DECISION_COLUMNS order. */
-export type DecisionValues = [id: string, walletId: string, outcome: 'allow' | 'deny', kind: string, amountMicro: string, to: string, capability: string | null, violations: string, headroom: string, at: Date];
-/** authorizations values, in AUTHORIZATION_COLUMNS order: `reserved` with no signature, or `signed` with its signature and time. */
-export type AuthorizationValues = [
-  id: string, walletId: string, decisionId: string, kind: string, scheme: string, network: string, asset: string, from: string, to: string, valueRaw: string, amountMicro: string,
-  validAfter: string, validBefore: string, nonce: string, capability: string | null, resource: string | null, idempotencyKey: string | null, requestHash: string | null, response: string | object, actor: string, at: Date,
-  status: 'reserved' | 'signed', signature: string | null, signedAt: Date | null,
-];
-/** audit_events values, in AUDIT_COLUMNS order. */
-export type AuditValues = [chainKey: string, seq: number, eventType: string, actor: string, payload: string, prevHash: string, hash: string, at: Date];
-
-export interface DecisionWrite {
-  /** The wallet's advisory-lock key (decimal bigint): taken in shared mode for the statement. */
-  lockKey: string;
-  /**
-   * A denial's `pd_…` row (policy_decisions holds denials: the decision a 403 names). An allowed payment's
-   * decision is recorded by its authorization row and its audit row, which carry the same decision id.
-   */
-  decision?: DecisionValues;
-  /** Present when the decision allowed the payment. */
-  authorization?: AuthorizationValues;
-  /** The spend counted in the wallet's day, week and month windows (window starts as YYYY-MM-DD). */
-  spend?: { walletId: string; windowStarts: { day: string; week: string; month: string }; amountMicro: bigint };
-  /**
-   * The paying buyer PAT's spend that UTC day (YYYY-MM-DD), added to its daily total, and the daily cap the
-   * decision enforced (null: none): the total is written with it, and a total above it fails the statement
-   * (CHECK pat_spend_totals_within_cap).
-   */
-  patSpend?: { tokenId: string; day: string; amountMicro: bigint; capMicro: bigint | null };
-  audit: AuditValues;
-}
-
-/** `write`'s authorization as signed: its response (holding the signature), status `signed`, the signature and when. */
-export function signedWrite(write: DecisionWrite, response: object, signature: string, at: Date): DecisionWrite {
-  if (!write.authorization) throw new Error('only an allowed decision takes a signature');
-  const values = [...write.authorization] as AuthorizationValues;
-  values[18] = response;
-  values[21] = 'signed';
-  values[22] = signature;
-  values[23] = at;
-  return { ...write, authorization: values };
-}
 
 /**
  * A write was not committed because its statement (or one queued before it) failed; retry it alone. With
@@ -95,84 +52,6 @@ export class ReservationBatchAborted extends Error {
     super(rowRefused ? 'PostgreSQL refused this write; nothing of it was written' : 'the statement holding this write failed; nothing in it was written');
     this.name = 'ReservationBatchAborted';
   }
-}
-
-const DECISION_COLUMNS = ['id', 'wallet_id', 'outcome', 'kind', 'amount_micro', 'to_address', 'capability', 'violations', 'headroom', 'created_at'];
-const DECISION_TYPES = ['text', 'text', 'text', 'text', 'bigint', 'text', 'text', 'jsonb', 'jsonb', 'timestamptz'];
-const AUTHORIZATION_COLUMNS = [
-  'id', 'wallet_id', 'decision_id', 'kind', 'scheme', 'network', 'asset', 'from_address', 'to_address', 'value_raw', 'amount_micro',
-  'valid_after', 'valid_before', 'nonce', 'capability', 'resource', 'idempotency_key', 'request_hash', 'response', 'actor', 'created_at', 'status', 'signature', 'signed_at',
-];
-const AUTHORIZATION_TYPES = [
-  'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'numeric', 'bigint', 'bigint', 'bigint', 'text', 'text', 'text', 'text', 'text', 'jsonb', 'text', 'timestamptz', 'text', 'text', 'timestamptz',
-];
-const AUDIT_COLUMNS = ['chain_key', 'seq', 'event_type', 'actor', 'payload', 'prev_hash', 'hash', 'created_at'];
-const AUDIT_TYPES = ['text', 'integer', 'text', 'text', 'jsonb', 'text', 'text', 'timestamptz'];
-const SPEND_COLUMNS = ['wallet_id', 'window_kind', 'window_start', 'spent_micro', 'payment_count'];
-const SPEND_TYPES = ['text', 'text', 'date', 'bigint', 'integer'];
-const PAT_SPEND_COLUMNS = ['token_id', 'day', 'spent_micro', 'cap_micro'];
-const PAT_SPEND_TYPES = ['text', 'date', 'bigint', 'bigint'];
-
-const decisionRows = jsonRowsEncoder(DECISION_COLUMNS, DECISION_TYPES);
-const authorizationRows = jsonRowsEncoder(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES);
-const spendRows = jsonRowsEncoder(SPEND_COLUMNS, SPEND_TYPES);
-const patSpendRows = jsonRowsEncoder(PAT_SPEND_COLUMNS, PAT_SPEND_TYPES);
-const auditRows = jsonRowsEncoder(AUDIT_COLUMNS, AUDIT_TYPES);
-
-/** `SELECT <columns> FROM jsonb_to_recordset(?::jsonb) AS v(<column type>, …)`: one parameter per table (./json-rows.ts). */
-const recordset = (columns: string[], types: string[]) => `SELECT ${columns.join(', ')} FROM jsonb_to_recordset(?::jsonb) AS v(${recordsetColumns(columns, types)})`;
-
-/**
- * The audit rows are the statement's main query, joined to `l` (every wallet's shared advisory lock,
- * taken in key order before the first row is produced); the other inserts are CTEs, run to completion
- * after it. Spend totals arrive summed per (wallet, window) and PAT totals per (PAT, day), so ON CONFLICT touches each row once;
- * a PAT total carries the lowest cap among its writes (a cap lowered between two of them binds).
- */
-export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
-  d AS (INSERT INTO policy_decisions (${DECISION_COLUMNS.join(', ')}) ${recordset(DECISION_COLUMNS, DECISION_TYPES)}),
-  a AS (INSERT INTO authorizations (${AUTHORIZATION_COLUMNS.join(', ')}) ${recordset(AUTHORIZATION_COLUMNS, AUTHORIZATION_TYPES)}),
-  t AS (INSERT INTO wallet_spend_totals (${SPEND_COLUMNS.join(', ')})
-        ${recordset(SPEND_COLUMNS, SPEND_TYPES)}
-        ON CONFLICT (wallet_id, window_kind, window_start)
-        DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
-                      payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count),
-  p AS (INSERT INTO pat_spend_totals (${PAT_SPEND_COLUMNS.join(', ')})
-        ${recordset(PAT_SPEND_COLUMNS, PAT_SPEND_TYPES)}
-        ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro, cap_micro = EXCLUDED.cap_micro)
-INSERT INTO audit_events (${AUDIT_COLUMNS.join(', ')}) SELECT v.* FROM (${recordset(AUDIT_COLUMNS, AUDIT_TYPES)}) v CROSS JOIN l`;
-export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v5';
-
-/** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table (in the statement's order). */
-export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
-  const spend = new Map<string, [walletId: string, kind: string, start: string, amount: bigint, count: number]>();
-  const patSpend = new Map<string, [tokenId: string, day: string, amount: bigint, cap: bigint | null]>();
-  for (const w of writes) {
-    if (w.patSpend) {
-      const { tokenId, day, amountMicro, capMicro } = w.patSpend;
-      const key = `${tokenId}|${day}`;
-      const row = patSpend.get(key) ?? [tokenId, day, 0n, capMicro];
-      row[2] += amountMicro;
-      if (capMicro !== null && (row[3] === null || capMicro < row[3])) row[3] = capMicro;
-      patSpend.set(key, row);
-    }
-    if (!w.spend) continue;
-    for (const kind of ['day', 'week', 'month'] as const) {
-      const start = w.spend.windowStarts[kind];
-      const key = `${w.spend.walletId}|${kind}|${start}`;
-      const row = spend.get(key) ?? [w.spend.walletId, kind, start, 0n, 0];
-      row[3] += w.spend.amountMicro;
-      row[4] += 1;
-      spend.set(key, row);
-    }
-  }
-  return [
-    writes.map((w) => w.lockKey),
-    decisionRows(writes.flatMap((w) => (w.decision ? [w.decision] : []))),
-    authorizationRows(writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
-    spendRows([...spend.values()].map(([walletId, kind, start, amount, count]) => [walletId, kind, start, amount.toString(), count])),
-    patSpendRows([...patSpend.values()].map(([tokenId, day, amount, cap]) => [tokenId, day, amount.toString(), cap?.toString() ?? null])),
-    auditRows(writes.map((w) => w.audit)),
-  ];
 }
 
 interface Pending {

@@ -3,7 +3,7 @@
  * (killed, crashed, its own releases lost with it) leaves its reservations counted in the wallet's windows.
  * Once such an authorization has expired — its `valid_before` more than `graceSeconds` in the past — no
  * signature of it, had one been made, can move funds (the token refuses it), so its spend is given back
- * (`payment.released`, reason `expired_unsigned`; ./release-reservation.ts).
+ * (`payment.released`, reason `expired_unsigned`; ./store/release-reservation.ts).
  *
  * Defends: caps eaten by payments that never happened. Every API process may sweep: the release acts only on
  * a row still `reserved`, under the wallet's lock. Each sweep reads the authorizations that expired since
@@ -16,7 +16,7 @@ import type { Knex } from 'knex';
 import { formatUsd } from '../../../policy/money.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import { releaseReservation } from './release-reservation.js';
+import { releaseReservation } from './store/release-reservation.js';
 
 export interface ExpiredReservationSweeperOptions {
   /** After valid_before, how long a reservation still waits (clock skew between this host and the chain). */

@@ -9,7 +9,7 @@
 import { timeOrderedHex } from '../auth/time-ordered-hex.js';
 import { getAddress } from 'viem';
 import { AppError } from '../errors/app-error.js';
-import type { AuthorizationTerms, PaymentRequirements } from '../http/schemas/pay-schemas.js';
+import type { AuthorizationTerms, PaymentRequirements } from './pay-schemas.js';
 
 /** Signed authorizations start this far in the past, to tolerate clock skew between us and the chain. */
 const VALID_AFTER_SKEW_SECONDS = 600;

@@ -11,8 +11,8 @@
  * only when none left (signer failed, record failed) or when none can move funds any more (expired).
  */
 import type { Knex } from 'knex';
-import type { policyWindows } from '../../../policy/policy-windows.js';
-import { withWalletTransaction } from '../db/wallet-transaction.js';
+import type { policyWindows } from '../../../../policy/policy-windows.js';
+import { withWalletTransaction } from '../../db/wallet-transaction.js';
 import { giveBackSpend } from './give-back-spend.js';
 
 export type ReleaseReason = 'signer_failed' | 'record_failed' | 'write_unacknowledged' | 'expired_unsigned';

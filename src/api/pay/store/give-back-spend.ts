@@ -3,14 +3,14 @@
  * the wallet's day, week and month windows of the moment it was decided (and one payment off their count
  * when the payment itself is undone), the paying buyer PAT's total that day, and an audit row at the head of
  * the wallet's chain saying why. Used by a released reservation (./release-reservation.ts) and a verified
- * `upto` settlement (./settlement-service.ts).
+ * `upto` settlement (../settlement-service.ts).
  *
  * Defends: a give-back counted without its audit row, or against windows it was never counted in.
  * Does not defend: giving back more than was counted — callers give back at most what the payment added.
  */
-import type { policyWindows } from '../../../policy/policy-windows.js';
-import { buildAuditRow, type AuditHead } from '../audit/audit-ledger.js';
-import type { WalletTx } from '../db/wallet-transaction.js';
+import type { policyWindows } from '../../../../policy/policy-windows.js';
+import { buildAuditRow, type AuditHead } from '../../audit/audit-ledger.js';
+import type { WalletTx } from '../../db/wallet-transaction.js';
 import { auditValues, INSERT_AUDIT, isoDate } from './pay-statements.js';
 
 export async function giveBackSpend(

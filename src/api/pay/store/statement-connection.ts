@@ -14,8 +14,8 @@
  */
 import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
-import { connectionUsableAfter } from './connection-usable-after.js';
-import { positional } from './wallet-transaction.js';
+import { connectionUsableAfter } from '../../db/connection-usable-after.js';
+import { positional } from '../../db/wallet-transaction.js';
 
 type RawConnection = PoolClient & { __knex__disposed?: unknown };
 

@@ -1,15 +1,14 @@
 /**
  * The pay path's fixed SQL: the wallet snapshot read (one statement, one consistent snapshot) and the audit
- * append of a locked transaction (decisions are written by ../db/reservation-writer.ts).
+ * append of a locked transaction (decisions are written by ./decision-write.ts).
  */
-import type { buildAuditRow } from '../audit/audit-ledger.js';
-import type { AuditValues } from '../db/reservation-writer.js';
-import { VELOCITY_TIMES_KEPT } from './velocity-window.js';
+import type { buildAuditRow } from '../../audit/audit-ledger.js';
+import { VELOCITY_TIMES_KEPT } from '../velocity-window.js';
 
 // The last payment time (cooling-off) is the newest authorization of the wallet, released ones included
 // (cooling-off errs on the safe side): read through the (wallet_id, created_at) index, so a payment does not
 // rewrite the wallet row. `recent` (velocity cap only) is the rolling window's count and the times of its oldest
-// payments (µs since the epoch, oldest first): ./velocity-window.ts ages the count exactly as they leave it.
+// payments (µs since the epoch, oldest first): ../velocity-window.ts ages the count exactly as they leave it.
 export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
               (SELECT max(p.created_at) FROM authorizations p WHERE p.wallet_id = w.id) AS last_paid_at,
               (SELECT json_object_agg(t.window_kind, t.spent_micro::text) FROM wallet_spend_totals t
@@ -33,4 +32,6 @@ export const SNAPSHOT_SQL = `SELECT w.*, a.account_key_ref,
 export const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
 
 export const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+/** audit_events values in INSERT_AUDIT's order. */
+export type AuditValues = [chainKey: string, seq: number, eventType: string, actor: string, payload: string, prevHash: string, hash: string, at: Date];
 export const auditValues = (r: ReturnType<typeof buildAuditRow>): AuditValues => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];

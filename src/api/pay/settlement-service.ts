@@ -29,8 +29,8 @@ import { requiredConfirmations } from '../config/app-config.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import { giveBackSpend } from './give-back-spend.js';
-import type { SignedPayment } from './signed-payment.js';
+import { giveBackSpend } from './store/give-back-spend.js';
+import type { PaymentAuthorization } from './payment-authorization.js';
 
 export interface SettlementView {
   authorization_id: string;
@@ -56,7 +56,7 @@ interface AuthorizationRow {
   amount_micro: string;
   actor: string;
   created_at: Date;
-  response: SignedPayment;
+  response: PaymentAuthorization;
   signature: string | null;
   settled_raw: string | null;
   settlement_tx: string | null;

@@ -1,0 +1,277 @@
+/**
+ * The pay path (docs/adr/0006): check, sign, record — or check, reserve, sign, record. The wing reads top to
+ * bottom (docs/architecture.md, "The walk of one payment"): ./pay-routes.ts → this service (pay, transfer,
+ * evaluate; the answer) → ./reserve-payment.ts (attempts and retries) → one of ./reserve-in-group-commit.ts,
+ * ./reserve-alone.ts, ./reserve-under-pat-lock.ts, each taking a snapshot (./snapshot-cache.ts or
+ * ./store/pay-stores.ts), deciding on it with the pure ./decide-payment.ts (which asks policy/) and writing
+ * through ./store/ → ./sign-payment.ts (the signer gateway). Nothing below calls back up.
+ * 1. On a snapshot of the wallet (read, or remembered from the wallet's last write in this process), enforce
+ *    the policy and write in one atomic statement either the denial (`pd_…` decision + audit row, then 403)
+ *    or the reservation: the authorization with its nonce fixed (UNIQUE per sender and scheme), its
+ *    decision id and no signature yet, the spend totals and the audit row at the chain's head + 1 (an
+ *    allowed decision is recorded by these two rows; policy_decisions holds denials). That audit
+ *    row fails the statement if anything changed the wallet since the snapshot; the decision is then taken
+ *    again on a fresh read. The paying buyer PAT's daily total is counted by the same statement. A buyer
+ *    PAT with a daily cap (across wallets) takes the same path while its total as this process knows it
+ *    leaves room for the payment; the total is written with the cap, and PostgreSQL refuses a total above
+ *    it (another process may have counted payments meanwhile), so the statement fails and the payment is
+ *    decided again. Otherwise — a PAT not known here, not enough room, or after such a failure — read,
+ *    check and write run in one transaction under the exclusive wallet lock and the PAT lock instead.
+ * 2. The signer signs that exact message (no lock held, so a hot wallet is not serialised on it).
+ * 3. Group-committed decisions (no buyer PAT cap, the usual case) are signed while their write keeps its
+ *    place in the writer's queue: the authorization is written already signed, with its spend and audit
+ *    row, in one statement — DESIGN §4's order, one statement and one commit per payment. Elsewhere (a
+ *    capped buyer PAT's locked transaction, a payment decided again alone, a resumed reservation) the
+ *    reservation commits first and one more statement records the signature on the reserved row (several
+ *    rows per statement when payments arrive together). Either way the signature leaves only after the row
+ *    holding it committed. If the signer fails, the reservation is written unsigned (the wallet's later
+ *    decisions may count on its audit row) and released (spend given back, audited).
+ *
+ * Defends: races between concurrent payments of one wallet, across replicas (every decision is written
+ * against the audit head it read; the spend is committed before any signature leaves); double spend on
+ * retries (Idempotency-Key: same key and body returns the stored result or signs the same reserved message
+ * — never a second nonce; another body 409); a signature released without its record; a buyer PAT's day
+ * counted past its cap by payments decided in several processes (CHECK pat_spend_totals_within_cap).
+ * x402 `upto` (Permit2 witness transfer to the x402 upto proxy, bound to the facilitator's address) takes the
+ * same path: the signed maximum is what is checked against the policy and counted as spent (the seller may
+ * settle less; the difference is not given back), and before anything is reserved the wallet's on-chain
+ * Permit2 allowance is read — missing or too small → 412 `permit2_allowance_required`, nothing recorded.
+ * Does not defend: authorizations signed but never settled — they count as spent (fail-safe). Those reserved
+ * by a process that died before recording them count too, until a retry with their Idempotency-Key signs
+ * them or, once expired, ./expired-reservation-sweeper.ts gives them back. A process that dies between a
+ * signature and its write leaves a signature nobody received and no row: the HSM's log shows a signature
+ * the ledger does not (the retry with the same Idempotency-Key is decided and signed anew).
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { PERMIT2_ADDRESS } from '@x402/evm';
+import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
+import { parseUsd } from '../../../policy/money.js';
+import type { WalletPolicy } from '../../../policy/policy-schema.js';
+import type { PolicyDecision, SpendRequest } from '../../../policy/policy-types.js';
+import { canonicalJson } from '../audit/canonical-json.js';
+import { generateId } from '../auth/token-codec.js';
+import type { BalanceReader } from '../chain/balance-reader.js';
+import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { SignerGateway } from '../services/signer-gateway.js';
+import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
+import type { PayDeps, PayFaults } from './pay-deps.js';
+import type { AuthorizationTerms, PaymentRequirements } from './pay-schemas.js';
+import { checkedSnapshot } from './pay-snapshot.js';
+import type { CallContext, SpendPlan } from './pay-types.js';
+import type { PaymentAuthorization } from './payment-authorization.js';
+import { releaseEventually } from './release-eventually.js';
+import { reservePayment } from './reserve-payment.js';
+import { signReservation } from './sign-payment.js';
+import { SnapshotCache } from './snapshot-cache.js';
+import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
+
+export type { CallContext } from './pay-types.js';
+
+export class PayService {
+  private readonly deps: PayDeps;
+
+  constructor(
+    knex: Knex,
+    signer: SignerGateway,
+    private readonly chains: ChainRegistry,
+    private readonly metrics: TreasuryMetrics,
+    private readonly clock: () => Date,
+    dashboardUrl: string,
+    /** Fault-injection hooks (tests only): after a reservation committed; after a signature was made for a decision not yet written; after a signature was recorded. */
+    private readonly faults: PayFaults = {},
+    /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
+    private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
+  ) {
+    const writes = new PgPayWriteStore(knex, {
+      onDecisionBatch: (n) => metrics.decisionWriteBatch.observe(n),
+      onRecordBatch: (n) => metrics.signatureRecordBatch.observe(n),
+      onConnectionOpened: (writer) => metrics.payConnectionsOpened.inc({ writer }),
+      onIsolated: ({ refused, committed }) => {
+        metrics.payWriteIsolation.inc({ outcome: 'refused' }, refused);
+        metrics.payWriteIsolation.inc({ outcome: 'committed' }, committed);
+      },
+    });
+    this.deps = {
+      snapshots: new PgPaySnapshotStore(knex),
+      writes,
+      memory: new SnapshotCache(),
+      signer,
+      chains,
+      metrics,
+      clock,
+      mint: { id: generateId, window: authorizationWindow },
+      dashboardUrl,
+      faults,
+    };
+  }
+
+  /** Closes the connections of the decision writer and the signature recorder (call after requests drained). */
+  async close(): Promise<void> {
+    await this.deps.writes.close();
+  }
+
+  /** Forgets what this process remembered of `walletId` (another path changed its totals and audit chain). */
+  forgetWallet(walletId: string): void {
+    this.deps.memory.forgetSnapshot(walletId);
+  }
+
+  /** x402 pay: one `accepts` entry plus an optional capability. */
+  async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<PaymentAuthorization> {
+    const scheme = requirements.scheme;
+    if (scheme !== 'exact' && (scheme !== 'upto' || !this.chainReader)) {
+      throw new AppError('scheme_not_supported', { fields: { scheme, supported_schemes: this.chainReader ? ['exact', 'upto'] : ['exact'] } });
+    }
+    const chain = this.chains.resolve(requirements.network);
+    if (!chain) throw new AppError('network_not_supported', { fields: { network: requirements.network, supported: this.chains.chains.map((c) => c.network) } });
+    if (requirements.asset.toLowerCase() !== chain.usdc.toLowerCase()) {
+      throw new AppError('asset_not_supported', { fields: { asset: requirements.asset, expected: chain.usdc, network: chain.network } });
+    }
+    const name = requirements.extra?.name;
+    const version = requirements.extra?.version;
+    let facilitator: string | undefined;
+    if (scheme === 'upto') {
+      facilitator = uptoFacilitator(requirements);
+      await this.checkPermit2Allowance(ctx, chain, BigInt(requirements.amount));
+    } else if (typeof name !== 'string' || typeof version !== 'string') throw new AppError('missing_eip712_domain');
+    return this.spend(ctx, {
+      kind: 'pay',
+      scheme,
+      facilitator,
+      chain,
+      domain: typeof name === 'string' && typeof version === 'string' ? { name, version } : undefined,
+      to: requirements.payTo,
+      amountMicro: BigInt(requirements.amount),
+      capability,
+      resource: requirements.resource,
+      validForSeconds: requirements.maxTimeoutSeconds,
+      terms,
+    });
+  }
+
+  /** External transfer: recipient and USD amount; network and token from the wallet's chain; no capability. */
+  async transfer(ctx: CallContext, body: { to: string; amount_usd: string; valid_for_seconds?: number | undefined }): Promise<PaymentAuthorization> {
+    return this.spend(ctx, {
+      kind: 'transfer',
+      scheme: 'exact',
+      chain: undefined,
+      domain: undefined,
+      to: body.to,
+      amountMicro: parseUsd(body.amount_usd),
+      capability: undefined,
+      resource: undefined,
+      validForSeconds: body.valid_for_seconds ?? 3600,
+    });
+  }
+
+  /**
+   * Dry run: what a payment would get now. Signs nothing and records nothing, and takes no lock: the
+   * snapshot is one statement, so PostgreSQL reads it from one consistent view of what has committed. It
+   * neither waits for the wallet's exclusive lock nor queues in the wallet's per-process line, so evaluate
+   * calls (however many) never delay a payment, and a payment in flight never delays evaluate. The answer
+   * may miss a payment that commits a moment later — as it would had evaluate arrived a moment earlier; a
+   * payment is always decided again on its own, so nothing is allowed on the strength of a dry run.
+   */
+  async evaluate(accountId: string, walletId: string, request: SpendRequest): Promise<PolicyDecision> {
+    const now = this.clock();
+    const snapshot = checkedSnapshot(await this.deps.snapshots.read(walletId, now, undefined, 'evaluate'), accountId, walletId);
+    return evaluatePolicy(snapshot.wallet.policy as WalletPolicy, request, snapshot.state, now);
+  }
+
+  /**
+   * An `upto` payment can only settle if the wallet let Permit2 move at least the signed maximum: read the
+   * allowance before anything is reserved (no lock held; the wallet's address is read without one). Not
+   * enough → 412 `permit2_allowance_required`; an unreachable RPC → 503 `chain_unavailable`. Nothing recorded.
+   */
+  private async checkPermit2Allowance(ctx: CallContext, chain: ChainInfo, amount: bigint): Promise<void> {
+    const wallet = await this.deps.snapshots.walletAddress(ctx.walletId);
+    if (!wallet || wallet.account_id !== ctx.accountId) throw new AppError('wallet_not_found');
+    const owner = wallet.address as `0x${string}`;
+    let allowance: bigint;
+    try {
+      allowance = await this.chainReader!.usdcAllowance(chain, owner, PERMIT2_ADDRESS);
+    } catch (err) {
+      this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'unavailable' });
+      throw err;
+    }
+    if (allowance >= amount) {
+      this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'sufficient' });
+      return;
+    }
+    this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'insufficient' });
+    throw new AppError('permit2_allowance_required', {
+      fields: { owner, token: chain.usdc, spender: PERMIT2_ADDRESS, network: chain.network, allowance_raw: allowance.toString(), required_raw: amount.toString() },
+    });
+  }
+
+  /** Reserve (./reserve-payment.ts), then answer: 403 for a denial, the stored payment for a replay, or sign and record what was reserved. */
+  private async spend(ctx: CallContext, plan: SpendPlan): Promise<PaymentAuthorization> {
+    const requestHash = ctx.idempotencyKey ? createHash('sha256').update(canonicalJson(ctx.request)).digest('hex') : null;
+    const stopReserve = once(this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind }));
+    const outcome = await reservePayment(this.deps, ctx, plan, requestHash, stopReserve).finally(stopReserve);
+
+    if (outcome.kind === 'denied') {
+      this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'deny' });
+      const rules = outcome.decision.violations.map((v) => v.rule);
+      // Spec §7: a transfer on a capability-capped wallet answers its own code, whatever else it broke.
+      const failClosed = rules.includes('transfer_not_permitted_with_capability_cap');
+      throw new AppError(failClosed ? 'transfer_not_permitted_with_capability_cap' : 'policy_denied', {
+        message: outcome.decision.violations.map((v) => v.message).join('; '),
+        fields: { reason: 'policy_denied', decision_id: outcome.decisionId, rule: rules[0], rules, violations: outcome.decision.violations, headroom: outcome.decision.headroom },
+      });
+    }
+    if (outcome.kind === 'replayed') {
+      this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'replayed' });
+      return outcome.payment;
+    }
+    if (outcome.kind === 'signed') {
+      // Signed before its write, which committed with the signature in it.
+      this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'allow' });
+      this.faults.afterCommit?.();
+      return outcome.payment;
+    }
+
+    if (outcome.fresh) this.faults.afterReserve?.();
+    // The lock is released: the signer call (the slow part under load) no longer serialises a hot wallet.
+    let signature: string;
+    try {
+      signature = await signReservation(this.deps.signer, outcome);
+    } catch (err) {
+      // Nobody holds a signature for this reservation: give the spend back (a resumed one stays reserved).
+      if (outcome.fresh) await releaseEventually(this.deps, ctx, outcome, 'signer_failed');
+      throw err;
+    }
+
+    // Record the signature before it leaves. Only a reserved row takes it, so two concurrent retries of one
+    // Idempotency-Key both answer with the single signature that was recorded.
+    const payment: PaymentAuthorization = { ...outcome.payment, signature };
+    const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
+    const row = await this.deps.writes
+      .record(payment.authorization_id, signature, payment, this.clock())
+      .finally(() => stopRecord())
+      .catch(async (err: unknown) => {
+        // Not recorded, so the signature never leaves: give the spend back. A record that committed after all
+        // (its answer lost with the connection) keeps its row signed; only a row still reserved is released.
+        if (outcome.fresh) await releaseEventually(this.deps, ctx, outcome, 'record_failed');
+        throw err;
+      });
+    if (!row || row.status !== 'signed' || !row.response.signature) {
+      throw new AppError('internal_error', { message: 'The authorization was released before its signature could be recorded.' });
+    }
+    this.metrics.payDecisions.inc({ kind: plan.kind, outcome: outcome.fresh ? 'allow' : 'resumed' });
+    this.faults.afterCommit?.();
+    return row.response;
+  }
+}
+
+/** `fn` on its first call only (a timer that two paths may stop). */
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Reserving the payment of a buyer PAT with a daily cap (spanning wallets) whose total this process does not
+ * know, or knows without room for this payment: one transaction under the wallet's exclusive lock and then
+ * the PAT's lock (always in that order, so two wallets paid through one PAT cannot deadlock), whose opening
+ * round trip reads the wallet's snapshot, takes the PAT's lock and reads the PAT's total that UTC day. Over
+ * the cap: 429 MGMT_6014 with the raise_pat_cap recovery, nothing recorded. The decision is written in the
+ * same transaction (its PAT total too), and the total is remembered for the PAT's next payments
+ * (../snapshot-cache.ts). A COMMIT whose connection dropped may have committed: the error is marked
+ * (./uncertain-reservation.ts).
+ */
+import { formatUsd } from '../../../policy/money.js';
+import { policyWindows } from '../../../policy/policy-windows.js';
+import { AppError } from '../errors/app-error.js';
+import type { OpeningQuery } from '../db/wallet-transaction.js';
+import type { PayDeps } from './pay-deps.js';
+import { snapshotFromRows } from './pay-snapshot.js';
+import type { CappedPat, DecisionOutcome } from './pay-types.js';
+import { nonceUsedError, type PaymentAttempt } from './payment-attempt.js';
+import { isoDate } from './store/pay-statements.js';
+import { snapshotQuery } from './store/pg-pay-stores.js';
+import { markUncertain } from './uncertain-reservation.js';
+
+export async function reserveUnderPatLock(deps: PayDeps, attempt: PaymentAttempt, pat: CappedPat): Promise<DecisionOutcome> {
+  const { ctx, plan } = attempt;
+  deps.metrics.patCapChecks.inc({ source: 'read' });
+  let lockedOutcome: DecisionOutcome | undefined;
+  let total: { day: string; spentMicro: bigint } | undefined;
+  const opening = (): OpeningQuery => {
+    attempt.now = deps.clock();
+    const query = snapshotQuery(ctx.walletId, attempt.now, ctx.idempotencyKey);
+    return { ...query, then: patCapQueries(pat.tokenId, policyWindows(attempt.now).dayStart) };
+  };
+  const outcome = await deps.writes
+    .decideUnderLock(ctx.walletId, opening, (rows, [, spentRows]) => {
+      // 404 / 410 come before the PAT's cap; a resumed Idempotency-Key counts nothing new.
+      const snapshot = attempt.checked(snapshotFromRows(rows));
+      const spent = BigInt((spentRows?.[0]?.spent_micro as string | undefined) ?? 0);
+      if (!snapshot.previous) checkPatDailyCap(deps, pat, spent, plan.amountMicro);
+      const decided = attempt.decide(snapshot);
+      lockedOutcome = decided.outcome;
+      // The write counts the payment in the PAT's daily total too (DecisionWrite.patSpend).
+      const counted = decided.outcome.kind === 'reserved' && decided.outcome.fresh ? plan.amountMicro : 0n;
+      total = { day: isoDate(policyWindows(attempt.now).dayStart), spentMicro: spent + counted };
+      return { result: decided, write: decided.write };
+    })
+    .catch((err: unknown) => {
+      // A COMMIT whose connection dropped may have committed.
+      throw markUncertain(nonceUsedError(err, lockedOutcome), lockedOutcome);
+    });
+  if (total) deps.memory.rememberPatTotal(pat.tokenId, total, deps.writes.generation);
+  return outcome.outcome;
+}
+
+/**
+ * The statements that follow the wallet lock and snapshot in the opening round trip: the per-PAT lock, then
+ * the PAT's total that UTC day, read under it. One round trip instead of three while the PAT's lock — which
+ * every payment of that agent waits for — is held.
+ */
+function patCapQueries(tokenId: string, dayStart: Date): OpeningQuery['then'] {
+  return [
+    { sql: 'SELECT pg_advisory_xact_lock(hashtextextended(?, 13))', params: [`pat:${tokenId}`] },
+    { sql: 'SELECT spent_micro FROM pat_spend_totals WHERE token_id = ? AND day = ?::date', params: [tokenId, isoDate(dayStart)] },
+  ];
+}
+
+/**
+ * The buyer PAT's daily cap (UTC day) against its total read under its lock. Over the cap: 429 MGMT_6014
+ * with the raise_pat_cap recovery; nothing is recorded. The recovery names human paths only — the dashboard
+ * page and the CLI command that signs the owner in again with the seed — as the agent's own PAT (or a
+ * session exchanged from it) cannot change a cap.
+ */
+function checkPatDailyCap(deps: PayDeps, pat: CappedPat, spent: bigint, amountMicro: bigint): void {
+  if (spent + amountMicro <= pat.dailyCapMicro) return;
+  deps.metrics.payDecisions.inc({ kind: 'pay', outcome: 'pat_cap' });
+  throw new AppError('MGMT_6014', {
+    recovery: {
+      kind: 'raise_pat_cap',
+      settings_url: `${deps.dashboardUrl}/settings/pats/${pat.tokenId}`,
+      cli_command: `xx pat update ${pat.tokenId} --daily-cap <usd>`,
+      current_cap_usd: formatUsd(pat.dailyCapMicro),
+      attempted_amount_usd: formatUsd(amountMicro),
+    },
+    fields: { spent_today_usd: formatUsd(spent) },
+  });
+}

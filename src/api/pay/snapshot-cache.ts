@@ -1,0 +1,75 @@
+/**
+ * What the pay path remembers between payments in this process — three in-process memories, no I/O:
+ * - each wallet's snapshot as its last decided write leaves it (./pay-snapshot.ts `snapshotAfter`), set as
+ *   soon as the write is decided, so it may count writes still queued in the writer: the wallet's next
+ *   payment decides on it without reading;
+ * - each capped buyer PAT's total that UTC day as this process knows it (read under the PAT's lock, plus
+ *   every payment this process decided since);
+ * - the Idempotency-Keys this process has seen.
+ *
+ * Defends: a decision on memory that may be wrong. A snapshot is given out only under the writer's current
+ * generation of its wallet (a failed statement, or a refused write of the wallet, moves it on), within the
+ * UTC day, week and month it was taken in, and while its velocity count can be known; a PAT's total only
+ * under the writer's generation and within its day; a snapshot is never used for a key seen before (the
+ * earlier attempt must be looked up). Every memory is only a guess: the write's audit row at head + 1
+ * fails if anything changed the wallet meanwhile, and a capped PAT's total is checked by PostgreSQL
+ * (CHECK pat_spend_totals_within_cap) — docs/adr/0006.
+ * Does not defend: keys evicted from memory (the authorization's UNIQUE (wallet_id, idempotency_key) fails
+ * the write then, and the payment is decided again on a read that finds the earlier attempt).
+ */
+import { LRUCache } from 'lru-cache';
+import { policyWindows } from '../../../policy/policy-windows.js';
+import { snapshotAt, windowKey, type PaySnapshot } from './pay-snapshot.js';
+import type { CappedPat } from './pay-types.js';
+import { isoDate } from './store/pay-statements.js';
+
+export class SnapshotCache {
+  private readonly snapshots = new LRUCache<string, { snapshot: PaySnapshot; windowKey: string; generation: number }>({ max: 10_000 });
+  private readonly patTotals = new LRUCache<string, { day: string; spentMicro: bigint; generation: number }>({ max: 10_000 });
+  private readonly seenKeys = new LRUCache<string, true>({ max: 100_000 });
+
+  /** The wallet's remembered snapshot at `now`, if it was taken under `generation` and is still good then. */
+  snapshot(walletId: string, generation: number, now: Date): PaySnapshot | undefined {
+    const entry = this.snapshots.get(walletId);
+    if (!entry || entry.generation !== generation || entry.windowKey !== windowKey(now)) return undefined;
+    return snapshotAt(entry.snapshot, now);
+  }
+
+  /** Remembers what the wallet's snapshot is once a write decided at `at` (under `generation`) is written. */
+  rememberSnapshot(walletId: string, snapshot: PaySnapshot, at: Date, generation: number): void {
+    this.snapshots.set(walletId, { snapshot, windowKey: windowKey(at), generation });
+  }
+
+  /** Forgets the wallet's snapshot (another path changed its totals and audit chain, or its write failed). */
+  forgetSnapshot(walletId: string): void {
+    this.snapshots.delete(walletId);
+  }
+
+  /** True the first time this process sees `key` for `walletId` (and remembers it). */
+  firstUseOfKey(walletId: string, key: string): boolean {
+    const id = `${walletId}|${key}`;
+    if (this.seenKeys.has(id)) return false;
+    this.seenKeys.set(id, true);
+    return true;
+  }
+
+  /** Whether the remembered total of `pat` this UTC day (under `generation`) leaves room for `amountMicro` under its cap. */
+  patRoom(pat: CappedPat, amountMicro: bigint, now: Date, generation: number): boolean {
+    const entry = this.patTotals.get(pat.tokenId);
+    return !!entry && entry.generation === generation && entry.day === isoDate(policyWindows(now).dayStart) && entry.spentMicro + amountMicro <= pat.dailyCapMicro;
+  }
+
+  /** The PAT's total that UTC day as read under its lock (with what the locked decision added). */
+  rememberPatTotal(tokenId: string, total: { day: string; spentMicro: bigint }, generation: number): void {
+    this.patTotals.set(tokenId, { ...total, generation });
+  }
+
+  /** Counts a payment decided on the remembered total (which patRoom just found). */
+  countPatPayment(tokenId: string, amountMicro: bigint): void {
+    this.patTotals.get(tokenId)!.spentMicro += amountMicro;
+  }
+
+  forgetPatTotal(tokenId: string): void {
+    this.patTotals.delete(tokenId);
+  }
+}

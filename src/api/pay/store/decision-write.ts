@@ -1,0 +1,246 @@
+/**
+ * What a pay-path decision writes, and the one statement that writes any number of them: a denial (its
+ * policy_decisions row + audit row) or an allowed payment (its authorization — reserved with no signature
+ * yet, or already signed — the spend it adds to the wallet's windows and to the paying buyer PAT's day, and
+ * its audit row). Rows are named objects; each table lists once which field fills which column with which
+ * type (`*_COLUMNS`, typed so that a field without a column, or a column without a field, does not compile),
+ * and that list builds the statement's recordset and the JSON document it reads (./json-rows.ts).
+ *
+ * Defends: a value written into the wrong column — nothing is patched or read by position.
+ * Does not defend: values PostgreSQL cannot hold (the route schemas bound them; ./is-row-error.ts isolates a
+ * row that slips through).
+ */
+import type { buildAuditRow } from '../../audit/audit-ledger.js';
+import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
+
+/** A denial's policy_decisions row. */
+export interface DecisionRow {
+  id: string;
+  walletId: string;
+  outcome: 'allow' | 'deny';
+  kind: string;
+  amountMicro: string;
+  to: string;
+  capability: string | null;
+  /** JSON text. */
+  violations: string;
+  /** JSON text. */
+  headroom: string;
+  at: Date;
+}
+
+/** An authorizations row: `reserved` with no signature, or `signed` with its signature and time. */
+export interface AuthorizationRow {
+  id: string;
+  walletId: string;
+  decisionId: string;
+  kind: string;
+  scheme: string;
+  network: string;
+  asset: string;
+  from: string;
+  to: string;
+  valueRaw: string;
+  amountMicro: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+  capability: string | null;
+  resource: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  /** The payment the endpoint answers: an object, serialised when the write is sent (a payment signed in place replaces it first). */
+  response: string | object;
+  actor: string;
+  at: Date;
+  status: 'reserved' | 'signed';
+  signature: string | null;
+  signedAt: Date | null;
+}
+
+/** An audit_events row, as ../../audit/audit-ledger.ts builds it (its fields are its column names). */
+export type AuditRow = ReturnType<typeof buildAuditRow>;
+
+/** What a statement adds to one spend total: the wallet's window (day, week or month starting on `start`). */
+interface SpendRow {
+  walletId: string;
+  kind: 'day' | 'week' | 'month';
+  start: string;
+  /** Decimal (JSON has no bigint). */
+  amountMicro: string;
+  count: number;
+}
+
+/** What a statement adds to the paying buyer PAT's total that UTC day, with the lowest cap among its writes. */
+interface PatSpendRow {
+  tokenId: string;
+  day: string;
+  /** Decimal, as capMicro. */
+  amountMicro: string;
+  capMicro: string | null;
+}
+
+export interface DecisionWrite {
+  /** The wallet's advisory-lock key (decimal bigint): taken in shared mode for the statement. */
+  lockKey: string;
+  /**
+   * A denial's `pd_…` row (policy_decisions holds denials: the decision a 403 names). An allowed payment's
+   * decision is recorded by its authorization row and its audit row, which carry the same decision id.
+   */
+  decision?: DecisionRow;
+  /** Present when the decision allowed the payment. */
+  authorization?: AuthorizationRow;
+  /** The spend counted in the wallet's day, week and month windows (window starts as YYYY-MM-DD). */
+  spend?: { walletId: string; windowStarts: { day: string; week: string; month: string }; amountMicro: bigint };
+  /**
+   * The paying buyer PAT's spend that UTC day (YYYY-MM-DD), added to its daily total, and the daily cap the
+   * decision enforced (null: none): the total is written with it, and a total above it fails the statement
+   * (CHECK pat_spend_totals_within_cap).
+   */
+  patSpend?: { tokenId: string; day: string; amountMicro: bigint; capMicro: bigint | null };
+  audit: AuditRow;
+}
+
+/** `write`'s authorization as signed: its response (holding the signature), status `signed`, the signature and when. */
+export function signedWrite(write: DecisionWrite, response: object, signature: string, at: Date): DecisionWrite {
+  if (!write.authorization) throw new Error('only an allowed decision takes a signature');
+  return { ...write, authorization: { ...write.authorization, response, status: 'signed', signature, signedAt: at } };
+}
+
+/** For each field of a row: its column and PostgreSQL type, in the order the statement lists them. */
+type Columns<R> = { readonly [K in keyof R]-?: readonly [column: string, type: string] };
+
+const DECISION_COLUMNS: Columns<DecisionRow> = {
+  id: ['id', 'text'],
+  walletId: ['wallet_id', 'text'],
+  outcome: ['outcome', 'text'],
+  kind: ['kind', 'text'],
+  amountMicro: ['amount_micro', 'bigint'],
+  to: ['to_address', 'text'],
+  capability: ['capability', 'text'],
+  violations: ['violations', 'jsonb'],
+  headroom: ['headroom', 'jsonb'],
+  at: ['created_at', 'timestamptz'],
+};
+const AUTHORIZATION_COLUMNS: Columns<AuthorizationRow> = {
+  id: ['id', 'text'],
+  walletId: ['wallet_id', 'text'],
+  decisionId: ['decision_id', 'text'],
+  kind: ['kind', 'text'],
+  scheme: ['scheme', 'text'],
+  network: ['network', 'text'],
+  asset: ['asset', 'text'],
+  from: ['from_address', 'text'],
+  to: ['to_address', 'text'],
+  valueRaw: ['value_raw', 'numeric'],
+  amountMicro: ['amount_micro', 'bigint'],
+  validAfter: ['valid_after', 'bigint'],
+  validBefore: ['valid_before', 'bigint'],
+  nonce: ['nonce', 'text'],
+  capability: ['capability', 'text'],
+  resource: ['resource', 'text'],
+  idempotencyKey: ['idempotency_key', 'text'],
+  requestHash: ['request_hash', 'text'],
+  response: ['response', 'jsonb'],
+  actor: ['actor', 'text'],
+  at: ['created_at', 'timestamptz'],
+  status: ['status', 'text'],
+  signature: ['signature', 'text'],
+  signedAt: ['signed_at', 'timestamptz'],
+};
+const AUDIT_COLUMNS: Columns<AuditRow> = {
+  chain_key: ['chain_key', 'text'],
+  seq: ['seq', 'integer'],
+  event_type: ['event_type', 'text'],
+  actor: ['actor', 'text'],
+  payload: ['payload', 'jsonb'],
+  prev_hash: ['prev_hash', 'text'],
+  hash: ['hash', 'text'],
+  created_at: ['created_at', 'timestamptz'],
+};
+const SPEND_COLUMNS: Columns<SpendRow> = {
+  walletId: ['wallet_id', 'text'],
+  kind: ['window_kind', 'text'],
+  start: ['window_start', 'date'],
+  amountMicro: ['spent_micro', 'bigint'],
+  count: ['payment_count', 'integer'],
+};
+const PAT_SPEND_COLUMNS: Columns<PatSpendRow> = {
+  tokenId: ['token_id', 'text'],
+  day: ['day', 'date'],
+  amountMicro: ['spent_micro', 'bigint'],
+  capMicro: ['cap_micro', 'bigint'],
+};
+
+/** A table's column list, its recordset, and the encoder of its rows, worked out once. */
+function table<R>(spec: Columns<R>) {
+  const fields = Object.keys(spec) as Array<keyof R & string>;
+  const columns = fields.map((f) => spec[f][0]);
+  const types = fields.map((f) => spec[f][1]);
+  return {
+    /** `(<column>, …)` of the INSERT. */
+    columns: columns.join(', '),
+    /** `SELECT <columns> FROM jsonb_to_recordset(?::jsonb) AS v(<column type>, …)`: one parameter per table (./json-rows.ts). */
+    recordset: `SELECT ${columns.join(', ')} FROM jsonb_to_recordset(?::jsonb) AS v(${recordsetColumns(columns, types)})`,
+    rows: jsonRowsEncoder(columns, types, fields) as (rows: ReadonlyArray<R>) => string,
+  };
+}
+
+const decisions = table(DECISION_COLUMNS);
+const authorizations = table(AUTHORIZATION_COLUMNS);
+const spends = table(SPEND_COLUMNS);
+const patSpends = table(PAT_SPEND_COLUMNS);
+const audits = table(AUDIT_COLUMNS);
+
+/**
+ * The audit rows are the statement's main query, joined to `l` (every wallet's shared advisory lock,
+ * taken in key order before the first row is produced); the other inserts are CTEs, run to completion
+ * after it. Spend totals arrive summed per (wallet, window) and PAT totals per (PAT, day), so ON CONFLICT touches each row once;
+ * a PAT total carries the lowest cap among its writes (a cap lowered between two of them binds).
+ */
+export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
+  d AS (INSERT INTO policy_decisions (${decisions.columns}) ${decisions.recordset}),
+  a AS (INSERT INTO authorizations (${authorizations.columns}) ${authorizations.recordset}),
+  t AS (INSERT INTO wallet_spend_totals (${spends.columns})
+        ${spends.recordset}
+        ON CONFLICT (wallet_id, window_kind, window_start)
+        DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
+                      payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count),
+  p AS (INSERT INTO pat_spend_totals (${patSpends.columns})
+        ${patSpends.recordset}
+        ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro, cap_micro = EXCLUDED.cap_micro)
+INSERT INTO audit_events (${audits.columns}) SELECT v.* FROM (${audits.recordset}) v CROSS JOIN l`;
+export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v5';
+
+/** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table (in the statement's order). */
+export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
+  const spend = new Map<string, { walletId: string; kind: SpendRow['kind']; start: string; amountMicro: bigint; count: number }>();
+  const patSpend = new Map<string, { tokenId: string; day: string; amountMicro: bigint; capMicro: bigint | null }>();
+  for (const w of writes) {
+    if (w.patSpend) {
+      const { tokenId, day, amountMicro, capMicro } = w.patSpend;
+      const key = `${tokenId}|${day}`;
+      const row = patSpend.get(key) ?? { tokenId, day, amountMicro: 0n, capMicro };
+      row.amountMicro += amountMicro;
+      if (capMicro !== null && (row.capMicro === null || capMicro < row.capMicro)) row.capMicro = capMicro;
+      patSpend.set(key, row);
+    }
+    if (!w.spend) continue;
+    for (const kind of ['day', 'week', 'month'] as const) {
+      const start = w.spend.windowStarts[kind];
+      const key = `${w.spend.walletId}|${kind}|${start}`;
+      const row = spend.get(key) ?? { walletId: w.spend.walletId, kind, start, amountMicro: 0n, count: 0 };
+      row.amountMicro += w.spend.amountMicro;
+      row.count += 1;
+      spend.set(key, row);
+    }
+  }
+  return [
+    writes.map((w) => w.lockKey),
+    decisions.rows(writes.flatMap((w) => (w.decision ? [w.decision] : []))),
+    authorizations.rows(writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
+    spends.rows([...spend.values()].map((r): SpendRow => ({ ...r, amountMicro: r.amountMicro.toString() }))),
+    patSpends.rows([...patSpend.values()].map((r): PatSpendRow => ({ ...r, amountMicro: r.amountMicro.toString(), capMicro: r.capMicro?.toString() ?? null }))),
+    audits.rows(writes.map((w) => w.audit)),
+  ];
+}

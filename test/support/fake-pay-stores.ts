@@ -1,0 +1,88 @@
+/**
+ * In-memory fakes of the pay wing's two stores (src/api/pay/store/pay-stores.ts), for unit tests of its
+ * orchestration without PostgreSQL: a snapshot store that answers the snapshots a test sets and counts its
+ * reads; a write store whose group-commit places commit when filled (or are refused, as a failed shared
+ * statement refuses them), and that keeps what was written, recorded and released. Never imported by
+ * production code.
+ */
+import type { OpeningQuery } from '../../src/api/db/wallet-transaction.js';
+import type { PaySnapshot } from '../../src/api/pay/pay-snapshot.js';
+import type { PaymentAuthorization } from '../../src/api/pay/payment-authorization.js';
+import type { ReleasedReservation, ReleaseReason } from '../../src/api/pay/store/release-reservation.js';
+import type { DecisionWrite } from '../../src/api/pay/store/decision-write.js';
+import type { LockedDecision, PaySnapshotStore, PayWriteStore } from '../../src/api/pay/store/pay-stores.js';
+import { ReservationBatchAborted, type WritePlace } from '../../src/api/pay/store/reservation-writer.js';
+import type { RecordedRow } from '../../src/api/pay/store/signature-recorder.js';
+
+export class FakePaySnapshotStore implements PaySnapshotStore {
+  /** What a read of each wallet returns. */
+  readonly wallets = new Map<string, PaySnapshot>();
+  reads = 0;
+
+  async read(walletId: string): Promise<PaySnapshot | undefined> {
+    this.reads++;
+    return this.wallets.get(walletId);
+  }
+
+  async walletAddress(walletId: string): Promise<{ address: string; account_id: string } | undefined> {
+    const s = this.wallets.get(walletId);
+    return s && { address: s.wallet.address, account_id: s.wallet.account_id };
+  }
+}
+
+export class FakePayWriteStore implements PayWriteStore {
+  generation = 0;
+  /** Writes committed through a place, in order. */
+  readonly committed: DecisionWrite[] = [];
+  /** Writes written alone. */
+  readonly alone: DecisionWrite[] = [];
+  readonly recorded: Array<{ authorizationId: string; signature: string }> = [];
+  readonly released: Array<{ reservation: ReleasedReservation; reason: ReleaseReason }> = [];
+  /** The cause the next filled place is refused with (as a failed shared statement refuses its writes), once. */
+  refuseNext: unknown = undefined;
+
+  generationOf(): number {
+    return this.generation;
+  }
+
+  place(): WritePlace {
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const committed = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    committed.catch(() => undefined);
+    return {
+      committed,
+      fill: (write) => {
+        if (this.refuseNext !== undefined) {
+          const cause = this.refuseNext;
+          this.refuseNext = undefined;
+          this.generation++;
+          reject(new ReservationBatchAborted(cause));
+          return;
+        }
+        this.committed.push(write);
+        resolve();
+      },
+    };
+  }
+
+  async writeAlone(write: DecisionWrite): Promise<void> {
+    this.alone.push(write);
+  }
+
+  async decideUnderLock<T>(_walletId: string, _opening: () => OpeningQuery, _decide: (rows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => LockedDecision<T>): Promise<T> {
+    throw new Error('the fake write store has no locked transactions (a capped buyer PAT reads its total under the PAT lock)');
+  }
+
+  async record(authorizationId: string, signature: string, payment: PaymentAuthorization): Promise<RecordedRow<PaymentAuthorization> | undefined> {
+    this.recorded.push({ authorizationId, signature });
+    return { status: 'signed', response: { ...payment, signature } };
+  }
+
+  async release(reservation: ReleasedReservation, _actor: string, reason: ReleaseReason): Promise<boolean> {
+    this.released.push({ reservation, reason });
+    return true;
+  }
+
+  async close(): Promise<void> {}
+}
