@@ -31,7 +31,7 @@ let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | und
 let template: Promise<string> | undefined;
 
 /** How long databases took to make in this process: printed by the root hook (./root-hooks.ts) at the end. */
-export const databaseTimings = { templateMs: undefined as number | undefined, migrations: 0, clones: 0, cloneMs: 0, empty: 0 };
+export const databaseTimings = { templateMs: undefined as number | undefined, migrations: 0, lostRace: false, clones: 0, cloneMs: 0, empty: 0 };
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -137,6 +137,7 @@ async function buildTemplate(srv: { urlFor(db: string): string }): Promise<strin
       await dropTemplate(admin, building).catch(() => undefined);
       // Another run finished the same template first (duplicate_database): use theirs.
       if ((err as { code?: string }).code !== '42P04') throw err;
+      databaseTimings.lostRace = true;
     }
   });
   databaseTimings.templateMs = performance.now() - started;
