@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
+# lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time),
 # then every mocha suite against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,6 +17,9 @@ fi
 
 echo "== typecheck (tsc -b)"
 npx --no-install tsc -b
+
+echo "== lint (eslint)"
+npm run --silent lint
 
 echo "== tests"
 npx --no-install mocha --config .mocharc.json "${@:-test/**/*.test.ts}"

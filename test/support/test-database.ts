@@ -1,18 +1,37 @@
 /**
  * Real PostgreSQL for tests. TEST_DATABASE_URL (a server-level URL whose user may CREATE DATABASE) is used
- * when set; otherwise one embedded PostgreSQL is started per test run under .treasury/test-pg and stopped
- * by the root hook. Every suite gets its own freshly migrated database.
+ * when set; otherwise one embedded PostgreSQL is started per test run in a temporary directory and stopped
+ * by the root hook. Every suite gets its own database, already migrated.
+ *
+ * Migrating is the slow part (every migration in migrations/, each its own transaction), so it happens once
+ * per server: into a template database named by a hash of migrations/ (file names and contents), which every
+ * suite then clones with `CREATE DATABASE … TEMPLATE` (a copy of its files, no SQL replayed). A changed,
+ * added or removed migration names a new template, so a stale one is never cloned. The template is built
+ * under a temporary name and renamed when complete, so a run that dies half-way leaves no template that
+ * looks finished, and two runs building it at once on a shared TEST_DATABASE_URL server both end up with the
+ * one that won the rename. It takes no connections (ALLOW_CONNECTIONS false): PostgreSQL refuses to clone a
+ * database someone is connected to. Migrations must not import code from outside migrations/ (they do not),
+ * or the hash would miss a change in it.
+ *
+ * What this does not do: drop the templates of older migration sets on a TEST_DATABASE_URL server (another
+ * checkout may be using them); `DROP DATABASE` them by hand (`treasury_template_…`, after `ALTER DATABASE …
+ * IS_TEMPLATE false`).
  */
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createKnex, migrateLatest, type Knex } from '../../src/api/db/knex-client.js';
+import { createKnex, migrateLatest, MIGRATIONS_DIR, type Knex } from '../../src/api/db/knex-client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/api/db/embedded-postgres.js';
 
 let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | undefined;
+/** The migrated template on `server`, once asked for. */
+let template: Promise<string> | undefined;
+
+/** How long databases took to make in this process: printed by the root hook (./root-hooks.ts) at the end. */
+export const databaseTimings = { templateMs: undefined as number | undefined, migrations: 0, lostRace: false, clones: 0, cloneMs: 0, empty: 0 };
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -61,7 +80,68 @@ export async function stopTestPostgres(): Promise<void> {
   if (!server) return;
   const s = await server;
   server = undefined;
+  template = undefined;
   await s.stop();
+}
+
+const TEMPLATE_PREFIX = 'treasury_template_';
+
+/** A name for the template of the migrations as they are on disk: 16 hex digits of their SHA-256. */
+function templateName(): { name: string; count: number } {
+  const hash = createHash('sha256');
+  const files = fs.readdirSync(MIGRATIONS_DIR).sort();
+  for (const file of files) {
+    hash.update(`${file}\0`);
+    hash.update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
+    hash.update('\0');
+  }
+  return { name: `${TEMPLATE_PREFIX}${hash.digest('hex').slice(0, 16)}`, count: files.length };
+}
+
+async function withAdmin<T>(srv: { urlFor(db: string): string }, run: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: srv.urlFor('postgres'), application_name: 'treasury-test' });
+  await admin.connect();
+  try {
+    return await run(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function dropTemplate(admin: pg.Client, name: string): Promise<void> {
+  await admin.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE false ALLOW_CONNECTIONS true`);
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+}
+
+/** The migrated template's name, building it first when the server has none for today's migrations. */
+async function buildTemplate(srv: { urlFor(db: string): string }): Promise<string> {
+  const { name, count } = templateName();
+  const started = performance.now();
+  await withAdmin(srv, async (admin) => {
+    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount) return;
+    const building = `${name}_${randomBytes(4).toString('hex')}`;
+    await admin.query(`CREATE DATABASE ${building}`);
+    try {
+      const knex = createKnex(srv.urlFor(building), 1, 'treasury-test-template');
+      try {
+        await migrateLatest(knex);
+      } finally {
+        await knex.destroy();
+      }
+      // No session may stay connected to a template: PostgreSQL refuses to clone a database in use.
+      await admin.query(`ALTER DATABASE ${building} WITH ALLOW_CONNECTIONS false IS_TEMPLATE true`);
+      await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+      databaseTimings.migrations = count;
+    } catch (err) {
+      await dropTemplate(admin, building).catch(() => undefined);
+      // Another run finished the same template first (duplicate_database): use theirs.
+      if ((err as { code?: string }).code !== '42P04') throw err;
+      databaseTimings.lostRace = true;
+    }
+  });
+  databaseTimings.templateMs = performance.now() - started;
+  return name;
 }
 
 export interface TestDatabase {
@@ -71,17 +151,25 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new empty database; migrated unless `migrate: false`. */
+/**
+ * A new database: a clone of the migrated template, or empty with `migrate: false` (for tests that run
+ * migrations themselves).
+ */
 export async function createTestDatabase(options: { migrate?: boolean } = {}): Promise<TestDatabase> {
   const srv = await testPostgres();
   const name = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client(srv.urlFor('postgres'));
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  if (options.migrate === false) {
+    await withAdmin(srv, (admin) => admin.query(`CREATE DATABASE ${name}`));
+    databaseTimings.empty++;
+  } else {
+    const source = await (template ??= buildTemplate(srv));
+    const started = performance.now();
+    await withAdmin(srv, (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${source}`));
+    databaseTimings.cloneMs += performance.now() - started;
+    databaseTimings.clones++;
+  }
   const connectionString = srv.urlFor(name);
   const knex = createKnex(connectionString, 20, 'treasury-test');
-  if (options.migrate !== false) await migrateLatest(knex);
   return {
     name,
     connectionString,
@@ -97,8 +185,8 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
 }
 
 /**
- * Mocha hooks for the describe block it is called in: a fresh migrated database before its tests (handed to
- * `set`), dropped after them.
+ * Mocha hooks for the describe block it is called in: a fresh migrated database (a clone of the template)
+ * before its tests (handed to `set`), dropped after them.
  */
 export function useTestDatabase(set: (db: TestDatabase) => void): void {
   let db: TestDatabase | undefined;

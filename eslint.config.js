@@ -1,0 +1,114 @@
+/**
+ * `npm run lint`: who may import whom, and a few safety rules. No style rules here (Prettier formats;
+ * see .prettierrc.json), and no type-aware rules, so the whole tree lints in seconds.
+ *
+ * The floors, lowest first (docs/architecture.md draws them):
+ *   policy/        pure policy rules and money arithmetic: imports no other folder of the repository
+ *   signer/        the signing process: imports nothing from src/, policy/, ops/, test/, bench/
+ *   src/shared/    what the API, the CLI and the shipped packages share (error codes, chain registry,
+ *                  wire schemas): may import policy/ only
+ *   src/x402/      the x402 wire codecs (shipped as `./x402`): shared/ and policy/ only
+ *   src/x402/koa/  the seller middleware (shipped as `./koa`) and src/sdk/ the buyer SDK (`./sdk`): the
+ *                  codecs, shared/ and policy/, never the API server, the CLI, the signer or each other
+ *   src/api/       the API server: anything below it, and the signer's protocol client, never the CLI or the
+ *                  shipped packages' own folders (the SDK, the Koa middleware)
+ *   src/cli/       the `xx` CLI: talks to the API over HTTP, so never imports the API server's code
+ * Nothing in src/, signer/ or policy/ imports test/ or bench/.
+ *
+ * An import the resolver cannot find is an error too (import-x/no-unresolved): a path the layer rules cannot
+ * resolve is one they cannot check. test/unit/architecture/layer-lint.test.ts lints probe imports that break
+ * each floor and fails unless every one is reported.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+const ROOT = path.dirname(fileURLToPath(import.meta.url));
+
+/** Folders of the repository, relative to its root. */
+const TEST_AND_BENCH = ['test', 'bench'];
+const OUTSIDE_SRC = ['signer', 'policy', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH];
+const SRC_ROLES = ['src/api', 'src/cli', 'src/sdk', 'src/x402'];
+
+/** The x402 codecs: every file of src/x402/ except the Koa middleware under src/x402/koa/. */
+const X402_CODECS = ['src/x402/*.{ts,js}', 'src/x402/!(koa)/**/*.{ts,js}'];
+
+const zones = [
+  {
+    target: 'policy',
+    from: ['signer', 'src', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
+    message: 'policy/ is the floor: pure rules and money arithmetic, importing no other folder of the repository.',
+  },
+  {
+    target: 'signer',
+    from: ['src', 'policy', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
+    message: 'signer/ is its own process and trusts nothing above it: it imports nothing from src/, policy/, ops/, test/ or bench/.',
+  },
+  {
+    target: 'src/shared',
+    from: [...SRC_ROLES, ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
+    message: 'src/shared/ sits below the API, the CLI, the SDK and the x402 packages: it imports none of them (only policy/).',
+  },
+  {
+    target: X402_CODECS.map((g) => path.join(ROOT, g)),
+    from: ['src/api', 'src/cli', 'src/sdk', 'src/x402/koa', ...OUTSIDE_SRC.filter((d) => d !== 'policy')].map((d) => path.join(ROOT, d, '**')),
+    message: 'src/x402/ (the wire codecs, shipped as ./x402) imports only src/shared/ and policy/: never the API, the CLI, the SDK or the Koa middleware.',
+  },
+  {
+    target: 'src/x402/koa',
+    from: ['src/api', 'src/cli', 'src/sdk', ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
+    message: "src/x402/koa/ ships to other people's servers (./koa): it reaches no server internals (src/api/, src/cli/, signer/, ops/) nor the buyer SDK.",
+  },
+  {
+    target: 'src/sdk',
+    from: ['src/api', 'src/cli', 'src/x402/koa', ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
+    message: "src/sdk/ ships to buyers (./sdk): it reaches no server internals (src/api/, src/cli/, signer/, ops/) nor the seller's Koa middleware.",
+  },
+  {
+    target: 'src/api',
+    from: ['src/cli', 'src/sdk', 'src/x402/koa', 'bin', ...TEST_AND_BENCH],
+    message: "src/api/ (the API server) imports neither the CLI nor the shipped SDK or Koa middleware, nor test/ or bench/.",
+  },
+  {
+    target: 'src/cli',
+    from: ['src/api', 'src/x402/koa', 'signer', 'ops', 'migrations', ...TEST_AND_BENCH],
+    message: "src/cli/ (the xx CLI) talks to the API over HTTP: it imports no server internals (src/api/, signer/, ops/), nor test/ or bench/.",
+  },
+];
+
+/**
+ * `RegExp(x)` / `new RegExp(x)` whose pattern (or flags) is not a literal: a pattern compiled from input can
+ * backtrack for minutes and freeze the event loop (test/unit/architecture/no-dynamic-regexp.test.ts checks the
+ * `.match(` family too).
+ */
+const CONSTANT = (n) => `[arguments.${n}.type='Literal'], [arguments.${n}.type='TemplateLiteral'][arguments.${n}.expressions.length=0]`;
+const dynamicRegExp = (kind) => `${kind}[callee.name='RegExp']:not(:matches(${CONSTANT(0)}))`;
+const dynamicFlags = (kind) => `${kind}[callee.name='RegExp'][arguments.length>1]:not(:matches(${CONSTANT(1)}))`;
+const NO_DYNAMIC_REGEXP = ['NewExpression', 'CallExpression'].flatMap((kind) => [
+  { selector: dynamicRegExp(kind), message: 'No regular expression built at run time: pass a regex or string literal to RegExp (docs/security-model.md).' },
+  { selector: dynamicFlags(kind), message: 'RegExp flags must be a literal.' },
+]);
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', '.build/**', '.treasury/**', '**/*.d.ts'] },
+  {
+    files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
+    languageOptions: { parser: tseslint.parser, ecmaVersion: 2024, sourceType: 'module' },
+    // Off: a few files carry directives for rules this config does not enable (no-control-regex).
+    linterOptions: { reportUnusedDisableDirectives: 'off' },
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: path.join(ROOT, 'tsconfig.json') })],
+    },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones }],
+      'import-x/no-unresolved': 'error',
+    },
+  },
+  {
+    files: ['{src,signer,policy,ops,bin}/**/*.{ts,mts,cts,js,mjs,cjs}'],
+    rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_REGEXP] },
+  },
+);
