@@ -2,8 +2,11 @@
  * treasury-signer entry point: config (once, frozen) → key backend (the PKCS#11 backend refuses to start
  * without a sound root KEK) → unix-socket server → optional loopback /metrics → one `signer ready` log line.
  * With TREASURY_SIGNER_LIMITS_STATE_FILE, the per-wallet windows are read back before serving and saved
- * while running. SIGTERM/SIGINT: stop accepting, finish accepted requests, save the windows, close HSM
- * sessions, finalize the module, remove the socket, exit 0.
+ * while running. SIGTERM/SIGINT close, in order and each bounded (base/closeables.ts,
+ * base/shutdown-signals.ts): the metrics listener; the socket (stop accepting, finish accepted requests,
+ * remove the socket file); the limits saver (its timer, then a last save); the parent watch; the HSM
+ * sessions and the module. Every step is attempted and logged with its duration and outcome; exit 0, or 1
+ * if any step failed. A second signal exits at once.
  *
  * Protects against: starting half-configured (exit 1 with a message naming what is wrong), secrets in
  * logs (JSON logs on stderr carry no PIN, key-ref bytes or signatures), and running on after an
@@ -21,6 +24,8 @@ import { WalletLimiter } from './limits/wallet-limiter.js';
 import { createSignerMetrics, serveSignerMetrics } from './metrics/signer-metrics.js';
 import { SignerServer } from './server/signer-server.js';
 import { SignerService } from './signer-service.js';
+import { closeable, type Closeable } from '../base/closeables.js';
+import { installShutdown } from '../base/shutdown-signals.js';
 
 function writeFatal(msg: string, err: unknown): void {
   process.stderr.write(JSON.stringify({ level: 60, time: new Date().toISOString(), service: 'treasury-signer', msg, err: err instanceof Error ? err.message : String(err) }) + '\n');
@@ -89,30 +94,27 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'signer shutting down');
-    metricsServer?.close();
-    await server.close();
-    try {
-      persistence?.stop();
-    } catch (err) {
-      log.error({ err: err instanceof Error ? err.message : String(err) }, 'signer limits state not saved');
-    }
-    await backend.close();
-    log.info('signer stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  const timers: Closeable[] = [];
+  const shutdown = installShutdown({
+    log,
+    label: 'signer',
+    closeables: () => [
+      closeable('metrics_server', () => closeMetricsServer(metricsServer), 2_000),
+      closeable('signer_socket', () => server.close(), 10_000),
+      closeable('limits_state_saver', () => persistence?.stop(), 5_000),
+      ...timers,
+      closeable('hsm_sessions', () => backend.close(), 10_000),
+    ],
+  });
   if (config.exitWithParent) {
     // Started by the sandbox: never outlive it, even if it was killed without a chance to stop us.
     const parent = process.ppid;
-    setInterval(() => {
-      if (process.ppid !== parent) void shutdown('parent exited');
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      shutdown.trigger('parent exited');
     }, 1000).unref();
+    timers.push(closeable('parent_watch', () => clearInterval(watch), 1_000));
   }
 
   log.info(
@@ -131,6 +133,15 @@ async function main(): Promise<void> {
     },
     'signer ready',
   );
+}
+
+/** Stops the loopback /metrics listener; a scraper's idle keep-alive connection does not hold it open. */
+function closeMetricsServer(server: { close(cb: () => void): void; closeIdleConnections(): void } | undefined): Promise<void> {
+  if (!server) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
 }
 
 main().catch((err: unknown) => {

@@ -10,6 +10,7 @@
  */
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { BaseError } from '../../base/base-error.js';
 import { writeCoalesced } from './coalesced-write.js';
 import { encodeFrame, FrameDecoder } from './frame-codec.js';
 import {
@@ -22,15 +23,15 @@ import {
   type SignerResult,
 } from './signer-protocol.js';
 
-export class SignerError extends Error {
+/**
+ * A signer's error reply (or an unreachable signer) as the client sees it, in the base error shape
+ * (base/base-error.ts): `code` from the reply, `details` the refusal's rule or limit as fields (`{}` when the
+ * signer sent none; branch on these, never on the message).
+ */
+export class SignerError extends BaseError<SignerErrorCode, SignerErrorDetails> {
   override readonly name = 'SignerError';
-  constructor(
-    readonly code: SignerErrorCode,
-    message: string,
-    /** The refusal's rule or limit as fields, when the signer sent them (branch on these, not on the message). */
-    readonly details?: SignerErrorDetails,
-  ) {
-    super(message);
+  constructor(code: SignerErrorCode, message: string, details?: SignerErrorDetails, options: { cause?: unknown } = {}) {
+    super(code, { message, details, cause: options.cause });
   }
 }
 

@@ -195,7 +195,7 @@ export class SignerServer {
       if (!(err instanceof SignerFault)) {
         this.options.log.error({ method: request.method, err: err instanceof Error ? err.message : String(err) }, 'signer request failed');
       }
-      this.sendError(socket, request.id, fault.code, fault.message, request.method, fault.details);
+      this.sendError(socket, request.id, fault.code, fault.message, request.method, Object.keys(fault.details).length > 0 ? fault.details : undefined);
     } finally {
       stopTimer();
       this.running--;

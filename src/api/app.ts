@@ -37,6 +37,9 @@ import { LedgerVerifier } from './services/ledger-verifier.js';
 import { SignerGateway } from './services/signer-gateway.js';
 import { WalletService } from './services/wallet-service.js';
 import type { HostResolver } from './net/vetted-fetch.js';
+import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
+import { closeable, closeInOrder, type Closeable, type CloseReport } from '../../base/closeables.js';
+import { startRepeatingTask, type RepeatingTask } from '../../base/repeating-task.js';
 
 export interface TreasuryApp {
   koa: Koa;
@@ -45,8 +48,15 @@ export interface TreasuryApp {
   metrics: TreasuryMetrics;
   services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway; expiredReservations: ExpiredReservationSweeper; ledgerVerifier: LedgerVerifier };
   listen(port: number, host: string): Promise<http.Server>;
-  /** Stop accepting, drain in-flight requests, stop the ledger verifier, close the pay path's own connections and the signer client (the caller owns knex). */
-  close(): Promise<void>;
+  /**
+   * What the app must close, in order (base/closeables.ts): stop accepting, drain in-flight requests, stop
+   * the background work (the ledger verifier, the rate-limit clean-up, then `workers`: the caller's own
+   * timers), close the pay path's own connections and the signer client. The caller owns knex and closes
+   * it after these.
+   */
+  closeables(workers?: readonly Closeable[]): Closeable[];
+  /** Closes `closeables()` in order, every step attempted and bounded; the report says which failed. */
+  close(): Promise<CloseReport>;
 }
 
 export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Logger; clock?: () => Date; /** Test seam: how tenant-supplied host names are resolved (src/api/net/vetted-fetch.ts). */ resolveHost?: HostResolver }): TreasuryApp {
@@ -65,15 +75,8 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const accounts = new AccountService(knex, signer, metrics);
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain, balances);
-  // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.
-  const kill = () => process.kill(process.pid, 'SIGKILL');
-  const faults = {
-    afterCommit: config.faultInjection === 'kill_after_pay_commit' ? kill : undefined,
-    afterReserve: config.faultInjection === 'kill_after_pay_reserve' ? kill : undefined,
-    afterSign: config.faultInjection === 'kill_after_pay_sign' ? kill : undefined,
-  };
-  if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
-  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults, balances);
+  // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
+  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, installedPayFaultHooks(), balances);
   const settlements = new SettlementService(knex, chains, balances, metrics, clock, (walletId) => pay.forgetWallet(walletId), config.confirmations);
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   const identity = new IdentityService(knex, accounts, metrics, {
@@ -95,6 +98,9 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
   let shuttingDown = false;
   let server: http.Server | undefined;
+  let rateLimitCleanup: RepeatingTask | undefined;
+  /** Resolves once the listening server closed and its last connection ended. */
+  let drained: Promise<void> = Promise.resolve();
 
   const koa = new Koa({ proxy: false });
   koa.use(requestContext(log, metrics));
@@ -112,6 +118,31 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
     router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path).replace(/:([a-z_]+)/g, '{$1}') }))),
   );
 
+  const closeablesOf = (workers: readonly Closeable[] = []): Closeable[] => [
+    // Readiness answers 503 from here on; the listening socket closes and idle keep-alive connections end.
+    closeable('http_stop_accepting', () => {
+      shuttingDown = true;
+      const s = server;
+      if (!s) return;
+      drained = new Promise<void>((resolve) => s.close(() => resolve()));
+      s.closeIdleConnections();
+    }, 1_000),
+    // Requests in flight finish; connections still open after 10 s are cut.
+    closeable('http_drain', async () => {
+      const cut = setTimeout(() => server?.closeAllConnections(), 10_000).unref();
+      try {
+        await drained;
+      } finally {
+        clearTimeout(cut);
+      }
+    }, 11_000),
+    closeable('ledger_verifier', () => ledgerVerifier.stop(), 10_000),
+    closeable('rate_limit_cleanup', () => rateLimitCleanup?.close(), 5_000),
+    ...workers,
+    closeable('pay_connections', () => pay.close(), 5_000),
+    closeable('signer_client', () => signer.close(), 1_000),
+  ];
+
   return {
     koa,
     metrics,
@@ -124,23 +155,12 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
         s.listen(port, host, () => {
           server = s;
           ledgerVerifier.start();
+          if (rateLimits.enabled) rateLimitCleanup = startRepeatingTask({ name: 'rate_limit_cleanup', everyMs: 5 * 60_000, runAtStart: false, run: () => rateLimits.clearExpired() });
           resolve(s);
         });
       });
     },
-    async close() {
-      shuttingDown = true;
-      if (server) {
-        const s = server;
-        await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          s.closeIdleConnections();
-          setTimeout(() => s.closeAllConnections(), 10_000).unref();
-        });
-      }
-      await ledgerVerifier.stop();
-      await pay.close();
-      signer.close();
-    },
+    closeables: closeablesOf,
+    close: () => closeInOrder(closeablesOf()),
   };
 }

@@ -1,7 +1,11 @@
 /**
  * treasury-api entry point: config → database (refuses to start while a migration is pending) →
- * signer reachable → HTTP. SIGTERM/SIGINT: stop accepting, drain, close the signer client, destroy the
- * pool, stop the embedded database if we started it.
+ * signer reachable → background loops → HTTP. SIGTERM/SIGINT close, in order and each bounded
+ * (base/closeables.ts, base/shutdown-signals.ts): stop accepting, drain in-flight requests, stop the
+ * ledger verifier, the rate-limit clean-up, the retired-key reconciler, the expired-reservation sweeper and
+ * the parent watch, close the pay path's connections and the signer client, destroy the pool, stop the
+ * embedded database if we started it. Every step is attempted and logged (`shutdown step`, with its
+ * duration and outcome); the exit code is 1 if any failed. A second signal exits at once.
  */
 import { loadAppConfig } from './config/app-config.js';
 import { createKnex, listPendingMigrations } from './db/knex-client.js';
@@ -10,6 +14,9 @@ import { createLogger } from './log/logger.js';
 import { describeError } from './log/describe-error.js';
 import { redactUrlsIn } from '../shared/redact-url.js';
 import { createTreasuryApp } from './app.js';
+import { closeable, type Closeable } from '../../base/closeables.js';
+import { startRepeatingTask } from '../../base/repeating-task.js';
+import { installShutdown } from '../../base/shutdown-signals.js';
 
 async function main(): Promise<void> {
   const config = loadAppConfig();
@@ -26,45 +33,41 @@ async function main(): Promise<void> {
   const app = createTreasuryApp({ config, knex, log });
   if (!config.adminToken) log.warn('TREASURY_ADMIN_TOKEN is not set: minting Treasury accounts is disabled');
   if (!(await app.services.signer.healthy())) log.warn({ socket: config.signerSocket }, 'signer not reachable yet; /readyz answers 503 until it is');
-  // Retired keys whose destruction failed while the signer was away are destroyed now and every 10 minutes.
-  const reconcile = () =>
-    app.services.wallets.destroyRetiredKeys().then(
-      (n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys'),
-      () => undefined,
-    );
-  void reconcile();
-  setInterval(() => void reconcile(), 10 * 60 * 1000).unref();
-  // Reservations left by a process that stopped before recording them are given back once expired.
-  const sweep = () =>
-    app.services.expiredReservations.sweep().then(
-      (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
-      (err: unknown) => log.warn({ err: describeError(err) }, 'expired reservation sweep failed; retried in a minute'),
-    );
-  void sweep();
-  setInterval(() => void sweep(), 60 * 1000).unref();
-  await app.listen(config.port, config.host);
-  log.info({ url: `http://${config.host}:${config.port}`, embedded_database: db.embedded }, 'treasury-api ready');
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    await app.close();
-    await knex.destroy();
-    await db.stop();
-    log.info('stopped');
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // The process's own background loops, closed after the drain and before the pool (the app's come first).
+  const workers: Closeable[] = [
+    // Retired keys whose destruction failed while the signer was away are destroyed now and every 10 minutes.
+    startRepeatingTask({
+      name: 'retired_key_reconciler',
+      everyMs: 10 * 60 * 1000,
+      run: () => app.services.wallets.destroyRetiredKeys().then((n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys')),
+    }),
+    // Reservations left by a process that stopped before recording them are given back once expired.
+    startRepeatingTask({
+      name: 'expired_reservation_sweeper',
+      everyMs: 60 * 1000,
+      run: () =>
+        app.services.expiredReservations.sweep().then(
+          (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
+          (err: unknown) => log.warn({ err: describeError(err) }, 'expired reservation sweep failed; retried in a minute'),
+        ),
+    }),
+  ];
+  const shutdown = installShutdown({
+    log,
+    closeables: () => [...app.closeables(workers), closeable('database_pool', () => knex.destroy(), 5_000), closeable('embedded_database', () => db.stop(), 20_000)],
+  });
   if (config.exitWithParent) {
     // Started by the sandbox: never outlive it, even if it was killed without a chance to stop us.
     const parent = process.ppid;
-    setInterval(() => {
-      if (process.ppid !== parent) void shutdown('parent exited');
+    const watch = setInterval(() => {
+      if (process.ppid === parent) return;
+      clearInterval(watch);
+      shutdown.trigger('parent exited');
     }, 1000).unref();
+    workers.push(closeable('parent_watch', () => clearInterval(watch), 1_000));
   }
+  await app.listen(config.port, config.host);
+  log.info({ url: `http://${config.host}:${config.port}`, embedded_database: db.embedded }, 'treasury-api ready');
 }
 
 main().catch((err: unknown) => {

@@ -13,6 +13,7 @@
  *   blindly (a retry pays again).
  */
 import { z } from 'zod';
+import { BaseError } from '../../base/base-error.js';
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
 import type { X402Receipt } from './x402-result.js';
 
@@ -32,13 +33,13 @@ const errorBodySchema = z
   })
   .loose();
 
-export class TreasurySdkError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+/**
+ * The SDK's base error, in the shape of base/base-error.ts: `code`, `details` (fields, `{}` when none),
+ * `cause`, and `walk()` to find e.g. the `TreasuryApiError` behind a `PatCapReachedError`.
+ */
+export class TreasurySdkError extends BaseError<string> {
+  constructor(code: string, message: string, options?: { cause?: unknown; details?: Readonly<Record<string, unknown>> }) {
+    super(code, { message, cause: options?.cause, details: options?.details });
     this.name = new.target.name;
   }
 }
@@ -49,7 +50,7 @@ export class InvalidArgumentError extends TreasurySdkError {
     readonly field: string,
     detail: string,
   ) {
-    super('invalid_argument', `Invalid ${field}: ${detail}`);
+    super('invalid_argument', `Invalid ${field}: ${detail}`, { details: { field } });
   }
 }
 

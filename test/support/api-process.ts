@@ -1,7 +1,9 @@
 /**
  * A treasury-api in its own process (src/api/main.ts under tsx) on a free loopback port, against a database and
  * signer the caller owns: for tests whose subject could block the API's event loop, which would block the
- * test process too if the app ran in it. `stop()` SIGKILLs (a blocked process ignores nothing else).
+ * test process too if the app ran in it, or whose subject is the process itself (its shutdown). `stop()`
+ * SIGKILLs (a blocked process ignores nothing else). With `logs: true` the process logs at info level and
+ * `logs()` returns its standard output and error so far.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -15,15 +17,35 @@ export interface ApiProcess {
   url: string;
   child: ChildProcess;
   stop(): Promise<void>;
+  /** What the process wrote so far (only with `logs: true`). */
+  logs(): string;
 }
 
-export async function startApiProcess(db: TestDatabase, signer: TestSigner, extraEnv: Record<string, string> = {}): Promise<ApiProcess> {
+export interface ApiProcessOptions {
+  /** Capture standard output and error, at TREASURY_LOG_LEVEL=info unless `extraEnv` says otherwise. */
+  logs?: boolean;
+  /** Where the API finds the signer, when not `signer.socketPath` (e.g. a proxy in front of it). */
+  signerSocket?: string;
+}
+
+export async function startApiProcess(db: TestDatabase, signer: TestSigner, extraEnv: Record<string, string> = {}, options: ApiProcessOptions = {}): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', ...extraEnv },
-    stdio: 'ignore',
+    env: {
+      ...process.env,
+      DATABASE_URL: db.connectionString,
+      TREASURY_SIGNER_SOCKET: options.signerSocket ?? signer.socketPath,
+      TREASURY_PORT: String(port),
+      TREASURY_LOG_LEVEL: options.logs ? 'info' : 'warn',
+      ...extraEnv,
+    },
+    stdio: options.logs ? ['ignore', 'pipe', 'pipe'] : 'ignore',
   });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const logs = () => output;
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -32,7 +54,7 @@ export async function startApiProcess(db: TestDatabase, signer: TestSigner, extr
     await exited;
   };
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) return { url, child, stop };
+    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) return { url, child, stop, logs };
     if (child.exitCode !== null) break;
     await sleep(100);
   }

@@ -85,13 +85,6 @@ const envSchema = z.object({
    * `10.0.0.0/8, ::1`); empty: the client address is the TCP peer's.
    */
   TREASURY_TRUSTED_PROXIES: z.string().default(''),
-  /**
-   * Test-only fault injection: `kill_after_pay_commit` SIGKILLs the process right after a pay's signature is
-   * recorded; `kill_after_pay_reserve` right after a reservation committed unsigned, before the signer is
-   * asked (the locked and the alone paths); `kill_after_pay_sign` right after a signature came back for a
-   * decision not written yet (the group-committed path).
-   */
-  TREASURY_FAULT_INJECTION: z.enum(['kill_after_pay_commit', 'kill_after_pay_reserve', 'kill_after_pay_sign']).optional(),
 });
 
 /**
@@ -130,7 +123,6 @@ export type AppConfig = Readonly<{
   authCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
-  faultInjection: 'kill_after_pay_commit' | 'kill_after_pay_reserve' | 'kill_after_pay_sign' | undefined;
   publicUrl: string;
   dashboardUrl: string;
   sessionTtlSeconds: number;
@@ -188,7 +180,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ledgerNotFoundGraceSeconds: e.TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS,
     authCacheMs: e.TREASURY_AUTH_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
-    faultInjection: e.TREASURY_FAULT_INJECTION,
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
     verifyAllowPrivate: e.TREASURY_VERIFY_ALLOW_PRIVATE === '1',

@@ -1,7 +1,11 @@
 /**
- * The one error type the front throws for expected faults. The error middleware renders it as
- * `{ error_code, user_message, request_id, recovery?, ...fields }` (DESIGN §5).
+ * The one error type the front throws for expected faults: the API's base error, in the shape of
+ * base/base-error.ts (`code`, `details` as fields, `cause`, `walk()`), plus the HTTP status of its code,
+ * the recovery block and response headers. The error middleware renders it as
+ * `{ error_code, user_message, request_id, recovery?, ...details }`; a fault that wraps another keeps it as
+ * `cause` (a signer refusal's `SignerError`, found with `err.walk((e) => e instanceof SignerError)`).
  */
+import { BaseError } from '../../../base/base-error.js';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes.js';
 
 export type Recovery =
@@ -28,20 +32,22 @@ export interface AppErrorOptions {
   cause?: unknown;
 }
 
-export class AppError extends Error {
+export class AppError extends BaseError<ErrorCode, Record<string, unknown>> {
   override readonly name = 'AppError';
-  readonly code: ErrorCode;
   readonly status: number;
   readonly recovery: Recovery | undefined;
-  readonly fields: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
+  /** `options.fields` become `details`: the fields the response body carries beside `error_code`. */
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
-    super(options.message ?? ERROR_CODES[code].message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, { message: options.message ?? ERROR_CODES[code].message, details: options.fields ?? {}, cause: options.cause });
     this.status = ERROR_CODES[code].status;
     this.recovery = options.recovery;
-    this.fields = options.fields ?? {};
     this.headers = options.headers ?? {};
+  }
+
+  /** The same object as `details` (the name call sites and tests have used). */
+  get fields(): Record<string, unknown> {
+    return this.details;
   }
 }

@@ -7,15 +7,12 @@ import type { ChainRegistry } from '../../shared/chain-registry.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../services/signer-gateway.js';
 import type { DecisionMint } from './decide-payment.js';
+import type { PayFaultHooks } from './pay-fault-hooks.js';
 import type { SnapshotCache } from './snapshot-cache.js';
 import type { PaySnapshotStore, PayWriteStore } from './store/pay-stores.js';
 
-/** Fault-injection hooks (tests only): after a reservation committed; after a signature was made for a decision not yet written; after a signature was recorded. */
-export interface PayFaults {
-  afterReserve?: (() => void) | undefined;
-  afterSign?: (() => void) | undefined;
-  afterCommit?: (() => void) | undefined;
-}
+/** Fault-injection hooks (tests only; ./pay-fault-hooks.ts). */
+export type PayFaults = Readonly<PayFaultHooks>;
 
 export interface PayDeps {
   snapshots: PaySnapshotStore;

@@ -1,8 +1,11 @@
 /**
  * The CLI's one error type: a stable `code` (the server's `error_code` when it came from the API), the
  * `userMessage` shown unchanged, the exit code (1 generic, 2 bad arguments, 130 interrupted), and the
- * recovery block of spec §2.8 when there is one.
+ * recovery block of spec §2.8 when there is one. It has the base error shape (base/base-error.ts): `details`
+ * is `{}` when none were given.
  */
+import { BaseError } from '../../../base/base-error.js';
+
 export type ExitCode = 1 | 2 | 130;
 
 export interface CliErrorInit {
@@ -14,23 +17,22 @@ export interface CliErrorInit {
   details?: Record<string, unknown> | undefined;
 }
 
-export class CliError extends Error {
-  readonly code: string;
+export class CliError extends BaseError<string, Record<string, unknown>> {
+  override readonly name = 'CliError';
   readonly userMessage: string;
   readonly exitCode: ExitCode;
   readonly recovery: Record<string, unknown> | undefined;
   readonly status: number | undefined;
-  readonly details: Record<string, unknown> | undefined;
+  /** Whether `details` were given (`--json` prints them then, even empty, as before). */
+  readonly #hasDetails: boolean;
 
-  constructor(init: CliErrorInit) {
-    super(init.userMessage);
-    this.name = 'CliError';
-    this.code = init.code;
+  constructor(init: CliErrorInit & { cause?: unknown }) {
+    super(init.code, { message: init.userMessage, details: init.details, cause: init.cause });
     this.userMessage = init.userMessage;
     this.exitCode = init.exitCode ?? 1;
     this.recovery = init.recovery;
     this.status = init.status;
-    this.details = init.details;
+    this.#hasDetails = init.details !== undefined;
   }
 
   /** What `--json` prints on stderr. */
@@ -40,7 +42,7 @@ export class CliError extends Error {
       user_message: this.userMessage,
       ...(this.recovery ? { recovery: this.recovery } : {}),
       ...(this.status !== undefined ? { status: this.status } : {}),
-      ...(this.details ? { details: this.details } : {}),
+      ...(this.#hasDetails ? { details: this.details } : {}),
     };
   }
 }

@@ -37,9 +37,12 @@ interface Api {
   child: ChildProcess;
 }
 
-async function startApi(db: TestDatabase, signer: TestSigner, admin: string, extraEnv: Record<string, string> = {}): Promise<Api> {
+/** `fault`: a crash point installed by the test preload test/support/pay-fault-preload.ts (production config has none). */
+async function startApi(db: TestDatabase, signer: TestSigner, admin: string, fault?: string): Promise<Api> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
+  const preload = fault ? ['--import', path.join(ROOT, 'test/support/pay-fault-preload.ts')] : [];
+  const extraEnv: Record<string, string> = fault ? { TREASURY_TEST_PAY_FAULT: fault } : {};
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, path.join(ROOT, 'src/api/main.ts')], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', ...extraEnv },
     stdio: 'ignore',
@@ -99,7 +102,7 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
 
   /** Pays through a new API process that SIGKILLs itself at `fault`: the answer never arrives; returns once that process is gone. */
   async function payLostToCrash(fault: string, walletId: string, body: unknown, headers: Record<string, string>): Promise<void> {
-    const doomed = await startApi(db, signer, admin, { TREASURY_FAULT_INJECTION: fault });
+    const doomed = await startApi(db, signer, admin, fault);
     const lost = await post(doomed, `/v1/wallets/${walletId}/pay`, body, headers).catch((err: Error) => err);
     assert.ok(lost instanceof Error, 'the response never arrived');
     await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));

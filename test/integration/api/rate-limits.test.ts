@@ -16,6 +16,8 @@ import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { RateLimits } from '../../../src/api/http/middleware/rate-limit.js';
+import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 
@@ -61,6 +63,19 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
     });
     after(async () => {
       await t?.stop();
+    });
+
+    it('the clean-up the app runs on its own timer (stopped at shutdown) deletes the rows expired over an hour ago, and only those', async () => {
+      const now = Date.now();
+      await t.db.knex('rate_limits').insert([
+        { key: 'nonce:cleanup-old', points: 1, expire: now - 2 * 3_600_000 },
+        { key: 'nonce:cleanup-recent', points: 1, expire: now - 60_000 },
+        { key: 'nonce:cleanup-live', points: 1, expire: now + 60_000 },
+      ]);
+      const limits = new RateLimits({ enabled: true, windowSeconds: 60, nonce: 10, init: 10, token: 10, pay: 10, auth_failure: 10 }, t.db.knex, createTreasuryMetrics());
+      await limits.clearExpired();
+      const left = await t.db.knex('rate_limits').whereLike('key', 'nonce:cleanup-%').pluck('key');
+      assert.deepEqual(left.sort(), ['nonce:cleanup-live', 'nonce:cleanup-recent']);
     });
 
     it('400 rapid nonce requests from one address meet 429 rate_limited with Retry-After, and few nonces are stored', async () => {

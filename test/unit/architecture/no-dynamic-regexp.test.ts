@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const TREES = ['src', 'signer', 'policy', 'ops', 'bin'];
+const TREES = ['base', 'src', 'signer', 'policy', 'ops', 'bin'];
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 
 function sourceFiles(dir: string): string[] {

@@ -1,5 +1,5 @@
 /**
- * Renders every error as `{ error_code, user_message, request_id, recovery?, ...fields }`. AppErrors keep
+ * Renders every error as `{ error_code, user_message, request_id, recovery?, ...details }`. AppErrors keep
  * their code; PostgreSQL out of reach (../../db/is-database-unavailable.ts) is a 503 `database_unavailable`
  * and a statement cancelled by the session limits (../../db/is-database-busy.ts) a 503 `database_busy`, both
  * with Retry-After; anything else is a 500 `internal_error`. Details of both are logged, never sent, and
@@ -45,7 +45,7 @@ export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware 
         user_message: err.message,
         request_id: requestId,
         ...(err.recovery ? { recovery: err.recovery } : {}),
-        ...err.fields,
+        ...err.details,
       };
     }
   };

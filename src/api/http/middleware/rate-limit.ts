@@ -40,7 +40,7 @@ export class RateLimits {
 
   constructor(
     private readonly config: RateLimitConfig,
-    knex: Knex,
+    private readonly knex: Knex,
     private readonly metrics: TreasuryMetrics,
   ) {
     if (!config.enabled) return;
@@ -51,8 +51,8 @@ export class RateLimits {
         storeType: 'knex',
         tableName: TABLE,
         tableCreated: true,
-        // One of the limiters sharing the table deletes its rows expired an hour ago, every 5 minutes.
-        clearExpiredByTimeout: bucket === 'nonce',
+        // Rows expired an hour ago are deleted by `clearExpired`, on a timer the app owns and stops at shutdown.
+        clearExpiredByTimeout: false,
         keyPrefix: bucket,
         points,
         duration,
@@ -70,6 +70,12 @@ export class RateLimits {
 
   get enabled(): boolean {
     return this.limiters !== undefined;
+  }
+
+  /** Deletes the shared table's rows expired over an hour ago (the app's `rate_limit_cleanup` task, every 5 minutes). */
+  async clearExpired(): Promise<void> {
+    if (!this.limiters) return;
+    await this.knex(TABLE).where('expire', '<', Date.now() - 3_600_000).del();
   }
 
   /** Counts one request of `key` in `bucket`; throws 429 `rate_limited` when over the limit. */
