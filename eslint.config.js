@@ -3,6 +3,7 @@
  * see .prettierrc.json), and no type-aware rules, so the whole tree lints in seconds.
  *
  * The floors, lowest first (docs/architecture.md draws them):
+ *   base/          what every process shares (BaseError, ordered shutdown): imports no other folder
  *   policy/        pure policy rules and money arithmetic: imports no other folder of the repository
  *   signer/        the signing process: imports nothing from src/, policy/, ops/, test/, bench/
  *   src/shared/    what the API, the CLI and the shipped packages share (error codes, chain registry,
@@ -36,6 +37,11 @@ const SRC_ROLES = ['src/api', 'src/cli', 'src/sdk', 'src/x402'];
 const X402_CODECS = ['src/x402/*.{ts,js}', 'src/x402/!(koa)/**/*.{ts,js}'];
 
 const zones = [
+  {
+    target: 'base',
+    from: ['policy', 'signer', 'src', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
+    message: 'base/ is the lowest floor every process stands on (BaseError, ordered shutdown): it imports no other folder of the repository.',
+  },
   {
     target: 'policy',
     from: ['signer', 'src', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
