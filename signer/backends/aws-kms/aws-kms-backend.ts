@@ -49,6 +49,7 @@ import { derSignatureToCompact } from './kms-der-signature.js';
 import { awsAccountOfArn, walletKeyPolicy } from './kms-key-policy.js';
 import { arnNamesKey, decodeAccountRef, decodeWalletRef, encodeAccountRef, encodeWalletRef, walletAlias } from './kms-key-ref.js';
 import { spkiToUncompressedPoint } from './kms-public-key.js';
+import { KmsInFlight } from './kms-in-flight.js';
 import { KmsSignRate } from './kms-sign-rate.js';
 import { KmsTombstones } from './kms-tombstones.js';
 
@@ -69,6 +70,7 @@ export class AwsKmsBackend implements KeyBackend {
   readonly kind = 'aws-kms' as const;
   private readonly client: KMSClient;
   private readonly rate: KmsSignRate;
+  private readonly inFlight: KmsInFlight;
   private readonly policy: KmsRetryPolicy;
   /** Alias → uncompressed public key (public data). */
   private readonly publicKeys: LRUCache<string, Uint8Array>;
@@ -80,7 +82,8 @@ export class AwsKmsBackend implements KeyBackend {
     private readonly observer: KmsBackendObserver,
     overrides: KmsBackendOverrides,
   ) {
-    const agent = { keepAlive: true, maxSockets: config.maxInFlight };
+    // More sockets than requests allowed in flight (./kms-in-flight.ts): a request never queues inside the agent.
+    const agent = { keepAlive: true, maxSockets: config.maxInFlight + 8 };
     this.client = new KMSClient({
       region: config.region,
       ...(config.endpoint ? { endpoint: config.endpoint } : {}),
@@ -90,6 +93,7 @@ export class AwsKmsBackend implements KeyBackend {
       ...overrides.sdk,
     });
     this.policy = { ...DEFAULT_RETRY_POLICY, attemptTimeoutMs: config.attemptTimeoutMs, ...overrides.retry };
+    this.inFlight = new KmsInFlight(config.maxInFlight);
     this.rate = new KmsSignRate(config.signRatePerSecond, Math.max(1024, config.maxInFlight * 4));
     this.publicKeys = new LRUCache({ max: Math.max(1, config.cacheSize) });
   }
@@ -104,7 +108,7 @@ export class AwsKmsBackend implements KeyBackend {
   }
 
   private send<T>(op: string, idempotent: boolean, attempt: (signal: AbortSignal) => Promise<T>, deadline = Date.now() + this.config.deadlineMs): Promise<T> {
-    return runKmsCall(op, attempt, { idempotent, deadline, policy: this.policy, observer: this.observer });
+    return runKmsCall(op, attempt, { idempotent, deadline, policy: this.policy, observer: this.observer, slot: (until, fn) => this.inFlight.run(until, fn) });
   }
 
   /** KMS answers and our credentials work: a one-key ListKeys (needs only kms:ListKeys), bounded by one attempt's timeout. */

@@ -55,6 +55,8 @@ export interface KmsCallOptions {
   random?: () => number;
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
+  /** Wraps each attempt (e.g. a bound on requests in flight); the time spent waiting counts against the deadline only. */
+  slot?: <R>(deadline: number, attempt: () => Promise<R>) => Promise<R>;
 }
 
 const UNAVAILABLE: ReadonlySet<KmsFailureReason> = new Set(['throttled', 'server_error', 'timeout', 'connection_lost', 'unreachable']);
@@ -87,14 +89,25 @@ export async function runKmsCall<T>(op: string, send: (signal: AbortSignal) => P
       observer?.kmsFailure?.(op, 'deadline');
       throw new KmsCallFault('backend_unavailable', `KMS ${op}: deadline passed`, { reason: 'timeout', retryable: false, maybeExecuted: attempt > 0 });
     }
-    const started = process.hrtime.bigint();
+    let started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    const attemptOnce = () => {
+      // The attempt's clock starts when it may go on the wire, not while it waited for a slot.
+      started = process.hrtime.bigint();
+      const left = options.deadline - now();
+      if (left <= 0) return Promise.reject(Object.assign(new Error('deadline passed waiting for a request slot'), { name: 'AbortError' }));
+      return send(AbortSignal.timeout(Math.max(1, Math.min(left, policy.attemptTimeoutMs))));
+    };
     let failure: unknown;
     try {
-      const result = await send(AbortSignal.timeout(Math.max(1, Math.min(remaining, policy.attemptTimeoutMs))));
+      const result = await (options.slot ? options.slot(options.deadline, attemptOnce) : attemptOnce());
       observer?.kmsRequest?.(op, seconds(), 'ok');
       return result;
     } catch (err) {
+      if (err instanceof SignerFault) {
+        observer?.kmsFailure?.(op, 'deadline');
+        throw err;
+      }
       failure = err;
     }
     const c = classifyKmsError(failure);
