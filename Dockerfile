@@ -1,5 +1,5 @@
 # One image, two processes, two users.
-#   docker build -t treasury .                          → treasury-api    (node --import tsx src/main.ts), user treasury
+#   docker build -t treasury .                          → treasury-api    (node --import tsx src/api/main.ts), user treasury
 #   docker build -t treasury-signer --target signer .   → treasury-signer (node --import tsx signer/main.ts), user treasury-signer
 # The code in /app belongs to root and neither user can change it: a compromised API cannot rewrite the
 # signer it would then restart. The signer's HSM token and PINs live in /var/lib/treasury-signer (0700,
@@ -49,4 +49,4 @@ ENV TREASURY_HOST=0.0.0.0 TREASURY_DATA_DIR=/var/lib/treasury
 VOLUME ["/run/treasury"]
 USER treasury
 EXPOSE 8402
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "--import", "tsx", "src/api/main.ts"]

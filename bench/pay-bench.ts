@@ -20,8 +20,8 @@ import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
-import { createKnex, migrateLatest } from '../src/db/knex-client.js';
-import { startEmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { createKnex, migrateLatest } from '../src/api/db/knex-client.js';
+import { startEmbeddedPostgres } from '../src/api/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { freePort } from '../test/support/test-database.js';
 import { GENEROUS_SIGNER_LIMITS } from '../test/support/signer-harness.js';
@@ -342,7 +342,7 @@ async function main(): Promise<void> {
     const admin = `adm_${randomBytes(24).toString('base64url')}`;
     // The API logs its ready line at info; the bench runs it at warn (no access log) and polls readiness.
     const profile = childNodeFlags();
-    const apiChild = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+    const apiChild = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: database.connectionString, TREASURY_SIGNER_SOCKET: socket, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(apiPort), TREASURY_LOG_LEVEL: 'warn', TREASURY_DB_POOL_MAX: '24' },
       // BENCH_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).

@@ -1,6 +1,6 @@
 /**
  * A BRIN index on authorizations.valid_before, for the sweep that releases expired reservations
- * (src/services/expired-reservation-sweeper.ts): it reads the rows whose authorization expired since its
+ * (src/api/services/expired-reservation-sweeper.ts): it reads the rows whose authorization expired since its
  * previous sweep, and valid_before grows with insertion order, so a block-range index finds them among the
  * newest pages without a B-tree's cost on every payment. The signature record changes no column of it, so
  * its update stays HOT.

@@ -1,5 +1,5 @@
 /**
- * Rate limits shared by every API process (src/http/middleware/rate-limit.ts): the counters of
+ * Rate limits shared by every API process (src/api/http/middleware/rate-limit.ts): the counters of
  * rate-limiter-flexible's PostgreSQL store, in the layout it expects (key, points, expire in ms since the
  * epoch), created here so that the schema belongs to the migrations and the API never creates tables.
  * UNLOGGED: a counter is written on nearly every request and needs no crash safety; after a PostgreSQL
@@ -7,7 +7,7 @@
  * requests. fillfactor 70 leaves room for the in-place (HOT) updates of each window's count.
  *
  * Also indexes identity_nonces for the purge of used and expired sign-in nonces that runs with each issue
- * (src/identity/identity-service.ts), so it reads the dead rows only.
+ * (src/api/identity/identity-service.ts), so it reads the dead rows only.
  */
 import type { Knex } from 'knex';
 

@@ -6,7 +6,7 @@
  * bare or trailing dots, separators and spaces, non-ASCII digits, JS numbers (only strings parse), currency
  * symbols, more than 6 decimals, and magnitudes above 2^63 − 1 micro-USD (≈ 9.2 × 10^12 USD): every amount this
  * module parses fits the bigint columns that hold micro-USD (amount_micro, price_micro, cap_micro, spent_micro).
- * Route schemas bound what they accept much lower (src/http/schemas/common-schemas.ts), so that totals of
+ * Route schemas bound what they accept much lower (src/api/http/schemas/common-schemas.ts), so that totals of
  * many such amounts fit those columns too.
  * Known limits: USD-pegged 6-decimal tokens only (USDC, by design); "1.50" is accepted and means 1.5 —
  * `formatUsd` gives the canonical spelling; `formatUsd` also formats negative values (for differences),

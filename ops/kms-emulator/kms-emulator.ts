@@ -97,12 +97,19 @@ export async function startKmsEmulator(options: StartKmsEmulatorOptions = {}): P
   const handleKms = createKmsRequestHandler({ store, stats, faults, sigv4, logger });
   const handleControl = options.controlEndpoint === false ? undefined : createControlHandler({ store, stats, faults });
 
+  /** Sockets that carried a KMS request (not control ones): cut when the emulator becomes unreachable. */
+  const kmsSockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const isControl = handleControl !== undefined && (req.url ?? '').startsWith(CONTROL_PATH_PREFIX);
     if (!isControl && faults.unreachableAs !== undefined) {
       stats.recordInjected('unreachable');
       req.socket.destroy();
       return;
+    }
+    if (!isControl && !kmsSockets.has(req.socket)) {
+      const socket = req.socket;
+      kmsSockets.add(socket);
+      socket.once('close', () => kmsSockets.delete(socket));
     }
     const handler = isControl ? handleControl : handleKms;
     handler(req, res).catch((err: unknown) => {
@@ -130,9 +137,10 @@ export async function startKmsEmulator(options: StartKmsEmulatorOptions = {}): P
 
   const stopReachabilityListener = faults.onReachabilityChange((mode) => {
     if (closed) return;
-    if (mode !== undefined) server.closeAllConnections();
+    if (mode !== undefined) for (const socket of kmsSockets) socket.destroy();
     if (mode === 'refuse' && server.listening) {
       server.close();
+      server.closeAllConnections();
     } else if (mode === undefined && !server.listening) {
       relisten = listen(port).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err), port }, 'kms emulator could not listen again'));
     }

@@ -12,7 +12,7 @@ import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { x402Koa } from '../../src/x402/koa/index.js';
-import { payToClaimMessage } from '../../src/services/seller-ledger-service.js';
+import { payToClaimMessage } from '../../src/api/services/seller-ledger-service.js';
 
 interface DemoSellerState {
   seller_id: string;

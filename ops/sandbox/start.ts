@@ -14,7 +14,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { createKnex, migrateLatest } from '../../src/db/knex-client.js';
+import { createKnex, migrateLatest } from '../../src/api/db/knex-client.js';
 import { initSoftHsmToken } from '../softhsm/init-token.js';
 import { startLocalChain, type LocalChain } from './chain/local-chain.js';
 import { anvilDevAccount } from './chain/anvil-dev-accounts.js';
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     say(`• starting embedded PostgreSQL on 127.0.0.1:${pgPort} (${path.join(dataDir, 'pg')})`);
-    const { startEmbeddedPostgres } = await import('../../src/db/embedded-postgres.js');
+    const { startEmbeddedPostgres } = await import('../../src/api/db/embedded-postgres.js');
     const pg = await startEmbeddedPostgres({ dir: path.join(dataDir, 'pg'), port: pgPort });
     stopDatabase = () => pg.stop();
     databaseUrl = pg.connectionString;
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
   say('• starting treasury-api');
   await startProcess(
     'api',
-    'src/main.ts',
+    'src/api/main.ts',
     {
       DATABASE_URL: databaseUrl,
       TREASURY_SIGNER_SOCKET: signerSocket,

@@ -13,7 +13,7 @@
  */
 import type { z } from 'zod';
 import { boundedFetchJson, type FetchLike } from './bounded-fetch.js';
-import { redactUrlsIn } from '../log/redact-url.js';
+import { redactUrlsIn } from '../shared/redact-url.js';
 import {
   facilitatorSettleReplySchema,
   facilitatorSupportedReplySchema,

@@ -113,7 +113,7 @@ describe('npm start (sandbox on embedded defaults)', function () {
   it('treasury-api refuses to start while a migration is pending', async () => {
     const db = await createTestDatabase({ migrate: false });
     try {
-      const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+      const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_PORT: String(await freePort()), TREASURY_SIGNER_SOCKET: '/nonexistent.sock' },
         encoding: 'utf8',

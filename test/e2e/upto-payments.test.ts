@@ -33,7 +33,7 @@ import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
-import { verifyAuditChain } from '../../src/audit/audit-ledger.js';
+import { verifyAuditChain } from '../../src/api/audit/audit-ledger.js';
 import { mineBlocks } from '../support/seller-pay-to.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';

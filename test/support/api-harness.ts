@@ -5,9 +5,9 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import { createTreasuryApp, type TreasuryApp } from '../../src/app.js';
-import { loadAppConfig } from '../../src/config/app-config.js';
-import type { HostResolver } from '../../src/net/vetted-fetch.js';
+import { createTreasuryApp, type TreasuryApp } from '../../src/api/app.js';
+import { loadAppConfig } from '../../src/api/config/app-config.js';
+import type { HostResolver } from '../../src/api/net/vetted-fetch.js';
 import { startTestSigner } from './signer-harness.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 

@@ -1,5 +1,5 @@
 /**
- * A treasury-api in its own process (src/main.ts under tsx) on a free loopback port, against a database and
+ * A treasury-api in its own process (src/api/main.ts under tsx) on a free loopback port, against a database and
  * signer the caller owns: for tests whose subject could block the API's event loop, which would block the
  * test process too if the app ran in it. `stop()` SIGKILLs (a blocked process ignores nothing else).
  */
@@ -19,7 +19,7 @@ export interface ApiProcess {
 
 export async function startApiProcess(db: TestDatabase, signer: TestSigner, extraEnv: Record<string, string> = {}): Promise<ApiProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', ...extraEnv },
     stdio: 'ignore',

@@ -1,6 +1,6 @@
-/** A logger made by src/log/logger.ts (its redaction included) whose JSON lines are kept in memory for a test to search. */
+/** A logger made by src/api/log/logger.ts (its redaction included) whose JSON lines are kept in memory for a test to search. */
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/log/logger.js';
+import { createLogger, type Logger } from '../../src/api/log/logger.js';
 
 export interface CapturedLog {
   log: Logger;

@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createKnex, migrateLatest, type Knex } from '../../src/db/knex-client.js';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/db/embedded-postgres.js';
+import { createKnex, migrateLatest, type Knex } from '../../src/api/db/knex-client.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/api/db/embedded-postgres.js';
 
 let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | undefined;
 

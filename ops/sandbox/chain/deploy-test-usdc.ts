@@ -11,7 +11,7 @@ import { createPublicClient, createWalletClient, defineChain, getAddress, http, 
 import { privateKeyToAccount } from 'viem/accounts';
 import { compileTestUsdc, type TestUsdcArtifact } from './compile-test-usdc.js';
 import { anvilDevAccount, MINTER_ACCOUNT_INDEX } from './anvil-dev-accounts.js';
-import { redactUrl } from '../../../src/log/redact-url.js';
+import { redactUrl } from '../../../src/shared/redact-url.js';
 
 /** USDC on Base Sepolia; the sandbox places its test token here when the chain id is 84532. */
 export const BASE_SEPOLIA_USDC: Address = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';

@@ -11,7 +11,7 @@
  */
 import { getAddress, isAddress } from 'viem';
 import { isUsdString, parseUsd } from '../../../policy/money.js';
-import { ChainRegistry } from '../../chain/chain-registry.js';
+import { ChainRegistry } from '../../shared/chain-registry.js';
 import type { FetchLike } from '../bounded-fetch.js';
 import type { FacilitatorLike } from '../facilitator-client.js';
 

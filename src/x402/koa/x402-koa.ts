@@ -28,7 +28,7 @@
  * Does not defend against: replays across processes (the token's on-chain nonce is the final guard); a
  * dishonest facilitator; a handler that streams to `ctx.res` directly (rule 6 above).
  */
-import { ERROR_CODES } from '../../errors/error-codes.js';
+import { ERROR_CODES } from '../../shared/error-codes.js';
 import type { Context, Middleware, Next } from 'koa';
 import { createFacilitatorClient, wrapFacilitatorObject, type FacilitatorRequest } from '../facilitator-client.js';
 import { encodePaymentRequired, encodeSettlementReceipt, X402_HEADERS, decodePaymentPayload, readPaymentHeader } from '../header-codec.js';

@@ -3,7 +3,7 @@
  * No cell is skipped. Destructive routes get a fresh target per cell.
  */
 import assert from 'node:assert/strict';
-import { hashToken } from '../../../src/auth/token-codec.js';
+import { hashToken } from '../../../src/api/auth/token-codec.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { signInWithNewKey } from '../../support/sign-in.js';

@@ -9,9 +9,9 @@ import pg from 'pg';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { createKnex } from '../../../src/db/knex-client.js';
-import { walletLockKey } from '../../../src/db/wallet-transaction.js';
-import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
+import { createKnex } from '../../../src/api/db/knex-client.js';
+import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 
 describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ERROR_CODES } from '../../../src/errors/error-codes.js';
+import { ERROR_CODES } from '../../../src/shared/error-codes.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 

@@ -6,14 +6,14 @@
  * - an RPC endpoint with a provider key in its path, query and user-info that cannot be reached: the
  *   balance read answers 503 `chain_unavailable` and the log line names only the endpoint's scheme, host
  *   and port, never the key (viem puts the whole URL in its error message).
- * The pino lines are captured from the real logger (src/log/logger.ts).
+ * The pino lines are captured from the real logger (src/api/log/logger.ts).
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import Koa from 'koa';
-import { createKnex, type Knex } from '../../../src/db/knex-client.js';
-import { errorHandler } from '../../../src/http/middleware/error-handler.js';
-import { createTreasuryMetrics } from '../../../src/metrics/treasury-metrics.js';
+import { createKnex, type Knex } from '../../../src/api/db/knex-client.js';
+import { errorHandler } from '../../../src/api/http/middleware/error-handler.js';
+import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { captureLog } from '../../support/log-capture.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';

@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
-import type { ResolvedAddress } from '../../../src/net/vetted-fetch.js';
+import type { ResolvedAddress } from '../../../src/api/net/vetted-fetch.js';
 
 /** A global (unicast, 2000::/3 or public IPv4) address nothing in these tests ever connects to. */
 const PUBLIC_V4 = '93.184.215.14';

@@ -18,9 +18,9 @@ import { startTestTreasury, type TestTreasury } from '../../support/api-harness.
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../../src/db/embedded-postgres.js';
-import { createKnex, migrateLatest } from '../../../src/db/knex-client.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../../src/api/db/embedded-postgres.js';
+import { createKnex, migrateLatest } from '../../../src/api/db/knex-client.js';
 
 type Answer = { status: number; body: any };
 

@@ -4,7 +4,7 @@
  * atomicity under a race, the dry run, transfers and the refusals of unsupported terms.
  */
 import assert from 'node:assert/strict';
-import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { recoverTypedDataAddress, type Hex } from 'viem';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';

@@ -25,9 +25,9 @@ import { createSiweMessage } from 'viem/siwe';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
-import { ExpiredReservationSweeper } from '../../../src/services/expired-reservation-sweeper.js';
-import { createTreasuryMetrics } from '../../../src/metrics/treasury-metrics.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
+import { ExpiredReservationSweeper } from '../../../src/api/services/expired-reservation-sweeper.js';
+import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const requirements = (amount: string) => paymentRequirements({ amount, maxTimeoutSeconds: 120 });
@@ -39,7 +39,7 @@ interface Api {
 
 async function startApi(db: TestDatabase, signer: TestSigner, admin: string, extraEnv: Record<string, string> = {}): Promise<Api> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', ...extraEnv },
     stdio: 'ignore',

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { startTestSigner } from '../../support/signer-harness.js';
-import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 
 /** Hooks for one describe block: its own Treasury (API, signer, database) and an agent's API key. */

@@ -9,8 +9,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
 const HOSTILE_REQUIREMENTS: Array<Record<string, unknown>> = [

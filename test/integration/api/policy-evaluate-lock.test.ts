@@ -5,7 +5,7 @@
  * wallet's payments and a held lock stalled evaluate.
  */
 import assert from 'node:assert/strict';
-import { walletLockKey } from '../../../src/db/wallet-transaction.js';
+import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 

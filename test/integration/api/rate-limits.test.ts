@@ -248,7 +248,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       db = await createTestDatabase();
       for (let i = 0; i < 2; i++) {
         const port = await freePort();
-        const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+        const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
           cwd: ROOT,
           env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', TREASURY_RATE_LIMIT_NONCE: '30' },
           stdio: 'ignore',

@@ -3,7 +3,7 @@
  * who may mint, what is returned once, what is stored (hashes only), and how bad bearers are refused.
  */
 import assert from 'node:assert/strict';
-import { hashToken } from '../../../src/auth/token-codec.js';
+import { hashToken } from '../../../src/api/auth/token-codec.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
 describe('treasury accounts and PATs (HTTP, SoftHSM, PostgreSQL)', function () {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { getAddress, recoverTypedDataAddress } from 'viem';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
-import { verifyAuditChain } from '../../../src/audit/audit-ledger.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -162,7 +162,7 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
 
     const cli = (() => {
       try {
-        execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/audit/audit-cli.ts'), 'verify', created.body.id], { env: { ...process.env, DATABASE_URL: t.db.connectionString }, stdio: 'pipe' });
+        execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/audit/audit-cli.ts'), 'verify', created.body.id], { env: { ...process.env, DATABASE_URL: t.db.connectionString }, stdio: 'pipe' });
         return { code: 0, out: '' };
       } catch (err) {
         return { code: (err as { status: number }).status, out: String((err as { stdout: Buffer }).stdout) };

@@ -22,7 +22,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { hashToken } from '../../../src/auth/token-codec.js';
+import { hashToken } from '../../../src/api/auth/token-codec.js';
 import { keystoreSchema, openMnemonic } from '../../../src/cli/commands/account/seed-keystore.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { assertOk, dirsUnder, filesUnder, hasScript, runXx, runXxOnTty, startForwarder, stderrJson, stdoutJson, xxHome, type XxRun } from './xx-process.js';

@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { appendAuditEvent, verifyAuditChain, type ChainHead } from '../../../src/audit/audit-ledger.js';
-import { verifyAuditSince } from '../../../src/audit/verify-audit-since.js';
+import { appendAuditEvent, verifyAuditChain, type ChainHead } from '../../../src/api/audit/audit-ledger.js';
+import { verifyAuditSince } from '../../../src/api/audit/verify-audit-since.js';
 import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -209,7 +209,7 @@ describe('audit ledger verification in pages', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-heads-'));
     const run = (...args: string[]) => {
       try {
-        const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/audit/audit-cli.ts'), 'verify', ...args], { env: { ...process.env, DATABASE_URL: db.connectionString }, stdio: 'pipe' });
+        const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/audit/audit-cli.ts'), 'verify', ...args], { env: { ...process.env, DATABASE_URL: db.connectionString }, stdio: 'pipe' });
         return { code: 0, out: JSON.parse(String(out)) as Record<string, unknown>, err: '' };
       } catch (err) {
         const e = err as { status: number; stdout: Buffer; stderr: Buffer };

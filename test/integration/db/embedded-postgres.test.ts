@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../../src/db/embedded-postgres.js';
+import { startEmbeddedPostgres } from '../../../src/api/db/embedded-postgres.js';
 import { freePort } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -95,7 +95,7 @@ describe('embedded PostgreSQL', function () {
     fs.chmodSync(dir, 0o755);
     const port = await freePort();
     const run = await spawnScript('epg-parent', `
-      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/db/embedded-postgres.ts'))};
+      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
       import pg from 'pg';
       const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${port} });
       const c = new pg.Client(h.connectionString); await c.connect();
@@ -125,7 +125,7 @@ describe('embedded PostgreSQL', function () {
     fs.chmodSync(dir, 0o755);
     // Like the sandbox: its SIGINT handler stops other parts first (here: 3 s), then PostgreSQL, then says so.
     const run = await spawnScript('epg-owner', `
-      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/db/embedded-postgres.ts'))};
+      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
       const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${await freePort()} });
       process.on('SIGINT', async () => {
         await new Promise((r) => setTimeout(r, 3000));
@@ -152,7 +152,7 @@ describe('embedded PostgreSQL', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
     fs.chmodSync(dir, 0o755);
     const run = await spawnScript('epg-plain', `
-      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/db/embedded-postgres.ts'))};
+      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
       await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${await freePort()} });
       console.log('READY');
       setInterval(() => {}, 1000);

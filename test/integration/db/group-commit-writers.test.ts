@@ -11,11 +11,11 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { buildAuditRow, verifyAuditChain, type AuditHead } from '../../../src/audit/audit-ledger.js';
-import { ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionWrite } from '../../../src/db/reservation-writer.js';
-import { SIGNATURE_RECORD_SQL, SignatureRecorder } from '../../../src/db/signature-recorder.js';
-import { walletLockKey } from '../../../src/db/wallet-transaction.js';
-import { auditValues } from '../../../src/services/pay-statements.js';
+import { buildAuditRow, verifyAuditChain, type AuditHead } from '../../../src/api/audit/audit-ledger.js';
+import { ReservationBatchAborted, ReservationWriter, signedWrite, type DecisionWrite } from '../../../src/api/db/reservation-writer.js';
+import { SIGNATURE_RECORD_SQL, SignatureRecorder } from '../../../src/api/db/signature-recorder.js';
+import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
+import { auditValues } from '../../../src/api/services/pay-statements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';

@@ -5,9 +5,9 @@
  * session, and a statement past them is cancelled as database-busy with the session still usable.
  */
 import assert from 'node:assert/strict';
-import { createKnex, type KnexLog } from '../../../src/db/knex-client.js';
-import { isDatabaseUnavailable } from '../../../src/db/is-database-unavailable.js';
-import { isDatabaseBusy } from '../../../src/db/is-database-busy.js';
+import { createKnex, type KnexLog } from '../../../src/api/db/knex-client.js';
+import { isDatabaseUnavailable } from '../../../src/api/db/is-database-unavailable.js';
+import { isDatabaseBusy } from '../../../src/api/db/is-database-busy.js';
 import { freePort, useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 function captureLog() {

@@ -10,11 +10,11 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import { encodeAbiParameters, encodeEventTopics, erc20Abi, type Hex } from 'viem';
-import { ChainRegistry } from '../../../src/chain/chain-registry.js';
-import type { MinedTransaction } from '../../../src/chain/balance-reader.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import { createTreasuryMetrics } from '../../../src/metrics/treasury-metrics.js';
-import { LedgerVerifier } from '../../../src/services/ledger-verifier.js';
+import { ChainRegistry } from '../../../src/shared/chain-registry.js';
+import type { MinedTransaction } from '../../../src/api/chain/balance-reader.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
+import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
+import { LedgerVerifier } from '../../../src/api/services/ledger-verifier.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const NETWORK = 'eip155:84532';

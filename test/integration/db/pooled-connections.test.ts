@@ -1,5 +1,5 @@
 /**
- * The pay path's pooled connections (src/db/wallet-transaction.ts) when PostgreSQL ends a session under a
+ * The pay path's pooled connections (src/api/db/wallet-transaction.ts) when PostgreSQL ends a session under a
  * statement (a failover, a restart, pg_terminate_backend): the statement fails, the broken connection is
  * destroyed by the pool and its slot is free again — more broken connections than the pool holds leave it
  * serving, not waiting for a connection until it times out. A locked transaction that fails after BEGIN
@@ -7,8 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createKnex, type Knex } from '../../../src/db/knex-client.js';
-import { runStatement, withWalletTransaction } from '../../../src/db/wallet-transaction.js';
+import { createKnex, type Knex } from '../../../src/api/db/knex-client.js';
+import { runStatement, withWalletTransaction } from '../../../src/api/db/wallet-transaction.js';
 import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 describe('pooled connections of the pay path (PostgreSQL)', function () {

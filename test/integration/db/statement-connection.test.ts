@@ -3,7 +3,7 @@
  * connection is replaced on the next statement, and a closed one refuses statements.
  */
 import assert from 'node:assert/strict';
-import { StatementConnection } from '../../../src/db/statement-connection.js';
+import { StatementConnection } from '../../../src/api/db/statement-connection.js';
 import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 describe('statement connection (PostgreSQL)', function () {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomHex } from '../../../src/auth/random-hex.js';
-import { generateId } from '../../../src/auth/token-codec.js';
+import { randomHex } from '../../../src/api/auth/random-hex.js';
+import { generateId } from '../../../src/api/auth/token-codec.js';
 
 describe('randomHex (pooled CSPRNG output for identifiers and nonces)', () => {
   it('never repeats a value across many refills of its 4 KiB buffer', () => {

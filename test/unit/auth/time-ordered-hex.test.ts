@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { timeOrderedHex } from '../../../src/auth/time-ordered-hex.js';
-import { generateId } from '../../../src/auth/token-codec.js';
-import { authorizationWindow } from '../../../src/services/authorization-terms.js';
-import { authorizationTermsSchema } from '../../../src/http/schemas/pay-schemas.js';
+import { timeOrderedHex } from '../../../src/api/auth/time-ordered-hex.js';
+import { generateId } from '../../../src/api/auth/token-codec.js';
+import { authorizationWindow } from '../../../src/api/services/authorization-terms.js';
+import { authorizationTermsSchema } from '../../../src/api/http/schemas/pay-schemas.js';
 
 describe('timeOrderedHex (identifiers and nonces that index at the right edge)', () => {
   it('starts with the millisecond time, so values sort by the time they were made', () => {

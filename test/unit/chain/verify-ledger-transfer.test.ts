@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { encodeAbiParameters, encodeEventTopics, erc20Abi, parseAbi, type Hex } from 'viem';
-import { verifyLedgerTransfer, type ExpectedLedgerTransfer } from '../../../src/chain/verify-ledger-transfer.js';
+import { verifyLedgerTransfer, type ExpectedLedgerTransfer } from '../../../src/api/chain/verify-ledger-transfer.js';
 
 const USDC: Hex = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const OTHER_TOKEN: Hex = '0x4444444444444444444444444444444444444444';

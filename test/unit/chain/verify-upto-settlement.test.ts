@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
-import { verifyUptoSettlement, type SettlementTransaction, type SignedUptoPermit } from '../../../src/chain/verify-upto-settlement.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { verifyUptoSettlement, type SettlementTransaction, type SignedUptoPermit } from '../../../src/api/chain/verify-upto-settlement.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
 
 const TOKEN: Hex = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const OWNER: Hex = '0x1111111111111111111111111111111111111111';

@@ -3,7 +3,7 @@
  * server's setting, and a clear refusal of values that are not whole milliseconds in range.
  */
 import assert from 'node:assert/strict';
-import { loadAppConfig } from '../../../src/config/app-config.js';
+import { loadAppConfig } from '../../../src/api/config/app-config.js';
 
 describe('app config: database session limits', () => {
   it('defaults: a lock waited for at most 5 s, a statement at most 10 s, a transaction left idle ended after 60 s', () => {

@@ -1,6 +1,6 @@
 /** TREASURY_OUTBOUND_ALLOWED_PORTS: the ports tenant-supplied URLs may use; 80 and 443 unless configured. */
 import assert from 'node:assert/strict';
-import { loadAppConfig } from '../../../src/config/app-config.js';
+import { loadAppConfig } from '../../../src/api/config/app-config.js';
 
 describe('app config: outbound ports', () => {
   it('defaults to 80 and 443, reads a comma-separated list (deduplicated) and freezes it', () => {

@@ -1,6 +1,6 @@
 /** Rate-limit settings as configured: strict defaults, on unless turned off, and refusal of bad values. */
 import assert from 'node:assert/strict';
-import { loadAppConfig } from '../../../src/config/app-config.js';
+import { loadAppConfig } from '../../../src/api/config/app-config.js';
 
 describe('app config: rate limits', () => {
   it('defaults: on, per 60 s window 30 nonces and 10 sign-ins per address, 1,200 calls and 100,000 payments per token, 60 refused bearers per address; no trusted proxy', () => {

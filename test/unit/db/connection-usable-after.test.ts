@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { databaseError } from '../../builders/database-error.js';
-import { connectionUsableAfter } from '../../../src/db/connection-usable-after.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { connectionUsableAfter } from '../../../src/api/db/connection-usable-after.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
 
 describe('connectionUsableAfter', () => {
   it('keeps the connection after a statement error or one of ours', () => {

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { databaseError } from '../../builders/database-error.js';
-import { isDatabaseBusy } from '../../../src/db/is-database-busy.js';
-import { isDatabaseUnavailable } from '../../../src/db/is-database-unavailable.js';
-import { ReservationBatchAborted } from '../../../src/db/reservation-writer.js';
+import { isDatabaseBusy } from '../../../src/api/db/is-database-busy.js';
+import { isDatabaseUnavailable } from '../../../src/api/db/is-database-unavailable.js';
+import { ReservationBatchAborted } from '../../../src/api/db/reservation-writer.js';
 
 describe('isDatabaseBusy', () => {
   it('a lock wait past lock_timeout and a statement past statement_timeout, also as the cause of a refused write', () => {

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { databaseError } from '../../builders/database-error.js';
-import { isDatabaseUnavailable } from '../../../src/db/is-database-unavailable.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { isDatabaseUnavailable } from '../../../src/api/db/is-database-unavailable.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
 
 const networkError = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:5432`), { code });
 

@@ -4,7 +4,7 @@
  * JSON (an object, not a string) and any other jsonb value serialised, null for null and undefined.
  */
 import assert from 'node:assert/strict';
-import { jsonRows, recordsetColumns } from '../../../src/db/json-rows.js';
+import { jsonRows, recordsetColumns } from '../../../src/api/db/json-rows.js';
 
 describe('jsonRows', () => {
   const columns = ['id', 'amount', 'payload', 'note', 'at'];

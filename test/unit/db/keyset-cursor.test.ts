@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { decodeKeysetCursor, encodeKeysetCursor } from '../../../src/db/keyset-cursor.js';
-import { AppError } from '../../../src/errors/app-error.js';
+import { decodeKeysetCursor, encodeKeysetCursor } from '../../../src/api/db/keyset-cursor.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 const id = `wal_${'0a'.repeat(12)}`;

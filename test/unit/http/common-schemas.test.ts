@@ -1,10 +1,11 @@
 /**
- * The shared bounds of route schemas (src/http/schemas/common-schemas.ts): amounts at most 10^9 USD
+ * The shared bounds of route schemas (src/api/http/schemas/common-schemas.ts): amounts at most 10^9 USD
  * (10^15 raw units) whatever field carries them, and stored text without control characters, bidi
  * overrides or lone surrogates — checked in linear time.
  */
 import assert from 'node:assert/strict';
-import { boundedPolicy, isStorableText, MAX_AMOUNT_MICRO, plainText, rawAmount, storedProse, storedString, toStorableText, usdAmount, usdAmountOrZero } from '../../../src/http/schemas/common-schemas.js';
+import { MAX_AMOUNT_MICRO, rawAmount } from '../../../src/shared/amount-bounds.js';
+import { boundedPolicy, isStorableText, plainText, storedProse, storedString, toStorableText, usdAmount, usdAmountOrZero } from '../../../src/api/http/schemas/common-schemas.js';
 
 describe('common schemas: amounts', () => {
   it('takes amounts up to 10^9 USD and refuses one micro-USD more, in every spelling', () => {

@@ -1,7 +1,7 @@
 /** redactUrl / redactUrlsIn: only scheme, host and port of a URL ever leave; the rest of a text is unchanged. */
 import assert from 'node:assert/strict';
-import { redactUrl, redactUrlsIn } from '../../../src/log/redact-url.js';
-import { describeError } from '../../../src/log/describe-error.js';
+import { redactUrl, redactUrlsIn } from '../../../src/shared/redact-url.js';
+import { describeError } from '../../../src/api/log/describe-error.js';
 import { databaseError } from '../../builders/database-error.js';
 
 describe('redactUrl', () => {

@@ -1,6 +1,6 @@
-/** The address classifier behind outbound requests (src/net/address-class.ts): only global unicast passes. */
+/** The address classifier behind outbound requests (src/api/net/address-class.ts): only global unicast passes. */
 import assert from 'node:assert/strict';
-import { classifyAddress } from '../../../src/net/address-class.js';
+import { classifyAddress } from '../../../src/api/net/address-class.js';
 
 describe('classifyAddress', () => {
   it('refuses every special-purpose range, IPv4 and IPv6', () => {

@@ -4,7 +4,7 @@
  * as IPv4; IPv6 per /64; trusted-proxy lists refused when malformed.
  */
 import assert from 'node:assert/strict';
-import { clientAddressKey, parseTrustedProxies } from '../../../src/net/client-address-key.js';
+import { clientAddressKey, parseTrustedProxies } from '../../../src/api/net/client-address-key.js';
 
 describe('client address (rate-limit key)', () => {
   const none = parseTrustedProxies('');

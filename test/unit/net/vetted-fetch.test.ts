@@ -1,5 +1,5 @@
 /**
- * vettedGet (src/net/vetted-fetch.ts) against loopback servers: the connection goes to the vetted address
+ * vettedGet (src/api/net/vetted-fetch.ts) against loopback servers: the connection goes to the vetted address
  * of a single resolution, also when Node asks the lookup for every address; redirects, oversize bodies
  * (declared or streamed) and slow servers are refused with a reason and nothing of the response.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { LoopbackServers } from '../../support/loopback-servers.js';
-import { OutboundError, vettedGet, type HostResolver } from '../../../src/net/vetted-fetch.js';
+import { OutboundError, vettedGet, type HostResolver } from '../../../src/api/net/vetted-fetch.js';
 
 const refusedWith = (reason: string) => (e: unknown) => e instanceof OutboundError && e.reason === reason && !/secret/i.test(e.message);
 

@@ -101,7 +101,7 @@ describe('Dockerfile: the signer as its own user', () => {
 
   it('builds the API by default and the signer with --target signer, each as its own non-root user', () => {
     assert.equal(lastUser(api), 'treasury');
-    assert.match(api.filter((i) => i.op === 'CMD').at(-1)!.args, /"src\/main\.ts"/);
+    assert.match(api.filter((i) => i.op === 'CMD').at(-1)!.args, /"src\/api\/main\.ts"/);
     assert.equal(lastUser(signer), 'treasury-signer');
     assert.match(signer.filter((i) => i.op === 'CMD').at(-1)!.args, /"signer\/main\.ts"/);
     const apiUser = user('treasury');

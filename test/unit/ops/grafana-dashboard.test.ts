@@ -11,9 +11,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
 import { createSignerMetrics } from '../../../signer/metrics/signer-metrics.js';
-import { createKnex } from '../../../src/db/knex-client.js';
-import { registerPoolMetrics } from '../../../src/metrics/register-pool-metrics.js';
-import { createTreasuryMetrics } from '../../../src/metrics/treasury-metrics.js';
+import { createKnex } from '../../../src/api/db/knex-client.js';
+import { registerPoolMetrics } from '../../../src/api/metrics/register-pool-metrics.js';
+import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import { createX402MiddlewareMetrics } from '../../../src/x402/koa/middleware-metrics.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

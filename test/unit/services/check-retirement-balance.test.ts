@@ -4,10 +4,10 @@
  * refuses with its balance, an empty one passes with the figure read, and abandon_balance reads nothing.
  */
 import assert from 'node:assert/strict';
-import { ChainRegistry } from '../../../src/chain/chain-registry.js';
-import { AppError } from '../../../src/errors/app-error.js';
-import { checkRetirementBalance } from '../../../src/services/check-retirement-balance.js';
-import type { BalanceReading } from '../../../src/chain/balance-reader.js';
+import { ChainRegistry } from '../../../src/shared/chain-registry.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
+import { checkRetirementBalance } from '../../../src/api/services/check-retirement-balance.js';
+import type { BalanceReading } from '../../../src/api/chain/balance-reader.js';
 
 const chains = ChainRegistry.fromConfig(undefined);
 const wallet = { id: `wal_${'1'.repeat(24)}`, address: '0x857b06519E91e3A54538791bDbb0E22373e36b66', network: 'eip155:84532' };

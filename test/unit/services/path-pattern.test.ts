@@ -1,7 +1,7 @@
-/** The path-pattern grammar and matcher (src/services/path-pattern.ts), and OpenAPI ingest's use of it. */
+/** The path-pattern grammar and matcher (src/api/services/path-pattern.ts), and OpenAPI ingest's use of it. */
 import assert from 'node:assert/strict';
-import { matchPathPattern, parsePathPattern, PATH_PATTERN_MAX_LENGTH } from '../../../src/services/path-pattern.js';
-import { parseOpenApi } from '../../../src/services/openapi-ingest.js';
+import { matchPathPattern, parsePathPattern, PATH_PATTERN_MAX_LENGTH } from '../../../src/api/services/path-pattern.js';
+import { parseOpenApi } from '../../../src/api/services/openapi-ingest.js';
 
 describe('path patterns', () => {
   it('accepts one parameter per segment, with literal text around it', () => {

@@ -3,7 +3,7 @@
  * the count, never an unknown one; when none known is left while unknown ones remain, it must be read again.
  */
 import assert from 'node:assert/strict';
-import { addToVelocityWindow, ageVelocityWindow, VELOCITY_TIMES_KEPT } from '../../../src/services/velocity-window.js';
+import { addToVelocityWindow, ageVelocityWindow, VELOCITY_TIMES_KEPT } from '../../../src/api/services/velocity-window.js';
 
 const T0 = Date.parse('2026-11-24T12:00:00Z');
 const us = (ms: number) => ms * 1000;

@@ -1,0 +1,146 @@
+/**
+ * Composition root of treasury-api: wires config, stores, services, routes and middleware into a Koa app.
+ * Everything is built here and passed down; nothing below reads process.env or global singletons.
+ */
+import http from 'node:http';
+import Koa from 'koa';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { SignerClient } from '../../signer/protocol/signer-client.js';
+import { Authenticator } from './auth/authenticator.js';
+import { ChainRegistry } from '../shared/chain-registry.js';
+import type { AppConfig } from './config/app-config.js';
+import { errorHandler } from './http/middleware/error-handler.js';
+import { jsonBody } from './http/middleware/json-body.js';
+import { requestContext } from './http/middleware/request-context.js';
+import { RateLimits, rateLimitByAddress, rateLimitedAuthenticator } from './http/middleware/rate-limit.js';
+import { opsRoutes } from './http/routes/ops-routes.js';
+import { payRoutes } from './http/routes/pay-routes.js';
+import { identityRoutes } from './http/routes/identity-routes.js';
+import { agentRoutes } from './http/routes/agent-routes.js';
+import { AgentService } from './services/agent-service.js';
+import { IdentityService } from './identity/identity-service.js';
+import { PatService } from './services/pat-service.js';
+import { SellerLedgerService } from './services/seller-ledger-service.js';
+import { SellerService } from './services/seller-service.js';
+import { sellerRoutes } from './http/routes/seller-routes.js';
+import { treasuryRoutes } from './http/routes/treasury-routes.js';
+import { walletRoutes } from './http/routes/wallet-routes.js';
+import { BalanceReader } from './chain/balance-reader.js';
+import { SettlementService } from './services/settlement-service.js';
+import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
+import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
+import { AccountService } from './services/account-service.js';
+import { PayService } from './services/pay-service.js';
+import { ExpiredReservationSweeper } from './services/expired-reservation-sweeper.js';
+import { LedgerVerifier } from './services/ledger-verifier.js';
+import { SignerGateway } from './services/signer-gateway.js';
+import { WalletService } from './services/wallet-service.js';
+import type { HostResolver } from './net/vetted-fetch.js';
+
+export interface TreasuryApp {
+  koa: Koa;
+  /** Every method and path the app serves (`{param}` form), for the OpenAPI completeness test. */
+  routes: Array<{ method: string; path: string }>;
+  metrics: TreasuryMetrics;
+  services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway; expiredReservations: ExpiredReservationSweeper; ledgerVerifier: LedgerVerifier };
+  listen(port: number, host: string): Promise<http.Server>;
+  /** Stop accepting, drain in-flight requests, stop the ledger verifier, close the pay path's own connections and the signer client (the caller owns knex). */
+  close(): Promise<void>;
+}
+
+export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Logger; clock?: () => Date; /** Test seam: how tenant-supplied host names are resolved (src/api/net/vetted-fetch.ts). */ resolveHost?: HostResolver }): TreasuryApp {
+  const { config, knex, log } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const metrics = createTreasuryMetrics();
+  registerPoolMetrics(metrics.registry, knex);
+  const chains = ChainRegistry.fromConfig(config.extraChains);
+  const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
+  const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);
+  const rateLimits = new RateLimits(config.rateLimits, knex, metrics);
+  if (!rateLimits.enabled) log.warn('rate limits are off (TREASURY_RATE_LIMITS=off): for benchmarks only');
+  // Routes see the authenticator through their rate-limit bucket: per token, the pay routes in memory (docs/security-model.md).
+  const tokenAuth = rateLimitedAuthenticator(auth, rateLimits, 'token');
+  const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
+  const accounts = new AccountService(knex, signer, metrics);
+  const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
+  const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain, balances);
+  // Test-only: die between COMMIT and the response, to prove a retried Idempotency-Key is safe.
+  const kill = () => process.kill(process.pid, 'SIGKILL');
+  const faults = {
+    afterCommit: config.faultInjection === 'kill_after_pay_commit' ? kill : undefined,
+    afterReserve: config.faultInjection === 'kill_after_pay_reserve' ? kill : undefined,
+    afterSign: config.faultInjection === 'kill_after_pay_sign' ? kill : undefined,
+  };
+  if (config.faultInjection) log.warn({ fault: config.faultInjection }, 'fault injection active: the process is killed on every pay');
+  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, faults, balances);
+  const settlements = new SettlementService(knex, chains, balances, metrics, clock, (walletId) => pay.forgetWallet(walletId), config.confirmations);
+  const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
+  const identity = new IdentityService(knex, accounts, metrics, {
+    publicUrl: config.publicUrl,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    clock,
+    evmChainIds: chains.chains.map((c) => c.chainId),
+  });
+  const pats = new PatService(knex, metrics, clock);
+  const agents = new AgentService(knex, identity, wallets, clock);
+  // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
+  const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {
+    intervalMs: config.ledgerVerifyIntervalMs,
+    concurrency: config.ledgerVerifyConcurrency,
+    confirmations: config.confirmations,
+    notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
+  });
+  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost });
+  const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
+  let shuttingDown = false;
+  let server: http.Server | undefined;
+
+  const koa = new Koa({ proxy: false });
+  koa.use(requestContext(log, metrics));
+  koa.use(errorHandler(log, metrics));
+  koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
+  koa.use(jsonBody(config.bodyLimitBytes));
+  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth: tokenAuth, accounts }), walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }), payRoutes({ auth: payAuth, wallets, pay, settlements, knex }), identityRoutes({ auth: tokenAuth, identity, pats }), agentRoutes({ auth: tokenAuth, agents }), sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, pats })];
+  for (const router of routers) {
+    koa.use(router.routes());
+    koa.use(router.allowedMethods());
+  }
+  koa.on('error', () => undefined); // rendered by errorHandler; socket errors are not actionable
+
+  const served = routers.flatMap((router) =>
+    router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path).replace(/:([a-z_]+)/g, '{$1}') }))),
+  );
+
+  return {
+    koa,
+    metrics,
+    routes: served,
+    services: { accounts, wallets, pay, signer, expiredReservations, ledgerVerifier },
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        const s = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, koa.callback());
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          server = s;
+          ledgerVerifier.start();
+          resolve(s);
+        });
+      });
+    },
+    async close() {
+      shuttingDown = true;
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+          setTimeout(() => s.closeAllConnections(), 10_000).unref();
+        });
+      }
+      await ledgerVerifier.stop();
+      await pay.close();
+      signer.close();
+    },
+  };
+}

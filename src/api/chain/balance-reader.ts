@@ -1,0 +1,155 @@
+/**
+ * USDC balances read on-chain (viem `balanceOf`) on every call. When the RPC fails, the last figure read
+ * for that (network, token, address) is served with `stale: true` and the time it was read, until the next
+ * successful read; with no earlier figure the read fails with `chain_unavailable` (503). Each fresh figure is
+ * kept in this process and in PostgreSQL (`balance_readings`, only ever moved forward in time), so the
+ * fallback survives a restart and every API process serves the newest one any of them read.
+ *
+ * `usdcAllowance` reads what a spender (Permit2, for x402 `upto`) may move from an address, and
+ * `minedTransaction` a transaction with its receipt (to verify a settlement); neither is ever served stale —
+ * an unreachable RPC is `chain_unavailable`.
+ *
+ * Defends: a slow or dead RPC holding requests (short timeout, no retries inside a request).
+ * An RPC failure travels on only as `rpcFailure` (./rpc-failure.ts): the endpoint's path, query and
+ * credentials (a provider key) are never in a cause, a log line or an answer.
+ *
+ * Does not defend: a lying RPC — the figure is whatever the configured endpoint answers. A figure that could
+ * not be stored (PostgreSQL unreachable) is kept in this process only; the read itself still answers.
+ */
+import type { Knex } from 'knex';
+import { createPublicClient, erc20Abi, http, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hash, type Hex, type PublicClient } from 'viem';
+import { formatUsd } from '../../../policy/money.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { ChainInfo } from '../../shared/chain-registry.js';
+import type { SettlementTransaction } from './verify-upto-settlement.js';
+import { rpcFailure } from './rpc-failure.js';
+
+/** A mined transaction as the settlement and ledger checks read it, with its depth. */
+export interface MinedTransaction extends SettlementTransaction {
+  logs: ReadonlyArray<{ address: string; topics: readonly Hex[]; data: Hex; logIndex: number }>;
+  blockNumber: bigint;
+  /** Blocks from the transaction's own to the head, its own included (1 right after it was mined). */
+  confirmations: number;
+}
+
+export interface BalanceReading {
+  network: string;
+  asset: string;
+  address: string;
+  balance_raw: string;
+  balance_usd: string;
+  stale: boolean;
+  /** When the figure was read from the chain (now for a fresh read). */
+  updated_at: string;
+}
+
+const MAX_CACHED = 100_000;
+
+export class BalanceReader {
+  private readonly clients = new Map<string, PublicClient>();
+  private readonly lastKnown = new Map<string, { raw: bigint; at: Date }>();
+
+  constructor(
+    /** Where each fresh figure is kept for the fallback (table balance_readings). */
+    private readonly knex: Knex,
+    private readonly rpcUrls: Readonly<Record<string, string>>,
+    private readonly timeoutMs: number,
+    private readonly metrics: TreasuryMetrics,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  private client(chain: ChainInfo): PublicClient {
+    let client = this.clients.get(chain.network);
+    if (!client) {
+      const url = this.rpcUrls[chain.network];
+      if (!url) throw new AppError('network_not_supported', { message: `No RPC endpoint is configured for ${chain.network} (TREASURY_RPC_URLS).`, fields: { network: chain.network } });
+      client = createPublicClient({ transport: http(url, { timeout: this.timeoutMs, retryCount: 0 }) }) as PublicClient;
+      this.clients.set(chain.network, client);
+    }
+    return client;
+  }
+
+  async usdcBalance(chain: ChainInfo, address: `0x${string}`): Promise<BalanceReading> {
+    const key = `${chain.network}|${chain.usdc}|${address.toLowerCase()}`;
+    const client = this.client(chain);
+    const base = { network: chain.network, asset: chain.usdc, address };
+    const stop = this.metrics.balanceReadDuration.startTimer({ network: chain.network });
+    try {
+      const raw = await client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+      const at = this.clock();
+      if (!this.lastKnown.has(key) && this.lastKnown.size >= MAX_CACHED) this.lastKnown.delete(this.lastKnown.keys().next().value as string);
+      this.lastKnown.set(key, { raw, at });
+      await this.store(chain, address, raw, at);
+      this.metrics.balanceReads.inc({ network: chain.network, outcome: 'fresh' });
+      return { ...base, balance_raw: raw.toString(), balance_usd: formatUsd(raw), stale: false, updated_at: at.toISOString() };
+    } catch (err) {
+      const known = newer(this.lastKnown.get(key), await this.stored(chain, address));
+      if (!known) {
+        this.metrics.balanceReads.inc({ network: chain.network, outcome: 'unavailable' });
+        throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
+      }
+      this.metrics.balanceReads.inc({ network: chain.network, outcome: 'stale' });
+      return { ...base, balance_raw: known.raw.toString(), balance_usd: formatUsd(known.raw), stale: true, updated_at: known.at.toISOString() };
+    } finally {
+      stop();
+    }
+  }
+
+  /** Keeps a fresh figure for the fallback; a figure older than the one stored (another process read later) is not written. */
+  private async store(chain: ChainInfo, address: string, raw: bigint, at: Date): Promise<void> {
+    await this.knex
+      .raw(
+        `INSERT INTO balance_readings (network, asset, address, balance_raw, read_at) VALUES (?, ?, ?, ?, ?)
+          ON CONFLICT (network, asset, address) DO UPDATE SET balance_raw = EXCLUDED.balance_raw, read_at = EXCLUDED.read_at
+          WHERE balance_readings.read_at < EXCLUDED.read_at`,
+        [chain.network, chain.usdc.toLowerCase(), address.toLowerCase(), raw.toString(), at],
+      )
+      // The figure is still answered and kept in this process; only the fallback of other processes misses it.
+      .catch(() => undefined);
+  }
+
+  /** The figure kept in PostgreSQL, if any (none when PostgreSQL is unreachable too). */
+  private async stored(chain: ChainInfo, address: string): Promise<{ raw: bigint; at: Date } | undefined> {
+    try {
+      const row = (await this.knex('balance_readings').where({ network: chain.network, asset: chain.usdc.toLowerCase(), address: address.toLowerCase() }).first('balance_raw', 'read_at')) as
+        | { balance_raw: string; read_at: Date }
+        | undefined;
+      return row ? { raw: BigInt(row.balance_raw), at: row.read_at } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** ERC-20 `allowance(owner, spender)` on the chain's USDC, read now (no cache); `chain_unavailable` when the RPC fails. */
+  async usdcAllowance(chain: ChainInfo, owner: `0x${string}`, spender: `0x${string}`): Promise<bigint> {
+    const client = this.client(chain);
+    try {
+      return await client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] });
+    } catch (err) {
+      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
+    }
+  }
+
+  /**
+   * A transaction and its receipt with how deep it is (blocks from its own to the head, its own included), or
+   * null while the RPC knows no mined transaction by that hash.
+   */
+  async minedTransaction(chain: ChainInfo, hash: Hash): Promise<MinedTransaction | null> {
+    const client = this.client(chain);
+    try {
+      const [tx, receipt, head] = await Promise.all([client.getTransaction({ hash }), client.getTransactionReceipt({ hash }), client.getBlockNumber({ cacheTime: 0 })]);
+      const confirmations = head >= receipt.blockNumber ? Number(head - receipt.blockNumber) + 1 : 0;
+      return { to: tx.to, input: tx.input, status: receipt.status, logs: receipt.logs, blockNumber: receipt.blockNumber, confirmations };
+    } catch (err) {
+      if (err instanceof TransactionNotFoundError || err instanceof TransactionReceiptNotFoundError) return null;
+      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
+    }
+  }
+}
+
+/** The later of two figures. */
+function newer(a: { raw: bigint; at: Date } | undefined, b: { raw: bigint; at: Date } | undefined): { raw: bigint; at: Date } | undefined {
+  if (!a || !b) return a ?? b;
+  return b.at.getTime() > a.at.getTime() ? b : a;
+}

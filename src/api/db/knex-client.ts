@@ -1,0 +1,87 @@
+/**
+ * knex + pg connection and migration helpers. Migrations live in ./migrations and run as their own step
+ * (`npm run migrate`); the API refuses to start while one is pending.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import { describeError } from '../log/describe-error.js';
+import { redactUrlsIn } from '../../shared/redact-url.js';
+
+// bigint columns (int8) come back as strings by default; money code wants exact integers as strings.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v);
+
+export type { Knex };
+
+export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
+
+/** Where knex's own warnings go (pino's shape): one JSON line each instead of knex's console output. */
+export interface KnexLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * What knex logs, made safe: an error through `describeError` (a database error by SQLSTATE, never its
+ * message), text by its first line (its acquire errors carry a stack) with any URL cut to scheme and host.
+ */
+const detailOf = (message: unknown) => (message instanceof Error ? describeError(message) : redactUrlsIn(String(message).split('\n')[0]!.slice(0, 500)));
+
+/**
+ * Limits PostgreSQL enforces on every session of a pool, in ms (0: none), set when the session starts.
+ * A statement running longer, or waiting longer for a lock, is cancelled (its transaction rolls back, the
+ * session stays usable); a session left idle inside a transaction is ended (its locks released).
+ */
+export interface SessionLimits {
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
+
+/**
+ * `applicationName` is what pg_stat_activity shows for the connections (the API's are 'treasury-api');
+ * `log` receives knex's warnings and errors (a lost connection, a failed acquire) as structured lines;
+ * `limits` are the API's session limits (migrations and other tools run without).
+ */
+export function createKnex(connectionString: string, poolMax = 20, applicationName = 'treasury-api', log?: KnexLog, limits?: SessionLimits): Knex {
+  return knexFactory({
+    client: 'pg',
+    connection: {
+      connectionString,
+      application_name: applicationName,
+      ...(limits
+        ? {
+            statement_timeout: limits.statementTimeoutMs,
+            lock_timeout: limits.lockTimeoutMs,
+            idle_in_transaction_session_timeout: limits.idleInTransactionTimeoutMs,
+          }
+        : {}),
+    },
+    pool: { min: 0, max: poolMax },
+    // A failed query's message names its statement with placeholders, never with the bind values inlined
+    // (knex's default formats them into it, and error messages end up in logs).
+    compileSqlOnError: false,
+    ...(log
+      ? {
+          log: {
+            warn: (m: unknown) => log.warn({ detail: detailOf(m) }, 'database client warning'),
+            error: (m: unknown) => log.error({ detail: detailOf(m) }, 'database client error'),
+            deprecate: (m: unknown) => log.warn({ detail: detailOf(m) }, 'database client deprecation'),
+            debug: () => undefined,
+          },
+        }
+      : {}),
+    migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
+  });
+}
+
+export async function listPendingMigrations(knex: Knex): Promise<string[]> {
+  const [, pending] = (await knex.migrate.list()) as [unknown[], Array<{ file: string } | string>];
+  return pending.map((p) => (typeof p === 'string' ? p : p.file));
+}
+
+export async function migrateLatest(knex: Knex): Promise<string[]> {
+  const [, applied] = (await knex.migrate.latest()) as [number, string[]];
+  return applied;
+}

@@ -1,0 +1,89 @@
+/**
+ * Policy and pay routes of a wallet (Treasury-scoped bearer): PUT/GET /v1/wallets/{id}/policy,
+ * POST /v1/wallets/{id}/policy/evaluate (dry run), POST /v1/wallets/{id}/pay and /transfer
+ * (with an optional Idempotency-Key header), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
+ * (an `upto` settlement, verified on chain).
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { parseUsd } from '../../../../policy/money.js';
+import type { Knex } from 'knex';
+import type { Authenticator } from '../../auth/authenticator.js';
+import { agentBinding, requireTreasuryScope, resolveWalletScope } from '../../auth/authenticator.js';
+import { AppError } from '../../errors/app-error.js';
+import type { CallContext, PayService } from '../../services/pay-service.js';
+import type { SettlementService } from '../../services/settlement-service.js';
+import type { WalletService } from '../../services/wallet-service.js';
+import { authorizationIdSchema, walletIdSchema } from '../schemas/common-schemas.js';
+import { evaluateBodySchema, idempotencyKeySchema, payBodySchema, putPolicyBodySchema, settlementBodySchema, transferBodySchema } from '../schemas/pay-schemas.js';
+import { validate } from '../validate.js';
+
+export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; pay: PayService; settlements: SettlementService; knex: Knex }): Router {
+  const router = new Router();
+
+  /**
+   * Treasury bearers everywhere; agent PATs, and sessions exchanged from them, on the wallet operations
+   * (read policy, evaluate, pay, transfer). An exchanged session spends as its PAT: that PAT's daily cap and
+   * daily total, and the PAT as the authorization's actor (which give-backs count against).
+   */
+  const scope = async (ctx: Context, agentAllowed = true) => {
+    const principal = await deps.auth.authenticate(ctx.get('authorization'));
+    const accountId = agentAllowed ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal);
+    const walletId = validate(walletIdSchema, ctx.params.id, 'path');
+    const binding = agentAllowed ? agentBinding(principal) : undefined;
+    const pat = binding ? { tokenId: binding.patId, dailyCapMicro: binding.dailyCapMicro } : undefined;
+    return { accountId, walletId, actor: binding ? binding.patId : principal.actor, pat };
+  };
+
+  const callContext = (ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'request'>, body: unknown): CallContext => {
+    const header = ctx.get('idempotency-key');
+    let idempotencyKey: string | undefined;
+    if (header !== '') {
+      const parsed = idempotencyKeySchema.safeParse(header);
+      if (!parsed.success) throw new AppError('invalid_idempotency_key');
+      idempotencyKey = parsed.data;
+    }
+    return { ...s, idempotencyKey, request: { route: ctx.path, body } };
+  };
+
+  router.get('/v1/wallets/:id/policy', async (ctx) => {
+    const s = await scope(ctx);
+    const wallet = await deps.wallets.getActive(s.accountId, s.walletId);
+    ctx.body = { wallet_id: wallet.id, policy: wallet.policy };
+  });
+
+  router.put('/v1/wallets/:id/policy', async (ctx) => {
+    const s = await scope(ctx, false);
+    const policy = validate(putPolicyBodySchema, ctx.state.body);
+    const wallet = await deps.wallets.setPolicy(s.accountId, s.walletId, policy, s.actor);
+    ctx.body = { wallet_id: wallet.id, policy: wallet.policy };
+  });
+
+  router.post('/v1/wallets/:id/policy/evaluate', async (ctx) => {
+    const s = await scope(ctx);
+    const body = validate(evaluateBodySchema, ctx.state.body);
+    const decision = await deps.pay.evaluate(s.accountId, s.walletId, { kind: body.kind, to: body.to, amountMicro: parseUsd(body.amount_usd), capability: body.capability });
+    ctx.body = { wallet_id: s.walletId, ...decision, dry_run: true };
+  });
+
+  router.post('/v1/wallets/:id/pay', async (ctx) => {
+    const s = await scope(ctx);
+    const body = validate(payBodySchema, ctx.state.body);
+    ctx.body = await deps.pay.pay(callContext(ctx, s, ctx.state.body), body.payment_requirements, body.capability, body.authorization);
+  });
+
+  router.post('/v1/wallets/:id/transfer', async (ctx) => {
+    const s = await scope(ctx);
+    const body = validate(transferBodySchema, ctx.state.body);
+    ctx.body = await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body);
+  });
+
+  router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {
+    const s = await scope(ctx);
+    const authorizationId = validate(authorizationIdSchema, ctx.params.authorization_id, 'path');
+    const body = validate(settlementBodySchema, ctx.state.body);
+    ctx.body = await deps.settlements.recordUptoSettlement(s, authorizationId, body.transaction as `0x${string}`);
+  });
+
+  return router;
+}

@@ -1,0 +1,70 @@
+/**
+ * Sub-wallet routes (Treasury-scoped bearer): create, list, read, balance, rotate, revoke. A wallet of another
+ * account is indistinguishable from a missing one (404); a revoked wallet answers 410 on every route.
+ */
+import Router from '@koa/router';
+import type { Knex } from 'knex';
+import type { Authenticator } from '../../auth/authenticator.js';
+import { requireTreasuryScope, resolveWalletScope } from '../../auth/authenticator.js';
+import type { WalletService } from '../../services/wallet-service.js';
+import type { BalanceReader } from '../../chain/balance-reader.js';
+import type { ChainRegistry } from '../../../shared/chain-registry.js';
+import { AppError } from '../../errors/app-error.js';
+import { walletIdSchema } from '../schemas/common-schemas.js';
+import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
+import { validate } from '../validate.js';
+
+export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService; knex: Knex; chains: ChainRegistry; balances: BalanceReader }): Router {
+  const router = new Router();
+  /** Treasury bearers manage wallets; an agent PAT (or a session exchanged from one) may only read its agent's wallets (`read`). */
+  const accountOf = async (header: string, read = false) => {
+    const principal = await deps.auth.authenticate(header);
+    return { accountId: read ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal), actor: principal.actor };
+  };
+
+  router.post('/v1/wallets', async (ctx) => {
+    const { accountId, actor } = await accountOf(ctx.get('authorization'));
+    const body = validate(createWalletBodySchema, ctx.state.body);
+    ctx.status = 201;
+    ctx.body = await deps.wallets.create(accountId, body, actor);
+  });
+
+  router.get('/v1/wallets', async (ctx) => {
+    const { accountId } = await accountOf(ctx.get('authorization'), true);
+    const query = validate(listWalletsQuerySchema, ctx.query, 'query');
+    ctx.body = await deps.wallets.list(accountId, query);
+  });
+
+  router.get('/v1/wallets/:id', async (ctx) => {
+    const { accountId } = await accountOf(ctx.get('authorization'), true);
+    const walletId = validate(walletIdSchema, ctx.params.id, 'path');
+    ctx.body = deps.wallets.toView(await deps.wallets.getActive(accountId, walletId));
+  });
+
+  /** USDC on the wallet's chain, read on-chain every call; `stale: true` with the last figure while the RPC is down. */
+  router.get('/v1/wallets/:id/balance', async (ctx) => {
+    const { accountId } = await accountOf(ctx.get('authorization'), true);
+    const walletId = validate(walletIdSchema, ctx.params.id, 'path');
+    const wallet = await deps.wallets.getActive(accountId, walletId);
+    const chain = deps.chains.resolve(wallet.network);
+    if (!chain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { wallet_id: wallet.id, ...(await deps.balances.usdcBalance(chain, wallet.address as `0x${string}`)) };
+  });
+
+  router.post('/v1/wallets/:id/rotate', async (ctx) => {
+    const { accountId, actor } = await accountOf(ctx.get('authorization'));
+    const walletId = validate(walletIdSchema, ctx.params.id, 'path');
+    const body = validate(keyRetirementBodySchema.optional(), ctx.state.body);
+    ctx.body = await deps.wallets.rotate(accountId, walletId, actor, body?.abandon_balance === true);
+  });
+
+  router.post('/v1/wallets/:id/revoke', async (ctx) => {
+    const { accountId, actor } = await accountOf(ctx.get('authorization'));
+    const walletId = validate(walletIdSchema, ctx.params.id, 'path');
+    const body = validate(keyRetirementBodySchema.optional(), ctx.state.body);
+    ctx.body = await deps.wallets.revoke(accountId, walletId, actor, body?.abandon_balance === true);
+  });
+
+  return router;
+}

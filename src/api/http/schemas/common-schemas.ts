@@ -1,0 +1,89 @@
+/**
+ * Building blocks shared by route schemas: bounded amounts, text that can be stored, and identifier
+ * patterns for path parameters.
+ *
+ * Defends: a value that passes its schema and then fails the statement that stores it. The pay path writes
+ * several tenants' payments in one statement (src/api/db/reservation-writer.ts), so such a value would fail
+ * every write in it; here it is a 400 before anything is decided (docs/security-model.md, "Input bounds").
+ * - Amounts (USD strings and raw 6-decimal token integers) are at most MAX_AMOUNT_MICRO: far inside the
+ *   bigint columns that hold them (amount_micro, price_micro, cap_micro) and the running totals that add
+ *   them up (spent_micro: more than 9,000 maximal amounts fit), exact as a JSON double (below 2^53), and
+ *   above what the signer signs (its own maximum per signature, configured on its side only, is lower).
+ * - Stored text is well-formed Unicode (no lone surrogate: PostgreSQL cannot hold one) without control
+ *   characters — C0 (NUL included: PostgreSQL text cannot hold it), DEL and C1 — nor the bidirectional
+ *   embedding, override and isolate controls that make text display as something else. Checked in one
+ *   linear pass (a single character class, nothing to backtrack).
+ * Does not defend: text that is well-formed but misleading (look-alike characters, a value a spreadsheet
+ * would run as a formula): whatever renders it encodes it for its own output.
+ */
+import { z } from 'zod';
+import { isUsdString, parseUsd } from '../../../../policy/money.js';
+import { MAX_AMOUNT_MICRO, MAX_AMOUNT_USD } from '../../../shared/amount-bounds.js';
+import { usdAmountOrZeroSchema, usdAmountSchema, walletPolicySchema } from '../../../../policy/policy-schema.js';
+
+
+/** C0 controls, DEL, C1 controls, and the bidi embedding/override (U+202A–E) and isolate (U+2066–9) controls. */
+const UNSTORABLE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+const UNSTORABLE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** The same, tab, line feed and carriage return aside (prose that may span lines). */
+const UNSTORABLE_IN_PROSE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** True for text every stored field may hold: well-formed Unicode without the characters above. O(n). */
+export function isStorableText(value: string): boolean {
+  return value.isWellFormed() && !UNSTORABLE_CHARACTER.test(value);
+}
+
+/** `value` with each character isStorableText refuses (and each lone surrogate) replaced by U+FFFD. O(n). */
+export function toStorableText(value: string): string {
+  return isStorableText(value) ? value : value.toWellFormed().replace(UNSTORABLE_CHARACTERS, '\ufffd');
+}
+
+const STORABLE_MESSAGE = 'must be well-formed Unicode without control or bidirectional-override characters';
+
+/** Text stored as it is sent: at most `max` UTF-16 code units (checked first), storable (see isStorableText). */
+export function storedString(max: number) {
+  return z.string().max(max, { abort: true }).refine(isStorableText, STORABLE_MESSAGE);
+}
+
+/** As storedString, for prose that may span lines: tab, line feed and carriage return are allowed. */
+export function storedProse(max: number) {
+  return z
+    .string()
+    .max(max, { abort: true })
+    .refine((v) => v.isWellFormed() && !UNSTORABLE_IN_PROSE.test(v), 'must be well-formed Unicode without control characters other than line breaks and tabs, or bidirectional overrides');
+}
+
+/** Printable stored text (see storedString), non-empty, without leading or trailing white space. */
+export function plainText(max: number) {
+  return storedString(max)
+    .min(1)
+    .refine((v) => v.trim() === v, 'must not start or end with white space');
+}
+
+const withinBound = (v: string) => parseUsd(v) <= MAX_AMOUNT_MICRO;
+const boundMessage = `must be at most ${MAX_AMOUNT_USD} USD`;
+
+/** A positive USD amount (transfers, caps), at most MAX_AMOUNT_MICRO. */
+export const usdAmount = usdAmountSchema.refine((v) => !isUsdString(v) || withinBound(v), boundMessage);
+
+/** A USD amount that may be zero (a free route's price), at most MAX_AMOUNT_MICRO. */
+export const usdAmountOrZero = usdAmountOrZeroSchema.refine((v) => !isUsdString(v) || withinBound(v), boundMessage);
+
+/** The USD fields of a wallet policy (policy/policy-schema.ts), each also held to MAX_AMOUNT_MICRO. */
+const POLICY_CAPS = ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd'] as const;
+
+/** A wallet policy as routes take it: policy/policy-schema.ts, with every USD cap at most MAX_AMOUNT_MICRO. */
+export const boundedPolicy = walletPolicySchema.superRefine((policy, ctx) => {
+  for (const field of POLICY_CAPS) {
+    const value = policy[field];
+    if (value !== undefined && !withinBound(value)) ctx.addIssue({ code: 'custom', path: [field], message: boundMessage });
+  }
+  for (const [capability, value] of Object.entries(policy.capability_cap_usd ?? {})) {
+    if (!withinBound(value)) ctx.addIssue({ code: 'custom', path: ['capability_cap_usd', capability], message: boundMessage });
+  }
+});
+
+export const accountIdSchema = z.string().regex(/^acct_[0-9a-f]{24}$/, 'expected an account id (acct_…)');
+export const agentIdSchema = z.string().regex(/^agt_[0-9a-f]{24}$/, 'expected an agent id (agt_…)');
+export const walletIdSchema = z.string().regex(/^wal_[0-9a-f]{24}$/, 'expected a wallet id (wal_…)');
+export const authorizationIdSchema = z.string().regex(/^auth_[0-9a-f]{24}$/, 'expected an authorization id (auth_…)');

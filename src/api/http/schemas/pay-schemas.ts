@@ -1,0 +1,103 @@
+/**
+ * Request schemas of the pay path. `payment_requirements` is one x402 `accepts` entry (spec §2.9 and the
+ * official v2 shape); fields we do not use are tolerated there (x402 entries grow new optional fields),
+ * everything else is strict. Amounts and stored text are bounded by ./common-schemas.ts.
+ */
+import { numberToHex } from 'viem';
+import { z } from 'zod';
+import { isRawAmount } from '../../../../policy/money.js';
+import { evmAddressSchema } from '../../../../policy/policy-schema.js';
+import { rawAmount } from '../../../shared/amount-bounds.js';
+import { boundedPolicy, plainText, storedProse, storedString, usdAmount } from './common-schemas.js';
+
+/** A recipient: a valid address that is not the zero address (USDC refuses it; funds would be lost). */
+export const recipientSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive payments');
+
+export const requestCapabilitySchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[a-z0-9][a-z0-9._:\-/]*$/, 'capability: lower-case letters, digits and . _ : - /');
+
+export const paymentRequirementsSchema = z
+  .object({
+    scheme: storedString(32).min(1),
+    network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
+    payTo: recipientSchema,
+    amount: rawAmount,
+    asset: evmAddressSchema,
+    extra: z
+      .object({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() })
+      .loose()
+      .optional(),
+    maxTimeoutSeconds: z.number().int().min(1).max(86_400),
+    resource: storedString(2048).optional(),
+    description: storedProse(1024).optional(),
+    mimeType: storedString(256).optional(),
+  })
+  .loose();
+
+const uintString = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected a unix time in seconds as a decimal string');
+
+/**
+ * Optional terms a caller fixes in the signed message (EIP-3009, or for `upto` the Permit2 nonce, witness
+ * validAfter and deadline) (a client that proposes its own nonce and window,
+ * e.g. a viem account backed by Treasury). Bounded by the requirements: the window may not outlast
+ * maxTimeoutSeconds; the nonce is still UNIQUE per sender.
+ */
+export const authorizationTermsSchema = z
+  .object({
+    /** 32 bytes as 0x + 64 hex, or (Permit2 style, for upto) a decimal integer below 2^256; kept as 0x hex. */
+    nonce: z
+      .union([
+        z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce').transform((v) => v.toLowerCase()),
+        z
+          .string()
+          .refine(isRawAmount, 'expected a decimal nonce below 2^256')
+          .transform((v) => numberToHex(BigInt(v), { size: 32 })),
+      ])
+      .optional(),
+    valid_after: uintString.optional(),
+    valid_before: uintString.optional(),
+  })
+  .strict();
+export type AuthorizationTerms = z.infer<typeof authorizationTermsSchema>;
+
+export const payBodySchema = z
+  .object({
+    payment_requirements: paymentRequirementsSchema,
+    capability: requestCapabilitySchema.optional(),
+    authorization: authorizationTermsSchema.optional(),
+  })
+  .strict();
+
+export const transferBodySchema = z
+  .object({
+    to: recipientSchema,
+    amount_usd: usdAmount,
+    valid_for_seconds: z.number().int().min(60).max(86_400).optional(),
+  })
+  .strict();
+
+export const evaluateBodySchema = z
+  .object({
+    kind: z.enum(['pay', 'transfer']).default('pay'),
+    to: recipientSchema,
+    amount_usd: usdAmount,
+    capability: requestCapabilitySchema.optional(),
+  })
+  .strict();
+
+export const putPolicyBodySchema = boundedPolicy;
+
+export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/);
+
+export { plainText };
+export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;
+
+/** POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement: the transaction that settled an `upto` authorization. */
+export const settlementBodySchema = z
+  .object({
+    transaction: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash (0x + 64 hex)'),
+  })
+  .strict();

@@ -1,0 +1,174 @@
+/**
+ * GET of a tenant-supplied http(s) URL from the API, for seller origin verification and OpenAPI ingest:
+ * the host is resolved once, every address it resolves to is vetted, and the connection is made to the
+ * vetted address itself (node:http/https with a `lookup` that answers only that address; Host header
+ * and TLS server name stay the URL's host name, so certificates are checked as usual).
+ *
+ * Defends: server-side request forgery — DNS rebinding between a check and the connection (there is no
+ * second resolution), non-global addresses (src/api/net/address-class.ts; refused when any answer is one),
+ * ports other than the allowed ones (80 and 443 unless configured), redirects (never followed), unbounded
+ * or compressed bodies (identity encoding only, `maxBytes` read at most), slow servers (one deadline over
+ * resolution, connection, headers and body), and echo: a refusal is an `OutboundError` with a stable
+ * `reason` and nothing of the response (no body, header, status line or Location) in it.
+ * `allowPrivate` (the local sandbox and tests) lets non-global addresses through, on any port; a global
+ * address still needs an allowed port.
+ * Does not defend: what a global host serves (callers parse it as untrusted), nor a global address that
+ * is nonetheless internal (see address-class.ts).
+ */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { classifyAddress } from './address-class.js';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Resolves a host name to every address it has; injectable so tests can play a rebinding resolver. */
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: HostResolver = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+
+export const DEFAULT_OUTBOUND_PORTS: readonly number[] = Object.freeze([80, 443]);
+
+export interface OutboundPolicy {
+  /** Let non-global addresses through, on any port (local sandbox and tests only). */
+  allowPrivate: boolean;
+  /** Ports a global address may be reached on; 80 and 443 by default. */
+  allowedPorts?: readonly number[] | undefined;
+  resolveHost?: HostResolver | undefined;
+  /** One deadline over resolution, connection, headers and body. */
+  timeoutMs?: number | undefined;
+  maxBytes: number;
+  userAgent?: string | undefined;
+}
+
+export type OutboundRefusal =
+  | 'scheme_refused'
+  | 'port_refused'
+  | 'address_refused'
+  | 'unresolvable'
+  | 'unreachable'
+  | 'timeout'
+  | 'redirect_refused'
+  | 'too_large';
+
+/** A refused or failed outbound request: a stable reason, never anything the remote side sent. */
+export class OutboundError extends Error {
+  constructor(readonly reason: OutboundRefusal) {
+    super(`outbound request refused: ${reason}`);
+    this.name = 'OutboundError';
+  }
+}
+
+export interface VettedResponse {
+  status: number;
+  /** The body for 2xx answers (at most maxBytes); empty otherwise (never read). */
+  body: Buffer;
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/** Resolves `hostname` once (an IP literal is its own answer) and vets every address; returns the one to connect to. */
+async function vetHost(url: URL, port: number, policy: OutboundPolicy): Promise<ResolvedAddress> {
+  const allowedPorts = policy.allowedPorts ?? DEFAULT_OUTBOUND_PORTS;
+  const literal = classifyAddress(url.hostname);
+  let answers: ResolvedAddress[];
+  if (literal.range !== 'invalid') {
+    answers = [{ address: literal.address, family: literal.address.includes(':') ? 6 : 4 }];
+  } else {
+    try {
+      answers = await (policy.resolveHost ?? systemResolver)(url.hostname);
+    } catch {
+      throw new OutboundError('unresolvable');
+    }
+  }
+  if (answers.length === 0) throw new OutboundError('unresolvable');
+  const vetted: ResolvedAddress[] = [];
+  for (const answer of answers) {
+    const cls = classifyAddress(answer.address);
+    if (cls.range === 'invalid') throw new OutboundError('unresolvable');
+    if (!cls.global && !policy.allowPrivate) throw new OutboundError('address_refused');
+    if (cls.global && !allowedPorts.includes(port)) throw new OutboundError('port_refused');
+    vetted.push({ address: cls.address, family: cls.address.includes(':') ? 6 : 4 });
+  }
+  return vetted[0]!;
+}
+
+/** A `lookup` for node:net that answers only the vetted address, whatever name it is asked for. */
+function pinnedLookup(pinned: ResolvedAddress): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  }) as LookupFunction;
+}
+
+/** GET `url` under the rules above. Resolves with the status (and the body of a 2xx); rejects with `OutboundError`. */
+export async function vettedGet(url: URL, policy: OutboundPolicy): Promise<VettedResponse> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new OutboundError('scheme_refused');
+  if (url.username || url.password) throw new OutboundError('scheme_refused');
+  const port = portOf(url);
+  const allowedPorts = policy.allowedPorts ?? DEFAULT_OUTBOUND_PORTS;
+  // Without allowPrivate every address must be global, so a port outside the list is refused before any lookup.
+  if (!policy.allowPrivate && !allowedPorts.includes(port)) throw new OutboundError('port_refused');
+  const deadline = AbortSignal.timeout(policy.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const pinned = await Promise.race([
+    vetHost(url, port, policy),
+    new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new OutboundError('timeout')), { once: true })),
+  ]);
+  if (deadline.aborted) throw new OutboundError('timeout');
+  return new Promise<VettedResponse>((resolve, reject) => {
+    let settled = false;
+    const fail = (reason: OutboundRefusal) => {
+      if (settled) return;
+      settled = true;
+      req.destroy();
+      reject(new OutboundError(reason));
+    };
+    const options: https.RequestOptions = {
+      method: 'GET',
+      agent: false, // no pooled socket: each request connects to its own vetted address
+      lookup: pinnedLookup(pinned),
+      headers: { 'user-agent': policy.userAgent ?? 'treasury-outbound/1', accept: '*/*', 'accept-encoding': 'identity', connection: 'close' },
+    };
+    // TLS checks the certificate against the URL's host name (an IP literal sends no SNI).
+    if (url.protocol === 'https:' && !url.hostname.startsWith('[') && classifyAddress(url.hostname).range === 'invalid') options.servername = url.hostname;
+    const req = url.protocol === 'https:' ? https.request(url, options) : http.request(url, options);
+    const onAbort = () => fail('timeout');
+    deadline.addEventListener('abort', onAbort, { once: true });
+    req.on('error', () => fail(deadline.aborted ? 'timeout' : 'unreachable'));
+    req.on('close', () => deadline.removeEventListener('abort', onAbort));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400) return fail('redirect_refused');
+      if (status < 200 || status >= 300) {
+        settled = true;
+        req.destroy();
+        return resolve({ status, body: Buffer.alloc(0) });
+      }
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > policy.maxBytes) return fail('too_large');
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > policy.maxBytes) return fail('too_large');
+        chunks.push(chunk);
+      });
+      res.on('error', () => fail(deadline.aborted ? 'timeout' : 'unreachable'));
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        resolve({ status, body: Buffer.concat(chunks) });
+      });
+    });
+    req.end();
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * Releases reservations nobody will sign any more: a process that stopped between reserving and recording
+ * (killed, crashed, its own releases lost with it) leaves its reservations counted in the wallet's windows.
+ * Once such an authorization has expired — its `valid_before` more than `graceSeconds` in the past — no
+ * signature of it, had one been made, can move funds (the token refuses it), so its spend is given back
+ * (`payment.released`, reason `expired_unsigned`; ./release-reservation.ts).
+ *
+ * Defends: caps eaten by payments that never happened. Every API process may sweep: the release acts only on
+ * a row still `reserved`, under the wallet's lock. Each sweep reads the authorizations that expired since
+ * the previous one (a BRIN index on valid_before keeps that to the newest block ranges); the first sweep of a
+ * process looks back `lookbackSeconds`.
+ * Does not defend: reservations that expired before a process's first look-back (an API stopped for longer
+ * than that): ops/runbooks/database-unavailable.md lists them.
+ */
+import type { Knex } from 'knex';
+import { formatUsd } from '../../../policy/money.js';
+import { policyWindows } from '../../../policy/policy-windows.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import { releaseReservation } from './release-reservation.js';
+
+export interface ExpiredReservationSweeperOptions {
+  /** After valid_before, how long a reservation still waits (clock skew between this host and the chain). */
+  graceSeconds?: number;
+  /** How far back the first sweep of a process looks. */
+  lookbackSeconds?: number;
+  /** Reservations released per sweep at most; the rest wait for the next sweep. */
+  batch?: number;
+}
+
+interface ExpiredRow {
+  id: string;
+  wallet_id: string;
+  decision_id: string;
+  amount_micro: string;
+  nonce: string;
+  actor: string;
+  created_at: Date;
+  valid_before: string;
+}
+
+export const SWEEPER_ACTOR = 'treasury-sweeper';
+
+export class ExpiredReservationSweeper {
+  private sweptUpTo: number | undefined;
+  private readonly graceSeconds: number;
+  private readonly lookbackSeconds: number;
+  private readonly batch: number;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly metrics: TreasuryMetrics,
+    private readonly clock: () => Date,
+    options: ExpiredReservationSweeperOptions = {},
+  ) {
+    this.graceSeconds = options.graceSeconds ?? 60;
+    this.lookbackSeconds = options.lookbackSeconds ?? 7 * 86_400;
+    this.batch = options.batch ?? 500;
+  }
+
+  /** One sweep: releases what expired since the last one; answers how many reservations it released. */
+  async sweep(): Promise<number> {
+    const stop = this.metrics.dbTransactionDuration.startTimer({ operation: 'expired_reservation_sweep' });
+    try {
+      return await this.sweepOnce();
+    } finally {
+      stop();
+    }
+  }
+
+  private async sweepOnce(): Promise<number> {
+    const cutoff = Math.floor(this.clock().getTime() / 1000) - this.graceSeconds;
+    const from = this.sweptUpTo ?? cutoff - this.lookbackSeconds;
+    if (cutoff <= from) return 0;
+    const rows = (await this.knex.raw(
+      `SELECT id, wallet_id, decision_id, amount_micro, nonce, actor, created_at, valid_before FROM authorizations
+        WHERE valid_before > ? AND valid_before <= ? AND status = 'reserved' ORDER BY valid_before LIMIT ?`,
+      [from, cutoff, this.batch],
+    )).rows as ExpiredRow[];
+    let released = 0;
+    for (const row of rows) {
+      const amountMicro = BigInt(row.amount_micro);
+      const done = await releaseReservation(
+        this.knex,
+        {
+          walletId: row.wallet_id,
+          authorizationId: row.id,
+          decisionId: row.decision_id,
+          amountMicro,
+          amountUsd: formatUsd(amountMicro),
+          nonce: row.nonce,
+          windows: policyWindows(row.created_at),
+          // A buyer PAT's daily total counted it if a PAT reserved it (the actor is then the PAT's id).
+          patTokenId: row.actor,
+        },
+        SWEEPER_ACTOR,
+        'expired_unsigned',
+        this.clock(),
+      );
+      if (done) {
+        released++;
+        this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'expired_released' });
+      }
+    }
+    // A full batch may have left some: the same range is read again next time (released rows no longer match).
+    if (rows.length < this.batch) this.sweptUpTo = cutoff;
+    return released;
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * The background worker that decides pending seller ledger rows on chain (docs/adr/0009-ledger-verification.md).
+ * Each round claims a batch of due `pending` rows (a lease on `next_check_at`, FOR UPDATE SKIP LOCKED, so every
+ * API process may run one without two checking the same row), reads each row's transaction with its receipt
+ * and depth from the network's RPC, `bounded` at `concurrency` at once, and writes the verdict of
+ * ../chain/verify-ledger-transfer.ts: `verified` (PostgreSQL triggers then add it to the seller's payables
+ * and revenue), `rejected` with a reason, or still `pending` with a reason and the next check after a backoff.
+ *
+ * Pending reasons: awaiting_verification (not checked yet), awaiting_confirmations, transaction_not_found
+ * (the RPC does not know it yet; rejected once `notFoundGraceSeconds` passed since the report),
+ * rpc_unavailable (the RPC failed), rpc_not_configured / network_not_supported (nothing to ask; checked again
+ * at the next start of a process, when the configuration may have changed), pay_to_not_registered (the seller
+ * proved no pay-to address yet; registering one makes its rows due).
+ * Rejection reasons: those of the check, transaction_not_found, transfer_already_claimed (the Transfer backs
+ * another seller's verified row — two sellers proved the same pay-to address).
+ *
+ * Defends: revenue and payables on a seller's word (nothing counts until checked), one slow or dead RPC
+ * holding the worker (bounded concurrency, the reader's short timeout, exponential backoff per row).
+ * Does not defend: a lying RPC; reorganisations deeper than the configured confirmations.
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Hash } from 'viem';
+import type { BalanceReader } from '../chain/balance-reader.js';
+import type { ChainRegistry } from '../../shared/chain-registry.js';
+import { verifyLedgerTransfer } from '../chain/verify-ledger-transfer.js';
+import { requiredConfirmations } from '../config/app-config.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+
+export interface LedgerVerifierOptions {
+  /** Between rounds (ms); 0: no background rounds (runOnce still works). */
+  intervalMs: number;
+  concurrency: number;
+  /** Confirmations required per network (networks not named need 1). */
+  confirmations: Readonly<Record<string, number>>;
+  notFoundGraceSeconds: number;
+  /** Rows claimed per round. */
+  batch?: number;
+  /** First retry delay (ms), doubled per attempt up to maxBackoffMs. */
+  baseBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** How long a claimed row is left alone by other processes while this one checks it (s). */
+  leaseSeconds?: number;
+}
+
+export type PendingReason =
+  | 'awaiting_verification'
+  | 'awaiting_confirmations'
+  | 'transaction_not_found'
+  | 'rpc_unavailable'
+  | 'rpc_not_configured'
+  | 'network_not_supported'
+  | 'pay_to_not_registered';
+
+interface ClaimedRow {
+  id: string;
+  seller_id: string;
+  tx_hash: string;
+  payer: string;
+  amount_micro: string;
+  network: string;
+  created_at: Date;
+  attempts: number;
+}
+
+type Verdict =
+  | { status: 'pending'; reason: PendingReason; confirmations?: number | undefined; retryMs: number }
+  | { status: 'rejected'; reason: string; confirmations?: number | undefined }
+  | { status: 'verified'; logIndexes: number[]; confirmations: number };
+
+export class LedgerVerifier {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private readonly batch: number;
+  private readonly baseBackoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly leaseSeconds: number;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly chains: ChainRegistry,
+    private readonly reader: Pick<BalanceReader, 'minedTransaction'>,
+    private readonly rpcUrls: Readonly<Record<string, string>>,
+    private readonly metrics: TreasuryMetrics,
+    private readonly log: Logger,
+    private readonly clock: () => Date,
+    private readonly options: LedgerVerifierOptions,
+  ) {
+    this.batch = options.batch ?? 100;
+    this.baseBackoffMs = options.baseBackoffMs ?? 2_000;
+    this.maxBackoffMs = options.maxBackoffMs ?? 3_600_000;
+    this.leaseSeconds = options.leaseSeconds ?? 120;
+  }
+
+  /** Why a new row of `network` cannot be checked at all, if it cannot (no chain or no RPC configured). */
+  unreachableReason(network: string): 'network_not_supported' | 'rpc_not_configured' | undefined {
+    if (!this.chains.resolve(network)) return 'network_not_supported';
+    if (!Object.prototype.hasOwnProperty.call(this.rpcUrls, network)) return 'rpc_not_configured';
+    return undefined;
+  }
+
+  /** When a row parked for `reason` is looked at again. */
+  parkedUntil(): Date {
+    return new Date(this.clock().getTime() + this.maxBackoffMs);
+  }
+
+  /** Starts background rounds (no-op with intervalMs 0). Rows parked for the configuration are made due: it may have changed. */
+  start(): void {
+    if (this.options.intervalMs === 0 || !this.stopped) return;
+    this.stopped = false;
+    void this.knex
+      .raw(`UPDATE ledger_entries SET next_check_at = ? WHERE status = 'pending' AND reason IN ('rpc_not_configured', 'network_not_supported')`, [this.clock()])
+      .catch(() => undefined)
+      .finally(() => this.schedule(0));
+  }
+
+  /** A row was reported: check soon rather than at the next interval. */
+  nudge(): void {
+    if (this.stopped || this.running) return;
+    this.schedule(50);
+  }
+
+  /** Stops the rounds and waits for the one in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.running = this.round().finally(() => {
+        this.running = undefined;
+        this.schedule(this.options.intervalMs);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async round(): Promise<void> {
+    try {
+      // A full batch may leave more due rows: take the next one at once.
+      while (!this.stopped && (await this.runOnce()) === this.batch);
+      const [counted] = (await this.knex.raw(`SELECT count(*)::int AS n FROM ledger_entries WHERE status = 'pending'`)).rows as Array<{ n: number }>;
+      this.metrics.ledgerPendingRows.set(counted?.n ?? 0);
+    } catch (err) {
+      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'ledger verification round failed; retried at the next interval');
+    }
+  }
+
+  /** One batch: claims due pending rows and decides each; answers how many rows it claimed. */
+  async runOnce(): Promise<number> {
+    const now = this.clock();
+    const rows = (await this.knex.raw(
+      `UPDATE ledger_entries SET next_check_at = ? WHERE id IN (
+         SELECT id FROM ledger_entries WHERE status = 'pending' AND next_check_at <= ? ORDER BY next_check_at LIMIT ? FOR UPDATE SKIP LOCKED)
+       RETURNING id, seller_id, tx_hash, payer, amount_micro, network, created_at, attempts`,
+      [new Date(now.getTime() + this.leaseSeconds * 1000), now, this.batch],
+    )).rows as ClaimedRow[];
+    let next = 0;
+    const worker = async () => {
+      while (next < rows.length) {
+        const row = rows[next++]!;
+        try {
+          await this.decide(row);
+        } catch (err) {
+          // The lease brings the row back after leaseSeconds.
+          this.metrics.ledgerVerifications.inc({ outcome: 'error' });
+          this.log.warn({ ledger_entry_id: row.id, err: err instanceof Error ? err.message : String(err) }, 'ledger row verification failed');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, rows.length) }, worker));
+    return rows.length;
+  }
+
+  private async decide(row: ClaimedRow): Promise<void> {
+    const verdict = await this.judge(row);
+    const at = this.clock();
+    const common = { checked_at: at, attempts: row.attempts + 1, confirmations: verdict.confirmations ?? null };
+    const pending = this.knex('ledger_entries').where({ id: row.id, status: 'pending' });
+    if (verdict.status === 'pending') {
+      await pending.clone().update({ ...common, reason: verdict.reason, next_check_at: new Date(at.getTime() + verdict.retryMs) });
+    } else if (verdict.status === 'rejected') {
+      await pending.clone().update({ ...common, status: 'rejected', reason: verdict.reason });
+    } else {
+      let claimed = false;
+      for (const logIndex of verdict.logIndexes) {
+        try {
+          await pending.clone().update({ ...common, status: 'verified', reason: null, log_index: logIndex, verified_at: at });
+          claimed = true;
+          break;
+        } catch (err) {
+          if ((err as { code?: string; constraint?: string }).constraint !== 'ledger_entries_verified_transfer_unique') throw err;
+        }
+      }
+      if (!claimed) await pending.clone().update({ ...common, status: 'rejected', reason: 'transfer_already_claimed' });
+    }
+    this.metrics.ledgerVerifications.inc({ outcome: verdict.status === 'verified' ? 'verified' : verdict.status });
+  }
+
+  private async judge(row: ClaimedRow): Promise<Verdict> {
+    const parked = this.maxBackoffMs;
+    const unreachable = this.unreachableReason(row.network);
+    if (unreachable) return { status: 'pending', reason: unreachable, retryMs: parked };
+    const payTo = (await this.knex('sellers_pay_to').where({ seller_id: row.seller_id }).pluck('address')) as string[];
+    if (payTo.length === 0) return { status: 'pending', reason: 'pay_to_not_registered', retryMs: parked };
+    const chain = this.chains.resolve(row.network)!;
+    let tx;
+    try {
+      tx = await this.reader.minedTransaction(chain, row.tx_hash.trim() as Hash);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'network_not_supported') return { status: 'pending', reason: 'rpc_not_configured', retryMs: parked };
+      if (err instanceof AppError && err.code === 'chain_unavailable') return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
+      throw err;
+    }
+    if (!tx) {
+      const waited = (this.clock().getTime() - row.created_at.getTime()) / 1000;
+      if (waited >= this.options.notFoundGraceSeconds) return { status: 'rejected', reason: 'transaction_not_found' };
+      return { status: 'pending', reason: 'transaction_not_found', retryMs: this.backoff(row.attempts) };
+    }
+    const verdict = verifyLedgerTransfer(tx, {
+      asset: chain.usdc,
+      payer: row.payer.trim(),
+      payTo: payTo.map((a) => a.trim()),
+      amountRaw: BigInt(row.amount_micro),
+      requiredConfirmations: requiredConfirmations(this.options.confirmations, row.network),
+    });
+    if (verdict.kind === 'pending') return { status: 'pending', reason: verdict.reason, confirmations: verdict.confirmations, retryMs: Math.min(this.backoff(row.attempts), 60_000) };
+    if (verdict.kind === 'rejected') return { status: 'rejected', reason: verdict.reason, confirmations: verdict.confirmations };
+    return { status: 'verified', logIndexes: verdict.logIndexes, confirmations: verdict.confirmations };
+  }
+
+  private backoff(attempts: number): number {
+    return Math.min(this.maxBackoffMs, this.baseBackoffMs * 2 ** Math.min(attempts, 20));
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Personal access tokens minted by an account session: scope `agent` (one agent's wallet operations, with
+ * an optional daily cap), `treasury` (direct Treasury operations on one of the account's agents' Treasury
+ * accounts), `service` (a seller's surface, once sellers exist). Listed without secrets, revoked at once
+ * together with every session exchanged from the PAT (the caller evicts both from the bearer cache with
+ * `Authenticator.forget`), daily cap changeable. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
+ * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
+ */
+import type { Knex } from 'knex';
+import { formatUsd, parseUsd } from '../../../policy/money.js';
+import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
+import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+
+/** The id shape of PATs, which the PAT lists' page cursors name. */
+const PAT_ID = /^pat_[0-9a-f]{24}$/;
+
+/** Narrows a PAT list or a revoke to the PATs of one scope (a seller's service PATs). */
+export interface PatScope {
+  scope_type: 'agent' | 'treasury' | 'service';
+  scope_id: string;
+}
+
+export interface PatView {
+  id: string;
+  scope_type: string;
+  scope_id: string;
+  label: string | null;
+  daily_cap_usd: string | null;
+  single_use: boolean;
+  created_at: string;
+  expires_at: string | null;
+  used_at: string | null;
+  revoked_at: string | null;
+}
+
+interface PatRow {
+  id: string;
+  scope_type: string;
+  scope_id: string;
+  label: string | null;
+  daily_cap_micro: string | null;
+  single_use: boolean;
+  created_at: Date;
+  expires_at: Date | null;
+  used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const toView = (r: PatRow): PatView => ({
+  id: r.id,
+  scope_type: r.scope_type,
+  scope_id: r.scope_id,
+  label: r.label,
+  daily_cap_usd: r.daily_cap_micro === null ? null : formatUsd(BigInt(r.daily_cap_micro)),
+  single_use: r.single_use,
+  created_at: r.created_at.toISOString(),
+  expires_at: r.expires_at?.toISOString() ?? null,
+  used_at: r.used_at?.toISOString() ?? null,
+  revoked_at: r.revoked_at?.toISOString() ?? null,
+});
+
+export class PatService {
+  constructor(
+    private readonly knex: Knex,
+    private readonly metrics: TreasuryMetrics,
+    private readonly clock: () => Date,
+  ) {}
+
+  /** The scope a new PAT names: the given one if this account holds it, else the account's first (oldest) of that kind. One row read. */
+  private async resolveScope(accountId: string, scopeType: 'agent' | 'treasury' | 'service', scopeId: string | undefined): Promise<string> {
+    const oldest = [{ column: 'created_at' }, { column: 'id' }];
+    if (scopeType === 'service') {
+      const seller = (await this.knex('sellers').where({ account_id: accountId, ...(scopeId === undefined ? {} : { id: scopeId }) }).orderBy(oldest).first('id')) as { id: string } | undefined;
+      if (!seller) throw new AppError('scope_not_found', { message: 'No such seller service on this account.' });
+      return seller.id;
+    }
+    const column = scopeType === 'agent' ? 'id' : 'treasury_account_id';
+    const agent = (await this.knex('agents').where({ account_id: accountId, ...(scopeId === undefined ? {} : { [column]: scopeId }) }).orderBy(oldest).first(column)) as Record<string, string> | undefined;
+    if (!agent) throw new AppError('scope_not_found');
+    return agent[column]!;
+  }
+
+  async create(
+    accountId: string,
+    input: { scope_type: 'agent' | 'treasury' | 'service'; scope_id?: string | undefined; label?: string | undefined; daily_cap_usd?: string | undefined; single_use?: boolean | undefined; expires_in_seconds?: number | undefined },
+    actor: string,
+  ): Promise<PatView & { pat: string }> {
+    if (input.daily_cap_usd !== undefined && input.scope_type !== 'agent') {
+      throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
+    }
+    const scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id);
+    const pat = generateToken(TOKEN_PREFIXES.pat);
+    const now = this.clock();
+    const [row] = (await this.knex('api_tokens')
+      .insert({
+        id: generateId('pat_'),
+        token_hash: hashToken(pat),
+        kind: 'pat',
+        scope_type: input.scope_type,
+        scope_id: scopeId,
+        account_id: accountId,
+        label: input.label ?? null,
+        single_use: input.single_use ?? false,
+        daily_cap_micro: input.daily_cap_usd === undefined ? null : parseUsd(input.daily_cap_usd).toString(),
+        created_by: actor,
+        created_at: now,
+        expires_at: input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null,
+      })
+      .returning('*')) as PatRow[];
+    this.metrics.tokensIssued.inc({ kind: 'pat' });
+    return { ...toView(row!), pat };
+  }
+
+  /** A page of the account's PATs (of one scope when given), oldest first; never the secrets. */
+  async list(accountId: string, request: PageRequest, scope?: PatScope): Promise<{ pats: PatView[]; next_cursor: string | null }> {
+    const query = this.knex('api_tokens').where({ account_id: accountId, kind: 'pat', ...scope });
+    const { page, nextCursor } = await readKeysetPage<PatRow>(query, request, PAT_ID);
+    return { pats: page.map(toView), next_cursor: nextCursor };
+  }
+
+  /**
+   * Revokes one of the account's PATs (of that scope when given; another one is `pat_not_found`) and, in
+   * the same transaction, every session exchanged from it.
+   */
+  async revoke(accountId: string, patId: string, scope?: PatScope): Promise<PatView> {
+    return this.knex.transaction(async (trx) => {
+      const [row] = (await trx('api_tokens')
+        .where({ id: patId, account_id: accountId, kind: 'pat', ...scope })
+        .update({ revoked_at: trx.raw('COALESCE(revoked_at, now())') })
+        .returning('*')) as PatRow[];
+      if (!row) throw new AppError('pat_not_found');
+      await trx('api_tokens').where({ parent_token_id: patId, kind: 'session' }).whereNull('revoked_at').update({ revoked_at: row.revoked_at });
+      return toView(row);
+    });
+  }
+
+  async setDailyCap(accountId: string, patId: string, dailyCapUsd: string | null): Promise<PatView> {
+    const current = await this.knex('api_tokens').where({ id: patId, account_id: accountId, kind: 'pat' }).first('scope_type');
+    if (!current) throw new AppError('pat_not_found');
+    if (current.scope_type !== 'agent') throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
+    const [row] = (await this.knex('api_tokens')
+      .where({ id: patId })
+      .update({ daily_cap_micro: dailyCapUsd === null ? null : parseUsd(dailyCapUsd).toString() })
+      .returning('*')) as PatRow[];
+    return toView(row!);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The front's view of the signer: the protocol client plus metrics and error mapping. Signer failures
+ * become AppErrors: `signer_unavailable` when the signer or its key backend (HSM `hsm_unavailable`, KMS
+ * `backend_unavailable`) cannot answer; 403 `signer_refused`, naming
+ * the rule (and for the per-signature maximum the limit and its max), when a payment the policy allowed
+ * breaks the signer's own static limits (its configuration is its own: the front cannot know it); 429
+ * `signer_limit_exceeded` with the limit, its max, headroom, window and Retry-After when the wallet is past
+ * one of the signer's rolling ceilings; `internal_error` when it refused something the front should never
+ * have asked. Every refusal's fields come from the signer's `details`, never from its message. The caller
+ * (the pay path) gives the reservation's spend back on any of these, as for every signer failure.
+ */
+import { SignerClient, SignerError } from '../../../signer/protocol/signer-client.js';
+import type { SignerMethod, SignerParams, SignerResult } from '../../../signer/protocol/signer-protocol.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+
+export class SignerGateway {
+  constructor(
+    private readonly client: SignerClient,
+    private readonly metrics: TreasuryMetrics,
+  ) {}
+
+  async call<M extends SignerMethod>(method: M, params: SignerParams<M>): Promise<SignerResult<M>> {
+    const stop = this.metrics.signerDuration.startTimer({ method });
+    try {
+      const result = await this.client.call(method, params);
+      this.metrics.signerCalls.inc({ method, outcome: 'ok' });
+      return result;
+    } catch (err) {
+      const code = err instanceof SignerError ? err.code : 'internal_error';
+      this.metrics.signerCalls.inc({ method, outcome: code });
+      if (code === 'hsm_unavailable' || code === 'backend_unavailable' || code === 'busy' || code === 'hsm_error') {
+        throw new AppError('signer_unavailable', { headers: { 'Retry-After': '1' }, cause: err });
+      }
+      if (code === 'invariant_violation' && err instanceof SignerError) {
+        // The rule travels as a field (signer/assert.ts); the per-signature maximum also names its limit.
+        const d = err.details ?? {};
+        throw new AppError('signer_refused', { fields: { rule: d.rule ?? null, ...(d.limit ? { limit: d.limit, max: d.max ?? null } : {}) }, cause: err });
+      }
+      if (code === 'limit_exceeded' && err instanceof SignerError) {
+        // A rolling ceiling of the signer's own (signer/limits/): nothing was signed; the same request fits again after retry_after_seconds.
+        const d = err.details ?? {};
+        const retryAfter = d.retry_after_seconds ?? null;
+        throw new AppError('signer_limit_exceeded', {
+          fields: { limit: d.limit ?? null, max: d.max ?? null, headroom: d.headroom ?? null, window_seconds: d.window_seconds ?? null, retry_after_seconds: retryAfter },
+          headers: retryAfter === null ? {} : { 'Retry-After': String(retryAfter) },
+          cause: err,
+        });
+      }
+      throw new AppError('internal_error', { cause: err });
+    } finally {
+      stop();
+    }
+  }
+
+  async healthy(): Promise<boolean> {
+    try {
+      await this.client.health();
+      this.metrics.signerUp.set(1);
+      return true;
+    } catch {
+      this.metrics.signerUp.set(0);
+      return false;
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}
