@@ -18,6 +18,8 @@ import { startKmsEmulator, type KmsEmulator } from '../../../ops/kms-emulator/km
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { findFreePort } from '../../support/signer-harness.js';
+import { readMetric } from '../signer/signer-test-helpers.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const DEADLINE_MS = 2000;
@@ -28,8 +30,10 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
   let t: TestTreasury;
   let token: string;
   let dir: string;
+  let metricsPort: number;
 
   before(async () => {
+    metricsPort = await findFreePort();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-kms-pay-'));
     kms = await startKmsEmulator({ logger: pino({ level: 'silent' }) });
     const { AWS_ENDPOINT_URL_KMS: _viaConfigInstead, ...credentials } = kms.clientEnv();
@@ -44,6 +48,7 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
         TREASURY_KMS_DEADLINE_MS: String(DEADLINE_MS),
         TREASURY_KMS_ATTEMPT_TIMEOUT_MS: '700',
         TREASURY_KMS_SIGN_RATE_PER_SECOND: '0',
+        TREASURY_SIGNER_METRICS_PORT: String(metricsPort),
       },
     });
     token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'kms-payer' } })).body.api_key;
@@ -102,6 +107,11 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
     const after = kms.stats.snapshot();
     assert.equal(after.signatures - before.signatures, ok, 'one KMS signature per signed payment: throttled requests were not carried out');
     assert.equal(after.signatures - after.distinctDigestsSigned, before.signatures - before.distinctDigestsSigned, 'no digest signed twice');
+    // The signer counted what happened (treasury_signer_kms_*).
+    assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_throttles_total', 'op="sign"')) > 0);
+    assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_retries_total', 'reason="throttled"')) > 0);
+    assert.equal(await readMetric(metricsPort, 'treasury_signer_kms_failures_total', 'op="sign"'), 40 - ok);
+    assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_request_duration_seconds_count', 'outcome="ok"')) >= ok);
     const rows = await t.db.knex('authorizations').where({ wallet_id: w.id });
     assert.equal(rows.filter((r) => r.status === 'signed').length, ok);
     assert.equal(rows.filter((r) => r.status === 'released').length, 40 - ok, 'every refused payment gave its spend back');
