@@ -149,4 +149,29 @@ describe('AWS KMS backend: what KMS holds (emulator)', function () {
       await backend.close();
     }
   });
+
+  it('a KMS that only times out: the first calls end at the deadline, then calls fail at once until KMS answers again', async () => {
+    const backend = open({ deadlineMs: 600, attemptTimeoutMs: 300 });
+    try {
+      const account = await backend.createAccountKey();
+      const wallet = await backend.createWalletKey(account);
+      kms.faults.stall({ operations: ['Sign'] });
+      for (let i = 0; i < 3; i++) {
+        const started = Date.now();
+        await assert.rejects(backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(i + 1)), (e: unknown) => e instanceof SignerFault && e.code === 'backend_unavailable');
+        assert.ok(Date.now() - started >= 550, 'ended at the deadline');
+      }
+      const received = kms.stats.received('Sign');
+      const started = Date.now();
+      await assert.rejects(backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(9)), (e: unknown) => e instanceof SignerFault && e.code === 'backend_unavailable');
+      assert.ok(Date.now() - started < 100, `failed fast (${Date.now() - started} ms)`);
+      assert.equal(kms.stats.received('Sign'), received, 'without a request to KMS');
+      kms.faults.reset();
+      await backend.health(); // health always asks KMS: it answers, so signing resumes
+      await backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(10));
+    } finally {
+      kms.faults.reset();
+      await backend.close();
+    }
+  });
 });
