@@ -257,7 +257,7 @@ async function main(): Promise<void> {
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s, signer's KMS sign rate off\n`);
     const rateOff = await payPhase('(a)');
 
-    process.stderr.write("• restarting treasury-signer and treasury-api with the signer's default KMS sign rate\n");
+    process.stderr.write("• restarting treasury-signer and treasury-api with the sign rate of phase (b)\n");
     await stopChild(api);
     await stopChild(signer.child);
     signer = await startSigner(SIGN_RATE_B);
@@ -268,13 +268,13 @@ async function main(): Promise<void> {
     const rateDefault = await payPhase('(b)');
 
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
-      `| ${name.padEnd(52)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(40)} |`;
+      `| ${name.padEnd(58)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(40)} |`;
     const lines = [
       '',
       `Treasury pay benchmark on AWS KMS (the KMS emulator, a test double) — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
       '',
-      `| ${'measurement'.padEnd(52)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(40)} |`,
-      `|${'-'.repeat(54)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(42)}|`,
+      `| ${'measurement'.padEnd(58)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(40)} |`,
+      `|${'-'.repeat(60)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(42)}|`,
       row('ceiling: emulator KMS Sign via the SDK (16 loops)', rawSign, []),
       row('ceiling: signer on aws-kms via socket (8 loops)', signerAlone, [['KMS Sign', rawSign]]),
       row(`pay via HTTP, ${WALLETS} wallets, sign rate off (${CONCURRENCY} cl.)`, rateOff.result, [['KMS Sign', rawSign], ['signer', signerAlone]]),
