@@ -12,7 +12,8 @@
  *
  * Quotas and faults: Sign calls keep to TREASURY_KMS_SIGN_RATE_PER_SECOND (./kms-sign-rate.ts); every call
  * ends by TREASURY_KMS_DEADLINE_MS, throttling, 5xx and timeouts are retried with backoff and jitter within
- * it (./kms-call.ts), and an unreachable KMS answers `backend_unavailable` at once. CreateKey is not
+ * it (./kms-call.ts), and an unreachable KMS answers `backend_unavailable` at once (a refused connection
+ * at the first call; a KMS that only times out after three calls in a row, ./kms-breaker.ts). CreateKey is not
  * idempotent: it is sent again only after a clean refusal; after a 5xx or a timeout it fails, and the key
  * it may have made has no alias, so it is never used (docs/aws-kms.md: finding such keys by their tag).
  * A key created but not named (CreateAlias or GetPublicKey failed) is disabled and scheduled for deletion.
@@ -44,6 +45,7 @@ import { LRUCache } from 'lru-cache';
 import type { AwsKmsBackendConfig } from '../../config/signer-config.js';
 import { SignerFault } from '../../signer-error.js';
 import type { BackendHealth, CreatedWalletKey, KeyBackend } from '../key-backend.js';
+import { KmsBreaker } from './kms-breaker.js';
 import { DEFAULT_RETRY_POLICY, KmsCallFault, runKmsCall, type KmsCallObserver, type KmsRetryPolicy } from './kms-call.js';
 import { derSignatureToCompact } from './kms-der-signature.js';
 import { awsAccountOfArn, walletKeyPolicy } from './kms-key-policy.js';
@@ -71,6 +73,7 @@ export class AwsKmsBackend implements KeyBackend {
   private readonly client: KMSClient;
   private readonly rate: KmsSignRate;
   private readonly inFlight: KmsInFlight;
+  private readonly breaker = new KmsBreaker();
   private readonly policy: KmsRetryPolicy;
   /** Alias → uncompressed public key (public data). */
   private readonly publicKeys: LRUCache<string, Uint8Array>;
@@ -107,15 +110,32 @@ export class AwsKmsBackend implements KeyBackend {
     if (this.closed) throw new SignerFault('backend_unavailable', 'backend closed');
   }
 
-  private send<T>(op: string, idempotent: boolean, attempt: (signal: AbortSignal) => Promise<T>, deadline = Date.now() + this.config.deadlineMs): Promise<T> {
-    return runKmsCall(op, attempt, { idempotent, deadline, policy: this.policy, observer: this.observer, slot: (until, fn) => this.inFlight.run(until, fn) });
+  /** One KMS operation: refused at once while KMS is known not to answer (./kms-breaker.ts), else run within its deadline (./kms-call.ts). */
+  private async send<T>(op: string, idempotent: boolean, attempt: (signal: AbortSignal) => Promise<T>, deadline = Date.now() + this.config.deadlineMs, probe = false): Promise<T> {
+    if (!probe) {
+      try {
+        this.breaker.admit(op);
+      } catch (err) {
+        this.observer.kmsFailure?.(op, 'circuit_open');
+        throw err;
+      }
+    }
+    try {
+      const result = await runKmsCall(op, attempt, { idempotent, deadline, policy: this.policy, observer: this.observer, slot: (until, fn) => this.inFlight.run(until, fn) });
+      this.breaker.succeeded();
+      return result;
+    } catch (err) {
+      if (err instanceof KmsCallFault) this.breaker.failed(err.kms.reason);
+      throw err;
+    }
   }
 
   /** KMS answers and our credentials work: a one-key ListKeys (needs only kms:ListKeys), bounded by one attempt's timeout. */
   async health(): Promise<BackendHealth> {
     this.assertOpen();
     try {
-      await this.send('list_keys', true, (abortSignal) => this.client.send(new ListKeysCommand({ Limit: 1 }), { abortSignal }), Date.now() + this.config.attemptTimeoutMs);
+      // Always asks KMS, breaker or not: this is how /readyz sees KMS come back.
+      await this.send('list_keys', true, (abortSignal) => this.client.send(new ListKeysCommand({ Limit: 1 }), { abortSignal }), Date.now() + this.config.attemptTimeoutMs, true);
     } catch (err) {
       throw new SignerFault('backend_unavailable', err instanceof Error ? err.message : 'KMS health check failed');
     }

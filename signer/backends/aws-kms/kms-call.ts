@@ -31,7 +31,7 @@ export interface KmsCallObserver {
   kmsRequest?(op: string, seconds: number, outcome: 'ok' | KmsFailureReason): void;
   kmsThrottle?(op: string): void;
   kmsRetry?(op: string, reason: KmsFailureReason): void;
-  kmsFailure?(op: string, reason: KmsFailureReason | 'deadline' | 'maybe_executed'): void;
+  kmsFailure?(op: string, reason: KmsFailureReason | 'deadline' | 'maybe_executed' | 'circuit_open'): void;
 }
 
 /** A failed KMS call: the signer error code, plus the classified reason for callers that handle some themselves. */

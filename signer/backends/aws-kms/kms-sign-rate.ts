@@ -33,8 +33,12 @@ export class KmsSignRate {
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new SignerFault('backend_unavailable', 'KMS sign: the configured sign rate leaves no room before the deadline')), remaining);
     });
+    const granted = this.queue.removeTokens(1, undefined, Math.ceil(deadline / 1000));
+    // Whichever loses the race must not reject unobserved (the signer exits on an unhandled rejection).
+    granted.catch(() => undefined);
+    expired.catch(() => undefined);
     try {
-      await Promise.race([this.queue.removeTokens(1, undefined, Math.ceil(deadline / 1000)), expired]);
+      await Promise.race([granted, expired]);
     } catch (err) {
       if (err instanceof RateLimiterQueueError) throw new SignerFault('busy', 'KMS sign: too many signatures waiting for the sign rate');
       throw err;

@@ -18,6 +18,7 @@ import { classifyKmsError } from '../../../signer/backends/aws-kms/kms-error-cla
 import { awsAccountOfArn, walletKeyPolicy } from '../../../signer/backends/aws-kms/kms-key-policy.js';
 import { arnNamesKey, decodeAccountRef, decodeWalletRef, encodeAccountRef, encodeWalletRef, walletAlias } from '../../../signer/backends/aws-kms/kms-key-ref.js';
 import { spkiToUncompressedPoint } from '../../../signer/backends/aws-kms/kms-public-key.js';
+import { KmsBreaker } from '../../../signer/backends/aws-kms/kms-breaker.js';
 import { KmsSignRate } from '../../../signer/backends/aws-kms/kms-sign-rate.js';
 import { KmsTombstones } from '../../../signer/backends/aws-kms/kms-tombstones.js';
 import { finalizeSignature } from '../../../signer/ecdsa/finalize-signature.js';
@@ -255,5 +256,32 @@ describe('AWS KMS backend: sign rate and tombstones', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('AWS KMS backend: failing fast while KMS does not answer', () => {
+  it('opens after three calls in a row that got no answer, lets one probe through per cool-down, closes on a success; throttling and refusals do not count', () => {
+    let now = 0;
+    const breaker = new KmsBreaker(3, 1000, () => now);
+    for (const reason of ['throttled', 'not_found', 'access_denied', 'throttled'] as const) breaker.failed(reason);
+    breaker.admit('sign');
+    breaker.failed('timeout');
+    breaker.failed('unreachable');
+    breaker.admit('sign');
+    breaker.failed('server_error');
+    assert.ok(breaker.open);
+    assert.throws(() => breaker.admit('sign'), isFault('backend_unavailable'));
+    now = 1000;
+    breaker.admit('sign'); // the probe
+    assert.throws(() => breaker.admit('sign'), isFault('backend_unavailable'), 'one probe per cool-down');
+    breaker.failed('timeout');
+    now = 1500;
+    assert.throws(() => breaker.admit('sign'), isFault('backend_unavailable'));
+    now = 2100;
+    breaker.admit('sign');
+    breaker.succeeded();
+    assert.ok(!breaker.open);
+    breaker.admit('sign');
+    breaker.admit('sign');
   });
 });
