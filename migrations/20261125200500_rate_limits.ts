@@ -7,7 +7,7 @@
  * requests. fillfactor 70 leaves room for the in-place (HOT) updates of each window's count.
  *
  * Also indexes identity_nonces for the purge of used and expired sign-in nonces that runs with each issue
- * (src/api/identity/identity-service.ts), so it reads the dead rows only.
+ * (src/api/services/identity-service.ts), so it reads the dead rows only.
  */
 import type { Knex } from 'knex';
 

@@ -19,7 +19,7 @@ import { payRoutes } from './http/routes/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
 import { agentRoutes } from './http/routes/agent-routes.js';
 import { AgentService } from './services/agent-service.js';
-import { IdentityService } from './identity/identity-service.js';
+import { IdentityService } from './services/identity-service.js';
 import { PatService } from './services/pat-service.js';
 import { SellerLedgerService } from './services/seller-ledger-service.js';
 import { SellerService } from './services/seller-service.js';

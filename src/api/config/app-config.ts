@@ -4,7 +4,6 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import type { SessionLimits } from '../db/knex-client.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -94,6 +93,17 @@ const envSchema = z.object({
    */
   TREASURY_FAULT_INJECTION: z.enum(['kill_after_pay_commit', 'kill_after_pay_reserve', 'kill_after_pay_sign']).optional(),
 });
+
+/**
+ * Limits PostgreSQL enforces on every session of a pool, in ms (0: none), set when the session starts.
+ * A statement running longer, or waiting longer for a lock, is cancelled (its transaction rolls back, the
+ * session stays usable); a session left idle inside a transaction is ended (its locks released).
+ */
+export interface SessionLimits {
+  statementTimeoutMs: number;
+  lockTimeoutMs: number;
+  idleInTransactionTimeoutMs: number;
+}
 
 export type AppConfig = Readonly<{
   host: string;

@@ -8,6 +8,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { describeError } from '../log/describe-error.js';
 import { redactUrlsIn } from '../../shared/redact-url.js';
+import type { SessionLimits } from '../config/app-config.js';
 
 // bigint columns (int8) come back as strings by default; money code wants exact integers as strings.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v);
@@ -27,17 +28,6 @@ export interface KnexLog {
  * message), text by its first line (its acquire errors carry a stack) with any URL cut to scheme and host.
  */
 const detailOf = (message: unknown) => (message instanceof Error ? describeError(message) : redactUrlsIn(String(message).split('\n')[0]!.slice(0, 500)));
-
-/**
- * Limits PostgreSQL enforces on every session of a pool, in ms (0: none), set when the session starts.
- * A statement running longer, or waiting longer for a lock, is cancelled (its transaction rolls back, the
- * session stays usable); a session left idle inside a transaction is ended (its locks released).
- */
-export interface SessionLimits {
-  statementTimeoutMs: number;
-  lockTimeoutMs: number;
-  idleInTransactionTimeoutMs: number;
-}
 
 /**
  * `applicationName` is what pg_stat_activity shows for the connections (the API's are 'treasury-api');

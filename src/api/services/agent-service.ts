@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
-import type { IdentityService } from '../identity/identity-service.js';
+import type { IdentityService } from './identity-service.js';
 import type { WalletService, WalletView } from './wallet-service.js';
 
 /** The id shape of agents, which the agent list's page cursors name. */

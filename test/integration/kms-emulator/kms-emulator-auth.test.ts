@@ -123,6 +123,25 @@ describe('KMS emulator: SigV4 at the door', function () {
     }
   });
 
+  it('session credentials: the signed x-amz-security-token must match; without it the key is unrecognized', async () => {
+    const session = { accessKeyId: 'ASIAKMSEMULATORTEST', secretAccessKey: 'session-secret', sessionToken: 'session-token-for-tests' };
+    const withSession = await startQuietKmsEmulator({ credentials: [session] });
+    try {
+      const good = kmsClient(withSession);
+      assert.deepEqual((await good.send(new ListKeysCommand({}))).Keys, []);
+      good.destroy();
+      const { sessionToken: _dropped, ...noToken } = session;
+      const missing = kmsClient(withSession, { credentials: noToken });
+      assert.equal((await kmsFailure(missing.send(new ListKeysCommand({})))).name, 'UnrecognizedClientException');
+      missing.destroy();
+      const other = kmsClient(withSession, { credentials: { ...session, sessionToken: 'another' } });
+      assert.equal((await kmsFailure(other.send(new ListKeysCommand({})))).name, 'UnrecognizedClientException');
+      other.destroy();
+    } finally {
+      await withSession.close();
+    }
+  });
+
   it("credentials: 'any-signed' accepts any well-formed signature but still refuses an unsigned request", async () => {
     const lax = await startQuietKmsEmulator({ credentials: 'any-signed' });
     try {

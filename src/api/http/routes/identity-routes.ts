@@ -11,7 +11,7 @@ import type { Context } from 'koa';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
-import type { IdentityService } from '../../identity/identity-service.js';
+import type { IdentityService } from '../../services/identity-service.js';
 import type { PatService } from '../../services/pat-service.js';
 import { createPatBodySchema, initBodySchema, patchPatBodySchema, patIdSchema } from '../schemas/identity-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';

@@ -12,8 +12,8 @@ import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/to
 import type { Principal } from '../auth/authenticator.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { AccountService } from '../services/account-service.js';
-import { verifySiwe, verifySiws } from './sign-in-message.js';
+import type { AccountService } from './account-service.js';
+import { verifySiwe, verifySiws } from '../identity/sign-in-message.js';
 
 const NONCE_TTL_SECONDS = 600;
 /** Dead nonces purged per issue: more than one, so a backlog (say, after the purge was added) drains. */
