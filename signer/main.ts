@@ -1,6 +1,7 @@
 /**
  * treasury-signer entry point: config (once, frozen) → key backend (the PKCS#11 backend refuses to start
- * without a sound root KEK) → unix-socket server → optional loopback /metrics → one `signer ready` log line.
+ * without a sound root KEK; the AWS KMS backend starts without calling KMS, and answers
+ * `backend_unavailable` while KMS cannot be reached) → unix-socket server → optional loopback /metrics → one `signer ready` log line.
  * With TREASURY_SIGNER_LIMITS_STATE_FILE, the per-wallet windows are read back before serving and saved
  * while running. SIGTERM/SIGINT close, in order and each bounded (base/closeables.ts,
  * base/shutdown-signals.ts): the metrics listener; the socket (stop accepting, finish accepted requests,
@@ -62,6 +63,10 @@ async function main(): Promise<void> {
     cacheMiss: () => metrics.cacheMisses.inc(),
     hsmOperation: (op, seconds) => metrics.hsm.observe({ op }, seconds),
     signed: (thread) => metrics.signatures.inc({ thread }),
+    kmsRequest: (op, seconds, outcome) => metrics.kmsDuration.observe({ op, outcome }, seconds),
+    kmsThrottle: (op) => metrics.kmsThrottles.inc({ op }),
+    kmsRetry: (op, reason) => metrics.kmsRetries.inc({ op, reason }),
+    kmsFailure: (op, reason) => metrics.kmsFailures.inc({ op, reason }),
   });
   const wallets = new WalletLimiter(config.walletLimits);
   try {
@@ -79,7 +84,8 @@ async function main(): Promise<void> {
     service,
     log,
     metrics,
-    maxInFlight: config.backend.sessions * 4,
+    // PKCS#11: both cores busy from ≈4 signatures per session; KMS: network-bound, many may wait at once.
+    maxInFlight: config.backend.kind === 'pkcs11' ? config.backend.sessions * 4 : config.backend.maxInFlight,
     maxQueue: config.maxQueue,
     idleTimeoutMs: config.idleTimeoutMs,
   });
@@ -121,8 +127,15 @@ async function main(): Promise<void> {
     {
       socket: config.socketPath,
       backend: config.backend.kind,
-      token: config.backend.tokenLabel,
-      sessions: config.backend.sessions,
+      ...(config.backend.kind === 'pkcs11'
+        ? { token: config.backend.tokenLabel, sessions: config.backend.sessions }
+        : {
+            kms_region: config.backend.region,
+            kms_endpoint: config.backend.endpoint ?? null,
+            kms_sign_rate_per_second: config.backend.signRatePerSecond,
+            kms_deadline_ms: config.backend.deadlineMs,
+            kms_tombstone_file: config.backend.tombstoneFile ?? null,
+          }),
       key_cache: config.backend.cacheSize,
       recovery: RECOVERY_IMPLEMENTATION,
       allowed_tokens: config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),

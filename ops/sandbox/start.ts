@@ -6,7 +6,13 @@
  * packages; TREASURY_SANDBOX_CHAIN=0 skips it) → treasury-signer → treasury-api → a demo Koa seller with
  * one paid route behind our x402 middleware. Writes
  * ./.treasury/sandbox.json (mode 0600) once ready and stops everything on Ctrl-C / SIGTERM.
- * Ports: TREASURY_SANDBOX_{RPC,FAUCET,FACILITATOR,SELLER}_PORT (8545, 8547, 4022, 8403; 0 = any free port).
+ * Ports: TREASURY_SANDBOX_{RPC,FAUCET,FACILITATOR,SELLER,KMS}_PORT (8545, 8547, 4022, 8403, 4599; 0 = any free port).
+ *
+ * TREASURY_SANDBOX_KEY_BACKEND=aws-kms runs the signer on the AWS KMS key backend against the KMS emulator
+ * (ops/kms-emulator/, a TEST DOUBLE started in this process, instead of SoftHSM): the signer reaches it
+ * through TREASURY_KMS_ENDPOINT with the emulator's public test credentials in AWS_* variables (the SDK's
+ * default chain, as in production; the user's own AWS profile and endpoint variables are kept from it).
+ * The emulator keeps keys in its memory only, so wallets made in one run cannot sign after a restart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -16,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { createKnex, migrateLatest } from '../../src/api/db/knex-client.js';
 import { initSoftHsmToken } from '../softhsm/init-token.js';
+import { startKmsEmulator, type KmsEmulator } from '../kms-emulator/kms-emulator.js';
 import { startLocalChain, type LocalChain } from './chain/local-chain.js';
 import { anvilDevAccount } from './chain/anvil-dev-accounts.js';
 import { startDemoSeller, type DemoSeller } from './demo-seller.js';
@@ -34,10 +41,32 @@ function sandboxPort(name: string, fallback: number): number | undefined {
   return port === 0 ? undefined : port;
 }
 
+/** The signer's key backend: SoftHSM (default) or AWS KMS on the emulator. */
+function sandboxKeyBackend(): 'pkcs11' | 'aws-kms' {
+  const raw = process.env.TREASURY_SANDBOX_KEY_BACKEND ?? 'pkcs11';
+  if (raw !== 'pkcs11' && raw !== 'aws-kms') throw new Error('TREASURY_SANDBOX_KEY_BACKEND must be pkcs11 or aws-kms');
+  return raw;
+}
+
+/** AWS variables of the user's own environment that would steer the signer's SDK away from the emulator. */
+const AWS_VARIABLES_KEPT_FROM_THE_SIGNER = [
+  'AWS_PROFILE',
+  'AWS_DEFAULT_PROFILE',
+  'AWS_SESSION_TOKEN',
+  'AWS_ENDPOINT_URL',
+  'AWS_ENDPOINT_URL_KMS',
+  'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS',
+  'AWS_ROLE_ARN',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+];
+
 const children: ChildProcess[] = [];
 const childNames = new WeakMap<ChildProcess, string>();
 let localChain: LocalChain | undefined;
 let demoSeller: DemoSeller | undefined;
+let kmsEmulator: KmsEmulator | undefined;
 let stopDatabase: () => Promise<void> = async () => undefined;
 let stopping = false;
 
@@ -129,6 +158,10 @@ async function shutdown(code: number): Promise<void> {
     });
     say(killed ? `• ${name} did not stop within 10 s; killed (${took()})` : `• ${name} stopped (${took()})`);
   }
+  if (kmsEmulator) {
+    await bounded(kmsEmulator.close(), 'the KMS emulator');
+    say(`• KMS emulator stopped (${took()})`);
+  }
   if (localChain) {
     await bounded(localChain.stop(), 'the local chain');
     say(`• local chain stopped (${took()})`);
@@ -170,8 +203,38 @@ async function main(): Promise<void> {
     await knex.destroy();
   }
 
-  say('• SoftHSM token and root KEK');
-  const hsm = await initSoftHsmToken({ dir: path.join(dataDir, 'softhsm') });
+  const keyBackend = sandboxKeyBackend();
+  let signerBackendEnv: NodeJS.ProcessEnv;
+  if (keyBackend === 'aws-kms') {
+    const kmsPort = sandboxPort('TREASURY_SANDBOX_KMS_PORT', 4599);
+    say('• starting the KMS emulator (a TEST DOUBLE: it keeps the wallet keys in its own memory, lost when the sandbox stops)');
+    const pino = (await import('pino')).default;
+    const kmsLog = pino({ level: 'info', name: 'kms-emulator' }, pino.destination({ dest: path.join(dataDir, 'kms-emulator.log'), append: true, mkdir: true, sync: false }));
+    kmsEmulator = await startKmsEmulator({ logger: kmsLog, ...(kmsPort === undefined ? {} : { port: kmsPort }) });
+    const client = kmsEmulator.clientEnv();
+    signerBackendEnv = {
+      TREASURY_KEY_BACKEND: 'aws-kms',
+      TREASURY_KMS_REGION: kmsEmulator.region,
+      TREASURY_KMS_ENDPOINT: kmsEmulator.url,
+      TREASURY_KMS_TOMBSTONE_FILE: path.join(dataDir, 'kms-tombstones.json'),
+      ...Object.fromEntries(AWS_VARIABLES_KEPT_FROM_THE_SIGNER.map((name) => [name, undefined])),
+      AWS_REGION: client.AWS_REGION,
+      AWS_ACCESS_KEY_ID: client.AWS_ACCESS_KEY_ID,
+      AWS_SECRET_ACCESS_KEY: client.AWS_SECRET_ACCESS_KEY,
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
+  } else {
+    say('• SoftHSM token and root KEK');
+    const hsm = await initSoftHsmToken({ dir: path.join(dataDir, 'softhsm') });
+    signerBackendEnv = {
+      TREASURY_KEY_BACKEND: 'pkcs11',
+      TREASURY_PKCS11_MODULE: hsm.modulePath,
+      TREASURY_PKCS11_TOKEN_LABEL: hsm.tokenLabel,
+      TREASURY_PKCS11_KEK_LABEL: hsm.kekLabel,
+      TREASURY_PKCS11_PIN_FILE: hsm.pinFile,
+      SOFTHSM2_CONF: hsm.softhsm2Conf,
+    };
+  }
 
   if (process.env.TREASURY_SANDBOX_CHAIN !== '0') {
     say('• starting the local chain (anvil, test USDC, faucet, x402 facilitator)');
@@ -197,12 +260,8 @@ async function main(): Promise<void> {
     'signer/main.ts',
     {
       TREASURY_SIGNER_SOCKET: signerSocket,
-      TREASURY_SIGNER_BACKEND: 'pkcs11',
-      TREASURY_PKCS11_MODULE: hsm.modulePath,
-      TREASURY_PKCS11_TOKEN_LABEL: hsm.tokenLabel,
-      TREASURY_PKCS11_KEK_LABEL: hsm.kekLabel,
-      TREASURY_PKCS11_PIN_FILE: hsm.pinFile,
-      SOFTHSM2_CONF: hsm.softhsm2Conf,
+      TREASURY_SIGNER_BACKEND: undefined,
+      ...signerBackendEnv,
     },
     (msg) => msg === 'signer ready',
   );
@@ -252,6 +311,8 @@ async function main(): Promise<void> {
         admin_token: adminToken,
         signer_socket: signerSocket,
         database: process.env.DATABASE_URL ? 'external' : 'embedded',
+        key_backend: keyBackend,
+        ...(kmsEmulator ? { kms_endpoint: kmsEmulator.url, kms_emulator: 'test-double', kms_region: kmsEmulator.region } : {}),
         metrics_url: `${apiUrl}/metrics`,
         ...(localChain
           ? { rpc_url: localChain.rpcUrl, chain_id: localChain.chainId, network: localChain.network, usdc: localChain.usdc, facilitator_url: localChain.facilitatorUrl, facilitator_address: localChain.facilitatorAddress, faucet_url: localChain.faucetUrl, permit2: localChain.permit2, upto_proxy: localChain.uptoProxy }
@@ -272,6 +333,11 @@ async function main(): Promise<void> {
   say(`Treasury is running at ${apiUrl}`);
   say(`  operator token : ${adminToken}`);
   say(`  metrics        : ${apiUrl}/metrics   readiness: ${apiUrl}/readyz`);
+  say(
+    kmsEmulator
+      ? `  key backend    : aws-kms on the KMS emulator at ${kmsEmulator.url} (TEST DOUBLE: keys in its memory; faults: ${kmsEmulator.url}/__emulator/faults)`
+      : '  key backend    : pkcs11 (SoftHSM)',
+  );
   if (localChain) {
     say(`  chain          : ${localChain.rpcUrl} (chain id ${localChain.chainId}, test USDC ${localChain.usdc})`);
     say(`  facilitator    : ${localChain.facilitatorUrl}`);

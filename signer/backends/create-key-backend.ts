@@ -6,18 +6,22 @@
  * Known limits: opening a PKCS#11 backend initialises the module for the whole process; open one per process.
  */
 import type { BackendConfig } from '../config/signer-config.js';
+import { AwsKmsBackend, type KmsBackendObserver } from './aws-kms/aws-kms-backend.js';
 import type { KeyBackend } from './key-backend.js';
-import { Pkcs11Backend, type BackendObserver } from './pkcs11/pkcs11-backend.js';
+import { Pkcs11Backend, type BackendObserver as Pkcs11Observer } from './pkcs11/pkcs11-backend.js';
 
-export type { BackendObserver };
+/** What the metrics want to hear from either backend. */
+export type BackendObserver = Pkcs11Observer & KmsBackendObserver;
 
 export function createKeyBackend(config: BackendConfig, observer: BackendObserver = {}): KeyBackend {
   switch (config.kind) {
     case 'pkcs11':
       return Pkcs11Backend.open(config, observer);
+    case 'aws-kms':
+      return AwsKmsBackend.open(config, observer);
     default: {
-      const unknown: never = config.kind;
-      throw new Error(`unsupported signer backend ${String(unknown)}`);
+      const unknown: never = config;
+      throw new Error(`unsupported signer backend ${String((unknown as { kind?: unknown }).kind)}`);
     }
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The contract every key backend fulfils: PKCS#11 today (./pkcs11/pkcs11-backend.ts); an AWS KMS backend
- * with one asymmetric ECC_SECG_P256K1 key per wallet and Sign(MessageType DIGEST) fits it unchanged (its
- * account key ref can be a tag or alias, its wallet key ref the key id; it parses KMS's DER into r‖s).
+ * The contract every key backend fulfils: PKCS#11 (./pkcs11/pkcs11-backend.ts) and AWS KMS
+ * (./aws-kms/aws-kms-backend.ts: one ECC_SECG_P256K1 KMS key per wallet, Sign with MessageType DIGEST,
+ * KMS's DER parsed into r‖s). Both pass one contract suite (test/integration/signer/key-backend-contract.ts).
  *
  * Protects against: callers depending on a backend's internals — key references are opaque strings
  * matching the protocol's keyRefSchema, and no method returns private key bytes.
@@ -32,7 +32,7 @@ export interface SignDigestOptions {
 
 export interface KeyBackend {
   readonly kind: BackendKind;
-  /** Resolves when the backend can sign; rejects with a SignerFault (`hsm_unavailable`) otherwise. */
+  /** Resolves when the backend can sign; rejects with a SignerFault (`hsm_unavailable` for PKCS#11, `backend_unavailable` for KMS) otherwise. */
   health(): Promise<BackendHealth>;
   /** A new account key; returns its opaque reference. */
   createAccountKey(): Promise<string>;

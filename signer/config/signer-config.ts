@@ -6,11 +6,15 @@
  * variable; a PIN file that other users can read is refused. The signer's amount and rate limits are read here and nowhere else: only the signer's own
  * environment sets them, never a request. The PIN is read here and handed to the backend only: it is a non-enumerable property, so
  * logging or serialising the config cannot print it, and it never appears in an error message.
- * Known limits: SOFTHSM2_CONF is read by the SoftHSM library itself from the environment, not here.
+ * With TREASURY_KEY_BACKEND=aws-kms no PIN is read and no AWS credential either: the SDK's default
+ * provider chain finds them (a TREASURY_KMS_*_KEY variable is refused, so none creeps into Treasury's files).
+ * Known limits: SOFTHSM2_CONF is read by the SoftHSM library itself from the environment, not here; AWS_*
+ * variables are read by the AWS SDK.
  */
 import fs from 'node:fs';
 import { z } from 'zod';
 import type { WalletLimit } from '../limits/wallet-limiter.js';
+import { ALIAS_PREFIX_PATTERN } from '../backends/aws-kms/kms-key-ref.js';
 
 const DEFAULT_ALLOWED_TOKENS = '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
@@ -18,6 +22,14 @@ const DEFAULT_ALLOWED_TOKENS = '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,
 const DEFAULT_PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 /** The x402 `upto` Permit2 proxy (x402UptoPermit2Proxy), the only spender the default configuration allows. */
 const DEFAULT_PERMIT2_SPENDERS = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
+/**
+ * The KMS sign rate this signer keeps to by default: 300/s, the ECC Sign/Verify quota AWS documented
+ * for years and still uses in its examples (the current quota page says 1,000/s, shared by every caller
+ * in the account and Region; docs/aws-kms.md). Raise it to your share of the quota in Service Quotas.
+ */
+const DEFAULT_KMS_SIGN_RATE = 300;
+/** Credentials come from the AWS SDK's default provider chain only; these names are refused if set. */
+const REFUSED_CREDENTIAL_VARIABLES = ['TREASURY_KMS_ACCESS_KEY_ID', 'TREASURY_KMS_SECRET_ACCESS_KEY', 'TREASURY_KMS_SESSION_TOKEN', 'TREASURY_AWS_ACCESS_KEY_ID', 'TREASURY_AWS_SECRET_ACCESS_KEY'];
 const addressListSchema = z
   .string()
   .regex(/^\s*0x[0-9a-fA-F]{40}\s*(,\s*0x[0-9a-fA-F]{40}\s*)*$/, 'expected a comma-separated list of 0x addresses');
@@ -51,7 +63,25 @@ const envSchema = z.object({
   TREASURY_SIGNER_SOCKET: z.string().min(1).max(107, 'unix socket paths are limited to 107 bytes'),
   /** 0600: only the signer's user may connect; 0660: also its group (the API's user, when it runs as another user). */
   TREASURY_SIGNER_SOCKET_MODE: z.enum(['0600', '0660']).default('0600'),
-  TREASURY_SIGNER_BACKEND: z.enum(['pkcs11']).default('pkcs11'),
+  /** The key backend; TREASURY_SIGNER_BACKEND is its older name, still read. */
+  TREASURY_KEY_BACKEND: z.enum(['pkcs11', 'aws-kms']).optional(),
+  TREASURY_SIGNER_BACKEND: z.enum(['pkcs11', 'aws-kms']).optional(),
+  TREASURY_KMS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$/, 'expected an AWS Region such as eu-west-1').optional(),
+  /** Endpoint override (a VPC endpoint, or the emulator in tests and the sandbox); unset: the Region's public endpoint. */
+  TREASURY_KMS_ENDPOINT: z.url({ protocol: /^https?$/ }).max(2048).optional(),
+  /** Sign calls per second this signer allows itself (0: no limit): its share of the account's ECC Sign quota. */
+  TREASURY_KMS_SIGN_RATE_PER_SECOND: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_KMS_SIGN_RATE),
+  /** Each KMS operation, retries and the wait for the sign rate included, ends by this many ms. */
+  TREASURY_KMS_DEADLINE_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  TREASURY_KMS_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
+  /** KMS's pending window before a destroyed key is deleted: 7 (the KMS minimum, default) to 30 days. */
+  TREASURY_KMS_DELETION_WINDOW_DAYS: z.coerce.number().int().min(7).max(30).default(7),
+  TREASURY_KMS_ALIAS_PREFIX: z.string().regex(ALIAS_PREFIX_PATTERN, 'expected letters, digits, _ or - (segments joined by /, not starting with aws)').default('treasury'),
+  TREASURY_KMS_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(4096).default(64),
+  TREASURY_KMS_TOMBSTONE_FILE: z.string().min(1).max(4096).optional(),
+  /** When set, each wallet key gets the per-account key policy of ../backends/aws-kms/kms-key-policy.ts naming this principal. */
+  TREASURY_KMS_SIGNER_PRINCIPAL_ARN: z.string().regex(/^arn:aws[a-z-]*:(iam|sts)::[0-9]{12}:[A-Za-z0-9+=,.@_/-]{1,512}$/, 'expected an IAM principal ARN').optional(),
+  TREASURY_KMS_ADMIN_PRINCIPAL_ARN: z.string().regex(/^arn:aws[a-z-]*:(iam|sts)::[0-9]{12}:[A-Za-z0-9+=,.@_/-]{1,512}$/, 'expected an IAM principal ARN').optional(),
   TREASURY_PKCS11_MODULE: z.string().min(1).default('/usr/lib/softhsm/libsofthsm2.so'),
   TREASURY_PKCS11_TOKEN_LABEL: z.string().min(1).max(32).default('treasury'),
   TREASURY_PKCS11_PIN: z.string().min(4).max(256).optional(),
@@ -105,8 +135,28 @@ export interface Pkcs11BackendConfig {
   cacheTtlMs: number;
 }
 
-/** Tagged union of backend configurations; an `aws-kms` member joins it when that backend is built. */
-export type BackendConfig = Pkcs11BackendConfig;
+export interface AwsKmsBackendConfig {
+  kind: 'aws-kms';
+  region: string;
+  /** Endpoint override; undefined: the Region's endpoint (or AWS_ENDPOINT_URL_KMS, read by the SDK). */
+  endpoint: string | undefined;
+  /** Sign calls per second (0: unlimited), enforced before the SDK (../backends/aws-kms/kms-sign-rate.ts). */
+  signRatePerSecond: number;
+  deadlineMs: number;
+  attemptTimeoutMs: number;
+  deletionWindowDays: number;
+  aliasPrefix: string;
+  /** Requests the server runs at once (KMS calls are network-bound: many may wait together). */
+  maxInFlight: number;
+  tombstoneFile: string | undefined;
+  signerPrincipalArn: string | undefined;
+  adminPrincipalArn: string | undefined;
+  /** Public keys remembered per wallet key (public data). */
+  cacheSize: number;
+}
+
+/** Tagged union of backend configurations (TREASURY_KEY_BACKEND). */
+export type BackendConfig = Pkcs11BackendConfig | AwsKmsBackendConfig;
 
 export interface SignerInvariants {
   allowedTokens: readonly AllowedToken[];
@@ -208,22 +258,11 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     throw new SignerConfigError(`invalid signer configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
   const e = parsed.data;
-  const backend = {
-    kind: 'pkcs11' as const,
-    modulePath: e.TREASURY_PKCS11_MODULE,
-    tokenLabel: e.TREASURY_PKCS11_TOKEN_LABEL,
-    kekLabel: e.TREASURY_PKCS11_KEK_LABEL,
-    sessions: e.TREASURY_PKCS11_SESSIONS,
-    signInline: e.TREASURY_PKCS11_SIGN_INLINE,
-    cacheSize: e.TREASURY_SIGNER_KEY_CACHE_SIZE,
-    cacheTtlMs: e.TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS * 1000,
-  } as Pkcs11BackendConfig;
-  Object.defineProperty(backend, 'pin', { value: readPin(e), enumerable: false });
   const limits = parseLimits(e);
   return Object.freeze({
     socketPath: e.TREASURY_SIGNER_SOCKET,
     socketMode: e.TREASURY_SIGNER_SOCKET_MODE === '0660' ? (0o660 as const) : (0o600 as const),
-    backend: Object.freeze(backend),
+    backend: Object.freeze(parseBackend(e, env)),
     invariants: Object.freeze({
       allowedTokens: Object.freeze(parseAllowedTokens(e.TREASURY_SIGNER_ALLOWED_TOKENS)),
       maxValue: limits.maxPerSignature,
@@ -239,4 +278,47 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     logLevel: e.TREASURY_SIGNER_LOG_LEVEL,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
   });
+}
+
+/** The backend's own settings: a PKCS#11 PIN is read only for pkcs11; KMS credentials are never read here. */
+function parseBackend(e: z.infer<typeof envSchema>, env: NodeJS.ProcessEnv): BackendConfig {
+  if (e.TREASURY_KEY_BACKEND !== undefined && e.TREASURY_SIGNER_BACKEND !== undefined && e.TREASURY_KEY_BACKEND !== e.TREASURY_SIGNER_BACKEND) {
+    throw new SignerConfigError('invalid signer configuration: TREASURY_KEY_BACKEND and its older name TREASURY_SIGNER_BACKEND disagree; set one');
+  }
+  const kind = e.TREASURY_KEY_BACKEND ?? e.TREASURY_SIGNER_BACKEND ?? 'pkcs11';
+  const credentialVariable = REFUSED_CREDENTIAL_VARIABLES.find((name) => env[name] !== undefined);
+  if (credentialVariable) {
+    throw new SignerConfigError(`invalid signer configuration: ${credentialVariable} is not read; AWS credentials come only from the SDK's default provider chain (environment AWS_*, shared config, web identity, instance role)`);
+  }
+  if (kind === 'aws-kms') {
+    if (e.TREASURY_KMS_REGION === undefined) throw new SignerConfigError('invalid signer configuration: TREASURY_KMS_REGION is required with TREASURY_KEY_BACKEND=aws-kms');
+    if (e.TREASURY_KMS_ATTEMPT_TIMEOUT_MS > e.TREASURY_KMS_DEADLINE_MS) throw new SignerConfigError('invalid signer configuration: TREASURY_KMS_ATTEMPT_TIMEOUT_MS exceeds TREASURY_KMS_DEADLINE_MS');
+    return {
+      kind: 'aws-kms',
+      region: e.TREASURY_KMS_REGION,
+      endpoint: e.TREASURY_KMS_ENDPOINT,
+      signRatePerSecond: e.TREASURY_KMS_SIGN_RATE_PER_SECOND,
+      deadlineMs: e.TREASURY_KMS_DEADLINE_MS,
+      attemptTimeoutMs: e.TREASURY_KMS_ATTEMPT_TIMEOUT_MS,
+      deletionWindowDays: e.TREASURY_KMS_DELETION_WINDOW_DAYS,
+      aliasPrefix: e.TREASURY_KMS_ALIAS_PREFIX,
+      maxInFlight: e.TREASURY_KMS_MAX_IN_FLIGHT,
+      tombstoneFile: e.TREASURY_KMS_TOMBSTONE_FILE,
+      signerPrincipalArn: e.TREASURY_KMS_SIGNER_PRINCIPAL_ARN,
+      adminPrincipalArn: e.TREASURY_KMS_ADMIN_PRINCIPAL_ARN,
+      cacheSize: e.TREASURY_SIGNER_KEY_CACHE_SIZE,
+    };
+  }
+  const backend = {
+    kind: 'pkcs11' as const,
+    modulePath: e.TREASURY_PKCS11_MODULE,
+    tokenLabel: e.TREASURY_PKCS11_TOKEN_LABEL,
+    kekLabel: e.TREASURY_PKCS11_KEK_LABEL,
+    sessions: e.TREASURY_PKCS11_SESSIONS,
+    signInline: e.TREASURY_PKCS11_SIGN_INLINE,
+    cacheSize: e.TREASURY_SIGNER_KEY_CACHE_SIZE,
+    cacheTtlMs: e.TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS * 1000,
+  } as Pkcs11BackendConfig;
+  Object.defineProperty(backend, 'pin', { value: readPin(e), enumerable: false });
+  return backend;
 }

@@ -3,7 +3,8 @@
  * `/metrics` on 127.0.0.1 only when TREASURY_SIGNER_METRICS_PORT is set.
  *
  * Protects against: flying blind — refused requests are counted by outcome (the error code), HSM time
- * by operation, cache efficiency by hits/misses, refusals by the signer's own limits by limit name. Labels are fixed enums: no key refs, addresses or ids.
+ * by operation, cache efficiency by hits/misses, refusals by the signer's own limits by limit name, and
+ * for AWS KMS every request's duration, every throttle, retry and final failure (`treasury_signer_kms_*`). Labels are fixed enums: no key refs, addresses or ids.
  * Known limits: loopback only, no authentication; anything else on the host can read the counters.
  */
 import http from 'node:http';
@@ -33,6 +34,26 @@ export function createSignerMetrics() {
       name: 'treasury_signer_limit_refusals_total',
       help: 'Signatures refused by the signer\'s own limits, by limit: per_signature (TREASURY_SIGNER_MAX_PER_SIGNATURE) or a rolling per-wallet ceiling (wallet_amount_hour, wallet_amount_day, wallet_signatures_minute, wallet_signatures_hour).',
       labelNames: ['limit'] as const,
+      registers: [registry],
+    }),
+    kmsDuration: new Histogram({
+      name: 'treasury_signer_kms_request_duration_seconds',
+      help: 'AWS KMS requests (each attempt) by operation and outcome (ok, or the failure reason: throttled, server_error, timeout, unreachable, not_found, …).',
+      labelNames: ['op', 'outcome'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    kmsThrottles: new Counter({ name: 'treasury_signer_kms_throttles_total', help: 'AWS KMS requests answered with throttling, by operation.', labelNames: ['op'] as const, registers: [registry] }),
+    kmsRetries: new Counter({
+      name: 'treasury_signer_kms_retries_total',
+      help: 'AWS KMS requests sent again after a retryable failure, by operation and reason (throttled, server_error, timeout, connection_lost).',
+      labelNames: ['op', 'reason'] as const,
+      registers: [registry],
+    }),
+    kmsFailures: new Counter({
+      name: 'treasury_signer_kms_failures_total',
+      help: 'AWS KMS operations that failed for good (after any retries), by operation and reason (deadline, maybe_executed, unreachable, access_denied, not_found, …).',
+      labelNames: ['op', 'reason'] as const,
       registers: [registry],
     }),
     cacheHits: new Counter({ name: 'treasury_signer_key_cache_hits_total', help: 'Unwrapped-key handle cache hits.', registers: [registry] }),

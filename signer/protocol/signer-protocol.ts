@@ -179,6 +179,8 @@ export const SIGNER_ERROR_CODES = [
   'key_destroyed',
   'address_mismatch',
   'hsm_unavailable',
+  /** The key backend (AWS KMS) cannot be reached, is throttling past the deadline, or stalled: retry shortly. */
+  'backend_unavailable',
   'hsm_error',
   'limit_exceeded',
   'busy',

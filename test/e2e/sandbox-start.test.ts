@@ -26,6 +26,8 @@ describe('npm start (sandbox on embedded defaults)', function () {
       assert.equal(fs.statSync(sandboxFile).mode & 0o777, 0o600);
       const sandbox = running.info;
       assert.equal(sandbox.chain_id, 84532);
+      assert.equal(sandbox.key_backend, 'pkcs11', 'SoftHSM unless TREASURY_SANDBOX_KEY_BACKEND says otherwise');
+      assert.equal(sandbox.kms_endpoint, undefined);
       assert.equal(sandbox.usdc, '0x036CbD53842c5426634e7929541eC2318f3dCF7e');
       const supported = (await (await fetch(`${sandbox.facilitator_url}/supported`)).json()) as { kinds: Array<{ scheme: string; network: string }> };
       assert.ok(supported.kinds.some((k) => k.scheme === 'exact' && k.network === 'eip155:84532'), JSON.stringify(supported));

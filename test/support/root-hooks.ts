@@ -1,12 +1,15 @@
 /**
- * Mocha root hooks: stop the shared embedded PostgreSQL once every suite is done, and say how long the test
- * databases took to make (the template's migrations once, then one clone per suite; ./test-database.ts).
+ * Mocha root hooks: stop the shared embedded PostgreSQL (and the shared KMS emulator, if any) once every suite
+ * is done, and say how long the test databases took to make (the template's migrations once, then one clone
+ * per suite; ./test-database.ts).
  */
+import { stopSharedKmsEmulator } from './kms-test-backend.js';
 import { databaseTimings, stopTestPostgres } from './test-database.js';
 
 export const mochaHooks = {
   async afterAll(this: unknown) {
     await stopTestPostgres();
+    await stopSharedKmsEmulator();
     const t = databaseTimings;
     if (t.templateMs === undefined && t.empty === 0) return;
     const ms = Math.round(t.templateMs ?? 0);

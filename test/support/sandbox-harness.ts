@@ -24,6 +24,12 @@ export interface SandboxInfo {
   faucet_url: string;
   demo_seller_url: string;
   demo_seller_id: string;
+  /** The signer's key backend (TREASURY_SANDBOX_KEY_BACKEND). */
+  key_backend: 'pkcs11' | 'aws-kms';
+  /** With aws-kms: the KMS emulator's URL (a test double), and its region. */
+  kms_endpoint?: string;
+  kms_emulator?: 'test-double';
+  kms_region?: string;
 }
 
 export interface RunningSandbox {

@@ -1,6 +1,8 @@
 /**
  * Starts a real treasury-signer child process (`node --import tsx signer/main.ts`) on a throwaway SoftHSM
- * token with its own SOFTHSM2_CONF, for integration tests, the API tests and benchmarks. Waits for the
+ * token with its own SOFTHSM2_CONF, for integration tests, the API tests and benchmarks; with
+ * TREASURY_TEST_KEY_BACKEND=aws-kms, on the AWS KMS key backend against the test process's shared KMS
+ * emulator instead (./kms-test-backend.ts; `token` is then undefined). Waits for the
  * `signer ready` log line (30 s by default; stderr is surfaced on failure and the child is killed);
  * stop() sends SIGTERM and waits for the exit.
  */
@@ -12,6 +14,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { SignerClient } from '../../signer/protocol/signer-client.js';
 import { initSoftHsmToken, type SoftHsmToken } from '../../ops/softhsm/init-token.js';
+import { AWS_VARIABLES_KEPT_FROM_TEST_SIGNERS, kmsTestSignerEnv, testKeyBackend, type TestKeyBackend } from './kms-test-backend.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -41,10 +44,13 @@ export interface StartTestSignerOptions {
 export interface TestSigner {
   socketPath: string;
   client: SignerClient;
-  /** The signer-specific environment it was started with (SOFTHSM2_CONF, TREASURY_*). */
+  /** The signer-specific environment it was started with (SOFTHSM2_CONF, TREASURY_*, AWS_* on aws-kms). */
   env: Record<string, string>;
   dir: string;
-  token: SoftHsmToken;
+  /** pkcs11 (SoftHSM) or aws-kms (the KMS emulator), from TREASURY_TEST_KEY_BACKEND. */
+  keyBackend: TestKeyBackend;
+  /** The SoftHSM token; undefined on aws-kms. */
+  token: SoftHsmToken | undefined;
   child: ChildProcess;
   /** Everything the signer wrote to stderr so far. */
   logs(): string;
@@ -67,21 +73,29 @@ export function findFreePort(): Promise<number> {
 export async function startTestSigner(options: StartTestSignerOptions = {}): Promise<TestSigner> {
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-'));
-  const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
+  const keyBackend = testKeyBackend();
+  const token = keyBackend === 'pkcs11' ? await initSoftHsmToken({ dir: path.join(dir, 'softhsm') }) : undefined;
   const socketPath = path.join(dir, 'signer.sock');
   const env: Record<string, string> = {
     TREASURY_SIGNER_SOCKET: socketPath,
-    TREASURY_PKCS11_MODULE: token.modulePath,
-    TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
-    TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
-    TREASURY_PKCS11_PIN_FILE: token.pinFile,
-    SOFTHSM2_CONF: token.softhsm2Conf,
+    ...(token
+      ? {
+          TREASURY_PKCS11_MODULE: token.modulePath,
+          TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
+          TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
+          TREASURY_PKCS11_PIN_FILE: token.pinFile,
+          SOFTHSM2_CONF: token.softhsm2Conf,
+        }
+      : await kmsTestSignerEnv(dir)),
     ...(options.limits === 'signer_defaults' ? {} : GENEROUS_SIGNER_LIMITS),
     ...options.env,
   };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
+  if (keyBackend === 'aws-kms') for (const name of AWS_VARIABLES_KEPT_FROM_TEST_SIGNERS) delete childEnv[name];
+  delete childEnv.TREASURY_SIGNER_BACKEND;
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'signer/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: childEnv,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -115,6 +129,7 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
     client,
     env,
     dir,
+    keyBackend,
     token,
     child,
     logs: () => stderr,

@@ -1,6 +1,7 @@
 /**
  * The front's view of the signer: the protocol client plus metrics and error mapping. Signer failures
- * become AppErrors: `signer_unavailable` when the signer or HSM cannot answer; 403 `signer_refused`, naming
+ * become AppErrors: `signer_unavailable` when the signer or its key backend (HSM `hsm_unavailable`, KMS
+ * `backend_unavailable`) cannot answer; 403 `signer_refused`, naming
  * the rule (and for the per-signature maximum the limit and its max), when a payment the policy allowed
  * breaks the signer's own static limits (its configuration is its own: the front cannot know it); 429
  * `signer_limit_exceeded` with the limit, its max, headroom, window and Retry-After when the wallet is past
@@ -28,7 +29,7 @@ export class SignerGateway {
     } catch (err) {
       const code = err instanceof SignerError ? err.code : 'internal_error';
       this.metrics.signerCalls.inc({ method, outcome: code });
-      if (code === 'hsm_unavailable' || code === 'busy' || code === 'hsm_error') {
+      if (code === 'hsm_unavailable' || code === 'backend_unavailable' || code === 'busy' || code === 'hsm_error') {
         throw new AppError('signer_unavailable', { headers: { 'Retry-After': '1' }, cause: err });
       }
       if (code === 'invariant_violation' && err instanceof SignerError) {

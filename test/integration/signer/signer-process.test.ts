@@ -252,6 +252,7 @@ describe('treasury-signer process (SoftHSM)', function () {
   });
 
   it('on SIGTERM finishes the accepted requests, exits 0, removes the socket, never logged the PIN', async () => {
+    assert.ok(signer.token, 'a PKCS#11 signer (this suite runs on SoftHSM)');
     const pin = fs.readFileSync(signer.token.pinFile, 'utf8').trim();
     const conn = openRawConnection(signer.socketPath);
     const n = 48;

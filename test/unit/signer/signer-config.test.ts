@@ -5,21 +5,27 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadSignerConfig, SignerConfigError } from '../../../signer/config/signer-config.js';
+import { loadSignerConfig, SignerConfigError, type BackendConfig, type Pkcs11BackendConfig } from '../../../signer/config/signer-config.js';
 
 const base = { TREASURY_SIGNER_SOCKET: '/tmp/treasury-signer-test.sock', TREASURY_PKCS11_PIN: 'secret-pin-42' };
 const refused = (env: Record<string, string>, pattern: RegExp) =>
   assert.throws(() => loadSignerConfig({ ...env }), (e: unknown) => e instanceof SignerConfigError && pattern.test(e.message) && !e.message.includes('secret-pin-42'));
 
+/** The PKCS#11 half of the backend union (these tests configure PKCS#11 unless they say otherwise). */
+function p11(backend: BackendConfig): Pkcs11BackendConfig {
+  assert.equal(backend.kind, 'pkcs11');
+  return backend as Pkcs11BackendConfig;
+}
+
 describe('signer configuration', () => {
   it('applies the documented defaults and freezes the result', () => {
     const config = loadSignerConfig(base);
     assert.equal(config.backend.kind, 'pkcs11');
-    assert.equal(config.backend.modulePath, '/usr/lib/softhsm/libsofthsm2.so');
-    assert.equal(config.backend.tokenLabel, 'treasury');
-    assert.equal(config.backend.kekLabel, 'treasury-root-kek');
-    assert.equal(config.backend.sessions, 4);
-    assert.equal(config.backend.signInline, 'when_alone');
+    assert.equal(p11(config.backend).modulePath, '/usr/lib/softhsm/libsofthsm2.so');
+    assert.equal(p11(config.backend).tokenLabel, 'treasury');
+    assert.equal(p11(config.backend).kekLabel, 'treasury-root-kek');
+    assert.equal(p11(config.backend).sessions, 4);
+    assert.equal(p11(config.backend).signInline, 'when_alone');
     assert.deepEqual(config.invariants.allowedTokens, [
       { chainId: 8453, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' },
       { chainId: 84532, address: '0x036cbd53842c5426634e7929541ec2318f3dcf7e' },
@@ -45,7 +51,7 @@ describe('signer configuration', () => {
 
   it('keeps the PIN out of serialisation and logs', () => {
     const config = loadSignerConfig(base);
-    assert.equal(config.backend.pin, 'secret-pin-42');
+    assert.equal(p11(config.backend).pin, 'secret-pin-42');
     assert.ok(!JSON.stringify(config, (_k, v) => (typeof v === 'bigint' ? String(v) : v)).includes('secret-pin-42'));
     assert.ok(!Object.keys(config.backend).includes('pin'));
   });
@@ -55,14 +61,14 @@ describe('signer configuration', () => {
     try {
       const file = path.join(dir, 'user.pin');
       fs.writeFileSync(file, 'file-pin-1234\n', { mode: 0o600 });
-      assert.equal(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend.pin, 'file-pin-1234');
+      assert.equal(p11(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend).pin, 'file-pin-1234');
       // Only the signer's user may read its PIN.
       for (const mode of [0o644, 0o640, 0o604, 0o620]) {
         fs.chmodSync(file, mode);
         refused({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }, new RegExp(`readable or writable by other users \\(mode 0${mode.toString(8)}\\)`));
       }
       fs.chmodSync(file, 0o400);
-      assert.equal(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend.pin, 'file-pin-1234');
+      assert.equal(p11(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend).pin, 'file-pin-1234');
       fs.chmodSync(file, 0o600);
       refused({ ...base, TREASURY_PKCS11_PIN_FILE: file }, /not both/);
     } finally {
@@ -81,13 +87,14 @@ describe('signer configuration', () => {
 
   it('parses overrides and names every bad variable', () => {
     const config = loadSignerConfig({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ' 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 ,', TREASURY_PKCS11_SESSIONS: '8', TREASURY_SIGNER_METRICS_PORT: '9464', TREASURY_PKCS11_SIGN_INLINE: 'never' });
-    assert.equal(config.backend.signInline, 'never');
+    assert.equal(p11(config.backend).signInline, 'never');
     assert.deepEqual(config.invariants.allowedTokens, [{ chainId: 1, address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' }]);
-    assert.equal(config.backend.sessions, 8);
+    assert.equal(p11(config.backend).sessions, 8);
     assert.equal(config.metricsPort, 9464);
     refused({ TREASURY_PKCS11_PIN: 'secret-pin-42' }, /TREASURY_SIGNER_SOCKET/);
     refused({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET }, /set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE/);
-    refused({ ...base, TREASURY_SIGNER_BACKEND: 'aws-kms' }, /TREASURY_SIGNER_BACKEND/);
+    refused({ ...base, TREASURY_SIGNER_BACKEND: 'aws-cloudhsm' }, /TREASURY_SIGNER_BACKEND/);
+    refused({ ...base, TREASURY_KEY_BACKEND: 'softhsm' }, /TREASURY_KEY_BACKEND/);
     refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ',' }, /is empty/);
     refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: '0:0x036CbD53842c5426634e7929541eC2318f3dCF7e' }, /entry "0:0x036/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '0' }, /TREASURY_SIGNER_MAX_VALUE/);
@@ -105,5 +112,53 @@ describe('signer configuration', () => {
     refused({ ...base, TREASURY_PKCS11_SIGN_INLINE: 'always' }, /TREASURY_PKCS11_SIGN_INLINE/);
     refused({ ...base, TREASURY_SIGNER_METRICS_PORT: '70000' }, /TREASURY_SIGNER_METRICS_PORT/);
     refused({ ...base, TREASURY_SIGNER_SOCKET: '/tmp/' + 'x'.repeat(120) }, /107 bytes/);
+  });
+
+  it('configures AWS KMS from TREASURY_KEY_BACKEND=aws-kms (no PIN; credentials never from Treasury variables)', () => {
+    const kmsBase = { TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_KEY_BACKEND: 'aws-kms', TREASURY_KMS_REGION: 'eu-west-1' };
+    const config = loadSignerConfig(kmsBase);
+    assert.deepEqual(config.backend, {
+      kind: 'aws-kms',
+      region: 'eu-west-1',
+      endpoint: undefined,
+      signRatePerSecond: 300,
+      deadlineMs: 5000,
+      attemptTimeoutMs: 2000,
+      deletionWindowDays: 7,
+      aliasPrefix: 'treasury',
+      maxInFlight: 64,
+      tombstoneFile: undefined,
+      signerPrincipalArn: undefined,
+      adminPrincipalArn: undefined,
+      cacheSize: 10_000,
+    });
+    assert.ok(Object.isFrozen(config.backend));
+    // The older variable name still selects it; the two names must agree.
+    assert.equal(loadSignerConfig({ ...kmsBase, TREASURY_KEY_BACKEND: undefined as unknown as string, TREASURY_SIGNER_BACKEND: 'aws-kms' }).backend.kind, 'aws-kms');
+    refused({ ...kmsBase, TREASURY_SIGNER_BACKEND: 'pkcs11' }, /disagree/);
+    const tuned = loadSignerConfig({
+      ...kmsBase,
+      TREASURY_KMS_ENDPOINT: 'http://127.0.0.1:4599',
+      TREASURY_KMS_SIGN_RATE_PER_SECOND: '0',
+      TREASURY_KMS_DEADLINE_MS: '800',
+      TREASURY_KMS_ATTEMPT_TIMEOUT_MS: '300',
+      TREASURY_KMS_DELETION_WINDOW_DAYS: '30',
+      TREASURY_KMS_ALIAS_PREFIX: 'acme/treasury',
+    }).backend;
+    assert.equal(tuned.kind, 'aws-kms');
+    if (tuned.kind === 'aws-kms') {
+      assert.deepEqual([tuned.endpoint, tuned.signRatePerSecond, tuned.deadlineMs, tuned.attemptTimeoutMs, tuned.deletionWindowDays, tuned.aliasPrefix], ['http://127.0.0.1:4599', 0, 800, 300, 30, 'acme/treasury']);
+    }
+    refused({ ...kmsBase, TREASURY_KMS_REGION: undefined as unknown as string }, /TREASURY_KMS_REGION is required/);
+    refused({ ...kmsBase, TREASURY_KMS_REGION: 'Europe' }, /TREASURY_KMS_REGION/);
+    refused({ ...kmsBase, TREASURY_KMS_ENDPOINT: 'ftp://kms.example' }, /TREASURY_KMS_ENDPOINT/);
+    refused({ ...kmsBase, TREASURY_KMS_DELETION_WINDOW_DAYS: '6' }, /TREASURY_KMS_DELETION_WINDOW_DAYS/);
+    refused({ ...kmsBase, TREASURY_KMS_DELETION_WINDOW_DAYS: '31' }, /TREASURY_KMS_DELETION_WINDOW_DAYS/);
+    refused({ ...kmsBase, TREASURY_KMS_ALIAS_PREFIX: 'aws' }, /TREASURY_KMS_ALIAS_PREFIX/);
+    refused({ ...kmsBase, TREASURY_KMS_ALIAS_PREFIX: 'a b' }, /TREASURY_KMS_ALIAS_PREFIX/);
+    refused({ ...kmsBase, TREASURY_KMS_ATTEMPT_TIMEOUT_MS: '6000' }, /TREASURY_KMS_ATTEMPT_TIMEOUT_MS exceeds TREASURY_KMS_DEADLINE_MS/);
+    refused({ ...kmsBase, TREASURY_KMS_SIGNER_PRINCIPAL_ARN: 'role/signer' }, /TREASURY_KMS_SIGNER_PRINCIPAL_ARN/);
+    refused({ ...kmsBase, TREASURY_KMS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI' }, /TREASURY_KMS_SECRET_ACCESS_KEY is not read; AWS credentials come only from the SDK's default provider chain/);
+    refused({ ...base, TREASURY_KMS_ACCESS_KEY_ID: 'AKIDEXAMPLE' }, /TREASURY_KMS_ACCESS_KEY_ID is not read/);
   });
 });

@@ -1,0 +1,303 @@
+/**
+ * `npm run bench:kms`: pay throughput through HTTP with treasury-signer on the AWS KMS key backend against
+ * the KMS emulator (ops/kms-emulator/, a test double run as its own process, as KMS is another machine), next
+ * to the ceilings measured in the same run: raw KMS Sign calls to the emulator through the real SDK, and the
+ * signer process alone through its socket. Two pay phases: the signer's own KMS sign rate off
+ * (TREASURY_KMS_SIGN_RATE_PER_SECOND=0), and at the signer's documented default (the variable unset: the
+ * default ECC Sign quota share, docs/aws-kms.md). Prints one table with ratios in the house's format
+ * (bench/pay-bench.ts), then KMS calls and CPU per payment.
+ *
+ * What it says and what it does not: on one machine the emulator, PostgreSQL, the API, the signer and this
+ * load generator share the cores, so the "KMS Sign" ceiling is this machine's cost of a signed HTTP round
+ * trip plus a noble signature, not AWS's (a real KMS Sign costs a network round trip, ≈5–20 ms, and is bound
+ * by the account's quota). The ratios say how much of that ceiling the pay path keeps.
+ *
+ * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 200),
+ * BENCH_KMS_SIGN_RATE (phase (b)'s TREASURY_KMS_SIGN_RATE_PER_SECOND; default unset: the signer's default).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { KMSClient, SignCommand, CreateKeyCommand } from '@aws-sdk/client-kms';
+import { createKnex, migrateLatest } from '../src/api/db/knex-client.js';
+import { startEmbeddedPostgres } from '../src/api/db/embedded-postgres.js';
+import { freePort } from '../test/support/test-database.js';
+import { GENEROUS_SIGNER_LIMITS } from '../test/support/signer-harness.js';
+import { SignerClient } from '../signer/protocol/signer-client.js';
+import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
+import { readProcStat } from './support/proc-stat.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WALLETS = Number(process.env.BENCH_WALLETS ?? 200);
+const SIGN_RATE_B = process.env.BENCH_KMS_SIGN_RATE || undefined;
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+interface Result {
+  ops: number;
+  seconds: number;
+  latenciesMs: number[];
+  errors: number;
+}
+
+interface EmulatorInfo {
+  kms_emulator: string;
+  region: string;
+  client_env: Record<string, string>;
+}
+
+interface EmulatorStats {
+  received: Record<string, number>;
+  errors: Record<string, Record<string, number>>;
+  signatures: number;
+}
+
+const rate = (r: Result) => r.ops / r.seconds;
+const cpuSeconds = (pid: number | undefined) => readProcStat(pid)?.cpuSeconds ?? NaN;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `op` from `concurrency` loops for `seconds`, recording each latency. */
+async function drive(concurrency: number, seconds: number, op: (i: number) => Promise<boolean>): Promise<Result> {
+  const latenciesMs: number[] = [];
+  let ops = 0;
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let counter = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        const ok = await op(counter++).catch(() => false);
+        latenciesMs.push(performance.now() - t0);
+        if (ok) ops++;
+        else errors++;
+      }
+    }),
+  );
+  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
+}
+
+/** Spawns a TypeScript entry point and resolves with it and its first line matching `ready`. */
+function startChild(entry: string, args: string[], env: NodeJS.ProcessEnv, ready: (line: string) => boolean): Promise<{ child: ChildProcess; line: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
+    for (const s of [child.stdout!, child.stderr!]) {
+      readline.createInterface({ input: s }).on('line', (line) => {
+        if (log.length < 20_000) log += line + '\n';
+        if (ready(line)) {
+          clearTimeout(timer);
+          resolve({ child, line });
+        }
+      });
+    }
+    child.once('exit', (code) => reject(new Error(`${entry} exited ${code}:\n${log}`)));
+  });
+}
+
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-kms-bench-'));
+  fs.chmodSync(dir, 0o755);
+  const children: ChildProcess[] = [];
+  const database = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort() });
+  try {
+    const knex = createKnex(database.connectionString, 4, 'treasury-kms-bench');
+    await migrateLatest(knex);
+    await knex.destroy();
+
+    process.stderr.write('• starting the KMS emulator (a test double) as its own process\n');
+    const emulatorStart = await startChild('ops/kms-emulator/main.ts', ['--port', '0'], {}, (line) => line.startsWith('{"kms_emulator"'));
+    const emulator = emulatorStart.child;
+    children.push(emulator);
+    const kms = JSON.parse(emulatorStart.line) as EmulatorInfo;
+    const emulatorStats = async () => (await (await fetch(`${kms.kms_emulator}/__emulator/stats`)).json()) as EmulatorStats;
+
+    process.stderr.write('• ceiling: raw KMS Sign through the SDK (16 loops)\n');
+    const sdk = new KMSClient({
+      region: kms.region,
+      endpoint: kms.kms_emulator,
+      credentials: { accessKeyId: kms.client_env['AWS_ACCESS_KEY_ID']!, secretAccessKey: kms.client_env['AWS_SECRET_ACCESS_KEY']! },
+      maxAttempts: 1,
+    });
+    const keyId = (await sdk.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }))).KeyMetadata!.KeyId!;
+    const signRaw = async () => {
+      await sdk.send(new SignCommand({ KeyId: keyId, Message: randomBytes(32), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }));
+      return true;
+    };
+    for (let i = 0; i < 100; i++) await signRaw();
+    const emulatorCpuBefore = cpuSeconds(emulator.pid);
+    const rawSign = await drive(16, Math.min(SECONDS, 5), signRaw);
+    const emulatorCpuPerSign = ((cpuSeconds(emulator.pid) - emulatorCpuBefore) / rawSign.ops) * 1e6;
+    sdk.destroy();
+
+    const socket = path.join(dir, 'signer.sock');
+    const signerEnv = (signRate: string | undefined): NodeJS.ProcessEnv => ({
+      TREASURY_SIGNER_SOCKET: socket,
+      TREASURY_KEY_BACKEND: 'aws-kms',
+      TREASURY_SIGNER_BACKEND: undefined,
+      TREASURY_KMS_REGION: kms.region,
+      TREASURY_KMS_ENDPOINT: kms.kms_emulator,
+      TREASURY_KMS_SIGN_RATE_PER_SECOND: signRate,
+      AWS_PROFILE: undefined,
+      AWS_SESSION_TOKEN: undefined,
+      AWS_ACCESS_KEY_ID: kms.client_env['AWS_ACCESS_KEY_ID'],
+      AWS_SECRET_ACCESS_KEY: kms.client_env['AWS_SECRET_ACCESS_KEY'],
+      AWS_EC2_METADATA_DISABLED: 'true',
+      ...GENEROUS_SIGNER_LIMITS,
+    });
+    const signerReady = (line: string) => line.includes('"msg":"signer ready"');
+    const startSigner = async (signRate: string | undefined) => {
+      const started = await startChild('signer/main.ts', [], signerEnv(signRate), signerReady);
+      const configured = (JSON.parse(started.line) as { kms_sign_rate_per_second?: number }).kms_sign_rate_per_second;
+      return { child: started.child, signRate: configured };
+    };
+
+    process.stderr.write('• starting treasury-signer on aws-kms, its sign rate off\n');
+    let signer = await startSigner('0');
+    children.push(signer.child);
+    process.stderr.write('• ceiling: the signer process through its socket (8 loops)\n');
+    const signerClient = new SignerClient({ socketPath: socket });
+    const signerAccount = (await signerClient.createAccountKey()).account_key_ref;
+    const signerWallet = await signerClient.createWalletKey({ account_key_ref: signerAccount });
+    const signOnce = async () => {
+      await signerClient.signTransferAuthorization({
+        account_key_ref: signerAccount,
+        wallet_key_ref: signerWallet.wallet_key_ref,
+        address: signerWallet.address,
+        domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
+        message: { from: signerWallet.address, to: SELLER, value: '1000', validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) + 300), nonce: `0x${randomBytes(32).toString('hex')}` },
+      });
+      return true;
+    };
+    for (let i = 0; i < 100; i++) await signOnce();
+    const signerAlone = await drive(8, Math.min(SECONDS, 5), signOnce);
+    signerClient.close();
+
+    const apiPort = await freePort();
+    const admin = `adm_${randomBytes(24).toString('base64url')}`;
+    const startApi = async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: database.connectionString, TREASURY_SIGNER_SOCKET: socket, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(apiPort), TREASURY_LOG_LEVEL: 'warn', TREASURY_DB_POOL_MAX: '24' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      for (let i = 0; ; i++) {
+        if (await fetch(`http://127.0.0.1:${apiPort}/readyz`).then((r) => r.status === 200, () => false)) break;
+        if (i > 300 || child.exitCode !== null) throw new Error('treasury-api did not become ready');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      return child;
+    };
+    let api = await startApi();
+    children.push(api);
+    const base = `http://127.0.0.1:${apiPort}`;
+    const post = async (route: string, bearer: string, body: unknown) => {
+      const res = await fetch(base + route, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const minted = await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'kms-bench' });
+    const apiKey = minted.body['api_key'] as string;
+    process.stderr.write(`• creating ${WALLETS} wallets (a KMS key each)\n`);
+    const walletPolicy = { per_tx_cap_usd: '1', daily_cap_usd: '1000000', velocity_cap: { max_count: 1000000, window_seconds: 60 } };
+    const walletIds: string[] = [];
+    const walletStarted = performance.now();
+    for (let i = 0; i < WALLETS; i += 16) {
+      const batch = await Promise.all(Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: walletPolicy })));
+      for (const b of batch) if (b.status !== 201) throw new Error(`wallet creation answered ${b.status}: ${JSON.stringify(b.body)}`);
+      walletIds.push(...batch.map((b) => b.body['id'] as string));
+    }
+    const walletsPerSecond = WALLETS / ((performance.now() - walletStarted) / 1000);
+
+    const payBody = Buffer.from(JSON.stringify({ payment_requirements: { scheme: 'exact', network: 'eip155:84532', payTo: SELLER, amount: '1000', asset: USDC, extra: { name: 'USDC', version: '2' }, maxTimeoutSeconds: 300 }, capability: 'bench' }));
+    const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const failures = new Map<string, number>();
+    const payPhase = async (label: string) => {
+      const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: apiPort, connections: CONCURRENCY });
+      const payOnce = async (i: number) => {
+        const status = await client.request('POST', `/v1/wallets/${walletIds[(i * 7919) % walletIds.length]!}/pay`, payHeaders, payBody);
+        if (status !== 200) failures.set(`${label} ${status}`, (failures.get(`${label} ${status}`) ?? 0) + 1);
+        return status === 200;
+      };
+      // Warm-up: every wallet once (the signer reads and caches each key's public key), then 2 s of load.
+      for (let i = 0; i < walletIds.length; i += CONCURRENCY) await Promise.all(Array.from({ length: Math.min(CONCURRENCY, walletIds.length - i) }, (_, j) => payOnce(i + j)));
+      await drive(CONCURRENCY, 2, payOnce);
+      const statsBefore = await emulatorStats();
+      const cpuBefore = { signer: cpuSeconds(signer.child.pid), api: cpuSeconds(api.pid), emulator: cpuSeconds(emulator.pid) };
+      const result = await drive(CONCURRENCY, SECONDS, payOnce);
+      const statsAfter = await emulatorStats();
+      const per = (n: number) => (n / result.ops).toFixed(2);
+      const cpu = (name: 'signer' | 'api' | 'emulator', pid: number | undefined) => (((cpuSeconds(pid) - cpuBefore[name]) / result.ops) * 1e6).toFixed(0);
+      client.close();
+      const signs = (statsAfter.received['Sign'] ?? 0) - (statsBefore.received['Sign'] ?? 0);
+      const throttled = (statsAfter.errors['Sign']?.['ThrottlingException'] ?? 0) - (statsBefore.errors['Sign']?.['ThrottlingException'] ?? 0);
+      const line = `${label}: KMS Sign requests per pay ${per(signs)} (throttled by the emulator: ${throttled}); CPU per pay: API ${cpu('api', api.pid)} µs, signer ${cpu('signer', signer.child.pid)} µs, emulator ${cpu('emulator', emulator.pid)} µs`;
+      return { result, line };
+    };
+
+    process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s, signer's KMS sign rate off\n`);
+    const rateOff = await payPhase('(a)');
+
+    process.stderr.write("• restarting treasury-signer and treasury-api with the sign rate of phase (b)\n");
+    await stopChild(api);
+    await stopChild(signer.child);
+    signer = await startSigner(SIGN_RATE_B);
+    children.push(signer.child);
+    api = await startApi();
+    children.push(api);
+    process.stderr.write(`• pay (b): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s, sign rate ${signer.signRate}/s${SIGN_RATE_B === undefined ? ' (default)' : ''}\n`);
+    const rateDefault = await payPhase('(b)');
+
+    const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
+      `| ${name.padEnd(58)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(40)} |`;
+    const lines = [
+      '',
+      `Treasury pay benchmark on AWS KMS (the KMS emulator, a test double) — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
+      '',
+      `| ${'measurement'.padEnd(58)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(40)} |`,
+      `|${'-'.repeat(60)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(42)}|`,
+      row('ceiling: emulator KMS Sign via the SDK (16 loops)', rawSign, []),
+      row('ceiling: signer on aws-kms via socket (8 loops)', signerAlone, [['KMS Sign', rawSign]]),
+      row(`pay via HTTP, ${WALLETS} wallets, sign rate off (${CONCURRENCY} cl.)`, rateOff.result, [['KMS Sign', rawSign], ['signer', signerAlone]]),
+      row(`pay via HTTP, ${WALLETS} wallets, sign rate ${signer.signRate}/s${SIGN_RATE_B === undefined ? ' (dflt)' : ''} (${CONCURRENCY} cl.)`, rateDefault.result, [['KMS Sign', rawSign], ['signer', signerAlone]]),
+      '',
+      ...((signer.signRate ?? 0) > rate(rawSign)
+        ? [`the signer's sign rate in (b), ${signer.signRate}/s, is above this machine's KMS Sign ceiling (${rate(rawSign).toFixed(0)}/s): it does not bind here (BENCH_KMS_SIGN_RATE sets a lower one)`]
+        : []),
+      `emulator CPU per raw Sign (SigV4 check, JSON, noble signature): ${emulatorCpuPerSign.toFixed(0)} µs; wallet creation (CreateKey + CreateAlias + GetPublicKey through the signer): ${walletsPerSecond.toFixed(0)} wallets/s`,
+      rateOff.line,
+      rateDefault.line,
+      ...(failures.size > 0 ? [`answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`] : []),
+      '',
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    for (const child of children.reverse()) await stopChild(child);
+    await database.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

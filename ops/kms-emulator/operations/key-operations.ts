@@ -1,0 +1,92 @@
+/**
+ * Emulated KMS operations that create and describe keys: CreateKey, DescribeKey, ListKeys, GetKeyPolicy.
+ *
+ * CreateKey accepts only what Treasury uses, an asymmetric `ECC_SECG_P256K1` key for `SIGN_VERIFY`
+ * (origin AWS_KMS, single-Region); anything else is refused with a ValidationException or
+ * UnsupportedOperationException that says the emulator does not support it, rather than quietly
+ * creating a key of another kind. The policy, when given, must be a JSON document (else
+ * MalformedPolicyDocumentException) and is stored as sent; it is never evaluated. Tags are stored.
+ * KeyMetadata carries what DescribeKey returns on AWS (timestamps as epoch seconds, Arn, KeyState,
+ * DeletionDate and PendingDeletionWindowInDays while pending deletion).
+ */
+import { z } from 'zod';
+import { KmsError } from '../kms-errors.js';
+import type { EmulatedKey } from '../key-store.js';
+import { epochSeconds, keyIdSchema, paginate, paginationSchema, parseInput, tagListSchema, type KmsOperation } from './operation-input.js';
+
+const DEFAULT_POLICY_NOTE = 'default key policy: the account root may use the key (not evaluated by the emulator)';
+
+const createKeyInput = z.object({
+  KeySpec: z.string().optional(),
+  CustomerMasterKeySpec: z.string().optional(),
+  KeyUsage: z.string().optional(),
+  Description: z.string().max(8192).optional(),
+  Policy: z.string().min(1).max(32768).optional(),
+  Tags: tagListSchema.optional(),
+  Origin: z.string().optional(),
+  MultiRegion: z.boolean().optional(),
+  BypassPolicyLockoutSafetyCheck: z.boolean().optional(),
+});
+
+export function keyMetadata(key: EmulatedKey, accountId: string): Record<string, unknown> {
+  return {
+    AWSAccountId: accountId,
+    KeyId: key.keyId,
+    Arn: key.arn,
+    CreationDate: epochSeconds(key.creationDate),
+    Enabled: key.state === 'Enabled',
+    Description: key.description,
+    KeyUsage: 'SIGN_VERIFY',
+    KeyState: key.state,
+    ...(key.deletionDate ? { DeletionDate: epochSeconds(key.deletionDate) } : {}),
+    ...(key.pendingWindowInDays !== undefined ? { PendingDeletionWindowInDays: key.pendingWindowInDays } : {}),
+    Origin: 'AWS_KMS',
+    KeyManager: 'CUSTOMER',
+    CustomerMasterKeySpec: 'ECC_SECG_P256K1',
+    KeySpec: 'ECC_SECG_P256K1',
+    SigningAlgorithms: ['ECDSA_SHA_256'],
+    MultiRegion: false,
+  };
+}
+
+export const createKey: KmsOperation = (raw, { store }) => {
+  const input = parseInput(createKeyInput, raw);
+  const spec = input.KeySpec ?? input.CustomerMasterKeySpec ?? 'SYMMETRIC_DEFAULT';
+  if (input.KeySpec !== undefined && input.CustomerMasterKeySpec !== undefined && input.KeySpec !== input.CustomerMasterKeySpec) {
+    throw new KmsError('ValidationException', 'KeySpec and CustomerMasterKeySpec must not both be given with different values.');
+  }
+  if (spec !== 'ECC_SECG_P256K1') throw new KmsError('UnsupportedOperationException', `KeySpec ${spec} is not supported by the KMS emulator (only ECC_SECG_P256K1).`);
+  if ((input.KeyUsage ?? 'ENCRYPT_DECRYPT') !== 'SIGN_VERIFY') {
+    throw new KmsError('ValidationException', `KeyUsage ${input.KeyUsage ?? 'ENCRYPT_DECRYPT'} is not valid for KeySpec ECC_SECG_P256K1 in the KMS emulator (use SIGN_VERIFY).`);
+  }
+  if ((input.Origin ?? 'AWS_KMS') !== 'AWS_KMS') throw new KmsError('UnsupportedOperationException', `Origin ${input.Origin} is not supported by the KMS emulator.`);
+  if (input.MultiRegion === true) throw new KmsError('UnsupportedOperationException', 'Multi-Region keys are not supported by the KMS emulator.');
+  if (input.Policy !== undefined) {
+    try {
+      const parsed: unknown = JSON.parse(input.Policy);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    } catch {
+      throw new KmsError('MalformedPolicyDocumentException', 'The new key policy is not a valid JSON policy document.');
+    }
+  }
+  const key = store.createKey({ description: input.Description ?? '', policy: input.Policy ?? JSON.stringify({ Note: DEFAULT_POLICY_NOTE }), tags: input.Tags ?? [] });
+  return { KeyMetadata: keyMetadata(key, store.accountId) };
+};
+
+export const describeKey: KmsOperation = (raw, { store }) => {
+  const input = parseInput(z.object({ KeyId: keyIdSchema, GrantTokens: z.array(z.string()).optional() }), raw);
+  return { KeyMetadata: keyMetadata(store.resolve(input.KeyId), store.accountId) };
+};
+
+export const listKeys: KmsOperation = (raw, { store }) => {
+  const input = parseInput(z.object(paginationSchema), raw);
+  const { page, ...rest } = paginate(store.listKeys(), input.Limit, input.Marker);
+  return { Keys: page.map((k) => ({ KeyId: k.keyId, KeyArn: k.arn })), ...rest };
+};
+
+export const getKeyPolicy: KmsOperation = (raw, { store }) => {
+  const input = parseInput(z.object({ KeyId: keyIdSchema, PolicyName: z.string().optional() }), raw);
+  if ((input.PolicyName ?? 'default') !== 'default') throw new KmsError('NotFoundException', `Policy ${input.PolicyName} is not found.`);
+  const key = store.resolveKeyNotAlias(input.KeyId);
+  return { Policy: key.policy, PolicyName: 'default' };
+};

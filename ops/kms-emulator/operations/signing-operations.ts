@@ -1,0 +1,94 @@
+/**
+ * Emulated KMS cryptographic operations on an ECC_SECG_P256K1 key: GetPublicKey, Sign, Verify.
+ *
+ * As on AWS: the key must be Enabled (DisabledException / KMSInvalidStateException otherwise); the only
+ * signing algorithm is ECDSA_SHA_256 (another known algorithm is InvalidKeyUsageException, an unknown
+ * one ValidationException); `Message` is 1–4096 bytes; with `MessageType: DIGEST` it must be exactly 32
+ * bytes and is signed as is (a Keccak-256 digest is fine), with `RAW` (the default) it is SHA-256-hashed
+ * first; a Verify that fails is KMSInvalidSignatureException, never `SignatureValid: false`; `DryRun`
+ * answers DryRunOperationException after every check. Response KeyIds are key ARNs. Signatures are DER,
+ * randomised and high-S about half the time, like KMS's (see secp256k1-key-pair.ts).
+ *
+ * Every Sign that produced a signature is recorded (key and digest) in the request stats, so a test can
+ * prove that no payment was signed twice.
+ */
+import { z } from 'zod';
+import { assertUsable } from '../key-store.js';
+import { KmsError } from '../kms-errors.js';
+import { messageToDigest, signDigestDer, verifyDigestDer } from '../secp256k1-key-pair.js';
+import { base64BlobSchema, keyIdSchema, parseInput, type KmsOperation } from './operation-input.js';
+
+const SIGNING_ALGORITHMS = [
+  'RSASSA_PSS_SHA_256',
+  'RSASSA_PSS_SHA_384',
+  'RSASSA_PSS_SHA_512',
+  'RSASSA_PKCS1_V1_5_SHA_256',
+  'RSASSA_PKCS1_V1_5_SHA_384',
+  'RSASSA_PKCS1_V1_5_SHA_512',
+  'ECDSA_SHA_256',
+  'ECDSA_SHA_384',
+  'ECDSA_SHA_512',
+  'SM2DSA',
+  'ML_DSA_SHAKE_256',
+  'ED25519_SHA_512',
+  'ED25519_PH_SHA_512',
+] as const;
+
+const signInput = z.object({
+  KeyId: keyIdSchema,
+  Message: base64BlobSchema,
+  MessageType: z.enum(['RAW', 'DIGEST', 'EXTERNAL_MU']).optional(),
+  SigningAlgorithm: z.enum(SIGNING_ALGORITHMS),
+  GrantTokens: z.array(z.string()).max(10).optional(),
+  DryRun: z.boolean().optional(),
+});
+
+const verifyInput = signInput.extend({ Signature: base64BlobSchema });
+
+function digestOf(input: z.output<typeof signInput>): Uint8Array {
+  if (input.Message.length < 1 || input.Message.length > 4096) throw new KmsError('ValidationException', '1 validation error detected: Value at \'message\' failed to satisfy constraint: Member must have length between 1 and 4096');
+  if (input.SigningAlgorithm !== 'ECDSA_SHA_256') throw new KmsError('InvalidKeyUsageException', `The signing algorithm ${input.SigningAlgorithm} is not supported by an ECC_SECG_P256K1 key.`);
+  const messageType = input.MessageType ?? 'RAW';
+  if (messageType === 'EXTERNAL_MU') throw new KmsError('InvalidKeyUsageException', 'EXTERNAL_MU is valid only with ML-DSA keys.');
+  if (messageType === 'DIGEST' && input.Message.length !== 32) {
+    throw new KmsError('ValidationException', `Digest is invalid length for algorithm ECDSA_SHA_256: ${input.Message.length} bytes, 32 expected.`);
+  }
+  return messageToDigest(input.Message, messageType);
+}
+
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+
+export const getPublicKey: KmsOperation = (raw, { store }) => {
+  const input = parseInput(z.object({ KeyId: keyIdSchema, GrantTokens: z.array(z.string()).optional() }), raw);
+  const key = store.resolve(input.KeyId);
+  assertUsable(key);
+  return {
+    KeyId: key.arn,
+    PublicKey: b64(key.material.spki),
+    KeySpec: 'ECC_SECG_P256K1',
+    CustomerMasterKeySpec: 'ECC_SECG_P256K1',
+    KeyUsage: 'SIGN_VERIFY',
+    SigningAlgorithms: ['ECDSA_SHA_256'],
+  };
+};
+
+export const sign: KmsOperation = (raw, { store, stats }) => {
+  const input = parseInput(signInput, raw);
+  const key = store.resolve(input.KeyId);
+  assertUsable(key);
+  const digest = digestOf(input);
+  if (input.DryRun === true) throw new KmsError('DryRunOperationException', 'The request would have succeeded, but the DryRun parameter was set.');
+  const signature = signDigestDer(digest, key.material.secretKey);
+  stats.recordSignature(key.keyId, digest);
+  return { KeyId: key.arn, Signature: b64(signature), SigningAlgorithm: 'ECDSA_SHA_256' };
+};
+
+export const verify: KmsOperation = (raw, { store }) => {
+  const input = parseInput(verifyInput, raw);
+  const key = store.resolve(input.KeyId);
+  assertUsable(key);
+  const digest = digestOf(input);
+  if (input.DryRun === true) throw new KmsError('DryRunOperationException', 'The request would have succeeded, but the DryRun parameter was set.');
+  if (!verifyDigestDer(input.Signature, digest, key.material.publicKey)) throw new KmsError('KMSInvalidSignatureException', 'The signature is not valid for the message and key.');
+  return { KeyId: key.arn, SignatureValid: true, SigningAlgorithm: 'ECDSA_SHA_256' };
+};

@@ -1,0 +1,162 @@
+/**
+ * The pay path through HTTP with the signer process itself on TREASURY_KEY_BACKEND=aws-kms, talking to
+ * the KMS emulator (ops/kms-emulator/, a test double, run in this test process) through the real SDK,
+ * with credentials from the SDK's default chain (AWS_* variables in the signer's environment): wallets are KMS keys, payments recover to the wallet; under a
+ * throttling burst every payment is signed or refused 503 `signer_unavailable` (never a 500), and no
+ * digest is signed twice; an unreachable KMS answers 503 fast and /readyz says so; a stalled Sign is
+ * retried after its attempt timeout, and a KMS that stays stalled ends at the deadline; a revoked wallet's
+ * key is disabled and scheduled for deletion in KMS.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { recoverTypedDataAddress, type Hex } from 'viem';
+import { startKmsEmulator, type KmsEmulator } from '../../../ops/kms-emulator/kms-emulator.js';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { findFreePort } from '../../support/signer-harness.js';
+import { readMetric } from '../signer/signer-test-helpers.js';
+
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const DEADLINE_MS = 2000;
+
+describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', function () {
+  this.timeout(180_000);
+  let kms: KmsEmulator;
+  let t: TestTreasury;
+  let token: string;
+  let dir: string;
+  let metricsPort: number;
+
+  before(async () => {
+    metricsPort = await findFreePort();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-kms-pay-'));
+    kms = await startKmsEmulator({ logger: pino({ level: 'silent' }) });
+    const { AWS_ENDPOINT_URL_KMS: _viaConfigInstead, ...credentials } = kms.clientEnv();
+    t = await startTestTreasury({
+      signerEnv: {
+        ...credentials,
+        TREASURY_KEY_BACKEND: 'aws-kms',
+        TREASURY_KMS_REGION: kms.region,
+        TREASURY_KMS_ENDPOINT: kms.url,
+        AWS_EC2_METADATA_DISABLED: 'true',
+        TREASURY_KMS_TOMBSTONE_FILE: path.join(dir, 'kms-tombstones'),
+        TREASURY_KMS_DEADLINE_MS: String(DEADLINE_MS),
+        TREASURY_KMS_ATTEMPT_TIMEOUT_MS: '700',
+        TREASURY_KMS_SIGN_RATE_PER_SECOND: '0',
+        TREASURY_SIGNER_METRICS_PORT: String(metricsPort),
+      },
+    });
+    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'kms-payer' } })).body.api_key;
+  });
+  after(async () => {
+    await t?.stop();
+    await kms?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  afterEach(() => kms?.faults.reset());
+
+  async function wallet() {
+    const res = await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1000' } } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    return res.body as { id: string; address: string };
+  }
+  const pay = (walletId: string, amountRaw = '10000') => t.request('POST', `/v1/wallets/${walletId}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: amountRaw, maxTimeoutSeconds: 300 }) } });
+  async function recovered(body: { authorization: Record<string, string>; signature: string }) {
+    const a = body.authorization;
+    return recoverTypedDataAddress({
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: { from: a.from as Hex, to: a.to as Hex, value: BigInt(a.value!), validAfter: BigInt(a.validAfter!), validBefore: BigInt(a.validBefore!), nonce: a.nonce as Hex },
+      signature: body.signature as Hex,
+    });
+  }
+
+  it('the signer reports aws-kms; wallets are KMS keys; 16 concurrent payments recover to the wallet, one KMS Sign each', async () => {
+    assert.equal((await t.signer.client.health()).backend, 'aws-kms');
+    assert.equal((await t.request('GET', '/readyz')).status, 200);
+    const before = kms.stats.snapshot();
+    const w = await wallet();
+    const after = kms.stats.snapshot();
+    assert.equal((after.succeeded.CreateKey ?? 0) - (before.succeeded.CreateKey ?? 0), 1);
+    const answers = await Promise.all(Array.from({ length: 16 }, () => pay(w.id)));
+    for (const res of answers) {
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(await recovered(res.body), w.address);
+    }
+    const signed = kms.stats.snapshot();
+    assert.equal(signed.signatures - after.signatures, 16);
+    assert.equal(signed.distinctDigestsSigned - after.distinctDigestsSigned, 16);
+  });
+
+  it('a throttling burst: every payment signed or refused 503 signer_unavailable, never a 500; no digest signed twice', async () => {
+    const w = await wallet();
+    const before = kms.stats.snapshot();
+    kms.faults.rateLimit({ perSecond: 8, burst: 2, operations: ['Sign'] });
+    const answers = await Promise.all(Array.from({ length: 40 }, () => pay(w.id)));
+    const statuses = answers.map((r) => r.status);
+    assert.deepEqual([...new Set(statuses)].filter((s) => s !== 200 && s !== 503), [], JSON.stringify(answers.find((r) => r.status !== 200 && r.status !== 503)?.body));
+    for (const r of answers.filter((x) => x.status === 503)) assert.equal(r.body.error_code, 'signer_unavailable');
+    const ok = statuses.filter((s) => s === 200).length;
+    assert.ok(ok >= 2 && ok < 40, `${ok} of 40 signed at 8/s within a ${DEADLINE_MS} ms deadline`);
+    const after = kms.stats.snapshot();
+    assert.equal(after.signatures - before.signatures, ok, 'one KMS signature per signed payment: throttled requests were not carried out');
+    assert.equal(after.signatures - after.distinctDigestsSigned, before.signatures - before.distinctDigestsSigned, 'no digest signed twice');
+    // The signer counted what happened (treasury_signer_kms_*).
+    assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_throttles_total', 'op="sign"')) > 0);
+    assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_retries_total', 'reason="throttled"')) > 0);
+    assert.equal(await readMetric(metricsPort, 'treasury_signer_kms_failures_total', 'op="sign"'), 40 - ok);
+    assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_request_duration_seconds_count', 'outcome="ok"')) >= ok);
+    const rows = await t.db.knex('authorizations').where({ wallet_id: w.id });
+    assert.equal(rows.filter((r) => r.status === 'signed').length, ok);
+    assert.equal(rows.filter((r) => r.status === 'released').length, 40 - ok, 'every refused payment gave its spend back');
+  });
+
+  it('KMS unreachable: payments answer 503 fast and /readyz says the signer is not ready; both recover with KMS', async () => {
+    const w = await wallet();
+    kms.faults.unreachable('refuse');
+    setTimeout(() => kms.faults.reachable(), 2500);
+    const started = Date.now();
+    const res = await pay(w.id);
+    assert.equal(res.status, 503, JSON.stringify(res.body));
+    assert.equal(res.body.error_code, 'signer_unavailable');
+    assert.ok(Date.now() - started < DEADLINE_MS / 2, `answered in ${Date.now() - started} ms`);
+    const ready = await t.request('GET', '/readyz');
+    assert.equal(ready.status, 503);
+    assert.equal(ready.body.signer, false);
+    for (let i = 0; i < 50 && (await t.request('GET', '/readyz')).status !== 200; i++) await sleep(200);
+    assert.equal((await t.request('GET', '/readyz')).status, 200);
+    assert.equal((await pay(w.id)).status, 200);
+  });
+
+  it('a stalled Sign is aborted and retried within the deadline; a KMS that stays stalled ends the payment at the deadline', async () => {
+    const w = await wallet();
+    const before = kms.stats.snapshot();
+    kms.faults.stall({ operations: ['Sign'], count: 1 });
+    const once = await pay(w.id);
+    assert.equal(once.status, 200, JSON.stringify(once.body));
+    assert.equal(await recovered(once.body), w.address);
+    assert.equal(kms.stats.received('Sign') - (before.received.Sign ?? 0), 2, 'the stalled attempt, then its retry');
+    kms.faults.stall({ operations: ['Sign'] });
+    const started = Date.now();
+    const stuck = await pay(w.id);
+    const elapsed = Date.now() - started;
+    assert.equal(stuck.status, 503, JSON.stringify(stuck.body));
+    assert.ok(elapsed >= DEADLINE_MS - 100 && elapsed < DEADLINE_MS + 2000, `ended after ${elapsed} ms`);
+  });
+
+  it('revoking a wallet disables its KMS key and schedules its deletion', async () => {
+    const w = await wallet();
+    const before = kms.stats.snapshot();
+    const revoked = await t.request('POST', `/v1/wallets/${w.id}/revoke`, { token, body: { abandon_balance: true } });
+    assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+    const after = kms.stats.snapshot();
+    assert.equal((after.succeeded.DisableKey ?? 0) - (before.succeeded.DisableKey ?? 0), 1);
+    assert.equal((after.succeeded.ScheduleKeyDeletion ?? 0) - (before.succeeded.ScheduleKeyDeletion ?? 0), 1);
+  });
+});
