@@ -1,12 +1,29 @@
 /**
- * What GET /v1/auth/whoami answers: which kind of bearer called, its scope and, for a session, what it was
- * made from (a sign-in, or an agent PAT exchanged for it). Defined once here: the API's route is typed with
- * the derived type and the `xx` CLI parses the reply with the schema.
+ * What the identity routes answer: a sign-in nonce (POST /v1/identity/nonce), a session grant (POST
+ * /v1/identity/init after a SIWE / SIWS signature, POST /v1/identity/exchange-pat for an agent PAT), and GET
+ * /v1/auth/whoami (which kind of bearer called, its scope and, for a session, what it was made from).
+ * Defined once here: the API is typed with the derived types and the `xx` CLI parses the replies with the
+ * schemas.
  *
  * Defends: the server and its clients drifting apart silently. Does not defend: a reply of the right shape
  * with wrong content. Keys are listed in the order the API writes them.
  */
 import { z } from 'zod';
+import { timestampField } from './response-fields.js';
+
+/** POST /v1/identity/nonce (201): the nonce a sign-in message must carry, single use. */
+export const identityNonceSchema = z.object({ nonce: z.string().min(1), expires_at: timestampField });
+export type IdentityNonce = z.infer<typeof identityNonceSchema>;
+
+/** A session (`as_…`) and what it acts for; `created`: the sign-in made the account (and its first agent). */
+export const sessionGrantSchema = z.object({
+  session: z.string().startsWith('as_'),
+  expires_at: timestampField,
+  account_id: z.string(),
+  agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/, 'expected an agent id (agt_…)'),
+  created: z.boolean(),
+});
+export type SessionGrant = z.infer<typeof sessionGrantSchema>;
 
 export const whoamiOperatorSchema = z.object({ auth_type: z.literal('operator'), scope_type: z.literal('operator'), scope_id: z.null() });
 

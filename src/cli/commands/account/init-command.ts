@@ -14,6 +14,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
+import { sessionGrantSchema } from '../../../shared/api-responses/identity-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { CliContext } from '../../core/cli-context.js';
@@ -30,8 +32,6 @@ import { keystorePath, passphraseFor, siweSignIn, type SignInGrant } from './own
 export { keystorePath, passphraseFor } from './owner-sign-in.js';
 
 const agentListSchema = z.object({ agents: z.array(z.object({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), label: z.string().nullable() }).loose()) });
-const sessionGrantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string(), expires_at: z.string() });
-const patSchema = z.object({ id: z.string().regex(/^pat_[0-9a-f]{24}$/), pat: z.string().startsWith('xx_pat_'), daily_cap_usd: z.string().nullable().optional() });
 const walletPolicyReplySchema = z.object({ policy: z.record(z.string(), z.unknown()) });
 
 export interface InitOptions extends InitLimitOptions {
@@ -149,7 +149,7 @@ async function finishInit(
 
   const pat = await ctx.spin('Minting the agent PAT', () =>
     session.request('POST', '/v1/pats', { body: { scope_type: 'agent', scope_id: agentId, label: `xx cli: ${label}`.slice(0, 128), ...(limits.patDailyCapUsd ? { daily_cap_usd: limits.patDailyCapUsd } : {}) } }),
-  ).then((reply) => parseReply(patSchema, 'POST /v1/pats', reply));
+  ).then((reply) => parseReply(createdPatSchema, 'POST /v1/pats', reply));
   const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
   await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
   const exchanged = parseReply(sessionGrantSchema, 'POST /v1/identity/exchange-pat', await agentClient.request('POST', '/v1/identity/exchange-pat'));
