@@ -25,6 +25,14 @@ export const sessionGrantSchema = z.object({
 });
 export type SessionGrant = z.infer<typeof sessionGrantSchema>;
 
+/** POST /v1/auth/logout: the caller's session, ended. */
+export const loggedOutSchema = z.object({ session_id: z.string(), revoked_at: timestampField });
+export type LoggedOut = z.infer<typeof loggedOutSchema>;
+
+/** POST /v1/auth/sessions/revoke-all: how many live sessions of the account were ended. */
+export const sessionsRevokedSchema = z.object({ account_id: z.string(), revoked: z.number().int().nonnegative() });
+export type SessionsRevoked = z.infer<typeof sessionsRevokedSchema>;
+
 export const whoamiOperatorSchema = z.object({ auth_type: z.literal('operator'), scope_type: z.literal('operator'), scope_id: z.null() });
 
 export const whoamiTokenSchema = z.object({

@@ -13,7 +13,7 @@ import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { loadActiveAgent, loadCredentials, loadSession, saveCredentials } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
-import { whoamiSchema } from '../../../shared/api-responses/identity-responses.js';
+import { loggedOutSchema, sessionsRevokedSchema, whoamiSchema } from '../../../shared/api-responses/identity-responses.js';
 import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/api-responses/pat-responses.js';
 import { isMasterKey } from '../../core/legacy-master-key.js';
 import { formatTable } from '../seller/seller-format.js';
@@ -152,7 +152,7 @@ async function logout(ctx: CliContext, opts: { all?: boolean }): Promise<void> {
   if (record) {
     ended = await ctx
       .client(record.session, process.env.XX_API_URL || record.server)
-      .request<{ session_id: string }>('POST', '/v1/auth/logout')
+      .request('POST', '/v1/auth/logout', { reply: loggedOutSchema })
       .then((r) => r.session_id)
       .catch((err: unknown) => {
         if (err instanceof CliError && (err.status === 401 || err.status === 403)) return null; // already over
@@ -164,7 +164,7 @@ async function logout(ctx: CliContext, opts: { all?: boolean }): Promise<void> {
     ctx.out({ session_id: ended, session_file_removed: record !== undefined }, record ? `Logged out${ended ? ` (${ended})` : ''}; the session file is removed.` : 'No stored session.');
     return;
   }
-  const all = await withOwnerSession(ctx, '`xx logout --all`', (owner) => ctx.spin('Ending every session', () => owner.request<{ account_id: string; revoked: number }>('POST', '/v1/auth/sessions/revoke-all')));
+  const all = await withOwnerSession(ctx, '`xx logout --all`', (owner) => ctx.spin('Ending every session', () => owner.request('POST', '/v1/auth/sessions/revoke-all', { reply: sessionsRevokedSchema })));
   ctx.out({ session_id: ended, session_file_removed: record !== undefined, ...all }, `Ended ${all.revoked} session(s) of ${all.account_id}. PATs still work; revoke them with \`xx pat revoke\`.`);
 }
 
