@@ -13,7 +13,7 @@ import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { IdentityService } from '../identity/identity-service.js';
 import type { WalletService } from './wallet-service.js';
-import type { AgentView, WalletView } from '../../shared/api-responses/wallet-responses.js';
+import type { AgentPage, AgentView, WalletView } from '../../shared/api-responses/wallet-responses.js';
 
 /** The id shape of agents, which the agent list's page cursors name. */
 const AGENT_ID = /^agt_[0-9a-f]{24}$/;
@@ -61,7 +61,7 @@ export class AgentService {
   }
 
   /** A page of the account's agents, oldest first, each with its wallets; `next_cursor` (null on the last page) asks for the next. */
-  async list(accountId: string, request: PageRequest): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
+  async list(accountId: string, request: PageRequest): Promise<AgentPage> {
     const { page, nextCursor } = await readKeysetPage<AgentRow>(this.knex('agents').where({ account_id: accountId }), request, AGENT_ID);
     return { agents: await this.views(page), next_cursor: nextCursor };
   }

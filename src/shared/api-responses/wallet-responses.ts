@@ -63,3 +63,7 @@ export const agentViewSchema = z.object({
   wallets_next_cursor: nextCursorField,
 });
 export type AgentView = z.infer<typeof agentViewSchema>;
+
+/** A page of GET /v1/agents (the account's agents, oldest first). */
+export const agentPageSchema = z.object({ agents: z.array(agentViewSchema), next_cursor: nextCursorField });
+export type AgentPage = z.infer<typeof agentPageSchema>;

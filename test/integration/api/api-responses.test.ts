@@ -24,7 +24,7 @@ import {
   sellerViewSchema,
   verifiedSellerSchema,
 } from '../../../src/shared/api-responses/seller-responses.js';
-import { agentViewSchema, walletPageSchema, walletViewSchema } from '../../../src/shared/api-responses/wallet-responses.js';
+import { agentPageSchema, agentViewSchema, walletPageSchema, walletViewSchema } from '../../../src/shared/api-responses/wallet-responses.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
@@ -78,6 +78,8 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
     conforms(walletViewSchema, await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, { token: me.session, body: { label: 'main', policy: { per_tx_cap_usd: '0.5' } } }), 'POST /v1/agents/{id}/wallets');
     const agent = conforms(agentViewSchema, await t.request('GET', `/v1/agents/${me.agent_id}`, { token: me.session }), 'GET /v1/agents/{id}');
     assert.equal(agent.wallets.length, 1);
+    conforms(agentViewSchema, await t.request('POST', '/v1/agents', { token: me.session, body: { label: 'second' } }), 'POST /v1/agents');
+    conforms(agentPageSchema, await t.request('GET', '/v1/agents', { token: me.session }), 'GET /v1/agents');
     const pat = (await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'agent', scope_id: me.agent_id } })).body.pat as string;
     conforms(walletPageSchema, await t.request('GET', '/v1/wallets', { token: pat }), 'GET /v1/wallets');
     conforms(walletViewSchema, await t.request('GET', `/v1/wallets/${agent.wallets[0]!.id}`, { token: pat }), 'GET /v1/wallets/{id}');
