@@ -22,7 +22,7 @@ import { AgentService } from './services/agent-service.js';
 import { IdentityService } from './services/identity-service.js';
 import { PatService } from './services/pat-service.js';
 import { SellerLedgerService } from './services/seller-ledger-service.js';
-import { SellerService } from './services/seller-service.js';
+import { createSellerServices } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
@@ -94,7 +94,7 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
     confirmations: config.confirmations,
     notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
   });
-  const sellers = new SellerService(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost });
+  const sellers = createSellerServices(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost });
   const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
   let shuttingDown = false;
   let server: http.Server | undefined;

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import { isRawAmount, isUsdString } from '../../policy/money.js';
+import { walletBalanceSchema, walletViewSchema as sharedWalletViewSchema } from '../shared/api-responses/wallet-responses.js';
 import { eip3009AuthorizationSchema, paymentRequirementsSchema } from '../x402/wire-schemas.js';
 
 /** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
@@ -100,39 +101,18 @@ export type TransferInput = z.input<typeof transferInputSchema>;
 
 // ---- Treasury → SDK ------------------------------------------------------------------------------------
 
-export const walletViewSchema = z
-  .object({
-    id: z.string(),
-    account_id: z.string(),
-    label: z.string().nullable(),
-    chain: z.string(),
-    network: z.string(),
-    address: evmAddressSchema,
-    policy: z.record(z.string(), z.unknown()).nullable(),
-    status: z.enum(['active', 'revoked']),
-    key_version: z.number().int(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    revoked_at: z.string().nullable(),
-  })
-  .loose();
+/**
+ * A wallet as Treasury answers it (src/shared/api-responses/wallet-responses.ts, the schema the API's wallet
+ * views are typed with); `policy` may be null from older servers, and unknown keys are kept.
+ */
+export const walletViewSchema = sharedWalletViewSchema.extend({ policy: sharedWalletViewSchema.shape.policy.nullable() }).loose();
 export type WalletView = z.infer<typeof walletViewSchema>;
 
 /** A page of `GET /v1/wallets`; `next_cursor` is absent from servers that answer in one page. */
 export const walletListSchema = z.object({ wallets: z.array(walletViewSchema), next_cursor: z.string().max(200).nullable().optional() }).loose();
 
-export const balanceSchema = z
-  .object({
-    wallet_id: z.string(),
-    network: z.string(),
-    asset: evmAddressSchema,
-    address: evmAddressSchema,
-    balance_raw: rawAmountSchema,
-    balance_usd: z.string().refine(isUsdString, 'expected a USD decimal string'),
-    stale: z.boolean(),
-    updated_at: z.string(),
-  })
-  .loose();
+/** A wallet's USDC balance as Treasury answers it (src/shared/api-responses/wallet-responses.ts); unknown keys kept. */
+export const balanceSchema = walletBalanceSchema.loose();
 export type Balance = z.infer<typeof balanceSchema>;
 
 /** `upto`: the Permit2 witness transfer, in the shape of the x402 `permit2Authorization` payload. */

@@ -12,7 +12,8 @@ import type { Knex } from 'knex';
 import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { IdentityService } from './identity-service.js';
-import type { WalletService, WalletView } from './wallet-service.js';
+import type { WalletService } from './wallet-service.js';
+import type { AgentPage, AgentView, WalletView } from '../../shared/api-responses/wallet-responses.js';
 
 /** The id shape of agents, which the agent list's page cursors name. */
 const AGENT_ID = /^agt_[0-9a-f]{24}$/;
@@ -25,17 +26,6 @@ interface AgentRow {
   label: string | null;
   treasury_account_id: string;
   created_at: Date;
-}
-
-export interface AgentView {
-  agent_id: string;
-  label: string | null;
-  treasury_account_id: string;
-  created_at: string;
-  /** The agent's first 100 active wallets, oldest first. */
-  wallets: WalletView[];
-  /** Where `GET /v1/wallets?status=active&cursor=…` continues when it has more (else null). */
-  wallets_next_cursor: string | null;
 }
 
 export class AgentService {
@@ -71,7 +61,7 @@ export class AgentService {
   }
 
   /** A page of the account's agents, oldest first, each with its wallets; `next_cursor` (null on the last page) asks for the next. */
-  async list(accountId: string, request: PageRequest): Promise<{ agents: AgentView[]; next_cursor: string | null }> {
+  async list(accountId: string, request: PageRequest): Promise<AgentPage> {
     const { page, nextCursor } = await readKeysetPage<AgentRow>(this.knex('agents').where({ account_id: accountId }), request, AGENT_ID);
     return { agents: await this.views(page), next_cursor: nextCursor };
   }

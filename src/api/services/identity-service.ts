@@ -14,18 +14,12 @@ import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from './account-service.js';
 import { verifySiwe, verifySiws } from '../identity/sign-in-message.js';
+import type { IdentityNonce, LoggedOut, SessionGrant, SessionsRevoked } from '../../shared/api-responses/identity-responses.js';
 
 const NONCE_TTL_SECONDS = 600;
 /** Dead nonces purged per issue: more than one, so a backlog (say, after the purge was added) drains. */
 const NONCE_PURGE_BATCH = 100;
 
-export interface SessionGrant {
-  session: string;
-  account_id: string;
-  agent_id: string;
-  expires_at: string;
-  created: boolean;
-}
 
 export class IdentityService {
   constructor(
@@ -39,7 +33,7 @@ export class IdentityService {
    * A fresh nonce; each issue also purges up to NONCE_PURGE_BATCH used or expired ones, so the table holds
    * the live nonces and little else (their number bounded by the per-address nonce limit).
    */
-  async issueNonce(): Promise<{ nonce: string; expires_at: string }> {
+  async issueNonce(): Promise<IdentityNonce> {
     const nonce = randomBytes(16).toString('hex');
     const now = this.options.clock();
     const expiresAt = new Date(now.getTime() + NONCE_TTL_SECONDS * 1000);
@@ -150,7 +144,7 @@ export class IdentityService {
   }
 
   /** Ends one session (the caller's own); idempotent. */
-  async logout(sessionId: string): Promise<{ session_id: string; revoked_at: string }> {
+  async logout(sessionId: string): Promise<LoggedOut> {
     const [row] = (await this.knex('api_tokens')
       .where({ id: sessionId, kind: 'session' })
       .update({ revoked_at: this.knex.raw('COALESCE(revoked_at, ?)', [this.options.clock()]) })
@@ -160,7 +154,7 @@ export class IdentityService {
   }
 
   /** Ends every live session of an account, sign-in and exchanged alike (PATs stay: they are revoked one by one). */
-  async revokeAllSessions(accountId: string): Promise<{ account_id: string; revoked: number }> {
+  async revokeAllSessions(accountId: string): Promise<SessionsRevoked> {
     const revoked = await this.knex('api_tokens').where({ account_id: accountId, kind: 'session' }).whereNull('revoked_at').update({ revoked_at: this.options.clock() });
     return { account_id: accountId, revoked };
   }

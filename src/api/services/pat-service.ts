@@ -12,6 +12,7 @@ import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/to
 import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { CreatedPat, PatPage, PatView } from '../../shared/api-responses/pat-responses.js';
 
 /** The id shape of PATs, which the PAT lists' page cursors name. */
 const PAT_ID = /^pat_[0-9a-f]{24}$/;
@@ -22,22 +23,9 @@ export interface PatScope {
   scope_id: string;
 }
 
-export interface PatView {
-  id: string;
-  scope_type: string;
-  scope_id: string;
-  label: string | null;
-  daily_cap_usd: string | null;
-  single_use: boolean;
-  created_at: string;
-  expires_at: string | null;
-  used_at: string | null;
-  revoked_at: string | null;
-}
-
 interface PatRow {
   id: string;
-  scope_type: string;
+  scope_type: PatView['scope_type'];
   scope_id: string;
   label: string | null;
   daily_cap_micro: string | null;
@@ -86,7 +74,7 @@ export class PatService {
     accountId: string,
     input: { scope_type: 'agent' | 'treasury' | 'service'; scope_id?: string | undefined; label?: string | undefined; daily_cap_usd?: string | undefined; single_use?: boolean | undefined; expires_in_seconds?: number | undefined },
     actor: string,
-  ): Promise<PatView & { pat: string }> {
+  ): Promise<CreatedPat> {
     if (input.daily_cap_usd !== undefined && input.scope_type !== 'agent') {
       throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
     }
@@ -114,7 +102,7 @@ export class PatService {
   }
 
   /** A page of the account's PATs (of one scope when given), oldest first; never the secrets. */
-  async list(accountId: string, request: PageRequest, scope?: PatScope): Promise<{ pats: PatView[]; next_cursor: string | null }> {
+  async list(accountId: string, request: PageRequest, scope?: PatScope): Promise<PatPage> {
     const query = this.knex('api_tokens').where({ account_id: accountId, kind: 'pat', ...scope });
     const { page, nextCursor } = await readKeysetPage<PatRow>(query, request, PAT_ID);
     return { pats: page.map(toView), next_cursor: nextCursor };

@@ -19,8 +19,9 @@ import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-curso
 import { AppError } from '../errors/app-error.js';
 import type { LedgerVerifier } from './ledger-verifier.js';
 import { matchPathPattern } from './path-pattern.js';
-import type { EndpointRow, SellerRow } from './seller-service.js';
+import type { EndpointRow, SellerRow } from './seller-views.js';
 import { splitRevenueRange } from './split-revenue-range.js';
+import type { LedgerEntryView, LedgerPage, LedgerStatus, PayToList, PayoutsPage, RevenueSummary } from '../../shared/api-responses/seller-ledger-responses.js';
 
 /** What a seller's pay-to address signs (EIP-191) to prove payments to it belong to this seller. */
 export function payToClaimMessage(sellerId: string, address: string): string {
@@ -47,7 +48,7 @@ export class SellerLedgerService {
    * for on-chain verification would add; `advance_usd` what was paid out before verification existed and no
    * verified row covers yet (migration 20261125200400).
    */
-  async payouts(seller: SellerRow, request: PageRequest) {
+  async payouts(seller: SellerRow, request: PageRequest): Promise<PayoutsPage> {
     const { page, nextCursor } = await readKeysetPage<{ id: string; amount_micro: string; created_at: Date }>(this.knex('payout_flushes').where({ seller_id: seller.id }), request, PAYOUT_FLUSH_ID, 'desc');
     const payables = (await this.knex('seller_payables').where({ seller_id: seller.id }).first('earned_micro', 'paid_micro', 'advance_micro')) as { earned_micro: string; paid_micro: string; advance_micro: string } | undefined;
     const accrued = seller.payout_mode === 'direct' || !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
@@ -80,7 +81,7 @@ export class SellerLedgerService {
   }
 
   /** Records a payout of everything accrued from verified rows (platform_mor only), serialised per seller; answers the payouts' first page. */
-  async flushPayouts(seller: SellerRow, actor: string, request: PageRequest) {
+  async flushPayouts(seller: SellerRow, actor: string, request: PageRequest): Promise<PayoutsPage> {
     if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
     await this.knex.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${seller.id}`]);
@@ -160,7 +161,7 @@ export class SellerLedgerService {
    * the key holder can make transfers to it count as this seller's revenue. The seller's pending rows that
    * waited for a pay-to address become due for verification. Answers every address of the seller.
    */
-  async registerPayTo(seller: SellerRow, input: { address: string; signature: string }) {
+  async registerPayTo(seller: SellerRow, input: { address: string; signature: string }): Promise<PayToList> {
     const address = getAddress(input.address.toLowerCase());
     const valid = await verifyMessage({ address, message: payToClaimMessage(seller.id, address), signature: input.signature as Hex }).catch(() => false);
     if (!valid) throw new AppError('pay_to_signature_invalid', { fields: { address, message: payToClaimMessage(seller.id, address) } });
@@ -176,13 +177,13 @@ export class SellerLedgerService {
   }
 
   /** The seller's proven pay-to addresses, oldest first. */
-  async payTo(seller: SellerRow) {
+  async payTo(seller: SellerRow): Promise<PayToList> {
     const rows = (await this.knex('sellers_pay_to').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'address' }]).select('address', 'created_at')) as Array<{ address: string; created_at: Date }>;
     return { seller_id: seller.id, pay_to: rows.map((r) => ({ address: getAddress(r.address.trim()), created_at: r.created_at.toISOString() })) };
   }
 
   /** A page of the seller's ledger rows, newest first, of every status (or the one asked for). */
-  async ledger(seller: SellerRow, q: PageRequest & { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined; status?: LedgerStatus | undefined }) {
+  async ledger(seller: SellerRow, q: PageRequest & { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined; status?: LedgerStatus | undefined }): Promise<LedgerPage> {
     const rows = this.ledgerRows(seller, q);
     if (q.status) rows.andWhere({ status: q.status });
     const { page, nextCursor } = await readKeysetPage<{ created_at: Date; id: string }>(rows, q, LEDGER_ENTRY_ID, 'desc');
@@ -195,7 +196,7 @@ export class SellerLedgerService {
    * (./split-revenue-range.ts), so its cost follows the days in the range, not the rows. `pending` and
    * `rejected` say what is not counted (read from the unverified rows only, on their partial index).
    */
-  async revenue(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }) {
+  async revenue(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }): Promise<RevenueSummary> {
     const split = splitRevenueRange(q.from, q.to);
     const byEndpoint = new Map<string, { total: bigint; count: number }>();
     const add = (key: string, total: string, count: string) => {
@@ -281,7 +282,7 @@ export class SellerLedgerService {
   }
 }
 
-function ledgerView(r: Record<string, any>) {
+function ledgerView(r: Record<string, any>): LedgerEntryView {
   return {
     id: r.id as string,
     seller_id: r.seller_id as string,
@@ -306,5 +307,3 @@ function ledgerView(r: Record<string, any>) {
   };
 }
 
-export type LedgerStatus = 'pending' | 'verified' | 'rejected';
-export type LedgerEntryView = ReturnType<typeof ledgerView>;

@@ -18,6 +18,7 @@ import { checkRetirementBalance, type RetirementBalance } from './check-retireme
 import { lockWallet } from './wallet-lock.js';
 import { keysetPage, readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { describeError } from '../log/describe-error.js';
+import type { WalletPage, WalletView } from '../../shared/api-responses/wallet-responses.js';
 
 /** The id shape of wallets, which the wallet list's page cursors name. */
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
@@ -36,21 +37,6 @@ export interface WalletRow {
   created_at: Date;
   updated_at: Date;
   revoked_at: Date | null;
-}
-
-export interface WalletView {
-  id: string;
-  account_id: string;
-  label: string | null;
-  chain: string;
-  network: string;
-  address: string;
-  policy: Record<string, unknown>;
-  status: 'active' | 'revoked';
-  key_version: number;
-  created_at: string;
-  updated_at: string;
-  revoked_at: string | null;
 }
 
 export interface CreateWalletInput {
@@ -131,7 +117,7 @@ export class WalletService {
   }
 
   /** A page of the account's wallets, oldest first; `next_cursor` (null on the last page) asks for the next. */
-  async list(accountId: string, options: PageRequest & { status?: 'active' | 'revoked' | undefined }): Promise<{ wallets: WalletView[]; next_cursor: string | null }> {
+  async list(accountId: string, options: PageRequest & { status?: 'active' | 'revoked' | undefined }): Promise<WalletPage> {
     const query = this.knex('wallets').where({ account_id: accountId });
     if (options.status) query.andWhere({ status: options.status });
     const { page, nextCursor } = await readKeysetPage<WalletRow>(query, options, WALLET_ID);
@@ -144,8 +130,8 @@ export class WalletService {
    * `{limit, status: 'active'}`. Each account's part is read on the (account_id, created_at) index and stops
    * after `limit + 1` rows.
    */
-  async firstActivePages(accountIds: readonly string[], limit: number): Promise<Map<string, { wallets: WalletView[]; next_cursor: string | null }>> {
-    const pages = new Map<string, { wallets: WalletView[]; next_cursor: string | null }>();
+  async firstActivePages(accountIds: readonly string[], limit: number): Promise<Map<string, WalletPage>> {
+    const pages = new Map<string, WalletPage>();
     if (accountIds.length === 0) return pages;
     const { rows } = (await this.knex.raw(
       `SELECT w.* FROM unnest(?::text[]) AS a(account_id)

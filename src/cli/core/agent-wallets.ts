@@ -23,7 +23,7 @@ export async function agentWithEveryWallet(client: ApiClient, agentId: string): 
   const parsed = agentViewSchema.safeParse(await client.request('GET', `/v1/agents/${agentId}`));
   if (!parsed.success) throw new CliError({ code: 'invalid_reply', userMessage: `${route} answered an unexpected agent.` });
   const first = { wallets: parsed.data.wallets, next_cursor: parsed.data.wallets_next_cursor ?? null };
-  const { wallets } = await readEveryPage(client, '/v1/wallets', 'wallets', first, { status: 'active' });
+  const { wallets } = await readEveryPage(client, '/v1/wallets', 'wallets', { first, query: { status: 'active' } });
   const every = z.array(managedWalletSchema).safeParse(wallets);
   if (!every.success) throw new CliError({ code: 'invalid_reply', userMessage: 'GET /v1/wallets answered an unexpected wallet.' });
   return { agent_id: parsed.data.agent_id, label: parsed.data.label ?? null, wallets: every.data };

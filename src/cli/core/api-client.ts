@@ -2,7 +2,11 @@
  * The CLI's HTTP client for the Treasury platform: bearer auth, JSON in and out, a time-out, and every
  * non-2xx turned into a CliError carrying the server's `error_code`, its `user_message` unchanged and its
  * `recovery` block. A 401 goes to `onUnauthorized` once (the session refresh of spec §5.7) when given.
+ * With `reply` (a response schema of src/shared/api-responses/), a 2xx body of another shape is an
+ * `invalid_reply` naming the first field at fault; the body is returned as the server sent it (keys the
+ * schema does not know are kept, so `--json` output is the API's).
  */
+import type { z } from 'zod';
 import { CliError } from './cli-error.js';
 
 export interface RequestOptions {
@@ -11,6 +15,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Return the body as text (CSV export). */
   raw?: true;
+}
+
+/** A request whose 2xx body must match `reply`. */
+export interface ParsedRequestOptions<S extends z.ZodType> extends Omit<RequestOptions, 'raw'> {
+  reply: S;
 }
 
 export interface ApiClientOptions {
@@ -30,7 +39,9 @@ export class ApiClient {
     this.token = options.token;
   }
 
-  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+  request<S extends z.ZodType>(method: string, path: string, options: ParsedRequestOptions<S>): Promise<z.output<S>>;
+  request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
+  async request<T = unknown>(method: string, path: string, options: RequestOptions & { reply?: z.ZodType } = {}): Promise<T> {
     try {
       return await this.once<T>(method, path, options);
     } catch (err) {
@@ -42,7 +53,7 @@ export class ApiClient {
     }
   }
 
-  private async once<T>(method: string, path: string, options: RequestOptions): Promise<T> {
+  private async once<T>(method: string, path: string, options: RequestOptions & { reply?: z.ZodType }): Promise<T> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { accept: options.raw ? '*/*' : 'application/json', 'user-agent': 'xx-cli', ...options.headers };
@@ -64,11 +75,14 @@ export class ApiClient {
     const text = await res.text();
     if (res.status >= 200 && res.status < 300) {
       if (options.raw) return text as T;
+      let body: unknown;
       try {
-        return (text ? JSON.parse(text) : {}) as T;
+        body = text ? JSON.parse(text) : {};
       } catch {
         throw new CliError({ code: 'invalid_reply', userMessage: `${method} ${path} answered something that is not JSON.` });
       }
+      if (options.reply) checkReply(options.reply, body, `${method} ${path}`);
+      return body as T;
     }
     let body: Record<string, unknown> = {};
     try {
@@ -82,4 +96,13 @@ export class ApiClient {
     const { error_code: _c, user_message: _m, recovery: _r, request_id: _q, ...details } = body;
     throw new CliError({ code, userMessage, status: res.status, recovery, details: Object.keys(details).length > 0 ? details : undefined });
   }
+}
+
+/** Throws `invalid_reply` unless `body` matches `schema`, naming the first field at fault (never its value). */
+export function checkReply(schema: z.ZodType, body: unknown, what: string): void {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return;
+  const issue = parsed.error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(the body)';
+  throw new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected shape (${field}); is the server a Treasury of this version?`, details: { field } });
 }

@@ -15,11 +15,11 @@ import { resolveCliPaths, type CliPaths } from './cli-paths.js';
 import { loadActiveAgent, loadActiveService, loadSession, saveSession, type AgentRecord, type ServiceRecord } from './cli-state.js';
 import { z } from 'zod';
 import { readJsonFile } from './secret-file.js';
+import { sessionGrantSchema } from '../../shared/api-responses/identity-responses.js';
 
 export const ENV_NAMES = ['dev', 'prod', 'qa', 'preprod'] as const;
 export const DEFAULT_API_URL = 'http://127.0.0.1:8402';
 
-const sessionGrantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string(), expires_at: z.string() });
 const configSchema = z.object({ api_url: z.string().optional(), dashboard_url: z.string().optional() }).loose();
 
 export interface PromptSpec {
@@ -124,7 +124,8 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     }
     const grant = sessionGrantSchema.safeParse(reply);
     if (!grant.success) throw new CliError({ code: 'invalid_reply', userMessage: 'POST /v1/identity/exchange-pat answered without a session.' });
-    saveSession(paths, { ...grant.data, server: agent.server });
+    const { session, account_id, agent_id, expires_at } = grant.data;
+    saveSession(paths, { session, account_id, agent_id, expires_at, server: agent.server });
     return grant.data.session;
   };
 

@@ -8,28 +8,38 @@
  * removed while the pages are read (each page is consistent, the whole is not a snapshot), nor a list too
  * large for memory; the commands using it list what a person reads (PATs, services, endpoints, flushes).
  */
-import type { ApiClient } from './api-client.js';
+import type { z } from 'zod';
+import { checkReply, type ApiClient } from './api-client.js';
 import { CliError } from './cli-error.js';
 
 /** Rows asked for per page: the largest page the lists serve. */
 export const PAGE_LIMIT = 500;
 
+export interface ReadEveryPageOptions<P> {
+  /** The page's response schema (src/shared/api-responses/): every page, `first` included, must match it. */
+  page?: z.ZodType<P>;
+  /** A first page already read (the answer of a POST that returns one, or another route's first page that `path` continues). */
+  first?: P | undefined;
+  /** A filter such as `status`, sent with every page. */
+  query?: Record<string, string>;
+}
+
 /**
  * The list at `path`, every page of it under `key`, with the first page's other fields (e.g. a seller's
- * `accrued_usd` beside its `flushes`). `first`, when given, is a first page already read (the answer of a
- * POST that returns one, or another route's first page that `path` continues); the rest is read from `path`,
- * with `query` (a filter such as `status`) on every page.
+ * `accrued_usd` beside its `flushes`). The rest after `first` is read from `path`. A page without
+ * `next_cursor` is checked against `page` as the last one (null).
  */
 export async function readEveryPage<P extends { next_cursor?: string | null }>(
   client: ApiClient,
   path: string,
   key: Exclude<keyof P, 'next_cursor'> & string,
-  first?: P,
-  query: Record<string, string> = {},
+  options: ReadEveryPageOptions<P> = {},
 ): Promise<Omit<P, 'next_cursor'>> {
+  const { first, query = {}, page: pageSchema } = options;
   const what = `GET ${path}`;
   const invalid = (reason: string) => new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected page: ${reason}.` });
   const rowsOf = (page: P): unknown[] => {
+    if (pageSchema) checkReply(pageSchema, page && typeof page === 'object' ? { ...page, next_cursor: page.next_cursor ?? null } : page, what);
     const rows = (page as Record<string, unknown> | null)?.[key];
     if (!Array.isArray(rows)) throw invalid(`no "${key}" list`);
     return rows;

@@ -16,6 +16,7 @@ import type { PatService } from '../../services/pat-service.js';
 import { createPatBodySchema, initBodySchema, patchPatBodySchema, patIdSchema } from '../schemas/identity-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
+import type { Whoami } from '../../../shared/api-responses/identity-responses.js';
 
 const AUTH_TYPE = { pat: 'pat', session: 'session', api_key: 'treasury_api_key' } as const;
 
@@ -42,7 +43,7 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
 
   router.get('/v1/auth/whoami', async (ctx) => {
     const principal = await platformPrincipal(ctx);
-    ctx.body =
+    const who: Whoami =
       principal.kind === 'admin'
         ? { auth_type: 'operator', scope_type: 'operator', scope_id: null }
         : {
@@ -59,6 +60,7 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
                 }
               : {}),
           };
+    ctx.body = who;
   });
 
   router.post('/v1/auth/logout', async (ctx) => {

@@ -13,11 +13,11 @@ import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { PatService } from '../../services/pat-service.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
-import type { SellerService } from '../../services/seller-service.js';
+import type { SellerServices } from '../../services/seller-service.js';
 import { patIdSchema } from '../schemas/identity-schemas.js';
 import { plainText } from '../schemas/common-schemas.js';
 import { z } from 'zod';
-import { sellerView } from '../../services/seller-service.js';
+import { sellerView } from '../../services/seller-views.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
 import {
   createEndpointBodySchema,
@@ -33,16 +33,16 @@ import {
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
 
-export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService; ledger: SellerLedgerService; pats: PatService }): Router {
+export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerServices; ledger: SellerLedgerService; pats: PatService }): Router {
   const router = new Router();
   const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
-  const sellerOf = async (ctx: Context) => deps.sellers.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
+  const sellerOf = async (ctx: Context) => deps.sellers.profiles.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
   /** Ledger routes: a service PAT reads its own seller; a session names `seller_id`. */
   const ledgerSeller = async (ctx: Context, sellerId: string | undefined) => {
     const p = await principalOf(ctx);
-    if (p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service') return deps.sellers.authorize(p, sellerId ?? p.scopeId);
+    if (p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service') return deps.sellers.profiles.authorize(p, sellerId ?? p.scopeId);
     if (!sellerId) throw new AppError('invalid_request', { message: 'seller_id is required with an account session.' });
-    return deps.sellers.authorize(p, sellerId);
+    return deps.sellers.profiles.authorize(p, sellerId);
   };
 
   router.post('/v1/sellers', async (ctx) => {
@@ -50,40 +50,40 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const { accountId } = requireSession(p, 'account');
     const body = validate(createSellerBodySchema, ctx.state.body);
     ctx.status = 201;
-    ctx.body = await deps.sellers.create(accountId, body, p.actor);
+    ctx.body = await deps.sellers.profiles.create(accountId, body, p.actor);
   });
   router.get('/v1/sellers', async (ctx) => {
     const { accountId } = requireSession(await principalOf(ctx), 'account');
-    ctx.body = await deps.sellers.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
+    ctx.body = await deps.sellers.profiles.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.get('/v1/sellers/:id', async (ctx) => {
     ctx.body = sellerView(await sellerOf(ctx));
   });
   router.patch('/v1/sellers/:id', async (ctx) => {
     const seller = await sellerOf(ctx);
-    ctx.body = await deps.sellers.update(seller, validate(updateSellerBodySchema, ctx.state.body));
+    ctx.body = await deps.sellers.profiles.update(seller, validate(updateSellerBodySchema, ctx.state.body));
   });
   router.get('/v1/sellers/:id/banking', async (ctx) => {
-    ctx.body = deps.sellers.banking(await sellerOf(ctx));
+    ctx.body = deps.sellers.profiles.banking(await sellerOf(ctx));
   });
   router.put('/v1/sellers/:id/banking', async (ctx) => {
     const seller = await sellerOf(ctx);
-    ctx.body = await deps.sellers.setBanking(seller, validate(bankingBodySchema, ctx.state.body));
+    ctx.body = await deps.sellers.profiles.setBanking(seller, validate(bankingBodySchema, ctx.state.body));
   });
   router.post('/v1/sellers/:id/banking/verify', async (ctx) => {
     const p = await principalOf(ctx);
     if (p.kind !== 'admin') throw new AppError('insufficient_scope', { message: 'Only the operator marks banking details verified.' });
-    ctx.body = await deps.sellers.verifyBanking(validate(sellerIdSchema, ctx.params.id, 'path'));
+    ctx.body = await deps.sellers.profiles.verifyBanking(validate(sellerIdSchema, ctx.params.id, 'path'));
   });
   router.get('/v1/sellers/:id/verify', async (ctx) => {
     const seller = await sellerOf(ctx);
-    ctx.body = { seller_id: seller.id, origin: seller.origin, path: '/.well-known/xx-verification.txt', token: await deps.sellers.verificationToken(seller), verified_at: seller.verified_at?.toISOString() ?? null };
+    ctx.body = await deps.sellers.origins.instructions(seller);
   });
   router.post('/v1/sellers/:id/verify', async (ctx) => {
-    ctx.body = await deps.sellers.verifyOrigin(await sellerOf(ctx));
+    ctx.body = await deps.sellers.origins.verify(await sellerOf(ctx));
   });
   router.post('/v1/sellers/:id/refresh', async (ctx) => {
-    ctx.body = await deps.sellers.refresh(await sellerOf(ctx));
+    ctx.body = await deps.sellers.openapi.refresh(await sellerOf(ctx));
   });
   router.get('/v1/sellers/:id/payouts', async (ctx) => {
     const seller = await sellerOf(ctx);
@@ -92,7 +92,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   router.post('/v1/sellers/:id/payouts/flush', async (ctx) => {
     const p = await principalOf(ctx);
     requireSession(p, 'owner');
-    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     // The answer is the payouts' first page, as GET answers it without a query.
     ctx.body = await deps.ledger.flushPayouts(seller, p.actor, pageQuerySchema.parse({}));
   });
@@ -104,7 +104,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   router.post('/v1/sellers/:id/pay-to', async (ctx) => {
     const p = await principalOf(ctx);
     requireSession(p, 'owner');
-    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     ctx.body = await deps.ledger.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
   });
   // Service PATs of one seller (the owner's sign-in session manages them).
@@ -112,7 +112,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   router.post('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
-    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     const body = validate(servicePatBody, ctx.state.body ?? {});
     ctx.status = 201;
     ctx.body = await deps.pats.create(accountId, { scope_type: 'service', scope_id: seller.id, ...body }, p.actor);
@@ -120,53 +120,53 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   router.get('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
-    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'), { scope_type: 'service', scope_id: seller.id });
   });
   router.delete('/v1/sellers/:id/pats/:pat_id', async (ctx) => {
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
-    const seller = await deps.sellers.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     const patId = validate(patIdSchema, ctx.params.pat_id, 'path');
     ctx.body = await deps.pats.revoke(accountId, patId, { scope_type: 'service', scope_id: seller.id });
     deps.auth.forget(patId);
   });
   router.post('/v1/sellers/:id/suspend', async (ctx) => {
-    ctx.body = await deps.sellers.setStatus(await sellerOf(ctx), 'suspended');
+    ctx.body = await deps.sellers.profiles.setStatus(await sellerOf(ctx), 'suspended');
   });
   router.post('/v1/sellers/:id/resume', async (ctx) => {
-    ctx.body = await deps.sellers.setStatus(await sellerOf(ctx), 'active');
+    ctx.body = await deps.sellers.profiles.setStatus(await sellerOf(ctx), 'active');
   });
 
   router.post('/v1/sellers/:id/endpoints', async (ctx) => {
     const seller = await sellerOf(ctx);
     const body = validate(createEndpointBodySchema, ctx.state.body);
     ctx.status = 201;
-    ctx.body = await deps.sellers.createEndpoint(seller, body);
+    ctx.body = await deps.sellers.endpoints.create(seller, body);
   });
   router.get('/v1/sellers/:id/endpoints', async (ctx) => {
     const seller = await sellerOf(ctx);
-    ctx.body = await deps.sellers.listEndpoints(seller, validate(pageQuerySchema, ctx.query, 'query'));
+    ctx.body = await deps.sellers.endpoints.list(seller, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.patch('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
     const seller = await sellerOf(ctx);
     const endpointId = validate(endpointIdSchema, ctx.params.endpoint_id, 'path');
-    ctx.body = await deps.sellers.updateEndpoint(seller, endpointId, validate(updateEndpointBodySchema, ctx.state.body));
+    ctx.body = await deps.sellers.endpoints.update(seller, endpointId, validate(updateEndpointBodySchema, ctx.state.body));
   });
   router.delete('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
     const seller = await sellerOf(ctx);
-    await deps.sellers.deleteEndpoint(seller, validate(endpointIdSchema, ctx.params.endpoint_id, 'path'));
+    await deps.sellers.endpoints.delete(seller, validate(endpointIdSchema, ctx.params.endpoint_id, 'path'));
     ctx.status = 204;
   });
 
   router.post('/v1/auth/verify', async (ctx) => {
-    ctx.body = await deps.sellers.verify(await principalOf(ctx));
+    ctx.body = await deps.sellers.endpoints.routeTable(await deps.sellers.profiles.authorizeMiddleware(await principalOf(ctx)));
   });
 
   router.post('/v1/ledger', async (ctx) => {
     const p = await principalOf(ctx);
     if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
-    const seller = await deps.sellers.authorize(p, p.scopeId);
+    const seller = await deps.sellers.profiles.authorize(p, p.scopeId);
     const body = validate(ledgerReportBodySchema, ctx.state.body);
     const result = await deps.ledger.report(seller, body);
     ctx.status = result.created ? 201 : 200;
@@ -177,7 +177,7 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   router.post('/v1/ledger/batch', async (ctx) => {
     const p = await principalOf(ctx);
     if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
-    const seller = await deps.sellers.authorize(p, p.scopeId);
+    const seller = await deps.sellers.profiles.authorize(p, p.scopeId);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
     // `status`/`reason`: the stored row's verification state (pending until verified on chain).
     const results: Array<{ tx_hash: string; outcome: 'created' | 'duplicate' | 'rejected'; status?: string; reason?: string | null; error_code?: string }> = [];

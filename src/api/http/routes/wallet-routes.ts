@@ -13,6 +13,7 @@ import { AppError } from '../../errors/app-error.js';
 import { walletIdSchema } from '../schemas/common-schemas.js';
 import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
 import { validate } from '../validate.js';
+import type { WalletBalance } from '../../../shared/api-responses/wallet-responses.js';
 
 export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService; knex: Knex; chains: ChainRegistry; balances: BalanceReader }): Router {
   const router = new Router();
@@ -49,7 +50,8 @@ export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService
     const chain = deps.chains.resolve(wallet.network);
     if (!chain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { wallet_id: wallet.id, ...(await deps.balances.usdcBalance(chain, wallet.address as `0x${string}`)) };
+    const balance: WalletBalance = { wallet_id: wallet.id, ...(await deps.balances.usdcBalance(chain, wallet.address as `0x${string}`)) };
+    ctx.body = balance;
   });
 
   router.post('/v1/wallets/:id/rotate', async (ctx) => {

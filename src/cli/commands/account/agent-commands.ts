@@ -7,8 +7,9 @@ import type { Command } from 'commander';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { deleteAgent, listAgents, loadActiveAgent, loadAgent, saveAgent, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
+import { deleteAgent, listAgents, loadActiveAgent, loadAgent, saveAgent, setActiveAgent, type AgentRecord } from '../../core/cli-state.js';
 import { readTextFile } from '../../core/secret-file.js';
+import { walletViewSchema } from '../../../shared/api-responses/wallet-responses.js';
 import { formatFields, formatTable } from '../seller/seller-format.js';
 import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
 
@@ -90,7 +91,7 @@ async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: strin
   if (chain !== 'base') throw badArgument('--chain', 'base or solana');
   const { agent, client } = ctx.agent();
   const w = await ctx.spin('Creating the wallet', () =>
-    client.request<ManagedWallet>('POST', `/v1/agents/${agent.agent_id}/wallets`, { body: { ...(opts.label ? { label: opts.label } : {}) } }),
+    client.request('POST', `/v1/agents/${agent.agent_id}/wallets`, { body: { ...(opts.label ? { label: opts.label } : {}) }, reply: walletViewSchema }),
   );
   const wallet = { id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label };
   saveAgent(ctx.paths, { ...agent, wallets: [...agent.wallets, wallet] });

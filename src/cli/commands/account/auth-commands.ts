@@ -13,24 +13,13 @@ import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { loadActiveAgent, loadCredentials, loadSession, saveCredentials } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
+import { loggedOutSchema, sessionsRevokedSchema, whoamiSchema } from '../../../shared/api-responses/identity-responses.js';
+import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/api-responses/pat-responses.js';
 import { isMasterKey } from '../../core/legacy-master-key.js';
 import { formatTable } from '../seller/seller-format.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 import { waitForPat } from './init-command.js';
 import { withOwnerSession } from './owner-sign-in.js';
-
-interface PatView {
-  id: string;
-  scope_type: string;
-  scope_id: string;
-  label: string | null;
-  daily_cap_usd: string | null;
-  single_use: boolean;
-  created_at: string;
-  expires_at: string | null;
-  used_at: string | null;
-  revoked_at: string | null;
-}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -63,7 +52,7 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   const client = ctx.client(token, server);
   const who = await ctx.spin('Checking the PAT', async () => {
     await waitForPat(client);
-    return client.request<{ auth_type: string; scope_type: string; scope_id: string }>('GET', '/v1/auth/whoami');
+    return client.request('GET', '/v1/auth/whoami', { reply: whoamiSchema });
   });
   const name = opts.profile ?? 'default';
   const creds = loadCredentials(ctx.paths);
@@ -77,14 +66,15 @@ async function whoami(ctx: CliContext): Promise<void> {
   const bearer = currentBearer(ctx);
   const client = bearer ? ctx.client(bearer.token, process.env.XX_API_URL || bearer.server) : await ctx.session();
   const who = await ctx.spin('Asking the platform', () =>
-    client.request<{ auth_type: string; scope_type: string; scope_id: string | null; session_origin?: string; agent_id?: string | null }>('GET', '/v1/auth/whoami'),
+    client.request('GET', '/v1/auth/whoami', { reply: whoamiSchema }),
   );
   // A session says whether it is a sign-in (the owner) or exchanged from an agent PAT (acts as that agent).
-  const session = who.session_origin ? { session_origin: who.session_origin, agent_id: who.agent_id ?? null } : {};
+  const origin = 'session_origin' in who ? who.session_origin : undefined;
+  const session = origin ? { session_origin: origin, agent_id: ('agent_id' in who ? who.agent_id : undefined) ?? null } : {};
   const data = { auth_type: who.auth_type, scope_type: who.scope_type, scope_id: who.scope_id, ...session, source: bearer?.source ?? 'session', server: client.baseUrl };
   ctx.out(
     data,
-    [`auth_type:  ${who.auth_type}`, `scope_type: ${who.scope_type}`, `scope_id:   ${who.scope_id}`, ...(who.session_origin ? [`session:    ${who.session_origin}`] : []), `(${data.source} at ${data.server})`].join('\n'),
+    [`auth_type:  ${who.auth_type}`, `scope_type: ${who.scope_type}`, `scope_id:   ${who.scope_id}`, ...(origin ? [`session:    ${origin}`] : []), `(${data.source} at ${data.server})`].join('\n'),
   );
 }
 
@@ -107,7 +97,7 @@ function profiles(ctx: CliContext, action: 'list' | 'switch' | 'delete', name?: 
 }
 
 async function patList(ctx: CliContext): Promise<void> {
-  const { pats } = await withOwnerSession(ctx, '`xx pat list`', (owner) => ctx.spin('Listing PATs', () => readEveryPage<{ pats: PatView[]; next_cursor?: string | null }>(owner, '/v1/pats', 'pats')));
+  const { pats } = await withOwnerSession(ctx, '`xx pat list`', (owner) => ctx.spin('Listing PATs', () => readEveryPage(owner, '/v1/pats', 'pats', { page: patPageSchema })));
   ctx.out(
     { pats },
     formatTable(
@@ -132,7 +122,7 @@ async function patCreate(ctx: CliContext, opts: { label?: string; scope?: string
     }
   }
   const body = { scope_type: scope, ...(scopeId ? { scope_id: scopeId } : {}), ...(opts.label ? { label: opts.label } : {}), ...(opts.dailyCap ? { daily_cap_usd: usdArgument('--daily-cap', opts.dailyCap) } : {}), ...(expires ? { expires_in_seconds: expires } : {}) };
-  const created = await withOwnerSession(ctx, '`xx pat create`', (owner) => ctx.spin('Minting the PAT', () => owner.request<PatView & { pat: string }>('POST', '/v1/pats', { body })));
+  const created = await withOwnerSession(ctx, '`xx pat create`', (owner) => ctx.spin('Minting the PAT', () => owner.request('POST', '/v1/pats', { body, reply: createdPatSchema })));
   ctx.out(created, `${created.pat}\n(${created.id}, ${created.scope_type} ${created.scope_id}; shown once — store it now)`);
 }
 
@@ -141,13 +131,13 @@ async function patUpdate(ctx: CliContext, id: string, opts: { dailyCap?: string 
   if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
   if (opts.dailyCap === undefined) throw badArgument('--daily-cap', 'a USD amount, or none to remove the cap');
   const cap = opts.dailyCap === 'none' ? null : usdArgument('--daily-cap', opts.dailyCap);
-  const pat = await withOwnerSession(ctx, '`xx pat update`', (owner) => ctx.spin('Updating', () => owner.request<PatView>('PATCH', `/v1/pats/${id}`, { body: { daily_cap_usd: cap } })));
+  const pat = await withOwnerSession(ctx, '`xx pat update`', (owner) => ctx.spin('Updating', () => owner.request('PATCH', `/v1/pats/${id}`, { body: { daily_cap_usd: cap }, reply: patViewSchema })));
   ctx.out(pat, `${pat.id}: daily cap ${pat.daily_cap_usd === null || pat.daily_cap_usd === undefined ? 'none' : `${pat.daily_cap_usd} USD`}.`);
 }
 
 async function patRevoke(ctx: CliContext, id: string): Promise<void> {
   if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
-  const pat = await withOwnerSession(ctx, '`xx pat revoke`', (owner) => ctx.spin('Revoking', () => owner.request<PatView>('DELETE', `/v1/pats/${id}`)));
+  const pat = await withOwnerSession(ctx, '`xx pat revoke`', (owner) => ctx.spin('Revoking', () => owner.request('DELETE', `/v1/pats/${id}`, { reply: patViewSchema })));
   ctx.out(pat, `Revoked ${pat.id}.`);
 }
 
@@ -162,7 +152,7 @@ async function logout(ctx: CliContext, opts: { all?: boolean }): Promise<void> {
   if (record) {
     ended = await ctx
       .client(record.session, process.env.XX_API_URL || record.server)
-      .request<{ session_id: string }>('POST', '/v1/auth/logout')
+      .request('POST', '/v1/auth/logout', { reply: loggedOutSchema })
       .then((r) => r.session_id)
       .catch((err: unknown) => {
         if (err instanceof CliError && (err.status === 401 || err.status === 403)) return null; // already over
@@ -174,7 +164,7 @@ async function logout(ctx: CliContext, opts: { all?: boolean }): Promise<void> {
     ctx.out({ session_id: ended, session_file_removed: record !== undefined }, record ? `Logged out${ended ? ` (${ended})` : ''}; the session file is removed.` : 'No stored session.');
     return;
   }
-  const all = await withOwnerSession(ctx, '`xx logout --all`', (owner) => ctx.spin('Ending every session', () => owner.request<{ account_id: string; revoked: number }>('POST', '/v1/auth/sessions/revoke-all')));
+  const all = await withOwnerSession(ctx, '`xx logout --all`', (owner) => ctx.spin('Ending every session', () => owner.request('POST', '/v1/auth/sessions/revoke-all', { reply: sessionsRevokedSchema })));
   ctx.out({ session_id: ended, session_file_removed: record !== undefined, ...all }, `Ended ${all.revoked} session(s) of ${all.account_id}. PATs still work; revoke them with \`xx pat revoke\`.`);
 }
 
@@ -194,7 +184,7 @@ function openBrowser(url: string): boolean {
 async function dashboard(ctx: CliContext, opts: { print?: boolean }): Promise<void> {
   const created = await withOwnerSession(ctx, '`xx dashboard`', (owner) =>
     ctx.spin('Minting a single-use PAT', () =>
-      owner.request<PatView & { pat: string }>('POST', '/v1/pats', { body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 } }),
+      owner.request('POST', '/v1/pats', { body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 }, reply: createdPatSchema }),
     ),
   );
   const url = `${ctx.dashboardUrl()}/cli-handoff#pat=${encodeURIComponent(created.pat)}`;

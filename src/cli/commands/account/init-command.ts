@@ -14,6 +14,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
+import { sessionGrantSchema } from '../../../shared/api-responses/identity-responses.js';
+import { agentPageSchema, agentViewSchema } from '../../../shared/api-responses/wallet-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { CliContext } from '../../core/cli-context.js';
@@ -29,9 +32,6 @@ import { keystorePath, passphraseFor, siweSignIn, type SignInGrant } from './own
 
 export { keystorePath, passphraseFor } from './owner-sign-in.js';
 
-const agentListSchema = z.object({ agents: z.array(z.object({ agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), label: z.string().nullable() }).loose()) });
-const sessionGrantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string(), expires_at: z.string() });
-const patSchema = z.object({ id: z.string().regex(/^pat_[0-9a-f]{24}$/), pat: z.string().startsWith('xx_pat_'), daily_cap_usd: z.string().nullable().optional() });
 const walletPolicyReplySchema = z.object({ policy: z.record(z.string(), z.unknown()) });
 
 export interface InitOptions extends InitLimitOptions {
@@ -107,10 +107,10 @@ async function chooseAgent(ctx: CliContext, session: ApiClient, grant: { account
   if (grant.created || label === undefined) return { agentId: grant.agent_id, spawned: false };
   const local = listAgents(ctx.paths).find((a) => a.account_id === grant.account_id && a.server === session.baseUrl && a.label === label);
   if (local) return { agentId: local.agent_id, spawned: false };
-  const { agents } = parseReply(agentListSchema, 'GET /v1/agents', await readEveryPage<{ agents: unknown[]; next_cursor?: string | null }>(session, '/v1/agents', 'agents'));
+  const { agents } = await readEveryPage(session, '/v1/agents', 'agents', { page: agentPageSchema });
   const named = agents.find((a) => a.label === label);
   if (named) return { agentId: named.agent_id, spawned: false };
-  const spawned = parseReply(agentListSchema.shape.agents.element, 'POST /v1/agents', await session.request('POST', '/v1/agents', { body: { label } }));
+  const spawned = await session.request('POST', '/v1/agents', { body: { label }, reply: agentViewSchema });
   return { agentId: spawned.agent_id, spawned: true };
 }
 
@@ -149,7 +149,7 @@ async function finishInit(
 
   const pat = await ctx.spin('Minting the agent PAT', () =>
     session.request('POST', '/v1/pats', { body: { scope_type: 'agent', scope_id: agentId, label: `xx cli: ${label}`.slice(0, 128), ...(limits.patDailyCapUsd ? { daily_cap_usd: limits.patDailyCapUsd } : {}) } }),
-  ).then((reply) => parseReply(patSchema, 'POST /v1/pats', reply));
+  ).then((reply) => parseReply(createdPatSchema, 'POST /v1/pats', reply));
   const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
   await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
   const exchanged = parseReply(sessionGrantSchema, 'POST /v1/identity/exchange-pat', await agentClient.request('POST', '/v1/identity/exchange-pat'));

@@ -13,6 +13,7 @@
 import path from 'node:path';
 import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
+import { identityNonceSchema, sessionGrantSchema, type SessionGrant } from '../../../shared/api-responses/identity-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
@@ -22,8 +23,8 @@ import { badArgument } from '../seller/seller-kit.js';
 import { evmAccount } from './hd-addresses.js';
 import { keystoreSchema, openMnemonic } from './seed-keystore.js';
 
-export const signInGrantSchema = z.object({ session: z.string().startsWith('as_'), account_id: z.string(), agent_id: z.string().regex(/^agt_[0-9a-f]{24}$/), expires_at: z.string(), created: z.boolean() });
-export type SignInGrant = z.infer<typeof signInGrantSchema>;
+/** What POST /v1/identity/init answers (src/shared/api-responses/identity-responses.ts). */
+export type SignInGrant = SessionGrant;
 
 export async function passphraseFor(ctx: CliContext, message: string): Promise<string> {
   return process.env.XX_KEYSTORE_PASSPHRASE || ctx.prompt.password({ message, flag: 'XX_KEYSTORE_PASSPHRASE' });
@@ -39,10 +40,10 @@ export async function siweSignIn(server: URL, mnemonic: string): Promise<SignInG
   const base = server.origin;
   const signer = evmAccount(mnemonic);
   const api = new ApiClient({ baseUrl: base, token: undefined });
-  const { nonce } = await api.request<{ nonce: string }>('POST', '/v1/identity/nonce');
+  const { nonce } = await api.request('POST', '/v1/identity/nonce', { reply: identityNonceSchema });
   const message = createSiweMessage({ domain: server.host, address: signer.address, uri: base, version: '1', chainId: 84532, nonce, issuedAt: new Date(), statement: 'Sign in to Treasury from the xx CLI.' });
   const reply = await api.request('POST', '/v1/identity/init', { body: { message, signature: await signer.signMessage({ message }), chain: 'evm' } });
-  const grant = signInGrantSchema.safeParse(reply);
+  const grant = sessionGrantSchema.safeParse(reply);
   if (!grant.success) throw new CliError({ code: 'invalid_reply', userMessage: 'POST /v1/identity/init answered an unexpected shape; is the server a Treasury?' });
   return grant.data;
 }

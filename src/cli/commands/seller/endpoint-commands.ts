@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { readEveryPage } from '../../core/read-every-page.js';
+import { endpointPageSchema, endpointViewSchema } from '../../../shared/api-responses/seller-responses.js';
 import { formatFields, formatTable } from './seller-format.js';
 import {
   act,
@@ -62,7 +63,7 @@ export function describeEndpoint(e: EndpointView): string {
 
 async function listEndpoints(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const { endpoints } = await ctx.spin('Loading endpoints', () => readEveryPage<{ endpoints: EndpointView[]; next_cursor?: string | null }>(client, sellerPath(service, '/endpoints'), 'endpoints'));
+  const { endpoints } = await ctx.spin('Loading endpoints', () => readEveryPage(client, sellerPath(service, '/endpoints'), 'endpoints', { page: endpointPageSchema }));
   ctx.out(
     { endpoints },
     formatTable(
@@ -88,14 +89,14 @@ async function addEndpoint(ctx: CliContext, opts: EndpointFlags): Promise<void> 
     ...(opts.capability?.length ? { capabilities: opts.capability } : {}),
   };
   const { client, service } = await activeService(ctx);
-  const endpoint = await ctx.spin('Adding the endpoint', () => client.request<EndpointView>('POST', sellerPath(service, '/endpoints'), { body }));
+  const endpoint = await ctx.spin('Adding the endpoint', () => client.request('POST', sellerPath(service, '/endpoints'), { body, reply: endpointViewSchema }));
   ctx.out(endpoint, `Added ${endpoint.method} ${endpoint.path} at $${endpoint.price}.\n${describeEndpoint(endpoint)}`);
 }
 
 async function patchEndpoint(ctx: CliContext, endpointId: string, body: Record<string, unknown>, verb: string): Promise<void> {
   const { client, service } = await activeService(ctx);
   const endpoint = await ctx.spin('Updating the endpoint', () =>
-    client.request<EndpointView>('PATCH', sellerPath(service, `/endpoints/${encodeURIComponent(endpointId)}`), { body }),
+    client.request('PATCH', sellerPath(service, `/endpoints/${encodeURIComponent(endpointId)}`), { body, reply: endpointViewSchema }),
   );
   ctx.out(endpoint, `${verb}\n${describeEndpoint(endpoint)}`);
 }

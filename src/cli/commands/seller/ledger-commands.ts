@@ -6,22 +6,9 @@
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
+import { ledgerPageSchema, revenueSummarySchema } from '../../../shared/api-responses/seller-ledger-responses.js';
 import { formatTable } from './seller-format.js';
 import { act, activeService, badArgument, type ContextOf } from './seller-kit.js';
-
-interface LedgerEntry {
-  id: string;
-  endpoint_id: string | null;
-  tx_hash: string;
-  payer: string;
-  amount_usd: string;
-  amount: string;
-  network: string;
-  method: string | null;
-  route: string | null;
-  content_hash: string | null;
-  created_at: string;
-}
 
 interface RangeFlags {
   from?: string;
@@ -56,7 +43,7 @@ async function listLedger(ctx: CliContext, opts: RangeFlags & { endpoint?: strin
   }
   if (opts.cursor !== undefined) query.cursor = opts.cursor;
   const { client } = await activeService(ctx);
-  const page = await ctx.spin('Loading the ledger', () => client.request<{ entries: LedgerEntry[]; next_cursor: string | null }>('GET', '/v1/ledger', { query }));
+  const page = await ctx.spin('Loading the ledger', () => client.request('GET', '/v1/ledger', { query, reply: ledgerPageSchema }));
   const table = formatTable(
     ['created_at', 'amount_usd', 'endpoint_id', 'tx_hash', 'payer'],
     page.entries.map((e) => [e.created_at, e.amount_usd, e.endpoint_id, e.tx_hash, e.payer]),
@@ -68,9 +55,7 @@ async function listLedger(ctx: CliContext, opts: RangeFlags & { endpoint?: strin
 async function revenue(ctx: CliContext, opts: RangeFlags): Promise<void> {
   const { client } = await activeService(ctx);
   const summary = await ctx.spin('Summing revenue', () =>
-    client.request<{ seller_id: string; total_usd: string; count: number; by_endpoint: Array<{ endpoint_id: string | null; total_usd: string; count: number }> }>('GET', '/v1/ledger/revenue', {
-      query: rangeQuery(opts),
-    }),
+    client.request('GET', '/v1/ledger/revenue', { query: rangeQuery(opts), reply: revenueSummarySchema }),
   );
   const table = formatTable(
     ['endpoint_id', 'total_usd', 'count'],

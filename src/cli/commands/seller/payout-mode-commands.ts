@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
-import { act, activeService, badArgument, sellerPath, type ContextOf, type SellerView } from './seller-kit.js';
+import { sellerViewSchema } from '../../../shared/api-responses/seller-responses.js';
+import { act, activeService, badArgument, sellerPath, type ContextOf } from './seller-kit.js';
 
 const MODES = ['direct', 'platform_mor'] as const;
 const explain = (mode: string) =>
@@ -13,13 +14,13 @@ const explain = (mode: string) =>
 async function setMode(ctx: CliContext, mode: string): Promise<void> {
   if (!(MODES as readonly string[]).includes(mode)) throw badArgument('<mode>', `expected direct or platform_mor, got "${mode}"`);
   const { client, service } = await activeService(ctx);
-  const seller = await ctx.spin('Switching the payout mode', () => client.request<SellerView>('PATCH', sellerPath(service), { body: { payout_mode: mode } }));
+  const seller = await ctx.spin('Switching the payout mode', () => client.request('PATCH', sellerPath(service), { body: { payout_mode: mode }, reply: sellerViewSchema }));
   ctx.out({ seller_id: seller.seller_id, payout_mode: seller.payout_mode }, `Payout mode is now ${explain(seller.payout_mode)}`);
 }
 
 async function showMode(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const seller = await ctx.spin('Loading the service', () => client.request<SellerView>('GET', sellerPath(service)));
+  const seller = await ctx.spin('Loading the service', () => client.request('GET', sellerPath(service), { reply: sellerViewSchema }));
   ctx.out({ seller_id: seller.seller_id, payout_mode: seller.payout_mode }, `Payout mode: ${explain(seller.payout_mode)}`);
 }
 

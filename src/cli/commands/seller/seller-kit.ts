@@ -13,39 +13,8 @@ import { runCommand } from '../../core/run-command.js';
 
 export type ContextOf = (cmd: Command) => CliContext;
 
-/** A seller as GET /v1/sellers/{id} returns it (the fields the commands read). */
-export interface SellerView {
-  seller_id: string;
-  name: string;
-  slug: string;
-  openapi_url: string | null;
-  capabilities: string[];
-  protocol: string;
-  payout_mode: string;
-  legal_entity: string | null;
-  country: string | null;
-  banking_state: string;
-  status: 'active' | 'suspended';
-  origin: string | null;
-  origin_verified: boolean;
-  verified_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface EndpointView {
-  endpoint_id: string;
-  seller_id: string;
-  slug: string;
-  method: string;
-  path: string;
-  path_pattern: string | null;
-  price: string;
-  route_prices: Record<string, string>;
-  capabilities: string[];
-  created_at: string;
-  updated_at: string;
-}
+/** The API's seller and endpoint views, defined once in src/shared/api-responses/. */
+export type { EndpointView, SellerView } from '../../../shared/api-responses/seller-responses.js';
 
 /**
  * Commander action for a seller command: builds the context from the command, runs `fn` under

@@ -1,16 +1,22 @@
 /**
- * `xx service …`: register a service (POST /v1/sellers with the account session), show and list it,
- * suspend/resume (soft delete: endpoints and ledger survive), banking declaration, payouts, and the
- * service's own PATs. The service PAT from `init` is written to a 0600 record and never printed unless
- * `--show-pat` is given; `service pat create` prints the new PAT once, since that is its purpose.
+ * `xx service …`: register a service (POST /v1/sellers with the account session), show it, list the
+ * services on this machine or on the account, and switch the active one. The service PAT from `init` is
+ * written to a 0600 record and never printed unless `--show-pat` is given. The rest of the group lives
+ * beside this file: suspend/resume (./service-lifecycle-commands.ts), banking (./service-banking-commands.ts),
+ * payouts (./service-payouts-command.ts) and the service's own PATs (./service-pat-commands.ts).
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { listServices, saveService, setActiveService, loadActiveService, type ServiceRecord } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
-import { withOwnerSession } from '../account/owner-sign-in.js';
-import { formatFields, formatTable } from './seller-format.js';
-import { act, activeService, badArgument, collect, flagOrPrompt, sellerPath, type ContextOf, type SellerView } from './seller-kit.js';
+import { createdSellerSchema, sellerPageSchema, sellerViewSchema } from '../../../shared/api-responses/seller-responses.js';
+import { describeSeller, refreshSummary } from './describe-seller.js';
+import { formatTable } from './seller-format.js';
+import { act, activeService, badArgument, collect, flagOrPrompt, sellerPath, type ContextOf } from './seller-kit.js';
+import { registerServiceBankingCommands } from './service-banking-commands.js';
+import { registerServiceLifecycleCommands } from './service-lifecycle-commands.js';
+import { registerServicePatCommands } from './service-pat-commands.js';
+import { registerServicePayoutsCommand } from './service-payouts-command.js';
 
 interface InitOptions {
   name?: string;
@@ -19,33 +25,6 @@ interface InitOptions {
   slug?: string;
   origin?: string;
   showPat?: boolean;
-}
-
-interface PatView {
-  id: string;
-  scope_type: string;
-  scope_id: string;
-  label: string | null;
-  created_at: string;
-  expires_at: string | null;
-  used_at: string | null;
-  revoked_at: string | null;
-}
-
-export function describeSeller(s: SellerView): string {
-  return formatFields([
-    ['name', s.name],
-    ['seller_id', s.seller_id],
-    ['slug', s.slug],
-    ['status', s.status],
-    ['protocol', s.protocol],
-    ['payout mode', s.payout_mode],
-    ['origin', s.origin],
-    ['origin verified', s.origin_verified ? `yes (${s.verified_at})` : 'no'],
-    ['openapi url', s.openapi_url],
-    ['capabilities', s.capabilities.join(', ')],
-    ['banking', `${s.banking_state}${s.legal_entity ? ` (${s.legal_entity}, ${s.country})` : ''}`],
-  ]);
 }
 
 function httpUrlFlag(flag: string, raw: string | undefined): string | undefined {
@@ -71,9 +50,7 @@ async function initService(ctx: CliContext, opts: InitOptions): Promise<void> {
     ...(opts.origin ? { origin: httpUrlFlag('--origin', opts.origin) } : {}),
   };
   const session = await ctx.session();
-  const created = await ctx.spin('Registering the service', () =>
-    session.request<SellerView & { pat: string; pat_id: string; ingest?: Record<string, unknown> }>('POST', '/v1/sellers', { body }),
-  );
+  const created = await ctx.spin('Registering the service', () => session.request('POST', '/v1/sellers', { body, reply: createdSellerSchema }));
   const record: ServiceRecord = { seller_id: created.seller_id, slug: created.slug, name: created.name, pat: created.pat, pat_id: created.pat_id, server: ctx.apiUrl() };
   await saveService(ctx.paths, record);
   await setActiveService(ctx.paths, record.seller_id);
@@ -85,19 +62,9 @@ async function initService(ctx: CliContext, opts: InitOptions): Promise<void> {
   ctx.out(data, lines.join('\n'));
 }
 
-/** One line out of a refresh report: `added 2, changed 1, removed 0, unchanged 4`. */
-export function refreshSummary(report: Record<string, unknown>): string {
-  const names = (k: string) => (Array.isArray(report[k]) ? (report[k] as string[]) : []);
-  const part = (k: string, label: string) => {
-    const list = names(k);
-    return `${label} ${list.length}${list.length ? ` (${list.join(', ')})` : ''}`;
-  };
-  return [part('added', 'added'), part('changed', 'changed'), part('removed', 'removed'), part('kept_for_ledger', 'kept for ledger'), `unchanged ${Number(report.unchanged ?? 0)}`].join(', ');
-}
-
 async function showService(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const seller = await ctx.spin('Loading the service', () => client.request<SellerView>('GET', sellerPath(service)));
+  const seller = await ctx.spin('Loading the service', () => client.request('GET', sellerPath(service), { reply: sellerViewSchema }));
   ctx.out(seller, describeSeller(seller));
 }
 
@@ -117,7 +84,7 @@ async function listLocal(ctx: CliContext): Promise<void> {
 
 async function listRemote(ctx: CliContext): Promise<void> {
   const session = await ctx.session();
-  const { sellers } = await ctx.spin('Listing services', () => readEveryPage<{ sellers: SellerView[]; next_cursor?: string | null }>(session, '/v1/sellers', 'sellers'));
+  const { sellers } = await ctx.spin('Listing services', () => readEveryPage(session, '/v1/sellers', 'sellers', { page: sellerPageSchema }));
   ctx.out(
     { sellers },
     formatTable(
@@ -135,109 +102,6 @@ async function switchService(ctx: CliContext, ref: string): Promise<void> {
   await setActiveService(ctx.paths, match.seller_id);
   const { pat: _pat, ...shown } = match;
   ctx.out({ ...shown, active: true }, `Active service: ${match.name} (${match.seller_id}).`);
-}
-
-async function setStatus(ctx: CliContext, action: 'suspend' | 'resume'): Promise<void> {
-  const { client, service } = await activeService(ctx);
-  const seller = await ctx.spin(action === 'suspend' ? 'Suspending' : 'Resuming', () => client.request<SellerView>('POST', sellerPath(service, `/${action}`)));
-  ctx.out(
-    seller,
-    action === 'suspend'
-      ? `Suspended ${seller.name} (${seller.seller_id}). Paid requests are refused; endpoints and ledger are kept. Undo with \`xx service resume\`.`
-      : `Resumed ${seller.name} (${seller.seller_id}); it sells again.`,
-  );
-}
-
-interface BankingView {
-  seller_id: string;
-  legal_entity: string | null;
-  country: string | null;
-  state: string;
-}
-
-const describeBanking = (b: BankingView) =>
-  formatFields([
-    ['legal entity', b.legal_entity],
-    ['country', b.country],
-    ['state', b.state === 'none' ? 'none (declare with `xx service banking set`)' : b.state],
-  ]);
-
-async function bankingSet(ctx: CliContext, opts: { legalEntity?: string; country?: string }): Promise<void> {
-  const legalEntity = await flagOrPrompt(ctx, opts.legalEntity, '--legal-entity', 'Legal entity name');
-  const country = (await flagOrPrompt(ctx, opts.country, '--country', 'Country (ISO 3166-1 alpha-2, e.g. DE)')).trim().toUpperCase();
-  if (!/^[A-Z]{2}$/.test(country)) throw badArgument('--country', `expected a two-letter ISO 3166-1 code such as US or DE, got "${country}"`);
-  const { client, service } = await activeService(ctx);
-  const banking = await ctx.spin('Saving banking details', () => client.request<BankingView>('PUT', sellerPath(service, '/banking'), { body: { legal_entity: legalEntity, country } }));
-  ctx.out(banking, `Declared.\n${describeBanking(banking)}`);
-}
-
-async function bankingStatus(ctx: CliContext): Promise<void> {
-  const { client, service } = await activeService(ctx);
-  const banking = await ctx.spin('Loading banking details', () => client.request<BankingView>('GET', sellerPath(service, '/banking')));
-  ctx.out(banking, describeBanking(banking));
-}
-
-interface PayoutsView {
-  seller_id: string;
-  payout_mode: string;
-  accrued_usd: string;
-  flushes: Array<{ id: string; amount_usd: string; created_at: string }>;
-  next_cursor?: string | null;
-}
-
-async function payouts(ctx: CliContext, opts: { flush?: boolean }): Promise<void> {
-  const { client, service } = await activeService(ctx);
-  let first: PayoutsView | undefined;
-  if (opts.flush) {
-    first = await withOwnerSession(ctx, '`xx service payouts --flush`', (owner) => ctx.spin('Flushing accrued payables', () => owner.request<PayoutsView>('POST', sellerPath(service, '/payouts/flush'))));
-  }
-  // The flush answers the history's first page; the rest (or all of it, without --flush) is read page by page.
-  const view = await ctx.spin('Loading payouts', () => readEveryPage(client, sellerPath(service, '/payouts'), 'flushes', first));
-  const head =
-    view.payout_mode === 'direct'
-      ? 'Payout mode: direct (buyers pay your pay_to address on-chain; nothing accrues here).'
-      : `Payout mode: platform_mor. Accrued: $${view.accrued_usd}.`;
-  ctx.out(view, `${head}\n${formatTable(['flush', 'amount_usd', 'created_at'], view.flushes.map((f) => [f.id, f.amount_usd, f.created_at]), 'No flushes yet.')}`);
-}
-
-async function patCreate(ctx: CliContext, opts: { label?: string; expiresIn?: string }): Promise<void> {
-  const label = await flagOrPrompt(ctx, opts.label, '--label', 'Label for the new service PAT');
-  let expires: number | undefined;
-  if (opts.expiresIn !== undefined) {
-    expires = Number(opts.expiresIn);
-    if (!Number.isInteger(expires) || expires < 60) throw badArgument('--expires-in', 'expected whole seconds, at least 60');
-  }
-  const { service } = await activeService(ctx);
-  const pat = await withOwnerSession(ctx, '`xx service pat create`', (owner) =>
-    ctx.spin('Minting a service PAT', () => owner.request<PatView & { pat: string }>('POST', sellerPath(service, '/pats'), { body: { label, ...(expires ? { expires_in_seconds: expires } : {}) } })),
-  );
-  ctx.out(pat, `${pat.pat}\n\nService PAT ${pat.id} (${label}) for ${service.slug}. Shown once: store it now (e.g. as the seller middleware's token).`);
-}
-
-async function patList(ctx: CliContext): Promise<void> {
-  const { service } = await activeService(ctx);
-  const { pats } = await withOwnerSession(ctx, '`xx service pat list`', (owner) =>
-    ctx.spin('Listing service PATs', () => readEveryPage<{ pats: PatView[]; next_cursor?: string | null }>(owner, sellerPath(service, '/pats'), 'pats')),
-  );
-  ctx.out(
-    { pats },
-    formatTable(
-      ['id', 'label', 'created_at', 'expires_at', 'state'],
-      pats.map((p) => [p.id + (p.id === service.pat_id ? ' (this machine)' : ''), p.label, p.created_at, p.expires_at, p.revoked_at ? `revoked ${p.revoked_at}` : 'active']),
-      'No service PATs.',
-    ),
-  );
-}
-
-async function patRevoke(ctx: CliContext, patId: string): Promise<void> {
-  if (!/^pat_[0-9a-f]{24}$/.test(patId)) throw badArgument('<pat_id>', `expected a PAT id (pat_…), got "${patId}"`);
-  const { service } = await activeService(ctx);
-  const pat = await withOwnerSession(ctx, '`xx service pat revoke`', (owner) => ctx.spin('Revoking', () => owner.request<PatView>('DELETE', sellerPath(service, `/pats/${encodeURIComponent(patId)}`))));
-  const self = patId === service.pat_id;
-  ctx.out(
-    { ...pat, local_record_pat: self },
-    `Revoked ${pat.id}.${self ? ' It was the PAT this machine uses for the service; mint a new one with `xx service pat create` and re-run `xx service init` or update the record.' : ''}`,
-  );
 }
 
 export function registerServiceCommands(program: Command, contextOf: ContextOf): void {
@@ -265,35 +129,8 @@ export function registerServiceCommands(program: Command, contextOf: ContextOf):
     .description('Make a local service the active one')
     .argument('<service>', 'slug or seller_id')
     .action(act(contextOf, (ctx, _o, [ref]) => switchService(ctx, ref!)));
-  service.command('suspend').description('Suspend the active service (soft delete)').action(act(contextOf, (ctx) => setStatus(ctx, 'suspend')));
-  service.command('resume').description('Re-activate a suspended service').action(act(contextOf, (ctx) => setStatus(ctx, 'resume')));
-
-  const banking = service.command('banking').description('Legal entity and country for payouts');
-  banking
-    .command('set')
-    .description('Declare the legal entity and country')
-    .option('--legal-entity <name>', 'legal entity name')
-    .option('--country <code>', 'ISO 3166-1 alpha-2 country code')
-    .action(act<{ legalEntity?: string; country?: string }>(contextOf, (ctx, opts) => bankingSet(ctx, opts)));
-  banking.command('status').description('Declared or verified state').action(act(contextOf, (ctx) => bankingStatus(ctx)));
-
-  service
-    .command('payouts')
-    .description('Accrued payables and flush history')
-    .option('--flush', 'record a payout of everything accrued (platform_mor only)')
-    .action(act<{ flush?: boolean }>(contextOf, (ctx, opts) => payouts(ctx, opts)));
-
-  const pat = service.command('pat').description('Service PATs of the active service');
-  pat
-    .command('create')
-    .description('Mint a service PAT and print it once')
-    .option('--label <label>', 'label shown in listings')
-    .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)')
-    .action(act<{ label?: string; expiresIn?: string }>(contextOf, (ctx, opts) => patCreate(ctx, opts)));
-  pat.command('list').description('List service PATs (no secrets)').action(act(contextOf, (ctx) => patList(ctx)));
-  pat
-    .command('revoke')
-    .description('Revoke a service PAT at once')
-    .argument('<pat_id>', 'PAT id (pat_…)')
-    .action(act(contextOf, (ctx, _o, [id]) => patRevoke(ctx, id!)));
+  registerServiceLifecycleCommands(service, contextOf);
+  registerServiceBankingCommands(service, contextOf);
+  registerServicePayoutsCommand(service, contextOf);
+  registerServicePatCommands(service, contextOf);
 }

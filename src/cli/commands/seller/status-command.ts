@@ -10,7 +10,8 @@ import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { readEveryPage } from '../../core/read-every-page.js';
 import { formatFields, formatTable } from './seller-format.js';
-import { act, activeService, sellerPath, type ContextOf, type EndpointView, type SellerView } from './seller-kit.js';
+import { endpointPageSchema, sellerViewSchema } from '../../../shared/api-responses/seller-responses.js';
+import { act, activeService, sellerPath, type ContextOf, type EndpointView } from './seller-kit.js';
 
 const PROBE_TIMEOUT_MS = 3000;
 
@@ -49,7 +50,7 @@ async function status(ctx: CliContext): Promise<void> {
   const envLine = `env: ${ctx.env.name} (${apiUrl})`;
   const { client, service } = await activeService(ctx);
   const [seller, { endpoints }] = await ctx.spin('Checking the service', () =>
-    Promise.all([client.request<SellerView>('GET', sellerPath(service)), readEveryPage<{ endpoints: EndpointView[]; next_cursor?: string | null }>(client, sellerPath(service, '/endpoints'), 'endpoints')]),
+    Promise.all([client.request('GET', sellerPath(service), { reply: sellerViewSchema }), readEveryPage(client, sellerPath(service, '/endpoints'), 'endpoints', { page: endpointPageSchema })]),
   );
   const health = await ctx.spin('Probing routes', () => Promise.all(endpoints.map((e) => probeRoute(seller.origin, e))));
   const rows = endpoints.map((e, i) => ({ ...e, health: health[i]! }));

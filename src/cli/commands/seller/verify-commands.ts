@@ -9,16 +9,9 @@ import type { Command } from 'commander';
 import { CliError } from '../../core/cli-error.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { formatFields } from './seller-format.js';
-import { act, activeService, badArgument, sellerPath, type ContextOf, type SellerView } from './seller-kit.js';
-import { refreshSummary } from './service-commands.js';
-
-interface VerificationInfo {
-  seller_id: string;
-  origin: string | null;
-  path: string;
-  token: string;
-  verified_at: string | null;
-}
+import { originVerificationSchema, refreshReportSchema, sellerViewSchema, verifiedSellerSchema, type VerifiedSeller } from '../../../shared/api-responses/seller-responses.js';
+import { refreshSummary } from './describe-seller.js';
+import { act, activeService, badArgument, sellerPath, type ContextOf } from './seller-kit.js';
 
 async function verify(ctx: CliContext, opts: { origin?: string }): Promise<void> {
   const { client, service } = await activeService(ctx);
@@ -30,9 +23,9 @@ async function verify(ctx: CliContext, opts: { origin?: string }): Promise<void>
       throw badArgument('--origin', `expected an http(s) URL, got "${opts.origin}"`);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badArgument('--origin', `expected an http(s) URL, got "${opts.origin}"`);
-    await ctx.spin('Setting the origin', () => client.request<SellerView>('PATCH', sellerPath(service), { body: { origin: opts.origin } }));
+    await ctx.spin('Setting the origin', () => client.request('PATCH', sellerPath(service), { body: { origin: opts.origin }, reply: sellerViewSchema }));
   }
-  const info = await ctx.spin('Fetching the verification token', () => client.request<VerificationInfo>('GET', sellerPath(service, '/verify')));
+  const info = await ctx.spin('Fetching the verification token', () => client.request('GET', sellerPath(service, '/verify'), { reply: originVerificationSchema }));
   if (!info.origin) {
     throw new CliError({
       code: 'origin_not_configured',
@@ -42,9 +35,9 @@ async function verify(ctx: CliContext, opts: { origin?: string }): Promise<void>
     });
   }
   const expectedFile = `${info.origin}${info.path}`;
-  let result: SellerView & { verified: boolean };
+  let result: VerifiedSeller;
   try {
-    result = await ctx.spin(`Checking ${expectedFile}`, () => client.request<SellerView & { verified: boolean }>('POST', sellerPath(service, '/verify')));
+    result = await ctx.spin(`Checking ${expectedFile}`, () => client.request('POST', sellerPath(service, '/verify'), { reply: verifiedSellerSchema }));
   } catch (err) {
     if (!(err instanceof CliError) || err.exitCode === 130) throw err;
     throw new CliError({
@@ -67,7 +60,7 @@ async function verify(ctx: CliContext, opts: { origin?: string }): Promise<void>
 
 async function refresh(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const report = await ctx.spin('Re-ingesting the OpenAPI document', () => client.request<Record<string, unknown> & { openapi_url: string }>('POST', sellerPath(service, '/refresh')));
+  const report = await ctx.spin('Re-ingesting the OpenAPI document', () => client.request('POST', sellerPath(service, '/refresh'), { reply: refreshReportSchema }));
   ctx.out(report, `Refreshed from ${report.openapi_url}: ${refreshSummary(report)}.`);
 }
 

@@ -1,0 +1,93 @@
+/**
+ * Reconciles a seller's ingested endpoints with its OpenAPI document (`openapi_url`, fetched through the
+ * vetted outbound path of ./origin-verifier.ts and parsed by ./openapi-ingest.ts): new operations are added,
+ * changed ones updated, vanished ones removed — kept, and reported as such, when ledger rows name them.
+ * Endpoints added by hand are never touched. Idempotent: a second refresh of the same document changes nothing.
+ *
+ * Defends: two refreshes of one seller interleaving (a per-seller advisory lock); an endpoint with ledger rows
+ * being removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects,
+ * more than 1 MiB). Does not defend: a document whose prices the seller did not mean.
+ */
+import type { Knex } from 'knex';
+import { parseUsd } from '../../../policy/money.js';
+import type { RefreshReport } from '../../shared/api-responses/seller-responses.js';
+import { generateId } from '../auth/token-codec.js';
+import { AppError } from '../errors/app-error.js';
+import { parseOpenApi } from './openapi-ingest.js';
+import { guardedFetchText, type OriginFetchOptions } from './origin-verifier.js';
+import { endpointHasLedger } from './seller-endpoint-service.js';
+import type { EndpointRow, SellerRow } from './seller-views.js';
+
+/** The largest OpenAPI document read. */
+const MAX_DOCUMENT_BYTES = 1024 * 1024;
+
+export class SellerOpenApiRefresh {
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: () => Date,
+    private readonly outbound: OriginFetchOptions,
+  ) {}
+
+  async refresh(seller: SellerRow): Promise<RefreshReport> {
+    if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
+    const text = await guardedFetchText(new URL(seller.openapi_url), { ...this.outbound, maxBytes: MAX_DOCUMENT_BYTES, notFound: 'openapi_not_found' });
+    const wanted = parseOpenApi(text);
+    const now = this.clock();
+    const report = { added: [] as string[], changed: [] as string[], removed: [] as string[], kept_for_ledger: [] as string[], unchanged: 0 };
+    await this.knex.transaction(async (trx) => {
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 19))', [`seller:${seller.id}`]);
+      const existing = (await trx('endpoints').where({ seller_id: seller.id })) as Array<EndpointRow & { source: string }>;
+      const key = (method: string, path: string) => `${method} ${path}`;
+      const byKey = new Map(existing.map((e) => [key(e.method, e.path), e]));
+      const slugs = new Set(existing.map((e) => e.slug));
+      const seen = new Set<string>();
+      for (const w of wanted) {
+        const k = key(w.method, w.path);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        const current = byKey.get(k);
+        if (!current) {
+          let slug = w.slug;
+          for (let i = 2; slugs.has(slug); i++) slug = `${w.slug.slice(0, 58)}-${i}`;
+          slugs.add(slug);
+          await trx('endpoints').insert({
+            id: generateId('ep_'),
+            seller_id: seller.id,
+            slug,
+            method: w.method,
+            path: w.path,
+            path_pattern: w.path_pattern,
+            price_micro: parseUsd(w.price).toString(),
+            route_prices: '{}',
+            capabilities: JSON.stringify(w.capabilities),
+            source: 'openapi',
+            created_at: now,
+            updated_at: now,
+          });
+          report.added.push(slug);
+          continue;
+        }
+        if (current.source !== 'openapi') {
+          report.unchanged++;
+          continue;
+        }
+        const price = parseUsd(w.price).toString();
+        const differs = current.price_micro !== price || JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) || (current.path_pattern ?? null) !== w.path_pattern;
+        if (differs) {
+          await trx('endpoints').where({ id: current.id }).update({ price_micro: price, capabilities: JSON.stringify(w.capabilities), path_pattern: w.path_pattern, updated_at: now });
+          report.changed.push(current.slug);
+        } else report.unchanged++;
+      }
+      for (const e of existing) {
+        if (e.source !== 'openapi' || seen.has(key(e.method, e.path))) continue;
+        const used = await endpointHasLedger(trx, seller.id, e.id);
+        if (used) report.kept_for_ledger.push(e.slug);
+        else {
+          await trx('endpoints').where({ id: e.id }).delete();
+          report.removed.push(e.slug);
+        }
+      }
+    });
+    return { seller_id: seller.id, openapi_url: seller.openapi_url, ...report };
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Proof that a seller controls the origin it names: a token issued once per seller and kept, which the
+ * origin must serve at `/.well-known/xx-verification.txt` (fetched through the vetted outbound path of
+ * ./origin-verifier.ts); a new origin must be proven again (./seller-service.ts clears `verified_at`).
+ *
+ * Defends: a seller claiming an origin it does not control; concurrent first requests issuing two tokens
+ * (the token is written only where none is yet). Does not defend: an origin that changes hands after it was
+ * verified.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { OriginVerification, VerifiedSeller } from '../../shared/api-responses/seller-responses.js';
+import { AppError } from '../errors/app-error.js';
+import { fetchVerificationFile, type OriginFetchOptions } from './origin-verifier.js';
+import { sellerView, type SellerRow } from './seller-views.js';
+
+const WELL_KNOWN_PATH = '/.well-known/xx-verification.txt';
+
+export class SellerOriginVerification {
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: () => Date,
+    private readonly outbound: OriginFetchOptions,
+  ) {}
+
+  /** The token the seller must serve at /.well-known/xx-verification.txt (issued once, kept). */
+  async token(seller: SellerRow): Promise<string> {
+    if (seller.verification_token) return seller.verification_token;
+    const token = `xx-verify-${randomBytes(16).toString('hex')}`;
+    await this.knex('sellers').where({ id: seller.id }).whereNull('verification_token').update({ verification_token: token });
+    const row = await this.knex('sellers').where({ id: seller.id }).first('verification_token');
+    return row.verification_token as string;
+  }
+
+  /** What GET /v1/sellers/{id}/verify answers: where to serve which token. */
+  async instructions(seller: SellerRow): Promise<OriginVerification> {
+    return { seller_id: seller.id, origin: seller.origin, path: WELL_KNOWN_PATH, token: await this.token(seller), verified_at: seller.verified_at?.toISOString() ?? null };
+  }
+
+  async verify(seller: SellerRow): Promise<VerifiedSeller> {
+    if (!seller.origin) throw new AppError('origin_not_configured');
+    const token = await this.token(seller);
+    const body = await fetchVerificationFile(seller.origin, this.outbound);
+    if (!body.split(/\s+/).includes(token)) throw new AppError('verification_token_mismatch', { fields: { expected_file: `${seller.origin}${WELL_KNOWN_PATH}` } });
+    const [row] = (await this.knex('sellers').where({ id: seller.id }).update({ verified_at: this.clock() }).returning('*')) as SellerRow[];
+    return { ...sellerView(row!), verified: true };
+  }
+}
