@@ -82,6 +82,11 @@ export function createControlHandler(deps: ControlDeps): (req: http.IncomingMess
         if (!parsed.success) {
           return sendControlJson(res, 400, { error_code: 'invalid_request', user_message: 'not a fault', issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
         }
+        // Answer first: an `unreachable` fault closes this very connection (and, as `refuse`, the listener).
+        if (parsed.data.mode === 'unreachable') {
+          res.once('finish', () => applyControlFault(faults, parsed.data));
+          return sendControlJson(res, 200, { ...faults.describe(), applying: parsed.data });
+        }
         applyControlFault(faults, parsed.data);
         return sendControlJson(res, 200, faults.describe());
       }

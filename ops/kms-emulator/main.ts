@@ -30,8 +30,12 @@ process.stdout.write(
   `${JSON.stringify({ kms_emulator: emulator.url, test_double: true, region: emulator.region, account_id: emulator.accountId, control: `${emulator.url}/__emulator/health`, client_env: emulator.clientEnv() })}\n`,
 );
 
+// While a `refuse` fault has closed the listener nothing else holds the event loop: keep the process up until a signal.
+const keepAlive = setInterval(() => undefined, 60_000);
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    clearInterval(keepAlive);
     void emulator.close().then(() => process.exit(0));
   });
 }
