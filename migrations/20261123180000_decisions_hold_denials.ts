@@ -1,5 +1,5 @@
 /**
- * policy_decisions holds denials — the `pd_…` decision a 403 names (DESIGN §4: "deny: insert decision row").
+ * policy_decisions holds denials — the `pd_…` decision a 403 names (docs/adr/0003-policy-engine.md, "Decisions").
  * An allowed payment's decision is recorded by its authorization row (decision_id; the headroom in its
  * response) and its audit row (payment.reserved, with the decision id), so it is no longer written a third
  * time: per payment one heap row, two index entries and two foreign-key row locks fewer. The authorization's

@@ -1,7 +1,8 @@
 /**
- * The policy evaluator: every rule of spec §2.3 over one payment request, the wallet's spend state and the
- * time, all passed in. Returns every violated rule (not only the first), in `RULE_NAMES` order, and the
- * headroom left under each rule the policy sets (after this payment when allowed, as it stands when denied).
+ * The policy evaluator: every rule of the wallet policy (docs/api.md, Policy) over one payment request, the
+ * wallet's spend state and the time, all passed in. Returns every violated rule (not only the first), in
+ * `RULE_NAMES` order, and the headroom left under each rule the policy sets (after this payment when allowed,
+ * as it stands when denied).
  *
  * Protects against: money in floating point (bigint only); hidden inputs (no clock, no I/O — the same inputs
  * always give the same decision, so the caller can evaluate inside its transaction under the wallet lock and

@@ -1,5 +1,5 @@
 /**
- * The wallet policy object (spec §2.3) as `POST /v1/wallets` accepts it under `policy` and
+ * The wallet policy object (docs/api.md, Policy) as `POST /v1/wallets` accepts it under `policy` and
  * `PUT /v1/wallets/{id}/policy` sets it. Every field is optional; unknown fields are refused. The parsed
  * output is already the canonical stored form (`normalizePolicy`): checksummed, de-duplicated addresses,
  * canonical decimal strings, capability keys sorted.

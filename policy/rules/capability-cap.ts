@@ -2,12 +2,12 @@
  * capability_cap_usd: a map of capability → USD cap. A pay's capability matches a key exactly, or a key
  * ending in `*` by prefix (`llm.*` matches `llm.gpt`, not `llm`; a lone `*` matches every capability). An
  * exact key wins over any prefix key; among prefix keys the longest prefix wins. A matched pay above the cap
- * is refused (exactly at the cap is allowed); a capability that matches no key is not capped (spec §2.3 —
- * add a `*` key to cap everything else).
+ * is refused (exactly at the cap is allowed); a capability that matches no key is not capped
+ * (docs/adr/0003-policy-engine.md — add a `*` key to cap everything else).
  *
  * Fail-closed, on a wallet whose policy holds at least one capability cap:
  * - a transfer (which carries no capability) is refused with `transfer_not_permitted_with_capability_cap`
- *   (spec §2.3, §7); dollar limits on transfers are per_tx_cap_usd and the window caps;
+ *   (docs/api.md, Policy); dollar limits on transfers are per_tx_cap_usd and the window caps;
  * - a pay that names no capability is refused with `capability_cap_usd` ("capability required");
  * - a pay whose capability is malformed (outside the key grammar, e.g. upper case, which would otherwise slip
  *   past a lower-case key) is refused with `capability_cap_usd`.

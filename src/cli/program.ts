@@ -1,5 +1,5 @@
 /**
- * The `xx` command tree (spec §4.5): account and buyer commands, `buy`, and the seller commands, with the
+ * The `xx` command tree (docs/cli.md): account and buyer commands, `buy`, and the seller commands, with the
  * global `--json`. Commander's own argument errors (unknown option, missing argument) exit 2, as JSON on
  * stderr under `--json`.
  */

@@ -1,7 +1,7 @@
 /**
  * The buyer SDK (`treasury/sdk`): a Treasury API client, an x402 buyer that pays with a Treasury-managed
  * wallet, and the same wallet as a viem account. Errors extend `TreasurySdkError` and carry stable codes
- * (spec §7 client-side names).
+ * (docs/buyer-sdk.md).
  */
 export { TreasuryClient } from './treasury-client.js';
 export {

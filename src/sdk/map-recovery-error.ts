@@ -1,5 +1,5 @@
 /**
- * `mapRecoveryError`: turns a Treasury refusal whose spec §2.8 recovery block the SDK knows into a typed
+ * `mapRecoveryError`: turns a Treasury refusal whose recovery block (docs/api.md#errors) the SDK knows into a typed
  * error — `raise_pat_cap` → `PatCapReachedError` (user_message and settings_url unchanged), `reauthenticate`
  * → `ReauthenticateError`. Every other error, including a `TreasuryApiError` with a recovery kind the SDK
  * does not act on (`fund_wallet`, `create_wallet`, a future kind, …), is returned as it came, so callers can

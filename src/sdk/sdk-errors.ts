@@ -1,5 +1,5 @@
 /**
- * The buyer SDK's errors (spec §7, client-side names). All extend `TreasurySdkError` and carry a stable
+ * The buyer SDK's errors (docs/buyer-sdk.md). All extend `TreasurySdkError` and carry a stable
  * `code`; none carries a bearer token or a signature.
  *
  * When each is raised, and what it means for money:
@@ -17,7 +17,7 @@ import { BaseError } from '../../base/base-error.js';
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
 import type { X402Receipt } from './x402-result.js';
 
-/** Spec §2.8 recovery block as the API sends it; `kind` is what clients branch on. */
+/** The recovery block as the API sends it (docs/api.md#errors); `kind` is what clients branch on. */
 export const recoverySchema = z.object({ kind: z.string().min(1).max(64) }).loose();
 export type Recovery = z.infer<typeof recoverySchema>;
 
@@ -75,7 +75,7 @@ export class InvalidTreasuryReplyError extends TreasurySdkError {
   }
 }
 
-/** Treasury answered non-2xx. The SDK never refreshes or retries on 401 (spec §5.7): the caller decides. */
+/** Treasury answered non-2xx. The SDK never refreshes or retries on 401 (docs/buyer-sdk.md): the caller decides. */
 export class TreasuryApiError extends TreasurySdkError {
   readonly status: number;
   readonly userMessage: string;
@@ -101,7 +101,7 @@ export class TreasuryApiError extends TreasurySdkError {
 
 /**
  * 429 `MGMT_6014`, recovery `raise_pat_cap`: the buyer PAT's daily cap is reached. Show `user_message`
- * unchanged and link `settings_url` (spec §7); both are the server's, untouched.
+ * unchanged and link `settings_url` (docs/buyer-sdk.md); both are the server's, untouched.
  */
 export class PatCapReachedError extends TreasurySdkError {
   readonly userMessage: string;
@@ -176,7 +176,7 @@ export class Permit2AllowanceRequiredError extends TreasurySdkError {
 }
 
 export class InsufficientBudgetError extends TreasurySdkError {
-  /** Spec §2.8 `raise_max_amount`: what the seller asks and the budget that refused it. */
+  /** Recovery `raise_max_amount`: what the seller asks and the budget that refused it. */
   readonly recovery: { kind: 'raise_max_amount'; required_amount_usd: string; current_max_amount_usd: string };
 
   constructor(
@@ -191,7 +191,7 @@ export class InsufficientBudgetError extends TreasurySdkError {
 
 /** No accepts entry matches the schemes and networks this buyer can pay with; carries the challenge's accepts. */
 export class NoCompatibleAcceptError extends TreasurySdkError {
-  /** Spec §2.8 `use_alternate_scheme`: the schemes the seller offered (each once, in the seller's order). */
+  /** Recovery `use_alternate_scheme`: the schemes the seller offered (each once, in the seller's order). */
   readonly recovery: { kind: 'use_alternate_scheme'; offered_schemes: string[] };
 
   constructor(readonly accepts: PaymentRequirements[]) {
@@ -227,7 +227,7 @@ export class X402PaymentFailedError extends TreasurySdkError {
 
 /**
  * The seller did not take the payment, and the wallet holds less than the price (read from Treasury right
- * after the failure): nothing moved. `recovery` is spec §2.8 `fund_wallet` — `shortfall_usd`, the `chain`
+ * after the failure): nothing moved. `recovery` is `fund_wallet` (docs/api.md#errors): `shortfall_usd`, the `chain`
  * (CAIP-2), a `deposit_uri` (EIP-681: a USDC transfer of the shortfall to the wallet) and, on Base, a
  * `deposit_url` (the address on the block explorer). `paymentFailure` is the seller's refusal itself.
  */

@@ -79,7 +79,7 @@ export type AuthorizationTerms = z.infer<typeof authorizationTermsSchema>;
 
 export const payInputSchema = z
   .object({
-    /** One x402 accepts entry (v2 shape; spec §2.9 per-entry resource/description/mimeType allowed). */
+    /** One x402 accepts entry (v2 shape; the older dialect's per-entry resource/description/mimeType allowed). */
     paymentRequirements: paymentRequirementsSchema,
     capability: capabilitySchema.optional(),
     authorization: authorizationTermsSchema.optional(),

@@ -14,7 +14,7 @@
  * way after a short pause (250 ms, then 500 ms, …): the request may have been served and its answer lost, so
  * only a retry that Treasury answers from its Idempotency-Key record (the same signature) is safe for pay.
  * Does not defend against: a bearer leaked by the caller, or a Treasury URL the caller got wrong (use https
- * outside loopback). It never refreshes or retries on 401 (spec §5.7): the error goes to the caller.
+ * outside loopback). It never refreshes or retries on 401 (docs/buyer-sdk.md): the error goes to the caller.
  */
 import type { z } from 'zod';
 import { InvalidArgumentError, InvalidTreasuryReplyError, TreasuryApiError, TreasuryKeyMissingError, TreasuryUnreachableError } from './sdk-errors.js';

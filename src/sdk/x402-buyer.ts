@@ -237,7 +237,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
 
   /**
    * A payment the seller did not take: when the wallet (read now, fresh, in the price's asset) holds less
-   * than the price, `InsufficientFundsError` with spec §2.8 `fund_wallet`; otherwise the seller's refusal as it is.
+   * than the price, `InsufficientFundsError` with recovery `fund_wallet`; otherwise the seller's refusal as it is.
    */
   async function whyNotPaid(failure: X402PaymentFailedError, requirements: PaymentRequirements): Promise<TreasurySdkError> {
     if (!o.client.getBalance) return failure;

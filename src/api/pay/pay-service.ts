@@ -20,12 +20,13 @@
  * 2. The signer signs that exact message (no lock held, so a hot wallet is not serialised on it).
  * 3. Group-committed decisions (no buyer PAT cap, the usual case) are signed while their write keeps its
  *    place in the writer's queue: the authorization is written already signed, with its spend and audit
- *    row, in one statement — DESIGN §4's order, one statement and one commit per payment. Elsewhere (a
- *    capped buyer PAT's locked transaction, a payment decided again alone, a resumed reservation) the
- *    reservation commits first and one more statement records the signature on the reserved row (several
- *    rows per statement when payments arrive together). Either way the signature leaves only after the row
- *    holding it committed. If the signer fails, the reservation is written unsigned (the wallet's later
- *    decisions may count on its audit row) and released (spend given back, audited).
+ *    row, in one statement — check, sign, record (docs/architecture.md), one statement and one commit per
+ *    payment. Elsewhere (a capped buyer PAT's locked transaction, a payment decided again alone, a resumed
+ *    reservation) the reservation commits first and one more statement records the signature on the
+ *    reserved row (several rows per statement when payments arrive together). Either way the signature
+ *    leaves only after the row holding it committed. If the signer fails, the reservation is written
+ *    unsigned (the wallet's later decisions may count on its audit row) and released (spend given back,
+ *    audited).
  *
  * Defends: races between concurrent payments of one wallet, across replicas (every decision is written
  * against the audit head it read; the spend is committed before any signature leaves); double spend on
@@ -215,7 +216,7 @@ export class PayService {
     if (outcome.kind === 'denied') {
       this.metrics.payDecisions.inc({ kind: plan.kind, outcome: 'deny' });
       const rules = outcome.decision.violations.map((v) => v.rule);
-      // Spec §7: a transfer on a capability-capped wallet answers its own code, whatever else it broke.
+      // A transfer on a capability-capped wallet answers its own code, whatever else it broke (docs/api.md, Policy).
       const failClosed = rules.includes('transfer_not_permitted_with_capability_cap');
       throw new AppError(failClosed ? 'transfer_not_permitted_with_capability_cap' : 'policy_denied', {
         message: outcome.decision.violations.map((v) => v.message).join('; '),

@@ -1,7 +1,7 @@
 /**
  * The CLI's HTTP client for the Treasury platform: bearer auth, JSON in and out, a time-out, and every
  * non-2xx turned into a CliError carrying the server's `error_code`, its `user_message` unchanged and its
- * `recovery` block. A 401 goes to `onUnauthorized` once (the session refresh of spec §5.7) when given.
+ * `recovery` block. A 401 goes to `onUnauthorized` once (the session refresh of docs/cli.md, "Sessions") when given.
  * With `reply` (a response schema of src/shared/api-responses/), a 2xx body of another shape is an
  * `invalid_reply` naming the first field at fault; the body is returned as the server sent it (keys the
  * schema does not know are kept, so `--json` output is the API's).

@@ -2,8 +2,8 @@
  * What every command gets: the paths, the env (XX_ENV and its env file), the API base URL, output that
  * honours `--json`, prompts that refuse to block without a TTY (exit 2 naming the flag), a spinner on
  * stderr only for a terminal, and clients for the three kinds of bearer — the account session (with the
- * silent PAT exchange of spec §5.7: such a session acts as the agent, for the seller flow), the active
- * service's PAT and the active agent's PAT. Money-control commands sign the owner in again instead
+ * silent PAT exchange of docs/cli.md, "Sessions": such a session acts as the agent, for the seller flow),
+ * the active service's PAT and the active agent's PAT. Money-control commands sign the owner in again instead
  * (commands/account/owner-sign-in.ts).
  */
 import fs from 'node:fs';
@@ -185,7 +185,7 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       return new ApiClient({
         baseUrl: env.XX_API_URL || (loadSession(paths) ?? record)!.server,
         token,
-        // Spec §5.7: a session the server refuses is exchanged for a new one with the active agent's PAT, silently, once.
+        // A session the server refuses is exchanged for a new one with the active agent's PAT, silently, once.
         onUnauthorized: () => exchangeAgentPat(),
       });
     },

@@ -1,7 +1,7 @@
 /**
  * The CLI's one error type: a stable `code` (the server's `error_code` when it came from the API), the
  * `userMessage` shown unchanged, the exit code (1 generic, 2 bad arguments, 130 interrupted), and the
- * recovery block of spec §2.8 when there is one. It has the base error shape (base/base-error.ts): `details`
+ * recovery block (docs/api.md#errors) when there is one. It has the base error shape (base/base-error.ts): `details`
  * is `{}` when none were given.
  */
 import { BaseError } from '../../../base/base-error.js';
@@ -48,8 +48,8 @@ export class CliError extends BaseError<string, Record<string, unknown>> {
 }
 
 /**
- * The recovery block of spec §2.8 for "sign in again" (the same fields the server sends with 401
- * `invalid_token`), for the errors the CLI raises itself: no session, no agent, a refused agent PAT.
+ * The `reauthenticate` recovery block (docs/api.md#errors) for "sign in again" (the same fields the server
+ * sends with 401 `invalid_token`), for the errors the CLI raises itself: no session, no agent, a refused agent PAT.
  */
 export const REAUTHENTICATE_RECOVERY: Readonly<Record<string, unknown>> = Object.freeze({
   kind: 'reauthenticate',

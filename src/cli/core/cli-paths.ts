@@ -1,5 +1,5 @@
 /**
- * Where the CLI keeps its files (spec §4.5): a root (XX_HOME, default ~/.xx) and one override per file or
+ * Where the CLI keeps its files (docs/cli.md, "Files"): a root (XX_HOME, default ~/.xx) and one override per file or
  * directory — XX_SESSION_PATH, XX_CREDENTIALS_PATH, XX_SERVICES_DIR, XX_ACTIVE_SERVICE_PATH, XX_AGENTS_DIR,
  * XX_ACTIVE_AGENT_PATH, XX_SEEDS_DIR, XX_CONFIG_PATH. Env files for XX_ENV live in `<root>/env/<name>.env`.
  */

@@ -1,5 +1,5 @@
 /**
- * The CLI's records on disk (spec §4.5): the `as_` session, the credentials file (PAT profiles), one record
+ * The CLI's records on disk (docs/cli.md, "Files"): the `as_` session, the credentials file (PAT profiles), one record
  * per service (its service PAT) and per agent (its PAT, addresses and managed wallets), and the
  * active-service / active-agent pointers. Every record holding a token is written 0600 (secret-file.ts).
  */

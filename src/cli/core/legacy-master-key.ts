@@ -1,8 +1,8 @@
 /**
- * The legacy master-key config (spec §4.5): CLIs from before 2026-04-27 kept a master key (`xx_live_sk_…`,
- * `xx_treasury_sk_…`) in the config file. Those keys were removed; the platform answers them 401. A command
- * that needs credentials and finds none, on a machine whose config still holds one, gets the migration
- * prompt (`master_key_removed`, exit 1) instead of a bare "no session".
+ * The legacy master-key config (docs/cli.md, "Seller"): CLIs from before 2026-04-27 kept a master key
+ * (`xx_live_sk_…`, `xx_treasury_sk_…`) in the config file. Those keys were removed; the platform answers them
+ * 401. A command that needs credentials and finds none, on a machine whose config still holds one, gets the
+ * migration prompt (`master_key_removed`, exit 1) instead of a bare "no session".
  * Defends against: the key being sent anywhere or shown — it is only recognised by its prefix, and neither
  * the key nor the field holding it is ever printed. The file is left as it is (the user's to remove).
  */

@@ -7,7 +7,8 @@
  *
  * Defends against: paid content leaving before settlement (x402 issue #659, streamed writes); unbounded memory
  * use by a large body. Does not defend against: a handler that writes to `ctx.res` itself or sets
- * `ctx.respond = false` — that body is out of reach (spec §4.4 rule 6: the 200 goes out without a receipt).
+ * `ctx.respond = false` — that body is out of reach (the 200 goes out without a receipt;
+ * docs/seller-middleware.md#rules-and-runtime-answers).
  */
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';

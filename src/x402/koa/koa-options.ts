@@ -1,5 +1,5 @@
 /**
- * Options of the Koa seller middleware (spec §4.4 adapted to Koa) and their one-time validation into a frozen
+ * Options of the Koa seller middleware (docs/seller-middleware.md) and their one-time validation into a frozen
  * configuration. Environment fallbacks (XX_PAY_TO, FACILITATOR_URL, XX_API_URL, XX_ALLOW_LOCAL_ONLY,
  * XX_DISABLE_BODY_CAPTURE) are read here, once, from `options.env` (default `process.env`).
  *
@@ -243,7 +243,7 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
   const facilitatorRaw = options.facilitator !== undefined ? undefined : (nonEmpty(options.facilitator_url) ?? nonEmpty(env.FACILITATOR_URL));
   const facilitatorUrl = facilitatorRaw === undefined ? undefined : checkHttpUrl('facilitator_url', facilitatorRaw, problems);
 
-  // Spec §4.4: api_url, else env XX_API_URL, else Treasury's own default address (as the xx CLI's).
+  // api_url, else env XX_API_URL, else Treasury's own default address (as the xx CLI's; docs/seller-middleware.md).
   const apiUrl = checkHttpUrl('api_url', nonEmpty(options.api_url) ?? nonEmpty(env.XX_API_URL) ?? DEFAULT_TREASURY_API_URL, problems);
 
   const endpointId = nonEmpty(options.endpoint_id);

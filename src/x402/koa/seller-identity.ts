@@ -1,8 +1,8 @@
 /**
  * The seller behind the middleware's service PAT, as `POST {api_url}/v1/auth/verify` reports it, and the
- * endpoint ledger rows are attributed to (spec §4.4 rule 2): the configured endpoint_id (which must be one of
- * the seller's), else the only endpoint, else — with 2 or more — an `X402ConfigError` listing every
- * (slug, endpoint_id) pair.
+ * endpoint ledger rows are attributed to (docs/seller-middleware.md#rules-and-runtime-answers): the configured
+ * endpoint_id (which must be one of the seller's), else the only endpoint, else — with 2 or more — an
+ * `X402ConfigError` listing every (slug, endpoint_id) pair.
  *
  * Caching: a good answer is kept `successTtlMs` and then refreshed in the background (callers keep using it);
  * a refusal (401/403, or the endpoint rule failing) is kept `failureCooldownMs`, after which the next paid

@@ -1,6 +1,7 @@
 /**
- * The seller middleware's configuration error (spec §7: "ValueError at construction" and "Configuration error
- * on first paid request"). One error lists every problem found, so a seller fixes them in one pass.
+ * The seller middleware's configuration error, thrown at construction and, for the endpoint rule, on the first
+ * paid request (docs/seller-middleware.md#rules-and-runtime-answers). One error lists every problem found, so a
+ * seller fixes them in one pass.
  */
 import { BaseError } from '../../../base/base-error.js';
 

@@ -1,5 +1,6 @@
 /**
- * `x402Koa(options)`: Koa middleware that gates a seller's routes behind x402 (spec §4.4, DESIGN §6).
+ * `x402Koa(options)`: Koa middleware that gates a seller's routes behind x402 (docs/seller-middleware.md;
+ * the wire in docs/adr/0004-x402-wire-and-koa-middleware.md).
  *
  * Per request, in this order:
  *   1. `/health`, OPTIONS (CORS preflights cannot carry a payment) and free routes (price 0) pass through.

@@ -134,7 +134,7 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.equal((await t.db.knex('agents').where({ id: out.agent_id }).first('id')).id, out.agent_id, 'the agent still exists on the platform');
 
     // An agent without any wallet (init --chain solana makes no managed wallet): buy names create_wallet
-    // (spec §2.8) before anything is asked of the seller.
+    // (the recovery kind of docs/api.md#errors) before anything is asked of the seller.
     const walletless = stdoutJson(await runXx(['init', '--label', 'three', '--chain', 'solana', '--json'], fresh), 'init --chain solana');
     assert.deepEqual(walletless.wallets, []);
     const noWallet = await runXx(['buy', 'http://127.0.0.1:9/joke', '--json'], fresh);

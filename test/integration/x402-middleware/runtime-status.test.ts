@@ -1,7 +1,7 @@
 /**
- * Seller middleware, one test per row of the runtime status table (spec §4.4) plus the pass-through rules,
- * against a real Koa app on an ephemeral port with a fake facilitator and platform. In every refusal the
- * handler never runs and its body never appears in the response.
+ * Seller middleware, one test per row of the runtime answers table (docs/seller-middleware.md) plus the
+ * pass-through rules, against a real Koa app on an ephemeral port with a fake facilitator and platform. In
+ * every refusal the handler never runs and its body never appears in the response.
  */
 import assert from 'node:assert/strict';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';

@@ -1,7 +1,7 @@
 /**
  * Seller middleware and the platform: the service PAT is validated on the first paid request and cached;
- * endpoint attribution follows spec §4.4 rule 2; a refused PAT or an ambiguous endpoint set is a 500
- * `seller_misconfigured` whose logged X402ConfigError lists every (slug, endpoint_id) pair.
+ * endpoint attribution follows the endpoint rule of docs/seller-middleware.md; a refused PAT or an ambiguous
+ * endpoint set is a 500 `seller_misconfigured` whose logged X402ConfigError lists every (slug, endpoint_id) pair.
  */
 import assert from 'node:assert/strict';
 import { encodePaymentPayload } from '../../../src/x402/header-codec.js';

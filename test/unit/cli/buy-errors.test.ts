@@ -1,5 +1,5 @@
 /**
- * `xx buy` error mapping (spec §7 client-side names) and the CLI's error rendering: each SDK error becomes
+ * `xx buy` error mapping (the buyer SDK's error names) and the CLI's error rendering: each SDK error becomes
  * a CliError with its stable code, exit code 1 and the fields a script needs; under --json stderr carries
  * exactly one JSON object; MGMT_6014 keeps the server's user_message unchanged and its settings_url.
  */

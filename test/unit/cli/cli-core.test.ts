@@ -230,7 +230,7 @@ describe('xx CLI core', () => {
       saveSession(ctx.paths, { ...sessionFile(), session: 'as_unknown', expires_at: future });
       await (await ctx.session()).request('GET', '/v1/pats');
       assert.deepEqual([issued, sessionFile().session], [4, 'as_4']);
-      // The PAT is revoked: exit 1, reauthenticate with the spec §2.8 fields.
+      // The PAT is revoked: exit 1, reauthenticate with its recovery fields (docs/api.md#errors).
       patValid = false;
       saveSession(ctx.paths, { ...sessionFile(), session: 'as_unknown' });
       await assert.rejects((await ctx.session()).request('GET', '/v1/pats'), (e: unknown) => {

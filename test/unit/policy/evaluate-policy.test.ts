@@ -191,7 +191,7 @@ describe('rule capability_cap_usd', () => {
     assert.deepEqual(rules(evaluatePolicy(p, pay('0.5', { capability: 'llm.gpt.mini' }), EMPTY, NOW)), ['capability_cap_usd']);
   });
 
-  it('does not cap a capability that matches no key (spec §2.3), unless a lone `*` key catches it', () => {
+  it('does not cap a capability that matches no key, unless a lone `*` key catches it', () => {
     assert.equal(evaluatePolicy(p, pay('100', { capability: 'weather' }), EMPTY, NOW).allowed, true);
     const star = policy({ capability_cap_usd: { ...caps, '*': '0.05' } });
     const d = evaluatePolicy(star, pay('0.06', { capability: 'weather' }), EMPTY, NOW);

@@ -204,7 +204,7 @@ describe('buyer SDK: TreasuryClient', () => {
     });
   }
 
-  it('a 401 is returned to the caller: no refresh, no retry (spec §5.7)', async () => {
+  it('a 401 is returned to the caller: no refresh, no retry', async () => {
     treasury.handler = () => ({ status: 401, body: { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.', recovery: { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' } } });
     await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof TreasuryApiError && err.status === 401 && err.code === 'invalid_token');
     assert.equal(treasury.requests.length, 1);

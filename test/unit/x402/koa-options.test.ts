@@ -1,5 +1,5 @@
 /**
- * Seller middleware configuration: one test per configuration error (spec §7 "at construction"), all problems
+ * Seller middleware configuration: one test per configuration error thrown at construction, all problems
  * reported at once, environment fallbacks, defaults per network, and route-price keys.
  */
 import assert from 'node:assert/strict';

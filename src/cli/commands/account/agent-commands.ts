@@ -1,6 +1,6 @@
 /**
  * `xx agent {list,show,switch,label,delete}` — list, switch, label and delete work on the local records
- * only (spec §4.5); show also reads the agent from the platform — and `xx agent wallets {list,add}`:
+ * only (docs/cli.md); show also reads the agent from the platform — and `xx agent wallets {list,add}`:
  * Treasury-managed wallets of the active agent (keys in the HSM; `add` creates the next one).
  */
 import type { Command } from 'commander';

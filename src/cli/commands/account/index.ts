@@ -1,5 +1,5 @@
 /**
- * Account and buyer commands of the `xx` CLI (spec §4.5, buyer table): init, login, whoami, profile, agent,
+ * Account and buyer commands of the `xx` CLI (docs/cli.md, "Buyer and account"): init, login, whoami, profile, agent,
  * wallet, fund, dashboard, pat. `buy` lives in ../buy.
  */
 import type { Command } from 'commander';

@@ -55,7 +55,7 @@ function serverUrl(raw: string): URL {
   return url;
 }
 
-/** A brand-new PAT may answer 401 until the auth cache catches up (spec §5.4): retry with backoff, ~10 s. */
+/** A brand-new PAT may answer 401 until the auth cache catches up (docs/cli.md, `init`): retry with backoff, ~10 s. */
 export async function waitForPat(client: ApiClient): Promise<void> {
   let delay = 250;
   const deadline = Date.now() + 10_000;

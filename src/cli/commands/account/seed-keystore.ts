@@ -1,6 +1,7 @@
 /**
- * The encrypted seed keystore (spec §4.5): a BIP39 mnemonic sealed with XChaCha20-Poly1305 (@noble/ciphers)
- * under a key from scrypt (@noble/hashes) of the passphrase, in a 0600 JSON file. The header (format, name,
+ * The encrypted seed keystore (docs/cli.md, "Secrets"; docs/adr/0005-xx-cli.md): a BIP39 mnemonic sealed
+ * with XChaCha20-Poly1305 (@noble/ciphers) under a key from scrypt (@noble/hashes) of the passphrase, in a
+ * 0600 JSON file. The header (format, name,
  * KDF parameters) is authenticated as associated data, so it cannot be swapped without failing to open.
  *
  * Defends against: reading the seed from a copied file without the passphrase (scrypt N=2^17 by default

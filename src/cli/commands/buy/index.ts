@@ -3,8 +3,8 @@
  * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable), `--max <USD>` (the price cap;
  * refused above it, never raised). Prints the body; under `--json` `{status, paid, body, receipt}` with the
  * receipt's txHash, payer and amount, and for an `upto` payment `settlement` (signed maximum, settled, given
- * back; null with `settlement_error` when Treasury could not record it). SDK errors map to the client-side names of spec §7; MGMT_6014 shows
- * the server's user_message unchanged with its settings_url.
+ * back; null with `settlement_error` when Treasury could not record it). SDK errors map to the buyer SDK's
+ * error names (docs/buyer-sdk.md); MGMT_6014 shows the server's user_message unchanged with its settings_url.
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
@@ -64,7 +64,7 @@ function parseHeaders(entries: string[] | undefined): Record<string, string> {
   return out;
 }
 
-/** SDK errors → CLI errors with the spec §7 client-side names as codes. */
+/** SDK errors → CLI errors with the buyer SDK's error names (docs/buyer-sdk.md) as codes. */
 export function mapBuyError(err: unknown): unknown {
   if (err instanceof InsufficientBudgetError) {
     return new CliError({ code: 'InsufficientBudgetError', userMessage: `The price ${err.requested_usd} USD is above your --max of ${err.cap_usd} USD; nothing was paid.`, details: { requested_usd: err.requested_usd, cap_usd: err.cap_usd }, recovery: { ...err.recovery } });

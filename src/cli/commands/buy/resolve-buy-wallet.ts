@@ -25,7 +25,7 @@ function noWallet(wanted: string): CliError {
 }
 
 /**
- * The wallet to pay from. With none at all the error carries spec §2.8 `create_wallet` (the chain managed
+ * The wallet to pay from. With none at all the error carries the `create_wallet` recovery (the chain managed
  * wallets are made on, where to make one, and the command that does).
  */
 export async function resolveBuyWallet(client: TreasuryClient, stored: readonly ManagedWallet[], wanted: string | undefined, dashboardUrl: string): Promise<BuyWallet> {

@@ -1,5 +1,5 @@
 /**
- * Seller commands of the `xx` CLI (spec §4.5, seller table): service, endpoints, ledger, status,
+ * Seller commands of the `xx` CLI (docs/cli.md, "Seller"): service, endpoints, ledger, status,
  * payout-mode, verify, refresh, and the deprecated keys. Seller calls use the active service's PAT;
  * what only the account owner may do (register a service, mint service PATs, flush payouts, list the
  * account's services) uses the `as_` session.
