@@ -61,7 +61,7 @@ describe('import boundaries', () => {
   it('the signer project fails to build when a file in signer/ imports src/', function () {
     this.timeout(120_000);
     const probe = path.join(ROOT, 'signer', '__boundary_probe__.ts');
-    fs.writeFileSync(probe, "import { loadAppConfig } from '../src/config/app-config.js';\nexport const probe = loadAppConfig;\n");
+    fs.writeFileSync(probe, "import { loadAppConfig } from '../src/api/config/app-config.js';\nexport const probe = loadAppConfig;\n");
     try {
       let output = '';
       let failed = false;
@@ -73,6 +73,8 @@ describe('import boundaries', () => {
       }
       assert.ok(failed, 'tsc -p signer accepted an import of src/');
       assert.match(output, /__boundary_probe__\.ts/);
+      // Refused because src/ is outside the signer project, not because the path does not exist.
+      assert.doesNotMatch(output, /TS2307/, 'the probe must name a file that exists');
     } finally {
       fs.rmSync(probe, { force: true });
     }
