@@ -96,3 +96,24 @@ export async function startTestTreasury(
     },
   };
 }
+
+/**
+ * The test treasury of the enclosing mocha suite: started in a `before` hook and stopped in an `after` hook
+ * registered here, so the suite's own `before` hooks (registered after this call) run once it is up. The
+ * handle reads through to the started treasury; touching it before the hook has run throws.
+ */
+export function useTestTreasury(options?: Parameters<typeof startTestTreasury>[0]): TestTreasury {
+  let started: TestTreasury | undefined;
+  before(async () => {
+    started = await startTestTreasury(options);
+  });
+  after(async () => {
+    await started?.stop();
+  });
+  return new Proxy({} as TestTreasury, {
+    get(_target, property) {
+      if (!started) throw new Error('the test treasury is not started yet: use it inside hooks and tests');
+      return Reflect.get(started, property);
+    },
+  });
+}
