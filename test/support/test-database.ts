@@ -17,6 +17,7 @@
  * checkout may be using them); `DROP DATABASE` them by hand (`treasury_template_…`, after `ALTER DATABASE …
  * IS_TEMPLATE false`).
  */
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -186,15 +187,28 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
 
 /**
  * Mocha hooks for the describe block it is called in: a fresh migrated database (a clone of the template)
- * before its tests (handed to `set`), dropped after them.
+ * before its tests (handed to `set`), dropped after them; with `migrate: false`, an empty one.
  */
-export function useTestDatabase(set: (db: TestDatabase) => void): void {
+export function useTestDatabase(set: (db: TestDatabase) => void, options: { migrate?: boolean } = {}): void {
   let db: TestDatabase | undefined;
   before(async () => {
-    db = await createTestDatabase();
+    db = await createTestDatabase(options);
     set(db);
   });
   after(async () => {
     await db?.drop();
   });
+}
+
+/**
+ * Runs, one at a time, every pending migration before `migration` (a file name in migrations/), leaving it
+ * the next one: for tests of a migration on a database that holds what came before it.
+ */
+export async function migrateUpTo(knex: Knex, migration: string): Promise<void> {
+  for (;;) {
+    const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
+    if (pending[0]?.file === migration) return;
+    assert.ok(pending.length > 0, `${migration} not found among the pending migrations`);
+    await knex.migrate.up();
+  }
 }
