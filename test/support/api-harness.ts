@@ -8,6 +8,7 @@ import pino, { type Logger } from 'pino';
 import { createTreasuryApp, type TreasuryApp } from '../../src/api/app.js';
 import { loadAppConfig } from '../../src/api/config/app-config.js';
 import type { HostResolver } from '../../src/api/net/vetted-fetch.js';
+import { lateBound } from './late-bound.js';
 import { startTestSigner } from './signer-harness.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -100,7 +101,7 @@ export async function startTestTreasury(
 /**
  * The test treasury of the enclosing mocha suite: started in a `before` hook and stopped in an `after` hook
  * registered here, so the suite's own `before` hooks (registered after this call) run once it is up. The
- * handle reads through to the started treasury; touching it before the hook has run throws.
+ * handle reads through to the started treasury (./late-bound.ts).
  */
 export function useTestTreasury(options?: Parameters<typeof startTestTreasury>[0]): TestTreasury {
   let started: TestTreasury | undefined;
@@ -110,10 +111,5 @@ export function useTestTreasury(options?: Parameters<typeof startTestTreasury>[0
   after(async () => {
     await started?.stop();
   });
-  return new Proxy({} as TestTreasury, {
-    get(_target, property) {
-      if (!started) throw new Error('the test treasury is not started yet: use it inside hooks and tests');
-      return Reflect.get(started, property);
-    },
-  });
+  return lateBound(() => started, 'the test treasury');
 }
