@@ -19,13 +19,13 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createKnex, migrateLatest, MIGRATIONS_DIR, type Knex } from '../../src/api/db/knex-client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/api/db/embedded-postgres.js';
+import { freeLoopbackPort as freePort } from '../../ops/net/free-loopback-port.js';
 
 let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | undefined;
 /** The migrated template on `server`, once asked for. */
@@ -34,16 +34,7 @@ let template: Promise<string> | undefined;
 /** How long databases took to make in this process: printed by the root hook (./root-hooks.ts) at the end. */
 export const databaseTimings = { templateMs: undefined as number | undefined, migrations: 0, lostRace: false, clones: 0, cloneMs: 0, empty: 0 };
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 function startServer(): Promise<{ urlFor(db: string): string; stop(): Promise<void> }> {
   const external = process.env.TEST_DATABASE_URL;
