@@ -10,7 +10,7 @@
  * Does not defend: what runs after `exit` (nothing should); the process's own uncaught-exception
  * handlers stay the caller's.
  */
-import { closeInOrder, type Closeable, type CloseReport, type CloseStep } from './closeables.js';
+import { closeable, closeInOrder, type Closeable, type CloseReport, type CloseStep } from './closeables.js';
 
 export interface ShutdownLog {
   info(fields: object, msg: string): void;
@@ -69,4 +69,20 @@ export function installShutdown(options: ShutdownOptions): Shutdown {
       return finished;
     },
   };
+}
+
+/**
+ * For a process another one started (the sandbox): every `everyMs` it checks whether that parent is gone
+ * (the parent pid changed) and then triggers the shutdown, once. The closeable it returns stops the watch.
+ * `ppid` is a test seam.
+ */
+export function watchParent(shutdown: Pick<Shutdown, 'trigger'>, options: { everyMs?: number; ppid?: () => number } = {}): Closeable {
+  const ppid = options.ppid ?? (() => process.ppid);
+  const parent = ppid();
+  const watch = setInterval(() => {
+    if (ppid() === parent) return;
+    clearInterval(watch);
+    shutdown.trigger('parent exited');
+  }, options.everyMs ?? 1000).unref();
+  return closeable('parent_watch', () => clearInterval(watch), 1_000);
 }

@@ -29,6 +29,7 @@ import { freePort } from '../test/support/test-database.js';
 import { GENEROUS_SIGNER_LIMITS } from '../test/support/signer-harness.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
+import { drive as driveLoops, percentile, type DriveResult } from './support/closed-loop.js';
 import { readProcStat } from './support/proc-stat.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -39,12 +40,7 @@ const SIGN_RATE_B = process.env.BENCH_KMS_SIGN_RATE || undefined;
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
-interface Result {
-  ops: number;
-  seconds: number;
-  latenciesMs: number[];
-  errors: number;
-}
+type Result = DriveResult;
 
 interface EmulatorInfo {
   kms_emulator: string;
@@ -61,32 +57,8 @@ interface EmulatorStats {
 const rate = (r: Result) => r.ops / r.seconds;
 const cpuSeconds = (pid: number | undefined) => readProcStat(pid)?.cpuSeconds ?? NaN;
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-/** Runs `op` from `concurrency` loops for `seconds`, recording each latency. */
-async function drive(concurrency: number, seconds: number, op: (i: number) => Promise<boolean>): Promise<Result> {
-  const latenciesMs: number[] = [];
-  let ops = 0;
-  let errors = 0;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  let counter = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        const ok = await op(counter++).catch(() => false);
-        latenciesMs.push(performance.now() - t0);
-        if (ok) ops++;
-        else errors++;
-      }
-    }),
-  );
-  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
-}
+/** Runs `op` from `concurrency` loops for `seconds` (./support/closed-loop.ts), an `op` that throws counted as an error. */
+const drive = (concurrency: number, seconds: number, op: (i: number) => Promise<boolean>) => driveLoops(concurrency, seconds, (i) => op(i).catch(() => false));
 
 /** Spawns a TypeScript entry point and resolves with it and its first line matching `ready`. */
 function startChild(entry: string, args: string[], env: NodeJS.ProcessEnv, ready: (line: string) => boolean): Promise<{ child: ChildProcess; line: string }> {

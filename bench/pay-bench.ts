@@ -31,6 +31,7 @@ import { SignerClient } from '../signer/protocol/signer-client.js';
 import { measureWakeUpCost } from './support/wake-up-cost.js';
 import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
+import { drive, percentile } from './support/closed-loop.js';
 import { readProcStat } from './support/proc-stat.js';
 import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
 import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
@@ -137,32 +138,6 @@ function postgresShare(before: CpuSample, after: CpuSample, ops: number): string
     .map(([role, v]) => `${role} ${v.toFixed(0)}`)
     .join(', ');
   return `PostgreSQL ${pgTotal.toFixed(0)} (${shown}), the rest ${rest.toFixed(0)} (the kernel's own threads ${perPay(kernelThreadSeconds(before, after)).toFixed(0)})`;
-}
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-/** Runs `op` from `concurrency` loops for `seconds`, recording each latency. */
-async function drive(concurrency: number, seconds: number, op: (i: number) => Promise<boolean>): Promise<Result> {
-  const latenciesMs: number[] = [];
-  let ops = 0;
-  let errors = 0;
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  let counter = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        const t0 = performance.now();
-        const ok = await op(counter++);
-        latenciesMs.push(performance.now() - t0);
-        if (ok) ops++;
-        else errors++;
-      }
-    }),
-  );
-  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
 }
 
 /** Closed loop over a list: `concurrency` loops take the next item until every item was done once. */

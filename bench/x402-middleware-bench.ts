@@ -38,7 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { BENCH_NETWORK, BENCH_PAY_TO, BENCH_USDC } from './support/x402-bench-servers.js';
+import { BENCH_NETWORK, BENCH_PAY_TO, BENCH_USDC, type ServerStats } from './support/x402-bench-servers.js';
 import { signTransferAuthorizations, type SignedAuthorization } from './support/sign-transfer-authorizations.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -56,18 +56,6 @@ const log = (line: string) => process.stderr.write(`• ${line}\n`);
 
 // ---------------------------------------------------------------------------------------------------------
 // Server children
-
-interface ServerStats {
-  cpuUserUs: number;
-  cpuSystemUs: number;
-  rss: number;
-  ledgerReports?: number;
-  ledgerCalls?: number;
-  authVerifies?: number;
-  connections?: number;
-  outcomes?: Record<string, number>;
-  ledgerOutcomes?: Record<string, number>;
-}
 
 interface ServerChild {
   name: string;

@@ -26,7 +26,7 @@ import { createSignerMetrics, serveSignerMetrics } from './metrics/signer-metric
 import { SignerServer } from './server/signer-server.js';
 import { SignerService } from './signer-service.js';
 import { closeable, type Closeable } from '../base/closeables.js';
-import { installShutdown } from '../base/shutdown-signals.js';
+import { installShutdown, watchParent } from '../base/shutdown-signals.js';
 
 function writeFatal(msg: string, err: unknown): void {
   process.stderr.write(JSON.stringify({ level: 60, time: new Date().toISOString(), service: 'treasury-signer', msg, err: err instanceof Error ? err.message : String(err) }) + '\n');
@@ -114,13 +114,7 @@ async function main(): Promise<void> {
   });
   if (config.exitWithParent) {
     // Started by the sandbox: never outlive it, even if it was killed without a chance to stop us.
-    const parent = process.ppid;
-    const watch = setInterval(() => {
-      if (process.ppid === parent) return;
-      clearInterval(watch);
-      shutdown.trigger('parent exited');
-    }, 1000).unref();
-    timers.push(closeable('parent_watch', () => clearInterval(watch), 1_000));
+    timers.push(watchParent(shutdown));
   }
 
   log.info(

@@ -26,8 +26,8 @@ export const BENCH_TX_HASH = `0x${'ab'.repeat(32)}`;
 const BODY = { data: 'paid content', n: 42 };
 const SUPPORTED = { kinds: [{ x402Version: 2, scheme: 'exact', network: BENCH_NETWORK }], extensions: [], signers: {} };
 
-type Stats = {
-  type: 'stats';
+/** What a child answers `{type:'stats'}` with (besides the `type`). */
+export interface ServerStats {
   cpuUserUs: number;
   cpuSystemUs: number;
   rss: number;
@@ -38,7 +38,8 @@ type Stats = {
   /** x402Koa's own counters: requests by outcome, ledger reports by outcome. */
   outcomes?: Record<string, number>;
   ledgerOutcomes?: Record<string, number>;
-};
+}
+type Stats = ServerStats & { type: 'stats' };
 
 function serve(server: http.Server, extraStats: () => Partial<Stats> | Promise<Partial<Stats>> = () => ({})): void {
   server.keepAliveTimeout = 60_000;

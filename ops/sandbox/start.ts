@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { createKnex, migrateLatest } from '../../src/api/db/knex-client.js';
 import { initSoftHsmToken } from '../softhsm/init-token.js';
 import { startKmsEmulator, type KmsEmulator } from '../kms-emulator/kms-emulator.js';
+import { AWS_VARIABLES_STEERING_AWAY_FROM_THE_EMULATOR as AWS_VARIABLES_KEPT_FROM_THE_SIGNER } from '../kms-emulator/steering-aws-variables.js';
 import { startLocalChain, type LocalChain } from './chain/local-chain.js';
 import { anvilDevAccount } from './chain/anvil-dev-accounts.js';
 import { startDemoSeller, type DemoSeller } from './demo-seller.js';
@@ -47,20 +48,6 @@ function sandboxKeyBackend(): 'pkcs11' | 'aws-kms' {
   if (raw !== 'pkcs11' && raw !== 'aws-kms') throw new Error('TREASURY_SANDBOX_KEY_BACKEND must be pkcs11 or aws-kms');
   return raw;
 }
-
-/** AWS variables of the user's own environment that would steer the signer's SDK away from the emulator. */
-const AWS_VARIABLES_KEPT_FROM_THE_SIGNER = [
-  'AWS_PROFILE',
-  'AWS_DEFAULT_PROFILE',
-  'AWS_SESSION_TOKEN',
-  'AWS_ENDPOINT_URL',
-  'AWS_ENDPOINT_URL_KMS',
-  'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS',
-  'AWS_ROLE_ARN',
-  'AWS_WEB_IDENTITY_TOKEN_FILE',
-  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
-  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
-];
 
 const children: ChildProcess[] = [];
 const childNames = new WeakMap<ChildProcess, string>();

@@ -16,7 +16,7 @@ import { redactUrlsIn } from '../shared/redact-url.js';
 import { createTreasuryApp } from './app.js';
 import { closeable, type Closeable } from '../../base/closeables.js';
 import { startRepeatingTask } from '../../base/repeating-task.js';
-import { installShutdown } from '../../base/shutdown-signals.js';
+import { installShutdown, watchParent } from '../../base/shutdown-signals.js';
 
 async function main(): Promise<void> {
   const config = loadAppConfig();
@@ -58,13 +58,7 @@ async function main(): Promise<void> {
   });
   if (config.exitWithParent) {
     // Started by the sandbox: never outlive it, even if it was killed without a chance to stop us.
-    const parent = process.ppid;
-    const watch = setInterval(() => {
-      if (process.ppid === parent) return;
-      clearInterval(watch);
-      shutdown.trigger('parent exited');
-    }, 1000).unref();
-    workers.push(closeable('parent_watch', () => clearInterval(watch), 1_000));
+    workers.push(watchParent(shutdown));
   }
   await app.listen(config.port, config.host);
   log.info({ url: `http://${config.host}:${config.port}`, embedded_database: db.embedded }, 'treasury-api ready');

@@ -8,6 +8,7 @@ import pino, { type Logger } from 'pino';
 import { createTreasuryApp, type TreasuryApp } from '../../src/api/app.js';
 import { loadAppConfig } from '../../src/api/config/app-config.js';
 import type { HostResolver } from '../../src/api/net/vetted-fetch.js';
+import { lateBound } from './late-bound.js';
 import { startTestSigner } from './signer-harness.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -95,4 +96,20 @@ export async function startTestTreasury(
       await signer.stop();
     },
   };
+}
+
+/**
+ * The test treasury of the enclosing mocha suite: started in a `before` hook and stopped in an `after` hook
+ * registered here, so the suite's own `before` hooks (registered after this call) run once it is up. The
+ * handle reads through to the started treasury (./late-bound.ts).
+ */
+export function useTestTreasury(options?: Parameters<typeof startTestTreasury>[0]): TestTreasury {
+  let started: TestTreasury | undefined;
+  before(async () => {
+    started = await startTestTreasury(options);
+  });
+  after(async () => {
+    await started?.stop();
+  });
+  return lateBound(() => started, 'the test treasury');
 }

@@ -13,6 +13,14 @@ import { anvilDevAccount, type DevAccount } from '../../ops/sandbox/chain/anvil-
 
 export { anvilDevAccount, type DevAccount };
 
+/** The EIP712Domain struct of USDC's domain (no salt): name, version, chainId, verifyingContract. */
+export const EIP712_DOMAIN_FIELDS = [
+  { name: 'name', type: 'string' },
+  { name: 'version', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+] as const;
+
 export interface TestChain {
   rpcUrl: string;
   chainId: number;

@@ -20,19 +20,7 @@ export function testKeyBackend(): TestKeyBackend {
   return raw;
 }
 
-/** AWS variables a developer's shell may carry that would steer the signer's SDK elsewhere. */
-export const AWS_VARIABLES_KEPT_FROM_TEST_SIGNERS = [
-  'AWS_PROFILE',
-  'AWS_DEFAULT_PROFILE',
-  'AWS_SESSION_TOKEN',
-  'AWS_ENDPOINT_URL',
-  'AWS_ENDPOINT_URL_KMS',
-  'AWS_IGNORE_CONFIGURED_ENDPOINT_URLS',
-  'AWS_ROLE_ARN',
-  'AWS_WEB_IDENTITY_TOKEN_FILE',
-  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
-  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
-] as const;
+export { AWS_VARIABLES_STEERING_AWAY_FROM_THE_EMULATOR as AWS_VARIABLES_KEPT_FROM_TEST_SIGNERS } from '../../ops/kms-emulator/steering-aws-variables.js';
 
 let shared: Promise<KmsEmulator> | undefined;
 

@@ -8,7 +8,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -59,16 +58,7 @@ export interface TestSigner {
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1 (for TREASURY_SIGNER_METRICS_PORT). */
-export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freeLoopbackPort as findFreePort } from '../../ops/net/free-loopback-port.js';
 
 export async function startTestSigner(options: StartTestSignerOptions = {}): Promise<TestSigner> {
   const ownDir = options.dir === undefined;

@@ -17,14 +17,15 @@
  * checkout may be using them); `DROP DATABASE` them by hand (`treasury_template_…`, after `ALTER DATABASE …
  * IS_TEMPLATE false`).
  */
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createKnex, migrateLatest, MIGRATIONS_DIR, type Knex } from '../../src/api/db/knex-client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/api/db/embedded-postgres.js';
+import { freeLoopbackPort as freePort } from '../../ops/net/free-loopback-port.js';
 
 let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | undefined;
 /** The migrated template on `server`, once asked for. */
@@ -33,16 +34,7 @@ let template: Promise<string> | undefined;
 /** How long databases took to make in this process: printed by the root hook (./root-hooks.ts) at the end. */
 export const databaseTimings = { templateMs: undefined as number | undefined, migrations: 0, lostRace: false, clones: 0, cloneMs: 0, empty: 0 };
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 function startServer(): Promise<{ urlFor(db: string): string; stop(): Promise<void> }> {
   const external = process.env.TEST_DATABASE_URL;
@@ -186,15 +178,28 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
 
 /**
  * Mocha hooks for the describe block it is called in: a fresh migrated database (a clone of the template)
- * before its tests (handed to `set`), dropped after them.
+ * before its tests (handed to `set`), dropped after them; with `migrate: false`, an empty one.
  */
-export function useTestDatabase(set: (db: TestDatabase) => void): void {
+export function useTestDatabase(set: (db: TestDatabase) => void, options: { migrate?: boolean } = {}): void {
   let db: TestDatabase | undefined;
   before(async () => {
-    db = await createTestDatabase();
+    db = await createTestDatabase(options);
     set(db);
   });
   after(async () => {
     await db?.drop();
   });
+}
+
+/**
+ * Runs, one at a time, every pending migration before `migration` (a file name in migrations/), leaving it
+ * the next one: for tests of a migration on a database that holds what came before it.
+ */
+export async function migrateUpTo(knex: Knex, migration: string): Promise<void> {
+  for (;;) {
+    const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
+    if (pending[0]?.file === migration) return;
+    assert.ok(pending.length > 0, `${migration} not found among the pending migrations`);
+    await knex.migrate.up();
+  }
 }

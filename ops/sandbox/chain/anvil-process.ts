@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
+import { freeLoopbackPort } from '../../net/free-loopback-port.js';
 
 /** Anvil's default development mnemonic (its accounts are pre-funded with 10,000 ETH each). */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
@@ -76,17 +77,6 @@ function isLoopbackPortFree(port: number): Promise<boolean> {
     const server = net.createServer();
     server.once('error', () => resolve(false));
     server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
 

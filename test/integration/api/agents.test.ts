@@ -7,20 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 
 describe('agents (HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(120_000);
-  let t: TestTreasury;
+  const t = useTestTreasury();
 
-  before(async () => {
-    t = await startTestTreasury();
-  });
-  after(async () => {
-    await t?.stop();
-  });
 
   it('session manages agents; an agent PAT adds wallets to itself only; others see 404', async () => {
     const me = await signInWithNewKey(t);

@@ -7,8 +7,8 @@
  * fails (the locked path reserves first) answers 503 and gives its reservation back.
  */
 import assert from 'node:assert/strict';
-import pg from 'pg';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { openDatabaseGate, type DatabaseGate } from '../../support/database-outage.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { TreasuryClient } from '../../../src/sdk/index.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
@@ -16,18 +16,14 @@ import { signInWithNewKey } from '../../support/sign-in.js';
 describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
   let t: TestTreasury;
-  let admin: pg.Client;
+  let admin: DatabaseGate;
 
   before(async () => {
     t = await startTestTreasury({ extraEnv: { TREASURY_AUTH_CACHE_MS: '0' } });
-    const url = new URL(t.db.connectionString);
-    url.pathname = '/postgres';
-    admin = new pg.Client(url.toString());
-    await admin.connect();
+    admin = await openDatabaseGate(t.db);
   });
   after(async () => {
-    await admin?.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`).catch(() => undefined);
-    await admin?.end();
+    await admin?.close();
     await t?.stop();
   });
 
@@ -37,8 +33,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     const pay = () => t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '100000' }) } });
 
     // Close the database to new connections and end every session on it (the pool's and the writers').
-    await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS false`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [t.db.name]);
+    await admin.refuse();
 
     for (const res of [await t.request('GET', '/v1/wallets', { token }), await pay()]) {
       assert.equal(res.status, 503, JSON.stringify(res.body));
@@ -53,7 +48,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     const metrics = await t.request('GET', '/metrics');
     assert.match(String(metrics.body), /treasury_errors_total\{error_code="database_unavailable"\} [2-9]/);
 
-    await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
+    await admin.allow();
     assert.equal((await t.request('GET', '/readyz')).body.database, true);
     const paid = await pay();
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
@@ -67,13 +62,12 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage-sdk' } })).body.api_key;
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
     const client = new TreasuryClient({ apiUrl: t.baseUrl, token });
-    await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS false`);
-    await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [t.db.name]);
+    await admin.refuse();
     const started = Date.now();
     const read = client.getWallet(wallet.id);
     const paid = client.pay(wallet.id, { paymentRequirements: paymentRequirements({ amount: '200000' }), idempotencyKey: 'outage-1' });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
+    await admin.allow();
     assert.equal((await read).id, wallet.id);
     const payment = await paid;
     assert.ok(Date.now() - started >= 1000, 'the first answers were 503 with Retry-After: 1');

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES } from '../../../src/shared/error-codes.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 
 const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
 const VALID_ADDRESS = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -21,20 +21,16 @@ const RAW_ABOVE_BOUND = ['1000000000000001', '9223372036854775807'];
 
 describe('hostile inputs against the custody routes', function () {
   this.timeout(300_000);
-  let t: TestTreasury;
+  const t = useTestTreasury();
   let token: string;
   let accountId: string;
   let walletId: string;
 
   before(async () => {
-    t = await startTestTreasury();
     const minted = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'hostile' } });
     token = minted.body.api_key;
     accountId = minted.body.id;
     walletId = (await t.request('POST', '/v1/wallets', { token, body: { label: 'target' } })).body.id;
-  });
-  after(async () => {
-    await t?.stop();
   });
 
   async function snapshot() {

@@ -8,20 +8,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { formatUsd } from '../../../policy/money.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
   this.timeout(120_000);
-  let t: TestTreasury;
+  const t = useTestTreasury();
 
-  before(async () => {
-    t = await startTestTreasury();
-  });
-  after(async () => {
-    await t?.stop();
-  });
 
   it('answers, for every range and endpoint, what summing the rows answers', async () => {
     const { session } = await signInWithNewKey(t);

@@ -3,17 +3,11 @@
  * and nothing else is; request bodies carry the JSON Schema of the route's validator, paged lists their query.
  */
 import assert from 'node:assert/strict';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 
 describe('GET /v1/openapi.json', function () {
   this.timeout(60_000);
-  let t: TestTreasury;
-  before(async () => {
-    t = await startTestTreasury();
-  });
-  after(async () => {
-    await t?.stop();
-  });
+  const t = useTestTreasury();
 
   it('documents exactly the routes the app serves, with request schemas', async () => {
     const res = await t.request('GET', '/v1/openapi.json');

@@ -7,21 +7,17 @@
 import assert from 'node:assert/strict';
 import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
 describe('policy/evaluate takes no wallet lock (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
-  let t: TestTreasury;
+  const t = useTestTreasury();
   let token: string;
 
   before(async () => {
-    t = await startTestTreasury();
     token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'evaluate-lock' } })).body.api_key;
-  });
-  after(async () => {
-    await t?.stop();
   });
 
   it('answers promptly while the wallet lock is held and a payment waits for it; the payment then goes through and evaluate sees its spend', async () => {

@@ -12,10 +12,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { openDatabaseGate, type DatabaseGate } from '../../support/database-outage.js';
 import { RateLimits } from '../../../src/api/http/middleware/rate-limit.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
@@ -223,29 +223,24 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
 
   describe('while PostgreSQL refuses connections', () => {
     let t: TestTreasury;
-    let admin: pg.Client;
+    let admin: DatabaseGate;
     before(async () => {
       t = await startTestTreasury({ extraEnv: { TREASURY_RATE_LIMIT_NONCE: '3' } });
-      const url = new URL(t.db.connectionString);
-      url.pathname = '/postgres';
-      admin = new pg.Client(url.toString());
-      await admin.connect();
+      admin = await openDatabaseGate(t.db);
     });
     after(async () => {
-      await admin?.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`).catch(() => undefined);
-      await admin?.end();
+      await admin?.close();
       await t?.stop();
     });
 
     it('the limits hold in each process\'s memory: requests the limit allows answer 503 database_unavailable, the rest 429, none 500', async () => {
-      await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS false`);
-      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [t.db.name]);
+      await admin.refuse();
       const answers = await flood(5, 1, () => t.request('POST', '/v1/identity/nonce'));
       assert.deepEqual(
         answers.map((a) => a.body.error_code),
         ['database_unavailable', 'database_unavailable', 'database_unavailable', 'rate_limited', 'rate_limited'],
       );
-      await admin.query(`ALTER DATABASE ${t.db.name} ALLOW_CONNECTIONS true`);
+      await admin.allow();
       // Once it is back, PostgreSQL's shared count (which saw none of them) decides again.
       const after = await t.request('POST', '/v1/identity/nonce');
       assert.equal(after.status, 201, JSON.stringify(after.body));

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { fetchVerificationFile } from '../../../src/api/services/origin-verifier.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
@@ -25,15 +25,11 @@ function serve(handler: http.RequestListener): Promise<{ origin: string; close()
 
 describe('seller origin verification and payouts (HTTP, PostgreSQL)', function () {
   this.timeout(120_000);
-  let t: TestTreasury;
+  const t = useTestTreasury();
   let session: string;
 
   before(async () => {
-    t = await startTestTreasury();
     session = (await signInWithNewKey(t)).session;
-  });
-  after(async () => {
-    await t?.stop();
   });
 
   it('verifies an origin that serves the issued token, and refuses absent, wrong, redirected files', async () => {

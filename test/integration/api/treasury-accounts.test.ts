@@ -4,17 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { hashToken } from '../../../src/api/auth/token-codec.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 
 describe('treasury accounts and PATs (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
-  let t: TestTreasury;
-  before(async () => {
-    t = await startTestTreasury();
-  });
-  after(async () => {
-    await t?.stop();
-  });
+  const t = useTestTreasury();
 
   it('mints an account with the operator token and shows the api key once, stored only hashed', async () => {
     const res = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'agent-1' } });

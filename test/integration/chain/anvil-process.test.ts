@@ -12,25 +12,10 @@ import readline from 'node:readline';
 import { createPublicClient, hashDomain, http } from 'viem';
 import { startAnvil, type AnvilHandle } from '../../../ops/sandbox/chain/anvil-process.js';
 import { BASE_SEPOLIA_USDC, deployTestUsdc, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
-
-/** The EIP712Domain struct of USDC's domain (no salt): name, version, chainId, verifyingContract. */
-const EIP712_DOMAIN_FIELDS = [
-  { name: 'name', type: 'string' },
-  { name: 'version', type: 'string' },
-  { name: 'chainId', type: 'uint256' },
-  { name: 'verifyingContract', type: 'address' },
-] as const;
+import { EIP712_DOMAIN_FIELDS } from '../../support/chain-harness.js';
+import { isProcessAlive as isAlive } from '../../support/process-alive.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

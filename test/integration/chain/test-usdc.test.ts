@@ -24,16 +24,8 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { compileTestUsdc, compileTestUsdcSource } from '../../../ops/sandbox/chain/compile-test-usdc.js';
 import { BASE_SEPOLIA_USDC, localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
-import { anvilDevAccount, fundFromFaucet, readTokenBalance, startTestChain, type TestChain } from '../../support/chain-harness.js';
+import { anvilDevAccount, EIP712_DOMAIN_FIELDS, fundFromFaucet, readTokenBalance, startTestChain, type TestChain } from '../../support/chain-harness.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
-
-/** The EIP712Domain struct of USDC's domain (no salt): name, version, chainId, verifyingContract. */
-const EIP712_DOMAIN_FIELDS = [
-  { name: 'name', type: 'string' },
-  { name: 'version', type: 'string' },
-  { name: 'chainId', type: 'uint256' },
-  { name: 'verifyingContract', type: 'address' },
-] as const;
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 

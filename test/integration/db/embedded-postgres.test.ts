@@ -12,6 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../../src/api/db/embedded-postgres.js';
+import { isProcessAlive as isRunning } from '../../support/process-alive.js';
 import { freePort } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -170,12 +171,3 @@ describe('embedded PostgreSQL', function () {
     }
   });
 });
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

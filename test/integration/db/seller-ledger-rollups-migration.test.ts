@@ -7,7 +7,7 @@
  * to count verified rows only, keeping what was already paid out as an advance.
  */
 import assert from 'node:assert/strict';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { migrateUpTo, useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const MIGRATION = '20261125160000_seller_payables.ts';
 
@@ -15,22 +15,12 @@ describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL
   this.timeout(60_000);
   let db: TestDatabase;
 
-  before(async () => {
-    db = await createTestDatabase({ migrate: false });
-  });
-  after(async () => {
-    await db?.drop();
-  });
+  useTestDatabase((d) => (db = d), { migrate: false });
 
   it('backfills each seller\'s accrued payables from its history, then counts new rows; down and up again', async () => {
     const { knex } = db;
     // Every migration before this one.
-    for (;;) {
-      const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
-      if (pending[0]?.file === MIGRATION) break;
-      assert.ok(pending.length > 0, `${MIGRATION} not found among the pending migrations`);
-      await knex.migrate.up();
-    }
+    await migrateUpTo(knex, MIGRATION);
     const now = new Date();
     await knex('accounts').insert({ id: 'acct_payables', created_at: now });
     const seller = (id: string) => ({ id, account_id: 'acct_payables', name: id, slug: id, created_at: now, updated_at: now });
@@ -77,12 +67,8 @@ describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL
   it('ledger verification (20261125200400): every row becomes pending and counts only once verified; what was paid before stays paid, covered by the first verified earnings; down and up again', async () => {
     const { knex } = db;
     const VERIFICATION = '20261125200400_ledger_verification.ts';
-    for (;;) {
-      const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
-      assert.ok(pending.length > 0, `${VERIFICATION} not found among the pending migrations`);
-      await knex.migrate.up();
-      if (pending[0]!.file === VERIFICATION) break;
-    }
+    await migrateUpTo(knex, VERIFICATION);
+    await knex.migrate.up();
     const payables = async () => (await knex('seller_payables').orderBy('seller_id')).map((r) => [r.seller_id, String(r.earned_micro), String(r.paid_micro), String(r.advance_micro)]);
     const statuses = (await knex('ledger_entries').distinct('status')).map((r) => r.status);
     assert.deepEqual(statuses, ['pending'], 'nothing reported before is trusted');

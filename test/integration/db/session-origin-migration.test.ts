@@ -5,7 +5,7 @@
  * PAT; it rolls back and forward again.
  */
 import assert from 'node:assert/strict';
-import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { migrateUpTo, useTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const MIGRATION = '20261125200100_session_origin.ts';
 
@@ -13,21 +13,11 @@ describe('session origin migration (PostgreSQL)', function () {
   this.timeout(60_000);
   let db: TestDatabase;
 
-  before(async () => {
-    db = await createTestDatabase({ migrate: false });
-  });
-  after(async () => {
-    await db?.drop();
-  });
+  useTestDatabase((d) => (db = d), { migrate: false });
 
   it('revokes the sessions issued before it, then holds every new token to its origin; down and up again', async () => {
     const { knex } = db;
-    for (;;) {
-      const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
-      if (pending[0]?.file === MIGRATION) break;
-      assert.ok(pending.length > 0, `${MIGRATION} not found among the pending migrations`);
-      await knex.migrate.up();
-    }
+    await migrateUpTo(knex, MIGRATION);
     const now = new Date();
     let n = 0;
     const token = (kind: string, extra: Record<string, unknown> = {}) => ({

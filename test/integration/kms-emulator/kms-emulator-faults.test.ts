@@ -10,30 +10,22 @@
  * signatures were produced, so "none signed twice" can be proved.
  */
 import assert from 'node:assert/strict';
-import { ListKeysCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { ListKeysCommand, SignCommand } from '@aws-sdk/client-kms';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { KmsEmulator } from '../../../ops/kms-emulator/kms-emulator.js';
-import { createSigningKey, digestOf, kmsClient, kmsFailure, startQuietKmsEmulator } from './kms-emulator-test-client.js';
+import { createSigningKey, digestOf, kmsClient, kmsFailure, useKmsEmulatorClient } from './kms-emulator-test-client.js';
 
 const signCommand = (keyId: string, label: string) => new SignCommand({ KeyId: keyId, Message: digestOf(label), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' });
 
 describe('KMS emulator: injected faults through the real AWS SDK', function () {
-  let kms: KmsEmulator;
-  let client: KMSClient;
+  const { kms, client } = useKmsEmulatorClient();
   let keyId: string;
 
   before(async () => {
-    kms = await startQuietKmsEmulator();
-    client = kmsClient(kms);
     keyId = (await createSigningKey(client)).keyId;
   });
   beforeEach(() => {
     kms.faults.reset();
     kms.stats.reset();
-  });
-  after(async () => {
-    client?.destroy();
-    await kms?.close();
   });
 
   it('throttle: ThrottlingException (400, client fault) by name; a retrying client gets through after the throttled attempts, signed once', async () => {

@@ -19,25 +19,13 @@ import {
   UpdateAliasCommand,
   paginateListAliases,
   paginateListKeys,
-  type KMSClient,
 } from '@aws-sdk/client-kms';
-import type { KmsEmulator } from '../../../ops/kms-emulator/kms-emulator.js';
-import { createSigningKey, kmsClient, kmsFailure, startQuietKmsEmulator } from './kms-emulator-test-client.js';
+import { createSigningKey, kmsClient, kmsFailure, useKmsEmulatorClient } from './kms-emulator-test-client.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('KMS emulator: keys, aliases and tags through the real AWS SDK', function () {
-  let kms: KmsEmulator;
-  let client: KMSClient;
-
-  before(async () => {
-    kms = await startQuietKmsEmulator();
-    client = kmsClient(kms);
-  });
-  after(async () => {
-    client?.destroy();
-    await kms?.close();
-  });
+  const { kms, client } = useKmsEmulatorClient();
 
   it('CreateKey: an ECC_SECG_P256K1 SIGN_VERIFY key with tags and a stored policy; metadata as DescribeKey gives it', async () => {
     const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Sid: 'account', Effect: 'Allow', Principal: { AWS: 'arn:aws:iam::111122223333:root' }, Action: 'kms:*', Resource: '*' }] });

@@ -12,8 +12,7 @@ import { CreateAliasCommand, DisableKeyCommand, EnableKeyCommand, GetPublicKeyCo
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, keccak256, recoverAddress, recoverPublicKey, serializeSignature, toHex, type Hex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
-import type { KmsEmulator } from '../../../ops/kms-emulator/kms-emulator.js';
-import { createSigningKey, digestOf, kmsClient, kmsFailure, startQuietKmsEmulator } from './kms-emulator-test-client.js';
+import { createSigningKey, digestOf, kmsClient, kmsFailure, useKmsEmulatorClient } from './kms-emulator-test-client.js';
 
 const SPKI_PREFIX = '3056301006072a8648ce3d020106052b8104000a034200';
 const N = secp256k1.Point.CURVE().n;
@@ -35,17 +34,7 @@ async function signDigest(client: KMSClient, keyId: string, digest: Uint8Array):
 }
 
 describe('KMS emulator: signing through the real AWS SDK', function () {
-  let kms: KmsEmulator;
-  let client: KMSClient;
-
-  before(async () => {
-    kms = await startQuietKmsEmulator();
-    client = kmsClient(kms);
-  });
-  after(async () => {
-    client?.destroy();
-    await kms?.close();
-  });
+  const { kms, client } = useKmsEmulatorClient();
 
   it('GetPublicKey answers the DER SPKI of a secp256k1 point, the same by key id, ARN and alias', async () => {
     const key = await createSigningKey(client);

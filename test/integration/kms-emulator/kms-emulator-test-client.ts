@@ -9,6 +9,7 @@ import { CreateKeyCommand, KMSClient, type KMSClientConfig } from '@aws-sdk/clie
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { pino } from 'pino';
 import { keccak256, toBytes } from 'viem';
+import { lateBound } from '../../support/late-bound.js';
 import { startKmsEmulator, type KmsEmulator, type StartKmsEmulatorOptions } from '../../../ops/kms-emulator/kms-emulator.js';
 
 export async function startQuietKmsEmulator(options: StartKmsEmulatorOptions = {}): Promise<KmsEmulator> {
@@ -60,3 +61,18 @@ export async function kmsFailure(call: Promise<unknown>): Promise<KmsFailure> {
 
 /** A 32-byte Keccak-256 digest, as the signer computes for EIP-712 messages. */
 export const digestOf = (label: string): Uint8Array => keccak256(toBytes(label), 'bytes');
+
+/** A quiet emulator and an SDK client on it for the enclosing suite (started before it, closed after it). */
+export function useKmsEmulatorClient(): { kms: KmsEmulator; client: KMSClient } {
+  let kms: KmsEmulator | undefined;
+  let client: KMSClient | undefined;
+  before(async () => {
+    kms = await startQuietKmsEmulator();
+    client = kmsClient(kms);
+  });
+  after(async () => {
+    client?.destroy();
+    await kms?.close();
+  });
+  return { kms: lateBound(() => kms, 'the KMS emulator'), client: lateBound(() => client, 'the KMS client') };
+}

@@ -9,21 +9,10 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { encodeBase64Json } from '../../../src/x402/base64-json.js';
 import type { PaymentRequired } from '../../../src/x402/wire-schemas.js';
 import { buyer, officialClient, signExactPayment } from '../../unit/x402/x402-fixtures.js';
-import { PAID_BODY, startFakes, startSellerApp, TX_HASH, type FakeServer, type SellerApp } from './x402-fakes.js';
+import { PAID_BODY, useSellerAppPerTest, TX_HASH } from './x402-fakes.js';
 
 describe('x402 Koa middleware: official clients', () => {
-  let facilitator: FakeServer;
-  let platform: FakeServer;
-  let app: SellerApp;
-
-  beforeEach(async () => {
-    ({ facilitator, platform } = await startFakes());
-    app = await startSellerApp({ facilitator_url: facilitator.url, api_url: platform.url });
-  });
-  afterEach(async () => {
-    await app.middleware.flush();
-    await Promise.all([app.stop(), facilitator.stop(), platform.stop()]);
-  });
+  const { facilitator, app } = useSellerAppPerTest();
 
   it('@x402/fetch pays our challenge and reads our receipt', async () => {
     const paidFetch = wrapFetchWithPayment(fetch, officialClient());

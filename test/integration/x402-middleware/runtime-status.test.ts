@@ -8,7 +8,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/
 import { encodePaymentPayload } from '../../../src/x402/header-codec.js';
 import type { PaymentRequired } from '../../../src/x402/wire-schemas.js';
 import { hostile, signExactPayment } from '../../unit/x402/x402-fixtures.js';
-import { closedPortUrl, PAID_BODY, startFakes, startSellerApp, TX_HASH, type FakeServer, type SellerApp } from './x402-fakes.js';
+import { closedPortUrl, PAID_BODY, startSellerApp, useSellerAppPerTest, TX_HASH, type SellerApp } from './x402-fakes.js';
 
 async function challengeOf(app: SellerApp, path = '/paid'): Promise<PaymentRequired> {
   const res = await fetch(`${app.url}${path}`);
@@ -22,18 +22,7 @@ async function payHeader(app: SellerApp, path = '/paid'): Promise<string> {
 }
 
 describe('x402 Koa middleware: runtime responses', () => {
-  let facilitator: FakeServer;
-  let platform: FakeServer;
-  let app: SellerApp;
-
-  beforeEach(async () => {
-    ({ facilitator, platform } = await startFakes());
-    app = await startSellerApp({ facilitator_url: facilitator.url, api_url: platform.url, route_prices: { '/free': '0', '/also-free': '', '/premium': '2.5' } });
-  });
-  afterEach(async () => {
-    await app.middleware.flush();
-    await Promise.all([app.stop(), facilitator.stop(), platform.stop()]);
-  });
+  const { facilitator, platform, app } = useSellerAppPerTest({ route_prices: { '/free': '0', '/also-free': '', '/premium': '2.5' } });
 
   it('/health and free routes ("0" and "") pass through untouched, without any x402 header or call', async () => {
     for (const path of ['/health', '/free', '/also-free']) {

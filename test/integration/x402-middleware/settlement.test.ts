@@ -9,7 +9,7 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { encodePaymentPayload } from '../../../src/x402/header-codec.js';
 import type { PaymentPayload, PaymentRequired } from '../../../src/x402/wire-schemas.js';
 import { signExactPayment } from '../../unit/x402/x402-fixtures.js';
-import { closedPortUrl, ENDPOINT_A, PAID_BODY, startFakes, startSellerApp, TX_HASH, type FakeServer, type SellerApp } from './x402-fakes.js';
+import { closedPortUrl, ENDPOINT_A, PAID_BODY, startFakes, startSellerApp, useSellerAppPerTest, TX_HASH, type SellerApp } from './x402-fakes.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -29,18 +29,7 @@ async function waitFor(check: () => boolean, ms = 3000) {
 }
 
 describe('x402 Koa middleware: settlement', () => {
-  let facilitator: FakeServer;
-  let platform: FakeServer;
-  let app: SellerApp;
-
-  beforeEach(async () => {
-    ({ facilitator, platform } = await startFakes());
-    app = await startSellerApp({ facilitator_url: facilitator.url, api_url: platform.url, max_body_bytes: 256 });
-  });
-  afterEach(async () => {
-    await app.middleware.flush();
-    await Promise.all([app.stop(), facilitator.stop(), platform.stop()]);
-  });
+  const { facilitator, platform, app } = useSellerAppPerTest({ max_body_bytes: 256 });
 
   for (const path of ['/paid', '/text', '/stream']) {
     it(`reports a ledger row whose content_hash is sha256 of the body sent (${path})`, async () => {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import Koa from 'koa';
 import { Registry } from 'prom-client';
+import { lateBound } from '../../support/late-bound.js';
 import { x402Koa, type X402KoaMiddleware, type X402KoaOptions } from '../../../src/x402/koa/index.js';
 
 export type FakeReply = { status?: number; body?: unknown; delayMs?: number; raw?: string } | 'drop';
@@ -202,5 +203,28 @@ export async function startSellerApp(options: Partial<X402KoaOptions> & { api_ur
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+/**
+ * Fresh fakes (startFakes) and a seller app on them (startSellerApp with `options`) for each test of the
+ * enclosing suite, flushed and stopped after it.
+ */
+export function useSellerAppPerTest(options: Partial<X402KoaOptions> = {}): { facilitator: FakeServer; platform: FakeServer; app: SellerApp } {
+  let current: { facilitator: FakeServer; platform: FakeServer; app: SellerApp } | undefined;
+  beforeEach(async () => {
+    const { facilitator, platform } = await startFakes();
+    current = { facilitator, platform, app: await startSellerApp({ facilitator_url: facilitator.url, api_url: platform.url, ...options }) };
+  });
+  afterEach(async () => {
+    if (!current) return;
+    const { facilitator, platform, app } = current;
+    await app.middleware.flush();
+    await Promise.all([app.stop(), facilitator.stop(), platform.stop()]);
+  });
+  return {
+    facilitator: lateBound(() => current?.facilitator, 'the fake facilitator'),
+    platform: lateBound(() => current?.platform, 'the fake platform'),
+    app: lateBound(() => current?.app, 'the seller app'),
   };
 }

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { closeable, closeInOrder, type CloseStep } from '../../../base/closeables.js';
 import { startRepeatingTask } from '../../../base/repeating-task.js';
-import { FORCED_EXIT_CODE, installShutdown } from '../../../base/shutdown-signals.js';
+import { FORCED_EXIT_CODE, installShutdown, watchParent } from '../../../base/shutdown-signals.js';
 
 describe('closeInOrder', () => {
   it('closes in the given order, one after another, and reports each step', async () => {
@@ -153,5 +153,31 @@ describe('installShutdown', () => {
     h.signals.emit('SIGTERM');
     assert.deepEqual(h.exits, [FORCED_EXIT_CODE]);
     await h.shutdown.finished;
+  });
+});
+
+describe('watchParent', () => {
+  it('triggers the shutdown once when the parent pid changes, and not while it stays; its closeable stops the watch', async () => {
+    let ppid = 100;
+    const reasons: string[] = [];
+    const watch = watchParent({ trigger: (reason) => reasons.push(reason) }, { everyMs: 5, ppid: () => ppid });
+    await sleep(30);
+    assert.deepEqual(reasons, []);
+    ppid = 1;
+    await sleep(30);
+    assert.deepEqual(reasons, ['parent exited']);
+    const report = await closeInOrder([watch]);
+    assert.equal(report.ok, true);
+    assert.equal(watch.name, 'parent_watch');
+  });
+
+  it('once closed, a parent that goes away triggers nothing', async () => {
+    let ppid = 100;
+    const reasons: string[] = [];
+    const watch = watchParent({ trigger: (reason) => reasons.push(reason) }, { everyMs: 5, ppid: () => ppid });
+    await closeInOrder([watch]);
+    ppid = 1;
+    await sleep(30);
+    assert.deepEqual(reasons, []);
   });
 });

@@ -1,0 +1,21 @@
+/**
+ * A handle, made while mocha collects a suite, on a value its hooks make later (a server started in
+ * `before`/`beforeEach`): reads and writes go through to the value current when they run, so a suite can
+ * name it with a `const` instead of a `let` assigned in each hook. What it defends: touching the value before
+ * the hook has made it throws, with `what` in the message, instead of reading undefined; `instanceof` sees
+ * the value's class. What it does not: private `#fields` of a class (a method called through the handle runs
+ * with the handle as `this`).
+ */
+export function lateBound<T extends object>(current: () => T | undefined, what: string): T {
+  const value = (): T => {
+    const v = current();
+    if (v === undefined) throw new Error(`${what} is not there yet: use it inside hooks and tests`);
+    return v;
+  };
+  return new Proxy({} as T, {
+    get: (_target, property) => Reflect.get(value(), property),
+    set: (_target, property, v) => Reflect.set(value(), property, v),
+    has: (_target, property) => Reflect.has(value(), property),
+    getPrototypeOf: () => Reflect.getPrototypeOf(value()),
+  });
+}
