@@ -40,7 +40,8 @@ const zones = [
   {
     target: 'base',
     from: ['policy', 'signer', 'src', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
-    message: 'base/ is the lowest floor every process stands on (BaseError, ordered shutdown): it imports no other folder of the repository.',
+    message:
+      'base/ is the lowest floor every process stands on (BaseError, ordered shutdown): it imports no other folder of the repository.',
   },
   {
     target: 'policy',
@@ -50,37 +51,46 @@ const zones = [
   {
     target: 'signer',
     from: ['src', 'policy', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
-    message: 'signer/ is its own process and trusts nothing above it: it imports nothing from src/, policy/, ops/, test/ or bench/.',
+    message:
+      'signer/ is its own process and trusts nothing above it: it imports nothing from src/, policy/, ops/, test/ or bench/.',
   },
   {
     target: 'src/shared',
     from: [...SRC_ROLES, ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
-    message: 'src/shared/ sits below the API, the CLI, the SDK and the x402 packages: it imports none of them (only policy/).',
+    message:
+      'src/shared/ sits below the API, the CLI, the SDK and the x402 packages: it imports none of them (only policy/).',
   },
   {
     target: X402_CODECS.map((g) => path.join(ROOT, g)),
-    from: ['src/api', 'src/cli', 'src/sdk', 'src/x402/koa', ...OUTSIDE_SRC.filter((d) => d !== 'policy')].map((d) => path.join(ROOT, d, '**')),
-    message: 'src/x402/ (the wire codecs, shipped as ./x402) imports only src/shared/ and policy/: never the API, the CLI, the SDK or the Koa middleware.',
+    from: ['src/api', 'src/cli', 'src/sdk', 'src/x402/koa', ...OUTSIDE_SRC.filter((d) => d !== 'policy')].map((d) =>
+      path.join(ROOT, d, '**'),
+    ),
+    message:
+      'src/x402/ (the wire codecs, shipped as ./x402) imports only src/shared/ and policy/: never the API, the CLI, the SDK or the Koa middleware.',
   },
   {
     target: 'src/x402/koa',
     from: ['src/api', 'src/cli', 'src/sdk', ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
-    message: "src/x402/koa/ ships to other people's servers (./koa): it reaches no server internals (src/api/, src/cli/, signer/, ops/) nor the buyer SDK.",
+    message:
+      "src/x402/koa/ ships to other people's servers (./koa): it reaches no server internals (src/api/, src/cli/, signer/, ops/) nor the buyer SDK.",
   },
   {
     target: 'src/sdk',
     from: ['src/api', 'src/cli', 'src/x402/koa', ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
-    message: "src/sdk/ ships to buyers (./sdk): it reaches no server internals (src/api/, src/cli/, signer/, ops/) nor the seller's Koa middleware.",
+    message:
+      "src/sdk/ ships to buyers (./sdk): it reaches no server internals (src/api/, src/cli/, signer/, ops/) nor the seller's Koa middleware.",
   },
   {
     target: 'src/api',
     from: ['src/cli', 'src/sdk', 'src/x402/koa', 'bin', ...TEST_AND_BENCH],
-    message: "src/api/ (the API server) imports neither the CLI nor the shipped SDK or Koa middleware, nor test/ or bench/.",
+    message:
+      'src/api/ (the API server) imports neither the CLI nor the shipped SDK or Koa middleware, nor test/ or bench/.',
   },
   {
     target: 'src/cli',
     from: ['src/api', 'src/x402/koa', 'signer', 'ops', 'migrations', ...TEST_AND_BENCH],
-    message: "src/cli/ (the xx CLI) talks to the API over HTTP: it imports no server internals (src/api/, signer/, ops/), nor test/ or bench/.",
+    message:
+      'src/cli/ (the xx CLI) talks to the API over HTTP: it imports no server internals (src/api/, signer/, ops/), nor test/ or bench/.',
   },
 ];
 
@@ -89,11 +99,16 @@ const zones = [
  * backtrack for minutes and freeze the event loop (test/unit/architecture/no-dynamic-regexp.test.ts checks the
  * `.match(` family too).
  */
-const CONSTANT = (n) => `[arguments.${n}.type='Literal'], [arguments.${n}.type='TemplateLiteral'][arguments.${n}.expressions.length=0]`;
+const CONSTANT = (n) =>
+  `[arguments.${n}.type='Literal'], [arguments.${n}.type='TemplateLiteral'][arguments.${n}.expressions.length=0]`;
 const dynamicRegExp = (kind) => `${kind}[callee.name='RegExp']:not(:matches(${CONSTANT(0)}))`;
 const dynamicFlags = (kind) => `${kind}[callee.name='RegExp'][arguments.length>1]:not(:matches(${CONSTANT(1)}))`;
 const NO_DYNAMIC_REGEXP = ['NewExpression', 'CallExpression'].flatMap((kind) => [
-  { selector: dynamicRegExp(kind), message: 'No regular expression built at run time: pass a regex or string literal to RegExp (docs/security-model.md).' },
+  {
+    selector: dynamicRegExp(kind),
+    message:
+      'No regular expression built at run time: pass a regex or string literal to RegExp (docs/security-model.md).',
+  },
   { selector: dynamicFlags(kind), message: 'RegExp flags must be a literal.' },
 ]);
 

@@ -40,7 +40,10 @@ export interface CloseReport {
 }
 
 /** Closes `closeables` in order, each bounded by its `timeoutMs`; `onStep` sees each step as it ends. */
-export async function closeInOrder(closeables: readonly Closeable[], onStep: (step: CloseStep) => void = () => undefined): Promise<CloseReport> {
+export async function closeInOrder(
+  closeables: readonly Closeable[],
+  onStep: (step: CloseStep) => void = () => undefined,
+): Promise<CloseReport> {
   const steps: CloseStep[] = [];
   for (const closeable of closeables) {
     const step = await closeOne(closeable);
@@ -68,7 +71,12 @@ async function closeOne(closeable: Closeable): Promise<CloseStep> {
     const outcome = await Promise.race([closed, timedOut]);
     return { name: closeable.name, outcome, duration_ms: elapsed() };
   } catch (err) {
-    return { name: closeable.name, outcome: 'failed', duration_ms: elapsed(), error: err instanceof Error ? err.message : String(err) };
+    return {
+      name: closeable.name,
+      outcome: 'failed',
+      duration_ms: elapsed(),
+      error: err instanceof Error ? err.message : String(err),
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -50,7 +50,12 @@ export function installShutdown(options: ShutdownOptions): Shutdown {
     }
     log.info({ reason }, `${prefix}shutting down`);
     finished = closeInOrder(options.closeables(), (step: CloseStep) => {
-      const fields = { step: step.name, outcome: step.outcome, duration_ms: step.duration_ms, ...(step.error ? { error: step.error } : {}) };
+      const fields = {
+        step: step.name,
+        outcome: step.outcome,
+        duration_ms: step.duration_ms,
+        ...(step.error ? { error: step.error } : {}),
+      };
       if (step.outcome === 'closed') log.info(fields, 'shutdown step');
       else log.error(fields, 'shutdown step');
     });
@@ -76,7 +81,10 @@ export function installShutdown(options: ShutdownOptions): Shutdown {
  * (the parent pid changed) and then triggers the shutdown, once. The closeable it returns stops the watch.
  * `ppid` is a test seam.
  */
-export function watchParent(shutdown: Pick<Shutdown, 'trigger'>, options: { everyMs?: number; ppid?: () => number } = {}): Closeable {
+export function watchParent(
+  shutdown: Pick<Shutdown, 'trigger'>,
+  options: { everyMs?: number; ppid?: () => number } = {},
+): Closeable {
   const ppid = options.ppid ?? (() => process.ppid);
   const parent = ppid();
   const watch = setInterval(() => {

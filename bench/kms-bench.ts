@@ -58,12 +58,22 @@ const rate = (r: Result) => r.ops / r.seconds;
 const cpuSeconds = (pid: number | undefined) => readProcStat(pid)?.cpuSeconds ?? NaN;
 
 /** Runs `op` from `concurrency` loops for `seconds` (./support/closed-loop.ts), an `op` that throws counted as an error. */
-const drive = (concurrency: number, seconds: number, op: (i: number) => Promise<boolean>) => driveLoops(concurrency, seconds, (i) => op(i).catch(() => false));
+const drive = (concurrency: number, seconds: number, op: (i: number) => Promise<boolean>) =>
+  driveLoops(concurrency, seconds, (i) => op(i).catch(() => false));
 
 /** Spawns a TypeScript entry point and resolves with it and its first line matching `ready`. */
-function startChild(entry: string, args: string[], env: NodeJS.ProcessEnv, ready: (line: string) => boolean): Promise<{ child: ChildProcess; line: string }> {
+function startChild(
+  entry: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  ready: (line: string) => boolean,
+): Promise<{ child: ChildProcess; line: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
     for (const s of [child.stdout!, child.stderr!]) {
@@ -98,22 +108,36 @@ async function main(): Promise<void> {
     await knex.destroy();
 
     process.stderr.write('• starting the KMS emulator (a test double) as its own process\n');
-    const emulatorStart = await startChild('ops/kms-emulator/main.ts', ['--port', '0'], {}, (line) => line.startsWith('{"kms_emulator"'));
+    const emulatorStart = await startChild('ops/kms-emulator/main.ts', ['--port', '0'], {}, (line) =>
+      line.startsWith('{"kms_emulator"'),
+    );
     const emulator = emulatorStart.child;
     children.push(emulator);
     const kms = JSON.parse(emulatorStart.line) as EmulatorInfo;
-    const emulatorStats = async () => (await (await fetch(`${kms.kms_emulator}/__emulator/stats`)).json()) as EmulatorStats;
+    const emulatorStats = async () =>
+      (await (await fetch(`${kms.kms_emulator}/__emulator/stats`)).json()) as EmulatorStats;
 
     process.stderr.write('• ceiling: raw KMS Sign through the SDK (16 loops)\n');
     const sdk = new KMSClient({
       region: kms.region,
       endpoint: kms.kms_emulator,
-      credentials: { accessKeyId: kms.client_env['AWS_ACCESS_KEY_ID']!, secretAccessKey: kms.client_env['AWS_SECRET_ACCESS_KEY']! },
+      credentials: {
+        accessKeyId: kms.client_env['AWS_ACCESS_KEY_ID']!,
+        secretAccessKey: kms.client_env['AWS_SECRET_ACCESS_KEY']!,
+      },
       maxAttempts: 1,
     });
-    const keyId = (await sdk.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' }))).KeyMetadata!.KeyId!;
+    const keyId = (await sdk.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' })))
+      .KeyMetadata!.KeyId!;
     const signRaw = async () => {
-      await sdk.send(new SignCommand({ KeyId: keyId, Message: randomBytes(32), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }));
+      await sdk.send(
+        new SignCommand({
+          KeyId: keyId,
+          Message: randomBytes(32),
+          MessageType: 'DIGEST',
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+      );
       return true;
     };
     for (let i = 0; i < 100; i++) await signRaw();
@@ -157,7 +181,14 @@ async function main(): Promise<void> {
         wallet_key_ref: signerWallet.wallet_key_ref,
         address: signerWallet.address,
         domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
-        message: { from: signerWallet.address, to: SELLER, value: '1000', validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) + 300), nonce: `0x${randomBytes(32).toString('hex')}` },
+        message: {
+          from: signerWallet.address,
+          to: SELLER,
+          value: '1000',
+          validAfter: '0',
+          validBefore: String(Math.floor(Date.now() / 1000) + 300),
+          nonce: `0x${randomBytes(32).toString('hex')}`,
+        },
       });
       return true;
     };
@@ -170,11 +201,25 @@ async function main(): Promise<void> {
     const startApi = async () => {
       const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: database.connectionString, TREASURY_SIGNER_SOCKET: socket, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(apiPort), TREASURY_LOG_LEVEL: 'warn', TREASURY_DB_POOL_MAX: '24' },
+        env: {
+          ...process.env,
+          DATABASE_URL: database.connectionString,
+          TREASURY_SIGNER_SOCKET: socket,
+          TREASURY_ADMIN_TOKEN: admin,
+          TREASURY_PORT: String(apiPort),
+          TREASURY_LOG_LEVEL: 'warn',
+          TREASURY_DB_POOL_MAX: '24',
+        },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
       for (let i = 0; ; i++) {
-        if (await fetch(`http://127.0.0.1:${apiPort}/readyz`).then((r) => r.status === 200, () => false)) break;
+        if (
+          await fetch(`http://127.0.0.1:${apiPort}/readyz`).then(
+            (r) => r.status === 200,
+            () => false,
+          )
+        )
+          break;
         if (i > 300 || child.exitCode !== null) throw new Error('treasury-api did not become ready');
         await new Promise((r) => setTimeout(r, 200));
       }
@@ -184,63 +229,109 @@ async function main(): Promise<void> {
     children.push(api);
     const base = `http://127.0.0.1:${apiPort}`;
     const post = async (route: string, bearer: string, body: unknown) => {
-      const res = await fetch(base + route, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(base + route, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     const minted = await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'kms-bench' });
     const apiKey = minted.body['api_key'] as string;
     process.stderr.write(`• creating ${WALLETS} wallets (a KMS key each)\n`);
-    const walletPolicy = { per_tx_cap_usd: '1', daily_cap_usd: '1000000', velocity_cap: { max_count: 1000000, window_seconds: 60 } };
+    const walletPolicy = {
+      per_tx_cap_usd: '1',
+      daily_cap_usd: '1000000',
+      velocity_cap: { max_count: 1000000, window_seconds: 60 },
+    };
     const walletIds: string[] = [];
     const walletStarted = performance.now();
     for (let i = 0; i < WALLETS; i += 16) {
-      const batch = await Promise.all(Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: walletPolicy })));
-      for (const b of batch) if (b.status !== 201) throw new Error(`wallet creation answered ${b.status}: ${JSON.stringify(b.body)}`);
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: walletPolicy })),
+      );
+      for (const b of batch)
+        if (b.status !== 201) throw new Error(`wallet creation answered ${b.status}: ${JSON.stringify(b.body)}`);
       walletIds.push(...batch.map((b) => b.body['id'] as string));
     }
     const walletsPerSecond = WALLETS / ((performance.now() - walletStarted) / 1000);
 
-    const payBody = Buffer.from(JSON.stringify({ payment_requirements: { scheme: 'exact', network: 'eip155:84532', payTo: SELLER, amount: '1000', asset: USDC, extra: { name: 'USDC', version: '2' }, maxTimeoutSeconds: 300 }, capability: 'bench' }));
+    const payBody = Buffer.from(
+      JSON.stringify({
+        payment_requirements: {
+          scheme: 'exact',
+          network: 'eip155:84532',
+          payTo: SELLER,
+          amount: '1000',
+          asset: USDC,
+          extra: { name: 'USDC', version: '2' },
+          maxTimeoutSeconds: 300,
+        },
+        capability: 'bench',
+      }),
+    );
     const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const failures = new Map<string, number>();
     const payPhase = async (label: string) => {
       const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: apiPort, connections: CONCURRENCY });
       const payOnce = async (i: number) => {
-        const status = await client.request('POST', `/v1/wallets/${walletIds[(i * 7919) % walletIds.length]!}/pay`, payHeaders, payBody);
+        const status = await client.request(
+          'POST',
+          `/v1/wallets/${walletIds[(i * 7919) % walletIds.length]!}/pay`,
+          payHeaders,
+          payBody,
+        );
         if (status !== 200) failures.set(`${label} ${status}`, (failures.get(`${label} ${status}`) ?? 0) + 1);
         return status === 200;
       };
       // Warm-up: every wallet once (the signer reads and caches each key's public key), then 2 s of load.
-      for (let i = 0; i < walletIds.length; i += CONCURRENCY) await Promise.all(Array.from({ length: Math.min(CONCURRENCY, walletIds.length - i) }, (_, j) => payOnce(i + j)));
+      for (let i = 0; i < walletIds.length; i += CONCURRENCY)
+        await Promise.all(
+          Array.from({ length: Math.min(CONCURRENCY, walletIds.length - i) }, (_, j) => payOnce(i + j)),
+        );
       await drive(CONCURRENCY, 2, payOnce);
       const statsBefore = await emulatorStats();
-      const cpuBefore = { signer: cpuSeconds(signer.child.pid), api: cpuSeconds(api.pid), emulator: cpuSeconds(emulator.pid) };
+      const cpuBefore = {
+        signer: cpuSeconds(signer.child.pid),
+        api: cpuSeconds(api.pid),
+        emulator: cpuSeconds(emulator.pid),
+      };
       const result = await drive(CONCURRENCY, SECONDS, payOnce);
       const statsAfter = await emulatorStats();
       const per = (n: number) => (n / result.ops).toFixed(2);
-      const cpu = (name: 'signer' | 'api' | 'emulator', pid: number | undefined) => (((cpuSeconds(pid) - cpuBefore[name]) / result.ops) * 1e6).toFixed(0);
+      const cpu = (name: 'signer' | 'api' | 'emulator', pid: number | undefined) =>
+        (((cpuSeconds(pid) - cpuBefore[name]) / result.ops) * 1e6).toFixed(0);
       client.close();
       const signs = (statsAfter.received['Sign'] ?? 0) - (statsBefore.received['Sign'] ?? 0);
-      const throttled = (statsAfter.errors['Sign']?.['ThrottlingException'] ?? 0) - (statsBefore.errors['Sign']?.['ThrottlingException'] ?? 0);
+      const throttled =
+        (statsAfter.errors['Sign']?.['ThrottlingException'] ?? 0) -
+        (statsBefore.errors['Sign']?.['ThrottlingException'] ?? 0);
       const line = `${label}: KMS Sign requests per pay ${per(signs)} (throttled by the emulator: ${throttled}); CPU per pay: API ${cpu('api', api.pid)} µs, signer ${cpu('signer', signer.child.pid)} µs, emulator ${cpu('emulator', emulator.pid)} µs`;
       return { result, line };
     };
 
-    process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s, signer's KMS sign rate off\n`);
+    process.stderr.write(
+      `• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s, signer's KMS sign rate off\n`,
+    );
     const rateOff = await payPhase('(a)');
 
-    process.stderr.write("• restarting treasury-signer and treasury-api with the sign rate of phase (b)\n");
+    process.stderr.write('• restarting treasury-signer and treasury-api with the sign rate of phase (b)\n');
     await stopChild(api);
     await stopChild(signer.child);
     signer = await startSigner(SIGN_RATE_B);
     children.push(signer.child);
     api = await startApi();
     children.push(api);
-    process.stderr.write(`• pay (b): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s, sign rate ${signer.signRate}/s${SIGN_RATE_B === undefined ? ' (default)' : ''}\n`);
+    process.stderr.write(
+      `• pay (b): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s, sign rate ${signer.signRate}/s${SIGN_RATE_B === undefined ? ' (default)' : ''}\n`,
+    );
     const rateDefault = await payPhase('(b)');
 
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
-      `| ${name.padEnd(58)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(40)} |`;
+      `| ${name.padEnd(58)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings
+        .map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`)
+        .join(', ')
+        .padEnd(40)} |`;
     const lines = [
       '',
       `Treasury pay benchmark on AWS KMS (the KMS emulator, a test double) — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
@@ -249,16 +340,32 @@ async function main(): Promise<void> {
       `|${'-'.repeat(60)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(42)}|`,
       row('ceiling: emulator KMS Sign via the SDK (16 loops)', rawSign, []),
       row('ceiling: signer on aws-kms via socket (8 loops)', signerAlone, [['KMS Sign', rawSign]]),
-      row(`pay via HTTP, ${WALLETS} wallets, sign rate off (${CONCURRENCY} cl.)`, rateOff.result, [['KMS Sign', rawSign], ['signer', signerAlone]]),
-      row(`pay via HTTP, ${WALLETS} wallets, sign rate ${signer.signRate}/s${SIGN_RATE_B === undefined ? ' (dflt)' : ''} (${CONCURRENCY} cl.)`, rateDefault.result, [['KMS Sign', rawSign], ['signer', signerAlone]]),
+      row(`pay via HTTP, ${WALLETS} wallets, sign rate off (${CONCURRENCY} cl.)`, rateOff.result, [
+        ['KMS Sign', rawSign],
+        ['signer', signerAlone],
+      ]),
+      row(
+        `pay via HTTP, ${WALLETS} wallets, sign rate ${signer.signRate}/s${SIGN_RATE_B === undefined ? ' (dflt)' : ''} (${CONCURRENCY} cl.)`,
+        rateDefault.result,
+        [
+          ['KMS Sign', rawSign],
+          ['signer', signerAlone],
+        ],
+      ),
       '',
       ...((signer.signRate ?? 0) > rate(rawSign)
-        ? [`the signer's sign rate in (b), ${signer.signRate}/s, is above this machine's KMS Sign ceiling (${rate(rawSign).toFixed(0)}/s): it does not bind here (BENCH_KMS_SIGN_RATE sets a lower one)`]
+        ? [
+            `the signer's sign rate in (b), ${signer.signRate}/s, is above this machine's KMS Sign ceiling (${rate(rawSign).toFixed(0)}/s): it does not bind here (BENCH_KMS_SIGN_RATE sets a lower one)`,
+          ]
         : []),
       `emulator CPU per raw Sign (SigV4 check, JSON, noble signature): ${emulatorCpuPerSign.toFixed(0)} µs; wallet creation (CreateKey + CreateAlias + GetPublicKey through the signer): ${walletsPerSecond.toFixed(0)} wallets/s`,
       rateOff.line,
       rateDefault.line,
-      ...(failures.size > 0 ? [`answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`] : []),
+      ...(failures.size > 0
+        ? [
+            `answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`,
+          ]
+        : []),
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');

@@ -47,7 +47,9 @@ const IDEMPOTENCY_KEYS = process.env.BENCH_IDEMPOTENCY_KEYS !== '0';
 const PAT_WALLETS = Number(process.env.BENCH_PAT_WALLETS ?? 100);
 const HISTORY = Number(process.env.BENCH_HISTORY ?? 300_000);
 /** µs of busy work per request in the steady floor's front and echo process, `front,echo` (default none). */
-const FLOOR_WORK = (([front, echo]) => ({ front: Number(front ?? 0) || 0, echo: Number(echo ?? 0) || 0 }))((process.env.BENCH_FLOOR_WORK_US ?? '0,0').split(','));
+const FLOOR_WORK = (([front, echo]) => ({ front: Number(front ?? 0) || 0, echo: Number(echo ?? 0) || 0 }))(
+  (process.env.BENCH_FLOOR_WORK_US ?? '0,0').split(','),
+);
 const FLOOR_BUSY = FLOOR_WORK.front + FLOOR_WORK.echo > 0;
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -118,18 +120,29 @@ interface CpuSample {
 
 /** The machine's CPU seconds between two samples beyond the API, the signer and the load generator: PostgreSQL and the rest. */
 function beyondServices(before: CpuSample, after: CpuSample): number {
-  return after.machine - before.machine - (after.api - before.api) - (after.signer - before.signer) - (after.self - before.self);
+  return (
+    after.machine -
+    before.machine -
+    (after.api - before.api) -
+    (after.signer - before.signer) -
+    (after.self - before.self)
+  );
 }
 
 /** The machine's kernel threads' CPU seconds between two samples, all kinds together. */
 function kernelThreadSeconds(before: CpuSample, after: CpuSample): number {
-  return Object.keys(after.kernel).reduce((sum, kind) => sum + (after.kernel[kind] ?? 0) - (before.kernel[kind] ?? 0), 0);
+  return Object.keys(after.kernel).reduce(
+    (sum, kind) => sum + (after.kernel[kind] ?? 0) - (before.kernel[kind] ?? 0),
+    0,
+  );
 }
 
 /** PostgreSQL's CPU per pay between two samples, by role (largest first), and what is left of the machine's. */
 function postgresShare(before: CpuSample, after: CpuSample, ops: number): string {
   const perPay = (seconds: number) => (seconds / ops) * 1e6;
-  const roles = Object.keys(after.pg).map((role) => [role, perPay((after.pg[role] ?? 0) - (before.pg[role] ?? 0))] as const);
+  const roles = Object.keys(after.pg).map(
+    (role) => [role, perPay((after.pg[role] ?? 0) - (before.pg[role] ?? 0))] as const,
+  );
   const pgTotal = roles.reduce((sum, [, v]) => sum + v, 0);
   const rest = perPay(beyondServices(before, after)) - pgTotal;
   const shown = roles
@@ -141,7 +154,11 @@ function postgresShare(before: CpuSample, after: CpuSample, ops: number): string
 }
 
 /** Closed loop over a list: `concurrency` loops take the next item until every item was done once. */
-async function driveEach<T>(concurrency: number, items: readonly T[], op: (item: T) => Promise<boolean>): Promise<Result> {
+async function driveEach<T>(
+  concurrency: number,
+  items: readonly T[],
+  op: (item: T) => Promise<boolean>,
+): Promise<Result> {
   const latenciesMs: number[] = [];
   let ops = 0;
   let errors = 0;
@@ -165,7 +182,12 @@ async function driveEach<T>(concurrency: number, items: readonly T[], op: (item:
  * Open loop: starts one operation every 1/rate seconds whatever the latency (up to `maxInFlight`, beyond
  * which arrivals count as errors), so latency is measured at a steady offered load, not at saturation.
  */
-async function driveAtRate(rate: number, seconds: number, maxInFlight: number, op: (i: number) => Promise<boolean>): Promise<Result> {
+async function driveAtRate(
+  rate: number,
+  seconds: number,
+  maxInFlight: number,
+  op: (i: number) => Promise<boolean>,
+): Promise<Result> {
   const latenciesMs: number[] = [];
   const timed: TimedRequest[] = [];
   let ops = 0;
@@ -198,7 +220,14 @@ async function driveAtRate(rate: number, seconds: number, maxInFlight: number, o
   await Promise.all(pending);
   const bySecond: number[][] = Array.from({ length: Math.ceil(seconds) }, () => []);
   for (const r of timed) bySecond[Math.min(bySecond.length - 1, Math.floor(r.startMs / 1000))]!.push(r.latencyMs);
-  return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors, bySecond: bySecond.map((l) => l.sort((a, b) => a - b)), timed };
+  return {
+    ops,
+    seconds: (performance.now() - started) / 1000,
+    latenciesMs: latenciesMs.sort((a, b) => a - b),
+    errors,
+    bySecond: bySecond.map((l) => l.sort((a, b) => a - b)),
+    timed,
+  };
 }
 
 /**
@@ -207,13 +236,20 @@ async function driveAtRate(rate: number, seconds: number, maxInFlight: number, o
  */
 function childNodeFlags(): string[] {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
-  return [...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []), ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
+  return [
+    ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []),
+    ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+  ];
 }
 
 function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const profile = childNodeFlags();
-    const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
     for (const s of [child.stdout!, child.stderr!]) {
@@ -238,7 +274,11 @@ async function main(): Promise<void> {
   const database = await startEmbeddedPostgres({
     dir: path.join(dir, 'pg'),
     port: await freePort(),
-    settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on', track_io_timing: 'on' },
+    settings: {
+      shared_preload_libraries: 'pg_stat_statements',
+      'pg_stat_statements.track_planning': 'on',
+      track_io_timing: 'on',
+    },
   });
   try {
     const knex = createKnex(database.connectionString, 4, 'treasury-bench');
@@ -248,7 +288,17 @@ async function main(): Promise<void> {
     const pin = fs.readFileSync(token.pinFile, 'utf8').trim();
     process.stderr.write('• ceiling: raw SoftHSM sign through the backend\n');
     process.env.SOFTHSM2_CONF = token.softhsm2Conf;
-    const backend = Pkcs11Backend.open({ kind: 'pkcs11', modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin, kekLabel: token.kekLabel, sessions: 4, signInline: 'when_alone', cacheSize: 100, cacheTtlMs: 600_000 });
+    const backend = Pkcs11Backend.open({
+      kind: 'pkcs11',
+      modulePath: token.modulePath,
+      tokenLabel: token.tokenLabel,
+      pin,
+      kekLabel: token.kekLabel,
+      sessions: 4,
+      signInline: 'when_alone',
+      cacheSize: 100,
+      cacheTtlMs: 600_000,
+    });
     const account = await backend.createAccountKey();
     const key = await backend.createWalletKey(account);
     const digest = randomBytes(32);
@@ -260,7 +310,9 @@ async function main(): Promise<void> {
 
     process.stderr.write('• ceiling: bare PostgreSQL advisory lock + insert\n');
     const pool = new pg.Pool({ connectionString: database.connectionString, max: 16 });
-    await pool.query('CREATE TABLE IF NOT EXISTS bench_tx (id bigserial primary key, k int not null, v bigint not null, at timestamptz not null default now())');
+    await pool.query(
+      'CREATE TABLE IF NOT EXISTS bench_tx (id bigserial primary key, k int not null, v bigint not null, at timestamptz not null default now())',
+    );
     const dbTx = (hot: boolean) =>
       drive(16, Math.min(SECONDS, 5), async (i) => {
         const client = await pool.connect();
@@ -288,7 +340,19 @@ async function main(): Promise<void> {
     children.push(
       // The bench signs thousands a second on one wallet: far past the signer's default per-wallet ceilings, so
       // they are raised here (the per-signature maximum keeps its default; bench payments are 0.001 USDC).
-      await startChild('signer/main.ts', { TREASURY_SIGNER_SOCKET: socket, TREASURY_PKCS11_MODULE: token.modulePath, TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel, TREASURY_PKCS11_KEK_LABEL: token.kekLabel, TREASURY_PKCS11_PIN_FILE: token.pinFile, SOFTHSM2_CONF: token.softhsm2Conf, ...GENEROUS_SIGNER_LIMITS }, 'signer ready'),
+      await startChild(
+        'signer/main.ts',
+        {
+          TREASURY_SIGNER_SOCKET: socket,
+          TREASURY_PKCS11_MODULE: token.modulePath,
+          TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
+          TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
+          TREASURY_PKCS11_PIN_FILE: token.pinFile,
+          SOFTHSM2_CONF: token.softhsm2Conf,
+          ...GENEROUS_SIGNER_LIMITS,
+        },
+        'signer ready',
+      ),
     );
     // The signer process as the API uses it — frames over its socket, structured EIP-3009 hashing, the HSM,
     // low-S and yParity — with nothing else running: the ceiling of the whole pay path's signing stage.
@@ -302,7 +366,14 @@ async function main(): Promise<void> {
         wallet_key_ref: signerWallet.wallet_key_ref,
         address: signerWallet.address,
         domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
-        message: { from: signerWallet.address, to: SELLER, value: '1000', validAfter: '0', validBefore: String(Math.floor(Date.now() / 1000) + 300), nonce: `0x${randomBytes(32).toString('hex')}` },
+        message: {
+          from: signerWallet.address,
+          to: SELLER,
+          value: '1000',
+          validAfter: '0',
+          validBefore: String(Math.floor(Date.now() / 1000) + 300),
+          nonce: `0x${randomBytes(32).toString('hex')}`,
+        },
       });
     for (let i = 0; i < 200; i++) await signOnce();
     const signerCpuBefore = processCpuSeconds(children[0]?.pid);
@@ -319,32 +390,68 @@ async function main(): Promise<void> {
     const profile = childNodeFlags();
     const apiChild = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: database.connectionString, TREASURY_SIGNER_SOCKET: socket, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(apiPort), TREASURY_LOG_LEVEL: 'warn', TREASURY_DB_POOL_MAX: '24' },
+      env: {
+        ...process.env,
+        DATABASE_URL: database.connectionString,
+        TREASURY_SIGNER_SOCKET: socket,
+        TREASURY_ADMIN_TOKEN: admin,
+        TREASURY_PORT: String(apiPort),
+        TREASURY_LOG_LEVEL: 'warn',
+        TREASURY_DB_POOL_MAX: '24',
+      },
       // BENCH_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
-      stdio: ['ignore', process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore', 'inherit'],
+      stdio: [
+        'ignore',
+        process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore',
+        'inherit',
+      ],
     });
     children.push(apiChild);
     for (let i = 0; ; i++) {
-      const ok = await fetch(`http://127.0.0.1:${apiPort}/readyz`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${apiPort}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) break;
       if (i > 300 || apiChild.exitCode !== null) throw new Error('treasury-api did not become ready');
       await new Promise((r) => setTimeout(r, 200));
     }
     const api = `http://127.0.0.1:${apiPort}`;
     const post = async (route: string, bearer: string, body: unknown) => {
-      const res = await fetch(api + route, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(api + route, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, body: (await res.json()) as any };
     };
     const minted = await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'bench' });
     const apiKey = minted.body.api_key as string;
     process.stderr.write(`• creating ${WALLETS} wallets\n`);
-    const walletPolicy = { per_tx_cap_usd: '1', daily_cap_usd: '1000000', velocity_cap: { max_count: 1000000, window_seconds: 60 } };
+    const walletPolicy = {
+      per_tx_cap_usd: '1',
+      daily_cap_usd: '1000000',
+      velocity_cap: { max_count: 1000000, window_seconds: 60 },
+    };
     const walletIds: string[] = [];
     for (let i = 0; i < WALLETS; i += 16) {
-      const batch = await Promise.all(Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: walletPolicy })));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: walletPolicy })),
+      );
       walletIds.push(...batch.map((b) => b.body.id as string));
     }
-    const payBody = { payment_requirements: { scheme: 'exact', network: 'eip155:84532', payTo: SELLER, amount: '1000', asset: USDC, extra: { name: 'USDC', version: '2' }, maxTimeoutSeconds: 300 }, capability: 'bench' };
+    const payBody = {
+      payment_requirements: {
+        scheme: 'exact',
+        network: 'eip155:84532',
+        payTo: SELLER,
+        amount: '1000',
+        asset: USDC,
+        extra: { name: 'USDC', version: '2' },
+        maxTimeoutSeconds: 300,
+      },
+      capability: 'bench',
+    };
     // The load generator shares the two cores with what it measures: fixed requests over keep-alive sockets
     // (support/keep-alive-load-client.ts) cost it less CPU than node:http, leaving more to the service.
     const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: apiPort, connections: CONCURRENCY });
@@ -356,7 +463,9 @@ async function main(): Promise<void> {
     // As the SDK's TreasuryAccount asks for each signature: under an Idempotency-Key of its own, made as the SDK
     // makes it (BENCH_IDEMPOTENCY_KEYS=0: none).
     let bearerHeaders: Record<string, string> = payHeaders;
-    const headersFor = IDEMPOTENCY_KEYS ? () => ({ ...bearerHeaders, 'idempotency-key': newIdempotencyKey('account') }) : () => bearerHeaders;
+    const headersFor = IDEMPOTENCY_KEYS
+      ? () => ({ ...bearerHeaders, 'idempotency-key': newIdempotencyKey('account') })
+      : () => bearerHeaders;
     const payOnce = async (walletId: string) => {
       const status = await client.request('POST', `/v1/wallets/${walletId}/pay`, headersFor(), payPayload);
       if (status !== 200) failures.set(`${phase} ${status}`, (failures.get(`${phase} ${status}`) ?? 0) + 1);
@@ -381,7 +490,10 @@ async function main(): Promise<void> {
     {
       const client = new pg.Client(database.connectionString);
       await client.connect();
-      const paid = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM authorizations WHERE status = 'signed'`)).rows[0]!.n);
+      const paid = Number(
+        (await client.query<{ n: string }>(`SELECT count(*) AS n FROM authorizations WHERE status = 'signed'`)).rows[0]!
+          .n,
+      );
       const copies = Math.ceil(HISTORY / Math.max(1, paid));
       if (HISTORY > 0) {
         process.stderr.write(`• history: ${copies} past payments for each of the ${paid} so far, over 90 days\n`);
@@ -393,7 +505,14 @@ async function main(): Promise<void> {
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     const kernelThreads = kernelThreadPids();
-    const sample = (): CpuSample => ({ kernel: kernelThreadCpu(kernelThreads), api: processCpuSeconds(apiChild.pid), signer: processCpuSeconds(children[0]?.pid), self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6, ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()), pg: postgresProcessCpu(pgDataDir) });
+    const sample = (): CpuSample => ({
+      kernel: kernelThreadCpu(kernelThreads),
+      api: processCpuSeconds(apiChild.pid),
+      signer: processCpuSeconds(children[0]?.pid),
+      self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+      ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()),
+      pg: postgresProcessCpu(pgDataDir),
+    });
     const scrape = async () => (await fetch(`${api}/metrics`)).text();
     const metricsBeforeSpread = await scrape();
     const cpuBefore = sample();
@@ -420,10 +539,20 @@ async function main(): Promise<void> {
     }
     // The floor of (c): the same hand-offs at the same rate with none of a payment's work
     // (support/steady-floor.ts), measured just before (c), so that its tail can be read against the machine's.
-    process.stderr.write(`• baseline: the steady floor (a payment's hand-offs, ${FLOOR_BUSY ? 'busy work' : 'no work'}), ${STEADY_RATE}/s offered, ${SECONDS} s\n`);
-    const floor = await startSteadyFloor({ connectionString: database.connectionString, port: await freePort(), cwd: ROOT, workMicros: FLOOR_WORK });
+    process.stderr.write(
+      `• baseline: the steady floor (a payment's hand-offs, ${FLOOR_BUSY ? 'busy work' : 'no work'}), ${STEADY_RATE}/s offered, ${SECONDS} s\n`,
+    );
+    const floor = await startSteadyFloor({
+      connectionString: database.connectionString,
+      port: await freePort(),
+      cwd: ROOT,
+      workMicros: FLOOR_WORK,
+    });
     const floorClient = new KeepAliveLoadClient({ host: '127.0.0.1', port: floor.port, connections: CONCURRENCY });
-    const floorSample = () => ({ machine: machineSeconds().busy, floor: processCpuSeconds(floor.pid) + processCpuSeconds(floor.echoPid) });
+    const floorSample = () => ({
+      machine: machineSeconds().busy,
+      floor: processCpuSeconds(floor.pid) + processCpuSeconds(floor.echoPid),
+    });
     let steadyFloor: Result;
     let floorCpu: { machine: number; floor: number; busy: number };
     try {
@@ -466,13 +595,25 @@ async function main(): Promise<void> {
     const steadySeconds: CpuSample[] = [cpuBeforeSteady];
     const ticker = setInterval(() => steadySeconds.push(sample()), 1000);
     phase = '(c)';
-    const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+    const steady = await driveAtRate(STEADY_RATE, SECONDS, 256, (i) =>
+      payOnce(walletIds[(i * 7919) % walletIds.length]!),
+    );
     clearInterval(ticker);
     const cpuAfterSteady = sample();
     const pageCacheAfter = pageCacheCounters();
     steadySeconds.push(cpuAfterSteady);
     const statementRows = (
-      await statements.query<{ query: string; calls: string; exec_ms: number; plan_ms: number; plans: string; wal_records: string; wal_fpi: string; blks_read: string; read_ms: number }>(
+      await statements.query<{
+        query: string;
+        calls: string;
+        exec_ms: number;
+        plan_ms: number;
+        plans: string;
+        wal_records: string;
+        wal_fpi: string;
+        blks_read: string;
+        read_ms: number;
+      }>(
         `SELECT query, calls, total_exec_time AS exec_ms, total_plan_time AS plan_ms, plans, wal_records, wal_fpi, shared_blks_read AS blks_read, shared_blk_read_time AS read_ms
            FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 3`,
       )
@@ -490,7 +631,12 @@ async function main(): Promise<void> {
     const upkeep = (await statements.query<UpkeepRow>(upkeepQuery)).rows
       .map((r) => {
         const b = upkeepBefore.get(r.relname);
-        return { table: r.relname, vacuums: r.vacuums - (b?.vacuums ?? 0), analyzes: r.analyzes - (b?.analyzes ?? 0), ms: r.vacuum_ms - (b?.vacuum_ms ?? 0) + r.analyze_ms - (b?.analyze_ms ?? 0) };
+        return {
+          table: r.relname,
+          vacuums: r.vacuums - (b?.vacuums ?? 0),
+          analyzes: r.analyzes - (b?.analyzes ?? 0),
+          ms: r.vacuum_ms - (b?.vacuum_ms ?? 0) + r.analyze_ms - (b?.analyze_ms ?? 0),
+        };
       })
       .filter((r) => r.vacuums > 0 || r.analyzes > 0)
       .sort((x, y) => y.ms - x.ms);
@@ -500,18 +646,35 @@ async function main(): Promise<void> {
     // (d) A buyer agent paying through its PAT with a daily cap across the agent's wallets: decided on the day's
     // total the API remembers (read once under the PAT's lock) and group-committed as in (a), the total held to
     // the cap by PostgreSQL (docs/adr/0006). Measured after everything above, so it changes none of it.
-    process.stderr.write(`• pay (d): one agent's PAT with a daily cap, ${PAT_WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
+    process.stderr.write(
+      `• pay (d): one agent's PAT with a daily cap, ${PAT_WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`,
+    );
     const capped = await (async () => {
       const who = privateKeyToAccount(generatePrivateKey());
       const nonce = (await (await fetch(`${api}/v1/identity/nonce`, { method: 'POST' })).json()) as { nonce: string };
-      const message = createSiweMessage({ domain: new URL(api).host, address: who.address, uri: api, version: '1', chainId: 84532, nonce: nonce.nonce, issuedAt: new Date() });
-      const init = await fetch(`${api}/v1/identity/init`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message, signature: await who.signMessage({ message }), chain: 'evm' }) });
-      if (init.status !== 200 && init.status !== 201) throw new Error(`bench: sign-in failed (${init.status}): ${await init.text()}`);
+      const message = createSiweMessage({
+        domain: new URL(api).host,
+        address: who.address,
+        uri: api,
+        version: '1',
+        chainId: 84532,
+        nonce: nonce.nonce,
+        issuedAt: new Date(),
+      });
+      const init = await fetch(`${api}/v1/identity/init`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message, signature: await who.signMessage({ message }), chain: 'evm' }),
+      });
+      if (init.status !== 200 && init.status !== 201)
+        throw new Error(`bench: sign-in failed (${init.status}): ${await init.text()}`);
       const session = ((await init.json()) as { session: string }).session;
       const treasuryPat = (await post('/v1/pats', session, { scope_type: 'treasury' })).body.pat as string;
-      const agentPat = (await post('/v1/pats', session, { scope_type: 'agent', daily_cap_usd: '1000000' })).body.pat as string;
+      const agentPat = (await post('/v1/pats', session, { scope_type: 'agent', daily_cap_usd: '1000000' })).body
+        .pat as string;
       const agentWallets: string[] = [];
-      for (let i = 0; i < PAT_WALLETS; i++) agentWallets.push((await post('/v1/wallets', treasuryPat, { policy: walletPolicy })).body.id as string);
+      for (let i = 0; i < PAT_WALLETS; i++)
+        agentWallets.push((await post('/v1/wallets', treasuryPat, { policy: walletPolicy })).body.id as string);
       bearerHeaders = { ...payHeaders, authorization: `Bearer ${agentPat}` };
       phase = '(d) warm-up';
       await driveEach(CONCURRENCY, agentWallets, payOnce);
@@ -534,7 +697,8 @@ async function main(): Promise<void> {
     /** Per phase: where reservations took their snapshot, and how many payments shared a write or a record statement. */
     const phaseLine = (label: string, before: string, after: string, ops: number) => {
       const delta = (series: string) => seriesValue(after, series) - seriesValue(before, series);
-      const perStatement = (histogram: string) => (delta(`${histogram}_sum`) / Math.max(1, delta(`${histogram}_count`))).toFixed(2);
+      const perStatement = (histogram: string) =>
+        (delta(`${histogram}_sum`) / Math.max(1, delta(`${histogram}_count`))).toFixed(2);
       const read = delta('treasury_pay_snapshots_total{source="read"}');
       const remembered = delta('treasury_pay_snapshots_total{source="remembered"}');
       return `${label}: snapshots read ${((read / ops) * 100).toFixed(0)} %, remembered ${((remembered / ops) * 100).toFixed(0)} %; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}`;
@@ -543,7 +707,11 @@ async function main(): Promise<void> {
     /** The p99 bucket bound of a histogram series over phase (c) only (difference of two scrapes). */
     const p99InSteady = (name: string, labels: string) => {
       const buckets = (text: string) =>
-        [...text.matchAll(new RegExp(`${name}_bucket\\{(?:le="([^"]+)",${labels}|${labels},le="([^"]+)")\\} ([0-9.e+-]+)`, 'g'))].map((m) => ({ le: (m[1] ?? m[2])!, n: Number(m[3]) }));
+        [
+          ...text.matchAll(
+            new RegExp(`${name}_bucket\\{(?:le="([^"]+)",${labels}|${labels},le="([^"]+)")\\} ([0-9.e+-]+)`, 'g'),
+          ),
+        ].map((m) => ({ le: (m[1] ?? m[2])!, n: Number(m[3]) }));
       const after = buckets(metrics);
       const before = new Map(buckets(metricsBeforeSteady).map((b) => [b.le, b.n]));
       const diff = after.map((b) => ({ le: b.le, n: b.n - (before.get(b.le) ?? 0) }));
@@ -562,7 +730,9 @@ async function main(): Promise<void> {
     const secondsP99 = (steady.bySecond ?? []).filter((l) => l.length > 0).map((l) => percentile(l, 99));
     const sortedSecondsP99 = [...secondsP99].sort((a, b) => a - b);
     const bySecondLine = `p99 of each second's requests in (c), ms: ${
-      secondsP99.length <= 12 ? secondsP99.map((v) => v.toFixed(0)).join(', ') : `best ${sortedSecondsP99[0]!.toFixed(0)}, median ${percentile(sortedSecondsP99, 50).toFixed(0)}, worst ${sortedSecondsP99.at(-1)!.toFixed(0)}`
+      secondsP99.length <= 12
+        ? secondsP99.map((v) => v.toFixed(0)).join(', ')
+        : `best ${sortedSecondsP99[0]!.toFixed(0)}, median ${percentile(sortedSecondsP99, 50).toFixed(0)}, worst ${sortedSecondsP99.at(-1)!.toFixed(0)}`
     } (≤ 20 ms in ${secondsP99.filter((v) => v <= 20).length} of ${secondsP99.length} seconds)`;
     /** Each second of (c): the machine's busy share, PostgreSQL's own upkeep in it (all but client backends), time waiting on the disk, the hypervisor's share. */
     const secondShares = steadySeconds.slice(1).map((after, i) => {
@@ -576,29 +746,52 @@ async function main(): Promise<void> {
     const busyBySecondLine = `each second of (c), % of the two cores — busy / PostgreSQL upkeep (autovacuum, WAL writer, checkpointer…) / the kernel's own threads / waiting on the disk (iowait) / stolen by the hypervisor: ${secondShares.join(', ')}`;
     /** The kernel's own threads over (c) by kind, and the memory monitors (DAMON) that wake on a timer. */
     const kernelShares = Object.keys(cpuAfterSteady.kernel)
-      .map((kind) => [kind, ((cpuAfterSteady.kernel[kind] ?? 0) - (cpuBeforeSteady.kernel[kind] ?? 0)) / steady.seconds / 2] as const)
+      .map(
+        (kind) =>
+          [
+            kind,
+            ((cpuAfterSteady.kernel[kind] ?? 0) - (cpuBeforeSteady.kernel[kind] ?? 0)) / steady.seconds / 2,
+          ] as const,
+      )
       .filter(([, share]) => share >= 0.001)
       .sort((a, b) => b[1] - a[1]);
     const damon = runningDamonMonitors();
     const kernelLine = `the kernel's own threads in (c), % of the two cores: ${kernelShares.length === 0 ? 'none above 0.1' : kernelShares.map(([kind, share]) => `${kind} ${(share * 100).toFixed(1)}`).join(', ')}; DAMON memory monitors running: ${
-      damon.length === 0 ? 'none' : damon.map((m) => `${m.name} (samples every ${m.sampleMs} ms, aggregates every ${m.aggregateMs} ms; schemes: ${m.actions.join(', ') || 'none'})`).join(', ')
+      damon.length === 0
+        ? 'none'
+        : damon
+            .map(
+              (m) =>
+                `${m.name} (samples every ${m.sampleMs} ms, aggregates every ${m.aggregateMs} ms; schemes: ${m.actions.join(', ') || 'none'})`,
+            )
+            .join(', ')
     }`;
     const bursts = slowRequestBursts(steady.timed ?? [], 20);
     const burstLine = `requests over 20 ms in (c): ${bursts.slow} of ${steady.ops + steady.errors}, in ${bursts.bursts.length} bursts (./support/slow-request-bursts.ts: slow requests less than 100 ms apart); median gap between bursts' starts ${Number.isNaN(bursts.medianGapMs) ? '–' : `${bursts.medianGapMs.toFixed(0)} ms`} (a regular gap names a periodic cause, e.g. a monitor's sampling period above)`;
     const floorBursts = slowRequestBursts(steadyFloor.timed ?? [], 20);
     const floorLine = `the steady floor, just before (c) (./support/steady-floor.ts: an HTTP front, an echo process over a unix socket, one group-committed insert; ${FLOOR_BUSY ? `${FLOOR_WORK.front} and ${FLOOR_WORK.echo} µs of busy work per request in the front and the echo (BENCH_FLOOR_WORK_US)` : "none of a payment's work"}): p50 ${percentile(steadyFloor.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(steadyFloor.latenciesMs, 99).toFixed(1)} ms, ${floorBursts.slow} of ${steadyFloor.ops + steadyFloor.errors} requests over 20 ms in ${floorBursts.bursts.length} bursts; its processes ${floorCpu.floor.toFixed(0)} µs and the machine ${floorCpu.machine.toFixed(0)} µs of CPU per request, ${(floorCpu.busy * 100).toFixed(0)}% busy. (c)'s p99 is ${(percentile(steady.latenciesMs, 99) / percentile(steadyFloor.latenciesMs, 99)).toFixed(1)} × the floor's (a floor over 20 ms: this machine, not the service, misses the target)`;
-    const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) => (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
-    const perPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) => (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
+    const perSteadyPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) =>
+      (((cpuAfterSteady[k] - cpuBeforeSteady[k]) / steady.ops) * 1e6).toFixed(0);
+    const perPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) =>
+      (((cpuAfter[k] - cpuBefore[k]) / spread.ops) * 1e6).toFixed(0);
     const rest = ((beyondServices(cpuBefore, cpuAfter) / spread.ops) * 1e6).toFixed(0);
-    const perHotPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) => (((cpuAfterHot[k] - cpuAfter[k]) / hot.ops) * 1e6).toFixed(0);
+    const perHotPay = (k: Exclude<keyof CpuSample, 'pg' | 'kernel'>) =>
+      (((cpuAfterHot[k] - cpuAfter[k]) / hot.ops) * 1e6).toFixed(0);
     const restHot = ((beyondServices(cpuAfter, cpuAfterHot) / hot.ops) * 1e6).toFixed(0);
     /** Share of the two cores' time the hypervisor took between two samples. */
-    const stealShare = (before: CpuSample, after: CpuSample, seconds: number) => (after.steal - before.steal) / seconds / 2;
-    const [stolenA, stolenC] = [stealShare(cpuBefore, cpuAfter, spread.seconds), stealShare(cpuBeforeSteady, cpuAfterSteady, steady.seconds)];
+    const stealShare = (before: CpuSample, after: CpuSample, seconds: number) =>
+      (after.steal - before.steal) / seconds / 2;
+    const [stolenA, stolenC] = [
+      stealShare(cpuBefore, cpuAfter, spread.seconds),
+      stealShare(cpuBeforeSteady, cpuAfterSteady, steady.seconds),
+    ];
     const stolen = Math.max(stolenA, stolenC);
     // Steal above a few percent: the vCPUs waited for the host; per-process CPU then counts some of that wait
     // (so "the rest" can come out negative), and throughput and ceilings move from run to run.
-    const stealWarning = stolen > 0.05 ? `note: the hypervisor took ${(stolen * 100).toFixed(0)} % of this machine's CPU time in (a) or (c); this run's figures are not comparable with a quiet run's` : '';
+    const stealWarning =
+      stolen > 0.05
+        ? `note: the hypervisor took ${(stolen * 100).toFixed(0)} % of this machine's CPU time in (a) or (c); this run's figures are not comparable with a quiet run's`
+        : '';
     const steadyMachinePerPay = ((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.ops) * 1e6;
     const saturatedMachinePerPay = ((cpuAfter.machine - cpuBefore.machine) / spread.ops) * 1e6;
     const wakeUpLine = `hand-offs on this machine (./support/wake-up-cost.ts: a 200-byte message and its echo between two idle processes, machine CPU per round trip): ${wakeUps.backToBackMicros.toFixed(0)} µs back to back, ${wakeUps.pacedMicros.toFixed(0)} µs at ${STEADY_RATE}/s (${(wakeUps.pacedMicros / wakeUps.backToBackMicros).toFixed(1)}×). A payment is handed over six to eight times; machine CPU per pay: ${saturatedMachinePerPay.toFixed(0)} µs in (a), ${steadyMachinePerPay.toFixed(0)} µs in (c) (${(steadyMachinePerPay / saturatedMachinePerPay).toFixed(1)}×)`;
@@ -607,7 +800,12 @@ async function main(): Promise<void> {
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
     const gcInSteady = ['minor', 'major', 'incremental']
       .map((kind) => {
-        const read = (text: string, what: 'sum' | 'count') => Number(text.match(new RegExp(`treasury_nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.e+-]+)`))?.[1] ?? 0);
+        const read = (text: string, what: 'sum' | 'count') =>
+          Number(
+            text.match(
+              new RegExp(`treasury_nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.e+-]+)`),
+            )?.[1] ?? 0,
+          );
         const n = read(metrics, 'count') - read(metricsBeforeSteady, 'count');
         const ms = (read(metrics, 'sum') - read(metricsBeforeSteady, 'sum')) * 1000;
         return `${kind} ${n} (${ms.toFixed(0)} ms)`;
@@ -617,12 +815,19 @@ async function main(): Promise<void> {
     const statementLine = `PostgreSQL in (c), per pay (pg_stat_statements): ${statementRows
       .map((r) => {
         const per = (v: number) => v / steady.ops;
-        const name = /^WITH l AS/.test(r.query) ? 'decision write' : /^UPDATE authorizations/.test(r.query) ? 'signature record' : r.query.replace(/\s+/g, ' ').slice(0, 40);
+        const name = /^WITH l AS/.test(r.query)
+          ? 'decision write'
+          : /^UPDATE authorizations/.test(r.query)
+            ? 'signature record'
+            : r.query.replace(/\s+/g, ' ').slice(0, 40);
         return `${name}: ${per(Number(r.calls)).toFixed(2)} statements, execution ${(per(r.exec_ms) * 1000).toFixed(0)} µs, planning ${(per(r.plan_ms) * 1000).toFixed(0)} µs (${r.plans} plans), ${per(Number(r.wal_records)).toFixed(1)} WAL records (${per(Number(r.wal_fpi)).toFixed(2)} of them full-page images), ${r.blks_read} pages read from outside shared buffers in all (${r.read_ms.toFixed(0)} ms)`;
       })
       .join('; ')}`;
     const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
-      `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ').padEnd(54)} |`;
+      `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings
+        .map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`)
+        .join(', ')
+        .padEnd(54)} |`;
     const lines = [
       '',
       `Treasury pay benchmark — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
@@ -635,12 +840,32 @@ async function main(): Promise<void> {
       row('ceiling: signer process via socket (8 loops)', signerAlone, []),
       row('ceiling: PG lock+insert, 1,000 keys (16 cl.)', dbSpread, []),
       row('ceiling: PG lock+insert, one key (16 cl.)', dbHot, []),
-      row(`first pay of each of ${WALLETS} wallets (${CONCURRENCY} cl.)`, firstPayments, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
-      row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
-      row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [['HSM', hsm], ['signer', signerAlone], ['PG hot', dbHot]]),
+      row(`first pay of each of ${WALLETS} wallets (${CONCURRENCY} cl.)`, firstPayments, [
+        ['HSM', hsm],
+        ['signer', signerAlone],
+        ['PG', dbSpread],
+      ]),
+      row(`pay via HTTP, ${WALLETS} wallets (${CONCURRENCY} cl.)`, spread, [
+        ['HSM', hsm],
+        ['signer', signerAlone],
+        ['PG', dbSpread],
+      ]),
+      row(`pay via HTTP, one hot wallet (${CONCURRENCY} cl.)`, hot, [
+        ['HSM', hsm],
+        ['signer', signerAlone],
+        ['PG hot', dbHot],
+      ]),
       row(`floor: hand-offs, ${FLOOR_BUSY ? 'busy work' : 'no work'}, ${STEADY_RATE}/s offered`, steadyFloor, []),
-      row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [['HSM', hsm], ['signer', signerAlone], ['PG', dbSpread]]),
-      row(`agent PAT, daily cap, ${PAT_WALLETS} wallets (${CONCURRENCY} cl.)`, capped, [['HSM', hsm], ['signer', signerAlone], ['PG hot', dbHot]]),
+      row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [
+        ['HSM', hsm],
+        ['signer', signerAlone],
+        ['PG', dbSpread],
+      ]),
+      row(`agent PAT, daily cap, ${PAT_WALLETS} wallets (${CONCURRENCY} cl.)`, capped, [
+        ['HSM', hsm],
+        ['signer', signerAlone],
+        ['PG hot', dbHot],
+      ]),
       '',
       ...(stealWarning ? [stealWarning, ''] : []),
       breakdown,
@@ -660,7 +885,11 @@ async function main(): Promise<void> {
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
       `autovacuum in (c), per table (runs finished; their duration, which includes autovacuum's cost-based sleeps, not CPU time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
       `API garbage collection in (c): ${gcInSteady}`,
-      ...(failures.size > 0 ? [`answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`] : []),
+      ...(failures.size > 0
+        ? [
+            `answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`,
+          ]
+        : []),
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');

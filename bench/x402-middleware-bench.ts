@@ -64,13 +64,30 @@ interface ServerChild {
   stats(): Promise<ServerStats>;
 }
 
-function startServer(role: 'express' | 'koa' | 'platform', env: NodeJS.ProcessEnv, profileName: string = role): Promise<ServerChild> {
+function startServer(
+  role: 'express' | 'koa' | 'platform',
+  env: NodeJS.ProcessEnv,
+  profileName: string = role,
+): Promise<ServerChild> {
   const profileDir = process.env.BENCH_CPU_PROFILE_DIR;
-  const execArgv = ['--import', 'tsx', ...(profileDir && role !== 'platform' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, profileName)}`] : [])];
-  const child = fork(path.join(HERE, 'support/x402-bench-servers.ts'), [role], { cwd: ROOT, env: { ...process.env, ...env }, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const execArgv = [
+    '--import',
+    'tsx',
+    ...(profileDir && role !== 'platform'
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, profileName)}`]
+      : []),
+  ];
+  const child = fork(path.join(HERE, 'support/x402-bench-servers.ts'), [role], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${role} server not ready after 60 s`)), 60_000);
-    child.once('exit', (code, signal) => reject(new Error(`${role} server exited (${code ?? signal}) before it was ready`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${role} server exited (${code ?? signal}) before it was ready`)),
+    );
     child.on('message', function onReady(msg: { type?: string; port?: number }) {
       if (msg?.type !== 'ready') return;
       clearTimeout(timer);
@@ -159,7 +176,14 @@ async function drive(concurrency: number, seconds: number, op: () => Promise<Out
       }
     }),
   );
-  return { ok, errors, seconds: (performance.now() - started) / 1000, latenciesMs: latencies.slice(0, n).sort(), exhausted, firstError };
+  return {
+    ok,
+    errors,
+    seconds: (performance.now() - started) / 1000,
+    latenciesMs: latencies.slice(0, n).sort(),
+    exhausted,
+    firstError,
+  };
 }
 
 function makeRequester(port: number) {
@@ -170,7 +194,8 @@ function makeRequester(port: number) {
         res.resume();
         res.once('end', () => {
           if (res.statusCode !== expect) resolve({ ok: false, why: `HTTP ${res.statusCode} (wanted ${expect})` });
-          else if (needReceipt && res.headers['payment-response'] === undefined) resolve({ ok: false, why: 'no PAYMENT-RESPONSE header' });
+          else if (needReceipt && res.headers['payment-response'] === undefined)
+            resolve({ ok: false, why: 'no PAYMENT-RESPONSE header' });
           else resolve({ ok: true });
         });
       });
@@ -180,12 +205,18 @@ function makeRequester(port: number) {
 }
 
 /** One plain GET, for set-up checks: status, headers and body. */
-function getOnce(port: number, urlPath: string, headers: http.OutgoingHttpHeaders = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function getOnce(
+  port: number,
+  urlPath: string,
+  headers: http.OutgoingHttpHeaders = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method: 'GET', path: urlPath, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.once('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     req.once('error', reject);
     req.end();
@@ -198,13 +229,24 @@ function getOnce(port: number, urlPath: string, headers: http.OutgoingHttpHeader
 interface Challenge {
   x402Version: number;
   resource?: { url: string; description?: string; mimeType?: string };
-  accepts: Array<{ scheme: string; network: string; amount: string; asset: string; payTo: string; maxTimeoutSeconds: number; extra?: { name?: string; version?: string } }>;
+  accepts: Array<{
+    scheme: string;
+    network: string;
+    amount: string;
+    asset: string;
+    payTo: string;
+    maxTimeoutSeconds: number;
+    extra?: { name?: string; version?: string };
+  }>;
 }
 
 async function readChallenge(server: ServerChild): Promise<Challenge> {
   const res = await getOnce(server.port, '/paid');
   const header = res.headers['payment-required'];
-  if (res.status !== 402 || typeof header !== 'string') throw new Error(`${server.name}: GET /paid without payment gave HTTP ${res.status} without a PAYMENT-REQUIRED header`);
+  if (res.status !== 402 || typeof header !== 'string')
+    throw new Error(
+      `${server.name}: GET /paid without payment gave HTTP ${res.status} without a PAYMENT-REQUIRED header`,
+    );
   const challenge = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as Challenge;
   const exact = challenge.accepts.find((a) => a.scheme === 'exact' && a.network === BENCH_NETWORK);
   if (!exact) throw new Error(`${server.name}: no exact ${BENCH_NETWORK} requirement in ${JSON.stringify(challenge)}`);
@@ -214,7 +256,12 @@ async function readChallenge(server: ServerChild): Promise<Challenge> {
 /** The `PAYMENT-SIGNATURE` value for `auth`, echoing the server's own requirement as `accepted`. */
 function paymentHeader(challenge: Challenge, auth: SignedAuthorization): string {
   const { signature, ...authorization } = auth;
-  const payload = { x402Version: 2, resource: challenge.resource, accepted: challenge.accepts[0], payload: { signature, authorization } };
+  const payload = {
+    x402Version: 2,
+    resource: challenge.resource,
+    accepted: challenge.accepts[0],
+    payload: { signature, authorization },
+  };
   return Buffer.from(JSON.stringify(payload), 'utf8').toString('base64');
 }
 
@@ -224,8 +271,10 @@ function sameTerms(a: Challenge['accepts'][0], b: Challenge['accepts'][0]): stri
   if (a.asset.toLowerCase() !== b.asset.toLowerCase()) problems.push(`asset ${a.asset} vs ${b.asset}`);
   if (a.payTo.toLowerCase() !== b.payTo.toLowerCase()) problems.push(`payTo ${a.payTo} vs ${b.payTo}`);
   if (a.network !== b.network) problems.push(`network ${a.network} vs ${b.network}`);
-  if (a.maxTimeoutSeconds !== b.maxTimeoutSeconds) problems.push(`maxTimeoutSeconds ${a.maxTimeoutSeconds} vs ${b.maxTimeoutSeconds}`);
-  if (a.extra?.name !== b.extra?.name || a.extra?.version !== b.extra?.version) problems.push('EIP-712 domain name/version differ');
+  if (a.maxTimeoutSeconds !== b.maxTimeoutSeconds)
+    problems.push(`maxTimeoutSeconds ${a.maxTimeoutSeconds} vs ${b.maxTimeoutSeconds}`);
+  if (a.extra?.name !== b.extra?.name || a.extra?.version !== b.extra?.version)
+    problems.push('EIP-712 domain name/version differ');
   return problems.length ? problems.join('; ') : undefined;
 }
 
@@ -239,7 +288,12 @@ interface CaseResult {
   cpuUsPerRequest: number;
 }
 
-async function runCase(label: string, server: ServerChild, op: () => Promise<Outcome>, warmOp: () => Promise<Outcome> = op): Promise<CaseResult> {
+async function runCase(
+  label: string,
+  server: ServerChild,
+  op: () => Promise<Outcome>,
+  warmOp: () => Promise<Outcome> = op,
+): Promise<CaseResult> {
   log(`${label}: warm-up ${WARMUP_SECONDS} s`);
   await drive(CONCURRENCY, WARMUP_SECONDS, warmOp);
   log(`${label}: ${CONCURRENCY} concurrent, ${SECONDS} s`);
@@ -249,7 +303,8 @@ async function runCase(label: string, server: ServerChild, op: () => Promise<Out
   const cpuUs = after.cpuUserUs + after.cpuSystemUs - (before.cpuUserUs + before.cpuSystemUs);
   const requests = result.ok + result.errors;
   if (result.errors > 0) log(`${label}: ${result.errors} errors, first: ${result.firstError}`);
-  if (result.exhausted) log(`${label}: pre-signed payments ran out after ${result.seconds.toFixed(1)} s; the phase ended early`);
+  if (result.exhausted)
+    log(`${label}: pre-signed payments ran out after ${result.seconds.toFixed(1)} s; the phase ended early`);
   return { label, server, result, cpuUsPerRequest: requests > 0 ? cpuUs / requests : NaN };
 }
 
@@ -259,10 +314,16 @@ async function main(): Promise<void> {
   const buyer = privateKeyToAccount(buyerKey);
   const servers: ServerChild[] = [];
   try {
-    log(`starting the stub platform, @x402/express and x402Koa servers (platform reached ${PLATFORM_MODE === 'http' ? 'over HTTP' : 'in-process'})`);
+    log(
+      `starting the stub platform, @x402/express and x402Koa servers (platform reached ${PLATFORM_MODE === 'http' ? 'over HTTP' : 'in-process'})`,
+    );
     const platform = await startServer('platform', {});
     servers.push(platform);
-    const childEnv = { BENCH_PAYER: buyer.address, BENCH_PLATFORM_URL: `http://127.0.0.1:${platform.port}`, BENCH_PLATFORM: PLATFORM_MODE };
+    const childEnv = {
+      BENCH_PAYER: buyer.address,
+      BENCH_PLATFORM_URL: `http://127.0.0.1:${platform.port}`,
+      BENCH_PLATFORM: PLATFORM_MODE,
+    };
     // With the platform over HTTP, a second x402Koa server answers the platform in-process too: the difference
     // between the two is what the per-payment ledger report over HTTP costs the seller's process.
     const diagnostic = PLATFORM_MODE === 'http' && CASES.has('paid');
@@ -282,7 +343,11 @@ async function main(): Promise<void> {
     const mismatch = sameTerms(officialChallenge.accepts[0]!, ourChallenge.accepts[0]!);
     if (mismatch) throw new Error(`the two servers advertise different terms: ${mismatch}`);
     const terms = ourChallenge.accepts[0]!;
-    if (terms.payTo.toLowerCase() !== BENCH_PAY_TO.toLowerCase() || terms.asset.toLowerCase() !== BENCH_USDC.toLowerCase() || terms.amount !== '10000') {
+    if (
+      terms.payTo.toLowerCase() !== BENCH_PAY_TO.toLowerCase() ||
+      terms.asset.toLowerCase() !== BENCH_USDC.toLowerCase() ||
+      terms.amount !== '10000'
+    ) {
       throw new Error(`unexpected terms ${JSON.stringify(terms)}`);
     }
 
@@ -312,17 +377,24 @@ async function main(): Promise<void> {
     const ourPayments = authorizations.map((a) => paymentHeader(ourChallenge, a));
     const inprocPayments = inprocChallenge ? authorizations.map((a) => paymentHeader(inprocChallenge, a)) : [];
 
-    const checks: Array<[ServerChild, string[]]> = [[official!, officialPayments], [ours!, ourPayments]];
+    const checks: Array<[ServerChild, string[]]> = [
+      [official!, officialPayments],
+      [ours!, ourPayments],
+    ];
     if (oursInproc) checks.push([oursInproc, inprocPayments]);
     for (const [server, payments] of checks) {
       const res = await getOnce(server.port, '/paid', { 'payment-signature': payments[0]! });
-      if (res.status !== 200 || res.headers['payment-response'] === undefined) throw new Error(`${server.name}: a valid payment gave HTTP ${res.status} ${res.body.slice(0, 300)}`);
+      if (res.status !== 200 || res.headers['payment-response'] === undefined)
+        throw new Error(`${server.name}: a valid payment gave HTTP ${res.status} ${res.body.slice(0, 300)}`);
       if (server !== official) {
         const again = await getOnce(server.port, '/paid', { 'payment-signature': payments[0]! });
-        if (again.status !== 402) throw new Error(`${server.name}: a reused payment gave HTTP ${again.status}, expected 402 (replay guard)`);
+        if (again.status !== 402)
+          throw new Error(`${server.name}: a reused payment gave HTTP ${again.status}, expected 402 (replay guard)`);
       }
     }
-    log('set-up checks passed: both servers 402 without payment, 200 with a receipt for a valid one; ours refuses a reused one');
+    log(
+      'set-up checks passed: both servers 402 without payment, 200 with a receipt for a valid one; ours refuses a reused one',
+    );
 
     const officialGet = makeRequester(official!.port);
     const ourGet = makeRequester(ours!.port);
@@ -345,7 +417,14 @@ async function main(): Promise<void> {
     if (CASES.has('paid')) {
       results.push(await runCase('paid path: @x402/express', official!, ...paidOps(officialGet, officialPayments)));
       results.push(await runCase('paid path: x402Koa (ours)', ours!, ...paidOps(ourGet, ourPayments)));
-      if (oursInproc) results.push(await runCase('paid, ledger in-process (diag.)', oursInproc, ...paidOps(makeRequester(oursInproc.port), inprocPayments)));
+      if (oursInproc)
+        results.push(
+          await runCase(
+            'paid, ledger in-process (diag.)',
+            oursInproc,
+            ...paidOps(makeRequester(oursInproc.port), inprocPayments),
+          ),
+        );
     }
     if (CASES.has('free')) {
       results.push(await runCase('free route: @x402/express', official!, () => officialGet('/free', {}, 200, false)));
@@ -358,14 +437,24 @@ async function main(): Promise<void> {
 
     const byLabel = new Map(results.map((r) => [r.label, r]));
     const fmtCounts = (c: Record<string, number> | undefined) =>
-      c && Object.keys(c).length ? Object.entries(c).map(([k, v]) => `${k} ${v}`).join(', ') : 'none';
+      c && Object.keys(c).length
+        ? Object.entries(c)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', ')
+        : 'none';
     const ratioCell = (r: CaseResult): string => {
       if (r.server === official) return '—';
-      const base = r.server === oursInproc ? byLabel.get('paid path: @x402/express')! : byLabel.get(r.label.replace('x402Koa (ours)', '@x402/express'))!;
+      const base =
+        r.server === oursInproc
+          ? byLabel.get('paid path: @x402/express')!
+          : byLabel.get(r.label.replace('x402Koa (ours)', '@x402/express'))!;
       const ratio = rate(r.result) / rate(base.result);
       const cpuRatio = base.cpuUsPerRequest / r.cpuUsPerRequest;
       if (!Number.isFinite(ratio) || !Number.isFinite(cpuRatio)) return 'n/a (no successful requests on one side)';
-      const target = r.label.startsWith('free') || r.server === oursInproc ? '(context, no target)' : `target ≥ ${TARGET}×: ${ratio >= TARGET ? 'met' : 'MISSED'}`;
+      const target =
+        r.label.startsWith('free') || r.server === oursInproc
+          ? '(context, no target)'
+          : `target ≥ ${TARGET}×: ${ratio >= TARGET ? 'met' : 'MISSED'}`;
       return `${ratio.toFixed(2)}× (CPU ${cpuRatio.toFixed(2)}×), ${target}`;
     };
     const cols = [31, 10, 8, 8, 7, 12, 46];
@@ -383,8 +472,11 @@ async function main(): Promise<void> {
         cell(ratioCell(r), 6, false),
       ].join('|') +
       '|';
-    const mb = (s: ServerChild) => `${((startStats.get(s)?.rss ?? NaN) / 1024 / 1024).toFixed(0)} → ${((finalStats.get(s)?.rss ?? NaN) / 1024 / 1024).toFixed(0)} MB`;
-    const early = results.filter((r) => r.result.exhausted).map((r) => `${r.label} ran ${r.result.seconds.toFixed(1)} s (payments ran out)`);
+    const mb = (s: ServerChild) =>
+      `${((startStats.get(s)?.rss ?? NaN) / 1024 / 1024).toFixed(0)} → ${((finalStats.get(s)?.rss ?? NaN) / 1024 / 1024).toFixed(0)} MB`;
+    const early = results
+      .filter((r) => r.result.exhausted)
+      .map((r) => `${r.label} ran ${r.result.seconds.toFixed(1)} s (payments ran out)`);
     const platformStats = finalStats.get(platform);
     const lines = [
       '',

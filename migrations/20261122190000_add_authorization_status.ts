@@ -12,8 +12,12 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('signed_at', { useTz: true });
   });
   await knex.raw('ALTER TABLE authorizations ALTER COLUMN signature DROP NOT NULL');
-  await knex.raw(`ALTER TABLE authorizations ADD CONSTRAINT authorizations_status_check CHECK (status IN ('reserved', 'signed', 'released'))`);
-  await knex.raw(`ALTER TABLE authorizations ADD CONSTRAINT authorizations_signed_has_signature CHECK (status <> 'signed' OR signature IS NOT NULL)`);
+  await knex.raw(
+    `ALTER TABLE authorizations ADD CONSTRAINT authorizations_status_check CHECK (status IN ('reserved', 'signed', 'released'))`,
+  );
+  await knex.raw(
+    `ALTER TABLE authorizations ADD CONSTRAINT authorizations_signed_has_signature CHECK (status <> 'signed' OR signature IS NOT NULL)`,
+  );
   await knex.raw('UPDATE authorizations SET signed_at = created_at WHERE signed_at IS NULL');
 }
 

@@ -10,7 +10,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('authorizations', (t) => {
     t.string('scheme', 16).notNullable().defaultTo('exact');
   });
-  await knex.raw(`ALTER TABLE authorizations ADD CONSTRAINT authorizations_scheme_check CHECK (scheme IN ('exact', 'upto'))`);
+  await knex.raw(
+    `ALTER TABLE authorizations ADD CONSTRAINT authorizations_scheme_check CHECK (scheme IN ('exact', 'upto'))`,
+  );
   await knex.schema.alterTable('authorizations', (t) => {
     t.dropUnique(['from_address', 'nonce']);
     t.unique(['from_address', 'scheme', 'nonce'], { indexName: 'authorizations_from_address_scheme_nonce_unique' });

@@ -19,9 +19,11 @@ const COLUMNS: ReadonlyArray<[table: string, column: string]> = [
 ];
 
 export async function up(knex: Knex): Promise<void> {
-  for (const [table, column] of COLUMNS) await knex.raw('ALTER TABLE ?? ALTER COLUMN ?? SET STATISTICS 0', [table, column]);
+  for (const [table, column] of COLUMNS)
+    await knex.raw('ALTER TABLE ?? ALTER COLUMN ?? SET STATISTICS 0', [table, column]);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const [table, column] of COLUMNS) await knex.raw('ALTER TABLE ?? ALTER COLUMN ?? SET STATISTICS -1', [table, column]);
+  for (const [table, column] of COLUMNS)
+    await knex.raw('ALTER TABLE ?? ALTER COLUMN ?? SET STATISTICS -1', [table, column]);
 }

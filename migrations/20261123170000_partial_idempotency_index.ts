@@ -13,7 +13,9 @@ const NAME = 'authorizations_wallet_id_idempotency_key_unique';
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`ALTER TABLE authorizations DROP CONSTRAINT ${NAME}`);
-  await knex.raw(`CREATE UNIQUE INDEX ${NAME} ON authorizations (wallet_id, idempotency_key) WHERE idempotency_key IS NOT NULL`);
+  await knex.raw(
+    `CREATE UNIQUE INDEX ${NAME} ON authorizations (wallet_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -28,7 +28,8 @@ async function defaultTargetColumns(knex: Knex): Promise<Array<{ table: string; 
 }
 
 export async function up(knex: Knex): Promise<void> {
-  for (const { table, column } of await defaultTargetColumns(knex)) await knex.raw(`ALTER TABLE ?? ALTER COLUMN ?? SET STATISTICS ${TARGET}`, [table, column]);
+  for (const { table, column } of await defaultTargetColumns(knex))
+    await knex.raw(`ALTER TABLE ?? ALTER COLUMN ?? SET STATISTICS ${TARGET}`, [table, column]);
 }
 
 export async function down(knex: Knex): Promise<void> {
@@ -37,5 +38,6 @@ export async function down(knex: Knex): Promise<void> {
       WHERE c.relname = ANY (?) AND c.relnamespace = current_schema()::regnamespace AND a.attnum > 0 AND NOT a.attisdropped AND a.attstattarget = ?`,
     [TABLES, TARGET],
   )) as { rows: Array<{ table: string; column: string }> };
-  for (const { table, column } of rows.rows) await knex.raw('ALTER TABLE ?? ALTER COLUMN ?? SET STATISTICS -1', [table, column]);
+  for (const { table, column } of rows.rows)
+    await knex.raw('ALTER TABLE ?? ALTER COLUMN ?? SET STATISTICS -1', [table, column]);
 }

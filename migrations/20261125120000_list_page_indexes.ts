@@ -18,7 +18,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX sellers_account_id_created_at_id_index ON sellers (account_id, created_at, id)');
   await knex.raw('DROP INDEX sellers_account_id_index');
   await knex.raw('CREATE INDEX endpoints_seller_id_created_at_id_index ON endpoints (seller_id, created_at, id)');
-  await knex.raw(`CREATE INDEX api_tokens_pat_account_id_created_at_id_index ON api_tokens (account_id, created_at, id) WHERE kind = 'pat'`);
+  await knex.raw(
+    `CREATE INDEX api_tokens_pat_account_id_created_at_id_index ON api_tokens (account_id, created_at, id) WHERE kind = 'pat'`,
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -12,7 +12,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('pat_spend_totals', (t) => {
     t.bigInteger('cap_micro').nullable();
   });
-  await knex.raw('ALTER TABLE pat_spend_totals ADD CONSTRAINT pat_spend_totals_within_cap CHECK (cap_micro IS NULL OR spent_micro <= cap_micro)');
+  await knex.raw(
+    'ALTER TABLE pat_spend_totals ADD CONSTRAINT pat_spend_totals_within_cap CHECK (cap_micro IS NULL OR spent_micro <= cap_micro)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

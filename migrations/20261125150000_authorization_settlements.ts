@@ -13,8 +13,11 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('settled_at', { useTz: true }).nullable();
   });
   // Sampled like every other column of the pay tables (migration 20261124120000).
-  for (const column of ['settled_raw', 'settlement_tx', 'settled_at']) await knex.raw('ALTER TABLE authorizations ALTER COLUMN ?? SET STATISTICS 10', [column]);
-  await knex.raw('CREATE UNIQUE INDEX authorizations_network_settlement_tx_unique ON authorizations (network, settlement_tx) WHERE settlement_tx IS NOT NULL');
+  for (const column of ['settled_raw', 'settlement_tx', 'settled_at'])
+    await knex.raw('ALTER TABLE authorizations ALTER COLUMN ?? SET STATISTICS 10', [column]);
+  await knex.raw(
+    'CREATE UNIQUE INDEX authorizations_network_settlement_tx_unique ON authorizations (network, settlement_tx) WHERE settlement_tx IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

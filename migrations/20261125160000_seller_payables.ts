@@ -16,7 +16,9 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('earned_micro').notNullable().defaultTo(0);
     t.bigInteger('paid_micro').notNullable().defaultTo(0);
   });
-  await knex.raw('ALTER TABLE seller_payables ADD CONSTRAINT seller_payables_paid_within_earned CHECK (paid_micro <= earned_micro)');
+  await knex.raw(
+    'ALTER TABLE seller_payables ADD CONSTRAINT seller_payables_paid_within_earned CHECK (paid_micro <= earned_micro)',
+  );
   await knex.raw(`
     CREATE FUNCTION seller_payables_earned() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

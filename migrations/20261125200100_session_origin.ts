@@ -25,7 +25,9 @@ export async function up(knex: Knex): Promise<void> {
     (session_origin IS NOT DISTINCT FROM 'pat_exchange') = (parent_token_id IS NOT NULL)
   )`);
   // Revoking a PAT revokes its sessions by this index; partial, as only exchanged sessions have a parent.
-  await knex.raw('CREATE INDEX api_tokens_parent_token_id ON api_tokens (parent_token_id) WHERE parent_token_id IS NOT NULL');
+  await knex.raw(
+    'CREATE INDEX api_tokens_parent_token_id ON api_tokens (parent_token_id) WHERE parent_token_id IS NOT NULL',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

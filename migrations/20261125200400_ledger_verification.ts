@@ -19,7 +19,9 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw('LOCK TABLE ledger_entries, payout_flushes, seller_payables, seller_revenue_days IN SHARE ROW EXCLUSIVE MODE');
+  await knex.raw(
+    'LOCK TABLE ledger_entries, payout_flushes, seller_payables, seller_revenue_days IN SHARE ROW EXCLUSIVE MODE',
+  );
   await knex.schema.alterTable('ledger_entries', (t) => {
     t.string('status', 16).notNullable().defaultTo('pending');
     t.string('reason', 64);
@@ -30,15 +32,25 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('attempts').notNullable().defaultTo(0);
     t.timestamp('next_check_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
   });
-  await knex.raw(`ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_status_check CHECK (status IN ('pending', 'verified', 'rejected'))`);
+  await knex.raw(
+    `ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_status_check CHECK (status IN ('pending', 'verified', 'rejected'))`,
+  );
   await knex.raw(`UPDATE ledger_entries SET reason = 'awaiting_verification'`);
   await knex.raw('ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_tx_hash_unique');
-  await knex.raw('ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_seller_tx_unique UNIQUE (seller_id, tx_hash)');
-  await knex.raw(`CREATE UNIQUE INDEX ledger_entries_verified_transfer_unique ON ledger_entries (network, tx_hash, log_index) WHERE status = 'verified'`);
+  await knex.raw(
+    'ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_seller_tx_unique UNIQUE (seller_id, tx_hash)',
+  );
+  await knex.raw(
+    `CREATE UNIQUE INDEX ledger_entries_verified_transfer_unique ON ledger_entries (network, tx_hash, log_index) WHERE status = 'verified'`,
+  );
   // The verifier's queue, and a seller's rows (pending or rejected) the rollups do not count: what is still
   // pending, and whether an endpoint has rows its revenue days do not show.
-  await knex.raw(`CREATE INDEX ledger_entries_pending_queue ON ledger_entries (next_check_at) WHERE status = 'pending'`);
-  await knex.raw(`CREATE INDEX ledger_entries_unverified ON ledger_entries (seller_id, created_at) WHERE status <> 'verified'`);
+  await knex.raw(
+    `CREATE INDEX ledger_entries_pending_queue ON ledger_entries (next_check_at) WHERE status = 'pending'`,
+  );
+  await knex.raw(
+    `CREATE INDEX ledger_entries_unverified ON ledger_entries (seller_id, created_at) WHERE status <> 'verified'`,
+  );
 
   await knex.schema.createTable('sellers_pay_to', (t) => {
     t.string('seller_id', 40).notNullable().references('id').inTable('sellers');
@@ -94,7 +106,9 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('LOCK TABLE ledger_entries, payout_flushes, seller_payables, seller_revenue_days IN SHARE ROW EXCLUSIVE MODE');
+  await knex.raw(
+    'LOCK TABLE ledger_entries, payout_flushes, seller_payables, seller_revenue_days IN SHARE ROW EXCLUSIVE MODE',
+  );
   // Back to "every row counts": rebuilt as migrations 20261125160000 and 20261125170000 backfilled them.
   await knex.raw(`
     DROP TRIGGER ledger_entries_verified_final ON ledger_entries;
@@ -135,6 +149,16 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE ledger_entries ADD CONSTRAINT ledger_entries_tx_hash_unique UNIQUE (tx_hash)');
   await knex.raw('ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_status_check');
   await knex.schema.alterTable('ledger_entries', (t) => {
-    for (const c of ['status', 'reason', 'confirmations', 'log_index', 'verified_at', 'checked_at', 'attempts', 'next_check_at']) t.dropColumn(c);
+    for (const c of [
+      'status',
+      'reason',
+      'confirmations',
+      'log_index',
+      'verified_at',
+      'checked_at',
+      'attempts',
+      'next_check_at',
+    ])
+      t.dropColumn(c);
   });
 }

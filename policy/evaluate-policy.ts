@@ -39,26 +39,38 @@ const RULES: readonly PolicyRule[] = [
   checkCapabilityCap,
 ];
 
-const HEADROOM_FIELD = { daily_cap_usd: 'daily_usd', weekly_cap_usd: 'weekly_usd', monthly_cap_usd: 'monthly_usd' } as const;
+const HEADROOM_FIELD = {
+  daily_cap_usd: 'daily_usd',
+  weekly_cap_usd: 'weekly_usd',
+  monthly_cap_usd: 'monthly_usd',
+} as const;
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 
 function assertMicro(value: unknown, field: string, allowZero: boolean): void {
   if (typeof value !== 'bigint') throw new PolicyInputError(field, `expected a bigint, got ${typeof value}`);
-  if (value < 0n || (!allowZero && value === 0n)) throw new PolicyInputError(field, allowZero ? 'must not be negative' : 'must be positive');
+  if (value < 0n || (!allowZero && value === 0n))
+    throw new PolicyInputError(field, allowZero ? 'must not be negative' : 'must be positive');
 }
 
 function assertInputs(request: SpendRequest, state: SpendState, now: Date): void {
   if (request === null || typeof request !== 'object') throw new PolicyInputError('request', 'expected an object');
-  if (request.kind !== 'pay' && request.kind !== 'transfer') throw new PolicyInputError('request.kind', "expected 'pay' or 'transfer'");
+  if (request.kind !== 'pay' && request.kind !== 'transfer')
+    throw new PolicyInputError('request.kind', "expected 'pay' or 'transfer'");
   assertMicro(request.amountMicro, 'request.amountMicro', false);
-  if (typeof request.to !== 'string' || !ADDRESS_RE.test(request.to)) throw new PolicyInputError('request.to', 'expected a 0x-prefixed 20-byte hex address');
-  if (request.capability !== undefined && typeof request.capability !== 'string') throw new PolicyInputError('request.capability', 'expected a string or undefined');
+  if (typeof request.to !== 'string' || !ADDRESS_RE.test(request.to))
+    throw new PolicyInputError('request.to', 'expected a 0x-prefixed 20-byte hex address');
+  if (request.capability !== undefined && typeof request.capability !== 'string')
+    throw new PolicyInputError('request.capability', 'expected a string or undefined');
   if (state === null || typeof state !== 'object') throw new PolicyInputError('state', 'expected an object');
   assertMicro(state.dailySpentMicro, 'state.dailySpentMicro', true);
   assertMicro(state.weeklySpentMicro, 'state.weeklySpentMicro', true);
   assertMicro(state.monthlySpentMicro, 'state.monthlySpentMicro', true);
-  if (!Number.isSafeInteger(state.recentCount) || state.recentCount < 0) throw new PolicyInputError('state.recentCount', 'expected a non-negative integer');
-  if (state.lastPaymentAt !== null && (!(state.lastPaymentAt instanceof Date) || Number.isNaN(state.lastPaymentAt.getTime()))) {
+  if (!Number.isSafeInteger(state.recentCount) || state.recentCount < 0)
+    throw new PolicyInputError('state.recentCount', 'expected a non-negative integer');
+  if (
+    state.lastPaymentAt !== null &&
+    (!(state.lastPaymentAt instanceof Date) || Number.isNaN(state.lastPaymentAt.getTime()))
+  ) {
     throw new PolicyInputError('state.lastPaymentAt', 'expected a valid Date or null');
   }
   if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new PolicyInputError('now', 'expected a valid Date');
@@ -79,13 +91,20 @@ function headroomOf(ctx: RuleContext, allowed: boolean): Headroom {
     headroom.velocity_remaining = Math.max(0, policy.velocityCap.maxCount - state.recentCount - (allowed ? 1 : 0));
   }
   if (policy.coolingOffSeconds) {
-    headroom.cooling_off_remaining_seconds = allowed ? policy.coolingOffSeconds : coolingOffRemainingSeconds(policy, state, now);
+    headroom.cooling_off_remaining_seconds = allowed
+      ? policy.coolingOffSeconds
+      : coolingOffRemainingSeconds(policy, state, now);
   }
   return headroom;
 }
 
 /** Evaluates an already parsed policy (see `parsePolicy`); for callers that evaluate one policy many times. */
-export function evaluateParsedPolicy(policy: ParsedPolicy, request: SpendRequest, state: SpendState, now: Date): PolicyDecision {
+export function evaluateParsedPolicy(
+  policy: ParsedPolicy,
+  request: SpendRequest,
+  state: SpendState,
+  now: Date,
+): PolicyDecision {
   assertInputs(request, state, now);
   const ctx: RuleContext = { policy, request, state, now };
   const violations = RULES.map((rule) => rule(ctx)).filter((v): v is Violation => v !== null);
@@ -97,6 +116,11 @@ export function evaluateParsedPolicy(policy: ParsedPolicy, request: SpendRequest
  * Evaluates a wallet policy (the stored canonical JSON; typed as `WalletPolicy`, re-checked by `parsePolicy`)
  * against one request. Throws `PolicyInputError` on malformed inputs; a denial is a value, never a throw.
  */
-export function evaluatePolicy(policy: WalletPolicy, request: SpendRequest, state: SpendState, now: Date): PolicyDecision {
+export function evaluatePolicy(
+  policy: WalletPolicy,
+  request: SpendRequest,
+  state: SpendState,
+  now: Date,
+): PolicyDecision {
   return evaluateParsedPolicy(parsePolicy(policy), request, state, now);
 }

@@ -34,8 +34,10 @@ export function normalizePolicy(policy: WalletPolicy): WalletPolicy {
   if (policy.velocity_cap !== undefined) {
     out.velocity_cap = { max_count: policy.velocity_cap.max_count, window_seconds: policy.velocity_cap.window_seconds };
   }
-  if (policy.counterparty_allowlist !== undefined) out.counterparty_allowlist = uniqueChecksummed(policy.counterparty_allowlist);
-  if (policy.counterparty_blocklist !== undefined) out.counterparty_blocklist = uniqueChecksummed(policy.counterparty_blocklist);
+  if (policy.counterparty_allowlist !== undefined)
+    out.counterparty_allowlist = uniqueChecksummed(policy.counterparty_allowlist);
+  if (policy.counterparty_blocklist !== undefined)
+    out.counterparty_blocklist = uniqueChecksummed(policy.counterparty_blocklist);
   if (policy.cooling_off !== undefined) out.cooling_off = policy.cooling_off;
   if (policy.capability_cap_usd !== undefined) {
     const caps = policy.capability_cap_usd;

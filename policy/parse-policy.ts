@@ -44,7 +44,8 @@ function addressSet(value: unknown, field: string): ReadonlySet<string> {
   }
   const set = new Set<string>();
   for (const [i, address] of value.entries()) {
-    if (typeof address !== 'string' || !ADDRESS_RE.test(address)) throw new PolicyInputError(`${field}[${i}]`, 'not a 20-byte hex address');
+    if (typeof address !== 'string' || !ADDRESS_RE.test(address))
+      throw new PolicyInputError(`${field}[${i}]`, 'not a 20-byte hex address');
     set.add(address.toLowerCase());
   }
   return set;
@@ -53,7 +54,8 @@ function addressSet(value: unknown, field: string): ReadonlySet<string> {
 export function parsePolicy(policy: unknown): ParsedPolicy {
   if (!isPlainObject(policy)) throw new PolicyInputError('policy', 'expected a JSON object');
   for (const key of Object.keys(policy)) {
-    if (!POLICY_FIELDS.has(key)) throw new PolicyInputError(`policy.${key}`, 'unknown policy field (a rule this version cannot enforce)');
+    if (!POLICY_FIELDS.has(key))
+      throw new PolicyInputError(`policy.${key}`, 'unknown policy field (a rule this version cannot enforce)');
   }
   const parsed: ParsedPolicy = {};
   const p = policy;
@@ -68,20 +70,35 @@ export function parsePolicy(policy: unknown): ParsedPolicy {
     }
     parsed.velocityCap = {
       maxCount: integer(v.max_count, 'policy.velocity_cap.max_count', 1, POLICY_LIMITS.maxVelocityCount),
-      windowSeconds: integer(v.window_seconds, 'policy.velocity_cap.window_seconds', 1, POLICY_LIMITS.maxVelocityWindowSeconds),
+      windowSeconds: integer(
+        v.window_seconds,
+        'policy.velocity_cap.window_seconds',
+        1,
+        POLICY_LIMITS.maxVelocityWindowSeconds,
+      ),
     };
   }
-  if (p.counterparty_allowlist !== undefined) parsed.counterpartyAllowlist = addressSet(p.counterparty_allowlist, 'policy.counterparty_allowlist');
-  if (p.counterparty_blocklist !== undefined) parsed.counterpartyBlocklist = addressSet(p.counterparty_blocklist, 'policy.counterparty_blocklist');
-  if (p.cooling_off !== undefined) parsed.coolingOffSeconds = integer(p.cooling_off, 'policy.cooling_off', 0, POLICY_LIMITS.maxCoolingOffSeconds);
+  if (p.counterparty_allowlist !== undefined)
+    parsed.counterpartyAllowlist = addressSet(p.counterparty_allowlist, 'policy.counterparty_allowlist');
+  if (p.counterparty_blocklist !== undefined)
+    parsed.counterpartyBlocklist = addressSet(p.counterparty_blocklist, 'policy.counterparty_blocklist');
+  if (p.cooling_off !== undefined)
+    parsed.coolingOffSeconds = integer(p.cooling_off, 'policy.cooling_off', 0, POLICY_LIMITS.maxCoolingOffSeconds);
   if (p.capability_cap_usd !== undefined) {
     const caps = p.capability_cap_usd;
     if (!isPlainObject(caps) || Object.keys(caps).length > POLICY_LIMITS.maxCapabilityCaps) {
-      throw new PolicyInputError('policy.capability_cap_usd', `expected an object of at most ${POLICY_LIMITS.maxCapabilityCaps} caps`);
+      throw new PolicyInputError(
+        'policy.capability_cap_usd',
+        `expected an object of at most ${POLICY_LIMITS.maxCapabilityCaps} caps`,
+      );
     }
     const map = new Map<string, bigint>();
     for (const [key, value] of Object.entries(caps)) {
-      if (!isCapabilityKey(key)) throw new PolicyInputError('policy.capability_cap_usd', `not a capability key: ${JSON.stringify(key).slice(0, 40)}`);
+      if (!isCapabilityKey(key))
+        throw new PolicyInputError(
+          'policy.capability_cap_usd',
+          `not a capability key: ${JSON.stringify(key).slice(0, 40)}`,
+        );
       map.set(key, usd(value, `policy.capability_cap_usd[${JSON.stringify(key)}]`));
     }
     parsed.capabilityCaps = map;

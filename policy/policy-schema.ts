@@ -32,11 +32,15 @@ export const CAPABILITY_NAME_RE = /^[a-z0-9][a-z0-9._:\-/]*$/;
 export const CAPABILITY_KEY_RE = /^(?:\*|[a-z0-9][a-z0-9._:\-/]*\*?)$/;
 
 export function isCapabilityName(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= POLICY_LIMITS.maxCapabilityLength && CAPABILITY_NAME_RE.test(value);
+  return (
+    typeof value === 'string' && value.length <= POLICY_LIMITS.maxCapabilityLength && CAPABILITY_NAME_RE.test(value)
+  );
 }
 
 export function isCapabilityKey(value: unknown): value is string {
-  return typeof value === 'string' && value.length <= POLICY_LIMITS.maxCapabilityLength && CAPABILITY_KEY_RE.test(value);
+  return (
+    typeof value === 'string' && value.length <= POLICY_LIMITS.maxCapabilityLength && CAPABILITY_KEY_RE.test(value)
+  );
 }
 
 /** A positive USD amount (caps, transfer amounts): a canonical-grammar decimal string above zero. */
@@ -46,24 +50,35 @@ export const usdAmountSchema = z
   .refine((v) => !/^0(\.0+)?$/.test(v), 'a cap must be above zero (revoke the wallet to stop all spending)');
 
 /** A USD amount that may be zero (capability caps: "0" forbids that capability). */
-export const usdAmountOrZeroSchema = z.string().refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "12.50"');
+export const usdAmountOrZeroSchema = z
+  .string()
+  .refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "12.50"');
 
 /** A 20-byte address: all-lower or all-upper hex, or mixed case with a valid EIP-55 checksum. Output checksummed. */
 export const evmAddressSchema = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address')
-  .refine((v) => /^0x[0-9a-f]{40}$/.test(v) || /^0x[0-9A-F]{40}$/.test(v) || isAddress(v, { strict: true }), 'mixed-case address with a wrong EIP-55 checksum')
+  .refine(
+    (v) => /^0x[0-9a-f]{40}$/.test(v) || /^0x[0-9A-F]{40}$/.test(v) || isAddress(v, { strict: true }),
+    'mixed-case address with a wrong EIP-55 checksum',
+  )
   .transform((v) => getAddress(v.toLowerCase()));
 
 /** An address in a counterparty list: as `evmAddressSchema`, and not the zero address. */
-export const counterpartyAddressSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address can never be a recipient; remove it from the list');
+export const counterpartyAddressSchema = evmAddressSchema.refine(
+  (a) => !/^0x0{40}$/.test(a),
+  'the zero address can never be a recipient; remove it from the list',
+);
 
 /** A capability-cap key (see `CAPABILITY_KEY_RE`), at most 128 characters. */
 export const capabilityKeySchema = z
   .string()
   .min(1)
   .max(POLICY_LIMITS.maxCapabilityLength)
-  .regex(CAPABILITY_KEY_RE, 'capability: lower-case letters, digits and . _ : - /, optional trailing * (or a lone * for any capability)');
+  .regex(
+    CAPABILITY_KEY_RE,
+    'capability: lower-case letters, digits and . _ : - /, optional trailing * (or a lone * for any capability)',
+  );
 
 /**
  * Capability → USD cap. Checked on the raw object first: zod's record silently drops a `__proto__` key, and a
@@ -71,8 +86,14 @@ export const capabilityKeySchema = z
  */
 const capabilityCapsSchema = z
   .unknown()
-  .refine((v) => !(v !== null && typeof v === 'object' && Object.hasOwn(v, '__proto__')), 'capability "__proto__" is not allowed')
-  .refine((v) => !(v !== null && typeof v === 'object' && Object.keys(v).length > POLICY_LIMITS.maxCapabilityCaps), `at most ${POLICY_LIMITS.maxCapabilityCaps} capability caps`)
+  .refine(
+    (v) => !(v !== null && typeof v === 'object' && Object.hasOwn(v, '__proto__')),
+    'capability "__proto__" is not allowed',
+  )
+  .refine(
+    (v) => !(v !== null && typeof v === 'object' && Object.keys(v).length > POLICY_LIMITS.maxCapabilityCaps),
+    `at most ${POLICY_LIMITS.maxCapabilityCaps} capability caps`,
+  )
   .pipe(z.record(capabilityKeySchema, usdAmountOrZeroSchema));
 
 const counterpartyListSchema = z.array(counterpartyAddressSchema).max(POLICY_LIMITS.maxListLength);
@@ -100,7 +121,12 @@ const walletPolicyObjectSchema = z
   .superRefine((policy, ctx) => {
     const allow = new Set(policy.counterparty_allowlist ?? []);
     for (const [i, address] of (policy.counterparty_blocklist ?? []).entries()) {
-      if (allow.has(address)) ctx.addIssue({ code: 'custom', path: ['counterparty_blocklist', i], message: `${address} is in both the allowlist and the blocklist` });
+      if (allow.has(address))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['counterparty_blocklist', i],
+          message: `${address} is in both the allowlist and the blocklist`,
+        });
     }
   });
 

@@ -22,7 +22,13 @@
  * signer's own rolling ceilings per wallet are ./limits/wallet-limiter.ts); the
  * EIP-712 domain name/version are not checked here (a wrong name only yields a useless signature).
  */
-import type { Eip712Domain, Permit2Domain, Permit2WitnessTransfer, SignerErrorDetails, TransferWithAuthorization } from './protocol/signer-protocol.js';
+import type {
+  Eip712Domain,
+  Permit2Domain,
+  Permit2WitnessTransfer,
+  SignerErrorDetails,
+  TransferWithAuthorization,
+} from './protocol/signer-protocol.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { getAddress } from 'viem';
 import { SignerFault } from './signer-error.js';
@@ -39,14 +45,22 @@ export type InvariantRule =
   | 'allowed_spender';
 
 /** Throws `invariant_violation` naming `rule` in the message and as a field (`details.rule`, plus any `details`). */
-export function invariant(condition: boolean, rule: InvariantRule, message: string, details: Omit<SignerErrorDetails, 'rule'> = {}): asserts condition {
+export function invariant(
+  condition: boolean,
+  rule: InvariantRule,
+  message: string,
+  details: Omit<SignerErrorDetails, 'rule'> = {},
+): asserts condition {
   if (!condition) throw new SignerFault('invariant_violation', `${rule}: ${message}`, { rule, ...details });
 }
 
 /** Asserts `value` is a Uint8Array of exactly `length` bytes, naming the argument when it is not. */
 export function abytes(value: Uint8Array, length: number, name: string): void {
   if (!(value instanceof Uint8Array) || value.length !== length) {
-    throw new SignerFault('invalid_request', `${name} must be ${length} bytes, got ${value instanceof Uint8Array ? value.length : typeof value}`);
+    throw new SignerFault(
+      'invalid_request',
+      `${name} must be ${length} bytes, got ${value instanceof Uint8Array ? value.length : typeof value}`,
+    );
   }
 }
 
@@ -69,23 +83,39 @@ const MAX_CHECKSUMMED = 100_000;
 
 function assertToken(invariants: SignerInvariants, chainId: number, token: string): void {
   const contract = token.toLowerCase();
-  invariant(invariants.allowedTokens.some((t) => t.chainId === chainId && t.address === contract), 'allowed_token', `token ${token} on chain ${chainId} is not allowed`);
+  invariant(
+    invariants.allowedTokens.some((t) => t.chainId === chainId && t.address === contract),
+    'allowed_token',
+    `token ${token} on chain ${chainId} is not allowed`,
+  );
 }
 
 function assertValue(invariants: SignerInvariants, raw: string): void {
   const value = BigInt(raw);
   invariant(value > 0n, 'value_positive', 'value must be positive');
-  invariant(value <= invariants.maxValue, 'value_max', `value exceeds the signer maximum of ${invariants.maxValue}`, { limit: 'per_signature', max: String(invariants.maxValue) });
+  invariant(value <= invariants.maxValue, 'value_max', `value exceeds the signer maximum of ${invariants.maxValue}`, {
+    limit: 'per_signature',
+    max: String(invariants.maxValue),
+  });
 }
 
-function assertWindow(invariants: SignerInvariants, validAfterRaw: string, validBeforeRaw: string, nowSeconds: number): void {
+function assertWindow(
+  invariants: SignerInvariants,
+  validAfterRaw: string,
+  validBeforeRaw: string,
+  nowSeconds: number,
+): void {
   const validAfter = BigInt(validAfterRaw);
   const validBefore = BigInt(validBeforeRaw);
   const now = BigInt(nowSeconds);
   invariant(validAfter < validBefore, 'window_ordered', 'validAfter must be before validBefore');
   invariant(validBefore > now, 'window_open', 'validBefore is in the past');
   const start = validAfter > now ? validAfter : now;
-  invariant(validBefore - start <= BigInt(invariants.maxValiditySeconds), 'window_max', `validity window exceeds ${invariants.maxValiditySeconds} s`);
+  invariant(
+    validBefore - start <= BigInt(invariants.maxValiditySeconds),
+    'window_max',
+    `validity window exceeds ${invariants.maxValiditySeconds} s`,
+  );
 }
 
 export function assertTransferInvariants(
@@ -96,15 +126,32 @@ export function assertTransferInvariants(
   nowSeconds: number,
 ): void {
   assertToken(invariants, domain.chainId, domain.verifyingContract);
-  invariant(message.from.toLowerCase() === address.toLowerCase(), 'from_is_wallet', 'message.from must be the wallet address');
+  invariant(
+    message.from.toLowerCase() === address.toLowerCase(),
+    'from_is_wallet',
+    'message.from must be the wallet address',
+  );
   assertValue(invariants, message.value);
   assertWindow(invariants, message.validAfter, message.validBefore, nowSeconds);
 }
 
 /** A Permit2 witness transfer: the owner is the wallet itself (the signature must recover to it). */
-export function assertPermit2Invariants(invariants: SignerInvariants, domain: Permit2Domain, message: Permit2WitnessTransfer, nowSeconds: number): void {
-  invariant(domain.verifyingContract.toLowerCase() === invariants.permit2, 'permit2_contract', `verifyingContract ${domain.verifyingContract} is not the configured Permit2`);
-  invariant(invariants.permit2Spenders.includes(message.spender.toLowerCase()), 'allowed_spender', `spender ${message.spender} is not allowed`);
+export function assertPermit2Invariants(
+  invariants: SignerInvariants,
+  domain: Permit2Domain,
+  message: Permit2WitnessTransfer,
+  nowSeconds: number,
+): void {
+  invariant(
+    domain.verifyingContract.toLowerCase() === invariants.permit2,
+    'permit2_contract',
+    `verifyingContract ${domain.verifyingContract} is not the configured Permit2`,
+  );
+  invariant(
+    invariants.permit2Spenders.includes(message.spender.toLowerCase()),
+    'allowed_spender',
+    `spender ${message.spender} is not allowed`,
+  );
   assertToken(invariants, domain.chainId, message.permitted.token);
   assertValue(invariants, message.permitted.amount);
   assertWindow(invariants, message.witness.validAfter, message.deadline, nowSeconds);

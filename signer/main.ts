@@ -29,13 +29,26 @@ import { closeable, type Closeable } from '../base/closeables.js';
 import { installShutdown, watchParent } from '../base/shutdown-signals.js';
 
 function writeFatal(msg: string, err: unknown): void {
-  process.stderr.write(JSON.stringify({ level: 60, time: new Date().toISOString(), service: 'treasury-signer', msg, err: err instanceof Error ? err.message : String(err) }) + '\n');
+  process.stderr.write(
+    JSON.stringify({
+      level: 60,
+      time: new Date().toISOString(),
+      service: 'treasury-signer',
+      msg,
+      err: err instanceof Error ? err.message : String(err),
+    }) + '\n',
+  );
 }
 
 async function main(): Promise<void> {
   const config = loadSignerConfig();
   const log = pino(
-    { name: 'treasury-signer', level: config.logLevel, base: { service: 'treasury-signer', pid: process.pid }, timestamp: pino.stdTimeFunctions.isoTime },
+    {
+      name: 'treasury-signer',
+      level: config.logLevel,
+      base: { service: 'treasury-signer', pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
     pino.destination({ fd: 2, sync: true }),
   );
   let persistence: LimitsPersistence | undefined;
@@ -71,13 +84,18 @@ async function main(): Promise<void> {
   const wallets = new WalletLimiter(config.walletLimits);
   try {
     if (config.limitsStateFile) {
-      persistence = persistLimits(wallets, config.limitsStateFile, (err) => log.error({ err: err instanceof Error ? err.message : String(err) }, 'signer limits state not saved'));
+      persistence = persistLimits(wallets, config.limitsStateFile, (err) =>
+        log.error({ err: err instanceof Error ? err.message : String(err) }, 'signer limits state not saved'),
+      );
     }
   } catch (err) {
     await backend.close();
     throw err;
   }
-  const service = new SignerService(backend, config.invariants, { wallets, refused: (limit) => metrics.limitRefusals.inc({ limit }) });
+  const service = new SignerService(backend, config.invariants, {
+    wallets,
+    refused: (limit) => metrics.limitRefusals.inc({ limit }),
+  });
   const server = new SignerServer({
     socketPath: config.socketPath,
     socketMode: config.socketMode,
@@ -143,7 +161,9 @@ async function main(): Promise<void> {
 }
 
 /** Stops the loopback /metrics listener; a scraper's idle keep-alive connection does not hold it open. */
-function closeMetricsServer(server: { close(cb: () => void): void; closeIdleConnections(): void } | undefined): Promise<void> {
+function closeMetricsServer(
+  server: { close(cb: () => void): void; closeIdleConnections(): void } | undefined,
+): Promise<void> {
   if (!server) return Promise.resolve();
   return new Promise<void>((resolve) => {
     server.close(() => resolve());

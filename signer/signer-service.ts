@@ -51,7 +51,11 @@ export class SignerService {
         return { account_key_ref: await this.backend.createAccountKey() };
       case 'create_wallet_key': {
         const key = await this.backend.createWalletKey(request.params.account_key_ref);
-        return { wallet_key_ref: key.walletKeyRef, public_key: bytesToHex(key.publicKey), address: publicKeyToAddress(key.publicKey) };
+        return {
+          wallet_key_ref: key.walletKeyRef,
+          public_key: bytesToHex(key.publicKey),
+          address: publicKeyToAddress(key.publicKey),
+        };
       }
       case 'sign_transfer_authorization': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -61,7 +65,14 @@ export class SignerService {
         aaddress(message.to, 'message.to');
         this.counted(() => assertTransferInvariants(this.invariants, address, domain, message, this.now()));
         const digest = transferAuthorizationDigest(domain, message);
-        return this.signDigest(account_key_ref, wallet_key_ref, address, digest, this.take(address, BigInt(message.value)), context);
+        return this.signDigest(
+          account_key_ref,
+          wallet_key_ref,
+          address,
+          digest,
+          this.take(address, BigInt(message.value)),
+          context,
+        );
       }
       case 'sign_permit2_witness_transfer': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -74,7 +85,14 @@ export class SignerService {
         this.counted(() => assertPermit2Invariants(this.invariants, domain, message, this.now()));
         const digest = permit2WitnessTransferDigest(domain, message);
         // The proxy may move up to the signed maximum: that is what counts against the wallet's ceilings.
-        return this.signDigest(account_key_ref, wallet_key_ref, address, digest, this.take(address, BigInt(message.permitted.amount)), context);
+        return this.signDigest(
+          account_key_ref,
+          wallet_key_ref,
+          address,
+          digest,
+          this.take(address, BigInt(message.permitted.amount)),
+          context,
+        );
       }
       case 'destroy_wallet_key':
         await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);
@@ -98,20 +116,31 @@ export class SignerService {
     if (!outcome || outcome.ok) return outcome?.receipt;
     const r = outcome.refusal;
     this.limits.refused?.(r.limit);
-    throw new SignerFault('limit_exceeded', `${r.limit}: the wallet's ${r.limit} ceiling of ${r.max} would be exceeded; ${r.headroom} left, retry after ${r.retryAfterSeconds} s`, {
-      limit: r.limit,
-      max: String(r.max),
-      headroom: String(r.headroom),
-      window_seconds: r.windowSeconds,
-      retry_after_seconds: r.retryAfterSeconds,
-    });
+    throw new SignerFault(
+      'limit_exceeded',
+      `${r.limit}: the wallet's ${r.limit} ceiling of ${r.max} would be exceeded; ${r.headroom} left, retry after ${r.retryAfterSeconds} s`,
+      {
+        limit: r.limit,
+        max: String(r.max),
+        headroom: String(r.headroom),
+        window_seconds: r.windowSeconds,
+        retry_after_seconds: r.retryAfterSeconds,
+      },
+    );
   }
 
   /**
    * Signs a digest this class computed itself; the result must recover to the wallet's address. The
    * ceilings were taken just before (no await since the check): a signature that does not leave is given back.
    */
-  private async signDigest(accountKeyRef: string, walletKeyRef: string, address: string, digest: Uint8Array, receipt: LimitReceipt | undefined, context: SignDigestOptions) {
+  private async signDigest(
+    accountKeyRef: string,
+    walletKeyRef: string,
+    address: string,
+    digest: Uint8Array,
+    receipt: LimitReceipt | undefined,
+    context: SignDigestOptions,
+  ) {
     try {
       const raw = await this.backend.signDigest(accountKeyRef, walletKeyRef, digest, context);
       const sig = finalizeSignature(digest, raw, address);

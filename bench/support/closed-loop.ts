@@ -19,7 +19,11 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 /** Runs `op` from `concurrency` loops for `seconds`, recording each latency. */
-export async function drive(concurrency: number, seconds: number, op: (i: number) => Promise<boolean>): Promise<DriveResult> {
+export async function drive(
+  concurrency: number,
+  seconds: number,
+  op: (i: number) => Promise<boolean>,
+): Promise<DriveResult> {
   const latenciesMs: number[] = [];
   let ops = 0;
   let errors = 0;

@@ -113,7 +113,12 @@ export class KeepAliveLoadClient {
 
   /** Sends one request; resolves with the response status (0 when the connection failed). */
   request(method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<number> {
-    const lines = [`${method} ${path} HTTP/1.1`, `host: ${this.options.host}:${this.options.port}`, 'connection: keep-alive', `content-length: ${body.length}`];
+    const lines = [
+      `${method} ${path} HTTP/1.1`,
+      `host: ${this.options.host}:${this.options.port}`,
+      'connection: keep-alive',
+      `content-length: ${body.length}`,
+    ];
     for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
     const head = `${lines.join('\r\n')}\r\n\r\n`;
     return new Promise((resolve) => {

@@ -27,7 +27,10 @@ export interface SeededHistory {
   spendWindows: number;
 }
 
-export async function seedPaymentHistory(client: QueryClient, options: { copies: number; days: number }): Promise<SeededHistory> {
+export async function seedPaymentHistory(
+  client: QueryClient,
+  options: { copies: number; days: number },
+): Promise<SeededHistory> {
   const { copies, days } = options;
   if (!Number.isInteger(copies) || copies < 1) throw new Error('copies must be a positive integer');
   if (!Number.isInteger(days) || days < 1) throw new Error('days must be a positive integer');
@@ -38,7 +41,9 @@ export async function seedPaymentHistory(client: QueryClient, options: { copies:
   // Every column copied but the ones a past payment has of its own (listed by name: a whole-row copy through
   // jsonb_populate_record cost 0.3 ms a row).
   const columns = (
-    await client.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'authorizations' ORDER BY ordinal_position`)
+    await client.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'authorizations' ORDER BY ordinal_position`,
+    )
   ).rows.map((r) => String(r.column_name));
   const own: Record<string, string> = {
     id: `'hist_' || md5(a.id || ':' || g)`,
@@ -92,5 +97,9 @@ export async function seedPaymentHistory(client: QueryClient, options: { copies:
      ON CONFLICT DO NOTHING`,
     [copies, days],
   );
-  return { authorizations: authorizations.rowCount ?? 0, auditEvents: auditEvents.rowCount ?? 0, spendWindows: spendWindows.rowCount ?? 0 };
+  return {
+    authorizations: authorizations.rowCount ?? 0,
+    auditEvents: auditEvents.rowCount ?? 0,
+    spendWindows: spendWindows.rowCount ?? 0,
+  };
 }

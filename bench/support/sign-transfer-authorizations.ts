@@ -40,8 +40,20 @@ async function signSome(req: SignRequest): Promise<SignedAuthorization[]> {
   const out: SignedAuthorization[] = [];
   while (out.length < req.count && performance.now() < deadline) {
     const nonce = `0x${randomBytes(32).toString('hex')}` as const;
-    const message = { from: account.address, to: req.to, value: BigInt(req.value), validAfter: 0n, validBefore: BigInt(validBefore), nonce };
-    const signature = await account.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message });
+    const message = {
+      from: account.address,
+      to: req.to,
+      value: BigInt(req.value),
+      validAfter: 0n,
+      validBefore: BigInt(validBefore),
+      nonce,
+    };
+    const signature = await account.signTypedData({
+      domain,
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message,
+    });
     out.push({ from: account.address, to: req.to, value: req.value, validAfter: '0', validBefore, nonce, signature });
   }
   return out;

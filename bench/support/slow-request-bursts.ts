@@ -21,7 +21,11 @@ export interface SlowRequestBursts {
   medianGapMs: number;
 }
 
-export function slowRequestBursts(requests: readonly TimedRequest[], thresholdMs: number, joinMs = 100): SlowRequestBursts {
+export function slowRequestBursts(
+  requests: readonly TimedRequest[],
+  thresholdMs: number,
+  joinMs = 100,
+): SlowRequestBursts {
   const starts = requests
     .filter((r) => r.latencyMs > thresholdMs)
     .map((r) => r.startMs)
@@ -38,5 +42,9 @@ export function slowRequestBursts(requests: readonly TimedRequest[], thresholdMs
     .slice(1)
     .map((b, i) => b.startMs - bursts[i]!.startMs)
     .sort((a, b) => a - b);
-  return { slow: starts.length, bursts, medianGapMs: gaps.length === 0 ? NaN : gaps[Math.floor((gaps.length - 1) / 2)]! };
+  return {
+    slow: starts.length,
+    bursts,
+    medianGapMs: gaps.length === 0 ? NaN : gaps[Math.floor((gaps.length - 1) / 2)]!,
+  };
 }

@@ -104,7 +104,15 @@ export async function startSteadyFloor(options: SteadyFloorOptions): Promise<Ste
   const { connectionString, port, cwd } = options;
   const work = options.workMicros ?? { front: 0, echo: 0 };
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-bench-floor-'));
-  const args = ['-e', FRONT, path.join(dir, 'hop.sock'), String(port), connectionString, String(work.front), String(work.echo)];
+  const args = [
+    '-e',
+    FRONT,
+    path.join(dir, 'hop.sock'),
+    String(port),
+    connectionString,
+    String(work.front),
+    String(work.echo),
+  ];
   const child: ChildProcess = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
   const stop = () => {
     child.kill('SIGTERM');

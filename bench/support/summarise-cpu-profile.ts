@@ -32,7 +32,9 @@ const args = process.argv.slice(2);
 const file = args.find((a) => !a.startsWith('--'));
 const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 if (!file) {
-  process.stderr.write('usage: summarise-cpu-profile.ts <file.cpuprofile> [--top=30] [--filter=S] [--window=A-B | --busy]\n');
+  process.stderr.write(
+    'usage: summarise-cpu-profile.ts <file.cpuprofile> [--top=30] [--filter=S] [--window=A-B | --busy]\n',
+  );
   process.exit(2);
 }
 const top = Number(flag('top') ?? 30);

@@ -43,7 +43,8 @@ net.createServer((s) => s.on('data', (d) => {
   }
 })).listen(process.argv[1], () => process.stdout.write('up\\n'));`;
 
-const currentCpu = (): number => Number(fs.readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ')[36]);
+const currentCpu = (): number =>
+  Number(fs.readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ')[36]);
 
 export async function measureWakePlacement(wakes = 600): Promise<WakePlacement> {
   const { socket, stop } = await startSocketChild(CHILD);
@@ -62,7 +63,12 @@ export async function measureWakePlacement(wakes = 600): Promise<WakePlacement> 
     const { waits, same } = JSON.parse(await reply) as { waits: number[]; same: number };
     waits.sort((a, b) => a - b);
     const at = (p: number) => waits[Math.min(waits.length - 1, Math.floor(p * waits.length))] ?? NaN;
-    return { wakes: waits.length, onWritersCore: same / Math.max(1, waits.length), p50Micros: at(0.5), p90Micros: at(0.9) };
+    return {
+      wakes: waits.length,
+      onWritersCore: same / Math.max(1, waits.length),
+      p50Micros: at(0.5),
+      p90Micros: at(0.9),
+    };
   } finally {
     stop();
   }

@@ -50,7 +50,13 @@ function serve(server: http.Server, extraStats: () => Partial<Stats> | Promise<P
     if (msg?.type === 'stats') {
       const cpu = process.cpuUsage();
       const rss = process.memoryUsage().rss;
-      process.send!({ type: 'stats', cpuUserUs: cpu.user, cpuSystemUs: cpu.system, rss, ...(await extraStats()) } satisfies Stats);
+      process.send!({
+        type: 'stats',
+        cpuUserUs: cpu.user,
+        cpuSystemUs: cpu.system,
+        rss,
+        ...(await extraStats()),
+      } satisfies Stats);
     }
   });
   process.on('disconnect', () => process.exit(0));
@@ -83,7 +89,12 @@ async function startExpress(): Promise<void> {
     paymentMiddleware(
       {
         'GET /paid': {
-          accepts: { scheme: 'exact', network: BENCH_NETWORK, payTo: BENCH_PAY_TO, price: { asset: BENCH_USDC, amount: '10000', extra: { name: 'USDC', version: '2' } } },
+          accepts: {
+            scheme: 'exact',
+            network: BENCH_NETWORK,
+            payTo: BENCH_PAY_TO,
+            price: { asset: BENCH_USDC, amount: '10000', extra: { name: 'USDC', version: '2' } },
+          },
           description: 'bench',
           mimeType: 'application/json',
         },
@@ -112,7 +123,12 @@ async function startKoa(): Promise<void> {
     settle: async () => ({ success: true, transaction: BENCH_TX_HASH, network: BENCH_NETWORK, payer }),
     getSupported: async () => SUPPORTED,
   };
-  const authReply = JSON.stringify({ seller_id: 'sel_bench', slug: 'bench', status: 'active', endpoints: [{ endpoint_id: BENCH_ENDPOINT_ID, slug: 'paid', path: '/paid', method: 'GET' }] });
+  const authReply = JSON.stringify({
+    seller_id: 'sel_bench',
+    slug: 'bench',
+    status: 'active',
+    endpoints: [{ endpoint_id: BENCH_ENDPOINT_ID, slug: 'paid', path: '/paid', method: 'GET' }],
+  });
   const batchReply = (init: RequestInit) => {
     const rows = (JSON.parse(String(init.body)) as { rows: Array<{ tx_hash: string }> }).rows;
     return JSON.stringify({ results: rows.map((r) => ({ tx_hash: r.tx_hash, outcome: 'created' })) });
@@ -164,7 +180,12 @@ function startPlatform(): void {
   let ledgerCalls = 0;
   let authVerifies = 0;
   let connections = 0;
-  const authReply = JSON.stringify({ seller_id: 'sel_bench', slug: 'bench', status: 'active', endpoints: [{ endpoint_id: BENCH_ENDPOINT_ID, slug: 'paid', path: '/paid', method: 'GET' }] });
+  const authReply = JSON.stringify({
+    seller_id: 'sel_bench',
+    slug: 'bench',
+    status: 'active',
+    endpoints: [{ endpoint_id: BENCH_ENDPOINT_ID, slug: 'paid', path: '/paid', method: 'GET' }],
+  });
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -173,7 +194,9 @@ function startPlatform(): void {
         const rows = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { rows: Array<{ tx_hash: string }> }).rows;
         ledgerReports += rows.length;
         ledgerCalls++;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: rows.map((r) => ({ tx_hash: r.tx_hash, outcome: 'created' })) }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ results: rows.map((r) => ({ tx_hash: r.tx_hash, outcome: 'created' })) }));
       } else if (req.method === 'POST' && req.url === '/v1/auth/verify') {
         authVerifies++;
         res.writeHead(200, { 'content-type': 'application/json' }).end(authReply);

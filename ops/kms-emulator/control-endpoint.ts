@@ -28,7 +28,13 @@ export const CONTROL_PATH_PREFIX = '/__emulator/';
 export const controlFaultSchema = z.discriminatedUnion('mode', [
   ...faultRuleSchema.options,
   rateLimitSchema.extend({ mode: z.literal('rate_limit') }).strict(),
-  z.object({ mode: z.literal('unreachable'), as: z.enum(['reset', 'refuse']).optional(), durationMs: z.number().int().min(1).max(3_600_000).optional() }).strict(),
+  z
+    .object({
+      mode: z.literal('unreachable'),
+      as: z.enum(['reset', 'refuse']).optional(),
+      durationMs: z.number().int().min(1).max(3_600_000).optional(),
+    })
+    .strict(),
 ]);
 export type ControlFault = z.infer<typeof controlFaultSchema>;
 
@@ -51,14 +57,22 @@ export function applyControlFault(faults: FaultInjector, fault: ControlFault): v
   }
 }
 
-export function createControlHandler(deps: ControlDeps): (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> {
+export function createControlHandler(
+  deps: ControlDeps,
+): (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> {
   const { store, stats, faults } = deps;
   return async function handleControl(req, res) {
     const path = (req.url ?? '/').split('?')[0]!;
     const route = `${req.method} ${path.slice(CONTROL_PATH_PREFIX.length)}`;
     switch (route) {
       case 'GET health':
-        return sendControlJson(res, 200, { status: 'ok', testDouble: true, region: store.region, accountId: store.accountId, keys: store.size });
+        return sendControlJson(res, 200, {
+          status: 'ok',
+          testDouble: true,
+          region: store.region,
+          accountId: store.accountId,
+          keys: store.size,
+        });
       case 'GET stats':
         return sendControlJson(res, 200, stats.snapshot());
       case 'POST stats/reset':
@@ -76,11 +90,18 @@ export function createControlHandler(deps: ControlDeps): (req: http.IncomingMess
         try {
           body = JSON.parse((await readBody(req, 64 * 1024)).toString('utf8'));
         } catch {
-          return sendControlJson(res, 400, { error_code: 'invalid_request', user_message: 'body must be a JSON object of at most 64 KiB' });
+          return sendControlJson(res, 400, {
+            error_code: 'invalid_request',
+            user_message: 'body must be a JSON object of at most 64 KiB',
+          });
         }
         const parsed = controlFaultSchema.safeParse(body);
         if (!parsed.success) {
-          return sendControlJson(res, 400, { error_code: 'invalid_request', user_message: 'not a fault', issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
+          return sendControlJson(res, 400, {
+            error_code: 'invalid_request',
+            user_message: 'not a fault',
+            issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })),
+          });
         }
         // Answer first: an `unreachable` fault closes this very connection (and, as `refuse`, the listener).
         if (parsed.data.mode === 'unreachable') {

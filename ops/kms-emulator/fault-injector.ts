@@ -38,9 +38,18 @@ const scope = {
 
 export const faultRuleSchema = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('throttle'), ...scope }).strict(),
-  z.object({ mode: z.literal('fail'), status: z.union([z.literal(500), z.literal(503)]).optional(), ...scope }).strict(),
+  z
+    .object({ mode: z.literal('fail'), status: z.union([z.literal(500), z.literal(503)]).optional(), ...scope })
+    .strict(),
   z.object({ mode: z.literal('deny'), ...scope }).strict(),
-  z.object({ mode: z.literal('stall'), ms: z.number().int().min(0).max(3_600_000).optional(), phase: z.enum(['before', 'after']).optional(), ...scope }).strict(),
+  z
+    .object({
+      mode: z.literal('stall'),
+      ms: z.number().int().min(0).max(3_600_000).optional(),
+      phase: z.enum(['before', 'after']).optional(),
+      ...scope,
+    })
+    .strict(),
   z.object({ mode: z.literal('drop'), phase: z.enum(['before', 'after']).optional(), ...scope }).strict(),
 ]);
 export type FaultRule = z.infer<typeof faultRuleSchema>;
@@ -145,7 +154,12 @@ export class FaultInjector {
   }
 
   /** The active rules (with what is left of their counts) and the rate limit, for the control endpoint. */
-  describe(): { rules: Array<FaultRule & { remaining?: number }>; rateLimit?: RateLimit; unreachable?: UnreachableMode; stalledRequests: number } {
+  describe(): {
+    rules: Array<FaultRule & { remaining?: number }>;
+    rateLimit?: RateLimit;
+    unreachable?: UnreachableMode;
+    stalledRequests: number;
+  } {
     return {
       rules: this.rules.map((r) => ({ ...r.rule, ...(r.remaining !== undefined ? { remaining: r.remaining } : {}) })),
       ...(this.bucket ? { rateLimit: this.bucket.limit } : {}),
@@ -168,7 +182,10 @@ export class FaultInjector {
     if (this.bucket && (this.bucket.limit.operations ?? ['Sign', 'Verify']).includes(operation)) {
       const now = performance.now();
       const { limit } = this.bucket;
-      this.bucket.tokens = Math.min(limit.burst!, this.bucket.tokens + ((now - this.bucket.refilledAt) / 1000) * limit.perSecond);
+      this.bucket.tokens = Math.min(
+        limit.burst!,
+        this.bucket.tokens + ((now - this.bucket.refilledAt) / 1000) * limit.perSecond,
+      );
       this.bucket.refilledAt = now;
       if (this.bucket.tokens < 1) return { kind: 'error', error: kmsErrors.throttling(), mode: 'rate_limit' };
       this.bucket.tokens -= 1;
@@ -203,7 +220,11 @@ function decisionFor(rule: FaultRule, operation: string): FaultDecision {
     case 'throttle':
       return { kind: 'error', error: kmsErrors.throttling(), mode: 'throttle' };
     case 'fail':
-      return { kind: 'error', error: rule.status === 503 ? kmsErrors.dependencyTimeout() : kmsErrors.internal(), mode: 'fail' };
+      return {
+        kind: 'error',
+        error: rule.status === 503 ? kmsErrors.dependencyTimeout() : kmsErrors.internal(),
+        mode: 'fail',
+      };
     case 'deny':
       return { kind: 'error', error: kmsErrors.accessDenied(operation), mode: 'deny' };
     case 'stall':

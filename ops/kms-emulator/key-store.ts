@@ -63,7 +63,11 @@ export class KeyStore {
     return `arn:aws:kms:${this.region}:${this.accountId}:`;
   }
 
-  createKey(input: { description: string; policy: string; tags: ReadonlyArray<{ TagKey: string; TagValue: string }> }): EmulatedKey {
+  createKey(input: {
+    description: string;
+    policy: string;
+    tags: ReadonlyArray<{ TagKey: string; TagValue: string }>;
+  }): EmulatedKey {
     const keyId = randomUUID();
     const key: EmulatedKey = {
       keyId,
@@ -97,7 +101,8 @@ export class KeyStore {
       if (keyId === undefined) throw kmsErrors.notFound(`Alias ${this.arnPrefix}${id}`);
     } else if (id.startsWith('arn:')) {
       if (!id.startsWith(this.arnPrefix)) {
-        if (!/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)\/.+$/.test(id)) throw new KmsError('InvalidArnException', `ARN ${id} is not a valid KMS ARN.`);
+        if (!/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:(key|alias)\/.+$/.test(id))
+          throw new KmsError('InvalidArnException', `ARN ${id} is not a valid KMS ARN.`);
         throw kmsErrors.notFound(`Resource ${id}`);
       }
       const resource = id.slice(this.arnPrefix.length);
@@ -125,10 +130,19 @@ export class KeyStore {
 
   createAlias(aliasName: string, key: EmulatedKey): EmulatedAlias {
     if (this.aliases.has(aliasName)) {
-      throw new KmsError('AlreadyExistsException', `An alias with the name ${this.arnPrefix}${aliasName} already exists`);
+      throw new KmsError(
+        'AlreadyExistsException',
+        `An alias with the name ${this.arnPrefix}${aliasName} already exists`,
+      );
     }
     const now = new Date();
-    const alias: EmulatedAlias = { aliasName, aliasArn: `${this.arnPrefix}${aliasName}`, targetKeyId: key.keyId, creationDate: now, lastUpdatedDate: now };
+    const alias: EmulatedAlias = {
+      aliasName,
+      aliasArn: `${this.arnPrefix}${aliasName}`,
+      targetKeyId: key.keyId,
+      creationDate: now,
+      lastUpdatedDate: now,
+    };
     this.aliases.set(aliasName, alias);
     return alias;
   }

@@ -41,7 +41,11 @@ export type KmsOperationName = keyof typeof KMS_OPERATIONS;
 export function operationOfTarget(target: string | undefined): { name: KmsOperationName; run: KmsOperation } {
   if (target?.startsWith(KMS_TARGET_PREFIX)) {
     const name = target.slice(KMS_TARGET_PREFIX.length);
-    if (Object.hasOwn(KMS_OPERATIONS, name)) return { name: name as KmsOperationName, run: KMS_OPERATIONS[name as KmsOperationName] };
+    if (Object.hasOwn(KMS_OPERATIONS, name))
+      return { name: name as KmsOperationName, run: KMS_OPERATIONS[name as KmsOperationName] };
   }
-  throw new KmsError('UnknownOperationException', target === undefined ? 'Missing X-Amz-Target header.' : `Unknown operation ${target}`);
+  throw new KmsError(
+    'UnknownOperationException',
+    target === undefined ? 'Missing X-Amz-Target header.' : `Unknown operation ${target}`,
+  );
 }

@@ -89,7 +89,9 @@ export async function startKmsEmulator(options: StartKmsEmulatorOptions = {}): P
   const region = options.region ?? KMS_EMULATOR_DEFAULT_REGION;
   const accountId = options.accountId ?? KMS_EMULATOR_ACCOUNT_ID;
   const credentials = options.credentials ?? [KMS_EMULATOR_TEST_CREDENTIALS];
-  const logger = options.logger ?? pino({ name: 'kms-emulator', base: { service: 'kms-emulator' }, timestamp: pino.stdTimeFunctions.isoTime });
+  const logger =
+    options.logger ??
+    pino({ name: 'kms-emulator', base: { service: 'kms-emulator' }, timestamp: pino.stdTimeFunctions.isoTime });
   const store = new KeyStore({ region, accountId });
   const stats = new KmsRequestStats();
   const faults = new FaultInjector();
@@ -114,7 +116,11 @@ export async function startKmsEmulator(options: StartKmsEmulatorOptions = {}): P
     const handler = isControl ? handleControl : handleKms;
     handler(req, res).catch((err: unknown) => {
       logger.error({ err: err instanceof Error ? err.message : String(err) }, 'kms emulator request failed');
-      sendKmsError(res, newRequestId(), new KmsError('KMSInternalException', 'An internal error occurred in the KMS emulator.'));
+      sendKmsError(
+        res,
+        newRequestId(),
+        new KmsError('KMSInternalException', 'An internal error occurred in the KMS emulator.'),
+      );
     });
   });
   server.keepAliveTimeout = 65_000;
@@ -142,14 +148,24 @@ export async function startKmsEmulator(options: StartKmsEmulatorOptions = {}): P
       server.close();
       server.closeAllConnections();
     } else if (mode === undefined && !server.listening) {
-      relisten = listen(port).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err), port }, 'kms emulator could not listen again'));
+      relisten = listen(port).catch((err: unknown) =>
+        logger.error(
+          { err: err instanceof Error ? err.message : String(err), port },
+          'kms emulator could not listen again',
+        ),
+      );
     }
   });
 
   logger.warn({ url, region, accountId, verifiesSignatures: sigv4.verifiesSignatures }, TEST_DOUBLE_WARNING);
 
-  const first = credentials === 'any-signed' ? KMS_EMULATOR_TEST_CREDENTIALS : (credentials[0] ?? KMS_EMULATOR_TEST_CREDENTIALS);
-  const clientCredentials = { accessKeyId: first.accessKeyId, secretAccessKey: first.secretAccessKey, ...(first.sessionToken ? { sessionToken: first.sessionToken } : {}) };
+  const first =
+    credentials === 'any-signed' ? KMS_EMULATOR_TEST_CREDENTIALS : (credentials[0] ?? KMS_EMULATOR_TEST_CREDENTIALS);
+  const clientCredentials = {
+    accessKeyId: first.accessKeyId,
+    secretAccessKey: first.secretAccessKey,
+    ...(first.sessionToken ? { sessionToken: first.sessionToken } : {}),
+  };
 
   return {
     url,

@@ -68,11 +68,14 @@ export class KmsError extends Error {
 
   /** The JSON body AWS sends for this error. */
   toBody(): Record<string, string> {
-    return this.code === 'AccessDeniedException' ? { __type: this.code, Message: this.message } : { __type: this.code, message: this.message };
+    return this.code === 'AccessDeniedException'
+      ? { __type: this.code, Message: this.message }
+      : { __type: this.code, message: this.message };
   }
 }
 
-export const THROTTLING_MESSAGE = 'You have exceeded the rate at which you may call KMS. Reduce the frequency of your calls.';
+export const THROTTLING_MESSAGE =
+  'You have exceeded the rate at which you may call KMS. Reduce the frequency of your calls.';
 
 export const kmsErrors = {
   notFound: (what: string) => new KmsError('NotFoundException', `${what} is not found.`),
@@ -81,7 +84,11 @@ export const kmsErrors = {
   validation: (message: string) => new KmsError('ValidationException', message),
   throttling: () => new KmsError('ThrottlingException', THROTTLING_MESSAGE),
   internal: () => new KmsError('KMSInternalException', 'An internal error occurred (injected by the KMS emulator).'),
-  dependencyTimeout: () => new KmsError('DependencyTimeoutException', 'The service timed out (injected by the KMS emulator).'),
+  dependencyTimeout: () =>
+    new KmsError('DependencyTimeoutException', 'The service timed out (injected by the KMS emulator).'),
   accessDenied: (operation: string) =>
-    new KmsError('AccessDeniedException', `User is not authorized to perform: kms:${operation} (injected by the KMS emulator)`),
+    new KmsError(
+      'AccessDeniedException',
+      `User is not authorized to perform: kms:${operation} (injected by the KMS emulator)`,
+    ),
 };

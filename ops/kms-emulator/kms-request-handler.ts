@@ -16,7 +16,15 @@ import type { FaultInjector } from './fault-injector.js';
 import type { KeyStore } from './key-store.js';
 import { KmsError } from './kms-errors.js';
 import { operationOfTarget } from './kms-dispatch.js';
-import { BodyTooLargeError, KMS_CONTENT_TYPE, MAX_BODY_BYTES, newRequestId, readBody, sendKmsError, sendKmsResult } from './kms-wire.js';
+import {
+  BodyTooLargeError,
+  KMS_CONTENT_TYPE,
+  MAX_BODY_BYTES,
+  newRequestId,
+  readBody,
+  sendKmsError,
+  sendKmsResult,
+} from './kms-wire.js';
 import type { KmsRequestStats } from './request-stats.js';
 import type { SigV4Check } from './sigv4-check.js';
 
@@ -28,7 +36,9 @@ export interface KmsRequestHandlerDeps {
   logger: Logger;
 }
 
-export function createKmsRequestHandler(deps: KmsRequestHandlerDeps): (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> {
+export function createKmsRequestHandler(
+  deps: KmsRequestHandlerDeps,
+): (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void> {
   const { store, stats, faults, sigv4, logger } = deps;
 
   return async function handleKmsRequest(req, res) {
@@ -46,18 +56,26 @@ export function createKmsRequestHandler(deps: KmsRequestHandlerDeps): (req: http
     try {
       body = await readBody(req);
     } catch (err) {
-      if (err instanceof BodyTooLargeError) return refuse(new KmsError('ValidationException', `Request body larger than ${MAX_BODY_BYTES} bytes.`, 413));
+      if (err instanceof BodyTooLargeError)
+        return refuse(new KmsError('ValidationException', `Request body larger than ${MAX_BODY_BYTES} bytes.`, 413));
       throw err;
     }
-    if (req.method !== 'POST') return refuse(new KmsError('UnknownOperationException', `Method ${req.method} is not supported; KMS takes POST /.`));
+    if (req.method !== 'POST')
+      return refuse(
+        new KmsError('UnknownOperationException', `Method ${req.method} is not supported; KMS takes POST /.`),
+      );
     try {
       await sigv4.check({ method: req.method, path: req.url ?? '/', headers: req.headers, body });
     } catch (err) {
       if (err instanceof KmsError) return refuse(err);
       throw err;
     }
-    const contentType = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (contentType !== KMS_CONTENT_TYPE) return refuse(new KmsError('SerializationException', `Content-Type must be ${KMS_CONTENT_TYPE}.`));
+    const contentType = String(req.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim()
+      .toLowerCase();
+    if (contentType !== KMS_CONTENT_TYPE)
+      return refuse(new KmsError('SerializationException', `Content-Type must be ${KMS_CONTENT_TYPE}.`));
     let operation: ReturnType<typeof operationOfTarget>;
     try {
       const target = req.headers['x-amz-target'];
@@ -94,12 +112,20 @@ export function createKmsRequestHandler(deps: KmsRequestHandlerDeps): (req: http
       } catch {
         throw new KmsError('SerializationException', 'The request body is not valid JSON.');
       }
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new KmsError('SerializationException', 'The request body must be a JSON object.');
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        throw new KmsError('SerializationException', 'The request body must be a JSON object.');
       outcome = { ok: true, result: operation.run(input, { store, stats }) };
       stats.recordSucceeded(op);
     } catch (err) {
-      const error = err instanceof KmsError ? err : new KmsError('KMSInternalException', 'An internal error occurred in the KMS emulator.');
-      if (!(err instanceof KmsError)) logger.error({ operation: op, requestId, err: err instanceof Error ? err.message : String(err) }, 'kms emulator operation failed');
+      const error =
+        err instanceof KmsError
+          ? err
+          : new KmsError('KMSInternalException', 'An internal error occurred in the KMS emulator.');
+      if (!(err instanceof KmsError))
+        logger.error(
+          { operation: op, requestId, err: err instanceof Error ? err.message : String(err) },
+          'kms emulator operation failed',
+        );
       stats.recordError(op, error.code);
       outcome = { ok: false, error };
     }

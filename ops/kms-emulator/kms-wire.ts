@@ -27,7 +27,13 @@ export async function readBody(req: http.IncomingMessage, limit = MAX_BODY_BYTES
   return Buffer.concat(chunks);
 }
 
-function send(res: http.ServerResponse, status: number, contentType: string, body: string, extra: Record<string, string> = {}): void {
+function send(
+  res: http.ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  extra: Record<string, string> = {},
+): void {
   if (res.headersSent || res.destroyed) return;
   res.writeHead(status, {
     'content-type': contentType,
@@ -43,7 +49,10 @@ export function sendKmsResult(res: http.ServerResponse, requestId: string, resul
 }
 
 export function sendKmsError(res: http.ServerResponse, requestId: string, error: KmsError): void {
-  send(res, error.status, KMS_CONTENT_TYPE, JSON.stringify(error.toBody()), { 'x-amzn-requestid': requestId, 'x-amzn-errortype': error.code });
+  send(res, error.status, KMS_CONTENT_TYPE, JSON.stringify(error.toBody()), {
+    'x-amzn-requestid': requestId,
+    'x-amzn-errortype': error.code,
+  });
 }
 
 export function sendControlJson(res: http.ServerResponse, status: number, body: unknown): void {

@@ -25,7 +25,12 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const emulator = await startKmsEmulator({ host: values.host, port, region: values.region, ...(values['any-signed'] ? { credentials: 'any-signed' as const } : {}) });
+const emulator = await startKmsEmulator({
+  host: values.host,
+  port,
+  region: values.region,
+  ...(values['any-signed'] ? { credentials: 'any-signed' as const } : {}),
+});
 process.stdout.write(
   `${JSON.stringify({ kms_emulator: emulator.url, test_double: true, region: emulator.region, account_id: emulator.accountId, control: `${emulator.url}/__emulator/health`, client_env: emulator.clientEnv() })}\n`,
 );

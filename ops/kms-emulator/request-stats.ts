@@ -123,7 +123,8 @@ export class KmsRequestStats {
   }
 
   reset(): void {
-    for (const map of [this.receivedByOp, this.succeededByOp, this.injectedByMode, this.refused, this.signed]) map.clear();
+    for (const map of [this.receivedByOp, this.succeededByOp, this.injectedByMode, this.refused, this.signed])
+      map.clear();
     this.errorsByOp.clear();
     this.signatureCount = 0;
   }

@@ -57,7 +57,8 @@ const SIGNATURE_MISMATCH =
 
 const incomplete = (message: string) => new KmsError('IncompleteSignatureException', message);
 const invalid = (message: string) => new KmsError('InvalidSignatureException', message);
-const unrecognized = () => new KmsError('UnrecognizedClientException', 'The security token included in the request is invalid.');
+const unrecognized = () =>
+  new KmsError('UnrecognizedClientException', 'The security token included in the request is invalid.');
 
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -76,25 +77,43 @@ interface ParsedAuthorization {
 
 function parseAuthorization(header: string): ParsedAuthorization {
   const prefix = 'AWS4-HMAC-SHA256 ';
-  if (!header.startsWith(prefix)) throw incomplete(`Authorization header requires the 'AWS4-HMAC-SHA256' algorithm. Authorization=${header.split(' ')[0] ?? ''}`);
+  if (!header.startsWith(prefix))
+    throw incomplete(
+      `Authorization header requires the 'AWS4-HMAC-SHA256' algorithm. Authorization=${header.split(' ')[0] ?? ''}`,
+    );
   const params = new Map<string, string>();
   for (const part of header.slice(prefix.length).split(',')) {
     const eq = part.indexOf('=');
     if (eq > 0) params.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
   }
   const missing = ['Credential', 'SignedHeaders', 'Signature'].filter((name) => !params.get(name));
-  if (missing.length > 0) throw incomplete(missing.map((name) => `Authorization header requires '${name}' parameter.`).join(' '));
+  if (missing.length > 0)
+    throw incomplete(missing.map((name) => `Authorization header requires '${name}' parameter.`).join(' '));
   const scope = params.get('Credential')!.split('/');
-  if (scope.length !== 5 || scope.some((s) => s === '')) throw incomplete(`Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '${params.get('Credential')}'`);
+  if (scope.length !== 5 || scope.some((s) => s === ''))
+    throw incomplete(
+      `Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '${params.get('Credential')}'`,
+    );
   const [accessKeyId, scopeDate, region, service, terminator] = scope as [string, string, string, string, string];
   const signature = params.get('Signature')!;
   if (!/^[0-9a-f]{64}$/.test(signature)) throw invalid(SIGNATURE_MISMATCH);
-  return { accessKeyId, scopeDate, region, service, terminator, signedHeaders: params.get('SignedHeaders')!.split(';'), signature };
+  return {
+    accessKeyId,
+    scopeDate,
+    region,
+    service,
+    terminator,
+    signedHeaders: params.get('SignedHeaders')!.split(';'),
+    signature,
+  };
 }
 
 function parseAmzDate(value: string): Date {
   const m = AMZ_DATE_PATTERN.exec(value);
-  if (!m) throw incomplete(`Date must be in ISO-8601 'basic format'. Got '${value}'. See http://en.wikipedia.org/wiki/ISO_8601`);
+  if (!m)
+    throw incomplete(
+      `Date must be in ISO-8601 'basic format'. Got '${value}'. See http://en.wikipedia.org/wiki/ISO_8601`,
+    );
   const [, y, mo, d, h, mi, s] = m as unknown as [string, string, string, string, string, string, string];
   return new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, +s));
 }
@@ -109,7 +128,10 @@ export class SigV4Check {
   ) {
     if (credentials !== 'any-signed') {
       for (const c of credentials) {
-        this.signers.set(c.accessKeyId, { credentials: c, signer: new SignatureV4({ credentials: c, region, service: 'kms', sha256: Sha256, applyChecksum: false }) });
+        this.signers.set(c.accessKeyId, {
+          credentials: c,
+          signer: new SignatureV4({ credentials: c, region, service: 'kms', sha256: Sha256, applyChecksum: false }),
+        });
       }
     }
   }
@@ -121,17 +143,25 @@ export class SigV4Check {
   /** Answers who signed the request, or throws the KmsError AWS would answer. */
   async check(req: SignedRequest, now = new Date()): Promise<SigV4Identity> {
     const authorization = headerValue(req.headers, 'authorization');
-    if (authorization === undefined || authorization === '') throw new KmsError('MissingAuthenticationTokenException', 'Missing Authentication Token');
+    if (authorization === undefined || authorization === '')
+      throw new KmsError('MissingAuthenticationTokenException', 'Missing Authentication Token');
     const auth = parseAuthorization(authorization);
     const amzDate = headerValue(req.headers, 'x-amz-date');
-    if (amzDate === undefined) throw incomplete("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.");
+    if (amzDate === undefined)
+      throw incomplete("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header.");
     const signingDate = parseAmzDate(amzDate);
-    if (auth.scopeDate !== amzDate.slice(0, 8)) throw invalid(`Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${auth.scopeDate}' != '${amzDate.slice(0, 8)}', from '${amzDate}'.`);
+    if (auth.scopeDate !== amzDate.slice(0, 8))
+      throw invalid(
+        `Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '${auth.scopeDate}' != '${amzDate.slice(0, 8)}', from '${amzDate}'.`,
+      );
     if (auth.service !== 'kms') throw invalid(`Credential should be scoped to correct service: 'kms'.`);
-    if (auth.terminator !== 'aws4_request') throw invalid(`Credential should be scoped with a valid terminator: 'aws4_request', not '${auth.terminator}'.`);
-    if (auth.region !== this.region) throw invalid(`Credential should be scoped to a valid region, not '${auth.region}'.`);
+    if (auth.terminator !== 'aws4_request')
+      throw invalid(`Credential should be scoped with a valid terminator: 'aws4_request', not '${auth.terminator}'.`);
+    if (auth.region !== this.region)
+      throw invalid(`Credential should be scoped to a valid region, not '${auth.region}'.`);
     for (const required of ['host', 'x-amz-date']) {
-      if (!auth.signedHeaders.includes(required)) throw invalid(`'${required}' must be a 'SignedHeader' in the AWS Authorization.`);
+      if (!auth.signedHeaders.includes(required))
+        throw invalid(`'${required}' must be a 'SignedHeader' in the AWS Authorization.`);
     }
     if (!this.verifiesSignatures) return { accessKeyId: auth.accessKeyId, region: auth.region };
 
@@ -140,8 +170,10 @@ export class SigV4Check {
     const sentToken = headerValue(req.headers, 'x-amz-security-token');
     if ((entry.credentials.sessionToken ?? undefined) !== sentToken) throw unrecognized();
     const skew = signingDate.getTime() - now.getTime();
-    if (skew < -MAX_CLOCK_SKEW_MS) throw invalid(`Signature expired: ${amzDate} is now earlier than the emulator's clock minus 15 min.`);
-    if (skew > MAX_CLOCK_SKEW_MS) throw invalid(`Signature not yet current: ${amzDate} is still later than the emulator's clock plus 15 min.`);
+    if (skew < -MAX_CLOCK_SKEW_MS)
+      throw invalid(`Signature expired: ${amzDate} is now earlier than the emulator's clock minus 15 min.`);
+    if (skew > MAX_CLOCK_SKEW_MS)
+      throw invalid(`Signature not yet current: ${amzDate} is still later than the emulator's clock plus 15 min.`);
     const sentBodyHash = headerValue(req.headers, 'x-amz-content-sha256');
     if (sentBodyHash !== undefined && sentBodyHash !== createHash('sha256').update(req.body).digest('hex')) {
       throw invalid("The provided 'x-amz-content-sha256' header does not match what was computed.");
@@ -157,11 +189,20 @@ export class SigV4Check {
     const query: Record<string, string> = {};
     for (const [k, v] of url.searchParams) query[k] = v;
     const recomputed = await entry.signer.sign(
-      new HttpRequest({ method: req.method, protocol: 'http:', hostname: 'emulator.invalid', path: url.pathname, query, headers: signedHeaders, body: req.body }),
+      new HttpRequest({
+        method: req.method,
+        protocol: 'http:',
+        hostname: 'emulator.invalid',
+        path: url.pathname,
+        query,
+        headers: signedHeaders,
+        body: req.body,
+      }),
       { signingDate, signableHeaders: new Set(auth.signedHeaders), signingRegion: auth.region, signingService: 'kms' },
     );
     const expected = /Signature=([0-9a-f]{64})$/.exec(String(recomputed.headers['authorization'] ?? ''))?.[1];
-    if (expected === undefined || !timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(auth.signature, 'hex'))) throw invalid(SIGNATURE_MISMATCH);
+    if (expected === undefined || !timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(auth.signature, 'hex')))
+      throw invalid(SIGNATURE_MISMATCH);
     return { accessKeyId: auth.accessKeyId, region: auth.region };
   }
 }

@@ -12,7 +12,7 @@ import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { x402Koa } from '../../src/x402/koa/index.js';
-import { payToClaimMessage } from '../../src/api/services/seller-ledger-service.js';
+import { payToClaimMessage } from '../../src/api/services/seller-pay-to-service.js';
 
 interface DemoSellerState {
   seller_id: string;
@@ -33,24 +33,53 @@ export interface DemoSeller {
 async function call(apiUrl: string, method: string, route: string, token: string | undefined, body?: unknown) {
   const res = await fetch(apiUrl + route, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const json = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!res.ok) throw new Error(`demo seller setup: ${method} ${route} → ${res.status} ${String(json.error_code ?? '')}`);
+  if (!res.ok)
+    throw new Error(`demo seller setup: ${method} ${route} → ${res.status} ${String(json.error_code ?? '')}`);
   return json;
 }
 
 /** Signs in with a fresh key, registers the seller and its paid endpoint; returns what the middleware needs. */
-async function register(apiUrl: string, publicUrl: string, chainId: number, payToKey: `0x${string}`): Promise<DemoSellerState> {
+async function register(
+  apiUrl: string,
+  publicUrl: string,
+  chainId: number,
+  payToKey: `0x${string}`,
+): Promise<DemoSellerState> {
   const payTo = privateKeyToAccount(payToKey);
   const owner = privateKeyToAccount(generatePrivateKey());
   const { nonce } = (await call(apiUrl, 'POST', '/v1/identity/nonce', undefined)) as { nonce: string };
   const url = new URL(publicUrl);
-  const message = createSiweMessage({ domain: url.host, address: owner.address, uri: url.origin, version: '1', chainId, nonce, issuedAt: new Date() });
-  const { session } = (await call(apiUrl, 'POST', '/v1/identity/init', undefined, { message, signature: await owner.signMessage({ message }), chain: 'evm' })) as { session: string };
-  const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, { name: 'Sandbox demo seller', slug: `demo-${owner.address.slice(2, 10).toLowerCase()}` })) as { seller_id: string; pat: string };
-  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, { slug: 'joke', path: '/joke', method: 'GET', price: '0.01' });
+  const message = createSiweMessage({
+    domain: url.host,
+    address: owner.address,
+    uri: url.origin,
+    version: '1',
+    chainId,
+    nonce,
+    issuedAt: new Date(),
+  });
+  const { session } = (await call(apiUrl, 'POST', '/v1/identity/init', undefined, {
+    message,
+    signature: await owner.signMessage({ message }),
+    chain: 'evm',
+  })) as { session: string };
+  const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, {
+    name: 'Sandbox demo seller',
+    slug: `demo-${owner.address.slice(2, 10).toLowerCase()}`,
+  })) as { seller_id: string; pat: string };
+  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, {
+    slug: 'joke',
+    path: '/joke',
+    method: 'GET',
+    price: '0.01',
+  });
   const signature = await payTo.signMessage({ message: payToClaimMessage(seller.seller_id, payTo.address) });
   await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/pay-to`, session, { address: payTo.address, signature });
   return { seller_id: seller.seller_id, pat: seller.pat, pay_to: payTo.address, pay_to_proven: true };
@@ -73,7 +102,13 @@ export async function startDemoSeller(options: {
   if (fs.existsSync(stateFile)) {
     state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as DemoSellerState;
     // The database may have been reset since: keep the stored seller only while its PAT still verifies.
-    const ok = await fetch(`${options.apiUrl}/v1/auth/verify`, { method: 'POST', headers: { authorization: `Bearer ${state.pat}` } }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${options.apiUrl}/v1/auth/verify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${state.pat}` },
+    }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (!ok || state.pay_to !== payTo || !state.pay_to_proven) state = undefined;
   }
   if (!state) {
@@ -83,7 +118,16 @@ export async function startDemoSeller(options: {
   }
 
   const app = new Koa();
-  const paywall = x402Koa({ token: state.pat, price: '0.01', pay_to: state.pay_to, facilitator_url: options.facilitatorUrl, api_url: options.apiUrl, network: options.network, description: 'A joke, paid per call', env: {} });
+  const paywall = x402Koa({
+    token: state.pat,
+    price: '0.01',
+    pay_to: state.pay_to,
+    facilitator_url: options.facilitatorUrl,
+    api_url: options.apiUrl,
+    network: options.network,
+    description: 'A joke, paid per call',
+    env: {},
+  });
   app.use(paywall);
   app.use((ctx) => {
     if (ctx.path === '/health') {

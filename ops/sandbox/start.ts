@@ -38,7 +38,8 @@ const pgPort = Number(process.env.TREASURY_EMBEDDED_PG_PORT ?? 54329);
 function sandboxPort(name: string, fallback: number): number | undefined {
   const raw = process.env[name];
   const port = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`${name} must be a port number (0 = any free port)`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`${name} must be a port number (0 = any free port)`);
   return port === 0 ? undefined : port;
 }
 
@@ -69,7 +70,12 @@ function readOrCreateSecret(file: string, make: () => string): string {
 }
 
 /** Spawns a TypeScript entry point with tsx and resolves once a log line matches `ready`. */
-function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready: (msg: string) => boolean): Promise<ChildProcess> {
+function startProcess(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  ready: (msg: string) => boolean,
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
       cwd: ROOT,
@@ -80,7 +86,10 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready
     childNames.set(child, name);
     const logFile = fs.createWriteStream(path.join(dataDir, `${name}.log`), { flags: 'a', mode: 0o600 });
     let isReady = false;
-    const timer = setTimeout(() => reject(new Error(`${name} did not become ready within 60 s; see ${path.join(dataDir, `${name}.log`)}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not become ready within 60 s; see ${path.join(dataDir, `${name}.log`)}`)),
+      60_000,
+    );
     for (const stream of [child.stdout!, child.stderr!]) {
       readline.createInterface({ input: stream }).on('line', (line) => {
         logFile.write(line + '\n');
@@ -99,7 +108,12 @@ function startProcess(name: string, entry: string, env: NodeJS.ProcessEnv, ready
     }
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      if (!isReady) reject(new Error(`${name} exited (code ${code}, signal ${signal}) before it was ready; see ${path.join(dataDir, `${name}.log`)}`));
+      if (!isReady)
+        reject(
+          new Error(
+            `${name} exited (code ${code}, signal ${signal}) before it was ready; see ${path.join(dataDir, `${name}.log`)}`,
+          ),
+        );
       else if (!stopping) {
         say(`${name} exited unexpectedly (code ${code}, signal ${signal}); stopping the sandbox`);
         void shutdown(1);
@@ -113,7 +127,10 @@ async function bounded(step: Promise<void> | undefined, what: string): Promise<v
   if (!step) return;
   let timer: NodeJS.Timeout | undefined;
   const gaveUp = await Promise.race([
-    step.then(() => false, () => false),
+    step.then(
+      () => false,
+      () => false,
+    ),
     new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), 20_000))),
   ]);
   clearTimeout(timer);
@@ -194,9 +211,14 @@ async function main(): Promise<void> {
   let signerBackendEnv: NodeJS.ProcessEnv;
   if (keyBackend === 'aws-kms') {
     const kmsPort = sandboxPort('TREASURY_SANDBOX_KMS_PORT', 4599);
-    say('• starting the KMS emulator (a TEST DOUBLE: it keeps the wallet keys in its own memory, lost when the sandbox stops)');
+    say(
+      '• starting the KMS emulator (a TEST DOUBLE: it keeps the wallet keys in its own memory, lost when the sandbox stops)',
+    );
     const pino = (await import('pino')).default;
-    const kmsLog = pino({ level: 'info', name: 'kms-emulator' }, pino.destination({ dest: path.join(dataDir, 'kms-emulator.log'), append: true, mkdir: true, sync: false }));
+    const kmsLog = pino(
+      { level: 'info', name: 'kms-emulator' },
+      pino.destination({ dest: path.join(dataDir, 'kms-emulator.log'), append: true, mkdir: true, sync: false }),
+    );
     kmsEmulator = await startKmsEmulator({ logger: kmsLog, ...(kmsPort === undefined ? {} : { port: kmsPort }) });
     const client = kmsEmulator.clientEnv();
     signerBackendEnv = {
@@ -229,7 +251,10 @@ async function main(): Promise<void> {
     const faucetPort = sandboxPort('TREASURY_SANDBOX_FAUCET_PORT', 8547);
     const facilitatorPort = sandboxPort('TREASURY_SANDBOX_FACILITATOR_PORT', 4022);
     const pino = (await import('pino')).default;
-    const chainLog = pino({ level: 'info' }, pino.destination({ dest: path.join(dataDir, 'chain.log'), append: true, mkdir: true, sync: false }));
+    const chainLog = pino(
+      { level: 'info' },
+      pino.destination({ dest: path.join(dataDir, 'chain.log'), append: true, mkdir: true, sync: false }),
+    );
     localChain = await startLocalChain({
       anvilLogFile: path.join(dataDir, 'anvil.log'),
       cacheDir: path.join(dataDir, 'cache'),
@@ -253,7 +278,9 @@ async function main(): Promise<void> {
     (msg) => msg === 'signer ready',
   );
 
-  const adminToken = process.env.TREASURY_ADMIN_TOKEN ?? readOrCreateSecret(path.join(dataDir, 'admin-token'), () => `xx_admin_${randomBytes(32).toString('base64url')}`);
+  const adminToken =
+    process.env.TREASURY_ADMIN_TOKEN ??
+    readOrCreateSecret(path.join(dataDir, 'admin-token'), () => `xx_admin_${randomBytes(32).toString('base64url')}`);
   say('• starting treasury-api');
   await startProcess(
     'api',
@@ -299,13 +326,29 @@ async function main(): Promise<void> {
         signer_socket: signerSocket,
         database: process.env.DATABASE_URL ? 'external' : 'embedded',
         key_backend: keyBackend,
-        ...(kmsEmulator ? { kms_endpoint: kmsEmulator.url, kms_emulator: 'test-double', kms_region: kmsEmulator.region } : {}),
+        ...(kmsEmulator
+          ? { kms_endpoint: kmsEmulator.url, kms_emulator: 'test-double', kms_region: kmsEmulator.region }
+          : {}),
         metrics_url: `${apiUrl}/metrics`,
         ...(localChain
-          ? { rpc_url: localChain.rpcUrl, chain_id: localChain.chainId, network: localChain.network, usdc: localChain.usdc, facilitator_url: localChain.facilitatorUrl, facilitator_address: localChain.facilitatorAddress, faucet_url: localChain.faucetUrl, permit2: localChain.permit2, upto_proxy: localChain.uptoProxy }
+          ? {
+              rpc_url: localChain.rpcUrl,
+              chain_id: localChain.chainId,
+              network: localChain.network,
+              usdc: localChain.usdc,
+              facilitator_url: localChain.facilitatorUrl,
+              facilitator_address: localChain.facilitatorAddress,
+              faucet_url: localChain.faucetUrl,
+              permit2: localChain.permit2,
+              upto_proxy: localChain.uptoProxy,
+            }
           : {}),
         ...(demoSeller
-          ? { demo_seller_url: `${demoSeller.url}/joke`, demo_seller_id: demoSeller.sellerId, demo_seller_pay_to: demoSeller.payTo }
+          ? {
+              demo_seller_url: `${demoSeller.url}/joke`,
+              demo_seller_id: demoSeller.sellerId,
+              demo_seller_pay_to: demoSeller.payTo,
+            }
           : {}),
         started_at: new Date().toISOString(),
       },
@@ -329,10 +372,14 @@ async function main(): Promise<void> {
     say(`  chain          : ${localChain.rpcUrl} (chain id ${localChain.chainId}, test USDC ${localChain.usdc})`);
     say(`  facilitator    : ${localChain.facilitatorUrl}`);
     if (demoSeller) say(`  demo seller    : ${demoSeller.url}/joke (402 until paid)`);
-    say(`  faucet         : curl -s -X POST ${localChain.faucetUrl} -H 'content-type: application/json' -d '{"address":"0x…","amount_usd":"10"}'`);
+    say(
+      `  faucet         : curl -s -X POST ${localChain.faucetUrl} -H 'content-type: application/json' -d '{"address":"0x…","amount_usd":"10"}'`,
+    );
   }
   say(`  sandbox file   : ${sandboxFile}`);
-  say(`  try            : curl -s -X POST ${apiUrl}/v1/treasury -H "Authorization: Bearer $(jq -r .admin_token ${sandboxFile})" -H 'content-type: application/json' -d '{"owner_type":"agent","owner_id":"demo"}'`);
+  say(
+    `  try            : curl -s -X POST ${apiUrl}/v1/treasury -H "Authorization: Bearer $(jq -r .admin_token ${sandboxFile})" -H 'content-type: application/json' -d '{"owner_type":"agent","owner_id":"demo"}'`,
+  );
   say('Press Ctrl-C to stop.');
 }
 

@@ -45,7 +45,9 @@ export function ensureSoftHsmInstalled(modulePath = DEFAULT_SOFTHSM_MODULE): voi
   if (process.getuid?.() !== 0) {
     throw new Error('SoftHSM2 is not installed. Run: sudo apt-get install -y softhsm2');
   }
-  execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq softhsm2'], { stdio: 'inherit' });
+  execFileSync('sh', ['-c', 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq softhsm2'], {
+    stdio: 'inherit',
+  });
 }
 
 function readOrCreatePin(file: string, given: string | undefined): string {
@@ -83,7 +85,11 @@ export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<Sof
   fs.mkdirSync(path.join(dir, 'tokens'), { recursive: true, mode: 0o700 });
   fs.chmodSync(dir, 0o700);
   const softhsm2Conf = path.join(dir, 'softhsm2.conf');
-  fs.writeFileSync(softhsm2Conf, `directories.tokendir = ${path.join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`, { mode: 0o600 });
+  fs.writeFileSync(
+    softhsm2Conf,
+    `directories.tokendir = ${path.join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\nslots.removable = false\n`,
+    { mode: 0o600 },
+  );
   const pinFile = path.join(dir, 'user.pin');
   const userPin = readOrCreatePin(pinFile, options.userPin);
   const soPin = readOrCreatePin(path.join(dir, 'so.pin'), options.soPin);
@@ -91,7 +97,11 @@ export async function initSoftHsmToken(options: InitSoftHsmOptions): Promise<Sof
 
   const list = spawnSync('softhsm2-util', ['--show-slots'], { env, encoding: 'utf8' });
   if (!hasTokenLabel(list.stdout ?? '', tokenLabel)) {
-    const init = spawnSync('softhsm2-util', ['--init-token', '--free', '--label', tokenLabel, '--so-pin', soPin, '--pin', userPin], { env, encoding: 'utf8' });
+    const init = spawnSync(
+      'softhsm2-util',
+      ['--init-token', '--free', '--label', tokenLabel, '--so-pin', soPin, '--pin', userPin],
+      { env, encoding: 'utf8' },
+    );
     if (init.status !== 0) throw new Error(`softhsm2-util --init-token failed: ${init.stderr || init.stdout}`);
   }
 

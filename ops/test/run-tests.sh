@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
-# lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time),
+# lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time), check
+# the formatting (prettier --check),
 # then every mocha suite against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,8 +19,9 @@ fi
 echo "== typecheck (tsc -b)"
 npx --no-install tsc -b
 
-echo "== lint (eslint)"
+echo "== lint (eslint) and format (prettier --check)"
 npm run --silent lint
+npm run --silent format:check
 
 echo "== tests"
 npx --no-install mocha --config .mocharc.json "${@:-test/**/*.test.ts}"

@@ -28,7 +28,10 @@ export interface CapabilityCapMatch {
 }
 
 /** The cap that applies to `capability`: exact key first, else the longest matching `prefix*` key. */
-export function matchCapabilityCap(caps: ReadonlyMap<string, bigint>, capability: string): CapabilityCapMatch | undefined {
+export function matchCapabilityCap(
+  caps: ReadonlyMap<string, bigint>,
+  capability: string,
+): CapabilityCapMatch | undefined {
   if (!capability.endsWith('*')) {
     const exact = caps.get(capability);
     if (exact !== undefined) return { key: capability, capMicro: exact };
@@ -52,15 +55,24 @@ export function checkCapabilityCap({ policy, request }: RuleContext): Violation 
   if (request.kind === 'transfer') {
     return {
       rule: 'transfer_not_permitted_with_capability_cap',
-      message: 'this wallet has capability caps, so transfers (which carry no capability) are refused; use per_tx_cap_usd and window caps for transfer limits',
+      message:
+        'this wallet has capability caps, so transfers (which carry no capability) are refused; use per_tx_cap_usd and window caps for transfer limits',
     };
   }
   const capability = request.capability;
   if (capability === undefined || capability === '') {
-    return { rule: 'capability_cap_usd', message: 'this wallet has capability caps: a payment must name its capability', reason: 'capability_required' };
+    return {
+      rule: 'capability_cap_usd',
+      message: 'this wallet has capability caps: a payment must name its capability',
+      reason: 'capability_required',
+    };
   }
   if (!isCapabilityName(capability)) {
-    return { rule: 'capability_cap_usd', message: 'the capability is malformed (lower-case letters, digits and . _ : - /, at most 128 characters)', reason: 'capability_malformed' };
+    return {
+      rule: 'capability_cap_usd',
+      message: 'the capability is malformed (lower-case letters, digits and . _ : - /, at most 128 characters)',
+      reason: 'capability_malformed',
+    };
   }
   const match = matchCapabilityCap(caps, capability);
   if (!match || request.amountMicro <= match.capMicro) return null;

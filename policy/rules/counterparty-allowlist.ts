@@ -16,5 +16,9 @@ export function checkCounterpartyAllowlist({ policy, request }: RuleContext): Vi
   const to = request.to.toLowerCase();
   if (list.has(to)) return null;
   const counterparty = getAddress(to);
-  return { rule: 'counterparty_allowlist', message: `${counterparty} is not in the counterparty allowlist`, counterparty };
+  return {
+    rule: 'counterparty_allowlist',
+    message: `${counterparty} is not in the counterparty allowlist`,
+    counterparty,
+  };
 }

@@ -14,10 +14,30 @@ import type { RuleContext } from './rule-context.js';
 type WindowRule = Extract<RuleName, 'daily_cap_usd' | 'weekly_cap_usd' | 'monthly_cap_usd'>;
 
 export const WINDOW_CAPS = [
-  { rule: 'daily_cap_usd', window: 'daily', cap: (p: ParsedPolicy) => p.dailyCapMicro, spent: (s: SpendState) => s.dailySpentMicro },
-  { rule: 'weekly_cap_usd', window: 'weekly', cap: (p: ParsedPolicy) => p.weeklyCapMicro, spent: (s: SpendState) => s.weeklySpentMicro },
-  { rule: 'monthly_cap_usd', window: 'monthly', cap: (p: ParsedPolicy) => p.monthlyCapMicro, spent: (s: SpendState) => s.monthlySpentMicro },
-] as const satisfies ReadonlyArray<{ rule: WindowRule; window: string; cap: (p: ParsedPolicy) => bigint | undefined; spent: (s: SpendState) => bigint }>;
+  {
+    rule: 'daily_cap_usd',
+    window: 'daily',
+    cap: (p: ParsedPolicy) => p.dailyCapMicro,
+    spent: (s: SpendState) => s.dailySpentMicro,
+  },
+  {
+    rule: 'weekly_cap_usd',
+    window: 'weekly',
+    cap: (p: ParsedPolicy) => p.weeklyCapMicro,
+    spent: (s: SpendState) => s.weeklySpentMicro,
+  },
+  {
+    rule: 'monthly_cap_usd',
+    window: 'monthly',
+    cap: (p: ParsedPolicy) => p.monthlyCapMicro,
+    spent: (s: SpendState) => s.monthlySpentMicro,
+  },
+] as const satisfies ReadonlyArray<{
+  rule: WindowRule;
+  window: string;
+  cap: (p: ParsedPolicy) => bigint | undefined;
+  spent: (s: SpendState) => bigint;
+}>;
 
 function checkWindowCap(index: 0 | 1 | 2, { policy, request, state }: RuleContext): Violation | null {
   const { rule, window, cap: capOf, spent: spentOf } = WINDOW_CAPS[index];

@@ -41,7 +41,12 @@ export interface KeyBackend {
    * Raw ECDSA over a 32-byte digest: r‖s, 64 bytes, not yet normalised (see ecdsa/finalize-signature.ts).
    * A backend whose device answers DER parses it here.
    */
-  signDigest(accountKeyRef: string, walletKeyRef: string, digest: Uint8Array, options?: SignDigestOptions): Promise<Uint8Array>;
+  signDigest(
+    accountKeyRef: string,
+    walletKeyRef: string,
+    digest: Uint8Array,
+    options?: SignDigestOptions,
+  ): Promise<Uint8Array>;
   /** After this, the wallet reference is refused forever with `key_destroyed`. Idempotent. */
   destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void>;
   /** Releases sessions/clients. Idempotent. */

@@ -28,7 +28,9 @@ export interface MeasureBackendSignRateReturnType {
   perSecond: number;
 }
 
-export async function measureBackendSignRate(params: MeasureBackendSignRateParameters): Promise<MeasureBackendSignRateReturnType> {
+export async function measureBackendSignRate(
+  params: MeasureBackendSignRateParameters,
+): Promise<MeasureBackendSignRateReturnType> {
   const { backend, durationMs = 2000, concurrency = 4, finalize = false } = params;
   const account = await backend.createAccountKey();
   const wallet = await backend.createWalletKey(account);

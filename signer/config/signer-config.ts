@@ -14,22 +14,24 @@
 import fs from 'node:fs';
 import { z } from 'zod';
 import type { WalletLimit } from '../limits/wallet-limiter.js';
-import { ALIAS_PREFIX_PATTERN } from '../backends/aws-kms/kms-key-ref.js';
+import {
+  awsKmsEnvShape,
+  parseAwsKmsBackend,
+  refuseCredentialVariables,
+  type AwsKmsBackendConfig,
+} from './aws-kms-config.js';
+import { SignerConfigError } from './signer-config-error.js';
 
-const DEFAULT_ALLOWED_TOKENS = '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+export type { AwsKmsBackendConfig } from './aws-kms-config.js';
+export { SignerConfigError } from './signer-config-error.js';
+
+const DEFAULT_ALLOWED_TOKENS =
+  '8453:0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913,84532:0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
 /** Permit2's canonical address (the same on every EVM chain). */
 const DEFAULT_PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 /** The x402 `upto` Permit2 proxy (x402UptoPermit2Proxy), the only spender the default configuration allows. */
 const DEFAULT_PERMIT2_SPENDERS = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
-/**
- * The KMS sign rate this signer keeps to by default: 300/s, the ECC Sign/Verify quota AWS documented
- * for years and still uses in its examples (the current quota page says 1,000/s, shared by every caller
- * in the account and Region; docs/aws-kms.md). Raise it to your share of the quota in Service Quotas.
- */
-const DEFAULT_KMS_SIGN_RATE = 300;
-/** Credentials come from the AWS SDK's default provider chain only; these names are refused if set. */
-const REFUSED_CREDENTIAL_VARIABLES = ['TREASURY_KMS_ACCESS_KEY_ID', 'TREASURY_KMS_SECRET_ACCESS_KEY', 'TREASURY_KMS_SESSION_TOKEN', 'TREASURY_AWS_ACCESS_KEY_ID', 'TREASURY_AWS_SECRET_ACCESS_KEY'];
 const addressListSchema = z
   .string()
   .regex(/^\s*0x[0-9a-fA-F]{40}\s*(,\s*0x[0-9a-fA-F]{40}\s*)*$/, 'expected a comma-separated list of 0x addresses');
@@ -49,7 +51,9 @@ const DEFAULT_WALLET_MAX_PER_DAY = '1000000000';
 const DEFAULT_WALLET_SIGNATURES_PER_MINUTE = 120;
 const DEFAULT_WALLET_SIGNATURES_PER_HOUR = 3600;
 /** Positive raw amounts below 10^18 (under 2^63: the limiter's sums are exact 64-bit integers). */
-const rawAmountSchema = z.string().regex(/^[1-9][0-9]{0,17}$/, 'expected a positive integer below 10^18 (raw 6-decimal units)');
+const rawAmountSchema = z
+  .string()
+  .regex(/^[1-9][0-9]{0,17}$/, 'expected a positive integer below 10^18 (raw 6-decimal units)');
 
 const allowedTokenSchema = z
   .string()
@@ -66,22 +70,7 @@ const envSchema = z.object({
   /** The key backend; TREASURY_SIGNER_BACKEND is its older name, still read. */
   TREASURY_KEY_BACKEND: z.enum(['pkcs11', 'aws-kms']).optional(),
   TREASURY_SIGNER_BACKEND: z.enum(['pkcs11', 'aws-kms']).optional(),
-  TREASURY_KMS_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-[0-9]{1,2}$/, 'expected an AWS Region such as eu-west-1').optional(),
-  /** Endpoint override (a VPC endpoint, or the emulator in tests and the sandbox); unset: the Region's public endpoint. */
-  TREASURY_KMS_ENDPOINT: z.url({ protocol: /^https?$/ }).max(2048).optional(),
-  /** Sign calls per second this signer allows itself (0: no limit): its share of the account's ECC Sign quota. */
-  TREASURY_KMS_SIGN_RATE_PER_SECOND: z.coerce.number().int().min(0).max(100_000).default(DEFAULT_KMS_SIGN_RATE),
-  /** Each KMS operation, retries and the wait for the sign rate included, ends by this many ms. */
-  TREASURY_KMS_DEADLINE_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
-  TREASURY_KMS_ATTEMPT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2000),
-  /** KMS's pending window before a destroyed key is deleted: 7 (the KMS minimum, default) to 30 days. */
-  TREASURY_KMS_DELETION_WINDOW_DAYS: z.coerce.number().int().min(7).max(30).default(7),
-  TREASURY_KMS_ALIAS_PREFIX: z.string().regex(ALIAS_PREFIX_PATTERN, 'expected letters, digits, _ or - (segments joined by /, not starting with aws)').default('treasury'),
-  TREASURY_KMS_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(4096).default(64),
-  TREASURY_KMS_TOMBSTONE_FILE: z.string().min(1).max(4096).optional(),
-  /** When set, each wallet key gets the per-account key policy of ../backends/aws-kms/kms-key-policy.ts naming this principal. */
-  TREASURY_KMS_SIGNER_PRINCIPAL_ARN: z.string().regex(/^arn:aws[a-z-]*:(iam|sts)::[0-9]{12}:[A-Za-z0-9+=,.@_/-]{1,512}$/, 'expected an IAM principal ARN').optional(),
-  TREASURY_KMS_ADMIN_PRINCIPAL_ARN: z.string().regex(/^arn:aws[a-z-]*:(iam|sts)::[0-9]{12}:[A-Za-z0-9+=,.@_/-]{1,512}$/, 'expected an IAM principal ARN').optional(),
+  ...awsKmsEnvShape,
   TREASURY_PKCS11_MODULE: z.string().min(1).default('/usr/lib/softhsm/libsofthsm2.so'),
   TREASURY_PKCS11_TOKEN_LABEL: z.string().min(1).max(32).default('treasury'),
   TREASURY_PKCS11_PIN: z.string().min(4).max(256).optional(),
@@ -92,18 +81,39 @@ const envSchema = z.object({
   TREASURY_SIGNER_KEY_CACHE_SIZE: z.coerce.number().int().min(0).max(100_000).default(10_000),
   TREASURY_SIGNER_KEY_CACHE_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   TREASURY_SIGNER_ALLOWED_TOKENS: z.string().default(DEFAULT_ALLOWED_TOKENS),
-  TREASURY_SIGNER_PERMIT2_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x address').default(DEFAULT_PERMIT2).transform((v) => v.toLowerCase()),
-  TREASURY_SIGNER_PERMIT2_SPENDERS: addressListSchema.default(DEFAULT_PERMIT2_SPENDERS).transform((v) => v.split(',').map((a) => a.trim().toLowerCase())),
+  TREASURY_SIGNER_PERMIT2_ADDRESS: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x address')
+    .default(DEFAULT_PERMIT2)
+    .transform((v) => v.toLowerCase()),
+  TREASURY_SIGNER_PERMIT2_SPENDERS: addressListSchema
+    .default(DEFAULT_PERMIT2_SPENDERS)
+    .transform((v) => v.split(',').map((a) => a.trim().toLowerCase())),
   TREASURY_SIGNER_MAX_PER_SIGNATURE: rawAmountSchema.optional(),
   /** The older name of TREASURY_SIGNER_MAX_PER_SIGNATURE, still read. */
   TREASURY_SIGNER_MAX_VALUE: rawAmountSchema.optional(),
   TREASURY_SIGNER_WALLET_MAX_PER_HOUR: rawAmountSchema.default(DEFAULT_WALLET_MAX_PER_HOUR),
   TREASURY_SIGNER_WALLET_MAX_PER_DAY: rawAmountSchema.default(DEFAULT_WALLET_MAX_PER_DAY),
-  TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_WALLET_SIGNATURES_PER_MINUTE),
-  TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000_000).default(DEFAULT_WALLET_SIGNATURES_PER_HOUR),
+  TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000_000)
+    .default(DEFAULT_WALLET_SIGNATURES_PER_MINUTE),
+  TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000_000)
+    .default(DEFAULT_WALLET_SIGNATURES_PER_HOUR),
   /** Where the per-wallet windows are kept across restarts (../limits/limits-state-file.ts); unset: memory only. */
   TREASURY_SIGNER_LIMITS_STATE_FILE: z.string().min(1).max(4096).optional(),
-  TREASURY_SIGNER_MAX_VALIDITY_SECONDS: z.coerce.number().int().min(1).max(31 * 86_400).default(86_400),
+  TREASURY_SIGNER_MAX_VALIDITY_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(31 * 86_400)
+    .default(86_400),
   TREASURY_SIGNER_METRICS_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
   TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   TREASURY_SIGNER_MAX_QUEUE: z.coerce.number().int().min(1).max(100_000).default(1024),
@@ -133,26 +143,6 @@ export interface Pkcs11BackendConfig {
   signInline: 'when_alone' | 'never';
   cacheSize: number;
   cacheTtlMs: number;
-}
-
-export interface AwsKmsBackendConfig {
-  kind: 'aws-kms';
-  region: string;
-  /** Endpoint override; undefined: the Region's endpoint (or AWS_ENDPOINT_URL_KMS, read by the SDK). */
-  endpoint: string | undefined;
-  /** Sign calls per second (0: unlimited), enforced before the SDK (../backends/aws-kms/kms-sign-rate.ts). */
-  signRatePerSecond: number;
-  deadlineMs: number;
-  attemptTimeoutMs: number;
-  deletionWindowDays: number;
-  aliasPrefix: string;
-  /** Requests the server runs at once (KMS calls are network-bound: many may wait together). */
-  maxInFlight: number;
-  tombstoneFile: string | undefined;
-  signerPrincipalArn: string | undefined;
-  adminPrincipalArn: string | undefined;
-  /** Public keys remembered per wallet key (public data). */
-  cacheSize: number;
 }
 
 /** Tagged union of backend configurations (TREASURY_KEY_BACKEND). */
@@ -189,29 +179,33 @@ export interface SignerConfig {
   exitWithParent: boolean;
 }
 
-export class SignerConfigError extends Error {
-  override readonly name = 'SignerConfigError';
-}
-
 function readPin(env: z.infer<typeof envSchema>): string {
   if (env.TREASURY_PKCS11_PIN !== undefined && env.TREASURY_PKCS11_PIN_FILE !== undefined) {
-    throw new SignerConfigError('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE, not both');
+    throw new SignerConfigError(
+      'invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE, not both',
+    );
   }
   if (env.TREASURY_PKCS11_PIN !== undefined) return env.TREASURY_PKCS11_PIN;
-  if (env.TREASURY_PKCS11_PIN_FILE === undefined) throw new SignerConfigError('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE');
+  if (env.TREASURY_PKCS11_PIN_FILE === undefined)
+    throw new SignerConfigError('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE');
   let pin: string;
   try {
     // Only the signer's user may read its PIN: a file other users (the API's among them) can read is refused.
     const mode = fs.statSync(env.TREASURY_PKCS11_PIN_FILE).mode & 0o777;
     if ((mode & 0o077) !== 0) {
-      throw new SignerConfigError(`invalid signer configuration: TREASURY_PKCS11_PIN_FILE is readable or writable by other users (mode 0${mode.toString(8)}); make it 0600 or 0400, owned by the signer's user`);
+      throw new SignerConfigError(
+        `invalid signer configuration: TREASURY_PKCS11_PIN_FILE is readable or writable by other users (mode 0${mode.toString(8)}); make it 0600 or 0400, owned by the signer's user`,
+      );
     }
     pin = fs.readFileSync(env.TREASURY_PKCS11_PIN_FILE, 'utf8').trim();
   } catch (err) {
     if (err instanceof SignerConfigError) throw err;
-    throw new SignerConfigError(`invalid signer configuration: cannot read TREASURY_PKCS11_PIN_FILE (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new SignerConfigError(
+      `invalid signer configuration: cannot read TREASURY_PKCS11_PIN_FILE (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
-  if (pin.length < 4) throw new SignerConfigError('invalid signer configuration: TREASURY_PKCS11_PIN_FILE holds no PIN');
+  if (pin.length < 4)
+    throw new SignerConfigError('invalid signer configuration: TREASURY_PKCS11_PIN_FILE holds no PIN');
   return pin;
 }
 
@@ -222,30 +216,57 @@ function parseAllowedTokens(list: string): AllowedToken[] {
     .filter(Boolean)
     .map((s) => {
       const parsed = allowedTokenSchema.safeParse(s);
-      if (!parsed.success) throw new SignerConfigError(`invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS entry "${s.slice(0, 80)}": expected chainId:0xaddress`);
+      if (!parsed.success)
+        throw new SignerConfigError(
+          `invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS entry "${s.slice(0, 80)}": expected chainId:0xaddress`,
+        );
       return Object.freeze(parsed.data);
     });
-  if (tokens.length === 0) throw new SignerConfigError('invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS is empty');
+  if (tokens.length === 0)
+    throw new SignerConfigError('invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS is empty');
   return tokens;
 }
 
 /** The per-signature maximum, under its name or its older one (not both), and the rolling ceilings, consistent. */
 function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; walletLimits: WalletLimit[] } {
   if (e.TREASURY_SIGNER_MAX_PER_SIGNATURE !== undefined && e.TREASURY_SIGNER_MAX_VALUE !== undefined) {
-    throw new SignerConfigError('invalid signer configuration: set TREASURY_SIGNER_MAX_PER_SIGNATURE or its older name TREASURY_SIGNER_MAX_VALUE, not both');
+    throw new SignerConfigError(
+      'invalid signer configuration: set TREASURY_SIGNER_MAX_PER_SIGNATURE or its older name TREASURY_SIGNER_MAX_VALUE, not both',
+    );
   }
-  const maxPerSignature = BigInt(e.TREASURY_SIGNER_MAX_PER_SIGNATURE ?? e.TREASURY_SIGNER_MAX_VALUE ?? DEFAULT_MAX_PER_SIGNATURE);
+  const maxPerSignature = BigInt(
+    e.TREASURY_SIGNER_MAX_PER_SIGNATURE ?? e.TREASURY_SIGNER_MAX_VALUE ?? DEFAULT_MAX_PER_SIGNATURE,
+  );
   const perHour = BigInt(e.TREASURY_SIGNER_WALLET_MAX_PER_HOUR);
   const perDay = BigInt(e.TREASURY_SIGNER_WALLET_MAX_PER_DAY);
-  const perSignatureName = e.TREASURY_SIGNER_MAX_VALUE !== undefined ? 'TREASURY_SIGNER_MAX_VALUE' : 'TREASURY_SIGNER_MAX_PER_SIGNATURE';
-  if (maxPerSignature > perHour) throw new SignerConfigError(`invalid signer configuration: ${perSignatureName} exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR`);
-  if (perHour > perDay) throw new SignerConfigError('invalid signer configuration: TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY');
+  const perSignatureName =
+    e.TREASURY_SIGNER_MAX_VALUE !== undefined ? 'TREASURY_SIGNER_MAX_VALUE' : 'TREASURY_SIGNER_MAX_PER_SIGNATURE';
+  if (maxPerSignature > perHour)
+    throw new SignerConfigError(
+      `invalid signer configuration: ${perSignatureName} exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR`,
+    );
+  if (perHour > perDay)
+    throw new SignerConfigError(
+      'invalid signer configuration: TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY',
+    );
   if (e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE > e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR) {
-    throw new SignerConfigError('invalid signer configuration: TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR');
+    throw new SignerConfigError(
+      'invalid signer configuration: TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR',
+    );
   }
   const walletLimits: WalletLimit[] = [
-    { name: 'wallet_signatures_minute', measure: 'signatures', windowSeconds: 60, max: BigInt(e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE) },
-    { name: 'wallet_signatures_hour', measure: 'signatures', windowSeconds: 3600, max: BigInt(e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR) },
+    {
+      name: 'wallet_signatures_minute',
+      measure: 'signatures',
+      windowSeconds: 60,
+      max: BigInt(e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE),
+    },
+    {
+      name: 'wallet_signatures_hour',
+      measure: 'signatures',
+      windowSeconds: 3600,
+      max: BigInt(e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR),
+    },
     { name: 'wallet_amount_hour', measure: 'amount', windowSeconds: 3600, max: perHour },
     { name: 'wallet_amount_day', measure: 'amount', windowSeconds: 86_400, max: perDay },
   ];
@@ -255,7 +276,9 @@ function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; w
 export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    throw new SignerConfigError(`invalid signer configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new SignerConfigError(
+      `invalid signer configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   const e = parsed.data;
   const limits = parseLimits(e);
@@ -282,33 +305,18 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
 
 /** The backend's own settings: a PKCS#11 PIN is read only for pkcs11; KMS credentials are never read here. */
 function parseBackend(e: z.infer<typeof envSchema>, env: NodeJS.ProcessEnv): BackendConfig {
-  if (e.TREASURY_KEY_BACKEND !== undefined && e.TREASURY_SIGNER_BACKEND !== undefined && e.TREASURY_KEY_BACKEND !== e.TREASURY_SIGNER_BACKEND) {
-    throw new SignerConfigError('invalid signer configuration: TREASURY_KEY_BACKEND and its older name TREASURY_SIGNER_BACKEND disagree; set one');
+  if (
+    e.TREASURY_KEY_BACKEND !== undefined &&
+    e.TREASURY_SIGNER_BACKEND !== undefined &&
+    e.TREASURY_KEY_BACKEND !== e.TREASURY_SIGNER_BACKEND
+  ) {
+    throw new SignerConfigError(
+      'invalid signer configuration: TREASURY_KEY_BACKEND and its older name TREASURY_SIGNER_BACKEND disagree; set one',
+    );
   }
   const kind = e.TREASURY_KEY_BACKEND ?? e.TREASURY_SIGNER_BACKEND ?? 'pkcs11';
-  const credentialVariable = REFUSED_CREDENTIAL_VARIABLES.find((name) => env[name] !== undefined);
-  if (credentialVariable) {
-    throw new SignerConfigError(`invalid signer configuration: ${credentialVariable} is not read; AWS credentials come only from the SDK's default provider chain (environment AWS_*, shared config, web identity, instance role)`);
-  }
-  if (kind === 'aws-kms') {
-    if (e.TREASURY_KMS_REGION === undefined) throw new SignerConfigError('invalid signer configuration: TREASURY_KMS_REGION is required with TREASURY_KEY_BACKEND=aws-kms');
-    if (e.TREASURY_KMS_ATTEMPT_TIMEOUT_MS > e.TREASURY_KMS_DEADLINE_MS) throw new SignerConfigError('invalid signer configuration: TREASURY_KMS_ATTEMPT_TIMEOUT_MS exceeds TREASURY_KMS_DEADLINE_MS');
-    return {
-      kind: 'aws-kms',
-      region: e.TREASURY_KMS_REGION,
-      endpoint: e.TREASURY_KMS_ENDPOINT,
-      signRatePerSecond: e.TREASURY_KMS_SIGN_RATE_PER_SECOND,
-      deadlineMs: e.TREASURY_KMS_DEADLINE_MS,
-      attemptTimeoutMs: e.TREASURY_KMS_ATTEMPT_TIMEOUT_MS,
-      deletionWindowDays: e.TREASURY_KMS_DELETION_WINDOW_DAYS,
-      aliasPrefix: e.TREASURY_KMS_ALIAS_PREFIX,
-      maxInFlight: e.TREASURY_KMS_MAX_IN_FLIGHT,
-      tombstoneFile: e.TREASURY_KMS_TOMBSTONE_FILE,
-      signerPrincipalArn: e.TREASURY_KMS_SIGNER_PRINCIPAL_ARN,
-      adminPrincipalArn: e.TREASURY_KMS_ADMIN_PRINCIPAL_ARN,
-      cacheSize: e.TREASURY_SIGNER_KEY_CACHE_SIZE,
-    };
-  }
+  refuseCredentialVariables(env);
+  if (kind === 'aws-kms') return parseAwsKmsBackend(e);
   const backend = {
     kind: 'pkcs11' as const,
     modulePath: e.TREASURY_PKCS11_MODULE,

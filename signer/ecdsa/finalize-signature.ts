@@ -42,7 +42,12 @@ function ethereumSignature(compact: Uint8Array, yParity: 0 | 1): EthereumSignatu
   const out = new Uint8Array(65);
   out.set(compact, 0);
   out[64] = v;
-  return { signature: bytesToHex(out), r: bytesToHex(compact.subarray(0, 32)), s: bytesToHex(compact.subarray(32, 64)), v };
+  return {
+    signature: bytesToHex(out),
+    r: bytesToHex(compact.subarray(0, 32)),
+    s: bytesToHex(compact.subarray(32, 64)),
+    v,
+  };
 }
 
 export function finalizeSignature(digest: Uint8Array, rawRS: Uint8Array, expectedAddress: string): EthereumSignature {

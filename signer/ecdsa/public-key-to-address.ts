@@ -13,7 +13,8 @@ import { SignerFault } from '../signer-error.js';
 /** The address in lower case, without the EIP-55 checksum (one keccak fewer: for comparisons). */
 export function publicKeyToLowerCaseAddress(uncompressed: Uint8Array): Address {
   abytes(uncompressed, 65, 'public key');
-  if (uncompressed[0] !== 0x04) throw new SignerFault('internal_error', 'public key must be uncompressed (0x04 prefix)');
+  if (uncompressed[0] !== 0x04)
+    throw new SignerFault('internal_error', 'public key must be uncompressed (0x04 prefix)');
   return bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12));
 }
 

@@ -17,7 +17,10 @@ export const RECOVERY_IMPLEMENTATION: 'native' | 'noble' = native ? 'native' : '
 export function recoverPublicKey(compact: Uint8Array, recoveryId: 0 | 1, digest: Uint8Array): Uint8Array | null {
   try {
     if (native) return native.ecdsaRecover(compact, recoveryId, digest, false);
-    return noble.Signature.fromBytes(compact, 'compact').addRecoveryBit(recoveryId).recoverPublicKey(digest).toBytes(false);
+    return noble.Signature.fromBytes(compact, 'compact')
+      .addRecoveryBit(recoveryId)
+      .recoverPublicKey(digest)
+      .toBytes(false);
   } catch {
     return null;
   }

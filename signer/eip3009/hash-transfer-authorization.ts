@@ -38,10 +38,14 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
  * keccak256("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256
  * validBefore,bytes32 nonce)"), as published in EIP-3009 and in the USDC (FiatTokenV2) contract.
  */
-export const TRANSFER_WITH_AUTHORIZATION_TYPEHASH: Hex = '0x7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a2267';
+export const TRANSFER_WITH_AUTHORIZATION_TYPEHASH: Hex =
+  '0x7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a2267';
 
 /** The field types of TransferWithAuthorization's encodeData, type hash first, in declaration order. */
-const ENCODE_DATA_TYPES = [{ type: 'bytes32' }, ...TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization.map((f) => ({ type: f.type }))] as const;
+const ENCODE_DATA_TYPES = [
+  { type: 'bytes32' },
+  ...TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization.map((f) => ({ type: f.type })),
+] as const;
 
 /** Addresses enter EIP-712 as uint160, so case is irrelevant; lower-case keeps viem's checksum check quiet. */
 const lower = (address: string) => address.toLowerCase() as Hex;
@@ -56,7 +60,13 @@ function separatorOf(domain: DomainInput): Uint8Array {
   let separator = separators.get(key);
   if (separator === undefined) {
     const data = { ...domain, verifyingContract: lower(domain.verifyingContract) };
-    separator = hexToBytes(hashStruct({ data, primaryType: 'EIP712Domain', types: { EIP712Domain: getTypesForEIP712Domain({ domain: data }) } }));
+    separator = hexToBytes(
+      hashStruct({
+        data,
+        primaryType: 'EIP712Domain',
+        types: { EIP712Domain: getTypesForEIP712Domain({ domain: data }) },
+      }),
+    );
     if (separators.size >= MAX_DOMAINS) separators.clear();
     separators.set(key, separator);
   }

@@ -25,7 +25,17 @@ const snapshotSchema = z
     v: z.literal(1),
     wallets: z.record(
       z.string().regex(/^0x[0-9a-f]{40}$/),
-      z.partialRecord(rollingLimitName, z.array(z.tuple([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9][0-9]{0,18}$/)])).max(BUCKETS + 1)),
+      z.partialRecord(
+        rollingLimitName,
+        z
+          .array(
+            z.tuple([
+              z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+              z.string().regex(/^[1-9][0-9]{0,18}$/),
+            ]),
+          )
+          .max(BUCKETS + 1),
+      ),
     ),
   })
   .strict();
@@ -41,7 +51,9 @@ export function readLimitsState(file: string): LimiterSnapshot | undefined {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new LimitsStateFileError(`cannot read TREASURY_SIGNER_LIMITS_STATE_FILE ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new LimitsStateFileError(
+      `cannot read TREASURY_SIGNER_LIMITS_STATE_FILE ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   let parsed;
   try {
@@ -49,7 +61,10 @@ export function readLimitsState(file: string): LimiterSnapshot | undefined {
   } catch {
     parsed = undefined;
   }
-  if (!parsed?.success) throw new LimitsStateFileError(`TREASURY_SIGNER_LIMITS_STATE_FILE ${file} is not a signer limits state file; move it away to start with empty windows`);
+  if (!parsed?.success)
+    throw new LimitsStateFileError(
+      `TREASURY_SIGNER_LIMITS_STATE_FILE ${file} is not a signer limits state file; move it away to start with empty windows`,
+    );
   return parsed.data as LimiterSnapshot;
 }
 
@@ -71,7 +86,12 @@ export interface LimitsPersistence {
  * Restores `limiter` from `file`, writes it back at once (an unwritable path throws here, at start), then
  * every `intervalMs` when it changed; `onError` hears about a failed periodic write (signing goes on).
  */
-export function persistLimits(limiter: WalletLimiter, file: string, onError: (err: unknown) => void, intervalMs = 1000): LimitsPersistence {
+export function persistLimits(
+  limiter: WalletLimiter,
+  file: string,
+  onError: (err: unknown) => void,
+  intervalMs = 1000,
+): LimitsPersistence {
   const saved = readLimitsState(file);
   if (saved) limiter.restore(saved);
   let written = -1;
@@ -85,7 +105,9 @@ export function persistLimits(limiter: WalletLimiter, file: string, onError: (er
     writeLimitsState(file, limiter.snapshot());
     written = limiter.changes;
   } catch (err) {
-    throw new LimitsStateFileError(`cannot write TREASURY_SIGNER_LIMITS_STATE_FILE ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new LimitsStateFileError(
+      `cannot write TREASURY_SIGNER_LIMITS_STATE_FILE ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   const timer = setInterval(() => {
     try {

@@ -29,7 +29,8 @@ export class RollingSum {
   readonly bucketMs: number;
 
   constructor(readonly windowMs: number) {
-    if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % BUCKETS !== 0) throw new RangeError(`window of ${windowMs} ms is not a positive multiple of ${BUCKETS} ms`);
+    if (!Number.isSafeInteger(windowMs) || windowMs <= 0 || windowMs % BUCKETS !== 0)
+      throw new RangeError(`window of ${windowMs} ms is not a positive multiple of ${BUCKETS} ms`);
     this.bucketMs = windowMs / BUCKETS;
   }
 
@@ -130,7 +131,8 @@ export class RollingSum {
 
   /** The latest moment anything recorded here is still counted (ms); -Infinity when nothing is held. */
   heldUntil(): number {
-    for (let i = this.buckets.length - 1; i >= 0; i--) if (this.sums[i]! > 0n) return (this.buckets[i]! + BUCKETS + 1) * this.bucketMs;
+    for (let i = this.buckets.length - 1; i >= 0; i--)
+      if (this.sums[i]! > 0n) return (this.buckets[i]! + BUCKETS + 1) * this.bucketMs;
     return -Infinity;
   }
 }

@@ -86,14 +86,29 @@ export class WalletLimiter {
         const headroom = used < limit.max ? limit.max - used : 0n;
         return {
           ok: false,
-          refusal: { limit: limit.name, max: limit.max, headroom, windowSeconds: limit.windowSeconds, retryAfterSeconds: Math.ceil(sum.msUntilFreed(now, used + add - limit.max) / 1000) },
+          refusal: {
+            limit: limit.name,
+            max: limit.max,
+            headroom,
+            windowSeconds: limit.windowSeconds,
+            retryAfterSeconds: Math.ceil(sum.msUntilFreed(now, used + add - limit.max) / 1000),
+          },
         };
       }
     } else {
       // A first signature only has to fit each ceiling on its own (the configuration keeps max_per_signature ≤ every amount ceiling).
       for (const limit of this.limits) {
         if ((limit.measure === 'amount' ? amount : 1n) <= limit.max) continue;
-        return { ok: false, refusal: { limit: limit.name, max: limit.max, headroom: limit.max, windowSeconds: limit.windowSeconds, retryAfterSeconds: limit.windowSeconds } };
+        return {
+          ok: false,
+          refusal: {
+            limit: limit.name,
+            max: limit.max,
+            headroom: limit.max,
+            windowSeconds: limit.windowSeconds,
+            retryAfterSeconds: limit.windowSeconds,
+          },
+        };
       }
       sums = this.limits.map((l) => new RollingSum(l.windowSeconds * 1000));
       this.wallets.set(key, sums);
@@ -108,7 +123,9 @@ export class WalletLimiter {
   giveBack(receipt: LimitReceipt): void {
     const sums = this.wallets.get(receipt.wallet);
     if (!sums) return;
-    this.limits.forEach((limit, i) => sums[i]!.remove(receipt.buckets[i]!, limit.measure === 'amount' ? receipt.amount : 1n));
+    this.limits.forEach((limit, i) =>
+      sums[i]!.remove(receipt.buckets[i]!, limit.measure === 'amount' ? receipt.amount : 1n),
+    );
     this.changeCount++;
   }
 
@@ -136,7 +153,12 @@ export class WalletLimiter {
     for (const [key, held] of Object.entries(snapshot.wallets)) {
       const wallet = key.toLowerCase();
       const sums = this.wallets.get(wallet) ?? this.limits.map((l) => new RollingSum(l.windowSeconds * 1000));
-      this.limits.forEach((limit, i) => sums[i]!.restore(now, (held[limit.name] ?? []).map(([b, v]) => [b, BigInt(v)] as const)));
+      this.limits.forEach((limit, i) =>
+        sums[i]!.restore(
+          now,
+          (held[limit.name] ?? []).map(([b, v]) => [b, BigInt(v)] as const),
+        ),
+      );
       if (sums.some((s) => s.heldUntil() > now)) this.wallets.set(wallet, sums);
     }
     this.changeCount++;

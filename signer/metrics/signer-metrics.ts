@@ -22,8 +22,20 @@ export function createSignerMetrics() {
       labelNames: ['method', 'outcome'] as const,
       registers: [registry],
     }),
-    duration: new Histogram({ name: 'treasury_signer_request_duration_seconds', help: 'Signer request latency by method.', labelNames: ['method'] as const, buckets, registers: [registry] }),
-    hsm: new Histogram({ name: 'treasury_signer_hsm_operation_duration_seconds', help: 'HSM operation latency by operation.', labelNames: ['op'] as const, buckets, registers: [registry] }),
+    duration: new Histogram({
+      name: 'treasury_signer_request_duration_seconds',
+      help: 'Signer request latency by method.',
+      labelNames: ['method'] as const,
+      buckets,
+      registers: [registry],
+    }),
+    hsm: new Histogram({
+      name: 'treasury_signer_hsm_operation_duration_seconds',
+      help: 'HSM operation latency by operation.',
+      labelNames: ['op'] as const,
+      buckets,
+      registers: [registry],
+    }),
     signatures: new Counter({
       name: 'treasury_signer_signatures_total',
       help: 'Signatures made by the HSM, by thread: "inline" on the main thread (no other request waiting), "pool" on a libuv thread.',
@@ -32,7 +44,7 @@ export function createSignerMetrics() {
     }),
     limitRefusals: new Counter({
       name: 'treasury_signer_limit_refusals_total',
-      help: 'Signatures refused by the signer\'s own limits, by limit: per_signature (TREASURY_SIGNER_MAX_PER_SIGNATURE) or a rolling per-wallet ceiling (wallet_amount_hour, wallet_amount_day, wallet_signatures_minute, wallet_signatures_hour).',
+      help: "Signatures refused by the signer's own limits, by limit: per_signature (TREASURY_SIGNER_MAX_PER_SIGNATURE) or a rolling per-wallet ceiling (wallet_amount_hour, wallet_amount_day, wallet_signatures_minute, wallet_signatures_hour).",
       labelNames: ['limit'] as const,
       registers: [registry],
     }),
@@ -43,7 +55,12 @@ export function createSignerMetrics() {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
-    kmsThrottles: new Counter({ name: 'treasury_signer_kms_throttles_total', help: 'AWS KMS requests answered with throttling, by operation.', labelNames: ['op'] as const, registers: [registry] }),
+    kmsThrottles: new Counter({
+      name: 'treasury_signer_kms_throttles_total',
+      help: 'AWS KMS requests answered with throttling, by operation.',
+      labelNames: ['op'] as const,
+      registers: [registry],
+    }),
     kmsRetries: new Counter({
       name: 'treasury_signer_kms_retries_total',
       help: 'AWS KMS requests sent again after a retryable failure, by operation and reason (throttled, server_error, timeout, connection_lost).',
@@ -56,8 +73,16 @@ export function createSignerMetrics() {
       labelNames: ['op', 'reason'] as const,
       registers: [registry],
     }),
-    cacheHits: new Counter({ name: 'treasury_signer_key_cache_hits_total', help: 'Unwrapped-key handle cache hits.', registers: [registry] }),
-    cacheMisses: new Counter({ name: 'treasury_signer_key_cache_misses_total', help: 'Unwrapped-key handle cache misses (an unwrap in the HSM).', registers: [registry] }),
+    cacheHits: new Counter({
+      name: 'treasury_signer_key_cache_hits_total',
+      help: 'Unwrapped-key handle cache hits.',
+      registers: [registry],
+    }),
+    cacheMisses: new Counter({
+      name: 'treasury_signer_key_cache_misses_total',
+      help: 'Unwrapped-key handle cache misses (an unwrap in the HSM).',
+      registers: [registry],
+    }),
   };
 }
 

@@ -48,10 +48,17 @@ export function permit2WitnessTransferDigest(domain: Permit2Domain, message: Per
       spender: lower(message.spender),
       nonce: BigInt(message.nonce),
       deadline: BigInt(message.deadline),
-      witness: { to: lower(message.witness.to), facilitator: lower(message.witness.facilitator), validAfter: BigInt(message.witness.validAfter) },
+      witness: {
+        to: lower(message.witness.to),
+        facilitator: lower(message.witness.facilitator),
+        validAfter: BigInt(message.witness.validAfter),
+      },
     },
   });
-  return typedDataDigest({ name: domain.name, chainId: domain.chainId, verifyingContract: domain.verifyingContract }, hexToBytes(struct));
+  return typedDataDigest(
+    { name: domain.name, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
+    hexToBytes(struct),
+  );
 }
 
 /** The digest as 0x hex. */

@@ -28,7 +28,8 @@ const HEX_OF_BYTES = {
   32: /^0x[0-9a-fA-F]{64}$/,
   65: /^0x[0-9a-fA-F]{130}$/,
 } as const;
-const hex = (bytes: keyof typeof HEX_OF_BYTES) => z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
+const hex = (bytes: keyof typeof HEX_OF_BYTES) =>
+  z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
 
 export const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
 export const bytes32Schema = hex(32);
@@ -37,16 +38,31 @@ export const bytes32Schema = hex(32);
 // BigInt() throws on strings such as "\u0000".
 export const uint256StringSchema = z
   .string()
-  .refine((v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n, 'expected an unsigned base-10 integer string below 2^256');
+  .refine(
+    (v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n,
+    'expected an unsigned base-10 integer string below 2^256',
+  );
 /** Opaque key reference produced by the signer; the front stores it and hands it back. */
-export const keyRefSchema = z.string().min(8).max(4096).regex(/^[A-Za-z0-9:._\-]+$/, 'malformed key reference');
-const requestIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_\-.:]+$/);
+export const keyRefSchema = z
+  .string()
+  .min(8)
+  .max(4096)
+  .regex(/^[A-Za-z0-9:._\-]+$/, 'malformed key reference');
+const requestIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_\-.:]+$/);
 
 export const eip712DomainSchema = z
   .object({
     name: z.string().min(1).max(64),
     version: z.string().min(1).max(16),
-    chainId: z.number().int().positive().max(2 ** 53 - 1),
+    chainId: z
+      .number()
+      .int()
+      .positive()
+      .max(2 ** 53 - 1),
     verifyingContract: addressSchema,
   })
   .strict();
@@ -66,7 +82,11 @@ export const transferWithAuthorizationSchema = z
 export const permit2DomainSchema = z
   .object({
     name: z.literal('Permit2'),
-    chainId: z.number().int().positive().max(2 ** 53 - 1),
+    chainId: z
+      .number()
+      .int()
+      .positive()
+      .max(2 ** 53 - 1),
     verifyingContract: addressSchema,
   })
   .strict();
@@ -116,10 +136,20 @@ export const destroyWalletKeyParamsSchema = z
 export const signerRequestSchema = z.discriminatedUnion('method', [
   z.object({ v: z.literal(1), id: requestIdSchema, method: z.literal('health'), params: healthParamsSchema }).strict(),
   z
-    .object({ v: z.literal(1), id: requestIdSchema, method: z.literal('create_account_key'), params: createAccountKeyParamsSchema })
+    .object({
+      v: z.literal(1),
+      id: requestIdSchema,
+      method: z.literal('create_account_key'),
+      params: createAccountKeyParamsSchema,
+    })
     .strict(),
   z
-    .object({ v: z.literal(1), id: requestIdSchema, method: z.literal('create_wallet_key'), params: createWalletKeyParamsSchema })
+    .object({
+      v: z.literal(1),
+      id: requestIdSchema,
+      method: z.literal('create_wallet_key'),
+      params: createWalletKeyParamsSchema,
+    })
     .strict(),
   z
     .object({
@@ -138,7 +168,12 @@ export const signerRequestSchema = z.discriminatedUnion('method', [
     })
     .strict(),
   z
-    .object({ v: z.literal(1), id: requestIdSchema, method: z.literal('destroy_wallet_key'), params: destroyWalletKeyParamsSchema })
+    .object({
+      v: z.literal(1),
+      id: requestIdSchema,
+      method: z.literal('destroy_wallet_key'),
+      params: destroyWalletKeyParamsSchema,
+    })
     .strict(),
 ]);
 
@@ -193,7 +228,13 @@ export const signerErrorCodeSchema = z.enum(SIGNER_ERROR_CODES);
  * is the `value_max` invariant (an `invariant_violation`); the others are rolling windows per wallet
  * address (`limit_exceeded`): amounts in raw token units (6 decimals), signatures as a count.
  */
-export const SIGNER_LIMIT_NAMES = ['per_signature', 'wallet_amount_hour', 'wallet_amount_day', 'wallet_signatures_minute', 'wallet_signatures_hour'] as const;
+export const SIGNER_LIMIT_NAMES = [
+  'per_signature',
+  'wallet_amount_hour',
+  'wallet_amount_day',
+  'wallet_signatures_minute',
+  'wallet_signatures_hour',
+] as const;
 export const signerLimitNameSchema = z.enum(SIGNER_LIMIT_NAMES);
 
 /**
@@ -203,12 +244,25 @@ export const signerLimitNameSchema = z.enum(SIGNER_LIMIT_NAMES);
  */
 export const signerErrorDetailsSchema = z
   .object({
-    rule: z.string().regex(/^[a-z0-9_]{1,32}$/).optional(),
+    rule: z
+      .string()
+      .regex(/^[a-z0-9_]{1,32}$/)
+      .optional(),
     limit: signerLimitNameSchema.optional(),
     max: uint256StringSchema.optional(),
     headroom: uint256StringSchema.optional(),
-    window_seconds: z.number().int().positive().max(31 * 86_400).optional(),
-    retry_after_seconds: z.number().int().nonnegative().max(31 * 86_400).optional(),
+    window_seconds: z
+      .number()
+      .int()
+      .positive()
+      .max(31 * 86_400)
+      .optional(),
+    retry_after_seconds: z
+      .number()
+      .int()
+      .nonnegative()
+      .max(31 * 86_400)
+      .optional(),
   })
   .strict();
 
@@ -217,7 +271,13 @@ export const signerErrorReplySchema = z
     v: z.literal(1),
     id: z.string().max(64).nullable(),
     ok: z.literal(false),
-    error: z.object({ code: signerErrorCodeSchema, message: z.string().max(1024), details: signerErrorDetailsSchema.optional() }).strict(),
+    error: z
+      .object({
+        code: signerErrorCodeSchema,
+        message: z.string().max(1024),
+        details: signerErrorDetailsSchema.optional(),
+      })
+      .strict(),
   })
   .strict();
 export const signerOkReplySchema = z
@@ -248,8 +308,14 @@ export const SIGNER_METHODS = {
   health: { params: healthParamsSchema, result: healthResultSchema },
   create_account_key: { params: createAccountKeyParamsSchema, result: createAccountKeyResultSchema },
   create_wallet_key: { params: createWalletKeyParamsSchema, result: createWalletKeyResultSchema },
-  sign_transfer_authorization: { params: signTransferAuthorizationParamsSchema, result: signTransferAuthorizationResultSchema },
-  sign_permit2_witness_transfer: { params: signPermit2WitnessTransferParamsSchema, result: signTransferAuthorizationResultSchema },
+  sign_transfer_authorization: {
+    params: signTransferAuthorizationParamsSchema,
+    result: signTransferAuthorizationResultSchema,
+  },
+  sign_permit2_witness_transfer: {
+    params: signPermit2WitnessTransferParamsSchema,
+    result: signTransferAuthorizationResultSchema,
+  },
   destroy_wallet_key: { params: destroyWalletKeyParamsSchema, result: destroyWalletKeyResultSchema },
 } as const;
 

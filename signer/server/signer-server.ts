@@ -20,7 +20,13 @@ import net from 'node:net';
 import type { Logger } from 'pino';
 import { encodeFrame, FrameDecoder } from '../protocol/frame-codec.js';
 import { writeCoalesced } from '../protocol/coalesced-write.js';
-import { SIGNER_METHODS, signerRequestSchema, type SignerErrorCode, type SignerErrorDetails, type SignerRequest } from '../protocol/signer-protocol.js';
+import {
+  SIGNER_METHODS,
+  signerRequestSchema,
+  type SignerErrorCode,
+  type SignerErrorDetails,
+  type SignerRequest,
+} from '../protocol/signer-protocol.js';
 import type { SignerMetrics } from '../metrics/signer-metrics.js';
 import type { SignerService } from '../signer-service.js';
 import { SignerFault } from '../signer-error.js';
@@ -115,9 +121,21 @@ export class SignerServer {
     if (!socket.destroyed && socket.writable) writeCoalesced(socket, encodeFrame(payload));
   }
 
-  private sendError(socket: net.Socket, id: string | null, code: SignerErrorCode, message: string, method = 'none', details?: SignerErrorDetails): void {
+  private sendError(
+    socket: net.Socket,
+    id: string | null,
+    code: SignerErrorCode,
+    message: string,
+    method = 'none',
+    details?: SignerErrorDetails,
+  ): void {
     this.options.metrics.requests.inc({ method, outcome: code });
-    this.send(socket, { v: 1, id, ok: false, error: details ? { code, message: message.slice(0, 1024), details } : { code, message: message.slice(0, 1024) } });
+    this.send(socket, {
+      v: 1,
+      id,
+      ok: false,
+      error: details ? { code, message: message.slice(0, 1024), details } : { code, message: message.slice(0, 1024) },
+    });
   }
 
   private onConnection(socket: net.Socket): void {
@@ -165,15 +183,18 @@ export class SignerServer {
     const parsed = signerRequestSchema.safeParse(raw);
     if (!parsed.success) {
       if (!isPlainObject(raw)) return this.sendError(socket, id, 'invalid_request', 'a request is a JSON object');
-      if (raw.v !== undefined && raw.v !== 1) return this.sendError(socket, id, 'unsupported_version', 'protocol version 1 only');
-      if (typeof raw.method === 'string' && !Object.hasOwn(SIGNER_METHODS, raw.method)) return this.sendError(socket, id, 'unknown_method', 'unknown method');
+      if (raw.v !== undefined && raw.v !== 1)
+        return this.sendError(socket, id, 'unsupported_version', 'protocol version 1 only');
+      if (typeof raw.method === 'string' && !Object.hasOwn(SIGNER_METHODS, raw.method))
+        return this.sendError(socket, id, 'unknown_method', 'unknown method');
       const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(frame)'}: ${i.message}`);
       const method = typeof raw.method === 'string' && Object.hasOwn(SIGNER_METHODS, raw.method) ? raw.method : 'none';
       return this.sendError(socket, id, 'invalid_request', issues.join('; '), method);
     }
     const request = parsed.data;
     if (this.closing) return this.sendError(socket, request.id, 'busy', 'signer is shutting down', request.method);
-    if (this.accepted >= this.maxQueue) return this.sendError(socket, request.id, 'busy', 'signer queue is full; retry later', request.method);
+    if (this.accepted >= this.maxQueue)
+      return this.sendError(socket, request.id, 'busy', 'signer queue is full; retry later', request.method);
     this.accepted++;
     const task = this.run(socket, request).finally(() => {
       this.accepted--;
@@ -193,9 +214,19 @@ export class SignerServer {
     } catch (err) {
       const fault = err instanceof SignerFault ? err : new SignerFault('internal_error', 'internal error');
       if (!(err instanceof SignerFault)) {
-        this.options.log.error({ method: request.method, err: err instanceof Error ? err.message : String(err) }, 'signer request failed');
+        this.options.log.error(
+          { method: request.method, err: err instanceof Error ? err.message : String(err) },
+          'signer request failed',
+        );
       }
-      this.sendError(socket, request.id, fault.code, fault.message, request.method, Object.keys(fault.details).length > 0 ? fault.details : undefined);
+      this.sendError(
+        socket,
+        request.id,
+        fault.code,
+        fault.message,
+        request.method,
+        Object.keys(fault.details).length > 0 ? fault.details : undefined,
+      );
     } finally {
       stopTimer();
       this.running--;

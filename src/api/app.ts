@@ -22,6 +22,7 @@ import { AgentService } from './services/agent-service.js';
 import { IdentityService } from './services/identity-service.js';
 import { PatService } from './services/pat-service.js';
 import { SellerLedgerService } from './services/seller-ledger-service.js';
+import { SellerPayToService } from './services/seller-pay-to-service.js';
 import { createSellerServices } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
@@ -46,7 +47,14 @@ export interface TreasuryApp {
   /** Every method and path the app serves (`{param}` form), for the OpenAPI completeness test. */
   routes: Array<{ method: string; path: string }>;
   metrics: TreasuryMetrics;
-  services: { accounts: AccountService; wallets: WalletService; pay: PayService; signer: SignerGateway; expiredReservations: ExpiredReservationSweeper; ledgerVerifier: LedgerVerifier };
+  services: {
+    accounts: AccountService;
+    wallets: WalletService;
+    pay: PayService;
+    signer: SignerGateway;
+    expiredReservations: ExpiredReservationSweeper;
+    ledgerVerifier: LedgerVerifier;
+  };
   listen(port: number, host: string): Promise<http.Server>;
   /**
    * What the app must close, in order (base/closeables.ts): stop accepting, drain in-flight requests, stop
@@ -59,13 +67,22 @@ export interface TreasuryApp {
   close(): Promise<CloseReport>;
 }
 
-export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Logger; clock?: () => Date; /** Test seam: how tenant-supplied host names are resolved (src/api/net/vetted-fetch.ts). */ resolveHost?: HostResolver }): TreasuryApp {
+export function createTreasuryApp(deps: {
+  config: AppConfig;
+  knex: Knex;
+  log: Logger;
+  clock?: () => Date;
+  /** Test seam: how tenant-supplied host names are resolved (src/api/net/vetted-fetch.ts). */ resolveHost?: HostResolver;
+}): TreasuryApp {
   const { config, knex, log } = deps;
   const clock = deps.clock ?? (() => new Date());
   const metrics = createTreasuryMetrics();
   registerPoolMetrics(metrics.registry, knex);
   const chains = ChainRegistry.fromConfig(config.extraChains);
-  const signer = new SignerGateway(new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }), metrics);
+  const signer = new SignerGateway(
+    new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
+    metrics,
+  );
   const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);
   const rateLimits = new RateLimits(config.rateLimits, knex, metrics);
   if (!rateLimits.enabled) log.warn('rate limits are off (TREASURY_RATE_LIMITS=off): for benchmarks only');
@@ -76,8 +93,25 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain, balances);
   // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
-  const pay = new PayService(knex, signer, chains, metrics, clock, config.dashboardUrl, installedPayFaultHooks(), balances);
-  const settlements = new SettlementService(knex, chains, balances, metrics, clock, (walletId) => pay.forgetWallet(walletId), config.confirmations);
+  const pay = new PayService(
+    knex,
+    signer,
+    chains,
+    metrics,
+    clock,
+    config.dashboardUrl,
+    installedPayFaultHooks(),
+    balances,
+  );
+  const settlements = new SettlementService(
+    knex,
+    chains,
+    balances,
+    metrics,
+    clock,
+    (walletId) => pay.forgetWallet(walletId),
+    config.confirmations,
+  );
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   const identity = new IdentityService(knex, accounts, metrics, {
     publicUrl: config.publicUrl,
@@ -94,8 +128,13 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
     confirmations: config.confirmations,
     notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
   });
-  const sellers = createSellerServices(knex, pats, clock, { allowPrivateOrigins: config.verifyAllowPrivate, outboundAllowedPorts: config.outboundAllowedPorts, resolveHost: deps.resolveHost });
+  const sellers = createSellerServices(knex, pats, clock, {
+    allowPrivateOrigins: config.verifyAllowPrivate,
+    outboundAllowedPorts: config.outboundAllowedPorts,
+    resolveHost: deps.resolveHost,
+  });
   const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
+  const sellerPayTo = new SellerPayToService(knex, clock, ledgerVerifier);
   let shuttingDown = false;
   let server: http.Server | undefined;
   let rateLimitCleanup: RepeatingTask | undefined;
@@ -107,7 +146,15 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.use(errorHandler(log, metrics));
   koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
   koa.use(jsonBody(config.bodyLimitBytes));
-  const routers = [opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }), treasuryRoutes({ auth: tokenAuth, accounts }), walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }), payRoutes({ auth: payAuth, wallets, pay, settlements, knex }), identityRoutes({ auth: tokenAuth, identity, pats }), agentRoutes({ auth: tokenAuth, agents }), sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, pats })];
+  const routers = [
+    opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),
+    treasuryRoutes({ auth: tokenAuth, accounts }),
+    walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }),
+    payRoutes({ auth: payAuth, wallets, pay, settlements, knex }),
+    identityRoutes({ auth: tokenAuth, identity, pats }),
+    agentRoutes({ auth: tokenAuth, agents }),
+    sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, payTo: sellerPayTo, pats }),
+  ];
   for (const router of routers) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());
@@ -115,27 +162,39 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
   koa.on('error', () => undefined); // rendered by errorHandler; socket errors are not actionable
 
   const served = routers.flatMap((router) =>
-    router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path).replace(/:([a-z_]+)/g, '{$1}') }))),
+    router.stack.flatMap((layer) =>
+      layer.methods
+        .filter((m) => m !== 'HEAD')
+        .map((method) => ({ method, path: String(layer.path).replace(/:([a-z_]+)/g, '{$1}') })),
+    ),
   );
 
   const closeablesOf = (workers: readonly Closeable[] = []): Closeable[] => [
     // Readiness answers 503 from here on; the listening socket closes and idle keep-alive connections end.
-    closeable('http_stop_accepting', () => {
-      shuttingDown = true;
-      const s = server;
-      if (!s) return;
-      drained = new Promise<void>((resolve) => s.close(() => resolve()));
-      s.closeIdleConnections();
-    }, 1_000),
+    closeable(
+      'http_stop_accepting',
+      () => {
+        shuttingDown = true;
+        const s = server;
+        if (!s) return;
+        drained = new Promise<void>((resolve) => s.close(() => resolve()));
+        s.closeIdleConnections();
+      },
+      1_000,
+    ),
     // Requests in flight finish; connections still open after 10 s are cut.
-    closeable('http_drain', async () => {
-      const cut = setTimeout(() => server?.closeAllConnections(), 10_000).unref();
-      try {
-        await drained;
-      } finally {
-        clearTimeout(cut);
-      }
-    }, 11_000),
+    closeable(
+      'http_drain',
+      async () => {
+        const cut = setTimeout(() => server?.closeAllConnections(), 10_000).unref();
+        try {
+          await drained;
+        } finally {
+          clearTimeout(cut);
+        }
+      },
+      11_000,
+    ),
     closeable('ledger_verifier', () => ledgerVerifier.stop(), 10_000),
     closeable('rate_limit_cleanup', () => rateLimitCleanup?.close(), 5_000),
     ...workers,
@@ -155,7 +214,13 @@ export function createTreasuryApp(deps: { config: AppConfig; knex: Knex; log: Lo
         s.listen(port, host, () => {
           server = s;
           ledgerVerifier.start();
-          if (rateLimits.enabled) rateLimitCleanup = startRepeatingTask({ name: 'rate_limit_cleanup', everyMs: 5 * 60_000, runAtStart: false, run: () => rateLimits.clearExpired() });
+          if (rateLimits.enabled)
+            rateLimitCleanup = startRepeatingTask({
+              name: 'rate_limit_cleanup',
+              everyMs: 5 * 60_000,
+              runAtStart: false,
+              run: () => rateLimits.clearExpired(),
+            });
           resolve(s);
         });
       });

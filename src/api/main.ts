@@ -32,14 +32,18 @@ async function main(): Promise<void> {
   }
   const app = createTreasuryApp({ config, knex, log });
   if (!config.adminToken) log.warn('TREASURY_ADMIN_TOKEN is not set: minting Treasury accounts is disabled');
-  if (!(await app.services.signer.healthy())) log.warn({ socket: config.signerSocket }, 'signer not reachable yet; /readyz answers 503 until it is');
+  if (!(await app.services.signer.healthy()))
+    log.warn({ socket: config.signerSocket }, 'signer not reachable yet; /readyz answers 503 until it is');
   // The process's own background loops, closed after the drain and before the pool (the app's come first).
   const workers: Closeable[] = [
     // Retired keys whose destruction failed while the signer was away are destroyed now and every 10 minutes.
     startRepeatingTask({
       name: 'retired_key_reconciler',
       everyMs: 10 * 60 * 1000,
-      run: () => app.services.wallets.destroyRetiredKeys().then((n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys')),
+      run: () =>
+        app.services.wallets
+          .destroyRetiredKeys()
+          .then((n) => n > 0 && log.info({ destroyed: n }, 'destroyed retired wallet keys')),
     }),
     // Reservations left by a process that stopped before recording them are given back once expired.
     startRepeatingTask({
@@ -48,13 +52,18 @@ async function main(): Promise<void> {
       run: () =>
         app.services.expiredReservations.sweep().then(
           (n) => n > 0 && log.warn({ released: n }, 'released expired reservations that no process recorded'),
-          (err: unknown) => log.warn({ err: describeError(err) }, 'expired reservation sweep failed; retried in a minute'),
+          (err: unknown) =>
+            log.warn({ err: describeError(err) }, 'expired reservation sweep failed; retried in a minute'),
         ),
     }),
   ];
   const shutdown = installShutdown({
     log,
-    closeables: () => [...app.closeables(workers), closeable('database_pool', () => knex.destroy(), 5_000), closeable('embedded_database', () => db.stop(), 20_000)],
+    closeables: () => [
+      ...app.closeables(workers),
+      closeable('database_pool', () => knex.destroy(), 5_000),
+      closeable('embedded_database', () => db.stop(), 20_000),
+    ],
   });
   if (config.exitWithParent) {
     // Started by the sandbox: never outlive it, even if it was killed without a chance to stop us.
@@ -65,6 +74,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(JSON.stringify({ level: 60, msg: 'treasury-api failed to start', err: redactUrlsIn(err instanceof Error ? err.message : String(err)) }) + '\n');
+  process.stderr.write(
+    JSON.stringify({
+      level: 60,
+      msg: 'treasury-api failed to start',
+      err: redactUrlsIn(err instanceof Error ? err.message : String(err)),
+    }) + '\n',
+  );
   process.exit(1);
 });

@@ -27,7 +27,11 @@ export function buildProgram(options: BuildProgramOptions = {}): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => (json ? undefined : process.stderr.write(s)) });
   let cached: CliContext | undefined;
-  const contextOf = (cmd: Command): CliContext => (cached ??= createCliContext({ json: Boolean(cmd.optsWithGlobals().json), ...(options.env ? { env: options.env } : {}) }));
+  const contextOf = (cmd: Command): CliContext =>
+    (cached ??= createCliContext({
+      json: Boolean(cmd.optsWithGlobals().json),
+      ...(options.env ? { env: options.env } : {}),
+    }));
   registerAccountCommands(program, contextOf);
   registerBuyCommand(program, contextOf);
   registerSellerCommands(program, contextOf);
@@ -43,8 +47,12 @@ export async function runCli(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-      if (json) process.stderr.write(`${JSON.stringify({ error_code: 'invalid_arguments', user_message: err.message.replace(/^error: /, '') })}\n`);
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+        return 0;
+      if (json)
+        process.stderr.write(
+          `${JSON.stringify({ error_code: 'invalid_arguments', user_message: err.message.replace(/^error: /, '') })}\n`,
+        );
       return 2;
     }
     return renderError(err, json);

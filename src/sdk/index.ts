@@ -23,7 +23,13 @@ export {
   type TreasuryClientOptions,
   type WalletView,
 } from './treasury-client-schemas.js';
-export { createX402Buyer, type X402Buyer, type X402BuyerClient, type X402BuyerOptions, type X402RequestInit } from './x402-buyer.js';
+export {
+  createX402Buyer,
+  type X402Buyer,
+  type X402BuyerClient,
+  type X402BuyerOptions,
+  type X402RequestInit,
+} from './x402-buyer.js';
 export type { X402Receipt, X402Result } from './x402-result.js';
 export { selectAccept, selectAccepts, networkMatches, type SelectAcceptOptions } from './select-accept.js';
 export { checkBudget } from './check-budget.js';

@@ -39,17 +39,23 @@ export function readX402Challenge(headers: Headers, bodyText: string): X402Chall
     try {
       return { challenge: decodePaymentRequired(header), dialect: v2 !== null ? 'v2' : 'spec' };
     } catch (err) {
-      throw new InvalidChallengeError(`The ${v2 !== null ? X402_HEADERS.paymentRequired : X402_HEADERS.paymentRequiredLegacy} header could not be read: ${err instanceof Error ? err.message : String(err)}`);
+      throw new InvalidChallengeError(
+        `The ${v2 !== null ? X402_HEADERS.paymentRequired : X402_HEADERS.paymentRequiredLegacy} header could not be read: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
   let json: unknown;
   try {
     json = JSON.parse(bodyText);
   } catch {
-    throw new InvalidChallengeError('The seller answered 402 without an x402 challenge (no PAYMENT-REQUIRED or X-PAYMENT-REQUIRED header, body not JSON).');
+    throw new InvalidChallengeError(
+      'The seller answered 402 without an x402 challenge (no PAYMENT-REQUIRED or X-PAYMENT-REQUIRED header, body not JSON).',
+    );
   }
   if (json && typeof json === 'object' && (json as { x402Version?: unknown }).x402Version === 1) {
-    throw new InvalidChallengeError('The seller speaks x402 v1 (legacy body challenge); this buyer pays x402 v2 challenges (CAIP-2 networks) only.');
+    throw new InvalidChallengeError(
+      'The seller speaks x402 v1 (legacy body challenge); this buyer pays x402 v2 challenges (CAIP-2 networks) only.',
+    );
   }
   const parsed = paymentRequiredSchema.safeParse(json);
   if (!parsed.success) throw new InvalidChallengeError('The 402 body is not an x402 v2 challenge.');

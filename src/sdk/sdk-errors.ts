@@ -38,7 +38,11 @@ const errorBodySchema = z
  * `cause`, and `walk()` to find e.g. the `TreasuryApiError` behind a `PatCapReachedError`.
  */
 export class TreasurySdkError extends BaseError<string> {
-  constructor(code: string, message: string, options?: { cause?: unknown; details?: Readonly<Record<string, unknown>> }) {
+  constructor(
+    code: string,
+    message: string,
+    options?: { cause?: unknown; details?: Readonly<Record<string, unknown>> },
+  ) {
     super(code, { message, cause: options?.cause, details: options?.details });
     this.name = new.target.name;
   }
@@ -64,7 +68,11 @@ export class TreasuryKeyMissingError extends TreasurySdkError {
 /** Treasury did not answer (connection refused, DNS, time-out). Nothing is known to be signed. */
 export class TreasuryUnreachableError extends TreasurySdkError {
   constructor(apiUrl: string, cause: unknown) {
-    super('treasury_unreachable', `Treasury at ${apiUrl} did not answer: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      'treasury_unreachable',
+      `Treasury at ${apiUrl} did not answer: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
 }
 
@@ -164,7 +172,10 @@ export class Permit2AllowanceRequiredError extends TreasurySdkError {
 
   constructor(readonly apiError: TreasuryApiError) {
     super('permit2_allowance_required', apiError.userMessage, { cause: apiError });
-    const b = (typeof apiError.body === 'object' && apiError.body !== null ? apiError.body : {}) as Record<string, unknown>;
+    const b = (typeof apiError.body === 'object' && apiError.body !== null ? apiError.body : {}) as Record<
+      string,
+      unknown
+    >;
     const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
     this.userMessage = apiError.userMessage;
     this.owner = str(b.owner);
@@ -184,7 +195,10 @@ export class InsufficientBudgetError extends TreasurySdkError {
     readonly cap_usd: string,
     readonly requirements: PaymentRequirements,
   ) {
-    super('insufficient_budget', `The price ${requested_usd} USD is above the cap of ${cap_usd} USD; nothing was paid.`);
+    super(
+      'insufficient_budget',
+      `The price ${requested_usd} USD is above the cap of ${cap_usd} USD; nothing was paid.`,
+    );
     this.recovery = { kind: 'raise_max_amount', required_amount_usd: requested_usd, current_max_amount_usd: cap_usd };
   }
 }
@@ -196,7 +210,10 @@ export class NoCompatibleAcceptError extends TreasurySdkError {
 
   constructor(readonly accepts: PaymentRequirements[]) {
     const offered = [...new Set(accepts.map((a) => `${a.scheme}@${a.network}`))].join(', ');
-    super('no_compatible_accept', `None of the ${accepts.length} payment options can be paid by this buyer (offered: ${offered}).`);
+    super(
+      'no_compatible_accept',
+      `None of the ${accepts.length} payment options can be paid by this buyer (offered: ${offered}).`,
+    );
     this.recovery = { kind: 'use_alternate_scheme', offered_schemes: [...new Set(accepts.map((a) => a.scheme))] };
   }
 }
@@ -209,7 +226,10 @@ export class PaymentRejectedError extends TreasurySdkError {
     /** The decoded receipt (undefined when the header could not be read). */
     readonly receipt: Partial<X402Receipt> | undefined,
   ) {
-    super('payment_rejected', `The payment settled but the seller answered HTTP ${status_code}; settlement is irreversible.`);
+    super(
+      'payment_rejected',
+      `The payment settled but the seller answered HTTP ${status_code}; settlement is irreversible.`,
+    );
   }
 }
 
@@ -232,16 +252,27 @@ export class X402PaymentFailedError extends TreasurySdkError {
  * `deposit_url` (the address on the block explorer). `paymentFailure` is the seller's refusal itself.
  */
 export class InsufficientFundsError extends TreasurySdkError {
-  readonly recovery: { kind: 'fund_wallet'; deposit_url?: string; deposit_uri: string; shortfall_usd: string; chain: string };
+  readonly recovery: {
+    kind: 'fund_wallet';
+    deposit_url?: string;
+    deposit_uri: string;
+    shortfall_usd: string;
+    chain: string;
+  };
 
   constructor(
     readonly paymentFailure: X402PaymentFailedError,
     readonly wallet: { address: string; network: string; asset: string; balance_usd: string },
     shortfall: { raw: bigint; usd: string },
   ) {
-    super('insufficient_funds', `The wallet holds ${wallet.balance_usd} USD, ${shortfall.usd} USD short of the price; nothing was paid.`, { cause: paymentFailure });
+    super(
+      'insufficient_funds',
+      `The wallet holds ${wallet.balance_usd} USD, ${shortfall.usd} USD short of the price; nothing was paid.`,
+      { cause: paymentFailure },
+    );
     const chainId = /^eip155:(\d+)$/.exec(wallet.network)?.[1];
-    const explorer = chainId === '8453' ? 'https://basescan.org' : chainId === '84532' ? 'https://sepolia.basescan.org' : undefined;
+    const explorer =
+      chainId === '8453' ? 'https://basescan.org' : chainId === '84532' ? 'https://sepolia.basescan.org' : undefined;
     this.recovery = {
       kind: 'fund_wallet',
       ...(explorer ? { deposit_url: `${explorer}/address/${wallet.address}` } : {}),
@@ -269,6 +300,9 @@ export class UnsupportedSignatureError extends TreasurySdkError {
 /** Treasury signed other terms than the ones asked for; the signature is withheld. */
 export class SignatureMismatchError extends TreasurySdkError {
   constructor(detail: string) {
-    super('signature_mismatch', `Treasury signed a different authorization than the one requested (${detail}); the signature is withheld.`);
+    super(
+      'signature_mismatch',
+      `Treasury signed a different authorization than the one requested (${detail}); the signature is withheld.`,
+    );
   }
 }

@@ -27,17 +27,31 @@ const nonEmpty = (v: unknown): boolean => typeof v === 'string' && v !== '';
 function signable(a: PaymentRequirements): boolean {
   if (a.scheme === 'upto') {
     const method = a.extra?.assetTransferMethod;
-    return typeof a.extra?.facilitatorAddress === 'string' && /^0x[0-9a-fA-F]{40}$/.test(a.extra.facilitatorAddress) && (method === undefined || method === 'permit2');
+    return (
+      typeof a.extra?.facilitatorAddress === 'string' &&
+      /^0x[0-9a-fA-F]{40}$/.test(a.extra.facilitatorAddress) &&
+      (method === undefined || method === 'permit2')
+    );
   }
-  return a.scheme === 'exact' && nonEmpty(a.extra?.name) && nonEmpty(a.extra?.version) && a.extra?.assetTransferMethod === undefined;
+  return (
+    a.scheme === 'exact' &&
+    nonEmpty(a.extra?.name) &&
+    nonEmpty(a.extra?.version) &&
+    a.extra?.assetTransferMethod === undefined
+  );
 }
 
 /** `eip155:84532` matches itself and `eip155:*`. */
 export function networkMatches(patterns: readonly string[], network: string): boolean {
-  return patterns.some((p) => p === network || (p.endsWith(':*') && network.startsWith(p.slice(0, -1)) && network.length > p.length - 1));
+  return patterns.some(
+    (p) => p === network || (p.endsWith(':*') && network.startsWith(p.slice(0, -1)) && network.length > p.length - 1),
+  );
 }
 
-export function selectAccepts(accepts: readonly PaymentRequirements[], options: SelectAcceptOptions = {}): PaymentRequirements[] {
+export function selectAccepts(
+  accepts: readonly PaymentRequirements[],
+  options: SelectAcceptOptions = {},
+): PaymentRequirements[] {
   const networks = options.networks ?? DEFAULT_NETWORKS;
   const schemes = options.schemes ?? DEFAULT_SCHEMES;
   return accepts.filter(
@@ -50,6 +64,9 @@ export function selectAccepts(accepts: readonly PaymentRequirements[], options: 
   );
 }
 
-export function selectAccept(accepts: readonly PaymentRequirements[], options: SelectAcceptOptions = {}): PaymentRequirements | undefined {
+export function selectAccept(
+  accepts: readonly PaymentRequirements[],
+  options: SelectAcceptOptions = {},
+): PaymentRequirements | undefined {
   return selectAccepts(accepts, options)[0];
 }

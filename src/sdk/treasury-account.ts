@@ -30,7 +30,14 @@ import { capabilitySchema, evmAddressSchema, walletIdSchema, type SignedPayment 
 
 const optionsSchema = z
   .object({
-    client: z.custom<Pick<TreasuryClient, 'pay' | 'getWallet'>>((c) => typeof c === 'object' && c !== null && typeof (c as TreasuryClient).pay === 'function' && typeof (c as TreasuryClient).getWallet === 'function', 'expected a TreasuryClient'),
+    client: z.custom<Pick<TreasuryClient, 'pay' | 'getWallet'>>(
+      (c) =>
+        typeof c === 'object' &&
+        c !== null &&
+        typeof (c as TreasuryClient).pay === 'function' &&
+        typeof (c as TreasuryClient).getWallet === 'function',
+      'expected a TreasuryClient',
+    ),
     walletId: walletIdSchema,
     /** Capability sent with each signature (matched against the wallet's capability caps). */
     capability: capabilitySchema.optional(),
@@ -49,7 +56,11 @@ const EIP3009_FIELDS = [
 ] as const;
 
 const uint = z
-  .union([z.bigint().nonnegative(), z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^(0|[1-9][0-9]{0,77})$/)])
+  .union([
+    z.bigint().nonnegative(),
+    z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    z.string().regex(/^(0|[1-9][0-9]{0,77})$/),
+  ])
   .transform((v) => BigInt(v).toString());
 
 const transferWithAuthorizationSchema = z
@@ -59,7 +70,9 @@ const transferWithAuthorizationSchema = z
       .object({
         name: z.string().min(1).max(64),
         version: z.string().min(1).max(16),
-        chainId: z.union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.bigint().positive()]).transform((v) => BigInt(v).toString()),
+        chainId: z
+          .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.bigint().positive()])
+          .transform((v) => BigInt(v).toString()),
         verifyingContract: evmAddressSchema,
       })
       .strict(),
@@ -67,7 +80,12 @@ const transferWithAuthorizationSchema = z
       .object({ TransferWithAuthorization: z.array(z.object({ name: z.string(), type: z.string() }).strict()) })
       .loose()
       .refine(
-        (t) => t.TransferWithAuthorization.length === EIP3009_FIELDS.length && EIP3009_FIELDS.every(([name, type], i) => t.TransferWithAuthorization[i]?.name === name && t.TransferWithAuthorization[i]?.type === type),
+        (t) =>
+          t.TransferWithAuthorization.length === EIP3009_FIELDS.length &&
+          EIP3009_FIELDS.every(
+            ([name, type], i) =>
+              t.TransferWithAuthorization[i]?.name === name && t.TransferWithAuthorization[i]?.type === type,
+          ),
         'types.TransferWithAuthorization is not the EIP-3009 struct',
       ),
     message: z
@@ -77,7 +95,10 @@ const transferWithAuthorizationSchema = z
         value: uint,
         validAfter: uint,
         validBefore: uint,
-        nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce').transform((v) => v.toLowerCase()),
+        nonce: z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce')
+          .transform((v) => v.toLowerCase()),
       })
       .strict(),
   })
@@ -110,8 +131,13 @@ const permitWitnessTransferSchema = z
     domain: z
       .object({
         name: z.literal('Permit2'),
-        chainId: z.union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.bigint().positive()]).transform((v) => BigInt(v).toString()),
-        verifyingContract: evmAddressSchema.refine((a) => getAddress(a) === PERMIT2_ADDRESS, 'expected the canonical Permit2 contract'),
+        chainId: z
+          .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.bigint().positive()])
+          .transform((v) => BigInt(v).toString()),
+        verifyingContract: evmAddressSchema.refine(
+          (a) => getAddress(a) === PERMIT2_ADDRESS,
+          'expected the canonical Permit2 contract',
+        ),
       })
       .strict(),
     types: z
@@ -121,14 +147,20 @@ const permitWitnessTransferSchema = z
         (t) =>
           Object.entries(PERMIT2_UPTO_TYPES).every(([struct, fields]) => {
             const got = t[struct as keyof typeof t] as Array<{ name: string; type: string }>;
-            return got.length === fields.length && fields.every(([name, type], i) => got[i]?.name === name && got[i]?.type === type);
+            return (
+              got.length === fields.length &&
+              fields.every(([name, type], i) => got[i]?.name === name && got[i]?.type === type)
+            );
           }),
         'types are not the x402 upto Permit2 witness structs',
       ),
     message: z
       .object({
         permitted: z.object({ token: evmAddressSchema, amount: uint }).strict(),
-        spender: evmAddressSchema.refine((a) => getAddress(a) === getAddress(x402UptoPermit2ProxyAddress), 'expected the x402 upto Permit2 proxy as spender'),
+        spender: evmAddressSchema.refine(
+          (a) => getAddress(a) === getAddress(x402UptoPermit2ProxyAddress),
+          'expected the x402 upto Permit2 proxy as spender',
+        ),
         nonce: uint,
         deadline: uint,
         witness: z.object({ to: evmAddressSchema, facilitator: evmAddressSchema, validAfter: uint }).strict(),
@@ -138,7 +170,9 @@ const permitWitnessTransferSchema = z
   .loose();
 
 const refuse = (what: string) => async (): Promise<never> => {
-  throw new UnsupportedSignatureError(`A Treasury account signs only EIP-3009 TransferWithAuthorization and x402 upto Permit2 typed data, not ${what}.`);
+  throw new UnsupportedSignatureError(
+    `A Treasury account signs only EIP-3009 TransferWithAuthorization and x402 upto Permit2 typed data, not ${what}.`,
+  );
 };
 
 /** maxTimeoutSeconds for a window that ends at `end`: Treasury bounds the caller's window by it. */
@@ -151,7 +185,9 @@ function parseTyped<T>(schema: z.ZodType<T>, typedData: unknown, what: string): 
   const parsed = schema.safeParse(typedData);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new UnsupportedSignatureError(`Refused ${what} typed data: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'malformed'}.`);
+    throw new UnsupportedSignatureError(
+      `Refused ${what} typed data: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'malformed'}.`,
+    );
   }
   return parsed.data;
 }
@@ -167,7 +203,11 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
   const pay = async (input: Parameters<Pick<TreasuryClient, 'pay'>['pay']>[1]): Promise<SignedPayment> => {
     try {
       // An Idempotency-Key per signature asked for: TreasuryClient retries a 503 or a lost answer as this same payment.
-      return await o.client.pay(o.walletId, { ...input, idempotencyKey: newIdempotencyKey('account'), ...(o.capability !== undefined ? { capability: o.capability } : {}) });
+      return await o.client.pay(o.walletId, {
+        ...input,
+        idempotencyKey: newIdempotencyKey('account'),
+        ...(o.capability !== undefined ? { capability: o.capability } : {}),
+      });
     } catch (err) {
       throw mapRecoveryError(err);
     }
@@ -213,8 +253,13 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
       const primaryType = (typedData as { primaryType?: unknown }).primaryType;
       if (primaryType === 'PermitWitnessTransferFrom') return signPermit2(typedData);
       if (primaryType !== 'TransferWithAuthorization') return refuse(`${String(primaryType)} typed data`)();
-      const { domain, message: m } = parseTyped(transferWithAuthorizationSchema, typedData, 'TransferWithAuthorization');
-      if (getAddress(m.from) !== address) throw new UnsupportedSignatureError(`The authorization is from ${m.from}, not this wallet (${address}).`);
+      const { domain, message: m } = parseTyped(
+        transferWithAuthorizationSchema,
+        typedData,
+        'TransferWithAuthorization',
+      );
+      if (getAddress(m.from) !== address)
+        throw new UnsupportedSignatureError(`The authorization is from ${m.from}, not this wallet (${address}).`);
 
       // Treasury bounds the caller's window by maxTimeoutSeconds: ask for exactly the window requested.
       const signed = await pay({

@@ -11,7 +11,10 @@
  */
 import { z } from 'zod';
 import { isRawAmount, isUsdString } from '../../policy/money.js';
-import { walletBalanceSchema, walletViewSchema as sharedWalletViewSchema } from '../shared/api-responses/wallet-responses.js';
+import {
+  walletBalanceSchema,
+  walletViewSchema as sharedWalletViewSchema,
+} from '../shared/api-responses/wallet-responses.js';
 import { eip3009AuthorizationSchema, paymentRequirementsSchema } from '../x402/wire-schemas.js';
 
 /** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
@@ -20,7 +23,8 @@ const HEX_OF_BYTES = {
   32: /^0x[0-9a-fA-F]{64}$/,
   65: /^0x[0-9a-fA-F]{130}$/,
 } as const;
-const hex = (bytes: keyof typeof HEX_OF_BYTES) => z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
+const hex = (bytes: keyof typeof HEX_OF_BYTES) =>
+  z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
 export const evmAddressSchema = hex(20);
 const rawAmountSchema = z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string)');
 /** A decimal integer below 2^256 (Permit2 nonces); the same test as raw amounts. */
@@ -56,13 +60,23 @@ export const treasuryClientOptionsSchema = z
     unavailableRetries: z.number().int().min(0).max(5).optional(),
   })
   .strict();
-export type TreasuryClientOptions = Omit<z.input<typeof treasuryClientOptionsSchema>, 'token'> & { token: string | undefined };
+export type TreasuryClientOptions = Omit<z.input<typeof treasuryClientOptionsSchema>, 'token'> & {
+  token: string | undefined;
+};
 
 export const walletIdSchema = z.string().regex(/^wal_[A-Za-z0-9]{1,64}$/, 'expected a wallet id (wal_…)');
-export const authorizationIdSchema = z.string().regex(/^auth_[A-Za-z0-9]{1,64}$/, 'expected an authorization id (auth_…)');
-export const transactionHashSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash (0x + 64 hex)');
-export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 _ . : -');
-export const capabilitySchema = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'expected a capability such as search.web');
+export const authorizationIdSchema = z
+  .string()
+  .regex(/^auth_[A-Za-z0-9]{1,64}$/, 'expected an authorization id (auth_…)');
+export const transactionHashSchema = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash (0x + 64 hex)');
+export const idempotencyKeySchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 _ . : -');
+export const capabilitySchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'expected a capability such as search.web');
 
 /**
  * Terms the caller fixes in the signed message (nonce, window); Treasury bounds them by maxTimeoutSeconds.
@@ -105,11 +119,15 @@ export type TransferInput = z.input<typeof transferInputSchema>;
  * A wallet as Treasury answers it (src/shared/api-responses/wallet-responses.ts, the schema the API's wallet
  * views are typed with); `policy` may be null from older servers, and unknown keys are kept.
  */
-export const walletViewSchema = sharedWalletViewSchema.extend({ policy: sharedWalletViewSchema.shape.policy.nullable() }).loose();
+export const walletViewSchema = sharedWalletViewSchema
+  .extend({ policy: sharedWalletViewSchema.shape.policy.nullable() })
+  .loose();
 export type WalletView = z.infer<typeof walletViewSchema>;
 
 /** A page of `GET /v1/wallets`; `next_cursor` is absent from servers that answer in one page. */
-export const walletListSchema = z.object({ wallets: z.array(walletViewSchema), next_cursor: z.string().max(200).nullable().optional() }).loose();
+export const walletListSchema = z
+  .object({ wallets: z.array(walletViewSchema), next_cursor: z.string().max(200).nullable().optional() })
+  .loose();
 
 /** A wallet's USDC balance as Treasury answers it (src/shared/api-responses/wallet-responses.ts); unknown keys kept. */
 export const balanceSchema = walletBalanceSchema.loose();
@@ -130,13 +148,13 @@ export type Permit2Authorization = z.infer<typeof permit2AuthorizationSchema>;
 
 const signedPaymentCommon = {
   signature: hex(65),
-    authorization_id: z.string(),
-    decision_id: z.string(),
-    wallet_id: z.string(),
-    network: z.string(),
-    asset: evmAddressSchema,
-    amount_usd: z.string(),
-    headroom: z.unknown().optional(),
+  authorization_id: z.string(),
+  decision_id: z.string(),
+  wallet_id: z.string(),
+  network: z.string(),
+  asset: evmAddressSchema,
+  amount_usd: z.string(),
+  headroom: z.unknown().optional(),
 };
 
 /**
@@ -144,8 +162,16 @@ const signedPaymentCommon = {
  * `scheme` absent from older servers) or over the Permit2 witness transfer (`upto`).
  */
 export const signedPaymentSchema = z.union([
-  z.object({ scheme: z.literal('exact').optional(), authorization: eip3009AuthorizationSchema, ...signedPaymentCommon }).loose(),
-  z.object({ scheme: z.literal('upto'), permit2_authorization: permit2AuthorizationSchema, ...signedPaymentCommon }).loose(),
+  z
+    .object({
+      scheme: z.literal('exact').optional(),
+      authorization: eip3009AuthorizationSchema,
+      ...signedPaymentCommon,
+    })
+    .loose(),
+  z
+    .object({ scheme: z.literal('upto'), permit2_authorization: permit2AuthorizationSchema, ...signedPaymentCommon })
+    .loose(),
 ]);
 export type SignedPayment = z.infer<typeof signedPaymentSchema>;
 export type SignedExactPayment = Extract<SignedPayment, { authorization: unknown }>;

@@ -17,7 +17,13 @@
  * outside loopback). It never refreshes or retries on 401 (docs/buyer-sdk.md): the error goes to the caller.
  */
 import type { z } from 'zod';
-import { InvalidArgumentError, InvalidTreasuryReplyError, TreasuryApiError, TreasuryKeyMissingError, TreasuryUnreachableError } from './sdk-errors.js';
+import {
+  InvalidArgumentError,
+  InvalidTreasuryReplyError,
+  TreasuryApiError,
+  TreasuryKeyMissingError,
+  TreasuryUnreachableError,
+} from './sdk-errors.js';
 import {
   authorizationIdSchema,
   balanceSchema,
@@ -72,7 +78,12 @@ export class TreasuryClient {
     const seen = new Set<string>();
     let cursor: string | null | undefined;
     do {
-      const page = await this.#call('GET', `/v1/wallets?limit=${WALLET_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, walletListSchema);
+      const page = await this.#call(
+        'GET',
+        `/v1/wallets?limit=${WALLET_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        undefined,
+        walletListSchema,
+      );
       wallets.push(...page.wallets);
       cursor = page.next_cursor;
       // A server that hands back a cursor it gave before would page for ever.
@@ -83,11 +94,21 @@ export class TreasuryClient {
   }
 
   async getWallet(walletId: string): Promise<WalletView> {
-    return this.#call('GET', `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}`, undefined, walletViewSchema);
+    return this.#call(
+      'GET',
+      `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}`,
+      undefined,
+      walletViewSchema,
+    );
   }
 
   async getBalance(walletId: string): Promise<Balance> {
-    return this.#call('GET', `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}/balance`, undefined, balanceSchema);
+    return this.#call(
+      'GET',
+      `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}/balance`,
+      undefined,
+      balanceSchema,
+    );
   }
 
   /** Treasury checks the policy, records the spend and signs the EIP-3009 authorization for this accepts entry. */
@@ -110,18 +131,33 @@ export class TreasuryClient {
     const id = parseArgument(walletIdSchema, walletId, 'walletId');
     const authorization = parseArgument(authorizationIdSchema, authorizationId, 'authorizationId');
     const tx = parseArgument(transactionHashSchema, transaction, 'transaction');
-    return this.#call('POST', `/v1/wallets/${id}/authorizations/${authorization}/settlement`, { transaction: tx }, settlementSchema);
+    return this.#call(
+      'POST',
+      `/v1/wallets/${id}/authorizations/${authorization}/settlement`,
+      { transaction: tx },
+      settlementSchema,
+    );
   }
 
   /** An external transfer: recipient and USD amount; network and token are the wallet's. */
   async transfer(walletId: string, input: TransferInput): Promise<SignedPayment> {
     const id = parseArgument(walletIdSchema, walletId, 'walletId');
     const t = parseArgument(transferInputSchema, input, 'input');
-    const body = { to: t.to, amount_usd: t.amountUsd, ...(t.validForSeconds !== undefined ? { valid_for_seconds: t.validForSeconds } : {}) };
+    const body = {
+      to: t.to,
+      amount_usd: t.amountUsd,
+      ...(t.validForSeconds !== undefined ? { valid_for_seconds: t.validForSeconds } : {}),
+    };
     return this.#call('POST', `/v1/wallets/${id}/transfer`, body, signedPaymentSchema, t.idempotencyKey);
   }
 
-  async #call<S extends z.ZodType>(method: 'GET' | 'POST', path: string, body: unknown, schema: S, idempotencyKey?: string): Promise<z.output<S>> {
+  async #call<S extends z.ZodType>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    schema: S,
+    idempotencyKey?: string,
+  ): Promise<z.output<S>> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
@@ -145,11 +181,13 @@ export class TreasuryClient {
       } catch (err) {
         // No answer (or half of one). The call's own time-out is final; anything else may be retried.
         const pauseMs = CONNECTION_RETRY_PAUSE_MS * (attempt + 1);
-        if (!retryable || attempt >= this.#unavailableRetries || Date.now() + pauseMs >= deadline) throw new TreasuryUnreachableError(this.apiUrl, err);
+        if (!retryable || attempt >= this.#unavailableRetries || Date.now() + pauseMs >= deadline)
+          throw new TreasuryUnreachableError(this.apiUrl, err);
         await new Promise((resolve) => setTimeout(resolve, pauseMs));
         continue;
       }
-      if (status !== 503 || !retryable || attempt >= this.#unavailableRetries || Date.now() + retryAfterMs >= deadline) break;
+      if (status !== 503 || !retryable || attempt >= this.#unavailableRetries || Date.now() + retryAfterMs >= deadline)
+        break;
       await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
     }
     let json: unknown = text;
@@ -162,7 +200,10 @@ export class TreasuryClient {
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new InvalidTreasuryReplyError(`${method} ${path.replace(/wal_[A-Za-z0-9]+/, '{id}')}`, issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'schema');
+      throw new InvalidTreasuryReplyError(
+        `${method} ${path.replace(/wal_[A-Za-z0-9]+/, '{id}')}`,
+        issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'schema',
+      );
     }
     return parsed.data;
   }

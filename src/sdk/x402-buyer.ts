@@ -28,7 +28,17 @@ import { schemeNameSchema, type PaymentRequirements, type SettlementReceipt } fr
 import { checkBudget } from './check-budget.js';
 import { mapRecoveryError } from './map-recovery-error.js';
 import { readX402Challenge, tryDecodeChallengeHeader } from './read-x402-challenge.js';
-import { InsufficientFundsError, InvalidArgumentError, NoCompatibleAcceptError, PaymentRejectedError, Permit2AllowanceRequiredError, SignatureMismatchError, TreasuryApiError, TreasurySdkError, X402PaymentFailedError } from './sdk-errors.js';
+import {
+  InsufficientFundsError,
+  InvalidArgumentError,
+  NoCompatibleAcceptError,
+  PaymentRejectedError,
+  Permit2AllowanceRequiredError,
+  SignatureMismatchError,
+  TreasuryApiError,
+  TreasurySdkError,
+  X402PaymentFailedError,
+} from './sdk-errors.js';
 import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, walletIdSchema, type FetchLike, type SignedPayment } from './treasury-client-schemas.js';
@@ -36,16 +46,29 @@ import { newIdempotencyKey } from './new-idempotency-key.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
 
 /** What the buyer needs from a Treasury client (a `TreasuryClient`, or anything with the same two methods). */
-export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'> & Partial<Pick<TreasuryClient, 'recordSettlement' | 'getBalance'>>;
+export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'> &
+  Partial<Pick<TreasuryClient, 'recordSettlement' | 'getBalance'>>;
 
-const networkPatternSchema = z.string().regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
+const networkPatternSchema = z
+  .string()
+  .regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
 
 const buyerOptionsSchema = z
   .object({
-    client: z.custom<X402BuyerClient>((c) => typeof c === 'object' && c !== null && typeof (c as X402BuyerClient).pay === 'function' && typeof (c as X402BuyerClient).getWallet === 'function', 'expected a TreasuryClient'),
+    client: z.custom<X402BuyerClient>(
+      (c) =>
+        typeof c === 'object' &&
+        c !== null &&
+        typeof (c as X402BuyerClient).pay === 'function' &&
+        typeof (c as X402BuyerClient).getWallet === 'function',
+      'expected a TreasuryClient',
+    ),
     walletId: walletIdSchema,
     /** Highest price per request, USD decimal string ("0.05"); no cap when omitted. */
-    maxPriceUsd: z.string().refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "0.05"').optional(),
+    maxPriceUsd: z
+      .string()
+      .refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "0.05"')
+      .optional(),
     /** Capability sent with each pay (matched against the wallet's capability caps). */
     capability: capabilitySchema.optional(),
     /** Fetch used for the seller (not for Treasury); default the global fetch. */
@@ -90,7 +113,8 @@ function httpUrl(value: string | URL): string {
   } catch {
     url = undefined;
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new InvalidArgumentError('url', 'expected an absolute http(s) URL');
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new InvalidArgumentError('url', 'expected an absolute http(s) URL');
   return url.toString();
 }
 
@@ -119,7 +143,10 @@ function assertSignedAsAsked(payment: SignedPayment, requirements: PaymentRequir
 /** The seller's reason for refusing a signed payment, bounded. */
 function sellerReason(response: Response, body: string, receipt: SettlementReceipt | undefined): string {
   let reason: string | undefined = receipt && !receipt.success ? receipt.errorReason : undefined;
-  reason ??= (tryDecodeChallengeHeader(response.headers.get(X402_HEADERS.paymentRequired)) ?? tryDecodeChallengeHeader(response.headers.get(X402_HEADERS.paymentRequiredLegacy)))?.error;
+  reason ??= (
+    tryDecodeChallengeHeader(response.headers.get(X402_HEADERS.paymentRequired)) ??
+    tryDecodeChallengeHeader(response.headers.get(X402_HEADERS.paymentRequiredLegacy))
+  )?.error;
   if (reason === undefined) {
     try {
       const j = JSON.parse(body) as { error?: unknown; error_code?: unknown };
@@ -151,8 +178,12 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
   };
 
   /** Reports an `upto` settlement (recordSettlements); never throws — a failure is the result's `settlementError`. */
-  async function recordSettlement(authorizationId: string, transaction: string): Promise<Pick<X402Result, 'settlement' | 'settlementError'>> {
-    if (o.recordSettlements === false || !o.client.recordSettlement || !/^0x[0-9a-fA-F]{64}$/.test(transaction)) return {};
+  async function recordSettlement(
+    authorizationId: string,
+    transaction: string,
+  ): Promise<Pick<X402Result, 'settlement' | 'settlementError'>> {
+    if (o.recordSettlements === false || !o.client.recordSettlement || !/^0x[0-9a-fA-F]{64}$/.test(transaction))
+      return {};
     try {
       return { settlement: await o.client.recordSettlement(o.walletId, authorizationId, transaction) };
     } catch (err) {
@@ -160,7 +191,13 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     }
   }
 
-  async function exchange(url: string, method: string, headers: Headers, body: string | Uint8Array | undefined, signal: AbortSignal | undefined): Promise<X402Result> {
+  async function exchange(
+    url: string,
+    method: string,
+    headers: Headers,
+    body: string | Uint8Array | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<X402Result> {
     const send = (paymentHeader?: [string, string]) => {
       const h = new Headers(headers);
       for (const name of PAYMENT_HEADERS) h.delete(name);
@@ -182,7 +219,11 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     let payment: SignedPayment | undefined;
     let requirements: PaymentRequirements | undefined;
     try {
-      const candidates = selectAccepts(challenge.accepts, { networks, schemes, walletNetwork: await readWalletNetwork() });
+      const candidates = selectAccepts(challenge.accepts, {
+        networks,
+        schemes,
+        walletNetwork: await readWalletNetwork(),
+      });
       if (candidates.length === 0) throw new NoCompatibleAcceptError(challenge.accepts);
       // The seller's first payable entry; an upto entry without the wallet's Permit2 allowance gives way to the next.
       for (const [i, candidate] of candidates.entries()) {
@@ -192,7 +233,11 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
           // A key of its own for each entry asked for: a 503 or a lost answer is retried by the client as this
           // same payment (Treasury answers the retry with the signature it recorded), never as a second one.
           const idempotencyKey = newIdempotencyKey('x402');
-          payment = await o.client.pay(o.walletId, { paymentRequirements: candidate, idempotencyKey, ...(o.capability !== undefined ? { capability: o.capability } : {}) });
+          payment = await o.client.pay(o.walletId, {
+            paymentRequirements: candidate,
+            idempotencyKey,
+            ...(o.capability !== undefined ? { capability: o.capability } : {}),
+          });
           break;
         } catch (err) {
           if (!(err instanceof TreasuryApiError) || err.code !== 'permit2_allowance_required') throw err;
@@ -216,7 +261,8 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     });
     const second = await send([dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy, header]);
     const secondBody = await second.text();
-    const receiptHeader = second.headers.get(X402_HEADERS.paymentResponse) ?? second.headers.get(X402_HEADERS.paymentResponseLegacy);
+    const receiptHeader =
+      second.headers.get(X402_HEADERS.paymentResponse) ?? second.headers.get(X402_HEADERS.paymentResponseLegacy);
     let decoded: SettlementReceipt | undefined;
     if (receiptHeader !== null) {
       try {
@@ -227,19 +273,36 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     }
     const receipt = decoded ? toX402Receipt(decoded, requirements) : undefined;
     if (second.status >= 200 && second.status < 300) {
-      const result: X402Result = { status: second.status, headers: second.headers, body: secondBody, paid: true, ...(receipt ? { receipt } : {}), requirements, payment };
-      return payment.scheme === 'upto' && receipt?.success ? { ...result, ...(await recordSettlement(payment.authorization_id, receipt.transaction)) } : result;
+      const result: X402Result = {
+        status: second.status,
+        headers: second.headers,
+        body: secondBody,
+        paid: true,
+        ...(receipt ? { receipt } : {}),
+        requirements,
+        payment,
+      };
+      return payment.scheme === 'upto' && receipt?.success
+        ? { ...result, ...(await recordSettlement(payment.authorization_id, receipt.transaction)) }
+        : result;
     }
     // A receipt header means the seller says it settled (or it is unreadable, and settlement cannot be ruled out).
-    if (receiptHeader !== null && (decoded === undefined || decoded.success)) throw new PaymentRejectedError(second.status, secondBody, receipt);
-    throw await whyNotPaid(new X402PaymentFailedError(second.status, sellerReason(second, secondBody, decoded), secondBody), requirements);
+    if (receiptHeader !== null && (decoded === undefined || decoded.success))
+      throw new PaymentRejectedError(second.status, secondBody, receipt);
+    throw await whyNotPaid(
+      new X402PaymentFailedError(second.status, sellerReason(second, secondBody, decoded), secondBody),
+      requirements,
+    );
   }
 
   /**
    * A payment the seller did not take: when the wallet (read now, fresh, in the price's asset) holds less
    * than the price, `InsufficientFundsError` with recovery `fund_wallet`; otherwise the seller's refusal as it is.
    */
-  async function whyNotPaid(failure: X402PaymentFailedError, requirements: PaymentRequirements): Promise<TreasurySdkError> {
+  async function whyNotPaid(
+    failure: X402PaymentFailedError,
+    requirements: PaymentRequirements,
+  ): Promise<TreasurySdkError> {
     if (!o.client.getBalance) return failure;
     try {
       const balance = await o.client.getBalance(o.walletId);

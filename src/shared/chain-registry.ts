@@ -15,8 +15,22 @@ export interface ChainInfo {
 }
 
 const BUILT_IN: ChainInfo[] = [
-  { name: 'base', network: 'eip155:8453', chainId: 8453, usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', usdcName: 'USD Coin', usdcVersion: '2' },
-  { name: 'base-sepolia', network: 'eip155:84532', chainId: 84532, usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', usdcName: 'USDC', usdcVersion: '2' },
+  {
+    name: 'base',
+    network: 'eip155:8453',
+    chainId: 8453,
+    usdc: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    usdcName: 'USD Coin',
+    usdcVersion: '2',
+  },
+  {
+    name: 'base-sepolia',
+    network: 'eip155:84532',
+    chainId: 84532,
+    usdc: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+    usdcName: 'USDC',
+    usdcVersion: '2',
+  },
 ];
 
 const extraChainSchema = z.array(

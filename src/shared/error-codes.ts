@@ -4,23 +4,50 @@
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
-  unstorable_value: { status: 400, message: 'A value in the request cannot be stored (a number too large for its column, or text the database cannot hold); nothing was recorded.' },
-  invalid_payment_header: { status: 400, message: 'The payment header is not valid standard base64 of a JSON x402 payment.' },
+  unstorable_value: {
+    status: 400,
+    message:
+      'A value in the request cannot be stored (a number too large for its column, or text the database cannot hold); nothing was recorded.',
+  },
+  invalid_payment_header: {
+    status: 400,
+    message: 'The payment header is not valid standard base64 of a JSON x402 payment.',
+  },
   invalid_authorization_terms: { status: 400, message: 'The proposed authorization window or nonce cannot be signed.' },
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
   invalid_path_parameter: { status: 400, message: 'A path parameter is malformed.' },
   chain_not_supported: { status: 400, message: 'That chain is not configured on this Treasury.' },
-  network_not_supported: { status: 400, message: 'That network is not configured on this Treasury or does not match the wallet.' },
+  network_not_supported: {
+    status: 400,
+    message: 'That network is not configured on this Treasury or does not match the wallet.',
+  },
   asset_not_supported: { status: 400, message: 'That asset is not the configured USDC contract of the network.' },
   scheme_not_supported: { status: 400, message: 'That payment scheme is not supported; use "exact" or "upto".' },
-  upto_requirements_invalid: { status: 400, message: 'An "upto" payment_requirements.extra must carry facilitatorAddress, and assetTransferMethod may only be "permit2".' },
-  permit2_allowance_required: { status: 412, message: 'The wallet has not approved Permit2 to move enough of this token; an "upto" payment needs that one-time on-chain allowance.' },
-  missing_eip712_domain: { status: 400, message: 'payment_requirements.extra must carry the token\'s EIP-712 name and version.' },
-  sign_in_chain_not_supported: { status: 400, message: 'The sign-in message names a chain this Treasury does not serve.' },
+  upto_requirements_invalid: {
+    status: 400,
+    message:
+      'An "upto" payment_requirements.extra must carry facilitatorAddress, and assetTransferMethod may only be "permit2".',
+  },
+  permit2_allowance_required: {
+    status: 412,
+    message:
+      'The wallet has not approved Permit2 to move enough of this token; an "upto" payment needs that one-time on-chain allowance.',
+  },
+  missing_eip712_domain: {
+    status: 400,
+    message: "payment_requirements.extra must carry the token's EIP-712 name and version.",
+  },
+  sign_in_chain_not_supported: {
+    status: 400,
+    message: 'The sign-in message names a chain this Treasury does not serve.',
+  },
   sign_in_message_invalid: { status: 400, message: 'The sign-in message is not a valid SIWE / SIWS message.' },
   scope_not_found: { status: 404, message: 'No such scope for this account.' },
   pat_not_found: { status: 404, message: 'No such PAT.' },
-  well_known_not_found: { status: 404, message: 'The verification file is absent at /.well-known/xx-verification.txt on the origin.' },
+  well_known_not_found: {
+    status: 404,
+    message: 'The verification file is absent at /.well-known/xx-verification.txt on the origin.',
+  },
   openapi_not_found: { status: 404, message: 'The OpenAPI document was not found at openapi_url.' },
   openapi_invalid: { status: 422, message: 'The OpenAPI document is not valid JSON with a paths object.' },
   openapi_url_not_configured: { status: 409, message: 'Set openapi_url on the seller first.' },
@@ -35,18 +62,23 @@ export const ERROR_CODES = {
       'Master keys were removed on 2026-04-27. Bootstrap a session with `xx init`, then mint PATs (`xx service pat create` for seller calls, `xx pat create` for buyer calls).',
   },
   sign_in_domain_mismatch: { status: 401, message: 'The sign-in message is for another domain or URI.' },
-  sign_in_nonce_invalid: { status: 401, message: 'The sign-in nonce is unknown, expired or already used; ask for a new one.' },
+  sign_in_nonce_invalid: {
+    status: 401,
+    message: 'The sign-in nonce is unknown, expired or already used; ask for a new one.',
+  },
   sign_in_expired: { status: 401, message: 'The sign-in message is expired or not yet valid.' },
   sign_in_signature_invalid: { status: 401, message: 'The sign-in signature does not match the address.' },
   insufficient_scope: { status: 403, message: 'This token is not allowed to do that.' },
   fresh_sign_in_required: {
     status: 403,
-    message: 'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents and sessions need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
+    message:
+      'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents and sessions need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
   },
   policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
   transfer_not_permitted_with_capability_cap: {
     status: 403,
-    message: 'This wallet has capability caps, so transfers are refused. Use per_tx_cap_usd and window caps for transfer limits.',
+    message:
+      'This wallet has capability caps, so transfers are refused. Use per_tx_cap_usd and window caps for transfer limits.',
   },
   admin_token_not_configured: { status: 403, message: 'Account minting is disabled: TREASURY_ADMIN_TOKEN is not set.' },
   not_found: { status: 404, message: 'No such route.' },
@@ -57,44 +89,106 @@ export const ERROR_CODES = {
   method_not_allowed: { status: 405, message: 'That method is not allowed on this route.' },
   authorization_not_found: { status: 404, message: 'No such authorization for this wallet.' },
   settlement_not_applicable: { status: 422, message: 'Only a signed "upto" authorization has a settlement to record.' },
-  settlement_not_verified: { status: 422, message: 'The transaction is not a verified settlement of this authorization; see reason.' },
-  settlement_unconfirmed: { status: 409, message: 'The settlement is mined but not yet as deep as this network requires; report it again later (see confirmations and required_confirmations).' },
-  settlement_already_recorded: { status: 409, message: 'Another transaction is already recorded as this authorization\'s settlement.' },
+  settlement_not_verified: {
+    status: 422,
+    message: 'The transaction is not a verified settlement of this authorization; see reason.',
+  },
+  settlement_unconfirmed: {
+    status: 409,
+    message:
+      'The settlement is mined but not yet as deep as this network requires; report it again later (see confirmations and required_confirmations).',
+  },
+  settlement_already_recorded: {
+    status: 409,
+    message: "Another transaction is already recorded as this authorization's settlement.",
+  },
   nonce_already_used: { status: 409, message: 'This EIP-3009 nonce was already used by this wallet; propose another.' },
   idempotency_key_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
   origin_not_configured: { status: 409, message: 'Set the seller origin first (PATCH /v1/sellers/{id} with origin).' },
-  verification_token_mismatch: { status: 409, message: 'The verification file does not contain this seller\'s token.' },
-  payouts_not_applicable: { status: 409, message: 'Direct payout mode pays sellers on-chain; there is nothing to flush.' },
+  verification_token_mismatch: { status: 409, message: "The verification file does not contain this seller's token." },
+  payouts_not_applicable: {
+    status: 409,
+    message: 'Direct payout mode pays sellers on-chain; there is nothing to flush.',
+  },
   banking_not_declared: { status: 409, message: 'Declare a legal entity and country first.' },
   slug_taken: { status: 409, message: 'That slug is taken.' },
   endpoint_exists: { status: 409, message: 'An endpoint with that slug or method and path already exists.' },
   endpoint_has_ledger: { status: 409, message: 'This endpoint has ledger rows.' },
-  pay_to_signature_invalid: { status: 422, message: 'The signature is not the pay-to address\'s signature of the claim message for this seller.' },
+  pay_to_signature_invalid: {
+    status: 422,
+    message: "The signature is not the pay-to address's signature of the claim message for this seller.",
+  },
   ledger_conflict: { status: 409, message: 'That transaction is already in the ledger under another seller.' },
   seller_suspended: { status: 403, message: 'This seller is suspended; resume it to sell again.' },
   wallet_revoked: { status: 410, message: 'This wallet is revoked; every operation on it is refused.' },
-  rate_limited: { status: 429, message: 'Too many requests from this address or token; retry after retry_after_seconds.' },
-  MGMT_6014: { status: 429, message: 'This PAT reached its daily spending cap. The owner raises the cap in the dashboard or with `xx pat update` (both sign in again), or wait for the UTC day to reset.' },
+  rate_limited: {
+    status: 429,
+    message: 'Too many requests from this address or token; retry after retry_after_seconds.',
+  },
+  MGMT_6014: {
+    status: 429,
+    message:
+      'This PAT reached its daily spending cap. The owner raises the cap in the dashboard or with `xx pat update` (both sign in again), or wait for the UTC day to reset.',
+  },
   payload_too_large: { status: 413, message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, message: 'Send the body as application/json.' },
   origin_unreachable: { status: 502, message: 'The origin could not be reached.' },
-  origin_redirect_refused: { status: 422, message: 'The origin redirected; serve the verification file without a redirect.' },
-  origin_not_public: { status: 422, message: 'The origin resolves to a address that is not globally reachable (private, loopback, link-local, NAT64, reserved, …).' },
-  origin_port_refused: { status: 422, message: 'The origin names a port outbound requests may not use (80 and 443 unless the operator allows more).' },
+  origin_redirect_refused: {
+    status: 422,
+    message: 'The origin redirected; serve the verification file without a redirect.',
+  },
+  origin_not_public: {
+    status: 422,
+    message:
+      'The origin resolves to a address that is not globally reachable (private, loopback, link-local, NAT64, reserved, …).',
+  },
+  origin_port_refused: {
+    status: 422,
+    message: 'The origin names a port outbound requests may not use (80 and 443 unless the operator allows more).',
+  },
   origin_response_too_large: { status: 422, message: 'The document on the origin is larger than the limit.' },
   facilitator_not_configured: { status: 503, message: 'This seller has no x402 facilitator configured; retry later.' },
-  wallet_has_balance: { status: 409, message: 'The wallet\'s address holds USDC, which its key\'s destruction would lose for good: move it first (transfer), or pass abandon_balance: true.' },
-  balance_unknown: { status: 409, message: 'The wallet\'s balance cannot be read, and its key\'s destruction would lose whatever it holds: move the funds, then pass abandon_balance: true.' },
-  chain_unavailable: { status: 503, message: 'The chain RPC is unreachable and no earlier figure is known; retry shortly.' },
-  signer_refused: { status: 403, message: "The signer refused this payment: it is outside the signer's own limits (chains, tokens, amount, validity window). Nothing was signed." },
-  signer_limit_exceeded: { status: 429, message: "The signer refused this payment: the wallet is past one of the signer's own rolling ceilings (amount or signatures per window). Nothing was signed; retry after retry_after_seconds." },
+  wallet_has_balance: {
+    status: 409,
+    message:
+      "The wallet's address holds USDC, which its key's destruction would lose for good: move it first (transfer), or pass abandon_balance: true.",
+  },
+  balance_unknown: {
+    status: 409,
+    message:
+      "The wallet's balance cannot be read, and its key's destruction would lose whatever it holds: move the funds, then pass abandon_balance: true.",
+  },
+  chain_unavailable: {
+    status: 503,
+    message: 'The chain RPC is unreachable and no earlier figure is known; retry shortly.',
+  },
+  signer_refused: {
+    status: 403,
+    message:
+      "The signer refused this payment: it is outside the signer's own limits (chains, tokens, amount, validity window). Nothing was signed.",
+  },
+  signer_limit_exceeded: {
+    status: 429,
+    message:
+      "The signer refused this payment: the wallet is past one of the signer's own rolling ceilings (amount or signatures per window). Nothing was signed; retry after retry_after_seconds.",
+  },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
   database_unavailable: { status: 503, message: 'The database is unreachable or restarting; retry shortly.' },
-  database_busy: { status: 503, message: 'The database did not answer in time (a lock held too long, or a slow statement); nothing was written. Retry shortly.' },
+  database_busy: {
+    status: 503,
+    message:
+      'The database did not answer in time (a lock held too long, or a slow statement); nothing was written. Retry shortly.',
+  },
   not_ready: { status: 503, message: 'Treasury is not ready.' },
   internal_error: { status: 500, message: 'Something went wrong on our side.' },
-  settlement_override_invalid: { status: 500, message: 'The seller named an invalid charge for this upto payment; nothing was settled.' },
-  seller_misconfigured: { status: 500, message: 'This paid endpoint is misconfigured on the seller side; the operator has been told.' },
+  settlement_override_invalid: {
+    status: 500,
+    message: 'The seller named an invalid charge for this upto payment; nothing was settled.',
+  },
+  seller_misconfigured: {
+    status: 500,
+    message: 'This paid endpoint is misconfigured on the seller side; the operator has been told.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

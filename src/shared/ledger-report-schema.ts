@@ -33,7 +33,10 @@ export const ledgerReportBodySchema = z
       .optional(),
     method: httpMethodSchema.optional(),
     route: routePathSchema.optional(),
-    content_hash: z.string().regex(/^[0-9a-f]{64}$/, 'expected a lower-case hex sha256').optional(),
+    content_hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, 'expected a lower-case hex sha256')
+      .optional(),
     nonce: z
       .string()
       .regex(/^0x[0-9a-fA-F]{64}$/)

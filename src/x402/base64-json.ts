@@ -25,11 +25,15 @@ export function encodeBase64Json(value: unknown): string {
 
 /** Decodes standard base64 of UTF-8 JSON; throws `X402DecodeError` naming what was wrong. */
 export function decodeBase64Json(value: string, maxBytes: number = MAX_X402_HEADER_BYTES): unknown {
-  if (typeof value !== 'string' || value.length === 0) throw new X402DecodeError('header_missing', 'the header is empty');
-  if (value.length > maxBytes) throw new X402DecodeError('header_too_large', `the header is longer than ${maxBytes} bytes`);
-  if (!STANDARD_BASE64.test(value)) throw new X402DecodeError('invalid_base64', 'the header is not standard padded base64');
+  if (typeof value !== 'string' || value.length === 0)
+    throw new X402DecodeError('header_missing', 'the header is empty');
+  if (value.length > maxBytes)
+    throw new X402DecodeError('header_too_large', `the header is longer than ${maxBytes} bytes`);
+  if (!STANDARD_BASE64.test(value))
+    throw new X402DecodeError('invalid_base64', 'the header is not standard padded base64');
   const bytes = Buffer.from(value, 'base64');
-  if (bytes.toString('base64') !== value) throw new X402DecodeError('invalid_base64', 'the header is not canonical base64');
+  if (bytes.toString('base64') !== value)
+    throw new X402DecodeError('invalid_base64', 'the header is not canonical base64');
   let text: string;
   try {
     text = utf8.decode(bytes);

@@ -12,8 +12,7 @@ import { parseJsonSafely } from './safe-json.js';
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export type BoundedFetchResult =
-  | { kind: 'reply'; status: number; json: unknown; headers: Headers }
-  | { kind: 'failed'; cause: string };
+  { kind: 'reply'; status: number; json: unknown; headers: Headers } | { kind: 'failed'; cause: string };
 
 export interface BoundedFetchOptions {
   fetch: FetchLike;
@@ -46,11 +45,18 @@ async function readCapped(response: Response, maxBytes: number): Promise<string 
 /** Performs the call; never throws. A reply whose body is not JSON has `json: undefined`. */
 export async function boundedFetchJson(options: BoundedFetchOptions): Promise<BoundedFetchResult> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error(`timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+  const timer = setTimeout(
+    () => controller.abort(new Error(`timed out after ${options.timeoutMs} ms`)),
+    options.timeoutMs,
+  );
   try {
     const response = await options.fetch(options.url, {
       method: options.method,
-      headers: { accept: 'application/json', ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers },
+      headers: {
+        accept: 'application/json',
+        ...(options.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...options.headers,
+      },
       ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
       redirect: 'manual',
       signal: controller.signal,
@@ -60,7 +66,8 @@ export async function boundedFetchJson(options: BoundedFetchOptions): Promise<Bo
       return { kind: 'failed', cause: `redirect (${response.status}) refused` };
     }
     const text = await readCapped(response, options.maxBytes ?? 64 * 1024);
-    if (text === undefined) return { kind: 'failed', cause: `reply larger than ${options.maxBytes ?? 64 * 1024} bytes` };
+    if (text === undefined)
+      return { kind: 'failed', cause: `reply larger than ${options.maxBytes ?? 64 * 1024} bytes` };
     let json: unknown;
     try {
       json = text === '' ? undefined : parseJsonSafely(text);
@@ -70,7 +77,12 @@ export async function boundedFetchJson(options: BoundedFetchOptions): Promise<Bo
     return { kind: 'reply', status: response.status, json, headers: response.headers };
   } catch (err) {
     if (controller.signal.aborted) return { kind: 'failed', cause: `timed out after ${options.timeoutMs} ms` };
-    const cause = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+    const cause =
+      err instanceof Error
+        ? err.cause instanceof Error
+          ? `${err.message}: ${err.cause.message}`
+          : err.message
+        : String(err);
     return { kind: 'failed', cause };
   } finally {
     clearTimeout(timer);

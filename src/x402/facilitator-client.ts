@@ -56,7 +56,8 @@ export type SettleOutcome =
   | { kind: 'rejected'; reason: string; settlement: FacilitatorSettleReply | undefined }
   | { kind: 'unavailable'; cause: string };
 
-export type SupportedOutcome = { kind: 'ok'; supported: FacilitatorSupportedReply } | { kind: 'unavailable'; cause: string };
+export type SupportedOutcome =
+  { kind: 'ok'; supported: FacilitatorSupportedReply } | { kind: 'unavailable'; cause: string };
 
 export interface FacilitatorClient {
   readonly url: string;
@@ -74,13 +75,19 @@ export interface FacilitatorLike {
   settle(paymentPayload: never, paymentRequirements: never): Promise<unknown>;
 }
 
-type Parsed<S extends z.ZodType> = { kind: 'parsed'; status: number; reply: z.output<S> } | { kind: 'unavailable'; cause: string };
+type Parsed<S extends z.ZodType> =
+  { kind: 'parsed'; status: number; reply: z.output<S> } | { kind: 'unavailable'; cause: string };
 
 /** A schema-valid verify reply as an outcome; a positive reply only counts with a 2xx status. */
 function verifyOutcome(reply: FacilitatorVerifyReply, status: number): VerifyOutcome {
   if (reply.isValid && status < 300) return { kind: 'ok', payer: reply.payer ?? undefined };
   if (reply.isValid) return { kind: 'unavailable', cause: `HTTP ${status} with isValid:true` };
-  return { kind: 'rejected', reason: reply.invalidReason || 'invalid_payment', message: reply.invalidMessage ?? undefined, payer: reply.payer ?? undefined };
+  return {
+    kind: 'rejected',
+    reason: reply.invalidReason || 'invalid_payment',
+    message: reply.invalidMessage ?? undefined,
+    payer: reply.payer ?? undefined,
+  };
 }
 
 /** A schema-valid settle reply as an outcome; a success only counts with a 2xx status. */
@@ -94,14 +101,22 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
   const base = options.url.replace(/\/+$/, '');
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
 
-  async function call<S extends z.ZodType>(method: 'GET' | 'POST', path: string, body: unknown, timeoutMs: number, schema: S): Promise<Parsed<S>> {
+  async function call<S extends z.ZodType>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    timeoutMs: number,
+    schema: S,
+  ): Promise<Parsed<S>> {
     const headers = options.headers ? await options.headers() : {};
     const result = await boundedFetchJson({ fetch: doFetch, method, url: `${base}${path}`, body, headers, timeoutMs });
     if (result.kind === 'failed') return { kind: 'unavailable', cause: result.cause };
     if (result.status >= 500) return { kind: 'unavailable', cause: `HTTP ${result.status}` };
     const parsed = schema.safeParse(result.json);
     if (result.status >= 200 && result.status < 300) {
-      return parsed.success ? { kind: 'parsed', status: result.status, reply: parsed.data } : { kind: 'unavailable', cause: `malformed ${path} reply (HTTP ${result.status})` };
+      return parsed.success
+        ? { kind: 'parsed', status: result.status, reply: parsed.data }
+        : { kind: 'unavailable', cause: `malformed ${path} reply (HTTP ${result.status})` };
     }
     // A 4xx counts as a rejection only when its body is a well-formed negative reply.
     if (parsed.success) return { kind: 'parsed', status: result.status, reply: parsed.data };
@@ -112,17 +127,35 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
     url: base,
 
     async verify(request) {
-      const r = await call('POST', '/verify', request, options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS, facilitatorVerifyReplySchema);
+      const r = await call(
+        'POST',
+        '/verify',
+        request,
+        options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
+        facilitatorVerifyReplySchema,
+      );
       return r.kind === 'unavailable' ? r : verifyOutcome(r.reply, r.status);
     },
 
     async settle(request) {
-      const r = await call('POST', '/settle', request, options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS, facilitatorSettleReplySchema);
+      const r = await call(
+        'POST',
+        '/settle',
+        request,
+        options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
+        facilitatorSettleReplySchema,
+      );
       return r.kind === 'unavailable' ? r : settleOutcome(r.reply, r.status);
     },
 
     async supported() {
-      const r = await call('GET', '/supported', undefined, options.supportedTimeoutMs ?? DEFAULT_SUPPORTED_TIMEOUT_MS, facilitatorSupportedReplySchema);
+      const r = await call(
+        'GET',
+        '/supported',
+        undefined,
+        options.supportedTimeoutMs ?? DEFAULT_SUPPORTED_TIMEOUT_MS,
+        facilitatorSupportedReplySchema,
+      );
       if (r.kind === 'unavailable') return r;
       if (r.status >= 300) return { kind: 'unavailable', cause: `HTTP ${r.status}` };
       return { kind: 'ok', supported: r.reply };
@@ -135,14 +168,20 @@ export function createFacilitatorClient(options: FacilitatorClientOptions): Faci
  * failure's text has its URLs cut to scheme, host and port: a facilitator object that talks to a chain
  * through viem throws messages that quote the RPC endpoint, key included, and the cause ends up in logs.
  */
-async function withDeadline(call: () => Promise<unknown>, ms: number): Promise<{ kind: 'value'; value: unknown } | { kind: 'failed'; cause: string }> {
+async function withDeadline(
+  call: () => Promise<unknown>,
+  ms: number,
+): Promise<{ kind: 'value'; value: unknown } | { kind: 'failed'; cause: string }> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<{ kind: 'failed'; cause: string }>((resolve) => {
     timer = setTimeout(() => resolve({ kind: 'failed', cause: `timed out after ${ms} ms` }), ms);
   });
   try {
     return await Promise.race([
-      (async () => ({ kind: 'value' as const, value: await call() }))().catch((err: unknown) => ({ kind: 'failed' as const, cause: redactUrlsIn(err instanceof Error ? err.message : String(err)) })),
+      (async () => ({ kind: 'value' as const, value: await call() }))().catch((err: unknown) => ({
+        kind: 'failed' as const,
+        cause: redactUrlsIn(err instanceof Error ? err.message : String(err)),
+      })),
       deadline,
     ]);
   } finally {
@@ -167,25 +206,38 @@ export function wrapFacilitatorObject(
     url: options.label ?? 'in-process',
 
     async verify(request) {
-      const r = await withDeadline(() => call.verify(request.paymentPayload, request.paymentRequirements), options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS);
+      const r = await withDeadline(
+        () => call.verify(request.paymentPayload, request.paymentRequirements),
+        options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
+      );
       if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
       const parsed = facilitatorVerifyReplySchema.safeParse(r.value);
-      return parsed.success ? verifyOutcome(parsed.data, 200) : { kind: 'unavailable', cause: 'malformed verify reply' };
+      return parsed.success
+        ? verifyOutcome(parsed.data, 200)
+        : { kind: 'unavailable', cause: 'malformed verify reply' };
     },
 
     async settle(request) {
-      const r = await withDeadline(() => call.settle(request.paymentPayload, request.paymentRequirements), options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS);
+      const r = await withDeadline(
+        () => call.settle(request.paymentPayload, request.paymentRequirements),
+        options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
+      );
       if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
       const parsed = facilitatorSettleReplySchema.safeParse(r.value);
-      return parsed.success ? settleOutcome(parsed.data, 200) : { kind: 'unavailable', cause: 'malformed settle reply' };
+      return parsed.success
+        ? settleOutcome(parsed.data, 200)
+        : { kind: 'unavailable', cause: 'malformed settle reply' };
     },
 
     async supported() {
-      if (typeof call.getSupported !== 'function') return { kind: 'unavailable', cause: 'the facilitator object has no getSupported()' };
+      if (typeof call.getSupported !== 'function')
+        return { kind: 'unavailable', cause: 'the facilitator object has no getSupported()' };
       const r = await withDeadline(() => call.getSupported!(), DEFAULT_SUPPORTED_TIMEOUT_MS);
       if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
       const parsed = facilitatorSupportedReplySchema.safeParse(r.value);
-      return parsed.success ? { kind: 'ok', supported: parsed.data } : { kind: 'unavailable', cause: 'malformed supported reply' };
+      return parsed.success
+        ? { kind: 'ok', supported: parsed.data }
+        : { kind: 'unavailable', cause: 'malformed supported reply' };
     },
   };
 }

@@ -41,7 +41,8 @@ function describeIssues(error: z.ZodError): string {
 function decodeWith<S extends z.ZodType>(schema: S, value: string, what: string, maxBytes: number): z.output<S> {
   const json = decodeBase64Json(value, maxBytes);
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new X402DecodeError('invalid_shape', `${what} has the wrong shape: ${describeIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new X402DecodeError('invalid_shape', `${what} has the wrong shape: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }
 
@@ -82,7 +83,9 @@ export function decodeSettlementReceipt(header: string, maxBytes = MAX_X402_HEAD
  * `PAYMENT-SIGNATURE`, else `X-PAYMENT`. Returns undefined when neither is present; throws
  * `X402DecodeError('invalid_shape')` when both are present with different values.
  */
-export function readPaymentHeader(getHeader: (name: string) => string | string[] | null | undefined): string | undefined {
+export function readPaymentHeader(
+  getHeader: (name: string) => string | string[] | null | undefined,
+): string | undefined {
   const one = (name: string): string | undefined => {
     const v = getHeader(name);
     if (v === null || v === undefined) return undefined;

@@ -23,7 +23,8 @@ function nestingDepth(text: string, limit: number): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
       continue;
     }
@@ -39,7 +40,8 @@ function nestingDepth(text: string, limit: number): number {
 
 /** Parses `text` as JSON; throws `X402DecodeError` ('invalid_json' or 'unsafe_json') otherwise. */
 export function parseJsonSafely(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): unknown {
-  if (nestingDepth(text, maxDepth) > maxDepth) throw new X402DecodeError('unsafe_json', `JSON nested deeper than ${maxDepth} levels`);
+  if (nestingDepth(text, maxDepth) > maxDepth)
+    throw new X402DecodeError('unsafe_json', `JSON nested deeper than ${maxDepth} levels`);
   // Fast path: with none of the forbidden words, no `\u` escape (which could spell one, or a lone surrogate)
   // and no raw lone surrogate in the text, no key or string can be unsafe, so the reviver has nothing to find.
   if (!MAYBE_UNSAFE.test(text) && text.isWellFormed()) {

@@ -20,18 +20,30 @@ const text = (max: number) => z.string().max(max);
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
 /** An address on any chain: EVM hex, or another chain's base58/bech32 spelling. Bounded, printable ASCII. */
 const anyAddress = z.string().regex(/^[A-Za-z0-9:_.-]{1,128}$/, 'expected an address');
-const rawAmount = z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string, no sign or leading zeros)');
+const rawAmount = z
+  .string()
+  .refine(isRawAmount, 'expected a raw token amount (base-10 integer string, no sign or leading zeros)');
 const uintString = rawAmount;
 const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex value');
-const signatureHex = z.string().regex(/^0x(?:[0-9a-fA-F]{2}){65,4096}$/, 'expected a 0x-prefixed hex signature of at least 65 bytes');
+const signatureHex = z
+  .string()
+  .regex(/^0x(?:[0-9a-fA-F]{2}){65,4096}$/, 'expected a 0x-prefixed hex signature of at least 65 bytes');
 
 /** CAIP-2 chain id; for `eip155` a positive decimal chain id without leading zeros and at most 16 digits. */
 export const caip2NetworkSchema = z
   .string()
-  .regex(/^(?:eip155:[1-9][0-9]{0,15}|(?!eip155:)[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network such as eip155:84532');
+  .regex(
+    /^(?:eip155:[1-9][0-9]{0,15}|(?!eip155:)[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32})$/,
+    'expected a CAIP-2 network such as eip155:84532',
+  );
 /** v1 network names (`base-sepolia`) or, leniently, a CAIP-2 id. */
-export const v1NetworkSchema = z.union([z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'expected a v1 network name'), caip2NetworkSchema]);
-export const schemeNameSchema = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'expected a scheme name such as "exact"');
+export const v1NetworkSchema = z.union([
+  z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'expected a v1 network name'),
+  caip2NetworkSchema,
+]);
+export const schemeNameSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, 'expected a scheme name such as "exact"');
 
 export const requirementsExtraSchema = z
   .object({
@@ -88,7 +100,9 @@ export const eip3009AuthorizationSchema = z
   })
   .strict();
 
-export const exactEvmPayloadSchema = z.object({ signature: signatureHex, authorization: eip3009AuthorizationSchema }).strict();
+export const exactEvmPayloadSchema = z
+  .object({ signature: signatureHex, authorization: eip3009AuthorizationSchema })
+  .strict();
 
 /** `upto` (and `exact` via Permit2): the Permit2 witness transfer. Only the fields we key on are checked. */
 export const permit2EvmPayloadSchema = z
@@ -120,7 +134,10 @@ export const paymentPayloadV1Schema = z
   .loose();
 
 /** The buyer's payment (`PAYMENT-SIGNATURE` or `X-PAYMENT` header). */
-export const paymentPayloadSchema = z.discriminatedUnion('x402Version', [paymentPayloadV1Schema, paymentPayloadV2Schema]);
+export const paymentPayloadSchema = z.discriminatedUnion('x402Version', [
+  paymentPayloadV1Schema,
+  paymentPayloadV2Schema,
+]);
 
 /**
  * The receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`). Decoding accepts either `transaction` or `txHash`
@@ -137,7 +154,10 @@ export const settlementReceiptSchema = z
   })
   .loose()
   .refine((r) => r.transaction !== undefined || r.txHash !== undefined, 'a receipt carries transaction or txHash')
-  .refine((r) => r.transaction === undefined || r.txHash === undefined || r.transaction === r.txHash, 'transaction and txHash differ')
+  .refine(
+    (r) => r.transaction === undefined || r.txHash === undefined || r.transaction === r.txHash,
+    'transaction and txHash differ',
+  )
   .transform((r) => ({ ...r, transaction: (r.transaction ?? r.txHash)!, txHash: (r.txHash ?? r.transaction)! }));
 
 /** Facilitator `POST /verify` reply. */
@@ -168,7 +188,10 @@ export const facilitatorSettleReplySchema = z
     amount: text(80).nullish(),
   })
   .loose()
-  .refine((r) => !r.success || Boolean(r.transaction || r.txHash) || r.amount === '0', 'a successful settlement names its transaction')
+  .refine(
+    (r) => !r.success || Boolean(r.transaction || r.txHash) || r.amount === '0',
+    'a successful settlement names its transaction',
+  )
   .refine((r) => !(r.transaction && r.txHash) || r.transaction === r.txHash, 'transaction and txHash differ')
   .transform((r) => ({
     success: r.success,
@@ -186,7 +209,12 @@ export const facilitatorSupportedReplySchema = z
     kinds: z
       .array(
         z
-          .object({ x402Version: z.number().int(), scheme: z.string().max(64), network: z.string().max(128), extra: z.record(z.string(), z.unknown()).optional() })
+          .object({
+            x402Version: z.number().int(),
+            scheme: z.string().max(64),
+            network: z.string().max(128),
+            extra: z.record(z.string(), z.unknown()).optional(),
+          })
           .loose(),
       )
       .max(1024),

@@ -22,7 +22,15 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { setSettlementOverrides, x402Koa } from 'treasury/koa';
 import { openMnemonic, keystoreSchema } from '../../src/cli/commands/account/seed-keystore.js';
 import { startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
-import { assertOk, filesUnder, runXx, stderrJson, stdoutJson, XX_BIN, type XxRun } from '../integration/cli/xx-process.js';
+import {
+  assertOk,
+  filesUnder,
+  runXx,
+  stderrJson,
+  stdoutJson,
+  XX_BIN,
+  type XxRun,
+} from '../integration/cli/xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 const xx = runXx;
@@ -32,7 +40,14 @@ const errJson = (run: XxRun) => stderrJson(run, 'the command');
 
 function homeEnv(sandbox: RunningSandbox, name: string): Record<string, string> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), `xx-${name}-`));
-  return { HOME: home, XX_HOME: path.join(home, '.xx'), TREASURY_DATA_DIR: sandbox.dataDir, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '12', NO_COLOR: '1' };
+  return {
+    HOME: home,
+    XX_HOME: path.join(home, '.xx'),
+    TREASURY_DATA_DIR: sandbox.dataDir,
+    XX_KEYSTORE_PASSPHRASE: PASSPHRASE,
+    XX_KEYSTORE_SCRYPT_LOG_N: '12',
+    NO_COLOR: '1',
+  };
 }
 
 describe('xx CLI against the npm start sandbox (real binary, real chain)', function () {
@@ -77,13 +92,22 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
 
     const funded = json(await run(['fund', '--testnet', '--amount', '2', '--permit2', '--json']), 'fund');
     assert.equal(funded.funded, true);
-    assert.match(funded.permit2_approval_tx, /^0x[0-9a-f]{64}$/, 'the sandbox faucet approved Permit2 for upto payments');
+    assert.match(
+      funded.permit2_approval_tx,
+      /^0x[0-9a-f]{64}$/,
+      'the sandbox faucet approved Permit2 for upto payments',
+    );
     assert.equal(funded.address, init.wallets[0].address);
 
     // The seller side, same account: register, price an endpoint, serve it behind our Koa middleware.
     const service = json(await run(['service', 'init', '--name', 'CLI Jokes', '--json']), 'service init');
-    const record = JSON.parse(fs.readFileSync(path.join(env.XX_HOME!, 'services', `${service.seller_id}.json`), 'utf8')) as { pat: string };
-    const endpoint = json(await run(['endpoints', 'add', '--path', '/joke', '--price', '0.01', '--json']), 'endpoints add');
+    const record = JSON.parse(
+      fs.readFileSync(path.join(env.XX_HOME!, 'services', `${service.seller_id}.json`), 'utf8'),
+    ) as { pat: string };
+    const endpoint = json(
+      await run(['endpoints', 'add', '--path', '/joke', '--price', '0.01', '--json']),
+      'endpoints add',
+    );
     assert.equal(endpoint.price, '0.01');
     const payTo = privateKeyToAccount(generatePrivateKey()).address;
     let wellKnown = '';
@@ -95,7 +119,16 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
       }
       await next();
     });
-    app.use(x402Koa({ token: record.pat, price: '0.01', pay_to: payTo, facilitator_url: sandbox.info.facilitator_url, api_url: sandbox.info.api_url, env: {} }));
+    app.use(
+      x402Koa({
+        token: record.pat,
+        price: '0.01',
+        pay_to: payTo,
+        facilitator_url: sandbox.info.facilitator_url,
+        api_url: sandbox.info.api_url,
+        env: {},
+      }),
+    );
     app.use((ctx) => {
       ctx.body = { joke: 'two custodians walk into a bar' };
     });
@@ -117,7 +150,10 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     // Buy it: over the cap nothing is paid; within the cap the receipt comes back and the ledger has it.
     const tooDear = await run(['buy', `${origin}/joke`, '--max', '0.005', '--json']);
     assert.equal(tooDear.code, 1);
-    assert.deepEqual([errJson(tooDear).error_code, errJson(tooDear).details.requested_usd, errJson(tooDear).details.cap_usd], ['InsufficientBudgetError', '0.01', '0.005']);
+    assert.deepEqual(
+      [errJson(tooDear).error_code, errJson(tooDear).details.requested_usd, errJson(tooDear).details.cap_usd],
+      ['InsufficientBudgetError', '0.01', '0.005'],
+    );
     const bought = json(await run(['buy', `${origin}/joke`, '--max', '0.05', '--json']), 'buy');
     assert.equal(bought.status, 200);
     assert.equal(bought.paid, true);
@@ -131,7 +167,18 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     // An `upto` route with a $0.01 maximum that charges 40 % of it: the SDK reports the settlement, Treasury
     // verifies it on chain, and the rest is given back to the wallet's caps (`fund --permit2` approved Permit2).
     const meteredApp = new Koa();
-    meteredApp.use(x402Koa({ token: record.pat, price: '0.01', pay_to: payTo, schemes: ['upto'], facilitator_url: sandbox.info.facilitator_url, facilitator_address: sandbox.info.facilitator_address, api_url: sandbox.info.api_url, env: {} }));
+    meteredApp.use(
+      x402Koa({
+        token: record.pat,
+        price: '0.01',
+        pay_to: payTo,
+        schemes: ['upto'],
+        facilitator_url: sandbox.info.facilitator_url,
+        facilitator_address: sandbox.info.facilitator_address,
+        api_url: sandbox.info.api_url,
+        env: {},
+      }),
+    );
     meteredApp.use((ctx) => {
       setSettlementOverrides(ctx, { amount: '4000' });
       ctx.body = { tokens: 40 };
@@ -141,23 +188,45 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     const meteredUrl = `http://127.0.0.1:${(metered.address() as AddressInfo).port}/joke`;
     const upto = json(await run(['buy', meteredUrl, '--max', '0.05', '--json']), 'buy (upto)');
     assert.deepEqual([upto.status, upto.receipt.amount, upto.settlement_error], [200, '0.004', undefined]);
-    assert.deepEqual(upto.settlement, { transaction: upto.receipt.txHash, signed_max: '0.01', settled: '0.004', given_back: '0.006' });
+    assert.deepEqual(upto.settlement, {
+      transaction: upto.receipt.txHash,
+      signed_max: '0.01',
+      settled: '0.004',
+      given_back: '0.006',
+    });
     const uptoText = ok(await run(['buy', meteredUrl]), 'buy (upto, text)');
     assert.match(uptoText.stderr, /Settled 0\.004 of the 0\.01 USD maximum; 0\.006 USD given back/);
 
     // A wallet the agent holds but this machine never stored (made through the API): --wallet finds it on the
     // server, by address and by id, and pays from it; a wallet it does not hold is no_wallet, nothing paid.
-    const agentRecord = JSON.parse(fs.readFileSync(path.join(env.XX_HOME!, 'agents', `${init.agent_id}.json`), 'utf8')) as { pat: string; wallets: unknown[] };
-    const made = await fetch(`${sandbox.info.api_url}/v1/agents/${init.agent_id}/wallets`, { method: 'POST', headers: { authorization: `Bearer ${agentRecord.pat}`, 'content-type': 'application/json' }, body: JSON.stringify({ label: 'made elsewhere' }) });
+    const agentRecord = JSON.parse(
+      fs.readFileSync(path.join(env.XX_HOME!, 'agents', `${init.agent_id}.json`), 'utf8'),
+    ) as { pat: string; wallets: unknown[] };
+    const made = await fetch(`${sandbox.info.api_url}/v1/agents/${init.agent_id}/wallets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agentRecord.pat}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'made elsewhere' }),
+    });
     assert.equal(made.status, 201);
     const other = (await made.json()) as { id: string; address: string };
-    const faucet = await fetch(sandbox.info.faucet_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: other.address, amount_usd: '1' }) });
+    const faucet = await fetch(sandbox.info.faucet_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: other.address, amount_usd: '1' }),
+    });
     assert.equal(faucet.status, 200, await faucet.clone().text());
-    const byAddress = json(await run(['buy', `${origin}/joke`, '--wallet', other.address.toLowerCase(), '--json']), 'buy --wallet <address>');
+    const byAddress = json(
+      await run(['buy', `${origin}/joke`, '--wallet', other.address.toLowerCase(), '--json']),
+      'buy --wallet <address>',
+    );
     assert.equal(byAddress.receipt.payer.toLowerCase(), other.address.toLowerCase());
     const byId = json(await run(['buy', `${origin}/joke`, '--wallet', other.id, '--json']), 'buy --wallet <id>');
     assert.equal(byId.receipt.payer.toLowerCase(), other.address.toLowerCase());
-    assert.equal(JSON.parse(fs.readFileSync(path.join(env.XX_HOME!, 'agents', `${init.agent_id}.json`), 'utf8')).wallets.length, agentRecord.wallets.length, 'the lookup does not rewrite the stored agent');
+    assert.equal(
+      JSON.parse(fs.readFileSync(path.join(env.XX_HOME!, 'agents', `${init.agent_id}.json`), 'utf8')).wallets.length,
+      agentRecord.wallets.length,
+      'the lookup does not rewrite the stored agent',
+    );
     const stranger = await run(['buy', `${origin}/joke`, '--wallet', `wal_${'0'.repeat(24)}`, '--json']);
     assert.equal(stranger.code, 1);
     assert.equal(errJson(stranger).error_code, 'no_wallet');
@@ -191,9 +260,16 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     };
     stale(sessionFile);
     // A session-using command (the seller flow); the PAT commands sign the owner in again instead.
-    const sellers = json(await xx(['service', 'list', '--remote', '--json'], env), 'service list --remote after the session went stale');
+    const sellers = json(
+      await xx(['service', 'list', '--remote', '--json'], env),
+      'service list --remote after the session went stale',
+    );
     assert.ok(Array.isArray(sellers.sellers));
-    assert.notEqual(JSON.parse(fs.readFileSync(sessionFile, 'utf8')).session, `as_${'0'.repeat(43)}`, 'a new session was saved');
+    assert.notEqual(
+      JSON.parse(fs.readFileSync(sessionFile, 'utf8')).session,
+      `as_${'0'.repeat(43)}`,
+      'a new session was saved',
+    );
     const pats = json(await xx(['pat', 'list', '--json'], env), 'pat list (signs in again with the seed)');
     assert.ok(pats.pats.length >= 2);
 
@@ -208,8 +284,14 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
   });
 
   it('--restore derives the BIP44 Base address of a known phrase; bad arguments exit 2 (JSON under --json)', async () => {
-    const restoreEnv = { ...homeEnv(sandbox, 'restore'), XX_MNEMONIC: 'test test test test test test test test test test test junk' };
-    const restored = json(await xx(['init', '--server', sandbox.info.api_url, '--restore', '--chain', 'base', '--json'], restoreEnv), 'init --restore');
+    const restoreEnv = {
+      ...homeEnv(sandbox, 'restore'),
+      XX_MNEMONIC: 'test test test test test test test test test test test junk',
+    };
+    const restored = json(
+      await xx(['init', '--server', sandbox.info.api_url, '--restore', '--chain', 'base', '--json'], restoreEnv),
+      'init --restore',
+    );
     assert.equal(restored.addresses.base, '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
     assert.equal(restored.addresses.solana, undefined);
 
@@ -229,22 +311,41 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     const listed = json(await xx(['agent', 'list', '--json'], restoreEnv), 'agent list');
     assert.equal(listed.agents.length, 1);
     assert.equal(listed.agents[0].pat, undefined, 'no PAT in agent list');
-    const added = json(await xx(['agent', 'wallets', 'add', '--label', 'second', '--json'], restoreEnv), 'agent wallets add');
+    const added = json(
+      await xx(['agent', 'wallets', 'add', '--label', 'second', '--json'], restoreEnv),
+      'agent wallets add',
+    );
     assert.match(added.address, /^0x[0-9a-fA-F]{40}$/);
-    assert.equal(json(await xx(['agent', 'wallets', 'list', '--json'], restoreEnv), 'agent wallets list').wallets.length, 2);
-    assert.equal(json(await xx(['agent', 'label', listed.agents[0].agent_id, 'renamed', '--json'], restoreEnv), 'agent label').label, 'renamed');
+    assert.equal(
+      json(await xx(['agent', 'wallets', 'list', '--json'], restoreEnv), 'agent wallets list').wallets.length,
+      2,
+    );
+    assert.equal(
+      json(await xx(['agent', 'label', listed.agents[0].agent_id, 'renamed', '--json'], restoreEnv), 'agent label')
+        .label,
+      'renamed',
+    );
     assert.equal(json(await xx(['profile', 'list', '--json'], restoreEnv), 'profile list').profiles[0].name, 'default');
-    assert.equal(json(await xx(['wallet', 'list', '--json'], restoreEnv), 'wallet list').keystores[0].addresses.base, '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
+    assert.equal(
+      json(await xx(['wallet', 'list', '--json'], restoreEnv), 'wallet list').keystores[0].addresses.base,
+      '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    );
     const handoff = json(await xx(['dashboard', '--print', '--json'], restoreEnv), 'dashboard');
     assert.match(handoff.url, /\/cli-handoff#pat=xx_pat_/);
     const printed = json(await xx(['fund', '--testnet', '--print', '--json'], restoreEnv), 'fund --print');
     assert.equal(printed.funded, false);
     assert.ok(printed.addresses.length >= 1);
-    const minted = json(await xx(['pat', 'create', '--label', 'ci', '--daily-cap', '1', '--json'], restoreEnv), 'pat create');
+    const minted = json(
+      await xx(['pat', 'create', '--label', 'ci', '--daily-cap', '1', '--json'], restoreEnv),
+      'pat create',
+    );
     assert.match(minted.pat, /^xx_pat_/);
     const login = json(await xx(['login', '--profile', 'ci', '--json'], restoreEnv, minted.pat), 'login (stdin)');
     assert.equal(login.scope_type, 'agent');
-    assert.equal(json(await xx(['profile', 'switch', 'default', '--json'], restoreEnv), 'profile switch').active, 'default');
+    assert.equal(
+      json(await xx(['profile', 'switch', 'default', '--json'], restoreEnv), 'profile switch').active,
+      'default',
+    );
   });
 
   it('init without flags prompts on a terminal (pseudo-terminal via script)', async function () {
@@ -252,7 +353,11 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     const ttyEnv = homeEnv(sandbox, 'tty');
     delete (ttyEnv as Record<string, string | undefined>).XX_KEYSTORE_PASSPHRASE;
     const command = `${process.execPath} ${XX_BIN} init --server ${sandbox.info.api_url}`;
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: path.dirname(path.dirname(XX_BIN)), env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...ttyEnv }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: path.dirname(path.dirname(XX_BIN)),
+      env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...ttyEnv },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -268,7 +373,9 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
     assert.equal(await exit, 0, out);
     assert.match(out, /Signed in to/);
     assert.ok(!out.includes(PASSPHRASE), 'the passphrase is not echoed');
-    const ks = keystoreSchema.parse(JSON.parse(fs.readFileSync(path.join(ttyEnv.XX_HOME!, 'seeds', 'default.json'), 'utf8')));
+    const ks = keystoreSchema.parse(
+      JSON.parse(fs.readFileSync(path.join(ttyEnv.XX_HOME!, 'seeds', 'default.json'), 'utf8')),
+    );
     assert.equal((await openMnemonic(ks, PASSPHRASE)).split(' ').length, 24);
   });
 });

@@ -30,36 +30,73 @@ describe('npm start with TREASURY_SANDBOX_KEY_BACKEND=aws-kms (signer on the KMS
       assert.equal(((await health.json()) as { keys: number }).keys, 0, 'no key before the first wallet');
 
       const auth = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
-      const mint = await fetch(`${sandbox.api_url}/v1/treasury`, { method: 'POST', headers: auth(sandbox.admin_token), body: JSON.stringify({ owner_type: 'agent', owner_id: 'kms' }) });
+      const mint = await fetch(`${sandbox.api_url}/v1/treasury`, {
+        method: 'POST',
+        headers: auth(sandbox.admin_token),
+        body: JSON.stringify({ owner_type: 'agent', owner_id: 'kms' }),
+      });
       assert.equal(mint.status, 201, await mint.clone().text());
       const { api_key } = (await mint.json()) as { api_key: string };
-      const wallet = await fetch(`${sandbox.api_url}/v1/wallets`, { method: 'POST', headers: auth(api_key), body: JSON.stringify({ label: 'kms' }) });
+      const wallet = await fetch(`${sandbox.api_url}/v1/wallets`, {
+        method: 'POST',
+        headers: auth(api_key),
+        body: JSON.stringify({ label: 'kms' }),
+      });
       assert.equal(wallet.status, 201, `${await wallet.clone().text()}\n${running.logs()}`);
       const created = (await wallet.json()) as { id: string; address: string };
-      const afterWallet = (await (await fetch(`${kms.kms_endpoint}/__emulator/stats`)).json()) as { succeeded: Record<string, number>; signatures: number };
+      const afterWallet = (await (await fetch(`${kms.kms_endpoint}/__emulator/stats`)).json()) as {
+        succeeded: Record<string, number>;
+        signatures: number;
+      };
       assert.ok((afterWallet.succeeded['CreateKey'] ?? 0) >= 1, JSON.stringify(afterWallet));
       assert.ok((afterWallet.succeeded['CreateAlias'] ?? 0) >= 1, JSON.stringify(afterWallet));
 
-      const funded = await fetch(sandbox.faucet_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: created.address, amount_usd: '1' }) });
+      const funded = await fetch(sandbox.faucet_url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ address: created.address, amount_usd: '1' }),
+      });
       assert.equal(funded.status, 200, await funded.clone().text());
       const challenge = await fetch(sandbox.demo_seller_url);
       assert.equal(challenge.status, 402);
       const required = decodePaymentRequired(challenge.headers.get('payment-required')!);
-      const signed = await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/pay`, { method: 'POST', headers: auth(api_key), body: JSON.stringify({ payment_requirements: required.accepts[0] }) });
+      const signed = await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/pay`, {
+        method: 'POST',
+        headers: auth(api_key),
+        body: JSON.stringify({ payment_requirements: required.accepts[0] }),
+      });
       assert.equal(signed.status, 200, `${await signed.clone().text()}\n${running.logs()}`);
-      const { authorization, signature } = (await signed.json()) as { authorization: Record<string, string>; signature: string };
-      const header = encodePaymentPayload({ x402Version: 2, resource: required.resource, accepted: required.accepts[0]!, payload: { signature, authorization } } as never);
+      const { authorization, signature } = (await signed.json()) as {
+        authorization: Record<string, string>;
+        signature: string;
+      };
+      const header = encodePaymentPayload({
+        x402Version: 2,
+        resource: required.resource,
+        accepted: required.accepts[0]!,
+        payload: { signature, authorization },
+      } as never);
       const paid = await fetch(sandbox.demo_seller_url, { headers: { 'payment-signature': header } });
       assert.equal(paid.status, 200, await paid.clone().text());
-      assert.equal(decodeSettlementReceipt(paid.headers.get('payment-response')!).success, true, 'the KMS signature settled on the sandbox chain');
-      const afterPay = (await (await fetch(`${kms.kms_endpoint}/__emulator/stats`)).json()) as { succeeded: Record<string, number>; signatures: number };
+      assert.equal(
+        decodeSettlementReceipt(paid.headers.get('payment-response')!).success,
+        true,
+        'the KMS signature settled on the sandbox chain',
+      );
+      const afterPay = (await (await fetch(`${kms.kms_endpoint}/__emulator/stats`)).json()) as {
+        succeeded: Record<string, number>;
+        signatures: number;
+      };
       assert.equal(afterPay.signatures - afterWallet.signatures, 1, 'one KMS Sign for one payment');
       assert.equal((await fetch(`${sandbox.api_url}/readyz`)).status, 200);
 
       await running.stop();
       assert.ok(!fs.existsSync(sandboxFile));
       assert.match(running.output(), /KMS emulator stopped/);
-      const gone = await fetch(`${kms.kms_endpoint}/__emulator/health`).then(() => false, () => true);
+      const gone = await fetch(`${kms.kms_endpoint}/__emulator/health`).then(
+        () => false,
+        () => true,
+      );
       assert.ok(gone, 'the emulator stopped with the sandbox');
     } finally {
       await running.stop();

@@ -29,8 +29,13 @@ describe('npm start (sandbox on embedded defaults)', function () {
       assert.equal(sandbox.key_backend, 'pkcs11', 'SoftHSM unless TREASURY_SANDBOX_KEY_BACKEND says otherwise');
       assert.equal(sandbox.kms_endpoint, undefined);
       assert.equal(sandbox.usdc, '0x036CbD53842c5426634e7929541eC2318f3dCF7e');
-      const supported = (await (await fetch(`${sandbox.facilitator_url}/supported`)).json()) as { kinds: Array<{ scheme: string; network: string }> };
-      assert.ok(supported.kinds.some((k) => k.scheme === 'exact' && k.network === 'eip155:84532'), JSON.stringify(supported));
+      const supported = (await (await fetch(`${sandbox.facilitator_url}/supported`)).json()) as {
+        kinds: Array<{ scheme: string; network: string }>;
+      };
+      assert.ok(
+        supported.kinds.some((k) => k.scheme === 'exact' && k.network === 'eip155:84532'),
+        JSON.stringify(supported),
+      );
       assert.equal(sandbox.api_url, `http://127.0.0.1:${apiPort}`);
       assert.match(output(), new RegExp(`Treasury is running at http://127.0.0.1:${apiPort}`));
 
@@ -49,10 +54,22 @@ describe('npm start (sandbox on embedded defaults)', function () {
       assert.equal(wallet.status, 201);
       const created = (await wallet.json()) as { id: string; address: string };
       assert.match(created.address, /^0x[0-9a-fA-F]{40}$/);
-      const funded = await fetch(sandbox.faucet_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: created.address, amount_usd: '3' }) });
+      const funded = await fetch(sandbox.faucet_url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ address: created.address, amount_usd: '3' }),
+      });
       assert.equal(funded.status, 200, await funded.clone().text());
-      const balance = (await (await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, { headers: { authorization: `Bearer ${api_key}` } })).json()) as { balance_usd: string; stale: boolean };
-      assert.deepEqual({ usd: balance.balance_usd, stale: balance.stale }, { usd: '3', stale: false }, 'the API reads the sandbox chain');
+      const balance = (await (
+        await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, {
+          headers: { authorization: `Bearer ${api_key}` },
+        })
+      ).json()) as { balance_usd: string; stale: boolean };
+      assert.deepEqual(
+        { usd: balance.balance_usd, stale: balance.stale },
+        { usd: '3', stale: false },
+        'the API reads the sandbox chain',
+      );
 
       // Pay the demo seller with the Treasury wallet: challenge → Treasury signs → paid retry → settled on chain.
       const challenge = await fetch(sandbox.demo_seller_url);
@@ -64,23 +81,42 @@ describe('npm start (sandbox on embedded defaults)', function () {
         body: JSON.stringify({ payment_requirements: required.accepts[0] }),
       });
       assert.equal(signed.status, 200, await signed.clone().text());
-      const { authorization, signature } = (await signed.json()) as { authorization: Record<string, string>; signature: string };
-      const header = encodePaymentPayload({ x402Version: 2, resource: required.resource, accepted: required.accepts[0]!, payload: { signature, authorization } } as never);
+      const { authorization, signature } = (await signed.json()) as {
+        authorization: Record<string, string>;
+        signature: string;
+      };
+      const header = encodePaymentPayload({
+        x402Version: 2,
+        resource: required.resource,
+        accepted: required.accepts[0]!,
+        payload: { signature, authorization },
+      } as never);
       const paid = await fetch(sandbox.demo_seller_url, { headers: { 'payment-signature': header } });
       assert.equal(paid.status, 200, await paid.clone().text());
       assert.equal(((await paid.json()) as { paid: boolean }).paid, true);
       const receipt = decodeSettlementReceipt(paid.headers.get('payment-response')!);
       assert.equal(receipt.success, true);
       // The demo seller reports the payment; the sandbox verifies it on its chain against the proven pay-to.
-      const demoPat = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-seller.json'), 'utf8')) as { pat: string }).pat;
+      const demoPat = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-seller.json'), 'utf8')) as { pat: string })
+        .pat;
       let row: { status: string; reason: string | null } | undefined;
       for (let i = 0; i < 150 && row?.status !== 'verified'; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, 100));
-        const ledger = (await (await fetch(`${sandbox.api_url}/v1/ledger`, { headers: { authorization: `Bearer ${demoPat}` } })).json()) as { entries: Array<{ tx_hash: string; status: string; reason: string | null }> };
+        const ledger = (await (
+          await fetch(`${sandbox.api_url}/v1/ledger`, { headers: { authorization: `Bearer ${demoPat}` } })
+        ).json()) as { entries: Array<{ tx_hash: string; status: string; reason: string | null }> };
         row = ledger.entries.find((e) => e.tx_hash === String(receipt.transaction).toLowerCase());
       }
-      assert.deepEqual([row?.status, row?.reason], ['verified', null], 'the demo seller\'s ledger row is verified on the sandbox chain');
-      const after = (await (await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, { headers: { authorization: `Bearer ${api_key}` } })).json()) as { balance_usd: string };
+      assert.deepEqual(
+        [row?.status, row?.reason],
+        ['verified', null],
+        "the demo seller's ledger row is verified on the sandbox chain",
+      );
+      const after = (await (
+        await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, {
+          headers: { authorization: `Bearer ${api_key}` },
+        })
+      ).json()) as { balance_usd: string };
       assert.equal(after.balance_usd, '2.99');
       const ready = await fetch(`${sandbox.api_url}/readyz`);
       assert.equal(ready.status, 200);
@@ -89,7 +125,9 @@ describe('npm start (sandbox on embedded defaults)', function () {
       const statuses: number[] = [];
       let limited: Response | undefined;
       for (let i = 0; i < 400; i += 20) {
-        const batch = await Promise.all(Array.from({ length: 20 }, () => fetch(`${sandbox.api_url}/v1/identity/nonce`, { method: 'POST' })));
+        const batch = await Promise.all(
+          Array.from({ length: 20 }, () => fetch(`${sandbox.api_url}/v1/identity/nonce`, { method: 'POST' })),
+        );
         for (const res of batch) {
           statuses.push(res.status);
           if (res.status === 429 && !limited) limited = res;
@@ -104,7 +142,14 @@ describe('npm start (sandbox on embedded defaults)', function () {
       assert.ok(!fs.existsSync(sandboxFile), `sandbox.json removed on stop:\n${output()}\n${running.logs()}`);
       assert.match(output(), /sandbox stopped/);
       assert.ok(!fs.existsSync(path.join(dataDir, 'pg', 'data', 'postmaster.pid')), 'embedded PostgreSQL stopped');
-      const rpcGone = await fetch(sandbox.rpc_url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' }).then(() => false, () => true);
+      const rpcGone = await fetch(sandbox.rpc_url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      }).then(
+        () => false,
+        () => true,
+      );
       assert.ok(rpcGone, 'anvil stopped');
     } finally {
       await running.stop();
@@ -117,7 +162,12 @@ describe('npm start (sandbox on embedded defaults)', function () {
     try {
       const res = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_PORT: String(await freePort()), TREASURY_SIGNER_SOCKET: '/nonexistent.sock' },
+        env: {
+          ...process.env,
+          DATABASE_URL: db.connectionString,
+          TREASURY_PORT: String(await freePort()),
+          TREASURY_SIGNER_SOCKET: '/nonexistent.sock',
+        },
         encoding: 'utf8',
         timeout: 60_000,
       });

@@ -65,21 +65,41 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
     const me = await signInWithNewKey(t);
     session = me.session;
-    const pat = await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'sdk buyer', daily_cap_usd: '0.04' } });
+    const pat = await t.request('POST', '/v1/pats', {
+      token: session,
+      body: { scope_type: 'agent', label: 'sdk buyer', daily_cap_usd: '0.04' },
+    });
     assert.equal(pat.status, 201, JSON.stringify(pat.body));
     agentPat = pat.body;
-    const created = await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, { token: agentPat.pat, body: { label: 'sdk' } });
+    const created = await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, {
+      token: agentPat.pat,
+      body: { label: 'sdk' },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     wallet = created.body;
     await fundFromFaucet(chain, wallet.address, '1');
     client = new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat.pat });
 
     // An official @x402/express seller, settling through the same local facilitator.
-    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: chain.facilitatorUrl })).register('eip155:84532', new ExactEvmServerScheme());
+    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: chain.facilitatorUrl })).register(
+      'eip155:84532',
+      new ExactEvmServerScheme(),
+    );
     const app = express();
     app.use(
       paymentMiddleware(
-        { 'GET /weather': { accepts: { scheme: 'exact', network: 'eip155:84532', payTo: payToExpress, price: { asset: USDC, amount: '10000', extra: { name: 'USDC', version: '2' } } }, description: 'weather', mimeType: 'application/json' } },
+        {
+          'GET /weather': {
+            accepts: {
+              scheme: 'exact',
+              network: 'eip155:84532',
+              payTo: payToExpress,
+              price: { asset: USDC, amount: '10000', extra: { name: 'USDC', version: '2' } },
+            },
+            description: 'weather',
+            mimeType: 'application/json',
+          },
+        },
         resourceServer,
       ),
     );
@@ -87,10 +107,27 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     expressUrl = await servers.listen(app);
 
     // Our Koa seller, reporting to Treasury's ledger.
-    seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Forecasts', slug: 'forecasts' } })).body;
-    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/forecast', price: '0.01' } })).status, 201);
+    seller = (
+      await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Forecasts', slug: 'forecasts' } })
+    ).body;
+    assert.equal(
+      (
+        await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+          token: seller.pat,
+          body: { path: '/forecast', price: '0.01' },
+        })
+      ).status,
+      201,
+    );
     const koa = new Koa();
-    const paywall = x402Koa({ token: seller.pat, price: '0.01', pay_to: payToKoa, facilitator_url: chain.facilitatorUrl, api_url: t.baseUrl, env: {} });
+    const paywall = x402Koa({
+      token: seller.pat,
+      price: '0.01',
+      pay_to: payToKoa,
+      facilitator_url: chain.facilitatorUrl,
+      api_url: t.baseUrl,
+      env: {},
+    });
     koa.use(paywall);
     koa.use((ctx) => {
       ctx.type = 'application/json';
@@ -105,7 +142,10 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   });
 
   it('pays an official @x402/express seller; the balances move by exactly the price', async () => {
-    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, wallet.address), await readTokenBalance(chain, payToExpress)];
+    const [buyerBefore, sellerBefore] = [
+      await readTokenBalance(chain, wallet.address),
+      await readTokenBalance(chain, payToExpress),
+    ];
     const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.05' });
     const result = await buyer.request(`${expressUrl}/weather`);
     assert.equal(result.status, 200, result.body);
@@ -149,11 +189,18 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       balance: await readTokenBalance(chain, wallet.address),
       authorizations: await knex('authorizations').where({ wallet_id: wallet.id }).count({ n: '*' }).first(),
       decisions: await knex('policy_decisions').where({ wallet_id: wallet.id }).count({ n: '*' }).first(),
-      walletSpend: await knex('wallet_spend_totals').where({ wallet_id: wallet.id }).orderBy(['window_kind', 'window_start']).select('window_kind', 'spent_micro', 'payment_count'),
+      walletSpend: await knex('wallet_spend_totals')
+        .where({ wallet_id: wallet.id })
+        .orderBy(['window_kind', 'window_start'])
+        .select('window_kind', 'spent_micro', 'payment_count'),
       patSpend: await knex('pat_spend_totals').where({ token_id: agentPat.id }).select('day', 'spent_micro'),
     });
     const before = await snapshot();
-    assert.equal(before.walletSpend.find((r: { window_kind: string }) => r.window_kind === 'day')?.spent_micro, '20000', 'two payments of 0.01 so far');
+    assert.equal(
+      before.walletSpend.find((r: { window_kind: string }) => r.window_kind === 'day')?.spent_micro,
+      '20000',
+      'two payments of 0.01 so far',
+    );
     const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.009999' });
     await assert.rejects(buyer.request(`${koaUrl}/forecast`), (err: unknown) => {
       assert.ok(err instanceof InsufficientBudgetError);
@@ -167,7 +214,8 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   it('a wallet short of the price: InsufficientFundsError with fund_wallet (shortfall, chain, deposit URI); nothing moved', async () => {
     // Its own agent PAT without a cap (the shared one's cap is counted by the test after this one) and a
     // wallet holding 0.004 USD against the Koa seller's 0.01.
-    const pat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'short' } })).body.pat as string;
+    const pat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'short' } }))
+      .body.pat as string;
     const shortClient = new TreasuryClient({ apiUrl: t.baseUrl, token: pat });
     const agentId = (await t.request('GET', '/v1/auth/whoami', { token: pat })).body.scope_id as string;
     const created = await t.request('POST', `/v1/agents/${agentId}/wallets`, { token: pat, body: { label: 'short' } });
@@ -197,7 +245,10 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.equal(account.address.toLowerCase(), wallet.address.toLowerCase());
     await assert.rejects(account.signMessage({ message: 'hello' }), /only EIP-3009/);
     const official = new x402Client().register('eip155:84532', new ExactEvmClientScheme(account));
-    const [sellerBefore, buyerBefore] = [await readTokenBalance(chain, payToKoa), await readTokenBalance(chain, wallet.address)];
+    const [sellerBefore, buyerBefore] = [
+      await readTokenBalance(chain, payToKoa),
+      await readTokenBalance(chain, wallet.address),
+    ];
     const res = await wrapFetchWithPayment(fetch, official)(`${koaUrl}/forecast`);
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal(await res.text(), KOA_BODY);
@@ -207,7 +258,12 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
     let row: { tx_hash: string; authorization_id: string | null } | undefined;
     for (let i = 0; i < 100 && !row; i++) {
-      row = ((await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries as Array<{ tx_hash: string; authorization_id: string | null }>).find((e) => e.tx_hash === receipt.transaction.toLowerCase());
+      row = (
+        (await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries as Array<{
+          tx_hash: string;
+          authorization_id: string | null;
+        }>
+      ).find((e) => e.tx_hash === receipt.transaction.toLowerCase());
       if (!row) await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(row?.authorization_id, 'the ledger row references the Treasury authorization');
@@ -217,9 +273,23 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
 
   it("Treasury's answer to the buyer's pay lost on the way back: the retry carries the same Idempotency-Key, gets the recorded signature, and the seller is paid once", async () => {
     const knex = t.db.knex;
-    const authorizations = async () => Number((await knex('authorizations').where({ wallet_id: wallet.id }).count({ n: '*' }).first())!.n);
-    const daySpent = async () => BigInt((await knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).orderBy('window_start', 'desc').first())?.spent_micro ?? 0);
-    const before = { authorizations: await authorizations(), spent: await daySpent(), buyer: await readTokenBalance(chain, wallet.address), seller: await readTokenBalance(chain, payToKoa) };
+    const authorizations = async () =>
+      Number((await knex('authorizations').where({ wallet_id: wallet.id }).count({ n: '*' }).first())!.n);
+    const daySpent = async () =>
+      BigInt(
+        (
+          await knex('wallet_spend_totals')
+            .where({ wallet_id: wallet.id, window_kind: 'day' })
+            .orderBy('window_start', 'desc')
+            .first()
+        )?.spent_micro ?? 0,
+      );
+    const before = {
+      authorizations: await authorizations(),
+      spent: await daySpent(),
+      buyer: await readTokenBalance(chain, wallet.address),
+      seller: await readTokenBalance(chain, payToKoa),
+    };
     // The network between the buyer and Treasury: the first pay reaches Treasury and is served, its answer is lost.
     const keys: string[] = [];
     const lossy: typeof fetch = async (input, init) => {
@@ -233,7 +303,10 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       }
       return response;
     };
-    const buyer = createX402Buyer({ client: new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat.pat, fetch: lossy }), walletId: wallet.id });
+    const buyer = createX402Buyer({
+      client: new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat.pat, fetch: lossy }),
+      walletId: wallet.id,
+    });
     const result = await buyer.request(`${koaUrl}/forecast`);
     assert.equal(result.status, 200, result.body);
     assert.equal(keys.length, 2);
@@ -263,6 +336,9 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     );
     assert.equal(result, undefined);
     assert.throws(() => new TreasuryClient({ apiUrl: t.baseUrl, token: undefined }), TreasuryKeyMissingError);
-    assert.throws(() => new TreasuryClient({ apiUrl: t.baseUrl, token: '' }), (err: unknown) => err instanceof TreasuryKeyMissingError && err.code === 'treasury_key_missing');
+    assert.throws(
+      () => new TreasuryClient({ apiUrl: t.baseUrl, token: '' }),
+      (err: unknown) => err instanceof TreasuryKeyMissingError && err.code === 'treasury_key_missing',
+    );
   });
 });

@@ -57,9 +57,16 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   let koaCharge = '25%';
 
   const approvePermit2 = async (address: string) => {
-    const res = await fetch(chain.faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address, amount_usd: '1', approve_permit2: true }) });
+    const res = await fetch(chain.faucetUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, amount_usd: '1', approve_permit2: true }),
+    });
     assert.equal(res.status, 200, await res.clone().text());
-    assert.match(((await res.json()) as { permit2_approval_tx?: string }).permit2_approval_tx ?? '', /^0x[0-9a-f]{64}$/);
+    assert.match(
+      ((await res.json()) as { permit2_approval_tx?: string }).permit2_approval_tx ?? '',
+      /^0x[0-9a-f]{64}$/,
+    );
   };
   const newWallet = async (label: string) => {
     const created = await t.request('POST', `/v1/agents/${agentId}/wallets`, { token: agentPat, body: { label } });
@@ -68,9 +75,13 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   };
   const ledgerRow = async (tx: string) => {
     for (let i = 0; i < 100; i++) {
-      const row = ((await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries as Array<{ tx_hash: string; amount: string; authorization_id: string | null }>).find(
-        (e) => e.tx_hash === tx.toLowerCase(),
-      );
+      const row = (
+        (await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries as Array<{
+          tx_hash: string;
+          amount: string;
+          authorization_id: string | null;
+        }>
+      ).find((e) => e.tx_hash === tx.toLowerCase());
       if (row) return row;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -82,7 +93,10 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
     const me = await signInWithNewKey(t);
     agentId = me.agent_id;
-    const pat = await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'agent', label: 'upto buyer' } });
+    const pat = await t.request('POST', '/v1/pats', {
+      token: me.session,
+      body: { scope_type: 'agent', label: 'upto buyer' },
+    });
     assert.equal(pat.status, 201, JSON.stringify(pat.body));
     agentPat = pat.body.pat;
     agentPatId = pat.body.id;
@@ -97,7 +111,11 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     app.use(
       paymentMiddleware(
         {
-          'GET /metered': { accepts: { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price }, description: 'metered', mimeType: 'application/json' },
+          'GET /metered': {
+            accepts: { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price },
+            description: 'metered',
+            mimeType: 'application/json',
+          },
           'GET /either': {
             accepts: [
               { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price },
@@ -118,11 +136,29 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     expressUrl = await servers.listen(app);
 
     // Our Koa seller: upto at $0.10, the handler names the charge.
-    seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Metered', slug: 'metered' } })).body;
-    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/tokens', price: '0.10' } })).status, 201);
+    seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Metered', slug: 'metered' } }))
+      .body;
+    assert.equal(
+      (
+        await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+          token: seller.pat,
+          body: { path: '/tokens', price: '0.10' },
+        })
+      ).status,
+      201,
+    );
     const koa = new Koa();
     koa.use(
-      x402Koa({ token: seller.pat, price: '0.10', pay_to: payToKoa, schemes: ['upto'], facilitator_url: chain.facilitatorUrl, facilitator_address: chain.facilitatorAddress, api_url: t.baseUrl, env: {} }),
+      x402Koa({
+        token: seller.pat,
+        price: '0.10',
+        pay_to: payToKoa,
+        schemes: ['upto'],
+        facilitator_url: chain.facilitatorUrl,
+        facilitator_address: chain.facilitatorAddress,
+        api_url: t.baseUrl,
+        env: {},
+      }),
     );
     koa.use((ctx) => {
       setSettlementOverrides(ctx, { amount: koaCharge });
@@ -139,8 +175,19 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   it('without the Permit2 allowance: 412 permit2_allowance_required, nothing recorded; the buyer falls through to exact', async () => {
     const w = await newWallet('no-allowance');
     await fundFromFaucet(chain, w.address, '1');
-    const requirements = { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, amount: MAX.toString(), asset: USDC, maxTimeoutSeconds: 300, extra: { facilitatorAddress: chain.facilitatorAddress, assetTransferMethod: 'permit2' } };
-    const res = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token: agentPat, body: { payment_requirements: requirements } });
+    const requirements = {
+      scheme: 'upto',
+      network: 'eip155:84532',
+      payTo: payToExpress,
+      amount: MAX.toString(),
+      asset: USDC,
+      maxTimeoutSeconds: 300,
+      extra: { facilitatorAddress: chain.facilitatorAddress, assetTransferMethod: 'permit2' },
+    };
+    const res = await t.request('POST', `/v1/wallets/${w.id}/pay`, {
+      token: agentPat,
+      body: { payment_requirements: requirements },
+    });
     assert.equal(res.status, 412, JSON.stringify(res.body));
     assert.equal(res.body.error_code, 'permit2_allowance_required');
     assert.deepEqual([res.body.allowance_raw, res.body.required_raw], ['0', MAX.toString()]);
@@ -148,7 +195,10 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     assert.equal((await t.db.knex('policy_decisions').where({ wallet_id: w.id })).length, 0);
 
     const buyer = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10' });
-    await assert.rejects(buyer.request(`${expressUrl}/metered`), (err: unknown) => err instanceof Permit2AllowanceRequiredError && err.requiredRaw === MAX.toString());
+    await assert.rejects(
+      buyer.request(`${expressUrl}/metered`),
+      (err: unknown) => err instanceof Permit2AllowanceRequiredError && err.requiredRaw === MAX.toString(),
+    );
     const before = await readTokenBalance(chain, w.address);
     const result = await buyer.request(`${expressUrl}/either`);
     assert.equal(result.status, 200, result.body);
@@ -159,7 +209,10 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   it('a Treasury wallet pays an official express upto seller; the seller charges 40% and exactly that moves', async () => {
     const w = await newWallet('express-upto');
     await approvePermit2(w.address);
-    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, w.address), await readTokenBalance(chain, payToExpress)];
+    const [buyerBefore, sellerBefore] = [
+      await readTokenBalance(chain, w.address),
+      await readTokenBalance(chain, payToExpress),
+    ];
     const buyer = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10' });
     const result = await buyer.request(`${expressUrl}/metered`);
     assert.equal(result.status, 200, result.body);
@@ -175,15 +228,27 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     assert.equal(row.value_raw, MAX.toString());
     assert.equal(row.status, 'signed');
     assert.equal(result.payment!.scheme, 'upto');
-    assert.equal(result.payment!.scheme === 'upto' && result.payment!.permit2_authorization.witness.facilitator.toLowerCase(), chain.facilitatorAddress.toLowerCase());
+    assert.equal(
+      result.payment!.scheme === 'upto' && result.payment!.permit2_authorization.witness.facilitator.toLowerCase(),
+      chain.facilitatorAddress.toLowerCase(),
+    );
     // The SDK reported the settlement's transaction: verified on chain, the unsettled 60% given back.
     assert.deepEqual(
-      result.settlement && { tx: result.settlement.transaction, max: result.settlement.signed_max_usd, settled: result.settlement.settled_usd, back: result.settlement.given_back_usd, replayed: result.settlement.replayed },
+      result.settlement && {
+        tx: result.settlement.transaction,
+        max: result.settlement.signed_max_usd,
+        settled: result.settlement.settled_usd,
+        back: result.settlement.given_back_usd,
+        replayed: result.settlement.replayed,
+      },
       { tx: result.receipt!.transaction.toLowerCase(), max: '0.1', settled: '0.04', back: '0.06', replayed: false },
       result.settlementError,
     );
     const [settled] = await t.db.knex('authorizations').where({ wallet_id: w.id });
-    assert.deepEqual([settled.settled_raw, settled.settlement_tx], ['40000', result.receipt!.transaction.toLowerCase()]);
+    assert.deepEqual(
+      [settled.settled_raw, settled.settlement_tx],
+      ['40000', result.receipt!.transaction.toLowerCase()],
+    );
     const [day] = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' });
     assert.equal(day.spent_micro, '40000', 'the day counts what was charged');
     const events = await t.db.knex('audit_events').where({ chain_key: w.id }).orderBy('seq');
@@ -195,7 +260,11 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     // A second API process on the same database that requires 3 confirmations on this chain.
     const deep = await startTestTreasury({
       database: t.db,
-      extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }), TREASURY_LEDGER_CONFIRMATIONS: JSON.stringify({ 'eip155:84532': 3 }), TREASURY_LEDGER_VERIFY_INTERVAL_MS: '0' },
+      extraEnv: {
+        TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }),
+        TREASURY_LEDGER_CONFIRMATIONS: JSON.stringify({ 'eip155:84532': 3 }),
+        TREASURY_LEDGER_VERIFY_INTERVAL_MS: '0',
+      },
     });
     try {
       const w = await newWallet('deep-settlement');
@@ -204,15 +273,29 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
       const paid = await quiet.request(`${expressUrl}/metered`);
       assert.equal(paid.status, 200, paid.body);
       const tx = paid.receipt!.transaction as `0x${string}`;
-      const spent = async () => String((await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first()).spent_micro);
-      const report = () => deep.request('POST', `/v1/wallets/${w.id}/authorizations/${paid.payment!.authorization_id}/settlement`, { token: agentPat, body: { transaction: tx } });
-      const depth = async () => Number((await chain.publicClient.getBlockNumber({ cacheTime: 0 })) - (await chain.publicClient.getTransactionReceipt({ hash: tx })).blockNumber) + 1;
+      const spent = async () =>
+        String(
+          (await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first()).spent_micro,
+        );
+      const report = () =>
+        deep.request('POST', `/v1/wallets/${w.id}/authorizations/${paid.payment!.authorization_id}/settlement`, {
+          token: agentPat,
+          body: { transaction: tx },
+        });
+      const depth = async () =>
+        Number(
+          (await chain.publicClient.getBlockNumber({ cacheTime: 0 })) -
+            (await chain.publicClient.getTransactionReceipt({ hash: tx })).blockNumber,
+        ) + 1;
       const now = await depth();
       assert.ok(now < 3, `the settlement is ${now} blocks deep already`);
       for (let blocks = now; blocks < 3; blocks++) {
         const shallow = await report();
         assert.equal(shallow.status, 409, JSON.stringify(shallow.body));
-        assert.deepEqual([shallow.body.error_code, shallow.body.confirmations, shallow.body.required_confirmations], ['settlement_unconfirmed', blocks, 3]);
+        assert.deepEqual(
+          [shallow.body.error_code, shallow.body.confirmations, shallow.body.required_confirmations],
+          ['settlement_unconfirmed', blocks, 3],
+        );
         assert.equal(await spent(), MAX.toString(), 'nothing given back yet');
         await mineBlocks(chain.rpcUrl, 1);
       }
@@ -227,21 +310,49 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
 
   it('a reported settlement is held to the chain: replays answer the stored result; other transactions, exact payments and hostile input change nothing', async () => {
     const w = await newWallet('settlement-checks');
-    const approval = await fetch(chain.faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: w.address, amount_usd: '1', approve_permit2: true }) });
+    const approval = await fetch(chain.faucetUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: w.address, amount_usd: '1', approve_permit2: true }),
+    });
     const approvalTx = ((await approval.json()) as { permit2_approval_tx: string }).permit2_approval_tx;
-    const patDay = async () => String((await t.db.knex('pat_spend_totals').where({ token_id: agentPatId }).orderBy('day', 'desc').first()).spent_micro);
-    const spent = async () => String((await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first()).spent_micro);
+    const patDay = async () =>
+      String(
+        (await t.db.knex('pat_spend_totals').where({ token_id: agentPatId }).orderBy('day', 'desc').first())
+          .spent_micro,
+      );
+    const spent = async () =>
+      String(
+        (await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first()).spent_micro,
+      );
     const report = (authorizationId: string, transaction: string, token = agentPat) =>
-      t.request('POST', `/v1/wallets/${w.id}/authorizations/${authorizationId}/settlement`, { token, body: { transaction } });
+      t.request('POST', `/v1/wallets/${w.id}/authorizations/${authorizationId}/settlement`, {
+        token,
+        body: { transaction },
+      });
 
     // Two upto payments whose settlements the SDK does not report, and one exact payment.
     const quiet = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10', recordSettlements: false });
     const a = await quiet.request(`${expressUrl}/metered`);
     const b = await quiet.request(`${expressUrl}/metered`);
-    for (const r of [a, b]) assert.deepEqual([r.status, r.payment!.scheme, r.settlement, r.settlementError], [200, 'upto', undefined, undefined]);
+    for (const r of [a, b])
+      assert.deepEqual(
+        [r.status, r.payment!.scheme, r.settlement, r.settlementError],
+        [200, 'upto', undefined, undefined],
+      );
     const exact = await t.request('POST', `/v1/wallets/${w.id}/pay`, {
       token: agentPat,
-      body: { payment_requirements: { scheme: 'exact', network: 'eip155:84532', payTo: payToExpress, amount: '1000', asset: USDC, maxTimeoutSeconds: 300, extra: { name: 'USDC', version: '2' } } },
+      body: {
+        payment_requirements: {
+          scheme: 'exact',
+          network: 'eip155:84532',
+          payTo: payToExpress,
+          amount: '1000',
+          asset: USDC,
+          maxTimeoutSeconds: 300,
+          extra: { name: 'USDC', version: '2' },
+        },
+      },
     });
     assert.equal(exact.status, 200, JSON.stringify(exact.body));
     const [txA, txB] = [a.receipt!.transaction, b.receipt!.transaction];
@@ -252,13 +363,39 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const rowsBefore = await auditRows();
 
     const refusals: Array<[string, Awaited<ReturnType<typeof report>>, number, string, string?]> = [
-      ['another authorization\'s settlement', await report(idB, txA), 422, 'settlement_not_verified', 'authorization_mismatch'],
-      ['not an upto settlement', await report(idA, approvalTx), 422, 'settlement_not_verified', 'not_an_upto_settlement'],
-      ['never mined', await report(idA, `0x${'ab'.repeat(32)}`), 422, 'settlement_not_verified', 'transaction_not_found'],
+      [
+        "another authorization's settlement",
+        await report(idB, txA),
+        422,
+        'settlement_not_verified',
+        'authorization_mismatch',
+      ],
+      [
+        'not an upto settlement',
+        await report(idA, approvalTx),
+        422,
+        'settlement_not_verified',
+        'not_an_upto_settlement',
+      ],
+      [
+        'never mined',
+        await report(idA, `0x${'ab'.repeat(32)}`),
+        422,
+        'settlement_not_verified',
+        'transaction_not_found',
+      ],
       ['an exact authorization', await report(exact.body.authorization_id, txA), 422, 'settlement_not_applicable'],
       ['no such authorization', await report(`auth_${'0'.repeat(24)}`, txA), 404, 'authorization_not_found'],
       ['a malformed hash', await report(idA, '0x1234'), 400, 'invalid_request'],
-      ['an extra field', await t.request('POST', `/v1/wallets/${w.id}/authorizations/${idA}/settlement`, { token: agentPat, body: { transaction: txA, settled_raw: '0' } }), 400, 'invalid_request'],
+      [
+        'an extra field',
+        await t.request('POST', `/v1/wallets/${w.id}/authorizations/${idA}/settlement`, {
+          token: agentPat,
+          body: { transaction: txA, settled_raw: '0' },
+        }),
+        400,
+        'invalid_request',
+      ],
       ['a malformed authorization id', await report('auth_../../x', txA), 400, 'invalid_path_parameter'],
     ];
     for (const [what, res, status, code, reason] of refusals) {
@@ -266,11 +403,17 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
       assert.equal(res.body.error_code, code, what);
       if (reason) assert.equal(res.body.reason, reason, what);
     }
-    assert.deepEqual([await spent(), await patDay(), await auditRows()], [String(2n * MAX + 1000n), patBefore, rowsBefore], 'nothing changed');
+    assert.deepEqual(
+      [await spent(), await patDay(), await auditRows()],
+      [String(2n * MAX + 1000n), patBefore, rowsBefore],
+      'nothing changed',
+    );
 
     // Another account's bearer cannot report for this wallet.
     const stranger = await signInWithNewKey(t);
-    const strangerPat = (await t.request('POST', '/v1/pats', { token: stranger.session, body: { scope_type: 'agent' } })).body.pat;
+    const strangerPat = (
+      await t.request('POST', '/v1/pats', { token: stranger.session, body: { scope_type: 'agent' } })
+    ).body.pat;
     assert.equal((await report(idA, txA, strangerPat)).status, 404);
 
     const first = await report(idA, txA);
@@ -278,13 +421,16 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     assert.deepEqual([first.body.settled_usd, first.body.given_back_usd, first.body.replayed], ['0.04', '0.06', false]);
     const again = await report(idA, txA.toUpperCase().replace('0X', '0x'));
     assert.equal(again.status, 200, JSON.stringify(again.body));
-    assert.deepEqual([again.body.settled_usd, again.body.given_back_usd, again.body.replayed, again.body.settled_at], ['0.04', '0.06', true, first.body.settled_at]);
+    assert.deepEqual(
+      [again.body.settled_usd, again.body.given_back_usd, again.body.replayed, again.body.settled_at],
+      ['0.04', '0.06', true, first.body.settled_at],
+    );
     const second = await report(idA, txB);
     assert.equal(second.status, 409, JSON.stringify(second.body));
     assert.equal(second.body.error_code, 'settlement_already_recorded');
     assert.equal((await report(idB, txB)).status, 200);
     assert.equal(await spent(), String(2n * 40_000n + 1000n), 'each upto payment counts what it was charged');
-    assert.equal(await patDay(), String(BigInt(patBefore) - 2n * 60_000n), 'the paying PAT\'s day too');
+    assert.equal(await patDay(), String(BigInt(patBefore) - 2n * 60_000n), "the paying PAT's day too");
     const settledEvents = await t.db.knex('audit_events').where({ chain_key: w.id, event_type: 'payment.settled' });
     assert.equal(settledEvents.length, 2, 'one audit row per recorded settlement, none for the replay');
     assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
@@ -294,7 +440,10 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const account = privateKeyToAccount(generatePrivateKey());
     await approvePermit2(account.address);
     const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
-    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, account.address), await readTokenBalance(chain, payToKoa)];
+    const [buyerBefore, sellerBefore] = [
+      await readTokenBalance(chain, account.address),
+      await readTokenBalance(chain, payToKoa),
+    ];
     koaCharge = '25%';
     const res = await wrapFetchWithPayment(fetch, official)(`${koaUrl}/tokens`);
     assert.equal(res.status, 200, await res.clone().text());
@@ -316,7 +465,10 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const account = await treasuryAccount({ client, walletId: w.id });
     const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
     const paying = wrapFetchWithPayment(fetch, official);
-    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, w.address), await readTokenBalance(chain, payToKoa)];
+    const [buyerBefore, sellerBefore] = [
+      await readTokenBalance(chain, w.address),
+      await readTokenBalance(chain, payToKoa),
+    ];
     koaCharge = '$0.03';
     const res = await paying(`${koaUrl}/tokens`);
     assert.equal(res.status, 200, await res.clone().text());
@@ -325,7 +477,11 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const [row] = await t.db.knex('authorizations').where({ wallet_id: w.id });
     assert.equal(row.scheme, 'upto');
     const receiptPaid = decodePaymentResponseHeader(res.headers.get('payment-response')!);
-    assert.equal((await ledgerRow(receiptPaid.transaction))?.authorization_id, row.id, 'the ledger row points at the Treasury authorization');
+    assert.equal(
+      (await ledgerRow(receiptPaid.transaction))?.authorization_id,
+      row.id,
+      'the ledger row points at the Treasury authorization',
+    );
 
     koaCharge = '0';
     const free = await paying(`${koaUrl}/tokens`);
@@ -343,9 +499,15 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const challenge = (await first.json()) as { resource: unknown; accepts: Array<Record<string, any>> };
     const forged = structuredClone(challenge.accepts[0]!);
     forged.extra.facilitatorAddress = privateKeyToAccount(generatePrivateKey()).address;
-    const payload = await new x402Client().register('eip155:84532', new UptoEvmClientScheme(account)).createPaymentPayload({ x402Version: 2, resource: challenge.resource as never, accepts: [forged as never] });
+    const payload = await new x402Client()
+      .register('eip155:84532', new UptoEvmClientScheme(account))
+      .createPaymentPayload({ x402Version: 2, resource: challenge.resource as never, accepts: [forged as never] });
     const before = await readTokenBalance(chain, account.address);
-    const res = await fetch(`${koaUrl}/tokens`, { headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader({ ...payload, accepted: challenge.accepts[0] } as never) } });
+    const res = await fetch(`${koaUrl}/tokens`, {
+      headers: {
+        'PAYMENT-SIGNATURE': encodePaymentSignatureHeader({ ...payload, accepted: challenge.accepts[0] } as never),
+      },
+    });
     assert.equal(res.status, 402);
     assert.match(((await res.json()) as { error: string }).error, /upto_facilitator_mismatch|extra_mismatch/);
     assert.equal(await readTokenBalance(chain, account.address), before);
@@ -353,7 +515,11 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const verify = await fetch(`${chain.facilitatorUrl}/verify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ x402Version: 2, paymentPayload: { ...payload, accepted: forged }, paymentRequirements: forged }),
+      body: JSON.stringify({
+        x402Version: 2,
+        paymentPayload: { ...payload, accepted: forged },
+        paymentRequirements: forged,
+      }),
     });
     assert.equal(((await verify.json()) as { invalidReason?: string }).invalidReason, 'upto_facilitator_mismatch');
   });

@@ -38,13 +38,26 @@ describe('x402 end to end: official client → our Koa seller → local facilita
     chain = await startTestChain();
     t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
     session = (await signInWithNewKey(t)).session;
-    seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Reports', slug: 'reports' } })).body;
+    seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Reports', slug: 'reports' } }))
+      .body;
     await provePayTo(t, session, seller.seller_id, payToAccount);
-    const ep = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/report', method: 'GET', price: '0.01' } });
+    const ep = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+      token: seller.pat,
+      body: { path: '/report', method: 'GET', price: '0.01' },
+    });
     assert.equal(ep.status, 201, JSON.stringify(ep.body));
 
     const app = new Koa();
-    app.use(x402Koa({ token: seller.pat, price: '0.01', pay_to: payTo, facilitator_url: chain.facilitatorUrl, api_url: t.baseUrl, env: {} }));
+    app.use(
+      x402Koa({
+        token: seller.pat,
+        price: '0.01',
+        pay_to: payTo,
+        facilitator_url: chain.facilitatorUrl,
+        api_url: t.baseUrl,
+        env: {},
+      }),
+    );
     app.use((ctx) => {
       ctx.type = 'application/json';
       ctx.body = BODY;
@@ -67,7 +80,10 @@ describe('x402 end to end: official client → our Koa seller → local facilita
   it('the official @x402/fetch client pays our Koa seller; balances move by exactly the price; the ledger has it', async () => {
     const buyer = anvilDevAccount(5);
     await fundFromFaucet(chain, buyer.address, '1');
-    const [buyerBefore, sellerBefore] = [await readTokenBalance(chain, buyer.address), await readTokenBalance(chain, payTo)];
+    const [buyerBefore, sellerBefore] = [
+      await readTokenBalance(chain, buyer.address),
+      await readTokenBalance(chain, payTo),
+    ];
 
     const unpaid = await fetch(`${sellerUrl}/report`);
     assert.equal(unpaid.status, 402);
@@ -82,7 +98,10 @@ describe('x402 end to end: official client → our Koa seller → local facilita
     assert.equal(receipt.success, true);
     assert.match(receipt.transaction, /^0x[0-9a-f]{64}$/);
     assert.equal(receipt.network, 'eip155:84532');
-    assert.equal(new x402HTTPClient(client).getPaymentSettleResponse((n) => res.headers.get(n)).transaction, receipt.transaction);
+    assert.equal(
+      new x402HTTPClient(client).getPaymentSettleResponse((n) => res.headers.get(n)).transaction,
+      receipt.transaction,
+    );
     const mined = await chain.publicClient.getTransactionReceipt({ hash: receipt.transaction as `0x${string}` });
     assert.equal(mined.status, 'success');
 
@@ -116,7 +135,10 @@ describe('x402 end to end: official client → our Koa seller → local facilita
     const required = httpClient.getPaymentRequiredResponse((n) => challenge.headers.get(n), await challenge.json());
     const payload = await httpClient.createPaymentPayload(required);
     const headers = httpClient.encodePaymentSignatureHeader(payload);
-    const results = await Promise.all([fetch(`${sellerUrl}/report`, { headers }), fetch(`${sellerUrl}/report`, { headers })]);
+    const results = await Promise.all([
+      fetch(`${sellerUrl}/report`, { headers }),
+      fetch(`${sellerUrl}/report`, { headers }),
+    ]);
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [200, 402]);
     const loser = results.find((r) => r.status === 402)!;

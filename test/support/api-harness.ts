@@ -18,7 +18,11 @@ export interface TestTreasury {
   app: TreasuryApp;
   db: TestDatabase;
   signer: Awaited<ReturnType<typeof startTestSigner>>;
-  request(method: string, path: string, options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers }>;
+  request(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
@@ -63,7 +67,13 @@ export async function startTestTreasury(
     ...(options.productionRateLimits ? {} : GENEROUS_RATE_LIMITS),
     ...options.extraEnv,
   });
-  const app = createTreasuryApp({ config, knex: db.knex, log: options.log ?? pino({ level: 'silent' }), ...(options.clock ? { clock: options.clock } : {}), ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}) });
+  const app = createTreasuryApp({
+    config,
+    knex: db.knex,
+    log: options.log ?? pino({ level: 'silent' }),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+  });
   const server: http.Server = await app.listen(0, '127.0.0.1');
   const { port } = server.address() as { port: number };
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -79,7 +89,8 @@ export async function startTestTreasury(
       let body: string | undefined;
       if (opts.rawBody !== undefined) body = opts.rawBody;
       else if (opts.body !== undefined) body = JSON.stringify(opts.body);
-      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
       const res = await fetch(baseUrl + path, { method, headers, ...(body !== undefined ? { body } : {}) });
       const text = await res.text();
       let parsed: unknown = text;

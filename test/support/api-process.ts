@@ -28,7 +28,12 @@ export interface ApiProcessOptions {
   signerSocket?: string;
 }
 
-export async function startApiProcess(db: TestDatabase, signer: TestSigner, extraEnv: Record<string, string> = {}, options: ApiProcessOptions = {}): Promise<ApiProcess> {
+export async function startApiProcess(
+  db: TestDatabase,
+  signer: TestSigner,
+  extraEnv: Record<string, string> = {},
+  options: ApiProcessOptions = {},
+): Promise<ApiProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
     cwd: ROOT,
@@ -54,7 +59,13 @@ export async function startApiProcess(db: TestDatabase, signer: TestSigner, extr
     await exited;
   };
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) return { url, child, stop, logs };
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return { url, child, stop, logs };
     if (child.exitCode !== null) break;
     await sleep(100);
   }

@@ -44,8 +44,16 @@ export type StartTestChainOptions = Pick<StartLocalChainOptions, 'chainId' | 'an
 
 export async function startTestChain(options: StartTestChainOptions = {}): Promise<TestChain> {
   const registry = new Registry();
-  const chain = await startLocalChain({ ...options, registry, logger: pino({ level: process.env.TREASURY_TEST_CHAIN_LOG_LEVEL ?? 'silent' }) });
-  const publicClient = createPublicClient({ chain: localChain(chain.chainId, chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }), pollingInterval: 100 });
+  const chain = await startLocalChain({
+    ...options,
+    registry,
+    logger: pino({ level: process.env.TREASURY_TEST_CHAIN_LOG_LEVEL ?? 'silent' }),
+  });
+  const publicClient = createPublicClient({
+    chain: localChain(chain.chainId, chain.rpcUrl),
+    transport: http(chain.rpcUrl, { retryCount: 0 }),
+    pollingInterval: 100,
+  });
   return {
     rpcUrl: chain.rpcUrl,
     chainId: chain.chainId,
@@ -65,8 +73,17 @@ export async function startTestChain(options: StartTestChainOptions = {}): Promi
 }
 
 /** Raw (6-decimal) token balance of `owner` on the chain at `rpcUrl` (default token: the chain's test USDC). */
-export async function readTokenBalance(chain: Pick<TestChain, 'publicClient' | 'usdc'>, owner: Address, token: Address = chain.usdc): Promise<bigint> {
-  return chain.publicClient.readContract({ address: token, abi: testUsdcAbi, functionName: 'balanceOf', args: [owner] });
+export async function readTokenBalance(
+  chain: Pick<TestChain, 'publicClient' | 'usdc'>,
+  owner: Address,
+  token: Address = chain.usdc,
+): Promise<bigint> {
+  return chain.publicClient.readContract({
+    address: token,
+    abi: testUsdcAbi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
 }
 
 /**
@@ -79,9 +96,22 @@ export async function fundFromFaucet(
   amountUsd: string,
   options: { approvePermit2?: boolean } = {},
 ): Promise<{ tx_hash: Hex; amount_raw: string; balance_raw: string; permit2_approval_tx?: Hex }> {
-  const request = { address, amount_usd: amountUsd, ...(options.approvePermit2 === undefined ? {} : { approve_permit2: options.approvePermit2 }) };
-  const res = await fetch(`${chain.faucetUrl}/fund`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) });
-  const body = (await res.json()) as { tx_hash: Hex; amount_raw: string; balance_raw: string; permit2_approval_tx?: Hex };
+  const request = {
+    address,
+    amount_usd: amountUsd,
+    ...(options.approvePermit2 === undefined ? {} : { approve_permit2: options.approvePermit2 }),
+  };
+  const res = await fetch(`${chain.faucetUrl}/fund`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(request),
+  });
+  const body = (await res.json()) as {
+    tx_hash: Hex;
+    amount_raw: string;
+    balance_raw: string;
+    permit2_approval_tx?: Hex;
+  };
   if (res.status !== 200) throw new Error(`faucet answered ${res.status}: ${JSON.stringify(body)}`);
   return body;
 }

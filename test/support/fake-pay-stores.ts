@@ -70,11 +70,21 @@ export class FakePayWriteStore implements PayWriteStore {
     this.alone.push(write);
   }
 
-  async decideUnderLock<T>(_walletId: string, _opening: () => OpeningQuery, _decide: (rows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => LockedDecision<T>): Promise<T> {
-    throw new Error('the fake write store has no locked transactions (a capped buyer PAT reads its total under the PAT lock)');
+  async decideUnderLock<T>(
+    _walletId: string,
+    _opening: () => OpeningQuery,
+    _decide: (rows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => LockedDecision<T>,
+  ): Promise<T> {
+    throw new Error(
+      'the fake write store has no locked transactions (a capped buyer PAT reads its total under the PAT lock)',
+    );
   }
 
-  async record(authorizationId: string, signature: string, payment: PaymentAuthorization): Promise<RecordedRow<PaymentAuthorization> | undefined> {
+  async record(
+    authorizationId: string,
+    signature: string,
+    payment: PaymentAuthorization,
+  ): Promise<RecordedRow<PaymentAuthorization> | undefined> {
     this.recorded.push({ authorizationId, signature });
     return { status: 'signed', response: { ...payment, signature } };
   }

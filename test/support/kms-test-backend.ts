@@ -16,7 +16,8 @@ export type TestKeyBackend = 'pkcs11' | 'aws-kms';
 /** The backend test signers use (TREASURY_TEST_KEY_BACKEND, default pkcs11). */
 export function testKeyBackend(): TestKeyBackend {
   const raw = process.env.TREASURY_TEST_KEY_BACKEND ?? 'pkcs11';
-  if (raw !== 'pkcs11' && raw !== 'aws-kms') throw new Error(`TREASURY_TEST_KEY_BACKEND must be pkcs11 or aws-kms, not ${raw}`);
+  if (raw !== 'pkcs11' && raw !== 'aws-kms')
+    throw new Error(`TREASURY_TEST_KEY_BACKEND must be pkcs11 or aws-kms, not ${raw}`);
   return raw;
 }
 

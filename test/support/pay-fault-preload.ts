@@ -20,5 +20,7 @@ if (fault) {
   const hook = FAULTS[fault];
   if (!hook) throw new Error(`TREASURY_TEST_PAY_FAULT must be one of ${Object.keys(FAULTS).join(', ')}`);
   installPayFaultHooks({ [hook]: () => process.kill(process.pid, 'SIGKILL') });
-  process.stderr.write(JSON.stringify({ level: 40, msg: 'test fault injection active: the process is killed on every pay', fault }) + '\n');
+  process.stderr.write(
+    JSON.stringify({ level: 40, msg: 'test fault injection active: the process is killed on every pay', fault }) + '\n',
+  );
 }

@@ -14,8 +14,15 @@ export const mochaHooks = {
     if (t.templateMs === undefined && t.empty === 0) return;
     const ms = Math.round(t.templateMs ?? 0);
     const template =
-      t.templateMs === undefined ? 'no template' : t.lostRace ? `template: built by another run first, ${ms} ms` : t.migrations > 0 ? `template: ${t.migrations} migrations in ${ms} ms` : `template: found, ${ms} ms`;
-    const clones = t.clones > 0 ? `${t.clones} clones, ${Math.round(t.cloneMs / t.clones)} ms each on average` : 'no clones';
+      t.templateMs === undefined
+        ? 'no template'
+        : t.lostRace
+          ? `template: built by another run first, ${ms} ms`
+          : t.migrations > 0
+            ? `template: ${t.migrations} migrations in ${ms} ms`
+            : `template: found, ${ms} ms`;
+    const clones =
+      t.clones > 0 ? `${t.clones} clones, ${Math.round(t.cloneMs / t.clones)} ms each on average` : 'no clones';
     process.stdout.write(`\ntest databases: ${template}; ${clones}; ${t.empty} empty\n`);
   },
 };

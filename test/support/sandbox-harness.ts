@@ -64,7 +64,12 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
   };
   delete env.DATABASE_URL;
   delete env.TREASURY_ADMIN_TOKEN;
-  const child = spawn('npm', ['start', '--silent'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));
   child.stderr!.on('data', (c) => (output += c));
@@ -102,9 +107,21 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
   } catch (err) {
     // Stop what started, so that a failed start leaves no sandbox (PostgreSQL, anvil, the API) running.
     await stop();
-    throw new Error(`sandbox.json is not readable JSON: ${err instanceof Error ? err.message : String(err)}\n${output}`);
+    throw new Error(
+      `sandbox.json is not readable JSON: ${err instanceof Error ? err.message : String(err)}\n${output}`,
+    );
   }
-  return { dataDir, sandboxFile, info, child, output: () => output, logs: () => logTails(dataDir), exited, stop, apiPort };
+  return {
+    dataDir,
+    sandboxFile,
+    info,
+    child,
+    output: () => output,
+    logs: () => logTails(dataDir),
+    exited,
+    stop,
+    apiPort,
+  };
 }
 
 function logTails(dataDir: string, lines = 15): string {

@@ -6,12 +6,20 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { payToClaimMessage } from '../../src/api/services/seller-ledger-service.js';
+import { payToClaimMessage } from '../../src/api/services/seller-pay-to-service.js';
 import type { TestTreasury } from './api-harness.js';
 
-export async function provePayTo(t: TestTreasury, session: string, sellerId: string, payTo: PrivateKeyAccount): Promise<void> {
+export async function provePayTo(
+  t: TestTreasury,
+  session: string,
+  sellerId: string,
+  payTo: PrivateKeyAccount,
+): Promise<void> {
   const signature = await payTo.signMessage({ message: payToClaimMessage(sellerId, payTo.address) });
-  const res = await t.request('POST', `/v1/sellers/${sellerId}/pay-to`, { token: session, body: { address: payTo.address, signature } });
+  const res = await t.request('POST', `/v1/sellers/${sellerId}/pay-to`, {
+    token: session,
+    body: { address: payTo.address, signature },
+  });
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
 
@@ -25,21 +33,32 @@ export interface LedgerRowView {
 }
 
 /** The seller's row for `txHash` once `until` holds for it (polled through GET /v1/ledger, up to `ms`). */
-export async function waitForLedgerRow(t: TestTreasury, token: string, txHash: string, until: (row: LedgerRowView) => boolean, ms = 15_000): Promise<LedgerRowView> {
+export async function waitForLedgerRow(
+  t: TestTreasury,
+  token: string,
+  txHash: string,
+  until: (row: LedgerRowView) => boolean,
+  ms = 15_000,
+): Promise<LedgerRowView> {
   const deadline = Date.now() + ms;
   let last: LedgerRowView | undefined;
   for (;;) {
     const res = await t.request('GET', '/v1/ledger?limit=200', { token });
     last = (res.body.entries as LedgerRowView[]).find((e) => e.tx_hash === txHash.toLowerCase());
     if (last && until(last)) return last;
-    if (Date.now() > deadline) assert.fail(`ledger row ${txHash} never reached the state; last: ${JSON.stringify(last)}`);
+    if (Date.now() > deadline)
+      assert.fail(`ledger row ${txHash} never reached the state; last: ${JSON.stringify(last)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 /** Mines `blocks` empty blocks on anvil. */
 export async function mineBlocks(rpcUrl: string, blocks: number): Promise<void> {
-  const res = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: [`0x${blocks.toString(16)}`] }) });
+  const res = await fetch(rpcUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_mine', params: [`0x${blocks.toString(16)}`] }),
+  });
   const body = (await res.json()) as { error?: unknown };
   assert.equal(body.error, undefined, JSON.stringify(body));
 }
@@ -50,5 +69,7 @@ export async function mineBlocks(rpcUrl: string, blocks: number): Promise<void> 
  * verified rows add up to, not about verification (that is test/integration/api/ledger-verification.test.ts).
  */
 export async function markLedgerVerifiedForTest(knex: Knex, sellerId: string): Promise<number> {
-  return knex('ledger_entries').where({ seller_id: sellerId, status: 'pending' }).update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
+  return knex('ledger_entries')
+    .where({ seller_id: sellerId, status: 'pending' })
+    .update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
 }

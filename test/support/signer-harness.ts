@@ -13,7 +13,12 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { SignerClient } from '../../signer/protocol/signer-client.js';
 import { initSoftHsmToken, type SoftHsmToken } from '../../ops/softhsm/init-token.js';
-import { AWS_VARIABLES_KEPT_FROM_TEST_SIGNERS, kmsTestSignerEnv, testKeyBackend, type TestKeyBackend } from './kms-test-backend.js';
+import {
+  AWS_VARIABLES_KEPT_FROM_TEST_SIGNERS,
+  kmsTestSignerEnv,
+  testKeyBackend,
+  type TestKeyBackend,
+} from './kms-test-backend.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -93,7 +98,10 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
   try {
     await new Promise<void>((resolve, reject) => {
       const timeoutMs = options.readyTimeoutMs ?? 30_000;
-      const timer = setTimeout(() => reject(new Error(`signer not ready after ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`signer not ready after ${timeoutMs} ms:\n${stderr}`)),
+        timeoutMs,
+      );
       readline.createInterface({ input: child.stderr! }).on('line', (line) => {
         stderr += line + '\n';
         if (line.includes('"msg":"signer ready"')) {

@@ -32,7 +32,14 @@ let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | und
 let template: Promise<string> | undefined;
 
 /** How long databases took to make in this process: printed by the root hook (./root-hooks.ts) at the end. */
-export const databaseTimings = { templateMs: undefined as number | undefined, migrations: 0, lostRace: false, clones: 0, cloneMs: 0, empty: 0 };
+export const databaseTimings = {
+  templateMs: undefined as number | undefined,
+  migrations: 0,
+  lostRace: false,
+  clones: 0,
+  cloneMs: 0,
+  empty: 0,
+};
 
 export { freePort };
 
@@ -52,7 +59,11 @@ function startServer(): Promise<{ urlFor(db: string): string; stop(): Promise<vo
     // One server per test run in its own directory, so concurrent runs on one machine never share a cluster.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-test-pg-'));
     fs.chmodSync(dir, 0o755);
-    const handle: EmbeddedPostgresHandle = await startEmbeddedPostgres({ dir, port: await freePort(), database: 'postgres' });
+    const handle: EmbeddedPostgresHandle = await startEmbeddedPostgres({
+      dir,
+      port: await freePort(),
+      database: 'postgres',
+    });
     return {
       urlFor: (db: string) => handle.connectionStringFor(db),
       stop: async () => {

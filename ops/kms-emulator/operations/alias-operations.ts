@@ -10,13 +10,28 @@
 import { z } from 'zod';
 import { assertNotPendingDeletion } from '../key-store.js';
 import { KmsError } from '../kms-errors.js';
-import { epochSeconds, keyIdSchema, paginate, paginationSchema, parseInput, type KmsOperation } from './operation-input.js';
+import {
+  epochSeconds,
+  keyIdSchema,
+  paginate,
+  paginationSchema,
+  parseInput,
+  type KmsOperation,
+} from './operation-input.js';
 
 const aliasNameSchema = z.string().min(1).max(256);
 
 function assertAliasName(name: string): void {
-  if (!/^alias\/[a-zA-Z0-9/_-]{1,250}$/.test(name)) throw new KmsError('InvalidAliasNameException', `Alias must start with the prefix "alias/" followed by characters [a-zA-Z0-9/_-]: ${name}`);
-  if (name.startsWith('alias/aws/')) throw new KmsError('InvalidAliasNameException', `Alias must not begin with 'alias/aws/'. The alias/aws/ prefix is reserved for AWS managed keys.`);
+  if (!/^alias\/[a-zA-Z0-9/_-]{1,250}$/.test(name))
+    throw new KmsError(
+      'InvalidAliasNameException',
+      `Alias must start with the prefix "alias/" followed by characters [a-zA-Z0-9/_-]: ${name}`,
+    );
+  if (name.startsWith('alias/aws/'))
+    throw new KmsError(
+      'InvalidAliasNameException',
+      `Alias must not begin with 'alias/aws/'. The alias/aws/ prefix is reserved for AWS managed keys.`,
+    );
 }
 
 export const createAlias: KmsOperation = (raw, { store }) => {

@@ -12,7 +12,15 @@
 import { z } from 'zod';
 import { KmsError } from '../kms-errors.js';
 import type { EmulatedKey } from '../key-store.js';
-import { epochSeconds, keyIdSchema, paginate, paginationSchema, parseInput, tagListSchema, type KmsOperation } from './operation-input.js';
+import {
+  epochSeconds,
+  keyIdSchema,
+  paginate,
+  paginationSchema,
+  parseInput,
+  tagListSchema,
+  type KmsOperation,
+} from './operation-input.js';
 
 const DEFAULT_POLICY_NOTE = 'default key policy: the account root may use the key (not evaluated by the emulator)';
 
@@ -52,15 +60,31 @@ export function keyMetadata(key: EmulatedKey, accountId: string): Record<string,
 export const createKey: KmsOperation = (raw, { store }) => {
   const input = parseInput(createKeyInput, raw);
   const spec = input.KeySpec ?? input.CustomerMasterKeySpec ?? 'SYMMETRIC_DEFAULT';
-  if (input.KeySpec !== undefined && input.CustomerMasterKeySpec !== undefined && input.KeySpec !== input.CustomerMasterKeySpec) {
-    throw new KmsError('ValidationException', 'KeySpec and CustomerMasterKeySpec must not both be given with different values.');
+  if (
+    input.KeySpec !== undefined &&
+    input.CustomerMasterKeySpec !== undefined &&
+    input.KeySpec !== input.CustomerMasterKeySpec
+  ) {
+    throw new KmsError(
+      'ValidationException',
+      'KeySpec and CustomerMasterKeySpec must not both be given with different values.',
+    );
   }
-  if (spec !== 'ECC_SECG_P256K1') throw new KmsError('UnsupportedOperationException', `KeySpec ${spec} is not supported by the KMS emulator (only ECC_SECG_P256K1).`);
+  if (spec !== 'ECC_SECG_P256K1')
+    throw new KmsError(
+      'UnsupportedOperationException',
+      `KeySpec ${spec} is not supported by the KMS emulator (only ECC_SECG_P256K1).`,
+    );
   if ((input.KeyUsage ?? 'ENCRYPT_DECRYPT') !== 'SIGN_VERIFY') {
-    throw new KmsError('ValidationException', `KeyUsage ${input.KeyUsage ?? 'ENCRYPT_DECRYPT'} is not valid for KeySpec ECC_SECG_P256K1 in the KMS emulator (use SIGN_VERIFY).`);
+    throw new KmsError(
+      'ValidationException',
+      `KeyUsage ${input.KeyUsage ?? 'ENCRYPT_DECRYPT'} is not valid for KeySpec ECC_SECG_P256K1 in the KMS emulator (use SIGN_VERIFY).`,
+    );
   }
-  if ((input.Origin ?? 'AWS_KMS') !== 'AWS_KMS') throw new KmsError('UnsupportedOperationException', `Origin ${input.Origin} is not supported by the KMS emulator.`);
-  if (input.MultiRegion === true) throw new KmsError('UnsupportedOperationException', 'Multi-Region keys are not supported by the KMS emulator.');
+  if ((input.Origin ?? 'AWS_KMS') !== 'AWS_KMS')
+    throw new KmsError('UnsupportedOperationException', `Origin ${input.Origin} is not supported by the KMS emulator.`);
+  if (input.MultiRegion === true)
+    throw new KmsError('UnsupportedOperationException', 'Multi-Region keys are not supported by the KMS emulator.');
   if (input.Policy !== undefined) {
     try {
       const parsed: unknown = JSON.parse(input.Policy);
@@ -69,7 +93,11 @@ export const createKey: KmsOperation = (raw, { store }) => {
       throw new KmsError('MalformedPolicyDocumentException', 'The new key policy is not a valid JSON policy document.');
     }
   }
-  const key = store.createKey({ description: input.Description ?? '', policy: input.Policy ?? JSON.stringify({ Note: DEFAULT_POLICY_NOTE }), tags: input.Tags ?? [] });
+  const key = store.createKey({
+    description: input.Description ?? '',
+    policy: input.Policy ?? JSON.stringify({ Note: DEFAULT_POLICY_NOTE }),
+    tags: input.Tags ?? [],
+  });
   return { KeyMetadata: keyMetadata(key, store.accountId) };
 };
 
@@ -86,7 +114,8 @@ export const listKeys: KmsOperation = (raw, { store }) => {
 
 export const getKeyPolicy: KmsOperation = (raw, { store }) => {
   const input = parseInput(z.object({ KeyId: keyIdSchema, PolicyName: z.string().optional() }), raw);
-  if ((input.PolicyName ?? 'default') !== 'default') throw new KmsError('NotFoundException', `Policy ${input.PolicyName} is not found.`);
+  if ((input.PolicyName ?? 'default') !== 'default')
+    throw new KmsError('NotFoundException', `Policy ${input.PolicyName} is not found.`);
   const key = store.resolveKeyNotAlias(input.KeyId);
   return { Policy: key.policy, PolicyName: 'default' };
 };

@@ -31,19 +31,28 @@ export const scheduleKeyDeletion: KmsOperation = (raw, { store }) => {
   const input = parseInput(z.object({ KeyId: keyIdSchema, PendingWindowInDays: z.number().optional() }), raw);
   const days = input.PendingWindowInDays ?? 30;
   if (!Number.isInteger(days) || days < 7 || days > 30) {
-    throw new KmsError('ValidationException', `1 validation error detected: Value '${days}' at 'pendingWindowInDays' failed to satisfy constraint: Member must have value between 7 and 30`);
+    throw new KmsError(
+      'ValidationException',
+      `1 validation error detected: Value '${days}' at 'pendingWindowInDays' failed to satisfy constraint: Member must have value between 7 and 30`,
+    );
   }
   const key = store.resolveKeyNotAlias(input.KeyId);
   assertNotPendingDeletion(key);
   key.state = 'PendingDeletion';
   key.pendingWindowInDays = days;
   key.deletionDate = new Date(Date.now() + days * 86_400_000);
-  return { KeyId: key.arn, DeletionDate: epochSeconds(key.deletionDate), KeyState: 'PendingDeletion', PendingWindowInDays: days };
+  return {
+    KeyId: key.arn,
+    DeletionDate: epochSeconds(key.deletionDate),
+    KeyState: 'PendingDeletion',
+    PendingWindowInDays: days,
+  };
 };
 
 export const cancelKeyDeletion: KmsOperation = (raw, { store }) => {
   const key = store.resolveKeyNotAlias(parseInput(keyIdInput, raw).KeyId);
-  if (key.state !== 'PendingDeletion') throw new KmsError('KMSInvalidStateException', `${key.arn} is not pending deletion.`);
+  if (key.state !== 'PendingDeletion')
+    throw new KmsError('KMSInvalidStateException', `${key.arn} is not pending deletion.`);
   key.state = 'Disabled';
   delete key.deletionDate;
   delete key.pendingWindowInDays;

@@ -43,22 +43,37 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issues = result.error.issues;
-  if (issues.some((i) => i.message === 'is not valid base64')) throw new KmsError('SerializationException', 'A blob member is not valid base64.');
-  const described = issues.map((i) => `Value at '${i.path.map(String).join('.') || '(body)'}' failed to satisfy constraint: ${i.message}`);
-  throw kmsErrors.validation(`${issues.length} validation error${issues.length === 1 ? '' : 's'} detected: ${described.join('; ')}`);
+  if (issues.some((i) => i.message === 'is not valid base64'))
+    throw new KmsError('SerializationException', 'A blob member is not valid base64.');
+  const described = issues.map(
+    (i) => `Value at '${i.path.map(String).join('.') || '(body)'}' failed to satisfy constraint: ${i.message}`,
+  );
+  throw kmsErrors.validation(
+    `${issues.length} validation error${issues.length === 1 ? '' : 's'} detected: ${described.join('; ')}`,
+  );
 }
 
 /** One page of `items` for KMS's Limit/Marker pagination; NextMarker is left out on the last page. */
-export function paginate<T>(items: readonly T[], limit: number | undefined, marker: string | undefined): { page: T[]; Truncated: boolean; NextMarker?: string } {
+export function paginate<T>(
+  items: readonly T[],
+  limit: number | undefined,
+  marker: string | undefined,
+): { page: T[]; Truncated: boolean; NextMarker?: string } {
   let start = 0;
   if (marker !== undefined) {
     const decoded = /^offset:(\d{1,9})$/.exec(Buffer.from(marker, 'base64url').toString('utf8'));
-    if (!decoded || Number(decoded[1]) > items.length) throw new KmsError('InvalidMarkerException', 'The request was rejected because the marker that specifies where pagination should next begin is not valid.');
+    if (!decoded || Number(decoded[1]) > items.length)
+      throw new KmsError(
+        'InvalidMarkerException',
+        'The request was rejected because the marker that specifies where pagination should next begin is not valid.',
+      );
     start = Number(decoded[1]);
   }
   const end = Math.min(items.length, start + (limit ?? 100));
   const page = items.slice(start, end);
-  return end < items.length ? { page, Truncated: true, NextMarker: Buffer.from(`offset:${end}`).toString('base64url') } : { page, Truncated: false };
+  return end < items.length
+    ? { page, Truncated: true, NextMarker: Buffer.from(`offset:${end}`).toString('base64url') }
+    : { page, Truncated: false };
 }
 
 /** KMS timestamps are epoch seconds as JSON numbers (an ISO string breaks the SDK's parser). */

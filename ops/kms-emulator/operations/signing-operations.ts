@@ -46,12 +46,24 @@ const signInput = z.object({
 const verifyInput = signInput.extend({ Signature: base64BlobSchema });
 
 function digestOf(input: z.output<typeof signInput>): Uint8Array {
-  if (input.Message.length < 1 || input.Message.length > 4096) throw new KmsError('ValidationException', '1 validation error detected: Value at \'message\' failed to satisfy constraint: Member must have length between 1 and 4096');
-  if (input.SigningAlgorithm !== 'ECDSA_SHA_256') throw new KmsError('InvalidKeyUsageException', `The signing algorithm ${input.SigningAlgorithm} is not supported by an ECC_SECG_P256K1 key.`);
+  if (input.Message.length < 1 || input.Message.length > 4096)
+    throw new KmsError(
+      'ValidationException',
+      "1 validation error detected: Value at 'message' failed to satisfy constraint: Member must have length between 1 and 4096",
+    );
+  if (input.SigningAlgorithm !== 'ECDSA_SHA_256')
+    throw new KmsError(
+      'InvalidKeyUsageException',
+      `The signing algorithm ${input.SigningAlgorithm} is not supported by an ECC_SECG_P256K1 key.`,
+    );
   const messageType = input.MessageType ?? 'RAW';
-  if (messageType === 'EXTERNAL_MU') throw new KmsError('InvalidKeyUsageException', 'EXTERNAL_MU is valid only with ML-DSA keys.');
+  if (messageType === 'EXTERNAL_MU')
+    throw new KmsError('InvalidKeyUsageException', 'EXTERNAL_MU is valid only with ML-DSA keys.');
   if (messageType === 'DIGEST' && input.Message.length !== 32) {
-    throw new KmsError('ValidationException', `Digest is invalid length for algorithm ECDSA_SHA_256: ${input.Message.length} bytes, 32 expected.`);
+    throw new KmsError(
+      'ValidationException',
+      `Digest is invalid length for algorithm ECDSA_SHA_256: ${input.Message.length} bytes, 32 expected.`,
+    );
   }
   return messageToDigest(input.Message, messageType);
 }
@@ -77,7 +89,11 @@ export const sign: KmsOperation = (raw, { store, stats }) => {
   const key = store.resolve(input.KeyId);
   assertUsable(key);
   const digest = digestOf(input);
-  if (input.DryRun === true) throw new KmsError('DryRunOperationException', 'The request would have succeeded, but the DryRun parameter was set.');
+  if (input.DryRun === true)
+    throw new KmsError(
+      'DryRunOperationException',
+      'The request would have succeeded, but the DryRun parameter was set.',
+    );
   const signature = signDigestDer(digest, key.material.secretKey);
   stats.recordSignature(key.keyId, digest);
   return { KeyId: key.arn, Signature: b64(signature), SigningAlgorithm: 'ECDSA_SHA_256' };
@@ -88,7 +104,12 @@ export const verify: KmsOperation = (raw, { store }) => {
   const key = store.resolve(input.KeyId);
   assertUsable(key);
   const digest = digestOf(input);
-  if (input.DryRun === true) throw new KmsError('DryRunOperationException', 'The request would have succeeded, but the DryRun parameter was set.');
-  if (!verifyDigestDer(input.Signature, digest, key.material.publicKey)) throw new KmsError('KMSInvalidSignatureException', 'The signature is not valid for the message and key.');
+  if (input.DryRun === true)
+    throw new KmsError(
+      'DryRunOperationException',
+      'The request would have succeeded, but the DryRun parameter was set.',
+    );
+  if (!verifyDigestDer(input.Signature, digest, key.material.publicKey))
+    throw new KmsError('KMSInvalidSignatureException', 'The signature is not valid for the message and key.');
   return { KeyId: key.arn, SignatureValid: true, SigningAlgorithm: 'ECDSA_SHA_256' };
 };

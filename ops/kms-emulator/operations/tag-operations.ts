@@ -6,7 +6,14 @@
 import { z } from 'zod';
 import { assertNotPendingDeletion } from '../key-store.js';
 import { KmsError } from '../kms-errors.js';
-import { keyIdSchema, paginate, paginationSchema, parseInput, tagListSchema, type KmsOperation } from './operation-input.js';
+import {
+  keyIdSchema,
+  paginate,
+  paginationSchema,
+  parseInput,
+  tagListSchema,
+  type KmsOperation,
+} from './operation-input.js';
 
 const MAX_TAGS_PER_KEY = 50;
 
@@ -16,7 +23,8 @@ export const tagResource: KmsOperation = (raw, { store }) => {
   assertNotPendingDeletion(key);
   const merged = new Map(key.tags);
   for (const tag of input.Tags) merged.set(tag.TagKey, tag.TagValue);
-  if (merged.size > MAX_TAGS_PER_KEY) throw new KmsError('TagException', `A key may have at most ${MAX_TAGS_PER_KEY} tags.`);
+  if (merged.size > MAX_TAGS_PER_KEY)
+    throw new KmsError('TagException', `A key may have at most ${MAX_TAGS_PER_KEY} tags.`);
   for (const tag of input.Tags) key.tags.set(tag.TagKey, tag.TagValue);
   return {};
 };

@@ -21,7 +21,8 @@ const cache = new Map<number, DevAccount>();
 
 /** The dev account at `index` (0–9 are pre-funded by anvil with --accounts 10). */
 export function anvilDevAccount(index: number): DevAccount {
-  if (!Number.isInteger(index) || index < 0 || index > 1000) throw new RangeError(`dev account index must be an integer in 0..1000, got ${index}`);
+  if (!Number.isInteger(index) || index < 0 || index > 1000)
+    throw new RangeError(`dev account index must be an integer in 0..1000, got ${index}`);
   let account = cache.get(index);
   if (!account) {
     const hd = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: index });

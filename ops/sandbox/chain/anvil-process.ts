@@ -98,8 +98,11 @@ async function rpcChainId(rpcUrl: string): Promise<number | undefined> {
 /** Kills `childPid` when `parentPid` goes away; exits on its own once the child is gone. */
 function startOrphanWatchdog(parentPid: number, childPid: number): ChildProcess | undefined {
   try {
-    const script = 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill -TERM "$2" 2>/dev/null; exit 0';
-    const watchdog = spawn('sh', ['-c', script, 'anvil-watchdog', String(parentPid), String(childPid)], { stdio: 'ignore' });
+    const script =
+      'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; kill -TERM "$2" 2>/dev/null; exit 0';
+    const watchdog = spawn('sh', ['-c', script, 'anvil-watchdog', String(parentPid), String(childPid)], {
+      stdio: 'ignore',
+    });
     watchdog.on('error', () => undefined);
     watchdog.unref();
     return watchdog;
@@ -108,8 +111,24 @@ function startOrphanWatchdog(parentPid: number, childPid: number): ChildProcess 
   }
 }
 
-async function startOnce(binary: string, port: number, chainId: number, options: StartAnvilOptions): Promise<AnvilHandle | 'port_in_use'> {
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(chainId), '--mnemonic', ANVIL_MNEMONIC, '--accounts', '10'];
+async function startOnce(
+  binary: string,
+  port: number,
+  chainId: number,
+  options: StartAnvilOptions,
+): Promise<AnvilHandle | 'port_in_use'> {
+  const args = [
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--chain-id',
+    String(chainId),
+    '--mnemonic',
+    ANVIL_MNEMONIC,
+    '--accounts',
+    '10',
+  ];
   if (!options.logFile) args.push('--silent');
   if (options.logFile) fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
   const logStream = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a', mode: 0o600 }) : undefined;
@@ -157,12 +176,16 @@ async function startOnce(binary: string, port: number, chainId: number, options:
     if (answered !== undefined) {
       child.kill('SIGKILL');
       await exitPromise;
-      throw new Error(`the node on ${rpcUrl} reports chain id ${answered}, expected ${chainId} (another node on that port?)`);
+      throw new Error(
+        `the node on ${rpcUrl} reports chain id ${answered}, expected ${chainId} (another node on that port?)`,
+      );
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       await exitPromise;
-      throw new Error(`anvil did not answer eth_chainId on ${rpcUrl} within ${options.readyTimeoutMs ?? 20_000} ms:\n${stderrTail.trim()}`);
+      throw new Error(
+        `anvil did not answer eth_chainId on ${rpcUrl} within ${options.readyTimeoutMs ?? 20_000} ms:\n${stderrTail.trim()}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -191,12 +214,17 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const binary = resolveAnvilBinary();
   const chainId = options.chainId ?? SANDBOX_CHAIN_ID;
   // A port picked by us can be taken between the probe and anvil's bind: retry a few times.
-  if (options.port !== undefined && !(await isLoopbackPortFree(options.port))) throw new Error(`port ${options.port} on 127.0.0.1 is already in use`);
+  if (options.port !== undefined && !(await isLoopbackPortFree(options.port)))
+    throw new Error(`port ${options.port} on 127.0.0.1 is already in use`);
   const attempts = options.port === undefined ? 3 : 1;
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const port = options.port ?? (await freeLoopbackPort());
     const result = await startOnce(binary, port, chainId, options);
     if (result !== 'port_in_use') return result;
   }
-  throw new Error(options.port === undefined ? 'anvil could not bind a free port after 3 attempts' : `port ${options.port} on 127.0.0.1 is already in use`);
+  throw new Error(
+    options.port === undefined
+      ? 'anvil could not bind a free port after 3 attempts'
+      : `port ${options.port} on 127.0.0.1 is already in use`,
+  );
 }

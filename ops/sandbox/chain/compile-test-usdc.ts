@@ -25,7 +25,9 @@ const SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   // Pinned so the artifact does not change with the compiler's default and runs on anvil's hardfork.
   evmVersion: 'cancun',
-  outputSelection: { [SOURCE_NAME]: { [CONTRACT_NAME]: ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
+  outputSelection: {
+    [SOURCE_NAME]: { [CONTRACT_NAME]: ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] },
+  },
 } as const;
 
 export interface TestUsdcArtifact {
@@ -59,7 +61,9 @@ export function loadSolc(): SolcModule {
     try {
       solcModule = createRequire(import.meta.url)('solc') as SolcModule;
     } catch (err) {
-      throw new Error(`cannot load the solc package (solc-js); run npm install: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(
+        `cannot load the solc package (solc-js); run npm install: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
   return solcModule;

@@ -42,7 +42,12 @@ const TARGETS = {
 
 type TargetName = keyof typeof TARGETS;
 
-const OUTPUTS = ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object', 'evm.deployedBytecode.immutableReferences'];
+const OUTPUTS = [
+  'abi',
+  'evm.bytecode.object',
+  'evm.deployedBytecode.object',
+  'evm.deployedBytecode.immutableReferences',
+];
 
 const SETTINGS = {
   viaIR: true,
@@ -88,7 +93,9 @@ export function permit2PackageDir(): string {
   try {
     manifest = require.resolve('@uniswap/v4-periphery/package.json');
   } catch (err) {
-    throw new Error(`cannot find @uniswap/v4-periphery (Permit2's source); run npm install: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(
+      `cannot find @uniswap/v4-periphery (Permit2's source); run npm install: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   return path.join(path.dirname(manifest), 'lib', 'permit2');
 }
@@ -115,7 +122,8 @@ function readUnit(unit: string, permit2Dir: string): string {
 
 /** solc's resolution of an import path written in `importer`: relative paths against its directory. */
 function resolveImport(importer: string, written: string): string {
-  if (written.startsWith('./') || written.startsWith('../')) return path.posix.normalize(path.posix.join(path.posix.dirname(importer), written));
+  if (written.startsWith('./') || written.startsWith('../'))
+    return path.posix.normalize(path.posix.join(path.posix.dirname(importer), written));
   return written;
 }
 
@@ -137,7 +145,9 @@ export function collectUptoContractSources(permit2Dir = permit2PackageDir()): Re
 }
 
 function cacheKeyFor(sources: Record<string, string>, compilerVersion: string): string {
-  return createHash('sha256').update(JSON.stringify({ sources, compilerVersion, settings: SETTINGS, targets: TARGETS })).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ sources, compilerVersion, settings: SETTINGS, targets: TARGETS }))
+    .digest('hex');
 }
 
 const HEX = /^0x[0-9a-f]+$/;
@@ -148,14 +158,29 @@ function isArtifact(value: unknown, cacheKey: string): value is UptoContractsArt
   if (v.cacheKey !== cacheKey || typeof v.contracts !== 'object' || v.contracts === null) return false;
   return (Object.keys(TARGETS) as TargetName[]).every((name) => {
     const c = (v.contracts as Partial<Record<TargetName, Partial<ContractArtifact>>>)[name];
-    return !!c && Array.isArray(c.abi) && typeof c.bytecode === 'string' && HEX.test(c.bytecode) && typeof c.deployedBytecode === 'string' && HEX.test(c.deployedBytecode) && typeof c.hasImmutables === 'boolean';
+    return (
+      !!c &&
+      Array.isArray(c.abi) &&
+      typeof c.bytecode === 'string' &&
+      HEX.test(c.bytecode) &&
+      typeof c.deployedBytecode === 'string' &&
+      HEX.test(c.deployedBytecode) &&
+      typeof c.hasImmutables === 'boolean'
+    );
   });
 }
 
 /** Compiles the given sources (no cache involved). Throws listing every solc error. */
-export function compileUptoContractSources(sources: Record<string, string>, permit2Dir = permit2PackageDir()): UptoContractsArtifact {
+export function compileUptoContractSources(
+  sources: Record<string, string>,
+  permit2Dir = permit2PackageDir(),
+): UptoContractsArtifact {
   const solc = loadSolc();
-  const input = { language: 'Solidity', sources: Object.fromEntries(Object.entries(sources).map(([unit, content]) => [unit, { content }])), settings: SETTINGS };
+  const input = {
+    language: 'Solidity',
+    sources: Object.fromEntries(Object.entries(sources).map(([unit, content]) => [unit, { content }])),
+    settings: SETTINGS,
+  };
   // Every reachable unit is already in `sources`; the callback serves anything solc asks for beyond them.
   const findImport = (unit: string): { contents: string } | { error: string } => {
     try {
@@ -167,9 +192,12 @@ export function compileUptoContractSources(sources: Record<string, string>, perm
   const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport })) as SolcOutput;
   throwOnSolcErrors(output, `solc ${solc.version()} failed to compile the upto contracts`);
   const contracts = {} as Record<TargetName, ContractArtifact>;
-  for (const [name, [unit, contractName]] of Object.entries(TARGETS) as Array<[TargetName, readonly [string, string]]>) {
+  for (const [name, [unit, contractName]] of Object.entries(TARGETS) as Array<
+    [TargetName, readonly [string, string]]
+  >) {
     const c = output.contracts?.[unit]?.[contractName];
-    if (!c || !c.evm.bytecode.object || !c.evm.deployedBytecode.object) throw new Error(`solc ${solc.version()} produced no bytecode for ${contractName} in ${unit}`);
+    if (!c || !c.evm.bytecode.object || !c.evm.deployedBytecode.object)
+      throw new Error(`solc ${solc.version()} produced no bytecode for ${contractName} in ${unit}`);
     contracts[name] = {
       contractName,
       abi: c.abi,
@@ -192,8 +220,12 @@ export function compileUptoContracts(options: CompileUptoContractsOptions = {}):
   const cached = readCachedArtifact(file, accept);
   if (cached) return cached;
 
-  const seeds = (options.seedCacheDirs ?? [DEFAULT_CACHE_DIR]).map((dir) => path.resolve(dir)).filter((dir) => dir !== cacheDir);
-  const seeded = seeds.map((dir) => readCachedArtifact(path.join(dir, path.basename(file)), accept)).find((a) => a !== undefined);
+  const seeds = (options.seedCacheDirs ?? [DEFAULT_CACHE_DIR])
+    .map((dir) => path.resolve(dir))
+    .filter((dir) => dir !== cacheDir);
+  const seeded = seeds
+    .map((dir) => readCachedArtifact(path.join(dir, path.basename(file)), accept))
+    .find((a) => a !== undefined);
   const artifact = seeded ?? compileUptoContractSources(sources, permit2Dir);
   fs.mkdirSync(cacheDir, { recursive: true });
   writeArtifactAtomically(file, artifact);

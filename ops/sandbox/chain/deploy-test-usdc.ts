@@ -7,7 +7,19 @@
  * uses anvil-only RPC methods and must never touch a real network. Also tops up given accounts (the
  * facilitator) with ETH via `anvil_setBalance` when they hold less than 1 ETH.
  */
-import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbi, parseEther, type Abi, type Address, type Chain, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  http,
+  parseAbi,
+  parseEther,
+  type Abi,
+  type Address,
+  type Chain,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { compileTestUsdc, type TestUsdcArtifact } from './compile-test-usdc.js';
 import { anvilDevAccount, MINTER_ACCOUNT_INDEX } from './anvil-dev-accounts.js';
@@ -85,14 +97,19 @@ export function localChain(chainId: number, rpcUrl: string): Chain {
 export async function assertAnvilChain(rpcUrl: string, chainId: number): Promise<void> {
   const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) });
   const [version, actual] = await Promise.all([client.request({ method: 'web3_clientVersion' }), client.getChainId()]);
-  if (!String(version).toLowerCase().startsWith('anvil')) throw new Error(`refusing to use ${redactUrl(rpcUrl)}: it is not anvil (web3_clientVersion ${JSON.stringify(version)})`);
-  if (actual !== chainId) throw new Error(`refusing to use ${redactUrl(rpcUrl)}: chain id ${actual}, expected ${chainId}`);
+  if (!String(version).toLowerCase().startsWith('anvil'))
+    throw new Error(
+      `refusing to use ${redactUrl(rpcUrl)}: it is not anvil (web3_clientVersion ${JSON.stringify(version)})`,
+    );
+  if (actual !== chainId)
+    throw new Error(`refusing to use ${redactUrl(rpcUrl)}: chain id ${actual}, expected ${chainId}`);
 }
 
 export async function deployTestUsdc(options: DeployTestUsdcOptions): Promise<DeployedTestUsdc> {
   const { rpcUrl, chainId } = options;
   await assertAnvilChain(rpcUrl, chainId);
-  const artifact = options.artifact ?? compileTestUsdc(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir });
+  const artifact =
+    options.artifact ?? compileTestUsdc(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir });
   const chain = localChain(chainId, rpcUrl);
   const transport = http(rpcUrl, { retryCount: 0 });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
@@ -100,9 +117,14 @@ export async function deployTestUsdc(options: DeployTestUsdcOptions): Promise<De
   const minterAccount = privateKeyToAccount(minterKey);
   const wallet = createWalletClient({ chain, transport, account: minterAccount, pollingInterval: 100 });
 
-  const hash = await wallet.deployContract({ abi: artifact.abi, bytecode: artifact.bytecode, args: [minterAccount.address] });
+  const hash = await wallet.deployContract({
+    abi: artifact.abi,
+    bytecode: artifact.bytecode,
+    args: [minterAccount.address],
+  });
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
-  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`TestUsdc deployment failed (tx ${hash}, status ${receipt.status})`);
+  if (receipt.status !== 'success' || !receipt.contractAddress)
+    throw new Error(`TestUsdc deployment failed (tx ${hash}, status ${receipt.status})`);
   const deployedAt = getAddress(receipt.contractAddress);
 
   let usdc = deployedAt;
@@ -111,14 +133,18 @@ export async function deployTestUsdc(options: DeployTestUsdcOptions): Promise<De
     if (!runtime || runtime === '0x') throw new Error(`no code at the fresh TestUsdc deployment ${deployedAt}`);
     await publicClient.request({ method: 'anvil_setCode' as never, params: [BASE_SEPOLIA_USDC, runtime] as never });
     const placed = await publicClient.getCode({ address: BASE_SEPOLIA_USDC });
-    if (placed?.toLowerCase() !== runtime.toLowerCase()) throw new Error(`anvil_setCode did not place TestUsdc at ${BASE_SEPOLIA_USDC}`);
+    if (placed?.toLowerCase() !== runtime.toLowerCase())
+      throw new Error(`anvil_setCode did not place TestUsdc at ${BASE_SEPOLIA_USDC}`);
     usdc = BASE_SEPOLIA_USDC;
   }
 
   for (const address of options.fundAddresses ?? []) {
     const balance = await publicClient.getBalance({ address });
     if (balance < parseEther('1')) {
-      await publicClient.request({ method: 'anvil_setBalance' as never, params: [address, `0x${parseEther('100').toString(16)}`] as never });
+      await publicClient.request({
+        method: 'anvil_setBalance' as never,
+        params: [address, `0x${parseEther('100').toString(16)}`] as never,
+      });
     }
   }
 

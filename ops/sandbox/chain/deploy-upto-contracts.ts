@@ -55,7 +55,8 @@ type Rpc = (method: string, params: unknown[]) => Promise<unknown>;
 async function setCode(client: PublicClient, rpc: Rpc, address: Address, code: Hex, what: string): Promise<void> {
   await rpc('anvil_setCode', [address, code]);
   const placed = await client.getCode({ address });
-  if (placed?.toLowerCase() !== code.toLowerCase()) throw new Error(`anvil_setCode did not place ${what} at ${address}`);
+  if (placed?.toLowerCase() !== code.toLowerCase())
+    throw new Error(`anvil_setCode did not place ${what} at ${address}`);
 }
 
 /** Deploys Permit2 under a temporary chain id and returns its runtime code (immutables bound to that id). */
@@ -65,11 +66,15 @@ async function permit2RuntimeCode(client: PublicClient, rpc: Rpc, chainId: numbe
   await rpc('anvil_impersonateAccount', [PERMIT2_DEPLOYER]);
   try {
     await rpc('anvil_setBalance', [PERMIT2_DEPLOYER, toHex(parseEther('1'))]);
-    const hash = (await rpc('eth_sendTransaction', [{ from: PERMIT2_DEPLOYER, data: creationCode, gas: toHex(5_000_000) }])) as Hex;
+    const hash = (await rpc('eth_sendTransaction', [
+      { from: PERMIT2_DEPLOYER, data: creationCode, gas: toHex(5_000_000) },
+    ])) as Hex;
     const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 50, timeout: 20_000 });
-    if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`Permit2 deployment failed (tx ${hash}, status ${receipt.status})`);
+    if (receipt.status !== 'success' || !receipt.contractAddress)
+      throw new Error(`Permit2 deployment failed (tx ${hash}, status ${receipt.status})`);
     const runtime = await client.getCode({ address: receipt.contractAddress });
-    if (!runtime || runtime === '0x') throw new Error(`no code at the fresh Permit2 deployment ${receipt.contractAddress}`);
+    if (!runtime || runtime === '0x')
+      throw new Error(`no code at the fresh Permit2 deployment ${receipt.contractAddress}`);
     return runtime;
   } finally {
     await rpc('anvil_stopImpersonatingAccount', [PERMIT2_DEPLOYER]).catch(() => undefined);
@@ -80,15 +85,23 @@ async function permit2RuntimeCode(client: PublicClient, rpc: Rpc, chainId: numbe
 export async function deployUptoContracts(options: DeployUptoContractsOptions): Promise<DeployedUptoContracts> {
   const { rpcUrl, chainId } = options;
   await assertAnvilChain(rpcUrl, chainId);
-  const artifact = options.artifact ?? compileUptoContracts(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir });
+  const artifact =
+    options.artifact ?? compileUptoContracts(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir });
   // No `chain` on purpose: viem would otherwise check the chain id while it is the temporary one.
-  const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }), pollingInterval: 50 }) as PublicClient;
+  const client = createPublicClient({
+    transport: http(rpcUrl, { retryCount: 0 }),
+    pollingInterval: 50,
+  }) as PublicClient;
   const rpc: Rpc = (method, params) => client.request({ method: method as never, params: params as never });
 
   const { permit2, uptoProxy, multicall3 } = artifact.contracts;
-  if (uptoProxy.hasImmutables || multicall3.hasImmutables) throw new Error('the upto proxy and Multicall3 stand-ins must not use immutables (their compiled runtime code is placed as is)');
+  if (uptoProxy.hasImmutables || multicall3.hasImmutables)
+    throw new Error(
+      'the upto proxy and Multicall3 stand-ins must not use immutables (their compiled runtime code is placed as is)',
+    );
   const permit2Runtime = await permit2RuntimeCode(client, rpc, chainId, permit2.bytecode);
-  if ((await client.getChainId()) !== chainId) throw new Error(`anvil did not return to chain id ${chainId} after deploying Permit2`);
+  if ((await client.getChainId()) !== chainId)
+    throw new Error(`anvil did not return to chain id ${chainId} after deploying Permit2`);
 
   await setCode(client, rpc, PERMIT2, permit2Runtime, 'Permit2');
   await setCode(client, rpc, X402_UPTO_PERMIT2_PROXY, uptoProxy.deployedBytecode, 'the x402 upto Permit2 proxy');

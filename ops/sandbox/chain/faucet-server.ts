@@ -28,14 +28,32 @@
 import http from 'node:http';
 import { pino, type Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createPublicClient, createWalletClient, getAddress, http as viemHttp, isAddress, maxUint256, parseEther, toHex, type Address, type Hex } from 'viem';
+import {
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http as viemHttp,
+  isAddress,
+  maxUint256,
+  parseEther,
+  toHex,
+  type Address,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { anvilDevAccount, MINTER_ACCOUNT_INDEX } from './anvil-dev-accounts.js';
 import { localChain, testUsdcAbi } from './deploy-test-usdc.js';
 import { PERMIT2 } from './deploy-upto-contracts.js';
 import { createFaucetMetrics } from './sandbox-metrics.js';
-import { createSerialQueue, HttpBodyError, listenOnLoopback, readJsonBody, sendJson, sendText } from './sandbox-http.js';
+import {
+  createSerialQueue,
+  HttpBodyError,
+  listenOnLoopback,
+  readJsonBody,
+  sendJson,
+  sendText,
+} from './sandbox-http.js';
 
 export const MAX_FAUCET_AMOUNT_RAW = 1_000_000n * 1_000_000n;
 
@@ -52,7 +70,10 @@ export const faucetRequestSchema = z
       .string()
       .regex(usdAmountPattern, 'amount_usd must be a USD decimal string with at most 6 decimals, e.g. "12.50"')
       .refine((a) => !usdAmountPattern.test(a) || usdToRaw(a) > 0n, 'amount_usd must be greater than 0')
-      .refine((a) => !usdAmountPattern.test(a) || usdToRaw(a) <= MAX_FAUCET_AMOUNT_RAW, 'amount_usd must be at most 1000000'),
+      .refine(
+        (a) => !usdAmountPattern.test(a) || usdToRaw(a) <= MAX_FAUCET_AMOUNT_RAW,
+        'amount_usd must be at most 1000000',
+      ),
     approve_permit2: z.boolean({ error: 'approve_permit2 must be true or false' }).optional(),
   })
   .strict();
@@ -100,7 +121,13 @@ class FaucetError extends Error {
 }
 
 export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHandle> {
-  const logger = options.logger ?? pino({ name: 'treasury-sandbox-faucet', base: { service: 'treasury-sandbox-faucet' }, timestamp: pino.stdTimeFunctions.isoTime });
+  const logger =
+    options.logger ??
+    pino({
+      name: 'treasury-sandbox-faucet',
+      base: { service: 'treasury-sandbox-faucet' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    });
   const metrics = createFaucetMetrics(options.registry);
   const account = privateKeyToAccount(options.minterKey ?? anvilDevAccount(MINTER_ACCOUNT_INDEX).privateKey);
   const chain = localChain(options.chainId, options.rpcUrl);
@@ -114,14 +141,24 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
     let version: unknown;
     let actualChainId: number;
     try {
-      [version, actualChainId] = await Promise.all([publicClient.request({ method: 'web3_clientVersion' }), publicClient.getChainId()]);
+      [version, actualChainId] = await Promise.all([
+        publicClient.request({ method: 'web3_clientVersion' }),
+        publicClient.getChainId(),
+      ]);
     } catch (err) {
       logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'faucet cannot reach the chain');
       throw new FaucetError(503, 'faucet_chain_unavailable', 'The sandbox chain is not reachable.');
     }
     if (actualChainId !== options.chainId || !String(version).toLowerCase().startsWith('anvil')) {
-      logger.error({ chain_id: actualChainId, expected_chain_id: options.chainId, client_version: String(version).slice(0, 80) }, 'faucet refused: RPC is not the sandbox anvil chain');
-      throw new FaucetError(503, 'faucet_wrong_chain', 'The faucet only mints on the local sandbox chain (anvil with the configured chain id).');
+      logger.error(
+        { chain_id: actualChainId, expected_chain_id: options.chainId, client_version: String(version).slice(0, 80) },
+        'faucet refused: RPC is not the sandbox anvil chain',
+      );
+      throw new FaucetError(
+        503,
+        'faucet_wrong_chain',
+        'The faucet only mints on the local sandbox chain (anvil with the configured chain id).',
+      );
     }
   }
 
@@ -134,13 +171,23 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
     if (balance < parseEther('0.01')) await rpc('anvil_setBalance', [owner, toHex(parseEther('1'))]);
     await rpc('anvil_impersonateAccount', [owner]);
     try {
-      const txHash = await wallet.writeContract({ account: owner, address: usdc, abi: testUsdcAbi, functionName: 'approve', args: [PERMIT2, maxUint256] });
+      const txHash = await wallet.writeContract({
+        account: owner,
+        address: usdc,
+        abi: testUsdcAbi,
+        functionName: 'approve',
+        args: [PERMIT2, maxUint256],
+      });
       const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
-      if (receipt.status !== 'success') throw new FaucetError(502, 'faucet_permit2_approval_failed', 'The Permit2 approval transaction reverted.');
+      if (receipt.status !== 'success')
+        throw new FaucetError(502, 'faucet_permit2_approval_failed', 'The Permit2 approval transaction reverted.');
       return txHash;
     } finally {
       await rpc('anvil_stopImpersonatingAccount', [owner]).catch((err: unknown) => {
-        logger.warn({ address: owner, err: err instanceof Error ? err.message : String(err) }, 'faucet could not stop impersonating');
+        logger.warn(
+          { address: owner, err: err instanceof Error ? err.message : String(err) },
+          'faucet could not stop impersonating',
+        );
       });
     }
   }
@@ -150,9 +197,15 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
     const amountRaw = usdToRaw(request.amount_usd);
     return serial(async () => {
       await assertSandboxChain();
-      const txHash = await wallet.writeContract({ address: usdc, abi: testUsdcAbi, functionName: 'mint', args: [address, amountRaw] });
+      const txHash = await wallet.writeContract({
+        address: usdc,
+        abi: testUsdcAbi,
+        functionName: 'mint',
+        args: [address, amountRaw],
+      });
       const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
-      if (receipt.status !== 'success') throw new FaucetError(502, 'faucet_mint_failed', 'The mint transaction reverted.');
+      if (receipt.status !== 'success')
+        throw new FaucetError(502, 'faucet_mint_failed', 'The mint transaction reverted.');
       let permit2ApprovalTx: Hex | undefined;
       if (request.approve_permit2 === true) {
         try {
@@ -161,11 +214,23 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
         } catch (err) {
           metrics.permit2Approvals.inc({ outcome: 'error' });
           if (err instanceof FaucetError) throw err;
-          logger.error({ address, err: err instanceof Error ? err.message : String(err) }, 'faucet Permit2 approval failed');
-          throw new FaucetError(502, 'faucet_permit2_approval_failed', 'The test USDC was minted, but the Permit2 approval could not be sent; see the faucet log.');
+          logger.error(
+            { address, err: err instanceof Error ? err.message : String(err) },
+            'faucet Permit2 approval failed',
+          );
+          throw new FaucetError(
+            502,
+            'faucet_permit2_approval_failed',
+            'The test USDC was minted, but the Permit2 approval could not be sent; see the faucet log.',
+          );
         }
       }
-      const balance = await publicClient.readContract({ address: usdc, abi: testUsdcAbi, functionName: 'balanceOf', args: [address] });
+      const balance = await publicClient.readContract({
+        address: usdc,
+        abi: testUsdcAbi,
+        functionName: 'balanceOf',
+        args: [address],
+      });
       return {
         address,
         amount_usd: request.amount_usd,
@@ -180,18 +245,24 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (req.method === 'GET' && pathname === '/health') return sendJson(res, 200, { status: 'ok' });
-    if (req.method === 'GET' && pathname === '/metrics') return sendText(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
-    if (pathname !== '/' && pathname !== '/fund') return sendJson(res, 404, { error_code: 'not_found', user_message: 'Unknown route. Use POST /fund.' });
+    if (req.method === 'GET' && pathname === '/metrics')
+      return sendText(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
+    if (pathname !== '/' && pathname !== '/fund')
+      return sendJson(res, 404, { error_code: 'not_found', user_message: 'Unknown route. Use POST /fund.' });
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST');
-      return sendJson(res, 405, { error_code: 'method_not_allowed', user_message: 'Use POST with a JSON body {address, amount_usd[, approve_permit2]}.' });
+      return sendJson(res, 405, {
+        error_code: 'method_not_allowed',
+        user_message: 'Use POST with a JSON body {address, amount_usd[, approve_permit2]}.',
+      });
     }
     try {
       let body: unknown;
       try {
         body = await readJsonBody(req, 4096);
       } catch (err) {
-        if (err instanceof HttpBodyError) throw new FaucetError(err.status === 413 ? 413 : 400, 'invalid_request', err.message);
+        if (err instanceof HttpBodyError)
+          throw new FaucetError(err.status === 413 ? 413 : 400, 'invalid_request', err.message);
         throw err;
       }
       const parsed = faucetRequestSchema.safeParse(body);
@@ -202,11 +273,26 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
       }
       const result = await fund(parsed.data);
       metrics.mints.inc({ outcome: 'minted' });
-      logger.info({ address: result.address, amount_raw: result.amount_raw, tx_hash: result.tx_hash, permit2_approval_tx: result.permit2_approval_tx }, 'faucet minted test USDC');
+      logger.info(
+        {
+          address: result.address,
+          amount_raw: result.amount_raw,
+          tx_hash: result.tx_hash,
+          permit2_approval_tx: result.permit2_approval_tx,
+        },
+        'faucet minted test USDC',
+      );
       sendJson(res, 200, result);
     } catch (err) {
       if (err instanceof FaucetError) {
-        metrics.mints.inc({ outcome: err.code === 'invalid_request' ? 'invalid_request' : err.code === 'faucet_wrong_chain' ? 'wrong_chain' : 'error' });
+        metrics.mints.inc({
+          outcome:
+            err.code === 'invalid_request'
+              ? 'invalid_request'
+              : err.code === 'faucet_wrong_chain'
+                ? 'wrong_chain'
+                : 'error',
+        });
         return sendJson(res, err.status, { error_code: err.code, user_message: err.message });
       }
       metrics.mints.inc({ outcome: 'error' });
@@ -224,5 +310,11 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
   });
   const listening = await listenOnLoopback(server, options.port ?? 0);
   logger.info({ url: listening.url, chain_id: options.chainId, usdc, minter: account.address }, 'faucet ready');
-  return { url: listening.url, port: listening.port, minter: account.address, registry: metrics.registry, stop: () => listening.close() };
+  return {
+    url: listening.url,
+    port: listening.port,
+    minter: account.address,
+    registry: metrics.registry,
+    stop: () => listening.close(),
+  };
 }

@@ -22,7 +22,8 @@ export class HttpBodyError extends Error {
 /** Reads and parses a JSON request body (at most `limit` bytes). */
 export async function readJsonBody(req: http.IncomingMessage, limit = MAX_JSON_BODY_BYTES): Promise<unknown> {
   const type = String(req.headers['content-type'] ?? '').toLowerCase();
-  if (type && !type.startsWith('application/json')) throw new HttpBodyError(415, 'content-type must be application/json');
+  if (type && !type.startsWith('application/json'))
+    throw new HttpBodyError(415, 'content-type must be application/json');
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) throw new HttpBodyError(413, `request body larger than ${limit} bytes`);
   const chunks: Buffer[] = [];
@@ -43,12 +44,20 @@ export async function readJsonBody(req: http.IncomingMessage, limit = MAX_JSON_B
 
 export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
 export function sendText(res: http.ServerResponse, status: number, contentType: string, text: string): void {
-  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': contentType,
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 

@@ -6,13 +6,24 @@
  */
 import { Counter, Histogram, Registry } from 'prom-client';
 
-function counter<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[]): Counter<L> {
+function counter<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+): Counter<L> {
   const existing = registry.getSingleMetric(name);
   if (existing) return existing as Counter<L>;
   return new Counter({ name, help, labelNames, registers: [registry] });
 }
 
-function histogram<L extends string>(registry: Registry, name: string, help: string, labelNames: readonly L[], buckets: number[]): Histogram<L> {
+function histogram<L extends string>(
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly L[],
+  buckets: number[],
+): Histogram<L> {
   const existing = registry.getSingleMetric(name);
   if (existing) return existing as Histogram<L>;
   return new Histogram({ name, help, labelNames, buckets, registers: [registry] });
@@ -21,8 +32,18 @@ function histogram<L extends string>(registry: Registry, name: string, help: str
 export function createFaucetMetrics(registry: Registry = new Registry()) {
   return {
     registry,
-    mints: counter(registry, 'treasury_sandbox_faucet_mints_total', 'Faucet requests by outcome (minted, invalid_request, wrong_chain, error).', ['outcome'] as const),
-    permit2Approvals: counter(registry, 'treasury_sandbox_faucet_permit2_approvals_total', 'Permit2 approvals the faucet sent on behalf of funded addresses, by outcome (approved, error).', ['outcome'] as const),
+    mints: counter(
+      registry,
+      'treasury_sandbox_faucet_mints_total',
+      'Faucet requests by outcome (minted, invalid_request, wrong_chain, error).',
+      ['outcome'] as const,
+    ),
+    permit2Approvals: counter(
+      registry,
+      'treasury_sandbox_faucet_permit2_approvals_total',
+      'Permit2 approvals the faucet sent on behalf of funded addresses, by outcome (approved, error).',
+      ['outcome'] as const,
+    ),
   };
 }
 

@@ -9,7 +9,10 @@ import type { Abi } from 'viem';
 
 export interface SolcContractOutput {
   abi: Abi;
-  evm: { bytecode: { object: string }; deployedBytecode: { object: string; immutableReferences?: Record<string, unknown> } };
+  evm: {
+    bytecode: { object: string };
+    deployedBytecode: { object: string; immutableReferences?: Record<string, unknown> };
+  };
 }
 
 export interface SolcOutput {

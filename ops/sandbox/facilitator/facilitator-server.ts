@@ -42,7 +42,14 @@ import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
 import { anvilDevAccount, FACILITATOR_ACCOUNT_INDEX } from '../chain/anvil-dev-accounts.js';
 import { assertAnvilChain, BASE_SEPOLIA_CHAIN_ID, localChain } from '../chain/deploy-test-usdc.js';
 import { createFacilitatorMetrics } from '../chain/sandbox-metrics.js';
-import { createSerialQueue, HttpBodyError, listenOnLoopback, readJsonBody, sendJson, sendText } from '../chain/sandbox-http.js';
+import {
+  createSerialQueue,
+  HttpBodyError,
+  listenOnLoopback,
+  readJsonBody,
+  sendJson,
+  sendText,
+} from '../chain/sandbox-http.js';
 
 export interface StartFacilitatorOptions {
   rpcUrl: string;
@@ -90,13 +97,24 @@ function payerOf(payload: PaymentPayload): string | undefined {
 }
 
 export async function startFacilitator(options: StartFacilitatorOptions): Promise<FacilitatorHandle> {
-  const logger = options.logger ?? pino({ name: 'treasury-sandbox-facilitator', base: { service: 'treasury-sandbox-facilitator' }, timestamp: pino.stdTimeFunctions.isoTime });
+  const logger =
+    options.logger ??
+    pino({
+      name: 'treasury-sandbox-facilitator',
+      base: { service: 'treasury-sandbox-facilitator' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    });
   await assertAnvilChain(options.rpcUrl, options.chainId);
   const metrics = createFacilitatorMetrics(options.registry);
   const network = `eip155:${options.chainId}` as const;
   const account = privateKeyToAccount(options.privateKey ?? anvilDevAccount(FACILITATOR_ACCOUNT_INDEX).privateKey);
   const chain = localChain(options.chainId, options.rpcUrl);
-  const client = createWalletClient({ account, chain, transport: viemHttp(options.rpcUrl, { retryCount: 0, timeout: 30_000 }), pollingInterval: 100 }).extend(publicActions);
+  const client = createWalletClient({
+    account,
+    chain,
+    transport: viemHttp(options.rpcUrl, { retryCount: 0, timeout: 30_000 }),
+    pollingInterval: 100,
+  }).extend(publicActions);
 
   // The official signer contract over viem; the casts bridge its loosely typed (unknown ABI) arguments
   // to viem's ABI-generic signatures.
@@ -104,20 +122,27 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
     address: account.address,
     getCode: (args) => client.getCode(args),
     // `account` explicit: simulations must come from the facilitator's address (see the header).
-    readContract: (args) => client.readContract({ ...args, args: args.args ?? [], account } as Parameters<typeof client.readContract>[0]),
+    readContract: (args) =>
+      client.readContract({ ...args, args: args.args ?? [], account } as Parameters<typeof client.readContract>[0]),
     verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
-    writeContract: (args) => client.writeContract({ ...args, account, chain } as Parameters<typeof client.writeContract>[0]),
+    writeContract: (args) =>
+      client.writeContract({ ...args, account, chain } as Parameters<typeof client.writeContract>[0]),
     sendTransaction: (args) => client.sendTransaction({ to: args.to, data: args.data, account, chain }),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
   });
 
-  const facilitator = new x402Facilitator().register(network, new ExactEvmScheme(signer)).register(network, new UptoEvmScheme(signer));
+  const facilitator = new x402Facilitator()
+    .register(network, new ExactEvmScheme(signer))
+    .register(network, new UptoEvmScheme(signer));
   // Legacy v1 clients name the network `base-sepolia` (v1 names are not CAIP-2, hence the cast); serve
   // it only when this chain impersonates Base Sepolia.
-  if (options.chainId === BASE_SEPOLIA_CHAIN_ID) facilitator.registerV1('base-sepolia' as Network, new ExactEvmSchemeV1(signer));
+  if (options.chainId === BASE_SEPOLIA_CHAIN_ID)
+    facilitator.registerV1('base-sepolia' as Network, new ExactEvmSchemeV1(signer));
   const serial = createSerialQueue();
 
-  async function readFacilitatorBody(req: http.IncomingMessage): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements } | { error: string }> {
+  async function readFacilitatorBody(
+    req: http.IncomingMessage,
+  ): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements } | { error: string }> {
     let body: unknown;
     try {
       body = await readJsonBody(req);
@@ -125,11 +150,20 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
       return { error: err instanceof HttpBodyError ? err.message : 'unreadable request body' };
     }
     const { paymentPayload, paymentRequirements } = (isObject(body) ? body : {}) as FacilitatorRequestBody;
-    if (!isObject(paymentPayload) || !isObject(paymentRequirements)) return { error: 'Missing paymentPayload or paymentRequirements' };
-    return { payload: paymentPayload as unknown as PaymentPayload, requirements: paymentRequirements as unknown as PaymentRequirements };
+    if (!isObject(paymentPayload) || !isObject(paymentRequirements))
+      return { error: 'Missing paymentPayload or paymentRequirements' };
+    return {
+      payload: paymentPayload as unknown as PaymentPayload,
+      requirements: paymentRequirements as unknown as PaymentRequirements,
+    };
   }
 
-  async function route(req: http.IncomingMessage, res: http.ServerResponse, name: string, run: () => Promise<{ status: number; body: unknown; outcome: string }>): Promise<void> {
+  async function route(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    name: string,
+    run: () => Promise<{ status: number; body: unknown; outcome: string }>,
+  ): Promise<void> {
     const started = performance.now();
     let outcome = 'error';
     try {
@@ -149,9 +183,14 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '') || '/';
     if (req.method === 'GET' && pathname === '/health') return sendJson(res, 200, { status: 'ok' });
-    if (req.method === 'GET' && pathname === '/metrics') return sendText(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
+    if (req.method === 'GET' && pathname === '/metrics')
+      return sendText(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
     if (req.method === 'GET' && pathname === '/supported') {
-      return route(req, res, 'supported', async () => ({ status: 200, body: facilitator.getSupported(), outcome: 'ok' }));
+      return route(req, res, 'supported', async () => ({
+        status: 200,
+        body: facilitator.getSupported(),
+        outcome: 'ok',
+      }));
     }
     if (pathname === '/verify' || pathname === '/settle') {
       if (req.method !== 'POST') {
@@ -164,7 +203,10 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
         if ('error' in parsed) return { status: 400, body: { error: parsed.error }, outcome: 'bad_request' };
         if (name === 'verify') {
           const result = await facilitator.verify(parsed.payload, parsed.requirements);
-          logger.info({ route: name, is_valid: result.isValid, invalid_reason: result.invalidReason, payer: result.payer }, 'verify');
+          logger.info(
+            { route: name, is_valid: result.isValid, invalid_reason: result.invalidReason, payer: result.payer },
+            'verify',
+          );
           return { status: 200, body: result, outcome: result.isValid ? 'valid' : 'invalid' };
         }
         const settled = await serial(() => facilitator.settle(parsed.payload, parsed.requirements));
@@ -175,7 +217,16 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
           payer: settled.payer ?? payerOf(parsed.payload),
           txHash: settled.transaction ?? '',
         };
-        logger.info({ route: name, success: body.success, error_reason: body.errorReason, transaction: body.transaction, payer: body.payer }, 'settle');
+        logger.info(
+          {
+            route: name,
+            success: body.success,
+            error_reason: body.errorReason,
+            transaction: body.transaction,
+            payer: body.payer,
+          },
+          'settle',
+        );
         return { status: 200, body, outcome: body.success ? 'success' : 'failure' };
       });
     }
@@ -191,5 +242,13 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
   });
   const listening = await listenOnLoopback(server, options.port ?? 0);
   logger.info({ url: listening.url, network, signer: account.address }, 'facilitator ready');
-  return { url: listening.url, port: listening.port, address: account.address, network, registry: metrics.registry, facilitator, stop: () => listening.close() };
+  return {
+    url: listening.url,
+    port: listening.port,
+    address: account.address,
+    network,
+    registry: metrics.registry,
+    facilitator,
+    stop: () => listening.close(),
+  };
 }

@@ -46,10 +46,23 @@ import type { AwsKmsBackendConfig } from '../../config/signer-config.js';
 import { SignerFault } from '../../signer-error.js';
 import type { BackendHealth, CreatedWalletKey, KeyBackend } from '../key-backend.js';
 import { KmsBreaker } from './kms-breaker.js';
-import { DEFAULT_RETRY_POLICY, KmsCallFault, runKmsCall, type KmsCallObserver, type KmsRetryPolicy } from './kms-call.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  KmsCallFault,
+  runKmsCall,
+  type KmsCallObserver,
+  type KmsRetryPolicy,
+} from './kms-call.js';
 import { derSignatureToCompact } from './kms-der-signature.js';
 import { awsAccountOfArn, walletKeyPolicy } from './kms-key-policy.js';
-import { arnNamesKey, decodeAccountRef, decodeWalletRef, encodeAccountRef, encodeWalletRef, walletAlias } from './kms-key-ref.js';
+import {
+  arnNamesKey,
+  decodeAccountRef,
+  decodeWalletRef,
+  encodeAccountRef,
+  encodeWalletRef,
+  walletAlias,
+} from './kms-key-ref.js';
 import { spkiToUncompressedPoint } from './kms-public-key.js';
 import { KmsInFlight } from './kms-in-flight.js';
 import { KmsSignRate } from './kms-sign-rate.js';
@@ -92,7 +105,11 @@ export class AwsKmsBackend implements KeyBackend {
       ...(config.endpoint ? { endpoint: config.endpoint } : {}),
       // One attempt per send: ./kms-call.ts retries, counts and bounds (the SDK's retries would hide throttles from the metrics and ignore the deadline).
       maxAttempts: 1,
-      requestHandler: { connectionTimeout: Math.min(1000, config.attemptTimeoutMs), httpAgent: new http.Agent(agent), httpsAgent: new https.Agent(agent) },
+      requestHandler: {
+        connectionTimeout: Math.min(1000, config.attemptTimeoutMs),
+        httpAgent: new http.Agent(agent),
+        httpsAgent: new https.Agent(agent),
+      },
       ...overrides.sdk,
     });
     this.policy = { ...DEFAULT_RETRY_POLICY, attemptTimeoutMs: config.attemptTimeoutMs, ...overrides.retry };
@@ -102,7 +119,11 @@ export class AwsKmsBackend implements KeyBackend {
   }
 
   /** Builds the client and loads tombstones; no network call (health() is the first). */
-  static open(config: AwsKmsBackendConfig, observer: KmsBackendObserver = {}, overrides: KmsBackendOverrides = {}): AwsKmsBackend {
+  static open(
+    config: AwsKmsBackendConfig,
+    observer: KmsBackendObserver = {},
+    overrides: KmsBackendOverrides = {},
+  ): AwsKmsBackend {
     return new AwsKmsBackend(config, KmsTombstones.load(config.tombstoneFile), observer, overrides);
   }
 
@@ -111,7 +132,13 @@ export class AwsKmsBackend implements KeyBackend {
   }
 
   /** One KMS operation: refused at once while KMS is known not to answer (./kms-breaker.ts), else run within its deadline (./kms-call.ts). */
-  private async send<T>(op: string, idempotent: boolean, attempt: (signal: AbortSignal) => Promise<T>, deadline = Date.now() + this.config.deadlineMs, probe = false): Promise<T> {
+  private async send<T>(
+    op: string,
+    idempotent: boolean,
+    attempt: (signal: AbortSignal) => Promise<T>,
+    deadline = Date.now() + this.config.deadlineMs,
+    probe = false,
+  ): Promise<T> {
     if (!probe) {
       try {
         this.breaker.admit(op);
@@ -121,7 +148,13 @@ export class AwsKmsBackend implements KeyBackend {
       }
     }
     try {
-      const result = await runKmsCall(op, attempt, { idempotent, deadline, policy: this.policy, observer: this.observer, slot: (until, fn) => this.inFlight.run(until, fn) });
+      const result = await runKmsCall(op, attempt, {
+        idempotent,
+        deadline,
+        policy: this.policy,
+        observer: this.observer,
+        slot: (until, fn) => this.inFlight.run(until, fn),
+      });
       this.breaker.succeeded();
       return result;
     } catch (err) {
@@ -135,7 +168,13 @@ export class AwsKmsBackend implements KeyBackend {
     this.assertOpen();
     try {
       // Always asks KMS, breaker or not: this is how /readyz sees KMS come back.
-      await this.send('list_keys', true, (abortSignal) => this.client.send(new ListKeysCommand({ Limit: 1 }), { abortSignal }), Date.now() + this.config.attemptTimeoutMs, true);
+      await this.send(
+        'list_keys',
+        true,
+        (abortSignal) => this.client.send(new ListKeysCommand({ Limit: 1 }), { abortSignal }),
+        Date.now() + this.config.attemptTimeoutMs,
+        true,
+      );
     } catch (err) {
       throw new SignerFault('backend_unavailable', err instanceof Error ? err.message : 'KMS health check failed');
     }
@@ -154,7 +193,12 @@ export class AwsKmsBackend implements KeyBackend {
     const awsAccountId = this.config.signerPrincipalArn ? awsAccountOfArn(this.config.signerPrincipalArn) : undefined;
     const policy =
       this.config.signerPrincipalArn && awsAccountId
-        ? walletKeyPolicy({ awsAccountId, signerPrincipalArn: this.config.signerPrincipalArn, adminPrincipalArn: this.config.adminPrincipalArn, treasuryAccountId: account })
+        ? walletKeyPolicy({
+            awsAccountId,
+            signerPrincipalArn: this.config.signerPrincipalArn,
+            adminPrincipalArn: this.config.adminPrincipalArn,
+            treasuryAccountId: account,
+          })
         : undefined;
     let created;
     try {
@@ -176,14 +220,17 @@ export class AwsKmsBackend implements KeyBackend {
       );
     } catch (err) {
       // Name the request tag so an operator can find a key a maybe-executed CreateKey left behind.
-      if (err instanceof KmsCallFault && err.kms.maybeExecuted) throw new KmsCallFault(err.code, `${err.message} (tag ${KMS_TAG_REQUEST}=${request})`, err.kms);
+      if (err instanceof KmsCallFault && err.kms.maybeExecuted)
+        throw new KmsCallFault(err.code, `${err.message} (tag ${KMS_TAG_REQUEST}=${request})`, err.kms);
       throw err;
     }
     const meta = created.KeyMetadata;
     const keyId = meta?.KeyId;
-    if (typeof keyId !== 'string' || !KEY_ID.test(keyId)) throw new SignerFault('hsm_error', 'KMS CreateKey answered without a key id');
+    if (typeof keyId !== 'string' || !KEY_ID.test(keyId))
+      throw new SignerFault('hsm_error', 'KMS CreateKey answered without a key id');
     try {
-      if (meta?.KeySpec !== 'ECC_SECG_P256K1' || meta.KeyUsage !== 'SIGN_VERIFY') throw new SignerFault('hsm_error', 'KMS created a key of another spec or usage');
+      if (meta?.KeySpec !== 'ECC_SECG_P256K1' || meta.KeyUsage !== 'SIGN_VERIFY')
+        throw new SignerFault('hsm_error', 'KMS created a key of another spec or usage');
       const alias = walletAlias(this.config.aliasPrefix, account, keyId);
       await this.createAlias(alias, keyId);
       const publicKey = await this.publicKey(alias, keyId);
@@ -198,11 +245,16 @@ export class AwsKmsBackend implements KeyBackend {
   /** CreateAlias, retried safely: an AlreadyExists on a retry is success if the alias names our key. */
   private async createAlias(alias: string, keyId: string): Promise<void> {
     try {
-      await this.send('create_alias', true, (abortSignal) => this.client.send(new CreateAliasCommand({ AliasName: alias, TargetKeyId: keyId }), { abortSignal }));
+      await this.send('create_alias', true, (abortSignal) =>
+        this.client.send(new CreateAliasCommand({ AliasName: alias, TargetKeyId: keyId }), { abortSignal }),
+      );
     } catch (err) {
       if (!(err instanceof KmsCallFault && err.kms.reason === 'already_exists')) throw err;
-      const described = await this.send('describe_key', true, (abortSignal) => this.client.send(new DescribeKeyCommand({ KeyId: alias }), { abortSignal }));
-      if (described.KeyMetadata?.KeyId !== keyId) throw new SignerFault('hsm_error', 'KMS alias already names another key');
+      const described = await this.send('describe_key', true, (abortSignal) =>
+        this.client.send(new DescribeKeyCommand({ KeyId: alias }), { abortSignal }),
+      );
+      if (described.KeyMetadata?.KeyId !== keyId)
+        throw new SignerFault('hsm_error', 'KMS alias already names another key');
     }
   }
 
@@ -210,9 +262,12 @@ export class AwsKmsBackend implements KeyBackend {
   private async publicKey(alias: string, keyId: string): Promise<Uint8Array> {
     const known = this.publicKeys.get(alias);
     if (known) return known;
-    const out = await this.send('get_public_key', true, (abortSignal) => this.client.send(new GetPublicKeyCommand({ KeyId: alias }), { abortSignal }));
+    const out = await this.send('get_public_key', true, (abortSignal) =>
+      this.client.send(new GetPublicKeyCommand({ KeyId: alias }), { abortSignal }),
+    );
     if (!arnNamesKey(out.KeyId, keyId)) throw new SignerFault('hsm_error', 'KMS answered GetPublicKey for another key');
-    if (out.KeySpec !== 'ECC_SECG_P256K1' || out.KeyUsage !== 'SIGN_VERIFY' || !out.PublicKey) throw new SignerFault('hsm_error', 'KMS key is not a secp256k1 signing key');
+    if (out.KeySpec !== 'ECC_SECG_P256K1' || out.KeyUsage !== 'SIGN_VERIFY' || !out.PublicKey)
+      throw new SignerFault('hsm_error', 'KMS key is not a secp256k1 signing key');
     const point = spkiToUncompressedPoint(out.PublicKey);
     this.publicKeys.set(alias, point);
     return point;
@@ -221,7 +276,8 @@ export class AwsKmsBackend implements KeyBackend {
   async signDigest(accountKeyRef: string, walletKeyRef: string, digest: Uint8Array): Promise<Uint8Array> {
     this.assertOpen();
     // MessageType DIGEST: KMS signs these 32 bytes as they are (RAW would SHA-256 them again).
-    if (!(digest instanceof Uint8Array) || digest.length !== 32) throw new SignerFault('invalid_request', 'digest must be 32 bytes');
+    if (!(digest instanceof Uint8Array) || digest.length !== 32)
+      throw new SignerFault('invalid_request', 'digest must be 32 bytes');
     const keyId = decodeWalletRef(walletKeyRef);
     if (this.tombstones.has(keyId)) throw new SignerFault('key_destroyed', 'wallet_key_ref names a destroyed key');
     const account = decodeAccountRef(accountKeyRef);
@@ -232,11 +288,16 @@ export class AwsKmsBackend implements KeyBackend {
     const out = await this.send(
       'sign',
       true,
-      (abortSignal) => this.client.send(new SignCommand({ KeyId: alias, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }), { abortSignal }),
+      (abortSignal) =>
+        this.client.send(
+          new SignCommand({ KeyId: alias, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
+          { abortSignal },
+        ),
       deadline,
     );
     if (!arnNamesKey(out.KeyId, keyId)) throw new SignerFault('hsm_error', 'KMS answered Sign for another key');
-    if (out.SigningAlgorithm !== 'ECDSA_SHA_256' || !out.Signature) throw new SignerFault('hsm_error', 'KMS answered Sign without an ECDSA_SHA_256 signature');
+    if (out.SigningAlgorithm !== 'ECDSA_SHA_256' || !out.Signature)
+      throw new SignerFault('hsm_error', 'KMS answered Sign without an ECDSA_SHA_256 signature');
     return derSignatureToCompact(out.Signature);
   }
 
@@ -252,7 +313,9 @@ export class AwsKmsBackend implements KeyBackend {
     const alias = walletAlias(this.config.aliasPrefix, account, keyId);
     let state: string | undefined;
     try {
-      const described = await this.send('describe_key', true, (abortSignal) => this.client.send(new DescribeKeyCommand({ KeyId: alias }), { abortSignal }));
+      const described = await this.send('describe_key', true, (abortSignal) =>
+        this.client.send(new DescribeKeyCommand({ KeyId: alias }), { abortSignal }),
+      );
       if (described.KeyMetadata?.KeyId !== keyId) throw new SignerFault('hsm_error', 'KMS alias names another key');
       state = described.KeyMetadata.KeyState;
     } catch (err) {
@@ -271,7 +334,9 @@ export class AwsKmsBackend implements KeyBackend {
     const alreadyPending = (err: unknown) => err instanceof KmsCallFault && err.kms.reason === 'invalid_state';
     if (!disabled) {
       try {
-        await this.send('disable_key', true, (abortSignal) => this.client.send(new DisableKeyCommand({ KeyId: keyId }), { abortSignal }));
+        await this.send('disable_key', true, (abortSignal) =>
+          this.client.send(new DisableKeyCommand({ KeyId: keyId }), { abortSignal }),
+        );
       } catch (err) {
         if (alreadyPending(err)) return;
         throw err;
@@ -279,7 +344,10 @@ export class AwsKmsBackend implements KeyBackend {
     }
     try {
       await this.send('schedule_key_deletion', true, (abortSignal) =>
-        this.client.send(new ScheduleKeyDeletionCommand({ KeyId: keyId, PendingWindowInDays: this.config.deletionWindowDays }), { abortSignal }),
+        this.client.send(
+          new ScheduleKeyDeletionCommand({ KeyId: keyId, PendingWindowInDays: this.config.deletionWindowDays }),
+          { abortSignal },
+        ),
       );
     } catch (err) {
       if (!alreadyPending(err)) throw err;

@@ -12,7 +12,12 @@
 import { SignerFault } from '../../signer-error.js';
 import type { KmsFailureReason } from './kms-error-class.js';
 
-const NOT_ANSWERING: ReadonlySet<KmsFailureReason> = new Set(['unreachable', 'timeout', 'connection_lost', 'server_error']);
+const NOT_ANSWERING: ReadonlySet<KmsFailureReason> = new Set([
+  'unreachable',
+  'timeout',
+  'connection_lost',
+  'server_error',
+]);
 
 export class KmsBreaker {
   private consecutive = 0;
@@ -28,7 +33,11 @@ export class KmsBreaker {
   admit(op: string): void {
     if (this.consecutive < this.threshold) return;
     const t = this.now();
-    if (t < this.openUntil) throw new SignerFault('backend_unavailable', `KMS ${op}: not answering (${this.consecutive} calls in a row); failing fast until it does`);
+    if (t < this.openUntil)
+      throw new SignerFault(
+        'backend_unavailable',
+        `KMS ${op}: not answering (${this.consecutive} calls in a row); failing fast until it does`,
+      );
     this.openUntil = t + this.coolDownMs;
   }
 

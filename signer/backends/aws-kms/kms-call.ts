@@ -24,7 +24,12 @@ export interface KmsRetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: Readonly<KmsRetryPolicy> = Object.freeze({ attemptTimeoutMs: 2000, baseDelayMs: 25, throttleBaseDelayMs: 100, maxDelayMs: 1000 });
+export const DEFAULT_RETRY_POLICY: Readonly<KmsRetryPolicy> = Object.freeze({
+  attemptTimeoutMs: 2000,
+  baseDelayMs: 25,
+  throttleBaseDelayMs: 100,
+  maxDelayMs: 1000,
+});
 
 /** Counters of ../../metrics/signer-metrics.ts (`treasury_signer_kms_*`); labels are fixed enums. */
 export interface KmsCallObserver {
@@ -59,7 +64,13 @@ export interface KmsCallOptions {
   slot?: <R>(deadline: number, attempt: () => Promise<R>) => Promise<R>;
 }
 
-const UNAVAILABLE: ReadonlySet<KmsFailureReason> = new Set(['throttled', 'server_error', 'timeout', 'connection_lost', 'unreachable']);
+const UNAVAILABLE: ReadonlySet<KmsFailureReason> = new Set([
+  'throttled',
+  'server_error',
+  'timeout',
+  'connection_lost',
+  'unreachable',
+]);
 
 function faultFor(op: string, c: KmsErrorClass, err: unknown): KmsCallFault {
   const name = err instanceof Error ? err.name : 'error';
@@ -70,7 +81,8 @@ function faultFor(op: string, c: KmsErrorClass, err: unknown): KmsCallFault {
     case 'invalid_state':
       return new KmsCallFault('key_destroyed', `KMS ${op}: the key is disabled or pending deletion`, c);
     default:
-      if (UNAVAILABLE.has(c.reason)) return new KmsCallFault('backend_unavailable', `KMS ${op}: ${c.reason} (${name})`, c);
+      if (UNAVAILABLE.has(c.reason))
+        return new KmsCallFault('backend_unavailable', `KMS ${op}: ${c.reason} (${name})`, c);
       return new KmsCallFault('hsm_error', `KMS ${op} failed: ${c.reason} (${name})`, c);
   }
 }
@@ -78,7 +90,11 @@ function faultFor(op: string, c: KmsErrorClass, err: unknown): KmsCallFault {
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs `send` (one attempt, given the signal that aborts it) until it succeeds, must not be retried, or the deadline comes. */
-export async function runKmsCall<T>(op: string, send: (signal: AbortSignal) => Promise<T>, options: KmsCallOptions): Promise<T> {
+export async function runKmsCall<T>(
+  op: string,
+  send: (signal: AbortSignal) => Promise<T>,
+  options: KmsCallOptions,
+): Promise<T> {
   const { policy, observer } = options;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
@@ -87,7 +103,11 @@ export async function runKmsCall<T>(op: string, send: (signal: AbortSignal) => P
     const remaining = options.deadline - now();
     if (remaining <= 0) {
       observer?.kmsFailure?.(op, 'deadline');
-      throw new KmsCallFault('backend_unavailable', `KMS ${op}: deadline passed`, { reason: 'timeout', retryable: false, maybeExecuted: attempt > 0 });
+      throw new KmsCallFault('backend_unavailable', `KMS ${op}: deadline passed`, {
+        reason: 'timeout',
+        retryable: false,
+        maybeExecuted: attempt > 0,
+      });
     }
     let started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -95,7 +115,10 @@ export async function runKmsCall<T>(op: string, send: (signal: AbortSignal) => P
       // The attempt's clock starts when it may go on the wire, not while it waited for a slot.
       started = process.hrtime.bigint();
       const left = options.deadline - now();
-      if (left <= 0) return Promise.reject(Object.assign(new Error('deadline passed waiting for a request slot'), { name: 'AbortError' }));
+      if (left <= 0)
+        return Promise.reject(
+          Object.assign(new Error('deadline passed waiting for a request slot'), { name: 'AbortError' }),
+        );
       return send(AbortSignal.timeout(Math.max(1, Math.min(left, policy.attemptTimeoutMs))));
     };
     let failure: unknown;
@@ -119,13 +142,21 @@ export async function runKmsCall<T>(op: string, send: (signal: AbortSignal) => P
     }
     if (c.maybeExecuted && !options.idempotent) {
       observer?.kmsFailure?.(op, 'maybe_executed');
-      throw new KmsCallFault('backend_unavailable', `KMS ${op}: ${c.reason}; the request may have been carried out, so it is not sent again`, c);
+      throw new KmsCallFault(
+        'backend_unavailable',
+        `KMS ${op}: ${c.reason}; the request may have been carried out, so it is not sent again`,
+        c,
+      );
     }
     const base = c.reason === 'throttled' ? policy.throttleBaseDelayMs : policy.baseDelayMs;
     const delay = Math.floor(random() * Math.min(policy.maxDelayMs, base * 2 ** attempt));
     if (now() + delay >= options.deadline) {
       observer?.kmsFailure?.(op, 'deadline');
-      throw new KmsCallFault('backend_unavailable', `KMS ${op}: ${c.reason}, and no time is left to retry before the deadline`, c);
+      throw new KmsCallFault(
+        'backend_unavailable',
+        `KMS ${op}: ${c.reason}, and no time is left to retry before the deadline`,
+        c,
+      );
     }
     observer?.kmsRetry?.(op, c.reason);
     await sleep(delay);

@@ -35,12 +35,48 @@ export interface KmsErrorClass {
   maybeExecuted: boolean;
 }
 
-const THROTTLE_NAMES = new Set(['ThrottlingException', 'Throttling', 'TooManyRequestsException', 'RequestLimitExceeded', 'SlowDown']);
-const SERVER_NAMES = new Set(['KMSInternalException', 'KeyUnavailableException', 'DependencyTimeoutException', 'InternalFailure', 'ServiceUnavailable']);
-const AUTH_NAMES = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'IncompleteSignature', 'MissingAuthenticationToken', 'CredentialsProviderError']);
-const INVALID_NAMES = new Set(['ValidationException', 'InvalidKeyUsageException', 'InvalidArnException', 'KMSInvalidSignatureException', 'TagException', 'UnsupportedOperationException', 'InvalidAliasNameException', 'MalformedPolicyDocumentException']);
+const THROTTLE_NAMES = new Set([
+  'ThrottlingException',
+  'Throttling',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+  'SlowDown',
+]);
+const SERVER_NAMES = new Set([
+  'KMSInternalException',
+  'KeyUnavailableException',
+  'DependencyTimeoutException',
+  'InternalFailure',
+  'ServiceUnavailable',
+]);
+const AUTH_NAMES = new Set([
+  'AccessDeniedException',
+  'UnrecognizedClientException',
+  'InvalidSignatureException',
+  'ExpiredTokenException',
+  'IncompleteSignature',
+  'MissingAuthenticationToken',
+  'CredentialsProviderError',
+]);
+const INVALID_NAMES = new Set([
+  'ValidationException',
+  'InvalidKeyUsageException',
+  'InvalidArnException',
+  'KMSInvalidSignatureException',
+  'TagException',
+  'UnsupportedOperationException',
+  'InvalidAliasNameException',
+  'MalformedPolicyDocumentException',
+]);
 /** Node socket codes of a request that never reached a server. */
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+]);
 /** Node socket codes of a connection that broke once the request may have left. */
 const LOST_CODES = new Set(['ECONNRESET', 'EPIPE']);
 
@@ -56,7 +92,9 @@ interface SdkLikeError {
 function socketCode(e: SdkLikeError): string | undefined {
   if (typeof e.code === 'string') return e.code;
   // Node 20 reports a failed dual-stack connect as an AggregateError whose parts carry the codes.
-  if (Array.isArray(e.errors)) for (const part of e.errors) if (part && typeof (part as SdkLikeError).code === 'string') return (part as SdkLikeError).code as string;
+  if (Array.isArray(e.errors))
+    for (const part of e.errors)
+      if (part && typeof (part as SdkLikeError).code === 'string') return (part as SdkLikeError).code as string;
   return undefined;
 }
 
@@ -70,7 +108,11 @@ export function classifyKmsError(err: unknown): KmsErrorClass {
   const name = typeof e.name === 'string' ? e.name : '';
   const status = httpStatus(e);
   const code = socketCode(e);
-  const cls = (reason: KmsFailureReason, retryable: boolean, maybeExecuted: boolean): KmsErrorClass => ({ reason, retryable, maybeExecuted });
+  const cls = (reason: KmsFailureReason, retryable: boolean, maybeExecuted: boolean): KmsErrorClass => ({
+    reason,
+    retryable,
+    maybeExecuted,
+  });
 
   // A throttled request was refused before it was carried out: always safe to send again, later.
   if (THROTTLE_NAMES.has(name) || status === 429) return cls('throttled', true, false);
@@ -82,7 +124,8 @@ export function classifyKmsError(err: unknown): KmsErrorClass {
   if (name === 'LimitExceededException') return cls('quota', false, false);
   if (AUTH_NAMES.has(name)) return cls('access_denied', false, false);
   if (INVALID_NAMES.has(name)) return cls('invalid_request', false, false);
-  if (SERVER_NAMES.has(name) || (status !== undefined && status >= 500) || e.$fault === 'server') return cls('server_error', true, true);
+  if (SERVER_NAMES.has(name) || (status !== undefined && status >= 500) || e.$fault === 'server')
+    return cls('server_error', true, true);
   if (code !== undefined && UNREACHABLE_CODES.has(code)) return cls('unreachable', false, false);
   if (code !== undefined && LOST_CODES.has(code)) return cls('connection_lost', true, true);
   if (name === 'TimeoutError' || name === 'AbortError' || code === 'ETIMEDOUT') return cls('timeout', true, true);

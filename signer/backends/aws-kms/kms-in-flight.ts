@@ -33,11 +33,14 @@ export class KmsInFlight {
         clearTimeout(timer);
         resolve();
       };
-      const timer = setTimeout(() => {
-        const at = this.waiting.indexOf(wake);
-        if (at >= 0) this.waiting.splice(at, 1);
-        reject(new SignerFault('backend_unavailable', 'KMS: no request slot freed up before the deadline'));
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          const at = this.waiting.indexOf(wake);
+          if (at >= 0) this.waiting.splice(at, 1);
+          reject(new SignerFault('backend_unavailable', 'KMS: no request slot freed up before the deadline'));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       this.waiting.push(wake);
     });
   }

@@ -28,16 +28,43 @@ export function walletKeyPolicy(p: KeyPolicyInputs): string {
     Version: '2012-10-17',
     Id: `treasury-account-${p.treasuryAccountId}`,
     Statement: [
-      { Sid: 'AccountRootAdministers', Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${p.awsAccountId}:root` }, Action: 'kms:*', Resource: '*' },
+      {
+        Sid: 'AccountRootAdministers',
+        Effect: 'Allow',
+        Principal: { AWS: `arn:aws:iam::${p.awsAccountId}:root` },
+        Action: 'kms:*',
+        Resource: '*',
+      },
       {
         Sid: 'TreasurySignerUses',
         Effect: 'Allow',
         Principal: { AWS: p.signerPrincipalArn },
-        Action: ['kms:Sign', 'kms:GetPublicKey', 'kms:DescribeKey', 'kms:CreateAlias', 'kms:DisableKey', 'kms:ScheduleKeyDeletion'],
+        Action: [
+          'kms:Sign',
+          'kms:GetPublicKey',
+          'kms:DescribeKey',
+          'kms:CreateAlias',
+          'kms:DisableKey',
+          'kms:ScheduleKeyDeletion',
+        ],
         Resource: '*',
       },
-      { Sid: 'DigestsOnly', Effect: 'Deny', Principal: '*', Action: 'kms:Sign', Resource: '*', Condition: { StringNotEquals: { 'kms:MessageType': 'DIGEST' } } },
-      { Sid: 'DestroyedStaysDestroyed', Effect: 'Deny', Principal: '*', Action: ['kms:EnableKey', 'kms:CancelKeyDeletion'], Resource: '*', ...(exceptAdmin ? { Condition: exceptAdmin } : {}) },
+      {
+        Sid: 'DigestsOnly',
+        Effect: 'Deny',
+        Principal: '*',
+        Action: 'kms:Sign',
+        Resource: '*',
+        Condition: { StringNotEquals: { 'kms:MessageType': 'DIGEST' } },
+      },
+      {
+        Sid: 'DestroyedStaysDestroyed',
+        Effect: 'Deny',
+        Principal: '*',
+        Action: ['kms:EnableKey', 'kms:CancelKeyDeletion'],
+        Resource: '*',
+        ...(exceptAdmin ? { Condition: exceptAdmin } : {}),
+      },
     ],
   });
 }

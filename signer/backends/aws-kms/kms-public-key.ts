@@ -14,7 +14,11 @@ import { SignerFault } from '../../signer-error.js';
 export function spkiToUncompressedPoint(spki: Uint8Array): Uint8Array {
   let jwk: { kty?: string; crv?: string; x?: string; y?: string };
   try {
-    jwk = createPublicKey({ key: Buffer.from(spki.buffer, spki.byteOffset, spki.byteLength), format: 'der', type: 'spki' }).export({ format: 'jwk' });
+    jwk = createPublicKey({
+      key: Buffer.from(spki.buffer, spki.byteOffset, spki.byteLength),
+      format: 'der',
+      type: 'spki',
+    }).export({ format: 'jwk' });
   } catch {
     throw new SignerFault('hsm_error', 'the key backend returned a public key that is not a DER SubjectPublicKeyInfo');
   }
@@ -23,7 +27,8 @@ export function spkiToUncompressedPoint(spki: Uint8Array): Uint8Array {
   }
   const x = Buffer.from(jwk.x, 'base64url');
   const y = Buffer.from(jwk.y, 'base64url');
-  if (x.length !== 32 || y.length !== 32) throw new SignerFault('hsm_error', 'the key backend returned a malformed secp256k1 public key');
+  if (x.length !== 32 || y.length !== 32)
+    throw new SignerFault('hsm_error', 'the key backend returned a malformed secp256k1 public key');
   const point = new Uint8Array(65);
   point[0] = 0x04;
   point.set(x, 1);

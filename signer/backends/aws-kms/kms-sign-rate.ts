@@ -21,17 +21,29 @@ export class KmsSignRate {
     if (perSecond <= 0) return;
     const windowSeconds = perSecond >= 10 ? 0.1 : 1;
     const points = Math.max(1, Math.floor(perSecond * windowSeconds));
-    this.queue = new RateLimiterQueue(new RateLimiterMemory({ points, duration: windowSeconds }), { maxQueueSize: maxQueue });
+    this.queue = new RateLimiterQueue(new RateLimiterMemory({ points, duration: windowSeconds }), {
+      maxQueueSize: maxQueue,
+    });
   }
 
   /** Resolves when this call may go to KMS; rejects when it would have to wait past `deadline` (ms since the epoch). */
   async take(deadline: number): Promise<void> {
     if (!this.queue) return;
     const remaining = deadline - Date.now();
-    if (remaining <= 0) throw new SignerFault('backend_unavailable', 'KMS sign: deadline passed while waiting for the sign rate');
+    if (remaining <= 0)
+      throw new SignerFault('backend_unavailable', 'KMS sign: deadline passed while waiting for the sign rate');
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new SignerFault('backend_unavailable', 'KMS sign: the configured sign rate leaves no room before the deadline')), remaining);
+      timer = setTimeout(
+        () =>
+          reject(
+            new SignerFault(
+              'backend_unavailable',
+              'KMS sign: the configured sign rate leaves no room before the deadline',
+            ),
+          ),
+        remaining,
+      );
     });
     const granted = this.queue.removeTokens(1, undefined, Math.ceil(deadline / 1000));
     // Whichever loses the race must not reject unobserved (the signer exits on an unhandled rejection).
@@ -40,7 +52,8 @@ export class KmsSignRate {
     try {
       await Promise.race([granted, expired]);
     } catch (err) {
-      if (err instanceof RateLimiterQueueError) throw new SignerFault('busy', 'KMS sign: too many signatures waiting for the sign rate');
+      if (err instanceof RateLimiterQueueError)
+        throw new SignerFault('busy', 'KMS sign: too many signatures waiting for the sign rate');
       throw err;
     } finally {
       clearTimeout(timer);

@@ -51,5 +51,8 @@ export function toSignerFault(err: unknown, operation: string): SignerFault {
   if (err instanceof SignerFault) return err;
   const code = ckrCode(err);
   if (code === undefined) return new SignerFault('hsm_error', `${operation} failed`);
-  return new SignerFault(mapCkrCode(code, operation), `${operation} failed (CKR 0x${code.toString(16).padStart(8, '0')})`);
+  return new SignerFault(
+    mapCkrCode(code, operation),
+    `${operation} failed (CKR 0x${code.toString(16).padStart(8, '0')})`,
+  );
 }

@@ -124,14 +124,21 @@ export class Pkcs11Backend implements KeyBackend {
   private decodeLiveRef(ref: string, kind: KeyRefKind, field: string): DecodedKeyRef {
     const decoded = decodeKeyRef(ref);
     if (this.tombstones.has(decoded.blobHash)) throw new SignerFault('key_destroyed', `${field} names a destroyed key`);
-    if (decoded.kind !== kind) throw new SignerFault('key_not_found', `${field} is not a PKCS#11 ${kind === 'acct' ? 'account' : 'wallet'} key reference`);
+    if (decoded.kind !== kind)
+      throw new SignerFault(
+        'key_not_found',
+        `${field} is not a PKCS#11 ${kind === 'acct' ? 'account' : 'wallet'} key reference`,
+      );
     return decoded;
   }
 
   private withAccountKey<T>(ref: DecodedKeyRef, fn: (handle: pkcs11js.Handle) => Promise<T>): Promise<T> {
     return this.cache.use(
       `acct:${ref.blobHash}`,
-      () => this.timed('unwrap_account_key', () => this.module.p11.C_UnwrapKey(this.holder, WRAP_MECHANISM, this.kek, ref.blob, UNWRAP_ACCOUNT_KEY)),
+      () =>
+        this.timed('unwrap_account_key', () =>
+          this.module.p11.C_UnwrapKey(this.holder, WRAP_MECHANISM, this.kek, ref.blob, UNWRAP_ACCOUNT_KEY),
+        ),
       fn,
     );
   }
@@ -144,10 +151,18 @@ export class Pkcs11Backend implements KeyBackend {
     return `wal:${account.blobHash}:${wallet.blobHash}`;
   }
 
-  private withWalletKey<T>(account: DecodedKeyRef, accountKey: pkcs11js.Handle, ref: DecodedKeyRef, fn: (handle: pkcs11js.Handle) => Promise<T>): Promise<T> {
+  private withWalletKey<T>(
+    account: DecodedKeyRef,
+    accountKey: pkcs11js.Handle,
+    ref: DecodedKeyRef,
+    fn: (handle: pkcs11js.Handle) => Promise<T>,
+  ): Promise<T> {
     return this.cache.use(
       Pkcs11Backend.walletCacheKey(account, ref),
-      () => this.timed('unwrap_wallet_key', () => this.module.p11.C_UnwrapKey(this.holder, WRAP_MECHANISM, accountKey, ref.blob, UNWRAP_WALLET_KEY)),
+      () =>
+        this.timed('unwrap_wallet_key', () =>
+          this.module.p11.C_UnwrapKey(this.holder, WRAP_MECHANISM, accountKey, ref.blob, UNWRAP_WALLET_KEY),
+        ),
       fn,
     );
   }
@@ -157,7 +172,8 @@ export class Pkcs11Backend implements KeyBackend {
     try {
       this.timed('health', () => {
         const info = this.module.p11.C_GetSessionInfo(this.holder);
-        if (info.state !== CKS_RW_USER_FUNCTIONS) throw new SignerFault('hsm_unavailable', 'holder session is not logged in');
+        if (info.state !== CKS_RW_USER_FUNCTIONS)
+          throw new SignerFault('hsm_unavailable', 'holder session is not logged in');
         this.module.p11.C_GetAttributeValue(this.holder, this.kek, [{ type: pkcs11js.CKA_CLASS }]);
       });
     } catch (err) {
@@ -169,9 +185,13 @@ export class Pkcs11Backend implements KeyBackend {
   async createAccountKey(): Promise<string> {
     this.assertOpen();
     const p11 = this.module.p11;
-    const key = this.timed('generate_account_key', () => p11.C_GenerateKey(this.holder, { mechanism: pkcs11js.CKM_AES_KEY_GEN }, GENERATE_ACCOUNT_KEY));
+    const key = this.timed('generate_account_key', () =>
+      p11.C_GenerateKey(this.holder, { mechanism: pkcs11js.CKM_AES_KEY_GEN }, GENERATE_ACCOUNT_KEY),
+    );
     try {
-      const wrapped = this.timed('wrap_account_key', () => p11.C_WrapKey(this.holder, WRAP_MECHANISM, this.kek, key, Buffer.alloc(WRAP_BUFFER_BYTES)));
+      const wrapped = this.timed('wrap_account_key', () =>
+        p11.C_WrapKey(this.holder, WRAP_MECHANISM, this.kek, key, Buffer.alloc(WRAP_BUFFER_BYTES)),
+      );
       return encodeKeyRef('acct', Buffer.from(wrapped));
     } finally {
       this.destroyObject(key);
@@ -184,16 +204,25 @@ export class Pkcs11Backend implements KeyBackend {
     const p11 = this.module.p11;
     return this.withAccountKey(account, async (accountKey) => {
       const pair = this.timed('generate_wallet_key', () =>
-        p11.C_GenerateKeyPair(this.holder, { mechanism: pkcs11js.CKM_EC_KEY_PAIR_GEN }, GENERATE_WALLET_PUBLIC_KEY, GENERATE_WALLET_PRIVATE_KEY),
+        p11.C_GenerateKeyPair(
+          this.holder,
+          { mechanism: pkcs11js.CKM_EC_KEY_PAIR_GEN },
+          GENERATE_WALLET_PUBLIC_KEY,
+          GENERATE_WALLET_PRIVATE_KEY,
+        ),
       );
       try {
-        const [point] = this.timed('read_public_key', () => p11.C_GetAttributeValue(this.holder, pair.publicKey, [{ type: pkcs11js.CKA_EC_POINT }]));
+        const [point] = this.timed('read_public_key', () =>
+          p11.C_GetAttributeValue(this.holder, pair.publicKey, [{ type: pkcs11js.CKA_EC_POINT }]),
+        );
         const der = point?.value;
         // CKA_EC_POINT is a DER OCTET STRING around 04‖X‖Y.
         if (!(der instanceof Buffer) || der.length !== 67 || der[0] !== 0x04 || der[1] !== 0x41 || der[2] !== 0x04) {
           throw new SignerFault('hsm_error', 'unexpected CKA_EC_POINT encoding');
         }
-        const wrapped = this.timed('wrap_wallet_key', () => p11.C_WrapKey(this.holder, WRAP_MECHANISM, accountKey, pair.privateKey, Buffer.alloc(WRAP_BUFFER_BYTES)));
+        const wrapped = this.timed('wrap_wallet_key', () =>
+          p11.C_WrapKey(this.holder, WRAP_MECHANISM, accountKey, pair.privateKey, Buffer.alloc(WRAP_BUFFER_BYTES)),
+        );
         return { walletKeyRef: encodeKeyRef('wal', Buffer.from(wrapped)), publicKey: new Uint8Array(der.subarray(2)) };
       } finally {
         this.destroyObject(pair.privateKey);
@@ -202,10 +231,16 @@ export class Pkcs11Backend implements KeyBackend {
     });
   }
 
-  async signDigest(accountKeyRef: string, walletKeyRef: string, digest: Uint8Array, options: SignDigestOptions = {}): Promise<Uint8Array> {
+  async signDigest(
+    accountKeyRef: string,
+    walletKeyRef: string,
+    digest: Uint8Array,
+    options: SignDigestOptions = {},
+  ): Promise<Uint8Array> {
     this.assertOpen();
     // CKM_ECDSA signs any input length without complaint: only ever a 32-byte digest.
-    if (!(digest instanceof Uint8Array) || digest.length !== 32) throw new SignerFault('invalid_request', 'digest must be 32 bytes');
+    if (!(digest instanceof Uint8Array) || digest.length !== 32)
+      throw new SignerFault('invalid_request', 'digest must be 32 bytes');
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
     const wallet = this.decodeLiveRef(walletKeyRef, 'wal', 'wallet_key_ref');
     const p11 = this.module.p11;
@@ -219,9 +254,12 @@ export class Pkcs11Backend implements KeyBackend {
             p11.C_SignInit(session, { mechanism: pkcs11js.CKM_ECDSA }, walletKey);
             const data = Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength);
             const inline = this.signInline === 'when_alone' && options.alone?.() === true;
-            const signature = inline ? p11.C_Sign(session, data, Buffer.alloc(64)) : await p11.C_SignAsync(session, data, Buffer.alloc(64));
+            const signature = inline
+              ? p11.C_Sign(session, data, Buffer.alloc(64))
+              : await p11.C_SignAsync(session, data, Buffer.alloc(64));
             this.observer.signed?.(inline ? 'inline' : 'pool');
-            if (signature.length !== 64) throw new SignerFault('hsm_error', `unexpected signature length ${signature.length}`);
+            if (signature.length !== 64)
+              throw new SignerFault('hsm_error', `unexpected signature length ${signature.length}`);
             return new Uint8Array(signature);
           } catch (err) {
             throw toSignerFault(err, 'sign');
@@ -241,10 +279,13 @@ export class Pkcs11Backend implements KeyBackend {
   async destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void> {
     this.assertOpen();
     const wallet = decodeKeyRef(walletKeyRef);
-    if (wallet.kind !== 'wal') throw new SignerFault('key_not_found', 'wallet_key_ref is not a PKCS#11 wallet key reference');
+    if (wallet.kind !== 'wal')
+      throw new SignerFault('key_not_found', 'wallet_key_ref is not a PKCS#11 wallet key reference');
     if (this.tombstones.has(wallet.blobHash)) return;
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
-    await this.withAccountKey(account, (accountKey) => this.withWalletKey(account, accountKey, wallet, async () => undefined));
+    await this.withAccountKey(account, (accountKey) =>
+      this.withWalletKey(account, accountKey, wallet, async () => undefined),
+    );
     this.timed('write_tombstone', () => this.tombstones.record(this.module, this.holder, wallet.blobHash));
     // Only this account's unwrap can have produced a cached handle for the blob (see walletCacheKey).
     this.cache.evict(Pkcs11Backend.walletCacheKey(account, wallet));
@@ -284,9 +325,16 @@ function findRootKek(module: Pkcs11Module, session: pkcs11js.Handle, config: Pkc
     { type: pkcs11js.CKA_LABEL, value: config.kekLabel },
   ]);
   if (found.length === 0) {
-    throw new SignerFault('key_not_found', `root KEK "${config.kekLabel}" not found on token "${config.tokenLabel}"; create it with npm run hsm:init`);
+    throw new SignerFault(
+      'key_not_found',
+      `root KEK "${config.kekLabel}" not found on token "${config.tokenLabel}"; create it with npm run hsm:init`,
+    );
   }
-  if (found.length > 1) throw new SignerFault('hsm_error', `${found.length} keys labelled "${config.kekLabel}" on token "${config.tokenLabel}": the root KEK must be unique`);
+  if (found.length > 1)
+    throw new SignerFault(
+      'hsm_error',
+      `${found.length} keys labelled "${config.kekLabel}" on token "${config.tokenLabel}": the root KEK must be unique`,
+    );
   const kek = found[0]!;
   const attrs = module.p11.C_GetAttributeValue(session, kek, [
     { type: pkcs11js.CKA_KEY_TYPE },
@@ -306,6 +354,7 @@ function findRootKek(module: Pkcs11Module, session: pkcs11js.Handle, config: Pkc
     !isTrue(unwrap) && 'cannot unwrap',
     isTrue(decrypt) && 'may decrypt (could reveal wrapped keys)',
   ].filter(Boolean);
-  if (problems.length > 0) throw new SignerFault('hsm_error', `root KEK "${config.kekLabel}" refused: ${problems.join(', ')}`);
+  if (problems.length > 0)
+    throw new SignerFault('hsm_error', `root KEK "${config.kekLabel}" refused: ${problems.join(', ')}`);
   return kek;
 }

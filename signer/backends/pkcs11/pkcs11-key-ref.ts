@@ -48,7 +48,11 @@ export function decodeKeyRef(ref: string): Readonly<DecodedKeyRef> {
   if (blob.length < MIN_BLOB || blob.length > MAX_BLOB || blob.toString('base64url') !== encoded) {
     throw new SignerFault('key_not_found', 'malformed key reference');
   }
-  const result = Object.freeze({ kind: match[1] as KeyRefKind, blob, blobHash: createHash('sha256').update(blob).digest('hex') });
+  const result = Object.freeze({
+    kind: match[1] as KeyRefKind,
+    blob,
+    blobHash: createHash('sha256').update(blob).digest('hex'),
+  });
   decoded.set(ref, result);
   return result;
 }

@@ -22,7 +22,10 @@ export class Pkcs11Module {
     try {
       p11.load(modulePath);
     } catch (err) {
-      throw new SignerFault('hsm_unavailable', `cannot load PKCS#11 module ${modulePath}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new SignerFault(
+        'hsm_unavailable',
+        `cannot load PKCS#11 module ${modulePath}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     try {
       p11.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
@@ -34,7 +37,8 @@ export class Pkcs11Module {
 
   findTokenSlot(tokenLabel: string): pkcs11js.Handle {
     const slot = this.p11.C_GetSlotList(true).find((s) => this.p11.C_GetTokenInfo(s).label.trim() === tokenLabel);
-    if (slot === undefined) throw new SignerFault('hsm_unavailable', `no token labelled "${tokenLabel}" in this PKCS#11 module`);
+    if (slot === undefined)
+      throw new SignerFault('hsm_unavailable', `no token labelled "${tokenLabel}" in this PKCS#11 module`);
     return slot;
   }
 

@@ -89,7 +89,8 @@ export class SessionPool {
 
   close(): void {
     this.closed = true;
-    for (const waiter of this.waiters.splice(0)) waiter.reject(new SignerFault('hsm_unavailable', 'session pool closed'));
+    for (const waiter of this.waiters.splice(0))
+      waiter.reject(new SignerFault('hsm_unavailable', 'session pool closed'));
     for (const session of this.idle.splice(0)) this.discard(session);
   }
 }

@@ -24,7 +24,11 @@ function usage(detail?: string): never {
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { 'heads-in': { type: 'string' }, 'heads-out': { type: 'string' }, 'since-heads': { type: 'boolean' } } });
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      allowPositionals: true,
+      options: { 'heads-in': { type: 'string' }, 'heads-out': { type: 'string' }, 'since-heads': { type: 'boolean' } },
+    });
   } catch (err) {
     usage(err instanceof Error ? err.message : String(err));
   }
@@ -55,10 +59,20 @@ async function main(): Promise<void> {
     try {
       const out = writer;
       const onHead = out ? { onHead: (head: ChainHead) => out.add(head) } : {};
-      const result = sinceHeads && anchors ? await verifyAuditSince(knex, anchors, { chainKey, ...onHead }) : await verifyAuditChain(knex, chainKey, { ...(anchors ? { anchors } : {}), ...onHead });
+      const result =
+        sinceHeads && anchors
+          ? await verifyAuditSince(knex, anchors, { chainKey, ...onHead })
+          : await verifyAuditChain(knex, chainKey, { ...(anchors ? { anchors } : {}), ...onHead });
       // Heads are recorded only from a ledger that held.
       if (out && result.ok) out.commit();
-      process.stdout.write(JSON.stringify({ ...result, mode: sinceHeads ? 'since_heads' : 'full', ...(anchors ? { anchors_checked: anchors.size } : {}), ...(out && result.ok ? { heads_written: out.written } : {}) }) + '\n');
+      process.stdout.write(
+        JSON.stringify({
+          ...result,
+          mode: sinceHeads ? 'since_heads' : 'full',
+          ...(anchors ? { anchors_checked: anchors.size } : {}),
+          ...(out && result.ok ? { heads_written: out.written } : {}),
+        }) + '\n',
+      );
       process.exitCode = result.ok ? 0 : 4;
     } finally {
       await knex.destroy();

@@ -51,8 +51,13 @@ export async function readAuditHeads(file: string): Promise<Map<string, { seq: n
       throw new AuditHeadsFileError(file, `line ${line} is not JSON`);
     }
     const head = headSchema.safeParse(parsed);
-    if (!head.success) throw new AuditHeadsFileError(file, `line ${line} is not a chain head (${head.error.issues.map((i) => i.path.join('.') || 'line').join(', ')})`);
-    if (anchors.has(head.data.chain_key)) throw new AuditHeadsFileError(file, `line ${line} repeats chain ${head.data.chain_key}`);
+    if (!head.success)
+      throw new AuditHeadsFileError(
+        file,
+        `line ${line} is not a chain head (${head.error.issues.map((i) => i.path.join('.') || 'line').join(', ')})`,
+      );
+    if (anchors.has(head.data.chain_key))
+      throw new AuditHeadsFileError(file, `line ${line} repeats chain ${head.data.chain_key}`);
     anchors.set(head.data.chain_key, { seq: head.data.seq, hash: head.data.hash });
   }
   return anchors;

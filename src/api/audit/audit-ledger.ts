@@ -57,17 +57,40 @@ export function buildAuditRow(head: AuditHead | null, input: AuditEventInput) {
   const seq = head ? Number(head.seq) + 1 : 1;
   const prevHash = head ? head.hash : GENESIS_HASH;
   const createdAt = input.at ?? new Date();
-  const hash = computeAuditHash({ chain_key: input.chainKey, seq, event_type: input.eventType, actor: input.actor, payload: input.payload, prev_hash: prevHash, created_at: createdAt });
-  return { chain_key: input.chainKey, seq, event_type: input.eventType, actor: input.actor, payload: JSON.stringify(input.payload), prev_hash: prevHash, hash, created_at: createdAt };
+  const hash = computeAuditHash({
+    chain_key: input.chainKey,
+    seq,
+    event_type: input.eventType,
+    actor: input.actor,
+    payload: input.payload,
+    prev_hash: prevHash,
+    created_at: createdAt,
+  });
+  return {
+    chain_key: input.chainKey,
+    seq,
+    event_type: input.eventType,
+    actor: input.actor,
+    payload: JSON.stringify(input.payload),
+    prev_hash: prevHash,
+    hash,
+    created_at: createdAt,
+  };
 }
 
 /**
  * Appends one event inside the caller's transaction; serialised per chain by an advisory lock. (The pay
  * path writes wallet chains itself, under the wallet lock, with `buildAuditRow`.)
  */
-export async function appendAuditEvent(trx: Knex.Transaction, input: AuditEventInput): Promise<{ seq: number; hash: string }> {
+export async function appendAuditEvent(
+  trx: Knex.Transaction,
+  input: AuditEventInput,
+): Promise<{ seq: number; hash: string }> {
   await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 42))', [`audit:${input.chainKey}`]);
-  const last = (await trx('audit_events').where({ chain_key: input.chainKey }).orderBy('seq', 'desc').first('seq', 'hash')) as AuditHead | undefined;
+  const last = (await trx('audit_events')
+    .where({ chain_key: input.chainKey })
+    .orderBy('seq', 'desc')
+    .first('seq', 'hash')) as AuditHead | undefined;
   const row = buildAuditRow(last ?? null, input);
   await trx('audit_events').insert(row);
   return { seq: row.seq, hash: row.hash };
@@ -108,7 +131,11 @@ export interface VerifyAuditOptions {
  * Why `row` does not follow `head` (the chain's previous row, or seq 0 with the genesis hash), if it does not:
  * its seq, its link, its own hash, and at an anchored seq the anchored hash.
  */
-export function auditRowBreak(head: ChainHead, row: AuditRow, anchor?: { seq: number; hash: string }): AuditBreak | undefined {
+export function auditRowBreak(
+  head: ChainHead,
+  row: AuditRow,
+  anchor?: { seq: number; hash: string },
+): AuditBreak | undefined {
   const seq = Number(row.seq);
   if (seq !== head.seq + 1) return 'sequence_gap';
   if (row.prev_hash !== head.hash) return 'prev_hash_mismatch';
@@ -126,7 +153,11 @@ export const AUDIT_VERIFY_BATCH_ROWS = 5_000;
  * memory stays bounded however long the ledger grows (at 400 payments a second it gains 35 million rows a
  * day); anchors are held in memory, one entry per chain.
  */
-export async function verifyAuditChain(knex: Knex, chainKey?: string, options: VerifyAuditOptions = {}): Promise<AuditVerification> {
+export async function verifyAuditChain(
+  knex: Knex,
+  chainKey?: string,
+  options: VerifyAuditOptions = {},
+): Promise<AuditVerification> {
   const batchRows = Math.max(1, Math.floor(options.batchRows ?? AUDIT_VERIFY_BATCH_ROWS));
   const anchors = options.anchors ?? new Map<string, { seq: number; hash: string }>();
   let chains = 0;
@@ -135,18 +166,22 @@ export async function verifyAuditChain(knex: Knex, chainKey?: string, options: V
   let anchor: { seq: number; hash: string } | undefined;
   /** Anchored chains the scan has read. */
   const met = new Set<string>();
-  const result = (firstBroken?: AuditVerification['firstBroken']): AuditVerification => (firstBroken ? { chains, rows, ok: false, firstBroken } : { chains, rows, ok: true });
+  const result = (firstBroken?: AuditVerification['firstBroken']): AuditVerification =>
+    firstBroken ? { chains, rows, ok: false, firstBroken } : { chains, rows, ok: true };
   /** The chain just read whole: it must still reach its anchored head. */
   const endOfChain = (): AuditVerification | undefined => {
     if (!head) return undefined;
     if (anchor) met.add(head.chain_key);
-    if (anchor && anchor.seq > head.seq) return result({ chain_key: head.chain_key, seq: anchor.seq, reason: 'anchor_missing' });
+    if (anchor && anchor.seq > head.seq)
+      return result({ chain_key: head.chain_key, seq: anchor.seq, reason: 'anchor_missing' });
     options.onHead?.(head);
     return undefined;
   };
   let after: { chainKey: string; seq: number } | undefined;
   for (;;) {
-    const query = knex<AuditRow>('audit_events').orderBy([{ column: 'chain_key' }, { column: 'seq' }]).limit(batchRows);
+    const query = knex<AuditRow>('audit_events')
+      .orderBy([{ column: 'chain_key' }, { column: 'seq' }])
+      .limit(batchRows);
     if (chainKey !== undefined) query.where({ chain_key: chainKey });
     if (after) query.whereRaw('(chain_key, seq) > (?, ?)', [after.chainKey, after.seq]);
     const page = (await query) as AuditRow[];
@@ -177,7 +212,13 @@ export async function verifyAuditChain(knex: Knex, chainKey?: string, options: V
  * The first anchored chain (in key order) that a verification never met: gone altogether. Only the named
  * chain's anchor counts when one chain was named.
  */
-export function goneAnchor(anchors: ReadonlyMap<string, { seq: number; hash: string }>, chainKey: string | undefined, met: ReadonlySet<string>): AuditVerification['firstBroken'] {
-  const gone = [...anchors.keys()].filter((key) => (chainKey === undefined || key === chainKey) && !met.has(key)).sort()[0];
+export function goneAnchor(
+  anchors: ReadonlyMap<string, { seq: number; hash: string }>,
+  chainKey: string | undefined,
+  met: ReadonlySet<string>,
+): AuditVerification['firstBroken'] {
+  const gone = [...anchors.keys()]
+    .filter((key) => (chainKey === undefined || key === chainKey) && !met.has(key))
+    .sort()[0];
   return gone === undefined ? undefined : { chain_key: gone, seq: anchors.get(gone)!.seq, reason: 'anchor_missing' };
 }

@@ -12,7 +12,15 @@
  * well, less often (the runbook: incremental hourly, full weekly).
  */
 import type { Knex } from 'knex';
-import { AUDIT_VERIFY_BATCH_ROWS, auditRowBreak, GENESIS_HASH, goneAnchor, type AuditRow, type AuditVerification, type ChainHead } from './audit-ledger.js';
+import {
+  AUDIT_VERIFY_BATCH_ROWS,
+  auditRowBreak,
+  GENESIS_HASH,
+  goneAnchor,
+  type AuditRow,
+  type AuditVerification,
+  type ChainHead,
+} from './audit-ledger.js';
 
 export interface VerifyAuditSinceOptions {
   /** Only this chain (its anchor, if it has one, is the only one held to). */
@@ -35,24 +43,36 @@ async function chainKeys(knex: Knex): Promise<string[]> {
   return rows.map((r) => r.chain_key);
 }
 
-export async function verifyAuditSince(knex: Knex, anchors: ReadonlyMap<string, { seq: number; hash: string }>, options: VerifyAuditSinceOptions = {}): Promise<AuditVerification> {
+export async function verifyAuditSince(
+  knex: Knex,
+  anchors: ReadonlyMap<string, { seq: number; hash: string }>,
+  options: VerifyAuditSinceOptions = {},
+): Promise<AuditVerification> {
   const batchRows = Math.max(1, Math.floor(options.batchRows ?? AUDIT_VERIFY_BATCH_ROWS));
   const keys = options.chainKey === undefined ? await chainKeys(knex) : [options.chainKey];
   let chains = 0;
   let rows = 0;
-  const result = (firstBroken?: AuditVerification['firstBroken']): AuditVerification => (firstBroken ? { chains, rows, ok: false, firstBroken } : { chains, rows, ok: true });
+  const result = (firstBroken?: AuditVerification['firstBroken']): AuditVerification =>
+    firstBroken ? { chains, rows, ok: false, firstBroken } : { chains, rows, ok: true };
 
   for (const chainKey of keys) {
     const anchor = anchors.get(chainKey);
     let head: ChainHead | undefined;
-    for (let after = anchor ? anchor.seq - 1 : 0; ; ) {
-      const page = (await knex<AuditRow>('audit_events').where({ chain_key: chainKey }).andWhere('seq', '>', after).orderBy('seq').limit(batchRows)) as AuditRow[];
+    for (let after = anchor ? anchor.seq - 1 : 0; ;) {
+      const page = (await knex<AuditRow>('audit_events')
+        .where({ chain_key: chainKey })
+        .andWhere('seq', '>', after)
+        .orderBy('seq')
+        .limit(batchRows)) as AuditRow[];
       for (const row of page) {
         if (!head) {
           chains++;
           // The anchored row's own link is vouched for by its hash, which must equal the anchor.
-          head = anchor ? { chain_key: chainKey, seq: anchor.seq - 1, hash: row.prev_hash } : { chain_key: chainKey, seq: 0, hash: GENESIS_HASH };
-          if (anchor && Number(row.seq) !== anchor.seq) return result({ chain_key: chainKey, seq: anchor.seq, reason: 'anchor_missing' });
+          head = anchor
+            ? { chain_key: chainKey, seq: anchor.seq - 1, hash: row.prev_hash }
+            : { chain_key: chainKey, seq: 0, hash: GENESIS_HASH };
+          if (anchor && Number(row.seq) !== anchor.seq)
+            return result({ chain_key: chainKey, seq: anchor.seq, reason: 'anchor_missing' });
         }
         rows++;
         const reason = auditRowBreak(head, row, anchor);

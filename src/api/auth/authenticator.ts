@@ -78,12 +78,14 @@ export class Authenticator {
 
   /** Drops a token, and the sessions exchanged from it, from the lookup cache (after a revocation or a cap change). */
   forget(tokenId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.row.id === tokenId || entry.row.parent_token_id === tokenId) this.cache.delete(hash);
+    for (const [hash, entry] of this.cache)
+      if (entry.row.id === tokenId || entry.row.parent_token_id === tokenId) this.cache.delete(hash);
   }
 
   /** Drops every cached session of a platform account (after they were all revoked). */
   forgetSessionsOf(accountId: string): void {
-    for (const [hash, entry] of this.cache) if (entry.row.kind === 'session' && entry.row.account_id === accountId) this.cache.delete(hash);
+    for (const [hash, entry] of this.cache)
+      if (entry.row.kind === 'session' && entry.row.account_id === accountId) this.cache.delete(hash);
   }
 
   private async lookup(tokenHash: string, kind: TokenRow['kind']): Promise<TokenRow | undefined> {
@@ -96,8 +98,21 @@ export class Authenticator {
       .leftJoin('api_tokens as p', 'p.id', 't.parent_token_id')
       .where({ 't.token_hash': tokenHash, 't.kind': kind })
       .first(
-        't.id', 't.kind', 't.scope_type', 't.scope_id', 't.single_use', 't.expires_at', 't.used_at', 't.revoked_at', 't.account_id', 't.daily_cap_micro',
-        't.session_origin', 't.parent_token_id', 'p.revoked_at as parent_revoked_at', 'p.expires_at as parent_expires_at', 'p.daily_cap_micro as parent_daily_cap_micro',
+        't.id',
+        't.kind',
+        't.scope_type',
+        't.scope_id',
+        't.single_use',
+        't.expires_at',
+        't.used_at',
+        't.revoked_at',
+        't.account_id',
+        't.daily_cap_micro',
+        't.session_origin',
+        't.parent_token_id',
+        'p.revoked_at as parent_revoked_at',
+        'p.expires_at as parent_expires_at',
+        'p.daily_cap_micro as parent_daily_cap_micro',
       )) as TokenRow | undefined;
     if (this.cacheMs > 0 && row && !row.single_use && !row.revoked_at) {
       if (this.cache.size >= MAX_CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value as string);
@@ -114,13 +129,23 @@ export class Authenticator {
    * @param options.platform platform routes (identity, PATs, whoami, sellers…) refuse the removed legacy
    * Treasury master key with 401 `master_key_removed`; Treasury routes still accept it.
    */
-  async authenticate(header: string | undefined, now: Date = new Date(), options: { platform?: boolean } = {}): Promise<Principal> {
+  async authenticate(
+    header: string | undefined,
+    now: Date = new Date(),
+    options: { platform?: boolean } = {},
+  ): Promise<Principal> {
     if (header === undefined || header === '') throw new AppError('unauthorized', { recovery: REAUTHENTICATE });
     const match = BEARER_RE.exec(header);
-    if (!match) throw new AppError('unauthorized', { message: 'Send `Authorization: Bearer <token>`.', recovery: REAUTHENTICATE });
+    if (!match)
+      throw new AppError('unauthorized', {
+        message: 'Send `Authorization: Bearer <token>`.',
+        recovery: REAUTHENTICATE,
+      });
     const token = match[1]!;
-    if (token.startsWith(TOKEN_PREFIXES.legacy_seller_key)) throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
-    if (options.platform && token.startsWith(TOKEN_PREFIXES.api_key)) throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
+    if (token.startsWith(TOKEN_PREFIXES.legacy_seller_key))
+      throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
+    if (options.platform && token.startsWith(TOKEN_PREFIXES.api_key))
+      throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
     if (this.adminTokenHash && matchesHash(token, this.adminTokenHash)) return { kind: 'admin', actor: 'admin' };
 
     const kind = token.startsWith(TOKEN_PREFIXES.pat)
@@ -137,14 +162,23 @@ export class Authenticator {
       throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
     // A session that cannot say what it was made from has no powers; an exchanged one ends with its PAT.
-    if (row.kind === 'session' && (row.session_origin === null || (row.session_origin === 'pat_exchange' && row.parent_token_id === null))) {
+    if (
+      row.kind === 'session' &&
+      (row.session_origin === null || (row.session_origin === 'pat_exchange' && row.parent_token_id === null))
+    ) {
       throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
-    if (row.parent_token_id !== null && (row.parent_revoked_at || (row.parent_expires_at && row.parent_expires_at <= now))) {
+    if (
+      row.parent_token_id !== null &&
+      (row.parent_revoked_at || (row.parent_expires_at && row.parent_expires_at <= now))
+    ) {
       throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
     if (row.single_use) {
-      const consumed = await this.knex('api_tokens').where({ id: row.id }).whereNull('used_at').update({ used_at: now });
+      const consumed = await this.knex('api_tokens')
+        .where({ id: row.id })
+        .whereNull('used_at')
+        .update({ used_at: now });
       if (consumed === 0) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
     const cap = row.parent_token_id === null ? row.daily_cap_micro : row.parent_daily_cap_micro;
@@ -167,10 +201,17 @@ export class Authenticator {
  * The agent a principal acts as, with the PAT whose daily cap and daily total its spending counts against:
  * an agent PAT itself, or a session exchanged from one. Undefined for every other bearer.
  */
-export function agentBinding(principal: Principal): { agentId: string; patId: string; dailyCapMicro: bigint | null } | undefined {
+export function agentBinding(
+  principal: Principal,
+): { agentId: string; patId: string; dailyCapMicro: bigint | null } | undefined {
   if (principal.kind !== 'token' || principal.scopeType !== 'agent') return undefined;
-  if (principal.tokenKind === 'pat') return { agentId: principal.scopeId, patId: principal.tokenId, dailyCapMicro: principal.dailyCapMicro };
-  if (principal.tokenKind === 'session' && principal.sessionOrigin === 'pat_exchange' && principal.parentTokenId !== null) {
+  if (principal.tokenKind === 'pat')
+    return { agentId: principal.scopeId, patId: principal.tokenId, dailyCapMicro: principal.dailyCapMicro };
+  if (
+    principal.tokenKind === 'session' &&
+    principal.sessionOrigin === 'pat_exchange' &&
+    principal.parentTokenId !== null
+  ) {
     return { agentId: principal.scopeId, patId: principal.parentTokenId, dailyCapMicro: principal.dailyCapMicro };
   }
   return undefined;
@@ -193,8 +234,14 @@ export async function resolveWalletScope(knex: Knex, principal: Principal, agent
 
 /** The Treasury account a principal may act for, or a 403. */
 export function requireTreasuryScope(principal: Principal): string {
-  if (principal.kind === 'token' && principal.scopeType === 'treasury' && (principal.tokenKind === 'pat' || principal.tokenKind === 'api_key')) {
+  if (
+    principal.kind === 'token' &&
+    principal.scopeType === 'treasury' &&
+    (principal.tokenKind === 'pat' || principal.tokenKind === 'api_key')
+  ) {
     return principal.scopeId;
   }
-  throw new AppError('insufficient_scope', { message: 'This route needs a Treasury-scoped PAT or the Treasury api key.' });
+  throw new AppError('insufficient_scope', {
+    message: 'This route needs a Treasury-scoped PAT or the Treasury api key.',
+  });
 }

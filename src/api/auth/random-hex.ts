@@ -17,7 +17,8 @@ let offset = POOL_BYTES;
 
 /** `bytes` random bytes (1–256) as lower-case hex, 2 × bytes characters. */
 export function randomHex(bytes: number): string {
-  if (!Number.isInteger(bytes) || bytes < 1 || bytes > 256) throw new RangeError(`randomHex: bytes must be an integer from 1 to 256, got ${bytes}`);
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > 256)
+    throw new RangeError(`randomHex: bytes must be an integer from 1 to 256, got ${bytes}`);
   if (offset + bytes > POOL_BYTES) {
     randomFillSync(pool);
     offset = 0;

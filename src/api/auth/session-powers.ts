@@ -27,12 +27,21 @@ export interface SessionCaller {
 
 /** The calling session and its platform account, or a 403: a PAT, or an exchanged session asking for `owner`. */
 export function requireSession(principal: Principal, power: SessionPower): SessionCaller {
-  if (principal.kind !== 'token' || principal.tokenKind !== 'session' || !principal.accountId || principal.sessionOrigin === null) {
-    throw new AppError('insufficient_scope', { message: 'This route needs an account session (as_…); run `xx init` to sign in.' });
+  if (
+    principal.kind !== 'token' ||
+    principal.tokenKind !== 'session' ||
+    !principal.accountId ||
+    principal.sessionOrigin === null
+  ) {
+    throw new AppError('insufficient_scope', {
+      message: 'This route needs an account session (as_…); run `xx init` to sign in.',
+    });
   }
   const agentId = principal.sessionOrigin === 'pat_exchange' ? principal.scopeId : null;
   if (power === 'owner' && principal.sessionOrigin !== 'sign_in') {
-    throw new AppError('fresh_sign_in_required', { fields: { session_origin: principal.sessionOrigin, agent_id: agentId } });
+    throw new AppError('fresh_sign_in_required', {
+      fields: { session_origin: principal.sessionOrigin, agent_id: agentId },
+    });
   }
   return { accountId: principal.accountId, sessionId: principal.tokenId, origin: principal.sessionOrigin, agentId };
 }

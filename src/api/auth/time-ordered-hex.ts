@@ -17,7 +17,9 @@ const TIME_DIGITS = 12;
 
 /** `digits` lower-case hex (> 12, even): the time `now` (ms) in the first 12, random bytes after. */
 export function timeOrderedHex(digits: number, now: number = Date.now()): string {
-  if (!Number.isInteger(digits) || digits <= TIME_DIGITS || digits % 2 !== 0) throw new RangeError(`timeOrderedHex: digits must be an even integer above ${TIME_DIGITS}, got ${digits}`);
-  if (!Number.isSafeInteger(now) || now < 0 || now >= 16 ** TIME_DIGITS) throw new RangeError(`timeOrderedHex: now must be a millisecond time from 0 to 16^${TIME_DIGITS}, got ${now}`);
+  if (!Number.isInteger(digits) || digits <= TIME_DIGITS || digits % 2 !== 0)
+    throw new RangeError(`timeOrderedHex: digits must be an even integer above ${TIME_DIGITS}, got ${digits}`);
+  if (!Number.isSafeInteger(now) || now < 0 || now >= 16 ** TIME_DIGITS)
+    throw new RangeError(`timeOrderedHex: now must be a millisecond time from 0 to 16^${TIME_DIGITS}, got ${now}`);
   return now.toString(16).padStart(TIME_DIGITS, '0') + randomHex((digits - TIME_DIGITS) / 2);
 }

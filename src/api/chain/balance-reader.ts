@@ -17,7 +17,16 @@
  * not be stored (PostgreSQL unreachable) is kept in this process only; the read itself still answers.
  */
 import type { Knex } from 'knex';
-import { createPublicClient, erc20Abi, http, TransactionNotFoundError, TransactionReceiptNotFoundError, type Hash, type Hex, type PublicClient } from 'viem';
+import {
+  createPublicClient,
+  erc20Abi,
+  http,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { formatUsd } from '../../../policy/money.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
@@ -63,7 +72,11 @@ export class BalanceReader {
     let client = this.clients.get(chain.network);
     if (!client) {
       const url = this.rpcUrls[chain.network];
-      if (!url) throw new AppError('network_not_supported', { message: `No RPC endpoint is configured for ${chain.network} (TREASURY_RPC_URLS).`, fields: { network: chain.network } });
+      if (!url)
+        throw new AppError('network_not_supported', {
+          message: `No RPC endpoint is configured for ${chain.network} (TREASURY_RPC_URLS).`,
+          fields: { network: chain.network },
+        });
       client = createPublicClient({ transport: http(url, { timeout: this.timeoutMs, retryCount: 0 }) }) as PublicClient;
       this.clients.set(chain.network, client);
     }
@@ -76,13 +89,25 @@ export class BalanceReader {
     const base = { network: chain.network, asset: chain.usdc, address };
     const stop = this.metrics.balanceReadDuration.startTimer({ network: chain.network });
     try {
-      const raw = await client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+      const raw = await client.readContract({
+        address: chain.usdc,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [address],
+      });
       const at = this.clock();
-      if (!this.lastKnown.has(key) && this.lastKnown.size >= MAX_CACHED) this.lastKnown.delete(this.lastKnown.keys().next().value as string);
+      if (!this.lastKnown.has(key) && this.lastKnown.size >= MAX_CACHED)
+        this.lastKnown.delete(this.lastKnown.keys().next().value as string);
       this.lastKnown.set(key, { raw, at });
       await this.store(chain, address, raw, at);
       this.metrics.balanceReads.inc({ network: chain.network, outcome: 'fresh' });
-      return { ...base, balance_raw: raw.toString(), balance_usd: formatUsd(raw), stale: false, updated_at: at.toISOString() };
+      return {
+        ...base,
+        balance_raw: raw.toString(),
+        balance_usd: formatUsd(raw),
+        stale: false,
+        updated_at: at.toISOString(),
+      };
     } catch (err) {
       const known = newer(this.lastKnown.get(key), await this.stored(chain, address));
       if (!known) {
@@ -90,7 +115,13 @@ export class BalanceReader {
         throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
       }
       this.metrics.balanceReads.inc({ network: chain.network, outcome: 'stale' });
-      return { ...base, balance_raw: known.raw.toString(), balance_usd: formatUsd(known.raw), stale: true, updated_at: known.at.toISOString() };
+      return {
+        ...base,
+        balance_raw: known.raw.toString(),
+        balance_usd: formatUsd(known.raw),
+        stale: true,
+        updated_at: known.at.toISOString(),
+      };
     } finally {
       stop();
     }
@@ -112,9 +143,9 @@ export class BalanceReader {
   /** The figure kept in PostgreSQL, if any (none when PostgreSQL is unreachable too). */
   private async stored(chain: ChainInfo, address: string): Promise<{ raw: bigint; at: Date } | undefined> {
     try {
-      const row = (await this.knex('balance_readings').where({ network: chain.network, asset: chain.usdc.toLowerCase(), address: address.toLowerCase() }).first('balance_raw', 'read_at')) as
-        | { balance_raw: string; read_at: Date }
-        | undefined;
+      const row = (await this.knex('balance_readings')
+        .where({ network: chain.network, asset: chain.usdc.toLowerCase(), address: address.toLowerCase() })
+        .first('balance_raw', 'read_at')) as { balance_raw: string; read_at: Date } | undefined;
       return row ? { raw: BigInt(row.balance_raw), at: row.read_at } : undefined;
     } catch {
       return undefined;
@@ -125,7 +156,12 @@ export class BalanceReader {
   async usdcAllowance(chain: ChainInfo, owner: `0x${string}`, spender: `0x${string}`): Promise<bigint> {
     const client = this.client(chain);
     try {
-      return await client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] });
+      return await client.readContract({
+        address: chain.usdc,
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [owner, spender],
+      });
     } catch (err) {
       throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
     }
@@ -138,9 +174,20 @@ export class BalanceReader {
   async minedTransaction(chain: ChainInfo, hash: Hash): Promise<MinedTransaction | null> {
     const client = this.client(chain);
     try {
-      const [tx, receipt, head] = await Promise.all([client.getTransaction({ hash }), client.getTransactionReceipt({ hash }), client.getBlockNumber({ cacheTime: 0 })]);
+      const [tx, receipt, head] = await Promise.all([
+        client.getTransaction({ hash }),
+        client.getTransactionReceipt({ hash }),
+        client.getBlockNumber({ cacheTime: 0 }),
+      ]);
       const confirmations = head >= receipt.blockNumber ? Number(head - receipt.blockNumber) + 1 : 0;
-      return { to: tx.to, input: tx.input, status: receipt.status, logs: receipt.logs, blockNumber: receipt.blockNumber, confirmations };
+      return {
+        to: tx.to,
+        input: tx.input,
+        status: receipt.status,
+        logs: receipt.logs,
+        blockNumber: receipt.blockNumber,
+        confirmations,
+      };
     } catch (err) {
       if (err instanceof TransactionNotFoundError || err instanceof TransactionReceiptNotFoundError) return null;
       throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
@@ -149,7 +196,10 @@ export class BalanceReader {
 }
 
 /** The later of two figures. */
-function newer(a: { raw: bigint; at: Date } | undefined, b: { raw: bigint; at: Date } | undefined): { raw: bigint; at: Date } | undefined {
+function newer(
+  a: { raw: bigint; at: Date } | undefined,
+  b: { raw: bigint; at: Date } | undefined,
+): { raw: bigint; at: Date } | undefined {
   if (!a || !b) return a ?? b;
   return b.at.getTime() > a.at.getTime() ? b : a;
 }

@@ -22,7 +22,8 @@
 import { decodeEventLog, erc20Abi, type Hex } from 'viem';
 import type { MinedTransaction } from './balance-reader.js';
 
-export type LedgerRejection = 'transaction_reverted' | 'asset_not_transferred' | 'recipient_mismatch' | 'payer_mismatch' | 'amount_mismatch';
+export type LedgerRejection =
+  'transaction_reverted' | 'asset_not_transferred' | 'recipient_mismatch' | 'payer_mismatch' | 'amount_mismatch';
 
 export type LedgerTransferVerdict =
   | { kind: 'verified'; logIndexes: number[]; confirmations: number }
@@ -42,15 +43,24 @@ export interface ExpectedLedgerTransfer {
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /** Judges `tx` against what the ledger row claims (see the header for the order of the checks). */
-export function verifyLedgerTransfer(tx: Pick<MinedTransaction, 'status' | 'logs' | 'confirmations'>, expected: ExpectedLedgerTransfer): LedgerTransferVerdict {
+export function verifyLedgerTransfer(
+  tx: Pick<MinedTransaction, 'status' | 'logs' | 'confirmations'>,
+  expected: ExpectedLedgerTransfer,
+): LedgerTransferVerdict {
   const confirmations = tx.confirmations;
-  if (confirmations < expected.requiredConfirmations) return { kind: 'pending', reason: 'awaiting_confirmations', confirmations };
+  if (confirmations < expected.requiredConfirmations)
+    return { kind: 'pending', reason: 'awaiting_confirmations', confirmations };
   if (tx.status !== 'success') return { kind: 'rejected', reason: 'transaction_reverted', confirmations };
   const transfers: Array<{ from: string; to: string; value: bigint; logIndex: number }> = [];
   for (const log of tx.logs) {
     if (!same(log.address, expected.asset)) continue;
     try {
-      const event = decodeEventLog({ abi: erc20Abi, eventName: 'Transfer', topics: log.topics as [Hex, ...Hex[]], data: log.data });
+      const event = decodeEventLog({
+        abi: erc20Abi,
+        eventName: 'Transfer',
+        topics: log.topics as [Hex, ...Hex[]],
+        data: log.data,
+      });
       transfers.push({ from: event.args.from, to: event.args.to, value: event.args.value, logIndex: log.logIndex });
     } catch {
       // Another event of the token (Approval, AuthorizationUsed): not a transfer.

@@ -36,7 +36,8 @@ export interface SettlementTransaction {
   logs: ReadonlyArray<{ address: string; topics: readonly Hex[]; data: Hex }>;
 }
 
-export type SettlementMismatch = 'reverted' | 'not_an_upto_settlement' | 'authorization_mismatch' | 'amount_over_maximum' | 'transfer_missing';
+export type SettlementMismatch =
+  'reverted' | 'not_an_upto_settlement' | 'authorization_mismatch' | 'amount_over_maximum' | 'transfer_missing';
 
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
@@ -47,15 +48,19 @@ function refuse(reason: SettlementMismatch, message: string): never {
 /** The amount (token raw units) `tx` settled for `permit`, sent through `proxy`; throws settlement_not_verified otherwise. */
 export function verifyUptoSettlement(tx: SettlementTransaction, permit: SignedUptoPermit, proxy: string): bigint {
   if (tx.status !== 'success') refuse('reverted', 'The transaction reverted: it settled nothing.');
-  if (!tx.to || !same(tx.to, proxy)) refuse('not_an_upto_settlement', 'The transaction is not a call to the x402 upto proxy.');
+  if (!tx.to || !same(tx.to, proxy))
+    refuse('not_an_upto_settlement', 'The transaction is not a call to the x402 upto proxy.');
   let call: ReturnType<typeof decodeFunctionData<typeof x402UptoPermit2ProxyABI>>;
   try {
     call = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data: tx.input });
   } catch {
     refuse('not_an_upto_settlement', 'The transaction does not call settle on the x402 upto proxy.');
   }
-  if (call.functionName !== 'settle' && call.functionName !== 'settleWithPermit') refuse('not_an_upto_settlement', 'The transaction does not call settle on the x402 upto proxy.');
-  const [signed, amount, owner, witness, signature] = (call.functionName === 'settle' ? call.args : call.args.slice(1)) as [
+  if (call.functionName !== 'settle' && call.functionName !== 'settleWithPermit')
+    refuse('not_an_upto_settlement', 'The transaction does not call settle on the x402 upto proxy.');
+  const [signed, amount, owner, witness, signature] = (
+    call.functionName === 'settle' ? call.args : call.args.slice(1)
+  ) as [
     { permitted: { token: string; amount: bigint }; nonce: bigint; deadline: bigint },
     bigint,
     string,
@@ -78,12 +83,20 @@ export function verifyUptoSettlement(tx: SettlementTransaction, permit: SignedUp
   const moved = tx.logs.some((log) => {
     if (!same(log.address, permit.token)) return false;
     try {
-      const event = decodeEventLog({ abi: erc20Abi, eventName: 'Transfer', topics: log.topics as [Hex, ...Hex[]], data: log.data });
-      return same(event.args.from, permit.owner) && same(event.args.to, permit.witness.to) && event.args.value === amount;
+      const event = decodeEventLog({
+        abi: erc20Abi,
+        eventName: 'Transfer',
+        topics: log.topics as [Hex, ...Hex[]],
+        data: log.data,
+      });
+      return (
+        same(event.args.from, permit.owner) && same(event.args.to, permit.witness.to) && event.args.value === amount
+      );
     } catch {
       return false;
     }
   });
-  if (!moved) refuse('transfer_missing', 'The transaction did not move the settled amount from the wallet to the payee.');
+  if (!moved)
+    refuse('transfer_missing', 'The transaction did not move the settled amount from the wallet to the payee.');
   return amount;
 }

@@ -17,7 +17,12 @@ const envSchema = z.object({
   TREASURY_SIGNER_SOCKET: z.string().optional(),
   TREASURY_SIGNER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   TREASURY_ADMIN_TOKEN: z.string().min(24, 'TREASURY_ADMIN_TOKEN must be at least 24 characters').optional(),
-  TREASURY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(1024 * 1024),
+  TREASURY_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(1024 * 1024),
   TREASURY_DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
   /** Server-side limits on the API's database sessions (ms; 0 = none): a statement, a lock wait, a transaction left idle. */
   TREASURY_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
@@ -42,7 +47,12 @@ const envSchema = z.object({
   /** Ledger rows checked on chain at once by one process. */
   TREASURY_LEDGER_VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long a reported transaction the RPC does not know stays pending before it is rejected (s). */
-  TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: z.coerce.number().int().min(0).max(7 * 86_400).default(900),
+  TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86_400)
+    .default(900),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
   TREASURY_PUBLIC_URL: z.string().url().optional(),
@@ -65,7 +75,12 @@ const envSchema = z.object({
       }
       return Object.freeze([...new Set(ports.map(Number))]);
     }),
-  TREASURY_SESSION_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  TREASURY_SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(86_400),
   /**
    * Rate limits (docs/security-model.md, Rate limits): requests allowed per window of
    * TREASURY_RATE_LIMIT_WINDOW_SECONDS. NONCE and INIT per client address, TOKEN per bearer on every
@@ -194,13 +209,26 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
     }),
     trustedProxies: parseTrustedProxies(e.TREASURY_TRUSTED_PROXIES),
-    dashboardUrl: (e.TREASURY_DASHBOARD_URL ?? e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).replace(/\/+$/, ''),
+    dashboardUrl: (
+      e.TREASURY_DASHBOARD_URL ??
+      e.TREASURY_PUBLIC_URL ??
+      `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`
+    ).replace(/\/+$/, ''),
   });
 }
 
-const DEFAULT_RPC_URLS: Record<string, string> = { 'eip155:8453': 'https://mainnet.base.org', 'eip155:84532': 'https://sepolia.base.org' };
+const DEFAULT_RPC_URLS: Record<string, string> = {
+  'eip155:8453': 'https://mainnet.base.org',
+  'eip155:84532': 'https://sepolia.base.org',
+};
 
-const rpcUrlsSchema = z.record(z.string().regex(/^eip155:[1-9][0-9]{0,15}$/), z.string().url().refine((u) => /^https?:/.test(u), 'expected an http(s) URL'));
+const rpcUrlsSchema = z.record(
+  z.string().regex(/^eip155:[1-9][0-9]{0,15}$/),
+  z
+    .string()
+    .url()
+    .refine((u) => /^https?:/.test(u), 'expected an http(s) URL'),
+);
 
 function parseRpcUrls(json: string | undefined): Record<string, string> {
   if (!json) return { ...DEFAULT_RPC_URLS };
@@ -208,17 +236,25 @@ function parseRpcUrls(json: string | undefined): Record<string, string> {
   try {
     value = JSON.parse(json);
   } catch {
-    throw new Error('invalid configuration: TREASURY_RPC_URLS: expected JSON such as {"eip155:84532":"http://127.0.0.1:8545"}');
+    throw new Error(
+      'invalid configuration: TREASURY_RPC_URLS: expected JSON such as {"eip155:84532":"http://127.0.0.1:8545"}',
+    );
   }
   const parsed = rpcUrlsSchema.safeParse(value);
-  if (!parsed.success) throw new Error(`invalid configuration: TREASURY_RPC_URLS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `invalid configuration: TREASURY_RPC_URLS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return { ...DEFAULT_RPC_URLS, ...parsed.data };
 }
 
 /** Base mainnet waits 10 blocks (~20 s); testnets and the local sandbox chain 1. */
 const DEFAULT_CONFIRMATIONS: Record<string, number> = { 'eip155:8453': 10 };
 
-const confirmationsSchema = z.record(z.string().regex(/^eip155:[1-9][0-9]{0,15}$/), z.number().int().min(1).max(10_000));
+const confirmationsSchema = z.record(
+  z.string().regex(/^eip155:[1-9][0-9]{0,15}$/),
+  z.number().int().min(1).max(10_000),
+);
 
 function parseConfirmations(json: string | undefined): Record<string, number> {
   if (!json) return { ...DEFAULT_CONFIRMATIONS };
@@ -229,7 +265,10 @@ function parseConfirmations(json: string | undefined): Record<string, number> {
     throw new Error('invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: expected JSON such as {"eip155:8453":10}');
   }
   const parsed = confirmationsSchema.safeParse(value);
-  if (!parsed.success) throw new Error(`invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(
+      `invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   return { ...DEFAULT_CONFIRMATIONS, ...parsed.data };
 }
 

@@ -70,7 +70,8 @@ async function clearStalePostmaster(dataDir: string): Promise<void> {
   if (!fs.existsSync(pidFile)) return;
   const pid = Number.parseInt(fs.readFileSync(pidFile, 'utf8').split('\n')[0] ?? '', 10);
   if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
-    if (parentPid(pid) !== 1) throw new Error(`another process is running the PostgreSQL server in ${dataDir} (pid ${pid}); stop it first`);
+    if (parentPid(pid) !== 1)
+      throw new Error(`another process is running the PostgreSQL server in ${dataDir} (pid ${pid}); stop it first`);
     process.kill(pid, 'SIGINT');
     for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(100);
     if (isAlive(pid)) throw new Error(`a PostgreSQL server (pid ${pid}) still holds ${dataDir}; stop it and retry`);
@@ -97,7 +98,17 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     // autovacuum_naptime 10 s (default 1 min): a new database's tables get statistics within seconds, and the
     // analyze invalidates the generic plans the API's connections cached on near-empty tables (which scan them).
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories=', '-c', 'autovacuum_naptime=10s', ...Object.entries(options.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`])],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'autovacuum_naptime=10s',
+      ...Object.entries(options.settings ?? {}).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+    ],
     onLog: (message: string) => options.onLog?.(message),
     onError: (error: unknown) => options.onLog?.(error instanceof Error ? error.message : String(error)),
   });
@@ -106,7 +117,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   try {
     await pg.start();
   } catch (err) {
-    throw new Error(`embedded PostgreSQL failed to start on port ${options.port}: ${err instanceof Error ? err.message : 'the server exited early (port in use?)'}`);
+    throw new Error(
+      `embedded PostgreSQL failed to start on port ${options.port}: ${err instanceof Error ? err.message : 'the server exited early (port in use?)'}`,
+    );
   }
   const database = options.database ?? 'treasury';
   const connectionStringFor = (db: string) =>

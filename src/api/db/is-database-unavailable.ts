@@ -13,13 +13,26 @@
 import pg from 'pg';
 
 /** Node's socket errors that mean the server could not be reached or went away. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /**
  * node-postgres's own errors for a connection that ended under a query, or a client that lost its connection
  * (knex prefixes the SQL: "select … - Connection terminated unexpectedly").
  */
-const CLIENT_MESSAGES = [/(?:^| - )Connection terminated/, /(?:^| - )Client has encountered a connection error and is not queryable/, /(?:^| - )Client was closed and is not queryable/, /^statement connection closed$/];
+const CLIENT_MESSAGES = [
+  /(?:^| - )Connection terminated/,
+  /(?:^| - )Client has encountered a connection error and is not queryable/,
+  /(?:^| - )Client was closed and is not queryable/,
+  /^statement connection closed$/,
+];
 
 /**
  * Whether `test` holds for `err` or for an error it wraps — its `cause`, or one of an AggregateError's
@@ -38,7 +51,12 @@ export function someDatabaseCause(err: unknown, test: (err: object) => boolean, 
 function unavailable(err: object): boolean {
   if (err instanceof pg.DatabaseError) {
     // FATAL / PANIC end the session; class 08 is "connection exception", 57P0x the server shutting down or starting.
-    return err.severity === 'FATAL' || err.severity === 'PANIC' || (err.code ?? '').startsWith('08') || /^57P0\d$/.test(err.code ?? '');
+    return (
+      err.severity === 'FATAL' ||
+      err.severity === 'PANIC' ||
+      (err.code ?? '').startsWith('08') ||
+      /^57P0\d$/.test(err.code ?? '')
+    );
   }
   const e = err as { code?: unknown; name?: unknown; message?: unknown };
   if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return true;

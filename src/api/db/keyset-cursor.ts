@@ -33,15 +33,28 @@ export function decodeKeysetCursor(cursor: string, idPattern: RegExp): KeysetPos
 }
 
 /** Restricts a list ordered by (created_at, id) to the rows after `position` in that order (`desc`: before it). */
-export function whereAfter<Q extends Knex.QueryBuilder>(query: Q, position: KeysetPosition, order: 'asc' | 'desc' = 'asc'): Q {
-  return query.andWhereRaw(`(created_at, id) ${order === 'asc' ? '>' : '<'} (?::timestamptz, ?)`, [position.at, position.id]) as Q;
+export function whereAfter<Q extends Knex.QueryBuilder>(
+  query: Q,
+  position: KeysetPosition,
+  order: 'asc' | 'desc' = 'asc',
+): Q {
+  return query.andWhereRaw(`(created_at, id) ${order === 'asc' ? '>' : '<'} (?::timestamptz, ?)`, [
+    position.at,
+    position.id,
+  ]) as Q;
 }
 
 /** A page from rows read with `limit + 1`: the first `limit`, and the cursor of the next page when there is one. */
-export function keysetPage<R extends { created_at: Date; id: string }>(rows: readonly R[], limit: number): { page: R[]; nextCursor: string | null } {
+export function keysetPage<R extends { created_at: Date; id: string }>(
+  rows: readonly R[],
+  limit: number,
+): { page: R[]; nextCursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { page, nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.created_at, id: last.id }) : null };
+  return {
+    page,
+    nextCursor: rows.length > limit && last ? encodeKeysetCursor({ at: last.created_at, id: last.id }) : null,
+  };
 }
 
 /** What a paged list route asks for: at most `limit` rows, after the position `cursor` names (from the start without one). */
@@ -62,7 +75,12 @@ export async function readKeysetPage<R extends { created_at: Date; id: string }>
   order: 'asc' | 'desc' = 'asc',
 ): Promise<{ page: R[]; nextCursor: string | null }> {
   const position = request.cursor === undefined ? undefined : decodeKeysetCursor(request.cursor, idPattern);
-  query.orderBy([{ column: 'created_at', order }, { column: 'id', order }]).limit(request.limit + 1);
+  query
+    .orderBy([
+      { column: 'created_at', order },
+      { column: 'id', order },
+    ])
+    .limit(request.limit + 1);
   if (position) whereAfter(query, position, order);
   return keysetPage((await query) as R[], request.limit);
 }

@@ -27,14 +27,21 @@ export interface KnexLog {
  * What knex logs, made safe: an error through `describeError` (a database error by SQLSTATE, never its
  * message), text by its first line (its acquire errors carry a stack) with any URL cut to scheme and host.
  */
-const detailOf = (message: unknown) => (message instanceof Error ? describeError(message) : redactUrlsIn(String(message).split('\n')[0]!.slice(0, 500)));
+const detailOf = (message: unknown) =>
+  message instanceof Error ? describeError(message) : redactUrlsIn(String(message).split('\n')[0]!.slice(0, 500));
 
 /**
  * `applicationName` is what pg_stat_activity shows for the connections (the API's are 'treasury-api');
  * `log` receives knex's warnings and errors (a lost connection, a failed acquire) as structured lines;
  * `limits` are the API's session limits (migrations and other tools run without).
  */
-export function createKnex(connectionString: string, poolMax = 20, applicationName = 'treasury-api', log?: KnexLog, limits?: SessionLimits): Knex {
+export function createKnex(
+  connectionString: string,
+  poolMax = 20,
+  applicationName = 'treasury-api',
+  log?: KnexLog,
+  limits?: SessionLimits,
+): Knex {
   return knexFactory({
     client: 'pg',
     connection: {

@@ -10,7 +10,9 @@ export interface ResolvedDatabase {
   stop(): Promise<void>;
 }
 
-export async function resolveDatabase(config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'embeddedPgPort'>): Promise<ResolvedDatabase> {
+export async function resolveDatabase(
+  config: Pick<AppConfig, 'databaseUrl' | 'dataDir' | 'embeddedPgPort'>,
+): Promise<ResolvedDatabase> {
   if (config.databaseUrl) return { connectionString: config.databaseUrl, embedded: false, stop: async () => undefined };
   const { startEmbeddedPostgres } = await import('./embedded-postgres.js');
   const handle = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'pg'), port: config.embeddedPgPort });

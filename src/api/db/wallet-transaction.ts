@@ -123,7 +123,8 @@ function inlineParams(client: PoolClient, query: OpeningQuery): string {
     if (v === undefined) throw new Error('opening query: fewer parameters than placeholders');
     if (v === null) return 'NULL';
     if (v instanceof Date) return client.escapeLiteral(v.toISOString());
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return client.escapeLiteral(String(v));
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean')
+      return client.escapeLiteral(String(v));
     throw new Error(`opening query: parameter ${i} has an unsupported type (${typeof v})`);
   });
 }
@@ -148,13 +149,24 @@ export async function withWalletSnapshot<T>(
     const known = remembered?.();
     const query = known ? undefined : opening();
     return withPooledClient(knex, async (client) => {
-      const rows = known ?? ((await client.query({ name, text: positional(query!.sql), values: [...query!.params] })).rows as Record<string, unknown>[]);
+      const rows =
+        known ??
+        ((await client.query({ name, text: positional(query!.sql), values: [...query!.params] })).rows as Record<
+          string,
+          unknown
+        >[]);
       let used = false;
       const tx: WalletTx = {
         query: async (sql, params, statementName) => {
           if (used) throw new Error('withWalletSnapshot: one write statement only (it runs in autocommit)');
           used = true;
-          return (await client.query(statementName ? { name: statementName, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows;
+          return (
+            await client.query(
+              statementName
+                ? { name: statementName, text: positional(sql), values: params }
+                : { text: positional(sql), values: params },
+            )
+          ).rows;
         },
       };
       return fn(tx, rows);
@@ -225,14 +237,21 @@ async function lockedTransaction<T>(
       let thenRows: Record<string, unknown>[][] = [];
       if (opening) {
         const statements = [opening, ...(opening.then ?? [])].map((q) => inlineParams(client, q));
-        const results = (await client.query(`${lock}; ${statements.join('; ')}`)) as unknown as Array<{ rows: Record<string, unknown>[] }>;
+        const results = (await client.query(`${lock}; ${statements.join('; ')}`)) as unknown as Array<{
+          rows: Record<string, unknown>[];
+        }>;
         openingRows = results[2]!.rows;
         thenRows = results.slice(3).map((r) => r.rows);
       } else {
         await client.query(lock);
       }
       const tx: WalletTx = {
-        query: async (sql, params, name) => (await client.query(name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params })).rows,
+        query: async (sql, params, name) =>
+          (
+            await client.query(
+              name ? { name, text: positional(sql), values: params } : { text: positional(sql), values: params },
+            )
+          ).rows,
       };
       const result = await fn(tx, openingRows, thenRows);
       await client.query('COMMIT');
@@ -255,8 +274,16 @@ async function lockedTransaction<T>(
  * One prepared statement outside any explicit transaction (it commits on its own), on a raw pooled
  * connection: the pay path's lock-free second step, where the signature is recorded before it is released.
  */
-export async function runStatement<R = Record<string, unknown>>(knex: Knex, sql: string, params: unknown[], name: string): Promise<R[]> {
-  return withPooledClient(knex, async (client) => (await client.query({ name, text: positional(sql), values: params })).rows as R[]);
+export async function runStatement<R = Record<string, unknown>>(
+  knex: Knex,
+  sql: string,
+  params: unknown[],
+  name: string,
+): Promise<R[]> {
+  return withPooledClient(
+    knex,
+    async (client) => (await client.query({ name, text: positional(sql), values: params })).rows as R[],
+  );
 }
 
 /**

@@ -12,7 +12,13 @@ export type Recovery =
   | { kind: 'reauthenticate'; cli_command: string; login_command: string }
   | { kind: 'fund_wallet'; deposit_url: string; deposit_uri: string; shortfall_usd: string; chain: string }
   /** `cli_command` signs the owner in again (SIWE, keystore passphrase) before it changes the cap. */
-  | { kind: 'raise_pat_cap'; settings_url: string; cli_command: string; current_cap_usd: string; attempted_amount_usd: string }
+  | {
+      kind: 'raise_pat_cap';
+      settings_url: string;
+      cli_command: string;
+      current_cap_usd: string;
+      attempted_amount_usd: string;
+    }
   | { kind: 'raise_max_amount'; required_amount_usd: string; current_max_amount_usd: string }
   | { kind: 'use_alternate_scheme'; offered_schemes: string[] }
   | { kind: 'create_wallet'; chain: string; dashboard_url: string }
@@ -40,7 +46,11 @@ export class AppError extends BaseError<ErrorCode, Record<string, unknown>> {
 
   /** `options.fields` become `details`: the fields the response body carries beside `error_code`. */
   constructor(code: ErrorCode, options: AppErrorOptions = {}) {
-    super(code, { message: options.message ?? ERROR_CODES[code].message, details: options.fields ?? {}, cause: options.cause });
+    super(code, {
+      message: options.message ?? ERROR_CODES[code].message,
+      details: options.fields ?? {},
+      cause: options.cause,
+    });
     this.status = ERROR_CODES[code].status;
     this.recovery = options.recovery;
     this.headers = options.headers ?? {};

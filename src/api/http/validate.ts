@@ -11,10 +11,19 @@ import { toStorableText } from './schemas/common-schemas.js';
 /** `text` as it may be shown and logged: storable characters only, at most 200 of them. */
 const displayable = (text: string): string => toStorableText(text.length > 200 ? `${text.slice(0, 200)}…` : text);
 
-export function validate<S extends z.ZodType>(schema: S, value: unknown, where: 'body' | 'path' | 'query' = 'body'): z.infer<S> {
+export function validate<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: 'body' | 'path' | 'query' = 'body',
+): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.slice(0, 20).map((i) => ({ path: displayable(i.path.map(String).join('.')), message: displayable(i.message) }));
+  const issues = parsed.error.issues
+    .slice(0, 20)
+    .map((i) => ({ path: displayable(i.path.map(String).join('.')), message: displayable(i.message) }));
   if (where === 'path') throw new AppError('invalid_path_parameter', { fields: { issues } });
-  throw new AppError('invalid_request', { message: `The request ${where} is invalid: ${issues.map((i) => (i.path ? `${i.path}: ` : '') + i.message).join('; ')}`, fields: { issues } });
+  throw new AppError('invalid_request', {
+    message: `The request ${where} is invalid: ${issues.map((i) => (i.path ? `${i.path}: ` : '') + i.message).join('; ')}`,
+    fields: { issues },
+  });
 }

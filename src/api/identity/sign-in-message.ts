@@ -31,46 +31,71 @@ export interface SignInExpectations {
 
 const CLOCK_SKEW_MS = 60_000;
 
-function checkTimes(issuedAt: Date | undefined, expiration: Date | undefined, notBefore: Date | undefined, expect: SignInExpectations): void {
+function checkTimes(
+  issuedAt: Date | undefined,
+  expiration: Date | undefined,
+  notBefore: Date | undefined,
+  expect: SignInExpectations,
+): void {
   const now = expect.now.getTime();
-  if (!issuedAt || Number.isNaN(issuedAt.getTime())) throw new AppError('sign_in_message_invalid', { message: 'Issued At is missing or malformed.' });
-  if (issuedAt.getTime() > now + CLOCK_SKEW_MS) throw new AppError('sign_in_expired', { message: 'Issued At is in the future.' });
-  if (issuedAt.getTime() < now - expect.maxAgeSeconds * 1000) throw new AppError('sign_in_expired', { message: 'The message was issued too long ago.' });
-  if (expiration && expiration.getTime() <= now) throw new AppError('sign_in_expired', { message: 'The message has expired.' });
-  if (notBefore && notBefore.getTime() > now + CLOCK_SKEW_MS) throw new AppError('sign_in_expired', { message: 'The message is not valid yet.' });
+  if (!issuedAt || Number.isNaN(issuedAt.getTime()))
+    throw new AppError('sign_in_message_invalid', { message: 'Issued At is missing or malformed.' });
+  if (issuedAt.getTime() > now + CLOCK_SKEW_MS)
+    throw new AppError('sign_in_expired', { message: 'Issued At is in the future.' });
+  if (issuedAt.getTime() < now - expect.maxAgeSeconds * 1000)
+    throw new AppError('sign_in_expired', { message: 'The message was issued too long ago.' });
+  if (expiration && expiration.getTime() <= now)
+    throw new AppError('sign_in_expired', { message: 'The message has expired.' });
+  if (notBefore && notBefore.getTime() > now + CLOCK_SKEW_MS)
+    throw new AppError('sign_in_expired', { message: 'The message is not valid yet.' });
 }
 
 function checkOrigin(domain: string | undefined, uri: string | undefined, expect: SignInExpectations): void {
   const origin = new URL(expect.publicUrl);
-  if (domain !== origin.host) throw new AppError('sign_in_domain_mismatch', { fields: { expected_domain: origin.host } });
+  if (domain !== origin.host)
+    throw new AppError('sign_in_domain_mismatch', { fields: { expected_domain: origin.host } });
   let uriOrigin: string | undefined;
   try {
     uriOrigin = uri ? new URL(uri).origin : undefined;
   } catch {
     uriOrigin = undefined;
   }
-  if (uriOrigin !== origin.origin) throw new AppError('sign_in_domain_mismatch', { message: 'The URI is not on this server.', fields: { expected_origin: origin.origin } });
+  if (uriOrigin !== origin.origin)
+    throw new AppError('sign_in_domain_mismatch', {
+      message: 'The URI is not on this server.',
+      fields: { expected_origin: origin.origin },
+    });
 }
 
-export async function verifySiwe(message: string, signature: string, expect: SignInExpectations): Promise<VerifiedSignIn> {
+export async function verifySiwe(
+  message: string,
+  signature: string,
+  expect: SignInExpectations,
+): Promise<VerifiedSignIn> {
   let fields: ReturnType<typeof parseSiweMessage>;
   try {
     fields = parseSiweMessage(message);
   } catch {
     throw new AppError('sign_in_message_invalid');
   }
-  if (!fields.address || !fields.nonce || fields.version !== '1' || fields.chainId === undefined) throw new AppError('sign_in_message_invalid');
-  if (!expect.evmChainIds.includes(fields.chainId)) throw new AppError('sign_in_chain_not_supported', { fields: { chain_id: fields.chainId, supported: expect.evmChainIds } });
+  if (!fields.address || !fields.nonce || fields.version !== '1' || fields.chainId === undefined)
+    throw new AppError('sign_in_message_invalid');
+  if (!expect.evmChainIds.includes(fields.chainId))
+    throw new AppError('sign_in_chain_not_supported', {
+      fields: { chain_id: fields.chainId, supported: expect.evmChainIds },
+    });
   checkOrigin(fields.domain, fields.uri, expect);
   checkTimes(fields.issuedAt, fields.expirationTime, fields.notBefore, expect);
-  if (!validateSiweMessage({ message: fields, domain: new URL(expect.publicUrl).host, time: expect.now })) throw new AppError('sign_in_expired');
+  if (!validateSiweMessage({ message: fields, domain: new URL(expect.publicUrl).host, time: expect.now }))
+    throw new AppError('sign_in_expired');
   if (!/^0x[0-9a-fA-F]{130}$/.test(signature)) throw new AppError('sign_in_signature_invalid');
   const ok = await verifyMessage({ address: fields.address, message, signature: signature as Hex }).catch(() => false);
   if (!ok) throw new AppError('sign_in_signature_invalid');
   return { chain: 'evm', address: getAddress(fields.address), nonce: fields.nonce };
 }
 
-const SIWS_HEADER = /^(?<domain>[^\s]+) wants you to sign in with your Solana account:\n(?<address>[1-9A-HJ-NP-Za-km-z]{32,44})\n/;
+const SIWS_HEADER =
+  /^(?<domain>[^\s]+) wants you to sign in with your Solana account:\n(?<address>[1-9A-HJ-NP-Za-km-z]{32,44})\n/;
 
 /** Parses the Solana sign-in text (CAIP-122 layout): header, address, optional statement, `Key: value` lines. */
 export function parseSiws(message: string): { domain: string; address: string; fields: Record<string, string> } {
@@ -84,7 +109,11 @@ export function parseSiws(message: string): { domain: string; address: string; f
   return { domain: header.groups.domain!, address: header.groups.address!, fields };
 }
 
-export async function verifySiws(message: string, signature: string, expect: SignInExpectations): Promise<VerifiedSignIn> {
+export async function verifySiws(
+  message: string,
+  signature: string,
+  expect: SignInExpectations,
+): Promise<VerifiedSignIn> {
   const parsed = parseSiws(message);
   const nonce = parsed.fields.Nonce;
   if (!nonce || parsed.fields.Version !== '1') throw new AppError('sign_in_message_invalid');
@@ -94,7 +123,12 @@ export async function verifySiws(message: string, signature: string, expect: Sig
   }
   checkOrigin(parsed.domain, parsed.fields.URI, expect);
   const date = (v: string | undefined) => (v === undefined ? undefined : new Date(v));
-  checkTimes(date(parsed.fields['Issued At']), date(parsed.fields['Expiration Time']), date(parsed.fields['Not Before']), expect);
+  checkTimes(
+    date(parsed.fields['Issued At']),
+    date(parsed.fields['Expiration Time']),
+    date(parsed.fields['Not Before']),
+    expect,
+  );
   let publicKey: Uint8Array;
   let sig: Uint8Array;
   try {

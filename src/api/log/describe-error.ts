@@ -55,7 +55,8 @@ export function describeError(err: unknown, depth = 0): ErrorDescription | strin
     ...(err.stack ? { stack: redactUrlsIn(err.stack) } : {}),
   };
   const cause = (err as { cause?: unknown }).cause;
-  if (cause !== undefined) out.cause = depth < MAX_DEPTH ? describeError(cause, depth + 1) : 'cause not shown (too deep)';
+  if (cause !== undefined)
+    out.cause = depth < MAX_DEPTH ? describeError(cause, depth + 1) : 'cause not shown (too deep)';
   return out;
 }
 

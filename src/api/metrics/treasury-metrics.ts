@@ -92,13 +92,13 @@ export function createTreasuryMetrics() {
     }),
     patCapChecks: new Counter({
       name: 'treasury_pat_cap_checks_total',
-      help: 'Payments through a buyer PAT with a daily cap by where their cap check took the day\'s total: remembered by this process (group commit, no PAT lock) or read under the PAT\'s lock.',
+      help: "Payments through a buyer PAT with a daily cap by where their cap check took the day's total: remembered by this process (group commit, no PAT lock) or read under the PAT's lock.",
       labelNames: ['source'] as const,
       registers: [registry],
     }),
     paySnapshots: new Counter({
       name: 'treasury_pay_snapshots_total',
-      help: 'Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet\'s last write in this process.',
+      help: "Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet's last write in this process.",
       labelNames: ['source'] as const,
       registers: [registry],
     }),
@@ -116,7 +116,7 @@ export function createTreasuryMetrics() {
     }),
     ledgerPendingRows: new Gauge({
       name: 'treasury_ledger_pending_rows',
-      help: 'Seller ledger rows waiting for on-chain verification, as last counted by this process\'s verifier.',
+      help: "Seller ledger rows waiting for on-chain verification, as last counted by this process's verifier.",
       registers: [registry],
     }),
     payConflicts: new Counter({
@@ -145,7 +145,7 @@ export function createTreasuryMetrics() {
     }),
     payConnectionsOpened: new Counter({
       name: 'treasury_pay_statement_connections_opened_total',
-      help: 'Connections opened by the pay path\'s group-commit writers (one each at start; more mean a connection broke and was replaced).',
+      help: "Connections opened by the pay path's group-commit writers (one each at start; more mean a connection broke and was replaced).",
       labelNames: ['writer'],
       registers: [registry],
     }),

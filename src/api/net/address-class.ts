@@ -28,10 +28,12 @@ export function classifyAddress(text: string): AddressClass {
   // node:net's strict forms only: ipaddr.js alone would also read '1.2.3' or octal '010.0.0.1' as IPv4.
   if (isIP(bare) === 0 || !ipaddr.isValid(bare)) return { address: text, range: 'invalid', global: false };
   let parsed = ipaddr.parse(bare);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress())
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
   if (range !== 'unicast') return { address: parsed.toString(), range, global: false };
   // 2000::/3: the first 16-bit group starts with the bits 001.
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts[0]! >>> 13 !== 0b001) return { address: parsed.toString(), range: 'outside_2000::/3', global: false };
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts[0]! >>> 13 !== 0b001)
+    return { address: parsed.toString(), range: 'outside_2000::/3', global: false };
   return { address: parsed.toString(), range, global: true };
 }

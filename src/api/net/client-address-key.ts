@@ -31,10 +31,12 @@ export function parseTrustedProxies(list: string): TrustedProxy[] {
     const entry = raw.trim();
     if (entry === '') continue;
     if (entry.includes('/')) {
-      if (!ipaddr.isValidCIDR(entry)) throw new Error(`invalid configuration: TREASURY_TRUSTED_PROXIES: "${entry}" is not a CIDR range`);
+      if (!ipaddr.isValidCIDR(entry))
+        throw new Error(`invalid configuration: TREASURY_TRUSTED_PROXIES: "${entry}" is not a CIDR range`);
       const [address, bits] = ipaddr.parseCIDR(entry);
       // An IPv4-mapped range (::ffff:10.0.0.0/104) is the IPv4 range, as peers are compared after the same mapping.
-      if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96) out.push([(address as ipaddr.IPv6).toIPv4Address(), bits - 96]);
+      if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96)
+        out.push([(address as ipaddr.IPv6).toIPv4Address(), bits - 96]);
       else out.push([address, bits]);
       continue;
     }
@@ -47,7 +49,10 @@ export function parseTrustedProxies(list: string): TrustedProxy[] {
 
 function isTrusted(address: Address, trusted: readonly TrustedProxy[]): boolean {
   // ipaddr's subnetMatch compares only ranges of the address's own kind.
-  return trusted.length > 0 && ipaddr.subnetMatch(address, { trusted: trusted as [Address, number][] }, 'other') === 'trusted';
+  return (
+    trusted.length > 0 &&
+    ipaddr.subnetMatch(address, { trusted: trusted as [Address, number][] }, 'other') === 'trusted'
+  );
 }
 
 /** The counting key of an address: IPv4 as is, IPv6 as its /64 (`2001:db8:1:2::/64`). */
@@ -61,7 +66,11 @@ export function addressKey(address: Address): string {
  * The client's counting key from the TCP peer address and the X-Forwarded-For header (as Node joins
  * repeated headers: comma-separated). `unknown` when the peer address is absent (a closed socket).
  */
-export function clientAddressKey(peer: string | undefined, forwardedFor: string | undefined, trusted: readonly TrustedProxy[]): string {
+export function clientAddressKey(
+  peer: string | undefined,
+  forwardedFor: string | undefined,
+  trusted: readonly TrustedProxy[],
+): string {
   let current = peer === undefined ? undefined : parseAddress(peer);
   if (!current) return 'unknown';
   if (trusted.length > 0 && forwardedFor) {

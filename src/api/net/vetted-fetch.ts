@@ -30,7 +30,10 @@ export interface ResolvedAddress {
 export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: HostResolver = async (hostname) =>
-  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
 
 export const DEFAULT_OUTBOUND_PORTS: readonly number[] = Object.freeze([80, 443]);
 
@@ -121,7 +124,9 @@ export async function vettedGet(url: URL, policy: OutboundPolicy): Promise<Vette
   const deadline = AbortSignal.timeout(policy.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const pinned = await Promise.race([
     vetHost(url, port, policy),
-    new Promise<never>((_, reject) => deadline.addEventListener('abort', () => reject(new OutboundError('timeout')), { once: true })),
+    new Promise<never>((_, reject) =>
+      deadline.addEventListener('abort', () => reject(new OutboundError('timeout')), { once: true }),
+    ),
   ]);
   if (deadline.aborted) throw new OutboundError('timeout');
   return new Promise<VettedResponse>((resolve, reject) => {
@@ -136,10 +141,16 @@ export async function vettedGet(url: URL, policy: OutboundPolicy): Promise<Vette
       method: 'GET',
       agent: false, // no pooled socket: each request connects to its own vetted address
       lookup: pinnedLookup(pinned),
-      headers: { 'user-agent': policy.userAgent ?? 'treasury-outbound/1', accept: '*/*', 'accept-encoding': 'identity', connection: 'close' },
+      headers: {
+        'user-agent': policy.userAgent ?? 'treasury-outbound/1',
+        accept: '*/*',
+        'accept-encoding': 'identity',
+        connection: 'close',
+      },
     };
     // TLS checks the certificate against the URL's host name (an IP literal sends no SNI).
-    if (url.protocol === 'https:' && !url.hostname.startsWith('[') && classifyAddress(url.hostname).range === 'invalid') options.servername = url.hostname;
+    if (url.protocol === 'https:' && !url.hostname.startsWith('[') && classifyAddress(url.hostname).range === 'invalid')
+      options.servername = url.hostname;
     const req = url.protocol === 'https:' ? https.request(url, options) : http.request(url, options);
     const onAbort = () => fail('timeout');
     deadline.addEventListener('abort', onAbort, { once: true });

@@ -20,7 +20,8 @@ export function uptoFacilitator(requirements: PaymentRequirements): string {
   const facilitator = extra.facilitatorAddress;
   const method = extra.assetTransferMethod;
   const problems: string[] = [];
-  if (typeof facilitator !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(facilitator) || /^0x0{40}$/.test(facilitator)) problems.push('extra.facilitatorAddress must be the facilitator\'s 0x address');
+  if (typeof facilitator !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(facilitator) || /^0x0{40}$/.test(facilitator))
+    problems.push("extra.facilitatorAddress must be the facilitator's 0x address");
   if (method !== undefined && method !== 'permit2') problems.push('extra.assetTransferMethod may only be "permit2"');
   if (problems.length > 0) throw new AppError('upto_requirements_invalid', { fields: { problems } });
   return getAddress(facilitator as string);
@@ -31,7 +32,11 @@ export function uptoFacilitator(requirements: PaymentRequirements): string {
  * maxTimeoutSeconds, a time-ordered nonce so that the wallet's nonce index grows at its edge), or the
  * caller's, which must be open now and may not outlast maxTimeoutSeconds.
  */
-export function authorizationWindow(plan: { validForSeconds: number; terms?: AuthorizationTerms | undefined }): { validAfter: string; validBefore: string; nonce: string } {
+export function authorizationWindow(plan: { validForSeconds: number; terms?: AuthorizationTerms | undefined }): {
+  validAfter: string;
+  validBefore: string;
+  nonce: string;
+} {
   const wallNow = Math.floor(Date.now() / 1000);
   const validAfter = plan.terms?.valid_after ?? String(wallNow - VALID_AFTER_SKEW_SECONDS);
   const validBefore = plan.terms?.valid_before ?? String(wallNow + plan.validForSeconds);
@@ -39,7 +44,12 @@ export function authorizationWindow(plan: { validForSeconds: number; terms?: Aut
   const problems: string[] = [];
   if (Number(validAfter) > wallNow) problems.push('valid_after is in the future');
   if (Number(validBefore) <= wallNow + 5) problems.push('valid_before has passed or is less than 6 s away');
-  if (Number(validBefore) > wallNow + plan.validForSeconds + 60) problems.push(`valid_before is more than maxTimeoutSeconds (${plan.validForSeconds} s) away`);
-  if (problems.length > 0) throw new AppError('invalid_authorization_terms', { message: `The proposed authorization cannot be signed: ${problems.join('; ')}.`, fields: { problems } });
+  if (Number(validBefore) > wallNow + plan.validForSeconds + 60)
+    problems.push(`valid_before is more than maxTimeoutSeconds (${plan.validForSeconds} s) away`);
+  if (problems.length > 0)
+    throw new AppError('invalid_authorization_terms', {
+      message: `The proposed authorization cannot be signed: ${problems.join('; ')}.`,
+      fields: { problems },
+    });
   return { validAfter, validBefore, nonce };
 }

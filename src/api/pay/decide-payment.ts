@@ -51,39 +51,83 @@ export interface DecisionInput {
 }
 
 /** The outcome, the write that records it, and what the snapshot becomes once it is written. */
-export function decidePayment({ snapshot, plan, payer, requestHash, lockKey, chains, now, mint }: DecisionInput): Decided {
+export function decidePayment({
+  snapshot,
+  plan,
+  payer,
+  requestHash,
+  lockKey,
+  chains,
+  now,
+  mint,
+}: DecisionInput): Decided {
   const { wallet, state, auditHead, previous } = snapshot;
   const windows = policyWindows(now);
   const walletChain = chains.resolve(wallet.network);
   if (!walletChain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
   const chain = plan.chain ?? walletChain;
   if (chain.network !== wallet.network) {
-    throw new AppError('network_not_supported', { message: `This wallet is on ${wallet.network}; the payment asks for ${chain.network}.`, fields: { network: chain.network, wallet_network: wallet.network } });
+    throw new AppError('network_not_supported', {
+      message: `This wallet is on ${wallet.network}; the payment asks for ${chain.network}.`,
+      fields: { network: chain.network, wallet_network: wallet.network },
+    });
   }
   if (!wallet.wallet_key_ref) throw new AppError('wallet_revoked');
-  const domain = { name: plan.domain?.name ?? chain.usdcName, version: plan.domain?.version ?? chain.usdcVersion, chainId: chain.chainId, verifyingContract: chain.usdc };
+  const domain = {
+    name: plan.domain?.name ?? chain.usdcName,
+    version: plan.domain?.version ?? chain.usdcVersion,
+    chainId: chain.chainId,
+    verifyingContract: chain.usdc,
+  };
   const keys = { accountKeyRef: wallet.account_key_ref, walletKeyRef: wallet.wallet_key_ref, domain, windows };
 
   if (previous) {
-    if (previous.request_hash !== requestHash) throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: payer.idempotencyKey } });
+    if (previous.request_hash !== requestHash)
+      throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: payer.idempotencyKey } });
     if (previous.status === 'signed') return { outcome: { kind: 'replayed', payment: previous.response } };
     // Reserved by an attempt whose response was lost before signing: sign the same message now.
     if (paymentTerms(previous.response).from.toLowerCase() !== wallet.address.toLowerCase()) {
-      throw new AppError('idempotency_key_conflict', { message: 'The wallet was rotated since this Idempotency-Key was first used.', fields: { idempotency_key: payer.idempotencyKey } });
+      throw new AppError('idempotency_key_conflict', {
+        message: 'The wallet was rotated since this Idempotency-Key was first used.',
+        fields: { idempotency_key: payer.idempotencyKey },
+      });
     }
     return { outcome: { kind: 'reserved', fresh: false, payment: previous.response, ...keys } satisfies Reservation };
   }
 
-  const request: SpendRequest = { kind: plan.kind, amountMicro: plan.amountMicro, to: plan.to, capability: plan.capability };
+  const request: SpendRequest = {
+    kind: plan.kind,
+    amountMicro: plan.amountMicro,
+    to: plan.to,
+    capability: plan.capability,
+  };
   const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
   const decisionId = mint.id('pd_');
   if (!decision.allowed) {
-    const decisionRow: DecisionRow = { id: decisionId, walletId: wallet.id, outcome: 'deny', kind: plan.kind, amountMicro: plan.amountMicro.toString(), to: plan.to, capability: plan.capability ?? null, violations: JSON.stringify(decision.violations), headroom: JSON.stringify(decision.headroom), at: now };
+    const decisionRow: DecisionRow = {
+      id: decisionId,
+      walletId: wallet.id,
+      outcome: 'deny',
+      kind: plan.kind,
+      amountMicro: plan.amountMicro.toString(),
+      to: plan.to,
+      capability: plan.capability ?? null,
+      violations: JSON.stringify(decision.violations),
+      headroom: JSON.stringify(decision.headroom),
+      at: now,
+    };
     const audit = buildAuditRow(auditHead, {
       chainKey: wallet.id,
       eventType: 'policy.denied',
       actor: payer.actor,
-      payload: { decision_id: decisionId, kind: plan.kind, to: plan.to, amount_usd: formatUsd(plan.amountMicro), capability: plan.capability ?? null, rules: decision.violations.map((v) => v.rule) },
+      payload: {
+        decision_id: decisionId,
+        kind: plan.kind,
+        to: plan.to,
+        amount_usd: formatUsd(plan.amountMicro),
+        capability: plan.capability ?? null,
+        rules: decision.violations.map((v) => v.rule),
+      },
       at: now,
     });
     return {
@@ -119,13 +163,29 @@ export function decidePayment({ snapshot, plan, payer, requestHash, lockKey, cha
           },
           ...common,
         }
-      : { scheme: 'exact', authorization: { from: wallet.address, to: plan.to, value: plan.amountMicro.toString(), ...window }, ...common };
+      : {
+          scheme: 'exact',
+          authorization: { from: wallet.address, to: plan.to, value: plan.amountMicro.toString(), ...window },
+          ...common,
+        };
   const authorization = paymentTerms(payment);
   const audit = buildAuditRow(auditHead, {
     chainKey: wallet.id,
     eventType: plan.kind === 'pay' ? 'payment.reserved' : 'transfer.reserved',
     actor: payer.actor,
-    payload: { authorization_id: authorizationId, decision_id: decisionId, scheme: plan.scheme, ...(plan.facilitator ? { facilitator: plan.facilitator } : {}), to: plan.to, amount_usd: payment.amount_usd, network: chain.network, nonce: authorization.nonce, valid_before: authorization.validBefore, capability: plan.capability ?? null, resource: plan.resource ?? null },
+    payload: {
+      authorization_id: authorizationId,
+      decision_id: decisionId,
+      scheme: plan.scheme,
+      ...(plan.facilitator ? { facilitator: plan.facilitator } : {}),
+      to: plan.to,
+      amount_usd: payment.amount_usd,
+      network: chain.network,
+      nonce: authorization.nonce,
+      valid_before: authorization.validBefore,
+      capability: plan.capability ?? null,
+      resource: plan.resource ?? null,
+    },
     at: now,
   });
   const amount = plan.amountMicro.toString();
@@ -134,14 +194,51 @@ export function decidePayment({ snapshot, plan, payer, requestHash, lockKey, cha
     write: {
       lockKey,
       authorization: {
-        id: authorizationId, walletId: wallet.id, decisionId, kind: plan.kind, scheme: plan.scheme, network: chain.network, asset: chain.usdc, from: wallet.address, to: plan.to,
-        valueRaw: authorization.value, amountMicro: amount, validAfter: authorization.validAfter, validBefore: authorization.validBefore, nonce: authorization.nonce,
-        capability: plan.capability ?? null, resource: plan.resource ?? null, idempotencyKey: payer.idempotencyKey ?? null, requestHash,
+        id: authorizationId,
+        walletId: wallet.id,
+        decisionId,
+        kind: plan.kind,
+        scheme: plan.scheme,
+        network: chain.network,
+        asset: chain.usdc,
+        from: wallet.address,
+        to: plan.to,
+        valueRaw: authorization.value,
+        amountMicro: amount,
+        validAfter: authorization.validAfter,
+        validBefore: authorization.validBefore,
+        nonce: authorization.nonce,
+        capability: plan.capability ?? null,
+        resource: plan.resource ?? null,
+        idempotencyKey: payer.idempotencyKey ?? null,
+        requestHash,
         // The payment object, serialised when the write is sent: a payment signed in place replaces it first.
-        response: payment, actor: payer.actor, at: now, status: 'reserved', signature: null, signedAt: null,
+        response: payment,
+        actor: payer.actor,
+        at: now,
+        status: 'reserved',
+        signature: null,
+        signedAt: null,
       },
-      spend: { walletId: wallet.id, windowStarts: { day: isoDate(windows.dayStart), week: isoDate(windows.weekStart), month: isoDate(windows.monthStart) }, amountMicro: plan.amountMicro },
-      ...(payer.pat ? { patSpend: { tokenId: payer.pat.tokenId, day: isoDate(windows.dayStart), amountMicro: plan.amountMicro, capMicro: payer.pat.dailyCapMicro } } : {}),
+      spend: {
+        walletId: wallet.id,
+        windowStarts: {
+          day: isoDate(windows.dayStart),
+          week: isoDate(windows.weekStart),
+          month: isoDate(windows.monthStart),
+        },
+        amountMicro: plan.amountMicro,
+      },
+      ...(payer.pat
+        ? {
+            patSpend: {
+              tokenId: payer.pat.tokenId,
+              day: isoDate(windows.dayStart),
+              amountMicro: plan.amountMicro,
+              capMicro: payer.pat.dailyCapMicro,
+            },
+          }
+        : {}),
       audit,
     },
     change: { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now },

@@ -71,11 +71,13 @@ export class ExpiredReservationSweeper {
     const cutoff = Math.floor(this.clock().getTime() / 1000) - this.graceSeconds;
     const from = this.sweptUpTo ?? cutoff - this.lookbackSeconds;
     if (cutoff <= from) return 0;
-    const rows = (await this.knex.raw(
-      `SELECT id, wallet_id, decision_id, amount_micro, nonce, actor, created_at, valid_before FROM authorizations
+    const rows = (
+      await this.knex.raw(
+        `SELECT id, wallet_id, decision_id, amount_micro, nonce, actor, created_at, valid_before FROM authorizations
         WHERE valid_before > ? AND valid_before <= ? AND status = 'reserved' ORDER BY valid_before LIMIT ?`,
-      [from, cutoff, this.batch],
-    )).rows as ExpiredRow[];
+        [from, cutoff, this.batch],
+      )
+    ).rows as ExpiredRow[];
     let released = 0;
     for (const row of rows) {
       const amountMicro = BigInt(row.amount_micro);

@@ -15,10 +15,23 @@ import type { CallContext, PayService } from './pay-service.js';
 import type { SettlementService } from './settlement-service.js';
 import type { WalletService } from '../services/wallet-service.js';
 import { authorizationIdSchema, walletIdSchema } from '../http/schemas/common-schemas.js';
-import { evaluateBodySchema, idempotencyKeySchema, payBodySchema, putPolicyBodySchema, settlementBodySchema, transferBodySchema } from './pay-schemas.js';
+import {
+  evaluateBodySchema,
+  idempotencyKeySchema,
+  payBodySchema,
+  putPolicyBodySchema,
+  settlementBodySchema,
+  transferBodySchema,
+} from './pay-schemas.js';
 import { validate } from '../http/validate.js';
 
-export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; pay: PayService; settlements: SettlementService; knex: Knex }): Router {
+export function payRoutes(deps: {
+  auth: Authenticator;
+  wallets: WalletService;
+  pay: PayService;
+  settlements: SettlementService;
+  knex: Knex;
+}): Router {
   const router = new Router();
 
   /**
@@ -28,14 +41,20 @@ export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; p
    */
   const scope = async (ctx: Context, agentAllowed = true) => {
     const principal = await deps.auth.authenticate(ctx.get('authorization'));
-    const accountId = agentAllowed ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal);
+    const accountId = agentAllowed
+      ? await resolveWalletScope(deps.knex, principal, true)
+      : requireTreasuryScope(principal);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
     const binding = agentAllowed ? agentBinding(principal) : undefined;
     const pat = binding ? { tokenId: binding.patId, dailyCapMicro: binding.dailyCapMicro } : undefined;
     return { accountId, walletId, actor: binding ? binding.patId : principal.actor, pat };
   };
 
-  const callContext = (ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'request'>, body: unknown): CallContext => {
+  const callContext = (
+    ctx: Context,
+    s: Omit<CallContext, 'idempotencyKey' | 'request'>,
+    body: unknown,
+  ): CallContext => {
     const header = ctx.get('idempotency-key');
     let idempotencyKey: string | undefined;
     if (header !== '') {
@@ -62,14 +81,24 @@ export function payRoutes(deps: { auth: Authenticator; wallets: WalletService; p
   router.post('/v1/wallets/:id/policy/evaluate', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(evaluateBodySchema, ctx.state.body);
-    const decision = await deps.pay.evaluate(s.accountId, s.walletId, { kind: body.kind, to: body.to, amountMicro: parseUsd(body.amount_usd), capability: body.capability });
+    const decision = await deps.pay.evaluate(s.accountId, s.walletId, {
+      kind: body.kind,
+      to: body.to,
+      amountMicro: parseUsd(body.amount_usd),
+      capability: body.capability,
+    });
     ctx.body = { wallet_id: s.walletId, ...decision, dry_run: true };
   });
 
   router.post('/v1/wallets/:id/pay', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(payBodySchema, ctx.state.body);
-    ctx.body = await deps.pay.pay(callContext(ctx, s, ctx.state.body), body.payment_requirements, body.capability, body.authorization);
+    ctx.body = await deps.pay.pay(
+      callContext(ctx, s, ctx.state.body),
+      body.payment_requirements,
+      body.capability,
+      body.authorization,
+    );
   });
 
   router.post('/v1/wallets/:id/transfer', async (ctx) => {

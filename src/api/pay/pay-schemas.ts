@@ -8,11 +8,17 @@ import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
 import { evmAddressSchema } from '../../../policy/policy-schema.js';
 import { rawAmount } from '../../shared/amount-bounds.js';
-import { paymentRequirementsSchema as wirePaymentRequirementsSchema, requirementsExtraSchema } from '../../x402/wire-schemas.js';
+import {
+  paymentRequirementsSchema as wirePaymentRequirementsSchema,
+  requirementsExtraSchema,
+} from '../../x402/wire-schemas.js';
 import { boundedPolicy, plainText, storedProse, storedString, usdAmount } from '../http/schemas/common-schemas.js';
 
 /** A recipient: a valid address that is not the zero address (USDC refuses it; funds would be lost). */
-export const recipientSchema = evmAddressSchema.refine((a) => !/^0x0{40}$/.test(a), 'the zero address cannot receive payments');
+export const recipientSchema = evmAddressSchema.refine(
+  (a) => !/^0x0{40}$/.test(a),
+  'the zero address cannot receive payments',
+);
 
 export const requestCapabilitySchema = z
   .string()
@@ -31,7 +37,9 @@ export const paymentRequirementsSchema = wirePaymentRequirementsSchema.extend({
   payTo: recipientSchema,
   amount: rawAmount,
   asset: evmAddressSchema,
-  extra: requirementsExtraSchema.extend({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() }).optional(),
+  extra: requirementsExtraSchema
+    .extend({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() })
+    .optional(),
   maxTimeoutSeconds: z.number().int().min(1).max(86_400),
   resource: storedString(2048).optional(),
   description: storedProse(1024).optional(),
@@ -51,7 +59,10 @@ export const authorizationTermsSchema = z
     /** 32 bytes as 0x + 64 hex, or (Permit2 style, for upto) a decimal integer below 2^256; kept as 0x hex. */
     nonce: z
       .union([
-        z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce').transform((v) => v.toLowerCase()),
+        z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte hex nonce')
+          .transform((v) => v.toLowerCase()),
         z
           .string()
           .refine(isRawAmount, 'expected a decimal nonce below 2^256')

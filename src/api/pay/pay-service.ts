@@ -120,15 +120,27 @@ export class PayService {
   }
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
-  async pay(ctx: CallContext, requirements: PaymentRequirements, capability: string | undefined, terms?: AuthorizationTerms): Promise<PaymentAuthorization> {
+  async pay(
+    ctx: CallContext,
+    requirements: PaymentRequirements,
+    capability: string | undefined,
+    terms?: AuthorizationTerms,
+  ): Promise<PaymentAuthorization> {
     const scheme = requirements.scheme;
     if (scheme !== 'exact' && (scheme !== 'upto' || !this.chainReader)) {
-      throw new AppError('scheme_not_supported', { fields: { scheme, supported_schemes: this.chainReader ? ['exact', 'upto'] : ['exact'] } });
+      throw new AppError('scheme_not_supported', {
+        fields: { scheme, supported_schemes: this.chainReader ? ['exact', 'upto'] : ['exact'] },
+      });
     }
     const chain = this.chains.resolve(requirements.network);
-    if (!chain) throw new AppError('network_not_supported', { fields: { network: requirements.network, supported: this.chains.chains.map((c) => c.network) } });
+    if (!chain)
+      throw new AppError('network_not_supported', {
+        fields: { network: requirements.network, supported: this.chains.chains.map((c) => c.network) },
+      });
     if (requirements.asset.toLowerCase() !== chain.usdc.toLowerCase()) {
-      throw new AppError('asset_not_supported', { fields: { asset: requirements.asset, expected: chain.usdc, network: chain.network } });
+      throw new AppError('asset_not_supported', {
+        fields: { asset: requirements.asset, expected: chain.usdc, network: chain.network },
+      });
     }
     const name = requirements.extra?.name;
     const version = requirements.extra?.version;
@@ -153,7 +165,10 @@ export class PayService {
   }
 
   /** External transfer: recipient and USD amount; network and token from the wallet's chain; no capability. */
-  async transfer(ctx: CallContext, body: { to: string; amount_usd: string; valid_for_seconds?: number | undefined }): Promise<PaymentAuthorization> {
+  async transfer(
+    ctx: CallContext,
+    body: { to: string; amount_usd: string; valid_for_seconds?: number | undefined },
+  ): Promise<PaymentAuthorization> {
     return this.spend(ctx, {
       kind: 'transfer',
       scheme: 'exact',
@@ -177,7 +192,11 @@ export class PayService {
    */
   async evaluate(accountId: string, walletId: string, request: SpendRequest): Promise<PolicyDecision> {
     const now = this.clock();
-    const snapshot = checkedSnapshot(await this.deps.snapshots.read(walletId, now, undefined, 'evaluate'), accountId, walletId);
+    const snapshot = checkedSnapshot(
+      await this.deps.snapshots.read(walletId, now, undefined, 'evaluate'),
+      accountId,
+      walletId,
+    );
     return evaluatePolicy(snapshot.wallet.policy as WalletPolicy, request, snapshot.state, now);
   }
 
@@ -203,13 +222,22 @@ export class PayService {
     }
     this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'insufficient' });
     throw new AppError('permit2_allowance_required', {
-      fields: { owner, token: chain.usdc, spender: PERMIT2_ADDRESS, network: chain.network, allowance_raw: allowance.toString(), required_raw: amount.toString() },
+      fields: {
+        owner,
+        token: chain.usdc,
+        spender: PERMIT2_ADDRESS,
+        network: chain.network,
+        allowance_raw: allowance.toString(),
+        required_raw: amount.toString(),
+      },
     });
   }
 
   /** Reserve (./reserve-payment.ts), then answer: 403 for a denial, the stored payment for a replay, or sign and record what was reserved. */
   private async spend(ctx: CallContext, plan: SpendPlan): Promise<PaymentAuthorization> {
-    const requestHash = ctx.idempotencyKey ? createHash('sha256').update(canonicalJson(ctx.request)).digest('hex') : null;
+    const requestHash = ctx.idempotencyKey
+      ? createHash('sha256').update(canonicalJson(ctx.request)).digest('hex')
+      : null;
     const stopReserve = once(this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind }));
     const outcome = await reservePayment(this.deps, ctx, plan, requestHash, stopReserve).finally(stopReserve);
 
@@ -220,7 +248,14 @@ export class PayService {
       const failClosed = rules.includes('transfer_not_permitted_with_capability_cap');
       throw new AppError(failClosed ? 'transfer_not_permitted_with_capability_cap' : 'policy_denied', {
         message: outcome.decision.violations.map((v) => v.message).join('; '),
-        fields: { reason: 'policy_denied', decision_id: outcome.decisionId, rule: rules[0], rules, violations: outcome.decision.violations, headroom: outcome.decision.headroom },
+        fields: {
+          reason: 'policy_denied',
+          decision_id: outcome.decisionId,
+          rule: rules[0],
+          rules,
+          violations: outcome.decision.violations,
+          headroom: outcome.decision.headroom,
+        },
       });
     }
     if (outcome.kind === 'replayed') {
@@ -259,7 +294,9 @@ export class PayService {
         throw err;
       });
     if (!row || row.status !== 'signed' || !row.response.signature) {
-      throw new AppError('internal_error', { message: 'The authorization was released before its signature could be recorded.' });
+      throw new AppError('internal_error', {
+        message: 'The authorization was released before its signature could be recorded.',
+      });
     }
     this.metrics.payDecisions.inc({ kind: plan.kind, outcome: outcome.fresh ? 'allow' : 'resumed' });
     this.faults.afterCommit?.();

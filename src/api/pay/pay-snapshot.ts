@@ -33,7 +33,13 @@ export interface PaySnapshot {
 }
 
 /** The row SNAPSHOT_SQL returns. */
-type SnapshotRow = SnapshotWallet & { last_paid_at: Date | null; totals: Record<string, string> | null; recent: VelocityWindow | null; audit_head: AuditHead | null; previous: PreviousAttempt | null };
+type SnapshotRow = SnapshotWallet & {
+  last_paid_at: Date | null;
+  totals: Record<string, string> | null;
+  recent: VelocityWindow | null;
+  audit_head: AuditHead | null;
+  previous: PreviousAttempt | null;
+};
 
 /** The snapshot in the rows SNAPSHOT_SQL read (none: no such wallet). */
 export function snapshotFromRows(rows: ReadonlyArray<Record<string, unknown>>): PaySnapshot | undefined {
@@ -54,7 +60,10 @@ export function snapshotFromRows(rows: ReadonlyArray<Record<string, unknown>>): 
 export function checkedSnapshot(snapshot: PaySnapshot | undefined, accountId: string, walletId: string): PaySnapshot {
   if (!snapshot || snapshot.wallet.account_id !== accountId) throw new AppError('wallet_not_found');
   const wallet = snapshot.wallet;
-  if (wallet.status === 'revoked') throw new AppError('wallet_revoked', { fields: { wallet_id: walletId, revoked_at: wallet.revoked_at?.toISOString() ?? null } });
+  if (wallet.status === 'revoked')
+    throw new AppError('wallet_revoked', {
+      fields: { wallet_id: walletId, revoked_at: wallet.revoked_at?.toISOString() ?? null },
+    });
   return snapshot;
 }
 
@@ -76,12 +85,17 @@ export function snapshotAfter(snapshot: PaySnapshot, change: SnapshotChange): Pa
  */
 export function snapshotAt(snapshot: PaySnapshot, now: Date): PaySnapshot | undefined {
   const cap = (snapshot.wallet.policy as { velocity_cap?: { window_seconds?: unknown } } | null)?.velocity_cap;
-  if (!cap) return snapshot.state.recentCount === (snapshot.recent?.count ?? 0) ? snapshot : { ...snapshot, state: { ...snapshot.state, recentCount: snapshot.recent?.count ?? 0 } };
+  if (!cap)
+    return snapshot.state.recentCount === (snapshot.recent?.count ?? 0)
+      ? snapshot
+      : { ...snapshot, state: { ...snapshot.state, recentCount: snapshot.recent?.count ?? 0 } };
   const recent = snapshot.recent;
   if (!recent || typeof cap.window_seconds !== 'number') return undefined;
   const aged = ageVelocityWindow(recent, cap.window_seconds, now);
   if (!aged) return undefined;
-  return aged === recent && snapshot.state.recentCount === recent.count ? snapshot : { ...snapshot, recent: aged, state: { ...snapshot.state, recentCount: aged.count } };
+  return aged === recent && snapshot.state.recentCount === recent.count
+    ? snapshot
+    : { ...snapshot, recent: aged, state: { ...snapshot.state, recentCount: aged.count } };
 }
 
 /** The UTC day, week and month `at` falls in: a remembered snapshot's totals hold only within them. */

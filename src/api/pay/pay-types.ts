@@ -68,7 +68,10 @@ export interface Reservation {
 }
 
 /** What a decision comes to: a denial, the replay of a signed attempt, or a reservation to sign. */
-export type DecisionOutcome = { kind: 'denied'; decisionId: string; decision: PolicyDecision } | { kind: 'replayed'; payment: PaymentAuthorization } | Reservation;
+export type DecisionOutcome =
+  | { kind: 'denied'; decisionId: string; decision: PolicyDecision }
+  | { kind: 'replayed'; payment: PaymentAuthorization }
+  | Reservation;
 
 /** How a wallet's snapshot changes once a decision's write committed: its new audit head, and a payment's amount and time. */
 export interface SnapshotChange {

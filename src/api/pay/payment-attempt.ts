@@ -35,7 +35,10 @@ export class PaymentAttempt {
     this.now = deps.clock();
     this.lockKey = walletLockKey(ctx.walletId).toString();
     // Without a cap (as `xx init` mints the agent's PAT) the write only adds to the PAT's total, which one statement does atomically.
-    this.cappedPat = ctx.pat && ctx.pat.dailyCapMicro !== null ? { tokenId: ctx.pat.tokenId, dailyCapMicro: ctx.pat.dailyCapMicro } : undefined;
+    this.cappedPat =
+      ctx.pat && ctx.pat.dailyCapMicro !== null
+        ? { tokenId: ctx.pat.tokenId, dailyCapMicro: ctx.pat.dailyCapMicro }
+        : undefined;
     this.cacheable = ctx.idempotencyKey === undefined || deps.memory.firstUseOfKey(ctx.walletId, ctx.idempotencyKey);
   }
 
@@ -43,7 +46,11 @@ export class PaymentAttempt {
   remembered(): PaySnapshot | undefined {
     if (!this.cacheable) return undefined;
     this.now = this.deps.clock();
-    const snapshot = this.deps.memory.snapshot(this.ctx.walletId, this.deps.writes.generationOf(this.lockKey), this.now);
+    const snapshot = this.deps.memory.snapshot(
+      this.ctx.walletId,
+      this.deps.writes.generationOf(this.lockKey),
+      this.now,
+    );
     if (snapshot) this.deps.metrics.paySnapshots.inc({ source: 'remembered' });
     return snapshot;
   }
@@ -63,13 +70,27 @@ export class PaymentAttempt {
   /** Everything but the write, on a checked snapshot: the outcome, the write that records it, and what the snapshot becomes. */
   decide(snapshot: PaySnapshot): Decided {
     const { deps, ctx } = this;
-    return decidePayment({ snapshot, plan: this.plan, payer: ctx, requestHash: this.requestHash, lockKey: this.lockKey, chains: deps.chains, now: this.now, mint: deps.mint });
+    return decidePayment({
+      snapshot,
+      plan: this.plan,
+      payer: ctx,
+      requestHash: this.requestHash,
+      lockKey: this.lockKey,
+      chains: deps.chains,
+      now: this.now,
+      mint: deps.mint,
+    });
   }
 
   /** Once this request's write is decided: what the wallet's next payment may decide on. */
   remember(snapshot: PaySnapshot, change: SnapshotChange): void {
     if (!this.cacheable) return;
-    this.deps.memory.rememberSnapshot(this.ctx.walletId, snapshotAfter(snapshot, change), change.at, this.deps.writes.generationOf(this.lockKey));
+    this.deps.memory.rememberSnapshot(
+      this.ctx.walletId,
+      snapshotAfter(snapshot, change),
+      change.at,
+      this.deps.writes.generationOf(this.lockKey),
+    );
   }
 
   /** Whether the remembered total of the capped PAT this UTC day leaves room for this payment. */

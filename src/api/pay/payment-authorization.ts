@@ -47,10 +47,24 @@ export type PaymentAuthorization =
   | (PaymentAuthorizationCommon & { scheme: 'upto'; permit2_authorization: Permit2Authorization });
 
 /** Sender, on-chain nonce (0x + 64 hex, as stored) and signature window of either kind of payment. */
-export function paymentTerms(p: PaymentAuthorization): { from: string; nonce: string; validAfter: string; validBefore: string; to: string; value: string } {
+export function paymentTerms(p: PaymentAuthorization): {
+  from: string;
+  nonce: string;
+  validAfter: string;
+  validBefore: string;
+  to: string;
+  value: string;
+} {
   if (p.scheme === 'upto') {
     const a = p.permit2_authorization;
-    return { from: a.from, nonce: numberToHex(BigInt(a.nonce), { size: 32 }), validAfter: a.witness.validAfter, validBefore: a.deadline, to: a.witness.to, value: a.permitted.amount };
+    return {
+      from: a.from,
+      nonce: numberToHex(BigInt(a.nonce), { size: 32 }),
+      validAfter: a.witness.validAfter,
+      validBefore: a.deadline,
+      to: a.witness.to,
+      value: a.permitted.amount,
+    };
   }
   return p.authorization;
 }

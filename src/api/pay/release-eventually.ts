@@ -17,7 +17,12 @@ import type { ReleaseReason } from './store/release-reservation.js';
 
 const RETRY_DELAYS_MS = [1_000, 5_000, 30_000];
 
-export function releaseEventually(deps: PayDeps, ctx: CallContext, reservation: Reservation, reason: Exclude<ReleaseReason, 'expired_unsigned'>): Promise<void> {
+export function releaseEventually(
+  deps: PayDeps,
+  ctx: CallContext,
+  reservation: Reservation,
+  reason: Exclude<ReleaseReason, 'expired_unsigned'>,
+): Promise<void> {
   const attempt = (n: number): Promise<void> =>
     release(deps, ctx, reservation, reason).catch(() => {
       if (n < RETRY_DELAYS_MS.length) setTimeout(() => void attempt(n + 1), RETRY_DELAYS_MS[n]).unref();
@@ -26,7 +31,12 @@ export function releaseEventually(deps: PayDeps, ctx: CallContext, reservation: 
   return attempt(0);
 }
 
-async function release(deps: PayDeps, ctx: CallContext, reservation: Reservation, reason: ReleaseReason): Promise<void> {
+async function release(
+  deps: PayDeps,
+  ctx: CallContext,
+  reservation: Reservation,
+  reason: ReleaseReason,
+): Promise<void> {
   const { payment, windows } = reservation;
   const released = await deps.writes.release(
     {

@@ -33,7 +33,11 @@ export interface SignedInPlace {
  * took it): the caller decides it under the PAT's lock. `decidedHook` runs once a reservation is decided,
  * before the signer is asked.
  */
-export async function reserveInGroupCommit(deps: PayDeps, attempt: PaymentAttempt, decidedHook: () => void): Promise<DecisionOutcome | SignedInPlace | { kind: 'no_room' }> {
+export async function reserveInGroupCommit(
+  deps: PayDeps,
+  attempt: PaymentAttempt,
+  decidedHook: () => void,
+): Promise<DecisionOutcome | SignedInPlace | { kind: 'no_room' }> {
   const decided = await decideInTurn(deps, attempt);
   if (!decided) return { kind: 'no_room' };
   const { outcome, write, place } = decided;
@@ -48,7 +52,10 @@ export async function reserveInGroupCommit(deps: PayDeps, attempt: PaymentAttemp
 }
 
 /** In the wallet's turn: the snapshot, the decision, what it leaves remembered, and its place in the queue (none for a replay or a resumed reservation). */
-async function decideInTurn(deps: PayDeps, attempt: PaymentAttempt): Promise<{ outcome: DecisionOutcome; write?: DecisionWrite; place?: WritePlace } | undefined> {
+async function decideInTurn(
+  deps: PayDeps,
+  attempt: PaymentAttempt,
+): Promise<{ outcome: DecisionOutcome; write?: DecisionWrite; place?: WritePlace } | undefined> {
   const { ctx, cappedPat } = attempt;
   const turn = enterWalletTurn(ctx.walletId);
   if (turn.ready) await turn.ready;
@@ -66,7 +73,8 @@ async function decideInTurn(deps: PayDeps, attempt: PaymentAttempt): Promise<{ o
     if (!decided.write) return { outcome: decided.outcome };
     // The wallet's next payment decides on this write's outcome while it is on its way.
     attempt.remember(snapshot, decided.change!);
-    if (cappedPat && decided.outcome.kind === 'reserved') deps.memory.countPatPayment(cappedPat.tokenId, attempt.plan.amountMicro);
+    if (cappedPat && decided.outcome.kind === 'reserved')
+      deps.memory.countPatPayment(cappedPat.tokenId, attempt.plan.amountMicro);
     const place = deps.writes.place(decided.write.lockKey);
     trackWrite(ctx.walletId, place.committed);
     return { outcome: decided.outcome, write: decided.write, place };
@@ -75,7 +83,14 @@ async function decideInTurn(deps: PayDeps, attempt: PaymentAttempt): Promise<{ o
   }
 }
 
-async function signInPlace(deps: PayDeps, ctx: CallContext, plan: SpendPlan, reservation: Reservation, write: DecisionWrite, place: WritePlace): Promise<SignedInPlace> {
+async function signInPlace(
+  deps: PayDeps,
+  ctx: CallContext,
+  plan: SpendPlan,
+  reservation: Reservation,
+  write: DecisionWrite,
+  place: WritePlace,
+): Promise<SignedInPlace> {
   const written = () =>
     place.committed.catch((err: unknown) => {
       throw markUncertain(err, reservation);

@@ -32,7 +32,13 @@ import { uncertainReservation } from './uncertain-reservation.js';
 const MAX_RESERVE_ATTEMPTS = 20;
 
 /** `decidedHook` runs once a reservation in the group commit is decided, before the signer is asked. */
-export async function reservePayment(deps: PayDeps, ctx: CallContext, plan: SpendPlan, requestHash: string | null, decidedHook: () => void): Promise<DecisionOutcome | SignedInPlace> {
+export async function reservePayment(
+  deps: PayDeps,
+  ctx: CallContext,
+  plan: SpendPlan,
+  requestHash: string | null,
+  decidedHook: () => void,
+): Promise<DecisionOutcome | SignedInPlace> {
   let alone = false;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -47,7 +53,8 @@ export async function reservePayment(deps: PayDeps, ctx: CallContext, plan: Spen
       // PostgreSQL refused a value of this payment's own row (the route schemas should have): it would fail
       // again, so it is not taken again; the payments that shared its statement were written without it.
       const ownRow = err instanceof ReservationBatchAborted ? (err.rowRefused ? err.cause : undefined) : err;
-      if (isDataException(ownRow)) throw new AppError('unstorable_value', { fields: { sqlstate: (ownRow as { code: string }).code } });
+      if (isDataException(ownRow))
+        throw new AppError('unstorable_value', { fields: { sqlstate: (ownRow as { code: string }).code } });
       if (err instanceof ReservationBatchAborted) {
         // Nothing of this payment was written: take it again, alone, so that its own error (if any) is its answer.
         alone = true;
@@ -62,9 +69,15 @@ export async function reservePayment(deps: PayDeps, ctx: CallContext, plan: Spen
 }
 
 /** One attempt, by the way that fits it (see the header). */
-async function reserveOnce(deps: PayDeps, attempt: PaymentAttempt, alone: boolean, decidedHook: () => void): Promise<DecisionOutcome | SignedInPlace> {
+async function reserveOnce(
+  deps: PayDeps,
+  attempt: PaymentAttempt,
+  alone: boolean,
+  decidedHook: () => void,
+): Promise<DecisionOutcome | SignedInPlace> {
   const { cappedPat, cacheable } = attempt;
-  if (cappedPat && (alone || !cacheable || !attempt.patRoom(cappedPat))) return reserveUnderPatLock(deps, attempt, cappedPat);
+  if (cappedPat && (alone || !cacheable || !attempt.patRoom(cappedPat)))
+    return reserveUnderPatLock(deps, attempt, cappedPat);
   if (alone || !cacheable) return reserveAlone(deps, attempt);
   const outcome = await reserveInGroupCommit(deps, attempt, decidedHook);
   return outcome.kind === 'no_room' ? reserveUnderPatLock(deps, attempt, cappedPat!) : outcome;
@@ -78,7 +91,9 @@ async function reserveOnce(deps: PayDeps, attempt: PaymentAttempt, alone: boolea
 function isStaleSnapshot(err: unknown): boolean {
   const pgErr = err as { code?: string; constraint?: string } | null;
   return (
-    (pgErr?.code === '23505' && (pgErr.constraint === 'audit_events_chain_key_seq_unique' || pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique')) ||
+    (pgErr?.code === '23505' &&
+      (pgErr.constraint === 'audit_events_chain_key_seq_unique' ||
+        pgErr.constraint === 'authorizations_wallet_id_idempotency_key_unique')) ||
     (pgErr?.code === '23514' && pgErr.constraint === 'pat_spend_totals_within_cap')
   );
 }

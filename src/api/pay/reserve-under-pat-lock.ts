@@ -20,7 +20,11 @@ import { isoDate } from './store/pay-statements.js';
 import { snapshotQuery } from './store/pg-pay-stores.js';
 import { markUncertain } from './uncertain-reservation.js';
 
-export async function reserveUnderPatLock(deps: PayDeps, attempt: PaymentAttempt, pat: CappedPat): Promise<DecisionOutcome> {
+export async function reserveUnderPatLock(
+  deps: PayDeps,
+  attempt: PaymentAttempt,
+  pat: CappedPat,
+): Promise<DecisionOutcome> {
   const { ctx, plan } = attempt;
   deps.metrics.patCapChecks.inc({ source: 'read' });
   let lockedOutcome: DecisionOutcome | undefined;
@@ -59,7 +63,10 @@ export async function reserveUnderPatLock(deps: PayDeps, attempt: PaymentAttempt
 function patCapQueries(tokenId: string, dayStart: Date): OpeningQuery['then'] {
   return [
     { sql: 'SELECT pg_advisory_xact_lock(hashtextextended(?, 13))', params: [`pat:${tokenId}`] },
-    { sql: 'SELECT spent_micro FROM pat_spend_totals WHERE token_id = ? AND day = ?::date', params: [tokenId, isoDate(dayStart)] },
+    {
+      sql: 'SELECT spent_micro FROM pat_spend_totals WHERE token_id = ? AND day = ?::date',
+      params: [tokenId, isoDate(dayStart)],
+    },
   ];
 }
 

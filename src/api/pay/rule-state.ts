@@ -43,7 +43,9 @@ export interface WrittenPayment {
 }
 
 /** For each declared piece of state: its value once `payment` is written. */
-export const STATE_AFTER_PAYMENT: { readonly [K in DeclaredStateKey]: (state: SpendState, payment: WrittenPayment) => SpendState[K] } = {
+export const STATE_AFTER_PAYMENT: {
+  readonly [K in DeclaredStateKey]: (state: SpendState, payment: WrittenPayment) => SpendState[K];
+} = {
   dailySpentMicro: (s, p) => s.dailySpentMicro + p.amountMicro,
   weeklySpentMicro: (s, p) => s.weeklySpentMicro + p.amountMicro,
   monthlySpentMicro: (s, p) => s.monthlySpentMicro + p.amountMicro,

@@ -81,7 +81,11 @@ export class SettlementService {
   ) {}
 
   /** Verifies `transaction` as the settlement of `authorizationId` and gives back the unsettled part (see the header). */
-  async recordUptoSettlement(ctx: { accountId: string; walletId: string; actor: string }, authorizationId: string, transaction: Hash): Promise<SettlementView> {
+  async recordUptoSettlement(
+    ctx: { accountId: string; walletId: string; actor: string },
+    authorizationId: string,
+    transaction: Hash,
+  ): Promise<SettlementView> {
     const outcome = (o: string) => this.metrics.uptoSettlements.inc({ outcome: o });
     try {
       const row = await this.read(ctx, authorizationId);
@@ -91,15 +95,26 @@ export class SettlementService {
         return stored;
       }
       const payment = row.response;
-      if (payment.scheme !== 'upto' || !row.signature) throw new Error(`authorization ${row.id} is signed upto but holds no Permit2 authorization or signature`);
+      if (payment.scheme !== 'upto' || !row.signature)
+        throw new Error(`authorization ${row.id} is signed upto but holds no Permit2 authorization or signature`);
       const chain = this.chains.resolve(row.network);
       if (!chain) throw new AppError('network_not_supported', { fields: { network: row.network } });
       const tx = await this.chainReader.minedTransaction(chain, transaction);
-      if (!tx) throw new AppError('settlement_not_verified', { message: 'No mined transaction has that hash on the payment\'s network (yet).', fields: { reason: 'transaction_not_found' } });
+      if (!tx)
+        throw new AppError('settlement_not_verified', {
+          message: "No mined transaction has that hash on the payment's network (yet).",
+          fields: { reason: 'transaction_not_found' },
+        });
       // Judged only once as deep as required: a reorganisation could still drop or reorder a shallower one.
       const required = requiredConfirmations(this.confirmations, chain.network);
       if (tx.confirmations < required) {
-        throw new AppError('settlement_unconfirmed', { fields: { transaction: transaction.toLowerCase(), confirmations: tx.confirmations, required_confirmations: required } });
+        throw new AppError('settlement_unconfirmed', {
+          fields: {
+            transaction: transaction.toLowerCase(),
+            confirmations: tx.confirmations,
+            required_confirmations: required,
+          },
+        });
       }
       const permit = payment.permit2_authorization;
       const settledRaw = verifyUptoSettlement(
@@ -110,7 +125,11 @@ export class SettlementService {
           maxRaw: BigInt(permit.permitted.amount),
           nonce: BigInt(permit.nonce),
           deadline: BigInt(permit.deadline),
-          witness: { to: permit.witness.to, facilitator: permit.witness.facilitator, validAfter: BigInt(permit.witness.validAfter) },
+          witness: {
+            to: permit.witness.to,
+            facilitator: permit.witness.facilitator,
+            validAfter: BigInt(permit.witness.validAfter),
+          },
           signature: row.signature,
         },
         x402UptoPermit2ProxyAddress,
@@ -125,13 +144,25 @@ export class SettlementService {
   }
 
   private async read(ctx: { accountId: string; walletId: string }, authorizationId: string): Promise<AuthorizationRow> {
-    const [row] = await runStatement<AuthorizationRow>(this.knex, READ_AUTHORIZATION, [authorizationId, ctx.walletId], 'treasury_settlement_read_v1');
-    if (!row || row.account_id !== ctx.accountId) throw new AppError('authorization_not_found', { fields: { authorization_id: authorizationId } });
+    const [row] = await runStatement<AuthorizationRow>(
+      this.knex,
+      READ_AUTHORIZATION,
+      [authorizationId, ctx.walletId],
+      'treasury_settlement_read_v1',
+    );
+    if (!row || row.account_id !== ctx.accountId)
+      throw new AppError('authorization_not_found', { fields: { authorization_id: authorizationId } });
     if (row.scheme !== 'upto') {
-      throw new AppError('settlement_not_applicable', { message: 'An "exact" authorization settles its whole value: there is nothing to give back.', fields: { scheme: row.scheme } });
+      throw new AppError('settlement_not_applicable', {
+        message: 'An "exact" authorization settles its whole value: there is nothing to give back.',
+        fields: { scheme: row.scheme },
+      });
     }
     if (row.status !== 'signed') {
-      throw new AppError('settlement_not_applicable', { message: 'Only a signed authorization can have been settled.', fields: { status: row.status } });
+      throw new AppError('settlement_not_applicable', {
+        message: 'Only a signed authorization can have been settled.',
+        fields: { status: row.status },
+      });
     }
     return row;
   }
@@ -140,12 +171,19 @@ export class SettlementService {
   private storedSettlement(row: AuthorizationRow, transaction: string): SettlementView | undefined {
     if (row.settlement_tx === null) return undefined;
     if (row.settlement_tx !== transaction.toLowerCase()) {
-      throw new AppError('settlement_already_recorded', { fields: { authorization_id: row.id, transaction: row.settlement_tx } });
+      throw new AppError('settlement_already_recorded', {
+        fields: { authorization_id: row.id, transaction: row.settlement_tx },
+      });
     }
     return view(row, BigInt(row.settled_raw!), row.settled_at!, true);
   }
 
-  private async giveBack(ctx: { walletId: string; actor: string }, row: AuthorizationRow, transaction: string, settledRaw: bigint): Promise<SettlementView> {
+  private async giveBack(
+    ctx: { walletId: string; actor: string },
+    row: AuthorizationRow,
+    transaction: string,
+    settledRaw: bigint,
+  ): Promise<SettlementView> {
     const max = BigInt(row.amount_micro);
     const back = max - settledRaw;
     const windows = policyWindows(row.created_at);
@@ -166,7 +204,13 @@ export class SettlementService {
         {
           eventType: 'payment.settled',
           actor: ctx.actor,
-          payload: { authorization_id: row.id, transaction, signed_max_usd: formatUsd(max), settled_usd: formatUsd(settledRaw), given_back_usd: formatUsd(back) },
+          payload: {
+            authorization_id: row.id,
+            transaction,
+            signed_max_usd: formatUsd(max),
+            settled_usd: formatUsd(settledRaw),
+            given_back_usd: formatUsd(back),
+          },
           at,
         },
       );
@@ -174,7 +218,10 @@ export class SettlementService {
     }).catch((err: unknown) => {
       const pgErr = err as { code?: string; constraint?: string };
       if (pgErr.code === '23505' && pgErr.constraint === 'authorizations_network_settlement_tx_unique') {
-        throw new AppError('settlement_not_verified', { message: 'That transaction is recorded as the settlement of another authorization.', fields: { reason: 'authorization_mismatch' } });
+        throw new AppError('settlement_not_verified', {
+          message: 'That transaction is recorded as the settlement of another authorization.',
+          fields: { reason: 'authorization_mismatch' },
+        });
       }
       throw err;
     });
@@ -182,12 +229,21 @@ export class SettlementService {
       this.onWalletChanged(ctx.walletId);
       return result;
     }
-    const stored = this.storedSettlement(await this.read({ accountId: row.account_id, walletId: ctx.walletId }, row.id), transaction);
+    const stored = this.storedSettlement(
+      await this.read({ accountId: row.account_id, walletId: ctx.walletId }, row.id),
+      transaction,
+    );
     return stored!;
   }
 }
 
-function view(row: AuthorizationRow, settledRaw: bigint, at: Date, replayed: boolean, transaction = row.settlement_tx!): SettlementView {
+function view(
+  row: AuthorizationRow,
+  settledRaw: bigint,
+  at: Date,
+  replayed: boolean,
+  transaction = row.settlement_tx!,
+): SettlementView {
   const max = BigInt(row.amount_micro);
   return {
     authorization_id: row.id,

@@ -20,6 +20,11 @@ export async function signReservation(signer: Pick<SignerGateway, 'call'>, reser
           // The owner is the wallet itself: it is `address`, not a field of the signed struct.
           message: (({ from: _owner, ...permit }) => permit)(p.permit2_authorization),
         })
-      : await signer.call('sign_transfer_authorization', { ...keys, address: p.authorization.from, domain: reservation.domain, message: p.authorization });
+      : await signer.call('sign_transfer_authorization', {
+          ...keys,
+          address: p.authorization.from,
+          domain: reservation.domain,
+          message: p.authorization,
+        });
   return signed.signature;
 }

@@ -24,8 +24,12 @@ import type { CappedPat } from './pay-types.js';
 import { isoDate } from './store/pay-statements.js';
 
 export class SnapshotCache {
-  private readonly snapshots = new LRUCache<string, { snapshot: PaySnapshot; windowKey: string; generation: number }>({ max: 10_000 });
-  private readonly patTotals = new LRUCache<string, { day: string; spentMicro: bigint; generation: number }>({ max: 10_000 });
+  private readonly snapshots = new LRUCache<string, { snapshot: PaySnapshot; windowKey: string; generation: number }>({
+    max: 10_000,
+  });
+  private readonly patTotals = new LRUCache<string, { day: string; spentMicro: bigint; generation: number }>({
+    max: 10_000,
+  });
   private readonly seenKeys = new LRUCache<string, true>({ max: 100_000 });
 
   /** The wallet's remembered snapshot at `now`, if it was taken under `generation` and is still good then. */
@@ -56,7 +60,12 @@ export class SnapshotCache {
   /** Whether the remembered total of `pat` this UTC day (under `generation`) leaves room for `amountMicro` under its cap. */
   patRoom(pat: CappedPat, amountMicro: bigint, now: Date, generation: number): boolean {
     const entry = this.patTotals.get(pat.tokenId);
-    return !!entry && entry.generation === generation && entry.day === isoDate(policyWindows(now).dayStart) && entry.spentMicro + amountMicro <= pat.dailyCapMicro;
+    return (
+      !!entry &&
+      entry.generation === generation &&
+      entry.day === isoDate(policyWindows(now).dayStart) &&
+      entry.spentMicro + amountMicro <= pat.dailyCapMicro
+    );
   }
 
   /** The PAT's total that UTC day as read under its lock (with what the locked decision added). */

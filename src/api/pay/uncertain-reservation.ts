@@ -10,7 +10,13 @@ import { ReservationBatchAborted } from './store/reservation-writer.js';
 
 export function markUncertain(err: unknown, outcome: DecisionOutcome | undefined): unknown {
   const cause = err instanceof ReservationBatchAborted ? err.cause : err;
-  if (outcome?.kind === 'reserved' && outcome.fresh && !connectionUsableAfter(cause) && err !== null && typeof err === 'object') {
+  if (
+    outcome?.kind === 'reserved' &&
+    outcome.fresh &&
+    !connectionUsableAfter(cause) &&
+    err !== null &&
+    typeof err === 'object'
+  ) {
     (err as { uncertainReservation?: Reservation }).uncertainReservation = outcome;
   }
   return err;

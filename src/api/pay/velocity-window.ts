@@ -30,7 +30,11 @@ export interface VelocityWindow {
  * The window at `now` (the count exact at `now`), or undefined when it cannot be known without reading it
  * again: every known time left the window and others, unknown, remain.
  */
-export function ageVelocityWindow(recent: VelocityWindow, windowSeconds: number, now: Date): VelocityWindow | undefined {
+export function ageVelocityWindow(
+  recent: VelocityWindow,
+  windowSeconds: number,
+  now: Date,
+): VelocityWindow | undefined {
   const startUs = now.getTime() * 1000 - windowSeconds * 1_000_000;
   let left = 0;
   while (left < recent.oldest_us.length && recent.oldest_us[left]! <= startUs) left++;
@@ -43,6 +47,9 @@ export function ageVelocityWindow(recent: VelocityWindow, windowSeconds: number,
 export function addToVelocityWindow(recent: VelocityWindow, at: Date): VelocityWindow {
   const complete = recent.count === recent.oldest_us.length;
   // Only a complete list can take the new time at its end: otherwise unknown times lie between.
-  const oldest = complete && recent.oldest_us.length < VELOCITY_TIMES_KEPT ? [...recent.oldest_us, at.getTime() * 1000] : recent.oldest_us;
+  const oldest =
+    complete && recent.oldest_us.length < VELOCITY_TIMES_KEPT
+      ? [...recent.oldest_us, at.getTime() * 1000]
+      : recent.oldest_us;
   return { count: recent.count + 1, oldest_us: oldest };
 }

@@ -59,7 +59,14 @@ export class AccountService {
       });
     });
     this.metrics.tokensIssued.inc({ kind: 'api_key' });
-    return { id, owner_type: input.owner_type, owner_id: input.owner_id, status: 'active', created_at: created_at.toISOString(), api_key: apiKey };
+    return {
+      id,
+      owner_type: input.owner_type,
+      owner_id: input.owner_id,
+      status: 'active',
+      created_at: created_at.toISOString(),
+      api_key: apiKey,
+    };
   }
 
   /**
@@ -76,9 +83,22 @@ export class AccountService {
     const id = generateId('acct_');
     const now = new Date();
     const run = async (trx: Knex.Transaction) => {
-      await trx('treasury_accounts').insert({ id, owner_type: input.owner_type, owner_id: input.owner_id, account_key_ref, status: 'active', created_at: now });
+      await trx('treasury_accounts').insert({
+        id,
+        owner_type: input.owner_type,
+        owner_id: input.owner_id,
+        account_key_ref,
+        status: 'active',
+        created_at: now,
+      });
       await within?.(trx, id, now);
-      await appendAuditEvent(trx, { chainKey: id, eventType: 'account.minted', actor, payload: { owner_type: input.owner_type, owner_id: input.owner_id }, at: now });
+      await appendAuditEvent(trx, {
+        chainKey: id,
+        eventType: 'account.minted',
+        actor,
+        payload: { owner_type: input.owner_type, owner_id: input.owner_id },
+        at: now,
+      });
     };
     if (outer) await run(outer);
     else await this.knex.transaction(run);
@@ -87,7 +107,8 @@ export class AccountService {
   }
 
   async get(accountId: string): Promise<AccountRow> {
-    const row = (await this.knex<AccountRow>('treasury_accounts').where({ id: accountId }).first()) as AccountRow | undefined;
+    const row = (await this.knex<AccountRow>('treasury_accounts').where({ id: accountId }).first()) as
+      AccountRow | undefined;
     if (!row) throw new AppError('account_not_found');
     return row;
   }
@@ -99,18 +120,37 @@ export class AccountService {
   async revokeApiKey(accountId: string, actor: string): Promise<{ revoked_at: string; token_ids: string[] }> {
     await this.get(accountId);
     return this.knex.transaction(async (trx) => {
-      const keys = (await trx('api_tokens').where({ kind: 'api_key', scope_type: 'treasury', scope_id: accountId }).forUpdate().select('id', 'revoked_at')) as Array<{ id: string; revoked_at: Date | null }>;
+      const keys = (await trx('api_tokens')
+        .where({ kind: 'api_key', scope_type: 'treasury', scope_id: accountId })
+        .forUpdate()
+        .select('id', 'revoked_at')) as Array<{ id: string; revoked_at: Date | null }>;
       if (keys.length === 0) throw new AppError('api_key_not_found');
       const live = keys.filter((k) => k.revoked_at === null);
-      if (live.length === 0) return { revoked_at: keys[0]!.revoked_at!.toISOString(), token_ids: keys.map((k) => k.id) };
+      if (live.length === 0)
+        return { revoked_at: keys[0]!.revoked_at!.toISOString(), token_ids: keys.map((k) => k.id) };
       const now = new Date();
-      await trx('api_tokens').whereIn('id', live.map((k) => k.id)).update({ revoked_at: now });
-      await appendAuditEvent(trx, { chainKey: accountId, eventType: 'api_key.revoked', actor, payload: { token_ids: live.map((k) => k.id) }, at: now });
+      await trx('api_tokens')
+        .whereIn(
+          'id',
+          live.map((k) => k.id),
+        )
+        .update({ revoked_at: now });
+      await appendAuditEvent(trx, {
+        chainKey: accountId,
+        eventType: 'api_key.revoked',
+        actor,
+        payload: { token_ids: live.map((k) => k.id) },
+        at: now,
+      });
       return { revoked_at: now.toISOString(), token_ids: keys.map((k) => k.id) };
     });
   }
 
-  async issueTreasuryPat(accountId: string, input: { label?: string | undefined; expires_in_seconds?: number | undefined }, actor: string): Promise<IssuedPat> {
+  async issueTreasuryPat(
+    accountId: string,
+    input: { label?: string | undefined; expires_in_seconds?: number | undefined },
+    actor: string,
+  ): Promise<IssuedPat> {
     await this.get(accountId);
     const token = generateToken(TOKEN_PREFIXES.pat);
     const id = generateId('pat_');
@@ -128,9 +168,23 @@ export class AccountService {
         created_at: now,
         expires_at: expiresAt,
       });
-      await appendAuditEvent(trx, { chainKey: accountId, eventType: 'pat.issued', actor, payload: { pat_id: id, label: input.label ?? null, expires_at: expiresAt?.toISOString() ?? null }, at: now });
+      await appendAuditEvent(trx, {
+        chainKey: accountId,
+        eventType: 'pat.issued',
+        actor,
+        payload: { pat_id: id, label: input.label ?? null, expires_at: expiresAt?.toISOString() ?? null },
+        at: now,
+      });
     });
     this.metrics.tokensIssued.inc({ kind: 'pat' });
-    return { id, token, scope_type: 'treasury', scope_id: accountId, label: input.label ?? null, created_at: now.toISOString(), expires_at: expiresAt?.toISOString() ?? null };
+    return {
+      id,
+      token,
+      scope_type: 'treasury',
+      scope_id: accountId,
+      label: input.label ?? null,
+      created_at: now.toISOString(),
+      expires_at: expiresAt?.toISOString() ?? null,
+    };
   }
 }

@@ -38,7 +38,10 @@ export class AgentService {
 
   /** The views of agents, their wallets read in one query for all of them. */
   private async views(rows: readonly AgentRow[]): Promise<AgentView[]> {
-    const wallets = await this.wallets.firstActivePages(rows.map((r) => r.treasury_account_id), AGENT_WALLETS);
+    const wallets = await this.wallets.firstActivePages(
+      rows.map((r) => r.treasury_account_id),
+      AGENT_WALLETS,
+    );
     return rows.map((row) => {
       const page = wallets.get(row.treasury_account_id)!;
       return {
@@ -53,27 +56,40 @@ export class AgentService {
   }
 
   /** The agent, if the caller may see it: the owning account's session, or the agent's own PAT. */
-  async load(caller: { accountId?: string | undefined; agentId?: string | undefined }, agentId: string): Promise<AgentRow> {
+  async load(
+    caller: { accountId?: string | undefined; agentId?: string | undefined },
+    agentId: string,
+  ): Promise<AgentRow> {
     const row = (await this.knex<AgentRow>('agents').where({ id: agentId }).first()) as AgentRow | undefined;
-    const allowed = row && ((caller.accountId !== undefined && row.account_id === caller.accountId) || caller.agentId === row.id);
+    const allowed =
+      row && ((caller.accountId !== undefined && row.account_id === caller.accountId) || caller.agentId === row.id);
     if (!row || !allowed) throw new AppError('agent_not_found');
     return row;
   }
 
   /** A page of the account's agents, oldest first, each with its wallets; `next_cursor` (null on the last page) asks for the next. */
   async list(accountId: string, request: PageRequest): Promise<AgentPage> {
-    const { page, nextCursor } = await readKeysetPage<AgentRow>(this.knex('agents').where({ account_id: accountId }), request, AGENT_ID);
+    const { page, nextCursor } = await readKeysetPage<AgentRow>(
+      this.knex('agents').where({ account_id: accountId }),
+      request,
+      AGENT_ID,
+    );
     return { agents: await this.views(page), next_cursor: nextCursor };
   }
 
-  async get(caller: { accountId?: string | undefined; agentId?: string | undefined }, agentId: string): Promise<AgentView> {
+  async get(
+    caller: { accountId?: string | undefined; agentId?: string | undefined },
+    agentId: string,
+  ): Promise<AgentView> {
     const [view] = await this.views([await this.load(caller, agentId)]);
     return view!;
   }
 
   async spawn(accountId: string, label: string | undefined): Promise<AgentView> {
     const now = this.clock();
-    const agentId = await this.knex.transaction((trx) => this.identity.spawnAgent(trx, accountId, label ?? 'agent', now));
+    const agentId = await this.knex.transaction((trx) =>
+      this.identity.spawnAgent(trx, accountId, label ?? 'agent', now),
+    );
     return this.get({ accountId }, agentId);
   }
 

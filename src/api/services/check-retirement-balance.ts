@@ -16,7 +16,8 @@ import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 
 /** What the audit row records: the balance read (zero) and when, or that the caller abandoned it unread. */
-export type RetirementBalance = { balance_checked: { balance_raw: string; asset: string; read_at: string } } | { abandoned_balance: true };
+export type RetirementBalance =
+  { balance_checked: { balance_raw: string; asset: string; read_at: string } } | { abandoned_balance: true };
 
 export async function checkRetirementBalance(
   balances: Pick<BalanceReader, 'usdcBalance'>,
@@ -26,24 +27,48 @@ export async function checkRetirementBalance(
 ): Promise<RetirementBalance> {
   if (abandonBalance) return { abandoned_balance: true };
   const unknown = (reason: string, message: string, cause?: unknown) =>
-    new AppError('balance_unknown', { message, fields: { wallet_id: wallet.id, network: wallet.network, reason }, ...(cause ? { cause } : {}) });
+    new AppError('balance_unknown', {
+      message,
+      fields: { wallet_id: wallet.id, network: wallet.network, reason },
+      ...(cause ? { cause } : {}),
+    });
   const chain = chains.resolve(wallet.network);
-  if (!chain) throw unknown('network_not_supported', `Treasury knows no USDC contract on ${wallet.network}; move the funds yourself, then pass abandon_balance: true.`);
+  if (!chain)
+    throw unknown(
+      'network_not_supported',
+      `Treasury knows no USDC contract on ${wallet.network}; move the funds yourself, then pass abandon_balance: true.`,
+    );
   let reading;
   try {
     reading = await balances.usdcBalance(chain, wallet.address as `0x${string}`);
   } catch (err) {
     if (err instanceof AppError && err.code === 'network_not_supported') {
-      throw unknown('no_rpc_configured', `No RPC endpoint is configured for ${wallet.network} (TREASURY_RPC_URLS), so the balance cannot be checked; move the funds, then pass abandon_balance: true.`, err);
+      throw unknown(
+        'no_rpc_configured',
+        `No RPC endpoint is configured for ${wallet.network} (TREASURY_RPC_URLS), so the balance cannot be checked; move the funds, then pass abandon_balance: true.`,
+        err,
+      );
     }
     throw err;
   }
   if (reading.stale) {
-    throw new AppError('chain_unavailable', { message: 'The chain RPC is unreachable: the balance must be read now before the key is destroyed; retry shortly, or pass abandon_balance: true.', fields: { network: wallet.network } });
+    throw new AppError('chain_unavailable', {
+      message:
+        'The chain RPC is unreachable: the balance must be read now before the key is destroyed; retry shortly, or pass abandon_balance: true.',
+      fields: { network: wallet.network },
+    });
   }
   if (BigInt(reading.balance_raw) > 0n) {
     throw new AppError('wallet_has_balance', {
-      fields: { wallet_id: wallet.id, address: reading.address, network: reading.network, asset: reading.asset, balance_raw: reading.balance_raw, balance_usd: reading.balance_usd, transfer: `POST /v1/wallets/${wallet.id}/transfer` },
+      fields: {
+        wallet_id: wallet.id,
+        address: reading.address,
+        network: reading.network,
+        asset: reading.asset,
+        balance_raw: reading.balance_raw,
+        balance_usd: reading.balance_usd,
+        transfer: `POST /v1/wallets/${wallet.id}/transfer`,
+      },
     });
   }
   return { balance_checked: { balance_raw: reading.balance_raw, asset: reading.asset, read_at: reading.updated_at } };

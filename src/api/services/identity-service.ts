@@ -14,19 +14,28 @@ import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from './account-service.js';
 import { verifySiwe, verifySiws } from '../identity/sign-in-message.js';
-import type { IdentityNonce, LoggedOut, SessionGrant, SessionsRevoked } from '../../shared/api-responses/identity-responses.js';
+import type {
+  IdentityNonce,
+  LoggedOut,
+  SessionGrant,
+  SessionsRevoked,
+} from '../../shared/api-responses/identity-responses.js';
 
 const NONCE_TTL_SECONDS = 600;
 /** Dead nonces purged per issue: more than one, so a backlog (say, after the purge was added) drains. */
 const NONCE_PURGE_BATCH = 100;
-
 
 export class IdentityService {
   constructor(
     private readonly knex: Knex,
     private readonly accounts: AccountService,
     private readonly metrics: TreasuryMetrics,
-    private readonly options: { publicUrl: string; sessionTtlSeconds: number; clock: () => Date; evmChainIds: readonly number[] },
+    private readonly options: {
+      publicUrl: string;
+      sessionTtlSeconds: number;
+      clock: () => Date;
+      evmChainIds: readonly number[];
+    },
   ) {}
 
   /**
@@ -62,12 +71,24 @@ export class IdentityService {
 
   async init(input: { message: string; signature: string; chain: 'evm' | 'solana' }): Promise<SessionGrant> {
     const now = this.options.clock();
-    const expect = { publicUrl: this.options.publicUrl, evmChainIds: this.options.evmChainIds, now, maxAgeSeconds: NONCE_TTL_SECONDS };
-    const verified = input.chain === 'evm' ? await verifySiwe(input.message, input.signature, expect) : await verifySiws(input.message, input.signature, expect);
+    const expect = {
+      publicUrl: this.options.publicUrl,
+      evmChainIds: this.options.evmChainIds,
+      now,
+      maxAgeSeconds: NONCE_TTL_SECONDS,
+    };
+    const verified =
+      input.chain === 'evm'
+        ? await verifySiwe(input.message, input.signature, expect)
+        : await verifySiws(input.message, input.signature, expect);
     const address = verified.chain === 'evm' ? verified.address.toLowerCase() : verified.address;
 
     return this.knex.transaction(async (trx) => {
-      const consumed = await trx('identity_nonces').where({ nonce: verified.nonce }).whereNull('used_at').andWhere('expires_at', '>', now).update({ used_at: now });
+      const consumed = await trx('identity_nonces')
+        .where({ nonce: verified.nonce })
+        .whereNull('used_at')
+        .andWhere('expires_at', '>', now)
+        .update({ used_at: now });
       if (consumed === 0) throw new AppError('sign_in_nonce_invalid');
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 11))', [`identity:${verified.chain}:${address}`]);
       const identity = await trx('identities').where({ chain: verified.chain, address }).first('account_id');
@@ -80,7 +101,13 @@ export class IdentityService {
         accountId = generateId('acc_');
         created = true;
         await trx('accounts').insert({ id: accountId, created_at: now });
-        await trx('identities').insert({ chain: verified.chain, address, account_id: accountId, created_at: now, last_sign_in_at: now });
+        await trx('identities').insert({
+          chain: verified.chain,
+          address,
+          account_id: accountId,
+          created_at: now,
+          last_sign_in_at: now,
+        });
         await this.spawnAgent(trx, accountId, 'default', now);
       }
       const agent = await trx('agents').where({ account_id: accountId }).orderBy('created_at').first('id');
@@ -94,7 +121,13 @@ export class IdentityService {
   async spawnAgent(trx: Knex.Transaction, accountId: string, label: string, now: Date): Promise<string> {
     const agentId = generateId('agt_');
     const treasury = await this.accounts.create({ owner_type: 'agent', owner_id: agentId }, accountId, undefined, trx);
-    await trx('agents').insert({ id: agentId, account_id: accountId, label, treasury_account_id: treasury.id, created_at: now });
+    await trx('agents').insert({
+      id: agentId,
+      account_id: accountId,
+      label,
+      treasury_account_id: treasury.id,
+      created_at: now,
+    });
     return agentId;
   }
 
@@ -104,12 +137,15 @@ export class IdentityService {
    */
   private async issueSession(
     trx: Knex.Transaction,
-    from: { accountId: string; origin: 'sign_in' } | { accountId: string; origin: 'pat_exchange'; agentId: string; patId: string; patExpiresAt: Date | null },
+    from:
+      | { accountId: string; origin: 'sign_in' }
+      | { accountId: string; origin: 'pat_exchange'; agentId: string; patId: string; patExpiresAt: Date | null },
     now: Date,
   ): Promise<{ session: string; expires_at: string }> {
     const session = generateToken(TOKEN_PREFIXES.session);
     let expiresAt = new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
-    if (from.origin === 'pat_exchange' && from.patExpiresAt && from.patExpiresAt < expiresAt) expiresAt = from.patExpiresAt;
+    if (from.origin === 'pat_exchange' && from.patExpiresAt && from.patExpiresAt < expiresAt)
+      expiresAt = from.patExpiresAt;
     await trx('api_tokens').insert({
       id: generateId('ses_'),
       token_hash: hashToken(session),
@@ -135,9 +171,22 @@ export class IdentityService {
     const now = this.options.clock();
     const session = await this.knex.transaction(async (trx) => {
       // Under the PAT's row lock: a revocation committed first is seen here, one committed after revokes this session too.
-      const pat = await trx('api_tokens').where({ id: principal.tokenId }).forUpdate().first('expires_at', 'revoked_at');
+      const pat = await trx('api_tokens')
+        .where({ id: principal.tokenId })
+        .forUpdate()
+        .first('expires_at', 'revoked_at');
       if (!pat || pat.revoked_at) throw new AppError('invalid_token');
-      return this.issueSession(trx, { accountId: agent.account_id, origin: 'pat_exchange', agentId: agent.id, patId: principal.tokenId, patExpiresAt: pat.expires_at }, now);
+      return this.issueSession(
+        trx,
+        {
+          accountId: agent.account_id,
+          origin: 'pat_exchange',
+          agentId: agent.id,
+          patId: principal.tokenId,
+          patExpiresAt: pat.expires_at,
+        },
+        now,
+      );
     });
     this.metrics.tokensIssued.inc({ kind: 'session' });
     return { ...session, account_id: agent.account_id, agent_id: agent.id, created: false };
@@ -155,7 +204,10 @@ export class IdentityService {
 
   /** Ends every live session of an account, sign-in and exchanged alike (PATs stay: they are revoked one by one). */
   async revokeAllSessions(accountId: string): Promise<SessionsRevoked> {
-    const revoked = await this.knex('api_tokens').where({ account_id: accountId, kind: 'session' }).whereNull('revoked_at').update({ revoked_at: this.options.clock() });
+    const revoked = await this.knex('api_tokens')
+      .where({ account_id: accountId, kind: 'session' })
+      .whereNull('revoked_at')
+      .update({ revoked_at: this.options.clock() });
     return { account_id: accountId, revoked };
   }
 }

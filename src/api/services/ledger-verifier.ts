@@ -111,7 +111,10 @@ export class LedgerVerifier {
     if (this.options.intervalMs === 0 || !this.stopped) return;
     this.stopped = false;
     void this.knex
-      .raw(`UPDATE ledger_entries SET next_check_at = ? WHERE status = 'pending' AND reason IN ('rpc_not_configured', 'network_not_supported')`, [this.clock()])
+      .raw(
+        `UPDATE ledger_entries SET next_check_at = ? WHERE status = 'pending' AND reason IN ('rpc_not_configured', 'network_not_supported')`,
+        [this.clock()],
+      )
       .catch(() => undefined)
       .finally(() => this.schedule(0));
   }
@@ -147,22 +150,28 @@ export class LedgerVerifier {
     try {
       // A full batch may leave more due rows: take the next one at once.
       while (!this.stopped && (await this.runOnce()) === this.batch);
-      const [counted] = (await this.knex.raw(`SELECT count(*)::int AS n FROM ledger_entries WHERE status = 'pending'`)).rows as Array<{ n: number }>;
+      const [counted] = (await this.knex.raw(`SELECT count(*)::int AS n FROM ledger_entries WHERE status = 'pending'`))
+        .rows as Array<{ n: number }>;
       this.metrics.ledgerPendingRows.set(counted?.n ?? 0);
     } catch (err) {
-      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'ledger verification round failed; retried at the next interval');
+      this.log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'ledger verification round failed; retried at the next interval',
+      );
     }
   }
 
   /** One batch: claims due pending rows and decides each; answers how many rows it claimed. */
   async runOnce(): Promise<number> {
     const now = this.clock();
-    const rows = (await this.knex.raw(
-      `UPDATE ledger_entries SET next_check_at = ? WHERE id IN (
+    const rows = (
+      await this.knex.raw(
+        `UPDATE ledger_entries SET next_check_at = ? WHERE id IN (
          SELECT id FROM ledger_entries WHERE status = 'pending' AND next_check_at <= ? ORDER BY next_check_at LIMIT ? FOR UPDATE SKIP LOCKED)
        RETURNING id, seller_id, tx_hash, payer, amount_micro, network, created_at, attempts`,
-      [new Date(now.getTime() + this.leaseSeconds * 1000), now, this.batch],
-    )).rows as ClaimedRow[];
+        [new Date(now.getTime() + this.leaseSeconds * 1000), now, this.batch],
+      )
+    ).rows as ClaimedRow[];
     let next = 0;
     const worker = async () => {
       while (next < rows.length) {
@@ -172,7 +181,10 @@ export class LedgerVerifier {
         } catch (err) {
           // The lease brings the row back after leaseSeconds.
           this.metrics.ledgerVerifications.inc({ outcome: 'error' });
-          this.log.warn({ ledger_entry_id: row.id, err: err instanceof Error ? err.message : String(err) }, 'ledger row verification failed');
+          this.log.warn(
+            { ledger_entry_id: row.id, err: err instanceof Error ? err.message : String(err) },
+            'ledger row verification failed',
+          );
         }
       }
     };
@@ -186,18 +198,23 @@ export class LedgerVerifier {
     const common = { checked_at: at, attempts: row.attempts + 1, confirmations: verdict.confirmations ?? null };
     const pending = this.knex('ledger_entries').where({ id: row.id, status: 'pending' });
     if (verdict.status === 'pending') {
-      await pending.clone().update({ ...common, reason: verdict.reason, next_check_at: new Date(at.getTime() + verdict.retryMs) });
+      await pending
+        .clone()
+        .update({ ...common, reason: verdict.reason, next_check_at: new Date(at.getTime() + verdict.retryMs) });
     } else if (verdict.status === 'rejected') {
       await pending.clone().update({ ...common, status: 'rejected', reason: verdict.reason });
     } else {
       let claimed = false;
       for (const logIndex of verdict.logIndexes) {
         try {
-          await pending.clone().update({ ...common, status: 'verified', reason: null, log_index: logIndex, verified_at: at });
+          await pending
+            .clone()
+            .update({ ...common, status: 'verified', reason: null, log_index: logIndex, verified_at: at });
           claimed = true;
           break;
         } catch (err) {
-          if ((err as { code?: string; constraint?: string }).constraint !== 'ledger_entries_verified_transfer_unique') throw err;
+          if ((err as { code?: string; constraint?: string }).constraint !== 'ledger_entries_verified_transfer_unique')
+            throw err;
         }
       }
       if (!claimed) await pending.clone().update({ ...common, status: 'rejected', reason: 'transfer_already_claimed' });
@@ -216,8 +233,10 @@ export class LedgerVerifier {
     try {
       tx = await this.reader.minedTransaction(chain, row.tx_hash.trim() as Hash);
     } catch (err) {
-      if (err instanceof AppError && err.code === 'network_not_supported') return { status: 'pending', reason: 'rpc_not_configured', retryMs: parked };
-      if (err instanceof AppError && err.code === 'chain_unavailable') return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
+      if (err instanceof AppError && err.code === 'network_not_supported')
+        return { status: 'pending', reason: 'rpc_not_configured', retryMs: parked };
+      if (err instanceof AppError && err.code === 'chain_unavailable')
+        return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
       throw err;
     }
     if (!tx) {
@@ -232,8 +251,15 @@ export class LedgerVerifier {
       amountRaw: BigInt(row.amount_micro),
       requiredConfirmations: requiredConfirmations(this.options.confirmations, row.network),
     });
-    if (verdict.kind === 'pending') return { status: 'pending', reason: verdict.reason, confirmations: verdict.confirmations, retryMs: Math.min(this.backoff(row.attempts), 60_000) };
-    if (verdict.kind === 'rejected') return { status: 'rejected', reason: verdict.reason, confirmations: verdict.confirmations };
+    if (verdict.kind === 'pending')
+      return {
+        status: 'pending',
+        reason: verdict.reason,
+        confirmations: verdict.confirmations,
+        retryMs: Math.min(this.backoff(row.attempts), 60_000),
+      };
+    if (verdict.kind === 'rejected')
+      return { status: 'rejected', reason: verdict.reason, confirmations: verdict.confirmations };
     return { status: 'verified', logIndexes: verdict.logIndexes, confirmations: verdict.confirmations };
   }
 

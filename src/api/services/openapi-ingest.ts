@@ -66,7 +66,9 @@ export function parseOpenApi(text: string): IngestedEndpoint[] {
         path,
         path_pattern: patterned ? path : null,
         price,
-        capabilities: (op['x-capabilities'] ?? []).filter((c) => /^[a-z0-9][a-z0-9._:\-/]{0,127}$/.test(c)).slice(0, 64),
+        capabilities: (op['x-capabilities'] ?? [])
+          .filter((c) => /^[a-z0-9][a-z0-9._:\-/]{0,127}$/.test(c))
+          .slice(0, 64),
       });
     }
   }

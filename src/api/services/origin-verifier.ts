@@ -21,7 +21,11 @@ export interface OriginFetchOptions {
 }
 
 export async function fetchVerificationFile(origin: string, options: OriginFetchOptions): Promise<string> {
-  return guardedFetchText(new URL('/.well-known/xx-verification.txt', origin), { ...options, maxBytes: MAX_BYTES, notFound: 'well_known_not_found' });
+  return guardedFetchText(new URL('/.well-known/xx-verification.txt', origin), {
+    ...options,
+    maxBytes: MAX_BYTES,
+    notFound: 'well_known_not_found',
+  });
 }
 
 function limitText(maxBytes: number): string {
@@ -40,7 +44,10 @@ function refusal(reason: OutboundRefusal, url: URL, maxBytes: number): AppError 
     case 'redirect_refused':
       return new AppError('origin_redirect_refused', { fields: { origin } });
     case 'too_large':
-      return new AppError('origin_response_too_large', { message: `The document at ${url.pathname} is larger than ${limitText(maxBytes)}.`, fields: { origin, max_bytes: maxBytes } });
+      return new AppError('origin_response_too_large', {
+        message: `The document at ${url.pathname} is larger than ${limitText(maxBytes)}.`,
+        fields: { origin, max_bytes: maxBytes },
+      });
     case 'unresolvable':
     case 'unreachable':
     case 'timeout':
@@ -49,15 +56,26 @@ function refusal(reason: OutboundRefusal, url: URL, maxBytes: number): AppError 
 }
 
 /** GET a URL under the rules above; `notFound` names the error code for 404/410. */
-export async function guardedFetchText(url: URL, options: OriginFetchOptions & { maxBytes: number; notFound: 'well_known_not_found' | 'openapi_not_found' }): Promise<string> {
+export async function guardedFetchText(
+  url: URL,
+  options: OriginFetchOptions & { maxBytes: number; notFound: 'well_known_not_found' | 'openapi_not_found' },
+): Promise<string> {
   let res;
   try {
-    res = await vettedGet(url, { allowPrivate: options.allowPrivate, allowedPorts: options.allowedPorts, resolveHost: options.resolveHost, maxBytes: options.maxBytes, userAgent: 'treasury-origin-verifier/1' });
+    res = await vettedGet(url, {
+      allowPrivate: options.allowPrivate,
+      allowedPorts: options.allowedPorts,
+      resolveHost: options.resolveHost,
+      maxBytes: options.maxBytes,
+      userAgent: 'treasury-origin-verifier/1',
+    });
   } catch (err) {
     if (err instanceof OutboundError) throw refusal(err.reason, url, options.maxBytes);
     throw err;
   }
-  if (res.status === 404 || res.status === 410) throw new AppError(options.notFound, { fields: { url: url.toString() } });
-  if (res.status < 200 || res.status >= 300) throw new AppError('origin_unreachable', { fields: { origin: url.origin } });
+  if (res.status === 404 || res.status === 410)
+    throw new AppError(options.notFound, { fields: { url: url.toString() } });
+  if (res.status < 200 || res.status >= 300)
+    throw new AppError('origin_unreachable', { fields: { origin: url.origin } });
   return res.body.toString('utf8');
 }

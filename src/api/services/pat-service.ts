@@ -57,22 +57,39 @@ export class PatService {
   ) {}
 
   /** The scope a new PAT names: the given one if this account holds it, else the account's first (oldest) of that kind. One row read. */
-  private async resolveScope(accountId: string, scopeType: 'agent' | 'treasury' | 'service', scopeId: string | undefined): Promise<string> {
+  private async resolveScope(
+    accountId: string,
+    scopeType: 'agent' | 'treasury' | 'service',
+    scopeId: string | undefined,
+  ): Promise<string> {
     const oldest = [{ column: 'created_at' }, { column: 'id' }];
     if (scopeType === 'service') {
-      const seller = (await this.knex('sellers').where({ account_id: accountId, ...(scopeId === undefined ? {} : { id: scopeId }) }).orderBy(oldest).first('id')) as { id: string } | undefined;
+      const seller = (await this.knex('sellers')
+        .where({ account_id: accountId, ...(scopeId === undefined ? {} : { id: scopeId }) })
+        .orderBy(oldest)
+        .first('id')) as { id: string } | undefined;
       if (!seller) throw new AppError('scope_not_found', { message: 'No such seller service on this account.' });
       return seller.id;
     }
     const column = scopeType === 'agent' ? 'id' : 'treasury_account_id';
-    const agent = (await this.knex('agents').where({ account_id: accountId, ...(scopeId === undefined ? {} : { [column]: scopeId }) }).orderBy(oldest).first(column)) as Record<string, string> | undefined;
+    const agent = (await this.knex('agents')
+      .where({ account_id: accountId, ...(scopeId === undefined ? {} : { [column]: scopeId }) })
+      .orderBy(oldest)
+      .first(column)) as Record<string, string> | undefined;
     if (!agent) throw new AppError('scope_not_found');
     return agent[column]!;
   }
 
   async create(
     accountId: string,
-    input: { scope_type: 'agent' | 'treasury' | 'service'; scope_id?: string | undefined; label?: string | undefined; daily_cap_usd?: string | undefined; single_use?: boolean | undefined; expires_in_seconds?: number | undefined },
+    input: {
+      scope_type: 'agent' | 'treasury' | 'service';
+      scope_id?: string | undefined;
+      label?: string | undefined;
+      daily_cap_usd?: string | undefined;
+      single_use?: boolean | undefined;
+      expires_in_seconds?: number | undefined;
+    },
     actor: string,
   ): Promise<CreatedPat> {
     if (input.daily_cap_usd !== undefined && input.scope_type !== 'agent') {
@@ -119,15 +136,21 @@ export class PatService {
         .update({ revoked_at: trx.raw('COALESCE(revoked_at, now())') })
         .returning('*')) as PatRow[];
       if (!row) throw new AppError('pat_not_found');
-      await trx('api_tokens').where({ parent_token_id: patId, kind: 'session' }).whereNull('revoked_at').update({ revoked_at: row.revoked_at });
+      await trx('api_tokens')
+        .where({ parent_token_id: patId, kind: 'session' })
+        .whereNull('revoked_at')
+        .update({ revoked_at: row.revoked_at });
       return toView(row);
     });
   }
 
   async setDailyCap(accountId: string, patId: string, dailyCapUsd: string | null): Promise<PatView> {
-    const current = await this.knex('api_tokens').where({ id: patId, account_id: accountId, kind: 'pat' }).first('scope_type');
+    const current = await this.knex('api_tokens')
+      .where({ id: patId, account_id: accountId, kind: 'pat' })
+      .first('scope_type');
     if (!current) throw new AppError('pat_not_found');
-    if (current.scope_type !== 'agent') throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
+    if (current.scope_type !== 'agent')
+      throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
     const [row] = (await this.knex('api_tokens')
       .where({ id: patId })
       .update({ daily_cap_micro: dailyCapUsd === null ? null : parseUsd(dailyCapUsd).toString() })

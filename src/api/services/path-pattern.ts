@@ -23,7 +23,8 @@ export const PATH_PATTERN_MAX_PARAMETERS = 16;
 const PARAMETER_NAME_MAX_LENGTH = 64;
 const PARAMETER_NAME_CHARS = new Set('ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.~-');
 
-export type PatternSegment = { kind: 'literal'; text: string } | { kind: 'parameter'; name: string; prefix: string; suffix: string };
+export type PatternSegment =
+  { kind: 'literal'; text: string } | { kind: 'parameter'; name: string; prefix: string; suffix: string };
 
 export type ParsedPathPattern = { ok: true; segments: readonly PatternSegment[] } | { ok: false; problem: string };
 
@@ -43,17 +44,21 @@ function parseSegment(segment: string): PatternSegment | string {
   const name = segment.slice(open + 1, close);
   const suffix = segment.slice(close + 1);
   if (prefix.includes('}')) return 'a "}" without its "{"';
-  if (name.includes('{') || suffix.includes('{') || suffix.includes('}')) return 'one parameter per segment (split "{a}{b}" into "/{a}/{b}")';
-  if (!isParameterName(name)) return `parameter names are 1 to ${PARAMETER_NAME_MAX_LENGTH} characters of A-Z a-z 0-9 _ . ~ -`;
+  if (name.includes('{') || suffix.includes('{') || suffix.includes('}'))
+    return 'one parameter per segment (split "{a}{b}" into "/{a}/{b}")';
+  if (!isParameterName(name))
+    return `parameter names are 1 to ${PARAMETER_NAME_MAX_LENGTH} characters of A-Z a-z 0-9 _ . ~ -`;
   return { kind: 'parameter', name, prefix, suffix };
 }
 
 /** Parses a pattern under the grammar above; `problem` says, for a person, what breaks it. */
 export function parsePathPattern(pattern: string): ParsedPathPattern {
-  if (pattern.length > PATH_PATTERN_MAX_LENGTH) return { ok: false, problem: `at most ${PATH_PATTERN_MAX_LENGTH} characters` };
+  if (pattern.length > PATH_PATTERN_MAX_LENGTH)
+    return { ok: false, problem: `at most ${PATH_PATTERN_MAX_LENGTH} characters` };
   if (!pattern.startsWith('/')) return { ok: false, problem: 'an absolute path such as /items/{id}' };
   const raw = pattern.slice(1).split('/');
-  if (raw.length > PATH_PATTERN_MAX_SEGMENTS) return { ok: false, problem: `at most ${PATH_PATTERN_MAX_SEGMENTS} segments` };
+  if (raw.length > PATH_PATTERN_MAX_SEGMENTS)
+    return { ok: false, problem: `at most ${PATH_PATTERN_MAX_SEGMENTS} segments` };
   const segments: PatternSegment[] = [];
   const names = new Set<string>();
   for (const text of raw) {
@@ -62,7 +67,8 @@ export function parsePathPattern(pattern: string): ParsedPathPattern {
     if (segment.kind === 'parameter') {
       if (names.has(segment.name)) return { ok: false, problem: `parameter "${segment.name}" appears twice` };
       names.add(segment.name);
-      if (names.size > PATH_PATTERN_MAX_PARAMETERS) return { ok: false, problem: `at most ${PATH_PATTERN_MAX_PARAMETERS} parameters` };
+      if (names.size > PATH_PATTERN_MAX_PARAMETERS)
+        return { ok: false, problem: `at most ${PATH_PATTERN_MAX_PARAMETERS} parameters` };
     }
     segments.push(segment);
   }
@@ -79,7 +85,11 @@ export function matchParsedPathPattern(segments: readonly PatternSegment[], rout
     const segment = segments[i]!;
     if (segment.kind === 'literal') {
       if (part !== segment.text) return false;
-    } else if (part.length <= segment.prefix.length + segment.suffix.length || !part.startsWith(segment.prefix) || !part.endsWith(segment.suffix)) {
+    } else if (
+      part.length <= segment.prefix.length + segment.suffix.length ||
+      !part.startsWith(segment.prefix) ||
+      !part.endsWith(segment.suffix)
+    ) {
       return false;
     }
   }

@@ -25,7 +25,18 @@ export class SellerEndpointService {
     private readonly clock: () => Date,
   ) {}
 
-  async create(seller: SellerRow, input: { slug?: string | undefined; path: string; method?: string | undefined; price: string; route_prices?: Record<string, string> | undefined; path_pattern?: string | undefined; capabilities?: string[] | undefined }): Promise<EndpointView> {
+  async create(
+    seller: SellerRow,
+    input: {
+      slug?: string | undefined;
+      path: string;
+      method?: string | undefined;
+      price: string;
+      route_prices?: Record<string, string> | undefined;
+      path_pattern?: string | undefined;
+      capabilities?: string[] | undefined;
+    },
+  ): Promise<EndpointView> {
     const now = this.clock();
     const id = generateId('ep_');
     try {
@@ -53,11 +64,26 @@ export class SellerEndpointService {
 
   /** A page of the seller's endpoints, oldest first. */
   async list(seller: SellerRow, request: PageRequest): Promise<EndpointPage> {
-    const { page, nextCursor } = await readKeysetPage<EndpointRow>(this.knex('endpoints').where({ seller_id: seller.id }), request, ENDPOINT_ID);
+    const { page, nextCursor } = await readKeysetPage<EndpointRow>(
+      this.knex('endpoints').where({ seller_id: seller.id }),
+      request,
+      ENDPOINT_ID,
+    );
     return { endpoints: page.map(endpointView), next_cursor: nextCursor };
   }
 
-  async update(seller: SellerRow, endpointId: string, patch: { price?: string | undefined; route_prices?: Record<string, string> | undefined; path_pattern?: string | null | undefined; capabilities?: string[] | undefined; method?: string | undefined; path?: string | undefined }): Promise<EndpointView> {
+  async update(
+    seller: SellerRow,
+    endpointId: string,
+    patch: {
+      price?: string | undefined;
+      route_prices?: Record<string, string> | undefined;
+      path_pattern?: string | null | undefined;
+      capabilities?: string[] | undefined;
+      method?: string | undefined;
+      path?: string | undefined;
+    },
+  ): Promise<EndpointView> {
     const changes: Record<string, unknown> = { updated_at: this.clock() };
     if (patch.price !== undefined) changes.price_micro = parseUsd(patch.price).toString();
     if (patch.route_prices !== undefined) changes.route_prices = JSON.stringify(patch.route_prices);
@@ -65,26 +91,44 @@ export class SellerEndpointService {
     if (patch.capabilities !== undefined) changes.capabilities = JSON.stringify(patch.capabilities);
     if (patch.method !== undefined) changes.method = patch.method;
     if (patch.path !== undefined) changes.path = patch.path;
-    const [row] = (await this.knex('endpoints').where({ id: endpointId, seller_id: seller.id }).update(changes).returning('*')) as EndpointRow[];
+    const [row] = (await this.knex('endpoints')
+      .where({ id: endpointId, seller_id: seller.id })
+      .update(changes)
+      .returning('*')) as EndpointRow[];
     if (!row) throw new AppError('endpoint_not_found');
     return endpointView(row);
   }
 
   async delete(seller: SellerRow, endpointId: string): Promise<void> {
-    const hasLedger = () => new AppError('endpoint_has_ledger', { message: 'This endpoint has ledger rows; change its price instead of deleting it.' });
+    const hasLedger = () =>
+      new AppError('endpoint_has_ledger', {
+        message: 'This endpoint has ledger rows; change its price instead of deleting it.',
+      });
     if (await endpointHasLedger(this.knex, seller.id, endpointId)) throw hasLedger();
-    const deleted = await this.knex('endpoints').where({ id: endpointId, seller_id: seller.id }).delete().catch((err: { code?: string }) => {
-      // A ledger row reported between the check and the delete: its foreign key keeps the endpoint.
-      if (err.code === '23503') throw hasLedger();
-      throw err;
-    });
+    const deleted = await this.knex('endpoints')
+      .where({ id: endpointId, seller_id: seller.id })
+      .delete()
+      .catch((err: { code?: string }) => {
+        // A ledger row reported between the check and the delete: its foreign key keeps the endpoint.
+        if (err.code === '23503') throw hasLedger();
+        throw err;
+      });
     if (deleted === 0) throw new AppError('endpoint_not_found');
   }
 
   /** What the seller middleware needs on its first paid request: the seller and every endpoint at once (its route table). */
   async routeTable(seller: SellerRow): Promise<SellerAuthVerify> {
-    const endpoints = (await this.knex('endpoints').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'id' }])) as EndpointRow[];
-    return { seller_id: seller.id, slug: seller.slug, protocol: seller.protocol, payout_mode: seller.payout_mode, status: seller.status, endpoints: endpoints.map(endpointView) };
+    const endpoints = (await this.knex('endpoints')
+      .where({ seller_id: seller.id })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])) as EndpointRow[];
+    return {
+      seller_id: seller.id,
+      slug: seller.slug,
+      protocol: seller.protocol,
+      payout_mode: seller.payout_mode,
+      status: seller.status,
+      endpoints: endpoints.map(endpointView),
+    };
   }
 }
 
@@ -93,7 +137,15 @@ export class SellerEndpointService {
  * on its primary key's seller prefix, verified rows) and one among its unverified rows (their partial index),
  * rather than a scan of every ledger row, which has no endpoint index.
  */
-export async function endpointHasLedger(knex: Knex | Knex.Transaction, sellerId: string, endpointId: string): Promise<boolean> {
-  if (await knex('seller_revenue_days').where({ seller_id: sellerId, endpoint_key: endpointId }).first('day')) return true;
-  return !!(await knex('ledger_entries').where({ seller_id: sellerId, endpoint_id: endpointId }).whereNot({ status: 'verified' }).first('id'));
+export async function endpointHasLedger(
+  knex: Knex | Knex.Transaction,
+  sellerId: string,
+  endpointId: string,
+): Promise<boolean> {
+  if (await knex('seller_revenue_days').where({ seller_id: sellerId, endpoint_key: endpointId }).first('day'))
+    return true;
+  return !!(await knex('ledger_entries')
+    .where({ seller_id: sellerId, endpoint_id: endpointId })
+    .whereNot({ status: 'verified' })
+    .first('id'));
 }

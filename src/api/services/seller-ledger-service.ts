@@ -1,9 +1,8 @@
 /**
- * A seller's money: the ledger its middleware reports to, the pay-to addresses it proved, revenue, payables
- * and payout flushes. Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
+ * A seller's money: the ledger its middleware reports to, revenue, payables and payout flushes. Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
  * or by route lookup (./path-pattern.ts, no regex), and stored `pending`: they count toward revenue and
  * payables only once ./ledger-verifier.ts has verified them on chain against the pay-to addresses the seller
- * proved (registerPayTo, an EIP-191 signature by the address itself).
+ * proved (./seller-pay-to-service.ts).
  *
  * Defends: revenue and payouts on a seller's word (a row counts once the chain shows it); one seller claiming
  * another's address or transaction (the address must sign, a transfer backs one verified row); reads that grow
@@ -12,7 +11,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
-import { getAddress, verifyMessage, type Hex } from 'viem';
+import { getAddress } from 'viem';
 import { formatUsd } from '../../../policy/money.js';
 import { generateId } from '../auth/token-codec.js';
 import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-cursor.js';
@@ -21,12 +20,13 @@ import type { LedgerVerifier } from './ledger-verifier.js';
 import { matchPathPattern } from './path-pattern.js';
 import type { EndpointRow, SellerRow } from './seller-views.js';
 import { splitRevenueRange } from './split-revenue-range.js';
-import type { LedgerEntryView, LedgerPage, LedgerStatus, PayToList, PayoutsPage, RevenueSummary } from '../../shared/api-responses/seller-ledger-responses.js';
-
-/** What a seller's pay-to address signs (EIP-191) to prove payments to it belong to this seller. */
-export function payToClaimMessage(sellerId: string, address: string): string {
-  return `Treasury: payments to ${address.toLowerCase()} are revenue of seller ${sellerId}.`;
-}
+import type {
+  LedgerEntryView,
+  LedgerPage,
+  LedgerStatus,
+  PayoutsPage,
+  RevenueSummary,
+} from '../../shared/api-responses/seller-ledger-responses.js';
 
 /** The id shapes of the rows the lists' page cursors name. */
 const LEDGER_ENTRY_ID = /^led_[0-9a-f]{24}$/;
@@ -49,9 +49,18 @@ export class SellerLedgerService {
    * verified row covers yet (migration 20261125200400).
    */
   async payouts(seller: SellerRow, request: PageRequest): Promise<PayoutsPage> {
-    const { page, nextCursor } = await readKeysetPage<{ id: string; amount_micro: string; created_at: Date }>(this.knex('payout_flushes').where({ seller_id: seller.id }), request, PAYOUT_FLUSH_ID, 'desc');
-    const payables = (await this.knex('seller_payables').where({ seller_id: seller.id }).first('earned_micro', 'paid_micro', 'advance_micro')) as { earned_micro: string; paid_micro: string; advance_micro: string } | undefined;
-    const accrued = seller.payout_mode === 'direct' || !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
+    const { page, nextCursor } = await readKeysetPage<{ id: string; amount_micro: string; created_at: Date }>(
+      this.knex('payout_flushes').where({ seller_id: seller.id }),
+      request,
+      PAYOUT_FLUSH_ID,
+      'desc',
+    );
+    const payables = (await this.knex('seller_payables')
+      .where({ seller_id: seller.id })
+      .first('earned_micro', 'paid_micro', 'advance_micro')) as
+      { earned_micro: string; paid_micro: string; advance_micro: string } | undefined;
+    const accrued =
+      seller.payout_mode === 'direct' || !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
     const [pending] = (await this.knex('ledger_entries')
       .where({ seller_id: seller.id, status: 'pending', payout_mode: 'platform_mor' })
       .sum({ total: 'amount_micro' })
@@ -64,7 +73,11 @@ export class SellerLedgerService {
       pending_usd: formatUsd(BigInt(pending?.total ?? 0)),
       pending_count: Number(pending?.n ?? 0),
       advance_usd: formatUsd(BigInt(payables?.advance_micro ?? 0)),
-      flushes: page.map((f) => ({ id: f.id, amount_usd: formatUsd(BigInt(f.amount_micro)), created_at: f.created_at.toISOString() })),
+      flushes: page.map((f) => ({
+        id: f.id,
+        amount_usd: formatUsd(BigInt(f.amount_micro)),
+        created_at: f.created_at.toISOString(),
+      })),
       next_cursor: nextCursor,
     };
   }
@@ -74,9 +87,14 @@ export class SellerLedgerService {
    * (seller_payables), kept by triggers in the transaction of each row's verification and each flush
    * (migrations 20261125160000, 20261125200400), so a read costs the same after a million ledger rows as after one.
    */
-  private async accruedMicro(seller: SellerRow, trx: Knex | Knex.Transaction = this.knex, forUpdate = false): Promise<bigint> {
+  private async accruedMicro(
+    seller: SellerRow,
+    trx: Knex | Knex.Transaction = this.knex,
+    forUpdate = false,
+  ): Promise<bigint> {
     const query = trx('seller_payables').where({ seller_id: seller.id }).first('earned_micro', 'paid_micro');
-    const row = (await (forUpdate ? query.forUpdate() : query)) as { earned_micro: string; paid_micro: string } | undefined;
+    const row = (await (forUpdate ? query.forUpdate() : query)) as
+      { earned_micro: string; paid_micro: string } | undefined;
     return row ? BigInt(row.earned_micro) - BigInt(row.paid_micro) : 0n;
   }
 
@@ -87,15 +105,31 @@ export class SellerLedgerService {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${seller.id}`]);
       // The row is locked too: a ledger entry committing meanwhile waits, and is paid by the next flush.
       const accrued = await this.accruedMicro(seller, trx, true);
-      if (accrued > 0n) await trx('payout_flushes').insert({ id: generateId('po_'), seller_id: seller.id, amount_micro: accrued.toString(), created_by: actor, created_at: this.clock() });
+      if (accrued > 0n)
+        await trx('payout_flushes').insert({
+          id: generateId('po_'),
+          seller_id: seller.id,
+          amount_micro: accrued.toString(),
+          created_by: actor,
+          created_at: this.clock(),
+        });
     });
     return this.payouts(seller, request);
   }
 
-
   async report(
     seller: SellerRow,
-    input: { tx_hash: string; payer: string; amount: string; network: string; endpoint_id?: string | undefined; method?: string | undefined; route?: string | undefined; content_hash?: string | undefined; nonce?: string | undefined },
+    input: {
+      tx_hash: string;
+      payer: string;
+      amount: string;
+      network: string;
+      endpoint_id?: string | undefined;
+      method?: string | undefined;
+      route?: string | undefined;
+      content_hash?: string | undefined;
+      nonce?: string | undefined;
+    },
   ): Promise<{ created: boolean; entry: LedgerEntryView }> {
     let endpointId: string | null = null;
     if (input.endpoint_id) {
@@ -107,7 +141,13 @@ export class SellerLedgerService {
       // (every report read all of the seller's endpoints before).
       const method = (input.method ?? 'GET').toUpperCase();
       const exact = await this.knex('endpoints').where({ seller_id: seller.id, method, path: input.route }).first('id');
-      const patterned = exact ? [] : ((await this.knex('endpoints').where({ seller_id: seller.id, method }).whereNotNull('path_pattern').orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id', 'path_pattern')) as Array<Pick<EndpointRow, 'id' | 'path_pattern'>>);
+      const patterned = exact
+        ? []
+        : ((await this.knex('endpoints')
+            .where({ seller_id: seller.id, method })
+            .whereNotNull('path_pattern')
+            .orderBy([{ column: 'created_at' }, { column: 'id' }])
+            .select('id', 'path_pattern')) as Array<Pick<EndpointRow, 'id' | 'path_pattern'>>);
       endpointId = exact?.id ?? patterned.find((e) => matchPathPattern(e.path_pattern!, input.route!))?.id ?? null;
     }
     let authorizationId: string | null = null;
@@ -127,7 +167,9 @@ export class SellerLedgerService {
     }
     // Stored pending: it counts once verified on chain (./ledger-verifier.ts). Why it cannot be checked yet, if so.
     const hasPayTo = !!(await this.knex('sellers_pay_to').where({ seller_id: seller.id }).first('address'));
-    const reason = this.ledgerVerifier?.unreachableReason(input.network) ?? (hasPayTo ? 'awaiting_verification' : 'pay_to_not_registered');
+    const reason =
+      this.ledgerVerifier?.unreachableReason(input.network) ??
+      (hasPayTo ? 'awaiting_verification' : 'pay_to_not_registered');
     const now = this.clock();
     const row = {
       id: generateId('led_'),
@@ -145,48 +187,40 @@ export class SellerLedgerService {
       payout_mode: seller.payout_mode,
       status: 'pending',
       reason,
-      next_check_at: reason === 'awaiting_verification' || !this.ledgerVerifier ? now : this.ledgerVerifier.parkedUntil(),
+      next_check_at:
+        reason === 'awaiting_verification' || !this.ledgerVerifier ? now : this.ledgerVerifier.parkedUntil(),
       created_at: now,
     };
     // Idempotent per seller: another seller's report of the same transaction does not block this one — the
     // chain decides whose it is (a transfer to another seller's pay-to is rejected, recipient_mismatch).
-    const inserted = await this.knex('ledger_entries').insert(row).onConflict(['seller_id', 'tx_hash']).ignore().returning('id');
+    const inserted = await this.knex('ledger_entries')
+      .insert(row)
+      .onConflict(['seller_id', 'tx_hash'])
+      .ignore()
+      .returning('id');
     const stored = await this.knex('ledger_entries').where({ seller_id: seller.id, tx_hash: row.tx_hash }).first();
     if (inserted.length > 0) this.ledgerVerifier?.nudge();
     return { created: inserted.length > 0, entry: ledgerView(stored) };
   }
 
-  /**
-   * Adds `address` to the seller's pay-to addresses, proven by its EIP-191 signature of payToClaimMessage: only
-   * the key holder can make transfers to it count as this seller's revenue. The seller's pending rows that
-   * waited for a pay-to address become due for verification. Answers every address of the seller.
-   */
-  async registerPayTo(seller: SellerRow, input: { address: string; signature: string }): Promise<PayToList> {
-    const address = getAddress(input.address.toLowerCase());
-    const valid = await verifyMessage({ address, message: payToClaimMessage(seller.id, address), signature: input.signature as Hex }).catch(() => false);
-    if (!valid) throw new AppError('pay_to_signature_invalid', { fields: { address, message: payToClaimMessage(seller.id, address) } });
-    const now = this.clock();
-    await this.knex('sellers_pay_to').insert({ seller_id: seller.id, address: address.toLowerCase(), signature: input.signature.toLowerCase(), created_at: now }).onConflict(['seller_id', 'address']).ignore();
-    // Rows waiting for a pay-to, and rows that paid an address the seller had not proved yet, are checked (again).
-    await this.knex('ledger_entries')
-      .where({ seller_id: seller.id })
-      .andWhere((q) => q.where({ status: 'pending', reason: 'pay_to_not_registered' }).orWhere({ status: 'rejected', reason: 'recipient_mismatch' }))
-      .update({ status: 'pending', reason: 'awaiting_verification', next_check_at: now });
-    this.ledgerVerifier?.nudge();
-    return this.payTo(seller);
-  }
-
-  /** The seller's proven pay-to addresses, oldest first. */
-  async payTo(seller: SellerRow): Promise<PayToList> {
-    const rows = (await this.knex('sellers_pay_to').where({ seller_id: seller.id }).orderBy([{ column: 'created_at' }, { column: 'address' }]).select('address', 'created_at')) as Array<{ address: string; created_at: Date }>;
-    return { seller_id: seller.id, pay_to: rows.map((r) => ({ address: getAddress(r.address.trim()), created_at: r.created_at.toISOString() })) };
-  }
-
   /** A page of the seller's ledger rows, newest first, of every status (or the one asked for). */
-  async ledger(seller: SellerRow, q: PageRequest & { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined; status?: LedgerStatus | undefined }): Promise<LedgerPage> {
+  async ledger(
+    seller: SellerRow,
+    q: PageRequest & {
+      from?: Date | undefined;
+      to?: Date | undefined;
+      endpoint_id?: string | undefined;
+      status?: LedgerStatus | undefined;
+    },
+  ): Promise<LedgerPage> {
     const rows = this.ledgerRows(seller, q);
     if (q.status) rows.andWhere({ status: q.status });
-    const { page, nextCursor } = await readKeysetPage<{ created_at: Date; id: string }>(rows, q, LEDGER_ENTRY_ID, 'desc');
+    const { page, nextCursor } = await readKeysetPage<{ created_at: Date; id: string }>(
+      rows,
+      q,
+      LEDGER_ENTRY_ID,
+      'desc',
+    );
     return { entries: page.map(ledgerView), next_cursor: nextCursor };
   }
 
@@ -196,7 +230,10 @@ export class SellerLedgerService {
    * (./split-revenue-range.ts), so its cost follows the days in the range, not the rows. `pending` and
    * `rejected` say what is not counted (read from the unverified rows only, on their partial index).
    */
-  async revenue(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }): Promise<RevenueSummary> {
+  async revenue(
+    seller: SellerRow,
+    q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined },
+  ): Promise<RevenueSummary> {
     const split = splitRevenueRange(q.from, q.to);
     const byEndpoint = new Map<string, { total: bigint; count: number }>();
     const add = (key: string, total: string, count: string) => {
@@ -204,7 +241,12 @@ export class SellerLedgerService {
       byEndpoint.set(key, { total: entry.total + BigInt(total), count: entry.count + Number(count) });
     };
     for (const range of split.rows) {
-      const rows = (await this.ledgerRows(seller, { ...range, endpoint_id: q.endpoint_id }).andWhere({ status: 'verified' }).select('endpoint_id').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
+      const rows = (await this.ledgerRows(seller, { ...range, endpoint_id: q.endpoint_id })
+        .andWhere({ status: 'verified' })
+        .select('endpoint_id')
+        .sum({ total: 'amount_micro' })
+        .count({ n: '*' })
+        .groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
       for (const r of rows) add(r.endpoint_id ?? '', r.total, r.n);
     }
     if (split.days) {
@@ -212,11 +254,20 @@ export class SellerLedgerService {
       if (split.days.first) days.andWhere('day', '>=', split.days.first);
       if (split.days.end) days.andWhere('day', '<', split.days.end);
       if (q.endpoint_id) days.andWhere({ endpoint_key: q.endpoint_id });
-      const rows = (await days.select('endpoint_key').sum({ total: 'total_micro' }).sum({ n: 'entries' }).groupBy('endpoint_key')) as Array<{ endpoint_key: string; total: string; n: string }>;
+      const rows = (await days
+        .select('endpoint_key')
+        .sum({ total: 'total_micro' })
+        .sum({ n: 'entries' })
+        .groupBy('endpoint_key')) as Array<{ endpoint_key: string; total: string; n: string }>;
       for (const r of rows) add(r.endpoint_key, r.total, r.n);
     }
     const endpoints = [...byEndpoint.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const unverified = (await this.ledgerRows(seller, q).whereNot({ status: 'verified' }).select('status').sum({ total: 'amount_micro' }).count({ n: '*' }).groupBy('status')) as Array<{
+    const unverified = (await this.ledgerRows(seller, q)
+      .whereNot({ status: 'verified' })
+      .select('status')
+      .sum({ total: 'amount_micro' })
+      .count({ n: '*' })
+      .groupBy('status')) as Array<{
       status: string;
       total: string;
       n: string;
@@ -232,12 +283,19 @@ export class SellerLedgerService {
       rejected: of('rejected'),
       total_usd: formatUsd(endpoints.reduce((acc, [, e]) => acc + e.total, 0n)),
       count: endpoints.reduce((acc, [, e]) => acc + e.count, 0),
-      by_endpoint: endpoints.map(([key, e]) => ({ endpoint_id: key === '' ? null : key, total_usd: formatUsd(e.total), count: e.count })),
+      by_endpoint: endpoints.map(([key, e]) => ({
+        endpoint_id: key === '' ? null : key,
+        total_usd: formatUsd(e.total),
+        count: e.count,
+      })),
     };
   }
 
   /** The seller's ledger rows within `from` (inclusive) and `to` (exclusive), for one endpoint when given. */
-  private ledgerRows(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined }): Knex.QueryBuilder {
+  private ledgerRows(
+    seller: SellerRow,
+    q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined },
+  ): Knex.QueryBuilder {
     const query = this.knex('ledger_entries').where({ seller_id: seller.id });
     if (q.from) query.andWhere('created_at', '>=', q.from);
     if (q.to) query.andWhere('created_at', '<', q.to);
@@ -250,12 +308,20 @@ export class SellerLedgerService {
    * keyset pages of 1,000 rows and streamed, so an export of any size holds one page in memory. A database
    * failure part-way ends the stream with an error, and the client sees the response cut short.
    */
-  exportCsv(seller: SellerRow, q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined } = {}): Readable {
+  exportCsv(
+    seller: SellerRow,
+    q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined } = {},
+  ): Readable {
     const rowsAfter = (after: { created_at: Date; id: string } | undefined) => {
-      const query = this.ledgerRows(seller, q).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(EXPORT_PAGE_ROWS);
-      return (after ? whereAfter(query, { at: after.created_at, id: after.id }) : query) as Promise<Array<Record<string, any>>>;
+      const query = this.ledgerRows(seller, q)
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+        .limit(EXPORT_PAGE_ROWS);
+      return (after ? whereAfter(query, { at: after.created_at, id: after.id }) : query) as Promise<
+        Array<Record<string, any>>
+      >;
     };
-    const header = 'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id,status,reason';
+    const header =
+      'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id,status,reason';
     const cell = (v: unknown) => {
       const s = v === null || v === undefined ? '' : String(v);
       // Quote everything that could break a row or be read as a formula by a spreadsheet.
@@ -270,7 +336,26 @@ export class SellerLedgerService {
           yield rows
             .map((r) => {
               const v = ledgerView(r);
-              return [v.created_at, v.id, v.tx_hash, v.payer, v.amount_usd, v.network, v.endpoint_id, v.method, v.route, v.content_hash, v.authorization_id, v.decision_id, v.status, v.reason].map(cell).join(',') + '\n';
+              return (
+                [
+                  v.created_at,
+                  v.id,
+                  v.tx_hash,
+                  v.payer,
+                  v.amount_usd,
+                  v.network,
+                  v.endpoint_id,
+                  v.method,
+                  v.route,
+                  v.content_hash,
+                  v.authorization_id,
+                  v.decision_id,
+                  v.status,
+                  v.reason,
+                ]
+                  .map(cell)
+                  .join(',') + '\n'
+              );
             })
             .join('');
         }
@@ -306,4 +391,3 @@ function ledgerView(r: Record<string, any>): LedgerEntryView {
     created_at: (r.created_at as Date).toISOString(),
   };
 }
-

@@ -30,13 +30,25 @@ export class SellerOpenApiRefresh {
 
   async refresh(seller: SellerRow): Promise<RefreshReport> {
     if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
-    const text = await guardedFetchText(new URL(seller.openapi_url), { ...this.outbound, maxBytes: MAX_DOCUMENT_BYTES, notFound: 'openapi_not_found' });
+    const text = await guardedFetchText(new URL(seller.openapi_url), {
+      ...this.outbound,
+      maxBytes: MAX_DOCUMENT_BYTES,
+      notFound: 'openapi_not_found',
+    });
     const wanted = parseOpenApi(text);
     const now = this.clock();
-    const report = { added: [] as string[], changed: [] as string[], removed: [] as string[], kept_for_ledger: [] as string[], unchanged: 0 };
+    const report = {
+      added: [] as string[],
+      changed: [] as string[],
+      removed: [] as string[],
+      kept_for_ledger: [] as string[],
+      unchanged: 0,
+    };
     await this.knex.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 19))', [`seller:${seller.id}`]);
-      const existing = (await trx('endpoints').where({ seller_id: seller.id })) as Array<EndpointRow & { source: string }>;
+      const existing = (await trx('endpoints').where({ seller_id: seller.id })) as Array<
+        EndpointRow & { source: string }
+      >;
       const key = (method: string, path: string) => `${method} ${path}`;
       const byKey = new Map(existing.map((e) => [key(e.method, e.path), e]));
       const slugs = new Set(existing.map((e) => e.slug));
@@ -72,9 +84,19 @@ export class SellerOpenApiRefresh {
           continue;
         }
         const price = parseUsd(w.price).toString();
-        const differs = current.price_micro !== price || JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) || (current.path_pattern ?? null) !== w.path_pattern;
+        const differs =
+          current.price_micro !== price ||
+          JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) ||
+          (current.path_pattern ?? null) !== w.path_pattern;
         if (differs) {
-          await trx('endpoints').where({ id: current.id }).update({ price_micro: price, capabilities: JSON.stringify(w.capabilities), path_pattern: w.path_pattern, updated_at: now });
+          await trx('endpoints')
+            .where({ id: current.id })
+            .update({
+              price_micro: price,
+              capabilities: JSON.stringify(w.capabilities),
+              path_pattern: w.path_pattern,
+              updated_at: now,
+            });
           report.changed.push(current.slug);
         } else report.unchanged++;
       }

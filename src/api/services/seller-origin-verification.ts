@@ -27,22 +27,37 @@ export class SellerOriginVerification {
   async token(seller: SellerRow): Promise<string> {
     if (seller.verification_token) return seller.verification_token;
     const token = `xx-verify-${randomBytes(16).toString('hex')}`;
-    await this.knex('sellers').where({ id: seller.id }).whereNull('verification_token').update({ verification_token: token });
+    await this.knex('sellers')
+      .where({ id: seller.id })
+      .whereNull('verification_token')
+      .update({ verification_token: token });
     const row = await this.knex('sellers').where({ id: seller.id }).first('verification_token');
     return row.verification_token as string;
   }
 
   /** What GET /v1/sellers/{id}/verify answers: where to serve which token. */
   async instructions(seller: SellerRow): Promise<OriginVerification> {
-    return { seller_id: seller.id, origin: seller.origin, path: WELL_KNOWN_PATH, token: await this.token(seller), verified_at: seller.verified_at?.toISOString() ?? null };
+    return {
+      seller_id: seller.id,
+      origin: seller.origin,
+      path: WELL_KNOWN_PATH,
+      token: await this.token(seller),
+      verified_at: seller.verified_at?.toISOString() ?? null,
+    };
   }
 
   async verify(seller: SellerRow): Promise<VerifiedSeller> {
     if (!seller.origin) throw new AppError('origin_not_configured');
     const token = await this.token(seller);
     const body = await fetchVerificationFile(seller.origin, this.outbound);
-    if (!body.split(/\s+/).includes(token)) throw new AppError('verification_token_mismatch', { fields: { expected_file: `${seller.origin}${WELL_KNOWN_PATH}` } });
-    const [row] = (await this.knex('sellers').where({ id: seller.id }).update({ verified_at: this.clock() }).returning('*')) as SellerRow[];
+    if (!body.split(/\s+/).includes(token))
+      throw new AppError('verification_token_mismatch', {
+        fields: { expected_file: `${seller.origin}${WELL_KNOWN_PATH}` },
+      });
+    const [row] = (await this.knex('sellers')
+      .where({ id: seller.id })
+      .update({ verified_at: this.clock() })
+      .returning('*')) as SellerRow[];
     return { ...sellerView(row!), verified: true };
   }
 }

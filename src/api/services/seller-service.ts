@@ -14,7 +14,13 @@
  * declares about itself (banking is `declared` until the operator marks it verified).
  */
 import type { Knex } from 'knex';
-import type { BankingView, CreatedSeller, IngestOutcome, SellerPage, SellerView } from '../../shared/api-responses/seller-responses.js';
+import type {
+  BankingView,
+  CreatedSeller,
+  IngestOutcome,
+  SellerPage,
+  SellerView,
+} from '../../shared/api-responses/seller-responses.js';
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
@@ -41,7 +47,17 @@ export class SellerService {
 
   async create(
     accountId: string,
-    input: { name: string; slug?: string | undefined; openapi_url?: string | undefined; capabilities?: string[] | undefined; protocol?: 'x402' | 'mpp' | undefined; payout_mode?: 'direct' | 'platform_mor' | undefined; legal_entity?: string | undefined; country?: string | undefined; origin?: string | undefined },
+    input: {
+      name: string;
+      slug?: string | undefined;
+      openapi_url?: string | undefined;
+      capabilities?: string[] | undefined;
+      protocol?: 'x402' | 'mpp' | undefined;
+      payout_mode?: 'direct' | 'platform_mor' | undefined;
+      legal_entity?: string | undefined;
+      country?: string | undefined;
+      origin?: string | undefined;
+    },
     actor: string,
   ): Promise<CreatedSeller> {
     const now = this.clock();
@@ -70,12 +86,18 @@ export class SellerService {
       if ((err as { code?: string }).code === '23505') throw new AppError('slug_taken', { fields: { slug } });
       throw err;
     }
-    const pat = await this.pats.create(accountId, { scope_type: 'service', scope_id: id, label: `${slug} service` }, actor);
+    const pat = await this.pats.create(
+      accountId,
+      { scope_type: 'service', scope_id: id, label: `${slug} service` },
+      actor,
+    );
     const seller = (await this.knex('sellers').where({ id }).first()) as SellerRow;
     // An openapi_url triggers an ingest; the seller exists either way and `refresh` can retry.
     let ingest: IngestOutcome | undefined;
     if (seller.openapi_url) {
-      ingest = await this.openapi.refresh(seller).catch((err: unknown) => ({ error_code: err instanceof AppError ? err.code : 'internal_error' }));
+      ingest = await this.openapi
+        .refresh(seller)
+        .catch((err: unknown) => ({ error_code: err instanceof AppError ? err.code : 'internal_error' }));
     }
     return { ...sellerView(seller), pat: pat.pat, pat_id: pat.id, ...(ingest ? { ingest } : {}) };
   }
@@ -86,10 +108,14 @@ export class SellerService {
     const owns =
       seller &&
       principal.kind === 'token' &&
-      ((principal.tokenKind === 'session' && principal.accountId === seller.account_id) || (principal.tokenKind === 'pat' && principal.scopeType === 'service' && principal.scopeId === seller.id));
+      ((principal.tokenKind === 'session' && principal.accountId === seller.account_id) ||
+        (principal.tokenKind === 'pat' && principal.scopeType === 'service' && principal.scopeId === seller.id));
     if (!seller || !owns) {
-      if (principal.kind === 'token' && (principal.tokenKind === 'session' || principal.scopeType === 'service')) throw new AppError('seller_not_found');
-      throw new AppError('insufficient_scope', { message: 'Seller routes need the owner account session or a service PAT of that seller.' });
+      if (principal.kind === 'token' && (principal.tokenKind === 'session' || principal.scopeType === 'service'))
+        throw new AppError('seller_not_found');
+      throw new AppError('insufficient_scope', {
+        message: 'Seller routes need the owner account session or a service PAT of that seller.',
+      });
     }
     return seller;
   }
@@ -106,11 +132,24 @@ export class SellerService {
 
   /** A page of the account's sellers, oldest first. */
   async list(accountId: string, request: PageRequest): Promise<SellerPage> {
-    const { page, nextCursor } = await readKeysetPage<SellerRow>(this.knex('sellers').where({ account_id: accountId }), request, SELLER_ID);
+    const { page, nextCursor } = await readKeysetPage<SellerRow>(
+      this.knex('sellers').where({ account_id: accountId }),
+      request,
+      SELLER_ID,
+    );
     return { sellers: page.map(sellerView), next_cursor: nextCursor };
   }
 
-  async update(seller: SellerRow, patch: { name?: string | undefined; origin?: string | undefined; openapi_url?: string | undefined; capabilities?: string[] | undefined; payout_mode?: 'direct' | 'platform_mor' | undefined }): Promise<SellerView> {
+  async update(
+    seller: SellerRow,
+    patch: {
+      name?: string | undefined;
+      origin?: string | undefined;
+      openapi_url?: string | undefined;
+      capabilities?: string[] | undefined;
+      payout_mode?: 'direct' | 'platform_mor' | undefined;
+    },
+  ): Promise<SellerView> {
     const changes: Record<string, unknown> = { updated_at: this.clock() };
     if (patch.name !== undefined) changes.name = patch.name;
     if (patch.openapi_url !== undefined) changes.openapi_url = patch.openapi_url;
@@ -125,7 +164,10 @@ export class SellerService {
   }
 
   async setStatus(seller: SellerRow, status: 'active' | 'suspended'): Promise<SellerView> {
-    const [row] = (await this.knex('sellers').where({ id: seller.id }).update({ status, updated_at: this.clock() }).returning('*')) as SellerRow[];
+    const [row] = (await this.knex('sellers')
+      .where({ id: seller.id })
+      .update({ status, updated_at: this.clock() })
+      .returning('*')) as SellerRow[];
     return sellerView(row!);
   }
 
@@ -136,7 +178,12 @@ export class SellerService {
   async setBanking(seller: SellerRow, input: { legal_entity: string; country: string }): Promise<BankingView> {
     const [row] = (await this.knex('sellers')
       .where({ id: seller.id })
-      .update({ legal_entity: input.legal_entity, country: input.country, banking_state: 'declared', updated_at: this.clock() })
+      .update({
+        legal_entity: input.legal_entity,
+        country: input.country,
+        banking_state: 'declared',
+        updated_at: this.clock(),
+      })
       .returning('*')) as SellerRow[];
     return bankingView(row!);
   }
@@ -146,7 +193,10 @@ export class SellerService {
     const seller = (await this.knex('sellers').where({ id: sellerId }).first()) as SellerRow | undefined;
     if (!seller) throw new AppError('seller_not_found');
     if (seller.banking_state === 'none') throw new AppError('banking_not_declared');
-    const [row] = (await this.knex('sellers').where({ id: sellerId }).update({ banking_state: 'verified', updated_at: this.clock() }).returning('*')) as SellerRow[];
+    const [row] = (await this.knex('sellers')
+      .where({ id: sellerId })
+      .update({ banking_state: 'verified', updated_at: this.clock() })
+      .returning('*')) as SellerRow[];
     return bankingView(row!);
   }
 }
@@ -166,8 +216,17 @@ export interface SellerOutboundOptions {
   resolveHost?: HostResolver | undefined;
 }
 
-export function createSellerServices(knex: Knex, pats: PatService, clock: () => Date, options: SellerOutboundOptions = { allowPrivateOrigins: false }): SellerServices {
-  const outbound: OriginFetchOptions = { allowPrivate: options.allowPrivateOrigins, allowedPorts: options.outboundAllowedPorts, resolveHost: options.resolveHost };
+export function createSellerServices(
+  knex: Knex,
+  pats: PatService,
+  clock: () => Date,
+  options: SellerOutboundOptions = { allowPrivateOrigins: false },
+): SellerServices {
+  const outbound: OriginFetchOptions = {
+    allowPrivate: options.allowPrivateOrigins,
+    allowedPorts: options.outboundAllowedPorts,
+    resolveHost: options.resolveHost,
+  };
   const openapi = new SellerOpenApiRefresh(knex, clock, outbound);
   return {
     profiles: new SellerService(knex, pats, clock, openapi),

@@ -77,7 +77,12 @@ export const endpointView = (e: EndpointRow): EndpointView => ({
   updated_at: e.updated_at.toISOString(),
 });
 
-export const bankingView = (s: SellerRow): BankingView => ({ seller_id: s.id, legal_entity: s.legal_entity, country: s.country, state: s.banking_state });
+export const bankingView = (s: SellerRow): BankingView => ({
+  seller_id: s.id,
+  legal_entity: s.legal_entity,
+  country: s.country,
+  state: s.banking_state,
+});
 
 /** A slug out of a name: lower-case letters, digits and dashes, at most 48 characters (`service` when nothing is left). */
 export function slugify(name: string): string {

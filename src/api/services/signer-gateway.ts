@@ -35,14 +35,23 @@ export class SignerGateway {
       if (code === 'invariant_violation' && err instanceof SignerError) {
         // The rule travels as a field (signer/assert.ts); the per-signature maximum also names its limit.
         const d = err.details ?? {};
-        throw new AppError('signer_refused', { fields: { rule: d.rule ?? null, ...(d.limit ? { limit: d.limit, max: d.max ?? null } : {}) }, cause: err });
+        throw new AppError('signer_refused', {
+          fields: { rule: d.rule ?? null, ...(d.limit ? { limit: d.limit, max: d.max ?? null } : {}) },
+          cause: err,
+        });
       }
       if (code === 'limit_exceeded' && err instanceof SignerError) {
         // A rolling ceiling of the signer's own (signer/limits/): nothing was signed; the same request fits again after retry_after_seconds.
         const d = err.details ?? {};
         const retryAfter = d.retry_after_seconds ?? null;
         throw new AppError('signer_limit_exceeded', {
-          fields: { limit: d.limit ?? null, max: d.max ?? null, headroom: d.headroom ?? null, window_seconds: d.window_seconds ?? null, retry_after_seconds: retryAfter },
+          fields: {
+            limit: d.limit ?? null,
+            max: d.max ?? null,
+            headroom: d.headroom ?? null,
+            window_seconds: d.window_seconds ?? null,
+            retry_after_seconds: retryAfter,
+          },
           headers: retryAfter === null ? {} : { 'Retry-After': String(retryAfter) },
           cause: err,
         });

@@ -78,7 +78,9 @@ export class WalletService {
   async create(accountId: string, input: CreateWalletInput, actor: string): Promise<WalletView> {
     const chain = this.chains.resolve(input.chain ?? this.defaultChain);
     if (!chain) {
-      throw new AppError('chain_not_supported', { fields: { chain: input.chain, supported: this.chains.chains.map((c) => c.name) } });
+      throw new AppError('chain_not_supported', {
+        fields: { chain: input.chain, supported: this.chains.chains.map((c) => c.name) },
+      });
     }
     const account = await this.accounts.get(accountId);
     const key = await this.signer.call('create_wallet_key', { account_key_ref: account.account_key_ref });
@@ -102,12 +104,26 @@ export class WalletService {
           updated_at: now,
         })
         .returning('*')) as WalletRow[];
-      await trx('wallet_keys').insert({ wallet_id: id, version: 1, address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref, created_at: now });
+      await trx('wallet_keys').insert({
+        wallet_id: id,
+        version: 1,
+        address: key.address,
+        public_key: key.public_key,
+        wallet_key_ref: key.wallet_key_ref,
+        created_at: now,
+      });
       await appendAuditEvent(trx, {
         chainKey: id,
         eventType: 'wallet.created',
         actor,
-        payload: { account_id: accountId, address: key.address, network: chain.network, label: input.label ?? null, policy, key_version: 1 },
+        payload: {
+          account_id: accountId,
+          address: key.address,
+          network: chain.network,
+          label: input.label ?? null,
+          policy,
+          key_version: 1,
+        },
         at: now,
       });
       return inserted!;
@@ -117,7 +133,10 @@ export class WalletService {
   }
 
   /** A page of the account's wallets, oldest first; `next_cursor` (null on the last page) asks for the next. */
-  async list(accountId: string, options: PageRequest & { status?: 'active' | 'revoked' | undefined }): Promise<WalletPage> {
+  async list(
+    accountId: string,
+    options: PageRequest & { status?: 'active' | 'revoked' | undefined },
+  ): Promise<WalletPage> {
     const query = this.knex('wallets').where({ account_id: accountId });
     if (options.status) query.andWhere({ status: options.status });
     const { page, nextCursor } = await readKeysetPage<WalletRow>(query, options, WALLET_ID);
@@ -140,7 +159,8 @@ export class WalletService {
       [[...new Set(accountIds)], limit + 1],
     )) as { rows: WalletRow[] };
     const byAccount = new Map<string, WalletRow[]>();
-    for (const row of rows) (byAccount.get(row.account_id) ?? byAccount.set(row.account_id, []).get(row.account_id)!).push(row);
+    for (const row of rows)
+      (byAccount.get(row.account_id) ?? byAccount.set(row.account_id, []).get(row.account_id)!).push(row);
     for (const accountId of accountIds) {
       const { page, nextCursor } = keysetPage(byAccount.get(accountId) ?? [], limit);
       pages.set(accountId, { wallets: page.map((r) => this.toView(r)), next_cursor: nextCursor });
@@ -152,18 +172,35 @@ export class WalletService {
   async getActive(accountId: string, walletId: string, trx: Knex | Knex.Transaction = this.knex): Promise<WalletRow> {
     const row = (await trx<WalletRow>('wallets').where({ id: walletId }).first()) as WalletRow | undefined;
     if (!row || row.account_id !== accountId) throw new AppError('wallet_not_found');
-    if (row.status === 'revoked') throw new AppError('wallet_revoked', { fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null } });
+    if (row.status === 'revoked')
+      throw new AppError('wallet_revoked', {
+        fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null },
+      });
     return row;
   }
 
   /** Replaces the wallet's policy (already validated and normalised by the schema). */
-  async setPolicy(accountId: string, walletId: string, policy: Record<string, unknown>, actor: string): Promise<WalletView> {
+  async setPolicy(
+    accountId: string,
+    walletId: string,
+    policy: Record<string, unknown>,
+    actor: string,
+  ): Promise<WalletView> {
     const row = await this.knex.transaction(async (trx) => {
       await lockWallet(trx, walletId);
       const current = await this.getActive(accountId, walletId, trx);
       const now = new Date();
-      const [updated] = (await trx('wallets').where({ id: walletId }).update({ policy: JSON.stringify(policy), updated_at: now }).returning('*')) as WalletRow[];
-      await appendAuditEvent(trx, { chainKey: walletId, eventType: 'policy.updated', actor, payload: { previous: current.policy, policy }, at: now });
+      const [updated] = (await trx('wallets')
+        .where({ id: walletId })
+        .update({ policy: JSON.stringify(policy), updated_at: now })
+        .returning('*')) as WalletRow[];
+      await appendAuditEvent(trx, {
+        chainKey: walletId,
+        eventType: 'policy.updated',
+        actor,
+        payload: { previous: current.policy, policy },
+        at: now,
+      });
       return updated!;
     });
     this.metrics.walletOperations.inc({ operation: 'set_policy', outcome: 'ok' });
@@ -185,10 +222,23 @@ export class WalletService {
       const now = new Date();
       const version = current.key_version + 1;
       await trx('wallet_keys').where({ wallet_id: walletId, version: current.key_version }).update({ retired_at: now });
-      await trx('wallet_keys').insert({ wallet_id: walletId, version, address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref, created_at: now });
+      await trx('wallet_keys').insert({
+        wallet_id: walletId,
+        version,
+        address: key.address,
+        public_key: key.public_key,
+        wallet_key_ref: key.wallet_key_ref,
+        created_at: now,
+      });
       const [updated] = (await trx('wallets')
         .where({ id: walletId })
-        .update({ address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref, key_version: version, updated_at: now })
+        .update({
+          address: key.address,
+          public_key: key.public_key,
+          wallet_key_ref: key.wallet_key_ref,
+          key_version: version,
+          updated_at: now,
+        })
         .returning('*')) as WalletRow[];
       await appendAuditEvent(trx, {
         chainKey: walletId,
@@ -212,9 +262,18 @@ export class WalletService {
       const current = await this.getActive(accountId, walletId, trx);
       const balance = await this.retirementBalance(current, abandonBalance, 'revoke');
       const now = new Date();
-      const [updated] = (await trx('wallets').where({ id: walletId }).update({ status: 'revoked', revoked_at: now, updated_at: now }).returning('*')) as WalletRow[];
+      const [updated] = (await trx('wallets')
+        .where({ id: walletId })
+        .update({ status: 'revoked', revoked_at: now, updated_at: now })
+        .returning('*')) as WalletRow[];
       await trx('wallet_keys').where({ wallet_id: walletId, version: current.key_version }).update({ retired_at: now });
-      await appendAuditEvent(trx, { chainKey: walletId, eventType: 'wallet.revoked', actor, payload: { address: current.address, key_version: current.key_version, ...balance }, at: now });
+      await appendAuditEvent(trx, {
+        chainKey: walletId,
+        eventType: 'wallet.revoked',
+        actor,
+        payload: { address: current.address, key_version: current.key_version, ...balance },
+        at: now,
+      });
       return updated!;
     });
     await this.destroyKey(account.account_key_ref, walletId, row.key_version, row.wallet_key_ref);
@@ -222,7 +281,11 @@ export class WalletService {
     return this.toView(row);
   }
 
-  private async retirementBalance(wallet: WalletRow, abandonBalance: boolean, operation: 'rotate' | 'revoke'): Promise<RetirementBalance> {
+  private async retirementBalance(
+    wallet: WalletRow,
+    abandonBalance: boolean,
+    operation: 'rotate' | 'revoke',
+  ): Promise<RetirementBalance> {
     try {
       return await checkRetirementBalance(this.balances, this.chains, wallet, abandonBalance);
     } catch (err) {
@@ -242,7 +305,12 @@ export class WalletService {
       .whereNotNull('k.retired_at')
       .whereNull('k.destroyed_at')
       .whereNotNull('k.wallet_key_ref')
-      .select('k.wallet_id', 'k.version', 'k.wallet_key_ref', 'a.account_key_ref')) as Array<{ wallet_id: string; version: number; wallet_key_ref: string; account_key_ref: string }>;
+      .select('k.wallet_id', 'k.version', 'k.wallet_key_ref', 'a.account_key_ref')) as Array<{
+      wallet_id: string;
+      version: number;
+      wallet_key_ref: string;
+      account_key_ref: string;
+    }>;
     let destroyed = 0;
     for (const key of pending) {
       if (await this.destroyKey(key.account_key_ref, key.wallet_id, key.version, key.wallet_key_ref)) destroyed++;
@@ -254,17 +322,27 @@ export class WalletService {
    * Destroys a retired DEK in the signer after the change that retired it committed. If the signer is
    * unreachable the key stays retired (never used again by the front) and is destroyed on the next try.
    */
-  private async destroyKey(accountKeyRef: string, walletId: string, version: number, keyRef: string | null): Promise<boolean> {
+  private async destroyKey(
+    accountKeyRef: string,
+    walletId: string,
+    version: number,
+    keyRef: string | null,
+  ): Promise<boolean> {
     if (!keyRef) return false;
     try {
       await this.signer.call('destroy_wallet_key', { account_key_ref: accountKeyRef, wallet_key_ref: keyRef });
       const now = new Date();
-      await this.knex('wallet_keys').where({ wallet_id: walletId, version }).update({ wallet_key_ref: null, destroyed_at: now });
+      await this.knex('wallet_keys')
+        .where({ wallet_id: walletId, version })
+        .update({ wallet_key_ref: null, destroyed_at: now });
       await this.knex('wallets').where({ id: walletId, status: 'revoked' }).update({ wallet_key_ref: null });
       return true;
     } catch (err) {
       this.metrics.walletOperations.inc({ operation: 'destroy_key', outcome: 'error' });
-      this.log.error({ wallet_id: walletId, key_version: version, err: describeError(err) }, 'retired wallet key not destroyed yet');
+      this.log.error(
+        { wallet_id: walletId, key_version: version, err: describeError(err) },
+        'retired wallet key not destroyed yet',
+      );
       return false;
     }
   }

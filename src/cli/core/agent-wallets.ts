@@ -18,13 +18,18 @@ const agentViewSchema = z.object({
   wallets_next_cursor: z.string().min(1).nullable().optional(),
 });
 
-export async function agentWithEveryWallet(client: ApiClient, agentId: string): Promise<{ agent_id: string; label: string | null; wallets: ManagedWallet[] }> {
+export async function agentWithEveryWallet(
+  client: ApiClient,
+  agentId: string,
+): Promise<{ agent_id: string; label: string | null; wallets: ManagedWallet[] }> {
   const route = `GET /v1/agents/${agentId}`;
   const parsed = agentViewSchema.safeParse(await client.request('GET', `/v1/agents/${agentId}`));
-  if (!parsed.success) throw new CliError({ code: 'invalid_reply', userMessage: `${route} answered an unexpected agent.` });
+  if (!parsed.success)
+    throw new CliError({ code: 'invalid_reply', userMessage: `${route} answered an unexpected agent.` });
   const first = { wallets: parsed.data.wallets, next_cursor: parsed.data.wallets_next_cursor ?? null };
   const { wallets } = await readEveryPage(client, '/v1/wallets', 'wallets', { first, query: { status: 'active' } });
   const every = z.array(managedWalletSchema).safeParse(wallets);
-  if (!every.success) throw new CliError({ code: 'invalid_reply', userMessage: 'GET /v1/wallets answered an unexpected wallet.' });
+  if (!every.success)
+    throw new CliError({ code: 'invalid_reply', userMessage: 'GET /v1/wallets answered an unexpected wallet.' });
   return { agent_id: parsed.data.agent_id, label: parsed.data.label ?? null, wallets: every.data };
 }

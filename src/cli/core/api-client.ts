@@ -41,7 +41,11 @@ export class ApiClient {
 
   request<S extends z.ZodType>(method: string, path: string, options: ParsedRequestOptions<S>): Promise<z.output<S>>;
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
-  async request<T = unknown>(method: string, path: string, options: RequestOptions & { reply?: z.ZodType } = {}): Promise<T> {
+  async request<T = unknown>(
+    method: string,
+    path: string,
+    options: RequestOptions & { reply?: z.ZodType } = {},
+  ): Promise<T> {
     try {
       return await this.once<T>(method, path, options);
     } catch (err) {
@@ -56,7 +60,11 @@ export class ApiClient {
   private async once<T>(method: string, path: string, options: RequestOptions & { reply?: z.ZodType }): Promise<T> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: options.raw ? '*/*' : 'application/json', 'user-agent': 'xx-cli', ...options.headers };
+    const headers: Record<string, string> = {
+      accept: options.raw ? '*/*' : 'application/json',
+      'user-agent': 'xx-cli',
+      ...options.headers,
+    };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
@@ -79,7 +87,10 @@ export class ApiClient {
       try {
         body = text ? JSON.parse(text) : {};
       } catch {
-        throw new CliError({ code: 'invalid_reply', userMessage: `${method} ${path} answered something that is not JSON.` });
+        throw new CliError({
+          code: 'invalid_reply',
+          userMessage: `${method} ${path} answered something that is not JSON.`,
+        });
       }
       if (options.reply) checkReply(options.reply, body, `${method} ${path}`);
       return body as T;
@@ -91,10 +102,18 @@ export class ApiClient {
       // not JSON
     }
     const code = typeof body.error_code === 'string' ? body.error_code : `http_${res.status}`;
-    const userMessage = typeof body.user_message === 'string' ? body.user_message : `${method} ${path} failed with HTTP ${res.status}.`;
-    const recovery = body.recovery && typeof body.recovery === 'object' ? (body.recovery as Record<string, unknown>) : undefined;
+    const userMessage =
+      typeof body.user_message === 'string' ? body.user_message : `${method} ${path} failed with HTTP ${res.status}.`;
+    const recovery =
+      body.recovery && typeof body.recovery === 'object' ? (body.recovery as Record<string, unknown>) : undefined;
     const { error_code: _c, user_message: _m, recovery: _r, request_id: _q, ...details } = body;
-    throw new CliError({ code, userMessage, status: res.status, recovery, details: Object.keys(details).length > 0 ? details : undefined });
+    throw new CliError({
+      code,
+      userMessage,
+      status: res.status,
+      recovery,
+      details: Object.keys(details).length > 0 ? details : undefined,
+    });
   }
 }
 
@@ -104,5 +123,9 @@ export function checkReply(schema: z.ZodType, body: unknown, what: string): void
   if (parsed.success) return;
   const issue = parsed.error.issues[0];
   const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '(the body)';
-  throw new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected shape (${field}); is the server a Treasury of this version?`, details: { field } });
+  throw new CliError({
+    code: 'invalid_reply',
+    userMessage: `${what} answered an unexpected shape (${field}); is the server a Treasury of this version?`,
+    details: { field },
+  });
 }

@@ -12,7 +12,14 @@ import { ApiClient } from './api-client.js';
 import { CliError, missingFlag, REAUTHENTICATE_RECOVERY } from './cli-error.js';
 import { holdsMasterKey, masterKeyMigration } from './legacy-master-key.js';
 import { resolveCliPaths, type CliPaths } from './cli-paths.js';
-import { loadActiveAgent, loadActiveService, loadSession, saveSession, type AgentRecord, type ServiceRecord } from './cli-state.js';
+import {
+  loadActiveAgent,
+  loadActiveService,
+  loadSession,
+  saveSession,
+  type AgentRecord,
+  type ServiceRecord,
+} from './cli-state.js';
 import { z } from 'zod';
 import { readJsonFile } from './secret-file.js';
 import { sessionGrantSchema } from '../../shared/api-responses/identity-responses.js';
@@ -76,7 +83,11 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
   const env = options.env ?? process.env;
   const envName = env.XX_ENV ?? 'dev';
   if (!(ENV_NAMES as readonly string[]).includes(envName)) {
-    throw new CliError({ code: 'invalid_env', userMessage: `XX_ENV must be one of ${ENV_NAMES.join(', ')}, got "${envName}".`, exitCode: 2 });
+    throw new CliError({
+      code: 'invalid_env',
+      userMessage: `XX_ENV must be one of ${ENV_NAMES.join(', ')}, got "${envName}".`,
+      exitCode: 2,
+    });
   }
   let paths = resolveCliPaths(env);
   const envFile = path.join(paths.envDir, `${envName}.env`);
@@ -86,17 +97,35 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
   const interactive = !json && !!process.stdin.isTTY && !!process.stdout.isTTY;
   const config = () => readJsonFile(paths.config, configSchema) ?? {};
 
-  const apiUrl = () => (env.XX_API_URL || config().api_url || loadSession(paths)?.server || DEFAULT_API_URL).replace(/\/+$/, '');
+  const apiUrl = () =>
+    (env.XX_API_URL || config().api_url || loadSession(paths)?.server || DEFAULT_API_URL).replace(/\/+$/, '');
 
   const ask = async <T>(spec: PromptSpec, run: () => Promise<T>): Promise<T> => {
     if (!interactive) throw missingFlag(spec.flag, spec.message);
     return run();
   };
   const prompt: CliPrompt = {
-    input: (spec) => ask(spec, async () => (await import('@inquirer/prompts')).input({ message: spec.message, ...(spec.default ? { default: spec.default } : {}), required: true })),
-    password: (spec) => ask(spec, async () => (await import('@inquirer/prompts')).password({ message: spec.message, mask: '*' })),
-    confirm: (spec) => ask(spec, async () => (await import('@inquirer/prompts')).confirm({ message: spec.message, default: spec.defaultYes ?? false })),
-    select: (spec) => ask(spec, async () => (await import('@inquirer/prompts')).select({ message: spec.message, choices: spec.choices.map((c) => ({ value: c, name: c })) })),
+    input: (spec) =>
+      ask(spec, async () =>
+        (await import('@inquirer/prompts')).input({
+          message: spec.message,
+          ...(spec.default ? { default: spec.default } : {}),
+          required: true,
+        }),
+      ),
+    password: (spec) =>
+      ask(spec, async () => (await import('@inquirer/prompts')).password({ message: spec.message, mask: '*' })),
+    confirm: (spec) =>
+      ask(spec, async () =>
+        (await import('@inquirer/prompts')).confirm({ message: spec.message, default: spec.defaultYes ?? false }),
+      ),
+    select: (spec) =>
+      ask(spec, async () =>
+        (await import('@inquirer/prompts')).select({
+          message: spec.message,
+          choices: spec.choices.map((c) => ({ value: c, name: c })),
+        }),
+      ),
   };
 
   const client = (token: string | undefined, baseUrl = apiUrl()) => new ApiClient({ baseUrl, token });
@@ -119,11 +148,16 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     try {
       reply = await new ApiClient({ baseUrl: server, token: agent.pat }).request('POST', '/v1/identity/exchange-pat');
     } catch (err) {
-      if (err instanceof CliError && (err.status === 401 || err.status === 403)) throw reauthenticate("The session expired and the agent's PAT is no longer valid (revoked or expired).");
+      if (err instanceof CliError && (err.status === 401 || err.status === 403))
+        throw reauthenticate("The session expired and the agent's PAT is no longer valid (revoked or expired).");
       throw err;
     }
     const grant = sessionGrantSchema.safeParse(reply);
-    if (!grant.success) throw new CliError({ code: 'invalid_reply', userMessage: 'POST /v1/identity/exchange-pat answered without a session.' });
+    if (!grant.success)
+      throw new CliError({
+        code: 'invalid_reply',
+        userMessage: 'POST /v1/identity/exchange-pat answered without a session.',
+      });
     const { session, account_id, agent_id, expires_at } = grant.data;
     saveSession(paths, { session, account_id, agent_id, expires_at, server: agent.server });
     return grant.data.session;
@@ -131,7 +165,8 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
 
   /** A missing credential on a machine whose config still holds a removed master key: the migration prompt instead. */
   const orMigration = (err: unknown): unknown => {
-    if (!(err instanceof CliError) || !['no_session', 'no_active_agent', 'no_active_service'].includes(err.code)) return err;
+    if (!(err instanceof CliError) || !['no_session', 'no_active_agent', 'no_active_service'].includes(err.code))
+      return err;
     try {
       return holdsMasterKey(readJsonFile(paths.config, configSchema)) ? masterKeyMigration(paths.config) : err;
     } catch {
@@ -176,11 +211,20 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       const record = loadSession(paths);
       const agent = activeAgentOrUndefined();
       if (!record && !agent) {
-        throw orMigration(new CliError({ code: 'no_session', userMessage: 'No account session. Run `xx init` first.', recovery: { ...REAUTHENTICATE_RECOVERY } }));
+        throw orMigration(
+          new CliError({
+            code: 'no_session',
+            userMessage: 'No account session. Run `xx init` first.',
+            recovery: { ...REAUTHENTICATE_RECOVERY },
+          }),
+        );
       }
       // No session on disk, one past its expiry, or one of another account than the active agent's (after
       // `xx agent switch`): exchange the agent PAT first instead of waiting for the 401.
-      const stale = !record || Date.parse(record.expires_at) <= Date.now() || (agent !== undefined && (record.account_id !== agent.account_id || record.server !== agent.server));
+      const stale =
+        !record ||
+        Date.parse(record.expires_at) <= Date.now() ||
+        (agent !== undefined && (record.account_id !== agent.account_id || record.server !== agent.server));
       const token = stale && agent ? await exchangeAgentPat() : record!.session;
       return new ApiClient({
         baseUrl: env.XX_API_URL || (loadSession(paths) ?? record)!.server,
@@ -206,7 +250,9 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       return ctx.agent().client;
     },
     missingSession(userMessage) {
-      return orMigration(new CliError({ code: 'no_session', userMessage, recovery: { ...REAUTHENTICATE_RECOVERY } })) as Error;
+      return orMigration(
+        new CliError({ code: 'no_session', userMessage, recovery: { ...REAUTHENTICATE_RECOVERY } }),
+      ) as Error;
     },
     client,
   };
@@ -214,5 +260,9 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
 }
 
 function reauthenticate(message: string): CliError {
-  return new CliError({ code: 'reauthenticate', userMessage: `${message} Sign in again with \`xx init\`.`, recovery: { ...REAUTHENTICATE_RECOVERY } });
+  return new CliError({
+    code: 'reauthenticate',
+    userMessage: `${message} Sign in again with \`xx init\`.`,
+    recovery: { ...REAUTHENTICATE_RECOVERY },
+  });
 }

@@ -59,5 +59,10 @@ export const REAUTHENTICATE_RECOVERY: Readonly<Record<string, unknown>> = Object
 
 /** A missing flag without a TTY to prompt on: exit 2, naming the flag. */
 export function missingFlag(flag: string, what: string): CliError {
-  return new CliError({ code: 'missing_argument', userMessage: `${flag} is required (${what}); no terminal to prompt on.`, exitCode: 2, details: { flag } });
+  return new CliError({
+    code: 'missing_argument',
+    userMessage: `${flag} is required (${what}); no terminal to prompt on.`,
+    exitCode: 2,
+    details: { flag },
+  });
 }

@@ -31,7 +31,13 @@ export const serviceRecordSchema = z.object({
 });
 export type ServiceRecord = z.infer<typeof serviceRecordSchema>;
 
-export const managedWalletSchema = z.object({ id: z.string(), address: z.string(), chain: z.string(), network: z.string(), label: z.string().nullable() });
+export const managedWalletSchema = z.object({
+  id: z.string(),
+  address: z.string(),
+  chain: z.string(),
+  network: z.string(),
+  label: z.string().nullable(),
+});
 export type ManagedWallet = z.infer<typeof managedWalletSchema>;
 
 export const agentRecordSchema = z.object({
@@ -50,7 +56,10 @@ export type AgentRecord = z.infer<typeof agentRecordSchema>;
 
 export const credentialsSchema = z.object({
   active: z.string().optional(),
-  profiles: z.record(z.string(), z.object({ token: z.string(), server: z.string(), label: z.string().optional(), added_at: z.string() })),
+  profiles: z.record(
+    z.string(),
+    z.object({ token: z.string(), server: z.string(), label: z.string().optional(), added_at: z.string() }),
+  ),
 });
 export type Credentials = z.infer<typeof credentialsSchema>;
 
@@ -63,7 +72,8 @@ export function saveSession(paths: CliPaths, record: SessionRecord): void {
 }
 
 // Services
-const serviceFile = (paths: CliPaths, sellerId: string) => path.join(paths.servicesDir, `${idSchema.parse(sellerId)}.json`);
+const serviceFile = (paths: CliPaths, sellerId: string) =>
+  path.join(paths.servicesDir, `${idSchema.parse(sellerId)}.json`);
 
 export async function saveService(paths: CliPaths, record: ServiceRecord): Promise<void> {
   writeSecretJson(serviceFile(paths, record.seller_id), serviceRecordSchema.parse(record));
@@ -76,9 +86,14 @@ export async function setActiveService(paths: CliPaths, sellerId: string): Promi
 }
 export async function loadActiveService(paths: CliPaths): Promise<ServiceRecord> {
   const id = readTextFile(paths.activeService);
-  const record = id && idSchema.safeParse(id).success ? readJsonFile(serviceFile(paths, id), serviceRecordSchema) : undefined;
+  const record =
+    id && idSchema.safeParse(id).success ? readJsonFile(serviceFile(paths, id), serviceRecordSchema) : undefined;
   if (!record) {
-    throw new CliError({ code: 'no_active_service', userMessage: 'No active service. Register one with `xx service init --name <name>` (needs a session from `xx init`).' });
+    throw new CliError({
+      code: 'no_active_service',
+      userMessage:
+        'No active service. Register one with `xx service init --name <name>` (needs a session from `xx init`).',
+    });
   }
   return record;
 }
@@ -105,7 +120,12 @@ export function setActiveAgent(paths: CliPaths, agentId: string): void {
 export function loadActiveAgent(paths: CliPaths): AgentRecord {
   const id = readTextFile(paths.activeAgent);
   const record = id ? loadAgent(paths, id) : undefined;
-  if (!record) throw new CliError({ code: 'no_active_agent', userMessage: 'No active agent. Run `xx init` first (or `xx agent switch <id>`).', recovery: { ...REAUTHENTICATE_RECOVERY } });
+  if (!record)
+    throw new CliError({
+      code: 'no_active_agent',
+      userMessage: 'No active agent. Run `xx init` first (or `xx agent switch <id>`).',
+      recovery: { ...REAUTHENTICATE_RECOVERY },
+    });
   return record;
 }
 
@@ -120,7 +140,10 @@ export function saveCredentials(paths: CliPaths, credentials: Credentials): void
 function listRecords<S extends z.ZodType>(dir: string, schema: S): Array<z.output<S>> {
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = fs
+      .readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;

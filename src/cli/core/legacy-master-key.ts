@@ -15,7 +15,8 @@ export function isMasterKey(token: string): boolean {
   return MASTER_KEY.test(token);
 }
 
-export const MASTER_KEY_HINT = 'Master keys were removed on 2026-04-27. Use `xx service pat create` for seller calls and `xx pat create` for buyer calls.';
+export const MASTER_KEY_HINT =
+  'Master keys were removed on 2026-04-27. Use `xx service pat create` for seller calls and `xx pat create` for buyer calls.';
 
 /** Whether any string value of the config (at any depth) is shaped like a removed master key. */
 export function holdsMasterKey(config: unknown): boolean {

@@ -37,9 +37,15 @@ export async function readEveryPage<P extends { next_cursor?: string | null }>(
 ): Promise<Omit<P, 'next_cursor'>> {
   const { first, query = {}, page: pageSchema } = options;
   const what = `GET ${path}`;
-  const invalid = (reason: string) => new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected page: ${reason}.` });
+  const invalid = (reason: string) =>
+    new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected page: ${reason}.` });
   const rowsOf = (page: P): unknown[] => {
-    if (pageSchema) checkReply(pageSchema, page && typeof page === 'object' ? { ...page, next_cursor: page.next_cursor ?? null } : page, what);
+    if (pageSchema)
+      checkReply(
+        pageSchema,
+        page && typeof page === 'object' ? { ...page, next_cursor: page.next_cursor ?? null } : page,
+        what,
+      );
     const rows = (page as Record<string, unknown> | null)?.[key];
     if (!Array.isArray(rows)) throw invalid(`no "${key}" list`);
     return rows;
@@ -54,7 +60,7 @@ export async function readEveryPage<P extends { next_cursor?: string | null }>(
   const head = first ?? (await client.request<P>('GET', path, { query: { ...query, limit: PAGE_LIMIT } }));
   const rows = [...rowsOf(head)];
   const seen = new Set<string>();
-  for (let cursor = cursorOf(head); cursor !== null; ) {
+  for (let cursor = cursorOf(head); cursor !== null;) {
     if (seen.has(cursor)) throw invalid('a page cursor repeated');
     seen.add(cursor);
     const page = await client.request<P>('GET', path, { query: { ...query, limit: PAGE_LIMIT, cursor } });

@@ -15,7 +15,9 @@ export function renderError(err: unknown, json: boolean): number {
         : new CliError({ code: 'internal_error', userMessage: err instanceof Error ? err.message : String(err) });
   if (json) process.stderr.write(`${JSON.stringify(e.toJSON())}\n`);
   else {
-    process.stderr.write(`Error: ${e.userMessage}${e.status ? ` (${e.code}, HTTP ${e.status})` : e.code === 'internal_error' ? '' : ` (${e.code})`}\n`);
+    process.stderr.write(
+      `Error: ${e.userMessage}${e.status ? ` (${e.code}, HTTP ${e.status})` : e.code === 'internal_error' ? '' : ` (${e.code})`}\n`,
+    );
     const r = e.recovery;
     if (r && typeof r.settings_url === 'string') process.stderr.write(`Settings: ${r.settings_url}\n`);
     if (r && r.kind === 'reauthenticate') process.stderr.write('Sign in again with `xx init`.\n');

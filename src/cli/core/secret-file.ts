@@ -40,7 +40,11 @@ export function readJsonFile<S extends z.ZodType>(file: string, schema: S): z.ou
     throw new CliError({ code: 'corrupt_file', userMessage: `${file} is not valid JSON; fix or delete it.` });
   }
   const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new CliError({ code: 'corrupt_file', userMessage: `${file} does not have the expected fields; fix or delete it.` });
+  if (!parsed.success)
+    throw new CliError({
+      code: 'corrupt_file',
+      userMessage: `${file} does not have the expected fields; fix or delete it.`,
+    });
   return parsed.data;
 }
 

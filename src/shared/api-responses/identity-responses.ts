@@ -33,7 +33,11 @@ export type LoggedOut = z.infer<typeof loggedOutSchema>;
 export const sessionsRevokedSchema = z.object({ account_id: z.string(), revoked: z.number().int().nonnegative() });
 export type SessionsRevoked = z.infer<typeof sessionsRevokedSchema>;
 
-export const whoamiOperatorSchema = z.object({ auth_type: z.literal('operator'), scope_type: z.literal('operator'), scope_id: z.null() });
+export const whoamiOperatorSchema = z.object({
+  auth_type: z.literal('operator'),
+  scope_type: z.literal('operator'),
+  scope_id: z.null(),
+});
 
 export const whoamiTokenSchema = z.object({
   auth_type: z.enum(['pat', 'session', 'treasury_api_key']),

@@ -9,7 +9,15 @@
  * docs/adr/0009-ledger-verification.md). Keys are listed in the order the API writes them.
  */
 import { z } from 'zod';
-import { endpointIdField, ledgerEntryIdField, nextCursorField, payoutFlushIdField, sellerIdField, timestampField, usdField } from './response-fields.js';
+import {
+  endpointIdField,
+  ledgerEntryIdField,
+  nextCursorField,
+  payoutFlushIdField,
+  sellerIdField,
+  timestampField,
+  usdField,
+} from './response-fields.js';
 import { payoutModeSchema } from './seller-responses.js';
 
 /** pending until verified on chain; only verified rows count toward revenue and payables. */
@@ -54,11 +62,17 @@ export const revenueSummarySchema = z.object({
   rejected: countedUsdSchema,
   total_usd: usdField,
   count: z.number().int().nonnegative(),
-  by_endpoint: z.array(z.object({ endpoint_id: endpointIdField.nullable(), total_usd: usdField, count: z.number().int().nonnegative() })),
+  by_endpoint: z.array(
+    z.object({ endpoint_id: endpointIdField.nullable(), total_usd: usdField, count: z.number().int().nonnegative() }),
+  ),
 });
 export type RevenueSummary = z.infer<typeof revenueSummarySchema>;
 
-export const payoutFlushViewSchema = z.object({ id: payoutFlushIdField, amount_usd: usdField, created_at: timestampField });
+export const payoutFlushViewSchema = z.object({
+  id: payoutFlushIdField,
+  amount_usd: usdField,
+  created_at: timestampField,
+});
 export type PayoutFlushView = z.infer<typeof payoutFlushViewSchema>;
 
 /** GET /v1/sellers/{id}/payouts and POST …/payouts/flush: accrued payables and a page of the flush history, newest first. */
@@ -78,6 +92,8 @@ export type PayoutsPage = z.infer<typeof payoutsPageSchema>;
 /** GET and POST /v1/sellers/{id}/pay-to: the seller's proven pay-to addresses, oldest first. */
 export const payToListSchema = z.object({
   seller_id: sellerIdField,
-  pay_to: z.array(z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected an address'), created_at: timestampField })),
+  pay_to: z.array(
+    z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected an address'), created_at: timestampField }),
+  ),
 });
 export type PayToList = z.infer<typeof payToListSchema>;

@@ -9,7 +9,14 @@
  * them, so that `--json` output follows the API's.
  */
 import { z } from 'zod';
-import { endpointIdField, nextCursorField, patIdField, sellerIdField, timestampField, usdField } from './response-fields.js';
+import {
+  endpointIdField,
+  nextCursorField,
+  patIdField,
+  sellerIdField,
+  timestampField,
+  usdField,
+} from './response-fields.js';
 
 export const payoutModeSchema = z.enum(['direct', 'platform_mor']);
 export const sellerProtocolSchema = z.enum(['x402', 'mpp']);
@@ -78,7 +85,11 @@ export const ingestOutcomeSchema = z.union([refreshReportSchema, z.object({ erro
 export type IngestOutcome = z.infer<typeof ingestOutcomeSchema>;
 
 /** POST /v1/sellers (201): the seller, its first service PAT (shown once) and, with an openapi_url, the ingest. */
-export const createdSellerSchema = sellerViewSchema.extend({ pat: z.string(), pat_id: patIdField, ingest: ingestOutcomeSchema.optional() });
+export const createdSellerSchema = sellerViewSchema.extend({
+  pat: z.string(),
+  pat_id: patIdField,
+  ingest: ingestOutcomeSchema.optional(),
+});
 export type CreatedSeller = z.infer<typeof createdSellerSchema>;
 
 /** GET and PUT /v1/sellers/{id}/banking, POST …/banking/verify. */

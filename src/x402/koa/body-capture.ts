@@ -25,11 +25,22 @@ export type CapturedBody =
   | { kind: 'uncapturable'; why: string };
 
 function isNodeStream(value: unknown): value is Readable {
-  return value !== null && typeof value === 'object' && typeof (value as Readable).pipe === 'function' && typeof (value as Readable).on === 'function';
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as Readable).pipe === 'function' &&
+    typeof (value as Readable).on === 'function'
+  );
 }
 
 const toBuffer = (chunk: unknown): Buffer =>
-  Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk instanceof Uint8Array ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength) : Buffer.from(String(chunk));
+  Buffer.isBuffer(chunk)
+    ? chunk
+    : typeof chunk === 'string'
+      ? Buffer.from(chunk, 'utf8')
+      : chunk instanceof Uint8Array
+        ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+        : Buffer.from(String(chunk));
 
 async function captureStream(source: Readable, maxBytes: number): Promise<CapturedBody> {
   const rest = source[Symbol.asyncIterator]();
@@ -37,7 +48,8 @@ async function captureStream(source: Readable, maxBytes: number): Promise<Captur
   let total = 0;
   for (;;) {
     const step = await rest.next();
-    if (step.done) return { kind: 'bytes', bytes: Buffer.concat(chunks, total), replacement: Buffer.concat(chunks, total) };
+    if (step.done)
+      return { kind: 'bytes', bytes: Buffer.concat(chunks, total), replacement: Buffer.concat(chunks, total) };
     const chunk = toBuffer(step.value);
     chunks.push(chunk);
     total += chunk.length;
@@ -57,7 +69,8 @@ export async function captureBody(ctx: Context, maxBytes: number): Promise<Captu
   if (typeof body === 'string') return { kind: 'bytes', bytes: Buffer.from(body, 'utf8'), replacement: undefined };
   if (Buffer.isBuffer(body)) return { kind: 'bytes', bytes: body, replacement: undefined };
   if (isNodeStream(body)) return captureStream(body, maxBytes);
-  if (body instanceof ReadableStream) return captureStream(Readable.fromWeb(body as import('node:stream/web').ReadableStream), maxBytes);
+  if (body instanceof ReadableStream)
+    return captureStream(Readable.fromWeb(body as import('node:stream/web').ReadableStream), maxBytes);
   if (body instanceof Blob) {
     if (body.size <= maxBytes) {
       const bytes = Buffer.from(await body.arrayBuffer());
@@ -87,7 +100,10 @@ export function discardBody(captured: CapturedBody): void {
  * The stream sent for an oversize body after settlement: prefix, then the rest of the source. `onEnd` gets the
  * sha256 of everything sent, or undefined when the source failed midway.
  */
-export function releaseOversize(captured: Extract<CapturedBody, { kind: 'oversize' }>, onEnd: (sha256Hex: string | undefined) => void): Readable {
+export function releaseOversize(
+  captured: Extract<CapturedBody, { kind: 'oversize' }>,
+  onEnd: (sha256Hex: string | undefined) => void,
+): Readable {
   const hash: Hash = createHash('sha256');
   async function* replay() {
     let ok = false;

@@ -6,9 +6,25 @@ import { x402Koa } from './x402-koa.js';
 
 export { x402Koa, X402_MIDDLEWARE_ERRORS, type X402KoaMiddleware } from './x402-koa.js';
 export { X402ConfigError } from './x402-config-error.js';
-export { resolveX402Options, routePriceKey, type X402KoaOptions, type ResolvedX402Config, type X402Logger } from './koa-options.js';
-export { createX402MiddlewareMetrics, type X402MiddlewareMetrics, type RequestOutcome, type LedgerOutcome } from './middleware-metrics.js';
+export {
+  resolveX402Options,
+  routePriceKey,
+  type X402KoaOptions,
+  type ResolvedX402Config,
+  type X402Logger,
+} from './koa-options.js';
+export {
+  createX402MiddlewareMetrics,
+  type X402MiddlewareMetrics,
+  type RequestOutcome,
+  type LedgerOutcome,
+} from './middleware-metrics.js';
 export { X402DecodeError } from '../x402-decode-error.js';
-export { setSettlementOverrides, resolveSettlementAmount, SETTLEMENT_OVERRIDES_HEADER, type SettlementOverrides } from './settlement-amount.js';
+export {
+  setSettlementOverrides,
+  resolveSettlementAmount,
+  SETTLEMENT_OVERRIDES_HEADER,
+  type SettlementOverrides,
+} from './settlement-amount.js';
 
 export default x402Koa;

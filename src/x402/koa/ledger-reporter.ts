@@ -56,7 +56,13 @@ type ReportBody = Record<string, string>;
 type RowOutcome = 'sent' | 'duplicate' | 'rejected' | 'failed';
 
 const batchReplySchema = z.object({
-  results: z.array(z.object({ tx_hash: z.string(), outcome: z.enum(['created', 'duplicate', 'rejected']), error_code: z.string().optional() })),
+  results: z.array(
+    z.object({
+      tx_hash: z.string(),
+      outcome: z.enum(['created', 'duplicate', 'rejected']),
+      error_code: z.string().optional(),
+    }),
+  ),
 });
 
 export class LedgerReporter {
@@ -89,7 +95,10 @@ export class LedgerReporter {
     const parsed = ledgerReportBodySchema.safeParse(body);
     if (!parsed.success) {
       this.options.metrics.ledgerReports.inc({ outcome: 'invalid' });
-      this.options.logger.warn({ issues: parsed.error.issues.map((i) => i.path.join('.')) }, 'x402 middleware: ledger report not sent (invalid row)');
+      this.options.logger.warn(
+        { issues: parsed.error.issues.map((i) => i.path.join('.')) },
+        'x402 middleware: ledger report not sent (invalid row)',
+      );
       return;
     }
     if (this.queue.length + this.inFlightRows >= this.maxPending) {
@@ -165,14 +174,20 @@ export class LedgerReporter {
       const result = await this.post('/v1/ledger/batch', { rows });
       if (result.kind === 'reply' && (result.status === 404 || result.status === 405)) {
         this.batchRoute = false;
-        logger.info({ status: result.status }, 'x402 middleware: the platform has no batch ledger route; reporting row by row');
+        logger.info(
+          { status: result.status },
+          'x402 middleware: the platform has no batch ledger route; reporting row by row',
+        );
         return false;
       }
       if (result.kind === 'reply' && result.status >= 200 && result.status < 300) {
         const reply = batchReplySchema.safeParse(result.json);
         if (!reply.success || reply.data.results.length !== rows.length) {
           this.count('failed', rows.length);
-          logger.warn({ status: result.status, rows: rows.length }, 'x402 middleware: malformed reply to a ledger batch');
+          logger.warn(
+            { status: result.status, rows: rows.length },
+            'x402 middleware: malformed reply to a ledger batch',
+          );
           return true;
         }
         let sent = 0;
@@ -182,7 +197,10 @@ export class LedgerReporter {
           else if (r.outcome === 'duplicate') duplicate++;
           else {
             this.count('rejected');
-            logger.warn({ tx_hash: r.tx_hash, error_code: r.error_code }, 'x402 middleware: the platform refused a ledger report');
+            logger.warn(
+              { tx_hash: r.tx_hash, error_code: r.error_code },
+              'x402 middleware: the platform refused a ledger report',
+            );
           }
         }
         this.count('sent', sent);
@@ -191,7 +209,10 @@ export class LedgerReporter {
       }
       if (result.kind === 'reply' && result.status < 500 && result.status !== 429) {
         this.count('rejected', rows.length);
-        logger.warn({ status: result.status, rows: rows.length }, 'x402 middleware: the platform refused a ledger batch');
+        logger.warn(
+          { status: result.status, rows: rows.length },
+          'x402 middleware: the platform refused a ledger batch',
+        );
         return true;
       }
       lastCause = result.kind === 'failed' ? result.cause : `HTTP ${result.status}`;
@@ -213,7 +234,10 @@ export class LedgerReporter {
       }
       if (result.kind === 'reply' && result.status < 500 && result.status !== 429) {
         this.count('rejected');
-        logger.warn({ status: result.status, tx_hash: body.tx_hash }, 'x402 middleware: the platform refused a ledger report');
+        logger.warn(
+          { status: result.status, tx_hash: body.tx_hash },
+          'x402 middleware: the platform refused a ledger report',
+        );
         return;
       }
       lastCause = result.kind === 'failed' ? result.cause : `HTTP ${result.status}`;

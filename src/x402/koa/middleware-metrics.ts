@@ -37,20 +37,39 @@ function reuse<T>(registry: Registry, name: string, make: () => T): T {
 export function createX402MiddlewareMetrics(registry: Registry = new Registry()): X402MiddlewareMetrics {
   return {
     registry,
-    requests: reuse(registry, 'treasury_x402_middleware_requests_total', () =>
-      new Counter({ name: 'treasury_x402_middleware_requests_total', help: 'Requests seen by the x402 seller middleware, by outcome.', labelNames: ['outcome'] as const, registers: [registry] }),
+    requests: reuse(
+      registry,
+      'treasury_x402_middleware_requests_total',
+      () =>
+        new Counter({
+          name: 'treasury_x402_middleware_requests_total',
+          help: 'Requests seen by the x402 seller middleware, by outcome.',
+          labelNames: ['outcome'] as const,
+          registers: [registry],
+        }),
     ),
-    facilitatorSeconds: reuse(registry, 'treasury_x402_middleware_facilitator_seconds', () =>
-      new Histogram({
-        name: 'treasury_x402_middleware_facilitator_seconds',
-        help: 'Facilitator call latency, by operation (verify, settle).',
-        labelNames: ['op'] as const,
-        buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-        registers: [registry],
-      }),
+    facilitatorSeconds: reuse(
+      registry,
+      'treasury_x402_middleware_facilitator_seconds',
+      () =>
+        new Histogram({
+          name: 'treasury_x402_middleware_facilitator_seconds',
+          help: 'Facilitator call latency, by operation (verify, settle).',
+          labelNames: ['op'] as const,
+          buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+          registers: [registry],
+        }),
     ),
-    ledgerReports: reuse(registry, 'treasury_x402_middleware_ledger_reports_total', () =>
-      new Counter({ name: 'treasury_x402_middleware_ledger_reports_total', help: 'Ledger reports to the platform, by outcome.', labelNames: ['outcome'] as const, registers: [registry] }),
+    ledgerReports: reuse(
+      registry,
+      'treasury_x402_middleware_ledger_reports_total',
+      () =>
+        new Counter({
+          name: 'treasury_x402_middleware_ledger_reports_total',
+          help: 'Ledger reports to the platform, by outcome.',
+          labelNames: ['outcome'] as const,
+          registers: [registry],
+        }),
     ),
   };
 }

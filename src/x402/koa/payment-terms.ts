@@ -35,7 +35,12 @@ export function buildRouteTerms(config: ResolvedX402Config, resourceUrl: string,
     asset: config.asset,
     extra:
       scheme === 'upto'
-        ? { name: config.assetName, version: config.assetVersion, facilitatorAddress: config.facilitatorAddress, assetTransferMethod: 'permit2' }
+        ? {
+            name: config.assetName,
+            version: config.assetVersion,
+            facilitatorAddress: config.facilitatorAddress,
+            assetTransferMethod: 'permit2',
+          }
         : { name: config.assetName, version: config.assetVersion },
     maxTimeoutSeconds: config.maxTimeoutSeconds,
     resource: url,
@@ -47,7 +52,15 @@ export function buildRouteTerms(config: ResolvedX402Config, resourceUrl: string,
 
 /** The core fields a facilitator is sent (the v2 PaymentRequirements type, nothing informational). */
 export function facilitatorRequirements(r: PaymentRequirements): PaymentRequirements {
-  return { scheme: r.scheme, network: r.network, amount: r.amount, asset: r.asset, payTo: r.payTo, maxTimeoutSeconds: r.maxTimeoutSeconds, extra: r.extra };
+  return {
+    scheme: r.scheme,
+    network: r.network,
+    amount: r.amount,
+    asset: r.asset,
+    payTo: r.payTo,
+    maxTimeoutSeconds: r.maxTimeoutSeconds,
+    extra: r.extra,
+  };
 }
 
 /** v1 requirement shape for a v1 payment (maxAmountRequired, resource, description, mimeType inline). */
@@ -83,10 +96,14 @@ export type PaymentMatch =
     }
   | { kind: 'mismatch'; reason: string };
 
-const sameAddress = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+const sameAddress = (a: unknown, b: unknown) =>
+  typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
 const looksLikeAddress = (v: unknown) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v);
 
-function extraContains(theirs: Record<string, unknown> | undefined, ours: Record<string, unknown> | undefined): string | undefined {
+function extraContains(
+  theirs: Record<string, unknown> | undefined,
+  ours: Record<string, unknown> | undefined,
+): string | undefined {
   for (const [key, value] of Object.entries(ours ?? {})) {
     if (value === undefined) continue;
     const their = theirs?.[key];
@@ -113,7 +130,8 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     if (!sameAddress(accepted.asset, requirement.asset)) return { kind: 'mismatch', reason: 'asset_mismatch' };
     if (!sameAddress(accepted.payTo, requirement.payTo)) return { kind: 'mismatch', reason: 'pay_to_mismatch' };
     if (accepted.amount !== requirement.amount) return { kind: 'mismatch', reason: 'amount_mismatch' };
-    if (accepted.maxTimeoutSeconds !== requirement.maxTimeoutSeconds) return { kind: 'mismatch', reason: 'max_timeout_mismatch' };
+    if (accepted.maxTimeoutSeconds !== requirement.maxTimeoutSeconds)
+      return { kind: 'mismatch', reason: 'max_timeout_mismatch' };
     const extraProblem = extraContains(accepted.extra, requirement.extra);
     if (extraProblem) return { kind: 'mismatch', reason: 'extra_mismatch' };
     facilitatorReqs = facilitatorRequirements(requirement);
@@ -121,7 +139,8 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     requirement = terms.accepts.find((r) => r.scheme === payment.scheme && r.scheme === 'exact');
     if (!requirement) return { kind: 'mismatch', reason: 'scheme_not_offered' };
     const network = V1_NAME_TO_NETWORK[payment.network] ?? payment.network;
-    if (network !== requirement.network || config.v1NetworkName === undefined) return { kind: 'mismatch', reason: 'network_mismatch' };
+    if (network !== requirement.network || config.v1NetworkName === undefined)
+      return { kind: 'mismatch', reason: 'network_mismatch' };
     facilitatorReqs = v1Requirements(requirement, config.v1NetworkName);
   }
 
@@ -143,16 +162,20 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
       validAfter: seconds(a.validAfter),
     };
   }
-  if (requirement.scheme === 'exact' && requirement.extra?.assetTransferMethod !== 'permit2') return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
+  if (requirement.scheme === 'exact' && requirement.extra?.assetTransferMethod !== 'permit2')
+    return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
   const p = body.permit2Authorization;
   if (requirement.scheme === 'upto') {
     const permitted = p.permitted as { token?: unknown; amount?: unknown } | undefined;
     const witness = p.witness as { to?: unknown; facilitator?: unknown; validAfter?: unknown } | undefined;
-    if (!sameAddress(witness?.to, requirement.payTo)) return { kind: 'mismatch', reason: 'authorization_recipient_mismatch' };
+    if (!sameAddress(witness?.to, requirement.payTo))
+      return { kind: 'mismatch', reason: 'authorization_recipient_mismatch' };
     if (permitted?.amount !== requirement.amount) return { kind: 'mismatch', reason: 'authorization_value_mismatch' };
     if (!sameAddress(permitted?.token, requirement.asset)) return { kind: 'mismatch', reason: 'asset_mismatch' };
-    if (!sameAddress(p.spender, x402UptoPermit2ProxyAddress)) return { kind: 'mismatch', reason: 'invalid_permit2_spender' };
-    if (!sameAddress(witness?.facilitator, requirement.extra?.facilitatorAddress)) return { kind: 'mismatch', reason: 'upto_facilitator_mismatch' };
+    if (!sameAddress(p.spender, x402UptoPermit2ProxyAddress))
+      return { kind: 'mismatch', reason: 'invalid_permit2_spender' };
+    if (!sameAddress(witness?.facilitator, requirement.extra?.facilitatorAddress))
+      return { kind: 'mismatch', reason: 'upto_facilitator_mismatch' };
   }
   const deadline = typeof p.deadline === 'string' ? seconds(p.deadline) : undefined;
   const witnessAfter = (p.witness as { validAfter?: unknown } | undefined)?.validAfter;

@@ -28,7 +28,13 @@ const verifyReplySchema = z
     endpoints: z
       .array(
         z
-          .object({ endpoint_id: z.string().max(64).optional(), id: z.string().max(64).optional(), slug: z.string().max(128).optional(), path: z.string().max(512).optional(), method: z.string().max(16).optional() })
+          .object({
+            endpoint_id: z.string().max(64).optional(),
+            id: z.string().max(64).optional(),
+            slug: z.string().max(128).optional(),
+            path: z.string().max(512).optional(),
+            method: z.string().max(16).optional(),
+          })
           .loose(),
       )
       .max(10_000),
@@ -78,10 +84,16 @@ export class SellerIdentity {
     this.inFlight ??= this.ask().then(
       (state) => {
         this.state = state;
-        this.expiresAt = this.clock() + (state.kind === 'verified' ? this.options.successTtlMs : this.options.failureCooldownMs);
+        this.expiresAt =
+          this.clock() + (state.kind === 'verified' ? this.options.successTtlMs : this.options.failureCooldownMs);
         this.inFlight = undefined;
-        if (state.kind === 'misconfigured') this.options.logger.error({ problems: state.error.problems }, state.error.message);
-        else if (state.kind === 'unverified') this.options.logger.warn({ cause: state.cause }, 'x402 middleware: could not validate the service PAT; payments proceed, retrying shortly');
+        if (state.kind === 'misconfigured')
+          this.options.logger.error({ problems: state.error.problems }, state.error.message);
+        else if (state.kind === 'unverified')
+          this.options.logger.warn(
+            { cause: state.cause },
+            'x402 middleware: could not validate the service PAT; payments proceed, retrying shortly',
+          );
         return state;
       },
       (err: unknown) => {
@@ -105,22 +117,41 @@ export class SellerIdentity {
     });
     if (result.kind === 'failed') return { kind: 'unverified', endpointId, cause: result.cause };
     if (result.status === 401 || result.status === 403) {
-      const code = result.json && typeof result.json === 'object' ? String((result.json as { error_code?: unknown }).error_code ?? '') : '';
-      return { kind: 'misconfigured', error: new X402ConfigError([`the platform refused the service PAT (HTTP ${result.status}${code ? ` ${code}` : ''})`]) };
+      const code =
+        result.json && typeof result.json === 'object'
+          ? String((result.json as { error_code?: unknown }).error_code ?? '')
+          : '';
+      return {
+        kind: 'misconfigured',
+        error: new X402ConfigError([
+          `the platform refused the service PAT (HTTP ${result.status}${code ? ` ${code}` : ''})`,
+        ]),
+      };
     }
-    if (result.status < 200 || result.status >= 300) return { kind: 'unverified', endpointId, cause: `HTTP ${result.status}` };
+    if (result.status < 200 || result.status >= 300)
+      return { kind: 'unverified', endpointId, cause: `HTTP ${result.status}` };
     const parsed = verifyReplySchema.safeParse(result.json);
     if (!parsed.success) return { kind: 'unverified', endpointId, cause: 'malformed /v1/auth/verify reply' };
     const endpoints = parsed.data.endpoints.map((e) => ({ id: e.endpoint_id ?? e.id ?? '', slug: e.slug ?? '' }));
     const pairs = () => endpoints.map((e) => `(${e.slug}, ${e.id})`).join(', ');
     if (endpointId !== undefined) {
       if (!endpoints.some((e) => e.id === endpointId)) {
-        return { kind: 'misconfigured', error: new X402ConfigError([`endpoint_id ${endpointId} is not one of this seller's endpoints: ${pairs() || 'none registered'}`]) };
+        return {
+          kind: 'misconfigured',
+          error: new X402ConfigError([
+            `endpoint_id ${endpointId} is not one of this seller's endpoints: ${pairs() || 'none registered'}`,
+          ]),
+        };
       }
       return { kind: 'verified', sellerId: parsed.data.seller_id, endpointId };
     }
     if (endpoints.length >= 2) {
-      return { kind: 'misconfigured', error: new X402ConfigError([`the seller has ${endpoints.length} endpoints; set endpoint_id to one of: ${pairs()}`]) };
+      return {
+        kind: 'misconfigured',
+        error: new X402ConfigError([
+          `the seller has ${endpoints.length} endpoints; set endpoint_id to one of: ${pairs()}`,
+        ]),
+      };
     }
     return { kind: 'verified', sellerId: parsed.data.seller_id, endpointId: endpoints[0]?.id || undefined };
   }

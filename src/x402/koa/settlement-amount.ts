@@ -48,13 +48,16 @@ export function resolveSettlementAmount(override: string | undefined, maximum: b
 }
 
 /** Reads and removes the handler's override header; `invalid` when it is not `{"amount": string}` JSON. */
-export function takeSettlementOverride(ctx: Context): { kind: 'none' } | { kind: 'amount'; amount: string } | { kind: 'invalid'; reason: string } {
+export function takeSettlementOverride(
+  ctx: Context,
+): { kind: 'none' } | { kind: 'amount'; amount: string } | { kind: 'invalid'; reason: string } {
   const raw = ctx.response.get(SETTLEMENT_OVERRIDES_HEADER);
   if (!raw) return { kind: 'none' };
   ctx.remove(SETTLEMENT_OVERRIDES_HEADER);
   try {
     const parsed = JSON.parse(String(raw)) as { amount?: unknown };
-    if (typeof parsed?.amount === 'string' && parsed.amount.length <= 64) return { kind: 'amount', amount: parsed.amount };
+    if (typeof parsed?.amount === 'string' && parsed.amount.length <= 64)
+      return { kind: 'amount', amount: parsed.amount };
   } catch {
     // fall through
   }

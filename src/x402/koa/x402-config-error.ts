@@ -12,7 +12,10 @@ export class X402ConfigError extends BaseError<'x402_config_invalid', { problems
 
   constructor(problems: readonly string[]) {
     const frozen = Object.freeze([...problems]);
-    super('x402_config_invalid', { message: `x402 middleware misconfigured: ${problems.join('; ')}`, details: { problems: frozen } });
+    super('x402_config_invalid', {
+      message: `x402 middleware misconfigured: ${problems.join('; ')}`,
+      details: { problems: frozen },
+    });
     this.problems = frozen;
   }
 }

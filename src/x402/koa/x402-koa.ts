@@ -32,11 +32,23 @@
 import { ERROR_CODES } from '../../shared/error-codes.js';
 import type { Context, Middleware, Next } from 'koa';
 import { createFacilitatorClient, wrapFacilitatorObject, type FacilitatorRequest } from '../facilitator-client.js';
-import { encodePaymentRequired, encodeSettlementReceipt, X402_HEADERS, decodePaymentPayload, readPaymentHeader } from '../header-codec.js';
+import {
+  encodePaymentRequired,
+  encodeSettlementReceipt,
+  X402_HEADERS,
+  decodePaymentPayload,
+  readPaymentHeader,
+} from '../header-codec.js';
 import type { PaymentPayload, PaymentRequired, SettlementReceiptInput } from '../wire-schemas.js';
 import { X402DecodeError } from '../x402-decode-error.js';
 import { captureBody, discardBody, releaseOversize, sha256Hex, type CapturedBody } from './body-capture.js';
-import { resolveX402Options, routePriceKey, type ResolvedX402Config, type X402KoaOptions, type X402Logger } from './koa-options.js';
+import {
+  resolveX402Options,
+  routePriceKey,
+  type ResolvedX402Config,
+  type X402KoaOptions,
+  type X402Logger,
+} from './koa-options.js';
 import { LedgerReporter } from './ledger-reporter.js';
 import { createX402MiddlewareMetrics, type RequestOutcome } from './middleware-metrics.js';
 import { buildRouteTerms, matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
@@ -69,9 +81,17 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const doFetch = options.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
   const metrics = createX402MiddlewareMetrics(options.registry);
   const facilitator = options.facilitator
-    ? wrapFacilitatorObject(options.facilitator, { verifyTimeoutMs: config.verifyTimeoutMs, settleTimeoutMs: config.settleTimeoutMs })
+    ? wrapFacilitatorObject(options.facilitator, {
+        verifyTimeoutMs: config.verifyTimeoutMs,
+        settleTimeoutMs: config.settleTimeoutMs,
+      })
     : config.facilitatorUrl
-      ? createFacilitatorClient({ url: config.facilitatorUrl, fetch: doFetch, verifyTimeoutMs: config.verifyTimeoutMs, settleTimeoutMs: config.settleTimeoutMs })
+      ? createFacilitatorClient({
+          url: config.facilitatorUrl,
+          fetch: doFetch,
+          verifyTimeoutMs: config.verifyTimeoutMs,
+          settleTimeoutMs: config.settleTimeoutMs,
+        })
       : undefined;
   const seller = new SellerIdentity({
     apiUrl: config.apiUrl,
@@ -83,7 +103,15 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     failureCooldownMs: config.sellerFailureCooldownMs,
     logger,
   });
-  const ledger = new LedgerReporter({ apiUrl: config.apiUrl, token: config.token, fetch: doFetch, timeoutMs: config.platformTimeoutMs, retryDelaysMs: config.ledgerRetryDelaysMs, metrics, logger });
+  const ledger = new LedgerReporter({
+    apiUrl: config.apiUrl,
+    token: config.token,
+    fetch: doFetch,
+    timeoutMs: config.platformTimeoutMs,
+    retryDelaysMs: config.ledgerRetryDelaysMs,
+    metrics,
+    logger,
+  });
   const guard = new ReplayGuard();
   const count = (outcome: RequestOutcome) => metrics.requests.inc({ outcome });
 
@@ -99,7 +127,12 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   }
 
   function sendChallenge(ctx: Context, terms: RouteTerms, error: string, receipt?: SettlementReceiptInput) {
-    const challenge: PaymentRequired = { x402Version: 2, error: clip(error, 512), resource: terms.resource, accepts: terms.accepts };
+    const challenge: PaymentRequired = {
+      x402Version: 2,
+      error: clip(error, 512),
+      resource: terms.resource,
+      accepts: terms.accepts,
+    };
     const header = encodePaymentRequired(challenge);
     ctx.body = challenge;
     ctx.status = 402;
@@ -132,7 +165,14 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     return undefined;
   }
 
-  function reportLedger(ctx: Context, match: Extract<PaymentMatch, { kind: 'match' }>, txHash: string, endpointId: string | undefined, contentHash: string | undefined, amount: string) {
+  function reportLedger(
+    ctx: Context,
+    match: Extract<PaymentMatch, { kind: 'match' }>,
+    txHash: string,
+    endpointId: string | undefined,
+    contentHash: string | undefined,
+    amount: string,
+  ) {
     if (amount === '0' || txHash === '') return; // an upto payment charged nothing: no transfer to record
     ledger.report({
       tx_hash: txHash,
@@ -193,7 +233,11 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
 
     let settled = false;
     try {
-      const request: FacilitatorRequest = { x402Version: match.x402Version, paymentPayload: payment, paymentRequirements: match.facilitatorRequirements };
+      const request: FacilitatorRequest = {
+        x402Version: match.x402Version,
+        paymentPayload: payment,
+        paymentRequirements: match.facilitatorRequirements,
+      };
       if (facilitator) {
         const verified = await timed('verify', () => facilitator.verify(request));
         if (verified.kind === 'rejected') {
@@ -237,7 +281,14 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
         guard.settled(match.replayKey, match.validBefore);
         count('local_only_accepted');
         if (captured.kind === 'uncapturable') return;
-        setReceipt(ctx, { success: true, transaction: '', txHash: '', network: match.requirement.network, payer: match.payer, errorReason: 'local_only_unverified' });
+        setReceipt(ctx, {
+          success: true,
+          transaction: '',
+          txHash: '',
+          network: match.requirement.network,
+          payer: match.payer,
+          errorReason: 'local_only_unverified',
+        });
         if (captured.kind === 'bytes' && captured.replacement) ctx.body = captured.replacement;
         if (captured.kind === 'oversize') ctx.body = releaseOversize(captured, () => undefined);
         return;
@@ -249,7 +300,12 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
       let charged = match.requirement.amount;
       if (match.requirement.scheme === 'upto') {
         const resolved =
-          override.kind === 'invalid' ? override : resolveSettlementAmount(override.kind === 'amount' ? override.amount : undefined, BigInt(match.requirement.amount));
+          override.kind === 'invalid'
+            ? override
+            : resolveSettlementAmount(
+                override.kind === 'amount' ? override.amount : undefined,
+                BigInt(match.requirement.amount),
+              );
         if (resolved.kind === 'invalid') {
           count('settlement_override_invalid');
           logger.error({ reason: resolved.reason }, 'x402 middleware: invalid settlement override; nothing settled');
@@ -261,13 +317,17 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
         charged = resolved.amount.toString();
         settleRequest = { ...request, paymentRequirements: { ...request.paymentRequirements, amount: charged } };
       } else if (override.kind !== 'none') {
-        logger.warn({ scheme: match.requirement.scheme }, 'x402 middleware: Settlement-Overrides ignored; only upto payments settle less than the price');
+        logger.warn(
+          { scheme: match.requirement.scheme },
+          'x402 middleware: Settlement-Overrides ignored; only upto payments settle less than the price',
+        );
       }
 
       const outcome = await timed('settle', () => facilitator.settle(settleRequest));
       if (outcome.kind !== 'ok') {
         const reason = outcome.kind === 'rejected' ? clip(outcome.reason, 256) : 'facilitator_unavailable';
-        if (outcome.kind === 'unavailable') logger.warn({ op: 'settle', cause: outcome.cause }, 'x402 middleware: facilitator unavailable');
+        if (outcome.kind === 'unavailable')
+          logger.warn({ op: 'settle', cause: outcome.cause }, 'x402 middleware: facilitator unavailable');
         count('settle_failed');
         if (captured.kind === 'uncapturable') return; // the body already left; nothing to withdraw
         discardBody(captured);
@@ -287,7 +347,10 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
       const tx = outcome.settlement.transaction;
       if (captured.kind === 'uncapturable') {
         count('settled_without_receipt');
-        logger.warn({ why: captured.why }, 'x402 middleware: response bypassed the middleware; settled without a receipt header');
+        logger.warn(
+          { why: captured.why },
+          'x402 middleware: response bypassed the middleware; settled without a receipt header',
+        );
         reportLedger(ctx, match, tx, endpointId, undefined, charged);
         return;
       }

@@ -9,9 +9,18 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { z } from 'zod';
-import { identityNonceSchema, sessionGrantSchema, whoamiSchema } from '../../../src/shared/api-responses/identity-responses.js';
+import {
+  identityNonceSchema,
+  sessionGrantSchema,
+  whoamiSchema,
+} from '../../../src/shared/api-responses/identity-responses.js';
 import { createdPatSchema, patPageSchema, patViewSchema } from '../../../src/shared/api-responses/pat-responses.js';
-import { ledgerPageSchema, payoutsPageSchema, payToListSchema, revenueSummarySchema } from '../../../src/shared/api-responses/seller-ledger-responses.js';
+import {
+  ledgerPageSchema,
+  payoutsPageSchema,
+  payToListSchema,
+  revenueSummarySchema,
+} from '../../../src/shared/api-responses/seller-ledger-responses.js';
 import {
   bankingViewSchema,
   createdSellerSchema,
@@ -24,7 +33,12 @@ import {
   sellerViewSchema,
   verifiedSellerSchema,
 } from '../../../src/shared/api-responses/seller-responses.js';
-import { agentPageSchema, agentViewSchema, walletPageSchema, walletViewSchema } from '../../../src/shared/api-responses/wallet-responses.js';
+import {
+  agentPageSchema,
+  agentViewSchema,
+  walletPageSchema,
+  walletViewSchema,
+} from '../../../src/shared/api-responses/wallet-responses.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
@@ -47,9 +61,15 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
   before(async () => {
     t = await startTestTreasury();
     origin = http.createServer((req, res) => {
-      if (req.url === '/.well-known/xx-verification.txt') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(wellKnown);
+      if (req.url === '/.well-known/xx-verification.txt')
+        return void res.writeHead(200, { 'content-type': 'text/plain' }).end(wellKnown);
       if (req.url === '/openapi.json') {
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ openapi: '3.1.0', paths: { '/search': { get: { operationId: 'search', 'x-price-usd': '0.05' } } } }));
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            openapi: '3.1.0',
+            paths: { '/search': { get: { operationId: 'search', 'x-price-usd': '0.05' } } },
+          }),
+        );
       }
       res.writeHead(404).end();
     });
@@ -65,31 +85,80 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
     conforms(identityNonceSchema, await t.request('POST', '/v1/identity/nonce'), 'POST /v1/identity/nonce');
     const me = sessionGrantSchema.parse(await signInWithNewKey(t));
     conforms(whoamiSchema, await t.request('GET', '/v1/auth/whoami', { token: me.session }), 'whoami (session)');
-    const pat = conforms(createdPatSchema, await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'agent', scope_id: me.agent_id, label: 'cap', daily_cap_usd: '2.5' } }), 'POST /v1/pats');
+    const pat = conforms(
+      createdPatSchema,
+      await t.request('POST', '/v1/pats', {
+        token: me.session,
+        body: { scope_type: 'agent', scope_id: me.agent_id, label: 'cap', daily_cap_usd: '2.5' },
+      }),
+      'POST /v1/pats',
+    );
     conforms(whoamiSchema, await t.request('GET', '/v1/auth/whoami', { token: pat.pat }), 'whoami (PAT)');
-    conforms(sessionGrantSchema, await t.request('POST', '/v1/identity/exchange-pat', { token: pat.pat }), 'POST /v1/identity/exchange-pat');
+    conforms(
+      sessionGrantSchema,
+      await t.request('POST', '/v1/identity/exchange-pat', { token: pat.pat }),
+      'POST /v1/identity/exchange-pat',
+    );
     conforms(patPageSchema, await t.request('GET', '/v1/pats', { token: me.session }), 'GET /v1/pats');
-    conforms(patViewSchema, await t.request('PATCH', `/v1/pats/${pat.id}`, { token: me.session, body: { daily_cap_usd: null } }), 'PATCH /v1/pats/{id}');
-    conforms(patViewSchema, await t.request('DELETE', `/v1/pats/${pat.id}`, { token: me.session }), 'DELETE /v1/pats/{id}');
+    conforms(
+      patViewSchema,
+      await t.request('PATCH', `/v1/pats/${pat.id}`, { token: me.session, body: { daily_cap_usd: null } }),
+      'PATCH /v1/pats/{id}',
+    );
+    conforms(
+      patViewSchema,
+      await t.request('DELETE', `/v1/pats/${pat.id}`, { token: me.session }),
+      'DELETE /v1/pats/{id}',
+    );
   });
 
   it('agents and wallets', async () => {
     const me = await signInWithNewKey(t);
-    conforms(walletViewSchema, await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, { token: me.session, body: { label: 'main', policy: { per_tx_cap_usd: '0.5' } } }), 'POST /v1/agents/{id}/wallets');
-    const agent = conforms(agentViewSchema, await t.request('GET', `/v1/agents/${me.agent_id}`, { token: me.session }), 'GET /v1/agents/{id}');
+    conforms(
+      walletViewSchema,
+      await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, {
+        token: me.session,
+        body: { label: 'main', policy: { per_tx_cap_usd: '0.5' } },
+      }),
+      'POST /v1/agents/{id}/wallets',
+    );
+    const agent = conforms(
+      agentViewSchema,
+      await t.request('GET', `/v1/agents/${me.agent_id}`, { token: me.session }),
+      'GET /v1/agents/{id}',
+    );
     assert.equal(agent.wallets.length, 1);
-    conforms(agentViewSchema, await t.request('POST', '/v1/agents', { token: me.session, body: { label: 'second' } }), 'POST /v1/agents');
+    conforms(
+      agentViewSchema,
+      await t.request('POST', '/v1/agents', { token: me.session, body: { label: 'second' } }),
+      'POST /v1/agents',
+    );
     conforms(agentPageSchema, await t.request('GET', '/v1/agents', { token: me.session }), 'GET /v1/agents');
-    const pat = (await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'agent', scope_id: me.agent_id } })).body.pat as string;
+    const pat = (
+      await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'agent', scope_id: me.agent_id } })
+    ).body.pat as string;
     conforms(walletPageSchema, await t.request('GET', '/v1/wallets', { token: pat }), 'GET /v1/wallets');
-    conforms(walletViewSchema, await t.request('GET', `/v1/wallets/${agent.wallets[0]!.id}`, { token: pat }), 'GET /v1/wallets/{id}');
+    conforms(
+      walletViewSchema,
+      await t.request('GET', `/v1/wallets/${agent.wallets[0]!.id}`, { token: pat }),
+      'GET /v1/wallets/{id}',
+    );
   });
 
   it('sellers, endpoints, origin verification, refresh, ledger, revenue, payouts and pay-to', async () => {
     const me = await signInWithNewKey(t);
     const created = conforms(
       createdSellerSchema,
-      await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Shapes Co', origin: originUrl, openapi_url: `${originUrl}/openapi.json`, legal_entity: 'Shapes Ltd', country: 'GB' } }),
+      await t.request('POST', '/v1/sellers', {
+        token: me.session,
+        body: {
+          name: 'Shapes Co',
+          origin: originUrl,
+          openapi_url: `${originUrl}/openapi.json`,
+          legal_entity: 'Shapes Ltd',
+          country: 'GB',
+        },
+      }),
       'POST /v1/sellers',
     );
     assert.ok(created.ingest && 'added' in created.ingest, 'the ingest report');
@@ -97,31 +166,75 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
     const svc = { token: created.pat };
     conforms(whoamiSchema, await t.request('GET', '/v1/auth/whoami', svc), 'whoami (service PAT)');
     conforms(sellerViewSchema, await t.request('GET', seller, svc), 'GET /v1/sellers/{id}');
-    conforms(sellerViewSchema, await t.request('PATCH', seller, { ...svc, body: { payout_mode: 'platform_mor' } }), 'PATCH /v1/sellers/{id}');
+    conforms(
+      sellerViewSchema,
+      await t.request('PATCH', seller, { ...svc, body: { payout_mode: 'platform_mor' } }),
+      'PATCH /v1/sellers/{id}',
+    );
     conforms(sellerPageSchema, await t.request('GET', '/v1/sellers', { token: me.session }), 'GET /v1/sellers');
     conforms(bankingViewSchema, await t.request('GET', `${seller}/banking`, svc), 'GET banking');
-    conforms(bankingViewSchema, await t.request('PUT', `${seller}/banking`, { ...svc, body: { legal_entity: 'Shapes GmbH', country: 'DE' } }), 'PUT banking');
-    const instructions = conforms(originVerificationSchema, await t.request('GET', `${seller}/verify`, svc), 'GET verify');
+    conforms(
+      bankingViewSchema,
+      await t.request('PUT', `${seller}/banking`, { ...svc, body: { legal_entity: 'Shapes GmbH', country: 'DE' } }),
+      'PUT banking',
+    );
+    const instructions = conforms(
+      originVerificationSchema,
+      await t.request('GET', `${seller}/verify`, svc),
+      'GET verify',
+    );
     wellKnown = `${instructions.token}\n`;
     conforms(verifiedSellerSchema, await t.request('POST', `${seller}/verify`, svc), 'POST verify');
     conforms(refreshReportSchema, await t.request('POST', `${seller}/refresh`, svc), 'POST refresh');
-    const endpoint = conforms(endpointViewSchema, await t.request('POST', `${seller}/endpoints`, { ...svc, body: { path: '/items', path_pattern: '/items/{id}', price: '0.01', route_prices: { '/items/free': '0' } } }), 'POST endpoints');
-    conforms(endpointViewSchema, await t.request('PATCH', `${seller}/endpoints/${endpoint.endpoint_id}`, { ...svc, body: { price: '0.02' } }), 'PATCH endpoint');
+    const endpoint = conforms(
+      endpointViewSchema,
+      await t.request('POST', `${seller}/endpoints`, {
+        ...svc,
+        body: { path: '/items', path_pattern: '/items/{id}', price: '0.01', route_prices: { '/items/free': '0' } },
+      }),
+      'POST endpoints',
+    );
+    conforms(
+      endpointViewSchema,
+      await t.request('PATCH', `${seller}/endpoints/${endpoint.endpoint_id}`, { ...svc, body: { price: '0.02' } }),
+      'PATCH endpoint',
+    );
     conforms(endpointPageSchema, await t.request('GET', `${seller}/endpoints`, svc), 'GET endpoints');
     conforms(sellerAuthVerifySchema, await t.request('POST', '/v1/auth/verify', svc), 'POST /v1/auth/verify');
     conforms(sellerViewSchema, await t.request('POST', `${seller}/suspend`, svc), 'suspend');
     conforms(sellerViewSchema, await t.request('POST', `${seller}/resume`, svc), 'resume');
 
-    const report = await t.request('POST', '/v1/ledger', { ...svc, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: `0x${randomBytes(20).toString('hex')}`, amount: '20000', network: 'eip155:84532', endpoint_id: endpoint.endpoint_id } });
+    const report = await t.request('POST', '/v1/ledger', {
+      ...svc,
+      body: {
+        tx_hash: `0x${randomBytes(32).toString('hex')}`,
+        payer: `0x${randomBytes(20).toString('hex')}`,
+        amount: '20000',
+        network: 'eip155:84532',
+        endpoint_id: endpoint.endpoint_id,
+      },
+    });
     assert.equal(report.status, 201, JSON.stringify(report.body));
     const ledger = conforms(ledgerPageSchema, await t.request('GET', '/v1/ledger', svc), 'GET /v1/ledger');
     assert.equal(ledger.entries.length, 1);
     conforms(revenueSummarySchema, await t.request('GET', '/v1/ledger/revenue', svc), 'GET /v1/ledger/revenue');
     conforms(payoutsPageSchema, await t.request('GET', `${seller}/payouts`, svc), 'GET payouts');
-    conforms(payoutsPageSchema, await t.request('POST', `${seller}/payouts/flush`, { token: me.session }), 'POST payouts/flush');
+    conforms(
+      payoutsPageSchema,
+      await t.request('POST', `${seller}/payouts/flush`, { token: me.session }),
+      'POST payouts/flush',
+    );
     conforms(payToListSchema, await t.request('GET', `${seller}/pay-to`, svc), 'GET pay-to');
-    const servicePat = conforms(createdPatSchema, await t.request('POST', `${seller}/pats`, { token: me.session, body: { label: 'middleware' } }), 'POST seller pats');
+    const servicePat = conforms(
+      createdPatSchema,
+      await t.request('POST', `${seller}/pats`, { token: me.session, body: { label: 'middleware' } }),
+      'POST seller pats',
+    );
     conforms(patPageSchema, await t.request('GET', `${seller}/pats`, { token: me.session }), 'GET seller pats');
-    conforms(patViewSchema, await t.request('DELETE', `${seller}/pats/${servicePat.id}`, { token: me.session }), 'DELETE seller pat');
+    conforms(
+      patViewSchema,
+      await t.request('DELETE', `${seller}/pats/${servicePat.id}`, { token: me.session }),
+      'DELETE seller pat',
+    );
   });
 });

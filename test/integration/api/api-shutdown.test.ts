@@ -20,7 +20,9 @@ import { startApiProcess, type ApiProcess } from '../../support/api-process.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 
 /** A unix-socket proxy in front of the signer that holds each request `delayMs` before passing it on. */
-async function slowSignerProxy(target: string): Promise<{ socketPath: string; delayMs: number; forwarded: number; close(): Promise<void> }> {
+async function slowSignerProxy(
+  target: string,
+): Promise<{ socketPath: string; delayMs: number; forwarded: number; close(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tsp-'));
   const socketPath = path.join(dir, 'proxy.sock');
   const sockets = new Set<net.Socket>();
@@ -85,10 +87,18 @@ describe('treasury-api shutdown (a real process)', function () {
   });
 
   async function walletOn(api: ApiProcess): Promise<{ token: string; walletId: string }> {
-    const minted = await fetch(`${api.url}/v1/treasury`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ owner_type: 'agent', owner_id: `shutdown-${randomBytes(4).toString('hex')}` }) });
+    const minted = await fetch(`${api.url}/v1/treasury`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ owner_type: 'agent', owner_id: `shutdown-${randomBytes(4).toString('hex')}` }),
+    });
     assert.equal(minted.status, 201, await minted.clone().text());
     const token = ((await minted.json()) as { api_key: string }).api_key;
-    const wallet = await fetch(`${api.url}/v1/wallets`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({}) });
+    const wallet = await fetch(`${api.url}/v1/wallets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({}),
+    });
     assert.ok(wallet.status < 300, await wallet.clone().text());
     return { token, walletId: ((await wallet.json()) as { id: string }).id };
   }
@@ -103,10 +113,17 @@ describe('treasury-api shutdown (a real process)', function () {
   it('SIGTERM during an in-flight pay: the pay completes, every closeable closes in order with a log line each, exit 0 within 15 s', async () => {
     const proxy = await slowSignerProxy(signer.socketPath);
     try {
-      const api = await startApiProcess(db, signer, { TREASURY_ADMIN_TOKEN: admin }, { logs: true, signerSocket: proxy.socketPath });
+      const api = await startApiProcess(
+        db,
+        signer,
+        { TREASURY_ADMIN_TOKEN: admin },
+        { logs: true, signerSocket: proxy.socketPath },
+      );
       started.push(api);
       const { token, walletId } = await walletOn(api);
-      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => api.child.once('exit', (code, signal) => resolve({ code, signal })));
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+        api.child.once('exit', (code, signal) => resolve({ code, signal })),
+      );
 
       proxy.delayMs = 1_500;
       const before = proxy.forwarded;
@@ -128,11 +145,24 @@ describe('treasury-api shutdown (a real process)', function () {
         .logs()
         .split('\n')
         .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as { msg: string; step?: string; outcome?: string; duration_ms?: number; reason?: string });
+        .map(
+          (l) =>
+            JSON.parse(l) as { msg: string; step?: string; outcome?: string; duration_ms?: number; reason?: string },
+        );
       const steps = lines.filter((l) => l.msg === 'shutdown step');
-      assert.deepEqual(steps.map((s) => s.step), API_SHUTDOWN_STEPS, api.logs());
-      assert.ok(steps.every((s) => s.outcome === 'closed' && typeof s.duration_ms === 'number'), api.logs());
-      assert.ok(steps.find((s) => s.step === 'http_drain')!.duration_ms! >= 500, 'the drain waited for the pay in flight');
+      assert.deepEqual(
+        steps.map((s) => s.step),
+        API_SHUTDOWN_STEPS,
+        api.logs(),
+      );
+      assert.ok(
+        steps.every((s) => s.outcome === 'closed' && typeof s.duration_ms === 'number'),
+        api.logs(),
+      );
+      assert.ok(
+        steps.find((s) => s.step === 'http_drain')!.duration_ms! >= 500,
+        'the drain waited for the pay in flight',
+      );
       const at = (msg: string) => lines.findIndex((l) => l.msg === msg);
       assert.equal(lines[at('shutting down')]?.reason, 'SIGTERM');
       assert.ok(at('shutting down') < lines.indexOf(steps[0]!) && lines.indexOf(steps.at(-1)!) < at('stopped'));
@@ -142,7 +172,10 @@ describe('treasury-api shutdown (a real process)', function () {
   });
 
   it('TREASURY_FAULT_INJECTION is not configuration: a pay answers 200 and the process lives on', async () => {
-    const api = await startApiProcess(db, signer, { TREASURY_ADMIN_TOKEN: admin, TREASURY_FAULT_INJECTION: 'kill_after_pay_commit' });
+    const api = await startApiProcess(db, signer, {
+      TREASURY_ADMIN_TOKEN: admin,
+      TREASURY_FAULT_INJECTION: 'kill_after_pay_commit',
+    });
     started.push(api);
     const { token, walletId } = await walletOn(api);
     const res = await pay(api, token, walletId).catch((err: Error) => err);

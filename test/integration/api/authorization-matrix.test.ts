@@ -8,9 +8,34 @@ import { startTestTreasury, type TestTreasury } from '../../support/api-harness.
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
-type Bearer = 'none' | 'garbage' | 'removed_master_key' | 'legacy_treasury_key' | 'expired_session' | 'revoked_pat' | 'service_pat' | 'agent_pat' | 'treasury_pat' | 'other_account_pat' | 'agent_session' | 'session';
+type Bearer =
+  | 'none'
+  | 'garbage'
+  | 'removed_master_key'
+  | 'legacy_treasury_key'
+  | 'expired_session'
+  | 'revoked_pat'
+  | 'service_pat'
+  | 'agent_pat'
+  | 'treasury_pat'
+  | 'other_account_pat'
+  | 'agent_session'
+  | 'session';
 /** `session` comes from a SIWE sign-in; `agent_session` from exchanging `agent_pat` (it acts as that agent only). */
-const BEARERS: Bearer[] = ['none', 'garbage', 'removed_master_key', 'legacy_treasury_key', 'expired_session', 'revoked_pat', 'service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'agent_session', 'session'];
+const BEARERS: Bearer[] = [
+  'none',
+  'garbage',
+  'removed_master_key',
+  'legacy_treasury_key',
+  'expired_session',
+  'revoked_pat',
+  'service_pat',
+  'agent_pat',
+  'treasury_pat',
+  'other_account_pat',
+  'agent_session',
+  'session',
+];
 const UNAUTHENTICATED: Bearer[] = ['none', 'garbage', 'removed_master_key', 'expired_session', 'revoked_pat'];
 
 const requirements = paymentRequirements();
@@ -40,15 +65,21 @@ describe('authorization matrix (every route × every bearer)', function () {
     const revoked = await mk({ scope_type: 'agent' });
     await t.request('DELETE', `/v1/pats/${revoked.id}`, { token: session });
     const expired = await signIn();
-    await t.db.knex('api_tokens').where({ token_hash: hashToken(expired.session) }).update({ expires_at: new Date(Date.now() - 1000) });
+    await t.db
+      .knex('api_tokens')
+      .where({ token_hash: hashToken(expired.session) })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Matrix seller' } })).body;
     sellerId = seller.seller_id;
     const servicePat = seller.pat as string;
     const legacy = await t.db.knex('api_tokens').where({ scope_id: treasuryAccountId, kind: 'api_key' }).first();
     assert.equal(legacy, undefined, 'agent Treasury accounts have no legacy key');
-    const minted = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'matrix' } })).body;
+    const minted = (
+      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'matrix' } })
+    ).body;
     const agentPat = (await mk({ scope_type: 'agent' })).pat as string;
-    const agentSession = (await t.request('POST', '/v1/identity/exchange-pat', { token: agentPat })).body.session as string;
+    const agentSession = (await t.request('POST', '/v1/identity/exchange-pat', { token: agentPat })).body
+      .session as string;
     Object.assign(tokens, {
       none: undefined,
       garbage: 'not-a-token',
@@ -68,11 +99,19 @@ describe('authorization matrix (every route × every bearer)', function () {
     await t?.stop();
   });
 
-  const wallet = async () => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body.id as string;
-  const freshPat = async () => (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } })).body.id as string;
+  const wallet = async () =>
+    (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body.id as string;
+  const freshPat = async () =>
+    (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } })).body.id as string;
 
   /** `okAs`: what an authorized bearer gets when the route's own precondition answers (e.g. 409). */
-  type Route = { name: string; call: (token: string | undefined) => Promise<number>; ok: Bearer[]; notFound?: Bearer[]; okAs?: string };
+  type Route = {
+    name: string;
+    call: (token: string | undefined) => Promise<number>;
+    ok: Bearer[];
+    notFound?: Bearer[];
+    okAs?: string;
+  };
   const walletOps: Bearer[] = ['treasury_pat', 'agent_pat', 'agent_session'];
   const walletAdmin: Bearer[] = ['treasury_pat'];
   /** Money control: a sign-in session only. */
@@ -81,75 +120,270 @@ describe('authorization matrix (every route × every bearer)', function () {
   const platform: Bearer[] = ['session', 'agent_session'];
   const sellerSurface: Bearer[] = ['session', 'agent_session', 'service_pat'];
   let counter = 0;
-  const endpoint = async () => (await t.request('POST', `/v1/sellers/${sellerId}/endpoints`, { token: session, body: { path: `/e${counter++}`, price: '0.01' } })).body.endpoint_id as string;
-  const ledgerReport = () => ({ tx_hash: `0x${(counter++).toString(16).padStart(64, '0')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '1000', network: 'eip155:84532' });
-  const req = (method: string, path: string | (() => Promise<string>), body?: unknown) => async (token: string | undefined) => {
-    const p = typeof path === 'string' ? path : await path();
-    return (await t.request(method, p, { ...(token === undefined ? {} : { token }), ...(body === undefined ? {} : { body }) })).status;
-  };
+  const endpoint = async () =>
+    (
+      await t.request('POST', `/v1/sellers/${sellerId}/endpoints`, {
+        token: session,
+        body: { path: `/e${counter++}`, price: '0.01' },
+      })
+    ).body.endpoint_id as string;
+  const ledgerReport = () => ({
+    tx_hash: `0x${(counter++).toString(16).padStart(64, '0')}`,
+    payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+    amount: '1000',
+    network: 'eip155:84532',
+  });
+  const req =
+    (method: string, path: string | (() => Promise<string>), body?: unknown) => async (token: string | undefined) => {
+      const p = typeof path === 'string' ? path : await path();
+      return (
+        await t.request(method, p, {
+          ...(token === undefined ? {} : { token }),
+          ...(body === undefined ? {} : { body }),
+        })
+      ).status;
+    };
   const onWallet = (method: string, suffix: string, body?: unknown, fresh = false) => {
     let shared: string | undefined;
-    return req(method, async () => `/v1/wallets/${fresh ? await wallet() : (shared ??= await wallet())}${suffix}`, body);
+    return req(
+      method,
+      async () => `/v1/wallets/${fresh ? await wallet() : (shared ??= await wallet())}${suffix}`,
+      body,
+    );
   };
 
   const ROUTES: Route[] = [
     { name: 'POST /v1/treasury', call: req('POST', '/v1/treasury', { owner_type: 'org', owner_id: 'x' }), ok: [] },
-    { name: 'POST /v1/treasuries/{id}/pats', call: req('POST', () => Promise.resolve(`/v1/treasuries/${treasuryAccountId}/pats`), {}), ok: ['treasury_pat'], notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    {
+      name: 'POST /v1/treasuries/{id}/pats',
+      call: req('POST', () => Promise.resolve(`/v1/treasuries/${treasuryAccountId}/pats`), {}),
+      ok: ['treasury_pat'],
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
     // Creating and listing act on the bearer's own Treasury account, so a foreign Treasury bearer succeeds there.
-    { name: 'POST /v1/wallets', call: req('POST', '/v1/wallets', {}), ok: [...walletAdmin, 'legacy_treasury_key', 'other_account_pat'] },
-    { name: 'GET /v1/wallets', call: req('GET', '/v1/wallets'), ok: [...walletOps, 'legacy_treasury_key', 'other_account_pat'] },
-    { name: 'GET /v1/wallets/{id}', call: onWallet('GET', ''), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
-    { name: 'POST /v1/wallets/{id}/rotate', call: onWallet('POST', '/rotate', { abandon_balance: true }, true), ok: walletAdmin, notFound: ['legacy_treasury_key', 'other_account_pat'] },
-    { name: 'POST /v1/wallets/{id}/revoke', call: onWallet('POST', '/revoke', { abandon_balance: true }, true), ok: walletAdmin, notFound: ['legacy_treasury_key', 'other_account_pat'] },
-    { name: 'GET /v1/wallets/{id}/policy', call: onWallet('GET', '/policy'), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
-    { name: 'PUT /v1/wallets/{id}/policy', call: onWallet('PUT', '/policy', {}), ok: walletAdmin, notFound: ['legacy_treasury_key', 'other_account_pat'] },
-    { name: 'POST /v1/wallets/{id}/policy/evaluate', call: onWallet('POST', '/policy/evaluate', { to: requirements.payTo, amount_usd: '1' }), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
-    { name: 'POST /v1/wallets/{id}/pay', call: onWallet('POST', '/pay', { payment_requirements: requirements }), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
-    { name: 'POST /v1/wallets/{id}/transfer', call: onWallet('POST', '/transfer', { to: requirements.payTo, amount_usd: '0.001' }), ok: walletOps, notFound: ['legacy_treasury_key', 'other_account_pat'] },
+    {
+      name: 'POST /v1/wallets',
+      call: req('POST', '/v1/wallets', {}),
+      ok: [...walletAdmin, 'legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'GET /v1/wallets',
+      call: req('GET', '/v1/wallets'),
+      ok: [...walletOps, 'legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'GET /v1/wallets/{id}',
+      call: onWallet('GET', ''),
+      ok: walletOps,
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'POST /v1/wallets/{id}/rotate',
+      call: onWallet('POST', '/rotate', { abandon_balance: true }, true),
+      ok: walletAdmin,
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'POST /v1/wallets/{id}/revoke',
+      call: onWallet('POST', '/revoke', { abandon_balance: true }, true),
+      ok: walletAdmin,
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'GET /v1/wallets/{id}/policy',
+      call: onWallet('GET', '/policy'),
+      ok: walletOps,
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'PUT /v1/wallets/{id}/policy',
+      call: onWallet('PUT', '/policy', {}),
+      ok: walletAdmin,
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'POST /v1/wallets/{id}/policy/evaluate',
+      call: onWallet('POST', '/policy/evaluate', { to: requirements.payTo, amount_usd: '1' }),
+      ok: walletOps,
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'POST /v1/wallets/{id}/pay',
+      call: onWallet('POST', '/pay', { payment_requirements: requirements }),
+      ok: walletOps,
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
+    {
+      name: 'POST /v1/wallets/{id}/transfer',
+      call: onWallet('POST', '/transfer', { to: requirements.payTo, amount_usd: '0.001' }),
+      ok: walletOps,
+      notFound: ['legacy_treasury_key', 'other_account_pat'],
+    },
     { name: 'POST /v1/identity/exchange-pat', call: req('POST', '/v1/identity/exchange-pat'), ok: ['agent_pat'] },
-    { name: 'GET /v1/auth/whoami', call: req('GET', '/v1/auth/whoami'), ok: ['service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'agent_session', 'session'] },
+    {
+      name: 'GET /v1/auth/whoami',
+      call: req('GET', '/v1/auth/whoami'),
+      ok: ['service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'agent_session', 'session'],
+    },
     { name: 'POST /v1/pats', call: req('POST', '/v1/pats', { scope_type: 'agent' }), ok: owner },
     { name: 'GET /v1/pats', call: req('GET', '/v1/pats'), ok: owner },
     { name: 'DELETE /v1/pats/{id}', call: req('DELETE', async () => `/v1/pats/${await freshPat()}`), ok: owner },
-    { name: 'PATCH /v1/pats/{id}', call: req('PATCH', async () => `/v1/pats/${await freshPat()}`, { daily_cap_usd: '3' }), ok: owner },
-    { name: 'POST /v1/sellers', call: req('POST', '/v1/sellers', { name: 'another' }), ok: platform },
-    { name: 'GET /v1/sellers', call: req('GET', '/v1/sellers'), ok: platform },
-    { name: 'GET /v1/sellers/{id}', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}`)), ok: sellerSurface },
-    { name: 'POST /v1/sellers/{id}/suspend', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/suspend`)), ok: sellerSurface },
-    { name: 'POST /v1/sellers/{id}/resume', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/resume`)), ok: sellerSurface },
-    { name: 'POST /v1/sellers/{id}/endpoints', call: async (token) => req('POST', `/v1/sellers/${sellerId}/endpoints`, { path: `/p${counter++}`, price: '0.01' })(token), ok: sellerSurface },
-    { name: 'GET /v1/sellers/{id}/endpoints', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/endpoints`)), ok: sellerSurface },
-    { name: 'PATCH /v1/sellers/{id}/endpoints/{endpoint_id}', call: req('PATCH', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`, { price: '0.02' }), ok: sellerSurface },
-    { name: 'DELETE /v1/sellers/{id}/endpoints/{endpoint_id}', call: req('DELETE', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`), ok: sellerSurface },
-    { name: 'PATCH /v1/sellers/{id}', call: req('PATCH', () => Promise.resolve(`/v1/sellers/${sellerId}`), { name: 'Matrix seller' }), ok: sellerSurface },
-    { name: 'GET /v1/sellers/{id}/banking', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`)), ok: sellerSurface },
-    { name: 'PUT /v1/sellers/{id}/banking', call: req('PUT', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`), { legal_entity: 'M Ltd', country: 'GB' }), ok: sellerSurface },
-    { name: 'POST /v1/sellers/{id}/banking/verify', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/banking/verify`)), ok: [] },
-    { name: 'GET /v1/sellers/{id}/verify', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface },
-    { name: 'POST /v1/sellers/{id}/verify', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)), ok: sellerSurface, okAs: '409' },
-    { name: 'POST /v1/sellers/{id}/refresh', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/refresh`)), ok: sellerSurface, okAs: '409' },
-    { name: 'POST /v1/sellers/{id}/pats', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`), { label: 'ci' }), ok: owner },
-    { name: 'GET /v1/sellers/{id}/pats', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`)), ok: owner },
     {
-      name: 'DELETE /v1/sellers/{id}/pats/{pat_id}',
-      call: req('DELETE', async () => `/v1/sellers/${sellerId}/pats/${(await t.request('POST', `/v1/sellers/${sellerId}/pats`, { token: session, body: {} })).body.id}`),
+      name: 'PATCH /v1/pats/{id}',
+      call: req('PATCH', async () => `/v1/pats/${await freshPat()}`, { daily_cap_usd: '3' }),
       ok: owner,
     },
-    { name: 'GET /v1/sellers/{id}/pay-to', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`)), ok: sellerSurface },
+    { name: 'POST /v1/sellers', call: req('POST', '/v1/sellers', { name: 'another' }), ok: platform },
+    { name: 'GET /v1/sellers', call: req('GET', '/v1/sellers'), ok: platform },
+    {
+      name: 'GET /v1/sellers/{id}',
+      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'POST /v1/sellers/{id}/suspend',
+      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/suspend`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'POST /v1/sellers/{id}/resume',
+      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/resume`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'POST /v1/sellers/{id}/endpoints',
+      call: async (token) =>
+        req('POST', `/v1/sellers/${sellerId}/endpoints`, { path: `/p${counter++}`, price: '0.01' })(token),
+      ok: sellerSurface,
+    },
+    {
+      name: 'GET /v1/sellers/{id}/endpoints',
+      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/endpoints`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'PATCH /v1/sellers/{id}/endpoints/{endpoint_id}',
+      call: req('PATCH', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`, { price: '0.02' }),
+      ok: sellerSurface,
+    },
+    {
+      name: 'DELETE /v1/sellers/{id}/endpoints/{endpoint_id}',
+      call: req('DELETE', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`),
+      ok: sellerSurface,
+    },
+    {
+      name: 'PATCH /v1/sellers/{id}',
+      call: req('PATCH', () => Promise.resolve(`/v1/sellers/${sellerId}`), { name: 'Matrix seller' }),
+      ok: sellerSurface,
+    },
+    {
+      name: 'GET /v1/sellers/{id}/banking',
+      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'PUT /v1/sellers/{id}/banking',
+      call: req('PUT', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`), {
+        legal_entity: 'M Ltd',
+        country: 'GB',
+      }),
+      ok: sellerSurface,
+    },
+    {
+      name: 'POST /v1/sellers/{id}/banking/verify',
+      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/banking/verify`)),
+      ok: [],
+    },
+    {
+      name: 'GET /v1/sellers/{id}/verify',
+      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'POST /v1/sellers/{id}/verify',
+      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)),
+      ok: sellerSurface,
+      okAs: '409',
+    },
+    {
+      name: 'POST /v1/sellers/{id}/refresh',
+      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/refresh`)),
+      ok: sellerSurface,
+      okAs: '409',
+    },
+    {
+      name: 'POST /v1/sellers/{id}/pats',
+      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`), { label: 'ci' }),
+      ok: owner,
+    },
+    {
+      name: 'GET /v1/sellers/{id}/pats',
+      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`)),
+      ok: owner,
+    },
+    {
+      name: 'DELETE /v1/sellers/{id}/pats/{pat_id}',
+      call: req(
+        'DELETE',
+        async () =>
+          `/v1/sellers/${sellerId}/pats/${(await t.request('POST', `/v1/sellers/${sellerId}/pats`, { token: session, body: {} })).body.id}`,
+      ),
+      ok: owner,
+    },
+    {
+      name: 'GET /v1/sellers/{id}/pay-to',
+      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`)),
+      ok: sellerSurface,
+    },
     // A well-formed body whose signature is not the address's: 422 pay_to_signature_invalid once authorized.
-    { name: 'POST /v1/sellers/{id}/pay-to', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`), { address: '0x857b06519E91e3A54538791bDbb0E22373e36b66', signature: `0x${'11'.repeat(65)}` }), ok: owner, okAs: '422' },
-    { name: 'GET /v1/sellers/{id}/payouts', call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts`)), ok: sellerSurface },
-    { name: 'POST /v1/sellers/{id}/payouts/flush', call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)), ok: owner, okAs: '409' },
+    {
+      name: 'POST /v1/sellers/{id}/pay-to',
+      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`), {
+        address: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+        signature: `0x${'11'.repeat(65)}`,
+      }),
+      ok: owner,
+      okAs: '422',
+    },
+    {
+      name: 'GET /v1/sellers/{id}/payouts',
+      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'POST /v1/sellers/{id}/payouts/flush',
+      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)),
+      ok: owner,
+      okAs: '409',
+    },
     { name: 'POST /v1/auth/verify', call: req('POST', '/v1/auth/verify'), ok: ['service_pat'] },
-    { name: 'POST /v1/ledger', call: async (token) => req('POST', '/v1/ledger', ledgerReport())(token), ok: ['service_pat'] },
-    { name: 'GET /v1/ledger', call: req('GET', () => Promise.resolve(`/v1/ledger?seller_id=${sellerId}`)), ok: sellerSurface },
-    { name: 'GET /v1/ledger/revenue', call: req('GET', () => Promise.resolve(`/v1/ledger/revenue?seller_id=${sellerId}`)), ok: sellerSurface },
-    { name: 'GET /v1/ledger/export', call: req('GET', () => Promise.resolve(`/v1/ledger/export?format=csv&seller_id=${sellerId}`)), ok: sellerSurface },
+    {
+      name: 'POST /v1/ledger',
+      call: async (token) => req('POST', '/v1/ledger', ledgerReport())(token),
+      ok: ['service_pat'],
+    },
+    {
+      name: 'GET /v1/ledger',
+      call: req('GET', () => Promise.resolve(`/v1/ledger?seller_id=${sellerId}`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'GET /v1/ledger/revenue',
+      call: req('GET', () => Promise.resolve(`/v1/ledger/revenue?seller_id=${sellerId}`)),
+      ok: sellerSurface,
+    },
+    {
+      name: 'GET /v1/ledger/export',
+      call: req('GET', () => Promise.resolve(`/v1/ledger/export?format=csv&seller_id=${sellerId}`)),
+      ok: sellerSurface,
+    },
   ];
 
   function expected(route: Route, bearer: Bearer): string {
     if (UNAUTHENTICATED.includes(bearer)) return '401';
-    const platformRoute = ['/v1/identity', '/v1/auth', '/v1/pats', '/v1/sellers', '/v1/ledger'].some((prefix) => route.name.includes(prefix));
+    const platformRoute = ['/v1/identity', '/v1/auth', '/v1/pats', '/v1/sellers', '/v1/ledger'].some((prefix) =>
+      route.name.includes(prefix),
+    );
     if (bearer === 'legacy_treasury_key' && platformRoute) return '401';
     if (route.ok.includes(bearer)) return route.okAs ?? '2xx';
     if (route.notFound?.includes(bearer)) return '404';

@@ -22,7 +22,11 @@ describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreS
   before(async () => {
     db = await createTestDatabase();
     // The API's pool with short limits, as TREASURY_DB_LOCK_TIMEOUT_MS / _STATEMENT_TIMEOUT_MS would give it.
-    const knex = createKnex(db.connectionString, 10, 'treasury-api', undefined, { lockTimeoutMs: 300, statementTimeoutMs: 1_000, idleInTransactionTimeoutMs: 60_000 });
+    const knex = createKnex(db.connectionString, 10, 'treasury-api', undefined, {
+      lockTimeoutMs: 300,
+      statementTimeoutMs: 1_000,
+      idleInTransactionTimeoutMs: 60_000,
+    });
     t = await startTestTreasury({ database: { ...db, knex } });
     other = new pg.Client(db.connectionString);
     await other.connect();
@@ -37,18 +41,33 @@ describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreS
   const counts = async (walletId: string) => ({
     authorizations: (await db.knex('authorizations').where({ wallet_id: walletId })).length,
     audit: (await db.knex('audit_events').where({ chain_key: walletId })).length,
-    spent: String((await db.knex('wallet_spend_totals').where({ wallet_id: walletId, window_kind: 'day' }).first())?.spent_micro ?? '0'),
+    spent: String(
+      (await db.knex('wallet_spend_totals').where({ wallet_id: walletId, window_kind: 'day' }).first())?.spent_micro ??
+        '0',
+    ),
   });
 
   it('a wallet locked by another session: the payment answers 503 database_busy within the lock time-out, writes nothing, and succeeds once the lock is gone', async () => {
-    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'busy' } })).body.api_key;
-    const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body as { id: string };
-    const pay = () => t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '100000' }) } });
+    const token = (
+      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'busy' } })
+    ).body.api_key;
+    const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } }))
+      .body as { id: string };
+    const pay = () =>
+      t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+        token,
+        body: { payment_requirements: paymentRequirements({ amount: '100000' }) },
+      });
     assert.equal((await pay()).status, 200);
     const before = await counts(wallet.id);
 
-    const sibling = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body as { id: string };
-    const paySibling = () => t.request('POST', `/v1/wallets/${sibling.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '100000' }) } });
+    const sibling = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } }))
+      .body as { id: string };
+    const paySibling = () =>
+      t.request('POST', `/v1/wallets/${sibling.id}/pay`, {
+        token,
+        body: { payment_requirements: paymentRequirements({ amount: '100000' }) },
+      });
     assert.equal((await paySibling()).status, 200);
 
     // Someone holds the wallet's lock — a manual session, a stuck job — for longer than a client waits.
@@ -78,7 +97,12 @@ describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreS
   });
 
   it('a table locked by another session (a migration, say): reads answer 503 database_busy too, then serve again', async () => {
-    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'busy-table' } })).body.api_key;
+    const token = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'busy-table' },
+      })
+    ).body.api_key;
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: {} })).body as { id: string };
     await other.query('BEGIN');
     try {

@@ -28,9 +28,18 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   });
 
   it('answers 503 database_unavailable with Retry-After while the database refuses connections, writes nothing, and serves again after', async () => {
-    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage' } })).body.api_key;
+    const token = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'outage' },
+      })
+    ).body.api_key;
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
-    const pay = () => t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '100000' }) } });
+    const pay = () =>
+      t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+        token,
+        body: { payment_requirements: paymentRequirements({ amount: '100000' }) },
+      });
 
     // Close the database to new connections and end every session on it (the pool's and the writers').
     await admin.refuse();
@@ -40,7 +49,11 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
       assert.equal(res.body.error_code, 'database_unavailable');
       assert.equal(res.headers.get('retry-after'), '1');
       assert.match(res.body.request_id, /\S/);
-      assert.doesNotMatch(JSON.stringify(res.body), /accepting connections|terminat|ECONN/i, 'no database detail leaks');
+      assert.doesNotMatch(
+        JSON.stringify(res.body),
+        /accepting connections|terminat|ECONN/i,
+        'no database detail leaks',
+      );
     }
     const ready = await t.request('GET', '/readyz');
     assert.equal(ready.status, 503);
@@ -59,13 +72,21 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   });
 
   it('the buyer SDK retries through a short outage: a read, and a payment with its Idempotency-Key, once the database is back', async () => {
-    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage-sdk' } })).body.api_key;
+    const token = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'outage-sdk' },
+      })
+    ).body.api_key;
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
     const client = new TreasuryClient({ apiUrl: t.baseUrl, token });
     await admin.refuse();
     const started = Date.now();
     const read = client.getWallet(wallet.id);
-    const paid = client.pay(wallet.id, { paymentRequirements: paymentRequirements({ amount: '200000' }), idempotencyKey: 'outage-1' });
+    const paid = client.pay(wallet.id, {
+      paymentRequirements: paymentRequirements({ amount: '200000' }),
+      idempotencyKey: 'outage-1',
+    });
     await new Promise((resolve) => setTimeout(resolve, 300));
     await admin.allow();
     assert.equal((await read).id, wallet.id);
@@ -77,7 +98,12 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   });
 
   it('a payment whose signed write is cut off while it runs is decided and signed again: one row, counted once', async () => {
-    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'outage-write' } })).body.api_key;
+    const token = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'outage-write' },
+      })
+    ).body.api_key;
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
     // Block the table so that the payment's write (its decision and its signature in one statement) waits, and
     // end that session under it; the table is let go then.
@@ -86,9 +112,14 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     let paying: ReturnType<TestTreasury['request']> | undefined;
     try {
       await holder.raw('LOCK TABLE authorizations IN SHARE MODE');
-      paying = t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '300000' }) } });
+      paying = t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+        token,
+        body: { payment_requirements: paymentRequirements({ amount: '300000' }) },
+      });
       for (let i = 0; i < 1000 && cut < 1; i++) {
-        const r = await t.db.knex.raw("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH l AS%'");
+        const r = await t.db.knex.raw(
+          "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH l AS%'",
+        );
         cut += r.rows[0].n;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
@@ -110,18 +141,31 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     // A new buyer PAT with a daily cap (its total not yet read by this process) takes the locked path: the
     // reservation commits, then the signature is recorded.
     const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat as string;
-    const token = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })).body.pat as string;
-    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { policy: { daily_cap_usd: '1' } } })).body;
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
+      .pat as string;
+    const token = (
+      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })
+    ).body.pat as string;
+    const wallet = (
+      await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { policy: { daily_cap_usd: '1' } } })
+    ).body;
     // Hold the payment between its reservation and its signature (the signer stopped), then block the table
     // so that its record waits, and end the record's session each time it waits (it is tried twice). The
     // table is let go then, and the payment's release can run before it answers.
     t.signer.child.kill('SIGSTOP');
-    const paying = t.request('POST', `/v1/wallets/${wallet.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '300000' }) } });
+    const paying = t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+      token,
+      body: { payment_requirements: paymentRequirements({ amount: '300000' }) },
+    });
     const holder = await t.db.knex.transaction();
     let cut = 0;
     try {
-      for (let i = 0; i < 500 && !(await t.db.knex('authorizations').where({ wallet_id: wallet.id, status: 'reserved' }).first()); i++) await new Promise((r) => setTimeout(r, 10));
+      for (
+        let i = 0;
+        i < 500 && !(await t.db.knex('authorizations').where({ wallet_id: wallet.id, status: 'reserved' }).first());
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 10));
       await holder.raw('LOCK TABLE authorizations IN SHARE MODE');
       t.signer.child.kill('SIGCONT');
       for (let i = 0; i < 1000 && cut < 2; i++) {
@@ -150,7 +194,10 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(row?.signature, null, 'no signature was stored');
     const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
     assert.equal(String(day.spent_micro), '0', 'the spend was given back');
-    const audit = await t.db.knex('audit_events').where({ chain_key: wallet.id, event_type: 'payment.released' }).first();
+    const audit = await t.db
+      .knex('audit_events')
+      .where({ chain_key: wallet.id, event_type: 'payment.released' })
+      .first();
     assert.equal(audit.payload.reason, 'record_failed');
     assert.equal(audit.payload.authorization_id, row?.id);
   });
@@ -159,7 +206,11 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     const read = async () => {
       const text = String((await t.request('GET', '/metrics')).body);
       const value = (re: RegExp) => Number(text.match(re)?.[1]);
-      return { used: value(/treasury_db_pool_connections\{state="used"\} (\d+)/), max: value(/treasury_db_pool_max_connections (\d+)/), pending: value(/treasury_db_pool_pending_acquires (\d+)/) };
+      return {
+        used: value(/treasury_db_pool_connections\{state="used"\} (\d+)/),
+        max: value(/treasury_db_pool_max_connections (\d+)/),
+        pending: value(/treasury_db_pool_pending_acquires (\d+)/),
+      };
     };
     assert.deepEqual(await read(), { used: 0, max: 20, pending: 0 });
     const held = await t.db.knex.client.acquireConnection();

@@ -10,13 +10,16 @@ import { ERROR_CODES } from '../../../src/shared/error-codes.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
-const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+const hostile = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+) as Record<string, unknown[]>;
 /** Text every stored string must refuse (control characters, lone surrogates, bidi overrides, over-long); a formula-looking value is plain text. */
 const FREE_TEXT = (hostile.free_text as string[]).filter((v) => !v.startsWith('='));
 /** Amounts in range for a bigint column but above the largest any field takes (10^9 USD, 10^15 raw units). */
 const USD_ABOVE_BOUND = ['1000000000.000001', '9223372036854.775807'];
 const RAW_ABOVE_BOUND = ['1000000000000001', '9223372036854775807'];
-const isEmptyObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;
+const isEmptyObject = (v: unknown) =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v as object).length === 0;
 
 describe('hostile inputs against seller, endpoint and ledger routes', function () {
   this.timeout(300_000);
@@ -29,7 +32,12 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
     t = await startTestTreasury();
     session = (await signInWithNewKey(t)).session;
     seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Target' } })).body;
-    endpointId = (await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: session, body: { path: '/x', price: '0.01' } })).body.endpoint_id;
+    endpointId = (
+      await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+        token: session,
+        body: { path: '/x', price: '0.01' },
+      })
+    ).body.endpoint_id;
   });
   after(async () => {
     await t?.stop();
@@ -37,44 +45,88 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
 
   async function snapshot() {
     const out: Record<string, unknown> = {};
-    for (const table of ['sellers', 'endpoints', 'ledger_entries', 'api_tokens', 'payout_flushes', 'agents']) out[table] = await t.db.knex(table).orderBy('id');
+    for (const table of ['sellers', 'endpoints', 'ledger_entries', 'api_tokens', 'payout_flushes', 'agents'])
+      out[table] = await t.db.knex(table).orderBy('id');
     return JSON.stringify(out);
   }
   async function refused(method: string, route: string, body: unknown, token: string, raw = false) {
     const res = await t.request(method, route, { token, ...(raw ? { rawBody: body as string } : { body }) });
     const label = `${method} ${route} ${String(JSON.stringify(body)).slice(0, 400)}`;
     assert.ok(res.status >= 400 && res.status < 500, `${label} → ${res.status}`);
-    assert.ok(typeof res.body?.error_code === 'string' && res.body.error_code in ERROR_CODES, `${label} → ${JSON.stringify(res.body).slice(0, 120)}`);
+    assert.ok(
+      typeof res.body?.error_code === 'string' && res.body.error_code in ERROR_CODES,
+      `${label} → ${JSON.stringify(res.body).slice(0, 120)}`,
+    );
   }
 
   it('every field of every seller-side body, raw bodies and path ids', async () => {
     const before = await snapshot();
     const s = seller.seller_id;
     const fields: Array<[string, string, Record<string, unknown>, string[]]> = [
-      ['POST', '/v1/sellers', { name: 'ok' }, ['name', 'slug', 'openapi_url', 'capabilities', 'protocol', 'payout_mode', 'legal_entity', 'country', 'origin']],
+      [
+        'POST',
+        '/v1/sellers',
+        { name: 'ok' },
+        ['name', 'slug', 'openapi_url', 'capabilities', 'protocol', 'payout_mode', 'legal_entity', 'country', 'origin'],
+      ],
       ['PATCH', `/v1/sellers/${s}`, {}, ['name', 'origin', 'openapi_url', 'capabilities', 'payout_mode']],
       ['PUT', `/v1/sellers/${s}/banking`, { legal_entity: 'X Ltd', country: 'GB' }, ['legal_entity', 'country']],
-      ['POST', `/v1/sellers/${s}/endpoints`, { path: '/y', price: '0.01' }, ['slug', 'path', 'method', 'price', 'route_prices', 'path_pattern', 'capabilities']],
-      ['PATCH', `/v1/sellers/${s}/endpoints/${endpointId}`, {}, ['path', 'method', 'price', 'route_prices', 'path_pattern', 'capabilities']],
-      ['POST', '/v1/ledger', { tx_hash: `0x${'1'.repeat(64)}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '1000', network: 'eip155:84532' }, ['tx_hash', 'payer', 'amount', 'network', 'endpoint_id', 'method', 'route', 'content_hash', 'nonce']],
+      [
+        'POST',
+        `/v1/sellers/${s}/endpoints`,
+        { path: '/y', price: '0.01' },
+        ['slug', 'path', 'method', 'price', 'route_prices', 'path_pattern', 'capabilities'],
+      ],
+      [
+        'PATCH',
+        `/v1/sellers/${s}/endpoints/${endpointId}`,
+        {},
+        ['path', 'method', 'price', 'route_prices', 'path_pattern', 'capabilities'],
+      ],
+      [
+        'POST',
+        '/v1/ledger',
+        {
+          tx_hash: `0x${'1'.repeat(64)}`,
+          payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+          amount: '1000',
+          network: 'eip155:84532',
+        },
+        ['tx_hash', 'payer', 'amount', 'network', 'endpoint_id', 'method', 'route', 'content_hash', 'nonce'],
+      ],
     ];
     for (const [method, route, valid, names] of fields) {
       const token = route === '/v1/ledger' ? seller.pat : session;
       for (const field of names) {
         // Free text (names) takes any printable text; identifiers and enums also face the identifier table.
-        const values = field === 'name' || field === 'legal_entity' ? [...hostile.any!, ...FREE_TEXT] : [...hostile.any!, ...hostile.identifier!];
-        if (field === 'openapi_url' || field === 'origin') values.push(...FREE_TEXT.map((v) => `https://seller.example/${v}`));
+        const values =
+          field === 'name' || field === 'legal_entity'
+            ? [...hostile.any!, ...FREE_TEXT]
+            : [...hostile.any!, ...hostile.identifier!];
+        if (field === 'openapi_url' || field === 'origin')
+          values.push(...FREE_TEXT.map((v) => `https://seller.example/${v}`));
         if (field === 'price') values.push(...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND);
-        if (field === 'route_prices') values.push(...[...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND].map((v) => ({ '/a': v })));
-        if (field === 'amount') values.push(...hostile.raw_token_amount!, ...hostile.raw_amount_over_bigint!, ...RAW_ABOVE_BOUND);
-        if (field === 'payer') values.push(...hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000'));
+        if (field === 'route_prices')
+          values.push(
+            ...[...hostile.usd_amount!.filter((v) => v !== '0'), ...USD_ABOVE_BOUND].map((v) => ({ '/a': v })),
+          );
+        if (field === 'amount')
+          values.push(...hostile.raw_token_amount!, ...hostile.raw_amount_over_bigint!, ...RAW_ABOVE_BOUND);
+        if (field === 'payer')
+          values.push(...hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000'));
         if (field === 'tx_hash' || field === 'nonce') values.push(...hostile.bytes32_hex!);
         if (field === 'network') values.push(...hostile.caip2_network!);
         for (const value of values) {
           if (isEmptyObject(value) && field === 'route_prices') continue; // {} is a valid (empty) override map
           if (Array.isArray(value) && value.length === 0 && field === 'capabilities') continue; // no tags is valid
           if (value === null && field === 'path_pattern' && method === 'PATCH') continue; // null clears the pattern
-          if (field === 'amount' && typeof value === 'string' && /^[1-9][0-9]{0,15}$/.test(value) && BigInt(value) <= 10n ** 15n) continue; // a valid raw amount
+          if (
+            field === 'amount' &&
+            typeof value === 'string' &&
+            /^[1-9][0-9]{0,15}$/.test(value) &&
+            BigInt(value) <= 10n ** 15n
+          )
+            continue; // a valid raw amount
           await refused(method, route, { ...valid, [field]: value }, token);
         }
       }
@@ -94,13 +146,32 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
       await refused('POST', '/v1/pats', { scope_type: 'agent', daily_cap_usd: value }, session);
       await refused('PATCH', `/v1/pats/pat_${'0'.repeat(24)}`, { daily_cap_usd: value }, session);
     }
-    await refused('POST', '/v1/ledger', { tx_hash: `0x${'2'.repeat(64)}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: '0', network: 'eip155:84532' }, seller.pat);
+    await refused(
+      'POST',
+      '/v1/ledger',
+      {
+        tx_hash: `0x${'2'.repeat(64)}`,
+        payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+        amount: '0',
+        network: 'eip155:84532',
+      },
+      seller.pat,
+    );
     for (const id of hostile.identifier as string[]) {
       await refused('GET', `/v1/sellers/${encodeURIComponent(id)}`, undefined, session);
       await refused('PATCH', `/v1/sellers/${s}/endpoints/${encodeURIComponent(id)}`, { price: '1' }, session);
       await refused('DELETE', `/v1/sellers/${s}/pats/${encodeURIComponent(id)}`, undefined, session);
     }
-    for (const q of ['limit=0', 'limit=9999', 'from=yesterday', 'cursor=!!!', 'cursor=bm9wZQ', 'format=xml', 'seller_id=sel_1', 'extra=1']) {
+    for (const q of [
+      'limit=0',
+      'limit=9999',
+      'from=yesterday',
+      'cursor=!!!',
+      'cursor=bm9wZQ',
+      'format=xml',
+      'seller_id=sel_1',
+      'extra=1',
+    ]) {
       await refused('GET', `/v1/ledger${q.startsWith('format') ? '/export' : ''}?${q}`, undefined, seller.pat);
     }
     assert.equal(await snapshot(), before);
@@ -122,13 +193,26 @@ describe('hostile inputs against seller, endpoint and ledger routes', function (
       const text = typeof v === 'string' ? v : JSON.stringify(v);
       return text.isWellFormed() ? encodeURIComponent(text) : '%ED%A0%80';
     };
-    const values = [...[...hostile.any!, ...hostile.identifier!, ...hostile.base64_header!, ...hostile.unix_seconds!].map(asQuery), '%FF', '%00'];
+    const values = [
+      ...[...hostile.any!, ...hostile.identifier!, ...hostile.base64_header!, ...hostile.unix_seconds!].map(asQuery),
+      '%FF',
+      '%00',
+    ];
     for (const [route, token] of lists) {
       for (const value of values) {
         await refused('GET', `${route}?limit=${value}`, undefined, token);
         await refused('GET', `${route}?cursor=${value}`, undefined, token);
       }
-      for (const q of ['limit=1&limit=2', 'cursor=a&cursor=b', 'extra=1', '__proto__[x]=1', 'constructor=1', 'status=active', 'format=csv']) await refused('GET', `${route}?${q}`, undefined, token);
+      for (const q of [
+        'limit=1&limit=2',
+        'cursor=a&cursor=b',
+        'extra=1',
+        '__proto__[x]=1',
+        'constructor=1',
+        'status=active',
+        'format=csv',
+      ])
+        await refused('GET', `${route}?${q}`, undefined, token);
     }
     assert.equal(await snapshot(), before);
   });

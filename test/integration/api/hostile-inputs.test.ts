@@ -8,7 +8,9 @@ import path from 'node:path';
 import { ERROR_CODES } from '../../../src/shared/error-codes.js';
 import { useTestTreasury } from '../../support/api-harness.js';
 
-const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+const hostile = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+) as Record<string, unknown[]>;
 const VALID_ADDRESS = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 /**
  * Text every stored string field must refuse: control characters (C0, DEL, C1), lone surrogates, bidi
@@ -27,7 +29,10 @@ describe('hostile inputs against the custody routes', function () {
   let walletId: string;
 
   before(async () => {
-    const minted = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'hostile' } });
+    const minted = await t.request('POST', '/v1/treasury', {
+      token: t.adminToken,
+      body: { owner_type: 'agent', owner_id: 'hostile' },
+    });
     token = minted.body.api_key;
     accountId = minted.body.id;
     walletId = (await t.request('POST', '/v1/wallets', { token, body: { label: 'target' } })).body.id;
@@ -35,28 +40,52 @@ describe('hostile inputs against the custody routes', function () {
 
   async function snapshot() {
     const counts: Record<string, number> = {};
-    for (const table of ['treasury_accounts', 'api_tokens', 'wallets', 'wallet_keys', 'audit_events', 'authorizations', 'policy_decisions', 'wallet_spend_totals']) {
+    for (const table of [
+      'treasury_accounts',
+      'api_tokens',
+      'wallets',
+      'wallet_keys',
+      'audit_events',
+      'authorizations',
+      'policy_decisions',
+      'wallet_spend_totals',
+    ]) {
       counts[table] = Number((await t.db.knex(table).count({ n: '*' }))[0]!.n);
     }
     const wallet = await t.db.knex('wallets').where({ id: walletId }).first();
     return { counts, wallet: JSON.stringify(wallet) };
   }
 
-  async function expectRefused(method: string, route: string, body: unknown, opts: { raw?: boolean; token?: string } = {}) {
-    const res = await t.request(method, route, { token: opts.token ?? token, ...(opts.raw ? { rawBody: body as string } : { body }) });
+  async function expectRefused(
+    method: string,
+    route: string,
+    body: unknown,
+    opts: { raw?: boolean; token?: string } = {},
+  ) {
+    const res = await t.request(method, route, {
+      token: opts.token ?? token,
+      ...(opts.raw ? { rawBody: body as string } : { body }),
+    });
     const label = `${method} ${route} ${String(JSON.stringify(body)).slice(0, 80)}`;
     assert.ok(res.status >= 400 && res.status < 500, `${label} answered ${res.status}`);
-    assert.ok(typeof res.body?.error_code === 'string' && res.body.error_code in ERROR_CODES, `${label} has no stable error_code: ${JSON.stringify(res.body).slice(0, 200)}`);
+    assert.ok(
+      typeof res.body?.error_code === 'string' && res.body.error_code in ERROR_CODES,
+      `${label} has no stable error_code: ${JSON.stringify(res.body).slice(0, 200)}`,
+    );
     assert.equal(typeof res.body.user_message, 'string');
     return res;
   }
 
   it('POST /v1/treasury refuses hostile owner_type / owner_id values and changes nothing', async () => {
     const before = await snapshot();
-    for (const value of [...hostile.any!, ...hostile.identifier!.filter((v) => typeof v === 'string' && !/^[a-z][a-z0-9_]{0,31}$/.test(v))]) {
+    for (const value of [
+      ...hostile.any!,
+      ...hostile.identifier!.filter((v) => typeof v === 'string' && !/^[a-z][a-z0-9_]{0,31}$/.test(v)),
+    ]) {
       await expectRefused('POST', '/v1/treasury', { owner_type: value, owner_id: 'x' }, { token: t.adminToken });
     }
-    for (const value of [...hostile.any!, ...FREE_TEXT]) await expectRefused('POST', '/v1/treasury', { owner_type: 'agent', owner_id: value }, { token: t.adminToken });
+    for (const value of [...hostile.any!, ...FREE_TEXT])
+      await expectRefused('POST', '/v1/treasury', { owner_type: 'agent', owner_id: value }, { token: t.adminToken });
     assert.deepEqual(await snapshot(), before);
   });
 
@@ -70,13 +99,15 @@ describe('hostile inputs against the custody routes', function () {
       }
     }
     // `chain` also accepts configured short names, so the table's 'base-sepolia' is a valid chain here.
-    for (const value of hostile.caip2_network!.filter((v) => v !== 'base-sepolia')) await expectRefused('POST', '/v1/wallets', { chain: value });
+    for (const value of hostile.caip2_network!.filter((v) => v !== 'base-sepolia'))
+      await expectRefused('POST', '/v1/wallets', { chain: value });
     for (const value of FREE_TEXT) await expectRefused('POST', '/v1/wallets', { label: value });
     for (const value of [...hostile.usd_amount!, ...USD_ABOVE_BOUND]) {
       for (const rule of ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd']) {
         await expectRefused('POST', '/v1/wallets', { policy: { [rule]: value } });
       }
-      if (value !== '0') await expectRefused('POST', '/v1/wallets', { policy: { capability_cap_usd: { search: value } } }); // "0" forbids a capability
+      if (value !== '0')
+        await expectRefused('POST', '/v1/wallets', { policy: { capability_cap_usd: { search: value } } }); // "0" forbids a capability
     }
     for (const value of hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000')) {
       await expectRefused('POST', '/v1/wallets', { policy: { counterparty_allowlist: [value] } });
@@ -91,7 +122,8 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { label: value });
       await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { expires_in_seconds: value });
     }
-    for (const value of hostile.unix_seconds!) await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { expires_in_seconds: value });
+    for (const value of hostile.unix_seconds!)
+      await expectRefused('POST', `/v1/treasuries/${accountId}/pats`, { expires_in_seconds: value });
     assert.deepEqual(await snapshot(), before);
   });
 
@@ -111,8 +143,17 @@ describe('hostile inputs against the custody routes', function () {
       scheme: hostile.any!,
       network: [...hostile.any!, ...hostile.caip2_network!],
       payTo: [...hostile.any!, ...hostile.evm_address!],
-      asset: [...hostile.any!, ...hostile.evm_address!.filter((a) => a !== '0x036CbD53842c5426634e7929541eC2318f3dCF7e')],
-      amount: [...hostile.any!, ...hostile.raw_token_amount!, ...hostile.raw_amount_over_bigint!, ...RAW_ABOVE_BOUND, '0'],
+      asset: [
+        ...hostile.any!,
+        ...hostile.evm_address!.filter((a) => a !== '0x036CbD53842c5426634e7929541eC2318f3dCF7e'),
+      ],
+      amount: [
+        ...hostile.any!,
+        ...hostile.raw_token_amount!,
+        ...hostile.raw_amount_over_bigint!,
+        ...RAW_ABOVE_BOUND,
+        '0',
+      ],
       maxTimeoutSeconds: [...hostile.any!, ...hostile.unix_seconds!],
       extra: hostile.any!.filter((v) => v !== null && !(typeof v === 'object' && !Array.isArray(v))),
       // Stored with the authorization and in its audit row (resource), or carried along (description, mimeType).
@@ -121,7 +162,8 @@ describe('hostile inputs against the custody routes', function () {
       mimeType: FREE_TEXT,
     };
     for (const [field, values] of Object.entries(fields)) {
-      for (const value of values) await expectRefused('POST', route, { payment_requirements: { ...good, [field]: value } });
+      for (const value of values)
+        await expectRefused('POST', route, { payment_requirements: { ...good, [field]: value } });
     }
     for (const value of [...hostile.any!, ...hostile.identifier!]) {
       await expectRefused('POST', route, { payment_requirements: good, capability: value });
@@ -137,7 +179,9 @@ describe('hostile inputs against the custody routes', function () {
     // The EIP-712 domain the signer signs under.
     for (const value of FREE_TEXT) {
       await expectRefused('POST', route, { payment_requirements: { ...good, extra: { name: value, version: '2' } } });
-      await expectRefused('POST', route, { payment_requirements: { ...good, extra: { name: 'USDC', version: value } } });
+      await expectRefused('POST', route, {
+        payment_requirements: { ...good, extra: { name: 'USDC', version: value } },
+      });
     }
     assert.deepEqual(await snapshot(), before);
   });
@@ -157,12 +201,19 @@ describe('hostile inputs against the custody routes', function () {
       await expectRefused('PUT', `/v1/wallets/${walletId}/policy`, { per_tx_cap_usd: value });
     }
     for (const value of [...hostile.any!, ...hostile.unix_seconds!]) {
-      await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, { to: VALID_ADDRESS, amount_usd: '1', valid_for_seconds: value });
+      await expectRefused('POST', `/v1/wallets/${walletId}/transfer`, {
+        to: VALID_ADDRESS,
+        amount_usd: '1',
+        valid_for_seconds: value,
+      });
     }
     const settlement = `/v1/wallets/${walletId}/authorizations/auth_${'0'.repeat(24)}/settlement`;
-    for (const value of [...hostile.any!, ...hostile.bytes32_hex!, ...hostile.identifier!]) await expectRefused('POST', settlement, { transaction: value });
+    for (const value of [...hostile.any!, ...hostile.bytes32_hex!, ...hostile.identifier!])
+      await expectRefused('POST', settlement, { transaction: value });
     for (const id of hostile.identifier as string[]) {
-      await expectRefused('POST', `/v1/wallets/${walletId}/authorizations/${encodeURIComponent(id)}/settlement`, { transaction: `0x${'ab'.repeat(32)}` });
+      await expectRefused('POST', `/v1/wallets/${walletId}/authorizations/${encodeURIComponent(id)}/settlement`, {
+        transaction: `0x${'ab'.repeat(32)}`,
+      });
     }
     for (const raw of hostile.raw_bodies as string[]) {
       await expectRefused('POST', `/v1/wallets/${walletId}/pay`, raw, { raw: true });
@@ -178,7 +229,11 @@ describe('hostile inputs against the custody routes', function () {
       const res = await expectRefused('POST', '/v1/wallets', { [key]: 1 });
       const text = JSON.stringify(res.body);
       // Raw C1 and bidi controls survive JSON.stringify; C0 and lone surrogates come out as \\u escapes.
-      assert.equal(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\\u00[01][0-9a-f]|\\ud[89a-f][0-9a-f]{2}/i.test(text), false, text.slice(0, 200));
+      assert.equal(
+        /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|\\u00[01][0-9a-f]|\\ud[89a-f][0-9a-f]{2}/i.test(text),
+        false,
+        text.slice(0, 200),
+      );
       assert.ok(text.length < 2000, `${text.length} characters`);
     }
   });
@@ -222,7 +277,9 @@ describe('hostile inputs against the custody routes', function () {
 
   it('refuses hostile bearers with 401', async () => {
     for (const bearer of hostile.bearer as string[]) {
-      const res = await fetch(`${t.baseUrl}/v1/wallets`, { headers: { authorization: bearer.startsWith('Basic') ? bearer : `Bearer ${bearer}` } }).catch(() => null);
+      const res = await fetch(`${t.baseUrl}/v1/wallets`, {
+        headers: { authorization: bearer.startsWith('Basic') ? bearer : `Bearer ${bearer}` },
+      }).catch(() => null);
       if (res === null) continue; // fetch itself refuses header values with NUL
       assert.equal(res.status, 401, bearer.slice(0, 20));
       const body = (await res.json()) as { error_code: string };
@@ -237,17 +294,28 @@ describe('hostile inputs against the custody routes', function () {
     assert.equal(tooLarge.status, 413);
     assert.equal(tooLarge.body.error_code, 'payload_too_large');
 
-    const wrongType = await t.request('POST', '/v1/wallets', { token, rawBody: 'label=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const wrongType = await t.request('POST', '/v1/wallets', {
+      token,
+      rawBody: 'label=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.equal(wrongType.status, 415);
     assert.equal(wrongType.body.error_code, 'unsupported_media_type');
 
     const deep = '['.repeat(10_000) + ']'.repeat(10_000);
     await expectRefused('POST', '/v1/wallets', `{"policy": ${deep}}`, { raw: true });
     // Walked for NUL and lone surrogates without recursion: as deep, with one at the bottom.
-    const deepNul = await expectRefused('POST', '/v1/wallets', `{"policy": ${'['.repeat(10_000)}"\\u0000"${']'.repeat(10_000)}}`, { raw: true });
+    const deepNul = await expectRefused(
+      'POST',
+      '/v1/wallets',
+      `{"policy": ${'['.repeat(10_000)}"\\u0000"${']'.repeat(10_000)}}`,
+      { raw: true },
+    );
     assert.equal(deepNul.body.error_code, 'invalid_request');
 
-    const longHeader = await fetch(`${t.baseUrl}/v1/wallets`, { headers: { authorization: `Bearer ${token}`, 'x-filler': 'a'.repeat(17 * 1024) } });
+    const longHeader = await fetch(`${t.baseUrl}/v1/wallets`, {
+      headers: { authorization: `Bearer ${token}`, 'x-filler': 'a'.repeat(17 * 1024) },
+    });
     assert.equal(longHeader.status, 431);
     assert.deepEqual(await snapshot(), before);
   });

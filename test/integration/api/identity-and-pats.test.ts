@@ -13,7 +13,9 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
-const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+const hostile = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+) as Record<string, unknown[]>;
 
 describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(120_000);
@@ -61,7 +63,16 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     const me = await whoami(res.body.session);
     assert.deepEqual(
       { ...me.body, token_id: undefined },
-      { auth_type: 'session', scope_type: 'account', scope_id: res.body.account_id, token_id: undefined, session_origin: 'sign_in', account_id: res.body.account_id, agent_id: null, parent_token_id: null },
+      {
+        auth_type: 'session',
+        scope_type: 'account',
+        scope_id: res.body.account_id,
+        token_id: undefined,
+        session_origin: 'sign_in',
+        account_id: res.body.account_id,
+        agent_id: null,
+        parent_token_id: null,
+      },
     );
     const agent = await t.db.knex('agents').where({ id: res.body.agent_id }).first();
     assert.match(agent.treasury_account_id, /^acct_/);
@@ -79,20 +90,31 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     assert.equal(replay.status, 401);
     assert.equal(replay.body.error_code, 'sign_in_nonce_invalid');
 
-    const expired = await t.request('POST', '/v1/identity/init', { body: await siwe({ issuedAt: new Date(Date.now() - 120_000), expirationTime: new Date(Date.now() - 60_000) }) });
+    const expired = await t.request('POST', '/v1/identity/init', {
+      body: await siwe({ issuedAt: new Date(Date.now() - 120_000), expirationTime: new Date(Date.now() - 60_000) }),
+    });
     assert.equal(expired.body.error_code, 'sign_in_expired');
-    const domain = await t.request('POST', '/v1/identity/init', { body: await siwe({ domain: 'evil.test', uri: 'http://evil.test/' }) });
+    const domain = await t.request('POST', '/v1/identity/init', {
+      body: await siwe({ domain: 'evil.test', uri: 'http://evil.test/' }),
+    });
     assert.equal(domain.body.error_code, 'sign_in_domain_mismatch');
     const uri = await t.request('POST', '/v1/identity/init', { body: await siwe({ uri: 'http://evil.test/' }) });
     assert.equal(uri.body.error_code, 'sign_in_domain_mismatch');
     const chain = await t.request('POST', '/v1/identity/init', { body: await siwe({ chainId: 1 }) });
     assert.equal(chain.body.error_code, 'sign_in_chain_not_supported');
-    const forged = await t.request('POST', '/v1/identity/init', { body: await siwe({}, privateKeyToAccount(generatePrivateKey())) });
+    const forged = await t.request('POST', '/v1/identity/init', {
+      body: await siwe({}, privateKeyToAccount(generatePrivateKey())),
+    });
     assert.equal(forged.status, 401);
     assert.equal(forged.body.error_code, 'sign_in_signature_invalid');
     const unknownNonce = await siwe({ nonce: 'a1b2c3d4e5f6a7b8c9d0' });
-    assert.equal((await t.request('POST', '/v1/identity/init', { body: unknownNonce })).body.error_code, 'sign_in_nonce_invalid');
-    const garbage = await t.request('POST', '/v1/identity/init', { body: { message: 'hello', signature: '0x00', chain: 'evm' } });
+    assert.equal(
+      (await t.request('POST', '/v1/identity/init', { body: unknownNonce })).body.error_code,
+      'sign_in_nonce_invalid',
+    );
+    const garbage = await t.request('POST', '/v1/identity/init', {
+      body: { message: 'hello', signature: '0x00', chain: 'evm' },
+    });
     assert.equal(garbage.body.error_code, 'sign_in_message_invalid');
   });
 
@@ -116,13 +138,18 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const identity = await t.db.knex('identities').where({ chain: 'solana', address }).first();
     assert.equal(identity.account_id, res.body.account_id);
-    const tampered = await t.request('POST', '/v1/identity/init', { body: { message: message.replace('Sign in', 'Sign on'), signature, chain: 'solana' } });
+    const tampered = await t.request('POST', '/v1/identity/init', {
+      body: { message: message.replace('Sign in', 'Sign on'), signature, chain: 'solana' },
+    });
     assert.equal(tampered.status, 401);
   });
 
   it('PATs: create with scopes, list without secrets, change the daily cap, revoke at once', async () => {
     const { session, agent_id } = (await t.request('POST', '/v1/identity/init', { body: await siwe() })).body;
-    const created = await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'buyer', daily_cap_usd: '5' } });
+    const created = await t.request('POST', '/v1/pats', {
+      token: session,
+      body: { scope_type: 'agent', label: 'buyer', daily_cap_usd: '5' },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.match(created.body.pat, /^xx_pat_/);
     assert.equal(created.body.scope_id, agent_id);
@@ -138,11 +165,16 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     assert.equal(entry.pat, undefined);
     assert.ok(!JSON.stringify(listed.body).includes(created.body.pat));
 
-    const patched = await t.request('PATCH', `/v1/pats/${created.body.id}`, { token: session, body: { daily_cap_usd: '7.5' } });
+    const patched = await t.request('PATCH', `/v1/pats/${created.body.id}`, {
+      token: session,
+      body: { daily_cap_usd: '7.5' },
+    });
     assert.equal(patched.body.daily_cap_usd, '7.5');
 
     const stranger = privateKeyToAccount(generatePrivateKey());
-    const strangerSession = (await t.request('POST', '/v1/identity/init', { body: await siwe({ address: stranger.address }, stranger) })).body.session;
+    const strangerSession = (
+      await t.request('POST', '/v1/identity/init', { body: await siwe({ address: stranger.address }, stranger) })
+    ).body.session;
     const foreign = await t.request('DELETE', `/v1/pats/${created.body.id}`, { token: strangerSession });
     assert.equal(foreign.status, 404, "another account cannot revoke this account's PAT");
     assert.equal(foreign.body.error_code, 'pat_not_found');
@@ -154,12 +186,12 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     assert.equal(after.status, 401);
     assert.equal(after.body.error_code, 'invalid_token');
     assert.equal(after.body.recovery.kind, 'reauthenticate');
-
   });
 
   it('a treasury PAT drives the agent Treasury account; an agent PAT exchanges for a session; scopes do not overlap', async () => {
     const { session } = (await t.request('POST', '/v1/identity/init', { body: await siwe() })).body;
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
+      .pat;
     const wallet = await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'agent wallet' } });
     assert.equal(wallet.status, 201);
     const agentPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } })).body.pat;
@@ -167,33 +199,52 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
     assert.equal(exchanged.status, 200);
     assert.match(exchanged.body.session, /^as_/);
     const exchangedWho = (await whoami(exchanged.body.session)).body;
-    assert.equal(exchangedWho.scope_type, 'agent', 'an exchanged session acts as the PAT\'s agent, not as the account');
+    assert.equal(exchangedWho.scope_type, 'agent', "an exchanged session acts as the PAT's agent, not as the account");
     assert.equal(exchangedWho.session_origin, 'pat_exchange');
     const notAgent = await t.request('POST', '/v1/identity/exchange-pat', { token: treasuryPat });
     assert.equal(notAgent.status, 403);
-    assert.equal((await t.request('POST', '/v1/wallets', { token: agentPat, body: {} })).status, 403, 'an agent PAT cannot create sub-wallets');
-    assert.equal((await t.request('POST', '/v1/pats', { token: agentPat, body: { scope_type: 'agent' } })).status, 403, 'only a session mints PATs');
+    assert.equal(
+      (await t.request('POST', '/v1/wallets', { token: agentPat, body: {} })).status,
+      403,
+      'an agent PAT cannot create sub-wallets',
+    );
+    assert.equal(
+      (await t.request('POST', '/v1/pats', { token: agentPat, body: { scope_type: 'agent' } })).status,
+      403,
+      'only a session mints PATs',
+    );
     const service = await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'service' } });
     assert.equal(service.body.error_code, 'scope_not_found');
-    const capOnTreasury = await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury', daily_cap_usd: '1' } });
+    const capOnTreasury = await t.request('POST', '/v1/pats', {
+      token: session,
+      body: { scope_type: 'treasury', daily_cap_usd: '1' },
+    });
     assert.equal(capOnTreasury.status, 400);
   });
 
-  it('a PAT names the scope asked for when this account holds it, the oldest of its kind without one, and never another account\'s', async () => {
-    const signInAs = async (signer = privateKeyToAccount(generatePrivateKey())) => (await t.request('POST', '/v1/identity/init', { body: await siwe({ address: signer.address }, signer) })).body;
+  it("a PAT names the scope asked for when this account holds it, the oldest of its kind without one, and never another account's", async () => {
+    const signInAs = async (signer = privateKeyToAccount(generatePrivateKey())) =>
+      (await t.request('POST', '/v1/identity/init', { body: await siwe({ address: signer.address }, signer) })).body;
     const [mine, theirs] = [await signInAs(), await signInAs()];
     assert.notEqual(mine.account_id, theirs.account_id);
     const first = (await t.request('GET', '/v1/agents', { token: mine.session })).body.agents[0];
     const second = (await t.request('POST', '/v1/agents', { token: mine.session, body: { label: 'second' } })).body;
     const stranger = (await t.request('GET', '/v1/agents', { token: theirs.session })).body.agents[0];
     const mySeller = (await t.request('POST', '/v1/sellers', { token: mine.session, body: { name: 'Mine Co' } })).body;
-    const theirSeller = (await t.request('POST', '/v1/sellers', { token: theirs.session, body: { name: 'Theirs Co' } })).body;
+    const theirSeller = (await t.request('POST', '/v1/sellers', { token: theirs.session, body: { name: 'Theirs Co' } }))
+      .body;
     const mint = (body: Record<string, unknown>) => t.request('POST', '/v1/pats', { token: mine.session, body });
     assert.equal((await mint({ scope_type: 'agent' })).body.scope_id, first.agent_id, 'the oldest agent by default');
     assert.equal((await mint({ scope_type: 'agent', scope_id: second.agent_id })).body.scope_id, second.agent_id);
     assert.equal((await mint({ scope_type: 'treasury' })).body.scope_id, first.treasury_account_id);
-    assert.equal((await mint({ scope_type: 'treasury', scope_id: second.treasury_account_id })).body.scope_id, second.treasury_account_id);
-    assert.equal((await mint({ scope_type: 'service', scope_id: mySeller.seller_id })).body.scope_id, mySeller.seller_id);
+    assert.equal(
+      (await mint({ scope_type: 'treasury', scope_id: second.treasury_account_id })).body.scope_id,
+      second.treasury_account_id,
+    );
+    assert.equal(
+      (await mint({ scope_type: 'service', scope_id: mySeller.seller_id })).body.scope_id,
+      mySeller.seller_id,
+    );
     for (const body of [
       { scope_type: 'agent', scope_id: stranger.agent_id },
       { scope_type: 'treasury', scope_id: stranger.treasury_account_id },
@@ -204,16 +255,25 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
       assert.equal(refused.body.error_code, 'scope_not_found', JSON.stringify(body));
     }
     const listed = (await t.request('GET', '/v1/pats', { token: mine.session })).body.pats;
-    assert.equal(listed.length, 6, 'the five minted and the seller registration\'s service PAT; the refused ones minted nothing');
+    assert.equal(
+      listed.length,
+      6,
+      "the five minted and the seller registration's service PAT; the refused ones minted nothing",
+    );
   });
 
   it('single-use PATs work once; expired sessions answer 401 reauthenticate', async () => {
     const { session, account_id } = (await t.request('POST', '/v1/identity/init', { body: await siwe() })).body;
-    const once = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', single_use: true } })).body.pat;
+    const once = (
+      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', single_use: true } })
+    ).body.pat;
     assert.equal((await whoami(once)).status, 200);
     assert.equal((await whoami(once)).status, 401);
     assert.equal((await whoami(session)).status, 200);
-    await t.db.knex('api_tokens').where({ kind: 'session', account_id }).update({ expires_at: new Date(Date.now() - 1000) });
+    await t.db
+      .knex('api_tokens')
+      .where({ kind: 'session', account_id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     // A change made outside this process (another replica, or the clock) shows once the bearer lookup
     // cache (TREASURY_AUTH_CACHE_MS, 1 s by default) has let the entry go.
     await new Promise((r) => setTimeout(r, 1_100));
@@ -224,31 +284,41 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
 
   it('hostile values on identity and PAT routes answer 4xx with a stable code and create nothing', async () => {
     const { session } = (await t.request('POST', '/v1/identity/init', { body: await siwe() })).body;
-    const count = async () => Number((await t.db.knex('api_tokens').count({ n: '*' }))[0]!.n) + Number((await t.db.knex('accounts').count({ n: '*' }))[0]!.n);
+    const count = async () =>
+      Number((await t.db.knex('api_tokens').count({ n: '*' }))[0]!.n) +
+      Number((await t.db.knex('accounts').count({ n: '*' }))[0]!.n);
     const before = await count();
     const refused = async (method: string, route: string, body: unknown, token?: string) => {
       const res = await t.request(method, route, { ...(token ? { token } : {}), body });
-      assert.ok(res.status >= 400 && res.status < 500 && res.body.error_code in ERROR_CODES, `${method} ${route} ${String(JSON.stringify(body)).slice(0, 60)} → ${res.status}`);
+      assert.ok(
+        res.status >= 400 && res.status < 500 && res.body.error_code in ERROR_CODES,
+        `${method} ${route} ${String(JSON.stringify(body)).slice(0, 60)} → ${res.status}`,
+      );
     };
     const valid = await siwe();
     for (const value of hostile.any!) {
-      for (const field of ['message', 'signature', 'chain']) await refused('POST', '/v1/identity/init', { ...valid, [field]: value });
+      for (const field of ['message', 'signature', 'chain'])
+        await refused('POST', '/v1/identity/init', { ...valid, [field]: value });
       for (const field of ['scope_type', 'scope_id', 'label', 'daily_cap_usd', 'single_use', 'expires_in_seconds']) {
         if (field === 'single_use' && typeof value === 'boolean') continue;
         await refused('POST', '/v1/pats', { scope_type: 'agent', [field]: value }, session);
       }
     }
-    for (const value of hostile.usd_amount!) await refused('POST', '/v1/pats', { scope_type: 'agent', daily_cap_usd: value }, session);
+    for (const value of hostile.usd_amount!)
+      await refused('POST', '/v1/pats', { scope_type: 'agent', daily_cap_usd: value }, session);
     for (const raw of hostile.raw_bodies as string[]) {
       const res = await t.request('POST', '/v1/pats', { token: session, rawBody: raw });
       assert.ok(res.status >= 400 && res.status < 500, raw);
     }
-    for (const id of hostile.identifier as string[]) await refused('DELETE', `/v1/pats/${encodeURIComponent(id)}`, undefined, session);
+    for (const id of hostile.identifier as string[])
+      await refused('DELETE', `/v1/pats/${encodeURIComponent(id)}`, undefined, session);
     assert.equal(await count(), before);
   });
 
   it('platform routes refuse removed master keys with the remedy; Treasury routes still take the api key', async () => {
-    const minted = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'legacy' } })).body;
+    const minted = (
+      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'legacy' } })
+    ).body;
     for (const [method, route] of [
       ['GET', '/v1/auth/whoami'],
       ['GET', '/v1/pats'],

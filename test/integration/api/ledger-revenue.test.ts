@@ -16,22 +16,46 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
   this.timeout(120_000);
   const t = useTestTreasury();
 
-
   it('answers, for every range and endpoint, what summing the rows answers', async () => {
     const { session } = await signInWithNewKey(t);
     const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Revenue Days' } })).body;
     const other = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Other Seller' } })).body;
     const endpoints: string[] = [];
-    for (const path of ['/a', '/b']) endpoints.push((await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path, price: '0.01' } })).body.endpoint_id);
+    for (const path of ['/a', '/b'])
+      endpoints.push(
+        (
+          await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+            token: seller.pat,
+            body: { path, price: '0.01' },
+          })
+        ).body.endpoint_id,
+      );
     // Reported through the API (today), then history inserted as another process would: four days around
     // two midnights, at midnight exactly, a millisecond before it, and within the day; a third without endpoint.
     for (const [i, endpoint] of [endpoints[0], endpoints[1], undefined].entries()) {
-      const res = await t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: String(1000 + i), network: 'eip155:84532', ...(endpoint ? { endpoint_id: endpoint } : {}) } });
+      const res = await t.request('POST', '/v1/ledger', {
+        token: seller.pat,
+        body: {
+          tx_hash: `0x${randomBytes(32).toString('hex')}`,
+          payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+          amount: String(1000 + i),
+          network: 'eip155:84532',
+          ...(endpoint ? { endpoint_id: endpoint } : {}),
+        },
+      });
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
     // As the ledger verifier would after an on-chain check (test fixture).
     assert.equal(await markLedgerVerifiedForTest(t.db.knex, seller.seller_id), 3);
-    const times = ['2026-11-20T00:00:00.000Z', '2026-11-20T23:59:59.999Z', '2026-11-21T00:00:00.000Z', '2026-11-21T12:34:56.789Z', '2026-11-22T06:00:00.000Z', '2026-11-22T23:59:59.999Z', '2026-11-23T00:00:00.001Z'];
+    const times = [
+      '2026-11-20T00:00:00.000Z',
+      '2026-11-20T23:59:59.999Z',
+      '2026-11-21T00:00:00.000Z',
+      '2026-11-21T12:34:56.789Z',
+      '2026-11-22T06:00:00.000Z',
+      '2026-11-22T23:59:59.999Z',
+      '2026-11-23T00:00:00.001Z',
+    ];
     let n = 0;
     const history = times.flatMap((at, i) =>
       [endpoints[0], endpoints[1], null].map((endpoint, j) => ({
@@ -50,11 +74,27 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
       })),
     );
     await t.db.knex('ledger_entries').insert(history);
-    await t.db.knex('ledger_entries').insert({ ...history[0]!, id: 'led_other_seller_00000001', seller_id: other.seller_id, endpoint_id: null, tx_hash: `0x${randomBytes(32).toString('hex')}` });
+    await t.db.knex('ledger_entries').insert({
+      ...history[0]!,
+      id: 'led_other_seller_00000001',
+      seller_id: other.seller_id,
+      endpoint_id: null,
+      tx_hash: `0x${randomBytes(32).toString('hex')}`,
+    });
 
-    const rows = (await t.db.knex('ledger_entries').where({ seller_id: seller.seller_id })) as Array<{ endpoint_id: string | null; amount_micro: string; created_at: Date; status: string }>;
+    const rows = (await t.db.knex('ledger_entries').where({ seller_id: seller.seller_id })) as Array<{
+      endpoint_id: string | null;
+      amount_micro: string;
+      created_at: Date;
+      status: string;
+    }>;
     const expected = (from?: string, to?: string, endpoint?: string) => {
-      const all = rows.filter((r) => (!from || r.created_at >= new Date(from)) && (!to || r.created_at < new Date(to)) && (!endpoint || r.endpoint_id === endpoint));
+      const all = rows.filter(
+        (r) =>
+          (!from || r.created_at >= new Date(from)) &&
+          (!to || r.created_at < new Date(to)) &&
+          (!endpoint || r.endpoint_id === endpoint),
+      );
       const inRange = all.filter((r) => r.status === 'verified');
       const apart = (status: string) => {
         const of = all.filter((r) => r.status === status);
@@ -73,15 +113,35 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
         rejected: apart('rejected'),
         total_usd: formatUsd(inRange.reduce((a, r) => a + BigInt(r.amount_micro), 0n)),
         count: inRange.length,
-        by_endpoint: sorted.map(([k, e]) => ({ endpoint_id: k === '' ? null : k, total_usd: formatUsd(e.total), count: e.count })),
+        by_endpoint: sorted.map(([k, e]) => ({
+          endpoint_id: k === '' ? null : k,
+          total_usd: formatUsd(e.total),
+          count: e.count,
+        })),
       };
     };
-    const bounds = [undefined, '2026-11-19T00:00:00.000Z', '2026-11-20T00:00:00.000Z', '2026-11-20T23:59:59.999Z', '2026-11-21T00:00:00.000Z', '2026-11-21T12:34:56.789Z', '2026-11-21T12:34:56.790Z', '2026-11-22T00:00:00.000Z', '2026-11-23T00:00:00.001Z', '2026-11-23T00:00:00.002Z', '2099-01-01T00:00:00.000Z'];
+    const bounds = [
+      undefined,
+      '2026-11-19T00:00:00.000Z',
+      '2026-11-20T00:00:00.000Z',
+      '2026-11-20T23:59:59.999Z',
+      '2026-11-21T00:00:00.000Z',
+      '2026-11-21T12:34:56.789Z',
+      '2026-11-21T12:34:56.790Z',
+      '2026-11-22T00:00:00.000Z',
+      '2026-11-23T00:00:00.001Z',
+      '2026-11-23T00:00:00.002Z',
+      '2099-01-01T00:00:00.000Z',
+    ];
     let checked = 0;
     for (const from of bounds) {
       for (const to of bounds) {
         for (const endpoint of [undefined, endpoints[1]]) {
-          const query = new URLSearchParams({ ...(from ? { from } : {}), ...(to ? { to } : {}), ...(endpoint ? { endpoint_id: endpoint } : {}) });
+          const query = new URLSearchParams({
+            ...(from ? { from } : {}),
+            ...(to ? { to } : {}),
+            ...(endpoint ? { endpoint_id: endpoint } : {}),
+          });
           const res = await t.request('GET', `/v1/ledger/revenue?${query}`, { token: seller.pat });
           assert.equal(res.status, 200, JSON.stringify(res.body));
           assert.deepEqual(res.body, expected(from, to, endpoint), `from=${from} to=${to} endpoint=${endpoint}`);
@@ -90,6 +150,10 @@ describe('ledger revenue by day (HTTP, PostgreSQL)', function () {
       }
     }
     assert.equal(checked, 242);
-    assert.equal((await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body.count, 3 + 21 - 3 - 1, 'every verified row once, none of the other seller');
+    assert.equal(
+      (await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body.count,
+      3 + 21 - 3 - 1,
+      'every verified row once, none of the other seller',
+    );
   });
 });

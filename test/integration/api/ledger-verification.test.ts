@@ -17,9 +17,15 @@ import { randomBytes } from 'node:crypto';
 import { createWalletClient, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
-import { payToClaimMessage } from '../../../src/api/services/seller-ledger-service.js';
+import { payToClaimMessage } from '../../../src/api/services/seller-pay-to-service.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { anvilDevAccount, fundFromFaucet, startTestChain, type DevAccount, type TestChain } from '../../support/chain-harness.js';
+import {
+  anvilDevAccount,
+  fundFromFaucet,
+  startTestChain,
+  type DevAccount,
+  type TestChain,
+} from '../../support/chain-harness.js';
 import { mineBlocks, provePayTo, waitForLedgerRow } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
@@ -31,19 +37,47 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
   let t: TestTreasury;
   let session: string;
   const buyer = anvilDevAccount(7);
-  const sellers: Record<'a' | 'b' | 'c' | 'd', { seller_id: string; pat: string; payTo: ReturnType<typeof privateKeyToAccount> }> = {} as never;
+  const sellers: Record<
+    'a' | 'b' | 'c' | 'd',
+    { seller_id: string; pat: string; payTo: ReturnType<typeof privateKeyToAccount> }
+  > = {} as never;
 
   const newSeller = async (name: string) => {
-    const created = (await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: 'platform_mor' } })).body;
-    return { seller_id: created.seller_id as string, pat: created.pat as string, payTo: privateKeyToAccount(generatePrivateKey()) };
+    const created = (
+      await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: 'platform_mor' } })
+    ).body;
+    return {
+      seller_id: created.seller_id as string,
+      pat: created.pat as string,
+      payTo: privateKeyToAccount(generatePrivateKey()),
+    };
   };
-  const report = (seller: { pat: string }, body: { tx_hash: string; payer?: string; amount: string; network?: string }) =>
-    t.request('POST', '/v1/ledger', { token: seller.pat, body: { payer: buyer.address, network: chain.network, ...body } });
-  const accrued = async (seller: { seller_id: string; pat: string }) => (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd as string;
-  const revenue = async (seller: { pat: string }) => (await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body;
+  const report = (
+    seller: { pat: string },
+    body: { tx_hash: string; payer?: string; amount: string; network?: string },
+  ) =>
+    t.request('POST', '/v1/ledger', {
+      token: seller.pat,
+      body: { payer: buyer.address, network: chain.network, ...body },
+    });
+  const accrued = async (seller: { seller_id: string; pat: string }) =>
+    (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body
+      .accrued_usd as string;
+  const revenue = async (seller: { pat: string }) =>
+    (await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body;
   const transfer = async (from: DevAccount, to: Address, amount: bigint, gas?: bigint): Promise<Hex> => {
-    const wallet = createWalletClient({ account: privateKeyToAccount(from.privateKey), chain: localChain(chain.chainId, chain.rpcUrl), transport: http(chain.rpcUrl) });
-    const hash = await wallet.writeContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'transfer', args: [to, amount], ...(gas ? { gas } : {}) });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(from.privateKey),
+      chain: localChain(chain.chainId, chain.rpcUrl),
+      transport: http(chain.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: chain.usdc,
+      abi: testUsdcAbi,
+      functionName: 'transfer',
+      args: [to, amount],
+      ...(gas ? { gas } : {}),
+    });
     await chain.publicClient.waitForTransactionReceipt({ hash });
     return hash;
   };
@@ -57,7 +91,15 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
         TREASURY_LEDGER_CONFIRMATIONS: JSON.stringify({ [chain.network]: 2 }),
         TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: '0',
         TREASURY_LEDGER_VERIFY_INTERVAL_MS: '100',
-        TREASURY_EXTRA_CHAINS: JSON.stringify([{ name: 'no-rpc', network: NO_RPC_NETWORK, usdc: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238', usdc_name: 'USDC', usdc_version: '2' }]),
+        TREASURY_EXTRA_CHAINS: JSON.stringify([
+          {
+            name: 'no-rpc',
+            network: NO_RPC_NETWORK,
+            usdc: '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238',
+            usdc_name: 'USDC',
+            usdc_version: '2',
+          },
+        ]),
       },
     });
     session = (await signInWithNewKey(t)).session;
@@ -69,28 +111,44 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
     await chain?.stop();
   });
 
-  it('a seller proves its pay-to address with that address\'s signature; another key\'s signature proves nothing', async () => {
+  it("a seller proves its pay-to address with that address's signature; another key's signature proves nothing", async () => {
     const { a, b, d } = sellers;
     const intruder = privateKeyToAccount(generatePrivateKey());
     const forged = await t.request('POST', `/v1/sellers/${b.seller_id}/pay-to`, {
       token: session,
-      body: { address: a.payTo.address, signature: await intruder.signMessage({ message: payToClaimMessage(b.seller_id, a.payTo.address) }) },
+      body: {
+        address: a.payTo.address,
+        signature: await intruder.signMessage({ message: payToClaimMessage(b.seller_id, a.payTo.address) }),
+      },
     });
-    assert.deepEqual([forged.status, forged.body.error_code], [422, 'pay_to_signature_invalid'], JSON.stringify(forged.body));
+    assert.deepEqual(
+      [forged.status, forged.body.error_code],
+      [422, 'pay_to_signature_invalid'],
+      JSON.stringify(forged.body),
+    );
     // A's own signature for A does not prove the address for B either (the message names the seller).
     const replayed = await t.request('POST', `/v1/sellers/${b.seller_id}/pay-to`, {
       token: session,
-      body: { address: a.payTo.address, signature: await a.payTo.signMessage({ message: payToClaimMessage(a.seller_id, a.payTo.address) }) },
+      body: {
+        address: a.payTo.address,
+        signature: await a.payTo.signMessage({ message: payToClaimMessage(a.seller_id, a.payTo.address) }),
+      },
     });
     assert.equal(replayed.body.error_code, 'pay_to_signature_invalid');
     const byPat = await t.request('POST', `/v1/sellers/${a.seller_id}/pay-to`, {
       token: a.pat,
-      body: { address: a.payTo.address, signature: await a.payTo.signMessage({ message: payToClaimMessage(a.seller_id, a.payTo.address) }) },
+      body: {
+        address: a.payTo.address,
+        signature: await a.payTo.signMessage({ message: payToClaimMessage(a.seller_id, a.payTo.address) }),
+      },
     });
-    assert.equal(byPat.status, 403, 'where revenue goes is the owner session\'s decision');
+    assert.equal(byPat.status, 403, "where revenue goes is the owner session's decision");
     for (const s of [a, b, d]) await provePayTo(t, session, s.seller_id, s.payTo);
     const listed = await t.request('GET', `/v1/sellers/${a.seller_id}/pay-to`, { token: a.pat });
-    assert.deepEqual(listed.body.pay_to.map((p: { address: string }) => p.address), [a.payTo.address]);
+    assert.deepEqual(
+      listed.body.pay_to.map((p: { address: string }) => p.address),
+      [a.payTo.address],
+    );
   });
 
   it('a made-up tx hash never accrues payables or revenue, and is rejected (transaction_not_found)', async () => {
@@ -107,7 +165,7 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
     assert.deepEqual((await revenue(a)).rejected, { count: 1, total_usd: '0.25' });
   });
 
-  it('seller B reporting seller A\'s real transfer first does not take it: B is rejected, A verifies and counts', async () => {
+  it("seller B reporting seller A's real transfer first does not take it: B is rejected, A verifies and counts", async () => {
     const { a, b } = sellers;
     const tx = await transfer(buyer, a.payTo.address, 250_000n);
     const first = await report(b, { tx_hash: tx, amount: '250000' });
@@ -155,7 +213,8 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
     }
     await mineBlocks(chain.rpcUrl, 1);
     const outcomes = [];
-    for (const tx of [overstated, wrongPayer, reverted]) outcomes.push((await waitForLedgerRow(t, a.pat, tx, (r) => r.status !== 'pending')).reason);
+    for (const tx of [overstated, wrongPayer, reverted])
+      outcomes.push((await waitForLedgerRow(t, a.pat, tx, (r) => r.status !== 'pending')).reason);
     assert.deepEqual(outcomes, ['amount_mismatch', 'payer_mismatch', 'transaction_reverted']);
     assert.equal(await accrued(a), before, 'nothing accrued');
   });
@@ -168,12 +227,17 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
     const unknown = await report(a, { tx_hash: fakeHash(), amount: '1000', network: 'eip155:999999' });
     assert.deepEqual([unknown.body.status, unknown.body.reason], ['pending', 'network_not_supported']);
     await new Promise((r) => setTimeout(r, 600)); // several verifier rounds
-    for (const [res, reason] of [[noRpc, 'rpc_not_configured'], [unknown, 'network_not_supported']] as const) {
+    for (const [res, reason] of [
+      [noRpc, 'rpc_not_configured'],
+      [unknown, 'network_not_supported'],
+    ] as const) {
       const row = await waitForLedgerRow(t, a.pat, res.body.tx_hash, () => true);
       assert.deepEqual([row.status, row.reason], ['pending', reason]);
     }
     const pending = await t.request('GET', '/v1/ledger?status=pending', { token: a.pat });
-    assert.ok(pending.body.entries.every((e: { status: string }) => e.status === 'pending') && pending.body.entries.length >= 2);
+    assert.ok(
+      pending.body.entries.every((e: { status: string }) => e.status === 'pending') && pending.body.entries.length >= 2,
+    );
   });
 
   it('a seller without a proven pay-to waits (pay_to_not_registered) and verifies once it proves one', async () => {
@@ -202,21 +266,32 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
 
     const flushed = await t.request('POST', `/v1/sellers/${d.seller_id}/payouts/flush`, { token: session });
     assert.equal(flushed.status, 200, JSON.stringify(flushed.body));
-    assert.deepEqual([flushed.body.flushes.length, flushed.body.flushes[0].amount_usd, flushed.body.accrued_usd], [1, '0.3', '0']);
+    assert.deepEqual(
+      [flushed.body.flushes.length, flushed.body.flushes[0].amount_usd, flushed.body.accrued_usd],
+      [1, '0.3', '0'],
+    );
     assert.equal(flushed.body.pending_usd, '0.07', 'the unconfirmed transfer is shown as pending, not paid');
 
     await mineBlocks(chain.rpcUrl, 1);
     await waitForLedgerRow(t, d.pat, fresh, (r) => r.status === 'verified');
     const second = await t.request('POST', `/v1/sellers/${d.seller_id}/payouts/flush`, { token: session });
-    assert.deepEqual(second.body.flushes.map((f: { amount_usd: string }) => f.amount_usd), ['0.07', '0.3']);
+    assert.deepEqual(
+      second.body.flushes.map((f: { amount_usd: string }) => f.amount_usd),
+      ['0.07', '0.3'],
+    );
     const paid = (await t.db.knex('payout_flushes').where({ seller_id: d.seller_id }).sum({ s: 'amount_micro' }))[0]!.s;
     assert.equal(String(paid), '370000', 'the made-up row was never paid');
   });
 
-  it('the verifier\'s outcomes and pending rows show in /metrics', async () => {
+  it("the verifier's outcomes and pending rows show in /metrics", async () => {
     const metrics = String((await t.request('GET', '/metrics')).body);
-    const sample = (name: string) => metrics.split('\n').find((line) => line.startsWith(`${name} `))?.slice(name.length + 1);
-    for (const outcome of ['verified', 'rejected', 'pending']) assert.ok(Number(sample(`treasury_ledger_verifications_total{outcome="${outcome}"}`)) > 0, outcome);
+    const sample = (name: string) =>
+      metrics
+        .split('\n')
+        .find((line) => line.startsWith(`${name} `))
+        ?.slice(name.length + 1);
+    for (const outcome of ['verified', 'rejected', 'pending'])
+      assert.ok(Number(sample(`treasury_ledger_verifications_total{outcome="${outcome}"}`)) > 0, outcome);
     assert.ok(Number(sample('treasury_ledger_pending_rows')) >= 2, 'the rows without an RPC are pending');
   });
 });

@@ -56,7 +56,11 @@ describe('logs and secrets (HTTP, PostgreSQL)', function () {
       ['bad cast (PostgreSQL names the value)', (k) => k.raw('SELECT ?::int AS n', [SECRET]), '22P02'],
       ['unique violation (raw statement)', (k) => k.raw('INSERT INTO secrets_probe (v) VALUES (?)', [SECRET]), '23505'],
       // A literal `?` (jsonb's key-exists operator, written `\\?`) is where knex inlines a bind value into its message.
-      ['unique violation, statement with a jsonb ? operator', (k) => k.raw("INSERT INTO secrets_probe (v) SELECT ? WHERE NOT ('{}'::jsonb \\? 'a')", [SECRET]), '23505'],
+      [
+        'unique violation, statement with a jsonb ? operator',
+        (k) => k.raw("INSERT INTO secrets_probe (v) SELECT ? WHERE NOT ('{}'::jsonb \\? 'a')", [SECRET]),
+        '23505',
+      ],
     ];
     for (const [name, query, sqlstate] of cases) {
       it(`${name}: 500 internal_error, logged by SQLSTATE, the value nowhere`, async () => {
@@ -70,8 +74,8 @@ describe('logs and secrets (HTTP, PostgreSQL)', function () {
         const lines = captured.lines.slice(before);
         const line = lines.find((l) => l.includes('request failed'));
         assert.ok(line, `a "request failed" line was logged: ${lines.join('\n')}`);
-        assert.ok(!lines.join("\n").includes(SECRET), `the bind value is not logged:\n${lines.join('\n')}`);
-        assert.ok(!lines.join("\n").includes(SECRET.slice(8, 24)), 'no part of it either');
+        assert.ok(!lines.join('\n').includes(SECRET), `the bind value is not logged:\n${lines.join('\n')}`);
+        assert.ok(!lines.join('\n').includes(SECRET.slice(8, 24)), 'no part of it either');
         assert.ok(line.includes(`"sqlstate":"${sqlstate}"`), `the SQLSTATE ${sqlstate} is logged: ${line}`);
       });
     }
@@ -87,14 +91,22 @@ describe('logs and secrets (HTTP, PostgreSQL)', function () {
     before(async () => {
       port = await freePort();
       const url = `http://rpcuser:RpcPassw0rd@127.0.0.1:${port}/v2/${PATH_KEY}?apikey=${QUERY_KEY}`;
-      t = await startTestTreasury({ log: captured.log, extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': url }), TREASURY_RPC_TIMEOUT_MS: '500' } });
+      t = await startTestTreasury({
+        log: captured.log,
+        extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': url }), TREASURY_RPC_TIMEOUT_MS: '500' },
+      });
     });
     after(async () => {
       await t?.stop();
     });
 
     it('a dead RPC: 503 chain_unavailable; the log names scheme, host and port, never the key, path or credentials', async () => {
-      const key = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'rpc-secret' } })).body.api_key;
+      const key = (
+        await t.request('POST', '/v1/treasury', {
+          token: t.adminToken,
+          body: { owner_type: 'agent', owner_id: 'rpc-secret' },
+        })
+      ).body.api_key;
       const w = (await t.request('POST', '/v1/wallets', { token: key, body: {} })).body as { id: string };
       const before = captured.lines.length;
       const res = await t.request('GET', `/v1/wallets/${w.id}/balance`, { token: key });

@@ -25,8 +25,19 @@ describe('GET /v1/openapi.json', function () {
     assert.equal(pay.parameters[0].name, 'id');
     assert.equal(res.body.paths['/v1/identity/nonce'].post.security.length, 0);
     // Every paged list documents its limit and cursor.
-    for (const path of ['/v1/wallets', '/v1/ledger', '/v1/agents', '/v1/pats', '/v1/sellers', '/v1/sellers/{id}/endpoints', '/v1/sellers/{id}/payouts', '/v1/sellers/{id}/pats']) {
-      const query = (res.body.paths[path].get.parameters as Array<{ name: string; in: string }>).filter((p) => p.in === 'query').map((p) => p.name);
+    for (const path of [
+      '/v1/wallets',
+      '/v1/ledger',
+      '/v1/agents',
+      '/v1/pats',
+      '/v1/sellers',
+      '/v1/sellers/{id}/endpoints',
+      '/v1/sellers/{id}/payouts',
+      '/v1/sellers/{id}/pats',
+    ]) {
+      const query = (res.body.paths[path].get.parameters as Array<{ name: string; in: string }>)
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name);
       assert.ok(query.includes('limit') && query.includes('cursor'), `${path}: ${query.join(', ')}`);
     }
   });

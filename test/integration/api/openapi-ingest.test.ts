@@ -20,7 +20,8 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
   before(async () => {
     t = await startTestTreasury();
     server = http.createServer((req, res) => {
-      if (req.url === '/openapi.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
+      if (req.url === '/openapi.json')
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
       else res.writeHead(404).end();
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -42,19 +43,49 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
     };
     const who = privateKeyToAccount(generatePrivateKey());
     const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
-    const message = createSiweMessage({ domain: 'treasury.test', address: who.address, uri: 'http://treasury.test', version: '1', chainId: 84532, nonce, issuedAt: new Date() });
-    const session = (await t.request('POST', '/v1/identity/init', { body: { message, signature: await who.signMessage({ message }), chain: 'evm' } })).body.session;
-    const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Docs Co', openapi_url: url } })).body;
+    const message = createSiweMessage({
+      domain: 'treasury.test',
+      address: who.address,
+      uri: 'http://treasury.test',
+      version: '1',
+      chainId: 84532,
+      nonce,
+      issuedAt: new Date(),
+    });
+    const session = (
+      await t.request('POST', '/v1/identity/init', {
+        body: { message, signature: await who.signMessage({ message }), chain: 'evm' },
+      })
+    ).body.session;
+    const seller = (
+      await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Docs Co', openapi_url: url } })
+    ).body;
     assert.deepEqual(seller.ingest.added.sort(), ['getitem', 'health', 'search']);
-    const endpoints = (await t.request('GET', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat })).body.endpoints;
+    const endpoints = (await t.request('GET', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat })).body
+      .endpoints;
     const search = endpoints.find((e: { slug: string }) => e.slug === 'search');
-    assert.deepEqual([search.method, search.path, search.price, search.capabilities], ['POST', '/search', '0.05', ['search.web']]);
+    assert.deepEqual(
+      [search.method, search.path, search.price, search.capabilities],
+      ['POST', '/search', '0.05', ['search.web']],
+    );
     assert.equal(endpoints.find((e: { slug: string }) => e.slug === 'getitem').path_pattern, '/items/{id}');
     assert.equal(endpoints.find((e: { slug: string }) => e.slug === 'health').price, '0');
 
-    const manual = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/manual', price: '1' } });
+    const manual = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+      token: seller.pat,
+      body: { path: '/manual', price: '1' },
+    });
     const getItem = endpoints.find((e: { slug: string }) => e.slug === 'getitem');
-    await t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: who.address, amount: '10000', network: 'eip155:84532', endpoint_id: getItem.endpoint_id } });
+    await t.request('POST', '/v1/ledger', {
+      token: seller.pat,
+      body: {
+        tx_hash: `0x${randomBytes(32).toString('hex')}`,
+        payer: who.address,
+        amount: '10000',
+        network: 'eip155:84532',
+        endpoint_id: getItem.endpoint_id,
+      },
+    });
 
     doc = {
       openapi: '3.1.0',
@@ -66,17 +97,35 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
     const refreshed = await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat });
     assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
     assert.deepEqual(
-      { added: refreshed.body.added, changed: refreshed.body.changed, removed: refreshed.body.removed, kept: refreshed.body.kept_for_ledger },
+      {
+        added: refreshed.body.added,
+        changed: refreshed.body.changed,
+        removed: refreshed.body.removed,
+        kept: refreshed.body.kept_for_ledger,
+      },
       { added: ['forecast'], changed: ['search'], removed: ['health'], kept: ['getitem'] },
     );
     const again = await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat });
     assert.deepEqual([again.body.added, again.body.changed, again.body.removed], [[], [], []], 'refresh is idempotent');
-    const after = (await t.request('GET', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat })).body.endpoints.map((e: { slug: string }) => e.slug).sort();
+    const after = (
+      await t.request('GET', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat })
+    ).body.endpoints
+      .map((e: { slug: string }) => e.slug)
+      .sort();
     assert.deepEqual(after, ['forecast', 'getitem', manual.body.slug, 'search'].sort());
 
     doc = { not: 'openapi' } as Record<string, unknown>;
-    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat })).body.error_code, 'openapi_invalid');
-    await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, { token: session, body: { openapi_url: url.replace('openapi.json', 'missing.json') } });
-    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat })).body.error_code, 'openapi_not_found');
+    assert.equal(
+      (await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat })).body.error_code,
+      'openapi_invalid',
+    );
+    await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, {
+      token: session,
+      body: { openapi_url: url.replace('openapi.json', 'missing.json') },
+    });
+    assert.equal(
+      (await t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat })).body.error_code,
+      'openapi_not_found',
+    );
   });
 });

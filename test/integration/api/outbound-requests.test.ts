@@ -66,7 +66,8 @@ describe('outbound requests to tenant-supplied URLs (HTTP, PostgreSQL)', functio
     });
 
     const verify = async (origin: string) => {
-      const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Outbound Co', origin } })).body;
+      const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Outbound Co', origin } }))
+        .body;
       assert.ok(seller.pat, JSON.stringify(seller));
       return t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat });
     };
@@ -75,9 +76,18 @@ describe('outbound requests to tenant-supplied URLs (HTTP, PostgreSQL)', functio
       answers.set('seller.test', () => [{ address: PUBLIC_V4, family: 4 }]);
       for (const origin of ['http://seller.test:8080', 'https://seller.test:22', 'http://seller.test:6379']) {
         const res = await verify(origin);
-        assert.deepEqual([res.status, res.body.error_code], [422, 'origin_port_refused'], `${origin} → ${JSON.stringify(res.body)}`);
+        assert.deepEqual(
+          [res.status, res.body.error_code],
+          [422, 'origin_port_refused'],
+          `${origin} → ${JSON.stringify(res.body)}`,
+        );
       }
-      const ingest = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Docs Port Co', openapi_url: 'http://seller.test:2375/openapi.json' } })).body;
+      const ingest = (
+        await t.request('POST', '/v1/sellers', {
+          token: session,
+          body: { name: 'Docs Port Co', openapi_url: 'http://seller.test:2375/openapi.json' },
+        })
+      ).body;
       assert.deepEqual(ingest.ingest, { error_code: 'origin_port_refused' });
       assert.deepEqual(asked, [], 'a refused port costs no lookup');
     });
@@ -85,7 +95,13 @@ describe('outbound requests to tenant-supplied URLs (HTTP, PostgreSQL)', functio
     it('refuses a host when any address it resolves to is not global, and non-global IP literals', async () => {
       const cases: Array<[string, ResolvedAddress[]]> = [
         ['loopback.test', [{ address: '127.0.0.1', family: 4 }]],
-        ['mixed.test', [{ address: PUBLIC_V4, family: 4 }, { address: '10.1.2.3', family: 4 }]],
+        [
+          'mixed.test',
+          [
+            { address: PUBLIC_V4, family: 4 },
+            { address: '10.1.2.3', family: 4 },
+          ],
+        ],
         ['nat64.test', [{ address: '64:ff9b::a9fe:a9fe', family: 6 }]],
         ['mapped.test', [{ address: '::ffff:169.254.169.254', family: 6 }]],
         ['bench.test', [{ address: '198.18.0.1', family: 4 }]],
@@ -95,11 +111,27 @@ describe('outbound requests to tenant-supplied URLs (HTTP, PostgreSQL)', functio
       for (const [host, addresses] of cases) {
         answers.set(host, () => addresses);
         const res = await verify(`http://${host}`);
-        assert.deepEqual([res.status, res.body.error_code], [422, 'origin_not_public'], `${host} → ${JSON.stringify(res.body)}`);
+        assert.deepEqual(
+          [res.status, res.body.error_code],
+          [422, 'origin_not_public'],
+          `${host} → ${JSON.stringify(res.body)}`,
+        );
       }
-      for (const origin of ['http://[64:ff9b::7f00:1]', 'http://198.18.0.1', 'http://[fec0::1]', 'http://[fe80::1]', 'http://0.0.0.0', 'http://[::ffff:127.0.0.1]', 'http://[2001:db8::1]']) {
+      for (const origin of [
+        'http://[64:ff9b::7f00:1]',
+        'http://198.18.0.1',
+        'http://[fec0::1]',
+        'http://[fe80::1]',
+        'http://0.0.0.0',
+        'http://[::ffff:127.0.0.1]',
+        'http://[2001:db8::1]',
+      ]) {
         const res = await verify(origin);
-        assert.deepEqual([res.status, res.body.error_code], [422, 'origin_not_public'], `${origin} → ${JSON.stringify(res.body)}`);
+        assert.deepEqual(
+          [res.status, res.body.error_code],
+          [422, 'origin_not_public'],
+          `${origin} → ${JSON.stringify(res.body)}`,
+        );
       }
     });
   });
@@ -117,19 +149,28 @@ describe('outbound requests to tenant-supplied URLs (HTTP, PostgreSQL)', functio
 
     it('resolves once and connects to the vetted address: a rebinding second answer is never used', async () => {
       let token = '';
-      const vetted = await serveOn('127.0.0.1', 0, (_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${token}\n`));
+      const vetted = await serveOn('127.0.0.1', 0, (_req, res) =>
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(`${token}\n`),
+      );
       const rebound = await serveOn('127.0.0.2', vetted.port, (_req, res) => res.writeHead(200).end('rebound'));
       try {
         let lookups = 0;
-        answers.set('rebind.test', () => (lookups++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '127.0.0.2', family: 4 }]));
+        answers.set('rebind.test', () =>
+          lookups++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '127.0.0.2', family: 4 }],
+        );
         const origin = `http://rebind.test:${vetted.port}`;
-        const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Rebind Co', origin } })).body;
+        const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Rebind Co', origin } }))
+          .body;
         token = (await t.request('GET', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat })).body.token;
         const res = await t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat });
         assert.equal(res.status, 200, JSON.stringify(res.body));
         assert.equal(res.body.origin_verified, true);
         assert.deepEqual(asked, ['rebind.test'], 'the host is resolved exactly once');
-        assert.deepEqual(vetted.hits, [{ url: '/.well-known/xx-verification.txt', host: `rebind.test:${vetted.port}` }], 'the vetted address got the request, with the URL host in Host');
+        assert.deepEqual(
+          vetted.hits,
+          [{ url: '/.well-known/xx-verification.txt', host: `rebind.test:${vetted.port}` }],
+          'the vetted address got the request, with the URL host in Host',
+        );
         assert.deepEqual(rebound.hits, []);
       } finally {
         await rebound.close();
@@ -139,7 +180,12 @@ describe('outbound requests to tenant-supplied URLs (HTTP, PostgreSQL)', functio
 
     it('still refuses a global address on a port outside the list (allow-private lifts ports for private addresses only)', async () => {
       answers.set('public.test', () => [{ address: PUBLIC_V4, family: 4 }]);
-      const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Public Port Co', origin: 'http://public.test:8443' } })).body;
+      const seller = (
+        await t.request('POST', '/v1/sellers', {
+          token: session,
+          body: { name: 'Public Port Co', origin: 'http://public.test:8443' },
+        })
+      ).body;
       const res = await t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat });
       assert.deepEqual([res.status, res.body.error_code], [422, 'origin_port_refused'], JSON.stringify(res.body));
     });
@@ -149,14 +195,22 @@ describe('outbound requests to tenant-supplied URLs (HTTP, PostgreSQL)', functio
       type Mode = 'redirect' | 'error' | 'huge' | 'notjson';
       let mode = 'redirect' as Mode;
       const origin = await serveOn('127.0.0.1', 0, (_req, res) => {
-        if (mode === 'redirect') return res.writeHead(302, { location: `http://169.254.169.254/latest/meta-data/${SECRET}`, 'x-leak': SECRET }).end(SECRET);
+        if (mode === 'redirect')
+          return res
+            .writeHead(302, { location: `http://169.254.169.254/latest/meta-data/${SECRET}`, 'x-leak': SECRET })
+            .end(SECRET);
         if (mode === 'error') return res.writeHead(500, `Oops ${SECRET}`, { 'x-leak': SECRET }).end(SECRET);
         if (mode === 'huge') return res.writeHead(200).end(SECRET.repeat(100_000));
         return res.writeHead(200, { 'content-type': 'application/json' }).end(`{"paths": ${SECRET}`);
       });
       try {
         const url = `http://127.0.0.1:${origin.port}`;
-        const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Echo Co', origin: url, openapi_url: `${url}/openapi.json` } })).body;
+        const seller = (
+          await t.request('POST', '/v1/sellers', {
+            token: session,
+            body: { name: 'Echo Co', origin: url, openapi_url: `${url}/openapi.json` },
+          })
+        ).body;
         const verify = () => t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat });
         const refresh = () => t.request('POST', `/v1/sellers/${seller.seller_id}/refresh`, { token: seller.pat });
         const expected: Array<[Mode, () => Promise<{ status: number; body: any }>, string]> = [
@@ -173,8 +227,15 @@ describe('outbound requests to tenant-supplied URLs (HTTP, PostgreSQL)', functio
           const res = await call();
           assert.equal(res.body.error_code, code, `${m}: ${JSON.stringify(res.body)}`);
           const text = JSON.stringify(res.body);
-          for (const leak of [SECRET, '169.254', 'meta-data', 'Oops', 'x-leak']) assert.ok(!text.includes(leak), `${m}: "${leak}" echoed in ${text}`);
-          assert.deepEqual(Object.keys(res.body).filter((k) => !['error_code', 'user_message', 'request_id', 'origin', 'max_bytes'].includes(k)), [], `${m}: only our own fields (${text})`);
+          for (const leak of [SECRET, '169.254', 'meta-data', 'Oops', 'x-leak'])
+            assert.ok(!text.includes(leak), `${m}: "${leak}" echoed in ${text}`);
+          assert.deepEqual(
+            Object.keys(res.body).filter(
+              (k) => !['error_code', 'user_message', 'request_id', 'origin', 'max_bytes'].includes(k),
+            ),
+            [],
+            `${m}: only our own fields (${text})`,
+          );
         }
       } finally {
         await origin.close();

@@ -26,8 +26,11 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
   it('429 MGMT_6014 with the raise_pat_cap recovery when a payment crosses the cap; resets at UTC midnight', async () => {
     now = new Date(); // the sign-in message carries the real time; the injected clock must be near it
     const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
-    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })).body;
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
+      .pat;
+    const buyer = (
+      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })
+    ).body;
     const w1 = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'a' } })).body;
     const w2 = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'b' } })).body;
 
@@ -38,7 +41,11 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal((await t.request('PUT', `/v1/wallets/${w1.id}/policy`, { token: buyer.pat, body: {} })).status, 403);
 
     now = new Date(Date.UTC(2026, 10, 22, 23, 59, 0));
-    const pay = (walletId: string, amount: string) => t.request('POST', `/v1/wallets/${walletId}/pay`, { token: buyer.pat, body: { payment_requirements: requirements(amount) } });
+    const pay = (walletId: string, amount: string) =>
+      t.request('POST', `/v1/wallets/${walletId}/pay`, {
+        token: buyer.pat,
+        body: { payment_requirements: requirements(amount) },
+      });
     assert.equal((await pay(w1.id, '600000')).status, 200);
     assert.equal((await pay(w2.id, '400000')).status, 200, 'exactly at the cap, across two wallets');
     const over = await pay(w2.id, '500000');
@@ -53,10 +60,22 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
       current_cap_usd: '1',
       attempted_amount_usd: '0.5',
     });
-    assert.equal((await t.db.knex('authorizations').whereIn('wallet_id', [w1.id, w2.id])).length, 2, 'nothing recorded for the refused payment');
+    assert.equal(
+      (await t.db.knex('authorizations').whereIn('wallet_id', [w1.id, w2.id])).length,
+      2,
+      'nothing recorded for the refused payment',
+    );
 
     // the same wallet through the Treasury PAT is not limited by the buyer PAT's cap
-    assert.equal((await t.request('POST', `/v1/wallets/${w2.id}/pay`, { token: treasuryPat, body: { payment_requirements: requirements('500000') } })).status, 200);
+    assert.equal(
+      (
+        await t.request('POST', `/v1/wallets/${w2.id}/pay`, {
+          token: treasuryPat,
+          body: { payment_requirements: requirements('500000') },
+        })
+      ).status,
+      200,
+    );
 
     now = new Date(Date.UTC(2026, 10, 23, 0, 0, 0));
     assert.equal((await pay(w2.id, '500000')).status, 200, 'the cap resets at 00:00 UTC');
@@ -70,14 +89,31 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
   it('under a race across the wallets of one agent, exactly the payments the cap fits pass; the rest are 429 and record nothing', async () => {
     now = new Date();
     const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
-    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '0.13' } })).body;
-    const wallets = await Promise.all(['a', 'b', 'c', 'd'].map(async (label) => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string));
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
+      .pat;
+    const buyer = (
+      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '0.13' } })
+    ).body;
+    const wallets = await Promise.all(
+      ['a', 'b', 'c', 'd'].map(
+        async (label) =>
+          (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string,
+      ),
+    );
     now = new Date(Date.UTC(2026, 10, 25, 12, 0, 0));
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => t.request('POST', `/v1/wallets/${wallets[i % 4]}/pay`, { token: buyer.pat, body: { payment_requirements: requirements('10000') } })),
+      Array.from({ length: 40 }, (_, i) =>
+        t.request('POST', `/v1/wallets/${wallets[i % 4]}/pay`, {
+          token: buyer.pat,
+          body: { payment_requirements: requirements('10000') },
+        }),
+      ),
     );
-    assert.equal(results.filter((r) => r.status === 200).length, 13, JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 429)?.body ?? ''));
+    assert.equal(
+      results.filter((r) => r.status === 200).length,
+      13,
+      JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 429)?.body ?? ''),
+    );
     assert.equal(results.filter((r) => r.status === 429 && r.body.error_code === 'MGMT_6014').length, 27);
     assert.equal((await t.db.knex('authorizations').whereIn('wallet_id', wallets)).length, 13);
     const total = await t.db.knex('pat_spend_totals').where({ token_id: buyer.id, day: '2026-11-25' }).first();
@@ -87,11 +123,21 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
   it('an agent PAT without a cap (as xx init mints it) pays on the group-commit path; its daily total counts every payment, and a cap set later counts them', async () => {
     now = new Date();
     const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
+      .pat;
     const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } })).body;
-    const wallets = await Promise.all(['a', 'b', 'c', 'd'].map(async (label) => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string));
+    const wallets = await Promise.all(
+      ['a', 'b', 'c', 'd'].map(
+        async (label) =>
+          (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string,
+      ),
+    );
     now = new Date(Date.UTC(2026, 10, 24, 12, 0, 0));
-    const pay = (walletId: string, amount: string) => t.request('POST', `/v1/wallets/${walletId}/pay`, { token: buyer.pat, body: { payment_requirements: requirements(amount) } });
+    const pay = (walletId: string, amount: string) =>
+      t.request('POST', `/v1/wallets/${walletId}/pay`, {
+        token: buyer.pat,
+        body: { payment_requirements: requirements(amount) },
+      });
     const decisionsPerWrite = async () => {
       const text = (await t.request('GET', '/metrics')).body as string;
       return Number(text.match(/treasury_pay_decision_write_batch_size_count (\d+)/)?.[1] ?? 0);
@@ -103,7 +149,10 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     const total = await t.db.knex('pat_spend_totals').where({ token_id: buyer.id, day: '2026-11-24' }).first();
     assert.equal(String(total.spent_micro), '400000', 'forty payments of 0.01 across four wallets');
 
-    assert.equal((await t.request('PATCH', `/v1/pats/${buyer.id}`, { token: session, body: { daily_cap_usd: '0.5' } })).status, 200);
+    assert.equal(
+      (await t.request('PATCH', `/v1/pats/${buyer.id}`, { token: session, body: { daily_cap_usd: '0.5' } })).status,
+      200,
+    );
     assert.equal((await pay(wallets[0]!, '100000')).status, 200, '0.4 + 0.1: at the cap');
     const over = await pay(wallets[1]!, '1');
     assert.equal(over.status, 429);
@@ -113,12 +162,25 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
   it('a capped PAT reads its day once, then pays on the total the process remembers through the group commit; no room left reads again and answers 429; a payment given back makes it read again', async () => {
     now = new Date();
     const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat;
-    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })).body;
-    const wallets = await Promise.all(['a', 'b'].map(async (label) => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string));
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
+      .pat;
+    const buyer = (
+      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })
+    ).body;
+    const wallets = await Promise.all(
+      ['a', 'b'].map(
+        async (label) =>
+          (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string,
+      ),
+    );
     now = new Date(Date.UTC(2026, 10, 26, 12, 0, 0));
-    const pay = (walletId: string, amount: string) => t.request('POST', `/v1/wallets/${walletId}/pay`, { token: buyer.pat, body: { payment_requirements: requirements(amount) } });
-    const metric = async (pattern: RegExp) => Number(((await t.request('GET', '/metrics')).body as string).match(pattern)?.[1] ?? 0);
+    const pay = (walletId: string, amount: string) =>
+      t.request('POST', `/v1/wallets/${walletId}/pay`, {
+        token: buyer.pat,
+        body: { payment_requirements: requirements(amount) },
+      });
+    const metric = async (pattern: RegExp) =>
+      Number(((await t.request('GET', '/metrics')).body as string).match(pattern)?.[1] ?? 0);
     const checks = async () => ({
       read: await metric(/treasury_pat_cap_checks_total\{source="read"\} (\d+)/),
       remembered: await metric(/treasury_pat_cap_checks_total\{source="remembered"\} (\d+)/),
@@ -128,13 +190,21 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     const start = await checks();
     assert.equal((await pay(wallets[0]!, '100000')).status, 200);
     const afterFirst = await checks();
-    assert.deepEqual([afterFirst.read - start.read, afterFirst.remembered - start.remembered], [1, 0], 'the first payment reads the day under the PAT lock');
+    assert.deepEqual(
+      [afterFirst.read - start.read, afterFirst.remembered - start.remembered],
+      [1, 0],
+      'the first payment reads the day under the PAT lock',
+    );
 
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => pay(wallets[i % 2]!, '50000')));
     for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal((await pay(wallets[1]!, '500000')).status, 200, '0.1 + 8 × 0.05 + 0.5: exactly at the cap');
     const atCap = await checks();
-    assert.deepEqual([atCap.read - afterFirst.read, atCap.remembered - afterFirst.remembered], [0, 9], 'decided on the remembered total');
+    assert.deepEqual(
+      [atCap.read - afterFirst.read, atCap.remembered - afterFirst.remembered],
+      [0, 9],
+      'decided on the remembered total',
+    );
     assert.ok(atCap.statements - afterFirst.statements >= 1, 'written by the group-commit writer');
 
     const over = await pay(wallets[0]!, '1');
@@ -147,14 +217,21 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
 
     // Room again under a raised cap; the signer gone: the payment is given back, and what the process
     // remembered (which counted it) is dropped, so the next payment reads the day again.
-    assert.equal((await t.request('PATCH', `/v1/pats/${buyer.id}`, { token: session, body: { daily_cap_usd: '2' } })).status, 200);
+    assert.equal(
+      (await t.request('PATCH', `/v1/pats/${buyer.id}`, { token: session, body: { daily_cap_usd: '2' } })).status,
+      200,
+    );
     assert.equal((await pay(wallets[0]!, '100000')).status, 200);
     const beforeStop = await checks();
     await t.signer.stop();
     assert.equal((await pay(wallets[0]!, '100000')).status, 503);
     assert.equal((await pay(wallets[1]!, '100000')).status, 503);
     const stopped = await checks();
-    assert.deepEqual([stopped.remembered - beforeStop.remembered, stopped.read - beforeStop.read], [1, 1], 'after the release, the next payment read the day');
+    assert.deepEqual(
+      [stopped.remembered - beforeStop.remembered, stopped.read - beforeStop.read],
+      [1, 1],
+      'after the release, the next payment read the day',
+    );
     const released = await t.db.knex('pat_spend_totals').where({ token_id: buyer.id, day: '2026-11-26' }).first();
     assert.equal(String(released.spent_micro), '1100000', 'both unsigned payments given back');
   });

@@ -25,7 +25,10 @@ import { createKnex, migrateLatest } from '../../../src/api/db/knex-client.js';
 type Answer = { status: number; body: any };
 
 const pay = (t: TestTreasury, token: string, walletId: string, amount: string): Promise<Answer> =>
-  t.request('POST', `/v1/wallets/${walletId}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount }) } });
+  t.request('POST', `/v1/wallets/${walletId}/pay`, {
+    token,
+    body: { payment_requirements: paymentRequirements({ amount }) },
+  });
 
 async function waitFor(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -35,7 +38,11 @@ async function waitFor(what: string, check: () => Promise<boolean>, ms = 15_000)
   }
 }
 
-const spentToday = async (db: TestDatabase, walletId: string) => String((await db.knex('wallet_spend_totals').where({ wallet_id: walletId, window_kind: 'day' }).first())?.spent_micro ?? '0');
+const spentToday = async (db: TestDatabase, walletId: string) =>
+  String(
+    (await db.knex('wallet_spend_totals').where({ wallet_id: walletId, window_kind: 'day' }).first())?.spent_micro ??
+      '0',
+  );
 
 describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', function () {
   this.timeout(180_000);
@@ -66,7 +73,10 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
     port = await freePort();
     server = await start();
     // The crash cuts this pool's connections too: knex's warnings about them are expected, not printed.
-    const knex = createKnex(server.connectionString, 10, 'treasury-test', { warn: () => undefined, error: () => undefined });
+    const knex = createKnex(server.connectionString, 10, 'treasury-test', {
+      warn: () => undefined,
+      error: () => undefined,
+    });
     await migrateLatest(knex);
     db = { name: 'treasury', connectionString: server.connectionString, knex, drop: async () => undefined };
     t = await startTestTreasury({ database: db });
@@ -80,11 +90,25 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
   });
 
   /** Payments the API has decided so far (its decision timer's count). */
-  const decisions = async () => Number(/treasury_db_transaction_duration_seconds_count\{operation="pay"\} (\d+)/.exec(await (await fetch(`${t.baseUrl}/metrics`)).text())?.[1] ?? 0);
+  const decisions = async () =>
+    Number(
+      /treasury_db_transaction_duration_seconds_count\{operation="pay"\} (\d+)/.exec(
+        await (await fetch(`${t.baseUrl}/metrics`)).text(),
+      )?.[1] ?? 0,
+    );
 
   it('answers given before a crash survive it; payments in flight get 503 and count nothing; then every wallet pays again and every chain verifies', async () => {
-    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'crash' } })).body.api_key as string;
-    const wallets = await Promise.all([1, 2, 3, 4].map(async () => (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '5' } } })).body as { id: string }));
+    const token = (
+      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'crash' } })
+    ).body.api_key as string;
+    const wallets = await Promise.all(
+      [1, 2, 3, 4].map(
+        async () =>
+          (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '5' } } })).body as {
+            id: string;
+          },
+      ),
+    );
 
     // Answered before the crash: payments (200) and a denial (403), each after its commit.
     const signed: Array<{ wallet: string; answer: Answer }> = [];
@@ -98,7 +122,9 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
     // In flight at the crash: decided, waiting for signatures that come back only after it.
     const decidedBefore = await decisions();
     t.signer.child.kill('SIGSTOP');
-    const inFlight = wallets.flatMap((w) => [1, 2].map(async () => ({ wallet: w.id, answer: await pay(t, token, w.id, '200000') })));
+    const inFlight = wallets.flatMap((w) =>
+      [1, 2].map(async () => ({ wallet: w.id, answer: await pay(t, token, w.id, '200000') })),
+    );
     await waitFor('the decisions', async () => (await decisions()) === decidedBefore + 8);
     await crash();
     t.signer.child.kill('SIGCONT');
@@ -115,10 +141,16 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
       assert.equal(row?.status, 'signed');
       assert.equal(row?.signature, s.answer.body.signature);
     }
-    assert.ok(await db.knex('policy_decisions').where({ id: denied.body.decision_id }).first(), 'the denial answered before the crash is recorded');
+    assert.ok(
+      await db.knex('policy_decisions').where({ id: denied.body.decision_id }).first(),
+      'the denial answered before the crash is recorded',
+    );
     // The payments in flight were to be written with their signatures, which found the database gone: nothing
     // of them was written, and no signature of theirs left.
-    const rows = await db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id));
+    const rows = await db.knex('authorizations').whereIn(
+      'wallet_id',
+      wallets.map((w) => w.id),
+    );
     assert.equal(rows.length, signed.length);
     assert.ok(rows.every((r) => r.status === 'signed'));
     for (const w of wallets) assert.equal(await spentToday(db, w.id), '300000', 'only the signed payments count');
@@ -135,25 +167,53 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
 
   it('through a buyer PAT with a daily cap (reserved before signing): the reservations in flight survive the crash and are given back', async () => {
     const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body.pat as string;
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
+      .pat as string;
     // One capped buyer PAT per payment in flight: a PAT whose day this process has not read yet takes the
     // locked path (a known PAT with room left would sign first and write after, as in the test above).
-    const buyers = await Promise.all([1, 2, 3, 4].map(async () => (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } })).body.pat as string));
-    const wallets = await Promise.all([1, 2].map(async () => (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { policy: { daily_cap_usd: '5' } } })).body as { id: string }));
+    const buyers = await Promise.all(
+      [1, 2, 3, 4].map(
+        async () =>
+          (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '50' } }))
+            .body.pat as string,
+      ),
+    );
+    const wallets = await Promise.all(
+      [1, 2].map(
+        async () =>
+          (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { policy: { daily_cap_usd: '5' } } }))
+            .body as { id: string },
+      ),
+    );
     for (const w of wallets) assert.equal((await pay(t, treasuryPat, w.id, '100000')).status, 200);
 
     t.signer.child.kill('SIGSTOP');
     const inFlight = wallets.flatMap((w, i) => [0, 1].map((j) => pay(t, buyers[i * 2 + j]!, w.id, '200000')));
-    const reserved = () => db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id)).where({ status: 'reserved' });
+    const reserved = () =>
+      db
+        .knex('authorizations')
+        .whereIn(
+          'wallet_id',
+          wallets.map((w) => w.id),
+        )
+        .where({ status: 'reserved' });
     await waitFor('the reservations', async () => (await reserved()).length === 4);
     await crash();
     t.signer.child.kill('SIGCONT');
     const answers = await Promise.all(inFlight);
     server = await start();
-    for (const answer of answers) assert.equal(answer.body.error_code, 'database_unavailable', JSON.stringify(answer.body));
+    for (const answer of answers)
+      assert.equal(answer.body.error_code, 'database_unavailable', JSON.stringify(answer.body));
     // No signature of theirs left, so the API gives them back (`record_failed`, retried after 1 and 5 s while
     // the database recovers).
-    const unsigned = () => db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id)).whereNot({ status: 'signed' });
+    const unsigned = () =>
+      db
+        .knex('authorizations')
+        .whereIn(
+          'wallet_id',
+          wallets.map((w) => w.id),
+        )
+        .whereNot({ status: 'signed' });
     await waitFor('the releases', async () => (await unsigned()).every((r) => r.status === 'released'), 20_000);
     assert.equal((await unsigned()).length, 4);
     for (const w of wallets) {

@@ -51,7 +51,12 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
         TREASURY_SIGNER_METRICS_PORT: String(metricsPort),
       },
     });
-    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'kms-payer' } })).body.api_key;
+    token = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'kms-payer' },
+      })
+    ).body.api_key;
   });
   after(async () => {
     await t?.stop();
@@ -65,14 +70,25 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body as { id: string; address: string };
   }
-  const pay = (walletId: string, amountRaw = '10000') => t.request('POST', `/v1/wallets/${walletId}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: amountRaw, maxTimeoutSeconds: 300 }) } });
+  const pay = (walletId: string, amountRaw = '10000') =>
+    t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token,
+      body: { payment_requirements: paymentRequirements({ amount: amountRaw, maxTimeoutSeconds: 300 }) },
+    });
   async function recovered(body: { authorization: Record<string, string>; signature: string }) {
     const a = body.authorization;
     return recoverTypedDataAddress({
       domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
-      message: { from: a.from as Hex, to: a.to as Hex, value: BigInt(a.value!), validAfter: BigInt(a.validAfter!), validBefore: BigInt(a.validBefore!), nonce: a.nonce as Hex },
+      message: {
+        from: a.from as Hex,
+        to: a.to as Hex,
+        value: BigInt(a.value!),
+        validAfter: BigInt(a.validAfter!),
+        validBefore: BigInt(a.validBefore!),
+        nonce: a.nonce as Hex,
+      },
       signature: body.signature as Hex,
     });
   }
@@ -100,21 +116,39 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
     kms.faults.rateLimit({ perSecond: 8, burst: 2, operations: ['Sign'] });
     const answers = await Promise.all(Array.from({ length: 40 }, () => pay(w.id)));
     const statuses = answers.map((r) => r.status);
-    assert.deepEqual([...new Set(statuses)].filter((s) => s !== 200 && s !== 503), [], JSON.stringify(answers.find((r) => r.status !== 200 && r.status !== 503)?.body));
+    assert.deepEqual(
+      [...new Set(statuses)].filter((s) => s !== 200 && s !== 503),
+      [],
+      JSON.stringify(answers.find((r) => r.status !== 200 && r.status !== 503)?.body),
+    );
     for (const r of answers.filter((x) => x.status === 503)) assert.equal(r.body.error_code, 'signer_unavailable');
     const ok = statuses.filter((s) => s === 200).length;
     assert.ok(ok >= 2 && ok < 40, `${ok} of 40 signed at 8/s within a ${DEADLINE_MS} ms deadline`);
     const after = kms.stats.snapshot();
-    assert.equal(after.signatures - before.signatures, ok, 'one KMS signature per signed payment: throttled requests were not carried out');
-    assert.equal(after.signatures - after.distinctDigestsSigned, before.signatures - before.distinctDigestsSigned, 'no digest signed twice');
+    assert.equal(
+      after.signatures - before.signatures,
+      ok,
+      'one KMS signature per signed payment: throttled requests were not carried out',
+    );
+    assert.equal(
+      after.signatures - after.distinctDigestsSigned,
+      before.signatures - before.distinctDigestsSigned,
+      'no digest signed twice',
+    );
     // The signer counted what happened (treasury_signer_kms_*).
     assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_throttles_total', 'op="sign"')) > 0);
     assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_retries_total', 'reason="throttled"')) > 0);
     assert.equal(await readMetric(metricsPort, 'treasury_signer_kms_failures_total', 'op="sign"'), 40 - ok);
-    assert.ok((await readMetric(metricsPort, 'treasury_signer_kms_request_duration_seconds_count', 'outcome="ok"')) >= ok);
+    assert.ok(
+      (await readMetric(metricsPort, 'treasury_signer_kms_request_duration_seconds_count', 'outcome="ok"')) >= ok,
+    );
     const rows = await t.db.knex('authorizations').where({ wallet_id: w.id });
     assert.equal(rows.filter((r) => r.status === 'signed').length, ok);
-    assert.equal(rows.filter((r) => r.status === 'released').length, 40 - ok, 'every refused payment gave its spend back');
+    assert.equal(
+      rows.filter((r) => r.status === 'released').length,
+      40 - ok,
+      'every refused payment gave its spend back',
+    );
   });
 
   it('KMS unreachable: payments answer 503 fast and /readyz says the signer is not ready; both recover with KMS', async () => {

@@ -15,10 +15,16 @@ const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const OTHER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
 
 function requirements(amountRaw: string, overrides: Record<string, unknown> = {}) {
-  return paymentRequirements({ amount: amountRaw, maxTimeoutSeconds: 300, resource: 'https://api.example.com/search', description: 'search', mimeType: 'application/json', ...overrides });
+  return paymentRequirements({
+    amount: amountRaw,
+    maxTimeoutSeconds: 300,
+    resource: 'https://api.example.com/search',
+    description: 'search',
+    mimeType: 'application/json',
+    ...overrides,
+  });
 }
 const usd = (n: number) => String(Math.round(n * 1_000_000));
-
 
 /** These wallets are on a network with no RPC configured here: their balance cannot be read, so rotating or revoking them is an explicit abandon. */
 const ABANDON = { abandon_balance: true };
@@ -31,7 +37,9 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
 
   before(async () => {
     t = await startTestTreasury({ clock: () => now });
-    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'payer' } })).body.api_key;
+    token = (
+      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'payer' } })
+    ).body.api_key;
   });
   after(async () => {
     await t?.stop();
@@ -42,19 +50,38 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return res.body as { id: string; address: string };
   }
-  const pay = (walletId: string, amountRaw: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-    t.request('POST', `/v1/wallets/${walletId}/pay`, { token, body: { payment_requirements: requirements(amountRaw, extra.requirements as Record<string, unknown>), ...(extra.capability ? { capability: extra.capability } : {}) }, headers });
+  const pay = (
+    walletId: string,
+    amountRaw: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) =>
+    t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token,
+      body: {
+        payment_requirements: requirements(amountRaw, extra.requirements as Record<string, unknown>),
+        ...(extra.capability ? { capability: extra.capability } : {}),
+      },
+      headers,
+    });
 
   /** treasury_pay_snapshots_total{source}: wallet snapshots read from the database or remembered from the last write. */
   const snapshots = async (source: 'read' | 'remembered') =>
-    Number((await t.request('GET', '/metrics')).body.match(new RegExp(`treasury_pay_snapshots_total\\{source="${source}"\\} (\\d+)`))?.[1] ?? 0);
+    Number(
+      (await t.request('GET', '/metrics')).body.match(
+        new RegExp(`treasury_pay_snapshots_total\\{source="${source}"\\} (\\d+)`),
+      )?.[1] ?? 0,
+    );
 
   async function expectDenied(res: { status: number; body: any }, rule: string, walletId: string) {
     assert.equal(res.status, 403, JSON.stringify(res.body));
     assert.equal(res.body.reason, 'policy_denied');
     assert.ok(res.body.rules.includes(rule), `${rule} not in ${res.body.rules}`);
     assert.match(res.body.decision_id, /^pd_[0-9a-f]{24}$/);
-    const audit = await t.db.knex('audit_events').where({ chain_key: walletId, event_type: 'policy.denied' }).whereRaw("payload->>'decision_id' = ?", [res.body.decision_id]);
+    const audit = await t.db
+      .knex('audit_events')
+      .where({ chain_key: walletId, event_type: 'policy.denied' })
+      .whereRaw("payload->>'decision_id' = ?", [res.body.decision_id]);
     assert.equal(audit.length, 1, 'the decision is in the audit ledger');
     const decision = await t.db.knex('policy_decisions').where({ id: res.body.decision_id }).first();
     assert.equal(decision.outcome, 'deny');
@@ -74,7 +101,14 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
       domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
-      message: { from: authorization.from, to: authorization.to, value: BigInt(authorization.value), validAfter: BigInt(authorization.validAfter), validBefore: BigInt(authorization.validBefore), nonce: authorization.nonce as Hex },
+      message: {
+        from: authorization.from,
+        to: authorization.to,
+        value: BigInt(authorization.value),
+        validAfter: BigInt(authorization.validAfter),
+        validBefore: BigInt(authorization.validBefore),
+        nonce: authorization.nonce as Hex,
+      },
       signature: signature as Hex,
     });
     assert.equal(recovered, w.address);
@@ -147,7 +181,16 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal((await pay(w.id, '1')).status, 200);
     const [reads, remembered] = [await snapshots('read'), await snapshots('remembered')];
     // (second, expected: velocity_remaining after an allowed payment, or 'denied')
-    const steps: Array<[number, number | 'denied']> = [[20, 1], [40, 0], [59, 'denied'], [60, 0], [61, 'denied'], [80, 0], [100.5, 0], [119, 'denied']];
+    const steps: Array<[number, number | 'denied']> = [
+      [20, 1],
+      [40, 0],
+      [59, 'denied'],
+      [60, 0],
+      [61, 'denied'],
+      [80, 0],
+      [100.5, 0],
+      [119, 'denied'],
+    ];
     for (const [second, expected] of steps) {
       now = at(second);
       const res = await pay(w.id, '1');
@@ -158,8 +201,15 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
       }
       // The dry run reads the database: at the same instant it counts what the remembered window counted.
       const inWindow = [0, 20, 40, 60, 80, 100.5].filter((s) => s <= second && s > second - 60).length;
-      const dry = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, { token, body: { to: SELLER, amount_usd: '0.000001' } });
-      assert.deepEqual({ allowed: dry.body.allowed, remaining: dry.body.headroom.velocity_remaining }, { allowed: inWindow < 3, remaining: Math.max(0, 2 - inWindow) }, `dry run at ${second} s`);
+      const dry = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, {
+        token,
+        body: { to: SELLER, amount_usd: '0.000001' },
+      });
+      assert.deepEqual(
+        { allowed: dry.body.allowed, remaining: dry.body.headroom.velocity_remaining },
+        { allowed: inWindow < 3, remaining: Math.max(0, 2 - inWindow) },
+        `dry run at ${second} s`,
+      );
     }
     assert.equal(await snapshots('read'), reads, 'no payment read the wallet again');
     assert.equal((await snapshots('remembered')) - remembered, steps.length);
@@ -179,17 +229,28 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
   it('counterparty_allowlist and counterparty_blocklist', async () => {
     const allow = await wallet({ counterparty_allowlist: [SELLER.toLowerCase()] });
     assert.equal((await pay(allow.id, '1')).status, 200);
-    await expectDenied(await pay(allow.id, '1', { requirements: { payTo: OTHER } }), 'counterparty_allowlist', allow.id);
+    await expectDenied(
+      await pay(allow.id, '1', { requirements: { payTo: OTHER } }),
+      'counterparty_allowlist',
+      allow.id,
+    );
     const block = await wallet({ counterparty_blocklist: [OTHER] });
     assert.equal((await pay(block.id, '1')).status, 200);
-    await expectDenied(await pay(block.id, '1', { requirements: { payTo: OTHER } }), 'counterparty_blocklist', block.id);
+    await expectDenied(
+      await pay(block.id, '1', { requirements: { payTo: OTHER } }),
+      'counterparty_blocklist',
+      block.id,
+    );
   });
 
   it('capability_cap_usd, and transfers refused fail-closed on such a wallet', async () => {
     const w = await wallet({ capability_cap_usd: { 'search.*': '0.01' } });
     assert.equal((await pay(w.id, usd(0.01), { capability: 'search.web' })).status, 200);
     await expectDenied(await pay(w.id, usd(0.02), { capability: 'search.web' }), 'capability_cap_usd', w.id);
-    const transfer = await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '0.001' } });
+    const transfer = await t.request('POST', `/v1/wallets/${w.id}/transfer`, {
+      token,
+      body: { to: SELLER, amount_usd: '0.001' },
+    });
     assert.equal(transfer.status, 403);
     assert.equal(transfer.body.error_code, 'transfer_not_permitted_with_capability_cap');
     await expectDenied(transfer, 'transfer_not_permitted_with_capability_cap', w.id);
@@ -205,18 +266,30 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
   it('transfer signs with the wallet chain USDC domain and counts against the caps', async () => {
     const w = await wallet({ daily_cap_usd: '1' });
     now = new Date('2026-11-22T12:00:00Z');
-    const res = await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '0.75' } });
+    const res = await t.request('POST', `/v1/wallets/${w.id}/transfer`, {
+      token,
+      body: { to: SELLER, amount_usd: '0.75' },
+    });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.authorization.value, '750000');
     const recovered = await recoverTypedDataAddress({
       domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
-      message: { ...res.body.authorization, value: BigInt(res.body.authorization.value), validAfter: BigInt(res.body.authorization.validAfter), validBefore: BigInt(res.body.authorization.validBefore) },
+      message: {
+        ...res.body.authorization,
+        value: BigInt(res.body.authorization.value),
+        validAfter: BigInt(res.body.authorization.validAfter),
+        validBefore: BigInt(res.body.authorization.validBefore),
+      },
       signature: res.body.signature,
     });
     assert.equal(recovered, w.address);
-    await expectDenied(await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '0.26' } }), 'daily_cap_usd', w.id);
+    await expectDenied(
+      await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '0.26' } }),
+      'daily_cap_usd',
+      w.id,
+    );
   });
 
   it('Idempotency-Key: the same key and body return the stored result; another body is a 409', async () => {
@@ -244,19 +317,34 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
 
   it('policy/evaluate is a dry run: a decision and headroom, nothing signed or recorded', async () => {
     const w = await wallet({ daily_cap_usd: '1', per_tx_cap_usd: '0.5' });
-    const ok = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, { token, body: { to: SELLER, amount_usd: '0.4' } });
+    const ok = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, {
+      token,
+      body: { to: SELLER, amount_usd: '0.4' },
+    });
     assert.equal(ok.status, 200);
-    assert.deepEqual({ allowed: ok.body.allowed, headroom: ok.body.headroom }, { allowed: true, headroom: { per_tx_usd: '0.5', daily_usd: '0.6' } });
-    const no = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, { token, body: { to: SELLER, amount_usd: '0.6' } });
+    assert.deepEqual(
+      { allowed: ok.body.allowed, headroom: ok.body.headroom },
+      { allowed: true, headroom: { per_tx_usd: '0.5', daily_usd: '0.6' } },
+    );
+    const no = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, {
+      token,
+      body: { to: SELLER, amount_usd: '0.6' },
+    });
     assert.equal(no.body.allowed, false);
-    assert.deepEqual(no.body.violations.map((v: { rule: string }) => v.rule), ['per_tx_cap_usd']);
+    assert.deepEqual(
+      no.body.violations.map((v: { rule: string }) => v.rule),
+      ['per_tx_cap_usd'],
+    );
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 0);
     assert.equal((await t.db.knex('policy_decisions').where({ wallet_id: w.id })).length, 0);
   });
 
   it('PUT and GET policy, validated like POST /v1/wallets, and audited', async () => {
     const w = await wallet();
-    const put = await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { per_tx_cap_usd: '2', counterparty_allowlist: [SELLER.toLowerCase()] } });
+    const put = await t.request('PUT', `/v1/wallets/${w.id}/policy`, {
+      token,
+      body: { per_tx_cap_usd: '2', counterparty_allowlist: [SELLER.toLowerCase()] },
+    });
     assert.equal(put.status, 200);
     assert.deepEqual(put.body.policy, { per_tx_cap_usd: '2', counterparty_allowlist: [SELLER] });
     const get = await t.request('GET', `/v1/wallets/${w.id}/policy`, { token });
@@ -275,20 +363,40 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ scheme: 'permit' }, 'scheme_not_supported'],
       [{ scheme: 'upto' }, 'upto_requirements_invalid'],
-      [{ scheme: 'upto', extra: { name: 'USDC', version: '2', facilitatorAddress: '0x0000000000000000000000000000000000000000' } }, 'upto_requirements_invalid'],
-      [{ scheme: 'upto', extra: { facilitatorAddress: SELLER, assetTransferMethod: 'eip3009' } }, 'upto_requirements_invalid'],
+      [
+        {
+          scheme: 'upto',
+          extra: { name: 'USDC', version: '2', facilitatorAddress: '0x0000000000000000000000000000000000000000' },
+        },
+        'upto_requirements_invalid',
+      ],
+      [
+        { scheme: 'upto', extra: { facilitatorAddress: SELLER, assetTransferMethod: 'eip3009' } },
+        'upto_requirements_invalid',
+      ],
       [{ extra: {} }, 'missing_eip712_domain'],
       [{ extra: { name: 'USDC' } }, 'missing_eip712_domain'],
-      [{ network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } }, 'network_not_supported'],
+      [
+        {
+          network: 'eip155:8453',
+          asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+          extra: { name: 'USD Coin', version: '2' },
+        },
+        'network_not_supported',
+      ],
       [{ network: 'eip155:1' }, 'network_not_supported'],
       [{ asset: OTHER }, 'asset_not_supported'],
     ];
-    const signsBefore = (await t.request('GET', '/metrics')).body.match(/treasury_signer_calls_total\{method="sign_transfer_authorization",outcome="ok"\} (\d+)/)?.[1];
+    const signsBefore = (await t.request('GET', '/metrics')).body.match(
+      /treasury_signer_calls_total\{method="sign_transfer_authorization",outcome="ok"\} (\d+)/,
+    )?.[1];
     for (const [override, code] of cases) {
       const res = await pay(w.id, '1', { requirements: override });
       assert.equal(res.body.error_code, code, JSON.stringify(override));
     }
-    const signsAfter = (await t.request('GET', '/metrics')).body.match(/treasury_signer_calls_total\{method="sign_transfer_authorization",outcome="ok"\} (\d+)/)?.[1];
+    const signsAfter = (await t.request('GET', '/metrics')).body.match(
+      /treasury_signer_calls_total\{method="sign_transfer_authorization",outcome="ok"\} (\d+)/,
+    )?.[1];
     assert.equal(signsAfter, signsBefore);
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 0);
   });
@@ -297,14 +405,23 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     const w = await wallet({ daily_cap_usd: '1' });
     const remembered = await snapshots('remembered');
     for (let i = 0; i < 3; i++) assert.equal((await pay(w.id, usd(0.25))).status, 200);
-    assert.ok((await snapshots('remembered')) - remembered >= 2, 'the second and third payments did not read the wallet again');
+    assert.ok(
+      (await snapshots('remembered')) - remembered >= 2,
+      'the second and third payments did not read the wallet again',
+    );
     // Tightened in between: the remembered snapshot holds the old policy; the write notices, the decision is taken again.
-    assert.equal((await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { daily_cap_usd: '0.75' } })).status, 200);
+    assert.equal(
+      (await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { daily_cap_usd: '0.75' } })).status,
+      200,
+    );
     await expectDenied(await pay(w.id, usd(0.25)), 'daily_cap_usd', w.id);
     const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
     assert.equal(String(totals.spent_micro), '750000');
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 3);
-    assert.equal((await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { daily_cap_usd: '5' } })).status, 200);
+    assert.equal(
+      (await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { daily_cap_usd: '5' } })).status,
+      200,
+    );
     assert.equal((await pay(w.id, usd(0.25))).status, 200);
     await t.request('POST', `/v1/wallets/${w.id}/revoke`, { token, body: ABANDON });
     assert.equal((await pay(w.id, usd(0.25))).status, 410);
@@ -338,7 +455,11 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
   it('answers 410 on a revoked wallet', async () => {
     const w = await wallet();
     await t.request('POST', `/v1/wallets/${w.id}/revoke`, { token, body: ABANDON });
-    for (const res of [await pay(w.id, '1'), await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '1' } }), await t.request('GET', `/v1/wallets/${w.id}/policy`, { token })]) {
+    for (const res of [
+      await pay(w.id, '1'),
+      await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '1' } }),
+      await t.request('GET', `/v1/wallets/${w.id}/policy`, { token }),
+    ]) {
       assert.equal(res.status, 410);
       assert.equal(res.body.error_code, 'wallet_revoked');
     }
@@ -348,18 +469,32 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     const w = await wallet({ daily_cap_usd: '10' });
     const nowS = Math.floor(Date.now() / 1000);
     const terms = { nonce: `0x${'ab'.repeat(32)}`, valid_after: '0', valid_before: String(nowS + 250) };
-    const body = (authorization: Record<string, string>) => ({ payment_requirements: requirements('10000'), authorization });
+    const body = (authorization: Record<string, string>) => ({
+      payment_requirements: requirements('10000'),
+      authorization,
+    });
     const ok = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body(terms) });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     assert.deepEqual(
-      { nonce: ok.body.authorization.nonce, validAfter: ok.body.authorization.validAfter, validBefore: ok.body.authorization.validBefore },
+      {
+        nonce: ok.body.authorization.nonce,
+        validAfter: ok.body.authorization.validAfter,
+        validBefore: ok.body.authorization.validBefore,
+      },
       { nonce: terms.nonce, validAfter: '0', validBefore: terms.valid_before },
     );
     const recovered = await recoverTypedDataAddress({
       domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
-      message: { from: w.address as Hex, to: SELLER, value: 10000n, validAfter: 0n, validBefore: BigInt(terms.valid_before), nonce: terms.nonce as Hex },
+      message: {
+        from: w.address as Hex,
+        to: SELLER,
+        value: 10000n,
+        validAfter: 0n,
+        validBefore: BigInt(terms.valid_before),
+        nonce: terms.nonce as Hex,
+      },
       signature: ok.body.signature as Hex,
     });
     assert.equal(recovered, w.address);
@@ -367,10 +502,16 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     const reused = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body(terms) });
     assert.equal(reused.status, 409);
     assert.equal(reused.body.error_code, 'nonce_already_used');
-    const tooLong = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body({ valid_before: String(nowS + 300 + 3600) }) });
+    const tooLong = await t.request('POST', `/v1/wallets/${w.id}/pay`, {
+      token,
+      body: body({ valid_before: String(nowS + 300 + 3600) }),
+    });
     assert.equal(tooLong.status, 400);
     assert.equal(tooLong.body.error_code, 'invalid_authorization_terms');
-    const future = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body({ valid_after: String(nowS + 600) }) });
+    const future = await t.request('POST', `/v1/wallets/${w.id}/pay`, {
+      token,
+      body: body({ valid_after: String(nowS + 600) }),
+    });
     assert.equal(future.body.error_code, 'invalid_authorization_terms');
     const hostile = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body({ nonce: '0x1234' }) });
     assert.equal(hostile.status, 400);
@@ -384,14 +525,35 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     const w = await wallet({ daily_cap_usd: '1' });
     const nowS = Math.floor(Date.now() / 1000);
     const nonce = `0x${'ef'.repeat(32)}`;
-    const retries = async () => Number((await t.request('GET', '/metrics')).body.match(/treasury_pay_conflict_retries_total\{kind="pay"\} (\d+)/)?.[1] ?? 0);
+    const retries = async () =>
+      Number(
+        (await t.request('GET', '/metrics')).body.match(
+          /treasury_pay_conflict_retries_total\{kind="pay"\} (\d+)/,
+        )?.[1] ?? 0,
+      );
     const retriesBefore = await retries();
-    const body = (authorization?: Record<string, string>) => ({ payment_requirements: requirements('10000'), ...(authorization ? { authorization } : {}) });
-    assert.equal((await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body({ nonce, valid_after: '0', valid_before: String(nowS + 250) }) })).status, 200);
+    const body = (authorization?: Record<string, string>) => ({
+      payment_requirements: requirements('10000'),
+      ...(authorization ? { authorization } : {}),
+    });
+    assert.equal(
+      (
+        await t.request('POST', `/v1/wallets/${w.id}/pay`, {
+          token,
+          body: body({ nonce, valid_after: '0', valid_before: String(nowS + 250) }),
+        })
+      ).status,
+      200,
+    );
     // The wallet's payments decide while earlier ones are still being written, and share statements: the one
     // that reuses the nonce fails its statement, and every payment in it is taken again on its own.
     const results = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body(i === 12 ? { nonce, valid_after: '0', valid_before: String(nowS + 250) } : undefined) })),
+      Array.from({ length: 24 }, (_, i) =>
+        t.request('POST', `/v1/wallets/${w.id}/pay`, {
+          token,
+          body: body(i === 12 ? { nonce, valid_after: '0', valid_before: String(nowS + 250) } : undefined),
+        }),
+      ),
     );
     assert.deepEqual(results.map((r) => r.status).sort(), [...Array(23).fill(200), 409].sort());
     assert.equal(results[12]!.body.error_code, 'nonce_already_used');
@@ -405,7 +567,13 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     // A failed statement (the reused nonce) fails on a connection that stays usable: each writer still has its first.
     const metrics = (await t.request('GET', '/metrics')).body as string;
     for (const writer of ['decision_write', 'signature_record']) {
-      assert.equal(metrics.match(new RegExp(`treasury_pay_statement_connections_opened_total\\{writer="${writer}"\\} (\\d+)`))?.[1], '1', writer);
+      assert.equal(
+        metrics.match(
+          new RegExp(`treasury_pay_statement_connections_opened_total\\{writer="${writer}"\\} (\\d+)`),
+        )?.[1],
+        '1',
+        writer,
+      );
     }
   });
 });

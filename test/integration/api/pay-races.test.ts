@@ -44,12 +44,26 @@ async function startApi(db: TestDatabase, signer: TestSigner, admin: string, fau
   const extraEnv: Record<string, string> = fault ? { TREASURY_TEST_PAY_FAULT: fault } : {};
   const child = spawn(process.execPath, ['--import', 'tsx', ...preload, path.join(ROOT, 'src/api/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_ADMIN_TOKEN: admin, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', ...extraEnv },
+    env: {
+      ...process.env,
+      DATABASE_URL: db.connectionString,
+      TREASURY_SIGNER_SOCKET: signer.socketPath,
+      TREASURY_ADMIN_TOKEN: admin,
+      TREASURY_PORT: String(port),
+      TREASURY_LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) return { url, child };
+    if (
+      await fetch(`${url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      return { url, child };
     if (child.exitCode !== null) break;
     await sleep(100);
   }
@@ -65,7 +79,11 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
   const admin = `adm_${randomBytes(24).toString('base64url')}`;
 
   const post = async (api: Api, route: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(api.url + route, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(api.url + route, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
 
@@ -73,7 +91,11 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     signer = await startTestSigner();
     db = await createTestDatabase();
     apis = [await startApi(db, signer, admin), await startApi(db, signer, admin)];
-    const minted = await fetch(`${apis[0]!.url}/v1/treasury`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ owner_type: 'agent', owner_id: 'race' }) });
+    const minted = await fetch(`${apis[0]!.url}/v1/treasury`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ owner_type: 'agent', owner_id: 'race' }),
+    });
     token = ((await minted.json()) as { api_key: string }).api_key;
   });
   after(async () => {
@@ -88,11 +110,26 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
    * agent (buyer) PAT with a daily cap: its first payment in a process takes the locked path, which reserves
    * before it signs.
    */
-  async function cappedBuyer(api: Api, dailyCapUsd: string): Promise<{ treasuryPat: string; buyerPat: string; buyerPatId: string }> {
+  async function cappedBuyer(
+    api: Api,
+    dailyCapUsd: string,
+  ): Promise<{ treasuryPat: string; buyerPat: string; buyerPatId: string }> {
     const who = privateKeyToAccount(generatePrivateKey());
     const nonce = (await post(api, '/v1/identity/nonce', {})).body.nonce;
-    const message = createSiweMessage({ domain: new URL(api.url).host, address: who.address, uri: api.url, version: '1', chainId: 84532, nonce, issuedAt: new Date() });
-    const signedIn = await post(api, '/v1/identity/init', { message, signature: await who.signMessage({ message }), chain: 'evm' });
+    const message = createSiweMessage({
+      domain: new URL(api.url).host,
+      address: who.address,
+      uri: api.url,
+      version: '1',
+      chainId: 84532,
+      nonce,
+      issuedAt: new Date(),
+    });
+    const signedIn = await post(api, '/v1/identity/init', {
+      message,
+      signature: await who.signMessage({ message }),
+      chain: 'evm',
+    });
     assert.ok(signedIn.status < 300, JSON.stringify(signedIn.body));
     const as = { authorization: `Bearer ${signedIn.body.session}` };
     const treasuryPat = (await post(api, '/v1/pats', { scope_type: 'treasury' }, as)).body.pat;
@@ -101,19 +138,36 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
   }
 
   /** Pays through a new API process that SIGKILLs itself at `fault`: the answer never arrives; returns once that process is gone. */
-  async function payLostToCrash(fault: string, walletId: string, body: unknown, headers: Record<string, string>): Promise<void> {
+  async function payLostToCrash(
+    fault: string,
+    walletId: string,
+    body: unknown,
+    headers: Record<string, string>,
+  ): Promise<void> {
     const doomed = await startApi(db, signer, admin, fault);
     const lost = await post(doomed, `/v1/wallets/${walletId}/pay`, body, headers).catch((err: Error) => err);
     assert.ok(lost instanceof Error, 'the response never arrived');
-    await new Promise((resolve) => (doomed.child.exitCode !== null || doomed.child.signalCode !== null ? resolve(null) : doomed.child.once('exit', resolve)));
+    await new Promise((resolve) =>
+      doomed.child.exitCode !== null || doomed.child.signalCode !== null
+        ? resolve(null)
+        : doomed.child.once('exit', resolve),
+    );
     assert.equal(doomed.child.signalCode, 'SIGKILL');
   }
 
   async function race(policy: Record<string, unknown>, expected: number) {
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy })).body;
-    const results = await Promise.all(Array.from({ length: 64 }, (_, i) => post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') })));
+    const results = await Promise.all(
+      Array.from({ length: 64 }, (_, i) =>
+        post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') }),
+      ),
+    );
     const ok = results.filter((r) => r.status === 200);
-    assert.equal(ok.length, expected, JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 403)?.body ?? ''));
+    assert.equal(
+      ok.length,
+      expected,
+      JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 403)?.body ?? ''),
+    );
     assert.equal(results.filter((r) => r.status === 403).length, 64 - expected);
     assert.equal(new Set(ok.map((r) => r.body.signature)).size, expected);
     const rows = await db.knex('authorizations').where({ wallet_id: wallet.id });
@@ -141,7 +195,11 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
   it('one Idempotency-Key first used on both processes at once: one reservation, one signature', async () => {
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
     const body = { payment_requirements: requirements('100000') };
-    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'twin-1' })));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'twin-1' }),
+      ),
+    );
     for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(new Set(results.map((r) => r.body.signature)).size, 1);
     assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 1);
@@ -162,7 +220,12 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(retried.status, 200, JSON.stringify(retried.body));
     assert.equal(retried.body.signature, first.body.signature);
     assert.ok((await conflictRetries()) - before >= 1, 'the optimistic write met the earlier use of the key');
-    const other = await post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('200000') }, { 'idempotency-key': 'moved-1' });
+    const other = await post(
+      apis[1]!,
+      `/v1/wallets/${wallet.id}/pay`,
+      { payment_requirements: requirements('200000') },
+      { 'idempotency-key': 'moved-1' },
+    );
     assert.equal(other.status, 409, JSON.stringify(other.body));
     assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 2);
     const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
@@ -179,7 +242,11 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
         body: JSON.stringify({ daily_cap_usd: i % 2 === 0 ? '100' : '0.000001' }),
       }).then(async (r) => ({ status: r.status, body: await r.json() }));
     const [pays, puts] = await Promise.all([
-      Promise.all(Array.from({ length: 48 }, (_, i) => post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('1000') }))),
+      Promise.all(
+        Array.from({ length: 48 }, (_, i) =>
+          post(apis[i % 2]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('1000') }),
+        ),
+      ),
       Promise.all(Array.from({ length: 12 }, (_, i) => sleep(i * 3).then(() => put(i)))),
     ]);
     for (const r of pays) assert.ok(r.status === 200 || r.status === 403, JSON.stringify(r.body));
@@ -200,11 +267,29 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
 
   it('a buyer PAT with a daily cap: each process decides on the total it remembers, and PostgreSQL holds the day to the cap — exactly N of 64 concurrent pays across two processes and four wallets', async () => {
     const { treasuryPat, buyerPat, buyerPatId } = await cappedBuyer(apis[0]!, '0.5');
-    const wallets = await Promise.all(Array.from({ length: 4 }, async (_, i) => (await post(apis[0]!, '/v1/wallets', { label: `pat-${i}` }, { authorization: `Bearer ${treasuryPat}` })).body.id as string));
-    const pay = (api: Api, walletId: string) => post(api, `/v1/wallets/${walletId}/pay`, { payment_requirements: requirements('10000') }, { authorization: `Bearer ${buyerPat}` });
+    const wallets = await Promise.all(
+      Array.from(
+        { length: 4 },
+        async (_, i) =>
+          (await post(apis[0]!, '/v1/wallets', { label: `pat-${i}` }, { authorization: `Bearer ${treasuryPat}` })).body
+            .id as string,
+      ),
+    );
+    const pay = (api: Api, walletId: string) =>
+      post(
+        api,
+        `/v1/wallets/${walletId}/pay`,
+        { payment_requirements: requirements('10000') },
+        { authorization: `Bearer ${buyerPat}` },
+      );
     const capChecks = async (source: string) => {
       let total = 0;
-      for (const api of apis) total += Number((await (await fetch(`${api.url}/metrics`)).text()).match(new RegExp(`treasury_pat_cap_checks_total\\{source="${source}"\\} (\\d+)`))?.[1] ?? 0);
+      for (const api of apis)
+        total += Number(
+          (await (await fetch(`${api.url}/metrics`)).text()).match(
+            new RegExp(`treasury_pat_cap_checks_total\\{source="${source}"\\} (\\d+)`),
+          )?.[1] ?? 0,
+        );
       return total;
     };
     // One payment through each process: each reads the PAT's total under its lock and remembers it.
@@ -215,10 +300,17 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     const ok = results.filter((r) => r.status === 200);
     assert.equal(ok.length, 48, JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 429)?.body ?? ''));
     assert.equal(results.filter((r) => r.status === 429 && r.body.error_code === 'MGMT_6014').length, 16);
-    assert.ok((await capChecks('remembered')) - remembered >= 24, 'payments were decided on the remembered total, without the PAT lock');
+    assert.ok(
+      (await capChecks('remembered')) - remembered >= 24,
+      'payments were decided on the remembered total, without the PAT lock',
+    );
     assert.equal((await db.knex('authorizations').whereIn('wallet_id', wallets)).length, 50);
     const days = await db.knex('pat_spend_totals').where({ token_id: buyerPatId });
-    assert.deepEqual(days.map((r) => [String(r.spent_micro), String(r.cap_micro)]), [['500000', '500000']], 'the day is exactly at the cap');
+    assert.deepEqual(
+      days.map((r) => [String(r.spent_micro), String(r.cap_micro)]),
+      [['500000', '500000']],
+      'the day is exactly at the cap',
+    );
     for (const id of wallets) assert.equal((await verifyAuditChain(db.knex, id)).ok, true);
   });
 
@@ -226,7 +318,12 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     // Four wallets whose daily cap allows 5 payments each; 96 payments across both processes while every
     // connection of theirs (pool and group-commit writers) is terminated every 20 ms, as a failover or an
     // operator's pg_terminate_backend would.
-    const wallets = await Promise.all(Array.from({ length: 4 }, async () => (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '0.5' } })).body));
+    const wallets = await Promise.all(
+      Array.from(
+        { length: 4 },
+        async () => (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '0.5' } })).body,
+      ),
+    );
     const chaos = new pg.Client(db.connectionString);
     await chaos.connect();
     let cut = 0;
@@ -244,7 +341,11 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     try {
       pays = await Promise.all(
         Array.from({ length: 96 }, (_, i) =>
-          sleep(i * 4).then(() => post(apis[i % 2]!, `/v1/wallets/${wallets[i % 4]!.id}/pay`, { payment_requirements: requirements('100000') }).then((r) => ({ ...r, wallet: wallets[i % 4]!.id }))),
+          sleep(i * 4).then(() =>
+            post(apis[i % 2]!, `/v1/wallets/${wallets[i % 4]!.id}/pay`, {
+              payment_requirements: requirements('100000'),
+            }).then((r) => ({ ...r, wallet: wallets[i % 4]!.id })),
+          ),
         ),
       );
     } finally {
@@ -255,15 +356,30 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.ok(cut > 0, 'connections were cut during the storm');
 
     const statuses = new Map<string, number>();
-    for (const r of pays) statuses.set(`${r.status} ${r.body.error_code ?? ''}`.trim(), (statuses.get(`${r.status} ${r.body.error_code ?? ''}`.trim()) ?? 0) + 1);
+    for (const r of pays)
+      statuses.set(
+        `${r.status} ${r.body.error_code ?? ''}`.trim(),
+        (statuses.get(`${r.status} ${r.body.error_code ?? ''}`.trim()) ?? 0) + 1,
+      );
     console.log(`      ${cut} connections cut; answers: ${[...statuses].map(([k, n]) => `${k} × ${n}`).join(', ')}`);
     for (const r of pays) {
-      assert.ok(r.status === 200 || r.status === 403 || (r.status === 503 && r.body.error_code === 'database_unavailable'), JSON.stringify(r.body));
+      assert.ok(
+        r.status === 200 || r.status === 403 || (r.status === 503 && r.body.error_code === 'database_unavailable'),
+        JSON.stringify(r.body),
+      );
       if (r.status === 503) assert.equal(r.body.recovery?.kind ?? 'retry', 'retry');
     }
     // A payment whose signature never left (its record, or its own write, met a dropped connection) gives its
     // reservation back once the database answers: none stays reserved.
-    const reserved = () => db.knex('authorizations').whereIn('wallet_id', wallets.map((w) => w.id)).andWhere({ status: 'reserved' }).count({ n: '*' });
+    const reserved = () =>
+      db
+        .knex('authorizations')
+        .whereIn(
+          'wallet_id',
+          wallets.map((w) => w.id),
+        )
+        .andWhere({ status: 'reserved' })
+        .count({ n: '*' });
     for (let i = 0; i < 100 && Number((await reserved())[0]?.n) > 0; i++) await sleep(100);
     assert.equal(Number((await reserved())[0]?.n), 0, 'no reservation is left hanging');
     for (const wallet of wallets) {
@@ -279,7 +395,11 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
       // Only signed payments count once the releases are done, and never over the cap.
       const counted = rows.filter((x) => x.status === 'signed').reduce((sum, x) => sum + BigInt(x.amount_micro), 0n);
       const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-      assert.equal(String(totals?.spent_micro ?? 0), String(counted), 'the day total is the sum of the signed payments');
+      assert.equal(
+        String(totals?.spent_micro ?? 0),
+        String(counted),
+        'the day total is the sum of the signed payments',
+      );
       assert.ok(counted <= 500_000n, 'the daily cap holds');
       assert.ok(rows.filter((x) => x.status === 'signed').length <= 5);
       const chain = await verifyAuditChain(db.knex, wallet.id);
@@ -313,14 +433,21 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } })).body;
     const body = { payment_requirements: requirements('400000') };
     await payLostToCrash('kill_after_pay_sign', wallet.id, body, { 'idempotency-key': 'crash-3' });
-    assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 0, 'the signature was never written, nor its decision');
+    assert.equal(
+      (await db.knex('authorizations').where({ wallet_id: wallet.id })).length,
+      0,
+      'the signature was never written, nor its decision',
+    );
     assert.equal((await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id })).length, 0, 'nothing counted');
-    assert.equal((await db.knex('audit_events').where({ chain_key: wallet.id }).whereLike('event_type', 'payment.%')).length, 0);
+    assert.equal(
+      (await db.knex('audit_events').where({ chain_key: wallet.id }).whereLike('event_type', 'payment.%')).length,
+      0,
+    );
 
     const retried = await post(apis[1]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-3' });
     assert.equal(retried.status, 200, JSON.stringify(retried.body));
     const again = await post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, body, { 'idempotency-key': 'crash-3' });
-    assert.equal(again.body.signature, retried.body.signature, 'the key now holds the retry\'s result');
+    assert.equal(again.body.signature, retried.body.signature, "the key now holds the retry's result");
     const rows = await db.knex('authorizations').where({ wallet_id: wallet.id });
     assert.equal(rows.length, 1);
     assert.equal(rows[0].status, 'signed');
@@ -335,10 +462,20 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     // doomed one is new), which commits the reservation before asking the signer.
     const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
     const buyer = { authorization: `Bearer ${buyerPat}` };
-    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } }, { authorization: `Bearer ${treasuryPat}` })).body;
+    const wallet = (
+      await post(
+        apis[0]!,
+        '/v1/wallets',
+        { policy: { daily_cap_usd: '10' } },
+        { authorization: `Bearer ${treasuryPat}` },
+      )
+    ).body;
     const body = { payment_requirements: requirements('300000') };
     await payLostToCrash('kill_after_pay_reserve', wallet.id, body, { ...buyer, 'idempotency-key': 'crash-2' });
-    const reserved = await db.knex('authorizations').where({ wallet_id: wallet.id, idempotency_key: 'crash-2' }).first();
+    const reserved = await db
+      .knex('authorizations')
+      .where({ wallet_id: wallet.id, idempotency_key: 'crash-2' })
+      .first();
     assert.equal(reserved.status, 'reserved');
     assert.equal(reserved.signature, null, 'no signature exists yet');
 
@@ -361,14 +498,37 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
   it('a pay whose process died after reserving and which nobody retried: once its authorization expired, the sweep gives its spend back', async () => {
     const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
     const buyer = { authorization: `Bearer ${buyerPat}` };
-    const wallet = (await post(apis[0]!, '/v1/wallets', { policy: { daily_cap_usd: '10' } }, { authorization: `Bearer ${treasuryPat}` })).body;
-    const signed = await post(apis[0]!, `/v1/wallets/${wallet.id}/pay`, { payment_requirements: requirements('100000') }, buyer);
+    const wallet = (
+      await post(
+        apis[0]!,
+        '/v1/wallets',
+        { policy: { daily_cap_usd: '10' } },
+        { authorization: `Bearer ${treasuryPat}` },
+      )
+    ).body;
+    const signed = await post(
+      apis[0]!,
+      `/v1/wallets/${wallet.id}/pay`,
+      { payment_requirements: requirements('100000') },
+      buyer,
+    );
     assert.equal(signed.status, 200);
     await payLostToCrash('kill_after_pay_reserve', wallet.id, { payment_requirements: requirements('300000') }, buyer);
-    await payLostToCrash('kill_after_pay_reserve', wallet.id, { payment_requirements: paymentRequirements({ amount: '200000', maxTimeoutSeconds: 86_400 }) }, buyer);
+    await payLostToCrash(
+      'kill_after_pay_reserve',
+      wallet.id,
+      { payment_requirements: paymentRequirements({ amount: '200000', maxTimeoutSeconds: 86_400 }) },
+      buyer,
+    );
     const rows = await db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at');
-    assert.deepEqual(rows.map((r) => r.status), ['signed', 'reserved', 'reserved']);
-    const spent = async () => String((await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first()).spent_micro);
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['signed', 'reserved', 'reserved'],
+    );
+    const spent = async () =>
+      String(
+        (await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first()).spent_micro,
+      );
     assert.equal(await spent(), '600000', 'the dead processes left their reservations counted');
 
     // An hour later: the 120 s authorization has expired, the one-day one has not.
@@ -376,7 +536,11 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     const sweeper = new ExpiredReservationSweeper(db.knex, metrics, () => new Date(Date.now() + 3_600_000));
     assert.equal(await sweeper.sweep(), 1);
     const after = await db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at');
-    assert.deepEqual(after.map((r) => r.status), ['signed', 'released', 'reserved'], 'only the expired reservation; the signed payment and the open reservation are left');
+    assert.deepEqual(
+      after.map((r) => r.status),
+      ['signed', 'released', 'reserved'],
+      'only the expired reservation; the signed payment and the open reservation are left',
+    );
     assert.equal(after[1].idempotency_key, null);
     assert.equal(await spent(), '300000', 'its 0.30 given back');
     const released = await db.knex('audit_events').where({ chain_key: wallet.id, event_type: 'payment.released' });
@@ -386,11 +550,17 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(released[0].payload.authorization_id, rows[1].id);
     assert.equal(released[0].payload.amount_usd, '0.3');
     assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
-    assert.match(await metrics.registry.metrics(), /treasury_pay_decisions_total\{kind="pay",outcome="expired_released"\} 1/);
+    assert.match(
+      await metrics.registry.metrics(),
+      /treasury_pay_decisions_total\{kind="pay",outcome="expired_released"\} 1/,
+    );
     assert.equal(await sweeper.sweep(), 0, 'a second sweep finds nothing more');
     // The same process, still an hour ahead, and another process sweeping at once: released once.
     const tomorrow = () => new Date(Date.now() + 2 * 86_400_000);
-    const both = await Promise.all([new ExpiredReservationSweeper(db.knex, metrics, tomorrow).sweep(), new ExpiredReservationSweeper(db.knex, metrics, tomorrow).sweep()]);
+    const both = await Promise.all([
+      new ExpiredReservationSweeper(db.knex, metrics, tomorrow).sweep(),
+      new ExpiredReservationSweeper(db.knex, metrics, tomorrow).sweep(),
+    ]);
     assert.deepEqual(both.sort(), [0, 1], 'two sweepers racing release the one-day reservation once');
     assert.equal(await spent(), '100000');
     assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);

@@ -24,7 +24,7 @@ const HOSTILE_REQUIREMENTS: Array<Record<string, unknown>> = [
   { resource: 'https://seller.example/\u007f' },
 ];
 
-describe('pay write isolation: one tenant\'s bad payment cannot fail another\'s writes', function () {
+describe("pay write isolation: one tenant's bad payment cannot fail another's writes", function () {
   this.timeout(180_000);
   let t: TestTreasury;
   let a: { token: string; walletId: string; accountId: string };
@@ -33,10 +33,17 @@ describe('pay write isolation: one tenant\'s bad payment cannot fail another\'s 
   before(async () => {
     t = await startTestTreasury();
     const tenant = async (owner: string) => {
-      const minted = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: owner } });
+      const minted = await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: owner },
+      });
       const wallet = await t.request('POST', '/v1/wallets', { token: minted.body.api_key, body: { label: owner } });
       assert.equal(wallet.status, 201, JSON.stringify(wallet.body));
-      return { token: minted.body.api_key as string, walletId: wallet.body.id as string, accountId: minted.body.id as string };
+      return {
+        token: minted.body.api_key as string,
+        walletId: wallet.body.id as string,
+        accountId: minted.body.id as string,
+      };
     };
     a = await tenant('tenant-a');
     b = await tenant('tenant-b');
@@ -51,31 +58,47 @@ describe('pay write isolation: one tenant\'s bad payment cannot fail another\'s 
   };
   const retries = () => metric(/treasury_pay_conflict_retries_total\{[^}]*\} (\d+)/);
   const reads = () => metric(/treasury_pay_snapshots_total\{source="read"\} (\d+)/);
-  const payA = () => t.request('POST', `/v1/wallets/${a.walletId}/pay`, { token: a.token, body: { payment_requirements: paymentRequirements({ amount: '1000' }) } });
+  const payA = () =>
+    t.request('POST', `/v1/wallets/${a.walletId}/pay`, {
+      token: a.token,
+      body: { payment_requirements: paymentRequirements({ amount: '1000' }) },
+    });
 
-  it('through HTTP: B\'s hostile payments answer 400 while A\'s concurrent payments are all signed, none retried or read again', async () => {
+  it("through HTTP: B's hostile payments answer 400 while A's concurrent payments are all signed, none retried or read again", async () => {
     assert.equal((await payA()).status, 200); // A's snapshot is now remembered
     const [retriesBefore, readsBefore] = [await retries(), await reads()];
     for (let round = 0; round < 3; round++) {
       const results = await Promise.all([
         ...Array.from({ length: 12 }, () => payA()),
-        ...HOSTILE_REQUIREMENTS.map((o) => t.request('POST', `/v1/wallets/${b.walletId}/pay`, { token: b.token, body: { payment_requirements: paymentRequirements(o) } })),
+        ...HOSTILE_REQUIREMENTS.map((o) =>
+          t.request('POST', `/v1/wallets/${b.walletId}/pay`, {
+            token: b.token,
+            body: { payment_requirements: paymentRequirements(o) },
+          }),
+        ),
       ]);
       const answersA = results.slice(0, 12);
       const answersB = results.slice(12);
       for (const r of answersA) assert.equal(r.status, 200, JSON.stringify(r.body));
       for (const [i, r] of answersB.entries()) {
-        assert.equal(r.status, 400, `${JSON.stringify(HOSTILE_REQUIREMENTS[i])} → ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+        assert.equal(
+          r.status,
+          400,
+          `${JSON.stringify(HOSTILE_REQUIREMENTS[i])} → ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`,
+        );
         assert.equal(r.body.error_code, 'invalid_request');
       }
     }
     assert.equal(await retries(), retriesBefore, 'no payment was taken again');
     assert.equal(await reads(), readsBefore, 'A kept deciding on its remembered snapshot');
-    assert.equal(Number((await t.db.knex('authorizations').where({ wallet_id: b.walletId }).count({ n: '*' }))[0]!.n), 0);
+    assert.equal(
+      Number((await t.db.knex('authorizations').where({ wallet_id: b.walletId }).count({ n: '*' }))[0]!.n),
+      0,
+    );
     assert.equal((await verifyAuditChain(t.db.knex, a.walletId)).ok, true);
   });
 
-  it('past the schema: a row PostgreSQL refuses fails alone with 400 unstorable_value; A\'s writes in the same statements commit', async () => {
+  it("past the schema: a row PostgreSQL refuses fails alone with 400 unstorable_value; A's writes in the same statements commit", async () => {
     const pay = t.app.services.pay;
     assert.equal((await payA()).status, 200);
     const [retriesBefore, readsBefore] = [await retries(), await reads()];
@@ -90,10 +113,22 @@ describe('pay write isolation: one tenant\'s bad payment cannot fail another\'s 
       for (const o of bad) {
         // Straight to the pay service, as a payment that slipped past the route schema would arrive, while A pays.
         const requirements = paymentRequirements(o) as Parameters<typeof pay.pay>[1];
-        const attempt = pay.pay({ accountId: b.accountId, walletId: b.walletId, actor: 'test:b', idempotencyKey: undefined, request: { o } }, requirements, undefined).then(
-          () => 'accepted',
-          (err: unknown) => err,
-        );
+        const attempt = pay
+          .pay(
+            {
+              accountId: b.accountId,
+              walletId: b.walletId,
+              actor: 'test:b',
+              idempotencyKey: undefined,
+              request: { o },
+            },
+            requirements,
+            undefined,
+          )
+          .then(
+            () => 'accepted',
+            (err: unknown) => err,
+          );
         paidB++;
         const [answersA, err] = await Promise.all([Promise.all(Array.from({ length: 12 }, () => payA())), attempt]);
         for (const r of answersA) assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -105,17 +140,31 @@ describe('pay write isolation: one tenant\'s bad payment cannot fail another\'s 
     assert.equal(await retries(), retriesBefore, 'no payment was taken again');
     // B reads its wallet once per payment (what it remembered is dropped with its failed write); A never does.
     assert.equal(await reads(), readsBefore + paidB, 'A kept deciding on its remembered snapshot');
-    assert.equal(await metric(/treasury_pay_write_isolation_total\{outcome="refused"\} (\d+)/), isolatedBefore + paidB, 'each bad row was refused alone');
-    assert.equal(Number((await t.db.knex('authorizations').where({ wallet_id: b.walletId }).count({ n: '*' }))[0]!.n), 0);
+    assert.equal(
+      await metric(/treasury_pay_write_isolation_total\{outcome="refused"\} (\d+)/),
+      isolatedBefore + paidB,
+      'each bad row was refused alone',
+    );
+    assert.equal(
+      Number((await t.db.knex('authorizations').where({ wallet_id: b.walletId }).count({ n: '*' }))[0]!.n),
+      0,
+    );
     assert.equal((await verifyAuditChain(t.db.knex, a.walletId)).ok, true);
     assert.equal((await verifyAuditChain(t.db.knex, b.walletId)).ok, true);
     // A's writes shared statements with B's bad rows (sent again without them), so the test saw the neighbours' side.
-    assert.ok((await metric(/treasury_pay_write_isolation_total\{outcome="committed"\} (\d+)/)) > 0, 'some of A\'s writes shared a statement with a bad row');
+    assert.ok(
+      (await metric(/treasury_pay_write_isolation_total\{outcome="committed"\} (\d+)/)) > 0,
+      "some of A's writes shared a statement with a bad row",
+    );
   });
 
-  it('a payment proposing a nonce already used fails alone (409 nonce_already_used); A\'s writes in its statements commit, none taken again', async () => {
+  it("a payment proposing a nonce already used fails alone (409 nonce_already_used); A's writes in its statements commit, none taken again", async () => {
     const nonce = `0x${randomBytes(32).toString('hex')}`;
-    const payB = () => t.request('POST', `/v1/wallets/${b.walletId}/pay`, { token: b.token, body: { payment_requirements: paymentRequirements({ amount: '1000' }), authorization: { nonce } } });
+    const payB = () =>
+      t.request('POST', `/v1/wallets/${b.walletId}/pay`, {
+        token: b.token,
+        body: { payment_requirements: paymentRequirements({ amount: '1000' }), authorization: { nonce } },
+      });
     assert.equal((await payB()).status, 200);
     assert.equal((await payA()).status, 200);
     const [retriesBefore, readsBefore] = [await retries(), await reads()];
@@ -129,9 +178,12 @@ describe('pay write isolation: one tenant\'s bad payment cannot fail another\'s 
       assert.equal(again.body.error_code, 'nonce_already_used');
     }
     // B's payment is decided again alone once (where its own answer comes from); A's never.
-    assert.equal(await retries(), retriesBefore + attempts, 'only B\'s payments were taken again');
+    assert.equal(await retries(), retriesBefore + attempts, "only B's payments were taken again");
     assert.ok((await reads()) - readsBefore <= 2 * attempts, 'A kept deciding on its remembered snapshot');
-    assert.ok((await metric(/treasury_pay_write_isolation_total\{outcome="committed"\} (\d+)/)) > committedBefore, 'some of A\'s writes shared a statement with the clash');
+    assert.ok(
+      (await metric(/treasury_pay_write_isolation_total\{outcome="committed"\} (\d+)/)) > committedBefore,
+      "some of A's writes shared a statement with the clash",
+    );
     assert.equal((await verifyAuditChain(t.db.knex, a.walletId)).ok, true);
     assert.equal((await verifyAuditChain(t.db.knex, b.walletId)).ok, true);
   });

@@ -17,11 +17,18 @@ describe('policy/evaluate takes no wallet lock (HTTP, SoftHSM, PostgreSQL)', fun
   let token: string;
 
   before(async () => {
-    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'evaluate-lock' } })).body.api_key;
+    token = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'evaluate-lock' },
+      })
+    ).body.api_key;
   });
 
   it('answers promptly while the wallet lock is held and a payment waits for it; the payment then goes through and evaluate sees its spend', async () => {
-    const w = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body as { id: string };
+    const w = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body as {
+      id: string;
+    };
     const evaluate = (signal?: AbortSignal) =>
       fetch(`${t.baseUrl}/v1/wallets/${w.id}/policy/evaluate`, {
         method: 'POST',
@@ -34,7 +41,18 @@ describe('policy/evaluate takes no wallet lock (HTTP, SoftHSM, PostgreSQL)', fun
     let pay: Promise<{ status: number; body: any }> | undefined;
     try {
       await holder.raw(`SELECT pg_advisory_xact_lock(${walletLockKey(w.id).toString()})`);
-      pay = t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: { payment_requirements: paymentRequirements({ amount: '250000', maxTimeoutSeconds: 300, resource: 'https://api.example.com/x', description: 'x', mimeType: 'application/json' }) } });
+      pay = t.request('POST', `/v1/wallets/${w.id}/pay`, {
+        token,
+        body: {
+          payment_requirements: paymentRequirements({
+            amount: '250000',
+            maxTimeoutSeconds: 300,
+            resource: 'https://api.example.com/x',
+            description: 'x',
+            mimeType: 'application/json',
+          }),
+        },
+      });
       await new Promise((r) => setTimeout(r, 200)); // the payment is queued on the wallet and waits for the lock
       const started = Date.now();
       let res: Response;

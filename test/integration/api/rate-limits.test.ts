@@ -45,11 +45,23 @@ function assertRateLimited(res: { status: number; body: any; headers: Headers },
   assert.deepEqual(res.body.recovery, { kind: 'retry_later', retry_after_seconds: Number(retryAfter) });
 }
 
-async function signInBody(t: { request: TestTreasury['request'] }, domain = 'treasury.test', uri = 'http://treasury.test') {
+async function signInBody(
+  t: { request: TestTreasury['request'] },
+  domain = 'treasury.test',
+  uri = 'http://treasury.test',
+) {
   const who = privateKeyToAccount(generatePrivateKey());
   const nonce = await t.request('POST', '/v1/identity/nonce');
   assert.equal(nonce.status, 201, JSON.stringify(nonce.body));
-  const message = createSiweMessage({ domain, address: who.address, uri, version: '1', chainId: 84532, nonce: nonce.body.nonce, issuedAt: new Date() });
+  const message = createSiweMessage({
+    domain,
+    address: who.address,
+    uri,
+    version: '1',
+    chainId: 84532,
+    nonce: nonce.body.nonce,
+    issuedAt: new Date(),
+  });
   return { message, signature: await who.signMessage({ message }), chain: 'evm' };
 }
 
@@ -72,7 +84,11 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
         { key: 'nonce:cleanup-recent', points: 1, expire: now - 60_000 },
         { key: 'nonce:cleanup-live', points: 1, expire: now + 60_000 },
       ]);
-      const limits = new RateLimits({ enabled: true, windowSeconds: 60, nonce: 10, init: 10, token: 10, pay: 10, auth_failure: 10 }, t.db.knex, createTreasuryMetrics());
+      const limits = new RateLimits(
+        { enabled: true, windowSeconds: 60, nonce: 10, init: 10, token: 10, pay: 10, auth_failure: 10 },
+        t.db.knex,
+        createTreasuryMetrics(),
+      );
       await limits.clearExpired();
       const left = await t.db.knex('rate_limits').whereLike('key', 'nonce:cleanup-%').pluck('key');
       assert.deepEqual(left.sort(), ['nonce:cleanup-live', 'nonce:cleanup-recent']);
@@ -91,7 +107,11 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       const stored = Number((await t.db.knex('identity_nonces').count({ n: '*' }).first())!.n);
       assert.equal(stored, issued.length);
       const metrics = (await t.request('GET', '/metrics')).body as string;
-      assert.match(metrics, new RegExp(`treasury_rate_limited_total\\{bucket="nonce"\\} ${limited.length + 1}\\b`), 'the 429s and the spoofed one');
+      assert.match(
+        metrics,
+        new RegExp(`treasury_rate_limited_total\\{bucket="nonce"\\} ${limited.length + 1}\\b`),
+        'the 429s and the spoofed one',
+      );
     });
   });
 
@@ -133,12 +153,20 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
 
     it('IPv6 clients are counted per /64; X-Forwarded-For is ignored unless the peer is a trusted proxy', async () => {
       const net64 = fresh();
-      const spread = await flood(7, 1, (i) => t.request('POST', '/v1/identity/nonce', from(`${net64}:${i.toString(16)}::${i + 1}`)));
+      const spread = await flood(7, 1, (i) =>
+        t.request('POST', '/v1/identity/nonce', from(`${net64}:${i.toString(16)}::${i + 1}`)),
+      );
       assert.equal(spread.filter((a) => a.status === 429).length, 1, 'seven addresses of one /64 share its six');
-      assert.equal((await t.request('POST', '/v1/identity/nonce', from(`${fresh()}::1`))).status, 201, 'another /64 is its own');
+      assert.equal(
+        (await t.request('POST', '/v1/identity/nonce', from(`${fresh()}::1`))).status,
+        201,
+        'another /64 is its own',
+      );
       // IPv4 and IPv4-mapped IPv6 are the same client.
       const v4 = `198.51.100.${1 + (randomBytes(1)[0]! % 200)}`;
-      const mixed = await flood(7, 1, (i) => t.request('POST', '/v1/identity/nonce', from(i % 2 ? `::ffff:${v4}` : v4)));
+      const mixed = await flood(7, 1, (i) =>
+        t.request('POST', '/v1/identity/nonce', from(i % 2 ? `::ffff:${v4}` : v4)),
+      );
       assert.equal(mixed.filter((a) => a.status === 429).length, 1);
     });
 
@@ -146,14 +174,18 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       const client = `${fresh()}::7`;
       const accountsBefore = Number((await t.db.knex('accounts').count({ n: '*' }).first())!.n);
       now = new Date();
-      const bodies = await flood(5, 1, () => signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }));
-      // All at once: each is counted as it arrives, before its signature is checked or its key made.
-      const answers = await flood(5, 5, (i) => t.request('POST', '/v1/identity/init', { body: bodies[i], ...from(client) }));
-      assert.deepEqual(
-        answers.map((a) => a.status).sort(),
-        [201, 201, 201, 429, 429],
+      const bodies = await flood(5, 1, () =>
+        signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
       );
-      assertRateLimited(answers.find((a) => a.status === 429)!, 'init');
+      // All at once: each is counted as it arrives, before its signature is checked or its key made.
+      const answers = await flood(5, 5, (i) =>
+        t.request('POST', '/v1/identity/init', { body: bodies[i], ...from(client) }),
+      );
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, 201, 201, 429, 429]);
+      assertRateLimited(
+        answers.find((a) => a.status === 429)!,
+        'init',
+      );
       const accountsAfter = Number((await t.db.knex('accounts').count({ n: '*' }).first())!.n);
       assert.equal(accountsAfter - accountsBefore, 3);
     });
@@ -161,8 +193,18 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
     it("a token's calls are limited per token, and another token is not held back", async () => {
       now = new Date();
       const client = `${fresh()}::9`;
-      const one = (await t.request('POST', '/v1/identity/init', { body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }), ...from(client) })).body.session as string;
-      const two = (await t.request('POST', '/v1/identity/init', { body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }), ...from(client) })).body.session as string;
+      const one = (
+        await t.request('POST', '/v1/identity/init', {
+          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
+          ...from(client),
+        })
+      ).body.session as string;
+      const two = (
+        await t.request('POST', '/v1/identity/init', {
+          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
+          ...from(client),
+        })
+      ).body.session as string;
       const answers = await flood(6, 1, () => t.request('GET', '/v1/auth/whoami', { token: one }));
       assert.deepEqual(
         answers.map((a) => a.status),
@@ -170,13 +212,22 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       );
       assertRateLimited(answers[5]!, 'token');
       assert.equal((await t.request('GET', '/v1/auth/whoami', { token: two })).status, 200);
-      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: t.adminToken })).status, 200, 'the operator token is not limited');
+      assert.equal(
+        (await t.request('GET', '/v1/auth/whoami', { token: t.adminToken })).status,
+        200,
+        'the operator token is not limited',
+      );
     });
 
     it('the pay routes are limited per token', async () => {
-      const minted = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'rate' } });
+      const minted = await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'rate' },
+      });
       const key = minted.body.api_key as string;
-      const answers = await flood(5, 1, () => t.request('POST', '/v1/wallets/wal_000000000000000000000000/pay', { token: key, body: {} }));
+      const answers = await flood(5, 1, () =>
+        t.request('POST', '/v1/wallets/wal_000000000000000000000000/pay', { token: key, body: {} }),
+      );
       assert.ok(
         answers.slice(0, 4).every((a) => a.status !== 429),
         JSON.stringify(answers.map((a) => a.status)),
@@ -188,9 +239,16 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       now = new Date();
       const guesser = `${fresh()}::5`;
       const honest = `${fresh()}::6`;
-      const session = (await t.request('POST', '/v1/identity/init', { body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(honest) }) }), ...from(honest) })).body.session as string;
+      const session = (
+        await t.request('POST', '/v1/identity/init', {
+          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(honest) }) }),
+          ...from(honest),
+        })
+      ).body.session as string;
       const guess = () => `xx_pat_${randomBytes(24).toString('base64url')}`;
-      const answers = await flood(7, 1, () => t.request('GET', '/v1/auth/whoami', { token: guess(), ...from(guesser) }));
+      const answers = await flood(7, 1, () =>
+        t.request('GET', '/v1/auth/whoami', { token: guess(), ...from(guesser) }),
+      );
       assert.deepEqual(
         answers.map((a) => a.status),
         [401, 401, 401, 401, 401, 429, 429],
@@ -198,9 +256,17 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       assertRateLimited(answers[5]!, 'auth_failure');
       // Past its refused bearers the address is refused whatever it sends, a real token too.
       assert.equal((await t.request('GET', '/v1/auth/whoami', { token: session, ...from(guesser) })).status, 429);
-      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: session, ...from(honest) })).status, 200, 'another address is not held back');
+      assert.equal(
+        (await t.request('GET', '/v1/auth/whoami', { token: session, ...from(honest) })).status,
+        200,
+        'another address is not held back',
+      );
       await sleep(Number(answers[6]!.headers.get('retry-after')) * 1000 + 100);
-      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: session, ...from(guesser) })).status, 200, 'served again after the window');
+      assert.equal(
+        (await t.request('GET', '/v1/auth/whoami', { token: session, ...from(guesser) })).status,
+        200,
+        'served again after the window',
+      );
     });
 
     it('used and expired nonces are purged', async () => {
@@ -210,13 +276,24 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       const body = await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) });
       const used = /Nonce: ([0-9a-f]+)/.exec(body.message)![1]!;
       assert.ok((await t.request('POST', '/v1/identity/init', { body, ...from(client) })).status < 300);
-      assert.ok(await t.db.knex('identity_nonces').where({ nonce: used }).first(), 'the used nonce is there until the next issue');
+      assert.ok(
+        await t.db.knex('identity_nonces').where({ nonce: used }).first(),
+        'the used nonce is there until the next issue',
+      );
       await t.request('POST', '/v1/identity/nonce', from(client));
-      assert.equal(await t.db.knex('identity_nonces').where({ nonce: used }).first(), undefined, 'a used nonce is purged');
+      assert.equal(
+        await t.db.knex('identity_nonces').where({ nonce: used }).first(),
+        undefined,
+        'a used nonce is purged',
+      );
       assert.ok(await t.db.knex('identity_nonces').where({ nonce: unused }).first(), 'an unused live nonce stays');
       now = new Date(Date.now() + 11 * 60 * 1000);
       await t.request('POST', '/v1/identity/nonce', from(`${fresh()}::5`));
-      assert.equal(await t.db.knex('identity_nonces').where({ nonce: unused }).first(), undefined, 'an expired nonce is purged');
+      assert.equal(
+        await t.db.knex('identity_nonces').where({ nonce: unused }).first(),
+        undefined,
+        'an expired nonce is purged',
+      );
       now = new Date();
     });
   });
@@ -233,7 +310,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       await t?.stop();
     });
 
-    it('the limits hold in each process\'s memory: requests the limit allows answer 503 database_unavailable, the rest 429, none 500', async () => {
+    it("the limits hold in each process's memory: requests the limit allows answer 503 database_unavailable, the rest 429, none 500", async () => {
       await admin.refuse();
       const answers = await flood(5, 1, () => t.request('POST', '/v1/identity/nonce'));
       assert.deepEqual(
@@ -260,13 +337,26 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
         const port = await freePort();
         const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
           cwd: ROOT,
-          env: { ...process.env, DATABASE_URL: db.connectionString, TREASURY_SIGNER_SOCKET: signer.socketPath, TREASURY_PORT: String(port), TREASURY_LOG_LEVEL: 'warn', TREASURY_RATE_LIMIT_NONCE: '30' },
+          env: {
+            ...process.env,
+            DATABASE_URL: db.connectionString,
+            TREASURY_SIGNER_SOCKET: signer.socketPath,
+            TREASURY_PORT: String(port),
+            TREASURY_LOG_LEVEL: 'warn',
+            TREASURY_RATE_LIMIT_NONCE: '30',
+          },
           stdio: 'ignore',
         });
         children.push(child);
         const url = `http://127.0.0.1:${port}`;
         for (let j = 0; ; j++) {
-          if (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false)) break;
+          if (
+            await fetch(`${url}/readyz`).then(
+              (r) => r.status === 200,
+              () => false,
+            )
+          )
+            break;
           if (j > 300 || child.exitCode !== null) throw new Error('treasury-api did not become ready');
           await sleep(100);
         }
@@ -281,7 +371,11 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
     });
 
     it('share the count: 20 nonce requests to each of two processes, 30 allowed in all', async () => {
-      const statuses = await flood(40, 4, async (i) => (await fetch(`${urls[i % 2]}/v1/identity/nonce`, { method: 'POST' })).status);
+      const statuses = await flood(
+        40,
+        4,
+        async (i) => (await fetch(`${urls[i % 2]}/v1/identity/nonce`, { method: 'POST' })).status,
+      );
       assert.equal(statuses.filter((s) => s === 201).length, 30, JSON.stringify(statuses));
       assert.equal(statuses.filter((s) => s === 429).length, 10);
     });

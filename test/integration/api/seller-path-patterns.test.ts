@@ -51,14 +51,26 @@ describe('seller path patterns (HTTP, PostgreSQL)', function () {
         '/items/{' + 'n'.repeat(65) + '}',
       ];
       for (const [i, pattern] of refused.entries()) {
-        const created = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: `/refused-${i}`, price: '0.01', path_pattern: pattern } });
+        const created = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+          token: seller.pat,
+          body: { path: `/refused-${i}`, price: '0.01', path_pattern: pattern },
+        });
         assert.equal(created.status, 400, `${pattern} → ${JSON.stringify(created.body)}`);
         assert.equal(created.body.error_code, 'invalid_request');
-        assert.ok(created.body.issues.some((issue: { path: string }) => issue.path === 'path_pattern'), JSON.stringify(created.body));
+        assert.ok(
+          created.body.issues.some((issue: { path: string }) => issue.path === 'path_pattern'),
+          JSON.stringify(created.body),
+        );
       }
-      const ok = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: '/items', price: '0.01', path_pattern: '/items/{id}' } });
+      const ok = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+        token: seller.pat,
+        body: { path: '/items', price: '0.01', path_pattern: '/items/{id}' },
+      });
       assert.equal(ok.status, 201, JSON.stringify(ok.body));
-      const patched = await t.request('PATCH', `/v1/sellers/${seller.seller_id}/endpoints/${ok.body.endpoint_id}`, { token: seller.pat, body: { path_pattern: HOSTILE_PATTERN } });
+      const patched = await t.request('PATCH', `/v1/sellers/${seller.seller_id}/endpoints/${ok.body.endpoint_id}`, {
+        token: seller.pat,
+        body: { path_pattern: HOSTILE_PATTERN },
+      });
       assert.equal(patched.status, 400, JSON.stringify(patched.body));
       const stored = await t.db.knex('endpoints').where({ id: ok.body.endpoint_id }).first('path_pattern');
       assert.equal(stored.path_pattern, '/items/{id}');
@@ -68,7 +80,10 @@ describe('seller path patterns (HTTP, PostgreSQL)', function () {
       const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Routes Co' } })).body;
       // The endpoint's path is the pattern itself, as OpenAPI ingest stores it.
       const make = async (pattern: string) => {
-        const res = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, { token: seller.pat, body: { path: pattern, price: '0.01', path_pattern: pattern } });
+        const res = await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
+          token: seller.pat,
+          body: { path: pattern, price: '0.01', path_pattern: pattern },
+        });
         assert.equal(res.status, 201, JSON.stringify(res.body));
         return res.body.endpoint_id as string;
       };
@@ -76,11 +91,25 @@ describe('seller path patterns (HTTP, PostgreSQL)', function () {
       const file = await make('/files/{name}.json');
       const versioned = await make('/v{major}/reports/{report_id}/pages');
       const attributed = async (route: string) =>
-        (await t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: txHash(), payer: PAYER, amount: '10000', network: 'eip155:84532', route } })).body.endpoint_id;
+        (
+          await t.request('POST', '/v1/ledger', {
+            token: seller.pat,
+            body: { tx_hash: txHash(), payer: PAYER, amount: '10000', network: 'eip155:84532', route },
+          })
+        ).body.endpoint_id;
       assert.equal(await attributed('/items/42'), item);
       assert.equal(await attributed('/files/report.json'), file);
       assert.equal(await attributed('/v2/reports/r-7/pages'), versioned);
-      for (const route of ['/items/42/more', '/items/', '/items', '/files/.json', '/files/report.csv', '/v/reports/r/pages', '/v2/reports//pages', '/items/a/../b']) {
+      for (const route of [
+        '/items/42/more',
+        '/items/',
+        '/items',
+        '/files/.json',
+        '/files/report.csv',
+        '/v/reports/r/pages',
+        '/v2/reports//pages',
+        '/items/a/../b',
+      ]) {
         assert.equal(await attributed(route), null, route);
       }
     });
@@ -101,23 +130,54 @@ describe('seller path patterns (HTTP, PostgreSQL)', function () {
 
     it('a ledger report against it answers promptly and /livez keeps answering', async () => {
       const post = async (route: string, body: unknown, token?: string) => {
-        const res = await fetch(api.url + route, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+        const res = await fetch(api.url + route, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(10_000),
+        });
         return { status: res.status, body: (await res.json()) as any };
       };
       const who = privateKeyToAccount(generatePrivateKey());
       const nonce = (await post('/v1/identity/nonce', {})).body.nonce;
-      const message = createSiweMessage({ domain: new URL(api.url).host, address: who.address, uri: api.url, version: '1', chainId: 84532, nonce, issuedAt: new Date() });
-      const session = (await post('/v1/identity/init', { message, signature: await who.signMessage({ message }), chain: 'evm' })).body.session;
+      const message = createSiweMessage({
+        domain: new URL(api.url).host,
+        address: who.address,
+        uri: api.url,
+        version: '1',
+        chainId: 84532,
+        nonce,
+        issuedAt: new Date(),
+      });
+      const session = (
+        await post('/v1/identity/init', { message, signature: await who.signMessage({ message }), chain: 'evm' })
+      ).body.session;
       const seller = (await post('/v1/sellers', { name: 'Old Data Co' }, session)).body;
       assert.ok(seller.pat, JSON.stringify(seller));
       const now = new Date();
-      await t.db.knex('endpoints').insert({ id: `ep_${randomBytes(12).toString('hex')}`, seller_id: seller.seller_id, slug: 'hostile', method: 'GET', path: '/hostile', path_pattern: HOSTILE_PATTERN, price_micro: '10000', created_at: now, updated_at: now });
+      await t.db.knex('endpoints').insert({
+        id: `ep_${randomBytes(12).toString('hex')}`,
+        seller_id: seller.seller_id,
+        slug: 'hostile',
+        method: 'GET',
+        path: '/hostile',
+        path_pattern: HOSTILE_PATTERN,
+        price_micro: '10000',
+        created_at: now,
+        updated_at: now,
+      });
 
       const started = Date.now();
       const report = fetch(`${api.url}/v1/ledger`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${seller.pat}` },
-        body: JSON.stringify({ tx_hash: txHash(), payer: PAYER, amount: '10000', network: 'eip155:84532', route: HOSTILE_ROUTE }),
+        body: JSON.stringify({
+          tx_hash: txHash(),
+          payer: PAYER,
+          amount: '10000',
+          network: 'eip155:84532',
+          route: HOSTILE_ROUTE,
+        }),
         signal: AbortSignal.timeout(3_000),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as any }));
       const live = fetch(`${api.url}/livez`, { signal: AbortSignal.timeout(3_000) }).then((res) => res.status);

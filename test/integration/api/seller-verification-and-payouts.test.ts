@@ -42,7 +42,9 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
       res.writeHead(200, { 'content-type': 'text/plain' }).end(fileBody);
     });
     try {
-      const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Origin Co', origin: origin.origin } })).body;
+      const seller = (
+        await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Origin Co', origin: origin.origin } })
+      ).body;
       const info = await t.request('GET', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat });
       assert.match(info.body.token, /^xx-verify-[0-9a-f]{32}$/);
       assert.equal(info.body.path, '/.well-known/xx-verification.txt');
@@ -52,10 +54,16 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
       assert.equal(absent.body.error_code, 'well_known_not_found');
 
       fileBody = 'xx-verify-00000000000000000000000000000000\n';
-      assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat })).body.error_code, 'verification_token_mismatch');
+      assert.equal(
+        (await t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat })).body.error_code,
+        'verification_token_mismatch',
+      );
 
       redirect = true;
-      assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat })).body.error_code, 'origin_redirect_refused');
+      assert.equal(
+        (await t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat })).body.error_code,
+        'origin_redirect_refused',
+      );
       redirect = false;
 
       fileBody = `${info.body.token}\n`;
@@ -63,7 +71,10 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
       assert.equal(ok.status, 200, JSON.stringify(ok.body));
       assert.equal(ok.body.origin_verified, true);
 
-      const moved = await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, { token: session, body: { origin: 'http://127.0.0.1:9' } });
+      const moved = await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, {
+        token: session,
+        body: { origin: 'http://127.0.0.1:9' },
+      });
       assert.equal(moved.body.origin_verified, false, 'a new origin must be verified again');
       const down = await t.request('POST', `/v1/sellers/${seller.seller_id}/verify`, { token: seller.pat });
       assert.equal(down.body.error_code, 'origin_unreachable');
@@ -76,9 +87,19 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
     const big = await serve((_req, res) => res.writeHead(200).end('x'.repeat(10_000)));
     try {
       // The test server's port is allowed here, so what refuses is the address (loopback), not the port.
-      await assert.rejects(fetchVerificationFile(big.origin, { allowPrivate: false, allowedPorts: [Number(new URL(big.origin).port)] }), (e: { code?: string }) => e.code === 'origin_not_public');
-      await assert.rejects(fetchVerificationFile(big.origin, { allowPrivate: false }), (e: { code?: string }) => e.code === 'origin_port_refused');
-      await assert.rejects(fetchVerificationFile(big.origin, { allowPrivate: true }), (e: { code?: string; message?: string }) => e.code === 'origin_response_too_large' && /larger than 4 KiB/.test(e.message ?? ''));
+      await assert.rejects(
+        fetchVerificationFile(big.origin, { allowPrivate: false, allowedPorts: [Number(new URL(big.origin).port)] }),
+        (e: { code?: string }) => e.code === 'origin_not_public',
+      );
+      await assert.rejects(
+        fetchVerificationFile(big.origin, { allowPrivate: false }),
+        (e: { code?: string }) => e.code === 'origin_port_refused',
+      );
+      await assert.rejects(
+        fetchVerificationFile(big.origin, { allowPrivate: true }),
+        (e: { code?: string; message?: string }) =>
+          e.code === 'origin_response_too_large' && /larger than 4 KiB/.test(e.message ?? ''),
+      );
       await assert.rejects(fetchVerificationFile('ftp://example.com', { allowPrivate: true }), /http\(s\)/);
     } finally {
       await big.close();
@@ -87,68 +108,162 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
 
   it('banking declaration, payout modes, accrued payables and flush history', async () => {
     const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Payout Co' } })).body;
-    assert.deepEqual((await t.request('GET', `/v1/sellers/${seller.seller_id}/banking`, { token: seller.pat })).body, { seller_id: seller.seller_id, legal_entity: null, country: null, state: 'none' });
-    const banking = await t.request('PUT', `/v1/sellers/${seller.seller_id}/banking`, { token: session, body: { legal_entity: 'Payout Co GmbH', country: 'DE' } });
-    assert.deepEqual(banking.body, { seller_id: seller.seller_id, legal_entity: 'Payout Co GmbH', country: 'DE', state: 'declared' });
-    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/banking/verify`, { token: session })).status, 403, 'only the operator verifies');
+    assert.deepEqual((await t.request('GET', `/v1/sellers/${seller.seller_id}/banking`, { token: seller.pat })).body, {
+      seller_id: seller.seller_id,
+      legal_entity: null,
+      country: null,
+      state: 'none',
+    });
+    const banking = await t.request('PUT', `/v1/sellers/${seller.seller_id}/banking`, {
+      token: session,
+      body: { legal_entity: 'Payout Co GmbH', country: 'DE' },
+    });
+    assert.deepEqual(banking.body, {
+      seller_id: seller.seller_id,
+      legal_entity: 'Payout Co GmbH',
+      country: 'DE',
+      state: 'declared',
+    });
+    assert.equal(
+      (await t.request('POST', `/v1/sellers/${seller.seller_id}/banking/verify`, { token: session })).status,
+      403,
+      'only the operator verifies',
+    );
     const verified = await t.request('POST', `/v1/sellers/${seller.seller_id}/banking/verify`, { token: t.adminToken });
     assert.equal(verified.body.state, 'verified');
-    const redeclared = await t.request('PUT', `/v1/sellers/${seller.seller_id}/banking`, { token: session, body: { legal_entity: 'Payout Co AG', country: 'CH' } });
+    const redeclared = await t.request('PUT', `/v1/sellers/${seller.seller_id}/banking`, {
+      token: session,
+      body: { legal_entity: 'Payout Co AG', country: 'CH' },
+    });
     assert.equal(redeclared.body.state, 'declared', 'new details need a new verification');
 
     const report = (amount: string) =>
-      t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount, network: 'eip155:84532' } });
+      t.request('POST', '/v1/ledger', {
+        token: seller.pat,
+        body: {
+          tx_hash: `0x${randomBytes(32).toString('hex')}`,
+          payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+          amount,
+          network: 'eip155:84532',
+        },
+      });
     await report('250000');
     await markLedgerVerifiedForTest(t.db.knex, seller.seller_id);
     const direct = await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat });
-    assert.deepEqual({ mode: direct.body.payout_mode, accrued: direct.body.accrued_usd }, { mode: 'direct', accrued: '0' });
-    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session })).body.error_code, 'payouts_not_applicable');
+    assert.deepEqual(
+      { mode: direct.body.payout_mode, accrued: direct.body.accrued_usd },
+      { mode: 'direct', accrued: '0' },
+    );
+    assert.equal(
+      (await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session })).body.error_code,
+      'payouts_not_applicable',
+    );
 
-    await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, { token: session, body: { payout_mode: 'platform_mor' } });
+    await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, {
+      token: session,
+      body: { payout_mode: 'platform_mor' },
+    });
     await report('500000');
     const unverified = (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body;
-    assert.deepEqual([unverified.accrued_usd, unverified.pending_usd, unverified.pending_count], ['0', '0.5', 1], 'a pending row accrues nothing');
+    assert.deepEqual(
+      [unverified.accrued_usd, unverified.pending_usd, unverified.pending_count],
+      ['0', '0.5', 1],
+      'a pending row accrues nothing',
+    );
     await markLedgerVerifiedForTest(t.db.knex, seller.seller_id);
-    assert.equal((await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd, '0.5', 'rows earned in direct mode never accrue');
-    assert.equal((await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: seller.pat })).status, 403, 'flushing needs the owner session');
+    assert.equal(
+      (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd,
+      '0.5',
+      'rows earned in direct mode never accrue',
+    );
+    assert.equal(
+      (await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: seller.pat })).status,
+      403,
+      'flushing needs the owner session',
+    );
     const flushed = await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session });
     assert.equal(flushed.body.accrued_usd, '0');
     assert.equal(flushed.body.flushes.length, 1);
     assert.equal(flushed.body.flushes[0].amount_usd, '0.5');
     await report('10000');
     await markLedgerVerifiedForTest(t.db.knex, seller.seller_id);
-    assert.equal((await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd, '0.01');
+    assert.equal(
+      (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd,
+      '0.01',
+    );
   });
 
   it('verifications and flushes racing: every verified platform_mor row is paid once — flushed plus accrued equals what was earned', async () => {
-    const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Race Payouts', payout_mode: 'platform_mor' } })).body;
+    const seller = (
+      await t.request('POST', '/v1/sellers', {
+        token: session,
+        body: { name: 'Race Payouts', payout_mode: 'platform_mor' },
+      })
+    ).body;
     const report = (amount: number, txHash = `0x${randomBytes(32).toString('hex')}`) =>
-      t.request('POST', '/v1/ledger', { token: seller.pat, body: { tx_hash: txHash, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount: String(amount), network: 'eip155:84532' } });
+      t.request('POST', '/v1/ledger', {
+        token: seller.pat,
+        body: {
+          tx_hash: txHash,
+          payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+          amount: String(amount),
+          network: 'eip155:84532',
+        },
+      });
     const amounts = Array.from({ length: 60 }, (_, i) => 1_000 + i * 37);
-    const flushes = Array.from({ length: 6 }, () => t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session }));
+    const flushes = Array.from({ length: 6 }, () =>
+      t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session }),
+    );
     const answers = await Promise.all(amounts.map((a) => report(a)));
     for (const a of answers) assert.equal(a.status, 201, JSON.stringify(a.body));
     // Each row verified on its own (as the verifier writes it) while flushes run.
-    const verify = (id: string) => t.db.knex('ledger_entries').where({ id, status: 'pending' }).update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
+    const verify = (id: string) =>
+      t.db
+        .knex('ledger_entries')
+        .where({ id, status: 'pending' })
+        .update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
     const raced = await Promise.all([...answers.map((a) => verify(a.body.id)), ...flushes]);
     for (const r of raced) if (typeof r !== 'number') assert.equal(r.status, 200, JSON.stringify(r.body));
     // A verified row inserted by another process (or another version of the service) is counted as well; a pending one is not.
-    const row = (id: string, status: string, amount: string) => ({ id, seller_id: seller.seller_id, tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', amount_micro: amount, network: 'eip155:84532', payout_mode: 'platform_mor', status, log_index: 0, created_at: new Date() });
-    await t.db.knex('ledger_entries').insert([row('led_direct_insert_0001', 'verified', '7'), row('led_direct_insert_0002', 'pending', '1000000')]);
+    const row = (id: string, status: string, amount: string) => ({
+      id,
+      seller_id: seller.seller_id,
+      tx_hash: `0x${randomBytes(32).toString('hex')}`,
+      payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+      amount_micro: amount,
+      network: 'eip155:84532',
+      payout_mode: 'platform_mor',
+      status,
+      log_index: 0,
+      created_at: new Date(),
+    });
+    await t.db
+      .knex('ledger_entries')
+      .insert([row('led_direct_insert_0001', 'verified', '7'), row('led_direct_insert_0002', 'pending', '1000000')]);
     // Reported again: the same tx_hash is one row, counted once.
     const again = await report(amounts[0]!, answers[0]!.body.tx_hash);
     assert.deepEqual([again.status, again.body.duplicate], [200, true], JSON.stringify(again.body));
     const earned = amounts.reduce((a, b) => a + b, 0) + 7;
-    const flushed = (await t.db.knex('payout_flushes').where({ seller_id: seller.seller_id }).sum({ s: 'amount_micro' }))[0]!.s ?? 0;
-    const accrued = (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body.accrued_usd as string;
+    const flushed =
+      (await t.db.knex('payout_flushes').where({ seller_id: seller.seller_id }).sum({ s: 'amount_micro' }))[0]!.s ?? 0;
+    const accrued = (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body
+      .accrued_usd as string;
     assert.equal(Number(flushed) + Math.round(Number(accrued) * 1e6), earned);
     const last = await t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session });
     assert.equal(last.body.accrued_usd, '0');
-    const paid = (await t.db.knex('payout_flushes').where({ seller_id: seller.seller_id }).sum({ s: 'amount_micro' }))[0]!.s;
+    const paid = (
+      await t.db.knex('payout_flushes').where({ seller_id: seller.seller_id }).sum({ s: 'amount_micro' })
+    )[0]!.s;
     assert.equal(Number(paid), earned, 'everything earned was paid out, nothing twice');
     // PostgreSQL refuses a flush above what was earned, whoever writes it.
     await assert.rejects(
-      t.db.knex('payout_flushes').insert({ id: 'po_over_earned_0001', seller_id: seller.seller_id, amount_micro: '1', created_by: 'test', created_at: new Date() }),
+      t.db.knex('payout_flushes').insert({
+        id: 'po_over_earned_0001',
+        seller_id: seller.seller_id,
+        amount_micro: '1',
+        created_by: 'test',
+        created_at: new Date(),
+      }),
       /seller_payables_paid_within_earned/,
     );
   });

@@ -39,8 +39,16 @@ describe('session powers: sign-in vs PAT exchange (HTTP, PostgreSQL, SoftHSM)', 
     // A long bearer cache (10 s): revocation must still end exchanged sessions at once.
     t = await startTestTreasury({ extraEnv: { TREASURY_AUTH_CACHE_MS: '10000' } });
     owner = await signInWithNewKey(t);
-    agentPat = (await t.request('POST', '/v1/pats', { token: owner.session, body: { scope_type: 'agent', scope_id: owner.agent_id, daily_cap_usd: '1' } })).body;
-    const wallet = await t.request('POST', `/v1/agents/${owner.agent_id}/wallets`, { token: agentPat.pat, body: { label: 'buyer' } });
+    agentPat = (
+      await t.request('POST', '/v1/pats', {
+        token: owner.session,
+        body: { scope_type: 'agent', scope_id: owner.agent_id, daily_cap_usd: '1' },
+      })
+    ).body;
+    const wallet = await t.request('POST', `/v1/agents/${owner.agent_id}/wallets`, {
+      token: agentPat.pat,
+      body: { label: 'buyer' },
+    });
     assert.equal(wallet.status, 201, JSON.stringify(wallet.body));
     walletId = wallet.body.id ?? wallet.body.wallet_id;
   });
@@ -50,33 +58,54 @@ describe('session powers: sign-in vs PAT exchange (HTTP, PostgreSQL, SoftHSM)', 
 
   it('an exchanged session answers fresh_sign_in_required on PAT mint, list, revoke and cap change, Treasury PATs, agent spawn', async () => {
     const session = await exchange();
-    refusedForFreshSignIn(await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } }), 'treasury PAT mint');
-    refusedForFreshSignIn(await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } }), 'agent PAT mint');
+    refusedForFreshSignIn(
+      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } }),
+      'treasury PAT mint',
+    );
+    refusedForFreshSignIn(
+      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } }),
+      'agent PAT mint',
+    );
     refusedForFreshSignIn(await t.request('GET', '/v1/pats', { token: session }), 'PAT list');
-    refusedForFreshSignIn(await t.request('PATCH', `/v1/pats/${agentPat.id}`, { token: session, body: { daily_cap_usd: null } }), 'lifting its own cap');
+    refusedForFreshSignIn(
+      await t.request('PATCH', `/v1/pats/${agentPat.id}`, { token: session, body: { daily_cap_usd: null } }),
+      'lifting its own cap',
+    );
     refusedForFreshSignIn(await t.request('DELETE', `/v1/pats/${agentPat.id}`, { token: session }), 'PAT revoke');
-    refusedForFreshSignIn(await t.request('POST', '/v1/agents', { token: session, body: { label: 'spawned' } }), 'agent spawn');
+    refusedForFreshSignIn(
+      await t.request('POST', '/v1/agents', { token: session, body: { label: 'spawned' } }),
+      'agent spawn',
+    );
     const policy = await t.request('PUT', `/v1/wallets/${walletId}/policy`, { token: session, body: {} });
-    assert.equal(policy.status, 403, 'wallet policies are never a session\'s');
+    assert.equal(policy.status, 403, "wallet policies are never a session's");
     const cap = await t.db.knex('api_tokens').where({ id: agentPat.id }).first('daily_cap_micro', 'revoked_at');
     assert.equal(cap.daily_cap_micro, '1000000', 'the cap the owner set holds');
     assert.equal(cap.revoked_at, null);
     // The owner's fresh sign-in still can, and the owner alone.
     const fresh = await signInWithNewKey(t);
     assert.equal((await t.request('GET', '/v1/pats', { token: owner.session })).status, 200);
-    assert.equal((await t.request('POST', '/v1/pats', { token: fresh.session, body: { scope_type: 'treasury' } })).status, 201);
+    assert.equal(
+      (await t.request('POST', '/v1/pats', { token: fresh.session, body: { scope_type: 'treasury' } })).status,
+      201,
+    );
   });
 
-  it('an exchanged session still reads and pays with its agent\'s wallets, within the PAT\'s daily cap', async () => {
+  it("an exchanged session still reads and pays with its agent's wallets, within the PAT's daily cap", async () => {
     const session = await exchange();
     assert.equal((await t.request('GET', '/v1/wallets', { token: session })).status, 200);
     assert.equal((await t.request('GET', `/v1/wallets/${walletId}`, { token: session })).status, 200);
     assert.equal((await t.request('GET', `/v1/wallets/${walletId}/policy`, { token: session })).status, 200);
     assert.equal((await t.request('GET', `/v1/agents/${owner.agent_id}`, { token: session })).status, 200);
-    const paid = await t.request('POST', `/v1/wallets/${walletId}/pay`, { token: session, body: { payment_requirements: paymentRequirements({ amount: '600000' }) } });
+    const paid = await t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token: session,
+      body: { payment_requirements: paymentRequirements({ amount: '600000' }) },
+    });
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     // The PAT's cap counts the session's spend: $0.60 + $0.60 is above the $1 cap.
-    const over = await t.request('POST', `/v1/wallets/${walletId}/pay`, { token: session, body: { payment_requirements: paymentRequirements({ amount: '600000' }) } });
+    const over = await t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token: session,
+      body: { payment_requirements: paymentRequirements({ amount: '600000' }) },
+    });
     assert.equal(over.status, 429, JSON.stringify(over.body));
     assert.equal(over.body.error_code, 'MGMT_6014');
     assert.equal(over.body.recovery.kind, 'raise_pat_cap');
@@ -114,31 +143,58 @@ describe('session powers: sign-in vs PAT exchange (HTTP, PostgreSQL, SoftHSM)', 
     assert.ok(rows.every((r) => r.revoked_at !== null && r.session_origin === 'pat_exchange'));
   });
 
-  it('logout ends the caller\'s session; the owner ends every session of the account', async () => {
+  it("logout ends the caller's session; the owner ends every session of the account", async () => {
     const exchanged = await exchange();
     assert.equal((await t.request('GET', '/v1/auth/whoami', { token: exchanged })).status, 200);
     const out = await t.request('POST', '/v1/auth/logout', { token: exchanged });
     assert.equal(out.status, 200, JSON.stringify(out.body));
     assert.equal((await t.request('GET', '/v1/auth/whoami', { token: exchanged })).status, 401);
-    assert.equal((await t.request('POST', '/v1/auth/logout', { token: agentPat.pat })).status, 403, 'a PAT is revoked, not logged out');
+    assert.equal(
+      (await t.request('POST', '/v1/auth/logout', { token: agentPat.pat })).status,
+      403,
+      'a PAT is revoked, not logged out',
+    );
 
     const other = await signInWithNewKey(t);
     const second = await signInWithNewKey(t); // another account: untouched
     const e1 = await exchange();
-    refusedForFreshSignIn(await t.request('POST', '/v1/auth/sessions/revoke-all', { token: e1 }), 'revoke-all from an exchanged session');
+    refusedForFreshSignIn(
+      await t.request('POST', '/v1/auth/sessions/revoke-all', { token: e1 }),
+      'revoke-all from an exchanged session',
+    );
     const all = await t.request('POST', '/v1/auth/sessions/revoke-all', { token: owner.session });
     assert.equal(all.status, 200, JSON.stringify(all.body));
     assert.ok(all.body.revoked >= 2);
-    for (const s of [e1, owner.session]) assert.equal((await t.request('GET', '/v1/auth/whoami', { token: s })).status, 401);
-    assert.equal((await t.request('GET', '/v1/auth/whoami', { token: agentPat.pat })).status, 200, 'PATs stay: they are revoked one by one');
+    for (const s of [e1, owner.session])
+      assert.equal((await t.request('GET', '/v1/auth/whoami', { token: s })).status, 401);
+    assert.equal(
+      (await t.request('GET', '/v1/auth/whoami', { token: agentPat.pat })).status,
+      200,
+      'PATs stay: they are revoked one by one',
+    );
     assert.equal((await t.request('GET', '/v1/auth/whoami', { token: other.session })).status, 200);
     assert.equal((await t.request('GET', '/v1/auth/whoami', { token: second.session })).status, 200);
   });
 
-  it('a legacy xx_treasury_sk_ api key is revoked by its Treasury account\'s holder, and then refused', async () => {
-    const minted = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'legacy-revoke' } })).body;
-    const other = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'legacy-other' } })).body;
-    const pat = (await t.request('POST', `/v1/treasuries/${minted.id}/pats`, { token: minted.api_key, body: { label: 'successor' } })).body.token;
+  it("a legacy xx_treasury_sk_ api key is revoked by its Treasury account's holder, and then refused", async () => {
+    const minted = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'org', owner_id: 'legacy-revoke' },
+      })
+    ).body;
+    const other = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'org', owner_id: 'legacy-other' },
+      })
+    ).body;
+    const pat = (
+      await t.request('POST', `/v1/treasuries/${minted.id}/pats`, {
+        token: minted.api_key,
+        body: { label: 'successor' },
+      })
+    ).body.token;
     assert.equal((await t.request('GET', '/v1/wallets', { token: minted.api_key })).status, 200);
     const crossed = await t.request('POST', `/v1/treasuries/${minted.id}/api-key/revoke`, { token: other.api_key });
     assert.equal(crossed.status, 404);
@@ -155,31 +211,63 @@ describe('session powers: sign-in vs PAT exchange (HTTP, PostgreSQL, SoftHSM)', 
     assert.equal(again.status, 200, 'idempotent');
     assert.equal(again.body.revoked_at, revoked.body.revoked_at);
     // An agent's Treasury account never had one.
-    const agentTreasury = (await t.request('POST', '/v1/pats', { token: (await signInWithNewKey(t)).session, body: { scope_type: 'treasury' } })).body;
-    const none = await t.request('POST', `/v1/treasuries/${agentTreasury.scope_id}/api-key/revoke`, { token: agentTreasury.pat });
+    const agentTreasury = (
+      await t.request('POST', '/v1/pats', {
+        token: (await signInWithNewKey(t)).session,
+        body: { scope_type: 'treasury' },
+      })
+    ).body;
+    const none = await t.request('POST', `/v1/treasuries/${agentTreasury.scope_id}/api-key/revoke`, {
+      token: agentTreasury.pat,
+    });
     assert.equal(none.status, 404);
     assert.equal(none.body.error_code, 'api_key_not_found');
   });
 
   it('walks the route catalogue: fresh_sign_in_required exactly where it says owner_session; money-control routes are all marked', async () => {
     const moneyControl = (method: string, path: string) =>
-      /\/pats(\/|$)/.test(path) || /\/sessions(\/|$)/.test(path) || /\/api-key(\/|$)/.test(path) || (method !== 'GET' && (/\/policy$/.test(path) || path === '/v1/agents' || /\/payouts\/flush$/.test(path)));
+      /\/pats(\/|$)/.test(path) ||
+      /\/sessions(\/|$)/.test(path) ||
+      /\/api-key(\/|$)/.test(path) ||
+      (method !== 'GET' && (/\/policy$/.test(path) || path === '/v1/agents' || /\/payouts\/flush$/.test(path)));
     const admitsSessions = new Set(['session', 'session_or_agent', 'session_or_service', 'treasury_or_agent', 'any']);
     for (const entry of API_CATALOG) {
       if (moneyControl(entry.method, entry.path)) {
-        assert.ok(!admitsSessions.has(entry.auth), `${entry.method} ${entry.path} controls money but its auth is "${entry.auth}"`);
+        assert.ok(
+          !admitsSessions.has(entry.auth),
+          `${entry.method} ${entry.path} controls money but its auth is "${entry.auth}"`,
+        );
       }
     }
-    const ids: Record<string, string> = { id: owner.agent_id, pat_id: agentPat.id, endpoint_id: 'ep_000000000000000000000000', authorization_id: 'au_000000000000000000000000' };
+    const ids: Record<string, string> = {
+      id: owner.agent_id,
+      pat_id: agentPat.id,
+      endpoint_id: 'ep_000000000000000000000000',
+      authorization_id: 'au_000000000000000000000000',
+    };
     const fresh = await signInWithNewKey(t);
     for (const entry of API_CATALOG) {
       const path = entry.path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => ids[name] ?? 'x');
-      const res = await t.request(entry.method, path, { token: await exchange(), ...(entry.method === 'GET' || entry.method === 'DELETE' ? {} : { body: {} }) });
+      const res = await t.request(entry.method, path, {
+        token: await exchange(),
+        ...(entry.method === 'GET' || entry.method === 'DELETE' ? {} : { body: {} }),
+      });
       const gated = res.status === 403 && res.body?.error_code === 'fresh_sign_in_required';
-      assert.equal(gated, entry.auth === 'owner_session', `${entry.method} ${entry.path} (${entry.auth}) → ${res.status} ${JSON.stringify(res.body)?.slice(0, 120)}`);
+      assert.equal(
+        gated,
+        entry.auth === 'owner_session',
+        `${entry.method} ${entry.path} (${entry.auth}) → ${res.status} ${JSON.stringify(res.body)?.slice(0, 120)}`,
+      );
       if (entry.auth === 'owner_session' && !entry.path.includes('revoke-all') && !entry.path.includes('logout')) {
-        const own = await t.request(entry.method, path, { token: fresh.session, ...(entry.method === 'GET' || entry.method === 'DELETE' ? {} : { body: {} }) });
-        assert.notEqual(own.body?.error_code, 'fresh_sign_in_required', `${entry.method} ${entry.path} with a sign-in session`);
+        const own = await t.request(entry.method, path, {
+          token: fresh.session,
+          ...(entry.method === 'GET' || entry.method === 'DELETE' ? {} : { body: {} }),
+        });
+        assert.notEqual(
+          own.body?.error_code,
+          'fresh_sign_in_required',
+          `${entry.method} ${entry.path} with a sign-in session`,
+        );
       }
     }
   });

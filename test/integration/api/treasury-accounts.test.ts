@@ -11,7 +11,10 @@ describe('treasury accounts and PATs (HTTP, SoftHSM, PostgreSQL)', function () {
   const t = useTestTreasury();
 
   it('mints an account with the operator token and shows the api key once, stored only hashed', async () => {
-    const res = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'agent-1' } });
+    const res = await t.request('POST', '/v1/treasury', {
+      token: t.adminToken,
+      body: { owner_type: 'agent', owner_id: 'agent-1' },
+    });
     assert.equal(res.status, 201);
     assert.match(res.body.id, /^acct_[0-9a-f]{24}$/);
     assert.match(res.body.api_key, /^xx_treasury_sk_[A-Za-z0-9_-]{43}$/);
@@ -31,19 +34,37 @@ describe('treasury accounts and PATs (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(anon.status, 401);
     assert.equal(anon.body.error_code, 'unauthorized');
     assert.equal(anon.body.recovery.kind, 'reauthenticate');
-    const minted = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'y' } });
-    const withApiKey = await t.request('POST', '/v1/treasury', { token: minted.body.api_key, body: { owner_type: 'agent', owner_id: 'z' } });
+    const minted = await t.request('POST', '/v1/treasury', {
+      token: t.adminToken,
+      body: { owner_type: 'agent', owner_id: 'y' },
+    });
+    const withApiKey = await t.request('POST', '/v1/treasury', {
+      token: minted.body.api_key,
+      body: { owner_type: 'agent', owner_id: 'z' },
+    });
     assert.equal(withApiKey.status, 403);
     assert.equal(withApiKey.body.error_code, 'insufficient_scope');
-    const wrong = await t.request('POST', '/v1/treasury', { token: t.adminToken + 'x', body: { owner_type: 'agent', owner_id: 'z' } });
+    const wrong = await t.request('POST', '/v1/treasury', {
+      token: t.adminToken + 'x',
+      body: { owner_type: 'agent', owner_id: 'z' },
+    });
     assert.equal(wrong.status, 401);
     assert.equal(wrong.body.error_code, 'invalid_token');
   });
 
   it('issues Treasury-scoped PATs that work on wallet routes of that account only', async () => {
-    const a = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'a' } });
-    const b = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'b' } });
-    const pat = await t.request('POST', `/v1/treasuries/${a.body.id}/pats`, { token: a.body.api_key, body: { label: 'ci' } });
+    const a = await t.request('POST', '/v1/treasury', {
+      token: t.adminToken,
+      body: { owner_type: 'org', owner_id: 'a' },
+    });
+    const b = await t.request('POST', '/v1/treasury', {
+      token: t.adminToken,
+      body: { owner_type: 'org', owner_id: 'b' },
+    });
+    const pat = await t.request('POST', `/v1/treasuries/${a.body.id}/pats`, {
+      token: a.body.api_key,
+      body: { label: 'ci' },
+    });
     assert.equal(pat.status, 201);
     assert.match(pat.body.token, /^xx_pat_[A-Za-z0-9_-]{43}$/);
     assert.equal(pat.body.scope_type, 'treasury');
@@ -72,11 +93,24 @@ describe('treasury accounts and PATs (HTTP, SoftHSM, PostgreSQL)', function () {
       const res = await t.request('GET', '/v1/wallets', { token });
       assert.equal(res.status, 401, token);
       assert.equal(res.body.error_code, 'invalid_token');
-      assert.deepEqual(res.body.recovery, { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' });
+      assert.deepEqual(res.body.recovery, {
+        kind: 'reauthenticate',
+        cli_command: 'xx init',
+        login_command: 'xx login --token <PAT>',
+      });
     }
-    const a = await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'exp' } });
-    const pat = await t.request('POST', `/v1/treasuries/${a.body.id}/pats`, { token: a.body.api_key, body: { expires_in_seconds: 60 } });
-    await t.db.knex('api_tokens').where({ id: pat.body.id }).update({ expires_at: new Date(Date.now() - 1000) });
+    const a = await t.request('POST', '/v1/treasury', {
+      token: t.adminToken,
+      body: { owner_type: 'org', owner_id: 'exp' },
+    });
+    const pat = await t.request('POST', `/v1/treasuries/${a.body.id}/pats`, {
+      token: a.body.api_key,
+      body: { expires_in_seconds: 60 },
+    });
+    await t.db
+      .knex('api_tokens')
+      .where({ id: pat.body.id })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     const expired = await t.request('GET', '/v1/wallets', { token: pat.body.token });
     assert.equal(expired.status, 401);
     assert.equal(expired.body.error_code, 'invalid_token');

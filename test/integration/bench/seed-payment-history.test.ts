@@ -25,20 +25,34 @@ describe('bench: seeded payment history', function () {
   });
 
   it('adds past payments, audit rows and spend windows, and leaves the current windows and decisions alone', async () => {
-    const token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'bench-history' } })).body.api_key as string;
+    const token = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'bench-history' },
+      })
+    ).body.api_key as string;
     // Room for exactly three 1-USD payments today, and three in any 60 s.
-    const created = await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '3', velocity_cap: { max_count: 3, window_seconds: 60 } } } });
+    const created = await t.request('POST', '/v1/wallets', {
+      token,
+      body: { policy: { daily_cap_usd: '3', velocity_cap: { max_count: 3, window_seconds: 60 } } },
+    });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const walletId = created.body.id as string;
     let key = 0;
     // An Idempotency-Key makes each payment decide on a fresh read of the wallet, history included.
     const pay = () =>
-      t.request('POST', `/v1/wallets/${walletId}/pay`, { token, headers: { 'idempotency-key': `bench-history-${++key}` }, body: { payment_requirements: paymentRequirements({ amount: '1000000' }) } });
+      t.request('POST', `/v1/wallets/${walletId}/pay`, {
+        token,
+        headers: { 'idempotency-key': `bench-history-${++key}` },
+        body: { payment_requirements: paymentRequirements({ amount: '1000000' }) },
+      });
     for (let i = 0; i < 2; i++) assert.equal((await pay()).status, 200);
 
     const count = async (sql: string) => Number((await client.query(sql)).rows[0]!.n);
     const auditBefore = await count('SELECT count(*) AS n FROM audit_events');
-    const windowsBefore = await client.query('SELECT window_kind, window_start::text, spent_micro::text, payment_count FROM wallet_spend_totals ORDER BY 1, 2');
+    const windowsBefore = await client.query(
+      'SELECT window_kind, window_start::text, spent_micro::text, payment_count FROM wallet_spend_totals ORDER BY 1, 2',
+    );
 
     const seeded = await seedPaymentHistory(client, { copies: 50, days: 30 });
     assert.equal(seeded.authorizations, 100, 'two payments, fifty copies each');
@@ -47,11 +61,27 @@ describe('bench: seeded payment history', function () {
     assert.equal(await count('SELECT count(*) AS n FROM authorizations'), 102);
 
     // All of it in the past: before the current UTC day, expired, signed, and no current window touched.
-    assert.equal(await count(`SELECT count(*) AS n FROM authorizations WHERE id LIKE 'hist_%' AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`), 0);
-    assert.equal(await count(`SELECT count(*) AS n FROM authorizations WHERE id LIKE 'hist_%' AND (valid_before > extract(epoch from now()) OR status <> 'signed')`), 0);
-    assert.equal(await count(`SELECT count(DISTINCT nonce) AS n FROM authorizations`), 102, 'every copy has a nonce of its own');
+    assert.equal(
+      await count(
+        `SELECT count(*) AS n FROM authorizations WHERE id LIKE 'hist_%' AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`,
+      ),
+      0,
+    );
+    assert.equal(
+      await count(
+        `SELECT count(*) AS n FROM authorizations WHERE id LIKE 'hist_%' AND (valid_before > extract(epoch from now()) OR status <> 'signed')`,
+      ),
+      0,
+    );
+    assert.equal(
+      await count(`SELECT count(DISTINCT nonce) AS n FROM authorizations`),
+      102,
+      'every copy has a nonce of its own',
+    );
     // Before seeding the wallet had only its current windows; they are unchanged, and every past one starts before them.
-    const windowsAfter = await client.query('SELECT window_kind, window_start::text, spent_micro::text, payment_count FROM wallet_spend_totals ORDER BY 1, 2');
+    const windowsAfter = await client.query(
+      'SELECT window_kind, window_start::text, spent_micro::text, payment_count FROM wallet_spend_totals ORDER BY 1, 2',
+    );
     const current = new Map(windowsBefore.rows.map((r) => [r.window_kind as string, r.window_start as string]));
     assert.deepEqual([...current.keys()].sort(), ['day', 'month', 'week']);
     assert.deepEqual(
@@ -59,7 +89,11 @@ describe('bench: seeded payment history', function () {
       windowsBefore.rows,
       'the current day, week and month windows are unchanged',
     );
-    for (const r of windowsAfter.rows) assert.ok((r.window_start as string) <= current.get(r.window_kind as string)!, `${r.window_kind} ${r.window_start} is not after the current one`);
+    for (const r of windowsAfter.rows)
+      assert.ok(
+        (r.window_start as string) <= current.get(r.window_kind as string)!,
+        `${r.window_kind} ${r.window_start} is not after the current one`,
+      );
 
     // The wallet's decisions: the third payment is allowed, the fourth denied by today's cap and the velocity cap.
     assert.equal((await pay()).status, 200);

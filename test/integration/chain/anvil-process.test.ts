@@ -46,8 +46,18 @@ describe('anvil process', function () {
     assert.notEqual(token.usdc, BASE_SEPOLIA_USDC);
     assert.equal(await client.getCode({ address: BASE_SEPOLIA_USDC }), undefined);
     const domain = { name: 'USDC', version: '2', chainId: 31337, verifyingContract: token.usdc } as const;
-    const separator = await client.readContract({ address: token.usdc, abi: testUsdcAbi, functionName: 'DOMAIN_SEPARATOR' });
-    assert.equal(separator, hashDomain({ domain: { ...domain, chainId: BigInt(domain.chainId) }, types: { EIP712Domain: EIP712_DOMAIN_FIELDS } }));
+    const separator = await client.readContract({
+      address: token.usdc,
+      abi: testUsdcAbi,
+      functionName: 'DOMAIN_SEPARATOR',
+    });
+    assert.equal(
+      separator,
+      hashDomain({
+        domain: { ...domain, chainId: BigInt(domain.chainId) },
+        types: { EIP712Domain: EIP712_DOMAIN_FIELDS },
+      }),
+    );
 
     await assert.rejects(deployTestUsdc({ rpcUrl: anvil.rpcUrl, chainId: 84532 }), /chain id 31337, expected 84532/);
   });
@@ -80,7 +90,10 @@ describe('anvil process', function () {
 const a = await startAnvil();
 console.log('ANVIL_PID ' + a.pid);
 setInterval(() => {}, 1000);`;
-    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const anvilPid = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('child did not report the anvil pid')), 20_000);
       readline.createInterface({ input: parent.stdout! }).on('line', (line) => {

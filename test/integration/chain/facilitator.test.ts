@@ -14,10 +14,20 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import { anvilDevAccount, fundFromFaucet, readTokenBalance, startTestChain, type TestChain } from '../../support/chain-harness.js';
+import {
+  anvilDevAccount,
+  fundFromFaucet,
+  readTokenBalance,
+  startTestChain,
+  type TestChain,
+} from '../../support/chain-harness.js';
 
 async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -26,14 +36,29 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
   let chain: TestChain;
   const payer = anvilDevAccount(2);
   const payTo = anvilDevAccount(3).address;
-  const client = () => new x402Client().register('eip155:84532', new ExactEvmScheme(privateKeyToAccount(payer.privateKey)));
+  const client = () =>
+    new x402Client().register('eip155:84532', new ExactEvmScheme(privateKeyToAccount(payer.privateKey)));
 
   const paymentRequired = (amount = '10000'): PaymentRequired => ({
     x402Version: 2,
     resource: { url: 'http://127.0.0.1/paid', description: 'sandbox test resource', mimeType: 'application/json' },
-    accepts: [{ scheme: 'exact', network: 'eip155:84532', asset: chain.usdc, amount, payTo, maxTimeoutSeconds: 120, extra: { name: 'USDC', version: '2' } }],
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'eip155:84532',
+        asset: chain.usdc,
+        amount,
+        payTo,
+        maxTimeoutSeconds: 120,
+        extra: { name: 'USDC', version: '2' },
+      },
+    ],
   });
-  const requestBody = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({ x402Version: 2, paymentPayload, paymentRequirements });
+  const requestBody = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({
+    x402Version: 2,
+    paymentPayload,
+    paymentRequirements,
+  });
 
   before(async () => {
     chain = await startTestChain();
@@ -47,9 +72,15 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
     const res = await fetch(`${chain.facilitatorUrl}/supported`);
     assert.equal(res.status, 200);
     const body = (await res.json()) as { kinds: Array<Record<string, unknown>>; signers: Record<string, string[]> };
-    assert.ok(body.kinds.some((k) => k.x402Version === 2 && k.scheme === 'exact' && k.network === 'eip155:84532'), JSON.stringify(body.kinds));
+    assert.ok(
+      body.kinds.some((k) => k.x402Version === 2 && k.scheme === 'exact' && k.network === 'eip155:84532'),
+      JSON.stringify(body.kinds),
+    );
     // upto (Permit2 witness) is served since Permit2 and the upto proxy are on the chain (upto-permit2.test.ts).
-    assert.ok(body.kinds.some((k) => k.x402Version === 2 && k.scheme === 'upto' && k.network === 'eip155:84532'), JSON.stringify(body.kinds));
+    assert.ok(
+      body.kinds.some((k) => k.x402Version === 2 && k.scheme === 'upto' && k.network === 'eip155:84532'),
+      JSON.stringify(body.kinds),
+    );
     assert.deepEqual(body.signers['eip155:*'], [chain.facilitatorAddress]);
   });
 
@@ -64,7 +95,10 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
     assert.equal(verified.body.isValid, true, JSON.stringify(verified.body));
     assert.equal(verified.body.payer, payer.address);
 
-    const [payerBefore, payToBefore] = await Promise.all([readTokenBalance(chain, payer.address), readTokenBalance(chain, payTo)]);
+    const [payerBefore, payToBefore] = await Promise.all([
+      readTokenBalance(chain, payer.address),
+      readTokenBalance(chain, payTo),
+    ]);
     const settled = await postJson(`${chain.facilitatorUrl}/settle`, requestBody(payload, requirements));
     assert.equal(settled.status, 200);
     assert.equal(settled.body.success, true, JSON.stringify(settled.body));
@@ -119,14 +153,32 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
     const requirements = required.accepts[0]!;
     const payload = await client().createPaymentPayload(required);
     const auth = (payload.payload as { authorization: Record<string, string> }).authorization;
-    const withAuth = (changes: Record<string, string>): PaymentPayload => ({ ...payload, payload: { ...payload.payload, authorization: { ...auth, ...changes } } });
+    const withAuth = (changes: Record<string, string>): PaymentPayload => ({
+      ...payload,
+      payload: { ...payload.payload, authorization: { ...auth, ...changes } },
+    });
     const before = await readTokenBalance(chain, payTo);
 
     const cases: Array<[string, PaymentPayload, PaymentRequirements, string]> = [
       ['value changed', withAuth({ value: '10001' }), requirements, 'invalid_exact_evm_signature'],
-      ['other payTo required', payload, { ...requirements, payTo: anvilDevAccount(7).address }, 'invalid_exact_evm_recipient_mismatch'],
-      ['wrong domain name', payload, { ...requirements, extra: { name: 'USD Coin', version: '2' } }, 'invalid_exact_evm_signature'],
-      ['higher amount required', payload, { ...requirements, amount: '20000' }, 'invalid_exact_evm_payload_authorization_value_mismatch'],
+      [
+        'other payTo required',
+        payload,
+        { ...requirements, payTo: anvilDevAccount(7).address },
+        'invalid_exact_evm_recipient_mismatch',
+      ],
+      [
+        'wrong domain name',
+        payload,
+        { ...requirements, extra: { name: 'USD Coin', version: '2' } },
+        'invalid_exact_evm_signature',
+      ],
+      [
+        'higher amount required',
+        payload,
+        { ...requirements, amount: '20000' },
+        'invalid_exact_evm_payload_authorization_value_mismatch',
+      ],
     ];
     for (const [label, p, r, reason] of cases) {
       const verified = await postJson(`${chain.facilitatorUrl}/verify`, requestBody(p, r));
@@ -141,21 +193,33 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
   });
 
   it('400 {error} without paymentPayload / paymentRequirements, 500 {error} when the facilitator throws, 404 elsewhere', async () => {
-    for (const body of [{}, { x402Version: 2 }, { x402Version: 2, paymentPayload: {} }, { x402Version: 2, paymentRequirements: {} }]) {
+    for (const body of [
+      {},
+      { x402Version: 2 },
+      { x402Version: 2, paymentPayload: {} },
+      { x402Version: 2, paymentRequirements: {} },
+    ]) {
       for (const route of ['verify', 'settle']) {
         const r = await postJson(`${chain.facilitatorUrl}/${route}`, body);
         assert.equal(r.status, 400, `${route} ${JSON.stringify(body)}`);
         assert.equal(typeof r.body.error, 'string');
       }
     }
-    const bad = await fetch(`${chain.facilitatorUrl}/verify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' });
+    const bad = await fetch(`${chain.facilitatorUrl}/verify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{',
+    });
     assert.equal(bad.status, 400);
 
     // A network nobody registered: x402Facilitator throws → 500 {error}.
     const required = paymentRequired();
     const payload = await client().createPaymentPayload(required);
     const foreign = { ...required.accepts[0]!, network: 'eip155:1' as const };
-    const thrown = await postJson(`${chain.facilitatorUrl}/verify`, requestBody({ ...payload, accepted: foreign }, foreign));
+    const thrown = await postJson(
+      `${chain.facilitatorUrl}/verify`,
+      requestBody({ ...payload, accepted: foreign }, foreign),
+    );
     assert.equal(thrown.status, 500);
     assert.match(String(thrown.body.error), /No facilitator registered/);
 

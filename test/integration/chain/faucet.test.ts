@@ -14,8 +14,16 @@ import { startFaucet, usdToRaw, type FaucetHandle } from '../../../ops/sandbox/c
 import { testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
 import { anvilDevAccount, readTokenBalance, startTestChain, type TestChain } from '../../support/chain-harness.js';
 
-async function post(url: string, body: unknown, raw = false): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: raw ? (body as string) : JSON.stringify(body) });
+async function post(
+  url: string,
+  body: unknown,
+  raw = false,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: raw ? (body as string) : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -28,7 +36,12 @@ async function startFakeGeth(chainId: number): Promise<{ url: string; close(): P
       const one = (r: { id: number; method: string }) => ({
         jsonrpc: '2.0',
         id: r.id,
-        result: r.method === 'eth_chainId' ? `0x${chainId.toString(16)}` : r.method === 'web3_clientVersion' ? 'Geth/v1.14.0-stable/linux-amd64/go1.22' : null,
+        result:
+          r.method === 'eth_chainId'
+            ? `0x${chainId.toString(16)}`
+            : r.method === 'web3_clientVersion'
+              ? 'Geth/v1.14.0-stable/linux-amd64/go1.22'
+              : null,
       });
       const parsed = JSON.parse(text) as { id: number; method: string } | Array<{ id: number; method: string }>;
       res.setHeader('content-type', 'application/json');
@@ -36,14 +49,18 @@ async function startFakeGeth(chainId: number): Promise<{ url: string; close(): P
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 describe('sandbox faucet', function () {
   this.timeout(60_000);
   let chain: TestChain;
   const silent = pino({ level: 'silent' });
-  const totalSupply = () => chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'totalSupply' });
+  const totalSupply = () =>
+    chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'totalSupply' });
 
   before(async () => {
     chain = await startTestChain();
@@ -83,7 +100,9 @@ describe('sandbox faucet', function () {
   it('serialises concurrent mints (one sending account) and each lands exactly', async () => {
     const address = anvilDevAccount(9).address;
     const before = await readTokenBalance(chain, address);
-    const replies = await Promise.all(['1', '2', '3', '4', '5'].map((amount) => post(`${chain.faucetUrl}/fund`, { address, amount_usd: amount })));
+    const replies = await Promise.all(
+      ['1', '2', '3', '4', '5'].map((amount) => post(`${chain.faucetUrl}/fund`, { address, amount_usd: amount })),
+    );
     for (const r of replies) assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(await readTokenBalance(chain, address), before + 15_000_000n);
   });
@@ -109,7 +128,14 @@ describe('sandbox faucet', function () {
       { address: `${address}00`, amount_usd: '1' },
       { address: `0x${'g'.repeat(40)}`, amount_usd: '1' },
       // Mixed case with a broken EIP-55 checksum.
-      { address: address.slice(0, 2) + address.slice(2, 3).toLowerCase() + address.slice(3, 10).toUpperCase() + address.slice(10), amount_usd: '1' },
+      {
+        address:
+          address.slice(0, 2) +
+          address.slice(2, 3).toLowerCase() +
+          address.slice(3, 10).toUpperCase() +
+          address.slice(10),
+        amount_usd: '1',
+      },
       { address, amount_usd: '1', extra: true },
       { address, amount_usd: '1', approve_permit2: 'true' },
       { address, amount_usd: '1', approve_permit2: 1 },
@@ -135,7 +161,13 @@ describe('sandbox faucet', function () {
 
   it('refuses to mint when the RPC reports another chain id (503 faucet_wrong_chain)', async () => {
     const registry = new Registry();
-    const faucet: FaucetHandle = await startFaucet({ rpcUrl: chain.rpcUrl, chainId: 8453, usdc: chain.usdc, registry, logger: silent });
+    const faucet: FaucetHandle = await startFaucet({
+      rpcUrl: chain.rpcUrl,
+      chainId: 8453,
+      usdc: chain.usdc,
+      registry,
+      logger: silent,
+    });
     try {
       const address = anvilDevAccount(8).address;
       const supplyBefore = await totalSupply();
@@ -166,9 +198,18 @@ describe('sandbox faucet', function () {
     const lines: string[] = [];
     const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
     const minterKey = anvilDevAccount(0).privateKey;
-    const faucet = await startFaucet({ rpcUrl: chain.rpcUrl, chainId: chain.chainId, usdc: chain.usdc, minterKey, logger });
+    const faucet = await startFaucet({
+      rpcUrl: chain.rpcUrl,
+      chainId: chain.chainId,
+      usdc: chain.usdc,
+      minterKey,
+      logger,
+    });
     try {
-      assert.equal((await post(`${faucet.url}/fund`, { address: anvilDevAccount(8).address, amount_usd: '2' })).status, 200);
+      assert.equal(
+        (await post(`${faucet.url}/fund`, { address: anvilDevAccount(8).address, amount_usd: '2' })).status,
+        200,
+      );
       assert.equal((await post(`${faucet.url}/fund`, { address: 'nope', amount_usd: '2' })).status, 400);
     } finally {
       await faucet.stop();

@@ -24,12 +24,21 @@ import {
 import { privateKeyToAccount } from 'viem/accounts';
 import { compileTestUsdc, compileTestUsdcSource } from '../../../ops/sandbox/chain/compile-test-usdc.js';
 import { BASE_SEPOLIA_USDC, localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
-import { anvilDevAccount, EIP712_DOMAIN_FIELDS, fundFromFaucet, readTokenBalance, startTestChain, type TestChain } from '../../support/chain-harness.js';
+import {
+  anvilDevAccount,
+  EIP712_DOMAIN_FIELDS,
+  fundFromFaucet,
+  readTokenBalance,
+  startTestChain,
+  type TestChain,
+} from '../../support/chain-harness.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
-const RECEIVE_TYPES = { ReceiveWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization } as const;
+const RECEIVE_TYPES = {
+  ReceiveWithAuthorization: TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization,
+} as const;
 const CANCEL_TYPES = {
   CancelAuthorization: [
     { name: 'authorizer', type: 'address' },
@@ -47,7 +56,11 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
 
   const domain = () => ({ name: 'USDC', version: '2', chainId: chain.chainId, verifyingContract: chain.usdc });
   const relayerWallet = () =>
-    createWalletClient({ chain: localChain(chain.chainId, chain.rpcUrl), transport: http(chain.rpcUrl, { retryCount: 0 }), account: privateKeyToAccount(relayer.privateKey) });
+    createWalletClient({
+      chain: localChain(chain.chainId, chain.rpcUrl),
+      transport: http(chain.rpcUrl, { retryCount: 0 }),
+      account: privateKeyToAccount(relayer.privateKey),
+    });
 
   interface Authorization {
     from: Address;
@@ -59,10 +72,23 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   }
   const authorization = (overrides: Partial<Authorization> = {}): Authorization => {
     const now = BigInt(Math.floor(Date.now() / 1000));
-    return { from: payer.address, to: payee, value: 1_250_000n, validAfter: 0n, validBefore: now + 600n, nonce: `0x${randomBytes(32).toString('hex')}`, ...overrides };
+    return {
+      from: payer.address,
+      to: payee,
+      value: 1_250_000n,
+      validAfter: 0n,
+      validBefore: now + 600n,
+      nonce: `0x${randomBytes(32).toString('hex')}`,
+      ...overrides,
+    };
   };
   const signTransfer = (auth: Authorization) =>
-    payerAccount.signTypedData({ domain: domain(), types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message: auth });
+    payerAccount.signTypedData({
+      domain: domain(),
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: auth,
+    });
   const argsOf = (a: Authorization) => [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
 
   /** Simulates then sends transferWithAuthorization (v, r, s form) from the relayer; resolves with the receipt status. */
@@ -106,8 +132,15 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   });
 
   it('DOMAIN_SEPARATOR equals viem hashDomain for {USDC, 2, chainId, verifyingContract} at the placed address', async () => {
-    const onChain = await chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'DOMAIN_SEPARATOR' });
-    const expected = hashDomain({ domain: { ...domain(), chainId: BigInt(chain.chainId) }, types: { EIP712Domain: EIP712_DOMAIN_FIELDS } });
+    const onChain = await chain.publicClient.readContract({
+      address: chain.usdc,
+      abi: testUsdcAbi,
+      functionName: 'DOMAIN_SEPARATOR',
+    });
+    const expected = hashDomain({
+      domain: { ...domain(), chainId: BigInt(chain.chainId) },
+      types: { EIP712Domain: EIP712_DOMAIN_FIELDS },
+    });
     assert.equal(onChain, expected);
   });
 
@@ -118,18 +151,30 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
         .map((item) => toFunctionSignature(item)),
     );
     for (const item of testUsdcAbi) {
-      if (item.type === 'function') assert.ok(compiled.has(toFunctionSignature(item)), `missing in compiled ABI: ${toFunctionSignature(item)}`);
+      if (item.type === 'function')
+        assert.ok(compiled.has(toFunctionSignature(item)), `missing in compiled ABI: ${toFunctionSignature(item)}`);
     }
   });
 
   it('transferWithAuthorization signed with viem signTypedData moves exactly the value and marks the nonce used', async () => {
     const auth = authorization({ value: 1_234_567n });
     const sig = parseSignature(await signTransfer(auth));
-    const [payerBefore, payeeBefore] = await Promise.all([readTokenBalance(chain, payer.address), readTokenBalance(chain, payee)]);
+    const [payerBefore, payeeBefore] = await Promise.all([
+      readTokenBalance(chain, payer.address),
+      readTokenBalance(chain, payee),
+    ]);
     assert.equal(await submitVrs(auth, Number(sig.v), sig.r, sig.s), 'success');
     assert.equal(await readTokenBalance(chain, payer.address), payerBefore - 1_234_567n);
     assert.equal(await readTokenBalance(chain, payee), payeeBefore + 1_234_567n);
-    assert.equal(await chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'authorizationState', args: [payer.address, auth.nonce] }), true);
+    assert.equal(
+      await chain.publicClient.readContract({
+        address: chain.usdc,
+        abi: testUsdcAbi,
+        functionName: 'authorizationState',
+        args: [payer.address, auth.nonce],
+      }),
+      true,
+    );
   });
 
   it('the bytes-signature overload accepts the same 65-byte signature', async () => {
@@ -157,7 +202,13 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     await rejects(submitVrs(auth, flippedV, sig.r, highS), /invalid signature 's' value/);
     const packed = `${sig.r}${highS.slice(2)}${flippedV.toString(16)}` as Hex;
     await rejects(
-      chain.publicClient.simulateContract({ account: relayer.address, address: chain.usdc, abi: testUsdcAbi, functionName: 'transferWithAuthorization', args: [...argsOf(auth), packed] }),
+      chain.publicClient.simulateContract({
+        account: relayer.address,
+        address: chain.usdc,
+        abi: testUsdcAbi,
+        functionName: 'transferWithAuthorization',
+        args: [...argsOf(auth), packed],
+      }),
       /invalid signature 's' value/,
     );
     assert.equal(await readTokenBalance(chain, payee), before);
@@ -173,7 +224,13 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     // serializeSignature writes 27/28; rewrite the last byte to the raw recovery id.
     const rawV = `${compact.slice(0, -2)}0${sig.yParity}` as Hex;
     await rejects(
-      chain.publicClient.simulateContract({ account: relayer.address, address: chain.usdc, abi: testUsdcAbi, functionName: 'transferWithAuthorization', args: [...argsOf(auth), rawV] }),
+      chain.publicClient.simulateContract({
+        account: relayer.address,
+        address: chain.usdc,
+        abi: testUsdcAbi,
+        functionName: 'transferWithAuthorization',
+        args: [...argsOf(auth), rawV],
+      }),
       /invalid signature 'v' value/,
     );
   });
@@ -181,10 +238,20 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   it('rejects a signature by someone else and a tampered value', async () => {
     const auth = authorization();
     const other = privateKeyToAccount(anvilDevAccount(7).privateKey);
-    const foreign = parseSignature(await other.signTypedData({ domain: domain(), types: TRANSFER_WITH_AUTHORIZATION_TYPES, primaryType: 'TransferWithAuthorization', message: auth }));
+    const foreign = parseSignature(
+      await other.signTypedData({
+        domain: domain(),
+        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+        primaryType: 'TransferWithAuthorization',
+        message: auth,
+      }),
+    );
     await rejects(submitVrs(auth, Number(foreign.v), foreign.r, foreign.s), /FiatTokenV2: invalid signature/);
     const sig = parseSignature(await signTransfer(auth));
-    await rejects(submitVrs({ ...auth, value: auth.value + 1n }, Number(sig.v), sig.r, sig.s), /FiatTokenV2: invalid signature/);
+    await rejects(
+      submitVrs({ ...auth, value: auth.value + 1n }, Number(sig.v), sig.r, sig.s),
+      /FiatTokenV2: invalid signature/,
+    );
   });
 
   it('rejects a reused nonce', async () => {
@@ -209,27 +276,61 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   it('cancelAuthorization burns the nonce; receiveWithAuthorization only for the payee', async () => {
     const auth = authorization();
     const sig = parseSignature(await signTransfer(auth));
-    const cancel = await payerAccount.signTypedData({ domain: domain(), types: CANCEL_TYPES, primaryType: 'CancelAuthorization', message: { authorizer: payer.address, nonce: auth.nonce } });
-    const { request } = await chain.publicClient.simulateContract({ account: relayer.address, address: chain.usdc, abi: testUsdcAbi, functionName: 'cancelAuthorization', args: [payer.address, auth.nonce, cancel] });
+    const cancel = await payerAccount.signTypedData({
+      domain: domain(),
+      types: CANCEL_TYPES,
+      primaryType: 'CancelAuthorization',
+      message: { authorizer: payer.address, nonce: auth.nonce },
+    });
+    const { request } = await chain.publicClient.simulateContract({
+      account: relayer.address,
+      address: chain.usdc,
+      abi: testUsdcAbi,
+      functionName: 'cancelAuthorization',
+      args: [payer.address, auth.nonce, cancel],
+    });
     await chain.publicClient.waitForTransactionReceipt({ hash: await relayerWallet().writeContract(request) });
     await rejects(submitVrs(auth, Number(sig.v), sig.r, sig.s), /authorization is used or canceled/);
 
     const toRelayer = authorization({ to: relayer.address, value: 7_000n });
-    const receiveSig = await payerAccount.signTypedData({ domain: domain(), types: RECEIVE_TYPES, primaryType: 'ReceiveWithAuthorization', message: toRelayer });
+    const receiveSig = await payerAccount.signTypedData({
+      domain: domain(),
+      types: RECEIVE_TYPES,
+      primaryType: 'ReceiveWithAuthorization',
+      message: toRelayer,
+    });
     const receiveArgs = [...argsOf(toRelayer), receiveSig] as const;
     await rejects(
-      chain.publicClient.simulateContract({ account: payee, address: chain.usdc, abi: testUsdcAbi, functionName: 'receiveWithAuthorization', args: receiveArgs }),
+      chain.publicClient.simulateContract({
+        account: payee,
+        address: chain.usdc,
+        abi: testUsdcAbi,
+        functionName: 'receiveWithAuthorization',
+        args: receiveArgs,
+      }),
       /caller must be the payee/,
     );
     const before = await readTokenBalance(chain, relayer.address);
-    const sim = await chain.publicClient.simulateContract({ account: relayer.address, address: chain.usdc, abi: testUsdcAbi, functionName: 'receiveWithAuthorization', args: receiveArgs });
+    const sim = await chain.publicClient.simulateContract({
+      account: relayer.address,
+      address: chain.usdc,
+      abi: testUsdcAbi,
+      functionName: 'receiveWithAuthorization',
+      args: receiveArgs,
+    });
     await chain.publicClient.waitForTransactionReceipt({ hash: await relayerWallet().writeContract(sim.request) });
     assert.equal(await readTokenBalance(chain, relayer.address), before + 7_000n);
   });
 
   it('mint is only for the minter', async () => {
     await rejects(
-      chain.publicClient.simulateContract({ account: relayer.address, address: chain.usdc, abi: testUsdcAbi, functionName: 'mint', args: [relayer.address, 1n] }),
+      chain.publicClient.simulateContract({
+        account: relayer.address,
+        address: chain.usdc,
+        abi: testUsdcAbi,
+        functionName: 'mint',
+        args: [relayer.address, 1n],
+      }),
       /caller is not the minter/,
     );
   });
@@ -249,8 +350,12 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     assert.throws(
-      () => compileTestUsdcSource('pragma solidity ^0.8.20; contract TestUsdc { function f() public { undefinedThing(); } }'),
-      (err: Error) => /failed to compile TestUsdc\.sol \(1 error\)/.test(err.message) && /undefinedThing/.test(err.message),
+      () =>
+        compileTestUsdcSource(
+          'pragma solidity ^0.8.20; contract TestUsdc { function f() public { undefinedThing(); } }',
+        ),
+      (err: Error) =>
+        /failed to compile TestUsdc\.sol \(1 error\)/.test(err.message) && /undefinedThing/.test(err.message),
     );
   });
 });

@@ -17,12 +17,40 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { uptoPermit2WitnessTypes, x402UptoPermit2ProxyABI } from '@x402/evm';
 import { UptoEvmScheme } from '@x402/evm/upto/client';
-import { BaseError, ContractFunctionRevertedError, domainSeparator, keccak256, maxUint256, parseAbi, toFunctionSignature, toHex, type Abi, type AbiFunction, type Address, type Hex } from 'viem';
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  domainSeparator,
+  keccak256,
+  maxUint256,
+  parseAbi,
+  toFunctionSignature,
+  toHex,
+  type Abi,
+  type AbiFunction,
+  type Address,
+  type Hex,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { collectUptoContractSources, compileUptoContracts, compileUptoContractSources } from '../../../ops/sandbox/chain/compile-upto-contracts.js';
+import {
+  collectUptoContractSources,
+  compileUptoContracts,
+  compileUptoContractSources,
+} from '../../../ops/sandbox/chain/compile-upto-contracts.js';
 import { testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
-import { MULTICALL3, PERMIT2, permit2Abi, X402_UPTO_PERMIT2_PROXY } from '../../../ops/sandbox/chain/deploy-upto-contracts.js';
-import { anvilDevAccount, fundFromFaucet, readTokenBalance, startTestChain, type TestChain } from '../../support/chain-harness.js';
+import {
+  MULTICALL3,
+  PERMIT2,
+  permit2Abi,
+  X402_UPTO_PERMIT2_PROXY,
+} from '../../../ops/sandbox/chain/deploy-upto-contracts.js';
+import {
+  anvilDevAccount,
+  fundFromFaucet,
+  readTokenBalance,
+  startTestChain,
+  type TestChain,
+} from '../../support/chain-harness.js';
 
 interface Permit2Authorization {
   from: Address;
@@ -34,7 +62,11 @@ interface Permit2Authorization {
 }
 
 async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -44,12 +76,24 @@ async function revertName(call: Promise<unknown>): Promise<string | undefined> {
     await call;
   } catch (err) {
     const reverted = err instanceof BaseError ? err.walk((e) => e instanceof ContractFunctionRevertedError) : undefined;
-    return reverted instanceof ContractFunctionRevertedError ? reverted.data?.errorName : `not a custom error: ${String(err)}`;
+    return reverted instanceof ContractFunctionRevertedError
+      ? reverted.data?.errorName
+      : `not a custom error: ${String(err)}`;
   }
   return undefined;
 }
 
-const ABI_KEYS = ['anonymous', 'components', 'indexed', 'inputs', 'internalType', 'name', 'outputs', 'stateMutability', 'type'];
+const ABI_KEYS = [
+  'anonymous',
+  'components',
+  'indexed',
+  'inputs',
+  'internalType',
+  'name',
+  'outputs',
+  'stateMutability',
+  'type',
+];
 
 /** ABI entries as comparable strings (every key, nested too, in one fixed order), sorted. */
 function abiSignatures(abi: Abi): string[] {
@@ -59,7 +103,13 @@ function abiSignatures(abi: Abi): string[] {
 /** The proxy's ABI plus the Permit2 errors a settle call can bubble up. */
 const proxyWithPermit2Errors = [
   ...x402UptoPermit2ProxyABI,
-  ...parseAbi(['error InvalidSigner()', 'error InvalidSignature()', 'error InvalidNonce()', 'error SignatureExpired(uint256 signatureDeadline)', 'error InvalidAmount(uint256 maxAmount)']),
+  ...parseAbi([
+    'error InvalidSigner()',
+    'error InvalidSignature()',
+    'error InvalidNonce()',
+    'error SignatureExpired(uint256 signatureDeadline)',
+    'error InvalidAmount(uint256 maxAmount)',
+  ]),
 ] as const;
 
 describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
@@ -69,14 +119,23 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
   let unapproved: PrivateKeyAccount;
   const payTo = anvilDevAccount(7).address;
 
-  const requirements = (overrides: Partial<PaymentRequirements> = {}, extra: Record<string, unknown> = {}): PaymentRequirements => ({
+  const requirements = (
+    overrides: Partial<PaymentRequirements> = {},
+    extra: Record<string, unknown> = {},
+  ): PaymentRequirements => ({
     scheme: 'upto',
     network: 'eip155:84532',
     amount: '100000',
     asset: chain.usdc,
     payTo,
     maxTimeoutSeconds: 300,
-    extra: { name: 'USDC', version: '2', facilitatorAddress: chain.facilitatorAddress, assetTransferMethod: 'permit2', ...extra },
+    extra: {
+      name: 'USDC',
+      version: '2',
+      facilitatorAddress: chain.facilitatorAddress,
+      assetTransferMethod: 'permit2',
+      ...extra,
+    },
     ...overrides,
   });
   const paymentRequired = (accepts: PaymentRequirements): PaymentRequired => ({
@@ -85,20 +144,38 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
     accepts: [accepts],
   });
   const pay = (account: PrivateKeyAccount, accepts: PaymentRequirements) =>
-    new x402Client().register('eip155:84532', new UptoEvmScheme(account)).createPaymentPayload(paymentRequired(accepts));
-  const body = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({ x402Version: 2, paymentPayload, paymentRequirements });
-  const authorizationOf = (payload: PaymentPayload) => (payload.payload as { permit2Authorization: Permit2Authorization }).permit2Authorization;
+    new x402Client()
+      .register('eip155:84532', new UptoEvmScheme(account))
+      .createPaymentPayload(paymentRequired(accepts));
+  const body = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => ({
+    x402Version: 2,
+    paymentPayload,
+    paymentRequirements,
+  });
+  const authorizationOf = (payload: PaymentPayload) =>
+    (payload.payload as { permit2Authorization: Permit2Authorization }).permit2Authorization;
   const settleArgsOf = (payload: PaymentPayload) => {
     const auth = authorizationOf(payload);
     return {
-      permit: { permitted: { token: auth.permitted.token, amount: BigInt(auth.permitted.amount) }, nonce: BigInt(auth.nonce), deadline: BigInt(auth.deadline) },
+      permit: {
+        permitted: { token: auth.permitted.token, amount: BigInt(auth.permitted.amount) },
+        nonce: BigInt(auth.nonce),
+        deadline: BigInt(auth.deadline),
+      },
       owner: auth.from,
-      witness: { to: auth.witness.to, facilitator: auth.witness.facilitator, validAfter: BigInt(auth.witness.validAfter) },
+      witness: {
+        to: auth.witness.to,
+        facilitator: auth.witness.facilitator,
+        validAfter: BigInt(auth.witness.validAfter),
+      },
       signature: (payload.payload as { signature: Hex }).signature,
     };
   };
   /** eth_call of the proxy's settle with the payload's signed terms, some of them overridden. */
-  const simulateSettle = (payload: PaymentPayload, o: { account: Address; amount: bigint; owner?: Address; witness?: ReturnType<typeof settleArgsOf>['witness'] }) => {
+  const simulateSettle = (
+    payload: PaymentPayload,
+    o: { account: Address; amount: bigint; owner?: Address; witness?: ReturnType<typeof settleArgsOf>['witness'] },
+  ) => {
     const args = settleArgsOf(payload);
     return chain.publicClient.simulateContract({
       account: o.account,
@@ -123,10 +200,17 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
   it('Permit2 is at its canonical address and its DOMAIN_SEPARATOR is the domain x402 clients sign for', async () => {
     assert.equal(chain.permit2, PERMIT2);
     assert.equal(PERMIT2, '0x000000000022D473030F116dDEE9F6B43aC78BA3');
-    const onChain = await chain.publicClient.readContract({ address: PERMIT2, abi: permit2Abi, functionName: 'DOMAIN_SEPARATOR' });
+    const onChain = await chain.publicClient.readContract({
+      address: PERMIT2,
+      abi: permit2Abi,
+      functionName: 'DOMAIN_SEPARATOR',
+    });
     assert.equal(onChain, domainSeparator({ domain: { name: 'Permit2', chainId: 84532, verifyingContract: PERMIT2 } }));
     assert.equal(await chain.publicClient.getChainId(), 84532, 'the chain id is back to 84532 after the deployment');
-    assert.ok(((await chain.publicClient.getCode({ address: MULTICALL3 })) ?? '0x').length > 2, 'Multicall3 stand-in is placed');
+    assert.ok(
+      ((await chain.publicClient.getCode({ address: MULTICALL3 })) ?? '0x').length > 2,
+      'Multicall3 stand-in is placed',
+    );
   });
 
   it('the proxy stand-in implements the official ABI, Permit2 address and witness types', async () => {
@@ -138,15 +222,28 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
     const read = <F extends 'PERMIT2' | 'WITNESS_TYPEHASH' | 'WITNESS_TYPE_STRING'>(functionName: F) =>
       chain.publicClient.readContract({ address: X402_UPTO_PERMIT2_PROXY, abi: x402UptoPermit2ProxyABI, functionName });
     // The witness struct as the official client signs it, in EIP-712 encodeType form.
-    const struct = (name: 'Witness' | 'TokenPermissions') => `${name}(${uptoPermit2WitnessTypes[name].map((f) => `${f.type} ${f.name}`).join(',')})`;
+    const struct = (name: 'Witness' | 'TokenPermissions') =>
+      `${name}(${uptoPermit2WitnessTypes[name].map((f) => `${f.type} ${f.name}`).join(',')})`;
     assert.equal(await read('PERMIT2'), PERMIT2);
     assert.equal(await read('WITNESS_TYPEHASH'), keccak256(toHex(struct('Witness'))));
-    assert.equal(await read('WITNESS_TYPE_STRING'), `Witness witness)${struct('TokenPermissions')}${struct('Witness')}`);
+    assert.equal(
+      await read('WITNESS_TYPE_STRING'),
+      `Witness witness)${struct('TokenPermissions')}${struct('Witness')}`,
+    );
   });
 
   it('compiles Permit2 from the npm package (pragma relaxed only), caches by source hash and seeds a fresh cache directory', () => {
     const sources = collectUptoContractSources();
-    assert.ok(['permit2/src/Permit2.sol', 'permit2/src/SignatureTransfer.sol', 'solmate/src/tokens/ERC20.sol', 'solmate/src/utils/SafeTransferLib.sol', 'sandbox/X402UptoPermit2Proxy.sol'].every((u) => u in sources), Object.keys(sources).join(', '));
+    assert.ok(
+      [
+        'permit2/src/Permit2.sol',
+        'permit2/src/SignatureTransfer.sol',
+        'solmate/src/tokens/ERC20.sol',
+        'solmate/src/utils/SafeTransferLib.sol',
+        'sandbox/X402UptoPermit2Proxy.sol',
+      ].every((u) => u in sources),
+      Object.keys(sources).join(', '),
+    );
     assert.ok(Object.keys(sources).every((u) => /^(permit2|solmate|sandbox)\//.test(u)));
     assert.match(sources['permit2/src/Permit2.sol']!, /^pragma solidity \^0\.8\.17;$/m);
     assert.doesNotMatch(Object.values(sources).join('\n'), /^pragma solidity 0\.8\.17;$/m);
@@ -160,7 +257,11 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
       assert.match(files[0]!, /^upto-contracts-[0-9a-f]{16}\.json$/);
       assert.ok(first.cacheKey.startsWith(files[0]!.slice('upto-contracts-'.length, -'.json'.length)));
       assert.equal(first.contracts.permit2.hasImmutables, true);
-      const compiledPermit2 = new Set(first.contracts.permit2.abi.filter((e): e is AbiFunction => e.type === 'function').map((f) => toFunctionSignature(f)));
+      const compiledPermit2 = new Set(
+        first.contracts.permit2.abi
+          .filter((e): e is AbiFunction => e.type === 'function')
+          .map((f) => toFunctionSignature(f)),
+      );
       for (const f of permit2Abi) assert.ok(compiledPermit2.has(toFunctionSignature(f)), toFunctionSignature(f));
       assert.equal(first.contracts.uptoProxy.hasImmutables, false);
       const mtime = fs.statSync(path.join(dir, files[0]!)).mtimeMs;
@@ -173,13 +274,23 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     assert.throws(
-      () => compileUptoContractSources({ 'sandbox/X402UptoPermit2Proxy.sol': 'pragma solidity ^0.8.28; contract x402UptoPermit2Proxy { function f() public { undefinedThing(); } }' }),
+      () =>
+        compileUptoContractSources({
+          'sandbox/X402UptoPermit2Proxy.sol':
+            'pragma solidity ^0.8.28; contract x402UptoPermit2Proxy { function f() public { undefinedThing(); } }',
+        }),
       (err: Error) => /failed to compile the upto contracts/.test(err.message) && /undefinedThing/.test(err.message),
     );
   });
 
   it('the faucet approves Permit2 for the maximum with approve_permit2, and refuses a non-boolean', async () => {
-    const allowance = (owner: Address) => chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'allowance', args: [owner, PERMIT2] });
+    const allowance = (owner: Address) =>
+      chain.publicClient.readContract({
+        address: chain.usdc,
+        abi: testUsdcAbi,
+        functionName: 'allowance',
+        args: [owner, PERMIT2],
+      });
     assert.equal(await allowance(buyer.address), maxUint256);
     assert.equal(await allowance(unapproved.address), 0n);
 
@@ -200,16 +311,30 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
       assert.equal(refused.body.error_code, 'invalid_request');
     }
     assert.equal(await readTokenBalance(chain, fresh), 2_000_000n);
-    assert.match(await chain.registry.metrics(), /treasury_sandbox_faucet_permit2_approvals_total\{outcome="approved"\} [1-9]/);
+    assert.match(
+      await chain.registry.metrics(),
+      /treasury_sandbox_faucet_permit2_approvals_total\{outcome="approved"\} [1-9]/,
+    );
   });
 
   it('GET /supported lists upto on eip155:84532 with the facilitator address', async () => {
     const res = await fetch(`${chain.facilitatorUrl}/supported`);
-    const supported = (await res.json()) as { kinds: Array<{ x402Version: number; scheme: string; network: string; extra?: Record<string, unknown> }> };
+    const supported = (await res.json()) as {
+      kinds: Array<{ x402Version: number; scheme: string; network: string; extra?: Record<string, unknown> }>;
+    };
     const upto = supported.kinds.filter((k) => k.scheme === 'upto');
-    assert.deepEqual(upto, [{ x402Version: 2, scheme: 'upto', network: 'eip155:84532', extra: { facilitatorAddress: chain.facilitatorAddress } }]);
+    assert.deepEqual(upto, [
+      {
+        x402Version: 2,
+        scheme: 'upto',
+        network: 'eip155:84532',
+        extra: { facilitatorAddress: chain.facilitatorAddress },
+      },
+    ]);
     const viaClient = await new HTTPFacilitatorClient({ url: chain.facilitatorUrl, timeoutMs: 20_000 }).getSupported();
-    assert.ok(viaClient.kinds.some((k) => k.scheme === 'upto' && k.extra?.facilitatorAddress === chain.facilitatorAddress));
+    assert.ok(
+      viaClient.kinds.some((k) => k.scheme === 'upto' && k.extra?.facilitatorAddress === chain.facilitatorAddress),
+    );
   });
 
   it('an official upto payload verifies at the maximum, settles 40000 of 100000, and cannot be settled again', async () => {
@@ -254,7 +379,10 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
     assert.equal(again.body.errorReason, 'permit2_simulation_failed', JSON.stringify(again.body));
     assert.equal(await readTokenBalance(chain, payTo), payToBefore + 40_000n);
     // The cause on chain: Permit2 has used the payload's nonce.
-    assert.equal(await revertName(simulateSettle(payload, { account: chain.facilitatorAddress, amount: 1n })), 'InvalidNonce');
+    assert.equal(
+      await revertName(simulateSettle(payload, { account: chain.facilitatorAddress, amount: 1n })),
+      'InvalidNonce',
+    );
     const reverify = await postJson(`${chain.facilitatorUrl}/verify`, body(payload, max));
     assert.equal(reverify.body.isValid, false, JSON.stringify(reverify.body));
   });
@@ -296,23 +424,47 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
   it('the proxy enforces the witness rules itself (direct eth_calls)', async () => {
     const payload = await pay(buyer, requirements());
     const { witness } = settleArgsOf(payload);
-    const settle = (account: Address, amount: bigint, owner: Address, w: typeof witness) => simulateSettle(payload, { account, amount, owner, witness: w });
+    const settle = (account: Address, amount: bigint, owner: Address, w: typeof witness) =>
+      simulateSettle(payload, { account, amount, owner, witness: w });
     const facilitator = chain.facilitatorAddress;
 
-    assert.equal(await revertName(settle(anvilDevAccount(5).address, 1n, buyer.address, witness)), 'UnauthorizedFacilitator');
+    assert.equal(
+      await revertName(settle(anvilDevAccount(5).address, 1n, buyer.address, witness)),
+      'UnauthorizedFacilitator',
+    );
     assert.equal(await revertName(settle(facilitator, 100_001n, buyer.address, witness)), 'AmountExceedsPermitted');
-    assert.equal(await revertName(settle(facilitator, 1n, buyer.address, { ...witness, validAfter: 2n ** 40n })), 'PaymentTooEarly');
-    assert.equal(await revertName(settle(facilitator, 1n, buyer.address, { ...witness, to: '0x0000000000000000000000000000000000000000' })), 'InvalidDestination');
-    assert.equal(await revertName(settle(facilitator, 1n, '0x0000000000000000000000000000000000000000', witness)), 'InvalidOwner');
+    assert.equal(
+      await revertName(settle(facilitator, 1n, buyer.address, { ...witness, validAfter: 2n ** 40n })),
+      'PaymentTooEarly',
+    );
+    assert.equal(
+      await revertName(
+        settle(facilitator, 1n, buyer.address, { ...witness, to: '0x0000000000000000000000000000000000000000' }),
+      ),
+      'InvalidDestination',
+    );
+    assert.equal(
+      await revertName(settle(facilitator, 1n, '0x0000000000000000000000000000000000000000', witness)),
+      'InvalidOwner',
+    );
     // Changing the recipient breaks the signed witness: Permit2 refuses the signature.
-    assert.equal(await revertName(settle(facilitator, 1n, buyer.address, { ...witness, to: anvilDevAccount(6).address })), 'InvalidSigner');
+    assert.equal(
+      await revertName(settle(facilitator, 1n, buyer.address, { ...witness, to: anvilDevAccount(6).address })),
+      'InvalidSigner',
+    );
     // The untouched call simulates fine from the facilitator's address (and only from there).
     await settle(facilitator, 1n, buyer.address, witness);
 
     // settleWithPermit: the EIP-2612 value must be the signed maximum; a permit the token cannot use
     // (TestUsdc has no EIP-2612) is ignored and the existing Permit2 allowance carries the transfer.
     const args = settleArgsOf(payload);
-    const permit2612 = (value: bigint) => ({ value, deadline: args.permit.deadline, r: `0x${'11'.repeat(32)}` as Hex, s: `0x${'22'.repeat(32)}` as Hex, v: 27 });
+    const permit2612 = (value: bigint) => ({
+      value,
+      deadline: args.permit.deadline,
+      r: `0x${'11'.repeat(32)}` as Hex,
+      s: `0x${'22'.repeat(32)}` as Hex,
+      v: 27,
+    });
     const withPermit = (value: bigint) =>
       chain.publicClient.simulateContract({
         account: facilitator,

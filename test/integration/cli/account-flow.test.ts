@@ -25,7 +25,19 @@ import path from 'node:path';
 import { hashToken } from '../../../src/api/auth/token-codec.js';
 import { keystoreSchema, openMnemonic } from '../../../src/cli/commands/account/seed-keystore.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { assertOk, dirsUnder, filesUnder, hasScript, runXx, runXxOnTty, startForwarder, stderrJson, stdoutJson, xxHome, type XxRun } from './xx-process.js';
+import {
+  assertOk,
+  dirsUnder,
+  filesUnder,
+  hasScript,
+  runXx,
+  runXxOnTty,
+  startForwarder,
+  stderrJson,
+  stdoutJson,
+  xxHome,
+  type XxRun,
+} from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 const KNOWN_PHRASE = 'test test test test test test test test test test test junk';
@@ -51,7 +63,12 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     server = forwarder.url;
     t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: server, TREASURY_AUTH_CACHE_MS: '0' } });
     forwarder.target(Number(new URL(t.baseUrl).port));
-    env = xxHome('account', { XX_API_URL: server, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '10', XX_MNEMONIC: KNOWN_PHRASE });
+    env = xxHome('account', {
+      XX_API_URL: server,
+      XX_KEYSTORE_PASSPHRASE: PASSPHRASE,
+      XX_KEYSTORE_SCRYPT_LOG_N: '10',
+      XX_MNEMONIC: KNOWN_PHRASE,
+    });
   });
   after(async () => {
     await forwarder?.close();
@@ -59,7 +76,22 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
   });
 
   it('init with every flag and no TTY: keystore 0600 that opens with the passphrase, BIP44 address of the restored phrase, nothing secret printed', async () => {
-    init = stdoutJson(await xx(['init', '--server', server, '--restore', '--label', 'buyer', '--chain', 'both', '--profile', 'main', '--json']), 'init');
+    init = stdoutJson(
+      await xx([
+        'init',
+        '--server',
+        server,
+        '--restore',
+        '--label',
+        'buyer',
+        '--chain',
+        'both',
+        '--profile',
+        'main',
+        '--json',
+      ]),
+      'init',
+    );
     assert.equal(init.addresses.base, KNOWN_BASE_ADDRESS);
     assert.ok(init.addresses.solana.length >= 32);
     assert.match(init.account_id, /^acc_/);
@@ -93,7 +125,10 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     const identity = await t.db.knex('identities').where({ account_id: init.account_id }).first('address');
     assert.equal(identity.address, KNOWN_BASE_ADDRESS.toLowerCase());
 
-    const human = assertOk(await runXx(['init', '--server', server, '--label', 'buyer', '--profile', 'main'], env), 'init again (human output)');
+    const human = assertOk(
+      await runXx(['init', '--server', server, '--label', 'buyer', '--profile', 'main'], env),
+      'init again (human output)',
+    );
     printed.push(human.stdout, human.stderr);
     assert.match(human.stdout, /Signed in to/);
     assert.match(human.stdout, new RegExp(`Base address: +${KNOWN_BASE_ADDRESS}`));
@@ -101,12 +136,22 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
   });
 
   it('a new seed has the requested number of words and is never printed; --label on an existing account spawns an agent', async () => {
-    const fresh = xxHome('fresh', { XX_API_URL: server, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
-    const run = await runXx(['init', '--new-seed', '--words', '12', '--chain', 'base', '--label', 'one', '--json'], fresh);
+    const fresh = xxHome('fresh', {
+      XX_API_URL: server,
+      XX_KEYSTORE_PASSPHRASE: PASSPHRASE,
+      XX_KEYSTORE_SCRYPT_LOG_N: '10',
+    });
+    const run = await runXx(
+      ['init', '--new-seed', '--words', '12', '--chain', 'base', '--label', 'one', '--json'],
+      fresh,
+    );
     const out = stdoutJson(run, 'init --new-seed');
     assert.equal(out.addresses.solana, undefined);
     assert.equal(out.seed_created, true);
-    const mnemonic = await openMnemonic(keystoreSchema.parse(JSON.parse(fs.readFileSync(out.keystore, 'utf8'))), PASSPHRASE);
+    const mnemonic = await openMnemonic(
+      keystoreSchema.parse(JSON.parse(fs.readFileSync(out.keystore, 'utf8'))),
+      PASSPHRASE,
+    );
     assert.equal(mnemonic.split(' ').length, 12);
     for (const word of new Set(mnemonic.split(' ').filter((w) => w.length >= 6))) {
       assert.ok(!(run.stdout + run.stderr).includes(` ${word} `), 'no seed word in the output');
@@ -121,7 +166,10 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.notEqual(second.agent_id, out.agent_id);
     assert.equal(second.seed_created, false, 'the existing keystore is reused');
     const agents = stdoutJson(await runXx(['agent', 'list', '--json'], fresh), 'agent list');
-    assert.deepEqual(agents.agents.map((a: any) => [a.label, a.active]).sort(), [['one', false], ['two', true]]);
+    assert.deepEqual(agents.agents.map((a: any) => [a.label, a.active]).sort(), [
+      ['one', false],
+      ['two', true],
+    ]);
     const remote = await t.db.knex('agents').where({ account_id: out.account_id }).select('id');
     assert.equal(remote.length, 2);
 
@@ -129,19 +177,37 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     const unconfirmed = await runXx(['agent', 'delete', 'one', '--json'], fresh);
     assert.equal(unconfirmed.code, 2);
     assert.match(stderrJson(unconfirmed, 'agent delete without --yes').user_message, /--yes/);
-    assert.equal(stdoutJson(await runXx(['agent', 'delete', 'one', '--yes', '--json'], fresh), 'agent delete').deleted, true);
-    assert.deepEqual(stdoutJson(await runXx(['agent', 'list', '--json'], fresh), 'agent list').agents.map((a: any) => a.label), ['two']);
-    assert.equal((await t.db.knex('agents').where({ id: out.agent_id }).first('id')).id, out.agent_id, 'the agent still exists on the platform');
+    assert.equal(
+      stdoutJson(await runXx(['agent', 'delete', 'one', '--yes', '--json'], fresh), 'agent delete').deleted,
+      true,
+    );
+    assert.deepEqual(
+      stdoutJson(await runXx(['agent', 'list', '--json'], fresh), 'agent list').agents.map((a: any) => a.label),
+      ['two'],
+    );
+    assert.equal(
+      (await t.db.knex('agents').where({ id: out.agent_id }).first('id')).id,
+      out.agent_id,
+      'the agent still exists on the platform',
+    );
 
     // An agent without any wallet (init --chain solana makes no managed wallet): buy names create_wallet
     // (the recovery kind of docs/api.md#errors) before anything is asked of the seller.
-    const walletless = stdoutJson(await runXx(['init', '--label', 'three', '--chain', 'solana', '--json'], fresh), 'init --chain solana');
+    const walletless = stdoutJson(
+      await runXx(['init', '--label', 'three', '--chain', 'solana', '--json'], fresh),
+      'init --chain solana',
+    );
     assert.deepEqual(walletless.wallets, []);
     const noWallet = await runXx(['buy', 'http://127.0.0.1:9/joke', '--json'], fresh);
     assert.equal(noWallet.code, 1);
     const e = stderrJson(noWallet, 'buy without a wallet');
     assert.equal(e.error_code, 'no_wallet');
-    assert.deepEqual(e.recovery, { kind: 'create_wallet', chain: 'base', dashboard_url: server, cli_command: 'xx agent wallets add' });
+    assert.deepEqual(e.recovery, {
+      kind: 'create_wallet',
+      chain: 'base',
+      dashboard_url: server,
+      cli_command: 'xx agent wallets add',
+    });
   });
 
   it('whoami, agent and agent wallets commands; every --json parses', async () => {
@@ -151,7 +217,10 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.match(whoHuman.stdout, /auth_type: +pat/);
     assert.match(whoHuman.stdout, new RegExp(`scope_id: +${init.agent_id}`));
 
-    const added = stdoutJson(await xx(['agent', 'wallets', 'add', '--chain', 'base', '--label', 'second', '--json']), 'agent wallets add');
+    const added = stdoutJson(
+      await xx(['agent', 'wallets', 'add', '--chain', 'base', '--label', 'second', '--json']),
+      'agent wallets add',
+    );
     assert.match(added.id, /^wal_/);
     assert.equal(added.label, 'second');
     assert.notEqual(added.address, init.wallets[0].address);
@@ -168,52 +237,105 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     const listed = stdoutJson(await xx(['agent', 'list', '--json']), 'agent list');
     assert.equal(listed.agents.length, 1);
     assert.equal(listed.agents[0].pat, undefined, 'agent list never prints the PAT');
-    assert.equal(stdoutJson(await xx(['agent', 'label', init.agent_id, 'renamed', '--json']), 'agent label').label, 'renamed');
-    assert.equal(stdoutJson(await xx(['agent', 'switch', 'renamed', '--json']), 'agent switch').agent_id, init.agent_id);
+    assert.equal(
+      stdoutJson(await xx(['agent', 'label', init.agent_id, 'renamed', '--json']), 'agent label').label,
+      'renamed',
+    );
+    assert.equal(
+      stdoutJson(await xx(['agent', 'switch', 'renamed', '--json']), 'agent switch').agent_id,
+      init.agent_id,
+    );
   });
 
   it('agent wallets list and agent show read past the first 100 wallets the agent view carries, and store them all', async () => {
-    const record = () => JSON.parse(fs.readFileSync(path.join(env.XX_AGENTS_DIR!, `${init.agent_id}.json`), 'utf8')) as { pat: string; wallets: Array<{ id: string }> };
+    const record = () =>
+      JSON.parse(fs.readFileSync(path.join(env.XX_AGENTS_DIR!, `${init.agent_id}.json`), 'utf8')) as {
+        pat: string;
+        wallets: Array<{ id: string }>;
+      };
     const { pat } = record();
     for (let batch = 0; batch < 10; batch++) {
       await Promise.all(
         Array.from({ length: 10 }, async (_, i) => {
-          const made = await t.request('POST', `/v1/agents/${init.agent_id}/wallets`, { token: pat, body: { label: `bulk ${batch * 10 + i}` } });
+          const made = await t.request('POST', `/v1/agents/${init.agent_id}/wallets`, {
+            token: pat,
+            body: { label: `bulk ${batch * 10 + i}` },
+          });
           assert.equal(made.status, 201, JSON.stringify(made.body));
         }),
       );
     }
-    const account = (await t.db.knex('agents').where({ id: init.agent_id }).first('treasury_account_id')).treasury_account_id;
-    const expected = (await t.db.knex('wallets').where({ account_id: account, status: 'active' }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select('id')).map((w: { id: string }) => w.id);
+    const account = (await t.db.knex('agents').where({ id: init.agent_id }).first('treasury_account_id'))
+      .treasury_account_id;
+    const expected = (
+      await t.db
+        .knex('wallets')
+        .where({ account_id: account, status: 'active' })
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+        .select('id')
+    ).map((w: { id: string }) => w.id);
     assert.equal(expected.length, 102);
     const listed = stdoutJson(await xx(['agent', 'wallets', 'list', '--json']), 'agent wallets list');
-    assert.deepEqual(listed.wallets.map((w: { id: string }) => w.id), expected, 'every active wallet once, oldest first');
-    assert.deepEqual(record().wallets.map((w) => w.id), expected, 'the agent record stores them all');
+    assert.deepEqual(
+      listed.wallets.map((w: { id: string }) => w.id),
+      expected,
+      'every active wallet once, oldest first',
+    );
+    assert.deepEqual(
+      record().wallets.map((w) => w.id),
+      expected,
+      'the agent record stores them all',
+    );
     const shown = stdoutJson(await xx(['agent', 'show', '--json']), 'agent show');
-    assert.deepEqual(shown.wallets.map((w: { id: string }) => w.id), expected);
+    assert.deepEqual(
+      shown.wallets.map((w: { id: string }) => w.id),
+      expected,
+    );
   });
 
   it('pat list/create/revoke, login from stdin and profiles; every --json parses', async () => {
     const before = stdoutJson(await xx(['pat', 'list', '--json']), 'pat list');
     assert.ok(before.pats.some((p: any) => p.id === init.pat_id));
-    assert.ok(before.pats.every((p: any) => p.pat === undefined && p.token === undefined), 'no secrets in pat list');
+    assert.ok(
+      before.pats.every((p: any) => p.pat === undefined && p.token === undefined),
+      'no secrets in pat list',
+    );
 
-    const minted = stdoutJson(await runXx(['pat', 'create', '--label', 'ci', '--daily-cap', '1', '--json'], env), 'pat create'); // prints a PAT on purpose: not in `printed`
+    const minted = stdoutJson(
+      await runXx(['pat', 'create', '--label', 'ci', '--daily-cap', '1', '--json'], env),
+      'pat create',
+    ); // prints a PAT on purpose: not in `printed`
     assert.match(minted.pat, /^xx_pat_/);
     assert.equal(minted.scope_type, 'agent');
     assert.equal(minted.daily_cap_usd, '1');
     const login = stdoutJson(await xx(['login', '--profile', 'ci', '--json'], minted.pat), 'login (stdin)');
     assert.deepEqual([login.profile, login.scope_type, login.scope_id], ['ci', 'agent', init.agent_id]);
     const profiles = stdoutJson(await xx(['profile', 'list', '--json']), 'profile list');
-    assert.deepEqual(profiles.profiles.map((p: any) => [p.name, p.active]).sort(), [['ci', true], ['main', false]]);
+    assert.deepEqual(profiles.profiles.map((p: any) => [p.name, p.active]).sort(), [
+      ['ci', true],
+      ['main', false],
+    ]);
     assert.ok(!JSON.stringify(profiles).includes('xx_pat_'), 'no PAT in profile list');
     assert.equal(stdoutJson(await xx(['profile', 'switch', 'main', '--json']), 'profile switch').active, 'main');
 
     // pat update: the daily cap raised, then removed; the server holds what the CLI said; bad values exit 2.
-    assert.equal(stdoutJson(await xx(['pat', 'update', minted.id, '--daily-cap', '2.5', '--json']), 'pat update').daily_cap_usd, '2.5');
-    assert.equal(String((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro), '2500000');
-    assert.equal(stdoutJson(await xx(['pat', 'update', minted.id, '--daily-cap', 'none', '--json']), 'pat update none').daily_cap_usd, null);
-    assert.equal((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro, null);
+    assert.equal(
+      stdoutJson(await xx(['pat', 'update', minted.id, '--daily-cap', '2.5', '--json']), 'pat update').daily_cap_usd,
+      '2.5',
+    );
+    assert.equal(
+      String((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro),
+      '2500000',
+    );
+    assert.equal(
+      stdoutJson(await xx(['pat', 'update', minted.id, '--daily-cap', 'none', '--json']), 'pat update none')
+        .daily_cap_usd,
+      null,
+    );
+    assert.equal(
+      (await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro,
+      null,
+    );
     for (const args of [['--daily-cap', '-1'], ['--daily-cap', '1.0000001'], []]) {
       const bad = await xx(['pat', 'update', minted.id, ...args, '--json']);
       assert.equal(bad.code, 2, `pat update ${args.join(' ')}: ${bad.stderr}`);
@@ -236,10 +358,16 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
   });
 
   it('wallet keystores, fund (printed and from a sandbox faucet) and dashboard; every --json parses', async () => {
-    const generated = stdoutJson(await xx(['wallet', 'generate', '--name', 'spare', '--words', '12', '--json']), 'wallet generate');
+    const generated = stdoutJson(
+      await xx(['wallet', 'generate', '--name', 'spare', '--words', '12', '--json']),
+      'wallet generate',
+    );
     assert.match(generated.addresses.base, /^0x[0-9a-fA-F]{40}$/);
     assert.equal(fs.statSync(generated.file).mode & 0o777, 0o600);
-    const imported = stdoutJson(await xx(['wallet', 'import', '--name', 'imported', '--json']), 'wallet import (XX_MNEMONIC)');
+    const imported = stdoutJson(
+      await xx(['wallet', 'import', '--name', 'imported', '--json']),
+      'wallet import (XX_MNEMONIC)',
+    );
     assert.equal(imported.addresses.base, KNOWN_BASE_ADDRESS);
     const exists = await xx(['wallet', 'import', '--name', 'imported', '--json']);
     assert.equal(exists.code, 2);
@@ -251,8 +379,14 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.match(stderrJson(noConfirm, 'wallet export').user_message, /--yes/);
     const exported = await runXx(['wallet', 'export', '--name', 'spare', '--yes', '--json'], env); // prints a seed on purpose: not in `printed`
     assert.equal(stdoutJson(exported, 'wallet export --yes').mnemonic.split(' ').length, 12);
-    assert.equal(stdoutJson(await xx(['wallet', 'delete', '--name', 'spare', '--yes', '--json']), 'wallet delete').deleted, true);
-    const wrong = await runXx(['wallet', 'export', '--yes', '--json'], { ...env, XX_KEYSTORE_PASSPHRASE: 'not the passphrase' });
+    assert.equal(
+      stdoutJson(await xx(['wallet', 'delete', '--name', 'spare', '--yes', '--json']), 'wallet delete').deleted,
+      true,
+    );
+    const wrong = await runXx(['wallet', 'export', '--yes', '--json'], {
+      ...env,
+      XX_KEYSTORE_PASSPHRASE: 'not the passphrase',
+    });
     assert.equal(wrong.code, 1);
     assert.equal(stderrJson(wrong, 'export with a wrong passphrase').error_code, 'wrong_passphrase');
 
@@ -269,16 +403,30 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     const asked: unknown[] = [];
     const faucet = http.createServer((req, res) => {
       let body = '';
-      req.on('data', (c) => (body += c)).on('end', () => {
-        asked.push(JSON.parse(body));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ tx_hash: `0x${'ab'.repeat(32)}`, balance_raw: '2000000' }));
-      });
+      req
+        .on('data', (c) => (body += c))
+        .on('end', () => {
+          asked.push(JSON.parse(body));
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ tx_hash: `0x${'ab'.repeat(32)}`, balance_raw: '2000000' }));
+        });
     });
     await new Promise<void>((resolve) => faucet.listen(0, '127.0.0.1', resolve));
     try {
       fs.mkdirSync(env.TREASURY_DATA_DIR!, { recursive: true });
-      fs.writeFileSync(path.join(env.TREASURY_DATA_DIR!, 'sandbox.json'), JSON.stringify({ api_url: server, faucet_url: `http://127.0.0.1:${(faucet.address() as AddressInfo).port}`, chain_id: 84532 }));
-      const funded = stdoutJson(await xx(['fund', '--testnet', '--amount', '2', '--json']), 'fund from the sandbox faucet');
+      fs.writeFileSync(
+        path.join(env.TREASURY_DATA_DIR!, 'sandbox.json'),
+        JSON.stringify({
+          api_url: server,
+          faucet_url: `http://127.0.0.1:${(faucet.address() as AddressInfo).port}`,
+          chain_id: 84532,
+        }),
+      );
+      const funded = stdoutJson(
+        await xx(['fund', '--testnet', '--amount', '2', '--json']),
+        'fund from the sandbox faucet',
+      );
       assert.equal(funded.funded, true);
       assert.equal(funded.address, init.wallets[0].address);
       assert.deepEqual(asked, [{ address: init.wallets[0].address, amount_usd: '2' }]);
@@ -299,7 +447,14 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     const key = `xx_live_sk_${'a1'.repeat(16)}`;
     fs.mkdirSync(path.dirname(legacy.XX_CONFIG_PATH!), { recursive: true });
     fs.writeFileSync(legacy.XX_CONFIG_PATH!, JSON.stringify({ api_url: server, api_key: key }));
-    for (const args of [['service', 'list', '--remote', '--json'], ['pat', 'list', '--json'], ['whoami', '--json'], ['buy', `${server}/anything`, '--json'], ['agent', 'wallets', 'list', '--json'], ['endpoints', 'list', '--json']]) {
+    for (const args of [
+      ['service', 'list', '--remote', '--json'],
+      ['pat', 'list', '--json'],
+      ['whoami', '--json'],
+      ['buy', `${server}/anything`, '--json'],
+      ['agent', 'wallets', 'list', '--json'],
+      ['endpoints', 'list', '--json'],
+    ]) {
       const run = await runXx(args, legacy);
       assert.equal(run.code, 1, `${args.join(' ')}: ${run.stderr}`);
       const err = stderrJson(run, args.join(' '));
@@ -314,7 +469,10 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     // Without one, the same commands say what is missing, as before.
     const fresh = xxHome('no-legacy', { XX_API_URL: server });
     assert.equal(stderrJson(await runXx(['pat', 'list', '--json'], fresh), 'pat list').error_code, 'no_session');
-    assert.equal(stderrJson(await runXx(['agent', 'wallets', 'list', '--json'], fresh), 'agent wallets list').error_code, 'no_active_agent');
+    assert.equal(
+      stderrJson(await runXx(['agent', 'wallets', 'list', '--json'], fresh), 'agent wallets list').error_code,
+      'no_active_agent',
+    );
   });
 
   it('without a TTY a missing value is exit 2 naming the flag; unknown options and missing arguments are exit 2', async () => {
@@ -356,13 +514,23 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
   it('an expired session is renewed silently with the agent PAT (an exchanged one, not the owner); a revoked agent PAT ends it and is exit 1 with recovery reauthenticate', async () => {
     const expire = async () => {
       const { session } = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8'));
-      const n = await t.db.knex('api_tokens').where({ token_hash: hashToken(session), kind: 'session' }).update({ expires_at: new Date(Date.now() - 60_000) });
+      const n = await t.db
+        .knex('api_tokens')
+        .where({ token_hash: hashToken(session), kind: 'session' })
+        .update({ expires_at: new Date(Date.now() - 60_000) });
       assert.equal(n, 1);
       return session as string;
     };
     const old = await expire();
-    assert.equal((await t.request('GET', '/v1/sellers', { token: old })).status, 401, 'the server refuses the expired session');
-    const sellers = stdoutJson(await xx(['service', 'list', '--remote', '--json']), 'service list --remote with an expired session');
+    assert.equal(
+      (await t.request('GET', '/v1/sellers', { token: old })).status,
+      401,
+      'the server refuses the expired session',
+    );
+    const sellers = stdoutJson(
+      await xx(['service', 'list', '--remote', '--json']),
+      'service list --remote with an expired session',
+    );
     assert.ok(Array.isArray(sellers.sellers));
     const renewed = JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8'));
     assert.notEqual(renewed.session, old, 'a new session was saved');
@@ -371,13 +539,23 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.equal((await t.request('GET', '/v1/sellers', { token: renewed.session })).status, 200);
     // The renewed session was exchanged from the agent PAT: it acts as the agent, never as the owner.
     const renewedWho = await t.request('GET', '/v1/auth/whoami', { token: renewed.session });
-    assert.deepEqual([renewedWho.body.session_origin, renewedWho.body.agent_id], ['pat_exchange', fs.readFileSync(env.XX_ACTIVE_AGENT_PATH!, 'utf8').trim()]);
+    assert.deepEqual(
+      [renewedWho.body.session_origin, renewedWho.body.agent_id],
+      ['pat_exchange', fs.readFileSync(env.XX_ACTIVE_AGENT_PATH!, 'utf8').trim()],
+    );
     const lift = await t.request('GET', '/v1/pats', { token: renewed.session });
     assert.deepEqual([lift.status, lift.body.error_code], [403, 'fresh_sign_in_required']);
 
     // A session file past its own expires_at is renewed before any call.
-    fs.writeFileSync(env.XX_SESSION_PATH!, JSON.stringify({ ...renewed, expires_at: new Date(Date.now() - 1000).toISOString() }), { mode: 0o600 });
-    stdoutJson(await xx(['service', 'list', '--remote', '--json']), 'service list --remote with a session file past expires_at');
+    fs.writeFileSync(
+      env.XX_SESSION_PATH!,
+      JSON.stringify({ ...renewed, expires_at: new Date(Date.now() - 1000).toISOString() }),
+      { mode: 0o600 },
+    );
+    stdoutJson(
+      await xx(['service', 'list', '--remote', '--json']),
+      'service list --remote with a session file past expires_at',
+    );
     assert.notEqual(JSON.parse(fs.readFileSync(env.XX_SESSION_PATH!, 'utf8')).session, renewed.session);
 
     const agent = JSON.parse(fs.readFileSync(path.join(env.XX_AGENTS_DIR!, `${init.agent_id}.json`), 'utf8'));
@@ -389,7 +567,11 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.equal(refused.code, 1, refused.stderr);
     const e = stderrJson(refused, 'service list --remote with a revoked PAT');
     assert.equal(e.error_code, 'reauthenticate');
-    assert.deepEqual(e.recovery, { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' });
+    assert.deepEqual(e.recovery, {
+      kind: 'reauthenticate',
+      cli_command: 'xx init',
+      login_command: 'xx login --token <PAT>',
+    });
     assert.equal(refused.stdout, '');
     const human = await xx(['service', 'list', '--remote']);
     assert.equal(human.code, 1);
@@ -397,7 +579,10 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     // Calls with the revoked PAT itself carry the server's recovery block unchanged.
     const who = await xx(['whoami', '--json']);
     assert.equal(who.code, 1);
-    assert.deepEqual([stderrJson(who, 'whoami with a revoked PAT').status, stderrJson(who, 'whoami').recovery.kind], [401, 'reauthenticate']);
+    assert.deepEqual(
+      [stderrJson(who, 'whoami with a revoked PAT').status, stderrJson(who, 'whoami').recovery.kind],
+      [401, 'reauthenticate'],
+    );
   });
 
   it('never printed the seed, a PAT or a session; every file it wrote is 0600 in 0700 directories', () => {
@@ -405,10 +590,16 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.ok(!all.includes(KNOWN_PHRASE), 'the seed is never printed');
     assert.ok(!all.includes('test test test'), 'no part of the seed is printed');
     assert.ok(!all.includes(PASSPHRASE), 'the passphrase is never printed');
-    assert.doesNotMatch(all, /xx_pat_[A-Za-z0-9]/, 'PATs only from pat create / dashboard, which are left out of this check');
+    assert.doesNotMatch(
+      all,
+      /xx_pat_[A-Za-z0-9]/,
+      'PATs only from pat create / dashboard, which are left out of this check',
+    );
     assert.doesNotMatch(all, /as_[A-Za-z0-9_-]{20}/, 'sessions are never printed');
-    for (const file of filesUnder(env.HOME).filter((f) => !f.startsWith(env.TREASURY_DATA_DIR!))) assert.equal(fs.statSync(file).mode & 0o777, 0o600, `${file} is 0600`);
-    for (const dir of dirsUnder(env.HOME).filter((d) => !d.startsWith(env.TREASURY_DATA_DIR!))) assert.equal(fs.statSync(dir).mode & 0o777, 0o700, `${dir} is 0700`);
+    for (const file of filesUnder(env.HOME).filter((f) => !f.startsWith(env.TREASURY_DATA_DIR!)))
+      assert.equal(fs.statSync(file).mode & 0o777, 0o600, `${file} is 0600`);
+    for (const dir of dirsUnder(env.HOME).filter((d) => !d.startsWith(env.TREASURY_DATA_DIR!)))
+      assert.equal(fs.statSync(dir).mode & 0o777, 0o700, `${dir} is 0700`);
   });
 
   it('init without flags on a terminal prompts for the passphrase twice and never echoes it', async function () {
@@ -430,7 +621,13 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.ok(!session.screen.includes(mnemonic), 'the new seed is not shown');
 
     // A money-control command signs the owner in again: on a terminal it asks for the keystore passphrase.
-    const minted = stdoutJson(await runXx(['pat', 'create', '--label', 'tty', '--daily-cap', '1', '--json'], { ...tty, XX_KEYSTORE_PASSPHRASE: PASSPHRASE }), 'pat create');
+    const minted = stdoutJson(
+      await runXx(['pat', 'create', '--label', 'tty', '--daily-cap', '1', '--json'], {
+        ...tty,
+        XX_KEYSTORE_PASSPHRASE: PASSPHRASE,
+      }),
+      'pat create',
+    );
     const update = runXxOnTty(['pat', 'update', minted.id, '--daily-cap', '3'], tty);
     try {
       await update.answer(/Keystore passphrase \(`xx pat update` signs in again\)/, PASSPHRASE);
@@ -439,19 +636,33 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
       update.kill();
     }
     assert.ok(!update.screen.includes(PASSPHRASE), 'the passphrase is not echoed');
-    assert.equal((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro, '3000000');
+    assert.equal(
+      (await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro,
+      '3000000',
+    );
   });
 
-  it('pat update without the keystore passphrase (no TTY) is exit 2 naming XX_KEYSTORE_PASSPHRASE; the agent\'s own PAT and its session cannot lift the cap', async () => {
-    const minted = stdoutJson(await runXx(['pat', 'create', '--label', 'capped', '--daily-cap', '1', '--json'], env), 'pat create');
-    const noPassphrase = await runXx(['pat', 'update', minted.id, '--daily-cap', 'none', '--json'], { ...env, XX_KEYSTORE_PASSPHRASE: '' });
+  it("pat update without the keystore passphrase (no TTY) is exit 2 naming XX_KEYSTORE_PASSPHRASE; the agent's own PAT and its session cannot lift the cap", async () => {
+    const minted = stdoutJson(
+      await runXx(['pat', 'create', '--label', 'capped', '--daily-cap', '1', '--json'], env),
+      'pat create',
+    );
+    const noPassphrase = await runXx(['pat', 'update', minted.id, '--daily-cap', 'none', '--json'], {
+      ...env,
+      XX_KEYSTORE_PASSPHRASE: '',
+    });
     assert.equal(noPassphrase.code, 2, noPassphrase.stderr);
     assert.match(stderrJson(noPassphrase, 'pat update without a passphrase').user_message, /XX_KEYSTORE_PASSPHRASE/);
-    const exchanged = (await t.request('POST', '/v1/identity/exchange-pat', { token: minted.pat })).body.session as string;
+    const exchanged = (await t.request('POST', '/v1/identity/exchange-pat', { token: minted.pat })).body
+      .session as string;
     for (const token of [minted.pat, exchanged]) {
       const lift = await t.request('PATCH', `/v1/pats/${minted.id}`, { token, body: { daily_cap_usd: null } });
       assert.equal(lift.status, 403);
     }
-    assert.equal((await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro, '1000000', 'the cap the owner set holds');
+    assert.equal(
+      (await t.db.knex('api_tokens').where({ id: minted.id }).first('daily_cap_micro')).daily_cap_micro,
+      '1000000',
+      'the cap the owner set holds',
+    );
   });
 });

@@ -21,7 +21,8 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
   let t: TestTreasury;
   let forwarder: Awaited<ReturnType<typeof startForwarder>>;
   let server: string;
-  const home = (name: string) => xxHome(name, { XX_API_URL: server, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
+  const home = (name: string) =>
+    xxHome(name, { XX_API_URL: server, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
 
   before(async () => {
     forwarder = await startForwarder();
@@ -48,7 +49,10 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
     assert.equal(out.wallets.length, 1);
     assert.deepEqual(out.wallet_policy, { per_tx_cap_usd: '1', daily_cap_usd: '10' });
     assert.equal(out.wallet_policy_applied, true);
-    assert.deepEqual(await held(out.pat_id, out.wallets[0].id), { capMicro: '10000000', policy: { per_tx_cap_usd: '1', daily_cap_usd: '10' } });
+    assert.deepEqual(await held(out.pat_id, out.wallets[0].id), {
+      capMicro: '10000000',
+      policy: { per_tx_cap_usd: '1', daily_cap_usd: '10' },
+    });
 
     // Again on the same account: the existing wallet keeps its policy (shown), the new PAT gets the default cap.
     const again = assertOk(await runXx(['init', '--chain', 'base', '--max-per-payment', '3'], env), 'init again');
@@ -59,30 +63,85 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
 
   it('flags change the defaults, shown in the text output', async () => {
     const env = home('flags');
-    const run = assertOk(await runXx(['init', '--new-seed', '--chain', 'base', '--daily-cap', '25', '--max-per-payment', '0.5', '--daily-limit', '5'], env), 'init with flags');
+    const run = assertOk(
+      await runXx(
+        [
+          'init',
+          '--new-seed',
+          '--chain',
+          'base',
+          '--daily-cap',
+          '25',
+          '--max-per-payment',
+          '0.5',
+          '--daily-limit',
+          '5',
+        ],
+        env,
+      ),
+      'init with flags',
+    );
     assert.match(run.stdout, /Agent PAT pat_[0-9a-f]{24} .*daily cap 25 USD/);
     assert.match(run.stdout, /Wallet policy: per payment 0\.5 USD, 5 USD a day/);
     assert.match(run.stdout, /xx pat update pat_[0-9a-f]{24} --daily-cap/);
     const patId = /Agent PAT (pat_[0-9a-f]{24})/.exec(run.stdout)![1]!;
     const walletId = /Managed wallet: (\S+)/.exec(run.stdout)![1]!;
-    assert.deepEqual(await held(patId, walletId), { capMicro: '25000000', policy: { per_tx_cap_usd: '0.5', daily_cap_usd: '5' } });
+    assert.deepEqual(await held(patId, walletId), {
+      capMicro: '25000000',
+      policy: { per_tx_cap_usd: '0.5', daily_cap_usd: '5' },
+    });
   });
 
   it('none removes each default explicitly', async () => {
-    const out = stdoutJson(await runXx(['init', '--new-seed', '--chain', 'base', '--daily-cap', 'none', '--max-per-payment', 'none', '--daily-limit', 'none', '--json'], home('none')), 'init none');
+    const out = stdoutJson(
+      await runXx(
+        [
+          'init',
+          '--new-seed',
+          '--chain',
+          'base',
+          '--daily-cap',
+          'none',
+          '--max-per-payment',
+          'none',
+          '--daily-limit',
+          'none',
+          '--json',
+        ],
+        home('none'),
+      ),
+      'init none',
+    );
     assert.equal(out.pat_daily_cap_usd, null);
     assert.deepEqual(out.wallet_policy, {});
     assert.deepEqual(await held(out.pat_id, out.wallets[0].id), { capMicro: null, policy: {} });
-    const partial = stdoutJson(await runXx(['init', '--new-seed', '--chain', 'base', '--daily-limit', 'none', '--json'], home('partial')), 'init partial');
+    const partial = stdoutJson(
+      await runXx(['init', '--new-seed', '--chain', 'base', '--daily-limit', 'none', '--json'], home('partial')),
+      'init partial',
+    );
     assert.deepEqual([partial.pat_daily_cap_usd, partial.wallet_policy], ['10', { per_tx_cap_usd: '1' }]);
   });
 
   it('--policy <file> sets the whole wallet policy', async () => {
     const env = home('policy-file');
     const file = path.join(env.HOME, 'policy.json');
-    fs.writeFileSync(file, JSON.stringify({ per_tx_cap_usd: '2', weekly_cap_usd: '20', counterparty_allowlist: ['0x209693bc6afc0c5328ba36faf03c514ef312287c'] }));
-    const out = stdoutJson(await runXx(['init', '--new-seed', '--chain', 'base', '--policy', file, '--json'], env), 'init --policy');
-    const expected = { per_tx_cap_usd: '2', weekly_cap_usd: '20', counterparty_allowlist: ['0x209693Bc6afc0C5328bA36FaF03C514EF312287C'] };
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        per_tx_cap_usd: '2',
+        weekly_cap_usd: '20',
+        counterparty_allowlist: ['0x209693bc6afc0c5328ba36faf03c514ef312287c'],
+      }),
+    );
+    const out = stdoutJson(
+      await runXx(['init', '--new-seed', '--chain', 'base', '--policy', file, '--json'], env),
+      'init --policy',
+    );
+    const expected = {
+      per_tx_cap_usd: '2',
+      weekly_cap_usd: '20',
+      counterparty_allowlist: ['0x209693Bc6afc0C5328bA36FaF03C514EF312287C'],
+    };
     assert.deepEqual(out.wallet_policy, expected);
     assert.deepEqual((await held(out.pat_id, out.wallets[0].id)).policy, expected);
   });
@@ -108,7 +167,14 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.equal(stderrJson(run, args.join(' ')).details?.flag, flag, run.stderr);
     }
-    assert.equal(Number((await t.db.knex('accounts').count({ n: '*' }))[0]!.n), accountsBefore, 'no account was created');
-    assert.ok(!fs.existsSync(env.XX_SEEDS_DIR!) || fs.readdirSync(env.XX_SEEDS_DIR!).length === 0, 'no keystore was written');
+    assert.equal(
+      Number((await t.db.knex('accounts').count({ n: '*' }))[0]!.n),
+      accountsBefore,
+      'no account was created',
+    );
+    assert.ok(
+      !fs.existsSync(env.XX_SEEDS_DIR!) || fs.readdirSync(env.XX_SEEDS_DIR!).length === 0,
+      'no keystore was written',
+    );
   });
 });

@@ -28,9 +28,14 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
     forwarder = await startForwarder();
     t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: forwarder.url } });
     forwarder.target(Number(new URL(t.baseUrl).port));
-    env = xxHome('seller-commands', { XX_API_URL: forwarder.url, XX_KEYSTORE_PASSPHRASE: 'seller commands passphrase', XX_KEYSTORE_SCRYPT_LOG_N: '10' });
+    env = xxHome('seller-commands', {
+      XX_API_URL: forwarder.url,
+      XX_KEYSTORE_PASSPHRASE: 'seller commands passphrase',
+      XX_KEYSTORE_SCRYPT_LOG_N: '10',
+    });
     docServer = http.createServer((req, res) => {
-      if (req.url === '/openapi.json') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
+      if (req.url === '/openapi.json')
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
       else res.writeHead(404).end();
     });
     await new Promise<void>((r) => docServer.listen(0, '127.0.0.1', () => r()));
@@ -54,7 +59,13 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
     const endpoints = async () => (await seller('/endpoints')).body.endpoints as Array<Record<string, any>>;
 
     // refresh: a new operation in the document becomes an endpoint on the platform.
-    doc = { openapi: '3.1.0', paths: { '/search': { get: { operationId: 'search', 'x-price-usd': '0.05' } }, '/forecast': { get: { operationId: 'forecast', 'x-price-usd': '0.02' } } } };
+    doc = {
+      openapi: '3.1.0',
+      paths: {
+        '/search': { get: { operationId: 'search', 'x-price-usd': '0.05' } },
+        '/forecast': { get: { operationId: 'forecast', 'x-price-usd': '0.02' } },
+      },
+    };
     const refreshed = await json(['refresh']);
     assert.deepEqual([refreshed.added, refreshed.changed, refreshed.removed], [['forecast'], [], []]);
     const refreshText = assertOk(await runXx(['refresh'], env), 'refresh');
@@ -66,20 +77,45 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
     const priced = await json(['endpoints', 'price', forecast!.endpoint_id, '$0.25']);
     assert.equal(priced.price, '0.25');
     assert.equal((await endpoints()).find((e) => e.endpoint_id === forecast!.endpoint_id)?.price, '0.25');
-    await json(['endpoints', 'update', forecast!.endpoint_id, '--method', 'post', '--path-pattern', '/forecast/{city}', '--route-price', '/forecast/paris=0.5']);
+    await json([
+      'endpoints',
+      'update',
+      forecast!.endpoint_id,
+      '--method',
+      'post',
+      '--path-pattern',
+      '/forecast/{city}',
+      '--route-price',
+      '/forecast/paris=0.5',
+    ]);
     const updated = (await endpoints()).find((e) => e.endpoint_id === forecast!.endpoint_id)!;
-    assert.deepEqual([updated.method, updated.path_pattern, updated.route_prices, updated.price], ['POST', '/forecast/{city}', { '/forecast/paris': '0.5' }, '0.25']);
+    assert.deepEqual(
+      [updated.method, updated.path_pattern, updated.route_prices, updated.price],
+      ['POST', '/forecast/{city}', { '/forecast/paris': '0.5' }, '0.25'],
+    );
     await json(['endpoints', 'update', forecast!.endpoint_id, '--path-pattern', '']);
-    assert.equal((await endpoints()).find((e) => e.endpoint_id === forecast!.endpoint_id)?.path_pattern, null, 'an empty --path-pattern clears it');
+    assert.equal(
+      (await endpoints()).find((e) => e.endpoint_id === forecast!.endpoint_id)?.path_pattern,
+      null,
+      'an empty --path-pattern clears it',
+    );
 
     // payout-mode set: the seller's mode on the platform.
-    assert.deepEqual(await json(['payout-mode', 'set', 'platform_mor']), { seller_id: sellerId, payout_mode: 'platform_mor' });
+    assert.deepEqual(await json(['payout-mode', 'set', 'platform_mor']), {
+      seller_id: sellerId,
+      payout_mode: 'platform_mor',
+    });
     assert.equal((await seller()).body.payout_mode, 'platform_mor');
     assert.equal((await runXx(['payout-mode', 'set', 'sometimes'], env)).code, 2);
 
     // service banking set: declared on the platform, country upper-cased.
     const banking = await json(['service', 'banking', 'set', '--legal-entity', 'Lifecycle GmbH', '--country', 'de']);
-    assert.deepEqual(banking, { seller_id: sellerId, legal_entity: 'Lifecycle GmbH', country: 'DE', state: 'declared' });
+    assert.deepEqual(banking, {
+      seller_id: sellerId,
+      legal_entity: 'Lifecycle GmbH',
+      country: 'DE',
+      state: 'declared',
+    });
     assert.deepEqual((await seller('/banking')).body, banking);
     assert.equal((await seller()).body.banking_state, 'declared');
 
@@ -102,7 +138,10 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
     assert.ok(revoked.revoked_at);
     assert.equal(revoked.local_record_pat, false);
     assert.equal((await verifyAsMiddleware()).status, 401);
-    assert.ok((await t.db.knex('api_tokens').where({ id: minted.id }).first('revoked_at')).revoked_at, 'revoked in the database');
+    assert.ok(
+      (await t.db.knex('api_tokens').where({ id: minted.id }).first('revoked_at')).revoked_at,
+      'revoked in the database',
+    );
     assert.equal((await runXx(['service', 'pat', 'revoke', 'not-a-pat'], env)).code, 2);
   });
 });

@@ -100,7 +100,13 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     };
 
     // Register the service; the PAT stays on disk (0600), not on stdout.
-    const initRun = ok(await runCli(['service', 'init', '--name', 'Search Co', '--capability', 'search', '--origin', origin.origin, '--json'], env), 'service init');
+    const initRun = ok(
+      await runCli(
+        ['service', 'init', '--name', 'Search Co', '--capability', 'search', '--origin', origin.origin, '--json'],
+        env,
+      ),
+      'service init',
+    );
     const created = parseJson(initRun, 'service init');
     assert.match(created.seller_id, /^sel_[0-9a-f]{24}$/);
     assert.equal(created.pat, undefined);
@@ -147,7 +153,14 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     const txHash = `0x${randomBytes(32).toString('hex')}`;
     const report = await t.request('POST', '/v1/ledger', {
       token: minted.pat,
-      body: { tx_hash: txHash, payer: `0x${randomBytes(20).toString('hex')}`, amount: '50000', network: 'eip155:84532', endpoint_id: endpoint.endpoint_id, content_hash: randomBytes(32).toString('hex') },
+      body: {
+        tx_hash: txHash,
+        payer: `0x${randomBytes(20).toString('hex')}`,
+        amount: '50000',
+        network: 'eip155:84532',
+        endpoint_id: endpoint.endpoint_id,
+        content_hash: randomBytes(32).toString('hex'),
+      },
     });
     assert.equal(report.status, 201, JSON.stringify(report.body));
 
@@ -157,7 +170,11 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     const [ledger, unverified] = await Promise.all([json(['ledger', 'list']), json(['ledger', 'revenue'])]);
     assert.equal(ledger.entries[0].tx_hash, txHash.toLowerCase());
     assert.equal(ledger.entries[0].status, 'pending');
-    assert.deepEqual([unverified.total_usd, unverified.pending.total_usd], ['0', '0.05'], 'revenue counts verified rows only');
+    assert.deepEqual(
+      [unverified.total_usd, unverified.pending.total_usd],
+      ['0', '0.05'],
+      'revenue counts verified rows only',
+    );
     await markLedgerVerifiedForTest(t.db.knex, created.seller_id);
     const revenue = await json(['ledger', 'revenue']);
     assert.equal(revenue.total_usd, '0.05');
@@ -172,7 +189,11 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
       json(['service', 'payouts']),
     ]);
     assert.equal(shown.seller_id, created.seller_id);
-    assert.ok(localList.services.some((s: { seller_id: string; pat?: string }) => s.seller_id === created.seller_id && s.pat === undefined));
+    assert.ok(
+      localList.services.some(
+        (s: { seller_id: string; pat?: string }) => s.seller_id === created.seller_id && s.pat === undefined,
+      ),
+    );
     assert.ok(pats.pats.some((p: { id: string }) => p.id === minted.id));
     assert.equal(mode.payout_mode, 'direct');
     assert.equal(banking.state, 'none');
@@ -198,29 +219,98 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     assert.match(bad.stderr, /--price/);
   });
   it('endpoints list, service list --remote, service pat list and service payouts show every row past the first page', async () => {
-    const created = parseJson(ok(await runCli(['service', 'init', '--name', 'Many Co', '--json'], env), 'service init'), 'service init');
+    const created = parseJson(
+      ok(await runCli(['service', 'init', '--name', 'Many Co', '--json'], env), 'service init'),
+      'service init',
+    );
     const sellerId = created.seller_id as string;
     const { account_id: accountId } = await t.db.knex('sellers').where({ id: sellerId }).first('account_id');
     const hex = (n: number) => randomBytes(n).toString('hex');
     const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 1000);
     const many = 501; // one more than the largest page
-    await t.db.knex('endpoints').insert(Array.from({ length: many }, (_, i) => ({ id: `ep_${hex(12)}`, seller_id: sellerId, slug: `e${i}`, path: `/e${i}`, price_micro: '1000', created_at: at(i), updated_at: at(i) })));
+    await t.db.knex('endpoints').insert(
+      Array.from({ length: many }, (_, i) => ({
+        id: `ep_${hex(12)}`,
+        seller_id: sellerId,
+        slug: `e${i}`,
+        path: `/e${i}`,
+        price_micro: '1000',
+        created_at: at(i),
+        updated_at: at(i),
+      })),
+    );
     // Paid out of earnings (seller_payables, which PostgreSQL holds every payout within).
     await t.db.knex('seller_payables').insert({ seller_id: sellerId, earned_micro: String(1000 * many) });
-    await t.db.knex('payout_flushes').insert(Array.from({ length: many }, (_, i) => ({ id: `po_${hex(12)}`, seller_id: sellerId, amount_micro: '1000', created_by: 'test', created_at: at(i) })));
-    await t.db.knex('sellers').insert(Array.from({ length: many }, (_, i) => ({ id: `sel_${hex(12)}`, account_id: accountId, name: `s${i}`, slug: `many-${hex(6)}`, created_at: at(i), updated_at: at(i) })));
-    await t.db.knex('api_tokens').insert(Array.from({ length: many }, (_, i) => ({ id: `pat_${hex(12)}`, token_hash: hex(32), kind: 'pat', scope_type: 'service', scope_id: sellerId, account_id: accountId, created_by: 'test', created_at: at(i) })));
+    await t.db.knex('payout_flushes').insert(
+      Array.from({ length: many }, (_, i) => ({
+        id: `po_${hex(12)}`,
+        seller_id: sellerId,
+        amount_micro: '1000',
+        created_by: 'test',
+        created_at: at(i),
+      })),
+    );
+    await t.db.knex('sellers').insert(
+      Array.from({ length: many }, (_, i) => ({
+        id: `sel_${hex(12)}`,
+        account_id: accountId,
+        name: `s${i}`,
+        slug: `many-${hex(6)}`,
+        created_at: at(i),
+        updated_at: at(i),
+      })),
+    );
+    await t.db.knex('api_tokens').insert(
+      Array.from({ length: many }, (_, i) => ({
+        id: `pat_${hex(12)}`,
+        token_hash: hex(32),
+        kind: 'pat',
+        scope_type: 'service',
+        scope_id: sellerId,
+        account_id: accountId,
+        created_by: 'test',
+        created_at: at(i),
+      })),
+    );
 
-    const json = async (args: string[]) => parseJson(ok(await runCli([...args, '--json'], env), args.join(' ')), args.join(' '));
+    const json = async (args: string[]) =>
+      parseJson(ok(await runCli([...args, '--json'], env), args.join(' ')), args.join(' '));
     const ids = async (table: string, where: Record<string, unknown>, order: 'asc' | 'desc' = 'asc') =>
-      (await t.db.knex(table).where(where).orderBy([{ column: 'created_at', order }, { column: 'id', order }]).pluck('id')) as string[];
-    const [endpoints, sellers, pats, payouts] = await Promise.all([json(['endpoints', 'list']), json(['service', 'list', '--remote']), json(['service', 'pat', 'list']), json(['service', 'payouts'])]);
-    assert.deepEqual(endpoints.endpoints.map((e: { endpoint_id: string }) => e.endpoint_id), await ids('endpoints', { seller_id: sellerId }));
-    assert.deepEqual(sellers.sellers.map((e: { seller_id: string }) => e.seller_id), await ids('sellers', { account_id: accountId }));
-    assert.deepEqual(pats.pats.map((e: { id: string }) => e.id), await ids('api_tokens', { scope_id: sellerId, kind: 'pat' }));
-    assert.deepEqual(payouts.flushes.map((e: { id: string }) => e.id), await ids('payout_flushes', { seller_id: sellerId }, 'desc'));
+      (await t.db
+        .knex(table)
+        .where(where)
+        .orderBy([
+          { column: 'created_at', order },
+          { column: 'id', order },
+        ])
+        .pluck('id')) as string[];
+    const [endpoints, sellers, pats, payouts] = await Promise.all([
+      json(['endpoints', 'list']),
+      json(['service', 'list', '--remote']),
+      json(['service', 'pat', 'list']),
+      json(['service', 'payouts']),
+    ]);
+    assert.deepEqual(
+      endpoints.endpoints.map((e: { endpoint_id: string }) => e.endpoint_id),
+      await ids('endpoints', { seller_id: sellerId }),
+    );
+    assert.deepEqual(
+      sellers.sellers.map((e: { seller_id: string }) => e.seller_id),
+      await ids('sellers', { account_id: accountId }),
+    );
+    assert.deepEqual(
+      pats.pats.map((e: { id: string }) => e.id),
+      await ids('api_tokens', { scope_id: sellerId, kind: 'pat' }),
+    );
+    assert.deepEqual(
+      payouts.flushes.map((e: { id: string }) => e.id),
+      await ids('payout_flushes', { seller_id: sellerId }, 'desc'),
+    );
     assert.equal(payouts.next_cursor, undefined);
     assert.deepEqual([endpoints.endpoints.length, payouts.flushes.length], [many, many]);
-    assert.ok(sellers.sellers.length > many && pats.pats.length > many, 'the 501 inserted rows and the ones registered above');
+    assert.ok(
+      sellers.sellers.length > many && pats.pats.length > many,
+      'the 501 inserted rows and the ones registered above',
+    );
   });
 });

@@ -17,7 +17,12 @@ function exitsTwoNaming(flag: string) {
 
 describe('seller command helpers', () => {
   it('parses --route-price path=USD, free routes included, and refuses malformed entries with exit 2', () => {
-    assert.deepEqual(parseRoutePrices(['/a=0.10', '/b=0', '/c=', '/d=$1']), { '/a': '0.10', '/b': '0', '/c': '', '/d': '1' });
+    assert.deepEqual(parseRoutePrices(['/a=0.10', '/b=0', '/c=', '/d=$1']), {
+      '/a': '0.10',
+      '/b': '0',
+      '/c': '',
+      '/d': '1',
+    });
     assert.equal(parseRoutePrices([]), undefined);
     for (const bad of ['/a', 'a=1', '=1', '/a=cheap', '/a=1.1234567', '/a=-1']) {
       assert.throws(() => parseRoutePrices([bad]), exitsTwoNaming('--route-price'), bad);
@@ -27,13 +32,20 @@ describe('seller command helpers', () => {
   it('checks USD amounts and methods locally', () => {
     assert.equal(usdArgument('--price', '0.05'), '0.05');
     assert.equal(usdArgument('--price', '$2'), '2');
-    for (const bad of ['', 'abc', '01', '1e3', '0.0000001', 'NaN']) assert.throws(() => usdArgument('--price', bad), exitsTwoNaming('--price'), bad);
+    for (const bad of ['', 'abc', '01', '1e3', '0.0000001', 'NaN'])
+      assert.throws(() => usdArgument('--price', bad), exitsTwoNaming('--price'), bad);
     assert.equal(methodArgument('post'), 'POST');
     assert.throws(() => methodArgument('TRACE'), exitsTwoNaming('--method'));
   });
 
   it('renders tables without control characters', () => {
-    const out = formatTable(['name', 'path'], [['evil\u001b[2J\r\nname', '/x'], [null, '/y']]);
+    const out = formatTable(
+      ['name', 'path'],
+      [
+        ['evil\u001b[2J\r\nname', '/x'],
+        [null, '/y'],
+      ],
+    );
     assert.doesNotMatch(out, /[\u0000-\u001f](?<!\n)/);
     assert.equal(out.split('\n').length, 3);
     assert.equal(formatTable(['a'], [], 'nothing'), 'nothing');

@@ -18,7 +18,11 @@ describe('xx logout (CLI subprocess, HTTP, PostgreSQL)', function () {
     forwarder = await startForwarder();
     t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: forwarder.url } });
     forwarder.target(Number(new URL(t.baseUrl).port));
-    env = xxHome('logout', { XX_API_URL: forwarder.url, XX_KEYSTORE_PASSPHRASE: 'logout passphrase', XX_KEYSTORE_SCRYPT_LOG_N: '10' });
+    env = xxHome('logout', {
+      XX_API_URL: forwarder.url,
+      XX_KEYSTORE_PASSPHRASE: 'logout passphrase',
+      XX_KEYSTORE_SCRYPT_LOG_N: '10',
+    });
     assertOk(await runXx(['init', '--new-seed', '--chain', 'base', '--json'], env), 'init');
   });
   after(async () => {

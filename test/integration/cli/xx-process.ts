@@ -24,7 +24,11 @@ export interface XxRun {
 /** Runs `xx args…` with exactly `env` (plus PATH); stdin is closed unless `input` is given. */
 export function runXx(args: string[], env: Record<string, string>, input?: string): Promise<XxRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [XX_BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [XX_BIN, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -81,12 +85,16 @@ export function xxHome(name: string, extra: Record<string, string> = {}): Record
 
 export function filesUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 }
 
 export function dirsUnder(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name), ...dirsUnder(path.join(dir, e.name))] : []));
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? [path.join(dir, e.name), ...dirsUnder(path.join(dir, e.name))] : []));
 }
 
 export function hasScript(): boolean {
@@ -99,7 +107,11 @@ export function hasScript(): boolean {
  */
 export function runXxOnTty(args: string[], env: Record<string, string>) {
   const quoted = [process.execPath, XX_BIN, ...args].map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
-  const child = spawn('script', ['-qfec', quoted, '/dev/null'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('script', ['-qfec', quoted, '/dev/null'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', TERM: 'dumb', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let screen = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (screen += d));

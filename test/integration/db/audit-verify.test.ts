@@ -28,7 +28,9 @@ describe('audit ledger verification in pages', function () {
     for (let round = 0; round < 5; round++) {
       for (const [chainKey, length] of Object.entries(lengths)) {
         if (round >= length) continue;
-        await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey, eventType: 'payment.signed', actor: 'agent', payload: { round } }));
+        await db.knex.transaction((trx) =>
+          appendAuditEvent(trx, { chainKey, eventType: 'payment.signed', actor: 'agent', payload: { round } }),
+        );
       }
     }
   }
@@ -43,7 +45,8 @@ describe('audit ledger verification in pages', function () {
     }
   }
 
-  const rowOf = async (chainKey: string, seq: number) => (await db.knex('audit_events').where({ chain_key: chainKey, seq }).first('id')) as { id: string };
+  const rowOf = async (chainKey: string, seq: number) =>
+    (await db.knex('audit_events').where({ chain_key: chainKey, seq }).first('id')) as { id: string };
 
   it('verifies a ledger longer than one page, in every page size, without any query returning more than a page', async () => {
     await seed();
@@ -54,11 +57,18 @@ describe('audit ledger verification in pages', function () {
       };
       db.knex.on('query-response', onResponse);
       try {
-        assert.deepEqual(await verifyAuditChain(db.knex, undefined, { batchRows }), { chains: 3, rows: 12, ok: true }, `pages of ${batchRows}`);
+        assert.deepEqual(
+          await verifyAuditChain(db.knex, undefined, { batchRows }),
+          { chains: 3, rows: 12, ok: true },
+          `pages of ${batchRows}`,
+        );
       } finally {
         db.knex.off('query-response', onResponse);
       }
-      assert.ok(Math.max(...largest) <= batchRows, `pages of ${batchRows}: at most ${batchRows} rows per query, got ${Math.max(...largest)}`);
+      assert.ok(
+        Math.max(...largest) <= batchRows,
+        `pages of ${batchRows}: at most ${batchRows} rows per query, got ${Math.max(...largest)}`,
+      );
       assert.ok(largest.length >= Math.ceil(12 / batchRows), `pages of ${batchRows}: ${largest.length} queries`);
     }
     assert.deepEqual(await verifyAuditChain(db.knex, 'wal_b', { batchRows: 2 }), { chains: 1, rows: 5, ok: true });
@@ -71,12 +81,21 @@ describe('audit ledger verification in pages', function () {
     for (const batchRows of [2, 3, 5_000]) {
       const result = await verifyAuditChain(db.knex, undefined, { batchRows });
       assert.equal(result.ok, false);
-      assert.deepEqual(result.firstBroken, { id: String(target.id), chain_key: 'wal_c', seq: 2, reason: 'hash_mismatch' });
+      assert.deepEqual(result.firstBroken, {
+        id: String(target.id),
+        chain_key: 'wal_c',
+        seq: 2,
+        reason: 'hash_mismatch',
+      });
       // wal_a (4) and wal_b (5) were read whole, then wal_c up to its second row.
       assert.equal(result.rows, 11);
       assert.equal(result.chains, 3);
     }
-    assert.equal((await verifyAuditChain(db.knex, 'wal_a', { batchRows: 2 })).ok, true, 'an intact chain still verifies alone');
+    assert.equal(
+      (await verifyAuditChain(db.knex, 'wal_a', { batchRows: 2 })).ok,
+      true,
+      'an intact chain still verifies alone',
+    );
   });
 
   it('names a deleted row as a gap, on a page edge and at the start of a chain', async () => {
@@ -92,15 +111,29 @@ describe('audit ledger verification in pages', function () {
     await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_a', seq: 3 }).delete());
     const after = await rowOf('wal_a', 4);
     const first = await verifyAuditChain(db.knex, undefined, { batchRows: 2 });
-    assert.deepEqual(first.firstBroken, { id: String(after.id), chain_key: 'wal_a', seq: 4, reason: 'sequence_gap' }, 'the earlier break in (chain, seq) order is the one named');
+    assert.deepEqual(
+      first.firstBroken,
+      { id: String(after.id), chain_key: 'wal_a', seq: 4, reason: 'sequence_gap' },
+      'the earlier break in (chain, seq) order is the one named',
+    );
   });
 
   it('names a row whose link to the previous one was rewritten', async () => {
     await seed();
     const target = await rowOf('wal_b', 3);
-    await tamper(() => db.knex('audit_events').where({ id: target.id }).update({ prev_hash: 'f'.repeat(64) }));
+    await tamper(() =>
+      db
+        .knex('audit_events')
+        .where({ id: target.id })
+        .update({ prev_hash: 'f'.repeat(64) }),
+    );
     const result = await verifyAuditChain(db.knex, 'wal_b', { batchRows: 2 });
-    assert.deepEqual(result.firstBroken, { id: String(target.id), chain_key: 'wal_b', seq: 3, reason: 'prev_hash_mismatch' });
+    assert.deepEqual(result.firstBroken, {
+      id: String(target.id),
+      chain_key: 'wal_b',
+      seq: 3,
+      reason: 'prev_hash_mismatch',
+    });
   });
 
   /** Every chain's head, as a verification that held reports them. */
@@ -114,13 +147,37 @@ describe('audit ledger verification in pages', function () {
   it('reports every chain head once the chain held, and anchors from them hold while the chains only grow', async () => {
     await seed();
     const recorded = await heads();
-    assert.deepEqual(recorded.map((h) => [h.chain_key, h.seq]), [['wal_a', 4], ['wal_b', 5], ['wal_c', 3]]);
+    assert.deepEqual(
+      recorded.map((h) => [h.chain_key, h.seq]),
+      [
+        ['wal_a', 4],
+        ['wal_b', 5],
+        ['wal_c', 3],
+      ],
+    );
     const stored = await db.knex('audit_events').where({ chain_key: 'wal_b', seq: 5 }).first('hash');
     assert.equal(recorded[1]!.hash, stored.hash);
-    await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_a', eventType: 'payment.signed', actor: 'agent', payload: { later: true } }));
-    await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_d', eventType: 'wallet.created', actor: 'agent', payload: {} }));
-    assert.deepEqual(await verifyAuditChain(db.knex, undefined, { batchRows: 2, anchors: anchorsOf(recorded) }), { chains: 4, rows: 14, ok: true });
-    assert.equal((await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok, true, 'one chain against its own anchor');
+    await db.knex.transaction((trx) =>
+      appendAuditEvent(trx, {
+        chainKey: 'wal_a',
+        eventType: 'payment.signed',
+        actor: 'agent',
+        payload: { later: true },
+      }),
+    );
+    await db.knex.transaction((trx) =>
+      appendAuditEvent(trx, { chainKey: 'wal_d', eventType: 'wallet.created', actor: 'agent', payload: {} }),
+    );
+    assert.deepEqual(await verifyAuditChain(db.knex, undefined, { batchRows: 2, anchors: anchorsOf(recorded) }), {
+      chains: 4,
+      rows: 14,
+      ok: true,
+    });
+    assert.equal(
+      (await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok,
+      true,
+      'one chain against its own anchor',
+    );
   });
 
   it('catches through its anchor a chain rewritten with every hash recomputed, which holds on its own', async () => {
@@ -128,11 +185,24 @@ describe('audit ledger verification in pages', function () {
     const recorded = await heads();
     // Someone who owns the database replaces wal_b's history with a consistent one of their own.
     await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_b' }).delete());
-    for (let i = 0; i < 5; i++) await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_b', eventType: 'payment.signed', actor: 'agent', payload: { forged: i } }));
+    for (let i = 0; i < 5; i++)
+      await db.knex.transaction((trx) =>
+        appendAuditEvent(trx, {
+          chainKey: 'wal_b',
+          eventType: 'payment.signed',
+          actor: 'agent',
+          payload: { forged: i },
+        }),
+      );
     assert.equal((await verifyAuditChain(db.knex)).ok, true, 'without anchors the forged chain holds');
     const forgedHead = await rowOf('wal_b', 5);
     const result = await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded) });
-    assert.deepEqual(result.firstBroken, { id: String(forgedHead.id), chain_key: 'wal_b', seq: 5, reason: 'anchor_mismatch' });
+    assert.deepEqual(result.firstBroken, {
+      id: String(forgedHead.id),
+      chain_key: 'wal_b',
+      seq: 5,
+      reason: 'anchor_mismatch',
+    });
   });
 
   it('catches a chain cut short and a chain gone, which no link shows', async () => {
@@ -140,30 +210,74 @@ describe('audit ledger verification in pages', function () {
     const recorded = await heads();
     await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete());
     assert.equal((await verifyAuditChain(db.knex)).ok, true, 'without anchors the shorter chain holds');
-    assert.deepEqual((await verifyAuditChain(db.knex, undefined, { batchRows: 2, anchors: anchorsOf(recorded) })).firstBroken, { chain_key: 'wal_c', seq: 3, reason: 'anchor_missing' });
+    assert.deepEqual(
+      (await verifyAuditChain(db.knex, undefined, { batchRows: 2, anchors: anchorsOf(recorded) })).firstBroken,
+      { chain_key: 'wal_c', seq: 3, reason: 'anchor_missing' },
+    );
 
     await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_a' }).delete());
-    const gone = await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded.filter((h) => h.chain_key !== 'wal_c')) });
+    const gone = await verifyAuditChain(db.knex, undefined, {
+      anchors: anchorsOf(recorded.filter((h) => h.chain_key !== 'wal_c')),
+    });
     assert.deepEqual(gone.firstBroken, { chain_key: 'wal_a', seq: 4, reason: 'anchor_missing' });
-    assert.deepEqual((await verifyAuditChain(db.knex, 'wal_a', { anchors: anchorsOf(recorded) })).firstBroken, { chain_key: 'wal_a', seq: 4, reason: 'anchor_missing' }, 'also when that chain is named');
-    assert.equal((await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok, true, 'another chain named alone is not held to the others anchors');
+    assert.deepEqual(
+      (await verifyAuditChain(db.knex, 'wal_a', { anchors: anchorsOf(recorded) })).firstBroken,
+      { chain_key: 'wal_a', seq: 4, reason: 'anchor_missing' },
+      'also when that chain is named',
+    );
+    assert.equal(
+      (await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok,
+      true,
+      'another chain named alone is not held to the others anchors',
+    );
   });
 
   it('since its heads: reads each anchored chain from its anchored row on and other chains from their start, and names a break after an anchor', async () => {
     await seed();
     const recorded = await heads();
-    for (let i = 0; i < 2; i++) await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_a', eventType: 'payment.signed', actor: 'agent', payload: { later: i } }));
-    await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_d', eventType: 'wallet.created', actor: 'agent', payload: {} }));
+    for (let i = 0; i < 2; i++)
+      await db.knex.transaction((trx) =>
+        appendAuditEvent(trx, {
+          chainKey: 'wal_a',
+          eventType: 'payment.signed',
+          actor: 'agent',
+          payload: { later: i },
+        }),
+      );
+    await db.knex.transaction((trx) =>
+      appendAuditEvent(trx, { chainKey: 'wal_d', eventType: 'wallet.created', actor: 'agent', payload: {} }),
+    );
     for (const batchRows of [1, 2, 5_000]) {
       const next: ChainHead[] = [];
       // wal_a: its anchored row and 2 new ones; wal_b and wal_c: their anchored rows; wal_d: its only row.
-      assert.deepEqual(await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows, onHead: (h) => next.push(h) }), { chains: 4, rows: 6, ok: true }, `pages of ${batchRows}`);
-      assert.deepEqual(next.map((h) => [h.chain_key, h.seq]), [['wal_a', 6], ['wal_b', 5], ['wal_c', 3], ['wal_d', 1]]);
+      assert.deepEqual(
+        await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows, onHead: (h) => next.push(h) }),
+        { chains: 4, rows: 6, ok: true },
+        `pages of ${batchRows}`,
+      );
+      assert.deepEqual(
+        next.map((h) => [h.chain_key, h.seq]),
+        [
+          ['wal_a', 6],
+          ['wal_b', 5],
+          ['wal_c', 3],
+          ['wal_d', 1],
+        ],
+      );
     }
-    assert.deepEqual(await verifyAuditSince(db.knex, anchorsOf(recorded), { chainKey: 'wal_b' }), { chains: 1, rows: 1, ok: true });
+    assert.deepEqual(await verifyAuditSince(db.knex, anchorsOf(recorded), { chainKey: 'wal_b' }), {
+      chains: 1,
+      rows: 1,
+      ok: true,
+    });
     const later = await rowOf('wal_a', 6);
     await tamper(() => db.knex('audit_events').where({ id: later.id }).update({ actor: 'mallory' }));
-    assert.deepEqual((await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows: 2 })).firstBroken, { id: String(later.id), chain_key: 'wal_a', seq: 6, reason: 'hash_mismatch' });
+    assert.deepEqual((await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows: 2 })).firstBroken, {
+      id: String(later.id),
+      chain_key: 'wal_a',
+      seq: 6,
+      reason: 'hash_mismatch',
+    });
   });
 
   it('since its heads: catches the anchored row edited or forged and a chain cut short or gone; an edit before an anchor is for the full verification', async () => {
@@ -172,36 +286,81 @@ describe('audit ledger verification in pages', function () {
       await seed();
       const recorded = await heads();
       await tamper(change);
-      return { since: await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows: 2 }), full: await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded) }) };
+      return {
+        since: await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows: 2 }),
+        full: await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded) }),
+      };
     };
-    const edited = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_b', seq: 5 }).update({ actor: 'mallory' }));
-    assert.deepEqual([edited.since.firstBroken?.chain_key, edited.since.firstBroken?.seq, edited.since.firstBroken?.reason], ['wal_b', 5, 'hash_mismatch']);
+    const edited = await scenario(() =>
+      db.knex('audit_events').where({ chain_key: 'wal_b', seq: 5 }).update({ actor: 'mallory' }),
+    );
+    assert.deepEqual(
+      [edited.since.firstBroken?.chain_key, edited.since.firstBroken?.seq, edited.since.firstBroken?.reason],
+      ['wal_b', 5, 'hash_mismatch'],
+    );
 
     const forged = await scenario(async () => {
       await db.knex('audit_events').where({ chain_key: 'wal_b' }).delete();
-      for (let i = 0; i < 5; i++) await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_b', eventType: 'payment.signed', actor: 'agent', payload: { forged: i } }));
+      for (let i = 0; i < 5; i++)
+        await db.knex.transaction((trx) =>
+          appendAuditEvent(trx, {
+            chainKey: 'wal_b',
+            eventType: 'payment.signed',
+            actor: 'agent',
+            payload: { forged: i },
+          }),
+        );
     });
-    assert.deepEqual([forged.since.firstBroken?.chain_key, forged.since.firstBroken?.seq, forged.since.firstBroken?.reason], ['wal_b', 5, 'anchor_mismatch']);
+    assert.deepEqual(
+      [forged.since.firstBroken?.chain_key, forged.since.firstBroken?.seq, forged.since.firstBroken?.reason],
+      ['wal_b', 5, 'anchor_mismatch'],
+    );
 
-    const relinked = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_b', seq: 5 }).update({ prev_hash: 'f'.repeat(64) }));
+    const relinked = await scenario(() =>
+      db
+        .knex('audit_events')
+        .where({ chain_key: 'wal_b', seq: 5 })
+        .update({ prev_hash: 'f'.repeat(64) }),
+    );
     assert.equal(relinked.since.firstBroken?.reason, 'hash_mismatch', "the anchored row's link is part of its hash");
 
-    const cut = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_b' }).andWhere('seq', '>=', 4).delete());
-    assert.deepEqual(cut.since.firstBroken, { chain_key: 'wal_b', seq: 5, reason: 'anchor_missing' }, 'named in its place, before wal_c is read');
+    const cut = await scenario(() =>
+      db.knex('audit_events').where({ chain_key: 'wal_b' }).andWhere('seq', '>=', 4).delete(),
+    );
+    assert.deepEqual(
+      cut.since.firstBroken,
+      { chain_key: 'wal_b', seq: 5, reason: 'anchor_missing' },
+      'named in its place, before wal_c is read',
+    );
     assert.equal(cut.since.chains, 1);
 
     const anchoredRowGone = await scenario(async () => {
       await db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete();
-      await db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey: 'wal_c', eventType: 'payment.signed', actor: 'agent', payload: { replaced: true } }));
+      await db.knex.transaction((trx) =>
+        appendAuditEvent(trx, {
+          chainKey: 'wal_c',
+          eventType: 'payment.signed',
+          actor: 'agent',
+          payload: { replaced: true },
+        }),
+      );
     });
-    assert.deepEqual([anchoredRowGone.since.firstBroken?.chain_key, anchoredRowGone.since.firstBroken?.reason], ['wal_c', 'anchor_mismatch']);
+    assert.deepEqual(
+      [anchoredRowGone.since.firstBroken?.chain_key, anchoredRowGone.since.firstBroken?.reason],
+      ['wal_c', 'anchor_mismatch'],
+    );
 
     const gone = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_a' }).delete());
     assert.deepEqual(gone.since.firstBroken, { chain_key: 'wal_a', seq: 4, reason: 'anchor_missing' });
 
-    const before = await scenario(() => db.knex('audit_events').where({ chain_key: 'wal_b', seq: 2 }).update({ actor: 'mallory' }));
+    const before = await scenario(() =>
+      db.knex('audit_events').where({ chain_key: 'wal_b', seq: 2 }).update({ actor: 'mallory' }),
+    );
     assert.equal(before.since.ok, true, 'nothing before an anchored head is read');
-    assert.deepEqual([before.full.firstBroken?.chain_key, before.full.firstBroken?.seq, before.full.firstBroken?.reason], ['wal_b', 2, 'hash_mismatch']);
+    assert.deepEqual(
+      [before.full.firstBroken?.chain_key, before.full.firstBroken?.seq, before.full.firstBroken?.reason],
+      ['wal_b', 2, 'hash_mismatch'],
+    );
   });
 
   it('audit:verify records heads with --heads-out only from a ledger that held, and checks them with --heads-in', async () => {
@@ -209,11 +368,19 @@ describe('audit ledger verification in pages', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-heads-'));
     const run = (...args: string[]) => {
       try {
-        const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/audit/audit-cli.ts'), 'verify', ...args], { env: { ...process.env, DATABASE_URL: db.connectionString }, stdio: 'pipe' });
+        const out = execFileSync(
+          process.execPath,
+          ['--import', 'tsx', path.join(ROOT, 'src/api/audit/audit-cli.ts'), 'verify', ...args],
+          { env: { ...process.env, DATABASE_URL: db.connectionString }, stdio: 'pipe' },
+        );
         return { code: 0, out: JSON.parse(String(out)) as Record<string, unknown>, err: '' };
       } catch (err) {
         const e = err as { status: number; stdout: Buffer; stderr: Buffer };
-        return { code: e.status, out: String(e.stdout) ? (JSON.parse(String(e.stdout)) as Record<string, unknown>) : {}, err: String(e.stderr) };
+        return {
+          code: e.status,
+          out: String(e.stdout) ? (JSON.parse(String(e.stdout)) as Record<string, unknown>) : {},
+          err: String(e.stderr),
+        };
       }
     };
     try {
@@ -221,11 +388,22 @@ describe('audit ledger verification in pages', function () {
       const first = run('--heads-out', file);
       assert.equal(first.code, 0, first.err);
       assert.equal(first.out.heads_written, 3);
-      assert.deepEqual(fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as ChainHead).chain_key), ['wal_a', 'wal_b', 'wal_c']);
+      assert.deepEqual(
+        fs
+          .readFileSync(file, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as ChainHead).chain_key),
+        ['wal_a', 'wal_b', 'wal_c'],
+      );
       assert.equal(run('--heads-in', file).out.anchors_checked, 3);
       const since = run('--heads-in', file, '--since-heads');
       assert.equal(since.code, 0, since.err);
-      assert.deepEqual([since.out.mode, since.out.rows, since.out.chains], ['since_heads', 3, 3], 'one anchored row per chain read');
+      assert.deepEqual(
+        [since.out.mode, since.out.rows, since.out.chains],
+        ['since_heads', 3, 3],
+        'one anchored row per chain read',
+      );
       assert.equal(run('--since-heads').code, 2, '--since-heads needs --heads-in');
 
       await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete());
@@ -233,7 +411,11 @@ describe('audit ledger verification in pages', function () {
       const cut = run('--heads-in', file, '--heads-out', second);
       assert.equal(cut.code, 4);
       assert.deepEqual(cut.out.firstBroken, { chain_key: 'wal_c', seq: 3, reason: 'anchor_missing' });
-      assert.deepEqual(fs.readdirSync(dir), ['heads.jsonl'], 'no heads recorded from a broken ledger, no temporary file left');
+      assert.deepEqual(
+        fs.readdirSync(dir),
+        ['heads.jsonl'],
+        'no heads recorded from a broken ledger, no temporary file left',
+      );
 
       fs.writeFileSync(path.join(dir, 'bad.jsonl'), '{"chain_key":"wal_a","seq":1,"hash":"00"}\n');
       const bad = run('--heads-in', path.join(dir, 'bad.jsonl'));

@@ -22,11 +22,23 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
  * packages) in its own process group; resolves once it prints READY. `cleanup()` kills what is left of the
  * group and removes the script.
  */
-async function spawnScript(name: string, script: string): Promise<{ child: ReturnType<typeof spawn>; output: () => string; exited: Promise<number | null>; cleanup: () => void }> {
+async function spawnScript(
+  name: string,
+  script: string,
+): Promise<{
+  child: ReturnType<typeof spawn>;
+  output: () => string;
+  exited: Promise<number | null>;
+  cleanup: () => void;
+}> {
   fs.mkdirSync(path.join(ROOT, '.treasury'), { recursive: true });
   const file = path.join(ROOT, '.treasury', `${name}-${process.pid}.mts`);
   fs.writeFileSync(file, script);
-  const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -58,7 +70,10 @@ describe('embedded PostgreSQL', function () {
     fs.chmodSync(dir, 0o755);
     const first = await startEmbeddedPostgres({ dir, port: await freePort() });
     try {
-      await assert.rejects(startEmbeddedPostgres({ dir, port: await freePort() }), /another process is running the PostgreSQL server/);
+      await assert.rejects(
+        startEmbeddedPostgres({ dir, port: await freePort() }),
+        /another process is running the PostgreSQL server/,
+      );
       const client = new pg.Client(first.connectionString);
       await client.connect();
       assert.equal((await client.query('SELECT 1 AS one')).rows[0].one, 1, 'the first server is untouched');
@@ -78,12 +93,17 @@ describe('embedded PostgreSQL', function () {
       await client.connect();
       await client.query('CREATE TABLE young (id integer PRIMARY KEY, v text)');
       await client.query("INSERT INTO young SELECT g, 'x' FROM generate_series(1, 500) g");
-      const analyzed = async () => (await client.query("SELECT last_autoanalyze FROM pg_stat_user_tables WHERE relname = 'young'")).rows[0]?.last_autoanalyze;
+      const analyzed = async () =>
+        (await client.query("SELECT last_autoanalyze FROM pg_stat_user_tables WHERE relname = 'young'")).rows[0]
+          ?.last_autoanalyze;
       // With PostgreSQL's default (autovacuum every minute) this waits past the deadline.
       const deadline = Date.now() + 40_000;
       while (!(await analyzed()) && Date.now() < deadline) await sleep(500);
       assert.ok(await analyzed(), 'autovacuum analyzed the new table');
-      assert.equal(Number((await client.query("SELECT reltuples FROM pg_class WHERE relname = 'young'")).rows[0].reltuples), 500);
+      assert.equal(
+        Number((await client.query("SELECT reltuples FROM pg_class WHERE relname = 'young'")).rows[0].reltuples),
+        500,
+      );
     } finally {
       await client.end().catch(() => undefined);
       await server.stop();
@@ -95,7 +115,9 @@ describe('embedded PostgreSQL', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
     fs.chmodSync(dir, 0o755);
     const port = await freePort();
-    const run = await spawnScript('epg-parent', `
+    const run = await spawnScript(
+      'epg-parent',
+      `
       import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
       import pg from 'pg';
       const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${port} });
@@ -103,7 +125,8 @@ describe('embedded PostgreSQL', function () {
       await c.query('CREATE TABLE survivor (v int)'); await c.query('INSERT INTO survivor VALUES (42)'); await c.end();
       console.log('READY');
       setInterval(() => {}, 1000);
-    `);
+    `,
+    );
     run.child.kill('SIGKILL'); // the parent only: its server is left orphaned
     await sleep(500);
     const pid = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -125,7 +148,9 @@ describe('embedded PostgreSQL', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
     fs.chmodSync(dir, 0o755);
     // Like the sandbox: its SIGINT handler stops other parts first (here: 3 s), then PostgreSQL, then says so.
-    const run = await spawnScript('epg-owner', `
+    const run = await spawnScript(
+      'epg-owner',
+      `
       import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
       const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${await freePort()} });
       process.on('SIGINT', async () => {
@@ -136,7 +161,8 @@ describe('embedded PostgreSQL', function () {
       });
       console.log('READY');
       setInterval(() => {}, 1000);
-    `);
+    `,
+    );
     try {
       process.kill(-run.child.pid!, 'SIGINT');
       const code = await run.exited;
@@ -152,12 +178,15 @@ describe('embedded PostgreSQL', function () {
   it('Ctrl-C to a process without handlers still stops its server', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
     fs.chmodSync(dir, 0o755);
-    const run = await spawnScript('epg-plain', `
+    const run = await spawnScript(
+      'epg-plain',
+      `
       import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
       await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${await freePort()} });
       console.log('READY');
       setInterval(() => {}, 1000);
-    `);
+    `,
+    );
     try {
       const pid = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
       run.child.kill('SIGINT'); // the process only: stopping the server is the hook's work

@@ -29,7 +29,12 @@ describe('group-commit writers (PostgreSQL)', function () {
 
   before(async () => {
     t = await startTestTreasury();
-    token = (await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'writer' } })).body.api_key;
+    token = (
+      await t.request('POST', '/v1/treasury', {
+        token: t.adminToken,
+        body: { owner_type: 'agent', owner_id: 'writer' },
+      })
+    ).body.api_key;
   });
   const writers: Array<{ close(): Promise<void> }> = [];
   after(async () => {
@@ -40,7 +45,11 @@ describe('group-commit writers (PostgreSQL)', function () {
   async function wallet() {
     const res = await t.request('POST', '/v1/wallets', { token, body: { policy: {} } });
     assert.equal(res.status, 201, JSON.stringify(res.body));
-    const head = (await t.db.knex('audit_events').where({ chain_key: res.body.id }).orderBy('seq', 'desc').first('seq', 'hash')) as AuditHead;
+    const head = (await t.db
+      .knex('audit_events')
+      .where({ chain_key: res.body.id })
+      .orderBy('seq', 'desc')
+      .first('seq', 'hash')) as AuditHead;
     return { id: res.body.id as string, address: res.body.address as string, head };
   }
 
@@ -54,16 +63,48 @@ describe('group-commit writers (PostgreSQL)', function () {
   }
 
   /** A reservation of `amount` micro-USD decided on `head`; `nonce` may be forced (to collide). */
-  function reservation(w: { id: string; address: string }, head: AuditHead, amount: bigint, nonce = `0x${randomBytes(32).toString('hex')}`): { write: DecisionWrite; head: AuditHead } {
+  function reservation(
+    w: { id: string; address: string },
+    head: AuditHead,
+    amount: bigint,
+    nonce = `0x${randomBytes(32).toString('hex')}`,
+  ): { write: DecisionWrite; head: AuditHead } {
     const decisionId = `pd_${randomBytes(12).toString('hex')}`;
     const authorizationId = `auth_${randomBytes(12).toString('hex')}`;
-    const audit = buildAuditRow(head, { chainKey: w.id, eventType: 'payment.reserved', actor: 'test', payload: { authorization_id: authorizationId }, at: AT });
+    const audit = buildAuditRow(head, {
+      chainKey: w.id,
+      eventType: 'payment.reserved',
+      actor: 'test',
+      payload: { authorization_id: authorizationId },
+      at: AT,
+    });
     const write: DecisionWrite = {
       lockKey: walletLockKey(w.id).toString(),
       authorization: {
-        id: authorizationId, walletId: w.id, decisionId, kind: 'pay', scheme: 'exact', network: 'base-sepolia', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', from: w.address, to: SELLER,
-        valueRaw: amount.toString(), amountMicro: amount.toString(), validAfter: '0', validBefore: '9999999999', nonce, capability: null, resource: null, idempotencyKey: null, requestHash: null,
-        response: '{}', actor: 'test', at: AT, status: 'reserved', signature: null, signedAt: null,
+        id: authorizationId,
+        walletId: w.id,
+        decisionId,
+        kind: 'pay',
+        scheme: 'exact',
+        network: 'base-sepolia',
+        asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+        from: w.address,
+        to: SELLER,
+        valueRaw: amount.toString(),
+        amountMicro: amount.toString(),
+        validAfter: '0',
+        validBefore: '9999999999',
+        nonce,
+        capability: null,
+        resource: null,
+        idempotencyKey: null,
+        requestHash: null,
+        response: '{}',
+        actor: 'test',
+        at: AT,
+        status: 'reserved',
+        signature: null,
+        signedAt: null,
       },
       spend: { walletId: w.id, windowStarts: WINDOWS, amountMicro: amount },
       audit,
@@ -74,10 +115,27 @@ describe('group-commit writers (PostgreSQL)', function () {
   /** A denial decided on `head`: its decision row and its audit row. */
   function denial(w: { id: string }, head: AuditHead): { write: DecisionWrite; head: AuditHead; decisionId: string } {
     const decisionId = `pd_${randomBytes(12).toString('hex')}`;
-    const audit = buildAuditRow(head, { chainKey: w.id, eventType: 'policy.denied', actor: 'test', payload: { decision_id: decisionId }, at: AT });
+    const audit = buildAuditRow(head, {
+      chainKey: w.id,
+      eventType: 'policy.denied',
+      actor: 'test',
+      payload: { decision_id: decisionId },
+      at: AT,
+    });
     const write: DecisionWrite = {
       lockKey: walletLockKey(w.id).toString(),
-      decision: { id: decisionId, walletId: w.id, outcome: 'deny', kind: 'pay', amountMicro: '5000', to: SELLER, capability: null, violations: '[{"rule":"per_tx_cap_usd"}]', headroom: '{}', at: AT },
+      decision: {
+        id: decisionId,
+        walletId: w.id,
+        outcome: 'deny',
+        kind: 'pay',
+        amountMicro: '5000',
+        to: SELLER,
+        capability: null,
+        violations: '[{"rule":"per_tx_cap_usd"}]',
+        headroom: '{}',
+        at: AT,
+      },
       audit,
     };
     return { write, head: { seq: audit.seq, hash: audit.hash }, decisionId };
@@ -85,7 +143,9 @@ describe('group-commit writers (PostgreSQL)', function () {
 
   async function totals(walletId: string) {
     const rows = await t.db.knex('wallet_spend_totals').where({ wallet_id: walletId }).orderBy('window_kind');
-    return Object.fromEntries(rows.map((r: any) => [r.window_kind, { spent: String(r.spent_micro), count: Number(r.payment_count) }]));
+    return Object.fromEntries(
+      rows.map((r: any) => [r.window_kind, { spent: String(r.spent_micro), count: Number(r.payment_count) }]),
+    );
   }
 
   it('writes handed over together share one statement; a wallet chains several writes; totals are summed', async () => {
@@ -96,19 +156,39 @@ describe('group-commit writers (PostgreSQL)', function () {
     const b1 = reservation(b, b.head, 500n);
     const b2 = denial(b, b1.head);
     // The first is sent at once; the others join the next statement.
-    await Promise.all([writer.write(a1.write), writer.write(a2.write), writer.write(b1.write), writer.write(a3.write), writer.write(b2.write)]);
+    await Promise.all([
+      writer.write(a1.write),
+      writer.write(a2.write),
+      writer.write(b1.write),
+      writer.write(a3.write),
+      writer.write(b2.write),
+    ]);
     assert.deepEqual(batches, [1, 4]);
     // Only the denial has a decision row; the reservations' decisions are their authorization and audit rows.
-    assert.deepEqual((await t.db.knex('policy_decisions').whereIn('wallet_id', [a.id, b.id])).map((d: any) => [d.id, d.outcome]), [[b2.decisionId, 'deny']]);
+    assert.deepEqual(
+      (await t.db.knex('policy_decisions').whereIn('wallet_id', [a.id, b.id])).map((d: any) => [d.id, d.outcome]),
+      [[b2.decisionId, 'deny']],
+    );
     assert.equal(writer.generation, 0);
-    assert.deepEqual(await totals(a.id), { day: { spent: '6000', count: 3 }, month: { spent: '6000', count: 3 }, week: { spent: '6000', count: 3 } });
-    assert.deepEqual(await totals(b.id), { day: { spent: '500', count: 1 }, month: { spent: '500', count: 1 }, week: { spent: '500', count: 1 } });
-    assert.equal(Number((await t.db.knex('authorizations').where({ wallet_id: a.id, status: 'reserved' }).count('* as n'))[0]!.n), 3);
+    assert.deepEqual(await totals(a.id), {
+      day: { spent: '6000', count: 3 },
+      month: { spent: '6000', count: 3 },
+      week: { spent: '6000', count: 3 },
+    });
+    assert.deepEqual(await totals(b.id), {
+      day: { spent: '500', count: 1 },
+      month: { spent: '500', count: 1 },
+      week: { spent: '500', count: 1 },
+    });
+    assert.equal(
+      Number((await t.db.knex('authorizations').where({ wallet_id: a.id, status: 'reserved' }).count('* as n'))[0]!.n),
+      3,
+    );
     assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
     assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
   });
 
-  it('a row that breaks a constraint fails alone: its wallet\'s later writes are refused, other wallets\' commit', async () => {
+  it("a row that breaks a constraint fails alone: its wallet's later writes are refused, other wallets' commit", async () => {
     const a = await wallet();
     const b = await wallet();
     const writer = new ReservationWriter(t.db.knex);
@@ -126,9 +206,22 @@ describe('group-commit writers (PostgreSQL)', function () {
     const clash = reservation(a, first.head, 1000n, nonce);
     const afterClash = reservation(a, clash.head, 1000n);
     const b2 = reservation(b, b1.head, 100n);
-    const results = await Promise.allSettled([writer.write(b1.write), writer.write(clash.write), writer.write(afterClash.write), writer.write(b2.write)]);
-    assert.equal(results[0]!.status, 'fulfilled', String((results[0] as any).reason?.cause ?? (results[0] as any).reason));
-    assert.equal(results[3]!.status, 'fulfilled', String((results[3] as any).reason?.cause ?? (results[3] as any).reason));
+    const results = await Promise.allSettled([
+      writer.write(b1.write),
+      writer.write(clash.write),
+      writer.write(afterClash.write),
+      writer.write(b2.write),
+    ]);
+    assert.equal(
+      results[0]!.status,
+      'fulfilled',
+      String((results[0] as any).reason?.cause ?? (results[0] as any).reason),
+    );
+    assert.equal(
+      results[3]!.status,
+      'fulfilled',
+      String((results[3] as any).reason?.cause ?? (results[3] as any).reason),
+    );
     for (const [i, r] of [results[1]!, results[2]!].entries()) {
       assert.equal(r.status, 'rejected');
       const reason = (r as PromiseRejectedResult).reason as ReservationBatchAborted & { cause: { code?: string } };
@@ -139,9 +232,20 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal(writer.generation, 0);
     assert.notEqual(generationOfA(), aBefore);
     assert.equal(generationOfB(), bBefore);
-    assert.deepEqual(await totals(a.id), { day: { spent: '1000', count: 1 }, month: { spent: '1000', count: 1 }, week: { spent: '1000', count: 1 } });
-    assert.deepEqual(await totals(b.id), { day: { spent: '200', count: 2 }, month: { spent: '200', count: 2 }, week: { spent: '200', count: 2 } });
-    assert.equal(Number((await t.db.knex('audit_events').where({ chain_key: a.id }).max('seq as s'))[0]!.s), first.head.seq);
+    assert.deepEqual(await totals(a.id), {
+      day: { spent: '1000', count: 1 },
+      month: { spent: '1000', count: 1 },
+      week: { spent: '1000', count: 1 },
+    });
+    assert.deepEqual(await totals(b.id), {
+      day: { spent: '200', count: 2 },
+      month: { spent: '200', count: 2 },
+      week: { spent: '200', count: 2 },
+    });
+    assert.equal(
+      Number((await t.db.knex('audit_events').where({ chain_key: a.id }).max('seq as s'))[0]!.s),
+      first.head.seq,
+    );
     assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
     assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
   });
@@ -166,15 +270,22 @@ describe('group-commit writers (PostgreSQL)', function () {
     }
     assert.equal(writer.generation, 1);
     assert.equal(writer.generationOf(walletLockKey(b.id).toString()), 1);
-    assert.deepEqual(await totals(a.id), { day: { spent: '1000', count: 1 }, month: { spent: '1000', count: 1 }, week: { spent: '1000', count: 1 } });
+    assert.deepEqual(await totals(a.id), {
+      day: { spent: '1000', count: 1 },
+      month: { spent: '1000', count: 1 },
+      week: { spent: '1000', count: 1 },
+    });
     assert.deepEqual(await totals(b.id), {});
   });
 
-  it('a row PostgreSQL refuses for its values (SQLSTATE 22) fails alone: the other wallets\' writes of its statement commit, its wallet\'s later writes are refused', async () => {
+  it("a row PostgreSQL refuses for its values (SQLSTATE 22) fails alone: the other wallets' writes of its statement commit, its wallet's later writes are refused", async () => {
     const [a, b, c] = [await wallet(), await wallet(), await wallet()];
     const batches: number[] = [];
     const isolated: Array<{ refused: number; committed: number }> = [];
-    const writer = new ReservationWriter(t.db.knex, { onBatch: (n) => batches.push(n), onIsolated: (o) => isolated.push(o) });
+    const writer = new ReservationWriter(t.db.knex, {
+      onBatch: (n) => batches.push(n),
+      onIsolated: (o) => isolated.push(o),
+    });
     writers.push(writer);
     const generations = () => [a, b, c].map((w) => writer.generationOf(walletLockKey(w.id).toString()));
     const before = generations();
@@ -194,17 +305,40 @@ describe('group-commit writers (PostgreSQL)', function () {
     const results = await Promise.allSettled([a0, a1, b1, b2, c1, c2, c3, a2].map((r) => writer.write(r.write)));
     assert.deepEqual(batches, [1, 7]);
     const outcome = (r: PromiseSettledResult<void>) =>
-      r.status === 'fulfilled' ? 'committed' : r.reason instanceof ReservationBatchAborted ? (r.reason.rowRefused ? `refused ${(r.reason.cause as { code?: string }).code}` : 'behind') : String(r.reason);
-    assert.deepEqual(results.map(outcome), ['committed', 'committed', 'refused 22P05', 'behind', 'committed', 'refused 22003', 'behind', 'committed']);
+      r.status === 'fulfilled'
+        ? 'committed'
+        : r.reason instanceof ReservationBatchAborted
+          ? r.reason.rowRefused
+            ? `refused ${(r.reason.cause as { code?: string }).code}`
+            : 'behind'
+          : String(r.reason);
+    assert.deepEqual(results.map(outcome), [
+      'committed',
+      'committed',
+      'refused 22P05',
+      'behind',
+      'committed',
+      'refused 22003',
+      'behind',
+      'committed',
+    ]);
     assert.deepEqual(isolated, [{ refused: 2, committed: 3 }]);
     assert.equal(writer.generation, 0, 'no statement failed for anything but its own rows');
     const after = generations();
-    assert.equal(after[0], before[0], 'a\'s remembered state is still good');
+    assert.equal(after[0], before[0], "a's remembered state is still good");
     assert.notEqual(after[1], before[1]);
     assert.notEqual(after[2], before[2]);
-    assert.deepEqual(await totals(a.id), { day: { spent: '3000', count: 3 }, month: { spent: '3000', count: 3 }, week: { spent: '3000', count: 3 } });
+    assert.deepEqual(await totals(a.id), {
+      day: { spent: '3000', count: 3 },
+      month: { spent: '3000', count: 3 },
+      week: { spent: '3000', count: 3 },
+    });
     assert.deepEqual(await totals(b.id), {});
-    assert.deepEqual(await totals(c.id), { day: { spent: '100', count: 1 }, month: { spent: '100', count: 1 }, week: { spent: '100', count: 1 } });
+    assert.deepEqual(await totals(c.id), {
+      day: { spent: '100', count: 1 },
+      month: { spent: '100', count: 1 },
+      week: { spent: '100', count: 1 },
+    });
     for (const w of [a, b, c]) assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
 
     // Alone in its statement, a bad row is refused the same way; the writer goes on.
@@ -212,10 +346,14 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal(outcome(d!).startsWith('refused 22'), true, outcome(d!));
     assert.equal(writer.generation, 0);
     await writer.write(reservation(b, b.head, 100n).write);
-    assert.deepEqual(await totals(b.id), { day: { spent: '100', count: 1 }, month: { spent: '100', count: 1 }, week: { spent: '100', count: 1 } });
+    assert.deepEqual(await totals(b.id), {
+      day: { spent: '100', count: 1 },
+      month: { spent: '100', count: 1 },
+      week: { spent: '100', count: 1 },
+    });
   });
 
-  it('a place kept for a decision being signed holds back its wallet\'s later writes, not other wallets\'; filled signed, it lands signed', async () => {
+  it("a place kept for a decision being signed holds back its wallet's later writes, not other wallets'; filled signed, it lands signed", async () => {
     const { a, b, batches, writer } = await twoWalletsAndWriter();
     const a1 = reservation(a, a.head, 1000n);
     const a2 = reservation(a, a1.head, 2000n);
@@ -224,8 +362,8 @@ describe('group-commit writers (PostgreSQL)', function () {
     let a2Done = false;
     const a2Written = writer.write(a2.write).then(() => (a2Done = true));
     await writer.write(b1.write);
-    assert.deepEqual(batches, [1], 'only b\'s write was sent');
-    assert.equal(a2Done, false, 'a\'s later write waits behind the empty place');
+    assert.deepEqual(batches, [1], "only b's write was sent");
+    assert.equal(a2Done, false, "a's later write waits behind the empty place");
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: a.id })).length, 0);
 
     const signature = `0x${'ef'.repeat(65)}`;
@@ -255,7 +393,11 @@ describe('group-commit writers (PostgreSQL)', function () {
     empty.fill(late.write);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((await t.db.knex('authorizations').where({ id: late.write.authorization!.id })).length, 0);
-    assert.deepEqual(await totals(b.id), { day: { spent: '500', count: 1 }, month: { spent: '500', count: 1 }, week: { spent: '500', count: 1 } });
+    assert.deepEqual(await totals(b.id), {
+      day: { spent: '500', count: 1 },
+      month: { spent: '500', count: 1 },
+      week: { spent: '500', count: 1 },
+    });
   });
 
   it('signatures: each caller hears what its row holds — one stored signature when two records of a row share a statement', async () => {
@@ -269,20 +411,41 @@ describe('group-commit writers (PostgreSQL)', function () {
     const r3 = reservation(w, r2.head, 100n);
     for (const r of [r1, r2, r3]) await writer.write(r.write);
     const id = (r: { write: DecisionWrite }) => r.write.authorization!.id;
-    await t.db.knex('authorizations').where({ id: id(r3) }).update({ status: 'released' });
+    await t.db
+      .knex('authorizations')
+      .where({ id: id(r3) })
+      .update({ status: 'released' });
     const sig = (n: number) => `0x${n.toString(16).padStart(2, '0').repeat(65)}`;
     const first = recorder.record(id(r1), sig(1), { signature: sig(1) }, AT); // sent alone
     // Queued together: two records of r2 (concurrent retries of one Idempotency-Key), r3 (released), an unknown id.
-    const [a, b, c, d] = await Promise.all([recorder.record(id(r2), sig(2), { signature: sig(2) }, AT), recorder.record(id(r2), sig(3), { signature: sig(3) }, AT), recorder.record(id(r3), sig(4), { signature: sig(4) }, AT), recorder.record('auth_unknown', sig(5), { signature: sig(5) }, AT)]);
+    const [a, b, c, d] = await Promise.all([
+      recorder.record(id(r2), sig(2), { signature: sig(2) }, AT),
+      recorder.record(id(r2), sig(3), { signature: sig(3) }, AT),
+      recorder.record(id(r3), sig(4), { signature: sig(4) }, AT),
+      recorder.record('auth_unknown', sig(5), { signature: sig(5) }, AT),
+    ]);
     assert.deepEqual(batches, [1, 4]);
     assert.deepEqual(await first, { status: 'signed', response: { signature: sig(1) } });
-    const stored = (await t.db.knex('authorizations').where({ id: id(r2) }).first()).signature as string;
+    const stored = (
+      await t.db
+        .knex('authorizations')
+        .where({ id: id(r2) })
+        .first()
+    ).signature as string;
     assert.ok([sig(2), sig(3)].includes(stored));
     assert.deepEqual(a, { status: 'signed', response: { signature: stored } }, 'both callers get the stored signature');
     assert.deepEqual(b, a);
     assert.equal(c!.status, 'released', 'a released row takes no signature');
     assert.equal(d, undefined);
-    assert.equal((await t.db.knex('authorizations').where({ id: id(r3) }).first()).signature, null);
+    assert.equal(
+      (
+        await t.db
+          .knex('authorizations')
+          .where({ id: id(r3) })
+          .first()
+      ).signature,
+      null,
+    );
   });
 
   it('signatures: a record whose connection is cut while its statement runs is sent once more on a new connection; a statement PostgreSQL refused is not', async () => {
@@ -296,13 +459,19 @@ describe('group-commit writers (PostgreSQL)', function () {
     for (const r of [r1, r2]) await writer.write(r.write);
     const id = (r: { write: DecisionWrite }) => r.write.authorization!.id;
     const sig = (n: number) => `0x${n.toString(16).padStart(2, '0').repeat(65)}`;
-    assert.deepEqual(await recorder.record(id(r1), sig(1), { signature: sig(1) }, AT), { status: 'signed', response: { signature: sig(1) } });
+    assert.deepEqual(await recorder.record(id(r1), sig(1), { signature: sig(1) }, AT), {
+      status: 'signed',
+      response: { signature: sig(1) },
+    });
     assert.equal(opened, 1);
     // Hold r2's row so that the record statement waits inside PostgreSQL, then end that session under it
     // (an administrator, a failover); the row is let go once the session is gone.
     const holder = await t.db.knex.transaction();
     try {
-      await holder('authorizations').where({ id: id(r2) }).forUpdate().select('id');
+      await holder('authorizations')
+        .where({ id: id(r2) })
+        .forUpdate()
+        .select('id');
       const recorded = recorder.record(id(r2), sig(2), { signature: sig(2) }, AT);
       let cut = 0;
       for (let i = 0; i < 200 && cut === 0; i++) {
@@ -320,9 +489,20 @@ describe('group-commit writers (PostgreSQL)', function () {
       if (!holder.isCompleted()) await holder.rollback();
     }
     assert.equal(opened, 2, 'sent again on a new connection');
-    assert.equal((await t.db.knex('authorizations').where({ id: id(r2) }).first()).signature, sig(2));
+    assert.equal(
+      (
+        await t.db
+          .knex('authorizations')
+          .where({ id: id(r2) })
+          .first()
+      ).signature,
+      sig(2),
+    );
     // A value PostgreSQL refuses (not a timestamp) fails the record at once: no second attempt, same connection.
-    await assert.rejects(recorder.record(id(r2), sig(3), { signature: sig(3) }, 'not a time' as unknown as Date), /timestamp|time/i);
+    await assert.rejects(
+      recorder.record(id(r2), sig(3), { signature: sig(3) }, 'not a time' as unknown as Date),
+      /timestamp|time/i,
+    );
     assert.equal(opened, 2);
   });
 
@@ -342,7 +522,9 @@ describe('group-commit writers (PostgreSQL)', function () {
     // What a prepared statement runs once PostgreSQL settles on its generic plan (no parameter values known).
     let n = 0;
     const sql = SIGNATURE_RECORD_SQL.replace(/\?/g, () => `$${++n}`);
-    const plan = (await t.db.knex.raw(`EXPLAIN (GENERIC_PLAN) ${sql}`)).rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+    const plan = (await t.db.knex.raw(`EXPLAIN (GENERIC_PLAN) ${sql}`)).rows
+      .map((row: Record<string, string>) => row['QUERY PLAN'])
+      .join('\n');
     assert.match(plan, /Index Scan (using|on) authorizations_pkey/, plan);
     assert.doesNotMatch(plan, /Seq Scan on authorizations/, plan);
   });
@@ -357,7 +539,11 @@ describe('group-commit writers (PostgreSQL)', function () {
     r.write.authorization!.resource = odd; // resource
     await writer.write(r.write);
     const id = r.write.authorization!.id;
-    const response = { signature: `0x${'ab'.repeat(65)}`, resource: odd, nested: { list: [1, 'two', null, { three: '"3"' }] } };
+    const response = {
+      signature: `0x${'ab'.repeat(65)}`,
+      resource: odd,
+      nested: { list: [1, 'two', null, { three: '"3"' }] },
+    };
     assert.deepEqual(await recorder.record(id, response.signature, response, AT), { status: 'signed', response });
     const row = await t.db.knex('authorizations').where({ id }).first('resource', 'response', 'signature', 'signed_at');
     assert.equal(row.resource, odd);

@@ -27,7 +27,8 @@ describe('knex client (PostgreSQL)', function () {
   it('names its connections in pg_stat_activity', async () => {
     const knex = createKnex(db.connectionString, 1, 'treasury-probe');
     try {
-      const row = (await knex.raw('SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()')).rows[0];
+      const row = (await knex.raw('SELECT application_name FROM pg_stat_activity WHERE pid = pg_backend_pid()'))
+        .rows[0];
       assert.equal(row.application_name, 'treasury-probe');
     } finally {
       await knex.destroy();
@@ -36,7 +37,12 @@ describe('knex client (PostgreSQL)', function () {
 
   it('a refused connection: the query fails as database-unavailable, and knex says so in one structured line without the password', async () => {
     const { log, lines } = captureLog();
-    const knex = createKnex(`postgres://treasury:s3cret-pw@127.0.0.1:${await freePort()}/nowhere`, 1, 'treasury-probe', log);
+    const knex = createKnex(
+      `postgres://treasury:s3cret-pw@127.0.0.1:${await freePort()}/nowhere`,
+      1,
+      'treasury-probe',
+      log,
+    );
     try {
       const err = await knex.raw('SELECT 1').then(
         () => undefined,
@@ -57,17 +63,26 @@ describe('knex client (PostgreSQL)', function () {
   });
 
   it('session limits: set on every session; a lock wait or a statement past them is cancelled as busy and the session serves on; none without limits', async () => {
-    const limited = createKnex(db.connectionString, 1, 'treasury-probe', undefined, { statementTimeoutMs: 300, lockTimeoutMs: 200, idleInTransactionTimeoutMs: 60_000 });
+    const limited = createKnex(db.connectionString, 1, 'treasury-probe', undefined, {
+      statementTimeoutMs: 300,
+      lockTimeoutMs: 200,
+      idleInTransactionTimeoutMs: 60_000,
+    });
     const plain = createKnex(db.connectionString, 1, 'treasury-probe');
     const holder = createKnex(db.connectionString, 1, 'treasury-probe');
     try {
-      const setting = async (k: typeof limited, name: string) => (await k.raw(`SELECT current_setting('${name}') AS v`)).rows[0].v as string;
+      const setting = async (k: typeof limited, name: string) =>
+        (await k.raw(`SELECT current_setting('${name}') AS v`)).rows[0].v as string;
       assert.equal(await setting(limited, 'statement_timeout'), '300ms');
       assert.equal(await setting(limited, 'lock_timeout'), '200ms');
       assert.equal(await setting(limited, 'idle_in_transaction_session_timeout'), '1min');
       assert.equal(await setting(plain, 'lock_timeout'), '0', 'migrations and tools run without');
 
-      const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+      const failure = (p: Promise<unknown>) =>
+        p.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       await holder.transaction(async (trx) => {
         await trx.raw('SELECT pg_advisory_xact_lock(4242)');
         const waited = Date.now();

@@ -34,16 +34,50 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     status: 'success',
     blockNumber: 10n,
     confirmations: 1,
-    logs: [{ address: USDC, topics: encodeEventTopics({ abi: erc20Abi, eventName: 'Transfer', args: { from: PAYER, to: PAY_TO } }) as Hex[], data: encodeAbiParameters([{ type: 'uint256' }], [value]), logIndex: 0 }],
+    logs: [
+      {
+        address: USDC,
+        topics: encodeEventTopics({ abi: erc20Abi, eventName: 'Transfer', args: { from: PAYER, to: PAY_TO } }) as Hex[],
+        data: encodeAbiParameters([{ type: 'uint256' }], [value]),
+        logIndex: 0,
+      },
+    ],
   });
-  const verifier = (reader: { minedTransaction(chain: unknown, hash: Hex): Promise<MinedTransaction | null> }, clock: () => Date, concurrency = 4) =>
-    new LedgerVerifier(db.knex, chains, reader, { [NETWORK]: 'http://127.0.0.1:9' }, createTreasuryMetrics(), pino({ level: 'silent' }), clock, { intervalMs: 0, concurrency, confirmations: {}, notFoundGraceSeconds: 900 });
+  const verifier = (
+    reader: { minedTransaction(chain: unknown, hash: Hex): Promise<MinedTransaction | null> },
+    clock: () => Date,
+    concurrency = 4,
+  ) =>
+    new LedgerVerifier(
+      db.knex,
+      chains,
+      reader,
+      { [NETWORK]: 'http://127.0.0.1:9' },
+      createTreasuryMetrics(),
+      pino({ level: 'silent' }),
+      clock,
+      { intervalMs: 0, concurrency, confirmations: {}, notFoundGraceSeconds: 900 },
+    );
   const seller = async () => {
     const id = `sel_${randomBytes(12).toString('hex')}`;
     const now = new Date();
-    await db.knex('accounts').insert({ id: `acct_${id}`, created_at: now }).onConflict('id').ignore();
-    await db.knex('sellers').insert({ id, account_id: `acct_${id}`, name: id, slug: id.slice(0, 30), payout_mode: 'platform_mor', created_at: now, updated_at: now });
-    await db.knex('sellers_pay_to').insert({ seller_id: id, address: PAY_TO.toLowerCase(), signature: '0x', created_at: now });
+    await db
+      .knex('accounts')
+      .insert({ id: `acct_${id}`, created_at: now })
+      .onConflict('id')
+      .ignore();
+    await db.knex('sellers').insert({
+      id,
+      account_id: `acct_${id}`,
+      name: id,
+      slug: id.slice(0, 30),
+      payout_mode: 'platform_mor',
+      created_at: now,
+      updated_at: now,
+    });
+    await db
+      .knex('sellers_pay_to')
+      .insert({ seller_id: id, address: PAY_TO.toLowerCase(), signature: '0x', created_at: now });
     return id;
   };
   const rows = async (sellerId: string, count: number, at = new Date()) => {
@@ -85,8 +119,16 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     };
     assert.equal(await verifier(reader, () => new Date(), 3).runOnce(), 20);
     assert.equal(most, 3);
-    const statuses = (await db.knex('ledger_entries').where({ seller_id: sellerId }).groupBy('status').select('status').count({ n: '*' })) as Array<{ status: string; n: string }>;
-    assert.deepEqual(statuses.map((s) => [s.status, Number(s.n)]), [['verified', 20]]);
+    const statuses = (await db
+      .knex('ledger_entries')
+      .where({ seller_id: sellerId })
+      .groupBy('status')
+      .select('status')
+      .count({ n: '*' })) as Array<{ status: string; n: string }>;
+    assert.deepEqual(
+      statuses.map((s) => [s.status, Number(s.n)]),
+      [['verified', 20]],
+    );
     const payables = await db.knex('seller_payables').where({ seller_id: sellerId }).first();
     assert.equal(String(payables.earned_micro), '20000');
   });
@@ -128,7 +170,10 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
         return minedTransfer(1000n);
       },
     };
-    const [a, b] = await Promise.all([verifier(reader, () => new Date()).runOnce(), verifier(reader, () => new Date()).runOnce()]);
+    const [a, b] = await Promise.all([
+      verifier(reader, () => new Date()).runOnce(),
+      verifier(reader, () => new Date()).runOnce(),
+    ]);
     assert.equal(a + b, 30);
     assert.equal(new Set(seen).size, 30);
     assert.equal(seen.length, 30, 'no row checked twice');

@@ -44,10 +44,17 @@ describe('pooled connections of the pay path (PostgreSQL)', function () {
         () => 'finished',
         (err: Error) => err,
       );
-      assert.equal(await cutWhileRunning('SELECT pg_sleep%'), 1, `statement ${i + 1} was running on a pooled connection`);
+      assert.equal(
+        await cutWhileRunning('SELECT pg_sleep%'),
+        1,
+        `statement ${i + 1} was running on a pooled connection`,
+      );
       assert.ok((await outcome) instanceof Error, 'the statement failed with its connection');
     }
-    const served = await Promise.race([runStatement<{ one: number }>(pool, 'SELECT 1 AS one', [], 'probe_one'), sleep(5_000).then(() => 'pool exhausted')]);
+    const served = await Promise.race([
+      runStatement<{ one: number }>(pool, 'SELECT 1 AS one', [], 'probe_one'),
+      sleep(5_000).then(() => 'pool exhausted'),
+    ]);
     assert.deepEqual(served, [{ one: 1 }]);
   });
 
@@ -61,12 +68,27 @@ describe('pooled connections of the pay path (PostgreSQL)', function () {
     assert.ok((await cutOutcome) instanceof Error);
     // Statements PostgreSQL refuses after BEGIN went out — in the opening read that shares BEGIN's round trip,
     // and in the transaction's own work: each is rolled back before its connection goes back to the pool.
-    await assert.rejects(withWalletTransaction(pool, 'w_probe_2', async () => 'unreached', () => ({ sql: 'SELECT 1/0 AS x', params: [] })), /division by zero/);
-    await assert.rejects(withWalletTransaction(pool, 'w_probe_3', (tx) => tx.query('SELECT 1/0', [])), /division by zero/);
-    const lingering = await db.knex.raw("SELECT state FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'treasury-probe' AND state LIKE 'idle in transaction%'");
+    await assert.rejects(
+      withWalletTransaction(
+        pool,
+        'w_probe_2',
+        async () => 'unreached',
+        () => ({ sql: 'SELECT 1/0 AS x', params: [] }),
+      ),
+      /division by zero/,
+    );
+    await assert.rejects(
+      withWalletTransaction(pool, 'w_probe_3', (tx) => tx.query('SELECT 1/0', [])),
+      /division by zero/,
+    );
+    const lingering = await db.knex.raw(
+      "SELECT state FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'treasury-probe' AND state LIKE 'idle in transaction%'",
+    );
     assert.deepEqual(lingering.rows, [], 'no pooled connection was left inside a transaction');
     // Both connections of the pool at once still serve.
-    const both = await Promise.all([1, 2].map(() => runStatement<{ one: number }>(pool, 'SELECT 1 AS one FROM pg_sleep(0.2)', [], 'probe_both')));
+    const both = await Promise.all(
+      [1, 2].map(() => runStatement<{ one: number }>(pool, 'SELECT 1 AS one FROM pg_sleep(0.2)', [], 'probe_both')),
+    );
     assert.deepEqual(both, [[{ one: 1 }], [{ one: 1 }]]);
   });
 });

@@ -39,20 +39,50 @@ describe('session origin migration (PostgreSQL)', function () {
     const old = await knex('api_tokens').where({ id: oldSession.id }).first('revoked_at', 'session_origin');
     assert.ok(old.revoked_at, 'a session that cannot say what it came from is revoked');
     assert.equal(old.session_origin, null);
-    assert.equal((await knex('api_tokens').where({ id: pat.id }).first('revoked_at')).revoked_at, null, 'PATs are untouched');
+    assert.equal(
+      (await knex('api_tokens').where({ id: pat.id }).first('revoked_at')).revoked_at,
+      null,
+      'PATs are untouched',
+    );
 
     await knex('api_tokens').insert(token('session', { session_origin: 'sign_in' }));
-    await knex('api_tokens').insert(token('session', { session_origin: 'pat_exchange', parent_token_id: pat.id, scope_type: 'agent' }));
-    await assert.rejects(knex('api_tokens').insert(token('session')), /api_tokens_session_origin/, 'a live session without an origin');
-    await assert.rejects(knex('api_tokens').insert(token('session', { session_origin: 'pat_exchange' })), /api_tokens_exchange_parent/, 'an exchanged session without its PAT');
-    await assert.rejects(knex('api_tokens').insert(token('session', { session_origin: 'sign_in', parent_token_id: pat.id })), /api_tokens_exchange_parent/, 'a sign-in session naming a PAT');
-    await assert.rejects(knex('api_tokens').insert(token('pat', { session_origin: 'sign_in' })), /api_tokens_session_origin/, 'an origin on a PAT');
-    await assert.rejects(knex('api_tokens').insert(token('session', { session_origin: 'admin' })), /api_tokens_session_origin/, 'an unknown origin');
+    await knex('api_tokens').insert(
+      token('session', { session_origin: 'pat_exchange', parent_token_id: pat.id, scope_type: 'agent' }),
+    );
+    await assert.rejects(
+      knex('api_tokens').insert(token('session')),
+      /api_tokens_session_origin/,
+      'a live session without an origin',
+    );
+    await assert.rejects(
+      knex('api_tokens').insert(token('session', { session_origin: 'pat_exchange' })),
+      /api_tokens_exchange_parent/,
+      'an exchanged session without its PAT',
+    );
+    await assert.rejects(
+      knex('api_tokens').insert(token('session', { session_origin: 'sign_in', parent_token_id: pat.id })),
+      /api_tokens_exchange_parent/,
+      'a sign-in session naming a PAT',
+    );
+    await assert.rejects(
+      knex('api_tokens').insert(token('pat', { session_origin: 'sign_in' })),
+      /api_tokens_session_origin/,
+      'an origin on a PAT',
+    );
+    await assert.rejects(
+      knex('api_tokens').insert(token('session', { session_origin: 'admin' })),
+      /api_tokens_session_origin/,
+      'an unknown origin',
+    );
 
     await knex.migrate.down();
     assert.ok(!(await knex.schema.hasColumn('api_tokens', 'session_origin')));
     await knex.migrate.up();
     assert.ok(await knex.schema.hasColumn('api_tokens', 'parent_token_id'));
-    assert.equal(Number((await knex('api_tokens').whereNull('revoked_at').where({ kind: 'session' }).count({ n: '*' }))[0]!.n), 0, 'forward again: no live session without an origin');
+    assert.equal(
+      Number((await knex('api_tokens').whereNull('revoked_at').where({ kind: 'session' }).count({ n: '*' }))[0]!.n),
+      0,
+      'forward again: no live session without an origin',
+    );
   });
 });

@@ -14,13 +14,21 @@ describe('statement connection (PostgreSQL)', function () {
   it('runs its statements with generic plans, while the pool keeps the default', async () => {
     const conn = new StatementConnection(db.knex);
     try {
-      const [own] = await conn.query<{ mode: string }>('SELECT current_setting(?) AS mode', ['plan_cache_mode'], 'test_plan_mode');
+      const [own] = await conn.query<{ mode: string }>(
+        'SELECT current_setting(?) AS mode',
+        ['plan_cache_mode'],
+        'test_plan_mode',
+      );
       assert.equal(own!.mode, 'force_generic_plan');
       const pooled = (await db.knex.raw("SELECT current_setting('plan_cache_mode') AS mode")).rows[0];
       assert.equal(pooled.mode, 'auto');
       // A prepared statement over an array is planned once: EXPLAIN EXECUTE shows the generic plan ($1).
       await conn.query('SELECT id FROM wallets WHERE id = ANY(?::text[])', [['w_1', 'w_2']], 'test_by_ids');
-      const plan = (await conn.query<{ 'QUERY PLAN': string }>("EXPLAIN EXECUTE test_by_ids('{w_3}')", [], 'test_explain')).map((r) => r['QUERY PLAN']).join('\n');
+      const plan = (
+        await conn.query<{ 'QUERY PLAN': string }>("EXPLAIN EXECUTE test_by_ids('{w_3}')", [], 'test_explain')
+      )
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
       assert.match(plan, /\$1/, `the plan refers to the parameter, not to a value:\n${plan}`);
     } finally {
       await conn.close();
@@ -30,7 +38,8 @@ describe('statement connection (PostgreSQL)', function () {
   it('replaces a connection that broke, and refuses statements once closed', async () => {
     let opened = 0;
     const conn = new StatementConnection(db.knex, { onOpen: () => opened++ });
-    const pid = async () => Number((await conn.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', [], 'test_pid'))[0]!.pid);
+    const pid = async () =>
+      Number((await conn.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', [], 'test_pid'))[0]!.pid);
     const first = await pid();
     await db.knex.raw('SELECT pg_terminate_backend(?)', [first]);
     // The statement that meets the terminated backend fails (FATAL) — unless the client already heard the

@@ -23,7 +23,10 @@ describe('KMS emulator CLI', function () {
   });
 
   it('answers an unreachable/refuse fault, stays up while refusing, and listens again after its duration', async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'ops/kms-emulator/main.ts'), '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'ops/kms-emulator/main.ts'), '--port', '0'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let url: string | undefined;
     for await (const line of createInterface({ input: child.stdout! })) {
       url = (JSON.parse(line) as { kms_emulator?: string }).kms_emulator;
@@ -31,7 +34,10 @@ describe('KMS emulator CLI', function () {
     }
     assert.ok(url, 'the emulator printed its URL');
 
-    const set = await fetch(`${url}/__emulator/faults`, { method: 'POST', body: JSON.stringify({ mode: 'unreachable', as: 'refuse', durationMs: 1500 }) });
+    const set = await fetch(`${url}/__emulator/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ mode: 'unreachable', as: 'refuse', durationMs: 1500 }),
+    });
     assert.equal(set.status, 200);
     await new Promise((r) => setTimeout(r, 300));
     await assert.rejects(fetch(`${url}/__emulator/health`), 'nothing listens while the fault lasts');

@@ -14,7 +14,8 @@ import { ListKeysCommand, SignCommand } from '@aws-sdk/client-kms';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { createSigningKey, digestOf, kmsClient, kmsFailure, useKmsEmulatorClient } from './kms-emulator-test-client.js';
 
-const signCommand = (keyId: string, label: string) => new SignCommand({ KeyId: keyId, Message: digestOf(label), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' });
+const signCommand = (keyId: string, label: string) =>
+  new SignCommand({ KeyId: keyId, Message: digestOf(label), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' });
 
 describe('KMS emulator: injected faults through the real AWS SDK', function () {
   const { kms, client } = useKmsEmulatorClient();
@@ -33,7 +34,10 @@ describe('KMS emulator: injected faults through the real AWS SDK', function () {
     const failure = await kmsFailure(client.send(signCommand(keyId, 't1')));
     assert.equal(failure.name, 'ThrottlingException');
     assert.equal(failure.status, 400);
-    assert.equal(failure.message, 'You have exceeded the rate at which you may call KMS. Reduce the frequency of your calls.');
+    assert.equal(
+      failure.message,
+      'You have exceeded the rate at which you may call KMS. Reduce the frequency of your calls.',
+    );
     assert.equal(kms.stats.timesSigned(digestOf('t1')), 0);
 
     kms.faults.throttle({ count: 2, operations: ['Sign'] });
@@ -65,7 +69,9 @@ describe('KMS emulator: injected faults through the real AWS SDK', function () {
 
   it('rate limit: a token bucket (burst 5, 1 a second) lets 5 of 20 concurrent Signs through and throttles the rest; it refills', async () => {
     kms.faults.rateLimit({ perSecond: 1, burst: 5 });
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => client.send(signCommand(keyId, `r${i}`))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => client.send(signCommand(keyId, `r${i}`))),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     const names = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).name] : []));
     assert.equal(ok, 5);
@@ -101,7 +107,9 @@ describe('KMS emulator: injected faults through the real AWS SDK', function () {
 
   it('stall "before": the SDK requestTimeout (throwOnRequestTimeout) ends the call with TimeoutError; released later, the abandoned Sign never runs', async () => {
     kms.faults.stall({ operations: ['Sign'] });
-    const timed = kmsClient(kms, { requestHandler: new NodeHttpHandler({ requestTimeout: 300, throwOnRequestTimeout: true }) });
+    const timed = kmsClient(kms, {
+      requestHandler: new NodeHttpHandler({ requestTimeout: 300, throwOnRequestTimeout: true }),
+    });
     const started = Date.now();
     const failure = await kmsFailure(timed.send(signCommand(keyId, 'stalled')));
     timed.destroy();
@@ -116,7 +124,9 @@ describe('KMS emulator: injected faults through the real AWS SDK', function () {
 
   it('stall "after": the Sign ran (the digest is signed) but the answer never came: an abortSignal deadline ends the call', async () => {
     kms.faults.stall({ operations: ['Sign'], phase: 'after' });
-    const failure = await kmsFailure(client.send(signCommand(keyId, 'signed, answer lost'), { abortSignal: AbortSignal.timeout(300) }));
+    const failure = await kmsFailure(
+      client.send(signCommand(keyId, 'signed, answer lost'), { abortSignal: AbortSignal.timeout(300) }),
+    );
     assert.equal(failure.name, 'AbortError');
     assert.equal(kms.stats.timesSigned(digestOf('signed, answer lost')), 1, 'the may-have-succeeded case');
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -133,7 +143,10 @@ describe('KMS emulator: injected faults through the real AWS SDK', function () {
   it('drop "before" and "after": the connection dies without an answer; only "after" has signed', async () => {
     kms.faults.drop({ count: 1, operations: ['Sign'] });
     const before = await kmsFailure(client.send(signCommand(keyId, 'drop before')));
-    assert.ok(['ECONNRESET', 'EPIPE'].includes(before.code ?? '') || /socket hang up/.test(before.message), `${before.name}: ${before.message}`);
+    assert.ok(
+      ['ECONNRESET', 'EPIPE'].includes(before.code ?? '') || /socket hang up/.test(before.message),
+      `${before.name}: ${before.message}`,
+    );
     assert.equal(kms.stats.timesSigned(digestOf('drop before')), 0);
     kms.faults.drop({ count: 1, operations: ['Sign'], phase: 'after' });
     await kmsFailure(client.send(signCommand(keyId, 'drop after')));
@@ -144,7 +157,10 @@ describe('KMS emulator: injected faults through the real AWS SDK', function () {
   it('unreachable: connections reset, or refused; back on the same URL once reachable', async () => {
     kms.faults.unreachable('reset');
     const reset = await kmsFailure(client.send(new ListKeysCommand({})));
-    assert.ok(['ECONNRESET', 'EPIPE'].includes(reset.code ?? '') || /socket hang up/.test(reset.message), `${reset.name}: ${reset.message}`);
+    assert.ok(
+      ['ECONNRESET', 'EPIPE'].includes(reset.code ?? '') || /socket hang up/.test(reset.message),
+      `${reset.name}: ${reset.message}`,
+    );
     kms.faults.unreachable('refuse');
     const fresh = kmsClient(kms);
     const refused = await kmsFailure(fresh.send(new ListKeysCommand({})));
@@ -156,20 +172,35 @@ describe('KMS emulator: injected faults through the real AWS SDK', function () {
   });
 
   it('the control endpoint sets the same faults from another process and reports the counts', async () => {
-    const post = (body: unknown) => fetch(`${kms.url}/__emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fetch(`${kms.url}/__emulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     assert.equal((await post({ mode: 'throttle', count: 1, operations: ['Sign'] })).status, 200);
     assert.equal((await kmsFailure(client.send(signCommand(keyId, 'c1')))).name, 'ThrottlingException');
     assert.equal((await post({ mode: 'rate_limit', perSecond: 1000 })).status, 200);
     assert.equal((await post({ mode: 'explode' })).status, 400);
     assert.equal((await post({ mode: 'throttle', count: -1 })).status, 400);
-    const faults = (await (await fetch(`${kms.url}/__emulator/faults`)).json()) as { rateLimit?: { perSecond: number } };
+    const faults = (await (await fetch(`${kms.url}/__emulator/faults`)).json()) as {
+      rateLimit?: { perSecond: number };
+    };
     assert.equal(faults.rateLimit?.perSecond, 1000);
     await post({ mode: 'unreachable', durationMs: 1500 });
-    assert.equal((await fetch(`${kms.url}/__emulator/health`)).status, 200, 'the control endpoint still answers while KMS requests are reset');
+    assert.equal(
+      (await fetch(`${kms.url}/__emulator/health`)).status,
+      200,
+      'the control endpoint still answers while KMS requests are reset',
+    );
     await kmsFailure(client.send(new ListKeysCommand({})));
     await new Promise((resolve) => setTimeout(resolve, 1600));
     await client.send(signCommand(keyId, 'c2'));
-    const stats = (await (await fetch(`${kms.url}/__emulator/stats`)).json()) as { received: Record<string, number>; signatures: number; errors: Record<string, Record<string, number>> };
+    const stats = (await (await fetch(`${kms.url}/__emulator/stats`)).json()) as {
+      received: Record<string, number>;
+      signatures: number;
+      errors: Record<string, Record<string, number>>;
+    };
     assert.equal(stats.received['Sign'], 2);
     assert.equal(stats.errors['Sign']?.['ThrottlingException'], 1);
     assert.equal(stats.signatures, 1);

@@ -28,10 +28,27 @@ describe('KMS emulator: keys, aliases and tags through the real AWS SDK', functi
   const { kms, client } = useKmsEmulatorClient();
 
   it('CreateKey: an ECC_SECG_P256K1 SIGN_VERIFY key with tags and a stored policy; metadata as DescribeKey gives it', async () => {
-    const policy = JSON.stringify({ Version: '2012-10-17', Statement: [{ Sid: 'account', Effect: 'Allow', Principal: { AWS: 'arn:aws:iam::111122223333:root' }, Action: 'kms:*', Resource: '*' }] });
+    const policy = JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Sid: 'account',
+          Effect: 'Allow',
+          Principal: { AWS: 'arn:aws:iam::111122223333:root' },
+          Action: 'kms:*',
+          Resource: '*',
+        },
+      ],
+    });
     const before = Date.now();
     const out = await client.send(
-      new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', Description: 'wallet', Policy: policy, Tags: [{ TagKey: 'treasury:account', TagValue: 'acc_1' }] }),
+      new CreateKeyCommand({
+        KeySpec: 'ECC_SECG_P256K1',
+        KeyUsage: 'SIGN_VERIFY',
+        Description: 'wallet',
+        Policy: policy,
+        Tags: [{ TagKey: 'treasury:account', TagValue: 'acc_1' }],
+      }),
     );
     const meta = out.KeyMetadata!;
     assert.match(meta.KeyId!, UUID);
@@ -42,7 +59,10 @@ describe('KMS emulator: keys, aliases and tags through the real AWS SDK', functi
     assert.equal(meta.KeySpec, 'ECC_SECG_P256K1');
     assert.equal(meta.KeyUsage, 'SIGN_VERIFY');
     assert.deepEqual(meta.SigningAlgorithms, ['ECDSA_SHA_256']);
-    assert.ok(meta.CreationDate instanceof Date && meta.CreationDate.getTime() >= before - 1000, 'CreationDate arrives as epoch seconds the SDK turns into a Date');
+    assert.ok(
+      meta.CreationDate instanceof Date && meta.CreationDate.getTime() >= before - 1000,
+      'CreationDate arrives as epoch seconds the SDK turns into a Date',
+    );
     const policyOut = await client.send(new GetKeyPolicyCommand({ KeyId: meta.KeyId!, PolicyName: 'default' }));
     assert.equal(policyOut.Policy, policy);
     const tags = await client.send(new ListResourceTagsCommand({ KeyId: meta.Arn! }));
@@ -51,30 +71,62 @@ describe('KMS emulator: keys, aliases and tags through the real AWS SDK', functi
 
   it('refuses key kinds it does not emulate, and a policy that is not JSON', async () => {
     assert.equal((await kmsFailure(client.send(new CreateKeyCommand({})))).name, 'UnsupportedOperationException');
-    assert.equal((await kmsFailure(client.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'ENCRYPT_DECRYPT' })))).name, 'ValidationException');
-    assert.equal((await kmsFailure(client.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', Policy: '{not json' })))).name, 'MalformedPolicyDocumentException');
+    assert.equal(
+      (await kmsFailure(client.send(new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'ENCRYPT_DECRYPT' }))))
+        .name,
+      'ValidationException',
+    );
+    assert.equal(
+      (
+        await kmsFailure(
+          client.send(
+            new CreateKeyCommand({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', Policy: '{not json' }),
+          ),
+        )
+      ).name,
+      'MalformedPolicyDocumentException',
+    );
   });
 
   it('a key is reached by key id, key ARN, alias name and alias ARN; unknown ones are NotFoundException (400)', async () => {
     const key = await createSigningKey(client);
     await client.send(new CreateAliasCommand({ AliasName: 'alias/treasury/wallet-1', TargetKeyId: key.arn }));
-    for (const id of [key.keyId, key.arn, 'alias/treasury/wallet-1', `arn:aws:kms:us-east-1:111122223333:alias/treasury/wallet-1`]) {
+    for (const id of [
+      key.keyId,
+      key.arn,
+      'alias/treasury/wallet-1',
+      `arn:aws:kms:us-east-1:111122223333:alias/treasury/wallet-1`,
+    ]) {
       const out = await client.send(new DescribeKeyCommand({ KeyId: id }));
       assert.equal(out.KeyMetadata?.KeyId, key.keyId, id);
     }
-    for (const id of ['alias/none', '00000000-0000-4000-8000-000000000000', 'arn:aws:kms:eu-west-1:111122223333:key/' + key.keyId, 'arn:aws:kms:us-east-1:444455556666:key/' + key.keyId]) {
+    for (const id of [
+      'alias/none',
+      '00000000-0000-4000-8000-000000000000',
+      'arn:aws:kms:eu-west-1:111122223333:key/' + key.keyId,
+      'arn:aws:kms:us-east-1:444455556666:key/' + key.keyId,
+    ]) {
       const failure = await kmsFailure(client.send(new DescribeKeyCommand({ KeyId: id })));
       assert.equal(failure.name, 'NotFoundException', id);
       assert.equal(failure.status, 400);
     }
-    const taken = await kmsFailure(client.send(new CreateAliasCommand({ AliasName: 'alias/treasury/wallet-1', TargetKeyId: key.keyId })));
+    const taken = await kmsFailure(
+      client.send(new CreateAliasCommand({ AliasName: 'alias/treasury/wallet-1', TargetKeyId: key.keyId })),
+    );
     assert.equal(taken.name, 'AlreadyExistsException');
     for (const bad of ['wallet', 'alias/aws/reserved', 'alias/has space']) {
-      assert.equal((await kmsFailure(client.send(new CreateAliasCommand({ AliasName: bad, TargetKeyId: key.keyId })))).name, 'InvalidAliasNameException', bad);
+      assert.equal(
+        (await kmsFailure(client.send(new CreateAliasCommand({ AliasName: bad, TargetKeyId: key.keyId })))).name,
+        'InvalidAliasNameException',
+        bad,
+      );
     }
     const next = await createSigningKey(client);
     await client.send(new UpdateAliasCommand({ AliasName: 'alias/treasury/wallet-1', TargetKeyId: next.keyId }));
-    assert.equal((await client.send(new DescribeKeyCommand({ KeyId: 'alias/treasury/wallet-1' }))).KeyMetadata?.KeyId, next.keyId);
+    assert.equal(
+      (await client.send(new DescribeKeyCommand({ KeyId: 'alias/treasury/wallet-1' }))).KeyMetadata?.KeyId,
+      next.keyId,
+    );
   });
 
   it('ListKeys and ListAliases page through everything with the SDK paginators (NextMarker left out on the last page)', async () => {
@@ -97,26 +149,44 @@ describe('KMS emulator: keys, aliases and tags through the real AWS SDK', functi
     for (const id of created) assert.ok(listed.includes(id));
     assert.ok(pages >= 3);
     const aliases: string[] = [];
-    for await (const page of paginateListAliases({ client, pageSize: 2 }, {})) for (const a of page.Aliases ?? []) aliases.push(a.AliasName!);
+    for await (const page of paginateListAliases({ client, pageSize: 2 }, {}))
+      for (const a of page.Aliases ?? []) aliases.push(a.AliasName!);
     for (let i = 0; i < 7; i++) assert.ok(aliases.includes(`alias/page/${i}`));
   });
 
   it('TagResource adds and overwrites tags; a key id or ARN is required (not an alias)', async () => {
     const key = await createSigningKey(client, { 'treasury:account': 'acc_2' });
-    await client.send(new TagResourceCommand({ KeyId: key.keyId, Tags: [{ TagKey: 'treasury:wallet', TagValue: 'w_1' }, { TagKey: 'treasury:account', TagValue: 'acc_3' }] }));
-    const tags = await client.send(new ListResourceTagsCommand({ KeyId: key.keyId }));
-    assert.deepEqual(
-      (tags.Tags ?? []).map((t) => `${t.TagKey}=${t.TagValue}`).sort(),
-      ['treasury:account=acc_3', 'treasury:wallet=w_1'],
+    await client.send(
+      new TagResourceCommand({
+        KeyId: key.keyId,
+        Tags: [
+          { TagKey: 'treasury:wallet', TagValue: 'w_1' },
+          { TagKey: 'treasury:account', TagValue: 'acc_3' },
+        ],
+      }),
     );
+    const tags = await client.send(new ListResourceTagsCommand({ KeyId: key.keyId }));
+    assert.deepEqual((tags.Tags ?? []).map((t) => `${t.TagKey}=${t.TagValue}`).sort(), [
+      'treasury:account=acc_3',
+      'treasury:wallet=w_1',
+    ]);
     await client.send(new CreateAliasCommand({ AliasName: 'alias/tags', TargetKeyId: key.keyId }));
-    assert.equal((await kmsFailure(client.send(new TagResourceCommand({ KeyId: 'alias/tags', Tags: [{ TagKey: 'a', TagValue: 'b' }] })))).name, 'ValidationException');
+    assert.equal(
+      (
+        await kmsFailure(
+          client.send(new TagResourceCommand({ KeyId: 'alias/tags', Tags: [{ TagKey: 'a', TagValue: 'b' }] })),
+        )
+      ).name,
+      'ValidationException',
+    );
   });
 
   it('ScheduleKeyDeletion: 7–30 days only; DescribeKey then says PendingDeletion with its DeletionDate; state changes are KMSInvalidStateException; cancel makes it Disabled', async () => {
     const key = await createSigningKey(client);
     for (const days of [6, 31, 0]) {
-      const failure = await kmsFailure(client.send(new ScheduleKeyDeletionCommand({ KeyId: key.keyId, PendingWindowInDays: days })));
+      const failure = await kmsFailure(
+        client.send(new ScheduleKeyDeletionCommand({ KeyId: key.keyId, PendingWindowInDays: days })),
+      );
       assert.equal(failure.name, 'ValidationException', `${days} days`);
     }
     const now = Date.now();

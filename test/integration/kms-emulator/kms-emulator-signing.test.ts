@@ -8,7 +8,16 @@
  * pending deletion KMSInvalidStateException; the stats know how often each digest was signed.
  */
 import assert from 'node:assert/strict';
-import { CreateAliasCommand, DisableKeyCommand, EnableKeyCommand, GetPublicKeyCommand, ScheduleKeyDeletionCommand, SignCommand, VerifyCommand, type KMSClient } from '@aws-sdk/client-kms';
+import {
+  CreateAliasCommand,
+  DisableKeyCommand,
+  EnableKeyCommand,
+  GetPublicKeyCommand,
+  ScheduleKeyDeletionCommand,
+  SignCommand,
+  VerifyCommand,
+  type KMSClient,
+} from '@aws-sdk/client-kms';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, keccak256, recoverAddress, recoverPublicKey, serializeSignature, toHex, type Hex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
@@ -27,7 +36,9 @@ async function publicKeyOf(client: KMSClient, keyId: string): Promise<Uint8Array
 }
 
 async function signDigest(client: KMSClient, keyId: string, digest: Uint8Array): Promise<Uint8Array> {
-  const out = await client.send(new SignCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }));
+  const out = await client.send(
+    new SignCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
+  );
   assert.equal(out.SigningAlgorithm, 'ECDSA_SHA_256');
   assert.ok(out.Signature);
   return out.Signature;
@@ -44,7 +55,10 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
     assert.deepEqual(await publicKeyOf(client, key.arn), point);
     await client.send(new CreateAliasCommand({ AliasName: 'alias/public-key-test', TargetKeyId: key.keyId }));
     assert.deepEqual(await publicKeyOf(client, 'alias/public-key-test'), point);
-    assert.deepEqual(await publicKeyOf(client, `arn:aws:kms:${kms.region}:${kms.accountId}:alias/public-key-test`), point);
+    assert.deepEqual(
+      await publicKeyOf(client, `arn:aws:kms:${kms.region}:${kms.accountId}:alias/public-key-test`),
+      point,
+    );
     const response = await client.send(new GetPublicKeyCommand({ KeyId: key.keyId }));
     assert.equal(response.KeyId, key.arn, 'response KeyId is the key ARN');
     assert.equal(response.KeySpec, 'ECC_SECG_P256K1');
@@ -61,8 +75,14 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
       const digest = digestOf(`payment ${i}`);
       const der = await signDigest(client, key.keyId, digest);
       assert.ok(der.length >= 8 && der.length <= 72 && der[0] === 0x30, 'a DER SEQUENCE');
-      assert.ok(secp256k1.verify(der, digest, point, { prehash: false, lowS: false, format: 'der' }), 'verifies over the digest as given');
-      assert.ok(!secp256k1.verify(der, keccak256(digest, 'bytes'), point, { prehash: false, lowS: false, format: 'der' }), 'not over a hash of it');
+      assert.ok(
+        secp256k1.verify(der, digest, point, { prehash: false, lowS: false, format: 'der' }),
+        'verifies over the digest as given',
+      );
+      assert.ok(
+        !secp256k1.verify(der, keccak256(digest, 'bytes'), point, { prehash: false, lowS: false, format: 'der' }),
+        'not over a hash of it',
+      );
       const raw = secp256k1.Signature.fromBytes(der, 'der');
       if (raw.hasHighS()) highS++;
       const s = raw.s > N / 2n ? N - raw.s : raw.s;
@@ -70,11 +90,15 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
       const recovered: Hex[] = [];
       for (const yParity of [0, 1] as const) {
         const signature = serializeSignature({ r, s: toHex(s, { size: 32 }), yParity });
-        if ((await recoverAddress({ hash: digest, signature })) === address) recovered.push(await recoverPublicKey({ hash: digest, signature }));
+        if ((await recoverAddress({ hash: digest, signature })) === address)
+          recovered.push(await recoverPublicKey({ hash: digest, signature }));
       }
       assert.deepEqual(recovered, [bytesToHex(point)], 'exactly one recovery id gives back the KMS key');
     }
-    assert.ok(highS > 0 && highS < rounds, `high-S signatures come back un-normalised, as from KMS (${highS}/${rounds})`);
+    assert.ok(
+      highS > 0 && highS < rounds,
+      `high-S signatures come back un-normalised, as from KMS (${highS}/${rounds})`,
+    );
     assert.equal(kms.stats.timesSigned(digestOf('payment 0'), key.keyId), 1);
     assert.deepEqual(kms.stats.digestsSignedMoreThanOnce(), []);
   });
@@ -96,23 +120,69 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
     const key = await createSigningKey(client);
     const digest = digestOf('verify me');
     const der = await signDigest(client, key.keyId, digest);
-    const ok = await client.send(new VerifyCommand({ KeyId: key.keyId, Message: digest, MessageType: 'DIGEST', Signature: der, SigningAlgorithm: 'ECDSA_SHA_256' }));
+    const ok = await client.send(
+      new VerifyCommand({
+        KeyId: key.keyId,
+        Message: digest,
+        MessageType: 'DIGEST',
+        Signature: der,
+        SigningAlgorithm: 'ECDSA_SHA_256',
+      }),
+    );
     assert.equal(ok.SignatureValid, true);
-    const other = await kmsFailure(client.send(new VerifyCommand({ KeyId: key.keyId, Message: digestOf('other'), MessageType: 'DIGEST', Signature: der, SigningAlgorithm: 'ECDSA_SHA_256' })));
+    const other = await kmsFailure(
+      client.send(
+        new VerifyCommand({
+          KeyId: key.keyId,
+          Message: digestOf('other'),
+          MessageType: 'DIGEST',
+          Signature: der,
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+      ),
+    );
     assert.equal(other.name, 'KMSInvalidSignatureException');
     assert.equal(other.status, 400);
-    const garbage = await kmsFailure(client.send(new VerifyCommand({ KeyId: key.keyId, Message: digest, MessageType: 'DIGEST', Signature: new Uint8Array([1, 2, 3]), SigningAlgorithm: 'ECDSA_SHA_256' })));
+    const garbage = await kmsFailure(
+      client.send(
+        new VerifyCommand({
+          KeyId: key.keyId,
+          Message: digest,
+          MessageType: 'DIGEST',
+          Signature: new Uint8Array([1, 2, 3]),
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+      ),
+    );
     assert.equal(garbage.name, 'KMSInvalidSignatureException');
   });
 
   it('refuses a digest that is not 32 bytes, and algorithms the key cannot use', async () => {
     const key = await createSigningKey(client);
     for (const length of [31, 33, 64]) {
-      const failure = await kmsFailure(client.send(new SignCommand({ KeyId: key.keyId, Message: new Uint8Array(length), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' })));
+      const failure = await kmsFailure(
+        client.send(
+          new SignCommand({
+            KeyId: key.keyId,
+            Message: new Uint8Array(length),
+            MessageType: 'DIGEST',
+            SigningAlgorithm: 'ECDSA_SHA_256',
+          }),
+        ),
+      );
       assert.equal(failure.name, 'ValidationException', `${length} bytes`);
       assert.equal(failure.status, 400);
     }
-    const rsa = await kmsFailure(client.send(new SignCommand({ KeyId: key.keyId, Message: digestOf('x'), MessageType: 'DIGEST', SigningAlgorithm: 'RSASSA_PSS_SHA_256' })));
+    const rsa = await kmsFailure(
+      client.send(
+        new SignCommand({
+          KeyId: key.keyId,
+          Message: digestOf('x'),
+          MessageType: 'DIGEST',
+          SigningAlgorithm: 'RSASSA_PSS_SHA_256',
+        }),
+      ),
+    );
     assert.equal(rsa.name, 'InvalidKeyUsageException');
     const received = kms.stats.received('Sign');
     const signatures = kms.stats.snapshot().signatures;
@@ -124,7 +194,9 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
     const key = await createSigningKey(client);
     const point = await publicKeyOf(client, key.keyId);
     const message = new TextEncoder().encode('not a digest, any length');
-    const out = await client.send(new SignCommand({ KeyId: key.keyId, Message: message, SigningAlgorithm: 'ECDSA_SHA_256' }));
+    const out = await client.send(
+      new SignCommand({ KeyId: key.keyId, Message: message, SigningAlgorithm: 'ECDSA_SHA_256' }),
+    );
     const sha = new Uint8Array(await crypto.subtle.digest('SHA-256', message));
     assert.ok(secp256k1.verify(out.Signature!, sha, point, { prehash: false, lowS: false, format: 'der' }));
   });
@@ -133,13 +205,25 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
     const key = await createSigningKey(client);
     await client.send(new DisableKeyCommand({ KeyId: key.keyId }));
     const retrying = kmsClient(kms, { retries: 3 });
-    const sign = await kmsFailure(retrying.send(new SignCommand({ KeyId: key.arn, Message: digestOf('d'), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' })));
+    const sign = await kmsFailure(
+      retrying.send(
+        new SignCommand({
+          KeyId: key.arn,
+          Message: digestOf('d'),
+          MessageType: 'DIGEST',
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+      ),
+    );
     assert.equal(sign.name, 'DisabledException');
     assert.equal(sign.message, `${key.arn} is disabled.`);
     assert.equal(sign.fault, 'client');
     assert.equal(sign.attempts, 1, 'the SDK does not retry DisabledException');
     retrying.destroy();
-    assert.equal((await kmsFailure(client.send(new GetPublicKeyCommand({ KeyId: key.keyId })))).name, 'DisabledException');
+    assert.equal(
+      (await kmsFailure(client.send(new GetPublicKeyCommand({ KeyId: key.keyId })))).name,
+      'DisabledException',
+    );
     await client.send(new EnableKeyCommand({ KeyId: key.keyId }));
     await signDigest(client, key.keyId, digestOf('enabled again'));
   });
@@ -148,11 +232,29 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
     const key = await createSigningKey(client);
     const scheduled = await client.send(new ScheduleKeyDeletionCommand({ KeyId: key.keyId, PendingWindowInDays: 7 }));
     assert.equal(scheduled.KeyState, 'PendingDeletion');
-    const failure = await kmsFailure(client.send(new SignCommand({ KeyId: key.keyId, Message: digestOf('p'), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' })));
+    const failure = await kmsFailure(
+      client.send(
+        new SignCommand({
+          KeyId: key.keyId,
+          Message: digestOf('p'),
+          MessageType: 'DIGEST',
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+      ),
+    );
     assert.equal(failure.name, 'KMSInvalidStateException');
     assert.equal(failure.message, `${key.arn} is pending deletion.`);
     assert.deepEqual(kms.keys.completePendingDeletions(), [key.keyId]);
-    const gone = await kmsFailure(client.send(new SignCommand({ KeyId: key.keyId, Message: digestOf('p'), MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' })));
+    const gone = await kmsFailure(
+      client.send(
+        new SignCommand({
+          KeyId: key.keyId,
+          Message: digestOf('p'),
+          MessageType: 'DIGEST',
+          SigningAlgorithm: 'ECDSA_SHA_256',
+        }),
+      ),
+    );
     assert.equal(gone.name, 'NotFoundException');
   });
 });

@@ -10,7 +10,11 @@ import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { pino } from 'pino';
 import { keccak256, toBytes } from 'viem';
 import { lateBound } from '../../support/late-bound.js';
-import { startKmsEmulator, type KmsEmulator, type StartKmsEmulatorOptions } from '../../../ops/kms-emulator/kms-emulator.js';
+import {
+  startKmsEmulator,
+  type KmsEmulator,
+  type StartKmsEmulatorOptions,
+} from '../../../ops/kms-emulator/kms-emulator.js';
 
 export async function startQuietKmsEmulator(options: StartKmsEmulatorOptions = {}): Promise<KmsEmulator> {
   return startKmsEmulator({ logger: pino({ level: 'silent' }), ...options });
@@ -26,7 +30,10 @@ export function kmsClient(kms: KmsEmulator, options: { retries?: number } & Part
   });
 }
 
-export async function createSigningKey(client: KMSClient, tags: Record<string, string> = {}): Promise<{ keyId: string; arn: string }> {
+export async function createSigningKey(
+  client: KMSClient,
+  tags: Record<string, string> = {},
+): Promise<{ keyId: string; arn: string }> {
   const out = await client.send(
     new CreateKeyCommand({
       KeySpec: 'ECC_SECG_P256K1',
@@ -53,8 +60,19 @@ export async function kmsFailure(call: Promise<unknown>): Promise<KmsFailure> {
   try {
     await call;
   } catch (err) {
-    const e = err as Error & { $fault?: string; $metadata?: { httpStatusCode?: number; attempts?: number }; code?: string };
-    return { name: e.name, message: e.message, fault: e.$fault, status: e.$metadata?.httpStatusCode, attempts: e.$metadata?.attempts, code: e.code };
+    const e = err as Error & {
+      $fault?: string;
+      $metadata?: { httpStatusCode?: number; attempts?: number };
+      code?: string;
+    };
+    return {
+      name: e.name,
+      message: e.message,
+      fault: e.$fault,
+      status: e.$metadata?.httpStatusCode,
+      attempts: e.$metadata?.attempts,
+      code: e.code,
+    };
   }
   assert.fail('the KMS call succeeded but was expected to fail');
 }

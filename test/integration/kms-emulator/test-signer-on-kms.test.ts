@@ -11,7 +11,12 @@ import path from 'node:path';
 import { sharedKmsEmulator } from '../../support/kms-test-backend.js';
 import { startTestSigner } from '../../support/signer-harness.js';
 
-const DOMAIN = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' };
+const DOMAIN = {
+  name: 'USDC',
+  version: '2',
+  chainId: 84532,
+  verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+};
 
 function authorization(from: string, nonce: number) {
   return {
@@ -47,7 +52,13 @@ describe('test harness: TREASURY_TEST_KEY_BACKEND selects the signer backend', f
         account = (await signer.client.createAccountKey()).account_key_ref;
         wallet = await signer.client.createWalletKey({ account_key_ref: account });
         assert.match(wallet.wallet_key_ref, /^kms:v1:wal:/);
-        await signer.client.signTransferAuthorization({ account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: authorization(wallet.address, 1) });
+        await signer.client.signTransferAuthorization({
+          account_key_ref: account,
+          wallet_key_ref: wallet.wallet_key_ref,
+          address: wallet.address,
+          domain: DOMAIN,
+          message: authorization(wallet.address, 1),
+        });
       } finally {
         await signer.stop();
       }
@@ -56,12 +67,22 @@ describe('test harness: TREASURY_TEST_KEY_BACKEND selects the signer backend', f
       assert.equal(afterFirst.signatures - before.signatures, 1);
       const restarted = await startTestSigner({ dir });
       try {
-        const signed = await restarted.client.signTransferAuthorization({ account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: authorization(wallet.address, 2) });
+        const signed = await restarted.client.signTransferAuthorization({
+          account_key_ref: account,
+          wallet_key_ref: wallet.wallet_key_ref,
+          address: wallet.address,
+          domain: DOMAIN,
+          message: authorization(wallet.address, 2),
+        });
         assert.match(signed.signature, /^0x[0-9a-f]{130}$/);
       } finally {
         await restarted.stop();
       }
-      assert.equal(kms.stats.snapshot().signatures - before.signatures, 2, 'the restarted signer signed in the emulator with the same key');
+      assert.equal(
+        kms.stats.snapshot().signatures - before.signatures,
+        2,
+        'the restarted signer signed in the emulator with the same key',
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -39,11 +39,16 @@ describeKeyBackendContract('AWS KMS (emulator, real SDK)', async (): Promise<Con
   const kms = await startKmsEmulator({ logger: pino({ level: 'silent' }) });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-kms-contract-'));
   const credentials = kms.clientConfig().credentials;
-  const open = (overrides: Partial<AwsKmsBackendConfig> = {}, observer = {}) => AwsKmsBackend.open(kmsConfig(kms, dir, overrides), observer, { sdk: { credentials } });
+  const open = (overrides: Partial<AwsKmsBackendConfig> = {}, observer = {}) =>
+    AwsKmsBackend.open(kmsConfig(kms, dir, overrides), observer, { sdk: { credentials } });
   const subject: ContractSubject = {
     backend: open(),
     unavailableCode: 'backend_unavailable',
-    foreignRefs: { account: 'p11:v1:acct:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', wallet: 'p11:v1:wal:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+    foreignRefs: {
+      account: 'p11:v1:acct:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      wallet:
+        'p11:v1:wal:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+    },
     async reopen() {
       await subject.backend.close();
       subject.backend = open();
@@ -51,7 +56,10 @@ describeKeyBackendContract('AWS KMS (emulator, real SDK)', async (): Promise<Con
     },
     async openFaulty({ signRatePerSecond, deadlineMs }) {
       let throttles = 0;
-      const backend = open({ signRatePerSecond, deadlineMs, attemptTimeoutMs: Math.min(deadlineMs, 1000) }, { kmsThrottle: () => void throttles++ });
+      const backend = open(
+        { signRatePerSecond, deadlineMs, attemptTimeoutMs: Math.min(deadlineMs, 1000) },
+        { kmsThrottle: () => void throttles++ },
+      );
       return {
         backend,
         faults: {
@@ -88,10 +96,14 @@ describe('AWS KMS backend: what KMS holds (emulator)', function () {
     await kms.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const open = (overrides: Partial<AwsKmsBackendConfig> = {}) => AwsKmsBackend.open(kmsConfig(kms, dir, overrides), {}, { sdk: { credentials: kms.clientConfig().credentials } });
+  const open = (overrides: Partial<AwsKmsBackendConfig> = {}) =>
+    AwsKmsBackend.open(kmsConfig(kms, dir, overrides), {}, { sdk: { credentials: kms.clientConfig().credentials } });
 
   it('a wallet key is a KMS key tagged with its account, named by the account alias, with the per-account key policy when configured', async () => {
-    const backend = open({ signerPrincipalArn: 'arn:aws:iam::111122223333:role/treasury-signer', adminPrincipalArn: 'arn:aws:iam::111122223333:role/break-glass' });
+    const backend = open({
+      signerPrincipalArn: 'arn:aws:iam::111122223333:role/treasury-signer',
+      adminPrincipalArn: 'arn:aws:iam::111122223333:role/break-glass',
+    });
     try {
       const account = await backend.createAccountKey();
       const accountId = account.split(':')[3]!;
@@ -104,7 +116,9 @@ describe('AWS KMS backend: what KMS holds (emulator)', function () {
       assert.equal(kms.keys.resolve(`alias/treasury-test/${accountId}/${keyId}`).keyId, keyId);
       const policy = JSON.parse(key.policy);
       assert.equal(policy.Id, `treasury-account-${accountId}`);
-      assert.deepEqual(policy.Statement.find((s: { Sid: string }) => s.Sid === 'DestroyedStaysDestroyed').Condition, { ArnNotEquals: { 'aws:PrincipalArn': 'arn:aws:iam::111122223333:role/break-glass' } });
+      assert.deepEqual(policy.Statement.find((s: { Sid: string }) => s.Sid === 'DestroyedStaysDestroyed').Condition, {
+        ArnNotEquals: { 'aws:PrincipalArn': 'arn:aws:iam::111122223333:role/break-glass' },
+      });
     } finally {
       await backend.close();
     }
@@ -124,25 +138,34 @@ describe('AWS KMS backend: what KMS holds (emulator)', function () {
     await backend.close();
     const restarted = open();
     try {
-      await assert.rejects(restarted.signDigest(account, wallet.walletKeyRef, new Uint8Array(32)), (e: unknown) => e instanceof SignerFault && e.code === 'key_destroyed');
+      await assert.rejects(
+        restarted.signDigest(account, wallet.walletKeyRef, new Uint8Array(32)),
+        (e: unknown) => e instanceof SignerFault && e.code === 'key_destroyed',
+      );
       await restarted.destroyWalletKey(account, wallet.walletKeyRef);
       // Without the tombstone file the deleted key is merely not found (never a signature).
       const forgetful = open({ tombstoneFile: undefined });
-      await assert.rejects(forgetful.signDigest(account, wallet.walletKeyRef, new Uint8Array(32)), (e: unknown) => e instanceof SignerFault && e.code === 'key_not_found');
+      await assert.rejects(
+        forgetful.signDigest(account, wallet.walletKeyRef, new Uint8Array(32)),
+        (e: unknown) => e instanceof SignerFault && e.code === 'key_not_found',
+      );
       await forgetful.close();
     } finally {
       await restarted.close();
     }
   });
 
-  it('a key disabled in KMS behind the signer\'s back is refused with key_destroyed, and a retried destroy finishes the job', async () => {
+  it("a key disabled in KMS behind the signer's back is refused with key_destroyed, and a retried destroy finishes the job", async () => {
     const backend = open();
     try {
       const account = await backend.createAccountKey();
       const wallet = await backend.createWalletKey(account);
       const keyId = wallet.walletKeyRef.split(':')[3]!;
       kms.keys.resolve(keyId).state = 'Disabled';
-      await assert.rejects(backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(1)), (e: unknown) => e instanceof SignerFault && e.code === 'key_destroyed');
+      await assert.rejects(
+        backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(1)),
+        (e: unknown) => e instanceof SignerFault && e.code === 'key_destroyed',
+      );
       await backend.destroyWalletKey(account, wallet.walletKeyRef);
       assert.equal(kms.keys.resolve(keyId).state, 'PendingDeletion');
     } finally {
@@ -158,12 +181,18 @@ describe('AWS KMS backend: what KMS holds (emulator)', function () {
       kms.faults.stall({ operations: ['Sign'] });
       for (let i = 0; i < 3; i++) {
         const started = Date.now();
-        await assert.rejects(backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(i + 1)), (e: unknown) => e instanceof SignerFault && e.code === 'backend_unavailable');
+        await assert.rejects(
+          backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(i + 1)),
+          (e: unknown) => e instanceof SignerFault && e.code === 'backend_unavailable',
+        );
         assert.ok(Date.now() - started >= 550, 'ended at the deadline');
       }
       const received = kms.stats.received('Sign');
       const started = Date.now();
-      await assert.rejects(backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(9)), (e: unknown) => e instanceof SignerFault && e.code === 'backend_unavailable');
+      await assert.rejects(
+        backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(9)),
+        (e: unknown) => e instanceof SignerFault && e.code === 'backend_unavailable',
+      );
       assert.ok(Date.now() - started < 100, `failed fast (${Date.now() - started} ms)`);
       assert.equal(kms.stats.received('Sign'), received, 'without a request to KMS');
       kms.faults.reset();

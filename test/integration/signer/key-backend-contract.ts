@@ -19,7 +19,9 @@ import { keyRefSchema, SIGNER_ERROR_CODES } from '../../../signer/protocol/signe
 import { SignerFault } from '../../../signer/signer-error.js';
 
 const HALF_N = secp256k1.Point.CURVE().n >> 1n;
-const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+const hostile = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+) as Record<string, unknown[]>;
 
 /** Faults injected into the backend's transport (the KMS emulator); absent for an in-process HSM. */
 export interface ContractFaults {
@@ -47,15 +49,26 @@ export interface ContractSubject {
   /** Close this backend and open it again on the same key store (a restart); returns the new one. */
   reopen(): Promise<KeyBackend>;
   /** A backend made to fault through its transport, with these hooks; or undefined. */
-  openFaulty?(options: { signRatePerSecond: number; deadlineMs: number }): Promise<{ backend: KeyBackend; faults: ContractFaults }>;
+  openFaulty?(options: {
+    signRatePerSecond: number;
+    deadlineMs: number;
+  }): Promise<{ backend: KeyBackend; faults: ContractFaults }>;
   close(): Promise<void>;
 }
 
-const isFault = (...codes: string[]) => (e: unknown) => e instanceof SignerFault && codes.includes(e.code);
+const isFault =
+  (...codes: string[]) =>
+  (e: unknown) =>
+    e instanceof SignerFault && codes.includes(e.code);
 const randomDigest = () => secp256k1.utils.randomSecretKey();
 
 /** Signs through the backend and the shared finalisation, as the signer service does. */
-async function signFor(backend: KeyBackend, account: string, wallet: { walletKeyRef: string; address: string }, digest: Uint8Array) {
+async function signFor(
+  backend: KeyBackend,
+  account: string,
+  wallet: { walletKeyRef: string; address: string },
+  digest: Uint8Array,
+) {
   return finalizeSignature(digest, await backend.signDigest(account, wallet.walletKeyRef, digest), wallet.address);
 }
 
@@ -126,22 +139,40 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
 
     it('refuses a digest that is not 32 bytes, and a wallet key paired with another account', async () => {
       for (const length of [0, 31, 33, 64]) {
-        await assert.rejects(subject.backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(length)), isFault('invalid_request'));
+        await assert.rejects(
+          subject.backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(length)),
+          isFault('invalid_request'),
+        );
       }
       const other = await subject.backend.createAccountKey();
-      await assert.rejects(subject.backend.signDigest(other, wallet.walletKeyRef, randomDigest()), isFault('key_not_found'));
+      await assert.rejects(
+        subject.backend.signDigest(other, wallet.walletKeyRef, randomDigest()),
+        isFault('key_not_found'),
+      );
       await assert.rejects(subject.backend.destroyWalletKey(other, wallet.walletKeyRef), isFault('key_not_found'));
       // The refusals destroyed nothing: the wallet still signs under its own account.
       await signFor(subject.backend, account, wallet, randomDigest());
       // Account and wallet references are not interchangeable.
-      await assert.rejects(subject.backend.signDigest(wallet.walletKeyRef, wallet.walletKeyRef, randomDigest()), isFault('key_not_found'));
+      await assert.rejects(
+        subject.backend.signDigest(wallet.walletKeyRef, wallet.walletKeyRef, randomDigest()),
+        isFault('key_not_found'),
+      );
       await assert.rejects(subject.backend.signDigest(account, account, randomDigest()), isFault('key_not_found'));
       await assert.rejects(subject.backend.createWalletKey(wallet.walletKeyRef), isFault('key_not_found'));
     });
 
     it('refuses hostile and foreign references with a stable code, never signing or crashing', async () => {
-      const strings = [...(hostile.any ?? []), ...(hostile.identifier ?? []), ...(hostile.bytes32_hex ?? [])].filter((v): v is string => typeof v === 'string');
-      const refs = [...strings, subject.foreignRefs.account, subject.foreignRefs.wallet, `${wallet.walletKeyRef}x`, wallet.walletKeyRef.toUpperCase(), ` ${wallet.walletKeyRef}`];
+      const strings = [...(hostile.any ?? []), ...(hostile.identifier ?? []), ...(hostile.bytes32_hex ?? [])].filter(
+        (v): v is string => typeof v === 'string',
+      );
+      const refs = [
+        ...strings,
+        subject.foreignRefs.account,
+        subject.foreignRefs.wallet,
+        `${wallet.walletKeyRef}x`,
+        wallet.walletKeyRef.toUpperCase(),
+        ` ${wallet.walletKeyRef}`,
+      ];
       for (const ref of refs) {
         for (const attempt of [
           () => subject.backend.signDigest(account, ref, randomDigest()),
@@ -149,7 +180,14 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
           () => subject.backend.createWalletKey(ref),
           () => subject.backend.destroyWalletKey(account, ref),
         ]) {
-          await assert.rejects(attempt(), (e: unknown) => e instanceof SignerFault && (SIGNER_ERROR_CODES as readonly string[]).includes(e.code) && ['key_not_found', 'invalid_request'].includes(e.code), JSON.stringify(ref).slice(0, 80));
+          await assert.rejects(
+            attempt(),
+            (e: unknown) =>
+              e instanceof SignerFault &&
+              (SIGNER_ERROR_CODES as readonly string[]).includes(e.code) &&
+              ['key_not_found', 'invalid_request'].includes(e.code),
+            JSON.stringify(ref).slice(0, 80),
+          );
         }
       }
       await signFor(subject.backend, account, wallet, randomDigest());
@@ -161,7 +199,10 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
       await signFor(subject.backend, account, oldWallet, randomDigest());
       const next = await subject.backend.createWalletKey(account);
       await subject.backend.destroyWalletKey(account, old.walletKeyRef);
-      await assert.rejects(subject.backend.signDigest(account, old.walletKeyRef, randomDigest()), isFault('key_destroyed'));
+      await assert.rejects(
+        subject.backend.signDigest(account, old.walletKeyRef, randomDigest()),
+        isFault('key_destroyed'),
+      );
       await subject.backend.destroyWalletKey(account, old.walletKeyRef);
       await signFor(subject.backend, account, { ...next, address: publicKeyToAddress(next.publicKey) }, randomDigest());
     });
@@ -181,7 +222,10 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
       const backend = await subject.reopen();
       await backend.close();
       await backend.close();
-      await assert.rejects(backend.signDigest(account, wallet.walletKeyRef, randomDigest()), isFault(subject.unavailableCode));
+      await assert.rejects(
+        backend.signDigest(account, wallet.walletKeyRef, randomDigest()),
+        isFault(subject.unavailableCode),
+      );
       await assert.rejects(backend.health(), isFault(subject.unavailableCode));
       await subject.reopen();
     });
@@ -236,8 +280,13 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
         const { backend, faults } = await openFaulty(20, 15_000);
         faults.throttleSign(25, 5);
         const started = Date.now();
-        const outcomes = await Promise.allSettled(Array.from({ length: 40 }, () => signFor(backend, faultAccount, faultWallet, randomDigest())));
-        assert.deepEqual(outcomes.filter((o) => o.status === 'rejected'), []);
+        const outcomes = await Promise.allSettled(
+          Array.from({ length: 40 }, () => signFor(backend, faultAccount, faultWallet, randomDigest())),
+        );
+        assert.deepEqual(
+          outcomes.filter((o) => o.status === 'rejected'),
+          [],
+        );
         assert.equal(faults.throttlesSeen(), 0);
         assert.ok(Date.now() - started >= 1500, 'paced at 20/s');
         assert.equal(faults.digestsSignedTwice(), 0);
@@ -247,9 +296,15 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
         const { backend, faults } = await openFaulty(0);
         faults.unreachable();
         const started = Date.now();
-        await assert.rejects(backend.signDigest(faultAccount, faultWallet.walletKeyRef, randomDigest()), isFault('backend_unavailable'));
+        await assert.rejects(
+          backend.signDigest(faultAccount, faultWallet.walletKeyRef, randomDigest()),
+          isFault('backend_unavailable'),
+        );
         await assert.rejects(backend.health(), isFault('backend_unavailable'));
-        assert.ok(Date.now() - started < 1000, `answered in ${Date.now() - started} ms (the deadline is ${faults.deadlineMs} ms)`);
+        assert.ok(
+          Date.now() - started < 1000,
+          `answered in ${Date.now() - started} ms (the deadline is ${faults.deadlineMs} ms)`,
+        );
         faults.reset();
         await signFor(backend, faultAccount, faultWallet, randomDigest());
       });
@@ -258,9 +313,15 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
         const { backend, faults } = await openFaulty(0);
         faults.stallSign();
         const started = Date.now();
-        await assert.rejects(backend.signDigest(faultAccount, faultWallet.walletKeyRef, randomDigest()), isFault('backend_unavailable'));
+        await assert.rejects(
+          backend.signDigest(faultAccount, faultWallet.walletKeyRef, randomDigest()),
+          isFault('backend_unavailable'),
+        );
         const elapsed = Date.now() - started;
-        assert.ok(elapsed >= faults.deadlineMs - 50 && elapsed < faults.deadlineMs + 500, `ended after ${elapsed} ms (deadline ${faults.deadlineMs})`);
+        assert.ok(
+          elapsed >= faults.deadlineMs - 50 && elapsed < faults.deadlineMs + 500,
+          `ended after ${elapsed} ms (deadline ${faults.deadlineMs})`,
+        );
       });
 
       it('a create whose answer was lost is not sent again (no second key), and fails with backend_unavailable', async () => {

@@ -30,7 +30,10 @@ describeKeyBackendContract('PKCS#11 (SoftHSM)', async (): Promise<ContractSubjec
   const subject: ContractSubject = {
     backend: Pkcs11Backend.open(config),
     unavailableCode: 'hsm_unavailable',
-    foreignRefs: { account: 'kms:v1:acct:0123456789abcdef0123456789abcdef', wallet: 'kms:v1:wal:1234abcd-12ab-34cd-56ef-1234567890ab' },
+    foreignRefs: {
+      account: 'kms:v1:acct:0123456789abcdef0123456789abcdef',
+      wallet: 'kms:v1:wal:1234abcd-12ab-34cd-56ef-1234567890ab',
+    },
     async reopen() {
       await subject.backend.close();
       subject.backend = Pkcs11Backend.open(config);

@@ -17,7 +17,8 @@ import type { Pkcs11BackendConfig } from '../../../signer/config/signer-config.j
 import { SignerFault } from '../../../signer/signer-error.js';
 import { initSoftHsmToken, type SoftHsmToken } from '../../../ops/softhsm/init-token.js';
 
-const isFault = (code: string, pattern?: RegExp) => (e: unknown) => e instanceof SignerFault && e.code === code && (!pattern || pattern.test(e.message));
+const isFault = (code: string, pattern?: RegExp) => (e: unknown) =>
+  e instanceof SignerFault && e.code === code && (!pattern || pattern.test(e.message));
 const isCkr = (code: number) => (e: unknown) => (e as { code?: number }).code === code;
 
 describe('key material never leaves the HSM (PKCS#11 backend in-process)', function () {
@@ -68,20 +69,36 @@ describe('key material never leaves the HSM (PKCS#11 backend in-process)', funct
       const handles = backend.unwrappedHandlesForTest();
       assert.equal(handles.length, 2, 'account key and wallet key cached as session objects');
       for (const h of handles) {
-        assert.throws(() => backend.readAttributeForTest(h, pkcs11js.CKA_VALUE), isCkr(pkcs11js.CKR_ATTRIBUTE_SENSITIVE));
+        assert.throws(
+          () => backend.readAttributeForTest(h, pkcs11js.CKA_VALUE),
+          isCkr(pkcs11js.CKR_ATTRIBUTE_SENSITIVE),
+        );
         assert.equal(backend.readAttributeForTest(h, pkcs11js.CKA_EXTRACTABLE)?.[0], 0);
         assert.equal(backend.readAttributeForTest(h, pkcs11js.CKA_SENSITIVE)?.[0], 1);
-        assert.equal(backend.readAttributeForTest(h, pkcs11js.CKA_TOKEN)?.[0], 0, 'session object: dies with its session');
+        assert.equal(
+          backend.readAttributeForTest(h, pkcs11js.CKA_TOKEN)?.[0],
+          0,
+          'session object: dies with its session',
+        );
       }
       // CKM_ECDSA would sign any length: the backend will not.
       for (const length of [0, 31, 33, 64]) {
-        await assert.rejects(backend.signDigest(account, walletKey.walletKeyRef, new Uint8Array(length)), isFault('invalid_request', /32 bytes/));
+        await assert.rejects(
+          backend.signDigest(account, walletKey.walletKeyRef, new Uint8Array(length)),
+          isFault('invalid_request', /32 bytes/),
+        );
       }
       // A wallet ref where an account ref belongs (and the reverse) is not a key.
       await assert.rejects(backend.createWalletKey(walletKey.walletKeyRef), isFault('key_not_found'));
-      await assert.rejects(backend.signDigest(walletKey.walletKeyRef, account, new Uint8Array(32)), isFault('key_not_found'));
+      await assert.rejects(
+        backend.signDigest(walletKey.walletKeyRef, account, new Uint8Array(32)),
+        isFault('key_not_found'),
+      );
       // Non-canonical base64url (one blob, one name).
-      await assert.rejects(backend.signDigest(account + '=', walletKey.walletKeyRef, new Uint8Array(32)), isFault('key_not_found'));
+      await assert.rejects(
+        backend.signDigest(account + '=', walletKey.walletKeyRef, new Uint8Array(32)),
+        isFault('key_not_found'),
+      );
       await backend.close();
       // Closing destroys the session objects with their session; a closed backend answers hsm_unavailable.
       await assert.rejects(backend.health(), isFault('hsm_unavailable'));
@@ -106,18 +123,41 @@ describe('key material never leaves the HSM (PKCS#11 backend in-process)', funct
           { type: pkcs11js.CKA_UNWRAP, value: true },
           ...extra,
         ]);
-      aes('weak-extractable', [{ type: pkcs11js.CKA_SENSITIVE, value: true }, { type: pkcs11js.CKA_EXTRACTABLE, value: true }, { type: pkcs11js.CKA_DECRYPT, value: false }]);
-      aes('weak-decrypt', [{ type: pkcs11js.CKA_SENSITIVE, value: true }, { type: pkcs11js.CKA_EXTRACTABLE, value: false }, { type: pkcs11js.CKA_DECRYPT, value: true }]);
-      aes('twice', [{ type: pkcs11js.CKA_SENSITIVE, value: true }, { type: pkcs11js.CKA_EXTRACTABLE, value: false }]);
-      aes('twice', [{ type: pkcs11js.CKA_SENSITIVE, value: true }, { type: pkcs11js.CKA_EXTRACTABLE, value: false }]);
+      aes('weak-extractable', [
+        { type: pkcs11js.CKA_SENSITIVE, value: true },
+        { type: pkcs11js.CKA_EXTRACTABLE, value: true },
+        { type: pkcs11js.CKA_DECRYPT, value: false },
+      ]);
+      aes('weak-decrypt', [
+        { type: pkcs11js.CKA_SENSITIVE, value: true },
+        { type: pkcs11js.CKA_EXTRACTABLE, value: false },
+        { type: pkcs11js.CKA_DECRYPT, value: true },
+      ]);
+      aes('twice', [
+        { type: pkcs11js.CKA_SENSITIVE, value: true },
+        { type: pkcs11js.CKA_EXTRACTABLE, value: false },
+      ]);
+      aes('twice', [
+        { type: pkcs11js.CKA_SENSITIVE, value: true },
+        { type: pkcs11js.CKA_EXTRACTABLE, value: false },
+      ]);
       module.closeSession(session);
     } finally {
       module.finalize();
     }
-    assert.throws(() => Pkcs11Backend.open({ ...config, kekLabel: 'weak-extractable' }), isFault('hsm_error', /refused: extractable/));
-    assert.throws(() => Pkcs11Backend.open({ ...config, kekLabel: 'weak-decrypt' }), isFault('hsm_error', /may decrypt/));
+    assert.throws(
+      () => Pkcs11Backend.open({ ...config, kekLabel: 'weak-extractable' }),
+      isFault('hsm_error', /refused: extractable/),
+    );
+    assert.throws(
+      () => Pkcs11Backend.open({ ...config, kekLabel: 'weak-decrypt' }),
+      isFault('hsm_error', /may decrypt/),
+    );
     assert.throws(() => Pkcs11Backend.open({ ...config, kekLabel: 'twice' }), isFault('hsm_error', /must be unique/));
-    assert.throws(() => Pkcs11Backend.open({ ...config, tokenLabel: 'no-such-token' }), isFault('hsm_unavailable', /no token labelled/));
+    assert.throws(
+      () => Pkcs11Backend.open({ ...config, tokenLabel: 'no-such-token' }),
+      isFault('hsm_unavailable', /no token labelled/),
+    );
   });
 
   it('measures raw backend signing in-process (createKeyBackend + measureBackendSignRate)', async () => {
@@ -125,7 +165,9 @@ describe('key material never leaves the HSM (PKCS#11 backend in-process)', funct
     try {
       const raw = await measureBackendSignRate({ backend, durationMs: 1000, concurrency: 4 });
       const finalized = await measureBackendSignRate({ backend, durationMs: 1000, concurrency: 4, finalize: true });
-      console.log(`      backend signDigest: ${Math.round(raw.perSecond)}/s raw, ${Math.round(finalized.perSecond)}/s with low-S + recovery + address check (4 in flight)`);
+      console.log(
+        `      backend signDigest: ${Math.round(raw.perSecond)}/s raw, ${Math.round(finalized.perSecond)}/s with low-S + recovery + address check (4 in flight)`,
+      );
       assert.ok(raw.perSecond > 100 && finalized.perSecond > 100);
     } finally {
       await backend.close();

@@ -12,9 +12,18 @@ import path from 'node:path';
 import { signerErrorReplySchema, type SignerErrorCode } from '../../../signer/protocol/signer-protocol.js';
 import { encodeFrame } from '../../../signer/protocol/frame-codec.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { BASE_SEPOLIA_USDC as DOMAIN, buildAuthorization, buildPermit2Transfer, openRawConnection, PERMIT2_DOMAIN, type RawConnection } from './signer-test-helpers.js';
+import {
+  BASE_SEPOLIA_USDC as DOMAIN,
+  buildAuthorization,
+  buildPermit2Transfer,
+  openRawConnection,
+  PERMIT2_DOMAIN,
+  type RawConnection,
+} from './signer-test-helpers.js';
 
-const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+const hostile = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+) as Record<string, unknown[]>;
 const ANY = hostile.any!;
 const frameOf = (text: string) => {
   const body = Buffer.from(text, 'utf8');
@@ -28,7 +37,10 @@ describe('treasury-signer under hostile frames', function () {
   this.timeout(180_000);
   let signer: TestSigner;
   let conn: RawConnection;
-  let valid: Record<'create_wallet_key' | 'destroy_wallet_key' | 'sign_transfer_authorization' | 'sign_permit2_witness_transfer', Record<string, unknown>>;
+  let valid: Record<
+    'create_wallet_key' | 'destroy_wallet_key' | 'sign_transfer_authorization' | 'sign_permit2_witness_transfer',
+    Record<string, unknown>
+  >;
 
   /** Sends one frame, expects one error reply of an allowed code, returns the code. */
   async function refused(frame: Buffer | unknown, allowed: SignerErrorCode[], what: string): Promise<SignerErrorCode> {
@@ -37,7 +49,10 @@ describe('treasury-signer under hostile frames', function () {
     assert.ok(reply, `no reply for ${what}`);
     const parsed = signerErrorReplySchema.safeParse(reply);
     assert.ok(parsed.success, `${what}: reply is not a protocol error reply: ${JSON.stringify(reply).slice(0, 200)}`);
-    assert.ok(allowed.includes(parsed.data.error.code), `${what}: got ${parsed.data.error.code} (${parsed.data.error.message}), expected one of ${allowed}`);
+    assert.ok(
+      allowed.includes(parsed.data.error.code),
+      `${what}: got ${parsed.data.error.code} (${parsed.data.error.message}), expected one of ${allowed}`,
+    );
     return parsed.data.error.code;
   }
 
@@ -48,8 +63,20 @@ describe('treasury-signer under hostile frames', function () {
     valid = {
       create_wallet_key: { account_key_ref: account },
       destroy_wallet_key: { account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref },
-      sign_transfer_authorization: { account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: buildAuthorization(wallet.address, 1) },
-      sign_permit2_witness_transfer: { account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: PERMIT2_DOMAIN, message: buildPermit2Transfer(1) },
+      sign_transfer_authorization: {
+        account_key_ref: account,
+        wallet_key_ref: wallet.wallet_key_ref,
+        address: wallet.address,
+        domain: DOMAIN,
+        message: buildAuthorization(wallet.address, 1),
+      },
+      sign_permit2_witness_transfer: {
+        account_key_ref: account,
+        wallet_key_ref: wallet.wallet_key_ref,
+        address: wallet.address,
+        domain: PERMIT2_DOMAIN,
+        message: buildPermit2Transfer(1),
+      },
     };
     conn = openRawConnection(signer.socketPath);
   });
@@ -65,33 +92,85 @@ describe('treasury-signer under hostile frames', function () {
 
   it('answers framing and envelope errors with stable codes and keeps the connection', async () => {
     assert.equal(await refused(frameOf('{nope'), ['malformed_frame'], 'bad JSON'), 'malformed_frame');
-    assert.equal(await refused(Buffer.concat([Buffer.from([0, 0, 0, 3]), Buffer.from([0xff, 0xfe, 0x7b])]), ['malformed_frame'], 'invalid UTF-8'), 'malformed_frame');
+    assert.equal(
+      await refused(
+        Buffer.concat([Buffer.from([0, 0, 0, 3]), Buffer.from([0xff, 0xfe, 0x7b])]),
+        ['malformed_frame'],
+        'invalid UTF-8',
+      ),
+      'malformed_frame',
+    );
     assert.equal(await refused(Buffer.alloc(4), ['malformed_frame'], 'zero-length frame'), 'malformed_frame');
     for (const raw of hostile.raw_bodies as string[]) {
       if (raw === '') continue; // the zero-length frame above
-      await refused(frameOf(raw), ['malformed_frame', 'invalid_request', 'unknown_method', 'unsupported_version'], `raw body ${show(raw)}`);
+      await refused(
+        frameOf(raw),
+        ['malformed_frame', 'invalid_request', 'unknown_method', 'unsupported_version'],
+        `raw body ${show(raw)}`,
+      );
     }
     await refused(frameOf('['.repeat(20_000) + ']'.repeat(20_000)), ['invalid_request'], 'deep nesting');
-    await refused(frameOf(`{"v":1,"id":"deep","method":"health","params":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`), ['invalid_request'], 'deep params');
-    for (const method of ['export_private_key', 'sign_digest', 'constructor', 'toString', '__proto__', 'hasOwnProperty', 'HEALTH', 'health ']) {
+    await refused(
+      frameOf(`{"v":1,"id":"deep","method":"health","params":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`),
+      ['invalid_request'],
+      'deep params',
+    );
+    for (const method of [
+      'export_private_key',
+      'sign_digest',
+      'constructor',
+      'toString',
+      '__proto__',
+      'hasOwnProperty',
+      'HEALTH',
+      'health ',
+    ]) {
       const reply = await conn.request({ v: 1, id: 'm', method, params: {} });
-      assert.deepEqual(reply, { v: 1, id: 'm', ok: false, error: { code: 'unknown_method', message: 'unknown method' } }, method);
+      assert.deepEqual(
+        reply,
+        { v: 1, id: 'm', ok: false, error: { code: 'unknown_method', message: 'unknown method' } },
+        method,
+      );
     }
-    for (const v of [2, 0, '1', null, 1.5]) await refused({ v, id: 'ver', method: 'health', params: {} }, ['unsupported_version'], `v=${show(v)}`);
+    for (const v of [2, 0, '1', null, 1.5])
+      await refused({ v, id: 'ver', method: 'health', params: {} }, ['unsupported_version'], `v=${show(v)}`);
     await refused({ id: 'nov', method: 'health', params: {} }, ['invalid_request'], 'missing v');
-    await refused({ v: 1, id: 'extra', method: 'health', params: {}, extra: true }, ['invalid_request'], 'extra envelope field');
+    await refused(
+      { v: 1, id: 'extra', method: 'health', params: {}, extra: true },
+      ['invalid_request'],
+      'extra envelope field',
+    );
     await refused({ v: 1, id: 'p', method: 'health', params: { extra: 1 } }, ['invalid_request'], 'extra params field');
     await refused({ v: 1, method: 'health', params: {} }, ['invalid_request'], 'missing id');
-    for (const id of ANY) await refused({ v: 1, id, method: 'health', params: {} }, ['invalid_request'], `id=${show(id)}`);
-    for (const method of ANY) await refused({ v: 1, id: 'x', method, params: {} }, ['invalid_request', 'unknown_method'], `method=${show(method)}`);
-    for (const params of ANY.filter((p) => !(typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 0))) {
+    for (const id of ANY)
+      await refused({ v: 1, id, method: 'health', params: {} }, ['invalid_request'], `id=${show(id)}`);
+    for (const method of ANY)
+      await refused(
+        { v: 1, id: 'x', method, params: {} },
+        ['invalid_request', 'unknown_method'],
+        `method=${show(method)}`,
+      );
+    for (const params of ANY.filter(
+      (p) => !(typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 0),
+    )) {
       await refused({ v: 1, id: 'x', method: 'health', params }, ['invalid_request'], `params=${show(params)}`);
     }
-    assert.equal((await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok, true, 'same connection still serves');
+    assert.equal(
+      (await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok,
+      true,
+      'same connection still serves',
+    );
   });
 
   it('refuses every hostile value in every field of every method, and signs nothing', async () => {
-    const keyRefValues = [...ANY, ...hostile.identifier!, 'p11:v1:wal:AAAA', 'p11:v1:acct:' + 'A'.repeat(100), 'p11:v2:wal:' + 'A'.repeat(96), 'aws:kms:whatever-key'];
+    const keyRefValues = [
+      ...ANY,
+      ...hostile.identifier!,
+      'p11:v1:wal:AAAA',
+      'p11:v1:acct:' + 'A'.repeat(100),
+      'p11:v2:wal:' + 'A'.repeat(96),
+      'aws:kms:whatever-key',
+    ];
     const fieldPools: Record<string, unknown[]> = {
       account_key_ref: keyRefValues,
       wallet_key_ref: keyRefValues,
@@ -103,10 +182,18 @@ describe('treasury-signer under hostile frames', function () {
       'domain.chainId': [...ANY, ...hostile.unix_seconds!, ...hostile.caip2_network!, 84532.5, -84532, '84532'],
       'domain.verifyingContract': [...ANY, ...hostile.evm_address!],
       'message.from': [...ANY, ...hostile.evm_address!],
-      'message.to': [...ANY, ...hostile.evm_address!.filter((a) => a !== '0x0000000000000000000000000000000000000000' && a !== '0x209693Bc6afc0C5328bA36FaF03C514EF312287C')],
+      'message.to': [
+        ...ANY,
+        ...hostile.evm_address!.filter(
+          (a) =>
+            a !== '0x0000000000000000000000000000000000000000' && a !== '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+        ),
+      ],
       'message.value': [...ANY, ...hostile.raw_token_amount!, ...hostile.usd_amount!],
       // A canonical past time is a perfectly good validAfter: only the malformed ones are hostile here.
-      'message.validAfter': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!].filter((v) => !(typeof v === 'string' && /^[1-9][0-9]{0,9}$/.test(v))),
+      'message.validAfter': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!].filter(
+        (v) => !(typeof v === 'string' && /^[1-9][0-9]{0,9}$/.test(v)),
+      ),
       'message.validBefore': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!],
       'message.nonce': [...ANY, ...hostile.bytes32_hex!],
       // Permit2 witness transfers (the EIP-3009 fields above land as unknown keys there: refused too).
@@ -117,9 +204,15 @@ describe('treasury-signer under hostile frames', function () {
       'message.deadline': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!],
       'message.witness': ANY,
       // A zero recipient or facilitator is well-formed (and useless): only malformed ones are hostile here.
-      'message.witness.to': [...ANY, ...hostile.evm_address!].filter((a) => a !== '0x0000000000000000000000000000000000000000'),
-      'message.witness.facilitator': [...ANY, ...hostile.evm_address!].filter((a) => a !== '0x0000000000000000000000000000000000000000'),
-      'message.witness.validAfter': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!].filter((v) => !(typeof v === 'string' && /^[1-9][0-9]{0,9}$/.test(v))),
+      'message.witness.to': [...ANY, ...hostile.evm_address!].filter(
+        (a) => a !== '0x0000000000000000000000000000000000000000',
+      ),
+      'message.witness.facilitator': [...ANY, ...hostile.evm_address!].filter(
+        (a) => a !== '0x0000000000000000000000000000000000000000',
+      ),
+      'message.witness.validAfter': [...ANY, ...hostile.raw_token_amount!, ...hostile.unix_seconds!].filter(
+        (v) => !(typeof v === 'string' && /^[1-9][0-9]{0,9}$/.test(v)),
+      ),
     };
     const allowedFor = (field: string): SignerErrorCode[] => {
       if (field.endsWith('key_ref')) return ['invalid_request', 'key_not_found'];
@@ -141,7 +234,11 @@ describe('treasury-signer under hostile frames', function () {
           const what = `${method}.${field}=${show(value)}`;
           const code = await refused({ v: 1, id: `h${sent++}`, method, params: p }, allowedFor(field), what);
           // Stable: the same input gets the same code again.
-          if (sent % 7 === 0) assert.equal(await refused({ v: 1, id: `again${sent}`, method, params: p }, [code], `${what} (again)`), code);
+          if (sent % 7 === 0)
+            assert.equal(
+              await refused({ v: 1, id: `again${sent}`, method, params: p }, [code], `${what} (again)`),
+              code,
+            );
           codes.set(what, code);
         }
       }
@@ -155,8 +252,15 @@ describe('treasury-signer under hostile frames', function () {
     assert.deepEqual(reply.error, { code: 'invalid_request', message: 'message.to has a wrong EIP-55 checksum' });
     // All-upper and all-lower spellings are fine.
     p.message.to = '0x209693BC6AFC0C5328BA36FAF03C514EF312287C';
-    assert.equal((await conn.request({ v: 1, id: 'upper', method: 'sign_transfer_authorization', params: p })).ok, true);
-    assert.equal((await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok, true, 'same connection still serves');
+    assert.equal(
+      (await conn.request({ v: 1, id: 'upper', method: 'sign_transfer_authorization', params: p })).ok,
+      true,
+    );
+    assert.equal(
+      (await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok,
+      true,
+      'same connection still serves',
+    );
   });
 
   it('closes a connection that announces an oversize frame, and forgets a truncated one', async () => {
@@ -180,7 +284,11 @@ describe('treasury-signer under hostile frames', function () {
 
     const idle = openRawConnection(signer.socketPath); // opened and never used while others work
     assert.equal((await signer.client.health()).status, 'ok', 'a fresh connection still works');
-    assert.equal((await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok, true, 'the old connection still works');
+    assert.equal(
+      (await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok,
+      true,
+      'the old connection still works',
+    );
     idle.close();
   });
 });

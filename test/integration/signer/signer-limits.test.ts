@@ -13,10 +13,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { BASE_SEPOLIA_USDC as DOMAIN, PERMIT2_DOMAIN, buildAuthorization, buildPermit2Transfer, openRawConnection, readMetric } from './signer-test-helpers.js';
+import {
+  BASE_SEPOLIA_USDC as DOMAIN,
+  PERMIT2_DOMAIN,
+  buildAuthorization,
+  buildPermit2Transfer,
+  openRawConnection,
+  readMetric,
+} from './signer-test-helpers.js';
 
 type Wallet = { wallet_key_ref: string; address: string };
-type Details = { rule?: string; limit?: string; max?: string; headroom?: string; window_seconds?: number; retry_after_seconds?: number };
+type Details = {
+  rule?: string;
+  limit?: string;
+  max?: string;
+  headroom?: string;
+  window_seconds?: number;
+  retry_after_seconds?: number;
+};
 
 /** The error a signer call was refused with (fails the test when it was signed). */
 async function refusal(call: Promise<unknown>): Promise<{ code: string; details: Details | undefined }> {
@@ -33,7 +47,13 @@ function walletOps(signer: TestSigner, account: string) {
   let nonce = 0;
   return {
     sign: (w: Wallet, value: string) =>
-      signer.client.signTransferAuthorization({ account_key_ref: account, wallet_key_ref: w.wallet_key_ref, address: w.address, domain: DOMAIN, message: buildAuthorization(w.address, nonce++, { value }) }),
+      signer.client.signTransferAuthorization({
+        account_key_ref: account,
+        wallet_key_ref: w.wallet_key_ref,
+        address: w.address,
+        domain: DOMAIN,
+        message: buildAuthorization(w.address, nonce++, { value }),
+      }),
     permit: (w: Wallet, amount: string) => {
       const message = buildPermit2Transfer(nonce++);
       return signer.client.signPermit2WitnessTransfer({
@@ -68,11 +88,19 @@ describe('treasury-signer limits: defaults', function () {
     const w = await ops.wallet();
     await ops.sign(w, '100000000');
     const signs = await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
-    for (const refused of [await refusal(ops.sign(w, '100000001')), await refusal(ops.permit(w, '100000001')), await refusal(ops.sign(w, '1000000000000'))]) {
+    for (const refused of [
+      await refusal(ops.sign(w, '100000001')),
+      await refusal(ops.permit(w, '100000001')),
+      await refusal(ops.sign(w, '1000000000000')),
+    ]) {
       assert.equal(refused.code, 'invariant_violation');
       assert.deepEqual(refused.details, { rule: 'value_max', limit: 'per_signature', max: '100000000' });
     }
-    assert.equal(await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"'), signs, 'nothing reached C_Sign');
+    assert.equal(
+      await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"'),
+      signs,
+      'nothing reached C_Sign',
+    );
     assert.equal(await readMetric(port, 'treasury_signer_limit_refusals_total', 'limit="per_signature"'), 3);
   });
 
@@ -127,7 +155,10 @@ describe('treasury-signer limits: rolling ceilings per wallet', function () {
     assert.equal(refused.details?.max, '5000');
     assert.equal(refused.details?.headroom, '1000');
     assert.equal(refused.details?.window_seconds, 3600);
-    assert.ok(refused.details!.retry_after_seconds! > 3500 && refused.details!.retry_after_seconds! <= 3660, `retry after ${refused.details?.retry_after_seconds}`);
+    assert.ok(
+      refused.details!.retry_after_seconds! > 3500 && refused.details!.retry_after_seconds! <= 3660,
+      `retry after ${refused.details?.retry_after_seconds}`,
+    );
     await ops.sign(w, '1000'); // exactly the headroom
     assert.equal((await refusal(ops.permit(w, '1'))).details?.limit, 'wallet_amount_hour');
     await ops.sign(other, '2000');
@@ -140,12 +171,23 @@ describe('treasury-signer limits: rolling ceilings per wallet', function () {
     const signs = await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
     const refused = await refusal(ops.sign(w, '1'));
     assert.equal(refused.code, 'limit_exceeded');
-    assert.deepEqual({ ...refused.details, retry_after_seconds: undefined }, { limit: 'wallet_signatures_minute', max: '10', headroom: '0', window_seconds: 60, retry_after_seconds: undefined });
+    assert.deepEqual(
+      { ...refused.details, retry_after_seconds: undefined },
+      {
+        limit: 'wallet_signatures_minute',
+        max: '10',
+        headroom: '0',
+        window_seconds: 60,
+        retry_after_seconds: undefined,
+      },
+    );
     assert.ok(refused.details!.retry_after_seconds! >= 1 && refused.details!.retry_after_seconds! <= 62);
     assert.equal((await refusal(ops.permit(w, '1'))).code, 'limit_exceeded');
     assert.equal(await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"'), signs);
     await ops.sign(other, '1');
-    assert.ok((await readMetric(port, 'treasury_signer_limit_refusals_total', 'limit="wallet_signatures_minute"')) >= 2);
+    assert.ok(
+      (await readMetric(port, 'treasury_signer_limit_refusals_total', 'limit="wallet_signatures_minute"')) >= 2,
+    );
     assert.ok((await readMetric(port, 'treasury_signer_limit_refusals_total', 'limit="wallet_amount_hour"')) >= 2);
   });
 
@@ -153,11 +195,18 @@ describe('treasury-signer limits: rolling ceilings per wallet', function () {
     const w = await ops.wallet();
     const settled = await Promise.allSettled(Array.from({ length: 40 }, () => ops.sign(w, '1')));
     assert.equal(settled.filter((s) => s.status === 'fulfilled').length, 10);
-    for (const s of settled) if (s.status === 'rejected') assert.equal((s.reason as SignerError).code, 'limit_exceeded');
+    for (const s of settled)
+      if (s.status === 'rejected') assert.equal((s.reason as SignerError).code, 'limit_exceeded');
 
     const rich = await ops.wallet();
-    const amounts = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => (i % 2 ? ops.permit(rich, '1000') : ops.sign(rich, '1000'))));
-    assert.equal(amounts.filter((s) => s.status === 'fulfilled').length, 5, 'the hourly 5000 holds exactly five signatures of 1000');
+    const amounts = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? ops.permit(rich, '1000') : ops.sign(rich, '1000'))),
+    );
+    assert.equal(
+      amounts.filter((s) => s.status === 'fulfilled').length,
+      5,
+      'the hourly 5000 holds exactly five signatures of 1000',
+    );
   });
 
   it('no protocol message changes a limit: extra fields and unknown methods are refused, and the limit still holds', async () => {
@@ -166,15 +215,53 @@ describe('treasury-signer limits: rolling ceilings per wallet', function () {
     assert.equal((await refusal(ops.sign(w, '1'))).code, 'limit_exceeded');
     const account = (await signer.client.createAccountKey()).account_key_ref;
     const conn = openRawConnection(signer.socketPath);
-    const params = (extra: Record<string, unknown> = {}) => ({ account_key_ref: account, wallet_key_ref: w.wallet_key_ref, address: w.address, domain: DOMAIN, message: buildAuthorization(w.address, 99_000, { value: '1' }), ...extra });
+    const params = (extra: Record<string, unknown> = {}) => ({
+      account_key_ref: account,
+      wallet_key_ref: w.wallet_key_ref,
+      address: w.address,
+      domain: DOMAIN,
+      message: buildAuthorization(w.address, 99_000, { value: '1' }),
+      ...extra,
+    });
     const attempts: Array<[unknown, string]> = [
       [{ v: 1, id: 'a1', method: 'set_limits', params: { wallet_signatures_minute: 1_000_000 } }, 'unknown_method'],
       [{ v: 1, id: 'a2', method: 'configure', params: {} }, 'unknown_method'],
-      [{ v: 1, id: 'a3', method: 'sign_transfer_authorization', params: params({ limits: { wallet_signatures_minute: 1_000_000 } }) }, 'invalid_request'],
-      [{ v: 1, id: 'a4', method: 'sign_transfer_authorization', params: params({ max_per_signature: '1000000000000' }) }, 'invalid_request'],
-      [{ v: 1, id: 'a5', method: 'sign_transfer_authorization', params: params(), limits: { wallet_signatures_minute: 1_000_000 } }, 'invalid_request'],
-      [{ v: 1, id: 'a6', method: 'health', params: { TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '1000000' } }, 'invalid_request'],
-      [{ v: 1, id: 'a7', method: 'create_wallet_key', params: { account_key_ref: account, limits: {} } }, 'invalid_request'],
+      [
+        {
+          v: 1,
+          id: 'a3',
+          method: 'sign_transfer_authorization',
+          params: params({ limits: { wallet_signatures_minute: 1_000_000 } }),
+        },
+        'invalid_request',
+      ],
+      [
+        {
+          v: 1,
+          id: 'a4',
+          method: 'sign_transfer_authorization',
+          params: params({ max_per_signature: '1000000000000' }),
+        },
+        'invalid_request',
+      ],
+      [
+        {
+          v: 1,
+          id: 'a5',
+          method: 'sign_transfer_authorization',
+          params: params(),
+          limits: { wallet_signatures_minute: 1_000_000 },
+        },
+        'invalid_request',
+      ],
+      [
+        { v: 1, id: 'a6', method: 'health', params: { TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '1000000' } },
+        'invalid_request',
+      ],
+      [
+        { v: 1, id: 'a7', method: 'create_wallet_key', params: { account_key_ref: account, limits: {} } },
+        'invalid_request',
+      ],
     ];
     for (const [frame, code] of attempts) {
       const reply = await conn.request(frame);
@@ -215,7 +302,11 @@ describe('treasury-signer limits: across restarts', function () {
 
     signer = await startTestSigner({ dir, limits: 'signer_defaults', env: env(stateFile) });
     ops = walletOps(signer, account);
-    assert.equal((await refusal(ops.sign(w, '1'))).details?.limit, 'wallet_signatures_minute', 'still refused after a restart');
+    assert.equal(
+      (await refusal(ops.sign(w, '1'))).details?.limit,
+      'wallet_signatures_minute',
+      'still refused after a restart',
+    );
     for (let i = 0; i < 4; i++) await ops.sign(other, '1');
     await new Promise((r) => setTimeout(r, 1500)); // the windows are saved every second
     signer.child.kill('SIGKILL');
@@ -226,7 +317,11 @@ describe('treasury-signer limits: across restarts', function () {
       ops = walletOps(signer, account);
       assert.equal((await refusal(ops.sign(w, '1'))).code, 'limit_exceeded', 'still refused after a kill -9');
       await ops.sign(other, '1');
-      assert.equal((await refusal(ops.sign(other, '1'))).details?.limit, 'wallet_signatures_minute', "the other wallet's four signatures were kept too");
+      assert.equal(
+        (await refusal(ops.sign(other, '1'))).details?.limit,
+        'wallet_signatures_minute',
+        "the other wallet's four signatures were kept too",
+      );
     } finally {
       await signer.stop();
     }
@@ -249,7 +344,13 @@ describe('treasury-signer limits: across restarts', function () {
 
     const corrupt = path.join(dir, 'corrupt.json');
     fs.writeFileSync(corrupt, '{"v":1,"wallets":{"0xnot-an-address":{}}}', { mode: 0o600 });
-    await assert.rejects(startTestSigner({ dir, limits: 'signer_defaults', env: env(corrupt) }), /is not a signer limits state file; move it away/);
-    await assert.rejects(startTestSigner({ dir, limits: 'signer_defaults', env: env(path.join(dir, 'no-such-dir', 'state.json')) }), /cannot write TREASURY_SIGNER_LIMITS_STATE_FILE/);
+    await assert.rejects(
+      startTestSigner({ dir, limits: 'signer_defaults', env: env(corrupt) }),
+      /is not a signer limits state file; move it away/,
+    );
+    await assert.rejects(
+      startTestSigner({ dir, limits: 'signer_defaults', env: env(path.join(dir, 'no-such-dir', 'state.json')) }),
+      /cannot write TREASURY_SIGNER_LIMITS_STATE_FILE/,
+    );
   });
 });

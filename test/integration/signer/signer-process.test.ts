@@ -21,7 +21,16 @@ import {
 } from '../../../signer/protocol/signer-protocol.js';
 import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { uptoPermit2WitnessTypes } from '@x402/evm';
-import { BASE_SEPOLIA_USDC as DOMAIN, HALF_N, PAYEE, PERMIT2_DOMAIN, buildAuthorization, buildPermit2Transfer, openRawConnection, readMetric } from './signer-test-helpers.js';
+import {
+  BASE_SEPOLIA_USDC as DOMAIN,
+  HALF_N,
+  PAYEE,
+  PERMIT2_DOMAIN,
+  buildAuthorization,
+  buildPermit2Transfer,
+  openRawConnection,
+  readMetric,
+} from './signer-test-helpers.js';
 
 const isCode = (code: string) => (e: unknown) => e instanceof SignerError && e.code === code;
 
@@ -42,12 +51,22 @@ describe('treasury-signer process (SoftHSM)', function () {
     } as never);
 
   /** viem, independently of the signer, recovers the signer of `msg` from `sig`: it must be the wallet. */
-  const assertRecoversToWallet = async (sig: Awaited<ReturnType<typeof sign>>, msg: ReturnType<typeof buildAuthorization>) => {
+  const assertRecoversToWallet = async (
+    sig: Awaited<ReturnType<typeof sign>>,
+    msg: ReturnType<typeof buildAuthorization>,
+  ) => {
     const recovered = await recoverTypedDataAddress({
       domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract as Hex },
       types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: 'TransferWithAuthorization',
-      message: { from: msg.from as Hex, to: msg.to as Hex, value: BigInt(msg.value), validAfter: 0n, validBefore: BigInt(msg.validBefore), nonce: msg.nonce as Hex },
+      message: {
+        from: msg.from as Hex,
+        to: msg.to as Hex,
+        value: BigInt(msg.value),
+        validAfter: 0n,
+        validBefore: BigInt(msg.validBefore),
+        nonce: msg.nonce as Hex,
+      },
       signature: sig.signature as Hex,
     });
     assert.equal(recovered, wallet.address);
@@ -56,7 +75,11 @@ describe('treasury-signer process (SoftHSM)', function () {
   before(async () => {
     metricsPort = await findFreePort();
     signer = await startTestSigner({
-      env: { TREASURY_SIGNER_MAX_VALUE: '1000000000', TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '3600', TREASURY_SIGNER_METRICS_PORT: String(metricsPort) },
+      env: {
+        TREASURY_SIGNER_MAX_VALUE: '1000000000',
+        TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '3600',
+        TREASURY_SIGNER_METRICS_PORT: String(metricsPort),
+      },
     });
     accountKeyRef = (await signer.client.createAccountKey()).account_key_ref;
     wallet = await signer.client.createWalletKey({ account_key_ref: accountKeyRef });
@@ -74,16 +97,39 @@ describe('treasury-signer process (SoftHSM)', function () {
       schema.parse(reply.result); // strict schemas: an extra field fails
       return reply.result;
     };
-    assert.deepEqual(await exact('health', {}, healthResultSchema), { status: 'ok', backend: 'pkcs11', protocol_version: 1 });
-    const account = (await exact('create_account_key', {}, createAccountKeyResultSchema)) as { account_key_ref: string };
-    const created = (await exact('create_wallet_key', { account_key_ref: account.account_key_ref }, createWalletKeyResultSchema)) as typeof wallet;
+    assert.deepEqual(await exact('health', {}, healthResultSchema), {
+      status: 'ok',
+      backend: 'pkcs11',
+      protocol_version: 1,
+    });
+    const account = (await exact('create_account_key', {}, createAccountKeyResultSchema)) as {
+      account_key_ref: string;
+    };
+    const created = (await exact(
+      'create_wallet_key',
+      { account_key_ref: account.account_key_ref },
+      createWalletKeyResultSchema,
+    )) as typeof wallet;
     const signed = (await exact(
       'sign_transfer_authorization',
-      { account_key_ref: account.account_key_ref, wallet_key_ref: created.wallet_key_ref, address: created.address, domain: DOMAIN, message: buildAuthorization(created.address, 1) },
+      {
+        account_key_ref: account.account_key_ref,
+        wallet_key_ref: created.wallet_key_ref,
+        address: created.address,
+        domain: DOMAIN,
+        message: buildAuthorization(created.address, 1),
+      },
       signTransferAuthorizationResultSchema,
     )) as Record<string, unknown>;
     assert.deepEqual(Object.keys(signed).sort(), ['digest', 'r', 's', 'signature', 'v']);
-    assert.deepEqual(await exact('destroy_wallet_key', { account_key_ref: account.account_key_ref, wallet_key_ref: created.wallet_key_ref }, destroyWalletKeyResultSchema), { destroyed: true });
+    assert.deepEqual(
+      await exact(
+        'destroy_wallet_key',
+        { account_key_ref: account.account_key_ref, wallet_key_ref: created.wallet_key_ref },
+        destroyWalletKeyResultSchema,
+      ),
+      { destroyed: true },
+    );
     conn.close();
 
     // AES-KWP of a 32-byte AES key is 40 bytes; of SoftHSM's PKCS#8 secp256k1 key, 72 bytes: ciphertext, not a 32-byte scalar.
@@ -94,7 +140,13 @@ describe('treasury-signer process (SoftHSM)', function () {
 
   it('signs a Permit2 upto witness transfer that viem recovers with the official x402 types, and refuses other spenders', async () => {
     const message = buildPermit2Transfer(7);
-    const signed = await signer.client.signPermit2WitnessTransfer({ account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: PERMIT2_DOMAIN as never, message });
+    const signed = await signer.client.signPermit2WitnessTransfer({
+      account_key_ref: accountKeyRef,
+      wallet_key_ref: wallet.wallet_key_ref,
+      address: wallet.address,
+      domain: PERMIT2_DOMAIN as never,
+      message,
+    });
     assert.ok(BigInt(signed.s) <= HALF_N, 'low-S');
     const recovered = await recoverTypedDataAddress({
       domain: { name: 'Permit2', chainId: 84532, verifyingContract: PERMIT2_DOMAIN.verifyingContract as Hex },
@@ -111,7 +163,13 @@ describe('treasury-signer process (SoftHSM)', function () {
     });
     assert.equal(recovered, wallet.address);
     await assert.rejects(
-      signer.client.signPermit2WitnessTransfer({ account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: PERMIT2_DOMAIN as never, message: { ...message, spender: PAYEE } }),
+      signer.client.signPermit2WitnessTransfer({
+        account_key_ref: accountKeyRef,
+        wallet_key_ref: wallet.wallet_key_ref,
+        address: wallet.address,
+        domain: PERMIT2_DOMAIN as never,
+        message: { ...message, spender: PAYEE },
+      }),
       (e: unknown) => isCode('invariant_violation')(e) && /^allowed_spender: /.test((e as Error).message),
     );
   });
@@ -130,7 +188,9 @@ describe('treasury-signer process (SoftHSM)', function () {
       );
     }
     const seconds = (performance.now() - started) / 1000;
-    console.log(`      ${results.length} signatures through the socket in ${seconds.toFixed(2)} s (${Math.round(results.length / seconds)}/s, 4 connections, 100 in flight)`);
+    console.log(
+      `      ${results.length} signatures through the socket in ${seconds.toFixed(2)} s (${Math.round(results.length / seconds)}/s, 4 connections, 100 in flight)`,
+    );
     assert.equal(results.length, 1000);
     const vs = new Set<number>();
     for (const { sig, msg } of results) {
@@ -162,12 +222,20 @@ describe('treasury-signer process (SoftHSM)', function () {
 
   it('with TREASURY_PKCS11_SIGN_INLINE=never signs every request on the libuv pool', async () => {
     const port = await findFreePort();
-    const other = await startTestSigner({ env: { TREASURY_SIGNER_METRICS_PORT: String(port), TREASURY_PKCS11_SIGN_INLINE: 'never' } });
+    const other = await startTestSigner({
+      env: { TREASURY_SIGNER_METRICS_PORT: String(port), TREASURY_PKCS11_SIGN_INLINE: 'never' },
+    });
     try {
       const account = (await other.client.createAccountKey()).account_key_ref;
       const w = await other.client.createWalletKey({ account_key_ref: account });
       for (let i = 0; i < 5; i++) {
-        await other.client.signTransferAuthorization({ account_key_ref: account, wallet_key_ref: w.wallet_key_ref, address: w.address, domain: DOMAIN, message: buildAuthorization(w.address, i) } as never);
+        await other.client.signTransferAuthorization({
+          account_key_ref: account,
+          wallet_key_ref: w.wallet_key_ref,
+          address: w.address,
+          domain: DOMAIN,
+          message: buildAuthorization(w.address, i),
+        } as never);
       }
       assert.equal(await readMetric(port, 'treasury_signer_signatures_total', 'thread="pool"'), 5);
       assert.equal(await readMetric(port, 'treasury_signer_signatures_total', 'thread="inline"'), 0);
@@ -177,7 +245,11 @@ describe('treasury-signer process (SoftHSM)', function () {
   });
 
   it('refuses to sign outside the static invariants, naming the rule, and signs nothing', async () => {
-    const signsBefore = await readMetric(metricsPort, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
+    const signsBefore = await readMetric(
+      metricsPort,
+      'treasury_signer_hsm_operation_duration_seconds_count',
+      'op="sign"',
+    );
     assert.ok(signsBefore >= 1000, `sign counter ${signsBefore}`);
     const now = Math.floor(Date.now() / 1000);
     const m = (overrides: Record<string, string>) => ({ message: buildAuthorization(wallet.address, 1, overrides) });
@@ -196,27 +268,48 @@ describe('treasury-signer process (SoftHSM)', function () {
     for (const [override, pattern] of cases) {
       // The rule travels as a field (details.rule), not only as the message's prefix.
       const rule = pattern.source.slice(1, -2);
-      await assert.rejects(sign(wallet, 1, override), (e: unknown) => isCode('invariant_violation')(e) && pattern.test((e as Error).message) && (e as SignerError).details?.rule === rule, JSON.stringify(override));
+      await assert.rejects(
+        sign(wallet, 1, override),
+        (e: unknown) =>
+          isCode('invariant_violation')(e) &&
+          pattern.test((e as Error).message) &&
+          (e as SignerError).details?.rule === rule,
+        JSON.stringify(override),
+      );
     }
     // Lower-case contract address and upper-case wallet address are the same token and wallet.
     await sign(wallet, 2, { domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract.toLowerCase() } });
-    const signsAfter = await readMetric(metricsPort, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
+    const signsAfter = await readMetric(
+      metricsPort,
+      'treasury_signer_hsm_operation_duration_seconds_count',
+      'op="sign"',
+    );
     assert.equal(signsAfter, signsBefore + 1, 'the refused requests never reached C_Sign');
     // A wallet that is not the one whose key signs: signed in the HSM, but refused before it leaves.
-    await assert.rejects(sign({ ...wallet, address: PAYEE }, 3, { message: buildAuthorization(PAYEE, 3) }), isCode('address_mismatch'));
+    await assert.rejects(
+      sign({ ...wallet, address: PAYEE }, 3, { message: buildAuthorization(PAYEE, 3) }),
+      isCode('address_mismatch'),
+    );
   });
 
   it('refuses a destroyed wallet key forever, in any field and spelling; siblings keep signing', async () => {
     const doomed = await signer.client.createWalletKey({ account_key_ref: accountKeyRef });
     const sibling = await signer.client.createWalletKey({ account_key_ref: accountKeyRef });
     await sign(doomed, 7);
-    const destroy = (wallet_key_ref: string, account_key_ref = accountKeyRef) => signer.client.destroyWalletKey({ account_key_ref, wallet_key_ref });
+    const destroy = (wallet_key_ref: string, account_key_ref = accountKeyRef) =>
+      signer.client.destroyWalletKey({ account_key_ref, wallet_key_ref });
     assert.deepEqual(await destroy(doomed.wallet_key_ref), { destroyed: true });
     assert.deepEqual(await destroy(doomed.wallet_key_ref), { destroyed: true }, 'destroy is retry-safe');
     await assert.rejects(sign(doomed, 8), isCode('key_destroyed'));
     const sameBlobAsAccount = doomed.wallet_key_ref.replace('p11:v1:wal:', 'p11:v1:acct:');
-    await assert.rejects(signer.client.createWalletKey({ account_key_ref: doomed.wallet_key_ref }), isCode('key_destroyed'));
-    await assert.rejects(signer.client.createWalletKey({ account_key_ref: sameBlobAsAccount }), isCode('key_destroyed'));
+    await assert.rejects(
+      signer.client.createWalletKey({ account_key_ref: doomed.wallet_key_ref }),
+      isCode('key_destroyed'),
+    );
+    await assert.rejects(
+      signer.client.createWalletKey({ account_key_ref: sameBlobAsAccount }),
+      isCode('key_destroyed'),
+    );
     await assert.rejects(sign(doomed, 9, { account_key_ref: sameBlobAsAccount }), isCode('key_destroyed'));
     await sign(sibling, 10);
     await sign(wallet, 11);
@@ -261,7 +354,13 @@ describe('treasury-signer process (SoftHSM)', function () {
         v: 1,
         id: `drain-${i}`,
         method: 'sign_transfer_authorization',
-        params: { account_key_ref: accountKeyRef, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: buildAuthorization(wallet.address, 5000 + i) },
+        params: {
+          account_key_ref: accountKeyRef,
+          wallet_key_ref: wallet.wallet_key_ref,
+          address: wallet.address,
+          domain: DOMAIN,
+          message: buildAuthorization(wallet.address, 5000 + i),
+        },
       }),
     );
     conn.send(Buffer.concat(frames)); // one write: the server reads and accepts them together
@@ -283,7 +382,11 @@ describe('treasury-signer process (SoftHSM)', function () {
       .split('\n')
       .filter((l) => l.includes('"msg":"shutdown step"'))
       .map((l) => JSON.parse(l) as { step: string; outcome: string; duration_ms: number });
-    assert.deepEqual(steps.map((s) => s.step), ['metrics_server', 'signer_socket', 'limits_state_saver', 'hsm_sessions'], signer.logs());
+    assert.deepEqual(
+      steps.map((s) => s.step),
+      ['metrics_server', 'signer_socket', 'limits_state_saver', 'hsm_sessions'],
+      signer.logs(),
+    );
     assert.ok(steps.every((s) => s.outcome === 'closed' && typeof s.duration_ms === 'number'));
     assert.ok(!signer.logs().includes(pin), 'the PIN is never logged');
     assert.ok(!signer.logs().includes(wallet.wallet_key_ref.slice(12)), 'key refs are never logged');

@@ -42,7 +42,10 @@ describe('treasury-signer start and restart', function () {
   });
 
   it('refuses to start without a readable PIN, or with a wrong one, and never prints a PIN', async () => {
-    assert.match(await startFailure({ TREASURY_PKCS11_PIN_FILE: '/nonexistent/user.pin' }), /cannot read TREASURY_PKCS11_PIN_FILE \(ENOENT\)/);
+    assert.match(
+      await startFailure({ TREASURY_PKCS11_PIN_FILE: '/nonexistent/user.pin' }),
+      /cannot read TREASURY_PKCS11_PIN_FILE \(ENOENT\)/,
+    );
     const dir = tempDir();
     const wrongPin = path.join(dir, 'wrong.pin');
     fs.writeFileSync(wrongPin, 'wrong-pin-123456\n', { mode: 0o600 });
@@ -57,14 +60,20 @@ describe('treasury-signer start and restart', function () {
     assert.match(open, /TREASURY_PKCS11_PIN_FILE is readable or writable by other users \(mode 0644\)/);
     assert.ok(!open.includes('open-pin-1234567'));
     assert.match(await startFailure({ TREASURY_SIGNER_MAX_VALUE: '-5' }), /TREASURY_SIGNER_MAX_VALUE/);
-    assert.match(await startFailure({ TREASURY_SIGNER_ALLOWED_TOKENS: '84532:0x1234' }), /TREASURY_SIGNER_ALLOWED_TOKENS entry/);
+    assert.match(
+      await startFailure({ TREASURY_SIGNER_ALLOWED_TOKENS: '84532:0x1234' }),
+      /TREASURY_SIGNER_ALLOWED_TOKENS entry/,
+    );
   });
 
   it('replaces a stale socket from a killed run, but never a regular file', async () => {
     const dir = tempDir();
     const socketPath = path.join(dir, 'signer.sock');
     // A process that binds the socket and dies without unlinking it.
-    spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    spawnSync(process.execPath, [
+      '-e',
+      `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
     assert.ok(fs.lstatSync(socketPath).isSocket(), 'stale socket in place');
     const signer = await startTestSigner({ dir });
     try {
@@ -100,7 +109,13 @@ describe('treasury-signer start and restart', function () {
     signer = await startTestSigner({ dir });
     try {
       const sign = (w: typeof doomed) =>
-        signer.client.signTransferAuthorization({ account_key_ref: account, wallet_key_ref: w.wallet_key_ref, address: w.address, domain: DOMAIN, message: buildAuthorization(w.address, 1) });
+        signer.client.signTransferAuthorization({
+          account_key_ref: account,
+          wallet_key_ref: w.wallet_key_ref,
+          address: w.address,
+          domain: DOMAIN,
+          message: buildAuthorization(w.address, 1),
+        });
       await assert.rejects(sign(doomed), (e: unknown) => e instanceof SignerError && e.code === 'key_destroyed');
       assert.equal((await sign(kept)).v >= 27, true, 'the account and its other wallets survive the restart');
     } finally {
@@ -109,7 +124,13 @@ describe('treasury-signer start and restart', function () {
   });
 
   it('answers busy past the queue limit, closes idle connections, and keeps serving', async () => {
-    const signer = await startTestSigner({ env: { TREASURY_SIGNER_MAX_QUEUE: '16', TREASURY_PKCS11_SESSIONS: '1', TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: '1' } });
+    const signer = await startTestSigner({
+      env: {
+        TREASURY_SIGNER_MAX_QUEUE: '16',
+        TREASURY_PKCS11_SESSIONS: '1',
+        TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: '1',
+      },
+    });
     try {
       const idle = openRawConnection(signer.socketPath);
       const account = (await signer.client.createAccountKey()).account_key_ref;
@@ -117,7 +138,13 @@ describe('treasury-signer start and restart', function () {
       const outcomes = await Promise.all(
         Array.from({ length: 300 }, (_, i) =>
           signer.client
-            .signTransferAuthorization({ account_key_ref: account, wallet_key_ref: wallet.wallet_key_ref, address: wallet.address, domain: DOMAIN, message: buildAuthorization(wallet.address, i) })
+            .signTransferAuthorization({
+              account_key_ref: account,
+              wallet_key_ref: wallet.wallet_key_ref,
+              address: wallet.address,
+              domain: DOMAIN,
+              message: buildAuthorization(wallet.address, i),
+            })
             .then(
               () => 'ok',
               (e: unknown) => (e instanceof SignerError ? e.code : 'other'),

@@ -5,7 +5,12 @@
 import net from 'node:net';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
 
-export const BASE_SEPOLIA_USDC = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' };
+export const BASE_SEPOLIA_USDC = {
+  name: 'USDC',
+  version: '2',
+  chainId: 84532,
+  verifyingContract: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+};
 export const PAYEE = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 /** Half the secp256k1 group order: a low-S signature has s ≤ HALF_N. */
 export const HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;
@@ -23,7 +28,11 @@ export function buildAuthorization(from: string, i: number, overrides: Record<st
   };
 }
 
-export const PERMIT2_DOMAIN = { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' };
+export const PERMIT2_DOMAIN = {
+  name: 'Permit2',
+  chainId: 84532,
+  verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+};
 export const UPTO_PROXY = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
 export const FACILITATOR = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 

@@ -94,7 +94,13 @@ describe('x402 Koa middleware: facilitator object', () => {
   }
 
   it('configuration: an object without verify/settle, or both facilitator and facilitator_url, is refused at construction', () => {
-    const base = { token: 'xx_pat_testtesttesttesttesttesttesttesttesttest123', price: '0.01', pay_to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', api_url: 'http://127.0.0.1:1', env: {} };
+    const base = {
+      token: 'xx_pat_testtesttesttesttesttesttesttesttesttest123',
+      price: '0.01',
+      pay_to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+      api_url: 'http://127.0.0.1:1',
+      env: {},
+    };
     const problems = (opts: object) => {
       try {
         x402Koa({ ...base, ...opts });
@@ -104,8 +110,17 @@ describe('x402 Koa middleware: facilitator object', () => {
       }
       return '';
     };
-    assert.match(problems({ facilitator: { verify: 1 } }), /facilitator must be an object with verify\(\) and settle\(\)/);
-    assert.match(problems({ facilitator: ok('0x857b06519E91e3A54538791bDbb0E22373e36b66'), facilitator_url: 'http://127.0.0.1:2' }), /not both/);
+    assert.match(
+      problems({ facilitator: { verify: 1 } }),
+      /facilitator must be an object with verify\(\) and settle\(\)/,
+    );
+    assert.match(
+      problems({
+        facilitator: ok('0x857b06519E91e3A54538791bDbb0E22373e36b66'),
+        facilitator_url: 'http://127.0.0.1:2',
+      }),
+      /not both/,
+    );
     assert.equal(problems({ facilitator: ok('0x857b06519E91e3A54538791bDbb0E22373e36b66') }), '');
   });
 });

@@ -15,7 +15,14 @@ const PAYER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 function row(): LedgerRow {
-  return { tx_hash: `0x${randomBytes(32).toString('hex')}`, payer: PAYER, amount: '10000', network: 'eip155:84532', method: 'GET', route: '/paid' };
+  return {
+    tx_hash: `0x${randomBytes(32).toString('hex')}`,
+    payer: PAYER,
+    amount: '10000',
+    network: 'eip155:84532',
+    method: 'GET',
+    route: '/paid',
+  };
 }
 
 function reporter(platformUrl: string, extra: Partial<ConstructorParameters<typeof LedgerReporter>[0]> = {}) {
@@ -38,7 +45,9 @@ async function outcomes(registry: Registry): Promise<Record<string, number>> {
   return Object.fromEntries(metric.values.map((v) => [String(v.labels.outcome), v.value]));
 }
 
-const createdAll = (c: Recorded) => ({ body: { results: c.body.rows.map((r: { tx_hash: string }) => ({ tx_hash: r.tx_hash, outcome: 'created' })) } });
+const createdAll = (c: Recorded) => ({
+  body: { results: c.body.rows.map((r: { tx_hash: string }) => ({ tx_hash: r.tx_hash, outcome: 'created' })) },
+});
 
 describe('x402 middleware ledger reporter: batching', function () {
   let platform: FakeServer;
@@ -65,7 +74,14 @@ describe('x402 middleware ledger reporter: batching', function () {
     platform = await new FakeServer()
       .on('/v1/ledger/batch', (c) => ({
         body: {
-          results: c.body.rows.map((x: { tx_hash: string }, i: number) => ({ tx_hash: x.tx_hash, ...(i === 0 ? { outcome: 'rejected', error_code: 'endpoint_not_found' } : i === 1 ? { outcome: 'duplicate' } : { outcome: 'created' }) })),
+          results: c.body.rows.map((x: { tx_hash: string }, i: number) => ({
+            tx_hash: x.tx_hash,
+            ...(i === 0
+              ? { outcome: 'rejected', error_code: 'endpoint_not_found' }
+              : i === 1
+                ? { outcome: 'duplicate' }
+                : { outcome: 'created' }),
+          })),
         },
       }))
       .start();
@@ -77,7 +93,9 @@ describe('x402 middleware ledger reporter: batching', function () {
 
   it('a 503 is retried and the rows are delivered once; a 400 is final', async () => {
     let failures = 1;
-    platform = await new FakeServer().on('/v1/ledger/batch', (c) => (failures-- > 0 ? { status: 503 } : createdAll(c))).start();
+    platform = await new FakeServer()
+      .on('/v1/ledger/batch', (c) => (failures-- > 0 ? { status: 503 } : createdAll(c)))
+      .start();
     const { r, registry } = reporter(platform.url);
     for (let i = 0; i < 3; i++) r.report(row());
     await r.flush();

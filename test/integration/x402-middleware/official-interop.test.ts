@@ -37,6 +37,9 @@ describe('x402 Koa middleware: official clients', () => {
     assert.equal(verify.body.paymentRequirements.maxAmountRequired, '10000');
     assert.equal(verify.body.paymentRequirements.network, 'base-sepolia');
     const wrongNetwork = { ...v1, network: 'base', payload: (await signExactPayment(c.accepts[0]!)).payload };
-    assert.equal((await fetch(`${app.url}/paid`, { headers: { 'X-PAYMENT': encodeBase64Json(wrongNetwork) } })).status, 402);
+    assert.equal(
+      (await fetch(`${app.url}/paid`, { headers: { 'X-PAYMENT': encodeBase64Json(wrongNetwork) } })).status,
+      402,
+    );
   });
 });

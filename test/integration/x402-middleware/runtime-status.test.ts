@@ -8,7 +8,14 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/
 import { encodePaymentPayload } from '../../../src/x402/header-codec.js';
 import type { PaymentRequired } from '../../../src/x402/wire-schemas.js';
 import { hostile, signExactPayment } from '../../unit/x402/x402-fixtures.js';
-import { closedPortUrl, PAID_BODY, startSellerApp, useSellerAppPerTest, TX_HASH, type SellerApp } from './x402-fakes.js';
+import {
+  closedPortUrl,
+  PAID_BODY,
+  startSellerApp,
+  useSellerAppPerTest,
+  TX_HASH,
+  type SellerApp,
+} from './x402-fakes.js';
 
 async function challengeOf(app: SellerApp, path = '/paid'): Promise<PaymentRequired> {
   const res = await fetch(`${app.url}${path}`);
@@ -22,7 +29,9 @@ async function payHeader(app: SellerApp, path = '/paid'): Promise<string> {
 }
 
 describe('x402 Koa middleware: runtime responses', () => {
-  const { facilitator, platform, app } = useSellerAppPerTest({ route_prices: { '/free': '0', '/also-free': '', '/premium': '2.5' } });
+  const { facilitator, platform, app } = useSellerAppPerTest({
+    route_prices: { '/free': '0', '/also-free': '', '/premium': '2.5' },
+  });
 
   it('/health and free routes ("0" and "") pass through untouched, without any x402 header or call', async () => {
     for (const path of ['/health', '/free', '/also-free']) {
@@ -54,12 +63,21 @@ describe('x402 Koa middleware: runtime responses', () => {
     assert.equal(accept.resource, `${app.url}/paid?q=1`);
     assert.equal((body as PaymentRequired).resource.url, `${app.url}/paid?q=1`);
     assert.equal((await challengeOf(app, '/premium')).accepts[0]!.amount, '2500000');
-    assert.equal((await challengeOf(app, '/PREMIUM/')).accepts[0]!.amount, '2500000', 'price lookup ignores case and trailing slash');
+    assert.equal(
+      (await challengeOf(app, '/PREMIUM/')).accepts[0]!.amount,
+      '2500000',
+      'price lookup ignores case and trailing slash',
+    );
     assert.equal(app.handlerRuns, 0);
   });
 
   it('400 invalid_payment_header when the header is not base64 JSON; the handler never runs', async () => {
-    for (const value of ['!!!!', 'e30-_', 'eyJ4NDAyVmVyc2lvbiI6Mn0', Buffer.from('{"__proto__":{"a":1}}').toString('base64')]) {
+    for (const value of [
+      '!!!!',
+      'e30-_',
+      'eyJ4NDAyVmVyc2lvbiI6Mn0',
+      Buffer.from('{"__proto__":{"a":1}}').toString('base64'),
+    ]) {
       const res = await fetch(`${app.url}/paid`, { headers: { 'PAYMENT-SIGNATURE': value } });
       assert.equal(res.status, 400, value);
       const body = (await res.json()) as { error_code: string };
@@ -83,7 +101,10 @@ describe('x402 Koa middleware: runtime responses', () => {
         } catch {
           continue; // a header Node's fetch itself refuses to send
         }
-        assert.ok(res.status === 400 || res.status === 402 || res.status === 431, `${name}=${value.slice(0, 30)} → ${res.status}`);
+        assert.ok(
+          res.status === 400 || res.status === 402 || res.status === 431,
+          `${name}=${value.slice(0, 30)} → ${res.status}`,
+        );
         assert.ok(!(await res.text()).includes(PAID_BODY));
       }
     }
@@ -112,7 +133,13 @@ describe('x402 Koa middleware: runtime responses', () => {
       assert.ok(res.headers.get('payment-required'));
     }
     // Address case does not matter.
-    const lower = encodePaymentPayload(await signExactPayment({ ...accepted, payTo: accepted.payTo.toLowerCase(), asset: accepted.asset.toUpperCase().replace('0X', '0x') }));
+    const lower = encodePaymentPayload(
+      await signExactPayment({
+        ...accepted,
+        payTo: accepted.payTo.toLowerCase(),
+        asset: accepted.asset.toUpperCase().replace('0X', '0x'),
+      }),
+    );
     assert.equal((await fetch(`${app.url}/paid`, { headers: { 'PAYMENT-SIGNATURE': lower } })).status, 200);
     assert.equal(facilitator.callsTo('/verify').length, 1);
   });
@@ -176,7 +203,9 @@ describe('x402 Koa middleware: runtime responses', () => {
     const local = await startSellerApp({ api_url: platform.url, env: { XX_ALLOW_LOCAL_ONLY: '1' } });
     try {
       const c = await challengeOf(local);
-      const res = await fetch(`${local.url}/paid`, { headers: { 'X-PAYMENT': encodePaymentPayload(await signExactPayment(c.accepts[0]!)) } });
+      const res = await fetch(`${local.url}/paid`, {
+        headers: { 'X-PAYMENT': encodePaymentPayload(await signExactPayment(c.accepts[0]!)) },
+      });
       assert.equal(res.status, 200);
       assert.ok((await res.text()).includes(PAID_BODY));
       const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
@@ -207,7 +236,15 @@ describe('x402 Koa middleware: runtime responses', () => {
     assert.equal(res.headers.get('cache-control'), 'private');
     const [verify] = facilitator.callsTo('/verify');
     assert.equal(verify!.body.x402Version, 2);
-    assert.deepEqual(Object.keys(verify!.body.paymentRequirements).sort(), ['amount', 'asset', 'extra', 'maxTimeoutSeconds', 'network', 'payTo', 'scheme']);
+    assert.deepEqual(Object.keys(verify!.body.paymentRequirements).sort(), [
+      'amount',
+      'asset',
+      'extra',
+      'maxTimeoutSeconds',
+      'network',
+      'payTo',
+      'scheme',
+    ]);
     assert.ok(facilitator.callsTo('/settle')[0]!.at >= verify!.at);
   });
 });

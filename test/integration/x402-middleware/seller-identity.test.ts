@@ -8,7 +8,17 @@ import { encodePaymentPayload } from '../../../src/x402/header-codec.js';
 import { X402ConfigError } from '../../../src/x402/koa/index.js';
 import type { PaymentRequired } from '../../../src/x402/wire-schemas.js';
 import { signExactPayment } from '../../unit/x402/x402-fixtures.js';
-import { ENDPOINT_A, ENDPOINT_B, endpointsReply, PAID_BODY, SERVICE_PAT, startFakes, startSellerApp, type FakeServer, type SellerApp } from './x402-fakes.js';
+import {
+  ENDPOINT_A,
+  ENDPOINT_B,
+  endpointsReply,
+  PAID_BODY,
+  SERVICE_PAT,
+  startFakes,
+  startSellerApp,
+  type FakeServer,
+  type SellerApp,
+} from './x402-fakes.js';
 
 async function pay(app: SellerApp, path = '/paid'): Promise<Response> {
   const c = (await (await fetch(`${app.url}${path}`)).json()) as PaymentRequired;
@@ -38,7 +48,11 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
   });
 
   it('validates the PAT once (Bearer) and caches it across paid requests; free routes never ask', async () => {
-    const app = await start({ facilitator_url: facilitator.url, api_url: platform.url, route_prices: { '/free': '0' } });
+    const app = await start({
+      facilitator_url: facilitator.url,
+      api_url: platform.url,
+      route_prices: { '/free': '0' },
+    });
     await fetch(`${app.url}/free`);
     assert.equal(platform.callsTo('/v1/auth/verify').length, 0);
     for (let i = 0; i < 3; i++) assert.equal((await pay(app)).status, 200);
@@ -55,7 +69,13 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
   });
 
   it('two endpoints and no endpoint_id: the first paid request fails 500 seller_misconfigured, listing every pair', async () => {
-    platform.on('/v1/auth/verify', endpointsReply([{ endpoint_id: ENDPOINT_A, slug: 'forecast' }, { endpoint_id: ENDPOINT_B, slug: 'history' }]));
+    platform.on(
+      '/v1/auth/verify',
+      endpointsReply([
+        { endpoint_id: ENDPOINT_A, slug: 'forecast' },
+        { endpoint_id: ENDPOINT_B, slug: 'history' },
+      ]),
+    );
     const app = await start({ facilitator_url: facilitator.url, api_url: platform.url });
     const res = await fetch(`${app.url}/paid`);
     assert.equal(res.status, 500);
@@ -70,23 +90,36 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
   });
 
   it('two endpoints with endpoint_id: attribution is pinned', async () => {
-    platform.on('/v1/auth/verify', endpointsReply([{ endpoint_id: ENDPOINT_A, slug: 'forecast' }, { endpoint_id: ENDPOINT_B, slug: 'history' }]));
+    platform.on(
+      '/v1/auth/verify',
+      endpointsReply([
+        { endpoint_id: ENDPOINT_A, slug: 'forecast' },
+        { endpoint_id: ENDPOINT_B, slug: 'history' },
+      ]),
+    );
     const app = await start({ facilitator_url: facilitator.url, api_url: platform.url, endpoint_id: ENDPOINT_B });
     assert.equal((await pay(app)).status, 200);
     await app.middleware.flush();
     assert.equal(platform.callsTo('/v1/ledger')[0]!.body.endpoint_id, ENDPOINT_B);
   });
 
-  it('an endpoint_id that is not the seller\'s is a configuration error', async () => {
+  it("an endpoint_id that is not the seller's is a configuration error", async () => {
     const app = await start({ facilitator_url: facilitator.url, api_url: platform.url, endpoint_id: ENDPOINT_B });
     const res = await fetch(`${app.url}/paid`);
     assert.equal(res.status, 500);
-    assert.match(app.logs.find((l) => l.level === 'error')!.msg!, /not one of this seller's endpoints: \(forecast, ep_a+\)/);
+    assert.match(
+      app.logs.find((l) => l.level === 'error')!.msg!,
+      /not one of this seller's endpoints: \(forecast, ep_a+\)/,
+    );
   });
 
   it('a PAT the platform refuses (401) → 500 seller_misconfigured, asked again after the cooldown', async () => {
     platform.on('/v1/auth/verify', { status: 401, body: { error_code: 'invalid_token' } });
-    const app = await start({ facilitator_url: facilitator.url, api_url: platform.url, seller_cache: { failure_cooldown_ms: 100 } });
+    const app = await start({
+      facilitator_url: facilitator.url,
+      api_url: platform.url,
+      seller_cache: { failure_cooldown_ms: 100 },
+    });
     assert.equal((await fetch(`${app.url}/paid`)).status, 500);
     assert.equal((await fetch(`${app.url}/paid`)).status, 500);
     assert.equal(platform.callsTo('/v1/auth/verify').length, 1, 'failure cached during the cooldown');
@@ -97,7 +130,13 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
   });
 
   it('the misconfiguration surfaces as an X402ConfigError instance in the log', async () => {
-    platform.on('/v1/auth/verify', endpointsReply([{ endpoint_id: ENDPOINT_A, slug: 'a' }, { endpoint_id: ENDPOINT_B, slug: 'b' }]));
+    platform.on(
+      '/v1/auth/verify',
+      endpointsReply([
+        { endpoint_id: ENDPOINT_A, slug: 'a' },
+        { endpoint_id: ENDPOINT_B, slug: 'b' },
+      ]),
+    );
     const app = await start({ facilitator_url: facilitator.url, api_url: platform.url });
     await fetch(`${app.url}/paid`);
     const problems = (app.logs.find((l) => l.level === 'error')!.obj as { problems: string[] }).problems;
@@ -107,7 +146,11 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
 
   it('platform 5xx on /v1/auth/verify does not block sales; payments proceed and it is asked again later', async () => {
     platform.on('/v1/auth/verify', { status: 503, body: {} });
-    const app = await start({ facilitator_url: facilitator.url, api_url: platform.url, seller_cache: { failure_cooldown_ms: 50 } });
+    const app = await start({
+      facilitator_url: facilitator.url,
+      api_url: platform.url,
+      seller_cache: { failure_cooldown_ms: 50 },
+    });
     const res = await pay(app);
     assert.equal(res.status, 200);
     assert.ok((await res.text()).includes(PAID_BODY));

@@ -9,7 +9,16 @@ import { decodePaymentResponseHeader } from '@x402/core/http';
 import { encodePaymentPayload } from '../../../src/x402/header-codec.js';
 import type { PaymentPayload, PaymentRequired } from '../../../src/x402/wire-schemas.js';
 import { signExactPayment } from '../../unit/x402/x402-fixtures.js';
-import { closedPortUrl, ENDPOINT_A, PAID_BODY, startFakes, startSellerApp, useSellerAppPerTest, TX_HASH, type SellerApp } from './x402-fakes.js';
+import {
+  closedPortUrl,
+  ENDPOINT_A,
+  PAID_BODY,
+  startFakes,
+  startSellerApp,
+  useSellerAppPerTest,
+  TX_HASH,
+  type SellerApp,
+} from './x402-fakes.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -81,7 +90,9 @@ describe('x402 Koa middleware: settlement', () => {
   });
 
   it('an oversize stream whose settlement fails is destroyed, never sent', async () => {
-    facilitator.on('/settle', { body: { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:84532' } });
+    facilitator.on('/settle', {
+      body: { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:84532' },
+    });
     const { header } = await signedFor(app, '/big-stream');
     const res = await fetch(`${app.url}/big-stream`, { headers: { 'PAYMENT-SIGNATURE': header } });
     assert.equal(res.status, 402);
@@ -89,7 +100,14 @@ describe('x402 Koa middleware: settlement', () => {
   });
 
   it('settle success:false → 402 re-issued with a success:false receipt; body and handler headers discarded', async () => {
-    facilitator.on('/settle', { body: { success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '', network: 'eip155:84532' } });
+    facilitator.on('/settle', {
+      body: {
+        success: false,
+        errorReason: 'invalid_exact_evm_nonce_already_used',
+        transaction: '',
+        network: 'eip155:84532',
+      },
+    });
     const { header } = await signedFor(app);
     const res = await fetch(`${app.url}/paid`, { headers: { 'PAYMENT-SIGNATURE': header } });
     assert.equal(res.status, 402);
@@ -164,10 +182,13 @@ describe('x402 Koa middleware: settlement', () => {
   it('two concurrent requests with the same payment header settle at most once', async () => {
     facilitator.on('/settle', { delayMs: 200, body: { success: true, txHash: TX_HASH } });
     const { header } = await signedFor(app);
-    const results = await Promise.all([1, 2, 3].map(() => fetch(`${app.url}/paid`, { headers: { 'PAYMENT-SIGNATURE': header } })));
+    const results = await Promise.all(
+      [1, 2, 3].map(() => fetch(`${app.url}/paid`, { headers: { 'PAYMENT-SIGNATURE': header } })),
+    );
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [200, 402, 402]);
-    for (const r of results) if (r.status === 402) assert.equal(((await r.json()) as PaymentRequired).error, 'payment_already_used');
+    for (const r of results)
+      if (r.status === 402) assert.equal(((await r.json()) as PaymentRequired).error, 'payment_already_used');
     assert.equal(facilitator.callsTo('/settle').length, 1);
     assert.equal(app.handlerRuns, 1);
     // A later replay of the settled header is refused without asking the facilitator.
@@ -178,7 +199,12 @@ describe('x402 Koa middleware: settlement', () => {
 
   it('platform hanging on ledger reports: the buyer gets 200 long before the report times out', async () => {
     platform.on('/v1/ledger', { delayMs: 5000, status: 503 });
-    const slow = await startSellerApp({ facilitator_url: facilitator.url, api_url: platform.url, timeouts: { platform_ms: 2000 }, ledger_retry_delays_ms: [] });
+    const slow = await startSellerApp({
+      facilitator_url: facilitator.url,
+      api_url: platform.url,
+      timeouts: { platform_ms: 2000 },
+      ledger_retry_delays_ms: [],
+    });
     try {
       const { header } = await signedFor(slow);
       const started = Date.now();
@@ -219,7 +245,11 @@ describe('x402 Koa middleware: settlement', () => {
   });
 
   it('XX_DISABLE_BODY_CAPTURE=1 leaves content_hash out of the report', async () => {
-    const nocapture = await startSellerApp({ facilitator_url: facilitator.url, api_url: platform.url, env: { XX_DISABLE_BODY_CAPTURE: '1' } });
+    const nocapture = await startSellerApp({
+      facilitator_url: facilitator.url,
+      api_url: platform.url,
+      env: { XX_DISABLE_BODY_CAPTURE: '1' },
+    });
     try {
       const { header } = await signedFor(nocapture);
       assert.equal((await fetch(`${nocapture.url}/paid`, { headers: { 'PAYMENT-SIGNATURE': header } })).status, 200);

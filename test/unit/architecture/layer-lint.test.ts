@@ -118,7 +118,11 @@ describe('layer lint (eslint.config.js)', function () {
 
   before(() => {
     eslint = new ESLint({ cwd: ROOT });
-    for (const [, target] of [...BREAKING, ...ALLOWED]) assert.ok(fs.existsSync(path.join(ROOT, target)), `probe target ${target} exists (update the probes when a file moves)`);
+    for (const [, target] of [...BREAKING, ...ALLOWED])
+      assert.ok(
+        fs.existsSync(path.join(ROOT, target)),
+        `probe target ${target} exists (update the probes when a file moves)`,
+      );
   });
 
   it('reports every import that breaks a floor, in each import form', async () => {
@@ -128,7 +132,8 @@ describe('layer lint (eslint.config.js)', function () {
         const probe = importing(at, target, form);
         const messages = await lint(probe);
         assert.ok(!messages.some((m) => m.fatal), `${describeProbe(probe)}\nparse error: ${JSON.stringify(messages)}`);
-        if (!messages.some((m) => m.ruleId === 'import-x/no-restricted-paths')) missed.push(`${form}: ${at} → ${target}`);
+        if (!messages.some((m) => m.ruleId === 'import-x/no-restricted-paths'))
+          missed.push(`${form}: ${at} → ${target}`);
       }
     }
     assert.deepEqual(missed, []);
@@ -139,13 +144,17 @@ describe('layer lint (eslint.config.js)', function () {
     for (const [at, target] of ALLOWED) {
       const probe = importing(at, target);
       const messages = await lint(probe);
-      if (messages.length > 0) reported.push(`${at} → ${target}: ${messages.map((m) => `${m.ruleId}: ${m.message}`).join('; ')}`);
+      if (messages.length > 0)
+        reported.push(`${at} → ${target}: ${messages.map((m) => `${m.ruleId}: ${m.message}`).join('; ')}`);
     }
     assert.deepEqual(reported, []);
   });
 
   it('reports an import it cannot resolve (a path the layer rules could not check)', async () => {
-    const messages = await lint({ at: 'src/sdk/probe.ts', code: "import { x } from '../api/no-such-file.js';\nexport const probe = x;\n" });
+    const messages = await lint({
+      at: 'src/sdk/probe.ts',
+      code: "import { x } from '../api/no-such-file.js';\nexport const probe = x;\n",
+    });
     assert.ok(
       messages.some((m) => m.ruleId === 'import-x/no-unresolved'),
       JSON.stringify(messages),
@@ -153,7 +162,12 @@ describe('layer lint (eslint.config.js)', function () {
   });
 
   it('reports a RegExp built from a non-literal, and passes literal ones', async () => {
-    const dynamic = ['export const f = (p: string) => new RegExp(p);', "export const f = (p: string) => RegExp('^' + p + '$');", 'export const f = (n: number) => new RegExp(`^[0-9]{${n}}$`);', "export const f = (flags: string) => new RegExp('^a$', flags);"];
+    const dynamic = [
+      'export const f = (p: string) => new RegExp(p);',
+      "export const f = (p: string) => RegExp('^' + p + '$');",
+      'export const f = (n: number) => new RegExp(`^[0-9]{${n}}$`);',
+      "export const f = (flags: string) => new RegExp('^a$', flags);",
+    ];
     for (const code of dynamic) {
       const messages = await lint({ at: 'src/api/probe.ts', code });
       assert.ok(
@@ -161,7 +175,11 @@ describe('layer lint (eslint.config.js)', function () {
         `${code}\n${JSON.stringify(messages)}`,
       );
     }
-    const constant = ["export const r = new RegExp('^[a-z]+$', 'i');", 'export const r = RegExp(`^a$`);', 'export const r = /^a$/;'];
+    const constant = [
+      "export const r = new RegExp('^[a-z]+$', 'i');",
+      'export const r = RegExp(`^a$`);',
+      'export const r = /^a$/;',
+    ];
     for (const code of constant) assert.deepEqual(await lint({ at: 'signer/probe.ts', code }), [], code);
   });
 });

@@ -47,7 +47,9 @@ function argumentAt(text: string, open: number): string | undefined {
 const STRING_LITERAL = String.raw`(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|\x60(?:[^\x60\\$]|\\.)*\x60)`;
 const REGEX_LITERAL = String.raw`\/(?:[^/\\\n]|\\.)+\/[dgimsuvy]*`;
 /** `RegExp(` arguments made of literals only: concatenated string literals or a regex literal, then optional literal flags. */
-const CONSTANT_REGEXP_ARGUMENT = new RegExp(String.raw`^\s*(?:${STRING_LITERAL}(?:\s*\+\s*${STRING_LITERAL})*|${REGEX_LITERAL})\s*(?:,\s*${STRING_LITERAL}\s*)?,?\s*$`);
+const CONSTANT_REGEXP_ARGUMENT = new RegExp(
+  String.raw`^\s*(?:${STRING_LITERAL}(?:\s*\+\s*${STRING_LITERAL})*|${REGEX_LITERAL})\s*(?:,\s*${STRING_LITERAL}\s*)?,?\s*$`,
+);
 const REGEX_LITERAL_ONLY = new RegExp(String.raw`^\s*${REGEX_LITERAL}\s*$`);
 const IDENTIFIER = /^\s*([A-Za-z_$][\w$]*)\s*$/;
 
@@ -74,7 +76,8 @@ export function dynamicRegexps(text: string): string[] {
     }
     if (REGEX_LITERAL_ONLY.test(arg)) continue;
     const name = IDENTIFIER.exec(arg)?.[1];
-    const boundToRegexLiteral = name !== undefined && new RegExp(String.raw`\bconst\s+${name}\s*=\s*${REGEX_LITERAL}\s*[;\n]`).test(text);
+    const boundToRegexLiteral =
+      name !== undefined && new RegExp(String.raw`\bconst\s+${name}\s*=\s*${REGEX_LITERAL}\s*[;\n]`).test(text);
     if (!boundToRegexLiteral) found.push(`.${m[1]}(${arg})`);
   }
   return found;
@@ -86,8 +89,8 @@ describe('no regular expression built from non-constant input', () => {
       "const re = new RegExp('^' + pattern + '$');",
       'const re = new RegExp(`^0x[0-9a-f]{${bytes * 2}}$`);',
       'const re = RegExp(userInput, "g");',
-      "return route.match(pattern);",
-      "for (const m of text.matchAll(needle)) {}",
+      'return route.match(pattern);',
+      'for (const m of text.matchAll(needle)) {}',
       "const needle = 'x'; text.search(needle);",
       "new RegExp(parts.join('|'))",
     ];
@@ -96,9 +99,9 @@ describe('no regular expression built from non-constant input', () => {
       "const re = new RegExp('^[a-z]+$', 'i');",
       "const re = new RegExp('^a' + 'b$');",
       'const re = RegExp(/abc/g);',
-      "if (v.match(/^0x[0-9a-f]+$/)) {}",
-      "const IMPORT_PATTERN = /import \"([^\"]+)\";/g;\nfor (const m of text.matchAll(IMPORT_PATTERN)) {}",
-      " * a comment that mentions new RegExp(userInput)",
+      'if (v.match(/^0x[0-9a-f]+$/)) {}',
+      'const IMPORT_PATTERN = /import "([^"]+)";/g;\nfor (const m of text.matchAll(IMPORT_PATTERN)) {}',
+      ' * a comment that mentions new RegExp(userInput)',
     ];
     for (const sample of constant) assert.deepEqual(dynamicRegexps(sample), [], sample);
   });
@@ -106,7 +109,9 @@ describe('no regular expression built from non-constant input', () => {
   it(`no file under ${TREES.join(', ')} compiles a regex from anything but constants`, () => {
     const files = TREES.flatMap(sourceFiles);
     assert.ok(files.length > 100, `scanned ${files.length} files`);
-    const offenders = files.flatMap((file) => dynamicRegexps(fs.readFileSync(path.join(ROOT, file), 'utf8')).map((hit) => `${file}: ${hit}`));
+    const offenders = files.flatMap((file) =>
+      dynamicRegexps(fs.readFileSync(path.join(ROOT, file), 'utf8')).map((hit) => `${file}: ${hit}`),
+    );
     assert.deepEqual(offenders, []);
   });
 });

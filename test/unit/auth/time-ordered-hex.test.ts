@@ -31,16 +31,23 @@ describe('timeOrderedHex (identifiers and nonces that index at the right edge)',
     assert.match(firstNonce, /^0x[0-9a-f]{64}$/);
     assert.ok(first < second, `${first} < ${second}`);
     assert.ok(firstNonce < secondNonce, `${firstNonce} < ${secondNonce}`);
-    assert.ok(Math.abs(parseInt(secondNonce.slice(2, 14), 16) - Date.now()) < 5_000, 'the nonce starts with the time it was made');
+    assert.ok(
+      Math.abs(parseInt(secondNonce.slice(2, 14), 16) - Date.now()) < 5_000,
+      'the nonce starts with the time it was made',
+    );
   });
 
   it('a nonce the caller proposes is signed as given', () => {
     const nonce = `0x${'ab'.repeat(32)}`;
-    assert.equal(authorizationWindow({ validForSeconds: 60, terms: authorizationTermsSchema.parse({ nonce }) }).nonce, nonce);
+    assert.equal(
+      authorizationWindow({ validForSeconds: 60, terms: authorizationTermsSchema.parse({ nonce }) }).nonce,
+      nonce,
+    );
   });
 
   it('refuses widths with no random part or an odd number of digits, and times it cannot write in 12 digits', () => {
     for (const digits of [0, 12, 13, 25, 1.5]) assert.throws(() => timeOrderedHex(digits), RangeError, String(digits));
-    for (const now of [-1, 16 ** 12, Number.NaN, 1.5]) assert.throws(() => timeOrderedHex(24, now), RangeError, String(now));
+    for (const now of [-1, 16 ** 12, Number.NaN, 1.5])
+      assert.throws(() => timeOrderedHex(24, now), RangeError, String(now));
   });
 });

@@ -19,7 +19,11 @@ class RuleError extends BaseError<'rule_broken', { rule: string }> {
 describe('BaseError', () => {
   it('carries code, shortMessage, details and cause as fields', () => {
     const root = new Error('socket closed');
-    const err = new RuleError('rule_broken', { message: 'value too large', details: { rule: 'value_max' }, cause: root });
+    const err = new RuleError('rule_broken', {
+      message: 'value too large',
+      details: { rule: 'value_max' },
+      cause: root,
+    });
     assert.equal(err.code, 'rule_broken');
     assert.equal(err.message, 'value too large');
     assert.equal(err.shortMessage, 'value too large');
@@ -43,23 +47,41 @@ describe('BaseError', () => {
     const found = outer.walk((e): e is RuleError => e instanceof RuleError);
     assert.equal(found, refusal);
     assert.equal(found?.details.rule, 'window_max');
-    assert.equal(outer.walk((e) => e instanceof RangeError), undefined);
+    assert.equal(
+      outer.walk((e) => e instanceof RangeError),
+      undefined,
+    );
     assert.equal(outer.walk(), root);
-    assert.equal(outer.walk((e) => e === outer), outer, 'the error itself is the first link');
+    assert.equal(
+      outer.walk((e) => e === outer),
+      outer,
+      'the error itself is the first link',
+    );
   });
 
   it('walk() ends on a cycle', () => {
     const a = new BaseError('a');
     const b = new BaseError('b', { cause: a });
     Object.defineProperty(a, 'cause', { value: b });
-    assert.equal(a.walk((e) => e instanceof RangeError), undefined);
+    assert.equal(
+      a.walk((e) => e instanceof RangeError),
+      undefined,
+    );
   });
 
   it('is the shape of the API, signer, SDK, CLI and x402 errors', () => {
     const signerFault = new SignerFault('invariant_violation', 'value_max: too much', { rule: 'value_max' });
     const signerError = new SignerError('invariant_violation', 'any message', { rule: 'value_max' });
     const app = new AppError('signer_refused', { fields: { rule: 'value_max' }, cause: signerError });
-    for (const err of [signerFault, signerError, app, new CliError({ code: 'x', userMessage: 'y' }), new InvalidArgumentError('amount', 'bad'), new X402DecodeError('invalid_json', 'bad'), new X402ConfigError(['p'])]) {
+    for (const err of [
+      signerFault,
+      signerError,
+      app,
+      new CliError({ code: 'x', userMessage: 'y' }),
+      new InvalidArgumentError('amount', 'bad'),
+      new X402DecodeError('invalid_json', 'bad'),
+      new X402ConfigError(['p']),
+    ]) {
       assert.ok(err instanceof BaseError, err.name);
       assert.equal(typeof err.code, 'string');
       assert.equal(typeof err.details, 'object');
@@ -75,6 +97,10 @@ describe('BaseError', () => {
 
   it('CliError keeps its --json shape: details printed only when given', () => {
     assert.deepEqual(new CliError({ code: 'x', userMessage: 'y' }).toJSON(), { error_code: 'x', user_message: 'y' });
-    assert.deepEqual(new CliError({ code: 'x', userMessage: 'y', details: { flag: '--max' } }).toJSON(), { error_code: 'x', user_message: 'y', details: { flag: '--max' } });
+    assert.deepEqual(new CliError({ code: 'x', userMessage: 'y', details: { flag: '--max' } }).toJSON(), {
+      error_code: 'x',
+      user_message: 'y',
+      details: { flag: '--max' },
+    });
   });
 });

@@ -24,14 +24,24 @@ describe('closeInOrder', () => {
     assert.equal(report.ok, true);
     assert.deepEqual(report.failed, []);
     assert.deepEqual(seen, report.steps);
-    assert.deepEqual(report.steps.map((s) => [s.name, s.outcome]), [['a', 'closed'], ['b', 'closed'], ['c', 'closed']]);
+    assert.deepEqual(
+      report.steps.map((s) => [s.name, s.outcome]),
+      [
+        ['a', 'closed'],
+        ['b', 'closed'],
+        ['c', 'closed'],
+      ],
+    );
     assert.ok(report.steps[0]!.duration_ms >= 15);
   });
 
   it('bounds a hanging step by its timeout and goes on', async () => {
     const closed: string[] = [];
     const started = Date.now();
-    const report = await closeInOrder([closeable('hangs', () => new Promise<void>(() => undefined), 50), closeable('after', () => void closed.push('after'))]);
+    const report = await closeInOrder([
+      closeable('hangs', () => new Promise<void>(() => undefined), 50),
+      closeable('after', () => void closed.push('after')),
+    ]);
     assert.ok(Date.now() - started < 1_000);
     assert.deepEqual(closed, ['after']);
     assert.equal(report.ok, false);
@@ -53,7 +63,10 @@ describe('closeInOrder', () => {
     ]);
     assert.deepEqual(closed, ['last']);
     assert.deepEqual(report.failed, ['rejects', 'throws']);
-    assert.deepEqual(report.steps.map((s) => s.error), ['pool gone', 'sync', undefined]);
+    assert.deepEqual(
+      report.steps.map((s) => s.error),
+      ['pool gone', 'sync', undefined],
+    );
   });
 
   it('a throwing step logger does not stop the shutdown', async () => {
@@ -96,7 +109,11 @@ describe('startRepeatingTask', () => {
 
   it('a rejected run does not end the loop', async () => {
     let runs = 0;
-    const task = startRepeatingTask({ name: 'flaky', everyMs: 2, run: () => Promise.reject(new Error(`run ${++runs}`)) });
+    const task = startRepeatingTask({
+      name: 'flaky',
+      everyMs: 2,
+      run: () => Promise.reject(new Error(`run ${++runs}`)),
+    });
     await sleep(30);
     await task.close();
     assert.ok(runs >= 2);
@@ -117,10 +134,18 @@ describe('installShutdown', () => {
     const lines: Array<{ level: string; fields: Record<string, unknown>; msg: string }> = [];
     const exits: number[] = [];
     const log = {
-      info: (fields: object, msg: string) => lines.push({ level: 'info', fields: fields as Record<string, unknown>, msg }),
-      error: (fields: object, msg: string) => lines.push({ level: 'error', fields: fields as Record<string, unknown>, msg }),
+      info: (fields: object, msg: string) =>
+        lines.push({ level: 'info', fields: fields as Record<string, unknown>, msg }),
+      error: (fields: object, msg: string) =>
+        lines.push({ level: 'error', fields: fields as Record<string, unknown>, msg }),
     };
-    const shutdown = installShutdown({ closeables: () => steps, log, signals, exit: (code) => void exits.push(code), label: 'test' });
+    const shutdown = installShutdown({
+      closeables: () => steps,
+      log,
+      signals,
+      exit: (code) => void exits.push(code),
+      label: 'test',
+    });
     return { signals, lines, exits, shutdown };
   }
 
@@ -130,8 +155,17 @@ describe('installShutdown', () => {
     await h.shutdown.finished;
     await sleep(0);
     assert.deepEqual(h.exits, [0]);
-    assert.deepEqual(h.lines.map((l) => l.msg), ['test shutting down', 'shutdown step', 'shutdown step', 'test stopped']);
-    assert.deepEqual(h.lines.filter((l) => l.msg === 'shutdown step').map((l) => [l.fields.step, l.fields.outcome]), [['a', 'closed'], ['b', 'closed']]);
+    assert.deepEqual(
+      h.lines.map((l) => l.msg),
+      ['test shutting down', 'shutdown step', 'shutdown step', 'test stopped'],
+    );
+    assert.deepEqual(
+      h.lines.filter((l) => l.msg === 'shutdown step').map((l) => [l.fields.step, l.fields.outcome]),
+      [
+        ['a', 'closed'],
+        ['b', 'closed'],
+      ],
+    );
   });
 
   it('SIGINT too; a failed step means exit 1 with the failures named at the end', async () => {

@@ -49,8 +49,15 @@ describe('bench keep-alive load client', () => {
     sockets.clear();
     const client = new KeepAliveLoadClient({ host: '127.0.0.1', port, connections: 3 });
     const body = Buffer.from('{"n":1}');
-    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => client.request('POST', i % 5 === 0 ? '/missing' : `/pay/${i}`, { authorization: 'Bearer t' }, body)));
-    assert.deepEqual(statuses, Array.from({ length: 20 }, (_, i) => (i % 5 === 0 ? 404 : 200)));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.request('POST', i % 5 === 0 ? '/missing' : `/pay/${i}`, { authorization: 'Bearer t' }, body),
+      ),
+    );
+    assert.deepEqual(
+      statuses,
+      Array.from({ length: 20 }, (_, i) => (i % 5 === 0 ? 404 : 200)),
+    );
     assert.equal(sockets.size, 3);
     const last = seen.at(-1)!;
     assert.deepEqual([last.method, last.body, last.auth], ['POST', '{"n":1}', 'Bearer t']);

@@ -6,7 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { kernelThreadCpu, kernelThreadKind, kernelThreadPids, runningDamonMonitors } from '../../../bench/support/kernel-thread-cpu.js';
+import {
+  kernelThreadCpu,
+  kernelThreadKind,
+  kernelThreadPids,
+  runningDamonMonitors,
+} from '../../../bench/support/kernel-thread-cpu.js';
 
 describe('bench kernel-thread CPU', () => {
   it('groups kernel threads by kind', () => {
@@ -24,7 +29,8 @@ describe('bench kernel-thread CPU', () => {
     assert.ok(!pids.includes(process.pid));
     const cpu = kernelThreadCpu(pids);
     assert.ok(Object.keys(cpu).length > 0);
-    for (const [kind, seconds] of Object.entries(cpu)) assert.ok(Number.isFinite(seconds) && seconds >= 0, `${kind}: ${seconds}`);
+    for (const [kind, seconds] of Object.entries(cpu))
+      assert.ok(Number.isFinite(seconds) && seconds >= 0, `${kind}: ${seconds}`);
   });
 
   it('lists the DAMON monitors that are on, with their sampling period and scheme actions', () => {
@@ -41,7 +47,9 @@ describe('bench kernel-thread CPU', () => {
       write('0/contexts/0/schemes/0/action', 'pageout');
       write('1/state', 'off');
       write('1/contexts/0/monitoring_attrs/intervals/sample_us', '5000');
-      assert.deepEqual(runningDamonMonitors(root), [{ name: 'kdamond.0', sampleMs: 500, aggregateMs: 5000, actions: ['pageout'] }]);
+      assert.deepEqual(runningDamonMonitors(root), [
+        { name: 'kdamond.0', sampleMs: 500, aggregateMs: 5000, actions: ['pageout'] },
+      ]);
       assert.deepEqual(runningDamonMonitors(path.join(root, 'absent')), []);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

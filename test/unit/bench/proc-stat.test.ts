@@ -12,7 +12,10 @@ describe('bench /proc/<pid>/stat reader', () => {
     assert.equal(stat.ppid, process.ppid);
     assert.equal(stat.flags & 0x00200000, 0, 'a user process is not a kernel thread');
     const used = process.cpuUsage();
-    assert.ok(stat.cpuSeconds > 0 && stat.cpuSeconds <= (used.user + used.system) / 1e6 + 0.02, `cpu ${stat.cpuSeconds}`);
+    assert.ok(
+      stat.cpuSeconds > 0 && stat.cpuSeconds <= (used.user + used.system) / 1e6 + 0.02,
+      `cpu ${stat.cpuSeconds}`,
+    );
     assert.ok(stat.comm.length > 0);
     assert.equal(readProcStat(2 ** 22 + 1), undefined);
     assert.equal(readProcStat(undefined), undefined);

@@ -31,11 +31,20 @@ describe('bench steady floor', () => {
   it('commits one row per request before answering 200, with and without busy work, and stops cleanly', async () => {
     const dirsBefore = floorDirs().length;
     for (const workMicros of [undefined, { front: 300, echo: 300 }]) {
-      const floor = await startSteadyFloor({ connectionString: db.connectionString, port: await freePort(), cwd: ROOT, workMicros });
+      const floor = await startSteadyFloor({
+        connectionString: db.connectionString,
+        port: await freePort(),
+        cwd: ROOT,
+        workMicros,
+      });
       const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: floor.port, connections: 4 });
       try {
         const started = performance.now();
-        const statuses = await Promise.all(Array.from({ length: 40 }, () => client.request('POST', '/pay', { 'content-type': 'application/json' }, Buffer.from('{"a":1}'))));
+        const statuses = await Promise.all(
+          Array.from({ length: 40 }, () =>
+            client.request('POST', '/pay', { 'content-type': 'application/json' }, Buffer.from('{"a":1}')),
+          ),
+        );
         const elapsedMs = performance.now() - started;
         assert.deepEqual(new Set(statuses), new Set([200]));
         // With 300 µs in each of two serial processes, 40 requests take at least 40 × 300 µs in each.

@@ -24,7 +24,8 @@ describe('bench hand-off baseline', () => {
   it('measures back-to-back and paced round trips between two processes, then stops the echo process and removes its socket', async () => {
     const dirsBefore = wakeDirs().length;
     const cost = await measureWakeUpCost(400, 0.5);
-    for (const v of [cost.backToBackMicros, cost.pacedMicros]) assert.ok(Number.isFinite(v) && v >= 0, `machine CPU per round trip: ${v}`);
+    for (const v of [cost.backToBackMicros, cost.pacedMicros])
+      assert.ok(Number.isFinite(v) && v >= 0, `machine CPU per round trip: ${v}`);
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(wakeDirs().length, dirsBefore);
     assert.deepEqual(echoProcesses(), []);

@@ -16,7 +16,11 @@ const STRANGER: Hex = '0x3333333333333333333333333333333333333333';
 function transfer(logIndex: number, over: { from?: Hex; to?: Hex; value?: bigint; token?: Hex } = {}) {
   return {
     address: over.token ?? USDC,
-    topics: encodeEventTopics({ abi: erc20Abi, eventName: 'Transfer', args: { from: over.from ?? PAYER, to: over.to ?? PAY_TO } }) as Hex[],
+    topics: encodeEventTopics({
+      abi: erc20Abi,
+      eventName: 'Transfer',
+      args: { from: over.from ?? PAYER, to: over.to ?? PAY_TO },
+    }) as Hex[],
     data: encodeAbiParameters([{ type: 'uint256' }], [over.value ?? 10_000n]),
     logIndex,
   };
@@ -24,31 +28,66 @@ function transfer(logIndex: number, over: { from?: Hex; to?: Hex; value?: bigint
 
 const authorizationUsed = (logIndex: number) => ({
   address: USDC,
-  topics: encodeEventTopics({ abi: parseAbi(['event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)']), eventName: 'AuthorizationUsed', args: { authorizer: PAYER, nonce: `0x${'77'.repeat(32)}` } }) as Hex[],
+  topics: encodeEventTopics({
+    abi: parseAbi(['event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)']),
+    eventName: 'AuthorizationUsed',
+    args: { authorizer: PAYER, nonce: `0x${'77'.repeat(32)}` },
+  }) as Hex[],
   data: '0x' as Hex,
   logIndex,
 });
 
-const expected: ExpectedLedgerTransfer = { asset: USDC, payer: PAYER.toUpperCase().replace('0X', '0x'), payTo: [STRANGER, PAY_TO.toLowerCase()], amountRaw: 10_000n, requiredConfirmations: 2 };
-const receipt = (logs: ReturnType<typeof transfer>[], over: { status?: 'success' | 'reverted'; confirmations?: number } = {}) => ({ status: over.status ?? 'success', logs, confirmations: over.confirmations ?? 2 });
+const expected: ExpectedLedgerTransfer = {
+  asset: USDC,
+  payer: PAYER.toUpperCase().replace('0X', '0x'),
+  payTo: [STRANGER, PAY_TO.toLowerCase()],
+  amountRaw: 10_000n,
+  requiredConfirmations: 2,
+};
+const receipt = (
+  logs: ReturnType<typeof transfer>[],
+  over: { status?: 'success' | 'reverted'; confirmations?: number } = {},
+) => ({ status: over.status ?? 'success', logs, confirmations: over.confirmations ?? 2 });
 
 describe('verifyLedgerTransfer', () => {
   it('verifies a USDC Transfer of the amount from the payer to a pay-to, among other events, answering its log', () => {
-    const verdict = verifyLedgerTransfer(receipt([authorizationUsed(0), transfer(1, { token: OTHER_TOKEN }), transfer(2)]), expected);
+    const verdict = verifyLedgerTransfer(
+      receipt([authorizationUsed(0), transfer(1, { token: OTHER_TOKEN }), transfer(2)]),
+      expected,
+    );
     assert.deepEqual(verdict, { kind: 'verified', logIndexes: [2], confirmations: 2 });
   });
 
   it('waits for the depth before judging anything, even a reverted receipt', () => {
-    assert.deepEqual(verifyLedgerTransfer(receipt([transfer(0)], { confirmations: 1 }), expected), { kind: 'pending', reason: 'awaiting_confirmations', confirmations: 1 });
-    assert.deepEqual(verifyLedgerTransfer(receipt([], { status: 'reverted', confirmations: 0 }), expected).kind, 'pending');
+    assert.deepEqual(verifyLedgerTransfer(receipt([transfer(0)], { confirmations: 1 }), expected), {
+      kind: 'pending',
+      reason: 'awaiting_confirmations',
+      confirmations: 1,
+    });
+    assert.deepEqual(
+      verifyLedgerTransfer(receipt([], { status: 'reverted', confirmations: 0 }), expected).kind,
+      'pending',
+    );
   });
 
   const cases: Array<[string, ReturnType<typeof receipt>, string]> = [
     ['a reverted receipt', receipt([transfer(0)], { status: 'reverted' }), 'transaction_reverted'],
-    ['no USDC Transfer (another token only)', receipt([transfer(0, { token: OTHER_TOKEN }), authorizationUsed(1)]), 'asset_not_transferred'],
-    ['a Transfer to someone else', receipt([transfer(0, { to: '0x5555555555555555555555555555555555555555' })]), 'recipient_mismatch'],
+    [
+      'no USDC Transfer (another token only)',
+      receipt([transfer(0, { token: OTHER_TOKEN }), authorizationUsed(1)]),
+      'asset_not_transferred',
+    ],
+    [
+      'a Transfer to someone else',
+      receipt([transfer(0, { to: '0x5555555555555555555555555555555555555555' })]),
+      'recipient_mismatch',
+    ],
     ['from another payer', receipt([transfer(0, { from: STRANGER })]), 'payer_mismatch'],
-    ['of another amount', receipt([transfer(0, { value: 9_999n }), transfer(1, { value: 10_001n })]), 'amount_mismatch'],
+    [
+      'of another amount',
+      receipt([transfer(0, { value: 9_999n }), transfer(1, { value: 10_001n })]),
+      'amount_mismatch',
+    ],
   ];
   for (const [what, tx, reason] of cases) {
     it(`rejects ${what}: ${reason}`, () => {
@@ -57,6 +96,10 @@ describe('verifyLedgerTransfer', () => {
   }
 
   it('answers every matching Transfer of one transaction (one verified row each)', () => {
-    assert.deepEqual(verifyLedgerTransfer(receipt([transfer(3), transfer(4, { to: STRANGER })]), expected), { kind: 'verified', logIndexes: [3, 4], confirmations: 2 });
+    assert.deepEqual(verifyLedgerTransfer(receipt([transfer(3), transfer(4, { to: STRANGER })]), expected), {
+      kind: 'verified',
+      logIndexes: [3, 4],
+      confirmations: 2,
+    });
   });
 });

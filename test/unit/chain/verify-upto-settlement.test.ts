@@ -6,7 +6,11 @@
 import assert from 'node:assert/strict';
 import { encodeAbiParameters, encodeEventTopics, encodeFunctionData, erc20Abi, type Hex } from 'viem';
 import { x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
-import { verifyUptoSettlement, type SettlementTransaction, type SignedUptoPermit } from '../../../src/api/chain/verify-upto-settlement.js';
+import {
+  verifyUptoSettlement,
+  type SettlementTransaction,
+  type SignedUptoPermit,
+} from '../../../src/api/chain/verify-upto-settlement.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
 
 const TOKEN: Hex = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -27,7 +31,11 @@ const permit: SignedUptoPermit = {
 
 function settleArgs(overrides: { amount?: bigint; nonce?: bigint; signature?: Hex; to?: string } = {}) {
   return [
-    { permitted: { token: TOKEN, amount: permit.maxRaw }, nonce: overrides.nonce ?? permit.nonce, deadline: permit.deadline },
+    {
+      permitted: { token: TOKEN, amount: permit.maxRaw },
+      nonce: overrides.nonce ?? permit.nonce,
+      deadline: permit.deadline,
+    },
     overrides.amount ?? 40_000n,
     OWNER,
     { to: overrides.to ?? PAYEE, facilitator: FACILITATOR, validAfter: permit.witness.validAfter },
@@ -43,14 +51,20 @@ function transferLog(value: bigint, to: Hex = PAYEE, token: Hex = TOKEN) {
   };
 }
 
-function tx(input: Hex, logs = [transferLog(40_000n)], extra: Partial<SettlementTransaction> = {}): SettlementTransaction {
+function tx(
+  input: Hex,
+  logs = [transferLog(40_000n)],
+  extra: Partial<SettlementTransaction> = {},
+): SettlementTransaction {
   return { to: x402UptoPermit2ProxyAddress, input, status: 'success', logs, ...extra };
 }
 
-const settle = (overrides?: Parameters<typeof settleArgs>[0]) => encodeFunctionData({ abi: x402UptoPermit2ProxyABI, functionName: 'settle', args: settleArgs(overrides) as never });
+const settle = (overrides?: Parameters<typeof settleArgs>[0]) =>
+  encodeFunctionData({ abi: x402UptoPermit2ProxyABI, functionName: 'settle', args: settleArgs(overrides) as never });
 
 function refusedWith(reason: string) {
-  return (err: unknown) => err instanceof AppError && err.code === 'settlement_not_verified' && err.fields.reason === reason;
+  return (err: unknown) =>
+    err instanceof AppError && err.code === 'settlement_not_verified' && err.fields.reason === reason;
 }
 
 describe('verifyUptoSettlement', () => {
@@ -62,7 +76,10 @@ describe('verifyUptoSettlement', () => {
     const input = encodeFunctionData({
       abi: x402UptoPermit2ProxyABI,
       functionName: 'settleWithPermit',
-      args: [{ value: 100_000n, deadline: permit.deadline, r: `0x${'11'.repeat(32)}`, s: `0x${'22'.repeat(32)}`, v: 27 }, ...settleArgs()] as never,
+      args: [
+        { value: 100_000n, deadline: permit.deadline, r: `0x${'11'.repeat(32)}`, s: `0x${'22'.repeat(32)}`, v: 27 },
+        ...settleArgs(),
+      ] as never,
     });
     assert.equal(verifyUptoSettlement(tx(input), permit, x402UptoPermit2ProxyAddress), 40_000n);
   });
@@ -72,28 +89,60 @@ describe('verifyUptoSettlement', () => {
   });
 
   it('refuses a reverted transaction', () => {
-    assert.throws(() => verifyUptoSettlement(tx(settle(), [], { status: 'reverted' }), permit, x402UptoPermit2ProxyAddress), refusedWith('reverted'));
+    assert.throws(
+      () => verifyUptoSettlement(tx(settle(), [], { status: 'reverted' }), permit, x402UptoPermit2ProxyAddress),
+      refusedWith('reverted'),
+    );
   });
 
   it('refuses a call to another contract, and calldata that is not settle', () => {
-    assert.throws(() => verifyUptoSettlement(tx(settle(), undefined, { to: TOKEN }), permit, x402UptoPermit2ProxyAddress), refusedWith('not_an_upto_settlement'));
-    assert.throws(() => verifyUptoSettlement(tx(settle(), undefined, { to: null }), permit, x402UptoPermit2ProxyAddress), refusedWith('not_an_upto_settlement'));
-    assert.throws(() => verifyUptoSettlement(tx('0xdeadbeef'), permit, x402UptoPermit2ProxyAddress), refusedWith('not_an_upto_settlement'));
+    assert.throws(
+      () => verifyUptoSettlement(tx(settle(), undefined, { to: TOKEN }), permit, x402UptoPermit2ProxyAddress),
+      refusedWith('not_an_upto_settlement'),
+    );
+    assert.throws(
+      () => verifyUptoSettlement(tx(settle(), undefined, { to: null }), permit, x402UptoPermit2ProxyAddress),
+      refusedWith('not_an_upto_settlement'),
+    );
+    assert.throws(
+      () => verifyUptoSettlement(tx('0xdeadbeef'), permit, x402UptoPermit2ProxyAddress),
+      refusedWith('not_an_upto_settlement'),
+    );
   });
 
   it('refuses another authorization: nonce, signature, payee', () => {
     for (const other of [{ nonce: 1n }, { signature: `0x${'cd'.repeat(65)}` as Hex }, { to: FACILITATOR }]) {
-      assert.throws(() => verifyUptoSettlement(tx(settle(other)), permit, x402UptoPermit2ProxyAddress), refusedWith('authorization_mismatch'), JSON.stringify(other, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+      assert.throws(
+        () => verifyUptoSettlement(tx(settle(other)), permit, x402UptoPermit2ProxyAddress),
+        refusedWith('authorization_mismatch'),
+        JSON.stringify(other, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+      );
     }
   });
 
   it('refuses an amount over the signed maximum', () => {
-    assert.throws(() => verifyUptoSettlement(tx(settle({ amount: 100_001n }), [transferLog(100_001n)]), permit, x402UptoPermit2ProxyAddress), refusedWith('amount_over_maximum'));
+    assert.throws(
+      () =>
+        verifyUptoSettlement(
+          tx(settle({ amount: 100_001n }), [transferLog(100_001n)]),
+          permit,
+          x402UptoPermit2ProxyAddress,
+        ),
+      refusedWith('amount_over_maximum'),
+    );
   });
 
   it('refuses when the token did not move that amount from the owner to the payee', () => {
-    for (const logs of [[], [transferLog(39_999n)], [transferLog(40_000n, FACILITATOR)], [transferLog(40_000n, PAYEE, FACILITATOR)]]) {
-      assert.throws(() => verifyUptoSettlement(tx(settle(), logs), permit, x402UptoPermit2ProxyAddress), refusedWith('transfer_missing'));
+    for (const logs of [
+      [],
+      [transferLog(39_999n)],
+      [transferLog(40_000n, FACILITATOR)],
+      [transferLog(40_000n, PAYEE, FACILITATOR)],
+    ]) {
+      assert.throws(
+        () => verifyUptoSettlement(tx(settle(), logs), permit, x402UptoPermit2ProxyAddress),
+        refusedWith('transfer_missing'),
+      );
     }
   });
 });

@@ -54,7 +54,10 @@ describe('xx CLI core', () => {
     assert.equal(defaults.session, '/home/u/.xx/session.json');
     assert.equal(defaults.envDir, '/home/u/.xx/env');
     const root = resolveCliPaths({ HOME: '/home/u', XX_HOME: '/x' });
-    assert.deepEqual([root.credentials, root.agentsDir, root.seedsDir, root.config], ['/x/credentials.json', '/x/agents', '/x/seeds', '/x/config.json']);
+    assert.deepEqual(
+      [root.credentials, root.agentsDir, root.seedsDir, root.config],
+      ['/x/credentials.json', '/x/agents', '/x/seeds', '/x/config.json'],
+    );
     const overrides = {
       XX_SESSION_PATH: '/o/s',
       XX_CREDENTIALS_PATH: '/o/c',
@@ -85,64 +88,115 @@ describe('xx CLI core', () => {
     assert.deepEqual(readJsonFile(file, schema), { token: 'y' });
     assert.equal(readJsonFile(path.join(dir, 'missing.json'), schema), undefined);
     fs.writeFileSync(file, '{not json');
-    assert.throws(() => readJsonFile(file, schema), (e: unknown) => e instanceof CliError && e.code === 'corrupt_file' && e.userMessage.includes(file));
+    assert.throws(
+      () => readJsonFile(file, schema),
+      (e: unknown) => e instanceof CliError && e.code === 'corrupt_file' && e.userMessage.includes(file),
+    );
     fs.writeFileSync(file, '{"token": 1}');
-    assert.throws(() => readJsonFile(file, schema), (e: unknown) => e instanceof CliError && e.code === 'corrupt_file');
+    assert.throws(
+      () => readJsonFile(file, schema),
+      (e: unknown) => e instanceof CliError && e.code === 'corrupt_file',
+    );
   });
 
   it('loads XX_* settings from <root>/env/<XX_ENV>.env without overriding the environment, and refuses an unknown XX_ENV with exit 2', () => {
     const root = tmp();
     fs.mkdirSync(path.join(root, 'env'));
-    fs.writeFileSync(path.join(root, 'env', 'qa.env'), '# qa\nXX_API_URL = "https://qa.example.test/"\nXX_DASHBOARD_URL=https://dash.qa.example.test\nNOT_XX=1\n');
+    fs.writeFileSync(
+      path.join(root, 'env', 'qa.env'),
+      '# qa\nXX_API_URL = "https://qa.example.test/"\nXX_DASHBOARD_URL=https://dash.qa.example.test\nNOT_XX=1\n',
+    );
     const ctx = createCliContext({ json: true, env: { XX_HOME: root, XX_ENV: 'qa' } });
     assert.equal(ctx.env.name, 'qa');
     assert.equal(ctx.env.file, path.join(root, 'env', 'qa.env'));
     assert.equal(ctx.apiUrl(), 'https://qa.example.test');
     assert.equal(ctx.dashboardUrl(), 'https://dash.qa.example.test');
     const env: NodeJS.ProcessEnv = { XX_HOME: root, XX_ENV: 'qa', XX_API_URL: 'http://127.0.0.1:9' };
-    assert.equal(createCliContext({ json: true, env }).apiUrl(), 'http://127.0.0.1:9', 'the environment wins over the env file');
+    assert.equal(
+      createCliContext({ json: true, env }).apiUrl(),
+      'http://127.0.0.1:9',
+      'the environment wins over the env file',
+    );
     assert.equal(env.NOT_XX, undefined, 'only XX_* keys are applied');
     assert.equal(createCliContext({ json: true, env: { XX_HOME: root } }).env.name, 'dev');
-    assert.throws(() => createCliContext({ json: true, env: { XX_HOME: root, XX_ENV: 'staging' } }), (e: unknown) => e instanceof CliError && e.exitCode === 2 && e.code === 'invalid_env');
+    assert.throws(
+      () => createCliContext({ json: true, env: { XX_HOME: root, XX_ENV: 'staging' } }),
+      (e: unknown) => e instanceof CliError && e.exitCode === 2 && e.code === 'invalid_env',
+    );
   });
 
   it('never prompts under --json or without a terminal: exit 2 naming the flag', async () => {
     const ctx = createCliContext({ json: true, env: { XX_HOME: tmp() } });
     assert.equal(ctx.interactive, false);
-    const namesFlag = (flag: string) => (e: unknown) => e instanceof CliError && e.exitCode === 2 && e.code === 'missing_argument' && e.userMessage.includes(flag) && e.details?.flag === flag;
+    const namesFlag = (flag: string) => (e: unknown) =>
+      e instanceof CliError &&
+      e.exitCode === 2 &&
+      e.code === 'missing_argument' &&
+      e.userMessage.includes(flag) &&
+      e.details?.flag === flag;
     await assert.rejects(ctx.prompt.input({ message: 'Name', flag: '--name' }), namesFlag('--name'));
-    await assert.rejects(ctx.prompt.password({ message: 'Passphrase', flag: 'XX_KEYSTORE_PASSPHRASE' }), namesFlag('XX_KEYSTORE_PASSPHRASE'));
+    await assert.rejects(
+      ctx.prompt.password({ message: 'Passphrase', flag: 'XX_KEYSTORE_PASSPHRASE' }),
+      namesFlag('XX_KEYSTORE_PASSPHRASE'),
+    );
     await assert.rejects(ctx.prompt.confirm({ message: 'Sure?', flag: '--yes' }), namesFlag('--yes'));
-    await assert.rejects(ctx.prompt.select({ message: 'Chain', flag: '--chain', choices: ['base', 'solana'] as const }), namesFlag('--chain'));
+    await assert.rejects(
+      ctx.prompt.select({ message: 'Chain', flag: '--chain', choices: ['base', 'solana'] as const }),
+      namesFlag('--chain'),
+    );
     assert.equal(await ctx.spin('no spinner under --json', async () => 42), 42);
   });
 
   it('a session is needed for session calls: without one (and no agent PAT) exit 1 with the reauthenticate recovery', async () => {
     const ctx = createCliContext({ json: true, env: { XX_HOME: tmp() } });
-    await assert.rejects(ctx.session(), (e: unknown) => e instanceof CliError && e.code === 'no_session' && e.exitCode === 1 && e.recovery?.kind === 'reauthenticate' && e.recovery.cli_command === 'xx init');
-    assert.throws(() => ctx.agentClient(), (e: unknown) => e instanceof CliError && e.code === 'no_active_agent' && e.recovery?.kind === 'reauthenticate');
+    await assert.rejects(
+      ctx.session(),
+      (e: unknown) =>
+        e instanceof CliError &&
+        e.code === 'no_session' &&
+        e.exitCode === 1 &&
+        e.recovery?.kind === 'reauthenticate' &&
+        e.recovery.cli_command === 'xx init',
+    );
+    assert.throws(
+      () => ctx.agentClient(),
+      (e: unknown) => e instanceof CliError && e.code === 'no_active_agent' && e.recovery?.kind === 'reauthenticate',
+    );
   });
 
   it('ApiClient: JSON in and out with the bearer; errors keep the server error_code, user_message unchanged, recovery and status', async () => {
     const seen: Array<{ method: string; url: string; auth: string | undefined; body: string }> = [];
     const api = await serve((req, res) => {
       let body = '';
-      req.on('data', (c) => (body += c)).on('end', () => {
-        seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body });
-        if (req.url!.startsWith('/ok')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"fine":true}');
-        if (req.url === '/csv') return void res.writeHead(200, { 'content-type': 'text/csv' }).end('a,b\n1,2\n');
-        if (req.url === '/capped')
-          return void res.writeHead(429, { 'content-type': 'application/json' }).end(
-            JSON.stringify({ error_code: 'MGMT_6014', user_message: 'Daily cap of $1.00 reached — raise it in settings.', request_id: 'req_1', recovery: { kind: 'raise_pat_cap', settings_url: 'https://x/settings' }, current_cap_usd: '1' }),
-          );
-        if (req.url === '/html') return void res.writeHead(502, { 'content-type': 'text/html' }).end('<html>bad gateway</html>');
-        if (req.url === '/notjson') return void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>');
-        res.writeHead(404).end();
-      });
+      req
+        .on('data', (c) => (body += c))
+        .on('end', () => {
+          seen.push({ method: req.method!, url: req.url!, auth: req.headers.authorization, body });
+          if (req.url!.startsWith('/ok'))
+            return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"fine":true}');
+          if (req.url === '/csv') return void res.writeHead(200, { 'content-type': 'text/csv' }).end('a,b\n1,2\n');
+          if (req.url === '/capped')
+            return void res.writeHead(429, { 'content-type': 'application/json' }).end(
+              JSON.stringify({
+                error_code: 'MGMT_6014',
+                user_message: 'Daily cap of $1.00 reached — raise it in settings.',
+                request_id: 'req_1',
+                recovery: { kind: 'raise_pat_cap', settings_url: 'https://x/settings' },
+                current_cap_usd: '1',
+              }),
+            );
+          if (req.url === '/html')
+            return void res.writeHead(502, { 'content-type': 'text/html' }).end('<html>bad gateway</html>');
+          if (req.url === '/notjson')
+            return void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>');
+          res.writeHead(404).end();
+        });
     });
     try {
       const client = new ApiClient({ baseUrl: `${api.url}/`, token: 'xx_pat_abc' });
-      assert.deepEqual(await client.request('POST', '/ok', { body: { a: 1 }, query: { limit: 5, skip: undefined } }), { fine: true });
+      assert.deepEqual(await client.request('POST', '/ok', { body: { a: 1 }, query: { limit: 5, skip: undefined } }), {
+        fine: true,
+      });
       assert.deepEqual(seen[0], { method: 'POST', url: '/ok?limit=5', auth: 'Bearer xx_pat_abc', body: '{"a":1}' });
       assert.equal(await client.request('GET', '/csv', { raw: true }), 'a,b\n1,2\n');
       await assert.rejects(client.request('POST', '/capped'), (e: unknown) => {
@@ -155,13 +209,22 @@ describe('xx CLI core', () => {
         assert.equal(e.exitCode, 1);
         return true;
       });
-      await assert.rejects(client.request('GET', '/html'), (e: unknown) => e instanceof CliError && e.code === 'http_502' && e.status === 502);
-      await assert.rejects(client.request('GET', '/notjson'), (e: unknown) => e instanceof CliError && e.code === 'invalid_reply');
+      await assert.rejects(
+        client.request('GET', '/html'),
+        (e: unknown) => e instanceof CliError && e.code === 'http_502' && e.status === 502,
+      );
+      await assert.rejects(
+        client.request('GET', '/notjson'),
+        (e: unknown) => e instanceof CliError && e.code === 'invalid_reply',
+      );
     } finally {
       await api.close();
     }
     const down = new ApiClient({ baseUrl: api.url, token: undefined });
-    await assert.rejects(down.request('GET', '/ok'), (e: unknown) => e instanceof CliError && e.code === 'network_error' && e.userMessage.includes(api.url));
+    await assert.rejects(
+      down.request('GET', '/ok'),
+      (e: unknown) => e instanceof CliError && e.code === 'network_error' && e.userMessage.includes(api.url),
+    );
   });
 
   it('ApiClient: a 401 goes to the refresher once and the call is retried with the new token; a second 401 is the error', async () => {
@@ -170,18 +233,37 @@ describe('xx CLI core', () => {
     const api = await serve((req, res) => {
       auths.push(req.headers.authorization ?? '');
       const ok = valid.has((req.headers.authorization ?? '').replace('Bearer ', ''));
-      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(ok ? '{"ok":true}' : JSON.stringify({ error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.', recovery: { kind: 'reauthenticate' } }));
+      res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(
+        ok
+          ? '{"ok":true}'
+          : JSON.stringify({
+              error_code: 'invalid_token',
+              user_message: 'Unknown, expired or revoked token.',
+              recovery: { kind: 'reauthenticate' },
+            }),
+      );
     });
     try {
       let refreshes = 0;
-      const client = new ApiClient({ baseUrl: api.url, token: 'as_old', onUnauthorized: async () => (refreshes++, 'as_new') });
+      const client = new ApiClient({
+        baseUrl: api.url,
+        token: 'as_old',
+        onUnauthorized: async () => (refreshes++, 'as_new'),
+      });
       assert.deepEqual(await client.request('GET', '/x'), { ok: true });
       assert.deepEqual(await client.request('GET', '/y'), { ok: true }, 'the new token is kept');
       assert.equal(refreshes, 1);
       assert.deepEqual(auths, ['Bearer as_old', 'Bearer as_new', 'Bearer as_new']);
 
-      const stubborn = new ApiClient({ baseUrl: api.url, token: 'as_old', onUnauthorized: async () => (refreshes++, 'as_also_bad') });
-      await assert.rejects(stubborn.request('GET', '/z'), (e: unknown) => e instanceof CliError && e.status === 401 && e.code === 'invalid_token');
+      const stubborn = new ApiClient({
+        baseUrl: api.url,
+        token: 'as_old',
+        onUnauthorized: async () => (refreshes++, 'as_also_bad'),
+      });
+      await assert.rejects(
+        stubborn.request('GET', '/z'),
+        (e: unknown) => e instanceof CliError && e.status === 401 && e.code === 'invalid_token',
+      );
       assert.equal(refreshes, 2, 'refreshed once, not in a loop');
       const giveUp = new ApiClient({ baseUrl: api.url, token: 'as_old', onUnauthorized: async () => undefined });
       await assert.rejects(giveUp.request('GET', '/z'), (e: unknown) => e instanceof CliError && e.status === 401);
@@ -197,12 +279,20 @@ describe('xx CLI core', () => {
     const sessions = new Set<string>();
     const api = await serve((req, res) => {
       const bearer = (req.headers.authorization ?? '').replace('Bearer ', '');
-      const reply = (status: number, body: unknown) => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const reply = (status: number, body: unknown) =>
+        void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.method === 'POST' && req.url === '/v1/identity/exchange-pat') {
-        if (bearer !== 'xx_pat_agent' || !patValid) return reply(401, { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.' });
+        if (bearer !== 'xx_pat_agent' || !patValid)
+          return reply(401, { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.' });
         const session = `as_${++issued}`;
         sessions.add(session);
-        return reply(200, { session, account_id: 'acc_1', agent_id: agentId, expires_at: new Date(Date.now() + 3600_000).toISOString(), created: false });
+        return reply(200, {
+          session,
+          account_id: 'acc_1',
+          agent_id: agentId,
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+          created: false,
+        });
       }
       if (sessions.has(bearer)) return reply(200, { pats: [] });
       reply(401, { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.' });
@@ -210,7 +300,17 @@ describe('xx CLI core', () => {
     try {
       const home = tmp();
       const ctx = createCliContext({ json: true, env: { XX_HOME: home } });
-      saveAgent(ctx.paths, { agent_id: agentId, account_id: 'acc_1', label: 'a', server: api.url, pat: 'xx_pat_agent', pat_id: `pat_${'b'.repeat(24)}`, addresses: {}, wallets: [], created_at: new Date().toISOString() });
+      saveAgent(ctx.paths, {
+        agent_id: agentId,
+        account_id: 'acc_1',
+        label: 'a',
+        server: api.url,
+        pat: 'xx_pat_agent',
+        pat_id: `pat_${'b'.repeat(24)}`,
+        addresses: {},
+        wallets: [],
+        created_at: new Date().toISOString(),
+      });
       setActiveAgent(ctx.paths, agentId);
       const sessionFile = () => JSON.parse(fs.readFileSync(ctx.paths.session, 'utf8'));
       const future = new Date(Date.now() + 3600_000).toISOString();
@@ -235,7 +335,14 @@ describe('xx CLI core', () => {
       saveSession(ctx.paths, { ...sessionFile(), session: 'as_unknown' });
       await assert.rejects((await ctx.session()).request('GET', '/v1/pats'), (e: unknown) => {
         assert.ok(e instanceof CliError);
-        assert.deepEqual([e.code, e.exitCode, e.recovery], ['reauthenticate', 1, { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' }]);
+        assert.deepEqual(
+          [e.code, e.exitCode, e.recovery],
+          [
+            'reauthenticate',
+            1,
+            { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' },
+          ],
+        );
         return true;
       });
     } finally {
@@ -247,7 +354,9 @@ describe('xx CLI core', () => {
     let calls = 0;
     const api = await serve((_req, res) => {
       calls++;
-      res.writeHead(calls < 3 ? 401 : 200, { 'content-type': 'application/json' }).end(calls < 3 ? '{"error_code":"invalid_token","user_message":"no"}' : '{"auth_type":"pat"}');
+      res
+        .writeHead(calls < 3 ? 401 : 200, { 'content-type': 'application/json' })
+        .end(calls < 3 ? '{"error_code":"invalid_token","user_message":"no"}' : '{"auth_type":"pat"}');
     });
     try {
       const started = Date.now();
@@ -260,15 +369,30 @@ describe('xx CLI core', () => {
   });
 
   it('renders errors: one JSON object on stderr under --json, a readable line otherwise; exit 1, 2 and 130', () => {
-    const apiError = new CliError({ code: 'invalid_token', userMessage: 'Unknown token.', status: 401, recovery: { kind: 'reauthenticate', cli_command: 'xx init' } });
+    const apiError = new CliError({
+      code: 'invalid_token',
+      userMessage: 'Unknown token.',
+      status: 401,
+      recovery: { kind: 'reauthenticate', cli_command: 'xx init' },
+    });
     const json = captureStderr(() => renderError(apiError, true));
     assert.equal(json.code, 1);
-    assert.deepEqual(JSON.parse(json.text), { error_code: 'invalid_token', user_message: 'Unknown token.', recovery: { kind: 'reauthenticate', cli_command: 'xx init' }, status: 401 });
+    assert.deepEqual(JSON.parse(json.text), {
+      error_code: 'invalid_token',
+      user_message: 'Unknown token.',
+      recovery: { kind: 'reauthenticate', cli_command: 'xx init' },
+      status: 401,
+    });
     assert.equal(json.text.trim().split('\n').length, 1);
     const human = captureStderr(() => renderError(apiError, false));
     assert.match(human.text, /^Error: Unknown token\. \(invalid_token, HTTP 401\)\nSign in again/);
 
-    assert.equal(captureStderr(() => renderError(new CliError({ code: 'missing_argument', userMessage: '--name is required', exitCode: 2 }), true)).code, 2);
+    assert.equal(
+      captureStderr(() =>
+        renderError(new CliError({ code: 'missing_argument', userMessage: '--name is required', exitCode: 2 }), true),
+      ).code,
+      2,
+    );
     const interrupted = Object.assign(new Error('User force closed the prompt'), { name: 'ExitPromptError' });
     const ctrlC = captureStderr(() => renderError(interrupted, true));
     assert.equal(ctrlC.code, 130);

@@ -5,7 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { base58 } from '@scure/base';
-import { addressesFor, checkMnemonic, evmAccount, newMnemonic, solanaAddress } from '../../../src/cli/commands/account/hd-addresses.js';
+import {
+  addressesFor,
+  checkMnemonic,
+  evmAccount,
+  newMnemonic,
+  solanaAddress,
+} from '../../../src/cli/commands/account/hd-addresses.js';
 import { openMnemonic, sealMnemonic } from '../../../src/cli/commands/account/seed-keystore.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
 
@@ -27,16 +33,33 @@ describe('xx keystore and derivations', () => {
     await assert.rejects(openMnemonic(sealed, 'another passphrase'), refused);
     await assert.rejects(openMnemonic({ ...sealed, name: 'renamed' }, 'a long passphrase'), refused);
     const flip = (hex: string) => (hex[0] === '0' ? '1' : '0') + hex.slice(1);
-    await assert.rejects(openMnemonic({ ...sealed, ciphertext: flip(sealed.ciphertext) }, 'a long passphrase'), refused);
-    await assert.rejects(openMnemonic({ ...sealed, cipher: { ...sealed.cipher, nonce: flip(sealed.cipher.nonce) } }, 'a long passphrase'), refused);
-    await assert.rejects(sealMnemonic(PHRASE, 'short', 'default', {}), (err: unknown) => err instanceof CliError && err.code === 'weak_passphrase');
+    await assert.rejects(
+      openMnemonic({ ...sealed, ciphertext: flip(sealed.ciphertext) }, 'a long passphrase'),
+      refused,
+    );
+    await assert.rejects(
+      openMnemonic({ ...sealed, cipher: { ...sealed.cipher, nonce: flip(sealed.cipher.nonce) } }, 'a long passphrase'),
+      refused,
+    );
+    await assert.rejects(
+      sealMnemonic(PHRASE, 'short', 'default', {}),
+      (err: unknown) => err instanceof CliError && err.code === 'weak_passphrase',
+    );
   });
 
   it('a lowered scrypt cost is refused under XX_ENV=prod and preprod (exit 2), and taken in the other envs', async () => {
     try {
       for (const env of ['prod', 'preprod']) {
         process.env.XX_ENV = env;
-        await assert.rejects(sealMnemonic(PHRASE, 'a long passphrase', 'default', {}), (err: unknown) => err instanceof CliError && err.code === 'invalid_env' && err.exitCode === 2 && /XX_ENV=/.test(err.userMessage), env);
+        await assert.rejects(
+          sealMnemonic(PHRASE, 'a long passphrase', 'default', {}),
+          (err: unknown) =>
+            err instanceof CliError &&
+            err.code === 'invalid_env' &&
+            err.exitCode === 2 &&
+            /XX_ENV=/.test(err.userMessage),
+          env,
+        );
       }
       process.env.XX_ENV = 'qa';
       assert.equal((await sealMnemonic(PHRASE, 'a long passphrase', 'default', {})).kdf.log_n, 10);
@@ -55,6 +78,9 @@ describe('xx keystore and derivations', () => {
     assert.deepEqual(Object.keys(addressesFor(PHRASE, 'base')), ['base']);
     assert.equal(newMnemonic(12).split(' ').length, 12);
     assert.equal(checkMnemonic(`  ${PHRASE.toUpperCase()} `), PHRASE);
-    assert.throws(() => checkMnemonic('test test test'), (err: unknown) => err instanceof CliError && err.exitCode === 2);
+    assert.throws(
+      () => checkMnemonic('test test test'),
+      (err: unknown) => err instanceof CliError && err.exitCode === 2,
+    );
   });
 });

@@ -7,17 +7,33 @@ import { loadAppConfig } from '../../../src/api/config/app-config.js';
 
 describe('app config: database session limits', () => {
   it('defaults: a lock waited for at most 5 s, a statement at most 10 s, a transaction left idle ended after 60 s', () => {
-    assert.deepEqual(loadAppConfig({}).dbSessionLimits, { statementTimeoutMs: 10_000, lockTimeoutMs: 5_000, idleInTransactionTimeoutMs: 60_000 });
+    assert.deepEqual(loadAppConfig({}).dbSessionLimits, {
+      statementTimeoutMs: 10_000,
+      lockTimeoutMs: 5_000,
+      idleInTransactionTimeoutMs: 60_000,
+    });
   });
 
   it('reads each variable; 0 leaves the server its own setting', () => {
-    const config = loadAppConfig({ TREASURY_DB_LOCK_TIMEOUT_MS: '250', TREASURY_DB_STATEMENT_TIMEOUT_MS: '0', TREASURY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '120000' });
-    assert.deepEqual(config.dbSessionLimits, { statementTimeoutMs: 0, lockTimeoutMs: 250, idleInTransactionTimeoutMs: 120_000 });
+    const config = loadAppConfig({
+      TREASURY_DB_LOCK_TIMEOUT_MS: '250',
+      TREASURY_DB_STATEMENT_TIMEOUT_MS: '0',
+      TREASURY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '120000',
+    });
+    assert.deepEqual(config.dbSessionLimits, {
+      statementTimeoutMs: 0,
+      lockTimeoutMs: 250,
+      idleInTransactionTimeoutMs: 120_000,
+    });
   });
 
   it('refuses negative, fractional, oversized and non-numeric values, naming the variable', () => {
     for (const value of ['-1', '1.5', '600001', 'ten', '1e9']) {
-      assert.throws(() => loadAppConfig({ TREASURY_DB_LOCK_TIMEOUT_MS: value }), /invalid configuration: TREASURY_DB_LOCK_TIMEOUT_MS/, value);
+      assert.throws(
+        () => loadAppConfig({ TREASURY_DB_LOCK_TIMEOUT_MS: value }),
+        /invalid configuration: TREASURY_DB_LOCK_TIMEOUT_MS/,
+        value,
+      );
     }
   });
 });

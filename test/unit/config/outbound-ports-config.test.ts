@@ -12,7 +12,11 @@ describe('app config: outbound ports', () => {
 
   it('refuses anything but ports 1-65535, naming the variable', () => {
     for (const value of ['', '0', '65536', '80,', 'http', '-1', '08', '80;443', '1e3']) {
-      assert.throws(() => loadAppConfig({ TREASURY_OUTBOUND_ALLOWED_PORTS: value }), /invalid configuration: TREASURY_OUTBOUND_ALLOWED_PORTS/, value);
+      assert.throws(
+        () => loadAppConfig({ TREASURY_OUTBOUND_ALLOWED_PORTS: value }),
+        /invalid configuration: TREASURY_OUTBOUND_ALLOWED_PORTS/,
+        value,
+      );
     }
   });
 });

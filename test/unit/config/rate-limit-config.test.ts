@@ -5,19 +5,48 @@ import { loadAppConfig } from '../../../src/api/config/app-config.js';
 describe('app config: rate limits', () => {
   it('defaults: on, per 60 s window 30 nonces and 10 sign-ins per address, 1,200 calls and 100,000 payments per token, 60 refused bearers per address; no trusted proxy', () => {
     const config = loadAppConfig({});
-    assert.deepEqual(config.rateLimits, { enabled: true, windowSeconds: 60, nonce: 30, init: 10, token: 1200, pay: 100_000, auth_failure: 60 });
+    assert.deepEqual(config.rateLimits, {
+      enabled: true,
+      windowSeconds: 60,
+      nonce: 30,
+      init: 10,
+      token: 1200,
+      pay: 100_000,
+      auth_failure: 60,
+    });
     assert.deepEqual(config.trustedProxies, []);
   });
 
   it('reads each variable; TREASURY_RATE_LIMITS=off turns them off', () => {
-    const config = loadAppConfig({ TREASURY_RATE_LIMITS: 'off', TREASURY_RATE_LIMIT_WINDOW_SECONDS: '10', TREASURY_RATE_LIMIT_NONCE: '5', TREASURY_RATE_LIMIT_INIT: '2', TREASURY_RATE_LIMIT_TOKEN: '50', TREASURY_RATE_LIMIT_PAY: '500', TREASURY_RATE_LIMIT_AUTH_FAILURES: '7', TREASURY_TRUSTED_PROXIES: '10.0.0.0/8' });
-    assert.deepEqual(config.rateLimits, { enabled: false, windowSeconds: 10, nonce: 5, init: 2, token: 50, pay: 500, auth_failure: 7 });
+    const config = loadAppConfig({
+      TREASURY_RATE_LIMITS: 'off',
+      TREASURY_RATE_LIMIT_WINDOW_SECONDS: '10',
+      TREASURY_RATE_LIMIT_NONCE: '5',
+      TREASURY_RATE_LIMIT_INIT: '2',
+      TREASURY_RATE_LIMIT_TOKEN: '50',
+      TREASURY_RATE_LIMIT_PAY: '500',
+      TREASURY_RATE_LIMIT_AUTH_FAILURES: '7',
+      TREASURY_TRUSTED_PROXIES: '10.0.0.0/8',
+    });
+    assert.deepEqual(config.rateLimits, {
+      enabled: false,
+      windowSeconds: 10,
+      nonce: 5,
+      init: 2,
+      token: 50,
+      pay: 500,
+      auth_failure: 7,
+    });
     assert.equal(config.trustedProxies.length, 1);
   });
 
   it('refuses zero, negative, fractional and non-numeric limits, naming the variable', () => {
     for (const value of ['0', '-1', '1.5', 'many']) {
-      assert.throws(() => loadAppConfig({ TREASURY_RATE_LIMIT_NONCE: value }), /invalid configuration: TREASURY_RATE_LIMIT_NONCE/, value);
+      assert.throws(
+        () => loadAppConfig({ TREASURY_RATE_LIMIT_NONCE: value }),
+        /invalid configuration: TREASURY_RATE_LIMIT_NONCE/,
+        value,
+      );
     }
     assert.throws(() => loadAppConfig({ TREASURY_RATE_LIMITS: 'no' }), /TREASURY_RATE_LIMITS/);
     assert.throws(() => loadAppConfig({ TREASURY_TRUSTED_PROXIES: 'a.b.c.d' }), /TREASURY_TRUSTED_PROXIES/);

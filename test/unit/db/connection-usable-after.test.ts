@@ -16,7 +16,10 @@ describe('connectionUsableAfter', () => {
   it('drops it after a network error, a FATAL answer or anything unknown', () => {
     assert.equal(connectionUsableAfter(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })), false);
     assert.equal(connectionUsableAfter(databaseError('FATAL', '57P01')), false, 'terminated by an administrator');
-    assert.equal(connectionUsableAfter(new Error('Client has encountered a connection error and is not queryable')), false);
+    assert.equal(
+      connectionUsableAfter(new Error('Client has encountered a connection error and is not queryable')),
+      false,
+    );
     assert.equal(connectionUsableAfter(undefined), false);
   });
 });

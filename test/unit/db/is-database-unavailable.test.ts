@@ -19,13 +19,39 @@ describe('isDatabaseUnavailable', () => {
   });
 
   it('the network, node-postgres losing its connection, the pool timing out, and any of these as a cause', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT']) assert.equal(isDatabaseUnavailable(networkError(code)), true, code);
-    assert.equal(isDatabaseUnavailable(new AggregateError([networkError('ECONNREFUSED')], 'connect failed')), true, 'both address families refused');
+    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'])
+      assert.equal(isDatabaseUnavailable(networkError(code)), true, code);
+    assert.equal(
+      isDatabaseUnavailable(new AggregateError([networkError('ECONNREFUSED')], 'connect failed')),
+      true,
+      'both address families refused',
+    );
     assert.equal(isDatabaseUnavailable(new Error('Connection terminated unexpectedly')), true);
-    assert.equal(isDatabaseUnavailable(new Error('select "id" from "api_tokens" where "token_hash" = $1 - Connection terminated unexpectedly')), true, 'as knex words it');
-    assert.equal(isDatabaseUnavailable(new Error('Client has encountered a connection error and is not queryable')), true);
-    assert.equal(isDatabaseUnavailable(Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' })), true);
-    assert.equal(isDatabaseUnavailable(new Error('the statement holding this write failed', { cause: databaseError('FATAL', '57P01') })), true);
+    assert.equal(
+      isDatabaseUnavailable(
+        new Error('select "id" from "api_tokens" where "token_hash" = $1 - Connection terminated unexpectedly'),
+      ),
+      true,
+      'as knex words it',
+    );
+    assert.equal(
+      isDatabaseUnavailable(new Error('Client has encountered a connection error and is not queryable')),
+      true,
+    );
+    assert.equal(
+      isDatabaseUnavailable(
+        Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), {
+          name: 'KnexTimeoutError',
+        }),
+      ),
+      true,
+    );
+    assert.equal(
+      isDatabaseUnavailable(
+        new Error('the statement holding this write failed', { cause: databaseError('FATAL', '57P01') }),
+      ),
+      true,
+    );
   });
 
   it('not a statement PostgreSQL refused, not our own errors, not anything else', () => {
@@ -37,7 +63,11 @@ describe('isDatabaseUnavailable', () => {
     assert.equal(isDatabaseUnavailable(Object.assign(new Error('no such file'), { code: 'ENOENT' })), false);
     assert.equal(isDatabaseUnavailable(undefined), false);
     assert.equal(isDatabaseUnavailable('Connection terminated'), false, 'a string is not an error');
-    assert.equal(isDatabaseUnavailable(new Error('wallet label "Connection terminated" is taken')), false, 'the words inside another message');
+    assert.equal(
+      isDatabaseUnavailable(new Error('wallet label "Connection terminated" is taken')),
+      false,
+      'the words inside another message',
+    );
   });
 
   it('a cause chain that loops ends', () => {

@@ -15,8 +15,20 @@ describe('keyset page cursors', () => {
 
   it('refuse what they did not make, with invalid_request', () => {
     const b64 = (s: string) => Buffer.from(s).toString('base64url');
-    for (const cursor of ['', 'x', b64('2026-11-25T09:41:07.123Z'), b64(`2026-11-25T09:41:07.123Z|led_${'0a'.repeat(12)}`), b64(`not a time|${id}`), b64(`2026-11-25T09:41:07.123Z|${id}|extra`), b64(`|${id}`)]) {
-      assert.throws(() => decodeKeysetCursor(cursor, WALLET_ID), (err: unknown) => err instanceof AppError && err.code === 'invalid_request', cursor);
+    for (const cursor of [
+      '',
+      'x',
+      b64('2026-11-25T09:41:07.123Z'),
+      b64(`2026-11-25T09:41:07.123Z|led_${'0a'.repeat(12)}`),
+      b64(`not a time|${id}`),
+      b64(`2026-11-25T09:41:07.123Z|${id}|extra`),
+      b64(`|${id}`),
+    ]) {
+      assert.throws(
+        () => decodeKeysetCursor(cursor, WALLET_ID),
+        (err: unknown) => err instanceof AppError && err.code === 'invalid_request',
+        cursor,
+      );
     }
   });
 });

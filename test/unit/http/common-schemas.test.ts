@@ -5,7 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { MAX_AMOUNT_MICRO, rawAmount } from '../../../src/shared/amount-bounds.js';
-import { boundedPolicy, isStorableText, plainText, storedProse, storedString, toStorableText, usdAmount, usdAmountOrZero } from '../../../src/api/http/schemas/common-schemas.js';
+import {
+  boundedPolicy,
+  isStorableText,
+  plainText,
+  storedProse,
+  storedString,
+  toStorableText,
+  usdAmount,
+  usdAmountOrZero,
+} from '../../../src/api/http/schemas/common-schemas.js';
 
 describe('common schemas: amounts', () => {
   it('takes amounts up to 10^9 USD and refuses one micro-USD more, in every spelling', () => {
@@ -18,30 +27,78 @@ describe('common schemas: amounts', () => {
       assert.equal(usdAmountOrZero.safeParse(v).success, false, v);
     }
     assert.equal(rawAmount.safeParse('1000000000000000').success, true);
-    for (const v of ['1000000000000001', '9223372036854775807', '9223372036854775808', '18446744073709551616', '0', '01', '1e3']) {
+    for (const v of [
+      '1000000000000001',
+      '9223372036854775807',
+      '9223372036854775808',
+      '18446744073709551616',
+      '0',
+      '01',
+      '1e3',
+    ]) {
       assert.equal(rawAmount.safeParse(v).success, false, v);
     }
   });
 
   it('holds every cap of a wallet policy to the bound, naming the field', () => {
-    assert.equal(boundedPolicy.safeParse({ daily_cap_usd: '1000000000', capability_cap_usd: { search: '0', 'x*': '1000000000' } }).success, true);
+    assert.equal(
+      boundedPolicy.safeParse({ daily_cap_usd: '1000000000', capability_cap_usd: { search: '0', 'x*': '1000000000' } })
+        .success,
+      true,
+    );
     for (const field of ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd']) {
       const parsed = boundedPolicy.safeParse({ [field]: '1000000000.000001' });
       assert.equal(parsed.success, false, field);
-      assert.deepEqual(parsed.error!.issues.map((i) => i.path), [[field]]);
+      assert.deepEqual(
+        parsed.error!.issues.map((i) => i.path),
+        [[field]],
+      );
     }
     const parsed = boundedPolicy.safeParse({ capability_cap_usd: { search: '2000000000' } });
-    assert.deepEqual(parsed.error!.issues.map((i) => i.path), [['capability_cap_usd', 'search']]);
+    assert.deepEqual(
+      parsed.error!.issues.map((i) => i.path),
+      [['capability_cap_usd', 'search']],
+    );
   });
 });
 
 describe('common schemas: stored text', () => {
   it('takes any well-formed printable text, including non-Latin scripts, emoji and line separators', () => {
-    for (const v of ['plain', 'ü€😀', 'https://seller.example/a?q="x"&b=\\path', '\u2028', '=HYPERLINK("x")', '\u200d', '\ufeff', 'עברית']) assert.equal(isStorableText(v), true, JSON.stringify(v));
+    for (const v of [
+      'plain',
+      'ü€😀',
+      'https://seller.example/a?q="x"&b=\\path',
+      '\u2028',
+      '=HYPERLINK("x")',
+      '\u200d',
+      '\ufeff',
+      'עברית',
+    ])
+      assert.equal(isStorableText(v), true, JSON.stringify(v));
   });
 
   it('refuses C0 (NUL, tab, newline, ESC), DEL, C1, bidi overrides and isolates, and lone surrogates', () => {
-    const bad = ['\u0000', 'a\u0000b', '\t', 'a\nb', '\r', '\u001b[31m', '\u007f', '\u0080', '\u0085', '\u009b', '\u009f', '\u202a', '\u202e', '\u2066', '\u2069', '\ud800', 'x\udfffy', '\udbff', '😀'[0]!];
+    const bad = [
+      '\u0000',
+      'a\u0000b',
+      '\t',
+      'a\nb',
+      '\r',
+      '\u001b[31m',
+      '\u007f',
+      '\u0080',
+      '\u0085',
+      '\u009b',
+      '\u009f',
+      '\u202a',
+      '\u202e',
+      '\u2066',
+      '\u2069',
+      '\ud800',
+      'x\udfffy',
+      '\udbff',
+      '😀'[0]!,
+    ];
     for (const v of bad) {
       assert.equal(isStorableText(v), false, JSON.stringify(v));
       assert.equal(storedString(100).safeParse(v).success, false, JSON.stringify(v));
@@ -53,7 +110,8 @@ describe('common schemas: stored text', () => {
 
   it('prose (an x402 description) may span lines and hold tabs; nothing else changes', () => {
     assert.equal(storedProse(100).safeParse('Weather\r\nfor a city:\tnow').success, true);
-    for (const v of ['\u0000', '\u000b', '\u001b[31m', '\u007f', '\u0085', '\u202e', '\ud800']) assert.equal(storedProse(100).safeParse(`a${v}b`).success, false, JSON.stringify(v));
+    for (const v of ['\u0000', '\u000b', '\u001b[31m', '\u007f', '\u0085', '\u202e', '\ud800'])
+      assert.equal(storedProse(100).safeParse(`a${v}b`).success, false, JSON.stringify(v));
   });
 
   it('checks in linear time, and not past the length bound', () => {

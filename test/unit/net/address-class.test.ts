@@ -68,7 +68,16 @@ describe('classifyAddress', () => {
   });
 
   it('calls anything that is not a strict IP literal invalid (never global)', () => {
-    for (const text of ['localhost', 'example.com', '1.2.3', '010.0.0.1', '0x7f.0.0.1', '2130706433', '', '::ffff:999.0.0.1']) {
+    for (const text of [
+      'localhost',
+      'example.com',
+      '1.2.3',
+      '010.0.0.1',
+      '0x7f.0.0.1',
+      '2130706433',
+      '',
+      '::ffff:999.0.0.1',
+    ]) {
       assert.deepEqual([classifyAddress(text).global, classifyAddress(text).range], [false, 'invalid'], text);
     }
   });

@@ -14,7 +14,11 @@ describe('client address (rate-limit key)', () => {
   it('is the peer without trusted proxies, whatever X-Forwarded-For says', () => {
     assert.equal(clientAddressKey('203.0.113.5', '198.51.100.1', none), '203.0.113.5');
     assert.equal(clientAddressKey('127.0.0.1', '198.51.100.1', none), '127.0.0.1');
-    assert.equal(clientAddressKey('203.0.113.5', '198.51.100.1', loopback), '203.0.113.5', 'a peer that is no trusted proxy');
+    assert.equal(
+      clientAddressKey('203.0.113.5', '198.51.100.1', loopback),
+      '203.0.113.5',
+      'a peer that is no trusted proxy',
+    );
   });
 
   it('counts IPv4-mapped IPv6 as IPv4 and IPv6 per /64', () => {
@@ -27,10 +31,22 @@ describe('client address (rate-limit key)', () => {
 
   it('behind trusted proxies: the rightmost hop that is not one, never further left', () => {
     assert.equal(clientAddressKey('10.1.1.1', '198.51.100.7', proxies), '198.51.100.7');
-    assert.equal(clientAddressKey('10.1.1.1', '6.6.6.6, 198.51.100.7, 10.2.2.2', proxies), '198.51.100.7', 'chained proxies are skipped, a spoofed left hop is not reached');
+    assert.equal(
+      clientAddressKey('10.1.1.1', '6.6.6.6, 198.51.100.7, 10.2.2.2', proxies),
+      '198.51.100.7',
+      'chained proxies are skipped, a spoofed left hop is not reached',
+    );
     assert.equal(clientAddressKey('::ffff:10.1.1.1', '2001:db8:9:9::1, fd12::1', proxies), '2001:db8:9:9::/64');
-    assert.equal(clientAddressKey('192.0.2.9', '198.51.100.8', proxies), '198.51.100.8', 'an IPv4-mapped range is the IPv4 range');
-    assert.equal(clientAddressKey('10.1.1.1', 'garbage, 10.3.3.3', proxies), '10.3.3.3', 'a malformed hop stops the walk at the last trusted proxy');
+    assert.equal(
+      clientAddressKey('192.0.2.9', '198.51.100.8', proxies),
+      '198.51.100.8',
+      'an IPv4-mapped range is the IPv4 range',
+    );
+    assert.equal(
+      clientAddressKey('10.1.1.1', 'garbage, 10.3.3.3', proxies),
+      '10.3.3.3',
+      'a malformed hop stops the walk at the last trusted proxy',
+    );
     assert.equal(clientAddressKey('10.1.1.1', '0x7f.1', proxies), '10.1.1.1', 'only dotted-quad IPv4 is an address');
     assert.equal(clientAddressKey('10.1.1.1', '', proxies), '10.1.1.1');
   });

@@ -9,7 +9,8 @@ import net, { type AddressInfo } from 'node:net';
 import { LoopbackServers } from '../../support/loopback-servers.js';
 import { OutboundError, vettedGet, type HostResolver } from '../../../src/api/net/vetted-fetch.js';
 
-const refusedWith = (reason: string) => (e: unknown) => e instanceof OutboundError && e.reason === reason && !/secret/i.test(e.message);
+const refusedWith = (reason: string) => (e: unknown) =>
+  e instanceof OutboundError && e.reason === reason && !/secret/i.test(e.message);
 
 describe('vettedGet', () => {
   const servers = new LoopbackServers();
@@ -23,19 +24,47 @@ describe('vettedGet', () => {
     });
     const port = Number(new URL(base).port);
     let calls = 0;
-    const resolveHost: HostResolver = async () => (calls++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '192.0.2.1', family: 4 }]);
-    const res = await vettedGet(new URL(`http://named.test:${port}/x`), { allowPrivate: true, resolveHost, maxBytes: 100 });
+    const resolveHost: HostResolver = async () =>
+      calls++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '192.0.2.1', family: 4 }];
+    const res = await vettedGet(new URL(`http://named.test:${port}/x`), {
+      allowPrivate: true,
+      resolveHost,
+      maxBytes: 100,
+    });
     assert.deepEqual([res.status, res.body.toString(), host, calls], [200, 'ok', `named.test:${port}`, 1]);
   });
 
   it('refuses non-global answers without allowPrivate, whatever the port list says', async () => {
     const resolveHost: HostResolver = async () => [{ address: '127.0.0.1', family: 4 }];
-    await assert.rejects(vettedGet(new URL('http://named.test/'), { allowPrivate: false, resolveHost, maxBytes: 100 }), refusedWith('address_refused'));
-    await assert.rejects(vettedGet(new URL('http://named.test:8080/'), { allowPrivate: false, allowedPorts: [8080], resolveHost, maxBytes: 100 }), refusedWith('address_refused'));
-    await assert.rejects(vettedGet(new URL('http://named.test:8080/'), { allowPrivate: false, resolveHost, maxBytes: 100 }), refusedWith('port_refused'));
-    await assert.rejects(vettedGet(new URL('http://gone.test/'), { allowPrivate: false, resolveHost: async () => [], maxBytes: 100 }), refusedWith('unresolvable'));
-    await assert.rejects(vettedGet(new URL('ftp://named.test/'), { allowPrivate: true, resolveHost, maxBytes: 100 }), refusedWith('scheme_refused'));
-    await assert.rejects(vettedGet(new URL('http://user:pw@named.test/'), { allowPrivate: true, resolveHost, maxBytes: 100 }), refusedWith('scheme_refused'));
+    await assert.rejects(
+      vettedGet(new URL('http://named.test/'), { allowPrivate: false, resolveHost, maxBytes: 100 }),
+      refusedWith('address_refused'),
+    );
+    await assert.rejects(
+      vettedGet(new URL('http://named.test:8080/'), {
+        allowPrivate: false,
+        allowedPorts: [8080],
+        resolveHost,
+        maxBytes: 100,
+      }),
+      refusedWith('address_refused'),
+    );
+    await assert.rejects(
+      vettedGet(new URL('http://named.test:8080/'), { allowPrivate: false, resolveHost, maxBytes: 100 }),
+      refusedWith('port_refused'),
+    );
+    await assert.rejects(
+      vettedGet(new URL('http://gone.test/'), { allowPrivate: false, resolveHost: async () => [], maxBytes: 100 }),
+      refusedWith('unresolvable'),
+    );
+    await assert.rejects(
+      vettedGet(new URL('ftp://named.test/'), { allowPrivate: true, resolveHost, maxBytes: 100 }),
+      refusedWith('scheme_refused'),
+    );
+    await assert.rejects(
+      vettedGet(new URL('http://user:pw@named.test/'), { allowPrivate: true, resolveHost, maxBytes: 100 }),
+      refusedWith('scheme_refused'),
+    );
   });
 
   it('refuses redirects, oversize bodies (declared or streamed) and slow servers; reads nothing of a non-2xx', async () => {
@@ -60,19 +89,24 @@ describe('vettedGet', () => {
     assert.deepEqual(await vettedGet(new URL(`${base}/other`), policy), { status: 503, body: Buffer.alloc(0) });
   });
 
-  for (const autoSelect of [true, false]) it(`answers the lookup with the vetted address only (autoSelectFamily ${autoSelect}: asked for ${autoSelect ? 'all addresses' : 'one'})`, async () => {
-    const before = net.getDefaultAutoSelectFamily();
-    net.setDefaultAutoSelectFamily(autoSelect);
-    const server = http.createServer((_req, res) => res.end('v6?'));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const port = (server.address() as AddressInfo).port;
-      const res = await vettedGet(new URL(`http://dual.test:${port}/`), { allowPrivate: true, maxBytes: 100, resolveHost: async () => [{ address: '127.0.0.1', family: 4 }] });
-      assert.equal(res.body.toString(), 'v6?');
-    } finally {
-      net.setDefaultAutoSelectFamily(before);
-      server.closeAllConnections();
-      server.close();
-    }
-  });
+  for (const autoSelect of [true, false])
+    it(`answers the lookup with the vetted address only (autoSelectFamily ${autoSelect}: asked for ${autoSelect ? 'all addresses' : 'one'})`, async () => {
+      const before = net.getDefaultAutoSelectFamily();
+      net.setDefaultAutoSelectFamily(autoSelect);
+      const server = http.createServer((_req, res) => res.end('v6?'));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const port = (server.address() as AddressInfo).port;
+        const res = await vettedGet(new URL(`http://dual.test:${port}/`), {
+          allowPrivate: true,
+          maxBytes: 100,
+          resolveHost: async () => [{ address: '127.0.0.1', family: 4 }],
+        });
+        assert.equal(res.body.toString(), 'v6?');
+      } finally {
+        net.setDefaultAutoSelectFamily(before);
+        server.closeAllConnections();
+        server.close();
+      }
+    });
 });

@@ -18,5 +18,4 @@ describe('alert runbooks', () => {
     assert.ok(named.length >= 5, `runbook annotations found: ${named.length}`);
     for (const file of named) assert.ok(fs.existsSync(path.join(ROOT, file)), `${file} exists`);
   });
-
 });

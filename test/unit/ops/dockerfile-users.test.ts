@@ -19,7 +19,11 @@ interface Stage {
 
 /** Stages of a Dockerfile, with continuation lines joined and comments dropped. */
 function parseDockerfile(text: string): Stage[] {
-  const lines = text.replace(/\\\r?\n/g, ' ').split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const lines = text
+    .replace(/\\\r?\n/g, ' ')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
   const stages: Stage[] = [];
   for (const line of lines) {
     const space = line.indexOf(' ');
@@ -44,7 +48,8 @@ function lineage(stages: Stage[], name: string): Stage['instructions'] {
 /** Environment a stage ends with: `ENV a=b c=d` pairs, later ones winning. */
 function envOf(instructions: Stage['instructions']): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const { op, args } of instructions.filter((i) => i.op === 'ENV')) for (const pair of args.split(/\s+/)) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
+  for (const { op, args } of instructions.filter((i) => i.op === 'ENV'))
+    for (const pair of args.split(/\s+/)) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
   return env;
 }
 
@@ -62,11 +67,17 @@ interface Dir {
 
 /** Users (useradd), groups (groupadd) and directories (`install -d -o … -g … -m …`) the RUN lines create. */
 function accountsAndDirs(instructions: Stage['instructions']) {
-  const commands = instructions.filter((i) => i.op === 'RUN').flatMap((i) => i.args.split('&&').map((c) => c.trim().split(/\s+/)));
+  const commands = instructions
+    .filter((i) => i.op === 'RUN')
+    .flatMap((i) => i.args.split('&&').map((c) => c.trim().split(/\s+/)));
   const flag = (words: string[], name: string) => words[words.indexOf(name) + 1];
   const users: User[] = commands
     .filter((w) => w[0] === 'useradd')
-    .map((w) => ({ name: w.at(-1)!, uid: Number(flag(w, '--uid')), groups: [flag(w, '--gid')!, ...(w.includes('--groups') ? flag(w, '--groups')!.split(',') : [])] }));
+    .map((w) => ({
+      name: w.at(-1)!,
+      uid: Number(flag(w, '--uid')),
+      groups: [flag(w, '--gid')!, ...(w.includes('--groups') ? flag(w, '--groups')!.split(',') : [])],
+    }));
   const dirs: Dir[] = commands
     .filter((w) => w[0] === 'install' && w.includes('-d'))
     .map((w) => ({ path: w.at(-1)!, owner: flag(w, '-o')!, group: flag(w, '-g')!, mode: parseInt(flag(w, '-m')!, 8) }));
@@ -134,16 +145,29 @@ describe('Dockerfile: the signer as its own user', () => {
     assert.equal(socketDir.mode & 0o2000, 0o2000, 'setgid: the socket is created in the directory group');
     assert.equal(socketDir.mode & 0o007, 0, 'no access for other users');
     assert.equal(env.TREASURY_SIGNER_SOCKET_MODE, '0660');
-    const socket: Dir = { path: env.TREASURY_SIGNER_SOCKET!, owner: 'treasury-signer', group: socketDir.group, mode: 0o660 };
-    assert.equal(mayRead(user('treasury'), socketDir) && mayRead(user('treasury'), socket), true, "the API's user may connect");
+    const socket: Dir = {
+      path: env.TREASURY_SIGNER_SOCKET!,
+      owner: 'treasury-signer',
+      group: socketDir.group,
+      mode: 0o660,
+    };
+    assert.equal(
+      mayRead(user('treasury'), socketDir) && mayRead(user('treasury'), socket),
+      true,
+      "the API's user may connect",
+    );
     assert.equal(mayRead({ name: 'nobody', uid: 65534, groups: ['nogroup'] }, socket), false);
   });
 
   it('neither user can change the code in /app', () => {
     for (const stage of [signer, api]) {
-      for (const copy of stage.filter((i) => i.op === 'COPY' || i.op === 'ADD')) assert.ok(!/--chown/.test(copy.args), `${copy.op} ${copy.args} gives /app to a runtime user`);
+      for (const copy of stage.filter((i) => i.op === 'COPY' || i.op === 'ADD'))
+        assert.ok(!/--chown/.test(copy.args), `${copy.op} ${copy.args} gives /app to a runtime user`);
     }
-    assert.ok(!commands.some((w) => (w[0] === 'chown' || w[0] === 'chmod') && w.some((x) => x.startsWith('/app'))), 'no chown or chmod of /app');
+    assert.ok(
+      !commands.some((w) => (w[0] === 'chown' || w[0] === 'chmod') && w.some((x) => x.startsWith('/app'))),
+      'no chown or chmod of /app',
+    );
     assert.equal(signer.filter((i) => i.op === 'WORKDIR').at(-1)?.args, '/app');
   });
 });

@@ -23,14 +23,21 @@ async function registeredMetrics(): Promise<Map<string, Set<string>>> {
   const api = createTreasuryMetrics();
   const knex = createKnex('postgres://nobody@127.0.0.1:1/none', 1);
   registerPoolMetrics(api.registry, knex);
-  const registries = [api.registry, createSignerMetrics().registry, createX402MiddlewareMetrics(new Registry()).registry];
+  const registries = [
+    api.registry,
+    createSignerMetrics().registry,
+    createX402MiddlewareMetrics(new Registry()).registry,
+  ];
   const out = new Map<string, Set<string>>();
   try {
     for (const registry of registries) {
       for (const metric of await registry.getMetricsAsJSON()) {
         const labels = new Set<string>(['le']);
-        for (const v of metric.values as Array<{ labels: Record<string, unknown> }>) for (const l of Object.keys(v.labels)) labels.add(l);
-        for (const l of ((registry.getSingleMetric(metric.name) as unknown as { labelNames?: string[] })?.labelNames ?? [])) labels.add(l);
+        for (const v of metric.values as Array<{ labels: Record<string, unknown> }>)
+          for (const l of Object.keys(v.labels)) labels.add(l);
+        for (const l of (registry.getSingleMetric(metric.name) as unknown as { labelNames?: string[] })?.labelNames ??
+          [])
+          labels.add(l);
         out.set(metric.name, labels);
       }
     }
@@ -45,7 +52,12 @@ const baseName = (series: string) => series.replace(/_(bucket|sum|count)$/, '');
 /** The metric names in a PromQL expression, each with the labels its selectors and `by (…)` clauses name. */
 function referenced(expr: string): Array<{ metric: string; labels: string[] }> {
   const refs: Array<{ metric: string; labels: string[] }> = [];
-  const by = [...expr.matchAll(/\bby \(([^)]*)\)/g)].flatMap((m) => m[1]!.split(',').map((s) => s.trim()).filter(Boolean));
+  const by = [...expr.matchAll(/\bby \(([^)]*)\)/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   for (const m of expr.matchAll(/\b(treasury_[a-z0-9_]+)(\{([^}]*)\})?/g)) {
     const selector = m[3] ?? '';
     const labels = [...selector.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)/g)].map((l) => l[1]!);
@@ -55,7 +67,10 @@ function referenced(expr: string): Array<{ metric: string; labels: string[] }> {
 }
 
 describe('dashboards and alerts query registered metrics', () => {
-  const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'ops/grafana/treasury-overview.json'), 'utf8')) as { uid: string; panels: Array<{ id: number; type: string; title: string; targets?: Array<{ expr: string }> }> };
+  const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'ops/grafana/treasury-overview.json'), 'utf8')) as {
+    uid: string;
+    panels: Array<{ id: number; type: string; title: string; targets?: Array<{ expr: string }> }>;
+  };
   const alerts = fs.readFileSync(path.join(ROOT, 'ops/prometheus/treasury-alerts.yml'), 'utf8');
 
   it('the Grafana dashboard: unique panel ids, a query in every panel, each on a registered metric and its labels', async () => {
@@ -92,6 +107,9 @@ describe('dashboards and alerts query registered metrics', () => {
   });
 
   it('catches a renamed metric or label (the check itself can fail)', () => {
-    assert.deepEqual(referenced('sum by (le, method) (rate(treasury_signer_call_duration_seconds_bucket{route="/x"}[5m]))'), [{ metric: 'treasury_signer_call_duration_seconds', labels: ['route', 'le', 'method'] }]);
+    assert.deepEqual(
+      referenced('sum by (le, method) (rate(treasury_signer_call_duration_seconds_bucket{route="/x"}[5m]))'),
+      [{ metric: 'treasury_signer_call_duration_seconds', labels: ['route', 'le', 'method'] }],
+    );
   });
 });

@@ -17,18 +17,28 @@ describe('jsonRows', () => {
       ['b', 7, '"just a string"', null, at],
     ]);
     assert.deepEqual(JSON.parse(text), [
-      { id: 'a', amount: '12345678901234567890', payload: { k: [1, 2, { x: null }] }, note: 'quote " backslash \\ newline \n unicode ü€😀', at: '2026-11-23T10:00:00.123Z' },
+      {
+        id: 'a',
+        amount: '12345678901234567890',
+        payload: { k: [1, 2, { x: null }] },
+        note: 'quote " backslash \\ newline \n unicode ü€😀',
+        at: '2026-11-23T10:00:00.123Z',
+      },
       { id: 'b', amount: 7, payload: 'just a string', note: null, at: '2026-11-23T10:00:00.123Z' },
     ]);
   });
 
   it('serialises a jsonb value given as an object (the pay path hands over the payment, not its text)', () => {
     const payload = { signature: '0xab', nested: { list: [1, 'two', null], quote: '"q"' } };
-    assert.deepEqual(JSON.parse(jsonRows(columns, types, [['d', 1, payload, null, null]])), [{ id: 'd', amount: 1, payload, note: null, at: null }]);
+    assert.deepEqual(JSON.parse(jsonRows(columns, types, [['d', 1, payload, null, null]])), [
+      { id: 'd', amount: 1, payload, note: null, at: null },
+    ]);
   });
 
   it('writes null for a missing value, an empty array for no rows', () => {
-    assert.deepEqual(JSON.parse(jsonRows(columns, types, [['c']])), [{ id: 'c', amount: null, payload: null, note: null, at: null }]);
+    assert.deepEqual(JSON.parse(jsonRows(columns, types, [['c']])), [
+      { id: 'c', amount: null, payload: null, note: null, at: null },
+    ]);
     assert.equal(jsonRows(columns, types, []), '[]');
   });
 

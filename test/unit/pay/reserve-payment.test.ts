@@ -27,8 +27,20 @@ function wing(options: { policy?: Record<string, unknown>; signer?: () => Promis
   let n = 0;
   const snapshot: PaySnapshot = {
     wallet: {
-      id: 'w_1', account_id: 'acct_1', label: null, network: 'eip155:84532', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', public_key: '04', wallet_key_ref: 'wk_1', key_version: 1,
-      policy: options.policy ?? {}, status: 'active', created_at: NOW, updated_at: NOW, revoked_at: null, account_key_ref: 'ak_1',
+      id: 'w_1',
+      account_id: 'acct_1',
+      label: null,
+      network: 'eip155:84532',
+      address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      public_key: '04',
+      wallet_key_ref: 'wk_1',
+      key_version: 1,
+      policy: options.policy ?? {},
+      status: 'active',
+      created_at: NOW,
+      updated_at: NOW,
+      revoked_at: null,
+      account_key_ref: 'ak_1',
     },
     state: EMPTY,
     recent: null,
@@ -41,32 +53,65 @@ function wing(options: { policy?: Record<string, unknown>; signer?: () => Promis
     snapshots,
     writes,
     memory: new SnapshotCache(),
-    signer: { call: (options.signer ?? (async () => ({ signature: `0x${'ab'.repeat(65)}` }))) as PayDeps['signer']['call'] },
+    signer: {
+      call: (options.signer ?? (async () => ({ signature: `0x${'ab'.repeat(65)}` }))) as PayDeps['signer']['call'],
+    },
     chains,
     metrics,
     clock: () => NOW,
-    mint: { id: (prefix) => `${prefix}${++n}`, window: () => ({ validAfter: '1', validBefore: '4000000000', nonce: `0x${String(++n).padStart(64, '0')}` }) },
+    mint: {
+      id: (prefix) => `${prefix}${++n}`,
+      window: () => ({ validAfter: '1', validBefore: '4000000000', nonce: `0x${String(++n).padStart(64, '0')}` }),
+    },
     dashboardUrl: 'https://dashboard.example',
     faults: {},
   };
   return { deps, snapshots, writes, metrics };
 }
 
-const ctx: CallContext = { accountId: 'acct_1', walletId: 'w_1', actor: 'tok_1', idempotencyKey: undefined, request: {} };
-const plan = (usd: string): SpendPlan => ({ kind: 'pay', scheme: 'exact', chain: SEPOLIA, domain: { name: 'USDC', version: '2' }, to: TO, amountMicro: parseUsd(usd), capability: undefined, resource: undefined, validForSeconds: 60 });
+const ctx: CallContext = {
+  accountId: 'acct_1',
+  walletId: 'w_1',
+  actor: 'tok_1',
+  idempotencyKey: undefined,
+  request: {},
+};
+const plan = (usd: string): SpendPlan => ({
+  kind: 'pay',
+  scheme: 'exact',
+  chain: SEPOLIA,
+  domain: { name: 'USDC', version: '2' },
+  to: TO,
+  amountMicro: parseUsd(usd),
+  capability: undefined,
+  resource: undefined,
+  validForSeconds: 60,
+});
 const pay = (deps: PayDeps, usd: string) => reservePayment(deps, ctx, plan(usd), null, () => undefined);
-const counter = async (metrics: ReturnType<typeof createTreasuryMetrics>, name: string, labels: Record<string, string>) =>
-  (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+const counter = async (
+  metrics: ReturnType<typeof createTreasuryMetrics>,
+  name: string,
+  labels: Record<string, string>,
+) =>
+  (await metrics.registry.getSingleMetric(name)!.get()).values.find((v) =>
+    Object.entries(labels).every(([k, l]) => v.labels[k] === l),
+  )?.value ?? 0;
 
 describe('pay wing: reserving on fake stores', () => {
-  it('a wallet\'s next payment decides on the snapshot its last write leaves, without reading: the cap counts the first', async () => {
+  it("a wallet's next payment decides on the snapshot its last write leaves, without reading: the cap counts the first", async () => {
     const { deps, snapshots, writes } = wing({ policy: { daily_cap_usd: '2' } });
     const first = await pay(deps, '1.5');
     assert.equal(first.kind, 'signed', 'signed in its place, written with its signature');
     const second = await pay(deps, '1');
     assert.equal(second.kind, 'denied');
     assert.equal(snapshots.reads, 1);
-    assert.deepEqual(writes.committed.map((w) => [w.audit.seq, w.authorization?.status ?? 'denial']), [[4, 'signed'], [5, 'denial']]);
+    assert.deepEqual(
+      writes.committed.map((w) => [w.audit.seq, w.authorization?.status ?? 'denial']),
+      [
+        [4, 'signed'],
+        [5, 'denial'],
+      ],
+    );
     assert.equal(writes.committed[1]!.audit.prev_hash, writes.committed[0]!.audit.hash);
   });
 
@@ -90,14 +135,29 @@ describe('pay wing: reserving on fake stores', () => {
     writes.refuseNext = Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
     const outcome = await pay(deps, '1');
     assert.equal(outcome.kind, 'reserved');
-    assert.deepEqual(writes.released.map((r) => r.reason), ['write_unacknowledged']);
-    assert.notEqual(writes.released[0]!.reservation.authorizationId, (outcome as { payment: { authorization_id: string } }).payment.authorization_id);
+    assert.deepEqual(
+      writes.released.map((r) => r.reason),
+      ['write_unacknowledged'],
+    );
+    assert.notEqual(
+      writes.released[0]!.reservation.authorizationId,
+      (outcome as { payment: { authorization_id: string } }).payment.authorization_id,
+    );
   });
 
-  it('a signer failure fills the place with the reservation unsigned, releases it and answers the signer\'s error', async () => {
+  it("a signer failure fills the place with the reservation unsigned, releases it and answers the signer's error", async () => {
     const { deps, writes } = wing({ signer: async () => Promise.reject(new AppError('signer_unavailable')) });
-    await assert.rejects(pay(deps, '1'), (err: unknown) => err instanceof AppError && err.code === 'signer_unavailable');
-    assert.deepEqual(writes.committed.map((w) => w.authorization?.status), ['reserved']);
-    assert.deepEqual(writes.released.map((r) => [r.reason, r.reservation.authorizationId]), [['signer_failed', writes.committed[0]!.authorization!.id]]);
+    await assert.rejects(
+      pay(deps, '1'),
+      (err: unknown) => err instanceof AppError && err.code === 'signer_unavailable',
+    );
+    assert.deepEqual(
+      writes.committed.map((w) => w.authorization?.status),
+      ['reserved'],
+    );
+    assert.deepEqual(
+      writes.released.map((r) => [r.reason, r.reservation.authorizationId]),
+      [['signer_failed', writes.committed[0]!.authorization!.id]],
+    );
   });
 });

@@ -21,8 +21,14 @@ const ONLY: Record<RuleName, { policy: WalletPolicy; request: SpendRequest }> = 
   counterparty_allowlist: { policy: policy({ counterparty_allowlist: [OTHER] }), request: pay('4', { to: OTHER }) },
   counterparty_blocklist: { policy: policy({ counterparty_blocklist: [OTHER] }), request: pay('4') },
   cooling_off: { policy: policy({ cooling_off: 60 }), request: pay('4') },
-  capability_cap_usd: { policy: policy({ capability_cap_usd: { 'search.web': '5' } }), request: pay('4', { capability: 'search.web' }) },
-  transfer_not_permitted_with_capability_cap: { policy: policy({ capability_cap_usd: { 'search.web': '5' } }), request: transfer('4') },
+  capability_cap_usd: {
+    policy: policy({ capability_cap_usd: { 'search.web': '5' } }),
+    request: pay('4', { capability: 'search.web' }),
+  },
+  transfer_not_permitted_with_capability_cap: {
+    policy: policy({ capability_cap_usd: { 'search.web': '5' } }),
+    request: transfer('4'),
+  },
 };
 
 /** Each piece of state at an extreme that any rule reading it would refuse. */
@@ -35,7 +41,8 @@ const EXTREME: { [K in StateKey]: SpendState[K] } = {
 };
 const KEYS = Object.keys(EXTREME) as StateKey[];
 
-const violates = (rule: RuleName, state: SpendState) => evaluatePolicy(ONLY[rule].policy, ONLY[rule].request, state, NOW).violations.some((v) => v.rule === rule);
+const violates = (rule: RuleName, state: SpendState) =>
+  evaluatePolicy(ONLY[rule].policy, ONLY[rule].request, state, NOW).violations.some((v) => v.rule === rule);
 
 describe('pay wing: the state each policy rule declares', () => {
   for (const rule of RULE_NAMES) {
@@ -43,16 +50,30 @@ describe('pay wing: the state each policy rule declares', () => {
     it(`${rule} reads ${declared.length ? declared.join(', ') : 'no wallet state'}, and nothing else`, () => {
       const loaded = { ...EMPTY, ...EXTREME };
       for (const key of KEYS) {
-        const changes = violates(rule, { ...EMPTY, [key]: EXTREME[key] }) !== violates(rule, EMPTY) || violates(rule, { ...loaded, [key]: EMPTY[key] }) !== violates(rule, loaded);
+        const changes =
+          violates(rule, { ...EMPTY, [key]: EXTREME[key] }) !== violates(rule, EMPTY) ||
+          violates(rule, { ...loaded, [key]: EMPTY[key] }) !== violates(rule, loaded);
         assert.equal(changes, declared.includes(key), `${rule} and ${key}`);
       }
     });
   }
 
   it('a payment written on top of a snapshot moves every declared piece of state', () => {
-    const before: SpendState = { dailySpentMicro: 1n, weeklySpentMicro: 2n, monthlySpentMicro: 3n, lastPaymentAt: new Date(0), recentCount: 4 };
+    const before: SpendState = {
+      dailySpentMicro: 1n,
+      weeklySpentMicro: 2n,
+      monthlySpentMicro: 3n,
+      lastPaymentAt: new Date(0),
+      recentCount: 4,
+    };
     const after = stateAfterPayment(before, { amountMicro: 10n, at: NOW });
-    assert.deepEqual(after, { dailySpentMicro: 11n, weeklySpentMicro: 12n, monthlySpentMicro: 13n, lastPaymentAt: NOW, recentCount: 5 });
+    assert.deepEqual(after, {
+      dailySpentMicro: 11n,
+      weeklySpentMicro: 12n,
+      monthlySpentMicro: 13n,
+      lastPaymentAt: NOW,
+      recentCount: 5,
+    });
     assert.deepEqual([...DECLARED_STATE].sort(), [...KEYS].sort());
   });
 });

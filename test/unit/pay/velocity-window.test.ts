@@ -14,7 +14,10 @@ describe('velocity window (remembered snapshot)', () => {
     const recent = { count: 3, oldest_us: [us(T0), us(T0 + 10_000), us(T0 + 20_000)] };
     assert.equal(ageVelocityWindow(recent, 60, at(59_999)), recent, 'nothing left yet: the same window');
     // At now = T0 + 60 s the window starts at T0, which it excludes.
-    assert.deepEqual(ageVelocityWindow(recent, 60, at(60_000)), { count: 2, oldest_us: [us(T0 + 10_000), us(T0 + 20_000)] });
+    assert.deepEqual(ageVelocityWindow(recent, 60, at(60_000)), {
+      count: 2,
+      oldest_us: [us(T0 + 10_000), us(T0 + 20_000)],
+    });
     assert.deepEqual(ageVelocityWindow(recent, 60, at(80_000)), { count: 0, oldest_us: [] });
   });
 
@@ -40,6 +43,10 @@ describe('velocity window (remembered snapshot)', () => {
     assert.equal(ageVelocityWindow(w, 1, at(1_000 + VELOCITY_TIMES_KEPT - 2))!.count, 4);
     assert.equal(ageVelocityWindow(w, 1, at(1_000 + VELOCITY_TIMES_KEPT - 1)), undefined);
     const partial = addToVelocityWindow({ count: 3, oldest_us: [us(T0)] }, at(5));
-    assert.deepEqual(partial, { count: 4, oldest_us: [us(T0)] }, 'unknown times lie between: the new one is not listed');
+    assert.deepEqual(
+      partial,
+      { count: 4, oldest_us: [us(T0)] },
+      'unknown times lie between: the new one is not listed',
+    );
   });
 });

@@ -56,7 +56,10 @@ for (const [rule, field, headroom] of [
       const no = evaluatePolicy(p, pay('3.000001'), state, NOW);
       assert.deepEqual(rules(no), [rule]);
       assert.equal(no.headroom[headroom], '3');
-      assert.deepEqual({ limit: no.violations[0]!.limit, attempted: no.violations[0]!.attempted, spent: no.violations[0]!.spent }, { limit: '10', attempted: '3.000001', spent: '7' });
+      assert.deepEqual(
+        { limit: no.violations[0]!.limit, attempted: no.violations[0]!.attempted, spent: no.violations[0]!.spent },
+        { limit: '10', attempted: '3.000001', spent: '7' },
+      );
     });
     it('reports headroom 0 (never negative) when the window is already over its cap', () => {
       const over = evaluatePolicy(p, pay('1'), { ...EMPTY, [field]: parseUsd('12') }, NOW);
@@ -77,7 +80,12 @@ describe('window caps: seeded property', () => {
       const spent = rng.below(cap + 10n);
       const amount = 1n + rng.below(cap);
       const p = policy({ daily_cap_usd: formatUsd(cap) });
-      const d = evaluatePolicy(p, { kind: 'pay', amountMicro: amount, to: TO }, { ...EMPTY, dailySpentMicro: spent }, NOW);
+      const d = evaluatePolicy(
+        p,
+        { kind: 'pay', amountMicro: amount, to: TO },
+        { ...EMPTY, dailySpentMicro: spent },
+        NOW,
+      );
       assert.equal(d.allowed, spent + amount <= cap);
       const left = cap - spent - (d.allowed ? amount : 0n);
       assert.equal(d.headroom.daily_usd, formatUsd(left > 0n ? left : 0n));
@@ -94,7 +102,10 @@ describe('rule velocity_cap', () => {
     const no = evaluatePolicy(p, pay('1'), { ...EMPTY, recentCount: 3 }, NOW);
     assert.deepEqual(rules(no), ['velocity_cap']);
     assert.equal(no.headroom.velocity_remaining, 0);
-    assert.deepEqual({ limit: no.violations[0]!.limit, recent: no.violations[0]!.recent_count }, { limit: '3', recent: 3 });
+    assert.deepEqual(
+      { limit: no.violations[0]!.limit, recent: no.violations[0]!.recent_count },
+      { limit: '3', recent: 3 },
+    );
   });
   it('reports remaining payments after this one when allowed', () => {
     assert.equal(evaluatePolicy(p, pay('1'), EMPTY, NOW).headroom.velocity_remaining, 2);
@@ -109,7 +120,8 @@ describe('rule velocity_cap', () => {
 describe('rule counterparty_allowlist', () => {
   const p = policy({ counterparty_allowlist: [TO, THIRD] });
   it('allows a listed recipient in any case', () => {
-    for (const to of [TO, TO.toLowerCase(), upper(TO)]) assert.equal(evaluatePolicy(p, pay('1', { to }), EMPTY, NOW).allowed, true, to);
+    for (const to of [TO, TO.toLowerCase(), upper(TO)])
+      assert.equal(evaluatePolicy(p, pay('1', { to }), EMPTY, NOW).allowed, true, to);
   });
   it('refuses an unlisted recipient and reports it checksummed', () => {
     const d = evaluatePolicy(p, pay('1', { to: OTHER.toLowerCase() }), EMPTY, NOW);
@@ -120,7 +132,9 @@ describe('rule counterparty_allowlist', () => {
     assert.deepEqual(rules(evaluatePolicy(p, transfer('1', { to: OTHER }), EMPTY, NOW)), ['counterparty_allowlist']);
   });
   it('decision: an empty allowlist allows no recipient', () => {
-    assert.deepEqual(rules(evaluatePolicy(policy({ counterparty_allowlist: [] }), pay('1'), EMPTY, NOW)), ['counterparty_allowlist']);
+    assert.deepEqual(rules(evaluatePolicy(policy({ counterparty_allowlist: [] }), pay('1'), EMPTY, NOW)), [
+      'counterparty_allowlist',
+    ]);
   });
 });
 
@@ -186,9 +200,14 @@ describe('rule capability_cap_usd', () => {
     assert.equal(evaluatePolicy(p, pay('1', { capability: 'llm.gpt.large' }), EMPTY, NOW).allowed, true);
     const d = evaluatePolicy(p, pay('1.000001', { capability: 'llm.gpt.large' }), EMPTY, NOW);
     assert.deepEqual(rules(d), ['capability_cap_usd']);
-    assert.deepEqual({ limit: d.violations[0]!.limit, capability: d.violations[0]!.capability, matched: d.violations[0]!.matched }, { limit: '1', capability: 'llm.gpt.large', matched: 'llm.gpt.*' });
+    assert.deepEqual(
+      { limit: d.violations[0]!.limit, capability: d.violations[0]!.capability, matched: d.violations[0]!.matched },
+      { limit: '1', capability: 'llm.gpt.large', matched: 'llm.gpt.*' },
+    );
     // The exact key is tighter than its prefix key.
-    assert.deepEqual(rules(evaluatePolicy(p, pay('0.5', { capability: 'llm.gpt.mini' }), EMPTY, NOW)), ['capability_cap_usd']);
+    assert.deepEqual(rules(evaluatePolicy(p, pay('0.5', { capability: 'llm.gpt.mini' }), EMPTY, NOW)), [
+      'capability_cap_usd',
+    ]);
   });
 
   it('does not cap a capability that matches no key, unless a lone `*` key catches it', () => {
@@ -201,7 +220,9 @@ describe('rule capability_cap_usd', () => {
   });
 
   it('a "0" cap forbids its capabilities', () => {
-    assert.deepEqual(rules(evaluatePolicy(p, pay('0.000001', { capability: 'blocked.x' }), EMPTY, NOW)), ['capability_cap_usd']);
+    assert.deepEqual(rules(evaluatePolicy(p, pay('0.000001', { capability: 'blocked.x' }), EMPTY, NOW)), [
+      'capability_cap_usd',
+    ]);
   });
 
   it('fail-closed: a pay without a capability, or with a malformed one, is refused on a wallet with caps', () => {
@@ -217,11 +238,16 @@ describe('rule capability_cap_usd', () => {
       assert.equal(evaluatePolicy(p, pay('1', { capability }), EMPTY, NOW).allowed, true, capability);
     }
     const own = policy({ capability_cap_usd: { constructor: '0.5' } });
-    assert.deepEqual(rules(evaluatePolicy(own, pay('1', { capability: 'constructor' }), EMPTY, NOW)), ['capability_cap_usd']);
+    assert.deepEqual(rules(evaluatePolicy(own, pay('1', { capability: 'constructor' }), EMPTY, NOW)), [
+      'capability_cap_usd',
+    ]);
   });
 
   it('ignores the capability on a wallet without capability caps', () => {
-    assert.equal(evaluatePolicy(policy({ per_tx_cap_usd: '5' }), pay('1', { capability: 'anything' }), EMPTY, NOW).allowed, true);
+    assert.equal(
+      evaluatePolicy(policy({ per_tx_cap_usd: '5' }), pay('1', { capability: 'anything' }), EMPTY, NOW).allowed,
+      true,
+    );
     assert.equal(evaluatePolicy(policy({ capability_cap_usd: {} }), transfer('1'), EMPTY, NOW).allowed, true);
   });
 });
@@ -251,42 +277,109 @@ describe('evaluatePolicy: all violations together', () => {
     cooling_off: 60,
     capability_cap_usd: { a: '1' },
   });
-  const busy: SpendState = { dailySpentMicro: 0n, weeklySpentMicro: 0n, monthlySpentMicro: 0n, recentCount: 1, lastPaymentAt: NOW };
+  const busy: SpendState = {
+    dailySpentMicro: 0n,
+    weeklySpentMicro: 0n,
+    monthlySpentMicro: 0n,
+    recentCount: 1,
+    lastPaymentAt: NOW,
+  };
 
   it('reports every violated rule of a pay, in RULE_NAMES order', () => {
     const d = evaluatePolicy(p, pay('2', { capability: 'a' }), busy, NOW);
     assert.equal(d.allowed, false);
-    assert.deepEqual(rules(d), RULE_NAMES.filter((r) => r !== 'transfer_not_permitted_with_capability_cap'));
-    assert.deepEqual(d.headroom, { per_tx_usd: '1', daily_usd: '1', weekly_usd: '1', monthly_usd: '1', velocity_remaining: 0, cooling_off_remaining_seconds: 60 });
+    assert.deepEqual(
+      rules(d),
+      RULE_NAMES.filter((r) => r !== 'transfer_not_permitted_with_capability_cap'),
+    );
+    assert.deepEqual(d.headroom, {
+      per_tx_usd: '1',
+      daily_usd: '1',
+      weekly_usd: '1',
+      monthly_usd: '1',
+      velocity_remaining: 0,
+      cooling_off_remaining_seconds: 60,
+    });
   });
 
   it('reports every violated rule of a transfer, the fail-closed one included', () => {
     const d = evaluatePolicy(p, transfer('2'), busy, NOW);
-    assert.deepEqual(rules(d), RULE_NAMES.filter((r) => r !== 'capability_cap_usd'));
+    assert.deepEqual(
+      rules(d),
+      RULE_NAMES.filter((r) => r !== 'capability_cap_usd'),
+    );
   });
 
   it('reports two rules, not only the first, when two fail', () => {
-    const d = evaluatePolicy(policy({ per_tx_cap_usd: '1', daily_cap_usd: '5' }), pay('1.5'), { ...EMPTY, dailySpentMicro: parseUsd('4') }, NOW);
+    const d = evaluatePolicy(
+      policy({ per_tx_cap_usd: '1', daily_cap_usd: '5' }),
+      pay('1.5'),
+      { ...EMPTY, dailySpentMicro: parseUsd('4') },
+      NOW,
+    );
     assert.deepEqual(rules(d), ['per_tx_cap_usd', 'daily_cap_usd']);
   });
 
   it('headroom on an allow is after the payment', () => {
-    const q = policy({ per_tx_cap_usd: '5', daily_cap_usd: '10', weekly_cap_usd: '20', monthly_cap_usd: '30', velocity_cap: { max_count: 5, window_seconds: 60 }, cooling_off: 10 });
-    const d = evaluatePolicy(q, pay('2.5'), { dailySpentMicro: parseUsd('1'), weeklySpentMicro: parseUsd('2'), monthlySpentMicro: parseUsd('3'), recentCount: 1, lastPaymentAt: null }, NOW);
-    assert.deepEqual(d, { allowed: true, violations: [], headroom: { per_tx_usd: '5', daily_usd: '6.5', weekly_usd: '15.5', monthly_usd: '24.5', velocity_remaining: 3, cooling_off_remaining_seconds: 10 } });
+    const q = policy({
+      per_tx_cap_usd: '5',
+      daily_cap_usd: '10',
+      weekly_cap_usd: '20',
+      monthly_cap_usd: '30',
+      velocity_cap: { max_count: 5, window_seconds: 60 },
+      cooling_off: 10,
+    });
+    const d = evaluatePolicy(
+      q,
+      pay('2.5'),
+      {
+        dailySpentMicro: parseUsd('1'),
+        weeklySpentMicro: parseUsd('2'),
+        monthlySpentMicro: parseUsd('3'),
+        recentCount: 1,
+        lastPaymentAt: null,
+      },
+      NOW,
+    );
+    assert.deepEqual(d, {
+      allowed: true,
+      violations: [],
+      headroom: {
+        per_tx_usd: '5',
+        daily_usd: '6.5',
+        weekly_usd: '15.5',
+        monthly_usd: '24.5',
+        velocity_remaining: 3,
+        cooling_off_remaining_seconds: 10,
+      },
+    });
   });
 });
 
 describe('evaluatePolicy: fails closed on malformed inputs (throws PolicyInputError, never allows)', () => {
   it('refuses non-positive and non-bigint amounts', () => {
     for (const amountMicro of [0n, -1n, 1 as unknown as bigint, '1' as unknown as bigint]) {
-      assert.throws(() => evaluatePolicy({}, { kind: 'pay', amountMicro, to: TO }, EMPTY, NOW), PolicyInputError, String(amountMicro));
+      assert.throws(
+        () => evaluatePolicy({}, { kind: 'pay', amountMicro, to: TO }, EMPTY, NOW),
+        PolicyInputError,
+        String(amountMicro),
+      );
     }
   });
   it('evaluates any positive amount, a uint256-sized raw amount included (a pay is not bounded by the USD field limit)', () => {
     const huge = 2n ** 255n;
     assert.equal(evaluatePolicy({}, { kind: 'pay', amountMicro: huge, to: TO }, EMPTY, NOW).allowed, true);
-    assert.deepEqual(rules(evaluatePolicy(policy({ daily_cap_usd: '9223372036854.775807' }), { kind: 'pay', amountMicro: huge, to: TO }, EMPTY, NOW)), ['daily_cap_usd']);
+    assert.deepEqual(
+      rules(
+        evaluatePolicy(
+          policy({ daily_cap_usd: '9223372036854.775807' }),
+          { kind: 'pay', amountMicro: huge, to: TO },
+          EMPTY,
+          NOW,
+        ),
+      ),
+      ['daily_cap_usd'],
+    );
   });
   it('refuses a malformed recipient, kind, capability type, state or clock', () => {
     const bad: Array<() => unknown> = [
@@ -306,6 +399,9 @@ describe('evaluatePolicy: fails closed on malformed inputs (throws PolicyInputEr
   });
   it('evaluateParsedPolicy gives the same decision as evaluatePolicy', () => {
     const p = policy({ per_tx_cap_usd: '1', daily_cap_usd: '2' });
-    assert.deepEqual(evaluateParsedPolicy(parsePolicy(p), pay('1.5'), EMPTY, NOW), evaluatePolicy(p, pay('1.5'), EMPTY, NOW));
+    assert.deepEqual(
+      evaluateParsedPolicy(parsePolicy(p), pay('1.5'), EMPTY, NOW),
+      evaluatePolicy(p, pay('1.5'), EMPTY, NOW),
+    );
   });
 });

@@ -3,7 +3,16 @@
  * round-trip properties (format → parse is the identity on bigints; parse → format is canonical).
  */
 import assert from 'node:assert/strict';
-import { MAX_USD_MICRO, RAW_AMOUNT_LIMIT, canonicalUsd, formatUsd, isRawAmount, isUsdString, parseRawAmount, parseUsd } from '../../../policy/money.js';
+import {
+  MAX_USD_MICRO,
+  RAW_AMOUNT_LIMIT,
+  canonicalUsd,
+  formatUsd,
+  isRawAmount,
+  isUsdString,
+  parseRawAmount,
+  parseUsd,
+} from '../../../policy/money.js';
 import { hostile, seeded } from './policy-fixtures.js';
 
 describe('money: USD strings ⇄ micro-USD', () => {
@@ -45,7 +54,26 @@ describe('money: USD strings ⇄ micro-USD', () => {
   });
 
   it('refuses the generic hostile values and other ambiguous spellings', () => {
-    const more = ['-0', '+1', '1.', '.1', '01', '1.1234567', ' 1', '1 ', '1\n', '\n1', '1_000', '0b1', '1.2.3', '١', 'Infinity', '1e-7', 1n, new String('1')];
+    const more = [
+      '-0',
+      '+1',
+      '1.',
+      '.1',
+      '01',
+      '1.1234567',
+      ' 1',
+      '1 ',
+      '1\n',
+      '\n1',
+      '1_000',
+      '0b1',
+      '1.2.3',
+      '١',
+      'Infinity',
+      '1e-7',
+      1n,
+      new String('1'),
+    ];
     for (const value of [...hostile.any!, ...more]) {
       assert.equal(isUsdString(value), false, String(value));
       assert.throws(() => parseUsd(value as string), RangeError, String(value));
@@ -56,7 +84,12 @@ describe('money: USD strings ⇄ micro-USD', () => {
     const rng = seeded(402n);
     for (let i = 0; i < 2_000; i++) {
       // Mix magnitudes: whole range, small amounts, and exact cents.
-      const micro = i % 3 === 0 ? rng.below(MAX_USD_MICRO + 1n) : i % 3 === 1 ? rng.below(10n ** 9n) : rng.below(10n ** 8n) * 10_000n;
+      const micro =
+        i % 3 === 0
+          ? rng.below(MAX_USD_MICRO + 1n)
+          : i % 3 === 1
+            ? rng.below(10n ** 9n)
+            : rng.below(10n ** 8n) * 10_000n;
       const text = formatUsd(micro);
       assert.equal(parseUsd(text), micro, text);
       assert.equal(canonicalUsd(text), text);
@@ -68,7 +101,10 @@ describe('money: USD strings ⇄ micro-USD', () => {
     for (let i = 0; i < 1_000; i++) {
       const whole = rng.below(10n ** BigInt(1 + rng.int(12)));
       const digits = 1 + rng.int(6);
-      const fraction = rng.below(10n ** BigInt(digits)).toString().padStart(digits, '0');
+      const fraction = rng
+        .below(10n ** BigInt(digits))
+        .toString()
+        .padStart(digits, '0');
       const text = `${whole}.${fraction}`;
       assert.equal(parseUsd(canonicalUsd(text)), parseUsd(text), text);
       assert.ok(!/\.\d*0$/.test(canonicalUsd(text)), canonicalUsd(text));

@@ -62,13 +62,22 @@ describe('parsePolicy', () => {
       [{ capability_cap_usd: { a: 1 } }, 'policy.capability_cap_usd["a"]'],
     ];
     for (const [stored, field] of cases) {
-      assert.throws(() => parsePolicy(stored), (err: unknown) => err instanceof PolicyInputError && err.field === field, JSON.stringify(stored));
+      assert.throws(
+        () => parsePolicy(stored),
+        (err: unknown) => err instanceof PolicyInputError && err.field === field,
+        JSON.stringify(stored),
+      );
       assert.throws(() => evaluatePolicy(stored as WalletPolicy, pay('1'), EMPTY, NOW), PolicyInputError);
     }
   });
 
   it('accepts a stored policy written before canonical spelling (e.g. "1.50", lower-case addresses)', () => {
-    const d = evaluatePolicy({ per_tx_cap_usd: '1.50', counterparty_allowlist: [TO.toLowerCase() as `0x${string}`] }, pay('1.5'), EMPTY, NOW);
+    const d = evaluatePolicy(
+      { per_tx_cap_usd: '1.50', counterparty_allowlist: [TO.toLowerCase() as `0x${string}`] },
+      pay('1.5'),
+      EMPTY,
+      NOW,
+    );
     assert.equal(d.allowed, true);
   });
 });

@@ -8,7 +8,9 @@ import { parseUsd } from '../../../policy/money.js';
 import { walletPolicySchema, type WalletPolicy } from '../../../policy/policy-schema.js';
 import type { SpendRequest, SpendState } from '../../../policy/policy-types.js';
 
-export const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+export const hostile = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+) as Record<string, unknown[]>;
 
 /** Checksummed (EIP-55) addresses from the EIP-55 test set and the hostile table. */
 export const TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -18,10 +20,26 @@ export const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000';
 export const upper = (address: string): string => `0x${address.slice(2).toUpperCase()}`;
 
 export const NOW = new Date('2026-11-22T12:00:00Z');
-export const EMPTY: SpendState = { dailySpentMicro: 0n, weeklySpentMicro: 0n, monthlySpentMicro: 0n, lastPaymentAt: null, recentCount: 0 };
+export const EMPTY: SpendState = {
+  dailySpentMicro: 0n,
+  weeklySpentMicro: 0n,
+  monthlySpentMicro: 0n,
+  lastPaymentAt: null,
+  recentCount: 0,
+};
 
-export const pay = (usd: string, overrides: Partial<SpendRequest> = {}): SpendRequest => ({ kind: 'pay', amountMicro: parseUsd(usd), to: TO, ...overrides });
-export const transfer = (usd: string, overrides: Partial<SpendRequest> = {}): SpendRequest => ({ kind: 'transfer', amountMicro: parseUsd(usd), to: TO, ...overrides });
+export const pay = (usd: string, overrides: Partial<SpendRequest> = {}): SpendRequest => ({
+  kind: 'pay',
+  amountMicro: parseUsd(usd),
+  to: TO,
+  ...overrides,
+});
+export const transfer = (usd: string, overrides: Partial<SpendRequest> = {}): SpendRequest => ({
+  kind: 'transfer',
+  amountMicro: parseUsd(usd),
+  to: TO,
+  ...overrides,
+});
 export const policy = (p: unknown): WalletPolicy => walletPolicySchema.parse(p);
 export const rules = (d: { violations: Array<{ rule: string }> }): string[] => d.violations.map((v) => v.rule);
 

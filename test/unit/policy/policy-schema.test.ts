@@ -4,7 +4,12 @@
  */
 import assert from 'node:assert/strict';
 import { normalizePolicy } from '../../../policy/normalize-policy.js';
-import { POLICY_LIMITS, counterpartyAddressSchema, evmAddressSchema, walletPolicySchema } from '../../../policy/policy-schema.js';
+import {
+  POLICY_LIMITS,
+  counterpartyAddressSchema,
+  evmAddressSchema,
+  walletPolicySchema,
+} from '../../../policy/policy-schema.js';
 import { OTHER, THIRD, TO, ZERO_ADDRESS, hostile, policy, upper } from './policy-fixtures.js';
 
 const refused = (body: unknown): boolean => !walletPolicySchema.safeParse(body).success;
@@ -75,13 +80,16 @@ describe('policy schema: amounts, counts and capability caps', () => {
       for (const rule of ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd']) {
         assert.ok(refused({ [rule]: value }), `${rule}=${JSON.stringify(value)}`);
       }
-      if (value !== '0') assert.ok(refused({ capability_cap_usd: { x: value } }), `capability cap ${JSON.stringify(value)}`);
+      if (value !== '0')
+        assert.ok(refused({ capability_cap_usd: { x: value } }), `capability cap ${JSON.stringify(value)}`);
     }
     assert.ok(refused({ per_tx_cap_usd: '0.000000' }));
   });
 
   it('decision: a capability cap may be "0" (forbids that capability)', () => {
-    assert.deepEqual(policy({ capability_cap_usd: { 'llm.expensive': '0.00' } }).capability_cap_usd, { 'llm.expensive': '0' });
+    assert.deepEqual(policy({ capability_cap_usd: { 'llm.expensive': '0.00' } }).capability_cap_usd, {
+      'llm.expensive': '0',
+    });
   });
 
   it('bounds velocity_cap and cooling_off to integers in range', () => {
@@ -115,7 +123,21 @@ describe('policy schema: amounts, counts and capability caps', () => {
     for (const good of ['a', 'search.web', 'llm.*', 'x402:weather/v1', 'a_b-c', '*', 'constructor', 'a'.repeat(128)]) {
       assert.ok(!refused({ capability_cap_usd: { [good]: '1' } }), good);
     }
-    for (const bad of ['', 'UPPER', '.a', '-a', 'a*b', '**', 'a**', ' a', 'a b', 'é', '__proto__', 'a'.repeat(129), 'a\n']) {
+    for (const bad of [
+      '',
+      'UPPER',
+      '.a',
+      '-a',
+      'a*b',
+      '**',
+      'a**',
+      ' a',
+      'a b',
+      'é',
+      '__proto__',
+      'a'.repeat(129),
+      'a\n',
+    ]) {
       assert.ok(refused({ capability_cap_usd: { [bad]: '1' } }), JSON.stringify(bad));
     }
     const caps = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, '1']));
@@ -129,7 +151,12 @@ describe('policy schema: amounts, counts and capability caps', () => {
   });
 
   it('refuses unknown fields, misspellings and prototype keys at the top level', () => {
-    for (const bad of [{ daily_cap: '1' }, { cooling_off_seconds: 1 }, JSON.parse('{"__proto__": {"daily_cap_usd": "1"}}'), { constructor: {} }]) {
+    for (const bad of [
+      { daily_cap: '1' },
+      { cooling_off_seconds: 1 },
+      JSON.parse('{"__proto__": {"daily_cap_usd": "1"}}'),
+      { constructor: {} },
+    ]) {
       assert.ok(refused(bad), JSON.stringify(bad));
     }
     for (const value of hostile.any!) {

@@ -81,7 +81,10 @@ describe('policyWindows (UTC calendar)', () => {
 
 describe('velocityWindowStart', () => {
   it('is now − window_seconds, or null without a velocity cap', () => {
-    assert.equal(velocityWindowStart({ velocity_cap: { max_count: 3, window_seconds: 60 } }, NOW)?.toISOString(), '2026-11-22T11:59:00.000Z');
+    assert.equal(
+      velocityWindowStart({ velocity_cap: { max_count: 3, window_seconds: 60 } }, NOW)?.toISOString(),
+      '2026-11-22T11:59:00.000Z',
+    );
     assert.equal(velocityWindowStart({}, NOW), null);
     assert.throws(() => velocityWindowStart({}, new Date(Number.NaN)), PolicyInputError);
   });

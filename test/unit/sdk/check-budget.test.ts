@@ -4,12 +4,21 @@
  * buyer is created — not in the middle of a payment.
  */
 import assert from 'node:assert/strict';
-import { checkBudget, createX402Buyer, InsufficientBudgetError, InvalidArgumentError, TreasuryClient } from '../../../src/sdk/index.js';
+import {
+  checkBudget,
+  createX402Buyer,
+  InsufficientBudgetError,
+  InvalidArgumentError,
+  TreasuryClient,
+} from '../../../src/sdk/index.js';
 import { requirements } from '../x402/x402-fixtures.js';
 import { WALLET_ID } from './scripted-http.js';
 
 const refused = (requested: string, cap: string) => (err: unknown) =>
-  err instanceof InsufficientBudgetError && err.code === 'insufficient_budget' && err.requested_usd === requested && err.cap_usd === cap;
+  err instanceof InsufficientBudgetError &&
+  err.code === 'insufficient_budget' &&
+  err.requested_usd === requested &&
+  err.cap_usd === cap;
 
 describe('buyer SDK: checkBudget', () => {
   it('0.010001 against a cap of 0.01 is refused; exactly 0.01 passes', () => {
@@ -50,8 +59,15 @@ describe('buyer SDK: checkBudget', () => {
   it('a malformed maxPriceUsd is refused by createX402Buyer (no floats, no exponents, at most 6 decimals)', () => {
     const client = new TreasuryClient({ apiUrl: 'http://127.0.0.1:9', token: 'xx_pat_test' });
     for (const bad of ['1e3', '0.0000001', '-1', '0.1 ', '$1', '.5', '1.']) {
-      assert.throws(() => createX402Buyer({ client, walletId: WALLET_ID, maxPriceUsd: bad }), (err: unknown) => err instanceof InvalidArgumentError && err.field === 'options.maxPriceUsd', bad);
+      assert.throws(
+        () => createX402Buyer({ client, walletId: WALLET_ID, maxPriceUsd: bad }),
+        (err: unknown) => err instanceof InvalidArgumentError && err.field === 'options.maxPriceUsd',
+        bad,
+      );
     }
-    assert.throws(() => createX402Buyer({ client, walletId: WALLET_ID, maxPriceUsd: 0.01 as unknown as string }), InvalidArgumentError);
+    assert.throws(
+      () => createX402Buyer({ client, walletId: WALLET_ID, maxPriceUsd: 0.01 as unknown as string }),
+      InvalidArgumentError,
+    );
   });
 });

@@ -39,7 +39,12 @@ export async function scriptedServer(handler: ScriptedHandler): Promise<Scripted
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const recorded: RecordedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       state.requests.push(recorded);
       Promise.resolve()
         .then(() => state.handler(recorded))
@@ -92,7 +97,14 @@ export const NONCE = `0x${'ab'.repeat(32)}`;
 /** What Treasury's pay endpoint answers for `r` (the signature is a placeholder; sellers here do not verify). */
 export function signedFor(r: Pick<PaymentRequirements, 'payTo' | 'amount' | 'asset' | 'network'>) {
   return {
-    authorization: { from: buyer.address, to: r.payTo, value: r.amount, validAfter: '0', validBefore: '9999999999', nonce: NONCE },
+    authorization: {
+      from: buyer.address,
+      to: r.payTo,
+      value: r.amount,
+      validAfter: '0',
+      validBefore: '9999999999',
+      nonce: NONCE,
+    },
     signature: `0x${'11'.repeat(65)}`,
     authorization_id: 'auth_1',
     decision_id: 'pd_1',
@@ -109,7 +121,8 @@ export function fakeTreasuryHandler(reply?: (req: RecordedRequest) => ScriptedRe
     const custom = reply?.(req);
     if (custom) return custom;
     if (req.method === 'GET' && req.url === `/v1/wallets/${WALLET_ID}`) return { status: 200, body: WALLET };
-    if (req.method === 'POST' && req.url === `/v1/wallets/${WALLET_ID}/pay`) return { status: 200, body: signedFor(JSON.parse(req.body).payment_requirements) };
+    if (req.method === 'POST' && req.url === `/v1/wallets/${WALLET_ID}/pay`)
+      return { status: 200, body: signedFor(JSON.parse(req.body).payment_requirements) };
     return { status: 404, body: { error_code: 'not_found', user_message: 'Not found.' } };
   };
 }

@@ -11,7 +11,10 @@ describe('buyer SDK: selectAccept', () => {
   const mainnet = requirements({ network: 'eip155:8453', amount: '1' });
   const upto = requirements({ scheme: 'upto' });
   const facilitatorAddress = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
-  const uptoOk = requirements({ scheme: 'upto', extra: { name: 'USDC', version: '2', facilitatorAddress, assetTransferMethod: 'permit2' } });
+  const uptoOk = requirements({
+    scheme: 'upto',
+    extra: { name: 'USDC', version: '2', facilitatorAddress, assetTransferMethod: 'permit2' },
+  });
   const uptoNoMethod = requirements({ scheme: 'upto', extra: { facilitatorAddress } });
   const uptoEip3009 = requirements({ scheme: 'upto', extra: { facilitatorAddress, assetTransferMethod: 'eip3009' } });
   const exactPermit2 = requirements({ extra: { name: 'USDC', version: '2', assetTransferMethod: 'permit2' } });
@@ -44,7 +47,10 @@ describe('buyer SDK: selectAccept', () => {
   it("only the wallet's own network when it is known (Treasury refuses the others)", () => {
     assert.equal(selectAccept([mainnet, good], { walletNetwork: 'eip155:84532' }), good);
     assert.equal(selectAccept([mainnet], { walletNetwork: 'eip155:84532' }), undefined);
-    assert.equal(selectAccept([mainnet, good], { networks: ['eip155:8453'], walletNetwork: 'eip155:84532' }), undefined);
+    assert.equal(
+      selectAccept([mainnet, good], { networks: ['eip155:8453'], walletNetwork: 'eip155:84532' }),
+      undefined,
+    );
   });
 
   it('explicit networks narrow the choice', () => {

@@ -19,13 +19,26 @@ import {
   TreasuryUnreachableError,
 } from '../../../src/sdk/index.js';
 import { requirements, SELLER } from '../x402/x402-fixtures.js';
-import { fakeTreasuryHandler, scriptedServer, signedFor, WALLET, WALLET_ID, type ScriptedReply, type ScriptedServer } from './scripted-http.js';
+import {
+  fakeTreasuryHandler,
+  scriptedServer,
+  signedFor,
+  WALLET,
+  WALLET_ID,
+  type ScriptedReply,
+  type ScriptedServer,
+} from './scripted-http.js';
 
 const CAP_BODY = {
   error_code: 'MGMT_6014',
   user_message: 'This PAT reached its daily cap of 5 USD. Raise it in the dashboard.',
   request_id: 'req_1',
-  recovery: { kind: 'raise_pat_cap', settings_url: 'https://dash.example/settings/pats/pat_1', current_cap_usd: '5', attempted_amount_usd: '0.01' },
+  recovery: {
+    kind: 'raise_pat_cap',
+    settings_url: 'https://dash.example/settings/pats/pat_1',
+    current_cap_usd: '5',
+    attempted_amount_usd: '0.01',
+  },
   spent_today_usd: '4.995',
 };
 
@@ -41,7 +54,10 @@ describe('buyer SDK: TreasuryClient', () => {
     for (const token of [undefined, '', null]) {
       assert.throws(
         () => new TreasuryClient({ apiUrl: treasury.url, token: token as string | undefined }),
-        (err: unknown) => err instanceof TreasuryKeyMissingError && err.code === 'treasury_key_missing' && err.name === 'TreasuryKeyMissingError',
+        (err: unknown) =>
+          err instanceof TreasuryKeyMissingError &&
+          err.code === 'treasury_key_missing' &&
+          err.name === 'TreasuryKeyMissingError',
       );
     }
     assert.throws(() => new (TreasuryClient as unknown as new () => TreasuryClient)(), TreasuryKeyMissingError);
@@ -60,7 +76,8 @@ describe('buyer SDK: TreasuryClient', () => {
     for (const [options, field] of cases) {
       assert.throws(
         () => new TreasuryClient(options as never),
-        (err: unknown) => err instanceof InvalidArgumentError && err.field === field && !err.message.includes('secret1'),
+        (err: unknown) =>
+          err instanceof InvalidArgumentError && err.field === field && !err.message.includes('secret1'),
         field,
       );
     }
@@ -70,7 +87,20 @@ describe('buyer SDK: TreasuryClient', () => {
     treasury.handler = fakeTreasuryHandler((req) => {
       // A server that answers in one page, without next_cursor.
       if (req.url === '/v1/wallets?limit=500') return { status: 200, body: { wallets: [WALLET] } };
-      if (req.url.endsWith('/balance')) return { status: 200, body: { wallet_id: WALLET_ID, network: 'eip155:84532', asset: requirements().asset, address: WALLET.address, balance_raw: '1500000', balance_usd: '1.5', stale: false, updated_at: 'now' } };
+      if (req.url.endsWith('/balance'))
+        return {
+          status: 200,
+          body: {
+            wallet_id: WALLET_ID,
+            network: 'eip155:84532',
+            asset: requirements().asset,
+            address: WALLET.address,
+            balance_raw: '1500000',
+            balance_usd: '1.5',
+            stale: false,
+            updated_at: 'now',
+          },
+        };
       return undefined;
     });
     const c = client();
@@ -90,26 +120,54 @@ describe('buyer SDK: TreasuryClient', () => {
   it('listWallets reads every page the cursor leads to, and refuses a cursor that repeats', async () => {
     const second = { ...WALLET, id: `wal_${'b'.repeat(24)}`, label: 'second' };
     treasury.handler = fakeTreasuryHandler((req) => {
-      if (req.url === '/v1/wallets?limit=500') return { status: 200, body: { wallets: [WALLET], next_cursor: 'page-2' } };
-      if (req.url === '/v1/wallets?limit=500&cursor=page-2') return { status: 200, body: { wallets: [second], next_cursor: null } };
+      if (req.url === '/v1/wallets?limit=500')
+        return { status: 200, body: { wallets: [WALLET], next_cursor: 'page-2' } };
+      if (req.url === '/v1/wallets?limit=500&cursor=page-2')
+        return { status: 200, body: { wallets: [second], next_cursor: null } };
       return undefined;
     });
     assert.deepEqual(await client().listWallets(), [WALLET, second]);
-    assert.deepEqual(treasury.requests.map((r) => r.url), ['/v1/wallets?limit=500', '/v1/wallets?limit=500&cursor=page-2']);
+    assert.deepEqual(
+      treasury.requests.map((r) => r.url),
+      ['/v1/wallets?limit=500', '/v1/wallets?limit=500&cursor=page-2'],
+    );
 
-    treasury.handler = fakeTreasuryHandler((req) => (req.url.startsWith('/v1/wallets?') ? { status: 200, body: { wallets: [WALLET], next_cursor: 'again' } } : undefined));
-    await assert.rejects(client().listWallets(), (err: unknown) => err instanceof InvalidTreasuryReplyError && err.code === 'invalid_treasury_reply');
+    treasury.handler = fakeTreasuryHandler((req) =>
+      req.url.startsWith('/v1/wallets?')
+        ? { status: 200, body: { wallets: [WALLET], next_cursor: 'again' } }
+        : undefined,
+    );
+    await assert.rejects(
+      client().listWallets(),
+      (err: unknown) => err instanceof InvalidTreasuryReplyError && err.code === 'invalid_treasury_reply',
+    );
   });
 
   it('pay and transfer send the API body (snake_case) and the Idempotency-Key', async () => {
-    treasury.handler = fakeTreasuryHandler((req) => (req.url.endsWith('/transfer') ? { status: 200, body: signedFor({ payTo: SELLER, amount: '250000', asset: requirements().asset, network: 'eip155:84532' }) } : undefined));
+    treasury.handler = fakeTreasuryHandler((req) =>
+      req.url.endsWith('/transfer')
+        ? {
+            status: 200,
+            body: signedFor({ payTo: SELLER, amount: '250000', asset: requirements().asset, network: 'eip155:84532' }),
+          }
+        : undefined,
+    );
     const c = client();
     const r = requirements();
-    const paid = await c.pay(WALLET_ID, { paymentRequirements: r, capability: 'search.web', authorization: { nonce: `0x${'cd'.repeat(32)}`, valid_before: '1900000000' }, idempotencyKey: 'order-42' });
+    const paid = await c.pay(WALLET_ID, {
+      paymentRequirements: r,
+      capability: 'search.web',
+      authorization: { nonce: `0x${'cd'.repeat(32)}`, valid_before: '1900000000' },
+      idempotencyKey: 'order-42',
+    });
     assert.equal(paid.decision_id, 'pd_1');
     await c.transfer(WALLET_ID, { to: SELLER, amountUsd: '0.25', validForSeconds: 600, idempotencyKey: 'tr-1' });
     const [pay, transfer] = treasury.requests;
-    assert.deepEqual(JSON.parse(pay!.body), { payment_requirements: r, capability: 'search.web', authorization: { nonce: `0x${'cd'.repeat(32)}`, valid_before: '1900000000' } });
+    assert.deepEqual(JSON.parse(pay!.body), {
+      payment_requirements: r,
+      capability: 'search.web',
+      authorization: { nonce: `0x${'cd'.repeat(32)}`, valid_before: '1900000000' },
+    });
     assert.equal(pay!.headers['idempotency-key'], 'order-42');
     assert.equal(pay!.headers['content-type'], 'application/json');
     assert.deepEqual(JSON.parse(transfer!.body), { to: SELLER, amount_usd: '0.25', valid_for_seconds: 600 });
@@ -121,25 +179,59 @@ describe('buyer SDK: TreasuryClient', () => {
     const cases: Array<[() => Promise<unknown>, string]> = [
       [() => c.getWallet('../admin'), 'walletId'],
       [() => c.getBalance('wal_1/../../x'), 'walletId'],
-      [() => c.pay(WALLET_ID, { paymentRequirements: { ...requirements(), amount: '1.5' } }), 'input.paymentRequirements.amount'],
-      [() => c.pay(WALLET_ID, { paymentRequirements: requirements(), idempotencyKey: 'has space' }), 'input.idempotencyKey'],
-      [() => c.pay(WALLET_ID, { paymentRequirements: requirements(), authorization: { nonce: '0x12' } }), 'input.authorization.nonce'],
+      [
+        () => c.pay(WALLET_ID, { paymentRequirements: { ...requirements(), amount: '1.5' } }),
+        'input.paymentRequirements.amount',
+      ],
+      [
+        () => c.pay(WALLET_ID, { paymentRequirements: requirements(), idempotencyKey: 'has space' }),
+        'input.idempotencyKey',
+      ],
+      [
+        () => c.pay(WALLET_ID, { paymentRequirements: requirements(), authorization: { nonce: '0x12' } }),
+        'input.authorization.nonce',
+      ],
       [() => c.pay(WALLET_ID, { paymentRequirements: requirements(), capability: 'Search Web' }), 'input.capability'],
       [() => c.transfer(WALLET_ID, { to: SELLER, amountUsd: '0.1e1' }), 'input.amountUsd'],
       [() => c.transfer(WALLET_ID, { to: SELLER, amountUsd: 1 as unknown as string }), 'input.amountUsd'],
       [() => c.transfer(WALLET_ID, { to: 'bob', amountUsd: '1' }), 'input.to'],
     ];
-    for (const [call, field] of cases) await assert.rejects(call(), (err: unknown) => err instanceof InvalidArgumentError && err.field === field && err.code === 'invalid_argument', field);
+    for (const [call, field] of cases)
+      await assert.rejects(
+        call(),
+        (err: unknown) => err instanceof InvalidArgumentError && err.field === field && err.code === 'invalid_argument',
+        field,
+      );
     assert.equal(treasury.requests.length, 0);
   });
 
   it('non-2xx → TreasuryApiError: code from error_code, else reason, else error; recovery, decision_id and the raw body kept', async () => {
-    const cases: Array<[number, unknown, Partial<Record<'code' | 'userMessage' | 'decisionId' | 'recoveryKind', string>>]> = [
-      [403, { error_code: 'policy_denied', reason: 'policy_denied', decision_id: 'pd_9', rule: 'daily_cap_usd', user_message: 'Over the daily cap.' }, { code: 'policy_denied', decisionId: 'pd_9', userMessage: 'Over the daily cap.' }],
-      [403, { reason: 'policy_denied', decision_id: 'pd_8' }, { code: 'policy_denied', decisionId: 'pd_8', userMessage: 'Treasury answered HTTP 403.' }],
+    const cases: Array<
+      [number, unknown, Partial<Record<'code' | 'userMessage' | 'decisionId' | 'recoveryKind', string>>]
+    > = [
+      [
+        403,
+        {
+          error_code: 'policy_denied',
+          reason: 'policy_denied',
+          decision_id: 'pd_9',
+          rule: 'daily_cap_usd',
+          user_message: 'Over the daily cap.',
+        },
+        { code: 'policy_denied', decisionId: 'pd_9', userMessage: 'Over the daily cap.' },
+      ],
+      [
+        403,
+        { reason: 'policy_denied', decision_id: 'pd_8' },
+        { code: 'policy_denied', decisionId: 'pd_8', userMessage: 'Treasury answered HTTP 403.' },
+      ],
       [400, { error: 'bad_request' }, { code: 'bad_request' }],
       [429, CAP_BODY, { code: 'MGMT_6014', recoveryKind: 'raise_pat_cap', userMessage: CAP_BODY.user_message }],
-      [410, { error_code: 'wallet_revoked', user_message: 'Revoked.', recovery: { no_kind: true } }, { code: 'wallet_revoked' }],
+      [
+        410,
+        { error_code: 'wallet_revoked', user_message: 'Revoked.', recovery: { no_kind: true } },
+        { code: 'wallet_revoked' },
+      ],
       [502, '<html>bad gateway</html>', { code: 'http_502', userMessage: 'Treasury answered HTTP 502.' }],
       [500, '', { code: 'http_500' }],
     ];
@@ -162,7 +254,15 @@ describe('buyer SDK: TreasuryClient', () => {
   const transientFailures: Array<{ what: string; reply: ScriptedReply; failed: (err: unknown) => boolean }> = [
     {
       what: 'a 503 (retried after its Retry-After)',
-      reply: { status: 503, headers: { 'retry-after': '0' }, body: { error_code: 'database_unavailable', user_message: 'The database is unreachable or restarting; retry shortly.', request_id: 'req_1' } },
+      reply: {
+        status: 503,
+        headers: { 'retry-after': '0' },
+        body: {
+          error_code: 'database_unavailable',
+          user_message: 'The database is unreachable or restarting; retry shortly.',
+          request_id: 'req_1',
+        },
+      },
       failed: (err) => err instanceof TreasuryApiError && err.status === 503 && err.code === 'database_unavailable',
     },
     {
@@ -184,7 +284,11 @@ describe('buyer SDK: TreasuryClient', () => {
       failures = 1;
       const paid = await client().pay(WALLET_ID, { paymentRequirements: requirements(), idempotencyKey: 'pay-7' });
       assert.ok(paid.signature);
-      assert.deepEqual(treasury.requests.map((r) => r.headers['idempotency-key']), ['pay-7', 'pay-7'], 'the retry is the same payment');
+      assert.deepEqual(
+        treasury.requests.map((r) => r.headers['idempotency-key']),
+        ['pay-7', 'pay-7'],
+        'the retry is the same payment',
+      );
 
       treasury.requests.length = 0;
       failures = 1;
@@ -205,8 +309,18 @@ describe('buyer SDK: TreasuryClient', () => {
   }
 
   it('a 401 is returned to the caller: no refresh, no retry', async () => {
-    treasury.handler = () => ({ status: 401, body: { error_code: 'invalid_token', user_message: 'Unknown, expired or revoked token.', recovery: { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' } } });
-    await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof TreasuryApiError && err.status === 401 && err.code === 'invalid_token');
+    treasury.handler = () => ({
+      status: 401,
+      body: {
+        error_code: 'invalid_token',
+        user_message: 'Unknown, expired or revoked token.',
+        recovery: { kind: 'reauthenticate', cli_command: 'xx init', login_command: 'xx login --token <PAT>' },
+      },
+    });
+    await assert.rejects(
+      client().pay(WALLET_ID, { paymentRequirements: requirements() }),
+      (err: unknown) => err instanceof TreasuryApiError && err.status === 401 && err.code === 'invalid_token',
+    );
     assert.equal(treasury.requests.length, 1);
   });
 
@@ -214,7 +328,10 @@ describe('buyer SDK: TreasuryClient', () => {
     const elsewhere = await scriptedServer(() => ({ status: 200, body: WALLET }));
     try {
       treasury.handler = () => ({ status: 307, headers: { location: `${elsewhere.url}/v1/wallets/${WALLET_ID}` } });
-      await assert.rejects(client().getWallet(WALLET_ID), (err: unknown) => err instanceof TreasuryApiError && err.status === 307);
+      await assert.rejects(
+        client().getWallet(WALLET_ID),
+        (err: unknown) => err instanceof TreasuryApiError && err.status === 307,
+      );
       assert.equal(elsewhere.requests.length, 0);
     } finally {
       await elsewhere.close();
@@ -223,7 +340,10 @@ describe('buyer SDK: TreasuryClient', () => {
 
   it('a reply of the wrong shape is never used (a malformed signature is not a signature)', async () => {
     treasury.handler = () => ({ status: 200, body: { ...signedFor(requirements()), signature: 'not-hex' } });
-    await assert.rejects(client().pay(WALLET_ID, { paymentRequirements: requirements() }), (err: unknown) => err instanceof InvalidTreasuryReplyError && /signature/.test(err.message));
+    await assert.rejects(
+      client().pay(WALLET_ID, { paymentRequirements: requirements() }),
+      (err: unknown) => err instanceof InvalidTreasuryReplyError && /signature/.test(err.message),
+    );
     treasury.handler = () => ({ status: 200, body: 'ok' });
     await assert.rejects(client().getWallet(WALLET_ID), InvalidTreasuryReplyError);
   });
@@ -231,9 +351,15 @@ describe('buyer SDK: TreasuryClient', () => {
   it('unreachable Treasury and time-outs are TreasuryUnreachableError', async () => {
     const url = treasury.url;
     await treasury.close();
-    await assert.rejects(new TreasuryClient({ apiUrl: url, token: 'xx_pat_test' }).listWallets(), (err: unknown) => err instanceof TreasuryUnreachableError && err.code === 'treasury_unreachable');
+    await assert.rejects(
+      new TreasuryClient({ apiUrl: url, token: 'xx_pat_test' }).listWallets(),
+      (err: unknown) => err instanceof TreasuryUnreachableError && err.code === 'treasury_unreachable',
+    );
     treasury = await scriptedServer(() => new Promise(() => {}));
-    await assert.rejects(new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test', timeoutMs: 100 }).listWallets(), TreasuryUnreachableError);
+    await assert.rejects(
+      new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test', timeoutMs: 100 }).listWallets(),
+      TreasuryUnreachableError,
+    );
   });
 
   it('mapRecoveryError: raise_pat_cap → PatCapReachedError (user_message, settings_url unchanged), reauthenticate → ReauthenticateError, anything else re-raised as it came', () => {
@@ -248,9 +374,18 @@ describe('buyer SDK: TreasuryClient', () => {
     assert.equal(cap.attemptedAmountUsd, '0.01');
     assert.ok(cap.apiError instanceof TreasuryApiError && cap.cause === cap.apiError);
 
-    const reauth = mapRecoveryError(new TreasuryApiError(401, { error_code: 'invalid_token', user_message: 'Sign in again.', recovery: { kind: 'reauthenticate', cli_command: 'xx init' } }));
+    const reauth = mapRecoveryError(
+      new TreasuryApiError(401, {
+        error_code: 'invalid_token',
+        user_message: 'Sign in again.',
+        recovery: { kind: 'reauthenticate', cli_command: 'xx init' },
+      }),
+    );
     assert.ok(reauth instanceof ReauthenticateError);
-    assert.deepEqual([reauth.code, reauth.user_message, reauth.recovery.cli_command], ['reauthenticate', 'Sign in again.', 'xx init']);
+    assert.deepEqual(
+      [reauth.code, reauth.user_message, reauth.recovery.cli_command],
+      ['reauthenticate', 'Sign in again.', 'xx init'],
+    );
 
     for (const body of [
       { error_code: 'insufficient_funds', recovery: { kind: 'fund_wallet', deposit_url: 'x' } },

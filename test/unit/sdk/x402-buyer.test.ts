@@ -6,7 +6,11 @@
  * receipt; the drop-in fetch with a Request and a body.
  */
 import assert from 'node:assert/strict';
-import { decodePaymentPayload, encodePaymentRequired, encodeSettlementReceipt } from '../../../src/x402/header-codec.js';
+import {
+  decodePaymentPayload,
+  encodePaymentRequired,
+  encodeSettlementReceipt,
+} from '../../../src/x402/header-codec.js';
 import type { PaymentRequired, PaymentRequirements } from '../../../src/x402/wire-schemas.js';
 import {
   createX402Buyer,
@@ -24,7 +28,15 @@ import {
   type X402BuyerOptions,
 } from '../../../src/sdk/index.js';
 import { buyer, requirements } from '../x402/x402-fixtures.js';
-import { fakeTreasuryHandler, scriptedServer, signedFor, WALLET_ID, type RecordedRequest, type ScriptedReply, type ScriptedServer } from './scripted-http.js';
+import {
+  fakeTreasuryHandler,
+  scriptedServer,
+  signedFor,
+  WALLET_ID,
+  type RecordedRequest,
+  type ScriptedReply,
+  type ScriptedServer,
+} from './scripted-http.js';
 
 const TX = `0x${'cd'.repeat(32)}`;
 
@@ -32,11 +44,25 @@ function challenge(accepts: PaymentRequirements[], error?: string): PaymentRequi
   return { x402Version: 2, resource: { url: 'http://seller.test/x' }, accepts, ...(error ? { error } : {}) };
 }
 
-const receipt = (success = true, extra: Record<string, unknown> = {}) => encodeSettlementReceipt({ success, transaction: success ? TX : '', network: 'eip155:84532', payer: buyer.address, ...extra });
+const receipt = (success = true, extra: Record<string, unknown> = {}) =>
+  encodeSettlementReceipt({
+    success,
+    transaction: success ? TX : '',
+    network: 'eip155:84532',
+    payer: buyer.address,
+    ...extra,
+  });
 
 /** A seller that answers 402 with `challengeHeaders` until a payment header arrives, then `paid`. */
-function seller(challengeHeaders: (c: string) => Record<string, string>, accepts: PaymentRequirements[], paid: (req: RecordedRequest) => ScriptedReply) {
-  return (req: RecordedRequest): ScriptedReply => (req.headers['payment-signature'] || req.headers['x-payment'] ? paid(req) : { status: 402, headers: challengeHeaders(encodePaymentRequired(challenge(accepts))), body: {} });
+function seller(
+  challengeHeaders: (c: string) => Record<string, string>,
+  accepts: PaymentRequirements[],
+  paid: (req: RecordedRequest) => ScriptedReply,
+) {
+  return (req: RecordedRequest): ScriptedReply =>
+    req.headers['payment-signature'] || req.headers['x-payment']
+      ? paid(req)
+      : { status: 402, headers: challengeHeaders(encodePaymentRequired(challenge(accepts))), body: {} };
 }
 
 describe('buyer SDK: createX402Buyer', () => {
@@ -51,48 +77,86 @@ describe('buyer SDK: createX402Buyer', () => {
     await shop.close();
   });
   const client = () => new TreasuryClient({ apiUrl: treasury.url, token: 'xx_pat_test' });
-  const newBuyer = (extra: Partial<X402BuyerOptions> = {}) => createX402Buyer({ client: client(), walletId: WALLET_ID, ...extra });
+  const newBuyer = (extra: Partial<X402BuyerOptions> = {}) =>
+    createX402Buyer({ client: client(), walletId: WALLET_ID, ...extra });
   const pays = () => treasury.requests.filter((r) => r.url.endsWith('/pay'));
 
   it('a non-402 answer passes through unpaid; Treasury is not asked', async () => {
     const result = await newBuyer().request(`${shop.url}/free`);
-    assert.deepEqual([result.status, result.paid, JSON.parse(result.body), result.receipt], [200, false, { free: true }, undefined]);
+    assert.deepEqual(
+      [result.status, result.paid, JSON.parse(result.body), result.receipt],
+      [200, false, { free: true }, undefined],
+    );
     assert.equal(treasury.requests.length, 0);
   });
 
   it('PAYMENT-REQUIRED → PAYMENT-SIGNATURE; X-PAYMENT-REQUIRED only → X-PAYMENT; the body is sent again; the receipt is decoded', async () => {
     const cases: Array<[(c: string) => Record<string, string>, string, string, string]> = [
-      [(c) => ({ 'payment-required': c, 'x-payment-required': c }), 'payment-signature', 'x-payment', 'payment-response'],
+      [
+        (c) => ({ 'payment-required': c, 'x-payment-required': c }),
+        'payment-signature',
+        'x-payment',
+        'payment-response',
+      ],
       [(c) => ({ 'x-payment-required': c }), 'x-payment', 'payment-signature', 'x-payment-response'],
     ];
     for (const [challengeHeaders, sent, notSent, receiptHeader] of cases) {
       const r = requirements();
       shop.requests.length = 0;
-      shop.handler = seller(challengeHeaders, [r], () => ({ status: 200, headers: { [receiptHeader]: receipt() }, body: { ok: true } }));
-      const result = await newBuyer().request(`${shop.url}/x`, { method: 'post', body: '{"q":1}', headers: { 'content-type': 'application/json', 'x-trace': 't1', 'payment-signature': 'caller-junk' } });
+      shop.handler = seller(challengeHeaders, [r], () => ({
+        status: 200,
+        headers: { [receiptHeader]: receipt() },
+        body: { ok: true },
+      }));
+      const result = await newBuyer().request(`${shop.url}/x`, {
+        method: 'post',
+        body: '{"q":1}',
+        headers: { 'content-type': 'application/json', 'x-trace': 't1', 'payment-signature': 'caller-junk' },
+      });
       assert.equal(result.paid, true);
-      assert.deepEqual(result.receipt, { success: true, transaction: TX, network: 'eip155:84532', payer: buyer.address, amount_raw: '10000', amount_usd: '0.01' });
+      assert.deepEqual(result.receipt, {
+        success: true,
+        transaction: TX,
+        network: 'eip155:84532',
+        payer: buyer.address,
+        amount_raw: '10000',
+        amount_usd: '0.01',
+      });
       assert.deepEqual(result.requirements, r);
       assert.equal(result.payment?.authorization_id, 'auth_1');
       const [first, second] = shop.requests;
       assert.equal(first!.headers['payment-signature'], undefined, 'a caller-set payment header is never forwarded');
-      assert.deepEqual([second!.method, second!.body, second!.headers['content-type'], second!.headers['x-trace']], ['POST', '{"q":1}', 'application/json', 't1']);
+      assert.deepEqual(
+        [second!.method, second!.body, second!.headers['content-type'], second!.headers['x-trace']],
+        ['POST', '{"q":1}', 'application/json', 't1'],
+      );
       assert.equal(second!.headers[notSent], undefined);
       const payload = decodePaymentPayload(second!.headers[sent] as string);
       assert.ok(payload.x402Version === 2);
       assert.deepEqual(payload.accepted, r, 'the chosen entry is echoed unchanged');
       assert.deepEqual(payload.resource, { url: 'http://seller.test/x' });
-      assert.deepEqual(payload.payload, { signature: signedFor(r).signature, authorization: signedFor(r).authorization });
+      assert.deepEqual(payload.payload, {
+        signature: signedFor(r).signature,
+        authorization: signedFor(r).authorization,
+      });
     }
   });
 
   it('a v2 challenge in the body only is paid on PAYMENT-SIGNATURE; a legacy v1 body and a 402 without a challenge are InvalidChallengeError', async () => {
     const r = requirements();
-    shop.handler = (req) => (req.headers['payment-signature'] ? { status: 200, body: 'paid' } : { status: 402, body: challenge([r]) });
+    shop.handler = (req) =>
+      req.headers['payment-signature'] ? { status: 200, body: 'paid' } : { status: 402, body: challenge([r]) };
     assert.equal((await newBuyer().request(shop.url)).paid, true);
-    for (const body of [{ x402Version: 1, accepts: [{ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '10000' }] }, 'Payment Required', { accepts: [] }]) {
+    for (const body of [
+      { x402Version: 1, accepts: [{ scheme: 'exact', network: 'base-sepolia', maxAmountRequired: '10000' }] },
+      'Payment Required',
+      { accepts: [] },
+    ]) {
       shop.handler = () => ({ status: 402, body });
-      await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof InvalidChallengeError && err.code === 'invalid_challenge');
+      await assert.rejects(
+        newBuyer().request(shop.url),
+        (err: unknown) => err instanceof InvalidChallengeError && err.code === 'invalid_challenge',
+      );
     }
     shop.handler = () => ({ status: 402, headers: { 'payment-required': 'not base64 json' } });
     await assert.rejects(newBuyer().request(shop.url), /PAYMENT-REQUIRED header could not be read/);
@@ -101,8 +165,16 @@ describe('buyer SDK: createX402Buyer', () => {
 
   it('each payment asked of Treasury carries an Idempotency-Key of its own; a 503 or a lost answer is retried with it, and the seller is paid once', async () => {
     const r = requirements();
-    shop.handler = seller((c) => ({ 'payment-required': c }), [r], () => ({ status: 200, headers: { 'payment-response': receipt() }, body: 'ok' }));
-    const unavailable = { status: 503, headers: { 'retry-after': '0' }, body: { error_code: 'database_busy', user_message: 'busy' } };
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [r],
+      () => ({ status: 200, headers: { 'payment-response': receipt() }, body: 'ok' }),
+    );
+    const unavailable = {
+      status: 503,
+      headers: { 'retry-after': '0' },
+      body: { error_code: 'database_busy', user_message: 'busy' },
+    };
     const failures: ScriptedReply[] = [unavailable, { status: 200, drop: true }];
     treasury.handler = fakeTreasuryHandler((req) => (req.url.endsWith('/pay') ? failures.shift() : undefined));
     const result = await newBuyer().request(shop.url);
@@ -118,87 +190,219 @@ describe('buyer SDK: createX402Buyer', () => {
   });
 
   it("pays the first entry on the wallet's network; none → NoCompatibleAcceptError with the accepts, nothing signed", async () => {
-    const mainnet = requirements({ network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', extra: { name: 'USD Coin', version: '2' } });
+    const mainnet = requirements({
+      network: 'eip155:8453',
+      asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+      extra: { name: 'USD Coin', version: '2' },
+    });
     const sepolia = requirements({ amount: '20000' });
-    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements({ scheme: 'upto' }), mainnet, sepolia], () => ({ status: 200, body: 'ok' }));
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements({ scheme: 'upto' }), mainnet, sepolia],
+      () => ({ status: 200, body: 'ok' }),
+    );
     const result = await newBuyer().request(shop.url);
     assert.deepEqual(result.requirements, sepolia);
     assert.equal(JSON.parse(pays()[0]!.body).payment_requirements.amount, '20000');
 
     const accepts = [mainnet, requirements({ extra: {} })];
-    shop.handler = seller((c) => ({ 'payment-required': c }), accepts, () => ({ status: 200 }));
-    await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof NoCompatibleAcceptError && err.code === 'no_compatible_accept' && err.accepts.length === 2 && /exact@eip155:8453/.test(err.message));
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      accepts,
+      () => ({ status: 200 }),
+    );
+    await assert.rejects(
+      newBuyer().request(shop.url),
+      (err: unknown) =>
+        err instanceof NoCompatibleAcceptError &&
+        err.code === 'no_compatible_accept' &&
+        err.accepts.length === 2 &&
+        /exact@eip155:8453/.test(err.message),
+    );
     await assert.rejects(newBuyer({ networks: ['eip155:8453'] }).request(shop.url), NoCompatibleAcceptError);
     assert.equal(pays().length, 1);
   });
 
   it('above maxPriceUsd → InsufficientBudgetError; Treasury is never asked to sign; equal to the cap is paid', async () => {
-    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements({ amount: '10001' })], () => ({ status: 200 }));
-    await assert.rejects(newBuyer({ maxPriceUsd: '0.01' }).request(shop.url), (err: unknown) => err instanceof InsufficientBudgetError && err.requested_usd === '0.010001' && err.cap_usd === '0.01');
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements({ amount: '10001' })],
+      () => ({ status: 200 }),
+    );
+    await assert.rejects(
+      newBuyer({ maxPriceUsd: '0.01' }).request(shop.url),
+      (err: unknown) =>
+        err instanceof InsufficientBudgetError && err.requested_usd === '0.010001' && err.cap_usd === '0.01',
+    );
     assert.equal(pays().length, 0);
     assert.equal(shop.requests.length, 1, 'no paid retry');
-    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements({ amount: '10000' })], () => ({ status: 200 }));
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements({ amount: '10000' })],
+      () => ({ status: 200 }),
+    );
     assert.equal((await newBuyer({ maxPriceUsd: '0.01' }).request(shop.url)).paid, true);
   });
 
   it("Treasury's refusals: raise_pat_cap → PatCapReachedError, reauthenticate → ReauthenticateError, policy denials and unknown kinds re-raised as they came; no paid retry", async () => {
-    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], () => ({ status: 200 }));
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements()],
+      () => ({ status: 200 }),
+    );
     const cases: Array<[number, unknown, (err: unknown) => boolean]> = [
-      [429, { error_code: 'MGMT_6014', user_message: 'Daily cap reached.', recovery: { kind: 'raise_pat_cap', settings_url: 'https://dash/settings/pats/pat_1', current_cap_usd: '5', attempted_amount_usd: '0.01' } }, (e) => e instanceof PatCapReachedError && e.user_message === 'Daily cap reached.' && e.settings_url === 'https://dash/settings/pats/pat_1'],
-      [401, { error_code: 'invalid_token', user_message: 'Sign in again.', recovery: { kind: 'reauthenticate' } }, (e) => e instanceof ReauthenticateError && e.userMessage === 'Sign in again.'],
-      [409, { error_code: 'something_new', user_message: 'x', recovery: { kind: 'future_kind' } }, (e) => e instanceof TreasuryApiError && e.code === 'something_new' && e.recovery?.kind === 'future_kind'],
-      [403, { error_code: 'policy_denied', reason: 'policy_denied', decision_id: 'pd_9', user_message: 'no' }, (e) => e instanceof TreasuryApiError && e.status === 403 && e.decisionId === 'pd_9'],
+      [
+        429,
+        {
+          error_code: 'MGMT_6014',
+          user_message: 'Daily cap reached.',
+          recovery: {
+            kind: 'raise_pat_cap',
+            settings_url: 'https://dash/settings/pats/pat_1',
+            current_cap_usd: '5',
+            attempted_amount_usd: '0.01',
+          },
+        },
+        (e) =>
+          e instanceof PatCapReachedError &&
+          e.user_message === 'Daily cap reached.' &&
+          e.settings_url === 'https://dash/settings/pats/pat_1',
+      ],
+      [
+        401,
+        { error_code: 'invalid_token', user_message: 'Sign in again.', recovery: { kind: 'reauthenticate' } },
+        (e) => e instanceof ReauthenticateError && e.userMessage === 'Sign in again.',
+      ],
+      [
+        409,
+        { error_code: 'something_new', user_message: 'x', recovery: { kind: 'future_kind' } },
+        (e) => e instanceof TreasuryApiError && e.code === 'something_new' && e.recovery?.kind === 'future_kind',
+      ],
+      [
+        403,
+        { error_code: 'policy_denied', reason: 'policy_denied', decision_id: 'pd_9', user_message: 'no' },
+        (e) => e instanceof TreasuryApiError && e.status === 403 && e.decisionId === 'pd_9',
+      ],
     ];
     for (const [status, body, check] of cases) {
       treasury.handler = fakeTreasuryHandler((req) => (req.url.endsWith('/pay') ? { status, body } : undefined));
       await assert.rejects(newBuyer().request(shop.url), check);
     }
     assert.equal(shop.requests.length, cases.length, 'no paid retry was sent after a refusal');
-    treasury.handler = () => ({ status: 401, body: { error_code: 'invalid_token', recovery: { kind: 'reauthenticate' } } });
+    treasury.handler = () => ({
+      status: 401,
+      body: { error_code: 'invalid_token', recovery: { kind: 'reauthenticate' } },
+    });
     await assert.rejects(newBuyer().request(shop.url), ReauthenticateError, 'the wallet read is mapped too');
   });
 
   it('a signature for other terms than the chosen entry is never sent', async () => {
-    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], () => ({ status: 200 }));
-    treasury.handler = fakeTreasuryHandler((req) => (req.url.endsWith('/pay') ? { status: 200, body: signedFor(requirements({ amount: '20000' })) } : undefined));
-    await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof SignatureMismatchError && /amount/.test(err.message));
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements()],
+      () => ({ status: 200 }),
+    );
+    treasury.handler = fakeTreasuryHandler((req) =>
+      req.url.endsWith('/pay') ? { status: 200, body: signedFor(requirements({ amount: '20000' })) } : undefined,
+    );
+    await assert.rejects(
+      newBuyer().request(shop.url),
+      (err: unknown) => err instanceof SignatureMismatchError && /amount/.test(err.message),
+    );
     assert.equal(shop.requests.length, 1);
   });
 
   it('settled, then refused → PaymentRejectedError (status_code, body, receipt); an unreadable receipt counts as settled', async () => {
-    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], () => ({ status: 500, headers: { 'payment-response': receipt() }, body: 'boom' }));
-    await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof PaymentRejectedError && err.code === 'payment_rejected' && err.status_code === 500 && err.body === 'boom' && err.receipt?.transaction === TX);
-    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], () => ({ status: 503, headers: { 'x-payment-response': 'garbage' }, body: 'down' }));
-    await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof PaymentRejectedError && err.status_code === 503 && err.receipt === undefined);
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements()],
+      () => ({ status: 500, headers: { 'payment-response': receipt() }, body: 'boom' }),
+    );
+    await assert.rejects(
+      newBuyer().request(shop.url),
+      (err: unknown) =>
+        err instanceof PaymentRejectedError &&
+        err.code === 'payment_rejected' &&
+        err.status_code === 500 &&
+        err.body === 'boom' &&
+        err.receipt?.transaction === TX,
+    );
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements()],
+      () => ({ status: 503, headers: { 'x-payment-response': 'garbage' }, body: 'down' }),
+    );
+    await assert.rejects(
+      newBuyer().request(shop.url),
+      (err: unknown) => err instanceof PaymentRejectedError && err.status_code === 503 && err.receipt === undefined,
+    );
   });
 
   it("not settled → X402PaymentFailedError with the seller's reason (receipt errorReason, re-issued challenge error, body error); exactly one paid attempt", async () => {
     const r = requirements();
     const refusals: Array<[ScriptedReply, string]> = [
-      [{ status: 402, headers: { 'payment-required': encodePaymentRequired(challenge([r], 'invalid_exact_evm_payload_signature')) }, body: {} }, 'invalid_exact_evm_payload_signature'],
-      [{ status: 402, headers: { 'payment-response': receipt(false, { errorReason: 'insufficient_funds' }), 'payment-required': encodePaymentRequired(challenge([r], 'settlement_failed')) }, body: {} }, 'insufficient_funds'],
+      [
+        {
+          status: 402,
+          headers: { 'payment-required': encodePaymentRequired(challenge([r], 'invalid_exact_evm_payload_signature')) },
+          body: {},
+        },
+        'invalid_exact_evm_payload_signature',
+      ],
+      [
+        {
+          status: 402,
+          headers: {
+            'payment-response': receipt(false, { errorReason: 'insufficient_funds' }),
+            'payment-required': encodePaymentRequired(challenge([r], 'settlement_failed')),
+          },
+          body: {},
+        },
+        'insufficient_funds',
+      ],
       [{ status: 400, body: { error_code: 'invalid_payment_header', user_message: 'x' } }, 'invalid_payment_header'],
       [{ status: 402, body: 'nope' }, 'HTTP 402'],
     ];
     for (const [reply, reason] of refusals) {
       shop.requests.length = 0;
-      shop.handler = seller((c) => ({ 'payment-required': c }), [r], () => reply);
-      await assert.rejects(newBuyer().request(shop.url), (err: unknown) => err instanceof X402PaymentFailedError && err.code === 'payment_failed' && err.status_code === reply.status && err.reason === reason, reason);
+      shop.handler = seller(
+        (c) => ({ 'payment-required': c }),
+        [r],
+        () => reply,
+      );
+      await assert.rejects(
+        newBuyer().request(shop.url),
+        (err: unknown) =>
+          err instanceof X402PaymentFailedError &&
+          err.code === 'payment_failed' &&
+          err.status_code === reply.status &&
+          err.reason === reason,
+        reason,
+      );
       assert.equal(shop.requests.length, 2);
     }
   });
 
   it('fetch(): a drop-in fetch taking a Request or (url, init) with a body; the final Response is returned', async () => {
-    shop.handler = seller((c) => ({ 'payment-required': c }), [requirements()], (req) => ({ status: 201, headers: { 'payment-response': receipt() }, body: { echoed: req.body } }));
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements()],
+      (req) => ({ status: 201, headers: { 'payment-response': receipt() }, body: { echoed: req.body } }),
+    );
     const b = newBuyer();
-    const res = await b.fetch(new Request(`${shop.url}/make`, { method: 'PUT', body: 'hello', headers: { 'x-a': '1' } }));
+    const res = await b.fetch(
+      new Request(`${shop.url}/make`, { method: 'PUT', body: 'hello', headers: { 'x-a': '1' } }),
+    );
     assert.equal(res.status, 201);
     assert.deepEqual(await res.json(), { echoed: 'hello' });
     assert.ok(res.headers.get('payment-response'));
     assert.deepEqual([shop.requests[1]!.method, shop.requests[1]!.headers['x-a']], ['PUT', '1']);
     shop.handler = () => ({ status: 204 });
     assert.equal((await b.fetch(new URL(`${shop.url}/nothing`), { method: 'DELETE' })).status, 204);
-    await assert.rejects(b.fetch('file:///etc/passwd'), (err: unknown) => err instanceof InvalidArgumentError || err instanceof TypeError);
+    await assert.rejects(
+      b.fetch('file:///etc/passwd'),
+      (err: unknown) => err instanceof InvalidArgumentError || err instanceof TypeError,
+    );
   });
 
   it('options and request arguments are validated', async () => {
@@ -211,8 +415,19 @@ describe('buyer SDK: createX402Buyer', () => {
       [{ capability: 'Not A Capability' }, 'options.capability'],
       [{ client: {} as TreasuryClient }, 'options.client'],
     ];
-    for (const [extra, field] of bad) assert.throws(() => createX402Buyer({ client: c, walletId: WALLET_ID, ...extra }), (err: unknown) => err instanceof InvalidArgumentError && err.field === field, field);
-    await assert.rejects(newBuyer().request('ftp://example.com/x'), (err: unknown) => err instanceof InvalidArgumentError && err.field === 'url');
-    await assert.rejects(newBuyer().request(shop.url, { method: 'GET /x HTTP/1.1' }), (err: unknown) => err instanceof InvalidArgumentError && err.field === 'init.method');
+    for (const [extra, field] of bad)
+      assert.throws(
+        () => createX402Buyer({ client: c, walletId: WALLET_ID, ...extra }),
+        (err: unknown) => err instanceof InvalidArgumentError && err.field === field,
+        field,
+      );
+    await assert.rejects(
+      newBuyer().request('ftp://example.com/x'),
+      (err: unknown) => err instanceof InvalidArgumentError && err.field === 'url',
+    );
+    await assert.rejects(
+      newBuyer().request(shop.url, { method: 'GET /x HTTP/1.1' }),
+      (err: unknown) => err instanceof InvalidArgumentError && err.field === 'init.method',
+    );
   });
 });

@@ -5,7 +5,15 @@ import { parseOpenApi } from '../../../src/api/services/openapi-ingest.js';
 
 describe('path patterns', () => {
   it('accepts one parameter per segment, with literal text around it', () => {
-    for (const ok of ['/', '/search', '/items/{id}', '/files/{name}.json', '/v{major}/reports/{report_id}/pages', '/a/{b}/c/{d}', '/x/{snake_case.name-1~}']) {
+    for (const ok of [
+      '/',
+      '/search',
+      '/items/{id}',
+      '/files/{name}.json',
+      '/v{major}/reports/{report_id}/pages',
+      '/a/{b}/c/{d}',
+      '/x/{snake_case.name-1~}',
+    ]) {
       assert.equal(parsePathPattern(ok).ok, true, ok);
     }
   });
@@ -49,7 +57,8 @@ describe('path patterns', () => {
       ['/search', 'search', false],
       ['/{a}{b}', '/ab', false],
     ];
-    for (const [pattern, route, expected] of table) assert.equal(matchPathPattern(pattern, route), expected, `${pattern} ~ ${route}`);
+    for (const [pattern, route, expected] of table)
+      assert.equal(matchPathPattern(pattern, route), expected, `${pattern} ~ ${route}`);
   });
 
   it('stays linear on the patterns and routes that froze a backtracking regex', () => {
@@ -57,7 +66,10 @@ describe('path patterns', () => {
     const started = process.hrtime.bigint();
     for (let i = 0; i < 1_000; i++) {
       matchPathPattern(hostile, '/' + 'a'.repeat(58) + '/');
-      matchPathPattern('/' + Array.from({ length: 16 }, (_, j) => `x{p${j}}y`).join('/'), '/' + 'xay/'.repeat(16) + 'z'.repeat(400));
+      matchPathPattern(
+        '/' + Array.from({ length: 16 }, (_, j) => `x{p${j}}y`).join('/'),
+        '/' + 'xay/'.repeat(16) + 'z'.repeat(400),
+      );
     }
     assert.ok(Number(process.hrtime.bigint() - started) / 1e6 < 1_000, 'two thousand matches in under a second');
   });

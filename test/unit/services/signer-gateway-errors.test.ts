@@ -26,12 +26,17 @@ async function refusal(err: Error): Promise<AppError> {
 
 describe('signer gateway: refusals as fields', () => {
   it('invariant_violation: `rule` is details.rule, whatever the message says', async () => {
-    const signerError = new SignerError('invariant_violation', 'value_max: prose that names another rule', { rule: 'window_max' });
+    const signerError = new SignerError('invariant_violation', 'value_max: prose that names another rule', {
+      rule: 'window_max',
+    });
     const err = await refusal(signerError);
     assert.equal(err.code, 'signer_refused');
     assert.equal(err.status, 403);
     assert.deepEqual(err.details, { rule: 'window_max' });
-    assert.equal(err.walk((e): e is SignerError => e instanceof SignerError), signerError);
+    assert.equal(
+      err.walk((e): e is SignerError => e instanceof SignerError),
+      signerError,
+    );
   });
 
   it('invariant_violation without details: rule null (nothing is recovered from the message)', async () => {
@@ -40,14 +45,30 @@ describe('signer gateway: refusals as fields', () => {
   });
 
   it('the per-signature maximum names its limit and max from details', async () => {
-    const err = await refusal(new SignerError('invariant_violation', 'over', { rule: 'value_max', limit: 'per_signature', max: '5000000' }));
+    const err = await refusal(
+      new SignerError('invariant_violation', 'over', { rule: 'value_max', limit: 'per_signature', max: '5000000' }),
+    );
     assert.deepEqual(err.details, { rule: 'value_max', limit: 'per_signature', max: '5000000' });
   });
 
   it('limit_exceeded: limit, max, headroom, window and Retry-After from details', async () => {
-    const err = await refusal(new SignerError('limit_exceeded', 'no numbers here', { limit: 'wallet_amount_day', max: '100', headroom: '7', window_seconds: 86_400, retry_after_seconds: 60 }));
+    const err = await refusal(
+      new SignerError('limit_exceeded', 'no numbers here', {
+        limit: 'wallet_amount_day',
+        max: '100',
+        headroom: '7',
+        window_seconds: 86_400,
+        retry_after_seconds: 60,
+      }),
+    );
     assert.equal(err.code, 'signer_limit_exceeded');
-    assert.deepEqual(err.details, { limit: 'wallet_amount_day', max: '100', headroom: '7', window_seconds: 86_400, retry_after_seconds: 60 });
+    assert.deepEqual(err.details, {
+      limit: 'wallet_amount_day',
+      max: '100',
+      headroom: '7',
+      window_seconds: 86_400,
+      retry_after_seconds: 60,
+    });
     assert.deepEqual(err.headers, { 'Retry-After': '60' });
   });
 });

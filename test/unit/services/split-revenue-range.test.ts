@@ -10,7 +10,10 @@ describe('splitRevenueRange', () => {
   });
 
   it('midnight bounds: whole days only', () => {
-    assert.deepEqual(splitRevenueRange(d('2026-11-01T00:00:00Z'), d('2026-11-25T00:00:00Z')), { rows: [], days: { first: '2026-11-01', end: '2026-11-25' } });
+    assert.deepEqual(splitRevenueRange(d('2026-11-01T00:00:00Z'), d('2026-11-25T00:00:00Z')), {
+      rows: [],
+      days: { first: '2026-11-01', end: '2026-11-25' },
+    });
   });
 
   it('bounds inside a day: the edges from the rows, the days between from the totals', () => {
@@ -24,17 +27,30 @@ describe('splitRevenueRange', () => {
   });
 
   it('one open side', () => {
-    assert.deepEqual(splitRevenueRange(d('2026-11-01T13:00:00Z'), undefined), { rows: [{ from: d('2026-11-01T13:00:00Z'), to: d('2026-11-02T00:00:00Z') }], days: { first: '2026-11-02', end: undefined } });
-    assert.deepEqual(splitRevenueRange(undefined, d('2026-11-25T06:00:00Z')), { rows: [{ from: d('2026-11-25T00:00:00Z'), to: d('2026-11-25T06:00:00Z') }], days: { first: undefined, end: '2026-11-25' } });
+    assert.deepEqual(splitRevenueRange(d('2026-11-01T13:00:00Z'), undefined), {
+      rows: [{ from: d('2026-11-01T13:00:00Z'), to: d('2026-11-02T00:00:00Z') }],
+      days: { first: '2026-11-02', end: undefined },
+    });
+    assert.deepEqual(splitRevenueRange(undefined, d('2026-11-25T06:00:00Z')), {
+      rows: [{ from: d('2026-11-25T00:00:00Z'), to: d('2026-11-25T06:00:00Z') }],
+      days: { first: undefined, end: '2026-11-25' },
+    });
   });
 
   it('no whole day inside: the rows alone, over the whole range', () => {
-    for (const [from, to] of [['2026-11-01T13:00:00Z', '2026-11-02T12:00:00Z'], ['2026-11-01T13:00:00Z', '2026-11-01T14:00:00Z'], ['2026-11-02T00:00:00Z', '2026-11-01T00:00:00Z']] as const) {
+    for (const [from, to] of [
+      ['2026-11-01T13:00:00Z', '2026-11-02T12:00:00Z'],
+      ['2026-11-01T13:00:00Z', '2026-11-01T14:00:00Z'],
+      ['2026-11-02T00:00:00Z', '2026-11-01T00:00:00Z'],
+    ] as const) {
       assert.deepEqual(splitRevenueRange(d(from), d(to)), { rows: [{ from: d(from), to: d(to) }] }, `${from} → ${to}`);
     }
   });
 
   it('exactly one whole day', () => {
-    assert.deepEqual(splitRevenueRange(d('2026-11-01T00:00:00Z'), d('2026-11-02T00:00:00Z')), { rows: [], days: { first: '2026-11-01', end: '2026-11-02' } });
+    assert.deepEqual(splitRevenueRange(d('2026-11-01T00:00:00Z'), d('2026-11-02T00:00:00Z')), {
+      rows: [],
+      days: { first: '2026-11-01', end: '2026-11-02' },
+    });
   });
 });

@@ -16,7 +16,14 @@ import { runKmsCall, DEFAULT_RETRY_POLICY, KmsCallFault } from '../../../signer/
 import { derSignatureToCompact } from '../../../signer/backends/aws-kms/kms-der-signature.js';
 import { classifyKmsError } from '../../../signer/backends/aws-kms/kms-error-class.js';
 import { awsAccountOfArn, walletKeyPolicy } from '../../../signer/backends/aws-kms/kms-key-policy.js';
-import { arnNamesKey, decodeAccountRef, decodeWalletRef, encodeAccountRef, encodeWalletRef, walletAlias } from '../../../signer/backends/aws-kms/kms-key-ref.js';
+import {
+  arnNamesKey,
+  decodeAccountRef,
+  decodeWalletRef,
+  encodeAccountRef,
+  encodeWalletRef,
+  walletAlias,
+} from '../../../signer/backends/aws-kms/kms-key-ref.js';
 import { spkiToUncompressedPoint } from '../../../signer/backends/aws-kms/kms-public-key.js';
 import { KmsBreaker } from '../../../signer/backends/aws-kms/kms-breaker.js';
 import { KmsSignRate } from '../../../signer/backends/aws-kms/kms-sign-rate.js';
@@ -58,7 +65,14 @@ describe('AWS KMS backend: DER signatures and SPKI public keys', () => {
     const priv = secp256k1.utils.randomSecretKey();
     const der = secp256k1.sign(new Uint8Array(32).fill(1), priv, { prehash: false, lowS: false, format: 'der' });
     const zeroR = Uint8Array.from([0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x01]);
-    for (const bad of [new Uint8Array(0), der.subarray(0, der.length - 1), Uint8Array.from([...der, 0]), new Uint8Array(64).fill(1), zeroR, new Uint8Array(73)]) {
+    for (const bad of [
+      new Uint8Array(0),
+      der.subarray(0, der.length - 1),
+      Uint8Array.from([...der, 0]),
+      new Uint8Array(64).fill(1),
+      zeroR,
+      new Uint8Array(73),
+    ]) {
       assert.throws(() => derSignatureToCompact(bad), isFault('hsm_error'));
     }
   });
@@ -69,7 +83,10 @@ describe('AWS KMS backend: DER signatures and SPKI public keys', () => {
     assert.equal(spki.length, 88);
     const d = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
     assert.deepEqual(spkiToUncompressedPoint(new Uint8Array(spki)), secp256k1.getPublicKey(d, false));
-    const p256 = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ format: 'der', type: 'spki' });
+    const p256 = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({
+      format: 'der',
+      type: 'spki',
+    });
     assert.throws(() => spkiToUncompressedPoint(new Uint8Array(p256)), isFault('hsm_error'));
     assert.throws(() => spkiToUncompressedPoint(new Uint8Array(spki.subarray(0, 80))), isFault('hsm_error'));
     assert.throws(() => spkiToUncompressedPoint(new Uint8Array(32)), isFault('hsm_error'));
@@ -81,8 +98,18 @@ describe('AWS KMS backend: key references', () => {
     const account = '0123456789abcdef0123456789abcdef';
     assert.equal(decodeAccountRef(encodeAccountRef(account)), account);
     assert.equal(decodeWalletRef(encodeWalletRef(KEY_ID)), KEY_ID);
-    assert.ok(keyRefSchema.safeParse(encodeAccountRef(account)).success && keyRefSchema.safeParse(encodeWalletRef(KEY_ID)).success);
-    for (const bad of [encodeWalletRef(KEY_ID.toUpperCase()), `kms:v1:wal:arn:aws:kms:eu-west-1:111122223333:key/${KEY_ID}`, `kms:v1:acct:${KEY_ID}`, 'p11:v1:wal:AAAAAAAAAAAAAAAAAAAAAA', `kms:v2:wal:${KEY_ID}`, `kms:v1:wal:${KEY_ID} `]) {
+    assert.ok(
+      keyRefSchema.safeParse(encodeAccountRef(account)).success &&
+        keyRefSchema.safeParse(encodeWalletRef(KEY_ID)).success,
+    );
+    for (const bad of [
+      encodeWalletRef(KEY_ID.toUpperCase()),
+      `kms:v1:wal:arn:aws:kms:eu-west-1:111122223333:key/${KEY_ID}`,
+      `kms:v1:acct:${KEY_ID}`,
+      'p11:v1:wal:AAAAAAAAAAAAAAAAAAAAAA',
+      `kms:v2:wal:${KEY_ID}`,
+      `kms:v1:wal:${KEY_ID} `,
+    ]) {
       assert.throws(() => decodeWalletRef(bad), isFault('key_not_found'), bad);
     }
     assert.throws(() => decodeAccountRef(encodeAccountRef(account.toUpperCase())), isFault('key_not_found'));
@@ -96,11 +123,21 @@ describe('AWS KMS backend: key references', () => {
   it('builds a per-account key policy: signer uses, digests only, destroyed stays destroyed', () => {
     assert.equal(awsAccountOfArn('arn:aws:iam::111122223333:role/treasury-signer'), '111122223333');
     assert.equal(awsAccountOfArn('role/x'), undefined);
-    const policy = JSON.parse(walletKeyPolicy({ awsAccountId: '111122223333', signerPrincipalArn: 'arn:aws:iam::111122223333:role/treasury-signer', adminPrincipalArn: undefined, treasuryAccountId: 'ab'.repeat(16) }));
+    const policy = JSON.parse(
+      walletKeyPolicy({
+        awsAccountId: '111122223333',
+        signerPrincipalArn: 'arn:aws:iam::111122223333:role/treasury-signer',
+        adminPrincipalArn: undefined,
+        treasuryAccountId: 'ab'.repeat(16),
+      }),
+    );
     const bySid = Object.fromEntries(policy.Statement.map((s: { Sid: string }) => [s.Sid, s]));
     assert.equal(policy.Id, `treasury-account-${'ab'.repeat(16)}`);
     assert.equal(bySid.AccountRootAdministers.Principal.AWS, 'arn:aws:iam::111122223333:root');
-    assert.ok(!bySid.TreasurySignerUses.Action.includes('kms:EnableKey') && bySid.TreasurySignerUses.Action.includes('kms:Sign'));
+    assert.ok(
+      !bySid.TreasurySignerUses.Action.includes('kms:EnableKey') &&
+        bySid.TreasurySignerUses.Action.includes('kms:Sign'),
+    );
     assert.deepEqual(bySid.DigestsOnly.Condition, { StringNotEquals: { 'kms:MessageType': 'DIGEST' } });
     assert.deepEqual(bySid.DestroyedStaysDestroyed.Action, ['kms:EnableKey', 'kms:CancelKeyDeletion']);
   });
@@ -108,7 +145,11 @@ describe('AWS KMS backend: key references', () => {
 
 /** An SDK-shaped error: what @aws-sdk/client-kms throws (name, $metadata.httpStatusCode, $fault). */
 function sdkError(name: string, status?: number, extra: Record<string, unknown> = {}): Error {
-  return Object.assign(new Error(name), { name, ...(status ? { $metadata: { httpStatusCode: status }, $fault: status >= 500 ? 'server' : 'client' } : {}), ...extra });
+  return Object.assign(new Error(name), {
+    name,
+    ...(status ? { $metadata: { httpStatusCode: status }, $fault: status >= 500 ? 'server' : 'client' } : {}),
+    ...extra,
+  });
 }
 
 describe('AWS KMS backend: error classification', () => {
@@ -118,7 +159,12 @@ describe('AWS KMS backend: error classification', () => {
       [sdkError('Unknown', 429), 'throttled', true, false],
       [sdkError('KMSInternalException', 500), 'server_error', true, true],
       [sdkError('DependencyTimeoutException', 503), 'server_error', true, true],
-      [Object.assign(new SyntaxError('Unexpected token <'), { $response: { statusCode: 502 } }), 'server_error', true, true],
+      [
+        Object.assign(new SyntaxError('Unexpected token <'), { $response: { statusCode: 502 } }),
+        'server_error',
+        true,
+        true,
+      ],
       [sdkError('NotFoundException', 400), 'not_found', false, false],
       [sdkError('DisabledException', 409), 'disabled', false, false],
       [sdkError('KMSInvalidStateException', 409), 'invalid_state', false, false],
@@ -126,20 +172,45 @@ describe('AWS KMS backend: error classification', () => {
       [sdkError('LimitExceededException', 400), 'quota', false, false],
       [sdkError('AccessDeniedException', 400), 'access_denied', false, false],
       [sdkError('ValidationException', 400), 'invalid_request', false, false],
-      [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), 'unreachable', false, false],
-      [Object.assign(new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]), {}), 'unreachable', false, false],
-      [Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', name: 'TimeoutError' }), 'connection_lost', true, true],
+      [
+        Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+        'unreachable',
+        false,
+        false,
+      ],
+      [
+        Object.assign(new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]), {}),
+        'unreachable',
+        false,
+        false,
+      ],
+      [
+        Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', name: 'TimeoutError' }),
+        'connection_lost',
+        true,
+        true,
+      ],
       [Object.assign(new Error('aborted'), { name: 'AbortError' }), 'timeout', true, true],
       [Object.assign(new Error('timed out'), { name: 'TimeoutError' }), 'timeout', true, true],
     ];
     for (const [err, reason, retryable, maybeExecuted] of table) {
-      assert.deepEqual(classifyKmsError(err), { reason, retryable, maybeExecuted }, `${err.name} ${String((err as { code?: string }).code ?? '')}`);
+      assert.deepEqual(
+        classifyKmsError(err),
+        { reason, retryable, maybeExecuted },
+        `${err.name} ${String((err as { code?: string }).code ?? '')}`,
+      );
     }
   });
 });
 
 describe('AWS KMS backend: retries within a deadline', () => {
-  const fast = { ...DEFAULT_RETRY_POLICY, attemptTimeoutMs: 200, baseDelayMs: 1, throttleBaseDelayMs: 2, maxDelayMs: 20 };
+  const fast = {
+    ...DEFAULT_RETRY_POLICY,
+    attemptTimeoutMs: 200,
+    baseDelayMs: 1,
+    throttleBaseDelayMs: 2,
+    maxDelayMs: 20,
+  };
   function recorder() {
     const events: string[] = [];
     return {
@@ -157,33 +228,63 @@ describe('AWS KMS backend: retries within a deadline', () => {
     const { events, observer } = recorder();
     const failures = [sdkError('ThrottlingException', 400), sdkError('KMSInternalException', 500)];
     const delays: number[] = [];
-    const result = await runKmsCall('sign', async () => {
-      const next = failures.shift();
-      if (next) throw next;
-      return 'signed';
-    }, { idempotent: true, deadline: Date.now() + 5000, policy: { ...fast, throttleBaseDelayMs: 100, baseDelayMs: 50, maxDelayMs: 1000 }, observer, random: () => 0.5, sleep: async (ms) => void delays.push(ms) });
+    const result = await runKmsCall(
+      'sign',
+      async () => {
+        const next = failures.shift();
+        if (next) throw next;
+        return 'signed';
+      },
+      {
+        idempotent: true,
+        deadline: Date.now() + 5000,
+        policy: { ...fast, throttleBaseDelayMs: 100, baseDelayMs: 50, maxDelayMs: 1000 },
+        observer,
+        random: () => 0.5,
+        sleep: async (ms) => void delays.push(ms),
+      },
+    );
     assert.equal(result, 'signed');
     assert.deepEqual(delays, [50, 50], 'attempt 0 throttled: 0.5 × 100; attempt 1 server error: 0.5 × 50 × 2');
-    assert.deepEqual(events, ['sign:throttled', 'sign:throttle', 'sign:retry:throttled', 'sign:server_error', 'sign:retry:server_error', 'sign:ok']);
+    assert.deepEqual(events, [
+      'sign:throttled',
+      'sign:throttle',
+      'sign:retry:throttled',
+      'sign:server_error',
+      'sign:retry:server_error',
+      'sign:ok',
+    ]);
   });
 
   it('never sends a non-idempotent call again after a failure that may have been carried out; does after a clean refusal', async () => {
     const { events, observer } = recorder();
     let sent = 0;
     await assert.rejects(
-      runKmsCall('create_key', async () => {
-        sent++;
-        throw sdkError('KMSInternalException', 500);
-      }, { idempotent: false, deadline: Date.now() + 5000, policy: fast, observer }),
-      (e: unknown) => e instanceof KmsCallFault && e.code === 'backend_unavailable' && e.kms.maybeExecuted && /not sent again/.test(e.message),
+      runKmsCall(
+        'create_key',
+        async () => {
+          sent++;
+          throw sdkError('KMSInternalException', 500);
+        },
+        { idempotent: false, deadline: Date.now() + 5000, policy: fast, observer },
+      ),
+      (e: unknown) =>
+        e instanceof KmsCallFault &&
+        e.code === 'backend_unavailable' &&
+        e.kms.maybeExecuted &&
+        /not sent again/.test(e.message),
     );
     assert.equal(sent, 1);
     assert.deepEqual(events, ['create_key:server_error', 'create_key:fail:maybe_executed']);
     sent = 0;
-    const ok = await runKmsCall('create_key', async () => {
-      if (++sent === 1) throw sdkError('ThrottlingException', 400);
-      return 'created';
-    }, { idempotent: false, deadline: Date.now() + 5000, policy: fast });
+    const ok = await runKmsCall(
+      'create_key',
+      async () => {
+        if (++sent === 1) throw sdkError('ThrottlingException', 400);
+        return 'created';
+      },
+      { idempotent: false, deadline: Date.now() + 5000, policy: fast },
+    );
     assert.deepEqual([ok, sent], ['created', 2]);
   });
 
@@ -192,10 +293,16 @@ describe('AWS KMS backend: retries within a deadline', () => {
     const started = Date.now();
     let attempts = 0;
     await assert.rejects(
-      runKmsCall('sign', (signal) => {
-        attempts++;
-        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))));
-      }, { idempotent: true, deadline: Date.now() + 700, policy: fast, observer }),
+      runKmsCall(
+        'sign',
+        (signal) => {
+          attempts++;
+          return new Promise((_, reject) =>
+            signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))),
+          );
+        },
+        { idempotent: true, deadline: Date.now() + 700, policy: fast, observer },
+      ),
       isFault('backend_unavailable'),
     );
     const elapsed = Date.now() - started;
@@ -207,15 +314,33 @@ describe('AWS KMS backend: retries within a deadline', () => {
   it('an unreachable KMS fails at once, without retries; a refusal maps to a stable code', async () => {
     const started = Date.now();
     await assert.rejects(
-      runKmsCall('sign', async () => {
-        throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-      }, { idempotent: true, deadline: Date.now() + 5000, policy: fast }),
+      runKmsCall(
+        'sign',
+        async () => {
+          throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        },
+        { idempotent: true, deadline: Date.now() + 5000, policy: fast },
+      ),
       isFault('backend_unavailable'),
     );
     assert.ok(Date.now() - started < 100);
-    const refusals: Array<[string, string]> = [['NotFoundException', 'key_not_found'], ['DisabledException', 'key_destroyed'], ['KMSInvalidStateException', 'key_destroyed'], ['AccessDeniedException', 'hsm_error']];
+    const refusals: Array<[string, string]> = [
+      ['NotFoundException', 'key_not_found'],
+      ['DisabledException', 'key_destroyed'],
+      ['KMSInvalidStateException', 'key_destroyed'],
+      ['AccessDeniedException', 'hsm_error'],
+    ];
     for (const [name, code] of refusals) {
-      await assert.rejects(runKmsCall('sign', async () => { throw sdkError(name, 400); }, { idempotent: true, deadline: Date.now() + 5000, policy: fast }), isFault(code));
+      await assert.rejects(
+        runKmsCall(
+          'sign',
+          async () => {
+            throw sdkError(name, 400);
+          },
+          { idempotent: true, deadline: Date.now() + 5000, policy: fast },
+        ),
+        isFault(code),
+      );
     }
   });
 });
@@ -250,7 +375,13 @@ describe('AWS KMS backend: sign rate and tombstones', () => {
       fs.appendFileSync(file, 'not a key id\n');
       const again = KmsTombstones.load(file);
       assert.ok(again.has(KEY_ID));
-      assert.equal(fs.readFileSync(file, 'utf8').split('\n').filter((l) => l === KEY_ID).length, 1);
+      assert.equal(
+        fs
+          .readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((l) => l === KEY_ID).length,
+        1,
+      );
       assert.equal(fs.statSync(file).mode & 0o777, 0o600);
       assert.ok(!KmsTombstones.load(undefined).has(KEY_ID));
     } finally {

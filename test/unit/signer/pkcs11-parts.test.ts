@@ -25,11 +25,24 @@ describe('PKCS#11 key references', () => {
     const decoded = decodeKeyRef(wal);
     assert.equal(decoded.kind, 'wal');
     assert.deepEqual(decoded.blob, blob);
-    assert.equal(decodeKeyRef(encodeKeyRef('acct', blob)).blobHash, decoded.blobHash, 'same blob, same tombstone key, whatever the prefix');
+    assert.equal(
+      decodeKeyRef(encodeKeyRef('acct', blob)).blobHash,
+      decoded.blobHash,
+      'same blob, same tombstone key, whatever the prefix',
+    );
   });
   it('refuse non-canonical spellings, other versions, and absurd sizes', () => {
     const wal = encodeKeyRef('wal', blob);
-    for (const ref of [wal + '=', wal.replace('p11:v1:', 'p11:v2:'), wal.replace('p11:', 'P11:'), 'p11:v1:wal:', 'p11:v1:wal:AAAA', `p11:v1:wal:${'A'.repeat(2000)}`, 'p11:v1:key:' + wal.slice(11), wal + '\n']) {
+    for (const ref of [
+      wal + '=',
+      wal.replace('p11:v1:', 'p11:v2:'),
+      wal.replace('p11:', 'P11:'),
+      'p11:v1:wal:',
+      'p11:v1:wal:AAAA',
+      `p11:v1:wal:${'A'.repeat(2000)}`,
+      'p11:v1:key:' + wal.slice(11),
+      wal + '\n',
+    ]) {
       assert.throws(() => decodeKeyRef(ref), isFault('key_not_found'), ref.slice(0, 40));
     }
     // base64url's last character can carry unused bits: a second spelling of the same bytes is refused.
@@ -61,7 +74,11 @@ describe('KeyHandleCache', () => {
     await pinned;
     assert.deepEqual(destroyed, [100]);
     let unwraps = 0;
-    await cache.use('b', () => (unwraps++, handle()), async () => undefined);
+    await cache.use(
+      'b',
+      () => (unwraps++, handle()),
+      async () => undefined,
+    );
     assert.equal(unwraps, 0, 'hit');
     cache.evict('b');
     assert.deepEqual(destroyed, [100, 101]);
@@ -72,8 +89,16 @@ describe('KeyHandleCache', () => {
   it('with max 0 unwraps, uses and destroys every time', async () => {
     const destroyed: Buffer[] = [];
     const cache = new KeyHandleCache({ max: 0, ttlMs: 1000, destroy: (h) => destroyed.push(h) });
-    await cache.use('a', () => Buffer.from([1]), async () => undefined);
-    await cache.use('a', () => Buffer.from([2]), async () => undefined);
+    await cache.use(
+      'a',
+      () => Buffer.from([1]),
+      async () => undefined,
+    );
+    await cache.use(
+      'a',
+      () => Buffer.from([2]),
+      async () => undefined,
+    );
     assert.deepEqual(destroyed, [Buffer.from([1]), Buffer.from([2])]);
     assert.equal(cache.size, 0);
   });
@@ -81,7 +106,14 @@ describe('KeyHandleCache', () => {
   it('destroys the handle when the operation fails', async () => {
     const destroyed: Buffer[] = [];
     const cache = new KeyHandleCache({ max: 0, ttlMs: 1000, destroy: (h) => destroyed.push(h) });
-    await assert.rejects(cache.use('a', () => Buffer.from([1]), async () => Promise.reject(new Error('boom'))), /boom/);
+    await assert.rejects(
+      cache.use(
+        'a',
+        () => Buffer.from([1]),
+        async () => Promise.reject(new Error('boom')),
+      ),
+      /boom/,
+    );
     assert.equal(destroyed.length, 1);
   });
 });
@@ -94,7 +126,10 @@ describe('CKR error map', () => {
     assert.equal(mapCkrCode(pkcs11js.CKR_GENERAL_ERROR, 'unwrap_wallet_key'), 'key_not_found');
     assert.equal(mapCkrCode(pkcs11js.CKR_GENERAL_ERROR, 'sign'), 'hsm_error');
     assert.equal(mapCkrCode(0x12345, 'sign'), 'hsm_error');
-    const fault = toSignerFault(Object.assign(new Error('CKR_PIN_INCORRECT with words that may change'), { code: pkcs11js.CKR_PIN_INCORRECT }), 'C_Login');
+    const fault = toSignerFault(
+      Object.assign(new Error('CKR_PIN_INCORRECT with words that may change'), { code: pkcs11js.CKR_PIN_INCORRECT }),
+      'C_Login',
+    );
     assert.equal(fault.message, 'C_Login failed (CKR 0x000000a0)');
     assert.equal(toSignerFault(new Error('no code'), 'sign').code, 'hsm_error');
   });
@@ -107,7 +142,12 @@ describe('ECDSA edges', () => {
     assert.deepEqual(Buffer.from(normalizeLowS(high)), Buffer.concat([be32(r), be32(5n)]));
     const low = Buffer.concat([be32(r), be32(5n)]);
     assert.deepEqual(Buffer.from(normalizeLowS(low)), low);
-    for (const bad of [Buffer.concat([be32(0n), be32(5n)]), Buffer.concat([be32(r), be32(0n)]), Buffer.concat([be32(N), be32(5n)]), Buffer.concat([be32(r), be32(N)])]) {
+    for (const bad of [
+      Buffer.concat([be32(0n), be32(5n)]),
+      Buffer.concat([be32(r), be32(0n)]),
+      Buffer.concat([be32(N), be32(5n)]),
+      Buffer.concat([be32(r), be32(N)]),
+    ]) {
       assert.throws(() => normalizeLowS(bad), isFault('hsm_error'));
     }
     assert.throws(() => normalizeLowS(new Uint8Array(65)), isFault('invalid_request'));

@@ -5,11 +5,19 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadSignerConfig, SignerConfigError, type BackendConfig, type Pkcs11BackendConfig } from '../../../signer/config/signer-config.js';
+import {
+  loadSignerConfig,
+  SignerConfigError,
+  type BackendConfig,
+  type Pkcs11BackendConfig,
+} from '../../../signer/config/signer-config.js';
 
 const base = { TREASURY_SIGNER_SOCKET: '/tmp/treasury-signer-test.sock', TREASURY_PKCS11_PIN: 'secret-pin-42' };
 const refused = (env: Record<string, string>, pattern: RegExp) =>
-  assert.throws(() => loadSignerConfig({ ...env }), (e: unknown) => e instanceof SignerConfigError && pattern.test(e.message) && !e.message.includes('secret-pin-42'));
+  assert.throws(
+    () => loadSignerConfig({ ...env }),
+    (e: unknown) => e instanceof SignerConfigError && pattern.test(e.message) && !e.message.includes('secret-pin-42'),
+  );
 
 /** The PKCS#11 half of the backend union (these tests configure PKCS#11 unless they say otherwise). */
 function p11(backend: BackendConfig): Pkcs11BackendConfig {
@@ -61,14 +69,29 @@ describe('signer configuration', () => {
     try {
       const file = path.join(dir, 'user.pin');
       fs.writeFileSync(file, 'file-pin-1234\n', { mode: 0o600 });
-      assert.equal(p11(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend).pin, 'file-pin-1234');
+      assert.equal(
+        p11(
+          loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file })
+            .backend,
+        ).pin,
+        'file-pin-1234',
+      );
       // Only the signer's user may read its PIN.
       for (const mode of [0o644, 0o640, 0o604, 0o620]) {
         fs.chmodSync(file, mode);
-        refused({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }, new RegExp(`readable or writable by other users \\(mode 0${mode.toString(8)}\\)`));
+        refused(
+          { TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file },
+          new RegExp(`readable or writable by other users \\(mode 0${mode.toString(8)}\\)`),
+        );
       }
       fs.chmodSync(file, 0o400);
-      assert.equal(p11(loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file }).backend).pin, 'file-pin-1234');
+      assert.equal(
+        p11(
+          loadSignerConfig({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_PKCS11_PIN_FILE: file })
+            .backend,
+        ).pin,
+        'file-pin-1234',
+      );
       fs.chmodSync(file, 0o600);
       refused({ ...base, TREASURY_PKCS11_PIN_FILE: file }, /not both/);
     } finally {
@@ -77,36 +100,77 @@ describe('signer configuration', () => {
   });
 
   it('reads the limits from the environment, the per-signature maximum under its new or its older name', () => {
-    const env = { ...base, TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '7000', TREASURY_SIGNER_WALLET_MAX_PER_DAY: '9000', TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3', TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '4' };
+    const env = {
+      ...base,
+      TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '7000',
+      TREASURY_SIGNER_WALLET_MAX_PER_DAY: '9000',
+      TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3',
+      TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '4',
+    };
     const config = loadSignerConfig({ ...env, TREASURY_SIGNER_MAX_PER_SIGNATURE: '6000' });
     assert.equal(config.invariants.maxValue, 6000n);
-    assert.deepEqual(config.walletLimits.map((l) => l.max), [3n, 4n, 7000n, 9000n]);
+    assert.deepEqual(
+      config.walletLimits.map((l) => l.max),
+      [3n, 4n, 7000n, 9000n],
+    );
     assert.equal(loadSignerConfig({ ...env, TREASURY_SIGNER_MAX_VALUE: '500' }).invariants.maxValue, 500n);
-    refused({ ...env, TREASURY_SIGNER_MAX_VALUE: '7001' }, /TREASURY_SIGNER_MAX_VALUE exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR/);
+    refused(
+      { ...env, TREASURY_SIGNER_MAX_VALUE: '7001' },
+      /TREASURY_SIGNER_MAX_VALUE exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR/,
+    );
   });
 
   it('parses overrides and names every bad variable', () => {
-    const config = loadSignerConfig({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ' 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 ,', TREASURY_PKCS11_SESSIONS: '8', TREASURY_SIGNER_METRICS_PORT: '9464', TREASURY_PKCS11_SIGN_INLINE: 'never' });
+    const config = loadSignerConfig({
+      ...base,
+      TREASURY_SIGNER_ALLOWED_TOKENS: ' 1:0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48 ,',
+      TREASURY_PKCS11_SESSIONS: '8',
+      TREASURY_SIGNER_METRICS_PORT: '9464',
+      TREASURY_PKCS11_SIGN_INLINE: 'never',
+    });
     assert.equal(p11(config.backend).signInline, 'never');
-    assert.deepEqual(config.invariants.allowedTokens, [{ chainId: 1, address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' }]);
+    assert.deepEqual(config.invariants.allowedTokens, [
+      { chainId: 1, address: '0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48' },
+    ]);
     assert.equal(p11(config.backend).sessions, 8);
     assert.equal(config.metricsPort, 9464);
     refused({ TREASURY_PKCS11_PIN: 'secret-pin-42' }, /TREASURY_SIGNER_SOCKET/);
-    refused({ TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET }, /set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE/);
+    refused(
+      { TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET },
+      /set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE/,
+    );
     refused({ ...base, TREASURY_SIGNER_BACKEND: 'aws-cloudhsm' }, /TREASURY_SIGNER_BACKEND/);
     refused({ ...base, TREASURY_KEY_BACKEND: 'softhsm' }, /TREASURY_KEY_BACKEND/);
     refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: ',' }, /is empty/);
-    refused({ ...base, TREASURY_SIGNER_ALLOWED_TOKENS: '0:0x036CbD53842c5426634e7929541eC2318f3dCF7e' }, /entry "0:0x036/);
+    refused(
+      { ...base, TREASURY_SIGNER_ALLOWED_TOKENS: '0:0x036CbD53842c5426634e7929541eC2318f3dCF7e' },
+      /entry "0:0x036/,
+    );
     refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '0' }, /TREASURY_SIGNER_MAX_VALUE/);
     refused({ ...base, TREASURY_SIGNER_MAX_VALUE: '1.5' }, /TREASURY_SIGNER_MAX_VALUE/);
     refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '-1' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE/);
-    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '10000000000000000000' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE/);
+    refused(
+      { ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '10000000000000000000' },
+      /TREASURY_SIGNER_MAX_PER_SIGNATURE/,
+    );
     refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '5', TREASURY_SIGNER_MAX_VALUE: '5' }, /not both/);
-    refused({ ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '250000001' }, /TREASURY_SIGNER_MAX_PER_SIGNATURE exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR/);
-    refused({ ...base, TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '1000000001' }, /TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY/);
+    refused(
+      { ...base, TREASURY_SIGNER_MAX_PER_SIGNATURE: '250000001' },
+      /TREASURY_SIGNER_MAX_PER_SIGNATURE exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR/,
+    );
+    refused(
+      { ...base, TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '1000000001' },
+      /TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY/,
+    );
     refused({ ...base, TREASURY_SIGNER_WALLET_MAX_PER_DAY: 'lots' }, /TREASURY_SIGNER_WALLET_MAX_PER_DAY/);
-    refused({ ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '0' }, /TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE/);
-    refused({ ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3601' }, /PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR/);
+    refused(
+      { ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '0' },
+      /TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE/,
+    );
+    refused(
+      { ...base, TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '3601' },
+      /PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR/,
+    );
     refused({ ...base, TREASURY_SIGNER_MAX_VALIDITY_SECONDS: '0' }, /TREASURY_SIGNER_MAX_VALIDITY_SECONDS/);
     refused({ ...base, TREASURY_PKCS11_SESSIONS: '0' }, /TREASURY_PKCS11_SESSIONS/);
     refused({ ...base, TREASURY_PKCS11_SIGN_INLINE: 'always' }, /TREASURY_PKCS11_SIGN_INLINE/);
@@ -115,7 +179,11 @@ describe('signer configuration', () => {
   });
 
   it('configures AWS KMS from TREASURY_KEY_BACKEND=aws-kms (no PIN; credentials never from Treasury variables)', () => {
-    const kmsBase = { TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET, TREASURY_KEY_BACKEND: 'aws-kms', TREASURY_KMS_REGION: 'eu-west-1' };
+    const kmsBase = {
+      TREASURY_SIGNER_SOCKET: base.TREASURY_SIGNER_SOCKET,
+      TREASURY_KEY_BACKEND: 'aws-kms',
+      TREASURY_KMS_REGION: 'eu-west-1',
+    };
     const config = loadSignerConfig(kmsBase);
     assert.deepEqual(config.backend, {
       kind: 'aws-kms',
@@ -134,7 +202,14 @@ describe('signer configuration', () => {
     });
     assert.ok(Object.isFrozen(config.backend));
     // The older variable name still selects it; the two names must agree.
-    assert.equal(loadSignerConfig({ ...kmsBase, TREASURY_KEY_BACKEND: undefined as unknown as string, TREASURY_SIGNER_BACKEND: 'aws-kms' }).backend.kind, 'aws-kms');
+    assert.equal(
+      loadSignerConfig({
+        ...kmsBase,
+        TREASURY_KEY_BACKEND: undefined as unknown as string,
+        TREASURY_SIGNER_BACKEND: 'aws-kms',
+      }).backend.kind,
+      'aws-kms',
+    );
     refused({ ...kmsBase, TREASURY_SIGNER_BACKEND: 'pkcs11' }, /disagree/);
     const tuned = loadSignerConfig({
       ...kmsBase,
@@ -147,7 +222,17 @@ describe('signer configuration', () => {
     }).backend;
     assert.equal(tuned.kind, 'aws-kms');
     if (tuned.kind === 'aws-kms') {
-      assert.deepEqual([tuned.endpoint, tuned.signRatePerSecond, tuned.deadlineMs, tuned.attemptTimeoutMs, tuned.deletionWindowDays, tuned.aliasPrefix], ['http://127.0.0.1:4599', 0, 800, 300, 30, 'acme/treasury']);
+      assert.deepEqual(
+        [
+          tuned.endpoint,
+          tuned.signRatePerSecond,
+          tuned.deadlineMs,
+          tuned.attemptTimeoutMs,
+          tuned.deletionWindowDays,
+          tuned.aliasPrefix,
+        ],
+        ['http://127.0.0.1:4599', 0, 800, 300, 30, 'acme/treasury'],
+      );
     }
     refused({ ...kmsBase, TREASURY_KMS_REGION: undefined as unknown as string }, /TREASURY_KMS_REGION is required/);
     refused({ ...kmsBase, TREASURY_KMS_REGION: 'Europe' }, /TREASURY_KMS_REGION/);
@@ -156,9 +241,15 @@ describe('signer configuration', () => {
     refused({ ...kmsBase, TREASURY_KMS_DELETION_WINDOW_DAYS: '31' }, /TREASURY_KMS_DELETION_WINDOW_DAYS/);
     refused({ ...kmsBase, TREASURY_KMS_ALIAS_PREFIX: 'aws' }, /TREASURY_KMS_ALIAS_PREFIX/);
     refused({ ...kmsBase, TREASURY_KMS_ALIAS_PREFIX: 'a b' }, /TREASURY_KMS_ALIAS_PREFIX/);
-    refused({ ...kmsBase, TREASURY_KMS_ATTEMPT_TIMEOUT_MS: '6000' }, /TREASURY_KMS_ATTEMPT_TIMEOUT_MS exceeds TREASURY_KMS_DEADLINE_MS/);
+    refused(
+      { ...kmsBase, TREASURY_KMS_ATTEMPT_TIMEOUT_MS: '6000' },
+      /TREASURY_KMS_ATTEMPT_TIMEOUT_MS exceeds TREASURY_KMS_DEADLINE_MS/,
+    );
     refused({ ...kmsBase, TREASURY_KMS_SIGNER_PRINCIPAL_ARN: 'role/signer' }, /TREASURY_KMS_SIGNER_PRINCIPAL_ARN/);
-    refused({ ...kmsBase, TREASURY_KMS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI' }, /TREASURY_KMS_SECRET_ACCESS_KEY is not read; AWS credentials come only from the SDK's default provider chain/);
+    refused(
+      { ...kmsBase, TREASURY_KMS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI' },
+      /TREASURY_KMS_SECRET_ACCESS_KEY is not read; AWS credentials come only from the SDK's default provider chain/,
+    );
     refused({ ...base, TREASURY_KMS_ACCESS_KEY_ID: 'AKIDEXAMPLE' }, /TREASURY_KMS_ACCESS_KEY_ID is not read/);
   });
 });

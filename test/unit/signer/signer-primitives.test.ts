@@ -20,7 +20,9 @@ import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.
 import { MAX_FRAME_BYTES } from '../../../signer/protocol/signer-protocol.js';
 import { SignerFault } from '../../../signer/signer-error.js';
 
-const vector = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/eip3009-x402-spec-vector.json'), 'utf8'));
+const vector = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/eip3009-x402-spec-vector.json'), 'utf8'),
+);
 const N = secp256k1.Point.CURVE().n;
 
 describe('EIP-3009 digest', () => {
@@ -32,8 +34,11 @@ describe('EIP-3009 digest', () => {
   });
   it('uses the type hash of its own field list (EIP-712 encodeType)', async () => {
     const { keccak256, toHex } = await import('viem');
-    const { TRANSFER_WITH_AUTHORIZATION_TYPES, TRANSFER_WITH_AUTHORIZATION_TYPEHASH } = await import('../../../signer/eip3009/hash-transfer-authorization.js');
-    const fields = TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization.map((f) => `${f.type} ${f.name}`).join(',');
+    const { TRANSFER_WITH_AUTHORIZATION_TYPES, TRANSFER_WITH_AUTHORIZATION_TYPEHASH } =
+      await import('../../../signer/eip3009/hash-transfer-authorization.js');
+    const fields = TRANSFER_WITH_AUTHORIZATION_TYPES.TransferWithAuthorization.map((f) => `${f.type} ${f.name}`).join(
+      ',',
+    );
     assert.equal(keccak256(toHex(`TransferWithAuthorization(${fields})`)), TRANSFER_WITH_AUTHORIZATION_TYPEHASH);
   });
 });
@@ -41,7 +46,8 @@ describe('EIP-3009 digest', () => {
 describe('EIP-712 digests against viem hashTypedData', () => {
   it('match for many random authorizations and domains (memoised domain separators included)', async () => {
     const { hashTypedData } = await import('viem');
-    const { TRANSFER_WITH_AUTHORIZATION_TYPES } = await import('../../../signer/eip3009/hash-transfer-authorization.js');
+    const { TRANSFER_WITH_AUTHORIZATION_TYPES } =
+      await import('../../../signer/eip3009/hash-transfer-authorization.js');
     const { UPTO_PERMIT2_WITNESS_TYPES } = await import('../../../signer/permit2/hash-permit2-witness-transfer.js');
     const addr = () => privateKeyToAddress(bytesToHex(secp256k1.utils.randomSecretKey()));
     const rand = () => BigInt(bytesToHex(secp256k1.utils.randomSecretKey())) >> BigInt(Math.floor(Math.random() * 255));
@@ -51,16 +57,41 @@ describe('EIP-712 digests against viem hashTypedData', () => {
     ];
     for (let i = 0; i < 50; i++) {
       const domain = domains[i % 2]!;
-      const m = { from: addr(), to: addr(), value: rand().toString(), validAfter: String(i), validBefore: rand().toString(), nonce: bytesToHex(secp256k1.utils.randomSecretKey()) };
+      const m = {
+        from: addr(),
+        to: addr(),
+        value: rand().toString(),
+        validAfter: String(i),
+        validBefore: rand().toString(),
+        nonce: bytesToHex(secp256k1.utils.randomSecretKey()),
+      };
       const expected = hashTypedData({
         domain: { ...domain, verifyingContract: domain.verifyingContract },
         types: TRANSFER_WITH_AUTHORIZATION_TYPES,
         primaryType: 'TransferWithAuthorization',
-        message: { ...m, from: m.from, to: m.to, value: BigInt(m.value), validAfter: BigInt(m.validAfter), validBefore: BigInt(m.validBefore), nonce: m.nonce },
+        message: {
+          ...m,
+          from: m.from,
+          to: m.to,
+          value: BigInt(m.value),
+          validAfter: BigInt(m.validAfter),
+          validBefore: BigInt(m.validBefore),
+          nonce: m.nonce,
+        },
       });
       assert.equal(hashTransferAuthorization(domain, m), expected);
-      const p = { permitted: { token: addr(), amount: rand().toString() }, spender: addr(), nonce: rand().toString(), deadline: rand().toString(), witness: { to: addr(), facilitator: addr(), validAfter: String(i) } };
-      const p2Domain = { name: 'Permit2' as const, chainId: domain.chainId, verifyingContract: domain.verifyingContract };
+      const p = {
+        permitted: { token: addr(), amount: rand().toString() },
+        spender: addr(),
+        nonce: rand().toString(),
+        deadline: rand().toString(),
+        witness: { to: addr(), facilitator: addr(), validAfter: String(i) },
+      };
+      const p2Domain = {
+        name: 'Permit2' as const,
+        chainId: domain.chainId,
+        verifyingContract: domain.verifyingContract,
+      };
       const expectedPermit = hashTypedData({
         domain: p2Domain,
         types: UPTO_PERMIT2_WITNESS_TYPES,
@@ -89,19 +120,39 @@ describe('Permit2 upto witness digest', () => {
       asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
       payTo: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
       maxTimeoutSeconds: 300,
-      extra: { name: 'USDC', version: '2', facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', assetTransferMethod: 'permit2' },
+      extra: {
+        name: 'USDC',
+        version: '2',
+        facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        assetTransferMethod: 'permit2',
+      },
     };
     const result = await client.createPaymentPayload(2, requirements as never);
-    const { signature, permit2Authorization: auth } = result.payload as { signature: `0x${string}`; permit2Authorization: any };
+    const { signature, permit2Authorization: auth } = result.payload as {
+      signature: `0x${string}`;
+      permit2Authorization: any;
+    };
     const digest = hashPermit2WitnessTransfer(
       { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
-      { permitted: auth.permitted, spender: auth.spender, nonce: auth.nonce, deadline: auth.deadline, witness: auth.witness },
+      {
+        permitted: auth.permitted,
+        spender: auth.spender,
+        nonce: auth.nonce,
+        deadline: auth.deadline,
+        witness: auth.witness,
+      },
     );
     assert.equal(await recoverAddress({ hash: digest, signature }), account.address);
     // Any field changed gives another digest.
     const moved = hashPermit2WitnessTransfer(
       { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
-      { permitted: auth.permitted, spender: auth.spender, nonce: auth.nonce, deadline: auth.deadline, witness: { ...auth.witness, facilitator: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' } },
+      {
+        permitted: auth.permitted,
+        spender: auth.spender,
+        nonce: auth.nonce,
+        deadline: auth.deadline,
+        witness: { ...auth.witness, facilitator: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' },
+      },
     );
     assert.notEqual(moved, digest);
   });
@@ -115,7 +166,10 @@ describe('finalizeSignature', () => {
     let highSeen = 0;
     for (let i = 0; i < 200; i++) {
       const digest = secp256k1.utils.randomSecretKey(); // 32 random bytes
-      const sig = secp256k1.Signature.fromBytes(secp256k1.sign(digest, priv, { prehash: false, lowS: true }), 'compact');
+      const sig = secp256k1.Signature.fromBytes(
+        secp256k1.sign(digest, priv, { prehash: false, lowS: true }),
+        'compact',
+      );
       const high = i % 2 === 0;
       const s = high ? N - sig.s : sig.s;
       if (s > N / 2n) highSeen++;
@@ -125,7 +179,9 @@ describe('finalizeSignature', () => {
       const out = finalizeSignature(digest, raw, address);
       assert.ok(BigInt(out.s) <= N / 2n, 'low-S');
       assert.ok(out.v === 27 || out.v === 28);
-      const recovered = secp256k1.Signature.fromBytes(hexToBytes(out.signature).subarray(0, 64), 'compact').addRecoveryBit(out.v - 27).recoverPublicKey(digest);
+      const recovered = secp256k1.Signature.fromBytes(hexToBytes(out.signature).subarray(0, 64), 'compact')
+        .addRecoveryBit(out.v - 27)
+        .recoverPublicKey(digest);
       assert.equal(privateKeyToAddress(bytesToHex(priv)), address);
       assert.equal(bytesToHex(recovered.toBytes(false)), bytesToHex(secp256k1.getPublicKey(priv, false)));
     }
@@ -135,7 +191,10 @@ describe('finalizeSignature', () => {
   it('refuses a signature that does not recover to the expected address', () => {
     const digest = secp256k1.utils.randomSecretKey();
     const compact = secp256k1.sign(digest, priv, { prehash: false });
-    assert.throws(() => finalizeSignature(digest, compact, '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'), (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch');
+    assert.throws(
+      () => finalizeSignature(digest, compact, '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'),
+      (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch',
+    );
   });
 
   it('once an address is known, still refuses a signature by another key or over another digest', () => {
@@ -145,15 +204,29 @@ describe('finalizeSignature', () => {
     for (let i = 0; i < 20; i++) {
       const other = secp256k1.utils.randomSecretKey();
       const d = secp256k1.utils.randomSecretKey();
-      assert.throws(() => finalizeSignature(d, secp256k1.sign(d, other, { prehash: false }), address), (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch', 'another key');
+      assert.throws(
+        () => finalizeSignature(d, secp256k1.sign(d, other, { prehash: false }), address),
+        (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch',
+        'another key',
+      );
       const signedElsewhere = secp256k1.sign(secp256k1.utils.randomSecretKey(), priv, { prehash: false });
-      assert.throws(() => finalizeSignature(d, signedElsewhere, address), (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch', 'another digest');
+      assert.throws(
+        () => finalizeSignature(d, signedElsewhere, address),
+        (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch',
+        'another digest',
+      );
     }
   });
 
   it('refuses digests and signatures of the wrong length', () => {
-    assert.throws(() => finalizeSignature(new Uint8Array(31), new Uint8Array(64), address), (e: unknown) => e instanceof SignerFault && e.code === 'invalid_request');
-    assert.throws(() => finalizeSignature(new Uint8Array(32), new Uint8Array(63), address), (e: unknown) => e instanceof SignerFault && e.code === 'invalid_request');
+    assert.throws(
+      () => finalizeSignature(new Uint8Array(31), new Uint8Array(64), address),
+      (e: unknown) => e instanceof SignerFault && e.code === 'invalid_request',
+    );
+    assert.throws(
+      () => finalizeSignature(new Uint8Array(32), new Uint8Array(63), address),
+      (e: unknown) => e instanceof SignerFault && e.code === 'invalid_request',
+    );
   });
 });
 
@@ -170,19 +243,29 @@ describe('static invariants', () => {
   const good = { ...vector.message, from, value: '1000', validAfter: '0', validBefore: String(now + 600) };
   const check = (overrides: Record<string, unknown>, domain = vector.domain, address = from) =>
     assertTransferInvariants(invariants, address, domain, { ...good, ...overrides }, now);
-  const refused = (fn: () => void, pattern: RegExp) => assert.throws(fn, (e: unknown) => e instanceof SignerFault && e.code === 'invariant_violation' && pattern.test(e.message));
+  const refused = (fn: () => void, pattern: RegExp) =>
+    assert.throws(
+      fn,
+      (e: unknown) => e instanceof SignerFault && e.code === 'invariant_violation' && pattern.test(e.message),
+    );
 
   it('accepts an authorization inside every bound, at the exact edges too', () => {
     check({});
     check({ value: '1000000' }); // = max
     check({ validBefore: String(now + 3600) }); // window = max
     check({ validAfter: String(now + 100), validBefore: String(now + 100 + 3600) }); // future start, window = max
-    check({}, { ...vector.domain, verifyingContract: vector.domain.verifyingContract.toUpperCase().replace('0X', '0x') });
+    check(
+      {},
+      { ...vector.domain, verifyingContract: vector.domain.verifyingContract.toUpperCase().replace('0X', '0x') },
+    );
     check({}, vector.domain, from.toLowerCase());
   });
   it('refuses other tokens, chains, senders, values and windows, naming the rule', () => {
     refused(() => check({}, { ...vector.domain, chainId: 8453 }), /^allowed_token: /);
-    refused(() => check({}, { ...vector.domain, verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }), /^allowed_token: /);
+    refused(
+      () => check({}, { ...vector.domain, verifyingContract: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }),
+      /^allowed_token: /,
+    );
     refused(() => check({}, vector.domain, '0x209693Bc6afc0C5328bA36FaF03C514EF312287C'), /^from_is_wallet: /);
     refused(() => check({ value: '0' }), /^value_positive: /);
     refused(() => check({ value: '1000001' }), /^value_max: .*1000000/);
@@ -195,13 +278,21 @@ describe('static invariants', () => {
   });
 
   describe('Permit2 witness transfers', () => {
-    const domain = { name: 'Permit2' as const, chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' };
+    const domain = {
+      name: 'Permit2' as const,
+      chainId: 84532,
+      verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+    };
     const message = {
       permitted: { token: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', amount: '1000' },
       spender: '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002',
       nonce: '123456789',
       deadline: String(now + 600),
-      witness: { to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', facilitator: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', validAfter: '0' },
+      witness: {
+        to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+        facilitator: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        validAfter: '0',
+      },
     };
     const permit = (change: (m: typeof message, d: typeof domain) => void) => {
       const m = structuredClone(message);
@@ -215,9 +306,15 @@ describe('static invariants', () => {
       permit((m) => (m.deadline = String(now + 3600)));
     });
     it('refuses another Permit2, spender, token, chain, amount or window, naming the rule', () => {
-      refused(() => permit((_m, d) => (d.verifyingContract = '0x000000000022D473030F116dDEE9F6B43aC78BA4')), /^permit2_contract: /);
+      refused(
+        () => permit((_m, d) => (d.verifyingContract = '0x000000000022D473030F116dDEE9F6B43aC78BA4')),
+        /^permit2_contract: /,
+      );
       refused(() => permit((m) => (m.spender = '0x402085c248EeA27D92E8b30b2C58ed07f9E20001')), /^allowed_spender: /);
-      refused(() => permit((m) => (m.permitted.token = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913')), /^allowed_token: /);
+      refused(
+        () => permit((m) => (m.permitted.token = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913')),
+        /^allowed_token: /,
+      );
       refused(() => permit((_m, d) => (d.chainId = 8453)), /^allowed_token: /);
       refused(() => permit((m) => (m.permitted.amount = '0')), /^value_positive: /);
       refused(() => permit((m) => (m.permitted.amount = '1000001')), /^value_max: /);
@@ -234,8 +331,15 @@ describe('frame decoder', () => {
     const b = encodeFrame({ b: 'x'.repeat(1000) });
     const all = Buffer.concat([a, b]);
     const decoder = new FrameDecoder();
-    const events = [...decoder.push(all.subarray(0, 3)), ...decoder.push(all.subarray(3, 600)), ...decoder.push(all.subarray(600))];
-    assert.deepEqual(events.map((e) => (e.kind === 'frame' ? JSON.parse(e.payload.toString()) : e.kind)), [{ a: 1 }, { b: 'x'.repeat(1000) }]);
+    const events = [
+      ...decoder.push(all.subarray(0, 3)),
+      ...decoder.push(all.subarray(3, 600)),
+      ...decoder.push(all.subarray(600)),
+    ];
+    assert.deepEqual(
+      events.map((e) => (e.kind === 'frame' ? JSON.parse(e.payload.toString()) : e.kind)),
+      [{ a: 1 }, { b: 'x'.repeat(1000) }],
+    );
   });
   it('refuses an oversize length prefix before buffering, and empty frames', () => {
     const header = Buffer.alloc(4);

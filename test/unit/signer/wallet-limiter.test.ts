@@ -37,7 +37,7 @@ describe('rolling sum', () => {
 
   it('keeps its running total equal to the sum of what it holds, through random adds, removals and time', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const s = new RollingSum(60_000);
     const added: Array<[number, bigint]> = [];
     let now = 5_000_000;
@@ -81,7 +81,10 @@ describe('wallet limiter', () => {
     assert.equal(refused.refusal.headroom, 0n);
     assert.equal(refused.refusal.windowSeconds, 60);
     // The first signature, 3 s ago, leaves 58 to 59 s from now.
-    assert.ok(refused.refusal.retryAfterSeconds >= 58 && refused.refusal.retryAfterSeconds <= 59, String(refused.refusal.retryAfterSeconds));
+    assert.ok(
+      refused.refusal.retryAfterSeconds >= 58 && refused.refusal.retryAfterSeconds <= 59,
+      String(refused.refusal.retryAfterSeconds),
+    );
     clock.now += refused.refusal.retryAfterSeconds * 1000;
     assert.equal(limiter.take(A, 10n).ok, true, 'fits again once the retry-after has passed');
   });
@@ -131,7 +134,8 @@ describe('wallet limiter', () => {
     clock.now += 40 * 60_000;
     const later = new WalletLimiter(limits, () => clock.now);
     later.restore(snapshot);
-    for (let i = 0; i < 3; i++) assert.equal(later.take(B, 1n).ok, true, 'the minute window of the snapshot has expired');
+    for (let i = 0; i < 3; i++)
+      assert.equal(later.take(B, 1n).ok, true, 'the minute window of the snapshot has expired');
     assert.equal(later.take(A, 100n).ok, true);
     assert.equal(later.take(A, 1n).ok, false);
     // Two hours on, nothing is left to restore.

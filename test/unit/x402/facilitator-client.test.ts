@@ -8,7 +8,10 @@ import { createFacilitatorClient } from '../../../src/x402/facilitator-client.js
 import type { FetchLike } from '../../../src/x402/bounded-fetch.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  new Response(typeof body === 'string' ? body : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 const request = { x402Version: 2 as const, paymentPayload: {}, paymentRequirements: {} };
 const TX = `0x${'ef'.repeat(32)}`;
 
@@ -18,22 +21,41 @@ function client(reply: (url: string, init: RequestInit) => Promise<Response> | R
     seen.push({ url, init });
     return reply(url, init);
   };
-  return { seen, c: createFacilitatorClient({ url: 'http://facilitator.test/base/', fetch, verifyTimeoutMs: timeoutMs, settleTimeoutMs: timeoutMs, supportedTimeoutMs: timeoutMs }) };
+  return {
+    seen,
+    c: createFacilitatorClient({
+      url: 'http://facilitator.test/base/',
+      fetch,
+      verifyTimeoutMs: timeoutMs,
+      settleTimeoutMs: timeoutMs,
+      supportedTimeoutMs: timeoutMs,
+    }),
+  };
 }
 
 describe('facilitator client', () => {
   it('verify: ok, rejected (200 and 4xx with a reply), unavailable (5xx, bare 4xx, malformed, redirect)', async () => {
-    assert.deepEqual(await client(() => json(200, { isValid: true, payer: '0xabc' })).c.verify(request), { kind: 'ok', payer: '0xabc' });
-    const rejected = await client(() => json(200, { isValid: false, invalidReason: 'invalid_exact_evm_signature' })).c.verify(request);
+    assert.deepEqual(await client(() => json(200, { isValid: true, payer: '0xabc' })).c.verify(request), {
+      kind: 'ok',
+      payer: '0xabc',
+    });
+    const rejected = await client(() =>
+      json(200, { isValid: false, invalidReason: 'invalid_exact_evm_signature' }),
+    ).c.verify(request);
     assert.equal(rejected.kind, 'rejected');
     assert.equal(rejected.kind === 'rejected' && rejected.reason, 'invalid_exact_evm_signature');
-    assert.equal((await client(() => json(400, { isValid: false, invalidReason: 'x' })).c.verify(request)).kind, 'rejected');
+    assert.equal(
+      (await client(() => json(400, { isValid: false, invalidReason: 'x' })).c.verify(request)).kind,
+      'rejected',
+    );
     assert.equal((await client(() => json(400, { error: 'bad request' })).c.verify(request)).kind, 'unavailable');
     assert.equal((await client(() => json(502, { isValid: true })).c.verify(request)).kind, 'unavailable');
     assert.equal((await client(() => json(200, 'not json')).c.verify(request)).kind, 'unavailable');
     assert.equal((await client(() => json(200, { isValid: 'yes' })).c.verify(request)).kind, 'unavailable');
     assert.equal((await client(() => json(200, '')).c.verify(request)).kind, 'unavailable');
-    const redirected = await client(() => new Response(null, { status: 308, headers: { location: 'https://elsewhere.test/verify' } })).c.verify(request);
+    const redirected = await client(
+      () => new Response(null, { status: 308, headers: { location: 'https://elsewhere.test/verify' } }),
+    ).c.verify(request);
     assert.deepEqual(redirected, { kind: 'unavailable', cause: 'redirect (308) refused' });
   });
 
@@ -49,23 +71,38 @@ describe('facilitator client', () => {
   it('settle: both success shapes are ok; success:false is rejected; success without a hash is unavailable', async () => {
     const a = await client(() => json(200, { success: true, txHash: TX })).c.settle(request);
     assert.equal(a.kind === 'ok' && a.settlement.transaction, TX);
-    const b = await client(() => json(200, { success: true, transaction: TX, network: 'eip155:84532' })).c.settle(request);
+    const b = await client(() => json(200, { success: true, transaction: TX, network: 'eip155:84532' })).c.settle(
+      request,
+    );
     assert.equal(b.kind === 'ok' && b.settlement.network, 'eip155:84532');
-    const c = await client(() => json(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:84532' })).c.settle(request);
+    const c = await client(() =>
+      json(200, { success: false, errorReason: 'insufficient_funds', transaction: '', network: 'eip155:84532' }),
+    ).c.settle(request);
     assert.equal(c.kind === 'rejected' && c.reason, 'insufficient_funds');
     assert.equal((await client(() => json(200, { success: true })).c.settle(request)).kind, 'unavailable');
     assert.equal((await client(() => json(201, { success: true, transaction: TX })).c.settle(request)).kind, 'ok');
-    assert.equal((await client(() => json(500, { success: true, transaction: TX })).c.settle(request)).kind, 'unavailable');
+    assert.equal(
+      (await client(() => json(500, { success: true, transaction: TX })).c.settle(request)).kind,
+      'unavailable',
+    );
   });
 
   it('a hanging facilitator is unavailable after the time-out; so is a network error', async () => {
-    const hanging = client((_url, init) => new Promise<Response>((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason))), 50);
+    const hanging = client(
+      (_url, init) =>
+        new Promise<Response>((_resolve, reject) =>
+          init.signal!.addEventListener('abort', () => reject(init.signal!.reason)),
+        ),
+      50,
+    );
     const started = Date.now();
     const outcome = await hanging.c.verify(request);
     assert.equal(outcome.kind, 'unavailable');
     assert.match(outcome.kind === 'unavailable' ? outcome.cause : '', /timed out/);
     assert.ok(Date.now() - started < 1000);
-    const down = await client(() => Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') }))).c.settle(request);
+    const down = await client(() =>
+      Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') })),
+    ).c.settle(request);
     assert.equal(down.kind, 'unavailable');
   });
 
@@ -75,7 +112,13 @@ describe('facilitator client', () => {
   });
 
   it('supported: parses kinds, refuses malformed replies', async () => {
-    const ok = await client(() => json(200, { kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }], extensions: [], signers: { 'eip155:*': ['0x1'] } })).c.supported();
+    const ok = await client(() =>
+      json(200, {
+        kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }],
+        extensions: [],
+        signers: { 'eip155:*': ['0x1'] },
+      }),
+    ).c.supported();
     assert.equal(ok.kind === 'ok' && ok.supported.kinds[0]!.scheme, 'exact');
     assert.equal((await client(() => json(200, { kinds: 'all' })).c.supported()).kind, 'unavailable');
     assert.equal((await client(() => json(404, { kinds: [] })).c.supported()).kind, 'unavailable');

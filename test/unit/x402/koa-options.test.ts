@@ -4,7 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { routePriceKey, resolveX402Options, X402ConfigError, x402Koa, type X402KoaOptions } from '../../../src/x402/koa/index.js';
+import {
+  routePriceKey,
+  resolveX402Options,
+  X402ConfigError,
+  x402Koa,
+  type X402KoaOptions,
+} from '../../../src/x402/koa/index.js';
 import x402KoaDefault from '../../../src/x402/koa/index.js';
 import { hostile } from './x402-fixtures.js';
 
@@ -30,7 +36,10 @@ function problemsOf(options: Partial<X402KoaOptions>): string[] {
 
 function assertProblem(options: Partial<X402KoaOptions>, pattern: RegExp) {
   const problems = problemsOf(options);
-  assert.ok(problems.some((p) => pattern.test(p)), `expected ${pattern} in ${JSON.stringify(problems)}`);
+  assert.ok(
+    problems.some((p) => pattern.test(p)),
+    `expected ${pattern} in ${JSON.stringify(problems)}`,
+  );
 }
 
 describe('x402 Koa middleware: configuration', () => {
@@ -56,19 +65,39 @@ describe('x402 Koa middleware: configuration', () => {
     assert.equal(mw.length, 2);
   });
 
-  it('error: a scheme other than exact or upto', () => assertProblem({ schemes: ['exact', 'stream'] }, /"stream" is not supported/));
-  it('error: upto without facilitator_address', () => assertProblem({ schemes: ['upto'] }, /facilitator_address is required when "upto"/));
-  it('upto with facilitator_address is fine', () => assert.deepEqual(problemsOf({ schemes: ['exact', 'upto'], facilitator_address: '0x1111111111111111111111111111111111111111' }), []));
+  it('error: a scheme other than exact or upto', () =>
+    assertProblem({ schemes: ['exact', 'stream'] }, /"stream" is not supported/));
+  it('error: upto without facilitator_address', () =>
+    assertProblem({ schemes: ['upto'] }, /facilitator_address is required when "upto"/));
+  it('upto with facilitator_address is fine', () =>
+    assert.deepEqual(
+      problemsOf({ schemes: ['exact', 'upto'], facilitator_address: '0x1111111111111111111111111111111111111111' }),
+      [],
+    ));
   it('error: missing token', () => assertProblem({ token: '' }, /token \(a service PAT\) is required/));
-  it('error: a removed master key as token', () => assertProblem({ token: 'xx_live_sk_abcdefabcdefabcdef' }, /removed master key/));
-  it('error: missing price', () => assertProblem({ price: undefined as unknown as string }, /price \(USD decimal string\) is required/));
-  it('error: missing pay_to (and no XX_PAY_TO)', () => assertProblem({ pay_to: undefined }, /pay_to \(or env XX_PAY_TO\) is required/));
+  it('error: a removed master key as token', () =>
+    assertProblem({ token: 'xx_live_sk_abcdefabcdefabcdef' }, /removed master key/));
+  it('error: missing price', () =>
+    assertProblem({ price: undefined as unknown as string }, /price \(USD decimal string\) is required/));
+  it('error: missing pay_to (and no XX_PAY_TO)', () =>
+    assertProblem({ pay_to: undefined }, /pay_to \(or env XX_PAY_TO\) is required/));
   it('error: malformed api_url', () => assertProblem({ api_url: 'ftp://x' }, /api_url must be an http/));
-  it('error: malformed facilitator_url', () => assertProblem({ facilitator_url: 'ftp://x' }, /facilitator_url must be an http/));
-  it('error: malformed endpoint_id', () => assertProblem({ endpoint_id: 'endpoint-1' }, /endpoint_id must look like ep_/));
-  it('error: unknown network without asset settings', () => assertProblem({ network: 'eip155:31337' }, /no built-in USDC/));
+  it('error: malformed facilitator_url', () =>
+    assertProblem({ facilitator_url: 'ftp://x' }, /facilitator_url must be an http/));
+  it('error: malformed endpoint_id', () =>
+    assertProblem({ endpoint_id: 'endpoint-1' }, /endpoint_id must look like ep_/));
+  it('error: unknown network without asset settings', () =>
+    assertProblem({ network: 'eip155:31337' }, /no built-in USDC/));
   it('unknown network with asset settings is fine', () =>
-    assert.deepEqual(problemsOf({ network: 'eip155:31337', asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3', asset_name: 'USDC', asset_version: '2' }), []));
+    assert.deepEqual(
+      problemsOf({
+        network: 'eip155:31337',
+        asset: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+        asset_name: 'USDC',
+        asset_version: '2',
+      }),
+      [],
+    ));
   it('error: max_timeout_seconds out of range', () => assertProblem({ max_timeout_seconds: 0 }, /max_timeout_seconds/));
 
   it('error: every hostile address as pay_to (all-lower and all-upper hex are accepted)', () => {
@@ -91,21 +120,36 @@ describe('x402 Koa middleware: configuration', () => {
 
   it('error: bad route_prices entries and keys', () => {
     assertProblem({ route_prices: { '/x': '1e2' } }, /route_prices\["\/x"\]/);
-    assertProblem({ route_prices: { 'x': '1' } }, /absolute path/);
+    assertProblem({ route_prices: { x: '1' } }, /absolute path/);
     assertProblem({ route_prices: { '/A': '1', '/a/': '2' } }, /two keys for the same path/);
   });
 
   it('lists every problem in one error', () => {
-    const problems = problemsOf({ token: '', price: 'abc', pay_to: '0x123', schemes: ['foo', 'upto'], api_url: 'ftp://nope' });
+    const problems = problemsOf({
+      token: '',
+      price: 'abc',
+      pay_to: '0x123',
+      schemes: ['foo', 'upto'],
+      api_url: 'ftp://nope',
+    });
     assert.equal(problems.length, 6, problems.join('\n'));
-    assert.throws(() => x402Koa({ ...base, token: '', price: 'abc' }), (err: unknown) => err instanceof X402ConfigError && /token.*price/s.test(err.message));
+    assert.throws(
+      () => x402Koa({ ...base, token: '', price: 'abc' }),
+      (err: unknown) => err instanceof X402ConfigError && /token.*price/s.test(err.message),
+    );
   });
 
   it('reads XX_PAY_TO, FACILITATOR_URL, XX_API_URL, XX_ALLOW_LOCAL_ONLY, XX_DISABLE_BODY_CAPTURE from env', () => {
     const c = resolveX402Options({
       token: PAT,
       price: '1',
-      env: { XX_PAY_TO: base.pay_to, FACILITATOR_URL: 'http://f.test/', XX_API_URL: 'http://p.test', XX_ALLOW_LOCAL_ONLY: '1', XX_DISABLE_BODY_CAPTURE: '1' },
+      env: {
+        XX_PAY_TO: base.pay_to,
+        FACILITATOR_URL: 'http://f.test/',
+        XX_API_URL: 'http://p.test',
+        XX_ALLOW_LOCAL_ONLY: '1',
+        XX_DISABLE_BODY_CAPTURE: '1',
+      },
     });
     assert.equal(c.payTo, base.pay_to);
     assert.equal(c.facilitatorUrl, 'http://f.test');
@@ -114,7 +158,7 @@ describe('x402 Koa middleware: configuration', () => {
     assert.equal(c.disableBodyCapture, true);
   });
 
-  it('api_url: the option, else XX_API_URL, else Treasury\'s default address', () => {
+  it("api_url: the option, else XX_API_URL, else Treasury's default address", () => {
     const { api_url: _omitted, ...withoutApi } = base;
     assert.equal(resolveX402Options({ ...withoutApi, env: {} }).apiUrl, 'http://127.0.0.1:8402');
     assert.equal(resolveX402Options({ ...withoutApi, env: { XX_API_URL: 'http://p.test' } }).apiUrl, 'http://p.test');

@@ -33,14 +33,23 @@ describe('x402 Koa middleware: upto terms', () => {
     const accepted = structuredClone(terms.accepts[0]!) as Record<string, any>;
     change(accepted);
     const client = new x402Client().register('eip155:84532', new UptoEvmScheme(buyer));
-    const payload = await client.createPaymentPayload({ x402Version: 2, resource: terms.resource, accepts: [accepted as never] });
+    const payload = await client.createPaymentPayload({
+      x402Version: 2,
+      resource: terms.resource,
+      accepts: [accepted as never],
+    });
     // The payment claims the route's terms (as a buyer replaying them would), whatever it signed.
     return { ...(payload as unknown as PaymentPayload), accepted: terms.accepts[0]! } as PaymentPayload;
   }
 
   it('advertises upto with the facilitator address and Permit2', () => {
     assert.equal(terms.accepts[0]!.scheme, 'upto');
-    assert.deepEqual(terms.accepts[0]!.extra, { name: 'USDC', version: '2', facilitatorAddress: FACILITATOR, assetTransferMethod: 'permit2' });
+    assert.deepEqual(terms.accepts[0]!.extra, {
+      name: 'USDC',
+      version: '2',
+      facilitatorAddress: FACILITATOR,
+      assetTransferMethod: 'permit2',
+    });
     assert.equal(terms.accepts[0]!.amount, '100000');
   });
 
@@ -70,7 +79,20 @@ describe('x402 Koa middleware: upto terms', () => {
     assert.deepEqual(resolveSettlementAmount('12.34%', 333n), { kind: 'ok', amount: 41n });
     assert.deepEqual(resolveSettlementAmount('100%', max), { kind: 'ok', amount: max });
     assert.deepEqual(resolveSettlementAmount('$0.04', max), { kind: 'ok', amount: 40_000n });
-    for (const bad of ['100001', '100.01%', '$0.100001', '$0.2', '-1', '1e3', '0.5', '40 %', '$', '', '01', '40.123%']) {
+    for (const bad of [
+      '100001',
+      '100.01%',
+      '$0.100001',
+      '$0.2',
+      '-1',
+      '1e3',
+      '0.5',
+      '40 %',
+      '$',
+      '',
+      '01',
+      '40.123%',
+    ]) {
       assert.equal(resolveSettlementAmount(bad, max).kind, 'invalid', bad);
     }
   });

@@ -13,7 +13,9 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '../../../src/x402/wire-schemas.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 
-export const hostile = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8')) as Record<string, unknown[]>;
+export const hostile = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+) as Record<string, unknown[]>;
 
 export const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' as const;
 export const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e' as const;
@@ -38,7 +40,12 @@ export function requirements(overrides: Partial<PaymentRequirements> = {}): Paym
 }
 
 export function challenge(accepts: PaymentRequirements[] = [requirements()]): PaymentRequired {
-  return { x402Version: 2, error: 'payment_required', resource: { url: 'http://127.0.0.1/paid', description: '', mimeType: 'application/json' }, accepts };
+  return {
+    x402Version: 2,
+    error: 'payment_required',
+    resource: { url: 'http://127.0.0.1/paid', description: '', mimeType: 'application/json' },
+    accepts,
+  };
 }
 
 const CHAIN_IDS: Record<string, number> = { 'eip155:84532': 84532, 'eip155:8453': 8453 };
@@ -46,7 +53,14 @@ const CHAIN_IDS: Record<string, number> = { 'eip155:84532': 84532, 'eip155:8453'
 /** A v2 payment for `accepted`, signed with viem; `authorization` fields may be overridden before signing. */
 export async function signExactPayment(
   accepted: PaymentRequirements,
-  overrides: Partial<{ from: `0x${string}`; to: string; value: string; validAfter: string; validBefore: string; nonce: string }> = {},
+  overrides: Partial<{
+    from: `0x${string}`;
+    to: string;
+    value: string;
+    validAfter: string;
+    validBefore: string;
+    nonce: string;
+  }> = {},
   account = buyer,
 ): Promise<PaymentPayload> {
   const now = Math.floor(Date.now() / 1000);
@@ -60,7 +74,12 @@ export async function signExactPayment(
     ...overrides,
   };
   const signature = await account.signTypedData({
-    domain: { name: accepted.extra!.name!, version: accepted.extra!.version!, chainId: CHAIN_IDS[accepted.network] ?? Number(accepted.network.split(':')[1]), verifyingContract: getAddress(accepted.asset.toLowerCase()) },
+    domain: {
+      name: accepted.extra!.name!,
+      version: accepted.extra!.version!,
+      chainId: CHAIN_IDS[accepted.network] ?? Number(accepted.network.split(':')[1]),
+      verifyingContract: getAddress(accepted.asset.toLowerCase()),
+    },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: 'TransferWithAuthorization',
     message: {
@@ -72,7 +91,12 @@ export async function signExactPayment(
       nonce: authorization.nonce as `0x${string}`,
     },
   });
-  return { x402Version: 2, resource: { url: accepted.resource ?? 'http://127.0.0.1/paid' }, accepted, payload: { signature, authorization } };
+  return {
+    x402Version: 2,
+    resource: { url: accepted.resource ?? 'http://127.0.0.1/paid' },
+    accepted,
+    payload: { signature, authorization },
+  };
 }
 
 /** The official client (default spend controls: Base/Base Sepolia USDC, at most $1 per payment). */

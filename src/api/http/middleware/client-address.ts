@@ -9,5 +9,9 @@ export type { TrustedProxy } from '../../net/client-address-key.js';
 
 /** The counting key of a Koa request (ctx.ip is not used: Koa's proxy mode believes any sender's header). */
 export function clientAddressOf(ctx: Context, trusted: readonly TrustedProxy[]): string {
-  return clientAddressKey(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for'] as string | undefined, trusted);
+  return clientAddressKey(
+    ctx.req.socket.remoteAddress,
+    ctx.req.headers['x-forwarded-for'] as string | undefined,
+    trusted,
+  );
 }

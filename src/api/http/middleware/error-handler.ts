@@ -19,7 +19,8 @@ export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware 
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AppError('not_found');
-      if (ctx.status === 405 && (ctx.body === undefined || typeof ctx.body === 'string')) throw new AppError('method_not_allowed');
+      if (ctx.status === 405 && (ctx.body === undefined || typeof ctx.body === 'string'))
+        throw new AppError('method_not_allowed');
     } catch (raw) {
       let err: AppError;
       if (raw instanceof AppError) {

@@ -29,7 +29,8 @@ export function jsonBody(limitBytes: number): Middleware {
     }
     if (!ctx.is('application/json')) throw new AppError('unsupported_media_type');
     const charset = ctx.request.charset;
-    if (charset && charset.toLowerCase() !== 'utf-8') throw new AppError('unsupported_media_type', { message: 'Send the body as UTF-8 JSON.' });
+    if (charset && charset.toLowerCase() !== 'utf-8')
+      throw new AppError('unsupported_media_type', { message: 'Send the body as UTF-8 JSON.' });
     let text: string;
     try {
       text = await getRawBody(ctx.req, { limit: limitBytes, length, encoding: 'utf8' });
@@ -84,7 +85,10 @@ function refuseUnstorableText(body: unknown): void {
     const full = keys.reverse().join('.');
     const path = toStorableText(full.length > 200 ? `${full.slice(0, 200)}…` : full);
     const issue = { path, message: 'must be well-formed Unicode without NUL characters' };
-    throw new AppError('invalid_request', { message: `The request body is invalid: ${path ? `${path}: ` : ''}${issue.message}`, fields: { issues: [issue] } });
+    throw new AppError('invalid_request', {
+      message: `The request body is invalid: ${path ? `${path}: ` : ''}${issue.message}`,
+      fields: { issues: [issue] },
+    });
   }
 }
 

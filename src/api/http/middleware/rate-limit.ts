@@ -23,7 +23,12 @@
  */
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { RateLimitConfig } from '../../config/app-config.js';
 import { AppError } from '../../errors/app-error.js';
@@ -75,7 +80,9 @@ export class RateLimits {
   /** Deletes the shared table's rows expired over an hour ago (the app's `rate_limit_cleanup` task, every 5 minutes). */
   async clearExpired(): Promise<void> {
     if (!this.limiters) return;
-    await this.knex(TABLE).where('expire', '<', Date.now() - 3_600_000).del();
+    await this.knex(TABLE)
+      .where('expire', '<', Date.now() - 3_600_000)
+      .del();
   }
 
   /** Counts one request of `key` in `bucket`; throws 429 `rate_limited` when over the limit. */
@@ -116,7 +123,12 @@ export class RateLimits {
     return new AppError('rate_limited', {
       headers: { 'Retry-After': String(retryAfter) },
       recovery: { kind: 'retry_later', retry_after_seconds: retryAfter },
-      fields: { bucket, retry_after_seconds: retryAfter, limit: this.config[bucket], window_seconds: this.config.windowSeconds },
+      fields: {
+        bucket,
+        retry_after_seconds: retryAfter,
+        limit: this.config[bucket],
+        window_seconds: this.config.windowSeconds,
+      },
     });
   }
 }
@@ -148,7 +160,8 @@ export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly 
     try {
       return await next();
     } catch (err) {
-      if (err instanceof AppError && REFUSED_BEARER.has(err.code)) await limits.countAuthFailure(clientAddressOf(ctx, trustedProxies));
+      if (err instanceof AppError && REFUSED_BEARER.has(err.code))
+        await limits.countAuthFailure(clientAddressOf(ctx, trustedProxies));
       throw err;
     }
   };
@@ -159,7 +172,11 @@ export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly 
  * counted in `bucket` under the token's id (never the token itself). Everything else is the authenticator's
  * own, bound to it.
  */
-export function rateLimitedAuthenticator(auth: Authenticator, limits: RateLimits, bucket: 'token' | 'pay'): Authenticator {
+export function rateLimitedAuthenticator(
+  auth: Authenticator,
+  limits: RateLimits,
+  bucket: 'token' | 'pay',
+): Authenticator {
   if (!limits.enabled) return auth;
   const authenticate: Authenticator['authenticate'] = async (...args) => {
     const principal = await auth.authenticate(...args);

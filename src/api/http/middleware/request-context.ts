@@ -25,7 +25,16 @@ export function requestContext(log: Logger, metrics: TreasuryMetrics): Middlewar
       metrics.httpDuration.observe({ method: ctx.method, route }, seconds);
       metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
       if (route !== '/metrics') {
-        log.info({ request_id: requestId, method: ctx.method, route, status: ctx.status, duration_ms: Math.round(seconds * 1e4) / 10 }, 'request');
+        log.info(
+          {
+            request_id: requestId,
+            method: ctx.method,
+            route,
+            status: ctx.status,
+            duration_ms: Math.round(seconds * 1e4) / 10,
+          },
+          'request',
+        );
       }
     }
   };

@@ -18,19 +18,29 @@ import { validate } from '../validate.js';
 
 const spawnAgentBodySchema = z.object({ label: plainText(128).optional() }).strict();
 /** Like POST /v1/wallets; `network` (CAIP-2) is accepted as another spelling of `chain`. */
-const agentWalletBodySchema = createWalletBodySchema.extend({ network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/).optional() }).strict();
+const agentWalletBodySchema = createWalletBodySchema
+  .extend({
+    network: z
+      .string()
+      .regex(/^eip155:[1-9][0-9]{0,15}$/)
+      .optional(),
+  })
+  .strict();
 
 /** The agent a bearer acts as (agent PAT, exchanged session), else the owner's account (sign-in session). */
 function callerOf(p: Principal): { accountId?: string; agentId?: string } {
   const binding = agentBinding(p);
   if (binding) return { agentId: binding.agentId };
   if (p.kind === 'token' && p.tokenKind === 'session') return { accountId: requireSession(p, 'owner').accountId };
-  throw new AppError('insufficient_scope', { message: 'Agent routes take an account session (as_…) or the agent\'s own PAT.' });
+  throw new AppError('insufficient_scope', {
+    message: "Agent routes take an account session (as_…) or the agent's own PAT.",
+  });
 }
 
 export function agentRoutes(deps: { auth: Authenticator; agents: AgentService }): Router {
   const router = new Router();
-  const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
+  const principalOf = (ctx: Context) =>
+    deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
 
   router.get('/v1/agents', async (ctx) => {
     const { accountId } = requireSession(await principalOf(ctx), 'owner');
@@ -51,7 +61,8 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService })
     const caller = callerOf(p);
     const agentId = validate(agentIdSchema, ctx.params.id, 'path');
     const { network, ...body } = validate(agentWalletBodySchema, ctx.state.body ?? {});
-    if (network && body.chain && network !== body.chain) throw new AppError('invalid_request', { message: 'Give chain or network, not two different ones.' });
+    if (network && body.chain && network !== body.chain)
+      throw new AppError('invalid_request', { message: 'Give chain or network, not two different ones.' });
     ctx.status = 201;
     ctx.body = await deps.agents.addWallet(caller, agentId, { ...body, chain: body.chain ?? network }, p.actor);
   });

@@ -22,7 +22,8 @@ const AUTH_TYPE = { pat: 'pat', session: 'session', api_key: 'treasury_api_key' 
 
 export function identityRoutes(deps: { auth: Authenticator; identity: IdentityService; pats: PatService }): Router {
   const router = new Router();
-  const platformPrincipal = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
+  const platformPrincipal = (ctx: Context) =>
+    deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
 
   router.post('/v1/identity/nonce', async (ctx) => {
     ctx.status = 201;

@@ -3,9 +3,15 @@ import Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../../services/signer-gateway.js';
-import { buildOpenApiDocument } from '../openapi/api-catalog.js';
+import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 
-export function opsRoutes(deps: { knex: Knex; signer: SignerGateway; metrics: TreasuryMetrics; isShuttingDown: () => boolean; publicUrl: string }): Router {
+export function opsRoutes(deps: {
+  knex: Knex;
+  signer: SignerGateway;
+  metrics: TreasuryMetrics;
+  isShuttingDown: () => boolean;
+  publicUrl: string;
+}): Router {
   const router = new Router();
   let openapi: unknown;
   router.get('/v1/openapi.json', (ctx) => {
@@ -19,7 +25,10 @@ export function opsRoutes(deps: { knex: Knex; signer: SignerGateway; metrics: Tr
   router.get('/health', live);
   router.get('/readyz', async (ctx) => {
     const [db, signer] = await Promise.all([
-      deps.knex.raw('SELECT 1').then(() => true, () => false),
+      deps.knex.raw('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
       deps.signer.healthy(),
     ]);
     const ready = db && signer && !deps.isShuttingDown();

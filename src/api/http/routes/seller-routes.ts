@@ -13,6 +13,7 @@ import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { PatService } from '../../services/pat-service.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
+import type { SellerPayToService } from '../../services/seller-pay-to-service.js';
 import type { SellerServices } from '../../services/seller-service.js';
 import { patIdSchema } from '../schemas/identity-schemas.js';
 import { plainText } from '../schemas/common-schemas.js';
@@ -33,14 +34,23 @@ import {
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
 
-export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerServices; ledger: SellerLedgerService; pats: PatService }): Router {
+export function sellerRoutes(deps: {
+  auth: Authenticator;
+  sellers: SellerServices;
+  ledger: SellerLedgerService;
+  payTo: SellerPayToService;
+  pats: PatService;
+}): Router {
   const router = new Router();
-  const principalOf = (ctx: Context) => deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
-  const sellerOf = async (ctx: Context) => deps.sellers.profiles.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
+  const principalOf = (ctx: Context) =>
+    deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
+  const sellerOf = async (ctx: Context) =>
+    deps.sellers.profiles.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
   /** Ledger routes: a service PAT reads its own seller; a session names `seller_id`. */
   const ledgerSeller = async (ctx: Context, sellerId: string | undefined) => {
     const p = await principalOf(ctx);
-    if (p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service') return deps.sellers.profiles.authorize(p, sellerId ?? p.scopeId);
+    if (p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')
+      return deps.sellers.profiles.authorize(p, sellerId ?? p.scopeId);
     if (!sellerId) throw new AppError('invalid_request', { message: 'seller_id is required with an account session.' });
     return deps.sellers.profiles.authorize(p, sellerId);
   };
@@ -72,7 +82,8 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.post('/v1/sellers/:id/banking/verify', async (ctx) => {
     const p = await principalOf(ctx);
-    if (p.kind !== 'admin') throw new AppError('insufficient_scope', { message: 'Only the operator marks banking details verified.' });
+    if (p.kind !== 'admin')
+      throw new AppError('insufficient_scope', { message: 'Only the operator marks banking details verified.' });
     ctx.body = await deps.sellers.profiles.verifyBanking(validate(sellerIdSchema, ctx.params.id, 'path'));
   });
   router.get('/v1/sellers/:id/verify', async (ctx) => {
@@ -99,16 +110,26 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   // Pay-to addresses: ledger rows count once a transfer to one of them is verified on chain. Proving one
   // redirects revenue: the owner's session only.
   router.get('/v1/sellers/:id/pay-to', async (ctx) => {
-    ctx.body = await deps.ledger.payTo(await sellerOf(ctx));
+    ctx.body = await deps.payTo.payTo(await sellerOf(ctx));
   });
   router.post('/v1/sellers/:id/pay-to', async (ctx) => {
     const p = await principalOf(ctx);
     requireSession(p, 'owner');
     const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
-    ctx.body = await deps.ledger.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
+    ctx.body = await deps.payTo.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
   });
   // Service PATs of one seller (the owner's sign-in session manages them).
-  const servicePatBody = z.object({ label: plainText(128).optional(), expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional() }).strict();
+  const servicePatBody = z
+    .object({
+      label: plainText(128).optional(),
+      expires_in_seconds: z
+        .number()
+        .int()
+        .min(60)
+        .max(366 * 24 * 3600)
+        .optional(),
+    })
+    .strict();
   router.post('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
@@ -121,7 +142,10 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
     const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
-    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'), { scope_type: 'service', scope_id: seller.id });
+    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'), {
+      scope_type: 'service',
+      scope_id: seller.id,
+    });
   });
   router.delete('/v1/sellers/:id/pats/:pat_id', async (ctx) => {
     const p = await principalOf(ctx);
@@ -151,7 +175,11 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   router.patch('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
     const seller = await sellerOf(ctx);
     const endpointId = validate(endpointIdSchema, ctx.params.endpoint_id, 'path');
-    ctx.body = await deps.sellers.endpoints.update(seller, endpointId, validate(updateEndpointBodySchema, ctx.state.body));
+    ctx.body = await deps.sellers.endpoints.update(
+      seller,
+      endpointId,
+      validate(updateEndpointBodySchema, ctx.state.body),
+    );
   });
   router.delete('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
     const seller = await sellerOf(ctx);
@@ -160,12 +188,15 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
 
   router.post('/v1/auth/verify', async (ctx) => {
-    ctx.body = await deps.sellers.endpoints.routeTable(await deps.sellers.profiles.authorizeMiddleware(await principalOf(ctx)));
+    ctx.body = await deps.sellers.endpoints.routeTable(
+      await deps.sellers.profiles.authorizeMiddleware(await principalOf(ctx)),
+    );
   });
 
   router.post('/v1/ledger', async (ctx) => {
     const p = await principalOf(ctx);
-    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
+    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service'))
+      throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
     const seller = await deps.sellers.profiles.authorize(p, p.scopeId);
     const body = validate(ledgerReportBodySchema, ctx.state.body);
     const result = await deps.ledger.report(seller, body);
@@ -176,15 +207,27 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   // fail the others: every row gets its own outcome, in order.
   router.post('/v1/ledger/batch', async (ctx) => {
     const p = await principalOf(ctx);
-    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')) throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
+    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service'))
+      throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
     const seller = await deps.sellers.profiles.authorize(p, p.scopeId);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
     // `status`/`reason`: the stored row's verification state (pending until verified on chain).
-    const results: Array<{ tx_hash: string; outcome: 'created' | 'duplicate' | 'rejected'; status?: string; reason?: string | null; error_code?: string }> = [];
+    const results: Array<{
+      tx_hash: string;
+      outcome: 'created' | 'duplicate' | 'rejected';
+      status?: string;
+      reason?: string | null;
+      error_code?: string;
+    }> = [];
     for (const row of body.rows) {
       try {
         const result = await deps.ledger.report(seller, row);
-        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: result.created ? 'created' : 'duplicate', status: result.entry.status, reason: result.entry.reason });
+        results.push({
+          tx_hash: row.tx_hash.toLowerCase(),
+          outcome: result.created ? 'created' : 'duplicate',
+          status: result.entry.status,
+          reason: result.entry.reason,
+        });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });
@@ -202,7 +245,8 @@ export function sellerRoutes(deps: { auth: Authenticator; sellers: SellerService
   });
   router.get('/v1/ledger/export', async (ctx) => {
     const q = validate(ledgerQuerySchema, ctx.query, 'query');
-    if (q.format !== 'csv') throw new AppError('invalid_request', { message: 'format=csv is the supported export format.' });
+    if (q.format !== 'csv')
+      throw new AppError('invalid_request', { message: 'format=csv is the supported export format.' });
     const seller = await ledgerSeller(ctx, q.seller_id);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', `attachment; filename="ledger-${seller.slug}.csv"`);

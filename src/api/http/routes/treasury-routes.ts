@@ -19,7 +19,8 @@ export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountSer
   router.post('/v1/treasury', async (ctx) => {
     if (!deps.auth.adminConfigured) throw new AppError('admin_token_not_configured');
     const principal = await deps.auth.authenticate(ctx.get('authorization'));
-    if (principal.kind !== 'admin') throw new AppError('insufficient_scope', { message: 'Minting a Treasury account needs the operator token.' });
+    if (principal.kind !== 'admin')
+      throw new AppError('insufficient_scope', { message: 'Minting a Treasury account needs the operator token.' });
     const body = validate(mintTreasuryBodySchema, ctx.state.body);
     ctx.status = 201;
     ctx.body = await deps.accounts.mint(body, principal.actor);
@@ -28,7 +29,8 @@ export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountSer
   router.post('/v1/treasuries/:id/pats', async (ctx) => {
     const principal: Principal = await deps.auth.authenticate(ctx.get('authorization'));
     const accountId = validate(accountIdSchema, ctx.params.id, 'path');
-    if (principal.kind !== 'admin' && requireTreasuryScope(principal) !== accountId) throw new AppError('account_not_found');
+    if (principal.kind !== 'admin' && requireTreasuryScope(principal) !== accountId)
+      throw new AppError('account_not_found');
     const body = validate(issuePatBodySchema, ctx.state.body);
     ctx.status = 201;
     ctx.body = await deps.accounts.issueTreasuryPat(accountId, body, principal.actor);
@@ -37,7 +39,8 @@ export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountSer
   router.post('/v1/treasuries/:id/api-key/revoke', async (ctx) => {
     const principal: Principal = await deps.auth.authenticate(ctx.get('authorization'));
     const accountId = validate(accountIdSchema, ctx.params.id, 'path');
-    if (principal.kind !== 'admin' && requireTreasuryScope(principal) !== accountId) throw new AppError('account_not_found');
+    if (principal.kind !== 'admin' && requireTreasuryScope(principal) !== accountId)
+      throw new AppError('account_not_found');
     const revoked = await deps.accounts.revokeApiKey(accountId, principal.actor);
     for (const id of revoked.token_ids) deps.auth.forget(id);
     ctx.body = { treasury_id: accountId, revoked_at: revoked.revoked_at };

@@ -15,12 +15,21 @@ import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema
 import { validate } from '../validate.js';
 import type { WalletBalance } from '../../../shared/api-responses/wallet-responses.js';
 
-export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService; knex: Knex; chains: ChainRegistry; balances: BalanceReader }): Router {
+export function walletRoutes(deps: {
+  auth: Authenticator;
+  wallets: WalletService;
+  knex: Knex;
+  chains: ChainRegistry;
+  balances: BalanceReader;
+}): Router {
   const router = new Router();
   /** Treasury bearers manage wallets; an agent PAT (or a session exchanged from one) may only read its agent's wallets (`read`). */
   const accountOf = async (header: string, read = false) => {
     const principal = await deps.auth.authenticate(header);
-    return { accountId: read ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal), actor: principal.actor };
+    return {
+      accountId: read ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal),
+      actor: principal.actor,
+    };
   };
 
   router.post('/v1/wallets', async (ctx) => {
@@ -50,7 +59,10 @@ export function walletRoutes(deps: { auth: Authenticator; wallets: WalletService
     const chain = deps.chains.resolve(wallet.network);
     if (!chain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
     ctx.set('Cache-Control', 'no-store');
-    const balance: WalletBalance = { wallet_id: wallet.id, ...(await deps.balances.usdcBalance(chain, wallet.address as `0x${string}`)) };
+    const balance: WalletBalance = {
+      wallet_id: wallet.id,
+      ...(await deps.balances.usdcBalance(chain, wallet.address as `0x${string}`)),
+    };
     ctx.body = balance;
   });
 

@@ -21,7 +21,6 @@ import { isUsdString, parseUsd } from '../../../../policy/money.js';
 import { MAX_AMOUNT_MICRO, MAX_AMOUNT_USD } from '../../../shared/amount-bounds.js';
 import { usdAmountOrZeroSchema, usdAmountSchema, walletPolicySchema } from '../../../../policy/policy-schema.js';
 
-
 /** C0 controls, DEL, C1 controls, and the bidi embedding/override (U+202A–E) and isolate (U+2066–9) controls. */
 const UNSTORABLE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 const UNSTORABLE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
@@ -50,7 +49,10 @@ export function storedProse(max: number) {
   return z
     .string()
     .max(max, { abort: true })
-    .refine((v) => v.isWellFormed() && !UNSTORABLE_IN_PROSE.test(v), 'must be well-formed Unicode without control characters other than line breaks and tabs, or bidirectional overrides');
+    .refine(
+      (v) => v.isWellFormed() && !UNSTORABLE_IN_PROSE.test(v),
+      'must be well-formed Unicode without control characters other than line breaks and tabs, or bidirectional overrides',
+    );
 }
 
 /** Printable stored text (see storedString), non-empty, without leading or trailing white space. */
@@ -76,10 +78,12 @@ const POLICY_CAPS = ['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'month
 export const boundedPolicy = walletPolicySchema.superRefine((policy, ctx) => {
   for (const field of POLICY_CAPS) {
     const value = policy[field];
-    if (value !== undefined && !withinBound(value)) ctx.addIssue({ code: 'custom', path: [field], message: boundMessage });
+    if (value !== undefined && !withinBound(value))
+      ctx.addIssue({ code: 'custom', path: [field], message: boundMessage });
   }
   for (const [capability, value] of Object.entries(policy.capability_cap_usd ?? {})) {
-    if (!withinBound(value)) ctx.addIssue({ code: 'custom', path: ['capability_cap_usd', capability], message: boundMessage });
+    if (!withinBound(value))
+      ctx.addIssue({ code: 'custom', path: ['capability_cap_usd', capability], message: boundMessage });
   }
 });
 

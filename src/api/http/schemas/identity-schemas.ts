@@ -4,8 +4,16 @@ import { plainText, usdAmount } from './common-schemas.js';
 
 export const initBodySchema = z
   .object({
-    message: z.string().min(1).max(4096).refine((v) => v.isWellFormed(), 'must be well-formed Unicode'),
-    signature: z.string().min(1).max(512).regex(/^[0-9A-Za-z]+$/, 'expected a hex (0x…) or base58 signature'),
+    message: z
+      .string()
+      .min(1)
+      .max(4096)
+      .refine((v) => v.isWellFormed(), 'must be well-formed Unicode'),
+    signature: z
+      .string()
+      .min(1)
+      .max(512)
+      .regex(/^[0-9A-Za-z]+$/, 'expected a hex (0x…) or base58 signature'),
     chain: z.enum(['evm', 'solana']),
   })
   .strict();
@@ -13,11 +21,19 @@ export const initBodySchema = z
 export const createPatBodySchema = z
   .object({
     scope_type: z.enum(['agent', 'treasury', 'service']),
-    scope_id: z.string().regex(/^[a-z]{3,4}_[0-9a-f]{24}$/, 'expected an id such as agt_… or acct_…').optional(),
+    scope_id: z
+      .string()
+      .regex(/^[a-z]{3,4}_[0-9a-f]{24}$/, 'expected an id such as agt_… or acct_…')
+      .optional(),
     label: plainText(128).optional(),
     daily_cap_usd: usdAmount.optional(),
     single_use: z.boolean().optional(),
-    expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional(),
+    expires_in_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(366 * 24 * 3600)
+      .optional(),
   })
   .strict();
 

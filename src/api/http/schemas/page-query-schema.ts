@@ -9,6 +9,10 @@ export const pageQuerySchema = z
   .object({
     limit: z.coerce.number().int().min(1).max(500).default(100),
     /** `next_cursor` of the previous page. */
-    cursor: z.string().max(200).regex(/^[A-Za-z0-9_-]+$/).optional(),
+    cursor: z
+      .string()
+      .max(200)
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional(),
   })
   .strict();

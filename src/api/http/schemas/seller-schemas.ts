@@ -7,7 +7,9 @@ import { httpMethodSchema, routePathSchema } from '../../../shared/ledger-report
 import { pageQuerySchema } from './page-query-schema.js';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug: lower-case letters, digits and dashes');
-const capability = z.string().regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'capability tag: lower-case letters, digits and . _ : - /');
+const capability = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._:\-/]{0,127}$/, 'capability tag: lower-case letters, digits and . _ : - /');
 const httpUrl = z
   .string()
   .max(2048, { abort: true })
@@ -34,7 +36,10 @@ const price = z.union([usdAmount, z.literal('0')]);
  */
 function strictRecord<K extends z.ZodType<string>, V extends z.ZodType>(key: K, value: V) {
   return z.preprocess(
-    (raw) => (raw !== null && typeof raw === 'object' && Object.prototype.hasOwnProperty.call(raw, '__proto__') ? Symbol('refused') : raw),
+    (raw) =>
+      raw !== null && typeof raw === 'object' && Object.prototype.hasOwnProperty.call(raw, '__proto__')
+        ? Symbol('refused')
+        : raw,
     z.record(key, value),
   );
 }
@@ -51,7 +56,10 @@ export const createSellerBodySchema = z
     protocol: z.enum(['x402', 'mpp']).optional(),
     payout_mode: z.enum(['direct', 'platform_mor']).optional(),
     legal_entity: plainText(256).optional(),
-    country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code').optional(),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code')
+      .optional(),
     origin: httpUrl.optional(),
   })
   .strict();
@@ -79,8 +87,10 @@ export const updateEndpointBodySchema = z
   })
   .strict();
 
-
-const isoDate = z.string().datetime({ offset: true }).transform((v) => new Date(v));
+const isoDate = z
+  .string()
+  .datetime({ offset: true })
+  .transform((v) => new Date(v));
 export const ledgerQuerySchema = pageQuerySchema
   .extend({
     seller_id: sellerIdSchema.optional(),

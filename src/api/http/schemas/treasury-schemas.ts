@@ -12,6 +12,11 @@ export const mintTreasuryBodySchema = z
 export const issuePatBodySchema = z
   .object({
     label: plainText(128).optional(),
-    expires_in_seconds: z.number().int().min(60).max(366 * 24 * 3600).optional(),
+    expires_in_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(366 * 24 * 3600)
+      .optional(),
   })
   .strict();

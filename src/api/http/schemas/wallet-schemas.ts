@@ -19,4 +19,6 @@ export const emptyBodySchema = z.object({}).strict();
  */
 export const keyRetirementBodySchema = z.object({ abandon_balance: z.boolean().optional() }).strict();
 
-export const listWalletsQuerySchema = pageQuerySchema.extend({ status: z.enum(['active', 'revoked']).optional() }).strict();
+export const listWalletsQuerySchema = pageQuerySchema
+  .extend({ status: z.enum(['active', 'revoked']).optional() })
+  .strict();

@@ -214,7 +214,10 @@ export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v5';
 
 /** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table (in the statement's order). */
 export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
-  const spend = new Map<string, { walletId: string; kind: SpendRow['kind']; start: string; amountMicro: bigint; count: number }>();
+  const spend = new Map<
+    string,
+    { walletId: string; kind: SpendRow['kind']; start: string; amountMicro: bigint; count: number }
+  >();
   const patSpend = new Map<string, { tokenId: string; day: string; amountMicro: bigint; capMicro: bigint | null }>();
   for (const w of writes) {
     if (w.patSpend) {
@@ -240,7 +243,13 @@ export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unkno
     decisions.rows(writes.flatMap((w) => (w.decision ? [w.decision] : []))),
     authorizations.rows(writes.flatMap((w) => (w.authorization ? [w.authorization] : []))),
     spends.rows([...spend.values()].map((r): SpendRow => ({ ...r, amountMicro: r.amountMicro.toString() }))),
-    patSpends.rows([...patSpend.values()].map((r): PatSpendRow => ({ ...r, amountMicro: r.amountMicro.toString(), capMicro: r.capMicro?.toString() ?? null }))),
+    patSpends.rows(
+      [...patSpend.values()].map((r): PatSpendRow => ({
+        ...r,
+        amountMicro: r.amountMicro.toString(),
+        capMicro: r.capMicro?.toString() ?? null,
+      })),
+    ),
     audits.rows(writes.map((w) => w.audit)),
   ];
 }

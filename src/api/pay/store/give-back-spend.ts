@@ -32,14 +32,29 @@ export async function giveBackSpend(
     await tx.query(
       `UPDATE wallet_spend_totals SET spent_micro = spent_micro - ?, payment_count = payment_count - ?
         WHERE wallet_id = ? AND ((window_kind = 'day' AND window_start = ?::date) OR (window_kind = 'week' AND window_start = ?::date) OR (window_kind = 'month' AND window_start = ?::date))`,
-      [amountMicro.toString(), back.uncount ? 1 : 0, walletId, isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart)],
+      [
+        amountMicro.toString(),
+        back.uncount ? 1 : 0,
+        walletId,
+        isoDate(windows.dayStart),
+        isoDate(windows.weekStart),
+        isoDate(windows.monthStart),
+      ],
       'treasury_give_back_totals_v1',
     );
   }
   if (back.patTokenId && amountMicro > 0n) {
-    await tx.query('UPDATE pat_spend_totals SET spent_micro = spent_micro - ? WHERE token_id = ? AND day = ?::date', [amountMicro.toString(), back.patTokenId, isoDate(windows.dayStart)], 'treasury_give_back_pat_total_v1');
+    await tx.query(
+      'UPDATE pat_spend_totals SET spent_micro = spent_micro - ? WHERE token_id = ? AND day = ?::date',
+      [amountMicro.toString(), back.patTokenId, isoDate(windows.dayStart)],
+      'treasury_give_back_pat_total_v1',
+    );
   }
-  const [head] = await tx.query<AuditHead>('SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1', [walletId], 'treasury_audit_head_v1');
+  const [head] = await tx.query<AuditHead>(
+    'SELECT seq, hash FROM audit_events WHERE chain_key = ? ORDER BY seq DESC LIMIT 1',
+    [walletId],
+    'treasury_audit_head_v1',
+  );
   const row = buildAuditRow(head ?? null, { chainKey: walletId, ...audit });
   await tx.query(INSERT_AUDIT, auditValues(row), 'treasury_audit_append_v1');
 }

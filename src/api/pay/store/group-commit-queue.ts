@@ -17,7 +17,12 @@ export class GroupCommitQueue<I> {
 
   constructor(
     private readonly run: (batch: I[]) => Promise<() => void>,
-    private readonly options: { maxBatch?: number; onBatch?: (size: number) => void; isReady?: (item: I) => boolean; orderKey?: (item: I) => string } = {},
+    private readonly options: {
+      maxBatch?: number;
+      onBatch?: (size: number) => void;
+      isReady?: (item: I) => boolean;
+      orderKey?: (item: I) => string;
+    } = {},
   ) {}
 
   push(item: I): void {

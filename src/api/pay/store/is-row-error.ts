@@ -15,7 +15,8 @@
  */
 import pg from 'pg';
 
-const sqlstate = (err: unknown): string => (err instanceof pg.DatabaseError && typeof err.code === 'string' ? err.code : '');
+const sqlstate = (err: unknown): string =>
+  err instanceof pg.DatabaseError && typeof err.code === 'string' ? err.code : '';
 
 /** SQLSTATE class 22: PostgreSQL cannot hold a value the row carries. */
 export function isDataException(err: unknown): boolean {

@@ -20,7 +20,11 @@
  * one per table). A row is an array in column order, or — with `fields` — an object holding column i's value
  * in its field `fields[i]` (./decision-write.ts names its rows' fields this way).
  */
-export function jsonRowsEncoder(columns: readonly string[], types: readonly string[], fields: ReadonlyArray<string | number> = columns.map((_, i) => i)): (rows: ReadonlyArray<object>) => string {
+export function jsonRowsEncoder(
+  columns: readonly string[],
+  types: readonly string[],
+  fields: ReadonlyArray<string | number> = columns.map((_, i) => i),
+): (rows: ReadonlyArray<object>) => string {
   const keys = columns.map((c) => JSON.stringify(c) + ':');
   const raw = types.map((t) => t === 'jsonb');
   return (rows) => {
@@ -30,7 +34,14 @@ export function jsonRowsEncoder(columns: readonly string[], types: readonly stri
       out += r === 0 ? '{' : ',{';
       for (let c = 0; c < keys.length; c++) {
         const value = row[fields[c]!];
-        out += (c === 0 ? '' : ',') + keys[c] + (value === null || value === undefined ? 'null' : raw[c] && typeof value === 'string' ? value : JSON.stringify(value));
+        out +=
+          (c === 0 ? '' : ',') +
+          keys[c] +
+          (value === null || value === undefined
+            ? 'null'
+            : raw[c] && typeof value === 'string'
+              ? value
+              : JSON.stringify(value));
       }
       out += '}';
     }
@@ -39,7 +50,11 @@ export function jsonRowsEncoder(columns: readonly string[], types: readonly stri
 }
 
 /** `rows` of a table with these columns and types as one JSON document (see jsonRowsEncoder). */
-export function jsonRows(columns: readonly string[], types: readonly string[], rows: ReadonlyArray<ReadonlyArray<unknown>>): string {
+export function jsonRows(
+  columns: readonly string[],
+  types: readonly string[],
+  rows: ReadonlyArray<ReadonlyArray<unknown>>,
+): string {
   return jsonRowsEncoder(columns, types)(rows);
 }
 

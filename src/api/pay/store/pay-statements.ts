@@ -33,5 +33,23 @@ export const isoDate = (d: Date): string => d.toISOString().slice(0, 10);
 
 export const INSERT_AUDIT = `INSERT INTO audit_events (chain_key, seq, event_type, actor, payload, prev_hash, hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 /** audit_events values in INSERT_AUDIT's order. */
-export type AuditValues = [chainKey: string, seq: number, eventType: string, actor: string, payload: string, prevHash: string, hash: string, at: Date];
-export const auditValues = (r: ReturnType<typeof buildAuditRow>): AuditValues => [r.chain_key, r.seq, r.event_type, r.actor, r.payload, r.prev_hash, r.hash, r.created_at];
+export type AuditValues = [
+  chainKey: string,
+  seq: number,
+  eventType: string,
+  actor: string,
+  payload: string,
+  prevHash: string,
+  hash: string,
+  at: Date,
+];
+export const auditValues = (r: ReturnType<typeof buildAuditRow>): AuditValues => [
+  r.chain_key,
+  r.seq,
+  r.event_type,
+  r.actor,
+  r.payload,
+  r.prev_hash,
+  r.hash,
+  r.created_at,
+];

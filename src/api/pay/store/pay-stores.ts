@@ -21,7 +21,12 @@ export interface PaySnapshotStore {
    * The wallet's snapshot at `now` with any earlier attempt under `idempotencyKey`, read in one prepared
    * statement (`purpose` names it: a payment's read or a dry run's); undefined when there is no such wallet.
    */
-  read(walletId: string, now: Date, idempotencyKey: string | undefined, purpose: 'pay' | 'evaluate'): Promise<PaySnapshot | undefined>;
+  read(
+    walletId: string,
+    now: Date,
+    idempotencyKey: string | undefined,
+    purpose: 'pay' | 'evaluate',
+  ): Promise<PaySnapshot | undefined>;
   /** The wallet's address and account, read without a lock (the Permit2 allowance is read for it). */
   walletAddress(walletId: string): Promise<{ address: string; account_id: string } | undefined>;
 }
@@ -46,9 +51,18 @@ export interface PayWriteStore {
    * round trip's rows go to `decide`, its write is written, and the transaction commits. `opening` is built
    * when the wallet's turn has come.
    */
-  decideUnderLock<T>(walletId: string, opening: () => OpeningQuery, decide: (rows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => LockedDecision<T>): Promise<T>;
+  decideUnderLock<T>(
+    walletId: string,
+    opening: () => OpeningQuery,
+    decide: (rows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => LockedDecision<T>,
+  ): Promise<T>;
   /** Records `signature` on a reserved authorization (several to a statement); the row as it stands after. */
-  record(authorizationId: string, signature: string, payment: PaymentAuthorization, at: Date): Promise<RecordedRow<PaymentAuthorization> | undefined>;
+  record(
+    authorizationId: string,
+    signature: string,
+    payment: PaymentAuthorization,
+    at: Date,
+  ): Promise<RecordedRow<PaymentAuthorization> | undefined>;
   /** Releases a reservation whose signature never left (spend given back, audited); false when it was not reserved. */
   release(reservation: ReleasedReservation, actor: string, reason: ReleaseReason, at: Date): Promise<boolean>;
   close(): Promise<void>;

@@ -29,20 +29,37 @@ export function snapshotQuery(walletId: string, now: Date, idempotencyKey: strin
   const windows = policyWindows(now);
   return {
     sql: SNAPSHOT_SQL,
-    params: [isoDate(windows.dayStart), isoDate(windows.weekStart), isoDate(windows.monthStart), now, idempotencyKey ?? null, walletId],
+    params: [
+      isoDate(windows.dayStart),
+      isoDate(windows.weekStart),
+      isoDate(windows.monthStart),
+      now,
+      idempotencyKey ?? null,
+      walletId,
+    ],
   };
 }
 
 export class PgPaySnapshotStore implements PaySnapshotStore {
   constructor(private readonly knex: Knex) {}
 
-  async read(walletId: string, now: Date, idempotencyKey: string | undefined, purpose: 'pay' | 'evaluate'): Promise<PaySnapshot | undefined> {
+  async read(
+    walletId: string,
+    now: Date,
+    idempotencyKey: string | undefined,
+    purpose: 'pay' | 'evaluate',
+  ): Promise<PaySnapshot | undefined> {
     const query = snapshotQuery(walletId, now, idempotencyKey);
     return snapshotFromRows(await runStatement(this.knex, query.sql, [...query.params], SNAPSHOT_STATEMENT[purpose]));
   }
 
   async walletAddress(walletId: string): Promise<{ address: string; account_id: string } | undefined> {
-    const [wallet] = await runStatement<{ address: string; account_id: string }>(this.knex, 'SELECT address, account_id FROM wallets WHERE id = ?', [walletId], 'treasury_wallet_address_v1');
+    const [wallet] = await runStatement<{ address: string; account_id: string }>(
+      this.knex,
+      'SELECT address, account_id FROM wallets WHERE id = ?',
+      [walletId],
+      'treasury_wallet_address_v1',
+    );
     return wallet;
   }
 }
@@ -62,8 +79,15 @@ export class PgPayWriteStore implements PayWriteStore {
       onIsolated: (outcome: { refused: number; committed: number }) => void;
     },
   ) {
-    this.recorder = new SignatureRecorder<PaymentAuthorization>(knex, { onBatch: hooks.onRecordBatch, onConnectionOpened: () => hooks.onConnectionOpened('signature_record') });
-    this.writer = new ReservationWriter(knex, { onBatch: hooks.onDecisionBatch, onConnectionOpened: () => hooks.onConnectionOpened('decision_write'), onIsolated: hooks.onIsolated });
+    this.recorder = new SignatureRecorder<PaymentAuthorization>(knex, {
+      onBatch: hooks.onRecordBatch,
+      onConnectionOpened: () => hooks.onConnectionOpened('signature_record'),
+    });
+    this.writer = new ReservationWriter(knex, {
+      onBatch: hooks.onDecisionBatch,
+      onConnectionOpened: () => hooks.onConnectionOpened('decision_write'),
+      onIsolated: hooks.onIsolated,
+    });
   }
 
   get generation(): number {
@@ -82,7 +106,11 @@ export class PgPayWriteStore implements PayWriteStore {
     await runStatement(this.knex, DECISION_WRITE_SQL, decisionWriteParams([write]), DECISION_WRITE_NAME);
   }
 
-  decideUnderLock<T>(walletId: string, opening: () => OpeningQuery, decide: (rows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => LockedDecision<T>): Promise<T> {
+  decideUnderLock<T>(
+    walletId: string,
+    opening: () => OpeningQuery,
+    decide: (rows: Record<string, unknown>[], thenRows: Record<string, unknown>[][]) => LockedDecision<T>,
+  ): Promise<T> {
     return withWalletTransaction(
       this.knex,
       walletId,
@@ -95,7 +123,12 @@ export class PgPayWriteStore implements PayWriteStore {
     );
   }
 
-  record(authorizationId: string, signature: string, payment: PaymentAuthorization, at: Date): Promise<RecordedRow<PaymentAuthorization> | undefined> {
+  record(
+    authorizationId: string,
+    signature: string,
+    payment: PaymentAuthorization,
+    at: Date,
+  ): Promise<RecordedRow<PaymentAuthorization> | undefined> {
     return this.recorder.record(authorizationId, signature, payment, at);
   }
 

@@ -31,10 +31,20 @@ export interface ReleasedReservation {
 }
 
 /** True when this call released the row; false when it was no longer reserved. */
-export function releaseReservation(knex: Knex, reservation: ReleasedReservation, actor: string, reason: ReleaseReason, at: Date): Promise<boolean> {
+export function releaseReservation(
+  knex: Knex,
+  reservation: ReleasedReservation,
+  actor: string,
+  reason: ReleaseReason,
+  at: Date,
+): Promise<boolean> {
   const { walletId, windows } = reservation;
   return withWalletTransaction(knex, walletId, async (tx) => {
-    const [row] = await tx.query<{ id: string }>(`UPDATE authorizations SET status = 'released', idempotency_key = NULL WHERE id = ? AND status = 'reserved' RETURNING id`, [reservation.authorizationId], 'treasury_pay_release_v1');
+    const [row] = await tx.query<{ id: string }>(
+      `UPDATE authorizations SET status = 'released', idempotency_key = NULL WHERE id = ? AND status = 'reserved' RETURNING id`,
+      [reservation.authorizationId],
+      'treasury_pay_release_v1',
+    );
     if (!row) return false;
     await giveBackSpend(
       tx,
@@ -43,7 +53,13 @@ export function releaseReservation(knex: Knex, reservation: ReleasedReservation,
       {
         eventType: 'payment.released',
         actor,
-        payload: { authorization_id: reservation.authorizationId, decision_id: reservation.decisionId, amount_usd: reservation.amountUsd, nonce: reservation.nonce, reason },
+        payload: {
+          authorization_id: reservation.authorizationId,
+          decision_id: reservation.decisionId,
+          amount_usd: reservation.amountUsd,
+          nonce: reservation.nonce,
+          reason,
+        },
         at,
       },
     );

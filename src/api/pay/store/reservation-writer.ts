@@ -49,7 +49,11 @@ export class ReservationBatchAborted extends Error {
     override readonly cause: unknown,
     readonly rowRefused = false,
   ) {
-    super(rowRefused ? 'PostgreSQL refused this write; nothing of it was written' : 'the statement holding this write failed; nothing in it was written');
+    super(
+      rowRefused
+        ? 'PostgreSQL refused this write; nothing of it was written'
+        : 'the statement holding this write failed; nothing in it was written',
+    );
     this.name = 'ReservationBatchAborted';
   }
 }
@@ -102,7 +106,12 @@ export class ReservationWriter {
   ) {
     this.connection = new StatementConnection(knex, { onOpen: options.onConnectionOpened });
     this.onIsolated = options.onIsolated;
-    this.queue = new GroupCommitQueue((batch) => this.flush(batch), { maxBatch: options.maxBatch, onBatch: options.onBatch, isReady: (p) => p.write !== undefined, orderKey: (p) => p.lockKey });
+    this.queue = new GroupCommitQueue((batch) => this.flush(batch), {
+      maxBatch: options.maxBatch,
+      onBatch: options.onBatch,
+      isReady: (p) => p.write !== undefined,
+      orderKey: (p) => p.lockKey,
+    });
   }
 
   /** Closes the writer's connection (./statement-connection.ts); later writes fail and are refused. */
@@ -153,7 +162,11 @@ export class ReservationWriter {
   }
 
   private send(batch: Pending[]): Promise<unknown> {
-    return this.connection.query(DECISION_WRITE_SQL, decisionWriteParams(batch.map((p) => p.write!)), DECISION_WRITE_NAME);
+    return this.connection.query(
+      DECISION_WRITE_SQL,
+      decisionWriteParams(batch.map((p) => p.write!)),
+      DECISION_WRITE_NAME,
+    );
   }
 
   private async flush(batch: Pending[]): Promise<() => void> {
@@ -178,8 +191,12 @@ export class ReservationWriter {
         this.failedAt = ++this.epoch;
       }
       for (const [p, reason] of found.refused) p.reject(reason);
-      for (const p of this.queue.takeQueued((q) => keys.has(q.lockKey))) p.reject(new ReservationBatchAborted(found.refused.find(([r]) => r.lockKey === p.lockKey)![1].cause));
-      this.onIsolated?.({ refused: found.refused.filter(([, reason]) => reason.rowRefused).length, committed: found.committed.length });
+      for (const p of this.queue.takeQueued((q) => keys.has(q.lockKey)))
+        p.reject(new ReservationBatchAborted(found.refused.find(([r]) => r.lockKey === p.lockKey)![1].cause));
+      this.onIsolated?.({
+        refused: found.refused.filter(([, reason]) => reason.rowRefused).length,
+        committed: found.committed.length,
+      });
       if (found.failed) this.failAll(found.failed.unsent, found.failed.err);
     };
   }

@@ -50,7 +50,10 @@ export class SignatureRecorder<R> {
   private readonly queue: GroupCommitQueue<Pending<R>>;
   private readonly connection: StatementConnection;
 
-  constructor(knex: Knex, options: { maxBatch?: number; onBatch?: (size: number) => void; onConnectionOpened?: () => void } = {}) {
+  constructor(
+    knex: Knex,
+    options: { maxBatch?: number; onBatch?: (size: number) => void; onConnectionOpened?: () => void } = {},
+  ) {
     this.connection = new StatementConnection(knex, { onOpen: options.onConnectionOpened });
     this.queue = new GroupCommitQueue((batch) => this.flush(batch), options);
   }
@@ -62,7 +65,9 @@ export class SignatureRecorder<R> {
 
   /** Resolves with the row as committed (`signed` with this or an earlier signature), undefined if the row is gone. */
   record(id: string, signature: string, response: R, at: Date): Promise<RecordedRow<R> | undefined> {
-    return new Promise((resolve, reject) => this.queue.push({ id, signature, value: response, response: JSON.stringify(response), at, resolve, reject }));
+    return new Promise((resolve, reject) =>
+      this.queue.push({ id, signature, value: response, response: JSON.stringify(response), at, resolve, reject }),
+    );
   }
 
   private async flush(batch: Pending<R>[]): Promise<() => void> {
@@ -99,7 +104,12 @@ export class SignatureRecorder<R> {
     }
     const missing = [...new Set(batch.filter((p) => !byId.has(p.id)).map((p) => p.id))];
     if (missing.length > 0) {
-      for (const r of await this.connection.query<{ id: string; status: string; response: R }>(READ_SQL, [missing], 'treasury_pay_sign_read_batch_v1')) byId.set(r.id, r);
+      for (const r of await this.connection.query<{ id: string; status: string; response: R }>(
+        READ_SQL,
+        [missing],
+        'treasury_pay_sign_read_batch_v1',
+      ))
+        byId.set(r.id, r);
     }
     return () => {
       for (const p of batch) {

@@ -7,7 +7,15 @@ import type { Command } from 'commander';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { deleteAgent, listAgents, loadActiveAgent, loadAgent, saveAgent, setActiveAgent, type AgentRecord } from '../../core/cli-state.js';
+import {
+  deleteAgent,
+  listAgents,
+  loadActiveAgent,
+  loadAgent,
+  saveAgent,
+  setActiveAgent,
+  type AgentRecord,
+} from '../../core/cli-state.js';
 import { readTextFile } from '../../core/secret-file.js';
 import { walletViewSchema } from '../../../shared/api-responses/wallet-responses.js';
 import { formatFields, formatTable } from '../seller/seller-format.js';
@@ -28,20 +36,34 @@ const publicView = (a: AgentRecord, active: boolean) => ({
 function byRef(ctx: CliContext, ref: string | undefined): AgentRecord {
   if (!ref) return loadActiveAgent(ctx.paths);
   const found = loadAgent(ctx.paths, ref) ?? listAgents(ctx.paths).find((a) => a.label === ref);
-  if (!found) throw new CliError({ code: 'agent_not_found', userMessage: `No local agent "${ref}" (see \`xx agent list\`).` });
+  if (!found)
+    throw new CliError({ code: 'agent_not_found', userMessage: `No local agent "${ref}" (see \`xx agent list\`).` });
   return found;
 }
 
 function list(ctx: CliContext): void {
   const active = readTextFile(ctx.paths.activeAgent);
   const rows = listAgents(ctx.paths).map((a) => publicView(a, a.agent_id === active));
-  ctx.out({ agents: rows }, formatTable(['', 'label', 'agent_id', 'base address', 'server'], rows.map((r) => [r.active ? '*' : '', r.label, r.agent_id, r.addresses.base ?? '', r.server]), 'No agents. Run `xx init`.'));
+  ctx.out(
+    { agents: rows },
+    formatTable(
+      ['', 'label', 'agent_id', 'base address', 'server'],
+      rows.map((r) => [r.active ? '*' : '', r.label, r.agent_id, r.addresses.base ?? '', r.server]),
+      'No agents. Run `xx init`.',
+    ),
+  );
 }
 
 async function show(ctx: CliContext, ref: string | undefined): Promise<void> {
   const agent = byRef(ctx, ref);
-  const remote = await ctx.spin('Loading the agent', () => agentWithEveryWallet(ctx.client(agent.pat, process.env.XX_API_URL || agent.server), agent.agent_id));
-  const view = { ...publicView(agent, readTextFile(ctx.paths.activeAgent) === agent.agent_id), remote_label: remote.label, wallets: remote.wallets };
+  const remote = await ctx.spin('Loading the agent', () =>
+    agentWithEveryWallet(ctx.client(agent.pat, process.env.XX_API_URL || agent.server), agent.agent_id),
+  );
+  const view = {
+    ...publicView(agent, readTextFile(ctx.paths.activeAgent) === agent.agent_id),
+    remote_label: remote.label,
+    wallets: remote.wallets,
+  };
   ctx.out(
     view,
     formatFields([
@@ -62,36 +84,64 @@ function switchTo(ctx: CliContext, ref: string): void {
 }
 
 function label(ctx: CliContext, ref: string, newLabel: string): void {
-  if (!/^[\p{L}\p{N} ._-]{1,64}$/u.test(newLabel)) throw badArgument('<label>', 'up to 64 letters, digits, spaces, . _ -');
+  if (!/^[\p{L}\p{N} ._-]{1,64}$/u.test(newLabel))
+    throw badArgument('<label>', 'up to 64 letters, digits, spaces, . _ -');
   const agent = byRef(ctx, ref);
   const updated = { ...agent, label: newLabel };
   saveAgent(ctx.paths, updated);
-  ctx.out(publicView(updated, readTextFile(ctx.paths.activeAgent) === agent.agent_id), `Agent ${agent.agent_id} is now labelled "${newLabel}" (locally).`);
+  ctx.out(
+    publicView(updated, readTextFile(ctx.paths.activeAgent) === agent.agent_id),
+    `Agent ${agent.agent_id} is now labelled "${newLabel}" (locally).`,
+  );
 }
 
 async function remove(ctx: CliContext, ref: string, yes: boolean | undefined): Promise<void> {
   const agent = byRef(ctx, ref);
-  if (!yes && !(await ctx.prompt.confirm({ message: `Delete the local record of ${agent.label} (${agent.agent_id}) and its PAT copy?`, flag: '--yes' }))) {
+  if (
+    !yes &&
+    !(await ctx.prompt.confirm({
+      message: `Delete the local record of ${agent.label} (${agent.agent_id}) and its PAT copy?`,
+      flag: '--yes',
+    }))
+  ) {
     throw new CliError({ code: 'cancelled', userMessage: 'Nothing deleted.' });
   }
   deleteAgent(ctx.paths, agent.agent_id);
-  ctx.out({ agent_id: agent.agent_id, deleted: true }, `Deleted the local record of ${agent.agent_id} (the agent and its PAT still exist on the platform; \`xx pat revoke ${agent.pat_id}\` revokes the PAT).`);
+  ctx.out(
+    { agent_id: agent.agent_id, deleted: true },
+    `Deleted the local record of ${agent.agent_id} (the agent and its PAT still exist on the platform; \`xx pat revoke ${agent.pat_id}\` revokes the PAT).`,
+  );
 }
 
 async function walletsList(ctx: CliContext): Promise<void> {
   const { agent, client } = ctx.agent();
   const { wallets } = await ctx.spin('Loading wallets', () => agentWithEveryWallet(client, agent.agent_id));
   saveAgent(ctx.paths, { ...agent, wallets });
-  ctx.out({ agent_id: agent.agent_id, wallets }, formatTable(['id', 'address', 'network', 'label'], wallets.map((w) => [w.id, w.address, w.network, w.label ?? '']), 'No managed wallets. Add one with `xx agent wallets add`.'));
+  ctx.out(
+    { agent_id: agent.agent_id, wallets },
+    formatTable(
+      ['id', 'address', 'network', 'label'],
+      wallets.map((w) => [w.id, w.address, w.network, w.label ?? '']),
+      'No managed wallets. Add one with `xx agent wallets add`.',
+    ),
+  );
 }
 
 async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: string }): Promise<void> {
   const chain = opts.chain ?? 'base';
-  if (chain === 'solana') throw new CliError({ code: 'chain_not_supported', userMessage: 'Managed Solana wallets are not available on this server; use --chain base.', exitCode: 1 });
+  if (chain === 'solana')
+    throw new CliError({
+      code: 'chain_not_supported',
+      userMessage: 'Managed Solana wallets are not available on this server; use --chain base.',
+      exitCode: 1,
+    });
   if (chain !== 'base') throw badArgument('--chain', 'base or solana');
   const { agent, client } = ctx.agent();
   const w = await ctx.spin('Creating the wallet', () =>
-    client.request('POST', `/v1/agents/${agent.agent_id}/wallets`, { body: { ...(opts.label ? { label: opts.label } : {}) }, reply: walletViewSchema }),
+    client.request('POST', `/v1/agents/${agent.agent_id}/wallets`, {
+      body: { ...(opts.label ? { label: opts.label } : {}) },
+      reply: walletViewSchema,
+    }),
   );
   const wallet = { id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label };
   saveAgent(ctx.paths, { ...agent, wallets: [...agent.wallets, wallet] });

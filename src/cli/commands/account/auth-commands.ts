@@ -13,7 +13,11 @@ import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { loadActiveAgent, loadCredentials, loadSession, saveCredentials } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
-import { loggedOutSchema, sessionsRevokedSchema, whoamiSchema } from '../../../shared/api-responses/identity-responses.js';
+import {
+  loggedOutSchema,
+  sessionsRevokedSchema,
+  whoamiSchema,
+} from '../../../shared/api-responses/identity-responses.js';
 import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/api-responses/pat-responses.js';
 import { isMasterKey } from '../../core/legacy-master-key.js';
 import { formatTable } from '../seller/seller-format.js';
@@ -45,7 +49,11 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   if (!token && !process.stdin.isTTY) token = await readStdin();
   if (!token) token = await ctx.prompt.password({ message: 'PAT (xx_pat_…)', flag: '--token' });
   if (!/^xx_pat_[A-Za-z0-9_-]{16,200}$/.test(token)) {
-    if (isMasterKey(token)) throw new CliError({ code: 'master_key_removed', userMessage: 'Master keys were removed on 2026-04-27. Run `xx init`, then mint PATs with `xx pat create`.' });
+    if (isMasterKey(token))
+      throw new CliError({
+        code: 'master_key_removed',
+        userMessage: 'Master keys were removed on 2026-04-27. Run `xx init`, then mint PATs with `xx pat create`.',
+      });
     throw badArgument('--token', 'expected a PAT (xx_pat_…)');
   }
   const server = ctx.apiUrl();
@@ -59,7 +67,10 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   creds.profiles[name] = { token, server, added_at: new Date().toISOString() };
   creds.active = name;
   saveCredentials(ctx.paths, creds);
-  ctx.out({ profile: name, server, ...who }, `Saved profile "${name}" (${who.scope_type} ${who.scope_id}) for ${server}.`);
+  ctx.out(
+    { profile: name, server, ...who },
+    `Saved profile "${name}" (${who.scope_type} ${who.scope_id}) for ${server}.`,
+  );
 }
 
 async function whoami(ctx: CliContext): Promise<void> {
@@ -70,49 +81,94 @@ async function whoami(ctx: CliContext): Promise<void> {
   );
   // A session says whether it is a sign-in (the owner) or exchanged from an agent PAT (acts as that agent).
   const origin = 'session_origin' in who ? who.session_origin : undefined;
-  const session = origin ? { session_origin: origin, agent_id: ('agent_id' in who ? who.agent_id : undefined) ?? null } : {};
-  const data = { auth_type: who.auth_type, scope_type: who.scope_type, scope_id: who.scope_id, ...session, source: bearer?.source ?? 'session', server: client.baseUrl };
+  const session = origin
+    ? { session_origin: origin, agent_id: ('agent_id' in who ? who.agent_id : undefined) ?? null }
+    : {};
+  const data = {
+    auth_type: who.auth_type,
+    scope_type: who.scope_type,
+    scope_id: who.scope_id,
+    ...session,
+    source: bearer?.source ?? 'session',
+    server: client.baseUrl,
+  };
   ctx.out(
     data,
-    [`auth_type:  ${who.auth_type}`, `scope_type: ${who.scope_type}`, `scope_id:   ${who.scope_id}`, ...(origin ? [`session:    ${origin}`] : []), `(${data.source} at ${data.server})`].join('\n'),
+    [
+      `auth_type:  ${who.auth_type}`,
+      `scope_type: ${who.scope_type}`,
+      `scope_id:   ${who.scope_id}`,
+      ...(origin ? [`session:    ${origin}`] : []),
+      `(${data.source} at ${data.server})`,
+    ].join('\n'),
   );
 }
 
 function profiles(ctx: CliContext, action: 'list' | 'switch' | 'delete', name?: string): void {
   const creds = loadCredentials(ctx.paths);
   if (action === 'list') {
-    const rows = Object.entries(creds.profiles).map(([n, p]) => ({ name: n, server: p.server, active: creds.active === n, added_at: p.added_at }));
-    ctx.out({ profiles: rows }, formatTable(['', 'name', 'server', 'added'], rows.map((r) => [r.active ? '*' : '', r.name, r.server, r.added_at]), 'No profiles. Add one with `xx login --token <PAT>`.'));
+    const rows = Object.entries(creds.profiles).map(([n, p]) => ({
+      name: n,
+      server: p.server,
+      active: creds.active === n,
+      added_at: p.added_at,
+    }));
+    ctx.out(
+      { profiles: rows },
+      formatTable(
+        ['', 'name', 'server', 'added'],
+        rows.map((r) => [r.active ? '*' : '', r.name, r.server, r.added_at]),
+        'No profiles. Add one with `xx login --token <PAT>`.',
+      ),
+    );
     return;
   }
   if (!name) throw badArgument('<name>', 'a profile name is required');
-  if (!creds.profiles[name]) throw new CliError({ code: 'profile_not_found', userMessage: `No profile named "${name}".` });
+  if (!creds.profiles[name])
+    throw new CliError({ code: 'profile_not_found', userMessage: `No profile named "${name}".` });
   if (action === 'switch') creds.active = name;
   else {
     delete creds.profiles[name];
     if (creds.active === name) delete creds.active;
   }
   saveCredentials(ctx.paths, creds);
-  ctx.out({ profile: name, action, active: creds.active ?? null }, action === 'switch' ? `Profile "${name}" is active.` : `Deleted profile "${name}".`);
+  ctx.out(
+    { profile: name, action, active: creds.active ?? null },
+    action === 'switch' ? `Profile "${name}" is active.` : `Deleted profile "${name}".`,
+  );
 }
 
 async function patList(ctx: CliContext): Promise<void> {
-  const { pats } = await withOwnerSession(ctx, '`xx pat list`', (owner) => ctx.spin('Listing PATs', () => readEveryPage(owner, '/v1/pats', 'pats', { page: patPageSchema })));
+  const { pats } = await withOwnerSession(ctx, '`xx pat list`', (owner) =>
+    ctx.spin('Listing PATs', () => readEveryPage(owner, '/v1/pats', 'pats', { page: patPageSchema })),
+  );
   ctx.out(
     { pats },
     formatTable(
       ['id', 'scope', 'label', 'daily cap', 'created', 'state'],
-      pats.map((p) => [p.id, `${p.scope_type} ${p.scope_id}`, p.label ?? '', p.daily_cap_usd ?? '', p.created_at, p.revoked_at ? 'revoked' : p.used_at && p.single_use ? 'used' : 'active']),
+      pats.map((p) => [
+        p.id,
+        `${p.scope_type} ${p.scope_id}`,
+        p.label ?? '',
+        p.daily_cap_usd ?? '',
+        p.created_at,
+        p.revoked_at ? 'revoked' : p.used_at && p.single_use ? 'used' : 'active',
+      ]),
       'No PATs.',
     ),
   );
 }
 
-async function patCreate(ctx: CliContext, opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string }): Promise<void> {
+async function patCreate(
+  ctx: CliContext,
+  opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string },
+): Promise<void> {
   const scope = opts.scope ?? 'agent';
-  if (!['agent', 'treasury'].includes(scope)) throw badArgument('--scope', 'agent or treasury (service PATs: `xx service pat create`)');
+  if (!['agent', 'treasury'].includes(scope))
+    throw badArgument('--scope', 'agent or treasury (service PATs: `xx service pat create`)');
   const expires = opts.expiresIn === undefined ? undefined : Number(opts.expiresIn);
-  if (expires !== undefined && (!Number.isInteger(expires) || expires < 60)) throw badArgument('--expires-in', 'seconds, at least 60');
+  if (expires !== undefined && (!Number.isInteger(expires) || expires < 60))
+    throw badArgument('--expires-in', 'seconds, at least 60');
   let scopeId: string | undefined;
   if (scope === 'agent') {
     try {
@@ -121,9 +177,20 @@ async function patCreate(ctx: CliContext, opts: { label?: string; scope?: string
       scopeId = undefined;
     }
   }
-  const body = { scope_type: scope, ...(scopeId ? { scope_id: scopeId } : {}), ...(opts.label ? { label: opts.label } : {}), ...(opts.dailyCap ? { daily_cap_usd: usdArgument('--daily-cap', opts.dailyCap) } : {}), ...(expires ? { expires_in_seconds: expires } : {}) };
-  const created = await withOwnerSession(ctx, '`xx pat create`', (owner) => ctx.spin('Minting the PAT', () => owner.request('POST', '/v1/pats', { body, reply: createdPatSchema })));
-  ctx.out(created, `${created.pat}\n(${created.id}, ${created.scope_type} ${created.scope_id}; shown once — store it now)`);
+  const body = {
+    scope_type: scope,
+    ...(scopeId ? { scope_id: scopeId } : {}),
+    ...(opts.label ? { label: opts.label } : {}),
+    ...(opts.dailyCap ? { daily_cap_usd: usdArgument('--daily-cap', opts.dailyCap) } : {}),
+    ...(expires ? { expires_in_seconds: expires } : {}),
+  };
+  const created = await withOwnerSession(ctx, '`xx pat create`', (owner) =>
+    ctx.spin('Minting the PAT', () => owner.request('POST', '/v1/pats', { body, reply: createdPatSchema })),
+  );
+  ctx.out(
+    created,
+    `${created.pat}\n(${created.id}, ${created.scope_type} ${created.scope_id}; shown once — store it now)`,
+  );
 }
 
 /** PATCH /v1/pats/{id}: an agent PAT's daily cap raised, lowered, or removed (`--daily-cap none`). */
@@ -131,13 +198,22 @@ async function patUpdate(ctx: CliContext, id: string, opts: { dailyCap?: string 
   if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
   if (opts.dailyCap === undefined) throw badArgument('--daily-cap', 'a USD amount, or none to remove the cap');
   const cap = opts.dailyCap === 'none' ? null : usdArgument('--daily-cap', opts.dailyCap);
-  const pat = await withOwnerSession(ctx, '`xx pat update`', (owner) => ctx.spin('Updating', () => owner.request('PATCH', `/v1/pats/${id}`, { body: { daily_cap_usd: cap }, reply: patViewSchema })));
-  ctx.out(pat, `${pat.id}: daily cap ${pat.daily_cap_usd === null || pat.daily_cap_usd === undefined ? 'none' : `${pat.daily_cap_usd} USD`}.`);
+  const pat = await withOwnerSession(ctx, '`xx pat update`', (owner) =>
+    ctx.spin('Updating', () =>
+      owner.request('PATCH', `/v1/pats/${id}`, { body: { daily_cap_usd: cap }, reply: patViewSchema }),
+    ),
+  );
+  ctx.out(
+    pat,
+    `${pat.id}: daily cap ${pat.daily_cap_usd === null || pat.daily_cap_usd === undefined ? 'none' : `${pat.daily_cap_usd} USD`}.`,
+  );
 }
 
 async function patRevoke(ctx: CliContext, id: string): Promise<void> {
   if (!/^pat_[0-9a-f]{24}$/.test(id)) throw badArgument('<pat_id>', 'expected a PAT id (pat_…)');
-  const pat = await withOwnerSession(ctx, '`xx pat revoke`', (owner) => ctx.spin('Revoking', () => owner.request('DELETE', `/v1/pats/${id}`, { reply: patViewSchema })));
+  const pat = await withOwnerSession(ctx, '`xx pat revoke`', (owner) =>
+    ctx.spin('Revoking', () => owner.request('DELETE', `/v1/pats/${id}`, { reply: patViewSchema })),
+  );
   ctx.out(pat, `Revoked ${pat.id}.`);
 }
 
@@ -161,11 +237,21 @@ async function logout(ctx: CliContext, opts: { all?: boolean }): Promise<void> {
     fs.rmSync(ctx.paths.session, { force: true });
   }
   if (!opts.all) {
-    ctx.out({ session_id: ended, session_file_removed: record !== undefined }, record ? `Logged out${ended ? ` (${ended})` : ''}; the session file is removed.` : 'No stored session.');
+    ctx.out(
+      { session_id: ended, session_file_removed: record !== undefined },
+      record ? `Logged out${ended ? ` (${ended})` : ''}; the session file is removed.` : 'No stored session.',
+    );
     return;
   }
-  const all = await withOwnerSession(ctx, '`xx logout --all`', (owner) => ctx.spin('Ending every session', () => owner.request('POST', '/v1/auth/sessions/revoke-all', { reply: sessionsRevokedSchema })));
-  ctx.out({ session_id: ended, session_file_removed: record !== undefined, ...all }, `Ended ${all.revoked} session(s) of ${all.account_id}. PATs still work; revoke them with \`xx pat revoke\`.`);
+  const all = await withOwnerSession(ctx, '`xx logout --all`', (owner) =>
+    ctx.spin('Ending every session', () =>
+      owner.request('POST', '/v1/auth/sessions/revoke-all', { reply: sessionsRevokedSchema }),
+    ),
+  );
+  ctx.out(
+    { session_id: ended, session_file_removed: record !== undefined, ...all },
+    `Ended ${all.revoked} session(s) of ${all.account_id}. PATs still work; revoke them with \`xx pat revoke\`.`,
+  );
 }
 
 function openBrowser(url: string): boolean {
@@ -184,12 +270,18 @@ function openBrowser(url: string): boolean {
 async function dashboard(ctx: CliContext, opts: { print?: boolean }): Promise<void> {
   const created = await withOwnerSession(ctx, '`xx dashboard`', (owner) =>
     ctx.spin('Minting a single-use PAT', () =>
-      owner.request('POST', '/v1/pats', { body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 }, reply: createdPatSchema }),
+      owner.request('POST', '/v1/pats', {
+        body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 },
+        reply: createdPatSchema,
+      }),
     ),
   );
   const url = `${ctx.dashboardUrl()}/cli-handoff#pat=${encodeURIComponent(created.pat)}`;
   const opened = !opts.print && !ctx.json && openBrowser(url);
-  ctx.out({ url, pat_id: created.id, opened }, opened ? `Opened the dashboard in your browser (single-use PAT ${created.id}).` : url);
+  ctx.out(
+    { url, pat_id: created.id, opened },
+    opened ? `Opened the dashboard in your browser (single-use PAT ${created.id}).` : url,
+  );
 }
 
 export function registerAuthCommands(program: Command, contextOf: ContextOf): void {
@@ -199,7 +291,10 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .option('--token <pat>', 'the PAT (xx_pat_…); read from stdin when piped')
     .option('--profile <name>', 'profile name', 'default')
     .action(act(contextOf, (ctx, opts: { token?: string; profile?: string }) => login(ctx, opts)));
-  program.command('whoami').description('Show auth_type, scope_type and scope_id').action(act(contextOf, (ctx) => whoami(ctx)));
+  program
+    .command('whoami')
+    .description('Show auth_type, scope_type and scope_id')
+    .action(act(contextOf, (ctx) => whoami(ctx)));
   program
     .command('logout')
     .description('End the stored session; --all ends every session of the account (signs in again)')
@@ -219,7 +314,11 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .option('--scope <scope>', 'agent or treasury', 'agent')
     .option('--daily-cap <usd>', 'daily spend cap (agent PATs)')
     .option('--expires-in <seconds>')
-    .action(act(contextOf, (ctx, opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string }) => patCreate(ctx, opts)));
+    .action(
+      act(contextOf, (ctx, opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string }) =>
+        patCreate(ctx, opts),
+      ),
+    );
   pat
     .command('update <pat_id>')
     .description("Change an agent PAT's daily spend cap (USD, or none)")

@@ -43,25 +43,58 @@ async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
   const faucetUrl = sandbox?.faucet_url;
   if (faucetUrl && wallet && !opts.print) {
     const res = await ctx.spin('Funding from the sandbox faucet', async () => {
-      const r = await fetch(faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: wallet.address, amount_usd: amount, ...(opts.permit2 ? { approve_permit2: true } : {}) }), signal: AbortSignal.timeout(30_000) });
+      const r = await fetch(faucetUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          address: wallet.address,
+          amount_usd: amount,
+          ...(opts.permit2 ? { approve_permit2: true } : {}),
+        }),
+        signal: AbortSignal.timeout(30_000),
+      });
       const body = (await r.json().catch(() => ({}))) as Record<string, unknown>;
-      if (!r.ok) throw new CliError({ code: 'faucet_failed', userMessage: `The sandbox faucet answered HTTP ${r.status}: ${String(body.error ?? body.user_message ?? '')}` });
+      if (!r.ok)
+        throw new CliError({
+          code: 'faucet_failed',
+          userMessage: `The sandbox faucet answered HTTP ${r.status}: ${String(body.error ?? body.user_message ?? '')}`,
+        });
       return body;
     });
     const approval = typeof res.permit2_approval_tx === 'string' ? res.permit2_approval_tx : null;
     ctx.out(
-      { funded: true, wallet_id: wallet.id, address: wallet.address, amount_usd: amount, tx_hash: res.tx_hash ?? null, balance_raw: res.balance_raw ?? null, permit2_approval_tx: approval },
+      {
+        funded: true,
+        wallet_id: wallet.id,
+        address: wallet.address,
+        amount_usd: amount,
+        tx_hash: res.tx_hash ?? null,
+        balance_raw: res.balance_raw ?? null,
+        permit2_approval_tx: approval,
+      },
       `Funded ${wallet.address} with ${amount} test USDC (tx ${String(res.tx_hash)}).${approval ? ` Permit2 approved for upto payments (tx ${approval}).` : ''}`,
     );
     return;
   }
-  if (opts.permit2) throw new CliError({ code: 'permit2_approval_unavailable', userMessage: 'Only the local sandbox faucet can send the Permit2 approval; outside it, send approve(Permit2, amount) from the wallet owner.' });
-  const addresses = [...new Set([...(wallet ? [wallet.address] : []), ...(agent.addresses.base ? [agent.addresses.base] : [])])];
+  if (opts.permit2)
+    throw new CliError({
+      code: 'permit2_approval_unavailable',
+      userMessage:
+        'Only the local sandbox faucet can send the Permit2 approval; outside it, send approve(Permit2, amount) from the wallet owner.',
+    });
+  const addresses = [
+    ...new Set([...(wallet ? [wallet.address] : []), ...(agent.addresses.base ? [agent.addresses.base] : [])]),
+  ];
   const urls = {
     base_sepolia_usdc: `https://faucet.circle.com/?network=base-sepolia&address=${addresses[0] ?? ''}`,
-    ...(agent.addresses.solana ? { solana_devnet_usdc: `https://faucet.circle.com/?network=solana-devnet&address=${agent.addresses.solana}` } : {}),
+    ...(agent.addresses.solana
+      ? { solana_devnet_usdc: `https://faucet.circle.com/?network=solana-devnet&address=${agent.addresses.solana}` }
+      : {}),
   };
-  ctx.out({ funded: false, addresses, solana: agent.addresses.solana ?? null, urls }, [`Fund these addresses with testnet USDC:`, ...addresses.map((a) => `  ${a}`), ...Object.values(urls)].join('\n'));
+  ctx.out(
+    { funded: false, addresses, solana: agent.addresses.solana ?? null, urls },
+    [`Fund these addresses with testnet USDC:`, ...addresses.map((a) => `  ${a}`), ...Object.values(urls)].join('\n'),
+  );
 }
 
 export function registerFundCommand(program: Command, contextOf: ContextOf): void {

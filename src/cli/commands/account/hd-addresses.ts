@@ -18,7 +18,13 @@ export function newMnemonic(words: 12 | 24 = 24): string {
 
 export function checkMnemonic(mnemonic: string): string {
   const normalized = mnemonic.trim().toLowerCase().split(/\s+/).join(' ');
-  if (!validateMnemonic(normalized, wordlist)) throw new CliError({ code: 'invalid_mnemonic', userMessage: 'That is not a valid BIP39 (English) recovery phrase.', exitCode: 2, details: { flag: 'XX_MNEMONIC' } });
+  if (!validateMnemonic(normalized, wordlist))
+    throw new CliError({
+      code: 'invalid_mnemonic',
+      userMessage: 'That is not a valid BIP39 (English) recovery phrase.',
+      exitCode: 2,
+      details: { flag: 'XX_MNEMONIC' },
+    });
   return normalized;
 }
 

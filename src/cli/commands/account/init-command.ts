@@ -21,7 +21,18 @@ import { ApiClient } from '../../core/api-client.js';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { listAgents, loadAgent, loadCredentials, managedWalletSchema, saveAgent, saveCredentials, saveSession, setActiveAgent, type AgentRecord, type ManagedWallet } from '../../core/cli-state.js';
+import {
+  listAgents,
+  loadAgent,
+  loadCredentials,
+  managedWalletSchema,
+  saveAgent,
+  saveCredentials,
+  saveSession,
+  setActiveAgent,
+  type AgentRecord,
+  type ManagedWallet,
+} from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
 import { readJsonFile, writeSecretJson } from '../../core/secret-file.js';
 import { badArgument } from '../seller/seller-kit.js';
@@ -51,7 +62,8 @@ function serverUrl(raw: string): URL {
   } catch {
     throw badArgument('--server', `expected an http(s) URL, got "${raw}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badArgument('--server', `expected an http(s) URL, got "${raw}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw badArgument('--server', `expected an http(s) URL, got "${raw}"`);
   return url;
 }
 
@@ -71,7 +83,11 @@ export async function waitForPat(client: ApiClient): Promise<void> {
   }
 }
 
-async function loadOrCreateSeed(ctx: CliContext, opts: InitOptions, chain: ChainChoice): Promise<{ mnemonic: string; keystore: string; created: boolean }> {
+async function loadOrCreateSeed(
+  ctx: CliContext,
+  opts: InitOptions,
+  chain: ChainChoice,
+): Promise<{ mnemonic: string; keystore: string; created: boolean }> {
   const file = keystorePath(ctx, 'default');
   const existing = readJsonFile(file, keystoreSchema);
   if (existing && !opts.newSeed && !opts.restore) {
@@ -79,14 +95,20 @@ async function loadOrCreateSeed(ctx: CliContext, opts: InitOptions, chain: Chain
     return { mnemonic, keystore: file, created: false };
   }
   const mnemonic = opts.restore
-    ? checkMnemonic(process.env.XX_MNEMONIC || (await ctx.prompt.password({ message: 'Recovery phrase (12 or 24 words)', flag: 'XX_MNEMONIC' })))
+    ? checkMnemonic(
+        process.env.XX_MNEMONIC ||
+          (await ctx.prompt.password({ message: 'Recovery phrase (12 or 24 words)', flag: 'XX_MNEMONIC' })),
+      )
     : newMnemonic(opts.words === '12' ? 12 : 24);
   const passphrase = await passphraseFor(ctx, 'New keystore passphrase (8+ characters)');
   if (!process.env.XX_KEYSTORE_PASSPHRASE && ctx.interactive) {
     const again = await ctx.prompt.password({ message: 'Repeat the passphrase', flag: 'XX_KEYSTORE_PASSPHRASE' });
-    if (again !== passphrase) throw new CliError({ code: 'passphrase_mismatch', userMessage: 'The passphrases differ.', exitCode: 2 });
+    if (again !== passphrase)
+      throw new CliError({ code: 'passphrase_mismatch', userMessage: 'The passphrases differ.', exitCode: 2 });
   }
-  const sealed = await ctx.spin('Encrypting the keystore', () => sealMnemonic(mnemonic, passphrase, 'default', addressesFor(mnemonic, chain)));
+  const sealed = await ctx.spin('Encrypting the keystore', () =>
+    sealMnemonic(mnemonic, passphrase, 'default', addressesFor(mnemonic, chain)),
+  );
   if (existing) fs.renameSync(file, path.join(path.dirname(file), `default.${Date.now()}.replaced.json`)); // never destroy a seed silently
   writeSecretJson(file, sealed);
   return { mnemonic, keystore: file, created: true };
@@ -94,7 +116,11 @@ async function loadOrCreateSeed(ctx: CliContext, opts: InitOptions, chain: Chain
 
 function parseReply<S extends z.ZodType>(schema: S, what: string, reply: unknown): z.output<S> {
   const parsed = schema.safeParse(reply);
-  if (!parsed.success) throw new CliError({ code: 'invalid_reply', userMessage: `${what} answered an unexpected shape; is --server a Treasury?` });
+  if (!parsed.success)
+    throw new CliError({
+      code: 'invalid_reply',
+      userMessage: `${what} answered an unexpected shape; is --server a Treasury?`,
+    });
   return parsed.data;
 }
 
@@ -103,9 +129,16 @@ function parseReply<S extends z.ZodType>(schema: S, what: string, reply: unknown
  * account an explicit `--label` picks the agent with that label — in a local record of this account, else
  * on the platform — or spawns a new one (POST /v1/agents); without `--label`, the account's first agent.
  */
-async function chooseAgent(ctx: CliContext, session: ApiClient, grant: { account_id: string; agent_id: string; created: boolean }, label: string | undefined): Promise<{ agentId: string; spawned: boolean }> {
+async function chooseAgent(
+  ctx: CliContext,
+  session: ApiClient,
+  grant: { account_id: string; agent_id: string; created: boolean },
+  label: string | undefined,
+): Promise<{ agentId: string; spawned: boolean }> {
   if (grant.created || label === undefined) return { agentId: grant.agent_id, spawned: false };
-  const local = listAgents(ctx.paths).find((a) => a.account_id === grant.account_id && a.server === session.baseUrl && a.label === label);
+  const local = listAgents(ctx.paths).find(
+    (a) => a.account_id === grant.account_id && a.server === session.baseUrl && a.label === label,
+  );
   if (local) return { agentId: local.agent_id, spawned: false };
   const { agents } = await readEveryPage(session, '/v1/agents', 'agents', { page: agentPageSchema });
   const named = agents.find((a) => a.label === label);
@@ -142,18 +175,46 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
 async function finishInit(
   ctx: CliContext,
   opts: InitOptions,
-  run: { base: string; label: string; chain: ChainChoice; seed: { keystore: string; created: boolean }; addresses: ReturnType<typeof addressesFor>; grant: SignInGrant; session: ApiClient; limits: ReturnType<typeof initLimits> },
+  run: {
+    base: string;
+    label: string;
+    chain: ChainChoice;
+    seed: { keystore: string; created: boolean };
+    addresses: ReturnType<typeof addressesFor>;
+    grant: SignInGrant;
+    session: ApiClient;
+    limits: ReturnType<typeof initLimits>;
+  },
 ): Promise<void> {
   const { base, label, chain, seed, addresses, grant, session, limits } = run;
   const { agentId, spawned } = await ctx.spin('Choosing the agent', () => chooseAgent(ctx, session, grant, opts.label));
 
-  const pat = await ctx.spin('Minting the agent PAT', () =>
-    session.request('POST', '/v1/pats', { body: { scope_type: 'agent', scope_id: agentId, label: `xx cli: ${label}`.slice(0, 128), ...(limits.patDailyCapUsd ? { daily_cap_usd: limits.patDailyCapUsd } : {}) } }),
-  ).then((reply) => parseReply(createdPatSchema, 'POST /v1/pats', reply));
+  const pat = await ctx
+    .spin('Minting the agent PAT', () =>
+      session.request('POST', '/v1/pats', {
+        body: {
+          scope_type: 'agent',
+          scope_id: agentId,
+          label: `xx cli: ${label}`.slice(0, 128),
+          ...(limits.patDailyCapUsd ? { daily_cap_usd: limits.patDailyCapUsd } : {}),
+        },
+      }),
+    )
+    .then((reply) => parseReply(createdPatSchema, 'POST /v1/pats', reply));
   const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
   await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
-  const exchanged = parseReply(sessionGrantSchema, 'POST /v1/identity/exchange-pat', await agentClient.request('POST', '/v1/identity/exchange-pat'));
-  saveSession(ctx.paths, { session: exchanged.session, account_id: exchanged.account_id, agent_id: exchanged.agent_id, expires_at: exchanged.expires_at, server: base });
+  const exchanged = parseReply(
+    sessionGrantSchema,
+    'POST /v1/identity/exchange-pat',
+    await agentClient.request('POST', '/v1/identity/exchange-pat'),
+  );
+  saveSession(ctx.paths, {
+    session: exchanged.session,
+    account_id: exchanged.account_id,
+    agent_id: exchanged.agent_id,
+    expires_at: exchanged.expires_at,
+    server: base,
+  });
 
   const previous = loadAgent(ctx.paths, agentId);
   // The agent's wallets as the platform knows them (another machine, or a restore, may have made some).
@@ -164,15 +225,27 @@ async function finishInit(
   if (chain !== 'solana' && wallets.length === 0) {
     // The account session creates it: only the owner sets a wallet policy.
     const w = await ctx.spin('Creating the managed wallet', async () =>
-      parseReply(managedWalletSchema, `POST /v1/agents/${agentId}/wallets`, await session.request('POST', `/v1/agents/${agentId}/wallets`, { body: { label, policy: limits.walletPolicy } })),
+      parseReply(
+        managedWalletSchema,
+        `POST /v1/agents/${agentId}/wallets`,
+        await session.request('POST', `/v1/agents/${agentId}/wallets`, {
+          body: { label, policy: limits.walletPolicy },
+        }),
+      ),
     );
     wallets = [w];
     walletPolicyApplied = true;
   }
   if (wallets.length > 0) {
     const first = wallets[0]!;
-    walletPolicy = await ctx.spin('Reading the wallet policy', async () =>
-      parseReply(walletPolicyReplySchema, `GET /v1/wallets/${first.id}/policy`, await agentClient.request('GET', `/v1/wallets/${first.id}/policy`)).policy,
+    walletPolicy = await ctx.spin(
+      'Reading the wallet policy',
+      async () =>
+        parseReply(
+          walletPolicyReplySchema,
+          `GET /v1/wallets/${first.id}/policy`,
+          await agentClient.request('GET', `/v1/wallets/${first.id}/policy`),
+        ).policy,
     );
   }
   const record: AgentRecord = {
@@ -219,10 +292,16 @@ async function finishInit(
     `Seed: ${seed.created ? 'new, ' : ''}encrypted in ${seed.keystore} (back it up with \`xx wallet export\`).`,
     `Agent PAT ${pat.id} saved (0600), daily cap ${data.pat_daily_cap_usd === null ? 'none' : `${data.pat_daily_cap_usd} USD`} (change: \`xx pat update ${pat.id} --daily-cap <usd|none>\`).`,
     ...(walletPolicy
-      ? [`Wallet policy: ${describePolicy(walletPolicy)}${walletPolicyApplied ? ' (set now; at init: --max-per-payment, --daily-limit, --policy <file>)' : ' (existing wallet, unchanged)'}.`]
+      ? [
+          `Wallet policy: ${describePolicy(walletPolicy)}${walletPolicyApplied ? ' (set now; at init: --max-per-payment, --daily-limit, --policy <file>)' : ' (existing wallet, unchanged)'}.`,
+        ]
       : []),
     'Next: `xx fund --testnet`, then `xx buy <url>`.',
-    ...(data.previous_pat_id ? [`The previous agent PAT ${data.previous_pat_id} still works; \`xx pat revoke ${data.previous_pat_id}\` if nothing else uses it.`] : []),
+    ...(data.previous_pat_id
+      ? [
+          `The previous agent PAT ${data.previous_pat_id} still works; \`xx pat revoke ${data.previous_pat_id}\` if nothing else uses it.`,
+        ]
+      : []),
   ];
   ctx.out(data, lines.join('\n'));
 }

@@ -40,20 +40,34 @@ function capArgument(flag: string, raw: string): string | null {
 export function initLimits(opts: InitLimitOptions): InitLimits {
   const patDailyCapUsd = capArgument('--daily-cap', opts.dailyCap ?? INIT_DEFAULTS.patDailyCapUsd);
   if (opts.policy !== undefined) {
-    if (opts.maxPerPayment !== undefined || opts.dailyLimit !== undefined) throw badArgument('--policy', 'cannot be combined with --max-per-payment or --daily-limit (put them in the file)');
+    if (opts.maxPerPayment !== undefined || opts.dailyLimit !== undefined)
+      throw badArgument(
+        '--policy',
+        'cannot be combined with --max-per-payment or --daily-limit (put them in the file)',
+      );
     let raw: unknown;
     try {
       raw = JSON.parse(fs.readFileSync(opts.policy, 'utf8'));
     } catch (err) {
-      throw badArgument('--policy', `expected a readable JSON file (${(err as NodeJS.ErrnoException).code ?? 'not JSON'})`);
+      throw badArgument(
+        '--policy',
+        `expected a readable JSON file (${(err as NodeJS.ErrnoException).code ?? 'not JSON'})`,
+      );
     }
     const parsed = walletPolicySchema.safeParse(raw);
-    if (!parsed.success) throw badArgument('--policy', parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+    if (!parsed.success)
+      throw badArgument(
+        '--policy',
+        parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
+      );
     return { patDailyCapUsd, walletPolicy: parsed.data as Record<string, unknown> };
   }
   const perTx = capArgument('--max-per-payment', opts.maxPerPayment ?? INIT_DEFAULTS.maxPerPaymentUsd);
   const daily = capArgument('--daily-limit', opts.dailyLimit ?? INIT_DEFAULTS.dailyLimitUsd);
-  return { patDailyCapUsd, walletPolicy: { ...(perTx ? { per_tx_cap_usd: perTx } : {}), ...(daily ? { daily_cap_usd: daily } : {}) } };
+  return {
+    patDailyCapUsd,
+    walletPolicy: { ...(perTx ? { per_tx_cap_usd: perTx } : {}), ...(daily ? { daily_cap_usd: daily } : {}) },
+  };
 }
 
 /** A policy in a few words: `per payment 1 USD, 10 USD a day`, other rules by name, `no limits` when empty. */
@@ -67,7 +81,9 @@ export function describePolicy(policy: Record<string, unknown>): string {
   ] as const) {
     if (typeof policy[key] === 'string') parts.push(`${policy[key] as string} USD a ${unit}`);
   }
-  const others = Object.keys(policy).filter((k) => !['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd'].includes(k));
+  const others = Object.keys(policy).filter(
+    (k) => !['per_tx_cap_usd', 'daily_cap_usd', 'weekly_cap_usd', 'monthly_cap_usd'].includes(k),
+  );
   if (others.length > 0) parts.push(`and ${others.join(', ')}`);
   return parts.length > 0 ? parts.join(', ') : 'no limits';
 }

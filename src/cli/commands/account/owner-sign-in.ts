@@ -13,7 +13,11 @@
 import path from 'node:path';
 import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
-import { identityNonceSchema, sessionGrantSchema, type SessionGrant } from '../../../shared/api-responses/identity-responses.js';
+import {
+  identityNonceSchema,
+  sessionGrantSchema,
+  type SessionGrant,
+} from '../../../shared/api-responses/identity-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
@@ -41,10 +45,25 @@ export async function siweSignIn(server: URL, mnemonic: string): Promise<SignInG
   const signer = evmAccount(mnemonic);
   const api = new ApiClient({ baseUrl: base, token: undefined });
   const { nonce } = await api.request('POST', '/v1/identity/nonce', { reply: identityNonceSchema });
-  const message = createSiweMessage({ domain: server.host, address: signer.address, uri: base, version: '1', chainId: 84532, nonce, issuedAt: new Date(), statement: 'Sign in to Treasury from the xx CLI.' });
-  const reply = await api.request('POST', '/v1/identity/init', { body: { message, signature: await signer.signMessage({ message }), chain: 'evm' } });
+  const message = createSiweMessage({
+    domain: server.host,
+    address: signer.address,
+    uri: base,
+    version: '1',
+    chainId: 84532,
+    nonce,
+    issuedAt: new Date(),
+    statement: 'Sign in to Treasury from the xx CLI.',
+  });
+  const reply = await api.request('POST', '/v1/identity/init', {
+    body: { message, signature: await signer.signMessage({ message }), chain: 'evm' },
+  });
   const grant = sessionGrantSchema.safeParse(reply);
-  if (!grant.success) throw new CliError({ code: 'invalid_reply', userMessage: 'POST /v1/identity/init answered an unexpected shape; is the server a Treasury?' });
+  if (!grant.success)
+    throw new CliError({
+      code: 'invalid_reply',
+      userMessage: 'POST /v1/identity/init answered an unexpected shape; is the server a Treasury?',
+    });
   return grant.data;
 }
 
@@ -52,7 +71,11 @@ export async function siweSignIn(server: URL, mnemonic: string): Promise<SignInG
  * Runs `fn` with a client bearing a fresh sign-in session of the owner, then logs that session out. The
  * server is the active agent's (else the API URL), the keystore the active agent's (else `default`).
  */
-export async function withOwnerSession<T>(ctx: CliContext, why: string, fn: (owner: ApiClient, grant: SignInGrant) => Promise<T>): Promise<T> {
+export async function withOwnerSession<T>(
+  ctx: CliContext,
+  why: string,
+  fn: (owner: ApiClient, grant: SignInGrant) => Promise<T>,
+): Promise<T> {
   let agent: { server: string; keystore?: string | undefined; account_id: string } | undefined;
   try {
     agent = loadActiveAgent(ctx.paths);
@@ -62,15 +85,23 @@ export async function withOwnerSession<T>(ctx: CliContext, why: string, fn: (own
   const file = agent?.keystore ?? keystorePath(ctx, 'default');
   const keystore = readJsonFile(file, keystoreSchema);
   if (!keystore) {
-    throw ctx.missingSession(`${why} needs the owner to sign in again with the seed, and there is no keystore at ${file}. Run \`xx init\` (or \`xx init --restore\`) first.`);
+    throw ctx.missingSession(
+      `${why} needs the owner to sign in again with the seed, and there is no keystore at ${file}. Run \`xx init\` (or \`xx init --restore\`) first.`,
+    );
   }
-  const mnemonic = await openMnemonic(keystore, await passphraseFor(ctx, `Keystore passphrase (${why} signs in again)`));
+  const mnemonic = await openMnemonic(
+    keystore,
+    await passphraseFor(ctx, `Keystore passphrase (${why} signs in again)`),
+  );
   const server = new URL(process.env.XX_API_URL || agent?.server || ctx.apiUrl());
   const grant = await ctx.spin('Signing in', () => siweSignIn(server, mnemonic));
   const owner = new ApiClient({ baseUrl: server.origin, token: grant.session });
   try {
     if (agent && grant.account_id !== agent.account_id) {
-      throw new CliError({ code: 'account_mismatch', userMessage: `The keystore signs in to ${grant.account_id}, not to the active agent's account ${agent.account_id}.` });
+      throw new CliError({
+        code: 'account_mismatch',
+        userMessage: `The keystore signs in to ${grant.account_id}, not to the active agent's account ${agent.account_id}.`,
+      });
     }
     return await fn(owner, grant);
   } finally {

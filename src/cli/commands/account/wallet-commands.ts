@@ -25,17 +25,31 @@ interface NameOpts {
 function load(ctx: CliContext, name: string) {
   const file = keystorePath(ctx, name);
   const ks = readJsonFile(file, keystoreSchema);
-  if (!ks) throw new CliError({ code: 'keystore_not_found', userMessage: `No keystore named "${name}" (see \`xx wallet list\`).` });
+  if (!ks)
+    throw new CliError({
+      code: 'keystore_not_found',
+      userMessage: `No keystore named "${name}" (see \`xx wallet list\`).`,
+    });
   return { file, ks };
 }
 
 async function store(ctx: CliContext, name: string, mnemonic: string, force: boolean | undefined): Promise<void> {
   const file = keystorePath(ctx, name);
-  if (fs.existsSync(file) && !force) throw new CliError({ code: 'keystore_exists', userMessage: `A keystore named "${name}" exists; choose another --name (or --force to replace it).`, exitCode: 2 });
+  if (fs.existsSync(file) && !force)
+    throw new CliError({
+      code: 'keystore_exists',
+      userMessage: `A keystore named "${name}" exists; choose another --name (or --force to replace it).`,
+      exitCode: 2,
+    });
   const passphrase = await passphraseFor(ctx, 'New keystore passphrase (8+ characters)');
-  const sealed = await ctx.spin('Encrypting', () => sealMnemonic(mnemonic, passphrase, name, addressesFor(mnemonic, 'both')));
+  const sealed = await ctx.spin('Encrypting', () =>
+    sealMnemonic(mnemonic, passphrase, name, addressesFor(mnemonic, 'both')),
+  );
   writeSecretJson(file, sealed);
-  ctx.out({ name, file, addresses: sealed.addresses }, `Saved keystore "${name}" (${file}).\nBase:   ${sealed.addresses.base}\nSolana: ${sealed.addresses.solana}`);
+  ctx.out(
+    { name, file, addresses: sealed.addresses },
+    `Saved keystore "${name}" (${file}).\nBase:   ${sealed.addresses.base}\nSolana: ${sealed.addresses.solana}`,
+  );
 }
 
 async function generate(ctx: CliContext, opts: NameOpts): Promise<void> {
@@ -44,7 +58,8 @@ async function generate(ctx: CliContext, opts: NameOpts): Promise<void> {
 }
 
 async function importSeed(ctx: CliContext, opts: NameOpts): Promise<void> {
-  const phrase = process.env.XX_MNEMONIC || (await ctx.prompt.password({ message: 'Recovery phrase', flag: 'XX_MNEMONIC' }));
+  const phrase =
+    process.env.XX_MNEMONIC || (await ctx.prompt.password({ message: 'Recovery phrase', flag: 'XX_MNEMONIC' }));
   await store(ctx, opts.name ?? 'default', checkMnemonic(phrase), opts.force);
 }
 
@@ -59,12 +74,25 @@ function list(ctx: CliContext): void {
     const ks = readJsonFile(path.join(ctx.paths.seedsDir, n), keystoreSchema);
     return ks ? [{ name: ks.name, addresses: ks.addresses, created_at: ks.created_at }] : [];
   });
-  ctx.out({ keystores: rows }, formatTable(['name', 'base', 'solana', 'created'], rows.map((r) => [r.name, r.addresses.base ?? '', r.addresses.solana ?? '', r.created_at]), 'No keystores. Create one with `xx wallet generate` or `xx init`.'));
+  ctx.out(
+    { keystores: rows },
+    formatTable(
+      ['name', 'base', 'solana', 'created'],
+      rows.map((r) => [r.name, r.addresses.base ?? '', r.addresses.solana ?? '', r.created_at]),
+      'No keystores. Create one with `xx wallet generate` or `xx init`.',
+    ),
+  );
 }
 
 async function exportSeed(ctx: CliContext, opts: NameOpts): Promise<void> {
   const { ks } = load(ctx, opts.name ?? 'default');
-  if (!opts.yes && !(await ctx.prompt.confirm({ message: `Show the recovery phrase of "${ks.name}" on screen? Anyone who sees it controls the funds.`, flag: '--yes' }))) {
+  if (
+    !opts.yes &&
+    !(await ctx.prompt.confirm({
+      message: `Show the recovery phrase of "${ks.name}" on screen? Anyone who sees it controls the funds.`,
+      flag: '--yes',
+    }))
+  ) {
     throw new CliError({ code: 'cancelled', userMessage: 'Nothing shown.' });
   }
   const mnemonic = await openMnemonic(ks, await passphraseFor(ctx, 'Keystore passphrase'));
@@ -73,7 +101,13 @@ async function exportSeed(ctx: CliContext, opts: NameOpts): Promise<void> {
 
 async function remove(ctx: CliContext, opts: NameOpts): Promise<void> {
   const { file, ks } = load(ctx, opts.name ?? 'default');
-  if (!opts.yes && !(await ctx.prompt.confirm({ message: `Delete keystore "${ks.name}"? Without a backup of its phrase the funds are lost.`, flag: '--yes' }))) {
+  if (
+    !opts.yes &&
+    !(await ctx.prompt.confirm({
+      message: `Delete keystore "${ks.name}"? Without a backup of its phrase the funds are lost.`,
+      flag: '--yes',
+    }))
+  ) {
     throw new CliError({ code: 'cancelled', userMessage: 'Nothing deleted.' });
   }
   fs.rmSync(file);
@@ -82,9 +116,28 @@ async function remove(ctx: CliContext, opts: NameOpts): Promise<void> {
 
 export function registerWalletCommands(program: Command, contextOf: ContextOf): void {
   const wallet = program.command('wallet').description('Self-custody seeds in encrypted keystores');
-  wallet.command('generate').option('--name <name>', 'keystore name', 'default').option('--words <n>', '12 or 24', '24').option('--force', 'replace an existing keystore').action(act(contextOf, (ctx, o: NameOpts) => generate(ctx, o)));
-  wallet.command('import').description('Import a phrase (hidden prompt or XX_MNEMONIC)').option('--name <name>', 'keystore name', 'default').option('--force', 'replace an existing keystore').action(act(contextOf, (ctx, o: NameOpts) => importSeed(ctx, o)));
+  wallet
+    .command('generate')
+    .option('--name <name>', 'keystore name', 'default')
+    .option('--words <n>', '12 or 24', '24')
+    .option('--force', 'replace an existing keystore')
+    .action(act(contextOf, (ctx, o: NameOpts) => generate(ctx, o)));
+  wallet
+    .command('import')
+    .description('Import a phrase (hidden prompt or XX_MNEMONIC)')
+    .option('--name <name>', 'keystore name', 'default')
+    .option('--force', 'replace an existing keystore')
+    .action(act(contextOf, (ctx, o: NameOpts) => importSeed(ctx, o)));
   wallet.command('list').action(act(contextOf, async (ctx) => list(ctx)));
-  wallet.command('export').description('Show the recovery phrase (asks first)').option('--name <name>', 'keystore name', 'default').option('--yes', 'confirm without a prompt').action(act(contextOf, (ctx, o: NameOpts) => exportSeed(ctx, o)));
-  wallet.command('delete').option('--name <name>', 'keystore name', 'default').option('--yes', 'confirm without a prompt').action(act(contextOf, (ctx, o: NameOpts) => remove(ctx, o)));
+  wallet
+    .command('export')
+    .description('Show the recovery phrase (asks first)')
+    .option('--name <name>', 'keystore name', 'default')
+    .option('--yes', 'confirm without a prompt')
+    .action(act(contextOf, (ctx, o: NameOpts) => exportSeed(ctx, o)));
+  wallet
+    .command('delete')
+    .option('--name <name>', 'keystore name', 'default')
+    .option('--yes', 'confirm without a prompt')
+    .action(act(contextOf, (ctx, o: NameOpts) => remove(ctx, o)));
 }

@@ -58,7 +58,8 @@ function parseHeaders(entries: string[] | undefined): Record<string, string> {
     const at = e.indexOf(':');
     if (at <= 0) throw badArgument('--header', `expected name:value, got "${e}"`);
     const name = e.slice(0, at).trim().toLowerCase();
-    if (!/^[a-z0-9-]+$/.test(name) || ['authorization', 'payment-signature', 'x-payment'].includes(name)) throw badArgument('--header', `"${name}" cannot be set`);
+    if (!/^[a-z0-9-]+$/.test(name) || ['authorization', 'payment-signature', 'x-payment'].includes(name))
+      throw badArgument('--header', `"${name}" cannot be set`);
     out[name] = e.slice(at + 1).trim();
   }
   return out;
@@ -67,31 +68,80 @@ function parseHeaders(entries: string[] | undefined): Record<string, string> {
 /** SDK errors → CLI errors with the buyer SDK's error names (docs/buyer-sdk.md) as codes. */
 export function mapBuyError(err: unknown): unknown {
   if (err instanceof InsufficientBudgetError) {
-    return new CliError({ code: 'InsufficientBudgetError', userMessage: `The price ${err.requested_usd} USD is above your --max of ${err.cap_usd} USD; nothing was paid.`, details: { requested_usd: err.requested_usd, cap_usd: err.cap_usd }, recovery: { ...err.recovery } });
+    return new CliError({
+      code: 'InsufficientBudgetError',
+      userMessage: `The price ${err.requested_usd} USD is above your --max of ${err.cap_usd} USD; nothing was paid.`,
+      details: { requested_usd: err.requested_usd, cap_usd: err.cap_usd },
+      recovery: { ...err.recovery },
+    });
   }
   if (err instanceof NoCompatibleAcceptError) {
-    return new CliError({ code: 'NoCompatibleAcceptError', userMessage: "None of the seller's payment options can be paid by this agent's wallet.", details: { accepts: err.accepts }, recovery: { ...err.recovery } });
+    return new CliError({
+      code: 'NoCompatibleAcceptError',
+      userMessage: "None of the seller's payment options can be paid by this agent's wallet.",
+      details: { accepts: err.accepts },
+      recovery: { ...err.recovery },
+    });
   }
   if (err instanceof PaymentRejectedError) {
-    return new CliError({ code: 'PaymentRejectedError', userMessage: `The payment settled but the seller answered HTTP ${err.status_code}. Settlement is irreversible; contact the seller.`, details: { status_code: err.status_code, body: err.body.slice(0, 2000), receipt: err.receipt } });
+    return new CliError({
+      code: 'PaymentRejectedError',
+      userMessage: `The payment settled but the seller answered HTTP ${err.status_code}. Settlement is irreversible; contact the seller.`,
+      details: { status_code: err.status_code, body: err.body.slice(0, 2000), receipt: err.receipt },
+    });
   }
   if (err instanceof PatCapReachedError) {
     // The server's recovery unchanged, plus the command that raises the cap from here (the PAT id ends its settings_url).
     const patId = /\/(pat_[0-9a-f]{24})$/.exec(err.settingsUrl ?? '')?.[1];
-    return new CliError({ code: 'MGMT_6014', userMessage: err.userMessage, status: 429, recovery: { ...err.recovery, ...(patId ? { cli_command: `xx pat update ${patId} --daily-cap <usd>` } : {}) } });
+    return new CliError({
+      code: 'MGMT_6014',
+      userMessage: err.userMessage,
+      status: 429,
+      recovery: { ...err.recovery, ...(patId ? { cli_command: `xx pat update ${patId} --daily-cap <usd>` } : {}) },
+    });
   }
-  if (err instanceof ReauthenticateError) return new CliError({ code: 'reauthenticate', userMessage: err.userMessage, status: 401, recovery: { ...REAUTHENTICATE_RECOVERY } });
+  if (err instanceof ReauthenticateError)
+    return new CliError({
+      code: 'reauthenticate',
+      userMessage: err.userMessage,
+      status: 401,
+      recovery: { ...REAUTHENTICATE_RECOVERY },
+    });
   if (err instanceof InsufficientFundsError) {
     // On the test network the sandbox faucet can fund the wallet (xx fund --testnet).
     const fund = err.recovery.chain === 'eip155:84532' ? { cli_command: 'xx fund --testnet' } : {};
-    return new CliError({ code: 'insufficient_funds', userMessage: err.message, recovery: { ...err.recovery, ...fund }, details: { address: err.wallet.address, balance_usd: err.wallet.balance_usd, seller_reason: err.paymentFailure.reason } });
+    return new CliError({
+      code: 'insufficient_funds',
+      userMessage: err.message,
+      recovery: { ...err.recovery, ...fund },
+      details: {
+        address: err.wallet.address,
+        balance_usd: err.wallet.balance_usd,
+        seller_reason: err.paymentFailure.reason,
+      },
+    });
   }
-  if (err instanceof X402PaymentFailedError) return new CliError({ code: 'payment_failed', userMessage: err.message, details: { status_code: err.status_code, reason: err.reason } });
+  if (err instanceof X402PaymentFailedError)
+    return new CliError({
+      code: 'payment_failed',
+      userMessage: err.message,
+      details: { status_code: err.status_code, reason: err.reason },
+    });
   if (err instanceof TreasuryApiError) {
-    return new CliError({ code: err.code, userMessage: err.userMessage, status: err.status, recovery: err.recovery as Record<string, unknown> | undefined, details: err.decisionId ? { decision_id: err.decisionId } : undefined });
+    return new CliError({
+      code: err.code,
+      userMessage: err.userMessage,
+      status: err.status,
+      recovery: err.recovery as Record<string, unknown> | undefined,
+      details: err.decisionId ? { decision_id: err.decisionId } : undefined,
+    });
   }
   if (err instanceof TreasurySdkError) return new CliError({ code: err.code, userMessage: err.message });
-  if (err instanceof TypeError) return new CliError({ code: 'network_error', userMessage: `The request failed: ${err.cause instanceof Error ? err.cause.message : err.message}` });
+  if (err instanceof TypeError)
+    return new CliError({
+      code: 'network_error',
+      userMessage: `The request failed: ${err.cause instanceof Error ? err.cause.message : err.message}`,
+    });
   return err;
 }
 
@@ -102,11 +152,16 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   } catch {
     throw badArgument('<url>', `expected an http(s) URL, got "${url}"`);
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw badArgument('<url>', 'expected an http(s) URL');
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw badArgument('<url>', 'expected an http(s) URL');
   const method = (opts.method ?? 'GET').toUpperCase();
-  if (!(HTTP_METHODS as readonly string[]).includes(method)) throw badArgument('--method', `one of ${HTTP_METHODS.join(', ')}`);
+  if (!(HTTP_METHODS as readonly string[]).includes(method))
+    throw badArgument('--method', `one of ${HTTP_METHODS.join(', ')}`);
   const body = readBody(opts.body);
-  const headers = { ...parseHeaders(opts.header), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
+  const headers = {
+    ...parseHeaders(opts.header),
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+  };
   const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
   const { agent } = ctx.agent();
   const client = new TreasuryClient({ apiUrl: process.env.XX_API_URL || agent.server, token: agent.pat });
@@ -119,7 +174,9 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   const buyer = createX402Buyer({ client, walletId: wallet.id, ...(max ? { maxPriceUsd: max } : {}) });
   let result;
   try {
-    result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () => buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }));
+    result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () =>
+      buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }),
+    );
   } catch (err) {
     throw mapBuyError(err);
   }
@@ -129,19 +186,51 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   } catch {
     // not JSON: keep the text
   }
-  const receipt = result.receipt ? { txHash: result.receipt.transaction, payer: result.receipt.payer ?? null, network: result.receipt.network, amount: result.receipt.amount_usd, amount_raw: result.receipt.amount_raw } : null;
+  const receipt = result.receipt
+    ? {
+        txHash: result.receipt.transaction,
+        payer: result.receipt.payer ?? null,
+        network: result.receipt.network,
+        amount: result.receipt.amount_usd,
+        amount_raw: result.receipt.amount_raw,
+      }
+    : null;
   // An `upto` payment: what Treasury recorded of its settlement (the unsettled part of the maximum given back).
   const settlement = result.settlement
-    ? { transaction: result.settlement.transaction, signed_max: result.settlement.signed_max_usd, settled: result.settlement.settled_usd, given_back: result.settlement.given_back_usd }
+    ? {
+        transaction: result.settlement.transaction,
+        signed_max: result.settlement.signed_max_usd,
+        settled: result.settlement.settled_usd,
+        given_back: result.settlement.given_back_usd,
+      }
     : null;
-  const data = { status: result.status, paid: result.paid, body: parsedBody, receipt, ...(result.payment?.scheme === 'upto' ? { settlement, ...(result.settlementError ? { settlement_error: result.settlementError } : {}) } : {}) };
+  const data = {
+    status: result.status,
+    paid: result.paid,
+    body: parsedBody,
+    receipt,
+    ...(result.payment?.scheme === 'upto'
+      ? { settlement, ...(result.settlementError ? { settlement_error: result.settlementError } : {}) }
+      : {}),
+  };
   if (result.status >= 400) {
-    throw new CliError({ code: 'request_failed', userMessage: `The seller answered HTTP ${result.status}${result.paid ? '' : ' (nothing was paid)'}.`, status: result.status, details: { body: result.body.slice(0, 2000) } });
+    throw new CliError({
+      code: 'request_failed',
+      userMessage: `The seller answered HTTP ${result.status}${result.paid ? '' : ' (nothing was paid)'}.`,
+      status: result.status,
+      details: { body: result.body.slice(0, 2000) },
+    });
   }
   ctx.out(data, result.body);
   if (receipt) ctx.info(`Paid ${receipt.amount} USD from ${wallet.address} (tx ${receipt.txHash}).`);
-  if (settlement) ctx.info(`Settled ${settlement.settled} of the ${settlement.signed_max} USD maximum; ${settlement.given_back} USD given back to the wallet's caps.`);
-  else if (result.settlementError) ctx.info(`The settlement was not recorded (${result.settlementError}): the wallet's caps still count the signed maximum.`);
+  if (settlement)
+    ctx.info(
+      `Settled ${settlement.settled} of the ${settlement.signed_max} USD maximum; ${settlement.given_back} USD given back to the wallet's caps.`,
+    );
+  else if (result.settlementError)
+    ctx.info(
+      `The settlement was not recorded (${result.settlementError}): the wallet's caps still count the signed maximum.`,
+    );
 }
 
 export function registerBuyCommand(program: Command, contextOf: ContextOf): void {
@@ -152,6 +241,9 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
     .option('--body <json>', 'request body: inline JSON or @file')
     .option('--header <name:value>', 'extra request header (repeatable)', collect)
     .option('--max <usd>', 'highest price to pay, in USD')
-    .option('--wallet <id>', 'managed wallet id or address (default the first; one not stored locally is looked up on the server)')
+    .option(
+      '--wallet <id>',
+      'managed wallet id or address (default the first; one not stored locally is looked up on the server)',
+    )
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
 }

@@ -28,14 +28,24 @@ function noWallet(wanted: string): CliError {
  * The wallet to pay from. With none at all the error carries the `create_wallet` recovery (the chain managed
  * wallets are made on, where to make one, and the command that does).
  */
-export async function resolveBuyWallet(client: TreasuryClient, stored: readonly ManagedWallet[], wanted: string | undefined, dashboardUrl: string): Promise<BuyWallet> {
+export async function resolveBuyWallet(
+  client: TreasuryClient,
+  stored: readonly ManagedWallet[],
+  wanted: string | undefined,
+  dashboardUrl: string,
+): Promise<BuyWallet> {
   if (wanted === undefined) {
     const first = stored[0] ?? (await client.listWallets()).find((w) => w.status === 'active');
     if (!first) {
       throw new CliError({
         code: 'no_wallet',
         userMessage: 'The active agent has no managed wallet; add one with `xx agent wallets add`.',
-        recovery: { kind: 'create_wallet', chain: 'base', dashboard_url: dashboardUrl, cli_command: 'xx agent wallets add' },
+        recovery: {
+          kind: 'create_wallet',
+          chain: 'base',
+          dashboard_url: dashboardUrl,
+          cli_command: 'xx agent wallets add',
+        },
       });
     }
     return first;
@@ -56,7 +66,8 @@ export async function resolveBuyWallet(client: TreasuryClient, stored: readonly 
     if (wallet.status !== 'active') throw noWallet(wanted);
     return wallet;
   } catch (err) {
-    if (err instanceof TreasuryApiError && (err.code === 'wallet_not_found' || err.code === 'wallet_revoked')) throw noWallet(wanted);
+    if (err instanceof TreasuryApiError && (err.code === 'wallet_not_found' || err.code === 'wallet_revoked'))
+      throw noWallet(wanted);
     throw err;
   }
 }

@@ -23,6 +23,13 @@ export function describeSeller(s: SellerView): string {
 
 /** One line out of a refresh report: `added 2 (a, b), changed 1 (c), removed 0, kept for ledger 0, unchanged 4`. */
 export function refreshSummary(report: RefreshReport): string {
-  const part = (list: string[], label: string) => `${label} ${list.length}${list.length ? ` (${list.join(', ')})` : ''}`;
-  return [part(report.added, 'added'), part(report.changed, 'changed'), part(report.removed, 'removed'), part(report.kept_for_ledger, 'kept for ledger'), `unchanged ${report.unchanged}`].join(', ');
+  const part = (list: string[], label: string) =>
+    `${label} ${list.length}${list.length ? ` (${list.join(', ')})` : ''}`;
+  return [
+    part(report.added, 'added'),
+    part(report.changed, 'changed'),
+    part(report.removed, 'removed'),
+    part(report.kept_for_ledger, 'kept for ledger'),
+    `unchanged ${report.unchanged}`,
+  ].join(', ');
 }

@@ -40,7 +40,8 @@ function pathFlag(flag: string, raw: string): string {
 }
 
 function endpointIdArgument(raw: string): string {
-  if (!ENDPOINT_ID.test(raw)) throw badArgument('<endpoint_id>', `expected an endpoint id (ep_…), got "${raw}"; see \`xx endpoints list\``);
+  if (!ENDPOINT_ID.test(raw))
+    throw badArgument('<endpoint_id>', `expected an endpoint id (ep_…), got "${raw}"; see \`xx endpoints list\``);
   return raw;
 }
 
@@ -63,7 +64,9 @@ export function describeEndpoint(e: EndpointView): string {
 
 async function listEndpoints(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const { endpoints } = await ctx.spin('Loading endpoints', () => readEveryPage(client, sellerPath(service, '/endpoints'), 'endpoints', { page: endpointPageSchema }));
+  const { endpoints } = await ctx.spin('Loading endpoints', () =>
+    readEveryPage(client, sellerPath(service, '/endpoints'), 'endpoints', { page: endpointPageSchema }),
+  );
   ctx.out(
     { endpoints },
     formatTable(
@@ -76,8 +79,12 @@ async function listEndpoints(ctx: CliContext): Promise<void> {
 
 async function addEndpoint(ctx: CliContext, opts: EndpointFlags): Promise<void> {
   const path = pathFlag('--path', await flagOrPrompt(ctx, opts.path, '--path', 'Route path (e.g. /search)'));
-  const price = usdArgument('--price', await flagOrPrompt(ctx, opts.price, '--price', 'Price per call in USD (e.g. 0.05)'));
-  if (opts.slug !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(opts.slug)) throw badArgument('--slug', 'lower-case letters, digits and dashes, up to 63 characters');
+  const price = usdArgument(
+    '--price',
+    await flagOrPrompt(ctx, opts.price, '--price', 'Price per call in USD (e.g. 0.05)'),
+  );
+  if (opts.slug !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(opts.slug))
+    throw badArgument('--slug', 'lower-case letters, digits and dashes, up to 63 characters');
   const routePrices = parseRoutePrices(opts.routePrice);
   const body = {
     path,
@@ -89,14 +96,24 @@ async function addEndpoint(ctx: CliContext, opts: EndpointFlags): Promise<void> 
     ...(opts.capability?.length ? { capabilities: opts.capability } : {}),
   };
   const { client, service } = await activeService(ctx);
-  const endpoint = await ctx.spin('Adding the endpoint', () => client.request('POST', sellerPath(service, '/endpoints'), { body, reply: endpointViewSchema }));
+  const endpoint = await ctx.spin('Adding the endpoint', () =>
+    client.request('POST', sellerPath(service, '/endpoints'), { body, reply: endpointViewSchema }),
+  );
   ctx.out(endpoint, `Added ${endpoint.method} ${endpoint.path} at $${endpoint.price}.\n${describeEndpoint(endpoint)}`);
 }
 
-async function patchEndpoint(ctx: CliContext, endpointId: string, body: Record<string, unknown>, verb: string): Promise<void> {
+async function patchEndpoint(
+  ctx: CliContext,
+  endpointId: string,
+  body: Record<string, unknown>,
+  verb: string,
+): Promise<void> {
   const { client, service } = await activeService(ctx);
   const endpoint = await ctx.spin('Updating the endpoint', () =>
-    client.request('PATCH', sellerPath(service, `/endpoints/${encodeURIComponent(endpointId)}`), { body, reply: endpointViewSchema }),
+    client.request('PATCH', sellerPath(service, `/endpoints/${encodeURIComponent(endpointId)}`), {
+      body,
+      reply: endpointViewSchema,
+    }),
   );
   ctx.out(endpoint, `${verb}\n${describeEndpoint(endpoint)}`);
 }
@@ -117,14 +134,22 @@ async function updateEndpoint(ctx: CliContext, endpointId: string, opts: Endpoin
     ...(opts.capability?.length ? { capabilities: opts.capability } : {}),
   };
   // An empty --path-pattern clears it.
-  if (opts.pathPattern !== undefined) body.path_pattern = opts.pathPattern === '' ? null : pathFlag('--path-pattern', opts.pathPattern);
-  if (Object.keys(body).length === 0) throw badArgument('--path/--price/--method/--path-pattern/--route-price/--capability', 'nothing to update; give at least one of these flags');
+  if (opts.pathPattern !== undefined)
+    body.path_pattern = opts.pathPattern === '' ? null : pathFlag('--path-pattern', opts.pathPattern);
+  if (Object.keys(body).length === 0)
+    throw badArgument(
+      '--path/--price/--method/--path-pattern/--route-price/--capability',
+      'nothing to update; give at least one of these flags',
+    );
   await patchEndpoint(ctx, endpointId, body, 'Updated.');
 }
 
 export function registerEndpointCommands(program: Command, contextOf: ContextOf): void {
   const endpoints = program.command('endpoints').description('Priced endpoints of the active service');
-  endpoints.command('list').description('List endpoints').action(act(contextOf, (ctx) => listEndpoints(ctx)));
+  endpoints
+    .command('list')
+    .description('List endpoints')
+    .action(act(contextOf, (ctx) => listEndpoints(ctx)));
 
   endpoints
     .command('add')

@@ -20,7 +20,8 @@ function dateFlag(flag: string, raw: string | undefined): string | undefined {
   // A bare date means midnight UTC of that day.
   const value = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : raw;
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw badArgument(flag, `expected a date such as 2026-05-01 or 2026-05-01T12:00:00Z, got "${raw}"`);
+  if (Number.isNaN(ms))
+    throw badArgument(flag, `expected a date such as 2026-05-01 or 2026-05-01T12:00:00Z, got "${raw}"`);
   return new Date(ms).toISOString();
 }
 
@@ -30,10 +31,14 @@ function rangeQuery(opts: RangeFlags): Record<string, string> {
   return { ...(from ? { from } : {}), ...(to ? { to } : {}) };
 }
 
-async function listLedger(ctx: CliContext, opts: RangeFlags & { endpoint?: string; limit?: string; cursor?: string }): Promise<void> {
+async function listLedger(
+  ctx: CliContext,
+  opts: RangeFlags & { endpoint?: string; limit?: string; cursor?: string },
+): Promise<void> {
   const query: Record<string, string> = rangeQuery(opts);
   if (opts.endpoint !== undefined) {
-    if (!/^ep_[0-9a-f]{24}$/.test(opts.endpoint)) throw badArgument('--endpoint', `expected an endpoint id (ep_…), got "${opts.endpoint}"`);
+    if (!/^ep_[0-9a-f]{24}$/.test(opts.endpoint))
+      throw badArgument('--endpoint', `expected an endpoint id (ep_…), got "${opts.endpoint}"`);
     query.endpoint_id = opts.endpoint;
   }
   if (opts.limit !== undefined) {
@@ -43,7 +48,9 @@ async function listLedger(ctx: CliContext, opts: RangeFlags & { endpoint?: strin
   }
   if (opts.cursor !== undefined) query.cursor = opts.cursor;
   const { client } = await activeService(ctx);
-  const page = await ctx.spin('Loading the ledger', () => client.request('GET', '/v1/ledger', { query, reply: ledgerPageSchema }));
+  const page = await ctx.spin('Loading the ledger', () =>
+    client.request('GET', '/v1/ledger', { query, reply: ledgerPageSchema }),
+  );
   const table = formatTable(
     ['created_at', 'amount_usd', 'endpoint_id', 'tx_hash', 'payer'],
     page.entries.map((e) => [e.created_at, e.amount_usd, e.endpoint_id, e.tx_hash, e.payer]),
@@ -62,14 +69,19 @@ async function revenue(ctx: CliContext, opts: RangeFlags): Promise<void> {
     summary.by_endpoint.map((r) => [r.endpoint_id ?? '(unattributed)', r.total_usd, r.count]),
     'No revenue in this range.',
   );
-  ctx.out(summary, `Total: $${summary.total_usd} over ${summary.count} payment${summary.count === 1 ? '' : 's'}.\n${table}`);
+  ctx.out(
+    summary,
+    `Total: $${summary.total_usd} over ${summary.count} payment${summary.count === 1 ? '' : 's'}.\n${table}`,
+  );
 }
 
 async function exportLedger(ctx: CliContext, opts: { format?: string; out?: string }): Promise<void> {
   const format = (opts.format ?? 'csv').toLowerCase();
   if (format !== 'csv') throw badArgument('--format', `only csv is supported, got "${opts.format}"`);
   const { client } = await activeService(ctx);
-  const csv = await ctx.spin('Exporting the ledger', () => client.request<string>('GET', '/v1/ledger/export', { query: { format }, raw: true }));
+  const csv = await ctx.spin('Exporting the ledger', () =>
+    client.request<string>('GET', '/v1/ledger/export', { query: { format }, raw: true }),
+  );
   const rows = Math.max(0, csv.split('\n').filter((l) => l.length > 0).length - 1);
   if (opts.out) {
     await fs.writeFile(opts.out, csv, { mode: 0o600 });
@@ -93,7 +105,11 @@ export function registerLedgerCommands(program: Command, contextOf: ContextOf): 
     .option('--endpoint <endpoint_id>', 'only this endpoint')
     .option('--limit <n>', 'page size (1-500, default 100)')
     .option('--cursor <cursor>', 'next page, from the previous listing')
-    .action(act<RangeFlags & { endpoint?: string; limit?: string; cursor?: string }>(contextOf, (ctx, opts) => listLedger(ctx, opts)));
+    .action(
+      act<RangeFlags & { endpoint?: string; limit?: string; cursor?: string }>(contextOf, (ctx, opts) =>
+        listLedger(ctx, opts),
+      ),
+    );
   ledger
     .command('revenue')
     .description('Revenue summary per endpoint')

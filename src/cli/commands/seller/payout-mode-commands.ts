@@ -9,19 +9,32 @@ import { act, activeService, badArgument, sellerPath, type ContextOf } from './s
 
 const MODES = ['direct', 'platform_mor'] as const;
 const explain = (mode: string) =>
-  mode === 'direct' ? 'direct: buyers pay your pay_to address on-chain.' : 'platform_mor: the platform is merchant of record; payables accrue (xx service payouts).';
+  mode === 'direct'
+    ? 'direct: buyers pay your pay_to address on-chain.'
+    : 'platform_mor: the platform is merchant of record; payables accrue (xx service payouts).';
 
 async function setMode(ctx: CliContext, mode: string): Promise<void> {
-  if (!(MODES as readonly string[]).includes(mode)) throw badArgument('<mode>', `expected direct or platform_mor, got "${mode}"`);
+  if (!(MODES as readonly string[]).includes(mode))
+    throw badArgument('<mode>', `expected direct or platform_mor, got "${mode}"`);
   const { client, service } = await activeService(ctx);
-  const seller = await ctx.spin('Switching the payout mode', () => client.request('PATCH', sellerPath(service), { body: { payout_mode: mode }, reply: sellerViewSchema }));
-  ctx.out({ seller_id: seller.seller_id, payout_mode: seller.payout_mode }, `Payout mode is now ${explain(seller.payout_mode)}`);
+  const seller = await ctx.spin('Switching the payout mode', () =>
+    client.request('PATCH', sellerPath(service), { body: { payout_mode: mode }, reply: sellerViewSchema }),
+  );
+  ctx.out(
+    { seller_id: seller.seller_id, payout_mode: seller.payout_mode },
+    `Payout mode is now ${explain(seller.payout_mode)}`,
+  );
 }
 
 async function showMode(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const seller = await ctx.spin('Loading the service', () => client.request('GET', sellerPath(service), { reply: sellerViewSchema }));
-  ctx.out({ seller_id: seller.seller_id, payout_mode: seller.payout_mode }, `Payout mode: ${explain(seller.payout_mode)}`);
+  const seller = await ctx.spin('Loading the service', () =>
+    client.request('GET', sellerPath(service), { reply: sellerViewSchema }),
+  );
+  ctx.out(
+    { seller_id: seller.seller_id, payout_mode: seller.payout_mode },
+    `Payout mode: ${explain(seller.payout_mode)}`,
+  );
 }
 
 export function registerPayoutModeCommands(program: Command, contextOf: ContextOf): void {
@@ -31,5 +44,8 @@ export function registerPayoutModeCommands(program: Command, contextOf: ContextO
     .description('Switch between direct and platform_mor')
     .argument('<mode>', 'direct | platform_mor')
     .action(act(contextOf, (ctx, _o, [mode]) => setMode(ctx, mode!)));
-  payoutMode.command('show').description('Show the payout mode').action(act(contextOf, (ctx) => showMode(ctx)));
+  payoutMode
+    .command('show')
+    .description('Show the payout mode')
+    .action(act(contextOf, (ctx) => showMode(ctx)));
 }

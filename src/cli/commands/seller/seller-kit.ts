@@ -21,7 +21,10 @@ export type { EndpointView, SellerView } from '../../../shared/api-responses/sel
  * `runCommand` (which renders CliErrors and sets the exit code). `fn` gets the positional arguments and
  * the command's own options.
  */
-export function act<O = Record<string, unknown>>(contextOf: ContextOf, fn: (ctx: CliContext, opts: O, args: string[]) => Promise<void>) {
+export function act<O = Record<string, unknown>>(
+  contextOf: ContextOf,
+  fn: (ctx: CliContext, opts: O, args: string[]) => Promise<void>,
+) {
   return async (...params: unknown[]): Promise<void> => {
     const cmd = params[params.length - 1] as Command;
     const opts = cmd.opts() as O;
@@ -42,7 +45,12 @@ export function badArgument(flag: string, message: string): CliError {
 }
 
 /** The flag's value, or a prompt for it (which fails with exit 2 naming the flag when not interactive). */
-export async function flagOrPrompt(ctx: CliContext, value: string | undefined, flag: string, message: string): Promise<string> {
+export async function flagOrPrompt(
+  ctx: CliContext,
+  value: string | undefined,
+  flag: string,
+  message: string,
+): Promise<string> {
   if (value !== undefined && value !== '') return value;
   return ctx.prompt.input({ message, flag });
 }
@@ -50,7 +58,8 @@ export async function flagOrPrompt(ctx: CliContext, value: string | undefined, f
 /** USD amounts as the platform takes them: `0.05`, `$0.05` → `0.05`; anything else is exit 2. */
 export function usdArgument(flag: string, raw: string): string {
   const value = raw.trim().replace(/^\$/, '');
-  if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/.test(value)) throw badArgument(flag, `expected a USD amount such as 0.05 (at most 6 decimals), got "${raw}"`);
+  if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/.test(value))
+    throw badArgument(flag, `expected a USD amount such as 0.05 (at most 6 decimals), got "${raw}"`);
   return value;
 }
 
@@ -74,7 +83,8 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export function methodArgument(raw: string): string {
   const m = raw.trim().toUpperCase();
-  if (!(HTTP_METHODS as readonly string[]).includes(m)) throw badArgument('--method', `expected one of ${HTTP_METHODS.join(', ')}, got "${raw}"`);
+  if (!(HTTP_METHODS as readonly string[]).includes(m))
+    throw badArgument('--method', `expected one of ${HTTP_METHODS.join(', ')}, got "${raw}"`);
   return m;
 }
 

@@ -17,16 +17,26 @@ const describeBanking = (b: BankingView) =>
 
 async function bankingSet(ctx: CliContext, opts: { legalEntity?: string; country?: string }): Promise<void> {
   const legalEntity = await flagOrPrompt(ctx, opts.legalEntity, '--legal-entity', 'Legal entity name');
-  const country = (await flagOrPrompt(ctx, opts.country, '--country', 'Country (ISO 3166-1 alpha-2, e.g. DE)')).trim().toUpperCase();
-  if (!/^[A-Z]{2}$/.test(country)) throw badArgument('--country', `expected a two-letter ISO 3166-1 code such as US or DE, got "${country}"`);
+  const country = (await flagOrPrompt(ctx, opts.country, '--country', 'Country (ISO 3166-1 alpha-2, e.g. DE)'))
+    .trim()
+    .toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country))
+    throw badArgument('--country', `expected a two-letter ISO 3166-1 code such as US or DE, got "${country}"`);
   const { client, service } = await activeService(ctx);
-  const banking = await ctx.spin('Saving banking details', () => client.request('PUT', sellerPath(service, '/banking'), { body: { legal_entity: legalEntity, country }, reply: bankingViewSchema }));
+  const banking = await ctx.spin('Saving banking details', () =>
+    client.request('PUT', sellerPath(service, '/banking'), {
+      body: { legal_entity: legalEntity, country },
+      reply: bankingViewSchema,
+    }),
+  );
   ctx.out(banking, `Declared.\n${describeBanking(banking)}`);
 }
 
 async function bankingStatus(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const banking = await ctx.spin('Loading banking details', () => client.request('GET', sellerPath(service, '/banking'), { reply: bankingViewSchema }));
+  const banking = await ctx.spin('Loading banking details', () =>
+    client.request('GET', sellerPath(service, '/banking'), { reply: bankingViewSchema }),
+  );
   ctx.out(banking, describeBanking(banking));
 }
 
@@ -38,5 +48,8 @@ export function registerServiceBankingCommands(service: Command, contextOf: Cont
     .option('--legal-entity <name>', 'legal entity name')
     .option('--country <code>', 'ISO 3166-1 alpha-2 country code')
     .action(act<{ legalEntity?: string; country?: string }>(contextOf, (ctx, opts) => bankingSet(ctx, opts)));
-  banking.command('status').description('Declared or verified state').action(act(contextOf, (ctx) => bankingStatus(ctx)));
+  banking
+    .command('status')
+    .description('Declared or verified state')
+    .action(act(contextOf, (ctx) => bankingStatus(ctx)));
 }

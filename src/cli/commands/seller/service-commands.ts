@@ -7,9 +7,19 @@
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
-import { listServices, saveService, setActiveService, loadActiveService, type ServiceRecord } from '../../core/cli-state.js';
+import {
+  listServices,
+  saveService,
+  setActiveService,
+  loadActiveService,
+  type ServiceRecord,
+} from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
-import { createdSellerSchema, sellerPageSchema, sellerViewSchema } from '../../../shared/api-responses/seller-responses.js';
+import {
+  createdSellerSchema,
+  sellerPageSchema,
+  sellerViewSchema,
+} from '../../../shared/api-responses/seller-responses.js';
 import { describeSeller, refreshSummary } from './describe-seller.js';
 import { formatTable } from './seller-format.js';
 import { act, activeService, badArgument, collect, flagOrPrompt, sellerPath, type ContextOf } from './seller-kit.js';
@@ -35,13 +45,15 @@ function httpUrlFlag(flag: string, raw: string | undefined): string | undefined 
   } catch {
     throw badArgument(flag, `expected an http(s) URL, got "${raw}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badArgument(flag, `expected an http(s) URL, got "${raw}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw badArgument(flag, `expected an http(s) URL, got "${raw}"`);
   return raw;
 }
 
 async function initService(ctx: CliContext, opts: InitOptions): Promise<void> {
   const name = await flagOrPrompt(ctx, opts.name, '--name', 'Service name');
-  if (opts.slug !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(opts.slug)) throw badArgument('--slug', 'lower-case letters, digits and dashes, up to 63 characters');
+  if (opts.slug !== undefined && !/^[a-z0-9][a-z0-9-]{0,62}$/.test(opts.slug))
+    throw badArgument('--slug', 'lower-case letters, digits and dashes, up to 63 characters');
   const body = {
     name,
     ...(opts.slug ? { slug: opts.slug } : {}),
@@ -50,28 +62,53 @@ async function initService(ctx: CliContext, opts: InitOptions): Promise<void> {
     ...(opts.origin ? { origin: httpUrlFlag('--origin', opts.origin) } : {}),
   };
   const session = await ctx.session();
-  const created = await ctx.spin('Registering the service', () => session.request('POST', '/v1/sellers', { body, reply: createdSellerSchema }));
-  const record: ServiceRecord = { seller_id: created.seller_id, slug: created.slug, name: created.name, pat: created.pat, pat_id: created.pat_id, server: ctx.apiUrl() };
+  const created = await ctx.spin('Registering the service', () =>
+    session.request('POST', '/v1/sellers', { body, reply: createdSellerSchema }),
+  );
+  const record: ServiceRecord = {
+    seller_id: created.seller_id,
+    slug: created.slug,
+    name: created.name,
+    pat: created.pat,
+    pat_id: created.pat_id,
+    server: ctx.apiUrl(),
+  };
   await saveService(ctx.paths, record);
   await setActiveService(ctx.paths, record.seller_id);
   const { pat, ...rest } = created;
   const data = { ...rest, active: true, ...(opts.showPat ? { pat } : {}) };
   const lines = [`Registered ${created.name} (${created.seller_id}), now the active service.`, describeSeller(created)];
-  if (created.ingest) lines.push(`OpenAPI ingest: ${'error_code' in created.ingest ? `failed (${String(created.ingest.error_code)}); retry with \`xx refresh\`` : refreshSummary(created.ingest)}`);
-  lines.push(opts.showPat ? `Service PAT: ${pat}` : `Service PAT ${created.pat_id} saved locally (0600). Use --show-pat to print it.`);
+  if (created.ingest)
+    lines.push(
+      `OpenAPI ingest: ${'error_code' in created.ingest ? `failed (${String(created.ingest.error_code)}); retry with \`xx refresh\`` : refreshSummary(created.ingest)}`,
+    );
+  lines.push(
+    opts.showPat
+      ? `Service PAT: ${pat}`
+      : `Service PAT ${created.pat_id} saved locally (0600). Use --show-pat to print it.`,
+  );
   ctx.out(data, lines.join('\n'));
 }
 
 async function showService(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const seller = await ctx.spin('Loading the service', () => client.request('GET', sellerPath(service), { reply: sellerViewSchema }));
+  const seller = await ctx.spin('Loading the service', () =>
+    client.request('GET', sellerPath(service), { reply: sellerViewSchema }),
+  );
   ctx.out(seller, describeSeller(seller));
 }
 
 async function listLocal(ctx: CliContext): Promise<void> {
   const records = await listServices(ctx.paths);
   const active = await loadActiveService(ctx.paths).catch(() => null);
-  const rows = records.map((r) => ({ seller_id: r.seller_id, slug: r.slug, name: r.name, pat_id: r.pat_id, server: r.server, active: active?.seller_id === r.seller_id }));
+  const rows = records.map((r) => ({
+    seller_id: r.seller_id,
+    slug: r.slug,
+    name: r.name,
+    pat_id: r.pat_id,
+    server: r.server,
+    active: active?.seller_id === r.seller_id,
+  }));
   ctx.out(
     { services: rows },
     formatTable(
@@ -84,7 +121,9 @@ async function listLocal(ctx: CliContext): Promise<void> {
 
 async function listRemote(ctx: CliContext): Promise<void> {
   const session = await ctx.session();
-  const { sellers } = await ctx.spin('Listing services', () => readEveryPage(session, '/v1/sellers', 'sellers', { page: sellerPageSchema }));
+  const { sellers } = await ctx.spin('Listing services', () =>
+    readEveryPage(session, '/v1/sellers', 'sellers', { page: sellerPageSchema }),
+  );
   ctx.out(
     { sellers },
     formatTable(
@@ -118,7 +157,10 @@ export function registerServiceCommands(program: Command, contextOf: ContextOf):
     .option('--show-pat', 'print the service PAT (it is saved locally either way)')
     .action(act<InitOptions>(contextOf, (ctx, opts) => initService(ctx, opts)));
 
-  service.command('show').description('Show the active service').action(act(contextOf, (ctx) => showService(ctx)));
+  service
+    .command('show')
+    .description('Show the active service')
+    .action(act(contextOf, (ctx) => showService(ctx)));
   service
     .command('list')
     .description('Services on this machine (--remote: on the account)')

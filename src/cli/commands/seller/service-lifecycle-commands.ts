@@ -10,7 +10,9 @@ import { act, activeService, sellerPath, type ContextOf } from './seller-kit.js'
 
 async function setStatus(ctx: CliContext, action: 'suspend' | 'resume'): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const seller = await ctx.spin(action === 'suspend' ? 'Suspending' : 'Resuming', () => client.request('POST', sellerPath(service, `/${action}`), { reply: sellerViewSchema }));
+  const seller = await ctx.spin(action === 'suspend' ? 'Suspending' : 'Resuming', () =>
+    client.request('POST', sellerPath(service, `/${action}`), { reply: sellerViewSchema }),
+  );
   ctx.out(
     seller,
     action === 'suspend'
@@ -20,6 +22,12 @@ async function setStatus(ctx: CliContext, action: 'suspend' | 'resume'): Promise
 }
 
 export function registerServiceLifecycleCommands(service: Command, contextOf: ContextOf): void {
-  service.command('suspend').description('Suspend the active service (soft delete)').action(act(contextOf, (ctx) => setStatus(ctx, 'suspend')));
-  service.command('resume').description('Re-activate a suspended service').action(act(contextOf, (ctx) => setStatus(ctx, 'resume')));
+  service
+    .command('suspend')
+    .description('Suspend the active service (soft delete)')
+    .action(act(contextOf, (ctx) => setStatus(ctx, 'suspend')));
+  service
+    .command('resume')
+    .description('Re-activate a suspended service')
+    .action(act(contextOf, (ctx) => setStatus(ctx, 'resume')));
 }

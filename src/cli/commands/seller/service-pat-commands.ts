@@ -17,23 +17,42 @@ async function patCreate(ctx: CliContext, opts: { label?: string; expiresIn?: st
   let expires: number | undefined;
   if (opts.expiresIn !== undefined) {
     expires = Number(opts.expiresIn);
-    if (!Number.isInteger(expires) || expires < 60) throw badArgument('--expires-in', 'expected whole seconds, at least 60');
+    if (!Number.isInteger(expires) || expires < 60)
+      throw badArgument('--expires-in', 'expected whole seconds, at least 60');
   }
   const { service } = await activeService(ctx);
   const pat = await withOwnerSession(ctx, '`xx service pat create`', (owner) =>
-    ctx.spin('Minting a service PAT', () => owner.request('POST', sellerPath(service, '/pats'), { body: { label, ...(expires ? { expires_in_seconds: expires } : {}) }, reply: createdPatSchema })),
+    ctx.spin('Minting a service PAT', () =>
+      owner.request('POST', sellerPath(service, '/pats'), {
+        body: { label, ...(expires ? { expires_in_seconds: expires } : {}) },
+        reply: createdPatSchema,
+      }),
+    ),
   );
-  ctx.out(pat, `${pat.pat}\n\nService PAT ${pat.id} (${label}) for ${service.slug}. Shown once: store it now (e.g. as the seller middleware's token).`);
+  ctx.out(
+    pat,
+    `${pat.pat}\n\nService PAT ${pat.id} (${label}) for ${service.slug}. Shown once: store it now (e.g. as the seller middleware's token).`,
+  );
 }
 
 async function patList(ctx: CliContext): Promise<void> {
   const { service } = await activeService(ctx);
-  const { pats } = await withOwnerSession(ctx, '`xx service pat list`', (owner) => ctx.spin('Listing service PATs', () => readEveryPage(owner, sellerPath(service, '/pats'), 'pats', { page: patPageSchema })));
+  const { pats } = await withOwnerSession(ctx, '`xx service pat list`', (owner) =>
+    ctx.spin('Listing service PATs', () =>
+      readEveryPage(owner, sellerPath(service, '/pats'), 'pats', { page: patPageSchema }),
+    ),
+  );
   ctx.out(
     { pats },
     formatTable(
       ['id', 'label', 'created_at', 'expires_at', 'state'],
-      pats.map((p) => [p.id + (p.id === service.pat_id ? ' (this machine)' : ''), p.label, p.created_at, p.expires_at, p.revoked_at ? `revoked ${p.revoked_at}` : 'active']),
+      pats.map((p) => [
+        p.id + (p.id === service.pat_id ? ' (this machine)' : ''),
+        p.label,
+        p.created_at,
+        p.expires_at,
+        p.revoked_at ? `revoked ${p.revoked_at}` : 'active',
+      ]),
       'No service PATs.',
     ),
   );
@@ -43,7 +62,9 @@ async function patRevoke(ctx: CliContext, patId: string): Promise<void> {
   if (!/^pat_[0-9a-f]{24}$/.test(patId)) throw badArgument('<pat_id>', `expected a PAT id (pat_…), got "${patId}"`);
   const { service } = await activeService(ctx);
   const pat = await withOwnerSession(ctx, '`xx service pat revoke`', (owner) =>
-    ctx.spin('Revoking', () => owner.request('DELETE', sellerPath(service, `/pats/${encodeURIComponent(patId)}`), { reply: patViewSchema })),
+    ctx.spin('Revoking', () =>
+      owner.request('DELETE', sellerPath(service, `/pats/${encodeURIComponent(patId)}`), { reply: patViewSchema }),
+    ),
   );
   const self = patId === service.pat_id;
   ctx.out(
@@ -60,7 +81,10 @@ export function registerServicePatCommands(service: Command, contextOf: ContextO
     .option('--label <label>', 'label shown in listings')
     .option('--expires-in <seconds>', 'lifetime in seconds (default: no expiry)')
     .action(act<{ label?: string; expiresIn?: string }>(contextOf, (ctx, opts) => patCreate(ctx, opts)));
-  pat.command('list').description('List service PATs (no secrets)').action(act(contextOf, (ctx) => patList(ctx)));
+  pat
+    .command('list')
+    .description('List service PATs (no secrets)')
+    .action(act(contextOf, (ctx) => patList(ctx)));
   pat
     .command('revoke')
     .description('Revoke a service PAT at once')

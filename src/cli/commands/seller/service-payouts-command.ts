@@ -16,16 +16,27 @@ async function payouts(ctx: CliContext, opts: { flush?: boolean }): Promise<void
   let first: PayoutsPage | undefined;
   if (opts.flush) {
     first = await withOwnerSession(ctx, '`xx service payouts --flush`', (owner) =>
-      ctx.spin('Flushing accrued payables', () => owner.request('POST', sellerPath(service, '/payouts/flush'), { reply: payoutsPageSchema })),
+      ctx.spin('Flushing accrued payables', () =>
+        owner.request('POST', sellerPath(service, '/payouts/flush'), { reply: payoutsPageSchema }),
+      ),
     );
   }
   // The flush answers the history's first page; the rest (or all of it, without --flush) is read page by page.
-  const view = await ctx.spin('Loading payouts', () => readEveryPage(client, sellerPath(service, '/payouts'), 'flushes', { page: payoutsPageSchema, first }));
+  const view = await ctx.spin('Loading payouts', () =>
+    readEveryPage(client, sellerPath(service, '/payouts'), 'flushes', { page: payoutsPageSchema, first }),
+  );
   const head =
     view.payout_mode === 'direct'
       ? 'Payout mode: direct (buyers pay your pay_to address on-chain; nothing accrues here).'
       : `Payout mode: platform_mor. Accrued: $${view.accrued_usd}.`;
-  ctx.out(view, `${head}\n${formatTable(['flush', 'amount_usd', 'created_at'], view.flushes.map((f) => [f.id, f.amount_usd, f.created_at]), 'No flushes yet.')}`);
+  ctx.out(
+    view,
+    `${head}\n${formatTable(
+      ['flush', 'amount_usd', 'created_at'],
+      view.flushes.map((f) => [f.id, f.amount_usd, f.created_at]),
+      'No flushes yet.',
+    )}`,
+  );
 }
 
 export function registerServicePayoutsCommand(service: Command, contextOf: ContextOf): void {

@@ -9,7 +9,13 @@ import type { Command } from 'commander';
 import { CliError } from '../../core/cli-error.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { formatFields } from './seller-format.js';
-import { originVerificationSchema, refreshReportSchema, sellerViewSchema, verifiedSellerSchema, type VerifiedSeller } from '../../../shared/api-responses/seller-responses.js';
+import {
+  originVerificationSchema,
+  refreshReportSchema,
+  sellerViewSchema,
+  verifiedSellerSchema,
+  type VerifiedSeller,
+} from '../../../shared/api-responses/seller-responses.js';
 import { refreshSummary } from './describe-seller.js';
 import { act, activeService, badArgument, sellerPath, type ContextOf } from './seller-kit.js';
 
@@ -22,10 +28,15 @@ async function verify(ctx: CliContext, opts: { origin?: string }): Promise<void>
     } catch {
       throw badArgument('--origin', `expected an http(s) URL, got "${opts.origin}"`);
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badArgument('--origin', `expected an http(s) URL, got "${opts.origin}"`);
-    await ctx.spin('Setting the origin', () => client.request('PATCH', sellerPath(service), { body: { origin: opts.origin }, reply: sellerViewSchema }));
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw badArgument('--origin', `expected an http(s) URL, got "${opts.origin}"`);
+    await ctx.spin('Setting the origin', () =>
+      client.request('PATCH', sellerPath(service), { body: { origin: opts.origin }, reply: sellerViewSchema }),
+    );
   }
-  const info = await ctx.spin('Fetching the verification token', () => client.request('GET', sellerPath(service, '/verify'), { reply: originVerificationSchema }));
+  const info = await ctx.spin('Fetching the verification token', () =>
+    client.request('GET', sellerPath(service, '/verify'), { reply: originVerificationSchema }),
+  );
   if (!info.origin) {
     throw new CliError({
       code: 'origin_not_configured',
@@ -37,7 +48,9 @@ async function verify(ctx: CliContext, opts: { origin?: string }): Promise<void>
   const expectedFile = `${info.origin}${info.path}`;
   let result: VerifiedSeller;
   try {
-    result = await ctx.spin(`Checking ${expectedFile}`, () => client.request('POST', sellerPath(service, '/verify'), { reply: verifiedSellerSchema }));
+    result = await ctx.spin(`Checking ${expectedFile}`, () =>
+      client.request('POST', sellerPath(service, '/verify'), { reply: verifiedSellerSchema }),
+    );
   } catch (err) {
     if (!(err instanceof CliError) || err.exitCode === 130) throw err;
     throw new CliError({
@@ -46,7 +59,11 @@ async function verify(ctx: CliContext, opts: { origin?: string }): Promise<void>
       exitCode: 1,
       ...(err.recovery ? { recovery: err.recovery } : {}),
       ...(err.status !== undefined ? { status: err.status } : {}),
-      details: { ...(typeof err.details === 'object' && err.details ? err.details : {}), expected_file: expectedFile, token: info.token },
+      details: {
+        ...(typeof err.details === 'object' && err.details ? err.details : {}),
+        expected_file: expectedFile,
+        token: info.token,
+      },
     });
   }
   ctx.out(
@@ -60,7 +77,9 @@ async function verify(ctx: CliContext, opts: { origin?: string }): Promise<void>
 
 async function refresh(ctx: CliContext): Promise<void> {
   const { client, service } = await activeService(ctx);
-  const report = await ctx.spin('Re-ingesting the OpenAPI document', () => client.request('POST', sellerPath(service, '/refresh'), { reply: refreshReportSchema }));
+  const report = await ctx.spin('Re-ingesting the OpenAPI document', () =>
+    client.request('POST', sellerPath(service, '/refresh'), { reply: refreshReportSchema }),
+  );
   ctx.out(report, `Refreshed from ${report.openapi_url}: ${refreshSummary(report)}.`);
 }
 
