@@ -15,7 +15,12 @@ import { closeable, closeInOrder, type Closeable, type CloseReport, type CloseSt
 export interface ShutdownLog {
   info(fields: object, msg: string): void;
   error(fields: object, msg: string): void;
+  /** Writes out what is buffered, then calls back (pino's `flush`): the last lines reach the log, in order, before exit. */
+  flush?(callback: (err?: Error) => void): void;
 }
+
+/** The longest the exit waits for the log to drain. */
+const LOG_FLUSH_BOUND_MS = 2_000;
 
 export interface ShutdownOptions {
   /** The closeables, in closing order; read when the shutdown starts (so late-opened ones are included). */
@@ -62,7 +67,20 @@ export function installShutdown(options: ShutdownOptions): Shutdown {
     void finished.then((report) => {
       if (report.ok) log.info({ steps: report.steps.length }, `${prefix}stopped`);
       else log.error({ failed: report.failed }, `${prefix}stopped with failed shutdown steps`);
-      exit(report.ok ? 0 : 1);
+      const code = report.ok ? 0 : 1;
+      if (!log.flush) return exit(code);
+      let exited = false;
+      const exitOnce = () => {
+        if (exited) return;
+        exited = true;
+        exit(code);
+      };
+      setTimeout(exitOnce, LOG_FLUSH_BOUND_MS);
+      try {
+        log.flush(() => exitOnce());
+      } catch {
+        exitOnce();
+      }
     });
   };
   const signals = options.signals ?? process;

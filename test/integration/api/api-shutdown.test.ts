@@ -147,9 +147,21 @@ describe('treasury-api shutdown (a real process)', function () {
         .filter((l) => l.startsWith('{'))
         .map(
           (l) =>
-            JSON.parse(l) as { msg: string; step?: string; outcome?: string; duration_ms?: number; reason?: string },
+            JSON.parse(l) as {
+              msg: string;
+              time?: string;
+              step?: string;
+              outcome?: string;
+              duration_ms?: number;
+              reason?: string;
+            },
         );
-      const steps = lines.filter((l) => l.msg === 'shutdown step');
+      // In the order they were logged (`time`; a line can reach the captured output after a later one at exit).
+      const steps = lines
+        .filter((l) => l.msg === 'shutdown step')
+        .map((l, i) => ({ l, i }))
+        .sort((a, b) => Date.parse(a.l.time!) - Date.parse(b.l.time!) || a.i - b.i)
+        .map(({ l }) => l);
       assert.deepEqual(
         steps.map((s) => s.step),
         API_SHUTDOWN_STEPS,
