@@ -124,3 +124,12 @@ export function useTestTreasury(options?: Parameters<typeof startTestTreasury>[0
   });
   return lateBound(() => started, 'the test treasury');
 }
+
+/** Mints a Treasury account for an agent with the operator token and returns its API key (no check on the answer). */
+export async function mintAgentKey(t: Pick<TestTreasury, 'request' | 'adminToken'>, ownerId: string): Promise<string> {
+  const minted = await t.request('POST', '/v1/treasury', {
+    token: t.adminToken,
+    body: { owner_type: 'agent', owner_id: ownerId },
+  });
+  return minted.body.api_key as string;
+}

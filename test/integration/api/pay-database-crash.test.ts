@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
@@ -98,9 +98,7 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
     );
 
   it('answers given before a crash survive it; payments in flight get 503 and count nothing; then every wallet pays again and every chain verifies', async () => {
-    const token = (
-      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'crash' } })
-    ).body.api_key as string;
+    const token = await mintAgentKey(t, 'crash');
     const wallets = await Promise.all(
       [1, 2, 3, 4].map(
         async () =>

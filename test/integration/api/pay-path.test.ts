@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { recoverTypedDataAddress, type Hex } from 'viem';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -37,9 +37,7 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
 
   before(async () => {
     t = await startTestTreasury({ clock: () => now });
-    token = (
-      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'payer' } })
-    ).body.api_key;
+    token = await mintAgentKey(t, 'payer');
   });
   after(async () => {
     await t?.stop();

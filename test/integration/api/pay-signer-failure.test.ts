@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { startTestSigner } from '../../support/signer-harness.js';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
@@ -20,12 +20,7 @@ function ownTreasury(ownerId: string, signerEnv?: Record<string, string>): { t: 
   const ctx = {} as { t: TestTreasury; token: string };
   before(async () => {
     ctx.t = await startTestTreasury(signerEnv ? { signerEnv } : {});
-    ctx.token = (
-      await ctx.t.request('POST', '/v1/treasury', {
-        token: ctx.t.adminToken,
-        body: { owner_type: 'agent', owner_id: ownerId },
-      })
-    ).body.api_key;
+    ctx.token = await mintAgentKey(ctx.t, ownerId);
   });
   after(async () => {
     await ctx.t?.stop();

@@ -16,7 +16,7 @@ import { ReservationBatchAborted, ReservationWriter } from '../../../src/api/pay
 import { signedWrite, type DecisionWrite } from '../../../src/api/pay/store/decision-write.js';
 import { SIGNATURE_RECORD_SQL, SignatureRecorder } from '../../../src/api/pay/store/signature-recorder.js';
 import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const AT = new Date('2026-11-23T10:00:00Z');
@@ -29,12 +29,7 @@ describe('group-commit writers (PostgreSQL)', function () {
 
   before(async () => {
     t = await startTestTreasury();
-    token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'writer' },
-      })
-    ).body.api_key;
+    token = await mintAgentKey(t, 'writer');
   });
   const writers: Array<{ close(): Promise<void> }> = [];
   after(async () => {
