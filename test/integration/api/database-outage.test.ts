@@ -12,6 +12,7 @@ import { useGatedTestTreasury } from '../../support/database-outage.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { TreasuryClient } from '../../../src/sdk/index.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
+import { daySpentMicro } from '../../support/spend-totals.js';
 
 describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
@@ -69,8 +70,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     const rows = await t.db.knex('authorizations').where({ wallet_id: wallet.id });
     assert.equal(rows.length, 1, 'the refused payment wrote nothing; the one after wrote its row');
-    const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '100000');
+    assert.equal(await daySpentMicro(t.db.knex, wallet.id), '100000');
   });
 
   it('the buyer SDK retries through a short outage: a read, and a payment with its Idempotency-Key, once the database is back', async () => {
@@ -119,8 +119,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(rows.length, 1, 'the cut write wrote nothing; its signature never left');
     assert.equal(rows[0].status, 'signed');
     assert.equal(rows[0].signature, res.body.signature);
-    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(day.spent_micro), '300000', 'counted once');
+    assert.equal(await daySpentMicro(t.db.knex, wallet.id), '300000', 'counted once');
   });
 
   it('a payment whose signature cannot be recorded answers 503, and its reservation is given back: the signature never left', async () => {
@@ -172,8 +171,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     }
     assert.equal(row?.status, 'released');
     assert.equal(row?.signature, null, 'no signature was stored');
-    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(day.spent_micro), '0', 'the spend was given back');
+    assert.equal(await daySpentMicro(t.db.knex, wallet.id), '0', 'the spend was given back');
     const audit = await t.db
       .knex('audit_events')
       .where({ chain_key: wallet.id, event_type: 'payment.released' })

@@ -6,9 +6,8 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
 
 describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
   this.timeout(120_000);
@@ -41,22 +40,7 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
         '/health': { get: { operationId: 'health' } },
       },
     };
-    const who = privateKeyToAccount(generatePrivateKey());
-    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
-    const message = createSiweMessage({
-      domain: 'treasury.test',
-      address: who.address,
-      uri: 'http://treasury.test',
-      version: '1',
-      chainId: 84532,
-      nonce,
-      issuedAt: new Date(),
-    });
-    const session = (
-      await t.request('POST', '/v1/identity/init', {
-        body: { message, signature: await who.signMessage({ message }), chain: 'evm' },
-      })
-    ).body.session;
+    const { session, address: payer } = await signInWithNewKey(t);
     const seller = (
       await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Docs Co', openapi_url: url } })
     ).body;
@@ -80,7 +64,7 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
       token: seller.pat,
       body: {
         tx_hash: `0x${randomBytes(32).toString('hex')}`,
-        payer: who.address,
+        payer,
         amount: '10000',
         network: 'eip155:84532',
         endpoint_id: getItem.endpoint_id,

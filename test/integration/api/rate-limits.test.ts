@@ -12,10 +12,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { openDatabaseGate, type DatabaseGate } from '../../support/database-outage.js';
+import { useGatedTestTreasury } from '../../support/database-outage.js';
+import { signInBody } from '../../support/sign-in.js';
 import { RateLimits } from '../../../src/api/http/middleware/rate-limit.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
@@ -43,26 +42,6 @@ function assertRateLimited(res: { status: number; body: any; headers: Headers },
   assert.match(retryAfter ?? '', /^[1-9][0-9]*$/, 'Retry-After in whole seconds');
   assert.equal(res.body.retry_after_seconds, Number(retryAfter));
   assert.deepEqual(res.body.recovery, { kind: 'retry_later', retry_after_seconds: Number(retryAfter) });
-}
-
-async function signInBody(
-  t: { request: TestTreasury['request'] },
-  domain = 'treasury.test',
-  uri = 'http://treasury.test',
-) {
-  const who = privateKeyToAccount(generatePrivateKey());
-  const nonce = await t.request('POST', '/v1/identity/nonce');
-  assert.equal(nonce.status, 201, JSON.stringify(nonce.body));
-  const message = createSiweMessage({
-    domain,
-    address: who.address,
-    uri,
-    version: '1',
-    chainId: 84532,
-    nonce: nonce.body.nonce,
-    issuedAt: new Date(),
-  });
-  return { message, signature: await who.signMessage({ message }), chain: 'evm' };
 }
 
 describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
@@ -299,16 +278,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
   });
 
   describe('while PostgreSQL refuses connections', () => {
-    let t: TestTreasury;
-    let admin: DatabaseGate;
-    before(async () => {
-      t = await startTestTreasury({ extraEnv: { TREASURY_RATE_LIMIT_NONCE: '3' } });
-      admin = await openDatabaseGate(t.db);
-    });
-    after(async () => {
-      await admin?.close();
-      await t?.stop();
-    });
+    const { t, gate: admin } = useGatedTestTreasury({ extraEnv: { TREASURY_RATE_LIMIT_NONCE: '3' } });
 
     it("the limits hold in each process's memory: requests the limit allows answer 503 database_unavailable, the rest 429, none 500", async () => {
       await admin.refuse();
