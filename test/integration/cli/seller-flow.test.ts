@@ -16,6 +16,7 @@ import path from 'node:path';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import { assertOk, filesUnder, runXx, startForwarder, stderrJson, stdoutJson, type XxRun } from './xx-process.js';
+import { idsInListOrder } from '../../support/list-order.js';
 
 const runCli = runXx;
 const ok = assertOk;
@@ -275,15 +276,8 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
 
     const json = async (args: string[]) =>
       parseJson(ok(await runCli([...args, '--json'], env), args.join(' ')), args.join(' '));
-    const ids = async (table: string, where: Record<string, unknown>, order: 'asc' | 'desc' = 'asc') =>
-      (await t.db
-        .knex(table)
-        .where(where)
-        .orderBy([
-          { column: 'created_at', order },
-          { column: 'id', order },
-        ])
-        .pluck('id')) as string[];
+    const ids = (table: string, where: Record<string, unknown>, order: 'asc' | 'desc' = 'asc') =>
+      idsInListOrder(t.db.knex, table, where, order);
     const [endpoints, sellers, pats, payouts] = await Promise.all([
       json(['endpoints', 'list']),
       json(['service', 'list', '--remote']),
