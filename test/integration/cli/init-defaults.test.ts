@@ -61,24 +61,24 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
     assert.deepEqual((await held(out.pat_id, out.wallets[0].id)).policy, { per_tx_cap_usd: '1', daily_cap_usd: '10' });
   });
 
+  /** `xx init` on a new seed for Base with the agent PAT's daily cap and the wallet's two limits given. */
+  const initWithCaps = (caps: { dailyCap: string; maxPerPayment: string; dailyLimit: string }) => [
+    'init',
+    '--new-seed',
+    '--chain',
+    'base',
+    '--daily-cap',
+    caps.dailyCap,
+    '--max-per-payment',
+    caps.maxPerPayment,
+    '--daily-limit',
+    caps.dailyLimit,
+  ];
+
   it('flags change the defaults, shown in the text output', async () => {
     const env = home('flags');
     const run = assertOk(
-      await runXx(
-        [
-          'init',
-          '--new-seed',
-          '--chain',
-          'base',
-          '--daily-cap',
-          '25',
-          '--max-per-payment',
-          '0.5',
-          '--daily-limit',
-          '5',
-        ],
-        env,
-      ),
+      await runXx(initWithCaps({ dailyCap: '25', maxPerPayment: '0.5', dailyLimit: '5' }), env),
       'init with flags',
     );
     assert.match(run.stdout, /Agent PAT pat_[0-9a-f]{24} .*daily cap 25 USD/);
@@ -95,19 +95,7 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
   it('none removes each default explicitly', async () => {
     const out = stdoutJson(
       await runXx(
-        [
-          'init',
-          '--new-seed',
-          '--chain',
-          'base',
-          '--daily-cap',
-          'none',
-          '--max-per-payment',
-          'none',
-          '--daily-limit',
-          'none',
-          '--json',
-        ],
+        [...initWithCaps({ dailyCap: 'none', maxPerPayment: 'none', dailyLimit: 'none' }), '--json'],
         home('none'),
       ),
       'init none',
