@@ -8,8 +8,6 @@
  * Also: used and expired sign-in nonces are purged.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -18,9 +16,8 @@ import { signInBody } from '../../support/sign-in.js';
 import { RateLimits } from '../../../src/api/http/middleware/rate-limit.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../../..');
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { startApiProcess, type ApiProcess } from '../../support/api-process.js';
 
 /** Runs `count` calls of `call`, `concurrency` at a time; the answers in order. */
 async function flood<T>(count: number, concurrency: number, call: (i: number) => Promise<T>): Promise<T[]> {
@@ -297,44 +294,20 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
   describe('two API processes on one database', () => {
     let signer: TestSigner;
     let db: TestDatabase;
-    const children: ChildProcess[] = [];
+    const apis: ApiProcess[] = [];
     const urls: string[] = [];
 
     before(async () => {
       signer = await startTestSigner();
       db = await createTestDatabase();
       for (let i = 0; i < 2; i++) {
-        const port = await freePort();
-        const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            DATABASE_URL: db.connectionString,
-            TREASURY_SIGNER_SOCKET: signer.socketPath,
-            TREASURY_PORT: String(port),
-            TREASURY_LOG_LEVEL: 'warn',
-            TREASURY_RATE_LIMIT_NONCE: '30',
-          },
-          stdio: 'ignore',
-        });
-        children.push(child);
-        const url = `http://127.0.0.1:${port}`;
-        for (let j = 0; ; j++) {
-          if (
-            await fetch(`${url}/readyz`).then(
-              (r) => r.status === 200,
-              () => false,
-            )
-          )
-            break;
-          if (j > 300 || child.exitCode !== null) throw new Error('treasury-api did not become ready');
-          await sleep(100);
-        }
-        urls.push(url);
+        const api = await startApiProcess(db, signer, { TREASURY_RATE_LIMIT_NONCE: '30' });
+        apis.push(api);
+        urls.push(api.url);
       }
     });
     after(async () => {
-      for (const child of children) child.kill('SIGTERM');
+      for (const api of apis) api.child.kill('SIGTERM');
       await sleep(500);
       await db?.drop();
       await signer?.stop();
