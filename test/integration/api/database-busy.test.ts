@@ -47,8 +47,8 @@ describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreS
     ),
   });
 
-  it('a wallet locked by another session: the payment answers 503 database_busy within the lock time-out, writes nothing, and succeeds once the lock is gone', async () => {
-    const token = await mintAgentKey(t, 'busy');
+  /** A new wallet with a 1 USD daily cap, and its payment of 0.1 USD with `token`. */
+  async function cappedWallet(token: string) {
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } }))
       .body as { id: string };
     const pay = () =>
@@ -56,16 +56,16 @@ describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreS
         token,
         body: { payment_requirements: paymentRequirements({ amount: '100000' }) },
       });
+    return { wallet, pay };
+  }
+
+  it('a wallet locked by another session: the payment answers 503 database_busy within the lock time-out, writes nothing, and succeeds once the lock is gone', async () => {
+    const token = await mintAgentKey(t, 'busy');
+    const { wallet, pay } = await cappedWallet(token);
     assert.equal((await pay()).status, 200);
     const before = await counts(wallet.id);
 
-    const sibling = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } }))
-      .body as { id: string };
-    const paySibling = () =>
-      t.request('POST', `/v1/wallets/${sibling.id}/pay`, {
-        token,
-        body: { payment_requirements: paymentRequirements({ amount: '100000' }) },
-      });
+    const { pay: paySibling } = await cappedWallet(token);
     assert.equal((await paySibling()).status, 200);
 
     // Someone holds the wallet's lock — a manual session, a stuck job — for longer than a client waits.
