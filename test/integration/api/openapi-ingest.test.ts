@@ -8,6 +8,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
+import { openApiDocHandler } from '../../support/loopback-servers.js';
 
 describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
   this.timeout(120_000);
@@ -18,11 +19,7 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
 
   before(async () => {
     t = await startTestTreasury();
-    server = http.createServer((req, res) => {
-      if (req.url === '/openapi.json')
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
-      else res.writeHead(404).end();
-    });
+    server = http.createServer(openApiDocHandler(() => doc));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/openapi.json`;
   });

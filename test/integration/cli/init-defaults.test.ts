@@ -11,24 +11,30 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { assertOk, runXx, startForwarder, stderrJson, stdoutJson, xxHome } from './xx-process.js';
+import type { TestTreasury } from '../../support/api-harness.js';
+import {
+  assertOk,
+  runXx,
+  startForwardedTreasury,
+  type Forwarder,
+  stderrJson,
+  stdoutJson,
+  xxHome,
+} from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
 describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(240_000);
   let t: TestTreasury;
-  let forwarder: Awaited<ReturnType<typeof startForwarder>>;
+  let forwarder: Forwarder;
   let server: string;
   const home = (name: string) =>
     xxHome(name, { XX_API_URL: server, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
 
   before(async () => {
-    forwarder = await startForwarder();
+    ({ forwarder, t } = await startForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' }));
     server = forwarder.url;
-    t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: server, TREASURY_AUTH_CACHE_MS: '0' } });
-    forwarder.target(Number(new URL(t.baseUrl).port));
   });
   after(async () => {
     await forwarder?.close();

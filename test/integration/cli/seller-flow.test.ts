@@ -13,9 +13,18 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import type { TestTreasury } from '../../support/api-harness.js';
 import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
-import { assertOk, filesUnder, runXx, startForwarder, stderrJson, stdoutJson, type XxRun } from './xx-process.js';
+import {
+  assertOk,
+  filesUnder,
+  runXx,
+  startForwardedTreasury,
+  type Forwarder,
+  stderrJson,
+  stdoutJson,
+  type XxRun,
+} from './xx-process.js';
 import { idsInListOrder } from '../../support/list-order.js';
 
 const runCli = runXx;
@@ -54,15 +63,13 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
   let env: Record<string, string>;
   let origin: Awaited<ReturnType<typeof serveOrigin>>;
   let session: string;
-  let forwarder: Awaited<ReturnType<typeof startForwarder>>;
+  let forwarder: Forwarder;
   let server: string;
 
   before(async () => {
     // SIWE names the server's host: the CLI signs in through a forwarder whose URL is the public URL.
-    forwarder = await startForwarder();
+    ({ forwarder, t } = await startForwardedTreasury());
     server = forwarder.url;
-    t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: server } });
-    forwarder.target(Number(new URL(t.baseUrl).port));
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'xx-seller-'));
     env = {
       HOME: home,
