@@ -114,6 +114,13 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
     const fresh = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
     /** Requests as if from `client` through the trusted proxy on loopback. */
     const from = (client: string) => ({ headers: { 'x-forwarded-for': `203.0.113.9, ${client}` } });
+    /** A sign-in body whose nonce was asked for from `client`. */
+    const signInBodyFrom = (client: string) =>
+      signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) });
+    /** A session signed in from `client` (nonce and sign-in both from there). */
+    const sessionFrom = async (client: string) =>
+      (await t.request('POST', '/v1/identity/init', { body: await signInBodyFrom(client), ...from(client) })).body
+        .session as string;
 
     it('a limited address is served again once the window passed', async () => {
       const client = `${fresh()}::1`;
@@ -150,9 +157,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       const client = `${fresh()}::7`;
       const accountsBefore = Number((await t.db.knex('accounts').count({ n: '*' }).first())!.n);
       now = new Date();
-      const bodies = await flood(5, 1, () =>
-        signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
-      );
+      const bodies = await flood(5, 1, () => signInBodyFrom(client));
       // All at once: each is counted as it arrives, before its signature is checked or its key made.
       const answers = await flood(5, 5, (i) =>
         t.request('POST', '/v1/identity/init', { body: bodies[i], ...from(client) }),
@@ -169,18 +174,8 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
     it("a token's calls are limited per token, and another token is not held back", async () => {
       now = new Date();
       const client = `${fresh()}::9`;
-      const one = (
-        await t.request('POST', '/v1/identity/init', {
-          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
-          ...from(client),
-        })
-      ).body.session as string;
-      const two = (
-        await t.request('POST', '/v1/identity/init', {
-          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
-          ...from(client),
-        })
-      ).body.session as string;
+      const one = await sessionFrom(client);
+      const two = await sessionFrom(client);
       const answers = await flood(6, 1, () => t.request('GET', '/v1/auth/whoami', { token: one }));
       assert.deepEqual(
         answers.map((a) => a.status),
@@ -215,12 +210,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       now = new Date();
       const guesser = `${fresh()}::5`;
       const honest = `${fresh()}::6`;
-      const session = (
-        await t.request('POST', '/v1/identity/init', {
-          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(honest) }) }),
-          ...from(honest),
-        })
-      ).body.session as string;
+      const session = await sessionFrom(honest);
       const guess = () => `xx_pat_${randomBytes(24).toString('base64url')}`;
       const answers = await flood(7, 1, () =>
         t.request('GET', '/v1/auth/whoami', { token: guess(), ...from(guesser) }),
@@ -249,7 +239,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       now = new Date();
       const client = `${fresh()}::5`;
       const unused = (await t.request('POST', '/v1/identity/nonce', from(client))).body.nonce as string;
-      const body = await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) });
+      const body = await signInBodyFrom(client);
       const used = /Nonce: ([0-9a-f]+)/.exec(body.message)![1]!;
       assert.ok((await t.request('POST', '/v1/identity/init', { body, ...from(client) })).status < 300);
       assert.ok(
