@@ -150,6 +150,9 @@ describe('audit ledger verification in pages', function () {
     return heads();
   }
   const anchorsOf = (list: ChainHead[]) => new Map(list.map((h) => [h.chain_key, { seq: h.seq, hash: h.hash }]));
+  /** Whether the chain `chainKey`, verified alone against the heads `recorded`, holds. */
+  const holdsAlone = async (chainKey: string, recorded: ChainHead[]) =>
+    (await verifyAuditChain(db.knex, chainKey, { anchors: anchorsOf(recorded) })).ok;
 
   it('reports every chain head once the chain held, and anchors from them hold while the chains only grow', async () => {
     const recorded = await seedAndRecordHeads();
@@ -170,11 +173,7 @@ describe('audit ledger verification in pages', function () {
       rows: 14,
       ok: true,
     });
-    assert.equal(
-      (await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok,
-      true,
-      'one chain against its own anchor',
-    );
+    assert.equal(await holdsAlone('wal_b', recorded), true, 'one chain against its own anchor');
   });
 
   it('catches through its anchor a chain rewritten with every hash recomputed, which holds on its own', async () => {
@@ -213,7 +212,7 @@ describe('audit ledger verification in pages', function () {
       'also when that chain is named',
     );
     assert.equal(
-      (await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok,
+      await holdsAlone('wal_b', recorded),
       true,
       'another chain named alone is not held to the others anchors',
     );
