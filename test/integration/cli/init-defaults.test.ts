@@ -19,7 +19,7 @@ import {
   type Forwarder,
   stderrJson,
   stdoutJson,
-  xxHome,
+  xxHomeFor,
 } from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
@@ -29,8 +29,7 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
   let t: TestTreasury;
   let forwarder: Forwarder;
   let server: string;
-  const home = (name: string) =>
-    xxHome(name, { XX_API_URL: server, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
+  const home = (name: string) => xxHomeFor(name, server, PASSPHRASE);
 
   before(async () => {
     ({ forwarder, t } = await startForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' }));

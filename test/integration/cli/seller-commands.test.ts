@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { TestTreasury } from '../../support/api-harness.js';
-import { assertOk, runXx, startForwardedTreasury, type Forwarder, stdoutJson, xxHome } from './xx-process.js';
+import { assertOk, runXx, startForwardedTreasury, type Forwarder, stdoutJson, xxHomeFor } from './xx-process.js';
 import { openApiDocHandler } from '../../support/loopback-servers.js';
 
 describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL)', function () {
@@ -27,11 +27,7 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
 
   before(async () => {
     ({ forwarder, t } = await startForwardedTreasury());
-    env = xxHome('seller-commands', {
-      XX_API_URL: forwarder.url,
-      XX_KEYSTORE_PASSPHRASE: 'seller commands passphrase',
-      XX_KEYSTORE_SCRYPT_LOG_N: '10',
-    });
+    env = xxHomeFor('seller-commands', forwarder.url, 'seller commands passphrase');
     docServer = http.createServer(openApiDocHandler(() => doc));
     await new Promise<void>((r) => docServer.listen(0, '127.0.0.1', () => r()));
     docUrl = `http://127.0.0.1:${(docServer.address() as { port: number }).port}/openapi.json`;

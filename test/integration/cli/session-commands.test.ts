@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import type { TestTreasury } from '../../support/api-harness.js';
-import { assertOk, runXx, startForwardedTreasury, type Forwarder, stdoutJson, xxHome } from './xx-process.js';
+import { assertOk, runXx, startForwardedTreasury, type Forwarder, stdoutJson, xxHomeFor } from './xx-process.js';
 
 describe('xx logout (CLI subprocess, HTTP, PostgreSQL)', function () {
   this.timeout(120_000);
@@ -16,11 +16,7 @@ describe('xx logout (CLI subprocess, HTTP, PostgreSQL)', function () {
 
   before(async () => {
     ({ forwarder, t } = await startForwardedTreasury());
-    env = xxHome('logout', {
-      XX_API_URL: forwarder.url,
-      XX_KEYSTORE_PASSPHRASE: 'logout passphrase',
-      XX_KEYSTORE_SCRYPT_LOG_N: '10',
-    });
+    env = xxHomeFor('logout', forwarder.url, 'logout passphrase');
     assertOk(await runXx(['init', '--new-seed', '--chain', 'base', '--json'], env), 'init');
   });
   after(async () => {

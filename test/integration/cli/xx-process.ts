@@ -135,6 +135,11 @@ export function runXxOnTty(args: string[], env: Record<string, string>) {
   };
 }
 
+/** xxHome for a CLI that calls `apiUrl` and keeps its keystore under `passphrase` (scrypt made cheap for tests). */
+export function xxHomeFor(name: string, apiUrl: string, passphrase: string): Record<string, string> & { HOME: string } {
+  return xxHome(name, { XX_API_URL: apiUrl, XX_KEYSTORE_PASSPHRASE: passphrase, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
+}
+
 /** A loopback TCP forwarder (startForwarder). */
 export interface Forwarder {
   url: string;
