@@ -124,3 +124,20 @@ export function useTestTreasury(options?: Parameters<typeof startTestTreasury>[0
   });
   return lateBound(() => started, 'the test treasury');
 }
+
+/** Mints a Treasury account for an agent with the operator token; its API key and account id (no check on the answer). */
+export async function mintAgent(
+  t: Pick<TestTreasury, 'request' | 'adminToken'>,
+  ownerId: string,
+): Promise<{ apiKey: string; accountId: string }> {
+  const minted = await t.request('POST', '/v1/treasury', {
+    token: t.adminToken,
+    body: { owner_type: 'agent', owner_id: ownerId },
+  });
+  return { apiKey: minted.body.api_key, accountId: minted.body.id };
+}
+
+/** The API key of a new agent's Treasury account (mintAgent). */
+export async function mintAgentKey(t: Pick<TestTreasury, 'request' | 'adminToken'>, ownerId: string): Promise<string> {
+  return (await mintAgent(t, ownerId)).apiKey;
+}

@@ -5,6 +5,8 @@
  * connection. For the tests of what the API answers while its database is gone; it does not stop the server.
  */
 import pg from 'pg';
+import { startTestTreasury, type TestTreasury } from './api-harness.js';
+import { lateBound } from './late-bound.js';
 import type { TestDatabase } from './test-database.js';
 
 export interface DatabaseGate {
@@ -31,4 +33,26 @@ export async function openDatabaseGate(db: Pick<TestDatabase, 'name' | 'connecti
       await admin.end();
     },
   };
+}
+
+/**
+ * A test treasury and a gate on its database for the enclosing mocha suite: both made in a `before` hook,
+ * and in an `after` hook the gate is opened and closed before the treasury stops. The handles read through
+ * to them (./late-bound.ts).
+ */
+export function useGatedTestTreasury(options?: Parameters<typeof startTestTreasury>[0]): {
+  t: TestTreasury;
+  gate: DatabaseGate;
+} {
+  let t: TestTreasury | undefined;
+  let gate: DatabaseGate | undefined;
+  before(async () => {
+    t = await startTestTreasury(options);
+    gate = await openDatabaseGate(t.db);
+  });
+  after(async () => {
+    await gate?.close();
+    await t?.stop();
+  });
+  return { t: lateBound(() => t, 'the test treasury'), gate: lateBound(() => gate, 'the database gate') };
 }

@@ -22,3 +22,12 @@ export class LoopbackServers {
     }
   }
 }
+
+/** A handler that serves `doc()` (read on each request) as JSON at /openapi.json and 404 elsewhere: a seller's OpenAPI document. */
+export function openApiDocHandler(doc: () => unknown): http.RequestListener {
+  return (req, res) => {
+    if (req.url === '/openapi.json')
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc()));
+    else res.writeHead(404).end();
+  };
+}

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { createKnex } from '../../../src/api/db/knex-client.js';
@@ -47,10 +47,8 @@ describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreS
     ),
   });
 
-  it('a wallet locked by another session: the payment answers 503 database_busy within the lock time-out, writes nothing, and succeeds once the lock is gone', async () => {
-    const token = (
-      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'busy' } })
-    ).body.api_key;
+  /** A new wallet with a 1 USD daily cap, and its payment of 0.1 USD with `token`. */
+  async function cappedWallet(token: string) {
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } }))
       .body as { id: string };
     const pay = () =>
@@ -58,16 +56,16 @@ describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreS
         token,
         body: { payment_requirements: paymentRequirements({ amount: '100000' }) },
       });
+    return { wallet, pay };
+  }
+
+  it('a wallet locked by another session: the payment answers 503 database_busy within the lock time-out, writes nothing, and succeeds once the lock is gone', async () => {
+    const token = await mintAgentKey(t, 'busy');
+    const { wallet, pay } = await cappedWallet(token);
     assert.equal((await pay()).status, 200);
     const before = await counts(wallet.id);
 
-    const sibling = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } }))
-      .body as { id: string };
-    const paySibling = () =>
-      t.request('POST', `/v1/wallets/${sibling.id}/pay`, {
-        token,
-        body: { payment_requirements: paymentRequirements({ amount: '100000' }) },
-      });
+    const { pay: paySibling } = await cappedWallet(token);
     assert.equal((await paySibling()).status, 200);
 
     // Someone holds the wallet's lock — a manual session, a stuck job — for longer than a client waits.
@@ -97,12 +95,7 @@ describe('PostgreSQL too slow to answer: session limits (HTTP, SoftHSM, PostgreS
   });
 
   it('a table locked by another session (a migration, say): reads answer 503 database_busy too, then serve again', async () => {
-    const token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'busy-table' },
-      })
-    ).body.api_key;
+    const token = await mintAgentKey(t, 'busy-table');
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: {} })).body as { id: string };
     await other.query('BEGIN');
     try {

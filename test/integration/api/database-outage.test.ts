@@ -7,33 +7,36 @@
  * fails (the locked path reserves first) answers 503 and gives its reservation back.
  */
 import assert from 'node:assert/strict';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { openDatabaseGate, type DatabaseGate } from '../../support/database-outage.js';
+import { mintAgentKey, type TestTreasury } from '../../support/api-harness.js';
+import { useGatedTestTreasury } from '../../support/database-outage.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { TreasuryClient } from '../../../src/sdk/index.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
+import { daySpentMicro } from '../../support/spend-totals.js';
 
 describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
-  let t: TestTreasury;
-  let admin: DatabaseGate;
+  const { t, gate: admin } = useGatedTestTreasury({ extraEnv: { TREASURY_AUTH_CACHE_MS: '0' } });
 
-  before(async () => {
-    t = await startTestTreasury({ extraEnv: { TREASURY_AUTH_CACHE_MS: '0' } });
-    admin = await openDatabaseGate(t.db);
-  });
-  after(async () => {
-    await admin?.close();
-    await t?.stop();
-  });
+  /**
+   * Ends the sessions on the test database that wait on a lock in a statement starting `statementStart`, every
+   * 10 ms (1000 tries at the most), until `count` have been ended; returns how many were.
+   */
+  async function endLockWaiters(statementStart: string, count: number): Promise<number> {
+    let cut = 0;
+    for (let i = 0; i < 1000 && cut < count; i++) {
+      const r = await t.db.knex.raw(
+        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE ?",
+        [`${statementStart}%`],
+      );
+      cut += r.rows[0].n;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return cut;
+  }
 
   it('answers 503 database_unavailable with Retry-After while the database refuses connections, writes nothing, and serves again after', async () => {
-    const token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'outage' },
-      })
-    ).body.api_key;
+    const token = await mintAgentKey(t, 'outage');
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
     const pay = () =>
       t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
@@ -67,17 +70,11 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     const rows = await t.db.knex('authorizations').where({ wallet_id: wallet.id });
     assert.equal(rows.length, 1, 'the refused payment wrote nothing; the one after wrote its row');
-    const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '100000');
+    assert.equal(await daySpentMicro(t.db.knex, wallet.id), '100000');
   });
 
   it('the buyer SDK retries through a short outage: a read, and a payment with its Idempotency-Key, once the database is back', async () => {
-    const token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'outage-sdk' },
-      })
-    ).body.api_key;
+    const token = await mintAgentKey(t, 'outage-sdk');
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
     const client = new TreasuryClient({ apiUrl: t.baseUrl, token });
     await admin.refuse();
@@ -98,12 +95,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
   });
 
   it('a payment whose signed write is cut off while it runs is decided and signed again: one row, counted once', async () => {
-    const token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'outage-write' },
-      })
-    ).body.api_key;
+    const token = await mintAgentKey(t, 'outage-write');
     const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body;
     // Block the table so that the payment's write (its decision and its signature in one statement) waits, and
     // end that session under it; the table is let go then.
@@ -116,13 +108,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
         token,
         body: { payment_requirements: paymentRequirements({ amount: '300000' }) },
       });
-      for (let i = 0; i < 1000 && cut < 1; i++) {
-        const r = await t.db.knex.raw(
-          "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH l AS%'",
-        );
-        cut += r.rows[0].n;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      cut = await endLockWaiters('WITH l AS', 1);
     } finally {
       await holder.commit();
     }
@@ -133,8 +119,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(rows.length, 1, 'the cut write wrote nothing; its signature never left');
     assert.equal(rows[0].status, 'signed');
     assert.equal(rows[0].signature, res.body.signature);
-    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(day.spent_micro), '300000', 'counted once');
+    assert.equal(await daySpentMicro(t.db.knex, wallet.id), '300000', 'counted once');
   });
 
   it('a payment whose signature cannot be recorded answers 503, and its reservation is given back: the signature never left', async () => {
@@ -168,13 +153,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
         await new Promise((r) => setTimeout(r, 10));
       await holder.raw('LOCK TABLE authorizations IN SHARE MODE');
       t.signer.child.kill('SIGCONT');
-      for (let i = 0; i < 1000 && cut < 2; i++) {
-        const r = await t.db.knex.raw(
-          "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE authorizations a SET status%'",
-        );
-        cut += r.rows[0].n;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      cut = await endLockWaiters('UPDATE authorizations a SET status', 2);
     } finally {
       t.signer.child.kill('SIGCONT');
       await holder.commit();
@@ -192,8 +171,7 @@ describe('PostgreSQL out of reach (HTTP, SoftHSM, PostgreSQL)', function () {
     }
     assert.equal(row?.status, 'released');
     assert.equal(row?.signature, null, 'no signature was stored');
-    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(day.spent_micro), '0', 'the spend was given back');
+    assert.equal(await daySpentMicro(t.db.knex, wallet.id), '0', 'the spend was given back');
     const audit = await t.db
       .knex('audit_events')
       .where({ chain_key: wallet.id, event_type: 'payment.released' })

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES } from '../../../src/shared/error-codes.js';
-import { useTestTreasury } from '../../support/api-harness.js';
+import { mintAgent, useTestTreasury } from '../../support/api-harness.js';
 
 const hostile = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
@@ -29,12 +29,7 @@ describe('hostile inputs against the custody routes', function () {
   let walletId: string;
 
   before(async () => {
-    const minted = await t.request('POST', '/v1/treasury', {
-      token: t.adminToken,
-      body: { owner_type: 'agent', owner_id: 'hostile' },
-    });
-    token = minted.body.api_key;
-    accountId = minted.body.id;
+    ({ apiKey: token, accountId } = await mintAgent(t, 'hostile'));
     walletId = (await t.request('POST', '/v1/wallets', { token, body: { label: 'target' } })).body.id;
   });
 

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
+import { idsInListOrder } from '../../support/list-order.js';
 
 interface PagedList {
   route: string;
@@ -30,15 +31,8 @@ describe('paged platform lists (HTTP, PostgreSQL)', function () {
   let t: TestTreasury;
   const lists: Record<string, PagedList> = {};
 
-  const ordered = async (table: string, where: Record<string, unknown>, order: 'asc' | 'desc' = 'asc') =>
-    (await t.db
-      .knex(table)
-      .where(where)
-      .orderBy([
-        { column: 'created_at', order },
-        { column: 'id', order },
-      ])
-      .pluck('id')) as string[];
+  const ordered = (table: string, where: Record<string, unknown>, order: 'asc' | 'desc' = 'asc') =>
+    idsInListOrder(t.db.knex, table, where, order);
   /** Gives rows one created_at, so that their order within the list is their ids'. */
   const sameMillisecond = (table: string, ids: string[]) =>
     t.db

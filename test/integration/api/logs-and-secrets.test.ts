@@ -14,7 +14,7 @@ import Koa from 'koa';
 import { createKnex, type Knex } from '../../../src/api/db/knex-client.js';
 import { errorHandler } from '../../../src/api/http/middleware/error-handler.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { captureLog } from '../../support/log-capture.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 
@@ -101,12 +101,7 @@ describe('logs and secrets (HTTP, PostgreSQL)', function () {
     });
 
     it('a dead RPC: 503 chain_unavailable; the log names scheme, host and port, never the key, path or credentials', async () => {
-      const key = (
-        await t.request('POST', '/v1/treasury', {
-          token: t.adminToken,
-          body: { owner_type: 'agent', owner_id: 'rpc-secret' },
-        })
-      ).body.api_key;
+      const key = await mintAgentKey(t, 'rpc-secret');
       const w = (await t.request('POST', '/v1/wallets', { token: key, body: {} })).body as { id: string };
       const before = captured.lines.length;
       const res = await t.request('GET', `/v1/wallets/${w.id}/balance`, { token: key });

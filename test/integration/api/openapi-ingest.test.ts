@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
+import { openApiDocHandler } from '../../support/loopback-servers.js';
 
 describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
   this.timeout(120_000);
@@ -19,11 +19,7 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
 
   before(async () => {
     t = await startTestTreasury();
-    server = http.createServer((req, res) => {
-      if (req.url === '/openapi.json')
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
-      else res.writeHead(404).end();
-    });
+    server = http.createServer(openApiDocHandler(() => doc));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(server.address() as { port: number }).port}/openapi.json`;
   });
@@ -41,22 +37,7 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
         '/health': { get: { operationId: 'health' } },
       },
     };
-    const who = privateKeyToAccount(generatePrivateKey());
-    const nonce = (await t.request('POST', '/v1/identity/nonce')).body.nonce;
-    const message = createSiweMessage({
-      domain: 'treasury.test',
-      address: who.address,
-      uri: 'http://treasury.test',
-      version: '1',
-      chainId: 84532,
-      nonce,
-      issuedAt: new Date(),
-    });
-    const session = (
-      await t.request('POST', '/v1/identity/init', {
-        body: { message, signature: await who.signMessage({ message }), chain: 'evm' },
-      })
-    ).body.session;
+    const { session, address: payer } = await signInWithNewKey(t);
     const seller = (
       await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Docs Co', openapi_url: url } })
     ).body;
@@ -80,7 +61,7 @@ describe('OpenAPI ingest and refresh (HTTP, PostgreSQL)', function () {
       token: seller.pat,
       body: {
         tx_hash: `0x${randomBytes(32).toString('hex')}`,
-        payer: who.address,
+        payer,
         amount: '10000',
         network: 'eip155:84532',
         endpoint_id: getItem.endpoint_id,

@@ -23,32 +23,49 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     await t?.stop();
   });
 
-  it('429 MGMT_6014 with the raise_pat_cap recovery when a payment crosses the cap; resets at UTC midnight', async () => {
-    now = new Date(); // the sign-in message carries the real time; the injected clock must be near it
+  /**
+   * Signs a new owner in, mints its Treasury PAT and an agent PAT (`buyerFields` beside the scope: its cap),
+   * and creates one wallet per label with the Treasury PAT; returns the session, both PATs and the wallet ids.
+   */
+  async function buyerWithWallets(buyerFields: { daily_cap_usd?: string }, labels: string[]) {
     const { session } = await signInWithNewKey(t);
     const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
-      .pat;
+      .pat as string;
     const buyer = (
-      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })
+      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', ...buyerFields } })
     ).body;
-    const w1 = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'a' } })).body;
-    const w2 = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'b' } })).body;
+    const wallets = await Promise.all(
+      labels.map(
+        async (label) =>
+          (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string,
+      ),
+    );
+    return { session, treasuryPat, buyer, wallets };
+  }
 
+  /** A payment of `amount` (micro-USDC) from the wallet with the PAT `token`. */
+  const payWith = (token: string, walletId: string, amount: string) =>
+    t.request('POST', `/v1/wallets/${walletId}/pay`, { token, body: { payment_requirements: requirements(amount) } });
+
+  it('429 MGMT_6014 with the raise_pat_cap recovery when a payment crosses the cap; resets at UTC midnight', async () => {
+    now = new Date(); // the sign-in message carries the real time; the injected clock must be near it
+    const {
+      session,
+      treasuryPat,
+      buyer,
+      wallets: [w1, w2],
+    } = await buyerWithWallets({ daily_cap_usd: '1' }, ['a', 'b']);
     const listed = await t.request('GET', '/v1/wallets', { token: buyer.pat });
-    assert.deepEqual(listed.body.wallets.map((w: { id: string }) => w.id).sort(), [w1.id, w2.id].sort());
+    assert.deepEqual(listed.body.wallets.map((w: { id: string }) => w.id).sort(), [w1!, w2!].sort());
     assert.equal((await t.request('POST', '/v1/wallets', { token: buyer.pat, body: {} })).status, 403);
-    assert.equal((await t.request('POST', `/v1/wallets/${w1.id}/rotate`, { token: buyer.pat })).status, 403);
-    assert.equal((await t.request('PUT', `/v1/wallets/${w1.id}/policy`, { token: buyer.pat, body: {} })).status, 403);
+    assert.equal((await t.request('POST', `/v1/wallets/${w1}/rotate`, { token: buyer.pat })).status, 403);
+    assert.equal((await t.request('PUT', `/v1/wallets/${w1}/policy`, { token: buyer.pat, body: {} })).status, 403);
 
     now = new Date(Date.UTC(2026, 10, 22, 23, 59, 0));
-    const pay = (walletId: string, amount: string) =>
-      t.request('POST', `/v1/wallets/${walletId}/pay`, {
-        token: buyer.pat,
-        body: { payment_requirements: requirements(amount) },
-      });
-    assert.equal((await pay(w1.id, '600000')).status, 200);
-    assert.equal((await pay(w2.id, '400000')).status, 200, 'exactly at the cap, across two wallets');
-    const over = await pay(w2.id, '500000');
+    const pay = (walletId: string, amount: string) => payWith(buyer.pat, walletId, amount);
+    assert.equal((await pay(w1!, '600000')).status, 200);
+    assert.equal((await pay(w2!, '400000')).status, 200, 'exactly at the cap, across two wallets');
+    const over = await pay(w2!, '500000');
     assert.equal(over.status, 429);
     assert.equal(over.body.error_code, 'MGMT_6014');
     assert.equal(typeof over.body.user_message, 'string');
@@ -61,53 +78,29 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
       attempted_amount_usd: '0.5',
     });
     assert.equal(
-      (await t.db.knex('authorizations').whereIn('wallet_id', [w1.id, w2.id])).length,
+      (await t.db.knex('authorizations').whereIn('wallet_id', [w1!, w2!])).length,
       2,
       'nothing recorded for the refused payment',
     );
 
     // the same wallet through the Treasury PAT is not limited by the buyer PAT's cap
-    assert.equal(
-      (
-        await t.request('POST', `/v1/wallets/${w2.id}/pay`, {
-          token: treasuryPat,
-          body: { payment_requirements: requirements('500000') },
-        })
-      ).status,
-      200,
-    );
+    assert.equal((await payWith(treasuryPat, w2!, '500000')).status, 200);
 
     now = new Date(Date.UTC(2026, 10, 23, 0, 0, 0));
-    assert.equal((await pay(w2.id, '500000')).status, 200, 'the cap resets at 00:00 UTC');
+    assert.equal((await pay(w2!, '500000')).status, 200, 'the cap resets at 00:00 UTC');
 
     await t.request('PATCH', `/v1/pats/${buyer.id}`, { token: session, body: { daily_cap_usd: '0.6' } });
-    const lowered = await pay(w1.id, '200000');
+    const lowered = await pay(w1!, '200000');
     assert.equal(lowered.status, 429);
     assert.equal(lowered.body.recovery.current_cap_usd, '0.6');
   });
 
   it('under a race across the wallets of one agent, exactly the payments the cap fits pass; the rest are 429 and record nothing', async () => {
     now = new Date();
-    const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
-      .pat;
-    const buyer = (
-      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '0.13' } })
-    ).body;
-    const wallets = await Promise.all(
-      ['a', 'b', 'c', 'd'].map(
-        async (label) =>
-          (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string,
-      ),
-    );
+    const { session, buyer, wallets } = await buyerWithWallets({ daily_cap_usd: '0.13' }, ['a', 'b', 'c', 'd']);
     now = new Date(Date.UTC(2026, 10, 25, 12, 0, 0));
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        t.request('POST', `/v1/wallets/${wallets[i % 4]}/pay`, {
-          token: buyer.pat,
-          body: { payment_requirements: requirements('10000') },
-        }),
-      ),
+      Array.from({ length: 40 }, (_, i) => payWith(buyer.pat, wallets[i % 4]!, '10000')),
     );
     assert.equal(
       results.filter((r) => r.status === 200).length,
@@ -122,22 +115,9 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
 
   it('an agent PAT without a cap (as xx init mints it) pays on the group-commit path; its daily total counts every payment, and a cap set later counts them', async () => {
     now = new Date();
-    const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
-      .pat;
-    const buyer = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent' } })).body;
-    const wallets = await Promise.all(
-      ['a', 'b', 'c', 'd'].map(
-        async (label) =>
-          (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string,
-      ),
-    );
+    const { session, buyer, wallets } = await buyerWithWallets({}, ['a', 'b', 'c', 'd']);
     now = new Date(Date.UTC(2026, 10, 24, 12, 0, 0));
-    const pay = (walletId: string, amount: string) =>
-      t.request('POST', `/v1/wallets/${walletId}/pay`, {
-        token: buyer.pat,
-        body: { payment_requirements: requirements(amount) },
-      });
+    const pay = (walletId: string, amount: string) => payWith(buyer.pat, walletId, amount);
     const decisionsPerWrite = async () => {
       const text = (await t.request('GET', '/metrics')).body as string;
       return Number(text.match(/treasury_pay_decision_write_batch_size_count (\d+)/)?.[1] ?? 0);
@@ -161,24 +141,9 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
 
   it('a capped PAT reads its day once, then pays on the total the process remembers through the group commit; no room left reads again and answers 429; a payment given back makes it read again', async () => {
     now = new Date();
-    const { session } = await signInWithNewKey(t);
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
-      .pat;
-    const buyer = (
-      await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', daily_cap_usd: '1' } })
-    ).body;
-    const wallets = await Promise.all(
-      ['a', 'b'].map(
-        async (label) =>
-          (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label } })).body.id as string,
-      ),
-    );
+    const { session, buyer, wallets } = await buyerWithWallets({ daily_cap_usd: '1' }, ['a', 'b']);
     now = new Date(Date.UTC(2026, 10, 26, 12, 0, 0));
-    const pay = (walletId: string, amount: string) =>
-      t.request('POST', `/v1/wallets/${walletId}/pay`, {
-        token: buyer.pat,
-        body: { payment_requirements: requirements(amount) },
-      });
+    const pay = (walletId: string, amount: string) => payWith(buyer.pat, walletId, amount);
     const metric = async (pattern: RegExp) =>
       Number(((await t.request('GET', '/metrics')).body as string).match(pattern)?.[1] ?? 0);
     const checks = async () => ({

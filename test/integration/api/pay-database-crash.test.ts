@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { freePort, type TestDatabase } from '../../support/test-database.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
@@ -98,9 +98,7 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
     );
 
   it('answers given before a crash survive it; payments in flight get 503 and count nothing; then every wallet pays again and every chain verifies', async () => {
-    const token = (
-      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'crash' } })
-    ).body.api_key as string;
+    const token = await mintAgentKey(t, 'crash');
     const wallets = await Promise.all(
       [1, 2, 3, 4].map(
         async () =>
@@ -186,17 +184,16 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
       ),
     );
     for (const w of wallets) assert.equal((await pay(t, treasuryPat, w.id, '100000')).status, 200);
+    /** The authorizations of these wallets. */
+    const walletAuthorizations = () =>
+      db.knex('authorizations').whereIn(
+        'wallet_id',
+        wallets.map((w) => w.id),
+      );
 
     t.signer.child.kill('SIGSTOP');
     const inFlight = wallets.flatMap((w, i) => [0, 1].map((j) => pay(t, buyers[i * 2 + j]!, w.id, '200000')));
-    const reserved = () =>
-      db
-        .knex('authorizations')
-        .whereIn(
-          'wallet_id',
-          wallets.map((w) => w.id),
-        )
-        .where({ status: 'reserved' });
+    const reserved = () => walletAuthorizations().where({ status: 'reserved' });
     await waitFor('the reservations', async () => (await reserved()).length === 4);
     await crash();
     t.signer.child.kill('SIGCONT');
@@ -206,14 +203,7 @@ describe('pay path across a PostgreSQL crash (HTTP, SoftHSM, own PostgreSQL)', f
       assert.equal(answer.body.error_code, 'database_unavailable', JSON.stringify(answer.body));
     // No signature of theirs left, so the API gives them back (`record_failed`, retried after 1 and 5 s while
     // the database recovers).
-    const unsigned = () =>
-      db
-        .knex('authorizations')
-        .whereIn(
-          'wallet_id',
-          wallets.map((w) => w.id),
-        )
-        .whereNot({ status: 'signed' });
+    const unsigned = () => walletAuthorizations().whereNot({ status: 'signed' });
     await waitFor('the releases', async () => (await unsigned()).every((r) => r.status === 'released'), 20_000);
     assert.equal((await unsigned()).length, 4);
     for (const w of wallets) {

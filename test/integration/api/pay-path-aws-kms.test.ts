@@ -17,7 +17,7 @@ import { recoverTypedDataAddress, type Hex } from 'viem';
 import { startKmsEmulator, type KmsEmulator } from '../../../ops/kms-emulator/kms-emulator.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { findFreePort } from '../../support/signer-harness.js';
 import { readMetric } from '../signer/signer-test-helpers.js';
 
@@ -51,12 +51,7 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
         TREASURY_SIGNER_METRICS_PORT: String(metricsPort),
       },
     });
-    token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'kms-payer' },
-      })
-    ).body.api_key;
+    token = await mintAgentKey(t, 'kms-payer');
   });
   after(async () => {
     await t?.stop();

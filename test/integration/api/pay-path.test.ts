@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { recoverTypedDataAddress, type Hex } from 'viem';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { daySpentMicro } from '../../support/spend-totals.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -37,9 +38,7 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
 
   before(async () => {
     t = await startTestTreasury({ clock: () => now });
-    token = (
-      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'payer' } })
-    ).body.api_key;
+    token = await mintAgentKey(t, 'payer');
   });
   after(async () => {
     await t?.stop();
@@ -415,8 +414,7 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
       200,
     );
     await expectDenied(await pay(w.id, usd(0.25)), 'daily_cap_usd', w.id);
-    const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '750000');
+    assert.equal(await daySpentMicro(t.db.knex, w.id), '750000');
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 3);
     assert.equal(
       (await t.request('PUT', `/v1/wallets/${w.id}/policy`, { token, body: { daily_cap_usd: '5' } })).status,
@@ -447,8 +445,7 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal((await pay(w.id, usd(0.5), {}, { 'idempotency-key': 'sdk-3' })).status, 409);
     assert.ok((await snapshots('read')) - reads >= 2, 'a key seen before reads the wallet');
     assert.equal((await t.db.knex('authorizations').where({ wallet_id: w.id })).length, 4);
-    const totals = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '1000000');
+    assert.equal(await daySpentMicro(t.db.knex, w.id), '1000000');
     assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
   });
 
@@ -517,8 +514,7 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(hostile.status, 400);
     const rows = await t.db.knex('authorizations').where({ wallet_id: w.id });
     assert.equal(rows.length, 1, 'nothing recorded for the refused ones');
-    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
-    assert.equal(String(day.spent_micro), '10000');
+    assert.equal(await daySpentMicro(t.db.knex, w.id), '10000');
   });
 
   it('concurrent payments of one wallet: a reused nonce among them is refused alone, the others sign, the chain holds', async () => {

@@ -20,14 +20,14 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
+import { signInBody } from '../../support/sign-in.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { ExpiredReservationSweeper } from '../../../src/api/pay/expired-reservation-sweeper.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
+import { daySpentMicro } from '../../support/spend-totals.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const requirements = (amount: string) => paymentRequirements({ amount, maxTimeoutSeconds: 120 });
@@ -114,27 +114,33 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     api: Api,
     dailyCapUsd: string,
   ): Promise<{ treasuryPat: string; buyerPat: string; buyerPatId: string }> {
-    const who = privateKeyToAccount(generatePrivateKey());
-    const nonce = (await post(api, '/v1/identity/nonce', {})).body.nonce;
-    const message = createSiweMessage({
-      domain: new URL(api.url).host,
-      address: who.address,
-      uri: api.url,
-      version: '1',
-      chainId: 84532,
-      nonce,
-      issuedAt: new Date(),
-    });
-    const signedIn = await post(api, '/v1/identity/init', {
-      message,
-      signature: await who.signMessage({ message }),
-      chain: 'evm',
-    });
+    const signedIn = await post(
+      api,
+      '/v1/identity/init',
+      await signInBody({ request: (_method, route) => post(api, route, {}) }, api.url),
+    );
     assert.ok(signedIn.status < 300, JSON.stringify(signedIn.body));
     const as = { authorization: `Bearer ${signedIn.body.session}` };
     const treasuryPat = (await post(api, '/v1/pats', { scope_type: 'treasury' }, as)).body.pat;
     const buyer = (await post(api, '/v1/pats', { scope_type: 'agent', daily_cap_usd: dailyCapUsd }, as)).body;
     return { treasuryPat, buyerPat: buyer.pat, buyerPatId: buyer.id };
+  }
+
+  /**
+   * A buyer with a 50 USD daily cap (./cappedBuyer) on the first API process and one wallet of its Treasury
+   * with a 10 USD daily cap; returns the buyer's authorization header and the wallet.
+   */
+  async function cappedBuyerWallet(): Promise<{ buyer: { authorization: string }; wallet: { id: string } }> {
+    const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
+    const wallet = (
+      await post(
+        apis[0]!,
+        '/v1/wallets',
+        { policy: { daily_cap_usd: '10' } },
+        { authorization: `Bearer ${treasuryPat}` },
+      )
+    ).body;
+    return { buyer: { authorization: `Bearer ${buyerPat}` }, wallet };
   }
 
   /** Pays through a new API process that SIGKILLs itself at `fault`: the answer never arrives; returns once that process is gone. */
@@ -203,8 +209,7 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(new Set(results.map((r) => r.body.signature)).size, 1);
     assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 1);
-    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '100000');
+    assert.equal(await daySpentMicro(db.knex, wallet.id), '100000');
   });
 
   it('a key first used on one process, retried on the other whose remembered snapshot is current: the stored result, nothing spent again', async () => {
@@ -228,8 +233,7 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     );
     assert.equal(other.status, 409, JSON.stringify(other.body));
     assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 2);
-    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '200000');
+    assert.equal(await daySpentMicro(db.knex, wallet.id), '200000');
     assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
   });
 
@@ -425,8 +429,7 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(retried.body.signature, stored.signature);
     assert.equal(retried.body.authorization.nonce, stored.nonce);
     assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 1);
-    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '250000');
+    assert.equal(await daySpentMicro(db.knex, wallet.id), '250000');
   });
 
   it('a pay whose process died after signing and before its write, retried with its Idempotency-Key: nothing was recorded, so it is decided and counted once', async () => {
@@ -452,24 +455,14 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(rows.length, 1);
     assert.equal(rows[0].status, 'signed');
     assert.equal(rows[0].signature, retried.body.signature);
-    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '400000', 'counted once');
+    assert.equal(await daySpentMicro(db.knex, wallet.id), '400000', 'counted once');
     assert.equal((await verifyAuditChain(db.knex, wallet.id)).ok, true);
   });
 
   it('a pay whose process died after reserving and before signing, retried with its Idempotency-Key, signs that same reservation', async () => {
     // A buyer PAT with a daily cap takes the locked path in a process that has not read its total yet (the
     // doomed one is new), which commits the reservation before asking the signer.
-    const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
-    const buyer = { authorization: `Bearer ${buyerPat}` };
-    const wallet = (
-      await post(
-        apis[0]!,
-        '/v1/wallets',
-        { policy: { daily_cap_usd: '10' } },
-        { authorization: `Bearer ${treasuryPat}` },
-      )
-    ).body;
+    const { buyer, wallet } = await cappedBuyerWallet();
     const body = { payment_requirements: requirements('300000') };
     await payLostToCrash('kill_after_pay_reserve', wallet.id, body, { ...buyer, 'idempotency-key': 'crash-2' });
     const reserved = await db
@@ -491,21 +484,11 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
     assert.equal(row.status, 'signed');
     assert.equal(row.signature, a.body.signature);
     assert.equal((await db.knex('authorizations').where({ wallet_id: wallet.id })).length, 1);
-    const totals = await db.knex('wallet_spend_totals').where({ wallet_id: wallet.id, window_kind: 'day' }).first();
-    assert.equal(String(totals.spent_micro), '300000', 'counted once');
+    assert.equal(await daySpentMicro(db.knex, wallet.id), '300000', 'counted once');
   });
 
   it('a pay whose process died after reserving and which nobody retried: once its authorization expired, the sweep gives its spend back', async () => {
-    const { treasuryPat, buyerPat } = await cappedBuyer(apis[0]!, '50');
-    const buyer = { authorization: `Bearer ${buyerPat}` };
-    const wallet = (
-      await post(
-        apis[0]!,
-        '/v1/wallets',
-        { policy: { daily_cap_usd: '10' } },
-        { authorization: `Bearer ${treasuryPat}` },
-      )
-    ).body;
+    const { buyer, wallet } = await cappedBuyerWallet();
     const signed = await post(
       apis[0]!,
       `/v1/wallets/${wallet.id}/pay`,

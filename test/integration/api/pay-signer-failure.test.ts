@@ -10,22 +10,18 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { startTestSigner } from '../../support/signer-harness.js';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
+import { daySpentMicro } from '../../support/spend-totals.js';
 
 /** Hooks for one describe block: its own Treasury (API, signer, database) and an agent's API key. */
 function ownTreasury(ownerId: string, signerEnv?: Record<string, string>): { t: TestTreasury; token: string } {
   const ctx = {} as { t: TestTreasury; token: string };
   before(async () => {
     ctx.t = await startTestTreasury(signerEnv ? { signerEnv } : {});
-    ctx.token = (
-      await ctx.t.request('POST', '/v1/treasury', {
-        token: ctx.t.adminToken,
-        body: { owner_type: 'agent', owner_id: ownerId },
-      })
-    ).body.api_key;
+    ctx.token = await mintAgentKey(ctx.t, ownerId);
   });
   after(async () => {
     await ctx.t?.stop();
@@ -67,8 +63,7 @@ describe('pay path when the signer fails', function () {
     assert.equal(released[0].payload.authorization_id, rows[1].id);
 
     // Only the signed 0.6 still counts: 0.4 fits under the 1 USD daily cap again.
-    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
-    assert.equal(String(day.spent_micro), '600000');
+    assert.equal(await daySpentMicro(t.db.knex, w.id), '600000');
     const dry = await t.request('POST', `/v1/wallets/${w.id}/policy/evaluate`, {
       token,
       body: { to: SELLER_ADDRESS, amount_usd: '0.4' },
@@ -127,8 +122,7 @@ describe('pay path when the signer refuses one payment of a hot wallet', functio
     )
       await sleep(20);
     assert.equal((await t.db.knex('authorizations').where({ id: refused[0].id }).first()).status, 'released');
-    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
-    assert.equal(String(day.spent_micro), '700000', 'only the signed payments count');
+    assert.equal(await daySpentMicro(t.db.knex, w.id), '700000', 'only the signed payments count');
     const events = (await t.db.knex('audit_events').where({ chain_key: w.id }).orderBy('seq')).map((e) => e.event_type);
     assert.equal(events.filter((e) => e === 'payment.reserved').length, 8);
     assert.equal(events.filter((e) => e === 'payment.released').length, 1);
@@ -299,8 +293,7 @@ describe("pay path when the signer's own limits refuse a payment", function () {
     const rows = await t.db.knex('authorizations').where({ wallet_id: w.id }).orderBy('created_at');
     assert.deepEqual(rows.map((r) => r.status).sort(), ['released', 'signed', 'signed']);
     assert.equal(rows.find((r) => r.status === 'released').signature, null);
-    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' }).first();
-    assert.equal(String(day.spent_micro), '800000', 'the refused payment left no spend');
+    assert.equal(await daySpentMicro(t.db.knex, w.id), '800000', 'the refused payment left no spend');
     assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
     // What is left of the signer's hour still signs; another wallet is untouched.
     assert.equal((await pay(w.id, '200000')).status, 200);

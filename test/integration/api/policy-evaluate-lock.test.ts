@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { useTestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, useTestTreasury } from '../../support/api-harness.js';
 
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -17,12 +17,7 @@ describe('policy/evaluate takes no wallet lock (HTTP, SoftHSM, PostgreSQL)', fun
   let token: string;
 
   before(async () => {
-    token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'evaluate-lock' },
-      })
-    ).body.api_key;
+    token = await mintAgentKey(t, 'evaluate-lock');
   });
 
   it('answers promptly while the wallet lock is held and a payment waits for it; the payment then goes through and evaluate sees its spend', async () => {

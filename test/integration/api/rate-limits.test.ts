@@ -8,20 +8,16 @@
  * Also: used and expired sign-in nonces are purged.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { openDatabaseGate, type DatabaseGate } from '../../support/database-outage.js';
+import { useGatedTestTreasury } from '../../support/database-outage.js';
+import { signInBody } from '../../support/sign-in.js';
 import { RateLimits } from '../../../src/api/http/middleware/rate-limit.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../../..');
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { startApiProcess, type ApiProcess } from '../../support/api-process.js';
 
 /** Runs `count` calls of `call`, `concurrency` at a time; the answers in order. */
 async function flood<T>(count: number, concurrency: number, call: (i: number) => Promise<T>): Promise<T[]> {
@@ -43,26 +39,6 @@ function assertRateLimited(res: { status: number; body: any; headers: Headers },
   assert.match(retryAfter ?? '', /^[1-9][0-9]*$/, 'Retry-After in whole seconds');
   assert.equal(res.body.retry_after_seconds, Number(retryAfter));
   assert.deepEqual(res.body.recovery, { kind: 'retry_later', retry_after_seconds: Number(retryAfter) });
-}
-
-async function signInBody(
-  t: { request: TestTreasury['request'] },
-  domain = 'treasury.test',
-  uri = 'http://treasury.test',
-) {
-  const who = privateKeyToAccount(generatePrivateKey());
-  const nonce = await t.request('POST', '/v1/identity/nonce');
-  assert.equal(nonce.status, 201, JSON.stringify(nonce.body));
-  const message = createSiweMessage({
-    domain,
-    address: who.address,
-    uri,
-    version: '1',
-    chainId: 84532,
-    nonce: nonce.body.nonce,
-    issuedAt: new Date(),
-  });
-  return { message, signature: await who.signMessage({ message }), chain: 'evm' };
 }
 
 describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
@@ -138,6 +114,13 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
     const fresh = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
     /** Requests as if from `client` through the trusted proxy on loopback. */
     const from = (client: string) => ({ headers: { 'x-forwarded-for': `203.0.113.9, ${client}` } });
+    /** A sign-in body whose nonce was asked for from `client`. */
+    const signInBodyFrom = (client: string) =>
+      signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) });
+    /** A session signed in from `client` (nonce and sign-in both from there). */
+    const sessionFrom = async (client: string) =>
+      (await t.request('POST', '/v1/identity/init', { body: await signInBodyFrom(client), ...from(client) })).body
+        .session as string;
 
     it('a limited address is served again once the window passed', async () => {
       const client = `${fresh()}::1`;
@@ -174,9 +157,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       const client = `${fresh()}::7`;
       const accountsBefore = Number((await t.db.knex('accounts').count({ n: '*' }).first())!.n);
       now = new Date();
-      const bodies = await flood(5, 1, () =>
-        signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
-      );
+      const bodies = await flood(5, 1, () => signInBodyFrom(client));
       // All at once: each is counted as it arrives, before its signature is checked or its key made.
       const answers = await flood(5, 5, (i) =>
         t.request('POST', '/v1/identity/init', { body: bodies[i], ...from(client) }),
@@ -193,18 +174,8 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
     it("a token's calls are limited per token, and another token is not held back", async () => {
       now = new Date();
       const client = `${fresh()}::9`;
-      const one = (
-        await t.request('POST', '/v1/identity/init', {
-          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
-          ...from(client),
-        })
-      ).body.session as string;
-      const two = (
-        await t.request('POST', '/v1/identity/init', {
-          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) }),
-          ...from(client),
-        })
-      ).body.session as string;
+      const one = await sessionFrom(client);
+      const two = await sessionFrom(client);
       const answers = await flood(6, 1, () => t.request('GET', '/v1/auth/whoami', { token: one }));
       assert.deepEqual(
         answers.map((a) => a.status),
@@ -239,12 +210,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       now = new Date();
       const guesser = `${fresh()}::5`;
       const honest = `${fresh()}::6`;
-      const session = (
-        await t.request('POST', '/v1/identity/init', {
-          body: await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(honest) }) }),
-          ...from(honest),
-        })
-      ).body.session as string;
+      const session = await sessionFrom(honest);
       const guess = () => `xx_pat_${randomBytes(24).toString('base64url')}`;
       const answers = await flood(7, 1, () =>
         t.request('GET', '/v1/auth/whoami', { token: guess(), ...from(guesser) }),
@@ -273,7 +239,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       now = new Date();
       const client = `${fresh()}::5`;
       const unused = (await t.request('POST', '/v1/identity/nonce', from(client))).body.nonce as string;
-      const body = await signInBody({ request: (m, p, o) => t.request(m, p, { ...o, ...from(client) }) });
+      const body = await signInBodyFrom(client);
       const used = /Nonce: ([0-9a-f]+)/.exec(body.message)![1]!;
       assert.ok((await t.request('POST', '/v1/identity/init', { body, ...from(client) })).status < 300);
       assert.ok(
@@ -299,16 +265,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
   });
 
   describe('while PostgreSQL refuses connections', () => {
-    let t: TestTreasury;
-    let admin: DatabaseGate;
-    before(async () => {
-      t = await startTestTreasury({ extraEnv: { TREASURY_RATE_LIMIT_NONCE: '3' } });
-      admin = await openDatabaseGate(t.db);
-    });
-    after(async () => {
-      await admin?.close();
-      await t?.stop();
-    });
+    const { t, gate: admin } = useGatedTestTreasury({ extraEnv: { TREASURY_RATE_LIMIT_NONCE: '3' } });
 
     it("the limits hold in each process's memory: requests the limit allows answer 503 database_unavailable, the rest 429, none 500", async () => {
       await admin.refuse();
@@ -327,44 +284,20 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
   describe('two API processes on one database', () => {
     let signer: TestSigner;
     let db: TestDatabase;
-    const children: ChildProcess[] = [];
+    const apis: ApiProcess[] = [];
     const urls: string[] = [];
 
     before(async () => {
       signer = await startTestSigner();
       db = await createTestDatabase();
       for (let i = 0; i < 2; i++) {
-        const port = await freePort();
-        const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
-          cwd: ROOT,
-          env: {
-            ...process.env,
-            DATABASE_URL: db.connectionString,
-            TREASURY_SIGNER_SOCKET: signer.socketPath,
-            TREASURY_PORT: String(port),
-            TREASURY_LOG_LEVEL: 'warn',
-            TREASURY_RATE_LIMIT_NONCE: '30',
-          },
-          stdio: 'ignore',
-        });
-        children.push(child);
-        const url = `http://127.0.0.1:${port}`;
-        for (let j = 0; ; j++) {
-          if (
-            await fetch(`${url}/readyz`).then(
-              (r) => r.status === 200,
-              () => false,
-            )
-          )
-            break;
-          if (j > 300 || child.exitCode !== null) throw new Error('treasury-api did not become ready');
-          await sleep(100);
-        }
-        urls.push(url);
+        const api = await startApiProcess(db, signer, { TREASURY_RATE_LIMIT_NONCE: '30' });
+        apis.push(api);
+        urls.push(api.url);
       }
     });
     after(async () => {
-      for (const child of children) child.kill('SIGTERM');
+      for (const api of apis) api.child.kill('SIGTERM');
       await sleep(500);
       await db?.drop();
       await signer?.stop();

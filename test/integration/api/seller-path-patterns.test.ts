@@ -8,11 +8,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { startApiProcess, type ApiProcess } from '../../support/api-process.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { signInWithNewKey } from '../../support/sign-in.js';
+import { signInBody, signInWithNewKey } from '../../support/sign-in.js';
 
 const PAYER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
 const txHash = () => `0x${randomBytes(32).toString('hex')}`;
@@ -138,19 +136,8 @@ describe('seller path patterns (HTTP, PostgreSQL)', function () {
         });
         return { status: res.status, body: (await res.json()) as any };
       };
-      const who = privateKeyToAccount(generatePrivateKey());
-      const nonce = (await post('/v1/identity/nonce', {})).body.nonce;
-      const message = createSiweMessage({
-        domain: new URL(api.url).host,
-        address: who.address,
-        uri: api.url,
-        version: '1',
-        chainId: 84532,
-        nonce,
-        issuedAt: new Date(),
-      });
       const session = (
-        await post('/v1/identity/init', { message, signature: await who.signMessage({ message }), chain: 'evm' })
+        await post('/v1/identity/init', await signInBody({ request: (_method, route) => post(route, {}) }, api.url))
       ).body.session;
       const seller = (await post('/v1/sellers', { name: 'Old Data Co' }, session)).body;
       assert.ok(seller.pat, JSON.stringify(seller));

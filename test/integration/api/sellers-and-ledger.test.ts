@@ -21,6 +21,20 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     return signInWithNewKey(t);
   }
 
+  /** A new wallet of the session's Treasury (through its Treasury PAT) and its payment of `amount` micro-USDC. */
+  async function walletPays(session: string, amount: string) {
+    const treasuryPat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'treasury' } })).body
+      .pat;
+    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body;
+    const paid = (
+      await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+        token: treasuryPat,
+        body: { payment_requirements: paymentRequirements({ amount }) },
+      })
+    ).body;
+    return { wallet, paid };
+  }
+
   before(async () => {
     t = await startTestTreasury();
   });
@@ -114,15 +128,7 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     ).body;
 
     // a Treasury wallet pays, and the middleware reports it with the authorization nonce
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'treasury' } }))
-      .body.pat;
-    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body;
-    const paid = (
-      await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
-        token: treasuryPat,
-        body: { payment_requirements: paymentRequirements({ amount: '50000' }) },
-      })
-    ).body;
+    const { wallet, paid } = await walletPays(me.session, '50000');
 
     const h1 = txHash();
     const report = (body: Record<string, unknown>) => t.request('POST', '/v1/ledger', { token: svc, body });
@@ -229,15 +235,7 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
   it('ledger: a reported nonce finds its payment through the unique index, whatever the payer address case', async () => {
     const me = await signIn();
     const seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Lookup Co' } })).body;
-    const treasuryPat = (await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'treasury' } }))
-      .body.pat;
-    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body;
-    const paid = (
-      await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
-        token: treasuryPat,
-        body: { payment_requirements: paymentRequirements({ amount: '10000' }) },
-      })
-    ).body;
+    const { wallet, paid } = await walletPays(me.session, '10000');
 
     const lookups: Array<{ sql: string; bindings: unknown[] }> = [];
     const onQuery = (q: { sql: string; bindings?: unknown[] }) => {

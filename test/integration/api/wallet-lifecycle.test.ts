@@ -10,7 +10,7 @@ import { getAddress, recoverTypedDataAddress } from 'viem';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
-import { useTestTreasury } from '../../support/api-harness.js';
+import { mintAgent, useTestTreasury } from '../../support/api-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const USDC_SEPOLIA = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -39,12 +39,7 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
   let token: string;
   let accountId: string;
   before(async () => {
-    const minted = await t.request('POST', '/v1/treasury', {
-      token: t.adminToken,
-      body: { owner_type: 'agent', owner_id: 'lifecycle' },
-    });
-    token = minted.body.api_key;
-    accountId = minted.body.id;
+    ({ apiKey: token, accountId } = await mintAgent(t, 'lifecycle'));
   });
 
   async function signWithStoredKey(walletId: string, keyRef: string, address: string) {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { seedPaymentHistory } from '../../../bench/support/seed-payment-history.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 
 describe('bench: seeded payment history', function () {
@@ -25,12 +25,7 @@ describe('bench: seeded payment history', function () {
   });
 
   it('adds past payments, audit rows and spend windows, and leaves the current windows and decisions alone', async () => {
-    const token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'bench-history' },
-      })
-    ).body.api_key as string;
+    const token = await mintAgentKey(t, 'bench-history');
     // Room for exactly three 1-USD payments today, and three in any 60 s.
     const created = await t.request('POST', '/v1/wallets', {
       token,

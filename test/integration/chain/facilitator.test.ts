@@ -21,15 +21,7 @@ import {
   startTestChain,
   type TestChain,
 } from '../../support/chain-harness.js';
-
-async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+import { assertSettledOnChain, postJson } from '../../support/post-json.js';
 
 describe('sandbox x402 facilitator (official @x402 packages)', function () {
   this.timeout(60_000);
@@ -100,15 +92,7 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
       readTokenBalance(chain, payTo),
     ]);
     const settled = await postJson(`${chain.facilitatorUrl}/settle`, requestBody(payload, requirements));
-    assert.equal(settled.status, 200);
-    assert.equal(settled.body.success, true, JSON.stringify(settled.body));
-    assert.equal(settled.body.network, 'eip155:84532');
-    assert.equal(settled.body.payer, payer.address);
-    assert.match(String(settled.body.transaction), /^0x[0-9a-f]{64}$/);
-    assert.equal(settled.body.txHash, settled.body.transaction);
-    const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.body.transaction as Hex });
-    assert.equal(receipt.status, 'success');
-    assert.equal(receipt.from.toLowerCase(), chain.facilitatorAddress.toLowerCase());
+    await assertSettledOnChain(chain, settled, payer.address);
     assert.equal(await readTokenBalance(chain, payer.address), payerBefore - 10_000n);
     assert.equal(await readTokenBalance(chain, payTo), payToBefore + 10_000n);
 

@@ -91,6 +91,16 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     });
   const argsOf = (a: Authorization) => [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce] as const;
 
+  /** Simulates transferWithAuthorization in its bytes-signature form from the relayer. */
+  const simulateSignedTransfer = (auth: Authorization, signature: Hex) =>
+    chain.publicClient.simulateContract({
+      account: relayer.address,
+      address: chain.usdc,
+      abi: testUsdcAbi,
+      functionName: 'transferWithAuthorization',
+      args: [...argsOf(auth), signature],
+    });
+
   /** Simulates then sends transferWithAuthorization (v, r, s form) from the relayer; resolves with the receipt status. */
   async function submitVrs(auth: Authorization, v: number, r: Hex, s: Hex): Promise<'success' | 'reverted'> {
     const { request } = await chain.publicClient.simulateContract({
@@ -181,13 +191,7 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     const auth = authorization({ value: 10_000n });
     const signature = await signTransfer(auth);
     const before = await readTokenBalance(chain, payee);
-    const { request } = await chain.publicClient.simulateContract({
-      account: relayer.address,
-      address: chain.usdc,
-      abi: testUsdcAbi,
-      functionName: 'transferWithAuthorization',
-      args: [...argsOf(auth), signature],
-    });
+    const { request } = await simulateSignedTransfer(auth, signature);
     const hash = await relayerWallet().writeContract(request);
     assert.equal((await chain.publicClient.waitForTransactionReceipt({ hash })).status, 'success');
     assert.equal(await readTokenBalance(chain, payee), before + 10_000n);
@@ -201,16 +205,7 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     const before = await readTokenBalance(chain, payee);
     await rejects(submitVrs(auth, flippedV, sig.r, highS), /invalid signature 's' value/);
     const packed = `${sig.r}${highS.slice(2)}${flippedV.toString(16)}` as Hex;
-    await rejects(
-      chain.publicClient.simulateContract({
-        account: relayer.address,
-        address: chain.usdc,
-        abi: testUsdcAbi,
-        functionName: 'transferWithAuthorization',
-        args: [...argsOf(auth), packed],
-      }),
-      /invalid signature 's' value/,
-    );
+    await rejects(simulateSignedTransfer(auth, packed), /invalid signature 's' value/);
     assert.equal(await readTokenBalance(chain, payee), before);
     // The original low-S signature still works: nothing was consumed.
     assert.equal(await submitVrs(auth, Number(sig.v), sig.r, sig.s), 'success');
@@ -223,16 +218,7 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     const compact = serializeSignature({ r: sig.r, s: sig.s, yParity: sig.yParity });
     // serializeSignature writes 27/28; rewrite the last byte to the raw recovery id.
     const rawV = `${compact.slice(0, -2)}0${sig.yParity}` as Hex;
-    await rejects(
-      chain.publicClient.simulateContract({
-        account: relayer.address,
-        address: chain.usdc,
-        abi: testUsdcAbi,
-        functionName: 'transferWithAuthorization',
-        args: [...argsOf(auth), rawV],
-      }),
-      /invalid signature 'v' value/,
-    );
+    await rejects(simulateSignedTransfer(auth, rawV), /invalid signature 'v' value/);
   });
 
   it('rejects a signature by someone else and a tampered value', async () => {

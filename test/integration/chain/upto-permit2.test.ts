@@ -51,6 +51,7 @@ import {
   startTestChain,
   type TestChain,
 } from '../../support/chain-harness.js';
+import { assertSettledOnChain, postJson } from '../../support/post-json.js';
 
 interface Permit2Authorization {
   from: Address;
@@ -59,15 +60,6 @@ interface Permit2Authorization {
   nonce: string;
   deadline: string;
   witness: { to: Address; facilitator: Address; validAfter: string };
-}
-
-async function postJson(url: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 /** The custom error name of a reverted viem call (undefined when it did not revert with one). */
@@ -357,16 +349,8 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
       readTokenBalance(chain, chain.facilitatorAddress),
     ]);
     const settled = await postJson(`${chain.facilitatorUrl}/settle`, body(payload, actual));
-    assert.equal(settled.status, 200);
-    assert.equal(settled.body.success, true, JSON.stringify(settled.body));
+    const receipt = await assertSettledOnChain(chain, settled, buyer.address);
     assert.equal(settled.body.amount, '40000');
-    assert.equal(settled.body.network, 'eip155:84532');
-    assert.equal(settled.body.payer, buyer.address);
-    assert.match(String(settled.body.transaction), /^0x[0-9a-f]{64}$/);
-    assert.equal(settled.body.txHash, settled.body.transaction);
-    const receipt = await chain.publicClient.getTransactionReceipt({ hash: settled.body.transaction as Hex });
-    assert.equal(receipt.status, 'success');
-    assert.equal(receipt.from.toLowerCase(), chain.facilitatorAddress.toLowerCase());
     assert.equal(receipt.to?.toLowerCase(), X402_UPTO_PERMIT2_PROXY.toLowerCase());
     assert.equal(await readTokenBalance(chain, buyer.address), buyerBefore - 40_000n);
     assert.equal(await readTokenBalance(chain, payTo), payToBefore + 40_000n);

@@ -8,7 +8,7 @@
  * abandon_balance goes ahead and says so; an unreachable RPC is refused (503).
  */
 import assert from 'node:assert/strict';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { fundFromFaucet, startTestChain } from '../../support/chain-harness.js';
 import { startAnvil } from '../../../ops/sandbox/chain/anvil-process.js';
 import { deployTestUsdc } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
@@ -28,12 +28,7 @@ describe('wallet balance (real anvil)', function () {
         TREASURY_RPC_TIMEOUT_MS: '1000',
       },
     });
-    token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'balance' },
-      })
-    ).body.api_key;
+    token = await mintAgentKey(t, 'balance');
   });
   after(async () => {
     await t?.stop();
@@ -118,12 +113,7 @@ describe('wallet balance (real anvil)', function () {
       },
     });
     try {
-      const key = (
-        await dead.request('POST', '/v1/treasury', {
-          token: dead.adminToken,
-          body: { owner_type: 'agent', owner_id: 'no-balance' },
-        })
-      ).body.api_key;
+      const key = await mintAgentKey(dead, 'no-balance');
       const w = (await dead.request('POST', '/v1/wallets', { token: key, body: {} })).body as {
         id: string;
         address: string;
@@ -217,9 +207,7 @@ describe('wallet balance (real anvil)', function () {
   it("refuses hostile wallet ids with 400 and other accounts' wallets with 404", async () => {
     const bad = await t.request('GET', '/v1/wallets/..%2F..%2Fetc/balance', { token });
     assert.equal(bad.status, 400);
-    const otherToken = (
-      await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'agent', owner_id: 'other' } })
-    ).body.api_key;
+    const otherToken = await mintAgentKey(t, 'other');
     const w = (await t.request('POST', '/v1/wallets', { token: otherToken, body: {} })).body as { id: string };
     const res = await t.request('GET', `/v1/wallets/${w.id}/balance`, { token });
     assert.equal(res.status, 404);

@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { hashToken } from '../../../src/api/auth/token-codec.js';
 import { keystoreSchema, openMnemonic } from '../../../src/cli/commands/account/seed-keystore.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import type { TestTreasury } from '../../support/api-harness.js';
 import {
   assertOk,
   dirsUnder,
@@ -32,7 +32,8 @@ import {
   hasScript,
   runXx,
   runXxOnTty,
-  startForwarder,
+  startForwardedTreasury,
+  type Forwarder,
   stderrJson,
   stdoutJson,
   xxHome,
@@ -46,7 +47,7 @@ const KNOWN_BASE_ADDRESS = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'; // m/44
 describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(240_000);
   let t: TestTreasury;
-  let forwarder: Awaited<ReturnType<typeof startForwarder>>;
+  let forwarder: Forwarder;
   let server: string;
   let env: Record<string, string> & { HOME: string };
   /** Every stdout and stderr of the main home's runs, to search for secrets at the end. */
@@ -59,10 +60,8 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
   let init: any;
 
   before(async () => {
-    forwarder = await startForwarder();
+    ({ forwarder, t } = await startForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' }));
     server = forwarder.url;
-    t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: server, TREASURY_AUTH_CACHE_MS: '0' } });
-    forwarder.target(Number(new URL(t.baseUrl).port));
     env = xxHome('account', {
       XX_API_URL: server,
       XX_KEYSTORE_PASSPHRASE: PASSPHRASE,

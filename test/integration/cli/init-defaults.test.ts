@@ -11,24 +11,29 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { assertOk, runXx, startForwarder, stderrJson, stdoutJson, xxHome } from './xx-process.js';
+import type { TestTreasury } from '../../support/api-harness.js';
+import {
+  assertOk,
+  runXx,
+  startForwardedTreasury,
+  type Forwarder,
+  stderrJson,
+  stdoutJson,
+  xxHomeFor,
+} from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
 describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(240_000);
   let t: TestTreasury;
-  let forwarder: Awaited<ReturnType<typeof startForwarder>>;
+  let forwarder: Forwarder;
   let server: string;
-  const home = (name: string) =>
-    xxHome(name, { XX_API_URL: server, XX_KEYSTORE_PASSPHRASE: PASSPHRASE, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
+  const home = (name: string) => xxHomeFor(name, server, PASSPHRASE);
 
   before(async () => {
-    forwarder = await startForwarder();
+    ({ forwarder, t } = await startForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' }));
     server = forwarder.url;
-    t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: server, TREASURY_AUTH_CACHE_MS: '0' } });
-    forwarder.target(Number(new URL(t.baseUrl).port));
   });
   after(async () => {
     await forwarder?.close();
@@ -61,24 +66,24 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
     assert.deepEqual((await held(out.pat_id, out.wallets[0].id)).policy, { per_tx_cap_usd: '1', daily_cap_usd: '10' });
   });
 
+  /** `xx init` on a new seed for Base with the agent PAT's daily cap and the wallet's two limits given. */
+  const initWithCaps = (caps: { dailyCap: string; maxPerPayment: string; dailyLimit: string }) => [
+    'init',
+    '--new-seed',
+    '--chain',
+    'base',
+    '--daily-cap',
+    caps.dailyCap,
+    '--max-per-payment',
+    caps.maxPerPayment,
+    '--daily-limit',
+    caps.dailyLimit,
+  ];
+
   it('flags change the defaults, shown in the text output', async () => {
     const env = home('flags');
     const run = assertOk(
-      await runXx(
-        [
-          'init',
-          '--new-seed',
-          '--chain',
-          'base',
-          '--daily-cap',
-          '25',
-          '--max-per-payment',
-          '0.5',
-          '--daily-limit',
-          '5',
-        ],
-        env,
-      ),
+      await runXx(initWithCaps({ dailyCap: '25', maxPerPayment: '0.5', dailyLimit: '5' }), env),
       'init with flags',
     );
     assert.match(run.stdout, /Agent PAT pat_[0-9a-f]{24} .*daily cap 25 USD/);
@@ -95,19 +100,7 @@ describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreS
   it('none removes each default explicitly', async () => {
     const out = stdoutJson(
       await runXx(
-        [
-          'init',
-          '--new-seed',
-          '--chain',
-          'base',
-          '--daily-cap',
-          'none',
-          '--max-per-payment',
-          'none',
-          '--daily-limit',
-          'none',
-          '--json',
-        ],
+        [...initWithCaps({ dailyCap: 'none', maxPerPayment: 'none', dailyLimit: 'none' }), '--json'],
         home('none'),
       ),
       'init none',

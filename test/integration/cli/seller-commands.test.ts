@@ -9,13 +9,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { assertOk, runXx, startForwarder, stdoutJson, xxHome } from './xx-process.js';
+import type { TestTreasury } from '../../support/api-harness.js';
+import { assertOk, runXx, startForwardedTreasury, type Forwarder, stdoutJson, xxHomeFor } from './xx-process.js';
+import { openApiDocHandler } from '../../support/loopback-servers.js';
 
 describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL)', function () {
   this.timeout(180_000);
   let t: TestTreasury;
-  let forwarder: Awaited<ReturnType<typeof startForwarder>>;
+  let forwarder: Forwarder;
   let env: Record<string, string> & { HOME: string };
   let docServer: http.Server;
   let docUrl: string;
@@ -25,19 +26,9 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
   const json = async (args: string[]) => stdoutJson(await runXx([...args, '--json'], env), args.join(' '));
 
   before(async () => {
-    forwarder = await startForwarder();
-    t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: forwarder.url } });
-    forwarder.target(Number(new URL(t.baseUrl).port));
-    env = xxHome('seller-commands', {
-      XX_API_URL: forwarder.url,
-      XX_KEYSTORE_PASSPHRASE: 'seller commands passphrase',
-      XX_KEYSTORE_SCRYPT_LOG_N: '10',
-    });
-    docServer = http.createServer((req, res) => {
-      if (req.url === '/openapi.json')
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(doc));
-      else res.writeHead(404).end();
-    });
+    ({ forwarder, t } = await startForwardedTreasury());
+    env = xxHomeFor('seller-commands', forwarder.url, 'seller commands passphrase');
+    docServer = http.createServer(openApiDocHandler(() => doc));
     await new Promise<void>((r) => docServer.listen(0, '127.0.0.1', () => r()));
     docUrl = `http://127.0.0.1:${(docServer.address() as { port: number }).port}/openapi.json`;
     doc = { openapi: '3.1.0', paths: { '/search': { get: { operationId: 'search', 'x-price-usd': '0.05' } } } };

@@ -13,9 +13,19 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import type { TestTreasury } from '../../support/api-harness.js';
 import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
-import { assertOk, filesUnder, runXx, startForwarder, stderrJson, stdoutJson, type XxRun } from './xx-process.js';
+import {
+  assertOk,
+  filesUnder,
+  runXx,
+  startForwardedTreasury,
+  type Forwarder,
+  stderrJson,
+  stdoutJson,
+  type XxRun,
+} from './xx-process.js';
+import { idsInListOrder } from '../../support/list-order.js';
 
 const runCli = runXx;
 const ok = assertOk;
@@ -53,15 +63,13 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
   let env: Record<string, string>;
   let origin: Awaited<ReturnType<typeof serveOrigin>>;
   let session: string;
-  let forwarder: Awaited<ReturnType<typeof startForwarder>>;
+  let forwarder: Forwarder;
   let server: string;
 
   before(async () => {
     // SIWE names the server's host: the CLI signs in through a forwarder whose URL is the public URL.
-    forwarder = await startForwarder();
+    ({ forwarder, t } = await startForwardedTreasury());
     server = forwarder.url;
-    t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: server } });
-    forwarder.target(Number(new URL(t.baseUrl).port));
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'xx-seller-'));
     env = {
       HOME: home,
@@ -275,15 +283,8 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
 
     const json = async (args: string[]) =>
       parseJson(ok(await runCli([...args, '--json'], env), args.join(' ')), args.join(' '));
-    const ids = async (table: string, where: Record<string, unknown>, order: 'asc' | 'desc' = 'asc') =>
-      (await t.db
-        .knex(table)
-        .where(where)
-        .orderBy([
-          { column: 'created_at', order },
-          { column: 'id', order },
-        ])
-        .pluck('id')) as string[];
+    const ids = (table: string, where: Record<string, unknown>, order: 'asc' | 'desc' = 'asc') =>
+      idsInListOrder(t.db.knex, table, where, order);
     const [endpoints, sellers, pats, payouts] = await Promise.all([
       json(['endpoints', 'list']),
       json(['service', 'list', '--remote']),

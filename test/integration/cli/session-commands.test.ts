@@ -5,24 +5,18 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { assertOk, runXx, startForwarder, stdoutJson, xxHome } from './xx-process.js';
+import type { TestTreasury } from '../../support/api-harness.js';
+import { assertOk, runXx, startForwardedTreasury, type Forwarder, stdoutJson, xxHomeFor } from './xx-process.js';
 
 describe('xx logout (CLI subprocess, HTTP, PostgreSQL)', function () {
   this.timeout(120_000);
   let t: TestTreasury;
-  let forwarder: Awaited<ReturnType<typeof startForwarder>>;
+  let forwarder: Forwarder;
   let env: Record<string, string> & { HOME: string };
 
   before(async () => {
-    forwarder = await startForwarder();
-    t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: forwarder.url } });
-    forwarder.target(Number(new URL(t.baseUrl).port));
-    env = xxHome('logout', {
-      XX_API_URL: forwarder.url,
-      XX_KEYSTORE_PASSPHRASE: 'logout passphrase',
-      XX_KEYSTORE_SCRYPT_LOG_N: '10',
-    });
+    ({ forwarder, t } = await startForwardedTreasury());
+    env = xxHomeFor('logout', forwarder.url, 'logout passphrase');
     assertOk(await runXx(['init', '--new-seed', '--chain', 'base', '--json'], env), 'init');
   });
   after(async () => {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 export const XX_BIN = path.join(ROOT, 'bin/xx.mjs');
@@ -134,8 +135,20 @@ export function runXxOnTty(args: string[], env: Record<string, string>) {
   };
 }
 
+/** xxHome for a CLI that calls `apiUrl` and keeps its keystore under `passphrase` (scrypt made cheap for tests). */
+export function xxHomeFor(name: string, apiUrl: string, passphrase: string): Record<string, string> & { HOME: string } {
+  return xxHome(name, { XX_API_URL: apiUrl, XX_KEYSTORE_PASSPHRASE: passphrase, XX_KEYSTORE_SCRYPT_LOG_N: '10' });
+}
+
+/** A loopback TCP forwarder (startForwarder). */
+export interface Forwarder {
+  url: string;
+  target(port: number): void;
+  close(): Promise<void>;
+}
+
 /** A loopback TCP forwarder: listens now, forwards to `target(port)` once it is set. */
-export async function startForwarder(): Promise<{ url: string; target(port: number): void; close(): Promise<void> }> {
+export async function startForwarder(): Promise<Forwarder> {
   let targetPort: number | undefined;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((inbound) => {
@@ -160,4 +173,17 @@ export async function startForwarder(): Promise<{ url: string; target(port: numb
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A test treasury behind a forwarder started first, so that its public URL (TREASURY_PUBLIC_URL, which the
+ * CLI's sign-in names) is the forwarder's, with `extraEnv` besides; the caller closes both.
+ */
+export async function startForwardedTreasury(
+  extraEnv: Record<string, string> = {},
+): Promise<{ forwarder: Forwarder; t: TestTreasury }> {
+  const forwarder = await startForwarder();
+  const t = await startTestTreasury({ extraEnv: { TREASURY_PUBLIC_URL: forwarder.url, ...extraEnv } });
+  forwarder.target(Number(new URL(t.baseUrl).port));
+  return { forwarder, t };
 }

@@ -28,12 +28,14 @@ describe('audit ledger verification in pages', function () {
     for (let round = 0; round < 5; round++) {
       for (const [chainKey, length] of Object.entries(lengths)) {
         if (round >= length) continue;
-        await db.knex.transaction((trx) =>
-          appendAuditEvent(trx, { chainKey, eventType: 'payment.signed', actor: 'agent', payload: { round } }),
-        );
+        await append(chainKey, 'payment.signed', { round });
       }
     }
   }
+
+  /** Appends one event by the agent to the chain `chainKey`, in its own transaction. */
+  const append = (chainKey: string, eventType: string, payload: Record<string, unknown>) =>
+    db.knex.transaction((trx) => appendAuditEvent(trx, { chainKey, eventType, actor: 'agent', payload }));
 
   /** Runs `change` with the append-only trigger off, as only someone who owns the database could. */
   async function tamper(change: () => Promise<unknown>): Promise<void> {
@@ -142,11 +144,18 @@ describe('audit ledger verification in pages', function () {
     assert.equal((await verifyAuditChain(db.knex, undefined, { batchRows: 2, onHead: (h) => out.push(h) })).ok, true);
     return out;
   }
+  /** Seeds the three chains and returns the heads a verification of them reports. */
+  async function seedAndRecordHeads(): Promise<ChainHead[]> {
+    await seed();
+    return heads();
+  }
   const anchorsOf = (list: ChainHead[]) => new Map(list.map((h) => [h.chain_key, { seq: h.seq, hash: h.hash }]));
+  /** Whether the chain `chainKey`, verified alone against the heads `recorded`, holds. */
+  const holdsAlone = async (chainKey: string, recorded: ChainHead[]) =>
+    (await verifyAuditChain(db.knex, chainKey, { anchors: anchorsOf(recorded) })).ok;
 
   it('reports every chain head once the chain held, and anchors from them hold while the chains only grow', async () => {
-    await seed();
-    const recorded = await heads();
+    const recorded = await seedAndRecordHeads();
     assert.deepEqual(
       recorded.map((h) => [h.chain_key, h.seq]),
       [
@@ -157,43 +166,21 @@ describe('audit ledger verification in pages', function () {
     );
     const stored = await db.knex('audit_events').where({ chain_key: 'wal_b', seq: 5 }).first('hash');
     assert.equal(recorded[1]!.hash, stored.hash);
-    await db.knex.transaction((trx) =>
-      appendAuditEvent(trx, {
-        chainKey: 'wal_a',
-        eventType: 'payment.signed',
-        actor: 'agent',
-        payload: { later: true },
-      }),
-    );
-    await db.knex.transaction((trx) =>
-      appendAuditEvent(trx, { chainKey: 'wal_d', eventType: 'wallet.created', actor: 'agent', payload: {} }),
-    );
+    await append('wal_a', 'payment.signed', { later: true });
+    await append('wal_d', 'wallet.created', {});
     assert.deepEqual(await verifyAuditChain(db.knex, undefined, { batchRows: 2, anchors: anchorsOf(recorded) }), {
       chains: 4,
       rows: 14,
       ok: true,
     });
-    assert.equal(
-      (await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok,
-      true,
-      'one chain against its own anchor',
-    );
+    assert.equal(await holdsAlone('wal_b', recorded), true, 'one chain against its own anchor');
   });
 
   it('catches through its anchor a chain rewritten with every hash recomputed, which holds on its own', async () => {
-    await seed();
-    const recorded = await heads();
+    const recorded = await seedAndRecordHeads();
     // Someone who owns the database replaces wal_b's history with a consistent one of their own.
     await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_b' }).delete());
-    for (let i = 0; i < 5; i++)
-      await db.knex.transaction((trx) =>
-        appendAuditEvent(trx, {
-          chainKey: 'wal_b',
-          eventType: 'payment.signed',
-          actor: 'agent',
-          payload: { forged: i },
-        }),
-      );
+    for (let i = 0; i < 5; i++) await append('wal_b', 'payment.signed', { forged: i });
     assert.equal((await verifyAuditChain(db.knex)).ok, true, 'without anchors the forged chain holds');
     const forgedHead = await rowOf('wal_b', 5);
     const result = await verifyAuditChain(db.knex, undefined, { anchors: anchorsOf(recorded) });
@@ -206,8 +193,7 @@ describe('audit ledger verification in pages', function () {
   });
 
   it('catches a chain cut short and a chain gone, which no link shows', async () => {
-    await seed();
-    const recorded = await heads();
+    const recorded = await seedAndRecordHeads();
     await tamper(() => db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete());
     assert.equal((await verifyAuditChain(db.knex)).ok, true, 'without anchors the shorter chain holds');
     assert.deepEqual(
@@ -226,27 +212,16 @@ describe('audit ledger verification in pages', function () {
       'also when that chain is named',
     );
     assert.equal(
-      (await verifyAuditChain(db.knex, 'wal_b', { anchors: anchorsOf(recorded) })).ok,
+      await holdsAlone('wal_b', recorded),
       true,
       'another chain named alone is not held to the others anchors',
     );
   });
 
   it('since its heads: reads each anchored chain from its anchored row on and other chains from their start, and names a break after an anchor', async () => {
-    await seed();
-    const recorded = await heads();
-    for (let i = 0; i < 2; i++)
-      await db.knex.transaction((trx) =>
-        appendAuditEvent(trx, {
-          chainKey: 'wal_a',
-          eventType: 'payment.signed',
-          actor: 'agent',
-          payload: { later: i },
-        }),
-      );
-    await db.knex.transaction((trx) =>
-      appendAuditEvent(trx, { chainKey: 'wal_d', eventType: 'wallet.created', actor: 'agent', payload: {} }),
-    );
+    const recorded = await seedAndRecordHeads();
+    for (let i = 0; i < 2; i++) await append('wal_a', 'payment.signed', { later: i });
+    await append('wal_d', 'wallet.created', {});
     for (const batchRows of [1, 2, 5_000]) {
       const next: ChainHead[] = [];
       // wal_a: its anchored row and 2 new ones; wal_b and wal_c: their anchored rows; wal_d: its only row.
@@ -283,8 +258,7 @@ describe('audit ledger verification in pages', function () {
   it('since its heads: catches the anchored row edited or forged and a chain cut short or gone; an edit before an anchor is for the full verification', async () => {
     const scenario = async (change: () => Promise<unknown>) => {
       await db.knex.raw('TRUNCATE audit_events');
-      await seed();
-      const recorded = await heads();
+      const recorded = await seedAndRecordHeads();
       await tamper(change);
       return {
         since: await verifyAuditSince(db.knex, anchorsOf(recorded), { batchRows: 2 }),
@@ -301,15 +275,7 @@ describe('audit ledger verification in pages', function () {
 
     const forged = await scenario(async () => {
       await db.knex('audit_events').where({ chain_key: 'wal_b' }).delete();
-      for (let i = 0; i < 5; i++)
-        await db.knex.transaction((trx) =>
-          appendAuditEvent(trx, {
-            chainKey: 'wal_b',
-            eventType: 'payment.signed',
-            actor: 'agent',
-            payload: { forged: i },
-          }),
-        );
+      for (let i = 0; i < 5; i++) await append('wal_b', 'payment.signed', { forged: i });
     });
     assert.deepEqual(
       [forged.since.firstBroken?.chain_key, forged.since.firstBroken?.seq, forged.since.firstBroken?.reason],
@@ -336,14 +302,7 @@ describe('audit ledger verification in pages', function () {
 
     const anchoredRowGone = await scenario(async () => {
       await db.knex('audit_events').where({ chain_key: 'wal_c', seq: 3 }).delete();
-      await db.knex.transaction((trx) =>
-        appendAuditEvent(trx, {
-          chainKey: 'wal_c',
-          eventType: 'payment.signed',
-          actor: 'agent',
-          payload: { replaced: true },
-        }),
-      );
+      await append('wal_c', 'payment.signed', { replaced: true });
     });
     assert.deepEqual(
       [anchoredRowGone.since.firstBroken?.chain_key, anchoredRowGone.since.firstBroken?.reason],

@@ -62,12 +62,18 @@ async function spawnScript(
   return { child, output: () => output, exited, cleanup };
 }
 
+/** A new temporary directory for an embedded PostgreSQL, readable by the server's own user (0755). */
+function epgDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
+  fs.chmodSync(dir, 0o755);
+  return dir;
+}
+
 describe('embedded PostgreSQL', function () {
   this.timeout(120_000);
 
   it('refuses to take over a data directory whose server belongs to a live process', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
-    fs.chmodSync(dir, 0o755);
+    const dir = epgDir();
     const first = await startEmbeddedPostgres({ dir, port: await freePort() });
     try {
       await assert.rejects(
@@ -85,8 +91,7 @@ describe('embedded PostgreSQL', function () {
   });
 
   it('analyzes a young table within seconds, so cached plans are not left on an empty table', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
-    fs.chmodSync(dir, 0o755);
+    const dir = epgDir();
     const server = await startEmbeddedPostgres({ dir, port: await freePort() });
     const client = new pg.Client(server.connectionString);
     try {
@@ -112,8 +117,7 @@ describe('embedded PostgreSQL', function () {
   });
 
   it('recovers from a server orphaned by a SIGKILLed parent, keeping committed data', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
-    fs.chmodSync(dir, 0o755);
+    const dir = epgDir();
     const port = await freePort();
     const run = await spawnScript(
       'epg-parent',
@@ -145,8 +149,7 @@ describe('embedded PostgreSQL', function () {
   });
 
   it('Ctrl-C to the process group lets a process with its own handler finish its shutdown', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
-    fs.chmodSync(dir, 0o755);
+    const dir = epgDir();
     // Like the sandbox: its SIGINT handler stops other parts first (here: 3 s), then PostgreSQL, then says so.
     const run = await spawnScript(
       'epg-owner',
@@ -176,8 +179,7 @@ describe('embedded PostgreSQL', function () {
   });
 
   it('Ctrl-C to a process without handlers still stops its server', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
-    fs.chmodSync(dir, 0o755);
+    const dir = epgDir();
     const run = await spawnScript(
       'epg-plain',
       `

@@ -16,7 +16,7 @@ import { ReservationBatchAborted, ReservationWriter } from '../../../src/api/pay
 import { signedWrite, type DecisionWrite } from '../../../src/api/pay/store/decision-write.js';
 import { SIGNATURE_RECORD_SQL, SignatureRecorder } from '../../../src/api/pay/store/signature-recorder.js';
 import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const AT = new Date('2026-11-23T10:00:00Z');
@@ -29,12 +29,7 @@ describe('group-commit writers (PostgreSQL)', function () {
 
   before(async () => {
     t = await startTestTreasury();
-    token = (
-      await t.request('POST', '/v1/treasury', {
-        token: t.adminToken,
-        body: { owner_type: 'agent', owner_id: 'writer' },
-      })
-    ).body.api_key;
+    token = await mintAgentKey(t, 'writer');
   });
   const writers: Array<{ close(): Promise<void> }> = [];
   after(async () => {
@@ -62,6 +57,22 @@ describe('group-commit writers (PostgreSQL)', function () {
     return { a, b, batches, writer };
   }
 
+  /** The audit row of `eventType`, by the test at AT, on the chain `chainKey` after `head`. */
+  const testAudit = (head: AuditHead, chainKey: string, eventType: string, payload: Record<string, unknown>) =>
+    buildAuditRow(head, { chainKey, eventType, actor: 'test', payload, at: AT });
+
+  /** The same spend and count in the day, week and month windows (what totals() answers). */
+  const inEveryWindow = (spent: string, count: number) => ({
+    day: { spent, count },
+    month: { spent, count },
+    week: { spent, count },
+  });
+
+  /** Each wallet's audit chain verifies. */
+  async function assertChainsHold(...walletIds: string[]): Promise<void> {
+    for (const walletId of walletIds) assert.equal((await verifyAuditChain(t.db.knex, walletId)).ok, true);
+  }
+
   /** A reservation of `amount` micro-USD decided on `head`; `nonce` may be forced (to collide). */
   function reservation(
     w: { id: string; address: string },
@@ -71,13 +82,7 @@ describe('group-commit writers (PostgreSQL)', function () {
   ): { write: DecisionWrite; head: AuditHead } {
     const decisionId = `pd_${randomBytes(12).toString('hex')}`;
     const authorizationId = `auth_${randomBytes(12).toString('hex')}`;
-    const audit = buildAuditRow(head, {
-      chainKey: w.id,
-      eventType: 'payment.reserved',
-      actor: 'test',
-      payload: { authorization_id: authorizationId },
-      at: AT,
-    });
+    const audit = testAudit(head, w.id, 'payment.reserved', { authorization_id: authorizationId });
     const write: DecisionWrite = {
       lockKey: walletLockKey(w.id).toString(),
       authorization: {
@@ -115,13 +120,7 @@ describe('group-commit writers (PostgreSQL)', function () {
   /** A denial decided on `head`: its decision row and its audit row. */
   function denial(w: { id: string }, head: AuditHead): { write: DecisionWrite; head: AuditHead; decisionId: string } {
     const decisionId = `pd_${randomBytes(12).toString('hex')}`;
-    const audit = buildAuditRow(head, {
-      chainKey: w.id,
-      eventType: 'policy.denied',
-      actor: 'test',
-      payload: { decision_id: decisionId },
-      at: AT,
-    });
+    const audit = testAudit(head, w.id, 'policy.denied', { decision_id: decisionId });
     const write: DecisionWrite = {
       lockKey: walletLockKey(w.id).toString(),
       decision: {
@@ -170,22 +169,13 @@ describe('group-commit writers (PostgreSQL)', function () {
       [[b2.decisionId, 'deny']],
     );
     assert.equal(writer.generation, 0);
-    assert.deepEqual(await totals(a.id), {
-      day: { spent: '6000', count: 3 },
-      month: { spent: '6000', count: 3 },
-      week: { spent: '6000', count: 3 },
-    });
-    assert.deepEqual(await totals(b.id), {
-      day: { spent: '500', count: 1 },
-      month: { spent: '500', count: 1 },
-      week: { spent: '500', count: 1 },
-    });
+    assert.deepEqual(await totals(a.id), inEveryWindow('6000', 3));
+    assert.deepEqual(await totals(b.id), inEveryWindow('500', 1));
     assert.equal(
       Number((await t.db.knex('authorizations').where({ wallet_id: a.id, status: 'reserved' }).count('* as n'))[0]!.n),
       3,
     );
-    assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
-    assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
+    await assertChainsHold(a.id, b.id);
   });
 
   it("a row that breaks a constraint fails alone: its wallet's later writes are refused, other wallets' commit", async () => {
@@ -232,22 +222,13 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal(writer.generation, 0);
     assert.notEqual(generationOfA(), aBefore);
     assert.equal(generationOfB(), bBefore);
-    assert.deepEqual(await totals(a.id), {
-      day: { spent: '1000', count: 1 },
-      month: { spent: '1000', count: 1 },
-      week: { spent: '1000', count: 1 },
-    });
-    assert.deepEqual(await totals(b.id), {
-      day: { spent: '200', count: 2 },
-      month: { spent: '200', count: 2 },
-      week: { spent: '200', count: 2 },
-    });
+    assert.deepEqual(await totals(a.id), inEveryWindow('1000', 1));
+    assert.deepEqual(await totals(b.id), inEveryWindow('200', 2));
     assert.equal(
       Number((await t.db.knex('audit_events').where({ chain_key: a.id }).max('seq as s'))[0]!.s),
       first.head.seq,
     );
-    assert.equal((await verifyAuditChain(t.db.knex, a.id)).ok, true);
-    assert.equal((await verifyAuditChain(t.db.knex, b.id)).ok, true);
+    await assertChainsHold(a.id, b.id);
   });
 
   it('a statement that fails for anything but its rows writes nothing, and refuses every write queued behind it', async () => {
@@ -270,11 +251,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     }
     assert.equal(writer.generation, 1);
     assert.equal(writer.generationOf(walletLockKey(b.id).toString()), 1);
-    assert.deepEqual(await totals(a.id), {
-      day: { spent: '1000', count: 1 },
-      month: { spent: '1000', count: 1 },
-      week: { spent: '1000', count: 1 },
-    });
+    assert.deepEqual(await totals(a.id), inEveryWindow('1000', 1));
     assert.deepEqual(await totals(b.id), {});
   });
 
@@ -328,17 +305,9 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal(after[0], before[0], "a's remembered state is still good");
     assert.notEqual(after[1], before[1]);
     assert.notEqual(after[2], before[2]);
-    assert.deepEqual(await totals(a.id), {
-      day: { spent: '3000', count: 3 },
-      month: { spent: '3000', count: 3 },
-      week: { spent: '3000', count: 3 },
-    });
+    assert.deepEqual(await totals(a.id), inEveryWindow('3000', 3));
     assert.deepEqual(await totals(b.id), {});
-    assert.deepEqual(await totals(c.id), {
-      day: { spent: '100', count: 1 },
-      month: { spent: '100', count: 1 },
-      week: { spent: '100', count: 1 },
-    });
+    assert.deepEqual(await totals(c.id), inEveryWindow('100', 1));
     for (const w of [a, b, c]) assert.equal((await verifyAuditChain(t.db.knex, w.id)).ok, true);
 
     // Alone in its statement, a bad row is refused the same way; the writer goes on.
@@ -346,11 +315,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     assert.equal(outcome(d!).startsWith('refused 22'), true, outcome(d!));
     assert.equal(writer.generation, 0);
     await writer.write(reservation(b, b.head, 100n).write);
-    assert.deepEqual(await totals(b.id), {
-      day: { spent: '100', count: 1 },
-      month: { spent: '100', count: 1 },
-      week: { spent: '100', count: 1 },
-    });
+    assert.deepEqual(await totals(b.id), inEveryWindow('100', 1));
   });
 
   it("a place kept for a decision being signed holds back its wallet's later writes, not other wallets'; filled signed, it lands signed", async () => {
@@ -393,11 +358,7 @@ describe('group-commit writers (PostgreSQL)', function () {
     empty.fill(late.write);
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal((await t.db.knex('authorizations').where({ id: late.write.authorization!.id })).length, 0);
-    assert.deepEqual(await totals(b.id), {
-      day: { spent: '500', count: 1 },
-      month: { spent: '500', count: 1 },
-      week: { spent: '500', count: 1 },
-    });
+    assert.deepEqual(await totals(b.id), inEveryWindow('500', 1));
   });
 
   it('signatures: each caller hears what its row holds — one stored signature when two records of a row share a statement', async () => {

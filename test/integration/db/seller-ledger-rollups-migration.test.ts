@@ -43,19 +43,22 @@ describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL
       payout_mode: mode,
       created_at: now,
     });
+    /** A payout flush of `amount` micro-USD to the seller, recorded now by the test. */
+    const flush = (id: string, sellerId: string, amount: string) =>
+      knex('payout_flushes').insert({
+        id,
+        seller_id: sellerId,
+        amount_micro: amount,
+        created_by: 'test',
+        created_at: now,
+      });
     await knex('ledger_entries').insert([
       entry('sel_mor', 500_000, 'platform_mor'),
       entry('sel_mor', 250_000, 'platform_mor'),
       entry('sel_mor', 90_000, 'direct'),
       entry('sel_direct', 70_000, 'direct'),
     ]);
-    await knex('payout_flushes').insert({
-      id: 'po_1',
-      seller_id: 'sel_mor',
-      amount_micro: '500000',
-      created_by: 'test',
-      created_at: now,
-    });
+    await flush('po_1', 'sel_mor', '500000');
 
     await knex.migrate.up();
     const rows = async () =>
@@ -75,25 +78,13 @@ describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL
       entry('sel_quiet', 2_000, 'platform_mor'),
       entry('sel_direct', 3_000, 'direct'),
     ]);
-    await knex('payout_flushes').insert({
-      id: 'po_2',
-      seller_id: 'sel_quiet',
-      amount_micro: '2000',
-      created_by: 'test',
-      created_at: now,
-    });
+    await flush('po_2', 'sel_quiet', '2000');
     assert.deepEqual(await rows(), [
       ['sel_mor', '751000', '500000'],
       ['sel_quiet', '2000', '2000'],
     ]);
     await assert.rejects(
-      knex('payout_flushes').insert({
-        id: 'po_3',
-        seller_id: 'sel_direct',
-        amount_micro: '1',
-        created_by: 'test',
-        created_at: now,
-      }),
+      flush('po_3', 'sel_direct', '1'),
       /seller_payables_paid_within_earned/,
       'nothing earned, nothing to pay',
     );

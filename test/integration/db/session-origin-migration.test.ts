@@ -49,31 +49,23 @@ describe('session origin migration (PostgreSQL)', function () {
     await knex('api_tokens').insert(
       token('session', { session_origin: 'pat_exchange', parent_token_id: pat.id, scope_type: 'agent' }),
     );
-    await assert.rejects(
-      knex('api_tokens').insert(token('session')),
-      /api_tokens_session_origin/,
-      'a live session without an origin',
-    );
-    await assert.rejects(
-      knex('api_tokens').insert(token('session', { session_origin: 'pat_exchange' })),
-      /api_tokens_exchange_parent/,
-      'an exchanged session without its PAT',
-    );
-    await assert.rejects(
-      knex('api_tokens').insert(token('session', { session_origin: 'sign_in', parent_token_id: pat.id })),
-      /api_tokens_exchange_parent/,
-      'a sign-in session naming a PAT',
-    );
-    await assert.rejects(
-      knex('api_tokens').insert(token('pat', { session_origin: 'sign_in' })),
-      /api_tokens_session_origin/,
-      'an origin on a PAT',
-    );
-    await assert.rejects(
-      knex('api_tokens').insert(token('session', { session_origin: 'admin' })),
-      /api_tokens_session_origin/,
-      'an unknown origin',
-    );
+    // Each refused row, the constraint that refuses it, and what it is.
+    for (const [row, constraint, what] of [
+      [token('session'), /api_tokens_session_origin/, 'a live session without an origin'],
+      [
+        token('session', { session_origin: 'pat_exchange' }),
+        /api_tokens_exchange_parent/,
+        'an exchanged session without its PAT',
+      ],
+      [
+        token('session', { session_origin: 'sign_in', parent_token_id: pat.id }),
+        /api_tokens_exchange_parent/,
+        'a sign-in session naming a PAT',
+      ],
+      [token('pat', { session_origin: 'sign_in' }), /api_tokens_session_origin/, 'an origin on a PAT'],
+      [token('session', { session_origin: 'admin' }), /api_tokens_session_origin/, 'an unknown origin'],
+    ] as const)
+      await assert.rejects(knex('api_tokens').insert(row), constraint, what);
 
     await knex.migrate.down();
     assert.ok(!(await knex.schema.hasColumn('api_tokens', 'session_origin')));

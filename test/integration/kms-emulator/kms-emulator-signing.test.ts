@@ -17,6 +17,7 @@ import {
   SignCommand,
   VerifyCommand,
   type KMSClient,
+  type SigningAlgorithmSpec,
 } from '@aws-sdk/client-kms';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, keccak256, recoverAddress, recoverPublicKey, serializeSignature, toHex, type Hex } from 'viem';
@@ -35,10 +36,13 @@ async function publicKeyOf(client: KMSClient, keyId: string): Promise<Uint8Array
   return spki.subarray(23);
 }
 
+/** A Sign request for a 32-byte digest, with ECDSA_SHA_256 unless `algorithm` names another. */
+function digestSignCommand(keyId: string, digest: Uint8Array, algorithm: SigningAlgorithmSpec = 'ECDSA_SHA_256') {
+  return new SignCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: algorithm });
+}
+
 async function signDigest(client: KMSClient, keyId: string, digest: Uint8Array): Promise<Uint8Array> {
-  const out = await client.send(
-    new SignCommand({ KeyId: keyId, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
-  );
+  const out = await client.send(digestSignCommand(keyId, digest));
   assert.equal(out.SigningAlgorithm, 'ECDSA_SHA_256');
   assert.ok(out.Signature);
   return out.Signature;
@@ -160,29 +164,11 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
   it('refuses a digest that is not 32 bytes, and algorithms the key cannot use', async () => {
     const key = await createSigningKey(client);
     for (const length of [31, 33, 64]) {
-      const failure = await kmsFailure(
-        client.send(
-          new SignCommand({
-            KeyId: key.keyId,
-            Message: new Uint8Array(length),
-            MessageType: 'DIGEST',
-            SigningAlgorithm: 'ECDSA_SHA_256',
-          }),
-        ),
-      );
+      const failure = await kmsFailure(client.send(digestSignCommand(key.keyId, new Uint8Array(length))));
       assert.equal(failure.name, 'ValidationException', `${length} bytes`);
       assert.equal(failure.status, 400);
     }
-    const rsa = await kmsFailure(
-      client.send(
-        new SignCommand({
-          KeyId: key.keyId,
-          Message: digestOf('x'),
-          MessageType: 'DIGEST',
-          SigningAlgorithm: 'RSASSA_PSS_SHA_256',
-        }),
-      ),
-    );
+    const rsa = await kmsFailure(client.send(digestSignCommand(key.keyId, digestOf('x'), 'RSASSA_PSS_SHA_256')));
     assert.equal(rsa.name, 'InvalidKeyUsageException');
     const received = kms.stats.received('Sign');
     const signatures = kms.stats.snapshot().signatures;
@@ -205,16 +191,7 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
     const key = await createSigningKey(client);
     await client.send(new DisableKeyCommand({ KeyId: key.keyId }));
     const retrying = kmsClient(kms, { retries: 3 });
-    const sign = await kmsFailure(
-      retrying.send(
-        new SignCommand({
-          KeyId: key.arn,
-          Message: digestOf('d'),
-          MessageType: 'DIGEST',
-          SigningAlgorithm: 'ECDSA_SHA_256',
-        }),
-      ),
-    );
+    const sign = await kmsFailure(retrying.send(digestSignCommand(key.arn, digestOf('d'))));
     assert.equal(sign.name, 'DisabledException');
     assert.equal(sign.message, `${key.arn} is disabled.`);
     assert.equal(sign.fault, 'client');
@@ -232,29 +209,11 @@ describe('KMS emulator: signing through the real AWS SDK', function () {
     const key = await createSigningKey(client);
     const scheduled = await client.send(new ScheduleKeyDeletionCommand({ KeyId: key.keyId, PendingWindowInDays: 7 }));
     assert.equal(scheduled.KeyState, 'PendingDeletion');
-    const failure = await kmsFailure(
-      client.send(
-        new SignCommand({
-          KeyId: key.keyId,
-          Message: digestOf('p'),
-          MessageType: 'DIGEST',
-          SigningAlgorithm: 'ECDSA_SHA_256',
-        }),
-      ),
-    );
+    const failure = await kmsFailure(client.send(digestSignCommand(key.keyId, digestOf('p'))));
     assert.equal(failure.name, 'KMSInvalidStateException');
     assert.equal(failure.message, `${key.arn} is pending deletion.`);
     assert.deepEqual(kms.keys.completePendingDeletions(), [key.keyId]);
-    const gone = await kmsFailure(
-      client.send(
-        new SignCommand({
-          KeyId: key.keyId,
-          Message: digestOf('p'),
-          MessageType: 'DIGEST',
-          SigningAlgorithm: 'ECDSA_SHA_256',
-        }),
-      ),
-    );
+    const gone = await kmsFailure(client.send(digestSignCommand(key.keyId, digestOf('p'))));
     assert.equal(gone.name, 'NotFoundException');
   });
 });

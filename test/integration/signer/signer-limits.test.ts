@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { lateBound } from '../../support/late-bound.js';
 import {
   BASE_SEPOLIA_USDC as DOMAIN,
   PERMIT2_DOMAIN,
@@ -68,26 +69,41 @@ function walletOps(signer: TestSigner, account: string) {
   };
 }
 
-describe('treasury-signer limits: defaults', function () {
-  this.timeout(120_000);
-  let signer: TestSigner;
-  let port: number;
-  let ops: ReturnType<typeof walletOps>;
-
+/**
+ * A signer on its own limits with `env` over them and its metrics on a free port, started for the enclosing
+ * suite, and wallet operations on a new account of it; `metric` reads one of its metrics.
+ */
+function useLimitedSigner(env: Record<string, string>) {
+  let signer: TestSigner | undefined;
+  let port = 0;
+  let ops: ReturnType<typeof walletOps> | undefined;
   before(async () => {
     port = await findFreePort();
-    // No limit variables at all: the signer's own defaults.
-    signer = await startTestSigner({ limits: 'signer_defaults', env: { TREASURY_SIGNER_METRICS_PORT: String(port) } });
+    signer = await startTestSigner({
+      limits: 'signer_defaults',
+      env: { TREASURY_SIGNER_METRICS_PORT: String(port), ...env },
+    });
     ops = walletOps(signer, (await signer.client.createAccountKey()).account_key_ref);
   });
   after(async () => {
     await signer?.stop();
   });
+  return {
+    signer: lateBound(() => signer, 'the signer'),
+    ops: lateBound(() => ops, 'the wallet operations'),
+    metric: (name: string, labels: string) => readMetric(port, name, labels),
+  };
+}
+
+describe('treasury-signer limits: defaults', function () {
+  this.timeout(120_000);
+  // No limit variables at all: the signer's own defaults.
+  const { ops, metric } = useLimitedSigner({});
 
   it('signs 100 USDC and refuses 100.000001 USDC in one signature, EIP-3009 and Permit2 alike, naming the limit as fields', async () => {
     const w = await ops.wallet();
     await ops.sign(w, '100000000');
-    const signs = await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
+    const signs = await metric('treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
     for (const refused of [
       await refusal(ops.sign(w, '100000001')),
       await refusal(ops.permit(w, '100000001')),
@@ -97,11 +113,11 @@ describe('treasury-signer limits: defaults', function () {
       assert.deepEqual(refused.details, { rule: 'value_max', limit: 'per_signature', max: '100000000' });
     }
     assert.equal(
-      await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"'),
+      await metric('treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"'),
       signs,
       'nothing reached C_Sign',
     );
-    assert.equal(await readMetric(port, 'treasury_signer_limit_refusals_total', 'limit="per_signature"'), 3);
+    assert.equal(await metric('treasury_signer_limit_refusals_total', 'limit="per_signature"'), 3);
   });
 
   it('keeps a default rolling ceiling per wallet: two signatures of 100 USDC pass in the hour, a third is refused, another wallet signs', async () => {
@@ -122,27 +138,12 @@ describe('treasury-signer limits: defaults', function () {
 
 describe('treasury-signer limits: rolling ceilings per wallet', function () {
   this.timeout(120_000);
-  let signer: TestSigner;
-  let port: number;
-  let ops: ReturnType<typeof walletOps>;
-
-  before(async () => {
-    port = await findFreePort();
-    signer = await startTestSigner({
-      limits: 'signer_defaults',
-      env: {
-        TREASURY_SIGNER_METRICS_PORT: String(port),
-        TREASURY_SIGNER_MAX_PER_SIGNATURE: '2000',
-        TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '5000',
-        TREASURY_SIGNER_WALLET_MAX_PER_DAY: '8000',
-        TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '10',
-        TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '30',
-      },
-    });
-    ops = walletOps(signer, (await signer.client.createAccountKey()).account_key_ref);
-  });
-  after(async () => {
-    await signer?.stop();
+  const { signer, ops, metric } = useLimitedSigner({
+    TREASURY_SIGNER_MAX_PER_SIGNATURE: '2000',
+    TREASURY_SIGNER_WALLET_MAX_PER_HOUR: '5000',
+    TREASURY_SIGNER_WALLET_MAX_PER_DAY: '8000',
+    TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '10',
+    TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: '30',
   });
 
   it('refuses a wallet past its hourly amount (an upto counts its signed maximum) while another wallet signs', async () => {
@@ -168,7 +169,7 @@ describe('treasury-signer limits: rolling ceilings per wallet', function () {
   it('refuses a wallet past its signatures per minute while another wallet signs; nothing refused reaches C_Sign', async () => {
     const [w, other] = [await ops.wallet(), await ops.wallet()];
     for (let i = 0; i < 10; i++) await ops.sign(w, '1');
-    const signs = await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
+    const signs = await metric('treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"');
     const refused = await refusal(ops.sign(w, '1'));
     assert.equal(refused.code, 'limit_exceeded');
     assert.deepEqual(
@@ -183,12 +184,10 @@ describe('treasury-signer limits: rolling ceilings per wallet', function () {
     );
     assert.ok(refused.details!.retry_after_seconds! >= 1 && refused.details!.retry_after_seconds! <= 62);
     assert.equal((await refusal(ops.permit(w, '1'))).code, 'limit_exceeded');
-    assert.equal(await readMetric(port, 'treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"'), signs);
+    assert.equal(await metric('treasury_signer_hsm_operation_duration_seconds_count', 'op="sign"'), signs);
     await ops.sign(other, '1');
-    assert.ok(
-      (await readMetric(port, 'treasury_signer_limit_refusals_total', 'limit="wallet_signatures_minute"')) >= 2,
-    );
-    assert.ok((await readMetric(port, 'treasury_signer_limit_refusals_total', 'limit="wallet_amount_hour"')) >= 2);
+    assert.ok((await metric('treasury_signer_limit_refusals_total', 'limit="wallet_signatures_minute"')) >= 2);
+    assert.ok((await metric('treasury_signer_limit_refusals_total', 'limit="wallet_amount_hour"')) >= 2);
   });
 
   it('concurrent requests cannot overshoot: 40 at once on a fresh wallet, exactly 10 signed; 20 × 1000 at once, exactly 5 signed', async () => {

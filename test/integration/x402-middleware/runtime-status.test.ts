@@ -28,6 +28,19 @@ async function payHeader(app: SellerApp, path = '/paid'): Promise<string> {
   return encodePaymentPayload(await signExactPayment(c.accepts[0]!));
 }
 
+/** Runs `use` against a seller app started with `options`, and stops that app after, whatever `use` did. */
+async function withSellerApp(
+  options: Parameters<typeof startSellerApp>[0],
+  use: (app: SellerApp) => Promise<void>,
+): Promise<void> {
+  const started = await startSellerApp(options);
+  try {
+    await use(started);
+  } finally {
+    await started.stop();
+  }
+}
+
 describe('x402 Koa middleware: runtime responses', () => {
   const { facilitator, platform, app } = useSellerAppPerTest({
     route_prices: { '/free': '0', '/also-free': '', '/premium': '2.5' },
@@ -174,34 +187,27 @@ describe('x402 Koa middleware: runtime responses', () => {
   }
 
   it('402 re-issued when the facilitator is unreachable (connection refused)', async () => {
-    const down = await startSellerApp({ facilitator_url: await closedPortUrl(), api_url: platform.url });
-    try {
+    await withSellerApp({ facilitator_url: await closedPortUrl(), api_url: platform.url }, async (down) => {
       const res = await fetch(`${down.url}/paid`, { headers: { 'PAYMENT-SIGNATURE': await payHeader(down) } });
       assert.equal(res.status, 402);
       assert.ok(!(await res.text()).includes(PAID_BODY));
       assert.equal(down.handlerRuns, 0);
-    } finally {
-      await down.stop();
-    }
+    });
   });
 
   it('503 with Retry-After: 5 when no facilitator is configured and XX_ALLOW_LOCAL_ONLY is not 1', async () => {
-    const none = await startSellerApp({ api_url: platform.url, env: { XX_ALLOW_LOCAL_ONLY: '0' } });
-    try {
+    await withSellerApp({ api_url: platform.url, env: { XX_ALLOW_LOCAL_ONLY: '0' } }, async (none) => {
       const res = await fetch(`${none.url}/paid`);
       assert.equal(res.status, 503);
       assert.equal(res.headers.get('retry-after'), '5');
       assert.equal(((await res.json()) as { error_code: string }).error_code, 'facilitator_not_configured');
       assert.equal((await fetch(`${none.url}/health`)).status, 200);
       assert.equal(none.handlerRuns, 1);
-    } finally {
-      await none.stop();
-    }
+    });
   });
 
   it('XX_ALLOW_LOCAL_ONLY=1 without a facilitator: a well-formed payment is served unverified, and the receipt says so', async () => {
-    const local = await startSellerApp({ api_url: platform.url, env: { XX_ALLOW_LOCAL_ONLY: '1' } });
-    try {
+    await withSellerApp({ api_url: platform.url, env: { XX_ALLOW_LOCAL_ONLY: '1' } }, async (local) => {
       const c = await challengeOf(local);
       const res = await fetch(`${local.url}/paid`, {
         headers: { 'X-PAYMENT': encodePaymentPayload(await signExactPayment(c.accepts[0]!)) },
@@ -215,9 +221,7 @@ describe('x402 Koa middleware: runtime responses', () => {
       assert.equal((await fetch(`${local.url}/paid`, { headers: { 'X-PAYMENT': expired } })).status, 402);
       await local.middleware.flush();
       assert.equal(platform.callsTo('/v1/ledger').length, 0, 'nothing settled, nothing reported');
-    } finally {
-      await local.stop();
-    }
+    });
   });
 
   it('200 after verify and settle: body, PAYMENT-RESPONSE = X-PAYMENT-RESPONSE with txHash and payer', async () => {

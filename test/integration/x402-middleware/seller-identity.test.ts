@@ -47,6 +47,16 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
     await Promise.all([facilitator.stop(), platform.stop()]);
   });
 
+  /** The platform's /v1/auth/verify names two endpoints of the seller: ENDPOINT_A and ENDPOINT_B with these slugs. */
+  const verifyAnswersTwoEndpoints = (slugA: string, slugB: string) =>
+    platform.on(
+      '/v1/auth/verify',
+      endpointsReply([
+        { endpoint_id: ENDPOINT_A, slug: slugA },
+        { endpoint_id: ENDPOINT_B, slug: slugB },
+      ]),
+    );
+
   it('validates the PAT once (Bearer) and caches it across paid requests; free routes never ask', async () => {
     const app = await start({
       facilitator_url: facilitator.url,
@@ -69,13 +79,7 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
   });
 
   it('two endpoints and no endpoint_id: the first paid request fails 500 seller_misconfigured, listing every pair', async () => {
-    platform.on(
-      '/v1/auth/verify',
-      endpointsReply([
-        { endpoint_id: ENDPOINT_A, slug: 'forecast' },
-        { endpoint_id: ENDPOINT_B, slug: 'history' },
-      ]),
-    );
+    verifyAnswersTwoEndpoints('forecast', 'history');
     const app = await start({ facilitator_url: facilitator.url, api_url: platform.url });
     const res = await fetch(`${app.url}/paid`);
     assert.equal(res.status, 500);
@@ -90,13 +94,7 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
   });
 
   it('two endpoints with endpoint_id: attribution is pinned', async () => {
-    platform.on(
-      '/v1/auth/verify',
-      endpointsReply([
-        { endpoint_id: ENDPOINT_A, slug: 'forecast' },
-        { endpoint_id: ENDPOINT_B, slug: 'history' },
-      ]),
-    );
+    verifyAnswersTwoEndpoints('forecast', 'history');
     const app = await start({ facilitator_url: facilitator.url, api_url: platform.url, endpoint_id: ENDPOINT_B });
     assert.equal((await pay(app)).status, 200);
     await app.middleware.flush();
@@ -130,13 +128,7 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
   });
 
   it('the misconfiguration surfaces as an X402ConfigError instance in the log', async () => {
-    platform.on(
-      '/v1/auth/verify',
-      endpointsReply([
-        { endpoint_id: ENDPOINT_A, slug: 'a' },
-        { endpoint_id: ENDPOINT_B, slug: 'b' },
-      ]),
-    );
+    verifyAnswersTwoEndpoints('a', 'b');
     const app = await start({ facilitator_url: facilitator.url, api_url: platform.url });
     await fetch(`${app.url}/paid`);
     const problems = (app.logs.find((l) => l.level === 'error')!.obj as { problems: string[] }).problems;

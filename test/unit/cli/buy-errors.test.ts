@@ -18,20 +18,7 @@ import {
   TreasuryApiError,
 } from '../../../src/sdk/index.js';
 import { requirements } from '../x402/x402-fixtures.js';
-
-function captureStderr(fn: () => number): { code: number; text: string } {
-  const original = process.stderr.write.bind(process.stderr);
-  let text = '';
-  process.stderr.write = ((chunk: string) => {
-    text += chunk;
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: fn(), text };
-  } finally {
-    process.stderr.write = original;
-  }
-}
+import { captureStderr } from './capture-stderr.js';
 
 describe('xx buy: error mapping and rendering', () => {
   const capBody = {

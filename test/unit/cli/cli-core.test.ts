@@ -20,6 +20,7 @@ import { resolveCliPaths } from '../../../src/cli/core/cli-paths.js';
 import { saveAgent, saveSession, setActiveAgent } from '../../../src/cli/core/cli-state.js';
 import { renderError } from '../../../src/cli/core/run-command.js';
 import { readJsonFile, writeSecretJson } from '../../../src/cli/core/secret-file.js';
+import { captureStderr } from './capture-stderr.js';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'xx-core-'));
 
@@ -30,21 +31,6 @@ async function serve(handler: http.RequestListener): Promise<{ url: string; clos
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
-}
-
-/** Captures process.stderr writes during fn. */
-function captureStderr(fn: () => number): { code: number; text: string } {
-  const write = process.stderr.write;
-  let text = '';
-  process.stderr.write = ((chunk: string | Uint8Array) => {
-    text += String(chunk);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    return { code: fn(), text };
-  } finally {
-    process.stderr.write = write;
-  }
 }
 
 describe('xx CLI core', () => {

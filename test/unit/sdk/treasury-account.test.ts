@@ -21,6 +21,7 @@ import { BASE_SEPOLIA_USDC, buyer, SELLER } from '../x402/x402-fixtures.js';
 import {
   fakeTreasuryHandler,
   scriptedServer,
+  signedFor,
   WALLET_ID,
   type RecordedRequest,
   type ScriptedReply,
@@ -78,16 +79,8 @@ async function localSigningPay(
   });
   return {
     status: 200,
-    body: {
-      authorization,
-      signature,
-      authorization_id: 'auth_1',
-      decision_id: 'pd_1',
-      wallet_id: WALLET_ID,
-      network: r.network,
-      asset: r.asset,
-      amount_usd: '0.01',
-    },
+    // Treasury's answer for `r` (./scripted-http.ts), with this authorization and its real signature.
+    body: { ...signedFor(r), authorization, signature },
   };
 }
 

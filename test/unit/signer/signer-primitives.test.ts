@@ -132,28 +132,16 @@ describe('Permit2 upto witness digest', () => {
       signature: `0x${string}`;
       permit2Authorization: any;
     };
-    const digest = hashPermit2WitnessTransfer(
-      { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
-      {
-        permitted: auth.permitted,
-        spender: auth.spender,
-        nonce: auth.nonce,
-        deadline: auth.deadline,
-        witness: auth.witness,
-      },
-    );
+    /** The Permit2 digest of the payload's transfer with `witness` (its own by default). */
+    const digestWith = (witness = auth.witness) =>
+      hashPermit2WitnessTransfer(
+        { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
+        { permitted: auth.permitted, spender: auth.spender, nonce: auth.nonce, deadline: auth.deadline, witness },
+      );
+    const digest = digestWith();
     assert.equal(await recoverAddress({ hash: digest, signature }), account.address);
     // Any field changed gives another digest.
-    const moved = hashPermit2WitnessTransfer(
-      { name: 'Permit2', chainId: 84532, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
-      {
-        permitted: auth.permitted,
-        spender: auth.spender,
-        nonce: auth.nonce,
-        deadline: auth.deadline,
-        witness: { ...auth.witness, facilitator: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' },
-      },
-    );
+    const moved = digestWith({ ...auth.witness, facilitator: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' });
     assert.notEqual(moved, digest);
   });
 });
