@@ -19,6 +19,7 @@ import { AppError } from '../errors/app-error.js';
 import type { LedgerVerifier } from './ledger-verifier.js';
 import { matchPathPattern } from './path-pattern.js';
 import type { EndpointRow, SellerRow } from './seller-views.js';
+import type { LedgerReportBody } from '../../shared/ledger-report-schema.js';
 import { splitRevenueRange } from './split-revenue-range.js';
 import type {
   LedgerEntryView,
@@ -117,20 +118,7 @@ export class SellerLedgerService {
     return this.payouts(seller, request);
   }
 
-  async report(
-    seller: SellerRow,
-    input: {
-      tx_hash: string;
-      payer: string;
-      amount: string;
-      network: string;
-      endpoint_id?: string | undefined;
-      method?: string | undefined;
-      route?: string | undefined;
-      content_hash?: string | undefined;
-      nonce?: string | undefined;
-    },
-  ): Promise<{ created: boolean; entry: LedgerEntryView }> {
+  async report(seller: SellerRow, input: LedgerReportBody): Promise<{ created: boolean; entry: LedgerEntryView }> {
     let endpointId: string | null = null;
     if (input.endpoint_id) {
       const pinned = await this.knex('endpoints').where({ id: input.endpoint_id, seller_id: seller.id }).first('id');

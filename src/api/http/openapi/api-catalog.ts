@@ -54,10 +54,6 @@ export interface CatalogEntry {
   query?: z.ZodType;
 }
 
-const servicePat = z
-  .object({ label: z.string().max(128).optional(), expires_in_seconds: z.number().int().optional() })
-  .strict();
-
 export const API_CATALOG: CatalogEntry[] = [
   { method: 'GET', path: '/livez', summary: 'Liveness', auth: 'none' },
   { method: 'GET', path: '/health', summary: 'Liveness (alias)', auth: 'none' },
@@ -298,7 +294,7 @@ export const API_CATALOG: CatalogEntry[] = [
     path: '/v1/sellers/{id}/pats',
     summary: 'Create a service PAT',
     auth: 'owner_session',
-    body: servicePat,
+    body: issuePatBodySchema,
   },
   {
     method: 'GET',

@@ -18,6 +18,7 @@ import type { SellerServices } from '../../services/seller-service.js';
 import { patIdSchema } from '../schemas/identity-schemas.js';
 import { plainText } from '../schemas/common-schemas.js';
 import { z } from 'zod';
+import { issuePatBodySchema } from '../schemas/treasury-schemas.js';
 import { sellerView } from '../../services/seller-views.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
 import {
@@ -119,22 +120,11 @@ export function sellerRoutes(deps: {
     ctx.body = await deps.payTo.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
   });
   // Service PATs of one seller (the owner's sign-in session manages them).
-  const servicePatBody = z
-    .object({
-      label: plainText(128).optional(),
-      expires_in_seconds: z
-        .number()
-        .int()
-        .min(60)
-        .max(366 * 24 * 3600)
-        .optional(),
-    })
-    .strict();
   router.post('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
     const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
-    const body = validate(servicePatBody, ctx.state.body ?? {});
+    const body = validate(issuePatBodySchema, ctx.state.body ?? {});
     ctx.status = 201;
     ctx.body = await deps.pats.create(accountId, { scope_type: 'service', scope_id: seller.id, ...body }, p.actor);
   });
