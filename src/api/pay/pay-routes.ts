@@ -2,7 +2,8 @@
  * Policy and pay routes of a wallet (Treasury-scoped bearer): PUT/GET /v1/wallets/{id}/policy,
  * POST /v1/wallets/{id}/policy/evaluate (dry run), POST /v1/wallets/{id}/pay and /transfer
  * (with an optional Idempotency-Key header), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
- * (an `upto` settlement, verified on chain).
+ * (an `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
+ * (test/integration/api/revoked-wallet-routes.test.ts walks the route table).
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -109,6 +110,8 @@ export function payRoutes(deps: {
 
   router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {
     const s = await scope(ctx);
+    // 404 / 410 for the wallet before the authorization is looked up: a revoked wallet settles nothing.
+    await deps.wallets.getActive(s.accountId, s.walletId);
     const authorizationId = validate(authorizationIdSchema, ctx.params.authorization_id, 'path');
     const body = validate(settlementBodySchema, ctx.state.body);
     ctx.body = await deps.settlements.recordUptoSettlement(s, authorizationId, body.transaction as `0x${string}`);
