@@ -15,6 +15,8 @@ import { AppError } from '../errors/app-error.js';
 import type { CallContext, PayService } from './pay-service.js';
 import type { SettlementService } from './settlement-service.js';
 import type { WalletService } from '../services/wallet-service.js';
+import type { ChainRegistry } from '../../shared/chain-registry.js';
+import { withCreateWalletRecovery } from './create-wallet-recovery.js';
 import { authorizationIdSchema, walletIdSchema } from '../http/schemas/common-schemas.js';
 import {
   evaluateBodySchema,
@@ -32,6 +34,9 @@ export function payRoutes(deps: {
   pay: PayService;
   settlements: SettlementService;
   knex: Knex;
+  /** For the `create_wallet` recovery of a payment on a chain the agent holds no wallet on. */
+  chains: ChainRegistry;
+  dashboardUrl: string;
 }): Router {
   const router = new Router();
 
@@ -94,12 +99,16 @@ export function payRoutes(deps: {
   router.post('/v1/wallets/:id/pay', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(payBodySchema, ctx.state.body);
-    ctx.body = await deps.pay.pay(
-      callContext(ctx, s, ctx.state.body),
-      body.payment_requirements,
-      body.capability,
-      body.authorization,
-    );
+    try {
+      ctx.body = await deps.pay.pay(
+        callContext(ctx, s, ctx.state.body),
+        body.payment_requirements,
+        body.capability,
+        body.authorization,
+      );
+    } catch (err) {
+      throw await withCreateWalletRecovery(err, s.accountId, deps);
+    }
   });
 
   router.post('/v1/wallets/:id/transfer', async (ctx) => {
