@@ -3,8 +3,8 @@
  * checked for its status and body: malformed_json, method_not_allowed, agent_not_found, seller_not_found,
  * slug_taken, banking_not_declared, openapi_url_not_configured, origin_not_configured, not_ready and
  * admin_token_not_configured (a Treasury started without TREASURY_ADMIN_TOKEN). settlement_override_invalid
- * (the seller middleware's) is produced in test/e2e/upto-payments.test.ts. test/unit/errors/error-code-tests.test.ts
- * fails when a code is produced by no test.
+ * (the seller middleware's) is produced in test/e2e/upto-payments.test.ts;
+ * test/unit/architecture/error-code-tests.test.ts fails when a code is named by no test.
  */
 import assert from 'node:assert/strict';
 import { ERROR_CODES, type ErrorCode } from '../../../src/shared/error-codes.js';
