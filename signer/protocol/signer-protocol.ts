@@ -14,8 +14,13 @@
  *
  * What it does not defend: who may ask. Whoever can open the unix socket (mode 0600, owned by the
  * signer's user) can ask for signatures within the signer's static invariants and its own per-wallet
- * limits; spend policy lives in the front, which must check, reserve and record before it calls a
- * signing method.
+ * limits; spend policy lives in the front. The front's pay order (docs/architecture.md, docs/adr/0006):
+ * decide on a snapshot of the wallet (the policy checked, the nonce fixed), sign, record the authorization
+ * with its signature, spend and audit row — and release the signature to its caller only after that record
+ * committed. A payment written before it is signed (the locked path, a resumed reservation) is recorded
+ * again with its signature before release. A signature whose record fails is never released: its payment is
+ * written unsigned and given back. The signer sees none of this order; it signs what it is asked within its
+ * own limits, so the order holds only as long as the front keeps it.
  */
 import { z } from 'zod';
 

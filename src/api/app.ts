@@ -150,7 +150,7 @@ export function createTreasuryApp(deps: {
     opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),
     treasuryRoutes({ auth: tokenAuth, accounts }),
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }),
-    payRoutes({ auth: payAuth, wallets, pay, settlements, knex }),
+    payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents }),
     sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, payTo: sellerPayTo, pats }),

@@ -1,6 +1,8 @@
 /**
  * Every error code treasury-api answers with, its HTTP status and default user message. One list;
- * codes are stable snake_case (plus the spec's MGMT_6014) and each has a test that produces it.
+ * codes are stable snake_case (plus the spec's MGMT_6014) and each has a test that produces it —
+ * test/unit/architecture/error-code-tests.test.ts fails when a code is named by no test, or when a code of
+ * RETIRED_ERROR_CODES (kept for clients that know it, produced no more) is produced again.
  */
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: 'The request is invalid.' },
@@ -192,3 +194,6 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Codes kept in the list for clients that know them but no longer produced: ledger_conflict (docs/adr/0009). */
+export const RETIRED_ERROR_CODES = ['ledger_conflict'] as const satisfies readonly ErrorCode[];

@@ -459,6 +459,30 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     assert.equal(row.amount, '25000');
   });
 
+  it('a handler charging above the signed maximum: 500 settlement_override_invalid, nothing settled, nothing moves', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await approvePermit2(account.address);
+    const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
+    const [buyerBefore, sellerBefore] = [
+      await readTokenBalance(chain, account.address),
+      await readTokenBalance(chain, payToKoa),
+    ];
+    koaCharge = '$5'; // the route's price (and so the signed maximum) is $0.10
+    try {
+      const res = await wrapFetchWithPayment(fetch, official)(`${koaUrl}/tokens`);
+      assert.equal(res.status, 500, await res.clone().text());
+      const body = (await res.json()) as { error_code?: string; reason?: string; tokens?: unknown };
+      assert.equal(body.error_code, 'settlement_override_invalid');
+      assert.match(body.reason ?? '', /above the signed maximum/);
+      assert.equal(body.tokens, undefined, "the handler's body is withheld");
+      assert.equal(res.headers.get('payment-response'), null, 'no receipt: nothing was settled');
+    } finally {
+      koaCharge = '25%';
+    }
+    assert.equal(await readTokenBalance(chain, account.address), buyerBefore);
+    assert.equal(await readTokenBalance(chain, payToKoa), sellerBefore);
+  });
+
   it('treasuryAccount with the official upto client pays our Koa seller; a zero charge moves nothing', async () => {
     const w = await newWallet('account-upto');
     await approvePermit2(w.address);

@@ -52,6 +52,8 @@ export async function startTestTreasury(
      * tests set their own through extraEnv or ask for the defaults here.
      */
     productionRateLimits?: boolean;
+    /** Start without TREASURY_ADMIN_TOKEN (no operator routes); `adminToken` is then a token nothing accepts. */
+    withoutAdminToken?: boolean;
   } = {},
 ): Promise<TestTreasury> {
   const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
@@ -59,7 +61,7 @@ export async function startTestTreasury(
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const config = loadAppConfig({
     TREASURY_SIGNER_SOCKET: signer.socketPath,
-    TREASURY_ADMIN_TOKEN: adminToken,
+    ...(options.withoutAdminToken ? {} : { TREASURY_ADMIN_TOKEN: adminToken }),
     DATABASE_URL: db.connectionString,
     TREASURY_LOG_LEVEL: 'silent',
     TREASURY_PUBLIC_URL: 'http://treasury.test',

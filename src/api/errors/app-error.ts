@@ -21,7 +21,8 @@ export type Recovery =
     }
   | { kind: 'raise_max_amount'; required_amount_usd: string; current_max_amount_usd: string }
   | { kind: 'use_alternate_scheme'; offered_schemes: string[] }
-  | { kind: 'create_wallet'; chain: string; dashboard_url: string }
+  /** `chain` is the requested chain's name (`base`), `network` its CAIP-2 id; `cli_command` makes the wallet. */
+  | { kind: 'create_wallet'; chain: string; network: string; dashboard_url: string; cli_command: string }
   | { kind: 'retry_later'; retry_after_seconds: number };
 
 export const REAUTHENTICATE: Recovery = Object.freeze({

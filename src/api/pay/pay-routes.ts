@@ -2,7 +2,8 @@
  * Policy and pay routes of a wallet (Treasury-scoped bearer): PUT/GET /v1/wallets/{id}/policy,
  * POST /v1/wallets/{id}/policy/evaluate (dry run), POST /v1/wallets/{id}/pay and /transfer
  * (with an optional Idempotency-Key header), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
- * (an `upto` settlement, verified on chain).
+ * (an `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
+ * (test/integration/api/revoked-wallet-routes.test.ts walks the route table).
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -14,6 +15,8 @@ import { AppError } from '../errors/app-error.js';
 import type { CallContext, PayService } from './pay-service.js';
 import type { SettlementService } from './settlement-service.js';
 import type { WalletService } from '../services/wallet-service.js';
+import type { ChainRegistry } from '../../shared/chain-registry.js';
+import { withCreateWalletRecovery } from './create-wallet-recovery.js';
 import { authorizationIdSchema, walletIdSchema } from '../http/schemas/common-schemas.js';
 import {
   evaluateBodySchema,
@@ -31,6 +34,9 @@ export function payRoutes(deps: {
   pay: PayService;
   settlements: SettlementService;
   knex: Knex;
+  /** For the `create_wallet` recovery of a payment on a chain the agent holds no wallet on. */
+  chains: ChainRegistry;
+  dashboardUrl: string;
 }): Router {
   const router = new Router();
 
@@ -93,12 +99,16 @@ export function payRoutes(deps: {
   router.post('/v1/wallets/:id/pay', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(payBodySchema, ctx.state.body);
-    ctx.body = await deps.pay.pay(
-      callContext(ctx, s, ctx.state.body),
-      body.payment_requirements,
-      body.capability,
-      body.authorization,
-    );
+    try {
+      ctx.body = await deps.pay.pay(
+        callContext(ctx, s, ctx.state.body),
+        body.payment_requirements,
+        body.capability,
+        body.authorization,
+      );
+    } catch (err) {
+      throw await withCreateWalletRecovery(err, s.accountId, deps);
+    }
   });
 
   router.post('/v1/wallets/:id/transfer', async (ctx) => {
@@ -109,6 +119,8 @@ export function payRoutes(deps: {
 
   router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {
     const s = await scope(ctx);
+    // 404 / 410 for the wallet before the authorization is looked up: a revoked wallet settles nothing.
+    await deps.wallets.getActive(s.accountId, s.walletId);
     const authorizationId = validate(authorizationIdSchema, ctx.params.authorization_id, 'path');
     const body = validate(settlementBodySchema, ctx.state.body);
     ctx.body = await deps.settlements.recordUptoSettlement(s, authorizationId, body.transaction as `0x${string}`);

@@ -35,13 +35,16 @@
  * counted past its cap by payments decided in several processes (CHECK pat_spend_totals_within_cap).
  * x402 `upto` (Permit2 witness transfer to the x402 upto proxy, bound to the facilitator's address) takes the
  * same path: the signed maximum is what is checked against the policy and counted as spent (the seller may
- * settle less; the difference is not given back), and before anything is reserved the wallet's on-chain
- * Permit2 allowance is read — missing or too small → 412 `permit2_allowance_required`, nothing recorded.
- * Does not defend: authorizations signed but never settled — they count as spent (fail-safe). Those reserved
- * by a process that died before recording them count too, until a retry with their Idempotency-Key signs
- * them or, once expired, ./expired-reservation-sweeper.ts gives them back. A process that dies between a
- * signature and its write leaves a signature nobody received and no row: the HSM's log shows a signature
- * the ledger does not (the retry with the same Idempotency-Key is decided and signed anew).
+ * settle less; once the settling transaction is reported and verified on chain, the part not charged is
+ * given back — ./settlement-service.ts — and until then the maximum stays counted), and before anything is
+ * reserved the wallet's on-chain Permit2 allowance is read — missing or too small → 412
+ * `permit2_allowance_required`, nothing recorded.
+ * Does not defend: authorizations signed but never settled, or `upto` ones whose settlement is never
+ * reported — they count as spent, at their signed maximum (fail-safe). Those reserved by a process that died
+ * before recording them count too, until a retry with their Idempotency-Key signs them or, once expired,
+ * ./expired-reservation-sweeper.ts gives them back. A process that dies between a signature and its write
+ * leaves a signature nobody received and no row: the HSM's log shows a signature the ledger does not (the
+ * retry with the same Idempotency-Key is decided and signed anew).
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';

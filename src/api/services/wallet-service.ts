@@ -143,6 +143,16 @@ export class WalletService {
     return { wallets: page.map((r) => this.toView(r)), next_cursor: nextCursor };
   }
 
+  /** The ids of the account's active wallets on `network` (CAIP-2), oldest first, at most `limit`. */
+  async activeOn(accountId: string, network: string, limit = 10): Promise<string[]> {
+    const rows = (await this.knex('wallets')
+      .where({ account_id: accountId, network, status: 'active' })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(limit)
+      .select('id')) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+
   /**
    * The first page of active wallets of each account, in one query whatever the number of accounts: for every
    * account the same page (and the same `next_cursor` for `GET /v1/wallets?status=active`) as `list` with

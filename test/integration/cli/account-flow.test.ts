@@ -222,12 +222,20 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     );
     assert.match(added.id, /^wal_/);
     assert.equal(added.label, 'second');
+    assert.equal(added.network, 'eip155:8453', '--chain base makes a Base wallet, whatever the server defaults to');
+    assert.equal((await t.db.knex('wallets').where({ id: added.id }).first('network')).network, 'eip155:8453');
     assert.notEqual(added.address, init.wallets[0].address);
     const wallets = stdoutJson(await xx(['agent', 'wallets', 'list', '--json']), 'agent wallets list');
     assert.deepEqual(wallets.wallets.map((w: any) => w.id).sort(), [init.wallets[0].id, added.id].sort());
-    const badChain = await xx(['agent', 'wallets', 'add', '--chain', 'dogecoin', '--json']);
+    // A chain the server does not serve is sent and refused there, naming the chains it serves.
+    const unknownChain = await xx(['agent', 'wallets', 'add', '--chain', 'dogecoin', '--json']);
+    assert.equal(unknownChain.code, 1);
+    const refused = stderrJson(unknownChain, 'wallets add --chain dogecoin');
+    assert.equal(refused.error_code, 'chain_not_supported');
+    assert.ok(refused.details.supported.includes('base'), JSON.stringify(refused));
+    const badChain = await xx(['agent', 'wallets', 'add', '--chain', 'Doge Coin', '--json']);
     assert.equal(badChain.code, 2);
-    assert.match(stderrJson(badChain, 'wallets add --chain dogecoin').user_message, /--chain/);
+    assert.match(stderrJson(badChain, 'wallets add --chain "Doge Coin"').user_message, /--chain/);
 
     const shown = stdoutJson(await xx(['agent', 'show', '--json']), 'agent show');
     assert.equal(shown.agent_id, init.agent_id);
@@ -394,6 +402,35 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.ok(faucetUrls.addresses.includes(init.wallets[0].address));
     assert.match(faucetUrls.urls.base_sepolia_usdc, new RegExp(`address=${init.wallets[0].address}`));
     assert.equal(faucetUrls.solana, init.addresses.solana);
+    assert.equal(faucetUrls.opened, false, '--print only prints');
+    if (hasScript()) {
+      // On a terminal, fund --testnet opens the faucet with the platform opener (a recording xdg-open on PATH);
+      // --print on the same terminal, and a run without a terminal, open nothing.
+      const bin = fs.mkdtempSync(path.join(path.dirname(env.HOME), 'xx-opener-')); // outside HOME: not the CLI's file
+      const openedFile = path.join(bin, 'opened.txt');
+      fs.writeFileSync(path.join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$#" "$@" > '${openedFile}'\n`, {
+        mode: 0o755,
+      });
+      const ttyEnv = { ...env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+      const opened = runXxOnTty(['fund', '--testnet'], ttyEnv);
+      assert.equal(await opened.exit, 0, opened.screen);
+      assert.match(opened.screen, /Opened the testnet faucet in your browser/);
+      for (let i = 0; i < 100 && !fs.existsSync(openedFile); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(fs.readFileSync(openedFile, 'utf8').trim().split('\n'), [
+        '1',
+        faucetUrls.urls.base_sepolia_usdc,
+      ]);
+      fs.rmSync(openedFile);
+      const printedOnly = runXxOnTty(['fund', '--testnet', '--print'], ttyEnv);
+      assert.equal(await printedOnly.exit, 0, printedOnly.screen);
+      assert.ok(printedOnly.screen.includes(faucetUrls.urls.base_sepolia_usdc), printedOnly.screen);
+      const noTty = assertOk(await runXx(['fund', '--testnet'], ttyEnv), 'fund --testnet without a terminal');
+      assert.ok(noTty.stdout.includes(faucetUrls.urls.base_sepolia_usdc));
+      assert.doesNotMatch(noTty.stdout, /Opened/);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(fs.existsSync(openedFile), false, 'nothing opened under --print or without a terminal');
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
     const noTestnet = await xx(['fund', '--json']);
     assert.equal(noTestnet.code, 2);
     assert.match(stderrJson(noTestnet, 'fund without --testnet').user_message, /--testnet/);

@@ -4,7 +4,9 @@
  * `refresh` (the OpenAPI document's new operation becomes an endpoint), `endpoints price` and `endpoints
  * update` (the endpoint as the API lists it), `payout-mode set` (the seller's payout mode), `service banking
  * set` (the banking state), `service suspend`/`resume` (the middleware's /v1/auth/verify refuses, then
- * answers) and `service pat revoke` (the revoked PAT is refused by the API at once).
+ * answers) and `service pat revoke` (the revoked PAT is refused by the API at once); `service switch` (the
+ * next command changes the service switched to on the platform, not the other one).
+ * test/unit/cli/every-command-run.test.ts fails when a command of the tree is run by no CLI suite.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -134,5 +136,28 @@ describe('xx seller commands that change state (CLI subprocess, HTTP, PostgreSQL
       'revoked in the database',
     );
     assert.equal((await runXx(['service', 'pat', 'revoke', 'not-a-pat'], env)).code, 2);
+  });
+
+  it('service switch makes another local service the one later commands act on', async () => {
+    const first = await json(['service', 'init', '--name', 'Switch One']);
+    const second = await json(['service', 'init', '--name', 'Switch Two']);
+    const status = async (id: string) =>
+      (await t.request('GET', `/v1/sellers/${id}`, { token: session })).body.status as string;
+    assert.equal((await json(['service', 'show'])).seller_id, second.seller_id, 'init makes the new service active');
+
+    const switched = await json(['service', 'switch', first.slug]);
+    assert.deepEqual([switched.seller_id, switched.active, switched.pat], [first.seller_id, true, undefined]);
+    // The next command acts on the service switched to: suspend reaches the platform for it, not the other.
+    assert.equal((await json(['service', 'suspend'])).seller_id, first.seller_id);
+    assert.deepEqual([await status(first.seller_id), await status(second.seller_id)], ['suspended', 'active']);
+    assert.equal((await json(['service', 'switch', second.seller_id])).seller_id, second.seller_id);
+    assert.equal((await json(['payout-mode', 'set', 'platform_mor'])).seller_id, second.seller_id);
+    const modes = await Promise.all(
+      [first, second].map(
+        async (s) => (await t.request('GET', `/v1/sellers/${s.seller_id}`, { token: session })).body.payout_mode,
+      ),
+    );
+    assert.deepEqual(modes, ['direct', 'platform_mor']);
+    assert.equal((await runXx(['service', 'switch', 'no-such-service'], env)).code, 2);
   });
 });

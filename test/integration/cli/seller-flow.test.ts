@@ -214,6 +214,14 @@ describe('xx seller flow (CLI subprocess, HTTP, PostgreSQL)', function () {
     const keysJson = await runCli(['keys', 'rotate', '--json'], env);
     assert.equal(keysJson.code, 1);
     assert.equal(parseStderrJson(keysJson).error_code, 'master_key_removed');
+    for (const sub of [
+      ['keys', 'create'],
+      ['keys', 'revoke', 'mk_old'],
+    ]) {
+      const run = await runCli([...sub, '--json'], env);
+      assert.equal(run.code, 1, sub.join(' '));
+      assert.equal(parseStderrJson(run).error_code, 'master_key_removed', sub.join(' '));
+    }
 
     assert.ok(jsonOutputs.length >= 10);
   });

@@ -1,8 +1,12 @@
-/** Liveness (/livez, /health), readiness (/readyz: database and signer) and Prometheus /metrics. */
+/**
+ * Liveness (/livez, /health), readiness (/readyz: database and signer) and Prometheus /metrics. Not ready is
+ * 503 with `error_code: "not_ready"` (and its user_message) beside which part is down.
+ */
 import Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../../services/signer-gateway.js';
+import { ERROR_CODES } from '../../../shared/error-codes.js';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 
 export function opsRoutes(deps: {
@@ -33,7 +37,10 @@ export function opsRoutes(deps: {
     ]);
     const ready = db && signer && !deps.isShuttingDown();
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'not_ready', database: db, signer, shutting_down: deps.isShuttingDown() };
+    const state = { database: db, signer, shutting_down: deps.isShuttingDown() };
+    ctx.body = ready
+      ? { status: 'ready', ...state }
+      : { error_code: 'not_ready', user_message: ERROR_CODES.not_ready.message, status: 'not_ready', ...state };
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;

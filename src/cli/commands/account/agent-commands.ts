@@ -127,19 +127,27 @@ async function walletsList(ctx: CliContext): Promise<void> {
   );
 }
 
+/** A chain name as the server spells one (`base`, `base-sepolia`), or a CAIP-2 EVM network (`eip155:8453`). */
+const CHAIN_ARGUMENT = /^(?:[a-z0-9-]{1,32}|eip155:[1-9][0-9]{0,15})$/;
+
+/**
+ * A managed wallet on the chain `--chain` names, sent as it is (the server refuses a chain it does not serve
+ * with `chain_not_supported`); without `--chain`, the server's default chain.
+ */
 async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: string }): Promise<void> {
-  const chain = opts.chain ?? 'base';
+  const chain = opts.chain;
   if (chain === 'solana')
     throw new CliError({
       code: 'chain_not_supported',
       userMessage: 'Managed Solana wallets are not available on this server; use --chain base.',
       exitCode: 1,
     });
-  if (chain !== 'base') throw badArgument('--chain', 'base or solana');
+  if (chain !== undefined && !CHAIN_ARGUMENT.test(chain))
+    throw badArgument('--chain', 'base, base-sepolia, another chain the server serves, or solana');
   const { agent, client } = ctx.agent();
   const w = await ctx.spin('Creating the wallet', () =>
     client.request('POST', `/v1/agents/${agent.agent_id}/wallets`, {
-      body: { ...(opts.label ? { label: opts.label } : {}) },
+      body: { ...(chain ? { chain } : {}), ...(opts.label ? { label: opts.label } : {}) },
       reply: walletViewSchema,
     }),
   );
@@ -162,7 +170,7 @@ export function registerAgentCommands(program: Command, contextOf: ContextOf): v
   wallets.command('list').action(act(contextOf, (ctx) => walletsList(ctx)));
   wallets
     .command('add')
-    .option('--chain <chain>', 'base or solana', 'base')
+    .option('--chain <chain>', "base, base-sepolia or solana (default: the server's chain)")
     .option('--label <label>')
     .action(act(contextOf, (ctx, opts: { chain?: string; label?: string }) => walletsAdd(ctx, opts)));
 }

@@ -6,11 +6,11 @@
  * `dashboard` control money, so they sign the owner in again with the keystore's seed (owner-sign-in.ts);
  * `logout` ends the stored session.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
+import { openInBrowser } from '../../core/open-browser.js';
 import { loadActiveAgent, loadCredentials, loadSession, saveCredentials } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
 import {
@@ -254,19 +254,6 @@ async function logout(ctx: CliContext, opts: { all?: boolean }): Promise<void> {
   );
 }
 
-function openBrowser(url: string): boolean {
-  if (!process.stdout.isTTY || process.env.CI) return false;
-  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
-  try {
-    const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
-    child.on('error', () => undefined);
-    child.unref();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function dashboard(ctx: CliContext, opts: { print?: boolean }): Promise<void> {
   const created = await withOwnerSession(ctx, '`xx dashboard`', (owner) =>
     ctx.spin('Minting a single-use PAT', () =>
@@ -277,7 +264,7 @@ async function dashboard(ctx: CliContext, opts: { print?: boolean }): Promise<vo
     ),
   );
   const url = `${ctx.dashboardUrl()}/cli-handoff#pat=${encodeURIComponent(created.pat)}`;
-  const opened = !opts.print && !ctx.json && openBrowser(url);
+  const opened = !opts.print && !ctx.json && (await openInBrowser(url));
   ctx.out(
     { url, pat_id: created.id, opened },
     opened ? `Opened the dashboard in your browser (single-use PAT ${created.id}).` : url,

@@ -2,7 +2,8 @@
  * `xx fund --testnet [--print] [--amount <USD>] [--permit2]`: testnet money for the active agent. Against the
  * local sandbox (its sandbox.json names this API URL) the agent's managed wallet is funded from the sandbox
  * faucet — with `--permit2` the faucet also sends the wallet's one-time Permit2 approval that x402 `upto`
- * payments need; elsewhere the public testnet faucet URL with the agent's addresses is printed (or opened).
+ * payments need; elsewhere the public testnet faucet URL with the agent's addresses is opened in the browser on a
+ * terminal (never under --print, --json, in a pipe or in CI) and printed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
+import { openInBrowser } from '../../core/open-browser.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 
 // faucet_url is absent when the sandbox runs without its chain (TREASURY_SANDBOX_CHAIN=0).
@@ -91,9 +93,17 @@ async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
       ? { solana_devnet_usdc: `https://faucet.circle.com/?network=solana-devnet&address=${agent.addresses.solana}` }
       : {}),
   };
+  // On a terminal the faucet opens in the browser; `--print`, `--json`, a pipe or CI only print (./core/open-browser.ts).
+  const opened = !opts.print && !ctx.json && (await openInBrowser(urls.base_sepolia_usdc));
   ctx.out(
-    { funded: false, addresses, solana: agent.addresses.solana ?? null, urls },
-    [`Fund these addresses with testnet USDC:`, ...addresses.map((a) => `  ${a}`), ...Object.values(urls)].join('\n'),
+    { funded: false, addresses, solana: agent.addresses.solana ?? null, urls, opened },
+    [
+      opened
+        ? 'Opened the testnet faucet in your browser. Fund these addresses with testnet USDC:'
+        : `Fund these addresses with testnet USDC:`,
+      ...addresses.map((a) => `  ${a}`),
+      ...Object.values(urls),
+    ].join('\n'),
   );
 }
 
