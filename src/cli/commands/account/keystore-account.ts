@@ -2,8 +2,9 @@
  * A keystore's Base account (BIP44 m/44'/60'/0'/0/0, the address `xx init` prints) as a viem account for
  * self-custody payments (docs/cli.md, "Self-custody payments"). The passphrase is asked for once (a hidden
  * prompt on a terminal, or XX_KEYSTORE_PASSPHRASE) and kept in memory for this command; the keystore is
- * opened only when a signature is asked for, the key derived, the typed data signed, and the key's bytes
- * wiped — it is never stored in the account object, never written, never sent, never logged.
+ * opened only when a signature is asked for, the key derived, the typed data signed, and the seed's and
+ * key's bytes wiped (the phrase and the key's hex are JavaScript strings, left to the garbage collector with no
+ * reference kept) — it is never stored in the account object, never written, never sent, never logged.
  *
  * Defends against: signing anything but an x402 payment (only EIP-3009 `TransferWithAuthorization` and the
  * Permit2 `PermitWitnessTransferFrom` are signed; messages and transactions are refused); a keystore whose
