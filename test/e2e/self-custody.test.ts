@@ -110,6 +110,18 @@ describe('self-custody payments: xx buy --self-custody and createX402Buyer({ acc
       '1',
     );
 
+    // A managed wallet id in the name's place reads that Treasury wallet (the API, the agent's PAT).
+    const managed = stdoutJson(await xx(['wallet', 'balance', init.wallets[0].id, '--json']), 'wallet balance wal_…');
+    assert.deepEqual(
+      [managed.custody, managed.wallet_id, getAddress(managed.address)],
+      ['managed', init.wallets[0].id, getAddress(init.wallets[0].address)],
+    );
+    const missing = await xx(['wallet', 'balance', 'nosuch', '--json']);
+    assert.deepEqual(
+      [missing.code, stderrJson(missing, 'wallet balance nosuch').error_code],
+      [1, 'keystore_not_found'],
+    );
+
     const filesBefore = filesUnder(env.XX_HOME!).map((f) => [f, fs.readFileSync(f, 'utf8')] as const);
 
     // Above --max: refused before the keystore is opened — with a wrong passphrase the error is still the budget's.
