@@ -1,6 +1,6 @@
 /**
  * The buyer SDK (`treasury/sdk`): a Treasury API client, an x402 buyer that pays with a Treasury-managed
- * wallet, and the same wallet as a viem account. Errors extend `TreasurySdkError` and carry stable codes
+ * wallet or with a local viem account (self-custody), and the Treasury wallet as a viem account. Errors extend `TreasurySdkError` and carry stable codes
  * (docs/buyer-sdk.md).
  */
 export { TreasuryClient } from './treasury-client.js';
@@ -31,6 +31,8 @@ export {
   type X402RequestInit,
 } from './x402-buyer.js';
 export type { X402Receipt, X402Result } from './x402-result.js';
+export type { LocalBuyerAccount } from './local-account-payer.js';
+export type { SignedTerms } from './buyer-payer.js';
 export { selectAccept, selectAccepts, networkMatches, type SelectAcceptOptions } from './select-accept.js';
 export { checkBudget } from './check-budget.js';
 export { readX402Challenge, type X402Challenge, type X402Dialect } from './read-x402-challenge.js';

@@ -1,13 +1,15 @@
 /**
- * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet. Send the request; on a 402 read
- * the challenge (read-x402-challenge.ts), pick the first accepts entry this buyer can pay (select-accept.ts),
- * check the price against `maxPriceUsd` (check-budget.ts; for `upto` the signed maximum), have Treasury sign
- * it (an `upto` entry the wallet has no Permit2 allowance for is skipped for the next payable entry, else
- * `Permit2AllowanceRequiredError`) (the wallet's policy is
- * checked and the spend recorded there), check that Treasury signed what was asked, and retry once with the
- * payment in the challenge's dialect (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's
- * `X-PAYMENT-REQUIRED`). The receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`) is decoded with the codecs
- * of src/x402.
+ * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet (`{ client, walletId }`) or for a
+ * local viem account the caller holds (`{ account }`, self-custody) — one code path, in which only the
+ * signing step differs (buyer-payer.ts: Treasury's pay endpoint, or the official `@x402/evm` client schemes
+ * with the local account, local-account-payer.ts). Send the request; on a 402 read the challenge
+ * (read-x402-challenge.ts), pick the first accepts entry this buyer can pay (select-accept.ts), check the
+ * price against `maxPriceUsd` (check-budget.ts; for `upto` the signed maximum), have it signed (for a
+ * Treasury wallet an `upto` entry the wallet has no Permit2 allowance for is skipped for the next payable
+ * entry, else `Permit2AllowanceRequiredError`; the wallet's policy is checked and the spend recorded there),
+ * check that what was signed is what was asked, and retry once with the payment in the challenge's dialect
+ * (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`). The receipt
+ * (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`) is decoded with the codecs of src/x402.
  *
  * Defends against: paying more than the caller's cap (integer micro-USD, before anything is signed; never
  * raised silently); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
@@ -19,7 +21,8 @@
  * lost answer as that same payment).
  * Does not defend against: a seller that takes the payment and serves wrong content (the receipt and the
  * on-chain transfer are the evidence); a lost response after settlement followed by the caller's own retry
- * (that pays again); prices in tokens other than 6-decimal USD stablecoins.
+ * (that pays again); prices in tokens other than 6-decimal USD stablecoins; for a local account, spending
+ * rules beyond `maxPriceUsd` (a Treasury wallet's policy and PAT caps do not apply to a key held elsewhere).
  */
 import { z } from 'zod';
 import { formatUsd, isUsdString } from '../../policy/money.js';
@@ -33,17 +36,20 @@ import {
   InvalidArgumentError,
   NoCompatibleAcceptError,
   PaymentRejectedError,
-  Permit2AllowanceRequiredError,
   SignatureMismatchError,
-  TreasuryApiError,
   TreasurySdkError,
   X402PaymentFailedError,
 } from './sdk-errors.js';
 import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
+
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
-import { capabilitySchema, walletIdSchema, type FetchLike, type SignedPayment } from './treasury-client-schemas.js';
-import { newIdempotencyKey } from './new-idempotency-key.js';
+import { capabilitySchema, walletIdSchema, type FetchLike } from './treasury-client-schemas.js';
+import { treasuryPayer, type BuyerPayer, type SignedTerms, type SignOutcome } from './buyer-payer.js';
+import { localAccountPayer, type LocalBuyerAccount } from './local-account-payer.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
+
+/** A local account signs `exact` unless asked for more: `upto` needs a Permit2 allowance the account approves on chain. */
+const LOCAL_DEFAULT_SCHEMES: readonly string[] = Object.freeze(['exact']);
 
 /** What the buyer needs from a Treasury client (a `TreasuryClient`, or anything with the same two methods). */
 export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'> &
@@ -53,7 +59,22 @@ const networkPatternSchema = z
   .string()
   .regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
 
-const buyerOptionsSchema = z
+/** What both kinds of buyer take. */
+const commonOptions = {
+  /** Highest price per request, USD decimal string ("0.05"); no cap when omitted. */
+  maxPriceUsd: z
+    .string()
+    .refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "0.05"')
+    .optional(),
+  /** Fetch used for the seller (not for Treasury); default the global fetch. */
+  fetch: z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function').optional(),
+  /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default `eip155:*`. The wallet's own network is always required too. */
+  networks: z.array(networkPatternSchema).min(1).max(64).optional(),
+  /** Default `['exact', 'upto']` for a Treasury wallet (the schemes Treasury signs), `['exact']` for a local account. */
+  schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
+};
+
+const treasuryBuyerOptionsSchema = z
   .object({
     client: z.custom<X402BuyerClient>(
       (c) =>
@@ -64,19 +85,9 @@ const buyerOptionsSchema = z
       'expected a TreasuryClient',
     ),
     walletId: walletIdSchema,
-    /** Highest price per request, USD decimal string ("0.05"); no cap when omitted. */
-    maxPriceUsd: z
-      .string()
-      .refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "0.05"')
-      .optional(),
     /** Capability sent with each pay (matched against the wallet's capability caps). */
     capability: capabilitySchema.optional(),
-    /** Fetch used for the seller (not for Treasury); default the global fetch. */
-    fetch: z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function').optional(),
-    /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default `eip155:*`. The wallet's own network is always required too. */
-    networks: z.array(networkPatternSchema).min(1).max(64).optional(),
-    /** Default `['exact', 'upto']` (the schemes Treasury signs). */
-    schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
+    ...commonOptions,
     /**
      * After an `upto` payment whose receipt names its transaction, report it to Treasury, which verifies it on
      * chain and gives back the unsettled part of the signed maximum (default true). The result's `settlement`
@@ -85,7 +96,32 @@ const buyerOptionsSchema = z
     recordSettlements: z.boolean().optional(),
   })
   .strict();
-export type X402BuyerOptions = z.input<typeof buyerOptionsSchema>;
+
+const localBuyerOptionsSchema = z
+  .object({
+    /** Self-custody: a viem account (address + signTypedData) that signs the payment itself. */
+    account: z.custom<LocalBuyerAccount>(
+      (a) =>
+        typeof a === 'object' &&
+        a !== null &&
+        typeof (a as LocalBuyerAccount).address === 'string' &&
+        /^0x[0-9a-fA-F]{40}$/.test((a as LocalBuyerAccount).address) &&
+        typeof (a as LocalBuyerAccount).signTypedData === 'function',
+      'expected a viem account with an address and signTypedData',
+    ),
+    /** The CAIP-2 network the account pays on (e.g. `eip155:84532`); entries on other networks are not candidates. */
+    network: z
+      .string()
+      .regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected an eip155 CAIP-2 network')
+      .optional(),
+    /** JSON-RPC of that network: after a refused payment the account's balance is read, for `InsufficientFundsError`. */
+    rpcUrl: z.url({ protocol: /^https?$/ }).optional(),
+    ...commonOptions,
+  })
+  .strict();
+
+/** `{ client, walletId, … }` for a Treasury-managed wallet, or `{ account, … }` for a local viem account. */
+export type X402BuyerOptions = z.input<typeof treasuryBuyerOptionsSchema> | z.input<typeof localBuyerOptionsSchema>;
 
 export interface X402RequestInit {
   method?: string;
@@ -119,7 +155,7 @@ function httpUrl(value: string | URL): string {
 }
 
 /** The signed authorization must be for the entry chosen: scheme, payee, amount, token, network (and for upto the facilitator). */
-function assertSignedAsAsked(payment: SignedPayment, requirements: PaymentRequirements): void {
+function assertSignedAsAsked(payment: SignedTerms, requirements: PaymentRequirements): void {
   const problems: string[] = [];
   const same = (x: string, y: unknown) => typeof y === 'string' && x.toLowerCase() === y.toLowerCase();
   if (payment.scheme === 'upto') {
@@ -160,32 +196,29 @@ function sellerReason(response: Response, body: string, receipt: SettlementRecei
 }
 
 export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
-  const o = parseArgument(buyerOptionsSchema, options, 'options');
+  // `account` names the mode, so an error names the field of that mode's options.
+  const o =
+    typeof options === 'object' && options !== null && 'account' in options
+      ? parseArgument(localBuyerOptionsSchema, options, 'options')
+      : parseArgument(treasuryBuyerOptionsSchema, options, 'options');
   const doFetch: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
   const networks = o.networks ?? DEFAULT_NETWORKS;
-  const schemes = o.schemes ?? DEFAULT_SCHEMES;
-
-  let walletNetwork: Promise<string> | undefined;
-  const readWalletNetwork = (): Promise<string> => {
-    walletNetwork ??= o.client.getWallet(o.walletId).then(
-      (w) => w.network,
-      (err: unknown) => {
-        walletNetwork = undefined; // not cached: the next request asks again
-        throw err;
-      },
-    );
-    return walletNetwork;
-  };
+  // The only difference between the two modes: who signs (and what else the wallet can answer).
+  const local = 'account' in o;
+  const payer: BuyerPayer = local
+    ? localAccountPayer(o.account, { network: o.network, rpcUrl: o.rpcUrl })
+    : treasuryPayer(o.client, o.walletId, o.capability);
+  const schemes = o.schemes ?? (local ? LOCAL_DEFAULT_SCHEMES : DEFAULT_SCHEMES);
+  const recordSettlements = !local && o.recordSettlements !== false;
 
   /** Reports an `upto` settlement (recordSettlements); never throws — a failure is the result's `settlementError`. */
   async function recordSettlement(
     authorizationId: string,
     transaction: string,
   ): Promise<Pick<X402Result, 'settlement' | 'settlementError'>> {
-    if (o.recordSettlements === false || !o.client.recordSettlement || !/^0x[0-9a-fA-F]{64}$/.test(transaction))
-      return {};
+    if (!recordSettlements || !payer.recordSettlement || !/^0x[0-9a-fA-F]{64}$/.test(transaction)) return {};
     try {
-      return { settlement: await o.client.recordSettlement(o.walletId, authorizationId, transaction) };
+      return { settlement: await payer.recordSettlement(authorizationId, transaction) };
     } catch (err) {
       return { settlementError: err instanceof TreasurySdkError ? err.code : 'settlement_not_recorded' };
     }
@@ -216,48 +249,37 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     if (first.status !== 402) return { status: first.status, headers: first.headers, body: firstBody, paid: false };
 
     const { challenge, dialect } = readX402Challenge(first.headers, firstBody);
-    let payment: SignedPayment | undefined;
+    let signed: SignOutcome | undefined;
     let requirements: PaymentRequirements | undefined;
     try {
       const candidates = selectAccepts(challenge.accepts, {
         networks,
         schemes,
-        walletNetwork: await readWalletNetwork(),
+        ...(await payer.network().then((n) => (n === undefined ? {} : { walletNetwork: n }))),
       });
       if (candidates.length === 0) throw new NoCompatibleAcceptError(challenge.accepts);
-      // The seller's first payable entry; an upto entry without the wallet's Permit2 allowance gives way to the next.
+      // The seller's first payable entry; the payer may skip one (an upto entry without the wallet's Permit2 allowance).
       for (const [i, candidate] of candidates.entries()) {
         requirements = candidate;
         checkBudget(candidate, o.maxPriceUsd);
-        try {
-          // A key of its own for each entry asked for: a 503 or a lost answer is retried by the client as this
-          // same payment (Treasury answers the retry with the signature it recorded), never as a second one.
-          const idempotencyKey = newIdempotencyKey('x402');
-          payment = await o.client.pay(o.walletId, {
-            paymentRequirements: candidate,
-            idempotencyKey,
-            ...(o.capability !== undefined ? { capability: o.capability } : {}),
-          });
-          break;
-        } catch (err) {
-          if (!(err instanceof TreasuryApiError) || err.code !== 'permit2_allowance_required') throw err;
-          if (i === candidates.length - 1) throw new Permit2AllowanceRequiredError(err);
-        }
+        signed = await payer.sign(candidate, i === candidates.length - 1);
+        if (signed) break;
       }
     } catch (err) {
       throw mapRecoveryError(err);
     }
-    if (!payment || !requirements) throw new NoCompatibleAcceptError(challenge.accepts);
-    assertSignedAsAsked(payment, requirements);
+    if (!signed || !requirements) throw new NoCompatibleAcceptError(challenge.accepts);
+    const { terms, payment } = signed;
+    assertSignedAsAsked(terms, requirements);
 
     const header = encodePaymentPayload({
       x402Version: 2,
       resource: challenge.resource,
       accepted: requirements,
       payload:
-        payment.scheme === 'upto'
-          ? { signature: payment.signature, permit2Authorization: payment.permit2_authorization }
-          : { signature: payment.signature, authorization: payment.authorization },
+        terms.scheme === 'upto'
+          ? { signature: terms.signature, permit2Authorization: terms.permit2_authorization }
+          : { signature: terms.signature, authorization: terms.authorization },
     });
     const second = await send([dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy, header]);
     const secondBody = await second.text();
@@ -280,9 +302,16 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
         paid: true,
         ...(receipt ? { receipt } : {}),
         requirements,
-        payment,
+        ...(payment
+          ? { payment }
+          : {
+              localPayment: {
+                ...terms,
+                payer: terms.scheme === 'upto' ? terms.permit2_authorization.from : terms.authorization.from,
+              },
+            }),
       };
-      return payment.scheme === 'upto' && receipt?.success
+      return payment?.scheme === 'upto' && receipt?.success
         ? { ...result, ...(await recordSettlement(payment.authorization_id, receipt.transaction)) }
         : result;
     }
@@ -303,9 +332,9 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     failure: X402PaymentFailedError,
     requirements: PaymentRequirements,
   ): Promise<TreasurySdkError> {
-    if (!o.client.getBalance) return failure;
+    if (!payer.balance) return failure;
     try {
-      const balance = await o.client.getBalance(o.walletId);
+      const balance = await payer.balance(requirements);
       if (balance.stale || balance.asset.toLowerCase() !== requirements.asset.toLowerCase()) return failure;
       const have = BigInt(balance.balance_raw);
       const need = BigInt(requirements.amount);

@@ -5,6 +5,7 @@
  */
 import { formatUsd, isRawAmount } from '../../policy/money.js';
 import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
+import type { SignedTerms } from './buyer-payer.js';
 import type { Settlement, SignedPayment } from './treasury-client-schemas.js';
 
 export interface X402Receipt {
@@ -30,8 +31,10 @@ export interface X402Result {
   receipt?: X402Receipt;
   /** The accepts entry that was paid. */
   requirements?: PaymentRequirements;
-  /** What Treasury signed: authorization, signature, authorization_id, decision_id. */
+  /** What Treasury signed: authorization, signature, authorization_id, decision_id (a Treasury wallet's payment). */
   payment?: SignedPayment;
+  /** What the local account signed, and its address (a self-custody payment: `createX402Buyer({ account })`). */
+  localPayment?: SignedTerms & { payer: string };
   /** For an `upto` payment: the settlement Treasury verified and recorded (the unsettled part given back). */
   settlement?: Settlement;
   /** For an `upto` payment whose settlement could not be recorded: the error code (the payment stands). */

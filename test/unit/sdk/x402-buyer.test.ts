@@ -6,6 +6,7 @@
  * receipt; the drop-in fetch with a Request and a body.
  */
 import assert from 'node:assert/strict';
+import { getAddress, verifyTypedData } from 'viem';
 import {
   decodePaymentPayload,
   encodePaymentRequired,
@@ -429,5 +430,96 @@ describe('buyer SDK: createX402Buyer', () => {
       newBuyer().request(shop.url, { method: 'GET /x HTTP/1.1' }),
       (err: unknown) => err instanceof InvalidArgumentError && err.field === 'init.method',
     );
+  });
+
+  it('a local viem account (self-custody) takes the same path: one EIP-3009 signature by the account, Treasury never asked', async () => {
+    const r = requirements();
+    let signatures = 0;
+    const account = {
+      address: buyer.address,
+      signTypedData: async (td: Parameters<typeof buyer.signTypedData>[0]) => {
+        signatures++;
+        return buyer.signTypedData(td);
+      },
+    };
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [r, requirements({ network: 'eip155:8453' })],
+      () => ({
+        status: 200,
+        headers: { 'payment-response': receipt() },
+        body: { ok: true },
+      }),
+    );
+    // Over the cap: refused before anything is signed.
+    await assert.rejects(
+      createX402Buyer({ account, maxPriceUsd: '0.009' }).request(`${shop.url}/x`),
+      InsufficientBudgetError,
+    );
+    assert.equal(signatures, 0);
+    const result = await createX402Buyer({ account, network: 'eip155:84532', maxPriceUsd: '0.01' }).request(
+      `${shop.url}/x`,
+    );
+    assert.deepEqual([result.status, result.paid, result.payment, signatures], [200, true, undefined, 1]);
+    assert.equal(result.localPayment?.payer, buyer.address);
+    assert.equal(treasury.requests.length, 0, 'Treasury is not asked');
+    const payload = decodePaymentPayload(shop.requests.at(-1)!.headers['payment-signature'] as string);
+    assert.deepEqual(payload.accepted, r);
+    const { authorization, signature } = payload.payload as {
+      authorization: Record<string, string>;
+      signature: `0x${string}`;
+    };
+    assert.deepEqual(
+      [authorization.from, authorization.to, authorization.value],
+      [buyer.address, getAddress(r.payTo), r.amount],
+    );
+    const valid = await verifyTypedData({
+      address: buyer.address,
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: getAddress(r.asset) },
+      types: {
+        TransferWithAuthorization: [
+          { name: 'from', type: 'address' },
+          { name: 'to', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'validAfter', type: 'uint256' },
+          { name: 'validBefore', type: 'uint256' },
+          { name: 'nonce', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: getAddress(authorization.from!),
+        to: getAddress(authorization.to!),
+        value: BigInt(authorization.value!),
+        validAfter: BigInt(authorization.validAfter!),
+        validBefore: BigInt(authorization.validBefore!),
+        nonce: authorization.nonce as `0x${string}`,
+      },
+      signature,
+    });
+    assert.ok(valid, 'an EIP-3009 TransferWithAuthorization signed by the local account');
+    // Only the account's network qualifies; a mode's options are validated as that mode's.
+    shop.handler = seller(
+      (c) => ({ 'payment-required': c }),
+      [requirements({ network: 'eip155:8453' })],
+      () => ({
+        status: 200,
+      }),
+    );
+    await assert.rejects(
+      createX402Buyer({ account, network: 'eip155:84532' }).request(`${shop.url}/x`),
+      NoCompatibleAcceptError,
+    );
+    assert.equal(signatures, 1);
+    for (const [extra, field] of [
+      [{ account: { address: 'nope', signTypedData: account.signTypedData } }, 'options.account'],
+      [{ network: 'base' }, 'options.network'],
+      [{ walletId: WALLET_ID }, 'options'],
+    ] as const)
+      assert.throws(
+        () => createX402Buyer({ ...{ account }, ...extra } as X402BuyerOptions),
+        (err: unknown) => err instanceof InvalidArgumentError && err.field === field,
+        field,
+      );
   });
 });

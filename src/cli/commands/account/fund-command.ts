@@ -13,6 +13,7 @@ import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { openInBrowser } from '../../core/open-browser.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
+import { fundSelfCustody } from './self-custody-commands.js';
 
 // faucet_url is absent when the sandbox runs without its chain (TREASURY_SANDBOX_CHAIN=0).
 const sandboxSchema = z.object({ api_url: z.string(), faucet_url: z.string().url().optional() }).loose();
@@ -33,11 +34,15 @@ interface FundOptions {
   print?: boolean;
   amount?: string;
   permit2?: boolean;
+  selfCustody?: boolean;
+  keystore?: string;
 }
 
 async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
   if (!opts.testnet) throw badArgument('--testnet', 'only testnet funding exists; pass --testnet');
   const amount = usdArgument('--amount', opts.amount ?? '5');
+  if (opts.selfCustody) return fundSelfCustody(ctx, { ...opts, amount }); // the keystore's address (./self-custody-commands.ts)
+  if (opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
   const { agent } = ctx.agent();
   const apiUrl = (process.env.XX_API_URL || agent.server).replace(/\/+$/, '');
   const wallet = agent.wallets[0];
@@ -115,5 +120,7 @@ export function registerFundCommand(program: Command, contextOf: ContextOf): voi
     .option('--print', 'print the faucet URL instead of funding or opening it')
     .option('--amount <usd>', 'sandbox faucet amount', '5')
     .option('--permit2', 'sandbox only: also approve Permit2, the one-time step before x402 upto payments')
+    .option('--self-custody', "fund the keystore's Base address (the seed you hold) instead of the managed wallet")
+    .option('--keystore <name>', 'with --self-custody: the keystore (default: default)')
     .action(act(contextOf, (ctx, opts: FundOptions) => fund(ctx, opts)));
 }

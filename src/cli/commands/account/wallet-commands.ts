@@ -1,5 +1,5 @@
 /**
- * `xx wallet {generate,import,list,export,delete}`: self-custody seeds in encrypted keystores (one file per
+ * `xx wallet {generate,import,list,export,delete,balance}`: self-custody seeds in encrypted keystores (one file per
  * name under the seeds directory; `default` is the one `init` uses). Only `export` shows a recovery phrase,
  * after a confirmation (or `--yes` without a TTY), and only with the passphrase.
  */
@@ -14,6 +14,7 @@ import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
 import { addressesFor, checkMnemonic, newMnemonic } from './hd-addresses.js';
 import { keystorePath, passphraseFor } from './init-command.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
+import { walletBalance } from './self-custody-commands.js';
 
 interface NameOpts {
   name?: string;
@@ -129,6 +130,12 @@ export function registerWalletCommands(program: Command, contextOf: ContextOf): 
     .option('--force', 'replace an existing keystore')
     .action(act(contextOf, (ctx, o: NameOpts) => importSeed(ctx, o)));
   wallet.command('list').action(act(contextOf, async (ctx) => list(ctx)));
+  wallet
+    .command('balance [name]')
+    .description(
+      "USDC of a keystore's Base address, read on chain (default: default); a wal_… id reads that managed wallet",
+    )
+    .action(act(contextOf, (ctx, _o, [name]) => walletBalance(ctx, name)));
   wallet
     .command('export')
     .description('Show the recovery phrase (asks first)')

@@ -1,5 +1,6 @@
 /**
- * `xx buy <url>`: the x402 exchange through the buyer SDK with the active agent's Treasury wallet.
+ * `xx buy <url>`: the x402 exchange through the buyer SDK with the active agent's Treasury wallet, or with
+ * `--self-custody` the keystore's own Base account (./self-custody.ts).
  * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable), `--max <USD>` (the price cap;
  * refused above it, never raised). Prints the body; under `--json` `{status, paid, body, receipt}` with the
  * receipt's txHash, payer and amount, and for an `upto` payment `settlement` (signed maximum, settled, given
@@ -24,6 +25,7 @@ import {
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
 import { resolveBuyWallet } from './resolve-buy-wallet.js';
+import { selfCustodyBuyer } from './self-custody.js';
 import { act, badArgument, collect, HTTP_METHODS, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 
 interface BuyOptions {
@@ -32,6 +34,8 @@ interface BuyOptions {
   header?: string[];
   max?: string;
   wallet?: string;
+  selfCustody?: boolean;
+  keystore?: string;
 }
 
 function readBody(raw: string | undefined): string | undefined {
@@ -145,6 +149,20 @@ export function mapBuyError(err: unknown): unknown {
   return err;
 }
 
+/** The active agent's managed wallet (`--wallet`, default the first) and a buyer that pays from it. */
+async function managedBuyer(ctx: CliContext, wanted: string | undefined, max: string | undefined) {
+  const { agent } = ctx.agent();
+  const client = new TreasuryClient({ apiUrl: process.env.XX_API_URL || agent.server, token: agent.pat });
+  let wallet;
+  try {
+    wallet = await resolveBuyWallet(client, agent.wallets, wanted, ctx.dashboardUrl());
+  } catch (err) {
+    throw mapBuyError(err);
+  }
+  const buyer = createX402Buyer({ client, walletId: wallet.id, ...(max ? { maxPriceUsd: max } : {}) });
+  return { buyer, address: wallet.address, mapError: (err: unknown) => err };
+}
+
 async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void> {
   let target: URL;
   try {
@@ -163,22 +181,22 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
   };
   const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
-  const { agent } = ctx.agent();
-  const client = new TreasuryClient({ apiUrl: process.env.XX_API_URL || agent.server, token: agent.pat });
-  let wallet;
-  try {
-    wallet = await resolveBuyWallet(client, agent.wallets, opts.wallet, ctx.dashboardUrl());
-  } catch (err) {
-    throw mapBuyError(err);
-  }
-  const buyer = createX402Buyer({ client, walletId: wallet.id, ...(max ? { maxPriceUsd: max } : {}) });
+  if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
+  if (opts.selfCustody && opts.wallet !== undefined)
+    throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
+  // --self-custody: the keystore's Base account signs (./self-custody.ts); otherwise a managed wallet.
+  const payer = opts.selfCustody
+    ? await selfCustodyBuyer(ctx, opts.keystore ?? 'default', max)
+    : await managedBuyer(ctx, opts.wallet, max);
+  const { buyer } = payer;
+  const wallet = { address: payer.address };
   let result;
   try {
     result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () =>
       buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }),
     );
   } catch (err) {
-    throw mapBuyError(err);
+    throw payer.mapError(mapBuyError(err));
   }
   let parsedBody: unknown = result.body;
   try {
@@ -245,5 +263,7 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
       '--wallet <id>',
       'managed wallet id or address (default the first; one not stored locally is looked up on the server)',
     )
+    .option('--self-custody', "pay from the keystore's Base address (the seed you hold) instead of a managed wallet")
+    .option('--keystore <name>', 'with --self-custody: the keystore to pay from (default: default)')
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
 }

@@ -1,0 +1,111 @@
+/**
+ * The one step `createX402Buyer` leaves to the paying wallet: sign a chosen accepts entry (and, after a
+ * payment the seller did not take, read the wallet's balance; after an `upto` settlement, report it). Two
+ * payers share the buyer's single code path (x402-buyer.ts): `treasuryPayer` asks Treasury's pay endpoint
+ * (the wallet's policy is checked and the spend recorded there), `localAccountPayer`
+ * (local-account-payer.ts) signs with a viem account the caller holds.
+ *
+ * Defends against: an `upto` entry the Treasury wallet has no Permit2 allowance for stopping the exchange
+ * when a later entry is payable (it is skipped; on the last entry `Permit2AllowanceRequiredError`).
+ * Does not defend against: anything the buyer checks itself (budget, terms signed as asked, one paid retry).
+ */
+import type { PaymentRequirements } from '../x402/wire-schemas.js';
+import { Permit2AllowanceRequiredError, TreasuryApiError } from './sdk-errors.js';
+import type { TreasuryClient } from './treasury-client.js';
+import type { Permit2Authorization, Settlement, SignedPayment } from './treasury-client-schemas.js';
+import { newIdempotencyKey } from './new-idempotency-key.js';
+
+/** What was signed for one entry, in the x402 payload's terms (the same for both payers). */
+export type SignedTerms = {
+  signature: string;
+  network: string;
+  asset: string;
+} & (
+  | {
+      scheme: 'exact';
+      authorization: {
+        from: string;
+        to: string;
+        value: string;
+        validAfter: string;
+        validBefore: string;
+        nonce: string;
+      };
+    }
+  | { scheme: 'upto'; permit2_authorization: Permit2Authorization }
+);
+
+/** The wallet's holding of the price's asset, as `InsufficientFundsError` reports it. */
+export interface PayerBalance {
+  address: string;
+  network: string;
+  asset: string;
+  balance_raw: string;
+  balance_usd: string;
+  stale: boolean;
+}
+
+export interface SignOutcome {
+  terms: SignedTerms;
+  /** Treasury's record of the payment (authorization and decision ids); absent for a local account. */
+  payment?: SignedPayment;
+}
+
+export interface BuyerPayer {
+  /** The network the wallet pays on, when it has one (entries on other networks are not candidates). */
+  network(): Promise<string | undefined>;
+  /** Signs `requirements`; `undefined` skips the entry for the next one (`last`: no next one). */
+  sign(requirements: PaymentRequirements, last: boolean): Promise<SignOutcome | undefined>;
+  /** The wallet's balance of the price's asset, when the payer can read it. */
+  balance?(requirements: PaymentRequirements): Promise<PayerBalance>;
+  /** Reports an `upto` settlement (Treasury gives back the unsettled part of the signed maximum). */
+  recordSettlement?(authorizationId: string, transaction: string): Promise<Settlement>;
+}
+
+export function toSignedTerms(payment: SignedPayment): SignedTerms {
+  const common = { signature: payment.signature, network: payment.network, asset: payment.asset };
+  return payment.scheme === 'upto'
+    ? { ...common, scheme: 'upto', permit2_authorization: payment.permit2_authorization }
+    : { ...common, scheme: 'exact', authorization: payment.authorization };
+}
+
+/** A Treasury-managed wallet: Treasury signs (policy checked, spend recorded). */
+export function treasuryPayer(
+  client: Pick<TreasuryClient, 'pay' | 'getWallet'> & Partial<Pick<TreasuryClient, 'recordSettlement' | 'getBalance'>>,
+  walletId: string,
+  capability: string | undefined,
+): BuyerPayer {
+  let walletNetwork: Promise<string> | undefined;
+  const getBalance = client.getBalance?.bind(client);
+  const recordSettlement = client.recordSettlement?.bind(client);
+  return {
+    network() {
+      walletNetwork ??= client.getWallet(walletId).then(
+        (w) => w.network,
+        (err: unknown) => {
+          walletNetwork = undefined; // not cached: the next request asks again
+          throw err;
+        },
+      );
+      return walletNetwork;
+    },
+    async sign(requirements, last) {
+      try {
+        // A key of its own for each entry asked for: a 503 or a lost answer is retried by the client as this
+        // same payment (Treasury answers the retry with the signature it recorded), never as a second one.
+        const payment = await client.pay(walletId, {
+          paymentRequirements: requirements,
+          idempotencyKey: newIdempotencyKey('x402'),
+          ...(capability !== undefined ? { capability } : {}),
+        });
+        return { terms: toSignedTerms(payment), payment };
+      } catch (err) {
+        if (!(err instanceof TreasuryApiError) || err.code !== 'permit2_allowance_required') throw err;
+        if (last) throw new Permit2AllowanceRequiredError(err);
+        return undefined;
+      }
+    },
+    ...(getBalance ? { balance: () => getBalance(walletId) } : {}),
+    ...(recordSettlement ? { recordSettlement: (id: string, tx: string) => recordSettlement(walletId, id, tx) } : {}),
+  };
+}
