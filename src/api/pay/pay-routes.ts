@@ -24,6 +24,7 @@ import {
   transferBodySchema,
 } from './pay-schemas.js';
 import { validate } from '../http/validate.js';
+import type { PolicyEvaluation, SignedPayment, WalletPolicy } from '../../shared/api-responses/pay-responses.js';
 
 export function payRoutes(deps: {
   auth: Authenticator;
@@ -68,14 +69,14 @@ export function payRoutes(deps: {
   router.get('/v1/wallets/:id/policy', async (ctx) => {
     const s = await scope(ctx);
     const wallet = await deps.wallets.getActive(s.accountId, s.walletId);
-    ctx.body = { wallet_id: wallet.id, policy: wallet.policy };
+    ctx.body = { wallet_id: wallet.id, policy: wallet.policy } satisfies WalletPolicy;
   });
 
   router.put('/v1/wallets/:id/policy', async (ctx) => {
     const s = await scope(ctx, false);
     const policy = validate(putPolicyBodySchema, ctx.state.body);
     const wallet = await deps.wallets.setPolicy(s.accountId, s.walletId, policy, s.actor);
-    ctx.body = { wallet_id: wallet.id, policy: wallet.policy };
+    ctx.body = { wallet_id: wallet.id, policy: wallet.policy } satisfies WalletPolicy;
   });
 
   router.post('/v1/wallets/:id/policy/evaluate', async (ctx) => {
@@ -87,24 +88,24 @@ export function payRoutes(deps: {
       amountMicro: parseUsd(body.amount_usd),
       capability: body.capability,
     });
-    ctx.body = { wallet_id: s.walletId, ...decision, dry_run: true };
+    ctx.body = { wallet_id: s.walletId, ...decision, dry_run: true } satisfies PolicyEvaluation;
   });
 
   router.post('/v1/wallets/:id/pay', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(payBodySchema, ctx.state.body);
-    ctx.body = await deps.pay.pay(
+    ctx.body = (await deps.pay.pay(
       callContext(ctx, s, ctx.state.body),
       body.payment_requirements,
       body.capability,
       body.authorization,
-    );
+    )) satisfies SignedPayment;
   });
 
   router.post('/v1/wallets/:id/transfer', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(transferBodySchema, ctx.state.body);
-    ctx.body = await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body);
+    ctx.body = (await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body)) satisfies SignedPayment;
   });
 
   router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {

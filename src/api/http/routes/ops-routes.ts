@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../../services/signer-gateway.js';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
+import type { Liveness, Readiness } from '../../../shared/api-responses/ops-responses.js';
 
 export function opsRoutes(deps: {
   knex: Knex;
@@ -19,7 +20,7 @@ export function opsRoutes(deps: {
     ctx.body = openapi;
   });
   const live = (ctx: { body: unknown }) => {
-    ctx.body = { status: 'ok' };
+    ctx.body = { status: 'ok' } satisfies Liveness;
   };
   router.get('/livez', live);
   router.get('/health', live);
@@ -33,7 +34,12 @@ export function opsRoutes(deps: {
     ]);
     const ready = db && signer && !deps.isShuttingDown();
     ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? 'ready' : 'not_ready', database: db, signer, shutting_down: deps.isShuttingDown() };
+    ctx.body = {
+      status: ready ? 'ready' : 'not_ready',
+      database: db,
+      signer,
+      shutting_down: deps.isShuttingDown(),
+    } satisfies Readiness;
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;
