@@ -24,7 +24,7 @@ import {
   transferBodySchema,
 } from './pay-schemas.js';
 import { validate } from '../http/validate.js';
-import type { PolicyEvaluation, SignedPayment, WalletPolicy } from '../../shared/api-responses/pay-responses.js';
+import type { PolicyEvaluation, WalletPolicy } from '../../shared/api-responses/pay-responses.js';
 
 export function payRoutes(deps: {
   auth: Authenticator;
@@ -94,18 +94,18 @@ export function payRoutes(deps: {
   router.post('/v1/wallets/:id/pay', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(payBodySchema, ctx.state.body);
-    ctx.body = (await deps.pay.pay(
+    ctx.body = await deps.pay.pay(
       callContext(ctx, s, ctx.state.body),
       body.payment_requirements,
       body.capability,
       body.authorization,
-    )) satisfies SignedPayment;
+    );
   });
 
   router.post('/v1/wallets/:id/transfer', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(transferBodySchema, ctx.state.body);
-    ctx.body = (await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body)) satisfies SignedPayment;
+    ctx.body = await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body);
   });
 
   router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {

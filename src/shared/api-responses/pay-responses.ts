@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
 import { RULE_NAMES } from '../../../policy/policy-types.js';
-import { eip3009AuthorizationSchema } from '../../x402/wire-schemas.js';
+import { eip3009AuthorizationSchema } from '../eip3009-authorization.js';
 
 /** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
 const HEX_OF_BYTES = {
@@ -41,19 +41,17 @@ export const permit2AuthorizationSchema = z
   .strict();
 export type Permit2Authorization = z.infer<typeof permit2AuthorizationSchema>;
 
-/** What is left under each policy limit (after this payment when it is allowed). */
-export const headroomSchema = z
-  .object({
-    per_tx_usd: z.string().optional(),
-    daily_usd: z.string().optional(),
-    weekly_usd: z.string().optional(),
-    monthly_usd: z.string().optional(),
-    /** Payments left in the velocity window. */
-    velocity_remaining: z.number().int().optional(),
-    /** Seconds until the next payment may be signed (after this one when allowed). */
-    cooling_off_remaining_seconds: z.number().int().optional(),
-  })
-  .loose();
+/** What is left under each policy limit (after this payment when it is allowed); policy/'s `Headroom`. */
+export const headroomSchema = z.object({
+  per_tx_usd: z.string().optional(),
+  daily_usd: z.string().optional(),
+  weekly_usd: z.string().optional(),
+  monthly_usd: z.string().optional(),
+  /** Payments left in the velocity window. */
+  velocity_remaining: z.number().int().optional(),
+  /** Seconds until the next payment may be signed (after this one when allowed). */
+  cooling_off_remaining_seconds: z.number().int().optional(),
+});
 
 /** One violated policy rule; `message` is for humans and not stable, rule-specific fields ride along. */
 export const violationSchema = z

@@ -80,10 +80,17 @@ function responsesOf(entry: CatalogEntry): Record<string, Json> {
   return responses;
 }
 
+/** The reference page groups operations by the first segment after /v1 (`wallets`, `sellers`, …). */
+function tagOf(path: string): string {
+  const [, first, second] = path.split('/');
+  return first === 'v1' && second && second !== 'openapi.json' ? second : 'operations';
+}
+
 function operationOf(entry: CatalogEntry): Json {
   const parameters = parametersOf(entry);
   return {
     operationId: entry.operationId,
+    tags: [tagOf(entry.path)],
     summary: entry.summary,
     'x-auth': entry.auth,
     security: securityOf(entry.auth),
