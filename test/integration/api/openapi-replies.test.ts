@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { API_CATALOG, type CatalogEntry } from '../../../src/api/http/openapi/api-catalog.js';
 import { errorCodesByStatus } from '../../../src/api/http/openapi/openapi-errors.js';
+import { securityOf } from '../../../src/api/http/openapi/openapi-security.js';
 import { errorBodySchema } from '../../../src/shared/api-responses/error-responses.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
@@ -85,6 +86,8 @@ describe('OpenAPI replies: real answers match the document (HTTP, PostgreSQL, So
     const pat = await call('POST', `/v1/treasuries/${account}/pats`, { token: key, body: { label: 'doc' } });
     assert.equal(pat.status, 201);
     const token = pat.body.token as string;
+    const byOperator = await call('POST', `/v1/treasuries/${account}/pats`, { token: t.adminToken, body: {} });
+    assert.equal(byOperator.status, 201, 'the operator token is one of the bearers the document lists');
     await call('POST', '/v1/wallets', { token, body: { chain: 'no-such-chain' } }); // 400 chain_not_supported
     await call('POST', '/v1/wallets', { token, rawBody: '{', headers: { 'content-type': 'application/json' } });
     const created = await call('POST', '/v1/wallets', { token, body: { label: 'main' } });
@@ -197,6 +200,28 @@ describe('OpenAPI replies: real answers match the document (HTTP, PostgreSQL, So
     ); // 409 endpoint_has_ledger
     await call('POST', '/v1/auth/sessions/revoke-all', { token: me.session });
     await call('POST', '/v1/auth/logout', { token: me.session }); // 401: the session ended
+  });
+
+  it('asks for a bearer exactly where the document lists bearer schemes', async () => {
+    const ids: Record<string, string> = {
+      id: 'x_000000000000000000000000',
+      asset: 'init.js',
+      pat_id: 'pat_000000000000000000000000',
+      endpoint_id: 'ep_000000000000000000000000',
+      authorization_id: 'auth_000000000000000000000000',
+    };
+    for (const entry of API_CATALOG) {
+      // The export validates its query (format=csv) before the bearer.
+      const query = entry.operationId === 'exportLedgerCsv' ? '?format=csv' : '';
+      const path = entry.path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => ids[name] ?? 'x') + query;
+      const res = await call(
+        entry.method,
+        path,
+        entry.method === 'GET' || entry.method === 'DELETE' ? {} : { body: {} },
+      );
+      const refused = res.status === 401 && res.body?.error_code === 'unauthorized';
+      assert.equal(refused, securityOf(entry.auth).length > 0, `${entry.operationId} without a bearer → ${res.status}`);
+    }
   });
 
   it('covered every operation the API answers money or identity with', () => {

@@ -84,12 +84,14 @@ import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-sc
  * Who may call a route. `session` is any account session, including one exchanged from an agent PAT;
  * `owner_session` is money control and takes only a session from a SIWE / SIWS sign-in (an exchanged one
  * gets 403 `fresh_sign_in_required`; src/api/auth/session-powers.ts). `treasury_or_agent` and
- * `session_or_agent` admit an agent PAT and the sessions exchanged from it, acting as that agent.
+ * `session_or_agent` admit an agent PAT and the sessions exchanged from it, acting as that agent;
+ * `treasury_or_operator` the account's own Treasury bearer or the operator token.
  */
 export type Auth =
   | 'none'
   | 'operator'
   | 'treasury'
+  | 'treasury_or_operator'
   | 'treasury_or_agent'
   | 'session'
   | 'owner_session'
@@ -210,7 +212,7 @@ export const API_CATALOG: CatalogEntry[] = [
     path: '/v1/treasuries/{id}/pats',
     operationId: 'issueTreasuryPat',
     summary: 'Issue a Treasury-scoped PAT',
-    auth: 'treasury',
+    auth: 'treasury_or_operator',
     body: issuePatBodySchema,
     replies: { 201: issuedTreasuryPatSchema },
     errors: ['account_not_found'],
@@ -220,7 +222,7 @@ export const API_CATALOG: CatalogEntry[] = [
     path: '/v1/treasuries/{id}/api-key/revoke',
     operationId: 'revokeTreasuryApiKey',
     summary: "Revoke the account's legacy xx_treasury_sk_ api key (idempotent)",
-    auth: 'treasury',
+    auth: 'treasury_or_operator',
     replies: { 200: apiKeyRevokedSchema },
     errors: ['account_not_found', 'api_key_not_found'],
   },

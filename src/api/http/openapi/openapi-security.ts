@@ -44,6 +44,7 @@ const ADMITS: Record<Auth, Scheme[]> = {
   none: [],
   operator: ['operatorToken'],
   treasury: ['treasuryToken'],
+  treasury_or_operator: ['treasuryToken', 'operatorToken'],
   treasury_or_agent: ['treasuryToken', 'agentPat', 'session'],
   session: ['session'],
   owner_session: ['session'],
