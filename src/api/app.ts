@@ -15,6 +15,7 @@ import { jsonBody } from './http/middleware/json-body.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { RateLimits, rateLimitByAddress, rateLimitedAuthenticator } from './http/middleware/rate-limit.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
+import { docsRoutes } from './http/routes/docs-routes.js';
 import { payRoutes } from './pay/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
 import { agentRoutes } from './http/routes/agent-routes.js';
@@ -148,6 +149,7 @@ export function createTreasuryApp(deps: {
   koa.use(jsonBody(config.bodyLimitBytes));
   const routers = [
     opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),
+    docsRoutes(),
     treasuryRoutes({ auth: tokenAuth, accounts }),
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }),
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),

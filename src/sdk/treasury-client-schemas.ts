@@ -15,7 +15,7 @@ import {
   walletBalanceSchema,
   walletViewSchema as sharedWalletViewSchema,
 } from '../shared/api-responses/wallet-responses.js';
-import { eip3009AuthorizationSchema, paymentRequirementsSchema } from '../x402/wire-schemas.js';
+import { paymentRequirementsSchema } from '../x402/wire-schemas.js';
 
 /** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
 const HEX_OF_BYTES = {
@@ -133,62 +133,14 @@ export const walletListSchema = z
 export const balanceSchema = walletBalanceSchema.loose();
 export type Balance = z.infer<typeof balanceSchema>;
 
-/** `upto`: the Permit2 witness transfer, in the shape of the x402 `permit2Authorization` payload. */
-export const permit2AuthorizationSchema = z
-  .object({
-    from: evmAddressSchema,
-    permitted: z.object({ token: evmAddressSchema, amount: rawAmountSchema }).strict(),
-    spender: evmAddressSchema,
-    nonce: uint256Schema,
-    deadline: unixSecondsSchema,
-    witness: z.object({ to: evmAddressSchema, facilitator: evmAddressSchema, validAfter: unixSecondsSchema }).strict(),
-  })
-  .strict();
-export type Permit2Authorization = z.infer<typeof permit2AuthorizationSchema>;
-
-const signedPaymentCommon = {
-  signature: hex(65),
-  authorization_id: z.string(),
-  decision_id: z.string(),
-  wallet_id: z.string(),
-  network: z.string(),
-  asset: evmAddressSchema,
-  amount_usd: z.string(),
-  headroom: z.unknown().optional(),
-};
-
-/**
- * The pay and transfer reply: Treasury's 65-byte signature over the EIP-3009 authorization (`exact`;
- * `scheme` absent from older servers) or over the Permit2 witness transfer (`upto`).
- */
-export const signedPaymentSchema = z.union([
-  z
-    .object({
-      scheme: z.literal('exact').optional(),
-      authorization: eip3009AuthorizationSchema,
-      ...signedPaymentCommon,
-    })
-    .loose(),
-  z
-    .object({ scheme: z.literal('upto'), permit2_authorization: permit2AuthorizationSchema, ...signedPaymentCommon })
-    .loose(),
-]);
-export type SignedPayment = z.infer<typeof signedPaymentSchema>;
-export type SignedExactPayment = Extract<SignedPayment, { authorization: unknown }>;
-
-/** What Treasury recorded for an `upto` settlement (POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement). */
-export const settlementSchema = z
-  .object({
-    authorization_id: z.string(),
-    wallet_id: z.string(),
-    scheme: z.literal('upto'),
-    network: z.string(),
-    transaction: z.string(),
-    signed_max_usd: z.string(),
-    settled_usd: z.string(),
-    given_back_usd: z.string(),
-    settled_at: z.string(),
-    replayed: z.boolean(),
-  })
-  .loose();
-export type Settlement = z.infer<typeof settlementSchema>;
+// The signed payment, the Permit2 witness transfer and the settlement are the API's own reply schemas
+// (src/shared/api-responses/pay-responses.ts), shared with the API's OpenAPI document.
+export {
+  permit2AuthorizationSchema,
+  settlementSchema,
+  signedPaymentSchema,
+  type Permit2Authorization,
+  type Settlement,
+  type SignedExactPayment,
+  type SignedPayment,
+} from '../shared/api-responses/pay-responses.js';

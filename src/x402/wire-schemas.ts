@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { isRawAmount } from '../../policy/money.js';
+import { eip3009AuthorizationSchema } from '../shared/eip3009-authorization.js';
 
 const text = (max: number) => z.string().max(max);
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x-prefixed 20-byte hex address');
@@ -24,7 +25,6 @@ const rawAmount = z
   .string()
   .refine(isRawAmount, 'expected a raw token amount (base-10 integer string, no sign or leading zeros)');
 const uintString = rawAmount;
-const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 0x-prefixed 32-byte hex value');
 const signatureHex = z
   .string()
   .regex(/^0x(?:[0-9a-fA-F]{2}){65,4096}$/, 'expected a 0x-prefixed hex signature of at least 65 bytes');
@@ -88,17 +88,8 @@ export const paymentRequiredSchema = z
   })
   .loose();
 
-/** EIP-3009 TransferWithAuthorization message as x402 `exact` carries it (decimal strings). */
-export const eip3009AuthorizationSchema = z
-  .object({
-    from: evmAddress,
-    to: evmAddress,
-    value: uintString,
-    validAfter: uintString,
-    validBefore: uintString,
-    nonce: bytes32,
-  })
-  .strict();
+/** EIP-3009 TransferWithAuthorization message as x402 `exact` carries it: one schema, shared with the API's replies. */
+export { eip3009AuthorizationSchema };
 
 export const exactEvmPayloadSchema = z
   .object({ signature: signatureHex, authorization: eip3009AuthorizationSchema })

@@ -7,23 +7,10 @@
  */
 import { BaseError } from '../../../base/base-error.js';
 import { ERROR_CODES, type ErrorCode } from '../../shared/error-codes.js';
+import type { Recovery as ErrorRecovery } from '../../shared/api-responses/error-responses.js';
 
-export type Recovery =
-  | { kind: 'reauthenticate'; cli_command: string; login_command: string }
-  | { kind: 'fund_wallet'; deposit_url: string; deposit_uri: string; shortfall_usd: string; chain: string }
-  /** `cli_command` signs the owner in again (SIWE, keystore passphrase) before it changes the cap. */
-  | {
-      kind: 'raise_pat_cap';
-      settings_url: string;
-      cli_command: string;
-      current_cap_usd: string;
-      attempted_amount_usd: string;
-    }
-  | { kind: 'raise_max_amount'; required_amount_usd: string; current_max_amount_usd: string }
-  | { kind: 'use_alternate_scheme'; offered_schemes: string[] }
-  /** `chain` is the requested chain's name (`base`), `network` its CAIP-2 id; `cli_command` makes the wallet. */
-  | { kind: 'create_wallet'; chain: string; network: string; dashboard_url: string; cli_command: string }
-  | { kind: 'retry_later'; retry_after_seconds: number };
+/** What the caller can do next: the shapes of the error envelope's `recovery` (src/shared/api-responses/error-responses.ts). */
+export type Recovery = ErrorRecovery;
 
 export const REAUTHENTICATE: Recovery = Object.freeze({
   kind: 'reauthenticate',

@@ -27,6 +27,7 @@ import {
   transferBodySchema,
 } from './pay-schemas.js';
 import { validate } from '../http/validate.js';
+import type { PolicyEvaluation, WalletPolicy } from '../../shared/api-responses/pay-responses.js';
 
 export function payRoutes(deps: {
   auth: Authenticator;
@@ -74,14 +75,14 @@ export function payRoutes(deps: {
   router.get('/v1/wallets/:id/policy', async (ctx) => {
     const s = await scope(ctx);
     const wallet = await deps.wallets.getActive(s.accountId, s.walletId);
-    ctx.body = { wallet_id: wallet.id, policy: wallet.policy };
+    ctx.body = { wallet_id: wallet.id, policy: wallet.policy } satisfies WalletPolicy;
   });
 
   router.put('/v1/wallets/:id/policy', async (ctx) => {
     const s = await scope(ctx, false);
     const policy = validate(putPolicyBodySchema, ctx.state.body);
     const wallet = await deps.wallets.setPolicy(s.accountId, s.walletId, policy, s.actor);
-    ctx.body = { wallet_id: wallet.id, policy: wallet.policy };
+    ctx.body = { wallet_id: wallet.id, policy: wallet.policy } satisfies WalletPolicy;
   });
 
   router.post('/v1/wallets/:id/policy/evaluate', async (ctx) => {
@@ -93,7 +94,7 @@ export function payRoutes(deps: {
       amountMicro: parseUsd(body.amount_usd),
       capability: body.capability,
     });
-    ctx.body = { wallet_id: s.walletId, ...decision, dry_run: true };
+    ctx.body = { wallet_id: s.walletId, ...decision, dry_run: true } satisfies PolicyEvaluation;
   });
 
   router.post('/v1/wallets/:id/pay', async (ctx) => {

@@ -31,20 +31,10 @@ import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import { giveBackSpend } from './store/give-back-spend.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
+import type { Settlement } from '../../shared/api-responses/pay-responses.js';
 
-export interface SettlementView {
-  authorization_id: string;
-  wallet_id: string;
-  scheme: 'upto';
-  network: string;
-  transaction: string;
-  signed_max_usd: string;
-  settled_usd: string;
-  given_back_usd: string;
-  settled_at: string;
-  /** True when this settlement had been recorded before (the same transaction reported again). */
-  replayed: boolean;
-}
+/** The reply's shape is the shared response schema (src/shared/api-responses/pay-responses.ts). */
+export type SettlementView = Settlement;
 
 interface AuthorizationRow {
   id: string;

@@ -8,6 +8,7 @@ import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/to
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from './signer-gateway.js';
+import type { IssuedTreasuryPat, MintedAccount } from '../../shared/api-responses/account-responses.js';
 
 export interface AccountRow {
   id: string;
@@ -16,25 +17,6 @@ export interface AccountRow {
   account_key_ref: string;
   status: string;
   created_at: Date;
-}
-
-export interface MintedAccount {
-  id: string;
-  owner_type: string;
-  owner_id: string;
-  status: string;
-  created_at: string;
-  api_key: string;
-}
-
-export interface IssuedPat {
-  id: string;
-  token: string;
-  scope_type: 'treasury';
-  scope_id: string;
-  label: string | null;
-  created_at: string;
-  expires_at: string | null;
 }
 
 export class AccountService {
@@ -150,7 +132,7 @@ export class AccountService {
     accountId: string,
     input: { label?: string | undefined; expires_in_seconds?: number | undefined },
     actor: string,
-  ): Promise<IssuedPat> {
+  ): Promise<IssuedTreasuryPat> {
     await this.get(accountId);
     const token = generateToken(TOKEN_PREFIXES.pat);
     const id = generateId('pat_');

@@ -97,3 +97,21 @@ export const payToListSchema = z.object({
   ),
 });
 export type PayToList = z.infer<typeof payToListSchema>;
+
+/** POST /v1/ledger (201 stored, 200 the same seller and tx_hash reported again): the row and whether it was a repeat. */
+export const ledgerReportedSchema = ledgerEntryViewSchema.extend({ duplicate: z.boolean() });
+export type LedgerReported = z.infer<typeof ledgerReportedSchema>;
+
+/** POST /v1/ledger/batch: one outcome per row, in order; a refused row carries its error code, a stored one its state. */
+export const ledgerBatchResultSchema = z.object({
+  results: z.array(
+    z.object({
+      tx_hash: z.string(),
+      outcome: z.enum(['created', 'duplicate', 'rejected']),
+      status: ledgerStatusSchema.optional(),
+      reason: z.string().nullable().optional(),
+      error_code: z.string().optional(),
+    }),
+  ),
+});
+export type LedgerBatchResult = z.infer<typeof ledgerBatchResultSchema>;

@@ -6,26 +6,14 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { z } from 'zod';
 import { agentBinding, type Authenticator, type Principal } from '../../auth/authenticator.js';
 import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { AgentService } from '../../services/agent-service.js';
-import { agentIdSchema, plainText } from '../schemas/common-schemas.js';
+import { agentIdSchema } from '../schemas/common-schemas.js';
+import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { createWalletBodySchema } from '../schemas/wallet-schemas.js';
 import { validate } from '../validate.js';
-
-const spawnAgentBodySchema = z.object({ label: plainText(128).optional() }).strict();
-/** Like POST /v1/wallets; `network` (CAIP-2) is accepted as another spelling of `chain`. */
-const agentWalletBodySchema = createWalletBodySchema
-  .extend({
-    network: z
-      .string()
-      .regex(/^eip155:[1-9][0-9]{0,15}$/)
-      .optional(),
-  })
-  .strict();
 
 /** The agent a bearer acts as (agent PAT, exchanged session), else the owner's account (sign-in session). */
 function callerOf(p: Principal): { accountId?: string; agentId?: string } {

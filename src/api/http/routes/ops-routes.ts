@@ -8,6 +8,7 @@ import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../../services/signer-gateway.js';
 import { ERROR_CODES } from '../../../shared/error-codes.js';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
+import type { Liveness, Readiness } from '../../../shared/api-responses/ops-responses.js';
 
 export function opsRoutes(deps: {
   knex: Knex;
@@ -23,7 +24,7 @@ export function opsRoutes(deps: {
     ctx.body = openapi;
   });
   const live = (ctx: { body: unknown }) => {
-    ctx.body = { status: 'ok' };
+    ctx.body = { status: 'ok' } satisfies Liveness;
   };
   router.get('/livez', live);
   router.get('/health', live);
@@ -38,9 +39,11 @@ export function opsRoutes(deps: {
     const ready = db && signer && !deps.isShuttingDown();
     ctx.status = ready ? 200 : 503;
     const state = { database: db, signer, shutting_down: deps.isShuttingDown() };
-    ctx.body = ready
-      ? { status: 'ready', ...state }
-      : { error_code: 'not_ready', user_message: ERROR_CODES.not_ready.message, status: 'not_ready', ...state };
+    ctx.body = (
+      ready
+        ? { status: 'ready', ...state }
+        : { error_code: 'not_ready', user_message: ERROR_CODES.not_ready.message, status: 'not_ready', ...state }
+    ) satisfies Readiness;
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = deps.metrics.registry.contentType;

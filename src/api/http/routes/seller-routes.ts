@@ -34,6 +34,7 @@ import {
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
+import type { LedgerBatchResult, LedgerReported } from '../../../shared/api-responses/seller-ledger-responses.js';
 
 export function sellerRoutes(deps: {
   auth: Authenticator;
@@ -191,7 +192,7 @@ export function sellerRoutes(deps: {
     const body = validate(ledgerReportBodySchema, ctx.state.body);
     const result = await deps.ledger.report(seller, body);
     ctx.status = result.created ? 201 : 200;
-    ctx.body = { ...result.entry, duplicate: !result.created };
+    ctx.body = { ...result.entry, duplicate: !result.created } satisfies LedgerReported;
   });
   // A batch of rows, each stored as POST /v1/ledger would (idempotent per seller and tx_hash); one bad row does not
   // fail the others: every row gets its own outcome, in order.
@@ -202,13 +203,7 @@ export function sellerRoutes(deps: {
     const seller = await deps.sellers.profiles.authorize(p, p.scopeId);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
     // `status`/`reason`: the stored row's verification state (pending until verified on chain).
-    const results: Array<{
-      tx_hash: string;
-      outcome: 'created' | 'duplicate' | 'rejected';
-      status?: string;
-      reason?: string | null;
-      error_code?: string;
-    }> = [];
+    const results: LedgerBatchResult['results'] = [];
     for (const row of body.rows) {
       try {
         const result = await deps.ledger.report(seller, row);
@@ -223,7 +218,7 @@ export function sellerRoutes(deps: {
         results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });
       }
     }
-    ctx.body = { results };
+    ctx.body = { results } satisfies LedgerBatchResult;
   });
   router.get('/v1/ledger', async (ctx) => {
     const q = validate(ledgerQuerySchema, ctx.query, 'query');

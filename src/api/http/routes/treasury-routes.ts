@@ -12,6 +12,7 @@ import type { AccountService } from '../../services/account-service.js';
 import { accountIdSchema } from '../schemas/common-schemas.js';
 import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
 import { validate } from '../validate.js';
+import type { ApiKeyRevoked } from '../../../shared/api-responses/account-responses.js';
 
 export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountService }): Router {
   const router = new Router();
@@ -43,7 +44,7 @@ export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountSer
       throw new AppError('account_not_found');
     const revoked = await deps.accounts.revokeApiKey(accountId, principal.actor);
     for (const id of revoked.token_ids) deps.auth.forget(id);
-    ctx.body = { treasury_id: accountId, revoked_at: revoked.revoked_at };
+    ctx.body = { treasury_id: accountId, revoked_at: revoked.revoked_at } satisfies ApiKeyRevoked;
   });
 
   return router;

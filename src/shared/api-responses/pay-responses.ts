@@ -1,0 +1,127 @@
+/**
+ * What the API answers on a wallet's money routes: the signed payment of POST /v1/wallets/{id}/pay and
+ * /transfer (an EIP-3009 authorization for `exact`, a Permit2 witness transfer for `upto`), the recorded
+ * `upto` settlement, the policy (GET / PUT …/policy) and the dry run (POST …/policy/evaluate). Defined once
+ * here: the buyer SDK parses pay, transfer and settlement replies with these schemas and the OpenAPI document
+ * (src/api/http/openapi/) is derived from them.
+ *
+ * Defends: the server and its clients drifting apart silently; a client acting on a signature or
+ * authorization that is not well-formed hex / decimal. Unknown keys are kept on the signed payment and the
+ * settlement (the API grows optional fields; an older SDK keeps working). Does not defend: a well-formed reply
+ * with wrong content (the buyer and the viem account compare the signed authorization with what they asked for).
+ */
+import { z } from 'zod';
+import { isRawAmount } from '../../../policy/money.js';
+import { RULE_NAMES } from '../../../policy/policy-types.js';
+import { eip3009AuthorizationSchema } from '../eip3009-authorization.js';
+
+/** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
+const HEX_OF_BYTES = {
+  20: /^0x[0-9a-fA-F]{40}$/,
+  65: /^0x[0-9a-fA-F]{130}$/,
+} as const;
+const hex = (bytes: keyof typeof HEX_OF_BYTES) =>
+  z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
+const evmAddress = hex(20);
+const rawAmountSchema = z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string)');
+/** A decimal integer below 2^256 (Permit2 nonces); the same test as raw amounts. */
+const uint256Schema = z.string().refine(isRawAmount, 'expected a decimal uint256');
+const unixSecondsSchema = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected unix seconds as a decimal string');
+
+/** `upto`: the Permit2 witness transfer, in the shape of the x402 `permit2Authorization` payload. */
+export const permit2AuthorizationSchema = z
+  .object({
+    from: evmAddress,
+    permitted: z.object({ token: evmAddress, amount: rawAmountSchema }).strict(),
+    spender: evmAddress,
+    nonce: uint256Schema,
+    deadline: unixSecondsSchema,
+    witness: z.object({ to: evmAddress, facilitator: evmAddress, validAfter: unixSecondsSchema }).strict(),
+  })
+  .strict();
+export type Permit2Authorization = z.infer<typeof permit2AuthorizationSchema>;
+
+/** What is left under each policy limit (after this payment when it is allowed); policy/'s `Headroom`. */
+export const headroomSchema = z.object({
+  per_tx_usd: z.string().optional(),
+  daily_usd: z.string().optional(),
+  weekly_usd: z.string().optional(),
+  monthly_usd: z.string().optional(),
+  /** Payments left in the velocity window. */
+  velocity_remaining: z.number().int().optional(),
+  /** Seconds until the next payment may be signed (after this one when allowed). */
+  cooling_off_remaining_seconds: z.number().int().optional(),
+});
+
+/** One violated policy rule; `message` is for humans and not stable, rule-specific fields ride along. */
+export const violationSchema = z
+  .object({
+    rule: z.enum(RULE_NAMES),
+    message: z.string(),
+    limit: z.string().optional(),
+    attempted: z.string().optional(),
+  })
+  .catchall(z.unknown());
+
+const signedPaymentCommon = {
+  signature: hex(65),
+  authorization_id: z.string(),
+  decision_id: z.string(),
+  wallet_id: z.string(),
+  network: z.string(),
+  asset: evmAddress,
+  amount_usd: z.string(),
+  headroom: headroomSchema.optional(),
+};
+
+/**
+ * The pay and transfer reply: Treasury's 65-byte signature over the EIP-3009 authorization (`exact`;
+ * `scheme` absent from older servers) or over the Permit2 witness transfer (`upto`).
+ */
+export const signedPaymentSchema = z.union([
+  z
+    .object({
+      scheme: z.literal('exact').optional(),
+      authorization: eip3009AuthorizationSchema,
+      ...signedPaymentCommon,
+    })
+    .loose(),
+  z
+    .object({ scheme: z.literal('upto'), permit2_authorization: permit2AuthorizationSchema, ...signedPaymentCommon })
+    .loose(),
+]);
+export type SignedPayment = z.infer<typeof signedPaymentSchema>;
+export type SignedExactPayment = Extract<SignedPayment, { authorization: unknown }>;
+
+/** What Treasury recorded for an `upto` settlement (POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement). */
+export const settlementSchema = z
+  .object({
+    authorization_id: z.string(),
+    wallet_id: z.string(),
+    scheme: z.literal('upto'),
+    network: z.string(),
+    transaction: z.string(),
+    signed_max_usd: z.string(),
+    settled_usd: z.string(),
+    given_back_usd: z.string(),
+    settled_at: z.string(),
+    /** True when this settlement had been recorded before (the same transaction reported again). */
+    replayed: z.boolean(),
+  })
+  .loose();
+export type Settlement = z.infer<typeof settlementSchema>;
+
+/** GET and PUT /v1/wallets/{id}/policy: the wallet's policy as stored (docs/policy.md). */
+export const walletPolicySchema = z.object({ wallet_id: z.string(), policy: z.record(z.string(), z.unknown()) });
+export type WalletPolicy = z.infer<typeof walletPolicySchema>;
+
+/** POST /v1/wallets/{id}/policy/evaluate: what the policy would decide; nothing is signed or counted. */
+export const policyEvaluationSchema = z.object({
+  wallet_id: z.string(),
+  allowed: z.boolean(),
+  /** Every violated rule, in the policy's rule order; empty when allowed. */
+  violations: z.array(violationSchema),
+  headroom: headroomSchema,
+  dry_run: z.literal(true),
+});
+export type PolicyEvaluation = z.infer<typeof policyEvaluationSchema>;

