@@ -111,7 +111,7 @@ export const settlementSchema = z
   .loose();
 export type Settlement = z.infer<typeof settlementSchema>;
 
-/** GET and PUT /v1/wallets/{id}/policy: the wallet's policy as stored (docs/policy.md). */
+/** GET and PUT /v1/wallets/{id}/policy: the wallet's policy as stored (docs/adr/0003-policy-engine.md). */
 export const walletPolicySchema = z.object({ wallet_id: z.string(), policy: z.record(z.string(), z.unknown()) });
 export type WalletPolicy = z.infer<typeof walletPolicySchema>;
 

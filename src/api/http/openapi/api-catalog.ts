@@ -775,7 +775,6 @@ export const API_CATALOG: CatalogEntry[] = [
       ...SELLER,
       'seller_suspended',
       'endpoint_not_found',
-      'ledger_conflict',
       'network_not_supported',
       'unstorable_value',
     ],
