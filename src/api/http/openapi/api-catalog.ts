@@ -102,6 +102,14 @@ export const API_CATALOG: CatalogEntry[] = [
     auth: 'treasury_or_agent',
   },
   {
+    method: 'GET',
+    path: '/v1/wallets/{id}/payments',
+    summary:
+      "The wallet's payments, newest first (paged): status (signed, settled, expired, released), amount, payee, resource, decision id, tx hash when known",
+    auth: 'treasury_or_agent',
+    query: pageQuerySchema,
+  },
+  {
     method: 'POST',
     path: '/v1/wallets/{id}/rotate',
     summary: 'Rotate: same id, new key and address (refused while the old address holds USDC, unless abandon_balance)',
@@ -193,6 +201,13 @@ export const API_CATALOG: CatalogEntry[] = [
     auth: 'owner_session',
   },
   { method: 'GET', path: '/v1/agents/{id}', summary: 'Read an agent and its wallets', auth: 'session_or_agent' },
+  {
+    method: 'GET',
+    path: '/v1/agents/{id}/payments',
+    summary: "The payments of every wallet of the agent, newest first (paged; each as in the wallet's payments)",
+    auth: 'session_or_agent',
+    query: pageQuerySchema,
+  },
   {
     method: 'POST',
     path: '/v1/agents/{id}/wallets',

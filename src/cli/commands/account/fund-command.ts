@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { TreasuryClient } from '../../../sdk/index.js';
+import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
@@ -31,14 +33,19 @@ interface FundOptions {
   print?: boolean;
   amount?: string;
   permit2?: boolean;
+  profile?: string;
 }
 
 async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
   if (!opts.testnet) throw badArgument('--testnet', 'only testnet funding exists; pass --testnet');
   const amount = usdArgument('--amount', opts.amount ?? '5');
-  const { agent } = ctx.agent();
-  const apiUrl = (process.env.XX_API_URL || agent.server).replace(/\/+$/, '');
-  const wallet = agent.wallets[0];
+  const bearer = requireBuyerBearer(ctx, opts);
+  const apiUrl = bearer.server;
+  // The agent's first wallet: from its local record, else (a headless machine) the first active one the server lists.
+  const wallet =
+    bearer.agent?.wallets[0] ??
+    (await new TreasuryClient({ apiUrl, token: bearer.token }).listWallets()).find((w) => w.status === 'active');
+  const agent = { addresses: bearer.agent?.addresses ?? {} };
   const sandbox = localSandbox(apiUrl);
   const faucetUrl = sandbox?.faucet_url;
   if (faucetUrl && wallet && !opts.print) {
@@ -100,10 +107,11 @@ async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
 export function registerFundCommand(program: Command, contextOf: ContextOf): void {
   program
     .command('fund')
-    .description("Testnet funds for the active agent's wallet")
+    .description("Testnet funds for the agent's wallet (credentials: see xx --help)")
     .option('--testnet', 'testnet funds (required)')
     .option('--print', 'print the faucet URL instead of funding or opening it')
     .option('--amount <usd>', 'sandbox faucet amount', '5')
     .option('--permit2', 'sandbox only: also approve Permit2, the one-time step before x402 upto payments')
+    .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
     .action(act(contextOf, (ctx, opts: FundOptions) => fund(ctx, opts)));
 }

@@ -23,6 +23,7 @@ import {
 } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
+import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import { resolveBuyWallet } from './resolve-buy-wallet.js';
 import { act, badArgument, collect, HTTP_METHODS, usdArgument, type ContextOf } from '../seller/seller-kit.js';
 
@@ -32,6 +33,7 @@ interface BuyOptions {
   header?: string[];
   max?: string;
   wallet?: string;
+  profile?: string;
 }
 
 function readBody(raw: string | undefined): string | undefined {
@@ -163,11 +165,11 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
   };
   const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
-  const { agent } = ctx.agent();
-  const client = new TreasuryClient({ apiUrl: process.env.XX_API_URL || agent.server, token: agent.pat });
+  const bearer = requireBuyerBearer(ctx, opts);
+  const client = new TreasuryClient({ apiUrl: bearer.server, token: bearer.token });
   let wallet;
   try {
-    wallet = await resolveBuyWallet(client, agent.wallets, opts.wallet, ctx.dashboardUrl());
+    wallet = await resolveBuyWallet(client, bearer.agent?.wallets ?? [], opts.wallet, ctx.dashboardUrl());
   } catch (err) {
     throw mapBuyError(err);
   }
@@ -236,7 +238,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
 export function registerBuyCommand(program: Command, contextOf: ContextOf): void {
   program
     .command('buy <url>')
-    .description("Run the x402 exchange with the active agent's Treasury wallet")
+    .description("Run the x402 exchange with the agent's Treasury wallet (credentials: see xx --help)")
     .option('--method <method>', 'HTTP method', 'GET')
     .option('--body <json>', 'request body: inline JSON or @file')
     .option('--header <name:value>', 'extra request header (repeatable)', collect)
@@ -245,5 +247,6 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
       '--wallet <id>',
       'managed wallet id or address (default the first; one not stored locally is looked up on the server)',
     )
+    .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
 }
