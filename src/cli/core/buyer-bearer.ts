@@ -46,7 +46,8 @@ Credentials (buy, fund, agent, history, whoami, mcp), first found wins:
   2. XX_PAT               an agent PAT in the environment (headless: CI, agent hosts, xx mcp)
   3. the active profile   set by xx login / xx profile switch / xx init
   4. the active agent     the record xx init wrote (xx agent switch)
-XX_API_URL, when set, names the server for every one of them.`;
+XX_API_URL, when set, names the server for every one of them.
+`;
 
 export function describeSource(source: BearerSource): string {
   switch (source.kind) {
