@@ -129,11 +129,15 @@ export function findBuyerBearer(
   return withAgent(agent.pat, agent.server, { kind: 'agent_record', agent_id: agent.agent_id });
 }
 
-/** The bearer by the order above; none at all is `no_credentials` (exit 1) with the reauthenticate recovery. */
+/**
+ * The bearer by the order above; none at all is `no_active_agent` (exit 1, the code buyer commands always
+ * answered) with the reauthenticate recovery — or the master-key migration on a legacy machine.
+ */
 export function requireBuyerBearer(ctx: CliContext, flags: BearerFlags = {}): BuyerBearer {
   const found = findBuyerBearer(ctx, flags);
   if (found) return found;
   throw ctx.missingSession(
-    'No credentials: pass --profile <name>, set XX_PAT to an agent PAT, `xx login --token <PAT>`, or run `xx init`.',
+    'No agent credentials: pass --profile <name>, set XX_PAT to an agent PAT, `xx login --token <PAT>`, or run `xx init`.',
+    'no_active_agent',
   );
 }
