@@ -1,7 +1,8 @@
 /**
  * Payment history over HTTP (PostgreSQL, SoftHSM): GET /v1/wallets/{id}/payments and GET
  * /v1/agents/{id}/payments list each authorization with its status, amount, payee, resource, decision id and
- * tx hash when known, newest first, paged with limit/cursor; another account's bearer gets 404, never rows.
+ * tx hash when known (an upto settlement, or a seller ledger row verified on chain for the same payer and network),
+ * newest first, paged with limit/cursor; another account's bearer gets 404, never rows.
  */
 import assert from 'node:assert/strict';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -115,6 +116,47 @@ describe('payment history (HTTP, PostgreSQL, SoftHSM)', function () {
     } finally {
       shift = 0;
     }
+
+    // A seller ledger row naming the payment gives it its transaction once Treasury verified it on chain, and
+    // only for the payer and network of the authorization.
+    const seller = (await t.request('POST', '/v1/sellers', { token: a.session, body: { name: 'History Seller' } }))
+      .body;
+    const payer = (await t.request('GET', `/v1/wallets/${w2}`, { token: a.agentPat })).body.address as string;
+    const ledgerRow = (n: number, fields: Record<string, unknown>) => ({
+      id: `led_${n.toString(16).padStart(24, '0')}`,
+      seller_id: seller.seller_id,
+      tx_hash: `0x${n.toString(16).padStart(64, '0')}`,
+      payer,
+      amount_micro: '30000',
+      network: 'eip155:84532',
+      payout_mode: 'direct',
+      status: 'verified',
+      log_index: n,
+      authorization_id: third.authorization_id,
+      created_at: new Date(),
+      ...fields,
+    });
+    await t.db
+      .knex('ledger_entries')
+      .insert([
+        ledgerRow(0xa1, { payer: SELLER_ADDRESS }),
+        ledgerRow(0xa2, { status: 'pending', reason: 'awaiting_verification' }),
+        ledgerRow(0xa3, { network: 'eip155:8453' }),
+      ]);
+    const w2Page = async () =>
+      paymentPageSchema.parse((await t.request('GET', `/v1/wallets/${w2}/payments`, { token: a.agentPat })).body)
+        .payments[0]!;
+    assert.deepEqual(
+      [(await w2Page()).status, (await w2Page()).tx_hash],
+      ['signed', null],
+      'no verified row of this payer',
+    );
+    await t.db.knex('ledger_entries').insert(ledgerRow(0xa4, { payer: payer.toLowerCase() }));
+    const settled = await w2Page();
+    assert.deepEqual(
+      [settled.status, settled.tx_hash, settled.tx_hash_source],
+      ['settled', `0x${(0xa4).toString(16).padStart(64, '0')}`, 'seller_ledger'],
+    );
   });
 
   it("another account's bearer gets 404, not the payments; bad paging is 400", async () => {
