@@ -19,6 +19,7 @@ import { docsRoutes } from './http/routes/docs-routes.js';
 import { payRoutes } from './pay/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
 import { agentRoutes } from './http/routes/agent-routes.js';
+import { PaymentHistoryService } from './services/payment-history-service.js';
 import { AgentService } from './services/agent-service.js';
 import { IdentityService } from './services/identity-service.js';
 import { PatService } from './services/pat-service.js';
@@ -122,6 +123,7 @@ export function createTreasuryApp(deps: {
   });
   const pats = new PatService(knex, metrics, clock);
   const agents = new AgentService(knex, identity, wallets, clock);
+  const paymentHistory = new PaymentHistoryService(knex, clock);
   // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
   const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {
     intervalMs: config.ledgerVerifyIntervalMs,
@@ -151,10 +153,10 @@ export function createTreasuryApp(deps: {
     opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),
     docsRoutes(),
     treasuryRoutes({ auth: tokenAuth, accounts }),
-    walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }),
+    walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
-    agentRoutes({ auth: tokenAuth, agents }),
+    agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, payTo: sellerPayTo, pats }),
   ];
   for (const router of routers) {

@@ -6,7 +6,10 @@
 import { Command, CommanderError } from 'commander';
 import { registerAccountCommands } from './commands/account/index.js';
 import { registerBuyCommand } from './commands/buy/index.js';
+import { registerHistoryCommand } from './commands/history/index.js';
+import { registerMcpCommand } from './commands/mcp/index.js';
 import { registerSellerCommands } from './commands/seller/index.js';
+import { CREDENTIALS_HELP } from './core/buyer-bearer.js';
 import { createCliContext, type CliContext } from './core/cli-context.js';
 import { renderError } from './core/run-command.js';
 
@@ -35,6 +38,9 @@ export function buildProgram(options: BuildProgramOptions = {}): Command {
   registerAccountCommands(program, contextOf);
   registerBuyCommand(program, contextOf);
   registerSellerCommands(program, contextOf);
+  registerHistoryCommand(program, contextOf);
+  registerMcpCommand(program, contextOf);
+  program.addHelpText('after', CREDENTIALS_HELP);
   return program;
 }
 

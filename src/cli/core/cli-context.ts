@@ -59,8 +59,8 @@ export interface CliContext {
   agent(): { client: ApiClient; agent: AgentRecord };
   /** An ApiClient bearing the active agent's PAT (exit 1 with the reauthenticate recovery when there is none). */
   agentClient(): ApiClient;
-  /** The error for a command that finds no way to sign in: the master-key migration on a legacy machine, else `no_session` (reauthenticate). */
-  missingSession(userMessage: string): Error;
+  /** The error for a command that finds no way to sign in: the master-key migration on a legacy machine, else `code` (default `no_session`; reauthenticate). */
+  missingSession(userMessage: string, code?: 'no_session' | 'no_active_agent'): Error;
   client(token: string | undefined, baseUrl?: string): ApiClient;
 }
 
@@ -249,10 +249,8 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     agentClient() {
       return ctx.agent().client;
     },
-    missingSession(userMessage) {
-      return orMigration(
-        new CliError({ code: 'no_session', userMessage, recovery: { ...REAUTHENTICATE_RECOVERY } }),
-      ) as Error;
+    missingSession(userMessage, code = 'no_session') {
+      return orMigration(new CliError({ code, userMessage, recovery: { ...REAUTHENTICATE_RECOVERY } })) as Error;
     },
     client,
   };

@@ -76,6 +76,7 @@ import {
 } from '../schemas/seller-schemas.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
+import { paymentPageSchema } from '../../../shared/api-responses/payment-history-responses.js';
 import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
 import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
 import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
@@ -262,6 +263,17 @@ export const API_CATALOG: CatalogEntry[] = [
     auth: 'treasury_or_agent',
     replies: { 200: walletBalanceSchema },
     errors: [...WALLET, 'network_not_supported', 'chain_unavailable'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/wallets/{id}/payments',
+    operationId: 'listWalletPayments',
+    summary:
+      "The wallet's payments, newest first (paged): status (signed, settled, expired, released), amount, payee, resource, decision id, tx hash when known",
+    auth: 'treasury_or_agent',
+    query: pageQuerySchema,
+    replies: { 200: paymentPageSchema },
+    errors: WALLET,
   },
   {
     method: 'POST',
@@ -474,6 +486,16 @@ export const API_CATALOG: CatalogEntry[] = [
     summary: 'Read an agent and its wallets',
     auth: 'session_or_agent',
     replies: { 200: agentViewSchema },
+    errors: ['agent_not_found'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/agents/{id}/payments',
+    operationId: 'listAgentPayments',
+    summary: "The payments of every wallet of the agent, newest first (paged; each as in the wallet's payments)",
+    auth: 'session_or_agent',
+    query: pageQuerySchema,
+    replies: { 200: paymentPageSchema },
     errors: ['agent_not_found'],
   },
   {
@@ -771,13 +793,7 @@ export const API_CATALOG: CatalogEntry[] = [
     auth: 'service',
     body: ledgerReportBodySchema,
     replies: { 200: ledgerReportedSchema, 201: ledgerReportedSchema },
-    errors: [
-      ...SELLER,
-      'seller_suspended',
-      'endpoint_not_found',
-      'network_not_supported',
-      'unstorable_value',
-    ],
+    errors: [...SELLER, 'seller_suspended', 'endpoint_not_found', 'network_not_supported', 'unstorable_value'],
   },
   {
     method: 'POST',

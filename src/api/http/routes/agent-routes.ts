@@ -1,7 +1,8 @@
 /**
  * Agent routes: GET/POST /v1/agents (the owner's sign-in session; the list is paged with `limit` and
  * `cursor`), GET /v1/agents/{id} and POST /v1/agents/{id}/wallets (the owning account's sign-in session, or
- * that agent's own PAT or a session exchanged from it, which act as that agent only). Another account's
+ * that agent's own PAT or a session exchanged from it, which act as that agent only), GET
+ * /v1/agents/{id}/payments (the same callers: the payments of every wallet of the agent). Another account's
  * agent is a 404.
  */
 import Router from '@koa/router';
@@ -12,6 +13,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { AgentService } from '../../services/agent-service.js';
 import { agentIdSchema } from '../schemas/common-schemas.js';
 import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
+import type { PaymentHistoryService } from '../../services/payment-history-service.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { validate } from '../validate.js';
 
@@ -25,7 +27,11 @@ function callerOf(p: Principal): { accountId?: string; agentId?: string } {
   });
 }
 
-export function agentRoutes(deps: { auth: Authenticator; agents: AgentService }): Router {
+export function agentRoutes(deps: {
+  auth: Authenticator;
+  agents: AgentService;
+  history: PaymentHistoryService;
+}): Router {
   const router = new Router();
   const principalOf = (ctx: Context) =>
     deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
@@ -43,6 +49,14 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService })
   router.get('/v1/agents/:id', async (ctx) => {
     const caller = callerOf(await principalOf(ctx));
     ctx.body = await deps.agents.get(caller, validate(agentIdSchema, ctx.params.id, 'path'));
+  });
+  /** The payments of every wallet of the agent, newest first (docs/api.md, "Payment history"). */
+  router.get('/v1/agents/:id/payments', async (ctx) => {
+    const caller = callerOf(await principalOf(ctx));
+    const agent = await deps.agents.load(caller, validate(agentIdSchema, ctx.params.id, 'path'));
+    const page = validate(pageQuerySchema, ctx.query, 'query');
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await deps.history.forAccount(agent.treasury_account_id, page);
   });
   router.post('/v1/agents/:id/wallets', async (ctx) => {
     const p = await principalOf(ctx);

@@ -1,5 +1,5 @@
 /**
- * Sub-wallet routes (Treasury-scoped bearer): create, list, read, balance, rotate, revoke. A wallet of another
+ * Sub-wallet routes (Treasury-scoped bearer): create, list, read, balance, payments, rotate, revoke. A wallet of another
  * account is indistinguishable from a missing one (404); a revoked wallet answers 410 on every route.
  */
 import Router from '@koa/router';
@@ -12,6 +12,8 @@ import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import { AppError } from '../../errors/app-error.js';
 import { walletIdSchema } from '../schemas/common-schemas.js';
 import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
+import { pageQuerySchema } from '../schemas/page-query-schema.js';
+import type { PaymentHistoryService } from '../../services/payment-history-service.js';
 import { validate } from '../validate.js';
 import type { WalletBalance } from '../../../shared/api-responses/wallet-responses.js';
 
@@ -21,6 +23,7 @@ export function walletRoutes(deps: {
   knex: Knex;
   chains: ChainRegistry;
   balances: BalanceReader;
+  history: PaymentHistoryService;
 }): Router {
   const router = new Router();
   /** Treasury bearers manage wallets; an agent PAT (or a session exchanged from one) may only read its agent's wallets (`read`). */
@@ -64,6 +67,16 @@ export function walletRoutes(deps: {
       ...(await deps.balances.usdcBalance(chain, wallet.address as `0x${string}`)),
     };
     ctx.body = balance;
+  });
+
+  /** The wallet's payments, newest first (docs/api.md, "Payment history"); another account's wallet is a 404. */
+  router.get('/v1/wallets/:id/payments', async (ctx) => {
+    const { accountId } = await accountOf(ctx.get('authorization'), true);
+    const walletId = validate(walletIdSchema, ctx.params.id, 'path');
+    const page = validate(pageQuerySchema, ctx.query, 'query');
+    const wallet = await deps.wallets.getActive(accountId, walletId);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await deps.history.forWallet(wallet.id, page);
   });
 
   router.post('/v1/wallets/:id/rotate', async (ctx) => {

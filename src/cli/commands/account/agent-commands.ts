@@ -5,6 +5,8 @@
  */
 import type { Command } from 'commander';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
+import { agentOfBearer } from '../../core/buyer-agent.js';
+import { requireBuyerBearer, type BearerFlags } from '../../core/buyer-bearer.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import {
@@ -12,7 +14,9 @@ import {
   listAgents,
   loadActiveAgent,
   loadAgent,
+  loadCredentials,
   saveAgent,
+  saveCredentials,
   setActiveAgent,
   type AgentRecord,
 } from '../../core/cli-state.js';
@@ -20,6 +24,8 @@ import { readTextFile } from '../../core/secret-file.js';
 import { walletViewSchema } from '../../../shared/api-responses/wallet-responses.js';
 import { formatFields, formatTable } from '../seller/seller-format.js';
 import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
+
+const PROFILE_FLAG = 'a credentials profile instead of XX_PAT / the active profile / the active agent';
 
 const publicView = (a: AgentRecord, active: boolean) => ({
   agent_id: a.agent_id,
@@ -54,7 +60,25 @@ function list(ctx: CliContext): void {
   );
 }
 
-async function show(ctx: CliContext, ref: string | undefined): Promise<void> {
+async function show(ctx: CliContext, ref: string | undefined, flags: BearerFlags): Promise<void> {
+  if (!ref) {
+    // The agent of the bearer buyer commands use (xx --help, "Credentials"); headless: the platform's view only.
+    const bearer = requireBuyerBearer(ctx, flags);
+    if (!bearer.agent) {
+      const { client, agentId } = await agentOfBearer(ctx, bearer);
+      const remote = await ctx.spin('Loading the agent', () => agentWithEveryWallet(client, agentId));
+      ctx.out(
+        { agent_id: remote.agent_id, remote_label: remote.label, server: bearer.server, wallets: remote.wallets },
+        formatFields([
+          ['agent', `${remote.label ?? ''} (${remote.agent_id})`],
+          ['server', bearer.server],
+          ['wallets', remote.wallets.map((w) => `${w.id} ${w.address}`).join(', ') || 'none'],
+        ]),
+      );
+      return;
+    }
+    ref = bearer.agent.agent_id;
+  }
   const agent = byRef(ctx, ref);
   const remote = await ctx.spin('Loading the agent', () =>
     agentWithEveryWallet(ctx.client(agent.pat, process.env.XX_API_URL || agent.server), agent.agent_id),
@@ -80,6 +104,15 @@ async function show(ctx: CliContext, ref: string | undefined): Promise<void> {
 function switchTo(ctx: CliContext, ref: string): void {
   const agent = byRef(ctx, ref);
   setActiveAgent(ctx.paths, agent.agent_id);
+  // The active profile outranks the active agent (xx --help, "Credentials"): it follows the switch — to the
+  // profile holding this agent's PAT, or none, so the switched-to agent's record is what buyer commands use.
+  const creds = loadCredentials(ctx.paths);
+  const holding = Object.entries(creds.profiles).find(([, p]) => p.token === agent.pat)?.[0];
+  if (creds.active !== holding) {
+    if (holding) creds.active = holding;
+    else delete creds.active;
+    saveCredentials(ctx.paths, creds);
+  }
   ctx.out(publicView(agent, true), `Agent ${agent.label} (${agent.agent_id}) is active.`);
 }
 
@@ -113,12 +146,13 @@ async function remove(ctx: CliContext, ref: string, yes: boolean | undefined): P
   );
 }
 
-async function walletsList(ctx: CliContext): Promise<void> {
-  const { agent, client } = ctx.agent();
-  const { wallets } = await ctx.spin('Loading wallets', () => agentWithEveryWallet(client, agent.agent_id));
-  saveAgent(ctx.paths, { ...agent, wallets });
+async function walletsList(ctx: CliContext, flags: BearerFlags): Promise<void> {
+  const bearer = requireBuyerBearer(ctx, flags);
+  const { client, agentId } = await agentOfBearer(ctx, bearer);
+  const { wallets } = await ctx.spin('Loading wallets', () => agentWithEveryWallet(client, agentId));
+  if (bearer.agent) saveAgent(ctx.paths, { ...bearer.agent, wallets });
   ctx.out(
-    { agent_id: agent.agent_id, wallets },
+    { agent_id: agentId, wallets },
     formatTable(
       ['id', 'address', 'network', 'label'],
       wallets.map((w) => [w.id, w.address, w.network, w.label ?? '']),
@@ -134,7 +168,7 @@ const CHAIN_ARGUMENT = /^(?:[a-z0-9-]{1,32}|eip155:[1-9][0-9]{0,15})$/;
  * A managed wallet on the chain `--chain` names, sent as it is (the server refuses a chain it does not serve
  * with `chain_not_supported`); without `--chain`, the server's default chain.
  */
-async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: string }): Promise<void> {
+async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: string } & BearerFlags): Promise<void> {
   const chain = opts.chain;
   if (chain === 'solana')
     throw new CliError({
@@ -144,33 +178,44 @@ async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: strin
     });
   if (chain !== undefined && !CHAIN_ARGUMENT.test(chain))
     throw badArgument('--chain', 'base, base-sepolia, another chain the server serves, or solana');
-  const { agent, client } = ctx.agent();
+  const bearer = requireBuyerBearer(ctx, opts);
+  const { client, agentId } = await agentOfBearer(ctx, bearer);
   const w = await ctx.spin('Creating the wallet', () =>
-    client.request('POST', `/v1/agents/${agent.agent_id}/wallets`, {
+    client.request('POST', `/v1/agents/${agentId}/wallets`, {
       body: { ...(chain ? { chain } : {}), ...(opts.label ? { label: opts.label } : {}) },
       reply: walletViewSchema,
     }),
   );
   const wallet = { id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label };
-  saveAgent(ctx.paths, { ...agent, wallets: [...agent.wallets, wallet] });
+  if (bearer.agent) saveAgent(ctx.paths, { ...bearer.agent, wallets: [...bearer.agent.wallets, wallet] });
   ctx.out(wallet, `Added ${wallet.id} ${wallet.address} (${wallet.network}).`);
 }
 
 export function registerAgentCommands(program: Command, contextOf: ContextOf): void {
   const agent = program.command('agent').description('Agents (list, switch, label and delete are local)');
   agent.command('list').action(act(contextOf, async (ctx) => list(ctx)));
-  agent.command('show [agent]').action(act(contextOf, (ctx, _o, [ref]) => show(ctx, ref)));
+  agent
+    .command('show [agent]')
+    .description('A local agent with its wallets on the platform (default: the agent of the credentials in use)')
+    .option('--profile <name>', PROFILE_FLAG)
+    .action(act(contextOf, (ctx, o: BearerFlags, [ref]) => show(ctx, ref, o)));
   agent.command('switch <agent>').action(act(contextOf, async (ctx, _o, [ref]) => switchTo(ctx, ref!)));
   agent.command('label <agent> <label>').action(act(contextOf, async (ctx, _o, [ref, l]) => label(ctx, ref!, l!)));
   agent
     .command('delete <agent>')
     .option('--yes', 'do not ask for confirmation')
     .action(act(contextOf, (ctx, opts: { yes?: boolean }, [ref]) => remove(ctx, ref!, opts.yes)));
-  const wallets = agent.command('wallets').description("The active agent's Treasury-managed wallets");
-  wallets.command('list').action(act(contextOf, (ctx) => walletsList(ctx)));
+  const wallets = agent
+    .command('wallets')
+    .description("The agent's Treasury-managed wallets (credentials: see xx --help)");
+  wallets
+    .command('list')
+    .option('--profile <name>', PROFILE_FLAG)
+    .action(act(contextOf, (ctx, o: BearerFlags) => walletsList(ctx, o)));
   wallets
     .command('add')
+    .option('--profile <name>', PROFILE_FLAG)
     .option('--chain <chain>', "base, base-sepolia or solana (default: the server's chain)")
     .option('--label <label>')
-    .action(act(contextOf, (ctx, opts: { chain?: string; label?: string }) => walletsAdd(ctx, opts)));
+    .action(act(contextOf, (ctx, opts: { chain?: string; label?: string } & BearerFlags) => walletsAdd(ctx, opts)));
 }

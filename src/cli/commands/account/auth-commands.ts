@@ -11,6 +11,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { openInBrowser } from '../../core/open-browser.js';
+import { findBuyerBearer, describeSource, type BearerFlags } from '../../core/buyer-bearer.js';
 import { loadActiveAgent, loadCredentials, loadSession, saveCredentials } from '../../core/cli-state.js';
 import { readEveryPage } from '../../core/read-every-page.js';
 import {
@@ -29,19 +30,6 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8').trim();
-}
-
-/** The bearer `whoami` describes: the active agent's PAT, else the active profile, else the session. */
-function currentBearer(ctx: CliContext): { token: string; server: string; source: string } | undefined {
-  try {
-    const { agent } = ctx.agent();
-    return { token: agent.pat, server: agent.server, source: `agent ${agent.agent_id}` };
-  } catch {
-    const creds = loadCredentials(ctx.paths);
-    const p = creds.active ? creds.profiles[creds.active] : undefined;
-    if (p) return { token: p.token, server: p.server, source: `profile ${creds.active}` };
-  }
-  return undefined;
 }
 
 async function login(ctx: CliContext, opts: { token?: string; profile?: string }): Promise<void> {
@@ -73,9 +61,10 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   );
 }
 
-async function whoami(ctx: CliContext): Promise<void> {
-  const bearer = currentBearer(ctx);
-  const client = bearer ? ctx.client(bearer.token, process.env.XX_API_URL || bearer.server) : await ctx.session();
+async function whoami(ctx: CliContext, flags: BearerFlags): Promise<void> {
+  const found = findBuyerBearer(ctx, flags);
+  const bearer = found ? { ...found, source: describeSource(found.source) } : undefined;
+  const client = bearer ? ctx.client(bearer.token, bearer.server) : await ctx.session();
   const who = await ctx.spin('Asking the platform', () =>
     client.request('GET', '/v1/auth/whoami', { reply: whoamiSchema }),
   );
@@ -280,8 +269,9 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .action(act(contextOf, (ctx, opts: { token?: string; profile?: string }) => login(ctx, opts)));
   program
     .command('whoami')
-    .description('Show auth_type, scope_type and scope_id')
-    .action(act(contextOf, (ctx) => whoami(ctx)));
+    .description('Show auth_type, scope_type and scope_id of the bearer buyer commands use (see xx --help)')
+    .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
+    .action(act(contextOf, (ctx, opts: BearerFlags) => whoami(ctx, opts)));
   program
     .command('logout')
     .description('End the stored session; --all ends every session of the account (signs in again)')

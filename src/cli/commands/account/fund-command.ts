@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { TreasuryClient } from '../../../sdk/index.js';
+import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { openInBrowser } from '../../core/open-browser.js';
@@ -36,6 +38,7 @@ interface FundOptions {
   permit2?: boolean;
   selfCustody?: boolean;
   keystore?: string;
+  profile?: string;
 }
 
 async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
@@ -43,9 +46,13 @@ async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
   const amount = usdArgument('--amount', opts.amount ?? '5');
   if (opts.selfCustody) return fundSelfCustody(ctx, { ...opts, amount }); // the keystore's address (./self-custody-commands.ts)
   if (opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
-  const { agent } = ctx.agent();
-  const apiUrl = (process.env.XX_API_URL || agent.server).replace(/\/+$/, '');
-  const wallet = agent.wallets[0];
+  const bearer = requireBuyerBearer(ctx, opts);
+  const apiUrl = bearer.server;
+  // The agent's first wallet: from its local record, else (a headless machine) the first active one the server lists.
+  const wallet =
+    bearer.agent?.wallets[0] ??
+    (await new TreasuryClient({ apiUrl, token: bearer.token }).listWallets()).find((w) => w.status === 'active');
+  const agent = { addresses: bearer.agent?.addresses ?? {} };
   const sandbox = localSandbox(apiUrl);
   const faucetUrl = sandbox?.faucet_url;
   if (faucetUrl && wallet && !opts.print) {
@@ -115,12 +122,13 @@ async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
 export function registerFundCommand(program: Command, contextOf: ContextOf): void {
   program
     .command('fund')
-    .description("Testnet funds for the active agent's wallet")
+    .description("Testnet funds for the agent's wallet (credentials: see xx --help)")
     .option('--testnet', 'testnet funds (required)')
     .option('--print', 'print the faucet URL instead of funding or opening it')
     .option('--amount <usd>', 'sandbox faucet amount', '5')
     .option('--permit2', 'sandbox only: also approve Permit2, the one-time step before x402 upto payments')
     .option('--self-custody', "fund the keystore's Base address (the seed you hold) instead of the managed wallet")
     .option('--keystore <name>', 'with --self-custody: the keystore (default: default)')
+    .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
     .action(act(contextOf, (ctx, opts: FundOptions) => fund(ctx, opts)));
 }

@@ -24,6 +24,7 @@ import {
 } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
+import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import { resolveBuyWallet } from './resolve-buy-wallet.js';
 import { selfCustodyBuyer } from './self-custody.js';
 import { act, badArgument, collect, HTTP_METHODS, usdArgument, type ContextOf } from '../seller/seller-kit.js';
@@ -36,6 +37,7 @@ interface BuyOptions {
   wallet?: string;
   selfCustody?: boolean;
   keystore?: string;
+  profile?: string;
 }
 
 function readBody(raw: string | undefined): string | undefined {
@@ -150,12 +152,12 @@ export function mapBuyError(err: unknown): unknown {
 }
 
 /** The active agent's managed wallet (`--wallet`, default the first) and a buyer that pays from it. */
-async function managedBuyer(ctx: CliContext, wanted: string | undefined, max: string | undefined) {
-  const { agent } = ctx.agent();
-  const client = new TreasuryClient({ apiUrl: process.env.XX_API_URL || agent.server, token: agent.pat });
+async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | undefined) {
+  const bearer = requireBuyerBearer(ctx, opts);
+  const client = new TreasuryClient({ apiUrl: bearer.server, token: bearer.token });
   let wallet;
   try {
-    wallet = await resolveBuyWallet(client, agent.wallets, wanted, ctx.dashboardUrl());
+    wallet = await resolveBuyWallet(client, bearer.agent?.wallets ?? [], opts.wallet, ctx.dashboardUrl());
   } catch (err) {
     throw mapBuyError(err);
   }
@@ -187,7 +189,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   // --self-custody: the keystore's Base account signs (./self-custody.ts); otherwise a managed wallet.
   const payer = opts.selfCustody
     ? await selfCustodyBuyer(ctx, opts.keystore ?? 'default', max)
-    : await managedBuyer(ctx, opts.wallet, max);
+    : await managedBuyer(ctx, opts, max);
   const { buyer } = payer;
   const wallet = { address: payer.address };
   let result;
@@ -254,7 +256,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
 export function registerBuyCommand(program: Command, contextOf: ContextOf): void {
   program
     .command('buy <url>')
-    .description("Run the x402 exchange with the active agent's Treasury wallet")
+    .description("Run the x402 exchange with the agent's Treasury wallet (credentials: see xx --help)")
     .option('--method <method>', 'HTTP method', 'GET')
     .option('--body <json>', 'request body: inline JSON or @file')
     .option('--header <name:value>', 'extra request header (repeatable)', collect)
@@ -265,5 +267,6 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
     )
     .option('--self-custody', "pay from the keystore's Base address (the seed you hold) instead of a managed wallet")
     .option('--keystore <name>', 'with --self-custody: the keystore to pay from (default: default)')
+    .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
 }

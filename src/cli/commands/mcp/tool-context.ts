@@ -1,0 +1,64 @@
+/**
+ * What every `xx mcp` tool reaches Treasury with: the buyer SDK's client (wallets, balance, pay) and the CLI's
+ * API client (policy evaluate, payment history, whoami), both bearing the one agent PAT the server was started
+ * with, the agent it acts as (asked of the server once, when first needed), and the default wallet (the
+ * agent's first active one). The PAT stays inside these clients: no tool answer carries it.
+ */
+import { z } from 'zod';
+import { TreasuryClient, type WalletView } from '../../../sdk/index.js';
+import { ApiClient } from '../../core/api-client.js';
+import type { BuyerBearer } from '../../core/buyer-bearer.js';
+import { CliError } from '../../core/cli-error.js';
+import { whoamiSchema } from '../../../shared/api-responses/identity-responses.js';
+
+export const walletIdInput = z
+  .string()
+  .regex(/^wal_[0-9a-f]{24}$/)
+  .describe('A wallet id (wal_…) from list_wallets; default: the first active wallet');
+
+export interface ToolContext {
+  sdk: TreasuryClient;
+  api: ApiClient;
+  agentId(): Promise<string>;
+  /** The wallet a tool acts on: the one named (must be active and the agent's), else the first active one. */
+  wallet(walletId: string | undefined): Promise<WalletView>;
+}
+
+export function createToolContext(bearer: BuyerBearer): ToolContext {
+  const sdk = new TreasuryClient({ apiUrl: bearer.server, token: bearer.token });
+  const api = new ApiClient({ baseUrl: bearer.server, token: bearer.token });
+  let agentId: Promise<string> | undefined = bearer.agent ? Promise.resolve(bearer.agent.agent_id) : undefined;
+  return {
+    sdk,
+    api,
+    agentId() {
+      agentId ??= api.request('GET', '/v1/auth/whoami', { reply: whoamiSchema }).then((who) => {
+        const id = who.scope_type === 'agent' ? who.scope_id : 'agent_id' in who ? who.agent_id : undefined;
+        if (!id)
+          throw new CliError({
+            code: 'not_an_agent_bearer',
+            userMessage: `xx mcp was started with a ${who.scope_type} bearer; it needs an agent PAT.`,
+          });
+        return id;
+      });
+      agentId.catch(() => (agentId = undefined)); // a failed ask is asked again next time
+      return agentId;
+    },
+    async wallet(walletId) {
+      if (walletId) {
+        const wallet = await sdk.getWallet(walletId);
+        if (wallet.status !== 'active')
+          throw new CliError({ code: 'wallet_revoked', userMessage: `Wallet ${walletId} is revoked.` });
+        return wallet;
+      }
+      const first = (await sdk.listWallets()).find((w) => w.status === 'active');
+      if (!first)
+        throw new CliError({
+          code: 'no_wallet',
+          userMessage: 'The agent has no active managed wallet.',
+          recovery: { kind: 'create_wallet', chain: 'base', cli_command: 'xx agent wallets add' },
+        });
+      return first;
+    },
+  };
+}

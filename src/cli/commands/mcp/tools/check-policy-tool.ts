@@ -1,0 +1,57 @@
+/**
+ * `check_policy`: would the wallet's policy let it pay `amount_usd` to `to` now? Asks Treasury's dry run
+ * (POST /v1/wallets/{id}/policy/evaluate): allowed, the rules that refuse it, and the headroom left under each
+ * cap. Nothing is recorded or signed; it cannot change a policy or a cap (no tool can).
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { capabilitySchema } from '../../../../sdk/treasury-client-schemas.js';
+import { walletIdInput, type ToolContext } from '../tool-context.js';
+import { guarded, toolOk } from '../tool-results.js';
+import { usdInput } from './pay-tool.js';
+
+const evaluateReply = z
+  .object({ allowed: z.boolean(), violations: z.array(z.unknown()), headroom: z.unknown() })
+  .loose();
+
+export function registerCheckPolicy(server: McpServer, tools: ToolContext): void {
+  server.registerTool(
+    'check_policy',
+    {
+      title: 'Check a payment against the policy',
+      description:
+        "Dry-run a payment of amount_usd to address `to` against the wallet's policy: allowed, refusing rules, headroom.",
+      inputSchema: {
+        wallet_id: walletIdInput.optional(),
+        to: z
+          .string()
+          .regex(/^0x[0-9a-fA-F]{40}$/)
+          .describe('The payee address (0x…)'),
+        amount_usd: usdInput,
+        capability: capabilitySchema
+          .optional()
+          .describe('The capability the payment is for, when the policy caps capabilities'),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (input) =>
+      guarded(async () => {
+        const wallet = await tools.wallet(input.wallet_id);
+        const decision = await tools.api.request('POST', `/v1/wallets/${wallet.id}/policy/evaluate`, {
+          body: {
+            kind: 'pay',
+            to: input.to,
+            amount_usd: input.amount_usd,
+            ...(input.capability ? { capability: input.capability } : {}),
+          },
+          reply: evaluateReply,
+        });
+        return toolOk({
+          wallet_id: wallet.id,
+          allowed: decision.allowed,
+          refusing_rules: decision.violations,
+          headroom: decision.headroom,
+        });
+      }),
+  );
+}

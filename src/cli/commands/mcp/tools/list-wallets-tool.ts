@@ -1,0 +1,46 @@
+/**
+ * `list_wallets`: the agent's managed wallets — id, label, network, address, status and a summary of each
+ * wallet's policy (its caps as set; lists and maps by their size, so a long allowlist does not flood the
+ * answer). Read-only.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ToolContext } from '../tool-context.js';
+import { guarded, toolOk } from '../tool-results.js';
+
+/** A policy as the model needs it: scalar settings as they are, arrays and objects by their size. */
+export function policySummary(policy: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(policy)) {
+    if (Array.isArray(value)) out[`${key}_count`] = value.length;
+    else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      out[key] = entries.length <= 8 ? value : { entries: entries.length };
+    } else out[key] = value;
+  }
+  return out;
+}
+
+export function registerListWallets(server: McpServer, tools: ToolContext): void {
+  server.registerTool(
+    'list_wallets',
+    {
+      title: 'List wallets',
+      description:
+        "List the agent's Treasury wallets (id, label, network, address, status, policy caps); use an id as wallet_id.",
+      inputSchema: {},
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () =>
+      guarded(async () => {
+        const wallets = (await tools.sdk.listWallets()).map((w) => ({
+          id: w.id,
+          label: w.label,
+          network: w.network,
+          address: w.address,
+          status: w.status,
+          policy: policySummary(w.policy ?? {}),
+        }));
+        return toolOk({ wallets });
+      }),
+  );
+}

@@ -1,0 +1,101 @@
+/**
+ * `pay`: the whole x402 exchange through the buyer SDK (src/sdk): request the URL, and when the seller asks
+ * for payment, have Treasury sign it under the wallet's policy and the agent PAT's daily cap — refused above
+ * `max_usd`, never raised — then return the seller's answer: status, content type, the body as text (cut
+ * past MAX_BODY_CHARS with a note saying so), the amount paid and the transaction.
+ *
+ * Defends: a model overriding the payment or bearer headers (authorization, payment-signature, x-payment are
+ * refused), unbounded inputs (every field bounded), a huge seller body flooding the model's context.
+ * Does not: judge the URL; the wallet's policy and the caps are what limit where money goes.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { createX402Buyer } from '../../../../sdk/index.js';
+import { walletIdInput, type ToolContext } from '../tool-context.js';
+import { guarded, toolOk, toolRefusal } from '../tool-results.js';
+
+/** Body characters returned to the model; the rest is cut with a note. */
+export const MAX_BODY_CHARS = 8_000;
+const FORBIDDEN_HEADERS = new Set(['authorization', 'payment-signature', 'x-payment', 'cookie', 'host']);
+
+export const usdInput = z
+  .string()
+  .regex(/^(0|[1-9][0-9]{0,8})(\.[0-9]{1,6})?$/)
+  .describe('USD as a decimal string, e.g. "0.05"');
+
+const payInput = {
+  url: z
+    .string()
+    .max(2048)
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'expected an http(s) URL')
+    .describe('The paid resource, http(s)'),
+  method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).optional().describe('HTTP method (default GET)'),
+  headers: z
+    .record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/), z.string().max(1024))
+    .refine((h) => Object.keys(h).length <= 32, 'at most 32 headers')
+    .optional()
+    .describe('Extra request headers (not authorization or payment headers)'),
+  body: z.string().max(65_536).optional().describe('Request body as text (JSON for APIs)'),
+  max_usd: usdInput.describe('The most to pay for this request, USD decimal string such as "0.05"'),
+  wallet_id: walletIdInput.optional(),
+};
+
+export function registerPay(server: McpServer, tools: ToolContext): void {
+  server.registerTool(
+    'pay',
+    {
+      title: 'Pay for a request (x402)',
+      description:
+        'Request a URL and pay its x402 price from a Treasury wallet, at most max_usd; returns the response and the payment.',
+      inputSchema: payInput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    (input) =>
+      guarded(async () => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(input.headers ?? {})) {
+          if (FORBIDDEN_HEADERS.has(name.toLowerCase()))
+            return toolRefusal({
+              error_code: 'invalid_argument',
+              user_message: `The header "${name}" cannot be set; remove it and call pay again.`,
+            });
+          headers[name.toLowerCase()] = value;
+        }
+        if (input.body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+        const wallet = await tools.wallet(input.wallet_id);
+        const buyer = createX402Buyer({ client: tools.sdk, walletId: wallet.id, maxPriceUsd: input.max_usd });
+        const result = await buyer.request(input.url, {
+          method: input.method ?? 'GET',
+          headers,
+          ...(input.body !== undefined ? { body: input.body } : {}),
+        });
+        const cut = result.body.length > MAX_BODY_CHARS;
+        const body = cut
+          ? `${result.body.slice(0, MAX_BODY_CHARS)}\n[truncated: the first ${MAX_BODY_CHARS} of ${result.body.length} characters are shown]`
+          : result.body;
+        const data = {
+          status: result.status,
+          content_type: result.headers.get('content-type'),
+          body,
+          body_truncated: cut,
+          paid: result.paid,
+          wallet_id: wallet.id,
+          amount_usd: result.receipt?.amount_usd ?? null,
+          tx_hash: result.receipt?.transaction ?? null,
+          network: result.receipt?.network ?? result.requirements?.network ?? null,
+          ...(result.settlement
+            ? { settled_usd: result.settlement.settled_usd, given_back_usd: result.settlement.given_back_usd }
+            : {}),
+        };
+        if (result.status >= 400)
+          return toolRefusal({
+            error_code: 'request_failed',
+            user_message: `The seller answered HTTP ${result.status}${result.paid ? '' : '; nothing was paid'}.`,
+            status: result.status,
+            details: data,
+          });
+        return toolOk(data);
+      }),
+  );
+}
