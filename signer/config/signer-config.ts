@@ -121,6 +121,9 @@ const envSchema = z.object({
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
 });
 
+/** The signer's environment schema: docs/configuration.md is generated from it (ops/docs/configuration-reference.ts). */
+export { envSchema as signerEnvSchema };
+
 export interface AllowedToken {
   chainId: number;
   /** lower-case */

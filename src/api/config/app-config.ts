@@ -111,6 +111,9 @@ const envSchema = z.object({
   TREASURY_BEHIND_TLS_PROXY: z.enum(['0', '1']).default('0'),
 });
 
+/** The API's environment schema: docs/configuration.md is generated from it (ops/docs/configuration-reference.ts). */
+export { envSchema as appEnvSchema };
+
 /**
  * Limits PostgreSQL enforces on every session of a pool, in ms (0: none), set when the session starts.
  * A statement running longer, or waiting longer for a lock, is cancelled (its transaction rolls back, the

@@ -51,6 +51,8 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
       },
     );
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(out, 'node_modules'));
+    // As in the image: package.json beside dist/ says the files are ES modules.
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(out, 'package.json'));
     db = await createTestDatabase({ migrate: false });
   });
   after(async () => {
@@ -136,5 +138,20 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
     const row = await db.knex('authorizations').where({ id: paid.body.authorization_id }).first();
     assert.equal(row.signature, signature);
     assert.equal(row.status, 'signed');
+  });
+
+  it("the signer image's health check answers from the build: 0 with the signer, 1 without", async () => {
+    assert.ok(signer, 'the signer of the previous test');
+    const check = path.join(dist, 'signer/health-check.js');
+    const ok = await run(process.execPath, [check], {
+      env: { PATH: process.env.PATH, TREASURY_SIGNER_SOCKET: signer.socketPath },
+    });
+    assert.match(ok.stdout, /signer healthy \(backend (pkcs11|aws-kms)/);
+    await assert.rejects(
+      run(process.execPath, [check], {
+        env: { PATH: process.env.PATH, TREASURY_SIGNER_SOCKET: path.join(out, 'absent.sock') },
+      }),
+      (err: { code?: number; stderr?: string }) => err.code === 1 && /signer unhealthy/.test(err.stderr ?? ''),
+    );
   });
 });
