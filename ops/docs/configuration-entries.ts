@@ -37,12 +37,16 @@ export const API_ENTRIES: Entries = {
   TREASURY_DB_POOL_MAX: {
     meaning: 'PostgreSQL pool size; the pay path opens two more connections of its own (docs/scaling.md)',
   },
-  TREASURY_DB_STATEMENT_TIMEOUT_MS: { meaning: "longest statement: 503 `database_busy`; `0` leaves the server's setting" },
+  TREASURY_DB_STATEMENT_TIMEOUT_MS: {
+    meaning: "longest statement: 503 `database_busy`; `0` leaves the server's setting",
+  },
   TREASURY_DB_LOCK_TIMEOUT_MS: {
-    meaning: "longest wait for a lock before the statement is cancelled: 503 `database_busy`; `0` leaves the server's setting",
+    meaning:
+      "longest wait for a lock before the statement is cancelled: 503 `database_busy`; `0` leaves the server's setting",
   },
   TREASURY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: {
-    meaning: 'a session idle inside a transaction this long is ended by PostgreSQL, releasing its locks; `0` leaves the server\'s setting',
+    meaning:
+      "a session idle inside a transaction this long is ended by PostgreSQL, releasing its locks; `0` leaves the server's setting",
   },
   TREASURY_LOG_LEVEL: { meaning: 'pino log level' },
   TREASURY_EXTRA_CHAINS: {
@@ -59,8 +63,7 @@ export const API_ENTRIES: Entries = {
   },
   TREASURY_RPC_TIMEOUT_MS: { meaning: 'per on-chain read; on failure the last balance is served as stale' },
   TREASURY_LEDGER_CONFIRMATIONS: {
-    meaning:
-      'JSON `{"eip155:8453": 10}`: confirmations before a ledger row is verified and an `upto` give-back made',
+    meaning: 'JSON `{"eip155:8453": 10}`: confirmations before a ledger row is verified and an `upto` give-back made',
     default: 'Base mainnet 10, others 1',
   },
   TREASURY_LEDGER_VERIFY_INTERVAL_MS: { meaning: 'how often the ledger verifier runs; `0`: off in this process' },
@@ -73,16 +76,21 @@ export const API_ENTRIES: Entries = {
     meaning: 'the origin clients reach the API at; sign-in messages name it (production: required, `https://`)',
     default: '`http://<host>:<port>`',
   },
-  TREASURY_DASHBOARD_URL: { meaning: 'where the dashboard lives (links in recovery blocks)', default: 'the public URL' },
+  TREASURY_DASHBOARD_URL: {
+    meaning: 'where the dashboard lives (links in recovery blocks)',
+    default: 'the public URL',
+  },
   TREASURY_VERIFY_ALLOW_PRIVATE: {
-    meaning: '`1`: origin verification may reach loopback and private addresses (sandbox and tests only; production refuses it)',
+    meaning:
+      '`1`: origin verification may reach loopback and private addresses (sandbox and tests only; production refuses it)',
   },
   TREASURY_OUTBOUND_ALLOWED_PORTS: {
     meaning: 'ports origin verification and OpenAPI ingest may reach, comma-separated',
   },
   TREASURY_SESSION_TTL_SECONDS: { meaning: 'lifetime of a sign-in session' },
   TREASURY_RATE_LIMITS: {
-    meaning: '`off` disables every rate limit (benchmarks only; production refuses it) — docs/security-model.md#rate-limits',
+    meaning:
+      '`off` disables every rate limit (benchmarks only; production refuses it) — docs/security-model.md#rate-limits',
   },
   TREASURY_RATE_LIMIT_WINDOW_SECONDS: { meaning: 'the window every rate limit counts in' },
   TREASURY_RATE_LIMIT_NONCE: { meaning: 'sign-in nonces per client address per window (shared through PostgreSQL)' },
@@ -92,10 +100,12 @@ export const API_ENTRIES: Entries = {
   },
   TREASURY_RATE_LIMIT_PAY: { meaning: "pay calls per bearer per window (each process's memory)" },
   TREASURY_RATE_LIMIT_AUTH_FAILURES: {
-    meaning: "refused bearers per client address per window (each process's memory); past it every bearer from there is 429",
+    meaning:
+      "refused bearers per client address per window (each process's memory); past it every bearer from there is 429",
   },
   TREASURY_TRUSTED_PROXIES: {
-    meaning: 'proxies whose `X-Forwarded-For` is believed: addresses or CIDR ranges, comma-separated; empty: the TCP peer',
+    meaning:
+      'proxies whose `X-Forwarded-For` is believed: addresses or CIDR ranges, comma-separated; empty: the TCP peer',
   },
   TREASURY_ENV: { meaning: '`production`: production mode (below), as `NODE_ENV=production`' },
   NODE_ENV: { meaning: '`production`: production mode (below); the images set it' },
@@ -115,7 +125,9 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_KEY_BACKEND: { meaning: '`pkcs11` (an HSM, SoftHSM locally) or `aws-kms`', default: '`pkcs11`' },
   TREASURY_SIGNER_BACKEND: { meaning: 'older name of `TREASURY_KEY_BACKEND`, still read; the two must agree' },
   TREASURY_KMS_REGION: { meaning: 'AWS Region of the keys; required with `aws-kms` (docs/aws-kms.md)' },
-  TREASURY_KMS_ENDPOINT: { meaning: "endpoint override (a VPC endpoint, the emulator); unset: the Region's public one" },
+  TREASURY_KMS_ENDPOINT: {
+    meaning: "endpoint override (a VPC endpoint, the emulator); unset: the Region's public one",
+  },
   TREASURY_KMS_SIGN_RATE_PER_SECOND: {
     meaning: "Sign calls per second this signer allows itself (`0`: no limit): its share of the account's quota",
   },
@@ -153,9 +165,11 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_SIGNER_WALLET_MAX_PER_DAY: { meaning: 'most one wallet may sign for in a rolling day (raw units)' },
   TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: { meaning: 'signatures per wallet per rolling minute' },
   TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR: { meaning: 'signatures per wallet per rolling hour' },
-  TREASURY_SIGNER_LIMITS_STATE_FILE: { meaning: 'where the per-wallet windows are kept across restarts; unset: memory only' },
+  TREASURY_SIGNER_LIMITS_STATE_FILE: {
+    meaning: 'where the per-wallet windows are kept across restarts; unset: memory only',
+  },
   TREASURY_SIGNER_MAX_VALIDITY_SECONDS: { meaning: 'longest validity window of a signed authorization' },
-  TREASURY_SIGNER_METRICS_PORT: { meaning: 'loopback port for the signer\'s `/metrics`; unset: none' },
+  TREASURY_SIGNER_METRICS_PORT: { meaning: "loopback port for the signer's `/metrics`; unset: none" },
   TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: { meaning: 'an idle client connection is closed after this long' },
   TREASURY_SIGNER_MAX_QUEUE: { meaning: 'requests queued before the signer answers `busy`' },
   TREASURY_SIGNER_LOG_LEVEL: { meaning: 'pino log level' },
@@ -164,7 +178,7 @@ export const SIGNER_ENTRIES: Entries = {
 
 /** Names the signer refuses when set (AWS credentials come from the SDK's default chain only). */
 export const REFUSED_ENTRIES: Entries = {
-  TREASURY_KMS_ACCESS_KEY_ID: { meaning: 'refused: AWS credentials come only from the AWS SDK\'s default chain' },
+  TREASURY_KMS_ACCESS_KEY_ID: { meaning: "refused: AWS credentials come only from the AWS SDK's default chain" },
   TREASURY_KMS_SECRET_ACCESS_KEY: { meaning: 'refused, as above' },
   TREASURY_KMS_SESSION_TOKEN: { meaning: 'refused, as above' },
   TREASURY_AWS_ACCESS_KEY_ID: { meaning: 'refused, as above' },
@@ -194,9 +208,12 @@ export const CLI_ENTRIES: Entries = {
   XX_MNEMONIC: { meaning: 'the recovery phrase to restore from, instead of the hidden prompt' },
   XX_KEYSTORE_PASSPHRASE: { meaning: 'the keystore passphrase, for non-interactive use' },
   XX_KEYSTORE_SCRYPT_LOG_N: {
-    meaning: "keystore scrypt cost (log2 N); below the default refused under `XX_ENV=prod`/`preprod`",
+    meaning: 'keystore scrypt cost (log2 N); below the default refused under `XX_ENV=prod`/`preprod`',
   },
-  XX_DASHBOARD_URL: { meaning: 'the dashboard `xx dashboard` opens', default: "the config's `dashboard_url`, else the API's" },
+  XX_DASHBOARD_URL: {
+    meaning: 'the dashboard `xx dashboard` opens',
+    default: "the config's `dashboard_url`, else the API's",
+  },
   XX_USE_SOURCES: { meaning: '`1`: run the TypeScript sources even when a current `dist/` build exists (bin/xx.mjs)' },
   CI: { meaning: 'set: never open a browser or prompt' },
   TREASURY_DATA_DIR: { meaning: '`xx fund`: where the sandbox wrote `sandbox.json`', default: '`.treasury`' },
@@ -247,10 +264,16 @@ export const PRODUCTION_ENTRIES: Entries = {
 /** The test harness (test/support/). */
 export const TEST_ENTRIES: Entries = {
   TEST_DATABASE_URL: {
-    meaning: 'a PostgreSQL server whose user may `CREATE DATABASE`; the migrated template is kept there and cloned per suite',
+    meaning:
+      'a PostgreSQL server whose user may `CREATE DATABASE`; the migrated template is kept there and cloned per suite',
     default: 'embedded',
   },
-  TREASURY_TEST_KEY_BACKEND: { meaning: "test signers' key backend: `pkcs11` or `aws-kms` (the KMS emulator)", default: '`pkcs11`' },
-  TREASURY_TEST_PAY_FAULT: { meaning: 'with test/support/pay-fault-preload.ts: where a spawned API kills itself mid-pay' },
+  TREASURY_TEST_KEY_BACKEND: {
+    meaning: "test signers' key backend: `pkcs11` or `aws-kms` (the KMS emulator)",
+    default: '`pkcs11`',
+  },
+  TREASURY_TEST_PAY_FAULT: {
+    meaning: 'with test/support/pay-fault-preload.ts: where a spawned API kills itself mid-pay',
+  },
   TREASURY_TEST_CHAIN_LOG_LEVEL: { meaning: "the test chain's log level", default: '`silent`' },
 };
