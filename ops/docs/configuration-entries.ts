@@ -194,7 +194,7 @@ export const SIGNER_HEALTH_ENTRIES: Entries = {
 /** The xx CLI (src/cli/). */
 export const CLI_ENTRIES: Entries = {
   XX_API_URL: { meaning: 'the Treasury API the CLI talks to', default: 'the sandbox, `http://127.0.0.1:8402`' },
-  XX_ENV: { meaning: '`dev`, `preprod` or `prod`: which env file under `~/.xx/env/` applies', default: '`dev`' },
+  XX_ENV: { meaning: '`dev`, `qa`, `preprod` or `prod`: which env file under `<home>/env/` applies', default: '`dev`' },
   XX_HOME: { meaning: "the CLI's home directory", default: '`~/.xx`' },
   HOME: { meaning: 'where `~/.xx` is when `XX_HOME` is unset' },
   XX_SESSION_PATH: { meaning: 'the session file', default: '`<home>/session.json`' },
