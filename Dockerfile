@@ -11,9 +11,9 @@
 # sandbox or dev tools. Only the signer target installs softhsm2 and has the token, PIN and limits paths;
 # the API's user cannot read them. The code in /app belongs to root: neither user can change it.
 #
-# The socket directory /run/treasury is 2750 treasury-signer:treasury in both images (numeric ids, so a
-# shared volume keeps them): the signer creates its socket 0660 in group treasury, the API's user connects,
-# no other user can. The signer's token volume (/var/lib/treasury-signer, 0700 treasury-signer) is
+# Both images know both users (same ids, so a shared volume keeps its owners); each target runs as its own.
+# The socket directory /run/treasury is 2750 treasury-signer:treasury: the signer creates its socket 0660 in
+# group treasury, the API's user connects, no other user can; the API's user is not in the signer's group. The signer's token volume (/var/lib/treasury-signer, 0700 treasury-signer) is
 # initialised once with the signer image:
 #   docker run --rm -v signer-hsm:/var/lib/treasury-signer treasury-signer \
 #     node dist/ops/softhsm/init-token.js --dir /var/lib/treasury-signer/softhsm
@@ -64,7 +64,12 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates tini \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 treasury \
-    && install -d -o 10002 -g 10001 -m 2750 /run/treasury
+    && useradd --system --uid 10001 --gid treasury --no-create-home \
+       --home-dir /nonexistent --shell /usr/sbin/nologin treasury \
+    && groupadd --system --gid 10002 treasury-signer \
+    && useradd --system --uid 10002 --gid treasury-signer --no-create-home \
+       --home-dir /nonexistent --shell /usr/sbin/nologin treasury-signer \
+    && install -d -o treasury-signer -g treasury -m 2750 /run/treasury
 WORKDIR /app
 COPY --from=prod-deps /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
@@ -79,9 +84,6 @@ FROM runtime-base AS signer
 RUN apt-get update \
     && apt-get install -y --no-install-recommends softhsm2 \
     && rm -rf /var/lib/apt/lists/* \
-    && groupadd --system --gid 10002 treasury-signer \
-    && useradd --system --uid 10002 --gid treasury-signer --no-create-home \
-       --home-dir /nonexistent --shell /usr/sbin/nologin treasury-signer \
     && install -d -o treasury-signer -g treasury-signer -m 0700 /var/lib/treasury-signer
 ENV TREASURY_SIGNER_SOCKET_MODE=0660 \
     SOFTHSM2_CONF=/var/lib/treasury-signer/softhsm/softhsm2.conf \
@@ -95,9 +97,7 @@ CMD ["node", "dist/signer/main.js"]
 
 # ---- api: the HTTP API; reads no PIN or token ----
 FROM runtime-base AS api
-RUN useradd --system --uid 10001 --gid treasury --no-create-home \
-       --home-dir /nonexistent --shell /usr/sbin/nologin treasury \
-    && install -d -o treasury -g treasury -m 0700 /var/lib/treasury
+RUN install -d -o treasury -g treasury -m 0700 /var/lib/treasury
 ENV TREASURY_HOST=0.0.0.0 \
     TREASURY_PORT=8402 \
     TREASURY_DATA_DIR=/var/lib/treasury
