@@ -141,6 +141,9 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_KMS_ADMIN_PRINCIPAL_ARN: { meaning: "IAM principal named in each new key's policy as its administrator" },
   TREASURY_PKCS11_MODULE: { meaning: "path of the HSM vendor's PKCS#11 library (docs/deploy-hsm.md)" },
   TREASURY_PKCS11_TOKEN_LABEL: { meaning: 'label of the token (slot) the signer logs in to' },
+  TREASURY_PKCS11_TOKEN_SERIAL: {
+    meaning: "the token's serial number, required when more than one token carries the label (refused otherwise)",
+  },
   TREASURY_PKCS11_PIN: { meaning: 'the user PIN (prefer `TREASURY_PKCS11_PIN_FILE`; never both)' },
   TREASURY_PKCS11_PIN_FILE: {
     meaning: 'file holding the user PIN; refused if other users can read it (a mounted secret)',

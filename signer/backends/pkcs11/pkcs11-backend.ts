@@ -83,7 +83,7 @@ export class Pkcs11Backend implements KeyBackend {
   static open(config: Pkcs11BackendConfig, observer: BackendObserver = {}): Pkcs11Backend {
     const module = Pkcs11Module.load(config.modulePath);
     try {
-      const slot = module.findTokenSlot(config.tokenLabel);
+      const slot = module.findTokenSlot(config.tokenLabel, config.tokenSerial);
       const holder = module.openSession(slot);
       module.login(holder, config.pin);
       const kek = findRootKek(module, holder, config);
