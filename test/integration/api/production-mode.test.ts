@@ -2,13 +2,18 @@
  * Production mode (src/api/config/production-mode.ts): the real treasury-api entry point, spawned with a
  * sound production environment minus one setting, refuses to start — exit 1 and one line naming that
  * setting — before it opens a database, a socket or a port. The control: the same sound environment passes
- * every check and fails only later, reaching for a database that is not there.
+ * every check and fails only later, reaching for a database that is not there; with TLS files it starts and
+ * serves HTTPS itself.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import https from 'node:https';
+import os from 'node:os';
 import path from 'node:path';
 import { operatorTokenWeakness } from '../../../src/api/config/production-mode.js';
+import { createTestDatabase, freePort } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -128,6 +133,74 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
   it('a weak operator token: short, a placeholder, or too few distinct characters', async () => {
     for (const token of ['a'.repeat(24) + 'bcdefgh', 'ab'.repeat(20), `changeme-${randomBytes(24).toString('hex')}`])
       assertRefused(await runApi({ ...soundProductionEnv(), TREASURY_ADMIN_TOKEN: token }), 'TREASURY_ADMIN_TOKEN');
+  });
+
+  it('with TREASURY_TLS_CERT_FILE and _KEY_FILE it starts in production mode and serves HTTPS itself', async function () {
+    if (spawnSync('openssl', ['version']).status !== 0) this.skip();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-tls-'));
+    const made = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'].concat([
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ]),
+      { encoding: 'utf8' },
+    );
+    assert.equal(made.status, 0, made.stderr);
+    const db = await createTestDatabase();
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        ...soundProductionEnv(),
+        DATABASE_URL: db.connectionString,
+        TREASURY_BEHIND_TLS_PROXY: '0',
+        TREASURY_TLS_CERT_FILE: path.join(dir, 'cert.pem'),
+        TREASURY_TLS_KEY_FILE: path.join(dir, 'key.pem'),
+        TREASURY_PORT: String(port),
+        TREASURY_SIGNER_SOCKET: path.join(dir, 'absent.sock'),
+        TREASURY_LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    try {
+      const ca = fs.readFileSync(path.join(dir, 'cert.pem'));
+      const get = (p: string) =>
+        new Promise<number>((resolve, reject) =>
+          https
+            .get({ host: '127.0.0.1', port, path: p, ca }, (res) => resolve(res.statusCode ?? 0))
+            .on('error', reject),
+        );
+      let status = 0;
+      for (let i = 0; i < 300 && status === 0 && child.exitCode === null; i++) {
+        status = await get('/livez').catch(() => 0);
+        if (status === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(status, 200, output);
+      assert.match(output, /"url":"https:\/\/127\.0\.0\.1:\d+"/);
+      assert.match(output, /"production":true/);
+      // Plain HTTP on the same port is not served.
+      const plain = await fetch(`http://127.0.0.1:${port}/livez`).then(
+        (r) => r.status,
+        () => 0,
+      );
+      assert.notEqual(plain, 200);
+    } finally {
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('close', r));
+      await db.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('operator token strength: random tokens pass, typed ones do not', () => {
