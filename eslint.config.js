@@ -113,7 +113,7 @@ const NO_DYNAMIC_REGEXP = ['NewExpression', 'CallExpression'].flatMap((kind) => 
 ]);
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.build/**', '.treasury/**', 'packages/*/dist/**', '**/*.d.ts'] },
+  { ignores: ['node_modules/**', '.build/**', 'dist/**', '.treasury/**', 'packages/*/dist/**', '**/*.d.ts'] },
   {
     files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
     languageOptions: { parser: tseslint.parser, ecmaVersion: 2024, sourceType: 'module' },

@@ -73,6 +73,8 @@ const envSchema = z.object({
   ...awsKmsEnvShape,
   TREASURY_PKCS11_MODULE: z.string().min(1).default('/usr/lib/softhsm/libsofthsm2.so'),
   TREASURY_PKCS11_TOKEN_LABEL: z.string().min(1).max(32).default('treasury'),
+  /** The token's serial number, when more than one token carries the label (docs/deploy-hsm.md). */
+  TREASURY_PKCS11_TOKEN_SERIAL: z.string().trim().min(1).max(16).optional(),
   TREASURY_PKCS11_PIN: z.string().min(4).max(256).optional(),
   TREASURY_PKCS11_PIN_FILE: z.string().min(1).optional(),
   TREASURY_PKCS11_KEK_LABEL: z.string().min(1).max(64).default('treasury-root-kek'),
@@ -121,6 +123,9 @@ const envSchema = z.object({
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
 });
 
+/** The signer's environment schema: docs/configuration.md is generated from it (ops/docs/configuration-reference.ts). */
+export { envSchema as signerEnvSchema };
+
 export interface AllowedToken {
   chainId: number;
   /** lower-case */
@@ -131,6 +136,8 @@ export interface Pkcs11BackendConfig {
   kind: 'pkcs11';
   modulePath: string;
   tokenLabel: string;
+  /** Picks among tokens that share the label; unset: the label must be unique. */
+  tokenSerial?: string | undefined;
   /** Non-enumerable on loaded configs: never serialised or logged. */
   pin: string;
   kekLabel: string;
@@ -321,6 +328,7 @@ function parseBackend(e: z.infer<typeof envSchema>, env: NodeJS.ProcessEnv): Bac
     kind: 'pkcs11' as const,
     modulePath: e.TREASURY_PKCS11_MODULE,
     tokenLabel: e.TREASURY_PKCS11_TOKEN_LABEL,
+    tokenSerial: e.TREASURY_PKCS11_TOKEN_SERIAL,
     kekLabel: e.TREASURY_PKCS11_KEK_LABEL,
     sessions: e.TREASURY_PKCS11_SESSIONS,
     signInline: e.TREASURY_PKCS11_SIGN_INLINE,

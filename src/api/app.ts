@@ -3,6 +3,7 @@
  * Everything is built here and passed down; nothing below reads process.env or global singletons.
  */
 import http from 'node:http';
+import https from 'node:https';
 import Koa from 'koa';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -213,7 +214,11 @@ export function createTreasuryApp(deps: {
     services: { accounts, wallets, pay, signer, expiredReservations, ledgerVerifier },
     listen(port, host) {
       return new Promise((resolve, reject) => {
-        const s = http.createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 30_000 }, koa.callback());
+        const serverOptions = { maxHeaderSize: 16 * 1024, requestTimeout: 30_000 };
+        // With TREASURY_TLS_CERT_FILE/_KEY_FILE the API terminates TLS itself; otherwise plain HTTP (a TLS proxy in front).
+        const s: http.Server = config.tls
+          ? https.createServer({ ...serverOptions, cert: config.tls.cert, key: config.tls.key }, koa.callback())
+          : http.createServer(serverOptions, koa.callback());
         s.once('error', reject);
         s.listen(port, host, () => {
           server = s;

@@ -8,6 +8,8 @@
  * duration and outcome); the exit code is 1 if any failed. A second signal exits at once.
  */
 import { loadAppConfig } from './config/app-config.js';
+import { productionRefusal } from './config/production-mode.js';
+import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
 import { createKnex, listPendingMigrations } from './db/knex-client.js';
 import { resolveDatabase } from './db/resolve-database.js';
 import { createLogger } from './log/logger.js';
@@ -19,6 +21,20 @@ import { startRepeatingTask } from '../../base/repeating-task.js';
 import { installShutdown, watchParent } from '../../base/shutdown-signals.js';
 
 async function main(): Promise<void> {
+  const refusal = productionRefusal(process.env, {
+    execArgv: process.execArgv,
+    faultHooksInstalled: Object.keys(installedPayFaultHooks()).length > 0,
+  });
+  if (refusal) {
+    process.stderr.write(
+      JSON.stringify({
+        level: 60,
+        msg: `treasury-api refuses to start in production mode: ${refusal.setting} ${refusal.reason}`,
+        setting: refusal.setting,
+      }) + '\n',
+    );
+    process.exit(1);
+  }
   const config = loadAppConfig();
   const log = createLogger(config.logLevel);
   const db = await resolveDatabase(config);
@@ -70,7 +86,14 @@ async function main(): Promise<void> {
     workers.push(watchParent(shutdown));
   }
   await app.listen(config.port, config.host);
-  log.info({ url: `http://${config.host}:${config.port}`, embedded_database: db.embedded }, 'treasury-api ready');
+  log.info(
+    {
+      url: `${config.tls ? 'https' : 'http'}://${config.host}:${config.port}`,
+      embedded_database: db.embedded,
+      production: config.production,
+    },
+    'treasury-api ready',
+  );
 }
 
 main().catch((err: unknown) => {

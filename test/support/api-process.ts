@@ -26,6 +26,8 @@ export interface ApiProcessOptions {
   logs?: boolean;
   /** Where the API finds the signer, when not `signer.socketPath` (e.g. a proxy in front of it). */
   signerSocket?: string;
+  /** What node runs instead of `--import tsx src/api/main.ts` (e.g. the compiled dist/src/api/main.js). */
+  nodeArgs?: string[];
 }
 
 export async function startApiProcess(
@@ -35,7 +37,8 @@ export async function startApiProcess(
   options: ApiProcessOptions = {},
 ): Promise<ApiProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
+  const nodeArgs = options.nodeArgs ?? ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')];
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -43,6 +43,8 @@ export interface StartTestSignerOptions {
   dir?: string;
   /** How long to wait for `signer ready` (default 30,000 ms). */
   readyTimeoutMs?: number;
+  /** What node runs instead of `--import tsx signer/main.ts` (e.g. the compiled dist/signer/main.js). */
+  nodeArgs?: string[];
 }
 
 export interface TestSigner {
@@ -88,7 +90,8 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (keyBackend === 'aws-kms') for (const name of AWS_VARIABLES_KEPT_FROM_TEST_SIGNERS) delete childEnv[name];
   delete childEnv.TREASURY_SIGNER_BACKEND;
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'signer/main.ts')], {
+  const nodeArgs = options.nodeArgs ?? ['--import', 'tsx', path.join(ROOT, 'signer/main.ts')];
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -23,7 +23,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createKnex, migrateLatest, MIGRATIONS_DIR, type Knex } from '../../src/api/db/knex-client.js';
+import {
+  createKnex,
+  listPendingMigrations,
+  migrateLatest,
+  MIGRATIONS_DIR,
+  type Knex,
+} from '../../src/api/db/knex-client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/api/db/embedded-postgres.js';
 import { freeLoopbackPort as freePort } from '../../ops/net/free-loopback-port.js';
 
@@ -208,8 +214,8 @@ export function useTestDatabase(set: (db: TestDatabase) => void, options: { migr
  */
 export async function migrateUpTo(knex: Knex, migration: string): Promise<void> {
   for (;;) {
-    const [, pending] = (await knex.migrate.list()) as [unknown, Array<{ file: string }>];
-    if (pending[0]?.file === migration) return;
+    const pending = await listPendingMigrations(knex);
+    if (pending[0] === migration) return;
     assert.ok(pending.length > 0, `${migration} not found among the pending migrations`);
     await knex.migrate.up();
   }

@@ -17,7 +17,7 @@
  * C_SignInit, C_UnwrapKey and key generation run synchronously on the main thread. C_Sign runs on a libuv
  * thread, except for a signature asked for while the signer holds no other request (`signInline:
  * 'when_alone'`, the default): there is nothing for the main thread to do meanwhile, and the hand-off to a
- * worker thread and back costs two wake-ups (on the 2-core VM of docs/benchmarks.md, ≈ 150 µs of machine CPU per
+ * worker thread and back costs two wake-ups (on the 2-core VM of docs/performance.md, ≈ 150 µs of machine CPU per
  * payment at 400/s). Under load requests overlap and signing stays parallel.
  */
 import pkcs11js from 'pkcs11js';
@@ -83,7 +83,7 @@ export class Pkcs11Backend implements KeyBackend {
   static open(config: Pkcs11BackendConfig, observer: BackendObserver = {}): Pkcs11Backend {
     const module = Pkcs11Module.load(config.modulePath);
     try {
-      const slot = module.findTokenSlot(config.tokenLabel);
+      const slot = module.findTokenSlot(config.tokenLabel, config.tokenSerial);
       const holder = module.openSession(slot);
       module.login(holder, config.pin);
       const kek = findRootKek(module, holder, config);

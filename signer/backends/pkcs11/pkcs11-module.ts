@@ -35,11 +35,33 @@ export class Pkcs11Module {
     return new Pkcs11Module(p11);
   }
 
-  findTokenSlot(tokenLabel: string): pkcs11js.Handle {
-    const slot = this.p11.C_GetSlotList(true).find((s) => this.p11.C_GetTokenInfo(s).label.trim() === tokenLabel);
-    if (slot === undefined)
-      throw new SignerFault('hsm_unavailable', `no token labelled "${tokenLabel}" in this PKCS#11 module`);
-    return slot;
+  /**
+   * The slot whose token carries exactly `tokenLabel` (and `tokenSerial`, when given). Two tokens with the
+   * label and no serial to tell them apart are refused, naming their serials: logging in to whichever the
+   * library lists first could be the wrong partition.
+   */
+  findTokenSlot(tokenLabel: string, tokenSerial?: string): pkcs11js.Handle {
+    const labelled = this.p11
+      .C_GetSlotList(true)
+      .map((slot) => ({ slot, info: this.p11.C_GetTokenInfo(slot) }))
+      .filter(({ info }) => info.label.trim() === tokenLabel);
+    const matching =
+      tokenSerial === undefined ? labelled : labelled.filter(({ info }) => info.serialNumber.trim() === tokenSerial);
+    if (matching.length === 0)
+      throw new SignerFault(
+        'hsm_unavailable',
+        tokenSerial === undefined
+          ? `no token labelled "${tokenLabel}" in this PKCS#11 module`
+          : `no token labelled "${tokenLabel}" with serial "${tokenSerial}" in this PKCS#11 module`,
+      );
+    if (matching.length > 1)
+      throw new SignerFault(
+        'hsm_error',
+        `${matching.length} tokens labelled "${tokenLabel}" in this PKCS#11 module (serials ${matching
+          .map(({ info }) => info.serialNumber.trim())
+          .join(', ')}): set TREASURY_PKCS11_TOKEN_SERIAL to the one to use`,
+      );
+    return matching[0]!.slot;
   }
 
   openSession(slot: pkcs11js.Handle): pkcs11js.Handle {

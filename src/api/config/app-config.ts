@@ -2,6 +2,7 @@
  * Configuration of treasury-api, parsed once from the environment with zod into a frozen object.
  * Nothing else in src/ reads process.env.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
@@ -100,7 +101,18 @@ const envSchema = z.object({
    * `10.0.0.0/8, ::1`); empty: the client address is the TCP peer's.
    */
   TREASURY_TRUSTED_PROXIES: z.string().default(''),
+  /** `production` turns on production mode (./production-mode.ts), as NODE_ENV=production does. */
+  TREASURY_ENV: z.string().optional(),
+  NODE_ENV: z.string().optional(),
+  /** PEM certificate chain and private key: the API serves HTTPS itself (both or neither). */
+  TREASURY_TLS_CERT_FILE: z.string().min(1).optional(),
+  TREASURY_TLS_KEY_FILE: z.string().min(1).optional(),
+  /** 1: a proxy in front terminates TLS (production mode then accepts plain HTTP behind it). */
+  TREASURY_BEHIND_TLS_PROXY: z.enum(['0', '1']).default('0'),
 });
+
+/** The API's environment schema: docs/configuration.md is generated from it (ops/docs/configuration-reference.ts). */
+export { envSchema as appEnvSchema };
 
 /**
  * Limits PostgreSQL enforces on every session of a pool, in ms (0: none), set when the session starts.
@@ -146,6 +158,11 @@ export type AppConfig = Readonly<{
   rateLimits: RateLimitConfig;
   /** Parsed TREASURY_TRUSTED_PROXIES: [address, prefix length] ranges. */
   trustedProxies: readonly TrustedProxy[];
+  /** NODE_ENV=production or TREASURY_ENV=production (./production-mode.ts has what it refuses). */
+  production: boolean;
+  /** The certificate and key the API serves HTTPS with; undefined: plain HTTP. */
+  tls: Readonly<{ cert: Buffer; key: Buffer }> | undefined;
+  behindTlsProxy: boolean;
 }>;
 
 export type RateLimitConfig = Readonly<{
@@ -209,11 +226,34 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
     }),
     trustedProxies: parseTrustedProxies(e.TREASURY_TRUSTED_PROXIES),
+    production: e.NODE_ENV === 'production' || e.TREASURY_ENV === 'production',
+    tls: readTls(e.TREASURY_TLS_CERT_FILE, e.TREASURY_TLS_KEY_FILE),
+    behindTlsProxy: e.TREASURY_BEHIND_TLS_PROXY === '1',
     dashboardUrl: (
       e.TREASURY_DASHBOARD_URL ??
       e.TREASURY_PUBLIC_URL ??
       `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`
     ).replace(/\/+$/, ''),
+  });
+}
+
+/** Both TLS files read once (a missing or unreadable one stops the start naming its variable), or neither set. */
+function readTls(certFile: string | undefined, keyFile: string | undefined): AppConfig['tls'] {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined)
+    throw new Error(
+      `invalid configuration: ${certFile === undefined ? 'TREASURY_TLS_CERT_FILE' : 'TREASURY_TLS_KEY_FILE'}: required with the other TLS file`,
+    );
+  const read = (name: string, file: string) => {
+    try {
+      return fs.readFileSync(file);
+    } catch (err) {
+      throw new Error(`invalid configuration: ${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`);
+    }
+  };
+  return Object.freeze({
+    cert: read('TREASURY_TLS_CERT_FILE', certFile),
+    key: read('TREASURY_TLS_KEY_FILE', keyFile),
   });
 }
 

@@ -3,7 +3,8 @@
  * (`npm run migrate`); the API refuses to start while one is pending.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import fs from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { describeError } from '../log/describe-error.js';
@@ -16,6 +17,23 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => v);
 export type { Knex };
 
 export const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
+
+/**
+ * The migrations in MIGRATIONS_DIR, in the language this module runs in: `.ts` from the sources (tsx), `.js`
+ * from the compiled build (`npm run build`, dist/migrations next to dist/src). Each is named by its `.ts` file
+ * name whichever file is loaded, so knex_migrations holds the same names whether the sources or the build ran
+ * them, and a database migrated by one is up to date for the other.
+ */
+const RUNNING_EXTENSION = path.extname(fileURLToPath(import.meta.url)) === '.js' ? '.js' : '.ts';
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  async getMigrations() {
+    const files = await fs.promises.readdir(MIGRATIONS_DIR);
+    return files.filter((f) => f.endsWith(RUNNING_EXTENSION) && !f.endsWith('.d.ts')).sort();
+  },
+  getMigrationName: (file) => file.slice(0, -RUNNING_EXTENSION.length) + '.ts',
+  getMigration: (file) => import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href) as Promise<Knex.Migration>,
+};
 
 /** Where knex's own warnings go (pino's shape): one JSON line each instead of knex's console output. */
 export interface KnexLog {
@@ -69,13 +87,13 @@ export function createKnex(
           },
         }
       : {}),
-    migrations: { directory: MIGRATIONS_DIR, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
+    migrations: { migrationSource, tableName: 'knex_migrations' },
   });
 }
 
 export async function listPendingMigrations(knex: Knex): Promise<string[]> {
   const [, pending] = (await knex.migrate.list()) as [unknown[], Array<{ file: string } | string>];
-  return pending.map((p) => (typeof p === 'string' ? p : p.file));
+  return pending.map((p) => migrationSource.getMigrationName(typeof p === 'string' ? p : p.file));
 }
 
 export async function migrateLatest(knex: Knex): Promise<string[]> {

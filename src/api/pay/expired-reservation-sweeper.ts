@@ -10,7 +10,7 @@
  * the previous one (a BRIN index on valid_before keeps that to the newest block ranges); the first sweep of a
  * process looks back `lookbackSeconds`.
  * Does not defend: reservations that expired before a process's first look-back (an API stopped for longer
- * than that): ops/runbooks/database-unavailable.md lists them.
+ * than that): docs/runbooks/database-unavailable.md lists them.
  */
 import type { Knex } from 'knex';
 import { formatUsd } from '../../../policy/money.js';

@@ -66,6 +66,46 @@ describe('treasury-signer start and restart', function () {
     );
   });
 
+  it('refuses two tokens with its label unless TREASURY_PKCS11_TOKEN_SERIAL picks one', async () => {
+    const dir = tempDir();
+    const first = await startTestSigner({ dir });
+    await first.stop();
+    // A second token with the same label (and PINs) in the same SoftHSM: an HSM client with two partitions.
+    const softhsm = path.join(dir, 'softhsm');
+    const env = { ...process.env, SOFTHSM2_CONF: path.join(softhsm, 'softhsm2.conf') };
+    const pin = fs.readFileSync(path.join(softhsm, 'user.pin'), 'utf8').trim();
+    const soPin = fs.readFileSync(path.join(softhsm, 'so.pin'), 'utf8').trim();
+    const init = spawnSync(
+      'softhsm2-util',
+      ['--init-token', '--free', '--label', first.token!.tokenLabel, '--so-pin', soPin, '--pin', pin],
+      { env, encoding: 'utf8' },
+    );
+    assert.equal(init.status, 0, init.stderr);
+    const slots = spawnSync('softhsm2-util', ['--show-slots'], { env, encoding: 'utf8' }).stdout;
+    const serials = [...slots.matchAll(/Serial number:\s+([0-9a-f]+)/g)].map((m) => m[1]!);
+    assert.equal(serials.length, 2, slots);
+
+    const refused = await startFailure({}, dir);
+    assert.match(refused, /2 tokens labelled \\"treasury\\" in this PKCS#11 module \(serials [0-9a-f]+, [0-9a-f]+\)/);
+    assert.match(refused, /set TREASURY_PKCS11_TOKEN_SERIAL/);
+    assert.match(await startFailure({ TREASURY_PKCS11_TOKEN_SERIAL: 'ffffffff' }, dir), /with serial \\"ffffffff\\"/);
+    // The token holding the root KEK (the first one initialised) is picked by its serial and serves.
+    let served = 0;
+    for (const serial of serials) {
+      const message = await startTestSigner({ dir, env: { TREASURY_PKCS11_TOKEN_SERIAL: serial } }).then(
+        async (signer) => {
+          await signer.client.health();
+          await signer.stop();
+          return 'served';
+        },
+        (err: Error) => err.message,
+      );
+      if (message === 'served') served++;
+      else assert.match(message, /root KEK|C_Login/);
+    }
+    assert.ok(served >= 1, 'a serial selects a token the signer serves from');
+  });
+
   it('replaces a stale socket from a killed run, but never a regular file', async () => {
     const dir = tempDir();
     const socketPath = path.join(dir, 'signer.sock');

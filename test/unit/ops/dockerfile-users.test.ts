@@ -32,7 +32,7 @@ function parseDockerfile(text: string): Stage[] {
     if (op === 'FROM') {
       const [base, as, name] = args.split(/\s+/);
       stages.push({ name: as?.toUpperCase() === 'AS' ? name! : String(stages.length), base: base!, instructions: [] });
-    } else stages.at(-1)!.instructions.push({ op, args });
+    } else stages.at(-1)?.instructions.push({ op, args }); // global ARGs before the first FROM belong to no stage
   }
   return stages;
 }
@@ -112,9 +112,9 @@ describe('Dockerfile: the signer as its own user', () => {
 
   it('builds the API by default and the signer with --target signer, each as its own non-root user', () => {
     assert.equal(lastUser(api), 'treasury');
-    assert.match(api.filter((i) => i.op === 'CMD').at(-1)!.args, /"src\/api\/main\.ts"/);
+    assert.match(api.filter((i) => i.op === 'CMD').at(-1)!.args, /"dist\/src\/api\/main\.js"/);
     assert.equal(lastUser(signer), 'treasury-signer');
-    assert.match(signer.filter((i) => i.op === 'CMD').at(-1)!.args, /"signer\/main\.ts"/);
+    assert.match(signer.filter((i) => i.op === 'CMD').at(-1)!.args, /"dist\/signer\/main\.js"/);
     const apiUser = user('treasury');
     const signerUser = user('treasury-signer');
     assert.notEqual(apiUser.uid, signerUser.uid);

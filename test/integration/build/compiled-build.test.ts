@@ -1,0 +1,157 @@
+/**
+ * The compiled build (`npm run build`, tsconfig.build.json) runs on plain node: compiled here (in the before
+ * hook, into a temporary directory so the checkout's dist/ is left alone), its migrations applied to an
+ * empty PostgreSQL database by dist/src/api/db/migrate-cli.js, then treasury-signer (dist/signer/main.js, on a
+ * SoftHSM token) and treasury-api (dist/src/api/main.js, in production mode behind a declared TLS proxy)
+ * started with `node` alone — no tsx — and one x402 payment signed and recorded through HTTP.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { recoverTypedDataAddress, type Hex } from 'viem';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
+import { listPendingMigrations } from '../../../src/api/db/knex-client.js';
+import { paymentRequirements, SELLER_ADDRESS, BASE_SEPOLIA_USDC } from '../../builders/payment-requirements.js';
+import { startApiProcess, type ApiProcess } from '../../support/api-process.js';
+import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+/** Every file under `dir`, relative to it. */
+function filesUnder(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => fs.statSync(path.join(dir, f)).isFile());
+}
+
+describe('compiled build: API and signer on plain node against PostgreSQL and SoftHSM', function () {
+  this.timeout(300_000);
+  let out: string;
+  let dist: string;
+  let db: TestDatabase;
+  let signer: TestSigner | undefined;
+  let api: ApiProcess | undefined;
+  const adminToken = randomBytes(32).toString('base64url');
+
+  before(async () => {
+    out = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-build-'));
+    dist = path.join(out, 'dist');
+    // What `npm run build` runs, with the output elsewhere; node finds the packages through the symlink.
+    await run(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
+      {
+        cwd: ROOT,
+      },
+    );
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(out, 'node_modules'));
+    // As in the image: package.json beside dist/ says the files are ES modules.
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(out, 'package.json'));
+    db = await createTestDatabase({ migrate: false });
+  });
+  after(async () => {
+    await api?.stop();
+    await signer?.stop();
+    await db?.drop();
+    if (out) fs.rmSync(out, { recursive: true, force: true });
+  });
+
+  it('holds JavaScript only: no TypeScript sources, tests, benches or sandbox', () => {
+    const files = filesUnder(dist);
+    assert.ok(files.includes(path.join('src', 'api', 'main.js')));
+    assert.ok(files.includes(path.join('signer', 'main.js')));
+    assert.ok(files.includes(path.join('src', 'cli', 'main.js')));
+    assert.deepEqual(
+      files.filter((f) => /\.ts$/.test(f) || /(^|\/)(test|bench|sandbox|kms-emulator)\//.test(f)),
+      [],
+    );
+  });
+
+  it('migrates an empty database from the build, under the names the sources use', async () => {
+    const env = { ...process.env, DATABASE_URL: db.connectionString };
+    const { stdout } = await run(process.execPath, [path.join(dist, 'src/api/db/migrate-cli.js'), 'latest'], { env });
+    const result = JSON.parse(stdout) as { applied: string[]; pending: string[] };
+    const sources = fs.readdirSync(path.join(ROOT, 'migrations')).filter((f) => f.endsWith('.ts'));
+    assert.deepEqual(result.applied.sort(), sources.sort());
+    assert.deepEqual(result.pending, []);
+    // The sources agree: nothing pending for them either.
+    assert.deepEqual(await listPendingMigrations(db.knex), []);
+  });
+
+  it('starts the signer and the API from dist/ with node alone and signs a payment', async () => {
+    signer = await startTestSigner({ nodeArgs: [path.join(dist, 'signer/main.js')] });
+    api = await startApiProcess(
+      db,
+      signer,
+      {
+        NODE_ENV: 'production',
+        TREASURY_BEHIND_TLS_PROXY: '1',
+        TREASURY_PUBLIC_URL: 'https://treasury.example.com',
+        TREASURY_ADMIN_TOKEN: adminToken,
+      },
+      { nodeArgs: [path.join(dist, 'src/api/main.js')], logs: true },
+    );
+    for (const child of [signer.child, api.child])
+      assert.ok(!child.spawnargs.some((a) => a.includes('tsx')), `${child.spawnargs.join(' ')} uses tsx`);
+    assert.match(api.logs(), /"production":true/);
+
+    const call = async (method: string, route: string, token: string, body?: unknown) => {
+      const res = await fetch(`${api!.url}${route}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const minted = await call('POST', '/v1/treasury', adminToken, { owner_type: 'agent', owner_id: 'built' });
+    assert.equal(minted.status, 201, JSON.stringify(minted.body));
+    const key = minted.body.api_key as string;
+    const wallet = await call('POST', '/v1/wallets', key, { policy: { per_tx_cap_usd: '1' } });
+    assert.equal(wallet.status, 201, JSON.stringify(wallet.body));
+    const paid = await call('POST', `/v1/wallets/${wallet.body.id}/pay`, key, {
+      payment_requirements: paymentRequirements({ amount: '10000', maxTimeoutSeconds: 300 }),
+    });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    const { authorization, signature } = paid.body;
+    const recovered = await recoverTypedDataAddress({
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        from: authorization.from,
+        to: authorization.to,
+        value: BigInt(authorization.value),
+        validAfter: BigInt(authorization.validAfter),
+        validBefore: BigInt(authorization.validBefore),
+        nonce: authorization.nonce as Hex,
+      },
+      signature: signature as Hex,
+    });
+    assert.equal(recovered, wallet.body.address);
+    assert.equal(authorization.to, SELLER_ADDRESS);
+    const row = await db.knex('authorizations').where({ id: paid.body.authorization_id }).first();
+    assert.equal(row.signature, signature);
+    assert.equal(row.status, 'signed');
+  });
+
+  it("the signer image's health check answers from the build: 0 with the signer, 1 without", async () => {
+    assert.ok(signer, 'the signer of the previous test');
+    const check = path.join(dist, 'signer/health-check.js');
+    const ok = await run(process.execPath, [check], {
+      env: { PATH: process.env.PATH, TREASURY_SIGNER_SOCKET: signer.socketPath },
+    });
+    assert.match(ok.stdout, /signer healthy \(backend (pkcs11|aws-kms)/);
+    await assert.rejects(
+      run(process.execPath, [check], {
+        env: { PATH: process.env.PATH, TREASURY_SIGNER_SOCKET: path.join(out, 'absent.sock') },
+      }),
+      (err: { code?: number; stderr?: string }) => err.code === 1 && /signer unhealthy/.test(err.stderr ?? ''),
+    );
+  });
+});

