@@ -210,6 +210,14 @@ export const CLI_ENTRIES: Entries = {
   XX_CONFIG_PATH: { meaning: 'the CLI config file', default: '`<home>/config.json`' },
   XX_MNEMONIC: { meaning: 'the recovery phrase to restore from, instead of the hidden prompt' },
   XX_KEYSTORE_PASSPHRASE: { meaning: 'the keystore passphrase, for non-interactive use' },
+  XX_PAT: {
+    meaning:
+      'an agent PAT every buyer command and `xx mcp` use (precedence: `--profile` > `XX_PAT` > active profile > active agent)',
+  },
+  XX_RPC_URL: {
+    meaning:
+      "the EVM RPC a self-custody command reads and pays through (default: the sandbox chain, else the chain's public RPC)",
+  },
   XX_KEYSTORE_SCRYPT_LOG_N: {
     meaning: 'keystore scrypt cost (log2 N); below the default refused under `XX_ENV=prod`/`preprod`',
   },
