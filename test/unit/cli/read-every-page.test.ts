@@ -117,6 +117,7 @@ describe('xx CLI readEveryPage', () => {
       id: `pat_${String(n).padStart(24, '0')}`,
       scope_type: 'service' as const,
       scope_id: 'sel_1',
+      gate: false,
       label: null,
       daily_cap_usd: null,
       single_use: false,

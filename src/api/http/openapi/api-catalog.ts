@@ -42,6 +42,7 @@ type Auth =
   | 'session_or_agent'
   | 'session_or_service'
   | 'service'
+  | 'gate'
   | 'agent'
   | 'any';
 
@@ -340,6 +341,26 @@ export const API_CATALOG: CatalogEntry[] = [
       'Report a ledger row (seller middleware; idempotent per seller and tx_hash; pending until verified on chain)',
     auth: 'service',
     body: ledgerReportBodySchema,
+  },
+  {
+    method: 'GET',
+    path: '/v1/gate/catalogue',
+    summary: "The account's managed-proxy (mpp) sellers, origins, pay-to and endpoints (the gate)",
+    auth: 'gate',
+  },
+  {
+    method: 'POST',
+    path: '/v1/gate/ledger',
+    summary: 'Report one ledger row of a paid request the gate settled (endpoint_id required)',
+    auth: 'gate',
+    body: ledgerReportBodySchema,
+  },
+  {
+    method: 'POST',
+    path: '/v1/gate/ledger/batch',
+    summary: 'Report up to 100 gate ledger rows; per-row outcome',
+    auth: 'gate',
+    body: ledgerBatchBodySchema,
   },
   {
     method: 'POST',
