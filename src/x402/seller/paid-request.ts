@@ -117,6 +117,11 @@ export interface PaidRequestDeps {
 
 const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
 
+/** Rule 1's unpaid pass-through: `/health` and OPTIONS (a CORS preflight cannot carry a payment). */
+export function passesUnpaid(method: string, path: string): boolean {
+  return path === '/health' || method === 'OPTIONS';
+}
+
 export function priceOf(config: ResolvedX402Config, path: string): bigint {
   return config.routePrices.get(routePriceKey(path)) ?? config.priceMicro;
 }
@@ -207,7 +212,7 @@ export class PaidRequestCore {
   async handle(site: PaidSite, req: PaidRequest, port: PaidRequestPort): Promise<void> {
     const { config } = site;
     const { facilitator, guard, logger } = this.deps;
-    if (req.path === '/health' || req.method === 'OPTIONS') return port.pass();
+    if (passesUnpaid(req.method, req.path)) return port.pass();
     const price = priceOf(config, req.path);
     if (price === 0n) {
       this.count('free');
