@@ -17,7 +17,7 @@ import { matchPathPattern } from '../shared/path-pattern.js';
 import type { GateCatalogue, GateEndpoint, GateSeller } from '../shared/api-responses/gate-responses.js';
 import type { PaidSite } from '../x402/seller/paid-request.js';
 import type { SellerState } from '../x402/seller/seller-identity.js';
-import { resolveX402Options, type ResolvedX402Config } from '../x402/seller/seller-options.js';
+import { resolveX402Options, routePriceKey, type ResolvedX402Config } from '../x402/seller/seller-options.js';
 import { X402ConfigError } from '../x402/seller/x402-config-error.js';
 import type { GateConfig } from './gate-config.js';
 
@@ -131,12 +131,21 @@ export function buildSellerTable(
   return { bySlug, sellers: bySlug.size, endpoints };
 }
 
-/** The endpoint a request names: method and exact path first, then the first matching path pattern. */
+/**
+ * The endpoint a request names: method and path first, then the first matching path pattern. Paths compare as
+ * the paywall prices them (`routePriceKey`: case, percent-encoding, duplicate and trailing slashes ignored), so
+ * `/PREMIUM/` is the `/premium` endpoint and never a cheaper pattern an origin's lenient router would also serve.
+ */
 export function matchEndpoint(seller: GateSellerEntry, method: string, path: string): GateEndpointEntry | undefined {
   const wanted = method === 'HEAD' ? 'GET' : method;
+  const key = routePriceKey(path);
   const same = seller.endpoints.filter((e) => e.endpoint.method.toUpperCase() === wanted);
   return (
-    same.find((e) => e.endpoint.path === path) ??
-    same.find((e) => e.endpoint.path_pattern !== null && matchPathPattern(e.endpoint.path_pattern, path))
+    same.find((e) => routePriceKey(e.endpoint.path) === key) ??
+    same.find(
+      (e) =>
+        e.endpoint.path_pattern !== null &&
+        (matchPathPattern(e.endpoint.path_pattern, path) || matchPathPattern(e.endpoint.path_pattern, key)),
+    )
   );
 }
