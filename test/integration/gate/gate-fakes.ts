@@ -60,6 +60,9 @@ export async function startOrigin(): Promise<TestOrigin> {
         case '/throws':
           req.socket.destroy();
           return;
+        case '/late':
+          setTimeout(() => res.end(PAID_BODY), 400).unref();
+          return;
         case '/slow':
           setTimeout(() => res.end(PAID_BODY), 5_000).unref();
           return;
@@ -129,7 +132,7 @@ export function tableCatalogue(
           catalogueEndpoint('/premium', '2.5'),
           catalogueEndpoint('/free', '0'),
           catalogueEndpoint('/also-free', '0.01', { '/also-free': '' }),
-          ...['/fail', '/throws', '/slow', '/echo', '/forge', '/text', '/stream', '/big-stream'].map((p) =>
+          ...['/fail', '/throws', '/late', '/slow', '/echo', '/forge', '/text', '/stream', '/big-stream'].map((p) =>
             catalogueEndpoint(p, '0.01'),
           ),
         ],
