@@ -76,6 +76,8 @@ const envSchema = z.object({
   GATE_VERIFY_TIMEOUT_MS: ms(100, 120_000, 10_000),
   GATE_SETTLE_TIMEOUT_MS: ms(100, 300_000, 30_000),
   GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Started by the sandbox: stop when the parent process goes away. */
+  TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   XX_ALLOW_LOCAL_ONLY: z.string().optional(),
   XX_DISABLE_BODY_CAPTURE: z.string().optional(),
 });
@@ -98,6 +100,7 @@ export interface GateConfig {
   verifyTimeoutMs: number;
   settleTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  exitWithParent: boolean;
   /** What the paywall reads of the environment (local-only mode, body capture). */
   paywallEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -138,6 +141,7 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
     verifyTimeoutMs: e.GATE_VERIFY_TIMEOUT_MS,
     settleTimeoutMs: e.GATE_SETTLE_TIMEOUT_MS,
     logLevel: e.GATE_LOG_LEVEL,
+    exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     paywallEnv: Object.freeze({
       XX_ALLOW_LOCAL_ONLY: e.XX_ALLOW_LOCAL_ONLY,
       XX_DISABLE_BODY_CAPTURE: e.XX_DISABLE_BODY_CAPTURE,

@@ -4,7 +4,8 @@
  * each step bounded and logged (base/shutdown-signals.ts). Logs are JSON lines (pino) with the bearer redacted.
  */
 import { pino } from 'pino';
-import { installShutdown } from '../../base/shutdown-signals.js';
+import type { Closeable } from '../../base/closeables.js';
+import { installShutdown, watchParent } from '../../base/shutdown-signals.js';
 import { createGateApp } from './gate-app.js';
 import { GateConfigError, loadGateConfig } from './gate-config.js';
 
@@ -18,7 +19,14 @@ async function main(): Promise<void> {
     redact: { paths: ['authorization', 'token', '*.authorization', '*.token'], censor: '[redacted]' },
   });
   const gate = createGateApp(config, { logger: log });
-  installShutdown({ log, label: 'treasury-gate', closeables: () => gate.closeables() });
+  const watchers: Closeable[] = [];
+  const shutdown = installShutdown({
+    log,
+    label: 'treasury-gate',
+    closeables: () => [...gate.closeables(), ...watchers],
+  });
+  // Started by the sandbox: never outlive it.
+  if (config.exitWithParent) watchers.push(watchParent(shutdown));
   const url = await gate.listen();
   log.info({ url, api_url: config.apiUrl, facilitator: config.facilitatorUrl !== undefined }, 'treasury-gate ready');
 }
