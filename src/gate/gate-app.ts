@@ -12,7 +12,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeable, type Closeable } from '../../base/closeables.js';
-import { createFacilitatorClient } from '../x402/facilitator-client.js';
+import { createFacilitatorClient, wrapFacilitatorObject, type FacilitatorLike } from '../x402/facilitator-client.js';
 import type { FetchLike } from '../x402/bounded-fetch.js';
 import { LedgerReporter } from '../x402/seller/ledger-reporter.js';
 import { PaidRequestCore } from '../x402/seller/paid-request.js';
@@ -40,19 +40,30 @@ const silentLogger: X402Logger = { debug() {}, info() {}, warn() {}, error() {} 
 
 export function createGateApp(
   config: GateConfig,
-  options: { logger?: X402Logger; fetch?: FetchLike; ledgerRetryDelaysMs?: readonly number[] } = {},
+  options: {
+    logger?: X402Logger;
+    fetch?: FetchLike;
+    ledgerRetryDelaysMs?: readonly number[];
+    /** A facilitator object instead of FACILITATOR_URL (the official `FacilitatorClient` shape; benchmarks). */
+    facilitator?: FacilitatorLike;
+  } = {},
 ): GateApp {
   const logger = options.logger ?? silentLogger;
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const metrics = createGateMetrics();
-  const facilitator = config.facilitatorUrl
-    ? createFacilitatorClient({
+  const facilitator = options.facilitator
+    ? wrapFacilitatorObject(options.facilitator, {
+        verifyTimeoutMs: config.verifyTimeoutMs,
+        settleTimeoutMs: config.settleTimeoutMs,
+      })
+    : config.facilitatorUrl
+      ? createFacilitatorClient({
         url: config.facilitatorUrl,
         fetch: doFetch,
         verifyTimeoutMs: config.verifyTimeoutMs,
         settleTimeoutMs: config.settleTimeoutMs,
       })
-    : undefined;
+      : undefined;
   const ledger = new LedgerReporter({
     apiUrl: config.apiUrl,
     token: config.token,
