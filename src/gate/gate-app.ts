@@ -58,11 +58,11 @@ export function createGateApp(
       })
     : config.facilitatorUrl
       ? createFacilitatorClient({
-        url: config.facilitatorUrl,
-        fetch: doFetch,
-        verifyTimeoutMs: config.verifyTimeoutMs,
-        settleTimeoutMs: config.settleTimeoutMs,
-      })
+          url: config.facilitatorUrl,
+          fetch: doFetch,
+          verifyTimeoutMs: config.verifyTimeoutMs,
+          settleTimeoutMs: config.settleTimeoutMs,
+        })
       : undefined;
   const ledger = new LedgerReporter({
     apiUrl: config.apiUrl,

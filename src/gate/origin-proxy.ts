@@ -103,6 +103,8 @@ export class OriginProxy {
       this.pending.set(req, state);
 
       const forwardedFor = req.socket.remoteAddress;
+      // A body without a declared length (chunked) is counted as it streams; one with a length was checked already.
+      const unbounded = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined;
       req.headers = requestHeadersForOrigin(req.headers, {
         for: forwardedFor,
         host: req.headers.host,
@@ -111,8 +113,7 @@ export class OriginProxy {
       });
       req.url = routed.originUrl;
       let buffer: Transform | undefined;
-      if (req.headers['content-length'] === undefined && req.method !== 'GET' && req.method !== 'HEAD') {
-        // No declared length: count the body as it streams and cut it at the cap.
+      if (unbounded) {
         let total = 0;
         const max = this.options.maxRequestBytes;
         buffer = new Transform({
