@@ -156,6 +156,7 @@ describe('xx CLI readEveryPage', () => {
         id: `pat_${'0'.repeat(24)}`,
         scope_type: 'agent',
         scope_id: 'agt_1',
+        gate: false,
         label: 'x',
         daily_cap_usd: '1.5',
         single_use: true,
