@@ -78,6 +78,15 @@ export async function startOrigin(): Promise<TestOrigin> {
           });
           res.end(PAID_BODY);
           return;
+        case '/metered':
+        case '/overcharge':
+          // An upto origin names its charge as a middleware handler does (Settlement-Overrides).
+          res.writeHead(200, {
+            'content-type': 'text/plain',
+            'settlement-overrides': JSON.stringify({ amount: path === '/metered' ? '40%' : '200%' }),
+          });
+          res.end(PAID_BODY);
+          return;
         case '/text':
           res.writeHead(200, { 'content-type': 'text/plain', 'x-handler-secret': 'leak' });
           res.end(PAID_BODY);
@@ -132,9 +141,19 @@ export function tableCatalogue(
           catalogueEndpoint('/premium', '2.5'),
           catalogueEndpoint('/free', '0'),
           catalogueEndpoint('/also-free', '0.01', { '/also-free': '' }),
-          ...['/fail', '/throws', '/late', '/slow', '/echo', '/forge', '/text', '/stream', '/big-stream'].map((p) =>
-            catalogueEndpoint(p, '0.01'),
-          ),
+          ...[
+            '/fail',
+            '/throws',
+            '/late',
+            '/slow',
+            '/metered',
+            '/overcharge',
+            '/echo',
+            '/forge',
+            '/text',
+            '/stream',
+            '/big-stream',
+          ].map((p) => catalogueEndpoint(p, '0.01')),
         ],
         ...overrides,
       },
