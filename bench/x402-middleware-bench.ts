@@ -482,8 +482,9 @@ async function main(): Promise<void> {
       }
       const base =
         r.server === oursInproc
-          ? byLabel.get('paid path: @x402/express')!
-          : byLabel.get(r.label.replace('x402Koa (ours)', '@x402/express'))!;
+          ? byLabel.get('paid path: @x402/express')
+          : byLabel.get(r.label.replace('x402Koa (ours)', '@x402/express'));
+      if (!base) return '— (no @x402/express row in this run)';
       const ratio = rate(r.result) / rate(base.result);
       const cpuRatio = base.cpuUsPerRequest / r.cpuUsPerRequest;
       if (!Number.isFinite(ratio) || !Number.isFinite(cpuRatio)) return 'n/a (no successful requests on one side)';
