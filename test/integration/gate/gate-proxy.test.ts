@@ -234,6 +234,45 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
     assert.equal(origin.requests.at(-1)!.headers['x-forwarded-prefix'], undefined);
   });
 
+  it('several sellers, one gate: each by its own prefix, with its own prices, pay-to and origin', async () => {
+    const second = await startOrigin();
+    try {
+      const news = tableCatalogue(second.url).sellers[0]!;
+      const otherPayTo = '0x1111111111111111111111111111111111111111';
+      const both = tableCatalogue(origin.url);
+      both.sellers.push({
+        ...news,
+        seller_id: 'sel_000000000000000000000002',
+        slug: 'news',
+        pay_to: otherPayTo,
+        endpoints: [catalogueEndpoint('/paid', '0.05')],
+      });
+      platform.on('/v1/gate/catalogue', { status: 200, body: both });
+      await gate.app.catalogue.refreshNow();
+      const weather = (await (await fetch(`${base}/paid`)).json()) as PaymentRequired;
+      const other = (await (await fetch(`${gate.url}/news/paid`)).json()) as PaymentRequired;
+      assert.deepEqual(
+        [weather.accepts[0]!.amount, weather.accepts[0]!.payTo.toLowerCase()],
+        ['10000', '0x209693bc6afc0c5328ba36faf03c514ef312287c'],
+      );
+      assert.deepEqual([other.accepts[0]!.amount, other.accepts[0]!.payTo.toLowerCase()], ['50000', otherPayTo]);
+      // A payment made out to one seller does not buy the other's route.
+      const forWeather = encodePaymentPayload(await signExactPayment(weather.accepts[0]!));
+      const crossed = await fetch(`${gate.url}/news/paid`, { headers: { 'PAYMENT-SIGNATURE': forWeather } });
+      assert.equal(crossed.status, 402);
+      const paid = await fetch(`${gate.url}/news/paid`, {
+        headers: { 'PAYMENT-SIGNATURE': encodePaymentPayload(await signExactPayment(other.accepts[0]!)) },
+      });
+      assert.equal(paid.status, 200);
+      assert.equal(second.runs, 1);
+      assert.equal(origin.runs, 0);
+      await gate.app.ledger.flush();
+      assert.equal(ledgerRows()[0]?.endpoint_id, both.sellers[1]!.endpoints[0]!.endpoint_id);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('a suspended seller, or one without a pay-to, answers paid routes as the middleware does (500); free ones pass', async () => {
     for (const overrides of [{ status: 'suspended' as const }, { pay_to: null }]) {
       platform.on('/v1/gate/catalogue', { status: 200, body: tableCatalogue(origin.url, overrides) });
