@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
-# Treasury images: two targets from one file, compiled JavaScript on Node 24 LTS, never tsx at run time.
+# Treasury images: three targets from one file, compiled JavaScript on Node 24 LTS, never tsx at run time.
 #   docker build --target api    -t treasury-api .     → node dist/src/api/main.js, user treasury (10001)
 #   docker build --target signer -t treasury-signer .  → node dist/signer/main.js,  user treasury-signer (10002)
+#   docker build --target gate   -t treasury-gate .    → node dist/src/gate/main.js, user treasury-gate (10003)
 # compose.yaml runs PostgreSQL, the signer on SoftHSM and two API replicas behind one TLS port
 # (docs/deploy-hsm.md for a vendor HSM, docs/scaling.md for more replicas).
 #
@@ -95,6 +96,19 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
     CMD ["node", "dist/signer/health-check.js"]
 CMD ["node", "dist/signer/main.js"]
 
+# ---- gate: the managed proxy for mpp sellers (docs/gate.md); no data directory, signer socket or database ----
+# Only GATE_TOKEN (a PAT with the gate scope), GATE_API_URL and FACILITATOR_URL.
+FROM runtime-base AS gate
+RUN groupadd --system --gid 10003 treasury-gate \
+    && useradd --system --uid 10003 --gid treasury-gate --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin treasury-gate
+ENV GATE_HOST=0.0.0.0 \
+    GATE_PORT=8404
+USER treasury-gate
+EXPOSE 8404
+HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
+    CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.GATE_PORT||8404)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/src/gate/main.js"]
+
 # ---- api: the HTTP API; reads no PIN or token ----
 FROM runtime-base AS api
 RUN install -d -o treasury -g treasury -m 0700 /var/lib/treasury
@@ -108,4 +122,3 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TREASURY_PORT||8402)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "dist/src/api/main.js"]
 
-# ---- gate: reserved for the deployment gate target (added separately); keep api and signer above ----

@@ -14,6 +14,8 @@
  *   src/api/       the API server: anything below it, and the signer's protocol client, never the CLI or the
  *                  shipped packages' own folders (the SDK, the Koa middleware)
  *   src/cli/       the `xx` CLI: talks to the API over HTTP, so never imports the API server's code
+ *   src/gate/      the gate (managed proxy mode, docs/gate.md): its own process, talking to the API over HTTP;
+ *                  the x402 codecs and paywall core (src/x402/, not the Koa adapter), shared/, policy/, base/
  * Nothing in src/, signer/ or policy/ imports test/ or bench/.
  *
  * An import the resolver cannot find is an error too (import-x/no-unresolved): a path the layer rules cannot
@@ -31,7 +33,7 @@ const ROOT = path.dirname(fileURLToPath(import.meta.url));
 /** Folders of the repository, relative to its root. */
 const TEST_AND_BENCH = ['test', 'bench'];
 const OUTSIDE_SRC = ['signer', 'policy', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH];
-const SRC_ROLES = ['src/api', 'src/cli', 'src/sdk', 'src/x402'];
+const SRC_ROLES = ['src/api', 'src/cli', 'src/sdk', 'src/x402', 'src/gate'];
 
 /** The x402 codecs: every file of src/x402/ except the Koa middleware under src/x402/koa/. */
 const X402_CODECS = ['src/x402/*.{ts,js}', 'src/x402/!(koa)/**/*.{ts,js}'];
@@ -62,35 +64,46 @@ const zones = [
   },
   {
     target: X402_CODECS.map((g) => path.join(ROOT, g)),
-    from: ['src/api', 'src/cli', 'src/sdk', 'src/x402/koa', ...OUTSIDE_SRC.filter((d) => d !== 'policy')].map((d) =>
-      path.join(ROOT, d, '**'),
-    ),
+    from: [
+      'src/api',
+      'src/cli',
+      'src/sdk',
+      'src/x402/koa',
+      'src/gate',
+      ...OUTSIDE_SRC.filter((d) => d !== 'policy'),
+    ].map((d) => path.join(ROOT, d, '**')),
     message:
       'src/x402/ (the wire codecs, shipped as ./x402) imports only src/shared/ and policy/: never the API, the CLI, the SDK or the Koa middleware.',
   },
   {
     target: 'src/x402/koa',
-    from: ['src/api', 'src/cli', 'src/sdk', ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
+    from: ['src/api', 'src/cli', 'src/sdk', 'src/gate', ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
     message:
       "src/x402/koa/ ships to other people's servers (./koa): it reaches no server internals (src/api/, src/cli/, signer/, ops/) nor the buyer SDK.",
   },
   {
     target: 'src/sdk',
-    from: ['src/api', 'src/cli', 'src/x402/koa', ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
+    from: ['src/api', 'src/cli', 'src/x402/koa', 'src/gate', ...OUTSIDE_SRC.filter((d) => d !== 'policy')],
     message:
       "src/sdk/ ships to buyers (./sdk): it reaches no server internals (src/api/, src/cli/, signer/, ops/) nor the seller's Koa middleware.",
   },
   {
     target: 'src/api',
-    from: ['src/cli', 'src/sdk', 'src/x402/koa', 'bin', ...TEST_AND_BENCH],
+    from: ['src/cli', 'src/sdk', 'src/x402/koa', 'src/gate', 'bin', ...TEST_AND_BENCH],
     message:
       'src/api/ (the API server) imports neither the CLI nor the shipped SDK or Koa middleware, nor test/ or bench/.',
   },
   {
     target: 'src/cli',
-    from: ['src/api', 'src/x402/koa', 'signer', 'ops', 'migrations', ...TEST_AND_BENCH],
+    from: ['src/api', 'src/x402/koa', 'src/gate', 'signer', 'ops', 'migrations', ...TEST_AND_BENCH],
     message:
       'src/cli/ (the xx CLI) talks to the API over HTTP: it imports no server internals (src/api/, signer/, ops/), nor test/ or bench/.',
+  },
+  {
+    target: 'src/gate',
+    from: ['src/api', 'src/cli', 'src/sdk', 'src/x402/koa', 'signer', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
+    message:
+      'src/gate/ (the gate) is its own process and talks to the API over HTTP: it imports the x402 codecs and paywall core, src/shared/, policy/ and base/ only — never the API server, the CLI, the SDK, the Koa adapter, signer/ or ops/.',
   },
 ];
 

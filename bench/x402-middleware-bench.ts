@@ -20,7 +20,12 @@
  *     per server (our middleware refuses a reused one). If they run out, the phase ends early (noted);
  *   - paid path, diagnostic (with BENCH_PLATFORM=http): the same against a second x402Koa process whose platform
  *     calls are answered in-process as well, to show what the per-payment ledger report over HTTP costs;
- *   - free route (context): GET /free, not priced, through each middleware, must be 200.
+ *   - free route (context): GET /free, not priced, through each middleware, must be 200;
+ *   - paid path through the gate (`gate` case; `npm run bench:gate` runs `paid,gate`): treasury-gate
+ *     (src/gate/) in its own child process, in front of an origin with no payment code (a third child), the
+ *     same in-process facilitator object and stub platform; its row's ratio is against x402Koa's paid row of
+ *     the same run (the gate adds one proxied HTTP hop to an origin per request; x402Koa runs its handler
+ *     in-process).
  * Reported per case: requests/s, p50/p99 latency, errors, server CPU time per request (from the child's
  * process.cpuUsage over the timed phase, so independent of the load generator's share of the cores), and for
  * our rows the ratio against @x402/express (target ≥ 1.2× on the 402 and paid paths). Progress goes to
@@ -28,7 +33,7 @@
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_PAYMENTS (payments to sign,
  * default 50000), BENCH_SIGN_SECONDS (signing time box, default 45), BENCH_PLATFORM (`http` default, or
- * `inproc`), BENCH_CASES (comma list of `402`, `paid`, `free`; default all), BENCH_CPU_PROFILE_DIR (run the
+ * `inproc`), BENCH_CASES (comma list of `402`, `paid`, `free`, `gate`; default all), BENCH_CPU_PROFILE_DIR (run the
  * server children with --cpu-prof into <dir>/express, <dir>/koa and <dir>/koa-inproc; the largest profile in
  * each is the main thread — summarise it with bench/support/summarise-cpu-profile.ts).
  */
@@ -48,7 +53,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 50_000);
 const SIGN_SECONDS = Number(process.env.BENCH_SIGN_SECONDS ?? 45);
 const PLATFORM_MODE = process.env.BENCH_PLATFORM === 'inproc' ? 'inproc' : 'http';
-const CASES = new Set((process.env.BENCH_CASES ?? '402,paid,free').split(',').map((c) => c.trim()));
+const CASES = new Set((process.env.BENCH_CASES ?? '402,paid,free,gate').split(',').map((c) => c.trim()));
 const WARMUP_SECONDS = 2;
 const TARGET = 1.2;
 
@@ -65,7 +70,7 @@ interface ServerChild {
 }
 
 function startServer(
-  role: 'express' | 'koa' | 'platform',
+  role: 'express' | 'koa' | 'platform' | 'origin' | 'gate',
   env: NodeJS.ProcessEnv,
   profileName: string = role,
 ): Promise<ServerChild> {
@@ -73,7 +78,7 @@ function startServer(
   const execArgv = [
     '--import',
     'tsx',
-    ...(profileDir && role !== 'platform'
+    ...(profileDir && role !== 'platform' && role !== 'origin'
       ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, profileName)}`]
       : []),
   ];
@@ -240,8 +245,8 @@ interface Challenge {
   }>;
 }
 
-async function readChallenge(server: ServerChild): Promise<Challenge> {
-  const res = await getOnce(server.port, '/paid');
+async function readChallenge(server: ServerChild, paidPath = '/paid'): Promise<Challenge> {
+  const res = await getOnce(server.port, paidPath);
   const header = res.headers['payment-required'];
   if (res.status !== 402 || typeof header !== 'string')
     throw new Error(
@@ -308,6 +313,8 @@ async function runCase(
   return { label, server, result, cpuUsPerRequest: requests > 0 ? cpuUs / requests : NaN };
 }
 
+const byLabelPaid = (results: CaseResult[]) => results.some((r) => r.label === 'paid path: x402Koa (ours)');
+
 async function main(): Promise<void> {
   const loadBefore = os.loadavg();
   const buyerKey = generatePrivateKey();
@@ -334,14 +341,26 @@ async function main(): Promise<void> {
     ]);
     servers.push(official!, ours!, ...(oursInproc ? [oursInproc] : []));
     if (oursInproc) oursInproc.name = 'koa (platform in-process)';
+    // The gate: an origin with no payment code, and treasury-gate in front of it (seller `bench`, path prefix).
+    const GATE_PAID = '/bench/paid';
+    let gate: ServerChild | undefined;
+    if (CASES.has('gate')) {
+      const origin = await startServer('origin', {});
+      servers.push(origin);
+      gate = await startServer('gate', { ...childEnv, BENCH_ORIGIN_URL: `http://127.0.0.1:${origin.port}` });
+      servers.push(gate);
+    }
     const startStats = new Map<ServerChild, ServerStats>();
     for (const s of servers) startStats.set(s, await s.stats());
 
     const officialChallenge = await readChallenge(official!);
     const ourChallenge = await readChallenge(ours!);
     const inprocChallenge = oursInproc ? await readChallenge(oursInproc) : undefined;
+    const gateChallenge = gate ? await readChallenge(gate, GATE_PAID) : undefined;
     const mismatch = sameTerms(officialChallenge.accepts[0]!, ourChallenge.accepts[0]!);
     if (mismatch) throw new Error(`the two servers advertise different terms: ${mismatch}`);
+    const gateMismatch = gateChallenge && sameTerms(gateChallenge.accepts[0]!, ourChallenge.accepts[0]!);
+    if (gateMismatch) throw new Error(`the gate and x402Koa advertise different terms: ${gateMismatch}`);
     const terms = ourChallenge.accepts[0]!;
     if (
       terms.payTo.toLowerCase() !== BENCH_PAY_TO.toLowerCase() ||
@@ -376,18 +395,21 @@ async function main(): Promise<void> {
     const officialPayments = authorizations.map((a) => paymentHeader(officialChallenge, a));
     const ourPayments = authorizations.map((a) => paymentHeader(ourChallenge, a));
     const inprocPayments = inprocChallenge ? authorizations.map((a) => paymentHeader(inprocChallenge, a)) : [];
+    const gatePayments = gateChallenge ? authorizations.map((a) => paymentHeader(gateChallenge, a)) : [];
 
     const checks: Array<[ServerChild, string[]]> = [
       [official!, officialPayments],
       [ours!, ourPayments],
     ];
     if (oursInproc) checks.push([oursInproc, inprocPayments]);
+    if (gate) checks.push([gate, gatePayments]);
     for (const [server, payments] of checks) {
-      const res = await getOnce(server.port, '/paid', { 'payment-signature': payments[0]! });
+      const paidPath = server === gate ? GATE_PAID : '/paid';
+      const res = await getOnce(server.port, paidPath, { 'payment-signature': payments[0]! });
       if (res.status !== 200 || res.headers['payment-response'] === undefined)
         throw new Error(`${server.name}: a valid payment gave HTTP ${res.status} ${res.body.slice(0, 300)}`);
       if (server !== official) {
-        const again = await getOnce(server.port, '/paid', { 'payment-signature': payments[0]! });
+        const again = await getOnce(server.port, paidPath, { 'payment-signature': payments[0]! });
         if (again.status !== 402)
           throw new Error(`${server.name}: a reused payment gave HTTP ${again.status}, expected 402 (replay guard)`);
       }
@@ -399,12 +421,12 @@ async function main(): Promise<void> {
     const officialGet = makeRequester(official!.port);
     const ourGet = makeRequester(ours!.port);
     // The paid warm-up may use at most a fifth of the payments; the timed phase gets the rest.
-    const paidOps = (get: ReturnType<typeof makeRequester>, payments: string[]) => {
+    const paidOps = (get: ReturnType<typeof makeRequester>, payments: string[], paidPath = '/paid') => {
       let next = 1; // payments[0] was used by the set-up check
       const warmUpLimit = Math.floor(payments.length / 5);
       const op = (limit: number) => (): Promise<Outcome> => {
         if (next >= limit) return Promise.resolve('exhausted');
-        return get('/paid', { 'payment-signature': payments[next++]! }, 200, true);
+        return get(paidPath, { 'payment-signature': payments[next++]! }, 200, true);
       };
       return [op(payments.length), op(warmUpLimit)] as const;
     };
@@ -426,6 +448,13 @@ async function main(): Promise<void> {
           ),
         );
     }
+    if (gate) {
+      if (!byLabelPaid(results))
+        results.push(await runCase('paid path: x402Koa (ours)', ours!, ...paidOps(ourGet, ourPayments)));
+      results.push(
+        await runCase('paid path: gate (ours)', gate, ...paidOps(makeRequester(gate.port), gatePayments, GATE_PAID)),
+      );
+    }
     if (CASES.has('free')) {
       results.push(await runCase('free route: @x402/express', official!, () => officialGet('/free', {}, 200, false)));
       results.push(await runCase('free route: x402Koa (ours)', ours!, () => ourGet('/free', {}, 200, false)));
@@ -444,10 +473,18 @@ async function main(): Promise<void> {
         : 'none';
     const ratioCell = (r: CaseResult): string => {
       if (r.server === official) return '—';
+      if (r.server === gate) {
+        const koa = byLabel.get('paid path: x402Koa (ours)')!;
+        const ratio = rate(r.result) / rate(koa.result);
+        const cpuRatio = koa.cpuUsPerRequest / r.cpuUsPerRequest;
+        if (!Number.isFinite(ratio)) return 'n/a (no successful requests on one side)';
+        return `${ratio.toFixed(2)}× of x402Koa's paid rate (CPU ${cpuRatio.toFixed(2)}×)`;
+      }
       const base =
         r.server === oursInproc
-          ? byLabel.get('paid path: @x402/express')!
-          : byLabel.get(r.label.replace('x402Koa (ours)', '@x402/express'))!;
+          ? byLabel.get('paid path: @x402/express')
+          : byLabel.get(r.label.replace('x402Koa (ours)', '@x402/express'));
+      if (!base) return '— (no @x402/express row in this run)';
       const ratio = rate(r.result) / rate(base.result);
       const cpuRatio = base.cpuUsPerRequest / r.cpuUsPerRequest;
       if (!Number.isFinite(ratio) || !Number.isFinite(cpuRatio)) return 'n/a (no successful requests on one side)';
@@ -492,6 +529,11 @@ async function main(): Promise<void> {
       `- facilitator: stubbed, answers verify {isValid:true} and settle {success:true} at once, in each server process — the same kind of object passed to x402ResourceServer for @x402/express and as the \`facilitator\` option of x402Koa.`,
       `- platform: stubbed (/v1/auth/verify → one endpoint, /v1/ledger → 201), ${PLATFORM_MODE === 'http' ? 'in its own child process, reached by x402Koa over HTTP with global fetch (every settled payment reported, in the background, batched on /v1/ledger/batch)' : 'answered in-process by the same injected fetch'}; ledger rows received: ${platformStats?.ledgerReports ?? 'n/a (in-process)'}${platformStats?.ledgerCalls !== undefined ? ` in ${platformStats.ledgerCalls} calls` : ''}${PLATFORM_MODE === 'http' ? ` over ${platformStats?.connections} TCP connections, stub platform CPU ${((platformStats!.cpuUserUs + platformStats!.cpuSystemUs) / 1e6).toFixed(1)} s` : ''}. @x402/express has no ledger.${oursInproc ? ' The "ledger in-process (diag.)" row is a second x402Koa process whose injected fetch also answers the platform without a socket: same middleware, no HTTP ledger traffic.' : ''}`,
       `- payments: ${authorizations.length} EIP-3009 authorizations signed up front with viem in ${signSeconds.toFixed(1)} s (fresh nonce each), each wrapped around the requirement the server itself advertised and used at most once per server.${early.length ? ' ' + early.join('; ') + '.' : ''}`,
+      ...(gate
+        ? [
+            `- gate: treasury-gate in its own child process, seller \`bench\` by path prefix (${GATE_PAID}), proxying each paid request over a keep-alive HTTP connection to an origin with no payment code (a third child process) and holding its body until settlement; same facilitator object, ledger batched to the stub platform's /v1/gate/ledger/batch. Its ratio is its paid requests/s ÷ x402Koa's paid requests/s in this run (the Koa handler runs in-process: no proxy hop). Counters: requests ${fmtCounts(finalStats.get(gate)?.outcomes)}; ledger reports ${fmtCounts(finalStats.get(gate)?.ledgerOutcomes)}; RSS ${mb(gate)}.`,
+          ]
+        : []),
       `- x402Koa's own counters at the end (whole run): ${[ours!, ...(oursInproc ? [oursInproc] : [])].map((s) => `${s.name}: requests ${fmtCounts(finalStats.get(s)?.outcomes)}; ledger reports ${fmtCounts(finalStats.get(s)?.ledgerOutcomes)}`).join(' — ')}.`,
       `- RSS after start → at the end: @x402/express ${mb(official!)}, x402Koa ${mb(ours!)}${oursInproc ? `, x402Koa (platform in-process) ${mb(oursInproc)}` : ''}, stub platform ${mb(platform)}.`,
       '',

@@ -5,7 +5,12 @@
  *   - `koa`      — Koa 3 + our `x402Koa`, facilitator answered in-process by the injected `fetch` (no socket);
  *                  platform calls (`/v1/auth/verify`, `/v1/ledger`) go to the stub platform over HTTP, or are
  *                  answered in-process too when BENCH_PLATFORM=inproc;
- *   - `platform` — stub of the Treasury platform: `/v1/auth/verify` → one endpoint, `/v1/ledger` → 201.
+ *   - `platform` — stub of the Treasury platform: `/v1/auth/verify` → one endpoint, `/v1/ledger` → 201, and the
+ *                  gate's `/v1/gate/ledger/batch`;
+ *   - `origin`   — a plain node:http server with no payment code, `GET /paid` and `GET /free` answering the body;
+ *   - `gate`     — treasury-gate (src/gate/gate-app.ts) in front of the origin (BENCH_ORIGIN_URL), seller `bench`
+ *                  routed by path prefix (`/bench/paid`), the same in-process facilitator object; its catalogue
+ *                  is answered in-process by the injected fetch, its ledger reports go to the stub platform.
  * Each listens on an ephemeral loopback port and reports it over IPC (`{type:'ready', port}`); on
  * `{type:'stats'}` it answers with its CPU time, RSS and (platform) the counts of ledger reports received and
  * of TCP connections accepted.
@@ -175,6 +180,90 @@ async function startKoa(): Promise<void> {
   }));
 }
 
+async function startOrigin(): Promise<void> {
+  const body = JSON.stringify(BODY);
+  serve(
+    http.createServer((req, res) => {
+      if (req.method === 'GET' && (req.url === '/paid' || req.url === '/free'))
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(body);
+      else res.writeHead(404).end();
+    }),
+  );
+}
+
+async function startGate(): Promise<void> {
+  const { createGateApp } = await import('../../src/gate/gate-app.js');
+  const { loadGateConfig } = await import('../../src/gate/gate-config.js');
+  const payer = payerFromEnv();
+  const platformUrl = process.env.BENCH_PLATFORM_URL;
+  const originUrl = process.env.BENCH_ORIGIN_URL;
+  if (!platformUrl || !originUrl) throw new Error('BENCH_PLATFORM_URL and BENCH_ORIGIN_URL are required');
+  const facilitator = {
+    verify: async () => ({ isValid: true, payer }),
+    settle: async () => ({ success: true, transaction: BENCH_TX_HASH, network: BENCH_NETWORK, payer }),
+    getSupported: async () => SUPPORTED,
+  };
+  const endpoint = (id: string, path: string, price: string) => ({
+    endpoint_id: id,
+    slug: path.slice(1),
+    method: 'GET',
+    path,
+    path_pattern: null,
+    price,
+    route_prices: {},
+  });
+  const catalogue = JSON.stringify({
+    account_id: 'acct_bench',
+    sellers: [
+      {
+        seller_id: 'sel_000000000000000000000bec',
+        slug: 'bench',
+        status: 'active',
+        origin: originUrl,
+        pay_to: BENCH_PAY_TO,
+        endpoints: [
+          endpoint(BENCH_ENDPOINT_ID, '/paid', '0.01'),
+          endpoint('ep_0123456789abcdef01234568', '/free', '0'),
+        ],
+      },
+    ],
+  });
+  const benchFetch = async (input: string, init: RequestInit): Promise<Response> =>
+    input === `${platformUrl}/v1/gate/catalogue`
+      ? new Response(catalogue, { status: 200, headers: { 'content-type': 'application/json' } })
+      : fetch(input, init);
+  const config = loadGateConfig({
+    GATE_TOKEN: 'xx_pat_benchbenchbenchbench0002',
+    GATE_API_URL: platformUrl,
+    GATE_PORT: '0',
+    GATE_NETWORK: BENCH_NETWORK,
+  });
+  const gate = createGateApp(config, { facilitator, fetch: benchFetch });
+  const url = await gate.listen();
+  await gate.catalogue.refreshNow();
+  const port = Number(new URL(url).port);
+  const byLabel = async (name: string, label: string) => {
+    const metric = gate.metrics.registry.getSingleMetric(name);
+    const out: Record<string, number> = {};
+    for (const v of metric ? (await metric.get()).values : []) out[String(v.labels[label])] = v.value;
+    return out;
+  };
+  process.send!({ type: 'ready', port });
+  process.on('message', async (msg: { type?: string }) => {
+    if (msg?.type !== 'stats') return;
+    const cpu = process.cpuUsage();
+    process.send!({
+      type: 'stats',
+      cpuUserUs: cpu.user,
+      cpuSystemUs: cpu.system,
+      rss: process.memoryUsage().rss,
+      outcomes: await byLabel('treasury_x402_middleware_requests_total', 'outcome'),
+      ledgerOutcomes: await byLabel('treasury_x402_middleware_ledger_reports_total', 'outcome'),
+    } satisfies Stats);
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
 function startPlatform(): void {
   let ledgerReports = 0;
   let ledgerCalls = 0;
@@ -190,7 +279,7 @@ function startPlatform(): void {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.once('end', () => {
-      if (req.method === 'POST' && req.url === '/v1/ledger/batch') {
+      if (req.method === 'POST' && (req.url === '/v1/ledger/batch' || req.url === '/v1/gate/ledger/batch')) {
         const rows = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { rows: Array<{ tx_hash: string }> }).rows;
         ledgerReports += rows.length;
         ledgerCalls++;
@@ -215,4 +304,6 @@ const role = process.argv[2];
 if (role === 'express') await startExpress();
 else if (role === 'koa') await startKoa();
 else if (role === 'platform') startPlatform();
+else if (role === 'origin') await startOrigin();
+else if (role === 'gate') await startGate();
 else if (role !== undefined) throw new Error(`unknown role ${role}`);

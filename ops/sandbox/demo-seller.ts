@@ -30,7 +30,7 @@ export interface DemoSeller {
   stop(): Promise<void>;
 }
 
-async function call(apiUrl: string, method: string, route: string, token: string | undefined, body?: unknown) {
+export async function call(apiUrl: string, method: string, route: string, token: string | undefined, body?: unknown) {
   const res = await fetch(apiUrl + route, {
     method,
     headers: {
@@ -45,14 +45,12 @@ async function call(apiUrl: string, method: string, route: string, token: string
   return json;
 }
 
-/** Signs in with a fresh key, registers the seller and its paid endpoint; returns what the middleware needs. */
-async function register(
+/** Signs in with a fresh key (SIWE); the account session and the key's address. */
+export async function signInFresh(
   apiUrl: string,
   publicUrl: string,
   chainId: number,
-  payToKey: `0x${string}`,
-): Promise<DemoSellerState> {
-  const payTo = privateKeyToAccount(payToKey);
+): Promise<{ session: string; address: string }> {
   const owner = privateKeyToAccount(generatePrivateKey());
   const { nonce } = (await call(apiUrl, 'POST', '/v1/identity/nonce', undefined)) as { nonce: string };
   const url = new URL(publicUrl);
@@ -70,9 +68,21 @@ async function register(
     signature: await owner.signMessage({ message }),
     chain: 'evm',
   })) as { session: string };
+  return { session, address: owner.address };
+}
+
+/** Signs in with a fresh key, registers the seller and its paid endpoint; returns what the middleware needs. */
+async function register(
+  apiUrl: string,
+  publicUrl: string,
+  chainId: number,
+  payToKey: `0x${string}`,
+): Promise<DemoSellerState> {
+  const payTo = privateKeyToAccount(payToKey);
+  const { session, address } = await signInFresh(apiUrl, publicUrl, chainId);
   const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, {
     name: 'Sandbox demo seller',
-    slug: `demo-${owner.address.slice(2, 10).toLowerCase()}`,
+    slug: `demo-${address.slice(2, 10).toLowerCase()}`,
   })) as { seller_id: string; pat: string };
   await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, {
     slug: 'joke',

@@ -4,9 +4,11 @@
  * root KEK (installed/initialised when missing) → local chain (anvil from npm, chain id 84532, the
  * EIP-3009 test USDC at the Base Sepolia USDC address, a faucet, an x402 facilitator on the official
  * packages; TREASURY_SANDBOX_CHAIN=0 skips it) → treasury-signer → treasury-api → a demo Koa seller with
- * one paid route behind our x402 middleware. Writes
+ * one paid route behind our x402 middleware → a demo origin with no payment code, registered as a managed-proxy
+ * (`mpp`) seller, and treasury-gate in front of it (docs/gate.md). Writes
  * ./.treasury/sandbox.json (mode 0600) once ready and stops everything on Ctrl-C / SIGTERM.
- * Ports: TREASURY_SANDBOX_{RPC,FAUCET,FACILITATOR,SELLER,KMS}_PORT (8545, 8547, 4022, 8403, 4599; 0 = any free port).
+ * Ports: TREASURY_SANDBOX_{RPC,FAUCET,FACILITATOR,SELLER,KMS,GATE,ORIGIN}_PORT (8545, 8547, 4022, 8403, 4599,
+ * 8404, 8405; 0 = any free port).
  *
  * TREASURY_SANDBOX_KEY_BACKEND=aws-kms runs the signer on the AWS KMS key backend against the KMS emulator
  * (ops/kms-emulator/, a TEST DOUBLE started in this process, instead of SoftHSM): the signer reaches it
@@ -27,6 +29,8 @@ import { AWS_VARIABLES_STEERING_AWAY_FROM_THE_EMULATOR as AWS_VARIABLES_KEPT_FRO
 import { startLocalChain, type LocalChain } from './chain/local-chain.js';
 import { anvilDevAccount } from './chain/anvil-dev-accounts.js';
 import { startDemoSeller, type DemoSeller } from './demo-seller.js';
+import { startDemoOrigin, type DemoOrigin } from './demo-origin.js';
+import { registerDemoGateSeller } from './demo-gate.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.resolve(process.env.TREASURY_DATA_DIR ?? path.join(ROOT, '.treasury'));
@@ -54,6 +58,7 @@ const children: ChildProcess[] = [];
 const childNames = new WeakMap<ChildProcess, string>();
 let localChain: LocalChain | undefined;
 let demoSeller: DemoSeller | undefined;
+let demoOrigin: DemoOrigin | undefined;
 let kmsEmulator: KmsEmulator | undefined;
 let stopDatabase: () => Promise<void> = async () => undefined;
 let stopping = false;
@@ -69,12 +74,12 @@ function readOrCreateSecret(file: string, make: () => string): string {
   return value;
 }
 
-/** Spawns a TypeScript entry point with tsx and resolves once a log line matches `ready`. */
+/** Spawns a TypeScript entry point with tsx and resolves once a log line matches `ready` (its message, its fields). */
 function startProcess(
   name: string,
   entry: string,
   env: NodeJS.ProcessEnv,
-  ready: (msg: string) => boolean,
+  ready: (msg: string, fields: Record<string, unknown>) => boolean,
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
@@ -94,12 +99,14 @@ function startProcess(
       readline.createInterface({ input: stream }).on('line', (line) => {
         logFile.write(line + '\n');
         let msg = line;
+        let fields: Record<string, unknown> = {};
         try {
-          msg = String((JSON.parse(line) as { msg?: unknown }).msg ?? line);
+          fields = JSON.parse(line) as Record<string, unknown>;
+          msg = String(fields.msg ?? line);
         } catch {
           /* plain text line */
         }
-        if (!isReady && ready(msg)) {
+        if (!isReady && ready(msg, fields)) {
           isReady = true;
           clearTimeout(timer);
           resolve(child);
@@ -162,6 +169,7 @@ async function shutdown(code: number): Promise<void> {
     });
     say(killed ? `• ${name} did not stop within 10 s; killed (${took()})` : `• ${name} stopped (${took()})`);
   }
+  await bounded(demoOrigin?.stop(), 'the demo origin');
   if (kmsEmulator) {
     await bounded(kmsEmulator.close(), 'the KMS emulator');
     say(`• KMS emulator stopped (${took()})`);
@@ -313,6 +321,57 @@ async function main(): Promise<void> {
       ...(sellerPort === undefined ? {} : { port: sellerPort }),
     });
   }
+  let gate: { url: string; demoUrl: string; sellerId: string; originUrl: string } | undefined;
+  if (localChain) {
+    say('• starting the demo origin (no payment code) and treasury-gate in front of it (GET /forecast, 0.01 USDC)');
+    const originPort = sandboxPort('TREASURY_SANDBOX_ORIGIN_PORT', 8405);
+    demoOrigin = await startDemoOrigin(originPort === undefined ? {} : { port: originPort });
+    const gateSeller = await registerDemoGateSeller({
+      apiUrl,
+      publicUrl: process.env.TREASURY_PUBLIC_URL ?? apiUrl,
+      chainId: localChain.chainId,
+      originUrl: demoOrigin.url,
+      payToKey: anvilDevAccount(20).privateKey,
+      dataDir,
+    });
+    const gatePort = sandboxPort('TREASURY_SANDBOX_GATE_PORT', 8404);
+    let gateUrl = '';
+    await startProcess(
+      'gate',
+      'src/gate/main.ts',
+      {
+        GATE_HOST: '127.0.0.1',
+        GATE_PORT: String(gatePort ?? 0),
+        GATE_TOKEN: gateSeller.gatePat,
+        GATE_API_URL: apiUrl,
+        GATE_NETWORK: localChain.network,
+        FACILITATOR_URL: localChain.facilitatorUrl,
+        FACILITATOR_ADDRESS: localChain.facilitatorAddress,
+      },
+      (msg, fields) => {
+        if (msg !== 'treasury-gate ready') return false;
+        gateUrl = String(fields.url);
+        return true;
+      },
+    );
+    // Ready once it has read its catalogue (the platform is up, so the first read answers at once).
+    for (let i = 0; i < 100; i++) {
+      if (
+        (await fetch(`${gateUrl}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        )) === 200
+      )
+        break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    gate = {
+      url: gateUrl,
+      demoUrl: `${gateUrl}/${gateSeller.slug}/forecast`,
+      sellerId: gateSeller.sellerId,
+      originUrl: demoOrigin.url,
+    };
+  }
   const sandboxFile = path.join(dataDir, 'sandbox.json');
   // Written aside and renamed into place: whoever waits for the file (xx, scripts, tests) never reads it half
   // written — the file appears whole or not at all.
@@ -350,6 +409,14 @@ async function main(): Promise<void> {
               demo_seller_pay_to: demoSeller.payTo,
             }
           : {}),
+        ...(gate
+          ? {
+              gate_url: gate.url,
+              gate_demo_url: gate.demoUrl,
+              gate_demo_seller_id: gate.sellerId,
+              gate_demo_origin_url: gate.originUrl,
+            }
+          : {}),
         started_at: new Date().toISOString(),
       },
       null,
@@ -372,6 +439,7 @@ async function main(): Promise<void> {
     say(`  chain          : ${localChain.rpcUrl} (chain id ${localChain.chainId}, test USDC ${localChain.usdc})`);
     say(`  facilitator    : ${localChain.facilitatorUrl}`);
     if (demoSeller) say(`  demo seller    : ${demoSeller.url}/joke (402 until paid)`);
+    if (gate) say(`  gate           : ${gate.demoUrl} (402 until paid; origin ${gate.originUrl} has no payment code)`);
     say(
       `  faucet         : curl -s -X POST ${localChain.faucetUrl} -H 'content-type: application/json' -d '{"address":"0x…","amount_usd":"10"}'`,
     );

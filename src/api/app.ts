@@ -28,6 +28,7 @@ import { SellerLedgerService } from './services/seller-ledger-service.js';
 import { SellerPayToService } from './services/seller-pay-to-service.js';
 import { createSellerServices } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
+import { gateRoutes } from './http/routes/gate-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { BalanceReader } from './chain/balance-reader.js';
@@ -159,6 +160,7 @@ export function createTreasuryApp(deps: {
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, payTo: sellerPayTo, pats }),
+    gateRoutes({ auth: tokenAuth, knex, ledger: sellerLedger }),
   ];
   for (const router of routers) {
     koa.use(router.routes());

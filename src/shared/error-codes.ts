@@ -191,6 +191,18 @@ export const ERROR_CODES = {
     status: 500,
     message: 'This paid endpoint is misconfigured on the seller side; the operator has been told.',
   },
+  // The gate (docs/gate.md): its own answers, beside the paywall's above.
+  gate_not_ready: { status: 503, message: 'The gate has not loaded its seller catalogue yet; retry shortly.' },
+  gate_seller_not_found: { status: 404, message: 'No seller of this gate answers at this host or path prefix.' },
+  gate_endpoint_not_found: { status: 404, message: 'The seller sells no endpoint at this method and path.' },
+  gate_origin_unreachable: {
+    status: 502,
+    message: "The seller's origin could not be reached; no payment was settled.",
+  },
+  gate_origin_timeout: {
+    status: 504,
+    message: "The seller's origin did not answer in time; no payment was settled.",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

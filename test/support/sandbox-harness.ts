@@ -24,6 +24,12 @@ export interface SandboxInfo {
   faucet_url: string;
   demo_seller_url: string;
   demo_seller_id: string;
+  /** The gate (docs/gate.md) and a paid URL through it to the demo origin, which has no payment code. */
+  gate_url: string;
+  gate_demo_url: string;
+  gate_demo_seller_id: string;
+  /** The demo origin itself (its `/__seen-headers` lists the header names it received). */
+  gate_demo_origin_url: string;
   /** The signer's key backend (TREASURY_SANDBOX_KEY_BACKEND). */
   key_backend: 'pkcs11' | 'aws-kms';
   /** With aws-kms: the KMS emulator's URL (a test double), and its region. */
@@ -60,6 +66,8 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     TREASURY_SANDBOX_FAUCET_PORT: '0',
     TREASURY_SANDBOX_FACILITATOR_PORT: '0',
     TREASURY_SANDBOX_SELLER_PORT: '0',
+    TREASURY_SANDBOX_GATE_PORT: '0',
+    TREASURY_SANDBOX_ORIGIN_PORT: '0',
     ...extraEnv,
   };
   delete env.DATABASE_URL;

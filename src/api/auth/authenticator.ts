@@ -19,7 +19,7 @@ import type { Knex } from 'knex';
 import { AppError, REAUTHENTICATE } from '../errors/app-error.js';
 import { TOKEN_PREFIXES, hashToken, matchesHash } from './token-codec.js';
 
-export type ScopeType = 'treasury' | 'agent' | 'service' | 'account';
+export type ScopeType = 'treasury' | 'agent' | 'service' | 'account' | 'gate';
 
 export type Principal =
   | { kind: 'admin'; actor: 'admin' }
@@ -30,6 +30,8 @@ export type Principal =
       tokenKind: 'api_key' | 'pat' | 'session';
       scopeType: ScopeType;
       scopeId: string;
+      /** The PAT carries the gate scope (its account's gate: catalogue and ledger reports; docs/gate.md). */
+      gate: boolean;
       /** The platform account that owns the token (sessions and account-minted PATs). */
       accountId: string | null;
       /** Buyer (agent) PATs and the sessions exchanged from them: the PAT's daily cap in micro-USD, if any. */
@@ -49,6 +51,7 @@ interface TokenRow {
   kind: 'api_key' | 'pat' | 'session';
   scope_type: ScopeType;
   scope_id: string;
+  gate: boolean;
   single_use: boolean;
   expires_at: Date | null;
   used_at: Date | null;
@@ -102,6 +105,7 @@ export class Authenticator {
         't.kind',
         't.scope_type',
         't.scope_id',
+        't.gate',
         't.single_use',
         't.expires_at',
         't.used_at',
@@ -189,6 +193,7 @@ export class Authenticator {
       tokenKind: row.kind,
       scopeType: row.scope_type,
       scopeId: row.scope_id,
+      gate: row.kind === 'pat' && row.gate === true,
       accountId: row.account_id,
       dailyCapMicro: cap === null ? null : BigInt(cap),
       sessionOrigin: row.kind === 'session' ? row.session_origin : null,
@@ -244,4 +249,14 @@ export function requireTreasuryScope(principal: Principal): string {
   throw new AppError('insufficient_scope', {
     message: 'This route needs a Treasury-scoped PAT or the Treasury api key.',
   });
+}
+
+/**
+ * The platform account whose gate a principal acts for: a PAT carrying the gate scope (a gate-only PAT, or a
+ * Treasury PAT minted with `gate: true`), or a 403.
+ */
+export function requireGateScope(principal: Principal): string {
+  if (principal.kind === 'token' && principal.tokenKind === 'pat' && principal.gate && principal.accountId !== null)
+    return principal.accountId;
+  throw new AppError('insufficient_scope', { message: 'This route needs a PAT with the gate scope.' });
 }

@@ -2,13 +2,13 @@
  * Turns a seller's OpenAPI document (JSON, 3.x) into endpoint definitions: one per path × method, slug from
  * operationId (else method + path), price from the `x-price-usd` extension (else "0", i.e. free until
  * priced), capabilities from `x-capabilities`, and `{param}` paths kept as path patterns. A path whose
- * parameters break the pattern grammar (src/api/services/path-pattern.ts: one parameter per segment, bounded
+ * parameters break the pattern grammar (src/shared/path-pattern.ts: one parameter per segment, bounded
  * length, segments and parameters) is skipped like any other unusable path: it could never be matched.
  */
 import { z } from 'zod';
 import { isUsdString } from '../../../policy/money.js';
 import { AppError } from '../errors/app-error.js';
-import { parsePathPattern } from './path-pattern.js';
+import { parsePathPattern } from '../../shared/path-pattern.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 

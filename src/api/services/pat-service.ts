@@ -1,7 +1,8 @@
 /**
  * Personal access tokens minted by an account session: scope `agent` (one agent's wallet operations, with
  * an optional daily cap), `treasury` (direct Treasury operations on one of the account's agents' Treasury
- * accounts), `service` (a seller's surface, once sellers exist). Listed without secrets, revoked at once
+ * accounts), `service` (a seller's surface, once sellers exist), `gate` (the account's gate: its catalogue of
+ * `mpp` sellers and their ledger reports; docs/gate.md) — alone, or with `gate: true` beside a Treasury scope. Listed without secrets, revoked at once
  * together with every session exchanged from the PAT (the caller evicts both from the bearer cache with
  * `Authenticator.forget`), daily cap changeable. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
  * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
@@ -27,6 +28,7 @@ interface PatRow {
   id: string;
   scope_type: PatView['scope_type'];
   scope_id: string;
+  gate: boolean;
   label: string | null;
   daily_cap_micro: string | null;
   single_use: boolean;
@@ -40,6 +42,7 @@ const toView = (r: PatRow): PatView => ({
   id: r.id,
   scope_type: r.scope_type,
   scope_id: r.scope_id,
+  gate: r.gate,
   label: r.label,
   daily_cap_usd: r.daily_cap_micro === null ? null : formatUsd(BigInt(r.daily_cap_micro)),
   single_use: r.single_use,
@@ -83,8 +86,10 @@ export class PatService {
   async create(
     accountId: string,
     input: {
-      scope_type: 'agent' | 'treasury' | 'service';
+      scope_type: 'agent' | 'treasury' | 'service' | 'gate';
       scope_id?: string | undefined;
+      /** Also carry the gate scope (a Treasury PAT only; a `gate` PAT always does). */
+      gate?: boolean | undefined;
       label?: string | undefined;
       daily_cap_usd?: string | undefined;
       single_use?: boolean | undefined;
@@ -95,7 +100,16 @@ export class PatService {
     if (input.daily_cap_usd !== undefined && input.scope_type !== 'agent') {
       throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
     }
-    const scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id);
+    if (input.gate === true && input.scope_type !== 'treasury' && input.scope_type !== 'gate') {
+      throw new AppError('invalid_request', {
+        message: 'gate: true goes with a treasury PAT (or use scope_type "gate" for a gate-only PAT).',
+      });
+    }
+    let scopeId: string;
+    if (input.scope_type === 'gate') {
+      if (input.scope_id !== undefined && input.scope_id !== accountId) throw new AppError('scope_not_found');
+      scopeId = accountId;
+    } else scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id);
     const pat = generateToken(TOKEN_PREFIXES.pat);
     const now = this.clock();
     const [row] = (await this.knex('api_tokens')
@@ -105,6 +119,7 @@ export class PatService {
         kind: 'pat',
         scope_type: input.scope_type,
         scope_id: scopeId,
+        gate: input.scope_type === 'gate' || input.gate === true,
         account_id: accountId,
         label: input.label ?? null,
         single_use: input.single_use ?? false,

@@ -1,6 +1,6 @@
 /**
  * A seller's money: the ledger its middleware reports to, revenue, payables and payout flushes. Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
- * or by route lookup (./path-pattern.ts, no regex), and stored `pending`: they count toward revenue and
+ * or by route lookup (src/shared/path-pattern.ts, no regex), and stored `pending`: they count toward revenue and
  * payables only once ./ledger-verifier.ts has verified them on chain against the pay-to addresses the seller
  * proved (./seller-pay-to-service.ts).
  *
@@ -17,7 +17,7 @@ import { generateId } from '../auth/token-codec.js';
 import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerVerifier } from './ledger-verifier.js';
-import { matchPathPattern } from './path-pattern.js';
+import { matchPathPattern } from '../../shared/path-pattern.js';
 import type { EndpointRow, SellerRow } from './seller-views.js';
 import type { LedgerReportBody } from '../../shared/ledger-report-schema.js';
 import { splitRevenueRange } from './split-revenue-range.js';

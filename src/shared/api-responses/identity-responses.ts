@@ -41,9 +41,11 @@ export const whoamiOperatorSchema = z.object({
 
 export const whoamiTokenSchema = z.object({
   auth_type: z.enum(['pat', 'session', 'treasury_api_key']),
-  scope_type: z.enum(['treasury', 'agent', 'service', 'account']),
+  scope_type: z.enum(['treasury', 'agent', 'service', 'account', 'gate']),
   scope_id: z.string(),
   token_id: z.string(),
+  /** PATs: the PAT also carries the gate scope (docs/gate.md). */
+  gate: z.boolean().optional(),
   /** Sessions only: a sign-in (the owner) or an exchanged agent PAT (acts as that agent). */
   session_origin: z.enum(['sign_in', 'pat_exchange']).nullable().optional(),
   account_id: z.string().nullable().optional(),

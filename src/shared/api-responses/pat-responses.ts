@@ -9,13 +9,15 @@
 import { z } from 'zod';
 import { nextCursorField, patIdField, timestampField, usdField } from './response-fields.js';
 
-export const patScopeTypeSchema = z.enum(['agent', 'treasury', 'service']);
+export const patScopeTypeSchema = z.enum(['agent', 'treasury', 'service', 'gate']);
 
 /** A PAT as listed, revoked or updated: no secret. */
 export const patViewSchema = z.object({
   id: patIdField,
   scope_type: patScopeTypeSchema,
   scope_id: z.string(),
+  /** The PAT carries the gate scope (a `gate` PAT, or a Treasury PAT minted with `gate: true`). */
+  gate: z.boolean(),
   label: z.string().nullable(),
   /** Buyer (agent) PATs: the daily spend cap in USD, or null for none. */
   daily_cap_usd: usdField.nullable(),

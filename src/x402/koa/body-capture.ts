@@ -1,28 +1,18 @@
 /**
- * Holds a Koa response body until the payment is settled. Koa bodies may be a string, Buffer, JSON value,
- * Node stream, web ReadableStream, Blob or fetch Response; each is read into memory up to `maxBytes`.
- * A larger stream is not drained: its first `maxBytes` are kept and the rest stays unread in the source, so
- * nothing reaches the buyer before settlement either way; after settlement the prefix and the rest are sent
- * as one stream and the content hash is computed while it flows.
+ * Holds a Koa response body until the payment is settled (the holding itself: ../seller/held-body.ts). Koa
+ * bodies may be a string, Buffer, JSON value, Node stream, web ReadableStream, Blob or fetch Response; each is
+ * read into memory up to `maxBytes`; a larger stream keeps its unread rest in the source.
  *
  * Defends against: paid content leaving before settlement (x402 issue #659, streamed writes); unbounded memory
  * use by a large body. Does not defend against: a handler that writes to `ctx.res` itself or sets
  * `ctx.respond = false` — that body is out of reach (the 200 goes out without a receipt;
  * docs/seller-middleware.md#rules-and-runtime-answers).
  */
-import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Context } from 'koa';
+import { captureStream, type CapturedBody } from '../seller/held-body.js';
 
-export type CapturedBody =
-  /** No body (204, 304, explicit null). */
-  | { kind: 'empty' }
-  /** The whole body, as bytes; `replacement` is what to put back in ctx.body (undefined: leave it as is). */
-  | { kind: 'bytes'; bytes: Buffer; replacement: Buffer | undefined }
-  /** A stream longer than the cap: the first chunks, and the unread rest. */
-  | { kind: 'oversize'; prefix: Buffer[]; rest: AsyncIterator<unknown>; source: Readable }
-  /** The handler bypassed Koa's response; nothing can be held. */
-  | { kind: 'uncapturable'; why: string };
+export { discardBody, releaseOversize, sha256Hex, type CapturedBody } from '../seller/held-body.js';
 
 function isNodeStream(value: unknown): value is Readable {
   return (
@@ -31,30 +21,6 @@ function isNodeStream(value: unknown): value is Readable {
     typeof (value as Readable).pipe === 'function' &&
     typeof (value as Readable).on === 'function'
   );
-}
-
-const toBuffer = (chunk: unknown): Buffer =>
-  Buffer.isBuffer(chunk)
-    ? chunk
-    : typeof chunk === 'string'
-      ? Buffer.from(chunk, 'utf8')
-      : chunk instanceof Uint8Array
-        ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-        : Buffer.from(String(chunk));
-
-async function captureStream(source: Readable, maxBytes: number): Promise<CapturedBody> {
-  const rest = source[Symbol.asyncIterator]();
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for (;;) {
-    const step = await rest.next();
-    if (step.done)
-      return { kind: 'bytes', bytes: Buffer.concat(chunks, total), replacement: Buffer.concat(chunks, total) };
-    const chunk = toBuffer(step.value);
-    chunks.push(chunk);
-    total += chunk.length;
-    if (total > maxBytes) return { kind: 'oversize', prefix: chunks, rest, source };
-  }
 }
 
 /**
@@ -86,47 +52,4 @@ export async function captureBody(ctx: Context, maxBytes: number): Promise<Captu
   const json = JSON.stringify(body);
   const bytes = Buffer.from(json ?? 'null', 'utf8');
   return { kind: 'bytes', bytes, replacement: bytes };
-}
-
-/** Discards a held body (settlement failed): unread stream sources are destroyed. */
-export function discardBody(captured: CapturedBody): void {
-  if (captured.kind === 'oversize') {
-    void captured.rest.return?.().catch(() => undefined);
-    captured.source.destroy();
-  }
-}
-
-/**
- * The stream sent for an oversize body after settlement: prefix, then the rest of the source. `onEnd` gets the
- * sha256 of everything sent, or undefined when the source failed midway.
- */
-export function releaseOversize(
-  captured: Extract<CapturedBody, { kind: 'oversize' }>,
-  onEnd: (sha256Hex: string | undefined) => void,
-): Readable {
-  const hash: Hash = createHash('sha256');
-  async function* replay() {
-    let ok = false;
-    try {
-      for (const chunk of captured.prefix) {
-        hash.update(chunk);
-        yield chunk;
-      }
-      for (;;) {
-        const step = await captured.rest.next();
-        if (step.done) break;
-        const chunk = toBuffer(step.value);
-        hash.update(chunk);
-        yield chunk;
-      }
-      ok = true;
-    } finally {
-      onEnd(ok ? hash.digest('hex') : undefined);
-    }
-  }
-  return Readable.from(replay(), { objectMode: false });
-}
-
-export function sha256Hex(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }

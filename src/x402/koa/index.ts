@@ -5,20 +5,20 @@
 import { x402Koa } from './x402-koa.js';
 
 export { x402Koa, X402_MIDDLEWARE_ERRORS, type X402KoaMiddleware } from './x402-koa.js';
-export { X402ConfigError } from './x402-config-error.js';
+export { X402ConfigError } from '../seller/x402-config-error.js';
 export {
   resolveX402Options,
   routePriceKey,
   type X402KoaOptions,
   type ResolvedX402Config,
   type X402Logger,
-} from './koa-options.js';
+} from '../seller/seller-options.js';
 export {
   createX402MiddlewareMetrics,
   type X402MiddlewareMetrics,
   type RequestOutcome,
   type LedgerOutcome,
-} from './middleware-metrics.js';
+} from '../seller/middleware-metrics.js';
 export { X402DecodeError } from '../x402-decode-error.js';
 export {
   setSettlementOverrides,

@@ -1,6 +1,8 @@
 /**
  * `x402Koa(options)`: Koa middleware that gates a seller's routes behind x402 (docs/seller-middleware.md;
- * the wire in docs/adr/0004-x402-wire-and-koa-middleware.md).
+ * the wire in docs/adr/0004-x402-wire-and-koa-middleware.md). A thin adapter: the rules live in the
+ * framework-free paywall (../seller/paid-request.ts, shared with the gate); this file reads the Koa request,
+ * runs the handler (`next`), holds its body (body-capture.ts) and writes the paywall's answers.
  *
  * Per request, in this order:
  *   1. `/health`, OPTIONS (CORS preflights cannot carry a payment) and free routes (price 0) pass through.
@@ -29,32 +31,23 @@
  * Does not defend against: replays across processes (the token's on-chain nonce is the final guard); a
  * dishonest facilitator; a handler that streams to `ctx.res` directly (rule 6 above).
  */
-import { ERROR_CODES } from '../../shared/error-codes.js';
 import type { Context, Middleware, Next } from 'koa';
-import { createFacilitatorClient, wrapFacilitatorObject, type FacilitatorRequest } from '../facilitator-client.js';
-import {
-  encodePaymentRequired,
-  encodeSettlementReceipt,
-  X402_HEADERS,
-  decodePaymentPayload,
-  readPaymentHeader,
-} from '../header-codec.js';
-import type { PaymentPayload, PaymentRequired, SettlementReceiptInput } from '../wire-schemas.js';
-import { X402DecodeError } from '../x402-decode-error.js';
-import { captureBody, discardBody, releaseOversize, sha256Hex, type CapturedBody } from './body-capture.js';
+import { createFacilitatorClient, wrapFacilitatorObject } from '../facilitator-client.js';
+import { LedgerReporter } from '../seller/ledger-reporter.js';
+import { createX402MiddlewareMetrics } from '../seller/middleware-metrics.js';
+import { PaidRequestCore, type PaidRequestPort, type PaidSite } from '../seller/paid-request.js';
+import { ReplayGuard } from '../seller/replay-guard.js';
+import { SellerIdentity } from '../seller/seller-identity.js';
 import {
   resolveX402Options,
-  routePriceKey,
   type ResolvedX402Config,
   type X402KoaOptions,
   type X402Logger,
-} from './koa-options.js';
-import { LedgerReporter } from './ledger-reporter.js';
-import { createX402MiddlewareMetrics, type RequestOutcome } from './middleware-metrics.js';
-import { buildRouteTerms, matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
-import { ReplayGuard } from './replay-guard.js';
-import { resolveSettlementAmount, takeSettlementOverride } from './settlement-amount.js';
-import { SellerIdentity } from './seller-identity.js';
+} from '../seller/seller-options.js';
+import { captureBody } from './body-capture.js';
+import { takeSettlementOverride } from './settlement-amount.js';
+
+export { X402_MIDDLEWARE_ERRORS } from '../seller/paid-request.js';
 
 export interface X402KoaMiddleware extends Middleware {
   /** The validated configuration. */
@@ -63,17 +56,7 @@ export interface X402KoaMiddleware extends Middleware {
   flush(): Promise<void>;
 }
 
-/** Error codes the middleware answers with (its own responses; the seller app's error handler is not used). */
-/** The codes this middleware answers with, from the project's one error list. */
-export const X402_MIDDLEWARE_ERRORS = {
-  invalid_payment_header: ERROR_CODES.invalid_payment_header,
-  seller_misconfigured: ERROR_CODES.seller_misconfigured,
-  facilitator_not_configured: ERROR_CODES.facilitator_not_configured,
-  settlement_override_invalid: ERROR_CODES.settlement_override_invalid,
-} as const;
-
 const silentLogger: X402Logger = { debug() {}, info() {}, warn() {}, error() {} };
-const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
 
 export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const config = resolveX402Options(options);
@@ -112,269 +95,47 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     metrics,
     logger,
   });
-  const guard = new ReplayGuard();
-  const count = (outcome: RequestOutcome) => metrics.requests.inc({ outcome });
+  const core = new PaidRequestCore({ facilitator, ledger, guard: new ReplayGuard(), metrics, logger });
+  const site: PaidSite = { config, seller: () => seller.current() };
 
-  function priceOf(path: string): bigint {
-    return config.routePrices.get(routePriceKey(path)) ?? config.priceMicro;
-  }
-
-  function sendError(ctx: Context, code: keyof typeof X402_MIDDLEWARE_ERRORS, fields: Record<string, unknown> = {}) {
-    const { status, message } = X402_MIDDLEWARE_ERRORS[code];
-    ctx.status = status;
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { error_code: code, user_message: message, ...fields };
-  }
-
-  function sendChallenge(ctx: Context, terms: RouteTerms, error: string, receipt?: SettlementReceiptInput) {
-    const challenge: PaymentRequired = {
-      x402Version: 2,
-      error: clip(error, 512),
-      resource: terms.resource,
-      accepts: terms.accepts,
-    };
-    const header = encodePaymentRequired(challenge);
-    ctx.body = challenge;
-    ctx.status = 402;
-    ctx.set(X402_HEADERS.paymentRequired, header);
-    ctx.set(X402_HEADERS.paymentRequiredLegacy, header);
-    ctx.set('Cache-Control', 'no-store');
-    if (receipt) setReceipt(ctx, receipt);
-  }
-
-  function setReceipt(ctx: Context, receipt: SettlementReceiptInput) {
-    const header = encodeSettlementReceipt(receipt);
-    ctx.set(X402_HEADERS.paymentResponse, header);
-    ctx.set(X402_HEADERS.paymentResponseLegacy, header);
-  }
-
-  /** Removes every response header the handler added (a discarded paid response must not leak through them). */
-  function dropHandlerHeaders(ctx: Context, before: ReadonlySet<string>) {
-    for (const name of Object.keys(ctx.response.headers)) if (!before.has(name)) ctx.remove(name);
-  }
-
-  function timed<T>(op: 'verify' | 'settle', call: () => Promise<T>): Promise<T> {
-    const end = metrics.facilitatorSeconds.startTimer({ op });
-    return call().finally(() => end());
-  }
-
-  function localOnlyProblem(match: Extract<PaymentMatch, { kind: 'match' }>): string | undefined {
-    const now = Math.floor(Date.now() / 1000);
-    if (match.validBefore !== undefined && match.validBefore <= now) return 'authorization_expired';
-    if (match.validAfter !== undefined && match.validAfter > now) return 'authorization_not_yet_valid';
-    return undefined;
-  }
-
-  function reportLedger(
-    ctx: Context,
-    match: Extract<PaymentMatch, { kind: 'match' }>,
-    txHash: string,
-    endpointId: string | undefined,
-    contentHash: string | undefined,
-    amount: string,
-  ) {
-    if (amount === '0' || txHash === '') return; // an upto payment charged nothing: no transfer to record
-    ledger.report({
-      tx_hash: txHash,
-      payer: match.payer,
-      amount,
-      network: match.requirement.network,
-      endpoint_id: endpointId,
-      method: ctx.method,
-      route: ctx.path,
-      content_hash: config.disableBodyCapture ? undefined : contentHash,
-      nonce: match.nonce,
-    });
-  }
-
-  const middleware = async (ctx: Context, next: Next): Promise<void> => {
-    if (ctx.path === '/health' || ctx.method === 'OPTIONS') return next();
-    const price = priceOf(ctx.path);
-    if (price === 0n) {
-      count('free');
-      return next();
-    }
-    if (!facilitator && !config.allowLocalOnly) {
-      count('facilitator_not_configured');
-      ctx.set('Retry-After', '5');
-      return sendError(ctx, 'facilitator_not_configured');
-    }
-    const sellerState = await seller.current();
-    if (sellerState.kind === 'misconfigured') {
-      count('seller_misconfigured');
-      return sendError(ctx, 'seller_misconfigured');
-    }
-    const endpointId = sellerState.endpointId;
-    const terms = buildRouteTerms(config, ctx.href, price);
-
-    let payment: PaymentPayload;
-    try {
-      const header = readPaymentHeader((name) => ctx.req.headers[name]);
-      if (header === undefined) {
-        count('challenged');
-        return sendChallenge(ctx, terms, 'payment_required');
-      }
-      payment = decodePaymentPayload(header);
-    } catch (err) {
-      if (!(err instanceof X402DecodeError)) throw err;
-      count('invalid_header');
-      return sendError(ctx, 'invalid_payment_header', { reason: err.reason, detail: clip(err.message, 300) });
-    }
-
-    const match = matchPayment(payment, terms, config);
-    if (match.kind === 'mismatch') {
-      count('mismatch');
-      return sendChallenge(ctx, terms, `no_matching_payment_requirements: ${match.reason}`);
-    }
-    if (!guard.claim(match.replayKey)) {
-      count('replay');
-      return sendChallenge(ctx, terms, 'payment_already_used');
-    }
-
-    let settled = false;
-    try {
-      const request: FacilitatorRequest = {
-        x402Version: match.x402Version,
-        paymentPayload: payment,
-        paymentRequirements: match.facilitatorRequirements,
-      };
-      if (facilitator) {
-        const verified = await timed('verify', () => facilitator.verify(request));
-        if (verified.kind === 'rejected') {
-          count('verify_rejected');
-          return sendChallenge(ctx, terms, clip(verified.reason, 256));
-        }
-        if (verified.kind === 'unavailable') {
-          count('facilitator_unavailable');
-          logger.warn({ op: 'verify', cause: verified.cause }, 'x402 middleware: facilitator unavailable');
-          return sendChallenge(ctx, terms, 'facilitator_unavailable');
-        }
-      } else {
-        const problem = localOnlyProblem(match);
-        if (problem) {
-          count('mismatch');
-          return sendChallenge(ctx, terms, problem);
-        }
-      }
-
-      const headersBefore = new Set(Object.keys(ctx.response.headers));
-      try {
+  /** The paywall's view of one Koa request: `next` is the paid work, ctx.body the held response. */
+  function portOf(ctx: Context, next: Next): PaidRequestPort {
+    return {
+      pass: () => next(),
+      answer(answer) {
+        ctx.status = answer.status;
+        for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+        ctx.body = answer.body;
+      },
+      async run() {
+        const headersBefore = new Set(Object.keys(ctx.response.headers));
         await next();
-      } catch (err) {
-        count('handler_failed');
-        throw err;
-      }
-      if (ctx.status >= 400) {
-        count('handler_failed');
-        return;
-      }
-      let captured: CapturedBody;
-      try {
-        captured = await captureBody(ctx, config.maxBodyBytes);
-      } catch (err) {
-        count('handler_failed');
-        throw err;
-      }
+        if (ctx.status >= 400) return 'failed';
+        const captured = await captureBody(ctx, config.maxBodyBytes);
+        return {
+          captured,
+          override: takeSettlementOverride(ctx),
+          /** Removes every response header the handler added (a discarded paid response must not leak through them). */
+          dropHeaders() {
+            for (const name of Object.keys(ctx.response.headers)) if (!headersBefore.has(name)) ctx.remove(name);
+          },
+          release(headers, body, defaultCacheControl) {
+            for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
+            if (defaultCacheControl && !ctx.response.get('Cache-Control'))
+              ctx.set('Cache-Control', defaultCacheControl);
+            if (body !== undefined) ctx.body = body;
+          },
+        };
+      },
+    };
+  }
 
-      if (!facilitator) {
-        settled = true;
-        guard.settled(match.replayKey, match.validBefore);
-        count('local_only_accepted');
-        if (captured.kind === 'uncapturable') return;
-        setReceipt(ctx, {
-          success: true,
-          transaction: '',
-          txHash: '',
-          network: match.requirement.network,
-          payer: match.payer,
-          errorReason: 'local_only_unverified',
-        });
-        if (captured.kind === 'bytes' && captured.replacement) ctx.body = captured.replacement;
-        if (captured.kind === 'oversize') ctx.body = releaseOversize(captured, () => undefined);
-        return;
-      }
-
-      // upto: settle what the handler charged (at most the signed maximum); exact: always the price.
-      const override = takeSettlementOverride(ctx);
-      let settleRequest = request;
-      let charged = match.requirement.amount;
-      if (match.requirement.scheme === 'upto') {
-        const resolved =
-          override.kind === 'invalid'
-            ? override
-            : resolveSettlementAmount(
-                override.kind === 'amount' ? override.amount : undefined,
-                BigInt(match.requirement.amount),
-              );
-        if (resolved.kind === 'invalid') {
-          count('settlement_override_invalid');
-          logger.error({ reason: resolved.reason }, 'x402 middleware: invalid settlement override; nothing settled');
-          if (captured.kind === 'uncapturable') return;
-          discardBody(captured);
-          dropHandlerHeaders(ctx, headersBefore);
-          return sendError(ctx, 'settlement_override_invalid', { reason: clip(resolved.reason, 256) });
-        }
-        charged = resolved.amount.toString();
-        settleRequest = { ...request, paymentRequirements: { ...request.paymentRequirements, amount: charged } };
-      } else if (override.kind !== 'none') {
-        logger.warn(
-          { scheme: match.requirement.scheme },
-          'x402 middleware: Settlement-Overrides ignored; only upto payments settle less than the price',
-        );
-      }
-
-      const outcome = await timed('settle', () => facilitator.settle(settleRequest));
-      if (outcome.kind !== 'ok') {
-        const reason = outcome.kind === 'rejected' ? clip(outcome.reason, 256) : 'facilitator_unavailable';
-        if (outcome.kind === 'unavailable')
-          logger.warn({ op: 'settle', cause: outcome.cause }, 'x402 middleware: facilitator unavailable');
-        count('settle_failed');
-        if (captured.kind === 'uncapturable') return; // the body already left; nothing to withdraw
-        discardBody(captured);
-        dropHandlerHeaders(ctx, headersBefore);
-        return sendChallenge(ctx, terms, `settlement_failed: ${reason}`, {
-          success: false,
-          transaction: '',
-          txHash: '',
-          network: match.requirement.network,
-          payer: match.payer,
-          errorReason: reason,
-        });
-      }
-
-      settled = true;
-      guard.settled(match.replayKey, match.validBefore);
-      const tx = outcome.settlement.transaction;
-      if (captured.kind === 'uncapturable') {
-        count('settled_without_receipt');
-        logger.warn(
-          { why: captured.why },
-          'x402 middleware: response bypassed the middleware; settled without a receipt header',
-        );
-        reportLedger(ctx, match, tx, endpointId, undefined, charged);
-        return;
-      }
-      count('settled');
-      setReceipt(ctx, {
-        success: true,
-        transaction: tx,
-        txHash: tx,
-        network: outcome.settlement.network ?? match.requirement.network,
-        payer: match.payer,
-        ...(match.requirement.scheme === 'upto' ? { amount: outcome.settlement.amount ?? charged } : {}),
-      });
-      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'private');
-      if (captured.kind === 'oversize') {
-        ctx.body = releaseOversize(captured, (hash) => reportLedger(ctx, match, tx, endpointId, hash, charged));
-        return;
-      }
-      const bytes = captured.kind === 'bytes' ? captured.bytes : Buffer.alloc(0);
-      if (captured.kind === 'bytes' && captured.replacement) ctx.body = captured.replacement;
-      reportLedger(ctx, match, tx, endpointId, config.disableBodyCapture ? undefined : sha256Hex(bytes), charged);
-    } finally {
-      if (!settled) guard.release(match.replayKey);
-    }
-  };
+  const middleware = (ctx: Context, next: Next): Promise<void> =>
+    core.handle(
+      site,
+      { method: ctx.method, path: ctx.path, href: ctx.href, header: (name) => ctx.req.headers[name] },
+      portOf(ctx, next),
+    );
 
   return Object.assign(middleware, { config, flush: () => ledger.flush() });
 }

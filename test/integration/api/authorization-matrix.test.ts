@@ -18,10 +18,15 @@ type Bearer =
   | 'service_pat'
   | 'agent_pat'
   | 'treasury_pat'
+  | 'gate_pat'
+  | 'treasury_gate_pat'
   | 'other_account_pat'
   | 'agent_session'
   | 'session';
-/** `session` comes from a SIWE sign-in; `agent_session` from exchanging `agent_pat` (it acts as that agent only). */
+/**
+ * `session` comes from a SIWE sign-in; `agent_session` from exchanging `agent_pat` (it acts as that agent only).
+ * `gate_pat` carries the gate scope only; `treasury_gate_pat` is a Treasury PAT that also carries it (docs/gate.md).
+ */
 const BEARERS: Bearer[] = [
   'none',
   'garbage',
@@ -32,6 +37,8 @@ const BEARERS: Bearer[] = [
   'service_pat',
   'agent_pat',
   'treasury_pat',
+  'gate_pat',
+  'treasury_gate_pat',
   'other_account_pat',
   'agent_session',
   'session',
@@ -48,6 +55,8 @@ describe('authorization matrix (every route × every bearer)', function () {
   let treasuryAccountId: string;
   let treasuryPat: string;
   let sellerId: string;
+  /** An `mpp` seller of the account and one of its endpoints (the gate's ledger rows name it). */
+  let gateEndpointId: string;
 
   async function signIn() {
     return signInWithNewKey(t);
@@ -78,6 +87,16 @@ describe('authorization matrix (every route × every bearer)', function () {
       await t.request('POST', '/v1/treasury', { token: t.adminToken, body: { owner_type: 'org', owner_id: 'matrix' } })
     ).body;
     const agentPat = (await mk({ scope_type: 'agent' })).pat as string;
+    const mpp = (
+      await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Gate seller', protocol: 'mpp' } })
+    ).body;
+    gateEndpointId = (
+      await t.request('POST', `/v1/sellers/${mpp.seller_id}/endpoints`, {
+        token: session,
+        body: { path: '/gated', price: '0.01' },
+      })
+    ).body.endpoint_id;
+    assert.ok(gateEndpointId, 'the mpp seller has an endpoint');
     const agentSession = (await t.request('POST', '/v1/identity/exchange-pat', { token: agentPat })).body
       .session as string;
     Object.assign(tokens, {
@@ -91,6 +110,8 @@ describe('authorization matrix (every route × every bearer)', function () {
       agent_pat: agentPat,
       agent_session: agentSession,
       treasury_pat: treasuryPat,
+      gate_pat: (await mk({ scope_type: 'gate' })).pat,
+      treasury_gate_pat: (await mk({ scope_type: 'treasury', gate: true })).pat,
       other_account_pat: (await mk({ scope_type: 'treasury' }, other.session)).pat,
       session,
     });
@@ -112,8 +133,10 @@ describe('authorization matrix (every route × every bearer)', function () {
     notFound?: Bearer[];
     okAs?: string;
   };
-  const walletOps: Bearer[] = ['treasury_pat', 'agent_pat', 'agent_session'];
-  const walletAdmin: Bearer[] = ['treasury_pat'];
+  const walletOps: Bearer[] = ['treasury_pat', 'treasury_gate_pat', 'agent_pat', 'agent_session'];
+  const walletAdmin: Bearer[] = ['treasury_pat', 'treasury_gate_pat'];
+  /** The gate's routes: a PAT carrying the gate scope, alone or beside a Treasury scope. */
+  const gate: Bearer[] = ['gate_pat', 'treasury_gate_pat'];
   /** Money control: a sign-in session only. */
   const owner: Bearer[] = ['session'];
   /** The account's seller flow: any session of the account. */
@@ -157,7 +180,7 @@ describe('authorization matrix (every route × every bearer)', function () {
     {
       name: 'POST /v1/treasuries/{id}/pats',
       call: req('POST', () => Promise.resolve(`/v1/treasuries/${treasuryAccountId}/pats`), {}),
-      ok: ['treasury_pat'],
+      ok: ['treasury_pat', 'treasury_gate_pat'],
       notFound: ['legacy_treasury_key', 'other_account_pat'],
     },
     // Creating and listing act on the bearer's own Treasury account, so a foreign Treasury bearer succeeds there.
@@ -223,7 +246,16 @@ describe('authorization matrix (every route × every bearer)', function () {
     {
       name: 'GET /v1/auth/whoami',
       call: req('GET', '/v1/auth/whoami'),
-      ok: ['service_pat', 'agent_pat', 'treasury_pat', 'other_account_pat', 'agent_session', 'session'],
+      ok: [
+        'service_pat',
+        'agent_pat',
+        'treasury_pat',
+        'gate_pat',
+        'treasury_gate_pat',
+        'other_account_pat',
+        'agent_session',
+        'session',
+      ],
     },
     { name: 'POST /v1/pats', call: req('POST', '/v1/pats', { scope_type: 'agent' }), ok: owner },
     { name: 'GET /v1/pats', call: req('GET', '/v1/pats'), ok: owner },
@@ -362,6 +394,18 @@ describe('authorization matrix (every route × every bearer)', function () {
       call: async (token) => req('POST', '/v1/ledger', ledgerReport())(token),
       ok: ['service_pat'],
     },
+    { name: 'GET /v1/gate/catalogue', call: req('GET', '/v1/gate/catalogue'), ok: gate },
+    {
+      name: 'POST /v1/gate/ledger',
+      call: async (token) => req('POST', '/v1/gate/ledger', { ...ledgerReport(), endpoint_id: gateEndpointId })(token),
+      ok: gate,
+    },
+    {
+      name: 'POST /v1/gate/ledger/batch',
+      call: async (token) =>
+        req('POST', '/v1/gate/ledger/batch', { rows: [{ ...ledgerReport(), endpoint_id: gateEndpointId }] })(token),
+      ok: gate,
+    },
     {
       name: 'GET /v1/ledger',
       call: req('GET', () => Promise.resolve(`/v1/ledger?seller_id=${sellerId}`)),
@@ -381,8 +425,8 @@ describe('authorization matrix (every route × every bearer)', function () {
 
   function expected(route: Route, bearer: Bearer): string {
     if (UNAUTHENTICATED.includes(bearer)) return '401';
-    const platformRoute = ['/v1/identity', '/v1/auth', '/v1/pats', '/v1/sellers', '/v1/ledger'].some((prefix) =>
-      route.name.includes(prefix),
+    const platformRoute = ['/v1/identity', '/v1/auth', '/v1/pats', '/v1/sellers', '/v1/ledger', '/v1/gate'].some(
+      (prefix) => route.name.includes(prefix),
     );
     if (bearer === 'legacy_treasury_key' && platformRoute) return '401';
     if (route.ok.includes(bearer)) return route.okAs ?? '2xx';

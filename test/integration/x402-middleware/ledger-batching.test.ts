@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { LedgerReporter, type LedgerRow } from '../../../src/x402/koa/ledger-reporter.js';
-import { createX402MiddlewareMetrics } from '../../../src/x402/koa/middleware-metrics.js';
+import { LedgerReporter, type LedgerRow } from '../../../src/x402/seller/ledger-reporter.js';
+import { createX402MiddlewareMetrics } from '../../../src/x402/seller/middleware-metrics.js';
 import { FakeServer, type Recorded } from './x402-fakes.js';
 
 const PAYER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';

@@ -79,6 +79,18 @@ const BREAKING: Array<[string, string]> = [
   ['src/cli/probe.ts', 'src/api/app.ts'],
   ['src/cli/commands/probe.ts', 'src/api/config/app-config.ts'],
   ['src/cli/probe.ts', 'test/support/sign-in.ts'],
+  ['src/gate/probe.ts', 'src/api/app.ts'],
+  ['src/gate/probe.ts', 'src/api/services/seller-views.ts'],
+  ['src/gate/probe.ts', 'src/x402/koa/index.ts'],
+  ['src/gate/probe.ts', 'src/cli/program.ts'],
+  ['src/gate/probe.ts', 'src/sdk/index.ts'],
+  ['src/gate/probe.ts', 'ops/softhsm/init-token.ts'],
+  ['src/gate/probe.ts', 'test/support/api-harness.ts'],
+  ['src/api/probe.ts', 'src/gate/gate-app.ts'],
+  ['src/cli/probe.ts', 'src/gate/gate-app.ts'],
+  ['src/shared/probe.ts', 'src/gate/gate-app.ts'],
+  ['src/x402/probe.ts', 'src/gate/gate-app.ts'],
+  ['src/x402/seller/probe.ts', 'src/x402/koa/index.ts'],
 ];
 
 /** Imports each floor may make: none of these may be reported. */
@@ -104,6 +116,12 @@ const ALLOWED: Array<[string, string]> = [
   ['ops/probe.ts', 'src/api/app.ts'],
   ['test/probe.ts', 'src/api/app.ts'],
   ['bench/probe.ts', 'test/support/api-harness.ts'],
+  ['src/gate/probe.ts', 'src/x402/seller/paid-request.ts'],
+  ['src/gate/probe.ts', 'src/x402/bounded-fetch.ts'],
+  ['src/gate/probe.ts', 'src/shared/api-responses/gate-responses.ts'],
+  ['src/gate/probe.ts', 'base/closeables.ts'],
+  ['src/x402/koa/probe.ts', 'src/x402/seller/paid-request.ts'],
+  ['bench/probe.ts', 'src/gate/gate-app.ts'],
 ];
 
 describe('layer lint (eslint.config.js)', function () {

@@ -10,7 +10,7 @@ import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
 import { InvalidArgumentError, TreasurySdkError } from '../../../src/sdk/sdk-errors.js';
 import { X402DecodeError } from '../../../src/x402/x402-decode-error.js';
-import { X402ConfigError } from '../../../src/x402/koa/x402-config-error.js';
+import { X402ConfigError } from '../../../src/x402/seller/x402-config-error.js';
 
 class RuleError extends BaseError<'rule_broken', { rule: string }> {
   override readonly name = 'RuleError';

@@ -14,7 +14,7 @@ import { createSignerMetrics } from '../../../signer/metrics/signer-metrics.js';
 import { createKnex } from '../../../src/api/db/knex-client.js';
 import { registerPoolMetrics } from '../../../src/api/metrics/register-pool-metrics.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
-import { createX402MiddlewareMetrics } from '../../../src/x402/koa/middleware-metrics.js';
+import { createX402MiddlewareMetrics } from '../../../src/x402/seller/middleware-metrics.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 

@@ -1,6 +1,6 @@
-/** The path-pattern grammar and matcher (src/api/services/path-pattern.ts), and OpenAPI ingest's use of it. */
+/** The path-pattern grammar and matcher (src/shared/path-pattern.ts), and OpenAPI ingest's use of it. */
 import assert from 'node:assert/strict';
-import { matchPathPattern, parsePathPattern, PATH_PATTERN_MAX_LENGTH } from '../../../src/api/services/path-pattern.js';
+import { matchPathPattern, parsePathPattern, PATH_PATTERN_MAX_LENGTH } from '../../../src/shared/path-pattern.js';
 import { parseOpenApi } from '../../../src/api/services/openapi-ingest.js';
 
 describe('path patterns', () => {

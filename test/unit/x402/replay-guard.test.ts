@@ -1,6 +1,6 @@
 /** replay-guard: claim / release / settle, expiry, and the bound on remembered entries. */
 import assert from 'node:assert/strict';
-import { ReplayGuard } from '../../../src/x402/koa/replay-guard.js';
+import { ReplayGuard } from '../../../src/x402/seller/replay-guard.js';
 
 describe('x402 replay guard', () => {
   it('refuses a key while in flight, frees it on release, remembers it once settled', () => {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { x402Client } from '@x402/core/client';
 import { UptoEvmScheme } from '@x402/evm/upto/client';
 import { resolveSettlementAmount } from 'treasury/koa';
-import { resolveX402Options } from '../../../src/x402/koa/koa-options.js';
-import { buildRouteTerms, matchPayment } from '../../../src/x402/koa/payment-terms.js';
+import { resolveX402Options } from '../../../src/x402/seller/seller-options.js';
+import { buildRouteTerms, matchPayment } from '../../../src/x402/seller/payment-terms.js';
 import type { PaymentPayload } from '../../../src/x402/wire-schemas.js';
 import { buyer, SELLER } from './x402-fixtures.js';
 

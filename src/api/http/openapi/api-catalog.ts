@@ -77,6 +77,7 @@ import {
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { paymentPageSchema } from '../../../shared/api-responses/payment-history-responses.js';
+import { gateCatalogueSchema } from '../../../shared/api-responses/gate-responses.js';
 import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
 import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
 import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
@@ -99,6 +100,7 @@ export type Auth =
   | 'session_or_agent'
   | 'session_or_service'
   | 'service'
+  | 'gate'
   | 'agent'
   | 'any';
 
@@ -794,6 +796,33 @@ export const API_CATALOG: CatalogEntry[] = [
     body: ledgerReportBodySchema,
     replies: { 200: ledgerReportedSchema, 201: ledgerReportedSchema },
     errors: [...SELLER, 'seller_suspended', 'endpoint_not_found', 'network_not_supported', 'unstorable_value'],
+  },
+  {
+    method: 'GET',
+    path: '/v1/gate/catalogue',
+    operationId: 'readGateCatalogue',
+    summary: "The account's managed-proxy (mpp) sellers, origins, pay-to and endpoints (the gate)",
+    auth: 'gate',
+    replies: { 200: gateCatalogueSchema },
+  },
+  {
+    method: 'POST',
+    path: '/v1/gate/ledger',
+    operationId: 'reportGateLedgerRow',
+    summary: 'Report one ledger row of a paid request the gate settled (endpoint_id required)',
+    auth: 'gate',
+    body: ledgerReportBodySchema,
+    replies: { 200: ledgerReportedSchema, 201: ledgerReportedSchema },
+    errors: ['seller_suspended', 'endpoint_not_found', 'network_not_supported', 'unstorable_value'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/gate/ledger/batch',
+    operationId: 'reportGateLedgerBatch',
+    summary: 'Report up to 100 gate ledger rows; per-row outcome',
+    auth: 'gate',
+    body: ledgerBatchBodySchema,
+    replies: { 200: ledgerBatchResultSchema },
   },
   {
     method: 'POST',

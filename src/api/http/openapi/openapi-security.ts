@@ -36,6 +36,12 @@ export const SECURITY_SCHEMES = {
     scheme: 'bearer',
     description: "A seller's service PAT (xx_pat_…, service scope): the seller middleware's credential.",
   },
+  gatePat: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "A PAT carrying the gate scope (gate-only, or a Treasury PAT with gate: true): the managed proxy's credential for its account's mpp sellers.",
+  },
 } as const;
 
 type Scheme = keyof typeof SECURITY_SCHEMES;
@@ -51,8 +57,9 @@ const ADMITS: Record<Auth, Scheme[]> = {
   session_or_agent: ['session', 'agentPat'],
   session_or_service: ['session', 'servicePat'],
   service: ['servicePat'],
+  gate: ['gatePat'],
   agent: ['agentPat'],
-  any: ['operatorToken', 'treasuryToken', 'agentPat', 'session', 'servicePat'],
+  any: ['operatorToken', 'treasuryToken', 'agentPat', 'session', 'servicePat', 'gatePat'],
 };
 
 /** The route's security requirements: one alternative per admitted bearer kind (empty: no bearer). */

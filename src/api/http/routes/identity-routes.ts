@@ -52,6 +52,7 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
             scope_type: principal.scopeType,
             scope_id: principal.scopeId,
             token_id: principal.tokenId,
+            ...(principal.tokenKind === 'pat' ? { gate: principal.gate } : {}),
             ...(principal.tokenKind === 'session'
               ? {
                   session_origin: principal.sessionOrigin,

@@ -20,11 +20,13 @@ export const initBodySchema = z
 
 export const createPatBodySchema = z
   .object({
-    scope_type: z.enum(['agent', 'treasury', 'service']),
+    scope_type: z.enum(['agent', 'treasury', 'service', 'gate']),
     scope_id: z
       .string()
       .regex(/^[a-z]{3,4}_[0-9a-f]{24}$/, 'expected an id such as agt_… or acct_…')
       .optional(),
+    /** Also carry the gate scope: with scope_type "treasury", one PAT for a gate that also pays (docs/gate.md). */
+    gate: z.boolean().optional(),
     label: plainText(128).optional(),
     daily_cap_usd: usdAmount.optional(),
     single_use: z.boolean().optional(),

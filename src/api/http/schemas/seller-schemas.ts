@@ -1,7 +1,7 @@
 /** Request schemas of seller, endpoint and ledger routes. */
 import { z } from 'zod';
 import { evmAddressSchema } from '../../../../policy/policy-schema.js';
-import { parsePathPattern } from '../../services/path-pattern.js';
+import { parsePathPattern } from '../../../shared/path-pattern.js';
 import { isStorableText, plainText, usdAmount } from './common-schemas.js';
 import { httpMethodSchema, routePathSchema } from '../../../shared/ledger-report-schema.js';
 import { pageQuerySchema } from './page-query-schema.js';
@@ -20,7 +20,7 @@ const routePath = routePathSchema;
 /**
  * A seller endpoint's path pattern: a route path whose segments each hold at most one `{parameter}` (with
  * optional literal text around it), bounded in length, segments and parameters; matched without a regex
- * (src/api/services/path-pattern.ts).
+ * (src/shared/path-pattern.ts).
  */
 const pathPattern = routePath.superRefine((value, ctx) => {
   const parsed = parsePathPattern(value);

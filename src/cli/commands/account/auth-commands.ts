@@ -150,11 +150,13 @@ async function patList(ctx: CliContext): Promise<void> {
 
 async function patCreate(
   ctx: CliContext,
-  opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string },
+  opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string; gate?: boolean },
 ): Promise<void> {
   const scope = opts.scope ?? 'agent';
-  if (!['agent', 'treasury'].includes(scope))
-    throw badArgument('--scope', 'agent or treasury (service PATs: `xx service pat create`)');
+  if (!['agent', 'treasury', 'gate'].includes(scope))
+    throw badArgument('--scope', 'agent, treasury or gate (service PATs: `xx service pat create`)');
+  if (opts.gate && scope !== 'treasury')
+    throw badArgument('--gate', 'goes with --scope treasury (or use --scope gate)');
   const expires = opts.expiresIn === undefined ? undefined : Number(opts.expiresIn);
   if (expires !== undefined && (!Number.isInteger(expires) || expires < 60))
     throw badArgument('--expires-in', 'seconds, at least 60');
@@ -169,6 +171,7 @@ async function patCreate(
   const body = {
     scope_type: scope,
     ...(scopeId ? { scope_id: scopeId } : {}),
+    ...(opts.gate ? { gate: true } : {}),
     ...(opts.label ? { label: opts.label } : {}),
     ...(opts.dailyCap ? { daily_cap_usd: usdArgument('--daily-cap', opts.dailyCap) } : {}),
     ...(expires ? { expires_in_seconds: expires } : {}),
@@ -288,12 +291,15 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
   pat
     .command('create')
     .option('--label <label>')
-    .option('--scope <scope>', 'agent or treasury', 'agent')
+    .option('--scope <scope>', 'agent, treasury or gate (the gate bearer, docs/gate.md)', 'agent')
+    .option('--gate', 'with --scope treasury: the PAT also carries the gate scope')
     .option('--daily-cap <usd>', 'daily spend cap (agent PATs)')
     .option('--expires-in <seconds>')
     .action(
-      act(contextOf, (ctx, opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string }) =>
-        patCreate(ctx, opts),
+      act(
+        contextOf,
+        (ctx, opts: { label?: string; scope?: string; dailyCap?: string; expiresIn?: string; gate?: boolean }) =>
+          patCreate(ctx, opts),
       ),
     );
   pat

@@ -17,7 +17,7 @@
  */
 import { z } from 'zod';
 import { boundedFetchJson, type FetchLike } from '../bounded-fetch.js';
-import type { X402Logger } from './koa-options.js';
+import type { X402Logger } from './seller-options.js';
 import { X402ConfigError } from './x402-config-error.js';
 
 const verifyReplySchema = z

@@ -16,7 +16,7 @@
 import { z } from 'zod';
 import { ledgerReportBodySchema, MAX_LEDGER_BATCH_ROWS as MAX_BATCH_ROWS } from '../../shared/ledger-report-schema.js';
 import { boundedFetchJson, type FetchLike } from '../bounded-fetch.js';
-import type { X402Logger } from './koa-options.js';
+import type { X402Logger } from './seller-options.js';
 import type { X402MiddlewareMetrics } from './middleware-metrics.js';
 
 export interface LedgerRow {
@@ -47,6 +47,8 @@ export interface LedgerReporterOptions {
   maxInFlight?: number;
   /** How long rows are gathered before a partial batch goes out; default 20 ms. */
   lingerMs?: number;
+  /** The platform routes reports go to; default `/v1/ledger/batch` and `/v1/ledger` (the gate: `/v1/gate/ledger…`). */
+  routes?: { batch: string; single: string };
 }
 
 const ROUTE_RE = /^\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/{}]*$/;
@@ -171,7 +173,7 @@ export class LedgerReporter {
     let lastCause = '';
     for (let attempt = 0; attempt <= retryDelaysMs.length; attempt++) {
       if (attempt > 0) await sleep(retryDelaysMs[attempt - 1]!);
-      const result = await this.post('/v1/ledger/batch', { rows });
+      const result = await this.post(this.options.routes?.batch ?? '/v1/ledger/batch', { rows });
       if (result.kind === 'reply' && (result.status === 404 || result.status === 405)) {
         this.batchRoute = false;
         logger.info(
@@ -227,7 +229,7 @@ export class LedgerReporter {
     let lastCause = '';
     for (let attempt = 0; attempt <= retryDelaysMs.length; attempt++) {
       if (attempt > 0) await sleep(retryDelaysMs[attempt - 1]!);
-      const result = await this.post('/v1/ledger', body);
+      const result = await this.post(this.options.routes?.single ?? '/v1/ledger', body);
       if (result.kind === 'reply' && result.status >= 200 && result.status < 300) {
         this.count(result.status === 201 ? 'sent' : 'duplicate');
         return;

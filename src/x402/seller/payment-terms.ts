@@ -18,7 +18,7 @@ import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { numberToHex } from 'viem';
 import { isRawAmount } from '../../../policy/money.js';
 import type { PaymentPayload, PaymentRequirements } from '../wire-schemas.js';
-import { V1_NAME_TO_NETWORK, type ResolvedX402Config } from './koa-options.js';
+import { V1_NAME_TO_NETWORK, type ResolvedX402Config } from './seller-options.js';
 
 export interface RouteTerms {
   resource: { url: string; description: string; mimeType: string };

@@ -1,0 +1,98 @@
+/**
+ * The sandbox's managed-proxy seller (docs/gate.md): registers, once, a seller with protocol `mpp` whose origin
+ * is the demo origin (demo-origin.ts), one paid endpoint (`GET /forecast`, 0.01 USDC), a proven pay-to address
+ * (a public anvil dev key signs the claim, so its ledger rows verify on chain), and a gate PAT (scope `gate`)
+ * for the sandbox's gate. Keeps them in `<dataDir>/demo-gate.json` (0600) for the next start, re-registering
+ * when the stored gate PAT no longer reads the catalogue (a reset database); the origin's address is written
+ * to the seller on every start (its port may change). Loopback only.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { privateKeyToAccount } from 'viem/accounts';
+import { payToClaimMessage } from '../../src/api/services/seller-pay-to-service.js';
+import { call, signInFresh } from './demo-seller.js';
+
+interface DemoGateState {
+  seller_id: string;
+  slug: string;
+  /** The seller's service PAT (updates its origin). */
+  service_pat: string;
+  /** The gate bearer (scope `gate`). */
+  gate_pat: string;
+  pay_to: string;
+}
+
+export interface DemoGateSeller {
+  sellerId: string;
+  slug: string;
+  gatePat: string;
+  payTo: string;
+}
+
+async function register(
+  apiUrl: string,
+  publicUrl: string,
+  chainId: number,
+  originUrl: string,
+  payToKey: `0x${string}`,
+): Promise<DemoGateState> {
+  const payTo = privateKeyToAccount(payToKey);
+  const { session, address } = await signInFresh(apiUrl, publicUrl, chainId);
+  const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, {
+    name: 'Sandbox gate demo seller',
+    slug: `gate-demo-${address.slice(2, 10).toLowerCase()}`,
+    protocol: 'mpp',
+    origin: originUrl,
+  })) as { seller_id: string; slug: string; pat: string };
+  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, {
+    slug: 'forecast',
+    path: '/forecast',
+    method: 'GET',
+    price: '0.01',
+  });
+  const signature = await payTo.signMessage({ message: payToClaimMessage(seller.seller_id, payTo.address) });
+  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/pay-to`, session, { address: payTo.address, signature });
+  const gate = (await call(apiUrl, 'POST', '/v1/pats', session, { scope_type: 'gate', label: 'sandbox gate' })) as {
+    pat: string;
+  };
+  return {
+    seller_id: seller.seller_id,
+    slug: seller.slug,
+    service_pat: seller.pat,
+    gate_pat: gate.pat,
+    pay_to: payTo.address,
+  };
+}
+
+export async function registerDemoGateSeller(options: {
+  apiUrl: string;
+  publicUrl: string;
+  chainId: number;
+  originUrl: string;
+  payToKey: `0x${string}`;
+  dataDir: string;
+}): Promise<DemoGateSeller> {
+  const payTo = privateKeyToAccount(options.payToKey).address;
+  const stateFile = path.join(options.dataDir, 'demo-gate.json');
+  let state: DemoGateState | undefined;
+  if (fs.existsSync(stateFile)) {
+    state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as DemoGateState;
+    const ok = await fetch(`${options.apiUrl}/v1/gate/catalogue`, {
+      headers: { authorization: `Bearer ${state.gate_pat}` },
+    }).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (!ok || state.pay_to !== payTo) state = undefined;
+  }
+  if (!state) {
+    state = await register(options.apiUrl, options.publicUrl, options.chainId, options.originUrl, options.payToKey);
+    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
+    fs.chmodSync(stateFile, 0o600);
+  } else {
+    await call(options.apiUrl, 'PATCH', `/v1/sellers/${state.seller_id}`, state.service_pat, {
+      origin: options.originUrl,
+    });
+  }
+  return { sellerId: state.seller_id, slug: state.slug, gatePat: state.gate_pat, payTo: state.pay_to };
+}

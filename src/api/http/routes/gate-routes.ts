@@ -1,0 +1,140 @@
+/**
+ * The gate's routes (docs/gate.md), all taking a PAT with the gate scope (`requireGateScope`) and all scoped to
+ * that PAT's account:
+ *   GET  /v1/gate/catalogue     the account's managed-proxy (`mpp`) sellers, their origin, pay-to and endpoints;
+ *   POST /v1/gate/ledger        one ledger row of a paid request the gate settled;
+ *   POST /v1/gate/ledger/batch  up to 100 rows, each with its own outcome (as /v1/ledger/batch).
+ * A gate row must name its endpoint (`endpoint_id`): the row is the endpoint's seller's, stored as that seller's
+ * middleware report would be (src/api/services/seller-ledger-service.ts).
+ *
+ * Defends: a gate reading or reporting for another account's sellers, or for a seller that did not choose the
+ * managed proxy (`endpoint_not_found`, the same answer as an endpoint that does not exist); a service, agent or
+ * Treasury PAT without the gate scope reaching these routes (403), and a gate-only PAT reaching any other route
+ * (they check scope_type, which is `gate`). Does not defend: a false row of the right shape — the ledger
+ * verifies every row on chain before it counts.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Knex } from 'knex';
+import { getAddress } from 'viem';
+import { requireGateScope, type Authenticator } from '../../auth/authenticator.js';
+import { AppError } from '../../errors/app-error.js';
+import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
+import { formatUsd } from '../../../../policy/money.js';
+import type { EndpointRow, SellerRow } from '../../services/seller-views.js';
+import {
+  ledgerBatchBodySchema,
+  ledgerReportBodySchema,
+  type LedgerReportBody,
+} from '../../../shared/ledger-report-schema.js';
+import {
+  MAX_GATE_ENDPOINTS,
+  MAX_GATE_SELLERS,
+  type GateCatalogue,
+} from '../../../shared/api-responses/gate-responses.js';
+import { validate } from '../validate.js';
+
+export function gateRoutes(deps: { auth: Authenticator; knex: Knex; ledger: SellerLedgerService }): Router {
+  const router = new Router();
+  const accountOf = async (ctx: Context) =>
+    requireGateScope(await deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true }));
+
+  /** The `mpp` seller of `accountId` that owns the row's endpoint; `endpoint_not_found` for any other. */
+  async function sellerOfRow(accountId: string, row: LedgerReportBody): Promise<SellerRow> {
+    if (!row.endpoint_id)
+      throw new AppError('invalid_request', { message: 'A gate ledger row must name its endpoint_id.' });
+    const seller = (await deps
+      .knex('endpoints as e')
+      .join('sellers as s', 's.id', 'e.seller_id')
+      .where({ 'e.id': row.endpoint_id, 's.account_id': accountId, 's.protocol': 'mpp' })
+      .first('s.*')) as SellerRow | undefined;
+    if (!seller) throw new AppError('endpoint_not_found');
+    return seller;
+  }
+
+  router.get('/v1/gate/catalogue', async (ctx) => {
+    const accountId = await accountOf(ctx);
+    const sellers = (await deps
+      .knex('sellers')
+      .where({ account_id: accountId, protocol: 'mpp' })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(MAX_GATE_SELLERS)) as SellerRow[];
+    const ids = sellers.map((s) => s.id);
+    const endpoints = ids.length
+      ? ((await deps
+          .knex('endpoints')
+          .whereIn('seller_id', ids)
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+          .limit(MAX_GATE_ENDPOINTS)) as EndpointRow[])
+      : [];
+    const payTo = ids.length
+      ? ((await deps
+          .knex('sellers_pay_to')
+          .whereIn('seller_id', ids)
+          .orderBy([{ column: 'created_at' }, { column: 'address' }])
+          .select('seller_id', 'address')) as Array<{ seller_id: string; address: string }>)
+      : [];
+    const firstPayTo = new Map<string, string>();
+    for (const p of payTo) if (!firstPayTo.has(p.seller_id)) firstPayTo.set(p.seller_id, getAddress(p.address.trim()));
+    const catalogue: GateCatalogue = {
+      account_id: accountId,
+      sellers: sellers.map((s) => ({
+        seller_id: s.id,
+        slug: s.slug,
+        status: s.status,
+        origin: s.origin,
+        pay_to: firstPayTo.get(s.id) ?? null,
+        endpoints: endpoints
+          .filter((e) => e.seller_id === s.id)
+          .map((e) => ({
+            endpoint_id: e.id,
+            slug: e.slug,
+            method: e.method,
+            path: e.path,
+            path_pattern: e.path_pattern,
+            price: formatUsd(BigInt(e.price_micro)),
+            route_prices: e.route_prices,
+          })),
+      })),
+    };
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = catalogue;
+  });
+
+  router.post('/v1/gate/ledger', async (ctx) => {
+    const accountId = await accountOf(ctx);
+    const body = validate(ledgerReportBodySchema, ctx.state.body);
+    const result = await deps.ledger.report(await sellerOfRow(accountId, body), body);
+    ctx.status = result.created ? 201 : 200;
+    ctx.body = { ...result.entry, duplicate: !result.created };
+  });
+
+  router.post('/v1/gate/ledger/batch', async (ctx) => {
+    const accountId = await accountOf(ctx);
+    const body = validate(ledgerBatchBodySchema, ctx.state.body);
+    const results: Array<{
+      tx_hash: string;
+      outcome: 'created' | 'duplicate' | 'rejected';
+      status?: string;
+      reason?: string | null;
+      error_code?: string;
+    }> = [];
+    for (const row of body.rows) {
+      try {
+        const result = await deps.ledger.report(await sellerOfRow(accountId, row), row);
+        results.push({
+          tx_hash: row.tx_hash.toLowerCase(),
+          outcome: result.created ? 'created' : 'duplicate',
+          status: result.entry.status,
+          reason: result.entry.reason,
+        });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });
+      }
+    }
+    ctx.body = { results };
+  });
+
+  return router;
+}

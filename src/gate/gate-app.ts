@@ -1,0 +1,124 @@
+/**
+ * The gate's composition root (docs/gate.md): from a configuration, the facilitator client, the ledger
+ * reporter (the gate bearer, to /v1/gate/ledger…), the replay guard and the paywall core shared by every
+ * seller, the catalogue source, the origin proxy and the HTTP server; `listen` and an ordered `close`
+ * (stop accepting, drain, stop the catalogue refresh, send the last ledger reports, close origin connections).
+ * main.ts starts it from the environment; tests and the sandbox start it in-process.
+ *
+ * Defends against: two copies of the paywall's state (one replay guard and one ledger queue for the whole
+ * gate, whatever the seller). Does not defend against: a second gate process — its replay guard is its own
+ * (the token's on-chain nonce is the final guard, as for two middleware replicas).
+ */
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closeable, type Closeable } from '../../base/closeables.js';
+import { createFacilitatorClient, wrapFacilitatorObject, type FacilitatorLike } from '../x402/facilitator-client.js';
+import type { FetchLike } from '../x402/bounded-fetch.js';
+import { LedgerReporter } from '../x402/seller/ledger-reporter.js';
+import { PaidRequestCore } from '../x402/seller/paid-request.js';
+import { ReplayGuard } from '../x402/seller/replay-guard.js';
+import type { X402Logger } from '../x402/seller/seller-options.js';
+import { CatalogueSource } from './catalogue-source.js';
+import type { GateConfig } from './gate-config.js';
+import { createGateMetrics, type GateMetrics } from './gate-metrics.js';
+import { createGateServer } from './gate-server.js';
+import { OriginProxy } from './origin-proxy.js';
+
+export interface GateApp {
+  server: http.Server;
+  catalogue: CatalogueSource;
+  metrics: GateMetrics;
+  ledger: LedgerReporter;
+  /** Starts the catalogue and listens; resolves with the gate's base URL. */
+  listen(): Promise<string>;
+  closeables(): Closeable[];
+  /** Closes everything in order (tests; main.ts closes through base/shutdown-signals.ts). */
+  close(): Promise<void>;
+}
+
+const silentLogger: X402Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export function createGateApp(
+  config: GateConfig,
+  options: {
+    logger?: X402Logger;
+    fetch?: FetchLike;
+    ledgerRetryDelaysMs?: readonly number[];
+    /** A facilitator object instead of FACILITATOR_URL (the official `FacilitatorClient` shape; benchmarks). */
+    facilitator?: FacilitatorLike;
+  } = {},
+): GateApp {
+  const logger = options.logger ?? silentLogger;
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const metrics = createGateMetrics();
+  const facilitator = options.facilitator
+    ? wrapFacilitatorObject(options.facilitator, {
+        verifyTimeoutMs: config.verifyTimeoutMs,
+        settleTimeoutMs: config.settleTimeoutMs,
+      })
+    : config.facilitatorUrl
+      ? createFacilitatorClient({
+          url: config.facilitatorUrl,
+          fetch: doFetch,
+          verifyTimeoutMs: config.verifyTimeoutMs,
+          settleTimeoutMs: config.settleTimeoutMs,
+        })
+      : undefined;
+  const ledger = new LedgerReporter({
+    apiUrl: config.apiUrl,
+    token: config.token,
+    fetch: doFetch,
+    timeoutMs: config.platformTimeoutMs,
+    retryDelaysMs: options.ledgerRetryDelaysMs ?? [500, 2000, 8000],
+    metrics: metrics.paywall,
+    logger,
+    routes: { batch: '/v1/gate/ledger/batch', single: '/v1/gate/ledger' },
+  });
+  const core = new PaidRequestCore({ facilitator, ledger, guard: new ReplayGuard(), metrics: metrics.paywall, logger });
+  const catalogue = new CatalogueSource(config, logger, metrics, doFetch);
+  const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, maxRequestBytes: config.maxRequestBytes });
+  const server = createGateServer({ config, catalogue, core, proxy, metrics, logger });
+  let drained: Promise<void> = Promise.resolve();
+
+  const closeables = (): Closeable[] => [
+    closeable('http_stop_accepting', () => {
+      drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+    }),
+    closeable(
+      'http_drain',
+      async () => {
+        const cut = setTimeout(() => server.closeAllConnections(), 10_000).unref();
+        try {
+          await drained;
+        } finally {
+          clearTimeout(cut);
+        }
+      },
+      11_000,
+    ),
+    closeable('catalogue_refresh', () => catalogue.stop()),
+    closeable('ledger_reports', () => ledger.flush(), 15_000),
+    closeable('origin_connections', () => proxy.close()),
+  ];
+
+  return {
+    server,
+    catalogue,
+    metrics,
+    ledger,
+    async listen() {
+      void catalogue.start();
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => resolve());
+      });
+      const { port } = server.address() as AddressInfo;
+      return `http://${config.host}:${port}`;
+    },
+    closeables,
+    async close() {
+      for (const step of closeables()) await step.close();
+    },
+  };
+}

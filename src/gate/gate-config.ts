@@ -1,0 +1,150 @@
+/**
+ * Configuration of the gate (docs/gate.md), parsed once from the environment with zod into a frozen object.
+ * Nothing else in src/gate/ reads process.env; the paywall's own switches (XX_ALLOW_LOCAL_ONLY,
+ * XX_DISABLE_BODY_CAPTURE) are passed on from here as its `env`.
+ *
+ * Defends against: a gate starting with a bearer that is not a PAT, a platform or facilitator URL that is not
+ * http(s) or carries credentials, limits out of range. Does not defend against: a bearer without the gate scope
+ * (the platform refuses it at the first catalogue load, and the gate stays not ready).
+ */
+import { z } from 'zod';
+import { BaseError } from '../../base/base-error.js';
+
+const port = z.coerce.number().int().min(0).max(65_535);
+const httpUrl = z
+  .string()
+  .url()
+  .refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL')
+  .refine((v) => {
+    const u = new URL(v);
+    return u.username === '' && u.password === '';
+  }, 'must not carry credentials')
+  .transform((v) => v.replace(/\/+$/, ''));
+const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+const envSchema = z.object({
+  GATE_HOST: z.string().min(1).default('127.0.0.1'),
+  GATE_PORT: port.default(8404),
+  /** The gate bearer: a PAT carrying the gate scope (alone, or beside a Treasury scope). */
+  GATE_TOKEN: z
+    .string()
+    .regex(/^xx_pat_[A-Za-z0-9_-]{16,256}$/, 'GATE_TOKEN must be a PAT (xx_pat_…) with the gate scope'),
+  /** The platform (Treasury API) base URL. */
+  GATE_API_URL: httpUrl.default('http://127.0.0.1:8402'),
+  /** Facilitator base URL; absent → 503 on paid routes unless XX_ALLOW_LOCAL_ONLY=1 (as the middleware). */
+  FACILITATOR_URL: httpUrl.optional(),
+  /** On-chain Permit2 caller; required when `upto` is among GATE_SCHEMES. */
+  FACILITATOR_ADDRESS: z.string().optional(),
+  GATE_SCHEMES: z
+    .string()
+    .default('exact')
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .pipe(z.array(z.enum(['exact', 'upto'])).min(1)),
+  /** CAIP-2 network the gate's sellers are paid on. */
+  GATE_NETWORK: z
+    .string()
+    .regex(/^eip155:[1-9][0-9]{0,15}$/)
+    .default('eip155:84532'),
+  /**
+   * Host routing: a request whose Host is `<slug>.<GATE_BASE_DOMAIN>` goes to that seller, whole path kept.
+   * Otherwise (and always when unset) the first path segment is the seller's slug: `/<slug>/rest` → `/rest`.
+   */
+  GATE_BASE_DOMAIN: z
+    .string()
+    .regex(/^[a-z0-9.-]{1,253}$/)
+    .optional(),
+  /** How often the catalogue is read again (ms); a failed read keeps the last good catalogue. */
+  GATE_REFRESH_MS: ms(1_000, 3_600_000, 30_000),
+  /** How long the origin may take to answer, body included (ms); beyond it: 504, nothing settled. */
+  GATE_ORIGIN_TIMEOUT_MS: ms(100, 600_000, 30_000),
+  /** Largest request body proxied to the origin; larger: 413 before any payment is checked. */
+  GATE_MAX_REQUEST_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1024 * 1024 * 1024)
+    .default(1024 * 1024),
+  /** Largest response held in memory until settlement (larger streams are held unread; docs/gate.md). */
+  GATE_MAX_HELD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1024 * 1024 * 1024)
+    .default(8 * 1024 * 1024),
+  /** Time-outs of the platform and facilitator calls (ms). */
+  GATE_PLATFORM_TIMEOUT_MS: ms(100, 60_000, 5_000),
+  GATE_VERIFY_TIMEOUT_MS: ms(100, 120_000, 10_000),
+  GATE_SETTLE_TIMEOUT_MS: ms(100, 300_000, 30_000),
+  GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Started by the sandbox: stop when the parent process goes away. */
+  TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
+  XX_ALLOW_LOCAL_ONLY: z.string().optional(),
+  XX_DISABLE_BODY_CAPTURE: z.string().optional(),
+});
+
+export interface GateConfig {
+  host: string;
+  port: number;
+  token: string;
+  apiUrl: string;
+  facilitatorUrl: string | undefined;
+  facilitatorAddress: string | undefined;
+  schemes: readonly ('exact' | 'upto')[];
+  network: string;
+  baseDomain: string | undefined;
+  refreshMs: number;
+  originTimeoutMs: number;
+  maxRequestBytes: number;
+  maxHeldBytes: number;
+  platformTimeoutMs: number;
+  verifyTimeoutMs: number;
+  settleTimeoutMs: number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  exitWithParent: boolean;
+  /** What the paywall reads of the environment (local-only mode, body capture). */
+  paywallEnv: Readonly<Record<string, string | undefined>>;
+}
+
+/** In the base error shape (base/base-error.ts): code `gate_config_invalid`, the problems as `details.problems`. */
+export class GateConfigError extends BaseError<'gate_config_invalid', { problems: readonly string[] }> {
+  override readonly name = 'GateConfigError';
+
+  constructor(problems: readonly string[]) {
+    super('gate_config_invalid', {
+      message: `gate configuration: ${problems.join('; ')}`,
+      details: { problems: Object.freeze([...problems]) },
+    });
+  }
+}
+
+/** Parses the environment once; throws one `GateConfigError` listing every problem (never the token's value). */
+export function loadGateConfig(env: Readonly<Record<string, string | undefined>> = process.env): GateConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success)
+    throw new GateConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`));
+  const e = parsed.data;
+  return Object.freeze({
+    host: e.GATE_HOST,
+    port: e.GATE_PORT,
+    token: e.GATE_TOKEN,
+    apiUrl: e.GATE_API_URL,
+    facilitatorUrl: e.FACILITATOR_URL,
+    facilitatorAddress: e.FACILITATOR_ADDRESS,
+    schemes: Object.freeze([...new Set(e.GATE_SCHEMES)]),
+    network: e.GATE_NETWORK,
+    baseDomain: e.GATE_BASE_DOMAIN,
+    refreshMs: e.GATE_REFRESH_MS,
+    originTimeoutMs: e.GATE_ORIGIN_TIMEOUT_MS,
+    maxRequestBytes: e.GATE_MAX_REQUEST_BYTES,
+    maxHeldBytes: e.GATE_MAX_HELD_BYTES,
+    platformTimeoutMs: e.GATE_PLATFORM_TIMEOUT_MS,
+    verifyTimeoutMs: e.GATE_VERIFY_TIMEOUT_MS,
+    settleTimeoutMs: e.GATE_SETTLE_TIMEOUT_MS,
+    logLevel: e.GATE_LOG_LEVEL,
+    exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
+    paywallEnv: Object.freeze({
+      XX_ALLOW_LOCAL_ONLY: e.XX_ALLOW_LOCAL_ONLY,
+      XX_DISABLE_BODY_CAPTURE: e.XX_DISABLE_BODY_CAPTURE,
+    }),
+  });
+}

@@ -1,0 +1,36 @@
+/**
+ * Prometheus metrics of the gate, on its own registry (served at the gate's `/metrics`): the paywall's own
+ * (`treasury_x402_middleware_*`, the same names as the Koa middleware's, so one dashboard reads both), the
+ * origin exchanges by outcome and the catalogue reads by outcome.
+ */
+import { Counter, Registry } from 'prom-client';
+import { createX402MiddlewareMetrics, type X402MiddlewareMetrics } from '../x402/seller/middleware-metrics.js';
+
+export type OriginOutcome =
+  'answered' | 'failed_status' | 'unreachable' | 'timeout' | 'too_large' | 'client_closed' | 'passed';
+
+export interface GateMetrics {
+  registry: Registry;
+  paywall: X402MiddlewareMetrics;
+  origin: Counter<'outcome'>;
+  catalogueReads: Counter<'outcome'>;
+}
+
+export function createGateMetrics(registry: Registry = new Registry()): GateMetrics {
+  return {
+    registry,
+    paywall: createX402MiddlewareMetrics(registry),
+    origin: new Counter({
+      name: 'treasury_gate_origin_requests_total',
+      help: "Requests the gate sent to sellers' origins, by outcome.",
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+    catalogueReads: new Counter({
+      name: 'treasury_gate_catalogue_reads_total',
+      help: 'Catalogue reads from the platform, by outcome (ok, failed).',
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The gate's side of the paywall (src/x402/seller/paid-request.ts `PaidRequestPort`) for one request: `pass`
+ * proxies it unpaid and streams the answer back; `answer` writes the paywall's challenge or error; `run`
+ * proxies the paid request and holds the origin's answer (src/x402/seller/held-body.ts) until the paywall
+ * settles (`release`: the held body with the receipt) or discards it.
+ *
+ * What the buyer gets when the paid work fails, nothing settled: the origin's own answer as is when its status
+ * is 400 or above; 502 `gate_origin_unreachable`, 504 `gate_origin_timeout`, 413 `payload_too_large` when the
+ * gate could not get one; nothing when the buyer already left (also when it leaves while the body is held: a
+ * buyer who is gone is not charged).
+ *
+ * Defends against: paid content leaving before settlement, an origin's failure being charged, an origin's
+ * payment headers reaching the buyer (proxy-headers.ts). Does not defend against: a buyer leaving during the
+ * settlement call itself (settled, then the write fails).
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
+import { ERROR_CODES } from '../shared/error-codes.js';
+import { captureStream, discardBody } from '../x402/seller/held-body.js';
+import type { HeldResponse, PaidRequestPort, PaywallAnswer } from '../x402/seller/paid-request.js';
+import { parseSettlementOverride, SETTLEMENT_OVERRIDES_HEADER } from '../x402/seller/settlement-amount.js';
+import type { GateMetrics } from './gate-metrics.js';
+import type { RoutedRequest } from './gate-router.js';
+import type { OriginExchange, OriginProxy } from './origin-proxy.js';
+import { responseHeadersForBuyer } from './proxy-headers.js';
+
+export type GateErrorCode =
+  | 'gate_not_ready'
+  | 'gate_seller_not_found'
+  | 'gate_endpoint_not_found'
+  | 'gate_origin_unreachable'
+  | 'gate_origin_timeout'
+  | 'payload_too_large'
+  | 'internal_error';
+
+/** Writes one JSON answer (the paywall's, or the gate's own) unless the response already started. */
+export function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(bytes.length),
+  });
+  res.end(bytes);
+}
+
+export function writeGateError(res: ServerResponse, code: GateErrorCode, headers: Record<string, string> = {}): void {
+  const { status, message } = ERROR_CODES[code];
+  writeJson(res, status, { 'cache-control': 'no-store', ...headers }, { error_code: code, user_message: message });
+}
+
+/** Streams the origin's answer to the buyer (its headers filtered), unheld. */
+function streamThrough(res: ServerResponse, response: IncomingMessage, done: () => void): void {
+  res.writeHead(response.statusCode ?? 502, responseHeadersForBuyer(response.headers));
+  pipeline(response, res, () => done());
+}
+
+export interface GatePortContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  origin: URL | undefined;
+  routed: RoutedRequest;
+  proxy: OriginProxy;
+  maxHeldBytes: number;
+  metrics: GateMetrics;
+}
+
+export function gatePort(c: GatePortContext): PaidRequestPort {
+  const { req, res, metrics } = c;
+
+  /** The exchange's failure, written; `client_closed` writes nothing. */
+  function writeFailure(outcome: Exclude<OriginExchange, { kind: 'response' }>): void {
+    metrics.origin.inc({ outcome: outcome.kind });
+    if (outcome.kind === 'unreachable') writeGateError(res, 'gate_origin_unreachable');
+    else if (outcome.kind === 'timeout') writeGateError(res, 'gate_origin_timeout');
+    else if (outcome.kind === 'too_large') writeGateError(res, 'payload_too_large', { connection: 'close' });
+  }
+
+  function forward(): Promise<OriginExchange> {
+    if (!c.origin) return Promise.resolve({ kind: 'unreachable', cause: 'no origin' });
+    return c.proxy.forward(req, res, c.origin, c.routed);
+  }
+
+  return {
+    async pass() {
+      const exchange = await forward();
+      if (exchange.kind !== 'response') return writeFailure(exchange);
+      metrics.origin.inc({ outcome: 'passed' });
+      streamThrough(res, exchange.response, exchange.done);
+    },
+
+    answer(answer: PaywallAnswer) {
+      writeJson(res, answer.status, answer.headers, answer.body);
+    },
+
+    async run(): Promise<HeldResponse | 'failed'> {
+      const exchange = await forward();
+      if (exchange.kind !== 'response') {
+        writeFailure(exchange);
+        return 'failed';
+      }
+      const { response } = exchange;
+      const status = response.statusCode ?? 502;
+      if (status >= 400) {
+        metrics.origin.inc({ outcome: 'failed_status' });
+        streamThrough(res, response, exchange.done);
+        return 'failed';
+      }
+      let captured;
+      try {
+        captured = await captureStream(response, c.maxHeldBytes);
+      } catch {
+        exchange.done();
+        writeFailure(exchange.timedOut() ? { kind: 'timeout' } : { kind: 'unreachable', cause: 'body cut' });
+        return 'failed';
+      }
+      exchange.done();
+      if (res.destroyed) {
+        discardBody(captured);
+        metrics.origin.inc({ outcome: 'client_closed' });
+        return 'failed';
+      }
+      metrics.origin.inc({ outcome: 'answered' });
+      const rawOverride = response.headers[SETTLEMENT_OVERRIDES_HEADER.toLowerCase()];
+      return {
+        captured,
+        override: parseSettlementOverride(Array.isArray(rawOverride) ? rawOverride[0] : rawOverride),
+        // Nothing of the origin's answer has been written yet: the paywall's answer goes out alone.
+        dropHeaders() {},
+        release(headers, body: Buffer | Readable | undefined, defaultCacheControl) {
+          if (res.destroyed) {
+            if (body && !Buffer.isBuffer(body)) body.destroy();
+            return;
+          }
+          const replaced = Buffer.isBuffer(body);
+          const out: OutgoingHttpHeaders = responseHeadersForBuyer(
+            response.headers,
+            replaced && req.method !== 'HEAD' ? ['content-length'] : [],
+          );
+          for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+          if (defaultCacheControl && out['cache-control'] === undefined) out['cache-control'] = defaultCacheControl;
+          if (Buffer.isBuffer(body)) {
+            if (req.method !== 'HEAD') out['content-length'] = String(body.length);
+            res.writeHead(status, out);
+            res.end(req.method === 'HEAD' ? undefined : body);
+          } else if (body) {
+            res.writeHead(status, out);
+            pipeline(body, res, () => undefined);
+          } else {
+            res.writeHead(status, out);
+            res.end();
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Which headers cross the gate, each way (docs/gate.md#headers):
+ * - hop-by-hop headers (RFC 9110 §7.6.1: Connection and every header it names, Keep-Alive, Proxy-Connection,
+ *   Proxy-Authenticate, Proxy-Authorization, TE, Trailer, Transfer-Encoding, Upgrade) stop at the gate both ways;
+ * - payment headers never reach the origin: the buyer's X-PAYMENT / PAYMENT-SIGNATURE and anything named
+ *   `payment-*` or `x-payment*` (the gate settled the payment; the origin gets the request only);
+ * - the buyer's own X-Forwarded-* / Forwarded are dropped and the gate's written instead (For, Host, Proto, and
+ *   Prefix when routed by path prefix), so an origin can trust them as far as it trusts the gate;
+ * - from the origin, payment headers and `Settlement-Overrides` never reach the buyer as the origin wrote them
+ *   (the receipt is the gate's; an upto charge is read from the override first).
+ * Host: the origin's own host (virtual hosting works), the buyer's in X-Forwarded-Host.
+ *
+ * Defends against: a payment credential leaking to the origin (which could replay it elsewhere within its
+ * window), a forged receipt from the origin, request smuggling through hop-by-hop headers, spoofed forwarding
+ * headers. Does not defend against: what the origin does with the headers it does get (cookies, Authorization).
+ */
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+const FORWARDING = new Set([
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-port',
+  'x-forwarded-prefix',
+]);
+
+/** A payment header, either way: PAYMENT-SIGNATURE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT… */
+export function isPaymentHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.startsWith('payment-') || lower.startsWith('x-payment');
+}
+
+/** The header names a Connection header lists (they are hop-by-hop too). */
+function connectionListed(value: string | string[] | undefined): Set<string> {
+  const listed = new Set<string>();
+  for (const v of Array.isArray(value) ? value : value ? [value] : [])
+    for (const token of v.split(',')) {
+      const name = token.trim().toLowerCase();
+      if (name) listed.add(name);
+    }
+  return listed;
+}
+
+/** The request headers the origin gets (Host is set by the proxy to the origin's). */
+export function requestHeadersForOrigin(
+  incoming: IncomingHttpHeaders,
+  forwarded: { for: string | undefined; host: string | undefined; proto: 'http' | 'https'; prefix: string },
+): IncomingHttpHeaders {
+  const listed = connectionListed(incoming.connection);
+  const out: IncomingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || listed.has(lower) || FORWARDING.has(lower) || isPaymentHeader(lower)) continue;
+    if (lower === 'host' || lower.startsWith(':')) continue;
+    out[lower] = value;
+  }
+  if (forwarded.for) out['x-forwarded-for'] = forwarded.for;
+  if (forwarded.host) out['x-forwarded-host'] = forwarded.host;
+  out['x-forwarded-proto'] = forwarded.proto;
+  if (forwarded.prefix) out['x-forwarded-prefix'] = forwarded.prefix;
+  return out;
+}
+
+/** The origin's response headers the buyer may get; `drop` names more to leave out (e.g. content-length). */
+export function responseHeadersForBuyer(
+  incoming: IncomingHttpHeaders,
+  drop: readonly string[] = [],
+): OutgoingHttpHeaders {
+  const listed = connectionListed(incoming.connection);
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(incoming)) {
+    const lower = name.toLowerCase();
+    if (value === undefined || HOP_BY_HOP.has(lower) || listed.has(lower) || isPaymentHeader(lower)) continue;
+    if (lower === 'settlement-overrides' || drop.includes(lower)) continue;
+    out[lower] = value;
+  }
+  return out;
+}

@@ -1,0 +1,151 @@
+/**
+ * The gate's sellers as it sells them, built from one catalogue (src/shared/api-responses/gate-responses.ts):
+ * per seller its slug, origin and state, and per endpoint the paywall terms (`PaidSite`: price, route prices,
+ * pay-to, network, facilitator address — validated by the paywall's own option checks, as the middleware's are)
+ * and how a request is matched to it (method and exact path first, then the path pattern, oldest endpoint first,
+ * as the platform attributes ledger rows).
+ *
+ * A seller that cannot be sold — suspended, no origin, no proven pay-to, or terms the paywall refuses — is kept
+ * with `problem` set: its free routes still pass, paid ones answer as the middleware does for a refused PAT (500
+ * `seller_misconfigured`), and the problem goes to the log once per catalogue.
+ *
+ * Defends against: a catalogue entry the paywall could not collect on being sold anyway; a path pattern compiled
+ * to a regular expression (matching is by segments, src/shared/path-pattern.ts). Does not defend against: prices
+ * or pay-to addresses the seller did not mean — they are the seller's own settings on the platform.
+ */
+import { matchPathPattern } from '../shared/path-pattern.js';
+import type { GateCatalogue, GateEndpoint, GateSeller } from '../shared/api-responses/gate-responses.js';
+import type { PaidSite } from '../x402/seller/paid-request.js';
+import type { SellerState } from '../x402/seller/seller-identity.js';
+import { resolveX402Options, routePriceKey, type ResolvedX402Config } from '../x402/seller/seller-options.js';
+import { X402ConfigError } from '../x402/seller/x402-config-error.js';
+import type { GateConfig } from './gate-config.js';
+
+export interface GateEndpointEntry {
+  endpoint: GateEndpoint;
+  site: PaidSite;
+}
+
+export interface GateSellerEntry {
+  sellerId: string;
+  slug: string;
+  /** Where paid requests go (scheme, host, port), when the seller is sellable. */
+  origin: URL | undefined;
+  /** Why the seller cannot be sold (then `origin` may be undefined), or undefined. */
+  problem: string | undefined;
+  endpoints: GateEndpointEntry[];
+}
+
+export interface SellerTable {
+  bySlug: ReadonlyMap<string, GateSellerEntry>;
+  sellers: number;
+  endpoints: number;
+}
+
+function originOf(raw: string | null): URL | undefined {
+  if (raw === null) return undefined;
+  try {
+    const url = new URL(raw);
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) return undefined;
+    return new URL(url.origin);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The terms of one endpoint, or the paywall's reasons for refusing them. */
+function termsOf(
+  config: GateConfig,
+  seller: GateSeller,
+  endpoint: GateEndpoint,
+): { kind: 'ok'; config: ResolvedX402Config } | { kind: 'refused'; problems: readonly string[] } {
+  try {
+    return {
+      kind: 'ok',
+      config: resolveX402Options({
+        token: config.token,
+        price: endpoint.price,
+        route_prices: endpoint.route_prices,
+        // A seller without a proven pay-to has no terms; the zero address only lets its free routes pass.
+        pay_to: seller.pay_to ?? '0x0000000000000000000000000000000000000001',
+        endpoint_id: endpoint.endpoint_id,
+        network: config.network,
+        schemes: config.schemes,
+        ...(config.facilitatorAddress ? { facilitator_address: config.facilitatorAddress } : {}),
+        ...(config.facilitatorUrl ? { facilitator_url: config.facilitatorUrl } : {}),
+        api_url: config.apiUrl,
+        description: `${seller.slug} ${endpoint.method} ${endpoint.path}`.slice(0, 1024),
+        max_body_bytes: config.maxHeldBytes,
+        timeouts: {
+          verify_ms: config.verifyTimeoutMs,
+          settle_ms: config.settleTimeoutMs,
+          platform_ms: config.platformTimeoutMs,
+        },
+        env: config.paywallEnv,
+      }),
+    };
+  } catch (err) {
+    if (err instanceof X402ConfigError) return { kind: 'refused', problems: err.problems };
+    throw err;
+  }
+}
+
+function sellerProblem(seller: GateSeller, origin: URL | undefined): string | undefined {
+  if (seller.status !== 'active') return `seller ${seller.slug} is ${seller.status}`;
+  if (!origin) return `seller ${seller.slug} has no usable origin`;
+  if (!seller.pay_to) return `seller ${seller.slug} has no proven pay-to address`;
+  return undefined;
+}
+
+/** Builds the table; `onProblem` hears every seller or endpoint that cannot be sold. */
+export function buildSellerTable(
+  config: GateConfig,
+  catalogue: GateCatalogue,
+  onProblem: (fields: { seller_id: string; endpoint_id?: string; problems: readonly string[] }) => void,
+): SellerTable {
+  const bySlug = new Map<string, GateSellerEntry>();
+  let endpoints = 0;
+  for (const seller of catalogue.sellers) {
+    const origin = originOf(seller.origin);
+    const problem = sellerProblem(seller, origin);
+    if (problem) onProblem({ seller_id: seller.seller_id, problems: [problem] });
+    const misconfigured: SellerState = {
+      kind: 'misconfigured',
+      error: new X402ConfigError([problem ?? 'unsellable']),
+    };
+    const entry: GateSellerEntry = { sellerId: seller.seller_id, slug: seller.slug, origin, problem, endpoints: [] };
+    for (const endpoint of seller.endpoints) {
+      const terms = termsOf(config, seller, endpoint);
+      if (terms.kind === 'refused') {
+        onProblem({ seller_id: seller.seller_id, endpoint_id: endpoint.endpoint_id, problems: terms.problems });
+        continue;
+      }
+      const state: SellerState = problem
+        ? misconfigured
+        : { kind: 'verified', sellerId: seller.seller_id, endpointId: endpoint.endpoint_id };
+      entry.endpoints.push({ endpoint, site: { config: terms.config, seller: () => state } });
+      endpoints++;
+    }
+    bySlug.set(seller.slug.toLowerCase(), entry);
+  }
+  return { bySlug, sellers: bySlug.size, endpoints };
+}
+
+/**
+ * The endpoint a request names: method and path first, then the first matching path pattern. Paths compare as
+ * the paywall prices them (`routePriceKey`: case, percent-encoding, duplicate and trailing slashes ignored), so
+ * `/PREMIUM/` is the `/premium` endpoint and never a cheaper pattern an origin's lenient router would also serve.
+ */
+export function matchEndpoint(seller: GateSellerEntry, method: string, path: string): GateEndpointEntry | undefined {
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  const key = routePriceKey(path);
+  const same = seller.endpoints.filter((e) => e.endpoint.method.toUpperCase() === wanted);
+  return (
+    same.find((e) => routePriceKey(e.endpoint.path) === key) ??
+    same.find(
+      (e) =>
+        e.endpoint.path_pattern !== null &&
+        (matchPathPattern(e.endpoint.path_pattern, path) || matchPathPattern(e.endpoint.path_pattern, key)),
+    )
+  );
+}

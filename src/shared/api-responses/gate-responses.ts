@@ -1,0 +1,50 @@
+/**
+ * What the API answers the gate (docs/gate.md): `GET /v1/gate/catalogue`, the account's managed-proxy (`mpp`)
+ * sellers with what the gate needs to sell their endpoints — slug (the path prefix), origin (where paid
+ * requests go), pay_to (the seller's oldest proven pay-to address), status, and each endpoint's method, path or
+ * path pattern and prices. Defined once here: the API's route is typed with it and the gate parses the reply
+ * with it.
+ *
+ * Defends: the gate and the platform drifting apart silently; a gate acting on a catalogue of another shape
+ * (the gate keeps its last good catalogue instead). Does not defend: a catalogue of the right shape with wrong
+ * content (prices and pay-to are the seller's own settings).
+ */
+import { z } from 'zod';
+import { endpointIdField, sellerIdField, usdField } from './response-fields.js';
+import { sellerStatusSchema } from './seller-responses.js';
+
+/** At most this many sellers (and endpoints in all) in one catalogue. */
+export const MAX_GATE_SELLERS = 1000;
+export const MAX_GATE_ENDPOINTS = 10_000;
+
+export const gateEndpointSchema = z.object({
+  endpoint_id: endpointIdField,
+  slug: z.string().max(128),
+  method: z.string().max(16),
+  path: z.string().max(512),
+  path_pattern: z.string().max(512).nullable(),
+  price: usdField,
+  route_prices: z.record(z.string().max(512), z.string().max(32)),
+});
+export type GateEndpoint = z.infer<typeof gateEndpointSchema>;
+
+export const gateSellerSchema = z.object({
+  seller_id: sellerIdField,
+  slug: z.string().max(128),
+  status: sellerStatusSchema,
+  /** The origin paid requests are proxied to (scheme, host, port), or null when the seller has not set one. */
+  origin: z.string().max(2048).nullable(),
+  /** The seller's oldest proven pay-to address, or null when none is registered yet. */
+  pay_to: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .nullable(),
+  endpoints: z.array(gateEndpointSchema).max(MAX_GATE_ENDPOINTS),
+});
+export type GateSeller = z.infer<typeof gateSellerSchema>;
+
+export const gateCatalogueSchema = z.object({
+  account_id: z.string().max(64),
+  sellers: z.array(gateSellerSchema).max(MAX_GATE_SELLERS),
+});
+export type GateCatalogue = z.infer<typeof gateCatalogueSchema>;

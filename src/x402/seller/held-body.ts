@@ -1,0 +1,91 @@
+/**
+ * A paid response body held until the payment is settled, whatever produced it (a Koa handler, a proxied
+ * origin): read into memory up to `maxBytes`; a longer stream is not drained — its first chunks are kept and
+ * the rest stays unread in the source, so nothing reaches the buyer before settlement either way. After
+ * settlement the prefix and the rest go out as one stream and the content hash is computed while it flows.
+ *
+ * Defends against: paid content leaving before settlement (x402 issue #659, streamed writes); unbounded memory
+ * use by a large body. Does not defend against: a producer that writes to the socket itself (the adapter
+ * reports that as `uncapturable`).
+ */
+import { createHash, type Hash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { Readable as ReadableStream } from 'node:stream';
+
+export type CapturedBody =
+  /** No body (204, 304, explicit null). */
+  | { kind: 'empty' }
+  /** The whole body, as bytes; `replacement` is what the adapter puts back (undefined: leave the body as is). */
+  | { kind: 'bytes'; bytes: Buffer; replacement: Buffer | undefined }
+  /** A stream longer than the cap: the first chunks, and the unread rest. */
+  | { kind: 'oversize'; prefix: Buffer[]; rest: AsyncIterator<unknown>; source: Readable }
+  /** The producer bypassed the adapter; nothing can be held. */
+  | { kind: 'uncapturable'; why: string };
+
+export const toBuffer = (chunk: unknown): Buffer =>
+  Buffer.isBuffer(chunk)
+    ? chunk
+    : typeof chunk === 'string'
+      ? Buffer.from(chunk, 'utf8')
+      : chunk instanceof Uint8Array
+        ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+        : Buffer.from(String(chunk));
+
+/** Reads `source` up to `maxBytes` (whole: `bytes`; longer: `oversize`). A stream that errors rejects. */
+export async function captureStream(source: Readable, maxBytes: number): Promise<CapturedBody> {
+  const rest = source[Symbol.asyncIterator]();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const step = await rest.next();
+    if (step.done)
+      return { kind: 'bytes', bytes: Buffer.concat(chunks, total), replacement: Buffer.concat(chunks, total) };
+    const chunk = toBuffer(step.value);
+    chunks.push(chunk);
+    total += chunk.length;
+    if (total > maxBytes) return { kind: 'oversize', prefix: chunks, rest, source };
+  }
+}
+
+/** Discards a held body (settlement failed): unread stream sources are destroyed. */
+export function discardBody(captured: CapturedBody): void {
+  if (captured.kind === 'oversize') {
+    void captured.rest.return?.().catch(() => undefined);
+    captured.source.destroy();
+  }
+}
+
+/**
+ * The stream sent for an oversize body after settlement: prefix, then the rest of the source. `onEnd` gets the
+ * sha256 of everything sent, or undefined when the source failed midway.
+ */
+export function releaseOversize(
+  captured: Extract<CapturedBody, { kind: 'oversize' }>,
+  onEnd: (sha256Hex: string | undefined) => void,
+): Readable {
+  const hash: Hash = createHash('sha256');
+  async function* replay() {
+    let ok = false;
+    try {
+      for (const chunk of captured.prefix) {
+        hash.update(chunk);
+        yield chunk;
+      }
+      for (;;) {
+        const step = await captured.rest.next();
+        if (step.done) break;
+        const chunk = toBuffer(step.value);
+        hash.update(chunk);
+        yield chunk;
+      }
+      ok = true;
+    } finally {
+      onEnd(ok ? hash.digest('hex') : undefined);
+    }
+  }
+  return ReadableStream.from(replay(), { objectMode: false });
+}
+
+export function sha256Hex(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
