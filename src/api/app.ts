@@ -15,6 +15,7 @@ import { jsonBody } from './http/middleware/json-body.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { RateLimits, rateLimitByAddress, rateLimitedAuthenticator } from './http/middleware/rate-limit.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
+import { dashboardStatic } from './http/dashboard-static.js';
 import { payRoutes } from './pay/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
 import { agentRoutes } from './http/routes/agent-routes.js';
@@ -73,6 +74,8 @@ export function createTreasuryApp(deps: {
   log: Logger;
   clock?: () => Date;
   /** Test seam: how tenant-supplied host names are resolved (src/api/net/vetted-fetch.ts). */ resolveHost?: HostResolver;
+  /** Test seam: the built dashboard's folder (./http/dashboard-static.ts; .build/dashboard/ by default). */
+  dashboardDir?: string;
 }): TreasuryApp {
   const { config, knex, log } = deps;
   const clock = deps.clock ?? (() => new Date());
@@ -146,6 +149,7 @@ export function createTreasuryApp(deps: {
   koa.use(errorHandler(log, metrics));
   koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
   koa.use(jsonBody(config.bodyLimitBytes));
+  koa.use(dashboardStatic(deps.dashboardDir ? { dir: deps.dashboardDir } : {}));
   const routers = [
     opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),
     treasuryRoutes({ auth: tokenAuth, accounts }),

@@ -1,0 +1,4 @@
+/** Placeholder. */
+export function ClaimPage() {
+  return <h1>ClaimPage</h1>;
+}

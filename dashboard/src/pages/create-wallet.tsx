@@ -1,0 +1,4 @@
+/** Placeholder. */
+export function CreateWalletPage() {
+  return <h1>CreateWalletPage</h1>;
+}

@@ -1,0 +1,4 @@
+/** Placeholder. */
+export function SellersPage() {
+  return <h1>SellersPage</h1>;
+}

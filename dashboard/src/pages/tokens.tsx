@@ -1,0 +1,4 @@
+/** Placeholder. */
+export function TokensPage() {
+  return <h1>TokensPage</h1>;
+}

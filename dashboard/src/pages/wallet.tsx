@@ -1,0 +1,4 @@
+/** Placeholder. */
+export function WalletPage() {
+  return <h1>WalletPage</h1>;
+}
