@@ -1,0 +1,80 @@
+/**
+ * The dashboard's pages in real Chromium against a real Treasury (PostgreSQL, SoftHSM, a local chain):
+ * - Tokens: following MGMT_6014's settings_url, the owner signs in with a browser wallet (a viem local
+ *   account behind window.ethereum), raises the PAT's daily cap, and the payment refused before now passes;
+ *   a session handed over by the CLI is asked for the owner's sign-in instead.
+ */
+import assert from 'node:assert/strict';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { installFakeWallet, newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
+import {
+  handoffPat,
+  newOwner,
+  startDashboardWorld,
+  stopDashboardWorld,
+  type DashboardWorld,
+} from './dashboard-world.js';
+
+describe('dashboard pages (Chromium)', function () {
+  this.timeout(180_000);
+  let world: DashboardWorld;
+
+  before(async () => {
+    world = await startDashboardWorld();
+  });
+  after(async () => {
+    await stopDashboardWorld(world ?? {});
+  });
+
+  const pay = (token: string, walletId: string, amount: string) =>
+    world.t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token,
+      body: { payment_requirements: paymentRequirements({ amount }) },
+    });
+
+  it('raising a PAT’s cap in the Tokens page makes the next MGMT_6014-refused payment pass', async () => {
+    const owner = await newOwner(world, ['capped'], { fundUsd: '1', dailyCapUsd: '0.01' });
+    const wallet = owner.wallets[0]!;
+    assert.equal((await pay(owner.agentPat.pat, wallet.id, '10000')).status, 200, 'the first cent fits the cap');
+    const refused = await pay(owner.agentPat.pat, wallet.id, '10000');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error_code, 'MGMT_6014');
+    const settingsUrl: string = refused.body.recovery.settings_url;
+    assert.equal(settingsUrl, `${PUBLIC_ORIGIN}/dashboard/settings/pats/${owner.agentPat.id}`);
+
+    // A session handed over by the CLI acts as the agent: the page asks for the owner's sign-in.
+    const agentView = await newDashboardPage(world.browser);
+    try {
+      const handoff = await handoffPat(world.t, owner);
+      await agentView.page.goto(
+        `/dashboard/cli-handoff#pat=${handoff.pat}&next=${encodeURIComponent(`/settings/pats/${owner.agentPat.id}`)}`,
+      );
+      await agentView.page.waitForURL(settingsUrl);
+      await agentView.page.getByRole('heading', { name: 'Sign in as the owner' }).waitFor();
+      assert.equal(await agentView.page.getByLabel('Daily cap (USD)').count(), 0);
+    } finally {
+      await agentView.context.close();
+    }
+
+    const { context, page } = await newDashboardPage(world.browser);
+    try {
+      await installFakeWallet(page, owner.key);
+      await page.goto(settingsUrl);
+      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      const cap = page.getByLabel('Daily cap (USD)');
+      await cap.waitFor();
+      assert.equal(await page.getByTestId('current-cap').innerText(), '$0.01');
+      await screenshot(page, 'tokens');
+      await cap.fill('0.0000001');
+      assert.equal(await page.getByRole('button', { name: 'Save cap' }).isDisabled(), true, 'seven decimals refused');
+      await cap.fill('1');
+      await page.getByRole('button', { name: 'Save cap' }).click();
+      await page.getByText('Daily cap set to $1.').waitFor();
+      assert.equal(await page.getByTestId('current-cap').innerText(), '$1');
+    } finally {
+      await context.close();
+    }
+    const passed = await pay(owner.agentPat.pat, wallet.id, '10000');
+    assert.equal(passed.status, 200, JSON.stringify(passed.body));
+  });
+});
