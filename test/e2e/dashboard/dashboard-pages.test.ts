@@ -3,6 +3,8 @@
  * - Tokens: following MGMT_6014's settings_url, the owner signs in with a browser wallet (a viem local
  *   account behind window.ethereum), raises the PAT's daily cap, and the payment refused before now passes;
  *   a session handed over by the CLI is asked for the owner's sign-in instead.
+ * - Wallet: the policy editor names a mistake with its field as the API's schema does, saves a per-payment
+ *   cap, and the live dry run shows the rule that refuses a larger payment and the headroom left.
  */
 import assert from 'node:assert/strict';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
@@ -76,5 +78,55 @@ describe('dashboard pages (Chromium)', function () {
     }
     const passed = await pay(owner.agentPat.pat, wallet.id, '10000');
     assert.equal(passed.status, 200, JSON.stringify(passed.body));
+  });
+
+  it('a policy edit plus a dry run shows the refusing rule and the headroom', async () => {
+    const owner = await newOwner(world, ['ops'], { fundUsd: '1' });
+    const wallet = owner.wallets[0]!;
+    const { context, page } = await newDashboardPage(world.browser);
+    try {
+      await installFakeWallet(page, owner.key);
+      await page.goto(`/dashboard/wallets/${wallet.id}`);
+      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      const editor = page.getByLabel('Policy (JSON)');
+      await editor.waitFor();
+      await page.getByTestId('balance').getByText('$1').waitFor();
+
+      // Checked as typed, with the API's own schema: a zero cap and an unknown field are named.
+      await editor.fill('{"per_tx_cap_usd": "0", "daily_limit": "5"}');
+      const issues = page.getByTestId('policy-issues');
+      await issues.waitFor();
+      const listed = await issues.innerText();
+      assert.match(listed, /per_tx_cap_usd: a cap must be above zero/);
+      assert.match(listed, /daily_limit/);
+      assert.equal(await page.getByRole('button', { name: 'Save policy' }).isDisabled(), true);
+
+      await editor.fill('{"per_tx_cap_usd": "0.5", "daily_cap_usd": "2"}');
+      await page.getByRole('button', { name: 'Save policy' }).click();
+      await page.getByText('Policy saved.').waitFor();
+      const stored = await world.t.request('GET', `/v1/wallets/${wallet.id}/policy`, { token: owner.agentPat.pat });
+      assert.deepEqual(stored.body.policy, { per_tx_cap_usd: '0.5', daily_cap_usd: '2' });
+
+      await page.getByLabel('Recipient address').fill('0x209693Bc6afc0C5328bA36FaF03C514EF312287C');
+      await page.getByLabel('Amount (USD)').fill('0.75');
+      const result = page.getByTestId('dry-run-result');
+      await result.getByText('Would be refused.').waitFor();
+      assert.match(await page.getByTestId('violations').innerText(), /per_tx_cap_usd/);
+      assert.doesNotMatch(await page.getByTestId('violations').innerText(), /daily_cap_usd/);
+      assert.match(await result.innerText(), /daily_usd\s+2/);
+      await screenshot(page, 'wallet');
+
+      await page.getByLabel('Amount (USD)').fill('0.25');
+      await result.getByText('Would pass.').waitFor();
+      assert.match(await result.innerText(), /daily_usd\s+1\.75/, 'headroom after this payment');
+      // A dry run counts nothing: the day's room is whole again on the API.
+      const again = await world.t.request('POST', `/v1/wallets/${wallet.id}/policy/evaluate`, {
+        token: owner.agentPat.pat,
+        body: { to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', amount_usd: '0.25' },
+      });
+      assert.equal(again.body.headroom.daily_usd, '1.75');
+    } finally {
+      await context.close();
+    }
   });
 });
