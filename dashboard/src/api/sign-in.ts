@@ -9,6 +9,7 @@ import { createSiweMessage } from 'viem/siwe';
 import type { IdentityNonce, SessionGrant } from '../../../src/shared/api-responses/identity-responses';
 import { api, bearer, reply } from './client';
 import { getSession, setSession } from './session';
+import { forgetServicePat } from './seller-access';
 import { revokeMinted } from './wallet-access';
 
 interface Eip1193Provider {
@@ -68,6 +69,7 @@ export async function signOut(): Promise<void> {
     await revokeMinted();
     await reply(api.POST('/v1/auth/logout'));
   } finally {
+    forgetServicePat();
     setSession(null);
   }
 }

@@ -5,8 +5,18 @@
  *   a session handed over by the CLI is asked for the owner's sign-in instead.
  * - Wallet: the policy editor names a mistake with its field as the API's schema does, saves a per-payment
  *   cap, and the live dry run shows the rule that refuses a larger payment and the headroom left.
+ * - Sellers: a paid call to the sandbox's demo seller (ops/sandbox/demo-seller.ts, our x402 middleware)
+ *   appears on the seller's ledger page, opened with the seller's service PAT; the revenue chart draws; the
+ *   CSV export downloads the row.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createX402Buyer, TreasuryClient } from 'treasury/sdk';
+import { startDemoSeller, type DemoSeller } from '../../../ops/sandbox/demo-seller.js';
+import { anvilDevAccount } from '../../support/chain-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { installFakeWallet, newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
 import {
@@ -128,5 +138,76 @@ describe('dashboard pages (Chromium)', function () {
     } finally {
       await context.close();
     }
+  });
+
+  describe('with the demo seller', () => {
+    let demo: DemoSeller;
+    let demoPat: string;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dashboard-demo-seller-'));
+    before(async () => {
+      demo = await startDemoSeller({
+        apiUrl: world.t.baseUrl,
+        publicUrl: PUBLIC_ORIGIN,
+        facilitatorUrl: world.chain.facilitatorUrl,
+        chainId: world.chain.chainId,
+        network: world.chain.network,
+        payToKey: anvilDevAccount(2).privateKey,
+        dataDir,
+      });
+      demoPat = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-seller.json'), 'utf8')).pat;
+    });
+    after(async () => {
+      await demo?.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('a paid call to the demo seller appears on the Sellers ledger page; the chart draws and the CSV holds the row', async () => {
+      const owner = await newOwner(world, ['buyer'], { fundUsd: '1' });
+      const buyer = createX402Buyer({
+        client: new TreasuryClient({ apiUrl: world.t.baseUrl, token: owner.agentPat.pat }),
+        walletId: owner.wallets[0]!.id,
+        maxPriceUsd: '0.05',
+      });
+      const paid = await buyer.request(`${demo.url}/joke`);
+      assert.equal(paid.status, 200, paid.body);
+      const tx = paid.receipt!.transaction;
+      let reported = false;
+      for (let i = 0; i < 100 && !reported; i++) {
+        const rows = await world.t.request('GET', '/v1/ledger', { token: demoPat });
+        reported = rows.body.entries?.some((e: { tx_hash: string }) => e.tx_hash === tx);
+        if (!reported) await sleep(100);
+      }
+      assert.ok(reported, 'the middleware reported the payment to the ledger');
+
+      const { context, page } = await newDashboardPage(world.browser);
+      try {
+        await page.goto('/dashboard/sellers');
+        await page.getByLabel('Service PAT', { exact: true }).fill(demoPat);
+        await page.getByRole('button', { name: 'Open' }).click();
+        await page.waitForURL(`${PUBLIC_ORIGIN}/dashboard/sellers/${demo.sellerId}`);
+        const row = page.getByTestId('ledger-row').filter({ hasText: tx });
+        await row.waitFor();
+        assert.match(await row.innerText(), /\$0\.01/);
+        assert.match(await row.innerText(), /\/joke/);
+        await page.locator('.chart canvas').first().waitFor();
+        await page.getByTestId('verification-token').waitFor();
+        await screenshot(page, 'sellers');
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Export CSV' }).click(),
+        ]);
+        const csv = fs.readFileSync((await download.path())!, 'utf8');
+        assert.ok(csv.includes(tx), csv);
+        // The service PAT is in no storage and no URL.
+        assert.ok(!page.url().includes(demoPat));
+        assert.ok(
+          !(
+            await page.evaluate<string>('JSON.stringify({ ...localStorage, ...sessionStorage }) + document.cookie')
+          ).includes('xx_pat_'),
+        );
+      } finally {
+        await context.close();
+      }
+    });
   });
 });
