@@ -98,3 +98,16 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/** Moves the single page to `path` without reloading it (the session lives in the page's memory). */
+export async function spaGo(page: Page, path: string): Promise<void> {
+  await page.evaluate(
+    `history.pushState(null, '', ${JSON.stringify(path)}); dispatchEvent(new PopStateEvent('popstate'))`,
+  );
+  await page.waitForURL(PUBLIC_ORIGIN + path);
+}
+
+/** True when the page is wider than its viewport (a layout that scrolls sideways). */
+export async function overflowsSideways(page: Page): Promise<boolean> {
+  return page.evaluate<boolean>('document.documentElement.scrollWidth > window.innerWidth + 1');
+}
