@@ -33,8 +33,13 @@ const CHROMIUM_ARGS = [
 export async function launchDashboardBrowser(baseUrl: string): Promise<Browser> {
   await ensureDashboardBuilt();
   const port = new URL(baseUrl).port;
+  const executablePath = process.env.TREASURY_TEST_CHROMIUM ?? '/usr/bin/chromium';
+  if (!fs.existsSync(executablePath))
+    throw new Error(
+      `the dashboard tests drive Chromium at ${executablePath}: apt-get install chromium (or set TREASURY_TEST_CHROMIUM)`,
+    );
   return chromium.launch({
-    executablePath: process.env.TREASURY_TEST_CHROMIUM ?? '/usr/bin/chromium',
+    executablePath,
     args: [...CHROMIUM_ARGS, `--host-resolver-rules=MAP treasury.test:80 127.0.0.1:${port}`],
   });
 }
