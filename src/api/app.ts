@@ -28,6 +28,7 @@ import { createSellerServices } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
+import { walletHistoryRoutes } from './http/routes/wallet-history-routes.js';
 import { BalanceReader } from './chain/balance-reader.js';
 import { SettlementService } from './pay/settlement-service.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
@@ -154,6 +155,7 @@ export function createTreasuryApp(deps: {
     opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),
     treasuryRoutes({ auth: tokenAuth, accounts }),
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances }),
+    walletHistoryRoutes({ auth: tokenAuth, wallets, knex }),
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents }),

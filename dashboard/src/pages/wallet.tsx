@@ -1,6 +1,7 @@
 /**
  * Wallet (/dashboard/wallets/{id}): the wallet's address, network, key version and balance (stale marked),
- * its policy editor with a live dry run (./wallet-policy.tsx), and rotate and revoke with the balance guard
+ * its policy editor with a live dry run (./wallet-policy.tsx), its recent decisions and audit trail with the
+ * chain's state (./wallet-history.tsx), and rotate and revoke with the balance guard
  * explained: the API refuses to destroy a key whose address holds USDC (409 wallet_has_balance) or whose
  * balance it cannot read (409 balance_unknown) unless the owner says to abandon the balance.
  */
@@ -16,6 +17,7 @@ import { ErrorBox, Loaded, Loading, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
 import { DryRunPanel, PolicyEditor } from './wallet-policy';
+import { AuditTrail, Decisions } from './wallet-history';
 
 function Balance({ walletId, token }: { walletId: string; token: string }) {
   const [balance] = useLoad(() => readBalance(walletId, token), [walletId, token]);
@@ -142,6 +144,8 @@ function Wallet({ id }: { id: string }) {
               />
               <DryRunPanel walletId={wallet.id} token={token} policyVersion={policyVersion} />
             </div>
+            <Decisions walletId={wallet.id} token={token} version={policyVersion} />
+            <AuditTrail walletId={wallet.id} token={token} version={policyVersion} />
             <Retire wallet={wallet} token={token} onDone={setCurrent} />
           </>
         );

@@ -4,7 +4,9 @@
  *   account behind window.ethereum), raises the PAT's daily cap, and the payment refused before now passes;
  *   a session handed over by the CLI is asked for the owner's sign-in instead.
  * - Wallet: the policy editor names a mistake with its field as the API's schema does, saves a per-payment
- *   cap, and the live dry run shows the rule that refuses a larger payment and the headroom left.
+ *   cap, and the live dry run shows the rule that refuses a larger payment and the headroom left; real
+ *   payments then appear in the recent decisions (the refused one with its pd_ id and rule) and the audit
+ *   trail shows its chain verified.
  * - Sellers: a paid call to the sandbox's demo seller (ops/sandbox/demo-seller.ts, our x402 middleware)
  *   appears on the seller's ledger page, opened with the seller's service PAT; the revenue chart draws; the
  *   CSV export downloads the row.
@@ -135,6 +137,19 @@ describe('dashboard pages (Chromium)', function () {
         body: { to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', amount_usd: '0.25' },
       });
       assert.equal(again.body.headroom.daily_usd, '1.75');
+
+      // Real payments: the refused one is listed with the pd_ id its 403 named and the rule; the audit chain holds.
+      const refusedPay = await pay(owner.agentPat.pat, wallet.id, '750000');
+      assert.equal(refusedPay.status, 403, JSON.stringify(refusedPay.body));
+      assert.equal((await pay(owner.agentPat.pat, wallet.id, '250000')).status, 200);
+      await page.getByRole('button', { name: 'Refresh decisions' }).click();
+      const refusedRow = page.getByTestId('decision-row').filter({ hasText: refusedPay.body.decision_id });
+      await refusedRow.waitFor();
+      assert.match(await refusedRow.innerText(), /refused[\s\S]*per_tx_cap_usd/);
+      assert.equal(await page.getByTestId('decision-row').count(), 2);
+      await page.getByRole('button', { name: 'Refresh audit trail' }).click();
+      await page.getByTestId('audit-state').getByText('chain verified').waitFor();
+      await screenshot(page, 'wallet-history');
     } finally {
       await context.close();
     }

@@ -24,7 +24,12 @@ import {
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
-import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
+import {
+  createWalletBodySchema,
+  historyQuerySchema,
+  keyRetirementBodySchema,
+  listWalletsQuerySchema,
+} from '../schemas/wallet-schemas.js';
 
 /**
  * Who may call a route. `session` is any account session, including one exchanged from an agent PAT;
@@ -116,6 +121,20 @@ export const API_CATALOG: CatalogEntry[] = [
     body: keyRetirementBodySchema,
   },
   { method: 'GET', path: '/v1/wallets/{id}/policy', summary: 'Read the policy', auth: 'treasury_or_agent' },
+  {
+    method: 'GET',
+    path: '/v1/wallets/{id}/decisions',
+    summary: 'Recent policy decisions (newest first): pd_ ids, outcome, violated rules, headroom',
+    auth: 'treasury_or_agent',
+    query: historyQuerySchema,
+  },
+  {
+    method: 'GET',
+    path: '/v1/wallets/{id}/audit',
+    summary: "Recent audit events (newest first) and the wallet's hash-chain verification state",
+    auth: 'treasury_or_agent',
+    query: historyQuerySchema,
+  },
   {
     method: 'PUT',
     path: '/v1/wallets/{id}/policy',
