@@ -78,7 +78,7 @@ describe('dashboard pages (Chromium)', function () {
       const cap = page.getByLabel('Daily cap (USD)');
       await cap.waitFor();
       assert.equal(await page.getByTestId('current-cap').innerText(), '$0.01');
-      await screenshot(page, 'tokens');
+      await screenshot(page, 'tokens-mgmt6014');
       await cap.fill('0.0000001');
       assert.equal(await page.getByRole('button', { name: 'Save cap' }).isDisabled(), true, 'seven decimals refused');
       await cap.fill('1');
@@ -126,7 +126,7 @@ describe('dashboard pages (Chromium)', function () {
       assert.match(await page.getByTestId('violations').innerText(), /per_tx_cap_usd/);
       assert.doesNotMatch(await page.getByTestId('violations').innerText(), /daily_cap_usd/);
       assert.match(await result.innerText(), /daily_usd\s+2/);
-      await screenshot(page, 'wallet');
+      await screenshot(page, 'wallet-dry-run');
 
       await page.getByLabel('Amount (USD)').fill('0.25');
       await result.getByText('Would pass.').waitFor();
@@ -206,7 +206,7 @@ describe('dashboard pages (Chromium)', function () {
         assert.match(await row.innerText(), /\/joke/);
         await page.locator('.chart canvas').first().waitFor();
         await page.getByTestId('verification-token').waitFor();
-        await screenshot(page, 'sellers');
+        await screenshot(page, 'seller-demo-ledger');
         const [download] = await Promise.all([
           page.waitForEvent('download'),
           page.getByRole('button', { name: 'Export CSV' }).click(),
