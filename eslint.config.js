@@ -16,6 +16,7 @@
  *   src/cli/       the `xx` CLI: talks to the API over HTTP, so never imports the API server's code
  *   src/gate/      the gate (managed proxy mode, docs/gate.md): its own process, talking to the API over HTTP;
  *                  the x402 codecs and paywall core (src/x402/, not the Koa adapter), shared/, policy/, base/
+ *   dashboard/     the web pages: the public HTTP API only; shared response types and policy/ rules at most
  * Nothing in src/, signer/ or policy/ imports test/ or bench/.
  *
  * An import the resolver cannot find is an error too (import-x/no-unresolved): a path the layer rules cannot
@@ -94,6 +95,12 @@ const zones = [
       'src/api/ (the API server) imports neither the CLI nor the shipped SDK or Koa middleware, nor test/ or bench/.',
   },
   {
+    target: 'dashboard',
+    from: ['src/api', 'src/cli', 'src/sdk', 'src/x402', 'signer', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
+    message:
+      'dashboard/ (the web pages) uses the public HTTP API only: it imports the shared response types (src/shared/) and the pure policy rules (policy/), never server, CLI or SDK code.',
+  },
+  {
     target: 'src/cli',
     from: ['src/api', 'src/x402/koa', 'src/gate', 'signer', 'ops', 'migrations', ...TEST_AND_BENCH],
     message:
@@ -128,8 +135,13 @@ const NO_DYNAMIC_REGEXP = ['NewExpression', 'CallExpression'].flatMap((kind) => 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.build/**', 'dist/**', '.treasury/**', 'packages/*/dist/**', '**/*.d.ts'] },
   {
-    files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
-    languageOptions: { parser: tseslint.parser, ecmaVersion: 2024, sourceType: 'module' },
+    files: ['**/*.{ts,tsx,mts,cts,js,mjs,cjs}'],
+    languageOptions: {
+      parser: tseslint.parser,
+      ecmaVersion: 2024,
+      sourceType: 'module',
+      parserOptions: { ecmaFeatures: { jsx: true } },
+    },
     // Off: a few files carry directives for rules this config does not enable (no-control-regex).
     linterOptions: { reportUnusedDisableDirectives: 'off' },
     plugins: { 'import-x': importX },
@@ -142,7 +154,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['{src,signer,policy,ops,bin}/**/*.{ts,mts,cts,js,mjs,cjs}'],
+    files: ['{src,signer,policy,ops,bin,dashboard}/**/*.{ts,tsx,mts,cts,js,mjs,cjs}'],
     rules: { 'no-restricted-syntax': ['error', ...NO_DYNAMIC_REGEXP] },
   },
 );

@@ -77,8 +77,9 @@ export const API_ENTRIES: Entries = {
     default: '`http://<host>:<port>`',
   },
   TREASURY_DASHBOARD_URL: {
-    meaning: 'where the dashboard lives (links in recovery blocks)',
-    default: 'the public URL',
+    meaning:
+      'where the dashboard lives (the `settings_url` of `MGMT_6014` and `create_wallet.dashboard_url` point under it); the API serves it at `/dashboard/`',
+    default: 'the public URL + `/dashboard`',
   },
   TREASURY_VERIFY_ALLOW_PRIVATE: {
     meaning:

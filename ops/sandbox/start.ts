@@ -31,6 +31,7 @@ import { anvilDevAccount } from './chain/anvil-dev-accounts.js';
 import { startDemoSeller, type DemoSeller } from './demo-seller.js';
 import { startDemoOrigin, type DemoOrigin } from './demo-origin.js';
 import { registerDemoGateSeller } from './demo-gate.js';
+import { dashboardIsStale, ensureDashboardBuilt } from '../dashboard/build-dashboard.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.resolve(process.env.TREASURY_DATA_DIR ?? path.join(ROOT, '.treasury'));
@@ -289,6 +290,15 @@ async function main(): Promise<void> {
   const adminToken =
     process.env.TREASURY_ADMIN_TOKEN ??
     readOrCreateSecret(path.join(dataDir, 'admin-token'), () => `xx_admin_${randomBytes(32).toString('base64url')}`);
+  if (dashboardIsStale()) {
+    say('• building the dashboard (npm run build:dashboard)');
+    // A failed build leaves the API running: /dashboard/ answers 503 dashboard_not_built until it is built.
+    await ensureDashboardBuilt().catch((err: unknown) =>
+      say(
+        `• the dashboard did not build (${err instanceof Error ? err.message : String(err)}); the API runs without it`,
+      ),
+    );
+  }
   say('• starting treasury-api');
   await startProcess(
     'api',
@@ -372,6 +382,7 @@ async function main(): Promise<void> {
       originUrl: demoOrigin.url,
     };
   }
+  const dashboardUrl = (process.env.TREASURY_DASHBOARD_URL ?? `${apiUrl}/dashboard`).replace(/\/+$/, '');
   const sandboxFile = path.join(dataDir, 'sandbox.json');
   // Written aside and renamed into place: whoever waits for the file (xx, scripts, tests) never reads it half
   // written — the file appears whole or not at all.
@@ -389,6 +400,7 @@ async function main(): Promise<void> {
           ? { kms_endpoint: kmsEmulator.url, kms_emulator: 'test-double', kms_region: kmsEmulator.region }
           : {}),
         metrics_url: `${apiUrl}/metrics`,
+        dashboard_url: dashboardUrl,
         ...(localChain
           ? {
               rpc_url: localChain.rpcUrl,
@@ -429,6 +441,7 @@ async function main(): Promise<void> {
   say('');
   say(`Treasury is running at ${apiUrl}`);
   say(`  operator token : ${adminToken}`);
+  say(`  dashboard      : ${dashboardUrl}/   (sign in with a browser wallet, or run \`xx dashboard\`)`);
   say(`  metrics        : ${apiUrl}/metrics   readiness: ${apiUrl}/readyz`);
   say(
     kmsEmulator

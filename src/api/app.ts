@@ -17,6 +17,7 @@ import { requestContext } from './http/middleware/request-context.js';
 import { RateLimits, rateLimitByAddress, rateLimitedAuthenticator } from './http/middleware/rate-limit.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
 import { docsRoutes } from './http/routes/docs-routes.js';
+import { dashboardStatic } from './http/dashboard-static.js';
 import { payRoutes } from './pay/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
 import { agentRoutes } from './http/routes/agent-routes.js';
@@ -31,6 +32,7 @@ import { sellerRoutes } from './http/routes/seller-routes.js';
 import { gateRoutes } from './http/routes/gate-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
+import { walletHistoryRoutes } from './http/routes/wallet-history-routes.js';
 import { BalanceReader } from './chain/balance-reader.js';
 import { SettlementService } from './pay/settlement-service.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
@@ -77,6 +79,8 @@ export function createTreasuryApp(deps: {
   log: Logger;
   clock?: () => Date;
   /** Test seam: how tenant-supplied host names are resolved (src/api/net/vetted-fetch.ts). */ resolveHost?: HostResolver;
+  /** Test seam: the built dashboard's folder (./http/dashboard-static.ts; .build/dashboard/ by default). */
+  dashboardDir?: string;
 }): TreasuryApp {
   const { config, knex, log } = deps;
   const clock = deps.clock ?? (() => new Date());
@@ -151,11 +155,13 @@ export function createTreasuryApp(deps: {
   koa.use(errorHandler(log, metrics));
   koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
   koa.use(jsonBody(config.bodyLimitBytes));
+  koa.use(dashboardStatic(deps.dashboardDir ? { dir: deps.dashboardDir } : {}));
   const routers = [
     opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),
     docsRoutes(),
     treasuryRoutes({ auth: tokenAuth, accounts }),
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
+    walletHistoryRoutes({ auth: tokenAuth, wallets, knex }),
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),

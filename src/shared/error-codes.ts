@@ -84,6 +84,10 @@ export const ERROR_CODES = {
   },
   admin_token_not_configured: { status: 403, message: 'Account minting is disabled: TREASURY_ADMIN_TOKEN is not set.' },
   not_found: { status: 404, message: 'No such route.' },
+  dashboard_not_built: {
+    status: 503,
+    message: 'The dashboard is not built on this server; run `npm run build:dashboard` (npm start does it).',
+  },
   account_not_found: { status: 404, message: 'No such Treasury account.' },
   api_key_not_found: { status: 404, message: 'This Treasury account has no legacy api key.' },
   agent_not_found: { status: 404, message: 'No such agent.' },

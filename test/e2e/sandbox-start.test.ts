@@ -1,6 +1,6 @@
 /**
  * The README's first command: `npm start` on embedded defaults brings up PostgreSQL, SoftHSM, the signer,
- * the API, the local chain, facilitator, faucet and demo seller; writes sandbox.json (0600); serves a real
+ * the API (and its dashboard, built when stale), the local chain, facilitator, faucet and demo seller; writes sandbox.json (0600); serves a real
  * mint → wallet → fund → pay the demo seller flow; limits 400 rapid nonce requests from one address with 429
  * and Retry-After (rate limits are on by default); and stops cleanly on Ctrl-C.
  * Also: the API refuses to start while a migration is pending.
@@ -38,6 +38,13 @@ describe('npm start (sandbox on embedded defaults)', function () {
       );
       assert.equal(sandbox.api_url, `http://127.0.0.1:${apiPort}`);
       assert.match(output(), new RegExp(`Treasury is running at http://127.0.0.1:${apiPort}`));
+      // The dashboard: built by npm start, its address printed and recorded, served by the API with its CSP.
+      assert.equal(sandbox.dashboard_url, `http://127.0.0.1:${apiPort}/dashboard`);
+      assert.ok(output().includes(`dashboard      : http://127.0.0.1:${apiPort}/dashboard/`), output());
+      const page = await fetch(`${sandbox.dashboard_url}/`);
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+      assert.match(await page.text(), /<div id="app">/);
 
       const mint = await fetch(`${sandbox.api_url}/v1/treasury`, {
         method: 'POST',

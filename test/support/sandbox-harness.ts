@@ -15,6 +15,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 export interface SandboxInfo {
   api_url: string;
   admin_token: string;
+  /** Where the API serves the dashboard (no trailing slash). */
+  dashboard_url: string;
   rpc_url: string;
   chain_id: number;
   usdc: string;

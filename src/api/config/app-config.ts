@@ -57,7 +57,7 @@ const envSchema = z.object({
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
   TREASURY_PUBLIC_URL: z.string().url().optional(),
-  /** Where the dashboard lives (settings links in recovery blocks); defaults to the public URL. */
+  /** Where the dashboard lives (settings links in recovery blocks); defaults to the API's own /dashboard. */
   TREASURY_DASHBOARD_URL: z.string().url().optional(),
   /** Let origin verification reach loopback/private addresses (local sandbox and tests only). */
   TREASURY_VERIFY_ALLOW_PRIVATE: z.enum(['0', '1']).default('0'),
@@ -231,8 +231,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     behindTlsProxy: e.TREASURY_BEHIND_TLS_PROXY === '1',
     dashboardUrl: (
       e.TREASURY_DASHBOARD_URL ??
-      e.TREASURY_PUBLIC_URL ??
-      `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`
+      `${new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin}/dashboard`
     ).replace(/\/+$/, ''),
   });
 }

@@ -187,7 +187,11 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     json,
     interactive,
     apiUrl,
-    dashboardUrl: () => (env.XX_DASHBOARD_URL || config().dashboard_url || apiUrl()).replace(/\/+$/, ''),
+    dashboardUrl: () =>
+      (env.XX_DASHBOARD_URL || config().dashboard_url || `${apiUrl().replace(/\/+$/, '')}/dashboard`).replace(
+        /\/+$/,
+        '',
+      ),
     out(data, human) {
       process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : human.endsWith('\n') ? human : `${human}\n`);
     },

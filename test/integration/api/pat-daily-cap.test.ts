@@ -71,7 +71,7 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal(typeof over.body.user_message, 'string');
     assert.deepEqual(over.body.recovery, {
       kind: 'raise_pat_cap',
-      settings_url: `http://treasury.test/settings/pats/${buyer.id}`,
+      settings_url: `http://treasury.test/dashboard/settings/pats/${buyer.id}`,
       // A human path: the CLI command signs the owner in again with the seed before it changes the cap.
       cli_command: `xx pat update ${buyer.id} --daily-cap <usd>`,
       current_cap_usd: '1',

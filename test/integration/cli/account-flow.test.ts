@@ -204,7 +204,7 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.deepEqual(e.recovery, {
       kind: 'create_wallet',
       chain: 'base',
-      dashboard_url: server,
+      dashboard_url: `${server}/dashboard/wallets/new`,
       cli_command: 'xx agent wallets add',
     });
   });

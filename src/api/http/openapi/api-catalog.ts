@@ -78,8 +78,14 @@ import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/l
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { paymentPageSchema } from '../../../shared/api-responses/payment-history-responses.js';
 import { gateCatalogueSchema } from '../../../shared/api-responses/gate-responses.js';
+import { walletAuditSchema, walletDecisionsSchema } from '../../../shared/api-responses/wallet-history-responses.js';
 import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
-import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
+import {
+  createWalletBodySchema,
+  historyQuerySchema,
+  keyRetirementBodySchema,
+  listWalletsQuerySchema,
+} from '../schemas/wallet-schemas.js';
 import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
 
 /**
@@ -306,6 +312,26 @@ export const API_CATALOG: CatalogEntry[] = [
     summary: 'Read the policy',
     auth: 'treasury_or_agent',
     replies: { 200: walletPolicySchema },
+    errors: WALLET,
+  },
+  {
+    method: 'GET',
+    path: '/v1/wallets/{id}/decisions',
+    operationId: 'listWalletDecisions',
+    summary: 'Recent policy decisions (newest first): pd_ ids, outcome, violated rules, headroom',
+    auth: 'treasury_or_agent',
+    query: historyQuerySchema,
+    replies: { 200: walletDecisionsSchema },
+    errors: WALLET,
+  },
+  {
+    method: 'GET',
+    path: '/v1/wallets/{id}/audit',
+    operationId: 'readWalletAudit',
+    summary: "Recent audit events (newest first) and the wallet's hash-chain verification state",
+    auth: 'treasury_or_agent',
+    query: historyQuerySchema,
+    replies: { 200: walletAuditSchema },
     errors: WALLET,
   },
   {

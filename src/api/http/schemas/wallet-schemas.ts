@@ -22,3 +22,6 @@ export const keyRetirementBodySchema = z.object({ abandon_balance: z.boolean().o
 export const listWalletsQuerySchema = pageQuerySchema
   .extend({ status: z.enum(['active', 'revoked']).optional() })
   .strict();
+
+/** GET /v1/wallets/{id}/decisions and /audit: how many of the newest rows (1–100, default 20). */
+export const historyQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }).strict();

@@ -43,7 +43,7 @@ export async function resolveBuyWallet(
         recovery: {
           kind: 'create_wallet',
           chain: 'base',
-          dashboard_url: dashboardUrl,
+          dashboard_url: `${dashboardUrl}/wallets/new`,
           cli_command: 'xx agent wallets add',
         },
       });

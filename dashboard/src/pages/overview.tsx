@@ -1,0 +1,158 @@
+/**
+ * Overview (/dashboard/): the agents the session may see (the owner: every agent of the account; a session
+ * from the CLI: its own agent), their active wallets, each balance (marked stale when the API could not read
+ * the chain and answered its last figure) and today's spend against the wallet's daily cap.
+ */
+import type { AgentPage, AgentView, WalletView } from '../../../src/shared/api-responses/wallet-responses';
+import { api, reply } from '../api/client';
+import { useSession } from '../api/session';
+import { readBalance, todaySpend } from '../api/spend';
+import { walletToken } from '../api/wallet-access';
+import { RequireSession } from '../ui/sign-in-panel';
+import { paths, to } from '../ui/paths';
+import { Empty, ErrorBox, Loaded, Loading, useLoad } from '../ui/states';
+import { usd } from '../ui/money';
+
+async function loadAgents(origin: string, agentId: string): Promise<AgentView[]> {
+  if (origin === 'pat_exchange')
+    return [await reply<AgentView>(api.GET('/v1/agents/{id}', { params: { path: { id: agentId } } }))];
+  return (await reply<AgentPage>(api.GET('/v1/agents', { params: { query: { limit: 100 } } }))).agents;
+}
+
+function WalletRow({ wallet }: { wallet: WalletView }) {
+  const [figures] = useLoad(async () => {
+    const token = await walletToken(wallet.account_id);
+    const [balance, spend] = await Promise.allSettled([
+      readBalance(wallet.id, token),
+      todaySpend(wallet.id, token, wallet.policy),
+    ]);
+    return { balance, spend };
+  }, [wallet.id]);
+  return (
+    <tr data-testid="wallet-row">
+      <th scope="row">
+        <a href={to(paths.wallet(wallet.id))}>{wallet.label ?? wallet.id}</a>
+        <div class="meta">
+          <code>{wallet.id}</code>
+        </div>
+      </th>
+      <td class="address">
+        <code>{wallet.address}</code>
+      </td>
+      <td>{wallet.network}</td>
+      {figures.state === 'ok' ? (
+        <>
+          <td>
+            {figures.data.balance.status === 'fulfilled' ? (
+              <>
+                {usd(figures.data.balance.value.balance_usd)}
+                {figures.data.balance.value.stale ? (
+                  <span class="badge warn" title={`last read ${figures.data.balance.value.updated_at}`}>
+                    stale
+                  </span>
+                ) : null}
+              </>
+            ) : (
+              <ErrorBox error={figures.data.balance.reason} />
+            )}
+          </td>
+          <td>
+            {figures.data.spend.status === 'fulfilled' ? (
+              figures.data.spend.value ? (
+                <SpendBar spent={figures.data.spend.value.spent} cap={figures.data.spend.value.cap} />
+              ) : (
+                'no daily cap'
+              )
+            ) : (
+              <ErrorBox error={figures.data.spend.reason} />
+            )}
+          </td>
+        </>
+      ) : figures.state === 'loading' ? (
+        <td colSpan={2}>
+          <Loading what="balance" />
+        </td>
+      ) : (
+        <td colSpan={2}>
+          <ErrorBox error={figures.error} />
+        </td>
+      )}
+    </tr>
+  );
+}
+
+function SpendBar({ spent, cap }: { spent: string; cap: string }) {
+  const ratio = Math.min(1, Number(spent) / Number(cap) || 0);
+  return (
+    <div class="spend">
+      <meter min={0} max={1} value={ratio} aria-label={`today's spend against the daily cap`} />
+      <span>
+        {usd(spent)} of {usd(cap)}
+      </span>
+    </div>
+  );
+}
+
+function AgentCard({ agent }: { agent: AgentView }) {
+  return (
+    <section class="card" aria-labelledby={`agent-${agent.agent_id}`}>
+      <h2 id={`agent-${agent.agent_id}`}>
+        {agent.label ?? 'Agent'} <code class="meta">{agent.agent_id}</code>
+      </h2>
+      {agent.wallets.length === 0 ? (
+        <Empty>
+          No wallet yet. <a href={to(paths.newWallet)}>Create a wallet</a>.
+        </Empty>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Wallets of {agent.label ?? agent.agent_id}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Wallet</th>
+                <th scope="col">Address</th>
+                <th scope="col">Network</th>
+                <th scope="col">Balance (USDC)</th>
+                <th scope="col">Today</th>
+              </tr>
+            </thead>
+            <tbody>
+              {agent.wallets.map((w) => (
+                <WalletRow key={w.id} wallet={w} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Agents() {
+  const session = useSession()!;
+  const [agents] = useLoad(() => loadAgents(session.origin, session.agentId), [session.token]);
+  return (
+    <Loaded load={agents} what="agents">
+      {(list) =>
+        list.length === 0 ? (
+          <Empty>No agents yet: `xx init` makes the first one.</Empty>
+        ) : (
+          <>
+            {list.map((a) => (
+              <AgentCard key={a.agent_id} agent={a} />
+            ))}
+          </>
+        )
+      }
+    </Loaded>
+  );
+}
+
+export function OverviewPage() {
+  return (
+    <>
+      <h1>Overview</h1>
+      <RequireSession>{() => <Agents />}</RequireSession>
+    </>
+  );
+}

@@ -1,0 +1,287 @@
+/**
+ * Sellers (/dashboard/sellers and /dashboard/sellers/{id}): the account's sellers, or the one a service PAT
+ * opens; for a seller, its endpoints and prices, the origin verification steps with the token to serve,
+ * payouts, and its ledger with revenue charts and CSV export (./seller-ledger.tsx).
+ */
+import { useState } from 'preact/hooks';
+import { useLocation, useRoute } from 'preact-iso';
+import type {
+  EndpointPage,
+  OriginVerification,
+  SellerPage,
+  SellerView,
+  VerifiedSeller,
+} from '../../../src/shared/api-responses/seller-responses';
+import type { PayoutsPage } from '../../../src/shared/api-responses/seller-ledger-responses';
+import { api, bearer, reply } from '../api/client';
+import { forgetServicePat, openWithServicePat, useSellerAccess } from '../api/seller-access';
+import { SignInPanel } from '../ui/sign-in-panel';
+import { paths, to } from '../ui/paths';
+import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
+import { usd } from '../ui/money';
+import { when } from '../ui/format';
+import { SellerLedger } from './seller-ledger';
+
+function ServicePatForm() {
+  const { route } = useLocation();
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <form
+      class="card"
+      aria-labelledby="service-pat-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        setError(null);
+        openWithServicePat(value.trim()).then((id) => {
+          setValue('');
+          route(to(paths.seller(id)));
+        }, setError);
+      }}
+    >
+      <h2 id="service-pat-title">Open a seller with its service PAT</h2>
+      <div class="field">
+        <label for="service-pat">Service PAT</label>
+        <input
+          id="service-pat"
+          type="password"
+          autoComplete="off"
+          value={value}
+          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
+        />
+        <span class="hint">Kept in this tab’s memory only; reloading forgets it.</span>
+      </div>
+      <button type="submit" class="primary" disabled={!value.trim()}>
+        Open
+      </button>
+      {error ? <ErrorBox error={error} /> : null}
+    </form>
+  );
+}
+
+function SellerList({ token }: { token: string }) {
+  const [sellers] = useLoad(
+    () => reply<SellerPage>(api.GET('/v1/sellers', { params: { query: { limit: 100 } }, headers: bearer(token) })),
+    [token],
+  );
+  return (
+    <section class="card" aria-labelledby="sellers-title">
+      <h2 id="sellers-title">Your sellers</h2>
+      <Loaded load={sellers} what="sellers">
+        {(page) =>
+          page.sellers.length === 0 ? (
+            <Empty>No sellers yet: `xx service init` registers one.</Empty>
+          ) : (
+            <ul>
+              {page.sellers.map((s) => (
+                <li key={s.seller_id}>
+                  <a href={to(paths.seller(s.seller_id))}>{s.name}</a> <code class="meta">{s.seller_id}</code>
+                  {s.status !== 'active' ? <span class="badge warn">{s.status}</span> : null}
+                </li>
+              ))}
+            </ul>
+          )
+        }
+      </Loaded>
+    </section>
+  );
+}
+
+function OriginSteps({ seller, token }: { seller: SellerView; token: string }) {
+  const [steps] = useLoad(
+    () =>
+      reply<OriginVerification>(
+        api.GET('/v1/sellers/{id}/verify', { params: { path: { id: seller.seller_id } }, headers: bearer(token) }),
+      ),
+    [seller.seller_id, token],
+  );
+  const [result, setResult] = useState<{ ok?: VerifiedSeller; error?: unknown } | null>(null);
+  return (
+    <section class="card" aria-labelledby="origin-title">
+      <h2 id="origin-title">Origin verification</h2>
+      {seller.origin_verified ? (
+        <p>
+          <span class="badge ok">verified</span> {seller.origin} since {when(seller.verified_at)}
+        </p>
+      ) : null}
+      <Loaded load={steps} what="the verification steps">
+        {(v) => (
+          <ol class="steps">
+            <li>
+              Serve this token as plain text at{' '}
+              <code>
+                {v.origin ?? '(your origin)'}
+                {v.path}
+              </code>
+              :{' '}
+              <code class="secret" data-testid="verification-token">
+                {v.token}
+              </code>
+            </li>
+            <li>Make sure the origin answers it over HTTPS (80/443) to anyone.</li>
+            <li>
+              <button
+                type="button"
+                onClick={() =>
+                  reply<VerifiedSeller>(
+                    api.POST('/v1/sellers/{id}/verify', {
+                      params: { path: { id: seller.seller_id } },
+                      headers: bearer(token),
+                    }),
+                  ).then(
+                    (ok) => setResult({ ok }),
+                    (error: unknown) => setResult({ error }),
+                  )
+                }
+              >
+                Verify now
+              </button>
+              {result?.ok ? <span class="badge ok">verified</span> : null}
+              {result?.error ? <ErrorBox error={result.error} /> : null}
+            </li>
+          </ol>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function Payouts({ sellerId, token }: { sellerId: string; token: string }) {
+  const [payouts] = useLoad(
+    () =>
+      reply<PayoutsPage>(
+        api.GET('/v1/sellers/{id}/payouts', { params: { path: { id: sellerId } }, headers: bearer(token) }),
+      ),
+    [sellerId, token],
+  );
+  return (
+    <section class="card" aria-labelledby="payouts-title">
+      <h2 id="payouts-title">Payouts</h2>
+      <Loaded load={payouts} what="payouts">
+        {(p) => (
+          <>
+            <p>
+              Mode <code>{p.payout_mode}</code> · accrued (verified) {usd(p.accrued_usd)} · pending {usd(p.pending_usd)}{' '}
+              ({p.pending_count}){p.advance_usd !== '0' ? ` · advanced ${usd(p.advance_usd)}` : ''}
+            </p>
+            {p.flushes.length === 0 ? (
+              <Empty>No payout flushed yet.</Empty>
+            ) : (
+              <ul>
+                {p.flushes.map((f) => (
+                  <li key={f.id}>
+                    {when(f.created_at)}: {usd(f.amount_usd)} <code class="meta">{f.id}</code>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+function Seller({ id, token }: { id: string; token: string }) {
+  const [load] = useLoad(async () => {
+    const [seller, endpoints] = await Promise.all([
+      reply<SellerView>(api.GET('/v1/sellers/{id}', { params: { path: { id } }, headers: bearer(token) })),
+      reply<EndpointPage>(
+        api.GET('/v1/sellers/{id}/endpoints', {
+          params: { path: { id }, query: { limit: 100 } },
+          headers: bearer(token),
+        }),
+      ),
+    ]);
+    return { seller, endpoints: endpoints.endpoints };
+  }, [id, token]);
+  return (
+    <Loaded load={load} what="the seller">
+      {({ seller, endpoints }) => (
+        <>
+          <section class="card" aria-labelledby="seller-title">
+            <h2 id="seller-title">
+              {seller.name} <code class="meta">{seller.seller_id}</code>
+            </h2>
+            <p>
+              <span class={`badge ${seller.status === 'active' ? 'ok' : 'warn'}`}>{seller.status}</span>{' '}
+              {seller.protocol} · payouts {seller.payout_mode} · origin {seller.origin ?? 'not set'}
+            </p>
+            <h3>Endpoints and prices</h3>
+            {endpoints.length === 0 ? (
+              <Empty>No endpoints yet.</Empty>
+            ) : (
+              <div class="table-wrap">
+                <table>
+                  <caption class="sr-only">Endpoints</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Endpoint</th>
+                      <th scope="col">Price</th>
+                      <th scope="col">Capabilities</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {endpoints.map((e) => (
+                      <tr key={e.endpoint_id}>
+                        <th scope="row">
+                          <code>
+                            {e.method} {e.path}
+                          </code>
+                        </th>
+                        <td>{usd(e.price)}</td>
+                        <td>{e.capabilities.join(', ') || '—'}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+          <SellerLedger sellerId={seller.seller_id} token={token} endpoints={endpoints} />
+          <div class="grid">
+            <Payouts sellerId={seller.seller_id} token={token} />
+            <OriginSteps seller={seller} token={token} />
+          </div>
+        </>
+      )}
+    </Loaded>
+  );
+}
+
+export function SellersPage() {
+  const { params } = useRoute();
+  const { token, sellerId } = useSellerAccess();
+  return (
+    <>
+      <h1>Sellers</h1>
+      {!token ? (
+        <div class="grid">
+          <SignInPanel reason="Sign in with the wallet that owns the sellers, run `xx dashboard`, or open one seller with its service PAT." />
+          <ServicePatForm />
+        </div>
+      ) : params.id ? (
+        <>
+          {sellerId ? (
+            <p class="hint">
+              Opened with the service PAT of <code>{sellerId}</code>.{' '}
+              <button type="button" onClick={forgetServicePat}>
+                Forget it
+              </button>
+            </p>
+          ) : null}
+          <Seller id={params.id} token={token} />
+        </>
+      ) : sellerId ? (
+        <p>
+          <a href={to(paths.seller(sellerId))}>Open {sellerId}</a>
+        </p>
+      ) : (
+        <>
+          <SellerList token={token} />
+          <ServicePatForm />
+        </>
+      )}
+    </>
+  );
+}

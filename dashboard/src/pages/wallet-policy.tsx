@@ -1,0 +1,240 @@
+/**
+ * The wallet's policy editor and its live dry run. The draft is checked as it is typed with the schema the
+ * API validates policies with (policy/policy-schema.ts), so a mistake is named with its field before
+ * anything is sent; saving is PUT /v1/wallets/{id}/policy (a Treasury scope: the owner). The dry run asks
+ * POST /v1/wallets/{id}/policy/evaluate whether a payment would pass under the saved policy, which rule
+ * refuses it and how much room each rule leaves; nothing is signed or counted.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { walletPolicySchema } from '../../../policy/policy-schema';
+import { api, bearer, reply } from '../api/client';
+import { dryRun, type DryRun } from '../api/spend';
+import { canManageWallets } from '../api/wallet-access';
+import { ErrorBox } from '../ui/states';
+import { usdInputError } from '../ui/format';
+
+type Policy = Record<string, unknown>;
+
+export function policyIssues(text: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return [`Not JSON: ${err instanceof Error ? err.message : String(err)}`];
+  }
+  const result = walletPolicySchema.safeParse(parsed);
+  if (result.success) return [];
+  return result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'policy'}: ${i.message}`);
+}
+
+export function PolicyEditor(props: { walletId: string; token: string; policy: Policy; onSaved: (p: Policy) => void }) {
+  const [text, setText] = useState(JSON.stringify(props.policy, null, 2));
+  const [error, setError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const issues = policyIssues(text);
+  const owner = canManageWallets();
+  const save = async () => {
+    setBusy(true);
+    setError(null);
+    setSaved(false);
+    try {
+      const res = await reply<{ policy: Policy }>(
+        api.PUT('/v1/wallets/{id}/policy', {
+          params: { path: { id: props.walletId } },
+          headers: bearer(props.token),
+          body: JSON.parse(text) as never,
+        }),
+      );
+      setText(JSON.stringify(res.policy, null, 2));
+      setSaved(true);
+      props.onSaved(res.policy);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form
+      class="card"
+      aria-labelledby="policy-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (issues.length === 0 && owner) void save();
+      }}
+    >
+      <h2 id="policy-title">Policy</h2>
+      <div class="field">
+        <label for="policy">Policy (JSON)</label>
+        <textarea
+          id="policy"
+          spellcheck={false}
+          value={text}
+          aria-invalid={issues.length ? 'true' : 'false'}
+          aria-describedby="policy-issues"
+          onInput={(e) => {
+            setText((e.target as HTMLTextAreaElement).value);
+            setSaved(false);
+          }}
+        />
+        <div id="policy-issues" class="hint" aria-live="polite">
+          {issues.length ? (
+            <ul class="issues" data-testid="policy-issues">
+              {issues.map((i) => (
+                <li key={i}>{i}</li>
+              ))}
+            </ul>
+          ) : (
+            'Fields: per_tx_cap_usd, daily_cap_usd, weekly_cap_usd, monthly_cap_usd, velocity_cap {max_count, window_seconds}, counterparty_allowlist, counterparty_blocklist, cooling_off (s), capability_cap_usd.'
+          )}
+        </div>
+      </div>
+      <button type="submit" class="primary" disabled={busy || issues.length > 0 || !owner}>
+        Save policy
+      </button>
+      {!owner ? (
+        <p class="hint">
+          Changing a policy needs the owner: sign out and sign in with the wallet that owns the account.
+        </p>
+      ) : null}
+      {saved ? (
+        <p class="notice" role="status">
+          Policy saved.
+        </p>
+      ) : null}
+      {error ? <ErrorBox error={error} /> : null}
+    </form>
+  );
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+export function DryRunPanel(props: { walletId: string; token: string; policyVersion: number }) {
+  const [to, setTo] = useState('');
+  const [amount, setAmount] = useState('');
+  const [kind, setKind] = useState<'pay' | 'transfer'>('pay');
+  const [capability, setCapability] = useState('');
+  const [result, setResult] = useState<{ decision?: DryRun; error?: unknown } | null>(null);
+  const ready = ADDRESS.test(to) && amount !== '' && !usdInputError(amount);
+  useEffect(() => {
+    if (!ready) {
+      setResult(null);
+      return;
+    }
+    let live = true;
+    const timer = setTimeout(() => {
+      dryRun(props.walletId, props.token, {
+        to,
+        amount_usd: amount,
+        kind,
+        ...(capability ? { capability } : {}),
+      }).then(
+        (decision) => live && setResult({ decision }),
+        (error: unknown) => live && setResult({ error }),
+      );
+    }, 250);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [to, amount, kind, capability, ready, props.policyVersion]);
+  return (
+    <section class="card" aria-labelledby="dry-run-title">
+      <h2 id="dry-run-title">Would this payment pass?</h2>
+      <p class="hint">A dry run under the saved policy: nothing is signed or counted.</p>
+      <div class="field">
+        <label for="dr-to">Recipient address</label>
+        <input
+          id="dr-to"
+          value={to}
+          autoComplete="off"
+          placeholder="0x…"
+          onInput={(e) => setTo((e.target as HTMLInputElement).value.trim())}
+        />
+      </div>
+      <div class="row">
+        <div class="field">
+          <label for="dr-amount">Amount (USD)</label>
+          <input
+            id="dr-amount"
+            inputMode="decimal"
+            value={amount}
+            onInput={(e) => setAmount((e.target as HTMLInputElement).value.trim())}
+          />
+        </div>
+        <div class="field">
+          <label for="dr-kind">Kind</label>
+          <select
+            id="dr-kind"
+            value={kind}
+            onChange={(e) => setKind((e.target as HTMLSelectElement).value as 'pay' | 'transfer')}
+          >
+            <option value="pay">x402 payment</option>
+            <option value="transfer">transfer</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="dr-capability">Capability (optional)</label>
+          <input
+            id="dr-capability"
+            value={capability}
+            onInput={(e) => setCapability((e.target as HTMLInputElement).value.trim())}
+          />
+        </div>
+      </div>
+      <div aria-live="polite" data-testid="dry-run-result">
+        {!ready ? (
+          <p class="hint">Enter a recipient and an amount.</p>
+        ) : !result ? (
+          <p class="loading">Checking…</p>
+        ) : result.error ? (
+          <ErrorBox error={result.error} />
+        ) : result.decision ? (
+          <Decision decision={result.decision} />
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function Decision({ decision }: { decision: DryRun }) {
+  const headroom = Object.entries(decision.headroom);
+  return (
+    <div>
+      <p class={`decision ${decision.allowed ? 'allowed' : 'denied'}`}>
+        <strong>{decision.allowed ? 'Would pass.' : 'Would be refused.'}</strong>
+      </p>
+      {decision.violations.length ? (
+        <ul data-testid="violations">
+          {decision.violations.map((v) => (
+            <li key={v.rule}>
+              <code>{v.rule}</code>: {v.message}
+              {v.limit !== undefined ? ` (limit ${v.limit}` : ''}
+              {v.limit !== undefined && v.attempted !== undefined
+                ? `, asked ${v.attempted})`
+                : v.limit !== undefined
+                  ? ')'
+                  : ''}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {headroom.length ? (
+        <>
+          <h3>Headroom {decision.allowed ? 'after this payment' : 'as it stands'}</h3>
+          <dl class="headroom">
+            {headroom.map(([k, v]) => (
+              <div key={k}>
+                <dt>{k}</dt>
+                <dd>{String(v)}</dd>
+              </div>
+            ))}
+          </dl>
+        </>
+      ) : (
+        <p class="hint">The policy sets no limit with headroom.</p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,228 @@
+/**
+ * The dashboard's pages in real Chromium against a real Treasury (PostgreSQL, SoftHSM, a local chain):
+ * - Tokens: following MGMT_6014's settings_url, the owner signs in with a browser wallet (a viem local
+ *   account behind window.ethereum), raises the PAT's daily cap, and the payment refused before now passes;
+ *   a session handed over by the CLI is asked for the owner's sign-in instead.
+ * - Wallet: the policy editor names a mistake with its field as the API's schema does, saves a per-payment
+ *   cap, and the live dry run shows the rule that refuses a larger payment and the headroom left; real
+ *   payments then appear in the recent decisions (the refused one with its pd_ id and rule) and the audit
+ *   trail shows its chain verified.
+ * - Sellers: a paid call to the sandbox's demo seller (ops/sandbox/demo-seller.ts, our x402 middleware)
+ *   appears on the seller's ledger page, opened with the seller's service PAT; the revenue chart draws; the
+ *   CSV export downloads the row.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createX402Buyer, TreasuryClient } from 'treasury/sdk';
+import { startDemoSeller, type DemoSeller } from '../../../ops/sandbox/demo-seller.js';
+import { anvilDevAccount } from '../../support/chain-harness.js';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { installFakeWallet, newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
+import {
+  handoffPat,
+  newOwner,
+  startDashboardWorld,
+  stopDashboardWorld,
+  type DashboardWorld,
+} from './dashboard-world.js';
+
+describe('dashboard pages (Chromium)', function () {
+  this.timeout(180_000);
+  let world: DashboardWorld;
+
+  before(async () => {
+    world = await startDashboardWorld();
+  });
+  after(async () => {
+    await stopDashboardWorld(world ?? {});
+  });
+
+  const pay = (token: string, walletId: string, amount: string) =>
+    world.t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token,
+      body: { payment_requirements: paymentRequirements({ amount }) },
+    });
+
+  it('raising a PAT’s cap in the Tokens page makes the next MGMT_6014-refused payment pass', async () => {
+    const owner = await newOwner(world, ['capped'], { fundUsd: '1', dailyCapUsd: '0.01' });
+    const wallet = owner.wallets[0]!;
+    assert.equal((await pay(owner.agentPat.pat, wallet.id, '10000')).status, 200, 'the first cent fits the cap');
+    const refused = await pay(owner.agentPat.pat, wallet.id, '10000');
+    assert.equal(refused.status, 429);
+    assert.equal(refused.body.error_code, 'MGMT_6014');
+    const settingsUrl: string = refused.body.recovery.settings_url;
+    assert.equal(settingsUrl, `${PUBLIC_ORIGIN}/dashboard/settings/pats/${owner.agentPat.id}`);
+
+    // A session handed over by the CLI acts as the agent: the page asks for the owner's sign-in.
+    const agentView = await newDashboardPage(world.browser);
+    try {
+      const handoff = await handoffPat(world.t, owner);
+      await agentView.page.goto(
+        `/dashboard/cli-handoff#pat=${handoff.pat}&next=${encodeURIComponent(`/settings/pats/${owner.agentPat.id}`)}`,
+      );
+      await agentView.page.waitForURL(settingsUrl);
+      await agentView.page.getByRole('heading', { name: 'Sign in as the owner' }).waitFor();
+      assert.equal(await agentView.page.getByLabel('Daily cap (USD)').count(), 0);
+    } finally {
+      await agentView.context.close();
+    }
+
+    const { context, page } = await newDashboardPage(world.browser);
+    try {
+      await installFakeWallet(page, owner.key);
+      await page.goto(settingsUrl);
+      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      const cap = page.getByLabel('Daily cap (USD)');
+      await cap.waitFor();
+      assert.equal(await page.getByTestId('current-cap').innerText(), '$0.01');
+      await screenshot(page, 'tokens-mgmt6014');
+      await cap.fill('0.0000001');
+      assert.equal(await page.getByRole('button', { name: 'Save cap' }).isDisabled(), true, 'seven decimals refused');
+      await cap.fill('1');
+      await page.getByRole('button', { name: 'Save cap' }).click();
+      await page.getByText('Daily cap set to $1.').waitFor();
+      assert.equal(await page.getByTestId('current-cap').innerText(), '$1');
+    } finally {
+      await context.close();
+    }
+    const passed = await pay(owner.agentPat.pat, wallet.id, '10000');
+    assert.equal(passed.status, 200, JSON.stringify(passed.body));
+  });
+
+  it('a policy edit plus a dry run shows the refusing rule and the headroom', async () => {
+    const owner = await newOwner(world, ['ops'], { fundUsd: '1' });
+    const wallet = owner.wallets[0]!;
+    const { context, page } = await newDashboardPage(world.browser);
+    try {
+      await installFakeWallet(page, owner.key);
+      await page.goto(`/dashboard/wallets/${wallet.id}`);
+      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      const editor = page.getByLabel('Policy (JSON)');
+      await editor.waitFor();
+      await page.getByTestId('balance').getByText('$1').waitFor();
+
+      // Checked as typed, with the API's own schema: a zero cap and an unknown field are named.
+      await editor.fill('{"per_tx_cap_usd": "0", "daily_limit": "5"}');
+      const issues = page.getByTestId('policy-issues');
+      await issues.waitFor();
+      const listed = await issues.innerText();
+      assert.match(listed, /per_tx_cap_usd: a cap must be above zero/);
+      assert.match(listed, /daily_limit/);
+      assert.equal(await page.getByRole('button', { name: 'Save policy' }).isDisabled(), true);
+
+      await editor.fill('{"per_tx_cap_usd": "0.5", "daily_cap_usd": "2"}');
+      await page.getByRole('button', { name: 'Save policy' }).click();
+      await page.getByText('Policy saved.').waitFor();
+      const stored = await world.t.request('GET', `/v1/wallets/${wallet.id}/policy`, { token: owner.agentPat.pat });
+      assert.deepEqual(stored.body.policy, { per_tx_cap_usd: '0.5', daily_cap_usd: '2' });
+
+      await page.getByLabel('Recipient address').fill('0x209693Bc6afc0C5328bA36FaF03C514EF312287C');
+      await page.getByLabel('Amount (USD)').fill('0.75');
+      const result = page.getByTestId('dry-run-result');
+      await result.getByText('Would be refused.').waitFor();
+      assert.match(await page.getByTestId('violations').innerText(), /per_tx_cap_usd/);
+      assert.doesNotMatch(await page.getByTestId('violations').innerText(), /daily_cap_usd/);
+      assert.match(await result.innerText(), /daily_usd\s+2/);
+      await screenshot(page, 'wallet-dry-run');
+
+      await page.getByLabel('Amount (USD)').fill('0.25');
+      await result.getByText('Would pass.').waitFor();
+      assert.match(await result.innerText(), /daily_usd\s+1\.75/, 'headroom after this payment');
+      // A dry run counts nothing: the day's room is whole again on the API.
+      const again = await world.t.request('POST', `/v1/wallets/${wallet.id}/policy/evaluate`, {
+        token: owner.agentPat.pat,
+        body: { to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', amount_usd: '0.25' },
+      });
+      assert.equal(again.body.headroom.daily_usd, '1.75');
+
+      // Real payments: the refused one is listed with the pd_ id its 403 named and the rule; the audit chain holds.
+      const refusedPay = await pay(owner.agentPat.pat, wallet.id, '750000');
+      assert.equal(refusedPay.status, 403, JSON.stringify(refusedPay.body));
+      assert.equal((await pay(owner.agentPat.pat, wallet.id, '250000')).status, 200);
+      await page.getByRole('button', { name: 'Refresh decisions' }).click();
+      const refusedRow = page.getByTestId('decision-row').filter({ hasText: refusedPay.body.decision_id });
+      await refusedRow.waitFor();
+      assert.match(await refusedRow.innerText(), /refused[\s\S]*per_tx_cap_usd/);
+      assert.equal(await page.getByTestId('decision-row').count(), 2);
+      await page.getByRole('button', { name: 'Refresh audit trail' }).click();
+      await page.getByTestId('audit-state').getByText('chain verified').waitFor();
+      await screenshot(page, 'wallet-history');
+    } finally {
+      await context.close();
+    }
+  });
+
+  describe('with the demo seller', () => {
+    let demo: DemoSeller;
+    let demoPat: string;
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dashboard-demo-seller-'));
+    before(async () => {
+      demo = await startDemoSeller({
+        apiUrl: world.t.baseUrl,
+        publicUrl: PUBLIC_ORIGIN,
+        facilitatorUrl: world.chain.facilitatorUrl,
+        chainId: world.chain.chainId,
+        network: world.chain.network,
+        payToKey: anvilDevAccount(2).privateKey,
+        dataDir,
+      });
+      demoPat = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-seller.json'), 'utf8')).pat;
+    });
+    after(async () => {
+      await demo?.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('a paid call to the demo seller appears on the Sellers ledger page; the chart draws and the CSV holds the row', async () => {
+      const owner = await newOwner(world, ['buyer'], { fundUsd: '1' });
+      const buyer = createX402Buyer({
+        client: new TreasuryClient({ apiUrl: world.t.baseUrl, token: owner.agentPat.pat }),
+        walletId: owner.wallets[0]!.id,
+        maxPriceUsd: '0.05',
+      });
+      const paid = await buyer.request(`${demo.url}/joke`);
+      assert.equal(paid.status, 200, paid.body);
+      const tx = paid.receipt!.transaction;
+      let reported = false;
+      for (let i = 0; i < 100 && !reported; i++) {
+        const rows = await world.t.request('GET', '/v1/ledger', { token: demoPat });
+        reported = rows.body.entries?.some((e: { tx_hash: string }) => e.tx_hash === tx);
+        if (!reported) await sleep(100);
+      }
+      assert.ok(reported, 'the middleware reported the payment to the ledger');
+
+      const { context, page } = await newDashboardPage(world.browser);
+      try {
+        await page.goto('/dashboard/sellers');
+        await page.getByLabel('Service PAT', { exact: true }).fill(demoPat);
+        await page.getByRole('button', { name: 'Open' }).click();
+        await page.waitForURL(`${PUBLIC_ORIGIN}/dashboard/sellers/${demo.sellerId}`);
+        const row = page.getByTestId('ledger-row').filter({ hasText: tx });
+        await row.waitFor();
+        assert.match(await row.innerText(), /\$0\.01/);
+        assert.match(await row.innerText(), /\/joke/);
+        await page.locator('.chart canvas').first().waitFor();
+        await page.getByTestId('verification-token').waitFor();
+        await screenshot(page, 'seller-demo-ledger');
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Export CSV' }).click(),
+        ]);
+        const csv = fs.readFileSync((await download.path())!, 'utf8');
+        assert.ok(csv.includes(tx), csv);
+        // The service PAT is in no storage and no URL.
+        assert.ok(!page.url().includes(demoPat));
+        assert.ok(
+          !(
+            await page.evaluate<string>('JSON.stringify({ ...localStorage, ...sessionStorage }) + document.cookie')
+          ).includes('xx_pat_'),
+        );
+      } finally {
+        await context.close();
+      }
+    });
+  });
+});

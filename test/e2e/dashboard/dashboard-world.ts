@@ -1,0 +1,97 @@
+/**
+ * What the dashboard browser suites stand on: a local chain (anvil, test USDC, faucet, facilitator), a test
+ * Treasury reading balances from it, Chromium pointed at it (../../support/dashboard-browser.ts), and an
+ * owner with an agent and funded wallets, made through the public API as `xx init` makes them.
+ */
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { fundFromFaucet, startTestChain, type TestChain } from '../../support/chain-harness.js';
+import { launchDashboardBrowser, PUBLIC_ORIGIN } from '../../support/dashboard-browser.js';
+import { signInBody } from '../../support/sign-in.js';
+
+export interface Owner {
+  key: PrivateKeyAccount;
+  session: string;
+  accountId: string;
+  agentId: string;
+  /** The agent's long-lived PAT (as `xx init` keeps it). */
+  agentPat: { id: string; pat: string };
+  wallets: Array<{ id: string; address: `0x${string}`; label: string; account_id: string }>;
+}
+
+export interface DashboardWorld {
+  chain: TestChain;
+  t: TestTreasury;
+  browser: Browser;
+}
+
+export async function startDashboardWorld(): Promise<DashboardWorld> {
+  const chain = await startTestChain();
+  const t = await startTestTreasury({
+    extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) },
+  });
+  const browser = await launchDashboardBrowser(t.baseUrl);
+  return { chain, t, browser };
+}
+
+export async function stopDashboardWorld(world: Partial<DashboardWorld>): Promise<void> {
+  await world.browser?.close();
+  await world.t?.stop();
+  await world.chain?.stop();
+}
+
+/** Signs a new owner in (SIWE naming the public origin) and returns a sign-in session for `key`. */
+export async function ownerSession(t: TestTreasury, key: PrivateKeyAccount) {
+  const res = await t.request('POST', '/v1/identity/init', { body: await signInBody(t, PUBLIC_ORIGIN, key) });
+  assert.ok(res.status < 300, JSON.stringify(res.body));
+  return res.body as { session: string; account_id: string; agent_id: string };
+}
+
+/** A new owner whose agent holds `labels.length` wallets, each funded with `fundUsd` test USDC. */
+export async function newOwner(
+  world: DashboardWorld,
+  labels: string[],
+  options: { fundUsd?: string; dailyCapUsd?: string } = {},
+): Promise<Owner> {
+  const key = privateKeyToAccount(generatePrivateKey());
+  const grant = await ownerSession(world.t, key);
+  const created = await world.t.request('POST', '/v1/pats', {
+    token: grant.session,
+    body: {
+      scope_type: 'agent',
+      label: 'agent',
+      ...(options.dailyCapUsd ? { daily_cap_usd: options.dailyCapUsd } : {}),
+    },
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const wallets: Owner['wallets'] = [];
+  for (const label of labels) {
+    const w = await world.t.request('POST', `/v1/agents/${grant.agent_id}/wallets`, {
+      token: created.body.pat,
+      body: { label },
+    });
+    assert.equal(w.status, 201, JSON.stringify(w.body));
+    wallets.push({ id: w.body.id, address: w.body.address, label, account_id: w.body.account_id });
+    if (options.fundUsd) await fundFromFaucet(world.chain, w.body.address, options.fundUsd);
+  }
+  return {
+    key,
+    session: grant.session,
+    accountId: grant.account_id,
+    agentId: grant.agent_id,
+    agentPat: { id: created.body.id, pat: created.body.pat },
+    wallets,
+  };
+}
+
+/** What `xx dashboard` mints: a single-use agent PAT, 10 minutes. */
+export async function handoffPat(t: TestTreasury, owner: Owner): Promise<{ id: string; pat: string }> {
+  const res = await t.request('POST', '/v1/pats', {
+    token: owner.session,
+    body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 },
+  });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body;
+}
