@@ -231,7 +231,36 @@ export const CLI_ENTRIES: Entries = {
   TREASURY_DATA_DIR: { meaning: '`xx fund`: where the sandbox wrote `sandbox.json`', default: '`.treasury`' },
 };
 
-/** The seller middleware (src/x402/koa/koa-options.ts), read once from `options.env`. */
+/** The seller middleware (src/x402/seller/seller-options.ts), read once from `options.env`. */
+/** treasury-gate (src/gate/gate-config.ts). */
+export const GATE_ENTRIES: Entries = {
+  GATE_HOST: { meaning: 'listen address' },
+  GATE_PORT: { meaning: 'listen port' },
+  GATE_TOKEN: {
+    meaning: 'the gate bearer: a PAT carrying the gate scope (alone, or beside a Treasury scope); required',
+  },
+  GATE_API_URL: { meaning: 'the Treasury platform the catalogue is read from and the ledger reported to' },
+  FACILITATOR_URL: { meaning: 'x402 facilitator; absent: paid routes answer 503 unless `XX_ALLOW_LOCAL_ONLY=1`' },
+  FACILITATOR_ADDRESS: { meaning: 'the on-chain Permit2 caller; required when `upto` is among `GATE_SCHEMES`' },
+  GATE_SCHEMES: { meaning: 'comma-separated schemes offered: `exact`, `upto`' },
+  GATE_NETWORK: { meaning: "CAIP-2 network the gate's sellers are paid on" },
+  GATE_BASE_DOMAIN: {
+    meaning:
+      'host routing: `<slug>.<GATE_BASE_DOMAIN>` goes to that seller; otherwise the first path segment is the slug',
+  },
+  GATE_REFRESH_MS: { meaning: 'how often the catalogue is read again; a failed read keeps the last good one' },
+  GATE_ORIGIN_TIMEOUT_MS: { meaning: 'how long the origin may take, body included; beyond it 504 and nothing settled' },
+  GATE_MAX_REQUEST_BYTES: { meaning: 'largest request body proxied; larger: 413 before any payment is checked' },
+  GATE_MAX_HELD_BYTES: { meaning: 'largest answer held in memory until settlement (docs/gate.md)' },
+  GATE_PLATFORM_TIMEOUT_MS: { meaning: 'time-out of a platform call' },
+  GATE_VERIFY_TIMEOUT_MS: { meaning: 'time-out of a facilitator verify' },
+  GATE_SETTLE_TIMEOUT_MS: { meaning: 'time-out of a facilitator settle' },
+  GATE_LOG_LEVEL: { meaning: 'pino level' },
+  TREASURY_EXIT_WITH_PARENT: { meaning: '`1`: stop when the parent process goes away (set by the sandbox)' },
+  XX_ALLOW_LOCAL_ONLY: { meaning: '`1`: paid routes answer without a facilitator (sandbox only)' },
+  XX_DISABLE_BODY_CAPTURE: { meaning: '`1`: do not capture response bodies for the ledger (as the middleware)' },
+};
+
 export const KOA_ENTRIES: Entries = {
   XX_PAY_TO: { meaning: 'payee address when `pay_to` is not given' },
   FACILITATOR_URL: { meaning: 'x402 facilitator when `facilitator_url` is not given' },
@@ -250,6 +279,14 @@ export const SANDBOX_ENTRIES: Entries = {
   TREASURY_SANDBOX_FAUCET_PORT: { meaning: 'faucet port', default: '`8547`' },
   TREASURY_SANDBOX_FACILITATOR_PORT: { meaning: 'facilitator port', default: '`4022`' },
   TREASURY_SANDBOX_SELLER_PORT: { meaning: 'demo seller port', default: '`8403`' },
+  TREASURY_SANDBOX_GATE_PORT: {
+    meaning: 'the gate in front of the demo origin (`0`: any free port)',
+    default: '`8404`',
+  },
+  TREASURY_SANDBOX_ORIGIN_PORT: {
+    meaning: 'the demo origin with no payment code behind the gate (`0`: any free port)',
+    default: '`8405`',
+  },
   TREASURY_SANDBOX_KMS_PORT: { meaning: 'KMS emulator port', default: '`4599`' },
   ANVIL_BIN: { meaning: 'an anvil binary to use instead of the one from npm' },
   PATH: { meaning: 'where anvil and `softhsm2-util` are looked up' },
@@ -279,6 +316,10 @@ export const TEST_ENTRIES: Entries = {
     meaning:
       'a PostgreSQL server whose user may `CREATE DATABASE`; the migrated template is kept there and cloned per suite',
     default: 'embedded',
+  },
+  TREASURY_TEST_CHROMIUM: {
+    meaning: "tests: the Chromium the dashboard's browser tests drive (playwright-core)",
+    default: '`/usr/bin/chromium`',
   },
   TREASURY_TEST_KEY_BACKEND: {
     meaning: "test signers' key backend: `pkcs11` or `aws-kms` (the KMS emulator)",

@@ -11,9 +11,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appEnvSchema } from '../../src/api/config/app-config.js';
 import { signerEnvSchema } from '../../signer/config/signer-config.js';
+import { gateEnvSchema } from '../../src/gate/gate-config.js';
 import {
   API_ENTRIES,
   CLI_ENTRIES,
+  GATE_ENTRIES,
   KOA_ENTRIES,
   PRODUCTION_ENTRIES,
   REFUSED_ENTRIES,
@@ -119,6 +121,12 @@ export function renderConfigurationReference(): string {
     '## xx CLI',
     '',
     ...listTable(CLI_ENTRIES),
+    '',
+    '## treasury-gate',
+    '',
+    'From `src/gate/gate-config.ts` ([gate.md](gate.md)).',
+    '',
+    ...schemaTable(gateEnvSchema.shape as unknown as Record<string, SchemaNode>, GATE_ENTRIES),
     '',
     '## Seller middleware (`treasury/koa`)',
     '',

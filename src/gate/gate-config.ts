@@ -118,6 +118,9 @@ export class GateConfigError extends BaseError<'gate_config_invalid', { problems
 }
 
 /** Parses the environment once; throws one `GateConfigError` listing every problem (never the token's value). */
+/** The gate's variables, for the generated configuration reference (docs/configuration.md). */
+export { envSchema as gateEnvSchema };
+
 export function loadGateConfig(env: Readonly<Record<string, string | undefined>> = process.env): GateConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success)

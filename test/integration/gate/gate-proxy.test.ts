@@ -293,6 +293,7 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
       const res = await fetch(`${early.url}/${GATE_SLUG}/paid`);
       assert.equal(res.status, 503);
       assert.equal(res.headers.get('retry-after'), '5');
+      assert.equal(((await res.json()) as { error_code?: string }).error_code, 'gate_not_ready');
       empty.platform.on('/v1/gate/catalogue', { status: 200, body: tableCatalogue(origin.url) });
       await early.app.catalogue.refreshNow();
       assert.equal((await fetch(`${early.url}/readyz`)).status, 200);

@@ -164,9 +164,16 @@ describe('Dockerfile (hadolint-like rules, no engine)', () => {
       for (const w of s.instructions.filter((i) => i.keyword === 'WORKDIR')) assert.match(w.args, /^\//, s.name);
   });
 
-  it('keeps a place for the gate target after api and signer', () => {
-    assert.match(dockerfile, /^# ---- gate: /m);
-    assert.ok(dockerfile.indexOf('# ---- gate: ') > dockerfile.indexOf('AS api'));
+  it('has a gate target on the compiled build: its own user, a health check, no signer or database paths', () => {
+    const gate = stages.find((s) => s.name === 'gate');
+    assert.ok(gate, 'a gate stage');
+    const text = gate.instructions.map((i) => `${i.keyword} ${i.args}`).join('\n');
+    assert.match(text, /^USER treasury-gate$/m);
+    assert.match(text, /^HEALTHCHECK /m);
+    assert.match(text, /^CMD \["node", "dist\/src\/gate\/main\.js"\]$/m);
+    assert.doesNotMatch(text, /softhsm|PKCS11|SIGNER_SOCKET|DATABASE_URL|tsx/);
+    // The default target (the last stage) stays the API.
+    assert.equal(stages.at(-1)?.name, 'api');
   });
 
   it('.dockerignore keeps node_modules, dist, tests, benches and local state out of the context', () => {
