@@ -1,7 +1,8 @@
 /**
  * A real local chain for integration tests: anvil on a free port (chain id 84532 unless told otherwise),
  * Permit2 and the x402 upto proxy at their canonical addresses, the EIP-3009 test USDC at the Base
- * Sepolia USDC address, the faucet and the local x402 facilitator, all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`.
+ * Sepolia USDC address, the faucet and the local x402 facilitator, all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`
+ * (useTestChain registers both).
  * Also: token balance reads and faucet funding helpers. Every key here is a public anvil dev key.
  */
 import { pino } from 'pino';
@@ -10,6 +11,7 @@ import { createPublicClient, http, type Address, type Hex, type PublicClient } f
 import { startLocalChain, type StartLocalChainOptions } from '../../ops/sandbox/chain/local-chain.js';
 import { localChain, testUsdcAbi } from '../../ops/sandbox/chain/deploy-test-usdc.js';
 import { anvilDevAccount, type DevAccount } from '../../ops/sandbox/chain/anvil-dev-accounts.js';
+import { useInSuite } from './late-bound.js';
 
 export { anvilDevAccount, type DevAccount };
 
@@ -71,6 +73,14 @@ export async function startTestChain(options: StartTestChainOptions = {}): Promi
     stop: () => chain.stop(),
   };
 }
+
+/**
+ * The test chain of the enclosing mocha suite: started in a `before` hook and stopped in an `after` hook
+ * registered here, so the suite's own `before` hooks (registered after this call) run once it is up. The
+ * handle reads through to the started chain (./late-bound.ts).
+ */
+export const useTestChain = (options?: StartTestChainOptions): TestChain =>
+  useInSuite('the test chain', () => startTestChain(options));
 
 /** Raw (6-decimal) token balance of `owner` on the chain at `rpcUrl` (default token: the chain's test USDC). */
 export async function readTokenBalance(

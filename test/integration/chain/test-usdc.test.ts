@@ -29,8 +29,7 @@ import {
   EIP712_DOMAIN_FIELDS,
   fundFromFaucet,
   readTokenBalance,
-  startTestChain,
-  type TestChain,
+  useTestChain,
 } from '../../support/chain-harness.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 
@@ -48,7 +47,7 @@ const CANCEL_TYPES = {
 
 describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   this.timeout(60_000);
-  let chain: TestChain;
+  const chain = useTestChain();
   const payer = anvilDevAccount(4);
   const payee = anvilDevAccount(5).address;
   const relayer = anvilDevAccount(6);
@@ -122,11 +121,7 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   }
 
   before(async () => {
-    chain = await startTestChain();
     await fundFromFaucet(chain, payer.address, '1000');
-  });
-  after(async () => {
-    await chain?.stop();
   });
 
   it('sits at the Base Sepolia USDC address with USDC metadata and the anvil #0 minter', async () => {

@@ -44,23 +44,9 @@ import {
   permit2Abi,
   X402_UPTO_PERMIT2_PROXY,
 } from '../../../ops/sandbox/chain/deploy-upto-contracts.js';
-import {
-  anvilDevAccount,
-  fundFromFaucet,
-  readTokenBalance,
-  startTestChain,
-  type TestChain,
-} from '../../support/chain-harness.js';
+import { anvilDevAccount, fundFromFaucet, readTokenBalance, useTestChain } from '../../support/chain-harness.js';
 import { assertSettledOnChain, postJson } from '../../support/post-json.js';
-
-interface Permit2Authorization {
-  from: Address;
-  permitted: { token: Address; amount: string };
-  spender: Address;
-  nonce: string;
-  deadline: string;
-  witness: { to: Address; facilitator: Address; validAfter: string };
-}
+import type { Permit2Authorization } from '../../../src/api/pay/payment-authorization.js';
 
 /** The custom error name of a reverted viem call (undefined when it did not revert with one). */
 async function revertName(call: Promise<unknown>): Promise<string | undefined> {
@@ -106,7 +92,7 @@ const proxyWithPermit2Errors = [
 
 describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
   this.timeout(60_000);
-  let chain: TestChain;
+  const chain = useTestChain();
   let buyer: PrivateKeyAccount;
   let unapproved: PrivateKeyAccount;
   const payTo = anvilDevAccount(7).address;
@@ -150,14 +136,14 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
     const auth = authorizationOf(payload);
     return {
       permit: {
-        permitted: { token: auth.permitted.token, amount: BigInt(auth.permitted.amount) },
+        permitted: { token: auth.permitted.token as Address, amount: BigInt(auth.permitted.amount) },
         nonce: BigInt(auth.nonce),
         deadline: BigInt(auth.deadline),
       },
-      owner: auth.from,
+      owner: auth.from as Address,
       witness: {
-        to: auth.witness.to,
-        facilitator: auth.witness.facilitator,
+        to: auth.witness.to as Address,
+        facilitator: auth.witness.facilitator as Address,
         validAfter: BigInt(auth.witness.validAfter),
       },
       signature: (payload.payload as { signature: Hex }).signature,
@@ -179,14 +165,10 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
   };
 
   before(async () => {
-    chain = await startTestChain();
     buyer = privateKeyToAccount(generatePrivateKey());
     unapproved = privateKeyToAccount(generatePrivateKey());
     await fundFromFaucet(chain, buyer.address, '5', { approvePermit2: true });
     await fundFromFaucet(chain, unapproved.address, '5');
-  });
-  after(async () => {
-    await chain?.stop();
   });
 
   it('Permit2 is at its canonical address and its DOMAIN_SEPARATOR is the domain x402 clients sign for', async () => {
