@@ -4,13 +4,14 @@
  * (SIGINT to the group) and waits for the exit, then SIGKILLs whatever is left. payDemoSeller pays the
  * sandbox's demo seller from a Treasury wallet as a buyer does.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodePaymentRequired, encodePaymentPayload } from '../../src/x402/header-codec.js';
+import { spawnDetached } from './detached-child.js';
 import { freePort } from './test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -67,16 +68,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
   };
   delete env.DATABASE_URL;
   delete env.TREASURY_ADMIN_TOKEN;
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { child, output, exited } = spawnDetached('npm', ['start', '--silent'], { cwd: ROOT, env });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -88,7 +80,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     }
     // npm may exit before the sandbox has finished stopping: wait for its last line too.
     await Promise.race([exited, sleep(60_000)]);
-    for (let i = 0; i < 600 && !/sandbox stopped/.test(output); i++) await sleep(100);
+    for (let i = 0; i < 600 && !/sandbox stopped/.test(output()); i++) await sleep(100);
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch {
@@ -102,7 +94,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
   }
   if (!fs.existsSync(sandboxFile)) {
     await stop();
-    throw new Error(`sandbox.json never appeared:\n${output}`);
+    throw new Error(`sandbox.json never appeared:\n${output()}`);
   }
   let info: SandboxInfo;
   try {
@@ -111,7 +103,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     // Stop what started, so that a failed start leaves no sandbox (PostgreSQL, anvil, the API) running.
     await stop();
     throw new Error(
-      `sandbox.json is not readable JSON: ${err instanceof Error ? err.message : String(err)}\n${output}`,
+      `sandbox.json is not readable JSON: ${err instanceof Error ? err.message : String(err)}\n${output()}`,
     );
   }
   return {
@@ -119,7 +111,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     sandboxFile,
     info,
     child,
-    output: () => output,
+    output,
     logs: () => logTails(dataDir),
     exited,
     stop,

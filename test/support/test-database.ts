@@ -28,6 +28,7 @@ import pg from 'pg';
 import { createKnex, migrateLatest, MIGRATIONS_DIR, type Knex } from '../../src/api/db/knex-client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/api/db/embedded-postgres.js';
 import { freeLoopbackPort as freePort } from '../../ops/net/free-loopback-port.js';
+import { lateBound } from './late-bound.js';
 
 let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | undefined;
 /** The migrated template on `server`, once asked for. */
@@ -228,4 +229,18 @@ export async function migrateUpTo(knex: Knex, migration: string): Promise<void> 
     assert.ok(pending.length > 0, `${migration} not found among the pending migrations`);
     await knex.migrate.up();
   }
+}
+
+/**
+ * For the tests of one migration: an empty database of the enclosing suite (useTestDatabase, `migrate:
+ * false`) on which every migration before `migration` has run when its tests start (migrateUpTo). The handle
+ * reads through to it (./late-bound.ts).
+ */
+export function useTestDatabaseBefore(migration: string): TestDatabase {
+  let db: TestDatabase | undefined;
+  useTestDatabase((d) => (db = d), { migrate: false });
+  before(async () => {
+    await migrateUpTo(db!.knex, migration);
+  });
+  return lateBound(() => db, `the database before ${migration}`);
 }
