@@ -3,8 +3,11 @@
  * Permit2 and the x402 upto proxy at their canonical addresses, the EIP-3009 test USDC at the Base
  * Sepolia USDC address, the faucet and the local x402 facilitator, all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`
  * (useTestChain registers both).
- * Also: token balance reads and faucet funding helpers. Every key here is a public anvil dev key.
+ * Also: token balance reads, faucet funding helpers, and the one file a compile wrote to an artifact cache. Every key here is a public anvil dev key.
  */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem';
@@ -124,4 +127,16 @@ export async function fundFromFaucet(
   };
   if (res.status !== 200) throw new Error(`faucet answered ${res.status}: ${JSON.stringify(body)}`);
   return body;
+}
+
+/**
+ * The artifact cache file in `dir`, asserting that it is the only file there and that its name matches
+ * `pattern`; its name and its modification time.
+ */
+export function onlyCacheFile(dir: string, pattern: RegExp): { name: string; mtimeMs: () => number } {
+  const files = fs.readdirSync(dir);
+  assert.equal(files.length, 1);
+  assert.match(files[0]!, pattern);
+  const name = files[0]!;
+  return { name, mtimeMs: () => fs.statSync(path.join(dir, name)).mtimeMs };
 }

@@ -28,6 +28,7 @@ import {
   anvilDevAccount,
   EIP712_DOMAIN_FIELDS,
   fundFromFaucet,
+  onlyCacheFile,
   readTokenBalance,
   useTestChain,
 } from '../../support/chain-harness.js';
@@ -320,13 +321,11 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'test-usdc-cache-'));
     try {
       const first = compileTestUsdc({ cacheDir: dir });
-      const files = fs.readdirSync(dir);
-      assert.equal(files.length, 1);
-      assert.match(files[0]!, /^test-usdc-[0-9a-f]{16}\.json$/);
-      const mtime = fs.statSync(path.join(dir, files[0]!)).mtimeMs;
+      const cached = onlyCacheFile(dir, /^test-usdc-[0-9a-f]{16}\.json$/);
+      const mtime = cached.mtimeMs();
       const second = compileTestUsdc({ cacheDir: dir });
       assert.deepEqual(second, first);
-      assert.equal(fs.statSync(path.join(dir, files[0]!)).mtimeMs, mtime);
+      assert.equal(cached.mtimeMs(), mtime);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

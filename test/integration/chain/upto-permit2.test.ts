@@ -44,7 +44,13 @@ import {
   permit2Abi,
   X402_UPTO_PERMIT2_PROXY,
 } from '../../../ops/sandbox/chain/deploy-upto-contracts.js';
-import { anvilDevAccount, fundFromFaucet, readTokenBalance, useTestChain } from '../../support/chain-harness.js';
+import {
+  anvilDevAccount,
+  fundFromFaucet,
+  onlyCacheFile,
+  readTokenBalance,
+  useTestChain,
+} from '../../support/chain-harness.js';
 import { assertSettledOnChain, postJson } from '../../support/post-json.js';
 import type { Permit2Authorization } from '../../../src/api/pay/payment-authorization.js';
 
@@ -226,10 +232,8 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
     try {
       // The harness has filled the repository cache: a fresh directory is seeded from it, no compile.
       const first = compileUptoContracts({ cacheDir: dir });
-      const files = fs.readdirSync(dir);
-      assert.equal(files.length, 1);
-      assert.match(files[0]!, /^upto-contracts-[0-9a-f]{16}\.json$/);
-      assert.ok(first.cacheKey.startsWith(files[0]!.slice('upto-contracts-'.length, -'.json'.length)));
+      const cached = onlyCacheFile(dir, /^upto-contracts-[0-9a-f]{16}\.json$/);
+      assert.ok(first.cacheKey.startsWith(cached.name.slice('upto-contracts-'.length, -'.json'.length)));
       assert.equal(first.contracts.permit2.hasImmutables, true);
       const compiledPermit2 = new Set(
         first.contracts.permit2.abi
@@ -238,11 +242,11 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
       );
       for (const f of permit2Abi) assert.ok(compiledPermit2.has(toFunctionSignature(f)), toFunctionSignature(f));
       assert.equal(first.contracts.uptoProxy.hasImmutables, false);
-      const mtime = fs.statSync(path.join(dir, files[0]!)).mtimeMs;
+      const mtime = cached.mtimeMs();
       assert.deepEqual(compileUptoContracts({ cacheDir: dir, seedCacheDirs: [] }), first);
-      assert.equal(fs.statSync(path.join(dir, files[0]!)).mtimeMs, mtime);
+      assert.equal(cached.mtimeMs(), mtime);
       // A corrupt cache file is ignored and rewritten (from the seed).
-      fs.writeFileSync(path.join(dir, files[0]!), '{"cacheKey":"nope"}');
+      fs.writeFileSync(path.join(dir, cached.name), '{"cacheKey":"nope"}');
       assert.deepEqual(compileUptoContracts({ cacheDir: dir }), first);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
