@@ -68,6 +68,25 @@ function epgDir(): string {
   return dir;
 }
 
+/**
+ * Runs `script` (after the lines that start a server on a fresh epgDir() at a free port, `const h =` naming
+ * it) with spawnScript, then `check` on it; kills what is left of it and removes the directory afterwards.
+ */
+async function withPostgresScript(
+  name: string,
+  script: string,
+  check: (run: Awaited<ReturnType<typeof spawnScript>>, dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = epgDir();
+  const run = await spawnScript(name, `${startingPostgres(dir, await freePort(), 'const h = await ')}\n${script}`);
+  try {
+    await check(run, dir);
+  } finally {
+    run.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('embedded PostgreSQL', function () {
   this.timeout(120_000);
 
@@ -145,12 +164,10 @@ describe('embedded PostgreSQL', function () {
   });
 
   it('Ctrl-C to the process group lets a process with its own handler finish its shutdown', async () => {
-    const dir = epgDir();
     // Like the sandbox: its SIGINT handler stops other parts first (here: 3 s), then PostgreSQL, then says so.
-    const run = await spawnScript(
+    await withPostgresScript(
       'epg-owner',
       `
-      ${startingPostgres(dir, await freePort(), 'const h = await ')}
       process.on('SIGINT', async () => {
         await new Promise((r) => setTimeout(r, 3000));
         await h.stop();
@@ -158,37 +175,24 @@ describe('embedded PostgreSQL', function () {
         process.exit(0);
       });
     `,
+      async (run, dir) => {
+        process.kill(-run.child.pid!, 'SIGINT');
+        const code = await run.exited;
+        assert.equal(code, 0, run.output());
+        assert.match(run.output(), /OWN SHUTDOWN DONE/);
+        assert.ok(!fs.existsSync(path.join(dir, 'data', 'postmaster.pid')), 'the server stopped');
+      },
     );
-    try {
-      process.kill(-run.child.pid!, 'SIGINT');
-      const code = await run.exited;
-      assert.equal(code, 0, run.output());
-      assert.match(run.output(), /OWN SHUTDOWN DONE/);
-      assert.ok(!fs.existsSync(path.join(dir, 'data', 'postmaster.pid')), 'the server stopped');
-    } finally {
-      run.cleanup();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   it('Ctrl-C to a process without handlers still stops its server', async () => {
-    const dir = epgDir();
-    const run = await spawnScript(
-      'epg-plain',
-      `
-      ${startingPostgres(dir, await freePort(), 'await ')}
-    `,
-    );
-    try {
+    await withPostgresScript('epg-plain', '', async (run, dir) => {
       const pid = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
       run.child.kill('SIGINT'); // the process only: stopping the server is the hook's work
       assert.equal(await run.exited, 130, run.output());
       const deadline = Date.now() + 10_000;
       while (isRunning(pid) && Date.now() < deadline) await sleep(100);
       assert.ok(!isRunning(pid), 'the server stopped with its process');
-    } finally {
-      run.cleanup();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
