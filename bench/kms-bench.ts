@@ -15,13 +15,11 @@
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 200),
  * BENCH_KMS_SIGN_RATE (phase (b)'s TREASURY_KMS_SIGN_RATE_PER_SECOND; default unset: the signer's default).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { KMSClient, SignCommand, CreateKeyCommand } from '@aws-sdk/client-kms';
 import { createKnex, migrateLatest } from '../src/api/db/knex-client.js';
 import { startEmbeddedPostgres } from '../src/api/db/embedded-postgres.js';
@@ -29,10 +27,10 @@ import { freePort } from '../test/support/test-database.js';
 import { GENEROUS_SIGNER_LIMITS } from '../test/support/signer-harness.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
-import { drive as driveLoops, percentile, type DriveResult } from './support/closed-loop.js';
+import * as parts from './support/service-bench-parts.js';
+import { drive as driveLoops, type DriveResult } from './support/closed-loop.js';
 import { readProcStat } from './support/proc-stat.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_WALLETS ?? 200);
@@ -61,42 +59,6 @@ const cpuSeconds = (pid: number | undefined) => readProcStat(pid)?.cpuSeconds ??
 const drive = (concurrency: number, seconds: number, op: (i: number) => Promise<boolean>) =>
   driveLoops(concurrency, seconds, (i) => op(i).catch(() => false));
 
-/** Spawns a TypeScript entry point and resolves with it and its first line matching `ready`. */
-function startChild(
-  entry: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  ready: (line: string) => boolean,
-): Promise<{ child: ChildProcess; line: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let log = '';
-    const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
-    for (const s of [child.stdout!, child.stderr!]) {
-      readline.createInterface({ input: s }).on('line', (line) => {
-        if (log.length < 20_000) log += line + '\n';
-        if (ready(line)) {
-          clearTimeout(timer);
-          resolve({ child, line });
-        }
-      });
-    }
-    child.once('exit', (code) => reject(new Error(`${entry} exited ${code}:\n${log}`)));
-  });
-}
-
-async function stopChild(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
-
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-kms-bench-'));
   fs.chmodSync(dir, 0o755);
@@ -108,9 +70,10 @@ async function main(): Promise<void> {
     await knex.destroy();
 
     process.stderr.write('• starting the KMS emulator (a test double) as its own process\n');
-    const emulatorStart = await startChild('ops/kms-emulator/main.ts', ['--port', '0'], {}, (line) =>
-      line.startsWith('{"kms_emulator"'),
-    );
+    const emulatorStart = await parts.startTsChild('ops/kms-emulator/main.ts', {
+      args: ['--port', '0'],
+      ready: (line) => line.startsWith('{"kms_emulator"'),
+    });
     const emulator = emulatorStart.child;
     children.push(emulator);
     const kms = JSON.parse(emulatorStart.line) as EmulatorInfo;
@@ -163,7 +126,7 @@ async function main(): Promise<void> {
     });
     const signerReady = (line: string) => line.includes('"msg":"signer ready"');
     const startSigner = async (signRate: string | undefined) => {
-      const started = await startChild('signer/main.ts', [], signerEnv(signRate), signerReady);
+      const started = await parts.startTsChild('signer/main.ts', { env: signerEnv(signRate), ready: signerReady });
       const configured = (JSON.parse(started.line) as { kms_sign_rate_per_second?: number }).kms_sign_rate_per_second;
       return { child: started.child, signRate: configured };
     };
@@ -175,21 +138,9 @@ async function main(): Promise<void> {
     const signerClient = new SignerClient({ socketPath: socket });
     const signerAccount = (await signerClient.createAccountKey()).account_key_ref;
     const signerWallet = await signerClient.createWalletKey({ account_key_ref: signerAccount });
+    const signOneAuthorization = parts.signerSignOnce(signerClient, signerAccount, signerWallet, USDC, SELLER);
     const signOnce = async () => {
-      await signerClient.signTransferAuthorization({
-        account_key_ref: signerAccount,
-        wallet_key_ref: signerWallet.wallet_key_ref,
-        address: signerWallet.address,
-        domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
-        message: {
-          from: signerWallet.address,
-          to: SELLER,
-          value: '1000',
-          validAfter: '0',
-          validBefore: String(Math.floor(Date.now() / 1000) + 300),
-          nonce: `0x${randomBytes(32).toString('hex')}`,
-        },
-      });
+      await signOneAuthorization();
       return true;
     };
     for (let i = 0; i < 100; i++) await signOnce();
@@ -198,78 +149,25 @@ async function main(): Promise<void> {
 
     const apiPort = await freePort();
     const admin = `adm_${randomBytes(24).toString('base64url')}`;
-    const startApi = async () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          DATABASE_URL: database.connectionString,
-          TREASURY_SIGNER_SOCKET: socket,
-          TREASURY_ADMIN_TOKEN: admin,
-          TREASURY_PORT: String(apiPort),
-          TREASURY_LOG_LEVEL: 'warn',
-          TREASURY_DB_POOL_MAX: '24',
-        },
-        stdio: ['ignore', 'ignore', 'inherit'],
+    const startApi = () =>
+      parts.startBenchApi({
+        databaseUrl: database.connectionString,
+        signerSocket: socket,
+        adminToken: admin,
+        port: apiPort,
       });
-      for (let i = 0; ; i++) {
-        if (
-          await fetch(`http://127.0.0.1:${apiPort}/readyz`).then(
-            (r) => r.status === 200,
-            () => false,
-          )
-        )
-          break;
-        if (i > 300 || child.exitCode !== null) throw new Error('treasury-api did not become ready');
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      return child;
-    };
     let api = await startApi();
     children.push(api);
     const base = `http://127.0.0.1:${apiPort}`;
-    const post = async (route: string, bearer: string, body: unknown) => {
-      const res = await fetch(base + route, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    };
+    const post = parts.benchPost(base);
     const minted = await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'kms-bench' });
     const apiKey = minted.body['api_key'] as string;
     process.stderr.write(`• creating ${WALLETS} wallets (a KMS key each)\n`);
-    const walletPolicy = {
-      per_tx_cap_usd: '1',
-      daily_cap_usd: '1000000',
-      velocity_cap: { max_count: 1000000, window_seconds: 60 },
-    };
-    const walletIds: string[] = [];
     const walletStarted = performance.now();
-    for (let i = 0; i < WALLETS; i += 16) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: walletPolicy })),
-      );
-      for (const b of batch)
-        if (b.status !== 201) throw new Error(`wallet creation answered ${b.status}: ${JSON.stringify(b.body)}`);
-      walletIds.push(...batch.map((b) => b.body['id'] as string));
-    }
+    const walletIds = await parts.createBenchWallets(post, apiKey, WALLETS);
     const walletsPerSecond = WALLETS / ((performance.now() - walletStarted) / 1000);
 
-    const payBody = Buffer.from(
-      JSON.stringify({
-        payment_requirements: {
-          scheme: 'exact',
-          network: 'eip155:84532',
-          payTo: SELLER,
-          amount: '1000',
-          asset: USDC,
-          extra: { name: 'USDC', version: '2' },
-          maxTimeoutSeconds: 300,
-        },
-        capability: 'bench',
-      }),
-    );
+    const payBody = Buffer.from(JSON.stringify(parts.benchPayBody(USDC, SELLER)));
     const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const failures = new Map<string, number>();
     const payPhase = async (label: string) => {
@@ -316,8 +214,8 @@ async function main(): Promise<void> {
     const rateOff = await payPhase('(a)');
 
     process.stderr.write('• restarting treasury-signer and treasury-api with the sign rate of phase (b)\n');
-    await stopChild(api);
-    await stopChild(signer.child);
+    await parts.stopChild(api);
+    await parts.stopChild(signer.child);
     signer = await startSigner(SIGN_RATE_B);
     children.push(signer.child);
     api = await startApi();
@@ -327,17 +225,13 @@ async function main(): Promise<void> {
     );
     const rateDefault = await payPhase('(b)');
 
-    const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
-      `| ${name.padEnd(58)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings
-        .map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`)
-        .join(', ')
-        .padEnd(40)} |`;
+    const { header, rule, row } = parts.resultTable(58, 40);
     const lines = [
       '',
       `Treasury pay benchmark on AWS KMS (the KMS emulator, a test double) — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
       '',
-      `| ${'measurement'.padEnd(58)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(40)} |`,
-      `|${'-'.repeat(60)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(42)}|`,
+      header,
+      rule,
       row('ceiling: emulator KMS Sign via the SDK (16 loops)', rawSign, []),
       row('ceiling: signer on aws-kms via socket (8 loops)', signerAlone, [['KMS Sign', rawSign]]),
       row(`pay via HTTP, ${WALLETS} wallets, sign rate off (${CONCURRENCY} cl.)`, rateOff.result, [
@@ -361,22 +255,15 @@ async function main(): Promise<void> {
       `emulator CPU per raw Sign (SigV4 check, JSON, noble signature): ${emulatorCpuPerSign.toFixed(0)} µs; wallet creation (CreateKey + CreateAlias + GetPublicKey through the signer): ${walletsPerSecond.toFixed(0)} wallets/s`,
       rateOff.line,
       rateDefault.line,
-      ...(failures.size > 0
-        ? [
-            `answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`,
-          ]
-        : []),
+      ...parts.failureLines(failures),
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
-    for (const child of children.reverse()) await stopChild(child);
+    for (const child of children.reverse()) await parts.stopChild(child);
     await database.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+parts.runBench(main);

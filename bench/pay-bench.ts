@@ -9,24 +9,34 @@
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
 import { createKnex, migrateLatest } from '../src/api/db/knex-client.js';
 import { startEmbeddedPostgres } from '../src/api/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { freePort } from '../test/support/test-database.js';
 import { GENEROUS_SIGNER_LIMITS } from '../test/support/signer-harness.js';
+import { signInBody } from '../test/support/sign-in.js';
 import { postgresProcessCpu } from './support/postgres-process-cpu.js';
 import { KeepAliveLoadClient } from './support/keep-alive-load-client.js';
+import {
+  BENCH_WALLET_POLICY,
+  benchPayBody,
+  benchPost,
+  createBenchWallets,
+  failureLines,
+  resultTable,
+  runBench,
+  signerSignOnce,
+  startBenchApi,
+  startTsChild,
+} from './support/service-bench-parts.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { measureWakeUpCost } from './support/wake-up-cost.js';
 import { measureWakePlacement } from './support/wake-placement.js';
@@ -242,27 +252,14 @@ function childNodeFlags(): string[] {
   ];
 }
 
-function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const profile = childNodeFlags();
-    const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, entry)], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let log = '';
-    const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
-    for (const s of [child.stdout!, child.stderr!]) {
-      readline.createInterface({ input: s }).on('line', (line) => {
-        if (log.length < 20_000) log += line + '\n';
-        if (line.includes(`"msg":"${ready}"`)) {
-          clearTimeout(timer);
-          resolve(child);
-        }
-      });
-    }
-    child.once('exit', (code) => reject(new Error(`${entry} exited ${code}:\n${log}`)));
+/** Starts `entry` (./support/service-bench-parts.ts) and resolves once it logs the message `ready`. */
+async function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
+  const started = await startTsChild(entry, {
+    env,
+    nodeFlags: childNodeFlags(),
+    ready: (line) => line.includes(`"msg":"${ready}"`),
   });
+  return started.child;
 }
 
 async function main(): Promise<void> {
@@ -360,21 +357,7 @@ async function main(): Promise<void> {
     const signerClient = new SignerClient({ socketPath: socket });
     const signerAccount = (await signerClient.createAccountKey()).account_key_ref;
     const signerWallet = await signerClient.createWalletKey({ account_key_ref: signerAccount });
-    const signOnce = () =>
-      signerClient.signTransferAuthorization({
-        account_key_ref: signerAccount,
-        wallet_key_ref: signerWallet.wallet_key_ref,
-        address: signerWallet.address,
-        domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
-        message: {
-          from: signerWallet.address,
-          to: SELLER,
-          value: '1000',
-          validAfter: '0',
-          validBefore: String(Math.floor(Date.now() / 1000) + 300),
-          nonce: `0x${randomBytes(32).toString('hex')}`,
-        },
-      });
+    const signOnce = signerSignOnce(signerClient, signerAccount, signerWallet, USDC, SELLER);
     for (let i = 0; i < 200; i++) await signOnce();
     const signerCpuBefore = processCpuSeconds(children[0]?.pid);
     const signerAlone = await drive(8, Math.min(SECONDS, 5), async () => {
@@ -387,71 +370,23 @@ async function main(): Promise<void> {
     const apiPort = await freePort();
     const admin = `adm_${randomBytes(24).toString('base64url')}`;
     // The API logs its ready line at info; the bench runs it at warn (no access log) and polls readiness.
-    const profile = childNodeFlags();
-    const apiChild = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: database.connectionString,
-        TREASURY_SIGNER_SOCKET: socket,
-        TREASURY_ADMIN_TOKEN: admin,
-        TREASURY_PORT: String(apiPort),
-        TREASURY_LOG_LEVEL: 'warn',
-        TREASURY_DB_POOL_MAX: '24',
-      },
+    const apiChild = await startBenchApi({
+      databaseUrl: database.connectionString,
+      signerSocket: socket,
+      adminToken: admin,
+      port: apiPort,
+      nodeFlags: childNodeFlags(),
       // BENCH_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
-      stdio: [
-        'ignore',
-        process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore',
-        'inherit',
-      ],
+      stdout: process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore',
     });
     children.push(apiChild);
-    for (let i = 0; ; i++) {
-      const ok = await fetch(`http://127.0.0.1:${apiPort}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ok) break;
-      if (i > 300 || apiChild.exitCode !== null) throw new Error('treasury-api did not become ready');
-      await new Promise((r) => setTimeout(r, 200));
-    }
     const api = `http://127.0.0.1:${apiPort}`;
-    const post = async (route: string, bearer: string, body: unknown) => {
-      const res = await fetch(api + route, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
+    const post = benchPost(api);
     const minted = await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'bench' });
     const apiKey = minted.body.api_key as string;
     process.stderr.write(`• creating ${WALLETS} wallets\n`);
-    const walletPolicy = {
-      per_tx_cap_usd: '1',
-      daily_cap_usd: '1000000',
-      velocity_cap: { max_count: 1000000, window_seconds: 60 },
-    };
-    const walletIds: string[] = [];
-    for (let i = 0; i < WALLETS; i += 16) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(16, WALLETS - i) }, () => post('/v1/wallets', apiKey, { policy: walletPolicy })),
-      );
-      walletIds.push(...batch.map((b) => b.body.id as string));
-    }
-    const payBody = {
-      payment_requirements: {
-        scheme: 'exact',
-        network: 'eip155:84532',
-        payTo: SELLER,
-        amount: '1000',
-        asset: USDC,
-        extra: { name: 'USDC', version: '2' },
-        maxTimeoutSeconds: 300,
-      },
-      capability: 'bench',
-    };
+    const walletIds = await createBenchWallets(post, apiKey, WALLETS);
+    const payBody = benchPayBody(USDC, SELLER);
     // The load generator shares the two cores with what it measures: fixed requests over keep-alive sockets
     // (support/keep-alive-load-client.ts) cost it less CPU than node:http, leaving more to the service.
     const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: apiPort, connections: CONCURRENCY });
@@ -650,21 +585,17 @@ async function main(): Promise<void> {
       `• pay (d): one agent's PAT with a daily cap, ${PAT_WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`,
     );
     const capped = await (async () => {
-      const who = privateKeyToAccount(generatePrivateKey());
-      const nonce = (await (await fetch(`${api}/v1/identity/nonce`, { method: 'POST' })).json()) as { nonce: string };
-      const message = createSiweMessage({
-        domain: new URL(api).host,
-        address: who.address,
-        uri: api,
-        version: '1',
-        chainId: 84532,
-        nonce: nonce.nonce,
-        issuedAt: new Date(),
-      });
+      // A SIWE sign-in of a fresh key, its nonce asked of the API (test/support/sign-in.ts).
+      const nonceApi = {
+        request: async (method: string, route: string) => {
+          const res = await fetch(api + route, { method });
+          return { status: res.status, body: await res.json() };
+        },
+      };
       const init = await fetch(`${api}/v1/identity/init`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ message, signature: await who.signMessage({ message }), chain: 'evm' }),
+        body: JSON.stringify(await signInBody(nonceApi, api)),
       });
       if (init.status !== 200 && init.status !== 201)
         throw new Error(`bench: sign-in failed (${init.status}): ${await init.text()}`);
@@ -674,7 +605,7 @@ async function main(): Promise<void> {
         .pat as string;
       const agentWallets: string[] = [];
       for (let i = 0; i < PAT_WALLETS; i++)
-        agentWallets.push((await post('/v1/wallets', treasuryPat, { policy: walletPolicy })).body.id as string);
+        agentWallets.push((await post('/v1/wallets', treasuryPat, { policy: BENCH_WALLET_POLICY })).body.id as string);
       bearerHeaders = { ...payHeaders, authorization: `Bearer ${agentPat}` };
       phase = '(d) warm-up';
       await driveEach(CONCURRENCY, agentWallets, payOnce);
@@ -823,19 +754,15 @@ async function main(): Promise<void> {
         return `${name}: ${per(Number(r.calls)).toFixed(2)} statements, execution ${(per(r.exec_ms) * 1000).toFixed(0)} µs, planning ${(per(r.plan_ms) * 1000).toFixed(0)} µs (${r.plans} plans), ${per(Number(r.wal_records)).toFixed(1)} WAL records (${per(Number(r.wal_fpi)).toFixed(2)} of them full-page images), ${r.blks_read} pages read from outside shared buffers in all (${r.read_ms.toFixed(0)} ms)`;
       })
       .join('; ')}`;
-    const row = (name: string, r: Result, ceilings: Array<[string, Result]>) =>
-      `| ${name.padEnd(44)} | ${rate(r).toFixed(0).padStart(7)} | ${percentile(r.latenciesMs, 50).toFixed(2).padStart(7)} | ${percentile(r.latenciesMs, 99).toFixed(2).padStart(7)} | ${String(r.errors).padStart(6)} | ${ceilings
-        .map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`)
-        .join(', ')
-        .padEnd(54)} |`;
+    const { header, rule, row } = resultTable(44, 54);
     const lines = [
       '',
       `Treasury pay benchmark — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
       `database history before measuring: ${history.authorizations.toLocaleString('en-US')} past payments, ${history.auditEvents.toLocaleString('en-US')} audit rows, ${history.spendWindows.toLocaleString('en-US')} past spend windows (BENCH_HISTORY)`,
       `each payment ${IDEMPOTENCY_KEYS ? 'under an Idempotency-Key of its own, as the SDK sends (BENCH_IDEMPOTENCY_KEYS=0: none)' : 'without an Idempotency-Key (BENCH_IDEMPOTENCY_KEYS=0)'}`,
       '',
-      `| ${'measurement'.padEnd(44)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(54)} |`,
-      `|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(56)}|`,
+      header,
+      rule,
       row('ceiling: SoftHSM sign via backend (8 loops)', hsm, []),
       row('ceiling: signer process via socket (8 loops)', signerAlone, []),
       row('ceiling: PG lock+insert, 1,000 keys (16 cl.)', dbSpread, []),
@@ -885,11 +812,7 @@ async function main(): Promise<void> {
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
       `autovacuum in (c), per table (runs finished; their duration, which includes autovacuum's cost-based sleeps, not CPU time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
       `API garbage collection in (c): ${gcInSteady}`,
-      ...(failures.size > 0
-        ? [
-            `answers other than 200 (phase, status: count; 0 = connection failed): ${[...failures].map(([k, n]) => `${k}: ${n}`).join(', ')}`,
-          ]
-        : []),
+      ...failureLines(failures),
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');
@@ -901,7 +824,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # `npm test`: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
-# lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time), check
-# the formatting (prettier --check),
-# then every mocha suite against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL).
+# lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time) and check
+# the formatting (prettier --check), the three side by side (each is one process on one core; eslint and
+# prettier keep a cache under .build/, so a second run checks only what changed),
+# then every mocha suite against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL): in
+# parallel worker processes (TREASURY_TEST_JOBS, default 3; test/support/root-hooks.ts gives them one
+# PostgreSQL), then the files listed in ops/test/serial-tests.txt alone, one after another.
+# Arguments: the test files (or globs, or folders) to run instead of all of them.
+# The last line is the total over both runs: "tests: N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -16,12 +21,69 @@ if ! command -v softhsm2-util >/dev/null 2>&1; then
   fi
 fi
 
-echo "== typecheck (tsc -b)"
-npx --no-install tsc -b
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p .build
 
-echo "== lint (eslint) and format (prettier --check)"
-npm run --silent lint
-npm run --silent format:check
+echo "== typecheck (tsc -b), lint (eslint) and format (prettier --check), side by side"
+npx --no-install tsc -b >"$work/typecheck.log" 2>&1 &
+typecheck=$!
+npx --no-install eslint --cache --cache-location .build/eslint-cache . >"$work/lint.log" 2>&1 &
+lint=$!
+npx --no-install prettier --check --cache --cache-location .build/prettier-cache . >"$work/format.log" 2>&1 &
+format=$!
+checks_failed=0
+for check in typecheck lint format; do
+  if wait "${!check}"; then
+    echo "-- $check: ok"
+  else
+    echo "-- $check: FAILED"
+    checks_failed=1
+  fi
+  cat "$work/$check.log"
+done
+[ "$checks_failed" = 0 ] || exit 1
 
 echo "== tests"
-npx --no-install mocha --config .mocharc.json "${@:-test/**/*.test.ts}"
+shopt -s globstar nullglob
+files=()
+for spec in "${@:-test/**/*.test.ts}"; do
+  if [ -d "$spec" ]; then
+    files+=("${spec%/}"/**/*.test.ts)
+  else
+    # shellcheck disable=SC2206 # a glob given in quotes is expanded here, as mocha would
+    files+=($spec)
+  fi
+done
+if [ "${#files[@]}" -eq 0 ]; then
+  echo "no test files match: $*" >&2
+  exit 1
+fi
+serial_list=()
+while read -r line; do
+  line="${line%%#*}"
+  line="${line//[[:space:]]/}"
+  [ -n "$line" ] && serial_list+=("$line")
+done <ops/test/serial-tests.txt
+parallel=()
+serial=()
+for file in "${files[@]}"; do
+  alone=0
+  for s in "${serial_list[@]}"; do [ "$file" = "$s" ] && alone=1; done
+  if [ "$alone" = 1 ]; then serial+=("$file"); else parallel+=("$file"); fi
+done
+
+# Each mocha run adds its counts to this file (test/support/summary-reporter.cjs) instead of printing them.
+export TREASURY_TEST_SUMMARY_FILE="$work/summary"
+: >"$TREASURY_TEST_SUMMARY_FILE"
+status=0
+if [ "${#parallel[@]}" -gt 0 ]; then
+  npx --no-install mocha --config .mocharc.json --parallel --jobs "${TREASURY_TEST_JOBS:-3}" "${parallel[@]}" || status=$?
+fi
+if [ "${#serial[@]}" -gt 0 ]; then
+  echo "== tests that run alone (ops/test/serial-tests.txt)"
+  npx --no-install mocha --config .mocharc.json "${serial[@]}" || status=$?
+fi
+awk '{ p += $1; f += $2; s += $3 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' \
+  "$TREASURY_TEST_SUMMARY_FILE"
+exit "$status"

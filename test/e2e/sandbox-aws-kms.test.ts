@@ -9,8 +9,8 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { decodePaymentRequired, decodeSettlementReceipt, encodePaymentPayload } from '../../src/x402/header-codec.js';
-import { startSandbox } from '../support/sandbox-harness.js';
+import { decodeSettlementReceipt } from '../../src/x402/header-codec.js';
+import { payDemoSeller, startSandbox } from '../support/sandbox-harness.js';
 
 describe('npm start with TREASURY_SANDBOX_KEY_BACKEND=aws-kms (signer on the KMS emulator)', function () {
   this.timeout(240_000);
@@ -57,26 +57,7 @@ describe('npm start with TREASURY_SANDBOX_KEY_BACKEND=aws-kms (signer on the KMS
         body: JSON.stringify({ address: created.address, amount_usd: '1' }),
       });
       assert.equal(funded.status, 200, await funded.clone().text());
-      const challenge = await fetch(sandbox.demo_seller_url);
-      assert.equal(challenge.status, 402);
-      const required = decodePaymentRequired(challenge.headers.get('payment-required')!);
-      const signed = await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/pay`, {
-        method: 'POST',
-        headers: auth(api_key),
-        body: JSON.stringify({ payment_requirements: required.accepts[0] }),
-      });
-      assert.equal(signed.status, 200, `${await signed.clone().text()}\n${running.logs()}`);
-      const { authorization, signature } = (await signed.json()) as {
-        authorization: Record<string, string>;
-        signature: string;
-      };
-      const header = encodePaymentPayload({
-        x402Version: 2,
-        resource: required.resource,
-        accepted: required.accepts[0]!,
-        payload: { signature, authorization },
-      } as never);
-      const paid = await fetch(sandbox.demo_seller_url, { headers: { 'payment-signature': header } });
+      const paid = await payDemoSeller(sandbox, created.id, api_key, () => `\n${running.logs()}`);
       assert.equal(paid.status, 200, await paid.clone().text());
       assert.equal(
         decodeSettlementReceipt(paid.headers.get('payment-response')!).success,

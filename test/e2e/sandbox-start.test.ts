@@ -10,8 +10,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createTestDatabase, freePort } from '../support/test-database.js';
-import { decodePaymentRequired, decodeSettlementReceipt, encodePaymentPayload } from '../../src/x402/header-codec.js';
-import { startSandbox } from '../support/sandbox-harness.js';
+import { decodeSettlementReceipt } from '../../src/x402/header-codec.js';
+import { payDemoSeller, startSandbox } from '../support/sandbox-harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -79,26 +79,7 @@ describe('npm start (sandbox on embedded defaults)', function () {
       );
 
       // Pay the demo seller with the Treasury wallet: challenge → Treasury signs → paid retry → settled on chain.
-      const challenge = await fetch(sandbox.demo_seller_url);
-      assert.equal(challenge.status, 402);
-      const required = decodePaymentRequired(challenge.headers.get('payment-required')!);
-      const signed = await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/pay`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${api_key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ payment_requirements: required.accepts[0] }),
-      });
-      assert.equal(signed.status, 200, await signed.clone().text());
-      const { authorization, signature } = (await signed.json()) as {
-        authorization: Record<string, string>;
-        signature: string;
-      };
-      const header = encodePaymentPayload({
-        x402Version: 2,
-        resource: required.resource,
-        accepted: required.accepts[0]!,
-        payload: { signature, authorization },
-      } as never);
-      const paid = await fetch(sandbox.demo_seller_url, { headers: { 'payment-signature': header } });
+      const paid = await payDemoSeller(sandbox, created.id, api_key);
       assert.equal(paid.status, 200, await paid.clone().text());
       assert.equal(((await paid.json()) as { paid: boolean }).paid, true);
       const receipt = decodeSettlementReceipt(paid.headers.get('payment-response')!);

@@ -41,6 +41,7 @@ import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
+import { sellerWithEndpoint } from '../support/seller-pay-to.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
@@ -107,17 +108,11 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     expressUrl = await servers.listen(app);
 
     // Our Koa seller, reporting to Treasury's ledger.
-    seller = (
-      await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Forecasts', slug: 'forecasts' } })
-    ).body;
-    assert.equal(
-      (
-        await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
-          token: seller.pat,
-          body: { path: '/forecast', price: '0.01' },
-        })
-      ).status,
-      201,
+    seller = await sellerWithEndpoint(
+      t,
+      session,
+      { name: 'Forecasts', slug: 'forecasts' },
+      { path: '/forecast', price: '0.01' },
     );
     const koa = new Koa();
     const paywall = x402Koa({

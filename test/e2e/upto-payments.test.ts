@@ -34,7 +34,7 @@ import { startTestTreasury, type TestTreasury } from '../support/api-harness.js'
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
 import { verifyAuditChain } from '../../src/api/audit/audit-ledger.js';
-import { mineBlocks } from '../support/seller-pay-to.js';
+import { mineBlocks, sellerWithEndpoint } from '../support/seller-pay-to.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const MAX = 100_000n; // $0.10, the signed maximum of every upto route here
@@ -136,16 +136,11 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     expressUrl = await servers.listen(app);
 
     // Our Koa seller: upto at $0.10, the handler names the charge.
-    seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Metered', slug: 'metered' } }))
-      .body;
-    assert.equal(
-      (
-        await t.request('POST', `/v1/sellers/${seller.seller_id}/endpoints`, {
-          token: seller.pat,
-          body: { path: '/tokens', price: '0.10' },
-        })
-      ).status,
-      201,
+    seller = await sellerWithEndpoint(
+      t,
+      me.session,
+      { name: 'Metered', slug: 'metered' },
+      { path: '/tokens', price: '0.10' },
     );
     const koa = new Koa();
     koa.use(

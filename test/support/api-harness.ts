@@ -8,7 +8,7 @@ import pino, { type Logger } from 'pino';
 import { createTreasuryApp, type TreasuryApp } from '../../src/api/app.js';
 import { loadAppConfig } from '../../src/api/config/app-config.js';
 import type { HostResolver } from '../../src/api/net/vetted-fetch.js';
-import { lateBound } from './late-bound.js';
+import { useInSuite } from './late-bound.js';
 import { startTestSigner } from './signer-harness.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -117,14 +117,7 @@ export async function startTestTreasury(
  * handle reads through to the started treasury (./late-bound.ts).
  */
 export function useTestTreasury(options?: Parameters<typeof startTestTreasury>[0]): TestTreasury {
-  let started: TestTreasury | undefined;
-  before(async () => {
-    started = await startTestTreasury(options);
-  });
-  after(async () => {
-    await started?.stop();
-  });
-  return lateBound(() => started, 'the test treasury');
+  return useInSuite('the test treasury', () => startTestTreasury(options));
 }
 
 /** Mints a Treasury account for an agent with the operator token; its API key and account id (no check on the answer). */

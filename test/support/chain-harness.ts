@@ -1,15 +1,20 @@
 /**
  * A real local chain for integration tests: anvil on a free port (chain id 84532 unless told otherwise),
  * Permit2 and the x402 upto proxy at their canonical addresses, the EIP-3009 test USDC at the Base
- * Sepolia USDC address, the faucet and the local x402 facilitator, all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`.
- * Also: token balance reads and faucet funding helpers. Every key here is a public anvil dev key.
+ * Sepolia USDC address, the faucet and the local x402 facilitator, all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`
+ * (useTestChain registers both).
+ * Also: token balance reads, faucet funding helpers, and the one file a compile wrote to an artifact cache. Every key here is a public anvil dev key.
  */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem';
 import { startLocalChain, type StartLocalChainOptions } from '../../ops/sandbox/chain/local-chain.js';
 import { localChain, testUsdcAbi } from '../../ops/sandbox/chain/deploy-test-usdc.js';
 import { anvilDevAccount, type DevAccount } from '../../ops/sandbox/chain/anvil-dev-accounts.js';
+import { useInSuite } from './late-bound.js';
 
 export { anvilDevAccount, type DevAccount };
 
@@ -72,6 +77,14 @@ export async function startTestChain(options: StartTestChainOptions = {}): Promi
   };
 }
 
+/**
+ * The test chain of the enclosing mocha suite: started in a `before` hook and stopped in an `after` hook
+ * registered here, so the suite's own `before` hooks (registered after this call) run once it is up. The
+ * handle reads through to the started chain (./late-bound.ts).
+ */
+export const useTestChain = (options?: StartTestChainOptions): TestChain =>
+  useInSuite('the test chain', () => startTestChain(options));
+
 /** Raw (6-decimal) token balance of `owner` on the chain at `rpcUrl` (default token: the chain's test USDC). */
 export async function readTokenBalance(
   chain: Pick<TestChain, 'publicClient' | 'usdc'>,
@@ -114,4 +127,16 @@ export async function fundFromFaucet(
   };
   if (res.status !== 200) throw new Error(`faucet answered ${res.status}: ${JSON.stringify(body)}`);
   return body;
+}
+
+/**
+ * The artifact cache file in `dir`, asserting that it is the only file there and that its name matches
+ * `pattern`; its name and its modification time.
+ */
+export function onlyCacheFile(dir: string, pattern: RegExp): { name: string; mtimeMs: () => number } {
+  const files = fs.readdirSync(dir);
+  assert.equal(files.length, 1);
+  assert.match(files[0]!, pattern);
+  const name = files[0]!;
+  return { name, mtimeMs: () => fs.statSync(path.join(dir, name)).mtimeMs };
 }

@@ -19,3 +19,19 @@ export function lateBound<T extends object>(current: () => T | undefined, what: 
     getPrototypeOf: () => Reflect.getPrototypeOf(value()),
   });
 }
+
+/**
+ * A value of the enclosing mocha suite made by `start` in a `before` hook and stopped in an `after` hook,
+ * both registered here, so the suite's own `before` hooks (registered after this call) run once it is there;
+ * the handle reads through to it (lateBound).
+ */
+export function useInSuite<T extends { stop(): Promise<unknown> }>(what: string, start: () => Promise<T>): T {
+  let started: T | undefined;
+  before(async () => {
+    started = await start();
+  });
+  after(async () => {
+    await started?.stop();
+  });
+  return lateBound(() => started, what);
+}

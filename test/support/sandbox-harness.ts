@@ -1,13 +1,17 @@
 /**
  * Runs the README's first command, `npm start`, as users do: its own process group, a temporary data
  * directory, free ports, embedded defaults. Resolves once `sandbox.json` is written; `stop()` sends Ctrl-C
- * (SIGINT to the group) and waits for the exit, then SIGKILLs whatever is left.
+ * (SIGINT to the group) and waits for the exit, then SIGKILLs whatever is left. payDemoSeller pays the
+ * sandbox's demo seller from a Treasury wallet as a buyer does.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { decodePaymentRequired, encodePaymentPayload } from '../../src/x402/header-codec.js';
+import { spawnDetached } from './detached-child.js';
 import { freePort } from './test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -74,16 +78,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
   };
   delete env.DATABASE_URL;
   delete env.TREASURY_ADMIN_TOKEN;
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  child.stdout!.on('data', (c) => (output += c));
-  child.stderr!.on('data', (c) => (output += c));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { child, output, exited } = spawnDetached('npm', ['start', '--silent'], { cwd: ROOT, env });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -95,7 +90,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     }
     // npm may exit before the sandbox has finished stopping: wait for its last line too.
     await Promise.race([exited, sleep(60_000)]);
-    for (let i = 0; i < 600 && !/sandbox stopped/.test(output); i++) await sleep(100);
+    for (let i = 0; i < 600 && !/sandbox stopped/.test(output()); i++) await sleep(100);
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch {
@@ -109,7 +104,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
   }
   if (!fs.existsSync(sandboxFile)) {
     await stop();
-    throw new Error(`sandbox.json never appeared:\n${output}`);
+    throw new Error(`sandbox.json never appeared:\n${output()}`);
   }
   let info: SandboxInfo;
   try {
@@ -118,7 +113,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     // Stop what started, so that a failed start leaves no sandbox (PostgreSQL, anvil, the API) running.
     await stop();
     throw new Error(
-      `sandbox.json is not readable JSON: ${err instanceof Error ? err.message : String(err)}\n${output}`,
+      `sandbox.json is not readable JSON: ${err instanceof Error ? err.message : String(err)}\n${output()}`,
     );
   }
   return {
@@ -126,7 +121,7 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     sandboxFile,
     info,
     child,
-    output: () => output,
+    output,
     logs: () => logTails(dataDir),
     exited,
     stop,
@@ -145,4 +140,37 @@ function logTails(dataDir: string, lines = 15): string {
       return `--- ${f} (last ${lines} lines)\n${text}`;
     })
     .join('\n');
+}
+
+/**
+ * Pays the sandbox's demo seller from a Treasury wallet: its 402 challenge, Treasury's signature for the first
+ * entry (POST /v1/wallets/:id/pay, asserted 200; `detail` adds to the failure message), the retry carrying
+ * it. Resolves with the seller's answer to the retry.
+ */
+export async function payDemoSeller(
+  info: Pick<SandboxInfo, 'api_url' | 'demo_seller_url'>,
+  walletId: string,
+  apiKey: string,
+  detail: () => string = () => '',
+): Promise<Response> {
+  const challenge = await fetch(info.demo_seller_url);
+  assert.equal(challenge.status, 402);
+  const required = decodePaymentRequired(challenge.headers.get('payment-required')!);
+  const signed = await fetch(`${info.api_url}/v1/wallets/${walletId}/pay`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ payment_requirements: required.accepts[0] }),
+  });
+  assert.equal(signed.status, 200, `${await signed.clone().text()}${detail()}`);
+  const { authorization, signature } = (await signed.json()) as {
+    authorization: Record<string, string>;
+    signature: string;
+  };
+  const header = encodePaymentPayload({
+    x402Version: 2,
+    resource: required.resource,
+    accepted: required.accepts[0]!,
+    payload: { signature, authorization },
+  } as never);
+  return fetch(info.demo_seller_url, { headers: { 'payment-signature': header } });
 }

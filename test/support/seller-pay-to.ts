@@ -1,7 +1,7 @@
 /**
  * Test helpers for verified seller revenue: prove a pay-to address for a seller (POST /v1/sellers/:id/pay-to
- * with the address's EIP-191 signature of the claim message), wait for a ledger row to leave a state, and mine
- * blocks on anvil.
+ * with the address's EIP-191 signature of the claim message), wait for a ledger row to leave a state, mine
+ * blocks on anvil, and register a seller with one priced endpoint.
  */
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
@@ -72,4 +72,25 @@ export async function markLedgerVerifiedForTest(knex: Knex, sellerId: string): P
   return knex('ledger_entries')
     .where({ seller_id: sellerId, status: 'pending' })
     .update({ status: 'verified', reason: null, verified_at: new Date(), confirmations: 1, log_index: 0 });
+}
+
+/**
+ * Registers a seller (POST /v1/sellers with `seller`, as `session`) and one priced endpoint of it (POST
+ * /v1/sellers/:id/endpoints with `endpoint`, as the seller's service PAT), asserting 201 for both; the
+ * seller as created (its id and service PAT among the rest).
+ */
+export async function sellerWithEndpoint(
+  t: Pick<TestTreasury, 'request'>,
+  session: string,
+  seller: { name: string; slug: string },
+  endpoint: { path: string; price: string; method?: string },
+): Promise<any> {
+  const created = await t.request('POST', '/v1/sellers', { token: session, body: seller });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const ep = await t.request('POST', `/v1/sellers/${created.body.seller_id}/endpoints`, {
+    token: created.body.pat,
+    body: endpoint,
+  });
+  assert.equal(ep.status, 201, JSON.stringify(ep.body));
+  return created.body;
 }

@@ -1,7 +1,9 @@
 /**
  * Real PostgreSQL for tests. TEST_DATABASE_URL (a server-level URL whose user may CREATE DATABASE) is used
- * when set; otherwise one embedded PostgreSQL is started per test run in a temporary directory and stopped
- * by the root hook. Every suite gets its own database, already migrated.
+ * when set; otherwise one embedded PostgreSQL is started per test run in a temporary directory by mocha's
+ * global setup, which hands it to the parallel workers through TEST_DATABASE_URL and stops it at the end
+ * (./root-hooks.ts); a process running suites without that setup starts its own on first use. Every suite
+ * gets its own database, already migrated.
  *
  * Migrating is the slow part (every migration in migrations/, each its own transaction), so it happens once
  * per server: into a template database named by a hash of migrations/ (file names and contents), which every
@@ -32,6 +34,7 @@ import {
 } from '../../src/api/db/knex-client.js';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../src/api/db/embedded-postgres.js';
 import { freeLoopbackPort as freePort } from '../../ops/net/free-loopback-port.js';
+import { lateBound } from './late-bound.js';
 
 let server: Promise<{ urlFor(db: string): string; stop(): Promise<void> }> | undefined;
 /** The migrated template on `server`, once asked for. */
@@ -69,6 +72,8 @@ function startServer(): Promise<{ urlFor(db: string): string; stop(): Promise<vo
       dir,
       port: await freePort(),
       database: 'postgres',
+      // Every parallel worker's suites share this one server (shareTestPostgres).
+      settings: { max_connections: '400' },
     });
     return {
       urlFor: (db: string) => handle.connectionStringFor(db),
@@ -83,6 +88,17 @@ function startServer(): Promise<{ urlFor(db: string): string; stop(): Promise<vo
 export function testPostgres() {
   server ??= startServer();
   return server;
+}
+
+/**
+ * Starts the run's server and builds its template in this process, and hands both to every test process
+ * started after it (mocha's parallel workers) through TEST_DATABASE_URL: one PostgreSQL and one set of
+ * migrations per run, however many workers. Called by the global setup (./root-hooks.ts).
+ */
+export async function shareTestPostgres(): Promise<void> {
+  const srv = await testPostgres();
+  await (template ??= buildTemplate(srv));
+  process.env.TEST_DATABASE_URL ??= srv.urlFor('postgres');
 }
 
 export async function stopTestPostgres(): Promise<void> {
@@ -219,4 +235,18 @@ export async function migrateUpTo(knex: Knex, migration: string): Promise<void> 
     assert.ok(pending.length > 0, `${migration} not found among the pending migrations`);
     await knex.migrate.up();
   }
+}
+
+/**
+ * For the tests of one migration: an empty database of the enclosing suite (useTestDatabase, `migrate:
+ * false`) on which every migration before `migration` has run when its tests start (migrateUpTo). The handle
+ * reads through to it (./late-bound.ts).
+ */
+export function useTestDatabaseBefore(migration: string): TestDatabase {
+  let db: TestDatabase | undefined;
+  useTestDatabase((d) => (db = d), { migrate: false });
+  before(async () => {
+    await migrateUpTo(db!.knex, migration);
+  });
+  return lateBound(() => db, `the database before ${migration}`);
 }

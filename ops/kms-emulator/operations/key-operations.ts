@@ -60,16 +60,13 @@ export function keyMetadata(key: EmulatedKey, accountId: string): Record<string,
 export const createKey: KmsOperation = (raw, { store }) => {
   const input = parseInput(createKeyInput, raw);
   const spec = input.KeySpec ?? input.CustomerMasterKeySpec ?? 'SYMMETRIC_DEFAULT';
-  if (
-    input.KeySpec !== undefined &&
-    input.CustomerMasterKeySpec !== undefined &&
-    input.KeySpec !== input.CustomerMasterKeySpec
-  ) {
+  // The two spellings of the spec may both be given only when they agree.
+  const specsGiven = new Set([input.KeySpec, input.CustomerMasterKeySpec].filter((s) => s !== undefined));
+  if (specsGiven.size > 1)
     throw new KmsError(
       'ValidationException',
       'KeySpec and CustomerMasterKeySpec must not both be given with different values.',
     );
-  }
   if (spec !== 'ECC_SECG_P256K1')
     throw new KmsError(
       'UnsupportedOperationException',

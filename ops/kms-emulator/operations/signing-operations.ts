@@ -16,7 +16,13 @@ import { z } from 'zod';
 import { assertUsable } from '../key-store.js';
 import { KmsError } from '../kms-errors.js';
 import { messageToDigest, signDigestDer, verifyDigestDer } from '../secp256k1-key-pair.js';
-import { base64BlobSchema, keyIdSchema, parseInput, type KmsOperation } from './operation-input.js';
+import {
+  base64BlobSchema,
+  keyIdSchema,
+  parseInput,
+  type KmsOperation,
+  type OperationContext,
+} from './operation-input.js';
 
 const SIGNING_ALGORITHMS = [
   'RSASSA_PSS_SHA_256',
@@ -84,8 +90,11 @@ export const getPublicKey: KmsOperation = (raw, { store }) => {
   };
 };
 
-export const sign: KmsOperation = (raw, { store, stats }) => {
-  const input = parseInput(signInput, raw);
+/**
+ * The usable key a Sign or Verify names and the digest it is about, every check made in AWS's order (the key,
+ * then the message); a DryRun answers DryRunOperationException once they all passed.
+ */
+function checkedKeyAndDigest(input: z.output<typeof signInput>, store: OperationContext['store']) {
   const key = store.resolve(input.KeyId);
   assertUsable(key);
   const digest = digestOf(input);
@@ -94,6 +103,11 @@ export const sign: KmsOperation = (raw, { store, stats }) => {
       'DryRunOperationException',
       'The request would have succeeded, but the DryRun parameter was set.',
     );
+  return { key, digest };
+}
+
+export const sign: KmsOperation = (raw, { store, stats }) => {
+  const { key, digest } = checkedKeyAndDigest(parseInput(signInput, raw), store);
   const signature = signDigestDer(digest, key.material.secretKey);
   stats.recordSignature(key.keyId, digest);
   return { KeyId: key.arn, Signature: b64(signature), SigningAlgorithm: 'ECDSA_SHA_256' };
@@ -101,14 +115,7 @@ export const sign: KmsOperation = (raw, { store, stats }) => {
 
 export const verify: KmsOperation = (raw, { store }) => {
   const input = parseInput(verifyInput, raw);
-  const key = store.resolve(input.KeyId);
-  assertUsable(key);
-  const digest = digestOf(input);
-  if (input.DryRun === true)
-    throw new KmsError(
-      'DryRunOperationException',
-      'The request would have succeeded, but the DryRun parameter was set.',
-    );
+  const { key, digest } = checkedKeyAndDigest(input, store);
   if (!verifyDigestDer(input.Signature, digest, key.material.publicKey))
     throw new KmsError('KMSInvalidSignatureException', 'The signature is not valid for the message and key.');
   return { KeyId: key.arn, SignatureValid: true, SigningAlgorithm: 'ECDSA_SHA_256' };

@@ -6,19 +6,12 @@
 import { z } from 'zod';
 import { assertNotPendingDeletion } from '../key-store.js';
 import { KmsError } from '../kms-errors.js';
-import {
-  keyIdSchema,
-  paginate,
-  paginationSchema,
-  parseInput,
-  tagListSchema,
-  type KmsOperation,
-} from './operation-input.js';
+import * as op from './operation-input.js';
 
 const MAX_TAGS_PER_KEY = 50;
 
-export const tagResource: KmsOperation = (raw, { store }) => {
-  const input = parseInput(z.object({ KeyId: keyIdSchema, Tags: tagListSchema }), raw);
+export const tagResource: op.KmsOperation = (raw, { store }) => {
+  const input = op.parseInput(z.object({ KeyId: op.keyIdSchema, Tags: op.tagListSchema }), raw);
   const key = store.resolveKeyNotAlias(input.KeyId);
   assertNotPendingDeletion(key);
   const merged = new Map(key.tags);
@@ -29,18 +22,21 @@ export const tagResource: KmsOperation = (raw, { store }) => {
   return {};
 };
 
-export const untagResource: KmsOperation = (raw, { store }) => {
-  const input = parseInput(z.object({ KeyId: keyIdSchema, TagKeys: z.array(z.string().min(1).max(128)).max(50) }), raw);
+export const untagResource: op.KmsOperation = (raw, { store }) => {
+  const input = op.parseInput(
+    z.object({ KeyId: op.keyIdSchema, TagKeys: z.array(z.string().min(1).max(128)).max(50) }),
+    raw,
+  );
   const key = store.resolveKeyNotAlias(input.KeyId);
   assertNotPendingDeletion(key);
   for (const tagKey of input.TagKeys) key.tags.delete(tagKey);
   return {};
 };
 
-export const listResourceTags: KmsOperation = (raw, { store }) => {
-  const input = parseInput(z.object({ KeyId: keyIdSchema, ...paginationSchema }), raw);
+export const listResourceTags: op.KmsOperation = (raw, { store }) => {
+  const input = op.parseInput(z.object({ KeyId: op.keyIdSchema, ...op.paginationSchema }), raw);
   const key = store.resolveKeyNotAlias(input.KeyId);
   const tags = [...key.tags].map(([TagKey, TagValue]) => ({ TagKey, TagValue }));
-  const { page, ...rest } = paginate(tags, input.Limit, input.Marker);
+  const { page, ...rest } = op.paginate(tags, input.Limit, input.Marker);
   return { Tags: page, ...rest };
 };

@@ -26,7 +26,7 @@
  * stay a local tool.
  */
 import http from 'node:http';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
   createPublicClient,
@@ -51,6 +51,7 @@ import {
   HttpBodyError,
   listenOnLoopback,
   readJsonBody,
+  sandboxServerLogger,
   sendJson,
   sendText,
 } from './sandbox-http.js';
@@ -121,13 +122,7 @@ class FaucetError extends Error {
 }
 
 export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHandle> {
-  const logger =
-    options.logger ??
-    pino({
-      name: 'treasury-sandbox-faucet',
-      base: { service: 'treasury-sandbox-faucet' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    });
+  const logger = options.logger ?? sandboxServerLogger('treasury-sandbox-faucet');
   const metrics = createFaucetMetrics(options.registry);
   const account = privateKeyToAccount(options.minterKey ?? anvilDevAccount(MINTER_ACCOUNT_INDEX).privateKey);
   const chain = localChain(options.chainId, options.rpcUrl);
@@ -165,23 +160,31 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
   type Rpc = (method: string, params: unknown[]) => Promise<unknown>;
   const rpc: Rpc = (method, params) => publicClient.request({ method: method as never, params: params as never });
 
+  /** The hash of the transaction `sent`, once mined; a FaucetError 502 with `code` if it reverted. */
+  async function confirmed(sent: Promise<Hex>, code: string, message: string): Promise<Hex> {
+    const txHash = await sent;
+    const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
+    if (receipt.status !== 'success') throw new FaucetError(502, code, message);
+    return txHash;
+  }
+
   /** `owner` approves Permit2 for maxUint256 on the test USDC, sent by anvil on its behalf. Runs inside `serial`. */
   async function approvePermit2(owner: Address): Promise<Hex> {
     const balance = await publicClient.getBalance({ address: owner });
     if (balance < parseEther('0.01')) await rpc('anvil_setBalance', [owner, toHex(parseEther('1'))]);
     await rpc('anvil_impersonateAccount', [owner]);
     try {
-      const txHash = await wallet.writeContract({
-        account: owner,
-        address: usdc,
-        abi: testUsdcAbi,
-        functionName: 'approve',
-        args: [PERMIT2, maxUint256],
-      });
-      const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
-      if (receipt.status !== 'success')
-        throw new FaucetError(502, 'faucet_permit2_approval_failed', 'The Permit2 approval transaction reverted.');
-      return txHash;
+      return await confirmed(
+        wallet.writeContract({
+          account: owner,
+          address: usdc,
+          abi: testUsdcAbi,
+          functionName: 'approve',
+          args: [PERMIT2, maxUint256],
+        }),
+        'faucet_permit2_approval_failed',
+        'The Permit2 approval transaction reverted.',
+      );
     } finally {
       await rpc('anvil_stopImpersonatingAccount', [owner]).catch((err: unknown) => {
         logger.warn(
@@ -197,15 +200,11 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
     const amountRaw = usdToRaw(request.amount_usd);
     return serial(async () => {
       await assertSandboxChain();
-      const txHash = await wallet.writeContract({
-        address: usdc,
-        abi: testUsdcAbi,
-        functionName: 'mint',
-        args: [address, amountRaw],
-      });
-      const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
-      if (receipt.status !== 'success')
-        throw new FaucetError(502, 'faucet_mint_failed', 'The mint transaction reverted.');
+      const txHash = await confirmed(
+        wallet.writeContract({ address: usdc, abi: testUsdcAbi, functionName: 'mint', args: [address, amountRaw] }),
+        'faucet_mint_failed',
+        'The mint transaction reverted.',
+      );
       let permit2ApprovalTx: Hex | undefined;
       if (request.approve_permit2 === true) {
         try {

@@ -1,11 +1,13 @@
 /**
  * The few node:http helpers the sandbox's faucet and facilitator share: a size-capped JSON body reader,
- * a JSON responder with no-store caching, and a loopback listener that reports its URL. Bodies are never
+ * a JSON responder with no-store caching, a loopback listener that reports its URL, and the logger a server
+ * uses when it is given none. Bodies are never
  * logged. Defends against oversized bodies (413) and non-JSON bodies (400); it does not authenticate
  * callers: both servers listen on 127.0.0.1 only and hold nothing but public anvil dev keys.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
 
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
 
@@ -99,4 +101,9 @@ export function createSerialQueue(): <T>(task: () => Promise<T>) => Promise<T> {
     tail = run.catch(() => undefined);
     return run;
   };
+}
+
+/** The logger of a sandbox server given none: pino named `name` (also its `service` field), ISO timestamps. */
+export function sandboxServerLogger(name: string): Logger {
+  return pino({ name, base: { service: name }, timestamp: pino.stdTimeFunctions.isoTime });
 }

@@ -29,7 +29,7 @@
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createWalletClient, http as viemHttp, publicActions, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -43,6 +43,7 @@ import { anvilDevAccount, FACILITATOR_ACCOUNT_INDEX } from '../chain/anvil-dev-a
 import { assertAnvilChain, BASE_SEPOLIA_CHAIN_ID, localChain } from '../chain/deploy-test-usdc.js';
 import { createFacilitatorMetrics } from '../chain/sandbox-metrics.js';
 import {
+  sandboxServerLogger,
   createSerialQueue,
   HttpBodyError,
   listenOnLoopback,
@@ -97,13 +98,7 @@ function payerOf(payload: PaymentPayload): string | undefined {
 }
 
 export async function startFacilitator(options: StartFacilitatorOptions): Promise<FacilitatorHandle> {
-  const logger =
-    options.logger ??
-    pino({
-      name: 'treasury-sandbox-facilitator',
-      base: { service: 'treasury-sandbox-facilitator' },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    });
+  const logger = options.logger ?? sandboxServerLogger('treasury-sandbox-facilitator');
   await assertAnvilChain(options.rpcUrl, options.chainId);
   const metrics = createFacilitatorMetrics(options.registry);
   const network = `eip155:${options.chainId}` as const;

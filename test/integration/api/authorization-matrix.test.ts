@@ -174,6 +174,9 @@ describe('authorization matrix (every route × every bearer)', function () {
       body,
     );
   };
+  /** A route under the matrix's seller: `/v1/sellers/{id}` and then `suffix`. */
+  const onSeller = (method: string, suffix: string, body?: unknown) =>
+    req(method, () => Promise.resolve(`/v1/sellers/${sellerId}${suffix}`), body);
 
   const ROUTES: Route[] = [
     { name: 'POST /v1/treasury', call: req('POST', '/v1/treasury', { owner_type: 'org', owner_id: 'x' }), ok: [] },
@@ -269,17 +272,17 @@ describe('authorization matrix (every route × every bearer)', function () {
     { name: 'GET /v1/sellers', call: req('GET', '/v1/sellers'), ok: platform },
     {
       name: 'GET /v1/sellers/{id}',
-      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}`)),
+      call: onSeller('GET', ''),
       ok: sellerSurface,
     },
     {
       name: 'POST /v1/sellers/{id}/suspend',
-      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/suspend`)),
+      call: onSeller('POST', '/suspend'),
       ok: sellerSurface,
     },
     {
       name: 'POST /v1/sellers/{id}/resume',
-      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/resume`)),
+      call: onSeller('POST', '/resume'),
       ok: sellerSurface,
     },
     {
@@ -290,7 +293,7 @@ describe('authorization matrix (every route × every bearer)', function () {
     },
     {
       name: 'GET /v1/sellers/{id}/endpoints',
-      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/endpoints`)),
+      call: onSeller('GET', '/endpoints'),
       ok: sellerSurface,
     },
     {
@@ -305,17 +308,17 @@ describe('authorization matrix (every route × every bearer)', function () {
     },
     {
       name: 'PATCH /v1/sellers/{id}',
-      call: req('PATCH', () => Promise.resolve(`/v1/sellers/${sellerId}`), { name: 'Matrix seller' }),
+      call: onSeller('PATCH', '', { name: 'Matrix seller' }),
       ok: sellerSurface,
     },
     {
       name: 'GET /v1/sellers/{id}/banking',
-      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`)),
+      call: onSeller('GET', '/banking'),
       ok: sellerSurface,
     },
     {
       name: 'PUT /v1/sellers/{id}/banking',
-      call: req('PUT', () => Promise.resolve(`/v1/sellers/${sellerId}/banking`), {
+      call: onSeller('PUT', '/banking', {
         legal_entity: 'M Ltd',
         country: 'GB',
       }),
@@ -323,34 +326,34 @@ describe('authorization matrix (every route × every bearer)', function () {
     },
     {
       name: 'POST /v1/sellers/{id}/banking/verify',
-      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/banking/verify`)),
+      call: onSeller('POST', '/banking/verify'),
       ok: [],
     },
     {
       name: 'GET /v1/sellers/{id}/verify',
-      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)),
+      call: onSeller('GET', '/verify'),
       ok: sellerSurface,
     },
     {
       name: 'POST /v1/sellers/{id}/verify',
-      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/verify`)),
+      call: onSeller('POST', '/verify'),
       ok: sellerSurface,
       okAs: '409',
     },
     {
       name: 'POST /v1/sellers/{id}/refresh',
-      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/refresh`)),
+      call: onSeller('POST', '/refresh'),
       ok: sellerSurface,
       okAs: '409',
     },
     {
       name: 'POST /v1/sellers/{id}/pats',
-      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`), { label: 'ci' }),
+      call: onSeller('POST', '/pats', { label: 'ci' }),
       ok: owner,
     },
     {
       name: 'GET /v1/sellers/{id}/pats',
-      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pats`)),
+      call: onSeller('GET', '/pats'),
       ok: owner,
     },
     {
@@ -364,13 +367,13 @@ describe('authorization matrix (every route × every bearer)', function () {
     },
     {
       name: 'GET /v1/sellers/{id}/pay-to',
-      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`)),
+      call: onSeller('GET', '/pay-to'),
       ok: sellerSurface,
     },
     // A well-formed body whose signature is not the address's: 422 pay_to_signature_invalid once authorized.
     {
       name: 'POST /v1/sellers/{id}/pay-to',
-      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/pay-to`), {
+      call: onSeller('POST', '/pay-to', {
         address: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
         signature: `0x${'11'.repeat(65)}`,
       }),
@@ -379,12 +382,12 @@ describe('authorization matrix (every route × every bearer)', function () {
     },
     {
       name: 'GET /v1/sellers/{id}/payouts',
-      call: req('GET', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts`)),
+      call: onSeller('GET', '/payouts'),
       ok: sellerSurface,
     },
     {
       name: 'POST /v1/sellers/{id}/payouts/flush',
-      call: req('POST', () => Promise.resolve(`/v1/sellers/${sellerId}/payouts/flush`)),
+      call: onSeller('POST', '/payouts/flush'),
       ok: owner,
       okAs: '409',
     },

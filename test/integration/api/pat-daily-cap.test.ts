@@ -152,24 +152,21 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
       statements: await metric(/treasury_pay_decision_write_batch_size_count (\d+)/),
     });
 
+    /** How many cap checks read the day, and how many were decided on the remembered total, from `a` to `b`. */
+    const counted = (a: { read: number; remembered: number }, b: { read: number; remembered: number }) => [
+      b.read - a.read,
+      b.remembered - a.remembered,
+    ];
     const start = await checks();
     assert.equal((await pay(wallets[0]!, '100000')).status, 200);
     const afterFirst = await checks();
-    assert.deepEqual(
-      [afterFirst.read - start.read, afterFirst.remembered - start.remembered],
-      [1, 0],
-      'the first payment reads the day under the PAT lock',
-    );
+    assert.deepEqual(counted(start, afterFirst), [1, 0], 'the first payment reads the day under the PAT lock');
 
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => pay(wallets[i % 2]!, '50000')));
     for (const r of results) assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal((await pay(wallets[1]!, '500000')).status, 200, '0.1 + 8 × 0.05 + 0.5: exactly at the cap');
     const atCap = await checks();
-    assert.deepEqual(
-      [atCap.read - afterFirst.read, atCap.remembered - afterFirst.remembered],
-      [0, 9],
-      'decided on the remembered total',
-    );
+    assert.deepEqual(counted(afterFirst, atCap), [0, 9], 'decided on the remembered total');
     assert.ok(atCap.statements - afterFirst.statements >= 1, 'written by the group-commit writer');
 
     const over = await pay(wallets[0]!, '1');
@@ -192,11 +189,7 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal((await pay(wallets[0]!, '100000')).status, 503);
     assert.equal((await pay(wallets[1]!, '100000')).status, 503);
     const stopped = await checks();
-    assert.deepEqual(
-      [stopped.remembered - beforeStop.remembered, stopped.read - beforeStop.read],
-      [1, 1],
-      'after the release, the next payment read the day',
-    );
+    assert.deepEqual(counted(beforeStop, stopped), [1, 1], 'after the release, the next payment read the day');
     const released = await t.db.knex('pat_spend_totals').where({ token_id: buyer.id, day: '2026-11-26' }).first();
     assert.equal(String(released.spent_micro), '1100000', 'both unsigned payments given back');
   });

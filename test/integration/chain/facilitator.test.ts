@@ -14,18 +14,12 @@ import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
-import {
-  anvilDevAccount,
-  fundFromFaucet,
-  readTokenBalance,
-  startTestChain,
-  type TestChain,
-} from '../../support/chain-harness.js';
+import { anvilDevAccount, fundFromFaucet, readTokenBalance, useTestChain } from '../../support/chain-harness.js';
 import { assertSettledOnChain, postJson } from '../../support/post-json.js';
 
 describe('sandbox x402 facilitator (official @x402 packages)', function () {
   this.timeout(60_000);
-  let chain: TestChain;
+  const chain = useTestChain();
   const payer = anvilDevAccount(2);
   const payTo = anvilDevAccount(3).address;
   const client = () =>
@@ -53,11 +47,7 @@ describe('sandbox x402 facilitator (official @x402 packages)', function () {
   });
 
   before(async () => {
-    chain = await startTestChain();
     await fundFromFaucet(chain, payer.address, '5');
-  });
-  after(async () => {
-    await chain?.stop();
   });
 
   it('GET /supported lists {x402Version: 2, scheme: exact | upto, network: eip155:84532} and the signer', async () => {

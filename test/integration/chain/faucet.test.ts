@@ -12,7 +12,7 @@ import { Registry } from 'prom-client';
 import { getAddress } from 'viem';
 import { startFaucet, usdToRaw, type FaucetHandle } from '../../../ops/sandbox/chain/faucet-server.js';
 import { testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
-import { anvilDevAccount, readTokenBalance, startTestChain, type TestChain } from '../../support/chain-harness.js';
+import { anvilDevAccount, readTokenBalance, useTestChain } from '../../support/chain-harness.js';
 
 async function post(
   url: string,
@@ -57,17 +57,10 @@ async function startFakeGeth(chainId: number): Promise<{ url: string; close(): P
 
 describe('sandbox faucet', function () {
   this.timeout(60_000);
-  let chain: TestChain;
+  const chain = useTestChain();
   const silent = pino({ level: 'silent' });
   const totalSupply = () =>
     chain.publicClient.readContract({ address: chain.usdc, abi: testUsdcAbi, functionName: 'totalSupply' });
-
-  before(async () => {
-    chain = await startTestChain();
-  });
-  after(async () => {
-    await chain?.stop();
-  });
 
   it('converts USD decimal strings to raw units without floating point', () => {
     assert.equal(usdToRaw('1'), 1_000_000n);

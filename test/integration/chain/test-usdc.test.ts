@@ -28,9 +28,9 @@ import {
   anvilDevAccount,
   EIP712_DOMAIN_FIELDS,
   fundFromFaucet,
+  onlyCacheFile,
   readTokenBalance,
-  startTestChain,
-  type TestChain,
+  useTestChain,
 } from '../../support/chain-harness.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 
@@ -48,7 +48,7 @@ const CANCEL_TYPES = {
 
 describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   this.timeout(60_000);
-  let chain: TestChain;
+  const chain = useTestChain();
   const payer = anvilDevAccount(4);
   const payee = anvilDevAccount(5).address;
   const relayer = anvilDevAccount(6);
@@ -122,11 +122,7 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
   }
 
   before(async () => {
-    chain = await startTestChain();
     await fundFromFaucet(chain, payer.address, '1000');
-  });
-  after(async () => {
-    await chain?.stop();
   });
 
   it('sits at the Base Sepolia USDC address with USDC metadata and the anvil #0 minter', async () => {
@@ -325,13 +321,11 @@ describe('TestUsdc (EIP-3009 test token on anvil)', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'test-usdc-cache-'));
     try {
       const first = compileTestUsdc({ cacheDir: dir });
-      const files = fs.readdirSync(dir);
-      assert.equal(files.length, 1);
-      assert.match(files[0]!, /^test-usdc-[0-9a-f]{16}\.json$/);
-      const mtime = fs.statSync(path.join(dir, files[0]!)).mtimeMs;
+      const cached = onlyCacheFile(dir, /^test-usdc-[0-9a-f]{16}\.json$/);
+      const mtime = cached.mtimeMs();
       const second = compileTestUsdc({ cacheDir: dir });
       assert.deepEqual(second, first);
-      assert.equal(fs.statSync(path.join(dir, files[0]!)).mtimeMs, mtime);
+      assert.equal(cached.mtimeMs(), mtime);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

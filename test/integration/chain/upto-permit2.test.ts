@@ -47,20 +47,12 @@ import {
 import {
   anvilDevAccount,
   fundFromFaucet,
+  onlyCacheFile,
   readTokenBalance,
-  startTestChain,
-  type TestChain,
+  useTestChain,
 } from '../../support/chain-harness.js';
 import { assertSettledOnChain, postJson } from '../../support/post-json.js';
-
-interface Permit2Authorization {
-  from: Address;
-  permitted: { token: Address; amount: string };
-  spender: Address;
-  nonce: string;
-  deadline: string;
-  witness: { to: Address; facilitator: Address; validAfter: string };
-}
+import type { Permit2Authorization } from '../../../src/api/pay/payment-authorization.js';
 
 /** The custom error name of a reverted viem call (undefined when it did not revert with one). */
 async function revertName(call: Promise<unknown>): Promise<string | undefined> {
@@ -106,7 +98,7 @@ const proxyWithPermit2Errors = [
 
 describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
   this.timeout(60_000);
-  let chain: TestChain;
+  const chain = useTestChain();
   let buyer: PrivateKeyAccount;
   let unapproved: PrivateKeyAccount;
   const payTo = anvilDevAccount(7).address;
@@ -150,14 +142,14 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
     const auth = authorizationOf(payload);
     return {
       permit: {
-        permitted: { token: auth.permitted.token, amount: BigInt(auth.permitted.amount) },
+        permitted: { token: auth.permitted.token as Address, amount: BigInt(auth.permitted.amount) },
         nonce: BigInt(auth.nonce),
         deadline: BigInt(auth.deadline),
       },
-      owner: auth.from,
+      owner: auth.from as Address,
       witness: {
-        to: auth.witness.to,
-        facilitator: auth.witness.facilitator,
+        to: auth.witness.to as Address,
+        facilitator: auth.witness.facilitator as Address,
         validAfter: BigInt(auth.witness.validAfter),
       },
       signature: (payload.payload as { signature: Hex }).signature,
@@ -179,14 +171,10 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
   };
 
   before(async () => {
-    chain = await startTestChain();
     buyer = privateKeyToAccount(generatePrivateKey());
     unapproved = privateKeyToAccount(generatePrivateKey());
     await fundFromFaucet(chain, buyer.address, '5', { approvePermit2: true });
     await fundFromFaucet(chain, unapproved.address, '5');
-  });
-  after(async () => {
-    await chain?.stop();
   });
 
   it('Permit2 is at its canonical address and its DOMAIN_SEPARATOR is the domain x402 clients sign for', async () => {
@@ -244,10 +232,8 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
     try {
       // The harness has filled the repository cache: a fresh directory is seeded from it, no compile.
       const first = compileUptoContracts({ cacheDir: dir });
-      const files = fs.readdirSync(dir);
-      assert.equal(files.length, 1);
-      assert.match(files[0]!, /^upto-contracts-[0-9a-f]{16}\.json$/);
-      assert.ok(first.cacheKey.startsWith(files[0]!.slice('upto-contracts-'.length, -'.json'.length)));
+      const cached = onlyCacheFile(dir, /^upto-contracts-[0-9a-f]{16}\.json$/);
+      assert.ok(first.cacheKey.startsWith(cached.name.slice('upto-contracts-'.length, -'.json'.length)));
       assert.equal(first.contracts.permit2.hasImmutables, true);
       const compiledPermit2 = new Set(
         first.contracts.permit2.abi
@@ -256,11 +242,11 @@ describe('x402 upto (Permit2 witness) on the sandbox chain', function () {
       );
       for (const f of permit2Abi) assert.ok(compiledPermit2.has(toFunctionSignature(f)), toFunctionSignature(f));
       assert.equal(first.contracts.uptoProxy.hasImmutables, false);
-      const mtime = fs.statSync(path.join(dir, files[0]!)).mtimeMs;
+      const mtime = cached.mtimeMs();
       assert.deepEqual(compileUptoContracts({ cacheDir: dir, seedCacheDirs: [] }), first);
-      assert.equal(fs.statSync(path.join(dir, files[0]!)).mtimeMs, mtime);
+      assert.equal(cached.mtimeMs(), mtime);
       // A corrupt cache file is ignored and rewritten (from the seed).
-      fs.writeFileSync(path.join(dir, files[0]!), '{"cacheKey":"nope"}');
+      fs.writeFileSync(path.join(dir, cached.name), '{"cacheKey":"nope"}');
       assert.deepEqual(compileUptoContracts({ cacheDir: dir }), first);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -5,13 +5,13 @@
  * package's exit hook acts only in a process without handlers).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../../../src/api/db/embedded-postgres.js';
+import { spawnDetached, type DetachedChild } from '../../support/detached-child.js';
 import { isProcessAlive as isRunning } from '../../support/process-alive.js';
 import { freePort } from '../../support/test-database.js';
 
@@ -26,23 +26,16 @@ async function spawnScript(
   name: string,
   script: string,
 ): Promise<{
-  child: ReturnType<typeof spawn>;
+  child: DetachedChild['child'];
   output: () => string;
   exited: Promise<number | null>;
   cleanup: () => void;
 }> {
   fs.mkdirSync(path.join(ROOT, '.treasury'), { recursive: true });
   const file = path.join(ROOT, '.treasury', `${name}-${process.pid}.mts`);
-  fs.writeFileSync(file, script);
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Once the script's own lines have run it says READY, and an interval keeps it alive until it is signalled.
+  fs.writeFileSync(file, `${script}\nconsole.log('READY');\nsetInterval(() => {}, 1000);\n`);
+  const { child, output, exited } = spawnDetached(process.execPath, ['--import', 'tsx', file], { cwd: ROOT });
   const cleanup = () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
@@ -52,14 +45,20 @@ async function spawnScript(
     fs.rmSync(file, { force: true });
   };
   const deadline = Date.now() + 60_000;
-  while (!output.includes('READY')) {
+  while (!output().includes('READY')) {
     if (child.exitCode !== null || Date.now() > deadline) {
       cleanup();
-      throw new Error(`${name} did not get ready:\n${output}`);
+      throw new Error(`${name} did not get ready:\n${output()}`);
     }
     await sleep(100);
   }
-  return { child, output: () => output, exited, cleanup };
+  return { child, output, exited, cleanup };
+}
+
+/** A script's first lines: import startEmbeddedPostgres, and `start` the server on `dir` at `port`. */
+function startingPostgres(dir: string, port: number, start: string): string {
+  const module = JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'));
+  return `import { startEmbeddedPostgres } from ${module};\n${start}startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${port} });`;
 }
 
 /** A new temporary directory for an embedded PostgreSQL, readable by the server's own user (0755). */
@@ -67,6 +66,25 @@ function epgDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-epg-'));
   fs.chmodSync(dir, 0o755);
   return dir;
+}
+
+/**
+ * Runs `script` (after the lines that start a server on a fresh epgDir() at a free port, `const h =` naming
+ * it) with spawnScript, then `check` on it; kills what is left of it and removes the directory afterwards.
+ */
+async function withPostgresScript(
+  name: string,
+  script: string,
+  check: (run: Awaited<ReturnType<typeof spawnScript>>, dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = epgDir();
+  const run = await spawnScript(name, `${startingPostgres(dir, await freePort(), 'const h = await ')}\n${script}`);
+  try {
+    await check(run, dir);
+  } finally {
+    run.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('embedded PostgreSQL', function () {
@@ -122,13 +140,10 @@ describe('embedded PostgreSQL', function () {
     const run = await spawnScript(
       'epg-parent',
       `
-      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
       import pg from 'pg';
-      const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${port} });
+      ${startingPostgres(dir, port, 'const h = await ')}
       const c = new pg.Client(h.connectionString); await c.connect();
       await c.query('CREATE TABLE survivor (v int)'); await c.query('INSERT INTO survivor VALUES (42)'); await c.end();
-      console.log('READY');
-      setInterval(() => {}, 1000);
     `,
     );
     run.child.kill('SIGKILL'); // the parent only: its server is left orphaned
@@ -149,56 +164,35 @@ describe('embedded PostgreSQL', function () {
   });
 
   it('Ctrl-C to the process group lets a process with its own handler finish its shutdown', async () => {
-    const dir = epgDir();
     // Like the sandbox: its SIGINT handler stops other parts first (here: 3 s), then PostgreSQL, then says so.
-    const run = await spawnScript(
+    await withPostgresScript(
       'epg-owner',
       `
-      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
-      const h = await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${await freePort()} });
       process.on('SIGINT', async () => {
         await new Promise((r) => setTimeout(r, 3000));
         await h.stop();
         console.log('OWN SHUTDOWN DONE');
         process.exit(0);
       });
-      console.log('READY');
-      setInterval(() => {}, 1000);
     `,
+      async (run, dir) => {
+        process.kill(-run.child.pid!, 'SIGINT');
+        const code = await run.exited;
+        assert.equal(code, 0, run.output());
+        assert.match(run.output(), /OWN SHUTDOWN DONE/);
+        assert.ok(!fs.existsSync(path.join(dir, 'data', 'postmaster.pid')), 'the server stopped');
+      },
     );
-    try {
-      process.kill(-run.child.pid!, 'SIGINT');
-      const code = await run.exited;
-      assert.equal(code, 0, run.output());
-      assert.match(run.output(), /OWN SHUTDOWN DONE/);
-      assert.ok(!fs.existsSync(path.join(dir, 'data', 'postmaster.pid')), 'the server stopped');
-    } finally {
-      run.cleanup();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   it('Ctrl-C to a process without handlers still stops its server', async () => {
-    const dir = epgDir();
-    const run = await spawnScript(
-      'epg-plain',
-      `
-      import { startEmbeddedPostgres } from ${JSON.stringify(path.join(ROOT, 'src/api/db/embedded-postgres.ts'))};
-      await startEmbeddedPostgres({ dir: ${JSON.stringify(dir)}, port: ${await freePort()} });
-      console.log('READY');
-      setInterval(() => {}, 1000);
-    `,
-    );
-    try {
+    await withPostgresScript('epg-plain', '', async (run, dir) => {
       const pid = Number(fs.readFileSync(path.join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
       run.child.kill('SIGINT'); // the process only: stopping the server is the hook's work
       assert.equal(await run.exited, 130, run.output());
       const deadline = Date.now() + 10_000;
       while (isRunning(pid) && Date.now() < deadline) await sleep(100);
       assert.ok(!isRunning(pid), 'the server stopped with its process');
-    } finally {
-      run.cleanup();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

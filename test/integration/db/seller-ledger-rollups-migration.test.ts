@@ -7,20 +7,22 @@
  * to count verified rows only, keeping what was already paid out as an advance.
  */
 import assert from 'node:assert/strict';
-import { migrateUpTo, useTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import type { Knex } from '../../../src/api/db/knex-client.js';
+import { migrateUpTo, useTestDatabaseBefore } from '../../support/test-database.js';
 
 const MIGRATION = '20261125160000_seller_payables.ts';
 
+/** Each seller's seller_payables row, by seller: its id and the named amount columns as decimal strings. */
+const payableRows = async (knex: Knex, amounts: string[]) =>
+  (await knex('seller_payables').orderBy('seller_id')).map((r) => [r.seller_id, ...amounts.map((a) => String(r[a]))]);
+
 describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL)', function () {
   this.timeout(60_000);
-  let db: TestDatabase;
-
-  useTestDatabase((d) => (db = d), { migrate: false });
+  // Every migration before seller_payables has run when the first test starts.
+  const db = useTestDatabaseBefore(MIGRATION);
 
   it("backfills each seller's accrued payables from its history, then counts new rows; down and up again", async () => {
     const { knex } = db;
-    // Every migration before this one.
-    await migrateUpTo(knex, MIGRATION);
     const now = new Date();
     await knex('accounts').insert({ id: 'acct_payables', created_at: now });
     const seller = (id: string) => ({
@@ -61,12 +63,7 @@ describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL
     await flush('po_1', 'sel_mor', '500000');
 
     await knex.migrate.up();
-    const rows = async () =>
-      (await knex('seller_payables').orderBy('seller_id')).map((r) => [
-        r.seller_id,
-        String(r.earned_micro),
-        String(r.paid_micro),
-      ]);
+    const rows = () => payableRows(knex, ['earned_micro', 'paid_micro']);
     assert.deepEqual(
       await rows(),
       [['sel_mor', '750000', '500000']],
@@ -129,13 +126,7 @@ describe('seller ledger rollup migrations: payables and revenue days (PostgreSQL
     const VERIFICATION = '20261125200400_ledger_verification.ts';
     await migrateUpTo(knex, VERIFICATION);
     await knex.migrate.up();
-    const payables = async () =>
-      (await knex('seller_payables').orderBy('seller_id')).map((r) => [
-        r.seller_id,
-        String(r.earned_micro),
-        String(r.paid_micro),
-        String(r.advance_micro),
-      ]);
+    const payables = () => payableRows(knex, ['earned_micro', 'paid_micro', 'advance_micro']);
     const statuses = (await knex('ledger_entries').distinct('status')).map((r) => r.status);
     assert.deepEqual(statuses, ['pending'], 'nothing reported before is trusted');
     assert.equal((await knex('seller_revenue_days')).length, 0, 'no revenue until verified');

@@ -5,21 +5,18 @@
  * PAT; it rolls back and forward again.
  */
 import assert from 'node:assert/strict';
-import { migrateUpTo, useTestDatabase, type TestDatabase } from '../../support/test-database.js';
+import { useTestDatabaseBefore } from '../../support/test-database.js';
 
 const MIGRATION = '20261125200100_session_origin.ts';
 
 describe('session origin migration (PostgreSQL)', function () {
   this.timeout(60_000);
-  let db: TestDatabase;
-
-  useTestDatabase((d) => (db = d), { migrate: false });
+  const db = useTestDatabaseBefore(MIGRATION);
 
   it('revokes the sessions issued before it, then holds every new token to its origin; down and up again', async () => {
     const { knex } = db;
-    await migrateUpTo(knex, MIGRATION);
-    const now = new Date();
     let n = 0;
+    const now = new Date();
     const token = (kind: string, extra: Record<string, unknown> = {}) => ({
       id: `tok_${String(++n).padStart(24, '0')}`,
       token_hash: String(n).padStart(64, '0'),

@@ -252,6 +252,15 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
         faultWallet = { walletKeyRef: w.walletKeyRef, address: publicKeyToAddress(w.publicKey) };
         return faulty;
       };
+      /** Signs a fresh digest with the faulty backend's wallet, refused with backend_unavailable; when it was asked. */
+      const refusedUnavailable = async (backend: NonNullable<typeof faulty>['backend']): Promise<number> => {
+        const started = Date.now();
+        await assert.rejects(
+          backend.signDigest(faultAccount, faultWallet.walletKeyRef, randomDigest()),
+          isFault('backend_unavailable'),
+        );
+        return started;
+      };
 
       it('a throttling burst: every signature is made or refused with backend_unavailable, none signed twice, throttles met and retried', async () => {
         const { backend, faults } = await openFaulty(0);
@@ -295,11 +304,7 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
       it('an unreachable backend answers backend_unavailable fast, and health says so', async () => {
         const { backend, faults } = await openFaulty(0);
         faults.unreachable();
-        const started = Date.now();
-        await assert.rejects(
-          backend.signDigest(faultAccount, faultWallet.walletKeyRef, randomDigest()),
-          isFault('backend_unavailable'),
-        );
+        const started = await refusedUnavailable(backend);
         await assert.rejects(backend.health(), isFault('backend_unavailable'));
         assert.ok(
           Date.now() - started < 1000,
@@ -312,11 +317,7 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
       it('a stalled request ends with backend_unavailable at the deadline', async () => {
         const { backend, faults } = await openFaulty(0);
         faults.stallSign();
-        const started = Date.now();
-        await assert.rejects(
-          backend.signDigest(faultAccount, faultWallet.walletKeyRef, randomDigest()),
-          isFault('backend_unavailable'),
-        );
+        const started = await refusedUnavailable(backend);
         const elapsed = Date.now() - started;
         assert.ok(
           elapsed >= faults.deadlineMs - 50 && elapsed < faults.deadlineMs + 500,

@@ -16,14 +16,12 @@ import { findFreePort, startTestSigner, type TestSigner } from '../../support/si
 import { lateBound } from '../../support/late-bound.js';
 import {
   BASE_SEPOLIA_USDC as DOMAIN,
-  PERMIT2_DOMAIN,
   buildAuthorization,
-  buildPermit2Transfer,
   openRawConnection,
   readMetric,
+  walletOps,
 } from './signer-test-helpers.js';
 
-type Wallet = { wallet_key_ref: string; address: string };
 type Details = {
   rule?: string;
   limit?: string;
@@ -42,31 +40,6 @@ async function refusal(call: Promise<unknown>): Promise<{ code: string; details:
     throw err;
   }
   assert.fail('the signer signed a request it should have refused');
-}
-
-function walletOps(signer: TestSigner, account: string) {
-  let nonce = 0;
-  return {
-    sign: (w: Wallet, value: string) =>
-      signer.client.signTransferAuthorization({
-        account_key_ref: account,
-        wallet_key_ref: w.wallet_key_ref,
-        address: w.address,
-        domain: DOMAIN,
-        message: buildAuthorization(w.address, nonce++, { value }),
-      }),
-    permit: (w: Wallet, amount: string) => {
-      const message = buildPermit2Transfer(nonce++);
-      return signer.client.signPermit2WitnessTransfer({
-        account_key_ref: account,
-        wallet_key_ref: w.wallet_key_ref,
-        address: w.address,
-        domain: PERMIT2_DOMAIN as never,
-        message: { ...message, permitted: { ...message.permitted, amount } },
-      });
-    },
-    wallet: () => signer.client.createWalletKey({ account_key_ref: account }),
-  };
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * Shared pieces of the signer integration tests: a valid EIP-3009 authorization builder (override one
- * field), a raw socket that speaks frames byte by byte, and a /metrics reader.
+ * field), a raw socket that speaks frames byte by byte, a /metrics reader, and signing operations on one
+ * account of a test signer.
  */
 import net from 'node:net';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
+import type { TestSigner } from '../../support/signer-harness.js';
 
 export const BASE_SEPOLIA_USDC = {
   name: 'USDC',
@@ -99,4 +101,36 @@ export async function readMetric(port: number, name: string, labels = ''): Promi
     if (m && m[1] === name && (m[2] ?? '').includes(labels)) sum += Number(m[3]);
   }
   return sum;
+}
+
+/** A signer wallet: its key reference and address. */
+export type Wallet = { wallet_key_ref: string; address: string };
+
+/**
+ * Signing operations on `account` of a test signer, each with a fresh nonce: an EIP-3009 authorization of
+ * `value` from a wallet, a Permit2 witness transfer of `amount`, and a new wallet.
+ */
+export function walletOps(signer: TestSigner, account: string) {
+  let nonce = 0;
+  return {
+    sign: (w: Wallet, value: string) =>
+      signer.client.signTransferAuthorization({
+        account_key_ref: account,
+        wallet_key_ref: w.wallet_key_ref,
+        address: w.address,
+        domain: BASE_SEPOLIA_USDC,
+        message: buildAuthorization(w.address, nonce++, { value }),
+      }),
+    permit: (w: Wallet, amount: string) => {
+      const message = buildPermit2Transfer(nonce++);
+      return signer.client.signPermit2WitnessTransfer({
+        account_key_ref: account,
+        wallet_key_ref: w.wallet_key_ref,
+        address: w.address,
+        domain: PERMIT2_DOMAIN as never,
+        message: { ...message, permitted: { ...message.permitted, amount } },
+      });
+    },
+    wallet: () => signer.client.createWalletKey({ account_key_ref: account }),
+  };
 }

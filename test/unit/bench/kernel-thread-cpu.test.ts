@@ -13,13 +13,12 @@ import {
   runningDamonMonitors,
 } from '../../../bench/support/kernel-thread-cpu.js';
 
+/** Kernel thread names as /proc shows them, one of each kind the bench groups. */
+const THREAD_NAMES = ['kworker/1:1H-kblockd', 'kdamond.0', 'ksoftirqd/1', 'kswapd0', 'rcu_preempt'];
+
 describe('bench kernel-thread CPU', () => {
   it('groups kernel threads by kind', () => {
-    assert.equal(kernelThreadKind('kworker/1:1H-kblockd'), 'kworker');
-    assert.equal(kernelThreadKind('kdamond.0'), 'kdamond');
-    assert.equal(kernelThreadKind('ksoftirqd/1'), 'ksoftirqd');
-    assert.equal(kernelThreadKind('kswapd0'), 'kswapd');
-    assert.equal(kernelThreadKind('rcu_preempt'), 'rcu_preempt');
+    assert.deepEqual(THREAD_NAMES.map(kernelThreadKind), ['kworker', 'kdamond', 'ksoftirqd', 'kswapd', 'rcu_preempt']);
   });
 
   it('finds kernel threads and not user processes, and reads their CPU by kind', function () {

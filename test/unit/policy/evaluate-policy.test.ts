@@ -11,7 +11,7 @@ import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import { PolicyInputError } from '../../../policy/policy-errors.js';
 import { RULE_NAMES, type SpendState } from '../../../policy/policy-types.js';
 import { matchCapabilityCap } from '../../../policy/rules/capability-cap.js';
-import { EMPTY, NOW, OTHER, THIRD, TO, pay, policy, rules, seeded, transfer, upper } from './policy-fixtures.js';
+import { EMPTY, NOW, OTHER, THIRD, TO, caps, pay, policy, rules, seeded, transfer, upper } from './policy-fixtures.js';
 
 const secondsAgo = (s: number): SpendState => ({ ...EMPTY, lastPaymentAt: new Date(NOW.getTime() - s * 1000) });
 
@@ -267,10 +267,7 @@ describe('rule transfer_not_permitted_with_capability_cap (fail-closed)', () => 
 
 describe('evaluatePolicy: all violations together', () => {
   const p = policy({
-    per_tx_cap_usd: '1',
-    daily_cap_usd: '1',
-    weekly_cap_usd: '1',
-    monthly_cap_usd: '1',
+    ...caps('1', '1', '1', '1'),
     velocity_cap: { max_count: 1, window_seconds: 60 },
     counterparty_allowlist: [OTHER],
     counterparty_blocklist: [TO],
@@ -322,10 +319,7 @@ describe('evaluatePolicy: all violations together', () => {
 
   it('headroom on an allow is after the payment', () => {
     const q = policy({
-      per_tx_cap_usd: '5',
-      daily_cap_usd: '10',
-      weekly_cap_usd: '20',
-      monthly_cap_usd: '30',
+      ...caps('5', '10', '20', '30'),
       velocity_cap: { max_count: 5, window_seconds: 60 },
       cooling_off: 10,
     });

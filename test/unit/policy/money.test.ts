@@ -17,12 +17,8 @@ import { hostile, seeded } from './policy-fixtures.js';
 
 describe('money: USD strings ⇄ micro-USD', () => {
   it('parses exactly, with 1 to 6 decimals', () => {
-    assert.equal(parseUsd('0'), 0n);
-    assert.equal(parseUsd('12.5'), 12_500_000n);
-    assert.equal(parseUsd('12.50'), 12_500_000n);
-    assert.equal(parseUsd('0.000001'), 1n);
-    assert.equal(parseUsd('0.1'), 100_000n);
-    assert.equal(parseUsd('999999.999999'), 999_999_999_999n);
+    const spellings = ['0', '12.5', '12.50', '0.000001', '0.1', '999999.999999'];
+    assert.deepEqual(spellings.map(parseUsd), [0n, 12_500_000n, 12_500_000n, 1n, 100_000n, 999_999_999_999n]);
   });
 
   it('formats the shortest canonical spelling', () => {

@@ -7,16 +7,13 @@ import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
 import { parsePolicy } from '../../../policy/parse-policy.js';
 import { PolicyInputError } from '../../../policy/policy-errors.js';
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
-import { EMPTY, NOW, OTHER, TO, pay, policy } from './policy-fixtures.js';
+import { EMPTY, NOW, OTHER, TO, caps, pay, policy } from './policy-fixtures.js';
 
 describe('parsePolicy', () => {
   it('parses the canonical form into micro-USD, lower-case address sets and a capability map', () => {
     const parsed = parsePolicy(
       policy({
-        per_tx_cap_usd: '5.5',
-        daily_cap_usd: '50',
-        weekly_cap_usd: '200',
-        monthly_cap_usd: '0.000001',
+        ...caps('5.5', '50', '200', '0.000001'),
         velocity_cap: { max_count: 10, window_seconds: 60 },
         counterparty_allowlist: [TO],
         counterparty_blocklist: [OTHER],

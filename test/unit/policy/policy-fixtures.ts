@@ -41,6 +41,13 @@ export const transfer = (usd: string, overrides: Partial<SpendRequest> = {}): Sp
   ...overrides,
 });
 export const policy = (p: unknown): WalletPolicy => walletPolicySchema.parse(p);
+/** The four amount caps of a policy body (per payment, day, week, month), in USD strings. */
+export const caps = (perTx: string, daily: string, weekly: string, monthly: string) => ({
+  per_tx_cap_usd: perTx,
+  daily_cap_usd: daily,
+  weekly_cap_usd: weekly,
+  monthly_cap_usd: monthly,
+});
 export const rules = (d: { violations: Array<{ rule: string }> }): string[] => d.violations.map((v) => v.rule);
 
 /** splitmix64: a small seeded generator of 64-bit bigints. */

@@ -10,7 +10,7 @@ import {
   evmAddressSchema,
   walletPolicySchema,
 } from '../../../policy/policy-schema.js';
-import { OTHER, THIRD, TO, ZERO_ADDRESS, hostile, policy, upper } from './policy-fixtures.js';
+import { OTHER, THIRD, TO, ZERO_ADDRESS, caps, hostile, policy, upper } from './policy-fixtures.js';
 
 const refused = (body: unknown): boolean => !walletPolicySchema.safeParse(body).success;
 
@@ -60,10 +60,7 @@ describe('policy schema: addresses', () => {
 describe('policy schema: amounts, counts and capability caps', () => {
   it('accepts a full policy', () => {
     const p = policy({
-      per_tx_cap_usd: '5',
-      daily_cap_usd: '50',
-      weekly_cap_usd: '200',
-      monthly_cap_usd: '500',
+      ...caps('5', '50', '200', '500'),
       velocity_cap: { max_count: 10, window_seconds: 60 },
       counterparty_allowlist: [TO.toLowerCase()],
       counterparty_blocklist: [upper(OTHER)],

@@ -18,15 +18,7 @@ import {
   InvalidArgumentError,
 } from '../../../src/sdk/index.js';
 import { BASE_SEPOLIA_USDC, buyer, SELLER } from '../x402/x402-fixtures.js';
-import {
-  fakeTreasuryHandler,
-  scriptedServer,
-  signedFor,
-  WALLET_ID,
-  type RecordedRequest,
-  type ScriptedReply,
-  type ScriptedServer,
-} from './scripted-http.js';
+import { fakeTreasuryHandler, scriptedServer, signedFor, WALLET_ID, type ScriptedHandler } from './scripted-http.js';
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 
 function transferWithAuthorization(
@@ -48,49 +40,47 @@ function transferWithAuthorization(
 }
 
 /** Treasury's pay endpoint, played by a local key: signs exactly the terms requested (or `tamper`ed ones). */
-async function localSigningPay(
-  req: RecordedRequest,
-  tamper: (a: Record<string, string>) => Record<string, string> = (a) => a,
-): Promise<ScriptedReply> {
-  const { payment_requirements: r, authorization: t } = JSON.parse(req.body);
-  const authorization = tamper({
-    from: buyer.address,
-    to: r.payTo,
-    value: r.amount,
-    validAfter: t.valid_after,
-    validBefore: t.valid_before,
-    nonce: t.nonce,
-  });
-  const signature = await buyer.signTypedData({
-    domain: {
-      name: r.extra.name,
-      version: r.extra.version,
-      chainId: Number(r.network.split(':')[1]),
-      verifyingContract: r.asset,
-    },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: 'TransferWithAuthorization',
-    message: {
-      ...authorization,
-      value: BigInt(authorization.value!),
-      validAfter: BigInt(authorization.validAfter!),
-      validBefore: BigInt(authorization.validBefore!),
-    } as never,
-  });
-  return {
-    status: 200,
-    // Treasury's answer for `r` (./scripted-http.ts), with this authorization and its real signature.
-    body: { ...signedFor(r), authorization, signature },
+const localSigningPay = (tamper: (a: Record<string, string>) => Record<string, string> = (a) => a): ScriptedHandler =>
+  async function (req) {
+    const { payment_requirements: r, authorization: t } = JSON.parse(req.body);
+    const authorization = tamper({
+      from: buyer.address,
+      to: r.payTo,
+      value: r.amount,
+      validAfter: t.valid_after,
+      validBefore: t.valid_before,
+      nonce: t.nonce,
+    });
+    const signature = await buyer.signTypedData({
+      domain: {
+        name: r.extra.name,
+        version: r.extra.version,
+        chainId: Number(r.network.split(':')[1]),
+        verifyingContract: r.asset,
+      },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: 'TransferWithAuthorization',
+      message: {
+        ...authorization,
+        value: BigInt(authorization.value!),
+        validAfter: BigInt(authorization.validAfter!),
+        validBefore: BigInt(authorization.validBefore!),
+      } as never,
+    });
+    return {
+      status: 200,
+      // Treasury's answer for `r` (./scripted-http.ts), with this authorization and its real signature.
+      body: { ...signedFor(r), authorization, signature },
+    };
   };
-}
 
 describe('buyer SDK: treasuryAccount (viem custom account)', () => {
-  let treasury: ScriptedServer;
+  let treasury: Awaited<ReturnType<typeof scriptedServer>>;
   let tamper: ((a: Record<string, string>) => Record<string, string>) | undefined;
   beforeEach(async () => {
     tamper = undefined;
     treasury = await scriptedServer(async (req) =>
-      req.url.endsWith('/pay') ? localSigningPay(req, tamper) : fakeTreasuryHandler()(req),
+      req.url.endsWith('/pay') ? localSigningPay(tamper)(req) : fakeTreasuryHandler()(req),
     );
   });
   afterEach(async () => treasury.close());

@@ -5,15 +5,8 @@ import { parseOpenApi } from '../../../src/api/services/openapi-ingest.js';
 
 describe('path patterns', () => {
   it('accepts one parameter per segment, with literal text around it', () => {
-    for (const ok of [
-      '/',
-      '/search',
-      '/items/{id}',
-      '/files/{name}.json',
-      '/v{major}/reports/{report_id}/pages',
-      '/a/{b}/c/{d}',
-      '/x/{snake_case.name-1~}',
-    ]) {
+    const patterns = ['/', '/search', '/items/{id}', '/files/{name}.json', '/v{major}/reports/{report_id}/pages'];
+    for (const ok of [...patterns, '/a/{b}/c/{d}', '/x/{snake_case.name-1~}']) {
       assert.equal(parsePathPattern(ok).ok, true, ok);
     }
   });

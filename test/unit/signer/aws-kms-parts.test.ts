@@ -16,14 +16,7 @@ import { runKmsCall, DEFAULT_RETRY_POLICY, KmsCallFault } from '../../../signer/
 import { derSignatureToCompact } from '../../../signer/backends/aws-kms/kms-der-signature.js';
 import { classifyKmsError } from '../../../signer/backends/aws-kms/kms-error-class.js';
 import { awsAccountOfArn, walletKeyPolicy } from '../../../signer/backends/aws-kms/kms-key-policy.js';
-import {
-  arnNamesKey,
-  decodeAccountRef,
-  decodeWalletRef,
-  encodeAccountRef,
-  encodeWalletRef,
-  walletAlias,
-} from '../../../signer/backends/aws-kms/kms-key-ref.js';
+import * as keyRef from '../../../signer/backends/aws-kms/kms-key-ref.js';
 import { spkiToUncompressedPoint } from '../../../signer/backends/aws-kms/kms-public-key.js';
 import { KmsBreaker } from '../../../signer/backends/aws-kms/kms-breaker.js';
 import { KmsSignRate } from '../../../signer/backends/aws-kms/kms-sign-rate.js';
@@ -96,28 +89,31 @@ describe('AWS KMS backend: DER signatures and SPKI public keys', () => {
 describe('AWS KMS backend: key references', () => {
   it('accepts only the canonical spellings, which match the protocol keyRefSchema', () => {
     const account = '0123456789abcdef0123456789abcdef';
-    assert.equal(decodeAccountRef(encodeAccountRef(account)), account);
-    assert.equal(decodeWalletRef(encodeWalletRef(KEY_ID)), KEY_ID);
+    assert.equal(keyRef.decodeAccountRef(keyRef.encodeAccountRef(account)), account);
+    assert.equal(keyRef.decodeWalletRef(keyRef.encodeWalletRef(KEY_ID)), KEY_ID);
     assert.ok(
-      keyRefSchema.safeParse(encodeAccountRef(account)).success &&
-        keyRefSchema.safeParse(encodeWalletRef(KEY_ID)).success,
+      keyRefSchema.safeParse(keyRef.encodeAccountRef(account)).success &&
+        keyRefSchema.safeParse(keyRef.encodeWalletRef(KEY_ID)).success,
     );
     for (const bad of [
-      encodeWalletRef(KEY_ID.toUpperCase()),
+      keyRef.encodeWalletRef(KEY_ID.toUpperCase()),
       `kms:v1:wal:arn:aws:kms:eu-west-1:111122223333:key/${KEY_ID}`,
       `kms:v1:acct:${KEY_ID}`,
       'p11:v1:wal:AAAAAAAAAAAAAAAAAAAAAA',
       `kms:v2:wal:${KEY_ID}`,
       `kms:v1:wal:${KEY_ID} `,
     ]) {
-      assert.throws(() => decodeWalletRef(bad), isFault('key_not_found'), bad);
+      assert.throws(() => keyRef.decodeWalletRef(bad), isFault('key_not_found'), bad);
     }
-    assert.throws(() => decodeAccountRef(encodeAccountRef(account.toUpperCase())), isFault('key_not_found'));
-    assert.throws(() => decodeAccountRef(encodeWalletRef(KEY_ID)), isFault('key_not_found'));
-    assert.equal(walletAlias('treasury', account, KEY_ID), `alias/treasury/${account}/${KEY_ID}`);
-    assert.ok(arnNamesKey(`arn:aws:kms:eu-west-1:111122223333:key/${KEY_ID}`, KEY_ID));
-    assert.ok(!arnNamesKey(`arn:aws:kms:eu-west-1:111122223333:key/${KEY_ID.replace('1234', '9999')}`, KEY_ID));
-    assert.ok(!arnNamesKey(undefined, KEY_ID));
+    assert.throws(
+      () => keyRef.decodeAccountRef(keyRef.encodeAccountRef(account.toUpperCase())),
+      isFault('key_not_found'),
+    );
+    assert.throws(() => keyRef.decodeAccountRef(keyRef.encodeWalletRef(KEY_ID)), isFault('key_not_found'));
+    assert.equal(keyRef.walletAlias('treasury', account, KEY_ID), `alias/treasury/${account}/${KEY_ID}`);
+    assert.ok(keyRef.arnNamesKey(`arn:aws:kms:eu-west-1:111122223333:key/${KEY_ID}`, KEY_ID));
+    assert.ok(!keyRef.arnNamesKey(`arn:aws:kms:eu-west-1:111122223333:key/${KEY_ID.replace('1234', '9999')}`, KEY_ID));
+    assert.ok(!keyRef.arnNamesKey(undefined, KEY_ID));
   });
 
   it('builds a per-account key policy: signer uses, digests only, destroyed stays destroyed', () => {

@@ -1,0 +1,224 @@
+/**
+ * What the two service benchmarks (pay-bench.ts, kms-bench.ts) share: a TypeScript entry point started
+ * under tsx and waited for until a line it prints says it is ready, stopped with SIGTERM (SIGKILL after 10 s);
+ * treasury-api started and polled until ready; one signature through a signer process's socket (a fresh
+ * EIP-3009 authorization of 0.001 USDC, the ceiling both measure); the wallets every payment phase pays from
+ * and the body of a bench payment. Not for tests: no temporary directories, and children are stopped by the
+ * benches themselves (startBenchApi kills its child only when it never became ready).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import type { SignerClient } from '../../signer/protocol/signer-client.js';
+import { percentile, type DriveResult } from './closed-loop.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface StartTsChildOptions {
+  /** Arguments after the entry point. */
+  args?: string[];
+  /** Over the bench's own environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Node flags before `--import tsx` (CPU profiles, BENCH_NODE_FLAGS). */
+  nodeFlags?: string[];
+  /** Whether a line of its standard output or error says it is ready. */
+  ready: (line: string) => boolean;
+}
+
+/** Spawns `entry` (relative to the repository) and resolves with it and its first ready line (60 s at most). */
+export function startTsChild(
+  entry: string,
+  options: StartTsChildOptions,
+): Promise<{ child: ChildProcess; line: string }> {
+  return new Promise((resolve, reject) => {
+    const argv = [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(ROOT, entry), ...(options.args ?? [])];
+    const child = spawn(process.execPath, argv, {
+      cwd: ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    const timer = setTimeout(() => reject(new Error(`${entry} not ready:\n${log}`)), 60_000);
+    for (const s of [child.stdout!, child.stderr!]) {
+      readline.createInterface({ input: s }).on('line', (line) => {
+        if (log.length < 20_000) log += line + '\n';
+        if (options.ready(line)) {
+          clearTimeout(timer);
+          resolve({ child, line });
+        }
+      });
+    }
+    child.once('exit', (code) => reject(new Error(`${entry} exited ${code}:\n${log}`)));
+  });
+}
+
+/** SIGTERM, then SIGKILL if it has not exited within 10 s. */
+export async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * A function signing one fresh EIP-3009 authorization of 1000 raw units from `wallet` to `payTo` on Base
+ * Sepolia's `usdc` through the signer's socket, as the API asks for it.
+ */
+export function signerSignOnce(
+  client: SignerClient,
+  accountKeyRef: string,
+  wallet: { wallet_key_ref: string; address: string },
+  usdc: string,
+  payTo: string,
+): () => Promise<unknown> {
+  return () =>
+    client.signTransferAuthorization({
+      account_key_ref: accountKeyRef,
+      wallet_key_ref: wallet.wallet_key_ref,
+      address: wallet.address,
+      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: usdc },
+      message: {
+        from: wallet.address,
+        to: payTo,
+        value: '1000',
+        validAfter: '0',
+        validBefore: String(Math.floor(Date.now() / 1000) + 300),
+        nonce: `0x${randomBytes(32).toString('hex')}`,
+      },
+    });
+}
+
+/** A POST to the API at `base` with a bearer and a JSON body; its status and parsed answer. */
+export function benchPost(base: string) {
+  return async (route: string, bearer: string, body: unknown) => {
+    const res = await fetch(base + route, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}
+
+/** The policy of every bench wallet: caps no bench reaches, so every payment is allowed. */
+export const BENCH_WALLET_POLICY = {
+  per_tx_cap_usd: '1',
+  daily_cap_usd: '1000000',
+  velocity_cap: { max_count: 1000000, window_seconds: 60 },
+};
+
+/** Creates `count` wallets under `apiKey`, 16 at a time; their ids. Throws on an answer other than 201. */
+export async function createBenchWallets(
+  post: ReturnType<typeof benchPost>,
+  apiKey: string,
+  count: number,
+): Promise<string[]> {
+  const walletIds: string[] = [];
+  for (let i = 0; i < count; i += 16) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(16, count - i) }, () =>
+        post('/v1/wallets', apiKey, { policy: BENCH_WALLET_POLICY }),
+      ),
+    );
+    for (const b of batch)
+      if (b.status !== 201) throw new Error(`wallet creation answered ${b.status}: ${JSON.stringify(b.body)}`);
+    walletIds.push(...batch.map((b) => b.body.id as string));
+  }
+  return walletIds;
+}
+
+/** The body of every bench payment: 1000 raw units of Base Sepolia's `usdc` to `payTo`, exact scheme. */
+export function benchPayBody(usdc: string, payTo: string) {
+  return {
+    payment_requirements: {
+      scheme: 'exact',
+      network: 'eip155:84532',
+      payTo,
+      amount: '1000',
+      asset: usdc,
+      extra: { name: 'USDC', version: '2' },
+      maxTimeoutSeconds: 300,
+    },
+    capability: 'bench',
+  };
+}
+
+export interface BenchApiOptions {
+  databaseUrl: string;
+  signerSocket: string;
+  adminToken: string;
+  port: number;
+  /** Node flags before `--import tsx`. */
+  nodeFlags?: string[];
+  /** Where its standard output goes (its standard error is the bench's). */
+  stdout?: 'ignore' | number;
+}
+
+/**
+ * Starts treasury-api (src/api/main.ts) at warn (no access log), its pool at 24 connections, and polls its
+ * /readyz every 200 ms until it answers 200; throws if it exits first or after about a minute (killing it).
+ */
+export async function startBenchApi(options: BenchApiOptions): Promise<ChildProcess> {
+  const argv = [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(ROOT, 'src/api/main.ts')];
+  const child = spawn(process.execPath, argv, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      TREASURY_SIGNER_SOCKET: options.signerSocket,
+      TREASURY_ADMIN_TOKEN: options.adminToken,
+      TREASURY_PORT: String(options.port),
+      TREASURY_LOG_LEVEL: 'warn',
+      TREASURY_DB_POOL_MAX: '24',
+    },
+    stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
+  });
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`http://127.0.0.1:${options.port}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ok) return child;
+    if (i > 300 || child.exitCode !== null) {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      throw new Error('treasury-api did not become ready');
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** The report's line of answers other than 200 (phase and status: count), none when every answer was 200. */
+export function failureLines(failures: Map<string, number>): string[] {
+  if (failures.size === 0) return [];
+  const counts = [...failures].map(([k, n]) => `${k}: ${n}`).join(', ');
+  return [`answers other than 200 (phase, status: count; 0 = connection failed): ${counts}`];
+}
+
+/** Runs a bench's `main`; a failure is printed with its stack and exits 1. */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+/**
+ * The Markdown table both benches report: its header and rule, and a row per measurement (ops/s, p50 and p99
+ * latency, errors, and its rate as a ratio to each named ceiling), `nameWidth` and `ratioWidth` wide.
+ */
+export function resultTable(nameWidth: number, ratioWidth: number) {
+  const rate = (r: DriveResult) => r.ops / r.seconds;
+  return {
+    header: `| ${'measurement'.padEnd(nameWidth)} | ${'ops/s'.padStart(7)} | ${'p50 ms'.padStart(7)} | ${'p99 ms'.padStart(7)} | ${'errors'.padStart(6)} | ${'ratio to ceiling'.padEnd(ratioWidth)} |`,
+    rule: `|${'-'.repeat(nameWidth + 2)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(ratioWidth + 2)}|`,
+    row: (name: string, r: DriveResult, ceilings: Array<[string, DriveResult]>) => {
+      const ratios = ceilings.map(([n, c]) => `${(rate(r) / rate(c)).toFixed(2)} × ${n}`).join(', ');
+      const p50 = percentile(r.latenciesMs, 50).toFixed(2);
+      const p99 = percentile(r.latenciesMs, 99).toFixed(2);
+      return `| ${name.padEnd(nameWidth)} | ${rate(r).toFixed(0).padStart(7)} | ${p50.padStart(7)} | ${p99.padStart(7)} | ${String(r.errors).padStart(6)} | ${ratios.padEnd(ratioWidth)} |`;
+    },
+  };
+}
