@@ -68,6 +68,7 @@ import type { CallContext, SpendPlan } from './pay-types.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
 import { releaseEventually } from './release-eventually.js';
 import { reservePayment } from './reserve-payment.js';
+import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
@@ -76,6 +77,7 @@ export type { CallContext } from './pay-types.js';
 
 export class PayService {
   private readonly deps: PayDeps;
+  private readonly knex: Knex;
 
   constructor(
     knex: Knex,
@@ -87,8 +89,9 @@ export class PayService {
     /** Fault-injection hooks (tests only): after a reservation committed; after a signature was made for a decision not yet written; after a signature was recorded. */
     private readonly faults: PayFaults = {},
     /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
-    private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
+    private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>,
   ) {
+    this.knex = knex;
     const writes = new PgPayWriteStore(knex, {
       onDecisionBatch: (n) => metrics.decisionWriteBatch.observe(n),
       onRecordBatch: (n) => metrics.signatureRecordBatch.observe(n),
@@ -128,7 +131,8 @@ export class PayService {
     requirements: PaymentRequirements,
     capability: string | undefined,
     terms?: AuthorizationTerms,
-  ): Promise<PaymentAuthorization> {
+    gasSponsoring?: 'eip2612',
+  ): Promise<PaymentAuthorization & { eip2612_permit?: Eip2612PermitInfo }> {
     const scheme = requirements.scheme;
     if (scheme !== 'exact' && (scheme !== 'upto' || !this.chainReader)) {
       throw new AppError('scheme_not_supported', {
@@ -148,11 +152,12 @@ export class PayService {
     const name = requirements.extra?.name;
     const version = requirements.extra?.version;
     let facilitator: string | undefined;
+    let permitNeeded = false;
     if (scheme === 'upto') {
       facilitator = uptoFacilitator(requirements);
-      await this.checkPermit2Allowance(ctx, chain, BigInt(requirements.amount));
+      permitNeeded = await this.checkPermit2Allowance(ctx, chain, BigInt(requirements.amount), gasSponsoring);
     } else if (typeof name !== 'string' || typeof version !== 'string') throw new AppError('missing_eip712_domain');
-    return this.spend(ctx, {
+    const payment = await this.spend(ctx, {
       kind: 'pay',
       scheme,
       facilitator,
@@ -165,6 +170,18 @@ export class PayService {
       validForSeconds: requirements.maxTimeoutSeconds,
       terms,
     });
+    if (!permitNeeded) return payment;
+    // The payment is decided, signed and recorded; its permit is signed and audited before either leaves.
+    const permit = await signEip2612Permit(
+      { knex: this.knex, signer: this.deps.signer, chainReader: this.chainReader!, clock: this.clock },
+      ctx,
+      chain,
+      payment,
+    );
+    // The permit's audit row moved the wallet's chain head: what this process remembered of it is stale.
+    this.forgetWallet(ctx.walletId);
+    this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'eip2612_permit' });
+    return { ...payment, eip2612_permit: permit };
   }
 
   /** External transfer: recipient and USD amount; network and token from the wallet's chain; no capability. */
@@ -206,9 +223,16 @@ export class PayService {
   /**
    * An `upto` payment can only settle if the wallet let Permit2 move at least the signed maximum: read the
    * allowance before anything is reserved (no lock held; the wallet's address is read without one). Not
-   * enough → 412 `permit2_allowance_required`; an unreachable RPC → 503 `chain_unavailable`. Nothing recorded.
+   * enough → 412 `permit2_allowance_required` (naming the one-time approval and the `eip2612GasSponsoring`
+   * way out), unless the seller advertised that extension (`gasSponsoring`): then true, and the payment is
+   * paid with an EIP-2612 permit (./sign-eip2612-permit.ts). An unreachable RPC → 503 `chain_unavailable`.
    */
-  private async checkPermit2Allowance(ctx: CallContext, chain: ChainInfo, amount: bigint): Promise<void> {
+  private async checkPermit2Allowance(
+    ctx: CallContext,
+    chain: ChainInfo,
+    amount: bigint,
+    gasSponsoring: 'eip2612' | undefined,
+  ): Promise<boolean> {
     const wallet = await this.deps.snapshots.walletAddress(ctx.walletId);
     if (!wallet || wallet.account_id !== ctx.accountId) throw new AppError('wallet_not_found');
     const owner = wallet.address as `0x${string}`;
@@ -221,9 +245,10 @@ export class PayService {
     }
     if (allowance >= amount) {
       this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'sufficient' });
-      return;
+      return false;
     }
     this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'insufficient' });
+    if (gasSponsoring === 'eip2612') return true;
     throw new AppError('permit2_allowance_required', {
       fields: {
         owner,
@@ -232,6 +257,11 @@ export class PayService {
         network: chain.network,
         allowance_raw: allowance.toString(),
         required_raw: amount.toString(),
+        // What to do: one on-chain approve(Permit2) from the wallet, or a seller whose 402 advertises
+        // `eip2612GasSponsoring` (the buyer SDK then sends gas_sponsoring and Treasury signs the permit).
+        required_action: 'approve_permit2',
+        approval: { token: chain.usdc, spender: PERMIT2_ADDRESS, min_amount_raw: amount.toString() },
+        gas_sponsoring_supported: ['eip2612'],
       },
     });
   }
