@@ -38,7 +38,9 @@
  * settle less; once the settling transaction is reported and verified on chain, the part not charged is
  * given back — ./settlement-service.ts — and until then the maximum stays counted), and before anything is
  * reserved the wallet's on-chain Permit2 allowance is read — missing or too small → 412
- * `permit2_allowance_required`, nothing recorded.
+ * `permit2_allowance_required`, nothing recorded; unless the seller's 402 declares `eip2612GasSponsoring`
+ * (`gas_sponsoring`): then the payment goes ahead and an EIP-2612 permit to Permit2 for its signed maximum is
+ * signed and audited after it (./sign-eip2612-permit.ts).
  * Does not defend: authorizations signed but never settled, or `upto` ones whose settlement is never
  * reported — they count as spent, at their signed maximum (fail-safe). Those reserved by a process that died
  * before recording them count too, until a retry with their Idempotency-Key signs them or, once expired,
@@ -152,10 +154,10 @@ export class PayService {
     const name = requirements.extra?.name;
     const version = requirements.extra?.version;
     let facilitator: string | undefined;
-    let permitNeeded = false;
+    let permitNonce: bigint | undefined;
     if (scheme === 'upto') {
       facilitator = uptoFacilitator(requirements);
-      permitNeeded = await this.checkPermit2Allowance(ctx, chain, BigInt(requirements.amount), gasSponsoring);
+      permitNonce = await this.checkPermit2Allowance(ctx, chain, BigInt(requirements.amount), gasSponsoring);
     } else if (typeof name !== 'string' || typeof version !== 'string') throw new AppError('missing_eip712_domain');
     const payment = await this.spend(ctx, {
       kind: 'pay',
@@ -170,13 +172,14 @@ export class PayService {
       validForSeconds: requirements.maxTimeoutSeconds,
       terms,
     });
-    if (!permitNeeded) return payment;
+    if (permitNonce === undefined) return payment;
     // The payment is decided, signed and recorded; its permit is signed and audited before either leaves.
     const permit = await signEip2612Permit(
-      { knex: this.knex, signer: this.deps.signer, chainReader: this.chainReader!, clock: this.clock },
+      { knex: this.knex, signer: this.deps.signer, clock: this.clock },
       ctx,
       chain,
       payment,
+      permitNonce,
     );
     // The permit's audit row moved the wallet's chain head: what this process remembered of it is stale.
     this.forgetWallet(ctx.walletId);
@@ -224,15 +227,16 @@ export class PayService {
    * An `upto` payment can only settle if the wallet let Permit2 move at least the signed maximum: read the
    * allowance before anything is reserved (no lock held; the wallet's address is read without one). Not
    * enough → 412 `permit2_allowance_required` (naming the one-time approval and the `eip2612GasSponsoring`
-   * way out), unless the seller advertised that extension (`gasSponsoring`): then true, and the payment is
-   * paid with an EIP-2612 permit (./sign-eip2612-permit.ts). An unreachable RPC → 503 `chain_unavailable`.
+   * way out), unless the seller advertised that extension (`gasSponsoring`): then the token's EIP-2612 nonce
+   * of the wallet, read now (before anything is reserved), and the payment is paid with a permit
+   * (./sign-eip2612-permit.ts). Enough allowance: undefined. An unreachable RPC → 503 `chain_unavailable`.
    */
   private async checkPermit2Allowance(
     ctx: CallContext,
     chain: ChainInfo,
     amount: bigint,
     gasSponsoring: 'eip2612' | undefined,
-  ): Promise<boolean> {
+  ): Promise<bigint | undefined> {
     const wallet = await this.deps.snapshots.walletAddress(ctx.walletId);
     if (!wallet || wallet.account_id !== ctx.accountId) throw new AppError('wallet_not_found');
     const owner = wallet.address as `0x${string}`;
@@ -245,10 +249,10 @@ export class PayService {
     }
     if (allowance >= amount) {
       this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'sufficient' });
-      return false;
+      return undefined;
     }
     this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'insufficient' });
-    if (gasSponsoring === 'eip2612') return true;
+    if (gasSponsoring === 'eip2612') return this.chainReader!.usdcPermitNonce(chain, owner);
     throw new AppError('permit2_allowance_required', {
       fields: {
         owner,

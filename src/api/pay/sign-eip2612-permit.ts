@@ -17,7 +17,6 @@
 import type { Knex } from 'knex';
 import { PERMIT2_ADDRESS } from '@x402/evm';
 import { buildAuditRow, type AuditHead } from '../audit/audit-ledger.js';
-import type { BalanceReader } from '../chain/balance-reader.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import type { ChainInfo } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
@@ -42,12 +41,13 @@ export async function signEip2612Permit(
   deps: {
     knex: Knex;
     signer: Pick<SignerGateway, 'call'>;
-    chainReader: Pick<BalanceReader, 'usdcPermitNonce'>;
     clock: () => Date;
   },
   ctx: CallContext,
   chain: ChainInfo,
   payment: PaymentAuthorization,
+  /** The token's `nonces(owner)`, read before the payment was reserved (an RPC failure then records nothing). */
+  nonce: bigint,
 ): Promise<Eip2612PermitInfo> {
   if (payment.scheme !== 'upto') throw new AppError('internal_error', { message: 'A permit is for upto only.' });
   const auth = payment.permit2_authorization;
@@ -59,7 +59,6 @@ export async function signEip2612Permit(
     'treasury_wallet_key_refs_v1',
   );
   if (!keys) throw new AppError('wallet_not_found');
-  const nonce = await deps.chainReader.usdcPermitNonce(chain, owner);
   const message = {
     owner,
     spender: PERMIT2_ADDRESS,
