@@ -12,6 +12,12 @@
  * permitted.token / permitted.amount / witness.validAfter..deadline, plus
  *   permit2_contract  domain.verifyingContract is the configured Permit2 (TREASURY_SIGNER_PERMIT2_ADDRESS)
  *   allowed_spender   spender is on TREASURY_SIGNER_PERMIT2_SPENDERS (default: the x402 upto proxy only)
+ * and for an EIP-2612 permit (x402 `eip2612GasSponsoring`) the same token and value rules, plus
+ *   owner_is_wallet         message.owner is the wallet address the request names
+ *   permit_spender_permit2  spender is the configured Permit2 (TREASURY_SIGNER_PERMIT2_ADDRESS, canonical by
+ *                           default) and nothing else: a permit to any other spender would let it pull the
+ *                           wallet's tokens outside every Permit2 signature the signer counts
+ *   window_open / window_max  now < deadline ≤ now + TREASURY_SIGNER_MAX_VALIDITY_SECONDS
  * A violation throws `invariant_violation` naming the rule as a field (`details.rule`) and at the start of
  * its message. Addresses
  * must carry a correct EIP-55 checksum when mixed-case (`aaddress`, `invalid_request` otherwise).
@@ -23,6 +29,7 @@
  * EIP-712 domain name/version are not checked here (a wrong name only yields a useless signature).
  */
 import type {
+  Eip2612Permit,
   Eip712Domain,
   Permit2Domain,
   Permit2WitnessTransfer,
@@ -42,7 +49,9 @@ export type InvariantRule =
   | 'window_open'
   | 'window_max'
   | 'permit2_contract'
-  | 'allowed_spender';
+  | 'allowed_spender'
+  | 'owner_is_wallet'
+  | 'permit_spender_permit2';
 
 /** Throws `invariant_violation` naming `rule` in the message and as a field (`details.rule`, plus any `details`). */
 export function invariant(
@@ -155,4 +164,37 @@ export function assertPermit2Invariants(
   assertToken(invariants, domain.chainId, message.permitted.token);
   assertValue(invariants, message.permitted.amount);
   assertWindow(invariants, message.witness.validAfter, message.deadline, nowSeconds);
+}
+
+/**
+ * An EIP-2612 permit: the wallet's own tokens, to Permit2 only, at most the per-signature maximum, with a
+ * deadline in the future and no further than the longest validity window.
+ */
+export function assertEip2612PermitInvariants(
+  invariants: SignerInvariants,
+  address: string,
+  domain: Eip712Domain,
+  message: Eip2612Permit,
+  nowSeconds: number,
+): void {
+  invariant(
+    message.spender.toLowerCase() === invariants.permit2,
+    'permit_spender_permit2',
+    `spender ${message.spender} is not the configured Permit2`,
+  );
+  invariant(
+    message.owner.toLowerCase() === address.toLowerCase(),
+    'owner_is_wallet',
+    'message.owner must be the wallet address',
+  );
+  assertToken(invariants, domain.chainId, domain.verifyingContract);
+  assertValue(invariants, message.value);
+  const deadline = BigInt(message.deadline);
+  const now = BigInt(nowSeconds);
+  invariant(deadline > now, 'window_open', 'deadline is in the past');
+  invariant(
+    deadline - now <= BigInt(invariants.maxValiditySeconds),
+    'window_max',
+    `validity window exceeds ${invariants.maxValiditySeconds} s`,
+  );
 }

@@ -1,6 +1,7 @@
 /**
  * What each protocol method does, independent of transport: re-check the static invariants, compute the
- * EIP-712 digest from the structured authorization (EIP-3009 or Permit2 with the x402 upto witness), take
+ * EIP-712 digest from the structured authorization (EIP-3009, Permit2 with the x402 upto witness, or an
+ * EIP-2612 permit to Permit2), take
  * the signature out of the wallet's own rolling ceilings (./limits/wallet-limiter.ts), sign through the
  * backend, finalise (low-S, yParity, recovered address = wallet address) — and only then return.
  *
@@ -14,11 +15,17 @@
  * ceilings' restart hole (see ./limits/wallet-limiter.ts).
  */
 import { bytesToHex } from 'viem';
-import { aaddress, assertPermit2Invariants, assertTransferInvariants } from './assert.js';
+import {
+  aaddress,
+  assertEip2612PermitInvariants,
+  assertPermit2Invariants,
+  assertTransferInvariants,
+} from './assert.js';
 import type { KeyBackend, SignDigestOptions } from './backends/key-backend.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { finalizeSignature } from './ecdsa/finalize-signature.js';
 import { publicKeyToAddress } from './ecdsa/public-key-to-address.js';
+import { eip2612PermitDigest } from './eip2612/hash-eip2612-permit.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
 import type { LimitReceipt, WalletLimiter } from './limits/wallet-limiter.js';
 import { permit2WitnessTransferDigest } from './permit2/hash-permit2-witness-transfer.js';
@@ -93,6 +100,18 @@ export class SignerService {
           this.take(address, BigInt(message.permitted.amount)),
           context,
         );
+      }
+      case 'sign_eip2612_permit': {
+        const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
+        aaddress(address, 'address');
+        aaddress(domain.verifyingContract, 'domain.verifyingContract');
+        aaddress(message.owner, 'message.owner');
+        aaddress(message.spender, 'message.spender');
+        this.counted(() => assertEip2612PermitInvariants(this.invariants, address, domain, message, this.now()));
+        const digest = eip2612PermitDigest(domain, message);
+        // The permit only lets Permit2 move tokens; each Permit2 transfer is signed (and counted) on its own.
+        // It counts as one signature in the wallet's rate ceilings, with no amount.
+        return this.signDigest(account_key_ref, wallet_key_ref, address, digest, this.take(address, 0n), context);
       }
       case 'destroy_wallet_key':
         await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);

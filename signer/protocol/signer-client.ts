@@ -169,6 +169,9 @@ export class SignerClient {
   signPermit2WitnessTransfer(params: SignerParams<'sign_permit2_witness_transfer'>) {
     return this.call('sign_permit2_witness_transfer', params);
   }
+  signEip2612Permit(params: SignerParams<'sign_eip2612_permit'>) {
+    return this.call('sign_eip2612_permit', params);
+  }
   destroyWalletKey(params: SignerParams<'destroy_wallet_key'>) {
     return this.call('destroy_wallet_key', params);
   }

@@ -6,9 +6,10 @@
  *
  * What it defends: the signer parses every frame with these schemas before acting; unknown
  * methods, extra fields, wrong types and oversize values are refused with a stable error code.
- * There is deliberately no "sign this digest" method: the two signing methods take a structured
- * EIP-3009 TransferWithAuthorization or a structured Permit2 PermitWitnessTransferFrom carrying the x402
- * `upto` witness (domain + message), and the signer computes the digest itself.
+ * There is deliberately no "sign this digest" method: the signing methods take a structured
+ * EIP-3009 TransferWithAuthorization, a structured Permit2 PermitWitnessTransferFrom carrying the x402
+ * `upto` witness, or a structured EIP-2612 Permit whose spender must be Permit2 (x402
+ * `eip2612GasSponsoring`) — domain + message — and the signer computes the digest itself.
  *
  * No message changes the signer's limits: there is no method for it, and every params object is strict.
  *
@@ -111,6 +112,21 @@ export const permit2WitnessTransferSchema = z
   })
   .strict();
 
+/**
+ * EIP-2612 `Permit` (x402 `eip2612GasSponsoring`): the token lets `spender` move up to `value` of `owner`'s
+ * tokens; `nonce` is the token's `nonces(owner)`. The signer signs it only for the wallet itself as owner
+ * and the configured Permit2 as spender (signer/assert.ts).
+ */
+export const eip2612PermitSchema = z
+  .object({
+    owner: addressSchema,
+    spender: addressSchema,
+    value: uint256StringSchema,
+    nonce: uint256StringSchema,
+    deadline: uint256StringSchema,
+  })
+  .strict();
+
 export const healthParamsSchema = z.object({}).strict();
 export const createAccountKeyParamsSchema = z.object({}).strict();
 export const createWalletKeyParamsSchema = z.object({ account_key_ref: keyRefSchema }).strict();
@@ -132,6 +148,17 @@ export const signPermit2WitnessTransferParamsSchema = z
     address: addressSchema,
     domain: permit2DomainSchema,
     message: permit2WitnessTransferSchema,
+  })
+  .strict();
+export const signEip2612PermitParamsSchema = z
+  .object({
+    account_key_ref: keyRefSchema,
+    wallet_key_ref: keyRefSchema,
+    /** The wallet's address (the permit's owner); the signature must recover to it. */
+    address: addressSchema,
+    /** The token's own EIP-712 domain (USDC: name, version, chain, the token contract). */
+    domain: eip712DomainSchema,
+    message: eip2612PermitSchema,
   })
   .strict();
 export const destroyWalletKeyParamsSchema = z
@@ -170,6 +197,14 @@ export const signerRequestSchema = z.discriminatedUnion('method', [
       id: requestIdSchema,
       method: z.literal('sign_permit2_witness_transfer'),
       params: signPermit2WitnessTransferParamsSchema,
+    })
+    .strict(),
+  z
+    .object({
+      v: z.literal(1),
+      id: requestIdSchema,
+      method: z.literal('sign_eip2612_permit'),
+      params: signEip2612PermitParamsSchema,
     })
     .strict(),
   z
@@ -302,6 +337,8 @@ export type SignTransferAuthorizationParams = z.infer<typeof signTransferAuthori
 export type Permit2Domain = z.infer<typeof permit2DomainSchema>;
 export type Permit2WitnessTransfer = z.infer<typeof permit2WitnessTransferSchema>;
 export type SignPermit2WitnessTransferParams = z.infer<typeof signPermit2WitnessTransferParamsSchema>;
+export type Eip2612Permit = z.infer<typeof eip2612PermitSchema>;
+export type SignEip2612PermitParams = z.infer<typeof signEip2612PermitParamsSchema>;
 export type HealthResult = z.infer<typeof healthResultSchema>;
 export type CreateAccountKeyResult = z.infer<typeof createAccountKeyResultSchema>;
 export type CreateWalletKeyResult = z.infer<typeof createWalletKeyResultSchema>;
@@ -321,6 +358,7 @@ export const SIGNER_METHODS = {
     params: signPermit2WitnessTransferParamsSchema,
     result: signTransferAuthorizationResultSchema,
   },
+  sign_eip2612_permit: { params: signEip2612PermitParamsSchema, result: signTransferAuthorizationResultSchema },
   destroy_wallet_key: { params: destroyWalletKeyParamsSchema, result: destroyWalletKeyResultSchema },
 } as const;
 

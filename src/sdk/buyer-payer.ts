@@ -5,6 +5,8 @@
  * (the wallet's policy is checked and the spend recorded there), `localAccountPayer`
  * (local-account-payer.ts) signs with a viem account the caller holds.
  *
+ * An `upto` entry whose 402 advertises `eip2612GasSponsoring` is paid with `gas_sponsoring: "eip2612"`: a
+ * wallet without the Permit2 allowance gets an EIP-2612 permit to Permit2 back (x402-buyer.ts attaches it).
  * Defends against: an `upto` entry the Treasury wallet has no Permit2 allowance for stopping the exchange
  * when a later entry is payable (it is skipped; on the last entry `Permit2AllowanceRequiredError`).
  * Does not defend against: anything the buyer checks itself (budget, terms signed as asked, one paid retry).
@@ -12,8 +14,12 @@
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
 import { Permit2AllowanceRequiredError, TreasuryApiError } from './sdk-errors.js';
 import type { TreasuryClient } from './treasury-client.js';
+import type { Eip2612Permit } from '../shared/api-responses/pay-responses.js';
 import type { Permit2Authorization, Settlement, SignedPayment } from './treasury-client-schemas.js';
 import { newIdempotencyKey } from './new-idempotency-key.js';
+
+/** The x402 extension key of gasless Permit2 approval by EIP-2612 permit (as `@x402/extensions` names it). */
+export const EIP2612_GAS_SPONSORING_KEY = 'eip2612GasSponsoring';
 
 /** What was signed for one entry, in the x402 payload's terms (the same for both payers). */
 export type SignedTerms = {
@@ -32,7 +38,12 @@ export type SignedTerms = {
         nonce: string;
       };
     }
-  | { scheme: 'upto'; permit2_authorization: Permit2Authorization }
+  | {
+      scheme: 'upto';
+      permit2_authorization: Permit2Authorization;
+      /** The EIP-2612 permit to Permit2, when the seller advertised `eip2612GasSponsoring` and one was needed. */
+      eip2612_permit?: Eip2612Permit;
+    }
 );
 
 /** The wallet's holding of the price's asset, as `InsufficientFundsError` reports it. */
@@ -54,8 +65,15 @@ export interface SignOutcome {
 export interface BuyerPayer {
   /** The network the wallet pays on, when it has one (entries on other networks are not candidates). */
   network(): Promise<string | undefined>;
-  /** Signs `requirements`; `undefined` skips the entry for the next one (`last`: no next one). */
-  sign(requirements: PaymentRequirements, last: boolean): Promise<SignOutcome | undefined>;
+  /**
+   * Signs `requirements`; `undefined` skips the entry for the next one (`last`: no next one). `extensions`:
+   * the 402's `extensions` (a payer may answer `eip2612GasSponsoring` with a permit).
+   */
+  sign(
+    requirements: PaymentRequirements,
+    last: boolean,
+    extensions?: Record<string, unknown>,
+  ): Promise<SignOutcome | undefined>;
   /** The wallet's balance of the price's asset, when the payer can read it. */
   balance?(requirements: PaymentRequirements): Promise<PayerBalance>;
   /** Reports an `upto` settlement (Treasury gives back the unsettled part of the signed maximum). */
@@ -65,7 +83,12 @@ export interface BuyerPayer {
 export function toSignedTerms(payment: SignedPayment): SignedTerms {
   const common = { signature: payment.signature, network: payment.network, asset: payment.asset };
   return payment.scheme === 'upto'
-    ? { ...common, scheme: 'upto', permit2_authorization: payment.permit2_authorization }
+    ? {
+        ...common,
+        scheme: 'upto',
+        permit2_authorization: payment.permit2_authorization,
+        ...(payment.eip2612_permit ? { eip2612_permit: payment.eip2612_permit } : {}),
+      }
     : { ...common, scheme: 'exact', authorization: payment.authorization };
 }
 
@@ -89,7 +112,7 @@ export function treasuryPayer(
       );
       return walletNetwork;
     },
-    async sign(requirements, last) {
+    async sign(requirements, last, extensions) {
       try {
         // A key of its own for each entry asked for: a 503 or a lost answer is retried by the client as this
         // same payment (Treasury answers the retry with the signature it recorded), never as a second one.
@@ -97,6 +120,9 @@ export function treasuryPayer(
           paymentRequirements: requirements,
           idempotencyKey: newIdempotencyKey('x402'),
           ...(capability !== undefined ? { capability } : {}),
+          ...(requirements.scheme === 'upto' && extensions?.[EIP2612_GAS_SPONSORING_KEY] !== undefined
+            ? { gasSponsoring: 'eip2612' as const }
+            : {}),
         });
         return { terms: toSignedTerms(payment), payment };
       } catch (err) {

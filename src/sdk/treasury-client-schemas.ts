@@ -98,6 +98,8 @@ export const payInputSchema = z
     capability: capabilitySchema.optional(),
     authorization: authorizationTermsSchema.optional(),
     idempotencyKey: idempotencyKeySchema.optional(),
+    /** The seller's 402 advertises `eip2612GasSponsoring`: Treasury signs the permit when the wallet has no Permit2 allowance. */
+    gasSponsoring: z.enum(['eip2612']).optional(),
   })
   .strict();
 export type PayInput = z.input<typeof payInputSchema>;

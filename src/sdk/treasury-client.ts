@@ -119,6 +119,7 @@ export class TreasuryClient {
       payment_requirements: p.paymentRequirements,
       ...(p.capability !== undefined ? { capability: p.capability } : {}),
       ...(p.authorization !== undefined ? { authorization: p.authorization } : {}),
+      ...(p.gasSponsoring !== undefined ? { gas_sponsoring: p.gasSponsoring } : {}),
     };
     return this.#call('POST', `/v1/wallets/${id}/pay`, body, signedPaymentSchema, p.idempotencyKey);
   }

@@ -44,7 +44,13 @@ import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accep
 
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, walletIdSchema, type FetchLike } from './treasury-client-schemas.js';
-import { treasuryPayer, type BuyerPayer, type SignedTerms, type SignOutcome } from './buyer-payer.js';
+import {
+  EIP2612_GAS_SPONSORING_KEY,
+  treasuryPayer,
+  type BuyerPayer,
+  type SignedTerms,
+  type SignOutcome,
+} from './buyer-payer.js';
 import { localAccountPayer, type LocalBuyerAccount } from './local-account-payer.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
 
@@ -177,6 +183,28 @@ function assertSignedAsAsked(payment: SignedTerms, requirements: PaymentRequirem
 }
 
 /** The seller's reason for refusing a signed payment, bounded. */
+/**
+ * `extensions.eip2612GasSponsoring` as the official x402 client sends it: the seller's declaration (its
+ * `info.description`/`version` and `schema`, echoed — the official server rejects a payload without them)
+ * with the signed permit's fields over it. Undefined when no permit was signed.
+ */
+function eip2612Extension(
+  declared: Record<string, unknown> | undefined,
+  terms: Extract<SignedTerms, { scheme: 'upto' }>,
+): Record<string, unknown> | undefined {
+  const permit = terms.eip2612_permit;
+  const declaration = declared?.[EIP2612_GAS_SPONSORING_KEY];
+  if (!permit || typeof declaration !== 'object' || declaration === null) return undefined;
+  const d = declaration as { info?: unknown; schema?: unknown };
+  const info = typeof d.info === 'object' && d.info !== null ? (d.info as Record<string, unknown>) : {};
+  return {
+    [EIP2612_GAS_SPONSORING_KEY]: {
+      info: { ...info, ...permit },
+      ...(d.schema !== undefined ? { schema: d.schema } : {}),
+    },
+  };
+}
+
 function sellerReason(response: Response, body: string, receipt: SettlementReceipt | undefined): string {
   let reason: string | undefined = receipt && !receipt.success ? receipt.errorReason : undefined;
   reason ??= (
@@ -262,7 +290,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
       for (const [i, candidate] of candidates.entries()) {
         requirements = candidate;
         checkBudget(candidate, o.maxPriceUsd);
-        signed = await payer.sign(candidate, i === candidates.length - 1);
+        signed = await payer.sign(candidate, i === candidates.length - 1, challenge.extensions);
         if (signed) break;
       }
     } catch (err) {
@@ -272,6 +300,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const { terms, payment } = signed;
     assertSignedAsAsked(terms, requirements);
 
+    const permitExtension = terms.scheme === 'upto' ? eip2612Extension(challenge.extensions, terms) : undefined;
     const header = encodePaymentPayload({
       x402Version: 2,
       resource: challenge.resource,
@@ -280,6 +309,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
         terms.scheme === 'upto'
           ? { signature: terms.signature, permit2Authorization: terms.permit2_authorization }
           : { signature: terms.signature, authorization: terms.authorization },
+      ...(permitExtension ? { extensions: permitExtension } : {}),
     });
     const second = await send([dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy, header]);
     const secondBody = await second.text();

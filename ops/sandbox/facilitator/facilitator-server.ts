@@ -36,6 +36,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
+import { EIP2612_GAS_SPONSORING } from '@x402/extensions';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/facilitator';
 import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
@@ -128,7 +129,10 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
 
   const facilitator = new x402Facilitator()
     .register(network, new ExactEvmScheme(signer))
-    .register(network, new UptoEvmScheme(signer));
+    .register(network, new UptoEvmScheme(signer))
+    // Advertises the EIP-2612 gas-sponsoring extension in GET /supported (the upto scheme honours a payload's
+    // permit whether or not it is registered: settleWithPermit through the upto proxy).
+    .registerExtension(EIP2612_GAS_SPONSORING);
   // Legacy v1 clients name the network `base-sepolia` (v1 names are not CAIP-2, hence the cast); serve
   // it only when this chain impersonates Base Sepolia.
   if (options.chainId === BASE_SEPOLIA_CHAIN_ID)

@@ -27,6 +27,16 @@ import {
   type Hex,
   type PublicClient,
 } from 'viem';
+const EIP2612_NONCES_ABI = [
+  {
+    type: 'function',
+    name: 'nonces',
+    stateMutability: 'view',
+    inputs: [{ name: 'owner', type: 'address' }],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+] as const;
+
 import { formatUsd } from '../../../policy/money.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
@@ -161,6 +171,21 @@ export class BalanceReader {
         abi: erc20Abi,
         functionName: 'allowance',
         args: [owner, spender],
+      });
+    } catch (err) {
+      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
+    }
+  }
+
+  /** EIP-2612 `nonces(owner)` on the chain's USDC, read now (no cache); `chain_unavailable` when the RPC fails. */
+  async usdcPermitNonce(chain: ChainInfo, owner: `0x${string}`): Promise<bigint> {
+    const client = this.client(chain);
+    try {
+      return await client.readContract({
+        address: chain.usdc,
+        abi: EIP2612_NONCES_ABI,
+        functionName: 'nonces',
+        args: [owner],
       });
     } catch (err) {
       throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });

@@ -151,7 +151,7 @@ export function createTreasuryMetrics() {
     }),
     permit2AllowanceChecks: new Counter({
       name: 'treasury_permit2_allowance_checks_total',
-      help: 'On-chain Permit2 allowance reads before an upto payment, by network and outcome (sufficient, insufficient, unavailable).',
+      help: 'On-chain Permit2 allowance reads before an upto payment, by network and outcome (sufficient, insufficient, unavailable; eip2612_permit: paid with an EIP-2612 permit instead).',
       labelNames: ['network', 'outcome'] as const,
       registers: [registry],
     }),

@@ -106,6 +106,7 @@ export function payRoutes(deps: {
         body.payment_requirements,
         body.capability,
         body.authorization,
+        body.gas_sponsoring,
       );
     } catch (err) {
       throw await withCreateWalletRecovery(err, s.accountId, deps);

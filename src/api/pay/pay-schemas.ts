@@ -80,6 +80,11 @@ export const payBodySchema = z
     payment_requirements: paymentRequirementsSchema,
     capability: requestCapabilitySchema.optional(),
     authorization: authorizationTermsSchema.optional(),
+    /**
+     * The seller's 402 advertises `extensions.eip2612GasSponsoring`: for an `upto` payment from a wallet
+     * without the Permit2 allowance, Treasury also signs the EIP-2612 permit to Permit2 (`eip2612_permit`).
+     */
+    gas_sponsoring: z.enum(['eip2612']).optional(),
   })
   .strict();
 

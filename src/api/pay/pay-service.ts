@@ -38,7 +38,9 @@
  * settle less; once the settling transaction is reported and verified on chain, the part not charged is
  * given back — ./settlement-service.ts — and until then the maximum stays counted), and before anything is
  * reserved the wallet's on-chain Permit2 allowance is read — missing or too small → 412
- * `permit2_allowance_required`, nothing recorded.
+ * `permit2_allowance_required`, nothing recorded; unless the seller's 402 declares `eip2612GasSponsoring`
+ * (`gas_sponsoring`): then the payment goes ahead and an EIP-2612 permit to Permit2 for its signed maximum is
+ * signed and audited after it (./sign-eip2612-permit.ts).
  * Does not defend: authorizations signed but never settled, or `upto` ones whose settlement is never
  * reported — they count as spent, at their signed maximum (fail-safe). Those reserved by a process that died
  * before recording them count too, until a retry with their Idempotency-Key signs them or, once expired,
@@ -68,6 +70,7 @@ import type { CallContext, SpendPlan } from './pay-types.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
 import { releaseEventually } from './release-eventually.js';
 import { reservePayment } from './reserve-payment.js';
+import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
@@ -76,6 +79,7 @@ export type { CallContext } from './pay-types.js';
 
 export class PayService {
   private readonly deps: PayDeps;
+  private readonly knex: Knex;
 
   constructor(
     knex: Knex,
@@ -87,8 +91,9 @@ export class PayService {
     /** Fault-injection hooks (tests only): after a reservation committed; after a signature was made for a decision not yet written; after a signature was recorded. */
     private readonly faults: PayFaults = {},
     /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
-    private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance'>,
+    private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>,
   ) {
+    this.knex = knex;
     const writes = new PgPayWriteStore(knex, {
       onDecisionBatch: (n) => metrics.decisionWriteBatch.observe(n),
       onRecordBatch: (n) => metrics.signatureRecordBatch.observe(n),
@@ -128,7 +133,8 @@ export class PayService {
     requirements: PaymentRequirements,
     capability: string | undefined,
     terms?: AuthorizationTerms,
-  ): Promise<PaymentAuthorization> {
+    gasSponsoring?: 'eip2612',
+  ): Promise<PaymentAuthorization & { eip2612_permit?: Eip2612PermitInfo }> {
     const scheme = requirements.scheme;
     if (scheme !== 'exact' && (scheme !== 'upto' || !this.chainReader)) {
       throw new AppError('scheme_not_supported', {
@@ -148,11 +154,12 @@ export class PayService {
     const name = requirements.extra?.name;
     const version = requirements.extra?.version;
     let facilitator: string | undefined;
+    let permitNonce: bigint | undefined;
     if (scheme === 'upto') {
       facilitator = uptoFacilitator(requirements);
-      await this.checkPermit2Allowance(ctx, chain, BigInt(requirements.amount));
+      permitNonce = await this.checkPermit2Allowance(ctx, chain, BigInt(requirements.amount), gasSponsoring);
     } else if (typeof name !== 'string' || typeof version !== 'string') throw new AppError('missing_eip712_domain');
-    return this.spend(ctx, {
+    const payment = await this.spend(ctx, {
       kind: 'pay',
       scheme,
       facilitator,
@@ -165,6 +172,19 @@ export class PayService {
       validForSeconds: requirements.maxTimeoutSeconds,
       terms,
     });
+    if (permitNonce === undefined) return payment;
+    // The payment is decided, signed and recorded; its permit is signed and audited before either leaves.
+    const permit = await signEip2612Permit(
+      { knex: this.knex, signer: this.deps.signer, clock: this.clock },
+      ctx,
+      chain,
+      payment,
+      permitNonce,
+    );
+    // The permit's audit row moved the wallet's chain head: what this process remembered of it is stale.
+    this.forgetWallet(ctx.walletId);
+    this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'eip2612_permit' });
+    return { ...payment, eip2612_permit: permit };
   }
 
   /** External transfer: recipient and USD amount; network and token from the wallet's chain; no capability. */
@@ -206,9 +226,17 @@ export class PayService {
   /**
    * An `upto` payment can only settle if the wallet let Permit2 move at least the signed maximum: read the
    * allowance before anything is reserved (no lock held; the wallet's address is read without one). Not
-   * enough → 412 `permit2_allowance_required`; an unreachable RPC → 503 `chain_unavailable`. Nothing recorded.
+   * enough → 412 `permit2_allowance_required` (naming the one-time approval and the `eip2612GasSponsoring`
+   * way out), unless the seller advertised that extension (`gasSponsoring`): then the token's EIP-2612 nonce
+   * of the wallet, read now (before anything is reserved), and the payment is paid with a permit
+   * (./sign-eip2612-permit.ts). Enough allowance: undefined. An unreachable RPC → 503 `chain_unavailable`.
    */
-  private async checkPermit2Allowance(ctx: CallContext, chain: ChainInfo, amount: bigint): Promise<void> {
+  private async checkPermit2Allowance(
+    ctx: CallContext,
+    chain: ChainInfo,
+    amount: bigint,
+    gasSponsoring: 'eip2612' | undefined,
+  ): Promise<bigint | undefined> {
     const wallet = await this.deps.snapshots.walletAddress(ctx.walletId);
     if (!wallet || wallet.account_id !== ctx.accountId) throw new AppError('wallet_not_found');
     const owner = wallet.address as `0x${string}`;
@@ -221,9 +249,10 @@ export class PayService {
     }
     if (allowance >= amount) {
       this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'sufficient' });
-      return;
+      return undefined;
     }
     this.metrics.permit2AllowanceChecks.inc({ network: chain.network, outcome: 'insufficient' });
+    if (gasSponsoring === 'eip2612') return this.chainReader!.usdcPermitNonce(chain, owner);
     throw new AppError('permit2_allowance_required', {
       fields: {
         owner,
@@ -232,6 +261,11 @@ export class PayService {
         network: chain.network,
         allowance_raw: allowance.toString(),
         required_raw: amount.toString(),
+        // What to do: one on-chain approve(Permit2) from the wallet, or a seller whose 402 advertises
+        // `eip2612GasSponsoring` (the buyer SDK then sends gas_sponsoring and Treasury signs the permit).
+        required_action: 'approve_permit2',
+        approval: { token: chain.usdc, spender: PERMIT2_ADDRESS, min_amount_raw: amount.toString() },
+        gas_sponsoring_supported: ['eip2612'],
       },
     });
   }

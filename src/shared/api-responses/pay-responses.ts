@@ -41,6 +41,24 @@ export const permit2AuthorizationSchema = z
   .strict();
 export type Permit2Authorization = z.infer<typeof permit2AuthorizationSchema>;
 
+/**
+ * The x402 `eip2612GasSponsoring` info Treasury signed (the buyer adds the seller's declared `description`):
+ * an EIP-2612 permit of `from`'s `asset` to canonical Permit2 for `amount` (= the Permit2 maximum).
+ */
+export const eip2612PermitSchema = z
+  .object({
+    from: evmAddress,
+    asset: evmAddress,
+    spender: evmAddress,
+    amount: rawAmountSchema,
+    nonce: uint256Schema,
+    deadline: unixSecondsSchema,
+    signature: hex(65),
+    version: z.literal('1'),
+  })
+  .strict();
+export type Eip2612Permit = z.infer<typeof eip2612PermitSchema>;
+
 /** What is left under each policy limit (after this payment when it is allowed); policy/'s `Headroom`. */
 export const headroomSchema = z.object({
   per_tx_usd: z.string().optional(),
@@ -87,7 +105,13 @@ export const signedPaymentSchema = z.union([
     })
     .loose(),
   z
-    .object({ scheme: z.literal('upto'), permit2_authorization: permit2AuthorizationSchema, ...signedPaymentCommon })
+    .object({
+      scheme: z.literal('upto'),
+      permit2_authorization: permit2AuthorizationSchema,
+      /** Asked for with `gas_sponsoring: "eip2612"` and the wallet had no Permit2 allowance: the EIP-2612 permit. */
+      eip2612_permit: eip2612PermitSchema.optional(),
+      ...signedPaymentCommon,
+    })
     .loose(),
 ]);
 export type SignedPayment = z.infer<typeof signedPaymentSchema>;

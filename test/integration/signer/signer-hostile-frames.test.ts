@@ -38,7 +38,11 @@ describe('treasury-signer under hostile frames', function () {
   let signer: TestSigner;
   let conn: RawConnection;
   let valid: Record<
-    'create_wallet_key' | 'destroy_wallet_key' | 'sign_transfer_authorization' | 'sign_permit2_witness_transfer',
+    | 'create_wallet_key'
+    | 'destroy_wallet_key'
+    | 'sign_transfer_authorization'
+    | 'sign_permit2_witness_transfer'
+    | 'sign_eip2612_permit',
     Record<string, unknown>
   >;
 
@@ -77,6 +81,19 @@ describe('treasury-signer under hostile frames', function () {
         domain: PERMIT2_DOMAIN,
         message: buildPermit2Transfer(1),
       },
+      sign_eip2612_permit: {
+        account_key_ref: account,
+        wallet_key_ref: wallet.wallet_key_ref,
+        address: wallet.address,
+        domain: DOMAIN,
+        message: {
+          owner: wallet.address,
+          spender: PERMIT2_DOMAIN.verifyingContract,
+          value: '1000',
+          nonce: '0',
+          deadline: String(Math.floor(Date.now() / 1000) + 600),
+        },
+      },
     };
     conn = openRawConnection(signer.socketPath);
   });
@@ -87,6 +104,8 @@ describe('treasury-signer under hostile frames', function () {
     assert.match(ok.signature, /^0x[0-9a-f]{130}$/);
     const permit = await signer.client.signPermit2WitnessTransfer(valid.sign_permit2_witness_transfer as never);
     assert.match(permit.signature, /^0x[0-9a-f]{130}$/);
+    const eip2612 = await signer.client.signEip2612Permit(valid.sign_eip2612_permit as never);
+    assert.match(eip2612.signature, /^0x[0-9a-f]{130}$/);
     await signer?.stop();
   });
 

@@ -82,6 +82,20 @@ describe('buyer SDK: createX402Buyer', () => {
     createX402Buyer({ client: client(), walletId: WALLET_ID, ...extra });
   const pays = () => treasury.requests.filter((r) => r.url.endsWith('/pay'));
 
+  it('eip2612GasSponsoring is asked for only on an upto entry; an exact entry sends no gas_sponsoring and no extensions', async () => {
+    const withExtension = (c: string) => {
+      const decoded = JSON.parse(Buffer.from(c, 'base64').toString('utf8')) as PaymentRequired;
+      const declared = { eip2612GasSponsoring: { info: { description: 'd', version: '1' }, schema: {} } };
+      return { 'payment-required': encodePaymentRequired({ ...decoded, extensions: declared }) };
+    };
+    shop.handler = seller(withExtension, [requirements()], () => ({ status: 200, body: 'ok' }));
+    const result = await newBuyer().request(`${shop.url}/x`);
+    assert.equal(result.paid, true);
+    assert.equal(JSON.parse(pays()[0]!.body).gas_sponsoring, undefined);
+    const sent = shop.requests.at(-1)!.headers['payment-signature'] as string;
+    assert.equal(JSON.parse(Buffer.from(sent, 'base64').toString('utf8')).extensions, undefined);
+  });
+
   it('a non-402 answer passes through unpaid; Treasury is not asked', async () => {
     const result = await newBuyer().request(`${shop.url}/free`);
     assert.deepEqual(

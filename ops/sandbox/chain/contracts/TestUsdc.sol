@@ -19,8 +19,10 @@
 //   - each (authorizer, nonce) is usable once; cancelled nonces cannot be used afterwards;
 //   - receiveWithAuthorization only by the payee (front-running protection);
 //   - contract signers (ERC-1271) are checked through isValidSignature, like USDC v2.2.
-// What it does NOT do: no blacklist, pause, upgradeability, minter allowances, EIP-2612 permit or
-// Permit2 support; mint is open to one fixed minter with no cap. It is test money and must never be
+//   - EIP-2612 permit (as FiatTokenV2): nonces(owner) counts each owner's permits, a permit is usable once,
+//     before its deadline, with the same signature rules (the x402 eip2612GasSponsoring extension uses it
+//     to approve Permit2 without a transaction from the owner).
+// What it does NOT do: no blacklist, pause, upgradeability, minter allowances or Permit2 support; mint is open to one fixed minter with no cap. It is test money and must never be
 // deployed to a real network.
 pragma solidity ^0.8.20;
 
@@ -40,6 +42,8 @@ contract TestUsdc {
         keccak256("ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)");
     bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
         keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
+    bytes32 public constant PERMIT_TYPEHASH =
+        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
     bytes32 private constant EIP712_DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
 
@@ -54,6 +58,8 @@ contract TestUsdc {
     mapping(address => uint256) public balanceOf;
     mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => mapping(bytes32 => bool)) private _authorizationStates;
+    /// EIP-2612: the next permit nonce of each owner.
+    mapping(address => uint256) public nonces;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
@@ -94,6 +100,27 @@ contract TestUsdc {
         }
         _transfer(from, to, value);
         return true;
+    }
+
+    // ---------------------------------------------------------------- EIP-2612
+
+    function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
+        external
+    {
+        _permit(owner, spender, value, deadline, abi.encodePacked(r, s, v));
+    }
+
+    function permit(address owner, address spender, uint256 value, uint256 deadline, bytes memory signature) external {
+        _permit(owner, spender, value, deadline, signature);
+    }
+
+    function _permit(address owner, address spender, uint256 value, uint256 deadline, bytes memory signature) internal {
+        require(deadline >= block.timestamp, "FiatTokenV2: permit is expired");
+        require(spender != address(0), "ERC20: approve to the zero address");
+        bytes32 digest = _digest(keccak256(abi.encode(PERMIT_TYPEHASH, owner, spender, value, nonces[owner]++, deadline)));
+        _requireValidSignature(owner, digest, signature);
+        allowance[owner][spender] = value;
+        emit Approval(owner, spender, value);
     }
 
     /// Creates `amount` raw units (6 decimals) for `to`. Only the immutable minter may call it.
