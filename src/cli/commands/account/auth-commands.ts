@@ -23,8 +23,12 @@ import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/
 import { isMasterKey } from '../../core/legacy-master-key.js';
 import { formatTable } from '../seller/seller-format.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
-import { waitForPat } from './init-command.js';
-import { withOwnerSession } from './owner-sign-in.js';
+import type { withOwnerSession as WithOwnerSession } from './owner-sign-in.js';
+
+// The sign-in code (viem, the keystore) loads only when a command needs the owner: whoami, login and profile
+// start without it (docs/cli.md, "Start-up").
+const withOwnerSession: typeof WithOwnerSession = async (...args) =>
+  (await import('./owner-sign-in.js')).withOwnerSession(...args);
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -47,7 +51,7 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   const server = ctx.apiUrl();
   const client = ctx.client(token, server);
   const who = await ctx.spin('Checking the PAT', async () => {
-    await waitForPat(client);
+    await (await import('./init-command.js')).waitForPat(client);
     return client.request('GET', '/v1/auth/whoami', { reply: whoamiSchema });
   });
   const name = opts.profile ?? 'default';
