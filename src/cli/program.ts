@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { addExamples } from './command-examples.js';
 import { COMMAND_TABLE, everyLoader, type Loader } from './command-table.js';
 import type { CliContext } from './core/cli-context.js';
 import { CREDENTIALS_HELP } from './core/credentials-help.js';
@@ -63,6 +64,7 @@ export async function buildProgram(options: BuildProgramOptions = {}): Promise<C
   const program = createRoot(options.json ?? process.argv.includes('--json'));
   const contextOf = await contextFactory(options);
   for (const register of await Promise.all(everyLoader().map((load) => load()))) register(program, contextOf);
+  addExamples(program);
   return program;
 }
 
@@ -76,7 +78,7 @@ function commandWord(argv: string[]): string | undefined {
  * The root with the named command's module loaded and every other command as a stub (name and
  * description only: enough for the root help, the unknown-command error and its suggestion).
  */
-async function lightProgram(argv: string[], json: boolean): Promise<Command> {
+export async function lightProgram(argv: string[], json: boolean): Promise<Command> {
   const program = createRoot(json);
   const word = commandWord(argv);
   const chosen: Loader | undefined = COMMAND_TABLE.find((e) => e.name === word)?.load;
@@ -91,6 +93,7 @@ async function lightProgram(argv: string[], json: boolean): Promise<Command> {
   if (chosen) {
     const [register, contextOf] = await Promise.all([chosen(), contextFactory({ json })]);
     register(program, contextOf);
+    addExamples(program);
   }
   return program;
 }

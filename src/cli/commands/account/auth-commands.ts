@@ -286,14 +286,27 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .action(act(contextOf, (ctx, opts: { all?: boolean }) => logout(ctx, opts)));
 
   const profile = program.command('profile').description('PAT profiles in the credentials file');
-  profile.command('list').action(act(contextOf, async (ctx) => profiles(ctx, 'list')));
-  profile.command('switch <name>').action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'switch', name)));
-  profile.command('delete <name>').action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'delete', name)));
+  profile
+    .command('list')
+    .description('The profiles, the active one marked')
+    .action(act(contextOf, async (ctx) => profiles(ctx, 'list')));
+  profile
+    .command('switch <name>')
+    .description('Make a profile the active one (buyer commands use it)')
+    .action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'switch', name)));
+  profile
+    .command('delete <name>')
+    .description('Remove a profile from the credentials file')
+    .action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'delete', name)));
 
   const pat = program.command('pat').description('Personal access tokens (account session)');
-  pat.command('list').action(act(contextOf, (ctx) => patList(ctx)));
+  pat
+    .command('list')
+    .description("The account's PATs (no secrets): scope, label, daily cap, expiry")
+    .action(act(contextOf, (ctx) => patList(ctx)));
   pat
     .command('create')
+    .description('Mint a PAT (shown once): an agent PAT with a daily cap, or a treasury / gate PAT')
     .option('--label <label>')
     .option('--scope <scope>', 'agent, treasury or gate (the gate bearer, docs/gate.md)', 'agent')
     .option('--gate', 'with --scope treasury: the PAT also carries the gate scope')
@@ -311,7 +324,10 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .description("Change an agent PAT's daily spend cap (USD, or none)")
     .option('--daily-cap <usd|none>', 'the new daily cap, or none to remove it')
     .action(act(contextOf, (ctx, opts: { dailyCap?: string }, [id]) => patUpdate(ctx, id!, opts)));
-  pat.command('revoke <pat_id>').action(act(contextOf, (ctx, _o, [id]) => patRevoke(ctx, id!)));
+  pat
+    .command('revoke <pat_id>')
+    .description('Revoke a PAT at once')
+    .action(act(contextOf, (ctx, _o, [id]) => patRevoke(ctx, id!)));
 
   program
     .command('dashboard')
