@@ -40,14 +40,7 @@ export interface BearerFlags {
 }
 
 /** The help text `xx --help` shows for the order above. */
-export const CREDENTIALS_HELP = `
-Credentials (buy, fund, agent, history, whoami, mcp), first found wins:
-  1. --profile <name>     a profile of the credentials file (xx login --profile <name>)
-  2. XX_PAT               an agent PAT in the environment (headless: CI, agent hosts, xx mcp)
-  3. the active profile   set by xx login / xx profile switch / xx init
-  4. the active agent     the record xx init wrote (xx agent switch)
-XX_API_URL, when set, names the server for every one of them.
-`;
+export { CREDENTIALS_HELP } from './credentials-help.js';
 
 export function describeSource(source: BearerSource): string {
   switch (source.kind) {

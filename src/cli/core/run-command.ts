@@ -1,10 +1,33 @@
 /**
  * Runs one command and turns its failure into the CLI contract: the message (and recovery hint) on stderr,
  * or under `--json` exactly one JSON object `{error_code, user_message, recovery?, status?, details?}`; exit
- * codes 1 generic, 2 bad arguments, 130 interrupted (Ctrl-C at a prompt).
+ * codes 1 generic, 2 bad arguments, 130 interrupted (Ctrl-C at a prompt). Text mode prints the next step the
+ * recovery block carries (`Next: xx fund --testnet`), so it tells a person what `--json` tells a script.
  */
 import type { CliContext } from './cli-context.js';
 import { CliError } from './cli-error.js';
+
+/** A server-sent value as one printable line (no control characters: no terminal escapes, no line breaks). */
+// eslint-disable-next-line no-control-regex
+const printable = (v: string) => v.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
+
+/**
+ * The next step the recovery block carries (what `--json` prints as `recovery`), for text mode: the settings
+ * page, and the command to run (`cli_command`; for `reauthenticate` also `login_command`, headless).
+ */
+export function nextStepLines(r: Record<string, unknown> | undefined): string[] {
+  if (!r) return [];
+  const lines: string[] = [];
+  const str = (k: string) => (typeof r[k] === 'string' && r[k] !== '' ? printable(r[k]) : undefined);
+  const settings = str('settings_url');
+  if (settings) lines.push(`Settings: ${settings}`);
+  const command = str('cli_command');
+  const login = str('login_command');
+  if (r.kind === 'reauthenticate')
+    lines.push(`Sign in again with \`${command ?? 'xx init'}\`${login ? ` (or, with a PAT: \`${login}\`)` : ''}.`);
+  else if (command) lines.push(`Next: ${command}`);
+  return lines;
+}
 
 export function renderError(err: unknown, json: boolean): number {
   const e =
@@ -18,9 +41,7 @@ export function renderError(err: unknown, json: boolean): number {
     process.stderr.write(
       `Error: ${e.userMessage}${e.status ? ` (${e.code}, HTTP ${e.status})` : e.code === 'internal_error' ? '' : ` (${e.code})`}\n`,
     );
-    const r = e.recovery;
-    if (r && typeof r.settings_url === 'string') process.stderr.write(`Settings: ${r.settings_url}\n`);
-    if (r && r.kind === 'reauthenticate') process.stderr.write('Sign in again with `xx init`.\n');
+    for (const line of nextStepLines(e.recovery)) process.stderr.write(`${line}\n`);
   }
   return e.exitCode;
 }

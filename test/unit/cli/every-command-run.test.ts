@@ -55,8 +55,8 @@ describe('every xx command is run through the binary by a CLI suite', () => {
       .map((f) => fs.readFileSync(path.join(ROOT, dir, f), 'utf8')),
   ).join('\n');
 
-  it('finds the command tree', () => {
-    const leaves = leafCommands(buildProgram({ json: true })).map((w) => w.join(' '));
+  it('finds the command tree', async () => {
+    const leaves = leafCommands(await buildProgram({ json: true })).map((w) => w.join(' '));
     for (const known of ['init', 'buy', 'service banking set', 'endpoints price', 'payout-mode set', 'refresh'])
       assert.ok(leaves.includes(known), known);
   });
@@ -70,8 +70,8 @@ describe('every xx command is run through the binary by a CLI suite', () => {
     assert.equal(runIn(`// 'refresh' re-ingests`, ['refresh']), false);
   });
 
-  it('has a run for each leaf command', () => {
-    const missing = leafCommands(buildProgram({ json: true }))
+  it('has a run for each leaf command', async () => {
+    const missing = leafCommands(await buildProgram({ json: true }))
       .filter((words) => !runIn(suites, words))
       .map((w) => `xx ${w.join(' ')}`);
     assert.deepEqual(missing, [], `commands no CLI suite runs through the binary:\n${missing.join('\n')}`);

@@ -193,16 +193,26 @@ async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: strin
 
 export function registerAgentCommands(program: Command, contextOf: ContextOf): void {
   const agent = program.command('agent').description('Agents (list, switch, label and delete are local)');
-  agent.command('list').action(act(contextOf, async (ctx) => list(ctx)));
+  agent
+    .command('list')
+    .description('The agents this machine knows, the active one marked')
+    .action(act(contextOf, async (ctx) => list(ctx)));
   agent
     .command('show [agent]')
     .description('A local agent with its wallets on the platform (default: the agent of the credentials in use)')
     .option('--profile <name>', PROFILE_FLAG)
     .action(act(contextOf, (ctx, o: BearerFlags, [ref]) => show(ctx, ref, o)));
-  agent.command('switch <agent>').action(act(contextOf, async (ctx, _o, [ref]) => switchTo(ctx, ref!)));
-  agent.command('label <agent> <label>').action(act(contextOf, async (ctx, _o, [ref, l]) => label(ctx, ref!, l!)));
+  agent
+    .command('switch <agent>')
+    .description('Make an agent (id or label) the active one')
+    .action(act(contextOf, async (ctx, _o, [ref]) => switchTo(ctx, ref!)));
+  agent
+    .command('label <agent> <label>')
+    .description('Give an agent a local label')
+    .action(act(contextOf, async (ctx, _o, [ref, l]) => label(ctx, ref!, l!)));
   agent
     .command('delete <agent>')
+    .description("Forget an agent on this machine (its PAT and record; the platform's agent stays)")
     .option('--yes', 'do not ask for confirmation')
     .action(act(contextOf, (ctx, opts: { yes?: boolean }, [ref]) => remove(ctx, ref!, opts.yes)));
   const wallets = agent
@@ -210,10 +220,12 @@ export function registerAgentCommands(program: Command, contextOf: ContextOf): v
     .description("The agent's Treasury-managed wallets (credentials: see xx --help)");
   wallets
     .command('list')
+    .description("The agent's managed wallets: id, chain, address, status")
     .option('--profile <name>', PROFILE_FLAG)
     .action(act(contextOf, (ctx, o: BearerFlags) => walletsList(ctx, o)));
   wallets
     .command('add')
+    .description('Create a managed wallet for the agent (on --chain, or the server default)')
     .option('--profile <name>', PROFILE_FLAG)
     .option('--chain <chain>', "base, base-sepolia or solana (default: the server's chain)")
     .option('--label <label>')

@@ -23,8 +23,12 @@ import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/
 import { isMasterKey } from '../../core/legacy-master-key.js';
 import { formatTable } from '../seller/seller-format.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
-import { waitForPat } from './init-command.js';
-import { withOwnerSession } from './owner-sign-in.js';
+import type { withOwnerSession as WithOwnerSession } from './owner-sign-in.js';
+
+// The sign-in code (viem, the keystore) loads only when a command needs the owner: whoami, login and profile
+// start without it (docs/cli.md, "Start-up").
+const withOwnerSession: typeof WithOwnerSession = async (...args) =>
+  (await import('./owner-sign-in.js')).withOwnerSession(...args);
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -47,7 +51,7 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   const server = ctx.apiUrl();
   const client = ctx.client(token, server);
   const who = await ctx.spin('Checking the PAT', async () => {
-    await waitForPat(client);
+    await (await import('./init-command.js')).waitForPat(client);
     return client.request('GET', '/v1/auth/whoami', { reply: whoamiSchema });
   });
   const name = opts.profile ?? 'default';
@@ -282,14 +286,27 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .action(act(contextOf, (ctx, opts: { all?: boolean }) => logout(ctx, opts)));
 
   const profile = program.command('profile').description('PAT profiles in the credentials file');
-  profile.command('list').action(act(contextOf, async (ctx) => profiles(ctx, 'list')));
-  profile.command('switch <name>').action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'switch', name)));
-  profile.command('delete <name>').action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'delete', name)));
+  profile
+    .command('list')
+    .description('The profiles, the active one marked')
+    .action(act(contextOf, async (ctx) => profiles(ctx, 'list')));
+  profile
+    .command('switch <name>')
+    .description('Make a profile the active one (buyer commands use it)')
+    .action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'switch', name)));
+  profile
+    .command('delete <name>')
+    .description('Remove a profile from the credentials file')
+    .action(act(contextOf, async (ctx, _o, [name]) => profiles(ctx, 'delete', name)));
 
   const pat = program.command('pat').description('Personal access tokens (account session)');
-  pat.command('list').action(act(contextOf, (ctx) => patList(ctx)));
+  pat
+    .command('list')
+    .description("The account's PATs (no secrets): scope, label, daily cap, expiry")
+    .action(act(contextOf, (ctx) => patList(ctx)));
   pat
     .command('create')
+    .description('Mint a PAT (shown once): an agent PAT with a daily cap, or a treasury / gate PAT')
     .option('--label <label>')
     .option('--scope <scope>', 'agent, treasury or gate (the gate bearer, docs/gate.md)', 'agent')
     .option('--gate', 'with --scope treasury: the PAT also carries the gate scope')
@@ -307,7 +324,10 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .description("Change an agent PAT's daily spend cap (USD, or none)")
     .option('--daily-cap <usd|none>', 'the new daily cap, or none to remove it')
     .action(act(contextOf, (ctx, opts: { dailyCap?: string }, [id]) => patUpdate(ctx, id!, opts)));
-  pat.command('revoke <pat_id>').action(act(contextOf, (ctx, _o, [id]) => patRevoke(ctx, id!)));
+  pat
+    .command('revoke <pat_id>')
+    .description('Revoke a PAT at once')
+    .action(act(contextOf, (ctx, _o, [id]) => patRevoke(ctx, id!)));
 
   program
     .command('dashboard')

@@ -12,6 +12,15 @@ import { act } from '../seller/seller-kit.js';
 import { registerWalletCommands } from './wallet-commands.js';
 
 export function registerAccountCommands(program: Command, contextOf: ContextOf): void {
+  registerInitCommand(program, contextOf);
+  registerAuthCommands(program, contextOf);
+  registerAgentCommands(program, contextOf);
+  registerWalletCommands(program, contextOf);
+  registerFundCommand(program, contextOf);
+}
+
+/** `xx init` alone (the light start-up table in ../../command-table.ts loads it on its own). */
+export function registerInitCommand(program: Command, contextOf: ContextOf): void {
   program
     .command('init')
     .description('Onboard: seed, addresses, sign-in, agent, a capped PAT and a managed wallet with a policy')
@@ -27,8 +36,4 @@ export function registerAccountCommands(program: Command, contextOf: ContextOf):
     .option('--daily-limit <usd|none>', "a new managed wallet's daily cap (default 10; none: no cap)")
     .option('--policy <file>', "a new managed wallet's whole policy, as JSON (instead of the two above)")
     .action(act(contextOf, (ctx, opts: InitOptions) => init(ctx, opts)));
-  registerAuthCommands(program, contextOf);
-  registerAgentCommands(program, contextOf);
-  registerWalletCommands(program, contextOf);
-  registerFundCommand(program, contextOf);
 }

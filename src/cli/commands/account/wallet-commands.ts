@@ -119,6 +119,7 @@ export function registerWalletCommands(program: Command, contextOf: ContextOf): 
   const wallet = program.command('wallet').description('Self-custody seeds in encrypted keystores');
   wallet
     .command('generate')
+    .description('Make a new seed in an encrypted keystore (prints its addresses)')
     .option('--name <name>', 'keystore name', 'default')
     .option('--words <n>', '12 or 24', '24')
     .option('--force', 'replace an existing keystore')
@@ -129,7 +130,10 @@ export function registerWalletCommands(program: Command, contextOf: ContextOf): 
     .option('--name <name>', 'keystore name', 'default')
     .option('--force', 'replace an existing keystore')
     .action(act(contextOf, (ctx, o: NameOpts) => importSeed(ctx, o)));
-  wallet.command('list').action(act(contextOf, async (ctx) => list(ctx)));
+  wallet
+    .command('list')
+    .description('The keystores on this machine with their addresses')
+    .action(act(contextOf, async (ctx) => list(ctx)));
   wallet
     .command('balance [name]')
     .description(
@@ -144,6 +148,7 @@ export function registerWalletCommands(program: Command, contextOf: ContextOf): 
     .action(act(contextOf, (ctx, o: NameOpts) => exportSeed(ctx, o)));
   wallet
     .command('delete')
+    .description('Delete a keystore (asks first; the funds stay on chain, reachable from the phrase)')
     .option('--name <name>', 'keystore name', 'default')
     .option('--yes', 'confirm without a prompt')
     .action(act(contextOf, (ctx, o: NameOpts) => remove(ctx, o)));
