@@ -317,6 +317,7 @@ export const TEST_ENTRIES: Entries = {
       'a PostgreSQL server whose user may `CREATE DATABASE`; the migrated template is kept there and cloned per suite',
     default: 'embedded',
   },
+  MOCHA_WORKER_ID: { meaning: "tests: set by mocha in a parallel run's worker processes (one per worker)" },
   TREASURY_TEST_CHROMIUM: {
     meaning: "tests: the Chromium the dashboard's browser tests drive (playwright-core)",
     default: '`/usr/bin/chromium`',

@@ -261,8 +261,13 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
     await waitForLedgerRow(t, d.pat, settled, (r) => r.status === 'verified');
     const fresh = await transfer(buyer, d.payTo.address, 70_000n);
     await report(d, { tx_hash: fresh, amount: '70000' });
-    await report(d, { tx_hash: fakeHash(), amount: '999999' });
+    const fake = fakeHash();
+    await report(d, { tx_hash: fake, amount: '999999' });
     await waitForLedgerRow(t, d.pat, fresh, (r) => r.reason === 'awaiting_confirmations');
+    // The made-up row is pending until the verifier has looked at it once (it may not have, on a loaded
+    // machine); once rejected it is neither paid nor pending.
+    const rejected = await waitForLedgerRow(t, d.pat, fake, (r) => r.status !== 'pending');
+    assert.equal(rejected.status, 'rejected');
 
     const flushed = await t.request('POST', `/v1/sellers/${d.seller_id}/payouts/flush`, { token: session });
     assert.equal(flushed.status, 200, JSON.stringify(flushed.body));
