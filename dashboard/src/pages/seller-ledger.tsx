@@ -16,6 +16,7 @@ import { RevenueChart, type DayRevenue } from '../ui/revenue-chart';
 import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
+import { DataTable } from '../ui/data-table';
 
 interface Filters {
   from: string;
@@ -230,54 +231,39 @@ export function SellerLedger({
                 No ledger rows match. A paid call to one of the seller’s endpoints appears here within seconds.
               </Empty>
             ) : (
-              <div class="table-wrap">
-                <table>
-                  <caption class="sr-only">Ledger rows</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Endpoint</th>
-                      <th scope="col">Amount</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Payer</th>
-                      <th scope="col">Transaction</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((r) => (
-                      <tr key={r.id} data-testid="ledger-row">
-                        <th scope="row">
-                          {when(r.created_at)}
-                          <div class="meta">
-                            <code>{r.id}</code>
-                          </div>
-                        </th>
-                        <td>
-                          <code>{r.route ?? endpointPath(r.endpoint_id)}</code>
-                        </td>
-                        <td>{usd(r.amount_usd)}</td>
-                        <td>
-                          <span
-                            class={`badge ${r.status === 'verified' ? 'ok' : r.status === 'rejected' ? 'bad' : 'warn'}`}
-                          >
-                            {r.status}
-                          </span>
-                          {r.reason ? <div class="meta">{r.reason}</div> : null}
-                        </td>
-                        <td class="address">
-                          <code>{r.payer}</code>
-                        </td>
-                        <td class="address">
-                          <code>{r.tx_hash}</code>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-                {more ? (
-                  <p class="hint">Showing the first {list.length} rows; narrow the dates to see older ones.</p>
-                ) : null}
-              </div>
+              <DataTable
+                caption="Ledger rows"
+                columns={['When', 'Endpoint', 'Amount', 'Status', 'Payer', 'Transaction']}
+              >
+                {list.map((r) => (
+                  <tr key={r.id} data-testid="ledger-row">
+                    <th scope="row">
+                      {when(r.created_at)}
+                      <div class="meta">
+                        <code>{r.id}</code>
+                      </div>
+                    </th>
+                    <td>
+                      <code>{r.route ?? endpointPath(r.endpoint_id)}</code>
+                    </td>
+                    <td>{usd(r.amount_usd)}</td>
+                    <td>
+                      <span
+                        class={`badge ${r.status === 'verified' ? 'ok' : r.status === 'rejected' ? 'bad' : 'warn'}`}
+                      >
+                        {r.status}
+                      </span>
+                      {r.reason ? <div class="meta">{r.reason}</div> : null}
+                    </td>
+                    <td class="address">
+                      <code>{r.payer}</code>
+                    </td>
+                    <td class="address">
+                      <code>{r.tx_hash}</code>
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
             )
           }
         </Loaded>

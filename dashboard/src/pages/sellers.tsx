@@ -21,6 +21,7 @@ import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
 import { SellerLedger } from './seller-ledger';
+import { DataTable } from '../ui/data-table';
 
 function ServicePatForm() {
   const { route } = useLocation();
@@ -211,31 +212,19 @@ function Seller({ id, token }: { id: string; token: string }) {
             {endpoints.length === 0 ? (
               <Empty>No endpoints yet.</Empty>
             ) : (
-              <div class="table-wrap">
-                <table>
-                  <caption class="sr-only">Endpoints</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Endpoint</th>
-                      <th scope="col">Price</th>
-                      <th scope="col">Capabilities</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {endpoints.map((e) => (
-                      <tr key={e.endpoint_id}>
-                        <th scope="row">
-                          <code>
-                            {e.method} {e.path}
-                          </code>
-                        </th>
-                        <td>{usd(e.price)}</td>
-                        <td>{e.capabilities.join(', ') || '—'}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable caption="Endpoints" columns={['Endpoint', 'Price', 'Capabilities']}>
+                {endpoints.map((e) => (
+                  <tr key={e.endpoint_id}>
+                    <th scope="row">
+                      <code>
+                        {e.method} {e.path}
+                      </code>
+                    </th>
+                    <td>{usd(e.price)}</td>
+                    <td>{e.capabilities.join(', ') || '—'}</td>
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </section>
           <SellerLedger sellerId={seller.seller_id} token={token} endpoints={endpoints} />

@@ -14,6 +14,7 @@ import { paths, to } from '../ui/paths';
 import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { usdInputError, when } from '../ui/format';
+import { DataTable } from '../ui/data-table';
 
 async function allPats(): Promise<PatView[]> {
   const pats: PatView[] = [];
@@ -103,52 +104,40 @@ function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) =
 function PatTable({ pats, selected }: { pats: PatView[]; selected?: string }) {
   if (pats.length === 0) return <Empty>No PATs yet: `xx pat create` or `xx init` makes one.</Empty>;
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="sr-only">Personal access tokens</caption>
-        <thead>
-          <tr>
-            <th scope="col">PAT</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Daily cap</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          {pats.map((p) => (
-            <tr key={p.id} aria-current={p.id === selected ? 'true' : undefined} data-testid="pat-row">
-              <th scope="row">
-                <a href={to(paths.token(p.id))}>{p.label ?? p.id}</a>
-                <div class="meta">
-                  <code>{p.id}</code>
-                </div>
-              </th>
-              <td>
-                {p.scope_type}
-                <div class="meta">
-                  <code>{p.scope_id}</code>
-                </div>
-              </td>
-              <td>{p.scope_type === 'agent' ? (p.daily_cap_usd ? usd(p.daily_cap_usd) : 'none') : '—'}</td>
-              <td>{when(p.used_at)}</td>
-              <td>{when(p.expires_at)}</td>
-              <td>
-                {p.revoked_at ? (
-                  <span class="badge bad">revoked</span>
-                ) : p.single_use && p.used_at ? (
-                  <span class="badge">used</span>
-                ) : (
-                  <span class="badge ok">active</span>
-                )}
-                {p.single_use ? <span class="badge">single use</span> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Personal access tokens"
+      columns={['PAT', 'Scope', 'Daily cap', 'Last used', 'Expires', 'State']}
+    >
+      {pats.map((p) => (
+        <tr key={p.id} aria-current={p.id === selected ? 'true' : undefined} data-testid="pat-row">
+          <th scope="row">
+            <a href={to(paths.token(p.id))}>{p.label ?? p.id}</a>
+            <div class="meta">
+              <code>{p.id}</code>
+            </div>
+          </th>
+          <td>
+            {p.scope_type}
+            <div class="meta">
+              <code>{p.scope_id}</code>
+            </div>
+          </td>
+          <td>{p.scope_type === 'agent' ? (p.daily_cap_usd ? usd(p.daily_cap_usd) : 'none') : '—'}</td>
+          <td>{when(p.used_at)}</td>
+          <td>{when(p.expires_at)}</td>
+          <td>
+            {p.revoked_at ? (
+              <span class="badge bad">revoked</span>
+            ) : p.single_use && p.used_at ? (
+              <span class="badge">used</span>
+            ) : (
+              <span class="badge ok">active</span>
+            )}
+            {p.single_use ? <span class="badge">single use</span> : null}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
