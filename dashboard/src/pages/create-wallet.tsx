@@ -12,6 +12,7 @@ import { RequireSession } from '../ui/sign-in-panel';
 import { paths, to } from '../ui/paths';
 import { ErrorBox, Loaded, useLoad } from '../ui/states';
 import { policyIssues } from './wallet-policy';
+import { CardForm } from '../ui/card-form';
 
 const CHAINS = [
   { value: 'base-sepolia', label: 'Base Sepolia (testnet)' },
@@ -37,11 +38,9 @@ function CreateWallet() {
       {(list) => {
         const chosen = agent || list[0]?.agent_id || '';
         return (
-          <form
-            class="card"
-            aria-labelledby="create-title"
-            onSubmit={(e) => {
-              e.preventDefault();
+          <CardForm
+            labelledBy="create-title"
+            onSubmit={() => {
               if (issues.length || !chosen) return;
               setBusy(true);
               setError(null);
@@ -118,7 +117,7 @@ function CreateWallet() {
               {busy ? 'Creating…' : 'Create wallet'}
             </button>
             {error ? <ErrorBox error={error} /> : null}
-          </form>
+          </CardForm>
         );
       }}
     </Loaded>

@@ -22,17 +22,16 @@ import { usd } from '../ui/money';
 import { when } from '../ui/format';
 import { SellerLedger } from './seller-ledger';
 import { DataTable } from '../ui/data-table';
+import { CardForm } from '../ui/card-form';
 
 function ServicePatForm() {
   const { route } = useLocation();
   const [value, setValue] = useState('');
   const [error, setError] = useState<unknown>(null);
   return (
-    <form
-      class="card"
-      aria-labelledby="service-pat-title"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <CardForm
+      labelledBy="service-pat-title"
+      onSubmit={() => {
         setError(null);
         openWithServicePat(value.trim()).then((id) => {
           setValue('');
@@ -56,7 +55,7 @@ function ServicePatForm() {
         Open
       </button>
       {error ? <ErrorBox error={error} /> : null}
-    </form>
+    </CardForm>
   );
 }
 

@@ -15,6 +15,8 @@ import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { usdInputError, when } from '../ui/format';
 import { DataTable } from '../ui/data-table';
+import { useAction } from '../ui/use-action';
+import { CardForm } from '../ui/card-form';
 
 async function allPats(): Promise<PatView[]> {
   const pats: PatView[] = [];
@@ -30,33 +32,23 @@ async function allPats(): Promise<PatView[]> {
 
 function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) => void }) {
   const [value, setValue] = useState(pat.daily_cap_usd ?? '');
-  const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const invalid = value === '' ? null : usdInputError(value);
-  const save = async (cap: string | null) => {
-    setBusy(true);
-    setError(null);
-    setSaved(null);
-    try {
+  const save = (cap: string | null) =>
+    run(async () => {
+      setSaved(null);
       const updated = await reply<PatView>(
         api.PATCH('/v1/pats/{id}', { params: { path: { id: pat.id } }, body: { daily_cap_usd: cap } }),
       );
       onChanged(updated);
       setValue(updated.daily_cap_usd ?? '');
       setSaved(updated.daily_cap_usd ? `Daily cap set to $${updated.daily_cap_usd}.` : 'Daily cap removed.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
-    <form
-      class="card"
-      aria-labelledby="cap-title"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <CardForm
+      labelledBy="cap-title"
+      onSubmit={() => {
         if (!invalid && value !== '') void save(value);
       }}
     >
@@ -97,7 +89,7 @@ function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) =
         </p>
       ) : null}
       {error ? <ErrorBox error={error} /> : null}
-    </form>
+    </CardForm>
   );
 }
 

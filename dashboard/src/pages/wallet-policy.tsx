@@ -12,6 +12,8 @@ import { dryRun, type DryRun } from '../api/spend';
 import { canManageWallets } from '../api/wallet-access';
 import { ErrorBox } from '../ui/states';
 import { usdInputError } from '../ui/format';
+import { useAction } from '../ui/use-action';
+import { CardForm } from '../ui/card-form';
 
 type Policy = Record<string, unknown>;
 
@@ -29,16 +31,13 @@ export function policyIssues(text: string): string[] {
 
 export function PolicyEditor(props: { walletId: string; token: string; policy: Policy; onSaved: (p: Policy) => void }) {
   const [text, setText] = useState(JSON.stringify(props.policy, null, 2));
-  const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const issues = policyIssues(text);
   const owner = canManageWallets();
-  const save = async () => {
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
+  const save = () =>
+    run(async () => {
+      setSaved(false);
       const res = await reply<{ policy: Policy }>(
         api.PUT('/v1/wallets/{id}/policy', {
           params: { path: { id: props.walletId } },
@@ -49,18 +48,11 @@ export function PolicyEditor(props: { walletId: string; token: string; policy: P
       setText(JSON.stringify(res.policy, null, 2));
       setSaved(true);
       props.onSaved(res.policy);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
-    <form
-      class="card"
-      aria-labelledby="policy-title"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <CardForm
+      labelledBy="policy-title"
+      onSubmit={() => {
         if (issues.length === 0 && owner) void save();
       }}
     >
@@ -104,7 +96,7 @@ export function PolicyEditor(props: { walletId: string; token: string; policy: P
         </p>
       ) : null}
       {error ? <ErrorBox error={error} /> : null}
-    </form>
+    </CardForm>
   );
 }
 
