@@ -17,6 +17,7 @@ import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
 import { DataTable } from '../ui/data-table';
+import { TextField } from '../ui/text-field';
 
 interface Filters {
   from: string;
@@ -164,24 +165,8 @@ export function SellerLedger({
             if (JSON.stringify(filters) === key) reload();
           }}
         >
-          <div class="field">
-            <label for="lf-from">From</label>
-            <input
-              id="lf-from"
-              type="date"
-              value={filters.from}
-              onInput={(e) => set({ from: (e.target as HTMLInputElement).value })}
-            />
-          </div>
-          <div class="field">
-            <label for="lf-to">To</label>
-            <input
-              id="lf-to"
-              type="date"
-              value={filters.to}
-              onInput={(e) => set({ to: (e.target as HTMLInputElement).value })}
-            />
-          </div>
+          <TextField id="lf-from" label="From" value={filters.from} onValue={(v) => set({ from: v })} type="date" />
+          <TextField id="lf-to" label="To" value={filters.to} onValue={(v) => set({ to: v })} type="date" />
           <div class="field">
             <label for="lf-endpoint">Endpoint</label>
             <select

@@ -23,6 +23,7 @@ import { when } from '../ui/format';
 import { SellerLedger } from './seller-ledger';
 import { DataTable } from '../ui/data-table';
 import { CardForm } from '../ui/card-form';
+import { TextField } from '../ui/text-field';
 
 function ServicePatForm() {
   const { route } = useLocation();
@@ -40,17 +41,16 @@ function ServicePatForm() {
       }}
     >
       <h2 id="service-pat-title">Open a seller with its service PAT</h2>
-      <div class="field">
-        <label for="service-pat">Service PAT</label>
-        <input
-          id="service-pat"
-          type="password"
-          autoComplete="off"
-          value={value}
-          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
-        />
+      <TextField
+        id="service-pat"
+        label="Service PAT"
+        value={value}
+        onValue={(v) => setValue(v)}
+        type="password"
+        autoComplete="off"
+      >
         <span class="hint">Kept in this tab’s memory only; reloading forgets it.</span>
-      </div>
+      </TextField>
       <button type="submit" class="primary" disabled={!value.trim()}>
         Open
       </button>

@@ -17,6 +17,7 @@ import { usdInputError, when } from '../ui/format';
 import { DataTable } from '../ui/data-table';
 import { useAction } from '../ui/use-action';
 import { CardForm } from '../ui/card-form';
+import { TextField } from '../ui/text-field';
 
 async function allPats(): Promise<PatView[]> {
   const pats: PatView[] = [];
@@ -59,22 +60,21 @@ function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) =
         {pat.label ?? 'Unlabelled'} · the cap spans every wallet of the agent and resets at 00:00 UTC. Current:{' '}
         <strong data-testid="current-cap">{pat.daily_cap_usd ? `$${pat.daily_cap_usd}` : 'no cap'}</strong>.
       </p>
-      <div class="field">
-        <label for="cap">Daily cap (USD)</label>
-        <input
-          id="cap"
-          name="cap"
-          inputMode="decimal"
-          autoComplete="off"
-          value={value}
-          aria-invalid={invalid ? 'true' : 'false'}
-          aria-describedby="cap-hint"
-          onInput={(e) => setValue((e.target as HTMLInputElement).value.trim())}
-        />
+      <TextField
+        id="cap"
+        label="Daily cap (USD)"
+        value={value}
+        onValue={(v) => setValue(v.trim())}
+        name="cap"
+        inputMode="decimal"
+        autoComplete="off"
+        aria-invalid={invalid ? 'true' : 'false'}
+        aria-describedby="cap-hint"
+      >
         <span id="cap-hint" class="hint">
           {invalid ?? 'Up to 6 decimals, e.g. 25 or 0.50.'}
         </span>
-      </div>
+      </TextField>
       <div class="row">
         <button type="submit" class="primary" disabled={busy || value === '' || !!invalid}>
           Save cap

@@ -14,6 +14,7 @@ import { ErrorBox } from '../ui/states';
 import { usdInputError } from '../ui/format';
 import { useAction } from '../ui/use-action';
 import { CardForm } from '../ui/card-form';
+import { TextField } from '../ui/text-field';
 
 type Policy = Record<string, unknown>;
 
@@ -135,26 +136,22 @@ export function DryRunPanel(props: { walletId: string; token: string; policyVers
     <section class="card" aria-labelledby="dry-run-title">
       <h2 id="dry-run-title">Would this payment pass?</h2>
       <p class="hint">A dry run under the saved policy: nothing is signed or counted.</p>
-      <div class="field">
-        <label for="dr-to">Recipient address</label>
-        <input
-          id="dr-to"
-          value={to}
-          autoComplete="off"
-          placeholder="0x…"
-          onInput={(e) => setTo((e.target as HTMLInputElement).value.trim())}
-        />
-      </div>
+      <TextField
+        id="dr-to"
+        label="Recipient address"
+        value={to}
+        onValue={(v) => setTo(v.trim())}
+        autoComplete="off"
+        placeholder="0x…"
+      />
       <div class="row">
-        <div class="field">
-          <label for="dr-amount">Amount (USD)</label>
-          <input
-            id="dr-amount"
-            inputMode="decimal"
-            value={amount}
-            onInput={(e) => setAmount((e.target as HTMLInputElement).value.trim())}
-          />
-        </div>
+        <TextField
+          id="dr-amount"
+          label="Amount (USD)"
+          value={amount}
+          onValue={(v) => setAmount(v.trim())}
+          inputMode="decimal"
+        />
         <div class="field">
           <label for="dr-kind">Kind</label>
           <select
@@ -166,14 +163,12 @@ export function DryRunPanel(props: { walletId: string; token: string; policyVers
             <option value="transfer">transfer</option>
           </select>
         </div>
-        <div class="field">
-          <label for="dr-capability">Capability (optional)</label>
-          <input
-            id="dr-capability"
-            value={capability}
-            onInput={(e) => setCapability((e.target as HTMLInputElement).value.trim())}
-          />
-        </div>
+        <TextField
+          id="dr-capability"
+          label="Capability (optional)"
+          value={capability}
+          onValue={(v) => setCapability(v.trim())}
+        />
       </div>
       <div aria-live="polite" data-testid="dry-run-result">
         {!ready ? (
