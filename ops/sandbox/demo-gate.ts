@@ -9,8 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
-import { payToClaimMessage } from '../../src/api/services/seller-pay-to-service.js';
-import { call, signInFresh } from './demo-seller.js';
+import { call, registerPaidSeller } from './demo-seller.js';
 
 interface DemoGateState {
   seller_id: string;
@@ -36,22 +35,11 @@ async function register(
   originUrl: string,
   payToKey: `0x${string}`,
 ): Promise<DemoGateState> {
-  const payTo = privateKeyToAccount(payToKey);
-  const { session, address } = await signInFresh(apiUrl, publicUrl, chainId);
-  const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, {
-    name: 'Sandbox gate demo seller',
-    slug: `gate-demo-${address.slice(2, 10).toLowerCase()}`,
-    protocol: 'mpp',
-    origin: originUrl,
-  })) as { seller_id: string; slug: string; pat: string };
-  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, {
-    slug: 'forecast',
-    path: '/forecast',
-    method: 'GET',
-    price: '0.01',
-  });
-  const signature = await payTo.signMessage({ message: payToClaimMessage(seller.seller_id, payTo.address) });
-  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/pay-to`, session, { address: payTo.address, signature });
+  const { session, seller, payTo } = await registerPaidSeller(
+    { apiUrl, publicUrl, chainId, payToKey },
+    { name: 'Sandbox gate demo seller', slugPrefix: 'gate-demo', protocol: 'mpp', origin: originUrl },
+    'forecast',
+  );
   const gate = (await call(apiUrl, 'POST', '/v1/pats', session, { scope_type: 'gate', label: 'sandbox gate' })) as {
     pat: string;
   };
@@ -60,7 +48,7 @@ async function register(
     slug: seller.slug,
     service_pat: seller.pat,
     gate_pat: gate.pat,
-    pay_to: payTo.address,
+    pay_to: payTo,
   };
 }
 

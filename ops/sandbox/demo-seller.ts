@@ -71,28 +71,48 @@ export async function signInFresh(
   return { session, address: owner.address };
 }
 
-/** Signs in with a fresh key, registers the seller and its paid endpoint; returns what the middleware needs. */
+/**
+ * Signs in with a fresh key and registers a seller (its slug `<slugPrefix>-<owner address prefix>`) with one
+ * paid endpoint, GET /<endpoint> at $0.01, and a pay-to address proven with `payToKey`'s signature. The demo
+ * seller and the gate's demo seller both start this way.
+ */
+export async function registerPaidSeller(
+  api: { apiUrl: string; publicUrl: string; chainId: number; payToKey: `0x${string}` },
+  profile: { name: string; slugPrefix: string; protocol?: 'mpp'; origin?: string },
+  endpoint: string,
+): Promise<{ session: string; seller: { seller_id: string; slug: string; pat: string }; payTo: string }> {
+  const { apiUrl } = api;
+  const payTo = privateKeyToAccount(api.payToKey);
+  const { session, address } = await signInFresh(apiUrl, api.publicUrl, api.chainId);
+  const { slugPrefix, ...rest } = profile;
+  const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, {
+    ...rest,
+    slug: `${slugPrefix}-${address.slice(2, 10).toLowerCase()}`,
+  })) as { seller_id: string; slug: string; pat: string };
+  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, {
+    slug: endpoint,
+    path: `/${endpoint}`,
+    method: 'GET',
+    price: '0.01',
+  });
+  const signature = await payTo.signMessage({ message: payToClaimMessage(seller.seller_id, payTo.address) });
+  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/pay-to`, session, { address: payTo.address, signature });
+  return { session, seller, payTo: payTo.address };
+}
+
+/** Registers the demo seller and its paid endpoint; returns what the middleware needs. */
 async function register(
   apiUrl: string,
   publicUrl: string,
   chainId: number,
   payToKey: `0x${string}`,
 ): Promise<DemoSellerState> {
-  const payTo = privateKeyToAccount(payToKey);
-  const { session, address } = await signInFresh(apiUrl, publicUrl, chainId);
-  const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, {
-    name: 'Sandbox demo seller',
-    slug: `demo-${address.slice(2, 10).toLowerCase()}`,
-  })) as { seller_id: string; pat: string };
-  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/endpoints`, seller.pat, {
-    slug: 'joke',
-    path: '/joke',
-    method: 'GET',
-    price: '0.01',
-  });
-  const signature = await payTo.signMessage({ message: payToClaimMessage(seller.seller_id, payTo.address) });
-  await call(apiUrl, 'POST', `/v1/sellers/${seller.seller_id}/pay-to`, session, { address: payTo.address, signature });
-  return { seller_id: seller.seller_id, pat: seller.pat, pay_to: payTo.address, pay_to_proven: true };
+  const { seller, payTo } = await registerPaidSeller(
+    { apiUrl, publicUrl, chainId, payToKey },
+    { name: 'Sandbox demo seller', slugPrefix: 'demo' },
+    'joke',
+  );
+  return { seller_id: seller.seller_id, pat: seller.pat, pay_to: payTo, pay_to_proven: true };
 }
 
 export async function startDemoSeller(options: {

@@ -12,7 +12,7 @@
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeable, type Closeable } from '../../base/closeables.js';
-import { createFacilitatorClient, wrapFacilitatorObject, type FacilitatorLike } from '../x402/facilitator-client.js';
+import { resolveFacilitator, type FacilitatorLike } from '../x402/facilitator-client.js';
 import type { FetchLike } from '../x402/bounded-fetch.js';
 import { LedgerReporter } from '../x402/seller/ledger-reporter.js';
 import { PaidRequestCore } from '../x402/seller/paid-request.js';
@@ -51,19 +51,7 @@ export function createGateApp(
   const logger = options.logger ?? silentLogger;
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const metrics = createGateMetrics();
-  const facilitator = options.facilitator
-    ? wrapFacilitatorObject(options.facilitator, {
-        verifyTimeoutMs: config.verifyTimeoutMs,
-        settleTimeoutMs: config.settleTimeoutMs,
-      })
-    : config.facilitatorUrl
-      ? createFacilitatorClient({
-          url: config.facilitatorUrl,
-          fetch: doFetch,
-          verifyTimeoutMs: config.verifyTimeoutMs,
-          settleTimeoutMs: config.settleTimeoutMs,
-        })
-      : undefined;
+  const facilitator = resolveFacilitator(options.facilitator, config, doFetch);
   const ledger = new LedgerReporter({
     apiUrl: config.apiUrl,
     token: config.token,

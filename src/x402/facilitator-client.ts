@@ -241,3 +241,19 @@ export function wrapFacilitatorObject(
     },
   };
 }
+
+/**
+ * The facilitator a seller configured: the object it passed (wrapped as above), else a client of its
+ * facilitator URL, else none. The Koa middleware and the gate resolve theirs alike.
+ */
+export function resolveFacilitator(
+  object: FacilitatorLike | undefined,
+  config: { facilitatorUrl?: string | undefined; verifyTimeoutMs?: number; settleTimeoutMs?: number },
+  fetch: FetchLike,
+): FacilitatorClient | undefined {
+  const timeouts = { verifyTimeoutMs: config.verifyTimeoutMs, settleTimeoutMs: config.settleTimeoutMs };
+  if (object) return wrapFacilitatorObject(object, timeouts);
+  return config.facilitatorUrl
+    ? createFacilitatorClient({ url: config.facilitatorUrl, fetch, ...timeouts })
+    : undefined;
+}

@@ -15,13 +15,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { setSettlementOverrides, x402Koa } from 'treasury/koa';
 import { openMnemonic, keystoreSchema } from '../../src/cli/commands/account/seed-keystore.js';
-import { startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
+import { CLI_PASSPHRASE, sandboxCliEnv, startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
 import {
   assertOk,
   filesUnder,
@@ -32,23 +31,12 @@ import {
   type XxRun,
 } from '../integration/cli/xx-process.js';
 
-const PASSPHRASE = 'correct horse battery staple';
+const PASSPHRASE = CLI_PASSPHRASE;
+const homeEnv = sandboxCliEnv;
 const xx = runXx;
 const ok = assertOk;
 const json = stdoutJson;
 const errJson = (run: XxRun) => stderrJson(run, 'the command');
-
-function homeEnv(sandbox: RunningSandbox, name: string): Record<string, string> {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), `xx-${name}-`));
-  return {
-    HOME: home,
-    XX_HOME: path.join(home, '.xx'),
-    TREASURY_DATA_DIR: sandbox.dataDir,
-    XX_KEYSTORE_PASSPHRASE: PASSPHRASE,
-    XX_KEYSTORE_SCRYPT_LOG_N: '12',
-    NO_COLOR: '1',
-  };
-}
 
 describe('xx CLI against the npm start sandbox (real binary, real chain)', function () {
   this.timeout(300_000);

@@ -14,7 +14,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 // eslint-disable-next-line import-x/no-unresolved -- the SDK's "./*" export maps types to *.js.d.ts, which this resolver cannot follow (tsc can)
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -22,14 +21,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 // eslint-disable-next-line import-x/no-unresolved -- as above
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
+import { freshCliHome, sandboxCliEnv, startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
 import { ROOT, runXx, stderrJson, stdoutJson, XX_BIN } from '../integration/cli/xx-process.js';
 
-const PASSPHRASE = 'correct horse battery staple';
-
-function freshHome(name: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), `xx-${name}-`));
-}
+const freshHome = freshCliHome;
 
 type ToolAnswer = { isError?: boolean; structuredContent?: Record<string, any>; content: Array<{ text?: string }> };
 
@@ -48,15 +43,7 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
 
   before(async () => {
     sandbox = await startSandbox();
-    const home = freshHome('mcp-owner');
-    ownerEnv = {
-      HOME: home,
-      XX_HOME: path.join(home, '.xx'),
-      TREASURY_DATA_DIR: sandbox.dataDir,
-      XX_KEYSTORE_PASSPHRASE: PASSPHRASE,
-      XX_KEYSTORE_SCRYPT_LOG_N: '12',
-      NO_COLOR: '1',
-    };
+    ownerEnv = sandboxCliEnv(sandbox, 'mcp-owner');
     const init = stdoutJson(
       await runXx(['init', '--server', sandbox.info.api_url, '--label', 'mcp', '--json'], ownerEnv),
       'init',

@@ -15,7 +15,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
@@ -26,7 +25,7 @@ import { createPublicClient, erc20Abi, getAddress, http, toHex, type Address } f
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createX402Buyer } from 'treasury/sdk';
 import { keystoreSchema, openMnemonic } from '../../src/cli/commands/account/seed-keystore.js';
-import { startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
+import { CLI_PASSPHRASE, sandboxCliEnv, startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
 import {
   filesUnder,
   hasScript,
@@ -37,7 +36,7 @@ import {
   type XxRun,
 } from '../integration/cli/xx-process.js';
 
-const PASSPHRASE = 'correct horse battery staple';
+const PASSPHRASE = CLI_PASSPHRASE;
 const PRICE_RAW = 10_000n; // the demo seller's 0.01 USDC
 
 describe('self-custody payments: xx buy --self-custody and createX402Buyer({ account }) against the sandbox', function () {
@@ -56,15 +55,8 @@ describe('self-custody payments: xx buy --self-custody and createX402Buyer({ acc
 
   before(async () => {
     sandbox = await startSandbox();
-    home = fs.mkdtempSync(path.join(os.tmpdir(), 'xx-self-custody-'));
-    env = {
-      HOME: home,
-      XX_HOME: path.join(home, '.xx'),
-      TREASURY_DATA_DIR: sandbox.dataDir,
-      XX_KEYSTORE_PASSPHRASE: PASSPHRASE,
-      XX_KEYSTORE_SCRYPT_LOG_N: '12',
-      NO_COLOR: '1',
-    };
+    env = sandboxCliEnv(sandbox, 'self-custody');
+    home = env.HOME!;
     const chain = createPublicClient({ transport: http(sandbox.info.rpc_url) });
     balanceOf = (address) =>
       chain.readContract({

@@ -68,6 +68,20 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
       /^0x[0-9a-f]{64}$/,
     );
   };
+
+  /**
+   * The official @x402/fetch upto client for `account`, its Permit2 approved (and funded) by the faucet,
+   * and the buyer's and the Koa seller's balances before it pays.
+   */
+  const officialUptoBuyer = async (account: ConstructorParameters<typeof UptoEvmClientScheme>[0]) => {
+    await approvePermit2(account.address);
+    const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
+    const before = {
+      buyer: await readTokenBalance(chain, account.address),
+      seller: await readTokenBalance(chain, payToKoa),
+    };
+    return { pay: wrapFetchWithPayment(fetch, official), before };
+  };
   const newWallet = async (label: string) => {
     const created = await t.request('POST', `/v1/agents/${agentId}/wallets`, { token: agentPat, body: { label } });
     assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -433,22 +447,17 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
 
   it('the official @x402/fetch upto client pays our Koa seller; 25% moves; receipt and ledger carry the amount', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    await approvePermit2(account.address);
-    const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
-    const [buyerBefore, sellerBefore] = [
-      await readTokenBalance(chain, account.address),
-      await readTokenBalance(chain, payToKoa),
-    ];
+    const { pay, before } = await officialUptoBuyer(account);
     koaCharge = '25%';
-    const res = await wrapFetchWithPayment(fetch, official)(`${koaUrl}/tokens`);
+    const res = await pay(`${koaUrl}/tokens`);
     assert.equal(res.status, 200, await res.clone().text());
     assert.deepEqual(await res.json(), { tokens: 250 });
     assert.equal(res.headers.get('settlement-overrides'), null, 'the override header never reaches the buyer');
     const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
     assert.equal(receipt.success, true);
     assert.equal((receipt as { amount?: string }).amount, '25000');
-    assert.equal(await readTokenBalance(chain, account.address), buyerBefore - 25_000n);
-    assert.equal(await readTokenBalance(chain, payToKoa), sellerBefore + 25_000n);
+    assert.equal(await readTokenBalance(chain, account.address), before.buyer - 25_000n);
+    assert.equal(await readTokenBalance(chain, payToKoa), before.seller + 25_000n);
     const row = await ledgerRow(receipt.transaction);
     assert.ok(row, 'ledger row reported');
     assert.equal(row.amount, '25000');
@@ -456,15 +465,10 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
 
   it('a handler charging above the signed maximum: 500 settlement_override_invalid, nothing settled, nothing moves', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    await approvePermit2(account.address);
-    const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
-    const [buyerBefore, sellerBefore] = [
-      await readTokenBalance(chain, account.address),
-      await readTokenBalance(chain, payToKoa),
-    ];
+    const { pay, before } = await officialUptoBuyer(account);
     koaCharge = '$5'; // the route's price (and so the signed maximum) is $0.10
     try {
-      const res = await wrapFetchWithPayment(fetch, official)(`${koaUrl}/tokens`);
+      const res = await pay(`${koaUrl}/tokens`);
       assert.equal(res.status, 500, await res.clone().text());
       const body = (await res.json()) as { error_code?: string; reason?: string; tokens?: unknown };
       assert.equal(body.error_code, 'settlement_override_invalid');
@@ -474,25 +478,20 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     } finally {
       koaCharge = '25%';
     }
-    assert.equal(await readTokenBalance(chain, account.address), buyerBefore);
-    assert.equal(await readTokenBalance(chain, payToKoa), sellerBefore);
+    assert.equal(await readTokenBalance(chain, account.address), before.buyer);
+    assert.equal(await readTokenBalance(chain, payToKoa), before.seller);
   });
 
   it('treasuryAccount with the official upto client pays our Koa seller; a zero charge moves nothing', async () => {
     const w = await newWallet('account-upto');
-    await approvePermit2(w.address);
     const account = await treasuryAccount({ client, walletId: w.id });
-    const official = new x402Client().register('eip155:84532', new UptoEvmClientScheme(account));
-    const paying = wrapFetchWithPayment(fetch, official);
-    const [buyerBefore, sellerBefore] = [
-      await readTokenBalance(chain, w.address),
-      await readTokenBalance(chain, payToKoa),
-    ];
+    assert.equal(account.address.toLowerCase(), w.address.toLowerCase());
+    const { pay: paying, before } = await officialUptoBuyer(account);
     koaCharge = '$0.03';
     const res = await paying(`${koaUrl}/tokens`);
     assert.equal(res.status, 200, await res.clone().text());
-    assert.equal(await readTokenBalance(chain, w.address), buyerBefore - 30_000n);
-    assert.equal(await readTokenBalance(chain, payToKoa), sellerBefore + 30_000n);
+    assert.equal(await readTokenBalance(chain, w.address), before.buyer - 30_000n);
+    assert.equal(await readTokenBalance(chain, payToKoa), before.seller + 30_000n);
     const [row] = await t.db.knex('authorizations').where({ wallet_id: w.id });
     assert.equal(row.scheme, 'upto');
     const receiptPaid = decodePaymentResponseHeader(res.headers.get('payment-response')!);
@@ -507,7 +506,7 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     assert.equal(free.status, 200, await free.clone().text());
     const receipt = decodePaymentResponseHeader(free.headers.get('payment-response')!);
     assert.deepEqual([receipt.success, receipt.transaction, (receipt as { amount?: string }).amount], [true, '', '0']);
-    assert.equal(await readTokenBalance(chain, w.address), buyerBefore - 30_000n);
+    assert.equal(await readTokenBalance(chain, w.address), before.buyer - 30_000n);
   });
 
   it('a witness bound to another facilitator is refused before the handler; nothing moves', async () => {

@@ -2,7 +2,8 @@
  * Runs the README's first command, `npm start`, as users do: its own process group, a temporary data
  * directory, free ports, embedded defaults. Resolves once `sandbox.json` is written; `stop()` sends Ctrl-C
  * (SIGINT to the group) and waits for the exit, then SIGKILLs whatever is left. payDemoSeller pays the
- * sandbox's demo seller from a Treasury wallet as a buyer does.
+ * sandbox's demo seller from a Treasury wallet as a buyer does; sandboxCliEnv is the environment of an `xx`
+ * user of the sandbox.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -57,6 +58,30 @@ export interface RunningSandbox {
   exited: Promise<number | null>;
   /** Ctrl-C, wait for npm's exit and the sandbox's "sandbox stopped" line (bounded), then SIGKILL what is left. Safe to call twice. */
   stop(): Promise<void>;
+}
+
+/** The keystore passphrase the CLI tests seal their seeds with (XX_KEYSTORE_PASSPHRASE). */
+export const CLI_PASSPHRASE = 'correct horse battery staple';
+
+/** A fresh, empty temporary HOME for one `xx` run or user. */
+export function freshCliHome(name: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `xx-${name}-`));
+}
+
+/**
+ * The environment of an `xx` user of this sandbox: a fresh HOME (and XX_HOME below it), the sandbox's data
+ * directory, the test passphrase with a cheap scrypt cost, no colours.
+ */
+export function sandboxCliEnv(sandbox: RunningSandbox, name: string): Record<string, string> {
+  const home = freshCliHome(name);
+  return {
+    HOME: home,
+    XX_HOME: path.join(home, '.xx'),
+    TREASURY_DATA_DIR: sandbox.dataDir,
+    XX_KEYSTORE_PASSPHRASE: CLI_PASSPHRASE,
+    XX_KEYSTORE_SCRYPT_LOG_N: '12',
+    NO_COLOR: '1',
+  };
 }
 
 export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningSandbox & { apiPort: number }> {

@@ -12,6 +12,8 @@ import { RequireSession } from '../ui/sign-in-panel';
 import { paths, to } from '../ui/paths';
 import { ErrorBox, Loaded, useLoad } from '../ui/states';
 import { policyIssues } from './wallet-policy';
+import { CardForm } from '../ui/card-form';
+import { TextField } from '../ui/text-field';
 
 const CHAINS = [
   { value: 'base-sepolia', label: 'Base Sepolia (testnet)' },
@@ -37,11 +39,9 @@ function CreateWallet() {
       {(list) => {
         const chosen = agent || list[0]?.agent_id || '';
         return (
-          <form
-            class="card"
-            aria-labelledby="create-title"
-            onSubmit={(e) => {
-              e.preventDefault();
+          <CardForm
+            labelledBy="create-title"
+            onSubmit={() => {
               if (issues.length || !chosen) return;
               setBusy(true);
               setError(null);
@@ -73,15 +73,13 @@ function CreateWallet() {
                 ))}
               </select>
             </div>
-            <div class="field">
-              <label for="cw-label">Label (optional)</label>
-              <input
-                id="cw-label"
-                value={label}
-                maxLength={128}
-                onInput={(e) => setLabel((e.target as HTMLInputElement).value)}
-              />
-            </div>
+            <TextField
+              id="cw-label"
+              label="Label (optional)"
+              value={label}
+              onValue={(v) => setLabel(v)}
+              maxLength={128}
+            />
             <div class="field">
               <label for="cw-chain">Chain</label>
               <select id="cw-chain" value={chain} onChange={(e) => setChain((e.target as HTMLSelectElement).value)}>
@@ -118,7 +116,7 @@ function CreateWallet() {
               {busy ? 'Creating…' : 'Create wallet'}
             </button>
             {error ? <ErrorBox error={error} /> : null}
-          </form>
+          </CardForm>
         );
       }}
     </Loaded>

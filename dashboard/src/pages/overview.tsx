@@ -12,6 +12,7 @@ import { RequireSession } from '../ui/sign-in-panel';
 import { paths, to } from '../ui/paths';
 import { Empty, ErrorBox, Loaded, Loading, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
+import { DataTable } from '../ui/data-table';
 
 async function loadAgents(origin: string, agentId: string): Promise<AgentView[]> {
   if (origin === 'pat_exchange')
@@ -104,25 +105,14 @@ function AgentCard({ agent }: { agent: AgentView }) {
           No wallet yet. <a href={to(paths.newWallet)}>Create a wallet</a>.
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Wallets of {agent.label ?? agent.agent_id}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Wallet</th>
-                <th scope="col">Address</th>
-                <th scope="col">Network</th>
-                <th scope="col">Balance (USDC)</th>
-                <th scope="col">Today</th>
-              </tr>
-            </thead>
-            <tbody>
-              {agent.wallets.map((w) => (
-                <WalletRow key={w.id} wallet={w} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={`Wallets of ${agent.label ?? agent.agent_id}`}
+          columns={['Wallet', 'Address', 'Network', 'Balance (USDC)', 'Today']}
+        >
+          {agent.wallets.map((w) => (
+            <WalletRow key={w.id} wallet={w} />
+          ))}
+        </DataTable>
       )}
     </section>
   );

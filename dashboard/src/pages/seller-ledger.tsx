@@ -16,6 +16,8 @@ import { RevenueChart, type DayRevenue } from '../ui/revenue-chart';
 import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
+import { DataTable } from '../ui/data-table';
+import { TextField } from '../ui/text-field';
 
 interface Filters {
   from: string;
@@ -163,24 +165,8 @@ export function SellerLedger({
             if (JSON.stringify(filters) === key) reload();
           }}
         >
-          <div class="field">
-            <label for="lf-from">From</label>
-            <input
-              id="lf-from"
-              type="date"
-              value={filters.from}
-              onInput={(e) => set({ from: (e.target as HTMLInputElement).value })}
-            />
-          </div>
-          <div class="field">
-            <label for="lf-to">To</label>
-            <input
-              id="lf-to"
-              type="date"
-              value={filters.to}
-              onInput={(e) => set({ to: (e.target as HTMLInputElement).value })}
-            />
-          </div>
+          <TextField id="lf-from" label="From" value={filters.from} onValue={(v) => set({ from: v })} type="date" />
+          <TextField id="lf-to" label="To" value={filters.to} onValue={(v) => set({ to: v })} type="date" />
           <div class="field">
             <label for="lf-endpoint">Endpoint</label>
             <select
@@ -230,54 +216,39 @@ export function SellerLedger({
                 No ledger rows match. A paid call to one of the seller’s endpoints appears here within seconds.
               </Empty>
             ) : (
-              <div class="table-wrap">
-                <table>
-                  <caption class="sr-only">Ledger rows</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Endpoint</th>
-                      <th scope="col">Amount</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Payer</th>
-                      <th scope="col">Transaction</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.map((r) => (
-                      <tr key={r.id} data-testid="ledger-row">
-                        <th scope="row">
-                          {when(r.created_at)}
-                          <div class="meta">
-                            <code>{r.id}</code>
-                          </div>
-                        </th>
-                        <td>
-                          <code>{r.route ?? endpointPath(r.endpoint_id)}</code>
-                        </td>
-                        <td>{usd(r.amount_usd)}</td>
-                        <td>
-                          <span
-                            class={`badge ${r.status === 'verified' ? 'ok' : r.status === 'rejected' ? 'bad' : 'warn'}`}
-                          >
-                            {r.status}
-                          </span>
-                          {r.reason ? <div class="meta">{r.reason}</div> : null}
-                        </td>
-                        <td class="address">
-                          <code>{r.payer}</code>
-                        </td>
-                        <td class="address">
-                          <code>{r.tx_hash}</code>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-                {more ? (
-                  <p class="hint">Showing the first {list.length} rows; narrow the dates to see older ones.</p>
-                ) : null}
-              </div>
+              <DataTable
+                caption="Ledger rows"
+                columns={['When', 'Endpoint', 'Amount', 'Status', 'Payer', 'Transaction']}
+              >
+                {list.map((r) => (
+                  <tr key={r.id} data-testid="ledger-row">
+                    <th scope="row">
+                      {when(r.created_at)}
+                      <div class="meta">
+                        <code>{r.id}</code>
+                      </div>
+                    </th>
+                    <td>
+                      <code>{r.route ?? endpointPath(r.endpoint_id)}</code>
+                    </td>
+                    <td>{usd(r.amount_usd)}</td>
+                    <td>
+                      <span
+                        class={`badge ${r.status === 'verified' ? 'ok' : r.status === 'rejected' ? 'bad' : 'warn'}`}
+                      >
+                        {r.status}
+                      </span>
+                      {r.reason ? <div class="meta">{r.reason}</div> : null}
+                    </td>
+                    <td class="address">
+                      <code>{r.payer}</code>
+                    </td>
+                    <td class="address">
+                      <code>{r.tx_hash}</code>
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
             )
           }
         </Loaded>

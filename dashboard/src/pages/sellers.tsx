@@ -21,17 +21,18 @@ import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
 import { SellerLedger } from './seller-ledger';
+import { DataTable } from '../ui/data-table';
+import { CardForm } from '../ui/card-form';
+import { TextField } from '../ui/text-field';
 
 function ServicePatForm() {
   const { route } = useLocation();
   const [value, setValue] = useState('');
   const [error, setError] = useState<unknown>(null);
   return (
-    <form
-      class="card"
-      aria-labelledby="service-pat-title"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <CardForm
+      labelledBy="service-pat-title"
+      onSubmit={() => {
         setError(null);
         openWithServicePat(value.trim()).then((id) => {
           setValue('');
@@ -40,22 +41,21 @@ function ServicePatForm() {
       }}
     >
       <h2 id="service-pat-title">Open a seller with its service PAT</h2>
-      <div class="field">
-        <label for="service-pat">Service PAT</label>
-        <input
-          id="service-pat"
-          type="password"
-          autoComplete="off"
-          value={value}
-          onInput={(e) => setValue((e.target as HTMLInputElement).value)}
-        />
+      <TextField
+        id="service-pat"
+        label="Service PAT"
+        value={value}
+        onValue={(v) => setValue(v)}
+        type="password"
+        autoComplete="off"
+      >
         <span class="hint">Kept in this tab’s memory only; reloading forgets it.</span>
-      </div>
+      </TextField>
       <button type="submit" class="primary" disabled={!value.trim()}>
         Open
       </button>
       {error ? <ErrorBox error={error} /> : null}
-    </form>
+    </CardForm>
   );
 }
 
@@ -211,31 +211,19 @@ function Seller({ id, token }: { id: string; token: string }) {
             {endpoints.length === 0 ? (
               <Empty>No endpoints yet.</Empty>
             ) : (
-              <div class="table-wrap">
-                <table>
-                  <caption class="sr-only">Endpoints</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Endpoint</th>
-                      <th scope="col">Price</th>
-                      <th scope="col">Capabilities</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {endpoints.map((e) => (
-                      <tr key={e.endpoint_id}>
-                        <th scope="row">
-                          <code>
-                            {e.method} {e.path}
-                          </code>
-                        </th>
-                        <td>{usd(e.price)}</td>
-                        <td>{e.capabilities.join(', ') || '—'}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable caption="Endpoints" columns={['Endpoint', 'Price', 'Capabilities']}>
+                {endpoints.map((e) => (
+                  <tr key={e.endpoint_id}>
+                    <th scope="row">
+                      <code>
+                        {e.method} {e.path}
+                      </code>
+                    </th>
+                    <td>{usd(e.price)}</td>
+                    <td>{e.capabilities.join(', ') || '—'}</td>
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </section>
           <SellerLedger sellerId={seller.seller_id} token={token} endpoints={endpoints} />

@@ -14,6 +14,10 @@ import { paths, to } from '../ui/paths';
 import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { usdInputError, when } from '../ui/format';
+import { DataTable } from '../ui/data-table';
+import { useAction } from '../ui/use-action';
+import { CardForm } from '../ui/card-form';
+import { TextField } from '../ui/text-field';
 
 async function allPats(): Promise<PatView[]> {
   const pats: PatView[] = [];
@@ -29,33 +33,23 @@ async function allPats(): Promise<PatView[]> {
 
 function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) => void }) {
   const [value, setValue] = useState(pat.daily_cap_usd ?? '');
-  const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const invalid = value === '' ? null : usdInputError(value);
-  const save = async (cap: string | null) => {
-    setBusy(true);
-    setError(null);
-    setSaved(null);
-    try {
+  const save = (cap: string | null) =>
+    run(async () => {
+      setSaved(null);
       const updated = await reply<PatView>(
         api.PATCH('/v1/pats/{id}', { params: { path: { id: pat.id } }, body: { daily_cap_usd: cap } }),
       );
       onChanged(updated);
       setValue(updated.daily_cap_usd ?? '');
       setSaved(updated.daily_cap_usd ? `Daily cap set to $${updated.daily_cap_usd}.` : 'Daily cap removed.');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
-    <form
-      class="card"
-      aria-labelledby="cap-title"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <CardForm
+      labelledBy="cap-title"
+      onSubmit={() => {
         if (!invalid && value !== '') void save(value);
       }}
     >
@@ -66,22 +60,21 @@ function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) =
         {pat.label ?? 'Unlabelled'} · the cap spans every wallet of the agent and resets at 00:00 UTC. Current:{' '}
         <strong data-testid="current-cap">{pat.daily_cap_usd ? `$${pat.daily_cap_usd}` : 'no cap'}</strong>.
       </p>
-      <div class="field">
-        <label for="cap">Daily cap (USD)</label>
-        <input
-          id="cap"
-          name="cap"
-          inputMode="decimal"
-          autoComplete="off"
-          value={value}
-          aria-invalid={invalid ? 'true' : 'false'}
-          aria-describedby="cap-hint"
-          onInput={(e) => setValue((e.target as HTMLInputElement).value.trim())}
-        />
+      <TextField
+        id="cap"
+        label="Daily cap (USD)"
+        value={value}
+        onValue={(v) => setValue(v.trim())}
+        name="cap"
+        inputMode="decimal"
+        autoComplete="off"
+        aria-invalid={invalid ? 'true' : 'false'}
+        aria-describedby="cap-hint"
+      >
         <span id="cap-hint" class="hint">
           {invalid ?? 'Up to 6 decimals, e.g. 25 or 0.50.'}
         </span>
-      </div>
+      </TextField>
       <div class="row">
         <button type="submit" class="primary" disabled={busy || value === '' || !!invalid}>
           Save cap
@@ -96,59 +89,47 @@ function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) =
         </p>
       ) : null}
       {error ? <ErrorBox error={error} /> : null}
-    </form>
+    </CardForm>
   );
 }
 
 function PatTable({ pats, selected }: { pats: PatView[]; selected?: string }) {
   if (pats.length === 0) return <Empty>No PATs yet: `xx pat create` or `xx init` makes one.</Empty>;
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="sr-only">Personal access tokens</caption>
-        <thead>
-          <tr>
-            <th scope="col">PAT</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Daily cap</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          {pats.map((p) => (
-            <tr key={p.id} aria-current={p.id === selected ? 'true' : undefined} data-testid="pat-row">
-              <th scope="row">
-                <a href={to(paths.token(p.id))}>{p.label ?? p.id}</a>
-                <div class="meta">
-                  <code>{p.id}</code>
-                </div>
-              </th>
-              <td>
-                {p.scope_type}
-                <div class="meta">
-                  <code>{p.scope_id}</code>
-                </div>
-              </td>
-              <td>{p.scope_type === 'agent' ? (p.daily_cap_usd ? usd(p.daily_cap_usd) : 'none') : '—'}</td>
-              <td>{when(p.used_at)}</td>
-              <td>{when(p.expires_at)}</td>
-              <td>
-                {p.revoked_at ? (
-                  <span class="badge bad">revoked</span>
-                ) : p.single_use && p.used_at ? (
-                  <span class="badge">used</span>
-                ) : (
-                  <span class="badge ok">active</span>
-                )}
-                {p.single_use ? <span class="badge">single use</span> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Personal access tokens"
+      columns={['PAT', 'Scope', 'Daily cap', 'Last used', 'Expires', 'State']}
+    >
+      {pats.map((p) => (
+        <tr key={p.id} aria-current={p.id === selected ? 'true' : undefined} data-testid="pat-row">
+          <th scope="row">
+            <a href={to(paths.token(p.id))}>{p.label ?? p.id}</a>
+            <div class="meta">
+              <code>{p.id}</code>
+            </div>
+          </th>
+          <td>
+            {p.scope_type}
+            <div class="meta">
+              <code>{p.scope_id}</code>
+            </div>
+          </td>
+          <td>{p.scope_type === 'agent' ? (p.daily_cap_usd ? usd(p.daily_cap_usd) : 'none') : '—'}</td>
+          <td>{when(p.used_at)}</td>
+          <td>{when(p.expires_at)}</td>
+          <td>
+            {p.revoked_at ? (
+              <span class="badge bad">revoked</span>
+            ) : p.single_use && p.used_at ? (
+              <span class="badge">used</span>
+            ) : (
+              <span class="badge ok">active</span>
+            )}
+            {p.single_use ? <span class="badge">single use</span> : null}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

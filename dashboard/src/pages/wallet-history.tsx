@@ -7,6 +7,7 @@ import { api, bearer, reply } from '../api/client';
 import { Empty, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
+import { DataTable } from '../ui/data-table';
 
 export function Decisions({ walletId, token, version }: { walletId: string; token: string; version: number }) {
   const [load, reload] = useLoad(
@@ -32,50 +33,39 @@ export function Decisions({ walletId, token, version }: { walletId: string; toke
           decisions.length === 0 ? (
             <Empty>No payment decided yet.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption class="sr-only">Recent decisions, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Decision</th>
-                    <th scope="col">Outcome</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">To</th>
-                    <th scope="col">Refused by</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {decisions.map((d) => (
-                    <tr key={d.id} data-testid="decision-row">
-                      <th scope="row">
-                        <code>{d.id}</code>
-                        <div class="meta">{when(d.created_at)}</div>
-                      </th>
-                      <td>
-                        <span class={`badge ${d.outcome === 'allow' ? 'ok' : 'bad'}`}>
-                          {d.outcome === 'allow' ? 'allowed' : 'refused'}
-                        </span>
-                        <div class="meta">{d.kind}</div>
-                      </td>
-                      <td>{usd(d.amount_usd)}</td>
-                      <td class="address">
-                        <code>{d.to}</code>
-                      </td>
-                      <td>
-                        {d.violations.length
-                          ? d.violations.map((v) => (
-                              <div key={v.rule}>
-                                <code>{v.rule}</code>
-                                <div class="meta">{v.message}</div>
-                              </div>
-                            ))
-                          : '—'}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              caption="Recent decisions, newest first"
+              columns={['Decision', 'Outcome', 'Amount', 'To', 'Refused by']}
+            >
+              {decisions.map((d) => (
+                <tr key={d.id} data-testid="decision-row">
+                  <th scope="row">
+                    <code>{d.id}</code>
+                    <div class="meta">{when(d.created_at)}</div>
+                  </th>
+                  <td>
+                    <span class={`badge ${d.outcome === 'allow' ? 'ok' : 'bad'}`}>
+                      {d.outcome === 'allow' ? 'allowed' : 'refused'}
+                    </span>
+                    <div class="meta">{d.kind}</div>
+                  </td>
+                  <td>{usd(d.amount_usd)}</td>
+                  <td class="address">
+                    <code>{d.to}</code>
+                  </td>
+                  <td>
+                    {d.violations.length
+                      ? d.violations.map((v) => (
+                          <div key={v.rule}>
+                            <code>{v.rule}</code>
+                            <div class="meta">{v.message}</div>
+                          </div>
+                        ))
+                      : '—'}
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )
         }
       </Loaded>
@@ -123,37 +113,23 @@ export function AuditTrail({ walletId, token, version }: { walletId: string; tok
                 </>
               )}
             </p>
-            <div class="table-wrap">
-              <table>
-                <caption class="sr-only">Audit events, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">#</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">By</th>
-                    <th scope="col">When</th>
-                    <th scope="col">Hash</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {events.map((e) => (
-                    <tr key={e.seq}>
-                      <th scope="row">{e.seq}</th>
-                      <td>
-                        <code>{e.event_type}</code>
-                      </td>
-                      <td>
-                        <code>{e.actor}</code>
-                      </td>
-                      <td>{when(e.created_at)}</td>
-                      <td class="address">
-                        <code title={e.hash}>{e.hash.slice(0, 16)}…</code>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption="Audit events, newest first" columns={['#', 'Event', 'By', 'When', 'Hash']}>
+              {events.map((e) => (
+                <tr key={e.seq}>
+                  <th scope="row">{e.seq}</th>
+                  <td>
+                    <code>{e.event_type}</code>
+                  </td>
+                  <td>
+                    <code>{e.actor}</code>
+                  </td>
+                  <td>{when(e.created_at)}</td>
+                  <td class="address">
+                    <code title={e.hash}>{e.hash.slice(0, 16)}…</code>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           </>
         )}
       </Loaded>

@@ -12,6 +12,9 @@ import { dryRun, type DryRun } from '../api/spend';
 import { canManageWallets } from '../api/wallet-access';
 import { ErrorBox } from '../ui/states';
 import { usdInputError } from '../ui/format';
+import { useAction } from '../ui/use-action';
+import { CardForm } from '../ui/card-form';
+import { TextField } from '../ui/text-field';
 
 type Policy = Record<string, unknown>;
 
@@ -29,16 +32,13 @@ export function policyIssues(text: string): string[] {
 
 export function PolicyEditor(props: { walletId: string; token: string; policy: Policy; onSaved: (p: Policy) => void }) {
   const [text, setText] = useState(JSON.stringify(props.policy, null, 2));
-  const [error, setError] = useState<unknown>(null);
   const [saved, setSaved] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const issues = policyIssues(text);
   const owner = canManageWallets();
-  const save = async () => {
-    setBusy(true);
-    setError(null);
-    setSaved(false);
-    try {
+  const save = () =>
+    run(async () => {
+      setSaved(false);
       const res = await reply<{ policy: Policy }>(
         api.PUT('/v1/wallets/{id}/policy', {
           params: { path: { id: props.walletId } },
@@ -49,18 +49,11 @@ export function PolicyEditor(props: { walletId: string; token: string; policy: P
       setText(JSON.stringify(res.policy, null, 2));
       setSaved(true);
       props.onSaved(res.policy);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
   return (
-    <form
-      class="card"
-      aria-labelledby="policy-title"
-      onSubmit={(e) => {
-        e.preventDefault();
+    <CardForm
+      labelledBy="policy-title"
+      onSubmit={() => {
         if (issues.length === 0 && owner) void save();
       }}
     >
@@ -104,7 +97,7 @@ export function PolicyEditor(props: { walletId: string; token: string; policy: P
         </p>
       ) : null}
       {error ? <ErrorBox error={error} /> : null}
-    </form>
+    </CardForm>
   );
 }
 
@@ -143,26 +136,22 @@ export function DryRunPanel(props: { walletId: string; token: string; policyVers
     <section class="card" aria-labelledby="dry-run-title">
       <h2 id="dry-run-title">Would this payment pass?</h2>
       <p class="hint">A dry run under the saved policy: nothing is signed or counted.</p>
-      <div class="field">
-        <label for="dr-to">Recipient address</label>
-        <input
-          id="dr-to"
-          value={to}
-          autoComplete="off"
-          placeholder="0x…"
-          onInput={(e) => setTo((e.target as HTMLInputElement).value.trim())}
-        />
-      </div>
+      <TextField
+        id="dr-to"
+        label="Recipient address"
+        value={to}
+        onValue={(v) => setTo(v.trim())}
+        autoComplete="off"
+        placeholder="0x…"
+      />
       <div class="row">
-        <div class="field">
-          <label for="dr-amount">Amount (USD)</label>
-          <input
-            id="dr-amount"
-            inputMode="decimal"
-            value={amount}
-            onInput={(e) => setAmount((e.target as HTMLInputElement).value.trim())}
-          />
-        </div>
+        <TextField
+          id="dr-amount"
+          label="Amount (USD)"
+          value={amount}
+          onValue={(v) => setAmount(v.trim())}
+          inputMode="decimal"
+        />
         <div class="field">
           <label for="dr-kind">Kind</label>
           <select
@@ -174,14 +163,12 @@ export function DryRunPanel(props: { walletId: string; token: string; policyVers
             <option value="transfer">transfer</option>
           </select>
         </div>
-        <div class="field">
-          <label for="dr-capability">Capability (optional)</label>
-          <input
-            id="dr-capability"
-            value={capability}
-            onInput={(e) => setCapability((e.target as HTMLInputElement).value.trim())}
-          />
-        </div>
+        <TextField
+          id="dr-capability"
+          label="Capability (optional)"
+          value={capability}
+          onValue={(v) => setCapability(v.trim())}
+        />
       </div>
       <div aria-live="polite" data-testid="dry-run-result">
         {!ready ? (

@@ -2,26 +2,15 @@
  * The sign-in prompt a page shows when it needs a session, or an owner's sign-in where an exchanged session
  * is not enough (caps, PATs, policies: the API's `owner_session` routes). SIWE with the browser wallet.
  */
-import { useState } from 'preact/hooks';
 import { signInWithWallet } from '../api/sign-in';
 import { useSession } from '../api/session';
 import { ErrorBox } from './states';
+import { useAction } from './use-action';
 
 export function SignInPanel({ reason }: { reason?: string }) {
   const session = useSession();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const signIn = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await signInWithWallet();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useAction();
+  const signIn = () => run(signInWithWallet);
   return (
     <section class="card sign-in" aria-labelledby="sign-in-title">
       <h2 id="sign-in-title">{session ? 'Sign in as the owner' : 'Sign in'}</h2>

@@ -19,7 +19,7 @@
  * the configured confirmations; tokens other than the network's configured USDC (the ledger row names no
  * asset, x402 payments here are USDC).
  */
-import { decodeEventLog, erc20Abi, type Hex } from 'viem';
+import { tokenTransfers } from './token-transfers.js';
 import type { MinedTransaction } from './balance-reader.js';
 
 export type LedgerRejection =
@@ -51,21 +51,7 @@ export function verifyLedgerTransfer(
   if (confirmations < expected.requiredConfirmations)
     return { kind: 'pending', reason: 'awaiting_confirmations', confirmations };
   if (tx.status !== 'success') return { kind: 'rejected', reason: 'transaction_reverted', confirmations };
-  const transfers: Array<{ from: string; to: string; value: bigint; logIndex: number }> = [];
-  for (const log of tx.logs) {
-    if (!same(log.address, expected.asset)) continue;
-    try {
-      const event = decodeEventLog({
-        abi: erc20Abi,
-        eventName: 'Transfer',
-        topics: log.topics as [Hex, ...Hex[]],
-        data: log.data,
-      });
-      transfers.push({ from: event.args.from, to: event.args.to, value: event.args.value, logIndex: log.logIndex });
-    } catch {
-      // Another event of the token (Approval, AuthorizationUsed): not a transfer.
-    }
-  }
+  const transfers = tokenTransfers(tx.logs, expected.asset).map(({ log, ...t }) => ({ ...t, logIndex: log.logIndex }));
   if (transfers.length === 0) return { kind: 'rejected', reason: 'asset_not_transferred', confirmations };
   const toSeller = transfers.filter((t) => expected.payTo.some((p) => same(p, t.to)));
   if (toSeller.length === 0) return { kind: 'rejected', reason: 'recipient_mismatch', confirmations };

@@ -13,7 +13,8 @@
  * transaction's own, and is refused, not guessed at); a chain reorganisation after the receipt was read
  * (callers read receipts the RPC reports as mined; depth is the RPC's choice); a lying RPC endpoint.
  */
-import { decodeEventLog, decodeFunctionData, erc20Abi, type Hex } from 'viem';
+import { decodeFunctionData, type Hex } from 'viem';
+import { tokenTransfers } from './token-transfers.js';
 import { x402UptoPermit2ProxyABI } from '@x402/evm';
 import { AppError } from '../errors/app-error.js';
 
@@ -80,22 +81,9 @@ export function verifyUptoSettlement(tx: SettlementTransaction, permit: SignedUp
   if (!matches) refuse('authorization_mismatch', 'The transaction settles another authorization.');
   if (amount > permit.maxRaw) refuse('amount_over_maximum', 'The transaction names more than the signed maximum.');
   if (amount === 0n) return 0n;
-  const moved = tx.logs.some((log) => {
-    if (!same(log.address, permit.token)) return false;
-    try {
-      const event = decodeEventLog({
-        abi: erc20Abi,
-        eventName: 'Transfer',
-        topics: log.topics as [Hex, ...Hex[]],
-        data: log.data,
-      });
-      return (
-        same(event.args.from, permit.owner) && same(event.args.to, permit.witness.to) && event.args.value === amount
-      );
-    } catch {
-      return false;
-    }
-  });
+  const moved = tokenTransfers(tx.logs, permit.token).some(
+    (t) => same(t.from, permit.owner) && same(t.to, permit.witness.to) && t.value === amount,
+  );
   if (!moved)
     refuse('transfer_missing', 'The transaction did not move the settled amount from the wallet to the payee.');
   return amount;

@@ -32,7 +32,7 @@
  * dishonest facilitator; a handler that streams to `ctx.res` directly (rule 6 above).
  */
 import type { Context, Middleware, Next } from 'koa';
-import { createFacilitatorClient, wrapFacilitatorObject } from '../facilitator-client.js';
+import { resolveFacilitator } from '../facilitator-client.js';
 import { LedgerReporter } from '../seller/ledger-reporter.js';
 import { createX402MiddlewareMetrics } from '../seller/middleware-metrics.js';
 import { PaidRequestCore, type PaidRequestPort, type PaidSite } from '../seller/paid-request.js';
@@ -63,19 +63,7 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const logger = options.logger ?? silentLogger;
   const doFetch = options.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
   const metrics = createX402MiddlewareMetrics(options.registry);
-  const facilitator = options.facilitator
-    ? wrapFacilitatorObject(options.facilitator, {
-        verifyTimeoutMs: config.verifyTimeoutMs,
-        settleTimeoutMs: config.settleTimeoutMs,
-      })
-    : config.facilitatorUrl
-      ? createFacilitatorClient({
-          url: config.facilitatorUrl,
-          fetch: doFetch,
-          verifyTimeoutMs: config.verifyTimeoutMs,
-          settleTimeoutMs: config.settleTimeoutMs,
-        })
-      : undefined;
+  const facilitator = resolveFacilitator(options.facilitator, config, doFetch);
   const seller = new SellerIdentity({
     apiUrl: config.apiUrl,
     token: config.token,

@@ -21,24 +21,11 @@ import { startDemoSeller, type DemoSeller } from '../../../ops/sandbox/demo-sell
 import { anvilDevAccount } from '../../support/chain-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { installFakeWallet, newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
-import {
-  handoffPat,
-  newOwner,
-  startDashboardWorld,
-  stopDashboardWorld,
-  type DashboardWorld,
-} from './dashboard-world.js';
+import { handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
 
 describe('dashboard pages (Chromium)', function () {
   this.timeout(180_000);
-  let world: DashboardWorld;
-
-  before(async () => {
-    world = await startDashboardWorld();
-  });
-  after(async () => {
-    await stopDashboardWorld(world ?? {});
-  });
+  const world = useDashboardWorld();
 
   const pay = (token: string, walletId: string, amount: string) =>
     world.t.request('POST', `/v1/wallets/${walletId}/pay`, {

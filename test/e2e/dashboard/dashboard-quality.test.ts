@@ -17,22 +17,15 @@ import {
   WIDTHS,
   type AxeViolation,
 } from '../../support/dashboard-browser.js';
-import {
-  newOwner,
-  startDashboardWorld,
-  stopDashboardWorld,
-  type DashboardWorld,
-  type Owner,
-} from './dashboard-world.js';
+import { newOwner, useDashboardWorld, type Owner } from './dashboard-world.js';
 
 describe('dashboard quality: axe-core, both widths, screenshots; create wallet and claim (Chromium)', function () {
   this.timeout(240_000);
-  let world: DashboardWorld;
+  const world = useDashboardWorld();
   let owner: Owner;
   let sellerId: string;
 
   before(async () => {
-    world = await startDashboardWorld();
     owner = await newOwner(world, ['ops'], { fundUsd: '3', dailyCapUsd: '5' });
     const seller = await world.t.request('POST', '/v1/sellers', {
       token: owner.session,
@@ -44,9 +37,6 @@ describe('dashboard quality: axe-core, both widths, screenshots; create wallet a
       token: seller.body.pat,
       body: { path: '/forecast', price: '0.02' },
     });
-  });
-  after(async () => {
-    await stopDashboardWorld(world ?? {});
   });
 
   for (const width of Object.keys(WIDTHS) as Array<keyof typeof WIDTHS>) {

@@ -10,24 +10,11 @@
 import assert from 'node:assert/strict';
 import { DASHBOARD_CSP } from '../../../src/api/http/dashboard-static.js';
 import { newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
-import {
-  handoffPat,
-  newOwner,
-  startDashboardWorld,
-  stopDashboardWorld,
-  type DashboardWorld,
-} from './dashboard-world.js';
+import { handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
 
 describe('dashboard: served by the API, CSP, CLI handoff (Chromium)', function () {
   this.timeout(180_000);
-  let world: DashboardWorld;
-
-  before(async () => {
-    world = await startDashboardWorld();
-  });
-  after(async () => {
-    await stopDashboardWorld(world ?? {});
-  });
+  const world = useDashboardWorld();
 
   it('serves the page and its deep links with the security headers; assets immutable; traversal refused', async () => {
     const { t } = world;

@@ -42,6 +42,21 @@ export async function stopDashboardWorld(world: Partial<DashboardWorld>): Promis
   await world.chain?.stop();
 }
 
+/**
+ * Registers the suite's before/after hooks that start and stop a world, and returns the world, filled in
+ * by the before hook (its fields are read inside tests and later hooks, never at describe time).
+ */
+export function useDashboardWorld(): DashboardWorld {
+  const world = {} as DashboardWorld;
+  before(async () => {
+    Object.assign(world, await startDashboardWorld());
+  });
+  after(async () => {
+    await stopDashboardWorld(world);
+  });
+  return world;
+}
+
 /** Signs a new owner in (SIWE naming the public origin) and returns a sign-in session for `key`. */
 export async function ownerSession(t: TestTreasury, key: PrivateKeyAccount) {
   const res = await t.request('POST', '/v1/identity/init', { body: await signInBody(t, PUBLIC_ORIGIN, key) });

@@ -13,15 +13,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import { recoverTypedDataAddress, type Hex } from 'viem';
 import { startKmsEmulator, type KmsEmulator } from '../../../ops/kms-emulator/kms-emulator.js';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
+import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
+import type { Eip3009Authorization } from '../../../src/api/pay/payment-authorization.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { findFreePort } from '../../support/signer-harness.js';
 import { readMetric } from '../signer/signer-test-helpers.js';
 
-const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const DEADLINE_MS = 2000;
 
 describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', function () {
@@ -70,22 +69,8 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
       token,
       body: { payment_requirements: paymentRequirements({ amount: amountRaw, maxTimeoutSeconds: 300 }) },
     });
-  async function recovered(body: { authorization: Record<string, string>; signature: string }) {
-    const a = body.authorization;
-    return recoverTypedDataAddress({
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: a.from as Hex,
-        to: a.to as Hex,
-        value: BigInt(a.value!),
-        validAfter: BigInt(a.validAfter!),
-        validBefore: BigInt(a.validBefore!),
-        nonce: a.nonce as Hex,
-      },
-      signature: body.signature as Hex,
-    });
+  function recovered(body: { authorization: Eip3009Authorization; signature: string }) {
+    return recoverAuthorizationSigner(body.authorization, body.signature);
   }
 
   it('the signer reports aws-kms; wallets are KMS keys; 16 concurrent payments recover to the wallet, one KMS Sign each', async () => {

@@ -5,13 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
-import { recoverTypedDataAddress, type Hex } from 'viem';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
+import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { daySpentMicro } from '../../support/spend-totals.js';
 
-const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 const OTHER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
 
@@ -96,21 +94,7 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(authorization.value, '10000');
     assert.match(authorization.nonce, /^0x[0-9a-f]{64}$/);
     assert.ok(Number(authorization.validBefore) - Math.floor(Date.now() / 1000) <= 300);
-    const recovered = await recoverTypedDataAddress({
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: authorization.from,
-        to: authorization.to,
-        value: BigInt(authorization.value),
-        validAfter: BigInt(authorization.validAfter),
-        validBefore: BigInt(authorization.validBefore),
-        nonce: authorization.nonce as Hex,
-      },
-      signature: signature as Hex,
-    });
-    assert.equal(recovered, w.address);
+    assert.equal(await recoverAuthorizationSigner(authorization, signature), w.address);
     const row = await t.db.knex('authorizations').where({ id: res.body.authorization_id }).first();
     assert.equal(row.signature, signature);
     assert.equal(row.status, 'signed');
@@ -271,19 +255,7 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.authorization.value, '750000');
-    const recovered = await recoverTypedDataAddress({
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        ...res.body.authorization,
-        value: BigInt(res.body.authorization.value),
-        validAfter: BigInt(res.body.authorization.validAfter),
-        validBefore: BigInt(res.body.authorization.validBefore),
-      },
-      signature: res.body.signature,
-    });
-    assert.equal(recovered, w.address);
+    assert.equal(await recoverAuthorizationSigner(res.body.authorization, res.body.signature), w.address);
     await expectDenied(
       await t.request('POST', `/v1/wallets/${w.id}/transfer`, { token, body: { to: SELLER, amount_usd: '0.26' } }),
       'daily_cap_usd',
@@ -480,20 +452,18 @@ describe('pay path (HTTP, SoftHSM, PostgreSQL)', function () {
       },
       { nonce: terms.nonce, validAfter: '0', validBefore: terms.valid_before },
     );
-    const recovered = await recoverTypedDataAddress({
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: USDC },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: w.address as Hex,
+    // Recovered from the terms the buyer asked for, not from the answer's echo of them.
+    const recovered = await recoverAuthorizationSigner(
+      {
+        from: w.address,
         to: SELLER,
-        value: 10000n,
-        validAfter: 0n,
-        validBefore: BigInt(terms.valid_before),
-        nonce: terms.nonce as Hex,
+        value: '10000',
+        validAfter: '0',
+        validBefore: terms.valid_before,
+        nonce: terms.nonce,
       },
-      signature: ok.body.signature as Hex,
-    });
+      ok.body.signature,
+    );
     assert.equal(recovered, w.address);
 
     const reused = await t.request('POST', `/v1/wallets/${w.id}/pay`, { token, body: body(terms) });

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { getAddress, recoverTypedDataAddress } from 'viem';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
+import { getAddress } from 'viem';
+import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { mintAgent, useTestTreasury } from '../../support/api-harness.js';
@@ -84,20 +84,7 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
     const row = await t.db.knex('wallets').where({ id: created.body.id }).first();
     const typed = authorizationFor(created.body.address);
     const sig = await signWithStoredKey(created.body.id, row.wallet_key_ref, created.body.address);
-    const recovered = await recoverTypedDataAddress({
-      domain: { ...typed.domain, verifyingContract: typed.domain.verifyingContract as `0x${string}` },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: typed.message.from as `0x${string}`,
-        to: typed.message.to as `0x${string}`,
-        value: BigInt(typed.message.value),
-        validAfter: BigInt(typed.message.validAfter),
-        validBefore: BigInt(typed.message.validBefore),
-        nonce: typed.message.nonce as `0x${string}`,
-      },
-      signature: sig.signature as `0x${string}`,
-    });
+    const recovered = await recoverAuthorizationSigner(typed.message, sig.signature, typed.domain);
     assert.equal(recovered, created.body.address);
   });
 

@@ -12,10 +12,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { recoverTypedDataAddress, type Hex } from 'viem';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
+import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { listPendingMigrations } from '../../../src/api/db/knex-client.js';
-import { paymentRequirements, SELLER_ADDRESS, BASE_SEPOLIA_USDC } from '../../builders/payment-requirements.js';
+import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 import { startApiProcess, type ApiProcess } from '../../support/api-process.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
@@ -119,21 +118,7 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
     });
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     const { authorization, signature } = paid.body;
-    const recovered = await recoverTypedDataAddress({
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA_USDC },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: authorization.from,
-        to: authorization.to,
-        value: BigInt(authorization.value),
-        validAfter: BigInt(authorization.validAfter),
-        validBefore: BigInt(authorization.validBefore),
-        nonce: authorization.nonce as Hex,
-      },
-      signature: signature as Hex,
-    });
-    assert.equal(recovered, wallet.body.address);
+    assert.equal(await recoverAuthorizationSigner(authorization, signature), wallet.body.address);
     assert.equal(authorization.to, SELLER_ADDRESS);
     const row = await db.knex('authorizations').where({ id: paid.body.authorization_id }).first();
     assert.equal(row.signature, signature);

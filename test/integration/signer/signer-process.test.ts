@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { recoverTypedDataAddress, type Hex } from 'viem';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { encodeFrame } from '../../../signer/protocol/frame-codec.js';
 import {
@@ -20,6 +19,7 @@ import {
   signerOkReplySchema,
 } from '../../../signer/protocol/signer-protocol.js';
 import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { uptoPermit2WitnessTypes } from '@x402/evm';
 import {
   BASE_SEPOLIA_USDC as DOMAIN,
@@ -55,20 +55,7 @@ describe('treasury-signer process (SoftHSM)', function () {
     sig: Awaited<ReturnType<typeof sign>>,
     msg: ReturnType<typeof buildAuthorization>,
   ) => {
-    const recovered = await recoverTypedDataAddress({
-      domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract as Hex },
-      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: msg.from as Hex,
-        to: msg.to as Hex,
-        value: BigInt(msg.value),
-        validAfter: 0n,
-        validBefore: BigInt(msg.validBefore),
-        nonce: msg.nonce as Hex,
-      },
-      signature: sig.signature as Hex,
-    });
+    const recovered = await recoverAuthorizationSigner(msg, sig.signature, DOMAIN);
     assert.equal(recovered, wallet.address);
   };
 

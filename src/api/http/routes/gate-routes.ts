@@ -20,6 +20,7 @@ import { getAddress } from 'viem';
 import { requireGateScope, type Authenticator } from '../../auth/authenticator.js';
 import { AppError } from '../../errors/app-error.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
+import { reportLedgerBatch } from '../../services/ledger-batch.js';
 import { formatUsd } from '../../../../policy/money.js';
 import type { EndpointRow, SellerRow } from '../../services/seller-views.js';
 import {
@@ -112,28 +113,7 @@ export function gateRoutes(deps: { auth: Authenticator; knex: Knex; ledger: Sell
   router.post('/v1/gate/ledger/batch', async (ctx) => {
     const accountId = await accountOf(ctx);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
-    const results: Array<{
-      tx_hash: string;
-      outcome: 'created' | 'duplicate' | 'rejected';
-      status?: string;
-      reason?: string | null;
-      error_code?: string;
-    }> = [];
-    for (const row of body.rows) {
-      try {
-        const result = await deps.ledger.report(await sellerOfRow(accountId, row), row);
-        results.push({
-          tx_hash: row.tx_hash.toLowerCase(),
-          outcome: result.created ? 'created' : 'duplicate',
-          status: result.entry.status,
-          reason: result.entry.reason,
-        });
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });
-      }
-    }
-    ctx.body = { results };
+    ctx.body = { results: await reportLedgerBatch(deps.ledger, body.rows, (row) => sellerOfRow(accountId, row)) };
   });
 
   return router;

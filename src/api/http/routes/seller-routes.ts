@@ -20,6 +20,7 @@ import { plainText } from '../schemas/common-schemas.js';
 import { z } from 'zod';
 import { issuePatBodySchema } from '../schemas/treasury-schemas.js';
 import { sellerView } from '../../services/seller-views.js';
+import { reportLedgerBatch } from '../../services/ledger-batch.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
 import {
   createEndpointBodySchema,
@@ -203,21 +204,7 @@ export function sellerRoutes(deps: {
     const seller = await deps.sellers.profiles.authorize(p, p.scopeId);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
     // `status`/`reason`: the stored row's verification state (pending until verified on chain).
-    const results: LedgerBatchResult['results'] = [];
-    for (const row of body.rows) {
-      try {
-        const result = await deps.ledger.report(seller, row);
-        results.push({
-          tx_hash: row.tx_hash.toLowerCase(),
-          outcome: result.created ? 'created' : 'duplicate',
-          status: result.entry.status,
-          reason: result.entry.reason,
-        });
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });
-      }
-    }
+    const results = await reportLedgerBatch(deps.ledger, body.rows, async () => seller);
     ctx.body = { results } satisfies LedgerBatchResult;
   });
   router.get('/v1/ledger', async (ctx) => {

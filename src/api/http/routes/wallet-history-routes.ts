@@ -58,14 +58,23 @@ export function walletHistoryRoutes(deps: { auth: Authenticator; wallets: Wallet
         .limit(limit)
         .select('id', 'decision_id', 'kind', 'amount_micro', 'to_address', 'capability', 'created_at'),
     ]);
+    // What a refused and an allowed payment both say of the payment itself.
+    const payment = (r: {
+      kind: WalletDecisions['decisions'][number]['kind'];
+      amount_micro: string;
+      to_address: string;
+      capability: string | null;
+    }) => ({
+      kind: r.kind,
+      amount_usd: formatUsd(BigInt(r.amount_micro)),
+      to: r.to_address,
+      capability: r.capability ?? null,
+    });
     const decisions: WalletDecisions['decisions'] = [
       ...denials.map((r) => ({
         id: r.id as string,
         outcome: 'deny' as const,
-        kind: r.kind,
-        amount_usd: formatUsd(BigInt(r.amount_micro)),
-        to: r.to_address as string,
-        capability: r.capability ?? null,
+        ...payment(r),
         violations: r.violations,
         headroom: r.headroom,
         authorization_id: null,
@@ -74,10 +83,7 @@ export function walletHistoryRoutes(deps: { auth: Authenticator; wallets: Wallet
       ...allowed.map((r) => ({
         id: r.decision_id as string,
         outcome: 'allow' as const,
-        kind: r.kind,
-        amount_usd: formatUsd(BigInt(r.amount_micro)),
-        to: r.to_address as string,
-        capability: r.capability ?? null,
+        ...payment(r),
         violations: [],
         headroom: {},
         authorization_id: r.id as string,

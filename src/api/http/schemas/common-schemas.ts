@@ -87,6 +87,13 @@ export const boundedPolicy = walletPolicySchema.superRefine((policy, ctx) => {
   }
 });
 
+/** A PAT's requested lifetime (`expires_in_seconds`): a minute to a leap year. */
+export const patLifetimeSeconds = z
+  .number()
+  .int()
+  .min(60)
+  .max(366 * 24 * 3600);
+
 export const accountIdSchema = z.string().regex(/^acct_[0-9a-f]{24}$/, 'expected an account id (acct_…)');
 export const agentIdSchema = z.string().regex(/^agt_[0-9a-f]{24}$/, 'expected an agent id (agt_…)');
 export const walletIdSchema = z.string().regex(/^wal_[0-9a-f]{24}$/, 'expected a wallet id (wal_…)');

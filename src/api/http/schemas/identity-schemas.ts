@@ -1,6 +1,6 @@
 /** Request schemas of identity and PAT routes. */
 import { z } from 'zod';
-import { plainText, usdAmount } from './common-schemas.js';
+import { patLifetimeSeconds, plainText, usdAmount } from './common-schemas.js';
 
 export const initBodySchema = z
   .object({
@@ -30,12 +30,7 @@ export const createPatBodySchema = z
     label: plainText(128).optional(),
     daily_cap_usd: usdAmount.optional(),
     single_use: z.boolean().optional(),
-    expires_in_seconds: z
-      .number()
-      .int()
-      .min(60)
-      .max(366 * 24 * 3600)
-      .optional(),
+    expires_in_seconds: patLifetimeSeconds.optional(),
   })
   .strict();
 

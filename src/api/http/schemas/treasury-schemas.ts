@@ -1,6 +1,6 @@
 /** Request schemas of the Treasury account routes. */
 import { z } from 'zod';
-import { plainText } from './common-schemas.js';
+import { patLifetimeSeconds, plainText } from './common-schemas.js';
 
 export const mintTreasuryBodySchema = z
   .object({
@@ -12,11 +12,6 @@ export const mintTreasuryBodySchema = z
 export const issuePatBodySchema = z
   .object({
     label: plainText(128).optional(),
-    expires_in_seconds: z
-      .number()
-      .int()
-      .min(60)
-      .max(366 * 24 * 3600)
-      .optional(),
+    expires_in_seconds: patLifetimeSeconds.optional(),
   })
   .strict();
