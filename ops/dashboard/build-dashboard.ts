@@ -33,10 +33,22 @@ export async function generateApiTypes(): Promise<string> {
   return file;
 }
 
-export async function buildDashboard(): Promise<void> {
+export async function buildDashboard(opts: { outDir?: string } = {}): Promise<void> {
   await generateApiTypes();
   const { build } = await import('vite');
-  await build({ configFile: path.join(ROOT, 'dashboard/vite.config.ts'), logLevel: 'warn' });
+  // Vite sets NODE_ENV=production in this process when it is unset; `npm start` builds in its own process and
+  // then starts the API, which would inherit it and refuse to start outside production settings.
+  const nodeEnv = process.env.NODE_ENV;
+  try {
+    await build({
+      configFile: path.join(ROOT, 'dashboard/vite.config.ts'),
+      logLevel: 'warn',
+      ...(opts.outDir ? { build: { outDir: opts.outDir, emptyOutDir: true } } : {}),
+    });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
 }
 
 function newestMtime(dir: string): number {

@@ -8,6 +8,10 @@
  *   the session on the server.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildDashboard } from '../../../ops/dashboard/build-dashboard.js';
 import { DASHBOARD_CSP } from '../../../src/api/http/dashboard-static.js';
 import { newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
 import { handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
@@ -124,6 +128,24 @@ describe('dashboard: served by the API, CSP, CLI handoff (Chromium)', function (
       assert.ok(!page.url().includes(handoff.pat), page.url());
     } finally {
       await context.close();
+    }
+  });
+});
+
+describe('dashboard build', function () {
+  this.timeout(180_000);
+
+  it('leaves NODE_ENV as it found it (npm start builds in its own process, then starts the API in production mode otherwise)', async () => {
+    const before = process.env.NODE_ENV;
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-dashboard-build-'));
+    try {
+      await buildDashboard({ outDir });
+      assert.ok(fs.existsSync(path.join(outDir, 'index.html')), 'the build wrote the page');
+      assert.equal(process.env.NODE_ENV, before);
+    } finally {
+      fs.rmSync(outDir, { recursive: true, force: true });
+      if (before === undefined) delete process.env.NODE_ENV;
+      else process.env.NODE_ENV = before;
     }
   });
 });
