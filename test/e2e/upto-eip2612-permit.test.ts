@@ -134,6 +134,7 @@ describe('x402 upto with an EIP-2612 permit (eip2612GasSponsoring): no Permit2 a
       [permit.from, permit.spender, permit.amount, permit.nonce, permit.deadline],
       [w.address, PERMIT2, MAX.toString(), '0', payment.permit2_authorization.deadline],
     );
+    assert.equal(result.settlement?.settled_usd, '0.04', result.settlementError);
     // Audited before it left, after the payment's own row; the chain verifies.
     const events = await t.db.knex('audit_events').where({ chain_key: w.id }).orderBy('seq');
     const types = events.map((e) => e.event_type);

@@ -28,6 +28,9 @@ export function tokenTransfers<L extends { address: string; topics: readonly Hex
         topics: log.topics as [Hex, ...Hex[]],
         data: log.data,
       });
+      // viem picks the ABI event by the log's topic, and `eventName` does not narrow it: an Approval log of
+      // the token (an EIP-2612 permit's, say) decodes as Approval. Only Transfer events count.
+      if (event.eventName !== 'Transfer') continue;
       transfers.push({ from: event.args.from, to: event.args.to, value: event.args.value, log });
     } catch {
       // Another event of the token: not a transfer.
