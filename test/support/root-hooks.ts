@@ -11,6 +11,8 @@
  * - Either way the root `afterAll` stops the process's KMS emulator (a worker's after each file) and says how
  *   long the test databases took to make (the template's migrations once, then one clone per suite).
  */
+import { appendFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { stopSharedKmsEmulator } from './kms-test-backend.js';
 import { databaseTimings, shareTestPostgres, stopTestPostgres } from './test-database.js';
 
@@ -49,9 +51,25 @@ function printDatabaseTimings(prefix = ''): void {
   process.stdout.write(`\ntest databases: ${prefix}${template}${made}\n`);
 }
 
+/** A worker runs one file between its root hooks: when it started, for TREASURY_TEST_FILE_TIMES. */
+let fileStartedAt = 0;
+
+/** The file a worker's root hook runs around (its root suite's first child suite's). */
+const workerFile = (context: unknown): string | undefined =>
+  (context as { test?: { parent?: { suites?: { file?: string }[] } } }).test?.parent?.suites?.[0]?.file;
+
 export const mochaHooks = {
+  beforeAll() {
+    fileStartedAt = Date.now();
+  },
   async afterAll(this: unknown) {
     await stopSharedKmsEmulator();
+    // In a parallel run the reporter hears a file's events all at once, so the worker times its own files;
+    // the reporter sorts what they append (test/support/summary-reporter.cjs).
+    const timesFile = process.env.TREASURY_TEST_FILE_TIMES;
+    const file = workerFile(this);
+    if (timesFile && process.env.MOCHA_WORKER_ID !== undefined && file)
+      appendFileSync(timesFile, `${Date.now() - fileStartedAt}\t${relative(process.cwd(), file)}\n`);
     // A worker of a parallel run uses the run's server (the global setup's) and runs more files after this one.
     if (process.env.MOCHA_WORKER_ID !== undefined) return;
     await stopTestPostgres();

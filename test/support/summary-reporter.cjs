@@ -5,7 +5,8 @@
 // With TREASURY_TEST_FILE_TIMES=<file>, it also writes how long each test file took (from its first suite's
 // start to its last suite's end, hooks included), slowest first, one "ms<TAB>file" line each: to see where
 // a run's time goes. In parallel mode the events of a file reach the reporter together when its worker is
-// done, so those times say nothing there; take them from a serial run.
+// done, so the workers time their own files instead (test/support/root-hooks.ts appends them) and this
+// reporter sorts what they wrote; those times include waiting for the cores the other workers use.
 const fs = require('node:fs');
 const path = require('node:path');
 const Mocha = require('mocha');
@@ -36,7 +37,17 @@ class SummaryReporter extends Mocha.reporters.Spec {
         process.stdout.write(
           `\ntests: ${s.passes || 0} passed, ${s.failures || 0} failed, ${s.pending || 0} skipped\n`,
         );
-      if (timesFile) {
+      if (timesFile && runner.constructor.name === 'ParallelBufferedRunner') {
+        const rows = fs.existsSync(timesFile)
+          ? fs
+              .readFileSync(timesFile, 'utf8')
+              .split('\n')
+              .filter(Boolean)
+              .map((l) => l.split('\t'))
+          : [];
+        rows.sort((a, b) => Number(b[0]) - Number(a[0]));
+        fs.writeFileSync(timesFile, rows.map(([ms, file]) => `${ms}\t${file}\n`).join(''));
+      } else if (timesFile) {
         const rows = [...files].map(([file, t]) => [t.end - t.start, path.relative(process.cwd(), file)]);
         rows.sort((a, b) => b[0] - a[0]);
         fs.writeFileSync(timesFile, rows.map(([ms, file]) => `${ms}\t${file}\n`).join(''));
