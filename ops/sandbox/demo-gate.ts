@@ -6,10 +6,10 @@
  * when the stored gate PAT no longer reads the catalogue (a reset database); the origin's address is written
  * to the seller on every start (its port may change). Loopback only.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
 import { call, registerPaidSeller } from './demo-seller.js';
+import { bearerAccepted, reuseOrRegister } from './demo-state-file.js';
 
 interface DemoGateState {
   seller_id: string;
@@ -61,26 +61,15 @@ export async function registerDemoGateSeller(options: {
   dataDir: string;
 }): Promise<DemoGateSeller> {
   const payTo = privateKeyToAccount(options.payToKey).address;
-  const stateFile = path.join(options.dataDir, 'demo-gate.json');
-  let state: DemoGateState | undefined;
-  if (fs.existsSync(stateFile)) {
-    state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as DemoGateState;
-    const ok = await fetch(`${options.apiUrl}/v1/gate/catalogue`, {
-      headers: { authorization: `Bearer ${state.gate_pat}` },
-    }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (!ok || state.pay_to !== payTo) state = undefined;
-  }
-  if (!state) {
-    state = await register(options.apiUrl, options.publicUrl, options.chainId, options.originUrl, options.payToKey);
-    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
-    fs.chmodSync(stateFile, 0o600);
-  } else {
+  const { state, registered } = await reuseOrRegister<DemoGateState>(
+    path.join(options.dataDir, 'demo-gate.json'),
+    async (stored) =>
+      (await bearerAccepted(`${options.apiUrl}/v1/gate/catalogue`, stored.gate_pat)) && stored.pay_to === payTo,
+    () => register(options.apiUrl, options.publicUrl, options.chainId, options.originUrl, options.payToKey),
+  );
+  if (!registered)
     await call(options.apiUrl, 'PATCH', `/v1/sellers/${state.seller_id}`, state.service_pat, {
       origin: options.originUrl,
     });
-  }
   return { sellerId: state.seller_id, slug: state.slug, gatePat: state.gate_pat, payTo: state.pay_to };
 }

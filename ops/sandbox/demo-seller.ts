@@ -5,7 +5,6 @@
  * its pay-to address (a public anvil dev key signs the claim, so its ledger rows are verified on chain), and
  * keeps the service PAT in `<dataDir>/demo-seller.json` (0600) for the next start. Loopback only.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import Koa from 'koa';
@@ -13,6 +12,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { x402Koa } from '../../src/x402/koa/index.js';
 import { payToClaimMessage } from '../../src/api/services/seller-pay-to-service.js';
+import { bearerAccepted, reuseOrRegister } from './demo-state-file.js';
 
 interface DemoSellerState {
   seller_id: string;
@@ -127,25 +127,15 @@ export async function startDemoSeller(options: {
   port?: number;
 }): Promise<DemoSeller> {
   const payTo = privateKeyToAccount(options.payToKey).address;
-  const stateFile = path.join(options.dataDir, 'demo-seller.json');
-  let state: DemoSellerState | undefined;
-  if (fs.existsSync(stateFile)) {
-    state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as DemoSellerState;
-    // The database may have been reset since: keep the stored seller only while its PAT still verifies.
-    const ok = await fetch(`${options.apiUrl}/v1/auth/verify`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${state.pat}` },
-    }).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (!ok || state.pay_to !== payTo || !state.pay_to_proven) state = undefined;
-  }
-  if (!state) {
-    state = await register(options.apiUrl, options.publicUrl, options.chainId, options.payToKey);
-    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2) + '\n', { mode: 0o600 });
-    fs.chmodSync(stateFile, 0o600);
-  }
+  // The database may have been reset since: keep the stored seller only while its PAT still verifies.
+  const { state } = await reuseOrRegister<DemoSellerState>(
+    path.join(options.dataDir, 'demo-seller.json'),
+    async (stored) =>
+      (await bearerAccepted(`${options.apiUrl}/v1/auth/verify`, stored.pat, { method: 'POST' })) &&
+      stored.pay_to === payTo &&
+      stored.pay_to_proven === true,
+    () => register(options.apiUrl, options.publicUrl, options.chainId, options.payToKey),
+  );
 
   const app = new Koa();
   const paywall = x402Koa({

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { BaseError } from '../../base/base-error.js';
+import { envInt } from '../../base/env-int.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const httpUrl = z
@@ -20,7 +21,6 @@ const httpUrl = z
     return u.username === '' && u.password === '';
   }, 'must not carry credentials')
   .transform((v) => v.replace(/\/+$/, ''));
-const ms = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const envSchema = z.object({
   GATE_HOST: z.string().min(1).default('127.0.0.1'),
@@ -54,27 +54,17 @@ const envSchema = z.object({
     .regex(/^[a-z0-9.-]{1,253}$/)
     .optional(),
   /** How often the catalogue is read again (ms); a failed read keeps the last good catalogue. */
-  GATE_REFRESH_MS: ms(1_000, 3_600_000, 30_000),
+  GATE_REFRESH_MS: envInt(1_000, 3_600_000, 30_000),
   /** How long the origin may take to answer, body included (ms); beyond it: 504, nothing settled. */
-  GATE_ORIGIN_TIMEOUT_MS: ms(100, 600_000, 30_000),
+  GATE_ORIGIN_TIMEOUT_MS: envInt(100, 600_000, 30_000),
   /** Largest request body proxied to the origin; larger: 413 before any payment is checked. */
-  GATE_MAX_REQUEST_BYTES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(1024 * 1024 * 1024)
-    .default(1024 * 1024),
+  GATE_MAX_REQUEST_BYTES: envInt(0, 1024 * 1024 * 1024, 1024 * 1024),
   /** Largest response held in memory until settlement (larger streams are held unread; docs/gate.md). */
-  GATE_MAX_HELD_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1024 * 1024 * 1024)
-    .default(8 * 1024 * 1024),
+  GATE_MAX_HELD_BYTES: envInt(1, 1024 * 1024 * 1024, 8 * 1024 * 1024),
   /** Time-outs of the platform and facilitator calls (ms). */
-  GATE_PLATFORM_TIMEOUT_MS: ms(100, 60_000, 5_000),
-  GATE_VERIFY_TIMEOUT_MS: ms(100, 120_000, 10_000),
-  GATE_SETTLE_TIMEOUT_MS: ms(100, 300_000, 30_000),
+  GATE_PLATFORM_TIMEOUT_MS: envInt(100, 60_000, 5_000),
+  GATE_VERIFY_TIMEOUT_MS: envInt(100, 120_000, 10_000),
+  GATE_SETTLE_TIMEOUT_MS: envInt(100, 300_000, 30_000),
   GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Started by the sandbox: stop when the parent process goes away. */
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),

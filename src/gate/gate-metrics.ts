@@ -3,7 +3,8 @@
  * (`treasury_x402_middleware_*`, the same names as the Koa middleware's, so one dashboard reads both), the
  * origin exchanges by outcome and the catalogue reads by outcome.
  */
-import { Counter, Registry } from 'prom-client';
+import { Registry, type Counter } from 'prom-client';
+import { metricMakers } from '../../base/metric-makers.js';
 import { createX402MiddlewareMetrics, type X402MiddlewareMetrics } from '../x402/seller/middleware-metrics.js';
 
 export type OriginOutcome =
@@ -17,20 +18,19 @@ export interface GateMetrics {
 }
 
 export function createGateMetrics(registry: Registry = new Registry()): GateMetrics {
+  const { counter } = metricMakers(registry);
   return {
     registry,
     paywall: createX402MiddlewareMetrics(registry),
-    origin: new Counter({
+    origin: counter({
       name: 'treasury_gate_origin_requests_total',
       help: "Requests the gate sent to sellers' origins, by outcome.",
-      labelNames: ['outcome'] as const,
-      registers: [registry],
+      labelNames: ['outcome'],
     }),
-    catalogueReads: new Counter({
+    catalogueReads: counter({
       name: 'treasury_gate_catalogue_reads_total',
       help: 'Catalogue reads from the platform, by outcome (ok, failed).',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
+      labelNames: ['outcome'],
     }),
   };
 }

@@ -4,65 +4,41 @@
  * the same name on that registry is reused, so several faucet/facilitator instances (tests) can share a
  * registry without "already registered" errors. Never the global default registry.
  */
-import { Counter, Histogram, Registry } from 'prom-client';
-
-function counter<L extends string>(
-  registry: Registry,
-  name: string,
-  help: string,
-  labelNames: readonly L[],
-): Counter<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing) return existing as Counter<L>;
-  return new Counter({ name, help, labelNames, registers: [registry] });
-}
-
-function histogram<L extends string>(
-  registry: Registry,
-  name: string,
-  help: string,
-  labelNames: readonly L[],
-  buckets: number[],
-): Histogram<L> {
-  const existing = registry.getSingleMetric(name);
-  if (existing) return existing as Histogram<L>;
-  return new Histogram({ name, help, labelNames, buckets, registers: [registry] });
-}
+import { Registry } from 'prom-client';
+import { metricMakers } from '../../../base/metric-makers.js';
 
 export function createFaucetMetrics(registry: Registry = new Registry()) {
+  const { counter } = metricMakers(registry, { reuseExisting: true });
   return {
     registry,
-    mints: counter(
-      registry,
-      'treasury_sandbox_faucet_mints_total',
-      'Faucet requests by outcome (minted, invalid_request, wrong_chain, error).',
-      ['outcome'] as const,
-    ),
-    permit2Approvals: counter(
-      registry,
-      'treasury_sandbox_faucet_permit2_approvals_total',
-      'Permit2 approvals the faucet sent on behalf of funded addresses, by outcome (approved, error).',
-      ['outcome'] as const,
-    ),
+    mints: counter({
+      name: 'treasury_sandbox_faucet_mints_total',
+      help: 'Faucet requests by outcome (minted, invalid_request, wrong_chain, error).',
+      labelNames: ['outcome'],
+    }),
+    permit2Approvals: counter({
+      name: 'treasury_sandbox_faucet_permit2_approvals_total',
+      help: 'Permit2 approvals the faucet sent on behalf of funded addresses, by outcome (approved, error).',
+      labelNames: ['outcome'],
+    }),
   };
 }
 
 export function createFacilitatorMetrics(registry: Registry = new Registry()) {
+  const { counter, histogram } = metricMakers(registry, { reuseExisting: true });
   return {
     registry,
-    requests: counter(
-      registry,
-      'treasury_sandbox_facilitator_requests_total',
-      'Local facilitator requests by route (verify, settle, supported) and outcome (valid, invalid, success, failure, bad_request, error, ok).',
-      ['route', 'outcome'] as const,
-    ),
-    duration: histogram(
-      registry,
-      'treasury_sandbox_facilitator_request_seconds',
-      'Local facilitator request latency by route.',
-      ['route'] as const,
-      [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    ),
+    requests: counter({
+      name: 'treasury_sandbox_facilitator_requests_total',
+      help: 'Local facilitator requests by route (verify, settle, supported) and outcome (valid, invalid, success, failure, bad_request, error, ok).',
+      labelNames: ['route', 'outcome'],
+    }),
+    duration: histogram({
+      name: 'treasury_sandbox_facilitator_request_seconds',
+      help: 'Local facilitator request latency by route.',
+      labelNames: ['route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    }),
   };
 }
 

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { envInt } from '../../../base/env-int.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -16,19 +17,14 @@ const envSchema = z.object({
   TREASURY_DATA_DIR: z.string().default('.treasury'),
   TREASURY_EMBEDDED_PG_PORT: port.default(54329),
   TREASURY_SIGNER_SOCKET: z.string().optional(),
-  TREASURY_SIGNER_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  TREASURY_SIGNER_TIMEOUT_MS: envInt(100, 120_000, 10_000),
   TREASURY_ADMIN_TOKEN: z.string().min(24, 'TREASURY_ADMIN_TOKEN must be at least 24 characters').optional(),
-  TREASURY_BODY_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .min(1024)
-    .max(16 * 1024 * 1024)
-    .default(1024 * 1024),
-  TREASURY_DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(20),
+  TREASURY_BODY_LIMIT_BYTES: envInt(1024, 16 * 1024 * 1024, 1024 * 1024),
+  TREASURY_DB_POOL_MAX: envInt(1, 200, 20),
   /** Server-side limits on the API's database sessions (ms; 0 = none): a statement, a lock wait, a transaction left idle. */
-  TREASURY_DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  TREASURY_DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5_000),
-  TREASURY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  TREASURY_DB_STATEMENT_TIMEOUT_MS: envInt(0, 600_000, 10_000),
+  TREASURY_DB_LOCK_TIMEOUT_MS: envInt(0, 600_000, 5_000),
+  TREASURY_DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: envInt(0, 3_600_000, 60_000),
   TREASURY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Extra chains, JSON: [{"name":"local","network":"eip155:31337","usdc":"0x…","usdc_name":"USDC","usdc_version":"2"}] */
   TREASURY_EXTRA_CHAINS: z.string().optional(),
@@ -36,24 +32,19 @@ const envSchema = z.object({
   /** JSON-RPC endpoints per CAIP-2 network for on-chain reads, JSON: {"eip155:84532":"http://127.0.0.1:8545"}; public Base endpoints by default. */
   TREASURY_RPC_URLS: z.string().optional(),
   /** How long a bearer lookup is cached (ms; 0 disables). Revocations through another replica take up to this long there. */
-  TREASURY_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(10_000).default(1_000),
-  TREASURY_RPC_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3_000),
+  TREASURY_AUTH_CACHE_MS: envInt(0, 10_000, 1_000),
+  TREASURY_RPC_TIMEOUT_MS: envInt(100, 60_000, 3_000),
   /**
    * Blocks a transaction must have (its own included) before a ledger row counts or an upto settlement gives
    * spend back, per CAIP-2 network, JSON: {"eip155:8453":10}. Base mainnet defaults to 10, every other network to 1.
    */
   TREASURY_LEDGER_CONFIRMATIONS: z.string().optional(),
   /** How often the ledger verifier looks for pending rows (ms); 0 stops the background verifier in this process. */
-  TREASURY_LEDGER_VERIFY_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(2_000),
+  TREASURY_LEDGER_VERIFY_INTERVAL_MS: envInt(0, 3_600_000, 2_000),
   /** Ledger rows checked on chain at once by one process. */
-  TREASURY_LEDGER_VERIFY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  TREASURY_LEDGER_VERIFY_CONCURRENCY: envInt(1, 64, 4),
   /** How long a reported transaction the RPC does not know stays pending before it is rejected (s). */
-  TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(7 * 86_400)
-    .default(900),
+  TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: envInt(0, 7 * 86_400, 900),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
   TREASURY_PUBLIC_URL: z.string().url().optional(),
@@ -76,12 +67,7 @@ const envSchema = z.object({
       }
       return Object.freeze([...new Set(ports.map(Number))]);
     }),
-  TREASURY_SESSION_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(30 * 86_400)
-    .default(86_400),
+  TREASURY_SESSION_TTL_SECONDS: envInt(60, 30 * 86_400, 86_400),
   /**
    * Rate limits (docs/security-model.md, Rate limits): requests allowed per window of
    * TREASURY_RATE_LIMIT_WINDOW_SECONDS. NONCE and INIT per client address, TOKEN per bearer on every
@@ -89,13 +75,13 @@ const envSchema = z.object({
    * PAY per bearer on the wallet pay routes, counted in each process's memory. `off` is for benchmarks only.
    */
   TREASURY_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
-  TREASURY_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
-  TREASURY_RATE_LIMIT_NONCE: z.coerce.number().int().min(1).max(10_000_000).default(30),
-  TREASURY_RATE_LIMIT_INIT: z.coerce.number().int().min(1).max(10_000_000).default(10),
-  TREASURY_RATE_LIMIT_TOKEN: z.coerce.number().int().min(1).max(10_000_000).default(1200),
-  TREASURY_RATE_LIMIT_PAY: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  TREASURY_RATE_LIMIT_WINDOW_SECONDS: envInt(1, 3600, 60),
+  TREASURY_RATE_LIMIT_NONCE: envInt(1, 10_000_000, 30),
+  TREASURY_RATE_LIMIT_INIT: envInt(1, 10_000_000, 10),
+  TREASURY_RATE_LIMIT_TOKEN: envInt(1, 10_000_000, 1200),
+  TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
   /** Refused bearers (401) per client address per window, in each process's memory; past it every bearer from there is 429. */
-  TREASURY_RATE_LIMIT_AUTH_FAILURES: z.coerce.number().int().min(1).max(10_000_000).default(60),
+  TREASURY_RATE_LIMIT_AUTH_FAILURES: envInt(1, 10_000_000, 60),
   /**
    * Proxies whose X-Forwarded-For is believed, comma-separated addresses or CIDR ranges (e.g.
    * `10.0.0.0/8, ::1`); empty: the client address is the TCP peer's.
@@ -180,8 +166,7 @@ export type RateLimitConfig = Readonly<{
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid configuration: ${problems}`);
+    throw new Error(`invalid configuration: ${issueList(parsed.error)}`);
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.TREASURY_DATA_DIR);
@@ -204,9 +189,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.TREASURY_LOG_LEVEL,
     extraChains: e.TREASURY_EXTRA_CHAINS,
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
-    rpcUrls: parseRpcUrls(e.TREASURY_RPC_URLS),
+    rpcUrls: parseJsonRecord(RPC_URLS, e.TREASURY_RPC_URLS),
     rpcTimeoutMs: e.TREASURY_RPC_TIMEOUT_MS,
-    confirmations: Object.freeze(parseConfirmations(e.TREASURY_LEDGER_CONFIRMATIONS)),
+    confirmations: Object.freeze(parseJsonRecord(LEDGER_CONFIRMATIONS, e.TREASURY_LEDGER_CONFIRMATIONS)),
     ledgerVerifyIntervalMs: e.TREASURY_LEDGER_VERIFY_INTERVAL_MS,
     ledgerVerifyConcurrency: e.TREASURY_LEDGER_VERIFY_CONCURRENCY,
     ledgerNotFoundGraceSeconds: e.TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS,
@@ -256,59 +241,60 @@ function readTls(certFile: string | undefined, keyFile: string | undefined): App
   });
 }
 
-const DEFAULT_RPC_URLS: Record<string, string> = {
-  'eip155:8453': 'https://mainnet.base.org',
-  'eip155:84532': 'https://sepolia.base.org',
-};
-
-const rpcUrlsSchema = z.record(
-  z.string().regex(/^eip155:[1-9][0-9]{0,15}$/),
-  z
-    .string()
-    .url()
-    .refine((u) => /^https?:/.test(u), 'expected an http(s) URL'),
-);
-
-function parseRpcUrls(json: string | undefined): Record<string, string> {
-  if (!json) return { ...DEFAULT_RPC_URLS };
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    throw new Error(
-      'invalid configuration: TREASURY_RPC_URLS: expected JSON such as {"eip155:84532":"http://127.0.0.1:8545"}',
-    );
-  }
-  const parsed = rpcUrlsSchema.safeParse(value);
-  if (!parsed.success)
-    throw new Error(
-      `invalid configuration: TREASURY_RPC_URLS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  return { ...DEFAULT_RPC_URLS, ...parsed.data };
+/** A variable holding a JSON object, network → value: its schema, its defaults and an example for the refusal. */
+interface JsonRecordVariable<T> {
+  name: string;
+  schema: z.ZodType<Record<string, T>>;
+  defaults: Readonly<Record<string, T>>;
+  example: string;
 }
 
+const caip2Network = z.string().regex(/^eip155:[1-9][0-9]{0,15}$/);
+
+/** Public Base endpoints unless TREASURY_RPC_URLS names others. */
+const RPC_URLS: JsonRecordVariable<string> = {
+  name: 'TREASURY_RPC_URLS',
+  schema: z.record(
+    caip2Network,
+    z
+      .string()
+      .url()
+      .refine((u) => /^https?:/.test(u), 'expected an http(s) URL'),
+  ),
+  defaults: { 'eip155:8453': 'https://mainnet.base.org', 'eip155:84532': 'https://sepolia.base.org' },
+  example: '{"eip155:84532":"http://127.0.0.1:8545"}',
+};
+
 /** Base mainnet waits 10 blocks (~20 s); testnets and the local sandbox chain 1. */
-const DEFAULT_CONFIRMATIONS: Record<string, number> = { 'eip155:8453': 10 };
+const LEDGER_CONFIRMATIONS: JsonRecordVariable<number> = {
+  name: 'TREASURY_LEDGER_CONFIRMATIONS',
+  schema: z.record(caip2Network, z.number().int().min(1).max(10_000)),
+  defaults: { 'eip155:8453': 10 },
+  example: '{"eip155:8453":10}',
+};
 
-const confirmationsSchema = z.record(
-  z.string().regex(/^eip155:[1-9][0-9]{0,15}$/),
-  z.number().int().min(1).max(10_000),
-);
+/**
+ * A variable holding a JSON object (network → value), checked by its schema and laid over the defaults; unset or
+ * empty: the defaults alone. Malformed JSON or a value the schema refuses stops the start, naming the variable.
+ */
+function parseJsonRecord<T>(variable: JsonRecordVariable<T>, json: string | undefined): Record<string, T> {
+  if (!json) return { ...variable.defaults };
+  const parsed = variable.schema.safeParse(jsonOrRefuse(variable, json));
+  if (!parsed.success) throw new Error(`invalid configuration: ${variable.name}: ${issueList(parsed.error)}`);
+  return { ...variable.defaults, ...parsed.data };
+}
 
-function parseConfirmations(json: string | undefined): Record<string, number> {
-  if (!json) return { ...DEFAULT_CONFIRMATIONS };
-  let value: unknown;
+function jsonOrRefuse(variable: Pick<JsonRecordVariable<unknown>, 'name' | 'example'>, json: string): unknown {
   try {
-    value = JSON.parse(json);
+    return JSON.parse(json);
   } catch {
-    throw new Error('invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: expected JSON such as {"eip155:8453":10}');
+    throw new Error(`invalid configuration: ${variable.name}: expected JSON such as ${variable.example}`);
   }
-  const parsed = confirmationsSchema.safeParse(value);
-  if (!parsed.success)
-    throw new Error(
-      `invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
-  return { ...DEFAULT_CONFIRMATIONS, ...parsed.data };
+}
+
+/** zod's issues as one line: `path: message; …`. */
+function issueList(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
 }
 
 /** Confirmations required on `network` (see TREASURY_LEDGER_CONFIRMATIONS). */

@@ -2,170 +2,146 @@
  * Prometheus metrics of treasury-api (`treasury_*`, seconds and `_total`), one registry per app
  * instance so tests can build several apps in one process.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { metricMakers } from '../../../base/metric-makers.js';
 
 export function createTreasuryMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'treasury_' });
+  const { counter, gauge, histogram } = metricMakers(registry);
   const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
   return {
     registry,
-    httpRequests: new Counter({
+    httpRequests: counter({
       name: 'treasury_http_requests_total',
       help: 'HTTP requests answered, by route template, method and status.',
-      labelNames: ['method', 'route', 'status'] as const,
-      registers: [registry],
+      labelNames: ['method', 'route', 'status'],
     }),
-    httpDuration: new Histogram({
+    httpDuration: histogram({
       name: 'treasury_http_request_duration_seconds',
       help: 'HTTP request latency by route template and method.',
-      labelNames: ['method', 'route'] as const,
+      labelNames: ['method', 'route'],
       buckets: latencyBuckets,
-      registers: [registry],
     }),
-    errors: new Counter({
+    errors: counter({
       name: 'treasury_errors_total',
       help: 'Error responses by stable error code.',
-      labelNames: ['error_code'] as const,
-      registers: [registry],
+      labelNames: ['error_code'],
     }),
-    signerCalls: new Counter({
+    signerCalls: counter({
       name: 'treasury_signer_calls_total',
       help: 'Signer RPC calls by method and outcome.',
-      labelNames: ['method', 'outcome'] as const,
-      registers: [registry],
+      labelNames: ['method', 'outcome'],
     }),
-    signerDuration: new Histogram({
+    signerDuration: histogram({
       name: 'treasury_signer_call_duration_seconds',
       help: 'Signer RPC latency by method.',
-      labelNames: ['method'] as const,
+      labelNames: ['method'],
       buckets: latencyBuckets,
-      registers: [registry],
     }),
-    dbTransactionDuration: new Histogram({
+    dbTransactionDuration: histogram({
       name: 'treasury_db_transaction_duration_seconds',
       help: 'Duration of the database work that guards key operations: operation="pay"|"transfer" the decision (its write too where the reservation is committed before signing), "…_record" the write that stores the signature.',
-      labelNames: ['operation'] as const,
+      labelNames: ['operation'],
       buckets: latencyBuckets,
-      registers: [registry],
     }),
-    walletOperations: new Counter({
+    walletOperations: counter({
       name: 'treasury_wallet_operations_total',
       help: 'Wallet lifecycle operations (create, rotate, revoke) by outcome.',
-      labelNames: ['operation', 'outcome'] as const,
-      registers: [registry],
+      labelNames: ['operation', 'outcome'],
     }),
-    payDecisions: new Counter({
+    payDecisions: counter({
       name: 'treasury_pay_decisions_total',
       help: 'Pay and transfer requests by kind and outcome (allow, deny, replayed, resumed, released; release_failed: a reservation not given back after its retries; expired_released: an expired reservation nobody recorded, given back by the sweep).',
-      labelNames: ['kind', 'outcome'] as const,
-      registers: [registry],
+      labelNames: ['kind', 'outcome'],
     }),
-    accountsMinted: new Counter({
+    accountsMinted: counter({
       name: 'treasury_accounts_minted_total',
       help: 'Treasury accounts minted.',
-      registers: [registry],
     }),
-    tokensIssued: new Counter({
+    tokensIssued: counter({
       name: 'treasury_tokens_issued_total',
       help: 'Bearer tokens issued by kind.',
-      labelNames: ['kind'] as const,
-      registers: [registry],
+      labelNames: ['kind'],
     }),
-    rateLimited: new Counter({
+    rateLimited: counter({
       name: 'treasury_rate_limited_total',
       help: 'Requests refused with 429 rate_limited, by bucket (nonce, init: per client address; token, pay: per token).',
-      labelNames: ['bucket'] as const,
-      registers: [registry],
+      labelNames: ['bucket'],
     }),
-    authFailures: new Counter({
+    authFailures: counter({
       name: 'treasury_auth_failures_total',
       help: 'Requests refused at authentication, by error code.',
-      labelNames: ['error_code'] as const,
-      registers: [registry],
+      labelNames: ['error_code'],
     }),
-    balanceReads: new Counter({
+    balanceReads: counter({
       name: 'treasury_balance_reads_total',
       help: 'Wallet balance reads by network and outcome (fresh, stale, unavailable).',
-      labelNames: ['network', 'outcome'] as const,
-      registers: [registry],
+      labelNames: ['network', 'outcome'],
     }),
-    patCapChecks: new Counter({
+    patCapChecks: counter({
       name: 'treasury_pat_cap_checks_total',
       help: "Payments through a buyer PAT with a daily cap by where their cap check took the day's total: remembered by this process (group commit, no PAT lock) or read under the PAT's lock.",
-      labelNames: ['source'] as const,
-      registers: [registry],
+      labelNames: ['source'],
     }),
-    paySnapshots: new Counter({
+    paySnapshots: counter({
       name: 'treasury_pay_snapshots_total',
       help: "Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet's last write in this process.",
-      labelNames: ['source'] as const,
-      registers: [registry],
+      labelNames: ['source'],
     }),
-    uptoSettlements: new Counter({
+    uptoSettlements: counter({
       name: 'treasury_upto_settlements_total',
       help: 'Reported settlements of upto authorizations by outcome: recorded (verified on chain, unsettled part given back), replayed (reported again), or the error code.',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
+      labelNames: ['outcome'],
     }),
-    ledgerVerifications: new Counter({
+    ledgerVerifications: counter({
       name: 'treasury_ledger_verifications_total',
       help: 'On-chain checks of seller ledger rows by outcome: verified, rejected, pending (not yet decidable: confirmations, RPC, transaction not seen yet) or error.',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
+      labelNames: ['outcome'],
     }),
-    ledgerPendingRows: new Gauge({
+    ledgerPendingRows: gauge({
       name: 'treasury_ledger_pending_rows',
       help: "Seller ledger rows waiting for on-chain verification, as last counted by this process's verifier.",
-      registers: [registry],
     }),
-    payConflicts: new Counter({
+    payConflicts: counter({
       name: 'treasury_pay_conflict_retries_total',
       help: 'Reservations taken again: the wallet changed between the read and the write (another process), or the shared statement holding the write failed.',
-      labelNames: ['kind'] as const,
-      registers: [registry],
+      labelNames: ['kind'],
     }),
-    payWriteIsolation: new Counter({
+    payWriteIsolation: counter({
       name: 'treasury_pay_write_isolation_total',
       help: 'Pay decision writes sent apart after their shared statement failed because of one row: refused (that row — a value PostgreSQL cannot store, answered 400 unstorable_value, or a constraint it breaks, decided again alone) or committed (the other writes of that statement).',
-      labelNames: ['outcome'] as const,
-      registers: [registry],
+      labelNames: ['outcome'],
     }),
-    decisionWriteBatch: new Histogram({
+    decisionWriteBatch: histogram({
       name: 'treasury_pay_decision_write_batch_size',
       help: 'Pay decisions (reservations and denials) written per statement (payments arriving together share one INSERT).',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
-      registers: [registry],
     }),
-    signatureRecordBatch: new Histogram({
+    signatureRecordBatch: histogram({
       name: 'treasury_pay_signature_record_batch_size',
       help: 'Signatures recorded per statement (payments arriving together share one UPDATE).',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
-      registers: [registry],
     }),
-    payConnectionsOpened: new Counter({
+    payConnectionsOpened: counter({
       name: 'treasury_pay_statement_connections_opened_total',
       help: "Connections opened by the pay path's group-commit writers (one each at start; more mean a connection broke and was replaced).",
       labelNames: ['writer'],
-      registers: [registry],
     }),
-    permit2AllowanceChecks: new Counter({
+    permit2AllowanceChecks: counter({
       name: 'treasury_permit2_allowance_checks_total',
       help: 'On-chain Permit2 allowance reads before an upto payment, by network and outcome (sufficient, insufficient, unavailable; eip2612_permit: paid with an EIP-2612 permit instead).',
-      labelNames: ['network', 'outcome'] as const,
-      registers: [registry],
+      labelNames: ['network', 'outcome'],
     }),
-    balanceReadDuration: new Histogram({
+    balanceReadDuration: histogram({
       name: 'treasury_balance_read_seconds',
       help: 'Time of the on-chain balanceOf call, by network.',
-      labelNames: ['network'] as const,
+      labelNames: ['network'],
       buckets: latencyBuckets,
-      registers: [registry],
     }),
-    signerUp: new Gauge({
+    signerUp: gauge({
       name: 'treasury_signer_up',
       help: '1 when the last signer health check succeeded.',
-      registers: [registry],
     }),
   };
 }
