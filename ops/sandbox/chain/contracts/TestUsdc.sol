@@ -151,7 +151,7 @@ contract TestUsdc {
         bytes32 r,
         bytes32 s
     ) external {
-        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
+        _useAuthorization(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
     }
 
     function transferWithAuthorization(
@@ -163,7 +163,7 @@ contract TestUsdc {
         bytes32 nonce,
         bytes memory signature
     ) external {
-        _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
+        _useAuthorization(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
     }
 
     function receiveWithAuthorization(
@@ -177,7 +177,7 @@ contract TestUsdc {
         bytes32 r,
         bytes32 s
     ) external {
-        _receiveWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
+        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
     }
 
     function receiveWithAuthorization(
@@ -189,7 +189,7 @@ contract TestUsdc {
         bytes32 nonce,
         bytes memory signature
     ) external {
-        _receiveWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
+        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
     }
 
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
@@ -214,7 +214,11 @@ contract TestUsdc {
         emit Transfer(from, to, value);
     }
 
-    function _transferWithAuthorization(
+    /// transferWithAuthorization and receiveWithAuthorization, whose signed messages differ only by their type
+    /// hash: a receive only by its payee, then the window, the unused nonce, the signature of `from`; the nonce is
+    /// marked used and the value moved.
+    function _useAuthorization(
+        bytes32 typeHash,
         address from,
         address to,
         uint256 value,
@@ -223,29 +227,11 @@ contract TestUsdc {
         bytes32 nonce,
         bytes memory signature
     ) internal {
+        if (typeHash == RECEIVE_WITH_AUTHORIZATION_TYPEHASH) {
+            require(to == msg.sender, "FiatTokenV2: caller must be the payee");
+        }
         _requireValidAuthorization(from, nonce, validAfter, validBefore);
-        bytes32 structHash = keccak256(
-            abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
-        );
-        _requireValidSignature(from, _digest(structHash), signature);
-        _markAuthorizationAsUsed(from, nonce);
-        _transfer(from, to, value);
-    }
-
-    function _receiveWithAuthorization(
-        address from,
-        address to,
-        uint256 value,
-        uint256 validAfter,
-        uint256 validBefore,
-        bytes32 nonce,
-        bytes memory signature
-    ) internal {
-        require(to == msg.sender, "FiatTokenV2: caller must be the payee");
-        _requireValidAuthorization(from, nonce, validAfter, validBefore);
-        bytes32 structHash = keccak256(
-            abi.encode(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)
-        );
+        bytes32 structHash = keccak256(abi.encode(typeHash, from, to, value, validAfter, validBefore, nonce));
         _requireValidSignature(from, _digest(structHash), signature);
         _markAuthorizationAsUsed(from, nonce);
         _transfer(from, to, value);
