@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { BaseError } from '../../base/base-error.js';
-import { envInt } from '../../base/env-int.js';
+import { envInt } from '../shared/env-int.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const httpUrl = z

@@ -4,7 +4,7 @@
  * origin exchanges by outcome and the catalogue reads by outcome.
  */
 import { Registry, type Counter } from 'prom-client';
-import { metricMakers } from '../../base/metric-makers.js';
+import { metricMakers } from '../shared/metric-makers.js';
 import { createX402MiddlewareMetrics, type X402MiddlewareMetrics } from '../x402/seller/middleware-metrics.js';
 
 export type OriginOutcome =

@@ -5,7 +5,7 @@
  * registry without "already registered" errors. Never the global default registry.
  */
 import { Registry } from 'prom-client';
-import { metricMakers } from '../../../base/metric-makers.js';
+import { metricMakers } from '../../../src/shared/metric-makers.js';
 
 export function createFaucetMetrics(registry: Registry = new Registry()) {
   const { counter } = metricMakers(registry, { reuseExisting: true });

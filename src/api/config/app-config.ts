@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { envInt } from '../../../base/env-int.js';
+import { envInt } from '../../shared/env-int.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 
 const port = z.coerce.number().int().min(1).max(65535);

@@ -3,7 +3,7 @@
  * instance so tests can build several apps in one process.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { metricMakers } from '../../../base/metric-makers.js';
+import { metricMakers } from '../../shared/metric-makers.js';
 
 export function createTreasuryMetrics() {
   const registry = new Registry();

@@ -1,11 +1,11 @@
 /**
- * The metric makers every process's metrics are declared with (base/metric-makers.ts): each metric lands on
+ * The metric makers the API's, the gate's and the sandbox's metrics are declared with (src/shared/metric-makers.ts): each metric lands on
  * the registry given, with its name, help, labels and buckets as written; a second metric of the same name
  * throws unless `reuseExisting`, which hands back the one already registered.
  */
 import assert from 'node:assert/strict';
 import { Registry, register as globalRegistry } from 'prom-client';
-import { metricMakers } from '../../../base/metric-makers.js';
+import { metricMakers } from '../../../src/shared/metric-makers.js';
 
 describe('metricMakers', () => {
   it('registers counters, gauges and histograms on the given registry only, as declared', async () => {
