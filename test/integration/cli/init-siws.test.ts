@@ -2,7 +2,8 @@
  * `xx init --chain solana` signs in with Sign In With Solana — through the real `xx` binary against a real
  * test Treasury (HTTP, PostgreSQL, SoftHSM):
  * - on a new seed it creates the account whose identity is the seed's Solana address (m/44'/501'/0'/0') and
- *   ends signed in (whoami answers with the agent PAT), --json saying `sign_in: "siws"`;
+ *   ends signed in (whoami answers with the agent PAT), --json saying `sign_in: "siws"`; an owner command
+ *   (`xx pat list`, which signs in again with the seed) reaches that account;
  * - `xx init` (--chain both) with the same seed signs in with SIWE and links the Solana address: a seed of
  *   a SIWE account then reaches that same account with `--chain solana`; the text output names the sign-in;
  * - one seed whose keys signed in alone to two accounts (`--chain base`, then `--chain solana`) is refused
@@ -58,6 +59,14 @@ describe('xx init --chain solana: Sign In With Solana (CLI subprocess, HTTP, Pos
     assert.deepEqual(await identitiesOf(out.account_id), [`solana:${out.addresses.solana}`]);
     const who = stdoutJson(await runXx(['whoami', '--json'], env), 'whoami');
     assert.deepEqual([who.auth_type, who.scope_type, who.scope_id], ['pat', 'agent', out.agent_id]);
+
+    // An owner command signs in again with the seed and reaches this account (linking the Base key to it).
+    const pats = stdoutJson(await runXx(['pat', 'list', '--json'], env), 'pat list (owner sign-in)');
+    assert.ok(
+      pats.pats.some((p: any) => p.id === out.pat_id),
+      JSON.stringify(pats),
+    );
+    assert.equal((await t.db.knex('accounts').count({ n: '*' }))[0]!.n, '1', 'no second account');
 
     // The same seed with both chains: SIWE, and the Solana attestation puts the Base key in the same account.
     const both = stdoutJson(await runXx(['init', '--json'], env), 'init (both)');
