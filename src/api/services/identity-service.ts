@@ -112,8 +112,8 @@ export class IdentityService {
         .update({ used_at: now });
       if (consumed === 0) throw new AppError('sign_in_nonce_invalid');
       // One lock per identity, always taken in the same order, so two sign-ins naming the same pair wait in turn.
-      for (const id of [...proven].sort((a, b) => `${a.chain}:${a.address}`.localeCompare(`${b.chain}:${b.address}`)))
-        await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 11))', [`identity:${id.chain}:${id.address}`]);
+      const lockKeys = proven.map((id) => `identity:${id.chain}:${id.address}`).sort();
+      for (const lockKey of lockKeys) await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 11))', [lockKey]);
       const known = (await trx('identities')
         .where((q) => {
           for (const id of proven) q.orWhere(id);
