@@ -108,6 +108,11 @@ export const ERROR_CODES = {
     status: 409,
     message: "Another transaction is already recorded as this authorization's settlement.",
   },
+  identity_already_linked: {
+    status: 409,
+    message:
+      'This sign-in identity (a Solana or EVM address) belongs to another account; an identity is linked to one account only.',
+  },
   nonce_already_used: { status: 409, message: 'This EIP-3009 nonce was already used by this wallet; propose another.' },
   idempotency_key_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
   origin_not_configured: { status: 409, message: 'Set the seller origin first (PATCH /v1/sellers/{id} with origin).' },

@@ -1,8 +1,12 @@
 /**
  * Signing in to a test Treasury with a fresh EVM key (SIWE, viem-signed): the `/v1/identity/init` body, and
- * the whole sign-in returning the session grant.
+ * the whole sign-in returning the session grant; and Sign In With Solana bodies and attestations (the
+ * message by `@solana/wallet-standard-util`, signed with @noble/curves ed25519).
  */
 import assert from 'node:assert/strict';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { base58 } from '@scure/base';
+import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import type { TestTreasury } from './api-harness.js';
@@ -43,4 +47,56 @@ export async function signInWithNewKey(
   const res = await t.request('POST', '/v1/identity/init', { body: await signInBody(t, undefined, who) });
   if (res.status >= 300) throw new Error(`sign-in failed: ${JSON.stringify(res.body)}`);
   return { ...res.body, address: who.address };
+}
+
+/** A Solana key for Sign In With Solana: the ed25519 secret and its base58 address. */
+export interface SolanaSigner {
+  secret: Uint8Array;
+  address: string;
+}
+
+export function newSolanaSigner(): SolanaSigner {
+  const secret = ed25519.utils.randomSecretKey();
+  return { secret, address: base58.encode(ed25519.getPublicKey(secret)) };
+}
+
+/**
+ * A SIWS attestation (`{ message, signature, public_key }`) by `who` over `nonce`, the message made by
+ * `@solana/wallet-standard-util` naming `origin` (its host as the domain, itself as the URI); `fields`
+ * overrides any message field, `signer` signs instead of `who` (a forgery).
+ */
+export function siwsAttestation(
+  who: SolanaSigner,
+  nonce: string,
+  options: {
+    origin?: string;
+    fields?: Partial<Parameters<typeof createSignInMessageText>[0]>;
+    signer?: SolanaSigner;
+  } = {},
+): { message: string; signature: string; public_key: string } {
+  const origin = options.origin ?? 'http://treasury.test';
+  const message = createSignInMessageText({
+    domain: new URL(origin).host,
+    address: who.address,
+    statement: 'Sign in to Treasury',
+    uri: origin,
+    version: '1',
+    chainId: 'mainnet',
+    nonce,
+    issuedAt: new Date().toISOString(),
+    ...options.fields,
+  });
+  const signature = ed25519.sign(new TextEncoder().encode(message), (options.signer ?? who).secret);
+  return { message, signature: base58.encode(signature), public_key: who.address };
+}
+
+/** The `/v1/identity/init` body of a SIWS sign-in by `who` (a fresh key by default), with a nonce asked of `api`. */
+export async function siwsSignInBody(
+  api: SignInApi,
+  who: SolanaSigner = newSolanaSigner(),
+  options: Parameters<typeof siwsAttestation>[2] = {},
+): Promise<{ chain: 'solana'; message: string; signature: string; public_key: string }> {
+  const nonce = await api.request('POST', '/v1/identity/nonce');
+  assert.equal(nonce.status, 201, JSON.stringify(nonce.body));
+  return { chain: 'solana', ...siwsAttestation(who, nonce.body.nonce, options) };
 }

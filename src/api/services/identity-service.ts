@@ -2,6 +2,9 @@
  * Sign-in and sessions. A server-issued nonce (single use, 10 minutes) goes into a SIWE or SIWS message;
  * `init` verifies it, consumes the nonce atomically (a replay finds it used), creates the account and its
  * first agent (with its own Treasury account) on first sign-in, and issues an `as_` session that expires.
+ * A SIWE sign-in may carry a SIWS attestation of the same seed's Solana key (same nonce): both identities
+ * are then the same account's, so `xx init --chain solana` later lands there; an identity is one account's
+ * for ever (PRIMARY KEY (chain, address) of `identities`), and a pair of two accounts is refused.
  * `exchangePat` turns an agent PAT into a session bound to that agent and that PAT (`pat_exchange`: it
  * acts as the agent, never as the owner — session-powers.ts — and expires no later than the PAT).
  * `logout` ends the caller's session; `revokeAllSessions` ends every session of an account.
@@ -13,7 +16,8 @@ import type { Principal } from '../auth/authenticator.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from './account-service.js';
-import { verifySiwe, verifySiws } from '../identity/sign-in-message.js';
+import { verifySiwe, type VerifiedSignIn } from '../identity/sign-in-message.js';
+import { verifySiws, type SiwsAttestation } from '../identity/siws-attestation.js';
 import type {
   IdentityNonce,
   LoggedOut,
@@ -69,7 +73,17 @@ export class IdentityService {
       .delete();
   }
 
-  async init(input: { message: string; signature: string; chain: 'evm' | 'solana' }): Promise<SessionGrant> {
+  /**
+   * Signs in with SIWE (`chain: 'evm'`, optionally with a SIWS attestation of the same seed's Solana key in
+   * `link_solana`, over the same nonce) or SIWS (`chain: 'solana'`). Every identity the request proves is one
+   * account's: the account any of them already belongs to, or a new one; the others are linked to it. Two
+   * identities of two accounts are `identity_already_linked` (409), and nothing changes.
+   */
+  async init(
+    input:
+      | { chain: 'evm'; message: string; signature: string; link_solana?: SiwsAttestation | undefined }
+      | ({ chain: 'solana' } & SiwsAttestation),
+  ): Promise<SessionGrant> {
     const now = this.options.clock();
     const expect = {
       publicUrl: this.options.publicUrl,
@@ -77,39 +91,69 @@ export class IdentityService {
       now,
       maxAgeSeconds: NONCE_TTL_SECONDS,
     };
-    const verified =
-      input.chain === 'evm'
-        ? await verifySiwe(input.message, input.signature, expect)
-        : await verifySiws(input.message, input.signature, expect);
-    const address = verified.chain === 'evm' ? verified.address.toLowerCase() : verified.address;
+    const primary =
+      input.chain === 'evm' ? await verifySiwe(input.message, input.signature, expect) : verifySiws(input, expect);
+    const linked = input.chain === 'evm' && input.link_solana ? verifySiws(input.link_solana, expect) : undefined;
+    if (linked && linked.nonce !== primary.nonce)
+      throw new AppError('sign_in_nonce_invalid', {
+        message: 'The SIWS attestation in link_solana must carry the nonce of the SIWE message.',
+      });
+    const key = (v: VerifiedSignIn) => ({
+      chain: v.chain,
+      address: v.chain === 'evm' ? v.address.toLowerCase() : v.address,
+    });
+    const proven = [key(primary), ...(linked ? [key(linked)] : [])];
 
     return this.knex.transaction(async (trx) => {
       const consumed = await trx('identity_nonces')
-        .where({ nonce: verified.nonce })
+        .where({ nonce: primary.nonce })
         .whereNull('used_at')
         .andWhere('expires_at', '>', now)
         .update({ used_at: now });
       if (consumed === 0) throw new AppError('sign_in_nonce_invalid');
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 11))', [`identity:${verified.chain}:${address}`]);
-      const identity = await trx('identities').where({ chain: verified.chain, address }).first('account_id');
+      // One lock per identity, always taken in the same order, so two sign-ins naming the same pair wait in turn.
+      const lockKeys = proven.map((id) => `identity:${id.chain}:${id.address}`).sort();
+      for (const lockKey of lockKeys) await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 11))', [lockKey]);
+      const known = (await trx('identities')
+        .where((q) => {
+          for (const id of proven) q.orWhere(id);
+        })
+        .select('chain', 'address', 'account_id')) as Array<{ chain: string; address: string; account_id: string }>;
+      const accountIds = [...new Set(known.map((r) => r.account_id))];
+      if (accountIds.length > 1) {
+        const other = known.find((r) => r.chain === 'solana') ?? known[known.length - 1]!;
+        throw new AppError('identity_already_linked', { fields: { chain: other.chain, address: other.address } });
+      }
       let accountId: string;
       let created = false;
-      if (identity) {
-        accountId = identity.account_id;
-        await trx('identities').where({ chain: verified.chain, address }).update({ last_sign_in_at: now });
+      if (accountIds.length === 1) {
+        accountId = accountIds[0]!;
       } else {
         accountId = generateId('acc_');
         created = true;
         await trx('accounts').insert({ id: accountId, created_at: now });
-        await trx('identities').insert({
-          chain: verified.chain,
-          address,
-          account_id: accountId,
-          created_at: now,
-          last_sign_in_at: now,
-        });
-        await this.spawnAgent(trx, accountId, 'default', now);
       }
+      for (const [i, id] of proven.entries()) {
+        if (known.some((r) => r.chain === id.chain && r.address === id.address)) {
+          await trx('identities').where(id).update({ last_sign_in_at: now });
+          continue;
+        }
+        await trx('identities')
+          .insert({
+            ...id,
+            account_id: accountId,
+            created_at: now,
+            last_sign_in_at: now,
+            // The identity that signed in to a new account is its own; any other was linked to the account.
+            linked_at: created && i === 0 ? null : now,
+          })
+          .catch((err: unknown) => {
+            if ((err as { code?: string }).code === '23505')
+              throw new AppError('identity_already_linked', { fields: id, cause: err });
+            throw err;
+          });
+      }
+      if (created) await this.spawnAgent(trx, accountId, 'default', now);
       const agent = await trx('agents').where({ account_id: accountId }).orderBy('created_at').first('id');
       const session = await this.issueSession(trx, { accountId, origin: 'sign_in' }, now);
       this.metrics.tokensIssued.inc({ kind: 'session' });

@@ -134,12 +134,14 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
       `Issued At: ${new Date().toISOString()}`,
     ].join('\n');
     const signature = base58.encode(ed25519.sign(new TextEncoder().encode(message), secret));
-    const res = await t.request('POST', '/v1/identity/init', { body: { message, signature, chain: 'solana' } });
+    const res = await t.request('POST', '/v1/identity/init', {
+      body: { message, signature, public_key: address, chain: 'solana' },
+    });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const identity = await t.db.knex('identities').where({ chain: 'solana', address }).first();
     assert.equal(identity.account_id, res.body.account_id);
     const tampered = await t.request('POST', '/v1/identity/init', {
-      body: { message: message.replace('Sign in', 'Sign on'), signature, chain: 'solana' },
+      body: { message: message.replace('Sign in', 'Sign on'), signature, public_key: address, chain: 'solana' },
     });
     assert.equal(tampered.status, 401);
   });

@@ -120,9 +120,17 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
     assert.match(agentRecord.pat, /^xx_pat_/);
     assert.equal(fs.readFileSync(env.XX_ACTIVE_AGENT_PATH!, 'utf8').trim(), init.agent_id);
 
-    // The platform agrees: the account's identity is the restored address, the PAT is an agent PAT.
-    const identity = await t.db.knex('identities').where({ account_id: init.account_id }).first('address');
-    assert.equal(identity.address, KNOWN_BASE_ADDRESS.toLowerCase());
+    // The platform agrees: the account's identities are the restored addresses (the Solana one linked by
+    // `--chain both`), the PAT is an agent PAT.
+    const identities = await t.db
+      .knex('identities')
+      .where({ account_id: init.account_id })
+      .orderBy('chain')
+      .select('chain', 'address');
+    assert.deepEqual(identities, [
+      { chain: 'evm', address: KNOWN_BASE_ADDRESS.toLowerCase() },
+      { chain: 'solana', address: init.addresses.solana },
+    ]);
 
     const human = assertOk(
       await runXx(['init', '--server', server, '--label', 'buyer', '--profile', 'main'], env),

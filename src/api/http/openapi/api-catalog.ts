@@ -433,7 +433,7 @@ export const API_CATALOG: CatalogEntry[] = [
     method: 'POST',
     path: '/v1/identity/init',
     operationId: 'signIn',
-    summary: 'Sign in with SIWE or SIWS; returns an as_ session',
+    summary: "Sign in with SIWE or SIWS (SIWE may link the same seed's Solana key); returns an as_ session",
     auth: 'none',
     body: initBodySchema,
     replies: { 200: sessionGrantSchema, 201: sessionGrantSchema },
@@ -444,6 +444,7 @@ export const API_CATALOG: CatalogEntry[] = [
       'sign_in_nonce_invalid',
       'sign_in_expired',
       'sign_in_signature_invalid',
+      'identity_already_linked',
     ],
   },
   {

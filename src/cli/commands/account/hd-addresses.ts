@@ -1,7 +1,7 @@
 /**
  * Addresses from a BIP39 mnemonic: Base (EVM) by BIP32/BIP44 m/44'/60'/0'/0/i (@scure/bip32, address by
  * viem) and Solana by SLIP-0010 ed25519 m/44'/501'/i'/0' (micro-key-producer), base58 (@scure/base). The
- * private keys live only inside this call; only the EVM sign-in signs with one (then it is dropped).
+ * private keys live only inside this call; only the sign-ins (SIWE, SIWS) sign with them (then they are dropped).
  */
 import { HDKey } from '@scure/bip32';
 import { base58 } from '@scure/base';
@@ -34,9 +34,14 @@ export function evmAccount(mnemonic: string, index = 0): PrivateKeyAccount {
   return privateKeyToAccount(toHex(key.privateKey));
 }
 
-export function solanaAddress(mnemonic: string, index = 0): string {
+/** The Solana ed25519 key pair at m/44'/501'/i'/0' (SLIP-0010): the 32-byte secret and the public key. */
+export function solanaKey(mnemonic: string, index = 0): { secretKey: Uint8Array; publicKey: Uint8Array } {
   const key = SlipHDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic)).derive(`m/44'/501'/${index}'/0'`);
-  return base58.encode(key.publicKeyRaw);
+  return { secretKey: key.privateKey, publicKey: key.publicKeyRaw };
+}
+
+export function solanaAddress(mnemonic: string, index = 0): string {
+  return base58.encode(solanaKey(mnemonic, index).publicKey);
 }
 
 export type ChainChoice = 'base' | 'solana' | 'both';

@@ -1,7 +1,8 @@
 /**
  * `xx init`: onboarding in one command — the seed (new, restored, or the one already in the keystore),
- * the Base and Solana addresses, SIWE sign-in against `--server` (the message names that server's host, so
- * a signature cannot be replayed elsewhere), an agent PAT (waiting out its propagation), a Treasury-managed
+ * the Base and Solana addresses, sign-in against `--server` (the message names that server's host, so
+ * a signature cannot be replayed elsewhere: SIWE for `--chain base`, SIWE with the Solana key linked for
+ * `both`, Sign In With Solana for `solana` — ./seed-sign-in.ts), an agent PAT (waiting out its propagation), a Treasury-managed
  * wallet for the agent, and the local records that make it the active agent. The sign-in session is used
  * in memory and logged out; the session file holds a session exchanged from the new agent PAT.
  * The PAT and a wallet init creates get limits by default, shown in the output (./init-defaults.ts): the
@@ -39,7 +40,8 @@ import { badArgument } from '../seller/seller-kit.js';
 import { describePolicy, initLimits, type InitLimitOptions } from './init-defaults.js';
 import { addressesFor, checkMnemonic, newMnemonic, type ChainChoice } from './hd-addresses.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
-import { keystorePath, passphraseFor, siweSignIn, type SignInGrant } from './owner-sign-in.js';
+import { keystorePath, passphraseFor, type SignInGrant } from './owner-sign-in.js';
+import { seedSignIn, type SignInMethod } from './seed-sign-in.js';
 
 export { keystorePath, passphraseFor } from './owner-sign-in.js';
 
@@ -54,6 +56,12 @@ export interface InitOptions extends InitLimitOptions {
   words?: string;
   profile?: string;
 }
+
+const SIGN_IN_NAMES: Record<SignInMethod, string> = {
+  siwe: 'SIWE (Base key)',
+  'siwe+siws': 'SIWE (Base key), Solana address linked by SIWS',
+  siws: 'SIWS (Solana key)',
+};
 
 function serverUrl(raw: string): URL {
   let url: URL;
@@ -159,14 +167,15 @@ export async function init(ctx: CliContext, opts: InitOptions): Promise<void> {
 
   const seed = await loadOrCreateSeed(ctx, opts, chain);
   const addresses = addressesFor(seed.mnemonic, chain);
-  // Sign-in is SIWE with the Base key (m/44'/60'/0'/0/0) whatever --chain lists. The sign-in session is the
-  // owner's and is kept in memory only, logged out at the end; the session file gets one exchanged from the
-  // agent PAT, which acts as that agent and cannot change caps or mint PATs.
-  const grant = await ctx.spin('Signing in', () => siweSignIn(server, seed.mnemonic));
+  // Sign-in as --chain says (./seed-sign-in.ts): SIWE with the Base key (m/44'/60'/0'/0/0), with `both` also a
+  // SIWS attestation linking the Solana key (m/44'/501'/0'/0') to the account; `solana`, SIWS alone. The
+  // sign-in session is the owner's and is kept in memory only, logged out at the end; the session file gets
+  // one exchanged from the agent PAT, which acts as that agent and cannot change caps or mint PATs.
+  const { grant, method } = await ctx.spin('Signing in', () => seedSignIn(server, seed.mnemonic, chain));
   // The session names the account's first agent; `--label` may pick (or spawn) another one below.
   const session = new ApiClient({ baseUrl: base, token: grant.session });
   try {
-    await finishInit(ctx, opts, { base, label, chain, seed, addresses, grant, session, limits });
+    await finishInit(ctx, opts, { base, label, chain, seed, addresses, grant, method, session, limits });
   } finally {
     await session.request('POST', '/v1/auth/logout').catch(() => undefined);
   }
@@ -182,11 +191,12 @@ async function finishInit(
     seed: { keystore: string; created: boolean };
     addresses: ReturnType<typeof addressesFor>;
     grant: SignInGrant;
+    method: SignInMethod;
     session: ApiClient;
     limits: ReturnType<typeof initLimits>;
   },
 ): Promise<void> {
-  const { base, label, chain, seed, addresses, grant, session, limits } = run;
+  const { base, label, chain, seed, addresses, grant, method, session, limits } = run;
   const { agentId, spawned } = await ctx.spin('Choosing the agent', () => chooseAgent(ctx, session, grant, opts.label));
 
   const pat = await ctx
@@ -273,6 +283,7 @@ async function finishInit(
     agent_id: agentId,
     agent_spawned: spawned,
     server: base,
+    sign_in: method,
     addresses,
     wallets,
     pat_id: pat.id,
@@ -285,7 +296,7 @@ async function finishInit(
     previous_pat_id: previous && previous.pat_id !== pat.id ? previous.pat_id : null,
   };
   const lines = [
-    `Signed in to ${base} as ${grant.account_id}; agent ${agentId} (${label}) is active${spawned ? ' (spawned now)' : ''}.`,
+    `Signed in to ${base} as ${grant.account_id} with ${SIGN_IN_NAMES[method]}; agent ${agentId} (${label}) is active${spawned ? ' (spawned now)' : ''}.`,
     ...(addresses.base ? [`Base address:   ${addresses.base}`] : []),
     ...(addresses.solana ? [`Solana address: ${addresses.solana}`] : []),
     ...wallets.map((w) => `Managed wallet: ${w.id} ${w.address} (${w.network})`),

@@ -1,8 +1,8 @@
 /**
  * The owner's proof for money-control commands (`pat list|create|update|revoke`, `dashboard`, `service pat
- * …`, `service payouts --flush`): a fresh SIWE sign-in with the Base key of the seed in the encrypted
- * keystore, opened with its passphrase (a hidden prompt on a terminal, or XX_KEYSTORE_PASSPHRASE). The
- * session it yields lives only in memory for that one command and is logged out after it; it is never
+ * …`, `service payouts --flush`): a fresh sign-in with the seed in the encrypted keystore (SIWE with the Base
+ * key, the Solana key's SIWS attestation attached: ./seed-sign-in.ts), opened with its passphrase (a hidden
+ * prompt on a terminal, or XX_KEYSTORE_PASSPHRASE). The session it yields lives only in memory for that one command and is logged out after it; it is never
  * written to the session file, which holds only sessions exchanged from the agent PAT.
  *
  * Defends: an agent that can read the CLI's files (its PAT, the session file) still cannot change caps or
@@ -26,6 +26,7 @@ import { readJsonFile } from '../../core/secret-file.js';
 import { badArgument } from '../seller/seller-kit.js';
 import { evmAccount } from './hd-addresses.js';
 import { keystoreSchema, openMnemonic } from './seed-keystore.js';
+import { seedSignIn } from './seed-sign-in.js';
 
 /** What POST /v1/identity/init answers (src/shared/api-responses/identity-responses.ts). */
 export type SignInGrant = SessionGrant;
@@ -94,7 +95,8 @@ export async function withOwnerSession<T>(
     await passphraseFor(ctx, `Keystore passphrase (${why} signs in again)`),
   );
   const server = new URL(process.env.XX_API_URL || agent?.server || ctx.apiUrl());
-  const grant = await ctx.spin('Signing in', () => siweSignIn(server, mnemonic));
+  // As `xx init` does by default (SIWE with the Solana key linked): an account made by `--chain solana` is reached too.
+  const { grant } = await ctx.spin('Signing in', () => seedSignIn(server, mnemonic, 'both'));
   const owner = new ApiClient({ baseUrl: server.origin, token: grant.session });
   try {
     if (agent && grant.account_id !== agent.account_id) {
