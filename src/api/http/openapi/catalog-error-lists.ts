@@ -1,8 +1,8 @@
 /**
  * The error lists several catalogue entries share, named once: a route's `errors` spreads the list of the
  * steps it takes (retiring a key, signing a payment, fetching from the seller's origin, taking a ledger row)
- * and adds its own codes. What a route answers by the object its path names (a wallet, a seller) is added by
- * ./openapi-errors.ts, which also orders and deduplicates the codes.
+ * and adds its own codes. What a route answers by the object its path names (a wallet, a seller, an agent…) is
+ * added by ./openapi-errors.ts, which also orders and deduplicates the codes.
  *
  * Defends: two routes that take the same step listing different codes for it. Does not defend: a list that
  * misses a code the step answers (the OpenAPI reply test catches those its flows produce).
