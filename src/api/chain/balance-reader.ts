@@ -122,7 +122,7 @@ export class BalanceReader {
       const known = newer(this.lastKnown.get(key), await this.stored(chain, address));
       if (!known) {
         this.metrics.balanceReads.inc({ network: chain.network, outcome: 'unavailable' });
-        throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
+        throw chainUnavailable(chain, err);
       }
       this.metrics.balanceReads.inc({ network: chain.network, outcome: 'stale' });
       return {
@@ -164,31 +164,25 @@ export class BalanceReader {
 
   /** ERC-20 `allowance(owner, spender)` on the chain's USDC, read now (no cache); `chain_unavailable` when the RPC fails. */
   async usdcAllowance(chain: ChainInfo, owner: `0x${string}`, spender: `0x${string}`): Promise<bigint> {
-    const client = this.client(chain);
-    try {
-      return await client.readContract({
-        address: chain.usdc,
-        abi: erc20Abi,
-        functionName: 'allowance',
-        args: [owner, spender],
-      });
-    } catch (err) {
-      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
-    }
+    return this.readNow(chain, (client) =>
+      client.readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'allowance', args: [owner, spender] }),
+    );
   }
 
   /** EIP-2612 `nonces(owner)` on the chain's USDC, read now (no cache); `chain_unavailable` when the RPC fails. */
   async usdcPermitNonce(chain: ChainInfo, owner: `0x${string}`): Promise<bigint> {
+    return this.readNow(chain, (client) =>
+      client.readContract({ address: chain.usdc, abi: EIP2612_NONCES_ABI, functionName: 'nonces', args: [owner] }),
+    );
+  }
+
+  /** A read on the chain's RPC, now (no cache, never stale); an RPC failure is `chain_unavailable`. */
+  private async readNow<T>(chain: ChainInfo, read: (client: PublicClient) => Promise<T>): Promise<T> {
     const client = this.client(chain);
     try {
-      return await client.readContract({
-        address: chain.usdc,
-        abi: EIP2612_NONCES_ABI,
-        functionName: 'nonces',
-        args: [owner],
-      });
+      return await read(client);
     } catch (err) {
-      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
+      throw chainUnavailable(chain, err);
     }
   }
 
@@ -215,9 +209,14 @@ export class BalanceReader {
       };
     } catch (err) {
       if (err instanceof TransactionNotFoundError || err instanceof TransactionReceiptNotFoundError) return null;
-      throw new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
+      throw chainUnavailable(chain, err);
     }
   }
+}
+
+/** `chain_unavailable` for a failed RPC call: the network, and the failure as `rpcFailure` keeps it. */
+function chainUnavailable(chain: ChainInfo, err: unknown): AppError {
+  return new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
 }
 
 /** The later of two figures. */

@@ -8,13 +8,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { parseUsd } from '../../../policy/money.js';
-import type { Knex } from 'knex';
-import type { Authenticator } from '../auth/authenticator.js';
-import { agentBinding, requireTreasuryScope, resolveWalletScope } from '../auth/authenticator.js';
+import { agentBinding } from '../auth/authenticator.js';
 import { AppError } from '../errors/app-error.js';
 import type { CallContext, PayService } from './pay-service.js';
 import type { SettlementService } from './settlement-service.js';
-import type { WalletService } from '../services/wallet-service.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { withCreateWalletRecovery } from './create-wallet-recovery.js';
 import { authorizationIdSchema, walletIdSchema } from '../http/schemas/common-schemas.js';
@@ -27,18 +24,18 @@ import {
   transferBodySchema,
 } from './pay-schemas.js';
 import { validate } from '../http/validate.js';
+import { walletBearer, type WalletRouteDeps } from '../http/routes/wallet-bearer.js';
 import type { PolicyEvaluation, WalletPolicy } from '../../shared/api-responses/pay-responses.js';
 
-export function payRoutes(deps: {
-  auth: Authenticator;
-  wallets: WalletService;
-  pay: PayService;
-  settlements: SettlementService;
-  knex: Knex;
-  /** For the `create_wallet` recovery of a payment on a chain the agent holds no wallet on. */
-  chains: ChainRegistry;
-  dashboardUrl: string;
-}): Router {
+export function payRoutes(
+  deps: WalletRouteDeps & {
+    pay: PayService;
+    settlements: SettlementService;
+    /** For the `create_wallet` recovery of a payment on a chain the agent holds no wallet on. */
+    chains: ChainRegistry;
+    dashboardUrl: string;
+  },
+): Router {
   const router = new Router();
 
   /**
@@ -47,10 +44,7 @@ export function payRoutes(deps: {
    * daily total, and the PAT as the authorization's actor (which give-backs count against).
    */
   const scope = async (ctx: Context, agentAllowed = true) => {
-    const principal = await deps.auth.authenticate(ctx.get('authorization'));
-    const accountId = agentAllowed
-      ? await resolveWalletScope(deps.knex, principal, true)
-      : requireTreasuryScope(principal);
+    const { principal, accountId } = await walletBearer(deps, ctx.get('authorization'), agentAllowed);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
     const binding = agentAllowed ? agentBinding(principal) : undefined;
     const pat = binding ? { tokenId: binding.patId, dailyCapMicro: binding.dailyCapMicro } : undefined;

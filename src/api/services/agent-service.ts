@@ -9,7 +9,8 @@
  * answer's size, up to 500 agents × 100 wallets on the largest page.
  */
 import type { Knex } from 'knex';
-import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
+import type { PageRequest } from '../db/keyset-cursor.js';
+import { readAccountPage } from './account-page.js';
 import { AppError } from '../errors/app-error.js';
 import type { IdentityService } from './identity-service.js';
 import type { WalletService } from './wallet-service.js';
@@ -69,11 +70,7 @@ export class AgentService {
 
   /** A page of the account's agents, oldest first, each with its wallets; `next_cursor` (null on the last page) asks for the next. */
   async list(accountId: string, request: PageRequest): Promise<AgentPage> {
-    const { page, nextCursor } = await readKeysetPage<AgentRow>(
-      this.knex('agents').where({ account_id: accountId }),
-      request,
-      AGENT_ID,
-    );
+    const { page, nextCursor } = await readAccountPage<AgentRow>(this.knex, 'agents', accountId, request, AGENT_ID);
     return { agents: await this.views(page), next_cursor: nextCursor };
   }
 

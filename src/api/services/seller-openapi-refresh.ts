@@ -8,26 +8,19 @@
  * being removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects,
  * more than 1 MiB). Does not defend: a document whose prices the seller did not mean.
  */
-import type { Knex } from 'knex';
 import { parseUsd } from '../../../policy/money.js';
 import type { RefreshReport } from '../../shared/api-responses/seller-responses.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import { parseOpenApi } from './openapi-ingest.js';
-import { guardedFetchText, type OriginFetchOptions } from './origin-verifier.js';
+import { guardedFetchText, SellerOriginService } from './origin-verifier.js';
 import { endpointHasLedger } from './seller-endpoint-service.js';
 import type { EndpointRow, SellerRow } from './seller-views.js';
 
 /** The largest OpenAPI document read. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-export class SellerOpenApiRefresh {
-  constructor(
-    private readonly knex: Knex,
-    private readonly clock: () => Date,
-    private readonly outbound: OriginFetchOptions,
-  ) {}
-
+export class SellerOpenApiRefresh extends SellerOriginService {
   async refresh(seller: SellerRow): Promise<RefreshReport> {
     if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
     const text = await guardedFetchText(new URL(seller.openapi_url), {

@@ -8,21 +8,14 @@
  * verified.
  */
 import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { OriginVerification, VerifiedSeller } from '../../shared/api-responses/seller-responses.js';
 import { AppError } from '../errors/app-error.js';
-import { fetchVerificationFile, type OriginFetchOptions } from './origin-verifier.js';
+import { fetchVerificationFile, SellerOriginService } from './origin-verifier.js';
 import { sellerView, type SellerRow } from './seller-views.js';
 
 const WELL_KNOWN_PATH = '/.well-known/xx-verification.txt';
 
-export class SellerOriginVerification {
-  constructor(
-    private readonly knex: Knex,
-    private readonly clock: () => Date,
-    private readonly outbound: OriginFetchOptions,
-  ) {}
-
+export class SellerOriginVerification extends SellerOriginService {
   /** The token the seller must serve at /.well-known/xx-verification.txt (issued once, kept). */
   async token(seller: SellerRow): Promise<string> {
     if (seller.verification_token) return seller.verification_token;

@@ -23,7 +23,8 @@ import type {
 } from '../../shared/api-responses/seller-responses.js';
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
-import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
+import type { PageRequest } from '../db/keyset-cursor.js';
+import { readAccountPage } from './account-page.js';
 import { AppError } from '../errors/app-error.js';
 import type { HostResolver } from '../net/vetted-fetch.js';
 import type { OriginFetchOptions } from './origin-verifier.js';
@@ -132,11 +133,7 @@ export class SellerService {
 
   /** A page of the account's sellers, oldest first. */
   async list(accountId: string, request: PageRequest): Promise<SellerPage> {
-    const { page, nextCursor } = await readKeysetPage<SellerRow>(
-      this.knex('sellers').where({ account_id: accountId }),
-      request,
-      SELLER_ID,
-    );
+    const { page, nextCursor } = await readAccountPage<SellerRow>(this.knex, 'sellers', accountId, request, SELLER_ID);
     return { sellers: page.map(sellerView), next_cursor: nextCursor };
   }
 

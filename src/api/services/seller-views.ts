@@ -9,6 +9,7 @@
  */
 import { formatUsd } from '../../../policy/money.js';
 import type { BankingView, EndpointView, SellerView } from '../../shared/api-responses/seller-responses.js';
+import type { GateEndpoint } from '../../shared/api-responses/gate-responses.js';
 
 export interface SellerRow {
   id: string;
@@ -63,19 +64,28 @@ export const sellerView = (s: SellerRow): SellerView => ({
   updated_at: s.updated_at.toISOString(),
 });
 
-export const endpointView = (e: EndpointRow): EndpointView => ({
+/** What selling an endpoint takes: its id and slug, the route it answers and its prices (the gate's catalogue). */
+export const endpointTerms = (e: EndpointRow): GateEndpoint => ({
   endpoint_id: e.id,
-  seller_id: e.seller_id,
   slug: e.slug,
   method: e.method,
   path: e.path,
   path_pattern: e.path_pattern,
   price: formatUsd(BigInt(e.price_micro)),
   route_prices: e.route_prices,
-  capabilities: e.capabilities,
-  created_at: e.created_at.toISOString(),
-  updated_at: e.updated_at.toISOString(),
 });
+
+export const endpointView = (e: EndpointRow): EndpointView => {
+  const { endpoint_id, ...terms } = endpointTerms(e);
+  return {
+    endpoint_id,
+    seller_id: e.seller_id,
+    ...terms,
+    capabilities: e.capabilities,
+    created_at: e.created_at.toISOString(),
+    updated_at: e.updated_at.toISOString(),
+  };
+};
 
 export const bankingView = (s: SellerRow): BankingView => ({
   seller_id: s.id,

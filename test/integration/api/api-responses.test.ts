@@ -1,50 +1,31 @@
 /**
  * Every reply the `xx` CLI and the buyer SDK parse with a schema of src/shared/api-responses/ has exactly
- * that shape when it comes from the real API (HTTP, PostgreSQL, SoftHSM signer): each body is parsed with its
- * schema and must come out unchanged — a key the schema does not know (nested ones included, which parsing
- * strips), a missing key or a value of another type fails. The compiler keeps the API's views typed with the
- * same schemas; this keeps what reaches the wire (spreads, database values) honest too.
+ * that shape when it comes from the real API (HTTP, PostgreSQL, SoftHSM signer): each body is parsed with the
+ * schema its operation's catalogue entry names for its status (src/api/http/openapi/, the schemas of
+ * src/shared/api-responses/) and must come out unchanged — a key the schema does not know (nested ones
+ * included, which parsing strips), a missing key or a value of another type fails. The compiler keeps the
+ * API's views typed with the same schemas; this keeps what reaches the wire (spreads, database values) honest
+ * too.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { z } from 'zod';
-import {
-  identityNonceSchema,
-  sessionGrantSchema,
-  whoamiSchema,
-} from '../../../src/shared/api-responses/identity-responses.js';
-import { createdPatSchema, patPageSchema, patViewSchema } from '../../../src/shared/api-responses/pat-responses.js';
-import {
-  ledgerPageSchema,
-  payoutsPageSchema,
-  payToListSchema,
-  revenueSummarySchema,
-} from '../../../src/shared/api-responses/seller-ledger-responses.js';
-import {
-  bankingViewSchema,
-  createdSellerSchema,
-  endpointPageSchema,
-  endpointViewSchema,
-  originVerificationSchema,
-  refreshReportSchema,
-  sellerAuthVerifySchema,
-  sellerPageSchema,
-  sellerViewSchema,
-  verifiedSellerSchema,
-} from '../../../src/shared/api-responses/seller-responses.js';
-import {
-  agentPageSchema,
-  agentViewSchema,
-  walletPageSchema,
-  walletViewSchema,
-} from '../../../src/shared/api-responses/wallet-responses.js';
+import { z } from 'zod';
+import { API_CATALOG } from '../../../src/api/http/openapi/api-catalog.js';
+import { sessionGrantSchema } from '../../../src/shared/api-responses/identity-responses.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
-/** The reply succeeded and parsing it with `schema` changes nothing. */
-function conforms<S extends z.ZodType>(schema: S, res: { status: number; body: any }, what: string): z.output<S> {
+/**
+ * The reply succeeded, and parsing it with the schema the catalogue names for the operation and the reply's
+ * status changes nothing; returns the parsed body.
+ */
+function conforms(operationId: string, res: { status: number; body: any }, what: string): any {
+  const entry = API_CATALOG.find((e) => e.operationId === operationId);
+  assert.ok(entry, `${operationId}: not in the catalogue`);
   assert.ok(res.status >= 200 && res.status < 300, `${what}: HTTP ${res.status} ${JSON.stringify(res.body)}`);
+  const schema = entry.replies[res.status as keyof typeof entry.replies];
+  assert.ok(schema instanceof z.ZodType, `${what}: no JSON reply schema for HTTP ${res.status}`);
   const parsed = schema.safeParse(res.body);
   assert.ok(parsed.success, `${what}: ${parsed.success ? '' : JSON.stringify(parsed.error.issues[0])}`);
   assert.deepEqual(parsed.data, res.body, `${what}: a key the schema does not know`);
@@ -82,31 +63,31 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
   });
 
   it('identity, whoami and PATs', async () => {
-    conforms(identityNonceSchema, await t.request('POST', '/v1/identity/nonce'), 'POST /v1/identity/nonce');
+    conforms('issueSignInNonce', await t.request('POST', '/v1/identity/nonce'), 'POST /v1/identity/nonce');
     const me = sessionGrantSchema.parse(await signInWithNewKey(t));
-    conforms(whoamiSchema, await t.request('GET', '/v1/auth/whoami', { token: me.session }), 'whoami (session)');
+    conforms('whoami', await t.request('GET', '/v1/auth/whoami', { token: me.session }), 'whoami (session)');
     const pat = conforms(
-      createdPatSchema,
+      'createPat',
       await t.request('POST', '/v1/pats', {
         token: me.session,
         body: { scope_type: 'agent', scope_id: me.agent_id, label: 'cap', daily_cap_usd: '2.5' },
       }),
       'POST /v1/pats',
     );
-    conforms(whoamiSchema, await t.request('GET', '/v1/auth/whoami', { token: pat.pat }), 'whoami (PAT)');
+    conforms('whoami', await t.request('GET', '/v1/auth/whoami', { token: pat.pat }), 'whoami (PAT)');
     conforms(
-      sessionGrantSchema,
+      'exchangePatForSession',
       await t.request('POST', '/v1/identity/exchange-pat', { token: pat.pat }),
       'POST /v1/identity/exchange-pat',
     );
-    conforms(patPageSchema, await t.request('GET', '/v1/pats', { token: me.session }), 'GET /v1/pats');
+    conforms('listPats', await t.request('GET', '/v1/pats', { token: me.session }), 'GET /v1/pats');
     conforms(
-      patViewSchema,
+      'updatePatDailyCap',
       await t.request('PATCH', `/v1/pats/${pat.id}`, { token: me.session, body: { daily_cap_usd: null } }),
       'PATCH /v1/pats/{id}',
     );
     conforms(
-      patViewSchema,
+      'revokePat',
       await t.request('DELETE', `/v1/pats/${pat.id}`, { token: me.session }),
       'DELETE /v1/pats/{id}',
     );
@@ -115,7 +96,7 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
   it('agents and wallets', async () => {
     const me = await signInWithNewKey(t);
     conforms(
-      walletViewSchema,
+      'createAgentWallet',
       await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, {
         token: me.session,
         body: { label: 'main', policy: { per_tx_cap_usd: '0.5' } },
@@ -123,23 +104,23 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
       'POST /v1/agents/{id}/wallets',
     );
     const agent = conforms(
-      agentViewSchema,
+      'getAgent',
       await t.request('GET', `/v1/agents/${me.agent_id}`, { token: me.session }),
       'GET /v1/agents/{id}',
     );
     assert.equal(agent.wallets.length, 1);
     conforms(
-      agentViewSchema,
+      'spawnAgent',
       await t.request('POST', '/v1/agents', { token: me.session, body: { label: 'second' } }),
       'POST /v1/agents',
     );
-    conforms(agentPageSchema, await t.request('GET', '/v1/agents', { token: me.session }), 'GET /v1/agents');
+    conforms('listAgents', await t.request('GET', '/v1/agents', { token: me.session }), 'GET /v1/agents');
     const pat = (
       await t.request('POST', '/v1/pats', { token: me.session, body: { scope_type: 'agent', scope_id: me.agent_id } })
     ).body.pat as string;
-    conforms(walletPageSchema, await t.request('GET', '/v1/wallets', { token: pat }), 'GET /v1/wallets');
+    conforms('listWallets', await t.request('GET', '/v1/wallets', { token: pat }), 'GET /v1/wallets');
     conforms(
-      walletViewSchema,
+      'getWallet',
       await t.request('GET', `/v1/wallets/${agent.wallets[0]!.id}`, { token: pat }),
       'GET /v1/wallets/{id}',
     );
@@ -148,7 +129,7 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
   it('sellers, endpoints, origin verification, refresh, ledger, revenue, payouts and pay-to', async () => {
     const me = await signInWithNewKey(t);
     const created = conforms(
-      createdSellerSchema,
+      'createSeller',
       await t.request('POST', '/v1/sellers', {
         token: me.session,
         body: {
@@ -164,30 +145,30 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
     assert.ok(created.ingest && 'added' in created.ingest, 'the ingest report');
     const seller = `/v1/sellers/${created.seller_id}`;
     const svc = { token: created.pat };
-    conforms(whoamiSchema, await t.request('GET', '/v1/auth/whoami', svc), 'whoami (service PAT)');
-    conforms(sellerViewSchema, await t.request('GET', seller, svc), 'GET /v1/sellers/{id}');
+    conforms('whoami', await t.request('GET', '/v1/auth/whoami', svc), 'whoami (service PAT)');
+    conforms('getSeller', await t.request('GET', seller, svc), 'GET /v1/sellers/{id}');
     conforms(
-      sellerViewSchema,
+      'updateSeller',
       await t.request('PATCH', seller, { ...svc, body: { payout_mode: 'platform_mor' } }),
       'PATCH /v1/sellers/{id}',
     );
-    conforms(sellerPageSchema, await t.request('GET', '/v1/sellers', { token: me.session }), 'GET /v1/sellers');
-    conforms(bankingViewSchema, await t.request('GET', `${seller}/banking`, svc), 'GET banking');
+    conforms('listSellers', await t.request('GET', '/v1/sellers', { token: me.session }), 'GET /v1/sellers');
+    conforms('getSellerBanking', await t.request('GET', `${seller}/banking`, svc), 'GET banking');
     conforms(
-      bankingViewSchema,
+      'putSellerBanking',
       await t.request('PUT', `${seller}/banking`, { ...svc, body: { legal_entity: 'Shapes GmbH', country: 'DE' } }),
       'PUT banking',
     );
     const instructions = conforms(
-      originVerificationSchema,
+      'getSellerOriginVerification',
       await t.request('GET', `${seller}/verify`, svc),
       'GET verify',
     );
     wellKnown = `${instructions.token}\n`;
-    conforms(verifiedSellerSchema, await t.request('POST', `${seller}/verify`, svc), 'POST verify');
-    conforms(refreshReportSchema, await t.request('POST', `${seller}/refresh`, svc), 'POST refresh');
+    conforms('verifySellerOrigin', await t.request('POST', `${seller}/verify`, svc), 'POST verify');
+    conforms('refreshSellerOpenApi', await t.request('POST', `${seller}/refresh`, svc), 'POST refresh');
     const endpoint = conforms(
-      endpointViewSchema,
+      'createSellerEndpoint',
       await t.request('POST', `${seller}/endpoints`, {
         ...svc,
         body: { path: '/items', path_pattern: '/items/{id}', price: '0.01', route_prices: { '/items/free': '0' } },
@@ -195,14 +176,14 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
       'POST endpoints',
     );
     conforms(
-      endpointViewSchema,
+      'updateSellerEndpoint',
       await t.request('PATCH', `${seller}/endpoints/${endpoint.endpoint_id}`, { ...svc, body: { price: '0.02' } }),
       'PATCH endpoint',
     );
-    conforms(endpointPageSchema, await t.request('GET', `${seller}/endpoints`, svc), 'GET endpoints');
-    conforms(sellerAuthVerifySchema, await t.request('POST', '/v1/auth/verify', svc), 'POST /v1/auth/verify');
-    conforms(sellerViewSchema, await t.request('POST', `${seller}/suspend`, svc), 'suspend');
-    conforms(sellerViewSchema, await t.request('POST', `${seller}/resume`, svc), 'resume');
+    conforms('listSellerEndpoints', await t.request('GET', `${seller}/endpoints`, svc), 'GET endpoints');
+    conforms('verifyServicePat', await t.request('POST', '/v1/auth/verify', svc), 'POST /v1/auth/verify');
+    conforms('suspendSeller', await t.request('POST', `${seller}/suspend`, svc), 'suspend');
+    conforms('resumeSeller', await t.request('POST', `${seller}/resume`, svc), 'resume');
 
     const report = await t.request('POST', '/v1/ledger', {
       ...svc,
@@ -215,24 +196,24 @@ describe('API replies match the shared response schemas (HTTP, PostgreSQL, SoftH
       },
     });
     assert.equal(report.status, 201, JSON.stringify(report.body));
-    const ledger = conforms(ledgerPageSchema, await t.request('GET', '/v1/ledger', svc), 'GET /v1/ledger');
+    const ledger = conforms('listLedgerRows', await t.request('GET', '/v1/ledger', svc), 'GET /v1/ledger');
     assert.equal(ledger.entries.length, 1);
-    conforms(revenueSummarySchema, await t.request('GET', '/v1/ledger/revenue', svc), 'GET /v1/ledger/revenue');
-    conforms(payoutsPageSchema, await t.request('GET', `${seller}/payouts`, svc), 'GET payouts');
+    conforms('getLedgerRevenue', await t.request('GET', '/v1/ledger/revenue', svc), 'GET /v1/ledger/revenue');
+    conforms('listSellerPayouts', await t.request('GET', `${seller}/payouts`, svc), 'GET payouts');
     conforms(
-      payoutsPageSchema,
+      'flushSellerPayouts',
       await t.request('POST', `${seller}/payouts/flush`, { token: me.session }),
       'POST payouts/flush',
     );
-    conforms(payToListSchema, await t.request('GET', `${seller}/pay-to`, svc), 'GET pay-to');
+    conforms('listSellerPayTo', await t.request('GET', `${seller}/pay-to`, svc), 'GET pay-to');
     const servicePat = conforms(
-      createdPatSchema,
+      'createServicePat',
       await t.request('POST', `${seller}/pats`, { token: me.session, body: { label: 'middleware' } }),
       'POST seller pats',
     );
-    conforms(patPageSchema, await t.request('GET', `${seller}/pats`, { token: me.session }), 'GET seller pats');
+    conforms('listServicePats', await t.request('GET', `${seller}/pats`, { token: me.session }), 'GET seller pats');
     conforms(
-      patViewSchema,
+      'revokeServicePat',
       await t.request('DELETE', `${seller}/pats/${servicePat.id}`, { token: me.session }),
       'DELETE seller pat',
     );

@@ -6,7 +6,6 @@
  * agent is a 404.
  */
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { agentBinding, type Authenticator, type Principal } from '../../auth/authenticator.js';
 import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
@@ -15,6 +14,7 @@ import { agentIdSchema } from '../schemas/common-schemas.js';
 import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
 import type { PaymentHistoryService } from '../../services/payment-history-service.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
+import { platformRouter } from './platform-principal.js';
 import { validate } from '../validate.js';
 
 /** The agent a bearer acts as (agent PAT, exchanged session), else the owner's account (sign-in session). */
@@ -32,9 +32,7 @@ export function agentRoutes(deps: {
   agents: AgentService;
   history: PaymentHistoryService;
 }): Router {
-  const router = new Router();
-  const principalOf = (ctx: Context) =>
-    deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
+  const { router, principalOf } = platformRouter(deps.auth);
 
   router.get('/v1/agents', async (ctx) => {
     const { accountId } = requireSession(await principalOf(ctx), 'owner');

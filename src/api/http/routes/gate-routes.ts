@@ -21,8 +21,7 @@ import { requireGateScope, type Authenticator } from '../../auth/authenticator.j
 import { AppError } from '../../errors/app-error.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
 import { reportLedgerBatch } from '../../services/ledger-batch.js';
-import { formatUsd } from '../../../../policy/money.js';
-import type { EndpointRow, SellerRow } from '../../services/seller-views.js';
+import { endpointTerms, type EndpointRow, type SellerRow } from '../../services/seller-views.js';
 import {
   ledgerBatchBodySchema,
   ledgerReportBodySchema,
@@ -33,12 +32,12 @@ import {
   MAX_GATE_SELLERS,
   type GateCatalogue,
 } from '../../../shared/api-responses/gate-responses.js';
+import { platformRouter } from './platform-principal.js';
 import { validate } from '../validate.js';
 
 export function gateRoutes(deps: { auth: Authenticator; knex: Knex; ledger: SellerLedgerService }): Router {
-  const router = new Router();
-  const accountOf = async (ctx: Context) =>
-    requireGateScope(await deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true }));
+  const { router, principalOf } = platformRouter(deps.auth);
+  const accountOf = async (ctx: Context) => requireGateScope(await principalOf(ctx));
 
   /** The `mpp` seller of `accountId` that owns the row's endpoint; `endpoint_not_found` for any other. */
   async function sellerOfRow(accountId: string, row: LedgerReportBody): Promise<SellerRow> {
@@ -85,17 +84,7 @@ export function gateRoutes(deps: { auth: Authenticator; knex: Knex; ledger: Sell
         status: s.status,
         origin: s.origin,
         pay_to: firstPayTo.get(s.id) ?? null,
-        endpoints: endpoints
-          .filter((e) => e.seller_id === s.id)
-          .map((e) => ({
-            endpoint_id: e.id,
-            slug: e.slug,
-            method: e.method,
-            path: e.path,
-            path_pattern: e.path_pattern,
-            price: formatUsd(BigInt(e.price_micro)),
-            route_prices: e.route_prices,
-          })),
+        endpoints: endpoints.filter((e) => e.seller_id === s.id).map(endpointTerms),
       })),
     };
     ctx.set('Cache-Control', 'no-store');

@@ -7,7 +7,6 @@
  * routes refuse the removed master keys with 401 `master_key_removed`.
  */
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { requireSession } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
@@ -15,15 +14,14 @@ import type { IdentityService } from '../../services/identity-service.js';
 import type { PatService } from '../../services/pat-service.js';
 import { createPatBodySchema, initBodySchema, patchPatBodySchema, patIdSchema } from '../schemas/identity-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
+import { platformRouter } from './platform-principal.js';
 import { validate } from '../validate.js';
 import type { Whoami } from '../../../shared/api-responses/identity-responses.js';
 
 const AUTH_TYPE = { pat: 'pat', session: 'session', api_key: 'treasury_api_key' } as const;
 
 export function identityRoutes(deps: { auth: Authenticator; identity: IdentityService; pats: PatService }): Router {
-  const router = new Router();
-  const platformPrincipal = (ctx: Context) =>
-    deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
+  const { router, principalOf: platformPrincipal } = platformRouter(deps.auth);
 
   router.post('/v1/identity/nonce', async (ctx) => {
     ctx.status = 201;

@@ -34,6 +34,7 @@ import {
   payToBodySchema,
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
+import { platformRouter } from './platform-principal.js';
 import { validate } from '../validate.js';
 import type { LedgerBatchResult, LedgerReported } from '../../../shared/api-responses/seller-ledger-responses.js';
 
@@ -44,11 +45,16 @@ export function sellerRoutes(deps: {
   payTo: SellerPayToService;
   pats: PatService;
 }): Router {
-  const router = new Router();
-  const principalOf = (ctx: Context) =>
-    deps.auth.authenticate(ctx.get('authorization'), new Date(), { platform: true });
+  const { router, principalOf } = platformRouter(deps.auth);
   const sellerOf = async (ctx: Context) =>
     deps.sellers.profiles.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
+  /** Ledger reports: the seller of the service PAT that sends them. */
+  const reportingSeller = async (ctx: Context) => {
+    const p = await principalOf(ctx);
+    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service'))
+      throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
+    return deps.sellers.profiles.authorize(p, p.scopeId);
+  };
   /** Ledger routes: a service PAT reads its own seller; a session names `seller_id`. */
   const ledgerSeller = async (ctx: Context, sellerId: string | undefined) => {
     const p = await principalOf(ctx);
@@ -186,10 +192,7 @@ export function sellerRoutes(deps: {
   });
 
   router.post('/v1/ledger', async (ctx) => {
-    const p = await principalOf(ctx);
-    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service'))
-      throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
-    const seller = await deps.sellers.profiles.authorize(p, p.scopeId);
+    const seller = await reportingSeller(ctx);
     const body = validate(ledgerReportBodySchema, ctx.state.body);
     const result = await deps.ledger.report(seller, body);
     ctx.status = result.created ? 201 : 200;
@@ -198,10 +201,7 @@ export function sellerRoutes(deps: {
   // A batch of rows, each stored as POST /v1/ledger would (idempotent per seller and tx_hash); one bad row does not
   // fail the others: every row gets its own outcome, in order.
   router.post('/v1/ledger/batch', async (ctx) => {
-    const p = await principalOf(ctx);
-    if (!(p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service'))
-      throw new AppError('insufficient_scope', { message: 'Ledger reports take a service PAT.' });
-    const seller = await deps.sellers.profiles.authorize(p, p.scopeId);
+    const seller = await reportingSeller(ctx);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
     // `status`/`reason`: the stored row's verification state (pending until verified on chain).
     const results = await reportLedgerBatch(deps.ledger, body.rows, async () => seller);

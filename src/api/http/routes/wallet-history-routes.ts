@@ -11,15 +11,12 @@
  * nor show audit payloads (event type, actor, time and hashes only).
  */
 import Router from '@koa/router';
-import type { Knex } from 'knex';
 import { formatUsd } from '../../../../policy/money.js';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { resolveWalletScope } from '../../auth/authenticator.js';
 import { verifyAuditChain } from '../../audit/audit-ledger.js';
-import type { WalletService } from '../../services/wallet-service.js';
 import { walletIdSchema } from '../schemas/common-schemas.js';
 import { historyQuerySchema } from '../schemas/wallet-schemas.js';
 import { validate } from '../validate.js';
+import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
 import type {
   AuditVerification,
   WalletAudit,
@@ -29,10 +26,10 @@ import type {
 /** Longest chain recomputed within a request. */
 export const VERIFY_LIMIT_ROWS = 20_000;
 
-export function walletHistoryRoutes(deps: { auth: Authenticator; wallets: WalletService; knex: Knex }): Router {
+export function walletHistoryRoutes(deps: WalletRouteDeps): Router {
   const router = new Router();
   const walletOf = async (ctx: { get(h: string): string; params: Record<string, string> }) => {
-    const accountId = await resolveWalletScope(deps.knex, await deps.auth.authenticate(ctx.get('authorization')), true);
+    const { accountId } = await walletBearer(deps, ctx.get('authorization'), true);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
     return (await deps.wallets.getActive(accountId, walletId)).id;
   };

@@ -3,10 +3,6 @@
  * account is indistinguishable from a missing one (404); a revoked wallet answers 410 on every route.
  */
 import Router from '@koa/router';
-import type { Knex } from 'knex';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { requireTreasuryScope, resolveWalletScope } from '../../auth/authenticator.js';
-import type { WalletService } from '../../services/wallet-service.js';
 import type { BalanceReader } from '../../chain/balance-reader.js';
 import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import { AppError } from '../../errors/app-error.js';
@@ -15,24 +11,17 @@ import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import type { PaymentHistoryService } from '../../services/payment-history-service.js';
 import { validate } from '../validate.js';
+import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
 import type { WalletBalance } from '../../../shared/api-responses/wallet-responses.js';
 
-export function walletRoutes(deps: {
-  auth: Authenticator;
-  wallets: WalletService;
-  knex: Knex;
-  chains: ChainRegistry;
-  balances: BalanceReader;
-  history: PaymentHistoryService;
-}): Router {
+export function walletRoutes(
+  deps: WalletRouteDeps & { chains: ChainRegistry; balances: BalanceReader; history: PaymentHistoryService },
+): Router {
   const router = new Router();
   /** Treasury bearers manage wallets; an agent PAT (or a session exchanged from one) may only read its agent's wallets (`read`). */
   const accountOf = async (header: string, read = false) => {
-    const principal = await deps.auth.authenticate(header);
-    return {
-      accountId: read ? await resolveWalletScope(deps.knex, principal, true) : requireTreasuryScope(principal),
-      actor: principal.actor,
-    };
+    const { principal, accountId } = await walletBearer(deps, header, read);
+    return { accountId, actor: principal.actor };
   };
 
   router.post('/v1/wallets', async (ctx) => {

@@ -1,0 +1,110 @@
+/**
+ * The catalogue entries of the operations routes (probes, metrics, this document and its reference page) and
+ * of the Treasury accounts the operator mints (./api-catalog.ts puts every family together).
+ *
+ * Defends: a client generated from the document meeting these routes undescribed. Does not defend: what the
+ * probes check (src/api/http/routes/).
+ */
+import type { CatalogEntry, RawReply } from './catalog-entry.js';
+import {
+  apiKeyRevokedSchema,
+  issuedTreasuryPatSchema,
+  mintedAccountSchema,
+} from '../../../shared/api-responses/account-responses.js';
+import { livenessSchema, openApiDocumentSchema, readinessSchema } from '../../../shared/api-responses/ops-responses.js';
+import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
+
+const PROMETHEUS: RawReply = { mediaTypes: ['text/plain'], description: 'Prometheus text exposition (version 0.0.4)' };
+
+export const OPERATIONS_CATALOG: CatalogEntry[] = [
+  {
+    method: 'GET',
+    path: '/livez',
+    operationId: 'livez',
+    summary: 'Liveness',
+    auth: 'none',
+    replies: { 200: livenessSchema },
+  },
+  {
+    method: 'GET',
+    path: '/health',
+    operationId: 'health',
+    summary: 'Liveness (alias)',
+    auth: 'none',
+    replies: { 200: livenessSchema },
+  },
+  {
+    method: 'GET',
+    path: '/readyz',
+    operationId: 'readyz',
+    summary: 'Readiness: database and signer',
+    auth: 'none',
+    replies: { 200: readinessSchema, 503: readinessSchema },
+  },
+  {
+    method: 'GET',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics',
+    auth: 'none',
+    replies: { 200: PROMETHEUS },
+  },
+  {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This document',
+    auth: 'none',
+    replies: { 200: openApiDocumentSchema },
+  },
+  {
+    method: 'GET',
+    path: '/docs',
+    operationId: 'getApiReference',
+    summary: 'This document rendered as a reference page (Swagger UI; strict CSP, no inline script)',
+    auth: 'none',
+    replies: { 200: { mediaTypes: ['text/html'], description: 'The reference page' } },
+  },
+  {
+    method: 'GET',
+    path: '/docs/{asset}',
+    operationId: 'getApiReferenceAsset',
+    summary: "A static asset of the reference page (Swagger UI's script and style sheet, the page's initializer)",
+    auth: 'none',
+    replies: {
+      200: {
+        mediaTypes: ['text/javascript', 'text/css', 'image/png'],
+        description: 'The asset, served from this origin',
+      },
+    },
+    errors: ['not_found'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/treasury',
+    operationId: 'mintTreasury',
+    summary: 'Mint a Treasury account (api_key shown once)',
+    auth: 'operator',
+    body: mintTreasuryBodySchema,
+    replies: { 201: mintedAccountSchema },
+    errors: ['admin_token_not_configured'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/treasuries/{id}/pats',
+    operationId: 'issueTreasuryPat',
+    summary: 'Issue a Treasury-scoped PAT',
+    auth: 'treasury_or_operator',
+    body: issuePatBodySchema,
+    replies: { 201: issuedTreasuryPatSchema },
+  },
+  {
+    method: 'POST',
+    path: '/v1/treasuries/{id}/api-key/revoke',
+    operationId: 'revokeTreasuryApiKey',
+    summary: "Revoke the account's legacy xx_treasury_sk_ api key (idempotent)",
+    auth: 'treasury_or_operator',
+    replies: { 200: apiKeyRevokedSchema },
+    errors: ['api_key_not_found'],
+  },
+];
