@@ -3,13 +3,16 @@
  * `node bin/xx.mjs whoami` (an agent PAT in XX_PAT, against a stub API in this process that answers
  * /v1/auth/whoami) BENCH_RUNS times each, on the compiled build (dist/, built first when older than the
  * sources) and on the TypeScript path (XX_USE_SOURCES=1, tsx), and prints one table in the house's format
- * (bench/pay-bench.ts): median and p90 wall time per run, and the ratio to the ceiling measured in the same
- * run, `node -e 0` (the start-up of Node itself, which no CLI beats). A reference row loads every command
- * module (what start-up cost before the CLI imported lazily, docs/cli.md "Start-up").
+ * (bench/pay-bench.ts): median and p90 wall time per run, the ratio to the ceiling measured in the same
+ * run, `node -e 0` (the start-up of Node itself, which no CLI beats), and the median CPU time (user +
+ * system) each process counted for itself as it exited. A reference row loads every command module (what
+ * start-up cost before the CLI imported lazily, docs/cli.md "Start-up").
  *
  * What it says and what it does not: on a loaded machine absolute milliseconds move with the load; the
- * ratios to `node -e 0`, taken in the same run, interleaved, are what to compare between runs. It times
- * whole processes (spawn to exit), not the commands' work.
+ * ratios to `node -e 0`, taken in the same run, interleaved, are what to compare between runs, and the CPU
+ * time moves far less with the load than the wall time (a loaded machine mostly makes a process wait). It
+ * times whole processes (spawn to exit), not the commands' work; the CPU time leaves out what Node spends
+ * before the first module runs and after the exit event (the same in every row).
  *
  * Options (env): BENCH_RUNS (default 15), BENCH_BUILD=0 (never build; use dist/ as it is).
  */
@@ -47,18 +50,27 @@ function ensureBuild(): void {
   if (r.status !== 0) throw new Error('npm run build failed');
 }
 
-/** Wall time of one process, spawn to exit, in ms; fails on an unexpected exit code. */
-function timeRun(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** Loaded first in every measured process: writes its CPU time (µs) to stderr as it exits. */
+const CPU_REPORT = `data:text/javascript,process.on('exit', () => { const u = process.cpuUsage(); process.stderr.write('\\ncpu_us ' + (u.user + u.system) + '\\n'); })`;
+
+/** Wall time of one process, spawn to exit, and the CPU time it reported, in ms; fails on an unexpected exit code. */
+function timeRun(args: string[], env: NodeJS.ProcessEnv): Promise<{ wall: number; cpu: number }> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', CPU_REPORT, ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const wall = Number(process.hrtime.bigint() - started) / 1e6;
+      const cpu = /^cpu_us (\d+)$/m.exec(stderr);
       if (code !== 0) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr}`));
-      else resolve(ms);
+      else if (!cpu) reject(new Error(`${args.join(' ')} reported no CPU time: ${stderr}`));
+      else resolve({ wall, cpu: Number(cpu[1]) / 1000 });
     });
   });
 }
@@ -100,9 +112,15 @@ async function main(): Promise<void> {
     { name: 'reference: load every command module', args: ['--input-type=module', '-e', everyModule], env: base },
   ];
   const times = cases.map(() => [] as number[]);
+  const cpus = cases.map(() => [] as number[]);
   for (const c of cases) await timeRun(c.args, c.env); // warm the file cache once
   // Interleaved, so a change of load during the run touches every row alike.
-  for (let i = 0; i < RUNS; i++) for (const [k, c] of cases.entries()) times[k]!.push(await timeRun(c.args, c.env));
+  for (let i = 0; i < RUNS; i++)
+    for (const [k, c] of cases.entries()) {
+      const { wall, cpu } = await timeRun(c.args, c.env);
+      times[k]!.push(wall);
+      cpus[k]!.push(cpu);
+    }
   api.close();
   fs.rmSync(home, { recursive: true, force: true });
 
@@ -115,15 +133,15 @@ async function main(): Promise<void> {
   console.log(
     `\nxx start-up, ${RUNS} runs each, ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`,
   );
-  console.log(row(['measurement', 'median ms', 'p90 ms', 'ratio']));
-  console.log(`|${'-'.repeat(40)}|${['', '', ''].map(() => '-'.repeat(11)).join('|')}|`);
+  console.log(row(['measurement', 'median ms', 'p90 ms', 'ratio', 'CPU ms']));
+  console.log(`|${'-'.repeat(40)}|${['', '', '', ''].map(() => '-'.repeat(11)).join('|')}|`);
   for (const [k, c] of cases.entries()) {
     const median = percentile(times[k]!, 50);
-    console.log(
-      row([c.name, median.toFixed(0), percentile(times[k]!, 90).toFixed(0), `${(median / ceiling).toFixed(2)}×`]),
-    );
+    const cells = [median.toFixed(0), percentile(times[k]!, 90).toFixed(0), `${(median / ceiling).toFixed(2)}×`];
+    console.log(row([c.name, ...cells, percentile(cpus[k]!, 50).toFixed(0)]));
   }
   console.log('ratio: median over the median of `node -e 0` in this run (the floor no Node CLI goes below).');
+  console.log('CPU ms: median user + system time each process counted for itself at exit.');
 }
 
 await main();

@@ -40,95 +40,60 @@ const history: Loader = async () => (await import('./commands/history/index.js')
 const mcp: Loader = async () => (await import('./commands/mcp/index.js')).registerMcpCommand;
 const completion: Loader = async () => (await import('./commands/completion/index.js')).registerCompletionCommand;
 
+/** What the root help says of each command, by name. */
+const DESCRIPTIONS = {
+  init: 'Onboard: seed, addresses, sign-in, agent, a capped PAT and a managed wallet with a policy',
+  login: 'Store a PAT in a credentials profile (--token, or piped on stdin)',
+  whoami: 'Show auth_type, scope_type and scope_id of the bearer buyer commands use (see xx --help)',
+  logout: 'End the stored session; --all ends every session of the account (signs in again)',
+  profile: 'PAT profiles in the credentials file',
+  pat: 'Personal access tokens (account session)',
+  dashboard: 'Open the dashboard, handing over a single-use PAT in the URL fragment',
+  agent: 'Agents (list, switch, label and delete are local)',
+  wallet: 'Self-custody seeds in encrypted keystores',
+  fund: "Testnet funds for the agent's wallet (credentials: see xx --help)",
+  buy: "Run the x402 exchange with the agent's Treasury wallet (credentials: see xx --help)",
+  service: 'Register and manage your seller service',
+  endpoints: 'Priced endpoints of the active service',
+  ledger: 'Transactions of the active service',
+  status: 'Env, service status and endpoint health',
+  'payout-mode': 'How the active service is paid',
+  verify: 'Prove you own the origin via /.well-known/xx-verification.txt',
+  refresh: 'Re-ingest the OpenAPI document and show the changes',
+  keys: 'Deprecated: master keys were removed (use service PATs)',
+  history: "The agent's payments, newest first (status, amount, payee, resource, tx hash)",
+  mcp: "Serve Treasury's buyer tools (list_wallets, get_balance, pay, check_policy, payment_history) over MCP",
+  completion: 'Print a shell completion script (bash, zsh or fish) for the whole command tree',
+} as const;
+
+/** A row: the command's name (which names its description), what follows it in its help term, and its loader. */
+function row(name: keyof typeof DESCRIPTIONS, args: string, load: Loader): CommandEntry {
+  return { name, term: args ? `${name} ${args}` : name, description: DESCRIPTIONS[name], load };
+}
+
 export const COMMAND_TABLE: readonly CommandEntry[] = [
-  {
-    name: 'init',
-    term: 'init [options]',
-    description: 'Onboard: seed, addresses, sign-in, agent, a capped PAT and a managed wallet with a policy',
-    load: init,
-  },
-  {
-    name: 'login',
-    term: 'login [options]',
-    description: 'Store a PAT in a credentials profile (--token, or piped on stdin)',
-    load: auth,
-  },
-  {
-    name: 'whoami',
-    term: 'whoami [options]',
-    description: 'Show auth_type, scope_type and scope_id of the bearer buyer commands use (see xx --help)',
-    load: auth,
-  },
-  {
-    name: 'logout',
-    term: 'logout [options]',
-    description: 'End the stored session; --all ends every session of the account (signs in again)',
-    load: auth,
-  },
-  { name: 'profile', term: 'profile', description: 'PAT profiles in the credentials file', load: auth },
-  { name: 'pat', term: 'pat', description: 'Personal access tokens (account session)', load: auth },
-  {
-    name: 'dashboard',
-    term: 'dashboard [options]',
-    description: 'Open the dashboard, handing over a single-use PAT in the URL fragment',
-    load: auth,
-  },
-  { name: 'agent', term: 'agent', description: 'Agents (list, switch, label and delete are local)', load: agent },
-  { name: 'wallet', term: 'wallet', description: 'Self-custody seeds in encrypted keystores', load: wallet },
-  {
-    name: 'fund',
-    term: 'fund [options]',
-    description: "Testnet funds for the agent's wallet (credentials: see xx --help)",
-    load: fund,
-  },
-  {
-    name: 'buy',
-    term: 'buy [options] <url>',
-    description: "Run the x402 exchange with the agent's Treasury wallet (credentials: see xx --help)",
-    load: buy,
-  },
-  { name: 'service', term: 'service', description: 'Register and manage your seller service', load: service },
-  { name: 'endpoints', term: 'endpoints', description: 'Priced endpoints of the active service', load: endpoints },
-  { name: 'ledger', term: 'ledger', description: 'Transactions of the active service', load: ledger },
-  { name: 'status', term: 'status', description: 'Env, service status and endpoint health', load: status },
-  { name: 'payout-mode', term: 'payout-mode', description: 'How the active service is paid', load: payoutMode },
-  {
-    name: 'verify',
-    term: 'verify [options]',
-    description: 'Prove you own the origin via /.well-known/xx-verification.txt',
-    load: verify,
-  },
-  {
-    name: 'refresh',
-    term: 'refresh',
-    description: 'Re-ingest the OpenAPI document and show the changes',
-    load: verify,
-  },
-  {
-    name: 'keys',
-    term: 'keys',
-    description: 'Deprecated: master keys were removed (use service PATs)',
-    load: keys,
-  },
-  {
-    name: 'history',
-    term: 'history [options]',
-    description: "The agent's payments, newest first (status, amount, payee, resource, tx hash)",
-    load: history,
-  },
-  {
-    name: 'mcp',
-    term: 'mcp [options]',
-    description:
-      "Serve Treasury's buyer tools (list_wallets, get_balance, pay, check_policy, payment_history) over MCP",
-    load: mcp,
-  },
-  {
-    name: 'completion',
-    term: 'completion <shell>',
-    description: 'Print a shell completion script (bash, zsh or fish) for the whole command tree',
-    load: completion,
-  },
+  row('init', '[options]', init),
+  row('login', '[options]', auth),
+  row('whoami', '[options]', auth),
+  row('logout', '[options]', auth),
+  row('profile', '', auth),
+  row('pat', '', auth),
+  row('dashboard', '[options]', auth),
+  row('agent', '', agent),
+  row('wallet', '', wallet),
+  row('fund', '[options]', fund),
+  row('buy', '[options] <url>', buy),
+  row('service', '', service),
+  row('endpoints', '', endpoints),
+  row('ledger', '', ledger),
+  row('status', '', status),
+  row('payout-mode', '', payoutMode),
+  row('verify', '[options]', verify),
+  row('refresh', '', verify),
+  row('keys', '', keys),
+  row('history', '[options]', history),
+  row('mcp', '[options]', mcp),
+  row('completion', '<shell>', completion),
 ];
 
 /** The loaders in table order, each once. */

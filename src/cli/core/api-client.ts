@@ -5,9 +5,46 @@
  * With `reply` (a response schema of src/shared/api-responses/), a 2xx body of another shape is an
  * `invalid_reply` naming the first field at fault; the body is returned as the server sent it (keys the
  * schema does not know are kept, so `--json` output is the API's).
+ *
+ * It speaks HTTP through node:http (node:https for an https URL), not the global fetch: a process's first
+ * fetch loads Node's bundled undici, about 150 ms of CPU, which was most of `xx whoami`'s start-up
+ * (docs/cli.md, "Start-up"). Both are taken with process.getBuiltinModule, not `import`: on Node 24 the
+ * ESM view of node:http reads every export, and one of them loads undici too. Redirects are not followed
+ * (a 3xx is an error, as before).
  */
 import type { z } from 'zod';
 import { CliError } from './cli-error.js';
+
+interface RawReply {
+  status: number;
+  text: string;
+}
+
+/** One HTTP exchange: the status and the body as text; rejects on a network error or after `timeoutMs`. */
+function send(
+  url: URL,
+  init: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
+): Promise<RawReply> {
+  const transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
+  const headers =
+    init.body === undefined ? init.headers : { ...init.headers, 'content-length': `${Buffer.byteLength(init.body)}` };
+  return new Promise<RawReply>((resolve, reject) => {
+    const req = transport.request(
+      url,
+      { method: init.method, headers, signal: AbortSignal.timeout(init.timeoutMs) },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('error', reject);
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('close', () => res.complete || reject(new Error('the connection closed before the reply ended')));
+      },
+    );
+    req.on('error', reject);
+    req.end(init.body);
+  });
+}
 
 export interface RequestOptions {
   body?: unknown;
@@ -67,20 +104,19 @@ export class ApiClient {
     };
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
+    let res: RawReply;
     try {
-      res = await fetch(url, {
+      res = await send(url, {
         method,
         headers,
         ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+        timeoutMs: this.options.timeoutMs ?? 30_000,
       });
     } catch (err) {
       const cause = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
       throw new CliError({ code: 'network_error', userMessage: `Could not reach ${this.baseUrl}: ${cause}` });
     }
-    const text = await res.text();
+    const text = res.text;
     if (res.status >= 200 && res.status < 300) {
       if (options.raw) return text as T;
       let body: unknown;
