@@ -38,11 +38,11 @@ function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) =
   const [saved, setSaved] = useState<string | null>(null);
   const { busy, error, run } = useAction();
   const invalid = cap.value === '' ? null : usdInputError(cap.value);
-  const save = (cap: string | null) =>
+  const save = (dailyCap: string | null) =>
     run(async () => {
       setSaved(null);
       const updated = await reply<PatView>(
-        api.PATCH('/v1/pats/{id}', { params: { path: { id: pat.id } }, body: { daily_cap_usd: cap } }),
+        api.PATCH('/v1/pats/{id}', { params: { path: { id: pat.id } }, body: { daily_cap_usd: dailyCap } }),
       );
       onChanged(updated);
       setCap(updated.daily_cap_usd ?? '');
