@@ -8,8 +8,8 @@ import { useState } from 'preact/hooks';
 import type { CreatedPat } from '../../../src/shared/api-responses/pat-responses';
 import type { AgentPage, AgentView } from '../../../src/shared/api-responses/wallet-responses';
 import { api, bearer, reply } from '../api/client';
-import { RequireSession } from '../ui/sign-in-panel';
-import { ErrorBox, Loaded, useLoad } from '../ui/states';
+import { SessionPage } from '../ui/session-page';
+import { ErrorBox, LoadedEach, useLoad } from '../ui/states';
 
 function ClaimFor({ agent }: { agent: AgentView }) {
   const [pat, setPat] = useState<CreatedPat | null>(null);
@@ -79,29 +79,26 @@ function Claim() {
     [],
   );
   return (
-    <Loaded load={agents} what="agents">
-      {(list) => (
-        <>
-          {list.map((a) => (
-            <ClaimFor key={a.agent_id} agent={a} />
-          ))}
-        </>
-      )}
-    </Loaded>
+    <LoadedEach load={agents} what="agents">
+      {(a) => <ClaimFor key={a.agent_id} agent={a} />}
+    </LoadedEach>
   );
 }
 
 export function ClaimPage() {
   return (
-    <>
-      <h1>Claim a lost api key</h1>
-      <p>
-        A Treasury api key is shown once and cannot be shown again. If it is lost, replace it with a Treasury PAT and
-        revoke the key.
-      </p>
-      <RequireSession owner reason="Claiming needs the owner: sign in with the wallet that owns the account.">
-        {() => <Claim />}
-      </RequireSession>
-    </>
+    <SessionPage
+      title="Claim a lost api key"
+      intro={
+        <p>
+          A Treasury api key is shown once and cannot be shown again. If it is lost, replace it with a Treasury PAT and
+          revoke the key.
+        </p>
+      }
+      owner
+      reason="Claiming needs the owner: sign in with the wallet that owns the account."
+    >
+      {() => <Claim />}
+    </SessionPage>
   );
 }

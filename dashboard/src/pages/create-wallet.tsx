@@ -8,12 +8,15 @@ import { useLocation } from 'preact-iso';
 import type { AgentPage, WalletView } from '../../../src/shared/api-responses/wallet-responses';
 import { api, reply } from '../api/client';
 import { useSession } from '../api/session';
-import { RequireSession } from '../ui/sign-in-panel';
+import { SessionPage } from '../ui/session-page';
 import { paths, to } from '../ui/paths';
 import { ErrorBox, Loaded, useLoad } from '../ui/states';
 import { policyIssues } from './wallet-policy';
 import { CardForm } from '../ui/card-form';
 import { TextField } from '../ui/text-field';
+import { SelectField } from '../ui/select-field';
+import { PolicyField } from '../ui/policy-field';
+import { useField } from '../ui/use-field';
 
 const CHAINS = [
   { value: 'base-sepolia', label: 'Base Sepolia (testnet)' },
@@ -27,9 +30,9 @@ function CreateWallet() {
     if (session.origin === 'pat_exchange') return [{ agent_id: session.agentId, label: 'this agent' }];
     return (await reply<AgentPage>(api.GET('/v1/agents', { params: { query: { limit: 100 } } }))).agents;
   }, [session.token]);
-  const [agent, setAgent] = useState('');
-  const [label, setLabel] = useState('');
-  const [chain, setChain] = useState('base-sepolia');
+  const [agent] = useField('');
+  const [label] = useField('');
+  const [chain] = useField('base-sepolia');
   const [policy, setPolicy] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -37,7 +40,7 @@ function CreateWallet() {
   return (
     <Loaded load={agents} what="agents">
       {(list) => {
-        const chosen = agent || list[0]?.agent_id || '';
+        const chosen = agent.value || list[0]?.agent_id || '';
         return (
           <CardForm
             labelledBy="create-title"
@@ -46,8 +49,8 @@ function CreateWallet() {
               setBusy(true);
               setError(null);
               const body = {
-                ...(label.trim() ? { label: label.trim() } : {}),
-                chain,
+                ...(label.value.trim() ? { label: label.value.trim() } : {}),
+                chain: chain.value,
                 ...(policy.trim() ? { policy: JSON.parse(policy) as unknown } : {}),
               };
               reply<WalletView>(
@@ -63,55 +66,24 @@ function CreateWallet() {
             }}
           >
             <h2 id="create-title">New managed wallet</h2>
-            <div class="field">
-              <label for="cw-agent">Agent</label>
-              <select id="cw-agent" value={chosen} onChange={(e) => setAgent((e.target as HTMLSelectElement).value)}>
-                {list.map((a) => (
-                  <option key={a.agent_id} value={a.agent_id}>
-                    {a.label ?? a.agent_id} ({a.agent_id})
-                  </option>
-                ))}
-              </select>
-            </div>
-            <TextField
-              id="cw-label"
-              label="Label (optional)"
-              value={label}
-              onValue={(v) => setLabel(v)}
-              maxLength={128}
+            <SelectField
+              id="cw-agent"
+              label="Agent"
+              value={chosen}
+              onValue={agent.onValue}
+              options={list.map((a) => ({ value: a.agent_id, label: `${a.label ?? a.agent_id} (${a.agent_id})` }))}
             />
-            <div class="field">
-              <label for="cw-chain">Chain</label>
-              <select id="cw-chain" value={chain} onChange={(e) => setChain((e.target as HTMLSelectElement).value)}>
-                {CHAINS.map((c) => (
-                  <option key={c.value} value={c.value}>
-                    {c.label}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="cw-policy">Policy (JSON, optional)</label>
-              <textarea
-                id="cw-policy"
-                value={policy}
-                placeholder='{"per_tx_cap_usd": "1", "daily_cap_usd": "10"}'
-                aria-invalid={issues.length ? 'true' : 'false'}
-                aria-describedby="cw-policy-issues"
-                onInput={(e) => setPolicy((e.target as HTMLTextAreaElement).value)}
-              />
-              <div id="cw-policy-issues" class="hint" aria-live="polite">
-                {issues.length ? (
-                  <ul class="issues">
-                    {issues.map((i) => (
-                      <li key={i}>{i}</li>
-                    ))}
-                  </ul>
-                ) : (
-                  'Without a policy the wallet has no limits until you set one.'
-                )}
-              </div>
-            </div>
+            <TextField id="cw-label" label="Label (optional)" {...label} maxLength={128} />
+            <SelectField id="cw-chain" label="Chain" {...chain} options={CHAINS} />
+            <PolicyField
+              id="cw-policy"
+              label="Policy (JSON, optional)"
+              value={policy}
+              onValue={setPolicy}
+              placeholder='{"per_tx_cap_usd": "1", "daily_cap_usd": "10"}'
+              issues={issues}
+              hint="Without a policy the wallet has no limits until you set one."
+            />
             <button type="submit" class="primary" disabled={busy || issues.length > 0 || !chosen}>
               {busy ? 'Creating…' : 'Create wallet'}
             </button>
@@ -124,10 +96,5 @@ function CreateWallet() {
 }
 
 export function CreateWalletPage() {
-  return (
-    <>
-      <h1>Create wallet</h1>
-      <RequireSession>{() => <CreateWallet />}</RequireSession>
-    </>
-  );
+  return <SessionPage title="Create wallet">{() => <CreateWallet />}</SessionPage>;
 }

@@ -8,11 +8,11 @@ import { api, reply } from '../api/client';
 import { useSession } from '../api/session';
 import { readBalance, todaySpend } from '../api/spend';
 import { walletToken } from '../api/wallet-access';
-import { RequireSession } from '../ui/sign-in-panel';
+import { SessionPage } from '../ui/session-page';
 import { paths, to } from '../ui/paths';
-import { Empty, ErrorBox, Loaded, Loading, useLoad } from '../ui/states';
+import { Empty, ErrorBox, LoadedEach, Loading, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
-import { DataTable } from '../ui/data-table';
+import { DataTable, LinkedRowHeader } from '../ui/data-table';
 
 async function loadAgents(origin: string, agentId: string): Promise<AgentView[]> {
   if (origin === 'pat_exchange')
@@ -31,12 +31,7 @@ function WalletRow({ wallet }: { wallet: WalletView }) {
   }, [wallet.id]);
   return (
     <tr data-testid="wallet-row">
-      <th scope="row">
-        <a href={to(paths.wallet(wallet.id))}>{wallet.label ?? wallet.id}</a>
-        <div class="meta">
-          <code>{wallet.id}</code>
-        </div>
-      </th>
+      <LinkedRowHeader href={to(paths.wallet(wallet.id))} label={wallet.label ?? wallet.id} id={wallet.id} />
       <td class="address">
         <code>{wallet.address}</code>
       </td>
@@ -122,27 +117,12 @@ function Agents() {
   const session = useSession()!;
   const [agents] = useLoad(() => loadAgents(session.origin, session.agentId), [session.token]);
   return (
-    <Loaded load={agents} what="agents">
-      {(list) =>
-        list.length === 0 ? (
-          <Empty>No agents yet: `xx init` makes the first one.</Empty>
-        ) : (
-          <>
-            {list.map((a) => (
-              <AgentCard key={a.agent_id} agent={a} />
-            ))}
-          </>
-        )
-      }
-    </Loaded>
+    <LoadedEach load={agents} what="agents" empty={<Empty>No agents yet: `xx init` makes the first one.</Empty>}>
+      {(a) => <AgentCard key={a.agent_id} agent={a} />}
+    </LoadedEach>
   );
 }
 
 export function OverviewPage() {
-  return (
-    <>
-      <h1>Overview</h1>
-      <RequireSession>{() => <Agents />}</RequireSession>
-    </>
-  );
+  return <SessionPage title="Overview">{() => <Agents />}</SessionPage>;
 }

@@ -18,6 +18,7 @@ import { usd } from '../ui/money';
 import { when } from '../ui/format';
 import { DataTable } from '../ui/data-table';
 import { TextField } from '../ui/text-field';
+import { Card } from '../ui/card';
 
 interface Filters {
   from: string;
@@ -131,8 +132,7 @@ export function SellerLedger({
   const set = (patch: Partial<Filters>) => setFilters({ ...filters, ...patch });
   return (
     <>
-      <section class="card" aria-labelledby="revenue-title">
-        <h2 id="revenue-title">Revenue</h2>
+      <Card titleId="revenue-title" title="Revenue">
         <Loaded load={revenue} what="revenue">
           {(r) => (
             <>
@@ -154,9 +154,8 @@ export function SellerLedger({
             </>
           )}
         </Loaded>
-      </section>
-      <section class="card" aria-labelledby="ledger-title">
-        <h2 id="ledger-title">Ledger</h2>
+      </Card>
+      <Card titleId="ledger-title" title="Ledger">
         <form
           class="row filters"
           onSubmit={(e) => {
@@ -252,7 +251,7 @@ export function SellerLedger({
             )
           }
         </Loaded>
-      </section>
+      </Card>
     </>
   );
 }

@@ -24,6 +24,7 @@ import { SellerLedger } from './seller-ledger';
 import { DataTable } from '../ui/data-table';
 import { CardForm } from '../ui/card-form';
 import { TextField } from '../ui/text-field';
+import { Card } from '../ui/card';
 
 function ServicePatForm() {
   const { route } = useLocation();
@@ -59,14 +60,25 @@ function ServicePatForm() {
   );
 }
 
+type SellerResource = '/v1/sellers/{id}' | '/v1/sellers/{id}/verify' | '/v1/sellers/{id}/payouts';
+
+/** A seller's resource (`path`) read with `token`. */
+function readSeller<T>(path: SellerResource, id: string, token: string): Promise<T> {
+  return reply<T>(api.GET(path, { params: { path: { id } }, headers: bearer(token) }));
+}
+
+/** `readSeller` as a page's read, again when the seller or the token changes. */
+function useSellerRead<T>(path: SellerResource, id: string, token: string) {
+  return useLoad(() => readSeller<T>(path, id, token), [path, id, token]);
+}
+
 function SellerList({ token }: { token: string }) {
   const [sellers] = useLoad(
     () => reply<SellerPage>(api.GET('/v1/sellers', { params: { query: { limit: 100 } }, headers: bearer(token) })),
     [token],
   );
   return (
-    <section class="card" aria-labelledby="sellers-title">
-      <h2 id="sellers-title">Your sellers</h2>
+    <Card titleId="sellers-title" title="Your sellers">
       <Loaded load={sellers} what="sellers">
         {(page) =>
           page.sellers.length === 0 ? (
@@ -83,22 +95,15 @@ function SellerList({ token }: { token: string }) {
           )
         }
       </Loaded>
-    </section>
+    </Card>
   );
 }
 
 function OriginSteps({ seller, token }: { seller: SellerView; token: string }) {
-  const [steps] = useLoad(
-    () =>
-      reply<OriginVerification>(
-        api.GET('/v1/sellers/{id}/verify', { params: { path: { id: seller.seller_id } }, headers: bearer(token) }),
-      ),
-    [seller.seller_id, token],
-  );
+  const [steps] = useSellerRead<OriginVerification>('/v1/sellers/{id}/verify', seller.seller_id, token);
   const [result, setResult] = useState<{ ok?: VerifiedSeller; error?: unknown } | null>(null);
   return (
-    <section class="card" aria-labelledby="origin-title">
-      <h2 id="origin-title">Origin verification</h2>
+    <Card titleId="origin-title" title="Origin verification">
       {seller.origin_verified ? (
         <p>
           <span class="badge ok">verified</span> {seller.origin} since {when(seller.verified_at)}
@@ -142,21 +147,14 @@ function OriginSteps({ seller, token }: { seller: SellerView; token: string }) {
           </ol>
         )}
       </Loaded>
-    </section>
+    </Card>
   );
 }
 
 function Payouts({ sellerId, token }: { sellerId: string; token: string }) {
-  const [payouts] = useLoad(
-    () =>
-      reply<PayoutsPage>(
-        api.GET('/v1/sellers/{id}/payouts', { params: { path: { id: sellerId } }, headers: bearer(token) }),
-      ),
-    [sellerId, token],
-  );
+  const [payouts] = useSellerRead<PayoutsPage>('/v1/sellers/{id}/payouts', sellerId, token);
   return (
-    <section class="card" aria-labelledby="payouts-title">
-      <h2 id="payouts-title">Payouts</h2>
+    <Card titleId="payouts-title" title="Payouts">
       <Loaded load={payouts} what="payouts">
         {(p) => (
           <>
@@ -178,14 +176,14 @@ function Payouts({ sellerId, token }: { sellerId: string; token: string }) {
           </>
         )}
       </Loaded>
-    </section>
+    </Card>
   );
 }
 
 function Seller({ id, token }: { id: string; token: string }) {
   const [load] = useLoad(async () => {
     const [seller, endpoints] = await Promise.all([
-      reply<SellerView>(api.GET('/v1/sellers/{id}', { params: { path: { id } }, headers: bearer(token) })),
+      readSeller<SellerView>('/v1/sellers/{id}', id, token),
       reply<EndpointPage>(
         api.GET('/v1/sellers/{id}/endpoints', {
           params: { path: { id }, query: { limit: 100 } },
@@ -199,10 +197,14 @@ function Seller({ id, token }: { id: string; token: string }) {
     <Loaded load={load} what="the seller">
       {({ seller, endpoints }) => (
         <>
-          <section class="card" aria-labelledby="seller-title">
-            <h2 id="seller-title">
-              {seller.name} <code class="meta">{seller.seller_id}</code>
-            </h2>
+          <Card
+            titleId="seller-title"
+            title={
+              <>
+                {seller.name} <code class="meta">{seller.seller_id}</code>
+              </>
+            }
+          >
             <p>
               <span class={`badge ${seller.status === 'active' ? 'ok' : 'warn'}`}>{seller.status}</span>{' '}
               {seller.protocol} · payouts {seller.payout_mode} · origin {seller.origin ?? 'not set'}
@@ -225,7 +227,7 @@ function Seller({ id, token }: { id: string; token: string }) {
                 ))}
               </DataTable>
             )}
-          </section>
+          </Card>
           <SellerLedger sellerId={seller.seller_id} token={token} endpoints={endpoints} />
           <div class="grid">
             <Payouts sellerId={seller.seller_id} token={token} />

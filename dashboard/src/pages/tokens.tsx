@@ -9,15 +9,17 @@ import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import type { PatPage, PatView } from '../../../src/shared/api-responses/pat-responses';
 import { api, reply } from '../api/client';
-import { RequireSession } from '../ui/sign-in-panel';
+import { SessionPage } from '../ui/session-page';
 import { paths, to } from '../ui/paths';
-import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
+import { Empty, ErrorBox, Loaded, Outcome, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { usdInputError, when } from '../ui/format';
-import { DataTable } from '../ui/data-table';
+import { DataTable, LinkedRowHeader } from '../ui/data-table';
 import { useAction } from '../ui/use-action';
 import { CardForm } from '../ui/card-form';
 import { TextField } from '../ui/text-field';
+import { useField } from '../ui/use-field';
+import { Card } from '../ui/card';
 
 async function allPats(): Promise<PatView[]> {
   const pats: PatView[] = [];
@@ -32,25 +34,25 @@ async function allPats(): Promise<PatView[]> {
 }
 
 function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) => void }) {
-  const [value, setValue] = useState(pat.daily_cap_usd ?? '');
+  const [cap, setCap] = useField(pat.daily_cap_usd ?? '', { trim: true });
   const [saved, setSaved] = useState<string | null>(null);
   const { busy, error, run } = useAction();
-  const invalid = value === '' ? null : usdInputError(value);
-  const save = (cap: string | null) =>
+  const invalid = cap.value === '' ? null : usdInputError(cap.value);
+  const save = (dailyCap: string | null) =>
     run(async () => {
       setSaved(null);
       const updated = await reply<PatView>(
-        api.PATCH('/v1/pats/{id}', { params: { path: { id: pat.id } }, body: { daily_cap_usd: cap } }),
+        api.PATCH('/v1/pats/{id}', { params: { path: { id: pat.id } }, body: { daily_cap_usd: dailyCap } }),
       );
       onChanged(updated);
-      setValue(updated.daily_cap_usd ?? '');
+      setCap(updated.daily_cap_usd ?? '');
       setSaved(updated.daily_cap_usd ? `Daily cap set to $${updated.daily_cap_usd}.` : 'Daily cap removed.');
     });
   return (
     <CardForm
       labelledBy="cap-title"
       onSubmit={() => {
-        if (!invalid && value !== '') void save(value);
+        if (!invalid && cap.value !== '') void save(cap.value);
       }}
     >
       <h2 id="cap-title">
@@ -63,8 +65,7 @@ function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) =
       <TextField
         id="cap"
         label="Daily cap (USD)"
-        value={value}
-        onValue={(v) => setValue(v.trim())}
+        {...cap}
         name="cap"
         inputMode="decimal"
         autoComplete="off"
@@ -76,60 +77,56 @@ function CapEditor({ pat, onChanged }: { pat: PatView; onChanged: (p: PatView) =
         </span>
       </TextField>
       <div class="row">
-        <button type="submit" class="primary" disabled={busy || value === '' || !!invalid}>
+        <button type="submit" class="primary" disabled={busy || cap.value === '' || !!invalid}>
           Save cap
         </button>
         <button type="button" disabled={busy || pat.daily_cap_usd === null} onClick={() => void save(null)}>
           Remove cap
         </button>
       </div>
-      {saved ? (
-        <p class="notice" role="status">
-          {saved}
-        </p>
-      ) : null}
-      {error ? <ErrorBox error={error} /> : null}
+      <Outcome notice={saved} error={error} />
     </CardForm>
   );
 }
 
-function PatTable({ pats, selected }: { pats: PatView[]; selected?: string }) {
-  if (pats.length === 0) return <Empty>No PATs yet: `xx pat create` or `xx init` makes one.</Empty>;
+/** The account's PATs in their card, the one opened from the URL marked. */
+function PatsCard({ pats, selected }: { pats: PatView[]; selected?: string }) {
   return (
-    <DataTable
-      caption="Personal access tokens"
-      columns={['PAT', 'Scope', 'Daily cap', 'Last used', 'Expires', 'State']}
-    >
-      {pats.map((p) => (
-        <tr key={p.id} aria-current={p.id === selected ? 'true' : undefined} data-testid="pat-row">
-          <th scope="row">
-            <a href={to(paths.token(p.id))}>{p.label ?? p.id}</a>
-            <div class="meta">
-              <code>{p.id}</code>
-            </div>
-          </th>
-          <td>
-            {p.scope_type}
-            <div class="meta">
-              <code>{p.scope_id}</code>
-            </div>
-          </td>
-          <td>{p.scope_type === 'agent' ? (p.daily_cap_usd ? usd(p.daily_cap_usd) : 'none') : '—'}</td>
-          <td>{when(p.used_at)}</td>
-          <td>{when(p.expires_at)}</td>
-          <td>
-            {p.revoked_at ? (
-              <span class="badge bad">revoked</span>
-            ) : p.single_use && p.used_at ? (
-              <span class="badge">used</span>
-            ) : (
-              <span class="badge ok">active</span>
-            )}
-            {p.single_use ? <span class="badge">single use</span> : null}
-          </td>
-        </tr>
-      ))}
-    </DataTable>
+    <Card titleId="pats-title" title="Personal access tokens">
+      {pats.length === 0 ? (
+        <Empty>No PATs yet: `xx pat create` or `xx init` makes one.</Empty>
+      ) : (
+        <DataTable
+          caption="Personal access tokens"
+          columns={['PAT', 'Scope', 'Daily cap', 'Last used', 'Expires', 'State']}
+        >
+          {pats.map((p) => (
+            <tr key={p.id} aria-current={p.id === selected ? 'true' : undefined} data-testid="pat-row">
+              <LinkedRowHeader href={to(paths.token(p.id))} label={p.label ?? p.id} id={p.id} />
+              <td>
+                {p.scope_type}
+                <div class="meta">
+                  <code>{p.scope_id}</code>
+                </div>
+              </td>
+              <td>{p.scope_type === 'agent' ? (p.daily_cap_usd ? usd(p.daily_cap_usd) : 'none') : '—'}</td>
+              <td>{when(p.used_at)}</td>
+              <td>{when(p.expires_at)}</td>
+              <td>
+                {p.revoked_at ? (
+                  <span class="badge bad">revoked</span>
+                ) : p.single_use && p.used_at ? (
+                  <span class="badge">used</span>
+                ) : (
+                  <span class="badge ok">active</span>
+                )}
+                {p.single_use ? <span class="badge">single use</span> : null}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+    </Card>
   );
 }
 
@@ -151,8 +148,7 @@ function Tokens({ selected }: { selected?: string }) {
                 {pat.scope_type === 'agent' ? (
                   <CapEditor pat={pat} onChanged={(p) => setOverrides({ ...overrides, [p.id]: p })} />
                 ) : null}
-                <section class="card" aria-labelledby="revoke-title">
-                  <h2 id="revoke-title">Revoke</h2>
+                <Card titleId="revoke-title" title="Revoke">
                   <p class="hint">Revoking ends this PAT and every session exchanged from it, at once.</p>
                   <button
                     type="button"
@@ -168,13 +164,10 @@ function Tokens({ selected }: { selected?: string }) {
                     Revoke {pat.id}
                   </button>
                   {revokeError ? <ErrorBox error={revokeError} /> : null}
-                </section>
+                </Card>
               </div>
             ) : null}
-            <section class="card" aria-labelledby="pats-title">
-              <h2 id="pats-title">Personal access tokens</h2>
-              <PatTable pats={pats} selected={selected} />
-            </section>
+            <PatsCard pats={pats} selected={selected} />
           </>
         );
       }}
@@ -185,14 +178,12 @@ function Tokens({ selected }: { selected?: string }) {
 export function TokensPage() {
   const { params } = useRoute();
   return (
-    <>
-      <h1>Tokens</h1>
-      <RequireSession
-        owner
-        reason="PATs and their daily caps are money controls: sign in with the wallet that owns this account (a session handed over by the CLI acts as the agent and cannot change them)."
-      >
-        {() => <Tokens selected={params.id} />}
-      </RequireSession>
-    </>
+    <SessionPage
+      title="Tokens"
+      owner
+      reason="PATs and their daily caps are money controls: sign in with the wallet that owns this account (a session handed over by the CLI acts as the agent and cannot change them)."
+    >
+      {() => <Tokens selected={params.id} />}
+    </SessionPage>
   );
 }

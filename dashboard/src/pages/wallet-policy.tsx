@@ -10,11 +10,15 @@ import { walletPolicySchema } from '../../../policy/policy-schema';
 import { api, bearer, reply } from '../api/client';
 import { dryRun, type DryRun } from '../api/spend';
 import { canManageWallets } from '../api/wallet-access';
-import { ErrorBox } from '../ui/states';
+import { ErrorBox, Outcome } from '../ui/states';
 import { usdInputError } from '../ui/format';
 import { useAction } from '../ui/use-action';
 import { CardForm } from '../ui/card-form';
 import { TextField } from '../ui/text-field';
+import { SelectField } from '../ui/select-field';
+import { PolicyField } from '../ui/policy-field';
+import { useField } from '../ui/use-field';
+import { Card } from '../ui/card';
 
 type Policy = Record<string, unknown>;
 
@@ -58,31 +62,18 @@ export function PolicyEditor(props: { walletId: string; token: string; policy: P
       }}
     >
       <h2 id="policy-title">Policy</h2>
-      <div class="field">
-        <label for="policy">Policy (JSON)</label>
-        <textarea
-          id="policy"
-          spellcheck={false}
-          value={text}
-          aria-invalid={issues.length ? 'true' : 'false'}
-          aria-describedby="policy-issues"
-          onInput={(e) => {
-            setText((e.target as HTMLTextAreaElement).value);
-            setSaved(false);
-          }}
-        />
-        <div id="policy-issues" class="hint" aria-live="polite">
-          {issues.length ? (
-            <ul class="issues" data-testid="policy-issues">
-              {issues.map((i) => (
-                <li key={i}>{i}</li>
-              ))}
-            </ul>
-          ) : (
-            'Fields: per_tx_cap_usd, daily_cap_usd, weekly_cap_usd, monthly_cap_usd, velocity_cap {max_count, window_seconds}, counterparty_allowlist, counterparty_blocklist, cooling_off (s), capability_cap_usd.'
-          )}
-        </div>
-      </div>
+      <PolicyField
+        id="policy"
+        label="Policy (JSON)"
+        spellcheck={false}
+        value={text}
+        onValue={(v) => {
+          setText(v);
+          setSaved(false);
+        }}
+        issues={issues}
+        hint="Fields: per_tx_cap_usd, daily_cap_usd, weekly_cap_usd, monthly_cap_usd, velocity_cap {max_count, window_seconds}, counterparty_allowlist, counterparty_blocklist, cooling_off (s), capability_cap_usd."
+      />
       <button type="submit" class="primary" disabled={busy || issues.length > 0 || !owner}>
         Save policy
       </button>
@@ -91,25 +82,24 @@ export function PolicyEditor(props: { walletId: string; token: string; policy: P
           Changing a policy needs the owner: sign out and sign in with the wallet that owns the account.
         </p>
       ) : null}
-      {saved ? (
-        <p class="notice" role="status">
-          Policy saved.
-        </p>
-      ) : null}
-      {error ? <ErrorBox error={error} /> : null}
+      <Outcome notice={saved ? 'Policy saved.' : null} error={error} />
     </CardForm>
   );
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const KINDS = [
+  { value: 'pay', label: 'x402 payment' },
+  { value: 'transfer', label: 'transfer' },
+] as const;
 
 export function DryRunPanel(props: { walletId: string; token: string; policyVersion: number }) {
-  const [to, setTo] = useState('');
-  const [amount, setAmount] = useState('');
-  const [kind, setKind] = useState<'pay' | 'transfer'>('pay');
-  const [capability, setCapability] = useState('');
+  const [to] = useField('', { trim: true });
+  const [amount] = useField('', { trim: true });
+  const [kind] = useField<'pay' | 'transfer'>('pay');
+  const [capability] = useField('', { trim: true });
   const [result, setResult] = useState<{ decision?: DryRun; error?: unknown } | null>(null);
-  const ready = ADDRESS.test(to) && amount !== '' && !usdInputError(amount);
+  const ready = ADDRESS.test(to.value) && amount.value !== '' && !usdInputError(amount.value);
   useEffect(() => {
     if (!ready) {
       setResult(null);
@@ -118,10 +108,10 @@ export function DryRunPanel(props: { walletId: string; token: string; policyVers
     let live = true;
     const timer = setTimeout(() => {
       dryRun(props.walletId, props.token, {
-        to,
-        amount_usd: amount,
-        kind,
-        ...(capability ? { capability } : {}),
+        to: to.value,
+        amount_usd: amount.value,
+        kind: kind.value,
+        ...(capability.value ? { capability: capability.value } : {}),
       }).then(
         (decision) => live && setResult({ decision }),
         (error: unknown) => live && setResult({ error }),
@@ -131,44 +121,15 @@ export function DryRunPanel(props: { walletId: string; token: string; policyVers
       live = false;
       clearTimeout(timer);
     };
-  }, [to, amount, kind, capability, ready, props.policyVersion]);
+  }, [to.value, amount.value, kind.value, capability.value, ready, props.policyVersion]);
   return (
-    <section class="card" aria-labelledby="dry-run-title">
-      <h2 id="dry-run-title">Would this payment pass?</h2>
+    <Card titleId="dry-run-title" title="Would this payment pass?">
       <p class="hint">A dry run under the saved policy: nothing is signed or counted.</p>
-      <TextField
-        id="dr-to"
-        label="Recipient address"
-        value={to}
-        onValue={(v) => setTo(v.trim())}
-        autoComplete="off"
-        placeholder="0x…"
-      />
+      <TextField id="dr-to" label="Recipient address" {...to} autoComplete="off" placeholder="0x…" />
       <div class="row">
-        <TextField
-          id="dr-amount"
-          label="Amount (USD)"
-          value={amount}
-          onValue={(v) => setAmount(v.trim())}
-          inputMode="decimal"
-        />
-        <div class="field">
-          <label for="dr-kind">Kind</label>
-          <select
-            id="dr-kind"
-            value={kind}
-            onChange={(e) => setKind((e.target as HTMLSelectElement).value as 'pay' | 'transfer')}
-          >
-            <option value="pay">x402 payment</option>
-            <option value="transfer">transfer</option>
-          </select>
-        </div>
-        <TextField
-          id="dr-capability"
-          label="Capability (optional)"
-          value={capability}
-          onValue={(v) => setCapability(v.trim())}
-        />
+        <TextField id="dr-amount" label="Amount (USD)" {...amount} inputMode="decimal" />
+        <SelectField id="dr-kind" label="Kind" {...kind} options={KINDS} />
+        <TextField id="dr-capability" label="Capability (optional)" {...capability} />
       </div>
       <div aria-live="polite" data-testid="dry-run-result">
         {!ready ? (
@@ -181,7 +142,7 @@ export function DryRunPanel(props: { walletId: string; token: string; policyVers
           <Decision decision={result.decision} />
         ) : null}
       </div>
-    </section>
+    </Card>
   );
 }
 

@@ -12,8 +12,8 @@ import { api, bearer, reply } from '../api/client';
 import { readBalance } from '../api/spend';
 import { canManageWallets } from '../api/wallet-access';
 import { loadWallet } from '../api/wallet-context';
-import { RequireSession } from '../ui/sign-in-panel';
-import { ErrorBox, Loaded, Loading, useLoad } from '../ui/states';
+import { SessionPage } from '../ui/session-page';
+import { ErrorBox, Loaded, Loading, Outcome, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
 import { DryRunPanel, PolicyEditor } from './wallet-policy';
@@ -86,12 +86,7 @@ function Retire({ wallet, token, onDone }: { wallet: WalletView; token: string; 
         </button>
       </div>
       {!owner ? <p class="hint">Rotating and revoking need the owner's sign-in.</p> : null}
-      {done ? (
-        <p class="notice" role="status">
-          {done}
-        </p>
-      ) : null}
-      {error ? <ErrorBox error={error} /> : null}
+      <Outcome notice={done} error={error} />
     </section>
   );
 }
@@ -156,10 +151,5 @@ function Wallet({ id }: { id: string }) {
 
 export function WalletPage() {
   const { params } = useRoute();
-  return (
-    <>
-      <h1>Wallet</h1>
-      <RequireSession>{() => <Wallet id={params.id ?? ''} />}</RequireSession>
-    </>
-  );
+  return <SessionPage title="Wallet">{() => <Wallet id={params.id ?? ''} />}</SessionPage>;
 }

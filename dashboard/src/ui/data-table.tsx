@@ -1,7 +1,7 @@
 /**
  * The one table shape every page uses: a horizontally scrolling wrapper, a caption for screen readers, a
  * header row of column headers (scope="col"), and the page's own rows as children of the body. It leaves
- * the rows (and each row's scope="row" header) to the page.
+ * the rows to the page; `LinkedRowHeader` is the row header of a row that opens a thing (its name, its id).
  */
 import type { ComponentChildren } from 'preact';
 
@@ -30,5 +30,17 @@ export function DataTable({
         <tbody>{children}</tbody>
       </table>
     </div>
+  );
+}
+
+/** A row's header (scope="row") naming a thing: its label as a link to its page, its id below. */
+export function LinkedRowHeader({ href, label, id }: { href: string; label: string; id: string }) {
+  return (
+    <th scope="row">
+      <a href={href}>{label}</a>
+      <div class="meta">
+        <code>{id}</code>
+      </div>
+    </th>
   );
 }

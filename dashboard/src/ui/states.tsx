@@ -80,3 +80,36 @@ export function Loaded<T>({
   if (load.state === 'error') return <ErrorBox error={load.error} />;
   return <>{children(load.data)}</>;
 }
+
+/** Renders each item of a loaded list with `children` (keyed there), or `empty` when there is none. */
+export function LoadedEach<T>({
+  load,
+  what,
+  empty,
+  children,
+}: {
+  load: Load<T[]>;
+  what: string;
+  empty?: ComponentChildren;
+  children: (item: T) => ComponentChildren;
+}) {
+  return (
+    <Loaded load={load} what={what}>
+      {(list) => (list.length === 0 && empty !== undefined ? empty : <>{list.map(children)}</>)}
+    </Loaded>
+  );
+}
+
+/** What an action leaves to say under its buttons: its notice (role="status") if any, then its error if any. */
+export function Outcome({ notice, error }: { notice?: ComponentChildren; error: unknown }) {
+  return (
+    <>
+      {notice ? (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {error ? <ErrorBox error={error} /> : null}
+    </>
+  );
+}

@@ -21,12 +21,14 @@ export const sessionRecordSchema = z.object({
 });
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;
 
+/** The PAT a service or agent record carries: the secret and its id. */
+const patFields = { pat: z.string(), pat_id: z.string() };
+
 export const serviceRecordSchema = z.object({
   seller_id: idSchema,
   slug: z.string(),
   name: z.string(),
-  pat: z.string(),
-  pat_id: z.string(),
+  ...patFields,
   server: z.string(),
 });
 export type ServiceRecord = z.infer<typeof serviceRecordSchema>;
@@ -45,8 +47,7 @@ export const agentRecordSchema = z.object({
   account_id: z.string(),
   label: z.string(),
   server: z.string(),
-  pat: z.string(),
-  pat_id: z.string(),
+  ...patFields,
   addresses: z.object({ base: z.string().optional(), solana: z.string().optional() }),
   keystore: z.string().optional(),
   wallets: z.array(managedWalletSchema),

@@ -5,8 +5,6 @@
  * payments need; elsewhere the public testnet faucet URL with the agent's addresses is opened in the browser on a
  * terminal (never under --print, --json, in a pipe or in CI) and printed.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { TreasuryClient } from '../../../sdk/index.js';
@@ -15,21 +13,11 @@ import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { openInBrowser } from '../../core/open-browser.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
+import { readLocalSandbox, requestSandboxFaucet } from './local-sandbox.js';
 import { fundSelfCustody } from './self-custody-commands.js';
 
 // faucet_url is absent when the sandbox runs without its chain (TREASURY_SANDBOX_CHAIN=0).
 const sandboxSchema = z.object({ api_url: z.string(), faucet_url: z.string().url().optional() }).loose();
-
-/** The sandbox description, when the CLI talks to the sandbox `npm start` runs (TREASURY_DATA_DIR or ./.treasury). */
-function localSandbox(apiUrl: string): z.infer<typeof sandboxSchema> | undefined {
-  const file = path.join(process.env.TREASURY_DATA_DIR || path.resolve('.treasury'), 'sandbox.json');
-  try {
-    const parsed = sandboxSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    return parsed.success && parsed.data.api_url.replace(/\/+$/, '') === apiUrl ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 interface FundOptions {
   testnet?: boolean;
@@ -53,27 +41,13 @@ async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
     bearer.agent?.wallets[0] ??
     (await new TreasuryClient({ apiUrl, token: bearer.token }).listWallets()).find((w) => w.status === 'active');
   const agent = { addresses: bearer.agent?.addresses ?? {} };
-  const sandbox = localSandbox(apiUrl);
+  const sandbox = readLocalSandbox(apiUrl, sandboxSchema);
   const faucetUrl = sandbox?.faucet_url;
   if (faucetUrl && wallet && !opts.print) {
-    const res = await ctx.spin('Funding from the sandbox faucet', async () => {
-      const r = await fetch(faucetUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          address: wallet.address,
-          amount_usd: amount,
-          ...(opts.permit2 ? { approve_permit2: true } : {}),
-        }),
-        signal: AbortSignal.timeout(30_000),
-      });
-      const body = (await r.json().catch(() => ({}))) as Record<string, unknown>;
-      if (!r.ok)
-        throw new CliError({
-          code: 'faucet_failed',
-          userMessage: `The sandbox faucet answered HTTP ${r.status}: ${String(body.error ?? body.user_message ?? '')}`,
-        });
-      return body;
+    const res = await requestSandboxFaucet(ctx, faucetUrl, {
+      address: wallet.address,
+      amount_usd: amount,
+      ...(opts.permit2 ? { approve_permit2: true } : {}),
     });
     const approval = typeof res.permit2_approval_tx === 'string' ? res.permit2_approval_tx : null;
     ctx.out(

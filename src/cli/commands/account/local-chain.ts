@@ -9,14 +9,13 @@
  * (one rule, the same for `buy --self-custody`, `wallet balance` and `fund --self-custody`).
  * Does not defend against: an RPC endpoint that lies about a balance (reads only; nothing is signed here).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { createPublicClient, erc20Abi, getAddress, http } from 'viem';
 import { z } from 'zod';
 import { formatUsd } from '../../../../policy/money.js';
 import { ChainRegistry } from '../../../shared/chain-registry.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
+import { readLocalSandbox } from './local-sandbox.js';
 
 const sandboxSchema = z
   .object({
@@ -45,18 +44,8 @@ const PUBLIC_RPC: Record<string, string> = {
   'eip155:84532': 'https://sepolia.base.org',
 };
 
-function sandboxFor(apiUrl: string): z.infer<typeof sandboxSchema> | undefined {
-  const file = path.join(process.env.TREASURY_DATA_DIR || path.resolve('.treasury'), 'sandbox.json');
-  try {
-    const parsed = sandboxSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    return parsed.success && parsed.data.api_url.replace(/\/+$/, '') === apiUrl ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function localChain(ctx: CliContext): LocalChain {
-  const sandbox = sandboxFor(ctx.apiUrl());
+  const sandbox = readLocalSandbox(ctx.apiUrl(), sandboxSchema);
   if (sandbox?.rpc_url && sandbox.chain_id && sandbox.usdc) {
     return {
       network: `eip155:${sandbox.chain_id}`,

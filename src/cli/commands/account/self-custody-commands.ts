@@ -15,6 +15,7 @@ import { CliError } from '../../core/cli-error.js';
 import { TreasuryApiError, TreasuryClient, TreasurySdkError } from '../../../sdk/index.js';
 import { keystoreBaseAddress } from './keystore-account.js';
 import { localChain, readUsdc } from './local-chain.js';
+import { requestSandboxFaucet } from './local-sandbox.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 
@@ -89,22 +90,7 @@ export async function fundSelfCustody(
     );
     return;
   }
-  const faucetUrl = chain.faucetUrl;
-  const res = await ctx.spin('Funding from the sandbox faucet', async () => {
-    const r = await fetch(faucetUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ address, amount_usd: opts.amount }),
-      signal: AbortSignal.timeout(30_000),
-    });
-    const body = (await r.json().catch(() => ({}))) as Record<string, unknown>;
-    if (!r.ok)
-      throw new CliError({
-        code: 'faucet_failed',
-        userMessage: `The sandbox faucet answered HTTP ${r.status}: ${String(body.error ?? body.user_message ?? '')}`,
-      });
-    return body;
-  });
+  const res = await requestSandboxFaucet(ctx, chain.faucetUrl, { address, amount_usd: opts.amount });
   ctx.out(
     {
       funded: true,

@@ -117,19 +117,20 @@ async function remove(ctx: CliContext, opts: NameOpts): Promise<void> {
 
 export function registerWalletCommands(program: Command, contextOf: ContextOf): void {
   const wallet = program.command('wallet').description('Self-custody seeds in encrypted keystores');
-  wallet
-    .command('generate')
-    .description('Make a new seed in an encrypted keystore (prints its addresses)')
-    .option('--name <name>', 'keystore name', 'default')
+  // A command on one keystore: `--name` (default `default`) first, then the command's own options.
+  const onKeystore = (name: string, description: string, run: (ctx: CliContext, o: NameOpts) => Promise<void>) =>
+    wallet
+      .command(name)
+      .description(description)
+      .option('--name <name>', 'keystore name', 'default')
+      .action(act(contextOf, run));
+  onKeystore('generate', 'Make a new seed in an encrypted keystore (prints its addresses)', generate)
     .option('--words <n>', '12 or 24', '24')
-    .option('--force', 'replace an existing keystore')
-    .action(act(contextOf, (ctx, o: NameOpts) => generate(ctx, o)));
-  wallet
-    .command('import')
-    .description('Import a phrase (hidden prompt or XX_MNEMONIC)')
-    .option('--name <name>', 'keystore name', 'default')
-    .option('--force', 'replace an existing keystore')
-    .action(act(contextOf, (ctx, o: NameOpts) => importSeed(ctx, o)));
+    .option('--force', 'replace an existing keystore');
+  onKeystore('import', 'Import a phrase (hidden prompt or XX_MNEMONIC)', importSeed).option(
+    '--force',
+    'replace an existing keystore',
+  );
   wallet
     .command('list')
     .description('The keystores on this machine with their addresses')
@@ -140,16 +141,10 @@ export function registerWalletCommands(program: Command, contextOf: ContextOf): 
       "USDC of a keystore's Base address, read on chain (default: default); a wal_… id reads that managed wallet",
     )
     .action(act(contextOf, (ctx, _o, [name]) => walletBalance(ctx, name)));
-  wallet
-    .command('export')
-    .description('Show the recovery phrase (asks first)')
-    .option('--name <name>', 'keystore name', 'default')
-    .option('--yes', 'confirm without a prompt')
-    .action(act(contextOf, (ctx, o: NameOpts) => exportSeed(ctx, o)));
-  wallet
-    .command('delete')
-    .description('Delete a keystore (asks first; the funds stay on chain, reachable from the phrase)')
-    .option('--name <name>', 'keystore name', 'default')
-    .option('--yes', 'confirm without a prompt')
-    .action(act(contextOf, (ctx, o: NameOpts) => remove(ctx, o)));
+  onKeystore('export', 'Show the recovery phrase (asks first)', exportSeed).option('--yes', 'confirm without a prompt');
+  onKeystore(
+    'delete',
+    'Delete a keystore (asks first; the funds stay on chain, reachable from the phrase)',
+    remove,
+  ).option('--yes', 'confirm without a prompt');
 }

@@ -27,7 +27,15 @@ import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
 import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import { resolveBuyWallet } from './resolve-buy-wallet.js';
 import { selfCustodyBuyer } from './self-custody.js';
-import { act, badArgument, collect, HTTP_METHODS, usdArgument, type ContextOf } from '../seller/seller-kit.js';
+import {
+  act,
+  badArgument,
+  collect,
+  HTTP_METHODS,
+  httpUrlArgument,
+  usdArgument,
+  type ContextOf,
+} from '../seller/seller-kit.js';
 
 interface BuyOptions {
   method?: string;
@@ -166,14 +174,7 @@ async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | und
 }
 
 async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void> {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    throw badArgument('<url>', `expected an http(s) URL, got "${url}"`);
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:')
-    throw badArgument('<url>', 'expected an http(s) URL');
+  const target = httpUrlArgument('<url>', url, 'expected an http(s) URL');
   const method = (opts.method ?? 'GET').toUpperCase();
   if (!(HTTP_METHODS as readonly string[]).includes(method))
     throw badArgument('--method', `one of ${HTTP_METHODS.join(', ')}`);

@@ -32,6 +32,40 @@ interface EndpointFlags {
   capability?: string[];
 }
 
+/**
+ * The flags `add` and `update` share, in the order their help lists them: flags, help under `add`, help under
+ * `update` (null: `update` has no such flag), and whether it repeats.
+ */
+const ENDPOINT_FLAGS: ReadonlyArray<readonly [flags: string, add: string, update: string | null, repeats?: true]> = [
+  ['--path <path>', 'route path, e.g. /search', 'route path'],
+  ['--price <usd>', 'price per call in USD, e.g. 0.05', 'price per call in USD'],
+  ['--method <method>', 'HTTP method (default GET)', 'HTTP method'],
+  ['--slug <slug>', 'endpoint slug (default: from method and path)', null],
+  [
+    '--path-pattern <pattern>',
+    'pattern for ledger attribution, e.g. /items/{id}',
+    'attribution pattern ("" clears it)',
+  ],
+  [
+    '--route-price <path=usd>',
+    'exact-path price override (repeatable; =0 means free)',
+    'replaces the route-price overrides (repeatable)',
+    true,
+  ],
+  ['--capability <tag>', 'capability tag (repeatable)', 'replaces the capability tags (repeatable)', true],
+];
+
+/** `cmd` with the endpoint flags as `add` or `update` words them. */
+function withEndpointFlags(cmd: Command, as: 'add' | 'update'): Command {
+  for (const [flags, add, update, repeats] of ENDPOINT_FLAGS) {
+    const help = as === 'add' ? add : update;
+    if (help === null) continue;
+    if (repeats) cmd.option(flags, help, collect);
+    else cmd.option(flags, help);
+  }
+  return cmd;
+}
+
 const ENDPOINT_ID = /^ep_[0-9a-f]{24}$/;
 
 function pathFlag(flag: string, raw: string): string {
@@ -151,17 +185,9 @@ export function registerEndpointCommands(program: Command, contextOf: ContextOf)
     .description('List endpoints')
     .action(act(contextOf, (ctx) => listEndpoints(ctx)));
 
-  endpoints
-    .command('add')
-    .description('Add a priced endpoint')
-    .option('--path <path>', 'route path, e.g. /search')
-    .option('--price <usd>', 'price per call in USD, e.g. 0.05')
-    .option('--method <method>', 'HTTP method (default GET)')
-    .option('--slug <slug>', 'endpoint slug (default: from method and path)')
-    .option('--path-pattern <pattern>', 'pattern for ledger attribution, e.g. /items/{id}')
-    .option('--route-price <path=usd>', 'exact-path price override (repeatable; =0 means free)', collect)
-    .option('--capability <tag>', 'capability tag (repeatable)', collect)
-    .action(act<EndpointFlags>(contextOf, (ctx, opts) => addEndpoint(ctx, opts)));
+  withEndpointFlags(endpoints.command('add').description('Add a priced endpoint'), 'add').action(
+    act<EndpointFlags>(contextOf, (ctx, opts) => addEndpoint(ctx, opts)),
+  );
 
   endpoints
     .command('price')
@@ -170,15 +196,11 @@ export function registerEndpointCommands(program: Command, contextOf: ContextOf)
     .argument('<usd>', 'new price in USD')
     .action(act(contextOf, (ctx, _o, [id, usd]) => priceEndpoint(ctx, id!, usd!)));
 
-  endpoints
-    .command('update')
-    .description('Change any of path, price, method, path pattern, route prices, capabilities')
-    .argument('<endpoint_id>', 'endpoint id (ep_…)')
-    .option('--path <path>', 'route path')
-    .option('--price <usd>', 'price per call in USD')
-    .option('--method <method>', 'HTTP method')
-    .option('--path-pattern <pattern>', 'attribution pattern ("" clears it)')
-    .option('--route-price <path=usd>', 'replaces the route-price overrides (repeatable)', collect)
-    .option('--capability <tag>', 'replaces the capability tags (repeatable)', collect)
-    .action(act<EndpointFlags>(contextOf, (ctx, opts, [id]) => updateEndpoint(ctx, id!, opts)));
+  withEndpointFlags(
+    endpoints
+      .command('update')
+      .description('Change any of path, price, method, path pattern, route prices, capabilities')
+      .argument('<endpoint_id>', 'endpoint id (ep_…)'),
+    'update',
+  ).action(act<EndpointFlags>(contextOf, (ctx, opts, [id]) => updateEndpoint(ctx, id!, opts)));
 }

@@ -79,6 +79,18 @@ export function parseRoutePrices(entries: string[] | undefined): Record<string, 
   return { ...out };
 }
 
+/**
+ * An http(s) URL given as `flag`, else exit 2 naming the flag: one that does not parse says what it got; one
+ * of another scheme says `schemeMessage` (by default the same).
+ */
+export function httpUrlArgument(flag: string, raw: string, schemeMessage?: string): URL {
+  const got = `expected an http(s) URL, got "${raw}"`;
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!url) throw badArgument(flag, got);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badArgument(flag, schemeMessage ?? got);
+  return url;
+}
+
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export function methodArgument(raw: string): string {

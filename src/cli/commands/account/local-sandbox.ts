@@ -1,0 +1,50 @@
+/**
+ * The local sandbox `npm start` runs, as the account commands meet it: its description file (sandbox.json in
+ * TREASURY_DATA_DIR, default ./.treasury), taken only when it names the API URL the CLI talks to, and its
+ * faucet (POST JSON; a refusal becomes `faucet_failed` with the faucet's own message).
+ *
+ * Defends against: funding or reading through another API's sandbox (the file must name this API URL).
+ * Does not defend against: a faucet that answers 200 without sending (its answer is reported as it came).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { z } from 'zod';
+import type { CliContext } from '../../core/cli-context.js';
+import { CliError } from '../../core/cli-error.js';
+
+/** The sandbox description, parsed with the caller's `schema`, when it names `apiUrl`; else undefined. */
+export function readLocalSandbox<S extends z.ZodType<{ api_url: string }>>(
+  apiUrl: string,
+  schema: S,
+): z.infer<S> | undefined {
+  const file = path.join(process.env.TREASURY_DATA_DIR || path.resolve('.treasury'), 'sandbox.json');
+  try {
+    const parsed = schema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    return parsed.success && parsed.data.api_url.replace(/\/+$/, '') === apiUrl ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asks the sandbox faucet for `body` (address, amount_usd, …) under a spinner; its JSON answer. */
+export async function requestSandboxFaucet(
+  ctx: CliContext,
+  faucetUrl: string,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  return ctx.spin('Funding from the sandbox faucet', async () => {
+    const r = await fetch(faucetUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const answer = (await r.json().catch(() => ({}))) as Record<string, unknown>;
+    if (!r.ok)
+      throw new CliError({
+        code: 'faucet_failed',
+        userMessage: `The sandbox faucet answered HTTP ${r.status}: ${String(answer.error ?? answer.user_message ?? '')}`,
+      });
+    return answer;
+  });
+}
