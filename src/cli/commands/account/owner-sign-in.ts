@@ -40,34 +40,6 @@ export function keystorePath(ctx: CliContext, name: string): string {
   return path.join(ctx.paths.seedsDir, `${name}.json`);
 }
 
-/** SIWE against `server` (the message names its host, so the signature is good there only): nonce, sign, init. */
-export async function siweSignIn(server: URL, mnemonic: string): Promise<SignInGrant> {
-  const base = server.origin;
-  const signer = evmAccount(mnemonic);
-  const api = new ApiClient({ baseUrl: base, token: undefined });
-  const { nonce } = await api.request('POST', '/v1/identity/nonce', { reply: identityNonceSchema });
-  const message = createSiweMessage({
-    domain: server.host,
-    address: signer.address,
-    uri: base,
-    version: '1',
-    chainId: 84532,
-    nonce,
-    issuedAt: new Date(),
-    statement: 'Sign in to Treasury from the xx CLI.',
-  });
-  const reply = await api.request('POST', '/v1/identity/init', {
-    body: { message, signature: await signer.signMessage({ message }), chain: 'evm' },
-  });
-  const grant = sessionGrantSchema.safeParse(reply);
-  if (!grant.success)
-    throw new CliError({
-      code: 'invalid_reply',
-      userMessage: 'POST /v1/identity/init answered an unexpected shape; is the server a Treasury?',
-    });
-  return grant.data;
-}
-
 /**
  * Runs `fn` with a client bearing a fresh sign-in session of the owner, then logs that session out. The
  * server is the active agent's (else the API URL), the keystore the active agent's (else `default`).
