@@ -16,17 +16,12 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import express from 'express';
-import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
-import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme as ExactEvmClientScheme } from '@x402/evm/exact/client';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
-import { paymentMiddleware } from '@x402/express';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { x402Koa } from 'treasury/koa';
 import {
   createX402Buyer,
   InsufficientBudgetError,
@@ -40,8 +35,14 @@ import {
 import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
-import { signInWithNewKey } from '../support/sign-in.js';
-import { sellerWithEndpoint } from '../support/seller-pay-to.js';
+import {
+  agentBuyer,
+  expressSeller,
+  koaSeller,
+  newAgentWallet,
+  readBalances,
+  type AgentBuyer,
+} from '../support/x402-e2e-fixture.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
@@ -49,11 +50,9 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   this.timeout(180_000);
   let chain: Awaited<ReturnType<typeof startTestChain>>;
   let t: TestTreasury;
-  let session: string;
+  let agent: AgentBuyer;
   let seller: { seller_id: string; pat: string };
-  let agentPat: { id: string; pat: string };
   let wallet: { id: string; address: `0x${string}` };
-  let client: TreasuryClient;
   const servers = new LoopbackServers();
   const payToExpress = privateKeyToAccount(generatePrivateKey()).address;
   const payToKoa = privateKeyToAccount(generatePrivateKey()).address;
@@ -64,71 +63,42 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   before(async () => {
     chain = await startTestChain();
     t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
-    const me = await signInWithNewKey(t);
-    session = me.session;
-    const pat = await t.request('POST', '/v1/pats', {
-      token: session,
-      body: { scope_type: 'agent', label: 'sdk buyer', daily_cap_usd: '0.04' },
-    });
-    assert.equal(pat.status, 201, JSON.stringify(pat.body));
-    agentPat = pat.body;
-    const created = await t.request('POST', `/v1/agents/${me.agent_id}/wallets`, {
-      token: agentPat.pat,
-      body: { label: 'sdk' },
-    });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    wallet = created.body;
+    agent = await agentBuyer(t, { label: 'sdk buyer', daily_cap_usd: '0.04' });
+    wallet = await newAgentWallet(t, agent.agentId, agent.pat.pat, 'sdk');
     await fundFromFaucet(chain, wallet.address, '1');
-    client = new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat.pat });
 
     // An official @x402/express seller, settling through the same local facilitator.
-    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: chain.facilitatorUrl })).register(
-      'eip155:84532',
-      new ExactEvmServerScheme(),
-    );
-    const app = express();
-    app.use(
-      paymentMiddleware(
-        {
-          'GET /weather': {
-            accepts: {
-              scheme: 'exact',
-              network: 'eip155:84532',
-              payTo: payToExpress,
-              price: { asset: USDC, amount: '10000', extra: { name: 'USDC', version: '2' } },
-            },
-            description: 'weather',
-            mimeType: 'application/json',
+    expressUrl = await expressSeller(
+      servers,
+      chain.facilitatorUrl,
+      [new ExactEvmServerScheme()],
+      {
+        'GET /weather': {
+          accepts: {
+            scheme: 'exact',
+            network: 'eip155:84532',
+            payTo: payToExpress,
+            price: { asset: USDC, amount: '10000', extra: { name: 'USDC', version: '2' } },
           },
+          description: 'weather',
+          mimeType: 'application/json',
         },
-        resourceServer,
-      ),
+      },
+      { '/weather': (_req, res) => void res.json({ weather: 'rain' }) },
     );
-    app.get('/weather', (_req, res) => void res.json({ weather: 'rain' }));
-    expressUrl = await servers.listen(app);
 
     // Our Koa seller, reporting to Treasury's ledger.
-    seller = await sellerWithEndpoint(
+    ({ seller, url: koaUrl } = await koaSeller(
       t,
-      session,
-      { name: 'Forecasts', slug: 'forecasts' },
-      { path: '/forecast', price: '0.01' },
-    );
-    const koa = new Koa();
-    const paywall = x402Koa({
-      token: seller.pat,
-      price: '0.01',
-      pay_to: payToKoa,
-      facilitator_url: chain.facilitatorUrl,
-      api_url: t.baseUrl,
-      env: {},
-    });
-    koa.use(paywall);
-    koa.use((ctx) => {
-      ctx.type = 'application/json';
-      ctx.body = KOA_BODY;
-    });
-    koaUrl = await servers.listen(koa.callback());
+      agent.session,
+      servers,
+      { seller: { name: 'Forecasts', slug: 'forecasts' }, endpoint: { path: '/forecast', price: '0.01' } },
+      { price: '0.01', pay_to: payToKoa, facilitator_url: chain.facilitatorUrl },
+      (ctx) => {
+        ctx.type = 'application/json';
+        ctx.body = KOA_BODY;
+      },
+    ));
   });
   after(async () => {
     await servers.closeAll();
@@ -137,11 +107,8 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   });
 
   it('pays an official @x402/express seller; the balances move by exactly the price', async () => {
-    const [buyerBefore, sellerBefore] = [
-      await readTokenBalance(chain, wallet.address),
-      await readTokenBalance(chain, payToExpress),
-    ];
-    const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.05' });
+    const [buyerBefore, sellerBefore] = await readBalances(chain, wallet.address, payToExpress);
+    const buyer = createX402Buyer({ client: agent.client, walletId: wallet.id, maxPriceUsd: '0.05' });
     const result = await buyer.request(`${expressUrl}/weather`);
     assert.equal(result.status, 200, result.body);
     assert.deepEqual(JSON.parse(result.body), { weather: 'rain' });
@@ -157,12 +124,12 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.equal(payment.authorization.value, '10000');
     assert.equal(await readTokenBalance(chain, wallet.address), buyerBefore - 10_000n);
     assert.equal(await readTokenBalance(chain, payToExpress), sellerBefore + 10_000n);
-    const balance = await client.getBalance(wallet.id);
+    const balance = await agent.client.getBalance(wallet.id);
     assert.equal(balance.balance_raw, (buyerBefore - 10_000n).toString());
   });
 
   it('pays our Koa seller; the seller ledger has the row with tx_hash and content_hash', async () => {
-    const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.01' });
+    const buyer = createX402Buyer({ client: agent.client, walletId: wallet.id, maxPriceUsd: '0.01' });
     const response = await buyer.fetch(`${koaUrl}/forecast`);
     assert.equal(response.status, 200);
     assert.equal(await response.text(), KOA_BODY);
@@ -188,7 +155,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
         .where({ wallet_id: wallet.id })
         .orderBy(['window_kind', 'window_start'])
         .select('window_kind', 'spent_micro', 'payment_count'),
-      patSpend: await knex('pat_spend_totals').where({ token_id: agentPat.id }).select('day', 'spent_micro'),
+      patSpend: await knex('pat_spend_totals').where({ token_id: agent.pat.id }).select('day', 'spent_micro'),
     });
     const before = await snapshot();
     assert.equal(
@@ -196,7 +163,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       '20000',
       'two payments of 0.01 so far',
     );
-    const buyer = createX402Buyer({ client, walletId: wallet.id, maxPriceUsd: '0.009999' });
+    const buyer = createX402Buyer({ client: agent.client, walletId: wallet.id, maxPriceUsd: '0.009999' });
     await assert.rejects(buyer.request(`${koaUrl}/forecast`), (err: unknown) => {
       assert.ok(err instanceof InsufficientBudgetError);
       assert.equal(err.requested_usd, '0.01');
@@ -209,13 +176,12 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   it('a wallet short of the price: InsufficientFundsError with fund_wallet (shortfall, chain, deposit URI); nothing moved', async () => {
     // Its own agent PAT without a cap (the shared one's cap is counted by the test after this one) and a
     // wallet holding 0.004 USD against the Koa seller's 0.01.
-    const pat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'agent', label: 'short' } }))
-      .body.pat as string;
+    const pat = (
+      await t.request('POST', '/v1/pats', { token: agent.session, body: { scope_type: 'agent', label: 'short' } })
+    ).body.pat as string;
     const shortClient = new TreasuryClient({ apiUrl: t.baseUrl, token: pat });
     const agentId = (await t.request('GET', '/v1/auth/whoami', { token: pat })).body.scope_id as string;
-    const created = await t.request('POST', `/v1/agents/${agentId}/wallets`, { token: pat, body: { label: 'short' } });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const poor = created.body as { id: string; address: `0x${string}` };
+    const poor = await newAgentWallet(t, agentId, pat, 'short');
     await fundFromFaucet(chain, poor.address, '0.004');
     const before = await readTokenBalance(chain, poor.address);
     const buyer = createX402Buyer({ client: shortClient, walletId: poor.id, maxPriceUsd: '0.01' });
@@ -236,7 +202,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   });
 
   it('treasuryAccount: the official @x402/fetch client pays our Koa seller with a Treasury-held key', async () => {
-    const account = await treasuryAccount({ client, walletId: wallet.id });
+    const account = await treasuryAccount({ client: agent.client, walletId: wallet.id });
     assert.equal(account.address.toLowerCase(), wallet.address.toLowerCase());
     await assert.rejects(account.signMessage({ message: 'hello' }), /only EIP-3009/);
     const official = new x402Client().register('eip155:84532', new ExactEvmClientScheme(account));
@@ -299,7 +265,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
       return response;
     };
     const buyer = createX402Buyer({
-      client: new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat.pat, fetch: lossy }),
+      client: new TreasuryClient({ apiUrl: t.baseUrl, token: agent.pat.pat, fetch: lossy }),
       walletId: wallet.id,
     });
     const result = await buyer.request(`${koaUrl}/forecast`);
@@ -314,7 +280,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   });
 
   it("the PAT's daily cap (0.04, four payments made) is PatCapReachedError with the settings link; no bearer is treasury_key_missing", async () => {
-    const buyer = createX402Buyer({ client, walletId: wallet.id });
+    const buyer = createX402Buyer({ client: agent.client, walletId: wallet.id });
     let result: X402Result | undefined;
     await assert.rejects(
       (async () => {
@@ -324,7 +290,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
         assert.ok(err instanceof PatCapReachedError, String(err));
         assert.equal(err.code, 'MGMT_6014');
         assert.match(err.user_message, /cap/i);
-        assert.match(err.settings_url ?? '', new RegExp(agentPat.id));
+        assert.match(err.settings_url ?? '', new RegExp(agent.pat.id));
         assert.equal(err.currentCapUsd, '0.04');
         return true;
       },

@@ -11,18 +11,22 @@
  * - The same seller without the extension: 412 `permit2_allowance_required` naming the one-time approval.
  */
 import assert from 'node:assert/strict';
-import express from 'express';
 import { erc20Abi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
 import { declareEip2612GasSponsoringExtension } from '@x402/extensions';
-import { paymentMiddleware, setSettlementOverrides as setExpressOverrides } from '@x402/express';
-import { createX402Buyer, Permit2AllowanceRequiredError, TreasuryClient } from 'treasury/sdk';
+import { setSettlementOverrides as setExpressOverrides } from '@x402/express';
+import { createX402Buyer, Permit2AllowanceRequiredError } from 'treasury/sdk';
 import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
-import { signInWithNewKey } from '../support/sign-in.js';
+import {
+  agentBuyer,
+  expressSeller,
+  newAgentWallet,
+  readBalances,
+  type AgentBuyer,
+} from '../support/x402-e2e-fixture.js';
 import { verifyAuditChain } from '../../src/api/audit/audit-ledger.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -33,18 +37,12 @@ describe('x402 upto with an EIP-2612 permit (eip2612GasSponsoring): no Permit2 a
   this.timeout(240_000);
   let chain: Awaited<ReturnType<typeof startTestChain>>;
   let t: TestTreasury;
-  let client: TreasuryClient;
-  let agentId: string;
-  let agentPat: string;
+  let agent: AgentBuyer;
   const servers = new LoopbackServers();
   const payTo = privateKeyToAccount(generatePrivateKey()).address;
   let sellerUrl: string;
 
-  const newWallet = async (label: string) => {
-    const created = await t.request('POST', `/v1/agents/${agentId}/wallets`, { token: agentPat, body: { label } });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    return created.body as { id: string; address: `0x${string}` };
-  };
+  const newWallet = (label: string) => newAgentWallet(t, agent.agentId, agent.pat.pat, label);
   const permit2Allowance = (owner: `0x${string}`) =>
     chain.publicClient.readContract({
       address: USDC,
@@ -56,43 +54,31 @@ describe('x402 upto with an EIP-2612 permit (eip2612GasSponsoring): no Permit2 a
   before(async () => {
     chain = await startTestChain();
     t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
-    const me = await signInWithNewKey(t);
-    agentId = me.agent_id;
-    const pat = await t.request('POST', '/v1/pats', {
-      token: me.session,
-      body: { scope_type: 'agent', label: 'permit' },
-    });
-    assert.equal(pat.status, 201, JSON.stringify(pat.body));
-    agentPat = pat.body.pat;
-    client = new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat });
+    agent = await agentBuyer(t, { label: 'permit' });
 
-    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: chain.facilitatorUrl })).register(
-      'eip155:84532',
-      new UptoEvmServerScheme(),
-    );
     const price = { asset: USDC, amount: MAX.toString(), extra: { name: 'USDC', version: '2' } };
     const accepts = { scheme: 'upto', network: 'eip155:84532', payTo, price } as const;
-    const app = express();
-    app.use(
-      paymentMiddleware(
-        {
-          'GET /sponsored': {
-            accepts,
-            description: 'metered, gasless Permit2 approval',
-            mimeType: 'application/json',
-            extensions: { ...declareEip2612GasSponsoringExtension() },
-          },
-          'GET /plain': { accepts, description: 'metered', mimeType: 'application/json' },
+    sellerUrl = await expressSeller(
+      servers,
+      chain.facilitatorUrl,
+      [new UptoEvmServerScheme()],
+      {
+        'GET /sponsored': {
+          accepts,
+          description: 'metered, gasless Permit2 approval',
+          mimeType: 'application/json',
+          extensions: { ...declareEip2612GasSponsoringExtension() },
         },
-        resourceServer,
-      ),
+        'GET /plain': { accepts, description: 'metered', mimeType: 'application/json' },
+      },
+      {
+        '/sponsored': (_req, res) => {
+          setExpressOverrides(res, { amount: '40%' });
+          res.json({ tokens: 400 });
+        },
+        '/plain': (_req, res) => void res.json({ plain: true }),
+      },
     );
-    app.get('/sponsored', (_req, res) => {
-      setExpressOverrides(res, { amount: '40%' });
-      res.json({ tokens: 400 });
-    });
-    app.get('/plain', (_req, res) => void res.json({ plain: true }));
-    sellerUrl = await servers.listen(app);
   });
   after(async () => {
     await servers.closeAll();
@@ -109,12 +95,9 @@ describe('x402 upto with an EIP-2612 permit (eip2612GasSponsoring): no Permit2 a
     const w = await newWallet('permit-first-upto');
     await fundFromFaucet(chain, w.address, '1'); // no approve_permit2
     assert.equal(await permit2Allowance(w.address), 0n);
-    const [buyerBefore, sellerBefore] = [
-      await readTokenBalance(chain, w.address),
-      await readTokenBalance(chain, payTo),
-    ];
+    const [buyerBefore, sellerBefore] = await readBalances(chain, w.address, payTo);
 
-    const buyer = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10' });
+    const buyer = createX402Buyer({ client: agent.client, walletId: w.id, maxPriceUsd: '0.10' });
     const result = await buyer.request(`${sellerUrl}/sponsored`);
     assert.equal(result.status, 200, result.body);
     assert.deepEqual(JSON.parse(result.body), { tokens: 400 });
@@ -154,7 +137,7 @@ describe('x402 upto with an EIP-2612 permit (eip2612GasSponsoring): no Permit2 a
   it('without the extension: 412 permit2_allowance_required naming the one-time approval', async () => {
     const w = await newWallet('permit-plain');
     await fundFromFaucet(chain, w.address, '1');
-    const buyer = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10' });
+    const buyer = createX402Buyer({ client: agent.client, walletId: w.id, maxPriceUsd: '0.10' });
     await assert.rejects(buyer.request(`${sellerUrl}/plain`), (err: unknown) => {
       assert.ok(err instanceof Permit2AllowanceRequiredError, String(err));
       const body = err.apiError.body as Record<string, any>;

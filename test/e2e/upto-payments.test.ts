@@ -16,25 +16,23 @@
  * - A payment whose witness names another facilitator is refused (upto_facilitator_mismatch) and nothing moves.
  */
 import assert from 'node:assert/strict';
-import express from 'express';
-import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server';
 import { UptoEvmScheme as UptoEvmClientScheme } from '@x402/evm/upto/client';
 import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server';
-import { paymentMiddleware, setSettlementOverrides as setExpressOverrides } from '@x402/express';
+import { setSettlementOverrides as setExpressOverrides } from '@x402/express';
 import { wrapFetchWithPayment } from '@x402/fetch';
-import { setSettlementOverrides, x402Koa } from 'treasury/koa';
+import { setSettlementOverrides } from 'treasury/koa';
 import { createX402Buyer, Permit2AllowanceRequiredError, treasuryAccount, TreasuryClient } from 'treasury/sdk';
 import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
 import { verifyAuditChain } from '../../src/api/audit/audit-ledger.js';
-import { mineBlocks, sellerWithEndpoint } from '../support/seller-pay-to.js';
+import { mineBlocks } from '../support/seller-pay-to.js';
+import { agentBuyer, expressSeller, koaSeller, newAgentWallet, readBalances } from '../support/x402-e2e-fixture.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const MAX = 100_000n; // $0.10, the signed maximum of every upto route here
@@ -82,11 +80,7 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     };
     return { pay: wrapFetchWithPayment(fetch, official), before };
   };
-  const newWallet = async (label: string) => {
-    const created = await t.request('POST', `/v1/agents/${agentId}/wallets`, { token: agentPat, body: { label } });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    return created.body as { id: string; address: `0x${string}` };
-  };
+  const newWallet = (label: string) => newAgentWallet(t, agentId, agentPat, label);
   const ledgerRow = async (tx: string) => {
     for (let i = 0; i < 100; i++) {
       const row = (
@@ -105,75 +99,58 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   before(async () => {
     chain = await startTestChain();
     t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
-    const me = await signInWithNewKey(t);
-    agentId = me.agent_id;
-    const pat = await t.request('POST', '/v1/pats', {
-      token: me.session,
-      body: { scope_type: 'agent', label: 'upto buyer' },
-    });
-    assert.equal(pat.status, 201, JSON.stringify(pat.body));
-    agentPat = pat.body.pat;
-    agentPatId = pat.body.id;
-    client = new TreasuryClient({ apiUrl: t.baseUrl, token: agentPat });
+    const agent = await agentBuyer(t, { label: 'upto buyer' });
+    ({ agentId, client } = agent);
+    ({ pat: agentPat, id: agentPatId } = agent.pat);
 
     // An official @x402/express seller: /metered is upto only (charges 40%), /either offers upto then exact.
-    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: chain.facilitatorUrl }))
-      .register('eip155:84532', new UptoEvmServerScheme())
-      .register('eip155:84532', new ExactEvmServerScheme());
     const price = { asset: USDC, amount: MAX.toString(), extra: { name: 'USDC', version: '2' } };
-    const app = express();
-    app.use(
-      paymentMiddleware(
-        {
-          'GET /metered': {
-            accepts: { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price },
-            description: 'metered',
-            mimeType: 'application/json',
-          },
-          'GET /either': {
-            accepts: [
-              { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price },
-              { scheme: 'exact', network: 'eip155:84532', payTo: payToExpress, price: { ...price, amount: '30000' } },
-            ],
-            description: 'either',
-            mimeType: 'application/json',
-          },
+    expressUrl = await expressSeller(
+      servers,
+      chain.facilitatorUrl,
+      [new UptoEvmServerScheme(), new ExactEvmServerScheme()],
+      {
+        'GET /metered': {
+          accepts: { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price },
+          description: 'metered',
+          mimeType: 'application/json',
         },
-        resourceServer,
-      ),
+        'GET /either': {
+          accepts: [
+            { scheme: 'upto', network: 'eip155:84532', payTo: payToExpress, price },
+            { scheme: 'exact', network: 'eip155:84532', payTo: payToExpress, price: { ...price, amount: '30000' } },
+          ],
+          description: 'either',
+          mimeType: 'application/json',
+        },
+      },
+      {
+        '/metered': (_req, res) => {
+          setExpressOverrides(res, { amount: '40%' });
+          res.json({ tokens: 400 });
+        },
+        '/either': (_req, res) => void res.json({ either: true }),
+      },
     );
-    app.get('/metered', (_req, res) => {
-      setExpressOverrides(res, { amount: '40%' });
-      res.json({ tokens: 400 });
-    });
-    app.get('/either', (_req, res) => void res.json({ either: true }));
-    expressUrl = await servers.listen(app);
 
     // Our Koa seller: upto at $0.10, the handler names the charge.
-    seller = await sellerWithEndpoint(
+    ({ seller, url: koaUrl } = await koaSeller(
       t,
-      me.session,
-      { name: 'Metered', slug: 'metered' },
-      { path: '/tokens', price: '0.10' },
-    );
-    const koa = new Koa();
-    koa.use(
-      x402Koa({
-        token: seller.pat,
+      agent.session,
+      servers,
+      { seller: { name: 'Metered', slug: 'metered' }, endpoint: { path: '/tokens', price: '0.10' } },
+      {
         price: '0.10',
         pay_to: payToKoa,
         schemes: ['upto'],
         facilitator_url: chain.facilitatorUrl,
         facilitator_address: chain.facilitatorAddress,
-        api_url: t.baseUrl,
-        env: {},
-      }),
-    );
-    koa.use((ctx) => {
-      setSettlementOverrides(ctx, { amount: koaCharge });
-      ctx.body = { tokens: 250 };
-    });
-    koaUrl = await servers.listen(koa.callback());
+      },
+      (ctx) => {
+        setSettlementOverrides(ctx, { amount: koaCharge });
+        ctx.body = { tokens: 250 };
+      },
+    ));
   });
   after(async () => {
     await servers.closeAll();
@@ -218,10 +195,7 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   it('a Treasury wallet pays an official express upto seller; the seller charges 40% and exactly that moves', async () => {
     const w = await newWallet('express-upto');
     await approvePermit2(w.address);
-    const [buyerBefore, sellerBefore] = [
-      await readTokenBalance(chain, w.address),
-      await readTokenBalance(chain, payToExpress),
-    ];
+    const [buyerBefore, sellerBefore] = await readBalances(chain, w.address, payToExpress);
     const buyer = createX402Buyer({ client, walletId: w.id, maxPriceUsd: '0.10' });
     const result = await buyer.request(`${expressUrl}/metered`);
     assert.equal(result.status, 200, result.body);

@@ -1,11 +1,12 @@
 /**
  * Recovers the address that signed an EIP-3009 TransferWithAuthorization as the API returns it (decimal
  * strings, hex nonce), for the tests that prove a payment's signature is the wallet's. It checks nothing
- * itself: the caller compares the address it returns with the wallet's.
+ * itself: the caller compares the address it returns with the wallet's. The type is the tests' own
+ * (typed-data-oracle.ts, from EIP-3009), not the signer's.
  */
 import { recoverTypedDataAddress, type Address, type Hex } from 'viem';
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from '../../signer/eip3009/hash-transfer-authorization.js';
 import { BASE_SEPOLIA_USDC } from '../builders/payment-requirements.js';
+import { TRANSFER_WITH_AUTHORIZATION, typedData, type TokenDomain } from './typed-data-oracle.js';
 import type { Eip3009Authorization } from '../../src/api/pay/payment-authorization.js';
 
 /** Base Sepolia's USDC domain, the one the test chain registry names. */
@@ -19,20 +20,10 @@ export const BASE_SEPOLIA_USDC_DOMAIN = {
 export function recoverAuthorizationSigner(
   authorization: Eip3009Authorization,
   signature: string,
-  domain: { name: string; version: string; chainId: number; verifyingContract: string } = BASE_SEPOLIA_USDC_DOMAIN,
+  domain: TokenDomain = BASE_SEPOLIA_USDC_DOMAIN,
 ): Promise<Address> {
   return recoverTypedDataAddress({
-    domain: { ...domain, verifyingContract: domain.verifyingContract as Address },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: 'TransferWithAuthorization',
-    message: {
-      from: authorization.from as Address,
-      to: authorization.to as Address,
-      value: BigInt(authorization.value),
-      validAfter: BigInt(authorization.validAfter),
-      validBefore: BigInt(authorization.validBefore),
-      nonce: authorization.nonce as Hex,
-    },
+    ...typedData(TRANSFER_WITH_AUTHORIZATION, domain, { ...authorization }),
     signature: signature as Hex,
   });
 }

@@ -19,6 +19,8 @@ import {
 } from '../../support/dashboard-browser.js';
 import { newOwner, useDashboardWorld, type Owner } from './dashboard-world.js';
 
+type DashboardPage = Awaited<ReturnType<typeof newDashboardPage>>['page'];
+
 describe('dashboard quality: axe-core, both widths, screenshots; create wallet and claim (Chromium)', function () {
   this.timeout(240_000);
   const world = useDashboardWorld();
@@ -93,12 +95,21 @@ describe('dashboard quality: axe-core, both widths, screenshots; create wallet a
     });
   }
 
-  it('creates a wallet from the create_wallet page and lands on it', async () => {
+  /** Runs `steps` on a new page at `path`, signed in there with the owner's browser wallet; closes it after. */
+  const signedInAt = async (path: string, steps: (page: DashboardPage) => Promise<void>) => {
     const { context, page } = await newDashboardPage(world.browser);
     try {
       await installFakeWallet(page, owner.key);
-      await page.goto('/dashboard/wallets/new');
+      await page.goto(path);
       await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      await steps(page);
+    } finally {
+      await context.close();
+    }
+  };
+
+  it('creates a wallet from the create_wallet page and lands on it', async () => {
+    await signedInAt('/dashboard/wallets/new', async (page) => {
       await page.getByLabel('Label (optional)').fill('fresh');
       await page.getByLabel('Policy (JSON, optional)').fill('{"per_tx_cap_usd": "0"}');
       assert.equal(await page.getByRole('button', { name: 'Create wallet' }).isDisabled(), true);
@@ -110,17 +121,11 @@ describe('dashboard quality: axe-core, both widths, screenshots; create wallet a
       const read = await world.t.request('GET', `/v1/wallets/${id}`, { token: owner.agentPat.pat });
       assert.equal(read.status, 200);
       assert.deepEqual([read.body.label, read.body.policy], ['fresh', { per_tx_cap_usd: '2' }]);
-    } finally {
-      await context.close();
-    }
+    });
   });
 
   it('the api-key claim mints a working Treasury PAT; a refusal shows user_message and request_id', async () => {
-    const { context, page } = await newDashboardPage(world.browser);
-    try {
-      await installFakeWallet(page, owner.key);
-      await page.goto('/dashboard/claim');
-      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+    await signedInAt('/dashboard/claim', async (page) => {
       await page.getByRole('button', { name: 'Mint a Treasury PAT' }).click();
       const pat = await page.getByTestId('claimed-pat').innerText();
       assert.match(pat, /^xx_pat_/);
@@ -135,8 +140,6 @@ describe('dashboard quality: axe-core, both widths, screenshots; create wallet a
       assert.match(await page.getByTestId('request-id').innerText(), /\S{8,}/);
       await screenshot(page, 'claim-refused');
       assert.equal(page.url(), `${PUBLIC_ORIGIN}/dashboard/claim`);
-    } finally {
-      await context.close();
-    }
+    });
   });
 });

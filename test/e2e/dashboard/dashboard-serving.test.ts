@@ -14,6 +14,7 @@ import path from 'node:path';
 import { buildDashboard } from '../../../ops/dashboard/build-dashboard.js';
 import { DASHBOARD_CSP } from '../../../src/api/http/dashboard-static.js';
 import { newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
+import { fetchEach } from '../../support/fetch-each.js';
 import { handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
 
 describe('dashboard: served by the API, CSP, CLI handoff (Chromium)', function () {
@@ -22,12 +23,11 @@ describe('dashboard: served by the API, CSP, CLI handoff (Chromium)', function (
 
   it('serves the page and its deep links with the security headers; assets immutable; traversal refused', async () => {
     const { t } = world;
-    for (const path of [
+    for await (const [path, res] of fetchEach(t.baseUrl, [
       '/dashboard/',
       '/dashboard/settings/pats/pat_0123456789abcdef01234567',
       '/dashboard/wallets/new',
-    ]) {
-      const res = await fetch(t.baseUrl + path);
+    ])) {
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
       assert.equal(res.headers.get('content-security-policy'), DASHBOARD_CSP);
@@ -48,12 +48,11 @@ describe('dashboard: served by the API, CSP, CLI handoff (Chromium)', function (
     const redirect = await fetch(`${t.baseUrl}/dashboard`, { redirect: 'manual' });
     assert.equal(redirect.status, 308);
     assert.equal(redirect.headers.get('location'), '/dashboard/');
-    for (const path of [
+    for await (const [path, res] of fetchEach(t.baseUrl, [
       '/dashboard/assets/..%2F..%2F..%2Fpackage.json',
       '/dashboard/assets/%2e%2e/%2e%2e/package.json',
       '/dashboard/assets/missing.js',
-    ]) {
-      const res = await fetch(t.baseUrl + path);
+    ])) {
       assert.equal(res.status, 404, path);
       assert.equal(((await res.json()) as { error_code: string }).error_code, 'not_found');
     }

@@ -142,6 +142,15 @@ describe('authorization matrix (every route × every bearer)', function () {
   /** The account's seller flow: any session of the account. */
   const platform: Bearer[] = ['session', 'agent_session'];
   const sellerSurface: Bearer[] = ['session', 'agent_session', 'service_pat'];
+  /** Every bearer the platform authenticates (not the legacy key: the platform's routes answer it 401). */
+  const authenticated = BEARERS.filter((b) => !UNAUTHENTICATED.includes(b) && b !== 'legacy_treasury_key');
+  /** A route on one wallet of the account: to a foreign Treasury bearer there is no such wallet (404). */
+  const walletRoute = (name: string, call: Route['call'], ok: Bearer[]): Route => ({
+    name,
+    call,
+    ok,
+    notFound: ['legacy_treasury_key', 'other_account_pat'],
+  });
   let counter = 0;
   const endpoint = async () =>
     (
@@ -197,69 +206,36 @@ describe('authorization matrix (every route × every bearer)', function () {
       call: req('GET', '/v1/wallets'),
       ok: [...walletOps, 'legacy_treasury_key', 'other_account_pat'],
     },
-    {
-      name: 'GET /v1/wallets/{id}',
-      call: onWallet('GET', ''),
-      ok: walletOps,
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
-    },
-    {
-      name: 'POST /v1/wallets/{id}/rotate',
-      call: onWallet('POST', '/rotate', { abandon_balance: true }, true),
-      ok: walletAdmin,
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
-    },
-    {
-      name: 'POST /v1/wallets/{id}/revoke',
-      call: onWallet('POST', '/revoke', { abandon_balance: true }, true),
-      ok: walletAdmin,
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
-    },
-    {
-      name: 'GET /v1/wallets/{id}/policy',
-      call: onWallet('GET', '/policy'),
-      ok: walletOps,
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
-    },
-    {
-      name: 'PUT /v1/wallets/{id}/policy',
-      call: onWallet('PUT', '/policy', {}),
-      ok: walletAdmin,
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
-    },
-    {
-      name: 'POST /v1/wallets/{id}/policy/evaluate',
-      call: onWallet('POST', '/policy/evaluate', { to: requirements.payTo, amount_usd: '1' }),
-      ok: walletOps,
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
-    },
-    {
-      name: 'POST /v1/wallets/{id}/pay',
-      call: onWallet('POST', '/pay', { payment_requirements: requirements }),
-      ok: walletOps,
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
-    },
-    {
-      name: 'POST /v1/wallets/{id}/transfer',
-      call: onWallet('POST', '/transfer', { to: requirements.payTo, amount_usd: '0.001' }),
-      ok: walletOps,
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
-    },
+    walletRoute('GET /v1/wallets/{id}', onWallet('GET', ''), walletOps),
+    walletRoute(
+      'POST /v1/wallets/{id}/rotate',
+      onWallet('POST', '/rotate', { abandon_balance: true }, true),
+      walletAdmin,
+    ),
+    walletRoute(
+      'POST /v1/wallets/{id}/revoke',
+      onWallet('POST', '/revoke', { abandon_balance: true }, true),
+      walletAdmin,
+    ),
+    walletRoute('GET /v1/wallets/{id}/policy', onWallet('GET', '/policy'), walletOps),
+    walletRoute('PUT /v1/wallets/{id}/policy', onWallet('PUT', '/policy', {}), walletAdmin),
+    walletRoute(
+      'POST /v1/wallets/{id}/policy/evaluate',
+      onWallet('POST', '/policy/evaluate', { to: requirements.payTo, amount_usd: '1' }),
+      walletOps,
+    ),
+    walletRoute(
+      'POST /v1/wallets/{id}/pay',
+      onWallet('POST', '/pay', { payment_requirements: requirements }),
+      walletOps,
+    ),
+    walletRoute(
+      'POST /v1/wallets/{id}/transfer',
+      onWallet('POST', '/transfer', { to: requirements.payTo, amount_usd: '0.001' }),
+      walletOps,
+    ),
     { name: 'POST /v1/identity/exchange-pat', call: req('POST', '/v1/identity/exchange-pat'), ok: ['agent_pat'] },
-    {
-      name: 'GET /v1/auth/whoami',
-      call: req('GET', '/v1/auth/whoami'),
-      ok: [
-        'service_pat',
-        'agent_pat',
-        'treasury_pat',
-        'gate_pat',
-        'treasury_gate_pat',
-        'other_account_pat',
-        'agent_session',
-        'session',
-      ],
-    },
+    { name: 'GET /v1/auth/whoami', call: req('GET', '/v1/auth/whoami'), ok: authenticated },
     { name: 'POST /v1/pats', call: req('POST', '/v1/pats', { scope_type: 'agent' }), ok: owner },
     { name: 'GET /v1/pats', call: req('GET', '/v1/pats'), ok: owner },
     { name: 'DELETE /v1/pats/{id}', call: req('DELETE', async () => `/v1/pats/${await freshPat()}`), ok: owner },

@@ -97,13 +97,7 @@ describe('error codes through HTTP (PostgreSQL, SoftHSM)', function () {
 
 describe('error codes of a Treasury without an operator token, and of one not ready', function () {
   this.timeout(120_000);
-  let t: TestTreasury;
-  before(async () => {
-    t = await startTestTreasury({ withoutAdminToken: true });
-  });
-  after(async () => {
-    await t?.stop();
-  });
+  const t = useTestTreasury({ withoutAdminToken: true });
 
   it('admin_token_not_configured: minting an account needs the operator token the server does not have', async () => {
     for (const token of [t.adminToken, undefined]) {

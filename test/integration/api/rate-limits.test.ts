@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 import { useGatedTestTreasury } from '../../support/database-outage.js';
 import { signInBody } from '../../support/sign-in.js';
 import { RateLimits } from '../../../src/api/http/middleware/rate-limit.js';
@@ -45,13 +45,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(180_000);
 
   describe('with the production defaults', () => {
-    let t: TestTreasury;
-    before(async () => {
-      t = await startTestTreasury({ productionRateLimits: true });
-    });
-    after(async () => {
-      await t?.stop();
-    });
+    const t = useTestTreasury({ productionRateLimits: true });
 
     it('the clean-up the app runs on its own timer (stopped at shutdown) deletes the rows expired over an hour ago, and only those', async () => {
       const now = Date.now();
@@ -92,24 +86,18 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
   });
 
   describe('with small limits and a 2-second window', () => {
-    let t: TestTreasury;
     let now = new Date();
-    before(async () => {
-      t = await startTestTreasury({
-        clock: () => now,
-        extraEnv: {
-          TREASURY_RATE_LIMIT_WINDOW_SECONDS: '2',
-          TREASURY_RATE_LIMIT_NONCE: '6',
-          TREASURY_RATE_LIMIT_INIT: '3',
-          TREASURY_RATE_LIMIT_TOKEN: '5',
-          TREASURY_RATE_LIMIT_PAY: '4',
-          TREASURY_RATE_LIMIT_AUTH_FAILURES: '5',
-          TREASURY_TRUSTED_PROXIES: '127.0.0.1/32, ::1',
-        },
-      });
-    });
-    after(async () => {
-      await t?.stop();
+    const t = useTestTreasury({
+      clock: () => now,
+      extraEnv: {
+        TREASURY_RATE_LIMIT_WINDOW_SECONDS: '2',
+        TREASURY_RATE_LIMIT_NONCE: '6',
+        TREASURY_RATE_LIMIT_INIT: '3',
+        TREASURY_RATE_LIMIT_TOKEN: '5',
+        TREASURY_RATE_LIMIT_PAY: '4',
+        TREASURY_RATE_LIMIT_AUTH_FAILURES: '5',
+        TREASURY_TRUSTED_PROXIES: '127.0.0.1/32, ::1',
+      },
     });
     const fresh = () => `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
     /** Requests as if from `client` through the trusted proxy on loopback. */
@@ -285,15 +273,12 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
     let signer: TestSigner;
     let db: TestDatabase;
     const apis: ApiProcess[] = [];
-    const urls: string[] = [];
 
     before(async () => {
       signer = await startTestSigner();
       db = await createTestDatabase();
       for (let i = 0; i < 2; i++) {
-        const api = await startApiProcess(db, signer, { TREASURY_RATE_LIMIT_NONCE: '30' });
-        apis.push(api);
-        urls.push(api.url);
+        apis.push(await startApiProcess(db, signer, { TREASURY_RATE_LIMIT_NONCE: '30' }));
       }
     });
     after(async () => {
@@ -307,7 +292,7 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
       const statuses = await flood(
         40,
         4,
-        async (i) => (await fetch(`${urls[i % 2]}/v1/identity/nonce`, { method: 'POST' })).status,
+        async (i) => (await fetch(`${apis[i % 2]!.url}/v1/identity/nonce`, { method: 'POST' })).status,
       );
       assert.equal(statuses.filter((s) => s === 201).length, 30, JSON.stringify(statuses));
       assert.equal(statuses.filter((s) => s === 429).length, 10);

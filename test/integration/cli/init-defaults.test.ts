@@ -11,34 +11,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { TestTreasury } from '../../support/api-harness.js';
-import {
-  assertOk,
-  runXx,
-  startForwardedTreasury,
-  type Forwarder,
-  stderrJson,
-  stdoutJson,
-  xxHomeFor,
-} from './xx-process.js';
+import { useForwardedTreasury } from '../../support/forwarded-treasury.js';
+import { assertOk, runXx, stderrJson, stdoutJson, xxHomeFor } from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
 describe('xx init: safe defaults for a new agent (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(240_000);
-  let t: TestTreasury;
-  let forwarder: Forwarder;
-  let server: string;
-  const home = (name: string) => xxHomeFor(name, server, PASSPHRASE);
-
-  before(async () => {
-    ({ forwarder, t } = await startForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' }));
-    server = forwarder.url;
-  });
-  after(async () => {
-    await forwarder?.close();
-    await t?.stop();
-  });
+  const { t, forwarder } = useForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' });
+  const home = (name: string) => xxHomeFor(name, forwarder.url, PASSPHRASE);
 
   /** What the server holds: the PAT's daily cap (micro-USD) and the wallet's policy. */
   async function held(patId: string, walletId: string) {

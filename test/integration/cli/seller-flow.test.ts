@@ -16,20 +16,17 @@ import path from 'node:path';
 import type { TestTreasury } from '../../support/api-harness.js';
 import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import {
-  assertOk,
+  assertOk as ok,
   filesUnder,
-  runXx,
+  runXx as runCli,
   startForwardedTreasury,
   type Forwarder,
   stderrJson,
-  stdoutJson,
+  stdoutJson as parseJson,
   type XxRun,
 } from './xx-process.js';
 import { idsInListOrder } from '../../support/list-order.js';
 
-const runCli = runXx;
-const ok = assertOk;
-const parseJson = stdoutJson;
 const parseStderrJson = (run: XxRun) => stderrJson(run, 'the command');
 
 /** A seller origin: the well-known file (body settable) and a paid-looking /search that answers 402. */

@@ -73,6 +73,24 @@ describe('group-commit writers (PostgreSQL)', function () {
     for (const walletId of walletIds) assert.equal((await verifyAuditChain(t.db.knex, walletId)).ok, true);
   }
 
+  /**
+   * What was decided on `head` for wallet `w`: `rows` under the wallet's lock with their audit row (`eventType`,
+   * `payload`), and the wallet's audit head after it.
+   */
+  function decided(
+    w: { id: string },
+    head: AuditHead,
+    eventType: string,
+    payload: Record<string, unknown>,
+    rows: Omit<DecisionWrite, 'lockKey' | 'audit'>,
+  ): { write: DecisionWrite; head: AuditHead } {
+    const audit = testAudit(head, w.id, eventType, payload);
+    return {
+      write: { lockKey: walletLockKey(w.id).toString(), ...rows, audit },
+      head: { seq: audit.seq, hash: audit.hash },
+    };
+  }
+
   /** A reservation of `amount` micro-USD decided on `head`; `nonce` may be forced (to collide). */
   function reservation(
     w: { id: string; address: string },
@@ -82,62 +100,72 @@ describe('group-commit writers (PostgreSQL)', function () {
   ): { write: DecisionWrite; head: AuditHead } {
     const decisionId = `pd_${randomBytes(12).toString('hex')}`;
     const authorizationId = `auth_${randomBytes(12).toString('hex')}`;
-    const audit = testAudit(head, w.id, 'payment.reserved', { authorization_id: authorizationId });
-    const write: DecisionWrite = {
-      lockKey: walletLockKey(w.id).toString(),
-      authorization: {
-        id: authorizationId,
-        walletId: w.id,
-        decisionId,
-        kind: 'pay',
-        scheme: 'exact',
-        network: 'base-sepolia',
-        asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-        from: w.address,
-        to: SELLER,
-        valueRaw: amount.toString(),
-        amountMicro: amount.toString(),
-        validAfter: '0',
-        validBefore: '9999999999',
-        nonce,
-        capability: null,
-        resource: null,
-        idempotencyKey: null,
-        requestHash: null,
-        response: '{}',
-        actor: 'test',
-        at: AT,
-        status: 'reserved',
-        signature: null,
-        signedAt: null,
+    return decided(
+      w,
+      head,
+      'payment.reserved',
+      { authorization_id: authorizationId },
+      {
+        authorization: {
+          id: authorizationId,
+          walletId: w.id,
+          decisionId,
+          kind: 'pay',
+          scheme: 'exact',
+          network: 'base-sepolia',
+          asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+          from: w.address,
+          to: SELLER,
+          valueRaw: amount.toString(),
+          amountMicro: amount.toString(),
+          validAfter: '0',
+          validBefore: '9999999999',
+          nonce,
+          capability: null,
+          resource: null,
+          idempotencyKey: null,
+          requestHash: null,
+          response: '{}',
+          actor: 'test',
+          at: AT,
+          status: 'reserved',
+          signature: null,
+          signedAt: null,
+        },
+        spend: { walletId: w.id, windowStarts: WINDOWS, amountMicro: amount },
       },
-      spend: { walletId: w.id, windowStarts: WINDOWS, amountMicro: amount },
-      audit,
-    };
-    return { write, head: { seq: audit.seq, hash: audit.hash } };
+    );
   }
 
   /** A denial decided on `head`: its decision row and its audit row. */
   function denial(w: { id: string }, head: AuditHead): { write: DecisionWrite; head: AuditHead; decisionId: string } {
     const decisionId = `pd_${randomBytes(12).toString('hex')}`;
-    const audit = testAudit(head, w.id, 'policy.denied', { decision_id: decisionId });
-    const write: DecisionWrite = {
-      lockKey: walletLockKey(w.id).toString(),
-      decision: {
-        id: decisionId,
-        walletId: w.id,
-        outcome: 'deny',
-        kind: 'pay',
-        amountMicro: '5000',
-        to: SELLER,
-        capability: null,
-        violations: '[{"rule":"per_tx_cap_usd"}]',
-        headroom: '{}',
-        at: AT,
+    const denied = decided(
+      w,
+      head,
+      'policy.denied',
+      { decision_id: decisionId },
+      {
+        decision: {
+          id: decisionId,
+          walletId: w.id,
+          outcome: 'deny',
+          kind: 'pay',
+          amountMicro: '5000',
+          to: SELLER,
+          capability: null,
+          violations: '[{"rule":"per_tx_cap_usd"}]',
+          headroom: '{}',
+          at: AT,
+        },
       },
-      audit,
-    };
-    return { write, head: { seq: audit.seq, hash: audit.hash }, decisionId };
+    );
+    return { ...denied, decisionId };
+  }
+
+  /** The signature stored on authorization `id` (null while it has none). */
+  async function storedSignature(id: string): Promise<string | null> {
+    return (await t.db.knex('authorizations').where({ id }).first()).signature;
   }
 
   async function totals(walletId: string) {
@@ -387,26 +415,13 @@ describe('group-commit writers (PostgreSQL)', function () {
     ]);
     assert.deepEqual(batches, [1, 4]);
     assert.deepEqual(await first, { status: 'signed', response: { signature: sig(1) } });
-    const stored = (
-      await t.db
-        .knex('authorizations')
-        .where({ id: id(r2) })
-        .first()
-    ).signature as string;
+    const stored = (await storedSignature(id(r2))) as string;
     assert.ok([sig(2), sig(3)].includes(stored));
     assert.deepEqual(a, { status: 'signed', response: { signature: stored } }, 'both callers get the stored signature');
     assert.deepEqual(b, a);
     assert.equal(c!.status, 'released', 'a released row takes no signature');
     assert.equal(d, undefined);
-    assert.equal(
-      (
-        await t.db
-          .knex('authorizations')
-          .where({ id: id(r3) })
-          .first()
-      ).signature,
-      null,
-    );
+    assert.equal(await storedSignature(id(r3)), null);
   });
 
   it('signatures: a record whose connection is cut while its statement runs is sent once more on a new connection; a statement PostgreSQL refused is not', async () => {
@@ -450,15 +465,7 @@ describe('group-commit writers (PostgreSQL)', function () {
       if (!holder.isCompleted()) await holder.rollback();
     }
     assert.equal(opened, 2, 'sent again on a new connection');
-    assert.equal(
-      (
-        await t.db
-          .knex('authorizations')
-          .where({ id: id(r2) })
-          .first()
-      ).signature,
-      sig(2),
-    );
+    assert.equal(await storedSignature(id(r2)), sig(2));
     // A value PostgreSQL refuses (not a timestamp) fails the record at once: no second attempt, same connection.
     await assert.rejects(
       recorder.record(id(r2), sig(3), { signature: sig(3) }, 'not a time' as unknown as Date),

@@ -16,23 +16,29 @@ import { measureBackendSignRate } from '../../../signer/bench/measure-backend-si
 import type { Pkcs11BackendConfig } from '../../../signer/config/signer-config.js';
 import { SignerFault } from '../../../signer/signer-error.js';
 import { initSoftHsmToken, type SoftHsmToken } from '../../../ops/softhsm/init-token.js';
+import { pointSoftHsmAt } from '../../support/softhsm-conf.js';
 
 const isFault = (code: string, pattern?: RegExp) => (e: unknown) =>
   e instanceof SignerFault && e.code === code && (!pattern || pattern.test(e.message));
 const isCkr = (code: number) => (e: unknown) => (e as { code?: number }).code === code;
+
+/** PKCS#11 attribute values by their CKA_ names, as the tests write a template. */
+type Attributes = Partial<Record<Extract<keyof typeof pkcs11js, `CKA_${string}`>, pkcs11js.Attribute['value']>>;
+/** The PKCS#11 template of `attributes`, in their order. */
+const template = (attributes: Attributes): pkcs11js.Template =>
+  Object.entries(attributes).map(([name, value]) => ({ type: pkcs11js[name as keyof Attributes], value }));
 
 describe('key material never leaves the HSM (PKCS#11 backend in-process)', function () {
   this.timeout(60_000);
   let dir: string;
   let token: SoftHsmToken;
   let config: Pkcs11BackendConfig;
-  let previousConf: string | undefined;
+  let restoreConf: () => void;
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-hsm-'));
     token = await initSoftHsmToken({ dir });
-    previousConf = process.env.SOFTHSM2_CONF;
-    process.env.SOFTHSM2_CONF = token.softhsm2Conf; // read by SoftHSM at C_Initialize
+    restoreConf = pointSoftHsmAt(token.softhsm2Conf);
     config = {
       kind: 'pkcs11',
       modulePath: token.modulePath,
@@ -46,8 +52,7 @@ describe('key material never leaves the HSM (PKCS#11 backend in-process)', funct
     };
   });
   after(() => {
-    if (previousConf === undefined) delete process.env.SOFTHSM2_CONF;
-    else process.env.SOFTHSM2_CONF = previousConf;
+    restoreConf?.();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -112,35 +117,26 @@ describe('key material never leaves the HSM (PKCS#11 backend in-process)', funct
     try {
       const session = module.openSession(module.findTokenSlot(config.tokenLabel));
       module.login(session, config.pin);
-      const aes = (label: string, extra: pkcs11js.Template) =>
-        module.p11.C_GenerateKey(session, { mechanism: pkcs11js.CKM_AES_KEY_GEN }, [
-          { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
-          { type: pkcs11js.CKA_VALUE_LEN, value: 32 },
-          { type: pkcs11js.CKA_TOKEN, value: true },
-          { type: pkcs11js.CKA_PRIVATE, value: true },
-          { type: pkcs11js.CKA_LABEL, value: label },
-          { type: pkcs11js.CKA_WRAP, value: true },
-          { type: pkcs11js.CKA_UNWRAP, value: true },
-          ...extra,
-        ]);
-      aes('weak-extractable', [
-        { type: pkcs11js.CKA_SENSITIVE, value: true },
-        { type: pkcs11js.CKA_EXTRACTABLE, value: true },
-        { type: pkcs11js.CKA_DECRYPT, value: false },
-      ]);
-      aes('weak-decrypt', [
-        { type: pkcs11js.CKA_SENSITIVE, value: true },
-        { type: pkcs11js.CKA_EXTRACTABLE, value: false },
-        { type: pkcs11js.CKA_DECRYPT, value: true },
-      ]);
-      aes('twice', [
-        { type: pkcs11js.CKA_SENSITIVE, value: true },
-        { type: pkcs11js.CKA_EXTRACTABLE, value: false },
-      ]);
-      aes('twice', [
-        { type: pkcs11js.CKA_SENSITIVE, value: true },
-        { type: pkcs11js.CKA_EXTRACTABLE, value: false },
-      ]);
+      /** A token AES-256 key labelled `label` that wraps and unwraps, with `flags` on top. */
+      const aes = (label: string, flags: Attributes) =>
+        module.p11.C_GenerateKey(
+          session,
+          { mechanism: pkcs11js.CKM_AES_KEY_GEN },
+          template({
+            CKA_CLASS: pkcs11js.CKO_SECRET_KEY,
+            CKA_VALUE_LEN: 32,
+            CKA_TOKEN: true,
+            CKA_PRIVATE: true,
+            CKA_LABEL: label,
+            CKA_WRAP: true,
+            CKA_UNWRAP: true,
+            ...flags,
+          }),
+        );
+      aes('weak-extractable', { CKA_SENSITIVE: true, CKA_EXTRACTABLE: true, CKA_DECRYPT: false });
+      aes('weak-decrypt', { CKA_SENSITIVE: true, CKA_EXTRACTABLE: false, CKA_DECRYPT: true });
+      aes('twice', { CKA_SENSITIVE: true, CKA_EXTRACTABLE: false });
+      aes('twice', { CKA_SENSITIVE: true, CKA_EXTRACTABLE: false });
       module.closeSession(session);
     } finally {
       module.finalize();

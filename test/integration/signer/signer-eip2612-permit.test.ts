@@ -5,20 +5,12 @@
  * `invariant_violation` naming the rule as a field — nothing signed.
  */
 import assert from 'node:assert/strict';
-import { recoverTypedDataAddress, type Hex } from 'viem';
+import { recoverTypedDataAddress } from 'viem';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { PERMIT, typedData } from '../../support/typed-data-oracle.js';
 import { BASE_SEPOLIA_USDC as DOMAIN, openRawConnection, PAYEE, UPTO_PROXY } from './signer-test-helpers.js';
 
 const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
-const PERMIT_TYPES = {
-  Permit: [
-    { name: 'owner', type: 'address' },
-    { name: 'spender', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-  ],
-} as const;
 
 describe('treasury-signer: EIP-2612 permits to Permit2 only', function () {
   this.timeout(120_000);
@@ -64,16 +56,7 @@ describe('treasury-signer: EIP-2612 permits to Permit2 only', function () {
     const reply = await ask(message);
     assert.equal(reply.ok, true, JSON.stringify(reply));
     const recovered = await recoverTypedDataAddress({
-      domain: { ...DOMAIN, verifyingContract: DOMAIN.verifyingContract as Hex },
-      types: PERMIT_TYPES,
-      primaryType: 'Permit',
-      message: {
-        owner: message.owner as Hex,
-        spender: message.spender as Hex,
-        value: BigInt(message.value),
-        nonce: BigInt(message.nonce),
-        deadline: BigInt(message.deadline),
-      },
+      ...typedData(PERMIT, DOMAIN, message),
       signature: reply.result.signature,
     });
     assert.equal(recovered, owner);

@@ -29,6 +29,7 @@ import {
   type X402BuyerOptions,
 } from '../../../src/sdk/index.js';
 import { buyer, requirements } from '../x402/x402-fixtures.js';
+import { TRANSFER_WITH_AUTHORIZATION, typedData } from '../../support/typed-data-oracle.js';
 import {
   fakeTreasuryHandler,
   scriptedServer,
@@ -489,26 +490,11 @@ describe('buyer SDK: createX402Buyer', () => {
     );
     const valid = await verifyTypedData({
       address: buyer.address,
-      domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: getAddress(r.asset) },
-      types: {
-        TransferWithAuthorization: [
-          { name: 'from', type: 'address' },
-          { name: 'to', type: 'address' },
-          { name: 'value', type: 'uint256' },
-          { name: 'validAfter', type: 'uint256' },
-          { name: 'validBefore', type: 'uint256' },
-          { name: 'nonce', type: 'bytes32' },
-        ],
-      },
-      primaryType: 'TransferWithAuthorization',
-      message: {
-        from: getAddress(authorization.from!),
-        to: getAddress(authorization.to!),
-        value: BigInt(authorization.value!),
-        validAfter: BigInt(authorization.validAfter!),
-        validBefore: BigInt(authorization.validBefore!),
-        nonce: authorization.nonce as `0x${string}`,
-      },
+      ...typedData(
+        TRANSFER_WITH_AUTHORIZATION,
+        { name: 'USDC', version: '2', chainId: 84532, verifyingContract: r.asset },
+        authorization,
+      ),
       signature,
     });
     assert.ok(valid, 'an EIP-3009 TransferWithAuthorization signed by the local account');
