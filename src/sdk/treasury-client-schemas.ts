@@ -32,7 +32,23 @@ const uint256Schema = z.string().refine(isRawAmount, 'expected a decimal uint256
 const unixSecondsSchema = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected unix seconds as a decimal string');
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
-const fetchSchema = z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function');
+export const fetchSchema = z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function');
+
+/**
+ * An object the caller hands in (a `TreasuryClient`, a viem account) that has these methods, and passes
+ * `also` when given; only the methods' presence is checked, not what they do.
+ */
+export function objectWithMethods<T>(
+  methods: ReadonlyArray<keyof T & string>,
+  message: string,
+  also: (value: Record<string, unknown>) => boolean = () => true,
+) {
+  return z.custom<T>((v) => {
+    if (typeof v !== 'object' || v === null) return false;
+    const o = v as Record<string, unknown>;
+    return methods.every((m) => typeof o[m] === 'function') && also(o);
+  }, message);
+}
 
 // ---- caller → SDK --------------------------------------------------------------------------------------
 
