@@ -53,13 +53,10 @@ export const requirementsExtraSchema = z
   })
   .loose();
 
-export const resourceInfoSchema = z
-  .object({
-    url: z.string().min(1).max(2048),
-    description: text(1024).optional(),
-    mimeType: text(256).optional(),
-  })
-  .loose();
+/** What a paid resource says of itself: on the challenge's `resource`, and per accepts entry in the older dialect. */
+const resourceDescription = { description: text(1024).optional(), mimeType: text(256).optional() };
+
+export const resourceInfoSchema = z.object({ url: z.string().min(1).max(2048), ...resourceDescription }).loose();
 
 /** One `accepts` entry (v2 names; the older dialect adds resource/description/mimeType per entry). */
 export const paymentRequirementsSchema = z
@@ -72,8 +69,7 @@ export const paymentRequirementsSchema = z
     extra: requirementsExtraSchema.optional(),
     maxTimeoutSeconds: z.number().int().min(1).max(2_592_000),
     resource: text(2048).optional(),
-    description: text(1024).optional(),
-    mimeType: text(256).optional(),
+    ...resourceDescription,
   })
   .loose();
 
