@@ -127,18 +127,31 @@ export const paymentPayloadSchema = z.discriminatedUnion('x402Version', [
 ]);
 
 /**
- * The receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`). Decoding accepts either `transaction` or `txHash`
- * (official servers send only the former) and yields both.
+ * What a settlement names, with one set of bounds: the facilitator's settle reply says it and the seller's
+ * receipt passes it on, so a reply within these bounds always makes a receipt within them.
+ */
+const settlementFields = {
+  transaction: text(256),
+  txHash: text(256),
+  network: text(64),
+  payer: text(128),
+  errorReason: text(256),
+};
+
+/** Every field of `shape` may also be absent or null. */
+function nullishFields<S extends Record<string, z.ZodType>>(shape: S) {
+  return Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, field.nullish()])) as {
+    [K in keyof S]: z.ZodOptional<z.ZodNullable<S[K]>>;
+  };
+}
+
+/**
+ * The receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`): `network` always, the rest when known. Decoding
+ * accepts either `transaction` or `txHash` (official servers send only the former) and yields both.
  */
 export const settlementReceiptSchema = z
-  .object({
-    success: z.boolean(),
-    transaction: text(256).optional(),
-    txHash: text(256).optional(),
-    network: text(64),
-    payer: text(128).optional(),
-    errorReason: text(256).optional(),
-  })
+  .object({ success: z.boolean(), ...settlementFields })
+  .partial({ transaction: true, txHash: true, payer: true, errorReason: true })
   .loose()
   .refine((r) => r.transaction !== undefined || r.txHash !== undefined, 'a receipt carries transaction or txHash')
   .refine(
@@ -166,11 +179,7 @@ export const facilitatorVerifyReplySchema = z
 export const facilitatorSettleReplySchema = z
   .object({
     success: z.boolean(),
-    transaction: text(256).nullish(),
-    txHash: text(256).nullish(),
-    network: text(64).nullish(),
-    payer: text(128).nullish(),
-    errorReason: text(256).nullish(),
+    ...nullishFields(settlementFields),
     errorMessage: text(1024).nullish(),
     amount: text(80).nullish(),
   })
