@@ -37,7 +37,7 @@ import { X402DecodeError } from '../x402-decode-error.js';
 import { discardBody, releaseOversize, sha256Hex, type CapturedBody } from './held-body.js';
 import type { LedgerReporter } from './ledger-reporter.js';
 import type { RequestOutcome, X402MiddlewareMetrics } from './middleware-metrics.js';
-import { buildRouteTerms, matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
+import { buildRouteTerms, matchPayment, type PaymentMatch } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
 import type { ReplayGuard } from './replay-guard.js';
 import type { SellerState } from './seller-identity.js';
