@@ -11,7 +11,7 @@
  * when a later entry is payable (it is skipped; on the last entry `Permit2AllowanceRequiredError`).
  * Does not defend against: anything the buyer checks itself (budget, terms signed as asked, one paid retry).
  */
-import type { PaymentRequirements } from '../x402/wire-schemas.js';
+import type { Eip3009Authorization, PaymentRequirements } from '../x402/wire-schemas.js';
 import { Permit2AllowanceRequiredError, TreasuryApiError } from './sdk-errors.js';
 import type { TreasuryClient } from './treasury-client.js';
 import type { Eip2612Permit } from '../shared/api-responses/pay-responses.js';
@@ -29,14 +29,8 @@ export type SignedTerms = {
 } & (
   | {
       scheme: 'exact';
-      authorization: {
-        from: string;
-        to: string;
-        value: string;
-        validAfter: string;
-        validBefore: string;
-        nonce: string;
-      };
+      /** The EIP-3009 message, in the shape of the x402 wire's one schema (src/shared/eip3009-authorization.ts). */
+      authorization: Eip3009Authorization;
     }
   | {
       scheme: 'upto';

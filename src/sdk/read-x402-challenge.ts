@@ -11,6 +11,7 @@
  */
 import { decodePaymentRequired, X402_HEADERS } from '../x402/header-codec.js';
 import { paymentRequiredSchema, type PaymentRequired } from '../x402/wire-schemas.js';
+import { jsonOrUndefined } from './json-or-undefined.js';
 import { InvalidChallengeError } from './sdk-errors.js';
 
 export type X402Dialect = 'v2' | 'spec';
@@ -44,10 +45,8 @@ export function readX402Challenge(headers: Headers, bodyText: string): X402Chall
       );
     }
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
+  const json = jsonOrUndefined(bodyText);
+  if (json === undefined) {
     throw new InvalidChallengeError(
       'The seller answered 402 without an x402 challenge (no PAYMENT-REQUIRED or X-PAYMENT-REQUIRED header, body not JSON).',
     );

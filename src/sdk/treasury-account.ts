@@ -26,16 +26,18 @@ import { mapRecoveryError } from './map-recovery-error.js';
 import { newIdempotencyKey } from './new-idempotency-key.js';
 import { SignatureMismatchError, UnsupportedSignatureError } from './sdk-errors.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
-import { capabilitySchema, evmAddressSchema, walletIdSchema, type SignedPayment } from './treasury-client-schemas.js';
+import {
+  capabilitySchema,
+  evmAddressSchema,
+  objectWithMethods,
+  walletIdSchema,
+  type SignedPayment,
+} from './treasury-client-schemas.js';
 
 const optionsSchema = z
   .object({
-    client: z.custom<Pick<TreasuryClient, 'pay' | 'getWallet'>>(
-      (c) =>
-        typeof c === 'object' &&
-        c !== null &&
-        typeof (c as TreasuryClient).pay === 'function' &&
-        typeof (c as TreasuryClient).getWallet === 'function',
+    client: objectWithMethods<Pick<TreasuryClient, 'pay' | 'getWallet'>>(
+      ['pay', 'getWallet'],
       'expected a TreasuryClient',
     ),
     walletId: walletIdSchema,

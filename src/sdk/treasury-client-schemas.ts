@@ -10,29 +10,40 @@
  * signed authorization with what they asked for).
  */
 import { z } from 'zod';
-import { isRawAmount, isUsdString } from '../../policy/money.js';
+import { isUsdString } from '../../policy/money.js';
+import {
+  bytes32Field,
+  evmAddressField,
+  uint256Field,
+  unixSecondsField,
+} from '../shared/api-responses/response-fields.js';
 import {
   walletBalanceSchema,
   walletViewSchema as sharedWalletViewSchema,
 } from '../shared/api-responses/wallet-responses.js';
 import { paymentRequirementsSchema } from '../x402/wire-schemas.js';
 
-/** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
-const HEX_OF_BYTES = {
-  20: /^0x[0-9a-fA-F]{40}$/,
-  32: /^0x[0-9a-fA-F]{64}$/,
-  65: /^0x[0-9a-fA-F]{130}$/,
-} as const;
-const hex = (bytes: keyof typeof HEX_OF_BYTES) =>
-  z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
-export const evmAddressSchema = hex(20);
-const rawAmountSchema = z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string)');
-/** A decimal integer below 2^256 (Permit2 nonces); the same test as raw amounts. */
-const uint256Schema = z.string().refine(isRawAmount, 'expected a decimal uint256');
-const unixSecondsSchema = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected unix seconds as a decimal string');
+/** A 20-byte EVM address, 0x-prefixed (the API's own field schema). */
+export const evmAddressSchema = evmAddressField;
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
-const fetchSchema = z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function');
+export const fetchSchema = z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function');
+
+/**
+ * An object the caller hands in (a `TreasuryClient`, a viem account) that has these methods, and passes
+ * `also` when given; only the methods' presence is checked, not what they do.
+ */
+export function objectWithMethods<T>(
+  methods: ReadonlyArray<keyof T & string>,
+  message: string,
+  also: (value: Record<string, unknown>) => boolean = () => true,
+) {
+  return z.custom<T>((v) => {
+    if (typeof v !== 'object' || v === null) return false;
+    const o = v as Record<string, unknown>;
+    return methods.every((m) => typeof o[m] === 'function') && also(o);
+  }, message);
+}
 
 // ---- caller → SDK --------------------------------------------------------------------------------------
 
@@ -84,9 +95,9 @@ export const capabilitySchema = z
  */
 export const authorizationTermsSchema = z
   .object({
-    nonce: z.union([hex(32), uint256Schema]).optional(),
-    valid_after: unixSecondsSchema.optional(),
-    valid_before: unixSecondsSchema.optional(),
+    nonce: z.union([bytes32Field, uint256Field]).optional(),
+    valid_after: unixSecondsField.optional(),
+    valid_before: unixSecondsField.optional(),
   })
   .strict();
 export type AuthorizationTerms = z.infer<typeof authorizationTermsSchema>;

@@ -94,26 +94,16 @@ export class TreasuryClient {
   }
 
   async getWallet(walletId: string): Promise<WalletView> {
-    return this.#call(
-      'GET',
-      `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}`,
-      undefined,
-      walletViewSchema,
-    );
+    return this.#call('GET', walletPath(walletId), undefined, walletViewSchema);
   }
 
   async getBalance(walletId: string): Promise<Balance> {
-    return this.#call(
-      'GET',
-      `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}/balance`,
-      undefined,
-      balanceSchema,
-    );
+    return this.#call('GET', walletPath(walletId, '/balance'), undefined, balanceSchema);
   }
 
   /** Treasury checks the policy, records the spend and signs the EIP-3009 authorization for this accepts entry. */
   async pay(walletId: string, input: PayInput): Promise<SignedPayment> {
-    const id = parseArgument(walletIdSchema, walletId, 'walletId');
+    const path = walletPath(walletId, '/pay');
     const p = parseArgument(payInputSchema, input, 'input');
     const body = {
       payment_requirements: p.paymentRequirements,
@@ -121,7 +111,7 @@ export class TreasuryClient {
       ...(p.authorization !== undefined ? { authorization: p.authorization } : {}),
       ...(p.gasSponsoring !== undefined ? { gas_sponsoring: p.gasSponsoring } : {}),
     };
-    return this.#call('POST', `/v1/wallets/${id}/pay`, body, signedPaymentSchema, p.idempotencyKey);
+    return this.#call('POST', path, body, signedPaymentSchema, p.idempotencyKey);
   }
 
   /**
@@ -129,12 +119,12 @@ export class TreasuryClient {
    * part of the signed maximum that was not charged (the same transaction reported again answers the same).
    */
   async recordSettlement(walletId: string, authorizationId: string, transaction: string): Promise<Settlement> {
-    const id = parseArgument(walletIdSchema, walletId, 'walletId');
+    const wallet = walletPath(walletId);
     const authorization = parseArgument(authorizationIdSchema, authorizationId, 'authorizationId');
     const tx = parseArgument(transactionHashSchema, transaction, 'transaction');
     return this.#call(
       'POST',
-      `/v1/wallets/${id}/authorizations/${authorization}/settlement`,
+      `${wallet}/authorizations/${authorization}/settlement`,
       { transaction: tx },
       settlementSchema,
     );
@@ -142,14 +132,14 @@ export class TreasuryClient {
 
   /** An external transfer: recipient and USD amount; network and token are the wallet's. */
   async transfer(walletId: string, input: TransferInput): Promise<SignedPayment> {
-    const id = parseArgument(walletIdSchema, walletId, 'walletId');
+    const path = walletPath(walletId, '/transfer');
     const t = parseArgument(transferInputSchema, input, 'input');
     const body = {
       to: t.to,
       amount_usd: t.amountUsd,
       ...(t.validForSeconds !== undefined ? { valid_for_seconds: t.validForSeconds } : {}),
     };
-    return this.#call('POST', `/v1/wallets/${id}/transfer`, body, signedPaymentSchema, t.idempotencyKey);
+    return this.#call('POST', path, body, signedPaymentSchema, t.idempotencyKey);
   }
 
   async #call<S extends z.ZodType>(
@@ -208,6 +198,11 @@ export class TreasuryClient {
     }
     return parsed.data;
   }
+}
+
+/** `/v1/wallets/{id}` and what follows it, once `walletId` passed its schema (InvalidArgumentError otherwise). */
+function walletPath(walletId: string, rest = ''): string {
+  return `/v1/wallets/${parseArgument(walletIdSchema, walletId, 'walletId')}${rest}`;
 }
 
 /** The pause before the first retry of a call whose connection failed; the n-th retry waits n times as long. */

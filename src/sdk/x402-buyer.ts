@@ -8,8 +8,9 @@
  * Treasury wallet an `upto` entry the wallet has no Permit2 allowance for is skipped for the next payable
  * entry, else `Permit2AllowanceRequiredError`; the wallet's policy is checked and the spend recorded there),
  * check that what was signed is what was asked, and retry once with the payment in the challenge's dialect
- * (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`). The receipt
- * (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`) is decoded with the codecs of src/x402.
+ * (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`; x402-signed-payment.ts). The
+ * receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`) is decoded with the codecs of src/x402. The options and
+ * each request's arguments are checked in x402-buyer-options.ts.
  *
  * Defends against: paying more than the caller's cap (integer micro-USD, before anything is signed; never
  * raised silently); paying an option the wallet cannot settle (NoCompatibleAcceptError); sending a signature
@@ -24,118 +25,39 @@
  * (that pays again); prices in tokens other than 6-decimal USD stablecoins; for a local account, spending
  * rules beyond `maxPriceUsd` (a Treasury wallet's policy and PAT caps do not apply to a key held elsewhere).
  */
-import { z } from 'zod';
-import { formatUsd, isUsdString } from '../../policy/money.js';
-import { decodeSettlementReceipt, encodePaymentPayload, X402_HEADERS } from '../x402/header-codec.js';
-import { schemeNameSchema, type PaymentRequirements, type SettlementReceipt } from '../x402/wire-schemas.js';
+import { formatUsd } from '../../policy/money.js';
+import { decodeSettlementReceipt, X402_HEADERS } from '../x402/header-codec.js';
+import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
+import { treasuryPayer, type BuyerPayer, type SignOutcome } from './buyer-payer.js';
 import { checkBudget } from './check-budget.js';
+import { jsonOrUndefined } from './json-or-undefined.js';
+import { localAccountPayer } from './local-account-payer.js';
 import { mapRecoveryError } from './map-recovery-error.js';
 import { readX402Challenge, tryDecodeChallengeHeader } from './read-x402-challenge.js';
 import {
   InsufficientFundsError,
-  InvalidArgumentError,
   NoCompatibleAcceptError,
   PaymentRejectedError,
-  SignatureMismatchError,
   TreasurySdkError,
   X402PaymentFailedError,
 } from './sdk-errors.js';
 import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
-
-import { parseArgument, type TreasuryClient } from './treasury-client.js';
-import { capabilitySchema, walletIdSchema, type FetchLike } from './treasury-client-schemas.js';
+import type { FetchLike } from './treasury-client-schemas.js';
 import {
-  EIP2612_GAS_SPONSORING_KEY,
-  treasuryPayer,
-  type BuyerPayer,
-  type SignedTerms,
-  type SignOutcome,
-} from './buyer-payer.js';
-import { localAccountPayer, type LocalBuyerAccount } from './local-account-payer.js';
+  httpUrl,
+  parseBuyerOptions,
+  requestHeaders,
+  requestMethod,
+  type X402BuyerOptions,
+  type X402RequestInit,
+} from './x402-buyer-options.js';
+import { signedPaymentHeader } from './x402-signed-payment.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
+
+export type { X402BuyerClient, X402BuyerOptions, X402RequestInit } from './x402-buyer-options.js';
 
 /** A local account signs `exact` unless asked for more: `upto` needs a Permit2 allowance the account approves on chain. */
 const LOCAL_DEFAULT_SCHEMES: readonly string[] = Object.freeze(['exact']);
-
-/** What the buyer needs from a Treasury client (a `TreasuryClient`, or anything with the same two methods). */
-export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'> &
-  Partial<Pick<TreasuryClient, 'recordSettlement' | 'getBalance'>>;
-
-const networkPatternSchema = z
-  .string()
-  .regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
-
-/** What both kinds of buyer take. */
-const commonOptions = {
-  /** Highest price per request, USD decimal string ("0.05"); no cap when omitted. */
-  maxPriceUsd: z
-    .string()
-    .refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "0.05"')
-    .optional(),
-  /** Fetch used for the seller (not for Treasury); default the global fetch. */
-  fetch: z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function').optional(),
-  /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default `eip155:*`. The wallet's own network is always required too. */
-  networks: z.array(networkPatternSchema).min(1).max(64).optional(),
-  /** Default `['exact', 'upto']` for a Treasury wallet (the schemes Treasury signs), `['exact']` for a local account. */
-  schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
-};
-
-const treasuryBuyerOptionsSchema = z
-  .object({
-    client: z.custom<X402BuyerClient>(
-      (c) =>
-        typeof c === 'object' &&
-        c !== null &&
-        typeof (c as X402BuyerClient).pay === 'function' &&
-        typeof (c as X402BuyerClient).getWallet === 'function',
-      'expected a TreasuryClient',
-    ),
-    walletId: walletIdSchema,
-    /** Capability sent with each pay (matched against the wallet's capability caps). */
-    capability: capabilitySchema.optional(),
-    ...commonOptions,
-    /**
-     * After an `upto` payment whose receipt names its transaction, report it to Treasury, which verifies it on
-     * chain and gives back the unsettled part of the signed maximum (default true). The result's `settlement`
-     * holds what Treasury recorded, or `settlementError` why not; the seller's answer is returned either way.
-     */
-    recordSettlements: z.boolean().optional(),
-  })
-  .strict();
-
-const localBuyerOptionsSchema = z
-  .object({
-    /** Self-custody: a viem account (address + signTypedData) that signs the payment itself. */
-    account: z.custom<LocalBuyerAccount>(
-      (a) =>
-        typeof a === 'object' &&
-        a !== null &&
-        typeof (a as LocalBuyerAccount).address === 'string' &&
-        /^0x[0-9a-fA-F]{40}$/.test((a as LocalBuyerAccount).address) &&
-        typeof (a as LocalBuyerAccount).signTypedData === 'function',
-      'expected a viem account with an address and signTypedData',
-    ),
-    /** The CAIP-2 network the account pays on (e.g. `eip155:84532`); entries on other networks are not candidates. */
-    network: z
-      .string()
-      .regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected an eip155 CAIP-2 network')
-      .optional(),
-    /** JSON-RPC of that network: after a refused payment the account's balance is read, for `InsufficientFundsError`. */
-    rpcUrl: z.url({ protocol: /^https?$/ }).optional(),
-    ...commonOptions,
-  })
-  .strict();
-
-/** `{ client, walletId, … }` for a Treasury-managed wallet, or `{ account, … }` for a local viem account. */
-export type X402BuyerOptions = z.input<typeof treasuryBuyerOptionsSchema> | z.input<typeof localBuyerOptionsSchema>;
-
-export interface X402RequestInit {
-  method?: string;
-  headers?: Record<string, string> | Headers | Array<[string, string]>;
-  /** Sent as is on both attempts, so it must be replayable (no streams). */
-  body?: string | Uint8Array;
-  signal?: AbortSignal;
-}
 
 export interface X402Buyer {
   /** The exchange, with the final response read as text, the receipt and the entry paid. */
@@ -144,67 +66,10 @@ export interface X402Buyer {
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
 }
 
-const methodSchema = z.string().regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method');
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 const PAYMENT_HEADERS = [X402_HEADERS.paymentSignature, X402_HEADERS.paymentLegacy];
 
-function httpUrl(value: string | URL): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(String(value));
-  } catch {
-    url = undefined;
-  }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-    throw new InvalidArgumentError('url', 'expected an absolute http(s) URL');
-  return url.toString();
-}
-
-/** The signed authorization must be for the entry chosen: scheme, payee, amount, token, network (and for upto the facilitator). */
-function assertSignedAsAsked(payment: SignedTerms, requirements: PaymentRequirements): void {
-  const problems: string[] = [];
-  const same = (x: string, y: unknown) => typeof y === 'string' && x.toLowerCase() === y.toLowerCase();
-  if (payment.scheme === 'upto') {
-    const a = payment.permit2_authorization;
-    if (requirements.scheme !== 'upto') problems.push('scheme');
-    if (!same(a.witness.to, requirements.payTo)) problems.push('payee');
-    if (a.permitted.amount !== requirements.amount) problems.push('amount');
-    if (!same(a.permitted.token, requirements.asset)) problems.push('token');
-    if (!same(a.witness.facilitator, requirements.extra?.facilitatorAddress)) problems.push('facilitator');
-  } else {
-    const a = payment.authorization;
-    if (requirements.scheme !== 'exact') problems.push('scheme');
-    if (!same(a.to, requirements.payTo)) problems.push('payee');
-    if (a.value !== requirements.amount) problems.push('amount');
-  }
-  if (payment.asset.toLowerCase() !== requirements.asset.toLowerCase()) problems.push('asset');
-  if (payment.network !== requirements.network) problems.push('network');
-  if (problems.length > 0) throw new SignatureMismatchError(problems.join(', '));
-}
-
 /** The seller's reason for refusing a signed payment, bounded. */
-/**
- * `extensions.eip2612GasSponsoring` as the official x402 client sends it: the seller's declaration (its
- * `info.description`/`version` and `schema`, echoed — the official server rejects a payload without them)
- * with the signed permit's fields over it. Undefined when no permit was signed.
- */
-function eip2612Extension(
-  declared: Record<string, unknown> | undefined,
-  terms: Extract<SignedTerms, { scheme: 'upto' }>,
-): Record<string, unknown> | undefined {
-  const permit = terms.eip2612_permit;
-  const declaration = declared?.[EIP2612_GAS_SPONSORING_KEY];
-  if (!permit || typeof declaration !== 'object' || declaration === null) return undefined;
-  const d = declaration as { info?: unknown; schema?: unknown };
-  const info = typeof d.info === 'object' && d.info !== null ? (d.info as Record<string, unknown>) : {};
-  return {
-    [EIP2612_GAS_SPONSORING_KEY]: {
-      info: { ...info, ...permit },
-      ...(d.schema !== undefined ? { schema: d.schema } : {}),
-    },
-  };
-}
-
 function sellerReason(response: Response, body: string, receipt: SettlementReceipt | undefined): string {
   let reason: string | undefined = receipt && !receipt.success ? receipt.errorReason : undefined;
   reason ??= (
@@ -212,23 +77,15 @@ function sellerReason(response: Response, body: string, receipt: SettlementRecei
     tryDecodeChallengeHeader(response.headers.get(X402_HEADERS.paymentRequiredLegacy))
   )?.error;
   if (reason === undefined) {
-    try {
-      const j = JSON.parse(body) as { error?: unknown; error_code?: unknown };
-      if (typeof j.error === 'string' && j.error !== '') reason = j.error;
-      else if (typeof j.error_code === 'string') reason = j.error_code;
-    } catch {
-      // not JSON
-    }
+    const j = jsonOrUndefined(body) as { error?: unknown; error_code?: unknown } | null | undefined;
+    if (typeof j?.error === 'string' && j.error !== '') reason = j.error;
+    else if (typeof j?.error_code === 'string') reason = j.error_code;
   }
   return (reason ?? `HTTP ${response.status}`).slice(0, 256);
 }
 
 export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
-  // `account` names the mode, so an error names the field of that mode's options.
-  const o =
-    typeof options === 'object' && options !== null && 'account' in options
-      ? parseArgument(localBuyerOptionsSchema, options, 'options')
-      : parseArgument(treasuryBuyerOptionsSchema, options, 'options');
+  const o = parseBuyerOptions(options);
   const doFetch: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
   const networks = o.networks ?? DEFAULT_NETWORKS;
   // The only difference between the two modes: who signs (and what else the wallet can answer).
@@ -298,20 +155,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     }
     if (!signed || !requirements) throw new NoCompatibleAcceptError(challenge.accepts);
     const { terms, payment } = signed;
-    assertSignedAsAsked(terms, requirements);
-
-    const permitExtension = terms.scheme === 'upto' ? eip2612Extension(challenge.extensions, terms) : undefined;
-    const header = encodePaymentPayload({
-      x402Version: 2,
-      resource: challenge.resource,
-      accepted: requirements,
-      payload:
-        terms.scheme === 'upto'
-          ? { signature: terms.signature, permit2Authorization: terms.permit2_authorization }
-          : { signature: terms.signature, authorization: terms.authorization },
-      ...(permitExtension ? { extensions: permitExtension } : {}),
-    });
-    const second = await send([dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy, header]);
+    const second = await send(signedPaymentHeader(challenge, dialect, requirements, terms));
     const secondBody = await second.text();
     const receiptHeader =
       second.headers.get(X402_HEADERS.paymentResponse) ?? second.headers.get(X402_HEADERS.paymentResponseLegacy);
@@ -377,13 +221,8 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
 
   return {
     async request(url, init = {}) {
-      const method = parseArgument(methodSchema, init.method ?? 'GET', 'init.method').toUpperCase();
-      let headers: Headers;
-      try {
-        headers = new Headers(init.headers);
-      } catch (err) {
-        throw new InvalidArgumentError('init.headers', err instanceof Error ? err.message : 'not valid HTTP headers');
-      }
+      const method = requestMethod(init);
+      const headers = requestHeaders(init);
       return exchange(httpUrl(url), method, headers, init.body, init.signal);
     },
 

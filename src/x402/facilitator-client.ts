@@ -202,31 +202,34 @@ export function wrapFacilitatorObject(
     settle(p: unknown, r: unknown): Promise<unknown>;
     getSupported?(): Promise<unknown>;
   };
+  /** `verify` or `settle` on the object within `timeoutMs`, its reply checked like an HTTP 200's. */
+  async function callObject<S extends z.ZodType>(
+    op: 'verify' | 'settle',
+    request: FacilitatorRequest,
+    timeoutMs: number,
+    schema: S,
+  ): Promise<Parsed<S>> {
+    const r = await withDeadline(() => call[op](request.paymentPayload, request.paymentRequirements), timeoutMs);
+    if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
+    const parsed = schema.safeParse(r.value);
+    return parsed.success
+      ? { kind: 'parsed', status: 200, reply: parsed.data }
+      : { kind: 'unavailable', cause: `malformed ${op} reply` };
+  }
+
   return {
     url: options.label ?? 'in-process',
 
     async verify(request) {
-      const r = await withDeadline(
-        () => call.verify(request.paymentPayload, request.paymentRequirements),
-        options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS,
-      );
-      if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
-      const parsed = facilitatorVerifyReplySchema.safeParse(r.value);
-      return parsed.success
-        ? verifyOutcome(parsed.data, 200)
-        : { kind: 'unavailable', cause: 'malformed verify reply' };
+      const timeoutMs = options.verifyTimeoutMs ?? DEFAULT_VERIFY_TIMEOUT_MS;
+      const r = await callObject('verify', request, timeoutMs, facilitatorVerifyReplySchema);
+      return r.kind === 'unavailable' ? r : verifyOutcome(r.reply, r.status);
     },
 
     async settle(request) {
-      const r = await withDeadline(
-        () => call.settle(request.paymentPayload, request.paymentRequirements),
-        options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS,
-      );
-      if (r.kind === 'failed') return { kind: 'unavailable', cause: r.cause };
-      const parsed = facilitatorSettleReplySchema.safeParse(r.value);
-      return parsed.success
-        ? settleOutcome(parsed.data, 200)
-        : { kind: 'unavailable', cause: 'malformed settle reply' };
+      const timeoutMs = options.settleTimeoutMs ?? DEFAULT_SETTLE_TIMEOUT_MS;
+      const r = await callObject('settle', request, timeoutMs, facilitatorSettleReplySchema);
+      return r.kind === 'unavailable' ? r : settleOutcome(r.reply, r.status);
     },
 
     async supported() {

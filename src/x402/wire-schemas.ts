@@ -53,13 +53,10 @@ export const requirementsExtraSchema = z
   })
   .loose();
 
-export const resourceInfoSchema = z
-  .object({
-    url: z.string().min(1).max(2048),
-    description: text(1024).optional(),
-    mimeType: text(256).optional(),
-  })
-  .loose();
+/** What a paid resource says of itself: on the challenge's `resource`, and per accepts entry in the older dialect. */
+const resourceDescription = { description: text(1024).optional(), mimeType: text(256).optional() };
+
+export const resourceInfoSchema = z.object({ url: z.string().min(1).max(2048), ...resourceDescription }).loose();
 
 /** One `accepts` entry (v2 names; the older dialect adds resource/description/mimeType per entry). */
 export const paymentRequirementsSchema = z
@@ -72,8 +69,7 @@ export const paymentRequirementsSchema = z
     extra: requirementsExtraSchema.optional(),
     maxTimeoutSeconds: z.number().int().min(1).max(2_592_000),
     resource: text(2048).optional(),
-    description: text(1024).optional(),
-    mimeType: text(256).optional(),
+    ...resourceDescription,
   })
   .loose();
 
@@ -131,18 +127,31 @@ export const paymentPayloadSchema = z.discriminatedUnion('x402Version', [
 ]);
 
 /**
- * The receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`). Decoding accepts either `transaction` or `txHash`
- * (official servers send only the former) and yields both.
+ * What a settlement names, with one set of bounds: the facilitator's settle reply says it and the seller's
+ * receipt passes it on, so a reply within these bounds always makes a receipt within them.
+ */
+const settlementFields = {
+  transaction: text(256),
+  txHash: text(256),
+  network: text(64),
+  payer: text(128),
+  errorReason: text(256),
+};
+
+/** Every field of `shape` may also be absent or null. */
+function nullishFields<S extends Record<string, z.ZodType>>(shape: S) {
+  return Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, field.nullish()])) as {
+    [K in keyof S]: z.ZodOptional<z.ZodNullable<S[K]>>;
+  };
+}
+
+/**
+ * The receipt (`PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`): `network` always, the rest when known. Decoding
+ * accepts either `transaction` or `txHash` (official servers send only the former) and yields both.
  */
 export const settlementReceiptSchema = z
-  .object({
-    success: z.boolean(),
-    transaction: text(256).optional(),
-    txHash: text(256).optional(),
-    network: text(64),
-    payer: text(128).optional(),
-    errorReason: text(256).optional(),
-  })
+  .object({ success: z.boolean(), ...settlementFields })
+  .partial({ transaction: true, txHash: true, payer: true, errorReason: true })
   .loose()
   .refine((r) => r.transaction !== undefined || r.txHash !== undefined, 'a receipt carries transaction or txHash')
   .refine(
@@ -170,11 +179,7 @@ export const facilitatorVerifyReplySchema = z
 export const facilitatorSettleReplySchema = z
   .object({
     success: z.boolean(),
-    transaction: text(256).nullish(),
-    txHash: text(256).nullish(),
-    network: text(64).nullish(),
-    payer: text(128).nullish(),
-    errorReason: text(256).nullish(),
+    ...nullishFields(settlementFields),
     errorMessage: text(1024).nullish(),
     amount: text(80).nullish(),
   })

@@ -7,7 +7,7 @@
  * Does not defend: a reply of the right shape with wrong content. Keys are listed in the order the API writes them.
  */
 import { z } from 'zod';
-import { nextCursorField, patIdField, timestampField, usdField } from './response-fields.js';
+import { pageOf, patIdField, timestampField, usdField } from './response-fields.js';
 
 export const patScopeTypeSchema = z.enum(['agent', 'treasury', 'service', 'gate']);
 
@@ -34,5 +34,5 @@ export const createdPatSchema = patViewSchema.extend({ pat: z.string().startsWit
 export type CreatedPat = z.infer<typeof createdPatSchema>;
 
 /** A page of GET /v1/pats or GET /v1/sellers/{id}/pats (oldest first). */
-export const patPageSchema = z.object({ pats: z.array(patViewSchema), next_cursor: nextCursorField });
+export const patPageSchema = pageOf('pats', patViewSchema);
 export type PatPage = z.infer<typeof patPageSchema>;

@@ -11,32 +11,26 @@
  * with wrong content (the buyer and the viem account compare the signed authorization with what they asked for).
  */
 import { z } from 'zod';
-import { isRawAmount } from '../../../policy/money.js';
 import { RULE_NAMES } from '../../../policy/policy-types.js';
 import { eip3009AuthorizationSchema } from '../eip3009-authorization.js';
+import { evmAddressField, rawAmountField, signatureField, uint256Field, unixSecondsField } from './response-fields.js';
 
-/** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
-const HEX_OF_BYTES = {
-  20: /^0x[0-9a-fA-F]{40}$/,
-  65: /^0x[0-9a-fA-F]{130}$/,
-} as const;
-const hex = (bytes: keyof typeof HEX_OF_BYTES) =>
-  z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
-const evmAddress = hex(20);
-const rawAmountSchema = z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string)');
-/** A decimal integer below 2^256 (Permit2 nonces); the same test as raw amounts. */
-const uint256Schema = z.string().refine(isRawAmount, 'expected a decimal uint256');
-const unixSecondsSchema = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected unix seconds as a decimal string');
+/** Permit2's `TokenPermissions` (its EIP-712 struct): at most `amount` of `token`. */
+const tokenPermissionsSchema = z.object({ token: evmAddressField, amount: rawAmountField }).strict();
+/** The x402 `upto` witness (EIP-712 `Witness`): the payee, the one facilitator that may settle, the window's start. */
+const uptoWitnessSchema = z
+  .object({ to: evmAddressField, facilitator: evmAddressField, validAfter: unixSecondsField })
+  .strict();
 
 /** `upto`: the Permit2 witness transfer, in the shape of the x402 `permit2Authorization` payload. */
 export const permit2AuthorizationSchema = z
   .object({
-    from: evmAddress,
-    permitted: z.object({ token: evmAddress, amount: rawAmountSchema }).strict(),
-    spender: evmAddress,
-    nonce: uint256Schema,
-    deadline: unixSecondsSchema,
-    witness: z.object({ to: evmAddress, facilitator: evmAddress, validAfter: unixSecondsSchema }).strict(),
+    from: evmAddressField,
+    permitted: tokenPermissionsSchema,
+    spender: evmAddressField,
+    nonce: uint256Field,
+    deadline: unixSecondsField,
+    witness: uptoWitnessSchema,
   })
   .strict();
 export type Permit2Authorization = z.infer<typeof permit2AuthorizationSchema>;
@@ -47,13 +41,13 @@ export type Permit2Authorization = z.infer<typeof permit2AuthorizationSchema>;
  */
 export const eip2612PermitSchema = z
   .object({
-    from: evmAddress,
-    asset: evmAddress,
-    spender: evmAddress,
-    amount: rawAmountSchema,
-    nonce: uint256Schema,
-    deadline: unixSecondsSchema,
-    signature: hex(65),
+    from: evmAddressField,
+    asset: evmAddressField,
+    spender: evmAddressField,
+    amount: rawAmountField,
+    nonce: uint256Field,
+    deadline: unixSecondsField,
+    signature: signatureField,
     version: z.literal('1'),
   })
   .strict();
@@ -82,12 +76,12 @@ export const violationSchema = z
   .catchall(z.unknown());
 
 const signedPaymentCommon = {
-  signature: hex(65),
+  signature: signatureField,
   authorization_id: z.string(),
   decision_id: z.string(),
   wallet_id: z.string(),
   network: z.string(),
-  asset: evmAddress,
+  asset: evmAddressField,
   amount_usd: z.string(),
   headroom: headroomSchema.optional(),
 };

@@ -10,7 +10,7 @@
  * signed right now; rare, seconds).
  */
 import { z } from 'zod';
-import { nextCursorField, timestampField, usdField } from './response-fields.js';
+import { pageOf, timestampField, usdField } from './response-fields.js';
 
 export const PAYMENT_STATUSES = ['signed', 'settled', 'expired', 'released', 'reserved'] as const;
 
@@ -38,5 +38,5 @@ export const paymentViewSchema = z.object({
 });
 export type PaymentView = z.infer<typeof paymentViewSchema>;
 
-export const paymentPageSchema = z.object({ payments: z.array(paymentViewSchema), next_cursor: nextCursorField });
+export const paymentPageSchema = pageOf('payments', paymentViewSchema);
 export type PaymentPage = z.infer<typeof paymentPageSchema>;

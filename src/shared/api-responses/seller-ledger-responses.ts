@@ -13,6 +13,7 @@ import {
   endpointIdField,
   ledgerEntryIdField,
   nextCursorField,
+  pageOf,
   payoutFlushIdField,
   sellerIdField,
   timestampField,
@@ -49,7 +50,7 @@ export const ledgerEntryViewSchema = z.object({
 export type LedgerEntryView = z.infer<typeof ledgerEntryViewSchema>;
 
 /** A page of GET /v1/ledger (newest first). */
-export const ledgerPageSchema = z.object({ entries: z.array(ledgerEntryViewSchema), next_cursor: nextCursorField });
+export const ledgerPageSchema = pageOf('entries', ledgerEntryViewSchema);
 export type LedgerPage = z.infer<typeof ledgerPageSchema>;
 
 const countedUsdSchema = z.object({ count: z.number().int().nonnegative(), total_usd: usdField });

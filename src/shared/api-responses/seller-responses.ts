@@ -9,14 +9,7 @@
  * them, so that `--json` output follows the API's.
  */
 import { z } from 'zod';
-import {
-  endpointIdField,
-  nextCursorField,
-  patIdField,
-  sellerIdField,
-  timestampField,
-  usdField,
-} from './response-fields.js';
+import { endpointIdField, pageOf, patIdField, sellerIdField, timestampField, usdField } from './response-fields.js';
 
 export const payoutModeSchema = z.enum(['direct', 'platform_mor']);
 export const sellerProtocolSchema = z.enum(['x402', 'mpp']);
@@ -45,7 +38,7 @@ export const sellerViewSchema = z.object({
 export type SellerView = z.infer<typeof sellerViewSchema>;
 
 /** A page of GET /v1/sellers (the account's sellers, oldest first). */
-export const sellerPageSchema = z.object({ sellers: z.array(sellerViewSchema), next_cursor: nextCursorField });
+export const sellerPageSchema = pageOf('sellers', sellerViewSchema);
 export type SellerPage = z.infer<typeof sellerPageSchema>;
 
 /** A priced endpoint as the endpoint routes answer it; `price` in USD, `route_prices` exact path → USD ('' free). */
@@ -65,7 +58,7 @@ export const endpointViewSchema = z.object({
 export type EndpointView = z.infer<typeof endpointViewSchema>;
 
 /** A page of GET /v1/sellers/{id}/endpoints (oldest first). */
-export const endpointPageSchema = z.object({ endpoints: z.array(endpointViewSchema), next_cursor: nextCursorField });
+export const endpointPageSchema = pageOf('endpoints', endpointViewSchema);
 export type EndpointPage = z.infer<typeof endpointPageSchema>;
 
 /** What POST /v1/sellers/{id}/refresh answers: the endpoint slugs the OpenAPI document added, changed, removed or could not remove. */

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { isRawAmount, isUsdString } from '../../../policy/money.js';
-import { nextCursorField } from './response-fields.js';
+import { nextCursorField, pageOf } from './response-fields.js';
 
 /** The wording the SDK has always reported a malformed address or amount with. */
 const evmAddressField = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x-prefixed 20-byte hex');
@@ -34,7 +34,7 @@ export const walletViewSchema = z.object({
 export type WalletView = z.infer<typeof walletViewSchema>;
 
 /** A page of GET /v1/wallets (oldest first). */
-export const walletPageSchema = z.object({ wallets: z.array(walletViewSchema), next_cursor: nextCursorField });
+export const walletPageSchema = pageOf('wallets', walletViewSchema);
 export type WalletPage = z.infer<typeof walletPageSchema>;
 
 /** GET /v1/wallets/{id}/balance: USDC read on chain; `stale: true` with the last figure while the RPC is down. */
@@ -65,5 +65,5 @@ export const agentViewSchema = z.object({
 export type AgentView = z.infer<typeof agentViewSchema>;
 
 /** A page of GET /v1/agents (the account's agents, oldest first). */
-export const agentPageSchema = z.object({ agents: z.array(agentViewSchema), next_cursor: nextCursorField });
+export const agentPageSchema = pageOf('agents', agentViewSchema);
 export type AgentPage = z.infer<typeof agentPageSchema>;

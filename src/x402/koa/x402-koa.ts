@@ -47,7 +47,7 @@ import {
 import { captureBody } from './body-capture.js';
 import { takeSettlementOverride } from './settlement-amount.js';
 
-export { X402_MIDDLEWARE_ERRORS } from '../seller/paid-request.js';
+export { X402_MIDDLEWARE_ERRORS } from '../seller/paywall-answers.js';
 
 export interface X402KoaMiddleware extends Middleware {
   /** The validated configuration. */

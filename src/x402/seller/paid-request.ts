@@ -2,7 +2,8 @@
  * The seller's paywall, free of any web framework: one paid request from the payment header to the receipt,
  * shared by the Koa middleware (../koa/x402-koa.ts) and the gate (src/gate/), which differ only in how they
  * read a request, run the paid work (a Koa handler; a proxied origin) and write an answer — the `PaidRequestPort`
- * each gives. The rules (docs/seller-middleware.md#rules-and-runtime-answers), in order:
+ * each gives. The challenges, error answers and receipt headers it writes are built in paywall-answers.ts.
+ * The rules (docs/seller-middleware.md#rules-and-runtime-answers), in order:
  *   1. `/health`, OPTIONS (CORS preflights cannot carry a payment) and free routes (price 0) pass through.
  *   2. No facilitator and XX_ALLOW_LOCAL_ONLY≠1 → 503, `Retry-After: 5`.
  *   3. The seller is not usable (a refused PAT, an ambiguous endpoint set, a suspended seller) → 500
@@ -29,33 +30,21 @@
  * dishonest facilitator; paid work that bypasses its adapter (the body leaves unheld: settled, no receipt).
  */
 import type { Readable } from 'node:stream';
-import { ERROR_CODES } from '../../shared/error-codes.js';
 import type { FacilitatorClient as Facilitator, FacilitatorRequest } from '../facilitator-client.js';
-import {
-  decodePaymentPayload,
-  encodePaymentRequired,
-  encodeSettlementReceipt,
-  readPaymentHeader,
-  X402_HEADERS,
-} from '../header-codec.js';
-import type { PaymentPayload, PaymentRequired, SettlementReceiptInput } from '../wire-schemas.js';
+import { decodePaymentPayload, readPaymentHeader } from '../header-codec.js';
+import type { PaymentPayload } from '../wire-schemas.js';
 import { X402DecodeError } from '../x402-decode-error.js';
 import { discardBody, releaseOversize, sha256Hex, type CapturedBody } from './held-body.js';
 import type { LedgerReporter } from './ledger-reporter.js';
 import type { RequestOutcome, X402MiddlewareMetrics } from './middleware-metrics.js';
-import { buildRouteTerms, matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
+import { buildRouteTerms, matchPayment, type PaymentMatch } from './payment-terms.js';
+import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
 import type { ReplayGuard } from './replay-guard.js';
 import type { SellerState } from './seller-identity.js';
 import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
 import { resolveSettlementAmount, type SettlementOverride } from './settlement-amount.js';
 
-/** The codes the paywall answers with, from the project's one error list. */
-export const X402_MIDDLEWARE_ERRORS = {
-  invalid_payment_header: ERROR_CODES.invalid_payment_header,
-  seller_misconfigured: ERROR_CODES.seller_misconfigured,
-  facilitator_not_configured: ERROR_CODES.facilitator_not_configured,
-  settlement_override_invalid: ERROR_CODES.settlement_override_invalid,
-} as const;
+export type { PaywallAnswer } from './paywall-answers.js';
 
 /** What the paywall reads of a request. */
 export interface PaidRequest {
@@ -71,13 +60,6 @@ export interface PaidRequest {
 export interface PaidSite {
   config: ResolvedX402Config;
   seller(): Promise<SellerState> | SellerState;
-}
-
-/** A response answer the paywall writes itself (challenges and errors): status, headers, a JSON body. */
-export interface PaywallAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
 }
 
 /** The paid work's response, held by the adapter until the paywall settles or discards it. */
@@ -115,8 +97,6 @@ export interface PaidRequestDeps {
   logger: X402Logger;
 }
 
-const clip = (s: string, max: number) => (s.length > max ? s.slice(0, max) : s);
-
 /** Rule 1's unpaid pass-through: `/health` and OPTIONS (a CORS preflight cannot carry a payment). */
 export function passesUnpaid(method: string, path: string): boolean {
   return path === '/health' || method === 'OPTIONS';
@@ -124,44 +104,6 @@ export function passesUnpaid(method: string, path: string): boolean {
 
 export function priceOf(config: ResolvedX402Config, path: string): bigint {
   return config.routePrices.get(routePriceKey(path)) ?? config.priceMicro;
-}
-
-export function errorAnswer(
-  code: keyof typeof X402_MIDDLEWARE_ERRORS,
-  fields: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-): PaywallAnswer {
-  const { status, message } = X402_MIDDLEWARE_ERRORS[code];
-  return {
-    status,
-    headers: { 'Cache-Control': 'no-store', ...headers },
-    body: { error_code: code, user_message: message, ...fields },
-  };
-}
-
-function receiptHeaders(receipt: SettlementReceiptInput): Record<string, string> {
-  const header = encodeSettlementReceipt(receipt);
-  return { [X402_HEADERS.paymentResponse]: header, [X402_HEADERS.paymentResponseLegacy]: header };
-}
-
-function challengeAnswer(terms: RouteTerms, error: string, receipt?: SettlementReceiptInput): PaywallAnswer {
-  const challenge: PaymentRequired = {
-    x402Version: 2,
-    error: clip(error, 512),
-    resource: terms.resource,
-    accepts: terms.accepts,
-  };
-  const header = encodePaymentRequired(challenge);
-  return {
-    status: 402,
-    headers: {
-      [X402_HEADERS.paymentRequired]: header,
-      [X402_HEADERS.paymentRequiredLegacy]: header,
-      'Cache-Control': 'no-store',
-      ...(receipt ? receiptHeaders(receipt) : {}),
-    },
-    body: challenge,
-  };
 }
 
 type Match = Extract<PaymentMatch, { kind: 'match' }>;

@@ -144,6 +144,13 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     facilitatorReqs = v1Requirements(requirement, config.v1NetworkName);
   }
 
+  // What either kind of payload matches with; the authorization's own terms are added below.
+  const found = {
+    kind: 'match',
+    requirement,
+    x402Version: payment.x402Version,
+    facilitatorRequirements: facilitatorReqs,
+  } as const;
   const body = payment.payload;
   if (!('permit2Authorization' in body)) {
     if (requirement.scheme !== 'exact') return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
@@ -151,10 +158,7 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     if (!sameAddress(a.to, requirement.payTo)) return { kind: 'mismatch', reason: 'authorization_recipient_mismatch' };
     if (a.value !== requirement.amount) return { kind: 'mismatch', reason: 'authorization_value_mismatch' };
     return {
-      kind: 'match',
-      requirement,
-      x402Version: payment.x402Version,
-      facilitatorRequirements: facilitatorReqs,
+      ...found,
       payer: a.from as `0x${string}`,
       replayKey: `${requirement.network}|${a.from.toLowerCase()}|${a.nonce.toLowerCase()}`,
       nonce: a.nonce.toLowerCase(),
@@ -180,10 +184,7 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
   const deadline = typeof p.deadline === 'string' ? seconds(p.deadline) : undefined;
   const witnessAfter = (p.witness as { validAfter?: unknown } | undefined)?.validAfter;
   return {
-    kind: 'match',
-    requirement,
-    x402Version: payment.x402Version,
-    facilitatorRequirements: facilitatorReqs,
+    ...found,
     payer: p.from as `0x${string}`,
     replayKey: `${requirement.network}|${p.from.toLowerCase()}|permit2:${p.nonce}`,
     nonce: isRawAmount(p.nonce) ? numberToHex(BigInt(p.nonce), { size: 32 }) : undefined,

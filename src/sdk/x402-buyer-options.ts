@@ -1,0 +1,125 @@
+/**
+ * What `createX402Buyer` (x402-buyer.ts) accepts from its caller, checked with zod before anything is sent:
+ * the buyer's options — a Treasury-managed wallet (`{ client, walletId, … }`) or a local viem account
+ * (`{ account, … }`) — and each request's URL, method and headers.
+ *
+ * Defends against: a malformed option or argument reaching the wire or a signer (refused with
+ * `InvalidArgumentError` naming the field, before any I/O); a URL that is not absolute http(s); a client or
+ * account object without the methods the buyer calls.
+ * Does not defend against: a client or account whose methods misbehave (the buyer checks what was signed
+ * against what was asked, x402-signed-payment.ts).
+ */
+import { z } from 'zod';
+import { isUsdString } from '../../policy/money.js';
+import { schemeNameSchema } from '../x402/wire-schemas.js';
+import type { LocalBuyerAccount } from './local-account-payer.js';
+import { InvalidArgumentError } from './sdk-errors.js';
+import { parseArgument, type TreasuryClient } from './treasury-client.js';
+import { capabilitySchema, fetchSchema, objectWithMethods, walletIdSchema } from './treasury-client-schemas.js';
+
+/** What the buyer needs from a Treasury client (a `TreasuryClient`, or anything with the same two methods). */
+export type X402BuyerClient = Pick<TreasuryClient, 'pay' | 'getWallet'> &
+  Partial<Pick<TreasuryClient, 'recordSettlement' | 'getBalance'>>;
+
+const networkPatternSchema = z
+  .string()
+  .regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
+
+/** What both kinds of buyer take. */
+const commonOptions = {
+  /** Highest price per request, USD decimal string ("0.05"); no cap when omitted. */
+  maxPriceUsd: z
+    .string()
+    .refine(isUsdString, 'expected a USD decimal string with at most 6 decimals, e.g. "0.05"')
+    .optional(),
+  /** Fetch used for the seller (not for Treasury); default the global fetch. */
+  fetch: fetchSchema.optional(),
+  /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default `eip155:*`. The wallet's own network is always required too. */
+  networks: z.array(networkPatternSchema).min(1).max(64).optional(),
+  /** Default `['exact', 'upto']` for a Treasury wallet (the schemes Treasury signs), `['exact']` for a local account. */
+  schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
+};
+
+const treasuryBuyerOptionsSchema = z
+  .object({
+    client: objectWithMethods<X402BuyerClient>(['pay', 'getWallet'], 'expected a TreasuryClient'),
+    walletId: walletIdSchema,
+    /** Capability sent with each pay (matched against the wallet's capability caps). */
+    capability: capabilitySchema.optional(),
+    ...commonOptions,
+    /**
+     * After an `upto` payment whose receipt names its transaction, report it to Treasury, which verifies it on
+     * chain and gives back the unsettled part of the signed maximum (default true). The result's `settlement`
+     * holds what Treasury recorded, or `settlementError` why not; the seller's answer is returned either way.
+     */
+    recordSettlements: z.boolean().optional(),
+  })
+  .strict();
+
+const localBuyerOptionsSchema = z
+  .object({
+    /** Self-custody: a viem account (address + signTypedData) that signs the payment itself. */
+    account: objectWithMethods<LocalBuyerAccount>(
+      ['signTypedData'],
+      'expected a viem account with an address and signTypedData',
+      (a) => typeof a.address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(a.address),
+    ),
+    /** The CAIP-2 network the account pays on (e.g. `eip155:84532`); entries on other networks are not candidates. */
+    network: z
+      .string()
+      .regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected an eip155 CAIP-2 network')
+      .optional(),
+    /** JSON-RPC of that network: after a refused payment the account's balance is read, for `InsufficientFundsError`. */
+    rpcUrl: z.url({ protocol: /^https?$/ }).optional(),
+    ...commonOptions,
+  })
+  .strict();
+
+/** `{ client, walletId, … }` for a Treasury-managed wallet, or `{ account, … }` for a local viem account. */
+export type X402BuyerOptions = z.input<typeof treasuryBuyerOptionsSchema> | z.input<typeof localBuyerOptionsSchema>;
+
+/** The options parsed; `account` names the mode, so an error names the field of that mode's options. */
+export function parseBuyerOptions(
+  options: X402BuyerOptions,
+): z.output<typeof treasuryBuyerOptionsSchema> | z.output<typeof localBuyerOptionsSchema> {
+  return typeof options === 'object' && options !== null && 'account' in options
+    ? parseArgument(localBuyerOptionsSchema, options, 'options')
+    : parseArgument(treasuryBuyerOptionsSchema, options, 'options');
+}
+
+export interface X402RequestInit {
+  method?: string;
+  headers?: Record<string, string> | Headers | Array<[string, string]>;
+  /** Sent as is on both attempts, so it must be replayable (no streams). */
+  body?: string | Uint8Array;
+  signal?: AbortSignal;
+}
+
+const methodSchema = z.string().regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method');
+
+/** `init.method` (default GET), upper-cased. */
+export function requestMethod(init: X402RequestInit): string {
+  return parseArgument(methodSchema, init.method ?? 'GET', 'init.method').toUpperCase();
+}
+
+/** `init.headers` as `Headers`; what `Headers` refuses is an `InvalidArgumentError`. */
+export function requestHeaders(init: X402RequestInit): Headers {
+  try {
+    return new Headers(init.headers);
+  } catch (err) {
+    throw new InvalidArgumentError('init.headers', err instanceof Error ? err.message : 'not valid HTTP headers');
+  }
+}
+
+/** The URL as a string, when it is an absolute http(s) URL. */
+export function httpUrl(value: string | URL): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(String(value));
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new InvalidArgumentError('url', 'expected an absolute http(s) URL');
+  return url.toString();
+}

@@ -1,0 +1,82 @@
+/**
+ * From what was signed to the header of the buyer's paid retry (x402-buyer.ts): first the signed terms are
+ * compared with the accepts entry chosen, then they become the x402 v2 payment payload — the EIP-3009
+ * authorization (`exact`) or the Permit2 witness transfer (`upto`, with the signed EIP-2612 permit as
+ * `extensions.eip2612GasSponsoring` when there is one) — encoded with the codecs of src/x402 and sent on the
+ * challenge's dialect (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`).
+ *
+ * Defends against: sending a signature for other terms than the chosen entry (scheme, payee, amount, token,
+ * network, and for `upto` the facilitator: `SignatureMismatchError`, nothing sent).
+ * Does not defend against: a seller that refuses a well-formed payment (the buyer reads its answer).
+ */
+import { encodePaymentPayload, X402_HEADERS } from '../x402/header-codec.js';
+import type { PaymentRequired, PaymentRequirements } from '../x402/wire-schemas.js';
+import { EIP2612_GAS_SPONSORING_KEY, type SignedTerms } from './buyer-payer.js';
+import type { X402Dialect } from './read-x402-challenge.js';
+import { SignatureMismatchError } from './sdk-errors.js';
+
+/** The signed authorization must be for the entry chosen: scheme, payee, amount, token, network (and for upto the facilitator). */
+export function assertSignedAsAsked(payment: SignedTerms, requirements: PaymentRequirements): void {
+  const problems: string[] = [];
+  const same = (x: string, y: unknown) => typeof y === 'string' && x.toLowerCase() === y.toLowerCase();
+  if (payment.scheme === 'upto') {
+    const a = payment.permit2_authorization;
+    if (requirements.scheme !== 'upto') problems.push('scheme');
+    if (!same(a.witness.to, requirements.payTo)) problems.push('payee');
+    if (a.permitted.amount !== requirements.amount) problems.push('amount');
+    if (!same(a.permitted.token, requirements.asset)) problems.push('token');
+    if (!same(a.witness.facilitator, requirements.extra?.facilitatorAddress)) problems.push('facilitator');
+  } else {
+    const a = payment.authorization;
+    if (requirements.scheme !== 'exact') problems.push('scheme');
+    if (!same(a.to, requirements.payTo)) problems.push('payee');
+    if (a.value !== requirements.amount) problems.push('amount');
+  }
+  if (payment.asset.toLowerCase() !== requirements.asset.toLowerCase()) problems.push('asset');
+  if (payment.network !== requirements.network) problems.push('network');
+  if (problems.length > 0) throw new SignatureMismatchError(problems.join(', '));
+}
+
+/**
+ * `extensions.eip2612GasSponsoring` as the official x402 client sends it: the seller's declaration (its
+ * `info.description`/`version` and `schema`, echoed — the official server rejects a payload without them)
+ * with the signed permit's fields over it. Undefined when no permit was signed.
+ */
+function eip2612Extension(
+  declared: Record<string, unknown> | undefined,
+  terms: Extract<SignedTerms, { scheme: 'upto' }>,
+): Record<string, unknown> | undefined {
+  const permit = terms.eip2612_permit;
+  const declaration = declared?.[EIP2612_GAS_SPONSORING_KEY];
+  if (!permit || typeof declaration !== 'object' || declaration === null) return undefined;
+  const d = declaration as { info?: unknown; schema?: unknown };
+  const info = typeof d.info === 'object' && d.info !== null ? (d.info as Record<string, unknown>) : {};
+  return {
+    [EIP2612_GAS_SPONSORING_KEY]: {
+      info: { ...info, ...permit },
+      ...(d.schema !== undefined ? { schema: d.schema } : {}),
+    },
+  };
+}
+
+/** The paid retry's payment header, name and value, for `terms` signed for `requirements` (checked first). */
+export function signedPaymentHeader(
+  challenge: PaymentRequired,
+  dialect: X402Dialect,
+  requirements: PaymentRequirements,
+  terms: SignedTerms,
+): [string, string] {
+  assertSignedAsAsked(terms, requirements);
+  const permitExtension = terms.scheme === 'upto' ? eip2612Extension(challenge.extensions, terms) : undefined;
+  const header = encodePaymentPayload({
+    x402Version: 2,
+    resource: challenge.resource,
+    accepted: requirements,
+    payload:
+      terms.scheme === 'upto'
+        ? { signature: terms.signature, permit2Authorization: terms.permit2_authorization }
+        : { signature: terms.signature, authorization: terms.authorization },
+    ...(permitExtension ? { extensions: permitExtension } : {}),
+  });
+  return [dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy, header];
+}
