@@ -10,42 +10,23 @@
  *   the link (exit 1, `identity_already_linked`, naming the two ways in), and both accounts stay as they were.
  */
 import assert from 'node:assert/strict';
-import type { TestTreasury } from '../../support/api-harness.js';
-import {
-  assertOk,
-  runXx,
-  startForwardedTreasury,
-  type Forwarder,
-  stderrJson,
-  stdoutJson,
-  xxHomeFor,
-} from './xx-process.js';
+import { useForwardedTreasury } from '../../support/forwarded-treasury.js';
+import { assertOk, runXx, stderrJson, stdoutJson, xxHomeFor } from './xx-process.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 const KNOWN_PHRASE = 'test test test test test test test test test test test junk';
 
 describe('xx init --chain solana: Sign In With Solana (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(240_000);
-  let t: TestTreasury;
-  let forwarder: Forwarder;
-  let server: string;
+  const { t, forwarder } = useForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' });
   const home = (name: string, extra: Record<string, string> = {}) => ({
-    ...xxHomeFor(name, server, PASSPHRASE),
+    ...xxHomeFor(name, forwarder.url, PASSPHRASE),
     ...extra,
   });
   const identitiesOf = async (accountId: string) =>
     (await t.db.knex('identities').where({ account_id: accountId }).orderBy('chain').select('chain', 'address')).map(
       (r) => `${r.chain}:${r.address}`,
     );
-
-  before(async () => {
-    ({ forwarder, t } = await startForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' }));
-    server = forwarder.url;
-  });
-  after(async () => {
-    await forwarder?.close();
-    await t?.stop();
-  });
 
   it('a new seed: SIWS creates the account of its Solana address and ends signed in; `xx init` then links the Base key to it', async () => {
     const env = home('siws-new');
