@@ -1,0 +1,13 @@
+// Types of bin/build-freshness.mjs, for the TypeScript launchers that import it (ops/sandbox/start.ts).
+
+/** The repository's root. */
+export declare const ROOT: string;
+
+/** Every source folder tsconfig.build.json compiles. */
+export declare const BUILD_SOURCE_DIRS: readonly string[];
+
+/**
+ * True when `compiled` (a path under dist/, relative to the root) exists and is newer than every .ts file under
+ * `sourceDirs` (relative to the root).
+ */
+export declare function buildIsCurrent(compiled: string, sourceDirs?: readonly string[]): boolean;
