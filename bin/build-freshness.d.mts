@@ -1,4 +1,4 @@
-// Types of bin/build-freshness.mjs, for the TypeScript launchers that import it (ops/sandbox/start.ts).
+// Types of bin/build-freshness.mjs, for the TypeScript launchers that import it (ops/sandbox/start.ts, test/support/).
 
 /** The repository's root. */
 export declare const ROOT: string;
@@ -11,3 +11,9 @@ export declare const BUILD_SOURCE_DIRS: readonly string[];
  * `sourceDirs` (relative to the root).
  */
 export declare function buildIsCurrent(compiled: string, sourceDirs?: readonly string[]): boolean;
+
+/**
+ * How node runs a TypeScript entry point such as `signer/main.ts`: its compiled file under dist/ (with
+ * `--enable-source-maps`) when the build is current, otherwise the source through tsx.
+ */
+export declare function nodeArgsFor(entry: string): string[];

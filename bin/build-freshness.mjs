@@ -1,7 +1,7 @@
 // Is the compiled build (`npm run build`: tsconfig.build.json → dist/) current? One answer for every launcher
-// that would rather run dist/ than the TypeScript sources through tsx: bin/xx.mjs (the CLI) and `npm start`
-// (ops/sandbox/start.ts: the signer, the API, the gate). Plain JavaScript, so that bin/xx.mjs can use it
-// before any TypeScript loader is registered.
+// that would rather run dist/ than the TypeScript sources through tsx: bin/xx.mjs (the CLI), `npm start`
+// (ops/sandbox/start.ts: the signer, the API, the gate) and the test harnesses that start a signer or an API
+// process. Plain JavaScript, so that bin/xx.mjs can use it before any TypeScript loader is registered.
 //
 // Defends: an edited source never runs as stale compiled code — a build counts as current only when its
 // compiled file is newer than every .ts file under the given source folders (a new file counts as an edit).
@@ -45,4 +45,16 @@ export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS) {
     return false;
   }
   return !sourceDirs.some((d) => changedSince(path.join(ROOT, d), builtMs));
+}
+
+/**
+ * How node runs a TypeScript entry point such as `signer/main.ts` (relative to the root): its compiled file
+ * (dist/signer/main.js, with source maps for the stack traces) when the build is current, otherwise the source
+ * itself through tsx. Absolute paths, so the caller's working directory does not matter.
+ */
+export function nodeArgsFor(entry) {
+  const compiled = path.join('dist', entry.replace(/\.ts$/, '.js'));
+  return buildIsCurrent(compiled)
+    ? ['--enable-source-maps', path.join(ROOT, compiled)]
+    : ['--import', 'tsx', path.join(ROOT, entry)];
 }

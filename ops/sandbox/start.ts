@@ -32,7 +32,7 @@ import { startDemoSeller, type DemoSeller } from './demo-seller.js';
 import { startDemoOrigin, type DemoOrigin } from './demo-origin.js';
 import { registerDemoGateSeller } from './demo-gate.js';
 import { dashboardIsStale, ensureDashboardBuilt } from '../dashboard/build-dashboard.js';
-import { buildIsCurrent } from '../../bin/build-freshness.mjs';
+import { nodeArgsFor } from '../../bin/build-freshness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.resolve(process.env.TREASURY_DATA_DIR ?? path.join(ROOT, '.treasury'));
@@ -77,18 +77,8 @@ function readOrCreateSecret(file: string, make: () => string): string {
 }
 
 /**
- * How node runs a TypeScript entry point (`signer/main.ts`): its compiled file (dist/signer/main.js, with source
- * maps for the stack traces) when `npm run build` is current — newer than every source it is built from
- * (bin/build-freshness.mjs, the rule bin/xx.mjs follows) — otherwise the source itself through tsx.
- */
-function nodeArgsFor(entry: string): string[] {
-  const compiled = path.join('dist', entry.replace(/\.ts$/, '.js'));
-  return buildIsCurrent(compiled)
-    ? ['--enable-source-maps', path.join(ROOT, compiled)]
-    : ['--import', 'tsx', path.join(ROOT, entry)];
-}
-
-/** Spawns an entry point (nodeArgsFor) and resolves once a log line matches `ready` (its message, its fields). */
+ * Spawns an entry point — compiled when `npm run build` is current, else through tsx (bin/build-freshness.mjs,
+ * the rule bin/xx.mjs follows) — and resolves once a log line matches `ready` (its message, its fields). */
 function startProcess(
   name: string,
   entry: string,
