@@ -330,4 +330,7 @@ export const TEST_ENTRIES: Entries = {
     meaning: 'with test/support/pay-fault-preload.ts: where a spawned API kills itself mid-pay',
   },
   TREASURY_TEST_CHAIN_LOG_LEVEL: { meaning: "the test chain's log level", default: '`silent`' },
+  TREASURY_TEST_FILE_TIMES: {
+    meaning: 'tests: a file the run writes how long each test file took into, slowest first (docs/testing.md)',
+  },
 };
