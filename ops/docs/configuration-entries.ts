@@ -331,6 +331,6 @@ export const TEST_ENTRIES: Entries = {
   },
   TREASURY_TEST_CHAIN_LOG_LEVEL: { meaning: "the test chain's log level", default: '`silent`' },
   TREASURY_TEST_FILE_TIMES: {
-    meaning: 'a file the test reporter writes how long each test file took to, slowest first',
+    meaning: 'tests: a file the run writes how long each test file took into, slowest first (docs/testing.md)',
   },
 };

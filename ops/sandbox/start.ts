@@ -32,6 +32,7 @@ import { startDemoSeller, type DemoSeller } from './demo-seller.js';
 import { startDemoOrigin, type DemoOrigin } from './demo-origin.js';
 import { registerDemoGateSeller } from './demo-gate.js';
 import { dashboardIsStale, ensureDashboardBuilt } from '../dashboard/build-dashboard.js';
+import { nodeArgsFor } from '../../bin/build-freshness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dataDir = path.resolve(process.env.TREASURY_DATA_DIR ?? path.join(ROOT, '.treasury'));
@@ -75,7 +76,9 @@ function readOrCreateSecret(file: string, make: () => string): string {
   return value;
 }
 
-/** Spawns a TypeScript entry point with tsx and resolves once a log line matches `ready` (its message, its fields). */
+/**
+ * Spawns an entry point — compiled when `npm run build` is current, else through tsx (bin/build-freshness.mjs,
+ * the rule bin/xx.mjs follows) — and resolves once a log line matches `ready` (its message, its fields). */
 function startProcess(
   name: string,
   entry: string,
@@ -83,7 +86,7 @@ function startProcess(
   ready: (msg: string, fields: Record<string, unknown>) => boolean,
 ): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+    const child = spawn(process.execPath, nodeArgsFor(entry), {
       cwd: ROOT,
       env: { ...process.env, ...env, TREASURY_EXIT_WITH_PARENT: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,7 +2,10 @@
 # `npm test`: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
 # lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time) and check
 # the formatting (prettier --check), the three side by side (each is one process on one core; eslint and
-# prettier keep a cache under .build/, so a second run checks only what changed),
+# prettier keep a cache under .build/, so a second run checks only what changed), and beside them build what
+# the suites would otherwise each build again: dist/ (`npm run build`, unless current), so that every `xx` run
+# (bin/xx.mjs) and every `npm start` child (ops/sandbox/start.ts) runs compiled code instead of loading the
+# sources through tsx, and the sandbox contracts and the dashboard (ops/test/prepare-artifacts.ts);
 # then every mocha suite against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL): in
 # parallel worker processes (TREASURY_TEST_JOBS, default 3; test/support/root-hooks.ts gives them one
 # PostgreSQL), then the files listed in ops/test/serial-tests.txt alone, one after another.
@@ -25,15 +28,35 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p .build
 
-echo "== typecheck (tsc -b), lint (eslint) and format (prettier --check), side by side"
+# dist/ for the suites, unless every entry point there is newer than every source it is built from (the rule
+# bin/xx.mjs and npm start follow, bin/build-freshness.mjs). Its files are dated back to when the build started,
+# so that a source edited while it ran still counts as newer: the launchers then run that source, not stale code.
+build_dist() {
+  if node --input-type=module -e "
+    import { buildIsCurrent } from './bin/build-freshness.mjs';
+    const entries = ['dist/src/api/main.js', 'dist/signer/main.js', 'dist/src/gate/main.js', 'dist/src/cli/main.js'];
+    process.exit(entries.every((f) => buildIsCurrent(f)) ? 0 : 1);"; then
+    echo "dist/ is current"
+    return 0
+  fi
+  local started
+  started=$(date +%s.%N)
+  npm run --silent build && find dist -type f -exec touch -m -d "@$started" {} +
+}
+
+echo "== typecheck (tsc -b), lint (eslint), format (prettier --check) and build (dist/, contracts, dashboard), side by side"
 npx --no-install tsc -b >"$work/typecheck.log" 2>&1 &
 typecheck=$!
 npx --no-install eslint --cache --cache-location .build/eslint-cache . >"$work/lint.log" 2>&1 &
 lint=$!
 npx --no-install prettier --check --cache --cache-location .build/prettier-cache . >"$work/format.log" 2>&1 &
 format=$!
+build_dist >"$work/build.log" 2>&1 &
+build=$!
+node --import tsx ops/test/prepare-artifacts.ts >"$work/artifacts.log" 2>&1 &
+artifacts=$!
 checks_failed=0
-for check in typecheck lint format; do
+for check in typecheck lint format build artifacts; do
   if wait "${!check}"; then
     echo "-- $check: ok"
   else

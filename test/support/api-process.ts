@@ -1,5 +1,5 @@
 /**
- * A treasury-api in its own process (src/api/main.ts under tsx) on a free loopback port, against a database and
+ * A treasury-api in its own process (src/api/main.ts: dist/ when current, else under tsx) on a free loopback port, against a database and
  * signer the caller owns: for tests whose subject could block the API's event loop, which would block the
  * test process too if the app ran in it, or whose subject is the process itself (its shutdown). `stop()`
  * SIGKILLs (a blocked process ignores nothing else). With `logs: true` the process logs at info level and
@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { nodeArgsFor } from '../../bin/build-freshness.mjs';
 import type { TestSigner } from './signer-harness.js';
 import { freePort, type TestDatabase } from './test-database.js';
 
@@ -37,7 +38,7 @@ export async function startApiProcess(
   options: ApiProcessOptions = {},
 ): Promise<ApiProcess> {
   const port = await freePort();
-  const nodeArgs = options.nodeArgs ?? ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')];
+  const nodeArgs = options.nodeArgs ?? nodeArgsFor('src/api/main.ts');
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     env: {

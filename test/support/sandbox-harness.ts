@@ -12,6 +12,8 @@ import path from 'node:path';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodePaymentRequired, encodePaymentPayload } from '../../src/x402/header-codec.js';
+import { compileTestUsdc, DEFAULT_CACHE_DIR } from '../../ops/sandbox/chain/compile-test-usdc.js';
+import { compileUptoContracts } from '../../ops/sandbox/chain/compile-upto-contracts.js';
 import { spawnDetached } from './detached-child.js';
 import { freePort } from './test-database.js';
 
@@ -84,9 +86,30 @@ export function sandboxCliEnv(sandbox: RunningSandbox, name: string): Record<str
   };
 }
 
+/**
+ * Puts the compiled sandbox contracts (TestUsdc, Permit2 and the upto proxy) in a fresh data directory's cache,
+ * as a user's ./.treasury/cache holds them after the first `npm start`: compiled once into the repository's
+ * cache (DEFAULT_CACHE_DIR, which `npm test` fills before the suites start), then copied, so that no sandbox
+ * loads solc and compiles again. The compilers themselves are tested by test/integration/chain/.
+ */
+function seedContractCache(dataDir: string): void {
+  const usdc = compileTestUsdc();
+  const upto = compileUptoContracts();
+  const cacheDir = path.join(dataDir, 'cache');
+  fs.mkdirSync(cacheDir, { recursive: true });
+  for (const [prefix, key] of [
+    ['test-usdc', usdc.cacheKey],
+    ['upto-contracts', upto.cacheKey],
+  ] as const) {
+    const name = `${prefix}-${key.slice(0, 16)}.json`;
+    fs.copyFileSync(path.join(DEFAULT_CACHE_DIR, name), path.join(cacheDir, name));
+  }
+}
+
 export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<RunningSandbox & { apiPort: number }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-sandbox-'));
   fs.chmodSync(dataDir, 0o755);
+  seedContractCache(dataDir);
   const [apiPort, pgPort] = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...process.env,

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { nodeArgsFor } from '../../bin/build-freshness.mjs';
 import { SignerClient } from '../../signer/protocol/signer-client.js';
 import { initSoftHsmToken, type SoftHsmToken } from '../../ops/softhsm/init-token.js';
 import {
@@ -43,7 +44,7 @@ export interface StartTestSignerOptions {
   dir?: string;
   /** How long to wait for `signer ready` (default 30,000 ms). */
   readyTimeoutMs?: number;
-  /** What node runs instead of `--import tsx signer/main.ts` (e.g. the compiled dist/signer/main.js). */
+  /** What node runs instead of signer/main.ts (compiled from dist/ when current, else through tsx: nodeArgsFor). */
   nodeArgs?: string[];
 }
 
@@ -90,7 +91,7 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   if (keyBackend === 'aws-kms') for (const name of AWS_VARIABLES_KEPT_FROM_TEST_SIGNERS) delete childEnv[name];
   delete childEnv.TREASURY_SIGNER_BACKEND;
-  const nodeArgs = options.nodeArgs ?? ['--import', 'tsx', path.join(ROOT, 'signer/main.ts')];
+  const nodeArgs = options.nodeArgs ?? nodeArgsFor('signer/main.ts');
   const child = spawn(process.execPath, nodeArgs, {
     cwd: ROOT,
     env: childEnv,

@@ -17,10 +17,15 @@ import { fileURLToPath } from 'node:url';
 import type { Context, Middleware } from 'koa';
 import { AppError } from '../errors/app-error.js';
 
-/** Where `npm run build:dashboard` writes (git-ignored). */
+/**
+ * Where `npm run build:dashboard` writes (git-ignored): .build/ at the root, three folders above src/api/http/
+ * and four above the compiled dist/src/api/http/ (`npm run start:api`, and `npm start` once built).
+ */
+const HERE = fileURLToPath(import.meta.url);
 export const DASHBOARD_BUILD_DIR = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../.build/dashboard',
+  path.dirname(HERE),
+  path.extname(HERE) === '.js' ? '../../../..' : '../../..',
+  '.build/dashboard',
 );
 
 export const DASHBOARD_CSP = [

@@ -1,0 +1,62 @@
+// Is the compiled build (`npm run build`: tsconfig.build.json → dist/) current? One answer for every launcher
+// that would rather run dist/ than the TypeScript sources through tsx: bin/xx.mjs (the CLI), `npm start`
+// (ops/sandbox/start.ts: the signer, the API, the gate) and the test harnesses that start a signer or an API
+// process. Plain JavaScript, so that bin/xx.mjs can use it before any TypeScript loader is registered.
+//
+// Defends: an edited source never runs as stale compiled code — a build counts as current only when its
+// compiled file is newer than every .ts file under the given source folders (a new file counts as an edit).
+// Does not: build anything, compare contents, or notice a deleted source file.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository's root (this file is bin/build-freshness.mjs). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Every source folder tsconfig.build.json compiles: what the API, the signer and the gate are built from. */
+export const BUILD_SOURCE_DIRS = ['base', 'policy', 'signer', 'src', 'migrations', 'ops/softhsm', 'ops/net'];
+
+/** True when some .ts file under `dir` (but for the folders in `skip`) was modified after `builtMs`. */
+function changedSince(dir, builtMs, skip) {
+  let entries;
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!skip.has(p) && changedSince(p, builtMs, skip)) return true;
+    } else if (e.name.endsWith('.ts') && fs.statSync(p).mtimeMs > builtMs) return true;
+  }
+  return false;
+}
+
+/**
+ * True when `compiled` (a path under dist/, relative to the root) exists and is newer than every .ts file under
+ * `sourceDirs` (relative to the root) but those under `skipDirs` (folders the entry point cannot import). False
+ * when it is missing.
+ */
+export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS, skipDirs = []) {
+  const skip = new Set(skipDirs.map((d) => path.join(ROOT, d)));
+  let builtMs;
+  try {
+    builtMs = fs.statSync(path.join(ROOT, compiled)).mtimeMs;
+  } catch {
+    return false;
+  }
+  return !sourceDirs.some((d) => changedSince(path.join(ROOT, d), builtMs, skip));
+}
+
+/**
+ * How node runs a TypeScript entry point such as `signer/main.ts` (relative to the root): its compiled file
+ * (dist/signer/main.js, with source maps for the stack traces) when the build is current, otherwise the source
+ * itself through tsx. Absolute paths, so the caller's working directory does not matter.
+ */
+export function nodeArgsFor(entry) {
+  const compiled = path.join('dist', entry.replace(/\.ts$/, '.js'));
+  return buildIsCurrent(compiled)
+    ? ['--enable-source-maps', path.join(ROOT, compiled)]
+    : ['--import', 'tsx', path.join(ROOT, entry)];
+}
