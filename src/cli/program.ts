@@ -7,33 +7,18 @@
  * module of the command named on the line (none for `xx --help` / `--version`), so help loads no viem
  * or zod. `buildProgram` loads every module (tests, `xx completion`).
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { addExamples } from './command-examples.js';
 import { COMMAND_TABLE, everyLoader, type Loader } from './command-table.js';
 import type { CliContext } from './core/cli-context.js';
 import { CREDENTIALS_HELP } from './core/credentials-help.js';
+import { cliVersion } from './core/cli-version.js';
 
 export interface BuildProgramOptions {
   /** `--json` was given: commander's own messages are suppressed (runCli prints them as one JSON object). */
   json?: boolean;
   /** The environment the commands read (XX_* settings); default process.env. */
   env?: NodeJS.ProcessEnv;
-}
-
-/** The version of the package this CLI ships in (the nearest package.json above this file, src/ or dist/). */
-export function cliVersion(): string {
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: unknown };
-      if (typeof pkg.version === 'string') return pkg.version;
-    } catch {
-      // not here: one folder up
-    }
-    if (path.dirname(dir) === dir) return '0.0.0';
-  }
 }
 
 /** The root `xx` command with its global options and help text, and no subcommands. */

@@ -32,6 +32,9 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   return (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as ToolAnswer;
 }
 
+const PACKAGE_VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
+
 describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK client, real chain)', function () {
   this.timeout(400_000);
   let sandbox: RunningSandbox;
@@ -112,6 +115,8 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
     const client = new Client({ name: 'treasury-test', version: '0' });
     await client.connect(transport);
     try {
+      // The version the server announces is the package's, from the build as from the sources.
+      assert.equal(client.getServerVersion()?.version, PACKAGE_VERSION);
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), [
         'check_policy',
