@@ -45,6 +45,7 @@ build_dist() {
 }
 
 echo "== typecheck (tsc -b), lint (eslint), format (prettier --check) and build (dist/, contracts, dashboard), side by side"
+checks_started=$(date +%s)
 npx --no-install tsc -b >"$work/typecheck.log" 2>&1 &
 typecheck=$!
 npx --no-install eslint --cache --cache-location .build/eslint-cache . >"$work/lint.log" 2>&1 &
@@ -65,6 +66,7 @@ for check in typecheck lint format build artifacts; do
   fi
   cat "$work/$check.log"
 done
+echo "-- checks and builds: $(($(date +%s) - checks_started)) s"
 [ "$checks_failed" = 0 ] || exit 1
 
 echo "== tests"
@@ -99,13 +101,25 @@ done
 # Each mocha run adds its counts to this file (test/support/summary-reporter.cjs) instead of printing them.
 export TREASURY_TEST_SUMMARY_FILE="$work/summary"
 : >"$TREASURY_TEST_SUMMARY_FILE"
+# TREASURY_TEST_FILE_TIMES: each mocha run writes its own file's times; the two are put together at the end.
+times="${TREASURY_TEST_FILE_TIMES:-}"
 status=0
+phase_started=$(date +%s)
 if [ "${#parallel[@]}" -gt 0 ]; then
-  npx --no-install mocha --config .mocharc.json --parallel --jobs "${TREASURY_TEST_JOBS:-3}" "${parallel[@]}" || status=$?
+  TREASURY_TEST_FILE_TIMES=${times:+$work/times-parallel} \
+    npx --no-install mocha --config .mocharc.json --parallel --jobs "${TREASURY_TEST_JOBS:-3}" "${parallel[@]}" ||
+    status=$?
+  echo "-- parallel suites: $(($(date +%s) - phase_started)) s"
 fi
 if [ "${#serial[@]}" -gt 0 ]; then
   echo "== tests that run alone (ops/test/serial-tests.txt)"
-  npx --no-install mocha --config .mocharc.json "${serial[@]}" || status=$?
+  phase_started=$(date +%s)
+  TREASURY_TEST_FILE_TIMES=${times:+$work/times-serial} \
+    npx --no-install mocha --config .mocharc.json "${serial[@]}" || status=$?
+  echo "-- suites run alone: $(($(date +%s) - phase_started)) s"
+fi
+if [ -n "$times" ]; then
+  cat "$work"/times-* 2>/dev/null | sort -rn >"$times" || true
 fi
 awk '{ p += $1; f += $2; s += $3 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' \
   "$TREASURY_TEST_SUMMARY_FILE"

@@ -17,6 +17,8 @@ class SummaryReporter extends Mocha.reporters.Spec {
     super(runner, options);
     const timesFile = process.env.TREASURY_TEST_FILE_TIMES;
     const files = new Map();
+    // A parallel run's workers append to the file: start it empty.
+    if (timesFile && runner.constructor.name === 'ParallelBufferedRunner') fs.writeFileSync(timesFile, '');
     if (timesFile) {
       runner.on(EVENT_SUITE_BEGIN, (suite) => {
         if (!suite.file || !suite.parent || !suite.parent.root) return;

@@ -1,6 +1,7 @@
 /**
- * The compiled build (`npm run build`, tsconfig.build.json) runs on plain node: compiled here (in the before
- * hook, into a temporary directory so the checkout's dist/ is left alone), its migrations applied to an
+ * The compiled build (`npm run build`, tsconfig.build.json) runs on plain node: in a temporary directory laid
+ * out as the image is (dist/, package.json, node_modules) — a copy of the checkout's dist/ when it is current
+ * (`npm test` builds it once, bin/build-freshness.mjs), else compiled there — its migrations applied to an
  * empty PostgreSQL database by dist/src/api/db/migrate-cli.js, then treasury-signer (dist/signer/main.js, on a
  * SoftHSM token) and treasury-api (dist/src/api/main.js, in production mode behind a declared TLS proxy)
  * started with `node` alone — no tsx — and one x402 payment signed and recorded through HTTP.
@@ -12,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { buildIsCurrent } from '../../../bin/build-freshness.mjs';
 import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { listPendingMigrations } from '../../../src/api/db/knex-client.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
@@ -41,14 +43,15 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
   before(async () => {
     out = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-build-'));
     dist = path.join(out, 'dist');
+    const entries = ['dist/src/api/main.js', 'dist/signer/main.js', 'dist/src/cli/main.js'];
+    if (entries.every((f) => buildIsCurrent(f))) fs.cpSync(path.join(ROOT, 'dist'), dist, { recursive: true });
     // What `npm run build` runs, with the output elsewhere; node finds the packages through the symlink.
-    await run(
-      process.execPath,
-      [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
-      {
-        cwd: ROOT,
-      },
-    );
+    else
+      await run(
+        process.execPath,
+        [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
+        { cwd: ROOT },
+      );
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(out, 'node_modules'));
     // As in the image: package.json beside dist/ says the files are ES modules.
     fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(out, 'package.json'));
