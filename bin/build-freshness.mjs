@@ -52,11 +52,13 @@ export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS, skipDir
 /**
  * How node runs a TypeScript entry point such as `signer/main.ts` (relative to the root): its compiled file
  * (dist/signer/main.js, with source maps for the stack traces) when the build is current, otherwise the source
- * itself through tsx. Absolute paths, so the caller's working directory does not matter.
+ * itself through tsx. Absolute paths, so the caller's working directory does not matter. With `nodeOptions`
+ * (such as `--import <a .ts preload>`) always the source through tsx, the options before it: a preload
+ * reaches the sources' modules (a test seam it installs a hook into), which the compiled entry would not share.
  */
-export function nodeArgsFor(entry) {
+export function nodeArgsFor(entry, nodeOptions = []) {
   const compiled = path.join('dist', entry.replace(/\.ts$/, '.js'));
-  return buildIsCurrent(compiled)
+  return nodeOptions.length === 0 && buildIsCurrent(compiled)
     ? ['--enable-source-maps', path.join(ROOT, compiled)]
-    : ['--import', 'tsx', path.join(ROOT, entry)];
+    : ['--import', 'tsx', ...nodeOptions, path.join(ROOT, entry)];
 }

@@ -20,6 +20,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { nodeArgsFor } from '../../../bin/build-freshness.mjs';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createTestDatabase, freePort, type TestDatabase } from '../../support/test-database.js';
 import { signInBody } from '../../support/sign-in.js';
@@ -42,7 +43,7 @@ async function startApi(db: TestDatabase, signer: TestSigner, admin: string, fau
   const port = await freePort();
   const preload = fault ? ['--import', path.join(ROOT, 'test/support/pay-fault-preload.ts')] : [];
   const extraEnv: Record<string, string> = fault ? { TREASURY_TEST_PAY_FAULT: fault } : {};
-  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, path.join(ROOT, 'src/api/main.ts')], {
+  const child = spawn(process.execPath, nodeArgsFor('src/api/main.ts', preload), {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -13,6 +13,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { operatorTokenWeakness } from '../../../src/api/config/production-mode.js';
+import { nodeArgsFor } from '../../../bin/build-freshness.mjs';
 import { createTestDatabase, freePort } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -35,11 +36,11 @@ interface Exit {
   lines: string[];
 }
 
-/** Runs src/api/main.ts (under tsx, plus `nodeOptions`) with only `env` (and PATH/HOME) and collects its stderr lines. */
+/** Runs src/api/main.ts (compiled when dist/ is current, else under tsx; plus `nodeOptions`) with only `env` (and PATH/HOME) and collects its stderr lines. */
 function runApi(env: Record<string, string | undefined>, nodeOptions: string[] = []): Promise<Exit> {
   const clean: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/' };
   for (const [k, v] of Object.entries(env)) if (v !== undefined) clean[k] = v;
-  const child = spawn(process.execPath, ['--import', 'tsx', ...nodeOptions, path.join(ROOT, 'src/api/main.ts')], {
+  const child = spawn(process.execPath, nodeArgsFor('src/api/main.ts', nodeOptions), {
     cwd: ROOT,
     env: clean,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -155,7 +156,7 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
     assert.equal(made.status, 0, made.stderr);
     const db = await createTestDatabase();
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/api/main.ts')], {
+    const child = spawn(process.execPath, nodeArgsFor('src/api/main.ts'), {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
