@@ -31,6 +31,8 @@ mkdir -p .build
 # dist/ for the suites, unless every entry point there is newer than every source it is built from (the rule
 # bin/xx.mjs and npm start follow, bin/build-freshness.mjs). Its files are dated back to when the build started,
 # so that a source edited while it ran still counts as newer: the launchers then run that source, not stale code.
+# It is `npm run build` with --noCheck (emit only, the same files, a third of the CPU): tsc -b beside it checks
+# the types, and the run stops when it fails.
 build_dist() {
   if node --input-type=module -e "
     import { buildIsCurrent } from './bin/build-freshness.mjs';
@@ -41,7 +43,8 @@ build_dist() {
   fi
   local started
   started=$(date +%s.%N)
-  npm run --silent build && find dist -type f -exec touch -m -d "@$started" {} +
+  rm -rf dist
+  npx --no-install tsc -p tsconfig.build.json --noCheck && find dist -type f -exec touch -m -d "@$started" {} +
 }
 
 echo "== typecheck (tsc -b), lint (eslint), format (prettier --check) and build (dist/, contracts, dashboard), side by side"
