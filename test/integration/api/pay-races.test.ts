@@ -52,6 +52,8 @@ async function startApi(db: TestDatabase, signer: TestSigner, admin: string, fau
       TREASURY_ADMIN_TOKEN: admin,
       TREASURY_PORT: String(port),
       TREASURY_LOG_LEVEL: 'warn',
+      // Gone with this test process, whatever happens to the test (a crash point that never fired included).
+      TREASURY_EXIT_WITH_PARENT: '1',
       ...extraEnv,
     },
     stdio: 'ignore',
@@ -153,6 +155,7 @@ describe('pay races and crash safety (two API processes, one PostgreSQL)', funct
   ): Promise<void> {
     const doomed = await startApi(db, signer, admin, fault);
     const lost = await post(doomed, `/v1/wallets/${walletId}/pay`, body, headers).catch((err: Error) => err);
+    if (!(lost instanceof Error)) doomed.child.kill('SIGKILL');
     assert.ok(lost instanceof Error, 'the response never arrived');
     await new Promise((resolve) =>
       doomed.child.exitCode !== null || doomed.child.signalCode !== null
