@@ -144,23 +144,19 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     const agent = activeAgentOrUndefined();
     if (!agent) throw reauthenticate('The session expired and no agent PAT is stored to renew it.');
     const server = env.XX_API_URL || agent.server;
-    let reply: unknown;
+    let grant: z.infer<typeof sessionGrantSchema>;
     try {
-      reply = await new ApiClient({ baseUrl: server, token: agent.pat }).request('POST', '/v1/identity/exchange-pat');
+      grant = await new ApiClient({ baseUrl: server, token: agent.pat }).request('POST', '/v1/identity/exchange-pat', {
+        reply: sessionGrantSchema,
+      });
     } catch (err) {
       if (err instanceof CliError && (err.status === 401 || err.status === 403))
         throw reauthenticate("The session expired and the agent's PAT is no longer valid (revoked or expired).");
       throw err;
     }
-    const grant = sessionGrantSchema.safeParse(reply);
-    if (!grant.success)
-      throw new CliError({
-        code: 'invalid_reply',
-        userMessage: 'POST /v1/identity/exchange-pat answered without a session.',
-      });
-    const { session, account_id, agent_id, expires_at } = grant.data;
+    const { session, account_id, agent_id, expires_at } = grant;
     saveSession(paths, { session, account_id, agent_id, expires_at, server: agent.server });
-    return grant.data.session;
+    return session;
   };
 
   /** A missing credential on a machine whose config still holds a removed master key: the migration prompt instead. */

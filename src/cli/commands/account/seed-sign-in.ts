@@ -76,22 +76,18 @@ export async function seedSignIn(
       ...(chain === 'both' ? { link_solana: siwsAttestation(server, mnemonic, nonce) } : {}),
     };
   }
-  const reply = await api.request('POST', '/v1/identity/init', { body }).catch((err: unknown) => {
-    if (err instanceof CliError && err.code === 'identity_already_linked')
-      throw new CliError({
-        code: err.code,
-        userMessage: `${err.userMessage} This seed's Base and Solana keys already sign in to two different accounts; sign in with one of them: \`xx init --chain base\` or \`xx init --chain solana\`.`,
-        status: err.status,
-        details: err.details,
-        cause: err,
-      });
-    throw err;
-  });
-  const grant = sessionGrantSchema.safeParse(reply);
-  if (!grant.success)
-    throw new CliError({
-      code: 'invalid_reply',
-      userMessage: 'POST /v1/identity/init answered an unexpected shape; is the server a Treasury?',
+  const grant = await api
+    .request('POST', '/v1/identity/init', { body, reply: sessionGrantSchema })
+    .catch((err: unknown) => {
+      if (err instanceof CliError && err.code === 'identity_already_linked')
+        throw new CliError({
+          code: err.code,
+          userMessage: `${err.userMessage} This seed's Base and Solana keys already sign in to two different accounts; sign in with one of them: \`xx init --chain base\` or \`xx init --chain solana\`.`,
+          status: err.status,
+          details: err.details,
+          cause: err,
+        });
+      throw err;
     });
-  return { grant: grant.data, method: chain === 'solana' ? 'siws' : chain === 'both' ? 'siwe+siws' : 'siwe' };
+  return { grant, method: chain === 'solana' ? 'siws' : chain === 'both' ? 'siwe+siws' : 'siwe' };
 }
