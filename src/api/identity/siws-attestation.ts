@@ -15,15 +15,8 @@ import { base58 } from '@scure/base';
 import { createSignInMessageText, parseSignInMessage, verifySignIn } from '@solana/wallet-standard-util';
 import { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
+import type { SiwsAttestation } from './sign-in-body.js';
 import { checkOrigin, checkTimes, type SignInExpectations, type VerifiedSignIn } from './sign-in-message.js';
-
-export interface SiwsAttestation {
-  message: string;
-  /** base58 ed25519 signature over the message's UTF-8 bytes. */
-  signature: string;
-  /** base58 ed25519 public key: the Solana address. */
-  public_key: string;
-}
 
 /**
  * Chain ids a SIWS message may name: the wallet-standard cluster names (bare, as wallets write them, or

@@ -17,7 +17,8 @@ import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from './account-service.js';
 import { verifySiwe, type VerifiedSignIn } from '../identity/sign-in-message.js';
-import { verifySiws, type SiwsAttestation } from '../identity/siws-attestation.js';
+import type { InitBody } from '../identity/sign-in-body.js';
+import { verifySiws } from '../identity/siws-attestation.js';
 import type {
   IdentityNonce,
   LoggedOut,
@@ -79,11 +80,7 @@ export class IdentityService {
    * account's: the account any of them already belongs to, or a new one; the others are linked to it. Two
    * identities of two accounts are `identity_already_linked` (409), and nothing changes.
    */
-  async init(
-    input:
-      | { chain: 'evm'; message: string; signature: string; link_solana?: SiwsAttestation | undefined }
-      | ({ chain: 'solana' } & SiwsAttestation),
-  ): Promise<SessionGrant> {
+  async init(input: InitBody): Promise<SessionGrant> {
     const now = this.options.clock();
     const expect = {
       publicUrl: this.options.publicUrl,
