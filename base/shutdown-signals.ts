@@ -54,9 +54,12 @@ export function installShutdown(options: ShutdownOptions): Shutdown {
       return;
     }
     log.info({ reason }, `${prefix}shutting down`);
+    let position = 0;
     finished = closeInOrder(options.closeables(), (step: CloseStep) => {
       const fields = {
         step: step.name,
+        // 1 for the first step closed: the order holds however the lines reach a log collector.
+        position: ++position,
         outcome: step.outcome,
         duration_ms: step.duration_ms,
         ...(step.error ? { error: step.error } : {}),

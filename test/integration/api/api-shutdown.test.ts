@@ -154,17 +154,17 @@ describe('treasury-api shutdown (a real process)', function () {
               outcome?: string;
               duration_ms?: number;
               reason?: string;
+              position?: number;
+              steps?: number;
             },
         );
-      // In the order they were logged (`time`; a line can reach the captured output after a later one at exit).
+      // In the order they were closed (`position`): a line can reach the captured output after a later one at exit.
       const steps = lines
         .filter((l) => l.msg === 'shutdown step')
-        .map((l, i) => ({ l, i }))
-        .sort((a, b) => Date.parse(a.l.time!) - Date.parse(b.l.time!) || a.i - b.i)
-        .map(({ l }) => l);
+        .sort((x, y) => (x.position ?? 0) - (y.position ?? 0));
       assert.deepEqual(
-        steps.map((s) => s.step),
-        API_SHUTDOWN_STEPS,
+        steps.map((s) => [s.position, s.step]),
+        API_SHUTDOWN_STEPS.map((name, i) => [i + 1, name]),
         api.logs(),
       );
       assert.ok(
@@ -177,7 +177,8 @@ describe('treasury-api shutdown (a real process)', function () {
       );
       const at = (msg: string) => lines.findIndex((l) => l.msg === msg);
       assert.equal(lines[at('shutting down')]?.reason, 'SIGTERM');
-      assert.ok(at('shutting down') < lines.indexOf(steps[0]!) && lines.indexOf(steps.at(-1)!) < at('stopped'));
+      assert.ok(at('shutting down') < lines.indexOf(steps[0]!), api.logs());
+      assert.equal(lines[at('stopped')]?.steps, API_SHUTDOWN_STEPS.length, api.logs());
     } finally {
       await proxy.close();
     }
