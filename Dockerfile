@@ -42,6 +42,7 @@ COPY src ./src
 COPY migrations ./migrations
 COPY ops/softhsm ./ops/softhsm
 COPY ops/net ./ops/net
+COPY ops/build ./ops/build
 RUN npm run build
 
 # ---- prod-deps: production dependencies only ----

@@ -5,8 +5,8 @@
  * sources) and on the TypeScript path (XX_USE_SOURCES=1, tsx), and prints one table in the house's format
  * (bench/pay-bench.ts): median and p90 wall time per run, the ratio to the ceiling measured in the same
  * run, `node -e 0` (the start-up of Node itself, which no CLI beats), and the median CPU time (user +
- * system) each process counted for itself as it exited. A reference row loads every command module (what
- * start-up cost before the CLI imported lazily, docs/cli.md "Start-up").
+ * system) each process counted for itself as it exited. A reference row, `xx completion bash`, loads every
+ * command module (what start-up cost before the CLI imported lazily, docs/cli.md "Start-up").
  *
  * What it says and what it does not: on a loaded machine absolute milliseconds move with the load; the
  * ratios to `node -e 0`, taken in the same run, interleaved, are what to compare between runs, and the CPU
@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const XX = path.join(ROOT, 'bin', 'xx.mjs');
-const COMPILED = path.join(ROOT, 'dist', 'src', 'cli', 'main.js');
+const COMPILED = path.join(ROOT, 'dist', 'cli', 'main.js');
 
 /** The newest mtime of a .ts file under `dir`. */
 function newestTs(dir: string): number {
@@ -102,14 +102,13 @@ async function main(): Promise<void> {
     NO_COLOR: '1',
   };
   const sources = { ...base, XX_USE_SOURCES: '1' };
-  const everyModule = `import(${JSON.stringify(path.join(ROOT, 'dist/src/cli/program.js'))}).then((m) => m.buildProgram())`;
   const cases: Array<{ name: string; args: string[]; env: NodeJS.ProcessEnv }> = [
     { name: 'ceiling: node -e 0', args: ['-e', '0'], env: base },
     { name: 'xx --help (compiled)', args: [XX, '--help'], env: base },
     { name: 'xx whoami (compiled)', args: [XX, 'whoami'], env: base },
     { name: 'xx --help (tsx, XX_USE_SOURCES=1)', args: [XX, '--help'], env: sources },
     { name: 'xx whoami (tsx, XX_USE_SOURCES=1)', args: [XX, 'whoami'], env: sources },
-    { name: 'reference: load every command module', args: ['--input-type=module', '-e', everyModule], env: base },
+    { name: 'reference: xx completion bash', args: [XX, 'completion', 'bash'], env: base },
   ];
   const times = cases.map(() => [] as number[]);
   const cpus = cases.map(() => [] as number[]);

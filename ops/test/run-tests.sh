@@ -36,7 +36,7 @@ mkdir -p .build
 build_dist() {
   if node --input-type=module -e "
     import { buildIsCurrent } from './bin/build-freshness.mjs';
-    const entries = ['dist/src/api/main.js', 'dist/signer/main.js', 'dist/src/gate/main.js', 'dist/src/cli/main.js'];
+    const entries = ['dist/src/api/main.js', 'dist/signer/main.js', 'dist/src/gate/main.js', 'dist/cli/main.js'];
     process.exit(entries.every((f) => buildIsCurrent(f)) ? 0 : 1);"; then
     echo "dist/ is current"
     return 0
@@ -44,12 +44,14 @@ build_dist() {
   local started
   started=$(date +%s.%N)
   rm -rf dist
-  npx --no-install tsc -p tsconfig.build.json --noCheck && find dist -type f -exec touch -m -d "@$started" {} +
+  node node_modules/typescript-7/bin/tsc -p tsconfig.build.json --noCheck &&
+    node --import tsx ops/build/bundle-cli.ts &&
+    find dist -type f -exec touch -m -d "@$started" {} +
 }
 
 echo "== typecheck (tsc -b), lint (eslint), format (prettier --check) and build (dist/, contracts, dashboard), side by side"
 checks_started=$(date +%s)
-npx --no-install tsc -b >"$work/typecheck.log" 2>&1 &
+node node_modules/typescript-7/bin/tsc -b >"$work/typecheck.log" 2>&1 &
 typecheck=$!
 npx --no-install eslint --cache --cache-location .build/eslint-cache . >"$work/lint.log" 2>&1 &
 lint=$!

@@ -1,6 +1,6 @@
 /**
  * The version of the package the CLI ships in: the nearest package.json above this file, so it is found from
- * the sources (src/cli/core/) and from the build (dist/src/cli/core/, where dist/ has no package.json of its
+ * the sources (src/cli/core/) and from the bundle (dist/cli/chunks/, where dist/ has no package.json of its
  * own) alike. `xx --version` and the `xx mcp` server's announced version read it.
  */
 import fs from 'node:fs';

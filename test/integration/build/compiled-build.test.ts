@@ -4,16 +4,20 @@
  * (`npm test` builds it once, bin/build-freshness.mjs), else compiled there — its migrations applied to an
  * empty PostgreSQL database by dist/src/api/db/migrate-cli.js, then treasury-signer (dist/signer/main.js, on a
  * SoftHSM token) and treasury-api (dist/src/api/main.js, in production mode behind a declared TLS proxy)
- * started with `node` alone — no tsx — and one x402 payment signed and recorded through HTTP.
+ * started with `node` alone — no tsx — and one x402 payment signed and recorded through HTTP. And the `xx` CLI
+ * there is one esbuild bundle (dist/cli/, ops/build/bundle-cli.ts) that imports nothing but Node's built-ins
+ * and its own chunks, so a command resolves nothing under node_modules, and that runs from the copy.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { isBuiltin } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildIsCurrent } from '../../../bin/build-freshness.mjs';
+import { bundleCli, OPTIONAL_ADDONS } from '../../../ops/build/bundle-cli.js';
 import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { listPendingMigrations } from '../../../src/api/db/knex-client.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
@@ -43,15 +47,17 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
   before(async () => {
     out = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-build-'));
     dist = path.join(out, 'dist');
-    const entries = ['dist/src/api/main.js', 'dist/signer/main.js', 'dist/src/cli/main.js'];
+    const entries = ['dist/src/api/main.js', 'dist/signer/main.js', 'dist/cli/main.js'];
     if (entries.every((f) => buildIsCurrent(f))) fs.cpSync(path.join(ROOT, 'dist'), dist, { recursive: true });
     // What `npm run build` runs, with the output elsewhere; node finds the packages through the symlink.
-    else
+    else {
       await run(
         process.execPath,
-        [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
+        [path.join(ROOT, 'node_modules/typescript-7/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
         { cwd: ROOT },
       );
+      await bundleCli(path.join(dist, 'cli'));
+    }
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(out, 'node_modules'));
     // As in the image: package.json beside dist/ says the files are ES modules.
     fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(out, 'package.json'));
@@ -68,11 +74,33 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
     const files = filesUnder(dist);
     assert.ok(files.includes(path.join('src', 'api', 'main.js')));
     assert.ok(files.includes(path.join('signer', 'main.js')));
-    assert.ok(files.includes(path.join('src', 'cli', 'main.js')));
+    assert.ok(files.includes(path.join('cli', 'main.js')));
     assert.deepEqual(
       files.filter((f) => /\.ts$/.test(f) || /(^|\/)(test|bench|sandbox|kms-emulator)\//.test(f)),
       [],
     );
+  });
+
+  it('the CLI is one bundle: it imports only Node built-ins and its own chunks, and answers from the copy', async () => {
+    const bundled = await bundleCli(path.join(out, 'cli-bundle-check'));
+    const imports = Object.values(bundled.outputs).flatMap((o) => o.imports);
+    assert.ok(
+      imports.some((i) => !i.external),
+      'the entry imports its chunks',
+    );
+    assert.deepEqual(
+      imports
+        .filter((i) => i.external && !isBuiltin(i.path))
+        .filter((i) => !(i.kind === 'require-call' && OPTIONAL_ADDONS.includes(i.path)))
+        .map((i) => i.path),
+      [],
+      'imports left to node_modules at run time',
+    );
+    const { stdout } = await run(process.execPath, [path.join(dist, 'cli', 'main.js'), '--version'], {
+      env: { PATH: process.env.PATH, HOME: out, NO_COLOR: '1' },
+    });
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    assert.equal(stdout.trim(), version);
   });
 
   it('migrates an empty database from the build, under the names the sources use', async () => {
