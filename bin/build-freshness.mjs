@@ -4,7 +4,9 @@
 // process. Plain JavaScript, so that bin/xx.mjs can use it before any TypeScript loader is registered.
 //
 // Defends: an edited source never runs as stale compiled code — a build counts as current only when its
-// compiled file is newer than every .ts file under the given source folders (a new file counts as an edit).
+// compiled file is newer than every .ts file under the given source folders (a new file counts as an edit)
+// and than package-lock.json (the CLI's and the servers' entry points are bundles holding their
+// dependencies' code: ops/build/bundle-entries.ts).
 // Does not: build anything, compare contents, or notice a deleted source file.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,9 +36,9 @@ function changedSince(dir, builtMs, skip) {
 }
 
 /**
- * True when `compiled` (a path under dist/, relative to the root) exists and is newer than every .ts file under
- * `sourceDirs` (relative to the root) but those under `skipDirs` (folders the entry point cannot import). False
- * when it is missing.
+ * True when `compiled` (a path under dist/, relative to the root) exists and is newer than package-lock.json and
+ * than every .ts file under `sourceDirs` (relative to the root) but those under `skipDirs` (folders the entry
+ * point cannot import). False when it is missing.
  */
 export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS, skipDirs = []) {
   const skip = new Set(skipDirs.map((d) => path.join(ROOT, d)));
@@ -45,6 +47,11 @@ export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS, skipDir
     builtMs = fs.statSync(path.join(ROOT, compiled)).mtimeMs;
   } catch {
     return false;
+  }
+  try {
+    if (fs.statSync(path.join(ROOT, 'package-lock.json')).mtimeMs > builtMs) return false;
+  } catch {
+    // no lockfile (an installed copy): the sources decide
   }
   return !sourceDirs.some((d) => changedSince(path.join(ROOT, d), builtMs, skip));
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `xx` command. Runs the compiled CLI — one esbuild bundle, dist/cli/main.js, from `npm run build`
-// (ops/build/bundle-cli.ts) — when it is newer than package-lock.json (the dependencies it holds) and than
+// (ops/build/bundle-entries.ts) — when it is newer than package-lock.json (the dependencies it holds) and than
 // every TypeScript file the CLI can import (src/ but for the two servers it may not import, src/api/ and
 // src/gate/ (eslint.config.js), policy/ and base/: an edit is never hidden behind a stale build), or when
 // the sources are absent (an installed copy); otherwise, or with XX_USE_SOURCES=1, registers the
@@ -19,18 +19,8 @@ module.enableCompileCache?.();
 const compiled = path.join(root, 'dist', 'cli', 'main.js');
 function buildIsCurrent() {
   if (process.env.XX_USE_SOURCES === '1') return false;
-  let builtMs;
-  try {
-    builtMs = fs.statSync(compiled).mtimeMs;
-  } catch {
-    return false;
-  }
+  if (!fs.existsSync(compiled)) return false;
   if (!fs.existsSync(path.join(root, 'src', 'cli', 'main.ts'))) return true;
-  try {
-    if (fs.statSync(path.join(root, 'package-lock.json')).mtimeMs > builtMs) return false;
-  } catch {
-    // no lockfile beside it: the sources decide
-  }
   // src/api/ and src/gate/: the two servers, which the CLI may not import (eslint.config.js).
   return compiledIsCurrent('dist/cli/main.js', ['src', 'policy', 'base'], ['src/api', 'src/gate']);
 }

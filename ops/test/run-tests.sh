@@ -45,7 +45,7 @@ build_dist() {
   started=$(date +%s.%N)
   rm -rf dist
   node node_modules/typescript-7/bin/tsc -p tsconfig.build.json --noCheck &&
-    node --import tsx ops/build/bundle-cli.ts &&
+    node --import tsx ops/build/bundle-entries.ts &&
     find dist -type f -exec touch -m -d "@$started" {} +
 }
 

@@ -4,9 +4,11 @@
  * (`npm test` builds it once, bin/build-freshness.mjs), else compiled there — its migrations applied to an
  * empty PostgreSQL database by dist/src/api/db/migrate-cli.js, then treasury-signer (dist/signer/main.js, on a
  * SoftHSM token) and treasury-api (dist/src/api/main.js, in production mode behind a declared TLS proxy)
- * started with `node` alone — no tsx — and one x402 payment signed and recorded through HTTP. And the `xx` CLI
- * there is one esbuild bundle (dist/cli/, ops/build/bundle-cli.ts) that imports nothing but Node's built-ins
- * and its own chunks, so a command resolves nothing under node_modules, and that runs from the copy.
+ * started with `node` alone — no tsx — and one x402 payment signed and recorded through HTTP. The three
+ * entry points there are esbuild bundles (ops/build/bundle-entries.ts): the API, bundled, still finds what lies
+ * beside its own modules in the copy (the migrations it checks, the swagger-ui-dist assets of /docs). And the
+ * `xx` CLI is one bundle (dist/cli/) that imports nothing but Node's built-ins and its own chunks, so a command
+ * resolves nothing under node_modules, and it runs from the copy.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -17,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildIsCurrent } from '../../../bin/build-freshness.mjs';
-import { bundleCli, OPTIONAL_ADDONS } from '../../../ops/build/bundle-cli.js';
+import { bundleCli, bundleServers, OPTIONAL_ADDONS } from '../../../ops/build/bundle-entries.js';
 import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { listPendingMigrations } from '../../../src/api/db/knex-client.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
@@ -56,7 +58,7 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
         [path.join(ROOT, 'node_modules/typescript-7/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
         { cwd: ROOT },
       );
-      await bundleCli(path.join(dist, 'cli'));
+      await Promise.all([bundleCli(path.join(dist, 'cli')), bundleServers(dist)]);
     }
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(out, 'node_modules'));
     // As in the image: package.json beside dist/ says the files are ES modules.
@@ -70,8 +72,10 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
     if (out) fs.rmSync(out, { recursive: true, force: true });
   });
 
-  it('holds JavaScript only: no TypeScript sources, tests, benches or sandbox', () => {
+  it('holds JavaScript only: no TypeScript sources, tests, benches or sandbox; the entry points are bundles', () => {
     const files = filesUnder(dist);
+    for (const entry of ['src/api/main.js', 'signer/main.js', 'src/gate/main.js'])
+      assert.ok(fs.statSync(path.join(dist, entry)).size > 500_000, `${entry} holds its dependencies' code`);
     assert.ok(files.includes(path.join('src', 'api', 'main.js')));
     assert.ok(files.includes(path.join('signer', 'main.js')));
     assert.ok(files.includes(path.join('cli', 'main.js')));
@@ -148,6 +152,10 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
       payment_requirements: paymentRequirements({ amount: '10000', maxTimeoutSeconds: 300 }),
     });
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    // A path the bundle finds from its module's own place in dist/: swagger-ui-dist, resolved from there.
+    const asset = await fetch(`${api.url}/docs/swagger-ui.css`);
+    assert.equal(asset.status, 200);
+    assert.ok((await asset.text()).length > 1000, 'the swagger-ui stylesheet');
     const { authorization, signature } = paid.body;
     assert.equal(await recoverAuthorizationSigner(authorization, signature), wallet.body.address);
     assert.equal(authorization.to, SELLER_ADDRESS);
