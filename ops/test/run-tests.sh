@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# `npm test`: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
+# `npm test`: first build what the suites would otherwise each build again: dist/ (`npm run build`, unless
+# current), so that every `xx` run (bin/xx.mjs), every `npm start` child (ops/sandbox/start.ts) and every
+# signer or API process a harness starts runs the compiled bundles instead of loading the sources through
+# tsx, and the sandbox contracts and the dashboard (ops/test/prepare-artifacts.ts); then every mocha suite
+# against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL): in parallel worker processes
+# (TREASURY_TEST_JOBS, default 3; test/support/root-hooks.ts gives them one PostgreSQL), then the files listed
+# in ops/test/serial-tests.txt, which must not share the machine with the others. Beside all of it, at the
+# lowest CPU priority: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
 # lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time) and check
-# the formatting (prettier --check), the three side by side (each is one process on one core; eslint and
-# prettier keep a cache under .build/, so a second run checks only what changed), and beside them build what
-# the suites would otherwise each build again: dist/ (`npm run build`, unless current), so that every `xx` run
-# (bin/xx.mjs) and every `npm start` child (ops/sandbox/start.ts) runs compiled code instead of loading the
-# sources through tsx, and the sandbox contracts and the dashboard (ops/test/prepare-artifacts.ts);
-# then every mocha suite against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL): in
-# parallel worker processes (TREASURY_TEST_JOBS, default 3; test/support/root-hooks.ts gives them one
-# PostgreSQL), then the files listed in ops/test/serial-tests.txt alone, one after another.
+# the formatting (prettier --check); eslint and prettier keep a cache under .build/, so a second run checks
+# only what changed. Each phase prints its time.
 # Arguments: the test files (or globs, or folders) to run instead of all of them.
 # The last line is the total over both runs: "tests: N passed, N failed, N skipped".
 set -euo pipefail
@@ -25,7 +26,8 @@ if ! command -v softhsm2-util >/dev/null 2>&1; then
 fi
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# On the way out, stop whatever still runs beside (the checks, when the run ends early) before removing their logs.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -p .build
 
 # dist/ for the suites, unless every entry point there is newer than every source it is built from (the rule
@@ -49,30 +51,40 @@ build_dist() {
     find dist -type f -exec touch -m -d "@$started" {} +
 }
 
-echo "== typecheck (tsc -b), lint (eslint), format (prettier --check) and build (dist/, contracts, dashboard), side by side"
+echo "== build (dist/, contracts, dashboard); typecheck (tsc -b), lint (eslint) and format (prettier --check) beside the tests"
 checks_started=$(date +%s)
-node node_modules/typescript-7/bin/tsc -b >"$work/typecheck.log" 2>&1 &
+# The three checks run at the lowest CPU priority (nice 19) beside the whole run: the suites need only what the
+# build makes, and while they keep both cores busy the checks get what is left — mostly the idle moments and the
+# phase of timing-bound suites that run alone — so they add little to the wall time. Their results are waited
+# for and printed at the end; any failure fails `npm test` as before.
+nice -n 19 node node_modules/typescript-7/bin/tsc -b >"$work/typecheck.log" 2>&1 &
 typecheck=$!
-npx --no-install eslint --cache --cache-location .build/eslint-cache . >"$work/lint.log" 2>&1 &
+nice -n 19 npx --no-install eslint --cache --cache-location .build/eslint-cache . >"$work/lint.log" 2>&1 &
 lint=$!
-npx --no-install prettier --check --cache --cache-location .build/prettier-cache . >"$work/format.log" 2>&1 &
+nice -n 19 npx --no-install prettier --check --cache --cache-location .build/prettier-cache . >"$work/format.log" 2>&1 &
 format=$!
 build_dist >"$work/build.log" 2>&1 &
 build=$!
 node --import tsx ops/test/prepare-artifacts.ts >"$work/artifacts.log" 2>&1 &
 artifacts=$!
-checks_failed=0
-for check in typecheck lint format build artifacts; do
-  if wait "${!check}"; then
-    echo "-- $check: ok"
+# Prints one step's result and log; returns 1 when it failed.
+report() {
+  if wait "${!1}"; then
+    echo "-- $1: ok"
+    cat "$work/$1.log"
   else
-    echo "-- $check: FAILED"
-    checks_failed=1
+    echo "-- $1: FAILED"
+    cat "$work/$1.log"
+    return 1
   fi
-  cat "$work/$check.log"
-done
-echo "-- checks and builds: $(($(date +%s) - checks_started)) s"
-[ "$checks_failed" = 0 ] || exit 1
+}
+builds_failed=0
+for step in build artifacts; do report "$step" || builds_failed=1; done
+echo "-- builds: $(($(date +%s) - checks_started)) s"
+if [ "$builds_failed" != 0 ]; then
+  kill "$typecheck" "$lint" "$format" 2>/dev/null || true
+  exit 1
+fi
 
 echo "== tests"
 shopt -s globstar nullglob
@@ -126,6 +138,10 @@ fi
 if [ -n "$times" ]; then
   cat "$work"/times-* 2>/dev/null | sort -rn >"$times" || true
 fi
+echo "== checks"
+phase_started=$(date +%s)
+for check in typecheck lint format; do report "$check" || status=1; done
+echo "-- checks: done $(($(date +%s) - phase_started)) s after the tests"
 awk '{ p += $1; f += $2; s += $3 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' \
   "$TREASURY_TEST_SUMMARY_FILE"
 exit "$status"

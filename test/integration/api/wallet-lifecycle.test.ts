@@ -5,14 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { getAddress } from 'viem';
 import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { mintAgent, useTestTreasury } from '../../support/api-harness.js';
+import { nodeArgsFor } from '../../../bin/build-freshness.mjs';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
 const USDC_SEPOLIA = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 
 function authorizationFor(from: string) {
@@ -179,11 +178,10 @@ describe('wallet lifecycle (HTTP, SoftHSM, PostgreSQL)', function () {
 
     const cli = (() => {
       try {
-        execFileSync(
-          process.execPath,
-          ['--import', 'tsx', path.join(ROOT, 'src/api/audit/audit-cli.ts'), 'verify', created.body.id],
-          { env: { ...process.env, DATABASE_URL: t.db.connectionString }, stdio: 'pipe' },
-        );
+        execFileSync(process.execPath, [...nodeArgsFor('src/api/audit/audit-cli.ts'), 'verify', created.body.id], {
+          env: { ...process.env, DATABASE_URL: t.db.connectionString },
+          stdio: 'pipe',
+        });
         return { code: 0, out: '' };
       } catch (err) {
         return { code: (err as { status: number }).status, out: String((err as { stdout: Buffer }).stdout) };

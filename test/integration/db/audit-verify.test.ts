@@ -12,8 +12,7 @@ import path from 'node:path';
 import { appendAuditEvent, verifyAuditChain, type ChainHead } from '../../../src/api/audit/audit-ledger.js';
 import { verifyAuditSince } from '../../../src/api/audit/verify-audit-since.js';
 import { useTestDatabase, type TestDatabase } from '../../support/test-database.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../../..');
+import { nodeArgsFor } from '../../../bin/build-freshness.mjs';
 
 describe('audit ledger verification in pages', function () {
   this.timeout(60_000);
@@ -327,11 +326,10 @@ describe('audit ledger verification in pages', function () {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-heads-'));
     const run = (...args: string[]) => {
       try {
-        const out = execFileSync(
-          process.execPath,
-          ['--import', 'tsx', path.join(ROOT, 'src/api/audit/audit-cli.ts'), 'verify', ...args],
-          { env: { ...process.env, DATABASE_URL: db.connectionString }, stdio: 'pipe' },
-        );
+        const out = execFileSync(process.execPath, [...nodeArgsFor('src/api/audit/audit-cli.ts'), 'verify', ...args], {
+          env: { ...process.env, DATABASE_URL: db.connectionString },
+          stdio: 'pipe',
+        });
         return { code: 0, out: JSON.parse(String(out)) as Record<string, unknown>, err: '' };
       } catch (err) {
         const e = err as { status: number; stdout: Buffer; stderr: Buffer };

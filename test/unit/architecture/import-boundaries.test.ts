@@ -84,7 +84,7 @@ describe('import boundaries', () => {
         execFileSync(
           process.execPath,
           [
-            path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+            path.join(ROOT, 'node_modules/typescript-7/bin/tsc'),
             '-p',
             'signer',
             '--noEmit',
