@@ -51,7 +51,7 @@ function printDatabaseTimings(prefix = ''): void {
   process.stdout.write(`\ntest databases: ${prefix}${template}${made}\n`);
 }
 
-/** A worker runs one file between its root hooks: when it started, for TREASURY_TEST_FILE_TIMES. */
+/** A worker runs one file between its root hooks: when it started, for TREASURY_TEST_FILE_TIMES (ms, file, started at, worker). */
 let fileStartedAt = 0;
 
 /** The file a worker's root hook runs around (its root suite's first child suite's). */
@@ -69,7 +69,10 @@ export const mochaHooks = {
     const timesFile = process.env.TREASURY_TEST_FILE_TIMES;
     const file = workerFile(this);
     if (timesFile && process.env.MOCHA_WORKER_ID !== undefined && file)
-      appendFileSync(timesFile, `${Date.now() - fileStartedAt}\t${relative(process.cwd(), file)}\n`);
+      appendFileSync(
+        timesFile,
+        `${Date.now() - fileStartedAt}\t${relative(process.cwd(), file)}\t${fileStartedAt}\t${process.env.MOCHA_WORKER_ID}\n`,
+      );
     // A worker of a parallel run uses the run's server (the global setup's) and runs more files after this one.
     if (process.env.MOCHA_WORKER_ID !== undefined) return;
     await stopTestPostgres();

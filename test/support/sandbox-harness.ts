@@ -164,6 +164,9 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
       `sandbox.json is not readable JSON: ${err instanceof Error ? err.message : String(err)}\n${output()}`,
     );
   }
+  // sandbox.json is in place before the summary is printed, and the pipe may deliver the lines later still:
+  // wait for the summary's last line, so that a test reading output() sees the whole of it.
+  for (let i = 0; i < 200 && !/Press Ctrl-C to stop\./.test(output()) && child.exitCode === null; i++) await sleep(50);
   return {
     dataDir,
     sandboxFile,

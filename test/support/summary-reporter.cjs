@@ -4,7 +4,8 @@
 // add up over its runs and print once.
 // With TREASURY_TEST_FILE_TIMES=<file>, it also writes how long each test file took (from its first suite's
 // start to its last suite's end, hooks included), slowest first, one "ms<TAB>file" line each: to see where
-// a run's time goes. In parallel mode the events of a file reach the reporter together when its worker is
+// a run's time goes (a parallel run adds when each file started, in ms since the epoch, and the worker that
+// ran it, to draw the run's schedule). In parallel mode the events of a file reach the reporter together when its worker is
 // done, so the workers time their own files instead (test/support/root-hooks.ts appends them) and this
 // reporter sorts what they wrote; those times include waiting for the cores the other workers use.
 const fs = require('node:fs');
@@ -48,7 +49,7 @@ class SummaryReporter extends Mocha.reporters.Spec {
               .map((l) => l.split('\t'))
           : [];
         rows.sort((a, b) => Number(b[0]) - Number(a[0]));
-        fs.writeFileSync(timesFile, rows.map(([ms, file]) => `${ms}\t${file}\n`).join(''));
+        fs.writeFileSync(timesFile, rows.map((r) => `${r.join('\t')}\n`).join(''));
       } else if (timesFile) {
         const rows = [...files].map(([file, t]) => [t.end - t.start, path.relative(process.cwd(), file)]);
         rows.sort((a, b) => b[0] - a[0]);
