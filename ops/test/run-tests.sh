@@ -5,7 +5,8 @@
 # tsx, and the sandbox contracts and the dashboard (ops/test/prepare-artifacts.ts); then every mocha suite
 # against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL): in parallel worker processes
 # (TREASURY_TEST_JOBS, default 3; test/support/root-hooks.ts gives them one PostgreSQL), then the files listed
-# in ops/test/serial-tests.txt, which must not share the machine with the others. Beside all of it, at the
+# in ops/test/serial-tests.txt, which must not share the machine with the others (two at a time, beside
+# each other only). Beside all of it, at the
 # lowest CPU priority: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
 # lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time) and check
 # the formatting (prettier --check); eslint and prettier keep a cache under .build/, so a second run checks
@@ -131,8 +132,9 @@ fi
 if [ "${#serial[@]}" -gt 0 ]; then
   echo "== tests that run alone (ops/test/serial-tests.txt)"
   phase_started=$(date +%s)
+  # Beside each other (they mostly wait on their deadlines, a second or two each), but beside nothing else.
   TREASURY_TEST_FILE_TIMES=${times:+$work/times-serial} \
-    npx --no-install mocha --config .mocharc.json "${serial[@]}" || status=$?
+    npx --no-install mocha --config .mocharc.json --parallel --jobs 2 "${serial[@]}" || status=$?
   echo "-- suites run alone: $(($(date +%s) - phase_started)) s"
 fi
 if [ -n "$times" ]; then
