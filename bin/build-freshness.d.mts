@@ -18,7 +18,7 @@ export declare function buildIsCurrent(
 
 /**
  * How node runs a TypeScript entry point such as `signer/main.ts`: its compiled file under dist/ (with
- * `--enable-source-maps`) when the build is current, otherwise the source through tsx; with `nodeOptions` (a
- * preload) always the source through tsx, the options after tsx and before the entry point.
+ * `--enable-source-maps`) when the build is current, otherwise the source through tsx; `nodeOptions` (a
+ * preload) come after tsx, which is then registered in either case, and before the entry point.
  */
 export declare function nodeArgsFor(entry: string, nodeOptions?: readonly string[]): string[];

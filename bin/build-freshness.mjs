@@ -59,13 +59,14 @@ export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS, skipDir
 /**
  * How node runs a TypeScript entry point such as `signer/main.ts` (relative to the root): its compiled file
  * (dist/signer/main.js, with source maps for the stack traces) when the build is current, otherwise the source
- * itself through tsx. Absolute paths, so the caller's working directory does not matter. With `nodeOptions`
- * (such as `--import <a .ts preload>`) always the source through tsx, the options before it: a preload
- * reaches the sources' modules (a test seam it installs a hook into), which the compiled entry would not share.
+ * itself through tsx. Absolute paths, so the caller's working directory does not matter. `nodeOptions` (such as
+ * `--import <a .ts preload>`) come before the entry, with tsx registered first so that a TypeScript preload
+ * loads; a preload that installs a test seam reaches the compiled entry too, as the seams are kept in the
+ * process's global symbol registry (src/api/pay/pay-fault-hooks.ts).
  */
 export function nodeArgsFor(entry, nodeOptions = []) {
   const compiled = path.join('dist', entry.replace(/\.ts$/, '.js'));
-  return nodeOptions.length === 0 && buildIsCurrent(compiled)
-    ? ['--enable-source-maps', path.join(ROOT, compiled)]
-    : ['--import', 'tsx', ...nodeOptions, path.join(ROOT, entry)];
+  if (!buildIsCurrent(compiled)) return ['--import', 'tsx', ...nodeOptions, path.join(ROOT, entry)];
+  const tsx = nodeOptions.length === 0 ? [] : ['--import', 'tsx'];
+  return ['--enable-source-maps', ...tsx, ...nodeOptions, path.join(ROOT, compiled)];
 }

@@ -5,7 +5,10 @@
  * configuration or environment variable reaches this module. The only installer is the test preload
  * test/support/pay-fault-preload.ts, which a test passes to a spawned API with `node --import`; it runs
  * before src/api/main.ts and calls `installPayFaultHooks`. app.ts hands `installedPayFaultHooks()` to the
- * pay service (empty, so inert, unless a preload installed some).
+ * pay service (empty, so inert, unless a preload installed some). The hooks are kept under one symbol of the
+ * process's global registry rather than in this module's own state: the preload runs from the sources and
+ * the API may run as a bundle holding its own copy of this module (ops/build/bundle-entries.ts), and both
+ * must see the same hooks.
  *
  * Defends against: a production process that can be told by its configuration to kill itself mid-payment.
  * Does not defend: code loaded into the process can install hooks — as it could do anything else there.
@@ -20,14 +23,15 @@ export interface PayFaultHooks {
   afterCommit?: () => void;
 }
 
-let installed: Readonly<PayFaultHooks> = Object.freeze({});
+const SLOT = Symbol.for('treasury.test.payFaultHooks');
+type HookSlot = { [SLOT]?: Readonly<PayFaultHooks> };
 
 /** For test preloads only (see the header). */
 export function installPayFaultHooks(hooks: PayFaultHooks): void {
-  installed = Object.freeze({ ...hooks });
+  (globalThis as HookSlot)[SLOT] = Object.freeze({ ...hooks });
 }
 
 /** The hooks installed by a test preload; `{}` in production. */
 export function installedPayFaultHooks(): Readonly<PayFaultHooks> {
-  return installed;
+  return (globalThis as HookSlot)[SLOT] ?? Object.freeze({});
 }
