@@ -11,7 +11,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
@@ -22,6 +21,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { DEMO_FORECAST } from '../../ops/sandbox/demo-origin.js';
 import { startSandbox, type RunningSandbox } from '../support/sandbox-harness.js';
 import { runXx, stdoutJson } from '../integration/cli/xx-process.js';
+import { fileTempDir } from '../support/temp-dirs.js';
 
 interface LedgerEntry {
   tx_hash: string;
@@ -118,7 +118,7 @@ describe('gate end to end on the sandbox (official buyer and xx buy → gate →
   });
 
   it('a Treasury wallet pays it through `xx buy`; its ledger row lands too', async () => {
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xx-gate-'));
+    const home = fileTempDir('xx-gate-');
     const env = {
       HOME: home,
       XX_HOME: path.join(home, '.xx'),

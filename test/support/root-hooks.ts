@@ -8,12 +8,14 @@
  *   of migrations per run, however many workers.
  * - Serial: the test process starts its server on first use (a run of unit tests starts none), and the
  *   root `afterAll` stops it once every suite is done.
- * - Either way the root `afterAll` stops the process's KMS emulator (a worker's after each file) and says how
- *   long the test databases took to make (the template's migrations once, then one clone per suite).
+ * - Either way the root `afterAll` stops the process's KMS emulator (a worker's after each file), removes the
+ *   temporary directories the file made through ./temp-dirs.ts, and says how long the test databases took to
+ *   make (the template's migrations once, then one clone per suite).
  */
 import { appendFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { stopSharedKmsEmulator } from './kms-test-backend.js';
+import { removeFileTempDirs } from './temp-dirs.js';
 import { databaseTimings, shareTestPostgres, stopTestPostgres } from './test-database.js';
 
 /** The global fixtures' `this` is mocha's runner: its parallel one spawns the workers. */
@@ -64,6 +66,7 @@ export const mochaHooks = {
   },
   async afterAll(this: unknown) {
     await stopSharedKmsEmulator();
+    removeFileTempDirs();
     // In a parallel run the reporter hears a file's events all at once, so the worker times its own files;
     // the reporter sorts what they append (test/support/summary-reporter.cjs).
     const timesFile = process.env.TREASURY_TEST_FILE_TIMES;

@@ -9,10 +9,10 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { buildProgram } from '../../../src/cli/program.js';
 import { ROOT, runXx, stderrJson, xxHome } from './xx-process.js';
+import { fileTempDir } from '../../support/temp-dirs.js';
 
 /** Every command path of the full tree (`['pat', 'create']`). */
 async function commandPaths(): Promise<string[][]> {
@@ -58,7 +58,7 @@ describe('xx: version, completion, next steps (through the binary)', function ()
       }
       assert.deepEqual(missing, [], `commands missing from the ${shell} script`);
       if (shell === 'bash') {
-        const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'xx-completion-')), 'xx.bash');
+        const file = path.join(fileTempDir('xx-completion-'), 'xx.bash');
         fs.writeFileSync(file, run.stdout);
         const parsed = spawnSync('bash', ['-n', file], { encoding: 'utf8' });
         assert.equal(parsed.status, 0, parsed.stderr);

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { fileTempDir } from '../../support/temp-dirs.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '../../..');
 export const XX_BIN = path.join(ROOT, 'bin/xx.mjs');
@@ -66,7 +66,7 @@ export function stderrJson(run: XxRun, what: string): any {
 
 /** A fresh temporary home with every XX_* path override pointing inside it. */
 export function xxHome(name: string, extra: Record<string, string> = {}): Record<string, string> & { HOME: string } {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), `xx-${name}-`));
+  const home = fileTempDir(`xx-${name}-`);
   return {
     HOME: home,
     XX_SESSION_PATH: path.join(home, 'state', 'session.json'),

@@ -7,13 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { findBuyerBearer, requireBuyerBearer } from '../../../src/cli/core/buyer-bearer.js';
 import { createCliContext } from '../../../src/cli/core/cli-context.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
 import { saveAgent, saveCredentials, setActiveAgent, type AgentRecord } from '../../../src/cli/core/cli-state.js';
 import { allowedHostHeaders, parseListenAddress } from '../../../src/cli/commands/mcp/mcp-listen-address.js';
+import { fileTempDir } from '../../support/temp-dirs.js';
 
 const pat = (c: string) => `xx_pat_${c.repeat(24)}`;
 const AGENT_ID = `agt_${'a'.repeat(24)}`;
@@ -33,7 +33,7 @@ function agentRecord(token: string): AgentRecord {
 }
 
 function setup(env: Record<string, string> = {}) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xx-bearer-'));
+  const home = fileTempDir('xx-bearer-');
   const vars: NodeJS.ProcessEnv = { HOME: home, XX_HOME: path.join(home, '.xx'), ...env };
   const ctx = createCliContext({ json: true, env: vars });
   return { ctx, vars };

@@ -9,7 +9,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { waitForPat } from '../../../src/cli/commands/account/init-command.js';
@@ -21,8 +20,9 @@ import { saveAgent, saveSession, setActiveAgent } from '../../../src/cli/core/cl
 import { renderError } from '../../../src/cli/core/run-command.js';
 import { readJsonFile, writeSecretJson } from '../../../src/cli/core/secret-file.js';
 import { captureStderr } from './capture-stderr.js';
+import { fileTempDir } from '../../support/temp-dirs.js';
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'xx-core-'));
+const tmp = () => fileTempDir('xx-core-');
 
 async function serve(handler: http.RequestListener): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(handler);
