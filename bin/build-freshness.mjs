@@ -38,22 +38,22 @@ function changedSince(dir, builtMs, skip) {
 /**
  * True when `compiled` (a path under dist/, relative to the root) exists and is newer than package-lock.json and
  * than every .ts file under `sourceDirs` (relative to the root) but those under `skipDirs` (folders the entry
- * point cannot import). False when it is missing.
+ * point cannot import). False when it is missing. `root`: the repository's (another only in its own tests).
  */
-export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS, skipDirs = []) {
-  const skip = new Set(skipDirs.map((d) => path.join(ROOT, d)));
+export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS, skipDirs = [], root = ROOT) {
+  const skip = new Set(skipDirs.map((d) => path.join(root, d)));
   let builtMs;
   try {
-    builtMs = fs.statSync(path.join(ROOT, compiled)).mtimeMs;
+    builtMs = fs.statSync(path.join(root, compiled)).mtimeMs;
   } catch {
     return false;
   }
   try {
-    if (fs.statSync(path.join(ROOT, 'package-lock.json')).mtimeMs > builtMs) return false;
+    if (fs.statSync(path.join(root, 'package-lock.json')).mtimeMs > builtMs) return false;
   } catch {
     // no lockfile (an installed copy): the sources decide
   }
-  return !sourceDirs.some((d) => changedSince(path.join(ROOT, d), builtMs, skip));
+  return !sourceDirs.some((d) => changedSince(path.join(root, d), builtMs, skip));
 }
 
 /**
@@ -62,11 +62,12 @@ export function buildIsCurrent(compiled, sourceDirs = BUILD_SOURCE_DIRS, skipDir
  * itself through tsx. Absolute paths, so the caller's working directory does not matter. `nodeOptions` (such as
  * `--import <a .ts preload>`) come before the entry, with tsx registered first so that a TypeScript preload
  * loads; a preload that installs a test seam reaches the compiled entry too, as the seams are kept in the
- * process's global symbol registry (src/api/pay/pay-fault-hooks.ts).
+ * process's global symbol registry (src/api/pay/pay-fault-hooks.ts). `root`: as for buildIsCurrent.
  */
-export function nodeArgsFor(entry, nodeOptions = []) {
+export function nodeArgsFor(entry, nodeOptions = [], root = ROOT) {
   const compiled = path.join('dist', entry.replace(/\.ts$/, '.js'));
-  if (!buildIsCurrent(compiled)) return ['--import', 'tsx', ...nodeOptions, path.join(ROOT, entry)];
+  if (!buildIsCurrent(compiled, BUILD_SOURCE_DIRS, [], root))
+    return ['--import', 'tsx', ...nodeOptions, path.join(root, entry)];
   const tsx = nodeOptions.length === 0 ? [] : ['--import', 'tsx'];
-  return ['--enable-source-maps', ...tsx, ...nodeOptions, path.join(ROOT, compiled)];
+  return ['--enable-source-maps', ...tsx, ...nodeOptions, path.join(root, compiled)];
 }
