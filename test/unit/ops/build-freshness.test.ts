@@ -24,38 +24,38 @@ function writeAged(root: string, file: string, secondsAgo: number): void {
 function tree(): string {
   const root = fileTempDir('treasury-freshness-');
   writeAged(root, 'package-lock.json', 300);
-  writeAged(root, 'src/api/main.ts', 200);
-  writeAged(root, 'src/gate/other.ts', 200);
-  writeAged(root, 'dist/src/api/main.js', 100);
+  writeAged(root, 'app/api/main.ts', 200);
+  writeAged(root, 'app/gate/other.ts', 200);
+  writeAged(root, 'dist/app/api/main.js', 100);
   return root;
 }
 
 describe('build freshness: when the launchers run the compiled build', () => {
   it('a build newer than every source and than package-lock.json is current', () => {
-    assert.equal(buildIsCurrent('dist/src/api/main.js', ['src'], [], tree()), true);
+    assert.equal(buildIsCurrent('dist/app/api/main.js', ['app'], [], tree()), true);
   });
 
   it('a source edited after the build, or a new source, makes it stale', () => {
     const edited = tree();
-    writeAged(edited, 'src/api/main.ts', 10);
-    assert.equal(buildIsCurrent('dist/src/api/main.js', ['src'], [], edited), false);
+    writeAged(edited, 'app/api/main.ts', 10);
+    assert.equal(buildIsCurrent('dist/app/api/main.js', ['app'], [], edited), false);
     const added = tree();
-    writeAged(added, 'src/api/deep/new-file.ts', 10);
-    assert.equal(buildIsCurrent('dist/src/api/main.js', ['src'], [], added), false);
+    writeAged(added, 'app/api/deep/new-file.ts', 10);
+    assert.equal(buildIsCurrent('dist/app/api/main.js', ['app'], [], added), false);
   });
 
   it('a package-lock.json newer than the build makes it stale: the bundles hold the dependencies', () => {
     const root = tree();
     writeAged(root, 'package-lock.json', 10);
-    assert.equal(buildIsCurrent('dist/src/api/main.js', ['src'], [], root), false);
+    assert.equal(buildIsCurrent('dist/app/api/main.js', ['app'], [], root), false);
   });
 
   it('an edit in a folder the entry point cannot import does not; a missing build is never current', () => {
     const root = tree();
-    writeAged(root, 'src/gate/other.ts', 10);
-    assert.equal(buildIsCurrent('dist/src/api/main.js', ['src'], ['src/gate'], root), true);
-    assert.equal(buildIsCurrent('dist/src/api/main.js', ['src'], [], root), false);
-    assert.equal(buildIsCurrent('dist/absent.js', ['src'], [], root), false);
+    writeAged(root, 'app/gate/other.ts', 10);
+    assert.equal(buildIsCurrent('dist/app/api/main.js', ['app'], ['app/gate'], root), true);
+    assert.equal(buildIsCurrent('dist/app/api/main.js', ['app'], [], root), false);
+    assert.equal(buildIsCurrent('dist/absent.js', ['app'], [], root), false);
   });
 
   it('nodeArgsFor: the compiled entry when current, the source through tsx when not; a preload reaches either', () => {
