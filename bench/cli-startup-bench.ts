@@ -23,27 +23,15 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildIsCurrent } from '../bin/build-freshness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const XX = path.join(ROOT, 'bin', 'xx.mjs');
-const COMPILED = path.join(ROOT, 'dist', 'cli', 'main.js');
-
-/** The newest mtime of a .ts file under `dir`. */
-function newestTs(dir: string): number {
-  let newest = 0;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestTs(p));
-    else if (e.name.endsWith('.ts')) newest = Math.max(newest, fs.statSync(p).mtimeMs);
-  }
-  return newest;
-}
 
 function ensureBuild(): void {
-  const built = fs.existsSync(COMPILED) ? fs.statSync(COMPILED).mtimeMs : 0;
-  const sources = Math.max(...['src', 'policy', 'base'].map((d) => newestTs(path.join(ROOT, d))));
-  if (built > sources) return;
+  // The rule bin/xx.mjs runs the bundle by: newer than package-lock.json and every source the CLI can import.
+  if (buildIsCurrent('dist/cli/main.js', ['src', 'policy', 'base'], ['src/api', 'src/gate'])) return;
   if (process.env.BENCH_BUILD === '0') throw new Error('dist/ is older than the sources (npm run build)');
   process.stderr.write('dist/ is older than the sources: npm run build …\n');
   const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit' });

@@ -135,8 +135,13 @@ export async function bundleServers(distDir: string = DIST_DIR): Promise<Metafil
   );
 }
 
+/** Every bundle of `npm run build` into `distDir` (dist/ by default), after tsc has compiled into it. */
+export async function bundleAll(distDir: string = DIST_DIR): Promise<void> {
+  await Promise.all([bundleCli(path.join(distDir, 'cli')), bundleServers(distDir)]);
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url))
-  Promise.all([bundleCli(), bundleServers()]).catch((err: unknown) => {
+  bundleAll().catch((err: unknown) => {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
   });

@@ -6,8 +6,7 @@
 # against real SoftHSM and real PostgreSQL (embedded unless TEST_DATABASE_URL): in parallel worker processes
 # (TREASURY_TEST_JOBS, default 3; test/support/root-hooks.ts gives them one PostgreSQL), then the files listed
 # in ops/test/serial-tests.txt, which must not share the machine with the others (two at a time, beside
-# each other only). Beside all of it, at the
-# lowest CPU priority: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
+# each other only). Beside all of it, at the lowest CPU priority: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
 # lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time) and check
 # the formatting (prettier --check); eslint and prettier keep a cache under .build/, so a second run checks
 # only what changed. Each phase prints its time.
@@ -82,10 +81,8 @@ report() {
 builds_failed=0
 for step in build artifacts; do report "$step" || builds_failed=1; done
 echo "-- builds: $(($(date +%s) - checks_started)) s"
-if [ "$builds_failed" != 0 ]; then
-  kill "$typecheck" "$lint" "$format" 2>/dev/null || true
-  exit 1
-fi
+# On a failed build the EXIT trap stops the checks still running.
+[ "$builds_failed" = 0 ] || exit 1
 
 echo "== tests"
 shopt -s globstar nullglob

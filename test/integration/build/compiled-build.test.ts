@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { buildIsCurrent } from '../../../bin/build-freshness.mjs';
-import { bundleCli, bundleServers, OPTIONAL_ADDONS } from '../../../ops/build/bundle-entries.js';
+import { bundleAll, bundleCli, OPTIONAL_ADDONS } from '../../../ops/build/bundle-entries.js';
 import { recoverAuthorizationSigner } from '../../support/recover-authorization.js';
 import { listPendingMigrations } from '../../../src/api/db/knex-client.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
@@ -58,7 +58,7 @@ describe('compiled build: API and signer on plain node against PostgreSQL and So
         [path.join(ROOT, 'node_modules/typescript-7/bin/tsc'), '-p', 'tsconfig.build.json', '--outDir', dist],
         { cwd: ROOT },
       );
-      await Promise.all([bundleCli(path.join(dist, 'cli')), bundleServers(dist)]);
+      await bundleAll(dist);
     }
     fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(out, 'node_modules'));
     // As in the image: package.json beside dist/ says the files are ES modules.
