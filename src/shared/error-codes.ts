@@ -74,7 +74,7 @@ export const ERROR_CODES = {
   fresh_sign_in_required: {
     status: 403,
     message:
-      'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents and sessions need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
+      'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents, sessions and managing sellers need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
   },
   policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
   transfer_not_permitted_with_capability_cap: {

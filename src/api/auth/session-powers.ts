@@ -1,16 +1,23 @@
 /**
  * What an account session (`as_…`) may do, decided in one place. Every route that takes a session calls
- * `requireSession` with the power it needs:
+ * `requireSession` (routes for sessions only) or `requireSessionPower` (routes that also take another
+ * bearer, such as a seller's service PAT) with the power it needs:
  * - `owner`: money control — minting, listing, revoking or changing PATs (a daily cap too), service PATs,
- *   spawning or listing agents, payout flushes, ending the account's sessions. Only a session from a SIWE /
- *   SIWS sign-in has it; a session exchanged from an agent PAT gets 403 `fresh_sign_in_required`.
- * - `account`: the account's seller flow (register and manage sellers, read their ledger) and ending the
- *   caller's own session. Any session of the account has it.
+ *   spawning or listing agents, payout flushes, ending the account's sessions — and managing the account's
+ *   sellers: registering one (its answer carries a service PAT), its profile (origin, OpenAPI URL, payout
+ *   mode), banking, endpoints and prices, suspend and resume, origin verification and OpenAPI refresh. Only a
+ *   session from a SIWE / SIWS sign-in has it; a session exchanged from an agent PAT gets 403
+ *   `fresh_sign_in_required`.
+ * - `account`: reading the account's sellers and their ledger, and ending the caller's own session. Any
+ *   session of the account has it.
  * An exchanged session otherwise acts as its agent (agent routes, wallet reads and payments), which
- * `agentBinding` in authenticator.ts gives it; the route catalogue marks `owner` routes `owner_session`.
+ * `agentBinding` in authenticator.ts gives it; the route catalogue marks `owner` routes `owner_session`, or
+ * `owner_session_or_service` where the seller's service PAT is admitted too.
  *
  * Defends: an agent holding only its PAT cannot turn it into the owner's powers (lift its own cap, mint a
- * Treasury PAT, rewrite who may spend). Does not defend: a stolen sign-in session, which is the owner.
+ * Treasury PAT, rewrite who may spend, reprice, suspend or repoint the owner's sellers). Does not defend: a
+ * stolen sign-in session, which is the owner; a seller's service PAT, which manages its own seller
+ * (docs/security-model.md, "Who may call what").
  */
 import { AppError } from '../errors/app-error.js';
 import type { Principal, SessionOrigin } from './authenticator.js';
@@ -44,4 +51,12 @@ export function requireSession(principal: Principal, power: SessionPower): Sessi
     });
   }
   return { accountId: principal.accountId, sessionId: principal.tokenId, origin: principal.sessionOrigin, agentId };
+}
+
+/**
+ * For a route that admits other bearers beside sessions (a seller's service PAT): a session must hold `power`
+ * (as `requireSession`); any other bearer is left to the route's own scope check.
+ */
+export function requireSessionPower(principal: Principal, power: SessionPower): void {
+  if (principal.kind === 'token' && principal.tokenKind === 'session') requireSession(principal, power);
 }

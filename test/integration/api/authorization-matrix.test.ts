@@ -139,9 +139,11 @@ describe('authorization matrix (every route × every bearer)', function () {
   const gate: Bearer[] = ['gate_pat', 'treasury_gate_pat'];
   /** Money control: a sign-in session only. */
   const owner: Bearer[] = ['session'];
-  /** The account's seller flow: any session of the account. */
+  /** Reading the account's sellers: any session of the account. */
   const platform: Bearer[] = ['session', 'agent_session'];
   const sellerSurface: Bearer[] = ['session', 'agent_session', 'service_pat'];
+  /** Managing a seller: the owner's sign-in session or the seller's service PAT (session-powers.ts). */
+  const sellerManagement: Bearer[] = ['session', 'service_pat'];
   /** Every bearer the platform authenticates (not the legacy key: the platform's routes answer it 401). */
   const authenticated = BEARERS.filter((b) => !UNAUTHENTICATED.includes(b) && b !== 'legacy_treasury_key');
   /** A route on one wallet of the account: to a foreign Treasury bearer there is no such wallet (404). */
@@ -244,7 +246,7 @@ describe('authorization matrix (every route × every bearer)', function () {
       call: req('PATCH', async () => `/v1/pats/${await freshPat()}`, { daily_cap_usd: '3' }),
       ok: owner,
     },
-    { name: 'POST /v1/sellers', call: req('POST', '/v1/sellers', { name: 'another' }), ok: platform },
+    { name: 'POST /v1/sellers', call: req('POST', '/v1/sellers', { name: 'another' }), ok: owner },
     { name: 'GET /v1/sellers', call: req('GET', '/v1/sellers'), ok: platform },
     {
       name: 'GET /v1/sellers/{id}',
@@ -254,18 +256,18 @@ describe('authorization matrix (every route × every bearer)', function () {
     {
       name: 'POST /v1/sellers/{id}/suspend',
       call: onSeller('POST', '/suspend'),
-      ok: sellerSurface,
+      ok: sellerManagement,
     },
     {
       name: 'POST /v1/sellers/{id}/resume',
       call: onSeller('POST', '/resume'),
-      ok: sellerSurface,
+      ok: sellerManagement,
     },
     {
       name: 'POST /v1/sellers/{id}/endpoints',
       call: async (token) =>
         req('POST', `/v1/sellers/${sellerId}/endpoints`, { path: `/p${counter++}`, price: '0.01' })(token),
-      ok: sellerSurface,
+      ok: sellerManagement,
     },
     {
       name: 'GET /v1/sellers/{id}/endpoints',
@@ -275,17 +277,17 @@ describe('authorization matrix (every route × every bearer)', function () {
     {
       name: 'PATCH /v1/sellers/{id}/endpoints/{endpoint_id}',
       call: req('PATCH', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`, { price: '0.02' }),
-      ok: sellerSurface,
+      ok: sellerManagement,
     },
     {
       name: 'DELETE /v1/sellers/{id}/endpoints/{endpoint_id}',
       call: req('DELETE', async () => `/v1/sellers/${sellerId}/endpoints/${await endpoint()}`),
-      ok: sellerSurface,
+      ok: sellerManagement,
     },
     {
       name: 'PATCH /v1/sellers/{id}',
       call: onSeller('PATCH', '', { name: 'Matrix seller' }),
-      ok: sellerSurface,
+      ok: sellerManagement,
     },
     {
       name: 'GET /v1/sellers/{id}/banking',
@@ -298,7 +300,7 @@ describe('authorization matrix (every route × every bearer)', function () {
         legal_entity: 'M Ltd',
         country: 'GB',
       }),
-      ok: sellerSurface,
+      ok: sellerManagement,
     },
     {
       name: 'POST /v1/sellers/{id}/banking/verify',
@@ -313,13 +315,13 @@ describe('authorization matrix (every route × every bearer)', function () {
     {
       name: 'POST /v1/sellers/{id}/verify',
       call: onSeller('POST', '/verify'),
-      ok: sellerSurface,
+      ok: sellerManagement,
       okAs: '409',
     },
     {
       name: 'POST /v1/sellers/{id}/refresh',
       call: onSeller('POST', '/refresh'),
-      ok: sellerSurface,
+      ok: sellerManagement,
       okAs: '409',
     },
     {

@@ -5,8 +5,8 @@
  *   revoking or changing PATs (the daily cap too), Treasury PATs, spawning agents, service PATs, payout
  *   flushes, ending the account's sessions; wallet policies stay Treasury-only (403);
  * - every catalogued route is walked with such a session: it gets `fresh_sign_in_required` exactly on the
- *   routes the catalogue marks `owner_session`, and every route that looks like money control is marked so
- *   or refuses sessions altogether;
+ *   routes the catalogue marks `owner_session` or `owner_session_or_service` (seller management), and every
+ *   route that looks like money control is marked so or refuses sessions altogether;
  * - whoami tells a sign-in session from an exchanged one (and names the agent);
  * - revoking the PAT ends the sessions exchanged from it, even cached ones; logout ends the caller's
  *   session; the owner ends every session of the account;
@@ -253,12 +253,13 @@ describe('session powers: sign-in vs PAT exchange (HTTP, PostgreSQL, SoftHSM)', 
         ...(entry.method === 'GET' || entry.method === 'DELETE' ? {} : { body: {} }),
       });
       const gated = res.status === 403 && res.body?.error_code === 'fresh_sign_in_required';
+      const ownerOnly = entry.auth === 'owner_session' || entry.auth === 'owner_session_or_service';
       assert.equal(
         gated,
-        entry.auth === 'owner_session',
+        ownerOnly,
         `${entry.method} ${entry.path} (${entry.auth}) → ${res.status} ${JSON.stringify(res.body)?.slice(0, 120)}`,
       );
-      if (entry.auth === 'owner_session' && !entry.path.includes('revoke-all') && !entry.path.includes('logout')) {
+      if (ownerOnly && !entry.path.includes('revoke-all') && !entry.path.includes('logout')) {
         const own = await t.request(entry.method, path, {
           token: fresh.session,
           ...(entry.method === 'GET' || entry.method === 'DELETE' ? {} : { body: {} }),

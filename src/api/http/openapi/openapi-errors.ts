@@ -17,6 +17,7 @@ import type { Auth, CatalogEntry } from './api-catalog.js';
 const PLATFORM_AUTH: ReadonlySet<Auth> = new Set([
   'session',
   'owner_session',
+  'owner_session_or_service',
   'session_or_agent',
   'session_or_service',
   'service',
@@ -53,7 +54,7 @@ export function errorCodesOf(entry: CatalogEntry): ErrorCode[] {
     add('database_unavailable', 'database_busy');
   }
   if (PLATFORM_AUTH.has(entry.auth)) add('master_key_removed');
-  if (entry.auth === 'owner_session') add('fresh_sign_in_required');
+  if (entry.auth === 'owner_session' || entry.auth === 'owner_session_or_service') add('fresh_sign_in_required');
   if (entry.method === 'POST' && entry.path.startsWith('/v1/identity/')) add('rate_limited', 'database_unavailable');
   if (entry.body) add('invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type');
   if (entry.query) add('invalid_request');

@@ -54,6 +54,7 @@ const ADMITS: Record<Auth, Scheme[]> = {
   treasury_or_agent: ['treasuryToken', 'agentPat', 'session'],
   session: ['session'],
   owner_session: ['session'],
+  owner_session_or_service: ['session', 'servicePat'],
   session_or_agent: ['session', 'agentPat'],
   session_or_service: ['session', 'servicePat'],
   service: ['servicePat'],

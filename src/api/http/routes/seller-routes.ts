@@ -1,7 +1,10 @@
 /**
- * Seller routes (platform): /v1/sellers (any session of the account), a seller's management surface (a
- * session of the owning account or its service PAT): suspend/resume, endpoints CRUD; service PATs and
- * payout flushes need the owner's sign-in session (session-powers.ts); POST /v1/auth/verify (service PAT, for the middleware);
+ * Seller routes (platform): /v1/sellers (registering needs the owner's sign-in session, listing any session of
+ * the account), a seller's surface: reads take any session of the owning account or the seller's service PAT;
+ * management (profile, origin, OpenAPI URL, payout mode, banking, endpoints and prices, suspend/resume, origin
+ * verification, OpenAPI refresh) takes the owner's sign-in session or the service PAT — a session exchanged from
+ * an agent PAT is refused (`sellerOf(ctx, 'owner')`, session-powers.ts); service PATs, pay-to proofs and
+ * payout flushes take the owner's sign-in session only; POST /v1/auth/verify (service PAT, for the middleware);
  * the lists (sellers, endpoints, payout flushes, service PATs) paged with `limit` and `cursor`;
  * the ledger: POST /v1/ledger (middleware reports), GET /v1/ledger, /v1/ledger/revenue, /v1/ledger/export;
  * pay-to addresses (GET/POST /v1/sellers/:id/pay-to) the ledger rows are verified against on chain.
@@ -9,7 +12,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Authenticator } from '../../auth/authenticator.js';
-import { requireSession } from '../../auth/session-powers.js';
+import { requireSession, requireSessionPower, type SessionPower } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { PatService } from '../../services/pat-service.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
@@ -46,8 +49,12 @@ export function sellerRoutes(deps: {
   pats: PatService;
 }): Router {
   const { router, principalOf } = platformRouter(deps.auth);
-  const sellerOf = async (ctx: Context) =>
-    deps.sellers.profiles.authorize(await principalOf(ctx), validate(sellerIdSchema, ctx.params.id, 'path'));
+  /** The seller the path names, if the bearer reaches it; a session must hold `power` (session-powers.ts). */
+  const sellerOf = async (ctx: Context, power: SessionPower) => {
+    const p = await principalOf(ctx);
+    requireSessionPower(p, power);
+    return deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+  };
   /** Ledger reports: the seller of the service PAT that sends them. */
   const reportingSeller = async (ctx: Context) => {
     const p = await principalOf(ctx);
@@ -60,13 +67,14 @@ export function sellerRoutes(deps: {
     const p = await principalOf(ctx);
     if (p.kind === 'token' && p.tokenKind === 'pat' && p.scopeType === 'service')
       return deps.sellers.profiles.authorize(p, sellerId ?? p.scopeId);
+    requireSessionPower(p, 'account');
     if (!sellerId) throw new AppError('invalid_request', { message: 'seller_id is required with an account session.' });
     return deps.sellers.profiles.authorize(p, sellerId);
   };
 
   router.post('/v1/sellers', async (ctx) => {
     const p = await principalOf(ctx);
-    const { accountId } = requireSession(p, 'account');
+    const { accountId } = requireSession(p, 'owner');
     const body = validate(createSellerBodySchema, ctx.state.body);
     ctx.status = 201;
     ctx.body = await deps.sellers.profiles.create(accountId, body, p.actor);
@@ -76,17 +84,17 @@ export function sellerRoutes(deps: {
     ctx.body = await deps.sellers.profiles.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.get('/v1/sellers/:id', async (ctx) => {
-    ctx.body = sellerView(await sellerOf(ctx));
+    ctx.body = sellerView(await sellerOf(ctx, 'account'));
   });
   router.patch('/v1/sellers/:id', async (ctx) => {
-    const seller = await sellerOf(ctx);
+    const seller = await sellerOf(ctx, 'owner');
     ctx.body = await deps.sellers.profiles.update(seller, validate(updateSellerBodySchema, ctx.state.body));
   });
   router.get('/v1/sellers/:id/banking', async (ctx) => {
-    ctx.body = deps.sellers.profiles.banking(await sellerOf(ctx));
+    ctx.body = deps.sellers.profiles.banking(await sellerOf(ctx, 'account'));
   });
   router.put('/v1/sellers/:id/banking', async (ctx) => {
-    const seller = await sellerOf(ctx);
+    const seller = await sellerOf(ctx, 'owner');
     ctx.body = await deps.sellers.profiles.setBanking(seller, validate(bankingBodySchema, ctx.state.body));
   });
   router.post('/v1/sellers/:id/banking/verify', async (ctx) => {
@@ -96,17 +104,17 @@ export function sellerRoutes(deps: {
     ctx.body = await deps.sellers.profiles.verifyBanking(validate(sellerIdSchema, ctx.params.id, 'path'));
   });
   router.get('/v1/sellers/:id/verify', async (ctx) => {
-    const seller = await sellerOf(ctx);
+    const seller = await sellerOf(ctx, 'account');
     ctx.body = await deps.sellers.origins.instructions(seller);
   });
   router.post('/v1/sellers/:id/verify', async (ctx) => {
-    ctx.body = await deps.sellers.origins.verify(await sellerOf(ctx));
+    ctx.body = await deps.sellers.origins.verify(await sellerOf(ctx, 'owner'));
   });
   router.post('/v1/sellers/:id/refresh', async (ctx) => {
-    ctx.body = await deps.sellers.openapi.refresh(await sellerOf(ctx));
+    ctx.body = await deps.sellers.openapi.refresh(await sellerOf(ctx, 'owner'));
   });
   router.get('/v1/sellers/:id/payouts', async (ctx) => {
-    const seller = await sellerOf(ctx);
+    const seller = await sellerOf(ctx, 'account');
     ctx.body = await deps.ledger.payouts(seller, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.post('/v1/sellers/:id/payouts/flush', async (ctx) => {
@@ -119,7 +127,7 @@ export function sellerRoutes(deps: {
   // Pay-to addresses: ledger rows count once a transfer to one of them is verified on chain. Proving one
   // redirects revenue: the owner's session only.
   router.get('/v1/sellers/:id/pay-to', async (ctx) => {
-    ctx.body = await deps.payTo.payTo(await sellerOf(ctx));
+    ctx.body = await deps.payTo.payTo(await sellerOf(ctx, 'account'));
   });
   router.post('/v1/sellers/:id/pay-to', async (ctx) => {
     const p = await principalOf(ctx);
@@ -154,24 +162,24 @@ export function sellerRoutes(deps: {
     deps.auth.forget(patId);
   });
   router.post('/v1/sellers/:id/suspend', async (ctx) => {
-    ctx.body = await deps.sellers.profiles.setStatus(await sellerOf(ctx), 'suspended');
+    ctx.body = await deps.sellers.profiles.setStatus(await sellerOf(ctx, 'owner'), 'suspended');
   });
   router.post('/v1/sellers/:id/resume', async (ctx) => {
-    ctx.body = await deps.sellers.profiles.setStatus(await sellerOf(ctx), 'active');
+    ctx.body = await deps.sellers.profiles.setStatus(await sellerOf(ctx, 'owner'), 'active');
   });
 
   router.post('/v1/sellers/:id/endpoints', async (ctx) => {
-    const seller = await sellerOf(ctx);
+    const seller = await sellerOf(ctx, 'owner');
     const body = validate(createEndpointBodySchema, ctx.state.body);
     ctx.status = 201;
     ctx.body = await deps.sellers.endpoints.create(seller, body);
   });
   router.get('/v1/sellers/:id/endpoints', async (ctx) => {
-    const seller = await sellerOf(ctx);
+    const seller = await sellerOf(ctx, 'account');
     ctx.body = await deps.sellers.endpoints.list(seller, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.patch('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
-    const seller = await sellerOf(ctx);
+    const seller = await sellerOf(ctx, 'owner');
     const endpointId = validate(endpointIdSchema, ctx.params.endpoint_id, 'path');
     ctx.body = await deps.sellers.endpoints.update(
       seller,
@@ -180,7 +188,7 @@ export function sellerRoutes(deps: {
     );
   });
   router.delete('/v1/sellers/:id/endpoints/:endpoint_id', async (ctx) => {
-    const seller = await sellerOf(ctx);
+    const seller = await sellerOf(ctx, 'owner');
     await deps.sellers.endpoints.delete(seller, validate(endpointIdSchema, ctx.params.endpoint_id, 'path'));
     ctx.status = 204;
   });

@@ -1,7 +1,7 @@
 /**
- * `xx service …`: register a service (POST /v1/sellers with the account session), show it, list the
- * services on this machine or on the account, and switch the active one. The service PAT from `init` is
- * written to a 0600 record and never printed unless `--show-pat` is given. The rest of the group lives
+ * `xx service …`: register a service (POST /v1/sellers with the owner's fresh sign-in, as the other owner
+ * commands do), show it, list the services on this machine or on the account, and switch the active one. The
+ * service PAT from `init` is written to a 0600 record and never printed unless `--show-pat` is given. The rest of the group lives
  * beside this file: suspend/resume (./service-lifecycle-commands.ts), banking (./service-banking-commands.ts),
  * payouts (./service-payouts-command.ts) and the service's own PATs (./service-pat-commands.ts).
  */
@@ -26,6 +26,7 @@ import { act, activeService, badArgument, collect, flagOrPrompt, sellerPath, typ
 import { registerServiceBankingCommands } from './service-banking-commands.js';
 import { registerServiceLifecycleCommands } from './service-lifecycle-commands.js';
 import { registerServicePatCommands } from './service-pat-commands.js';
+import { withOwnerSession } from '../account/owner-sign-in.js';
 import { registerServicePayoutsCommand } from './service-payouts-command.js';
 
 interface InitOptions {
@@ -61,9 +62,9 @@ async function initService(ctx: CliContext, opts: InitOptions): Promise<void> {
     ...(opts.capability?.length ? { capabilities: opts.capability } : {}),
     ...(opts.origin ? { origin: httpUrlFlag('--origin', opts.origin) } : {}),
   };
-  const session = await ctx.session();
-  const created = await ctx.spin('Registering the service', () =>
-    session.request('POST', '/v1/sellers', { body, reply: createdSellerSchema }),
+  // Registering a seller is the owner's (its answer carries a service PAT): a fresh sign-in with the seed.
+  const created = await withOwnerSession(ctx, '`xx service init`', (owner) =>
+    ctx.spin('Registering the service', () => owner.request('POST', '/v1/sellers', { body, reply: createdSellerSchema })),
   );
   const record: ServiceRecord = {
     seller_id: created.seller_id,
@@ -148,7 +149,7 @@ export function registerServiceCommands(program: Command, contextOf: ContextOf):
 
   service
     .command('init')
-    .description('Register a service (uses the account session) and make it active')
+    .description('Register a service (signs the owner in again) and make it active')
     .option('--name <name>', 'service name')
     .option('--openapi-url <url>', 'OpenAPI document to ingest endpoints from')
     .option('--capability <tag>', 'capability tag (repeatable)', collect)
