@@ -1,0 +1,405 @@
+/**
+ * Who may call what: every route of the catalogue (src/api/http/openapi/api-catalog.ts) × every kind of bearer
+ * (test/support/bearer-tenant.ts) → its outcome, through HTTP with real PostgreSQL and SoftHSM. This table is
+ * the source of truth docs/security-model.md points at ("Who may call what").
+ *
+ * - A catalogued route without a row here fails, and so does a row naming no catalogued route.
+ * - A row lists the bearers allowed; they get a 2xx (or, where the row says so, the route's own precondition
+ *   answer, which proves the bearer got past every scope check). Every other bearer is refused: 401
+ *   `master_key_removed` for the legacy api key on a platform route, 403 `fresh_sign_in_required` for an
+ *   exchanged session where the owner's sign-in is allowed, 403 `insufficient_scope` otherwise.
+ * - The allowed bearers must be the ones the route's catalogue auth kind names, unless the row says why the
+ *   route admits fewer (`narrower`).
+ * - Cross-tenant: a route that names an object is called again by each of tenant A's bearers (the operator
+ *   aside) naming tenant B's object; that must be refused (401, 403 or 404, and not the precondition answer an
+ *   allowed bearer gets on its own object).
+ */
+import assert from 'node:assert/strict';
+import type { Auth } from '../../../src/api/http/openapi/catalog-entry.js';
+import { API_CATALOG } from '../../../src/api/http/openapi/api-catalog.js';
+import { ERROR_CODES, type ErrorCode } from '../../../src/shared/error-codes.js';
+import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { BEARERS, createTenant, type Bearer, type Tenant } from '../../support/bearer-tenant.js';
+import { signInBody } from '../../support/sign-in.js';
+
+/** Whose objects a call names (`tenant`) and who calls (`bearer`: its Treasury account picks the wallet). */
+interface Target {
+  tenant: Tenant;
+  bearer: Bearer;
+}
+type Call = { path: string; body?: unknown };
+type Recipe = (x: Target) => Call | Promise<Call>;
+
+interface Row {
+  allowed: readonly Bearer[];
+  call: Recipe;
+  /** What an allowed bearer gets when the route's own precondition answers (`<status> <error_code>`). */
+  allowedAs?: string | Partial<Record<Bearer, string>>;
+  /** The route acts on the bearer's own objects and names none: no cross-tenant cell. */
+  ownOnly?: true;
+  /** Each cell gets a tenant of its own: the route ends the bearer, its key or its account's sessions. */
+  freshTenant?: true;
+  /** Undoes, after the row, what its cells changed for the rows after it. */
+  after?: (tenant: Tenant) => Promise<void>;
+  /** Why the route admits fewer bearers than its catalogue auth kind. */
+  narrower?: string;
+  /** A batch answers 200 with an outcome per row: the outcome is its one row's (a refused row: its code). */
+  perRow?: true;
+}
+
+const TREASURY: Bearer[] = ['api_key', 'treasury_pat', 'child_treasury_pat'];
+const AGENT: Bearer[] = ['agent_pat', 'handoff_pat', 'exchanged_session'];
+const OWNER: Bearer[] = ['owner_session'];
+const SESSIONS: Bearer[] = ['owner_session', 'exchanged_session'];
+const SELLER_READ: Bearer[] = [...SESSIONS, 'service_pat'];
+const SELLER_MANAGE: Bearer[] = ['owner_session', 'service_pat'];
+const EVERYONE: Bearer[] = [...BEARERS];
+
+/** The bearers each catalogue auth kind names (src/api/http/openapi/catalog-entry.ts). */
+const BY_AUTH: Record<Auth, readonly Bearer[]> = {
+  none: EVERYONE,
+  operator: ['operator'],
+  treasury: TREASURY,
+  treasury_or_operator: ['operator', ...TREASURY],
+  treasury_or_agent: [...TREASURY, ...AGENT],
+  session: SESSIONS,
+  owner_session: OWNER,
+  owner_session_or_service: SELLER_MANAGE,
+  session_or_agent: ['owner_session', ...AGENT],
+  session_or_service: SELLER_READ,
+  service: ['service_pat'],
+  gate: ['gate_pat'],
+  agent: ['agent_pat', 'handoff_pat'],
+  // The platform refuses the legacy api key everywhere (401 master_key_removed).
+  any: EVERYONE.filter((b) => b !== 'api_key'),
+};
+
+/** Routes served by the platform routers, which refuse the legacy api key (401 `master_key_removed`). */
+const PLATFORM = ['/v1/identity/', '/v1/auth/', '/v1/pats', '/v1/agents', '/v1/sellers', '/v1/ledger', '/v1/gate/'];
+
+/** The Treasury account side of a bearer: the operator-minted one for its api key and child PAT. */
+const mintedSide = (b: Bearer) => b === 'api_key' || b === 'child_treasury_pat' || b === 'operator';
+const walletOf = (x: Target) => (mintedSide(x.bearer) ? x.tenant.mintedWalletId : x.tenant.agentWalletId);
+const treasuryOf = (x: Target) => (mintedSide(x.bearer) ? x.tenant.mintedTreasuryId : x.tenant.agentTreasuryId);
+
+let counter = 0;
+const unique = () => `${Date.now().toString(36)}${counter++}`;
+const ledgerRow = () => ({
+  tx_hash: `0x${(counter++).toString(16).padStart(64, '0')}`,
+  payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+  amount: '1000',
+  network: 'eip155:84532',
+});
+
+const fixed =
+  (path: string, body?: () => unknown): Recipe =>
+  () => ({ path, body: body?.() });
+const wallet =
+  (suffix: string, body?: unknown): Recipe =>
+  (x) => ({ path: `/v1/wallets/${walletOf(x)}${suffix}`, body });
+const freshWallet =
+  (suffix: string, body?: unknown): Recipe =>
+  async (x) => ({
+    path: `/v1/wallets/${await x.tenant.freshWallet(mintedSide(x.bearer) ? 'minted' : 'agent')}${suffix}`,
+    body,
+  });
+const seller =
+  (suffix: string, body?: () => unknown): Recipe =>
+  (x) => ({ path: `/v1/sellers/${x.tenant.sellerId}${suffix}`, body: body?.() });
+const agent =
+  (suffix: string, body?: unknown): Recipe =>
+  (x) => ({ path: `/v1/agents/${x.tenant.agentId}${suffix}`, body });
+const ledgerRead =
+  (path: string): Recipe =>
+  (x) => ({ path: `${path}${path.includes('?') ? '&' : '?'}seller_id=${x.tenant.sellerId}` });
+
+/** The table, keyed by `METHOD path` as the catalogue writes it. */
+function table(t: TestTreasury): Record<string, Row> {
+  const open = (path: string): Row => ({ allowed: EVERYONE, ownOnly: true, call: fixed(path) });
+  return {
+    'GET /livez': open('/livez'),
+    'GET /health': open('/health'),
+    'GET /readyz': open('/readyz'),
+    'GET /metrics': open('/metrics'),
+    'GET /v1/openapi.json': open('/v1/openapi.json'),
+    'GET /docs': open('/docs'),
+    'GET /docs/{asset}': open('/docs/init.js'),
+    'POST /v1/treasury': {
+      allowed: ['operator'],
+      ownOnly: true,
+      call: fixed('/v1/treasury', () => ({ owner_type: 'org', owner_id: `table-${unique()}` })),
+    },
+    // Lead's decision, implemented in treasury-routes.ts on another branch: until it is merged this row fails
+    // (treasury_pat and child_treasury_pat still get 201 there).
+    'POST /v1/treasuries/{id}/pats': {
+      allowed: ['operator', 'api_key'],
+      narrower: 'a Treasury PAT may not mint Treasury PATs',
+      call: (x) => ({ path: `/v1/treasuries/${treasuryOf(x)}/pats`, body: { label: 'table' } }),
+    },
+    'POST /v1/treasuries/{id}/api-key/revoke': {
+      allowed: ['operator', ...TREASURY],
+      // The agent's Treasury account never had a legacy key.
+      allowedAs: { treasury_pat: '404 api_key_not_found' },
+      freshTenant: true,
+      call: (x) => ({ path: `/v1/treasuries/${treasuryOf(x)}/api-key/revoke` }),
+    },
+    'POST /v1/wallets': { allowed: TREASURY, ownOnly: true, call: fixed('/v1/wallets', () => ({})) },
+    'GET /v1/wallets': { allowed: [...TREASURY, ...AGENT], ownOnly: true, call: fixed('/v1/wallets') },
+    'GET /v1/wallets/{id}': { allowed: [...TREASURY, ...AGENT], call: wallet('') },
+    // The harness has no chain: an allowed bearer gets as far as reading it.
+    'GET /v1/wallets/{id}/balance': {
+      allowed: [...TREASURY, ...AGENT],
+      allowedAs: '503 chain_unavailable',
+      call: wallet('/balance'),
+    },
+    'GET /v1/wallets/{id}/payments': { allowed: [...TREASURY, ...AGENT], call: wallet('/payments') },
+    'POST /v1/wallets/{id}/rotate': { allowed: TREASURY, call: freshWallet('/rotate', { abandon_balance: true }) },
+    'POST /v1/wallets/{id}/revoke': { allowed: TREASURY, call: freshWallet('/revoke', { abandon_balance: true }) },
+    'GET /v1/wallets/{id}/policy': { allowed: [...TREASURY, ...AGENT], call: wallet('/policy') },
+    'GET /v1/wallets/{id}/decisions': { allowed: [...TREASURY, ...AGENT], call: wallet('/decisions') },
+    'GET /v1/wallets/{id}/audit': { allowed: [...TREASURY, ...AGENT], call: wallet('/audit') },
+    'PUT /v1/wallets/{id}/policy': { allowed: TREASURY, call: wallet('/policy', {}) },
+    'POST /v1/wallets/{id}/policy/evaluate': {
+      allowed: [...TREASURY, ...AGENT],
+      call: wallet('/policy/evaluate', { to: SELLER_ADDRESS, amount_usd: '1' }),
+    },
+    'POST /v1/wallets/{id}/pay': {
+      allowed: [...TREASURY, ...AGENT],
+      call: wallet('/pay', { payment_requirements: paymentRequirements() }),
+    },
+    'POST /v1/wallets/{id}/transfer': {
+      allowed: [...TREASURY, ...AGENT],
+      call: wallet('/transfer', { to: SELLER_ADDRESS, amount_usd: '0.001' }),
+    },
+    'POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement': {
+      allowed: [...TREASURY, ...AGENT],
+      allowedAs: '404 authorization_not_found',
+      call: wallet(`/authorizations/auth_${'0'.repeat(24)}/settlement`, { transaction: `0x${'ab'.repeat(32)}` }),
+    },
+    'POST /v1/identity/nonce': open('/v1/identity/nonce'),
+    'POST /v1/identity/init': {
+      allowed: EVERYONE,
+      ownOnly: true,
+      call: async () => ({ path: '/v1/identity/init', body: await signInBody(t) }),
+    },
+    'POST /v1/identity/exchange-pat': {
+      allowed: ['agent_pat', 'handoff_pat'],
+      ownOnly: true,
+      call: fixed('/v1/identity/exchange-pat'),
+    },
+    'GET /v1/auth/whoami': { allowed: BY_AUTH.any, ownOnly: true, call: fixed('/v1/auth/whoami') },
+    'POST /v1/auth/logout': { allowed: SESSIONS, ownOnly: true, freshTenant: true, call: fixed('/v1/auth/logout') },
+    'POST /v1/auth/sessions/revoke-all': {
+      allowed: OWNER,
+      ownOnly: true,
+      freshTenant: true,
+      call: fixed('/v1/auth/sessions/revoke-all'),
+    },
+    'POST /v1/auth/verify': { allowed: ['service_pat'], ownOnly: true, call: fixed('/v1/auth/verify') },
+    'GET /v1/agents': { allowed: OWNER, ownOnly: true, call: fixed('/v1/agents') },
+    'POST /v1/agents': { allowed: OWNER, ownOnly: true, call: fixed('/v1/agents', () => ({ label: 'table' })) },
+    'GET /v1/agents/{id}': { allowed: ['owner_session', ...AGENT], call: agent('') },
+    'GET /v1/agents/{id}/payments': { allowed: ['owner_session', ...AGENT], call: agent('/payments') },
+    'POST /v1/agents/{id}/wallets': { allowed: ['owner_session', ...AGENT], call: agent('/wallets', {}) },
+    'POST /v1/pats': {
+      allowed: OWNER,
+      call: (x) => ({ path: '/v1/pats', body: { scope_type: 'agent', scope_id: x.tenant.agentId } }),
+    },
+    'GET /v1/pats': { allowed: OWNER, ownOnly: true, call: fixed('/v1/pats') },
+    'DELETE /v1/pats/{id}': { allowed: OWNER, call: async (x) => ({ path: `/v1/pats/${await x.tenant.freshPat()}` }) },
+    'PATCH /v1/pats/{id}': {
+      allowed: OWNER,
+      call: (x) => ({ path: `/v1/pats/${x.tenant.targetPatId}`, body: { daily_cap_usd: '3' } }),
+    },
+    'POST /v1/sellers': {
+      allowed: OWNER,
+      ownOnly: true,
+      call: fixed('/v1/sellers', () => ({ name: `T ${unique()}` })),
+    },
+    'GET /v1/sellers': { allowed: SESSIONS, ownOnly: true, call: fixed('/v1/sellers') },
+    'GET /v1/sellers/{id}': { allowed: SELLER_READ, call: seller('') },
+    'PATCH /v1/sellers/{id}': { allowed: SELLER_MANAGE, call: seller('', () => ({ capabilities: ['table'] })) },
+    'GET /v1/sellers/{id}/banking': { allowed: SELLER_READ, call: seller('/banking') },
+    'PUT /v1/sellers/{id}/banking': {
+      allowed: SELLER_MANAGE,
+      call: seller('/banking', () => ({ legal_entity: 'Table Ltd', country: 'GB' })),
+    },
+    'POST /v1/sellers/{id}/banking/verify': {
+      allowed: ['operator'],
+      call: async (x) => {
+        const declared = await t.request('PUT', `/v1/sellers/${x.tenant.sellerId}/banking`, {
+          token: await x.tenant.token('owner_session'),
+          body: { legal_entity: 'Table Ltd', country: 'GB' },
+        });
+        assert.equal(declared.status, 200, JSON.stringify(declared.body));
+        return { path: `/v1/sellers/${x.tenant.sellerId}/banking/verify` };
+      },
+    },
+    'GET /v1/sellers/{id}/verify': { allowed: SELLER_READ, call: seller('/verify') },
+    'POST /v1/sellers/{id}/verify': {
+      allowed: SELLER_MANAGE,
+      allowedAs: '502 origin_unreachable',
+      call: seller('/verify'),
+    },
+    'POST /v1/sellers/{id}/refresh': {
+      allowed: SELLER_MANAGE,
+      allowedAs: '409 openapi_url_not_configured',
+      call: seller('/refresh'),
+    },
+    'GET /v1/sellers/{id}/payouts': { allowed: SELLER_READ, call: seller('/payouts') },
+    'GET /v1/sellers/{id}/pay-to': { allowed: SELLER_READ, call: seller('/pay-to') },
+    // A well-formed claim whose signature is not the address's.
+    'POST /v1/sellers/{id}/pay-to': {
+      allowed: OWNER,
+      allowedAs: '422 pay_to_signature_invalid',
+      call: seller('/pay-to', () => ({ address: SELLER_ADDRESS, signature: `0x${'11'.repeat(65)}` })),
+    },
+    'POST /v1/sellers/{id}/payouts/flush': {
+      allowed: OWNER,
+      allowedAs: '409 payouts_not_applicable',
+      call: seller('/payouts/flush'),
+    },
+    'POST /v1/sellers/{id}/pats': { allowed: OWNER, call: seller('/pats', () => ({ label: 'table' })) },
+    'GET /v1/sellers/{id}/pats': { allowed: OWNER, call: seller('/pats') },
+    'DELETE /v1/sellers/{id}/pats/{pat_id}': {
+      allowed: OWNER,
+      call: async (x) => ({ path: `/v1/sellers/${x.tenant.sellerId}/pats/${await x.tenant.freshServicePat()}` }),
+    },
+    'POST /v1/sellers/{id}/suspend': {
+      allowed: SELLER_MANAGE,
+      call: seller('/suspend'),
+      after: async (a) => {
+        const resumed = await t.request('POST', `/v1/sellers/${a.sellerId}/resume`, {
+          token: await a.token('owner_session'),
+        });
+        assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+      },
+    },
+    'POST /v1/sellers/{id}/resume': { allowed: SELLER_MANAGE, call: seller('/resume') },
+    'POST /v1/sellers/{id}/endpoints': {
+      allowed: SELLER_MANAGE,
+      call: seller('/endpoints', () => ({ path: `/p${unique()}`, price: '0.01' })),
+    },
+    'GET /v1/sellers/{id}/endpoints': { allowed: SELLER_READ, call: seller('/endpoints') },
+    'PATCH /v1/sellers/{id}/endpoints/{endpoint_id}': {
+      allowed: SELLER_MANAGE,
+      call: async (x) => ({
+        path: `/v1/sellers/${x.tenant.sellerId}/endpoints/${await x.tenant.freshEndpoint()}`,
+        body: { price: '0.02' },
+      }),
+    },
+    'DELETE /v1/sellers/{id}/endpoints/{endpoint_id}': {
+      allowed: SELLER_MANAGE,
+      call: async (x) => ({ path: `/v1/sellers/${x.tenant.sellerId}/endpoints/${await x.tenant.freshEndpoint()}` }),
+    },
+    'POST /v1/ledger': { allowed: ['service_pat'], ownOnly: true, call: fixed('/v1/ledger', ledgerRow) },
+    'GET /v1/gate/catalogue': { allowed: ['gate_pat'], ownOnly: true, call: fixed('/v1/gate/catalogue') },
+    'POST /v1/gate/ledger': {
+      allowed: ['gate_pat'],
+      call: (x) => ({ path: '/v1/gate/ledger', body: { ...ledgerRow(), endpoint_id: x.tenant.endpointId } }),
+    },
+    'POST /v1/gate/ledger/batch': {
+      allowed: ['gate_pat'],
+      perRow: true,
+      call: (x) => ({
+        path: '/v1/gate/ledger/batch',
+        body: { rows: [{ ...ledgerRow(), endpoint_id: x.tenant.endpointId }] },
+      }),
+    },
+    'POST /v1/ledger/batch': {
+      allowed: ['service_pat'],
+      perRow: true,
+      ownOnly: true,
+      call: fixed('/v1/ledger/batch', () => ({ rows: [ledgerRow()] })),
+    },
+    'GET /v1/ledger': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger') },
+    'GET /v1/ledger/revenue': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger/revenue') },
+    'GET /v1/ledger/export': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger/export?format=csv') },
+  };
+}
+
+/** The outcome the table promises a bearer on its own tenant's object. */
+function expected(key: string, row: Row, bearer: Bearer): string {
+  if (row.allowed.includes(bearer))
+    return (typeof row.allowedAs === 'string' ? row.allowedAs : row.allowedAs?.[bearer]) ?? 'ok';
+  const path = key.slice(key.indexOf(' ') + 1);
+  if (bearer === 'api_key' && PLATFORM.some((p) => path.startsWith(p))) return '401 master_key_removed';
+  if (bearer === 'exchanged_session' && row.allowed.includes('owner_session')) return '403 fresh_sign_in_required';
+  return '403 insufficient_scope';
+}
+
+describe('route × bearer table: who may call what (HTTP, PostgreSQL, SoftHSM)', function () {
+  this.timeout(600_000);
+  let t: TestTreasury;
+  let rows: Record<string, Row>;
+  /** The bearers' tenant, and the tenant whose objects cross-tenant cells name. */
+  let a: Tenant;
+  let b: Tenant;
+
+  before(async () => {
+    t = await startTestTreasury();
+    rows = table(t);
+    a = await createTenant(t);
+    b = await createTenant(t);
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  async function outcome(method: string, row: Row, target: Target, token: string): Promise<string> {
+    const { path, body } = await row.call(target);
+    const res = await t.request(method, path, { token, ...(body === undefined ? {} : { body }) });
+    const rejected: string | undefined = row.perRow ? res.body?.results?.[0]?.error_code : undefined;
+    if (rejected) return `${ERROR_CODES[rejected as ErrorCode]?.status ?? 'rejected'} ${rejected}`;
+    if (res.status >= 200 && res.status < 300) return 'ok';
+    return `${res.status} ${res.body?.error_code ?? '(no error_code)'}`;
+  }
+
+  it('classifies every catalogued route, as its catalogue auth kind says', () => {
+    const keys = API_CATALOG.map((e) => `${e.method} ${e.path}`);
+    assert.deepEqual(
+      keys.filter((k) => !rows[k]),
+      [],
+      'catalogued routes without a row',
+    );
+    assert.deepEqual(
+      Object.keys(rows).filter((k) => !keys.includes(k)),
+      [],
+      'rows of no catalogued route',
+    );
+    for (const entry of API_CATALOG) {
+      const row = rows[`${entry.method} ${entry.path}`]!;
+      const byAuth = [...BY_AUTH[entry.auth]].sort();
+      const allowed = [...row.allowed].sort();
+      if (row.narrower)
+        assert.ok(
+          allowed.every((x) => byAuth.includes(x)),
+          `${entry.operationId}: ${row.narrower}`,
+        );
+      else assert.deepEqual(allowed, byAuth, `${entry.method} ${entry.path} is "${entry.auth}" in the catalogue`);
+    }
+  });
+
+  for (const entry of API_CATALOG) {
+    const key = `${entry.method} ${entry.path}`;
+    it(key, async () => {
+      const row = rows[key];
+      assert.ok(row, `${key} has no row`);
+      const want: Record<string, string> = {};
+      const got: Record<string, string> = {};
+      for (const bearer of BEARERS) {
+        const own = row.freshTenant ? await createTenant(t) : a;
+        want[bearer] = expected(key, row, bearer);
+        got[bearer] = await outcome(entry.method, row, { tenant: own, bearer }, await own.token(bearer));
+        if (row.ownOnly || bearer === 'operator') continue;
+        const foreign = await outcome(entry.method, row, { tenant: b, bearer }, await own.token(bearer));
+        const refused = /^40[134] /.test(foreign) && !(row.allowed.includes(bearer) && foreign === want[bearer]);
+        want[`${bearer} → B`] = 'refused';
+        got[`${bearer} → B`] = refused ? 'refused' : foreign;
+      }
+      await row.after?.(a);
+      assert.deepEqual(got, want);
+    });
+  }
+});
