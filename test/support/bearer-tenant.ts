@@ -108,7 +108,7 @@ export async function createTenant(api: Api): Promise<Tenant> {
     owner_session: session,
     exchanged_session: exchanged.session,
     treasury_pat: treasuryPat.pat,
-    child_treasury_pat: child.token ?? child.pat,
+    child_treasury_pat: child.token,
     agent_pat: agentPat.pat,
     service_pat: seller.pat,
     gate_pat: gatePat.pat,

@@ -22,14 +22,19 @@ import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requ
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { BEARERS, createTenant, type Bearer, type Tenant } from '../../support/bearer-tenant.js';
 import { signInBody } from '../../support/sign-in.js';
-
-/** Whose objects a call names (`tenant`) and who calls (`bearer`: its Treasury account picks the wallet). */
-interface Target {
-  tenant: Tenant;
-  bearer: Bearer;
-}
-type Call = { path: string; body?: unknown };
-type Recipe = (x: Target) => Call | Promise<Call>;
+import {
+  agent,
+  fixed,
+  freshWallet,
+  ledgerRead,
+  ledgerRow,
+  seller,
+  treasuryOf,
+  unique,
+  wallet,
+  type Recipe,
+  type Target,
+} from '../../support/route-call-recipes.js';
 
 interface Row {
   allowed: readonly Bearer[];
@@ -77,42 +82,6 @@ const BY_AUTH: Record<Auth, readonly Bearer[]> = {
 
 /** Routes served by the platform routers, which refuse the legacy api key (401 `master_key_removed`). */
 const PLATFORM = ['/v1/identity/', '/v1/auth/', '/v1/pats', '/v1/agents', '/v1/sellers', '/v1/ledger', '/v1/gate/'];
-
-/** The Treasury account side of a bearer: the operator-minted one for its api key and child PAT. */
-const mintedSide = (b: Bearer) => b === 'api_key' || b === 'child_treasury_pat' || b === 'operator';
-const walletOf = (x: Target) => (mintedSide(x.bearer) ? x.tenant.mintedWalletId : x.tenant.agentWalletId);
-const treasuryOf = (x: Target) => (mintedSide(x.bearer) ? x.tenant.mintedTreasuryId : x.tenant.agentTreasuryId);
-
-let counter = 0;
-const unique = () => `${Date.now().toString(36)}${counter++}`;
-const ledgerRow = () => ({
-  tx_hash: `0x${(counter++).toString(16).padStart(64, '0')}`,
-  payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
-  amount: '1000',
-  network: 'eip155:84532',
-});
-
-const fixed =
-  (path: string, body?: () => unknown): Recipe =>
-  () => ({ path, body: body?.() });
-const wallet =
-  (suffix: string, body?: unknown): Recipe =>
-  (x) => ({ path: `/v1/wallets/${walletOf(x)}${suffix}`, body });
-const freshWallet =
-  (suffix: string, body?: unknown): Recipe =>
-  async (x) => ({
-    path: `/v1/wallets/${await x.tenant.freshWallet(mintedSide(x.bearer) ? 'minted' : 'agent')}${suffix}`,
-    body,
-  });
-const seller =
-  (suffix: string, body?: () => unknown): Recipe =>
-  (x) => ({ path: `/v1/sellers/${x.tenant.sellerId}${suffix}`, body: body?.() });
-const agent =
-  (suffix: string, body?: unknown): Recipe =>
-  (x) => ({ path: `/v1/agents/${x.tenant.agentId}${suffix}`, body });
-const ledgerRead =
-  (path: string): Recipe =>
-  (x) => ({ path: `${path}${path.includes('?') ? '&' : '?'}seller_id=${x.tenant.sellerId}` });
 
 /** The table, keyed by `METHOD path` as the catalogue writes it. */
 function table(t: TestTreasury): Record<string, Row> {

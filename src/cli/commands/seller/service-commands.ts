@@ -64,7 +64,9 @@ async function initService(ctx: CliContext, opts: InitOptions): Promise<void> {
   };
   // Registering a seller is the owner's (its answer carries a service PAT): a fresh sign-in with the seed.
   const created = await withOwnerSession(ctx, '`xx service init`', (owner) =>
-    ctx.spin('Registering the service', () => owner.request('POST', '/v1/sellers', { body, reply: createdSellerSchema })),
+    ctx.spin('Registering the service', () =>
+      owner.request('POST', '/v1/sellers', { body, reply: createdSellerSchema }),
+    ),
   );
   const record: ServiceRecord = {
     seller_id: created.seller_id,
