@@ -371,4 +371,13 @@ describe('route × bearer table: who may call what (HTTP, PostgreSQL, SoftHSM)',
       assert.deepEqual(got, want);
     });
   }
+
+  it('a handoff PAT is good once: its second use is 401 invalid_token, whatever the route', async () => {
+    const handoff = await a.token('handoff_pat');
+    assert.equal((await t.request('GET', '/v1/wallets', { token: handoff })).status, 200);
+    for (const path of ['/v1/wallets', '/v1/auth/whoami']) {
+      const again = await t.request('GET', path, { token: handoff });
+      assert.equal(`${again.status} ${again.body?.error_code}`, '401 invalid_token', path);
+    }
+  });
 });
