@@ -3,6 +3,9 @@
  * vetted outbound path of ./origin-verifier.ts and parsed by ./openapi-ingest.ts): new operations are added,
  * changed ones updated, vanished ones removed — kept, and reported as such, when ledger rows name them.
  * Endpoints added by hand are never touched. Idempotent: a second refresh of the same document changes nothing.
+ * An operation without a price is stored unpriced (`priced = false`, not served by the gate); once the seller
+ * prices it by hand, a document that still names no price leaves that price alone, and one that names a price
+ * (`"0"` included) sets it and marks it priced.
  *
  * Defends: two refreshes of one seller interleaving (a per-seller advisory lock); an endpoint with ledger rows
  * being removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects,
@@ -62,7 +65,8 @@ export class SellerOpenApiRefresh extends SellerOriginService {
             method: w.method,
             path: w.path,
             path_pattern: w.path_pattern,
-            price_micro: parseUsd(w.price).toString(),
+            price_micro: parseUsd(w.price ?? '0').toString(),
+            priced: w.price !== null,
             route_prices: '{}',
             capabilities: JSON.stringify(w.capabilities),
             source: 'openapi',
@@ -76,9 +80,12 @@ export class SellerOpenApiRefresh extends SellerOriginService {
           report.unchanged++;
           continue;
         }
-        const price = parseUsd(w.price).toString();
+        // No price in the document: the endpoint keeps what it has (unpriced, or the seller's own price).
+        const price = w.price === null ? current.price_micro : parseUsd(w.price).toString();
+        const priced = w.price === null ? current.priced : true;
         const differs =
           current.price_micro !== price ||
+          current.priced !== priced ||
           JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) ||
           (current.path_pattern ?? null) !== w.path_pattern;
         if (differs) {
@@ -86,6 +93,7 @@ export class SellerOpenApiRefresh extends SellerOriginService {
             .where({ id: current.id })
             .update({
               price_micro: price,
+              priced,
               capabilities: JSON.stringify(w.capabilities),
               path_pattern: w.path_pattern,
               updated_at: now,
