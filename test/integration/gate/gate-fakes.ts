@@ -171,7 +171,7 @@ export interface TestGate {
 
 /** A gate on `platform` (which must serve the catalogue) with the given environment on top of the test defaults. */
 export async function startTestGate(
-  platform: FakeServer,
+  platform: Pick<FakeServer, 'url'>,
   env: Record<string, string | undefined> = {},
 ): Promise<TestGate> {
   const config = loadGateConfig({
