@@ -14,6 +14,7 @@ import { encodePaymentPayload } from '../../../src/x402/header-codec.js';
 import type { PaymentRequired } from '../../../src/x402/wire-schemas.js';
 import { signExactPayment } from '../../unit/x402/x402-fixtures.js';
 import { startFakes, type FakeServer } from '../x402-middleware/x402-fakes.js';
+import type { GateEndpoint } from '../../../src/shared/api-responses/gate-responses.js';
 import {
   catalogueEndpoint,
   GATE_SLUG,
@@ -26,7 +27,7 @@ import {
 import { rawExchange, type RawAnswer } from './raw-http.js';
 
 /** A catalogue endpoint for a path pattern. */
-function patternEndpoint(pattern: string, price: string, method = 'GET') {
+function patternEndpoint(pattern: string, price: string, method = 'GET'): GateEndpoint {
   return { ...catalogueEndpoint(pattern, price), method, path_pattern: pattern };
 }
 
@@ -41,7 +42,7 @@ describe('gate: the path rule — what is priced is what is forwarded', function
   let gate: TestGate;
   let catalogue: ReturnType<typeof tableCatalogue>;
 
-  async function useCatalogue(endpoints: ReturnType<typeof patternEndpoint>[]): Promise<void> {
+  async function useCatalogue(endpoints: GateEndpoint[]): Promise<void> {
     catalogue.sellers[0]!.endpoints.push(...endpoints);
     platform.on('/v1/gate/catalogue', { status: 200, body: catalogue });
     await gate.app.catalogue.refreshNow();
