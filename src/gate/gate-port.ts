@@ -59,6 +59,18 @@ function streamThrough(res: ServerResponse, response: IncomingMessage, done: () 
   pipeline(response, res, () => done());
 }
 
+/** The exchange's failure, written; `client_closed` writes nothing. */
+function writeExchangeFailure(
+  res: ServerResponse,
+  metrics: GateMetrics,
+  outcome: Exclude<OriginExchange, { kind: 'response' }>,
+): void {
+  metrics.origin.inc({ outcome: outcome.kind });
+  if (outcome.kind === 'unreachable') writeGateError(res, 'gate_origin_unreachable');
+  else if (outcome.kind === 'timeout') writeGateError(res, 'gate_origin_timeout');
+  else if (outcome.kind === 'refused') writeGateError(res, 'gate_origin_refused');
+}
+
 export interface GatePortContext {
   req: IncomingMessage;
   res: ServerResponse;
@@ -74,13 +86,8 @@ export interface GatePortContext {
 export function gatePort(c: GatePortContext): PaidRequestPort {
   const { req, res, metrics } = c;
 
-  /** The exchange's failure, written; `client_closed` writes nothing. */
-  function writeFailure(outcome: Exclude<OriginExchange, { kind: 'response' }>): void {
-    metrics.origin.inc({ outcome: outcome.kind });
-    if (outcome.kind === 'unreachable') writeGateError(res, 'gate_origin_unreachable');
-    else if (outcome.kind === 'timeout') writeGateError(res, 'gate_origin_timeout');
-    else if (outcome.kind === 'refused') writeGateError(res, 'gate_origin_refused');
-  }
+  const writeFailure = (outcome: Exclude<OriginExchange, { kind: 'response' }>) =>
+    writeExchangeFailure(res, metrics, outcome);
 
   function forward(): Promise<OriginExchange> {
     // No origin the gate may sell (none set, or not verified): nothing is forwarded.
