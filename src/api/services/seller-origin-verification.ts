@@ -56,6 +56,7 @@ export class SellerOriginVerification extends SellerOriginService {
       .returning('*')) as SellerRow[];
     if (!row)
       throw new AppError('verification_token_mismatch', {
+        message: 'The origin changed while it was being verified; verify the new origin.',
         fields: { expected_file: `${seller.origin}${WELL_KNOWN_PATH}` },
       });
     return { ...sellerView(row), verified: true };
