@@ -4,8 +4,9 @@
  * XX_DISABLE_BODY_CAPTURE) are passed on from here as its `env`.
  *
  * Defends against: a gate starting with a bearer that is not a PAT, a platform or facilitator URL that is not
- * http(s) or carries credentials, limits out of range, private origins reached without the operator asking. Does not defend against: a bearer without the gate scope
- * (the platform refuses it at the first catalogue load, and the gate stays not ready).
+ * http(s) or carries credentials, limits out of range, private origins reached without the operator asking.
+ * Does not defend against: a bearer without the gate scope (the platform refuses it at the first catalogue
+ * load, and the gate stays not ready).
  */
 import { z } from 'zod';
 import { BaseError } from '../../base/base-error.js';

@@ -6,8 +6,8 @@
  *
  * What the buyer gets when the paid work fails, nothing settled: the origin's own answer as is when its status
  * is 400 or above; 502 `gate_origin_unreachable`, 502 `gate_origin_refused` (an origin not verified, or on an
- * address the gate may not connect to), 504 `gate_origin_timeout` when the gate could not get one; nothing when the buyer already left (also when it leaves while the body is held: a
- * buyer who is gone is not charged).
+ * address the gate may not connect to), 504 `gate_origin_timeout` when the gate could not get one; nothing when
+ * the buyer already left (also when it leaves while the body is held: a buyer who is gone is not charged).
  *
  * Defends against: paid content leaving before settlement, an origin's failure being charged, an origin's
  * payment headers reaching the buyer (proxy-headers.ts). Does not defend against: a buyer leaving during the

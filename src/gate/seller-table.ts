@@ -12,8 +12,8 @@
  *
  * Defends against: a catalogue entry the paywall could not collect on being sold anyway; an origin the seller
  * has not proven it controls receiving anything; a path pattern compiled to a regular expression (matching is
- * by segments, src/shared/path-pattern.ts). Does not defend against: prices
- * or pay-to addresses the seller did not mean — they are the seller's own settings on the platform.
+ * by segments, src/shared/path-pattern.ts). Does not defend against: prices or pay-to addresses the seller did
+ * not mean — they are the seller's own settings on the platform.
  */
 import type { GateCatalogue, GateEndpoint, GateSeller } from '../shared/api-responses/gate-responses.js';
 import type { PaidSite } from '../x402/seller/paid-request.js';

@@ -1,9 +1,9 @@
 /**
  * What the API answers the gate (docs/gate.md): `GET /v1/gate/catalogue`, the account's managed-proxy (`mpp`)
  * sellers with what the gate needs to sell their endpoints — slug (the path prefix), origin (where paid
- * requests go) and whether it is verified, pay_to (the seller's oldest proven pay-to address), status, and each endpoint's method, path or
- * path pattern and prices. Defined once here: the API's route is typed with it and the gate parses the reply
- * with it.
+ * requests go) and whether it is verified, pay_to (the seller's oldest proven pay-to address), status, and each
+ * endpoint's method, path or path pattern, prices and whether it is priced. Defined once here: the API's route
+ * is typed with it and the gate parses the reply with it.
  *
  * Defends: the gate and the platform drifting apart silently; a gate acting on a catalogue of another shape
  * (the gate keeps its last good catalogue instead). Does not defend: a catalogue of the right shape with wrong
