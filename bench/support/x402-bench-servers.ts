@@ -211,6 +211,7 @@ async function startGate(): Promise<void> {
     path_pattern: null,
     price,
     route_prices: {},
+    priced: true,
   });
   const catalogue = JSON.stringify({
     account_id: 'acct_bench',
@@ -220,6 +221,7 @@ async function startGate(): Promise<void> {
         slug: 'bench',
         status: 'active',
         origin: originUrl,
+        origin_verified: true,
         pay_to: BENCH_PAY_TO,
         endpoints: [
           endpoint(BENCH_ENDPOINT_ID, '/paid', '0.01'),
@@ -237,6 +239,7 @@ async function startGate(): Promise<void> {
     GATE_API_URL: platformUrl,
     GATE_PORT: '0',
     GATE_NETWORK: BENCH_NETWORK,
+    GATE_ALLOW_PRIVATE_ORIGINS: '1', // the bench origin is on loopback
   });
   const gate = createGateApp(config, { facilitator, fetch: benchFetch });
   const url = await gate.listen();

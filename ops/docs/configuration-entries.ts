@@ -250,7 +250,13 @@ export const GATE_ENTRIES: Entries = {
   },
   GATE_REFRESH_MS: { meaning: 'how often the catalogue is read again; a failed read keeps the last good one' },
   GATE_ORIGIN_TIMEOUT_MS: { meaning: 'how long the origin may take, body included; beyond it 504 and nothing settled' },
-  GATE_MAX_REQUEST_BYTES: { meaning: 'largest request body proxied; larger: 413 before any payment is checked' },
+  GATE_MAX_REQUEST_BYTES: {
+    meaning: 'largest request body (read into memory, then proxied with its length); larger: 413 before any payment',
+  },
+  GATE_ALLOW_PRIVATE_ORIGINS: {
+    meaning:
+      "`1`: sellers' origins may resolve to loopback or private addresses (own network, sandbox, tests); unset: refused (502 `gate_origin_refused`)",
+  },
   GATE_MAX_HELD_BYTES: { meaning: 'largest answer held in memory until settlement (docs/gate.md)' },
   GATE_PLATFORM_TIMEOUT_MS: { meaning: 'time-out of a platform call' },
   GATE_VERIFY_TIMEOUT_MS: { meaning: 'time-out of a facilitator verify' },

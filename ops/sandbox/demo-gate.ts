@@ -4,7 +4,8 @@
  * (a public anvil dev key signs the claim, so its ledger rows verify on chain), and a gate PAT (scope `gate`)
  * for the sandbox's gate. Keeps them in `<dataDir>/demo-gate.json` (0600) for the next start, re-registering
  * when the stored gate PAT no longer reads the catalogue (a reset database); the origin's address is written
- * to the seller on every start (its port may change). Loopback only.
+ * to the seller on every start (its port may change) and verified again (the demo origin serves the token; the
+ * gate sells verified origins only). Loopback only.
  */
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -57,6 +58,8 @@ export async function registerDemoGateSeller(options: {
   publicUrl: string;
   chainId: number;
   originUrl: string;
+  /** Makes the demo origin serve the seller's verification token. */
+  serveVerification: (token: string) => void;
   payToKey: `0x${string}`;
   dataDir: string;
 }): Promise<DemoGateSeller> {
@@ -71,5 +74,9 @@ export async function registerDemoGateSeller(options: {
     await call(options.apiUrl, 'PATCH', `/v1/sellers/${state.seller_id}`, state.service_pat, {
       origin: options.originUrl,
     });
+  const route = `/v1/sellers/${state.seller_id}/verify`;
+  const { token } = (await call(options.apiUrl, 'GET', route, state.service_pat)) as { token: string };
+  options.serveVerification(token);
+  await call(options.apiUrl, 'POST', route, state.service_pat);
   return { sellerId: state.seller_id, slug: state.slug, gatePat: state.gate_pat, payTo: state.pay_to };
 }

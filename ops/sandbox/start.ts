@@ -344,6 +344,7 @@ async function main(): Promise<void> {
       publicUrl: process.env.TREASURY_PUBLIC_URL ?? apiUrl,
       chainId: localChain.chainId,
       originUrl: demoOrigin.url,
+      serveVerification: demoOrigin.serveVerification,
       payToKey: anvilDevAccount(20).privateKey,
       dataDir,
     });
@@ -360,6 +361,7 @@ async function main(): Promise<void> {
         GATE_NETWORK: localChain.network,
         FACILITATOR_URL: localChain.facilitatorUrl,
         FACILITATOR_ADDRESS: localChain.facilitatorAddress,
+        GATE_ALLOW_PRIVATE_ORIGINS: '1', // the demo origin is on loopback
       },
       (msg, fields) => {
         if (msg !== 'treasury-gate ready') return false;

@@ -64,7 +64,7 @@ export function createGateApp(
   });
   const core = new PaidRequestCore({ facilitator, ledger, guard: new ReplayGuard(), metrics: metrics.paywall, logger });
   const catalogue = new CatalogueSource(config, logger, metrics, doFetch);
-  const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, maxRequestBytes: config.maxRequestBytes });
+  const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, allowPrivate: config.allowPrivateOrigins });
   const server = createGateServer({ config, catalogue, core, proxy, metrics, logger });
   let drained: Promise<void> = Promise.resolve();
 

@@ -4,8 +4,9 @@
  * XX_DISABLE_BODY_CAPTURE) are passed on from here as its `env`.
  *
  * Defends against: a gate starting with a bearer that is not a PAT, a platform or facilitator URL that is not
- * http(s) or carries credentials, limits out of range. Does not defend against: a bearer without the gate scope
- * (the platform refuses it at the first catalogue load, and the gate stays not ready).
+ * http(s) or carries credentials, limits out of range, private origins reached without the operator asking.
+ * Does not defend against: a bearer without the gate scope (the platform refuses it at the first catalogue
+ * load, and the gate stays not ready).
  */
 import { z } from 'zod';
 import { BaseError } from '../../base/base-error.js';
@@ -57,8 +58,13 @@ const envSchema = z.object({
   GATE_REFRESH_MS: envInt(1_000, 3_600_000, 30_000),
   /** How long the origin may take to answer, body included (ms); beyond it: 504, nothing settled. */
   GATE_ORIGIN_TIMEOUT_MS: envInt(100, 600_000, 30_000),
-  /** Largest request body proxied to the origin; larger: 413 before any payment is checked. */
-  GATE_MAX_REQUEST_BYTES: envInt(0, 1024 * 1024 * 1024, 1024 * 1024),
+  /** Largest request body (read into memory, then proxied with its length); larger: 413 before any payment. */
+  GATE_MAX_REQUEST_BYTES: envInt(0, 64 * 1024 * 1024, 1024 * 1024),
+  /**
+   * `1`: sellers' origins may resolve to loopback, private or other non-global addresses (a gate in front of
+   * origins on its own network, the sandbox, tests). Default `0`: such an origin is refused (502).
+   */
+  GATE_ALLOW_PRIVATE_ORIGINS: z.enum(['0', '1']).default('0'),
   /** Largest response held in memory until settlement (larger streams are held unread; docs/gate.md). */
   GATE_MAX_HELD_BYTES: envInt(1, 1024 * 1024 * 1024, 8 * 1024 * 1024),
   /** Time-outs of the platform and facilitator calls (ms). */
@@ -86,6 +92,7 @@ export interface GateConfig {
   originTimeoutMs: number;
   maxRequestBytes: number;
   maxHeldBytes: number;
+  allowPrivateOrigins: boolean;
   platformTimeoutMs: number;
   verifyTimeoutMs: number;
   settleTimeoutMs: number;
@@ -130,6 +137,7 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
     originTimeoutMs: e.GATE_ORIGIN_TIMEOUT_MS,
     maxRequestBytes: e.GATE_MAX_REQUEST_BYTES,
     maxHeldBytes: e.GATE_MAX_HELD_BYTES,
+    allowPrivateOrigins: e.GATE_ALLOW_PRIVATE_ORIGINS === '1',
     platformTimeoutMs: e.GATE_PLATFORM_TIMEOUT_MS,
     verifyTimeoutMs: e.GATE_VERIFY_TIMEOUT_MS,
     settleTimeoutMs: e.GATE_SETTLE_TIMEOUT_MS,

@@ -5,9 +5,9 @@
  * settles (`release`: the held body with the receipt) or discards it.
  *
  * What the buyer gets when the paid work fails, nothing settled: the origin's own answer as is when its status
- * is 400 or above; 502 `gate_origin_unreachable`, 504 `gate_origin_timeout`, 413 `payload_too_large` when the
- * gate could not get one; nothing when the buyer already left (also when it leaves while the body is held: a
- * buyer who is gone is not charged).
+ * is 400 or above; 502 `gate_origin_unreachable`, 502 `gate_origin_refused` (an origin not verified, or on an
+ * address the gate may not connect to), 504 `gate_origin_timeout` when the gate could not get one; nothing when
+ * the buyer already left (also when it leaves while the body is held: a buyer who is gone is not charged).
  *
  * Defends against: paid content leaving before settlement, an origin's failure being charged, an origin's
  * payment headers reaching the buyer (proxy-headers.ts). Does not defend against: a buyer leaving during the
@@ -30,6 +30,9 @@ export type GateErrorCode =
   | 'gate_endpoint_not_found'
   | 'gate_origin_unreachable'
   | 'gate_origin_timeout'
+  | 'gate_origin_refused'
+  | 'gate_path_refused'
+  | 'gate_endpoint_not_priced'
   | 'payload_too_large'
   | 'internal_error';
 
@@ -56,11 +59,25 @@ function streamThrough(res: ServerResponse, response: IncomingMessage, done: () 
   pipeline(response, res, () => done());
 }
 
+/** The exchange's failure, written; `client_closed` writes nothing. */
+function writeExchangeFailure(
+  res: ServerResponse,
+  metrics: GateMetrics,
+  outcome: Exclude<OriginExchange, { kind: 'response' }>,
+): void {
+  metrics.origin.inc({ outcome: outcome.kind });
+  if (outcome.kind === 'unreachable') writeGateError(res, 'gate_origin_unreachable');
+  else if (outcome.kind === 'timeout') writeGateError(res, 'gate_origin_timeout');
+  else if (outcome.kind === 'refused') writeGateError(res, 'gate_origin_refused');
+}
+
 export interface GatePortContext {
   req: IncomingMessage;
   res: ServerResponse;
   origin: URL | undefined;
   routed: RoutedRequest;
+  /** The request body the gate read (request-body.ts); undefined: none is forwarded. */
+  body: Buffer | undefined;
   proxy: OriginProxy;
   maxHeldBytes: number;
   metrics: GateMetrics;
@@ -69,17 +86,13 @@ export interface GatePortContext {
 export function gatePort(c: GatePortContext): PaidRequestPort {
   const { req, res, metrics } = c;
 
-  /** The exchange's failure, written; `client_closed` writes nothing. */
-  function writeFailure(outcome: Exclude<OriginExchange, { kind: 'response' }>): void {
-    metrics.origin.inc({ outcome: outcome.kind });
-    if (outcome.kind === 'unreachable') writeGateError(res, 'gate_origin_unreachable');
-    else if (outcome.kind === 'timeout') writeGateError(res, 'gate_origin_timeout');
-    else if (outcome.kind === 'too_large') writeGateError(res, 'payload_too_large', { connection: 'close' });
-  }
+  const writeFailure = (outcome: Exclude<OriginExchange, { kind: 'response' }>) =>
+    writeExchangeFailure(res, metrics, outcome);
 
   function forward(): Promise<OriginExchange> {
-    if (!c.origin) return Promise.resolve({ kind: 'unreachable', cause: 'no origin' });
-    return c.proxy.forward(req, res, c.origin, c.routed);
+    // No origin the gate may sell (none set, or not verified): nothing is forwarded.
+    if (!c.origin) return Promise.resolve({ kind: 'refused', cause: 'origin_not_verified' });
+    return c.proxy.forward(req, res, c.origin, c.routed, c.body);
   }
 
   return {

@@ -1,13 +1,14 @@
 /**
  * Which seller a request is for, and the path its origin sees: by host name when the gate has a base domain
  * (`<slug>.<GATE_BASE_DOMAIN>`, the whole path kept), else by path prefix (`/<slug>/rest` → `/rest`, the query
- * kept). Slugs compare lower-cased (the platform stores them so). Pure string work: no regular expression is
- * built from the host or the path.
+ * kept). Slugs compare lower-cased (the platform stores them so). Pure string work on a target already read
+ * under the gate's path rule (request-target.ts): no regular expression is built from the host or the path,
+ * and `originUrl` is exactly the priced `originPath` and the query, handed to the proxy as is.
  *
  * Defends against: a request reaching a seller it does not name (no default seller; an unknown host or prefix is
  * a 404), a prefix spelled with dot segments or encoded slashes escaping to another seller (the prefix is the
- * first raw segment, compared exactly). Does not defend against: what the origin does with the rest of the path
- * (`..` segments are the origin's to refuse, as for any client).
+ * first raw segment, compared exactly). Dot segments, encoded separators and backslashes never get here
+ * (request-target.ts refuses them).
  */
 export interface RoutedRequest {
   slug: string;
@@ -30,14 +31,11 @@ function hostName(hostHeader: string | undefined): string | undefined {
 }
 
 export function routeRequest(
-  rawUrl: string,
+  target: { path: string; query: string },
   hostHeader: string | undefined,
   baseDomain: string | undefined,
 ): RoutedRequest | undefined {
-  if (!rawUrl.startsWith('/')) return undefined; // absolute-form and authority-form targets are not proxied
-  const q = rawUrl.indexOf('?');
-  const path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-  const query = q === -1 ? '' : rawUrl.slice(q);
+  const { path, query } = target;
   if (baseDomain) {
     const host = hostName(hostHeader);
     const suffix = `.${baseDomain}`;

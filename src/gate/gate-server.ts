@@ -1,19 +1,26 @@
 /**
  * The gate's HTTP server (docs/gate.md): for each request, in this order —
- *   1. its own routes, unless the request is routed by host: `GET /livez`, `GET /readyz` (503 until the first
+ *   1. the request target, read once under the gate's path rule (request-target.ts): a target that could be
+ *      resolved two ways is 400 `gate_path_refused`; the accepted one is what is priced and what the origin
+ *      receives, unchanged;
+ *   2. its own routes, unless the request is routed by host: `GET /livez`, `GET /readyz` (503 until the first
  *      catalogue), `GET /metrics`;
- *   2. the seller, by host or path prefix (gate-router.ts); none → 404 `gate_seller_not_found`; no catalogue
+ *   3. the seller, by host or path prefix (gate-router.ts); none → 404 `gate_seller_not_found`; no catalogue
  *      yet → 503 `gate_not_ready` with `Retry-After: 5`;
- *   3. a declared request body above the cap → 413 `payload_too_large`, before any payment is looked at;
- *   4. the endpoint, by method and path (seller-table.ts); none → the paywall's unpaid pass-through (`/health`,
- *      OPTIONS) or 404 `gate_endpoint_not_found`;
- *   5. the paywall (src/x402/seller/paid-request.ts, the Koa middleware's own rules and status table) with the
+ *   4. the request body, read and counted whatever the method (request-body.ts): over the cap → 413
+ *      `payload_too_large`, before any payment is looked at;
+ *   5. OPTIONS is answered here (cors-preflight.ts), never forwarded; `/health` passes unpaid as a bodiless GET
+ *      or HEAD only;
+ *   6. the endpoint, by method and path (matching-endpoint.ts); none → 404 `gate_endpoint_not_found`, one the
+ *      seller has not priced → 404 `gate_endpoint_not_priced`;
+ *   7. the paywall (src/x402/seller/paid-request.ts, the Koa middleware's own rules and status table) with the
  *      gate's port (gate-port.ts): challenge, verify, proxy to the origin, hold, settle, release, report.
  *
- * Defends against: selling what the seller did not register (no default price; unknown paths are 404), a
- * crash in one request taking the process down (500 `internal_error`, logged). Does not defend against: a
- * buyer's Host header naming the challenge's resource URL wrongly (the resource is informational; the terms
- * are the catalogue's).
+ * Defends against: selling what the seller did not register or price (no default price; unknown paths are 404),
+ * a path priced as one route and served as another, anything reaching the origin unpaid but what the seller
+ * made free, a crash in one request taking the process down (500 `internal_error`, logged). Does not defend
+ * against: a buyer's Host header naming the challenge's resource URL wrongly (the resource is informational; the
+ * terms are the catalogue's).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { PaidRequestCore, passesUnpaid, type PaidRequest } from '../x402/seller/paid-request.js';
@@ -22,9 +29,13 @@ import type { CatalogueSource } from './catalogue-source.js';
 import type { GateConfig } from './gate-config.js';
 import type { GateMetrics } from './gate-metrics.js';
 import { gatePort, writeGateError, writeJson } from './gate-port.js';
-import { routeRequest } from './gate-router.js';
+import { preflightHeaders } from './cors-preflight.js';
+import { routeRequest, type RoutedRequest } from './gate-router.js';
+import { endpointsForPath, matchEndpoint } from './matching-endpoint.js';
 import type { OriginProxy } from './origin-proxy.js';
-import { matchEndpoint } from './seller-table.js';
+import { readRequestBody } from './request-body.js';
+import { readRequestTarget } from './request-target.js';
+import type { GateSellerEntry } from './seller-table.js';
 
 export interface GateServerDeps {
   config: GateConfig;
@@ -60,48 +71,72 @@ async function ownRoute(deps: GateServerDeps, req: IncomingMessage, res: ServerR
   return false;
 }
 
+/** The seller a routed request names, or the answer already written (not ready, unknown seller). */
+function sellerOf(deps: GateServerDeps, res: ServerResponse, routed: RoutedRequest): GateSellerEntry | undefined {
+  const table = deps.catalogue.table;
+  if (!table) return void writeGateError(res, 'gate_not_ready', { 'retry-after': '5' });
+  const seller = table.bySlug.get(routed.slug);
+  if (!seller) return void writeGateError(res, 'gate_seller_not_found');
+  return seller;
+}
+
+/** OPTIONS: answered here (cors-preflight.ts), never forwarded. */
+function answerOptions(req: IncomingMessage, res: ServerResponse, seller: GateSellerEntry, path: string): void {
+  const entries = endpointsForPath(seller, path);
+  if (entries.length === 0) return writeGateError(res, 'gate_endpoint_not_found');
+  const origin = req.headers.origin;
+  const asked = req.headers['access-control-request-headers'];
+  res.writeHead(204, preflightHeaders(entries, { origin, requestHeaders: Array.isArray(asked) ? asked[0] : asked }));
+  res.end();
+}
+
 export async function handleGateRequest(
   deps: GateServerDeps,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const { config } = deps;
-  const rawUrl = req.url ?? '/';
-  const routed = routeRequest(rawUrl, req.headers.host, config.baseDomain);
+  const target = readRequestTarget(req.url ?? '/');
+  if (!target.ok) return writeGateError(res, 'gate_path_refused', { connection: 'close' });
+  const routed = routeRequest(target, req.headers.host, config.baseDomain);
   if ((!routed || routed.by === 'prefix') && (await ownRoute(deps, req, res))) return;
   if (!routed) return writeGateError(res, 'gate_seller_not_found');
-  const table = deps.catalogue.table;
-  if (!table) return writeGateError(res, 'gate_not_ready', { 'retry-after': '5' });
-  const seller = table.bySlug.get(routed.slug);
-  if (!seller) return writeGateError(res, 'gate_seller_not_found');
+  const seller = sellerOf(deps, res, routed);
+  if (!seller) return;
 
-  const declared = req.headers['content-length'];
-  if (declared !== undefined && !(Number(declared) <= config.maxRequestBytes))
-    return writeGateError(res, 'payload_too_large', { connection: 'close' });
-
+  const read = await readRequestBody(req, config.maxRequestBytes);
+  if (read.kind === 'too_large') return writeGateError(res, 'payload_too_large', { connection: 'close' });
+  if (read.kind === 'aborted') return;
   const method = req.method ?? 'GET';
-  const port = gatePort({
-    req,
-    res,
-    origin: seller.origin,
-    routed,
-    proxy: deps.proxy,
-    maxHeldBytes: config.maxHeldBytes,
-    metrics: deps.metrics,
-  });
-  const endpoint = matchEndpoint(seller, method, routed.originPath);
-  if (!endpoint) {
-    if (passesUnpaid(method, routed.originPath) && !seller.problem) return port.pass();
+  if (method === 'OPTIONS') return answerOptions(req, res, seller, routed.originPath);
+
+  const port = (body: Buffer | undefined) =>
+    gatePort({
+      req,
+      res,
+      origin: seller.origin,
+      routed,
+      body,
+      proxy: deps.proxy,
+      maxHeldBytes: config.maxHeldBytes,
+      metrics: deps.metrics,
+    });
+  // What the paywall lets through unpaid (/health) goes as a bodiless GET or HEAD, or not at all.
+  if (passesUnpaid(method, routed.originPath)) {
+    if ((method === 'GET' || method === 'HEAD') && !seller.problem) return port(undefined).pass();
     return writeGateError(res, 'gate_endpoint_not_found');
   }
+  const match = matchEndpoint(seller, method, routed.originPath);
+  if (match.kind === 'none') return writeGateError(res, 'gate_endpoint_not_found');
+  if (match.kind === 'unpriced') return writeGateError(res, 'gate_endpoint_not_priced');
   const host = req.headers.host ?? `${config.host}:${config.port}`;
   const paid: PaidRequest = {
     method,
     path: routed.originPath,
-    href: `http://${host}${rawUrl}`,
+    href: `http://${host}${target.url}`,
     header: (name) => req.headers[name],
   };
-  await deps.core.handle(endpoint.site, paid, port);
+  await deps.core.handle(match.entry.site, paid, port(read.body));
 }
 
 export function createGateServer(deps: GateServerDeps): http.Server {

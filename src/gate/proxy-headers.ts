@@ -9,6 +9,9 @@
  * - from the origin, payment headers and `Settlement-Overrides` never reach the buyer as the origin wrote them
  *   (the receipt is the gate's; an upto charge is read from the override first).
  * Host: the origin's own host (virtual hosting works), the buyer's in X-Forwarded-Host.
+ * Names are compared lower-cased with `_` read as `-` (`canonicalName`): servers that map headers to
+ * variables (CGI, WSGI, Rack: `HTTP_X_PAYMENT`) read `X_PAYMENT` and `X-PAYMENT` alike, so `X_Payment`,
+ * `Payment_Signature` or `X_Forwarded_For` are the dashed header to every rule here.
  *
  * Defends against: a payment credential leaking to the origin (which could replay it elsewhere within its
  * window), a forged receipt from the origin, request smuggling through hop-by-hop headers, spoofed forwarding
@@ -38,10 +41,15 @@ const FORWARDING = new Set([
   'x-forwarded-prefix',
 ]);
 
-/** A payment header, either way: PAYMENT-SIGNATURE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT… */
+/** A header name as every rule here compares it: lower-case, `_` read as `-`. */
+export function canonicalName(name: string): string {
+  return name.toLowerCase().replaceAll('_', '-');
+}
+
+/** A payment header, either way: PAYMENT-SIGNATURE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT, X_PAYMENT… */
 export function isPaymentHeader(name: string): boolean {
-  const lower = name.toLowerCase();
-  return lower.startsWith('payment-') || lower.startsWith('x-payment');
+  const canonical = canonicalName(name);
+  return canonical.startsWith('payment-') || canonical.startsWith('x-payment');
 }
 
 /** The header names a Connection header lists (they are hop-by-hop too). */
@@ -49,13 +57,16 @@ function connectionListed(value: string | string[] | undefined): Set<string> {
   const listed = new Set<string>();
   for (const v of Array.isArray(value) ? value : value ? [value] : [])
     for (const token of v.split(',')) {
-      const name = token.trim().toLowerCase();
+      const name = canonicalName(token.trim());
       if (name) listed.add(name);
     }
   return listed;
 }
 
-/** The request headers the origin gets (Host is set by the proxy to the origin's). */
+/**
+ * The request headers the origin gets (Host is set by the proxy to the origin's; Content-Length by the proxy
+ * to the length of the body the gate read, origin-proxy.ts).
+ */
 export function requestHeadersForOrigin(
   incoming: IncomingHttpHeaders,
   forwarded: { for: string | undefined; host: string | undefined; proto: 'http' | 'https'; prefix: string },
@@ -64,8 +75,10 @@ export function requestHeadersForOrigin(
   const out: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || listed.has(lower) || FORWARDING.has(lower) || isPaymentHeader(lower)) continue;
-    if (lower === 'host' || lower.startsWith(':')) continue;
+    const canonical = canonicalName(name);
+    if (HOP_BY_HOP.has(canonical) || listed.has(canonical) || FORWARDING.has(canonical)) continue;
+    if (isPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length') continue;
+    if (lower.startsWith(':')) continue;
     out[lower] = value;
   }
   if (forwarded.for) out['x-forwarded-for'] = forwarded.for;
@@ -84,8 +97,10 @@ export function responseHeadersForBuyer(
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    if (value === undefined || HOP_BY_HOP.has(lower) || listed.has(lower) || isPaymentHeader(lower)) continue;
-    if (lower === 'settlement-overrides' || drop.includes(lower)) continue;
+    const canonical = canonicalName(name);
+    if (value === undefined || HOP_BY_HOP.has(canonical) || listed.has(canonical) || isPaymentHeader(canonical))
+      continue;
+    if (canonical === 'settlement-overrides' || drop.includes(lower)) continue;
     out[lower] = value;
   }
   return out;

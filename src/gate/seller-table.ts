@@ -2,18 +2,19 @@
  * The gate's sellers as it sells them, built from one catalogue (src/shared/api-responses/gate-responses.ts):
  * per seller its slug, origin and state, and per endpoint the paywall terms (`PaidSite`: price, route prices,
  * pay-to, network, facilitator address — validated by the paywall's own option checks, as the middleware's are)
- * and how a request is matched to it (method and exact path first, then the path pattern, oldest endpoint first,
- * as the platform attributes ledger rows).
+ * and how a request is matched to it (method and exact path first, then the dearest of the path patterns that
+ * fit, matching-endpoint.ts).
  *
- * A seller that cannot be sold — suspended, no origin, no proven pay-to, or terms the paywall refuses — is kept
- * with `problem` set: its free routes still pass, paid ones answer as the middleware does for a refused PAT (500
- * `seller_misconfigured`), and the problem goes to the log once per catalogue.
+ * A seller that cannot be sold — suspended, no origin, an origin it has not verified, no proven pay-to, or terms
+ * the paywall refuses — is kept with `problem` set: paid routes answer as the middleware does for a refused PAT
+ * (500 `seller_misconfigured`), its free routes still pass when its origin is verified (never otherwise: no
+ * verified origin, no `origin`, nothing forwarded), and the problem goes to the log once per catalogue.
  *
- * Defends against: a catalogue entry the paywall could not collect on being sold anyway; a path pattern compiled
- * to a regular expression (matching is by segments, src/shared/path-pattern.ts). Does not defend against: prices
- * or pay-to addresses the seller did not mean — they are the seller's own settings on the platform.
+ * Defends against: a catalogue entry the paywall could not collect on being sold anyway; an origin the seller
+ * has not proven it controls receiving anything; a path pattern compiled to a regular expression (matching is
+ * by segments, src/shared/path-pattern.ts). Does not defend against: prices or pay-to addresses the seller did
+ * not mean — they are the seller's own settings on the platform.
  */
-import { matchPathPattern } from '../shared/path-pattern.js';
 import type { GateCatalogue, GateEndpoint, GateSeller } from '../shared/api-responses/gate-responses.js';
 import type { PaidSite } from '../x402/seller/paid-request.js';
 import type { SellerState } from '../x402/seller/seller-identity.js';
@@ -29,7 +30,7 @@ export interface GateEndpointEntry {
 export interface GateSellerEntry {
   sellerId: string;
   slug: string;
-  /** Where paid requests go (scheme, host, port), when the seller is sellable. */
+  /** Where requests go (scheme, host, port): a usable origin the seller verified, else undefined. */
   origin: URL | undefined;
   /** Why the seller cannot be sold (then `origin` may be undefined), or undefined. */
   problem: string | undefined;
@@ -42,8 +43,8 @@ export interface SellerTable {
   endpoints: number;
 }
 
-function originOf(raw: string | null): URL | undefined {
-  if (raw === null) return undefined;
+function originOf(raw: string | null, verified: boolean): URL | undefined {
+  if (raw === null || !verified) return undefined;
   try {
     const url = new URL(raw);
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) return undefined;
@@ -92,6 +93,7 @@ function termsOf(
 
 function sellerProblem(seller: GateSeller, origin: URL | undefined): string | undefined {
   if (seller.status !== 'active') return `seller ${seller.slug} is ${seller.status}`;
+  if (seller.origin !== null && !seller.origin_verified) return `seller ${seller.slug} has not verified its origin`;
   if (!origin) return `seller ${seller.slug} has no usable origin`;
   if (!seller.pay_to) return `seller ${seller.slug} has no proven pay-to address`;
   return undefined;
@@ -106,7 +108,7 @@ export function buildSellerTable(
   const bySlug = new Map<string, GateSellerEntry>();
   let endpoints = 0;
   for (const seller of catalogue.sellers) {
-    const origin = originOf(seller.origin);
+    const origin = originOf(seller.origin, seller.origin_verified);
     const problem = sellerProblem(seller, origin);
     if (problem) onProblem({ seller_id: seller.seller_id, problems: [problem] });
     const misconfigured: SellerState = {
@@ -129,23 +131,4 @@ export function buildSellerTable(
     bySlug.set(seller.slug.toLowerCase(), entry);
   }
   return { bySlug, sellers: bySlug.size, endpoints };
-}
-
-/**
- * The endpoint a request names: method and path first, then the first matching path pattern. Paths compare as
- * the paywall prices them (`routePriceKey`: case, percent-encoding, duplicate and trailing slashes ignored), so
- * `/PREMIUM/` is the `/premium` endpoint and never a cheaper pattern an origin's lenient router would also serve.
- */
-export function matchEndpoint(seller: GateSellerEntry, method: string, path: string): GateEndpointEntry | undefined {
-  const wanted = method === 'HEAD' ? 'GET' : method;
-  const key = routePriceKey(path);
-  const same = seller.endpoints.filter((e) => e.endpoint.method.toUpperCase() === wanted);
-  return (
-    same.find((e) => routePriceKey(e.endpoint.path) === key) ??
-    same.find(
-      (e) =>
-        e.endpoint.path_pattern !== null &&
-        (matchPathPattern(e.endpoint.path_pattern, path) || matchPathPattern(e.endpoint.path_pattern, key)),
-    )
-  );
 }

@@ -212,6 +212,20 @@ export const ERROR_CODES = {
     status: 504,
     message: "The seller's origin did not answer in time; no payment was settled.",
   },
+  gate_origin_refused: {
+    status: 502,
+    message:
+      "The gate does not send requests to this seller's origin (not verified, or on an address it may not reach); nothing was forwarded or settled.",
+  },
+  gate_path_refused: {
+    status: 400,
+    message:
+      'The request path cannot be read one way only (a backslash, an encoded dot, slash or percent, a dot or empty segment, or a character outside a URL path); spell it plainly.',
+  },
+  gate_endpoint_not_priced: {
+    status: 404,
+    message: 'The seller has not priced this endpoint yet; it is not served until it is.',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,7 +1,9 @@
 /**
  * Turns a seller's OpenAPI document (JSON, 3.x) into endpoint definitions: one per path × method, slug from
- * operationId (else method + path), price from the `x-price-usd` extension (else "0", i.e. free until
- * priced), capabilities from `x-capabilities`, and `{param}` paths kept as path patterns. A path whose
+ * operationId (else method + path), price from the `x-price-usd` extension — without one (or with an invalid
+ * one) the operation is unpriced (`price: null`), which is not free: the gate does not serve it until the
+ * seller prices it; `"0"` is free, by choice — capabilities from `x-capabilities`, and `{param}` paths kept as
+ * path patterns. A path whose
  * parameters break the pattern grammar (src/shared/path-pattern.ts: one parameter per segment, bounded
  * length, segments and parameters) is skipped like any other unusable path: it could never be matched.
  */
@@ -17,7 +19,8 @@ export interface IngestedEndpoint {
   method: string;
   path: string;
   path_pattern: string | null;
-  price: string;
+  /** USD, or null when the document names no (valid) price: unpriced, not served by the gate. */
+  price: string | null;
   capabilities: string[];
 }
 
@@ -59,7 +62,7 @@ export function parseOpenApi(text: string): IngestedEndpoint[] {
       const parsed = operationSchema.safeParse(item[method]);
       if (item[method] === undefined || !parsed.success) continue;
       const op = parsed.data;
-      const price = op['x-price-usd'] !== undefined && isUsdString(op['x-price-usd']) ? op['x-price-usd'] : '0';
+      const price = op['x-price-usd'] !== undefined && isUsdString(op['x-price-usd']) ? op['x-price-usd'] : null;
       out.push({
         slug: slugify(op.operationId ?? `${method} ${path}`),
         method: method.toUpperCase(),

@@ -85,7 +85,10 @@ export class SellerEndpointService {
     },
   ): Promise<EndpointView> {
     const changes: Record<string, unknown> = { updated_at: this.clock() };
-    if (patch.price !== undefined) changes.price_micro = parseUsd(patch.price).toString();
+    if (patch.price !== undefined) {
+      changes.price_micro = parseUsd(patch.price).toString();
+      changes.priced = true; // a price the seller set ("0": free by choice)
+    }
     if (patch.route_prices !== undefined) changes.route_prices = JSON.stringify(patch.route_prices);
     if (patch.path_pattern !== undefined) changes.path_pattern = patch.path_pattern;
     if (patch.capabilities !== undefined) changes.capabilities = JSON.stringify(patch.capabilities);

@@ -3,19 +3,53 @@
  * vetted outbound path of ./origin-verifier.ts and parsed by ./openapi-ingest.ts): new operations are added,
  * changed ones updated, vanished ones removed — kept, and reported as such, when ledger rows name them.
  * Endpoints added by hand are never touched. Idempotent: a second refresh of the same document changes nothing.
+ * An operation without a price is stored unpriced (`priced = false`, not served by the gate); once the seller
+ * prices it by hand, a document that still names no price leaves that price alone, and one that names a price
+ * (`"0"` included) sets it and marks it priced.
  *
  * Defends: two refreshes of one seller interleaving (a per-seller advisory lock); an endpoint with ledger rows
  * being removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects,
  * more than 1 MiB). Does not defend: a document whose prices the seller did not mean.
  */
+import type { Knex } from 'knex';
 import { parseUsd } from '../../../policy/money.js';
 import type { RefreshReport } from '../../shared/api-responses/seller-responses.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
-import { parseOpenApi } from './openapi-ingest.js';
+import { parseOpenApi, type IngestedEndpoint } from './openapi-ingest.js';
 import { guardedFetchText, SellerOriginService } from './origin-verifier.js';
 import { endpointHasLedger } from './seller-endpoint-service.js';
 import type { EndpointRow, SellerRow } from './seller-views.js';
+
+/**
+ * Brings an ingested endpoint in line with its operation; true when it changed. No price in the document: the
+ * endpoint keeps what it has (unpriced, or the seller's own price).
+ */
+async function updateIngested(
+  trx: Knex.Transaction,
+  current: EndpointRow,
+  w: IngestedEndpoint,
+  now: Date,
+): Promise<boolean> {
+  const price = w.price === null ? current.price_micro : parseUsd(w.price).toString();
+  const priced = w.price === null ? current.priced : true;
+  const differs =
+    current.price_micro !== price ||
+    current.priced !== priced ||
+    JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) ||
+    (current.path_pattern ?? null) !== w.path_pattern;
+  if (!differs) return false;
+  await trx('endpoints')
+    .where({ id: current.id })
+    .update({
+      price_micro: price,
+      priced,
+      capabilities: JSON.stringify(w.capabilities),
+      path_pattern: w.path_pattern,
+      updated_at: now,
+    });
+  return true;
+}
 
 /** The largest OpenAPI document read. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
@@ -62,7 +96,8 @@ export class SellerOpenApiRefresh extends SellerOriginService {
             method: w.method,
             path: w.path,
             path_pattern: w.path_pattern,
-            price_micro: parseUsd(w.price).toString(),
+            price_micro: parseUsd(w.price ?? '0').toString(),
+            priced: w.price !== null,
             route_prices: '{}',
             capabilities: JSON.stringify(w.capabilities),
             source: 'openapi',
@@ -72,26 +107,9 @@ export class SellerOpenApiRefresh extends SellerOriginService {
           report.added.push(slug);
           continue;
         }
-        if (current.source !== 'openapi') {
-          report.unchanged++;
-          continue;
-        }
-        const price = parseUsd(w.price).toString();
-        const differs =
-          current.price_micro !== price ||
-          JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) ||
-          (current.path_pattern ?? null) !== w.path_pattern;
-        if (differs) {
-          await trx('endpoints')
-            .where({ id: current.id })
-            .update({
-              price_micro: price,
-              capabilities: JSON.stringify(w.capabilities),
-              path_pattern: w.path_pattern,
-              updated_at: now,
-            });
+        if (current.source === 'openapi' && (await updateIngested(trx, current, w, now)))
           report.changed.push(current.slug);
-        } else report.unchanged++;
+        else report.unchanged++;
       }
       for (const e of existing) {
         if (e.source !== 'openapi' || seen.has(key(e.method, e.path))) continue;

@@ -3,8 +3,10 @@
  * origin must serve at `/.well-known/xx-verification.txt` (fetched through the vetted outbound path of
  * ./origin-verifier.ts); a new origin must be proven again (./seller-service.ts clears `verified_at`).
  *
- * Defends: a seller claiming an origin it does not control; concurrent first requests issuing two tokens
- * (the token is written only where none is yet). Does not defend: an origin that changes hands after it was
+ * Defends: a seller claiming an origin it does not control (the gate sells only verified origins,
+ * docs/gate.md); an origin changed while the old one was being checked being marked verified (the update names
+ * the origin that was fetched); concurrent first requests issuing two tokens (the token is written only where
+ * none is yet). Does not defend: an origin that changes hands after it was
  * verified.
  */
 import { randomBytes } from 'node:crypto';
@@ -47,10 +49,16 @@ export class SellerOriginVerification extends SellerOriginService {
       throw new AppError('verification_token_mismatch', {
         fields: { expected_file: `${seller.origin}${WELL_KNOWN_PATH}` },
       });
+    // Only the origin that served the token is verified: one changed meanwhile stays unverified.
     const [row] = (await this.knex('sellers')
-      .where({ id: seller.id })
+      .where({ id: seller.id, origin: seller.origin })
       .update({ verified_at: this.clock() })
       .returning('*')) as SellerRow[];
-    return { ...sellerView(row!), verified: true };
+    if (!row)
+      throw new AppError('verification_token_mismatch', {
+        message: 'The origin changed while it was being verified; verify the new origin.',
+        fields: { expected_file: `${seller.origin}${WELL_KNOWN_PATH}` },
+      });
+    return { ...sellerView(row), verified: true };
   }
 }

@@ -41,6 +41,8 @@ export interface EndpointRow {
   price_micro: string;
   route_prices: Record<string, string>;
   capabilities: string[];
+  /** False for an OpenAPI operation ingested without a price (not sold by the gate until priced). */
+  priced: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -73,6 +75,7 @@ export const endpointTerms = (e: EndpointRow): GateEndpoint => ({
   path_pattern: e.path_pattern,
   price: formatUsd(BigInt(e.price_micro)),
   route_prices: e.route_prices,
+  priced: e.priced,
 });
 
 export const endpointView = (e: EndpointRow): EndpointView => {

@@ -1,9 +1,9 @@
 /**
  * What the API answers the gate (docs/gate.md): `GET /v1/gate/catalogue`, the account's managed-proxy (`mpp`)
  * sellers with what the gate needs to sell their endpoints — slug (the path prefix), origin (where paid
- * requests go), pay_to (the seller's oldest proven pay-to address), status, and each endpoint's method, path or
- * path pattern and prices. Defined once here: the API's route is typed with it and the gate parses the reply
- * with it.
+ * requests go) and whether it is verified, pay_to (the seller's oldest proven pay-to address), status, and each
+ * endpoint's method, path or path pattern, prices and whether it is priced. Defined once here: the API's route
+ * is typed with it and the gate parses the reply with it.
  *
  * Defends: the gate and the platform drifting apart silently; a gate acting on a catalogue of another shape
  * (the gate keeps its last good catalogue instead). Does not defend: a catalogue of the right shape with wrong
@@ -25,6 +25,11 @@ export const gateEndpointSchema = z.object({
   path_pattern: z.string().max(512).nullable(),
   price: usdField,
   route_prices: z.record(z.string().max(512), z.string().max(32)),
+  /**
+   * Whether the seller set a price (a "0" price then means free, by choice); false for an operation ingested
+   * from an OpenAPI document without one, which the gate does not serve until it is priced.
+   */
+  priced: z.boolean(),
 });
 export type GateEndpoint = z.infer<typeof gateEndpointSchema>;
 
@@ -34,6 +39,8 @@ export const gateSellerSchema = z.object({
   status: sellerStatusSchema,
   /** The origin paid requests are proxied to (scheme, host, port), or null when the seller has not set one. */
   origin: z.string().max(2048).nullable(),
+  /** Whether the seller proved it controls `origin` (/.well-known/xx-verification.txt); the gate sells no other. */
+  origin_verified: z.boolean(),
   /** The seller's oldest proven pay-to address, or null when none is registered yet. */
   pay_to: z
     .string()

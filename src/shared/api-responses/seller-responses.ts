@@ -51,6 +51,8 @@ export const endpointViewSchema = z.object({
   path_pattern: z.string().nullable(),
   price: usdField,
   route_prices: z.record(z.string(), z.string()),
+  /** False until the seller prices an operation ingested without `x-price-usd` (the gate does not serve it). */
+  priced: z.boolean(),
   capabilities: z.array(z.string()),
   created_at: timestampField,
   updated_at: timestampField,

@@ -98,8 +98,10 @@ describe('gate routes: scope, catalogue and ledger', function () {
         path_pattern: null,
         price: '0.02',
         route_prices: {},
+        priced: true,
       },
     ]);
+    assert.equal(w.origin_verified, false, 'an origin is sold only once verified');
     assert.equal(i.status, 'suspended');
     assert.equal(i.pay_to, null);
     assert.equal(i.origin, null);

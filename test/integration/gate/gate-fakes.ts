@@ -119,6 +119,7 @@ export function catalogueEndpoint(path: string, price: string, routePrices: Reco
     path_pattern: null,
     price,
     route_prices: routePrices,
+    priced: true,
   };
 }
 
@@ -135,6 +136,7 @@ export function tableCatalogue(
         slug: GATE_SLUG,
         status: 'active',
         origin: originUrl,
+        origin_verified: true,
         pay_to: GATE_PAY_TO,
         endpoints: [
           catalogueEndpoint('/paid', '0.01'),
@@ -169,7 +171,7 @@ export interface TestGate {
 
 /** A gate on `platform` (which must serve the catalogue) with the given environment on top of the test defaults. */
 export async function startTestGate(
-  platform: FakeServer,
+  platform: Pick<FakeServer, 'url'>,
   env: Record<string, string | undefined> = {},
 ): Promise<TestGate> {
   const config = loadGateConfig({
@@ -181,6 +183,8 @@ export async function startTestGate(
     GATE_PLATFORM_TIMEOUT_MS: '500',
     GATE_ORIGIN_TIMEOUT_MS: '1000',
     GATE_MAX_HELD_BYTES: '256',
+    // The test origins are on loopback: the operator's switch, set explicitly (gate-origin.test.ts runs without it).
+    GATE_ALLOW_PRIVATE_ORIGINS: '1',
     ...env,
   });
   const app = createGateApp(config, { ledgerRetryDelaysMs: [20, 20] });

@@ -83,6 +83,7 @@ export function gateRoutes(deps: { auth: Authenticator; knex: Knex; ledger: Sell
         slug: s.slug,
         status: s.status,
         origin: s.origin,
+        origin_verified: s.origin !== null && s.verified_at !== null,
         pay_to: firstPayTo.get(s.id) ?? null,
         endpoints: endpoints.filter((e) => e.seller_id === s.id).map(endpointTerms),
       })),
