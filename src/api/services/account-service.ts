@@ -1,9 +1,12 @@
 /**
  * Treasury accounts: minting (a per-account key generated in the HSM, stored only wrapped) and
- * Treasury-scoped PATs. Secrets are returned once and stored only as SHA-256.
+ * Treasury-scoped PATs (by the operator or the account's legacy api key only; lineage in
+ * credential-lineage.ts). Secrets are returned once and stored only as SHA-256.
  */
 import type { Knex } from 'knex';
 import { appendAuditEvent } from '../audit/audit-ledger.js';
+import { readParent, requireBoundChild } from '../auth/lineage-parent.js';
+import { revokeSubtree } from '../auth/revoke-lineage.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
@@ -111,12 +114,12 @@ export class AccountService {
       if (live.length === 0)
         return { revoked_at: keys[0]!.revoked_at!.toISOString(), token_ids: keys.map((k) => k.id) };
       const now = new Date();
-      await trx('api_tokens')
-        .whereIn(
-          'id',
-          live.map((k) => k.id),
-        )
-        .update({ revoked_at: now });
+      // The key and every credential minted with it (revoke-lineage.ts).
+      await revokeSubtree(
+        trx,
+        live.map((k) => k.id),
+        now,
+      );
       await appendAuditEvent(trx, {
         chainKey: accountId,
         eventType: 'api_key.revoked',
@@ -128,16 +131,35 @@ export class AccountService {
     });
   }
 
+  /**
+   * A Treasury PAT of the account, minted by the operator (a root) or by the account's legacy api key (its
+   * child: credential-lineage.ts bounds it, and revoking the key revokes it). It belongs to the platform
+   * account whose agent holds this Treasury account, if any, so that owner lists and revokes it.
+   */
   async issueTreasuryPat(
     accountId: string,
     input: { label?: string | undefined; expires_in_seconds?: number | undefined },
-    actor: string,
+    minter: { actor: string; parentTokenId: string | null },
   ): Promise<IssuedTreasuryPat> {
     await this.get(accountId);
     const token = generateToken(TOKEN_PREFIXES.pat);
     const id = generateId('pat_');
     const now = new Date();
-    const expiresAt = input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null;
+    const parent = minter.parentTokenId === null ? null : (await readParent(this.knex, minter.parentTokenId, now)).parent;
+    const child = requireBoundChild(
+      parent,
+      {
+        scopeType: 'treasury',
+        scopeId: accountId,
+        gate: false,
+        expiresAt: input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null,
+        dailyCapMicro: undefined,
+      },
+      now,
+    );
+    const owner = (await this.knex('agents').where({ treasury_account_id: accountId }).first('account_id')) as
+      | { account_id: string }
+      | undefined;
     await this.knex.transaction(async (trx) => {
       await trx('api_tokens').insert({
         id,
@@ -145,16 +167,18 @@ export class AccountService {
         kind: 'pat',
         scope_type: 'treasury',
         scope_id: accountId,
+        account_id: owner?.account_id ?? null,
         label: input.label ?? null,
-        created_by: actor,
+        created_by: minter.actor,
         created_at: now,
-        expires_at: expiresAt,
+        expires_at: child.expiresAt,
+        parent_token_id: child.parentId,
       });
       await appendAuditEvent(trx, {
         chainKey: accountId,
         eventType: 'pat.issued',
-        actor,
-        payload: { pat_id: id, label: input.label ?? null, expires_at: expiresAt?.toISOString() ?? null },
+        actor: minter.actor,
+        payload: { pat_id: id, label: input.label ?? null, expires_at: child.expiresAt?.toISOString() ?? null },
         at: now,
       });
     });
@@ -166,7 +190,7 @@ export class AccountService {
       scope_id: accountId,
       label: input.label ?? null,
       created_at: now.toISOString(),
-      expires_at: expiresAt?.toISOString() ?? null,
+      expires_at: child.expiresAt?.toISOString() ?? null,
     };
   }
 }
