@@ -122,7 +122,10 @@ export class PatService {
     if (input.scope_type === 'gate') {
       if (input.scope_id !== undefined && input.scope_id !== accountId) throw new AppError('scope_not_found');
       scopeId = accountId;
-    } else scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id ?? parent?.scopeId);
+    } else {
+      const inherited = parent?.scopeType === input.scope_type ? parent.scopeId : undefined;
+      scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id ?? inherited);
+    }
     // A PAT minted by the owner's sign-in session is a root of the account (the session is only its creator).
     const child = requireBoundChild(
       parent,
