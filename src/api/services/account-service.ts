@@ -99,10 +99,17 @@ export class AccountService {
   }
 
   /**
-   * Revokes the account's legacy api key (`xx_treasury_sk_`), with an audit row; idempotent (the first
-   * revocation's time is kept). An account without one (agents' accounts) is `api_key_not_found`.
+   * Revokes the account's legacy api key (`xx_treasury_sk_`) and every credential made with it
+   * (revoke-lineage.ts), with an audit row; idempotent (the first revocation's time is kept). `successor`:
+   * the Treasury PAT asking, when the key minted it, is kept and becomes a root of the Treasury account
+   * (the documented way to retire the key: mint a PAT with it, then revoke the key with that PAT); it keeps
+   * its own expiry. An account without a key (agents' accounts) is `api_key_not_found`.
    */
-  async revokeApiKey(accountId: string, actor: string): Promise<{ revoked_at: string; token_ids: string[] }> {
+  async revokeApiKey(
+    accountId: string,
+    actor: string,
+    successor: string | null = null,
+  ): Promise<{ revoked_at: string; token_ids: string[] }> {
     await this.get(accountId);
     return this.knex.transaction(async (trx) => {
       const keys = (await trx('api_tokens')
@@ -110,30 +117,33 @@ export class AccountService {
         .forUpdate()
         .select('id', 'revoked_at')) as Array<{ id: string; revoked_at: Date | null }>;
       if (keys.length === 0) throw new AppError('api_key_not_found');
-      const live = keys.filter((k) => k.revoked_at === null);
+      const live = keys.filter((k) => k.revoked_at === null).map((k) => k.id);
       if (live.length === 0)
         return { revoked_at: keys[0]!.revoked_at!.toISOString(), token_ids: keys.map((k) => k.id) };
       const now = new Date();
-      // The key and every credential minted with it (revoke-lineage.ts).
-      await revokeSubtree(
-        trx,
-        live.map((k) => k.id),
-        now,
-      );
+      const kept =
+        successor === null
+          ? 0
+          : await trx('api_tokens')
+              .where({ id: successor, kind: 'pat' })
+              .whereIn('parent_token_id', live)
+              .update({ parent_token_id: null });
+      const ended = await revokeSubtree(trx, live, now);
       await appendAuditEvent(trx, {
         chainKey: accountId,
         eventType: 'api_key.revoked',
         actor,
-        payload: { token_ids: live.map((k) => k.id) },
+        payload: { token_ids: live, successor: kept > 0 ? successor : null, ended: ended.length },
         at: now,
       });
-      return { revoked_at: now.toISOString(), token_ids: keys.map((k) => k.id) };
+      return { revoked_at: now.toISOString(), token_ids: [...new Set([...keys.map((k) => k.id), ...ended])] };
     });
   }
 
   /**
    * A Treasury PAT of the account, minted by the operator (a root) or by the account's legacy api key (its
-   * child: credential-lineage.ts bounds it, and revoking the key revokes it). It belongs to the platform
+   * child: credential-lineage.ts bounds it, and revoking the key revokes it, unless it is the successor
+   * that revokes the key). It belongs to the platform
    * account whose agent holds this Treasury account, if any, so that owner lists and revokes it.
    */
   async issueTreasuryPat(

@@ -2,7 +2,8 @@
  * Credential lineage through HTTP with real PostgreSQL and SoftHSM (docs/security-model.md, "Credential
  * lineage"): no credential outlives or outranks the credential whose authority it was made with.
  * - a Treasury PAT (the dashboard's 15-minute one included) mints no Treasury PAT; the operator and the
- *   account's legacy api key do, and the key's PATs are its children (bounded by it, revoked with it);
+ *   account's legacy api key do, and the key's PATs are its children (bounded by it, revoked with it, but
+ *   for the successor PAT that retires the key);
  * - a Treasury PAT minted by the operator for an agent's Treasury account belongs to the owner's account:
  *   listed by GET /v1/pats and revoked by DELETE /v1/pats/{id};
  * - a PAT minted within an agent PAT (`parent_pat_id`, the `xx dashboard` handoff) keeps its scope, its
@@ -106,6 +107,27 @@ describe('credential lineage (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal(after.body.error_code, 'invalid_token');
     const stored = await t.db.knex('api_tokens').where({ id: child.body.id }).first('revoked_at');
     assert.ok(stored.revoked_at, 'revoked in the same transaction');
+  });
+
+  it('retiring the key with a PAT it minted keeps that successor (a root now) and ends everything else it made', async () => {
+    const account = await t.request('POST', '/v1/treasury', {
+      token: t.adminToken,
+      body: { owner_type: 'org', owner_id: 'succession' },
+    });
+    const mint = async () =>
+      (await t.request('POST', `/v1/treasuries/${account.body.id}/pats`, { token: account.body.api_key, body: {} }))
+        .body as { id: string; token: string };
+    const successor = await mint();
+    const leaked = await mint();
+    const retired = await t.request('POST', `/v1/treasuries/${account.body.id}/api-key/revoke`, {
+      token: successor.token,
+    });
+    assert.equal(retired.status, 200, JSON.stringify(retired.body));
+    assert.equal((await t.request('GET', '/v1/wallets', { token: successor.token })).status, 200);
+    assert.equal((await t.request('GET', '/v1/wallets', { token: leaked.token })).status, 401);
+    assert.equal((await t.request('GET', '/v1/wallets', { token: account.body.api_key })).status, 401);
+    const row = await t.db.knex('api_tokens').where({ id: successor.id }).first('parent_token_id');
+    assert.equal(row.parent_token_id, null);
   });
 
   it('a PAT minted within an agent PAT keeps its agent, its daily cap and total, and no later expiry', async () => {

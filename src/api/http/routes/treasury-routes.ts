@@ -1,7 +1,8 @@
 /**
  * Treasury account routes: POST /v1/treasury (operator token), POST /v1/treasuries/{id}/pats (the operator
  * or the account's legacy api key; never a PAT) and POST /v1/treasuries/{id}/api-key/revoke (the account's
- * holder: its legacy api key or a Treasury PAT of that account, or the operator; the key's PATs end with it). Revoking the legacy `xx_treasury_sk_` key is how a holder who moved to
+ * holder: its legacy api key or a Treasury PAT of that account, or the operator; the key's PATs end with it,
+ * except the PAT asking when the key minted it: the key's successor). Revoking the legacy `xx_treasury_sk_` key is how a holder who moved to
  * Treasury PATs retires it; another account's id is a 404.
  */
 import Router from '@koa/router';
@@ -51,7 +52,8 @@ export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountSer
     const accountId = validate(accountIdSchema, ctx.params.id, 'path');
     if (principal.kind !== 'admin' && requireTreasuryScope(principal) !== accountId)
       throw new AppError('account_not_found');
-    const revoked = await deps.accounts.revokeApiKey(accountId, principal.actor);
+    const successor = principal.kind === 'token' && principal.tokenKind === 'pat' ? principal.tokenId : null;
+    const revoked = await deps.accounts.revokeApiKey(accountId, principal.actor, successor);
     for (const id of revoked.token_ids) deps.auth.forget(id);
     ctx.body = { treasury_id: accountId, revoked_at: revoked.revoked_at } satisfies ApiKeyRevoked;
   });
