@@ -95,7 +95,10 @@ describe('credential lineage (HTTP, PostgreSQL, SoftHSM)', function () {
     const key = account.body.api_key as string;
     const child = await t.request('POST', `/v1/treasuries/${account.body.id}/pats`, { token: key, body: {} });
     assert.equal(child.status, 201, JSON.stringify(child.body));
-    const keyRow = await t.db.knex('api_tokens').where({ token_hash: hashToken(key) }).first('id');
+    const keyRow = await t.db
+      .knex('api_tokens')
+      .where({ token_hash: hashToken(key) })
+      .first('id');
     const row = await t.db.knex('api_tokens').where({ id: child.body.id }).first('parent_token_id');
     assert.equal(row.parent_token_id, keyRow.id);
     assert.equal((await t.request('GET', '/v1/wallets', { token: child.body.token })).status, 200);
@@ -183,7 +186,10 @@ describe('credential lineage (HTTP, PostgreSQL, SoftHSM)', function () {
       .whereIn('token_hash', [hashToken(child.pat), hashToken(session)])
       .select('revoked_at');
     assert.equal(rows.length, 2);
-    assert.ok(rows.every((r) => r.revoked_at !== null), 'the whole subtree is revoked in the database');
+    assert.ok(
+      rows.every((r) => r.revoked_at !== null),
+      'the whole subtree is revoked in the database',
+    );
   });
 
   it('a token is refused when any ancestor expired or was revoked, whatever its own row says', async () => {
