@@ -183,7 +183,10 @@ export function agentBinding(
 ): { agentId: string; patId: string; dailyCapMicro: bigint | null } | undefined {
   if (principal.kind !== 'token' || principal.scopeType !== 'agent') return undefined;
   if (principal.spendingPatId === null) return undefined;
-  if (principal.tokenKind === 'pat' || (principal.tokenKind === 'session' && principal.sessionOrigin === 'pat_exchange'))
+  if (
+    principal.tokenKind === 'pat' ||
+    (principal.tokenKind === 'session' && principal.sessionOrigin === 'pat_exchange')
+  )
     return { agentId: principal.scopeId, patId: principal.spendingPatId, dailyCapMicro: principal.dailyCapMicro };
   return undefined;
 }

@@ -9,9 +9,9 @@
  *   carries it. A wider scope is refused (`scope`).
  * - expiry: a parent that expires gives its child at most that expiry; a longer or open-ended request is
  *   cut to the parent's (the child is bounded, not refused). A parent already past its expiry makes nothing.
- * - daily cap: where the parent has one, the child's is at most the parent's: an explicit higher cap is
- *   refused (`daily_cap`), none asked inherits the parent's. A child of a capped agent PAT also spends from
- *   its parent's daily total (authenticator.ts `spendingPat`), so children cannot multiply the cap.
+ * - daily cap: none asked inherits the parent's. A child of an agent PAT spends from its parent's daily
+ *   total (credential-chain.ts `spendingPatOf`), so it has exactly its parent's cap and children cannot
+ *   multiply it; under any other parent with a cap, the child's is at most that cap. Otherwise `daily_cap`.
  * - depth: at most MAX_LINEAGE_DEPTH credentials from a root; deeper is refused (`depth`).
  *
  * Defends: a credential outliving or outranking what made it. Does not defend: a root's choices (an owner
@@ -65,23 +65,34 @@ function withinScope(parent: LineageScope, child: LineageScope): boolean {
   return false;
 }
 
+/**
+ * A child of an agent credential spends from its parent's daily total, under its parent's cap: it may ask
+ * for no other cap. Any other parent with a cap gives at most that cap; one without gives any.
+ */
+function capWithin(parent: ParentCredential, cap: bigint | null): boolean {
+  if (parent.scopeType === 'agent') return cap === parent.dailyCapMicro;
+  if (parent.dailyCapMicro === null) return true;
+  return cap !== null && cap <= parent.dailyCapMicro;
+}
+
 /** The child a parent credential (or a root, `null`) may make, or why not. */
 export function boundChild(parent: ParentCredential | null, request: ChildRequest, now: Date): LineageDecision {
   if (parent === null) {
     return {
       ok: true,
-      child: { ...scopeOf(request), parentId: null, expiresAt: request.expiresAt, dailyCapMicro: request.dailyCapMicro ?? null },
+      child: {
+        ...scopeOf(request),
+        parentId: null,
+        expiresAt: request.expiresAt,
+        dailyCapMicro: request.dailyCapMicro ?? null,
+      },
     };
   }
   if (parent.depth >= MAX_LINEAGE_DEPTH) return { ok: false, refusal: 'depth' };
   if (!withinScope(parent, request)) return { ok: false, refusal: 'scope' };
   if (parent.expiresAt !== null && parent.expiresAt <= now) return { ok: false, refusal: 'expiry' };
-  let dailyCapMicro = request.dailyCapMicro ?? parent.dailyCapMicro;
-  if (parent.dailyCapMicro !== null) {
-    if (request.dailyCapMicro === null) return { ok: false, refusal: 'daily_cap' };
-    if (dailyCapMicro !== null && dailyCapMicro > parent.dailyCapMicro) return { ok: false, refusal: 'daily_cap' };
-  }
-  dailyCapMicro = dailyCapMicro ?? null;
+  const dailyCapMicro = request.dailyCapMicro === undefined ? parent.dailyCapMicro : request.dailyCapMicro;
+  if (!capWithin(parent, dailyCapMicro)) return { ok: false, refusal: 'daily_cap' };
   return {
     ok: true,
     child: {

@@ -155,7 +155,8 @@ export class AccountService {
     const token = generateToken(TOKEN_PREFIXES.pat);
     const id = generateId('pat_');
     const now = new Date();
-    const parent = minter.parentTokenId === null ? null : (await readParent(this.knex, minter.parentTokenId, now)).parent;
+    const parent =
+      minter.parentTokenId === null ? null : (await readParent(this.knex, minter.parentTokenId, now)).parent;
     const child = requireBoundChild(
       parent,
       {
@@ -168,8 +169,7 @@ export class AccountService {
       now,
     );
     const owner = (await this.knex('agents').where({ treasury_account_id: accountId }).first('account_id')) as
-      | { account_id: string }
-      | undefined;
+      { account_id: string } | undefined;
     await this.knex.transaction(async (trx) => {
       await trx('api_tokens').insert({
         id,

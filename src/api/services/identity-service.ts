@@ -240,7 +240,13 @@ export class IdentityService {
       );
       const issued = await this.issueSession(
         trx,
-        { accountId: agent.account_id, origin: 'pat_exchange', agentId: agent.id, patId: principal.tokenId, expiresAt: child.expiresAt! },
+        {
+          accountId: agent.account_id,
+          origin: 'pat_exchange',
+          agentId: agent.id,
+          patId: principal.tokenId,
+          expiresAt: child.expiresAt!,
+        },
         now,
       );
       return { ...issued, ended: await this.endOldestExchanged(trx, principal.tokenId, now) };

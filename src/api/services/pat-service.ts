@@ -195,10 +195,16 @@ export class PatService {
   async setDailyCap(accountId: string, patId: string, dailyCapUsd: string | null): Promise<PatView> {
     const current = await this.knex('api_tokens')
       .where({ id: patId, account_id: accountId, kind: 'pat' })
-      .first('scope_type');
+      .first('scope_type', 'parent_token_id');
     if (!current) throw new AppError('pat_not_found');
     if (current.scope_type !== 'agent')
       throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
+    // A PAT minted within another spends from that PAT's total under its cap (credential-lineage.ts).
+    if (current.parent_token_id !== null)
+      throw new AppError('lineage_exceeds_parent', {
+        message: `This PAT spends under the daily cap of ${current.parent_token_id as string}; change that one.`,
+        fields: { refused: 'daily_cap', parent_token_id: current.parent_token_id },
+      });
     const [row] = (await this.knex('api_tokens')
       .where({ id: patId })
       .update({ daily_cap_micro: dailyCapUsd === null ? null : parseUsd(dailyCapUsd).toString() })

@@ -161,6 +161,8 @@ describe('credential lineage (HTTP, PostgreSQL, SoftHSM)', function () {
     assert.equal(second.status, 201, JSON.stringify(second.body));
     const beyond = [
       { scope_type: 'agent', scope_id: owner.agent_id, daily_cap_usd: '50', parent_pat_id: parent.id },
+      // A lower cap of its own would be a second total beside the parent's: it shares the parent's instead.
+      { scope_type: 'agent', scope_id: owner.agent_id, daily_cap_usd: '1', parent_pat_id: parent.id },
       { scope_type: 'agent', scope_id: second.body.agent_id ?? second.body.id, parent_pat_id: parent.id },
       { scope_type: 'treasury', parent_pat_id: parent.id },
     ];
@@ -169,6 +171,12 @@ describe('credential lineage (HTTP, PostgreSQL, SoftHSM)', function () {
       assert.equal(res.status, 403, JSON.stringify(res.body));
       assert.equal(res.body.error_code, 'lineage_exceeds_parent');
     }
+    const lifted = await t.request('PATCH', `/v1/pats/${handoff.id}`, {
+      token: owner.session,
+      body: { daily_cap_usd: null },
+    });
+    assert.equal(lifted.status, 403, 'its cap is its parent’s');
+    assert.equal(lifted.body.error_code, 'lineage_exceeds_parent');
   });
 
   it('revoking a parent ends every descendant at once, cached sessions included', async () => {
