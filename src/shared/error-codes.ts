@@ -71,6 +71,11 @@ export const ERROR_CODES = {
   sign_in_expired: { status: 401, message: 'The sign-in message is expired or not yet valid.' },
   sign_in_signature_invalid: { status: 401, message: 'The sign-in signature does not match the address.' },
   insufficient_scope: { status: 403, message: 'This token is not allowed to do that.' },
+  lineage_exceeds_parent: {
+    status: 403,
+    message:
+      'A credential cannot reach further than the credential it is made with: the same scope, no later expiry, no higher daily cap (see `refused`).',
+  },
   fresh_sign_in_required: {
     status: 403,
     message:

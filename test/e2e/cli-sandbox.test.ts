@@ -318,8 +318,10 @@ describe('xx CLI against the npm start sandbox (real binary, real chain)', funct
       json(await xx(['wallet', 'list', '--json'], restoreEnv), 'wallet list').keystores[0].addresses.base,
       '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
     );
-    const handoff = json(await xx(['dashboard', '--print', '--json'], restoreEnv), 'dashboard');
-    assert.match(handoff.url, /\/cli-handoff#pat=xx_pat_/);
+    // The code a browser asked with at /dashboard/cli-handoff (any 22+ URL-safe characters to the CLI).
+    const state = 'c2FuZGJveC1oYW5kb2ZmLXN0YXRl';
+    const handoff = json(await xx(['dashboard', '--print', '--json', '--state', state], restoreEnv), 'dashboard');
+    assert.match(handoff.url, new RegExp(`/cli-handoff#pat=xx_pat_[A-Za-z0-9_-]+&state=${state}$`));
     const printed = json(await xx(['fund', '--testnet', '--print', '--json'], restoreEnv), 'fund --print');
     assert.equal(printed.funded, false);
     assert.ok(printed.addresses.length >= 1);

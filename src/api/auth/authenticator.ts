@@ -6,17 +6,21 @@
  *
  * Defends: tokens are looked up by hash only; unknown, expired, revoked and spent single-use tokens all
  * answer 401 `invalid_token` with the reauthenticate recovery, without telling which.
- * A session carries what it was made from (`sessionOrigin`): a sign-in, or an exchanged agent PAT
- * (`parentTokenId`), which binds it to that agent and that PAT's daily cap; such a session is refused as
- * soon as its PAT is revoked or expired, whatever its own row says (session-powers.ts decides the rest).
+ * Every credential is read with its ancestors (credential-chain.ts, one statement): a token any of whose
+ * ancestors is revoked or expired, or whose chain is deeper than the lineage allows, is `invalid_token`
+ * (docs/security-model.md, "Credential lineage"). A session carries what it was made from (`sessionOrigin`):
+ * a sign-in, or an exchanged agent PAT (`parentTokenId`), which binds it to that agent; spending of an agent
+ * credential counts against the topmost agent PAT above it (`spendingPatId`) and that PAT's daily cap
+ * (session-powers.ts decides the rest).
  * Lookups are cached by token hash for TREASURY_AUTH_CACHE_MS (default 1 s; 0 disables): expiry is
  * re-checked on every hit, single-use tokens are never cached, and a revocation or cap change made through
- * this process evicts the token and the sessions exchanged from it at once (`forget`, `forgetSessionsOf`).
+ * this process evicts the token and every cached credential below it at once (`forget`, `forgetSessionsOf`).
  * Does not defend: a stolen live token; a revocation made through another replica takes effect there
  * within the cache time; scope checks happen in the routes (`require-scope`).
  */
 import type { Knex } from 'knex';
 import { AppError, REAUTHENTICATE } from '../errors/app-error.js';
+import { chainIsLive, readChain, spendingPatOf, type ChainRow } from './credential-chain.js';
 import { TOKEN_PREFIXES, hashToken, matchesHash } from './token-codec.js';
 
 export type ScopeType = 'treasury' | 'agent' | 'service' | 'account' | 'gate';
@@ -38,38 +42,24 @@ export type Principal =
       dailyCapMicro: bigint | null;
       /** Sessions: a SIWE / SIWS sign-in, or an exchanged agent PAT. Null for PATs and api keys. */
       sessionOrigin: SessionOrigin | null;
-      /** An exchanged session: the agent PAT it was made from. */
+      /** The credential this one was made with (credential-lineage.ts); an exchanged session's PAT. */
       parentTokenId: string | null;
+      /**
+       * The agent PAT whose daily cap and daily total this bearer's spending counts against: the PAT itself,
+       * or the topmost agent PAT above it (an exchanged session's PAT, a handoff PAT's parent).
+       */
+      spendingPatId: string | null;
     };
 
 export type SessionOrigin = 'sign_in' | 'pat_exchange';
 
 const BEARER_RE = /^Bearer ([A-Za-z0-9_\-.~+/=]{1,512})$/;
 
-interface TokenRow {
-  id: string;
-  kind: 'api_key' | 'pat' | 'session';
-  scope_type: ScopeType;
-  scope_id: string;
-  gate: boolean;
-  single_use: boolean;
-  expires_at: Date | null;
-  used_at: Date | null;
-  revoked_at: Date | null;
-  account_id: string | null;
-  daily_cap_micro: string | null;
-  session_origin: SessionOrigin | null;
-  parent_token_id: string | null;
-  parent_revoked_at: Date | null;
-  parent_expires_at: Date | null;
-  parent_daily_cap_micro: string | null;
-}
-
 const MAX_CACHED_TOKENS = 10_000;
 
 export class Authenticator {
   private readonly adminTokenHash: string | undefined;
-  private readonly cache = new Map<string, { row: TokenRow; at: number }>();
+  private readonly cache = new Map<string, { chain: ChainRow[]; at: number }>();
 
   constructor(
     private readonly knex: Knex,
@@ -79,50 +69,30 @@ export class Authenticator {
     this.adminTokenHash = adminToken ? hashToken(adminToken) : undefined;
   }
 
-  /** Drops a token, and the sessions exchanged from it, from the lookup cache (after a revocation or a cap change). */
+  /** Drops a token, and every credential below it, from the lookup cache (after a revocation or a cap change). */
   forget(tokenId: string): void {
-    for (const [hash, entry] of this.cache)
-      if (entry.row.id === tokenId || entry.row.parent_token_id === tokenId) this.cache.delete(hash);
+    for (const [hash, entry] of this.cache) if (entry.chain.some((row) => row.id === tokenId)) this.cache.delete(hash);
   }
 
   /** Drops every cached session of a platform account (after they were all revoked). */
   forgetSessionsOf(accountId: string): void {
     for (const [hash, entry] of this.cache)
-      if (entry.row.kind === 'session' && entry.row.account_id === accountId) this.cache.delete(hash);
+      if (entry.chain.some((row) => row.kind === 'session' && row.account_id === accountId)) this.cache.delete(hash);
   }
 
-  private async lookup(tokenHash: string, kind: TokenRow['kind']): Promise<TokenRow | undefined> {
+  /** The token with that hash and every credential above it (credential-chain.ts), nearest first. */
+  private async lookup(tokenHash: string, kind: ChainRow['kind']): Promise<ChainRow[]> {
     if (this.cacheMs > 0) {
       const hit = this.cache.get(tokenHash);
-      if (hit && hit.row.kind === kind && Date.now() - hit.at < this.cacheMs) return hit.row;
+      if (hit && hit.chain[0]!.kind === kind && Date.now() - hit.at < this.cacheMs) return hit.chain;
     }
-    // An exchanged session reads its PAT in the same statement: that PAT's revocation, expiry and cap rule it.
-    const row = (await this.knex('api_tokens as t')
-      .leftJoin('api_tokens as p', 'p.id', 't.parent_token_id')
-      .where({ 't.token_hash': tokenHash, 't.kind': kind })
-      .first(
-        't.id',
-        't.kind',
-        't.scope_type',
-        't.scope_id',
-        't.gate',
-        't.single_use',
-        't.expires_at',
-        't.used_at',
-        't.revoked_at',
-        't.account_id',
-        't.daily_cap_micro',
-        't.session_origin',
-        't.parent_token_id',
-        'p.revoked_at as parent_revoked_at',
-        'p.expires_at as parent_expires_at',
-        'p.daily_cap_micro as parent_daily_cap_micro',
-      )) as TokenRow | undefined;
+    const chain = await readChain(this.knex, { tokenHash, kind });
+    const row = chain[0];
     if (this.cacheMs > 0 && row && !row.single_use && !row.revoked_at) {
       if (this.cache.size >= MAX_CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(tokenHash, { row, at: Date.now() });
+      this.cache.set(tokenHash, { chain, at: Date.now() });
     }
-    return row;
+    return chain;
   }
 
   get adminConfigured(): boolean {
@@ -161,20 +131,14 @@ export class Authenticator {
           : undefined;
     if (!kind) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
 
-    const row = await this.lookup(hashToken(token), kind);
-    if (!row || row.revoked_at || (row.expires_at && row.expires_at <= now)) {
-      throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
-    }
+    const chain = await this.lookup(hashToken(token), kind);
+    const row = chain[0];
+    // The token and every credential above it must be live: a revoked or expired ancestor ends it.
+    if (!row || !chainIsLive(chain, now)) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     // A session that cannot say what it was made from has no powers; an exchanged one ends with its PAT.
     if (
       row.kind === 'session' &&
       (row.session_origin === null || (row.session_origin === 'pat_exchange' && row.parent_token_id === null))
-    ) {
-      throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
-    }
-    if (
-      row.parent_token_id !== null &&
-      (row.parent_revoked_at || (row.parent_expires_at && row.parent_expires_at <= now))
     ) {
       throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
@@ -185,21 +149,29 @@ export class Authenticator {
         .update({ used_at: now });
       if (consumed === 0) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
-    const cap = row.parent_token_id === null ? row.daily_cap_micro : row.parent_daily_cap_micro;
-    return {
-      kind: 'token',
-      actor: row.id,
-      tokenId: row.id,
-      tokenKind: row.kind,
-      scopeType: row.scope_type,
-      scopeId: row.scope_id,
-      gate: row.kind === 'pat' && row.gate === true,
-      accountId: row.account_id,
-      dailyCapMicro: cap === null ? null : BigInt(cap),
-      sessionOrigin: row.kind === 'session' ? row.session_origin : null,
-      parentTokenId: row.parent_token_id,
-    };
+    return principalOf(chain);
   }
+}
+
+/** The principal a live chain (credential-chain.ts) stands for. */
+function principalOf(chain: readonly ChainRow[]): Principal {
+  const row = chain[0]!;
+  const spending = spendingPatOf(chain);
+  const cap = spending ? spending.daily_cap_micro : row.daily_cap_micro;
+  return {
+    kind: 'token',
+    actor: row.id,
+    tokenId: row.id,
+    tokenKind: row.kind,
+    scopeType: row.scope_type,
+    scopeId: row.scope_id,
+    gate: row.kind === 'pat' && row.gate === true,
+    accountId: row.account_id,
+    dailyCapMicro: cap === null ? null : BigInt(cap),
+    sessionOrigin: row.kind === 'session' ? row.session_origin : null,
+    parentTokenId: row.parent_token_id,
+    spendingPatId: spending?.id ?? null,
+  };
 }
 
 /**
@@ -210,15 +182,12 @@ export function agentBinding(
   principal: Principal,
 ): { agentId: string; patId: string; dailyCapMicro: bigint | null } | undefined {
   if (principal.kind !== 'token' || principal.scopeType !== 'agent') return undefined;
-  if (principal.tokenKind === 'pat')
-    return { agentId: principal.scopeId, patId: principal.tokenId, dailyCapMicro: principal.dailyCapMicro };
+  if (principal.spendingPatId === null) return undefined;
   if (
-    principal.tokenKind === 'session' &&
-    principal.sessionOrigin === 'pat_exchange' &&
-    principal.parentTokenId !== null
-  ) {
-    return { agentId: principal.scopeId, patId: principal.parentTokenId, dailyCapMicro: principal.dailyCapMicro };
-  }
+    principal.tokenKind === 'pat' ||
+    (principal.tokenKind === 'session' && principal.sessionOrigin === 'pat_exchange')
+  )
+    return { agentId: principal.scopeId, patId: principal.spendingPatId, dailyCapMicro: principal.dailyCapMicro };
   return undefined;
 }
 

@@ -6,11 +6,14 @@
  * are then the same account's, so `xx init --chain solana` later lands there; an identity is one account's
  * for ever (PRIMARY KEY (chain, address) of `identities`), and a pair of two accounts is refused.
  * `exchangePat` turns an agent PAT into a session bound to that agent and that PAT (`pat_exchange`: it
- * acts as the agent, never as the owner — session-powers.ts — and expires no later than the PAT).
- * `logout` ends the caller's session; `revokeAllSessions` ends every session of an account.
+ * acts as the agent, never as the owner — session-powers.ts — and expires no later than the PAT; at most
+ * MAX_LIVE_EXCHANGED_SESSIONS live per PAT). `logout` ends the caller's session; `revokeAllSessions` ends
+ * every session of an account; both end every credential made within those sessions (revoke-lineage.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
+import { readParent, requireBoundChild } from '../auth/lineage-parent.js';
+import { revokeSubtree } from '../auth/revoke-lineage.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import type { Principal } from '../auth/authenticator.js';
 import { AppError } from '../errors/app-error.js';
@@ -27,6 +30,8 @@ import type {
 } from '../../shared/api-responses/identity-responses.js';
 
 const NONCE_TTL_SECONDS = 600;
+/** Live sessions exchanged from one PAT: the CLI's, a racing second process's, one more; older ones end. */
+export const MAX_LIVE_EXCHANGED_SESSIONS = 3;
 /** Dead nonces purged per issue: more than one, so a backlog (say, after the purge was added) drains. */
 const NONCE_PURGE_BATCH = 100;
 
@@ -173,20 +178,19 @@ export class IdentityService {
   }
 
   /**
-   * A sign-in session is scoped to the account; an exchanged one to its agent, naming its PAT as parent
-   * and ending no later than that PAT.
+   * A sign-in session is scoped to the account (a root); an exchanged one to its agent, naming its PAT as
+   * parent, with the expiry credential-lineage.ts bounded.
    */
   private async issueSession(
     trx: Knex.Transaction,
     from:
       | { accountId: string; origin: 'sign_in' }
-      | { accountId: string; origin: 'pat_exchange'; agentId: string; patId: string; patExpiresAt: Date | null },
+      | { accountId: string; origin: 'pat_exchange'; agentId: string; patId: string; expiresAt: Date },
     now: Date,
   ): Promise<{ session: string; expires_at: string }> {
     const session = generateToken(TOKEN_PREFIXES.session);
-    let expiresAt = new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
-    if (from.origin === 'pat_exchange' && from.patExpiresAt && from.patExpiresAt < expiresAt)
-      expiresAt = from.patExpiresAt;
+    const expiresAt =
+      from.origin === 'pat_exchange' ? from.expiresAt : new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
     await trx('api_tokens').insert({
       id: generateId('ses_'),
       token_hash: hashToken(session),
@@ -203,52 +207,104 @@ export class IdentityService {
     return { session, expires_at: expiresAt.toISOString() };
   }
 
-  async exchangePat(principal: Principal): Promise<SessionGrant> {
+  /**
+   * A session bound to the agent PAT presented, ending no later than that PAT (and its ancestors). At most
+   * MAX_LIVE_EXCHANGED_SESSIONS live sessions per PAT: a new exchange revokes the oldest beyond that, so a
+   * client that re-exchanges (the CLI, when its session expires or answers 401) keeps working while a loop
+   * of exchanges cannot pile up live sessions and rate-limit buckets. Token secrets are stored hashed, so a
+   * live session cannot be handed back; the bound is the reuse.
+   */
+  async exchangePat(principal: Principal): Promise<SessionGrant & { ended: string[] }> {
     if (principal.kind !== 'token' || principal.tokenKind !== 'pat' || principal.scopeType !== 'agent') {
       throw new AppError('insufficient_scope', { message: 'Only an agent PAT can be exchanged for a session.' });
     }
     const agent = await this.knex('agents').where({ id: principal.scopeId }).first('id', 'account_id');
     if (!agent) throw new AppError('invalid_token');
     const now = this.options.clock();
-    const session = await this.knex.transaction(async (trx) => {
-      // Under the PAT's row lock: a revocation committed first is seen here, one committed after revokes this session too.
-      const pat = await trx('api_tokens')
-        .where({ id: principal.tokenId })
-        .forUpdate()
-        .first('expires_at', 'revoked_at');
-      if (!pat || pat.revoked_at) throw new AppError('invalid_token');
-      return this.issueSession(
+    const { ended, ...session } = await this.knex.transaction(async (trx) => {
+      // Under the PAT's row lock: a revocation committed first is seen here, one committed after revokes this
+      // session too; two exchanges of one PAT take turns, so the bound below holds.
+      const locked = await trx('api_tokens').where({ id: principal.tokenId }).forUpdate().first('id');
+      if (!locked) throw new AppError('invalid_token');
+      const { parent } = await readParent(trx, principal.tokenId, now);
+      const child = requireBoundChild(
+        parent,
+        {
+          scopeType: 'agent',
+          scopeId: agent.id as string,
+          gate: false,
+          expiresAt: new Date(now.getTime() + this.options.sessionTtlSeconds * 1000),
+          dailyCapMicro: undefined,
+        },
+        now,
+      );
+      const issued = await this.issueSession(
         trx,
         {
           accountId: agent.account_id,
           origin: 'pat_exchange',
           agentId: agent.id,
           patId: principal.tokenId,
-          patExpiresAt: pat.expires_at,
+          expiresAt: child.expiresAt!,
         },
         now,
       );
+      return { ...issued, ended: await this.endOldestExchanged(trx, principal.tokenId, now) };
     });
     this.metrics.tokensIssued.inc({ kind: 'session' });
-    return { ...session, account_id: agent.account_id, agent_id: agent.id, created: false };
+    return { ...session, account_id: agent.account_id, agent_id: agent.id, created: false, ended };
   }
 
-  /** Ends one session (the caller's own); idempotent. */
-  async logout(sessionId: string): Promise<LoggedOut> {
-    const [row] = (await this.knex('api_tokens')
-      .where({ id: sessionId, kind: 'session' })
-      .update({ revoked_at: this.knex.raw('COALESCE(revoked_at, ?)', [this.options.clock()]) })
-      .returning(['id', 'revoked_at'])) as Array<{ id: string; revoked_at: Date }>;
-    if (!row) throw new AppError('invalid_token');
-    return { session_id: row.id, revoked_at: row.revoked_at.toISOString() };
-  }
-
-  /** Ends every live session of an account, sign-in and exchanged alike (PATs stay: they are revoked one by one). */
-  async revokeAllSessions(accountId: string): Promise<SessionsRevoked> {
-    const revoked = await this.knex('api_tokens')
-      .where({ account_id: accountId, kind: 'session' })
+  /** Revokes the live sessions of a PAT beyond the newest MAX_LIVE_EXCHANGED_SESSIONS; returns their ids. */
+  private async endOldestExchanged(trx: Knex.Transaction, patId: string, now: Date): Promise<string[]> {
+    const stale = (await trx('api_tokens')
+      .where({ parent_token_id: patId, kind: 'session' })
       .whereNull('revoked_at')
-      .update({ revoked_at: this.options.clock() });
-    return { account_id: accountId, revoked };
+      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .offset(MAX_LIVE_EXCHANGED_SESSIONS)
+      .select('id')) as Array<{ id: string }>;
+    return revokeSubtree(
+      trx,
+      stale.map((r) => r.id),
+      now,
+    );
+  }
+
+  /** Ends one session (the caller's own) and every credential made within it; idempotent. */
+  async logout(sessionId: string): Promise<LoggedOut & { ended: string[] }> {
+    return this.knex.transaction(async (trx) => {
+      const [row] = (await trx('api_tokens')
+        .where({ id: sessionId, kind: 'session' })
+        .update({ revoked_at: trx.raw('COALESCE(revoked_at, ?)', [this.options.clock()]) })
+        .returning(['id', 'revoked_at'])) as Array<{ id: string; revoked_at: Date }>;
+      if (!row) throw new AppError('invalid_token');
+      const ended = await revokeSubtree(trx, [row.id], row.revoked_at);
+      return { session_id: row.id, revoked_at: row.revoked_at.toISOString(), ended };
+    });
+  }
+
+  /**
+   * Ends every live session of an account, sign-in and exchanged alike, and every credential made within
+   * them (revoke-lineage.ts), in one transaction. PATs the owner minted with a sign-in session are roots of
+   * the account, not the session's children: they stay (revoked one by one with DELETE /v1/pats/{id}).
+   */
+  async revokeAllSessions(accountId: string): Promise<SessionsRevoked & { ended: string[] }> {
+    return this.knex.transaction(async (trx) => {
+      const now = this.options.clock();
+      const live = (await trx('api_tokens')
+        .where({ account_id: accountId, kind: 'session' })
+        .whereNull('revoked_at')
+        .select('id')) as Array<{ id: string }>;
+      const ended = await revokeSubtree(
+        trx,
+        live.map((r) => r.id),
+        now,
+      );
+      return { account_id: accountId, revoked: live.length, ended };
+    });
   }
 }

@@ -3,12 +3,17 @@
  * an optional daily cap), `treasury` (direct Treasury operations on one of the account's agents' Treasury
  * accounts), `service` (a seller's surface, once sellers exist), `gate` (the account's gate: its catalogue of
  * `mpp` sellers and their ledger reports; docs/gate.md) — alone, or with `gate: true` beside a Treasury scope. Listed without secrets, revoked at once
- * together with every session exchanged from the PAT (the caller evicts both from the bearer cache with
- * `Authenticator.forget`), daily cap changeable. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
+ * together with every credential made within it (revoke-lineage.ts; the caller evicts them from the bearer
+ * cache with `Authenticator.forget`), daily cap changeable. A PAT minted by the owner's sign-in session is a
+ * root of the account; one minted within another PAT (`parent_pat_id`: the `xx dashboard` handoff) is that
+ * PAT's child, bounded by credential-lineage.ts. Lists hold every PAT of the account, whoever minted it. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
  * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
  */
 import type { Knex } from 'knex';
 import { formatUsd, parseUsd } from '../../../policy/money.js';
+import { readParent, requireBoundChild } from '../auth/lineage-parent.js';
+import type { ParentCredential } from '../auth/credential-lineage.js';
+import { revokeSubtree } from '../auth/revoke-lineage.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
@@ -36,6 +41,8 @@ interface PatRow {
   expires_at: Date | null;
   used_at: Date | null;
   revoked_at: Date | null;
+  parent_token_id: string | null;
+  created_by: string;
 }
 
 const toView = (r: PatRow): PatView => ({
@@ -50,6 +57,8 @@ const toView = (r: PatRow): PatView => ({
   expires_at: r.expires_at?.toISOString() ?? null,
   used_at: r.used_at?.toISOString() ?? null,
   revoked_at: r.revoked_at?.toISOString() ?? null,
+  parent_token_id: r.parent_token_id,
+  created_by: r.created_by,
 });
 
 export class PatService {
@@ -94,6 +103,8 @@ export class PatService {
       daily_cap_usd?: string | undefined;
       single_use?: boolean | undefined;
       expires_in_seconds?: number | undefined;
+      /** Make the PAT within this PAT of the account (credential-lineage.ts): its child, never more. */
+      parent_pat_id?: string | undefined;
     },
     actor: string,
   ): Promise<CreatedPat> {
@@ -105,32 +116,56 @@ export class PatService {
         message: 'gate: true goes with a treasury PAT (or use scope_type "gate" for a gate-only PAT).',
       });
     }
+    const now = this.clock();
+    const parent = input.parent_pat_id === undefined ? null : await this.parentPat(accountId, input.parent_pat_id, now);
     let scopeId: string;
     if (input.scope_type === 'gate') {
       if (input.scope_id !== undefined && input.scope_id !== accountId) throw new AppError('scope_not_found');
       scopeId = accountId;
-    } else scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id);
+    } else {
+      const inherited = parent?.scopeType === input.scope_type ? parent.scopeId : undefined;
+      scopeId = await this.resolveScope(accountId, input.scope_type, input.scope_id ?? inherited);
+    }
+    // A PAT minted by the owner's sign-in session is a root of the account (the session is only its creator).
+    const child = requireBoundChild(
+      parent,
+      {
+        scopeType: input.scope_type,
+        scopeId,
+        gate: input.scope_type === 'gate' || input.gate === true,
+        expiresAt: input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null,
+        dailyCapMicro: input.daily_cap_usd === undefined ? undefined : parseUsd(input.daily_cap_usd),
+      },
+      now,
+    );
     const pat = generateToken(TOKEN_PREFIXES.pat);
-    const now = this.clock();
     const [row] = (await this.knex('api_tokens')
       .insert({
         id: generateId('pat_'),
         token_hash: hashToken(pat),
         kind: 'pat',
-        scope_type: input.scope_type,
-        scope_id: scopeId,
-        gate: input.scope_type === 'gate' || input.gate === true,
+        scope_type: child.scopeType,
+        scope_id: child.scopeId,
+        gate: child.gate,
         account_id: accountId,
         label: input.label ?? null,
         single_use: input.single_use ?? false,
-        daily_cap_micro: input.daily_cap_usd === undefined ? null : parseUsd(input.daily_cap_usd).toString(),
+        daily_cap_micro: child.dailyCapMicro === null ? null : child.dailyCapMicro.toString(),
         created_by: actor,
         created_at: now,
-        expires_at: input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null,
+        expires_at: child.expiresAt,
+        parent_token_id: child.parentId,
       })
       .returning('*')) as PatRow[];
     this.metrics.tokensIssued.inc({ kind: 'pat' });
     return { ...toView(row!), pat };
+  }
+
+  /** One of the account's live PATs as a lineage parent (another account's is `pat_not_found`). */
+  private async parentPat(accountId: string, patId: string, now: Date): Promise<ParentCredential> {
+    const owned = await this.knex('api_tokens').where({ id: patId, account_id: accountId, kind: 'pat' }).first('id');
+    if (!owned) throw new AppError('pat_not_found');
+    return (await readParent(this.knex, patId, now)).parent;
   }
 
   /** A page of the account's PATs (of one scope when given), oldest first; never the secrets. */
@@ -142,7 +177,8 @@ export class PatService {
 
   /**
    * Revokes one of the account's PATs (of that scope when given; another one is `pat_not_found`) and, in
-   * the same transaction, every session exchanged from it.
+   * the same transaction, every credential below it (revoke-lineage.ts); `Authenticator.forget(patId)` evicts
+   * the whole subtree from the bearer cache.
    */
   async revoke(accountId: string, patId: string, scope?: PatScope): Promise<PatView> {
     return this.knex.transaction(async (trx) => {
@@ -151,10 +187,7 @@ export class PatService {
         .update({ revoked_at: trx.raw('COALESCE(revoked_at, now())') })
         .returning('*')) as PatRow[];
       if (!row) throw new AppError('pat_not_found');
-      await trx('api_tokens')
-        .where({ parent_token_id: patId, kind: 'session' })
-        .whereNull('revoked_at')
-        .update({ revoked_at: row.revoked_at });
+      await revokeSubtree(trx, [patId], row.revoked_at!);
       return toView(row);
     });
   }
@@ -162,10 +195,16 @@ export class PatService {
   async setDailyCap(accountId: string, patId: string, dailyCapUsd: string | null): Promise<PatView> {
     const current = await this.knex('api_tokens')
       .where({ id: patId, account_id: accountId, kind: 'pat' })
-      .first('scope_type');
+      .first('scope_type', 'parent_token_id');
     if (!current) throw new AppError('pat_not_found');
     if (current.scope_type !== 'agent')
       throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
+    // A PAT minted within another spends from that PAT's total under its cap (credential-lineage.ts).
+    if (current.parent_token_id !== null)
+      throw new AppError('lineage_exceeds_parent', {
+        message: `This PAT spends under the daily cap of ${current.parent_token_id as string}; change that one.`,
+        fields: { refused: 'daily_cap', parent_token_id: current.parent_token_id },
+      });
     const [row] = (await this.knex('api_tokens')
       .where({ id: patId })
       .update({ daily_cap_micro: dailyCapUsd === null ? null : parseUsd(dailyCapUsd).toString() })

@@ -26,6 +26,10 @@ export const patViewSchema = z.object({
   expires_at: timestampField.nullable(),
   used_at: timestampField.nullable(),
   revoked_at: timestampField.nullable(),
+  /** The credential it was minted within (a PAT or a Treasury api key), or null for a root of the account. */
+  parent_token_id: z.string().nullable(),
+  /** Who minted it: a session, a token or the operator (`admin`). */
+  created_by: z.string(),
 });
 export type PatView = z.infer<typeof patViewSchema>;
 

@@ -21,7 +21,7 @@ import { startDemoSeller, type DemoSeller } from '../../../ops/sandbox/demo-sell
 import { anvilDevAccount } from '../../support/chain-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { installFakeWallet, newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
-import { handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
+import { askForHandoff, handoffLink, handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
 
 describe('dashboard pages (Chromium)', function () {
   this.timeout(180_000);
@@ -47,9 +47,8 @@ describe('dashboard pages (Chromium)', function () {
     const agentView = await newDashboardPage(world.browser);
     try {
       const handoff = await handoffPat(world.t, owner);
-      await agentView.page.goto(
-        `/dashboard/cli-handoff#pat=${handoff.pat}&next=${encodeURIComponent(`/settings/pats/${owner.agentPat.id}`)}`,
-      );
+      const state = await askForHandoff(agentView.context);
+      await agentView.page.goto(handoffLink(handoff.pat, state, `/settings/pats/${owner.agentPat.id}`));
       await agentView.page.waitForURL(settingsUrl);
       await agentView.page.getByRole('heading', { name: 'Sign in as the owner' }).waitFor();
       assert.equal(await agentView.page.getByLabel('Daily cap (USD)').count(), 0);

@@ -3,9 +3,11 @@
  * - /dashboard/ and its deep links answer the single page with a strict CSP (no inline script, no framing),
  *   nosniff and no-referrer; hashed assets are cached as immutable; a path out of the asset folder is refused.
  * - The CSP is enforced: an inline script added to the page does not run.
- * - `xx dashboard`'s handoff (/dashboard/cli-handoff#pat=…) lands signed in with the agent's wallets listed;
- *   the fragment is gone from location.href and from history; the PAT cannot be used again; sign-out ends
- *   the session on the server.
+ * - `xx dashboard`'s handoff (/dashboard/cli-handoff#pat=…&state=…, the code a tab of this browser asked
+ *   with) lands signed in with the agent's wallets listed; the fragment is gone from location.href and from
+ *   history; the PAT cannot be used again; sign-out ends the session on the server.
+ * - A handoff link this browser did not ask for (no code, or another browser's) is refused and its PAT is
+ *   never exchanged: a crafted link cannot sign a tab in as someone else's agent.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +17,7 @@ import { buildDashboard } from '../../../ops/dashboard/build-dashboard.js';
 import { DASHBOARD_CSP } from '../../../src/api/http/dashboard-static.js';
 import { newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
 import { fetchEach } from '../../support/fetch-each.js';
-import { handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
+import { askForHandoff, handoffLink, handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
 
 describe('dashboard: served by the API, CSP, CLI handoff (Chromium)', function () {
   this.timeout(180_000);
@@ -94,7 +96,7 @@ describe('dashboard: served by the API, CSP, CLI handoff (Chromium)', function (
     try {
       const requests: string[] = [];
       page.on('request', (r) => requests.push(r.url()));
-      await page.goto(`/dashboard/cli-handoff#pat=${encodeURIComponent(handoff.pat)}`);
+      await page.goto(handoffLink(handoff.pat, await askForHandoff(context)));
       await page.waitForURL(`${PUBLIC_ORIGIN}/dashboard/`);
       const rows = page.getByTestId('wallet-row');
       await rows.nth(1).waitFor();
@@ -127,6 +129,38 @@ describe('dashboard: served by the API, CSP, CLI handoff (Chromium)', function (
       assert.ok(!page.url().includes(handoff.pat), page.url());
     } finally {
       await context.close();
+    }
+  });
+
+  it('refuses a crafted link — no code, or another browser’s code — and leaves the PAT unused', async () => {
+    const { t } = world;
+    const attacker = await newOwner(world, ['bait']);
+    const elsewhere = await newDashboardPage(world.browser);
+    const victim = await newDashboardPage(world.browser);
+    try {
+      // First a link with no code, at a browser that asked for nothing; then one carrying the code another
+      // browser (the attacker's) asked with, at a browser that asked with its own.
+      for (const step of ['no code', 'another browser’s code'] as const) {
+        const handoff = await handoffPat(t, attacker);
+        let link = `/dashboard/cli-handoff#pat=${encodeURIComponent(handoff.pat)}`;
+        if (step !== 'no code') {
+          await askForHandoff(victim.context);
+          link = handoffLink(handoff.pat, await askForHandoff(elsewhere.context));
+        }
+        const tab = await victim.context.newPage();
+        await tab.goto(link);
+        const outcome = tab.getByTestId('handoff-refused').or(tab.getByTestId('signed-in-as'));
+        await outcome.first().waitFor();
+        assert.equal(await tab.getByTestId('signed-in-as').count(), 0, `${step}: signed in as the attacker's agent`);
+        assert.ok(!tab.url().includes(handoff.pat), tab.url());
+        const row = await t.db.knex('api_tokens').where({ id: handoff.id }).first('used_at');
+        assert.equal(row.used_at, null, `${step}: the PAT was never presented`);
+        assert.equal(await t.db.knex('api_tokens').where({ parent_token_id: handoff.id }).first(), undefined);
+        await tab.close();
+      }
+    } finally {
+      await elsewhere.context.close();
+      await victim.context.close();
     }
   });
 });

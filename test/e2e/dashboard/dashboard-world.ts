@@ -4,7 +4,7 @@
  * owner with an agent and funded wallets, made through the public API as `xx init` makes them.
  */
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { fundFromFaucet, startTestChain, type TestChain } from '../../support/chain-harness.js';
@@ -101,12 +101,39 @@ export async function newOwner(
   };
 }
 
-/** What `xx dashboard` mints: a single-use agent PAT, 10 minutes. */
+/** What `xx dashboard` mints: a single-use PAT of the agent, within the agent's PAT (its cap), 10 minutes. */
 export async function handoffPat(t: TestTreasury, owner: Owner): Promise<{ id: string; pat: string }> {
   const res = await t.request('POST', '/v1/pats', {
     token: owner.session,
-    body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 },
+    body: {
+      scope_type: 'agent',
+      scope_id: owner.agentId,
+      parent_pat_id: owner.agentPat.id,
+      single_use: true,
+      label: 'dashboard handoff',
+      expires_in_seconds: 600,
+    },
   });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   return res.body;
 }
+
+/**
+ * What a browser does before `xx dashboard`: a tab of `context` opens /dashboard/cli-handoff, which shows the
+ * code the browser asks with; the tab is closed and the code returned (the CLI opens its link in a new tab).
+ */
+export async function askForHandoff(context: BrowserContext): Promise<string> {
+  const tab = await context.newPage();
+  try {
+    await tab.goto('/dashboard/cli-handoff');
+    return (await tab.getByTestId('handoff-state').innerText()).trim();
+  } finally {
+    await tab.close();
+  }
+}
+
+/** The link `xx dashboard --state <state>` opens. */
+export const handoffLink = (pat: string, state: string, next?: string): string =>
+  `/dashboard/cli-handoff#pat=${encodeURIComponent(pat)}&state=${encodeURIComponent(state)}${
+    next === undefined ? '' : `&next=${encodeURIComponent(next)}`
+  }`;

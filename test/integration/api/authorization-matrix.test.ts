@@ -194,8 +194,9 @@ describe('authorization matrix (every route × every bearer)', function () {
     {
       name: 'POST /v1/treasuries/{id}/pats',
       call: req('POST', () => Promise.resolve(`/v1/treasuries/${treasuryAccountId}/pats`), {}),
-      ok: ['treasury_pat', 'treasury_gate_pat'],
-      notFound: ['legacy_treasury_key', 'other_account_pat'],
+      // The operator or the account's own legacy key only (an agent's Treasury account has none); never a PAT.
+      ok: [],
+      notFound: ['legacy_treasury_key'],
     },
     // Creating and listing act on the bearer's own Treasury account, so a foreign Treasury bearer succeeds there.
     {

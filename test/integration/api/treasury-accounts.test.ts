@@ -73,9 +73,15 @@ describe('treasury accounts and PATs (HTTP, SoftHSM, PostgreSQL)', function () {
     assert.equal(stored.token_hash, hashToken(pat.body.token));
     assert.equal(stored.kind, 'pat');
 
-    const crossed = await t.request('POST', `/v1/treasuries/${b.body.id}/pats`, { token: pat.body.token, body: {} });
+    const crossed = await t.request('POST', `/v1/treasuries/${b.body.id}/pats`, { token: a.body.api_key, body: {} });
     assert.equal(crossed.status, 404);
     assert.equal(crossed.body.error_code, 'account_not_found');
+    // A Treasury PAT mints no Treasury PAT, on its own account or another (docs/security-model.md).
+    for (const id of [a.body.id, b.body.id]) {
+      const byPat = await t.request('POST', `/v1/treasuries/${id}/pats`, { token: pat.body.token, body: {} });
+      assert.equal(byPat.status, 403);
+      assert.equal(byPat.body.error_code, 'insufficient_scope');
+    }
 
     const wallet = await t.request('POST', '/v1/wallets', { token: pat.body.token, body: { label: 'w' } });
     assert.equal(wallet.status, 201);

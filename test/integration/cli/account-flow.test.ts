@@ -479,11 +479,31 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
       fs.rmSync(path.join(env.TREASURY_DATA_DIR!, 'sandbox.json'), { force: true });
     }
 
-    const dashboard = await runXx(['dashboard', '--print', '--json'], env); // hands a single-use PAT over on purpose
+    // Without the code the browser asked with there is no handoff (exit 2 naming --state), and no PAT.
+    const before = Number((await t.db.knex('api_tokens').where({ kind: 'pat' }).count({ n: '*' }))[0]!.n);
+    const unasked = await runXx(['dashboard', '--print', '--json'], env);
+    assert.equal(unasked.code, 2, unasked.stderr);
+    assert.match(unasked.stderr + unasked.stdout, /--state/);
+    assert.equal(Number((await t.db.knex('api_tokens').where({ kind: 'pat' }).count({ n: '*' }))[0]!.n), before);
+    const state = 'Zm9yLXRoZS1kYXNoYm9hcmQ';
+    const dashboard = await runXx(['dashboard', '--print', '--json', '--state', state], env); // hands a single-use PAT over on purpose
     const handoff = stdoutJson(dashboard, 'dashboard --print');
-    assert.match(handoff.url, /\/cli-handoff#pat=xx_pat_/);
-    const single = await t.db.knex('api_tokens').where({ id: handoff.pat_id }).first('single_use', 'scope_id');
-    assert.deepEqual([single.single_use, single.scope_id], [true, init.agent_id]);
+    assert.match(handoff.url, /\/cli-handoff#pat=xx_pat_[A-Za-z0-9_-]+&state=Zm9yLXRoZS1kYXNoYm9hcmQ$/);
+    const single = await t.db
+      .knex('api_tokens')
+      .where({ id: handoff.pat_id })
+      .first('single_use', 'scope_id', 'parent_token_id', 'daily_cap_micro');
+    // Bound to the active agent and minted within its PAT: the agent's cap, not an uncapped session.
+    const agentPat = await t.db
+      .knex('api_tokens')
+      .where({ id: single.parent_token_id })
+      .first('kind', 'scope_id', 'daily_cap_micro', 'revoked_at');
+    assert.deepEqual(
+      [single.single_use, single.scope_id, agentPat.kind, agentPat.scope_id, agentPat.revoked_at],
+      [true, init.agent_id, 'pat', init.agent_id, null],
+    );
+    assert.notEqual(agentPat.daily_cap_micro, null, 'xx init caps the agent PAT');
+    assert.equal(single.daily_cap_micro, agentPat.daily_cap_micro);
   });
 
   it('a machine with only a legacy master-key config gets the migration prompt (exit 1), never the key printed', async () => {

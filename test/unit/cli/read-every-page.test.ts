@@ -125,6 +125,8 @@ describe('xx CLI readEveryPage', () => {
       expires_at: null,
       used_at: null,
       revoked_at: null,
+      parent_token_id: null,
+      created_by: 'ses_1',
     });
     const s = await serve({
       '': { pats: [pat(1)], next_cursor: 'c1' },
@@ -164,6 +166,8 @@ describe('xx CLI readEveryPage', () => {
         expires_at: null,
         used_at: null,
         revoked_at: null,
+        parent_token_id: null,
+        created_by: 'ses_1',
       },
       added_later: 1,
     };

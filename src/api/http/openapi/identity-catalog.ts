@@ -93,11 +93,11 @@ export const PAT_CATALOG: CatalogEntry[] = [
     method: 'POST',
     path: '/v1/pats',
     operationId: 'createPat',
-    summary: 'Create a PAT',
+    summary: 'Create a PAT (with parent_pat_id: within that PAT, bounded by it)',
     auth: 'owner_session',
     body: createPatBodySchema,
     replies: { 201: createdPatSchema },
-    errors: ['scope_not_found'],
+    errors: ['scope_not_found', 'pat_not_found', 'lineage_exceeds_parent'],
   },
   {
     method: 'GET',
@@ -124,5 +124,6 @@ export const PAT_CATALOG: CatalogEntry[] = [
     auth: 'owner_session',
     body: patchPatBodySchema,
     replies: { 200: patViewSchema },
+    errors: ['lineage_exceeds_parent'],
   },
 ];

@@ -93,7 +93,7 @@ export const OPERATIONS_CATALOG: CatalogEntry[] = [
     method: 'POST',
     path: '/v1/treasuries/{id}/pats',
     operationId: 'issueTreasuryPat',
-    summary: 'Issue a Treasury-scoped PAT',
+    summary: "Issue a Treasury-scoped PAT (the operator or the account's legacy api key; a PAT gets 403)",
     auth: 'treasury_or_operator',
     body: issuePatBodySchema,
     replies: { 201: issuedTreasuryPatSchema },

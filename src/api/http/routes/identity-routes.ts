@@ -37,7 +37,9 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
 
   router.post('/v1/identity/exchange-pat', async (ctx) => {
     const principal = await platformPrincipal(ctx);
-    ctx.body = await deps.identity.exchangePat(principal);
+    const { ended, ...grant } = await deps.identity.exchangePat(principal);
+    for (const id of ended) deps.auth.forget(id);
+    ctx.body = grant;
   });
 
   router.get('/v1/auth/whoami', async (ctx) => {
@@ -66,14 +68,17 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
   router.post('/v1/auth/logout', async (ctx) => {
     const principal = await platformPrincipal(ctx);
     const { sessionId } = requireSession(principal, 'account');
-    ctx.body = await deps.identity.logout(sessionId);
-    deps.auth.forget(sessionId);
+    const { ended, ...loggedOut } = await deps.identity.logout(sessionId);
+    ctx.body = loggedOut;
+    for (const id of [sessionId, ...ended]) deps.auth.forget(id);
   });
 
   router.post('/v1/auth/sessions/revoke-all', async (ctx) => {
     const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
-    ctx.body = await deps.identity.revokeAllSessions(accountId);
+    const { ended, ...revoked } = await deps.identity.revokeAllSessions(accountId);
+    ctx.body = revoked;
     deps.auth.forgetSessionsOf(accountId);
+    for (const id of ended) deps.auth.forget(id);
   });
 
   router.post('/v1/pats', async (ctx) => {

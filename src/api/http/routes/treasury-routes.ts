@@ -1,7 +1,8 @@
 /**
- * Treasury account routes: POST /v1/treasury (operator token), POST /v1/treasuries/{id}/pats and
- * POST /v1/treasuries/{id}/api-key/revoke (the account's holder: its legacy api key or a Treasury PAT of
- * that account, or the operator). Revoking the legacy `xx_treasury_sk_` key is how a holder who moved to
+ * Treasury account routes: POST /v1/treasury (operator token), POST /v1/treasuries/{id}/pats (the operator
+ * or the account's legacy api key; never a PAT) and POST /v1/treasuries/{id}/api-key/revoke (the account's
+ * holder: its legacy api key or a Treasury PAT of that account, or the operator; the key's PATs end with it,
+ * except the PAT asking when the key minted it: the key's successor). Revoking the legacy `xx_treasury_sk_` key is how a holder who moved to
  * Treasury PATs retires it; another account's id is a 404.
  */
 import Router from '@koa/router';
@@ -27,14 +28,23 @@ export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountSer
     ctx.body = await deps.accounts.mint(body, principal.actor);
   });
 
+  // Who may mint a Treasury PAT: the operator, or the account's legacy api key (the PAT is then its child).
+  // A Treasury PAT may not mint Treasury PATs, nor may any other bearer (docs/security-model.md).
   router.post('/v1/treasuries/:id/pats', async (ctx) => {
     const principal: Principal = await deps.auth.authenticate(ctx.get('authorization'));
     const accountId = validate(accountIdSchema, ctx.params.id, 'path');
-    if (principal.kind !== 'admin' && requireTreasuryScope(principal) !== accountId)
-      throw new AppError('account_not_found');
+    let parentTokenId: string | null = null;
+    if (principal.kind !== 'admin') {
+      if (principal.tokenKind !== 'api_key' || principal.scopeType !== 'treasury')
+        throw new AppError('insufficient_scope', {
+          message: 'Minting a Treasury PAT needs the operator token or the account’s api key; a PAT cannot mint one.',
+        });
+      if (principal.scopeId !== accountId) throw new AppError('account_not_found');
+      parentTokenId = principal.tokenId;
+    }
     const body = validate(issuePatBodySchema, ctx.state.body);
     ctx.status = 201;
-    ctx.body = await deps.accounts.issueTreasuryPat(accountId, body, principal.actor);
+    ctx.body = await deps.accounts.issueTreasuryPat(accountId, body, { actor: principal.actor, parentTokenId });
   });
 
   router.post('/v1/treasuries/:id/api-key/revoke', async (ctx) => {
@@ -42,7 +52,8 @@ export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountSer
     const accountId = validate(accountIdSchema, ctx.params.id, 'path');
     if (principal.kind !== 'admin' && requireTreasuryScope(principal) !== accountId)
       throw new AppError('account_not_found');
-    const revoked = await deps.accounts.revokeApiKey(accountId, principal.actor);
+    const successor = principal.kind === 'token' && principal.tokenKind === 'pat' ? principal.tokenId : null;
+    const revoked = await deps.accounts.revokeApiKey(accountId, principal.actor, successor);
     for (const id of revoked.token_ids) deps.auth.forget(id);
     ctx.body = { treasury_id: accountId, revoked_at: revoked.revoked_at } satisfies ApiKeyRevoked;
   });

@@ -18,6 +18,14 @@ export const createPatBodySchema = z
     daily_cap_usd: usdAmount.optional(),
     single_use: z.boolean().optional(),
     expires_in_seconds: patLifetimeSeconds.optional(),
+    /**
+     * Mint the PAT within this PAT of the account (docs/security-model.md, "Credential lineage"): same scope,
+     * its daily cap and daily total, no later expiry, revoked with it. `xx dashboard`'s handoff PAT.
+     */
+    parent_pat_id: z
+      .string()
+      .regex(/^pat_[0-9a-f]{24}$/, 'expected a PAT id (pat_…)')
+      .optional(),
   })
   .strict();
 

@@ -1,7 +1,8 @@
 /**
  * Tokens and identity: `login` (store a PAT profile, from --token or stdin), `whoami`, `profile
- * {list,switch,delete}`, `pat {list,create,revoke}` and `dashboard` (a single-use PAT handed to the
- * browser in the URL fragment, which never reaches a server log). PATs are printed only by `pat create`,
+ * {list,switch,delete}`, `pat {list,create,revoke}` and `dashboard` (a single-use PAT of the active agent,
+ * minted within its PAT, handed in the URL fragment — which never reaches a server log — to the browser
+ * that asked for it with the code /cli-handoff shows). PATs are printed only by `pat create`,
  * whose purpose that is, and by `dashboard` when no browser can be opened. The `pat` commands and
  * `dashboard` control money, so they sign the owner in again with the keystore's seed (owner-sign-in.ts);
  * `logout` ends the stored session.
@@ -250,19 +251,51 @@ async function logout(ctx: CliContext, opts: { all?: boolean }): Promise<void> {
   );
 }
 
-async function dashboard(ctx: CliContext, opts: { print?: boolean }): Promise<void> {
+/** What the dashboard's /cli-handoff page shows a browser that asks for a CLI sign-in (dashboard/src/api/handoff.ts). */
+const HANDOFF_STATE = /^[A-Za-z0-9_-]{22,64}$/;
+
+/**
+ * The code of the browser that asked for the handoff: `--state`, or, on a terminal, asked for after opening
+ * /cli-handoff (which shows it). The handoff link carries it back, and a tab that did not ask refuses the PAT.
+ */
+async function handoffState(ctx: CliContext, opts: { print?: boolean; state?: string }): Promise<string> {
+  let state = opts.state;
+  if (state === undefined && ctx.interactive) {
+    const start = `${ctx.dashboardUrl()}/cli-handoff`;
+    const opened = !opts.print && (await openInBrowser(start));
+    ctx.info(opened ? `Opened ${start}: it shows a code.` : `Open ${start} in your browser: it shows a code.`);
+  }
+  state ??= await ctx.prompt.input({ message: 'The code the dashboard shows', flag: '--state' });
+  if (!HANDOFF_STATE.test(state)) throw badArgument('--state', 'the code the dashboard shows at /cli-handoff');
+  return state;
+}
+
+/**
+ * `xx dashboard`: a single-use PAT of the active agent, minted within that agent's PAT (its daily cap and
+ * total, no later expiry, revoked with it), handed to the browser that asked for it in the URL fragment.
+ */
+async function dashboard(ctx: CliContext, opts: { print?: boolean; state?: string }): Promise<void> {
+  const agent = loadActiveAgent(ctx.paths);
+  const state = await handoffState(ctx, opts);
   const created = await withOwnerSession(ctx, '`xx dashboard`', (owner) =>
     ctx.spin('Minting a single-use PAT', () =>
       owner.request('POST', '/v1/pats', {
-        body: { scope_type: 'agent', single_use: true, label: 'dashboard handoff', expires_in_seconds: 600 },
+        body: {
+          scope_type: 'agent',
+          scope_id: agent.agent_id,
+          parent_pat_id: agent.pat_id,
+          single_use: true,
+          label: 'dashboard handoff',
+          expires_in_seconds: 600,
+        },
         reply: createdPatSchema,
       }),
     ),
   );
-  const url = `${ctx.dashboardUrl()}/cli-handoff#pat=${encodeURIComponent(created.pat)}`;
+  const url = `${ctx.dashboardUrl()}/cli-handoff#pat=${encodeURIComponent(created.pat)}&state=${encodeURIComponent(state)}`;
   const opened = !opts.print && !ctx.json && (await openInBrowser(url));
   ctx.out(
-    { url, pat_id: created.id, opened },
+    { url, pat_id: created.id, agent_id: agent.agent_id, opened },
     opened ? `Opened the dashboard in your browser (single-use PAT ${created.id}).` : url,
   );
 }
@@ -333,5 +366,6 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .command('dashboard')
     .description('Open the dashboard, handing over a single-use PAT in the URL fragment')
     .option('--print', 'print the URL instead of opening a browser')
-    .action(act(contextOf, (ctx, opts: { print?: boolean }) => dashboard(ctx, opts)));
+    .option('--state <code>', 'the code the dashboard shows at /cli-handoff (asked for on a terminal)')
+    .action(act(contextOf, (ctx, opts: { print?: boolean; state?: string }) => dashboard(ctx, opts)));
 }
