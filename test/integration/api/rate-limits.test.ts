@@ -55,7 +55,16 @@ describe('rate limits (HTTP, PostgreSQL, SoftHSM)', function () {
         { key: 'nonce:cleanup-live', points: 1, expire: now + 60_000 },
       ]);
       const limits = new RateLimits(
-        { enabled: true, windowSeconds: 60, nonce: 10, init: 10, token: 10, pay: 10, auth_failure: 10 },
+        {
+          enabled: true,
+          windowSeconds: 60,
+          nonce: 10,
+          init: 10,
+          token: 10,
+          pay: 10,
+          auth_failure: 10,
+          auth_failure_token: 10,
+        },
         t.db.knex,
         createTreasuryMetrics(),
       );
