@@ -164,16 +164,23 @@ describe('tenant isolation bounds (HTTP, PostgreSQL, SoftHSM)', function () {
     });
 
     it('100,000-deep nesting answers 400 body_too_complex, not 500', async () => {
-      for (const [open, close] of [
-        ['[', ']'],
-        ['{"a":', '}'],
+      const deep = (open: string, close: string) => `${open.repeat(100_000)}1${close.repeat(100_000)}`;
+      // The entry's open `extra` once carried any depth as far as the Idempotency-Key's canonical JSON (a 500).
+      const entry = JSON.stringify({ ...paymentRequirements(), extra: undefined }).slice(0, -1);
+      for (const rawBody of [
+        `{"payment_requirements":${entry},"extra":{"name":"USDC","version":"2","x":${deep('{"a":', '}')}}}}`,
+        `{"payment_requirements":${entry},"outputSchema":${deep('[', ']')}}}`,
+        deep('[', ']'),
       ]) {
-        const rawBody = `{"payment_requirements":${open!.repeat(100_000)}1${close!.repeat(100_000)}}`;
-        const res = await t.request('POST', walletPath, { token: pat, rawBody });
+        const res = await t.request('POST', walletPath, {
+          token: pat,
+          rawBody,
+          headers: { 'idempotency-key': 'deep' },
+        });
         assert.equal(res.status, 400, JSON.stringify(res.body).slice(0, 300));
         assert.deepEqual(
-          { code: res.body.error_code, limit: res.body.limit },
-          { code: 'body_too_complex', limit: 'depth' },
+          { code: res.body.error_code, limit: res.body.limit, max: res.body.max },
+          { code: 'body_too_complex', limit: 'depth', max: 32 },
         );
       }
     });
