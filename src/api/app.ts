@@ -99,7 +99,17 @@ export function createTreasuryApp(deps: {
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const accounts = new AccountService(knex, signer, metrics);
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
-  const wallets = new WalletService(knex, signer, accounts, chains, metrics, log, config.defaultChain, balances);
+  const wallets = new WalletService(
+    knex,
+    signer,
+    accounts,
+    chains,
+    metrics,
+    log,
+    config.defaultChain,
+    balances,
+    config.walletBounds,
+  );
   // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
   const pay = new PayService(
     knex,
@@ -128,7 +138,7 @@ export function createTreasuryApp(deps: {
     evmChainIds: chains.chains.map((c) => c.chainId),
   });
   const pats = new PatService(knex, metrics, clock);
-  const agents = new AgentService(knex, identity, wallets, clock);
+  const agents = new AgentService(knex, identity, wallets, clock, config.walletBounds);
   const paymentHistory = new PaymentHistoryService(knex, clock);
   // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
   const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {
@@ -154,7 +164,7 @@ export function createTreasuryApp(deps: {
   koa.use(requestContext(log, metrics));
   koa.use(errorHandler(log, metrics));
   koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
-  koa.use(jsonBody(config.bodyLimitBytes));
+  koa.use(jsonBody({ limitBytes: config.bodyLimitBytes, ...config.jsonLimits }));
   koa.use(dashboardStatic(deps.dashboardDir ? { dir: deps.dashboardDir } : {}));
   const routers = [
     opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),

@@ -17,6 +17,11 @@ export const ERROR_CODES = {
   },
   invalid_authorization_terms: { status: 400, message: 'The proposed authorization window or nonce cannot be signed.' },
   malformed_json: { status: 400, message: 'The request body is not valid JSON.' },
+  body_too_complex: {
+    status: 400,
+    message:
+      'The request body nests too deep or holds too many object keys (see limit and max); nothing was read from it.',
+  },
   invalid_path_parameter: { status: 400, message: 'A path parameter is malformed.' },
   chain_not_supported: { status: 400, message: 'That chain is not configured on this Treasury.' },
   network_not_supported: {
@@ -117,6 +122,11 @@ export const ERROR_CODES = {
     status: 409,
     message:
       'This sign-in identity (a Solana or EVM address) belongs to another account; an identity is linked to one account only.',
+  },
+  wallet_limit_reached: {
+    status: 409,
+    message:
+      'No more active wallets here: the agent or the account holds as many as this Treasury allows (see scope and limit). Revoke one, or ask the operator to raise the limit.',
   },
   nonce_already_used: { status: 409, message: 'This EIP-3009 nonce was already used by this wallet; propose another.' },
   idempotency_key_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },

@@ -1,7 +1,8 @@
 /**
  * `xx mcp` and headless credentials against the `npm start` sandbox (PostgreSQL, SoftHSM signer, API, anvil,
  * the official-package facilitator, the demo seller), driven by the MCP SDK's own client:
- * - stdio (StdioClientTransport spawning bin/xx.mjs with only XX_PAT and XX_API_URL): the five tools listed,
+ * - stdio (StdioClientTransport spawning bin/xx.mjs with only XX_PAT, XX_API_URL and XX_MCP_ALLOW_PRIVATE_TARGETS,
+ *   the sandbox's sellers being on loopback): the five tools listed,
  *   a balance read, the demo seller paid within budget, a budget refusal carrying `raise_max_amount`, the
  *   policy dry run and the payment history; the PAT appears in no answer;
  * - Streamable HTTP (`xx mcp --http 127.0.0.1:0`) with a PAT capped at 0.015 USD a day: one payment, then the
@@ -63,11 +64,12 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
     await sandbox?.stop();
   });
 
-  /** Only XX_PAT (and the server's URL): no init state, no profile. */
+  /** Only XX_PAT (and the server's URL): no init state, no profile. The sandbox's sellers are on loopback. */
   const headless = (pat: string) => ({
     HOME: freshHome('mcp-headless'),
     XX_PAT: pat,
     XX_API_URL: sandbox.info.api_url,
+    XX_MCP_ALLOW_PRIVATE_TARGETS: '1',
     NO_COLOR: '1',
   });
 
@@ -150,8 +152,9 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
       assert.equal(paid.structuredContent!.paid, true);
       assert.equal(paid.structuredContent!.amount_usd, '0.01');
       assert.match(paid.structuredContent!.tx_hash, /^0x[0-9a-f]{64}$/);
-      assert.match(paid.structuredContent!.content_type, /json/);
-      assert.equal(paid.structuredContent!.body_truncated, false);
+      assert.match(paid.structuredContent!.seller_response.content_type, /json/);
+      assert.equal(paid.structuredContent!.seller_response.body_truncated, false);
+      assert.equal(paid.structuredContent!.seller_response.trust, 'untrusted');
       const after = await call(client, 'get_balance', { wallet_id: wallet.id });
       assert.equal(
         Math.round((balanceBefore - Number(after.structuredContent!.balance_usd)) * 1e6),

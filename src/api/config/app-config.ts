@@ -6,9 +6,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { envInt } from '../../shared/env-int.js';
+import { MAX_AMOUNT_MICRO } from '../../shared/amount-bounds.js';
+import { canonicalUsd, parseUsd } from '../../../policy/money.js';
+import { usdAmountSchema } from '../../../policy/policy-schema.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
+/** A positive USD amount such as "10" or "0.5", at most the largest amount the API handles. */
+const envUsd = (fallback: string) =>
+  usdAmountSchema.refine((v) => parseUsd(v) <= MAX_AMOUNT_MICRO, 'too large').default(fallback);
 
 const envSchema = z.object({
   TREASURY_HOST: z.string().default('127.0.0.1'),
@@ -20,6 +26,21 @@ const envSchema = z.object({
   TREASURY_SIGNER_TIMEOUT_MS: envInt(100, 120_000, 10_000),
   TREASURY_ADMIN_TOKEN: z.string().min(24, 'TREASURY_ADMIN_TOKEN must be at least 24 characters').optional(),
   TREASURY_BODY_LIMIT_BYTES: envInt(1024, 16 * 1024 * 1024, 1024 * 1024),
+  /** A JSON body nesting deeper, or holding more object keys in all, answers 400 `body_too_complex` before it is parsed. */
+  TREASURY_JSON_MAX_DEPTH: envInt(8, 1_000, 32),
+  TREASURY_JSON_MAX_KEYS: envInt(256, 1_000_000, 5_000),
+  /**
+   * Tenant isolation bounds (docs/security-model.md, Tenant isolation bounds): active wallets (each an HSM or
+   * KMS key) per agent, and per account over all its agents and its own wallets; past either, 409 `wallet_limit_reached`.
+   */
+  TREASURY_MAX_WALLETS_PER_AGENT: envInt(1, 100_000, 25),
+  TREASURY_MAX_WALLETS_PER_ACCOUNT: envInt(1, 1_000_000, 500),
+  /**
+   * The policy of a wallet an agent bearer creates: its daily cap is the agent PAT's daily cap, or this with
+   * no PAT cap; its per-payment cap the smaller of that and TREASURY_AGENT_WALLET_PER_TX_CAP_USD.
+   */
+  TREASURY_AGENT_WALLET_DAILY_CAP_USD: envUsd('10'),
+  TREASURY_AGENT_WALLET_PER_TX_CAP_USD: envUsd('1'),
   TREASURY_DB_POOL_MAX: envInt(1, 200, 20),
   /** Server-side limits on the API's database sessions (ms; 0 = none): a statement, a lock wait, a transaction left idle. */
   TREASURY_DB_STATEMENT_TIMEOUT_MS: envInt(0, 600_000, 10_000),
@@ -80,8 +101,13 @@ const envSchema = z.object({
   TREASURY_RATE_LIMIT_INIT: envInt(1, 10_000_000, 10),
   TREASURY_RATE_LIMIT_TOKEN: envInt(1, 10_000_000, 1200),
   TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
-  /** Refused bearers (401) per client address per window, in each process's memory; past it every bearer from there is 429. */
+  /**
+   * Refused bearers (401) per client address per window, in each process's memory; past it, a bearer from there
+   * that is refused answers 429 (a valid one still passes).
+   */
   TREASURY_RATE_LIMIT_AUTH_FAILURES: envInt(1, 10_000_000, 60),
+  /** Refusals of one presented bearer per window, in each process's memory; past it that bearer is 429 before any lookup. */
+  TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN: envInt(1, 10_000_000, 10),
   /**
    * Proxies whose X-Forwarded-For is believed, comma-separated addresses or CIDR ranges (e.g.
    * `10.0.0.0/8, ::1`); empty: the client address is the TCP peer's.
@@ -121,6 +147,10 @@ export type AppConfig = Readonly<{
   signerTimeoutMs: number;
   adminToken: string | undefined;
   bodyLimitBytes: number;
+  /** Bounds of a JSON body, checked before it is parsed (src/api/http/middleware/json-shape-scan.ts). */
+  jsonLimits: Readonly<{ maxDepth: number; maxKeys: number }>;
+  /** Wallet counts and the default policy of an agent's new wallet (src/api/services/wallet-bounds.ts). */
+  walletBounds: WalletBoundsConfig;
   dbPoolMax: number;
   dbSessionLimits: SessionLimits;
   logLevel: z.infer<typeof envSchema>['TREASURY_LOG_LEVEL'];
@@ -151,6 +181,14 @@ export type AppConfig = Readonly<{
   behindTlsProxy: boolean;
 }>;
 
+export type WalletBoundsConfig = Readonly<{
+  maxPerAgent: number;
+  maxPerAccount: number;
+  /** Canonical USD strings. */
+  agentDailyCapUsd: string;
+  agentPerTxCapUsd: string;
+}>;
+
 export type RateLimitConfig = Readonly<{
   enabled: boolean;
   windowSeconds: number;
@@ -161,6 +199,8 @@ export type RateLimitConfig = Readonly<{
   pay: number;
   /** Refused bearers per client address. */
   auth_failure: number;
+  /** Refusals of one presented bearer (keyed by its hash). */
+  auth_failure_token: number;
 }>;
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
@@ -180,6 +220,13 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     signerTimeoutMs: e.TREASURY_SIGNER_TIMEOUT_MS,
     adminToken: e.TREASURY_ADMIN_TOKEN,
     bodyLimitBytes: e.TREASURY_BODY_LIMIT_BYTES,
+    jsonLimits: Object.freeze({ maxDepth: e.TREASURY_JSON_MAX_DEPTH, maxKeys: e.TREASURY_JSON_MAX_KEYS }),
+    walletBounds: Object.freeze({
+      maxPerAgent: e.TREASURY_MAX_WALLETS_PER_AGENT,
+      maxPerAccount: e.TREASURY_MAX_WALLETS_PER_ACCOUNT,
+      agentDailyCapUsd: canonicalUsd(e.TREASURY_AGENT_WALLET_DAILY_CAP_USD),
+      agentPerTxCapUsd: canonicalUsd(e.TREASURY_AGENT_WALLET_PER_TX_CAP_USD),
+    }),
     dbPoolMax: e.TREASURY_DB_POOL_MAX,
     dbSessionLimits: {
       statementTimeoutMs: e.TREASURY_DB_STATEMENT_TIMEOUT_MS,
@@ -209,6 +256,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       token: e.TREASURY_RATE_LIMIT_TOKEN,
       pay: e.TREASURY_RATE_LIMIT_PAY,
       auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
+      auth_failure_token: e.TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN,
     }),
     trustedProxies: parseTrustedProxies(e.TREASURY_TRUSTED_PROXIES),
     production: e.NODE_ENV === 'production' || e.TREASURY_ENV === 'production',

@@ -1,7 +1,8 @@
 /**
  * Request schemas of the pay path. `payment_requirements` is one x402 `accepts` entry (the wire's schema,
- * narrowed below); fields we do not use are tolerated there (x402 entries grow new optional fields),
- * everything else is strict. Amounts and stored text are bounded by ../http/schemas/common-schemas.ts.
+ * narrowed below); fields we do not use are tolerated there and in its `extra` (x402 entries grow new optional
+ * fields; a scheme keeps its own in `extra`), each object holding at most MAX_OPEN_KEYS keys in all.
+ * Everything else is strict. Amounts and stored text are bounded by ../http/schemas/common-schemas.ts.
  */
 import { numberToHex } from 'viem';
 import { z } from 'zod';
@@ -26,25 +27,33 @@ export const requestCapabilitySchema = z
   .max(128)
   .regex(/^[a-z0-9][a-z0-9._:\-/]*$/, 'capability: lower-case letters, digits and . _ : - /');
 
+/** Keys an open object of the pay body may hold (known and unknown together): an `accepts` entry, its `extra`. */
+export const MAX_OPEN_KEYS = 32;
+const withinOpenKeys = (v: object) => Object.keys(v).length <= MAX_OPEN_KEYS;
+const OPEN_KEYS_MESSAGE = `at most ${MAX_OPEN_KEYS} keys`;
+
 /**
  * One x402 `accepts` entry as the wire defines it (src/x402/wire-schemas.ts, the one definition of its shape),
  * narrowed to what this API signs and stores: an EVM network, an EVM token and a payee that can receive, an
  * amount within MAX_AMOUNT_MICRO, a validity of at most a day, and text its columns can hold (the EIP-712
  * domain's name and version non-empty, as the signer signs under them). Fields the wire leaves open stay open.
  */
-export const paymentRequirementsSchema = wirePaymentRequirementsSchema.extend({
-  network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
-  payTo: recipientSchema,
-  amount: rawAmount,
-  asset: evmAddressSchema,
-  extra: requirementsExtraSchema
-    .extend({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() })
-    .optional(),
-  maxTimeoutSeconds: z.number().int().min(1).max(86_400),
-  resource: storedString(2048).optional(),
-  description: storedProse(1024).optional(),
-  mimeType: storedString(256).optional(),
-});
+export const paymentRequirementsSchema = wirePaymentRequirementsSchema
+  .extend({
+    network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
+    payTo: recipientSchema,
+    amount: rawAmount,
+    asset: evmAddressSchema,
+    extra: requirementsExtraSchema
+      .extend({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() })
+      .refine(withinOpenKeys, OPEN_KEYS_MESSAGE)
+      .optional(),
+    maxTimeoutSeconds: z.number().int().min(1).max(86_400),
+    resource: storedString(2048).optional(),
+    description: storedProse(1024).optional(),
+    mimeType: storedString(256).optional(),
+  })
+  .refine(withinOpenKeys, OPEN_KEYS_MESSAGE);
 
 const uintString = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected a unix time in seconds as a decimal string');
 

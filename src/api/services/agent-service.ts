@@ -1,7 +1,8 @@
 /**
  * Agents of an account: each has its own Treasury account, so its wallets and spend are separate from
  * its siblings'. The account session manages them; an agent's own PAT may read itself and add wallets to
- * its own Treasury account (never set their policy — that stays with the account owner).
+ * its own Treasury account (never set their policy — that stays with the account owner). A wallet an agent
+ * bearer adds gets a default policy no looser than its PAT's daily cap (./wallet-bounds.ts).
  *
  * The account's list is paged like the wallet list, and a page's agents get their wallets from one query
  * for the whole page (`WalletService.firstActivePages`), not one per agent. Each agent in it carries what
@@ -14,6 +15,8 @@ import { readAccountPage } from './account-page.js';
 import { AppError } from '../errors/app-error.js';
 import type { IdentityService } from './identity-service.js';
 import type { WalletService } from './wallet-service.js';
+import type { WalletBoundsConfig } from '../config/app-config.js';
+import { defaultAgentWalletPolicy } from './wallet-bounds.js';
 import type { AgentPage, AgentView, WalletView } from '../../shared/api-responses/wallet-responses.js';
 
 /** The id shape of agents, which the agent list's page cursors name. */
@@ -35,6 +38,7 @@ export class AgentService {
     private readonly identity: IdentityService,
     private readonly wallets: WalletService,
     private readonly clock: () => Date,
+    private readonly bounds: WalletBoundsConfig,
   ) {}
 
   /** The views of agents, their wallets read in one query for all of them. */
@@ -90,16 +94,24 @@ export class AgentService {
     return this.get({ accountId }, agentId);
   }
 
+  /**
+   * A wallet for the agent. The owner's session may give its policy; an agent bearer may not, and its wallet
+   * gets `defaultAgentWalletPolicy` from the daily cap of the PAT it acts with (`patDailyCapMicro`).
+   */
   async addWallet(
-    caller: { accountId?: string | undefined; agentId?: string | undefined },
+    caller: { accountId?: string | undefined; agentId?: string | undefined; patDailyCapMicro?: bigint | null },
     agentId: string,
     input: { label?: string | undefined; chain?: string | undefined; policy?: Record<string, unknown> | undefined },
     actor: string,
   ): Promise<WalletView> {
     const agent = await this.load(caller, agentId);
-    if (input.policy !== undefined && caller.accountId !== agent.account_id) {
+    const byOwner = caller.accountId === agent.account_id;
+    if (input.policy !== undefined && !byOwner) {
       throw new AppError('insufficient_scope', { message: 'Only the account owner (session) sets a wallet policy.' });
     }
-    return this.wallets.create(agent.treasury_account_id, input as Parameters<WalletService['create']>[1], actor);
+    const defaultPolicy = byOwner ? undefined : defaultAgentWalletPolicy(caller.patDailyCapMicro ?? null, this.bounds);
+    return this.wallets.create(agent.treasury_account_id, input as Parameters<WalletService['create']>[1], actor, {
+      defaultPolicy,
+    });
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Sub-wallets: create (a secp256k1 DEK generated in the HSM, stored only wrapped by its account key),
- * list, read, rotate (same id, new key and address, history kept, old DEK destroyed) and revoke (every
+ * Sub-wallets: create (a secp256k1 DEK generated in the HSM, stored only wrapped by its account key, within
+ * the account's wallet bounds: ./wallet-bounds.ts), list, read, rotate (same id, new key and address, history kept, old DEK destroyed) and revoke (every
  * later operation answers 410; the DEK is destroyed in the signer too). Every change is serialised by
  * the per-wallet advisory lock and written to the audit ledger in the same transaction.
  */
@@ -19,6 +19,9 @@ import { lockWallet } from './wallet-lock.js';
 import { keysetPage, readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { describeError } from '../log/describe-error.js';
 import type { WalletPage, WalletView } from '../../shared/api-responses/wallet-responses.js';
+import type { WalletPolicy } from '../../../policy/policy-schema.js';
+import type { WalletBoundsConfig } from '../config/app-config.js';
+import { lockWalletCounts, refuseOverWalletBounds, walletOwnerOf } from './wallet-bounds.js';
 
 /** The id shape of wallets, which the wallet list's page cursors name. */
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
@@ -56,6 +59,8 @@ export class WalletService {
     private readonly defaultChain: string,
     /** Reads the balance a rotation or revocation would strand (./check-retirement-balance.ts). */
     private readonly balances: Pick<BalanceReader, 'usdcBalance'>,
+    /** Wallet counts per agent and per account (./wallet-bounds.ts). */
+    private readonly bounds: WalletBoundsConfig,
   ) {}
 
   toView(row: WalletRow): WalletView {
@@ -75,7 +80,17 @@ export class WalletService {
     };
   }
 
-  async create(accountId: string, input: CreateWalletInput, actor: string): Promise<WalletView> {
+  /**
+   * A new wallet of the account: its key generated in the signer once the account's wallet count, locked
+   * until the row commits, leaves room for it (./wallet-bounds.ts; 409 `wallet_limit_reached` otherwise).
+   * `defaultPolicy` applies when the input names no policy (an agent bearer's wallet).
+   */
+  async create(
+    accountId: string,
+    input: CreateWalletInput,
+    actor: string,
+    options: { defaultPolicy?: WalletPolicy | undefined } = {},
+  ): Promise<WalletView> {
     const chain = this.chains.resolve(input.chain ?? this.defaultChain);
     if (!chain) {
       throw new AppError('chain_not_supported', {
@@ -83,53 +98,80 @@ export class WalletService {
       });
     }
     const account = await this.accounts.get(accountId);
-    const key = await this.signer.call('create_wallet_key', { account_key_ref: account.account_key_ref });
-    const id = generateId('wal_');
-    const now = new Date();
-    const policy = input.policy ?? {};
+    const policy = input.policy ?? options.defaultPolicy ?? {};
     const row = await this.knex.transaction(async (trx) => {
-      const [inserted] = (await trx('wallets')
-        .insert({
-          id,
-          account_id: accountId,
-          label: input.label ?? null,
-          network: chain.network,
-          address: key.address,
-          public_key: key.public_key,
-          wallet_key_ref: key.wallet_key_ref,
-          key_version: 1,
-          policy: JSON.stringify(policy),
-          status: 'active',
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('*')) as WalletRow[];
-      await trx('wallet_keys').insert({
-        wallet_id: id,
-        version: 1,
-        address: key.address,
-        public_key: key.public_key,
-        wallet_key_ref: key.wallet_key_ref,
-        created_at: now,
-      });
-      await appendAuditEvent(trx, {
-        chainKey: id,
-        eventType: 'wallet.created',
+      const counts = await lockWalletCounts(trx, await walletOwnerOf(trx, accountId), this.bounds);
+      try {
+        refuseOverWalletBounds(counts, this.bounds);
+      } catch (err) {
+        this.metrics.walletOperations.inc({ operation: 'create', outcome: 'wallet_limit_reached' });
+        throw err;
+      }
+      const key = await this.signer.call('create_wallet_key', { account_key_ref: account.account_key_ref });
+      return this.insertWallet(
+        trx,
+        { accountId, label: input.label ?? null, network: chain.network, policy, key },
         actor,
-        payload: {
-          account_id: accountId,
-          address: key.address,
-          network: chain.network,
-          label: input.label ?? null,
-          policy,
-          key_version: 1,
-        },
-        at: now,
-      });
-      return inserted!;
+      );
     });
     this.metrics.walletOperations.inc({ operation: 'create', outcome: 'ok' });
     return this.toView(row);
+  }
+
+  /** Writes a new wallet, its first key version and its `wallet.created` audit row. */
+  private async insertWallet(
+    trx: Knex.Transaction,
+    w: {
+      accountId: string;
+      label: string | null;
+      network: string;
+      policy: Record<string, unknown>;
+      key: { address: string; public_key: string; wallet_key_ref: string };
+    },
+    actor: string,
+  ): Promise<WalletRow> {
+    const id = generateId('wal_');
+    const now = new Date();
+    const { key } = w;
+    const [inserted] = (await trx('wallets')
+      .insert({
+        id,
+        account_id: w.accountId,
+        label: w.label,
+        network: w.network,
+        address: key.address,
+        public_key: key.public_key,
+        wallet_key_ref: key.wallet_key_ref,
+        key_version: 1,
+        policy: JSON.stringify(w.policy),
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('*')) as WalletRow[];
+    await trx('wallet_keys').insert({
+      wallet_id: id,
+      version: 1,
+      address: key.address,
+      public_key: key.public_key,
+      wallet_key_ref: key.wallet_key_ref,
+      created_at: now,
+    });
+    await appendAuditEvent(trx, {
+      chainKey: id,
+      eventType: 'wallet.created',
+      actor,
+      payload: {
+        account_id: w.accountId,
+        address: key.address,
+        network: w.network,
+        label: w.label,
+        policy: w.policy,
+        key_version: 1,
+      },
+      at: now,
+    });
+    return inserted!;
   }
 
   /** A page of the account's wallets, oldest first; `next_cursor` (null on the last page) asks for the next. */

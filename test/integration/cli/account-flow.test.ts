@@ -60,7 +60,11 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
   let init: any;
 
   before(async () => {
-    ({ forwarder, t } = await startForwardedTreasury({ TREASURY_AUTH_CACHE_MS: '0' }));
+    // One agent reads past its first 100 wallets below: more than the default per-agent bound.
+    ({ forwarder, t } = await startForwardedTreasury({
+      TREASURY_AUTH_CACHE_MS: '0',
+      TREASURY_MAX_WALLETS_PER_AGENT: '200',
+    }));
     server = forwarder.url;
     env = xxHome('account', {
       XX_API_URL: server,

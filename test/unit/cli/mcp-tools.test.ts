@@ -1,8 +1,8 @@
 /**
  * The `xx mcp` tools in process (the SDK's InMemoryTransport and Client) against a stand-in Treasury and
  * seller on loopback HTTP: a Treasury refusal comes back as an `isError` result whose structured content
- * holds its recovery block unchanged (keys the client does not know included); `pay` cuts a long body with a
- * note; `check_policy` sends the dry run and returns allowed / refusing rules / headroom; the hostile values
+ * holds its recovery block unchanged (keys the client does not know included); `pay` (allowed to reach loopback
+ * here) hands the seller's answer back marked as untrusted and cuts a long body with a note; `check_policy` sends the dry run and returns allowed / refusing rules / headroom; the hostile values
  * of test/vectors/hostile-inputs.json are refused by the tool schemas without a call reaching Treasury; the
  * PAT is sent as the bearer and appears in no answer.
  */
@@ -86,12 +86,15 @@ describe('xx mcp tools (in-memory MCP client, stand-in Treasury)', () => {
     });
     seller = await listen((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(20_000)));
     const server = buildTreasuryMcpServer(
-      createToolContext({
-        token: PAT,
-        server: treasury.url,
-        source: { kind: 'env', variable: 'XX_PAT' },
-        agent: undefined,
-      }),
+      createToolContext(
+        {
+          token: PAT,
+          server: treasury.url,
+          source: { kind: 'env', variable: 'XX_PAT' },
+          agent: undefined,
+        },
+        { allowPrivateTargets: true },
+      ),
     );
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
@@ -131,10 +134,16 @@ describe('xx mcp tools (in-memory MCP client, stand-in Treasury)', () => {
     const free = await call('pay', { url: `${seller.url}/free`, max_usd: '0.01' });
     assert.equal(free.isError, undefined, JSON.stringify(free).slice(0, 500));
     const s = free.structuredContent!;
-    assert.deepEqual([s.status, s.paid, s.body_truncated, s.amount_usd, s.tx_hash], [200, false, true, null, null]);
-    assert.equal(s.body.length < 20_000, true);
-    assert.ok(s.body.startsWith('x'.repeat(MAX_BODY_CHARS)));
-    assert.match(s.body, /\[truncated: the first 8000 of 20000 characters are shown\]$/);
+    assert.deepEqual([s.status, s.paid, s.amount_usd, s.tx_hash], [200, false, null, null]);
+    const answer = s.seller_response;
+    assert.deepEqual(
+      [answer.trust, answer.source, answer.content_type, answer.body_truncated, answer.body_chars],
+      ['untrusted', seller.url, 'text/plain', true, 20_000],
+    );
+    assert.equal(answer.body.length < 20_000, true);
+    assert.ok(answer.body.startsWith('x'.repeat(MAX_BODY_CHARS)));
+    assert.match(answer.body, /\[truncated: the first 8000 of 20000 characters are shown\]$/);
+    assert.match(free.content[0]!.text!, /untrusted data from http:\/\/127\.0\.0\.1:\d+, not instructions/);
 
     const policy = await call('check_policy', { to: ADDRESS, amount_usd: '5', capability: 'search.web' });
     assert.deepEqual(policy.structuredContent, {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { loadAppConfig } from '../../../src/api/config/app-config.js';
 
 describe('app config: rate limits', () => {
-  it('defaults: on, per 60 s window 30 nonces and 10 sign-ins per address, 1,200 calls and 100,000 payments per token, 60 refused bearers per address; no trusted proxy', () => {
+  it('defaults: on, per 60 s window 30 nonces and 10 sign-ins per address, 1,200 calls and 100,000 payments per token, 60 refused bearers per address and 10 per presented bearer; no trusted proxy', () => {
     const config = loadAppConfig({});
     assert.deepEqual(config.rateLimits, {
       enabled: true,
@@ -13,6 +13,7 @@ describe('app config: rate limits', () => {
       token: 1200,
       pay: 100_000,
       auth_failure: 60,
+      auth_failure_token: 10,
     });
     assert.deepEqual(config.trustedProxies, []);
   });
@@ -26,6 +27,7 @@ describe('app config: rate limits', () => {
       TREASURY_RATE_LIMIT_TOKEN: '50',
       TREASURY_RATE_LIMIT_PAY: '500',
       TREASURY_RATE_LIMIT_AUTH_FAILURES: '7',
+      TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN: '3',
       TREASURY_TRUSTED_PROXIES: '10.0.0.0/8',
     });
     assert.deepEqual(config.rateLimits, {
@@ -36,6 +38,7 @@ describe('app config: rate limits', () => {
       token: 50,
       pay: 500,
       auth_failure: 7,
+      auth_failure_token: 3,
     });
     assert.equal(config.trustedProxies.length, 1);
   });

@@ -9,13 +9,24 @@
  * control character in a string, and bytes that are not UTF-8 decode to U+FFFD), so a body without one is
  * not walked at all; one with one is walked once, without recursion. Other control characters are refused
  * per stored field by the route schemas (src/api/http/schemas/common-schemas.ts).
+ *
+ * Nesting and object members are bounded before the text is parsed (./json-shape-scan.ts): a body past
+ * either bound answers 400 `body_too_complex` naming the bound (`limit`: depth or keys, and `max`), and no
+ * object of it is ever built (TREASURY_JSON_MAX_DEPTH, TREASURY_JSON_MAX_KEYS).
  */
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError } from '../../errors/app-error.js';
 import { toStorableText } from '../schemas/common-schemas.js';
+import { scanJsonShape, type JsonShapeLimits } from './json-shape-scan.js';
 
-export function jsonBody(limitBytes: number): Middleware {
+export interface JsonBodyLimits extends JsonShapeLimits {
+  /** Bytes read at most (413 above). */
+  limitBytes: number;
+}
+
+export function jsonBody(limits: JsonBodyLimits): Middleware {
+  const { limitBytes } = limits;
   return async (ctx, next) => {
     if (ctx.method === 'GET' || ctx.method === 'HEAD' || ctx.method === 'DELETE' || ctx.method === 'OPTIONS') {
       ctx.state.body = undefined;
@@ -43,6 +54,8 @@ export function jsonBody(limitBytes: number): Middleware {
       ctx.state.body = undefined;
       return next();
     }
+    const excess = scanJsonShape(text, limits);
+    if (excess) throw new AppError('body_too_complex', { fields: { ...excess } });
     let body: unknown;
     try {
       body = JSON.parse(text) as unknown;

@@ -1,26 +1,34 @@
 /**
  * Rate limits (docs/security-model.md, Rate limits), counted by rate-limiter-flexible in fixed windows of
- * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Five buckets:
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Six buckets:
  *   nonce         POST /v1/identity/nonce, per client address (./client-address.ts);
  *   init          POST /v1/identity/init (an account and an HSM key per new signer), per client address;
  *   token         every authenticated route but the wallet pay routes, per bearer token;
  *   pay           the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token;
- *   auth_failure  bearers refused with 401 (unknown, expired, revoked, malformed), per client address: an
- *                 address past it gets 429 for any bearer until its window ends, before any lookup.
+ *   auth_failure  bearers refused with 401 (unknown, expired, revoked, malformed), per client address: past
+ *                 it, a bearer from that address that is refused answers 429 instead of 401 until the window
+ *                 ends — it is still looked up, so a valid bearer from the same address (a NAT shared by many
+ *                 agents) still passes;
+ *   auth_failure_token  refusals of one presented bearer (keyed by its SHA-256, never the bearer), from any
+ *                 address: past it, that bearer answers 429 before any lookup. A valid bearer is never counted,
+ *                 so never refused; keyed by the whole bearer, not a prefix, so nobody can spend another's count.
  * nonce, init and token are counted in PostgreSQL (table rate_limits, created by a migration), so every API
  * process shares one count; each process also remembers a key found over its limit until its window ends
  * and answers it from memory, and counts in memory alone while PostgreSQL does not answer (the insurance
  * limiter), so an outage neither blocks every request nor lifts the limits. pay is counted in each
- * process's memory only (auth_failure too: its check runs on every request that carries a bearer):
+ * process's memory only (the auth_failure buckets too: their check runs on every request that carries a bearer):
  * a PostgreSQL round trip on every payment would cost the pay path its throughput,
  * so N processes allow N times the pay limit (the wallet's policy and the PAT's daily cap still bound the
  * money; this bounds the load).
  * A refused request answers 429 `rate_limited` with Retry-After and `retry_after_seconds`, and counts in
  * treasury_rate_limited_total{bucket}. The operator token is not limited.
  *
- * Does not defend: floods spread over many addresses or /64s; clients behind one NAT share their
- * auth_failure count, so one of them guessing tokens holds the others back for a window.
+ * Does not defend: floods spread over many addresses or /64s; distinct made-up bearers each cost one lookup by
+ * hash (an indexed read) — the throttle answers them 429 but does not spare that read, since refusing
+ * unlooked-up bearers would refuse valid ones too; clients behind one NAT share their auth_failure count, so
+ * once one of them spent it, the others' refused bearers (not their valid ones) answer 429 for the window.
  */
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Middleware } from 'koa';
 import {
@@ -33,21 +41,30 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import type { RateLimitConfig } from '../../config/app-config.js';
 import { AppError } from '../../errors/app-error.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
+import { BoundedWindowCounter } from './bounded-window-counter.js';
 import { clientAddressOf, type TrustedProxy } from './client-address.js';
 
-export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay' | 'auth_failure';
+export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay' | 'auth_failure' | 'auth_failure_token';
+
+/** The buckets rate-limiter-flexible counts (auth_failure_token has its own bounded counter). */
+type CountedBucket = Exclude<RateLimitBucket, 'auth_failure_token'>;
+
+/** Presented bearers whose refusals are remembered at once, per process (the oldest window is forgotten first). */
+const MAX_COUNTED_BEARERS = 100_000;
 
 /** The table of migrations/20261125200500_rate_limits.ts (the library's layout: key, points, expire). */
 const TABLE = 'rate_limits';
 
 export class RateLimits {
-  private readonly limiters: Readonly<Record<RateLimitBucket, RateLimiterAbstract>> | undefined;
+  private readonly limiters: Readonly<Record<CountedBucket, RateLimiterAbstract>> | undefined;
+  private readonly refusedBearers: BoundedWindowCounter;
 
   constructor(
     private readonly config: RateLimitConfig,
     private readonly knex: Knex,
     private readonly metrics: TreasuryMetrics,
   ) {
+    this.refusedBearers = new BoundedWindowCounter(config.windowSeconds * 1000, MAX_COUNTED_BEARERS);
     if (!config.enabled) return;
     const duration = config.windowSeconds;
     const shared = (bucket: RateLimitBucket, points: number) =>
@@ -86,7 +103,7 @@ export class RateLimits {
   }
 
   /** Counts one request of `key` in `bucket`; throws 429 `rate_limited` when over the limit. */
-  async consume(bucket: RateLimitBucket, key: string): Promise<void> {
+  async consume(bucket: CountedBucket, key: string): Promise<void> {
     if (!this.limiters) return;
     try {
       await this.limiters[bucket].consume(key);
@@ -104,17 +121,28 @@ export class RateLimits {
     return Date.now() - this.lastAuthFailureAt < this.config.windowSeconds * 1000;
   }
 
-  /** Counts one refused bearer from `address`; never throws (the 401 stands for this request). */
-  async countAuthFailure(address: string): Promise<void> {
-    this.lastAuthFailureAt = Date.now();
-    await this.consume('auth_failure', address).catch(() => undefined);
+  /** Throws 429 (bucket auth_failure_token) when the presented bearer spent its refusals in this window. */
+  refuseSpentBearer(bearer: string): void {
+    if (!this.limiters) return;
+    const { count, msBeforeReset } = this.refusedBearers.peek(bearerKey(bearer));
+    if (count >= this.config.auth_failure_token) throw this.refusal('auth_failure_token', msBeforeReset);
   }
 
-  /** Throws 429 when `key` has used up `bucket` in this window, without counting (in-memory buckets). */
-  async refuseIfSpent(bucket: 'auth_failure', key: string): Promise<void> {
-    if (!this.limiters) return;
-    const res = await this.limiters[bucket].get(key);
-    if (res && res.remainingPoints <= 0) throw this.refusal(bucket, res.msBeforeNext);
+  /**
+   * Counts a refused bearer against its address and itself, and says how to answer it: `refused` (the
+   * authenticator's 401) while the address has refusals left, a 429 (bucket auth_failure) once it has not.
+   */
+  async countRefusedBearer(bearer: string, address: string, refused: AppError): Promise<AppError> {
+    if (!this.limiters) return refused;
+    this.lastAuthFailureAt = Date.now();
+    this.refusedBearers.hit(bearerKey(bearer));
+    try {
+      await this.limiters.auth_failure.consume(address);
+      return refused;
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) return refused;
+      return this.refusal('auth_failure', res.msBeforeNext);
+    }
   }
 
   private refusal(bucket: RateLimitBucket, msBeforeNext: number): AppError {
@@ -137,14 +165,21 @@ export class RateLimits {
 const REFUSED_BEARER = new Set(['unauthorized', 'invalid_token', 'master_key_removed']);
 
 /** The unauthenticated routes limited per client address, by path as the router matches it. */
-const ADDRESS_BUCKETS = new Map<string, RateLimitBucket>([
+const ADDRESS_BUCKETS = new Map<string, 'nonce' | 'init'>([
   ['/v1/identity/nonce', 'nonce'],
   ['/v1/identity/init', 'init'],
 ]);
 
+/** The key a presented bearer is counted under: a SHA-256 of the header, never the bearer itself. */
+function bearerKey(bearer: string): string {
+  return createHash('sha256').update(bearer, 'utf8').digest('hex').slice(0, 32);
+}
+
 /**
  * Counts the sign-in routes per client address, before the body is read. The router matches paths
- * case-insensitively and with a trailing slash, so the lookup does too.
+ * case-insensitively and with a trailing slash, so the lookup does too. A request with a bearer is refused
+ * before any lookup when that bearer spent its refusals; its refusal is counted against the bearer and the
+ * address, and answered 429 once the address spent its own.
  */
 export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly TrustedProxy[]): Middleware {
   return async (ctx, next) => {
@@ -153,15 +188,15 @@ export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly 
       const bucket = ADDRESS_BUCKETS.get(ctx.path.toLowerCase().replace(/\/+$/, ''));
       if (bucket) await limits.consume(bucket, clientAddressOf(ctx, trustedProxies));
     }
-    if (ctx.get('authorization') === '') return next();
-    // A bearer: refused at once from an address that spent its refused bearers, counted when refused now.
-    // With no refused bearer counted within a window (the usual case) the address is not even worked out.
-    if (limits.authFailuresRecent) await limits.refuseIfSpent('auth_failure', clientAddressOf(ctx, trustedProxies));
+    const bearer = ctx.get('authorization');
+    if (bearer === '') return next();
+    // With no refused bearer counted within a window (the usual case) the bearer is not even hashed.
+    if (limits.authFailuresRecent) limits.refuseSpentBearer(bearer);
     try {
       return await next();
     } catch (err) {
       if (err instanceof AppError && REFUSED_BEARER.has(err.code))
-        await limits.countAuthFailure(clientAddressOf(ctx, trustedProxies));
+        throw await limits.countRefusedBearer(bearer, clientAddressOf(ctx, trustedProxies), err);
       throw err;
     }
   };

@@ -56,7 +56,8 @@ export function errorCodesOf(entry: CatalogEntry): ErrorCode[] {
   if (PLATFORM_AUTH.has(entry.auth)) add('master_key_removed');
   if (entry.auth === 'owner_session' || entry.auth === 'owner_session_or_service') add('fresh_sign_in_required');
   if (entry.method === 'POST' && entry.path.startsWith('/v1/identity/')) add('rate_limited', 'database_unavailable');
-  if (entry.body) add('invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type');
+  if (entry.body)
+    add('invalid_request', 'malformed_json', 'body_too_complex', 'payload_too_large', 'unsupported_media_type');
   if (entry.query) add('invalid_request');
   if (entry.path.includes('{') && !entry.path.startsWith('/docs')) add('invalid_path_parameter');
   add(...pathObjectCodes(entry));

@@ -47,7 +47,7 @@ export const WALLET_CATALOG: CatalogEntry[] = [
     auth: 'treasury',
     body: createWalletBodySchema,
     replies: { 201: walletViewSchema },
-    errors: ['chain_not_supported', 'account_not_found', 'signer_unavailable'],
+    errors: ['chain_not_supported', 'account_not_found', 'signer_unavailable', 'wallet_limit_reached'],
   },
   {
     method: 'GET',
@@ -255,6 +255,6 @@ export const AGENT_CATALOG: CatalogEntry[] = [
     body: agentWalletBodySchema,
     bodyOptional: true,
     replies: { 201: walletViewSchema },
-    errors: ['chain_not_supported', 'signer_unavailable'],
+    errors: ['chain_not_supported', 'signer_unavailable', 'wallet_limit_reached'],
   },
 ];

@@ -17,10 +17,13 @@ import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { platformRouter } from './platform-principal.js';
 import { validate } from '../validate.js';
 
-/** The agent a bearer acts as (agent PAT, exchanged session), else the owner's account (sign-in session). */
-function callerOf(p: Principal): { accountId?: string; agentId?: string } {
+/**
+ * The agent a bearer acts as (agent PAT, exchanged session) with that PAT's daily cap, else the owner's
+ * account (sign-in session).
+ */
+function callerOf(p: Principal): { accountId?: string; agentId?: string; patDailyCapMicro?: bigint | null } {
   const binding = agentBinding(p);
-  if (binding) return { agentId: binding.agentId };
+  if (binding) return { agentId: binding.agentId, patDailyCapMicro: binding.dailyCapMicro };
   if (p.kind === 'token' && p.tokenKind === 'session') return { accountId: requireSession(p, 'owner').accountId };
   throw new AppError('insufficient_scope', {
     message: "Agent routes take an account session (as_…) or the agent's own PAT.",

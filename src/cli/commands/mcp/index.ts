@@ -1,9 +1,11 @@
 /**
- * `xx mcp [--http <host:port> [--allow-remote]] [--profile <name>]`: Treasury's buyer tools as an MCP server
+ * `xx mcp [--http <host:port> [--allow-remote]] [--profile <name>] [--allow-private-targets]`: Treasury's buyer tools as an MCP server
  * (docs/cli.md, "xx mcp"), on stdio by default — stdout is the protocol, so nothing else is written there —
  * or Streamable HTTP at `http://<host:port>/mcp`. Its bearer is the agent PAT the buyer commands use
  * (--profile, XX_PAT, the active profile, the active agent); with none it exits 1 at start with
- * `missing_bearer` (one JSON object on stderr under --json). The PAT is never shown to the client.
+ * `missing_bearer` (one JSON object on stderr under --json). The PAT is never shown to the client. The `pay`
+ * tool reaches public sellers only, unless --allow-private-targets or XX_MCP_ALLOW_PRIVATE_TARGETS=1 (the
+ * sandbox, tests) lets it reach loopback and private addresses too (./seller-fetch.ts).
  */
 import type { Command } from 'commander';
 // eslint-disable-next-line import-x/no-unresolved -- the SDK's "./*" export maps types to *.js.d.ts, which this resolver cannot follow (tsc can)
@@ -20,6 +22,7 @@ import { buildTreasuryMcpServer } from './treasury-mcp-server.js';
 interface McpOptions extends BearerFlags {
   http?: string;
   allowRemote?: boolean;
+  allowPrivateTargets?: boolean;
 }
 
 /** Resolves when the process is asked to stop (SIGINT, SIGTERM) or `closed` settles. */
@@ -42,7 +45,8 @@ async function mcp(ctx: CliContext, opts: McpOptions): Promise<void> {
         'xx mcp has no agent PAT: set XX_PAT, pass --profile <name>, or sign in with `xx login --token <PAT>` / `xx init`.',
       recovery: { ...REAUTHENTICATE_RECOVERY },
     });
-  const tools = createToolContext(bearer);
+  const allowPrivateTargets = opts.allowPrivateTargets === true || process.env.XX_MCP_ALLOW_PRIVATE_TARGETS === '1';
+  const tools = createToolContext(bearer, { allowPrivateTargets });
   if (!address) {
     const server = buildTreasuryMcpServer(tools);
     const transport = new StdioServerTransport();
@@ -75,6 +79,10 @@ export function registerMcpCommand(program: Command, contextOf: ContextOf): void
     )
     .option('--allow-remote', 'allow --http on a non-loopback address (anyone reaching it spends with the PAT)')
     .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
+    .option(
+      '--allow-private-targets',
+      'let the pay tool reach loopback and private addresses (local sellers; also XX_MCP_ALLOW_PRIVATE_TARGETS=1)',
+    )
     .addHelpText(
       'after',
       '\nExample (an MCP client config):\n  {"mcpServers": {"treasury": {"command": "xx", "args": ["mcp"], "env": {"XX_PAT": "xx_pat_…", "XX_API_URL": "https://treasury.example"}}}}',

@@ -2,7 +2,9 @@
  * What every `xx mcp` tool reaches Treasury with: the buyer SDK's client (wallets, balance, pay) and the CLI's
  * API client (policy evaluate, payment history, whoami), both bearing the one agent PAT the server was started
  * with, the agent it acts as (asked of the server once, when first needed), and the default wallet (the
- * agent's first active one). The PAT stays inside these clients: no tool answer carries it.
+ * agent's first active one). The PAT stays inside these clients: no tool answer carries it. Sellers are reached
+ * through `sellerFetch` (./seller-fetch.ts): public addresses only, unless the server was started with
+ * `--allow-private-targets` or XX_MCP_ALLOW_PRIVATE_TARGETS=1.
  */
 import { z } from 'zod';
 import { TreasuryClient, type WalletView } from '../../../sdk/index.js';
@@ -10,6 +12,7 @@ import { ApiClient } from '../../core/api-client.js';
 import type { BuyerBearer } from '../../core/buyer-bearer.js';
 import { CliError } from '../../core/cli-error.js';
 import { whoamiSchema } from '../../../shared/api-responses/identity-responses.js';
+import { sellerFetch, type SellerFetch } from './seller-fetch.js';
 
 export const walletIdInput = z
   .string()
@@ -19,18 +22,26 @@ export const walletIdInput = z
 export interface ToolContext {
   sdk: TreasuryClient;
   api: ApiClient;
+  /** How the pay tool reaches sellers (never Treasury). */
+  sellerFetch: SellerFetch;
   agentId(): Promise<string>;
   /** The wallet a tool acts on: the one named (must be active and the agent's), else the first active one. */
   wallet(walletId: string | undefined): Promise<WalletView>;
 }
 
-export function createToolContext(bearer: BuyerBearer): ToolContext {
+export interface ToolContextOptions {
+  /** Let the pay tool reach loopback, private and other non-public addresses (the sandbox and tests). */
+  allowPrivateTargets: boolean;
+}
+
+export function createToolContext(bearer: BuyerBearer, options: ToolContextOptions): ToolContext {
   const sdk = new TreasuryClient({ apiUrl: bearer.server, token: bearer.token });
   const api = new ApiClient({ baseUrl: bearer.server, token: bearer.token });
   let agentId: Promise<string> | undefined = bearer.agent ? Promise.resolve(bearer.agent.agent_id) : undefined;
   return {
     sdk,
     api,
+    sellerFetch: sellerFetch({ allowPrivate: options.allowPrivateTargets }),
     agentId() {
       agentId ??= api.request('GET', '/v1/auth/whoami', { reply: whoamiSchema }).then((who) => {
         const id = who.scope_type === 'agent' ? who.scope_id : 'agent_id' in who ? who.agent_id : undefined;

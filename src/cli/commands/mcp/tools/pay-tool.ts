@@ -1,21 +1,23 @@
 /**
  * `pay`: the whole x402 exchange through the buyer SDK (src/sdk): request the URL, and when the seller asks
  * for payment, have Treasury sign it under the wallet's policy and the agent PAT's daily cap — refused above
- * `max_usd`, never raised — then return the seller's answer: status, content type, the body as text (cut
- * past MAX_BODY_CHARS with a note saying so), the amount paid and the transaction.
+ * `max_usd`, never raised — then return the status, the amount paid and the transaction, and the seller's
+ * answer (content type and body, cut past MAX_BODY_CHARS with a note) wrapped as untrusted data
+ * (`seller_response`, ../seller-content.ts).
  *
  * Defends: a model overriding the payment or bearer headers (authorization, payment-signature, x-payment are
- * refused), unbounded inputs (every field bounded), a huge seller body flooding the model's context.
- * Does not: judge the URL; the wallet's policy and the caps are what limit where money goes.
+ * refused), unbounded inputs (every field bounded), a huge seller body flooding the model's context, the URL
+ * naming a loopback or private address (refused unless allowed: ../seller-fetch.ts), a seller's answer read as
+ * instructions. Does not: judge a public URL; the wallet's policy and the caps limit where money goes.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { createX402Buyer } from '../../../../sdk/index.js';
 import { walletIdInput, type ToolContext } from '../tool-context.js';
 import { guarded, toolOk, toolRefusal } from '../tool-results.js';
+import { sellerResponse, sellerResponseText } from '../seller-content.js';
 
-/** Body characters returned to the model; the rest is cut with a note. */
-export const MAX_BODY_CHARS = 8_000;
+export { MAX_BODY_CHARS } from '../seller-content.js';
 const FORBIDDEN_HEADERS = new Set(['authorization', 'payment-signature', 'x-payment', 'cookie', 'host']);
 
 export const usdInput = z
@@ -64,21 +66,20 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
         }
         if (input.body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
         const wallet = await tools.wallet(input.wallet_id);
-        const buyer = createX402Buyer({ client: tools.sdk, walletId: wallet.id, maxPriceUsd: input.max_usd });
+        const buyer = createX402Buyer({
+          client: tools.sdk,
+          walletId: wallet.id,
+          maxPriceUsd: input.max_usd,
+          fetch: tools.sellerFetch,
+        });
         const result = await buyer.request(input.url, {
           method: input.method ?? 'GET',
           headers,
           ...(input.body !== undefined ? { body: input.body } : {}),
         });
-        const cut = result.body.length > MAX_BODY_CHARS;
-        const body = cut
-          ? `${result.body.slice(0, MAX_BODY_CHARS)}\n[truncated: the first ${MAX_BODY_CHARS} of ${result.body.length} characters are shown]`
-          : result.body;
-        const data = {
+        const seller = sellerResponse(input.url, result.headers.get('content-type'), result.body);
+        const payment = {
           status: result.status,
-          content_type: result.headers.get('content-type'),
-          body,
-          body_truncated: cut,
           paid: result.paid,
           wallet_id: wallet.id,
           amount_usd: result.receipt?.amount_usd ?? null,
@@ -88,14 +89,21 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
             ? { settled_usd: result.settlement.settled_usd, given_back_usd: result.settlement.given_back_usd }
             : {}),
         };
-        if (result.status >= 400)
-          return toolRefusal({
+        if (result.status >= 400) {
+          const refused = toolRefusal({
             error_code: 'request_failed',
             user_message: `The seller answered HTTP ${result.status}${result.paid ? '' : '; nothing was paid'}.`,
             status: result.status,
-            details: data,
+            details: payment,
           });
-        return toolOk(data);
+          refused.content.push({ type: 'text', text: sellerResponseText(seller) });
+          (refused.structuredContent!.details as Record<string, unknown>).seller_response = seller;
+          return refused;
+        }
+        return toolOk(
+          { ...payment, seller_response: seller },
+          `${JSON.stringify(payment)}\n${sellerResponseText(seller)}`,
+        );
       }),
   );
 }

@@ -1,0 +1,101 @@
+/**
+ * Tenant isolation bounds on wallets (docs/security-model.md, Tenant isolation bounds): how many active
+ * wallets — each an HSM or KMS key, drawn from one key quota every tenant shares — an agent and an account
+ * may hold, and the policy a wallet gets when an agent bearer creates it.
+ *
+ * Defends: one agent PAT creating wallets without end (keys cost money and quota for everyone); an agent's
+ * new wallet spending without a policy. The count is taken under a transaction-scoped advisory lock on the
+ * account that owns the wallets (the platform account of an agent, else the Treasury account itself), held
+ * until the wallet's row commits, so concurrent creations cannot overshoot. The default policy is never
+ * looser than the agent PAT's daily cap: its daily cap is that cap (the configured default without one) and
+ * its per-payment cap the smaller of that and the configured per-payment default.
+ * Does not defend: revoked wallets (their keys are destroyed; they do not count); agents themselves (each has
+ * an account key; spawning one needs the owner's sign-in session); an owner's session setting a looser policy
+ * afterwards (that is the owner's call).
+ */
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { formatUsd, parseUsd } from '../../../policy/money.js';
+import type { WalletPolicy } from '../../../policy/policy-schema.js';
+import type { WalletBoundsConfig } from '../config/app-config.js';
+import { AppError } from '../errors/app-error.js';
+
+/** Whose wallets are counted: an agent's Treasury account within its platform account, or a Treasury account alone. */
+export type WalletOwner =
+  | { kind: 'agent'; treasuryAccountId: string; platformAccountId: string }
+  | { kind: 'treasury'; treasuryAccountId: string };
+
+export interface WalletCounts {
+  /** Active wallets of the agent (undefined for a Treasury account of no agent). */
+  agent: number | undefined;
+  /** Active wallets of the whole account. */
+  account: number;
+}
+
+/** Throws 409 `wallet_limit_reached` when one more wallet would pass a bound (the agent's checked first). */
+export function refuseOverWalletBounds(counts: WalletCounts, bounds: WalletBoundsConfig): void {
+  if (counts.agent !== undefined && counts.agent >= bounds.maxPerAgent)
+    throw limitReached('agent', bounds.maxPerAgent, counts.agent);
+  if (counts.account >= bounds.maxPerAccount) throw limitReached('account', bounds.maxPerAccount, counts.account);
+}
+
+function limitReached(scope: 'agent' | 'account', limit: number, active: number): AppError {
+  return new AppError('wallet_limit_reached', { fields: { scope, limit, active_wallets: active } });
+}
+
+/**
+ * The policy of a wallet an agent bearer creates: daily cap the PAT's daily cap (micro-USD) or, with none,
+ * the configured default; per-payment cap the smaller of the daily cap and the configured per-payment default.
+ */
+export function defaultAgentWalletPolicy(patDailyCapMicro: bigint | null, bounds: WalletBoundsConfig): WalletPolicy {
+  const daily = patDailyCapMicro ?? parseUsd(bounds.agentDailyCapUsd);
+  const perTxDefault = parseUsd(bounds.agentPerTxCapUsd);
+  const perTx = perTxDefault < daily ? perTxDefault : daily;
+  return { per_tx_cap_usd: formatUsd(perTx), daily_cap_usd: formatUsd(daily) };
+}
+
+/** Who owns the Treasury account's wallets: the agent whose account it is (and that agent's platform account), if any. */
+export async function walletOwnerOf(trx: Knex.Transaction, treasuryAccountId: string): Promise<WalletOwner> {
+  const agent = (await trx('agents').where({ treasury_account_id: treasuryAccountId }).first('account_id')) as
+    { account_id: string } | undefined;
+  return agent
+    ? { kind: 'agent', treasuryAccountId, platformAccountId: agent.account_id }
+    : { kind: 'treasury', treasuryAccountId };
+}
+
+/** The advisory-lock key of an owner's wallet count: the first 8 bytes of SHA-256("wallet_count:" + id). */
+function countLockKey(owner: WalletOwner): bigint {
+  const id = owner.kind === 'agent' ? owner.platformAccountId : owner.treasuryAccountId;
+  return createHash('sha256').update(`wallet_count:${id}`).digest().readBigInt64BE(0);
+}
+
+/**
+ * Locks the owner's wallet count until `trx` ends and reads it, each count stopping at its bound + 1 (the
+ * answer needs no more). Creations of the same account wait here for each other; other accounts' do not.
+ */
+export async function lockWalletCounts(
+  trx: Knex.Transaction,
+  owner: WalletOwner,
+  bounds: WalletBoundsConfig,
+): Promise<WalletCounts> {
+  await trx.raw(`SELECT pg_advisory_xact_lock(${countLockKey(owner).toString()})`);
+  if (owner.kind === 'treasury')
+    return { agent: undefined, account: await countActive(trx, [owner.treasuryAccountId], bounds.maxPerAccount + 1) };
+  const own = await countActive(trx, [owner.treasuryAccountId], bounds.maxPerAgent + 1);
+  const accounts = trx('agents').where({ account_id: owner.platformAccountId }).select('treasury_account_id');
+  return { agent: own, account: await countActive(trx, accounts, bounds.maxPerAccount + 1) };
+}
+
+async function countActive(
+  trx: Knex.Transaction,
+  accountIds: readonly string[] | Knex.QueryBuilder,
+  atMost: number,
+): Promise<number> {
+  const capped = trx('wallets')
+    .whereIn('account_id', accountIds as string[])
+    .andWhere({ status: 'active' })
+    .select(trx.raw('1'))
+    .limit(atMost);
+  const row = (await trx.from(capped.as('w')).count({ n: '*' }).first()) as { n: string | number };
+  return Number(row.n);
+}
