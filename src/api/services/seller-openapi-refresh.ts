@@ -4,16 +4,19 @@
  * changed ones updated, vanished ones removed — kept, and reported as such, when ledger rows name them.
  * Endpoints added by hand are never touched. Idempotent: a second refresh of the same document changes nothing.
  *
- * Defends: two refreshes of one seller interleaving (a per-seller advisory lock); an endpoint with ledger rows
- * being removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects,
- * more than 1 MiB). Does not defend: a document whose prices the seller did not mean.
+ * Defends: two refreshes of one seller interleaving (a per-seller advisory lock, shared with endpoint creation);
+ * a refresh taking the seller past its endpoint bound (refused whole); an endpoint with ledger rows being
+ * removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects, more
+ * than 1 MiB). Does not defend: a document whose prices the seller did not mean.
  */
+import type { Knex } from 'knex';
 import { parseUsd } from '../../../policy/money.js';
 import type { RefreshReport } from '../../shared/api-responses/seller-responses.js';
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import { parseOpenApi } from './openapi-ingest.js';
-import { guardedFetchText, SellerOriginService } from './origin-verifier.js';
+import { guardedFetchText, SellerOriginService, type OriginFetchOptions } from './origin-verifier.js';
+import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS, lockSellerEndpoints } from './seller-endpoint-bound.js';
 import { endpointHasLedger } from './seller-endpoint-service.js';
 import type { EndpointRow, SellerRow } from './seller-views.js';
 
@@ -21,6 +24,16 @@ import type { EndpointRow, SellerRow } from './seller-views.js';
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 export class SellerOpenApiRefresh extends SellerOriginService {
+  constructor(
+    knex: Knex,
+    clock: () => Date,
+    outbound: OriginFetchOptions,
+    /** The most endpoints one seller may hold: a refresh that would add past it adds nothing (./seller-endpoint-bound.ts). */
+    private readonly maxEndpoints = DEFAULT_MAX_ENDPOINTS,
+  ) {
+    super(knex, clock, outbound);
+  }
+
   async refresh(seller: SellerRow): Promise<RefreshReport> {
     if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
     const text = await guardedFetchText(new URL(seller.openapi_url), {
@@ -38,7 +51,7 @@ export class SellerOpenApiRefresh extends SellerOriginService {
       unchanged: 0,
     };
     await this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 19))', [`seller:${seller.id}`]);
+      await lockSellerEndpoints(trx, seller.id);
       const existing = (await trx('endpoints').where({ seller_id: seller.id })) as Array<
         EndpointRow & { source: string }
       >;
@@ -102,6 +115,7 @@ export class SellerOpenApiRefresh extends SellerOriginService {
           report.removed.push(e.slug);
         }
       }
+      if (report.added.length > 0) await assertWithinEndpointBound(trx, seller.id, this.maxEndpoints);
     });
     return { seller_id: seller.id, openapi_url: seller.openapi_url, ...report };
   }
