@@ -1,8 +1,9 @@
 /**
  * The background worker that decides pending seller ledger rows on chain (docs/adr/0009-ledger-verification.md).
  * Each round claims a batch of due `pending` rows, sellers in turns (./ledger-fair-claim.ts; a lease on
- * `next_check_at`, FOR UPDATE SKIP LOCKED, so every API process may run one without two checking the same row), reads each row's transaction with its receipt
- * and depth from the network's RPC, `bounded` at `concurrency` at once, and writes the verdict of
+ * `next_check_at`, FOR UPDATE SKIP LOCKED, so every API process may run one without two checking the same row),
+ * reads each row's transaction with its receipt and depth from the network's RPC, `bounded` at `concurrency` at
+ * once, and writes the verdict of
  * ../chain/verify-ledger-transfer.ts: `verified` (PostgreSQL triggers then add it to the seller's payables
  * and revenue), `rejected` with a reason, or still `pending` with a reason and the next check after a backoff.
  *

@@ -110,9 +110,9 @@ export function gateRoutes(deps: {
   router.post('/v1/gate/ledger/batch', async (ctx) => {
     const accountId = await accountOf(ctx);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
-    ctx.body = { results: await reportLedgerBatch(deps.ledger, deps.pendingCap, body.rows, (row) =>
-      sellerOfRow(accountId, row),
-    ) };
+    ctx.body = {
+      results: await reportLedgerBatch(deps.ledger, deps.pendingCap, body.rows, (row) => sellerOfRow(accountId, row)),
+    };
   });
 
   return router;
