@@ -28,7 +28,7 @@ interface CompiledPattern {
 
 export interface EndpointMatcher {
   /** The endpoint a report of `method` (upper case) and `route` names, or null. */
-  match(method: string, route: string): string | null;
+  lookup(method: string, route: string): string | null;
   /** How many endpoints it was compiled from. */
   readonly size: number;
 }
@@ -61,7 +61,7 @@ export function compileEndpointMatcher(endpoints: readonly MatchableEndpoint[]):
   }
   return {
     size: endpoints.length,
-    match(method, route) {
+    lookup(method, route) {
       const hit = exact.get(exactKey(method, route));
       if (hit !== undefined) return hit;
       const candidates = patterns.get(method)?.get(segmentCount(route));

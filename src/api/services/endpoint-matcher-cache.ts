@@ -32,7 +32,7 @@ export class EndpointMatcherCache {
       { endpoints_version: string } | undefined;
     if (!row) return null;
     const version = String(row.endpoints_version);
-    return (await this.matcherAt(sellerId, version)).match(method, route);
+    return (await this.matcherAt(sellerId, version)).lookup(method, route);
   }
 
   private matcherAt(sellerId: string, version: string): Promise<EndpointMatcher> {

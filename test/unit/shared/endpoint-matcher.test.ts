@@ -35,14 +35,14 @@ describe('compiled endpoint matcher', () => {
       endpoint('post', '/items/x', '/items/{id}', 'POST'),
       endpoint('broken', '/b', '/b/{a}{b}'),
     ]);
-    assert.equal(m.match('GET', '/items/7'), 'exact');
-    assert.equal(m.match('GET', '/items/8'), 'old');
-    assert.equal(m.match('POST', '/items/8'), 'post');
-    assert.equal(m.match('GET', '/files/a.json'), 'file');
-    assert.equal(m.match('GET', '/files/.json'), null);
-    assert.equal(m.match('GET', '/items/8/more'), null);
-    assert.equal(m.match('GET', '/b/xy'), null, 'a pattern outside the grammar matches nothing');
-    assert.equal(m.match('GET', 'items/8'), null);
+    assert.equal(m.lookup('GET', '/items/7'), 'exact');
+    assert.equal(m.lookup('GET', '/items/8'), 'old');
+    assert.equal(m.lookup('POST', '/items/8'), 'post');
+    assert.equal(m.lookup('GET', '/files/a.json'), 'file');
+    assert.equal(m.lookup('GET', '/files/.json'), null);
+    assert.equal(m.lookup('GET', '/items/8/more'), null);
+    assert.equal(m.lookup('GET', '/b/xy'), null, 'a pattern outside the grammar matches nothing');
+    assert.equal(m.lookup('GET', 'items/8'), null);
     assert.equal(m.size, 6);
   });
 
@@ -71,7 +71,7 @@ describe('compiled endpoint matcher', () => {
         fc.constantFrom('GET', 'POST'),
         (es, routes, method) => {
           const m = compileEndpointMatcher(es);
-          for (const r of routes) assert.equal(m.match(method, r), reference(es, method, r), `${method} ${r}`);
+          for (const r of routes) assert.equal(m.lookup(method, r), reference(es, method, r), `${method} ${r}`);
         },
       ),
       { numRuns: 2_000 },
