@@ -9,6 +9,7 @@
  *   as the verifier decides rows.
  * - A seller holds at most TREASURY_SELLER_MAX_ENDPOINTS endpoints: by hand (also when created concurrently) and
  *   by OpenAPI refresh (refused whole); route matching sees every change to the endpoints at once.
+ * - A gate batch (rows of several sellers) is admitted seller by seller and refused whole when one has no room.
  * The second test continues from the first's backlog.
  */
 import assert from 'node:assert/strict';
@@ -165,7 +166,7 @@ describe('one seller cannot degrade the others (HTTP, PostgreSQL, anvil)', funct
     });
   });
 
-  describe('endpoints per seller are bounded, and matching sees every change', () => {
+  describe('endpoints per seller are bounded, matching sees every change; the gate honours the pending cap', () => {
     let t: TestTreasury;
     let session: string;
     let doc: { openapi: string; paths: Record<string, unknown> };
@@ -181,7 +182,9 @@ describe('one seller cannot degrade the others (HTTP, PostgreSQL, anvil)', funct
       Number((await t.db.knex('endpoints').where({ seller_id: seller.seller_id }).count({ n: '*' }))[0]!.n);
 
     before(async () => {
-      t = await startTestTreasury({ extraEnv: { TREASURY_SELLER_MAX_ENDPOINTS: '5' } });
+      t = await startTestTreasury({
+        extraEnv: { TREASURY_SELLER_MAX_ENDPOINTS: '5', TREASURY_LEDGER_MAX_PENDING_PER_SELLER: '12' },
+      });
       session = (await signInWithNewKey(t)).session;
       server = http.createServer(openApiDocHandler(() => doc));
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -259,6 +262,47 @@ describe('one seller cannot degrade the others (HTTP, PostgreSQL, anvil)', funct
       });
       assert.equal(deleted.status, 204);
       assert.equal(await attributed('/gone/1'), null, 'a deleted endpoint matches nothing');
+    });
+
+    it("a gate batch is admitted against each row's seller, and refused whole when one has no room", async () => {
+      const mpp = async (name: string) => {
+        const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name, protocol: 'mpp' } }))
+          .body;
+        return (await createEndpoint(seller, { path: '/paid' })).body.endpoint_id as string;
+      };
+      const [full, roomy] = [await mpp('Gate Full'), await mpp('Gate Roomy')];
+      const gate = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'gate' } })).body.pat;
+      const gateRow = (endpoint_id: string) => ({
+        tx_hash: fakeHash(),
+        payer: PAYER,
+        amount: '10000',
+        network: 'eip155:84532',
+        endpoint_id,
+      });
+      const gateBatch = (rows: unknown[]) =>
+        t.request('POST', '/v1/gate/ledger/batch', { token: gate, body: { rows } });
+      const filled = await gateBatch([
+        ...Array.from({ length: 11 }, () => gateRow(full)),
+        gateRow(roomy),
+        gateRow('ep_000000000000000000000000'),
+      ]);
+      assert.equal(filled.status, 200, JSON.stringify(filled.body));
+      assert.deepEqual(
+        filled.body.results.map((r: { outcome: string }) => r.outcome).slice(10),
+        ['created', 'created', 'rejected'],
+        'a row whose endpoint is unknown is refused alone',
+      );
+      const stored = async () => Number((await t.db.knex('ledger_entries').count({ n: '*' }))[0]!.n);
+      const before = await stored();
+      const refused = await gateBatch([gateRow(roomy), gateRow(full), gateRow(full)]);
+      assert.deepEqual([refused.status, refused.body.error_code], [429, 'ledger_pending_limit']);
+      assert.equal(await stored(), before, 'not even the row of the seller with room was stored');
+      const single = await t.request('POST', '/v1/gate/ledger', { token: gate, body: gateRow(roomy) });
+      assert.equal(single.status, 201, JSON.stringify(single.body));
+      const last = await t.request('POST', '/v1/gate/ledger', { token: gate, body: gateRow(full) });
+      assert.deepEqual([last.status, last.body.error_code], [201, undefined], 'the twelfth row fits');
+      const past = await t.request('POST', '/v1/gate/ledger', { token: gate, body: gateRow(full) });
+      assert.deepEqual([past.status, past.body.error_code], [429, 'ledger_pending_limit']);
     });
   });
 });
