@@ -90,6 +90,18 @@ export const API_ENTRIES: Entries = {
   TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: {
     meaning: 'how long a reported transaction the RPC does not know stays pending before it is rejected',
   },
+  TREASURY_LEDGER_VERIFY_SELLER_SHARE: {
+    meaning:
+      "most rows of one seller in one verifier batch; the batch serves sellers in turns, so one seller's backlog does not delay the others'",
+  },
+  TREASURY_LEDGER_MAX_PENDING_PER_SELLER: {
+    meaning:
+      'ledger rows one seller may have pending (waiting for on-chain verification); a report that would pass it is refused whole: 429 `ledger_pending_limit`',
+  },
+  TREASURY_SELLER_MAX_ENDPOINTS: {
+    meaning:
+      'endpoints one seller may hold (by hand or from its OpenAPI document); past it: 409 `endpoint_limit_reached`, nothing added',
+  },
   TREASURY_EXIT_WITH_PARENT: { meaning: '`1`: exit when the parent process goes away (set by the sandbox)' },
   TREASURY_PUBLIC_URL: {
     meaning: 'the origin clients reach the API at; sign-in messages name it (production: required, `https://`)',

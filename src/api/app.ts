@@ -41,6 +41,7 @@ import { AccountService } from './services/account-service.js';
 import { PayService } from './pay/pay-service.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
 import { LedgerVerifier } from './services/ledger-verifier.js';
+import { LedgerPendingCap } from './services/ledger-pending-cap.js';
 import { SignerGateway } from './services/signer-gateway.js';
 import { WalletService } from './services/wallet-service.js';
 import type { HostResolver } from './net/vetted-fetch.js';
@@ -146,13 +147,16 @@ export function createTreasuryApp(deps: {
     concurrency: config.ledgerVerifyConcurrency,
     confirmations: config.confirmations,
     notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
+    sellerShare: config.ledgerVerifySellerShare,
   });
   const sellers = createSellerServices(knex, pats, clock, {
     allowPrivateOrigins: config.verifyAllowPrivate,
     outboundAllowedPorts: config.outboundAllowedPorts,
     resolveHost: deps.resolveHost,
+    maxEndpoints: config.sellerMaxEndpoints,
   });
   const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
+  const pendingCap = new LedgerPendingCap(knex, config.ledgerMaxPendingPerSeller);
   const sellerPayTo = new SellerPayToService(knex, clock, ledgerVerifier);
   let shuttingDown = false;
   let server: http.Server | undefined;
@@ -175,8 +179,8 @@ export function createTreasuryApp(deps: {
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
-    sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, payTo: sellerPayTo, pats }),
-    gateRoutes({ auth: tokenAuth, knex, ledger: sellerLedger }),
+    sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, pendingCap, payTo: sellerPayTo, pats }),
+    gateRoutes({ auth: tokenAuth, knex, ledger: sellerLedger, pendingCap }),
   ];
   for (const router of routers) {
     koa.use(router.routes());

@@ -140,6 +140,16 @@ export const ERROR_CODES = {
   slug_taken: { status: 409, message: 'That slug is taken.' },
   endpoint_exists: { status: 409, message: 'An endpoint with that slug or method and path already exists.' },
   endpoint_has_ledger: { status: 409, message: 'This endpoint has ledger rows.' },
+  endpoint_limit_reached: {
+    status: 409,
+    message:
+      'This seller holds as many endpoints as a seller may (max_endpoints); delete or merge endpoints (one path pattern serves many routes) before adding more. Nothing was added.',
+  },
+  ledger_pending_limit: {
+    status: 429,
+    message:
+      'This seller has as many ledger rows waiting for on-chain verification as it may (max_pending_rows); nothing in this report was stored. Retry after retry_after_seconds, once rows are verified or rejected.',
+  },
   pay_to_signature_invalid: {
     status: 422,
     message: "The signature is not the pay-to address's signature of the claim message for this seller.",

@@ -66,6 +66,12 @@ const envSchema = z.object({
   TREASURY_LEDGER_VERIFY_CONCURRENCY: envInt(1, 64, 4),
   /** How long a reported transaction the RPC does not know stays pending before it is rejected (s). */
   TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: envInt(0, 7 * 86_400, 900),
+  /** Rows of one seller a verifier claim takes before other sellers' due rows are served (the claim goes round sellers in turns). */
+  TREASURY_LEDGER_VERIFY_SELLER_SHARE: envInt(1, 1_000, 25),
+  /** Ledger rows one seller may have waiting for verification; a report that would pass it is refused whole (429). */
+  TREASURY_LEDGER_MAX_PENDING_PER_SELLER: envInt(1, 10_000_000, 10_000),
+  /** Endpoints one seller may hold (created by hand or from its OpenAPI document). */
+  TREASURY_SELLER_MAX_ENDPOINTS: envInt(1, 100_000, 1_000),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
   TREASURY_PUBLIC_URL: z.string().url().optional(),
@@ -163,6 +169,9 @@ export type AppConfig = Readonly<{
   ledgerVerifyIntervalMs: number;
   ledgerVerifyConcurrency: number;
   ledgerNotFoundGraceSeconds: number;
+  ledgerVerifySellerShare: number;
+  ledgerMaxPendingPerSeller: number;
+  sellerMaxEndpoints: number;
   authCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
@@ -242,6 +251,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ledgerVerifyIntervalMs: e.TREASURY_LEDGER_VERIFY_INTERVAL_MS,
     ledgerVerifyConcurrency: e.TREASURY_LEDGER_VERIFY_CONCURRENCY,
     ledgerNotFoundGraceSeconds: e.TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS,
+    ledgerVerifySellerShare: e.TREASURY_LEDGER_VERIFY_SELLER_SHARE,
+    ledgerMaxPendingPerSeller: e.TREASURY_LEDGER_MAX_PENDING_PER_SELLER,
+    sellerMaxEndpoints: e.TREASURY_SELLER_MAX_ENDPOINTS,
     authCacheMs: e.TREASURY_AUTH_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,

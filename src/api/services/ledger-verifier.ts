@@ -1,8 +1,9 @@
 /**
  * The background worker that decides pending seller ledger rows on chain (docs/adr/0009-ledger-verification.md).
- * Each round claims a batch of due `pending` rows (a lease on `next_check_at`, FOR UPDATE SKIP LOCKED, so every
- * API process may run one without two checking the same row), reads each row's transaction with its receipt
- * and depth from the network's RPC, `bounded` at `concurrency` at once, and writes the verdict of
+ * Each round claims a batch of due `pending` rows, sellers in turns (./ledger-fair-claim.ts; a lease on
+ * `next_check_at`, FOR UPDATE SKIP LOCKED, so every API process may run one without two checking the same row),
+ * reads each row's transaction with its receipt and depth from the network's RPC, `bounded` at `concurrency` at
+ * once, and writes the verdict of
  * ../chain/verify-ledger-transfer.ts: `verified` (PostgreSQL triggers then add it to the seller's payables
  * and revenue), `rejected` with a reason, or still `pending` with a reason and the next check after a backoff.
  *
@@ -26,6 +27,7 @@ import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { verifyLedgerTransfer } from '../chain/verify-ledger-transfer.js';
 import { requiredConfirmations } from '../config/app-config.js';
 import { AppError } from '../errors/app-error.js';
+import { claimDueLedgerRows, type ClaimedLedgerRow } from './ledger-fair-claim.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 
 export interface LedgerVerifierOptions {
@@ -37,6 +39,8 @@ export interface LedgerVerifierOptions {
   notFoundGraceSeconds: number;
   /** Rows claimed per round. */
   batch?: number;
+  /** The most rows of one seller per batch (sellers are served in turns); 25 by default. */
+  sellerShare?: number;
   /** First retry delay (ms), doubled per attempt up to maxBackoffMs. */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -53,16 +57,7 @@ export type PendingReason =
   | 'network_not_supported'
   | 'pay_to_not_registered';
 
-interface ClaimedRow {
-  id: string;
-  seller_id: string;
-  tx_hash: string;
-  payer: string;
-  amount_micro: string;
-  network: string;
-  created_at: Date;
-  attempts: number;
-}
+type ClaimedRow = ClaimedLedgerRow;
 
 type Verdict =
   | { status: 'pending'; reason: PendingReason; confirmations?: number | undefined; retryMs: number }
@@ -77,6 +72,9 @@ export class LedgerVerifier {
   private readonly baseBackoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly leaseSeconds: number;
+  private readonly sellerShare: number;
+  /** Whether the last claim may have left due rows behind. */
+  private moreDue = false;
 
   constructor(
     private readonly knex: Knex,
@@ -92,6 +90,7 @@ export class LedgerVerifier {
     this.baseBackoffMs = options.baseBackoffMs ?? 2_000;
     this.maxBackoffMs = options.maxBackoffMs ?? 3_600_000;
     this.leaseSeconds = options.leaseSeconds ?? 120;
+    this.sellerShare = options.sellerShare ?? 25;
   }
 
   /** Why a new row of `network` cannot be checked at all, if it cannot (no chain or no RPC configured). */
@@ -148,8 +147,8 @@ export class LedgerVerifier {
 
   private async round(): Promise<void> {
     try {
-      // A full batch may leave more due rows: take the next one at once.
-      while (!this.stopped && (await this.runOnce()) === this.batch);
+      // A full batch, or a seller's whole share, may leave more due rows: take the next one at once.
+      while (!this.stopped && (await this.runOnce()) > 0 && this.moreDue);
       const [counted] = (await this.knex.raw(`SELECT count(*)::int AS n FROM ledger_entries WHERE status = 'pending'`))
         .rows as Array<{ n: number }>;
       this.metrics.ledgerPendingRows.set(counted?.n ?? 0);
@@ -164,14 +163,14 @@ export class LedgerVerifier {
   /** One batch: claims due pending rows and decides each; answers how many rows it claimed. */
   async runOnce(): Promise<number> {
     const now = this.clock();
-    const rows = (
-      await this.knex.raw(
-        `UPDATE ledger_entries SET next_check_at = ? WHERE id IN (
-         SELECT id FROM ledger_entries WHERE status = 'pending' AND next_check_at <= ? ORDER BY next_check_at LIMIT ? FOR UPDATE SKIP LOCKED)
-       RETURNING id, seller_id, tx_hash, payer, amount_micro, network, created_at, attempts`,
-        [new Date(now.getTime() + this.leaseSeconds * 1000), now, this.batch],
-      )
-    ).rows as ClaimedRow[];
+    // Sellers in turns, at most sellerShare rows of one seller per batch (./ledger-fair-claim.ts).
+    const { rows, moreDue } = await claimDueLedgerRows(this.knex, {
+      now,
+      leaseUntil: new Date(now.getTime() + this.leaseSeconds * 1000),
+      batch: this.batch,
+      sellerShare: this.sellerShare,
+    });
+    this.moreDue = moreDue;
     let next = 0;
     const worker = async () => {
       while (next < rows.length) {

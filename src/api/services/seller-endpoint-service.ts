@@ -5,7 +5,8 @@
  * ./seller-openapi-refresh.ts.
  *
  * Defends: an endpoint with ledger rows disappearing under them (checked, and the ledger's foreign key as a
- * second line); one seller's endpoint reached through another (every query names the seller).
+ * second line); one seller's endpoint reached through another (every query names the seller); a seller adding
+ * endpoints without limit (./seller-endpoint-bound.ts).
  * Does not defend: prices the seller did not mean (the seller sets them).
  */
 import type { Knex } from 'knex';
@@ -14,6 +15,7 @@ import type { EndpointPage, EndpointView, SellerAuthVerify } from '../../shared/
 import { generateId } from '../auth/token-codec.js';
 import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
+import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS, lockSellerEndpoints } from './seller-endpoint-bound.js';
 import { endpointView, slugify, type EndpointRow, type SellerRow } from './seller-views.js';
 
 /** The id shape of the rows the list's page cursors name. */
@@ -23,6 +25,8 @@ export class SellerEndpointService {
   constructor(
     private readonly knex: Knex,
     private readonly clock: () => Date,
+    /** The most endpoints one seller may hold (./seller-endpoint-bound.ts). */
+    private readonly maxEndpoints = DEFAULT_MAX_ENDPOINTS,
   ) {}
 
   async create(
@@ -40,22 +44,26 @@ export class SellerEndpointService {
     const now = this.clock();
     const id = generateId('ep_');
     try {
-      const [row] = (await this.knex('endpoints')
-        .insert({
-          id,
-          seller_id: seller.id,
-          slug: input.slug ?? slugify(`${input.method ?? 'GET'} ${input.path}`),
-          method: input.method ?? 'GET',
-          path: input.path,
-          path_pattern: input.path_pattern ?? null,
-          price_micro: parseUsd(input.price).toString(),
-          route_prices: JSON.stringify(input.route_prices ?? {}),
-          capabilities: JSON.stringify(input.capabilities ?? []),
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('*')) as EndpointRow[];
-      return endpointView(row!);
+      return await this.knex.transaction(async (trx) => {
+        await lockSellerEndpoints(trx, seller.id);
+        const [row] = (await trx('endpoints')
+          .insert({
+            id,
+            seller_id: seller.id,
+            slug: input.slug ?? slugify(`${input.method ?? 'GET'} ${input.path}`),
+            method: input.method ?? 'GET',
+            path: input.path,
+            path_pattern: input.path_pattern ?? null,
+            price_micro: parseUsd(input.price).toString(),
+            route_prices: JSON.stringify(input.route_prices ?? {}),
+            capabilities: JSON.stringify(input.capabilities ?? []),
+            created_at: now,
+            updated_at: now,
+          })
+          .returning('*')) as EndpointRow[];
+        await assertWithinEndpointBound(trx, seller.id, this.maxEndpoints);
+        return endpointView(row!);
+      });
     } catch (err) {
       if ((err as { code?: string }).code === '23505') throw new AppError('endpoint_exists');
       throw err;

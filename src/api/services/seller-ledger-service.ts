@@ -17,8 +17,8 @@ import { generateId } from '../auth/token-codec.js';
 import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerVerifier } from './ledger-verifier.js';
-import { matchPathPattern } from '../../shared/path-pattern.js';
-import type { EndpointRow, SellerRow } from './seller-views.js';
+import { EndpointMatcherCache } from './endpoint-matcher-cache.js';
+import type { SellerRow } from './seller-views.js';
 import type { LedgerReportBody } from '../../shared/ledger-report-schema.js';
 import { splitRevenueRange } from './split-revenue-range.js';
 import type {
@@ -41,6 +41,8 @@ export class SellerLedgerService {
     private readonly clock: () => Date,
     /** Where reported rows are checked on chain (absent: rows wait as awaiting_verification). */
     private readonly ledgerVerifier?: Pick<LedgerVerifier, 'unreachableReason' | 'parkedUntil' | 'nudge'>,
+    /** How a reported route finds its endpoint (./endpoint-matcher-cache.ts). */
+    private readonly endpoints: Pick<EndpointMatcherCache, 'endpointFor'> = new EndpointMatcherCache(knex),
   ) {}
 
   /**
@@ -125,18 +127,8 @@ export class SellerLedgerService {
       if (!pinned) throw new AppError('endpoint_not_found');
       endpointId = pinned.id;
     } else if (input.route) {
-      // The exact path on the UNIQUE (seller_id, method, path) index; only without one, the patterned endpoints
-      // (every report read all of the seller's endpoints before).
-      const method = (input.method ?? 'GET').toUpperCase();
-      const exact = await this.knex('endpoints').where({ seller_id: seller.id, method, path: input.route }).first('id');
-      const patterned = exact
-        ? []
-        : ((await this.knex('endpoints')
-            .where({ seller_id: seller.id, method })
-            .whereNotNull('path_pattern')
-            .orderBy([{ column: 'created_at' }, { column: 'id' }])
-            .select('id', 'path_pattern')) as Array<Pick<EndpointRow, 'id' | 'path_pattern'>>);
-      endpointId = exact?.id ?? patterned.find((e) => matchPathPattern(e.path_pattern!, input.route!))?.id ?? null;
+      // The exact path, else the oldest fitting pattern: the seller's endpoints compiled once per change.
+      endpointId = await this.endpoints.endpointFor(seller.id, (input.method ?? 'GET').toUpperCase(), input.route);
     }
     let authorizationId: string | null = null;
     let decisionId: string | null = null;

@@ -7,9 +7,10 @@
  * prices it by hand, a document that still names no price leaves that price alone, and one that names a price
  * (`"0"` included) sets it and marks it priced.
  *
- * Defends: two refreshes of one seller interleaving (a per-seller advisory lock); an endpoint with ledger rows
- * being removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects,
- * more than 1 MiB). Does not defend: a document whose prices the seller did not mean.
+ * Defends: two refreshes of one seller interleaving (a per-seller advisory lock, shared with endpoint creation);
+ * a refresh taking the seller past its endpoint bound (refused whole); an endpoint with ledger rows being
+ * removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects, more
+ * than 1 MiB). Does not defend: a document whose prices the seller did not mean.
  */
 import type { Knex } from 'knex';
 import { parseUsd } from '../../../policy/money.js';
@@ -17,7 +18,8 @@ import type { RefreshReport } from '../../shared/api-responses/seller-responses.
 import { generateId } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import { parseOpenApi, type IngestedEndpoint } from './openapi-ingest.js';
-import { guardedFetchText, SellerOriginService } from './origin-verifier.js';
+import { guardedFetchText, SellerOriginService, type OriginFetchOptions } from './origin-verifier.js';
+import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS, lockSellerEndpoints } from './seller-endpoint-bound.js';
 import { endpointHasLedger } from './seller-endpoint-service.js';
 import type { EndpointRow, SellerRow } from './seller-views.js';
 
@@ -55,6 +57,16 @@ async function updateIngested(
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 export class SellerOpenApiRefresh extends SellerOriginService {
+  constructor(
+    knex: Knex,
+    clock: () => Date,
+    outbound: OriginFetchOptions,
+    /** The most endpoints one seller may hold: a refresh that would add past it adds nothing (./seller-endpoint-bound.ts). */
+    private readonly maxEndpoints = DEFAULT_MAX_ENDPOINTS,
+  ) {
+    super(knex, clock, outbound);
+  }
+
   async refresh(seller: SellerRow): Promise<RefreshReport> {
     if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
     const text = await guardedFetchText(new URL(seller.openapi_url), {
@@ -72,7 +84,7 @@ export class SellerOpenApiRefresh extends SellerOriginService {
       unchanged: 0,
     };
     await this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 19))', [`seller:${seller.id}`]);
+      await lockSellerEndpoints(trx, seller.id);
       const existing = (await trx('endpoints').where({ seller_id: seller.id })) as Array<
         EndpointRow & { source: string }
       >;
@@ -120,6 +132,7 @@ export class SellerOpenApiRefresh extends SellerOriginService {
           report.removed.push(e.slug);
         }
       }
+      if (report.added.length > 0) await assertWithinEndpointBound(trx, seller.id, this.maxEndpoints);
     });
     return { seller_id: seller.id, openapi_url: seller.openapi_url, ...report };
   }

@@ -29,6 +29,7 @@ import { AppError } from '../errors/app-error.js';
 import type { HostResolver } from '../net/vetted-fetch.js';
 import type { OriginFetchOptions } from './origin-verifier.js';
 import type { PatService } from './pat-service.js';
+import { DEFAULT_MAX_ENDPOINTS } from './seller-endpoint-bound.js';
 import { SellerEndpointService } from './seller-endpoint-service.js';
 import { SellerOpenApiRefresh } from './seller-openapi-refresh.js';
 import { SellerOriginVerification } from './seller-origin-verification.js';
@@ -206,11 +207,16 @@ export interface SellerServices {
   origins: SellerOriginVerification;
 }
 
-/** Outbound rules for origin verification and OpenAPI ingest (src/api/net/vetted-fetch.ts); `resolveHost` is a test seam. */
+/**
+ * Outbound rules for origin verification and OpenAPI ingest (src/api/net/vetted-fetch.ts; `resolveHost` is a test
+ * seam), and the endpoint bound.
+ */
 export interface SellerOutboundOptions {
   allowPrivateOrigins: boolean;
   outboundAllowedPorts?: readonly number[] | undefined;
   resolveHost?: HostResolver | undefined;
+  /** The most endpoints one seller may hold (./seller-endpoint-bound.ts); 1,000 by default. */
+  maxEndpoints?: number | undefined;
 }
 
 export function createSellerServices(
@@ -224,10 +230,11 @@ export function createSellerServices(
     allowedPorts: options.outboundAllowedPorts,
     resolveHost: options.resolveHost,
   };
-  const openapi = new SellerOpenApiRefresh(knex, clock, outbound);
+  const maxEndpoints = options.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
+  const openapi = new SellerOpenApiRefresh(knex, clock, outbound, maxEndpoints);
   return {
     profiles: new SellerService(knex, pats, clock, openapi),
-    endpoints: new SellerEndpointService(knex, clock),
+    endpoints: new SellerEndpointService(knex, clock, maxEndpoints),
     openapi,
     origins: new SellerOriginVerification(knex, clock, outbound),
   };

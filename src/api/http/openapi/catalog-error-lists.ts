@@ -33,10 +33,14 @@ export const ORIGIN_FETCH: ErrorCode[] = [
   'origin_response_too_large',
 ];
 
-/** One reported ledger row: its seller suspended, its endpoint unknown, its network or amount refused. */
+/**
+ * One reported ledger row: its seller suspended, its endpoint unknown, its network or amount refused, its seller
+ * at its pending-row cap.
+ */
 export const LEDGER_ROW: ErrorCode[] = [
   'seller_suspended',
   'endpoint_not_found',
   'network_not_supported',
   'unstorable_value',
+  'ledger_pending_limit',
 ];

@@ -56,6 +56,7 @@ export const LEDGER_CATALOG: CatalogEntry[] = [
     auth: 'gate',
     body: ledgerBatchBodySchema,
     replies: { 200: ledgerBatchResultSchema },
+    errors: ['ledger_pending_limit'],
   },
   {
     method: 'POST',
@@ -65,7 +66,7 @@ export const LEDGER_CATALOG: CatalogEntry[] = [
     auth: 'service',
     body: ledgerBatchBodySchema,
     replies: { 200: ledgerBatchResultSchema },
-    errors: ['seller_suspended'],
+    errors: ['seller_suspended', 'ledger_pending_limit'],
   },
   {
     method: 'GET',

@@ -120,7 +120,13 @@ export const SELLER_CATALOG: CatalogEntry[] = [
     summary: 'Re-ingest the OpenAPI document',
     auth: 'owner_session_or_service',
     replies: { 200: refreshReportSchema },
-    errors: ['openapi_url_not_configured', 'openapi_not_found', 'openapi_invalid', ...ORIGIN_FETCH],
+    errors: [
+      'openapi_url_not_configured',
+      'openapi_not_found',
+      'openapi_invalid',
+      'endpoint_limit_reached',
+      ...ORIGIN_FETCH,
+    ],
   },
   {
     method: 'GET',
@@ -208,7 +214,7 @@ export const SELLER_CATALOG: CatalogEntry[] = [
     auth: 'owner_session_or_service',
     body: createEndpointBodySchema,
     replies: { 201: endpointViewSchema },
-    errors: ['endpoint_exists'],
+    errors: ['endpoint_exists', 'endpoint_limit_reached'],
   },
   {
     method: 'GET',

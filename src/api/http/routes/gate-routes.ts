@@ -21,6 +21,7 @@ import { requireGateScope, type Authenticator } from '../../auth/authenticator.j
 import { AppError } from '../../errors/app-error.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
 import { reportLedgerBatch } from '../../services/ledger-batch.js';
+import type { LedgerPendingCap } from '../../services/ledger-pending-cap.js';
 import { endpointTerms, type EndpointRow, type SellerRow } from '../../services/seller-views.js';
 import {
   ledgerBatchBodySchema,
@@ -35,7 +36,12 @@ import {
 import { platformRouter } from './platform-principal.js';
 import { validate } from '../validate.js';
 
-export function gateRoutes(deps: { auth: Authenticator; knex: Knex; ledger: SellerLedgerService }): Router {
+export function gateRoutes(deps: {
+  auth: Authenticator;
+  knex: Knex;
+  ledger: SellerLedgerService;
+  pendingCap: Pick<LedgerPendingCap, 'admit'>;
+}): Router {
   const { router, principalOf } = platformRouter(deps.auth);
   const accountOf = async (ctx: Context) => requireGateScope(await principalOf(ctx));
 
@@ -95,7 +101,9 @@ export function gateRoutes(deps: { auth: Authenticator; knex: Knex; ledger: Sell
   router.post('/v1/gate/ledger', async (ctx) => {
     const accountId = await accountOf(ctx);
     const body = validate(ledgerReportBodySchema, ctx.state.body);
-    const result = await deps.ledger.report(await sellerOfRow(accountId, body), body);
+    const seller = await sellerOfRow(accountId, body);
+    await deps.pendingCap.admit([{ seller, row: body }]);
+    const result = await deps.ledger.report(seller, body);
     ctx.status = result.created ? 201 : 200;
     ctx.body = { ...result.entry, duplicate: !result.created };
   });
@@ -103,7 +111,9 @@ export function gateRoutes(deps: { auth: Authenticator; knex: Knex; ledger: Sell
   router.post('/v1/gate/ledger/batch', async (ctx) => {
     const accountId = await accountOf(ctx);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
-    ctx.body = { results: await reportLedgerBatch(deps.ledger, body.rows, (row) => sellerOfRow(accountId, row)) };
+    ctx.body = {
+      results: await reportLedgerBatch(deps.ledger, deps.pendingCap, body.rows, (row) => sellerOfRow(accountId, row)),
+    };
   });
 
   return router;

@@ -15,6 +15,7 @@ import type { Authenticator } from '../../auth/authenticator.js';
 import { requireSession, requireSessionPower, type SessionPower } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
 import type { PatService } from '../../services/pat-service.js';
+import type { LedgerPendingCap } from '../../services/ledger-pending-cap.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
 import type { SellerPayToService } from '../../services/seller-pay-to-service.js';
 import type { SellerServices } from '../../services/seller-service.js';
@@ -45,6 +46,8 @@ export function sellerRoutes(deps: {
   auth: Authenticator;
   sellers: SellerServices;
   ledger: SellerLedgerService;
+  /** Refuses a report past its seller's pending-row cap before anything is stored. */
+  pendingCap: Pick<LedgerPendingCap, 'admit'>;
   payTo: SellerPayToService;
   pats: PatService;
 }): Router {
@@ -202,6 +205,7 @@ export function sellerRoutes(deps: {
   router.post('/v1/ledger', async (ctx) => {
     const seller = await reportingSeller(ctx);
     const body = validate(ledgerReportBodySchema, ctx.state.body);
+    await deps.pendingCap.admit([{ seller, row: body }]);
     const result = await deps.ledger.report(seller, body);
     ctx.status = result.created ? 201 : 200;
     ctx.body = { ...result.entry, duplicate: !result.created } satisfies LedgerReported;
@@ -212,7 +216,7 @@ export function sellerRoutes(deps: {
     const seller = await reportingSeller(ctx);
     const body = validate(ledgerBatchBodySchema, ctx.state.body);
     // `status`/`reason`: the stored row's verification state (pending until verified on chain).
-    const results = await reportLedgerBatch(deps.ledger, body.rows, async () => seller);
+    const results = await reportLedgerBatch(deps.ledger, deps.pendingCap, body.rows, async () => seller);
     ctx.body = { results } satisfies LedgerBatchResult;
   });
   router.get('/v1/ledger', async (ctx) => {
