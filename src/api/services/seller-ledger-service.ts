@@ -25,6 +25,7 @@ import type {
   LedgerEntryView,
   LedgerPage,
   LedgerStatus,
+  PayoutFlushView,
   PayoutsPage,
   RevenueSummary,
 } from '../../shared/api-responses/seller-ledger-responses.js';
@@ -50,7 +51,7 @@ export class SellerLedgerService {
    * verified row covers yet (migration 20261125200400).
    */
   async payouts(seller: SellerRow, request: PageRequest): Promise<PayoutsPage> {
-    const { page, nextCursor } = await readKeysetPage<{ id: string; amount_micro: string; created_at: Date }>(
+    const { page, nextCursor } = await readKeysetPage<PayoutRow>(
       this.knex('payout_flushes').where({ seller_id: seller.id }),
       request,
       PAYOUT_FLUSH_ID,
@@ -74,48 +75,9 @@ export class SellerLedgerService {
       pending_usd: formatUsd(BigInt(pending?.total ?? 0)),
       pending_count: Number(pending?.n ?? 0),
       advance_usd: formatUsd(BigInt(payables?.advance_micro ?? 0)),
-      flushes: page.map((f) => ({
-        id: f.id,
-        amount_usd: formatUsd(BigInt(f.amount_micro)),
-        created_at: f.created_at.toISOString(),
-      })),
+      flushes: page.map(payoutView),
       next_cursor: nextCursor,
     };
-  }
-
-  /**
-   * What the seller earned in platform_mor mode with verified rows and was not paid yet: one row
-   * (seller_payables), kept by triggers in the transaction of each row's verification and each flush
-   * (migrations 20261125160000, 20261125200400), so a read costs the same after a million ledger rows as after one.
-   */
-  private async accruedMicro(
-    seller: SellerRow,
-    trx: Knex | Knex.Transaction = this.knex,
-    forUpdate = false,
-  ): Promise<bigint> {
-    const query = trx('seller_payables').where({ seller_id: seller.id }).first('earned_micro', 'paid_micro');
-    const row = (await (forUpdate ? query.forUpdate() : query)) as
-      { earned_micro: string; paid_micro: string } | undefined;
-    return row ? BigInt(row.earned_micro) - BigInt(row.paid_micro) : 0n;
-  }
-
-  /** Records a payout of everything accrued from verified rows (platform_mor only), serialised per seller; answers the payouts' first page. */
-  async flushPayouts(seller: SellerRow, actor: string, request: PageRequest): Promise<PayoutsPage> {
-    if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
-    await this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${seller.id}`]);
-      // The row is locked too: a ledger entry committing meanwhile waits, and is paid by the next flush.
-      const accrued = await this.accruedMicro(seller, trx, true);
-      if (accrued > 0n)
-        await trx('payout_flushes').insert({
-          id: generateId('po_'),
-          seller_id: seller.id,
-          amount_micro: accrued.toString(),
-          created_by: actor,
-          created_at: this.clock(),
-        });
-    });
-    return this.payouts(seller, request);
   }
 
   async report(seller: SellerRow, input: LedgerReportBody): Promise<{ created: boolean; entry: LedgerEntryView }> {
@@ -138,23 +100,14 @@ export class SellerLedgerService {
             .select('id', 'path_pattern')) as Array<Pick<EndpointRow, 'id' | 'path_pattern'>>);
       endpointId = exact?.id ?? patterned.find((e) => matchPathPattern(e.path_pattern!, input.route!))?.id ?? null;
     }
-    let authorizationId: string | null = null;
-    let decisionId: string | null = null;
-    if (input.nonce) {
-      // Authorizations hold the wallet's checksummed address: an exact match on the UNIQUE (from_address,
-      // scheme, nonce) index, where lower(from_address) would read the whole table at every report.
-      const auth = await this.knex('authorizations')
-        .where({ from_address: getAddress(input.payer.toLowerCase()) })
-        .whereIn('scheme', ['exact', 'upto'])
-        .andWhere({ nonce: input.nonce.toLowerCase() })
-        .first('id', 'decision_id');
-      if (auth) {
-        authorizationId = auth.id;
-        decisionId = auth.decision_id;
-      }
-    }
+    // The nonce is kept as claimed: the row is linked to a Treasury authorization only once the verifier saw that
+    // authorization's own transfer in the transaction (./ledger-row-claim.ts), never on this report's word.
+    const nonce = input.nonce ? input.nonce.toLowerCase() : null;
     // Stored pending: it counts once verified on chain (./ledger-verifier.ts). Why it cannot be checked yet, if so.
-    const hasPayTo = !!(await this.knex('sellers_pay_to').where({ seller_id: seller.id }).first('address'));
+    // A platform_mor row is checked against the seller's collection wallet; a direct row needs a proven pay-to.
+    const hasPayTo =
+      seller.payout_mode === 'platform_mor' ||
+      !!(await this.knex('sellers_pay_to').where({ seller_id: seller.id }).first('address'));
     const reason =
       this.ledgerVerifier?.unreachableReason(input.network) ??
       (hasPayTo ? 'awaiting_verification' : 'pay_to_not_registered');
@@ -170,8 +123,9 @@ export class SellerLedgerService {
       method: input.method ?? null,
       route: input.route ?? null,
       content_hash: input.content_hash ?? null,
-      authorization_id: authorizationId,
-      decision_id: decisionId,
+      authorization_id: null,
+      decision_id: null,
+      nonce,
       payout_mode: seller.payout_mode,
       status: 'pending',
       reason,
@@ -353,6 +307,33 @@ export class SellerLedgerService {
     }
     return Readable.from(lines(), { objectMode: false });
   }
+}
+
+interface PayoutRow {
+  id: string;
+  amount_micro: string;
+  created_at: Date;
+  status: PayoutFlushView['status'];
+  network: string | null;
+  pay_to: string | null;
+  tx_hash: string | null;
+  reason: string | null;
+  settled_at: Date | null;
+}
+
+/** A payout as the payouts page shows it: what it is, where it went and how far it got. */
+function payoutView(f: PayoutRow): PayoutFlushView {
+  return {
+    id: f.id,
+    amount_usd: formatUsd(BigInt(f.amount_micro)),
+    created_at: f.created_at.toISOString(),
+    status: f.status,
+    network: f.network,
+    pay_to: f.pay_to ? getAddress(f.pay_to.trim()) : null,
+    tx_hash: f.tx_hash?.trim() ?? null,
+    reason: f.reason,
+    settled_at: f.settled_at?.toISOString() ?? null,
+  };
 }
 
 function ledgerView(r: Record<string, any>): LedgerEntryView {
