@@ -279,8 +279,7 @@ export class LedgerVerifier {
   /** What the row was reported as: its payout mode (where its money must have gone) and the nonce it names. */
   private async claimOf(row: ClaimedRow): Promise<RowClaim> {
     const claim = (await this.knex('ledger_entries').where({ id: row.id }).first('payout_mode', 'nonce')) as
-      | RowClaim
-      | undefined;
+      RowClaim | undefined;
     return { payout_mode: claim?.payout_mode ?? 'direct', nonce: claim?.nonce?.trim() ?? null };
   }
 

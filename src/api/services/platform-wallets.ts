@@ -59,7 +59,7 @@ export class PlatformWallets {
       .join('wallets as w', 'w.id', 'c.wallet_id')
       .where({ 'c.seller_id': sellerId, 'c.network': network })
       .first('c.seller_id', 'c.network', 'c.wallet_id', 'c.address', 'w.account_id')) as
-      Omit<CollectionWallet, 'address'> & { address: string } | undefined;
+      (Omit<CollectionWallet, 'address'> & { address: string }) | undefined;
     return row ? { ...row, address: getAddress(row.address.trim()) } : undefined;
   }
 

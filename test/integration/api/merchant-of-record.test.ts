@@ -1,0 +1,290 @@
+/**
+ * The merchant-of-record money flow over HTTP against a real anvil, the EIP-3009 test USDC, the local x402
+ * facilitator, SoftHSM and PostgreSQL (docs/adr/0011-merchant-of-record.md):
+ * - a platform_mor seller moving its own USDC between its own addresses is owed nothing;
+ * - its buyers pay a collection wallet Treasury holds for it (the 402 terms say so), and only money that
+ *   reached that wallet is owed;
+ * - a flush is a real USDC transfer out of that wallet to the seller's proven pay-to, with its transaction on
+ *   the payout, once per Idempotency-Key and never above what the wallet collected;
+ * - a direct seller is never owed anything;
+ * - a ledger row names a buyer's authorization only when the chain shows that authorization's own transfer.
+ */
+import assert from 'node:assert/strict';
+import { createWalletClient, http, type Address, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
+import { createFacilitatorClient } from '../../../src/x402/facilitator-client.js';
+import { tokenTransfers } from '../../../src/api/chain/token-transfers.js';
+import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import {
+  anvilDevAccount,
+  fundFromFaucet,
+  readTokenBalance,
+  startTestChain,
+  type DevAccount,
+  type TestChain,
+} from '../../support/chain-harness.js';
+import { provePayTo, waitForLedgerRow } from '../../support/seller-pay-to.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
+
+describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, facilitator)', function () {
+  this.timeout(240_000);
+  let chain: TestChain;
+  let t: TestTreasury;
+  let session: string;
+  type Seller = { seller_id: string; pat: string; payTo: ReturnType<typeof privateKeyToAccount> };
+
+  const newSeller = async (name: string, payoutMode: 'direct' | 'platform_mor'): Promise<Seller> => {
+    const created = await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: payoutMode } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const seller = {
+      seller_id: created.body.seller_id as string,
+      pat: created.body.pat as string,
+      payTo: privateKeyToAccount(generatePrivateKey()),
+    };
+    await provePayTo(t, session, seller.seller_id, seller.payTo);
+    return seller;
+  };
+  /** Where the seller's paywall tells buyers to pay on the test network (POST /v1/auth/verify). */
+  const collectTo = async (seller: Seller) => {
+    const res = await t.request('POST', '/v1/auth/verify', { token: seller.pat, body: { network: chain.network } });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body.collect_to as Address | null;
+  };
+  const transfer = async (from: DevAccount, to: Address, amount: bigint): Promise<Hex> => {
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(from.privateKey),
+      chain: localChain(chain.chainId, chain.rpcUrl),
+      transport: http(chain.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: chain.usdc,
+      abi: testUsdcAbi,
+      functionName: 'transfer',
+      args: [to, amount],
+    });
+    await chain.publicClient.waitForTransactionReceipt({ hash });
+    return hash;
+  };
+  const report = (seller: Seller, body: { tx_hash: string; payer: string; amount: string; nonce?: string }) =>
+    t.request('POST', '/v1/ledger', { token: seller.pat, body: { network: chain.network, ...body } });
+  const payouts = async (seller: Seller) =>
+    (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body;
+  const flush = (seller: Seller, key?: string) =>
+    t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, {
+      token: session,
+      ...(key ? { headers: { 'idempotency-key': key } } : {}),
+    });
+
+  before(async () => {
+    chain = await startTestChain();
+    t = await startTestTreasury({
+      extraEnv: {
+        TREASURY_RPC_URLS: JSON.stringify({ [chain.network]: chain.rpcUrl }),
+        TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: '0',
+        TREASURY_LEDGER_VERIFY_INTERVAL_MS: '100',
+        TREASURY_FACILITATOR_URL: chain.facilitatorUrl,
+      },
+    });
+    session = (await signInWithNewKey(t)).session;
+  });
+  after(async () => {
+    await t?.stop();
+    await chain?.stop();
+  });
+
+  it('a platform_mor seller moving its own USDC between its own addresses three times is owed nothing', async () => {
+    const seller = await newSeller('Self Dealer', 'platform_mor');
+    const own = anvilDevAccount(3);
+    await fundFromFaucet(chain, own.address, '300');
+    const hashes: Hex[] = [];
+    for (let i = 0; i < 3; i++) hashes.push(await transfer(own, seller.payTo.address, 100_000_000n));
+    for (const tx of hashes)
+      assert.equal((await report(seller, { tx_hash: tx, payer: own.address, amount: '100000000' })).status, 201);
+    for (const tx of hashes) {
+      const row = await waitForLedgerRow(t, seller.pat, tx, (r) => r.status !== 'pending');
+      assert.deepEqual([row.status, row.reason], ['rejected', 'recipient_mismatch'], 'the platform never got it');
+    }
+    assert.equal((await payouts(seller)).accrued_usd, '0');
+    const flushed = await flush(seller);
+    assert.equal(flushed.status, 200, JSON.stringify(flushed.body));
+    assert.deepEqual([flushed.body.flushes, flushed.body.accrued_usd], [[], '0'], 'a flush pays nothing');
+  });
+
+  it("a buyer paying the seller's collection wallet (named by its 402 terms) makes the seller owed", async () => {
+    const seller = await newSeller('Collected', 'platform_mor');
+    const collection = await collectTo(seller);
+    assert.ok(collection && collection.toLowerCase() !== seller.payTo.address.toLowerCase(), String(collection));
+    assert.equal(await collectTo(seller), collection, 'one collection wallet per seller and network');
+    // A wallet of the platform's own account, its key in the HSM, with its own policy and audit chain.
+    const wallet = await t.db
+      .knex('platform_collection_wallets as c')
+      .join('wallets as w', 'w.id', 'c.wallet_id')
+      .join('treasury_accounts as a', 'a.id', 'w.account_id')
+      .where({ 'c.seller_id': seller.seller_id })
+      .first('w.id', 'w.address', 'w.policy', 'a.owner_type');
+    assert.deepEqual([wallet.address, wallet.owner_type], [collection, 'platform']);
+    assert.deepEqual(wallet.policy, { per_tx_cap_usd: '100' });
+    const audit = await t.db.knex('audit_events').where({ chain_key: wallet.id }).pluck('event_type');
+    assert.deepEqual(audit, ['wallet.created']);
+
+    const buyer = anvilDevAccount(7);
+    await fundFromFaucet(chain, buyer.address, '10');
+    const paid = await transfer(buyer, collection, 250_000n);
+    await report(seller, { tx_hash: paid, payer: buyer.address, amount: '250000' });
+    const row = await waitForLedgerRow(t, seller.pat, paid, (r) => r.status !== 'pending');
+    assert.deepEqual([row.status, row.reason], ['verified', null]);
+    assert.equal((await payouts(seller)).accrued_usd, '0.25');
+    // Paid to the seller's own address instead: revenue nowhere, owed nothing.
+    const around = await transfer(buyer, seller.payTo.address, 40_000n);
+    await report(seller, { tx_hash: around, payer: buyer.address, amount: '40000' });
+    const skipped = await waitForLedgerRow(t, seller.pat, around, (r) => r.status !== 'pending');
+    assert.deepEqual([skipped.status, skipped.reason], ['rejected', 'recipient_mismatch']);
+    assert.equal((await payouts(seller)).accrued_usd, '0.25');
+  });
+
+  it('a flush is one on-chain USDC transfer to the proven pay-to, idempotent on retry, within what was collected', async () => {
+    const seller = await newSeller('Paid Out', 'platform_mor');
+    const collection = (await collectTo(seller))!;
+    const buyer = anvilDevAccount(8);
+    await fundFromFaucet(chain, buyer.address, '10');
+    const paid = await transfer(buyer, collection, 700_000n);
+    await report(seller, { tx_hash: paid, payer: buyer.address, amount: '700000' });
+    await waitForLedgerRow(t, seller.pat, paid, (r) => r.status === 'verified');
+    const before = await readTokenBalance(chain, seller.payTo.address);
+
+    const first = await flush(seller, 'flush-1');
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.flushes.length, 1);
+    const payout = first.body.flushes[0];
+    assert.deepEqual(
+      [payout.status, payout.amount_usd, payout.pay_to, payout.network, first.body.accrued_usd],
+      ['settled', '0.7', seller.payTo.address, chain.network, '0'],
+      JSON.stringify(payout),
+    );
+    assert.equal(await readTokenBalance(chain, seller.payTo.address), before + 700_000n);
+    assert.equal(await readTokenBalance(chain, collection), 0n);
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: payout.tx_hash });
+    const moved = tokenTransfers(receipt.logs, chain.usdc).map(({ from, to, value }) => ({ from, to, value }));
+    assert.deepEqual(moved, [{ from: collection, to: seller.payTo.address, value: 700_000n }]);
+
+    // Retried with its key, and again without: nothing more is paid.
+    const retried = await flush(seller, 'flush-1');
+    const again = await flush(seller);
+    for (const r of [retried, again]) assert.deepEqual(r.body.flushes, [payout]);
+    assert.equal(await readTokenBalance(chain, seller.payTo.address), before + 700_000n);
+    // The collection wallet signed it through the pay path: an authorization and its audit row.
+    const wallet = await t.db.knex('platform_collection_wallets').where({ seller_id: seller.seller_id }).first();
+    const auths = await t.db.knex('authorizations').where({ wallet_id: wallet.wallet_id }).select('to_address');
+    assert.deepEqual(
+      auths.map((a: { to_address: string }) => a.to_address.trim().toLowerCase()),
+      [seller.payTo.address.toLowerCase()],
+    );
+    assert.ok((await t.db.knex('audit_events').where({ chain_key: wallet.wallet_id }).count({ n: '*' }))[0]!.n >= 2);
+    // PostgreSQL refuses a payout above what the wallet collected, whoever writes it.
+    await assert.rejects(
+      t.db.knex('payout_flushes').insert({
+        id: 'po_above_collected_0001',
+        seller_id: seller.seller_id,
+        amount_micro: '1',
+        created_by: 'test',
+        created_at: new Date(),
+        status: 'pending',
+        network: chain.network,
+        wallet_id: wallet.wallet_id,
+      }),
+      /platform_collection_paid_within_collected|seller_payables_paid_within_earned/,
+    );
+  });
+
+  it('a direct seller is never owed: its terms name its own pay-to, a flush is payouts_not_applicable', async () => {
+    const seller = await newSeller('Direct', 'direct');
+    assert.equal(await collectTo(seller), null);
+    const buyer = anvilDevAccount(9);
+    await fundFromFaucet(chain, buyer.address, '1');
+    const paid = await transfer(buyer, seller.payTo.address, 30_000n);
+    await report(seller, { tx_hash: paid, payer: buyer.address, amount: '30000' });
+    await waitForLedgerRow(t, seller.pat, paid, (r) => r.status === 'verified');
+    assert.equal((await payouts(seller)).accrued_usd, '0');
+    const flushed = await flush(seller);
+    assert.deepEqual([flushed.status, flushed.body.error_code], [409, 'payouts_not_applicable']);
+  });
+
+  it("a nonce names a buyer's authorization only when the chain shows that authorization's own transfer", async () => {
+    const seller = await newSeller('Nonce Claimer', 'direct');
+    const owner = await signInWithNewKey(t);
+    const treasuryPat = (
+      await t.request('POST', '/v1/pats', { token: owner.session, body: { scope_type: 'treasury' } })
+    ).body.pat as string;
+    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'buyer' } })).body;
+    await fundFromFaucet(chain, wallet.address, '5');
+    const requirements = (amount: string) => ({
+      scheme: 'exact',
+      network: chain.network,
+      payTo: seller.payTo.address,
+      amount,
+      asset: chain.usdc,
+      extra: { name: 'USDC', version: '2' },
+      maxTimeoutSeconds: 600,
+    });
+    const pay = async (amount: string) => {
+      const res = await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+        token: treasuryPat,
+        body: { payment_requirements: requirements(amount) },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body as { authorization_id: string; signature: string; authorization: { nonce: string } };
+    };
+    const settle = async (payment: Awaited<ReturnType<typeof pay>>, amount: string) => {
+      const accepted = requirements(amount);
+      const outcome = await createFacilitatorClient({ url: chain.facilitatorUrl }).settle({
+        x402Version: 2,
+        paymentPayload: {
+          x402Version: 2,
+          resource: { url: 'https://seller.test/paid' },
+          accepted,
+          payload: { signature: payment.signature, authorization: payment.authorization },
+        },
+        paymentRequirements: accepted,
+      });
+      assert.equal(outcome.kind, 'ok', JSON.stringify(outcome));
+      return (outcome as { settlement: { transaction: Hex } }).settlement.transaction;
+    };
+    const big = await pay('500000'); // signed, never settled
+    const small = await pay('10000');
+    const honest = await pay('20000');
+    const smallTx = await settle(small, '10000');
+    const honestTx = await settle(honest, '20000');
+
+    // The real $0.01 transaction reported with the unsettled $0.50 authorization's nonce.
+    await report(seller, { tx_hash: smallTx, payer: wallet.address, amount: '10000', nonce: big.authorization.nonce });
+    await report(seller, {
+      tx_hash: honestTx,
+      payer: wallet.address,
+      amount: '20000',
+      nonce: honest.authorization.nonce,
+    });
+    await waitForLedgerRow(t, seller.pat, smallTx, (r) => r.status === 'verified');
+    await waitForLedgerRow(t, seller.pat, honestTx, (r) => r.status === 'verified');
+    const rows = (await t.request('GET', '/v1/ledger?limit=10', { token: seller.pat })).body.entries as Array<{
+      tx_hash: string;
+      authorization_id: string | null;
+    }>;
+    const linkOf = (tx: string) => rows.find((r) => r.tx_hash === tx.toLowerCase())?.authorization_id;
+    assert.equal(linkOf(smallTx), null, 'the $0.50 authorization did not move in that transaction');
+    assert.equal(linkOf(honestTx), honest.authorization_id);
+
+    const history = (await t.request('GET', `/v1/wallets/${wallet.id}/payments`, { token: treasuryPat })).body
+      .payments as Array<{ id: string; status: string; tx_hash: string | null }>;
+    const status = (id: string) => history.find((p) => p.id === id);
+    assert.deepEqual(
+      [status(big.authorization_id)?.status, status(big.authorization_id)?.tx_hash],
+      ['signed', null],
+      'the unsettled authorization is not shown as settled',
+    );
+    assert.deepEqual(
+      [status(honest.authorization_id)?.status, status(honest.authorization_id)?.tx_hash],
+      ['settled', honestTx.toLowerCase()],
+    );
+  });
+});
