@@ -84,6 +84,9 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
         TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: '0',
         TREASURY_LEDGER_VERIFY_INTERVAL_MS: '100',
         TREASURY_FACILITATOR_URL: chain.facilitatorUrl,
+        // The operator's choice: collect on the test network only (by default: the default chain's and every
+        // network with an RPC endpoint).
+        TREASURY_MOR_NETWORKS: chain.network,
       },
     });
     session = (await signInWithNewKey(t)).session;
@@ -208,6 +211,36 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
     assert.equal((await payouts(seller)).accrued_usd, '0');
     const flushed = await flush(seller);
     assert.deepEqual([flushed.status, flushed.body.error_code], [409, 'payouts_not_applicable']);
+  });
+
+  it("the gate's catalogue names a platform_mor seller's collection wallet on the gate's network as its pay-to", async () => {
+    const created = async (name: string, payoutMode: string) =>
+      (
+        await t.request('POST', '/v1/sellers', {
+          token: session,
+          body: { name, protocol: 'mpp', payout_mode: payoutMode, origin: 'http://127.0.0.1:9' },
+        })
+      ).body as { seller_id: string; pat: string };
+    const mor = await created('Gate MoR', 'platform_mor');
+    const direct = await created('Gate Direct', 'direct');
+    const payTo = privateKeyToAccount(generatePrivateKey());
+    for (const s of [mor, direct]) await provePayTo(t, session, s.seller_id, payTo);
+    const gatePat = (await t.request('POST', '/v1/pats', { token: session, body: { scope_type: 'gate' } })).body.pat;
+    const catalogue = await t.request('GET', `/v1/gate/catalogue?network=${chain.network}`, { token: gatePat });
+    assert.equal(catalogue.status, 200, JSON.stringify(catalogue.body));
+    const payToOf = (id: string) =>
+      (catalogue.body.sellers as Array<{ seller_id: string; pay_to: string }>).find((s) => s.seller_id === id)?.pay_to;
+    const collection = await t.db.knex('platform_collection_wallets').where({ seller_id: mor.seller_id }).first();
+    assert.equal(payToOf(mor.seller_id)?.toLowerCase(), collection.address.trim());
+    assert.equal(payToOf(direct.seller_id), payTo.address);
+    const elsewhere = await t.request('GET', '/v1/gate/catalogue?network=eip155:8453', { token: gatePat });
+    assert.equal(
+      (elsewhere.body.sellers as Array<{ seller_id: string; pay_to: string | null }>).find(
+        (s) => s.seller_id === mor.seller_id,
+      )?.pay_to,
+      null,
+      'no collection on a network the platform does not collect on: the gate does not sell it',
+    );
   });
 
   it("a nonce names a buyer's authorization only when the chain shows that authorization's own transfer", async () => {
