@@ -47,8 +47,9 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
    * a direct seller's (c) its proven pay-to.
    */
   const newSeller = async (name: string, payoutMode: 'direct' | 'platform_mor' = 'platform_mor') => {
-    const created = (await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: payoutMode } }))
-      .body;
+    const created = (
+      await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: payoutMode } })
+    ).body;
     const payTo = privateKeyToAccount(generatePrivateKey());
     const verified = await t.request('POST', '/v1/auth/verify', {
       token: created.pat,
