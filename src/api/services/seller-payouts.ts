@@ -33,7 +33,7 @@ interface PayoutRow {
   network: string;
   wallet_id: string;
   amount_micro: string;
-  status: 'pending' | 'submitted';
+  status: 'pending' | 'submitted' | 'settled' | 'failed';
   pay_to: string | null;
   account_id: string;
 }
@@ -60,13 +60,27 @@ export class SellerPayouts {
   async flush(seller: SellerRow, actor: string, idempotencyKey: string | undefined): Promise<void> {
     if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
     await this.record(seller, actor, idempotencyKey);
+    // A payout that expired unspent gave its amount back: owed again, recorded and moved anew.
+    if (await this.moveUnfinished(seller)) {
+      await this.record(seller, actor, undefined);
+      await this.moveUnfinished(seller);
+    }
+  }
+
+  /** Moves every unfinished payout of the seller, oldest first; true when one of them failed. */
+  private async moveUnfinished(seller: SellerRow): Promise<boolean> {
     const unfinished = (await this.knex('payout_flushes as p')
       .join('wallets as w', 'w.id', 'p.wallet_id')
       .where({ 'p.seller_id': seller.id })
       .whereIn('p.status', ['pending', 'submitted'])
       .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
       .select('p.*', 'w.account_id')) as PayoutRow[];
-    for (const payout of unfinished) await this.move(seller, payout);
+    let failed = false;
+    for (const payout of unfinished) {
+      await this.move(seller, payout);
+      failed ||= payout.status === 'failed';
+    }
+    return failed;
   }
 
   private async record(seller: SellerRow, actor: string, idempotencyKey: string | undefined): Promise<void> {

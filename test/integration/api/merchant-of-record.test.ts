@@ -10,6 +10,8 @@
  * - a ledger row names a buyer's authorization only when the chain shows that authorization's own transfer.
  */
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createWalletClient, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
@@ -76,14 +78,43 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
       ...(key ? { headers: { 'idempotency-key': key } } : {}),
     });
 
+  /**
+   * The facilitator the API settles payouts with, behind a loopback relay that can lose an answer: `lose`
+   * forwards the next /settle (the transfer is mined) and cuts the connection before the answer comes back.
+   */
+  let relayMode: 'pass' | 'lose' = 'pass';
+  let relay: Server;
+  const startRelay = async (target: string) => {
+    relay = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const lose = relayMode === 'lose' && req.url === '/settle';
+        if (lose) relayMode = 'pass';
+        const answer = await fetch(target + req.url, {
+          method: req.method ?? 'GET',
+          headers: { 'content-type': 'application/json' },
+          ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
+        });
+        const body = await answer.text();
+        if (lose) return req.socket.destroy();
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+  };
+
   before(async () => {
     chain = await startTestChain();
+    const facilitatorUrl = await startRelay(chain.facilitatorUrl);
     t = await startTestTreasury({
       extraEnv: {
         TREASURY_RPC_URLS: JSON.stringify({ [chain.network]: chain.rpcUrl }),
         TREASURY_LEDGER_NOT_FOUND_GRACE_SECONDS: '0',
         TREASURY_LEDGER_VERIFY_INTERVAL_MS: '100',
-        TREASURY_FACILITATOR_URL: chain.facilitatorUrl,
+        TREASURY_FACILITATOR_URL: facilitatorUrl,
         // The operator's choice: collect on the test network only (by default: the default chain's and every
         // network with an RPC endpoint).
         TREASURY_MOR_NETWORKS: chain.network,
@@ -93,6 +124,8 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
   });
   after(async () => {
     await t?.stop();
+    relay?.closeAllConnections();
+    await new Promise((resolve) => (relay ? relay.close(resolve) : resolve(undefined)));
     await chain?.stop();
   });
 
@@ -199,6 +232,40 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
       }),
       /platform_collection_paid_within_collected|seller_payables_paid_within_earned/,
     );
+  });
+
+  it('a payout whose settlement answer was lost is found on chain by the next flush: paid once, its transaction recorded', async () => {
+    const seller = await newSeller('Lost Answer', 'platform_mor');
+    const collection = (await collectTo(seller))!;
+    const buyer = anvilDevAccount(6);
+    await fundFromFaucet(chain, buyer.address, '1');
+    const paid = await transfer(buyer, collection, 120_000n);
+    await report(seller, { tx_hash: paid, payer: buyer.address, amount: '120000' });
+    await waitForLedgerRow(t, seller.pat, paid, (r) => r.status === 'verified');
+    const before = await readTokenBalance(chain, seller.payTo.address);
+
+    relayMode = 'lose';
+    const first = await flush(seller);
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.deepEqual(
+      [first.body.flushes[0].status, first.body.flushes[0].reason, first.body.flushes[0].tx_hash],
+      ['submitted', 'facilitator_unavailable', null],
+    );
+    assert.equal(await readTokenBalance(chain, seller.payTo.address), before + 120_000n, 'mined all the same');
+
+    const second = await flush(seller);
+    assert.equal(second.body.flushes.length, 1, 'no second payout');
+    const payout = second.body.flushes[0];
+    assert.deepEqual([payout.status, payout.reason], ['settled', null]);
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: payout.tx_hash });
+    assert.deepEqual(
+      tokenTransfers(receipt.logs, chain.usdc).map(({ from, to, value }) => ({ from, to, value })),
+      [{ from: collection, to: seller.payTo.address, value: 120_000n }],
+    );
+    assert.equal(await readTokenBalance(chain, seller.payTo.address), before + 120_000n, 'paid once');
+    // A payout moves only forward, and its amount and wallet never change (the state machine's trigger).
+    for (const change of [{ status: 'pending' }, { amount_micro: '1' }, { tx_hash: `0x${'0'.repeat(64)}` }])
+      await assert.rejects(t.db.knex('payout_flushes').where({ id: payout.id }).update(change), /payout/);
   });
 
   it('a direct seller is never owed: its terms name its own pay-to, a flush is payouts_not_applicable', async () => {
