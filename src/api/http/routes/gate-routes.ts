@@ -35,16 +35,8 @@ import {
 } from '../../../shared/api-responses/gate-responses.js';
 import { platformRouter } from './platform-principal.js';
 import type { PlatformWallets } from '../../services/platform-wallets.js';
-import { z } from 'zod';
+import { catalogueQuerySchema } from '../schemas/seller-schemas.js';
 import { validate } from '../validate.js';
-
-/** GET /v1/gate/catalogue: the network the gate takes payments on (default: the API's default chain's). */
-const catalogueQuerySchema = z.object({
-  network: z
-    .string()
-    .regex(/^eip155:[1-9][0-9]{0,15}$/)
-    .optional(),
-});
 
 export function gateRoutes(deps: {
   auth: Authenticator;

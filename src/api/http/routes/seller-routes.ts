@@ -32,6 +32,7 @@ import {
   updateSellerBodySchema,
   bankingBodySchema,
   payToBodySchema,
+  authVerifyBodySchema,
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { platformRouter } from './platform-principal.js';
@@ -41,14 +42,6 @@ import type { SellerAuthVerify } from '../../../shared/api-responses/seller-resp
 import type { SellerPayouts } from '../../services/seller-payouts.js';
 import type { PlatformWallets } from '../../services/platform-wallets.js';
 import { idempotencyKeySchema } from '../../pay/pay-schemas.js';
-
-/** POST /v1/auth/verify: the network the paywall takes payments on (where its seller's buyers pay there). */
-const authVerifyBodySchema = z.object({
-  network: z
-    .string()
-    .regex(/^eip155:[1-9][0-9]{0,15}$/)
-    .optional(),
-});
 
 export function sellerRoutes(deps: {
   auth: Authenticator;
