@@ -3,7 +3,9 @@
  * Each round claims a batch of due `pending` rows (a lease on `next_check_at`, FOR UPDATE SKIP LOCKED, so every
  * API process may run one without two checking the same row), reads each row's transaction with its receipt
  * and depth from the network's RPC, `bounded` at `concurrency` at once, and writes the verdict of
- * ../chain/verify-ledger-transfer.ts: `verified` (PostgreSQL triggers then add it to the seller's payables
+ * ../chain/verify-ledger-transfer.ts against where the row's money must have gone (./ledger-row-claim.ts: a
+ * platform_mor row's seller's collection wallet, a direct row's proven pay-to addresses; the row names the
+ * buyer's authorization only when the transaction spent it, docs/adr/0011-merchant-of-record.md): `verified` (PostgreSQL triggers then add it to the seller's payables
  * and revenue), `rejected` with a reason, or still `pending` with a reason and the next check after a backoff.
  *
  * Pending reasons: awaiting_verification (not checked yet), awaiting_confirmations, transaction_not_found

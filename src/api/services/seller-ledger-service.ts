@@ -1,5 +1,6 @@
 /**
- * A seller's money: the ledger its middleware reports to, revenue, payables and payout flushes. Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
+ * A seller's money: the ledger its middleware reports to, revenue, payables and the payout history (payouts
+ * themselves are made by ./seller-payouts.ts). Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
  * or by route lookup (src/shared/path-pattern.ts, no regex), and stored `pending`: they count toward revenue and
  * payables only once ./ledger-verifier.ts has verified them on chain against the pay-to addresses the seller
  * proved (./seller-pay-to-service.ts).
@@ -45,8 +46,8 @@ export class SellerLedgerService {
   ) {}
 
   /**
-   * Accrued payables (verified rows only) and a page of the flush history, newest first. In `direct` mode
-   * buyers pay the seller's pay_to: nothing accrues. `pending_usd` is what platform_mor rows still waiting
+   * Accrued payables (verified rows paid to the seller's collection wallet) and a page of its payouts, newest
+   * first, each with its state and transaction. In `direct` mode buyers pay the seller's pay_to: nothing accrues. `pending_usd` is what platform_mor rows still waiting
    * for on-chain verification would add; `advance_usd` what was paid out before verification existed and no
    * verified row covers yet (migration 20261125200400).
    */
