@@ -14,6 +14,9 @@
  *   authorization (`authorization_id`) only once the chain shows that authorization's own transfer; links
  *   made on a report's word before this migration are dropped (their nonce is kept, nothing re-links them).
  * - One platform account: a partial unique index on treasury_accounts (owner_type = 'platform').
+ * - What was owed before this migration came from rows verified against the sellers' own addresses: no money
+ *   of theirs ever reached the platform. It is owed no more (`earned_micro = paid_micro`); payouts already
+ *   recorded stay recorded, and the advance of 20261125200400 is kept.
  */
 import type { Knex } from 'knex';
 
@@ -35,6 +38,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     `CREATE UNIQUE INDEX treasury_accounts_one_platform ON treasury_accounts (owner_type, owner_id) WHERE owner_type = 'platform'`,
   );
+
+  await knex.raw('LOCK TABLE ledger_entries, payout_flushes, seller_payables IN SHARE ROW EXCLUSIVE MODE');
+  await knex.raw('UPDATE seller_payables SET earned_micro = paid_micro WHERE earned_micro > paid_micro');
 
   await knex.schema.alterTable('ledger_entries', (t) => {
     t.specificType('nonce', 'char(66)');
