@@ -62,8 +62,9 @@ export class SellerLedgerService {
       .where({ seller_id: seller.id })
       .first('earned_micro', 'paid_micro', 'advance_micro')) as
       { earned_micro: string; paid_micro: string; advance_micro: string } | undefined;
-    const accrued =
-      seller.payout_mode === 'direct' || !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
+    // Only platform_mor rows paid to a collection wallet are earned: a direct seller's accrued is what it
+    // collected while platform_mor and was not paid yet (usually nothing).
+    const accrued = !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
     const [pending] = (await this.knex('ledger_entries')
       .where({ seller_id: seller.id, status: 'pending', payout_mode: 'platform_mor' })
       .sum({ total: 'amount_micro' })

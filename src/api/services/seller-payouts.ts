@@ -11,7 +11,9 @@
  *      (`settled` with the transaction). A payout already `submitted` is first looked for on chain (the answer
  *      of an earlier attempt may have been lost): spent → `settled`; unspent and expired → `failed`, its
  *      amount given back by a trigger; otherwise submitted again (the same signed authorization).
- * What cannot move yet stays `pending` or `submitted` with a reason, for the next flush.
+ * What cannot move yet stays `pending` or `submitted` with a reason, for the next flush. A `direct` seller is
+ * owed nothing it earned in that mode; what its collection wallets took while it was `platform_mor` is still
+ * paid out (`payouts_not_applicable` once there is none).
  *
  * Defends: paying twice (one authorization per payout, the chain read before anything is given back); paying
  * more than reached the platform (two CHECKs); paying a seller from another seller's collection.
@@ -58,7 +60,9 @@ export class SellerPayouts {
 
   /** Records what is owed and moves every unfinished payout of the seller (see the header). */
   async flush(seller: SellerRow, actor: string, idempotencyKey: string | undefined): Promise<void> {
-    if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
+    // A direct seller is owed only what its collection wallets took while it was platform_mor.
+    if (seller.payout_mode === 'direct' && !(await this.owesAny(seller.id)))
+      throw new AppError('payouts_not_applicable');
     await this.record(seller, actor, idempotencyKey);
     // A payout that expired unspent gave its amount back: owed again, recorded and moved anew.
     if (await this.moveUnfinished(seller)) {
@@ -201,6 +205,19 @@ export class SellerPayouts {
       return true;
     }
     return false;
+  }
+
+  /** Whether anything collected for the seller is unpaid or a payout of it unfinished. */
+  private async owesAny(sellerId: string): Promise<boolean> {
+    const collected = await this.knex('platform_collection_wallets')
+      .where({ seller_id: sellerId })
+      .andWhereRaw('collected_micro > paid_micro')
+      .first('wallet_id');
+    const unfinished = await this.knex('payout_flushes')
+      .where({ seller_id: sellerId })
+      .whereIn('status', ['pending', 'submitted'])
+      .first('id');
+    return !!collected || !!unfinished;
   }
 
   private async oldestPayTo(sellerId: string): Promise<string | undefined> {

@@ -6,8 +6,9 @@
  *   reached that wallet is owed;
  * - a flush is a real USDC transfer out of that wallet to the seller's proven pay-to, with its transaction on
  *   the payout, once per Idempotency-Key and never above what the wallet collected;
- * - a direct seller is never owed anything;
- * - a ledger row names a buyer's authorization only when the chain shows that authorization's own transfer.
+ * - a direct seller is never owed anything (but what its collection wallet took while it was platform_mor);
+ * - the gate's catalogue names the collection wallet on the gate's network.
+ * The nonce link of a ledger row: test/integration/api/ledger-authorization-link.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -15,7 +16,6 @@ import type { AddressInfo } from 'node:net';
 import { createWalletClient, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
-import { createFacilitatorClient } from '../../../src/x402/facilitator-client.js';
 import { tokenTransfers } from '../../../src/api/chain/token-transfers.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import {
@@ -281,6 +281,29 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
     assert.deepEqual([flushed.status, flushed.body.error_code], [409, 'payouts_not_applicable']);
   });
 
+  it('a seller that goes back to direct is still paid what its collection wallet took while platform_mor', async () => {
+    const seller = await newSeller('Switcher', 'platform_mor');
+    const collection = (await collectTo(seller))!;
+    const buyer = anvilDevAccount(5);
+    await fundFromFaucet(chain, buyer.address, '1');
+    const paid = await transfer(buyer, collection, 60_000n);
+    await report(seller, { tx_hash: paid, payer: buyer.address, amount: '60000' });
+    await waitForLedgerRow(t, seller.pat, paid, (r) => r.status === 'verified');
+    const patched = await t.request('PATCH', `/v1/sellers/${seller.seller_id}`, {
+      token: session,
+      body: { payout_mode: 'direct' },
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal((await payouts(seller)).accrued_usd, '0.06');
+    const flushed = await flush(seller);
+    assert.deepEqual(
+      flushed.body.flushes.map((f: { status: string; amount_usd: string }) => [f.status, f.amount_usd]),
+      [['settled', '0.06']],
+    );
+    const again = await flush(seller);
+    assert.deepEqual([again.status, again.body.error_code], [409, 'payouts_not_applicable']);
+  });
+
   it("the gate's catalogue names a platform_mor seller's collection wallet on the gate's network as its pay-to", async () => {
     const created = async (name: string, payoutMode: string) =>
       (
@@ -308,84 +331,6 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
       )?.pay_to,
       null,
       'no collection on a network the platform does not collect on: the gate does not sell it',
-    );
-  });
-
-  it("a nonce names a buyer's authorization only when the chain shows that authorization's own transfer", async () => {
-    const seller = await newSeller('Nonce Claimer', 'direct');
-    const owner = await signInWithNewKey(t);
-    const treasuryPat = (
-      await t.request('POST', '/v1/pats', { token: owner.session, body: { scope_type: 'treasury' } })
-    ).body.pat as string;
-    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: { label: 'buyer' } })).body;
-    await fundFromFaucet(chain, wallet.address, '5');
-    const requirements = (amount: string) => ({
-      scheme: 'exact',
-      network: chain.network,
-      payTo: seller.payTo.address,
-      amount,
-      asset: chain.usdc,
-      extra: { name: 'USDC', version: '2' },
-      maxTimeoutSeconds: 600,
-    });
-    const pay = async (amount: string) => {
-      const res = await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
-        token: treasuryPat,
-        body: { payment_requirements: requirements(amount) },
-      });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body as { authorization_id: string; signature: string; authorization: { nonce: string } };
-    };
-    const settle = async (payment: Awaited<ReturnType<typeof pay>>, amount: string) => {
-      const accepted = requirements(amount);
-      const outcome = await createFacilitatorClient({ url: chain.facilitatorUrl }).settle({
-        x402Version: 2,
-        paymentPayload: {
-          x402Version: 2,
-          resource: { url: 'https://seller.test/paid' },
-          accepted,
-          payload: { signature: payment.signature, authorization: payment.authorization },
-        },
-        paymentRequirements: accepted,
-      });
-      assert.equal(outcome.kind, 'ok', JSON.stringify(outcome));
-      return (outcome as { settlement: { transaction: Hex } }).settlement.transaction;
-    };
-    const big = await pay('500000'); // signed, never settled
-    const small = await pay('10000');
-    const honest = await pay('20000');
-    const smallTx = await settle(small, '10000');
-    const honestTx = await settle(honest, '20000');
-
-    // The real $0.01 transaction reported with the unsettled $0.50 authorization's nonce.
-    await report(seller, { tx_hash: smallTx, payer: wallet.address, amount: '10000', nonce: big.authorization.nonce });
-    await report(seller, {
-      tx_hash: honestTx,
-      payer: wallet.address,
-      amount: '20000',
-      nonce: honest.authorization.nonce,
-    });
-    await waitForLedgerRow(t, seller.pat, smallTx, (r) => r.status === 'verified');
-    await waitForLedgerRow(t, seller.pat, honestTx, (r) => r.status === 'verified');
-    const rows = (await t.request('GET', '/v1/ledger?limit=10', { token: seller.pat })).body.entries as Array<{
-      tx_hash: string;
-      authorization_id: string | null;
-    }>;
-    const linkOf = (tx: string) => rows.find((r) => r.tx_hash === tx.toLowerCase())?.authorization_id;
-    assert.equal(linkOf(smallTx), null, 'the $0.50 authorization did not move in that transaction');
-    assert.equal(linkOf(honestTx), honest.authorization_id);
-
-    const history = (await t.request('GET', `/v1/wallets/${wallet.id}/payments`, { token: treasuryPat })).body
-      .payments as Array<{ id: string; status: string; tx_hash: string | null }>;
-    const status = (id: string) => history.find((p) => p.id === id);
-    assert.deepEqual(
-      [status(big.authorization_id)?.status, status(big.authorization_id)?.tx_hash],
-      ['signed', null],
-      'the unsettled authorization is not shown as settled',
-    );
-    assert.deepEqual(
-      [status(honest.authorization_id)?.status, status(honest.authorization_id)?.tx_hash],
-      ['settled', honestTx.toLowerCase()],
     );
   });
 });
