@@ -82,7 +82,7 @@ export const API_ENTRIES: Entries = {
   },
   TREASURY_MOR_PAYOUT_MAX_USD: {
     meaning:
-      'the largest single payout to a `platform_mor` seller (USD), also the collection wallets\' `per_tx_cap_usd`; more waits for the next flush',
+      "the largest single payout to a `platform_mor` seller (USD), also the collection wallets' `per_tx_cap_usd`; more waits for the next flush",
   },
   TREASURY_EXIT_WITH_PARENT: { meaning: '`1`: exit when the parent process goes away (set by the sandbox)' },
   TREASURY_PUBLIC_URL: {
@@ -201,7 +201,7 @@ export const SIGNER_ENTRIES: Entries = {
   },
   TREASURY_MOR_PAYOUT_MAX_USD: {
     meaning:
-      'the largest single payout to a `platform_mor` seller (USD), also the collection wallets\' `per_tx_cap_usd`; more waits for the next flush',
+      "the largest single payout to a `platform_mor` seller (USD), also the collection wallets' `per_tx_cap_usd`; more waits for the next flush",
   },
   TREASURY_EXIT_WITH_PARENT: { meaning: '`1`: exit when the parent process goes away (set by the sandbox)' },
 };
