@@ -2,7 +2,8 @@
  * The seller behind the middleware's service PAT, as `POST {api_url}/v1/auth/verify` reports it, and the
  * endpoint ledger rows are attributed to (docs/seller-middleware.md#rules-and-runtime-answers): the configured
  * endpoint_id (which must be one of the seller's), else the only endpoint, else — with 2 or more — an
- * `X402ConfigError` listing every (slug, endpoint_id) pair.
+ * `X402ConfigError` listing every (slug, endpoint_id) pair; and, for a `platform_mor` seller, where its buyers
+ * pay on the middleware's network (`collect_to`: the collection wallet the platform holds for it).
  *
  * Caching: a good answer is kept `successTtlMs` and then refreshed in the background (callers keep using it);
  * a refusal (401/403, or the endpoint rule failing) is kept `failureCooldownMs`, after which the next paid
@@ -13,7 +14,8 @@
  * Defends against: a seller with a wrong or revoked PAT, or an ambiguous endpoint set, taking payments the
  * platform cannot account for. Does not defend against: a platform outage at the very first paid request
  * delaying it by up to the platform time-out once; payments taken while the platform is unreachable are not
- * checked against the PAT.
+ * checked against the PAT, and — before the first answer — are taken at the configured pay_to even for a
+ * `platform_mor` seller (the platform then owes nothing for them: they never reached its collection wallet).
  */
 import { z } from 'zod';
 import { boundedFetchJson, type FetchLike } from '../bounded-fetch.js';
