@@ -1,9 +1,12 @@
 /**
  * The sandbox's demo seller: a Koa app with one paid route (`GET /joke`, 0.01 USDC) behind our x402
  * middleware, settled by the sandbox facilitator on the local chain and reported to the local Treasury
- * platform. On first start it signs in with a fresh key (SIWE), registers the seller and its endpoint, proves
- * its pay-to address (a public anvil dev key signs the claim, so its ledger rows are verified on chain), and
- * keeps the service PAT in `<dataDir>/demo-seller.json` (0600) for the next start. Loopback only.
+ * platform. The platform is its merchant of record (`platform_mor`, docs/adr/0011-merchant-of-record.md): buyers
+ * pay the collection wallet Treasury holds for it (the middleware's 402 terms name it), and a payout flush moves
+ * what was collected to its proven pay-to address (a public anvil dev key signs the claim). On first start it
+ * signs in with a fresh key (SIWE), registers the seller and its endpoint, proves its pay-to address, and keeps
+ * the service PAT and the owner's sandbox key (it signs in again to flush) in `<dataDir>/demo-seller.json`
+ * (0600) for the next start. Loopback only.
  */
 import http from 'node:http';
 import path from 'node:path';
@@ -18,14 +21,21 @@ interface DemoSellerState {
   seller_id: string;
   pat: string;
   pay_to: string;
-  /** The pay-to address is proven for the seller (its ledger rows can be verified). */
+  /** The pay-to address is proven for the seller (payouts go there). */
   pay_to_proven?: boolean;
+  /** The owner's sandbox key: signs in again for owner-only calls (a payout flush). */
+  owner_key?: `0x${string}`;
+  payout_mode?: 'platform_mor';
 }
 
 export interface DemoSeller {
   url: string;
   sellerId: string;
   payTo: string;
+  /** Where its buyers pay: the collection wallet Treasury holds for it on the sandbox network. */
+  collectTo: string;
+  /** Signs the owner in and flushes the seller's payouts: what was collected moves to `payTo` on chain. */
+  flushPayouts(): Promise<Record<string, unknown>>;
   /** Stops serving, then sends its pending ledger reports (for at most 3 s): call it while the API is still up. */
   stop(): Promise<void>;
 }
@@ -50,8 +60,9 @@ export async function signInFresh(
   apiUrl: string,
   publicUrl: string,
   chainId: number,
+  ownerKey: `0x${string}` = generatePrivateKey(),
 ): Promise<{ session: string; address: string }> {
-  const owner = privateKeyToAccount(generatePrivateKey());
+  const owner = privateKeyToAccount(ownerKey);
   const { nonce } = (await call(apiUrl, 'POST', '/v1/identity/nonce', undefined)) as { nonce: string };
   const url = new URL(publicUrl);
   const message = createSiweMessage({
@@ -78,12 +89,13 @@ export async function signInFresh(
  */
 export async function registerPaidSeller(
   api: { apiUrl: string; publicUrl: string; chainId: number; payToKey: `0x${string}` },
-  profile: { name: string; slugPrefix: string; protocol?: 'mpp'; origin?: string },
+  profile: { name: string; slugPrefix: string; protocol?: 'mpp'; origin?: string; payout_mode?: 'platform_mor' },
   endpoint: string,
+  ownerKey: `0x${string}` = generatePrivateKey(),
 ): Promise<{ session: string; seller: { seller_id: string; slug: string; pat: string }; payTo: string }> {
   const { apiUrl } = api;
   const payTo = privateKeyToAccount(api.payToKey);
-  const { session, address } = await signInFresh(apiUrl, api.publicUrl, api.chainId);
+  const { session, address } = await signInFresh(apiUrl, api.publicUrl, api.chainId, ownerKey);
   const { slugPrefix, ...rest } = profile;
   const seller = (await call(apiUrl, 'POST', '/v1/sellers', session, {
     ...rest,
@@ -107,12 +119,21 @@ async function register(
   chainId: number,
   payToKey: `0x${string}`,
 ): Promise<DemoSellerState> {
+  const ownerKey = generatePrivateKey();
   const { seller, payTo } = await registerPaidSeller(
     { apiUrl, publicUrl, chainId, payToKey },
-    { name: 'Sandbox demo seller', slugPrefix: 'demo' },
+    { name: 'Sandbox demo seller', slugPrefix: 'demo', payout_mode: 'platform_mor' },
     'joke',
+    ownerKey,
   );
-  return { seller_id: seller.seller_id, pat: seller.pat, pay_to: payTo, pay_to_proven: true };
+  return {
+    seller_id: seller.seller_id,
+    pat: seller.pat,
+    pay_to: payTo,
+    pay_to_proven: true,
+    owner_key: ownerKey,
+    payout_mode: 'platform_mor',
+  };
 }
 
 export async function startDemoSeller(options: {
@@ -133,9 +154,16 @@ export async function startDemoSeller(options: {
     async (stored) =>
       (await bearerAccepted(`${options.apiUrl}/v1/auth/verify`, stored.pat, { method: 'POST' })) &&
       stored.pay_to === payTo &&
-      stored.pay_to_proven === true,
+      stored.pay_to_proven === true &&
+      stored.payout_mode === 'platform_mor' &&
+      stored.owner_key !== undefined,
     () => register(options.apiUrl, options.publicUrl, options.chainId, options.payToKey),
   );
+
+  // Where its buyers pay on the sandbox network: its collection wallet, created on this first ask.
+  const { collect_to: collectTo } = (await call(options.apiUrl, 'POST', '/v1/auth/verify', state.pat, {
+    network: options.network,
+  })) as { collect_to: string };
 
   const app = new Koa();
   const paywall = x402Koa({
@@ -171,6 +199,11 @@ export async function startDemoSeller(options: {
     url: `http://127.0.0.1:${port}`,
     sellerId: state.seller_id,
     payTo: state.pay_to,
+    collectTo,
+    async flushPayouts() {
+      const { session } = await signInFresh(options.apiUrl, options.publicUrl, options.chainId, state.owner_key);
+      return call(options.apiUrl, 'POST', `/v1/sellers/${state.seller_id}/payouts/flush`, session);
+    },
     stop: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

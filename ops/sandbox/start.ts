@@ -314,7 +314,13 @@ async function main(): Promise<void> {
       TREASURY_HOST: apiHost,
       TREASURY_DATA_DIR: dataDir,
       TREASURY_VERIFY_ALLOW_PRIVATE: '1',
-      ...(localChain ? { TREASURY_RPC_URLS: JSON.stringify({ [localChain.network]: localChain.rpcUrl }) } : {}),
+      ...(localChain
+        ? {
+            TREASURY_RPC_URLS: JSON.stringify({ [localChain.network]: localChain.rpcUrl }),
+            // Payouts to platform_mor sellers (the demo seller) are settled by the local facilitator.
+            TREASURY_FACILITATOR_URL: localChain.facilitatorUrl,
+          }
+        : {}),
     },
     (msg) => msg === 'treasury-api ready',
   );
@@ -424,6 +430,7 @@ async function main(): Promise<void> {
               demo_seller_url: `${demoSeller.url}/joke`,
               demo_seller_id: demoSeller.sellerId,
               demo_seller_pay_to: demoSeller.payTo,
+              demo_seller_collect_to: demoSeller.collectTo,
             }
           : {}),
         ...(gate
@@ -456,7 +463,12 @@ async function main(): Promise<void> {
   if (localChain) {
     say(`  chain          : ${localChain.rpcUrl} (chain id ${localChain.chainId}, test USDC ${localChain.usdc})`);
     say(`  facilitator    : ${localChain.facilitatorUrl}`);
-    if (demoSeller) say(`  demo seller    : ${demoSeller.url}/joke (402 until paid)`);
+    if (demoSeller) {
+      say(`  demo seller    : ${demoSeller.url}/joke (402 until paid)`);
+      say(
+        `  merchant of record: buyers pay ${demoSeller.collectTo} (held by Treasury); a payout flush moves it to ${demoSeller.payTo}`,
+      );
+    }
     if (gate) say(`  gate           : ${gate.demoUrl} (402 until paid; origin ${gate.originUrl} has no payment code)`);
     say(
       `  faucet         : curl -s -X POST ${localChain.faucetUrl} -H 'content-type: application/json' -d '{"address":"0x…","amount_usd":"10"}'`,

@@ -27,6 +27,12 @@ import { IdentityService } from './services/identity-service.js';
 import { PatService } from './services/pat-service.js';
 import { SellerLedgerService } from './services/seller-ledger-service.js';
 import { SellerPayToService } from './services/seller-pay-to-service.js';
+import { PlatformWallets } from './services/platform-wallets.js';
+import { PayoutRail } from './services/payout-rail.js';
+import { SellerPayouts } from './services/seller-payouts.js';
+import { AuthorizationUseReader } from './chain/find-authorization-use.js';
+import { createFacilitatorClient } from '../x402/facilitator-client.js';
+import { formatUsd } from '../../policy/money.js';
 import { createSellerServices } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
 import { gateRoutes } from './http/routes/gate-routes.js';
@@ -157,6 +163,23 @@ export function createTreasuryApp(deps: {
   });
   const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
   const pendingCap = new LedgerPendingCap(knex, config.ledgerMaxPendingPerSeller);
+  // The platform as merchant of record: per-seller collection wallets and payouts out of them (docs/adr/0011).
+  const defaultNetwork = chains.resolve(config.defaultChain)?.network ?? config.defaultChain;
+  const collections = new PlatformWallets(knex, accounts, wallets, chains, {
+    networks: config.morNetworks ?? [...new Set([defaultNetwork, ...Object.keys(config.rpcUrls)])],
+    policy: { per_tx_cap_usd: formatUsd(config.morPayoutMaxMicro) },
+  });
+  const payoutRail = config.facilitatorUrl
+    ? new PayoutRail(pay, createFacilitatorClient({ url: config.facilitatorUrl }))
+    : undefined;
+  const payouts = new SellerPayouts(
+    knex,
+    clock,
+    chains,
+    payoutRail,
+    new AuthorizationUseReader(config.rpcUrls, config.rpcTimeoutMs),
+    { maxPayoutMicro: config.morPayoutMaxMicro },
+  );
   const sellerPayTo = new SellerPayToService(knex, clock, ledgerVerifier);
   let shuttingDown = false;
   let server: http.Server | undefined;
@@ -179,8 +202,17 @@ export function createTreasuryApp(deps: {
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
-    sellerRoutes({ auth: tokenAuth, sellers, ledger: sellerLedger, pendingCap, payTo: sellerPayTo, pats }),
-    gateRoutes({ auth: tokenAuth, knex, ledger: sellerLedger, pendingCap }),
+    sellerRoutes({
+      auth: tokenAuth,
+      sellers,
+      ledger: sellerLedger,
+      pendingCap,
+      payTo: sellerPayTo,
+      pats,
+      payouts,
+      collections,
+    }),
+    gateRoutes({ auth: tokenAuth, knex, ledger: sellerLedger, pendingCap, collections, defaultNetwork }),
   ];
   for (const router of routers) {
     koa.use(router.routes());

@@ -68,7 +68,7 @@ export class CatalogueSource {
     const result = await boundedFetchJson({
       fetch: this.fetchFn,
       method: 'GET',
-      url: `${this.config.apiUrl}/v1/gate/catalogue`,
+      url: `${this.config.apiUrl}/v1/gate/catalogue?network=${encodeURIComponent(this.config.network)}`,
       headers: { authorization: `Bearer ${this.config.token}` },
       timeoutMs: this.config.platformTimeoutMs,
       maxBytes: 4 * 1024 * 1024,

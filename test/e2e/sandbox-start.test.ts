@@ -1,7 +1,8 @@
 /**
  * The README's first command: `npm start` on embedded defaults brings up PostgreSQL, SoftHSM, the signer,
  * the API (and its dashboard, built when stale), the local chain, facilitator, faucet and demo seller; writes sandbox.json (0600); serves a real
- * mint → wallet → fund → pay the demo seller flow; limits 400 rapid nonce requests from one address with 429
+ * mint → wallet → fund → pay the demo seller flow, whose merchant of record is the platform (the buyer pays the
+ * collection wallet Treasury holds; a payout flush moves it to the seller's proven pay-to on chain); limits 400 rapid nonce requests from one address with 429
  * and Retry-After (rate limits are on by default); and stops cleanly on Ctrl-C.
  * Also: the API refuses to start while a migration is pending.
  */
@@ -12,6 +13,8 @@ import path from 'node:path';
 import { createTestDatabase, freePort } from '../support/test-database.js';
 import { decodeSettlementReceipt } from '../../src/x402/header-codec.js';
 import { payDemoSeller, startSandbox } from '../support/sandbox-harness.js';
+import { createPublicClient, erc20Abi, http, type Address, type Hex } from 'viem';
+import { signInFresh } from '../../ops/sandbox/demo-seller.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -100,6 +103,41 @@ describe('npm start (sandbox on embedded defaults)', function () {
         ['verified', null],
         "the demo seller's ledger row is verified on the sandbox chain",
       );
+      // The platform is the demo seller's merchant of record: the buyer paid the collection wallet Treasury holds
+      // for it, and a payout flush (by the seller's owner) moves what was collected to its proven pay-to on chain.
+      const demo = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-seller.json'), 'utf8')) as {
+        seller_id: string;
+        pay_to: Address;
+        owner_key: Hex;
+      };
+      assert.notEqual(sandbox.demo_seller_collect_to, demo.pay_to);
+      const sandboxChain = createPublicClient({ transport: http(sandbox.rpc_url) });
+      const balanceOf = (owner: Address) =>
+        sandboxChain.readContract({
+          address: sandbox.usdc as Address,
+          abi: erc20Abi,
+          functionName: 'balanceOf',
+          args: [owner],
+        });
+      assert.equal(await balanceOf(sandbox.demo_seller_collect_to), 10_000n, 'the platform collected the payment');
+      const payToBefore = await balanceOf(demo.pay_to);
+      const owner = await signInFresh(sandbox.api_url, sandbox.api_url, sandbox.chain_id, demo.owner_key);
+      const flushed = await fetch(`${sandbox.api_url}/v1/sellers/${demo.seller_id}/payouts/flush`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${owner.session}` },
+      });
+      const payouts = (await flushed.json()) as {
+        flushes: Array<{ status: string; amount_usd: string; pay_to: string; tx_hash: string | null }>;
+      };
+      assert.equal(flushed.status, 200, JSON.stringify(payouts));
+      assert.deepEqual(
+        payouts.flushes.map((f) => [f.status, f.amount_usd, f.pay_to]),
+        [['settled', '0.01', demo.pay_to]],
+        JSON.stringify(payouts),
+      );
+      assert.match(String(payouts.flushes[0]!.tx_hash), /^0x[0-9a-f]{64}$/);
+      assert.equal(await balanceOf(demo.pay_to), payToBefore + 10_000n, "the seller's pay-to received it");
+      assert.equal(await balanceOf(sandbox.demo_seller_collect_to), 0n);
       const after = (await (
         await fetch(`${sandbox.api_url}/v1/wallets/${created.id}/balance`, {
           headers: { authorization: `Bearer ${api_key}` },

@@ -65,8 +65,10 @@ describe('self-custody payments: xx buy --self-custody and createX402Buyer({ acc
         functionName: 'balanceOf',
         args: [address],
       });
+    // The demo seller's buyers pay the collection wallet Treasury holds for it (docs/adr/0011-merchant-of-record.md).
     payTo = getAddress(
-      (JSON.parse(fs.readFileSync(sandbox.sandboxFile, 'utf8')) as { demo_seller_pay_to: string }).demo_seller_pay_to,
+      (JSON.parse(fs.readFileSync(sandbox.sandboxFile, 'utf8')) as { demo_seller_collect_to: string })
+        .demo_seller_collect_to,
     );
   });
   after(async () => {

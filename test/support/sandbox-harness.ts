@@ -33,6 +33,9 @@ export interface SandboxInfo {
   faucet_url: string;
   demo_seller_url: string;
   demo_seller_id: string;
+  /** The demo seller's proven pay-to, and the collection wallet Treasury holds for it (its buyers pay there). */
+  demo_seller_pay_to: `0x${string}`;
+  demo_seller_collect_to: `0x${string}`;
   /** The gate (docs/gate.md) and a paid URL through it to the demo origin, which has no payment code. */
   gate_url: string;
   gate_demo_url: string;

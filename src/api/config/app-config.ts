@@ -7,7 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { envInt } from '../../shared/env-int.js';
 import { MAX_AMOUNT_MICRO } from '../../shared/amount-bounds.js';
-import { canonicalUsd, parseUsd } from '../../../policy/money.js';
+import { canonicalUsd, isUsdString, parseUsd } from '../../../policy/money.js';
 import { usdAmountSchema } from '../../../policy/policy-schema.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 
@@ -72,6 +72,31 @@ const envSchema = z.object({
   TREASURY_LEDGER_MAX_PENDING_PER_SELLER: envInt(1, 10_000_000, 10_000),
   /** Endpoints one seller may hold (created by hand or from its OpenAPI document). */
   TREASURY_SELLER_MAX_ENDPOINTS: envInt(1, 100_000, 1_000),
+  /** Facilitator that submits the platform's payouts to platform_mor sellers on chain; none: payouts wait. */
+  TREASURY_FACILITATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * CAIP-2 networks the platform collects on for platform_mor sellers, comma-separated; by default the default
+   * chain's network and every network with an RPC endpoint in TREASURY_RPC_URLS.
+   */
+  TREASURY_MOR_NETWORKS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      const networks = v.split(',').map((n) => n.trim());
+      if (networks.length > 32 || networks.some((n) => !/^eip155:[1-9][0-9]{0,15}$/.test(n))) {
+        ctx.addIssue({ code: 'custom', message: 'expected comma-separated CAIP-2 networks, e.g. eip155:8453' });
+        return z.NEVER;
+      }
+      return Object.freeze([...new Set(networks)]);
+    }),
+  /** The largest single payout to a platform_mor seller (USD); what is owed beyond it is paid by later flushes. */
+  TREASURY_MOR_PAYOUT_MAX_USD: z
+    .string()
+    .default('100')
+    .refine((v) => isUsdString(v) && parseUsd(v) > 0n && parseUsd(v) <= MAX_AMOUNT_MICRO, {
+      message: 'expected a positive USD amount of at most 1000000000, e.g. 100',
+    }),
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
   /** The origin clients reach us at; SIWE/SIWS messages must name its host as domain and its origin in URI. */
   TREASURY_PUBLIC_URL: z.string().url().optional(),
@@ -172,6 +197,11 @@ export type AppConfig = Readonly<{
   ledgerVerifySellerShare: number;
   ledgerMaxPendingPerSeller: number;
   sellerMaxEndpoints: number;
+  /** Where the platform's payouts are settled (TREASURY_FACILITATOR_URL). */
+  facilitatorUrl: string | undefined;
+  /** TREASURY_MOR_NETWORKS; undefined: the default chain's and every network with an RPC. */
+  morNetworks: readonly string[] | undefined;
+  morPayoutMaxMicro: bigint;
   authCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
@@ -254,6 +284,9 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ledgerVerifySellerShare: e.TREASURY_LEDGER_VERIFY_SELLER_SHARE,
     ledgerMaxPendingPerSeller: e.TREASURY_LEDGER_MAX_PENDING_PER_SELLER,
     sellerMaxEndpoints: e.TREASURY_SELLER_MAX_ENDPOINTS,
+    facilitatorUrl: e.TREASURY_FACILITATOR_URL,
+    morNetworks: e.TREASURY_MOR_NETWORKS,
+    morPayoutMaxMicro: parseUsd(e.TREASURY_MOR_PAYOUT_MAX_USD),
     authCacheMs: e.TREASURY_AUTH_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,

@@ -3,8 +3,10 @@
  * Each round claims a batch of due `pending` rows, sellers in turns (./ledger-fair-claim.ts; a lease on
  * `next_check_at`, FOR UPDATE SKIP LOCKED, so every API process may run one without two checking the same row),
  * reads each row's transaction with its receipt and depth from the network's RPC, `bounded` at `concurrency` at
- * once, and writes the verdict of
- * ../chain/verify-ledger-transfer.ts: `verified` (PostgreSQL triggers then add it to the seller's payables
+ * once, and writes the verdict of ../chain/verify-ledger-transfer.ts against where the row's money must have
+ * gone (./ledger-row-claim.ts: a platform_mor row's seller's collection wallet, a direct row's proven pay-to
+ * addresses; the row names the buyer's authorization only when the transaction spent it,
+ * docs/adr/0011-merchant-of-record.md): `verified` (PostgreSQL triggers then add it to the seller's payables
  * and revenue), `rejected` with a reason, or still `pending` with a reason and the next check after a backoff.
  *
  * Pending reasons: awaiting_verification (not checked yet), awaiting_confirmations, transaction_not_found
@@ -25,6 +27,7 @@ import type { Hash } from 'viem';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { verifyLedgerTransfer } from '../chain/verify-ledger-transfer.js';
+import { linkAuthorization, recipientsOf, type AuthorizationLink, type RowClaim } from './ledger-row-claim.js';
 import { requiredConfirmations } from '../config/app-config.js';
 import { AppError } from '../errors/app-error.js';
 import { claimDueLedgerRows, type ClaimedLedgerRow } from './ledger-fair-claim.js';
@@ -62,7 +65,7 @@ type ClaimedRow = ClaimedLedgerRow;
 type Verdict =
   | { status: 'pending'; reason: PendingReason; confirmations?: number | undefined; retryMs: number }
   | { status: 'rejected'; reason: string; confirmations?: number | undefined }
-  | { status: 'verified'; logIndexes: number[]; confirmations: number };
+  | { status: 'verified'; logIndexes: number[]; confirmations: number; link: AuthorizationLink | undefined };
 
 export class LedgerVerifier {
   private timer: NodeJS.Timeout | undefined;
@@ -206,9 +209,16 @@ export class LedgerVerifier {
       let claimed = false;
       for (const logIndex of verdict.logIndexes) {
         try {
-          await pending
-            .clone()
-            .update({ ...common, status: 'verified', reason: null, log_index: logIndex, verified_at: at });
+          await pending.clone().update({
+            ...common,
+            status: 'verified',
+            reason: null,
+            log_index: logIndex,
+            verified_at: at,
+            ...(verdict.link
+              ? { authorization_id: verdict.link.authorization_id, decision_id: verdict.link.decision_id }
+              : {}),
+          });
           claimed = true;
           break;
         } catch (err) {
@@ -225,8 +235,9 @@ export class LedgerVerifier {
     const parked = this.maxBackoffMs;
     const unreachable = this.unreachableReason(row.network);
     if (unreachable) return { status: 'pending', reason: unreachable, retryMs: parked };
-    const payTo = (await this.knex('sellers_pay_to').where({ seller_id: row.seller_id }).pluck('address')) as string[];
-    if (payTo.length === 0) return { status: 'pending', reason: 'pay_to_not_registered', retryMs: parked };
+    const claim = await this.claimOf(row);
+    const payTo = await recipientsOf(this.knex, row, claim);
+    if (payTo === 'pay_to_not_registered') return { status: 'pending', reason: payTo, retryMs: parked };
     const chain = this.chains.resolve(row.network)!;
     let tx;
     try {
@@ -259,7 +270,18 @@ export class LedgerVerifier {
       };
     if (verdict.kind === 'rejected')
       return { status: 'rejected', reason: verdict.reason, confirmations: verdict.confirmations };
-    return { status: 'verified', logIndexes: verdict.logIndexes, confirmations: verdict.confirmations };
+    const found = claim.nonce ? await linkAuthorization(this.knex, row, claim.nonce, tx.logs, chain.usdc) : undefined;
+    const link = found && verdict.logIndexes.includes(found.logIndex) ? found : undefined;
+    // The authorization's own Transfer is the one this row claims, when the chain showed it.
+    const logIndexes = link ? [link.logIndex] : verdict.logIndexes;
+    return { status: 'verified', logIndexes, confirmations: verdict.confirmations, link };
+  }
+
+  /** What the row was reported as: its payout mode (where its money must have gone) and the nonce it names. */
+  private async claimOf(row: ClaimedRow): Promise<RowClaim> {
+    const claim = (await this.knex('ledger_entries').where({ id: row.id }).first('payout_mode', 'nonce')) as
+      RowClaim | undefined;
+    return { payout_mode: claim?.payout_mode ?? 'direct', nonce: claim?.nonce?.trim() ?? null };
   }
 
   private backoff(attempts: number): number {

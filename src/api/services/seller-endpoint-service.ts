@@ -128,7 +128,7 @@ export class SellerEndpointService {
   }
 
   /** What the seller middleware needs on its first paid request: the seller and every endpoint at once (its route table). */
-  async routeTable(seller: SellerRow): Promise<SellerAuthVerify> {
+  async routeTable(seller: SellerRow): Promise<Omit<SellerAuthVerify, 'collect_to'>> {
     const endpoints = (await this.knex('endpoints')
       .where({ seller_id: seller.id })
       .orderBy([{ column: 'created_at' }, { column: 'id' }])) as EndpointRow[];

@@ -1,5 +1,6 @@
 /**
- * A seller's money: the ledger its middleware reports to, revenue, payables and payout flushes. Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
+ * A seller's money: the ledger its middleware reports to, revenue, payables and the payout history (payouts
+ * themselves are made by ./seller-payouts.ts). Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
  * or by route lookup (src/shared/path-pattern.ts, no regex), and stored `pending`: they count toward revenue and
  * payables only once ./ledger-verifier.ts has verified them on chain against the pay-to addresses the seller
  * proved (./seller-pay-to-service.ts).
@@ -25,6 +26,7 @@ import type {
   LedgerEntryView,
   LedgerPage,
   LedgerStatus,
+  PayoutFlushView,
   PayoutsPage,
   RevenueSummary,
 } from '../../shared/api-responses/seller-ledger-responses.js';
@@ -46,13 +48,13 @@ export class SellerLedgerService {
   ) {}
 
   /**
-   * Accrued payables (verified rows only) and a page of the flush history, newest first. In `direct` mode
-   * buyers pay the seller's pay_to: nothing accrues. `pending_usd` is what platform_mor rows still waiting
+   * Accrued payables (verified rows paid to the seller's collection wallet) and a page of its payouts, newest
+   * first, each with its state and transaction. In `direct` mode buyers pay the seller's pay_to: nothing accrues. `pending_usd` is what platform_mor rows still waiting
    * for on-chain verification would add; `advance_usd` what was paid out before verification existed and no
    * verified row covers yet (migration 20261125200400).
    */
   async payouts(seller: SellerRow, request: PageRequest): Promise<PayoutsPage> {
-    const { page, nextCursor } = await readKeysetPage<{ id: string; amount_micro: string; created_at: Date }>(
+    const { page, nextCursor } = await readKeysetPage<PayoutRow>(
       this.knex('payout_flushes').where({ seller_id: seller.id }),
       request,
       PAYOUT_FLUSH_ID,
@@ -62,8 +64,9 @@ export class SellerLedgerService {
       .where({ seller_id: seller.id })
       .first('earned_micro', 'paid_micro', 'advance_micro')) as
       { earned_micro: string; paid_micro: string; advance_micro: string } | undefined;
-    const accrued =
-      seller.payout_mode === 'direct' || !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
+    // Only platform_mor rows paid to a collection wallet are earned: a direct seller's accrued is what it
+    // collected while platform_mor and was not paid yet (usually nothing).
+    const accrued = !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
     const [pending] = (await this.knex('ledger_entries')
       .where({ seller_id: seller.id, status: 'pending', payout_mode: 'platform_mor' })
       .sum({ total: 'amount_micro' })
@@ -76,48 +79,9 @@ export class SellerLedgerService {
       pending_usd: formatUsd(BigInt(pending?.total ?? 0)),
       pending_count: Number(pending?.n ?? 0),
       advance_usd: formatUsd(BigInt(payables?.advance_micro ?? 0)),
-      flushes: page.map((f) => ({
-        id: f.id,
-        amount_usd: formatUsd(BigInt(f.amount_micro)),
-        created_at: f.created_at.toISOString(),
-      })),
+      flushes: page.map(payoutView),
       next_cursor: nextCursor,
     };
-  }
-
-  /**
-   * What the seller earned in platform_mor mode with verified rows and was not paid yet: one row
-   * (seller_payables), kept by triggers in the transaction of each row's verification and each flush
-   * (migrations 20261125160000, 20261125200400), so a read costs the same after a million ledger rows as after one.
-   */
-  private async accruedMicro(
-    seller: SellerRow,
-    trx: Knex | Knex.Transaction = this.knex,
-    forUpdate = false,
-  ): Promise<bigint> {
-    const query = trx('seller_payables').where({ seller_id: seller.id }).first('earned_micro', 'paid_micro');
-    const row = (await (forUpdate ? query.forUpdate() : query)) as
-      { earned_micro: string; paid_micro: string } | undefined;
-    return row ? BigInt(row.earned_micro) - BigInt(row.paid_micro) : 0n;
-  }
-
-  /** Records a payout of everything accrued from verified rows (platform_mor only), serialised per seller; answers the payouts' first page. */
-  async flushPayouts(seller: SellerRow, actor: string, request: PageRequest): Promise<PayoutsPage> {
-    if (seller.payout_mode === 'direct') throw new AppError('payouts_not_applicable');
-    await this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${seller.id}`]);
-      // The row is locked too: a ledger entry committing meanwhile waits, and is paid by the next flush.
-      const accrued = await this.accruedMicro(seller, trx, true);
-      if (accrued > 0n)
-        await trx('payout_flushes').insert({
-          id: generateId('po_'),
-          seller_id: seller.id,
-          amount_micro: accrued.toString(),
-          created_by: actor,
-          created_at: this.clock(),
-        });
-    });
-    return this.payouts(seller, request);
   }
 
   async report(seller: SellerRow, input: LedgerReportBody): Promise<{ created: boolean; entry: LedgerEntryView }> {
@@ -130,23 +94,14 @@ export class SellerLedgerService {
       // The exact path, else the oldest fitting pattern: the seller's endpoints compiled once per change.
       endpointId = await this.endpoints.endpointFor(seller.id, (input.method ?? 'GET').toUpperCase(), input.route);
     }
-    let authorizationId: string | null = null;
-    let decisionId: string | null = null;
-    if (input.nonce) {
-      // Authorizations hold the wallet's checksummed address: an exact match on the UNIQUE (from_address,
-      // scheme, nonce) index, where lower(from_address) would read the whole table at every report.
-      const auth = await this.knex('authorizations')
-        .where({ from_address: getAddress(input.payer.toLowerCase()) })
-        .whereIn('scheme', ['exact', 'upto'])
-        .andWhere({ nonce: input.nonce.toLowerCase() })
-        .first('id', 'decision_id');
-      if (auth) {
-        authorizationId = auth.id;
-        decisionId = auth.decision_id;
-      }
-    }
+    // The nonce is kept as claimed: the row is linked to a Treasury authorization only once the verifier saw that
+    // authorization's own transfer in the transaction (./ledger-row-claim.ts), never on this report's word.
+    const nonce = input.nonce ? input.nonce.toLowerCase() : null;
     // Stored pending: it counts once verified on chain (./ledger-verifier.ts). Why it cannot be checked yet, if so.
-    const hasPayTo = !!(await this.knex('sellers_pay_to').where({ seller_id: seller.id }).first('address'));
+    // A platform_mor row is checked against the seller's collection wallet; a direct row needs a proven pay-to.
+    const hasPayTo =
+      seller.payout_mode === 'platform_mor' ||
+      !!(await this.knex('sellers_pay_to').where({ seller_id: seller.id }).first('address'));
     const reason =
       this.ledgerVerifier?.unreachableReason(input.network) ??
       (hasPayTo ? 'awaiting_verification' : 'pay_to_not_registered');
@@ -162,8 +117,9 @@ export class SellerLedgerService {
       method: input.method ?? null,
       route: input.route ?? null,
       content_hash: input.content_hash ?? null,
-      authorization_id: authorizationId,
-      decision_id: decisionId,
+      authorization_id: null,
+      decision_id: null,
+      nonce,
       payout_mode: seller.payout_mode,
       status: 'pending',
       reason,
@@ -345,6 +301,33 @@ export class SellerLedgerService {
     }
     return Readable.from(lines(), { objectMode: false });
   }
+}
+
+interface PayoutRow {
+  id: string;
+  amount_micro: string;
+  created_at: Date;
+  status: PayoutFlushView['status'];
+  network: string | null;
+  pay_to: string | null;
+  tx_hash: string | null;
+  reason: string | null;
+  settled_at: Date | null;
+}
+
+/** A payout as the payouts page shows it: what it is, where it went and how far it got. */
+function payoutView(f: PayoutRow): PayoutFlushView {
+  return {
+    id: f.id,
+    amount_usd: formatUsd(BigInt(f.amount_micro)),
+    created_at: f.created_at.toISOString(),
+    status: f.status,
+    network: f.network,
+    pay_to: f.pay_to ? getAddress(f.pay_to.trim()) : null,
+    tx_hash: f.tx_hash?.trim() ?? null,
+    reason: f.reason,
+    settled_at: f.settled_at?.toISOString() ?? null,
+  };
 }
 
 function ledgerView(r: Record<string, any>): LedgerEntryView {

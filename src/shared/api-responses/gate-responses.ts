@@ -1,7 +1,8 @@
 /**
  * What the API answers the gate (docs/gate.md): `GET /v1/gate/catalogue`, the account's managed-proxy (`mpp`)
  * sellers with what the gate needs to sell their endpoints — slug (the path prefix), origin (where paid
- * requests go) and whether it is verified, pay_to (the seller's oldest proven pay-to address), status, and each
+ * requests go) and whether it is verified, pay_to (where buyers pay: the seller's oldest proven pay-to address,
+ * or for a `platform_mor` seller its collection wallet on the network the gate asked for), status, and each
  * endpoint's method, path or path pattern, prices and whether it is priced. Defined once here: the API's route
  * is typed with it and the gate parses the reply with it.
  *
@@ -41,7 +42,10 @@ export const gateSellerSchema = z.object({
   origin: z.string().max(2048).nullable(),
   /** Whether the seller proved it controls `origin` (/.well-known/xx-verification.txt); the gate sells no other. */
   origin_verified: z.boolean(),
-  /** The seller's oldest proven pay-to address, or null when none is registered yet. */
+  /**
+   * Where buyers pay: a `platform_mor` seller's collection wallet on the catalogue's network (null when the
+   * platform does not collect there), else the seller's oldest proven pay-to address (null when none yet).
+   */
   pay_to: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/)

@@ -69,10 +69,21 @@ export const revenueSummarySchema = z.object({
 });
 export type RevenueSummary = z.infer<typeof revenueSummarySchema>;
 
+/**
+ * A payout: `recorded` (written before payouts were transfers: no money moved), or a transfer out of the
+ * seller's collection wallet — `pending` (recorded), `submitted` (signed, handed to the facilitator), `settled`
+ * (mined: `tx_hash`) or `failed` (expired unspent, given back). `reason` says what holds an unfinished one.
+ */
 export const payoutFlushViewSchema = z.object({
   id: payoutFlushIdField,
   amount_usd: usdField,
   created_at: timestampField,
+  status: z.enum(['recorded', 'pending', 'submitted', 'settled', 'failed']),
+  network: z.string().nullable(),
+  pay_to: z.string().nullable(),
+  tx_hash: z.string().nullable(),
+  reason: z.string().nullable(),
+  settled_at: timestampField.nullable(),
 });
 export type PayoutFlushView = z.infer<typeof payoutFlushViewSchema>;
 

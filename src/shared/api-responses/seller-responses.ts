@@ -118,5 +118,14 @@ export const sellerAuthVerifySchema = z.object({
   payout_mode: payoutModeSchema,
   status: sellerStatusSchema,
   endpoints: z.array(endpointViewSchema),
+  /**
+   * Where buyers pay on the network the middleware named: the seller's collection wallet when the platform is
+   * its merchant of record (`platform_mor`), null when buyers pay the seller's own pay-to (or the platform does
+   * not collect on that network).
+   */
+  collect_to: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/)
+    .nullable(),
 });
 export type SellerAuthVerify = z.infer<typeof sellerAuthVerifySchema>;

@@ -66,6 +66,7 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const facilitator = resolveFacilitator(options.facilitator, config, doFetch);
   const seller = new SellerIdentity({
     apiUrl: config.apiUrl,
+    network: config.network,
     token: config.token,
     endpointId: config.endpointId,
     fetch: doFetch,

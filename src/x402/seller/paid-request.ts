@@ -170,7 +170,12 @@ export class PaidRequestCore {
       return port.answer(errorAnswer('seller_misconfigured'));
     }
     const endpointId = sellerState.endpointId;
-    const terms = buildRouteTerms(config, req.href, price);
+    const terms = buildRouteTerms(
+      config,
+      req.href,
+      price,
+      sellerState.kind === 'verified' ? (sellerState.payTo ?? config.payTo) : config.payTo,
+    );
 
     let payment: PaymentPayload;
     try {

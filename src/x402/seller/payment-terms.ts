@@ -25,12 +25,21 @@ export interface RouteTerms {
   accepts: PaymentRequirements[];
 }
 
-export function buildRouteTerms(config: ResolvedX402Config, resourceUrl: string, amountRaw: bigint): RouteTerms {
+/**
+ * The route's terms. `payTo` replaces the configured pay_to when the platform collects for the seller (its
+ * merchant of record names the address buyers pay, ./seller-identity.ts).
+ */
+export function buildRouteTerms(
+  config: ResolvedX402Config,
+  resourceUrl: string,
+  amountRaw: bigint,
+  payTo: `0x${string}` = config.payTo,
+): RouteTerms {
   const url = resourceUrl.slice(0, 2048);
   const accepts = config.schemes.map((scheme): PaymentRequirements => ({
     scheme,
     network: config.network,
-    payTo: config.payTo,
+    payTo,
     amount: amountRaw.toString(),
     asset: config.asset,
     extra:

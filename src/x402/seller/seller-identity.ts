@@ -2,7 +2,8 @@
  * The seller behind the middleware's service PAT, as `POST {api_url}/v1/auth/verify` reports it, and the
  * endpoint ledger rows are attributed to (docs/seller-middleware.md#rules-and-runtime-answers): the configured
  * endpoint_id (which must be one of the seller's), else the only endpoint, else — with 2 or more — an
- * `X402ConfigError` listing every (slug, endpoint_id) pair.
+ * `X402ConfigError` listing every (slug, endpoint_id) pair; and, for a `platform_mor` seller, where its buyers
+ * pay on the middleware's network (`collect_to`: the collection wallet the platform holds for it).
  *
  * Caching: a good answer is kept `successTtlMs` and then refreshed in the background (callers keep using it);
  * a refusal (401/403, or the endpoint rule failing) is kept `failureCooldownMs`, after which the next paid
@@ -13,7 +14,8 @@
  * Defends against: a seller with a wrong or revoked PAT, or an ambiguous endpoint set, taking payments the
  * platform cannot account for. Does not defend against: a platform outage at the very first paid request
  * delaying it by up to the platform time-out once; payments taken while the platform is unreachable are not
- * checked against the PAT.
+ * checked against the PAT, and — before the first answer — are taken at the configured pay_to even for a
+ * `platform_mor` seller (the platform then owes nothing for them: they never reached its collection wallet).
  */
 import { z } from 'zod';
 import { boundedFetchJson, type FetchLike } from '../bounded-fetch.js';
@@ -25,6 +27,13 @@ const verifyReplySchema = z
     seller_id: z.string().max(64),
     slug: z.string().max(128).optional(),
     status: z.string().max(32).optional(),
+    payout_mode: z.string().max(32).optional(),
+    /** Where buyers pay when the platform is the seller's merchant of record (absent from older platforms). */
+    collect_to: z
+      .string()
+      .regex(/^0x[0-9a-fA-F]{40}$/)
+      .nullable()
+      .optional(),
     endpoints: z
       .array(
         z
@@ -42,12 +51,20 @@ const verifyReplySchema = z
   .loose();
 
 export type SellerState =
-  | { kind: 'verified'; sellerId: string; endpointId: string | undefined }
+  | {
+      kind: 'verified';
+      sellerId: string;
+      endpointId: string | undefined;
+      /** The platform's collection address buyers pay instead of the configured pay_to (platform_mor sellers). */
+      payTo?: `0x${string}` | undefined;
+    }
   | { kind: 'misconfigured'; error: X402ConfigError }
   | { kind: 'unverified'; endpointId: string | undefined; cause: string };
 
 export interface SellerIdentityOptions {
   apiUrl: string;
+  /** The CAIP-2 network payments are taken on: the platform answers where this seller's buyers pay there. */
+  network?: string | undefined;
   token: string;
   endpointId: string | undefined;
   fetch: FetchLike;
@@ -110,7 +127,7 @@ export class SellerIdentity {
       fetch: this.options.fetch,
       method: 'POST',
       url: `${apiUrl}/v1/auth/verify`,
-      body: {},
+      body: this.options.network === undefined ? {} : { network: this.options.network },
       headers: { authorization: `Bearer ${token}` },
       timeoutMs: this.options.timeoutMs,
       maxBytes: 4 * 1024 * 1024,
@@ -132,6 +149,9 @@ export class SellerIdentity {
       return { kind: 'unverified', endpointId, cause: `HTTP ${result.status}` };
     const parsed = verifyReplySchema.safeParse(result.json);
     if (!parsed.success) return { kind: 'unverified', endpointId, cause: 'malformed /v1/auth/verify reply' };
+    const collect = collectionOf(parsed.data, this.options.network);
+    if (collect.kind === 'misconfigured') return collect;
+    const payTo = collect.payTo;
     const endpoints = parsed.data.endpoints.map((e) => ({ id: e.endpoint_id ?? e.id ?? '', slug: e.slug ?? '' }));
     const pairs = () => endpoints.map((e) => `(${e.slug}, ${e.id})`).join(', ');
     if (endpointId !== undefined) {
@@ -143,7 +163,7 @@ export class SellerIdentity {
           ]),
         };
       }
-      return { kind: 'verified', sellerId: parsed.data.seller_id, endpointId };
+      return { kind: 'verified', sellerId: parsed.data.seller_id, endpointId, payTo };
     }
     if (endpoints.length >= 2) {
       return {
@@ -153,6 +173,27 @@ export class SellerIdentity {
         ]),
       };
     }
-    return { kind: 'verified', sellerId: parsed.data.seller_id, endpointId: endpoints[0]?.id || undefined };
+    return { kind: 'verified', sellerId: parsed.data.seller_id, endpointId: endpoints[0]?.id || undefined, payTo };
   }
+}
+
+/**
+ * Where a platform_mor seller's buyers pay: the collection address the platform named. A platform that answers
+ * `collect_to: null` for such a seller does not collect on this network, so the paywall has no terms to offer
+ * (taking the payment to the seller's own address would never be owed to it). An older platform names none:
+ * the configured pay_to stands.
+ */
+function collectionOf(
+  reply: z.infer<typeof verifyReplySchema>,
+  network: string | undefined,
+): { kind: 'ok'; payTo: `0x${string}` | undefined } | { kind: 'misconfigured'; error: X402ConfigError } {
+  if (reply.payout_mode !== 'platform_mor' || reply.collect_to === undefined) return { kind: 'ok', payTo: undefined };
+  if (reply.collect_to === null)
+    return {
+      kind: 'misconfigured',
+      error: new X402ConfigError([
+        `the platform is this seller's merchant of record but does not collect on network ${network ?? '(none named)'}`,
+      ]),
+    };
+  return { kind: 'ok', payTo: reply.collect_to as `0x${string}` };
 }

@@ -7,9 +7,9 @@
  *   (recipient_mismatch), A's report still lands, waits for its depth, verifies and counts.
  * - Amount, payer and a reverted receipt each reject the row with their reason.
  * - A network with no RPC (or no chain) configured stays pending and says why.
- * - A seller without a proven pay-to address waits, and verifies once it proves one; a signature by another
- *   key proves nothing.
- * - A flush pays out verified rows only.
+ * - A direct seller without a proven pay-to address waits, and verifies once it proves one; a signature by
+ *   another key proves nothing. platform_mor sellers' buyers pay their collection wallet (docs/adr/0011).
+ * - A flush pays out verified rows only (recorded here as pending payouts: no facilitator is configured).
  * - The verifier's outcomes and the pending rows show in /metrics.
  */
 import assert from 'node:assert/strict';
@@ -39,17 +39,27 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
   const buyer = anvilDevAccount(7);
   const sellers: Record<
     'a' | 'b' | 'c' | 'd',
-    { seller_id: string; pat: string; payTo: ReturnType<typeof privateKeyToAccount> }
+    { seller_id: string; pat: string; payTo: ReturnType<typeof privateKeyToAccount>; collect: Address }
   > = {} as never;
 
-  const newSeller = async (name: string) => {
+  /**
+   * A platform_mor seller's buyers pay its collection wallet (what POST /v1/auth/verify names for the network);
+   * a direct seller's (c) its proven pay-to.
+   */
+  const newSeller = async (name: string, payoutMode: 'direct' | 'platform_mor' = 'platform_mor') => {
     const created = (
-      await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: 'platform_mor' } })
+      await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: payoutMode } })
     ).body;
+    const payTo = privateKeyToAccount(generatePrivateKey());
+    const verified = await t.request('POST', '/v1/auth/verify', {
+      token: created.pat,
+      body: { network: chain.network },
+    });
     return {
       seller_id: created.seller_id as string,
       pat: created.pat as string,
-      payTo: privateKeyToAccount(generatePrivateKey()),
+      payTo,
+      collect: (verified.body.collect_to ?? payTo.address) as Address,
     };
   };
   const report = (
@@ -103,7 +113,8 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
       },
     });
     session = (await signInWithNewKey(t)).session;
-    for (const key of ['a', 'b', 'c', 'd'] as const) sellers[key] = await newSeller(`Seller ${key}`);
+    for (const key of ['a', 'b', 'd'] as const) sellers[key] = await newSeller(`Seller ${key}`);
+    sellers.c = await newSeller('Seller c', 'direct');
     await fundFromFaucet(chain, buyer.address, '10');
   });
   after(async () => {
@@ -167,7 +178,7 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
 
   it("seller B reporting seller A's real transfer first does not take it: B is rejected, A verifies and counts", async () => {
     const { a, b } = sellers;
-    const tx = await transfer(buyer, a.payTo.address, 250_000n);
+    const tx = await transfer(buyer, a.collect, 250_000n);
     const first = await report(b, { tx_hash: tx, amount: '250000' });
     assert.equal(first.status, 201, JSON.stringify(first.body));
     const rightful = await report(a, { tx_hash: tx, amount: '250000' });
@@ -199,9 +210,9 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
     const before = await accrued(a);
     const poor = anvilDevAccount(8); // holds no test USDC: its transfer reverts
     const [overstated, wrongPayer, reverted] = [
-      await transfer(buyer, a.payTo.address, 100_000n),
-      await transfer(buyer, a.payTo.address, 100_000n),
-      await transfer(poor, a.payTo.address, 1_000_000n, 100_000n),
+      await transfer(buyer, a.collect, 100_000n),
+      await transfer(buyer, a.collect, 100_000n),
+      await transfer(poor, a.collect, 1_000_000n, 100_000n),
     ];
     assert.equal((await chain.publicClient.getTransactionReceipt({ hash: reverted })).status, 'reverted');
     for (const [tx, body] of [
@@ -240,26 +251,27 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
     );
   });
 
-  it('a seller without a proven pay-to waits (pay_to_not_registered) and verifies once it proves one', async () => {
+  it('a direct seller without a proven pay-to waits (pay_to_not_registered) and verifies once it proves one', async () => {
     const { c } = sellers;
     const tx = await transfer(buyer, c.payTo.address, 50_000n);
     await mineBlocks(chain.rpcUrl, 1);
     const res = await report(c, { tx_hash: tx, amount: '50000' });
     assert.deepEqual([res.body.status, res.body.reason], ['pending', 'pay_to_not_registered']);
-    assert.equal(await accrued(c), '0');
+    assert.equal((await revenue(c)).total_usd, '0');
     await provePayTo(t, session, c.seller_id, c.payTo);
     const row = await waitForLedgerRow(t, c.pat, tx, (r) => r.status !== 'pending');
     assert.equal(row.status, 'verified');
-    assert.equal(await accrued(c), '0.05');
+    assert.equal((await revenue(c)).total_usd, '0.05');
+    assert.equal(await accrued(c), '0', 'a direct seller is paid by its buyers: nothing is owed');
   });
 
   it('a flush pays out verified rows only; a row verified later is paid by the next flush', async () => {
     const { d } = sellers;
-    const settled = await transfer(buyer, d.payTo.address, 300_000n);
+    const settled = await transfer(buyer, d.collect, 300_000n);
     await mineBlocks(chain.rpcUrl, 1);
     await report(d, { tx_hash: settled, amount: '300000' });
     await waitForLedgerRow(t, d.pat, settled, (r) => r.status === 'verified');
-    const fresh = await transfer(buyer, d.payTo.address, 70_000n);
+    const fresh = await transfer(buyer, d.collect, 70_000n);
     await report(d, { tx_hash: fresh, amount: '70000' });
     const fake = fakeHash();
     await report(d, { tx_hash: fake, amount: '999999' });

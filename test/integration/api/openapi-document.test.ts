@@ -125,7 +125,7 @@ describe('GET /v1/openapi.json', function () {
       .filter(({ op }) => (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key'))
       .map(({ op }) => op.operationId)
       .sort();
-    assert.deepEqual(withKey, ['payFromWallet', 'transferFromWallet']);
+    assert.deepEqual(withKey, ['flushSellerPayouts', 'payFromWallet', 'transferFromWallet']);
   });
 });
 

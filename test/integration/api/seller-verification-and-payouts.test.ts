@@ -106,6 +106,16 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
     }
   });
 
+  /**
+   * The seller's collection wallet on Base Sepolia, as its paywall gets it (POST /v1/auth/verify): what reaches
+   * it is what a platform_mor seller is owed (docs/adr/0011). Rows are verified here by a fixture, not on chain;
+   * no facilitator is configured, so a flush records payouts that stay pending.
+   */
+  const collectionWallet = async (pat: string) => {
+    const res = await t.request('POST', '/v1/auth/verify', { token: pat, body: { network: 'eip155:84532' } });
+    assert.match(String(res.body.collect_to), /^0x[0-9a-fA-F]{40}$/, JSON.stringify(res.body));
+  };
+
   it('banking declaration, payout modes, accrued payables and flush history', async () => {
     const seller = (await t.request('POST', '/v1/sellers', { token: session, body: { name: 'Payout Co' } })).body;
     assert.deepEqual((await t.request('GET', `/v1/sellers/${seller.seller_id}/banking`, { token: seller.pat })).body, {
@@ -163,6 +173,8 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
       token: session,
       body: { payout_mode: 'platform_mor' },
     });
+    // Its buyers now pay the collection wallet the platform holds for it (created when its paywall asks).
+    await collectionWallet(seller.pat);
     await report('500000');
     const unverified = (await t.request('GET', `/v1/sellers/${seller.seller_id}/payouts`, { token: seller.pat })).body;
     assert.deepEqual(
@@ -185,6 +197,10 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
     assert.equal(flushed.body.accrued_usd, '0');
     assert.equal(flushed.body.flushes.length, 1);
     assert.equal(flushed.body.flushes[0].amount_usd, '0.5');
+    assert.deepEqual(
+      [flushed.body.flushes[0].status, flushed.body.flushes[0].reason],
+      ['pending', 'payout_rail_not_configured'],
+    );
     await report('10000');
     await markLedgerVerifiedForTest(t.db.knex, seller.seller_id);
     assert.equal(
@@ -210,6 +226,7 @@ describe('seller origin verification and payouts (HTTP, PostgreSQL)', function (
           network: 'eip155:84532',
         },
       });
+    await collectionWallet(seller.pat);
     const amounts = Array.from({ length: 60 }, (_, i) => 1_000 + i * 37);
     const flushes = Array.from({ length: 6 }, () =>
       t.request('POST', `/v1/sellers/${seller.seller_id}/payouts/flush`, { token: session }),

@@ -5,6 +5,7 @@
  * one row; a Treasury-paid row references its authorization and decision; scopes do not overlap.
  */
 import assert from 'node:assert/strict';
+import { linkAuthorization } from '../../../src/api/services/ledger-row-claim.js';
 import { randomBytes } from 'node:crypto';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -144,8 +145,9 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     });
     assert.equal(first.status, 201, JSON.stringify(first.body));
     assert.equal(first.body.endpoint_id, ep1.endpoint_id, 'attributed by route lookup');
-    assert.equal(first.body.authorization_id, paid.authorization_id);
-    assert.equal(first.body.decision_id, paid.decision_id);
+    // The nonce is a claim: the row names the authorization only once the chain shows its own transfer
+    // (test/integration/api/merchant-of-record.test.ts).
+    assert.deepEqual([first.body.authorization_id, first.body.decision_id], [null, null]);
     const again = await report({
       tx_hash: h1,
       payer: wallet.address,
@@ -205,7 +207,7 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     assert.match(csv.headers.get('content-type') ?? '', /text\/csv/);
     const lines = (csv.body as string).trim().split('\n');
     assert.equal(lines.length, 4);
-    assert.ok(lines.some((l) => l.includes(h1) && l.includes('0.05') && l.includes(paid.authorization_id)));
+    assert.ok(lines.some((l) => l.includes(h1) && l.includes('0.05')));
     assert.equal(
       lines[0],
       'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id,status,reason',
@@ -232,7 +234,7 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     assert.equal(unknownRoute.body.endpoint_id, null, 'a route no endpoint has is recorded without one');
   });
 
-  it('ledger: a reported nonce finds its payment through the unique index, whatever the payer address case', async () => {
+  it("ledger: a reported nonce is kept as claimed, not linked on the report's word; the verifier's lookup uses the unique index", async () => {
     const me = await signIn();
     const seller = (await t.request('POST', '/v1/sellers', { token: me.session, body: { name: 'Lookup Co' } })).body;
     const { wallet, paid } = await walletPays(me.session, '10000');
@@ -241,6 +243,7 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
     const onQuery = (q: { sql: string; bindings?: unknown[] }) => {
       if (/from "authorizations"/i.test(q.sql)) lookups.push({ sql: q.sql, bindings: q.bindings ?? [] });
     };
+    const nonce = paid.authorization.nonce.toUpperCase().replace('0X', '0x');
     t.db.knex.on('query', onQuery);
     let reported;
     try {
@@ -251,16 +254,32 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
           payer: wallet.address.toLowerCase(),
           amount: '10000',
           network: 'eip155:84532',
-          nonce: paid.authorization.nonce.toUpperCase().replace('0X', '0x'),
+          nonce,
         },
       });
     } finally {
       t.db.knex.off('query', onQuery);
     }
     assert.equal(reported.status, 201, JSON.stringify(reported.body));
-    assert.equal(reported.body.authorization_id, paid.authorization_id);
-    assert.equal(reported.body.decision_id, paid.decision_id);
+    assert.deepEqual([reported.body.authorization_id, reported.body.decision_id], [null, null]);
+    assert.equal(lookups.length, 0, 'a report reads no authorization');
+    const stored = await t.db.knex('ledger_entries').where({ id: reported.body.id }).first('nonce');
+    assert.equal(stored.nonce, paid.authorization.nonce.toLowerCase());
 
+    // The verifier's lookup (once a transaction is verified): an exact match on the unique index, whatever the case.
+    t.db.knex.on('query', onQuery);
+    try {
+      const link = await linkAuthorization(
+        t.db.knex,
+        { payer: wallet.address.toLowerCase(), network: 'eip155:84532' },
+        nonce,
+        [],
+        '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      );
+      assert.equal(link, undefined, 'no transaction spent it');
+    } finally {
+      t.db.knex.off('query', onQuery);
+    }
     assert.equal(lookups.length, 1);
     // The driver's $n placeholders, in order, as knex.raw's ?.
     const plan = (

@@ -58,7 +58,8 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
       clock,
       { intervalMs: 0, concurrency, confirmations: {}, notFoundGraceSeconds: 900 },
     );
-  const seller = async () => {
+  /** A platform_mor seller; with `collects`, its buyers' payments to PAY_TO reach its collection wallet. */
+  const seller = async (collects = false) => {
     const id = `sel_${randomBytes(12).toString('hex')}`;
     const now = new Date();
     await db
@@ -78,6 +79,36 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     await db
       .knex('sellers_pay_to')
       .insert({ seller_id: id, address: PAY_TO.toLowerCase(), signature: '0x', created_at: now });
+    if (!collects) return id;
+    // A platform_mor seller's buyers pay its collection wallet (docs/adr/0011): here PAY_TO (one seller only: an
+    // address collects for one seller).
+    await db.knex('treasury_accounts').insert({
+      id: `acct_t_${id}`,
+      owner_type: 'platform',
+      owner_id: id,
+      account_key_ref: 'test',
+      created_at: now,
+    });
+    await db.knex('wallets').insert({
+      id: `wal_${id}`,
+      account_id: `acct_t_${id}`,
+      network: NETWORK,
+      address: PAY_TO,
+      public_key: '0x',
+      wallet_key_ref: 'test',
+      key_version: 1,
+      policy: '{}',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
+    await db.knex('platform_collection_wallets').insert({
+      seller_id: id,
+      network: NETWORK,
+      wallet_id: `wal_${id}`,
+      address: PAY_TO.toLowerCase(),
+      created_at: now,
+    });
     return id;
   };
   const rows = async (sellerId: string, count: number, at = new Date()) => {
@@ -105,7 +136,7 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
   });
 
   it('checks at most `concurrency` rows at once and decides every claimed row; verified rows reach the payables', async () => {
-    const sellerId = await seller();
+    const sellerId = await seller(true);
     await rows(sellerId, 20);
     let inFlight = 0;
     let most = 0;
@@ -131,6 +162,8 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     );
     const payables = await db.knex('seller_payables').where({ seller_id: sellerId }).first();
     assert.equal(String(payables.earned_micro), '20000');
+    const collection = await db.knex('platform_collection_wallets').where({ seller_id: sellerId }).first();
+    assert.equal(String(collection.collected_micro), '20000', 'what reached the collection wallet');
   });
 
   it('an RPC failure leaves the row pending (rpc_unavailable) and retries it after a doubling backoff', async () => {

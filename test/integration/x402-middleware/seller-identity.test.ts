@@ -71,6 +71,37 @@ describe('x402 Koa middleware: seller identity and endpoint attribution', () => 
     assert.equal(verifies[0]!.headers.authorization, `Bearer ${SERVICE_PAT}`);
   });
 
+  it("a platform_mor seller's challenge names the platform's collection address, asked for the paywall's network", async () => {
+    const collection = '0x00000000000000000000000000000000C011EC75';
+    const reply = endpointsReply([{ endpoint_id: ENDPOINT_A, slug: 'forecast' }]);
+    platform.on('/v1/auth/verify', {
+      ...reply,
+      body: { ...reply.body, payout_mode: 'platform_mor', collect_to: collection },
+    });
+    const app = await start({ facilitator_url: facilitator.url, api_url: platform.url });
+    assert.equal((await pay(app)).status, 200);
+    assert.deepEqual(platform.callsTo('/v1/auth/verify')[0]!.body, { network: 'eip155:84532' });
+    const challenge = (await (await fetch(`${app.url}/paid`)).json()) as PaymentRequired;
+    assert.deepEqual(
+      challenge.accepts.map((a) => a.payTo),
+      [collection],
+      'buyers pay the platform, not the configured pay_to',
+    );
+    assert.equal(facilitator.callsTo('/settle')[0]!.body.paymentRequirements.payTo, collection);
+  });
+
+  it('a platform_mor seller the platform does not collect for on this network is misconfigured (500)', async () => {
+    const reply = endpointsReply([{ endpoint_id: ENDPOINT_A, slug: 'forecast' }]);
+    platform.on('/v1/auth/verify', {
+      ...reply,
+      body: { ...reply.body, payout_mode: 'platform_mor', collect_to: null },
+    });
+    const app = await start({ facilitator_url: facilitator.url, api_url: platform.url });
+    const res = await fetch(`${app.url}/paid`);
+    assert.equal(res.status, 500);
+    assert.equal(((await res.json()) as { error_code: string }).error_code, 'seller_misconfigured');
+  });
+
   it('one endpoint and no endpoint_id: that endpoint is used for attribution', async () => {
     const app = await start({ facilitator_url: facilitator.url, api_url: platform.url });
     assert.equal((await pay(app)).status, 200);

@@ -18,6 +18,8 @@ export interface Recorded {
   path: string;
   body: any;
   headers: http.IncomingHttpHeaders;
+  /** The query string, without its `?` ('' when none). */
+  query: string;
   at: number;
 }
 
@@ -59,7 +61,9 @@ export class FakeServer {
 
   async start(): Promise<this> {
     this.server = http.createServer(async (req, res) => {
-      const call: Recorded = { path: req.url ?? '', body: await readJson(req), headers: req.headers, at: Date.now() };
+      // Routed and recorded by path; the query is kept apart (the gate names its network in the catalogue's).
+      const [path = '', query = ''] = (req.url ?? '').split('?', 2);
+      const call: Recorded = { path, query, body: await readJson(req), headers: req.headers, at: Date.now() };
       this.calls.push(call);
       const reply: FakeReply = (
         this.replies.get(call.path) ?? ((): FakeReply => ({ status: 404, body: { error: 'no route' } }))

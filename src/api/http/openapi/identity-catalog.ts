@@ -17,6 +17,7 @@ import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/
 import { sellerAuthVerifySchema } from '../../../shared/api-responses/seller-responses.js';
 import { createPatBodySchema, initBodySchema, patchPatBodySchema } from '../schemas/identity-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
+import { authVerifyBodySchema } from '../schemas/seller-schemas.js';
 
 export const IDENTITY_CATALOG: CatalogEntry[] = [
   {
@@ -81,8 +82,10 @@ export const IDENTITY_CATALOG: CatalogEntry[] = [
     method: 'POST',
     path: '/v1/auth/verify',
     operationId: 'verifyServicePat',
-    summary: 'Validate a service PAT; list the seller endpoints',
+    summary: "Validate a service PAT; list the seller endpoints and where its buyers pay on the paywall's network",
     auth: 'service',
+    body: authVerifyBodySchema,
+    bodyOptional: true,
     replies: { 200: sellerAuthVerifySchema },
     errors: ['seller_suspended'],
   },

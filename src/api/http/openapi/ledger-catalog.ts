@@ -15,6 +15,7 @@ import {
   revenueSummarySchema,
 } from '../../../shared/api-responses/seller-ledger-responses.js';
 import { gateCatalogueSchema } from '../../../shared/api-responses/gate-responses.js';
+import { catalogueQuerySchema } from '../schemas/seller-schemas.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
 import { ledgerQuerySchema } from '../schemas/seller-schemas.js';
 
@@ -36,6 +37,7 @@ export const LEDGER_CATALOG: CatalogEntry[] = [
     operationId: 'readGateCatalogue',
     summary: "The account's managed-proxy (mpp) sellers, origins, pay-to and endpoints (the gate)",
     auth: 'gate',
+    query: catalogueQuerySchema,
     replies: { 200: gateCatalogueSchema },
   },
   {

@@ -159,10 +159,12 @@ export const SELLER_CATALOG: CatalogEntry[] = [
     method: 'POST',
     path: '/v1/sellers/{id}/payouts/flush',
     operationId: 'flushSellerPayouts',
-    summary: "Record a payout of everything accrued; answers the payouts' first page",
+    summary:
+      "Pay out what was collected: a USDC transfer from the seller's collection wallet to its pay-to; answers the payouts' first page",
     auth: 'owner_session',
+    idempotencyKey: true,
     replies: { 200: payoutsPageSchema },
-    errors: ['payouts_not_applicable'],
+    errors: ['payouts_not_applicable', 'invalid_idempotency_key'],
   },
   {
     method: 'POST',

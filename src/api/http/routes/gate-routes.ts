@@ -1,7 +1,8 @@
 /**
  * The gate's routes (docs/gate.md), all taking a PAT with the gate scope (`requireGateScope`) and all scoped to
  * that PAT's account:
- *   GET  /v1/gate/catalogue     the account's managed-proxy (`mpp`) sellers, their origin, pay-to and endpoints;
+ *   GET  /v1/gate/catalogue     the account's managed-proxy (`mpp`) sellers, their origin, pay-to and endpoints
+ *                               (`?network=`: a platform_mor seller's pay-to is its collection wallet there);
  *   POST /v1/gate/ledger        one ledger row of a paid request the gate settled;
  *   POST /v1/gate/ledger/batch  up to 100 rows, each with its own outcome (as /v1/ledger/batch).
  * A gate row must name its endpoint (`endpoint_id`): the row is the endpoint's seller's, stored as that seller's
@@ -34,6 +35,8 @@ import {
   type GateCatalogue,
 } from '../../../shared/api-responses/gate-responses.js';
 import { platformRouter } from './platform-principal.js';
+import type { PlatformWallets } from '../../services/platform-wallets.js';
+import { catalogueQuerySchema } from '../schemas/seller-schemas.js';
 import { validate } from '../validate.js';
 
 export function gateRoutes(deps: {
@@ -41,6 +44,9 @@ export function gateRoutes(deps: {
   knex: Knex;
   ledger: SellerLedgerService;
   pendingCap: Pick<LedgerPendingCap, 'admit'>;
+  collections: Pick<PlatformWallets, 'payToFor'>;
+  /** CAIP-2 network of the API's default chain. */
+  defaultNetwork: string;
 }): Router {
   const { router, principalOf } = platformRouter(deps.auth);
   const accountOf = async (ctx: Context) => requireGateScope(await principalOf(ctx));
@@ -82,6 +88,12 @@ export function gateRoutes(deps: {
       : [];
     const firstPayTo = new Map<string, string>();
     for (const p of payTo) if (!firstPayTo.has(p.seller_id)) firstPayTo.set(p.seller_id, getAddress(p.address.trim()));
+    // A platform_mor seller's buyers pay its collection wallet on the gate's network (created on first use).
+    const { network } = validate(catalogueQuerySchema, ctx.query, 'query');
+    const collectTo = new Map<string, string | null>();
+    for (const s of sellers)
+      if (s.payout_mode === 'platform_mor')
+        collectTo.set(s.id, await deps.collections.payToFor(s, network ?? deps.defaultNetwork));
     const catalogue: GateCatalogue = {
       account_id: accountId,
       sellers: sellers.map((s) => ({
@@ -90,7 +102,7 @@ export function gateRoutes(deps: {
         status: s.status,
         origin: s.origin,
         origin_verified: s.origin !== null && s.verified_at !== null,
-        pay_to: firstPayTo.get(s.id) ?? null,
+        pay_to: collectTo.has(s.id) ? (collectTo.get(s.id) ?? null) : (firstPayTo.get(s.id) ?? null),
         endpoints: endpoints.filter((e) => e.seller_id === s.id).map(endpointTerms),
       })),
     };

@@ -36,11 +36,16 @@ import {
   updateSellerBodySchema,
   bankingBodySchema,
   payToBodySchema,
+  authVerifyBodySchema,
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { platformRouter } from './platform-principal.js';
 import { validate } from '../validate.js';
 import type { LedgerBatchResult, LedgerReported } from '../../../shared/api-responses/seller-ledger-responses.js';
+import type { SellerAuthVerify } from '../../../shared/api-responses/seller-responses.js';
+import type { SellerPayouts } from '../../services/seller-payouts.js';
+import type { PlatformWallets } from '../../services/platform-wallets.js';
+import { idempotencyKeySchema } from '../../pay/pay-schemas.js';
 
 export function sellerRoutes(deps: {
   auth: Authenticator;
@@ -50,6 +55,8 @@ export function sellerRoutes(deps: {
   pendingCap: Pick<LedgerPendingCap, 'admit'>;
   payTo: SellerPayToService;
   pats: PatService;
+  payouts: SellerPayouts;
+  collections: Pick<PlatformWallets, 'payToFor'>;
 }): Router {
   const { router, principalOf } = platformRouter(deps.auth);
   /** The seller the path names, if the bearer reaches it; a session must hold `power` (session-powers.ts). */
@@ -124,8 +131,13 @@ export function sellerRoutes(deps: {
     const p = await principalOf(ctx);
     requireSession(p, 'owner');
     const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
+    const header = ctx.get('idempotency-key');
+    const key = header === '' ? undefined : idempotencyKeySchema.safeParse(header);
+    if (key && !key.success) throw new AppError('invalid_idempotency_key');
+    // A transfer out of the seller's collection wallet per network (../../services/seller-payouts.ts).
+    await deps.payouts.flush(seller, p.actor, key?.data);
     // The answer is the payouts' first page, as GET answers it without a query.
-    ctx.body = await deps.ledger.flushPayouts(seller, p.actor, pageQuerySchema.parse({}));
+    ctx.body = await deps.ledger.payouts(seller, pageQuerySchema.parse({}));
   });
   // Pay-to addresses: ledger rows count once a transfer to one of them is verified on chain. Proving one
   // redirects revenue: the owner's session only.
@@ -197,9 +209,15 @@ export function sellerRoutes(deps: {
   });
 
   router.post('/v1/auth/verify', async (ctx) => {
-    ctx.body = await deps.sellers.endpoints.routeTable(
-      await deps.sellers.profiles.authorizeMiddleware(await principalOf(ctx)),
-    );
+    const seller = await deps.sellers.profiles.authorizeMiddleware(await principalOf(ctx));
+    const { network } = validate(authVerifyBodySchema, ctx.state.body ?? {});
+    const table = await deps.sellers.endpoints.routeTable(seller);
+    // Where this seller's buyers pay on the paywall's network: its collection wallet when the platform is its
+    // merchant of record, created on first use (null: the seller's own pay-to).
+    ctx.body = {
+      ...table,
+      collect_to: await deps.collections.payToFor(seller, network),
+    } satisfies SellerAuthVerify;
   });
 
   router.post('/v1/ledger', async (ctx) => {

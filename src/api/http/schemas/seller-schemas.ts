@@ -127,3 +127,15 @@ export const updateSellerBodySchema = z
 export const bankingBodySchema = z
   .object({ legal_entity: plainText(256), country: z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 country code') })
   .strict();
+
+/** A CAIP-2 EVM network a paywall takes payments on. */
+const paywallNetwork = z
+  .string()
+  .regex(/^eip155:[1-9][0-9]{0,15}$/)
+  .optional();
+
+/** POST /v1/auth/verify: the network the paywall takes payments on (where its seller's buyers pay there). */
+export const authVerifyBodySchema = z.object({ network: paywallNetwork });
+
+/** GET /v1/gate/catalogue: the network the gate takes payments on (default: the API's default chain's). */
+export const catalogueQuerySchema = z.object({ network: paywallNetwork });

@@ -32,8 +32,8 @@ async function payouts(ctx: CliContext, opts: { flush?: boolean }): Promise<void
   ctx.out(
     view,
     `${head}\n${formatTable(
-      ['flush', 'amount_usd', 'created_at'],
-      view.flushes.map((f) => [f.id, f.amount_usd, f.created_at]),
+      ['flush', 'amount_usd', 'status', 'tx_hash', 'created_at'],
+      view.flushes.map((f) => [f.id, f.amount_usd, f.status, f.tx_hash ?? f.reason ?? '', f.created_at]),
       'No flushes yet.',
     )}`,
   );
