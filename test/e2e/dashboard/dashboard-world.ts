@@ -83,8 +83,10 @@ export async function newOwner(
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const wallets: Owner['wallets'] = [];
   for (const label of labels) {
+    // The owner makes the wallets, as `xx init` does (a wallet the agent's PAT makes gets a default policy
+    // within the PAT's cap of that moment, which the pages' cap flows are not about).
     const w = await world.t.request('POST', `/v1/agents/${grant.agent_id}/wallets`, {
-      token: created.body.pat,
+      token: grant.session,
       body: { label },
     });
     assert.equal(w.status, 201, JSON.stringify(w.body));

@@ -63,7 +63,11 @@ describe('authorization matrix (every route × every bearer)', function () {
   }
 
   before(async () => {
-    t = await startTestTreasury();
+    // Every route × bearer cell makes its own wallets in the few accounts of the table: past the production
+    // wallet bounds (tenant-bounds.test.ts tests those).
+    t = await startTestTreasury({
+      extraEnv: { TREASURY_MAX_WALLETS_PER_AGENT: '100000', TREASURY_MAX_WALLETS_PER_ACCOUNT: '1000000' },
+    });
     const me = await signIn();
     session = me.session;
     const mk = async (body: unknown, token = session) => (await t.request('POST', '/v1/pats', { token, body })).body;

@@ -135,8 +135,10 @@ describe('credential lineage (HTTP, PostgreSQL, SoftHSM)', function () {
 
   it('a PAT minted within an agent PAT keeps its agent, its daily cap and total, and no later expiry', async () => {
     const parent = await agentPat({ daily_cap_usd: '5', label: 'agent', expires_in_seconds: 3600 });
+    // The owner makes the wallet (an agent PAT's own wallet gets a default policy within its cap, which would
+    // refuse the $4 payment before the PAT's day total is reached; tenant-bounds.test.ts tests that policy).
     const wallet = await t.request('POST', `/v1/agents/${owner.agent_id}/wallets`, {
-      token: parent.pat,
+      token: owner.session,
       body: { label: 'lineage' },
     });
     assert.equal(wallet.status, 201, JSON.stringify(wallet.body));
