@@ -27,7 +27,10 @@ describe('npm start with TREASURY_SANDBOX_KEY_BACKEND=aws-kms (signer on the KMS
       assert.match(running.output(), /key backend {4}: aws-kms on the KMS emulator/);
       const health = await fetch(`${kms.kms_endpoint}/__emulator/health`);
       assert.equal(health.headers.get('x-treasury-kms-emulator'), 'test-double');
-      assert.equal(((await health.json()) as { keys: number }).keys, 0, 'no key before the first wallet');
+      // Keys are made with wallets only: before the first buyer wallet, the one key is the demo seller's
+      // collection wallet (a platform_mor seller's, created at start; docs/adr/0011-merchant-of-record.md).
+      assert.match(sandbox.demo_seller_collect_to, /^0x[0-9a-fA-F]{40}$/);
+      assert.equal(((await health.json()) as { keys: number }).keys, 1, 'no key but the collection wallet’s');
 
       const auth = (token: string) => ({ authorization: `Bearer ${token}`, 'content-type': 'application/json' });
       const mint = await fetch(`${sandbox.api_url}/v1/treasury`, {

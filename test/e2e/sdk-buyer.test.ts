@@ -34,6 +34,7 @@ import {
 } from 'treasury/sdk';
 import { LoopbackServers } from '../support/loopback-servers.js';
 import { startTestTreasury, type TestTreasury } from '../support/api-harness.js';
+import { provePayTo } from '../support/seller-pay-to.js';
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import {
   agentBuyer,
@@ -55,7 +56,9 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
   let wallet: { id: string; address: `0x${string}` };
   const servers = new LoopbackServers();
   const payToExpress = privateKeyToAccount(generatePrivateKey()).address;
-  const payToKoa = privateKeyToAccount(generatePrivateKey()).address;
+  // The Koa seller's pay-to, proven to the platform: its ledger rows are verified against it on chain.
+  const payToKoaKey = privateKeyToAccount(generatePrivateKey());
+  const payToKoa = payToKoaKey.address;
   let expressUrl: string;
   let koaUrl: string;
   const KOA_BODY = JSON.stringify({ forecast: 'sunny', days: [1, 2, 3] });
@@ -99,6 +102,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
         ctx.body = KOA_BODY;
       },
     ));
+    await provePayTo(t, agent.session, seller.seller_id, payToKoaKey);
   });
   after(async () => {
     await servers.closeAll();
@@ -134,15 +138,27 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.equal(response.status, 200);
     assert.equal(await response.text(), KOA_BODY);
     const receipt = decodePaymentResponseHeader(response.headers.get('payment-response')!);
-    let entries: Array<{ tx_hash: string; content_hash: string; payer: string; authorization_id: string | null }> = [];
-    for (let i = 0; i < 100 && entries.length === 0; i++) {
+    // The row is reported at once; it names the Treasury authorization once the verifier saw that
+    // authorization's own transfer on chain (docs/security-model.md, the merchant-of-record money flow).
+    type Entry = {
+      tx_hash: string;
+      content_hash: string;
+      payer: string;
+      authorization_id: string | null;
+      status: string;
+    };
+    let entries: Entry[] = [];
+    for (let i = 0; i < 300 && (entries.length === 0 || entries[0]!.status === 'pending'); i++) {
       entries = (await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries;
-      if (entries.length === 0) await new Promise((r) => setTimeout(r, 100));
+      if (entries.length === 0 || entries[0]!.status === 'pending') await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal(entries.length, 1);
     assert.equal(entries[0]!.tx_hash, receipt.transaction.toLowerCase());
     assert.equal(entries[0]!.content_hash, createHash('sha256').update(KOA_BODY).digest('hex'));
-    assert.ok(entries[0]!.authorization_id, 'the row references the Treasury authorization');
+    assert.ok(
+      entries[0]!.authorization_id,
+      `the row references the Treasury authorization: ${JSON.stringify(entries[0])}`,
+    );
   });
 
   it('a price above maxPriceUsd is InsufficientBudgetError: nothing signed, nothing spent, nothing recorded', async () => {
@@ -217,15 +233,16 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.equal(await readTokenBalance(chain, wallet.address), buyerBefore - 10_000n);
     // Signed through Treasury's pay endpoint: recorded there, and the seller's ledger row points at it.
     const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
-    let row: { tx_hash: string; authorization_id: string | null } | undefined;
-    for (let i = 0; i < 100 && !row; i++) {
+    let row: { tx_hash: string; authorization_id: string | null; status: string } | undefined;
+    for (let i = 0; i < 300 && (!row || row.status === 'pending'); i++) {
       row = (
         (await t.request('GET', '/v1/ledger', { token: seller.pat })).body.entries as Array<{
           tx_hash: string;
           authorization_id: string | null;
+          status: string;
         }>
       ).find((e) => e.tx_hash === receipt.transaction.toLowerCase());
-      if (!row) await new Promise((r) => setTimeout(r, 100));
+      if (!row || row.status === 'pending') await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(row?.authorization_id, 'the ledger row references the Treasury authorization');
     const recorded = await t.db.knex('authorizations').where({ id: row.authorization_id }).first();
