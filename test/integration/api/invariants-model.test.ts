@@ -18,13 +18,14 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { signInWithNewKey } from '../../support/sign-in.js';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { signInBody } from '../../support/sign-in.js';
 import { findFreePort } from '../../support/signer-harness.js';
 import { readMetric } from '../signer/signer-test-helpers.js';
 
 /** A bearer the model holds, and what it expects of it. */
 interface Bearer {
-  kind: 'owner_session' | 'treasury_pat' | 'agent_pat' | 'exchanged_session';
+  kind: 'owner_session' | 'treasury_pat' | 'agent_pat' | 'child_pat' | 'exchanged_session' | 'service_pat';
   id: string;
   token: string;
   /** The credential it was made from (its revocation ends this one), if any. */
@@ -33,11 +34,19 @@ interface Bearer {
   /** Agent PATs: the daily cap in micro-USD (null: none) and what the model let them spend today. */
   capMicro: bigint | null;
   spentMicro: bigint;
+  /** A single-use PAT (as `xx dashboard` hands over): spent by its first request. */
+  singleUse?: { used: boolean };
 }
 
 interface Tenant {
   name: string;
+  /** The owner's key: signing in again after revoke-all reaches the same account. */
+  who: PrivateKeyAccount;
   treasuryAccountId: string;
+  sellerId: string;
+  endpointId: string;
+  /** The endpoint's price as the model says it must be, in micro-USD. */
+  priceMicro: bigint;
   owner: Bearer;
   walletId: string;
   bearers: Bearer[];
@@ -51,10 +60,21 @@ interface Real {
   t: TestTreasury;
 }
 
-const alive = (b: Bearer): boolean => !b.revoked && (b.parent === undefined || alive(b.parent));
-/** The PAT whose cap a bearer spends against (an agent PAT, or the PAT a session was exchanged from). */
+const alive = (b: Bearer): boolean =>
+  !b.revoked && !(b.singleUse?.used ?? false) && (b.parent === undefined || alive(b.parent));
+/** The agent PAT whose cap and day total a bearer spends against: its own, or the one it was made within. */
 const capHolder = (b: Bearer): Bearer | undefined =>
-  b.kind === 'agent_pat' ? b : b.kind === 'exchanged_session' ? b.parent : undefined;
+  b.kind === 'agent_pat'
+    ? b
+    : b.kind === 'exchanged_session' || b.kind === 'child_pat'
+      ? capHolder(b.parent!)
+      : undefined;
+/** A request with `b` spends it if it is single-use. */
+const used = (b: Bearer): void => {
+  if (b.singleUse) b.singleUse.used = true;
+};
+/** Bearers that act as an agent (pay with its wallets, exchange for a session). */
+const actsAsAgent = (b: Bearer): boolean => capHolder(b) !== undefined;
 
 const pick = <T>(items: readonly T[], index: number): T | undefined =>
   items.length === 0 ? undefined : items[index % items.length];
@@ -145,11 +165,16 @@ class Exchange extends Step {
     const from = pick(tenant.bearers, this.bearer);
     if (!from) return;
     const res = await t.request('POST', '/v1/identity/exchange-pat', { token: from.token });
-    if (from.kind !== 'agent_pat' || !alive(from)) {
+    const wasAlive = alive(from);
+    used(from);
+    if (!(from.kind === 'agent_pat' || from.kind === 'child_pat') || !wasAlive) {
       assert.ok(res.status === 401 || res.status === 403, `exchange from ${from.kind}: ${res.status}`);
       return;
     }
     assert.equal(res.status, 200, JSON.stringify(res.body));
+    // At most three live sessions per PAT: the oldest beyond that ends.
+    const live = tenant.bearers.filter((b) => b.kind === 'exchanged_session' && b.parent === from && alive(b));
+    if (live.length >= 3) live[0]!.revoked = true;
     tenant.bearers.push({
       kind: 'exchanged_session',
       id: `session of ${from.id}`,
@@ -183,6 +208,115 @@ class Revoke extends Step {
   toString = () => `Revoke(${this.tenant}, ${this.bearer})`;
 }
 
+/**
+ * The owner mints a PAT within one of the account's PATs (`parent_pat_id`; single-use as `xx dashboard` hands
+ * one over, or not): it acts as the parent's agent, spends from the parent's cap and day total, and ends
+ * with it. Within a dead parent, nothing is made.
+ */
+class MintWithin extends Step {
+  constructor(
+    readonly tenant: number,
+    readonly bearer: number,
+    readonly singleUse: boolean,
+  ) {
+    super();
+  }
+  async act(m: Model): Promise<void> {
+    const tenant = m.tenants[this.tenant]!;
+    const parents = tenant.bearers.filter((b) => b.kind === 'agent_pat' || b.kind === 'child_pat');
+    const parent = pick(parents, this.bearer);
+    if (!parent) return;
+    const res = await t.request('POST', '/v1/pats', {
+      token: tenant.owner.token,
+      body: { scope_type: 'agent', parent_pat_id: parent.id, ...(this.singleUse ? { single_use: true } : {}) },
+    });
+    if (!alive(tenant.owner)) {
+      assert.equal(res.status, 401, JSON.stringify(res.body));
+      return;
+    }
+    if (!alive(parent) || depth(parent) >= 3) {
+      assert.ok([403, 404].includes(res.status), `within a dead or deep parent: ${JSON.stringify(res.body)}`);
+      return;
+    }
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.equal(res.body.parent_token_id, parent.id);
+    tenant.bearers.push({
+      kind: 'child_pat',
+      id: res.body.id,
+      token: res.body.pat,
+      parent,
+      revoked: false,
+      capMicro: null,
+      spentMicro: 0n,
+      ...(this.singleUse ? { singleUse: { used: false } } : {}),
+    });
+  }
+  toString = () => `MintWithin(${this.tenant}, ${this.bearer}${this.singleUse ? ', single use' : ''})`;
+}
+
+/** Credentials from a root to `b`, `b` included. */
+const depth = (b: Bearer): number => 1 + (b.parent ? depth(b.parent) : 0);
+
+/**
+ * The owner ends every session of the account (and what was made within them), then signs in again with
+ * the same key: the PATs it minted stay.
+ */
+class RevokeAllSessions extends Step {
+  constructor(readonly tenant: number) {
+    super();
+  }
+  async act(m: Model): Promise<void> {
+    const tenant = m.tenants[this.tenant]!;
+    const res = await t.request('POST', '/v1/auth/sessions/revoke-all', { token: tenant.owner.token });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    for (const b of tenant.bearers) if (b.kind === 'exchanged_session') b.revoked = true;
+    tenant.owner.revoked = true;
+    await checkInvariants(m);
+    const again = await t.request('POST', '/v1/identity/init', { body: await signInBody(t, undefined, tenant.who) });
+    assert.equal(again.status < 300, true, JSON.stringify(again.body));
+    assert.equal(again.body.account_id, tenant.owner.id, 'the same account');
+    tenant.owner = { ...tenant.owner, token: again.body.session, revoked: false };
+  }
+  toString = () => `RevokeAllSessions(${this.tenant})`;
+}
+
+/**
+ * A bearer sets the price of a tenant's endpoint (its own tenant's, or across): only the owner's sign-in
+ * session and the seller's service PAT may; everything else is refused and the price stays.
+ */
+class SetPrice extends Step {
+  constructor(
+    readonly tenant: number,
+    readonly bearer: number,
+    readonly cents: number,
+    readonly across: boolean,
+  ) {
+    super();
+  }
+  async act(m: Model): Promise<void> {
+    const owner = m.tenants[this.tenant]!;
+    const caller = m.tenants[this.across ? 1 - this.tenant : this.tenant]!;
+    const by = this.bearer === 0 ? caller.owner : pick(caller.bearers, this.bearer - 1);
+    if (!by) return;
+    const price = (this.cents / 100).toFixed(2);
+    const res = await t.request('PATCH', `/v1/sellers/${owner.sellerId}/endpoints/${owner.endpointId}`, {
+      token: by.token,
+      body: { price },
+    });
+    const wasAlive = alive(by);
+    used(by);
+    const may = wasAlive && !this.across && (by.kind === 'owner_session' || by.kind === 'service_pat');
+    if (!may) {
+      assert.ok(res.status >= 400 && res.status < 500, `${by.kind} set a price: ${JSON.stringify(res.body)}`);
+      if (!wasAlive) assert.equal(res.status, 401);
+      return;
+    }
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    owner.priceMicro = BigInt(this.cents) * 10_000n;
+  }
+  toString = () => `SetPrice(${this.tenant}, ${this.bearer}, ${this.cents}¢${this.across ? ', across' : ''})`;
+}
+
 /** A payment of `cents` from the tenant's wallet with one of its bearers (or the other tenant's, across). */
 class Pay extends Step {
   constructor(
@@ -203,7 +337,9 @@ class Pay extends Step {
       token: by.token,
       body: { payment_requirements: paymentRequirements({ amount: amountMicro.toString() }) },
     });
-    if (!alive(by)) {
+    const wasAlive = alive(by);
+    used(by);
+    if (!wasAlive) {
       assert.equal(res.status, 401, `${by.kind} is dead: ${JSON.stringify(res.body)}`);
       return;
     }
@@ -211,8 +347,8 @@ class Pay extends Step {
       assert.ok([403, 404].includes(res.status), `across tenants: ${res.status} ${JSON.stringify(res.body)}`);
       return;
     }
-    if (by.kind === 'owner_session') {
-      assert.equal(res.status, 403, 'an owner sign-in session does not pay; its PATs do');
+    if (by.kind === 'owner_session' || by.kind === 'service_pat') {
+      assert.equal(res.status, 403, `a ${by.kind} does not pay: ${JSON.stringify(res.body)}`);
       return;
     }
     const holder = capHolder(by);
@@ -231,6 +367,7 @@ class Pay extends Step {
 async function checkInvariants(m: Model): Promise<void> {
   for (const tenant of m.tenants) {
     for (const b of [tenant.owner, ...tenant.bearers]) {
+      if (b.singleUse && !b.singleUse.used) continue; // asking would spend it
       const res = await t.request('GET', '/v1/auth/whoami', { token: b.token });
       assert.equal(res.status === 200, alive(b), `${tenant.name} ${b.kind} ${b.id}: whoami ${res.status}`);
     }
@@ -239,6 +376,14 @@ async function checkInvariants(m: Model): Promise<void> {
       const spent = BigInt((rows[0]?.s as string | null) ?? '0');
       assert.equal(spent, b.spentMicro, `${b.id}: the day's total is what the model allowed`);
       if (b.capMicro !== null) assert.ok(spent <= b.capMicro, `${b.id}: within its cap`);
+    }
+    const endpoint = await t.db.knex('endpoints').where({ id: tenant.endpointId }).first('price_micro');
+    assert.equal(BigInt(endpoint.price_micro), tenant.priceMicro, `${tenant.name}: the price only its owner set`);
+  }
+  for (const tenant of m.tenants) {
+    for (const b of tenant.bearers.filter((x) => x.kind === 'child_pat')) {
+      const row = await t.db.knex('api_tokens').where({ id: b.id }).first('parent_token_id');
+      assert.equal(row.parent_token_id, b.parent!.id, `${b.id}: its parent is recorded`);
     }
   }
   // Lineage in the table itself: no live child of a revoked or expired parent, no child that outlives or
@@ -257,7 +402,10 @@ async function checkInvariants(m: Model): Promise<void> {
 }
 
 async function newTenant(name: string): Promise<Tenant> {
-  const owner = await signInWithNewKey(t);
+  const who = privateKeyToAccount(generatePrivateKey());
+  const signedIn = await t.request('POST', '/v1/identity/init', { body: await signInBody(t, undefined, who) });
+  assert.equal(signedIn.status < 300, true, JSON.stringify(signedIn.body));
+  const owner = signedIn.body as { session: string; account_id: string };
   const ownerBearer: Bearer = {
     kind: 'owner_session',
     id: owner.account_id,
@@ -271,8 +419,28 @@ async function newTenant(name: string): Promise<Tenant> {
   assert.equal(treasury.status, 201, JSON.stringify(treasury.body));
   const wallet = await t.request('POST', '/v1/wallets', { token: treasury.body.pat, body: { label: name } });
   assert.equal(wallet.status, 201, JSON.stringify(wallet.body));
+  const seller = await t.request('POST', '/v1/sellers', { token: owner.session, body: { name: `seller ${name}` } });
+  assert.equal(seller.status, 201, JSON.stringify(seller.body));
+  const endpoint = await t.request('POST', `/v1/sellers/${seller.body.seller_id}/endpoints`, {
+    token: owner.session,
+    body: { path: '/data', price: '0.01' },
+  });
+  assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body));
+  const servicePat: Bearer = {
+    kind: 'service_pat',
+    id: seller.body.pat_id,
+    token: seller.body.pat,
+    parent: undefined,
+    revoked: false,
+    capMicro: null,
+    spentMicro: 0n,
+  };
   return {
     name,
+    who,
+    sellerId: seller.body.seller_id,
+    endpointId: endpoint.body.endpoint_id,
+    priceMicro: 10_000n,
     treasuryAccountId: treasury.body.scope_id,
     owner: ownerBearer,
     walletId: wallet.body.id,
@@ -286,6 +454,7 @@ async function newTenant(name: string): Promise<Tenant> {
         capMicro: null,
         spentMicro: 0n,
       },
+      servicePat,
     ],
   };
 }
@@ -301,6 +470,11 @@ const commands = [
   fc.tuple(fc.nat(1), fc.option(fc.constant(600), { nil: null })).map(([i, ttl]) => new MintFromTreasuryPat(i, ttl)),
   fc.tuple(fc.nat(1), fc.nat(20)).map(([i, b]) => new Exchange(i, b)),
   fc.tuple(fc.nat(1), fc.nat(20)).map(([i, b]) => new Revoke(i, b)),
+  fc.tuple(fc.nat(1), fc.nat(20), fc.boolean()).map(([i, b, once]) => new MintWithin(i, b, once)),
+  fc.nat(1).map((i) => new RevokeAllSessions(i)),
+  fc
+    .tuple(fc.nat(1), fc.nat(20), fc.integer({ min: 0, max: 500 }), fc.boolean())
+    .map(([i, b, c, x]) => new SetPrice(i, b, c, x)),
   fc
     .tuple(fc.nat(1), fc.nat(20), fc.integer({ min: 1, max: 120 }), fc.boolean())
     .map(([i, b, c, x]) => new Pay(i, b, c, x)),
