@@ -10,7 +10,8 @@
  *
  * Seeded and replayable (a fixed seed by default, so every run plays the same sequences): the seed and the
  * path of a failure are printed; run again with TREASURY_MODEL_SEED=<seed> (and TREASURY_MODEL_PATH=<path> to
- * replay the shrunk case only). TREASURY_MODEL_RUNS sets the number of runs (default 4, each up to 30 steps).
+ * replay the shrunk case only). TREASURY_MODEL_RUNS sets the number of runs (default 4, each up to 40 steps);
+ * TREASURY_MODEL_VERBOSE=1 prints each run's steps.
  */
 import fc from 'fast-check';
 import { startTestTreasury } from '../../support/api-harness.js';
@@ -24,7 +25,7 @@ import {
   RevokeAllSessions,
 } from '../../support/model/credential-steps.js';
 import { GateRequest, gateTarget } from '../../support/model/gate-steps.js';
-import { BUYER_ACCOUNTS, BuyerPays, Flush, Pay, SetPrice } from '../../support/model/money-steps.js';
+import { AwaitVerification, BUYER_ACCOUNTS, BuyerPays, Flush, Pay, SetPrice } from '../../support/model/money-steps.js';
 import { closeTenant, newTenant, type Model, type Real } from '../../support/model/model-world.js';
 import { findFreePort } from '../../support/signer-harness.js';
 
@@ -50,6 +51,7 @@ const steps = [
   fc
     .tuple(tenant, fc.nat(1), fc.integer({ min: 1, max: 5_000 }), fc.boolean())
     .map(([i, b, c, around]) => new BuyerPays(i, b, c, around)),
+  tenant.map((i) => new AwaitVerification(i)),
   fc.tuple(tenant, bearer, fc.boolean()).map(([i, b, x]) => new Flush(i, b, x)),
   fc
     .tuple(tenant, fc.constantFrom('GET' as const, 'POST' as const, 'OPTIONS' as const), gateTarget)
@@ -85,11 +87,12 @@ describe('trust invariants, model-based (HTTP, PostgreSQL, SoftHSM, anvil, gate;
     const seed = Number(process.env.TREASURY_MODEL_SEED ?? 20261128);
     const path = process.env.TREASURY_MODEL_PATH;
     await fc.assert(
-      fc.asyncProperty(fc.commands(steps, { maxCommands: 30 }), async (cmds) => {
+      fc.asyncProperty(fc.commands(steps, { maxCommands: 40, size: 'max' }), async (cmds) => {
         const model: Model = { tenants: [await newTenant(real, 'a'), await newTenant(real, 'b')] };
         try {
           await fc.asyncModelRun(() => ({ model, real }), cmds);
         } finally {
+          if (process.env.TREASURY_MODEL_VERBOSE) console.log(String(cmds));
           await Promise.all(model.tenants.map(closeTenant));
         }
       }),

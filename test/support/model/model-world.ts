@@ -86,8 +86,14 @@ export abstract class Step implements fc.AsyncCommand<Model, Real> {
   }
 }
 
-export const alive = (b: Bearer): boolean =>
-  !b.revoked && !(b.singleUse?.used ?? false) && (b.parent === undefined || alive(b.parent));
+/** Neither the bearer nor any credential it was made from is revoked. */
+const unrevoked = (b: Bearer): boolean => !b.revoked && (b.parent === undefined || unrevoked(b.parent));
+
+/**
+ * The bearer authenticates: nothing in its lineage is revoked, and it is not a spent single-use PAT (a session
+ * exchanged from a single-use PAT lives on: spending the PAT is how the dashboard's handoff signs in).
+ */
+export const alive = (b: Bearer): boolean => !(b.singleUse?.used ?? false) && unrevoked(b);
 
 /** The agent PAT whose cap and day total a bearer spends against: its own, or the one it was made within. */
 export const capHolder = (b: Bearer): Bearer | undefined =>
@@ -101,6 +107,13 @@ export const capHolder = (b: Bearer): Bearer | undefined =>
 export const use = (b: Bearer): void => {
   if (b.singleUse) b.singleUse.used = true;
 };
+
+/**
+ * How a dead bearer is refused: 401, or 429 `rate_limited` once that bearer spent its refusals in the window
+ * (docs/security-model.md, Rate limits: a presented bearer refused again and again is throttled).
+ */
+export const refusedAsDead = (res: { status: number; body: any }): boolean =>
+  res.status === 401 || (res.status === 429 && res.body?.error_code === 'rate_limited');
 
 /** Credentials from a root to `b`, `b` included. */
 export const depth = (b: Bearer): number => 1 + (b.parent ? depth(b.parent) : 0);
