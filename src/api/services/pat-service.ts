@@ -161,11 +161,23 @@ export class PatService {
     return { ...toView(row!), pat };
   }
 
-  /** One of the account's live PATs as a lineage parent (another account's is `pat_not_found`). */
+  /**
+   * One of the account's live PATs as a lineage parent (another account's is `pat_not_found`). A revoked or
+   * expired one makes nothing: 403 `lineage_exceeds_parent` (`refused: parent_not_live`) — the caller's own
+   * bearer is fine, so never the 401 that would send it to sign in again.
+   */
   private async parentPat(accountId: string, patId: string, now: Date): Promise<ParentCredential> {
     const owned = await this.knex('api_tokens').where({ id: patId, account_id: accountId, kind: 'pat' }).first('id');
     if (!owned) throw new AppError('pat_not_found');
-    return (await readParent(this.knex, patId, now)).parent;
+    try {
+      return (await readParent(this.knex, patId, now)).parent;
+    } catch (e) {
+      if (e instanceof AppError && e.code === 'invalid_token')
+        throw new AppError('lineage_exceeds_parent', {
+          fields: { refused: 'parent_not_live', parent_token_id: patId },
+        });
+      throw e;
+    }
   }
 
   /** A page of the account's PATs (of one scope when given), oldest first; never the secrets. */

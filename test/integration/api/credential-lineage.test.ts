@@ -200,6 +200,13 @@ describe('credential lineage (HTTP, PostgreSQL, SoftHSM)', function () {
       rows.every((r) => r.revoked_at !== null),
       'the whole subtree is revoked in the database',
     );
+    // Nothing is made within the revoked PAT; the owner's own session is fine, so the answer is no 401.
+    const within = await t.request('POST', '/v1/pats', {
+      token: owner.session,
+      body: { scope_type: 'agent', scope_id: owner.agent_id, parent_pat_id: parent.id },
+    });
+    assert.equal(within.status, 403, JSON.stringify(within.body));
+    assert.deepEqual([within.body.error_code, within.body.refused], ['lineage_exceeds_parent', 'parent_not_live']);
   });
 
   it('a token is refused when any ancestor expired or was revoked, whatever its own row says', async () => {
