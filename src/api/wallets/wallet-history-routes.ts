@@ -11,17 +11,17 @@
  * nor show audit payloads (event type, actor, time and hashes only).
  */
 import Router from '@koa/router';
-import { formatUsd } from '../../../../policy/money.js';
-import { verifyAuditChain } from '../../audit/audit-ledger.js';
-import { walletIdSchema } from '../schemas/common-schemas.js';
-import { historyQuerySchema } from '../schemas/wallet-schemas.js';
-import { validate } from '../validate.js';
+import { formatUsd } from '../../../policy/money.js';
+import { verifyAuditChain } from '../audit/audit-ledger.js';
+import { walletIdSchema } from '../http/schemas/common-schemas.js';
+import { historyQuerySchema } from './wallet-schemas.js';
+import { validate } from '../http/validate.js';
 import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
 import type {
   AuditVerification,
   WalletAudit,
   WalletDecisions,
-} from '../../../shared/api-responses/wallet-history-responses.js';
+} from '../../shared/api-responses/wallet-history-responses.js';
 
 /** Longest chain recomputed within a request. */
 export const VERIFY_LIMIT_ROWS = 20_000;
