@@ -51,6 +51,7 @@ import { LedgerVerifier } from './services/ledger-verifier.js';
 import { LedgerPendingCap } from './services/ledger-pending-cap.js';
 import { SignerGateway } from './signer/signer-gateway.js';
 import { WalletService } from './wallets/wallet-service.js';
+import { PgWalletStore } from './wallets/store/pg-wallet-store.js';
 import type { HostResolver } from './net/vetted-fetch.js';
 import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
 import { closeable, closeInOrder, type Closeable, type CloseReport } from '../../base/closeables.js';
@@ -107,17 +108,17 @@ export function createTreasuryApp(deps: {
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const accounts = new AccountService(knex, signer, metrics);
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
-  const wallets = new WalletService(
-    knex,
+  const wallets = new WalletService({
+    store: new PgWalletStore(knex),
     signer,
     accounts,
     chains,
     metrics,
     log,
-    config.defaultChain,
+    defaultChain: config.defaultChain,
     balances,
-    config.walletBounds,
-  );
+    bounds: config.walletBounds,
+  });
   // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
   const pay = new PayService(
     knex,
