@@ -52,6 +52,8 @@ import { LedgerPendingCap } from './services/ledger-pending-cap.js';
 import { SignerGateway } from './signer/signer-gateway.js';
 import { WalletService } from './wallets/wallet-service.js';
 import { PgWalletStore } from './wallets/store/pg-wallet-store.js';
+import { PgWalletHistoryStore } from './wallets/store/pg-wallet-history-store.js';
+import { WalletHistoryService } from './wallets/wallet-history-service.js';
 import type { HostResolver } from './net/vetted-fetch.js';
 import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
 import { closeable, closeInOrder, type Closeable, type CloseReport } from '../../base/closeables.js';
@@ -108,8 +110,11 @@ export function createTreasuryApp(deps: {
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const accounts = new AccountService(knex, signer, metrics);
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
+  // The wallet wing: its stores, then its services (src/api/wallets/).
+  const walletStore = new PgWalletStore(knex);
+  const walletHistoryStore = new PgWalletHistoryStore(knex);
   const wallets = new WalletService({
-    store: new PgWalletStore(knex),
+    store: walletStore,
     signer,
     accounts,
     chains,
@@ -148,7 +153,8 @@ export function createTreasuryApp(deps: {
   });
   const pats = new PatService(knex, metrics, clock);
   const agents = new AgentService(knex, identity, wallets, clock, config.walletBounds);
-  const paymentHistory = new PaymentHistoryService(knex, clock);
+  const paymentHistory = new PaymentHistoryService(walletHistoryStore, clock);
+  const walletHistory = new WalletHistoryService(walletHistoryStore);
   // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
   const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {
     intervalMs: config.ledgerVerifyIntervalMs,
@@ -207,7 +213,7 @@ export function createTreasuryApp(deps: {
     docsRoutes(),
     treasuryRoutes({ auth: tokenAuth, accounts }),
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
-    walletHistoryRoutes({ auth: tokenAuth, wallets, knex }),
+    walletHistoryRoutes({ auth: tokenAuth, wallets, knex, history: walletHistory }),
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
