@@ -1,5 +1,5 @@
 /**
- * A new wallet is counted against its owner's wallet bounds (src/api/wallets/wallet-bounds.ts): the agent
+ * A new wallet is counted against its owner's wallet bounds (src/api/services/wallet-bounds.ts): the agent
  * whose Treasury account it goes to is looked up by that account, once per wallet created. Building it holds
  * writes to agents (one row per agent) for its duration.
  */
