@@ -12,7 +12,9 @@
  *   src/x402/koa/  the seller middleware (shipped as `./koa`) and src/sdk/ the buyer SDK (`./sdk`): the
  *                  codecs, shared/ and policy/, never the API server, the CLI, the signer or each other
  *   src/api/       the API server: anything below it, and the signer's protocol client, never the CLI or the
- *                  shipped packages' own folders (the SDK, the Koa middleware)
+ *                  shipped packages' own folders (the SDK, the Koa middleware). Inside it the wings (pay/ above
+ *                  wallets/) stand on the shared floors (http/ middleware and OpenAPI helpers, signer/ the
+ *                  gateway, db/, auth/, …), which import no wing; wallets/ imports no part of pay/.
  *   src/cli/       the `xx` CLI: talks to the API over HTTP, so never imports the API server's code
  *   src/gate/      the gate (managed proxy mode, docs/gate.md): its own process, talking to the API over HTTP;
  *                  the x402 codecs and paywall core (src/x402/, not the Koa adapter), shared/, policy/, base/
@@ -35,6 +37,25 @@ const ROOT = path.dirname(fileURLToPath(import.meta.url));
 const TEST_AND_BENCH = ['test', 'bench'];
 const OUTSIDE_SRC = ['signer', 'policy', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH];
 const SRC_ROLES = ['src/api', 'src/cli', 'src/sdk', 'src/x402', 'src/gate'];
+
+/** The floors of src/api/ below its wings (wallets/, pay/): none of them imports a wing. */
+const API_LOWER_FLOORS = [
+  'audit',
+  'db',
+  'chain',
+  'auth',
+  'config',
+  'net',
+  'metrics',
+  'log',
+  'errors',
+  'signer',
+  'http/middleware',
+  'http/openapi',
+  'http/docs',
+  'http/validate.ts',
+  'http/dashboard-static.ts',
+].map((d) => `src/api/${d}`);
 
 /** The x402 codecs: every file of src/x402/ except the Koa middleware under src/x402/koa/. */
 const X402_CODECS = ['src/x402/*.{ts,js}', 'src/x402/!(koa)/**/*.{ts,js}'];
@@ -111,6 +132,25 @@ const zones = [
     from: ['src/api', 'src/cli', 'src/sdk', 'src/x402/koa', 'signer', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
     message:
       'src/gate/ (the gate) is its own process and talks to the API over HTTP: it imports the x402 codecs and paywall core, src/shared/, policy/ and base/ only — never the API server, the CLI, the SDK, the Koa adapter, signer/ or ops/.',
+  },
+  // Inside the API: the wings stand on the lower floors and never the reverse (docs/architecture.md).
+  {
+    target: API_LOWER_FLOORS,
+    from: ['src/api/wallets', 'src/api/pay'],
+    message:
+      'The floors below the wings (audit/, db/, chain/, auth/, config/, net/, metrics/, log/, errors/, signer/ and http/middleware/, http/openapi/) import no wing: the wings import them.',
+  },
+  {
+    target: 'src/api/http',
+    from: 'src/api/pay',
+    message:
+      'http/ holds the shared middleware, validation and OpenAPI helpers: it imports no part of the pay wing (the pay wing imports http/, never the reverse).',
+  },
+  {
+    target: 'src/api/wallets',
+    from: 'src/api/pay',
+    message:
+      'The wallet wing stands below the pay wing (pay imports wallets: the wallet, its bearer, its recovery data), never the reverse.',
   },
 ];
 

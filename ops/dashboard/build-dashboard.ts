@@ -1,6 +1,6 @@
 /**
  * `npm run build:dashboard`: the dashboard's typed API client and its build. Writes the OpenAPI document the
- * server builds (src/api/http/openapi/) to .build/dashboard-api/openapi.json, turns it into TypeScript path
+ * server builds (src/api/http/openapi/ from the catalogue src/api/api-catalog.ts) to .build/dashboard-api/openapi.json, turns it into TypeScript path
  * types with openapi-typescript (.build/dashboard-api/openapi.d.ts, what dashboard/src/api/client.ts types
  * openapi-fetch with), then builds dashboard/ with Vite into .build/dashboard/, which the API serves under
  * /dashboard/ (src/api/http/dashboard-static.ts). Everything it writes is git-ignored.
@@ -11,21 +11,23 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { API_CATALOG } from '../../src/api/api-catalog.js';
 import { buildOpenApiDocument } from '../../src/api/http/openapi/openapi-document.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const DASHBOARD_OUT = path.join(ROOT, '.build/dashboard');
 const TYPES_OUT = path.join(ROOT, '.build/dashboard-api');
-/** Sources the build depends on: the UI, the OpenAPI document's inputs, the policy rules the editor validates with. */
-const SOURCES = ['dashboard', 'src/api/http/openapi', 'src/api/http/schemas', 'src/shared', 'policy'].map((d) =>
-  path.join(ROOT, d),
-);
+/**
+ * Sources the build depends on: the UI, the OpenAPI document's inputs (the catalogue, src/api/api-catalog.ts, and
+ * each wing's schemas and catalogue under src/api/), the policy rules the editor validates with.
+ */
+const SOURCES = ['dashboard', 'src/api', 'src/shared', 'policy'].map((d) => path.join(ROOT, d));
 
 /** Writes the OpenAPI JSON and its TypeScript path types. */
 export async function generateApiTypes(): Promise<string> {
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   fs.mkdirSync(TYPES_OUT, { recursive: true });
-  const doc = buildOpenApiDocument('/');
+  const doc = buildOpenApiDocument('/', API_CATALOG);
   fs.writeFileSync(path.join(TYPES_OUT, 'openapi.json'), JSON.stringify(doc, null, 2) + '\n');
   const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0]);
   const file = path.join(TYPES_OUT, 'openapi.d.ts');

@@ -16,12 +16,13 @@ import { jsonBody } from './http/middleware/json-body.js';
 import { requestContext } from './http/middleware/request-context.js';
 import { RateLimits, rateLimitByAddress, rateLimitedAuthenticator } from './http/middleware/rate-limit.js';
 import { opsRoutes } from './http/routes/ops-routes.js';
+import { API_CATALOG } from './api-catalog.js';
 import { docsRoutes } from './http/routes/docs-routes.js';
 import { dashboardStatic } from './http/dashboard-static.js';
 import { payRoutes } from './pay/pay-routes.js';
 import { identityRoutes } from './http/routes/identity-routes.js';
 import { agentRoutes } from './http/routes/agent-routes.js';
-import { PaymentHistoryService } from './services/payment-history-service.js';
+import { PaymentHistoryService } from './wallets/payment-history-service.js';
 import { AgentService } from './services/agent-service.js';
 import { IdentityService } from './services/identity-service.js';
 import { PatService } from './services/pat-service.js';
@@ -37,8 +38,8 @@ import { createSellerServices } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
 import { gateRoutes } from './http/routes/gate-routes.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
-import { walletRoutes } from './http/routes/wallet-routes.js';
-import { walletHistoryRoutes } from './http/routes/wallet-history-routes.js';
+import { walletRoutes } from './wallets/wallet-routes.js';
+import { walletHistoryRoutes } from './wallets/wallet-history-routes.js';
 import { BalanceReader } from './chain/balance-reader.js';
 import { SettlementService } from './pay/settlement-service.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
@@ -48,8 +49,11 @@ import { PayService } from './pay/pay-service.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
 import { LedgerVerifier } from './services/ledger-verifier.js';
 import { LedgerPendingCap } from './services/ledger-pending-cap.js';
-import { SignerGateway } from './services/signer-gateway.js';
-import { WalletService } from './services/wallet-service.js';
+import { SignerGateway } from './signer/signer-gateway.js';
+import { WalletService } from './wallets/wallet-service.js';
+import { PgWalletStore } from './wallets/store/pg-wallet-store.js';
+import { PgWalletHistoryStore } from './wallets/store/pg-wallet-history-store.js';
+import { WalletHistoryService } from './wallets/wallet-history-service.js';
 import type { HostResolver } from './net/vetted-fetch.js';
 import { installedPayFaultHooks } from './pay/pay-fault-hooks.js';
 import { closeable, closeInOrder, type Closeable, type CloseReport } from '../../base/closeables.js';
@@ -106,17 +110,20 @@ export function createTreasuryApp(deps: {
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const accounts = new AccountService(knex, signer, metrics);
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
-  const wallets = new WalletService(
-    knex,
+  // The wallet wing: its stores, then its services (src/api/wallets/).
+  const walletStore = new PgWalletStore(knex);
+  const walletHistoryStore = new PgWalletHistoryStore(knex);
+  const wallets = new WalletService({
+    store: walletStore,
     signer,
     accounts,
     chains,
     metrics,
     log,
-    config.defaultChain,
+    defaultChain: config.defaultChain,
     balances,
-    config.walletBounds,
-  );
+    bounds: config.walletBounds,
+  });
   // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
   const pay = new PayService(
     knex,
@@ -146,7 +153,8 @@ export function createTreasuryApp(deps: {
   });
   const pats = new PatService(knex, metrics, clock);
   const agents = new AgentService(knex, identity, wallets, clock, config.walletBounds);
-  const paymentHistory = new PaymentHistoryService(knex, clock);
+  const paymentHistory = new PaymentHistoryService(walletHistoryStore, clock);
+  const walletHistory = new WalletHistoryService(walletHistoryStore);
   // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
   const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {
     intervalMs: config.ledgerVerifyIntervalMs,
@@ -194,11 +202,18 @@ export function createTreasuryApp(deps: {
   koa.use(jsonBody({ limitBytes: config.bodyLimitBytes, ...config.jsonLimits }));
   koa.use(dashboardStatic(deps.dashboardDir ? { dir: deps.dashboardDir } : {}));
   const routers = [
-    opsRoutes({ knex, signer, metrics, isShuttingDown: () => shuttingDown, publicUrl: config.publicUrl }),
+    opsRoutes({
+      knex,
+      signer,
+      metrics,
+      isShuttingDown: () => shuttingDown,
+      publicUrl: config.publicUrl,
+      catalog: API_CATALOG,
+    }),
     docsRoutes(),
     treasuryRoutes({ auth: tokenAuth, accounts }),
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
-    walletHistoryRoutes({ auth: tokenAuth, wallets, knex }),
+    walletHistoryRoutes({ auth: tokenAuth, wallets, knex, history: walletHistory }),
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),

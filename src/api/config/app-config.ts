@@ -180,7 +180,7 @@ export type AppConfig = Readonly<{
   bodyLimitBytes: number;
   /** Bounds of a JSON body, checked before it is parsed (src/api/http/middleware/json-shape-scan.ts). */
   jsonLimits: Readonly<{ maxDepth: number; maxKeys: number }>;
-  /** Wallet counts and the default policy of an agent's new wallet (src/api/services/wallet-bounds.ts). */
+  /** Wallet counts and the default policy of an agent's new wallet (src/api/wallets/wallet-bounds.ts). */
   walletBounds: WalletBoundsConfig;
   dbPoolMax: number;
   dbSessionLimits: SessionLimits;

@@ -12,7 +12,7 @@
  */
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
-import type { WalletService } from '../services/wallet-service.js';
+import type { WalletService } from '../wallets/wallet-service.js';
 
 /** `err` with the create_wallet recovery (or the account's wallets on that chain) when it is a chain mismatch. */
 export async function withCreateWalletRecovery(

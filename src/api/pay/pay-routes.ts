@@ -24,7 +24,7 @@ import {
   transferBodySchema,
 } from './pay-schemas.js';
 import { validate } from '../http/validate.js';
-import { walletBearer, type WalletRouteDeps } from '../http/routes/wallet-bearer.js';
+import { walletBearer, type WalletRouteDeps } from '../wallets/wallet-bearer.js';
 import type { PolicyEvaluation, WalletPolicy } from '../../shared/api-responses/pay-responses.js';
 
 export function payRoutes(

@@ -116,7 +116,8 @@ export const evaluateBodySchema = z
 
 export const putPolicyBodySchema = boundedPolicy;
 
-export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/);
+/** The Idempotency-Key header of the pay and transfer routes (the shared header schema of ../http/schemas/). */
+export { idempotencyKeySchema } from '../http/schemas/common-schemas.js';
 
 export { plainText };
 export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;

@@ -15,7 +15,7 @@ import type { SpendState } from '../../../policy/policy-types.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import type { AuditHead } from '../audit/audit-ledger.js';
 import { AppError } from '../errors/app-error.js';
-import type { WalletRow } from '../services/wallet-service.js';
+import type { WalletRow } from '../wallets/store/wallet-store.js';
 import type { PreviousAttempt, SnapshotChange } from './pay-types.js';
 import { stateAfterPayment } from './rule-state.js';
 import { isoDate } from './store/pay-statements.js';

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { z } from 'zod';
-import { API_CATALOG } from '../../../src/api/http/openapi/api-catalog.js';
+import { API_CATALOG } from '../../../src/api/api-catalog.js';
 import { sessionGrantSchema } from '../../../src/shared/api-responses/identity-responses.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';

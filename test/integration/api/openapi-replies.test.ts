@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { API_CATALOG, type CatalogEntry } from '../../../src/api/http/openapi/api-catalog.js';
+import { API_CATALOG, type CatalogEntry } from '../../../src/api/api-catalog.js';
 import { errorCodesByStatus } from '../../../src/api/http/openapi/openapi-errors.js';
 import { securityOf } from '../../../src/api/http/openapi/openapi-security.js';
 import { errorBodySchema } from '../../../src/shared/api-responses/error-responses.js';

@@ -1,5 +1,5 @@
 /**
- * Who may call what: every route of the catalogue (src/api/http/openapi/api-catalog.ts) × every kind of bearer
+ * Who may call what: every route of the catalogue (src/api/api-catalog.ts) × every kind of bearer
  * (test/support/bearer-tenant.ts) → its outcome, through HTTP with real PostgreSQL and SoftHSM. This table is
  * the source of truth docs/security-model.md points at ("Who may call what").
  *
@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Auth } from '../../../src/api/http/openapi/catalog-entry.js';
-import { API_CATALOG } from '../../../src/api/http/openapi/api-catalog.js';
+import { API_CATALOG } from '../../../src/api/api-catalog.js';
 import { ERROR_CODES, type ErrorCode } from '../../../src/shared/error-codes.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';

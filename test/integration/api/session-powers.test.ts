@@ -13,7 +13,7 @@
  * - a legacy `xx_treasury_sk_` api key is revoked by the holder of its Treasury account.
  */
 import assert from 'node:assert/strict';
-import { API_CATALOG } from '../../../src/api/http/openapi/api-catalog.js';
+import { API_CATALOG } from '../../../src/api/api-catalog.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';

@@ -91,6 +91,13 @@ const BREAKING: Array<[string, string]> = [
   ['src/shared/probe.ts', 'src/gate/gate-app.ts'],
   ['src/x402/probe.ts', 'src/gate/gate-app.ts'],
   ['src/x402/seller/probe.ts', 'src/x402/koa/index.ts'],
+  ['src/api/db/probe.ts', 'src/api/wallets/wallet-service.ts'],
+  ['src/api/signer/probe.ts', 'src/api/wallets/wallet-service.ts'],
+  ['src/api/http/middleware/probe.ts', 'src/api/wallets/wallet-bearer.ts'],
+  ['src/api/http/openapi/probe.ts', 'src/api/wallets/wallet-catalog.ts'],
+  ['src/api/auth/probe.ts', 'src/api/pay/pay-service.ts'],
+  ['src/api/http/routes/probe.ts', 'src/api/pay/pay-schemas.ts'],
+  ['src/api/wallets/probe.ts', 'src/api/pay/pay-service.ts'],
 ];
 
 /** Imports each floor may make: none of these may be reported. */
@@ -122,6 +129,11 @@ const ALLOWED: Array<[string, string]> = [
   ['src/gate/probe.ts', 'base/closeables.ts'],
   ['src/x402/koa/probe.ts', 'src/x402/seller/paid-request.ts'],
   ['bench/probe.ts', 'src/gate/gate-app.ts'],
+  ['src/api/pay/probe.ts', 'src/api/wallets/wallet-bearer.ts'],
+  ['src/api/pay/probe.ts', 'src/api/http/validate.ts'],
+  ['src/api/wallets/probe.ts', 'src/api/http/validate.ts'],
+  ['src/api/wallets/probe.ts', 'src/api/signer/signer-gateway.ts'],
+  ['src/api/probe.ts', 'src/api/api-catalog.ts'],
 ];
 
 describe('layer lint (eslint.config.js)', function () {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { ChainRegistry } from '../../../src/shared/chain-registry.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
-import { checkRetirementBalance } from '../../../src/api/services/check-retirement-balance.js';
+import { checkRetirementBalance } from '../../../src/api/wallets/check-retirement-balance.js';
 import type { BalanceReading } from '../../../src/api/chain/balance-reader.js';
 
 const chains = ChainRegistry.fromConfig(undefined);

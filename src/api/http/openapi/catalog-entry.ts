@@ -1,5 +1,5 @@
 /**
- * The shape of one entry of the route catalogue (./api-catalog.ts): who may call the route, what it takes and
+ * The shape of one entry of the route catalogue (src/api/api-catalog.ts): who may call the route, what it takes and
  * what it answers. The entries themselves live by route family in ./*-catalog.ts.
  *
  * Defends: an entry without an operationId, an auth kind or its replies (it does not compile). Does not

@@ -1,5 +1,5 @@
 /**
- * `GET /v1/openapi.json`: the OpenAPI 3.1 document built from the route catalogue (./api-catalog.ts). Each
+ * `GET /v1/openapi.json`: the OpenAPI 3.1 document built from the route catalogue it is given (src/api/api-catalog.ts). Each
  * request body, query and JSON reply is the JSON Schema zod 4 derives from the schema the route validates
  * with or answers with (`io: 'input'` for what the API accepts, `'output'` for what it sends); every error
  * status is the one error envelope, its `error_code` narrowed to the codes of that status (./openapi-errors.ts);
@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { errorBodySchema } from '../../../shared/api-responses/error-responses.js';
 import { ERROR_CODES } from '../../../shared/error-codes.js';
-import { API_CATALOG, type CatalogEntry, type Reply } from './api-catalog.js';
+import type { CatalogEntry, Reply } from './catalog-entry.js';
 import { errorCodesByStatus } from './openapi-errors.js';
 import { SECURITY_SCHEMES, securityOf } from './openapi-security.js';
 
@@ -107,7 +107,7 @@ function operationOf(entry: CatalogEntry): Json {
   };
 }
 
-export function buildOpenApiDocument(serverUrl: string, catalog: readonly CatalogEntry[] = API_CATALOG) {
+export function buildOpenApiDocument(serverUrl: string, catalog: readonly CatalogEntry[]) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const entry of catalog) (paths[entry.path] ??= {})[entry.method.toLowerCase()] = operationOf(entry);
   return {

@@ -1,5 +1,5 @@
 /**
- * Which error codes an operation of the catalogue (./api-catalog.ts) can answer, grouped by HTTP status: the
+ * Which error codes an operation of the catalogue (src/api/api-catalog.ts) can answer, grouped by HTTP status: the
  * codes every route of its kind answers (any route may fail inside; a route with a bearer can refuse it, be
  * rate limited or find PostgreSQL out of reach; a body can be malformed, too large or not JSON; a path
  * parameter malformed; the wallet or seller a route is on can be unknown or gone) plus the route's own
@@ -11,7 +11,7 @@
  * a route answers that nobody listed (the OpenAPI reply test catches those its flows produce).
  */
 import { ERROR_CODES, type ErrorCode } from '../../../shared/error-codes.js';
-import type { Auth, CatalogEntry } from './api-catalog.js';
+import type { Auth, CatalogEntry } from './catalog-entry.js';
 
 /** Bearers checked by the platform authenticator, which refuses removed master keys by name. */
 const PLATFORM_AUTH: ReadonlySet<Auth> = new Set([

@@ -7,7 +7,7 @@
  * Defends: a client sending a bearer of a kind the route refuses. Does not defend: which account's objects
  * the bearer reaches (that is the route's own check).
  */
-import type { Auth } from './api-catalog.js';
+import type { Auth } from './catalog-entry.js';
 
 export const SECURITY_SCHEMES = {
   operatorToken: {

@@ -12,7 +12,7 @@ import { AppError } from '../../errors/app-error.js';
 import type { AgentService } from '../../services/agent-service.js';
 import { agentIdSchema } from '../schemas/common-schemas.js';
 import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
-import type { PaymentHistoryService } from '../../services/payment-history-service.js';
+import type { PaymentHistoryService } from '../../wallets/payment-history-service.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
 import { platformRouter } from './platform-principal.js';
 import { validate } from '../validate.js';

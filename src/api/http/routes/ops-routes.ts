@@ -5,8 +5,9 @@
 import Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
-import type { SignerGateway } from '../../services/signer-gateway.js';
+import type { SignerGateway } from '../../signer/signer-gateway.js';
 import { ERROR_CODES } from '../../../shared/error-codes.js';
+import type { CatalogEntry } from '../openapi/catalog-entry.js';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
 import type { Liveness, Readiness } from '../../../shared/api-responses/ops-responses.js';
 
@@ -16,11 +17,13 @@ export function opsRoutes(deps: {
   metrics: TreasuryMetrics;
   isShuttingDown: () => boolean;
   publicUrl: string;
+  /** Every route's catalogue entry (src/api/api-catalog.ts): the source of GET /v1/openapi.json. */
+  catalog: readonly CatalogEntry[];
 }): Router {
   const router = new Router();
   let openapi: unknown;
   router.get('/v1/openapi.json', (ctx) => {
-    openapi ??= buildOpenApiDocument(deps.publicUrl);
+    openapi ??= buildOpenApiDocument(deps.publicUrl, deps.catalog);
     ctx.body = openapi;
   });
   const live = (ctx: { body: unknown }) => {

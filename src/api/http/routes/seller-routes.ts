@@ -45,7 +45,7 @@ import type { LedgerBatchResult, LedgerReported } from '../../../shared/api-resp
 import type { SellerAuthVerify } from '../../../shared/api-responses/seller-responses.js';
 import type { SellerPayouts } from '../../services/seller-payouts.js';
 import type { PlatformWallets } from '../../services/platform-wallets.js';
-import { idempotencyKeySchema } from '../../pay/pay-schemas.js';
+import { idempotencyKeySchema } from '../schemas/common-schemas.js';
 
 export function sellerRoutes(deps: {
   auth: Authenticator;

@@ -98,3 +98,6 @@ export const accountIdSchema = z.string().regex(/^acct_[0-9a-f]{24}$/, 'expected
 export const agentIdSchema = z.string().regex(/^agt_[0-9a-f]{24}$/, 'expected an agent id (agt_…)');
 export const walletIdSchema = z.string().regex(/^wal_[0-9a-f]{24}$/, 'expected a wallet id (wal_…)');
 export const authorizationIdSchema = z.string().regex(/^auth_[0-9a-f]{24}$/, 'expected an authorization id (auth_…)');
+
+/** An `Idempotency-Key` header (the pay, transfer and payout routes): a retry with the same key is the same operation. */
+export const idempotencyKeySchema = z.string().regex(/^[A-Za-z0-9_.:\-]{1,128}$/);

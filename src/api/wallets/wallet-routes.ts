@@ -3,16 +3,16 @@
  * account is indistinguishable from a missing one (404); a revoked wallet answers 410 on every route.
  */
 import Router from '@koa/router';
-import type { BalanceReader } from '../../chain/balance-reader.js';
-import type { ChainRegistry } from '../../../shared/chain-registry.js';
-import { AppError } from '../../errors/app-error.js';
-import { walletIdSchema } from '../schemas/common-schemas.js';
-import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from '../schemas/wallet-schemas.js';
-import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import type { PaymentHistoryService } from '../../services/payment-history-service.js';
-import { validate } from '../validate.js';
+import type { BalanceReader } from '../chain/balance-reader.js';
+import type { ChainRegistry } from '../../shared/chain-registry.js';
+import { AppError } from '../errors/app-error.js';
+import { walletIdSchema } from '../http/schemas/common-schemas.js';
+import { createWalletBodySchema, keyRetirementBodySchema, listWalletsQuerySchema } from './wallet-schemas.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
+import type { PaymentHistoryService } from './payment-history-service.js';
+import { validate } from '../http/validate.js';
 import { walletBearer, type WalletRouteDeps } from './wallet-bearer.js';
-import type { WalletBalance } from '../../../shared/api-responses/wallet-responses.js';
+import type { WalletBalance } from '../../shared/api-responses/wallet-responses.js';
 
 export function walletRoutes(
   deps: WalletRouteDeps & { chains: ChainRegistry; balances: BalanceReader; history: PaymentHistoryService },

@@ -9,13 +9,8 @@
  * defend: which wallet of the account the route names (each route reads the wallet within `accountId`).
  */
 import type { Knex } from 'knex';
-import type { WalletService } from '../../services/wallet-service.js';
-import {
-  requireTreasuryScope,
-  resolveWalletScope,
-  type Authenticator,
-  type Principal,
-} from '../../auth/authenticator.js';
+import type { WalletService } from './wallet-service.js';
+import { requireTreasuryScope, resolveWalletScope, type Authenticator, type Principal } from '../auth/authenticator.js';
 
 /** The bearer's check (and the database, where an agent's account is looked up) and the wallets. */
 export interface WalletRouteDeps {

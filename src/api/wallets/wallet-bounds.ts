@@ -8,13 +8,12 @@
  * account that owns the wallets (the platform account of an agent, else the Treasury account itself), held
  * until the wallet's row commits, so concurrent creations cannot overshoot. The default policy is never
  * looser than the agent PAT's daily cap: its daily cap is that cap (the configured default without one) and
- * its per-payment cap the smaller of that and the configured per-payment default.
+ * its per-payment cap the smaller of that and the configured per-payment default. This file holds the rule
+ * (pure); the count and its lock are the store's (./store/pg-wallet-counts.ts).
  * Does not defend: revoked wallets (their keys are destroyed; they do not count); agents themselves (each has
  * an account key; spawning one needs the owner's sign-in session); an owner's session setting a looser policy
  * afterwards (that is the owner's call).
  */
-import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
 import { formatUsd, parseUsd } from '../../../policy/money.js';
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { WalletBoundsConfig } from '../config/app-config.js';
@@ -52,50 +51,4 @@ export function defaultAgentWalletPolicy(patDailyCapMicro: bigint | null, bounds
   const perTxDefault = parseUsd(bounds.agentPerTxCapUsd);
   const perTx = perTxDefault < daily ? perTxDefault : daily;
   return { per_tx_cap_usd: formatUsd(perTx), daily_cap_usd: formatUsd(daily) };
-}
-
-/** Who owns the Treasury account's wallets: the agent whose account it is (and that agent's platform account), if any. */
-export async function walletOwnerOf(trx: Knex.Transaction, treasuryAccountId: string): Promise<WalletOwner> {
-  const agent = (await trx('agents').where({ treasury_account_id: treasuryAccountId }).first('account_id')) as
-    { account_id: string } | undefined;
-  return agent
-    ? { kind: 'agent', treasuryAccountId, platformAccountId: agent.account_id }
-    : { kind: 'treasury', treasuryAccountId };
-}
-
-/** The advisory-lock key of an owner's wallet count: the first 8 bytes of SHA-256("wallet_count:" + id). */
-function countLockKey(owner: WalletOwner): bigint {
-  const id = owner.kind === 'agent' ? owner.platformAccountId : owner.treasuryAccountId;
-  return createHash('sha256').update(`wallet_count:${id}`).digest().readBigInt64BE(0);
-}
-
-/**
- * Locks the owner's wallet count until `trx` ends and reads it, each count stopping at its bound + 1 (the
- * answer needs no more). Creations of the same account wait here for each other; other accounts' do not.
- */
-export async function lockWalletCounts(
-  trx: Knex.Transaction,
-  owner: WalletOwner,
-  bounds: WalletBoundsConfig,
-): Promise<WalletCounts> {
-  await trx.raw(`SELECT pg_advisory_xact_lock(${countLockKey(owner).toString()})`);
-  if (owner.kind === 'treasury')
-    return { agent: undefined, account: await countActive(trx, [owner.treasuryAccountId], bounds.maxPerAccount + 1) };
-  const own = await countActive(trx, [owner.treasuryAccountId], bounds.maxPerAgent + 1);
-  const accounts = trx('agents').where({ account_id: owner.platformAccountId }).select('treasury_account_id');
-  return { agent: own, account: await countActive(trx, accounts, bounds.maxPerAccount + 1) };
-}
-
-async function countActive(
-  trx: Knex.Transaction,
-  accountIds: readonly string[] | Knex.QueryBuilder,
-  atMost: number,
-): Promise<number> {
-  const capped = trx('wallets')
-    .whereIn('account_id', accountIds as string[])
-    .andWhere({ status: 'active' })
-    .select(trx.raw('1'))
-    .limit(atMost);
-  const row = (await trx.from(capped.as('w')).count({ n: '*' }).first()) as { n: string | number };
-  return Number(row.n);
 }

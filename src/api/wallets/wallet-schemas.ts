@@ -1,7 +1,7 @@
 /** Request schemas of the wallet routes. The policy object is the pure policy/ schema. */
 import { z } from 'zod';
-import { boundedPolicy, plainText, storedString } from './common-schemas.js';
-import { pageQuerySchema } from './page-query-schema.js';
+import { boundedPolicy, plainText, storedString } from '../http/schemas/common-schemas.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 
 export const createWalletBodySchema = z
   .object({

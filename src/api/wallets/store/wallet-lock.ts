@@ -4,7 +4,7 @@
  * PostgreSQL. The key is shared with the pay path's raw transaction (`walletLockKey`).
  */
 import type { Knex } from 'knex';
-import { walletLockKey } from '../db/wallet-transaction.js';
+import { walletLockKey } from '../../db/wallet-transaction.js';
 
 export async function lockWallet(trx: Knex.Transaction, walletId: string): Promise<void> {
   await trx.raw(`SELECT pg_advisory_xact_lock(${walletLockKey(walletId).toString()})`);

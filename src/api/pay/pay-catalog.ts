@@ -1,0 +1,106 @@
+/**
+ * The catalogue entries of the pay wing's routes (./pay-routes.ts): a wallet's policy (read, replace, dry run),
+ * pay, transfer and `upto` settlement; src/api/api-catalog.ts puts every family together.
+ *
+ * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
+ * not defend: what the pay path decides (./pay-service.ts).
+ */
+import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
+import { PAYMENT_SIGNING } from '../http/openapi/catalog-error-lists.js';
+import {
+  policyEvaluationSchema,
+  settlementSchema,
+  signedPaymentSchema,
+  walletPolicySchema,
+} from '../../shared/api-responses/pay-responses.js';
+import {
+  evaluateBodySchema,
+  payBodySchema,
+  putPolicyBodySchema,
+  settlementBodySchema,
+  transferBodySchema,
+} from './pay-schemas.js';
+
+export const PAY_CATALOG: CatalogEntry[] = [
+  {
+    method: 'GET',
+    path: '/v1/wallets/{id}/policy',
+    operationId: 'getWalletPolicy',
+    summary: 'Read the policy',
+    auth: 'treasury_or_agent',
+    replies: { 200: walletPolicySchema },
+  },
+  {
+    method: 'PUT',
+    path: '/v1/wallets/{id}/policy',
+    operationId: 'putWalletPolicy',
+    summary: 'Replace the policy',
+    auth: 'treasury',
+    body: putPolicyBodySchema,
+    replies: { 200: walletPolicySchema },
+  },
+  {
+    method: 'POST',
+    path: '/v1/wallets/{id}/policy/evaluate',
+    operationId: 'evaluateWalletPolicy',
+    summary: 'Dry run of a payment against the policy',
+    auth: 'treasury_or_agent',
+    body: evaluateBodySchema,
+    replies: { 200: policyEvaluationSchema },
+  },
+  {
+    method: 'POST',
+    path: '/v1/wallets/{id}/pay',
+    operationId: 'payFromWallet',
+    summary: 'Sign an x402 payment (Idempotency-Key supported)',
+    auth: 'treasury_or_agent',
+    body: payBodySchema,
+    idempotencyKey: true,
+    replies: { 200: signedPaymentSchema },
+    errors: [
+      ...PAYMENT_SIGNING,
+      'network_not_supported',
+      'asset_not_supported',
+      'scheme_not_supported',
+      'upto_requirements_invalid',
+      'permit2_allowance_required',
+      'missing_eip712_domain',
+      'invalid_authorization_terms',
+      'nonce_already_used',
+      'unstorable_value',
+      'chain_unavailable',
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/v1/wallets/{id}/transfer',
+    operationId: 'transferFromWallet',
+    summary: 'Sign a transfer (Idempotency-Key supported)',
+    auth: 'treasury_or_agent',
+    body: transferBodySchema,
+    idempotencyKey: true,
+    replies: { 200: signedPaymentSchema },
+    errors: [
+      ...PAYMENT_SIGNING,
+      'transfer_not_permitted_with_capability_cap',
+      'network_not_supported',
+      'unstorable_value',
+    ],
+  },
+  {
+    method: 'POST',
+    path: '/v1/wallets/{id}/authorizations/{authorization_id}/settlement',
+    operationId: 'recordUptoSettlement',
+    summary: 'Record an upto settlement, verified on chain; gives back the unsettled part of the signed maximum',
+    auth: 'treasury_or_agent',
+    body: settlementBodySchema,
+    replies: { 200: settlementSchema },
+    errors: [
+      'settlement_not_applicable',
+      'settlement_not_verified',
+      'settlement_unconfirmed',
+      'settlement_already_recorded',
+      'chain_unavailable',
+    ],
+  },
+];

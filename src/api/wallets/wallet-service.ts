@@ -1,0 +1,271 @@
+/**
+ * Sub-wallets: create (a secp256k1 DEK generated in the HSM, stored only wrapped by its account key, within
+ * the account's wallet bounds: ./wallet-bounds.ts), list, read, rotate (same id, new key and address, history
+ * kept, old DEK destroyed) and revoke (every later operation answers 410; the DEK is destroyed in the signer
+ * too). Every change is decided on the wallet read under its advisory lock and written with its audit row in
+ * the same transaction (./store/wallet-store.ts; PostgreSQL: ./store/pg-wallet-store.ts).
+ *
+ * Defends: another account's wallet seen or changed (404, as a missing one); a revoked wallet used (410); a
+ * key retired while its address may hold USDC (./check-retirement-balance.ts). Does not defend: who the
+ * bearer is (./wallet-bearer.ts) nor what a wallet may spend (the pay wing, src/api/pay/).
+ */
+import type { Logger } from 'pino';
+import type { BalanceReader } from '../chain/balance-reader.js';
+import type { ChainRegistry } from '../../shared/chain-registry.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { AccountService } from '../services/account-service.js';
+import type { SignerGateway } from '../signer/signer-gateway.js';
+import { checkRetirementBalance, type RetirementBalance } from './check-retirement-balance.js';
+import type { PageRequest } from '../db/keyset-cursor.js';
+import { describeError } from '../log/describe-error.js';
+import type { WalletPage, WalletView } from '../../shared/api-responses/wallet-responses.js';
+import type { WalletPolicy } from '../../../policy/policy-schema.js';
+import type { WalletBoundsConfig } from '../config/app-config.js';
+import { refuseOverWalletBounds } from './wallet-bounds.js';
+import type { WalletKey, WalletRow, WalletRowPage, WalletStore } from './store/wallet-store.js';
+
+export type { WalletRow } from './store/wallet-store.js';
+
+export interface CreateWalletInput {
+  label?: string | undefined;
+  chain?: string | undefined;
+  policy?: Record<string, unknown> | undefined;
+}
+
+/** What the wallet service is built with (src/api/app.ts). */
+export interface WalletServiceDeps {
+  store: WalletStore;
+  /** Generates and destroys wallet keys. */
+  signer: Pick<SignerGateway, 'call'>;
+  /** The platform's accounts: each wallet's key is wrapped by its account's key. */
+  accounts: Pick<AccountService, 'get'>;
+  chains: ChainRegistry;
+  metrics: TreasuryMetrics;
+  log: Logger;
+  /** The chain of a wallet created without one. */
+  defaultChain: string;
+  /** Reads the balance a rotation or revocation would strand (./check-retirement-balance.ts). */
+  balances: Pick<BalanceReader, 'usdcBalance'>;
+  /** Wallet counts per agent and per account (./wallet-bounds.ts). */
+  bounds: WalletBoundsConfig;
+}
+
+export class WalletService {
+  private readonly store: WalletStore;
+  private readonly signer: Pick<SignerGateway, 'call'>;
+  private readonly chains: ChainRegistry;
+  private readonly metrics: TreasuryMetrics;
+
+  constructor(private readonly deps: WalletServiceDeps) {
+    ({ store: this.store, signer: this.signer, chains: this.chains, metrics: this.metrics } = deps);
+  }
+
+  toView(row: WalletRow): WalletView {
+    return {
+      id: row.id,
+      account_id: row.account_id,
+      label: row.label,
+      chain: this.chains.resolve(row.network)?.name ?? row.network,
+      network: row.network,
+      address: row.address,
+      policy: row.policy,
+      status: row.status,
+      key_version: row.key_version,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+      revoked_at: row.revoked_at?.toISOString() ?? null,
+    };
+  }
+
+  /**
+   * A new wallet of the account: its key generated in the signer once the account's wallet count, locked
+   * until the row commits, leaves room for it (./wallet-bounds.ts; 409 `wallet_limit_reached` otherwise).
+   * `defaultPolicy` applies when the input names no policy (an agent bearer's wallet).
+   */
+  async create(
+    accountId: string,
+    input: CreateWalletInput,
+    actor: string,
+    options: { defaultPolicy?: WalletPolicy | undefined } = {},
+  ): Promise<WalletView> {
+    const chain = this.chains.resolve(input.chain ?? this.deps.defaultChain);
+    if (!chain) {
+      throw new AppError('chain_not_supported', {
+        fields: { chain: input.chain, supported: this.chains.chains.map((c) => c.name) },
+      });
+    }
+    const account = await this.deps.accounts.get(accountId);
+    const policy = input.policy ?? options.defaultPolicy ?? {};
+    const row = await this.store.createCounted(accountId, this.deps.bounds, actor, async (counts) => {
+      try {
+        refuseOverWalletBounds(counts, this.deps.bounds);
+      } catch (err) {
+        this.metrics.walletOperations.inc({ operation: 'create', outcome: 'wallet_limit_reached' });
+        throw err;
+      }
+      const key = await this.newKey(account.account_key_ref);
+      return { accountId, label: input.label ?? null, network: chain.network, policy, key };
+    });
+    this.metrics.walletOperations.inc({ operation: 'create', outcome: 'ok' });
+    return this.toView(row);
+  }
+
+  /** A page of the account's wallets, oldest first; `next_cursor` (null on the last page) asks for the next. */
+  async list(
+    accountId: string,
+    options: PageRequest & { status?: 'active' | 'revoked' | undefined },
+  ): Promise<WalletPage> {
+    return this.pageView(await this.store.page(accountId, options));
+  }
+
+  /** The ids of the account's active wallets on `network` (CAIP-2), oldest first, at most `limit`. */
+  async activeOn(accountId: string, network: string, limit = 10): Promise<string[]> {
+    return this.store.activeOn(accountId, network, limit);
+  }
+
+  /**
+   * The first page of active wallets of each account, in one query whatever the number of accounts: for every
+   * account the same page (and the same `next_cursor` for `GET /v1/wallets?status=active`) as `list` with
+   * `{limit, status: 'active'}`.
+   */
+  async firstActivePages(accountIds: readonly string[], limit: number): Promise<Map<string, WalletPage>> {
+    const pages = new Map<string, WalletPage>();
+    for (const [accountId, page] of await this.store.firstActivePages(accountIds, limit))
+      pages.set(accountId, this.pageView(page));
+    return pages;
+  }
+
+  /** Loads a wallet the account owns; 404 when absent or another account's, 410 when revoked. */
+  async getActive(accountId: string, walletId: string): Promise<WalletRow> {
+    return activeOf(accountId, walletId, await this.store.find(walletId));
+  }
+
+  /** Replaces the wallet's policy (already validated and normalised by the schema). */
+  async setPolicy(
+    accountId: string,
+    walletId: string,
+    policy: Record<string, unknown>,
+    actor: string,
+  ): Promise<WalletView> {
+    const row = await this.store.change(walletId, async (found) => {
+      const current = activeOf(accountId, walletId, found);
+      return {
+        change: { kind: 'set_policy', policy },
+        audit: { eventType: 'policy.updated', actor, payload: { previous: current.policy, policy } },
+      };
+    });
+    this.metrics.walletOperations.inc({ operation: 'set_policy', outcome: 'ok' });
+    return this.toView(row);
+  }
+
+  /**
+   * A new key and address for the wallet (same id); the old key is destroyed. Refused while the old address
+   * holds USDC or its balance cannot be read, unless `abandonBalance` (./check-retirement-balance.ts); the
+   * balance is read under the wallet's lock, so no payment or other rotation changes the wallet meanwhile.
+   */
+  async rotate(accountId: string, walletId: string, actor: string, abandonBalance = false): Promise<WalletView> {
+    const account = await this.deps.accounts.get(accountId);
+    let oldKeyRef: string | null = null;
+    const row = await this.store.change(walletId, async (found) => {
+      const current = activeOf(accountId, walletId, found);
+      const balance = await this.retirementBalance(current, abandonBalance, 'rotate');
+      const key = await this.newKey(account.account_key_ref);
+      oldKeyRef = current.wallet_key_ref;
+      const payload = {
+        old_address: current.address,
+        new_address: key.address,
+        key_version: current.key_version + 1,
+        ...balance,
+      };
+      return { change: { kind: 'rotate', key }, audit: { eventType: 'wallet.rotated', actor, payload } };
+    });
+    await this.destroyKey(account.account_key_ref, walletId, row.key_version - 1, oldKeyRef);
+    this.metrics.walletOperations.inc({ operation: 'rotate', outcome: 'ok' });
+    return this.toView(row);
+  }
+
+  /** Revokes the wallet and destroys its key; refused like `rotate` while its address may hold USDC. */
+  async revoke(accountId: string, walletId: string, actor: string, abandonBalance = false): Promise<WalletView> {
+    const account = await this.deps.accounts.get(accountId);
+    const row = await this.store.change(walletId, async (found) => {
+      const current = activeOf(accountId, walletId, found);
+      const balance = await this.retirementBalance(current, abandonBalance, 'revoke');
+      const payload = { address: current.address, key_version: current.key_version, ...balance };
+      return { change: { kind: 'revoke' }, audit: { eventType: 'wallet.revoked', actor, payload } };
+    });
+    await this.destroyKey(account.account_key_ref, walletId, row.key_version, row.wallet_key_ref);
+    this.metrics.walletOperations.inc({ operation: 'revoke', outcome: 'ok' });
+    return this.toView(row);
+  }
+
+  private pageView({ page, nextCursor }: WalletRowPage): WalletPage {
+    return { wallets: page.map((r) => this.toView(r)), next_cursor: nextCursor };
+  }
+
+  /** A new key of the account, generated in the signer (only its wrapped form and its public parts leave it). */
+  private async newKey(accountKeyRef: string): Promise<WalletKey> {
+    const key = await this.signer.call('create_wallet_key', { account_key_ref: accountKeyRef });
+    return { address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref };
+  }
+
+  private async retirementBalance(
+    wallet: WalletRow,
+    abandonBalance: boolean,
+    operation: 'rotate' | 'revoke',
+  ): Promise<RetirementBalance> {
+    try {
+      return await checkRetirementBalance(this.deps.balances, this.chains, wallet, abandonBalance);
+    } catch (err) {
+      this.metrics.walletOperations.inc({ operation, outcome: err instanceof AppError ? err.code : 'failed' });
+      throw err;
+    }
+  }
+
+  /**
+   * Retries the destruction of every retired key whose destruction failed earlier (signer down during a
+   * rotate or revoke). Returns how many were destroyed now. Safe to run at any time.
+   */
+  async destroyRetiredKeys(): Promise<number> {
+    let destroyed = 0;
+    for (const key of await this.store.retiredKeys()) {
+      if (await this.destroyKey(key.account_key_ref, key.wallet_id, key.version, key.wallet_key_ref)) destroyed++;
+    }
+    return destroyed;
+  }
+
+  /**
+   * Destroys a retired DEK in the signer after the change that retired it committed. If the signer is
+   * unreachable the key stays retired (never used again by the front) and is destroyed on the next try.
+   */
+  private async destroyKey(
+    accountKeyRef: string,
+    walletId: string,
+    version: number,
+    keyRef: string | null,
+  ): Promise<boolean> {
+    if (!keyRef) return false;
+    try {
+      await this.signer.call('destroy_wallet_key', { account_key_ref: accountKeyRef, wallet_key_ref: keyRef });
+      await this.store.markKeyDestroyed(walletId, version);
+      return true;
+    } catch (err) {
+      this.metrics.walletOperations.inc({ operation: 'destroy_key', outcome: 'error' });
+      this.deps.log.error(
+        { wallet_id: walletId, key_version: version, err: describeError(err) },
+        'retired wallet key not destroyed yet',
+      );
+      return false;
+    }
+  }
+}
+
+/** `row` if the account owns it and it is active: 404 when absent or another account's, 410 when revoked. */
+export function activeOf(accountId: string, walletId: string, row: WalletRow | undefined): WalletRow {
+  if (!row || row.account_id !== accountId) throw new AppError('wallet_not_found');
+  if (row.status === 'revoked')
+    throw new AppError('wallet_revoked', {
+      fields: { wallet_id: walletId, revoked_at: row.revoked_at?.toISOString() ?? null },
+    });
+  return row;
+}
