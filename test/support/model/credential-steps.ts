@@ -32,7 +32,7 @@ export class MintAgentPat extends Step {
       }),
     );
   }
-  toString = () => `MintAgentPat(${this.tenant}, ${this.capCents}¢, ${this.expiresInSeconds}s)`;
+  override toString = () => `MintAgentPat(${this.tenant}, ${this.capCents}¢, ${this.expiresInSeconds}s)`;
 }
 
 /** A Treasury PAT asks for a Treasury PAT of its own account: refused, whatever it asks (it mints nothing). */
@@ -53,7 +53,7 @@ export class MintFromTreasuryPat extends Step {
     const refused = alive(pat) ? res.status === 403 : refusedAsDead(res);
     assert.ok(refused, `a Treasury PAT minting: ${res.status} ${JSON.stringify(res.body)}`);
   }
-  toString = () => `MintFromTreasuryPat(${this.tenant}, ${this.expiresInSeconds}s)`;
+  override toString = () => `MintFromTreasuryPat(${this.tenant}, ${this.expiresInSeconds}s)`;
 }
 
 /**
@@ -93,7 +93,7 @@ export class MintWithin extends Step {
       }),
     );
   }
-  toString = () => `MintWithin(${this.tenant}, ${this.bearer}${this.singleUse ? ', single use' : ''})`;
+  override toString = () => `MintWithin(${this.tenant}, ${this.bearer}${this.singleUse ? ', single use' : ''})`;
 }
 
 /** Exchanges a PAT for a session: only a live PAT acting as an agent may; at most three live sessions per PAT. */
@@ -120,7 +120,7 @@ export class Exchange extends Step {
     if (live.length >= 3) live[0]!.revoked = true; // the oldest beyond three ends
     tenant.bearers.push(newBearer('exchanged_session', `session of ${from.id}`, res.body.session, { parent: from }));
   }
-  toString = () => `Exchange(${this.tenant}, ${this.bearer})`;
+  override toString = () => `Exchange(${this.tenant}, ${this.bearer})`;
 }
 
 /** The owner revokes one of the account's PATs: it and everything made within it stop working at once. */
@@ -143,7 +143,7 @@ export class Revoke extends Step {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     target.revoked = true;
   }
-  toString = () => `Revoke(${this.tenant}, ${this.bearer})`;
+  override toString = () => `Revoke(${this.tenant}, ${this.bearer})`;
 }
 
 /**
@@ -169,5 +169,5 @@ export class RevokeAllSessions extends Step {
     assert.equal(again.body.account_id, tenant.owner.id, 'the same account');
     tenant.owner = { ...tenant.owner, token: again.body.session, revoked: false };
   }
-  toString = () => `RevokeAllSessions(${this.tenant})`;
+  override toString = () => `RevokeAllSessions(${this.tenant})`;
 }

@@ -58,5 +58,5 @@ export class GateRequest extends Step {
       assert.ok(free.has(target.split('?')[0]!), `${this}: the origin served ${line} unpaid (${answer.status})`);
     }
   }
-  toString = () => `GateRequest(${this.tenant}, ${this.method} ${JSON.stringify(this.target)})`;
+  override toString = () => `GateRequest(${this.tenant}, ${this.method} ${JSON.stringify(this.target)})`;
 }

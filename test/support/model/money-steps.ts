@@ -68,7 +68,7 @@ export class Pay extends Step {
     assert.equal(res.status, 200, `${by.kind} pays: ${JSON.stringify(res.body)}`);
     if (holder) holder.spentMicro += amountMicro;
   }
-  toString = () => `Pay(${this.tenant}, ${this.bearer}, ${this.cents}¢${this.across ? ', across' : ''})`;
+  override toString = () => `Pay(${this.tenant}, ${this.bearer}, ${this.cents}¢${this.across ? ', across' : ''})`;
 }
 
 /**
@@ -102,7 +102,7 @@ export class SetPrice extends Step {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     owner.priceMicro = BigInt(this.cents) * 10_000n;
   }
-  toString = () => `SetPrice(${this.tenant}, ${this.bearer}, ${this.cents}¢${this.across ? ', across' : ''})`;
+  override toString = () => `SetPrice(${this.tenant}, ${this.bearer}, ${this.cents}¢${this.across ? ', across' : ''})`;
 }
 
 /**
@@ -143,7 +143,7 @@ export class BuyerPays extends Step {
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
   }
-  toString = () => `BuyerPays(${this.tenant}, buyer ${this.buyer}, ${this.cents}¢${this.around ? ', around' : ''})`;
+  override toString = () => `BuyerPays(${this.tenant}, buyer ${this.buyer}, ${this.cents}¢${this.around ? ', around' : ''})`;
 }
 
 /** A bearer asks for a payout flush of a tenant's seller: the owner's sign-in session only. */
@@ -168,7 +168,7 @@ export class Flush extends Step {
     }
     assert.equal(res.status, 200, JSON.stringify(res.body));
   }
-  toString = () => `Flush(${this.tenant}, ${this.bearer}${this.across ? ', across' : ''})`;
+  override toString = () => `Flush(${this.tenant}, ${this.bearer}${this.across ? ', across' : ''})`;
 }
 
 /** The platform's verifier catches up: the seller's reported rows leave `pending` (within 15 s). */
@@ -189,5 +189,5 @@ export class AwaitVerification extends Step {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  toString = () => `AwaitVerification(${this.tenant})`;
+  override toString = () => `AwaitVerification(${this.tenant})`;
 }
