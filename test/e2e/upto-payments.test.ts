@@ -12,10 +12,14 @@
  *   for a settled authorization, an `exact` authorization and hostile input are refused and change nothing.
  * - The official @x402/fetch upto client (a plain viem key) pays our Koa seller, whose handler charges 25%:
  *   balances move by exactly that, the receipt (official decoder) carries the amount, the ledger row too.
- * - treasuryAccount used by the official upto client pays our Koa seller; a zero charge moves nothing.
+ * - treasuryAccount used by the official upto client pays our Koa seller, whose ledger row is linked to the
+ *   Treasury authorization once verified (the transaction is its Permit2 settlement); a zero charge moves nothing.
+ * - A seller reporting another transaction of the same buyer (an exact payment to the same payee) with an
+ *   unsettled upto authorization's nonce: verified, linked to nothing.
  * - A payment whose witness names another facilitator is refused (upto_facilitator_mismatch) and nothing moves.
  */
 import assert from 'node:assert/strict';
+import { numberToHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
@@ -31,7 +35,8 @@ import { startTestTreasury, type TestTreasury } from '../support/api-harness.js'
 import { fundFromFaucet, readTokenBalance, startTestChain } from '../support/chain-harness.js';
 import { signInWithNewKey } from '../support/sign-in.js';
 import { verifyAuditChain } from '../../src/api/audit/audit-ledger.js';
-import { mineBlocks } from '../support/seller-pay-to.js';
+import { mineBlocks, provePayTo, waitForLedgerRow } from '../support/seller-pay-to.js';
+import { createFacilitatorClient } from '../../src/x402/facilitator-client.js';
 import { agentBuyer, expressSeller, koaSeller, newAgentWallet, readBalances } from '../support/x402-e2e-fixture.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -47,7 +52,8 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
   let agentPatId: string;
   const servers = new LoopbackServers();
   const payToExpress = privateKeyToAccount(generatePrivateKey()).address;
-  const payToKoa = privateKeyToAccount(generatePrivateKey()).address;
+  const payToKoaAccount = privateKeyToAccount(generatePrivateKey());
+  const payToKoa = payToKoaAccount.address;
   let expressUrl: string;
   let koaUrl: string;
   let seller: { seller_id: string; pat: string };
@@ -98,7 +104,12 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
 
   before(async () => {
     chain = await startTestChain();
-    t = await startTestTreasury({ extraEnv: { TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }) } });
+    t = await startTestTreasury({
+      extraEnv: {
+        TREASURY_RPC_URLS: JSON.stringify({ 'eip155:84532': chain.rpcUrl }),
+        TREASURY_LEDGER_VERIFY_INTERVAL_MS: '100',
+      },
+    });
     const agent = await agentBuyer(t, { label: 'upto buyer' });
     ({ agentId, client } = agent);
     ({ pat: agentPat, id: agentPatId } = agent.pat);
@@ -151,6 +162,8 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
         ctx.body = { tokens: 250 };
       },
     ));
+    // Its revenue is verified on chain (and its rows linked to Treasury authorizations) only to a proven pay-to.
+    await provePayTo(t, agent.session, seller.seller_id, payToKoaAccount);
   });
   after(async () => {
     await servers.closeAll();
@@ -469,8 +482,10 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const [row] = await t.db.knex('authorizations').where({ wallet_id: w.id });
     assert.equal(row.scheme, 'upto');
     const receiptPaid = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    // Linked once verified: the transaction is this authorization's own Permit2 settlement.
+    const linked = await waitForLedgerRow(t, seller.pat, receiptPaid.transaction, (r) => r.status === 'verified');
     assert.equal(
-      (await ledgerRow(receiptPaid.transaction))?.authorization_id,
+      (linked as unknown as { authorization_id: string | null }).authorization_id,
       row.id,
       'the ledger row points at the Treasury authorization',
     );
@@ -481,6 +496,69 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
     const receipt = decodePaymentResponseHeader(free.headers.get('payment-response')!);
     assert.deepEqual([receipt.success, receipt.transaction, (receipt as { amount?: string }).amount], [true, '', '0']);
     assert.equal(await readTokenBalance(chain, w.address), before.buyer - 30_000n);
+  });
+
+  it("a seller naming an upto authorization's nonce on another transaction of the same buyer links nothing", async () => {
+    const w = await newWallet('upto-nonce-claim');
+    await approvePermit2(w.address);
+    const pay = async (requirements: unknown) => {
+      const res = await t.request('POST', `/v1/wallets/${w.id}/pay`, {
+        token: agentPat,
+        body: { payment_requirements: requirements },
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body;
+    };
+    // An upto authorization for the Koa route (a $0.10 maximum to payToKoa): signed, never settled.
+    const challenge = (await (await fetch(`${koaUrl}/tokens`)).json()) as { accepts: unknown[] };
+    const unsettled = await pay(challenge.accepts[0]);
+    assert.equal(unsettled.scheme, 'upto');
+    // A real payment of the same buyer to the same payee: an exact one, settled by the facilitator.
+    const accepted = {
+      scheme: 'exact',
+      network: 'eip155:84532',
+      payTo: payToKoa,
+      amount: '30000',
+      asset: USDC,
+      maxTimeoutSeconds: 300,
+      extra: { name: 'USDC', version: '2' },
+    };
+    const exact = await pay(accepted);
+    const outcome = await createFacilitatorClient({ url: chain.facilitatorUrl }).settle({
+      x402Version: 2,
+      paymentPayload: {
+        x402Version: 2,
+        resource: { url: `${koaUrl}/tokens` },
+        accepted,
+        payload: { signature: exact.signature, authorization: exact.authorization },
+      },
+      paymentRequirements: accepted,
+    });
+    assert.equal(outcome.kind, 'ok', JSON.stringify(outcome));
+    const transaction = (outcome as { settlement: { transaction: string } }).settlement.transaction;
+
+    // The seller reports that transaction as the settlement of the unsettled upto authorization.
+    const reported = await t.request('POST', '/v1/ledger', {
+      token: seller.pat,
+      body: {
+        network: 'eip155:84532',
+        tx_hash: transaction,
+        payer: w.address,
+        amount: '30000',
+        nonce: numberToHex(BigInt(unsettled.permit2_authorization.nonce), { size: 32 }),
+      },
+    });
+    assert.equal(reported.status, 201, JSON.stringify(reported.body));
+    const row = await waitForLedgerRow(t, seller.pat, transaction, (r) => r.status === 'verified');
+    assert.equal(
+      (row as unknown as { authorization_id: string | null }).authorization_id,
+      null,
+      "the transaction is not that authorization's Permit2 settlement",
+    );
+    const history = (await t.request('GET', `/v1/wallets/${w.id}/payments`, { token: agentPat })).body
+      .payments as Array<{ id: string; status: string; tx_hash: string | null }>;
+    const upto = history.find((p) => p.id === unsettled.authorization_id);
+    assert.deepEqual([upto?.status, upto?.tx_hash], ['signed', null], 'the upto authorization is not shown as settled');
   });
 
   it('a witness bound to another facilitator is refused before the handler; nothing moves', async () => {

@@ -8,8 +8,9 @@
  * (a $0.01 transfer shown as the settlement of an unsettled $0.50 authorization): the nonce must have been
  * spent in this very transaction, moving exactly what that authorization said.
  * Does not defend: a lying RPC endpoint; tokens whose transferWithAuthorization emits its logs in another
- * order (none that Treasury pays with); Permit2 (`upto`) nonces, which emit no AuthorizationUsed (their
- * settlement is checked by ./verify-upto-settlement.ts).
+ * order (none that Treasury pays with); Permit2 (`upto`) nonces, which emit no AuthorizationUsed: a ledger row
+ * is linked to an `upto` authorization by ./upto-settlement-transfer.ts instead, only when the transaction is
+ * that authorization's own settlement (./verify-upto-settlement.ts).
  */
 import { decodeEventLog, parseAbi, type Hex } from 'viem';
 import { tokenTransfers } from './token-transfers.js';

@@ -17,6 +17,7 @@ import { decodeFunctionData, type Hex } from 'viem';
 import { tokenTransfers } from './token-transfers.js';
 import { x402UptoPermit2ProxyABI } from '@x402/evm';
 import { AppError } from '../errors/app-error.js';
+import type { Permit2Authorization } from '../../shared/api-responses/pay-responses.js';
 
 /** The Permit2 witness transfer Treasury signed, as stored with the authorization (decimal strings). */
 export interface SignedUptoPermit {
@@ -27,6 +28,23 @@ export interface SignedUptoPermit {
   deadline: bigint;
   witness: { to: string; facilitator: string; validAfter: bigint };
   signature: string;
+}
+
+/** The check's view of a stored Permit2 witness transfer (the pay reply's shape) and the signature Treasury made over it. */
+export function signedUptoPermit(permit: Permit2Authorization, signature: string): SignedUptoPermit {
+  return {
+    owner: permit.from,
+    token: permit.permitted.token,
+    maxRaw: BigInt(permit.permitted.amount),
+    nonce: BigInt(permit.nonce),
+    deadline: BigInt(permit.deadline),
+    witness: {
+      to: permit.witness.to,
+      facilitator: permit.witness.facilitator,
+      validAfter: BigInt(permit.witness.validAfter),
+    },
+    signature,
+  };
 }
 
 /** The parts of a transaction and its receipt the check reads. */

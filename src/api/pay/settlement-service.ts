@@ -24,7 +24,7 @@ import { formatUsd } from '../../../policy/money.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
-import { verifyUptoSettlement } from '../chain/verify-upto-settlement.js';
+import { signedUptoPermit, verifyUptoSettlement } from '../chain/verify-upto-settlement.js';
 import { requiredConfirmations } from '../config/app-config.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import { AppError } from '../errors/app-error.js';
@@ -106,22 +106,9 @@ export class SettlementService {
           },
         });
       }
-      const permit = payment.permit2_authorization;
       const settledRaw = verifyUptoSettlement(
         tx,
-        {
-          owner: permit.from,
-          token: permit.permitted.token,
-          maxRaw: BigInt(permit.permitted.amount),
-          nonce: BigInt(permit.nonce),
-          deadline: BigInt(permit.deadline),
-          witness: {
-            to: permit.witness.to,
-            facilitator: permit.witness.facilitator,
-            validAfter: BigInt(permit.witness.validAfter),
-          },
-          signature: row.signature,
-        },
+        signedUptoPermit(payment.permit2_authorization, row.signature),
         x402UptoPermit2ProxyAddress,
       );
       const view = await this.giveBack(ctx, row, transaction.toLowerCase(), settledRaw);

@@ -270,7 +270,7 @@ export class LedgerVerifier {
       };
     if (verdict.kind === 'rejected')
       return { status: 'rejected', reason: verdict.reason, confirmations: verdict.confirmations };
-    const found = claim.nonce ? await linkAuthorization(this.knex, row, claim.nonce, tx.logs, chain.usdc) : undefined;
+    const found = claim.nonce ? await linkAuthorization(this.knex, row, claim.nonce, tx, chain.usdc) : undefined;
     const link = found && verdict.logIndexes.includes(found.logIndex) ? found : undefined;
     // The authorization's own Transfer is the one this row claims, when the chain showed it.
     const logIndexes = link ? [link.logIndex] : verdict.logIndexes;

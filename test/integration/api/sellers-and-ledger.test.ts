@@ -273,7 +273,7 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
         t.db.knex,
         { payer: wallet.address.toLowerCase(), network: 'eip155:84532' },
         nonce,
-        [],
+        { to: null, input: '0x', status: 'success', logs: [], blockNumber: 1n, confirmations: 1 },
         '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
       );
       assert.equal(link, undefined, 'no transaction spent it');
