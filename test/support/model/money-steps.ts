@@ -143,7 +143,8 @@ export class BuyerPays extends Step {
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
   }
-  override toString = () => `BuyerPays(${this.tenant}, buyer ${this.buyer}, ${this.cents}¢${this.around ? ', around' : ''})`;
+  override toString = () =>
+    `BuyerPays(${this.tenant}, buyer ${this.buyer}, ${this.cents}¢${this.around ? ', around' : ''})`;
 }
 
 /** A bearer asks for a payout flush of a tenant's seller: the owner's sign-in session only. */
