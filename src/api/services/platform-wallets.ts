@@ -15,7 +15,7 @@
 import type { Knex } from 'knex';
 import { getAddress } from 'viem';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
-import type { AccountService } from './account-service.js';
+import type { AccountService } from '../platform/account-service.js';
 import type { WalletService } from './wallet-service.js';
 
 /** Who the platform's wallets are recorded as created by (audit actor). */

@@ -12,7 +12,7 @@ import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { AccountService } from './account-service.js';
+import type { AccountService } from '../platform/account-service.js';
 import type { SignerGateway } from './signer-gateway.js';
 import { checkRetirementBalance, type RetirementBalance } from './check-retirement-balance.js';
 import { lockWallet } from './wallet-lock.js';

@@ -11,7 +11,7 @@
  * Does not defend: the details an error code adds beside the envelope's four keys (they vary per code).
  */
 import type { CatalogEntry } from './catalog-entry.js';
-import { IDENTITY_CATALOG, PAT_CATALOG } from './identity-catalog.js';
+import { IDENTITY_CATALOG, PAT_CATALOG } from '../../identity/identity-catalog.js';
 import { LEDGER_CATALOG } from './ledger-catalog.js';
 import { OPERATIONS_CATALOG } from './operations-catalog.js';
 import { SELLER_CATALOG } from './seller-catalog.js';

@@ -12,7 +12,7 @@ import {
   mintedAccountSchema,
 } from '../../../shared/api-responses/account-responses.js';
 import { livenessSchema, openApiDocumentSchema, readinessSchema } from '../../../shared/api-responses/ops-responses.js';
-import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
+import { issuePatBodySchema, mintTreasuryBodySchema } from '../../platform/treasury-schemas.js';
 
 const PROMETHEUS: RawReply = { mediaTypes: ['text/plain'], description: 'Prometheus text exposition (version 0.0.4)' };
 

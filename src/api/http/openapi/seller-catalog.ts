@@ -29,7 +29,7 @@ import {
   updateSellerBodySchema,
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { issuePatBodySchema } from '../schemas/treasury-schemas.js';
+import { issuePatBodySchema } from '../../platform/treasury-schemas.js';
 
 export const SELLER_CATALOG: CatalogEntry[] = [
   {

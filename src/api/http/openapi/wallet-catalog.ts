@@ -36,7 +36,7 @@ import {
   keyRetirementBodySchema,
   listWalletsQuerySchema,
 } from '../schemas/wallet-schemas.js';
-import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
+import { agentWalletBodySchema, spawnAgentBodySchema } from '../../platform/agent-schemas.js';
 
 export const WALLET_CATALOG: CatalogEntry[] = [
   {

@@ -7,16 +7,16 @@
  * routes refuse the removed master keys with 401 `master_key_removed`.
  */
 import Router from '@koa/router';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { requireSession } from '../../auth/session-powers.js';
-import { AppError } from '../../errors/app-error.js';
-import type { IdentityService } from '../../services/identity-service.js';
-import type { PatService } from '../../services/pat-service.js';
-import { createPatBodySchema, initBodySchema, patchPatBodySchema, patIdSchema } from '../schemas/identity-schemas.js';
-import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { platformRouter } from './platform-principal.js';
-import { validate } from '../validate.js';
-import type { Whoami } from '../../../shared/api-responses/identity-responses.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { requireSession } from '../auth/session-powers.js';
+import { AppError } from '../errors/app-error.js';
+import type { IdentityService } from './identity-service.js';
+import type { PatService } from '../platform/pat-service.js';
+import { createPatBodySchema, initBodySchema, patchPatBodySchema, patIdSchema } from './identity-schemas.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
+import { platformRouter } from '../platform/platform-principal.js';
+import { validate } from '../http/validate.js';
+import type { Whoami } from '../../shared/api-responses/identity-responses.js';
 
 const AUTH_TYPE = { pat: 'pat', session: 'session', api_key: 'treasury_api_key' } as const;
 

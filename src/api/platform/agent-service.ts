@@ -2,7 +2,7 @@
  * Agents of an account: each has its own Treasury account, so its wallets and spend are separate from
  * its siblings'. The account session manages them; an agent's own PAT may read itself and add wallets to
  * its own Treasury account (never set their policy — that stays with the account owner). A wallet an agent
- * bearer adds gets a default policy no looser than its PAT's daily cap (./wallet-bounds.ts).
+ * bearer adds gets a default policy no looser than its PAT's daily cap (src/api/services/wallet-bounds.ts).
  *
  * The account's list is paged like the wallet list, and a page's agents get their wallets from one query
  * for the whole page (`WalletService.firstActivePages`), not one per agent. Each agent in it carries what
@@ -13,10 +13,10 @@ import type { Knex } from 'knex';
 import type { PageRequest } from '../db/keyset-cursor.js';
 import { readAccountPage } from './account-page.js';
 import { AppError } from '../errors/app-error.js';
-import type { IdentityService } from './identity-service.js';
-import type { WalletService } from './wallet-service.js';
+import type { IdentityService } from '../identity/identity-service.js';
+import type { WalletService } from '../services/wallet-service.js';
 import type { WalletBoundsConfig } from '../config/app-config.js';
-import { defaultAgentWalletPolicy } from './wallet-bounds.js';
+import { defaultAgentWalletPolicy } from '../services/wallet-bounds.js';
 import type { AgentPage, AgentView, WalletView } from '../../shared/api-responses/wallet-responses.js';
 
 /** The id shape of agents, which the agent list's page cursors name. */

@@ -18,10 +18,10 @@ import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/to
 import type { Principal } from '../auth/authenticator.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { AccountService } from './account-service.js';
-import { verifySiwe, type VerifiedSignIn } from '../identity/sign-in-message.js';
-import type { InitBody } from '../identity/sign-in-body.js';
-import { verifySiws } from '../identity/siws-attestation.js';
+import type { AccountService } from '../platform/account-service.js';
+import { verifySiwe, type VerifiedSignIn } from './sign-in-message.js';
+import type { InitBody } from './sign-in-body.js';
+import { verifySiws } from './siws-attestation.js';
 import type {
   IdentityNonce,
   LoggedOut,

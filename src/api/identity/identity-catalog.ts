@@ -1,23 +1,23 @@
 /**
  * The catalogue entries of the identity routes (sign-in, sessions, whoami, a service PAT's check) and of the
- * account's PATs; ./api-catalog.ts puts every family together.
+ * account's PATs; src/api/http/openapi/api-catalog.ts puts every family together.
  *
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
  * not defend: the sign-in itself (src/api/identity/).
  */
-import type { CatalogEntry } from './catalog-entry.js';
+import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
 import {
   identityNonceSchema,
   loggedOutSchema,
   sessionGrantSchema,
   sessionsRevokedSchema,
   whoamiSchema,
-} from '../../../shared/api-responses/identity-responses.js';
-import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/api-responses/pat-responses.js';
-import { sellerAuthVerifySchema } from '../../../shared/api-responses/seller-responses.js';
-import { createPatBodySchema, initBodySchema, patchPatBodySchema } from '../schemas/identity-schemas.js';
-import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { authVerifyBodySchema } from '../schemas/seller-schemas.js';
+} from '../../shared/api-responses/identity-responses.js';
+import { createdPatSchema, patPageSchema, patViewSchema } from '../../shared/api-responses/pat-responses.js';
+import { sellerAuthVerifySchema } from '../../shared/api-responses/seller-responses.js';
+import { createPatBodySchema, initBodySchema, patchPatBodySchema } from './identity-schemas.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
+import { authVerifyBodySchema } from '../http/schemas/seller-schemas.js';
 
 export const IDENTITY_CATALOG: CatalogEntry[] = [
   {

@@ -10,7 +10,7 @@ import { revokeSubtree } from '../auth/revoke-lineage.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { SignerGateway } from './signer-gateway.js';
+import type { SignerGateway } from '../services/signer-gateway.js';
 import type { IssuedTreasuryPat, MintedAccount } from '../../shared/api-responses/account-responses.js';
 
 export interface AccountRow {

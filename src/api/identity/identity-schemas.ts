@@ -1,9 +1,9 @@
 /** Request schemas of identity and PAT routes. */
 import { z } from 'zod';
-import { patLifetimeSeconds, plainText, usdAmount } from './common-schemas.js';
+import { patLifetimeSeconds, plainText, usdAmount } from '../http/schemas/common-schemas.js';
 
 /** The sign-in body is defined beside its verifiers (src/api/identity/sign-in-body.ts). */
-export { initBodySchema, type InitBody } from '../../identity/sign-in-body.js';
+export { initBodySchema, type InitBody } from './sign-in-body.js';
 
 export const createPatBodySchema = z
   .object({
