@@ -44,6 +44,9 @@ import { SettlementService } from './pay/settlement-service.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
 import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
 import { AccountService } from './platform/account-service.js';
+import { pgPlatformStores } from './platform/store/pg-platform-stores.js';
+import { pgIdentityStore } from './identity/store/pg-identity-store.js';
+import { agentWalletsOf } from './services/agent-wallets.js';
 import { PayService } from './pay/pay-service.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
 import { LedgerVerifier } from './services/ledger-verifier.js';
@@ -104,7 +107,8 @@ export function createTreasuryApp(deps: {
   // Routes see the authenticator through their rate-limit bucket: per token, the pay routes in memory (docs/security-model.md).
   const tokenAuth = rateLimitedAuthenticator(auth, rateLimits, 'token');
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
-  const accounts = new AccountService(knex, signer, metrics);
+  const platformStores = pgPlatformStores(knex);
+  const accounts = new AccountService({ store: platformStores.accounts, signer, metrics });
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   const wallets = new WalletService(
     knex,
@@ -138,14 +142,24 @@ export function createTreasuryApp(deps: {
     config.confirmations,
   );
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
-  const identity = new IdentityService(knex, accounts, metrics, {
-    publicUrl: config.publicUrl,
-    sessionTtlSeconds: config.sessionTtlSeconds,
+  const pats = new PatService({ store: platformStores.pats, metrics, clock });
+  const agents = new AgentService({
+    store: platformStores.agents,
+    accounts,
+    wallets: agentWalletsOf(wallets, config.walletBounds),
     clock,
-    evmChainIds: chains.chains.map((c) => c.chainId),
   });
-  const pats = new PatService(knex, metrics, clock);
-  const agents = new AgentService(knex, identity, wallets, clock, config.walletBounds);
+  const identity = new IdentityService({
+    store: pgIdentityStore(knex),
+    agents,
+    metrics,
+    options: {
+      publicUrl: config.publicUrl,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      clock,
+      evmChainIds: chains.chains.map((c) => c.chainId),
+    },
+  });
   const paymentHistory = new PaymentHistoryService(knex, clock);
   // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
   const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {

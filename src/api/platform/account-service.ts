@@ -3,47 +3,36 @@
  * Treasury-scoped PATs (by the operator or the account's legacy api key only; lineage in
  * credential-lineage.ts). Secrets are returned once and stored only as SHA-256.
  */
-import type { Knex } from 'knex';
-import { appendAuditEvent } from '../audit/audit-ledger.js';
-import { readParent, requireBoundChild } from '../auth/lineage-parent.js';
-import { revokeSubtree } from '../auth/revoke-lineage.js';
+import { requireBoundChild } from '../auth/lineage-parent.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../services/signer-gateway.js';
+import type { StoreUnit } from '../db/store-unit.js';
+import type { AccountRow, AccountStore } from './store/platform-stores.js';
 import type { IssuedTreasuryPat, MintedAccount } from '../../shared/api-responses/account-responses.js';
 
-export interface AccountRow {
-  id: string;
-  owner_type: string;
-  owner_id: string;
-  account_key_ref: string;
-  status: string;
-  created_at: Date;
+export type { AccountRow } from './store/platform-stores.js';
+
+export interface AccountServiceDeps {
+  store: AccountStore;
+  signer: Pick<SignerGateway, 'call'>;
+  metrics: TreasuryMetrics;
 }
 
 export class AccountService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly signer: SignerGateway,
-    private readonly metrics: TreasuryMetrics,
-  ) {}
+  constructor(private readonly deps: AccountServiceDeps) {}
 
   async mint(input: { owner_type: string; owner_id: string }, actor: string): Promise<MintedAccount> {
     const apiKey = generateToken(TOKEN_PREFIXES.api_key);
-    const { id, created_at } = await this.create(input, actor, async (trx, accountId, now) => {
-      await trx('api_tokens').insert({
-        id: generateId('tok_'),
-        token_hash: hashToken(apiKey),
-        kind: 'api_key',
-        scope_type: 'treasury',
-        scope_id: accountId,
-        label: 'api_key',
-        created_by: actor,
-        created_at: now,
-      });
-    });
-    this.metrics.tokensIssued.inc({ kind: 'api_key' });
+    const { id, created_at } = await this.write(input, actor, (now) => ({
+      id: generateId('tok_'),
+      tokenHash: hashToken(apiKey),
+      label: 'api_key',
+      createdBy: actor,
+      createdAt: now,
+    }));
+    this.deps.metrics.tokensIssued.inc({ kind: 'api_key' });
     return {
       id,
       owner_type: input.owner_type,
@@ -55,55 +44,44 @@ export class AccountService {
   }
 
   /**
-   * Creates a Treasury account (its key generated in the HSM, stored wrapped). `within` runs in the same
-   * transaction, e.g. to issue its api key or to link it to an agent.
+   * Creates a Treasury account (its key generated in the HSM, stored wrapped), in `unit` when given (e.g. the
+   * agent that will hold it, written in the same unit).
    */
   async create(
     input: { owner_type: string; owner_id: string },
     actor: string,
-    within?: (trx: Knex.Transaction, accountId: string, now: Date) => Promise<void>,
-    outer?: Knex.Transaction,
+    unit?: StoreUnit,
   ): Promise<{ id: string; created_at: Date }> {
-    const { account_key_ref } = await this.signer.call('create_account_key', {});
+    return this.write(input, actor, () => undefined, unit);
+  }
+
+  private async write(
+    input: { owner_type: string; owner_id: string },
+    actor: string,
+    apiKey: (now: Date) => Parameters<AccountStore['create']>[2],
+    unit?: StoreUnit,
+  ): Promise<{ id: string; created_at: Date }> {
+    const { account_key_ref } = await this.deps.signer.call('create_account_key', {});
     const id = generateId('acct_');
     const now = new Date();
-    const run = async (trx: Knex.Transaction) => {
-      await trx('treasury_accounts').insert({
-        id,
-        owner_type: input.owner_type,
-        owner_id: input.owner_id,
-        account_key_ref,
-        status: 'active',
-        created_at: now,
-      });
-      await within?.(trx, id, now);
-      await appendAuditEvent(trx, {
-        chainKey: id,
-        eventType: 'account.minted',
-        actor,
-        payload: { owner_type: input.owner_type, owner_id: input.owner_id },
-        at: now,
-      });
-    };
-    if (outer) await run(outer);
-    else await this.knex.transaction(run);
-    this.metrics.accountsMinted.inc();
+    const account = { id, owner_type: input.owner_type, owner_id: input.owner_id, account_key_ref, created_at: now };
+    await this.deps.store.create(account, actor, apiKey(now), unit);
+    this.deps.metrics.accountsMinted.inc();
     return { id, created_at: now };
   }
 
   async get(accountId: string): Promise<AccountRow> {
-    const row = (await this.knex<AccountRow>('treasury_accounts').where({ id: accountId }).first()) as
-      AccountRow | undefined;
+    const row = await this.deps.store.get(accountId);
     if (!row) throw new AppError('account_not_found');
     return row;
   }
 
   /**
    * Revokes the account's legacy api key (`xx_treasury_sk_`) and every credential made with it
-   * (revoke-lineage.ts), with an audit row; idempotent (the first revocation's time is kept). `successor`:
-   * the Treasury PAT asking, when the key minted it, is kept and becomes a root of the Treasury account
-   * (the documented way to retire the key: mint a PAT with it, then revoke the key with that PAT); it keeps
-   * its own expiry. An account without a key (agents' accounts) is `api_key_not_found`.
+   * (src/api/auth/revoke-lineage.ts), with an audit row; idempotent (the first revocation's time is kept).
+   * `successor`: the Treasury PAT asking, when the key minted it, is kept and becomes a root of the Treasury
+   * account (the documented way to retire the key: mint a PAT with it, then revoke the key with that PAT); it
+   * keeps its own expiry. An account without a key (agents' accounts) is `api_key_not_found`.
    */
   async revokeApiKey(
     accountId: string,
@@ -111,40 +89,16 @@ export class AccountService {
     successor: string | null = null,
   ): Promise<{ revoked_at: string; token_ids: string[] }> {
     await this.get(accountId);
-    return this.knex.transaction(async (trx) => {
-      const keys = (await trx('api_tokens')
-        .where({ kind: 'api_key', scope_type: 'treasury', scope_id: accountId })
-        .forUpdate()
-        .select('id', 'revoked_at')) as Array<{ id: string; revoked_at: Date | null }>;
-      if (keys.length === 0) throw new AppError('api_key_not_found');
-      const live = keys.filter((k) => k.revoked_at === null).map((k) => k.id);
-      if (live.length === 0)
-        return { revoked_at: keys[0]!.revoked_at!.toISOString(), token_ids: keys.map((k) => k.id) };
-      const now = new Date();
-      const kept =
-        successor === null
-          ? 0
-          : await trx('api_tokens')
-              .where({ id: successor, kind: 'pat' })
-              .whereIn('parent_token_id', live)
-              .update({ parent_token_id: null });
-      const ended = await revokeSubtree(trx, live, now);
-      await appendAuditEvent(trx, {
-        chainKey: accountId,
-        eventType: 'api_key.revoked',
-        actor,
-        payload: { token_ids: live, successor: kept > 0 ? successor : null, ended: ended.length },
-        at: now,
-      });
-      return { revoked_at: now.toISOString(), token_ids: [...new Set([...keys.map((k) => k.id), ...ended])] };
-    });
+    const revoked = await this.deps.store.revokeApiKey(accountId, actor, successor, new Date());
+    if (revoked.outcome === 'none') throw new AppError('api_key_not_found');
+    return { revoked_at: revoked.revokedAt.toISOString(), token_ids: revoked.tokenIds };
   }
 
   /**
    * A Treasury PAT of the account, minted by the operator (a root) or by the account's legacy api key (its
-   * child: credential-lineage.ts bounds it, and revoking the key revokes it, unless it is the successor
-   * that revokes the key). It belongs to the platform
-   * account whose agent holds this Treasury account, if any, so that owner lists and revokes it.
+   * child: src/api/auth/credential-lineage.ts bounds it, and revoking the key revokes it, unless it is the
+   * successor that revokes the key). It belongs to the platform account whose agent holds this Treasury
+   * account, if any, so that owner lists and revokes it.
    */
   async issueTreasuryPat(
     accountId: string,
@@ -155,8 +109,7 @@ export class AccountService {
     const token = generateToken(TOKEN_PREFIXES.pat);
     const id = generateId('pat_');
     const now = new Date();
-    const parent =
-      minter.parentTokenId === null ? null : (await readParent(this.knex, minter.parentTokenId, now)).parent;
+    const parent = minter.parentTokenId === null ? null : await this.deps.store.parentOf(minter.parentTokenId, now);
     const child = requireBoundChild(
       parent,
       {
@@ -168,31 +121,19 @@ export class AccountService {
       },
       now,
     );
-    const owner = (await this.knex('agents').where({ treasury_account_id: accountId }).first('account_id')) as
-      { account_id: string } | undefined;
-    await this.knex.transaction(async (trx) => {
-      await trx('api_tokens').insert({
-        id,
-        token_hash: hashToken(token),
-        kind: 'pat',
-        scope_type: 'treasury',
-        scope_id: accountId,
-        account_id: owner?.account_id ?? null,
-        label: input.label ?? null,
-        created_by: minter.actor,
-        created_at: now,
-        expires_at: child.expiresAt,
-        parent_token_id: child.parentId,
-      });
-      await appendAuditEvent(trx, {
-        chainKey: accountId,
-        eventType: 'pat.issued',
-        actor: minter.actor,
-        payload: { pat_id: id, label: input.label ?? null, expires_at: child.expiresAt?.toISOString() ?? null },
-        at: now,
-      });
+    const ownerAccountId = await this.deps.store.ownerOfTreasury(accountId);
+    await this.deps.store.insertTreasuryPat({
+      id,
+      tokenHash: hashToken(token),
+      label: input.label ?? null,
+      createdBy: minter.actor,
+      createdAt: now,
+      accountId,
+      ownerAccountId,
+      expiresAt: child.expiresAt,
+      parentId: child.parentId,
     });
-    this.metrics.tokensIssued.inc({ kind: 'pat' });
+    this.deps.metrics.tokensIssued.inc({ kind: 'pat' });
     return {
       id,
       token,

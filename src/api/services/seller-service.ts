@@ -24,7 +24,7 @@ import type {
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import type { PageRequest } from '../db/keyset-cursor.js';
-import { readAccountPage } from '../platform/account-page.js';
+import { readAccountPage } from '../db/account-page.js';
 import { AppError } from '../errors/app-error.js';
 import type { HostResolver } from '../net/vetted-fetch.js';
 import type { OriginFetchOptions } from './origin-verifier.js';
