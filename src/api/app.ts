@@ -21,6 +21,7 @@ import { dashboardStatic } from './http/dashboard-static.js';
 import { payRoutes } from './pay/pay-routes.js';
 import { identityRoutes } from './identity/identity-routes.js';
 import { agentRoutes } from './platform/agent-routes.js';
+import { patRoutes } from './platform/pat-routes.js';
 import { PaymentHistoryService } from './services/payment-history-service.js';
 import { AgentService } from './platform/agent-service.js';
 import { IdentityService } from './identity/identity-service.js';
@@ -214,7 +215,8 @@ export function createTreasuryApp(deps: {
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
     walletHistoryRoutes({ auth: tokenAuth, wallets, knex }),
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
-    identityRoutes({ auth: tokenAuth, identity, pats }),
+    identityRoutes({ auth: tokenAuth, identity }),
+    patRoutes({ auth: tokenAuth, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({
       auth: tokenAuth,

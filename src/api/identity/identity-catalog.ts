@@ -1,6 +1,7 @@
 /**
- * The catalogue entries of the identity routes (sign-in, sessions, whoami, a service PAT's check) and of the
- * account's PATs; src/api/http/openapi/api-catalog.ts puts every family together.
+ * The catalogue entries of the identity routes (sign-in, sessions, whoami); src/api/http/openapi/api-catalog.ts
+ * puts every family together (the account's PATs: src/api/platform/pat-catalog.ts; a service PAT's check:
+ * src/api/http/openapi/seller-catalog.ts).
  *
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
  * not defend: the sign-in itself (src/api/identity/).
@@ -13,11 +14,7 @@ import {
   sessionsRevokedSchema,
   whoamiSchema,
 } from '../../shared/api-responses/identity-responses.js';
-import { createdPatSchema, patPageSchema, patViewSchema } from '../../shared/api-responses/pat-responses.js';
-import { sellerAuthVerifySchema } from '../../shared/api-responses/seller-responses.js';
-import { createPatBodySchema, initBodySchema, patchPatBodySchema } from './identity-schemas.js';
-import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
-import { authVerifyBodySchema } from '../http/schemas/seller-schemas.js';
+import { initBodySchema } from './sign-in-body.js';
 
 export const IDENTITY_CATALOG: CatalogEntry[] = [
   {
@@ -77,56 +74,5 @@ export const IDENTITY_CATALOG: CatalogEntry[] = [
     summary: 'End every session of the account (PATs stay)',
     auth: 'owner_session',
     replies: { 200: sessionsRevokedSchema },
-  },
-  {
-    method: 'POST',
-    path: '/v1/auth/verify',
-    operationId: 'verifyServicePat',
-    summary: "Validate a service PAT; list the seller endpoints and where its buyers pay on the paywall's network",
-    auth: 'service',
-    body: authVerifyBodySchema,
-    bodyOptional: true,
-    replies: { 200: sellerAuthVerifySchema },
-    errors: ['seller_suspended'],
-  },
-];
-
-export const PAT_CATALOG: CatalogEntry[] = [
-  {
-    method: 'POST',
-    path: '/v1/pats',
-    operationId: 'createPat',
-    summary: 'Create a PAT (with parent_pat_id: within that PAT, bounded by it)',
-    auth: 'owner_session',
-    body: createPatBodySchema,
-    replies: { 201: createdPatSchema },
-    errors: ['scope_not_found', 'pat_not_found', 'lineage_exceeds_parent'],
-  },
-  {
-    method: 'GET',
-    path: '/v1/pats',
-    operationId: 'listPats',
-    summary: 'List PATs (paged)',
-    auth: 'owner_session',
-    query: pageQuerySchema,
-    replies: { 200: patPageSchema },
-  },
-  {
-    method: 'DELETE',
-    path: '/v1/pats/{id}',
-    operationId: 'revokePat',
-    summary: 'Revoke a PAT',
-    auth: 'owner_session',
-    replies: { 200: patViewSchema },
-  },
-  {
-    method: 'PATCH',
-    path: '/v1/pats/{id}',
-    operationId: 'updatePatDailyCap',
-    summary: 'Change a buyer PAT daily cap',
-    auth: 'owner_session',
-    body: patchPatBodySchema,
-    replies: { 200: patViewSchema },
-    errors: ['lineage_exceeds_parent'],
   },
 ];

@@ -11,18 +11,22 @@
  * Does not defend: the details an error code adds beside the envelope's four keys (they vary per code).
  */
 import type { CatalogEntry } from './catalog-entry.js';
-import { IDENTITY_CATALOG, PAT_CATALOG } from '../../identity/identity-catalog.js';
+import { IDENTITY_CATALOG } from '../../identity/identity-catalog.js';
+import { PAT_CATALOG } from '../../platform/pat-catalog.js';
+import { TREASURY_CATALOG } from '../../platform/treasury-catalog.js';
 import { LEDGER_CATALOG } from './ledger-catalog.js';
 import { OPERATIONS_CATALOG } from './operations-catalog.js';
-import { SELLER_CATALOG } from './seller-catalog.js';
+import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './seller-catalog.js';
 import { AGENT_CATALOG, WALLET_CATALOG } from './wallet-catalog.js';
 
 export type { Auth, CatalogEntry, RawReply, Reply } from './catalog-entry.js';
 
 export const API_CATALOG: CatalogEntry[] = [
   ...OPERATIONS_CATALOG,
+  ...TREASURY_CATALOG,
   ...WALLET_CATALOG,
   ...IDENTITY_CATALOG,
+  ...SERVICE_PAT_CHECK_CATALOG,
   ...AGENT_CATALOG,
   ...PAT_CATALOG,
   ...SELLER_CATALOG,

@@ -19,7 +19,7 @@ import type { LedgerPendingCap } from '../../services/ledger-pending-cap.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
 import type { SellerPayToService } from '../../services/seller-pay-to-service.js';
 import type { SellerServices } from '../../services/seller-service.js';
-import { patIdSchema } from '../../identity/identity-schemas.js';
+import { patIdSchema } from '../../platform/pat-schemas.js';
 import { plainText } from '../schemas/common-schemas.js';
 import { z } from 'zod';
 import { issuePatBodySchema } from '../../platform/treasury-schemas.js';
