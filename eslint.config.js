@@ -112,6 +112,59 @@ const zones = [
     message:
       'src/gate/ (the gate) is its own process and talks to the API over HTTP: it imports the x402 codecs and paywall core, src/shared/, policy/ and base/ only — never the API server, the CLI, the SDK, the Koa adapter, signer/ or ops/.',
   },
+  // Inside the API: the platform wing (accounts, agents, PATs) stands under the wallets, sellers and identity
+  // wings, which import it, never the reverse; identity imports the platform and nothing of the wings above.
+  // A wing reaches another through that wing's service interface or a port it declares, never its store.
+  {
+    target: 'src/api/platform',
+    from: [
+      'src/api/identity',
+      'src/api/pay',
+      'src/api/wallets',
+      'src/api/sellers',
+      'src/api/http/routes',
+      'src/api/http/openapi/api-catalog.ts',
+    ],
+    message:
+      'src/api/platform/ (accounts, agents, PATs) is imported by the wings above it (identity, wallets, sellers, pay), never the reverse: ask for what it needs through a port it declares (docs/architecture.md).',
+  },
+  {
+    target: 'src/api/platform',
+    from: 'src/api/services',
+    except: ['./signer-gateway.ts'],
+    message:
+      'src/api/platform/ imports none of the wallets and sellers services (src/api/services/), only the signer gateway: it declares a port they implement (./agent-wallets.ts).',
+  },
+  {
+    target: 'src/api/identity',
+    from: [
+      'src/api/pay',
+      'src/api/wallets',
+      'src/api/sellers',
+      'src/api/services',
+      'src/api/http/routes',
+      'src/api/http/openapi/api-catalog.ts',
+    ],
+    message:
+      'src/api/identity/ (sign-in, sessions) imports the platform wing and the floors below, never the wallets, sellers or pay wings.',
+  },
+  {
+    target: [
+      'src/api/db',
+      'src/api/auth',
+      'src/api/audit',
+      'src/api/chain',
+      'src/api/config',
+      'src/api/net',
+      'src/api/metrics',
+      'src/api/log',
+      'src/api/errors',
+      'src/api/http/middleware',
+    ],
+    from: ['src/api/platform', 'src/api/identity'],
+    message:
+      'The floors under the wings (db, auth, audit, chain, config, net, metrics, log, errors, http middleware) import no wing: src/api/platform/ and src/api/identity/ stand above them.',
+  },
 ];
 
 /**

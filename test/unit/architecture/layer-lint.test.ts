@@ -91,6 +91,15 @@ const BREAKING: Array<[string, string]> = [
   ['src/shared/probe.ts', 'src/gate/gate-app.ts'],
   ['src/x402/probe.ts', 'src/gate/gate-app.ts'],
   ['src/x402/seller/probe.ts', 'src/x402/koa/index.ts'],
+  ['src/api/platform/probe.ts', 'src/api/identity/identity-service.ts'],
+  ['src/api/platform/probe.ts', 'src/api/pay/pay-service.ts'],
+  ['src/api/platform/probe.ts', 'src/api/services/wallet-service.ts'],
+  ['src/api/platform/store/probe.ts', 'src/api/http/routes/seller-routes.ts'],
+  ['src/api/identity/probe.ts', 'src/api/services/wallet-service.ts'],
+  ['src/api/identity/store/probe.ts', 'src/api/pay/pay-service.ts'],
+  ['src/api/db/probe.ts', 'src/api/platform/pat-service.ts'],
+  ['src/api/auth/probe.ts', 'src/api/identity/identity-service.ts'],
+  ['src/api/http/middleware/probe.ts', 'src/api/platform/platform-principal.ts'],
 ];
 
 /** Imports each floor may make: none of these may be reported. */
@@ -122,6 +131,11 @@ const ALLOWED: Array<[string, string]> = [
   ['src/gate/probe.ts', 'base/closeables.ts'],
   ['src/x402/koa/probe.ts', 'src/x402/seller/paid-request.ts'],
   ['bench/probe.ts', 'src/gate/gate-app.ts'],
+  ['src/api/identity/probe.ts', 'src/api/platform/agent-service.ts'],
+  ['src/api/platform/probe.ts', 'src/api/services/signer-gateway.ts'],
+  ['src/api/platform/probe.ts', 'src/api/db/store-unit.ts'],
+  ['src/api/services/probe.ts', 'src/api/platform/account-service.ts'],
+  ['src/api/pay/probe.ts', 'src/api/platform/pat-service.ts'],
 ];
 
 describe('layer lint (eslint.config.js)', function () {
