@@ -7,16 +7,20 @@ import { requireBoundChild } from '../auth/lineage-parent.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { SignerGateway } from '../services/signer-gateway.js';
 import type { StoreUnit } from '../db/store-unit.js';
 import type { AccountRow, AccountStore } from './store/platform-stores.js';
 import type { IssuedTreasuryPat, MintedAccount } from '../../shared/api-responses/account-responses.js';
 
 export type { AccountRow } from './store/platform-stores.js';
 
+/** What an account needs of the signer: a new account key, generated in the HSM and returned only wrapped. */
+export interface AccountKeySigner {
+  call(method: 'create_account_key', params: Record<string, never>): Promise<{ account_key_ref: string }>;
+}
+
 export interface AccountServiceDeps {
   store: AccountStore;
-  signer: Pick<SignerGateway, 'call'>;
+  signer: AccountKeySigner;
   metrics: TreasuryMetrics;
 }
 
