@@ -42,12 +42,12 @@ function setUp() {
   return { store, identity, tick };
 }
 
-const agentPat = (tokenId = PAT): Principal => ({
+const agentPat = (scopeType: 'agent' | 'treasury' = 'agent', tokenId = PAT): Principal => ({
   kind: 'token',
   actor: tokenId,
   tokenId,
   tokenKind: 'pat',
-  scopeType: 'agent',
+  scopeType,
   scopeId: AGENT,
   gate: false,
   accountId: ACCOUNT,
@@ -62,7 +62,7 @@ const code = (c: string) => (err: unknown) => (err as { code?: string }).code ==
 describe('IdentityService (through the in-memory identity store)', () => {
   it('exchanges an agent PAT only, for a session bound to that agent and PAT and ending no later than it', async () => {
     const { identity, store } = setUp();
-    await assert.rejects(identity.exchangePat({ ...agentPat(), scopeType: 'treasury' }), code('insufficient_scope'));
+    await assert.rejects(identity.exchangePat(agentPat('treasury')), code('insufficient_scope'));
     const grant = await identity.exchangePat(agentPat());
     assert.deepEqual([grant.account_id, grant.agent_id, grant.created], [ACCOUNT, AGENT, false]);
     const [session] = [...store.credentials.values()].filter((c) => c.kind === 'session');
