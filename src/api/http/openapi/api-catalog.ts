@@ -17,7 +17,8 @@ import { TREASURY_CATALOG } from '../../platform/treasury-catalog.js';
 import { LEDGER_CATALOG } from './ledger-catalog.js';
 import { OPERATIONS_CATALOG } from './operations-catalog.js';
 import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './seller-catalog.js';
-import { AGENT_CATALOG, WALLET_CATALOG } from './wallet-catalog.js';
+import { WALLET_CATALOG } from './wallet-catalog.js';
+import { AGENT_CATALOG } from '../../platform/agent-catalog.js';
 
 export type { Auth, CatalogEntry, RawReply, Reply } from './catalog-entry.js';
 

@@ -1,6 +1,6 @@
 /**
  * The catalogue entries of the wallet routes (wallets, their keys, policy, history, pay, transfer and upto
- * settlement) and of the agent routes (agents and their wallets); ./api-catalog.ts puts every family together.
+ * settlement); ./api-catalog.ts puts every family together (the agent routes: src/api/platform/agent-catalog.ts).
  *
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
  * not defend: what the pay path decides (src/api/pay/).
@@ -14,8 +14,6 @@ import {
   walletPolicySchema,
 } from '../../../shared/api-responses/pay-responses.js';
 import {
-  agentPageSchema,
-  agentViewSchema,
   walletBalanceSchema,
   walletPageSchema,
   walletViewSchema,
@@ -36,7 +34,6 @@ import {
   keyRetirementBodySchema,
   listWalletsQuerySchema,
 } from '../schemas/wallet-schemas.js';
-import { agentWalletBodySchema, spawnAgentBodySchema } from '../../platform/agent-schemas.js';
 
 export const WALLET_CATALOG: CatalogEntry[] = [
   {
@@ -205,56 +202,5 @@ export const WALLET_CATALOG: CatalogEntry[] = [
       'settlement_already_recorded',
       'chain_unavailable',
     ],
-  },
-];
-
-export const AGENT_CATALOG: CatalogEntry[] = [
-  {
-    method: 'GET',
-    path: '/v1/agents',
-    operationId: 'listAgents',
-    summary: "List the account's agents (paged), each with its first 100 active wallets",
-    auth: 'owner_session',
-    query: pageQuerySchema,
-    replies: { 200: agentPageSchema },
-  },
-  {
-    method: 'POST',
-    path: '/v1/agents',
-    operationId: 'spawnAgent',
-    summary: 'Spawn an agent with its own Treasury account',
-    auth: 'owner_session',
-    body: spawnAgentBodySchema,
-    bodyOptional: true,
-    replies: { 201: agentViewSchema },
-    errors: ['signer_unavailable'],
-  },
-  {
-    method: 'GET',
-    path: '/v1/agents/{id}',
-    operationId: 'getAgent',
-    summary: 'Read an agent and its wallets',
-    auth: 'session_or_agent',
-    replies: { 200: agentViewSchema },
-  },
-  {
-    method: 'GET',
-    path: '/v1/agents/{id}/payments',
-    operationId: 'listAgentPayments',
-    summary: "The payments of every wallet of the agent, newest first (paged; each as in the wallet's payments)",
-    auth: 'session_or_agent',
-    query: pageQuerySchema,
-    replies: { 200: paymentPageSchema },
-  },
-  {
-    method: 'POST',
-    path: '/v1/agents/{id}/wallets',
-    operationId: 'createAgentWallet',
-    summary: "Add a wallet to the agent's Treasury account",
-    auth: 'session_or_agent',
-    body: agentWalletBodySchema,
-    bodyOptional: true,
-    replies: { 201: walletViewSchema },
-    errors: ['chain_not_supported', 'signer_unavailable', 'wallet_limit_reached'],
   },
 ];
