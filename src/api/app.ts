@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { SignerClient } from '../../signer/protocol/signer-client.js';
 import { Authenticator } from './auth/authenticator.js';
+import { pgCredentialStore } from './auth/credential-store.js';
 import { ChainRegistry } from '../shared/chain-registry.js';
 import type { AppConfig } from './config/app-config.js';
 import { errorHandler } from './http/middleware/error-handler.js';
@@ -102,7 +103,7 @@ export function createTreasuryApp(deps: {
     new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
     metrics,
   );
-  const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);
+  const auth = new Authenticator(pgCredentialStore(knex), config.adminToken, config.authCacheMs);
   const rateLimits = new RateLimits(config.rateLimits, knex, metrics);
   if (!rateLimits.enabled) log.warn('rate limits are off (TREASURY_RATE_LIMITS=off): for benchmarks only');
   // Routes see the authenticator through their rate-limit bucket: per token, the pay routes in memory (docs/security-model.md).
