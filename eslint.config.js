@@ -152,6 +152,53 @@ const zones = [
     message:
       'The wallet wing stands below the pay wing (pay imports wallets: the wallet, its bearer, its recovery data), never the reverse.',
   },
+  // Inside the API: the platform wing (accounts, agents, PATs) stands under the wallets, sellers and identity
+  // wings, which import it, never the reverse; identity imports the platform and nothing of the wings above.
+  // A wing reaches another through that wing's service interface or a port it declares, never its store.
+  {
+    target: 'src/api/platform',
+    from: [
+      'src/api/identity',
+      'src/api/pay',
+      'src/api/wallets',
+      'src/api/sellers',
+      'src/api/services',
+      'src/api/http/routes',
+      'src/api/api-catalog.ts',
+    ],
+    message:
+      'src/api/platform/ (accounts, agents, PATs) is imported by the wings above it (identity, wallets, sellers, pay), never the reverse, nor the wallets and sellers services still in src/api/services/: it declares a port they implement (./agent-wallets.ts; docs/architecture.md).',
+  },
+  {
+    target: 'src/api/identity',
+    from: [
+      'src/api/pay',
+      'src/api/wallets',
+      'src/api/sellers',
+      'src/api/services',
+      'src/api/http/routes',
+      'src/api/api-catalog.ts',
+    ],
+    message:
+      'src/api/identity/ (sign-in, sessions) imports the platform wing and the floors below, never the wallets, sellers or pay wings.',
+  },
+  {
+    target: [
+      'src/api/db',
+      'src/api/auth',
+      'src/api/audit',
+      'src/api/chain',
+      'src/api/config',
+      'src/api/net',
+      'src/api/metrics',
+      'src/api/log',
+      'src/api/errors',
+      'src/api/http/middleware',
+    ],
+    from: ['src/api/platform', 'src/api/identity'],
+    message:
+      'The floors under the wings (db, auth, audit, chain, config, net, metrics, log, errors, http middleware) import no wing: src/api/platform/ and src/api/identity/ stand above them.',
+  },
 ];
 
 /**

@@ -13,11 +13,13 @@
  * Does not defend: the details an error code adds beside the envelope's four keys (they vary per code).
  */
 import type { CatalogEntry } from './http/openapi/catalog-entry.js';
-import { IDENTITY_CATALOG, PAT_CATALOG } from './http/openapi/identity-catalog.js';
+import { IDENTITY_CATALOG } from './identity/identity-catalog.js';
+import { AGENT_CATALOG } from './platform/agent-catalog.js';
+import { PAT_CATALOG } from './platform/pat-catalog.js';
+import { TREASURY_CATALOG } from './platform/treasury-catalog.js';
 import { LEDGER_CATALOG } from './http/openapi/ledger-catalog.js';
 import { OPERATIONS_CATALOG } from './http/openapi/operations-catalog.js';
-import { SELLER_CATALOG } from './http/openapi/seller-catalog.js';
-import { AGENT_CATALOG } from './http/openapi/agent-catalog.js';
+import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './http/openapi/seller-catalog.js';
 import { PAY_CATALOG } from './pay/pay-catalog.js';
 import { WALLET_CATALOG } from './wallets/wallet-catalog.js';
 
@@ -25,9 +27,11 @@ export type { Auth, CatalogEntry, RawReply, Reply } from './http/openapi/catalog
 
 export const API_CATALOG: CatalogEntry[] = [
   ...OPERATIONS_CATALOG,
+  ...TREASURY_CATALOG,
   ...WALLET_CATALOG,
   ...PAY_CATALOG,
   ...IDENTITY_CATALOG,
+  ...SERVICE_PAT_CHECK_CATALOG,
   ...AGENT_CATALOG,
   ...PAT_CATALOG,
   ...SELLER_CATALOG,

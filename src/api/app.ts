@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { SignerClient } from '../../signer/protocol/signer-client.js';
 import { Authenticator } from './auth/authenticator.js';
+import { pgCredentialStore } from './auth/credential-store.js';
 import { ChainRegistry } from '../shared/chain-registry.js';
 import type { AppConfig } from './config/app-config.js';
 import { errorHandler } from './http/middleware/error-handler.js';
@@ -20,12 +21,13 @@ import { API_CATALOG } from './api-catalog.js';
 import { docsRoutes } from './http/routes/docs-routes.js';
 import { dashboardStatic } from './http/dashboard-static.js';
 import { payRoutes } from './pay/pay-routes.js';
-import { identityRoutes } from './http/routes/identity-routes.js';
-import { agentRoutes } from './http/routes/agent-routes.js';
+import { identityRoutes } from './identity/identity-routes.js';
+import { agentRoutes } from './platform/agent-routes.js';
+import { patRoutes } from './platform/pat-routes.js';
 import { PaymentHistoryService } from './wallets/payment-history-service.js';
-import { AgentService } from './services/agent-service.js';
-import { IdentityService } from './services/identity-service.js';
-import { PatService } from './services/pat-service.js';
+import { AgentService } from './platform/agent-service.js';
+import { IdentityService } from './identity/identity-service.js';
+import { PatService } from './platform/pat-service.js';
 import { SellerLedgerService } from './services/seller-ledger-service.js';
 import { SellerPayToService } from './services/seller-pay-to-service.js';
 import { PlatformWallets } from './services/platform-wallets.js';
@@ -37,14 +39,17 @@ import { formatUsd } from '../../policy/money.js';
 import { createSellerServices } from './services/seller-service.js';
 import { sellerRoutes } from './http/routes/seller-routes.js';
 import { gateRoutes } from './http/routes/gate-routes.js';
-import { treasuryRoutes } from './http/routes/treasury-routes.js';
+import { treasuryRoutes } from './platform/treasury-routes.js';
 import { walletRoutes } from './wallets/wallet-routes.js';
 import { walletHistoryRoutes } from './wallets/wallet-history-routes.js';
 import { BalanceReader } from './chain/balance-reader.js';
 import { SettlementService } from './pay/settlement-service.js';
 import { createTreasuryMetrics, type TreasuryMetrics } from './metrics/treasury-metrics.js';
 import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
-import { AccountService } from './services/account-service.js';
+import { AccountService } from './platform/account-service.js';
+import { pgPlatformStores } from './platform/store/pg-platform-stores.js';
+import { pgIdentityStore } from './identity/store/pg-identity-store.js';
+import { agentWalletsOf } from './wallets/agent-wallets-port.js';
 import { PayService } from './pay/pay-service.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
 import { LedgerVerifier } from './services/ledger-verifier.js';
@@ -102,13 +107,14 @@ export function createTreasuryApp(deps: {
     new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
     metrics,
   );
-  const auth = new Authenticator(knex, config.adminToken, config.authCacheMs);
+  const auth = new Authenticator(pgCredentialStore(knex), config.adminToken, config.authCacheMs);
   const rateLimits = new RateLimits(config.rateLimits, knex, metrics);
   if (!rateLimits.enabled) log.warn('rate limits are off (TREASURY_RATE_LIMITS=off): for benchmarks only');
   // Routes see the authenticator through their rate-limit bucket: per token, the pay routes in memory (docs/security-model.md).
   const tokenAuth = rateLimitedAuthenticator(auth, rateLimits, 'token');
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
-  const accounts = new AccountService(knex, signer, metrics);
+  const platformStores = pgPlatformStores(knex);
+  const accounts = new AccountService({ store: platformStores.accounts, signer, metrics });
   const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
   // The wallet wing: its stores, then its services (src/api/wallets/).
   const walletStore = new PgWalletStore(knex);
@@ -145,14 +151,24 @@ export function createTreasuryApp(deps: {
     config.confirmations,
   );
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
-  const identity = new IdentityService(knex, accounts, metrics, {
-    publicUrl: config.publicUrl,
-    sessionTtlSeconds: config.sessionTtlSeconds,
+  const pats = new PatService({ store: platformStores.pats, metrics, clock });
+  const agents = new AgentService({
+    store: platformStores.agents,
+    accounts,
+    wallets: agentWalletsOf(wallets, config.walletBounds),
     clock,
-    evmChainIds: chains.chains.map((c) => c.chainId),
   });
-  const pats = new PatService(knex, metrics, clock);
-  const agents = new AgentService(knex, identity, wallets, clock, config.walletBounds);
+  const identity = new IdentityService({
+    store: pgIdentityStore(knex),
+    agents,
+    metrics,
+    options: {
+      publicUrl: config.publicUrl,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      clock,
+      evmChainIds: chains.chains.map((c) => c.chainId),
+    },
+  });
   const paymentHistory = new PaymentHistoryService(walletHistoryStore, clock);
   const walletHistory = new WalletHistoryService(walletHistoryStore);
   // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
@@ -215,7 +231,8 @@ export function createTreasuryApp(deps: {
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
     walletHistoryRoutes({ auth: tokenAuth, wallets, knex, history: walletHistory }),
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
-    identityRoutes({ auth: tokenAuth, identity, pats }),
+    identityRoutes({ auth: tokenAuth, identity }),
+    patRoutes({ auth: tokenAuth, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({
       auth: tokenAuth,

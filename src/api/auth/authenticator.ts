@@ -12,7 +12,7 @@
  * a sign-in, or an exchanged agent PAT (`parentTokenId`), which binds it to that agent; spending of an agent
  * credential counts against the topmost agent PAT above it (`spendingPatId`) and that PAT's daily cap
  * (session-powers.ts decides the rest).
- * Lookups are cached by token hash for TREASURY_AUTH_CACHE_MS (default 1 s; 0 disables): expiry is
+ * Credentials are read through a store (./credential-store.ts). Lookups are cached by token hash for TREASURY_AUTH_CACHE_MS (default 1 s; 0 disables): expiry is
  * re-checked on every hit, single-use tokens are never cached, and a revocation or cap change made through
  * this process evicts the token and every cached credential below it at once (`forget`, `forgetSessionsOf`).
  * Does not defend: a stolen live token; a revocation made through another replica takes effect there
@@ -20,7 +20,8 @@
  */
 import type { Knex } from 'knex';
 import { AppError, REAUTHENTICATE } from '../errors/app-error.js';
-import { chainIsLive, readChain, spendingPatOf, type ChainRow } from './credential-chain.js';
+import { chainIsLive, spendingPatOf, type ChainRow } from './credential-chain.js';
+import type { CredentialStore } from './credential-store.js';
 import { TOKEN_PREFIXES, hashToken, matchesHash } from './token-codec.js';
 
 export type ScopeType = 'treasury' | 'agent' | 'service' | 'account' | 'gate';
@@ -62,7 +63,7 @@ export class Authenticator {
   private readonly cache = new Map<string, { chain: ChainRow[]; at: number }>();
 
   constructor(
-    private readonly knex: Knex,
+    private readonly credentials: CredentialStore,
     adminToken: string | undefined,
     private readonly cacheMs = 0,
   ) {
@@ -86,7 +87,7 @@ export class Authenticator {
       const hit = this.cache.get(tokenHash);
       if (hit && hit.chain[0]!.kind === kind && Date.now() - hit.at < this.cacheMs) return hit.chain;
     }
-    const chain = await readChain(this.knex, { tokenHash, kind });
+    const chain = await this.credentials.chainByHash(tokenHash, kind);
     const row = chain[0];
     if (this.cacheMs > 0 && row && !row.single_use && !row.revoked_at) {
       if (this.cache.size >= MAX_CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value as string);
@@ -143,11 +144,8 @@ export class Authenticator {
       throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
     if (row.single_use) {
-      const consumed = await this.knex('api_tokens')
-        .where({ id: row.id })
-        .whereNull('used_at')
-        .update({ used_at: now });
-      if (consumed === 0) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
+      if (!(await this.credentials.consumeSingleUse(row.id, now)))
+        throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
     }
     return principalOf(chain);
   }

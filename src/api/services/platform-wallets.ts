@@ -13,9 +13,10 @@
  * seller's paywall has no terms on it); the key backend's own availability (creation fails with the signer).
  */
 import type { Knex } from 'knex';
+import { unitOf } from '../db/store-unit.js';
 import { getAddress } from 'viem';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
-import type { AccountService } from './account-service.js';
+import type { AccountService } from '../platform/account-service.js';
 import type { WalletService } from '../wallets/wallet-service.js';
 
 /** Who the platform's wallets are recorded as created by (audit actor). */
@@ -119,7 +120,7 @@ export class PlatformWallets {
       await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', ['platform-account']);
       const raced = await existing(trx);
       if (raced) return raced.id;
-      return (await this.accounts.create(PLATFORM_OWNER, PLATFORM_ACTOR, undefined, trx)).id;
+      return (await this.accounts.create(PLATFORM_OWNER, PLATFORM_ACTOR, unitOf(trx))).id;
     });
   }
 }

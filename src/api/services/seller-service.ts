@@ -24,11 +24,11 @@ import type {
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import type { PageRequest } from '../db/keyset-cursor.js';
-import { readAccountPage } from './account-page.js';
+import { readAccountPage } from '../db/account-page.js';
 import { AppError } from '../errors/app-error.js';
 import type { HostResolver } from '../net/vetted-fetch.js';
 import type { OriginFetchOptions } from './origin-verifier.js';
-import type { PatService } from './pat-service.js';
+import type { PatService } from '../platform/pat-service.js';
 import { DEFAULT_MAX_ENDPOINTS } from './seller-endpoint-bound.js';
 import { SellerEndpointService } from './seller-endpoint-service.js';
 import { SellerOpenApiRefresh } from './seller-openapi-refresh.js';

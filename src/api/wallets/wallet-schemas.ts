@@ -1,15 +1,8 @@
 /** Request schemas of the wallet routes. The policy object is the pure policy/ schema. */
 import { z } from 'zod';
-import { boundedPolicy, plainText, storedString } from '../http/schemas/common-schemas.js';
 import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 
-export const createWalletBodySchema = z
-  .object({
-    label: plainText(128).optional(),
-    chain: storedString(64).min(1).optional(),
-    policy: boundedPolicy.optional(),
-  })
-  .strict();
+export { createWalletBodySchema } from '../http/schemas/wallet-body-schema.js';
 
 export const emptyBodySchema = z.object({}).strict();
 

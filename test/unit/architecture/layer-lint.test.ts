@@ -98,6 +98,16 @@ const BREAKING: Array<[string, string]> = [
   ['src/api/auth/probe.ts', 'src/api/pay/pay-service.ts'],
   ['src/api/http/routes/probe.ts', 'src/api/pay/pay-schemas.ts'],
   ['src/api/wallets/probe.ts', 'src/api/pay/pay-service.ts'],
+  ['src/api/platform/probe.ts', 'src/api/identity/identity-service.ts'],
+  ['src/api/platform/probe.ts', 'src/api/pay/pay-service.ts'],
+  ['src/api/platform/probe.ts', 'src/api/wallets/wallet-service.ts'],
+  ['src/api/platform/probe.ts', 'src/api/signer/signer-gateway.ts'],
+  ['src/api/platform/store/probe.ts', 'src/api/http/routes/seller-routes.ts'],
+  ['src/api/identity/probe.ts', 'src/api/wallets/wallet-service.ts'],
+  ['src/api/identity/store/probe.ts', 'src/api/pay/pay-service.ts'],
+  ['src/api/db/probe.ts', 'src/api/platform/pat-service.ts'],
+  ['src/api/auth/probe.ts', 'src/api/identity/identity-service.ts'],
+  ['src/api/http/middleware/probe.ts', 'src/api/platform/platform-principal.ts'],
 ];
 
 /** Imports each floor may make: none of these may be reported. */
@@ -134,6 +144,10 @@ const ALLOWED: Array<[string, string]> = [
   ['src/api/wallets/probe.ts', 'src/api/http/validate.ts'],
   ['src/api/wallets/probe.ts', 'src/api/signer/signer-gateway.ts'],
   ['src/api/probe.ts', 'src/api/api-catalog.ts'],
+  ['src/api/identity/probe.ts', 'src/api/platform/agent-service.ts'],
+  ['src/api/platform/probe.ts', 'src/api/db/store-unit.ts'],
+  ['src/api/services/probe.ts', 'src/api/platform/account-service.ts'],
+  ['src/api/pay/probe.ts', 'src/api/platform/pat-service.ts'],
 ];
 
 describe('layer lint (eslint.config.js)', function () {

@@ -1,18 +1,12 @@
 /**
- * The catalogue entries of the operations routes (probes, metrics, this document and its reference page) and
- * of the Treasury accounts the operator mints (./api-catalog.ts puts every family together).
+ * The catalogue entries of the operations routes (probes, metrics, this document and its reference page);
+ * ./api-catalog.ts puts every family together (the Treasury accounts: src/api/platform/treasury-catalog.ts).
  *
  * Defends: a client generated from the document meeting these routes undescribed. Does not defend: what the
  * probes check (src/api/http/routes/).
  */
 import type { CatalogEntry, RawReply } from './catalog-entry.js';
-import {
-  apiKeyRevokedSchema,
-  issuedTreasuryPatSchema,
-  mintedAccountSchema,
-} from '../../../shared/api-responses/account-responses.js';
 import { livenessSchema, openApiDocumentSchema, readinessSchema } from '../../../shared/api-responses/ops-responses.js';
-import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
 
 const PROMETHEUS: RawReply = { mediaTypes: ['text/plain'], description: 'Prometheus text exposition (version 0.0.4)' };
 
@@ -78,33 +72,5 @@ export const OPERATIONS_CATALOG: CatalogEntry[] = [
       },
     },
     errors: ['not_found'],
-  },
-  {
-    method: 'POST',
-    path: '/v1/treasury',
-    operationId: 'mintTreasury',
-    summary: 'Mint a Treasury account (api_key shown once)',
-    auth: 'operator',
-    body: mintTreasuryBodySchema,
-    replies: { 201: mintedAccountSchema },
-    errors: ['admin_token_not_configured'],
-  },
-  {
-    method: 'POST',
-    path: '/v1/treasuries/{id}/pats',
-    operationId: 'issueTreasuryPat',
-    summary: "Issue a Treasury-scoped PAT (the operator or the account's legacy api key; a PAT gets 403)",
-    auth: 'treasury_or_operator',
-    body: issuePatBodySchema,
-    replies: { 201: issuedTreasuryPatSchema },
-  },
-  {
-    method: 'POST',
-    path: '/v1/treasuries/{id}/api-key/revoke',
-    operationId: 'revokeTreasuryApiKey',
-    summary: "Revoke the account's legacy xx_treasury_sk_ api key (idempotent)",
-    auth: 'treasury_or_operator',
-    replies: { 200: apiKeyRevokedSchema },
-    errors: ['api_key_not_found'],
   },
 ];

@@ -11,6 +11,7 @@ import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/
 import { payoutsPageSchema, payToListSchema } from '../../../shared/api-responses/seller-ledger-responses.js';
 import {
   bankingViewSchema,
+  sellerAuthVerifySchema,
   createdSellerSchema,
   endpointPageSchema,
   endpointViewSchema,
@@ -21,6 +22,7 @@ import {
   verifiedSellerSchema,
 } from '../../../shared/api-responses/seller-responses.js';
 import {
+  authVerifyBodySchema,
   bankingBodySchema,
   createEndpointBodySchema,
   createSellerBodySchema,
@@ -29,7 +31,7 @@ import {
   updateSellerBodySchema,
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { issuePatBodySchema } from '../schemas/treasury-schemas.js';
+import { issuePatBodySchema } from '../../platform/treasury-schemas.js';
 
 export const SELLER_CATALOG: CatalogEntry[] = [
   {
@@ -245,5 +247,20 @@ export const SELLER_CATALOG: CatalogEntry[] = [
     auth: 'owner_session_or_service',
     replies: { 204: null },
     errors: ['endpoint_has_ledger'],
+  },
+];
+
+/** A service PAT's check (served by the seller routes; placed after the identity routes in the document). */
+export const SERVICE_PAT_CHECK_CATALOG: CatalogEntry[] = [
+  {
+    method: 'POST',
+    path: '/v1/auth/verify',
+    operationId: 'verifyServicePat',
+    summary: "Validate a service PAT; list the seller endpoints and where its buyers pay on the paywall's network",
+    auth: 'service',
+    body: authVerifyBodySchema,
+    bodyOptional: true,
+    replies: { 200: sellerAuthVerifySchema },
+    errors: ['seller_suspended'],
   },
 ];

@@ -34,7 +34,7 @@ import {
   MAX_GATE_SELLERS,
   type GateCatalogue,
 } from '../../../shared/api-responses/gate-responses.js';
-import { platformRouter } from './platform-principal.js';
+import { platformRouter } from '../../platform/platform-principal.js';
 import type { PlatformWallets } from '../../services/platform-wallets.js';
 import { catalogueQuerySchema } from '../schemas/seller-schemas.js';
 import { validate } from '../validate.js';

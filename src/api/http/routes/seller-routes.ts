@@ -14,15 +14,15 @@ import type { Context } from 'koa';
 import type { Authenticator } from '../../auth/authenticator.js';
 import { requireSession, requireSessionPower, type SessionPower } from '../../auth/session-powers.js';
 import { AppError } from '../../errors/app-error.js';
-import type { PatService } from '../../services/pat-service.js';
+import type { PatService } from '../../platform/pat-service.js';
 import type { LedgerPendingCap } from '../../services/ledger-pending-cap.js';
 import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
 import type { SellerPayToService } from '../../services/seller-pay-to-service.js';
 import type { SellerServices } from '../../services/seller-service.js';
-import { patIdSchema } from '../schemas/identity-schemas.js';
+import { patIdSchema } from '../../platform/pat-schemas.js';
 import { plainText } from '../schemas/common-schemas.js';
 import { z } from 'zod';
-import { issuePatBodySchema } from '../schemas/treasury-schemas.js';
+import { issuePatBodySchema } from '../../platform/treasury-schemas.js';
 import { sellerView } from '../../services/seller-views.js';
 import { reportLedgerBatch } from '../../services/ledger-batch.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
@@ -39,7 +39,7 @@ import {
   authVerifyBodySchema,
 } from '../schemas/seller-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { platformRouter } from './platform-principal.js';
+import { platformRouter } from '../../platform/platform-principal.js';
 import { validate } from '../validate.js';
 import type { LedgerBatchResult, LedgerReported } from '../../../shared/api-responses/seller-ledger-responses.js';
 import type { SellerAuthVerify } from '../../../shared/api-responses/seller-responses.js';

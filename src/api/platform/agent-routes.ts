@@ -6,16 +6,17 @@
  * agent is a 404.
  */
 import Router from '@koa/router';
-import { agentBinding, type Authenticator, type Principal } from '../../auth/authenticator.js';
-import { requireSession } from '../../auth/session-powers.js';
-import { AppError } from '../../errors/app-error.js';
-import type { AgentService } from '../../services/agent-service.js';
-import { agentIdSchema } from '../schemas/common-schemas.js';
-import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
-import type { PaymentHistoryService } from '../../wallets/payment-history-service.js';
-import { pageQuerySchema } from '../schemas/page-query-schema.js';
+import { agentBinding, type Authenticator, type Principal } from '../auth/authenticator.js';
+import { requireSession } from '../auth/session-powers.js';
+import { AppError } from '../errors/app-error.js';
+import type { AgentService } from './agent-service.js';
+import { agentIdSchema } from '../http/schemas/common-schemas.js';
+import { agentWalletBodySchema, spawnAgentBodySchema } from './agent-schemas.js';
+import type { PageRequest } from '../db/keyset-cursor.js';
+import type { PaymentPage } from '../../shared/api-responses/payment-history-responses.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 import { platformRouter } from './platform-principal.js';
-import { validate } from '../validate.js';
+import { validate } from '../http/validate.js';
 
 /**
  * The agent a bearer acts as (agent PAT, exchanged session) with that PAT's daily cap, else the owner's
@@ -30,11 +31,12 @@ function callerOf(p: Principal): { accountId?: string; agentId?: string; patDail
   });
 }
 
-export function agentRoutes(deps: {
-  auth: Authenticator;
-  agents: AgentService;
-  history: PaymentHistoryService;
-}): Router {
+/** The payments of every wallet of a Treasury account (the wallets wing answers; the platform only asks). */
+export interface AgentPayments {
+  forAccount(treasuryAccountId: string, page: PageRequest): Promise<PaymentPage>;
+}
+
+export function agentRoutes(deps: { auth: Authenticator; agents: AgentService; history: AgentPayments }): Router {
   const { router, principalOf } = platformRouter(deps.auth);
 
   router.get('/v1/agents', async (ctx) => {

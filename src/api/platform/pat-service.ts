@@ -9,40 +9,22 @@
  * PAT's child, bounded by credential-lineage.ts. Lists hold every PAT of the account, whoever minted it. Stored only as SHA-256. Lists are paged (keyset on created_at, id) and
  * only ever hold the caller's account's PATs; a seller's list narrows them to that seller's service PATs.
  */
-import type { Knex } from 'knex';
 import { formatUsd, parseUsd } from '../../../policy/money.js';
-import { readParent, requireBoundChild } from '../auth/lineage-parent.js';
+import { requireBoundChild } from '../auth/lineage-parent.js';
 import type { ParentCredential } from '../auth/credential-lineage.js';
-import { revokeSubtree } from '../auth/revoke-lineage.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
-import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
+import type { PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { PatRow, PatScope, PatStore } from './store/platform-stores.js';
 import type { CreatedPat, PatPage, PatView } from '../../shared/api-responses/pat-responses.js';
 
-/** The id shape of PATs, which the PAT lists' page cursors name. */
-const PAT_ID = /^pat_[0-9a-f]{24}$/;
+export type { PatScope } from './store/platform-stores.js';
 
-/** Narrows a PAT list or a revoke to the PATs of one scope (a seller's service PATs). */
-export interface PatScope {
-  scope_type: 'agent' | 'treasury' | 'service';
-  scope_id: string;
-}
-
-interface PatRow {
-  id: string;
-  scope_type: PatView['scope_type'];
-  scope_id: string;
-  gate: boolean;
-  label: string | null;
-  daily_cap_micro: string | null;
-  single_use: boolean;
-  created_at: Date;
-  expires_at: Date | null;
-  used_at: Date | null;
-  revoked_at: Date | null;
-  parent_token_id: string | null;
-  created_by: string;
+export interface PatServiceDeps {
+  store: PatStore;
+  metrics: Pick<TreasuryMetrics, 'tokensIssued'>;
+  clock: () => Date;
 }
 
 const toView = (r: PatRow): PatView => ({
@@ -62,11 +44,7 @@ const toView = (r: PatRow): PatView => ({
 });
 
 export class PatService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly metrics: TreasuryMetrics,
-    private readonly clock: () => Date,
-  ) {}
+  constructor(private readonly deps: PatServiceDeps) {}
 
   /** The scope a new PAT names: the given one if this account holds it, else the account's first (oldest) of that kind. One row read. */
   private async resolveScope(
@@ -74,22 +52,14 @@ export class PatService {
     scopeType: 'agent' | 'treasury' | 'service',
     scopeId: string | undefined,
   ): Promise<string> {
-    const oldest = [{ column: 'created_at' }, { column: 'id' }];
     if (scopeType === 'service') {
-      const seller = (await this.knex('sellers')
-        .where({ account_id: accountId, ...(scopeId === undefined ? {} : { id: scopeId }) })
-        .orderBy(oldest)
-        .first('id')) as { id: string } | undefined;
+      const seller = await this.deps.store.sellerScope(accountId, scopeId);
       if (!seller) throw new AppError('scope_not_found', { message: 'No such seller service on this account.' });
-      return seller.id;
+      return seller;
     }
-    const column = scopeType === 'agent' ? 'id' : 'treasury_account_id';
-    const agent = (await this.knex('agents')
-      .where({ account_id: accountId, ...(scopeId === undefined ? {} : { [column]: scopeId }) })
-      .orderBy(oldest)
-      .first(column)) as Record<string, string> | undefined;
+    const agent = await this.deps.store.agentScope(accountId, scopeType, scopeId);
     if (!agent) throw new AppError('scope_not_found');
-    return agent[column]!;
+    return agent;
   }
 
   async create(
@@ -116,7 +86,7 @@ export class PatService {
         message: 'gate: true goes with a treasury PAT (or use scope_type "gate" for a gate-only PAT).',
       });
     }
-    const now = this.clock();
+    const now = this.deps.clock();
     const parent = input.parent_pat_id === undefined ? null : await this.parentPat(accountId, input.parent_pat_id, now);
     let scopeId: string;
     if (input.scope_type === 'gate') {
@@ -139,26 +109,23 @@ export class PatService {
       now,
     );
     const pat = generateToken(TOKEN_PREFIXES.pat);
-    const [row] = (await this.knex('api_tokens')
-      .insert({
-        id: generateId('pat_'),
-        token_hash: hashToken(pat),
-        kind: 'pat',
-        scope_type: child.scopeType,
-        scope_id: child.scopeId,
-        gate: child.gate,
-        account_id: accountId,
-        label: input.label ?? null,
-        single_use: input.single_use ?? false,
-        daily_cap_micro: child.dailyCapMicro === null ? null : child.dailyCapMicro.toString(),
-        created_by: actor,
-        created_at: now,
-        expires_at: child.expiresAt,
-        parent_token_id: child.parentId,
-      })
-      .returning('*')) as PatRow[];
-    this.metrics.tokensIssued.inc({ kind: 'pat' });
-    return { ...toView(row!), pat };
+    const row = await this.deps.store.insert({
+      id: generateId('pat_'),
+      tokenHash: hashToken(pat),
+      label: input.label ?? null,
+      createdBy: actor,
+      createdAt: now,
+      accountId,
+      scopeType: child.scopeType,
+      scopeId: child.scopeId,
+      gate: child.gate,
+      singleUse: input.single_use ?? false,
+      dailyCapMicro: child.dailyCapMicro,
+      expiresAt: child.expiresAt,
+      parentId: child.parentId,
+    });
+    this.deps.metrics.tokensIssued.inc({ kind: 'pat' });
+    return { ...toView(row), pat };
   }
 
   /**
@@ -167,10 +134,10 @@ export class PatService {
    * bearer is fine, so never the 401 that would send it to sign in again.
    */
   private async parentPat(accountId: string, patId: string, now: Date): Promise<ParentCredential> {
-    const owned = await this.knex('api_tokens').where({ id: patId, account_id: accountId, kind: 'pat' }).first('id');
-    if (!owned) throw new AppError('pat_not_found');
     try {
-      return (await readParent(this.knex, patId, now)).parent;
+      const parent = await this.deps.store.ownedParent(accountId, patId, now);
+      if (!parent) throw new AppError('pat_not_found');
+      return parent;
     } catch (e) {
       if (e instanceof AppError && e.code === 'invalid_token')
         throw new AppError('lineage_exceeds_parent', {
@@ -182,8 +149,7 @@ export class PatService {
 
   /** A page of the account's PATs (of one scope when given), oldest first; never the secrets. */
   async list(accountId: string, request: PageRequest, scope?: PatScope): Promise<PatPage> {
-    const query = this.knex('api_tokens').where({ account_id: accountId, kind: 'pat', ...scope });
-    const { page, nextCursor } = await readKeysetPage<PatRow>(query, request, PAT_ID);
+    const { page, nextCursor } = await this.deps.store.page(accountId, request, scope);
     return { pats: page.map(toView), next_cursor: nextCursor };
   }
 
@@ -193,34 +159,22 @@ export class PatService {
    * the whole subtree from the bearer cache.
    */
   async revoke(accountId: string, patId: string, scope?: PatScope): Promise<PatView> {
-    return this.knex.transaction(async (trx) => {
-      const [row] = (await trx('api_tokens')
-        .where({ id: patId, account_id: accountId, kind: 'pat', ...scope })
-        .update({ revoked_at: trx.raw('COALESCE(revoked_at, now())') })
-        .returning('*')) as PatRow[];
-      if (!row) throw new AppError('pat_not_found');
-      await revokeSubtree(trx, [patId], row.revoked_at!);
-      return toView(row);
-    });
+    const row = await this.deps.store.revoke(accountId, patId, scope);
+    if (!row) throw new AppError('pat_not_found');
+    return toView(row);
   }
 
   async setDailyCap(accountId: string, patId: string, dailyCapUsd: string | null): Promise<PatView> {
-    const current = await this.knex('api_tokens')
-      .where({ id: patId, account_id: accountId, kind: 'pat' })
-      .first('scope_type', 'parent_token_id');
+    const current = await this.deps.store.capHolder(accountId, patId);
     if (!current) throw new AppError('pat_not_found');
     if (current.scope_type !== 'agent')
       throw new AppError('invalid_request', { message: 'daily_cap_usd applies to buyer (agent) PATs only.' });
-    // A PAT minted within another spends from that PAT's total under its cap (credential-lineage.ts).
+    // A PAT minted within another spends from that PAT's total under its cap (src/api/auth/credential-lineage.ts).
     if (current.parent_token_id !== null)
       throw new AppError('lineage_exceeds_parent', {
-        message: `This PAT spends under the daily cap of ${current.parent_token_id as string}; change that one.`,
+        message: `This PAT spends under the daily cap of ${current.parent_token_id}; change that one.`,
         fields: { refused: 'daily_cap', parent_token_id: current.parent_token_id },
       });
-    const [row] = (await this.knex('api_tokens')
-      .where({ id: patId })
-      .update({ daily_cap_micro: dailyCapUsd === null ? null : parseUsd(dailyCapUsd).toString() })
-      .returning('*')) as PatRow[];
-    return toView(row!);
+    return toView(await this.deps.store.setDailyCap(patId, dailyCapUsd === null ? null : parseUsd(dailyCapUsd)));
   }
 }

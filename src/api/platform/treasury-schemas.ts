@@ -1,6 +1,6 @@
 /** Request schemas of the Treasury account routes. */
 import { z } from 'zod';
-import { patLifetimeSeconds, plainText } from './common-schemas.js';
+import { patLifetimeSeconds, plainText } from '../http/schemas/common-schemas.js';
 
 export const mintTreasuryBodySchema = z
   .object({

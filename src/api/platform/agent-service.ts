@@ -2,48 +2,42 @@
  * Agents of an account: each has its own Treasury account, so its wallets and spend are separate from
  * its siblings'. The account session manages them; an agent's own PAT may read itself and add wallets to
  * its own Treasury account (never set their policy — that stays with the account owner). A wallet an agent
- * bearer adds gets a default policy no looser than its PAT's daily cap (../wallets/wallet-bounds.ts).
+ * bearer adds gets a default policy no looser than its PAT's daily cap (the wallets wing decides it, through
+ * the port ./agent-wallets.ts: the platform never imports the wallets wing).
  *
  * The account's list is paged like the wallet list, and a page's agents get their wallets from one query
- * for the whole page (`WalletService.firstActivePages`), not one per agent. Each agent in it carries what
+ * for the whole page (`AgentWallets.firstActivePages`), not one per agent. Each agent in it carries what
  * `GET /v1/agents/{id}` shows: its first 100 active wallets and where they continue. Not bounded: the
  * answer's size, up to 500 agents × 100 wallets on the largest page.
  */
-import type { Knex } from 'knex';
 import type { PageRequest } from '../db/keyset-cursor.js';
-import { readAccountPage } from './account-page.js';
+import type { StoreUnit } from '../db/store-unit.js';
 import { AppError } from '../errors/app-error.js';
-import type { IdentityService } from './identity-service.js';
-import type { WalletService } from '../wallets/wallet-service.js';
-import type { WalletBoundsConfig } from '../config/app-config.js';
-import { defaultAgentWalletPolicy } from '../wallets/wallet-bounds.js';
+import type { AccountService } from './account-service.js';
+import type { AgentWalletInput, AgentWallets } from './agent-wallets.js';
+import type { AgentRow, AgentStore } from './store/platform-stores.js';
+import { generateId } from '../auth/token-codec.js';
 import type { AgentPage, AgentView, WalletView } from '../../shared/api-responses/wallet-responses.js';
 
-/** The id shape of agents, which the agent list's page cursors name. */
-const AGENT_ID = /^agt_[0-9a-f]{24}$/;
+export type { AgentRow } from './store/platform-stores.js';
+
+export interface AgentServiceDeps {
+  store: AgentStore;
+  /** Each agent's own Treasury account. */
+  accounts: Pick<AccountService, 'create'>;
+  wallets: AgentWallets;
+  clock: () => Date;
+}
+
 /** Active wallets shown with each agent; `wallets_next_cursor` continues them. */
 const AGENT_WALLETS = 100;
 
-interface AgentRow {
-  id: string;
-  account_id: string;
-  label: string | null;
-  treasury_account_id: string;
-  created_at: Date;
-}
-
 export class AgentService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly identity: IdentityService,
-    private readonly wallets: WalletService,
-    private readonly clock: () => Date,
-    private readonly bounds: WalletBoundsConfig,
-  ) {}
+  constructor(private readonly deps: AgentServiceDeps) {}
 
   /** The views of agents, their wallets read in one query for all of them. */
   private async views(rows: readonly AgentRow[]): Promise<AgentView[]> {
-    const wallets = await this.wallets.firstActivePages(
+    const wallets = await this.deps.wallets.firstActivePages(
       rows.map((r) => r.treasury_account_id),
       AGENT_WALLETS,
     );
@@ -65,7 +59,7 @@ export class AgentService {
     caller: { accountId?: string | undefined; agentId?: string | undefined },
     agentId: string,
   ): Promise<AgentRow> {
-    const row = (await this.knex<AgentRow>('agents').where({ id: agentId }).first()) as AgentRow | undefined;
+    const row = await this.deps.store.get(agentId);
     const allowed =
       row && ((caller.accountId !== undefined && row.account_id === caller.accountId) || caller.agentId === row.id);
     if (!row || !allowed) throw new AppError('agent_not_found');
@@ -74,7 +68,7 @@ export class AgentService {
 
   /** A page of the account's agents, oldest first, each with its wallets; `next_cursor` (null on the last page) asks for the next. */
   async list(accountId: string, request: PageRequest): Promise<AgentPage> {
-    const { page, nextCursor } = await readAccountPage<AgentRow>(this.knex, 'agents', accountId, request, AGENT_ID);
+    const { page, nextCursor } = await this.deps.store.page(accountId, request);
     return { agents: await this.views(page), next_cursor: nextCursor };
   }
 
@@ -87,11 +81,28 @@ export class AgentService {
   }
 
   async spawn(accountId: string, label: string | undefined): Promise<AgentView> {
-    const now = this.clock();
-    const agentId = await this.knex.transaction((trx) =>
-      this.identity.spawnAgent(trx, accountId, label ?? 'agent', now),
-    );
+    const now = this.deps.clock();
+    const agentId = await this.deps.store.inUnit((unit) => this.spawnIn(unit, accountId, label ?? 'agent', now));
     return this.get({ accountId }, agentId);
+  }
+
+  /** A new agent with its own Treasury account (its key generated in the HSM), written in `unit`. */
+  async spawnIn(unit: StoreUnit, accountId: string, label: string, now: Date): Promise<string> {
+    const agentId = generateId('agt_');
+    const treasury = await this.deps.accounts.create({ owner_type: 'agent', owner_id: agentId }, accountId, unit);
+    await this.deps.store.insert(unit, {
+      id: agentId,
+      account_id: accountId,
+      label,
+      treasury_account_id: treasury.id,
+      created_at: now,
+    });
+    return agentId;
+  }
+
+  /** The account's first (oldest) agent, read in `unit`. */
+  firstOf(unit: StoreUnit, accountId: string): Promise<string> {
+    return this.deps.store.firstOf(unit, accountId);
   }
 
   /**
@@ -101,7 +112,7 @@ export class AgentService {
   async addWallet(
     caller: { accountId?: string | undefined; agentId?: string | undefined; patDailyCapMicro?: bigint | null },
     agentId: string,
-    input: { label?: string | undefined; chain?: string | undefined; policy?: Record<string, unknown> | undefined },
+    input: AgentWalletInput,
     actor: string,
   ): Promise<WalletView> {
     const agent = await this.load(caller, agentId);
@@ -109,9 +120,7 @@ export class AgentService {
     if (input.policy !== undefined && !byOwner) {
       throw new AppError('insufficient_scope', { message: 'Only the account owner (session) sets a wallet policy.' });
     }
-    const defaultPolicy = byOwner ? undefined : defaultAgentWalletPolicy(caller.patDailyCapMicro ?? null, this.bounds);
-    return this.wallets.create(agent.treasury_account_id, input as Parameters<WalletService['create']>[1], actor, {
-      defaultPolicy,
-    });
+    const agentBearer = byOwner ? null : { patDailyCapMicro: caller.patDailyCapMicro ?? null };
+    return this.deps.wallets.createForAgent(agent.treasury_account_id, input, actor, agentBearer);
   }
 }

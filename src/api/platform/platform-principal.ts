@@ -9,7 +9,7 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Authenticator, Principal } from '../../auth/authenticator.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
 
 /** The authenticated principal of a platform route's request. */
 export function platformPrincipalOf(auth: Authenticator): (ctx: Context) => Promise<Principal> {

@@ -1,7 +1,7 @@
 /** Request schemas of the agent routes (POST /v1/agents, POST /v1/agents/{id}/wallets). */
 import { z } from 'zod';
-import { plainText } from './common-schemas.js';
-import { createWalletBodySchema } from '../../wallets/wallet-schemas.js';
+import { plainText } from '../http/schemas/common-schemas.js';
+import { createWalletBodySchema } from '../http/schemas/wallet-body-schema.js';
 
 export const spawnAgentBodySchema = z.object({ label: plainText(128).optional() }).strict();
 

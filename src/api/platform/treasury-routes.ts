@@ -6,14 +6,14 @@
  * Treasury PATs retires it; another account's id is a 404.
  */
 import Router from '@koa/router';
-import type { Authenticator, Principal } from '../../auth/authenticator.js';
-import { requireTreasuryScope } from '../../auth/authenticator.js';
-import { AppError } from '../../errors/app-error.js';
-import type { AccountService } from '../../services/account-service.js';
-import { accountIdSchema } from '../schemas/common-schemas.js';
-import { issuePatBodySchema, mintTreasuryBodySchema } from '../schemas/treasury-schemas.js';
-import { validate } from '../validate.js';
-import type { ApiKeyRevoked } from '../../../shared/api-responses/account-responses.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
+import { requireTreasuryScope } from '../auth/authenticator.js';
+import { AppError } from '../errors/app-error.js';
+import type { AccountService } from './account-service.js';
+import { accountIdSchema } from '../http/schemas/common-schemas.js';
+import { issuePatBodySchema, mintTreasuryBodySchema } from './treasury-schemas.js';
+import { validate } from '../http/validate.js';
+import type { ApiKeyRevoked } from '../../shared/api-responses/account-responses.js';
 
 export function treasuryRoutes(deps: { auth: Authenticator; accounts: AccountService }): Router {
   const router = new Router();

@@ -1,9 +1,6 @@
-/** Request schemas of identity and PAT routes. */
+/** Request schemas of the PAT routes (./pat-routes.ts; a seller's service PATs, src/api/http/routes/seller-routes.ts). */
 import { z } from 'zod';
-import { patLifetimeSeconds, plainText, usdAmount } from './common-schemas.js';
-
-/** The sign-in body is defined beside its verifiers (src/api/identity/sign-in-body.ts). */
-export { initBodySchema, type InitBody } from '../../identity/sign-in-body.js';
+import { patLifetimeSeconds, plainText, usdAmount } from '../http/schemas/common-schemas.js';
 
 export const createPatBodySchema = z
   .object({

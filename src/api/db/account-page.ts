@@ -6,7 +6,7 @@
  * not defend: a table without an `account_id` column (the query fails).
  */
 import type { Knex } from 'knex';
-import { readKeysetPage, type PageRequest } from '../db/keyset-cursor.js';
+import { readKeysetPage, type PageRequest } from './keyset-cursor.js';
 
 export function readAccountPage<R extends { created_at: Date; id: string }>(
   knex: Knex,

@@ -1,15 +1,15 @@
 /**
- * The catalogue entries of the agent routes (agents and their wallets); src/api/api-catalog.ts puts every
- * family together.
+ * The catalogue entries of the agent routes (./agent-routes.ts: agents, their wallets and payments);
+ * src/api/api-catalog.ts puts every family together.
  *
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
- * not defend: what an agent's wallets may spend (their policies, src/api/pay/).
+ * not defend: who may call them (./agent-routes.ts).
  */
-import type { CatalogEntry } from './catalog-entry.js';
-import { agentPageSchema, agentViewSchema, walletViewSchema } from '../../../shared/api-responses/wallet-responses.js';
-import { paymentPageSchema } from '../../../shared/api-responses/payment-history-responses.js';
-import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { agentWalletBodySchema, spawnAgentBodySchema } from '../schemas/agent-schemas.js';
+import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
+import { paymentPageSchema } from '../../shared/api-responses/payment-history-responses.js';
+import { agentPageSchema, agentViewSchema, walletViewSchema } from '../../shared/api-responses/wallet-responses.js';
+import { agentWalletBodySchema, spawnAgentBodySchema } from './agent-schemas.js';
 
 export const AGENT_CATALOG: CatalogEntry[] = [
   {

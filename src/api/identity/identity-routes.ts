@@ -2,25 +2,22 @@
  * Platform identity and token routes: POST /v1/identity/nonce, POST /v1/identity/init (SIWE / SIWS →
  * `as_` sign-in session), POST /v1/identity/exchange-pat (agent PAT → a session bound to that agent),
  * GET /v1/auth/whoami (which kind of session, and its agent), POST /v1/auth/logout (the caller's session),
- * POST /v1/auth/sessions/revoke-all (every session of the account: the owner), and /v1/pats (create, list
- * page by page, revoke, change daily cap: the owner, i.e. a sign-in session — session-powers.ts). Platform
- * routes refuse the removed master keys with 401 `master_key_removed`.
+ * POST /v1/auth/sessions/revoke-all (every session of the account: the owner). The account's PATs are the
+ * platform's (src/api/platform/pat-routes.ts). Platform routes refuse the removed master keys with 401
+ * `master_key_removed`.
  */
 import Router from '@koa/router';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { requireSession } from '../../auth/session-powers.js';
-import { AppError } from '../../errors/app-error.js';
-import type { IdentityService } from '../../services/identity-service.js';
-import type { PatService } from '../../services/pat-service.js';
-import { createPatBodySchema, initBodySchema, patchPatBodySchema, patIdSchema } from '../schemas/identity-schemas.js';
-import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { platformRouter } from './platform-principal.js';
-import { validate } from '../validate.js';
-import type { Whoami } from '../../../shared/api-responses/identity-responses.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { requireSession } from '../auth/session-powers.js';
+import type { IdentityService } from './identity-service.js';
+import { initBodySchema } from './sign-in-body.js';
+import { platformRouter } from '../platform/platform-principal.js';
+import { validate } from '../http/validate.js';
+import type { Whoami } from '../../shared/api-responses/identity-responses.js';
 
 const AUTH_TYPE = { pat: 'pat', session: 'session', api_key: 'treasury_api_key' } as const;
 
-export function identityRoutes(deps: { auth: Authenticator; identity: IdentityService; pats: PatService }): Router {
+export function identityRoutes(deps: { auth: Authenticator; identity: IdentityService }): Router {
   const { router, principalOf: platformPrincipal } = platformRouter(deps.auth);
 
   router.post('/v1/identity/nonce', async (ctx) => {
@@ -79,34 +76,6 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
     ctx.body = revoked;
     deps.auth.forgetSessionsOf(accountId);
     for (const id of ended) deps.auth.forget(id);
-  });
-
-  router.post('/v1/pats', async (ctx) => {
-    const principal = await platformPrincipal(ctx);
-    const { accountId } = requireSession(principal, 'owner');
-    const body = validate(createPatBodySchema, ctx.state.body);
-    ctx.status = 201;
-    ctx.body = await deps.pats.create(accountId, body, principal.actor);
-  });
-
-  router.get('/v1/pats', async (ctx) => {
-    const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
-    ctx.body = await deps.pats.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
-  });
-
-  router.delete('/v1/pats/:id', async (ctx) => {
-    const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
-    const patId = validate(patIdSchema, ctx.params.id, 'path');
-    ctx.body = await deps.pats.revoke(accountId, patId);
-    deps.auth.forget(patId);
-  });
-
-  router.patch('/v1/pats/:id', async (ctx) => {
-    const { accountId } = requireSession(await platformPrincipal(ctx), 'owner');
-    const patId = validate(patIdSchema, ctx.params.id, 'path');
-    const body = validate(patchPatBodySchema, ctx.state.body);
-    ctx.body = await deps.pats.setDailyCap(accountId, patId, body.daily_cap_usd);
-    deps.auth.forget(patId);
   });
 
   return router;

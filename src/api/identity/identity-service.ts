@@ -11,17 +11,17 @@
  * every session of an account; both end every credential made within those sessions (revoke-lineage.ts).
  */
 import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
-import { readParent, requireBoundChild } from '../auth/lineage-parent.js';
-import { revokeSubtree } from '../auth/revoke-lineage.js';
+import { requireBoundChild } from '../auth/lineage-parent.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import type { Principal } from '../auth/authenticator.js';
+import type { StoreUnit } from '../db/store-unit.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { AccountService } from './account-service.js';
-import { verifySiwe, type VerifiedSignIn } from '../identity/sign-in-message.js';
-import type { InitBody } from '../identity/sign-in-body.js';
-import { verifySiws } from '../identity/siws-attestation.js';
+import type { AgentService } from '../platform/agent-service.js';
+import type { IdentityKey, IdentityStore } from './store/identity-store.js';
+import { verifySiwe, type VerifiedSignIn } from './sign-in-message.js';
+import type { InitBody } from './sign-in-body.js';
+import { verifySiws } from './siws-attestation.js';
 import type {
   IdentityNonce,
   LoggedOut,
@@ -35,18 +35,27 @@ export const MAX_LIVE_EXCHANGED_SESSIONS = 3;
 /** Dead nonces purged per issue: more than one, so a backlog (say, after the purge was added) drains. */
 const NONCE_PURGE_BATCH = 100;
 
+export interface IdentityServiceDeps {
+  store: IdentityStore;
+  /** A first sign-in's agent, spawned in the sign-in's unit of work (the platform wing). */
+  agents: Pick<AgentService, 'spawnIn' | 'firstOf'>;
+  metrics: Pick<TreasuryMetrics, 'tokensIssued'>;
+  options: {
+    publicUrl: string;
+    sessionTtlSeconds: number;
+    clock: () => Date;
+    evmChainIds: readonly number[];
+  };
+}
+
 export class IdentityService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly accounts: AccountService,
-    private readonly metrics: TreasuryMetrics,
-    private readonly options: {
-      publicUrl: string;
-      sessionTtlSeconds: number;
-      clock: () => Date;
-      evmChainIds: readonly number[];
-    },
-  ) {}
+  private readonly store: IdentityStore;
+  private readonly options: IdentityServiceDeps['options'];
+
+  constructor(private readonly deps: IdentityServiceDeps) {
+    this.store = deps.store;
+    this.options = deps.options;
+  }
 
   /**
    * A fresh nonce; each issue also purges up to NONCE_PURGE_BATCH used or expired ones, so the table holds
@@ -56,7 +65,7 @@ export class IdentityService {
     const nonce = randomBytes(16).toString('hex');
     const now = this.options.clock();
     const expiresAt = new Date(now.getTime() + NONCE_TTL_SECONDS * 1000);
-    await this.knex('identity_nonces').insert({ nonce, expires_at: expiresAt });
+    await this.store.insertNonce(nonce, expiresAt);
     await this.purgeDeadNonces(now);
     return { nonce, expires_at: expiresAt.toISOString() };
   }
@@ -66,17 +75,7 @@ export class IdentityService {
    * purge or a sign-in holds are skipped, never waited for. Returns how many were deleted.
    */
   async purgeDeadNonces(now: Date, limit = NONCE_PURGE_BATCH): Promise<number> {
-    return this.knex('identity_nonces')
-      .whereIn(
-        'nonce',
-        this.knex('identity_nonces')
-          .select('nonce')
-          .where((q) => q.where('expires_at', '<=', now).orWhereNotNull('used_at'))
-          .limit(limit)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .delete();
+    return this.store.purgeDeadNonces(now, limit);
   }
 
   /**
@@ -100,81 +99,49 @@ export class IdentityService {
       throw new AppError('sign_in_nonce_invalid', {
         message: 'The SIWS attestation in link_solana must carry the nonce of the SIWE message.',
       });
-    const key = (v: VerifiedSignIn) => ({
+    const key = (v: VerifiedSignIn): IdentityKey => ({
       chain: v.chain,
       address: v.chain === 'evm' ? v.address.toLowerCase() : v.address,
     });
     const proven = [key(primary), ...(linked ? [key(linked)] : [])];
 
-    return this.knex.transaction(async (trx) => {
-      const consumed = await trx('identity_nonces')
-        .where({ nonce: primary.nonce })
-        .whereNull('used_at')
-        .andWhere('expires_at', '>', now)
-        .update({ used_at: now });
-      if (consumed === 0) throw new AppError('sign_in_nonce_invalid');
-      // One lock per identity, always taken in the same order, so two sign-ins naming the same pair wait in turn.
-      const lockKeys = proven.map((id) => `identity:${id.chain}:${id.address}`).sort();
-      for (const lockKey of lockKeys) await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 11))', [lockKey]);
-      const known = (await trx('identities')
-        .where((q) => {
-          for (const id of proven) q.orWhere(id);
-        })
-        .select('chain', 'address', 'account_id')) as Array<{ chain: string; address: string; account_id: string }>;
-      const accountIds = [...new Set(known.map((r) => r.account_id))];
-      if (accountIds.length > 1) {
-        const other = known.find((r) => r.chain === 'solana') ?? known[known.length - 1]!;
-        throw new AppError('identity_already_linked', { fields: { chain: other.chain, address: other.address } });
-      }
-      let accountId: string;
-      let created = false;
-      if (accountIds.length === 1) {
-        accountId = accountIds[0]!;
-      } else {
-        accountId = generateId('acc_');
-        created = true;
-        await trx('accounts').insert({ id: accountId, created_at: now });
-      }
-      for (const [i, id] of proven.entries()) {
-        if (known.some((r) => r.chain === id.chain && r.address === id.address)) {
-          await trx('identities').where(id).update({ last_sign_in_at: now });
-          continue;
-        }
-        await trx('identities')
-          .insert({
-            ...id,
-            account_id: accountId,
-            created_at: now,
-            last_sign_in_at: now,
-            // The identity that signed in to a new account is its own; any other was linked to the account.
-            linked_at: created && i === 0 ? null : now,
-          })
-          .catch((err: unknown) => {
-            if ((err as { code?: string }).code === '23505')
-              throw new AppError('identity_already_linked', { fields: id, cause: err });
-            throw err;
-          });
-      }
-      if (created) await this.spawnAgent(trx, accountId, 'default', now);
-      const agent = await trx('agents').where({ account_id: accountId }).orderBy('created_at').first('id');
-      const session = await this.issueSession(trx, { accountId, origin: 'sign_in' }, now);
-      this.metrics.tokensIssued.inc({ kind: 'session' });
-      return { ...session, account_id: accountId, agent_id: agent.id as string, created };
-    });
+    const session = await this.store.inUnit((unit) => this.signIn(unit, primary.nonce, proven, now));
+    this.deps.metrics.tokensIssued.inc({ kind: 'session' });
+    return session;
   }
 
-  /** A new agent with its own Treasury account (its key generated in the HSM). */
-  async spawnAgent(trx: Knex.Transaction, accountId: string, label: string, now: Date): Promise<string> {
-    const agentId = generateId('agt_');
-    const treasury = await this.accounts.create({ owner_type: 'agent', owner_id: agentId }, accountId, undefined, trx);
-    await trx('agents').insert({
-      id: agentId,
-      account_id: accountId,
-      label,
-      treasury_account_id: treasury.id,
-      created_at: now,
-    });
-    return agentId;
+  /** The sign-in's writes, in one unit: the nonce used, the identities linked, the account and agent, the session. */
+  private async signIn(unit: StoreUnit, nonce: string, proven: IdentityKey[], now: Date): Promise<SessionGrant> {
+    if (!(await this.store.consumeNonce(unit, nonce, now))) throw new AppError('sign_in_nonce_invalid');
+    // One lock per identity, always taken in the same order, so two sign-ins naming the same pair wait in turn.
+    const lockKey = (id: IdentityKey) => `identity:${id.chain}:${id.address}`;
+    await this.store.lockIdentities(
+      unit,
+      [...proven].sort((a, b) => (lockKey(a) < lockKey(b) ? -1 : lockKey(a) > lockKey(b) ? 1 : 0)),
+    );
+    const known = await this.store.findIdentities(unit, proven);
+    const accountIds = [...new Set(known.map((r) => r.account_id))];
+    if (accountIds.length > 1) {
+      const other = known.find((r) => r.chain === 'solana') ?? known[known.length - 1]!;
+      throw new AppError('identity_already_linked', { fields: { chain: other.chain, address: other.address } });
+    }
+    const created = accountIds.length === 0;
+    const accountId = created ? generateId('acc_') : accountIds[0]!;
+    if (created) await this.store.createAccount(unit, accountId, now);
+    for (const [i, id] of proven.entries()) {
+      if (known.some((r) => r.chain === id.chain && r.address === id.address)) {
+        await this.store.touchIdentity(unit, id, now);
+        continue;
+      }
+      // The identity that signed in to a new account is its own; any other was linked to the account.
+      const linkedAt = created && i === 0 ? null : now;
+      if (!(await this.store.linkIdentity(unit, id, accountId, { now, linkedAt })))
+        throw new AppError('identity_already_linked', { fields: { chain: id.chain, address: id.address } });
+    }
+    if (created) await this.deps.agents.spawnIn(unit, accountId, 'default', now);
+    const agentId = await this.deps.agents.firstOf(unit, accountId);
+    const session = await this.issueSession(unit, { accountId, origin: 'sign_in' }, now);
+    return { ...session, account_id: accountId, agent_id: agentId, created };
   }
 
   /**
@@ -182,7 +149,7 @@ export class IdentityService {
    * parent, with the expiry credential-lineage.ts bounded.
    */
   private async issueSession(
-    trx: Knex.Transaction,
+    unit: StoreUnit,
     from:
       | { accountId: string; origin: 'sign_in' }
       | { accountId: string; origin: 'pat_exchange'; agentId: string; patId: string; expiresAt: Date },
@@ -191,18 +158,18 @@ export class IdentityService {
     const session = generateToken(TOKEN_PREFIXES.session);
     const expiresAt =
       from.origin === 'pat_exchange' ? from.expiresAt : new Date(now.getTime() + this.options.sessionTtlSeconds * 1000);
-    await trx('api_tokens').insert({
+    const exchanged = from.origin === 'pat_exchange';
+    await this.store.insertSession(unit, {
       id: generateId('ses_'),
-      token_hash: hashToken(session),
-      kind: 'session',
-      scope_type: from.origin === 'pat_exchange' ? 'agent' : 'account',
-      scope_id: from.origin === 'pat_exchange' ? from.agentId : from.accountId,
-      account_id: from.accountId,
-      session_origin: from.origin,
-      parent_token_id: from.origin === 'pat_exchange' ? from.patId : null,
-      created_by: from.origin === 'pat_exchange' ? from.patId : from.accountId,
-      created_at: now,
-      expires_at: expiresAt,
+      tokenHash: hashToken(session),
+      scopeType: exchanged ? 'agent' : 'account',
+      scopeId: exchanged ? from.agentId : from.accountId,
+      accountId: from.accountId,
+      origin: from.origin,
+      parentId: exchanged ? from.patId : null,
+      createdBy: exchanged ? from.patId : from.accountId,
+      createdAt: now,
+      expiresAt,
     });
     return { session, expires_at: expiresAt.toISOString() };
   }
@@ -218,15 +185,14 @@ export class IdentityService {
     if (principal.kind !== 'token' || principal.tokenKind !== 'pat' || principal.scopeType !== 'agent') {
       throw new AppError('insufficient_scope', { message: 'Only an agent PAT can be exchanged for a session.' });
     }
-    const agent = await this.knex('agents').where({ id: principal.scopeId }).first('id', 'account_id');
+    const agent = await this.store.agent(principal.scopeId);
     if (!agent) throw new AppError('invalid_token');
     const now = this.options.clock();
-    const { ended, ...session } = await this.knex.transaction(async (trx) => {
+    const { ended, ...session } = await this.store.inUnit(async (unit) => {
       // Under the PAT's row lock: a revocation committed first is seen here, one committed after revokes this
       // session too; two exchanges of one PAT take turns, so the bound below holds.
-      const locked = await trx('api_tokens').where({ id: principal.tokenId }).forUpdate().first('id');
-      if (!locked) throw new AppError('invalid_token');
-      const { parent } = await readParent(trx, principal.tokenId, now);
+      if (!(await this.store.lockCredential(unit, principal.tokenId))) throw new AppError('invalid_token');
+      const parent = await this.store.parentOf(unit, principal.tokenId, now);
       const child = requireBoundChild(
         parent,
         {
@@ -239,7 +205,7 @@ export class IdentityService {
         now,
       );
       const issued = await this.issueSession(
-        trx,
+        unit,
         {
           accountId: agent.account_id,
           origin: 'pat_exchange',
@@ -249,61 +215,39 @@ export class IdentityService {
         },
         now,
       );
-      return { ...issued, ended: await this.endOldestExchanged(trx, principal.tokenId, now) };
+      return { ...issued, ended: await this.endOldestExchanged(unit, principal.tokenId, now) };
     });
-    this.metrics.tokensIssued.inc({ kind: 'session' });
+    this.deps.metrics.tokensIssued.inc({ kind: 'session' });
     return { ...session, account_id: agent.account_id, agent_id: agent.id, created: false, ended };
   }
 
   /** Revokes the live sessions of a PAT beyond the newest MAX_LIVE_EXCHANGED_SESSIONS; returns their ids. */
-  private async endOldestExchanged(trx: Knex.Transaction, patId: string, now: Date): Promise<string[]> {
-    const stale = (await trx('api_tokens')
-      .where({ parent_token_id: patId, kind: 'session' })
-      .whereNull('revoked_at')
-      .where((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .offset(MAX_LIVE_EXCHANGED_SESSIONS)
-      .select('id')) as Array<{ id: string }>;
-    return revokeSubtree(
-      trx,
-      stale.map((r) => r.id),
-      now,
-    );
+  private async endOldestExchanged(unit: StoreUnit, patId: string, now: Date): Promise<string[]> {
+    const stale = await this.store.liveSessionsBeyond(unit, patId, now, MAX_LIVE_EXCHANGED_SESSIONS);
+    return this.store.revokeTree(unit, stale, now);
   }
 
   /** Ends one session (the caller's own) and every credential made within it; idempotent. */
   async logout(sessionId: string): Promise<LoggedOut & { ended: string[] }> {
-    return this.knex.transaction(async (trx) => {
-      const [row] = (await trx('api_tokens')
-        .where({ id: sessionId, kind: 'session' })
-        .update({ revoked_at: trx.raw('COALESCE(revoked_at, ?)', [this.options.clock()]) })
-        .returning(['id', 'revoked_at'])) as Array<{ id: string; revoked_at: Date }>;
+    return this.store.inUnit(async (unit) => {
+      const row = await this.store.endSession(unit, sessionId, this.options.clock());
       if (!row) throw new AppError('invalid_token');
-      const ended = await revokeSubtree(trx, [row.id], row.revoked_at);
+      const ended = await this.store.revokeTree(unit, [row.id], row.revoked_at);
       return { session_id: row.id, revoked_at: row.revoked_at.toISOString(), ended };
     });
   }
 
   /**
    * Ends every live session of an account, sign-in and exchanged alike, and every credential made within
-   * them (revoke-lineage.ts), in one transaction. PATs the owner minted with a sign-in session are roots of
-   * the account, not the session's children: they stay (revoked one by one with DELETE /v1/pats/{id}).
+   * them (src/api/auth/revoke-lineage.ts), in one unit of work. PATs the owner minted with a sign-in session
+   * are roots of the account, not the session's children: they stay (revoked one by one with DELETE
+   * /v1/pats/{id}).
    */
   async revokeAllSessions(accountId: string): Promise<SessionsRevoked & { ended: string[] }> {
-    return this.knex.transaction(async (trx) => {
+    return this.store.inUnit(async (unit) => {
       const now = this.options.clock();
-      const live = (await trx('api_tokens')
-        .where({ account_id: accountId, kind: 'session' })
-        .whereNull('revoked_at')
-        .select('id')) as Array<{ id: string }>;
-      const ended = await revokeSubtree(
-        trx,
-        live.map((r) => r.id),
-        now,
-      );
+      const live = await this.store.unrevokedSessionsOf(unit, accountId);
+      const ended = await this.store.revokeTree(unit, live, now);
       return { account_id: accountId, revoked: live.length, ended };
     });
   }

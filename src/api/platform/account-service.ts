@@ -1,0 +1,151 @@
+/**
+ * Treasury accounts: minting (a per-account key generated in the HSM, stored only wrapped) and
+ * Treasury-scoped PATs (by the operator or the account's legacy api key only; lineage in
+ * credential-lineage.ts). Secrets are returned once and stored only as SHA-256.
+ */
+import { requireBoundChild } from '../auth/lineage-parent.js';
+import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { StoreUnit } from '../db/store-unit.js';
+import type { AccountRow, AccountStore } from './store/platform-stores.js';
+import type { IssuedTreasuryPat, MintedAccount } from '../../shared/api-responses/account-responses.js';
+
+export type { AccountRow } from './store/platform-stores.js';
+
+/** What an account needs of the signer: a new account key, generated in the HSM and returned only wrapped. */
+export interface AccountKeySigner {
+  call(method: 'create_account_key', params: Record<string, never>): Promise<{ account_key_ref: string }>;
+}
+
+export interface AccountServiceDeps {
+  store: AccountStore;
+  signer: AccountKeySigner;
+  metrics: TreasuryMetrics;
+}
+
+export class AccountService {
+  constructor(private readonly deps: AccountServiceDeps) {}
+
+  async mint(input: { owner_type: string; owner_id: string }, actor: string): Promise<MintedAccount> {
+    const apiKey = generateToken(TOKEN_PREFIXES.api_key);
+    const { id, created_at } = await this.write(input, actor, (now) => ({
+      id: generateId('tok_'),
+      tokenHash: hashToken(apiKey),
+      label: 'api_key',
+      createdBy: actor,
+      createdAt: now,
+    }));
+    this.deps.metrics.tokensIssued.inc({ kind: 'api_key' });
+    return {
+      id,
+      owner_type: input.owner_type,
+      owner_id: input.owner_id,
+      status: 'active',
+      created_at: created_at.toISOString(),
+      api_key: apiKey,
+    };
+  }
+
+  /**
+   * Creates a Treasury account (its key generated in the HSM, stored wrapped), in `unit` when given (e.g. the
+   * agent that will hold it, written in the same unit).
+   */
+  async create(
+    input: { owner_type: string; owner_id: string },
+    actor: string,
+    unit?: StoreUnit,
+  ): Promise<{ id: string; created_at: Date }> {
+    return this.write(input, actor, () => undefined, unit);
+  }
+
+  private async write(
+    input: { owner_type: string; owner_id: string },
+    actor: string,
+    apiKey: (now: Date) => Parameters<AccountStore['create']>[2],
+    unit?: StoreUnit,
+  ): Promise<{ id: string; created_at: Date }> {
+    const { account_key_ref } = await this.deps.signer.call('create_account_key', {});
+    const id = generateId('acct_');
+    const now = new Date();
+    const account = { id, owner_type: input.owner_type, owner_id: input.owner_id, account_key_ref, created_at: now };
+    await this.deps.store.create(account, actor, apiKey(now), unit);
+    this.deps.metrics.accountsMinted.inc();
+    return { id, created_at: now };
+  }
+
+  async get(accountId: string): Promise<AccountRow> {
+    const row = await this.deps.store.get(accountId);
+    if (!row) throw new AppError('account_not_found');
+    return row;
+  }
+
+  /**
+   * Revokes the account's legacy api key (`xx_treasury_sk_`) and every credential made with it
+   * (src/api/auth/revoke-lineage.ts), with an audit row; idempotent (the first revocation's time is kept).
+   * `successor`: the Treasury PAT asking, when the key minted it, is kept and becomes a root of the Treasury
+   * account (the documented way to retire the key: mint a PAT with it, then revoke the key with that PAT); it
+   * keeps its own expiry. An account without a key (agents' accounts) is `api_key_not_found`.
+   */
+  async revokeApiKey(
+    accountId: string,
+    actor: string,
+    successor: string | null = null,
+  ): Promise<{ revoked_at: string; token_ids: string[] }> {
+    await this.get(accountId);
+    const revoked = await this.deps.store.revokeApiKey(accountId, actor, successor, new Date());
+    if (revoked.outcome === 'none') throw new AppError('api_key_not_found');
+    return { revoked_at: revoked.revokedAt.toISOString(), token_ids: revoked.tokenIds };
+  }
+
+  /**
+   * A Treasury PAT of the account, minted by the operator (a root) or by the account's legacy api key (its
+   * child: src/api/auth/credential-lineage.ts bounds it, and revoking the key revokes it, unless it is the
+   * successor that revokes the key). It belongs to the platform account whose agent holds this Treasury
+   * account, if any, so that owner lists and revokes it.
+   */
+  async issueTreasuryPat(
+    accountId: string,
+    input: { label?: string | undefined; expires_in_seconds?: number | undefined },
+    minter: { actor: string; parentTokenId: string | null },
+  ): Promise<IssuedTreasuryPat> {
+    await this.get(accountId);
+    const token = generateToken(TOKEN_PREFIXES.pat);
+    const id = generateId('pat_');
+    const now = new Date();
+    const parent = minter.parentTokenId === null ? null : await this.deps.store.parentOf(minter.parentTokenId, now);
+    const child = requireBoundChild(
+      parent,
+      {
+        scopeType: 'treasury',
+        scopeId: accountId,
+        gate: false,
+        expiresAt: input.expires_in_seconds ? new Date(now.getTime() + input.expires_in_seconds * 1000) : null,
+        dailyCapMicro: undefined,
+      },
+      now,
+    );
+    const ownerAccountId = await this.deps.store.ownerOfTreasury(accountId);
+    await this.deps.store.insertTreasuryPat({
+      id,
+      tokenHash: hashToken(token),
+      label: input.label ?? null,
+      createdBy: minter.actor,
+      createdAt: now,
+      accountId,
+      ownerAccountId,
+      expiresAt: child.expiresAt,
+      parentId: child.parentId,
+    });
+    this.deps.metrics.tokensIssued.inc({ kind: 'pat' });
+    return {
+      id,
+      token,
+      scope_type: 'treasury',
+      scope_id: accountId,
+      label: input.label ?? null,
+      created_at: now.toISOString(),
+      expires_at: child.expiresAt?.toISOString() ?? null,
+    };
+  }
+}

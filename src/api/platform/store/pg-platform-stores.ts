@@ -1,0 +1,220 @@
+/**
+ * The platform wing's stores over PostgreSQL (./platform-stores.ts says what each method means): every query of
+ * accounts, agents and PATs is here. A `StoreUnit` is a knex transaction.
+ *
+ * Defends: the atomicity each interface promises (an account and its audit row, a PAT and its audit row, a
+ * revocation and its subtree commit together). Does not defend: who may call them (the services and routes).
+ */
+import type { Knex } from 'knex';
+import { appendAuditEvent } from '../../audit/audit-ledger.js';
+import { readParent } from '../../auth/lineage-parent.js';
+import { revokeSubtree } from '../../auth/revoke-lineage.js';
+import { readAccountPage } from '../../db/account-page.js';
+import { readKeysetPage, type PageRequest } from '../../db/keyset-cursor.js';
+import { pgUnitRunner, trxOf } from '../../db/store-unit.js';
+import type {
+  AccountRow,
+  AccountStore,
+  AgentRow,
+  AgentStore,
+  NewCredential,
+  NewPat,
+  PatRow,
+  PatScope,
+  PatStore,
+} from './platform-stores.js';
+
+/** The id shape of agents, which the agent list's page cursors name. */
+const AGENT_ID = /^agt_[0-9a-f]{24}$/;
+/** The id shape of PATs, which the PAT lists' page cursors name. */
+const PAT_ID = /^pat_[0-9a-f]{24}$/;
+
+const credentialColumns = (c: NewCredential) => ({
+  id: c.id,
+  token_hash: c.tokenHash,
+  label: c.label,
+  created_by: c.createdBy,
+  created_at: c.createdAt,
+});
+
+export function pgAccountStore(knex: Knex): AccountStore {
+  const write = async (
+    trx: Knex.Transaction,
+    account: Omit<AccountRow, 'status'>,
+    actor: string,
+    key?: NewCredential,
+  ) => {
+    await trx('treasury_accounts').insert({ ...account, status: 'active' });
+    if (key)
+      await trx('api_tokens').insert({
+        ...credentialColumns(key),
+        kind: 'api_key',
+        scope_type: 'treasury',
+        scope_id: account.id,
+      });
+    await appendAuditEvent(trx, {
+      chainKey: account.id,
+      eventType: 'account.minted',
+      actor,
+      payload: { owner_type: account.owner_type, owner_id: account.owner_id },
+      at: account.created_at,
+    });
+  };
+  return {
+    ...pgUnitRunner(knex),
+    async create(account, actor, apiKey, unit) {
+      if (unit) await write(trxOf(unit), account, actor, apiKey);
+      else await knex.transaction((trx) => write(trx, account, actor, apiKey));
+    },
+    async get(accountId) {
+      return (await knex<AccountRow>('treasury_accounts').where({ id: accountId }).first()) as AccountRow | undefined;
+    },
+    revokeApiKey: (accountId, actor, successor, now) =>
+      knex.transaction(async (trx) => {
+        const keys = (await trx('api_tokens')
+          .where({ kind: 'api_key', scope_type: 'treasury', scope_id: accountId })
+          .forUpdate()
+          .select('id', 'revoked_at')) as Array<{ id: string; revoked_at: Date | null }>;
+        if (keys.length === 0) return { outcome: 'none' as const };
+        const live = keys.filter((k) => k.revoked_at === null).map((k) => k.id);
+        if (live.length === 0)
+          return { outcome: 'already' as const, revokedAt: keys[0]!.revoked_at!, tokenIds: keys.map((k) => k.id) };
+        const kept =
+          successor === null
+            ? 0
+            : await trx('api_tokens')
+                .where({ id: successor, kind: 'pat' })
+                .whereIn('parent_token_id', live)
+                .update({ parent_token_id: null });
+        const ended = await revokeSubtree(trx, live, now);
+        await appendAuditEvent(trx, {
+          chainKey: accountId,
+          eventType: 'api_key.revoked',
+          actor,
+          payload: { token_ids: live, successor: kept > 0 ? successor : null, ended: ended.length },
+          at: now,
+        });
+        return {
+          outcome: 'revoked' as const,
+          revokedAt: now,
+          tokenIds: [...new Set([...keys.map((k) => k.id), ...ended])],
+        };
+      }),
+    async ownerOfTreasury(treasuryAccountId) {
+      const owner = (await knex('agents').where({ treasury_account_id: treasuryAccountId }).first('account_id')) as
+        { account_id: string } | undefined;
+      return owner?.account_id ?? null;
+    },
+    parentOf: async (tokenId, now) => (await readParent(knex, tokenId, now)).parent,
+    insertTreasuryPat: (pat) =>
+      knex.transaction(async (trx) => {
+        await trx('api_tokens').insert({
+          ...credentialColumns(pat),
+          kind: 'pat',
+          scope_type: 'treasury',
+          scope_id: pat.accountId,
+          account_id: pat.ownerAccountId,
+          expires_at: pat.expiresAt,
+          parent_token_id: pat.parentId,
+        });
+        await appendAuditEvent(trx, {
+          chainKey: pat.accountId,
+          eventType: 'pat.issued',
+          actor: pat.createdBy,
+          payload: { pat_id: pat.id, label: pat.label, expires_at: pat.expiresAt?.toISOString() ?? null },
+          at: pat.createdAt,
+        });
+      }),
+  };
+}
+
+export function pgAgentStore(knex: Knex): AgentStore {
+  return {
+    ...pgUnitRunner(knex),
+    async get(agentId) {
+      return (await knex<AgentRow>('agents').where({ id: agentId }).first()) as AgentRow | undefined;
+    },
+    page: (accountId, request: PageRequest) => readAccountPage<AgentRow>(knex, 'agents', accountId, request, AGENT_ID),
+    async insert(unit, agent) {
+      await trxOf(unit)('agents').insert(agent);
+    },
+    async firstOf(unit, accountId) {
+      const agent = await trxOf(unit)('agents').where({ account_id: accountId }).orderBy('created_at').first('id');
+      return agent.id as string;
+    },
+  };
+}
+
+const OLDEST = [{ column: 'created_at' }, { column: 'id' }];
+
+export function pgPatStore(knex: Knex): PatStore {
+  const ofAccount = (accountId: string, scope?: PatScope) => ({ account_id: accountId, kind: 'pat', ...scope });
+  return {
+    async sellerScope(accountId, sellerId) {
+      const seller = (await knex('sellers')
+        .where({ account_id: accountId, ...(sellerId === undefined ? {} : { id: sellerId }) })
+        .orderBy(OLDEST)
+        .first('id')) as { id: string } | undefined;
+      return seller?.id;
+    },
+    async agentScope(accountId, by, scopeId) {
+      const column = by === 'agent' ? 'id' : 'treasury_account_id';
+      const agent = (await knex('agents')
+        .where({ account_id: accountId, ...(scopeId === undefined ? {} : { [column]: scopeId }) })
+        .orderBy(OLDEST)
+        .first(column)) as Record<string, string> | undefined;
+      return agent?.[column];
+    },
+    async ownedParent(accountId, patId, now) {
+      const owned = await knex('api_tokens').where({ id: patId, account_id: accountId, kind: 'pat' }).first('id');
+      if (!owned) return undefined;
+      return (await readParent(knex, patId, now)).parent;
+    },
+    async insert(pat: NewPat) {
+      const [row] = (await knex('api_tokens')
+        .insert({
+          ...credentialColumns(pat),
+          kind: 'pat',
+          scope_type: pat.scopeType,
+          scope_id: pat.scopeId,
+          gate: pat.gate,
+          account_id: pat.accountId,
+          single_use: pat.singleUse,
+          daily_cap_micro: pat.dailyCapMicro === null ? null : pat.dailyCapMicro.toString(),
+          expires_at: pat.expiresAt,
+          parent_token_id: pat.parentId,
+        })
+        .returning('*')) as PatRow[];
+      return row!;
+    },
+    page: (accountId, request, scope) =>
+      readKeysetPage<PatRow>(knex('api_tokens').where(ofAccount(accountId, scope)), request, PAT_ID),
+    revoke: (accountId, patId, scope) =>
+      knex.transaction(async (trx) => {
+        const [row] = (await trx('api_tokens')
+          .where({ id: patId, ...ofAccount(accountId, scope) })
+          .update({ revoked_at: trx.raw('COALESCE(revoked_at, now())') })
+          .returning('*')) as PatRow[];
+        if (row) await revokeSubtree(trx, [patId], row.revoked_at!);
+        return row;
+      }),
+    async capHolder(accountId, patId) {
+      return (await knex('api_tokens')
+        .where({ id: patId, ...ofAccount(accountId) })
+        .first('scope_type', 'parent_token_id')) as
+        { scope_type: PatRow['scope_type']; parent_token_id: string | null } | undefined;
+    },
+    async setDailyCap(patId, dailyCapMicro) {
+      const [row] = (await knex('api_tokens')
+        .where({ id: patId })
+        .update({ daily_cap_micro: dailyCapMicro === null ? null : dailyCapMicro.toString() })
+        .returning('*')) as PatRow[];
+      return row!;
+    },
+  };
+}
+
+/** The platform wing's stores over one knex pool. */
+export function pgPlatformStores(knex: Knex): { accounts: AccountStore; agents: AgentStore; pats: PatStore } {
+  return { accounts: pgAccountStore(knex), agents: pgAgentStore(knex), pats: pgPatStore(knex) };
+}

@@ -1,0 +1,146 @@
+/**
+ * What the platform wing's services (accounts, agents, PATs) need from storage, in their own words: the
+ * store interfaces. `pg-platform-stores.ts` implements them over PostgreSQL (all the wing's SQL lives
+ * there); test/support/fake-platform-stores.ts keeps them in memory for the services' unit tests.
+ *
+ * Defends: a service reaching a table directly (every read and write goes through one of these methods, so
+ * each rule the service owns can be tested through the fake). Does not defend: the rules themselves (each
+ * service's), nor two wings' writes being in one transaction unless they share the `StoreUnit` passed down.
+ */
+import type { ScopeType } from '../../auth/authenticator.js';
+import type { ParentCredential } from '../../auth/credential-lineage.js';
+import type { PageRequest } from '../../db/keyset-cursor.js';
+import type { StoreUnit, UnitRunner } from '../../db/store-unit.js';
+import type { PatView } from '../../../shared/api-responses/pat-responses.js';
+
+export type { StoreUnit, UnitRunner } from '../../db/store-unit.js';
+
+export interface AccountRow {
+  id: string;
+  owner_type: string;
+  owner_id: string;
+  account_key_ref: string;
+  status: string;
+  created_at: Date;
+}
+
+/** A credential row to write: its secret only as a hash. */
+export interface NewCredential {
+  id: string;
+  tokenHash: string;
+  label: string | null;
+  createdBy: string;
+  createdAt: Date;
+}
+
+export interface AccountStore extends UnitRunner {
+  /**
+   * Writes a Treasury account, its `account.minted` audit row and (for a minted account) its legacy api key,
+   * in `unit` when given, else in a unit of its own.
+   */
+  create(
+    account: Omit<AccountRow, 'status'>,
+    actor: string,
+    apiKey: NewCredential | undefined,
+    unit?: StoreUnit,
+  ): Promise<void>;
+  get(accountId: string): Promise<AccountRow | undefined>;
+  /**
+   * Revokes the account's legacy api keys and every credential made with them, keeping `successor` (a PAT the
+   * key minted) as a root, with an `api_key.revoked` audit row. `none`: the account has no key; `already`:
+   * every key was revoked before (the first revocation's time and the keys' ids).
+   */
+  revokeApiKey(
+    accountId: string,
+    actor: string,
+    successor: string | null,
+    now: Date,
+  ): Promise<{ outcome: 'none' } | { outcome: 'already' | 'revoked'; revokedAt: Date; tokenIds: string[] }>;
+  /** The platform account whose agent holds this Treasury account, if any. */
+  ownerOfTreasury(treasuryAccountId: string): Promise<string | null>;
+  /** The live credential `tokenId` as a lineage parent (`invalid_token` when it is not live). */
+  parentOf(tokenId: string, now: Date): Promise<ParentCredential>;
+  /** Writes a Treasury PAT and its `pat.issued` audit row together. */
+  insertTreasuryPat(
+    pat: NewCredential & {
+      accountId: string;
+      ownerAccountId: string | null;
+      expiresAt: Date | null;
+      parentId: string | null;
+    },
+  ): Promise<void>;
+}
+
+export interface AgentRow {
+  id: string;
+  account_id: string;
+  label: string | null;
+  treasury_account_id: string;
+  created_at: Date;
+}
+
+export interface AgentStore extends UnitRunner {
+  get(agentId: string): Promise<AgentRow | undefined>;
+  /** A page of the account's agents, oldest first. */
+  page(accountId: string, request: PageRequest): Promise<{ page: AgentRow[]; nextCursor: string | null }>;
+  insert(unit: StoreUnit, agent: AgentRow): Promise<void>;
+  /** The account's first (oldest) agent, read in `unit`. */
+  firstOf(unit: StoreUnit, accountId: string): Promise<string>;
+}
+
+/** A PAT as stored (never its secret). */
+export interface PatRow {
+  id: string;
+  scope_type: PatView['scope_type'];
+  scope_id: string;
+  gate: boolean;
+  label: string | null;
+  daily_cap_micro: string | null;
+  single_use: boolean;
+  created_at: Date;
+  expires_at: Date | null;
+  used_at: Date | null;
+  revoked_at: Date | null;
+  parent_token_id: string | null;
+  created_by: string;
+}
+
+/** Narrows a PAT list or a revoke to the PATs of one scope (a seller's service PATs). */
+export interface PatScope {
+  scope_type: 'agent' | 'treasury' | 'service';
+  scope_id: string;
+}
+
+export interface NewPat extends NewCredential {
+  accountId: string;
+  scopeType: ScopeType;
+  scopeId: string;
+  gate: boolean;
+  singleUse: boolean;
+  dailyCapMicro: bigint | null;
+  expiresAt: Date | null;
+  parentId: string | null;
+}
+
+export interface PatStore {
+  /** The account's seller service `sellerId` (else its oldest), if the account has it. */
+  sellerScope(accountId: string, sellerId: string | undefined): Promise<string | undefined>;
+  /** The account's agent (by agent id, or by its Treasury account id), else its oldest; that id, if any. */
+  agentScope(accountId: string, by: 'agent' | 'treasury', scopeId: string | undefined): Promise<string | undefined>;
+  /** `patId` as a lineage parent if it is a PAT of the account; undefined if it is not. */
+  ownedParent(accountId: string, patId: string, now: Date): Promise<ParentCredential | undefined>;
+  insert(pat: NewPat): Promise<PatRow>;
+  page(
+    accountId: string,
+    request: PageRequest,
+    scope: PatScope | undefined,
+  ): Promise<{ page: PatRow[]; nextCursor: string | null }>;
+  /** Revokes the account's PAT and every credential below it, together; undefined if it has no such PAT. */
+  revoke(accountId: string, patId: string, scope: PatScope | undefined): Promise<PatRow | undefined>;
+  /** What a daily cap change checks: the PAT's scope and lineage parent, if it is the account's. */
+  capHolder(
+    accountId: string,
+    patId: string,
+  ): Promise<{ scope_type: PatRow['scope_type']; parent_token_id: string | null } | undefined>;
+  setDailyCap(patId: string, dailyCapMicro: bigint | null): Promise<PatRow>;
+}

@@ -1,0 +1,46 @@
+/**
+ * The catalogue entries of the Treasury account routes (./treasury-routes.ts): the accounts the operator
+ * mints, their Treasury PATs and the retirement of their legacy api key; src/api/api-catalog.ts
+ * puts every family together.
+ *
+ * Defends: a client generated from the document meeting these routes undescribed. Does not defend: who may
+ * call them (./treasury-routes.ts).
+ */
+import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
+import {
+  apiKeyRevokedSchema,
+  issuedTreasuryPatSchema,
+  mintedAccountSchema,
+} from '../../shared/api-responses/account-responses.js';
+import { issuePatBodySchema, mintTreasuryBodySchema } from './treasury-schemas.js';
+
+export const TREASURY_CATALOG: CatalogEntry[] = [
+  {
+    method: 'POST',
+    path: '/v1/treasury',
+    operationId: 'mintTreasury',
+    summary: 'Mint a Treasury account (api_key shown once)',
+    auth: 'operator',
+    body: mintTreasuryBodySchema,
+    replies: { 201: mintedAccountSchema },
+    errors: ['admin_token_not_configured'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/treasuries/{id}/pats',
+    operationId: 'issueTreasuryPat',
+    summary: "Issue a Treasury-scoped PAT (the operator or the account's legacy api key; a PAT gets 403)",
+    auth: 'treasury_or_operator',
+    body: issuePatBodySchema,
+    replies: { 201: issuedTreasuryPatSchema },
+  },
+  {
+    method: 'POST',
+    path: '/v1/treasuries/{id}/api-key/revoke',
+    operationId: 'revokeTreasuryApiKey',
+    summary: "Revoke the account's legacy xx_treasury_sk_ api key (idempotent)",
+    auth: 'treasury_or_operator',
+    replies: { 200: apiKeyRevokedSchema },
+    errors: ['api_key_not_found'],
+  },
+];
