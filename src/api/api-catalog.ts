@@ -16,7 +16,7 @@ import type { CatalogEntry } from './http/openapi/catalog-entry.js';
 import { IDENTITY_CATALOG } from './identity/identity-catalog.js';
 import { AGENT_CATALOG } from './platform/agent-catalog.js';
 import { PAT_CATALOG } from './platform/pat-catalog.js';
-import { TREASURY_CATALOG } from './platform/treasury-catalog.js';
+import { TREASURIES_CATALOG } from './platform/treasury-catalog.js';
 import { LEDGER_CATALOG } from './http/openapi/ledger-catalog.js';
 import { OPERATIONS_CATALOG } from './http/openapi/operations-catalog.js';
 import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './http/openapi/seller-catalog.js';
@@ -27,7 +27,7 @@ export type { Auth, CatalogEntry, RawReply, Reply } from './http/openapi/catalog
 
 export const API_CATALOG: CatalogEntry[] = [
   ...OPERATIONS_CATALOG,
-  ...TREASURY_CATALOG,
+  ...TREASURIES_CATALOG,
   ...WALLET_CATALOG,
   ...PAY_CATALOG,
   ...IDENTITY_CATALOG,

@@ -1,6 +1,6 @@
 /**
  * What an agent needs of the wallets wing, as a port the platform declares and the wallets wing implements
- * (src/api/services/agent-wallets.ts): the agents' wallets shown with them, and a wallet added to an agent's
+ * (src/api/wallets/agent-wallets-port.ts): the agents' wallets shown with them, and a wallet added to an agent's
  * Treasury account. The platform never imports the wallets wing; the wallets wing imports the platform.
  *
  * Defends: a dependency running back up from the platform (accounts, agents, PATs) to the wallets built on it.

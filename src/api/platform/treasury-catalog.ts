@@ -14,7 +14,7 @@ import {
 } from '../../shared/api-responses/account-responses.js';
 import { issuePatBodySchema, mintTreasuryBodySchema } from './treasury-schemas.js';
 
-export const TREASURY_CATALOG: CatalogEntry[] = [
+export const TREASURIES_CATALOG: CatalogEntry[] = [
   {
     method: 'POST',
     path: '/v1/treasury',

@@ -101,7 +101,6 @@ const BREAKING: Array<[string, string]> = [
   ['src/api/platform/probe.ts', 'src/api/identity/identity-service.ts'],
   ['src/api/platform/probe.ts', 'src/api/pay/pay-service.ts'],
   ['src/api/platform/probe.ts', 'src/api/wallets/wallet-service.ts'],
-  ['src/api/platform/probe.ts', 'src/api/signer/signer-gateway.ts'],
   ['src/api/platform/store/probe.ts', 'src/api/http/routes/seller-routes.ts'],
   ['src/api/identity/probe.ts', 'src/api/wallets/wallet-service.ts'],
   ['src/api/identity/store/probe.ts', 'src/api/pay/pay-service.ts'],
