@@ -14,7 +14,7 @@ import { ChainRegistry } from '../../../src/shared/chain-registry.js';
 import type { MinedTransaction } from '../../../src/api/chain/balance-reader.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
-import { LedgerVerifier } from '../../../src/api/services/ledger-verifier.js';
+import { LedgerVerifier } from '../../../src/api/sellers/ledger/ledger-verifier.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const NETWORK = 'eip155:84532';

@@ -80,7 +80,7 @@ const BREAKING: Array<[string, string]> = [
   ['src/cli/commands/probe.ts', 'src/api/config/app-config.ts'],
   ['src/cli/probe.ts', 'test/support/sign-in.ts'],
   ['src/gate/probe.ts', 'src/api/app.ts'],
-  ['src/gate/probe.ts', 'src/api/services/seller-views.ts'],
+  ['src/gate/probe.ts', 'src/api/sellers/seller-views.ts'],
   ['src/gate/probe.ts', 'src/x402/koa/index.ts'],
   ['src/gate/probe.ts', 'src/cli/program.ts'],
   ['src/gate/probe.ts', 'src/sdk/index.ts'],

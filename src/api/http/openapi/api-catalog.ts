@@ -12,9 +12,9 @@
  */
 import type { CatalogEntry } from './catalog-entry.js';
 import { IDENTITY_CATALOG, PAT_CATALOG } from './identity-catalog.js';
-import { LEDGER_CATALOG } from './ledger-catalog.js';
+import { LEDGER_CATALOG } from '../../sellers/ledger/ledger-catalog.js';
 import { OPERATIONS_CATALOG } from './operations-catalog.js';
-import { SELLER_CATALOG } from './seller-catalog.js';
+import { SELLER_CATALOG } from '../../sellers/seller-catalog.js';
 import { AGENT_CATALOG, WALLET_CATALOG } from './wallet-catalog.js';
 
 export type { Auth, CatalogEntry, RawReply, Reply } from './catalog-entry.js';

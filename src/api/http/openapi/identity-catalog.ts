@@ -17,7 +17,7 @@ import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/
 import { sellerAuthVerifySchema } from '../../../shared/api-responses/seller-responses.js';
 import { createPatBodySchema, initBodySchema, patchPatBodySchema } from '../schemas/identity-schemas.js';
 import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { authVerifyBodySchema } from '../schemas/seller-schemas.js';
+import { authVerifyBodySchema } from '../../sellers/seller-schemas.js';
 
 export const IDENTITY_CATALOG: CatalogEntry[] = [
   {

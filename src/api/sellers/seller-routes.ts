@@ -11,21 +11,21 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { requireSession, requireSessionPower, type SessionPower } from '../../auth/session-powers.js';
-import { AppError } from '../../errors/app-error.js';
-import type { PatService } from '../../services/pat-service.js';
-import type { LedgerPendingCap } from '../../services/ledger-pending-cap.js';
-import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
-import type { SellerPayToService } from '../../services/seller-pay-to-service.js';
-import type { SellerServices } from '../../services/seller-service.js';
-import { patIdSchema } from '../schemas/identity-schemas.js';
-import { plainText } from '../schemas/common-schemas.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { requireSession, requireSessionPower, type SessionPower } from '../auth/session-powers.js';
+import { AppError } from '../errors/app-error.js';
+import type { PatService } from '../services/pat-service.js';
+import type { LedgerPendingCap } from './ledger/ledger-pending-cap.js';
+import type { SellerLedgerService } from './ledger/seller-ledger-service.js';
+import type { SellerPayToService } from './seller-pay-to-service.js';
+import type { SellerServices } from './seller-service.js';
+import { patIdSchema } from '../http/schemas/identity-schemas.js';
+import { plainText } from '../http/schemas/common-schemas.js';
 import { z } from 'zod';
-import { issuePatBodySchema } from '../schemas/treasury-schemas.js';
-import { sellerView } from '../../services/seller-views.js';
-import { reportLedgerBatch } from '../../services/ledger-batch.js';
-import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
+import { issuePatBodySchema } from '../http/schemas/treasury-schemas.js';
+import { sellerView } from './seller-views.js';
+import { reportLedgerBatch } from './ledger/ledger-batch.js';
+import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../shared/ledger-report-schema.js';
 import {
   createEndpointBodySchema,
   createSellerBodySchema,
@@ -37,15 +37,15 @@ import {
   bankingBodySchema,
   payToBodySchema,
   authVerifyBodySchema,
-} from '../schemas/seller-schemas.js';
-import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { platformRouter } from './platform-principal.js';
-import { validate } from '../validate.js';
-import type { LedgerBatchResult, LedgerReported } from '../../../shared/api-responses/seller-ledger-responses.js';
-import type { SellerAuthVerify } from '../../../shared/api-responses/seller-responses.js';
-import type { SellerPayouts } from '../../services/seller-payouts.js';
-import type { PlatformWallets } from '../../services/platform-wallets.js';
-import { idempotencyKeySchema } from '../../pay/pay-schemas.js';
+} from './seller-schemas.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
+import { platformRouter } from '../http/routes/platform-principal.js';
+import { validate } from '../http/validate.js';
+import type { LedgerBatchResult, LedgerReported } from '../../shared/api-responses/seller-ledger-responses.js';
+import type { SellerAuthVerify } from '../../shared/api-responses/seller-responses.js';
+import type { SellerPayouts } from './payouts/seller-payouts.js';
+import type { PlatformWallets } from './payouts/platform-wallets.js';
+import { idempotencyKeySchema } from '../pay/pay-schemas.js';
 
 export function sellerRoutes(deps: {
   auth: Authenticator;
@@ -134,7 +134,7 @@ export function sellerRoutes(deps: {
     const header = ctx.get('idempotency-key');
     const key = header === '' ? undefined : idempotencyKeySchema.safeParse(header);
     if (key && !key.success) throw new AppError('invalid_idempotency_key');
-    // A transfer out of the seller's collection wallet per network (../../services/seller-payouts.ts).
+    // A transfer out of the seller's collection wallet per network (./payouts/seller-payouts.ts).
     await deps.payouts.flush(seller, p.actor, key?.data);
     // The answer is the payouts' first page, as GET answers it without a query.
     ctx.body = await deps.ledger.payouts(seller, pageQuerySchema.parse({}));

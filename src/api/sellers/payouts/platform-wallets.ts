@@ -7,16 +7,16 @@
  * address shared by every seller, any seller could report another seller's buyer's payment and be owed it.
  *
  * Defends: a seller being owed money that never reached the platform (its rows verify against this address,
- * src/api/services/ledger-verifier.ts); two processes creating two accounts or two wallets for one seller and
+ * src/api/sellers/ledger/ledger-verifier.ts); two processes creating two accounts or two wallets for one seller and
  * network (an advisory lock per name, a unique index as the second line).
  * Does not defend: a network the operator did not list (no collection there: `collectsOn` is false and the
  * seller's paywall has no terms on it); the key backend's own availability (creation fails with the signer).
  */
 import type { Knex } from 'knex';
 import { getAddress } from 'viem';
-import type { ChainRegistry } from '../../shared/chain-registry.js';
-import type { AccountService } from './account-service.js';
-import type { WalletService } from './wallet-service.js';
+import type { ChainRegistry } from '../../../shared/chain-registry.js';
+import type { AccountService } from '../../services/account-service.js';
+import type { WalletService } from '../../services/wallet-service.js';
 
 /** Who the platform's wallets are recorded as created by (audit actor). */
 export const PLATFORM_ACTOR = 'treasury-platform';

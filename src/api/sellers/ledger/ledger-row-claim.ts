@@ -13,7 +13,7 @@
  */
 import type { Knex } from 'knex';
 import { getAddress, type Hex } from 'viem';
-import { authorizationTransferLog } from '../chain/authorization-transfer.js';
+import { authorizationTransferLog } from '../../chain/authorization-transfer.js';
 
 export interface RowClaim {
   payout_mode: 'direct' | 'platform_mor';

@@ -1,10 +1,10 @@
 /** Request schemas of seller, endpoint and ledger routes. */
 import { z } from 'zod';
-import { evmAddressSchema } from '../../../../policy/policy-schema.js';
-import { parsePathPattern } from '../../../shared/path-pattern.js';
-import { isStorableText, plainText, usdAmount } from './common-schemas.js';
-import { httpMethodSchema, routePathSchema } from '../../../shared/ledger-report-schema.js';
-import { pageQuerySchema } from './page-query-schema.js';
+import { evmAddressSchema } from '../../../policy/policy-schema.js';
+import { parsePathPattern } from '../../shared/path-pattern.js';
+import { isStorableText, plainText, usdAmount } from '../http/schemas/common-schemas.js';
+import { httpMethodSchema, routePathSchema } from '../../shared/ledger-report-schema.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
 
 const slug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'slug: lower-case letters, digits and dashes');
 const capability = z

@@ -5,10 +5,10 @@
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
  * not defend: what the seller services check (src/api/services/).
  */
-import type { CatalogEntry } from './catalog-entry.js';
-import { ORIGIN_FETCH } from './catalog-error-lists.js';
-import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/api-responses/pat-responses.js';
-import { payoutsPageSchema, payToListSchema } from '../../../shared/api-responses/seller-ledger-responses.js';
+import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
+import { ORIGIN_FETCH } from '../http/openapi/catalog-error-lists.js';
+import { createdPatSchema, patPageSchema, patViewSchema } from '../../shared/api-responses/pat-responses.js';
+import { payoutsPageSchema, payToListSchema } from '../../shared/api-responses/seller-ledger-responses.js';
 import {
   bankingViewSchema,
   createdSellerSchema,
@@ -19,7 +19,7 @@ import {
   sellerPageSchema,
   sellerViewSchema,
   verifiedSellerSchema,
-} from '../../../shared/api-responses/seller-responses.js';
+} from '../../shared/api-responses/seller-responses.js';
 import {
   bankingBodySchema,
   createEndpointBodySchema,
@@ -27,9 +27,9 @@ import {
   payToBodySchema,
   updateEndpointBodySchema,
   updateSellerBodySchema,
-} from '../schemas/seller-schemas.js';
-import { pageQuerySchema } from '../schemas/page-query-schema.js';
-import { issuePatBodySchema } from '../schemas/treasury-schemas.js';
+} from './seller-schemas.js';
+import { pageQuerySchema } from '../http/schemas/page-query-schema.js';
+import { issuePatBodySchema } from '../http/schemas/treasury-schemas.js';
 
 export const SELLER_CATALOG: CatalogEntry[] = [
   {

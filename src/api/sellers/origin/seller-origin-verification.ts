@@ -10,10 +10,10 @@
  * verified.
  */
 import { randomBytes } from 'node:crypto';
-import type { OriginVerification, VerifiedSeller } from '../../shared/api-responses/seller-responses.js';
-import { AppError } from '../errors/app-error.js';
+import type { OriginVerification, VerifiedSeller } from '../../../shared/api-responses/seller-responses.js';
+import { AppError } from '../../errors/app-error.js';
 import { fetchVerificationFile, SellerOriginService } from './origin-verifier.js';
-import { sellerView, type SellerRow } from './seller-views.js';
+import { sellerView, type SellerRow } from '../seller-views.js';
 
 const WELL_KNOWN_PATH = '/.well-known/xx-verification.txt';
 

@@ -24,14 +24,14 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Hash } from 'viem';
-import type { BalanceReader } from '../chain/balance-reader.js';
-import type { ChainRegistry } from '../../shared/chain-registry.js';
-import { verifyLedgerTransfer } from '../chain/verify-ledger-transfer.js';
+import type { BalanceReader } from '../../chain/balance-reader.js';
+import type { ChainRegistry } from '../../../shared/chain-registry.js';
+import { verifyLedgerTransfer } from '../../chain/verify-ledger-transfer.js';
 import { linkAuthorization, recipientsOf, type AuthorizationLink, type RowClaim } from './ledger-row-claim.js';
-import { requiredConfirmations } from '../config/app-config.js';
-import { AppError } from '../errors/app-error.js';
+import { requiredConfirmations } from '../../config/app-config.js';
+import { AppError } from '../../errors/app-error.js';
 import { claimDueLedgerRows, type ClaimedLedgerRow } from './ledger-fair-claim.js';
-import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 
 export interface LedgerVerifierOptions {
   /** Between rounds (ms); 0: no background rounds (runOnce still works). */

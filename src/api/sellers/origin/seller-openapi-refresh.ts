@@ -13,15 +13,15 @@
  * than 1 MiB). Does not defend: a document whose prices the seller did not mean.
  */
 import type { Knex } from 'knex';
-import { parseUsd } from '../../../policy/money.js';
-import type { RefreshReport } from '../../shared/api-responses/seller-responses.js';
-import { generateId } from '../auth/token-codec.js';
-import { AppError } from '../errors/app-error.js';
+import { parseUsd } from '../../../../policy/money.js';
+import type { RefreshReport } from '../../../shared/api-responses/seller-responses.js';
+import { generateId } from '../../auth/token-codec.js';
+import { AppError } from '../../errors/app-error.js';
 import { parseOpenApi, type IngestedEndpoint } from './openapi-ingest.js';
 import { guardedFetchText, SellerOriginService, type OriginFetchOptions } from './origin-verifier.js';
-import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS, lockSellerEndpoints } from './seller-endpoint-bound.js';
-import { endpointHasLedger } from './seller-endpoint-service.js';
-import type { EndpointRow, SellerRow } from './seller-views.js';
+import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS, lockSellerEndpoints } from '../seller-endpoint-bound.js';
+import { endpointHasLedger } from '../seller-endpoint-service.js';
+import type { EndpointRow, SellerRow } from '../seller-views.js';
 
 /**
  * Brings an ingested endpoint in line with its operation; true when it changed. No price in the document: the

@@ -11,8 +11,8 @@
  * Does not defend: the content of a 2xx document (callers treat it as untrusted input).
  */
 import type { Knex } from 'knex';
-import { AppError } from '../errors/app-error.js';
-import { OutboundError, vettedGet, type HostResolver, type OutboundRefusal } from '../net/vetted-fetch.js';
+import { AppError } from '../../errors/app-error.js';
+import { OutboundError, vettedGet, type HostResolver, type OutboundRefusal } from '../../net/vetted-fetch.js';
 
 const MAX_BYTES = 4096;
 

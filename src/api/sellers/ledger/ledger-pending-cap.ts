@@ -14,9 +14,9 @@
  * together, at most 100 per request. Rows parked for a reason the seller can fix (no proven pay-to) count too.
  */
 import type { Knex } from 'knex';
-import type { LedgerReportBody } from '../../shared/ledger-report-schema.js';
-import { AppError } from '../errors/app-error.js';
-import type { SellerRow } from './seller-views.js';
+import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
+import { AppError } from '../../errors/app-error.js';
+import type { SellerRow } from '../seller-views.js';
 
 export const DEFAULT_MAX_PENDING_PER_SELLER = 10_000;
 /** The retry hint of a refusal: rows leave `pending` as the verifier decides them, within a minute or two. */

@@ -8,9 +8,9 @@
  * length, segments and parameters) is skipped like any other unusable path: it could never be matched.
  */
 import { z } from 'zod';
-import { isUsdString } from '../../../policy/money.js';
-import { AppError } from '../errors/app-error.js';
-import { parsePathPattern } from '../../shared/path-pattern.js';
+import { isUsdString } from '../../../../policy/money.js';
+import { AppError } from '../../errors/app-error.js';
+import { parsePathPattern } from '../../../shared/path-pattern.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 

@@ -24,15 +24,15 @@ import type {
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import type { PageRequest } from '../db/keyset-cursor.js';
-import { readAccountPage } from './account-page.js';
+import { readAccountPage } from '../services/account-page.js';
 import { AppError } from '../errors/app-error.js';
 import type { HostResolver } from '../net/vetted-fetch.js';
-import type { OriginFetchOptions } from './origin-verifier.js';
-import type { PatService } from './pat-service.js';
+import type { OriginFetchOptions } from './origin/origin-verifier.js';
+import type { PatService } from '../services/pat-service.js';
 import { DEFAULT_MAX_ENDPOINTS } from './seller-endpoint-bound.js';
 import { SellerEndpointService } from './seller-endpoint-service.js';
-import { SellerOpenApiRefresh } from './seller-openapi-refresh.js';
-import { SellerOriginVerification } from './seller-origin-verification.js';
+import { SellerOpenApiRefresh } from './origin/seller-openapi-refresh.js';
+import { SellerOriginVerification } from './origin/seller-origin-verification.js';
 import { bankingView, sellerView, slugify, type SellerRow } from './seller-views.js';
 
 /** The id shape of the rows the list's page cursors name. */

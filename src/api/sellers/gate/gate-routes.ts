@@ -6,7 +6,7 @@
  *   POST /v1/gate/ledger        one ledger row of a paid request the gate settled;
  *   POST /v1/gate/ledger/batch  up to 100 rows, each with its own outcome (as /v1/ledger/batch).
  * A gate row must name its endpoint (`endpoint_id`): the row is the endpoint's seller's, stored as that seller's
- * middleware report would be (src/api/services/seller-ledger-service.ts).
+ * middleware report would be (src/api/sellers/ledger/seller-ledger-service.ts).
  *
  * Defends: a gate reading or reporting for another account's sellers, or for a seller that did not choose the
  * managed proxy (`endpoint_not_found`, the same answer as an endpoint that does not exist); a service, agent or
@@ -20,10 +20,10 @@ import type { Knex } from 'knex';
 import { getAddress } from 'viem';
 import { requireGateScope, type Authenticator } from '../../auth/authenticator.js';
 import { AppError } from '../../errors/app-error.js';
-import type { SellerLedgerService } from '../../services/seller-ledger-service.js';
-import { reportLedgerBatch } from '../../services/ledger-batch.js';
-import type { LedgerPendingCap } from '../../services/ledger-pending-cap.js';
-import { endpointTerms, type EndpointRow, type SellerRow } from '../../services/seller-views.js';
+import type { SellerLedgerService } from '../ledger/seller-ledger-service.js';
+import { reportLedgerBatch } from '../ledger/ledger-batch.js';
+import type { LedgerPendingCap } from '../ledger/ledger-pending-cap.js';
+import { endpointTerms, type EndpointRow, type SellerRow } from '../seller-views.js';
 import {
   ledgerBatchBodySchema,
   ledgerReportBodySchema,
@@ -34,10 +34,10 @@ import {
   MAX_GATE_SELLERS,
   type GateCatalogue,
 } from '../../../shared/api-responses/gate-responses.js';
-import { platformRouter } from './platform-principal.js';
-import type { PlatformWallets } from '../../services/platform-wallets.js';
-import { catalogueQuerySchema } from '../schemas/seller-schemas.js';
-import { validate } from '../validate.js';
+import { platformRouter } from '../../http/routes/platform-principal.js';
+import type { PlatformWallets } from '../payouts/platform-wallets.js';
+import { catalogueQuerySchema } from '../seller-schemas.js';
+import { validate } from '../../http/validate.js';
 
 export function gateRoutes(deps: {
   auth: Authenticator;

@@ -6,8 +6,8 @@
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
  * not defend: how a reported row is verified on chain (src/api/services/).
  */
-import type { CatalogEntry } from './catalog-entry.js';
-import { LEDGER_ROW } from './catalog-error-lists.js';
+import type { CatalogEntry } from '../../http/openapi/catalog-entry.js';
+import { LEDGER_ROW } from '../../http/openapi/catalog-error-lists.js';
 import {
   ledgerBatchResultSchema,
   ledgerPageSchema,
@@ -15,9 +15,9 @@ import {
   revenueSummarySchema,
 } from '../../../shared/api-responses/seller-ledger-responses.js';
 import { gateCatalogueSchema } from '../../../shared/api-responses/gate-responses.js';
-import { catalogueQuerySchema } from '../schemas/seller-schemas.js';
+import { catalogueQuerySchema } from '../seller-schemas.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../../shared/ledger-report-schema.js';
-import { ledgerQuerySchema } from '../schemas/seller-schemas.js';
+import { ledgerQuerySchema } from '../seller-schemas.js';
 
 export const LEDGER_CATALOG: CatalogEntry[] = [
   {

@@ -11,7 +11,7 @@
 import type { Knex } from 'knex';
 import { getAddress, verifyMessage, type Hex } from 'viem';
 import { AppError } from '../errors/app-error.js';
-import type { LedgerVerifier } from './ledger-verifier.js';
+import type { LedgerVerifier } from './ledger/ledger-verifier.js';
 import type { SellerRow } from './seller-views.js';
 import type { PayToList } from '../../shared/api-responses/seller-ledger-responses.js';
 

@@ -13,14 +13,14 @@
 import { Readable } from 'node:stream';
 import type { Knex } from 'knex';
 import { getAddress } from 'viem';
-import { formatUsd } from '../../../policy/money.js';
-import { generateId } from '../auth/token-codec.js';
-import { readKeysetPage, whereAfter, type PageRequest } from '../db/keyset-cursor.js';
-import { AppError } from '../errors/app-error.js';
+import { formatUsd } from '../../../../policy/money.js';
+import { generateId } from '../../auth/token-codec.js';
+import { readKeysetPage, whereAfter, type PageRequest } from '../../db/keyset-cursor.js';
+import { AppError } from '../../errors/app-error.js';
 import type { LedgerVerifier } from './ledger-verifier.js';
 import { EndpointMatcherCache } from './endpoint-matcher-cache.js';
-import type { SellerRow } from './seller-views.js';
-import type { LedgerReportBody } from '../../shared/ledger-report-schema.js';
+import type { SellerRow } from '../seller-views.js';
+import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import { splitRevenueRange } from './split-revenue-range.js';
 import type {
   LedgerEntryView,
@@ -29,7 +29,7 @@ import type {
   PayoutFlushView,
   PayoutsPage,
   RevenueSummary,
-} from '../../shared/api-responses/seller-ledger-responses.js';
+} from '../../../shared/api-responses/seller-ledger-responses.js';
 
 /** The id shapes of the rows the lists' page cursors name. */
 const LEDGER_ENTRY_ID = /^led_[0-9a-f]{24}$/;

@@ -7,12 +7,12 @@
  * outcome `rejected` with its error code. Any other error still fails the request. It authorizes nothing: the
  * caller has already checked who may report.
  */
-import { AppError } from '../errors/app-error.js';
-import type { LedgerReportBody } from '../../shared/ledger-report-schema.js';
-import type { LedgerBatchResult } from '../../shared/api-responses/seller-ledger-responses.js';
+import { AppError } from '../../errors/app-error.js';
+import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
+import type { LedgerBatchResult } from '../../../shared/api-responses/seller-ledger-responses.js';
 import type { LedgerPendingCap } from './ledger-pending-cap.js';
 import type { SellerLedgerService } from './seller-ledger-service.js';
-import type { SellerRow } from './seller-views.js';
+import type { SellerRow } from '../seller-views.js';
 
 export async function reportLedgerBatch(
   ledger: Pick<SellerLedgerService, 'report'>,

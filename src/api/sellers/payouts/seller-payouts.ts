@@ -21,13 +21,13 @@
  */
 import type { Knex } from 'knex';
 import { getAddress, type Hex } from 'viem';
-import type { ChainRegistry } from '../../shared/chain-registry.js';
-import { generateId } from '../auth/token-codec.js';
-import type { AuthorizationUseReader } from '../chain/find-authorization-use.js';
-import { AppError } from '../errors/app-error.js';
-import { paymentTerms, type PaymentAuthorization } from '../pay/payment-authorization.js';
+import type { ChainRegistry } from '../../../shared/chain-registry.js';
+import { generateId } from '../../auth/token-codec.js';
+import type { AuthorizationUseReader } from '../../chain/find-authorization-use.js';
+import { AppError } from '../../errors/app-error.js';
+import { paymentTerms, type PaymentAuthorization } from '../../pay/payment-authorization.js';
 import type { PayoutOrder, PayoutRail } from './payout-rail.js';
-import type { SellerRow } from './seller-views.js';
+import type { SellerRow } from '../seller-views.js';
 
 interface PayoutRow {
   id: string;

@@ -11,11 +11,11 @@
  * before it gives anything back, ./seller-payouts.ts).
  */
 import { getAddress } from 'viem';
-import type { ChainInfo } from '../../shared/chain-registry.js';
-import type { FacilitatorClient, SettleOutcome } from '../../x402/facilitator-client.js';
-import type { PayService } from '../pay/pay-service.js';
-import type { PaymentRequirements } from '../pay/pay-schemas.js';
-import type { PaymentAuthorization } from '../pay/payment-authorization.js';
+import type { ChainInfo } from '../../../shared/chain-registry.js';
+import type { FacilitatorClient, SettleOutcome } from '../../../x402/facilitator-client.js';
+import type { PayService } from '../../pay/pay-service.js';
+import type { PaymentRequirements } from '../../pay/pay-schemas.js';
+import type { PaymentAuthorization } from '../../pay/payment-authorization.js';
 import { PLATFORM_ACTOR } from './platform-wallets.js';
 
 /** How long a payout's authorization stays valid (s): a retried flush within it settles the same one. */
