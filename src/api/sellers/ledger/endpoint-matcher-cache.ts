@@ -11,7 +11,11 @@
  * holds more endpoints than the bound from before it existed (loaded whole, once per change).
  */
 import type { Knex } from 'knex';
-import { compileEndpointMatcher, type EndpointMatcher, type MatchableEndpoint } from '../../../shared/endpoint-matcher.js';
+import {
+  compileEndpointMatcher,
+  type EndpointMatcher,
+  type MatchableEndpoint,
+} from '../../../shared/endpoint-matcher.js';
 
 interface Entry {
   version: string;
