@@ -36,6 +36,8 @@ import { formatUsd } from '../../policy/money.js';
 import { createSellerServices } from './sellers/seller-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
+import { GateService } from './sellers/gate/gate-service.js';
+import { PgGateCatalogueStore } from './sellers/store/pg-seller-stores.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { walletHistoryRoutes } from './http/routes/wallet-history-routes.js';
@@ -148,12 +150,21 @@ export function createTreasuryApp(deps: {
   const agents = new AgentService(knex, identity, wallets, clock, config.walletBounds);
   const paymentHistory = new PaymentHistoryService(knex, clock);
   // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
-  const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {
-    intervalMs: config.ledgerVerifyIntervalMs,
-    concurrency: config.ledgerVerifyConcurrency,
-    confirmations: config.confirmations,
-    notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
-    sellerShare: config.ledgerVerifySellerShare,
+  const ledgerVerifier = new LedgerVerifier({
+    knex,
+    chains,
+    reader: balances,
+    rpcUrls: config.rpcUrls,
+    metrics,
+    log,
+    clock,
+    options: {
+      intervalMs: config.ledgerVerifyIntervalMs,
+      concurrency: config.ledgerVerifyConcurrency,
+      confirmations: config.confirmations,
+      notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
+      sellerShare: config.ledgerVerifySellerShare,
+    },
   });
   const sellers = createSellerServices(knex, pats, clock, {
     allowPrivateOrigins: config.verifyAllowPrivate,
@@ -181,6 +192,13 @@ export function createTreasuryApp(deps: {
     { maxPayoutMicro: config.morPayoutMaxMicro },
   );
   const sellerPayTo = new SellerPayToService(knex, clock, ledgerVerifier);
+  const gate = new GateService({
+    store: new PgGateCatalogueStore(knex),
+    ledger: sellerLedger,
+    pendingCap,
+    collections,
+    defaultNetwork,
+  });
   let shuttingDown = false;
   let server: http.Server | undefined;
   let rateLimitCleanup: RepeatingTask | undefined;
@@ -212,7 +230,7 @@ export function createTreasuryApp(deps: {
       payouts,
       collections,
     }),
-    gateRoutes({ auth: tokenAuth, knex, ledger: sellerLedger, pendingCap, collections, defaultNetwork }),
+    gateRoutes({ auth: tokenAuth, gate }),
   ];
   for (const router of routers) {
     koa.use(router.routes());

@@ -48,16 +48,16 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     clock: () => Date,
     concurrency = 4,
   ) =>
-    new LedgerVerifier(
-      db.knex,
+    new LedgerVerifier({
+      knex: db.knex,
       chains,
       reader,
-      { [NETWORK]: 'http://127.0.0.1:9' },
-      createTreasuryMetrics(),
-      pino({ level: 'silent' }),
+      rpcUrls: { [NETWORK]: 'http://127.0.0.1:9' },
+      metrics: createTreasuryMetrics(),
+      log: pino({ level: 'silent' }),
       clock,
-      { intervalMs: 0, concurrency, confirmations: {}, notFoundGraceSeconds: 900 },
-    );
+      options: { intervalMs: 0, concurrency, confirmations: {}, notFoundGraceSeconds: 900 },
+    });
   /** A platform_mor seller; with `collects`, its buyers' payments to PAY_TO reach its collection wallet. */
   const seller = async (collects = false) => {
     const id = `sel_${randomBytes(12).toString('hex')}`;

@@ -51,6 +51,20 @@ export interface LedgerVerifierOptions {
   leaseSeconds?: number;
 }
 
+/** What the verifier is given (wired once in src/api/app.ts). */
+export interface LedgerVerifierDeps {
+  knex: Knex;
+  chains: ChainRegistry;
+  /** Reads a transaction with its receipt and depth. */
+  reader: Pick<BalanceReader, 'minedTransaction'>;
+  /** The RPC URL of each network rows can be checked on. */
+  rpcUrls: Readonly<Record<string, string>>;
+  metrics: TreasuryMetrics;
+  log: Logger;
+  clock: () => Date;
+  options: LedgerVerifierOptions;
+}
+
 export type PendingReason =
   | 'awaiting_verification'
   | 'awaiting_confirmations'
@@ -79,16 +93,27 @@ export class LedgerVerifier {
   /** Whether the last claim may have left due rows behind. */
   private moreDue = false;
 
-  constructor(
-    private readonly knex: Knex,
-    private readonly chains: ChainRegistry,
-    private readonly reader: Pick<BalanceReader, 'minedTransaction'>,
-    private readonly rpcUrls: Readonly<Record<string, string>>,
-    private readonly metrics: TreasuryMetrics,
-    private readonly log: Logger,
-    private readonly clock: () => Date,
-    private readonly options: LedgerVerifierOptions,
-  ) {
+  private readonly knex: Knex;
+  private readonly chains: ChainRegistry;
+  private readonly reader: Pick<BalanceReader, 'minedTransaction'>;
+  private readonly rpcUrls: Readonly<Record<string, string>>;
+  private readonly metrics: TreasuryMetrics;
+  private readonly log: Logger;
+  private readonly clock: () => Date;
+  private readonly options: LedgerVerifierOptions;
+
+  constructor(deps: LedgerVerifierDeps) {
+    ({
+      knex: this.knex,
+      chains: this.chains,
+      reader: this.reader,
+      rpcUrls: this.rpcUrls,
+      metrics: this.metrics,
+      log: this.log,
+      clock: this.clock,
+      options: this.options,
+    } = deps);
+    const { options } = deps;
     this.batch = options.batch ?? 100;
     this.baseBackoffMs = options.baseBackoffMs ?? 2_000;
     this.maxBackoffMs = options.maxBackoffMs ?? 3_600_000;
