@@ -91,6 +91,13 @@ const BREAKING: Array<[string, string]> = [
   ['src/shared/probe.ts', 'src/gate/gate-app.ts'],
   ['src/x402/probe.ts', 'src/gate/gate-app.ts'],
   ['src/x402/seller/probe.ts', 'src/x402/koa/index.ts'],
+  ['src/api/services/probe.ts', 'src/api/sellers/seller-service.ts'],
+  ['src/api/pay/probe.ts', 'src/api/sellers/payouts/seller-payouts.ts'],
+  ['src/api/http/routes/probe.ts', 'src/api/sellers/seller-routes.ts'],
+  ['src/api/http/openapi/probe.ts', 'src/api/sellers/seller-schemas.ts'],
+  ['src/api/db/probe.ts', 'src/api/sellers/store/pg-seller-stores.ts'],
+  ['src/api/sellers/store/probe.ts', 'src/api/sellers/gate/gate-service.ts'],
+  ['src/api/sellers/store/probe.ts', 'src/api/sellers/ledger/seller-ledger-service.ts'],
 ];
 
 /** Imports each floor may make: none of these may be reported. */
@@ -117,6 +124,12 @@ const ALLOWED: Array<[string, string]> = [
   ['test/probe.ts', 'src/api/app.ts'],
   ['bench/probe.ts', 'test/support/api-harness.ts'],
   ['src/gate/probe.ts', 'src/x402/seller/paid-request.ts'],
+  ['src/api/probe.ts', 'src/api/sellers/seller-routes.ts'],
+  ['src/api/http/openapi/api-catalog.ts', 'src/api/sellers/seller-catalog.ts'],
+  ['src/api/sellers/probe.ts', 'src/api/services/pat-service.ts'],
+  ['src/api/sellers/probe.ts', 'src/api/pay/pay-service.ts'],
+  ['src/api/sellers/store/probe.ts', 'src/api/sellers/seller-views.ts'],
+  ['src/api/sellers/store/probe.ts', 'src/api/db/keyset-cursor.ts'],
   ['src/gate/probe.ts', 'src/x402/bounded-fetch.ts'],
   ['src/gate/probe.ts', 'src/shared/api-responses/gate-responses.ts'],
   ['src/gate/probe.ts', 'base/closeables.ts'],
