@@ -37,7 +37,8 @@ import { createSellerServices } from './sellers/seller-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
 import { GateService } from './sellers/gate/gate-service.js';
-import { PgGateCatalogueStore } from './sellers/store/pg-seller-stores.js';
+import { PgGateCatalogueStore, PgSellerStore } from './sellers/store/pg-seller-stores.js';
+import { PgEndpointStore } from './sellers/store/pg-endpoint-store.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { walletHistoryRoutes } from './http/routes/wallet-history-routes.js';
@@ -166,11 +167,17 @@ export function createTreasuryApp(deps: {
       sellerShare: config.ledgerVerifySellerShare,
     },
   });
-  const sellers = createSellerServices(knex, pats, clock, {
-    allowPrivateOrigins: config.verifyAllowPrivate,
-    outboundAllowedPorts: config.outboundAllowedPorts,
-    resolveHost: deps.resolveHost,
-    maxEndpoints: config.sellerMaxEndpoints,
+  const sellers = createSellerServices({
+    sellers: new PgSellerStore(knex),
+    endpoints: new PgEndpointStore(knex),
+    pats,
+    clock,
+    options: {
+      allowPrivateOrigins: config.verifyAllowPrivate,
+      outboundAllowedPorts: config.outboundAllowedPorts,
+      resolveHost: deps.resolveHost,
+      maxEndpoints: config.sellerMaxEndpoints,
+    },
   });
   const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
   const pendingCap = new LedgerPendingCap(knex, config.ledgerMaxPendingPerSeller);

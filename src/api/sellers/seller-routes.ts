@@ -54,7 +54,7 @@ export function sellerRoutes(deps: {
   /** Refuses a report past its seller's pending-row cap before anything is stored. */
   pendingCap: Pick<LedgerPendingCap, 'admit'>;
   payTo: SellerPayToService;
-  pats: PatService;
+  pats: Pick<PatService, 'create' | 'list' | 'revoke'>;
   payouts: SellerPayouts;
   collections: Pick<PlatformWallets, 'payToFor'>;
 }): Router {

@@ -6,14 +6,14 @@
  * (keyset on created_at, id).
  *
  * The rest of a seller lives beside this file, one idea each: its endpoints (./seller-endpoint-service.ts), the
- * OpenAPI refresh (./seller-openapi-refresh.ts), origin verification (./seller-origin-verification.ts), its
- * money (./seller-ledger-service.ts); `createSellerServices` wires the first three with this one.
+ * OpenAPI refresh (./origin/seller-openapi-refresh.ts), origin verification
+ * (./origin/seller-origin-verification.ts), its money (./ledger/seller-ledger-service.ts); `createSellerServices`
+ * wires the first three with this one, over the wing's stores (./store/seller-stores.ts).
  *
  * Defends: one account managing another's seller, a service PAT reaching another seller (`authorize`); a
  * suspended seller's middleware building a route table (`authorizeMiddleware`). Does not defend: what the seller
  * declares about itself (banking is `declared` until the operator marks it verified).
  */
-import type { Knex } from 'knex';
 import type {
   BankingView,
   CreatedSeller,
@@ -24,7 +24,6 @@ import type {
 import type { Principal } from '../auth/authenticator.js';
 import { generateId } from '../auth/token-codec.js';
 import type { PageRequest } from '../db/keyset-cursor.js';
-import { readAccountPage } from '../services/account-page.js';
 import { AppError } from '../errors/app-error.js';
 import type { HostResolver } from '../net/vetted-fetch.js';
 import type { OriginFetchOptions } from './origin/origin-verifier.js';
@@ -34,14 +33,15 @@ import { SellerEndpointService } from './seller-endpoint-service.js';
 import { SellerOpenApiRefresh } from './origin/seller-openapi-refresh.js';
 import { SellerOriginVerification } from './origin/seller-origin-verification.js';
 import { bankingView, sellerView, slugify, type SellerRow } from './seller-views.js';
+import type { EndpointStore, SellerChanges, SellerStore } from './store/seller-stores.js';
 
-/** The id shape of the rows the list's page cursors name. */
-const SELLER_ID = /^sel_[0-9a-f]{24}$/;
+/** What the seller services take of the PATs: a seller's service PAT is minted at registration. */
+export type ServicePatIssuer = Pick<PatService, 'create'>;
 
 export class SellerService {
   constructor(
-    private readonly knex: Knex,
-    private readonly pats: PatService,
+    private readonly store: SellerStore,
+    private readonly pats: ServicePatIssuer,
     private readonly clock: () => Date,
     /** Ingests the OpenAPI document of a seller registered with one. */
     private readonly openapi: Pick<SellerOpenApiRefresh, 'refresh'>,
@@ -65,35 +65,31 @@ export class SellerService {
     const now = this.clock();
     const id = generateId('sel_');
     let slug = input.slug ?? slugify(input.name);
-    if (!input.slug && (await this.knex('sellers').where({ slug }).first('id'))) slug = `${slug}-${id.slice(-6)}`;
-    try {
-      await this.knex('sellers').insert({
-        id,
-        account_id: accountId,
-        name: input.name,
-        slug,
-        openapi_url: input.openapi_url ?? null,
-        origin: input.origin ? new URL(input.origin).origin : null,
-        capabilities: JSON.stringify(input.capabilities ?? []),
-        protocol: input.protocol ?? 'x402',
-        payout_mode: input.payout_mode ?? 'direct',
-        legal_entity: input.legal_entity ?? null,
-        country: input.country ?? null,
-        banking_state: input.legal_entity && input.country ? 'declared' : 'none',
-        status: 'active',
-        created_at: now,
-        updated_at: now,
-      });
-    } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw new AppError('slug_taken', { fields: { slug } });
-      throw err;
-    }
+    if (!input.slug && (await this.store.slugTaken(slug))) slug = `${slug}-${id.slice(-6)}`;
+    const added = await this.store.add({
+      id,
+      account_id: accountId,
+      name: input.name,
+      slug,
+      openapi_url: input.openapi_url ?? null,
+      origin: input.origin ? new URL(input.origin).origin : null,
+      capabilities: input.capabilities ?? [],
+      protocol: input.protocol ?? 'x402',
+      payout_mode: input.payout_mode ?? 'direct',
+      legal_entity: input.legal_entity ?? null,
+      country: input.country ?? null,
+      banking_state: input.legal_entity && input.country ? 'declared' : 'none',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
+    if (!added) throw new AppError('slug_taken', { fields: { slug } });
     const pat = await this.pats.create(
       accountId,
       { scope_type: 'service', scope_id: id, label: `${slug} service` },
       actor,
     );
-    const seller = (await this.knex('sellers').where({ id }).first()) as SellerRow;
+    const seller = (await this.store.byId(id))!;
     // An openapi_url triggers an ingest; the seller exists either way and `refresh` can retry.
     let ingest: IngestOutcome | undefined;
     if (seller.openapi_url) {
@@ -106,7 +102,7 @@ export class SellerService {
 
   /** The seller a principal may manage: the owner's session, or a service PAT scoped to it. */
   async authorize(principal: Principal, sellerId: string): Promise<SellerRow> {
-    const seller = (await this.knex('sellers').where({ id: sellerId }).first()) as SellerRow | undefined;
+    const seller = await this.store.byId(sellerId);
     const owns =
       seller &&
       principal.kind === 'token' &&
@@ -134,7 +130,7 @@ export class SellerService {
 
   /** A page of the account's sellers, oldest first. */
   async list(accountId: string, request: PageRequest): Promise<SellerPage> {
-    const { page, nextCursor } = await readAccountPage<SellerRow>(this.knex, 'sellers', accountId, request, SELLER_ID);
+    const { page, nextCursor } = await this.store.pageOf(accountId, request);
     return { sellers: page.map(sellerView), next_cursor: nextCursor };
   }
 
@@ -148,25 +144,20 @@ export class SellerService {
       payout_mode?: 'direct' | 'platform_mor' | undefined;
     },
   ): Promise<SellerView> {
-    const changes: Record<string, unknown> = { updated_at: this.clock() };
+    const changes: SellerChanges = { updated_at: this.clock() };
     if (patch.name !== undefined) changes.name = patch.name;
     if (patch.openapi_url !== undefined) changes.openapi_url = patch.openapi_url;
-    if (patch.capabilities !== undefined) changes.capabilities = JSON.stringify(patch.capabilities);
+    if (patch.capabilities !== undefined) changes.capabilities = patch.capabilities;
     if (patch.payout_mode !== undefined) changes.payout_mode = patch.payout_mode;
     if (patch.origin !== undefined && patch.origin !== seller.origin) {
       changes.origin = new URL(patch.origin).origin;
       changes.verified_at = null; // a new origin must be verified again
     }
-    const [row] = (await this.knex('sellers').where({ id: seller.id }).update(changes).returning('*')) as SellerRow[];
-    return sellerView(row!);
+    return sellerView((await this.store.change(seller.id, changes))!);
   }
 
   async setStatus(seller: SellerRow, status: 'active' | 'suspended'): Promise<SellerView> {
-    const [row] = (await this.knex('sellers')
-      .where({ id: seller.id })
-      .update({ status, updated_at: this.clock() })
-      .returning('*')) as SellerRow[];
-    return sellerView(row!);
+    return sellerView((await this.store.change(seller.id, { status, updated_at: this.clock() }))!);
   }
 
   banking(seller: SellerRow): BankingView {
@@ -174,27 +165,21 @@ export class SellerService {
   }
 
   async setBanking(seller: SellerRow, input: { legal_entity: string; country: string }): Promise<BankingView> {
-    const [row] = (await this.knex('sellers')
-      .where({ id: seller.id })
-      .update({
-        legal_entity: input.legal_entity,
-        country: input.country,
-        banking_state: 'declared',
-        updated_at: this.clock(),
-      })
-      .returning('*')) as SellerRow[];
+    const row = await this.store.change(seller.id, {
+      legal_entity: input.legal_entity,
+      country: input.country,
+      banking_state: 'declared',
+      updated_at: this.clock(),
+    });
     return bankingView(row!);
   }
 
   /** The operator marks a declared legal entity as verified (after its own KYB checks, outside Treasury). */
   async verifyBanking(sellerId: string): Promise<BankingView> {
-    const seller = (await this.knex('sellers').where({ id: sellerId }).first()) as SellerRow | undefined;
+    const seller = await this.store.byId(sellerId);
     if (!seller) throw new AppError('seller_not_found');
     if (seller.banking_state === 'none') throw new AppError('banking_not_declared');
-    const [row] = (await this.knex('sellers')
-      .where({ id: sellerId })
-      .update({ banking_state: 'verified', updated_at: this.clock() })
-      .returning('*')) as SellerRow[];
+    const row = await this.store.change(sellerId, { banking_state: 'verified', updated_at: this.clock() });
     return bankingView(row!);
   }
 }
@@ -219,23 +204,28 @@ export interface SellerOutboundOptions {
   maxEndpoints?: number | undefined;
 }
 
-export function createSellerServices(
-  knex: Knex,
-  pats: PatService,
-  clock: () => Date,
-  options: SellerOutboundOptions = { allowPrivateOrigins: false },
-): SellerServices {
+/** What the seller services are built from (wired once in src/api/app.ts). */
+export interface SellerServicesDeps {
+  sellers: SellerStore;
+  endpoints: EndpointStore;
+  pats: ServicePatIssuer;
+  clock: () => Date;
+  options?: SellerOutboundOptions | undefined;
+}
+
+export function createSellerServices(deps: SellerServicesDeps): SellerServices {
+  const { clock, options = { allowPrivateOrigins: false } } = deps;
   const outbound: OriginFetchOptions = {
     allowPrivate: options.allowPrivateOrigins,
     allowedPorts: options.outboundAllowedPorts,
     resolveHost: options.resolveHost,
   };
   const maxEndpoints = options.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
-  const openapi = new SellerOpenApiRefresh(knex, clock, outbound, maxEndpoints);
+  const openapi = new SellerOpenApiRefresh(deps.endpoints, clock, outbound, maxEndpoints);
   return {
-    profiles: new SellerService(knex, pats, clock, openapi),
-    endpoints: new SellerEndpointService(knex, clock, maxEndpoints),
+    profiles: new SellerService(deps.sellers, deps.pats, clock, openapi),
+    endpoints: new SellerEndpointService(deps.endpoints, clock, maxEndpoints),
     openapi,
-    origins: new SellerOriginVerification(knex, clock, outbound),
+    origins: new SellerOriginVerification(deps.sellers, clock, outbound),
   };
 }

@@ -1,7 +1,6 @@
 /**
  * Fetches `<origin>/.well-known/xx-verification.txt` (and, through `guardedFetchText`, a seller's OpenAPI
  * document) and turns the outcome into the API's error codes.
- * `SellerOriginService` is what the seller services that fetch from the origin are built with.
  *
  * Defends: everything src/api/net/vetted-fetch.ts does — one resolution and a connection to the vetted
  * address (no DNS rebinding window), non-global addresses refused unless `allowPrivate` (the local
@@ -10,7 +9,6 @@
  * the URL the tenant gave us, and our own limit; never a body, header, Location or status line.
  * Does not defend: the content of a 2xx document (callers treat it as untrusted input).
  */
-import type { Knex } from 'knex';
 import { AppError } from '../../errors/app-error.js';
 import { OutboundError, vettedGet, type HostResolver, type OutboundRefusal } from '../../net/vetted-fetch.js';
 
@@ -80,13 +78,4 @@ export async function guardedFetchText(
   if (res.status < 200 || res.status >= 300)
     throw new AppError('origin_unreachable', { fields: { origin: url.origin } });
   return res.body.toString('utf8');
-}
-
-/** What a seller service that fetches from the seller's origin is built with (verification, OpenAPI refresh). */
-export abstract class SellerOriginService {
-  constructor(
-    protected readonly knex: Knex,
-    protected readonly clock: () => Date,
-    protected readonly outbound: OriginFetchOptions,
-  ) {}
 }

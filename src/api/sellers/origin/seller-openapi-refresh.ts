@@ -7,28 +7,28 @@
  * prices it by hand, a document that still names no price leaves that price alone, and one that names a price
  * (`"0"` included) sets it and marks it priced.
  *
- * Defends: two refreshes of one seller interleaving (a per-seller advisory lock, shared with endpoint creation);
+ * Defends: two refreshes of one seller interleaving (one change set under the seller's lock, shared with endpoint
+ * creation: `EndpointStore.changeSet`, ../store/seller-stores.ts);
  * a refresh taking the seller past its endpoint bound (refused whole); an endpoint with ledger rows being
  * removed; the fetch reaching what the outbound rules refuse (private addresses, other ports, redirects, more
  * than 1 MiB). Does not defend: a document whose prices the seller did not mean.
  */
-import type { Knex } from 'knex';
 import { parseUsd } from '../../../../policy/money.js';
 import type { RefreshReport } from '../../../shared/api-responses/seller-responses.js';
 import { generateId } from '../../auth/token-codec.js';
 import { AppError } from '../../errors/app-error.js';
 import { parseOpenApi, type IngestedEndpoint } from './openapi-ingest.js';
-import { guardedFetchText, SellerOriginService, type OriginFetchOptions } from './origin-verifier.js';
-import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS, lockSellerEndpoints } from '../seller-endpoint-bound.js';
-import { endpointHasLedger } from '../seller-endpoint-service.js';
+import { guardedFetchText, type OriginFetchOptions } from './origin-verifier.js';
+import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS } from '../seller-endpoint-bound.js';
 import type { EndpointRow, SellerRow } from '../seller-views.js';
+import type { EndpointSet, EndpointStore } from '../store/seller-stores.js';
 
 /**
  * Brings an ingested endpoint in line with its operation; true when it changed. No price in the document: the
  * endpoint keeps what it has (unpriced, or the seller's own price).
  */
 async function updateIngested(
-  trx: Knex.Transaction,
+  set: EndpointSet,
   current: EndpointRow,
   w: IngestedEndpoint,
   now: Date,
@@ -41,31 +41,27 @@ async function updateIngested(
     JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) ||
     (current.path_pattern ?? null) !== w.path_pattern;
   if (!differs) return false;
-  await trx('endpoints')
-    .where({ id: current.id })
-    .update({
-      price_micro: price,
-      priced,
-      capabilities: JSON.stringify(w.capabilities),
-      path_pattern: w.path_pattern,
-      updated_at: now,
-    });
+  await set.change(current.id, {
+    price_micro: price,
+    priced,
+    capabilities: w.capabilities,
+    path_pattern: w.path_pattern,
+    updated_at: now,
+  });
   return true;
 }
 
 /** The largest OpenAPI document read. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-export class SellerOpenApiRefresh extends SellerOriginService {
+export class SellerOpenApiRefresh {
   constructor(
-    knex: Knex,
-    clock: () => Date,
-    outbound: OriginFetchOptions,
-    /** The most endpoints one seller may hold: a refresh that would add past it adds nothing (./seller-endpoint-bound.ts). */
+    private readonly store: Pick<EndpointStore, 'changeSet'>,
+    private readonly clock: () => Date,
+    private readonly outbound: OriginFetchOptions,
+    /** The most endpoints one seller may hold: a refresh that would add past it adds nothing (../seller-endpoint-bound.ts). */
     private readonly maxEndpoints = DEFAULT_MAX_ENDPOINTS,
-  ) {
-    super(knex, clock, outbound);
-  }
+  ) {}
 
   async refresh(seller: SellerRow): Promise<RefreshReport> {
     if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
@@ -83,11 +79,8 @@ export class SellerOpenApiRefresh extends SellerOriginService {
       kept_for_ledger: [] as string[],
       unchanged: 0,
     };
-    await this.knex.transaction(async (trx) => {
-      await lockSellerEndpoints(trx, seller.id);
-      const existing = (await trx('endpoints').where({ seller_id: seller.id })) as Array<
-        EndpointRow & { source: string }
-      >;
+    await this.store.changeSet(seller.id, async (set) => {
+      const existing = await set.list();
       const key = (method: string, path: string) => `${method} ${path}`;
       const byKey = new Map(existing.map((e) => [key(e.method, e.path), e]));
       const slugs = new Set(existing.map((e) => e.slug));
@@ -101,7 +94,7 @@ export class SellerOpenApiRefresh extends SellerOriginService {
           let slug = w.slug;
           for (let i = 2; slugs.has(slug); i++) slug = `${w.slug.slice(0, 58)}-${i}`;
           slugs.add(slug);
-          await trx('endpoints').insert({
+          await set.add({
             id: generateId('ep_'),
             seller_id: seller.id,
             slug,
@@ -110,8 +103,8 @@ export class SellerOpenApiRefresh extends SellerOriginService {
             path_pattern: w.path_pattern,
             price_micro: parseUsd(w.price ?? '0').toString(),
             priced: w.price !== null,
-            route_prices: '{}',
-            capabilities: JSON.stringify(w.capabilities),
+            route_prices: {},
+            capabilities: w.capabilities,
             source: 'openapi',
             created_at: now,
             updated_at: now,
@@ -119,20 +112,20 @@ export class SellerOpenApiRefresh extends SellerOriginService {
           report.added.push(slug);
           continue;
         }
-        if (current.source === 'openapi' && (await updateIngested(trx, current, w, now)))
+        if (current.source === 'openapi' && (await updateIngested(set, current, w, now)))
           report.changed.push(current.slug);
         else report.unchanged++;
       }
       for (const e of existing) {
         if (e.source !== 'openapi' || seen.has(key(e.method, e.path))) continue;
-        const used = await endpointHasLedger(trx, seller.id, e.id);
+        const used = await set.hasLedger(e.id);
         if (used) report.kept_for_ledger.push(e.slug);
         else {
-          await trx('endpoints').where({ id: e.id }).delete();
+          await set.remove(e.id);
           report.removed.push(e.slug);
         }
       }
-      if (report.added.length > 0) await assertWithinEndpointBound(trx, seller.id, this.maxEndpoints);
+      if (report.added.length > 0) await assertWithinEndpointBound(set, this.maxEndpoints);
     });
     return { seller_id: seller.id, openapi_url: seller.openapi_url, ...report };
   }

@@ -1,7 +1,8 @@
 /**
  * Proof that a seller controls the origin it names: a token issued once per seller and kept, which the
  * origin must serve at `/.well-known/xx-verification.txt` (fetched through the vetted outbound path of
- * ./origin-verifier.ts); a new origin must be proven again (./seller-service.ts clears `verified_at`).
+ * ./origin-verifier.ts); a new origin must be proven again (../seller-service.ts clears `verified_at`). The
+ * token and the mark are kept through `SellerStore` (../store/seller-stores.ts).
  *
  * Defends: a seller claiming an origin it does not control (the gate sells only verified origins,
  * docs/gate.md); an origin changed while the old one was being checked being marked verified (the update names
@@ -12,22 +13,24 @@
 import { randomBytes } from 'node:crypto';
 import type { OriginVerification, VerifiedSeller } from '../../../shared/api-responses/seller-responses.js';
 import { AppError } from '../../errors/app-error.js';
-import { fetchVerificationFile, SellerOriginService } from './origin-verifier.js';
+import { fetchVerificationFile, type OriginFetchOptions } from './origin-verifier.js';
 import { sellerView, type SellerRow } from '../seller-views.js';
+import type { SellerStore } from '../store/seller-stores.js';
 
 const WELL_KNOWN_PATH = '/.well-known/xx-verification.txt';
 
-export class SellerOriginVerification extends SellerOriginService {
+export class SellerOriginVerification {
+  constructor(
+    private readonly store: Pick<SellerStore, 'keepVerificationToken' | 'markOriginVerified'>,
+    private readonly clock: () => Date,
+    private readonly outbound: OriginFetchOptions,
+  ) {}
+
   /** The token the seller must serve at /.well-known/xx-verification.txt (issued once, kept). */
   async token(seller: SellerRow): Promise<string> {
     if (seller.verification_token) return seller.verification_token;
     const token = `xx-verify-${randomBytes(16).toString('hex')}`;
-    await this.knex('sellers')
-      .where({ id: seller.id })
-      .whereNull('verification_token')
-      .update({ verification_token: token });
-    const row = await this.knex('sellers').where({ id: seller.id }).first('verification_token');
-    return row.verification_token as string;
+    return this.store.keepVerificationToken(seller.id, token);
   }
 
   /** What GET /v1/sellers/{id}/verify answers: where to serve which token. */
@@ -50,10 +53,7 @@ export class SellerOriginVerification extends SellerOriginService {
         fields: { expected_file: `${seller.origin}${WELL_KNOWN_PATH}` },
       });
     // Only the origin that served the token is verified: one changed meanwhile stays unverified.
-    const [row] = (await this.knex('sellers')
-      .where({ id: seller.id, origin: seller.origin })
-      .update({ verified_at: this.clock() })
-      .returning('*')) as SellerRow[];
+    const row = await this.store.markOriginVerified(seller.id, seller.origin, this.clock());
     if (!row)
       throw new AppError('verification_token_mismatch', {
         message: 'The origin changed while it was being verified; verify the new origin.',

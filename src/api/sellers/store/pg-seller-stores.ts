@@ -7,8 +7,75 @@
  * the database (the migrations' constraints do).
  */
 import type { Knex } from 'knex';
+import type { PageRequest } from '../../db/keyset-cursor.js';
+import { readAccountPage } from '../../services/account-page.js';
 import type { EndpointRow, SellerRow } from '../seller-views.js';
-import type { GateCatalogueStore, SellerPayTo } from './seller-stores.js';
+import type {
+  GateCatalogueStore,
+  NewSeller,
+  RowPage,
+  SellerChanges,
+  SellerPayTo,
+  SellerStore,
+} from './seller-stores.js';
+
+/** The id shape of the rows the list's page cursors name. */
+const SELLER_ID = /^sel_[0-9a-f]{24}$/;
+
+/** `capabilities` is stored as JSON text. */
+const encoded = <T extends { capabilities?: string[] | undefined }>(row: T) =>
+  row.capabilities === undefined ? row : { ...row, capabilities: JSON.stringify(row.capabilities) };
+
+export class PgSellerStore implements SellerStore {
+  constructor(private readonly knex: Knex) {}
+
+  async slugTaken(slug: string): Promise<boolean> {
+    return !!(await this.knex('sellers').where({ slug }).first('id'));
+  }
+
+  async add(seller: NewSeller): Promise<boolean> {
+    try {
+      await this.knex('sellers').insert(encoded(seller));
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') return false;
+      throw err;
+    }
+  }
+
+  async byId(sellerId: string): Promise<SellerRow | undefined> {
+    return (await this.knex('sellers').where({ id: sellerId }).first()) as SellerRow | undefined;
+  }
+
+  pageOf(accountId: string, request: PageRequest): Promise<RowPage<SellerRow>> {
+    return readAccountPage<SellerRow>(this.knex, 'sellers', accountId, request, SELLER_ID);
+  }
+
+  async change(sellerId: string, changes: SellerChanges): Promise<SellerRow | undefined> {
+    const [row] = (await this.knex('sellers')
+      .where({ id: sellerId })
+      .update(encoded(changes))
+      .returning('*')) as SellerRow[];
+    return row;
+  }
+
+  async keepVerificationToken(sellerId: string, token: string): Promise<string> {
+    await this.knex('sellers')
+      .where({ id: sellerId })
+      .whereNull('verification_token')
+      .update({ verification_token: token });
+    const row = await this.knex('sellers').where({ id: sellerId }).first('verification_token');
+    return row.verification_token as string;
+  }
+
+  async markOriginVerified(sellerId: string, origin: string, at: Date): Promise<SellerRow | undefined> {
+    const [row] = (await this.knex('sellers')
+      .where({ id: sellerId, origin })
+      .update({ verified_at: at })
+      .returning('*')) as SellerRow[];
+    return row;
+  }
+}
 
 const OLDEST_FIRST = [{ column: 'created_at' }, { column: 'id' }];
 
