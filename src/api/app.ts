@@ -39,6 +39,15 @@ import { gateRoutes } from './sellers/gate/gate-routes.js';
 import { GateService } from './sellers/gate/gate-service.js';
 import { PgGateCatalogueStore, PgSellerStore } from './sellers/store/pg-seller-stores.js';
 import { PgEndpointStore } from './sellers/store/pg-endpoint-store.js';
+import {
+  PgEndpointRoutes,
+  PgPayToStore,
+  PgPendingRowCounts,
+  PgSellerLedgerStore,
+} from './sellers/store/pg-ledger-stores.js';
+import { EndpointMatcherCache } from './sellers/ledger/endpoint-matcher-cache.js';
+import { PgLedgerVerificationStore } from './sellers/store/pg-ledger-verification-store.js';
+import { PgCollectionWalletStore, PgPayoutStore } from './sellers/store/pg-payout-stores.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { walletHistoryRoutes } from './http/routes/wallet-history-routes.js';
@@ -152,7 +161,7 @@ export function createTreasuryApp(deps: {
   const paymentHistory = new PaymentHistoryService(knex, clock);
   // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
   const ledgerVerifier = new LedgerVerifier({
-    knex,
+    store: new PgLedgerVerificationStore(knex),
     chains,
     reader: balances,
     rpcUrls: config.rpcUrls,
@@ -179,26 +188,37 @@ export function createTreasuryApp(deps: {
       maxEndpoints: config.sellerMaxEndpoints,
     },
   });
-  const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
-  const pendingCap = new LedgerPendingCap(knex, config.ledgerMaxPendingPerSeller);
+  const sellerLedger = new SellerLedgerService({
+    store: new PgSellerLedgerStore(knex),
+    clock,
+    ledgerVerifier,
+    endpoints: new EndpointMatcherCache(new PgEndpointRoutes(knex)),
+  });
+  const pendingCap = new LedgerPendingCap(new PgPendingRowCounts(knex), config.ledgerMaxPendingPerSeller);
   // The platform as merchant of record: per-seller collection wallets and payouts out of them (docs/adr/0011).
   const defaultNetwork = chains.resolve(config.defaultChain)?.network ?? config.defaultChain;
-  const collections = new PlatformWallets(knex, accounts, wallets, chains, {
-    networks: config.morNetworks ?? [...new Set([defaultNetwork, ...Object.keys(config.rpcUrls)])],
-    policy: { per_tx_cap_usd: formatUsd(config.morPayoutMaxMicro) },
+  const collections = new PlatformWallets({
+    store: new PgCollectionWalletStore(knex),
+    accounts,
+    wallets,
+    chains,
+    options: {
+      networks: config.morNetworks ?? [...new Set([defaultNetwork, ...Object.keys(config.rpcUrls)])],
+      policy: { per_tx_cap_usd: formatUsd(config.morPayoutMaxMicro) },
+    },
   });
   const payoutRail = config.facilitatorUrl
     ? new PayoutRail(pay, createFacilitatorClient({ url: config.facilitatorUrl }))
     : undefined;
-  const payouts = new SellerPayouts(
-    knex,
+  const payouts = new SellerPayouts({
+    store: new PgPayoutStore(knex),
     clock,
     chains,
-    payoutRail,
-    new AuthorizationUseReader(config.rpcUrls, config.rpcTimeoutMs),
-    { maxPayoutMicro: config.morPayoutMaxMicro },
-  );
-  const sellerPayTo = new SellerPayToService(knex, clock, ledgerVerifier);
+    rail: payoutRail,
+    chainUse: new AuthorizationUseReader(config.rpcUrls, config.rpcTimeoutMs),
+    options: { maxPayoutMicro: config.morPayoutMaxMicro },
+  });
+  const sellerPayTo = new SellerPayToService(new PgPayToStore(knex), clock, ledgerVerifier);
   const gate = new GateService({
     store: new PgGateCatalogueStore(knex),
     ledger: sellerLedger,

@@ -8,11 +8,11 @@
  * Does not defend: a seller proving an address it controls that another seller's buyers also pay (each
  * transfer still backs at most one verified row).
  */
-import type { Knex } from 'knex';
 import { getAddress, verifyMessage, type Hex } from 'viem';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerVerifier } from './ledger/ledger-verifier.js';
 import type { SellerRow } from './seller-views.js';
+import type { PayToStore } from './store/ledger-stores.js';
 import type { PayToList } from '../../shared/api-responses/seller-ledger-responses.js';
 
 /** What a seller's pay-to address signs (EIP-191) to prove payments to it belong to this seller. */
@@ -22,7 +22,7 @@ export function payToClaimMessage(sellerId: string, address: string): string {
 
 export class SellerPayToService {
   constructor(
-    private readonly knex: Knex,
+    private readonly store: PayToStore,
     private readonly clock: () => Date,
     /** Told when rows become due for verification (absent: they wait for the next sweep). */
     private readonly ledgerVerifier?: Pick<LedgerVerifier, 'nudge'>,
@@ -45,34 +45,16 @@ export class SellerPayToService {
         fields: { address, message: payToClaimMessage(seller.id, address) },
       });
     const now = this.clock();
-    await this.knex('sellers_pay_to')
-      .insert({
-        seller_id: seller.id,
-        address: address.toLowerCase(),
-        signature: input.signature.toLowerCase(),
-        created_at: now,
-      })
-      .onConflict(['seller_id', 'address'])
-      .ignore();
+    await this.store.add(seller.id, address.toLowerCase(), input.signature.toLowerCase(), now);
     // Rows waiting for a pay-to, and rows that paid an address the seller had not proved yet, are checked (again).
-    await this.knex('ledger_entries')
-      .where({ seller_id: seller.id })
-      .andWhere((q) =>
-        q
-          .where({ status: 'pending', reason: 'pay_to_not_registered' })
-          .orWhere({ status: 'rejected', reason: 'recipient_mismatch' }),
-      )
-      .update({ status: 'pending', reason: 'awaiting_verification', next_check_at: now });
+    await this.store.recheckForPayTo(seller.id, now);
     this.ledgerVerifier?.nudge();
     return this.payTo(seller);
   }
 
   /** The seller's proven pay-to addresses, oldest first. */
   async payTo(seller: SellerRow): Promise<PayToList> {
-    const rows = (await this.knex('sellers_pay_to')
-      .where({ seller_id: seller.id })
-      .orderBy([{ column: 'created_at' }, { column: 'address' }])
-      .select('address', 'created_at')) as Array<{ address: string; created_at: Date }>;
+    const rows = await this.store.listOf(seller.id);
     return {
       seller_id: seller.id,
       pay_to: rows.map((r) => ({ address: getAddress(r.address.trim()), created_at: r.created_at.toISOString() })),

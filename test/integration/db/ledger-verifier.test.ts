@@ -15,6 +15,7 @@ import type { MinedTransaction } from '../../../src/api/chain/balance-reader.js'
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import { LedgerVerifier } from '../../../src/api/sellers/ledger/ledger-verifier.js';
+import { PgLedgerVerificationStore } from '../../../src/api/sellers/store/pg-ledger-verification-store.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const NETWORK = 'eip155:84532';
@@ -49,7 +50,7 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     concurrency = 4,
   ) =>
     new LedgerVerifier({
-      knex: db.knex,
+      store: new PgLedgerVerificationStore(db.knex),
       chains,
       reader,
       rpcUrls: { [NETWORK]: 'http://127.0.0.1:9' },

@@ -10,12 +10,8 @@
  * used dropped first), each with at most what the endpoint bound lets it have. Does not defend: a seller that
  * holds more endpoints than the bound from before it existed (loaded whole, once per change).
  */
-import type { Knex } from 'knex';
-import {
-  compileEndpointMatcher,
-  type EndpointMatcher,
-  type MatchableEndpoint,
-} from '../../../shared/endpoint-matcher.js';
+import { compileEndpointMatcher, type EndpointMatcher } from '../../../shared/endpoint-matcher.js';
+import type { EndpointRoutes } from '../store/ledger-stores.js';
 
 interface Entry {
   version: string;
@@ -26,16 +22,14 @@ export class EndpointMatcherCache {
   private readonly entries = new Map<string, Entry>();
 
   constructor(
-    private readonly knex: Knex,
+    private readonly routes: EndpointRoutes,
     private readonly maxSellers = 1_000,
   ) {}
 
   /** The endpoint of `sellerId` a report of `method` (upper case) and `route` names, or null. */
   async endpointFor(sellerId: string, method: string, route: string): Promise<string | null> {
-    const row = (await this.knex('sellers').where({ id: sellerId }).first('endpoints_version')) as
-      { endpoints_version: string } | undefined;
-    if (!row) return null;
-    const version = String(row.endpoints_version);
+    const version = await this.routes.versionOf(sellerId);
+    if (version === undefined) return null;
     return (await this.matcherAt(sellerId, version)).lookup(method, route);
   }
 
@@ -58,10 +52,6 @@ export class EndpointMatcherCache {
   }
 
   private async load(sellerId: string): Promise<EndpointMatcher> {
-    const endpoints = (await this.knex('endpoints')
-      .where({ seller_id: sellerId })
-      .orderBy([{ column: 'created_at' }, { column: 'id' }])
-      .select('id', 'method', 'path', 'path_pattern')) as MatchableEndpoint[];
-    return compileEndpointMatcher(endpoints);
+    return compileEndpointMatcher(await this.routes.matchableOf(sellerId));
   }
 }

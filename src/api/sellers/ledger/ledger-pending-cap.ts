@@ -13,10 +13,10 @@
  * would hold a pooled connection per waiting report): the cap can be passed by the rows of the reports in flight
  * together, at most 100 per request. Rows parked for a reason the seller can fix (no proven pay-to) count too.
  */
-import type { Knex } from 'knex';
 import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import { AppError } from '../../errors/app-error.js';
 import type { SellerRow } from '../seller-views.js';
+import type { PendingRowCounts } from '../store/ledger-stores.js';
 
 export const DEFAULT_MAX_PENDING_PER_SELLER = 10_000;
 /** The retry hint of a refusal: rows leave `pending` as the verifier decides them, within a minute or two. */
@@ -29,7 +29,7 @@ export interface ReportedRow {
 
 export class LedgerPendingCap {
   constructor(
-    private readonly knex: Knex,
+    private readonly counts: PendingRowCounts,
     private readonly maxPending = DEFAULT_MAX_PENDING_PER_SELLER,
   ) {}
 
@@ -49,21 +49,13 @@ export class LedgerPendingCap {
   }
 
   /** How many of `hashes` the seller has already reported (UNIQUE (seller_id, tx_hash)). */
-  private async storedCount(sellerId: string, hashes: string[]): Promise<number> {
-    const [row] = (await this.knex('ledger_entries')
-      .where({ seller_id: sellerId })
-      .whereIn('tx_hash', hashes)
-      .count({ n: '*' })) as Array<{ n: string }>;
-    return Number(row?.n ?? 0);
+  private storedCount(sellerId: string, hashes: string[]): Promise<number> {
+    return this.counts.reported(sellerId, hashes);
   }
 
   /** The seller's pending rows, counted up to the cap + 1 (a seller far above it costs no more). */
-  private async pendingCount(sellerId: string): Promise<number> {
-    const result = await this.knex.raw(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ledger_entries WHERE seller_id = ? AND status = 'pending' LIMIT ?) p`,
-      [sellerId, this.maxPending + 1],
-    );
-    return (result.rows as Array<{ n: number }>)[0]?.n ?? 0;
+  private pendingCount(sellerId: string): Promise<number> {
+    return this.counts.pending(sellerId, this.maxPending + 1);
   }
 
   private refusal(pending: number): AppError {

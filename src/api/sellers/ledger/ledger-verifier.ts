@@ -1,10 +1,10 @@
 /**
  * The background worker that decides pending seller ledger rows on chain (docs/adr/0009-ledger-verification.md).
- * Each round claims a batch of due `pending` rows, sellers in turns (./ledger-fair-claim.ts; a lease on
+ * Each round claims a batch of due `pending` rows, sellers in turns (../store/ledger-fair-claim.ts; a lease on
  * `next_check_at`, FOR UPDATE SKIP LOCKED, so every API process may run one without two checking the same row),
  * reads each row's transaction with its receipt and depth from the network's RPC, `bounded` at `concurrency` at
  * once, and writes the verdict of ../chain/verify-ledger-transfer.ts against where the row's money must have
- * gone (./ledger-row-claim.ts: a platform_mor row's seller's collection wallet, a direct row's proven pay-to
+ * gone (../store/ledger-row-claim.ts: a platform_mor row's seller's collection wallet, a direct row's proven pay-to
  * addresses; the row names the buyer's authorization only when the transaction spent it,
  * docs/adr/0011-merchant-of-record.md): `verified` (PostgreSQL triggers then add it to the seller's payables
  * and revenue), `rejected` with a reason, or still `pending` with a reason and the next check after a backoff.
@@ -21,16 +21,16 @@
  * holding the worker (bounded concurrency, the reader's short timeout, exponential backoff per row).
  * Does not defend: a lying RPC; reorganisations deeper than the configured confirmations.
  */
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Hash } from 'viem';
 import type { BalanceReader } from '../../chain/balance-reader.js';
 import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import { verifyLedgerTransfer } from '../../chain/verify-ledger-transfer.js';
-import { linkAuthorization, recipientsOf, type AuthorizationLink, type RowClaim } from './ledger-row-claim.js';
+import type { AuthorizationLink, RowClaim } from '../store/ledger-row-claim.js';
 import { requiredConfirmations } from '../../config/app-config.js';
 import { AppError } from '../../errors/app-error.js';
-import { claimDueLedgerRows, type ClaimedLedgerRow } from './ledger-fair-claim.js';
+import type { ClaimedLedgerRow } from '../store/ledger-fair-claim.js';
+import type { LedgerVerificationStore } from '../store/ledger-stores.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 
 export interface LedgerVerifierOptions {
@@ -53,7 +53,8 @@ export interface LedgerVerifierOptions {
 
 /** What the verifier is given (wired once in src/api/app.ts). */
 export interface LedgerVerifierDeps {
-  knex: Knex;
+  /** Where due rows are claimed and verdicts written (../store/ledger-stores.ts). */
+  store: LedgerVerificationStore;
   chains: ChainRegistry;
   /** Reads a transaction with its receipt and depth. */
   reader: Pick<BalanceReader, 'minedTransaction'>;
@@ -93,7 +94,7 @@ export class LedgerVerifier {
   /** Whether the last claim may have left due rows behind. */
   private moreDue = false;
 
-  private readonly knex: Knex;
+  private readonly store: LedgerVerificationStore;
   private readonly chains: ChainRegistry;
   private readonly reader: Pick<BalanceReader, 'minedTransaction'>;
   private readonly rpcUrls: Readonly<Record<string, string>>;
@@ -104,7 +105,7 @@ export class LedgerVerifier {
 
   constructor(deps: LedgerVerifierDeps) {
     ({
-      knex: this.knex,
+      store: this.store,
       chains: this.chains,
       reader: this.reader,
       rpcUrls: this.rpcUrls,
@@ -137,11 +138,8 @@ export class LedgerVerifier {
   start(): void {
     if (this.options.intervalMs === 0 || !this.stopped) return;
     this.stopped = false;
-    void this.knex
-      .raw(
-        `UPDATE ledger_entries SET next_check_at = ? WHERE status = 'pending' AND reason IN ('rpc_not_configured', 'network_not_supported')`,
-        [this.clock()],
-      )
+    void this.store
+      .reopenParked(this.clock())
       .catch(() => undefined)
       .finally(() => this.schedule(0));
   }
@@ -177,9 +175,7 @@ export class LedgerVerifier {
     try {
       // A full batch, or a seller's whole share, may leave more due rows: take the next one at once.
       while (!this.stopped && (await this.runOnce()) > 0 && this.moreDue);
-      const [counted] = (await this.knex.raw(`SELECT count(*)::int AS n FROM ledger_entries WHERE status = 'pending'`))
-        .rows as Array<{ n: number }>;
-      this.metrics.ledgerPendingRows.set(counted?.n ?? 0);
+      this.metrics.ledgerPendingRows.set(await this.store.pendingCount());
     } catch (err) {
       this.log.warn(
         { err: err instanceof Error ? err.message : String(err) },
@@ -191,8 +187,8 @@ export class LedgerVerifier {
   /** One batch: claims due pending rows and decides each; answers how many rows it claimed. */
   async runOnce(): Promise<number> {
     const now = this.clock();
-    // Sellers in turns, at most sellerShare rows of one seller per batch (./ledger-fair-claim.ts).
-    const { rows, moreDue } = await claimDueLedgerRows(this.knex, {
+    // Sellers in turns, at most sellerShare rows of one seller per batch (../store/ledger-fair-claim.ts).
+    const { rows, moreDue } = await this.store.claimDue({
       now,
       leaseUntil: new Date(now.getTime() + this.leaseSeconds * 1000),
       batch: this.batch,
@@ -223,35 +219,16 @@ export class LedgerVerifier {
     const verdict = await this.judge(row);
     const at = this.clock();
     const common = { checked_at: at, attempts: row.attempts + 1, confirmations: verdict.confirmations ?? null };
-    const pending = this.knex('ledger_entries').where({ id: row.id, status: 'pending' });
     if (verdict.status === 'pending') {
-      await pending
-        .clone()
-        .update({ ...common, reason: verdict.reason, next_check_at: new Date(at.getTime() + verdict.retryMs) });
+      await this.store.keepPending(row.id, common, verdict.reason, new Date(at.getTime() + verdict.retryMs));
     } else if (verdict.status === 'rejected') {
-      await pending.clone().update({ ...common, status: 'rejected', reason: verdict.reason });
+      await this.store.reject(row.id, common, verdict.reason);
     } else {
       let claimed = false;
-      for (const logIndex of verdict.logIndexes) {
-        try {
-          await pending.clone().update({
-            ...common,
-            status: 'verified',
-            reason: null,
-            log_index: logIndex,
-            verified_at: at,
-            ...(verdict.link
-              ? { authorization_id: verdict.link.authorization_id, decision_id: verdict.link.decision_id }
-              : {}),
-          });
-          claimed = true;
-          break;
-        } catch (err) {
-          if ((err as { code?: string; constraint?: string }).constraint !== 'ledger_entries_verified_transfer_unique')
-            throw err;
-        }
-      }
-      if (!claimed) await pending.clone().update({ ...common, status: 'rejected', reason: 'transfer_already_claimed' });
+      // The first of the transaction's matching transfers no other row is verified on.
+      for (const logIndex of verdict.logIndexes)
+        if ((claimed = await this.store.verify(row.id, common, logIndex, at, verdict.link))) break;
+      if (!claimed) await this.store.reject(row.id, common, 'transfer_already_claimed');
     }
     this.metrics.ledgerVerifications.inc({ outcome: verdict.status === 'verified' ? 'verified' : verdict.status });
   }
@@ -261,7 +238,7 @@ export class LedgerVerifier {
     const unreachable = this.unreachableReason(row.network);
     if (unreachable) return { status: 'pending', reason: unreachable, retryMs: parked };
     const claim = await this.claimOf(row);
-    const payTo = await recipientsOf(this.knex, row, claim);
+    const payTo = await this.store.recipientsOf(row, claim);
     if (payTo === 'pay_to_not_registered') return { status: 'pending', reason: payTo, retryMs: parked };
     const chain = this.chains.resolve(row.network)!;
     let tx;
@@ -295,7 +272,7 @@ export class LedgerVerifier {
       };
     if (verdict.kind === 'rejected')
       return { status: 'rejected', reason: verdict.reason, confirmations: verdict.confirmations };
-    const found = claim.nonce ? await linkAuthorization(this.knex, row, claim.nonce, tx.logs, chain.usdc) : undefined;
+    const found = claim.nonce ? await this.store.linkAuthorization(row, claim.nonce, tx.logs, chain.usdc) : undefined;
     const link = found && verdict.logIndexes.includes(found.logIndex) ? found : undefined;
     // The authorization's own Transfer is the one this row claims, when the chain showed it.
     const logIndexes = link ? [link.logIndex] : verdict.logIndexes;
@@ -303,10 +280,8 @@ export class LedgerVerifier {
   }
 
   /** What the row was reported as: its payout mode (where its money must have gone) and the nonce it names. */
-  private async claimOf(row: ClaimedRow): Promise<RowClaim> {
-    const claim = (await this.knex('ledger_entries').where({ id: row.id }).first('payout_mode', 'nonce')) as
-      RowClaim | undefined;
-    return { payout_mode: claim?.payout_mode ?? 'direct', nonce: claim?.nonce?.trim() ?? null };
+  private claimOf(row: ClaimedRow): Promise<RowClaim> {
+    return this.store.claimOf(row.id);
   }
 
   private backoff(attempts: number): number {

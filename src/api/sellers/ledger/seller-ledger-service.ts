@@ -1,9 +1,9 @@
 /**
  * A seller's money: the ledger its middleware reports to, revenue, payables and the payout history (payouts
- * themselves are made by ./seller-payouts.ts). Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
+ * themselves are made by ../payouts/seller-payouts.ts). Ledger reports are idempotent per seller and tx_hash, attributed by pinned endpoint_id
  * or by route lookup (src/shared/path-pattern.ts, no regex), and stored `pending`: they count toward revenue and
  * payables only once ./ledger-verifier.ts has verified them on chain against the pay-to addresses the seller
- * proved (./seller-pay-to-service.ts).
+ * proved (../seller-pay-to-service.ts). Reads and writes through `SellerLedgerStore` (../store/ledger-stores.ts).
  *
  * Defends: revenue and payouts on a seller's word (a row counts once the chain shows it); one seller claiming
  * another's address or transaction (the address must sign, a transfer backs one verified row); reads that grow
@@ -11,15 +11,15 @@
  * Does not defend: an RPC that lies about a transaction (the configured RPC is trusted, as for balances).
  */
 import { Readable } from 'node:stream';
-import type { Knex } from 'knex';
 import { getAddress } from 'viem';
 import { formatUsd } from '../../../../policy/money.js';
 import { generateId } from '../../auth/token-codec.js';
-import { readKeysetPage, whereAfter, type PageRequest } from '../../db/keyset-cursor.js';
+import type { PageRequest } from '../../db/keyset-cursor.js';
 import { AppError } from '../../errors/app-error.js';
 import type { LedgerVerifier } from './ledger-verifier.js';
-import { EndpointMatcherCache } from './endpoint-matcher-cache.js';
+import type { EndpointMatcherCache } from './endpoint-matcher-cache.js';
 import type { SellerRow } from '../seller-views.js';
+import type { LedgerRange, LedgerRow, NewLedgerRow, PayoutRow, SellerLedgerStore } from '../store/ledger-stores.js';
 import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import { splitRevenueRange } from './split-revenue-range.js';
 import type {
@@ -31,21 +31,28 @@ import type {
   RevenueSummary,
 } from '../../../shared/api-responses/seller-ledger-responses.js';
 
-/** The id shapes of the rows the lists' page cursors name. */
-const LEDGER_ENTRY_ID = /^led_[0-9a-f]{24}$/;
-const PAYOUT_FLUSH_ID = /^po_[0-9a-f]{24}$/;
 /** Ledger rows read per query by the CSV export. */
 const EXPORT_PAGE_ROWS = 1_000;
 
+/** What the seller's ledger is given (wired once in src/api/app.ts). */
+export interface SellerLedgerDeps {
+  store: SellerLedgerStore;
+  clock: () => Date;
+  /** Where reported rows are checked on chain (absent: rows wait as awaiting_verification). */
+  ledgerVerifier?: Pick<LedgerVerifier, 'unreachableReason' | 'parkedUntil' | 'nudge'> | undefined;
+  /** How a reported route finds its endpoint (./endpoint-matcher-cache.ts). */
+  endpoints: Pick<EndpointMatcherCache, 'endpointFor'>;
+}
+
 export class SellerLedgerService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly clock: () => Date,
-    /** Where reported rows are checked on chain (absent: rows wait as awaiting_verification). */
-    private readonly ledgerVerifier?: Pick<LedgerVerifier, 'unreachableReason' | 'parkedUntil' | 'nudge'>,
-    /** How a reported route finds its endpoint (./endpoint-matcher-cache.ts). */
-    private readonly endpoints: Pick<EndpointMatcherCache, 'endpointFor'> = new EndpointMatcherCache(knex),
-  ) {}
+  private readonly store: SellerLedgerStore;
+  private readonly clock: () => Date;
+  private readonly ledgerVerifier: SellerLedgerDeps['ledgerVerifier'];
+  private readonly endpoints: SellerLedgerDeps['endpoints'];
+
+  constructor(deps: SellerLedgerDeps) {
+    ({ store: this.store, clock: this.clock, ledgerVerifier: this.ledgerVerifier, endpoints: this.endpoints } = deps);
+  }
 
   /**
    * Accrued payables (verified rows paid to the seller's collection wallet) and a page of its payouts, newest
@@ -54,23 +61,12 @@ export class SellerLedgerService {
    * verified row covers yet (migration 20261125200400).
    */
   async payouts(seller: SellerRow, request: PageRequest): Promise<PayoutsPage> {
-    const { page, nextCursor } = await readKeysetPage<PayoutRow>(
-      this.knex('payout_flushes').where({ seller_id: seller.id }),
-      request,
-      PAYOUT_FLUSH_ID,
-      'desc',
-    );
-    const payables = (await this.knex('seller_payables')
-      .where({ seller_id: seller.id })
-      .first('earned_micro', 'paid_micro', 'advance_micro')) as
-      { earned_micro: string; paid_micro: string; advance_micro: string } | undefined;
+    const { page, nextCursor } = await this.store.payoutsOf(seller.id, request);
+    const payables = await this.store.payablesOf(seller.id);
     // Only platform_mor rows paid to a collection wallet are earned: a direct seller's accrued is what it
     // collected while platform_mor and was not paid yet (usually nothing).
     const accrued = !payables ? 0n : BigInt(payables.earned_micro) - BigInt(payables.paid_micro);
-    const [pending] = (await this.knex('ledger_entries')
-      .where({ seller_id: seller.id, status: 'pending', payout_mode: 'platform_mor' })
-      .sum({ total: 'amount_micro' })
-      .count({ n: '*' })) as Array<{ total: string | null; n: string }>;
+    const pending = await this.store.pendingCollected(seller.id);
     return {
       seller_id: seller.id,
       payout_mode: seller.payout_mode,
@@ -87,26 +83,23 @@ export class SellerLedgerService {
   async report(seller: SellerRow, input: LedgerReportBody): Promise<{ created: boolean; entry: LedgerEntryView }> {
     let endpointId: string | null = null;
     if (input.endpoint_id) {
-      const pinned = await this.knex('endpoints').where({ id: input.endpoint_id, seller_id: seller.id }).first('id');
-      if (!pinned) throw new AppError('endpoint_not_found');
-      endpointId = pinned.id;
+      if (!(await this.store.hasEndpoint(seller.id, input.endpoint_id))) throw new AppError('endpoint_not_found');
+      endpointId = input.endpoint_id;
     } else if (input.route) {
       // The exact path, else the oldest fitting pattern: the seller's endpoints compiled once per change.
       endpointId = await this.endpoints.endpointFor(seller.id, (input.method ?? 'GET').toUpperCase(), input.route);
     }
     // The nonce is kept as claimed: the row is linked to a Treasury authorization only once the verifier saw that
-    // authorization's own transfer in the transaction (./ledger-row-claim.ts), never on this report's word.
+    // authorization's own transfer in the transaction (../store/ledger-row-claim.ts), never on this report's word.
     const nonce = input.nonce ? input.nonce.toLowerCase() : null;
     // Stored pending: it counts once verified on chain (./ledger-verifier.ts). Why it cannot be checked yet, if so.
     // A platform_mor row is checked against the seller's collection wallet; a direct row needs a proven pay-to.
-    const hasPayTo =
-      seller.payout_mode === 'platform_mor' ||
-      !!(await this.knex('sellers_pay_to').where({ seller_id: seller.id }).first('address'));
+    const hasPayTo = seller.payout_mode === 'platform_mor' || (await this.store.hasPayTo(seller.id));
     const reason =
       this.ledgerVerifier?.unreachableReason(input.network) ??
       (hasPayTo ? 'awaiting_verification' : 'pay_to_not_registered');
     const now = this.clock();
-    const row = {
+    const row: NewLedgerRow = {
       id: generateId('led_'),
       seller_id: seller.id,
       endpoint_id: endpointId,
@@ -129,14 +122,9 @@ export class SellerLedgerService {
     };
     // Idempotent per seller: another seller's report of the same transaction does not block this one — the
     // chain decides whose it is (a transfer to another seller's pay-to is rejected, recipient_mismatch).
-    const inserted = await this.knex('ledger_entries')
-      .insert(row)
-      .onConflict(['seller_id', 'tx_hash'])
-      .ignore()
-      .returning('id');
-    const stored = await this.knex('ledger_entries').where({ seller_id: seller.id, tx_hash: row.tx_hash }).first();
-    if (inserted.length > 0) this.ledgerVerifier?.nudge();
-    return { created: inserted.length > 0, entry: ledgerView(stored) };
+    const { created, stored } = await this.store.reportOnce(row);
+    if (created) this.ledgerVerifier?.nudge();
+    return { created, entry: ledgerView(stored) };
   }
 
   /** A page of the seller's ledger rows, newest first, of every status (or the one asked for). */
@@ -149,14 +137,8 @@ export class SellerLedgerService {
       status?: LedgerStatus | undefined;
     },
   ): Promise<LedgerPage> {
-    const rows = this.ledgerRows(seller, q);
-    if (q.status) rows.andWhere({ status: q.status });
-    const { page, nextCursor } = await readKeysetPage<{ created_at: Date; id: string }>(
-      rows,
-      q,
-      LEDGER_ENTRY_ID,
-      'desc',
-    );
+    const range = { from: q.from, to: q.to, endpoint_id: q.endpoint_id, status: q.status };
+    const { page, nextCursor } = await this.store.pageOf(seller.id, range, q);
     return { entries: page.map(ledgerView), next_cursor: nextCursor };
   }
 
@@ -177,39 +159,19 @@ export class SellerLedgerService {
       byEndpoint.set(key, { total: entry.total + BigInt(total), count: entry.count + Number(count) });
     };
     for (const range of split.rows) {
-      const rows = (await this.ledgerRows(seller, { ...range, endpoint_id: q.endpoint_id })
-        .andWhere({ status: 'verified' })
-        .select('endpoint_id')
-        .sum({ total: 'amount_micro' })
-        .count({ n: '*' })
-        .groupBy('endpoint_id')) as Array<{ endpoint_id: string | null; total: string; n: string }>;
-      for (const r of rows) add(r.endpoint_id ?? '', r.total, r.n);
+      for (const r of await this.store.verifiedByEndpoint(seller.id, { ...range, endpoint_id: q.endpoint_id }))
+        add(r.key, r.total, r.n);
     }
-    if (split.days) {
-      const days = this.knex('seller_revenue_days').where({ seller_id: seller.id });
-      if (split.days.first) days.andWhere('day', '>=', split.days.first);
-      if (split.days.end) days.andWhere('day', '<', split.days.end);
-      if (q.endpoint_id) days.andWhere({ endpoint_key: q.endpoint_id });
-      const rows = (await days
-        .select('endpoint_key')
-        .sum({ total: 'total_micro' })
-        .sum({ n: 'entries' })
-        .groupBy('endpoint_key')) as Array<{ endpoint_key: string; total: string; n: string }>;
-      for (const r of rows) add(r.endpoint_key, r.total, r.n);
-    }
+    if (split.days)
+      for (const r of await this.store.revenueDays(seller.id, split.days, q.endpoint_id)) add(r.key, r.total, r.n);
     const endpoints = [...byEndpoint.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const unverified = (await this.ledgerRows(seller, q)
-      .whereNot({ status: 'verified' })
-      .select('status')
-      .sum({ total: 'amount_micro' })
-      .count({ n: '*' })
-      .groupBy('status')) as Array<{
-      status: string;
-      total: string;
-      n: string;
-    }>;
+    const unverified = await this.store.unverifiedByStatus(seller.id, {
+      from: q.from,
+      to: q.to,
+      endpoint_id: q.endpoint_id,
+    });
     const of = (status: string) => {
-      const r = unverified.find((u) => u.status === status);
+      const r = unverified.find((u) => u.key === status);
       return { count: Number(r?.n ?? 0), total_usd: formatUsd(BigInt(r?.total ?? 0)) };
     };
     return {
@@ -227,35 +189,15 @@ export class SellerLedgerService {
     };
   }
 
-  /** The seller's ledger rows within `from` (inclusive) and `to` (exclusive), for one endpoint when given. */
-  private ledgerRows(
-    seller: SellerRow,
-    q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined },
-  ): Knex.QueryBuilder {
-    const query = this.knex('ledger_entries').where({ seller_id: seller.id });
-    if (q.from) query.andWhere('created_at', '>=', q.from);
-    if (q.to) query.andWhere('created_at', '<', q.to);
-    if (q.endpoint_id) query.andWhere({ endpoint_id: q.endpoint_id });
-    return query;
-  }
-
   /**
    * The seller's ledger as CSV, oldest first, within `from`/`to` and for one endpoint when given: read in
    * keyset pages of 1,000 rows and streamed, so an export of any size holds one page in memory. A database
    * failure part-way ends the stream with an error, and the client sees the response cut short.
    */
-  exportCsv(
-    seller: SellerRow,
-    q: { from?: Date | undefined; to?: Date | undefined; endpoint_id?: string | undefined } = {},
-  ): Readable {
-    const rowsAfter = (after: { created_at: Date; id: string } | undefined) => {
-      const query = this.ledgerRows(seller, q)
-        .orderBy([{ column: 'created_at' }, { column: 'id' }])
-        .limit(EXPORT_PAGE_ROWS);
-      return (after ? whereAfter(query, { at: after.created_at, id: after.id }) : query) as Promise<
-        Array<Record<string, any>>
-      >;
-    };
+  exportCsv(seller: SellerRow, q: LedgerRange = {}): Readable {
+    const range = { from: q.from, to: q.to, endpoint_id: q.endpoint_id };
+    const rowsAfter = (after: { created_at: Date; id: string } | undefined) =>
+      this.store.rowsAfter(seller.id, range, after, EXPORT_PAGE_ROWS);
     const header =
       'created_at,id,tx_hash,payer,amount_usd,network,endpoint_id,method,route,content_hash,authorization_id,decision_id,status,reason';
     const cell = (v: unknown) => {
@@ -296,23 +238,11 @@ export class SellerLedgerService {
             .join('');
         }
         if (rows.length < EXPORT_PAGE_ROWS) return;
-        after = rows[rows.length - 1] as { created_at: Date; id: string };
+        after = rows[rows.length - 1];
       }
     }
     return Readable.from(lines(), { objectMode: false });
   }
-}
-
-interface PayoutRow {
-  id: string;
-  amount_micro: string;
-  created_at: Date;
-  status: PayoutFlushView['status'];
-  network: string | null;
-  pay_to: string | null;
-  tx_hash: string | null;
-  reason: string | null;
-  settled_at: Date | null;
 }
 
 /** A payout as the payouts page shows it: what it is, where it went and how far it got. */
@@ -330,27 +260,27 @@ function payoutView(f: PayoutRow): PayoutFlushView {
   };
 }
 
-function ledgerView(r: Record<string, any>): LedgerEntryView {
+function ledgerView(r: LedgerRow): LedgerEntryView {
   return {
-    id: r.id as string,
-    seller_id: r.seller_id as string,
-    endpoint_id: r.endpoint_id as string | null,
-    tx_hash: (r.tx_hash as string).trim(),
-    payer: (r.payer as string).trim(),
+    id: r.id,
+    seller_id: r.seller_id,
+    endpoint_id: r.endpoint_id,
+    tx_hash: r.tx_hash.trim(),
+    payer: r.payer.trim(),
     amount_usd: formatUsd(BigInt(r.amount_micro)),
     amount: String(r.amount_micro),
-    network: r.network as string,
-    method: r.method as string | null,
-    route: r.route as string | null,
-    content_hash: r.content_hash as string | null,
-    authorization_id: r.authorization_id as string | null,
-    decision_id: r.decision_id as string | null,
+    network: r.network,
+    method: r.method,
+    route: r.route,
+    content_hash: r.content_hash,
+    authorization_id: r.authorization_id,
+    decision_id: r.decision_id,
     /** pending until verified on chain; only verified rows count toward revenue and payables. */
-    status: r.status as LedgerStatus,
+    status: r.status,
     /** Why a row is pending or rejected (stable snake_case); null once verified. */
-    reason: (r.reason as string | null) ?? null,
-    confirmations: (r.confirmations as number | null) ?? null,
-    verified_at: (r.verified_at as Date | null)?.toISOString() ?? null,
-    created_at: (r.created_at as Date).toISOString(),
+    reason: r.reason ?? null,
+    confirmations: r.confirmations ?? null,
+    verified_at: r.verified_at?.toISOString() ?? null,
+    created_at: r.created_at.toISOString(),
   };
 }

@@ -11,25 +11,18 @@
  * network (an advisory lock per name, a unique index as the second line).
  * Does not defend: a network the operator did not list (no collection there: `collectsOn` is false and the
  * seller's paywall has no terms on it); the key backend's own availability (creation fails with the signer).
+ * Reads and writes through `CollectionWalletStore` (../store/payout-stores.ts).
  */
-import type { Knex } from 'knex';
-import { getAddress } from 'viem';
 import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import type { AccountService } from '../../services/account-service.js';
 import type { WalletService } from '../../services/wallet-service.js';
+import type { CollectionWallet, CollectionWalletStore } from '../store/payout-stores.js';
+
+export type { CollectionWallet } from '../store/payout-stores.js';
 
 /** Who the platform's wallets are recorded as created by (audit actor). */
 export const PLATFORM_ACTOR = 'treasury-platform';
 const PLATFORM_OWNER = { owner_type: 'platform', owner_id: 'merchant_of_record' } as const;
-
-export interface CollectionWallet {
-  seller_id: string;
-  network: string;
-  wallet_id: string;
-  /** Checksummed. */
-  address: string;
-  account_id: string;
-}
 
 export interface PlatformWalletOptions {
   /** CAIP-2 networks the platform collects on. */
@@ -38,14 +31,33 @@ export interface PlatformWalletOptions {
   policy: Record<string, unknown>;
 }
 
+/** What the platform's wallets are built from (wired once in src/api/app.ts). */
+export interface PlatformWalletsDeps {
+  store: CollectionWalletStore;
+  /** The platform's own Treasury account is an account like any other. */
+  accounts: Pick<AccountService, 'create'>;
+  /** Each collection wallet is a wallet like any other. */
+  wallets: Pick<WalletService, 'create'>;
+  chains: ChainRegistry;
+  options: PlatformWalletOptions;
+}
+
 export class PlatformWallets {
-  constructor(
-    private readonly knex: Knex,
-    private readonly accounts: Pick<AccountService, 'create'>,
-    private readonly wallets: Pick<WalletService, 'create'>,
-    private readonly chains: ChainRegistry,
-    private readonly options: PlatformWalletOptions,
-  ) {}
+  private readonly store: CollectionWalletStore;
+  private readonly accounts: PlatformWalletsDeps['accounts'];
+  private readonly wallets: PlatformWalletsDeps['wallets'];
+  private readonly chains: ChainRegistry;
+  private readonly options: PlatformWalletOptions;
+
+  constructor(deps: PlatformWalletsDeps) {
+    ({
+      store: this.store,
+      accounts: this.accounts,
+      wallets: this.wallets,
+      chains: this.chains,
+      options: this.options,
+    } = deps);
+  }
 
   /** Whether the platform collects on `network` (a CAIP-2 id or chain name the registry knows, and listed). */
   collectsOn(network: string): boolean {
@@ -54,13 +66,8 @@ export class PlatformWallets {
   }
 
   /** The seller's collection wallet on `network` if it exists (no creation). */
-  async find(sellerId: string, network: string, trx: Knex | Knex.Transaction = this.knex) {
-    const row = (await trx('platform_collection_wallets as c')
-      .join('wallets as w', 'w.id', 'c.wallet_id')
-      .where({ 'c.seller_id': sellerId, 'c.network': network })
-      .first('c.seller_id', 'c.network', 'c.wallet_id', 'c.address', 'w.account_id')) as
-      (Omit<CollectionWallet, 'address'> & { address: string }) | undefined;
-    return row ? { ...row, address: getAddress(row.address.trim()) } : undefined;
+  find(sellerId: string, network: string): Promise<CollectionWallet | undefined> {
+    return this.store.find(sellerId, network);
   }
 
   /**
@@ -73,30 +80,13 @@ export class PlatformWallets {
     const found = await this.find(sellerId, chain.network);
     if (found) return found;
     const accountId = await this.platformAccount();
-    return this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`collect:${sellerId}:${chain.network}`]);
-      const raced = await this.find(sellerId, chain.network, trx);
-      if (raced) return raced;
-      const wallet = await this.wallets.create(
+    return this.store.ensure(sellerId, chain.network, accountId, () =>
+      this.wallets.create(
         accountId,
         { label: `collection ${sellerId}`, chain: chain.network, policy: this.options.policy },
         PLATFORM_ACTOR,
-      );
-      await trx('platform_collection_wallets').insert({
-        seller_id: sellerId,
-        network: chain.network,
-        wallet_id: wallet.id,
-        address: wallet.address.toLowerCase(),
-        created_at: new Date(),
-      });
-      return {
-        seller_id: sellerId,
-        network: chain.network,
-        wallet_id: wallet.id,
-        address: getAddress(wallet.address),
-        account_id: accountId,
-      };
-    });
+      ),
+    );
   }
 
   /**
@@ -110,16 +100,9 @@ export class PlatformWallets {
   }
 
   /** The platform's Treasury account, created on first use (one per database: a unique index). */
-  private async platformAccount(): Promise<string> {
-    const existing = async (db: Knex | Knex.Transaction) =>
-      (await db('treasury_accounts').where(PLATFORM_OWNER).first('id')) as { id: string } | undefined;
-    const found = await existing(this.knex);
-    if (found) return found.id;
-    return this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', ['platform-account']);
-      const raced = await existing(trx);
-      if (raced) return raced.id;
-      return (await this.accounts.create(PLATFORM_OWNER, PLATFORM_ACTOR, undefined, trx)).id;
-    });
+  private platformAccount(): Promise<string> {
+    return this.store.platformAccount(
+      async (tx) => (await this.accounts.create(PLATFORM_OWNER, PLATFORM_ACTOR, undefined, tx)).id,
+    );
   }
 }

@@ -18,8 +18,8 @@
  * Defends: paying twice (one authorization per payout, the chain read before anything is given back); paying
  * more than reached the platform (two CHECKs); paying a seller from another seller's collection.
  * Does not defend: a lying facilitator or RPC; a seller's pay-to key being lost (its proof is its signature).
+ * Reads and writes through `PayoutStore` (../store/payout-stores.ts).
  */
-import type { Knex } from 'knex';
 import { getAddress, type Hex } from 'viem';
 import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import { generateId } from '../../auth/token-codec.js';
@@ -28,17 +28,9 @@ import { AppError } from '../../errors/app-error.js';
 import { paymentTerms, type PaymentAuthorization } from '../../pay/payment-authorization.js';
 import type { PayoutOrder, PayoutRail } from './payout-rail.js';
 import type { SellerRow } from '../seller-views.js';
+import type { PayoutProgress, PayoutStore, UnfinishedPayout } from '../store/payout-stores.js';
 
-interface PayoutRow {
-  id: string;
-  seller_id: string;
-  network: string;
-  wallet_id: string;
-  amount_micro: string;
-  status: 'pending' | 'submitted' | 'settled' | 'failed';
-  pay_to: string | null;
-  account_id: string;
-}
+type PayoutRow = UnfinishedPayout;
 
 export interface SellerPayoutOptions {
   /** The largest single payout (raw units); what is owed beyond it waits for the next flush. */
@@ -47,21 +39,41 @@ export interface SellerPayoutOptions {
 
 const clip = (s: string) => s.slice(0, 64);
 
+/** What the payouts are built from (wired once in src/api/app.ts). */
+export interface SellerPayoutsDeps {
+  store: PayoutStore;
+  clock: () => Date;
+  chains: ChainRegistry;
+  /** Absent: no facilitator configured; payouts are recorded and wait (`payout_rail_not_configured`). */
+  rail: PayoutRail | undefined;
+  /** Whether a submitted payout's authorization was spent on chain (absent: it is submitted again). */
+  chainUse: Pick<AuthorizationUseReader, 'find'> | undefined;
+  options: SellerPayoutOptions;
+}
+
 export class SellerPayouts {
-  constructor(
-    private readonly knex: Knex,
-    private readonly clock: () => Date,
-    private readonly chains: ChainRegistry,
-    /** Absent: no facilitator configured; payouts are recorded and wait (`payout_rail_not_configured`). */
-    private readonly rail: PayoutRail | undefined,
-    private readonly chainUse: Pick<AuthorizationUseReader, 'find'> | undefined,
-    private readonly options: SellerPayoutOptions,
-  ) {}
+  private readonly store: PayoutStore;
+  private readonly clock: () => Date;
+  private readonly chains: ChainRegistry;
+  private readonly rail: PayoutRail | undefined;
+  private readonly chainUse: SellerPayoutsDeps['chainUse'];
+  private readonly options: SellerPayoutOptions;
+
+  constructor(deps: SellerPayoutsDeps) {
+    ({
+      store: this.store,
+      clock: this.clock,
+      chains: this.chains,
+      rail: this.rail,
+      chainUse: this.chainUse,
+      options: this.options,
+    } = deps);
+  }
 
   /** Records what is owed and moves every unfinished payout of the seller (see the header). */
   async flush(seller: SellerRow, actor: string, idempotencyKey: string | undefined): Promise<void> {
     // A direct seller is owed only what its collection wallets took while it was platform_mor.
-    if (seller.payout_mode === 'direct' && !(await this.owesAny(seller.id)))
+    if (seller.payout_mode === 'direct' && !(await this.store.owesAny(seller.id)))
       throw new AppError('payouts_not_applicable');
     await this.record(seller, actor, idempotencyKey);
     // A payout that expired unspent gave its amount back: owed again, recorded and moved anew.
@@ -73,12 +85,7 @@ export class SellerPayouts {
 
   /** Moves every unfinished payout of the seller, oldest first; true when one of them failed. */
   private async moveUnfinished(seller: SellerRow): Promise<boolean> {
-    const unfinished = (await this.knex('payout_flushes as p')
-      .join('wallets as w', 'w.id', 'p.wallet_id')
-      .where({ 'p.seller_id': seller.id })
-      .whereIn('p.status', ['pending', 'submitted'])
-      .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
-      .select('p.*', 'w.account_id')) as PayoutRow[];
+    const unfinished = await this.store.unfinishedOf(seller.id);
     let failed = false;
     for (const payout of unfinished) {
       await this.move(seller, payout);
@@ -88,35 +95,19 @@ export class SellerPayouts {
   }
 
   private async record(seller: SellerRow, actor: string, idempotencyKey: string | undefined): Promise<void> {
-    await this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${seller.id}`]);
-      if (idempotencyKey) {
-        const seen = await trx('payout_flushes').where({ seller_id: seller.id, idempotency_key: idempotencyKey });
-        if (seen.length > 0) return;
-      }
+    await this.store.underPayoutLock(seller.id, async (ledger) => {
+      if (idempotencyKey && (await ledger.recorded(idempotencyKey))) return;
       // Locked: a ledger row verified meanwhile waits, and is paid by the next flush.
-      const payables = (await trx('seller_payables')
-        .where({ seller_id: seller.id })
-        .forUpdate()
-        .first('earned_micro', 'paid_micro')) as { earned_micro: string; paid_micro: string } | undefined;
+      const payables = await ledger.payables();
       let owed = payables ? BigInt(payables.earned_micro) - BigInt(payables.paid_micro) : 0n;
-      const wallets = (await trx('platform_collection_wallets')
-        .where({ seller_id: seller.id })
-        .orderBy('network')
-        .forUpdate()
-        .select('wallet_id', 'network', 'collected_micro', 'paid_micro')) as Array<{
-        wallet_id: string;
-        network: string;
-        collected_micro: string;
-        paid_micro: string;
-      }>;
+      const wallets = await ledger.collections();
       let key = idempotencyKey ?? null;
       for (const w of wallets) {
         const collected = BigInt(w.collected_micro) - BigInt(w.paid_micro);
         const amount = [owed, collected, this.options.maxPayoutMicro].reduce((a, b) => (b < a ? b : a));
         if (amount <= 0n) continue;
         const now = this.clock();
-        await trx('payout_flushes').insert({
+        await ledger.add({
           id: generateId('po_'),
           seller_id: seller.id,
           amount_micro: amount.toString(),
@@ -138,7 +129,7 @@ export class SellerPayouts {
   private async move(seller: SellerRow, payout: PayoutRow): Promise<void> {
     const chain = this.chains.resolve(payout.network);
     if (!this.rail || !chain) return this.note(payout, 'payout_rail_not_configured');
-    const payTo = payout.pay_to?.trim() ?? (await this.oldestPayTo(seller.id));
+    const payTo = payout.pay_to?.trim() ?? (await this.store.oldestPayTo(seller.id));
     if (!payTo) return this.note(payout, 'pay_to_not_registered');
     const order: PayoutOrder = {
       id: payout.id,
@@ -207,27 +198,6 @@ export class SellerPayouts {
     return false;
   }
 
-  /** Whether anything collected for the seller is unpaid or a payout of it unfinished. */
-  private async owesAny(sellerId: string): Promise<boolean> {
-    const collected = await this.knex('platform_collection_wallets')
-      .where({ seller_id: sellerId })
-      .andWhereRaw('collected_micro > paid_micro')
-      .first('wallet_id');
-    const unfinished = await this.knex('payout_flushes')
-      .where({ seller_id: sellerId })
-      .whereIn('status', ['pending', 'submitted'])
-      .first('id');
-    return !!collected || !!unfinished;
-  }
-
-  private async oldestPayTo(sellerId: string): Promise<string | undefined> {
-    const row = (await this.knex('sellers_pay_to')
-      .where({ seller_id: sellerId })
-      .orderBy([{ column: 'created_at' }, { column: 'address' }])
-      .first('address')) as { address: string } | undefined;
-    return row?.address.trim();
-  }
-
   private settled(payout: PayoutRow, txHash: string): Promise<void> {
     const at = this.clock();
     return this.update(payout, { status: 'settled', tx_hash: txHash.toLowerCase(), settled_at: at, reason: null });
@@ -237,11 +207,8 @@ export class SellerPayouts {
     return this.update(payout, { reason: clip(reason) });
   }
 
-  private async update(payout: PayoutRow, changes: Record<string, unknown>): Promise<void> {
-    await this.knex('payout_flushes')
-      .where({ id: payout.id })
-      .whereIn('status', ['pending', 'submitted'])
-      .update({ ...changes, updated_at: this.clock() });
-    if (typeof changes.status === 'string') payout.status = changes.status as PayoutRow['status'];
+  private async update(payout: PayoutRow, changes: Omit<PayoutProgress, 'updated_at'>): Promise<void> {
+    await this.store.progress(payout.id, { ...changes, updated_at: this.clock() });
+    if (changes.status) payout.status = changes.status;
   }
 }

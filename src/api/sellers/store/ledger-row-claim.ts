@@ -5,7 +5,7 @@
  *     wallet on the row's network (the platform holds the money it will owe); a `direct` row's, one of the
  *     seller's proven pay-to addresses (revenue only, nothing is owed);
  *   - which Treasury authorization it settled, if it names a nonce: linked only when the transaction spent
- *     that authorization itself (../chain/authorization-transfer.ts), never on the report's word.
+ *     that authorization itself (src/api/chain/authorization-transfer.ts), never on the report's word.
  *
  * Defends: a platform_mor seller being owed money it moved between its own addresses (the platform never
  * received it); a seller tying its transaction to another, unsettled authorization of the same buyer.

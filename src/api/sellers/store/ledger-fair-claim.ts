@@ -1,5 +1,5 @@
 /**
- * The ledger verifier's claim (./ledger-verifier.ts): which due `pending` rows one batch takes. Sellers are served
+ * The ledger verifier's claim (../ledger/ledger-verifier.ts): which due `pending` rows one batch takes. Sellers are served
  * in turns — each seller's due rows are numbered oldest due first (a window over the pending rows' per-seller
  * index, migration 20261128150000), and the batch takes every seller's first row, then every seller's second, and
  * so on, at most `sellerShare` rows of one seller per batch; the rows are decided in that order. A claimed row is
@@ -10,7 +10,7 @@
  * Defends: one seller's backlog — thousands of made-up transactions, say — delaying every other seller's
  * verification behind it (one shared FIFO before): another seller's due row is in the next batch whatever the
  * backlog, decided among the first, and one batch spends at most `sellerShare` RPC reads on one seller. Does not
- * defend: the backlog's own size (bounded at report time, ./ledger-pending-cap.ts); it does not slow a seller
+ * defend: the backlog's own size (bounded at report time, ../ledger/ledger-pending-cap.ts); it does not slow a seller
  * when no one else waits (the verifier claims again at once while rows are due).
  */
 import type { Knex } from 'knex';
