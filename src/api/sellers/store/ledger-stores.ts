@@ -18,7 +18,6 @@
 import type { PageRequest } from '../../db/keyset-cursor.js';
 import type { MatchableEndpoint } from '../../../shared/endpoint-matcher.js';
 import type { LedgerStatus, PayoutFlushView } from '../../../shared/api-responses/seller-ledger-responses.js';
-import type { RevenueRangeSplit } from '../ledger/split-revenue-range.js';
 import type { RowPage } from './seller-stores.js';
 import type { ClaimedLedgerRow, FairClaimOptions } from './ledger-fair-claim.js';
 import type { AuthorizationLink, RowClaim } from './ledger-row-claim.js';
@@ -60,6 +59,12 @@ export interface LedgerRange {
   endpoint_id?: string | undefined;
 }
 
+/** Whole UTC days as YYYY-MM-DD: `first` included, `end` excluded (open when undefined). */
+export interface RevenueDays {
+  first?: string | undefined;
+  end?: string | undefined;
+}
+
 /** A sum of rows by key (an endpoint, '' for none, or a status). */
 export interface LedgerTotal {
   key: string;
@@ -96,11 +101,7 @@ export interface SellerLedgerStore {
   /** The seller's verified rows in `range`, summed by endpoint. */
   verifiedByEndpoint(sellerId: string, range: LedgerRange): Promise<LedgerTotal[]>;
   /** The seller's per-day rollups from `first` (inclusive) to `end` (exclusive), summed by endpoint. */
-  revenueDays(
-    sellerId: string,
-    days: NonNullable<RevenueRangeSplit['days']>,
-    endpointId?: string,
-  ): Promise<LedgerTotal[]>;
+  revenueDays(sellerId: string, days: RevenueDays, endpointId?: string): Promise<LedgerTotal[]>;
   /** The seller's rows in `range` not verified, summed by status. */
   unverifiedByStatus(sellerId: string, range: LedgerRange): Promise<LedgerTotal[]>;
   /** Up to `limit` of the seller's rows in `range`, oldest first, after `after` when given. */

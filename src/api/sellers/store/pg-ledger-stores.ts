@@ -10,7 +10,6 @@ import type { Knex } from 'knex';
 import { readKeysetPage, whereAfter, type PageRequest } from '../../db/keyset-cursor.js';
 import type { MatchableEndpoint } from '../../../shared/endpoint-matcher.js';
 import type { LedgerStatus } from '../../../shared/api-responses/seller-ledger-responses.js';
-import type { RevenueRangeSplit } from '../ledger/split-revenue-range.js';
 import type {
   EndpointRoutes,
   LedgerRange,
@@ -20,6 +19,7 @@ import type {
   PayToStore,
   PayoutRow,
   PendingRowCounts,
+  RevenueDays,
   SellerLedgerStore,
 } from './ledger-stores.js';
 import type { RowPage } from './seller-stores.js';
@@ -71,11 +71,7 @@ export class PgSellerLedgerStore implements SellerLedgerStore {
     return rows.map((r) => ({ key: r.endpoint_id ?? '', total: r.total, n: r.n }));
   }
 
-  async revenueDays(
-    sellerId: string,
-    days: NonNullable<RevenueRangeSplit['days']>,
-    endpointId?: string,
-  ): Promise<LedgerTotal[]> {
+  async revenueDays(sellerId: string, days: RevenueDays, endpointId?: string): Promise<LedgerTotal[]> {
     const query = this.knex('seller_revenue_days').where({ seller_id: sellerId });
     if (days.first) query.andWhere('day', '>=', days.first);
     if (days.end) query.andWhere('day', '<', days.end);
