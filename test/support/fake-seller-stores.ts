@@ -2,7 +2,7 @@
  * In-memory fakes of the sellers wing's stores (src/api/sellers/store/seller-stores.ts), for unit tests of its
  * services without PostgreSQL: sellers (a unique slug), a seller's endpoints (a change set rolled back whole when
  * its work throws, as its transaction would be), and a gate catalogue store over the sellers, endpoints and
- * pay-to addresses a test puts in, read as the PostgreSQL stores read them (oldest first, bounded, scoped to the
+ * pay-to addresses a test puts in, and each seller's reported rows (the pending-row counts), read as the PostgreSQL stores read them (oldest first, bounded, scoped to the
  * account or seller). Pages are not cut: `pageOf` answers every row. Never imported by production code.
  */
 import type { EndpointRow, SellerRow } from '../../src/api/sellers/seller-views.js';
@@ -19,6 +19,7 @@ import type {
   SellerStore,
   SourcedEndpoint,
 } from '../../src/api/sellers/store/seller-stores.js';
+import type { PendingRowCounts } from '../../src/api/sellers/store/ledger-stores.js';
 
 type Dated = { created_at: Date };
 const oldestFirst = <T extends Dated>(rows: readonly T[], key: (r: T) => string): T[] =>
@@ -149,5 +150,25 @@ export class FakeEndpointStore implements EndpointStore {
       this.endpoints = saved;
       throw err;
     }
+  }
+}
+
+export class FakePendingRowCounts implements PendingRowCounts {
+  /** Each seller's reported rows: tx_hash → status. */
+  readonly rows = new Map<string, Map<string, 'pending' | 'verified' | 'rejected'>>();
+
+  report(sellerId: string, txHash: string, status: 'pending' | 'verified' | 'rejected' = 'pending'): void {
+    const mine = this.rows.get(sellerId) ?? new Map<string, 'pending' | 'verified' | 'rejected'>();
+    this.rows.set(sellerId, mine.set(txHash.toLowerCase(), status));
+  }
+
+  async reported(sellerId: string, hashes: readonly string[]): Promise<number> {
+    const mine = this.rows.get(sellerId);
+    return hashes.filter((h) => mine?.has(h)).length;
+  }
+
+  async pending(sellerId: string, upTo: number): Promise<number> {
+    const mine = [...(this.rows.get(sellerId)?.values() ?? [])];
+    return Math.min(mine.filter((s) => s === 'pending').length, upTo);
   }
 }
