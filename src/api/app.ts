@@ -25,29 +25,10 @@ import { PaymentHistoryService } from './services/payment-history-service.js';
 import { AgentService } from './services/agent-service.js';
 import { IdentityService } from './services/identity-service.js';
 import { PatService } from './services/pat-service.js';
-import { SellerLedgerService } from './sellers/ledger/seller-ledger-service.js';
-import { SellerPayToService } from './sellers/seller-pay-to-service.js';
-import { PlatformWallets } from './sellers/payouts/platform-wallets.js';
-import { PayoutRail } from './sellers/payouts/payout-rail.js';
-import { SellerPayouts } from './sellers/payouts/seller-payouts.js';
-import { AuthorizationUseReader } from './chain/find-authorization-use.js';
-import { createFacilitatorClient } from '../x402/facilitator-client.js';
-import { formatUsd } from '../../policy/money.js';
-import { createSellerServices } from './sellers/seller-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
-import { GateService } from './sellers/gate/gate-service.js';
-import { PgGateCatalogueStore, PgSellerStore } from './sellers/store/pg-seller-stores.js';
-import { PgEndpointStore } from './sellers/store/pg-endpoint-store.js';
-import {
-  PgEndpointRoutes,
-  PgPayToStore,
-  PgPendingRowCounts,
-  PgSellerLedgerStore,
-} from './sellers/store/pg-ledger-stores.js';
-import { EndpointMatcherCache } from './sellers/ledger/endpoint-matcher-cache.js';
-import { PgLedgerVerificationStore } from './sellers/store/pg-ledger-verification-store.js';
-import { PgCollectionWalletStore, PgPayoutStore } from './sellers/store/pg-payout-stores.js';
+import { createSellersWing } from './sellers/sellers-wing.js';
+import type { LedgerVerifier } from './sellers/ledger/ledger-verifier.js';
 import { treasuryRoutes } from './http/routes/treasury-routes.js';
 import { walletRoutes } from './http/routes/wallet-routes.js';
 import { walletHistoryRoutes } from './http/routes/wallet-history-routes.js';
@@ -58,8 +39,6 @@ import { registerPoolMetrics } from './metrics/register-pool-metrics.js';
 import { AccountService } from './services/account-service.js';
 import { PayService } from './pay/pay-service.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
-import { LedgerVerifier } from './sellers/ledger/ledger-verifier.js';
-import { LedgerPendingCap } from './sellers/ledger/ledger-pending-cap.js';
 import { SignerGateway } from './services/signer-gateway.js';
 import { WalletService } from './services/wallet-service.js';
 import type { HostResolver } from './net/vetted-fetch.js';
@@ -159,73 +138,21 @@ export function createTreasuryApp(deps: {
   const pats = new PatService(knex, metrics, clock);
   const agents = new AgentService(knex, identity, wallets, clock, config.walletBounds);
   const paymentHistory = new PaymentHistoryService(knex, clock);
-  // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
-  const ledgerVerifier = new LedgerVerifier({
-    store: new PgLedgerVerificationStore(knex),
-    chains,
-    reader: balances,
-    rpcUrls: config.rpcUrls,
-    metrics,
+  const sellersWing = createSellersWing({
+    config,
+    knex,
     log,
+    metrics,
     clock,
-    options: {
-      intervalMs: config.ledgerVerifyIntervalMs,
-      concurrency: config.ledgerVerifyConcurrency,
-      confirmations: config.confirmations,
-      notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
-      sellerShare: config.ledgerVerifySellerShare,
-    },
-  });
-  const sellers = createSellerServices({
-    sellers: new PgSellerStore(knex),
-    endpoints: new PgEndpointStore(knex),
-    pats,
-    clock,
-    options: {
-      allowPrivateOrigins: config.verifyAllowPrivate,
-      outboundAllowedPorts: config.outboundAllowedPorts,
-      resolveHost: deps.resolveHost,
-      maxEndpoints: config.sellerMaxEndpoints,
-    },
-  });
-  const sellerLedger = new SellerLedgerService({
-    store: new PgSellerLedgerStore(knex),
-    clock,
-    ledgerVerifier,
-    endpoints: new EndpointMatcherCache(new PgEndpointRoutes(knex)),
-  });
-  const pendingCap = new LedgerPendingCap(new PgPendingRowCounts(knex), config.ledgerMaxPendingPerSeller);
-  // The platform as merchant of record: per-seller collection wallets and payouts out of them (docs/adr/0011).
-  const defaultNetwork = chains.resolve(config.defaultChain)?.network ?? config.defaultChain;
-  const collections = new PlatformWallets({
-    store: new PgCollectionWalletStore(knex),
+    chains,
+    balances,
     accounts,
     wallets,
-    chains,
-    options: {
-      networks: config.morNetworks ?? [...new Set([defaultNetwork, ...Object.keys(config.rpcUrls)])],
-      policy: { per_tx_cap_usd: formatUsd(config.morPayoutMaxMicro) },
-    },
+    pats,
+    pay,
+    resolveHost: deps.resolveHost,
   });
-  const payoutRail = config.facilitatorUrl
-    ? new PayoutRail(pay, createFacilitatorClient({ url: config.facilitatorUrl }))
-    : undefined;
-  const payouts = new SellerPayouts({
-    store: new PgPayoutStore(knex),
-    clock,
-    chains,
-    rail: payoutRail,
-    chainUse: new AuthorizationUseReader(config.rpcUrls, config.rpcTimeoutMs),
-    options: { maxPayoutMicro: config.morPayoutMaxMicro },
-  });
-  const sellerPayTo = new SellerPayToService(new PgPayToStore(knex), clock, ledgerVerifier);
-  const gate = new GateService({
-    store: new PgGateCatalogueStore(knex),
-    ledger: sellerLedger,
-    pendingCap,
-    collections,
-    defaultNetwork,
-  });
+  const { ledgerVerifier } = sellersWing;
   let shuttingDown = false;
   let server: http.Server | undefined;
   let rateLimitCleanup: RepeatingTask | undefined;
@@ -247,17 +174,8 @@ export function createTreasuryApp(deps: {
     payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
     identityRoutes({ auth: tokenAuth, identity, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
-    sellerRoutes({
-      auth: tokenAuth,
-      sellers,
-      ledger: sellerLedger,
-      pendingCap,
-      payTo: sellerPayTo,
-      pats,
-      payouts,
-      collections,
-    }),
-    gateRoutes({ auth: tokenAuth, gate }),
+    sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),
+    gateRoutes({ auth: tokenAuth, gate: sellersWing.gate }),
   ];
   for (const router of routers) {
     koa.use(router.routes());
