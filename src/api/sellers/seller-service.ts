@@ -38,14 +38,24 @@ import type { EndpointStore, SellerChanges, SellerStore } from './store/seller-s
 /** What the seller services take of the PATs: a seller's service PAT is minted at registration. */
 export type ServicePatIssuer = Pick<PatService, 'create'>;
 
+/** What a seller's profile service is given (wired in createSellerServices). */
+export interface SellerServiceDeps {
+  store: SellerStore;
+  pats: ServicePatIssuer;
+  clock: () => Date;
+  /** Ingests the OpenAPI document of a seller registered with one. */
+  openapi: Pick<SellerOpenApiRefresh, 'refresh'>;
+}
+
 export class SellerService {
-  constructor(
-    private readonly store: SellerStore,
-    private readonly pats: ServicePatIssuer,
-    private readonly clock: () => Date,
-    /** Ingests the OpenAPI document of a seller registered with one. */
-    private readonly openapi: Pick<SellerOpenApiRefresh, 'refresh'>,
-  ) {}
+  private readonly store: SellerStore;
+  private readonly pats: ServicePatIssuer;
+  private readonly clock: () => Date;
+  private readonly openapi: SellerServiceDeps['openapi'];
+
+  constructor(deps: SellerServiceDeps) {
+    ({ store: this.store, pats: this.pats, clock: this.clock, openapi: this.openapi } = deps);
+  }
 
   async create(
     accountId: string,
@@ -221,9 +231,9 @@ export function createSellerServices(deps: SellerServicesDeps): SellerServices {
     resolveHost: options.resolveHost,
   };
   const maxEndpoints = options.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
-  const openapi = new SellerOpenApiRefresh(deps.endpoints, clock, outbound, maxEndpoints);
+  const openapi = new SellerOpenApiRefresh({ store: deps.endpoints, clock, outbound, maxEndpoints });
   return {
-    profiles: new SellerService(deps.sellers, deps.pats, clock, openapi),
+    profiles: new SellerService({ store: deps.sellers, pats: deps.pats, clock, openapi }),
     endpoints: new SellerEndpointService(deps.endpoints, clock, maxEndpoints),
     openapi,
     origins: new SellerOriginVerification(deps.sellers, clock, outbound),

@@ -54,14 +54,25 @@ async function updateIngested(
 /** The largest OpenAPI document read. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
+/** What the refresh is given (wired in ../seller-service.ts's createSellerServices). */
+export interface OpenApiRefreshDeps {
+  store: Pick<EndpointStore, 'changeSet'>;
+  clock: () => Date;
+  outbound: OriginFetchOptions;
+  /** The most endpoints one seller may hold: a refresh that would add past it adds nothing (../seller-endpoint-bound.ts). */
+  maxEndpoints?: number | undefined;
+}
+
 export class SellerOpenApiRefresh {
-  constructor(
-    private readonly store: Pick<EndpointStore, 'changeSet'>,
-    private readonly clock: () => Date,
-    private readonly outbound: OriginFetchOptions,
-    /** The most endpoints one seller may hold: a refresh that would add past it adds nothing (../seller-endpoint-bound.ts). */
-    private readonly maxEndpoints = DEFAULT_MAX_ENDPOINTS,
-  ) {}
+  private readonly store: Pick<EndpointStore, 'changeSet'>;
+  private readonly clock: () => Date;
+  private readonly outbound: OriginFetchOptions;
+  private readonly maxEndpoints: number;
+
+  constructor(deps: OpenApiRefreshDeps) {
+    ({ store: this.store, clock: this.clock, outbound: this.outbound } = deps);
+    this.maxEndpoints = deps.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
+  }
 
   async refresh(seller: SellerRow): Promise<RefreshReport> {
     if (!seller.openapi_url) throw new AppError('openapi_url_not_configured');
