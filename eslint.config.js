@@ -60,6 +60,35 @@ const API_LOWER_FLOORS = [
 /** The x402 codecs: every file of src/x402/ except the Koa middleware under src/x402/koa/. */
 const X402_CODECS = ['src/x402/*.{ts,js}', 'src/x402/!(koa)/**/*.{ts,js}'];
 
+/**
+ * The sellers wing (src/api/sellers/: sellers, endpoints, ledger, payouts, the gate's routes) stands above the
+ * API's lower floors and the other wings: nothing below it imports it, and only the composition root
+ * (src/api/app.ts) and the OpenAPI catalogue's assembly reach into it. It may import the platform (accounts,
+ * PATs), the wallets and the pay wing's service (payouts are paid through it), never the reverse. Inside it,
+ * the stores (src/api/sellers/store/) import nothing of the wing but the rows' shapes (seller-views.ts).
+ */
+const SELLERS = 'src/api/sellers';
+const BELOW_SELLERS = [
+  ...['audit', 'auth', 'chain', 'config', 'db', 'errors', 'identity', 'log', 'metrics', 'net', 'pay', 'services'],
+  ...['platform', 'wallets', 'signer'],
+  ...['http/middleware', 'http/routes', 'http/schemas', 'http/docs', 'http/dashboard-static.ts', 'http/validate.ts'],
+].map((d) => `src/api/${d}`);
+const SELLERS_WING_ZONES = [
+  {
+    target: [...BELOW_SELLERS, 'src/api/http/openapi'],
+    from: SELLERS,
+    message:
+      'src/api/sellers/ (the sellers wing) is imported only by the composition root (src/api/app.ts) and the route catalogue (src/api/api-catalog.ts): no lower floor and no other wing reaches into it.',
+  },
+  {
+    target: `${SELLERS}/store`,
+    from: SELLERS,
+    except: ['./store', './seller-views.ts'],
+    message:
+      "src/api/sellers/store/ (the wing's stores) imports nothing of the wing above it but the rows' shapes (seller-views.ts).",
+  },
+];
+
 const zones = [
   {
     target: 'base',
@@ -199,6 +228,7 @@ const zones = [
     message:
       'The floors under the wings (db, auth, audit, chain, config, net, metrics, log, errors, http middleware) import no wing: src/api/platform/ and src/api/identity/ stand above them.',
   },
+  ...SELLERS_WING_ZONES,
 ];
 
 /**

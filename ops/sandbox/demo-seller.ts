@@ -14,7 +14,7 @@ import Koa from 'koa';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { x402Koa } from '../../src/x402/koa/index.js';
-import { payToClaimMessage } from '../../src/api/services/seller-pay-to-service.js';
+import { payToClaimMessage } from '../../src/api/sellers/seller-pay-to-service.js';
 import { bearerAccepted, reuseOrRegister } from './demo-state-file.js';
 
 interface DemoSellerState {

@@ -17,9 +17,9 @@ import { IDENTITY_CATALOG } from './identity/identity-catalog.js';
 import { AGENT_CATALOG } from './platform/agent-catalog.js';
 import { PAT_CATALOG } from './platform/pat-catalog.js';
 import { TREASURIES_CATALOG } from './platform/treasury-catalog.js';
-import { LEDGER_CATALOG } from './http/openapi/ledger-catalog.js';
+import { LEDGER_CATALOG } from './sellers/ledger/ledger-catalog.js';
 import { OPERATIONS_CATALOG } from './http/openapi/operations-catalog.js';
-import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './http/openapi/seller-catalog.js';
+import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './sellers/seller-catalog.js';
 import { PAY_CATALOG } from './pay/pay-catalog.js';
 import { WALLET_CATALOG } from './wallets/wallet-catalog.js';
 

@@ -28,17 +28,10 @@ import { PaymentHistoryService } from './wallets/payment-history-service.js';
 import { AgentService } from './platform/agent-service.js';
 import { IdentityService } from './identity/identity-service.js';
 import { PatService } from './platform/pat-service.js';
-import { SellerLedgerService } from './services/seller-ledger-service.js';
-import { SellerPayToService } from './services/seller-pay-to-service.js';
-import { PlatformWallets } from './services/platform-wallets.js';
-import { PayoutRail } from './services/payout-rail.js';
-import { SellerPayouts } from './services/seller-payouts.js';
-import { AuthorizationUseReader } from './chain/find-authorization-use.js';
-import { createFacilitatorClient } from '../x402/facilitator-client.js';
-import { formatUsd } from '../../policy/money.js';
-import { createSellerServices } from './services/seller-service.js';
-import { sellerRoutes } from './http/routes/seller-routes.js';
-import { gateRoutes } from './http/routes/gate-routes.js';
+import { sellerRoutes } from './sellers/seller-routes.js';
+import { gateRoutes } from './sellers/gate/gate-routes.js';
+import { createSellersWing } from './sellers/sellers-wing.js';
+import type { LedgerVerifier } from './sellers/ledger/ledger-verifier.js';
 import { treasuryRoutes } from './platform/treasury-routes.js';
 import { walletRoutes } from './wallets/wallet-routes.js';
 import { walletHistoryRoutes } from './wallets/wallet-history-routes.js';
@@ -52,8 +45,6 @@ import { pgIdentityStore } from './identity/store/pg-identity-store.js';
 import { agentWalletsOf } from './wallets/agent-wallets-port.js';
 import { PayService } from './pay/pay-service.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
-import { LedgerVerifier } from './services/ledger-verifier.js';
-import { LedgerPendingCap } from './services/ledger-pending-cap.js';
 import { SignerGateway } from './signer/signer-gateway.js';
 import { WalletService } from './wallets/wallet-service.js';
 import { PgWalletStore } from './wallets/store/pg-wallet-store.js';
@@ -171,40 +162,21 @@ export function createTreasuryApp(deps: {
   });
   const paymentHistory = new PaymentHistoryService(walletHistoryStore, clock);
   const walletHistory = new WalletHistoryService(walletHistoryStore);
-  // Seller ledger rows count once verified on chain; the verifier runs in the background while the app listens.
-  const ledgerVerifier = new LedgerVerifier(knex, chains, balances, config.rpcUrls, metrics, log, clock, {
-    intervalMs: config.ledgerVerifyIntervalMs,
-    concurrency: config.ledgerVerifyConcurrency,
-    confirmations: config.confirmations,
-    notFoundGraceSeconds: config.ledgerNotFoundGraceSeconds,
-    sellerShare: config.ledgerVerifySellerShare,
-  });
-  const sellers = createSellerServices(knex, pats, clock, {
-    allowPrivateOrigins: config.verifyAllowPrivate,
-    outboundAllowedPorts: config.outboundAllowedPorts,
-    resolveHost: deps.resolveHost,
-    maxEndpoints: config.sellerMaxEndpoints,
-  });
-  const sellerLedger = new SellerLedgerService(knex, clock, ledgerVerifier);
-  const pendingCap = new LedgerPendingCap(knex, config.ledgerMaxPendingPerSeller);
-  // The platform as merchant of record: per-seller collection wallets and payouts out of them (docs/adr/0011).
-  const defaultNetwork = chains.resolve(config.defaultChain)?.network ?? config.defaultChain;
-  const collections = new PlatformWallets(knex, accounts, wallets, chains, {
-    networks: config.morNetworks ?? [...new Set([defaultNetwork, ...Object.keys(config.rpcUrls)])],
-    policy: { per_tx_cap_usd: formatUsd(config.morPayoutMaxMicro) },
-  });
-  const payoutRail = config.facilitatorUrl
-    ? new PayoutRail(pay, createFacilitatorClient({ url: config.facilitatorUrl }))
-    : undefined;
-  const payouts = new SellerPayouts(
+  const sellersWing = createSellersWing({
+    config,
     knex,
+    log,
+    metrics,
     clock,
     chains,
-    payoutRail,
-    new AuthorizationUseReader(config.rpcUrls, config.rpcTimeoutMs),
-    { maxPayoutMicro: config.morPayoutMaxMicro },
-  );
-  const sellerPayTo = new SellerPayToService(knex, clock, ledgerVerifier);
+    balances,
+    accounts,
+    wallets,
+    pats,
+    pay,
+    resolveHost: deps.resolveHost,
+  });
+  const { ledgerVerifier } = sellersWing;
   let shuttingDown = false;
   let server: http.Server | undefined;
   let rateLimitCleanup: RepeatingTask | undefined;
@@ -234,17 +206,8 @@ export function createTreasuryApp(deps: {
     identityRoutes({ auth: tokenAuth, identity }),
     patRoutes({ auth: tokenAuth, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
-    sellerRoutes({
-      auth: tokenAuth,
-      sellers,
-      ledger: sellerLedger,
-      pendingCap,
-      payTo: sellerPayTo,
-      pats,
-      payouts,
-      collections,
-    }),
-    gateRoutes({ auth: tokenAuth, knex, ledger: sellerLedger, pendingCap, collections, defaultNetwork }),
+    sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),
+    gateRoutes({ auth: tokenAuth, gate: sellersWing.gate }),
   ];
   for (const router of routers) {
     koa.use(router.routes());

@@ -3,7 +3,7 @@
  * method and path first (a map), else the oldest endpoint of that method whose path pattern fits the route,
  * patterns parsed once and grouped by method and segment count, so a route is compared only with the patterns
  * of its own shape. Pure: the caller loads the endpoints and keeps the compiled form
- * (src/api/services/endpoint-matcher-cache.ts).
+ * (src/api/sellers/ledger/endpoint-matcher-cache.ts).
  *
  * Defends: a report re-reading and re-parsing every pattern of its seller per row (a seller with thousands of
  * endpoints made one 100-row batch take seconds of the API's time). Matching itself stays the segment

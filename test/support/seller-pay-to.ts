@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { payToClaimMessage } from '../../src/api/services/seller-pay-to-service.js';
+import { payToClaimMessage } from '../../src/api/sellers/seller-pay-to-service.js';
 import type { TestTreasury } from './api-harness.js';
 
 export async function provePayTo(

@@ -1,7 +1,7 @@
 /**
  * The catalogue entries of the identity routes (sign-in, sessions, whoami); src/api/api-catalog.ts
  * puts every family together (the account's PATs: src/api/platform/pat-catalog.ts; a service PAT's check:
- * src/api/http/openapi/seller-catalog.ts).
+ * src/api/sellers/seller-catalog.ts).
  *
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
  * not defend: the sign-in itself (src/api/identity/).

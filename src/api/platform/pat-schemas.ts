@@ -1,4 +1,4 @@
-/** Request schemas of the PAT routes (./pat-routes.ts; a seller's service PATs, src/api/http/routes/seller-routes.ts). */
+/** Request schemas of the PAT routes (./pat-routes.ts; a seller's service PATs, src/api/sellers/seller-routes.ts). */
 import { z } from 'zod';
 import { patLifetimeSeconds, plainText, usdAmount } from '../http/schemas/common-schemas.js';
 

@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { createWalletClient, http, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
-import { payToClaimMessage } from '../../../src/api/services/seller-pay-to-service.js';
+import { payToClaimMessage } from '../../../src/api/sellers/seller-pay-to-service.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import {
   anvilDevAccount,

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { fetchVerificationFile } from '../../../src/api/services/origin-verifier.js';
+import { fetchVerificationFile } from '../../../src/api/sellers/origin/origin-verifier.js';
 import { useTestTreasury } from '../../support/api-harness.js';
 import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';

@@ -5,7 +5,7 @@
  * one row; a Treasury-paid row references its authorization and decision; scopes do not overlap.
  */
 import assert from 'node:assert/strict';
-import { linkAuthorization } from '../../../src/api/services/ledger-row-claim.js';
+import { linkAuthorization } from '../../../src/api/sellers/store/ledger-row-claim.js';
 import { randomBytes } from 'node:crypto';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';

@@ -14,7 +14,8 @@ import { ChainRegistry } from '../../../src/shared/chain-registry.js';
 import type { MinedTransaction } from '../../../src/api/chain/balance-reader.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
-import { LedgerVerifier } from '../../../src/api/services/ledger-verifier.js';
+import { LedgerVerifier } from '../../../src/api/sellers/ledger/ledger-verifier.js';
+import { PgLedgerVerificationStore } from '../../../src/api/sellers/store/pg-ledger-verification-store.js';
 import { createTestDatabase, type TestDatabase } from '../../support/test-database.js';
 
 const NETWORK = 'eip155:84532';
@@ -48,16 +49,16 @@ describe('ledger verifier: concurrency, backoff and shared work (PostgreSQL, scr
     clock: () => Date,
     concurrency = 4,
   ) =>
-    new LedgerVerifier(
-      db.knex,
+    new LedgerVerifier({
+      store: new PgLedgerVerificationStore(db.knex),
       chains,
       reader,
-      { [NETWORK]: 'http://127.0.0.1:9' },
-      createTreasuryMetrics(),
-      pino({ level: 'silent' }),
+      rpcUrls: { [NETWORK]: 'http://127.0.0.1:9' },
+      metrics: createTreasuryMetrics(),
+      log: pino({ level: 'silent' }),
       clock,
-      { intervalMs: 0, concurrency, confirmations: {}, notFoundGraceSeconds: 900 },
-    );
+      options: { intervalMs: 0, concurrency, confirmations: {}, notFoundGraceSeconds: 900 },
+    });
   /** A platform_mor seller; with `collects`, its buyers' payments to PAY_TO reach its collection wallet. */
   const seller = async (collects = false) => {
     const id = `sel_${randomBytes(12).toString('hex')}`;

@@ -1,7 +1,7 @@
 /** The path-pattern grammar and matcher (src/shared/path-pattern.ts), and OpenAPI ingest's use of it. */
 import assert from 'node:assert/strict';
 import { matchPathPattern, parsePathPattern, PATH_PATTERN_MAX_LENGTH } from '../../../src/shared/path-pattern.js';
-import { parseOpenApi } from '../../../src/api/services/openapi-ingest.js';
+import { parseOpenApi } from '../../../src/api/sellers/origin/openapi-ingest.js';
 
 describe('path patterns', () => {
   it('accepts one parameter per segment, with literal text around it', () => {

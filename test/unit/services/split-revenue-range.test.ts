@@ -1,6 +1,6 @@
 /** splitRevenueRange: whole UTC days from the per-day totals, the edges from the rows, nothing counted twice or left out. */
 import assert from 'node:assert/strict';
-import { splitRevenueRange } from '../../../src/api/services/split-revenue-range.js';
+import { splitRevenueRange } from '../../../src/api/sellers/ledger/split-revenue-range.js';
 
 const d = (s: string) => new Date(s);
 

@@ -1,0 +1,79 @@
+/**
+ * Turns a seller's OpenAPI document (JSON, 3.x) into endpoint definitions: one per path × method, slug from
+ * operationId (else method + path), price from the `x-price-usd` extension — without one (or with an invalid
+ * one) the operation is unpriced (`price: null`), which is not free: the gate does not serve it until the
+ * seller prices it; `"0"` is free, by choice — capabilities from `x-capabilities`, and `{param}` paths kept as
+ * path patterns. A path whose
+ * parameters break the pattern grammar (src/shared/path-pattern.ts: one parameter per segment, bounded
+ * length, segments and parameters) is skipped like any other unusable path: it could never be matched.
+ */
+import { z } from 'zod';
+import { isUsdString } from '../../../../policy/money.js';
+import { AppError } from '../../errors/app-error.js';
+import { parsePathPattern } from '../../../shared/path-pattern.js';
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+export interface IngestedEndpoint {
+  slug: string;
+  method: string;
+  path: string;
+  path_pattern: string | null;
+  /** USD, or null when the document names no (valid) price: unpriced, not served by the gate. */
+  price: string | null;
+  capabilities: string[];
+}
+
+const operationSchema = z
+  .object({
+    operationId: z.string().optional(),
+    'x-price-usd': z.string().optional(),
+    'x-capabilities': z.array(z.string()).optional(),
+  })
+  .loose();
+
+const documentSchema = z.object({ paths: z.record(z.string(), z.record(z.string(), z.unknown())) }).loose();
+
+function slugify(value: string): string {
+  return (
+    value
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 63) || 'endpoint'
+  );
+}
+
+export function parseOpenApi(text: string): IngestedEndpoint[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new AppError('openapi_invalid');
+  }
+  const doc = documentSchema.safeParse(json);
+  if (!doc.success) throw new AppError('openapi_invalid');
+  const out: IngestedEndpoint[] = [];
+  for (const [path, item] of Object.entries(doc.data.paths)) {
+    if (!/^\/[A-Za-z0-9\-._~%!$&'()*+,;=:@/{}]*$/.test(path) || path.length > 512) continue;
+    const patterned = path.includes('{') || path.includes('}');
+    if (patterned && !parsePathPattern(path).ok) continue;
+    for (const method of METHODS) {
+      const parsed = operationSchema.safeParse(item[method]);
+      if (item[method] === undefined || !parsed.success) continue;
+      const op = parsed.data;
+      const price = op['x-price-usd'] !== undefined && isUsdString(op['x-price-usd']) ? op['x-price-usd'] : null;
+      out.push({
+        slug: slugify(op.operationId ?? `${method} ${path}`),
+        method: method.toUpperCase(),
+        path,
+        path_pattern: patterned ? path : null,
+        price,
+        capabilities: (op['x-capabilities'] ?? [])
+          .filter((c) => /^[a-z0-9][a-z0-9._:\-/]{0,127}$/.test(c))
+          .slice(0, 64),
+      });
+    }
+  }
+  return out.slice(0, 1000);
+}

@@ -1,0 +1,81 @@
+/**
+ * Fetches `<origin>/.well-known/xx-verification.txt` (and, through `guardedFetchText`, a seller's OpenAPI
+ * document) and turns the outcome into the API's error codes.
+ *
+ * Defends: everything src/api/net/vetted-fetch.ts does — one resolution and a connection to the vetted
+ * address (no DNS rebinding window), non-global addresses refused unless `allowPrivate` (the local
+ * sandbox and tests), ports 80/443 unless configured (TREASURY_OUTBOUND_ALLOWED_PORTS), no redirects,
+ * 5 s, at most `maxBytes` read — and the errors echo nothing of what the remote side answered: a code,
+ * the URL the tenant gave us, and our own limit; never a body, header, Location or status line.
+ * Does not defend: the content of a 2xx document (callers treat it as untrusted input).
+ */
+import { AppError } from '../../errors/app-error.js';
+import { OutboundError, vettedGet, type HostResolver, type OutboundRefusal } from '../../net/vetted-fetch.js';
+
+const MAX_BYTES = 4096;
+
+export interface OriginFetchOptions {
+  allowPrivate: boolean;
+  allowedPorts?: readonly number[] | undefined;
+  resolveHost?: HostResolver | undefined;
+}
+
+export async function fetchVerificationFile(origin: string, options: OriginFetchOptions): Promise<string> {
+  return guardedFetchText(new URL('/.well-known/xx-verification.txt', origin), {
+    ...options,
+    maxBytes: MAX_BYTES,
+    notFound: 'well_known_not_found',
+  });
+}
+
+function limitText(maxBytes: number): string {
+  return maxBytes >= 1024 ? `${maxBytes / 1024} KiB` : `${maxBytes} bytes`;
+}
+
+function refusal(reason: OutboundRefusal, url: URL, maxBytes: number): AppError {
+  const origin = url.origin;
+  switch (reason) {
+    case 'scheme_refused':
+      return new AppError('invalid_request', { message: 'The origin must be http(s), without credentials.' });
+    case 'port_refused':
+      return new AppError('origin_port_refused', { fields: { origin } });
+    case 'address_refused':
+      return new AppError('origin_not_public', { fields: { origin } });
+    case 'redirect_refused':
+      return new AppError('origin_redirect_refused', { fields: { origin } });
+    case 'too_large':
+      return new AppError('origin_response_too_large', {
+        message: `The document at ${url.pathname} is larger than ${limitText(maxBytes)}.`,
+        fields: { origin, max_bytes: maxBytes },
+      });
+    case 'unresolvable':
+    case 'unreachable':
+    case 'timeout':
+      return new AppError('origin_unreachable', { fields: { origin } });
+  }
+}
+
+/** GET a URL under the rules above; `notFound` names the error code for 404/410. */
+export async function guardedFetchText(
+  url: URL,
+  options: OriginFetchOptions & { maxBytes: number; notFound: 'well_known_not_found' | 'openapi_not_found' },
+): Promise<string> {
+  let res;
+  try {
+    res = await vettedGet(url, {
+      allowPrivate: options.allowPrivate,
+      allowedPorts: options.allowedPorts,
+      resolveHost: options.resolveHost,
+      maxBytes: options.maxBytes,
+      userAgent: 'treasury-origin-verifier/1',
+    });
+  } catch (err) {
+    if (err instanceof OutboundError) throw refusal(err.reason, url, options.maxBytes);
+    throw err;
+  }
+  if (res.status === 404 || res.status === 410)
+    throw new AppError(options.notFound, { fields: { url: url.toString() } });
+  if (res.status < 200 || res.status >= 300)
+    throw new AppError('origin_unreachable', { fields: { origin: url.origin } });
+  return res.body.toString('utf8');
+}

@@ -1,0 +1,124 @@
+/**
+ * What a seller's ledger row is checked against on chain, beyond its amount and payer
+ * (docs/security-model.md, "The merchant-of-record money flow"):
+ *   - where its money must have gone: a `platform_mor` row's transfer must reach the seller's collection
+ *     wallet on the row's network (the platform holds the money it will owe); a `direct` row's, one of the
+ *     seller's proven pay-to addresses (revenue only, nothing is owed);
+ *   - which Treasury authorization it settled, if it names a nonce: linked only when the transaction spent
+ *     that authorization itself, never on the report's word — for an `exact` one, its EIP-3009 nonce used and
+ *     its own transfer (src/api/chain/authorization-transfer.ts); for an `upto` one, the transaction is its Permit2
+ *     settlement, the very permit and signature Treasury signed (src/api/chain/upto-settlement-transfer.ts).
+ *
+ * Defends: a platform_mor seller being owed money it moved between its own addresses (the platform never
+ * received it); a seller tying its transaction to another, unsettled authorization of the same buyer.
+ * Does not defend: a lying RPC endpoint (the verifier trusts the configured one).
+ */
+import type { Knex } from 'knex';
+import { getAddress } from 'viem';
+import { x402UptoPermit2ProxyAddress } from '@x402/evm';
+import { z } from 'zod';
+import { authorizationTransferLog } from '../../chain/authorization-transfer.js';
+import type { MinedTransaction } from '../../chain/balance-reader.js';
+import { uptoSettlementTransferLog } from '../../chain/upto-settlement-transfer.js';
+import { signedUptoPermit } from '../../chain/verify-upto-settlement.js';
+import { permit2AuthorizationSchema } from '../../../shared/api-responses/pay-responses.js';
+
+/** The part of an `upto` authorization's stored reply the link reads (a row from the database: parsed, not trusted). */
+const storedUptoPermit = z.object({ permit2_authorization: permit2AuthorizationSchema });
+
+export interface RowClaim {
+  payout_mode: 'direct' | 'platform_mor';
+  nonce: string | null;
+}
+
+export interface AuthorizationLink {
+  authorization_id: string;
+  decision_id: string;
+  /** The Transfer log the authorization made: the one the row is verified on. */
+  logIndex: number;
+}
+
+/**
+ * The addresses the row's transfer may pay: the seller's collection wallet on the row's network for a
+ * platform_mor row (none when it has none there: nothing can have reached it), its proven pay-to addresses
+ * otherwise (`pay_to_not_registered` when it proved none yet).
+ */
+export async function recipientsOf(
+  knex: Knex,
+  row: { seller_id: string; network: string },
+  claim: RowClaim,
+): Promise<string[] | 'pay_to_not_registered'> {
+  if (claim.payout_mode === 'platform_mor') {
+    const collection = (await knex('platform_collection_wallets')
+      .where({ seller_id: row.seller_id, network: row.network })
+      .pluck('address')) as string[];
+    return collection.map((a) => a.trim());
+  }
+  const payTo = (await knex('sellers_pay_to').where({ seller_id: row.seller_id }).pluck('address')) as string[];
+  return payTo.length === 0 ? 'pay_to_not_registered' : payTo.map((a) => a.trim());
+}
+
+/** An authorizations row as the link reads it: an `exact` one's terms, an `upto` one's stored reply and signature. */
+interface NamedAuthorization {
+  id: string;
+  decision_id: string;
+  scheme: 'exact' | 'upto';
+  from_address: string;
+  to_address: string;
+  amount_micro: string;
+  nonce: string;
+  response: unknown;
+  signature: string | null;
+}
+
+/** The Transfer log `auth` itself made in `tx`, as the chain shows it for its scheme (see the header). */
+function transferLogOf(auth: NamedAuthorization, tx: MinedTransaction, asset: string): number | undefined {
+  if (auth.scheme === 'exact')
+    return authorizationTransferLog(tx.logs, asset, {
+      from: auth.from_address.trim(),
+      to: auth.to_address.trim(),
+      value: BigInt(auth.amount_micro),
+      nonce: auth.nonce.trim(),
+    });
+  const stored = storedUptoPermit.safeParse(auth.response);
+  if (!stored.success || !auth.signature) return undefined;
+  const permit = signedUptoPermit(stored.data.permit2_authorization, auth.signature.trim());
+  if (permit.token.toLowerCase() !== asset.toLowerCase()) return undefined;
+  return uptoSettlementTransferLog(tx, permit, x402UptoPermit2ProxyAddress);
+}
+
+/**
+ * The authorization of the row's payer with `nonce` (an `exact` or an `upto` one, on the row's network), if the
+ * mined transaction shows that authorization's own transfer.
+ */
+export async function linkAuthorization(
+  knex: Knex,
+  row: { payer: string; network: string },
+  nonce: string,
+  tx: MinedTransaction,
+  asset: string,
+): Promise<AuthorizationLink | undefined> {
+  // Authorizations hold the wallet's checksummed address: exact matches on the UNIQUE (from_address, scheme,
+  // nonce) index, at most one per scheme.
+  const named = (await knex('authorizations')
+    .where({ from_address: getAddress(row.payer.trim().toLowerCase()), nonce: nonce.toLowerCase() })
+    .whereIn('scheme', ['exact', 'upto'])
+    .andWhere({ network: row.network })
+    .orderBy('scheme')
+    .select(
+      'id',
+      'decision_id',
+      'scheme',
+      'from_address',
+      'to_address',
+      'amount_micro',
+      'nonce',
+      'response',
+      'signature',
+    )) as NamedAuthorization[];
+  for (const auth of named) {
+    const logIndex = transferLogOf(auth, tx, asset);
+    if (logIndex !== undefined) return { authorization_id: auth.id, decision_id: auth.decision_id, logIndex };
+  }
+  return undefined;
+}

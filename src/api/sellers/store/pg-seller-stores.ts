@@ -1,0 +1,114 @@
+/**
+ * The PostgreSQL implementations of the sellers wing's stores (./seller-stores.ts): every query they stand for,
+ * and nothing else. Each read is bounded (a limit, or the sellers it is given) and scoped to the account or
+ * sellers it names.
+ *
+ * Defends: SQL outside a store; an unbounded read from a request. Does not defend: rows of the wrong shape in
+ * the database (the migrations' constraints do).
+ */
+import type { Knex } from 'knex';
+import type { PageRequest } from '../../db/keyset-cursor.js';
+import { readAccountPage } from '../../db/account-page.js';
+import type { EndpointRow, SellerRow } from '../seller-views.js';
+import type {
+  GateCatalogueStore,
+  NewSeller,
+  RowPage,
+  SellerChanges,
+  SellerPayTo,
+  SellerStore,
+} from './seller-stores.js';
+
+/** The id shape of the rows the list's page cursors name. */
+const SELLER_ID = /^sel_[0-9a-f]{24}$/;
+
+/** `capabilities` is stored as JSON text. */
+const encoded = <T extends { capabilities?: string[] | undefined }>(row: T) =>
+  row.capabilities === undefined ? row : { ...row, capabilities: JSON.stringify(row.capabilities) };
+
+export class PgSellerStore implements SellerStore {
+  constructor(private readonly knex: Knex) {}
+
+  async slugTaken(slug: string): Promise<boolean> {
+    return !!(await this.knex('sellers').where({ slug }).first('id'));
+  }
+
+  async add(seller: NewSeller): Promise<boolean> {
+    try {
+      await this.knex('sellers').insert(encoded(seller));
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') return false;
+      throw err;
+    }
+  }
+
+  async byId(sellerId: string): Promise<SellerRow | undefined> {
+    return (await this.knex('sellers').where({ id: sellerId }).first()) as SellerRow | undefined;
+  }
+
+  pageOf(accountId: string, request: PageRequest): Promise<RowPage<SellerRow>> {
+    return readAccountPage<SellerRow>(this.knex, 'sellers', accountId, request, SELLER_ID);
+  }
+
+  async change(sellerId: string, changes: SellerChanges): Promise<SellerRow | undefined> {
+    const [row] = (await this.knex('sellers')
+      .where({ id: sellerId })
+      .update(encoded(changes))
+      .returning('*')) as SellerRow[];
+    return row;
+  }
+
+  async keepVerificationToken(sellerId: string, token: string): Promise<string> {
+    await this.knex('sellers')
+      .where({ id: sellerId })
+      .whereNull('verification_token')
+      .update({ verification_token: token });
+    const row = await this.knex('sellers').where({ id: sellerId }).first('verification_token');
+    return row.verification_token as string;
+  }
+
+  async markOriginVerified(sellerId: string, origin: string, at: Date): Promise<SellerRow | undefined> {
+    const [row] = (await this.knex('sellers')
+      .where({ id: sellerId, origin })
+      .update({ verified_at: at })
+      .returning('*')) as SellerRow[];
+    return row;
+  }
+}
+
+const OLDEST_FIRST = [{ column: 'created_at' }, { column: 'id' }];
+
+export class PgGateCatalogueStore implements GateCatalogueStore {
+  constructor(private readonly knex: Knex) {}
+
+  async managedSellersOf(accountId: string, limit: number): Promise<SellerRow[]> {
+    return (await this.knex('sellers')
+      .where({ account_id: accountId, protocol: 'mpp' })
+      .orderBy(OLDEST_FIRST)
+      .limit(limit)) as SellerRow[];
+  }
+
+  async endpointsOf(sellerIds: readonly string[], limit: number): Promise<EndpointRow[]> {
+    if (!sellerIds.length) return [];
+    return (await this.knex('endpoints')
+      .whereIn('seller_id', [...sellerIds])
+      .orderBy(OLDEST_FIRST)
+      .limit(limit)) as EndpointRow[];
+  }
+
+  async payToOf(sellerIds: readonly string[]): Promise<SellerPayTo[]> {
+    if (!sellerIds.length) return [];
+    return (await this.knex('sellers_pay_to')
+      .whereIn('seller_id', [...sellerIds])
+      .orderBy([{ column: 'created_at' }, { column: 'address' }])
+      .select('seller_id', 'address')) as SellerPayTo[];
+  }
+
+  async managedSellerOfEndpoint(accountId: string, endpointId: string): Promise<SellerRow | undefined> {
+    return (await this.knex('endpoints as e')
+      .join('sellers as s', 's.id', 'e.seller_id')
+      .where({ 'e.id': endpointId, 's.account_id': accountId, 's.protocol': 'mpp' })
+      .first('s.*')) as SellerRow | undefined;
+  }
+}
