@@ -186,8 +186,8 @@ const NO_DYNAMIC_IMPORT = {
  * that read better named. Tests and benches are not held to it: a `describe` is a list of cases, not a
  * function to split.
  *
- * Exemptions, by file name (the base name, so an exemption survives a file moving to another folder), each to
- * be split; a new long function anywhere else fails the lint.
+ * Exemptions, each to be split: in the folders being reorganised by file name (the base name, so that an
+ * exemption survives the file's move), elsewhere by path. A new long function anywhere else fails the lint.
  */
 const LENGTH_TARGETS = ['{src,signer,policy,base,ops,bin,migrations,dashboard}/**/*.{ts,tsx,mts,cts,js,mjs,cjs}'];
 const TOO_LONG_FUNCTIONS_TO_SPLIT = [
@@ -199,8 +199,33 @@ const TOO_LONG_FUNCTIONS_TO_SPLIT = [
   'app.ts', // createTreasuryApp: to be split
   'treasury-metrics.ts', // createTreasuryMetrics: to be split
 ];
+/**
+ * Outside the folders being moved, named by path: to be split along their seams (a route table, a start-up
+ * sequence, a request pipeline in stages), each in a change of its own with its tests.
+ */
+const TOO_LONG_FUNCTIONS_TO_SPLIT_HERE = [
+  'dashboard/src/pages/seller-ledger.tsx', // SellerLedger: to be split
+  'ops/kms-emulator/kms-emulator.ts', // startKmsEmulator: to be split
+  'ops/kms-emulator/kms-request-handler.ts', // createKmsRequestHandler, handleKmsRequest: to be split
+  'ops/sandbox/chain/anvil-process.ts', // startOnce: to be split
+  'ops/sandbox/chain/faucet-server.ts', // startFaucet: to be split
+  'ops/sandbox/facilitator/facilitator-server.ts', // startFacilitator: to be split
+  'ops/sandbox/start.ts', // main: to be split
+  'signer/main.ts', // main: to be split
+  'src/api/pay/decide-payment.ts', // decidePayment: to be split
+  'src/cli/commands/account/init-command.ts', // finishInit: to be split
+  'src/cli/core/cli-context.ts', // createCliContext: to be split
+  'src/sdk/treasury-account.ts', // treasuryAccount: to be split
+  'src/sdk/x402-buyer.ts', // createX402Buyer, exchange: to be split
+  'src/x402/seller/paid-request.ts', // PaidRequest.handle: to be split
+  'src/x402/seller/seller-options.ts', // resolveX402Options: to be split
+];
 const TOO_LONG_FILES_TO_SPLIT = [
   'wallet-service.ts', // src/api/services/, being moved: to be split
+];
+const TOO_LONG_FILES_TO_SPLIT_HERE = [
+  'ops/docs/configuration-entries.ts', // one table per process: to be split a file per process
+  'ops/sandbox/start.ts', // with its main: to be split
 ];
 /** Landed migrations are never edited (docs/architecture.md): these stay as they are; new ones are held to it. */
 const LANDED_LONG_MIGRATIONS = ['20261125200400_ledger_verification.ts', '20261128120000_merchant_of_record.ts'];
@@ -252,6 +277,8 @@ export default tseslint.config(
     },
   },
   { files: TOO_LONG_FUNCTIONS_TO_SPLIT.map((f) => `**/${f}`), rules: { 'max-lines-per-function': 'off' } },
+  { files: TOO_LONG_FUNCTIONS_TO_SPLIT_HERE, rules: { 'max-lines-per-function': 'off' } },
   { files: TOO_LONG_FILES_TO_SPLIT.map((f) => `**/${f}`), rules: { 'max-lines': 'off' } },
+  { files: TOO_LONG_FILES_TO_SPLIT_HERE, rules: { 'max-lines': 'off' } },
   { files: LANDED_LONG_MIGRATIONS.map((f) => `migrations/${f}`), rules: { 'max-lines-per-function': 'off' } },
 );
