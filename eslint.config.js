@@ -214,7 +214,6 @@ const TOO_LONG_FUNCTIONS_TO_SPLIT_HERE = [
   'src/api/pay/decide-payment.ts', // decidePayment: to be split
   'src/cli/commands/account/init-command.ts', // finishInit: to be split
   'src/cli/core/cli-context.ts', // createCliContext: to be split
-  'src/sdk/x402-buyer.ts', // createX402Buyer, exchange: to be split
   'src/x402/seller/paid-request.ts', // PaidRequest.handle: to be split
   'src/x402/seller/seller-options.ts', // resolveX402Options: to be split
 ];
