@@ -215,7 +215,6 @@ const TOO_LONG_FUNCTIONS_TO_SPLIT_HERE = [
   'src/cli/commands/account/init-command.ts', // finishInit: to be split
   'src/cli/core/cli-context.ts', // createCliContext: to be split
   'src/x402/seller/paid-request.ts', // PaidRequest.handle: to be split
-  'src/x402/seller/seller-options.ts', // resolveX402Options: to be split
 ];
 const TOO_LONG_FILES_TO_SPLIT = [
   'wallet-service.ts', // src/api/services/, being moved: to be split
