@@ -211,7 +211,6 @@ const TOO_LONG_FUNCTIONS_TO_SPLIT_HERE = [
   'ops/sandbox/chain/faucet-server.ts', // startFaucet: to be split
   'ops/sandbox/facilitator/facilitator-server.ts', // startFacilitator: to be split
   'ops/sandbox/start.ts', // main: to be split
-  'src/x402/seller/paid-request.ts', // PaidRequest.handle: to be split
 ];
 const TOO_LONG_FILES_TO_SPLIT = [
   'wallet-service.ts', // src/api/services/, being moved: to be split
