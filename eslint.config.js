@@ -205,7 +205,6 @@ const TOO_LONG_FUNCTIONS_TO_SPLIT = [
  */
 const TOO_LONG_FUNCTIONS_TO_SPLIT_HERE = [
   'dashboard/src/pages/seller-ledger.tsx', // SellerLedger: to be split
-  'ops/sandbox/chain/faucet-server.ts', // startFaucet: to be split
   'ops/sandbox/start.ts', // main: to be split
 ];
 const TOO_LONG_FILES_TO_SPLIT = [
