@@ -16,13 +16,13 @@
  * live one that lost its socket file.
  */
 import { pino } from 'pino';
-import { createKeyBackend } from './backends/create-key-backend.js';
+import { createKeyBackend, type BackendObserver } from './backends/create-key-backend.js';
 import type { KeyBackend } from './backends/key-backend.js';
-import { loadSignerConfig } from './config/signer-config.js';
+import { loadSignerConfig, type SignerConfig } from './config/signer-config.js';
 import { RECOVERY_IMPLEMENTATION } from './ecdsa/recover-public-key.js';
 import { persistLimits, type LimitsPersistence } from './limits/limits-state-file.js';
 import { WalletLimiter } from './limits/wallet-limiter.js';
-import { createSignerMetrics, serveSignerMetrics } from './metrics/signer-metrics.js';
+import { createSignerMetrics, serveSignerMetrics, type SignerMetrics } from './metrics/signer-metrics.js';
 import { SignerServer } from './server/signer-server.js';
 import { SignerService } from './signer-service.js';
 import { closeable, type Closeable } from '../base/closeables.js';
@@ -42,45 +42,12 @@ function writeFatal(msg: string, err: unknown): void {
 
 async function main(): Promise<void> {
   const config = loadSignerConfig();
-  const log = pino(
-    {
-      name: 'treasury-signer',
-      level: config.logLevel,
-      base: { service: 'treasury-signer', pid: process.pid },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    pino.destination({ fd: 2, sync: true }),
-  );
+  const log = createLog(config);
   let persistence: LimitsPersistence | undefined;
-  const saveLimitsOnCrash = () => {
-    try {
-      persistence?.flush();
-    } catch {
-      // Best effort on the way out.
-    }
-  };
-  process.on('uncaughtException', (err) => {
-    writeFatal('signer crashed', err);
-    saveLimitsOnCrash();
-    process.exit(1);
-  });
-  process.on('unhandledRejection', (err) => {
-    writeFatal('signer crashed (unhandled rejection)', err);
-    saveLimitsOnCrash();
-    process.exit(1);
-  });
+  exitOnCrash(() => persistence);
 
   const metrics = createSignerMetrics();
-  const backend: KeyBackend = createKeyBackend(config.backend, {
-    cacheHit: () => metrics.cacheHits.inc(),
-    cacheMiss: () => metrics.cacheMisses.inc(),
-    hsmOperation: (op, seconds) => metrics.hsm.observe({ op }, seconds),
-    signed: (thread) => metrics.signatures.inc({ thread }),
-    kmsRequest: (op, seconds, outcome) => metrics.kmsDuration.observe({ op, outcome }, seconds),
-    kmsThrottle: (op) => metrics.kmsThrottles.inc({ op }),
-    kmsRetry: (op, reason) => metrics.kmsRetries.inc({ op, reason }),
-    kmsFailure: (op, reason) => metrics.kmsFailures.inc({ op, reason }),
-  });
+  const backend: KeyBackend = createKeyBackend(config.backend, backendObserver(metrics));
   const wallets = new WalletLimiter(config.walletLimits);
   try {
     if (config.limitsStateFile) {
@@ -135,29 +102,73 @@ async function main(): Promise<void> {
     timers.push(watchParent(shutdown));
   }
 
-  log.info(
+  log.info(readyFields(config), 'signer ready');
+}
+
+/** JSON logs on stderr, written synchronously (a crash loses no line); they carry no PIN, key bytes or signature. */
+function createLog(config: SignerConfig) {
+  return pino(
     {
-      socket: config.socketPath,
-      backend: config.backend.kind,
-      ...(config.backend.kind === 'pkcs11'
-        ? { token: config.backend.tokenLabel, sessions: config.backend.sessions }
-        : {
-            kms_region: config.backend.region,
-            kms_endpoint: config.backend.endpoint ?? null,
-            kms_sign_rate_per_second: config.backend.signRatePerSecond,
-            kms_deadline_ms: config.backend.deadlineMs,
-            kms_tombstone_file: config.backend.tombstoneFile ?? null,
-          }),
-      key_cache: config.backend.cacheSize,
-      recovery: RECOVERY_IMPLEMENTATION,
-      allowed_tokens: config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),
-      max_per_signature: String(config.invariants.maxValue),
-      wallet_limits: Object.fromEntries(config.walletLimits.map((l) => [l.name, String(l.max)])),
-      limits_state_file: config.limitsStateFile ?? null,
-      metrics_port: config.metricsPort ?? null,
+      name: 'treasury-signer',
+      level: config.logLevel,
+      base: { service: 'treasury-signer', pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
     },
-    'signer ready',
+    pino.destination({ fd: 2, sync: true }),
   );
+}
+
+/** An unexpected exception or rejection: logged, the limits saved (best effort), exit 1. */
+function exitOnCrash(persistence: () => LimitsPersistence | undefined): void {
+  const crash = (msg: string, err: unknown) => {
+    writeFatal(msg, err);
+    try {
+      persistence()?.flush();
+    } catch {
+      // Best effort on the way out.
+    }
+    process.exit(1);
+  };
+  process.on('uncaughtException', (err) => crash('signer crashed', err));
+  process.on('unhandledRejection', (err) => crash('signer crashed (unhandled rejection)', err));
+}
+
+/** The key backend's events, counted in the signer's metrics. */
+function backendObserver(metrics: SignerMetrics): BackendObserver {
+  return {
+    cacheHit: () => metrics.cacheHits.inc(),
+    cacheMiss: () => metrics.cacheMisses.inc(),
+    hsmOperation: (op, seconds) => metrics.hsm.observe({ op }, seconds),
+    signed: (thread) => metrics.signatures.inc({ thread }),
+    kmsRequest: (op, seconds, outcome) => metrics.kmsDuration.observe({ op, outcome }, seconds),
+    kmsThrottle: (op) => metrics.kmsThrottles.inc({ op }),
+    kmsRetry: (op, reason) => metrics.kmsRetries.inc({ op, reason }),
+    kmsFailure: (op, reason) => metrics.kmsFailures.inc({ op, reason }),
+  };
+}
+
+/** What the `signer ready` line says of the configuration: no secret (the PIN is never in it). */
+function readyFields(config: SignerConfig) {
+  return {
+    socket: config.socketPath,
+    backend: config.backend.kind,
+    ...(config.backend.kind === 'pkcs11'
+      ? { token: config.backend.tokenLabel, sessions: config.backend.sessions }
+      : {
+          kms_region: config.backend.region,
+          kms_endpoint: config.backend.endpoint ?? null,
+          kms_sign_rate_per_second: config.backend.signRatePerSecond,
+          kms_deadline_ms: config.backend.deadlineMs,
+          kms_tombstone_file: config.backend.tombstoneFile ?? null,
+        }),
+    key_cache: config.backend.cacheSize,
+    recovery: RECOVERY_IMPLEMENTATION,
+    allowed_tokens: config.invariants.allowedTokens.map((t) => `${t.chainId}:${t.address}`),
+    max_per_signature: String(config.invariants.maxValue),
+    wallet_limits: Object.fromEntries(config.walletLimits.map((l) => [l.name, String(l.max)])),
+    limits_state_file: config.limitsStateFile ?? null,
+    metrics_port: config.metricsPort ?? null,
+  };
 }
 
 /** Stops the loopback /metrics listener; a scraper's idle keep-alive connection does not hold it open. */

@@ -66,10 +66,8 @@ function listTable(entries: Entries): string[] {
   return [...HEADER, ...Object.entries(entries).map(([name, e]) => row(name, e.default ?? '—', e.meaning))];
 }
 
-/** The whole reference, as docs/configuration.md holds it. */
-export function renderConfigurationReference(): string {
-  const apiShape = appEnvSchema.shape as unknown as Record<string, SchemaNode>;
-  const signerShape = signerEnvSchema.shape as unknown as Record<string, SchemaNode>;
+/** The title, what the reference covers, and production mode (which spans the processes). */
+function preamble(): string[] {
   return [
     '# Configuration',
     '',
@@ -92,6 +90,15 @@ export function renderConfigurationReference(): string {
     '',
     ...listTable(PRODUCTION_ENTRIES),
     '',
+  ];
+}
+
+/** The whole reference, as docs/configuration.md holds it. */
+export function renderConfigurationReference(): string {
+  const apiShape = appEnvSchema.shape as unknown as Record<string, SchemaNode>;
+  const signerShape = signerEnvSchema.shape as unknown as Record<string, SchemaNode>;
+  return [
+    ...preamble(),
     '## treasury-api',
     '',
     'From `src/api/config/app-config.ts`.',

@@ -101,32 +101,7 @@ export async function startKmsEmulator(options: StartKmsEmulatorOptions = {}): P
 
   /** Sockets that carried a KMS request (not control ones): cut when the emulator becomes unreachable. */
   const kmsSockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
-    const isControl = handleControl !== undefined && (req.url ?? '').startsWith(CONTROL_PATH_PREFIX);
-    if (!isControl && faults.unreachableAs !== undefined) {
-      stats.recordInjected('unreachable');
-      req.socket.destroy();
-      return;
-    }
-    if (!isControl && !kmsSockets.has(req.socket)) {
-      const socket = req.socket;
-      kmsSockets.add(socket);
-      socket.once('close', () => kmsSockets.delete(socket));
-    }
-    const handler = isControl ? handleControl : handleKms;
-    handler(req, res).catch((err: unknown) => {
-      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'kms emulator request failed');
-      sendKmsError(
-        res,
-        newRequestId(),
-        new KmsError('KMSInternalException', 'An internal error occurred in the KMS emulator.'),
-      );
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  server.on('connection', (socket: Socket) => {
-    if (faults.unreachableAs === 'reset' && handleControl === undefined) socket.destroy();
-  });
+  const server = createEmulatorServer({ handleKms, handleControl, faults, stats, logger, kmsSockets });
 
   const listen = (port: number) =>
     new Promise<number>((resolve, reject) => {
@@ -159,13 +134,7 @@ export async function startKmsEmulator(options: StartKmsEmulatorOptions = {}): P
 
   logger.warn({ url, region, accountId, verifiesSignatures: sigv4.verifiesSignatures }, TEST_DOUBLE_WARNING);
 
-  const first =
-    credentials === 'any-signed' ? KMS_EMULATOR_TEST_CREDENTIALS : (credentials[0] ?? KMS_EMULATOR_TEST_CREDENTIALS);
-  const clientCredentials = {
-    accessKeyId: first.accessKeyId,
-    secretAccessKey: first.secretAccessKey,
-    ...(first.sessionToken ? { sessionToken: first.sessionToken } : {}),
-  };
+  const clientCredentials = clientCredentialsOf(credentials);
 
   return {
     url,
@@ -193,5 +162,60 @@ export async function startKmsEmulator(options: StartKmsEmulatorOptions = {}): P
       server.closeAllConnections();
       if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
+  };
+}
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
+
+/**
+ * The HTTP server: control requests (under the control prefix) always answered; KMS requests cut while a fault
+ * makes the emulator unreachable, their sockets tracked in `kmsSockets`; a handler's failure is KMS's internal error.
+ */
+function createEmulatorServer(deps: {
+  handleKms: Handler;
+  handleControl: Handler | undefined;
+  faults: FaultInjector;
+  stats: KmsRequestStats;
+  logger: Logger;
+  kmsSockets: Set<Socket>;
+}): http.Server {
+  const { handleKms, handleControl, faults, stats, logger, kmsSockets } = deps;
+  const server = http.createServer((req, res) => {
+    const isControl = handleControl !== undefined && (req.url ?? '').startsWith(CONTROL_PATH_PREFIX);
+    if (!isControl && faults.unreachableAs !== undefined) {
+      stats.recordInjected('unreachable');
+      req.socket.destroy();
+      return;
+    }
+    if (!isControl && !kmsSockets.has(req.socket)) {
+      const socket = req.socket;
+      kmsSockets.add(socket);
+      socket.once('close', () => kmsSockets.delete(socket));
+    }
+    const handler = isControl ? handleControl : handleKms;
+    handler(req, res).catch((err: unknown) => {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'kms emulator request failed');
+      sendKmsError(
+        res,
+        newRequestId(),
+        new KmsError('KMSInternalException', 'An internal error occurred in the KMS emulator.'),
+      );
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.on('connection', (socket: Socket) => {
+    if (faults.unreachableAs === 'reset' && handleControl === undefined) socket.destroy();
+  });
+  return server;
+}
+
+/** The credentials a client of the emulator signs with: the first accepted ones (the test pair for any-signed). */
+function clientCredentialsOf(credentials: NonNullable<StartKmsEmulatorOptions['credentials']>) {
+  const first =
+    credentials === 'any-signed' ? KMS_EMULATOR_TEST_CREDENTIALS : (credentials[0] ?? KMS_EMULATOR_TEST_CREDENTIALS);
+  return {
+    accessKeyId: first.accessKeyId,
+    secretAccessKey: first.secretAccessKey,
+    ...(first.sessionToken ? { sessionToken: first.sessionToken } : {}),
   };
 }

@@ -60,26 +60,9 @@ export function createKmsRequestHandler(
         return refuse(new KmsError('ValidationException', `Request body larger than ${MAX_BODY_BYTES} bytes.`, 413));
       throw err;
     }
-    if (req.method !== 'POST')
-      return refuse(
-        new KmsError('UnknownOperationException', `Method ${req.method} is not supported; KMS takes POST /.`),
-      );
+    let operation: Operation;
     try {
-      await sigv4.check({ method: req.method, path: req.url ?? '/', headers: req.headers, body });
-    } catch (err) {
-      if (err instanceof KmsError) return refuse(err);
-      throw err;
-    }
-    const contentType = String(req.headers['content-type'] ?? '')
-      .split(';')[0]!
-      .trim()
-      .toLowerCase();
-    if (contentType !== KMS_CONTENT_TYPE)
-      return refuse(new KmsError('SerializationException', `Content-Type must be ${KMS_CONTENT_TYPE}.`));
-    let operation: ReturnType<typeof operationOfTarget>;
-    try {
-      const target = req.headers['x-amz-target'];
-      operation = operationOfTarget(Array.isArray(target) ? target[0] : target);
+      operation = await operationOf(req, body, sigv4);
     } catch (err) {
       if (err instanceof KmsError) return refuse(err);
       throw err;
@@ -104,31 +87,7 @@ export function createKmsRequestHandler(
       if (!released) return; // the client gave up before the operation ran: it never happens
     }
 
-    let outcome: { ok: true; result: unknown } | { ok: false; error: KmsError };
-    try {
-      let input: unknown;
-      try {
-        input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
-      } catch {
-        throw new KmsError('SerializationException', 'The request body is not valid JSON.');
-      }
-      if (typeof input !== 'object' || input === null || Array.isArray(input))
-        throw new KmsError('SerializationException', 'The request body must be a JSON object.');
-      outcome = { ok: true, result: operation.run(input, { store, stats }) };
-      stats.recordSucceeded(op);
-    } catch (err) {
-      const error =
-        err instanceof KmsError
-          ? err
-          : new KmsError('KMSInternalException', 'An internal error occurred in the KMS emulator.');
-      if (!(err instanceof KmsError))
-        logger.error(
-          { operation: op, requestId, err: err instanceof Error ? err.message : String(err) },
-          'kms emulator operation failed',
-        );
-      stats.recordError(op, error.code);
-      outcome = { ok: false, error };
-    }
+    const outcome = runOperation(operation, body, { store, stats, logger }, requestId);
 
     if (fault?.kind === 'drop' && fault.phase === 'after') {
       stats.recordInjected('drop');
@@ -141,4 +100,57 @@ export function createKmsRequestHandler(
     if (outcome.ok) sendKmsResult(res, requestId, outcome.result);
     else sendKmsError(res, requestId, outcome.error);
   };
+}
+
+type Operation = ReturnType<typeof operationOfTarget>;
+type Outcome = { ok: true; result: unknown } | { ok: false; error: KmsError };
+
+/** The checks before dispatch, in KMS's order: POST, SigV4, the content type, a known X-Amz-Target. Throws a KmsError. */
+async function operationOf(req: http.IncomingMessage, body: Buffer, sigv4: SigV4Check): Promise<Operation> {
+  if (req.method !== 'POST')
+    throw new KmsError('UnknownOperationException', `Method ${req.method} is not supported; KMS takes POST /.`);
+  await sigv4.check({ method: req.method, path: req.url ?? '/', headers: req.headers, body });
+  const contentType = String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
+  if (contentType !== KMS_CONTENT_TYPE)
+    throw new KmsError('SerializationException', `Content-Type must be ${KMS_CONTENT_TYPE}.`);
+  const target = req.headers['x-amz-target'];
+  return operationOfTarget(Array.isArray(target) ? target[0] : target);
+}
+
+/** Runs the operation on a JSON object body; any failure is a KMS error (an unexpected one logged, as internal). */
+function runOperation(
+  operation: Operation,
+  body: Buffer,
+  { store, stats, logger }: Pick<KmsRequestHandlerDeps, 'store' | 'stats' | 'logger'>,
+  requestId: string,
+): Outcome {
+  const op = operation.name;
+  try {
+    let input: unknown;
+    try {
+      input = body.length === 0 ? {} : JSON.parse(body.toString('utf8'));
+    } catch {
+      throw new KmsError('SerializationException', 'The request body is not valid JSON.');
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input))
+      throw new KmsError('SerializationException', 'The request body must be a JSON object.');
+    const result = operation.run(input, { store, stats });
+    stats.recordSucceeded(op);
+    return { ok: true, result };
+  } catch (err) {
+    const error =
+      err instanceof KmsError
+        ? err
+        : new KmsError('KMSInternalException', 'An internal error occurred in the KMS emulator.');
+    if (!(err instanceof KmsError))
+      logger.error(
+        { operation: op, requestId, err: err instanceof Error ? err.message : String(err) },
+        'kms emulator operation failed',
+      );
+    stats.recordError(op, error.code);
+    return { ok: false, error };
+  }
 }

@@ -7,7 +7,8 @@
 # (TREASURY_TEST_JOBS, default 3; test/support/root-hooks.ts gives them one PostgreSQL), then the files listed
 # in ops/test/serial-tests.txt, which must not share the machine with the others (two at a time, beside
 # each other only). Beside all of it, at the lowest CPU priority: typecheck every project (the reference graph enforces signer/ ↛ src/, policy/ ↛ both),
-# lint the layers (eslint.config.js: who may import whom inside src/ too, no regex built at run time) and check
+# lint the layers (eslint.config.js: who may import whom inside src/ too, file and function sizes, no regex
+# built at run time), lint with the type-aware rules (eslint.typed.config.js: no floating promise) and check
 # the formatting (prettier --check); eslint and prettier keep a cache under .build/, so a second run checks
 # only what changed. Each phase prints its time.
 # Arguments: the test files (or globs, or folders) to run instead of all of them.
@@ -51,7 +52,7 @@ build_dist() {
     find dist -type f -exec touch -m -d "@$started" {} +
 }
 
-echo "== build (dist/, contracts, dashboard); typecheck (tsc -b), lint (eslint) and format (prettier --check) beside the tests"
+echo "== build (dist/, contracts, dashboard); typecheck (tsc -b), lint (eslint, twice) and format (prettier --check) beside the tests"
 checks_started=$(date +%s)
 # The three checks run at the lowest CPU priority (nice 19) beside the whole run: the suites need only what the
 # build makes, and while they keep both cores busy the checks get what is left — mostly the idle moments and the
@@ -61,6 +62,10 @@ nice -n 19 node node_modules/typescript-7/bin/tsc -b >"$work/typecheck.log" 2>&1
 typecheck=$!
 nice -n 19 npx --no-install eslint --cache --cache-location .build/eslint-cache . >"$work/lint.log" 2>&1 &
 lint=$!
+# The type-aware rules (eslint.typed.config.js: no-floating-promises) need the type checker: minutes, not
+# seconds, so they run as their own check, uncached (a change in one file changes the types of others).
+nice -n 19 npx --no-install eslint -c eslint.typed.config.js src signer base policy ops >"$work/typedlint.log" 2>&1 &
+typedlint=$!
 nice -n 19 npx --no-install prettier --check --cache --cache-location .build/prettier-cache . >"$work/format.log" 2>&1 &
 format=$!
 build_dist >"$work/build.log" 2>&1 &
@@ -139,7 +144,7 @@ if [ -n "$times" ]; then
 fi
 echo "== checks"
 phase_started=$(date +%s)
-for check in typecheck lint format; do report "$check" || status=1; done
+for check in typecheck lint typedlint format; do report "$check" || status=1; done
 echo "-- checks: done $(($(date +%s) - phase_started)) s after the tests"
 awk '{ p += $1; f += $2; s += $3 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' \
   "$TREASURY_TEST_SUMMARY_FILE"

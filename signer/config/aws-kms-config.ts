@@ -85,7 +85,7 @@ export function refuseCredentialVariables(env: NodeJS.ProcessEnv): void {
   const credentialVariable = REFUSED_CREDENTIAL_VARIABLES.find((name) => env[name] !== undefined);
   if (credentialVariable) {
     throw new SignerConfigError(
-      `invalid signer configuration: ${credentialVariable} is not read; AWS credentials come only from the SDK's default provider chain (environment AWS_*, shared config, web identity, instance role)`,
+      `${credentialVariable} is not read; AWS credentials come only from the SDK's default provider chain (environment AWS_*, shared config, web identity, instance role)`,
     );
   }
 }
@@ -94,13 +94,9 @@ type AwsKmsEnv = z.infer<z.ZodObject<typeof awsKmsEnvShape>> & { TREASURY_SIGNER
 
 export function parseAwsKmsBackend(e: AwsKmsEnv): AwsKmsBackendConfig {
   if (e.TREASURY_KMS_REGION === undefined)
-    throw new SignerConfigError(
-      'invalid signer configuration: TREASURY_KMS_REGION is required with TREASURY_KEY_BACKEND=aws-kms',
-    );
+    throw new SignerConfigError('TREASURY_KMS_REGION is required with TREASURY_KEY_BACKEND=aws-kms');
   if (e.TREASURY_KMS_ATTEMPT_TIMEOUT_MS > e.TREASURY_KMS_DEADLINE_MS)
-    throw new SignerConfigError(
-      'invalid signer configuration: TREASURY_KMS_ATTEMPT_TIMEOUT_MS exceeds TREASURY_KMS_DEADLINE_MS',
-    );
+    throw new SignerConfigError('TREASURY_KMS_ATTEMPT_TIMEOUT_MS exceeds TREASURY_KMS_DEADLINE_MS');
   return {
     kind: 'aws-kms',
     region: e.TREASURY_KMS_REGION,

@@ -188,31 +188,28 @@ export interface SignerConfig {
 
 function readPin(env: z.infer<typeof envSchema>): string {
   if (env.TREASURY_PKCS11_PIN !== undefined && env.TREASURY_PKCS11_PIN_FILE !== undefined) {
-    throw new SignerConfigError(
-      'invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE, not both',
-    );
+    throw new SignerConfigError('set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE, not both');
   }
   if (env.TREASURY_PKCS11_PIN !== undefined) return env.TREASURY_PKCS11_PIN;
   if (env.TREASURY_PKCS11_PIN_FILE === undefined)
-    throw new SignerConfigError('invalid signer configuration: set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE');
+    throw new SignerConfigError('set TREASURY_PKCS11_PIN or TREASURY_PKCS11_PIN_FILE');
   let pin: string;
   try {
     // Only the signer's user may read its PIN: a file other users (the API's among them) can read is refused.
     const mode = fs.statSync(env.TREASURY_PKCS11_PIN_FILE).mode & 0o777;
     if ((mode & 0o077) !== 0) {
       throw new SignerConfigError(
-        `invalid signer configuration: TREASURY_PKCS11_PIN_FILE is readable or writable by other users (mode 0${mode.toString(8)}); make it 0600 or 0400, owned by the signer's user`,
+        `TREASURY_PKCS11_PIN_FILE is readable or writable by other users (mode 0${mode.toString(8)}); make it 0600 or 0400, owned by the signer's user`,
       );
     }
     pin = fs.readFileSync(env.TREASURY_PKCS11_PIN_FILE, 'utf8').trim();
   } catch (err) {
     if (err instanceof SignerConfigError) throw err;
     throw new SignerConfigError(
-      `invalid signer configuration: cannot read TREASURY_PKCS11_PIN_FILE (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      `cannot read TREASURY_PKCS11_PIN_FILE (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
-  if (pin.length < 4)
-    throw new SignerConfigError('invalid signer configuration: TREASURY_PKCS11_PIN_FILE holds no PIN');
+  if (pin.length < 4) throw new SignerConfigError('TREASURY_PKCS11_PIN_FILE holds no PIN');
   return pin;
 }
 
@@ -225,12 +222,11 @@ function parseAllowedTokens(list: string): AllowedToken[] {
       const parsed = allowedTokenSchema.safeParse(s);
       if (!parsed.success)
         throw new SignerConfigError(
-          `invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS entry "${s.slice(0, 80)}": expected chainId:0xaddress`,
+          `TREASURY_SIGNER_ALLOWED_TOKENS entry "${s.slice(0, 80)}": expected chainId:0xaddress`,
         );
       return Object.freeze(parsed.data);
     });
-  if (tokens.length === 0)
-    throw new SignerConfigError('invalid signer configuration: TREASURY_SIGNER_ALLOWED_TOKENS is empty');
+  if (tokens.length === 0) throw new SignerConfigError('TREASURY_SIGNER_ALLOWED_TOKENS is empty');
   return tokens;
 }
 
@@ -238,7 +234,7 @@ function parseAllowedTokens(list: string): AllowedToken[] {
 function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; walletLimits: WalletLimit[] } {
   if (e.TREASURY_SIGNER_MAX_PER_SIGNATURE !== undefined && e.TREASURY_SIGNER_MAX_VALUE !== undefined) {
     throw new SignerConfigError(
-      'invalid signer configuration: set TREASURY_SIGNER_MAX_PER_SIGNATURE or its older name TREASURY_SIGNER_MAX_VALUE, not both',
+      'set TREASURY_SIGNER_MAX_PER_SIGNATURE or its older name TREASURY_SIGNER_MAX_VALUE, not both',
     );
   }
   const maxPerSignature = BigInt(
@@ -249,16 +245,12 @@ function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; w
   const perSignatureName =
     e.TREASURY_SIGNER_MAX_VALUE !== undefined ? 'TREASURY_SIGNER_MAX_VALUE' : 'TREASURY_SIGNER_MAX_PER_SIGNATURE';
   if (maxPerSignature > perHour)
-    throw new SignerConfigError(
-      `invalid signer configuration: ${perSignatureName} exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR`,
-    );
+    throw new SignerConfigError(`${perSignatureName} exceeds TREASURY_SIGNER_WALLET_MAX_PER_HOUR`);
   if (perHour > perDay)
-    throw new SignerConfigError(
-      'invalid signer configuration: TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY',
-    );
+    throw new SignerConfigError('TREASURY_SIGNER_WALLET_MAX_PER_HOUR exceeds TREASURY_SIGNER_WALLET_MAX_PER_DAY');
   if (e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE > e.TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR) {
     throw new SignerConfigError(
-      'invalid signer configuration: TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR',
+      'TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE exceeds TREASURY_SIGNER_WALLET_SIGNATURES_PER_HOUR',
     );
   }
   const walletLimits: WalletLimit[] = [
@@ -283,9 +275,7 @@ function parseLimits(e: z.infer<typeof envSchema>): { maxPerSignature: bigint; w
 export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    throw new SignerConfigError(
-      `invalid signer configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
-    );
+    throw new SignerConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
   const e = parsed.data;
   const limits = parseLimits(e);
@@ -317,9 +307,7 @@ function parseBackend(e: z.infer<typeof envSchema>, env: NodeJS.ProcessEnv): Bac
     e.TREASURY_SIGNER_BACKEND !== undefined &&
     e.TREASURY_KEY_BACKEND !== e.TREASURY_SIGNER_BACKEND
   ) {
-    throw new SignerConfigError(
-      'invalid signer configuration: TREASURY_KEY_BACKEND and its older name TREASURY_SIGNER_BACKEND disagree; set one',
-    );
+    throw new SignerConfigError('TREASURY_KEY_BACKEND and its older name TREASURY_SIGNER_BACKEND disagree; set one');
   }
   const kind = e.TREASURY_KEY_BACKEND ?? e.TREASURY_SIGNER_BACKEND ?? 'pkcs11';
   refuseCredentialVariables(env);

@@ -9,7 +9,7 @@
  * load, and the gate stays not ready).
  */
 import { z } from 'zod';
-import { BaseError } from '../../base/base-error.js';
+import { ConfigError } from '../../base/config-error.js';
 import { envInt } from '../shared/env-int.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -102,15 +102,12 @@ export interface GateConfig {
   paywallEnv: Readonly<Record<string, string | undefined>>;
 }
 
-/** In the base error shape (base/base-error.ts): code `gate_config_invalid`, the problems as `details.problems`. */
-export class GateConfigError extends BaseError<'gate_config_invalid', { problems: readonly string[] }> {
-  override readonly name = 'GateConfigError';
+/** The shared configuration error (base/config-error.ts) with `details.process` = `gate`, every problem listed. */
+export class GateConfigError extends ConfigError {
+  override name = 'GateConfigError';
 
   constructor(problems: readonly string[]) {
-    super('gate_config_invalid', {
-      message: `gate configuration: ${problems.join('; ')}`,
-      details: { problems: Object.freeze([...problems]) },
-    });
+    super('gate', problems);
   }
 }
 

@@ -194,6 +194,52 @@ function parseTyped<T>(schema: z.ZodType<T>, typedData: unknown, what: string): 
   return parsed.data;
 }
 
+/** Refuses a signature whose signed fields differ from what was asked (the differing fields named). */
+function assertSame(differing: ReadonlyArray<string | false>): void {
+  const names = differing.filter((x): x is string => typeof x === 'string');
+  if (names.length > 0) throw new SignatureMismatchError(names.join(', '));
+}
+
+/** The fields of a signed Permit2 authorization that differ from the typed data asked for. */
+function permit2Differences(
+  signed: Extract<SignedPayment, { scheme: 'upto' }>,
+  { domain, message: m }: Pick<z.infer<typeof permitWitnessTransferSchema>, 'domain' | 'message'>,
+  address: string,
+): Array<string | false> {
+  const a = signed.permit2_authorization;
+  return [
+    getAddress(a.from) !== address && 'from',
+    getAddress(a.permitted.token) !== getAddress(m.permitted.token) && 'permitted.token',
+    a.permitted.amount !== m.permitted.amount && 'permitted.amount',
+    getAddress(a.spender) !== getAddress(m.spender) && 'spender',
+    a.nonce !== m.nonce && 'nonce',
+    a.deadline !== m.deadline && 'deadline',
+    getAddress(a.witness.to) !== getAddress(m.witness.to) && 'witness.to',
+    getAddress(a.witness.facilitator) !== getAddress(m.witness.facilitator) && 'witness.facilitator',
+    a.witness.validAfter !== m.witness.validAfter && 'witness.validAfter',
+    signed.network !== `eip155:${domain.chainId}` && 'network',
+  ];
+}
+
+/** The fields of a signed EIP-3009 authorization that differ from the typed data asked for. */
+function authorizationDifferences(
+  signed: Exclude<SignedPayment, { scheme: 'upto' }>,
+  { domain, message: m }: Pick<z.infer<typeof transferWithAuthorizationSchema>, 'domain' | 'message'>,
+  address: string,
+): Array<string | false> {
+  const a = signed.authorization;
+  return [
+    getAddress(a.from) !== address && 'from',
+    getAddress(a.to) !== getAddress(m.to) && 'to',
+    a.value !== m.value && 'value',
+    a.validAfter !== m.validAfter && 'validAfter',
+    a.validBefore !== m.validBefore && 'validBefore',
+    a.nonce.toLowerCase() !== m.nonce && 'nonce',
+    signed.network !== `eip155:${domain.chainId}` && 'network',
+    signed.asset.toLowerCase() !== domain.verifyingContract.toLowerCase() && 'asset',
+  ];
+}
+
 /** Reads the wallet (its address) and returns it as a viem account that signs only EIP-3009 through Treasury. */
 export async function treasuryAccount(options: TreasuryAccountOptions): Promise<LocalAccount> {
   const o = parseArgument(optionsSchema, options, 'options');
@@ -230,20 +276,7 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
       authorization: { nonce: m.nonce, valid_after: m.witness.validAfter, valid_before: m.deadline },
     });
     if (signed.scheme !== 'upto') throw new SignatureMismatchError('scheme');
-    const a = signed.permit2_authorization;
-    const differing = [
-      getAddress(a.from) !== address && 'from',
-      getAddress(a.permitted.token) !== getAddress(m.permitted.token) && 'permitted.token',
-      a.permitted.amount !== m.permitted.amount && 'permitted.amount',
-      getAddress(a.spender) !== getAddress(m.spender) && 'spender',
-      a.nonce !== m.nonce && 'nonce',
-      a.deadline !== m.deadline && 'deadline',
-      getAddress(a.witness.to) !== getAddress(m.witness.to) && 'witness.to',
-      getAddress(a.witness.facilitator) !== getAddress(m.witness.facilitator) && 'witness.facilitator',
-      a.witness.validAfter !== m.witness.validAfter && 'witness.validAfter',
-      signed.network !== `eip155:${domain.chainId}` && 'network',
-    ].filter((x): x is string => typeof x === 'string');
-    if (differing.length > 0) throw new SignatureMismatchError(differing.join(', '));
+    assertSame(permit2Differences(signed, { domain, message: m }, address));
     return signed.signature as `0x${string}`;
   }
 
@@ -277,18 +310,7 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
         authorization: { nonce: m.nonce, valid_after: m.validAfter, valid_before: m.validBefore },
       });
       if (signed.scheme === 'upto') throw new SignatureMismatchError('scheme');
-      const a = signed.authorization;
-      const differing = [
-        getAddress(a.from) !== address && 'from',
-        getAddress(a.to) !== getAddress(m.to) && 'to',
-        a.value !== m.value && 'value',
-        a.validAfter !== m.validAfter && 'validAfter',
-        a.validBefore !== m.validBefore && 'validBefore',
-        a.nonce.toLowerCase() !== m.nonce && 'nonce',
-        signed.network !== `eip155:${domain.chainId}` && 'network',
-        signed.asset.toLowerCase() !== domain.verifyingContract.toLowerCase() && 'asset',
-      ].filter((x): x is string => typeof x === 'string');
-      if (differing.length > 0) throw new SignatureMismatchError(differing.join(', '));
+      assertSame(authorizationDifferences(signed, { domain, message: m }, address));
       return signed.signature as `0x${string}`;
     },
   });

@@ -25,15 +25,14 @@
  * (that pays again); prices in tokens other than 6-decimal USD stablecoins; for a local account, spending
  * rules beyond `maxPriceUsd` (a Treasury wallet's policy and PAT caps do not apply to a key held elsewhere).
  */
-import { formatUsd } from '../../policy/money.js';
-import { decodeSettlementReceipt, X402_HEADERS } from '../x402/header-codec.js';
+import { X402_HEADERS } from '../x402/header-codec.js';
 import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
 import { treasuryPayer, type BuyerPayer, type SignOutcome } from './buyer-payer.js';
 import { checkBudget } from './check-budget.js';
 import { jsonOrUndefined } from './json-or-undefined.js';
 import { localAccountPayer } from './local-account-payer.js';
 import { mapRecoveryError } from './map-recovery-error.js';
-import { readX402Challenge, tryDecodeChallengeHeader } from './read-x402-challenge.js';
+import { readX402Challenge, tryDecodeChallengeHeader, type X402Challenge } from './read-x402-challenge.js';
 import {
   InsufficientFundsError,
   NoCompatibleAcceptError,
@@ -52,7 +51,8 @@ import {
   type X402RequestInit,
 } from './x402-buyer-options.js';
 import { signedPaymentHeader } from './x402-signed-payment.js';
-import { toX402Receipt, type X402Result } from './x402-result.js';
+import type { X402Result } from './x402-result.js';
+import { paidResult, readReceipt, recordSettlement, whyNotPaid } from './x402-payment-outcome.js';
 
 export type { X402BuyerClient, X402BuyerOptions, X402RequestInit } from './x402-buyer-options.js';
 
@@ -84,6 +84,33 @@ function sellerReason(response: Response, body: string, receipt: SettlementRecei
   return (reason ?? `HTTP ${response.status}`).slice(0, 256);
 }
 
+/**
+ * Signs the seller's first payable entry: the candidates the buyer accepts (networks, schemes, the wallet's
+ * network), each within the budget; the payer may skip one (an upto entry without the wallet's Permit2
+ * allowance). Treasury's refusals come back as the SDK's typed errors.
+ */
+async function signFirstPayable(
+  payer: BuyerPayer,
+  challenge: X402Challenge['challenge'],
+  accept: { networks: readonly string[]; schemes: readonly string[]; maxPriceUsd: string | undefined },
+): Promise<{ signed: SignOutcome; requirements: PaymentRequirements }> {
+  try {
+    const candidates = selectAccepts(challenge.accepts, {
+      networks: accept.networks,
+      schemes: accept.schemes,
+      ...(await payer.network().then((n) => (n === undefined ? {} : { walletNetwork: n }))),
+    });
+    for (const [i, requirements] of candidates.entries()) {
+      checkBudget(requirements, accept.maxPriceUsd);
+      const signed = await payer.sign(requirements, i === candidates.length - 1, challenge.extensions);
+      if (signed) return { signed, requirements };
+    }
+  } catch (err) {
+    throw mapRecoveryError(err);
+  }
+  throw new NoCompatibleAcceptError(challenge.accepts);
+}
+
 export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
   const o = parseBuyerOptions(options);
   const doFetch: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
@@ -95,19 +122,6 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     : treasuryPayer(o.client, o.walletId, o.capability);
   const schemes = o.schemes ?? (local ? LOCAL_DEFAULT_SCHEMES : DEFAULT_SCHEMES);
   const recordSettlements = !local && o.recordSettlements !== false;
-
-  /** Reports an `upto` settlement (recordSettlements); never throws — a failure is the result's `settlementError`. */
-  async function recordSettlement(
-    authorizationId: string,
-    transaction: string,
-  ): Promise<Pick<X402Result, 'settlement' | 'settlementError'>> {
-    if (!recordSettlements || !payer.recordSettlement || !/^0x[0-9a-fA-F]{64}$/.test(transaction)) return {};
-    try {
-      return { settlement: await payer.recordSettlement(authorizationId, transaction) };
-    } catch (err) {
-      return { settlementError: err instanceof TreasurySdkError ? err.code : 'settlement_not_recorded' };
-    }
-  }
 
   async function exchange(
     url: string,
@@ -134,89 +148,29 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     if (first.status !== 402) return { status: first.status, headers: first.headers, body: firstBody, paid: false };
 
     const { challenge, dialect } = readX402Challenge(first.headers, firstBody);
-    let signed: SignOutcome | undefined;
-    let requirements: PaymentRequirements | undefined;
-    try {
-      const candidates = selectAccepts(challenge.accepts, {
-        networks,
-        schemes,
-        ...(await payer.network().then((n) => (n === undefined ? {} : { walletNetwork: n }))),
-      });
-      if (candidates.length === 0) throw new NoCompatibleAcceptError(challenge.accepts);
-      // The seller's first payable entry; the payer may skip one (an upto entry without the wallet's Permit2 allowance).
-      for (const [i, candidate] of candidates.entries()) {
-        requirements = candidate;
-        checkBudget(candidate, o.maxPriceUsd);
-        signed = await payer.sign(candidate, i === candidates.length - 1, challenge.extensions);
-        if (signed) break;
-      }
-    } catch (err) {
-      throw mapRecoveryError(err);
-    }
-    if (!signed || !requirements) throw new NoCompatibleAcceptError(challenge.accepts);
-    const { terms, payment } = signed;
-    const second = await send(signedPaymentHeader(challenge, dialect, requirements, terms));
+    const { signed, requirements } = await signFirstPayable(payer, challenge, {
+      networks,
+      schemes,
+      maxPriceUsd: o.maxPriceUsd,
+    });
+    const second = await send(signedPaymentHeader(challenge, dialect, requirements, signed.terms));
     const secondBody = await second.text();
-    const receiptHeader =
-      second.headers.get(X402_HEADERS.paymentResponse) ?? second.headers.get(X402_HEADERS.paymentResponseLegacy);
-    let decoded: SettlementReceipt | undefined;
-    if (receiptHeader !== null) {
-      try {
-        decoded = decodeSettlementReceipt(receiptHeader);
-      } catch {
-        decoded = undefined;
-      }
-    }
-    const receipt = decoded ? toX402Receipt(decoded, requirements) : undefined;
+    const { header, decoded, receipt } = readReceipt(second.headers, requirements);
     if (second.status >= 200 && second.status < 300) {
-      const result: X402Result = {
-        status: second.status,
-        headers: second.headers,
-        body: secondBody,
-        paid: true,
-        ...(receipt ? { receipt } : {}),
-        requirements,
-        ...(payment
-          ? { payment }
-          : {
-              localPayment: {
-                ...terms,
-                payer: terms.scheme === 'upto' ? terms.permit2_authorization.from : terms.authorization.from,
-              },
-            }),
-      };
-      return payment?.scheme === 'upto' && receipt?.success
-        ? { ...result, ...(await recordSettlement(payment.authorization_id, receipt.transaction)) }
+      const result = paidResult(second, secondBody, receipt, requirements, signed);
+      const { payment } = signed;
+      return recordSettlements && payment?.scheme === 'upto' && receipt?.success
+        ? { ...result, ...(await recordSettlement(payer, payment.authorization_id, receipt.transaction)) }
         : result;
     }
     // A receipt header means the seller says it settled (or it is unreadable, and settlement cannot be ruled out).
-    if (receiptHeader !== null && (decoded === undefined || decoded.success))
+    if (header !== null && (decoded === undefined || decoded.success))
       throw new PaymentRejectedError(second.status, secondBody, receipt);
     throw await whyNotPaid(
+      payer,
       new X402PaymentFailedError(second.status, sellerReason(second, secondBody, decoded), secondBody),
       requirements,
     );
-  }
-
-  /**
-   * A payment the seller did not take: when the wallet (read now, fresh, in the price's asset) holds less
-   * than the price, `InsufficientFundsError` with recovery `fund_wallet`; otherwise the seller's refusal as it is.
-   */
-  async function whyNotPaid(
-    failure: X402PaymentFailedError,
-    requirements: PaymentRequirements,
-  ): Promise<TreasurySdkError> {
-    if (!payer.balance) return failure;
-    try {
-      const balance = await payer.balance(requirements);
-      if (balance.stale || balance.asset.toLowerCase() !== requirements.asset.toLowerCase()) return failure;
-      const have = BigInt(balance.balance_raw);
-      const need = BigInt(requirements.amount);
-      if (have >= need) return failure;
-      return new InsufficientFundsError(failure, balance, { raw: need - have, usd: formatUsd(need - have) });
-    } catch {
-      return failure;
-    }
   }
 
   return {

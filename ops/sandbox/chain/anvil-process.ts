@@ -111,13 +111,9 @@ function startOrphanWatchdog(parentPid: number, childPid: number): ChildProcess 
   }
 }
 
-async function startOnce(
-  binary: string,
-  port: number,
-  chainId: number,
-  options: StartAnvilOptions,
-): Promise<AnvilHandle | 'port_in_use'> {
-  const args = [
+/** anvil's command line: loopback only, the sandbox mnemonic and chain id, silent unless it logs to a file. */
+function anvilArgs(port: number, chainId: number, silent: boolean): string[] {
+  return [
     '--host',
     '127.0.0.1',
     '--port',
@@ -128,8 +124,36 @@ async function startOnce(
     ANVIL_MNEMONIC,
     '--accounts',
     '10',
+    ...(silent ? ['--silent'] : []),
   ];
-  if (!options.logFile) args.push('--silent');
+}
+
+/** anvil never outlives this process: killed on its exit, and by a watchdog should it be killed outright. */
+function tieToThisProcess(
+  child: ChildProcess,
+  exitPromise: Promise<void>,
+  exited: () => boolean,
+  logStream: fs.WriteStream | undefined,
+): void {
+  const killOnExit = (): void => {
+    if (!exited()) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const watchdog = child.pid !== undefined ? startOrphanWatchdog(process.pid, child.pid) : undefined;
+  void exitPromise.then(() => {
+    process.removeListener('exit', killOnExit);
+    if (watchdog && watchdog.exitCode === null) watchdog.kill('SIGTERM');
+    logStream?.end();
+  });
+}
+
+async function startOnce(
+  binary: string,
+  port: number,
+  chainId: number,
+  options: StartAnvilOptions,
+): Promise<AnvilHandle | 'port_in_use'> {
+  const args = anvilArgs(port, chainId, !options.logFile);
   if (options.logFile) fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
   const logStream = options.logFile ? fs.createWriteStream(options.logFile, { flags: 'a', mode: 0o600 }) : undefined;
 
@@ -153,16 +177,7 @@ async function startOnce(
       resolve();
     });
   });
-  const killOnExit = (): void => {
-    if (!exited) child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  const watchdog = child.pid !== undefined ? startOrphanWatchdog(process.pid, child.pid) : undefined;
-  void exitPromise.then(() => {
-    process.removeListener('exit', killOnExit);
-    if (watchdog && watchdog.exitCode === null) watchdog.kill('SIGTERM');
-    logStream?.end();
-  });
+  tieToThisProcess(child, exitPromise, () => exited, logStream);
 
   const rpcUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.readyTimeoutMs ?? 20_000);

@@ -34,18 +34,15 @@ import {
   getAddress,
   http as viemHttp,
   isAddress,
-  maxUint256,
-  parseEther,
-  toHex,
   type Address,
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import { anvilDevAccount, MINTER_ACCOUNT_INDEX } from './anvil-dev-accounts.js';
-import { localChain, testUsdcAbi } from './deploy-test-usdc.js';
-import { PERMIT2 } from './deploy-upto-contracts.js';
+import { localChain } from './deploy-test-usdc.js';
 import { createFaucetMetrics } from './sandbox-metrics.js';
+import { FaucetError, FaucetMinter } from './faucet-minter.js';
 import {
   createSerialQueue,
   HttpBodyError,
@@ -111,14 +108,45 @@ export interface FaucetHandle {
   stop(): Promise<void>;
 }
 
-class FaucetError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+/** The request body: at most 4 KiB of JSON, as `faucetRequestSchema` has it; else a FaucetError (400 or 413). */
+async function readFaucetRequest(req: http.IncomingMessage): Promise<FaucetRequest> {
+  let body: unknown;
+  try {
+    body = await readJsonBody(req, 4096);
+  } catch (err) {
+    if (err instanceof HttpBodyError)
+      throw new FaucetError(err.status === 413 ? 413 : 400, 'invalid_request', err.message);
+    throw err;
   }
+  const parsed = faucetRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    const where = first && first.path.length > 0 ? `${first.path.join('.')}: ` : '';
+    throw new FaucetError(400, 'invalid_request', `${where}${first?.message ?? 'invalid body'}`);
+  }
+  return parsed.data;
+}
+
+/** A failed mint, counted by outcome: a FaucetError with its status and code, anything else 500 (logged). */
+function answerFaucetFailure(
+  res: http.ServerResponse,
+  err: unknown,
+  { metrics, logger }: { metrics: ReturnType<typeof createFaucetMetrics>; logger: Logger },
+): void {
+  if (err instanceof FaucetError) {
+    metrics.mints.inc({
+      outcome:
+        err.code === 'invalid_request'
+          ? 'invalid_request'
+          : err.code === 'faucet_wrong_chain'
+            ? 'wrong_chain'
+            : 'error',
+    });
+    return sendJson(res, err.status, { error_code: err.code, user_message: err.message });
+  }
+  metrics.mints.inc({ outcome: 'error' });
+  logger.error({ err: err instanceof Error ? err.message : String(err) }, 'faucet mint failed');
+  sendJson(res, 500, { error_code: 'internal_error', user_message: 'The faucet could not mint; see its log.' });
 }
 
 export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHandle> {
@@ -129,117 +157,16 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
   const transport = viemHttp(options.rpcUrl, { retryCount: 0, timeout: 10_000 });
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 100 });
   const wallet = createWalletClient({ chain, transport, account, pollingInterval: 100 });
-  const serial = createSerialQueue();
   const usdc = getAddress(options.usdc);
-
-  async function assertSandboxChain(): Promise<void> {
-    let version: unknown;
-    let actualChainId: number;
-    try {
-      [version, actualChainId] = await Promise.all([
-        publicClient.request({ method: 'web3_clientVersion' }),
-        publicClient.getChainId(),
-      ]);
-    } catch (err) {
-      logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'faucet cannot reach the chain');
-      throw new FaucetError(503, 'faucet_chain_unavailable', 'The sandbox chain is not reachable.');
-    }
-    if (actualChainId !== options.chainId || !String(version).toLowerCase().startsWith('anvil')) {
-      logger.error(
-        { chain_id: actualChainId, expected_chain_id: options.chainId, client_version: String(version).slice(0, 80) },
-        'faucet refused: RPC is not the sandbox anvil chain',
-      );
-      throw new FaucetError(
-        503,
-        'faucet_wrong_chain',
-        'The faucet only mints on the local sandbox chain (anvil with the configured chain id).',
-      );
-    }
-  }
-
-  type Rpc = (method: string, params: unknown[]) => Promise<unknown>;
-  const rpc: Rpc = (method, params) => publicClient.request({ method: method as never, params: params as never });
-
-  /** The hash of the transaction `sent`, once mined; a FaucetError 502 with `code` if it reverted. */
-  async function confirmed(sent: Promise<Hex>, code: string, message: string): Promise<Hex> {
-    const txHash = await sent;
-    const receipt = await publicClient.waitForTransactionReceipt({ hash: txHash });
-    if (receipt.status !== 'success') throw new FaucetError(502, code, message);
-    return txHash;
-  }
-
-  /** `owner` approves Permit2 for maxUint256 on the test USDC, sent by anvil on its behalf. Runs inside `serial`. */
-  async function approvePermit2(owner: Address): Promise<Hex> {
-    const balance = await publicClient.getBalance({ address: owner });
-    if (balance < parseEther('0.01')) await rpc('anvil_setBalance', [owner, toHex(parseEther('1'))]);
-    await rpc('anvil_impersonateAccount', [owner]);
-    try {
-      return await confirmed(
-        wallet.writeContract({
-          account: owner,
-          address: usdc,
-          abi: testUsdcAbi,
-          functionName: 'approve',
-          args: [PERMIT2, maxUint256],
-        }),
-        'faucet_permit2_approval_failed',
-        'The Permit2 approval transaction reverted.',
-      );
-    } finally {
-      await rpc('anvil_stopImpersonatingAccount', [owner]).catch((err: unknown) => {
-        logger.warn(
-          { address: owner, err: err instanceof Error ? err.message : String(err) },
-          'faucet could not stop impersonating',
-        );
-      });
-    }
-  }
-
-  async function fund(request: FaucetRequest) {
-    const address = getAddress(request.address);
-    const amountRaw = usdToRaw(request.amount_usd);
-    return serial(async () => {
-      await assertSandboxChain();
-      const txHash = await confirmed(
-        wallet.writeContract({ address: usdc, abi: testUsdcAbi, functionName: 'mint', args: [address, amountRaw] }),
-        'faucet_mint_failed',
-        'The mint transaction reverted.',
-      );
-      let permit2ApprovalTx: Hex | undefined;
-      if (request.approve_permit2 === true) {
-        try {
-          permit2ApprovalTx = await approvePermit2(address);
-          metrics.permit2Approvals.inc({ outcome: 'approved' });
-        } catch (err) {
-          metrics.permit2Approvals.inc({ outcome: 'error' });
-          if (err instanceof FaucetError) throw err;
-          logger.error(
-            { address, err: err instanceof Error ? err.message : String(err) },
-            'faucet Permit2 approval failed',
-          );
-          throw new FaucetError(
-            502,
-            'faucet_permit2_approval_failed',
-            'The test USDC was minted, but the Permit2 approval could not be sent; see the faucet log.',
-          );
-        }
-      }
-      const balance = await publicClient.readContract({
-        address: usdc,
-        abi: testUsdcAbi,
-        functionName: 'balanceOf',
-        args: [address],
-      });
-      return {
-        address,
-        amount_usd: request.amount_usd,
-        amount_raw: amountRaw.toString(),
-        tx_hash: txHash,
-        balance_raw: balance.toString(),
-        ...(permit2ApprovalTx === undefined ? {} : { permit2_approval_tx: permit2ApprovalTx }),
-      };
-    });
-  }
+  const minter = new FaucetMinter({
+    publicClient,
+    wallet,
+    usdc,
+    chainId: options.chainId,
+    logger,
+    metrics,
+    serial: createSerialQueue(),
+  });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -256,21 +183,10 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
       });
     }
     try {
-      let body: unknown;
-      try {
-        body = await readJsonBody(req, 4096);
-      } catch (err) {
-        if (err instanceof HttpBodyError)
-          throw new FaucetError(err.status === 413 ? 413 : 400, 'invalid_request', err.message);
-        throw err;
-      }
-      const parsed = faucetRequestSchema.safeParse(body);
-      if (!parsed.success) {
-        const first = parsed.error.issues[0];
-        const where = first && first.path.length > 0 ? `${first.path.join('.')}: ` : '';
-        throw new FaucetError(400, 'invalid_request', `${where}${first?.message ?? 'invalid body'}`);
-      }
-      const result = await fund(parsed.data);
+      const request = await readFaucetRequest(req);
+      const address = getAddress(request.address);
+      const amountRaw = usdToRaw(request.amount_usd);
+      const result = await minter.fund(address, request.amount_usd, amountRaw, request.approve_permit2 === true);
       metrics.mints.inc({ outcome: 'minted' });
       logger.info(
         {
@@ -283,20 +199,7 @@ export async function startFaucet(options: StartFaucetOptions): Promise<FaucetHa
       );
       sendJson(res, 200, result);
     } catch (err) {
-      if (err instanceof FaucetError) {
-        metrics.mints.inc({
-          outcome:
-            err.code === 'invalid_request'
-              ? 'invalid_request'
-              : err.code === 'faucet_wrong_chain'
-                ? 'wrong_chain'
-                : 'error',
-        });
-        return sendJson(res, err.status, { error_code: err.code, user_message: err.message });
-      }
-      metrics.mints.inc({ outcome: 'error' });
-      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'faucet mint failed');
-      sendJson(res, 500, { error_code: 'internal_error', user_message: 'The faucet could not mint; see its log.' });
+      answerFaucetFailure(res, err, { metrics, logger });
     }
   }
 

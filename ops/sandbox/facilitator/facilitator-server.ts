@@ -98,23 +98,26 @@ function payerOf(payload: PaymentPayload): string | undefined {
   return typeof auth?.from === 'string' ? auth.from : undefined;
 }
 
-export async function startFacilitator(options: StartFacilitatorOptions): Promise<FacilitatorHandle> {
-  const logger = options.logger ?? sandboxServerLogger('treasury-sandbox-facilitator');
-  await assertAnvilChain(options.rpcUrl, options.chainId);
-  const metrics = createFacilitatorMetrics(options.registry);
-  const network = `eip155:${options.chainId}` as const;
-  const account = privateKeyToAccount(options.privateKey ?? anvilDevAccount(FACILITATOR_ACCOUNT_INDEX).privateKey);
-  const chain = localChain(options.chainId, options.rpcUrl);
-  const client = createWalletClient({
+type Account = ReturnType<typeof privateKeyToAccount>;
+type SandboxChain = ReturnType<typeof localChain>;
+type SandboxClient = ReturnType<typeof sandboxClient>;
+
+/** The facilitator's wallet client on the sandbox chain (no retries: a failure shows at once). */
+function sandboxClient(account: Account, chain: SandboxChain, rpcUrl: string) {
+  return createWalletClient({
     account,
     chain,
-    transport: viemHttp(options.rpcUrl, { retryCount: 0, timeout: 30_000 }),
+    transport: viemHttp(rpcUrl, { retryCount: 0, timeout: 30_000 }),
     pollingInterval: 100,
   }).extend(publicActions);
+}
 
-  // The official signer contract over viem; the casts bridge its loosely typed (unknown ABI) arguments
-  // to viem's ABI-generic signatures.
-  const signer = toFacilitatorEvmSigner({
+/**
+ * The official signer contract over viem; the casts bridge its loosely typed (unknown ABI) arguments
+ * to viem's ABI-generic signatures.
+ */
+function facilitatorSigner(client: SandboxClient, account: Account, chain: SandboxChain) {
+  return toFacilitatorEvmSigner({
     address: account.address,
     getCode: (args) => client.getCode(args),
     // `account` explicit: simulations must come from the facilitator's address (see the header).
@@ -126,7 +129,10 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
     sendTransaction: (args) => client.sendTransaction({ to: args.to, data: args.data, account, chain }),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
   });
+}
 
+/** The official facilitator with the exact and upto schemes (and v1 exact when the chain is Base Sepolia's). */
+function createX402Facilitator(network: Network, chainId: number, signer: ReturnType<typeof facilitatorSigner>) {
   const facilitator = new x402Facilitator()
     .register(network, new ExactEvmScheme(signer))
     .register(network, new UptoEvmScheme(signer))
@@ -135,57 +141,89 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
     .registerExtension(EIP2612_GAS_SPONSORING);
   // Legacy v1 clients name the network `base-sepolia` (v1 names are not CAIP-2, hence the cast); serve
   // it only when this chain impersonates Base Sepolia.
-  if (options.chainId === BASE_SEPOLIA_CHAIN_ID)
+  if (chainId === BASE_SEPOLIA_CHAIN_ID)
     facilitator.registerV1('base-sepolia' as Network, new ExactEvmSchemeV1(signer));
+  return facilitator;
+}
+
+/** The body of POST /verify and /settle: a payment payload and its requirements. */
+async function readFacilitatorBody(
+  req: http.IncomingMessage,
+): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements } | { error: string }> {
+  let body: unknown;
+  try {
+    body = await readJsonBody(req);
+  } catch (err) {
+    return { error: err instanceof HttpBodyError ? err.message : 'unreadable request body' };
+  }
+  const { paymentPayload, paymentRequirements } = (isObject(body) ? body : {}) as FacilitatorRequestBody;
+  if (!isObject(paymentPayload) || !isObject(paymentRequirements))
+    return { error: 'Missing paymentPayload or paymentRequirements' };
+  return {
+    payload: paymentPayload as unknown as PaymentPayload,
+    requirements: paymentRequirements as unknown as PaymentRequirements,
+  };
+}
+
+/** Runs one route, answering its result as JSON (a throw: 500), counted and timed by route and outcome. */
+async function runRoute(
+  { logger, metrics }: { logger: Logger; metrics: ReturnType<typeof createFacilitatorMetrics> },
+  res: http.ServerResponse,
+  name: string,
+  run: () => Promise<{ status: number; body: unknown; outcome: string }>,
+): Promise<void> {
+  const started = performance.now();
+  let outcome = 'error';
+  try {
+    const result = await run();
+    outcome = result.outcome;
+    sendJson(res, result.status, result.body);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    logger.error({ route: name, err: message }, 'facilitator request failed');
+    sendJson(res, 500, { error: message });
+  } finally {
+    metrics.requests.inc({ route: name, outcome });
+    metrics.duration.observe({ route: name }, (performance.now() - started) / 1000);
+  }
+}
+
+/** The settlement as the sandbox answers it: `txHash` beside `transaction`, the network and payer filled in. */
+function settleResponse(
+  settled: Awaited<ReturnType<x402Facilitator['settle']>>,
+  parsed: { payload: PaymentPayload; requirements: PaymentRequirements },
+): SandboxSettleResponse {
+  return {
+    ...settled,
+    transaction: settled.transaction ?? '',
+    network: settled.network ?? parsed.requirements.network,
+    payer: settled.payer ?? payerOf(parsed.payload),
+    txHash: settled.transaction ?? '',
+  };
+}
+
+export async function startFacilitator(options: StartFacilitatorOptions): Promise<FacilitatorHandle> {
+  const logger = options.logger ?? sandboxServerLogger('treasury-sandbox-facilitator');
+  await assertAnvilChain(options.rpcUrl, options.chainId);
+  const metrics = createFacilitatorMetrics(options.registry);
+  const network = `eip155:${options.chainId}` as const;
+  const account = privateKeyToAccount(options.privateKey ?? anvilDevAccount(FACILITATOR_ACCOUNT_INDEX).privateKey);
+  const chain = localChain(options.chainId, options.rpcUrl);
+  const client = sandboxClient(account, chain, options.rpcUrl);
+
+  const signer = facilitatorSigner(client, account, chain);
+
+  const facilitator = createX402Facilitator(network, options.chainId, signer);
   const serial = createSerialQueue();
 
-  async function readFacilitatorBody(
-    req: http.IncomingMessage,
-  ): Promise<{ payload: PaymentPayload; requirements: PaymentRequirements } | { error: string }> {
-    let body: unknown;
-    try {
-      body = await readJsonBody(req);
-    } catch (err) {
-      return { error: err instanceof HttpBodyError ? err.message : 'unreadable request body' };
-    }
-    const { paymentPayload, paymentRequirements } = (isObject(body) ? body : {}) as FacilitatorRequestBody;
-    if (!isObject(paymentPayload) || !isObject(paymentRequirements))
-      return { error: 'Missing paymentPayload or paymentRequirements' };
-    return {
-      payload: paymentPayload as unknown as PaymentPayload,
-      requirements: paymentRequirements as unknown as PaymentRequirements,
-    };
-  }
-
-  async function route(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    name: string,
-    run: () => Promise<{ status: number; body: unknown; outcome: string }>,
-  ): Promise<void> {
-    const started = performance.now();
-    let outcome = 'error';
-    try {
-      const result = await run();
-      outcome = result.outcome;
-      sendJson(res, result.status, result.body);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      logger.error({ route: name, err: message }, 'facilitator request failed');
-      sendJson(res, 500, { error: message });
-    } finally {
-      metrics.requests.inc({ route: name, outcome });
-      metrics.duration.observe({ route: name }, (performance.now() - started) / 1000);
-    }
-  }
-
+  const observed = { logger, metrics };
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const pathname = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '') || '/';
     if (req.method === 'GET' && pathname === '/health') return sendJson(res, 200, { status: 'ok' });
     if (req.method === 'GET' && pathname === '/metrics')
       return sendText(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
     if (req.method === 'GET' && pathname === '/supported') {
-      return route(req, res, 'supported', async () => ({
+      return runRoute(observed, res, 'supported', async () => ({
         status: 200,
         body: facilitator.getSupported(),
         outcome: 'ok',
@@ -197,7 +235,7 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
         return sendJson(res, 405, { error: `use POST ${pathname}` });
       }
       const name = pathname.slice(1);
-      return route(req, res, name, async () => {
+      return runRoute(observed, res, name, async () => {
         const parsed = await readFacilitatorBody(req);
         if ('error' in parsed) return { status: 400, body: { error: parsed.error }, outcome: 'bad_request' };
         if (name === 'verify') {
@@ -209,13 +247,7 @@ export async function startFacilitator(options: StartFacilitatorOptions): Promis
           return { status: 200, body: result, outcome: result.isValid ? 'valid' : 'invalid' };
         }
         const settled = await serial(() => facilitator.settle(parsed.payload, parsed.requirements));
-        const body: SandboxSettleResponse = {
-          ...settled,
-          transaction: settled.transaction ?? '',
-          network: settled.network ?? parsed.requirements.network,
-          payer: settled.payer ?? payerOf(parsed.payload),
-          txHash: settled.transaction ?? '',
-        };
+        const body = settleResponse(settled, parsed);
         logger.info(
           {
             route: name,

@@ -10,6 +10,7 @@ import { MAX_AMOUNT_MICRO } from '../../shared/amount-bounds.js';
 import { canonicalUsd, isUsdString, parseUsd } from '../../../policy/money.js';
 import { usdAmountSchema } from '../../../policy/policy-schema.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
+import { ConfigError } from '../../../base/config-error.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 /** A positive USD amount such as "10" or "0.5", at most the largest amount the API handles. */
@@ -245,7 +246,7 @@ export type RateLimitConfig = Readonly<{
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    throw new Error(`invalid configuration: ${issueList(parsed.error)}`);
+    throw new ConfigError('api', issueLines(parsed.error));
   }
   const e = parsed.data;
   const dataDir = path.resolve(e.TREASURY_DATA_DIR);
@@ -318,14 +319,17 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 function readTls(certFile: string | undefined, keyFile: string | undefined): AppConfig['tls'] {
   if (certFile === undefined && keyFile === undefined) return undefined;
   if (certFile === undefined || keyFile === undefined)
-    throw new Error(
-      `invalid configuration: ${certFile === undefined ? 'TREASURY_TLS_CERT_FILE' : 'TREASURY_TLS_KEY_FILE'}: required with the other TLS file`,
+    throw new ConfigError(
+      'api',
+      `${certFile === undefined ? 'TREASURY_TLS_CERT_FILE' : 'TREASURY_TLS_KEY_FILE'}: required with the other TLS file`,
     );
   const read = (name: string, file: string) => {
     try {
       return fs.readFileSync(file);
     } catch (err) {
-      throw new Error(`invalid configuration: ${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`);
+      throw new ConfigError('api', `${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`, {
+        cause: err,
+      });
     }
   };
   return Object.freeze({
@@ -373,7 +377,7 @@ const LEDGER_CONFIRMATIONS: JsonRecordVariable<number> = {
 function parseJsonRecord<T>(variable: JsonRecordVariable<T>, json: string | undefined): Record<string, T> {
   if (!json) return { ...variable.defaults };
   const parsed = variable.schema.safeParse(jsonOrRefuse(variable, json));
-  if (!parsed.success) throw new Error(`invalid configuration: ${variable.name}: ${issueList(parsed.error)}`);
+  if (!parsed.success) throw new ConfigError('api', `${variable.name}: ${issueLines(parsed.error).join('; ')}`);
   return { ...variable.defaults, ...parsed.data };
 }
 
@@ -381,13 +385,13 @@ function jsonOrRefuse(variable: Pick<JsonRecordVariable<unknown>, 'name' | 'exam
   try {
     return JSON.parse(json);
   } catch {
-    throw new Error(`invalid configuration: ${variable.name}: expected JSON such as ${variable.example}`);
+    throw new ConfigError('api', `${variable.name}: expected JSON such as ${variable.example}`);
   }
 }
 
-/** zod's issues as one line: `path: message; …`. */
-function issueList(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+/** zod's issues, one line each: `path: message`. */
+function issueLines(error: z.ZodError): string[] {
+  return error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
 }
 
 /** Confirmations required on `network` (see TREASURY_LEDGER_CONFIRMATIONS). */

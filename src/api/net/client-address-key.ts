@@ -12,6 +12,7 @@
  * has that many counts (per-token limits and the work each request costs are the rest of the answer).
  */
 import ipaddr from 'ipaddr.js';
+import { ConfigError } from '../../../base/config-error.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 export type TrustedProxy = readonly [Address, number];
@@ -32,7 +33,7 @@ export function parseTrustedProxies(list: string): TrustedProxy[] {
     if (entry === '') continue;
     if (entry.includes('/')) {
       if (!ipaddr.isValidCIDR(entry))
-        throw new Error(`invalid configuration: TREASURY_TRUSTED_PROXIES: "${entry}" is not a CIDR range`);
+        throw new ConfigError('api', `TREASURY_TRUSTED_PROXIES: "${entry}" is not a CIDR range`);
       const [address, bits] = ipaddr.parseCIDR(entry);
       // An IPv4-mapped range (::ffff:10.0.0.0/104) is the IPv4 range, as peers are compared after the same mapping.
       if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() && bits >= 96)
@@ -41,7 +42,7 @@ export function parseTrustedProxies(list: string): TrustedProxy[] {
       continue;
     }
     const address = parseAddress(entry);
-    if (!address) throw new Error(`invalid configuration: TREASURY_TRUSTED_PROXIES: "${entry}" is not an address`);
+    if (!address) throw new ConfigError('api', `TREASURY_TRUSTED_PROXIES: "${entry}" is not an address`);
     out.push([address, address.kind() === 'ipv4' ? 32 : 128]);
   }
   return out;

@@ -17,13 +17,13 @@ import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
 import { formatUsd } from '../../../policy/money.js';
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
-import type { SpendRequest } from '../../../policy/policy-types.js';
+import type { PolicyDecision, SpendRequest } from '../../../policy/policy-types.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import { buildAuditRow } from '../audit/audit-ledger.js';
-import type { ChainRegistry } from '../../shared/chain-registry.js';
+import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { PaySnapshot } from './pay-snapshot.js';
-import type { CallContext, Decided, Reservation, SpendPlan } from './pay-types.js';
+import type { CallContext, Decided, PreviousAttempt, Reservation, SpendPlan } from './pay-types.js';
 import { paymentTerms, type PaymentAuthorization } from './payment-authorization.js';
 import type { DecisionRow } from './store/decision-write.js';
 import { isoDate } from './store/pay-statements.js';
@@ -50,19 +50,31 @@ export interface DecisionInput {
   mint: DecisionMint;
 }
 
+/** The signing keys, domain and windows of a reservation: what `Reservation` carries beside the payment. */
+type SigningKeys = Omit<Reservation, 'kind' | 'fresh' | 'payment'>;
+
 /** The outcome, the write that records it, and what the snapshot becomes once it is written. */
-export function decidePayment({
-  snapshot,
-  plan,
-  payer,
-  requestHash,
-  lockKey,
-  chains,
-  now,
-  mint,
-}: DecisionInput): Decided {
-  const { wallet, state, auditHead, previous } = snapshot;
-  const windows = policyWindows(now);
+export function decidePayment(input: DecisionInput): Decided {
+  const { snapshot, plan, now, mint } = input;
+  const { wallet, state, previous } = snapshot;
+  const { chain, keys } = signingKeys(input);
+  if (previous) return { outcome: resumePrevious(previous, input, keys) };
+
+  const request: SpendRequest = {
+    kind: plan.kind,
+    amountMicro: plan.amountMicro,
+    to: plan.to,
+    capability: plan.capability,
+  };
+  const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
+  const decisionId = mint.id('pd_');
+  if (!decision.allowed) return denied(input, decisionId, decision);
+  return reserved(input, { decisionId, decision, chain, keys });
+}
+
+/** The wallet's chain (the one asked for must be it), its keys and the EIP-712 domain; a revoked wallet signs nothing. */
+function signingKeys({ snapshot, plan, chains, now }: DecisionInput): { chain: ChainInfo; keys: SigningKeys } {
+  const { wallet } = snapshot;
   const walletChain = chains.resolve(wallet.network);
   if (!walletChain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
   const chain = plan.chain ?? walletChain;
@@ -79,69 +91,89 @@ export function decidePayment({
     chainId: chain.chainId,
     verifyingContract: chain.usdc,
   };
-  const keys = { accountKeyRef: wallet.account_key_ref, walletKeyRef: wallet.wallet_key_ref, domain, windows };
-
-  if (previous) {
-    if (previous.request_hash !== requestHash)
-      throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: payer.idempotencyKey } });
-    if (previous.status === 'signed') return { outcome: { kind: 'replayed', payment: previous.response } };
-    // Reserved by an attempt whose response was lost before signing: sign the same message now.
-    if (paymentTerms(previous.response).from.toLowerCase() !== wallet.address.toLowerCase()) {
-      throw new AppError('idempotency_key_conflict', {
-        message: 'The wallet was rotated since this Idempotency-Key was first used.',
-        fields: { idempotency_key: payer.idempotencyKey },
-      });
-    }
-    return { outcome: { kind: 'reserved', fresh: false, payment: previous.response, ...keys } satisfies Reservation };
-  }
-
-  const request: SpendRequest = {
-    kind: plan.kind,
-    amountMicro: plan.amountMicro,
-    to: plan.to,
-    capability: plan.capability,
+  const windows = policyWindows(now);
+  return {
+    chain,
+    keys: { accountKeyRef: wallet.account_key_ref, walletKeyRef: wallet.wallet_key_ref, domain, windows },
   };
-  const decision = evaluatePolicy(wallet.policy as WalletPolicy, request, state, now);
-  const decisionId = mint.id('pd_');
-  if (!decision.allowed) {
-    const decisionRow: DecisionRow = {
-      id: decisionId,
-      walletId: wallet.id,
-      outcome: 'deny',
-      kind: plan.kind,
-      amountMicro: plan.amountMicro.toString(),
-      to: plan.to,
-      capability: plan.capability ?? null,
-      violations: JSON.stringify(decision.violations),
-      headroom: JSON.stringify(decision.headroom),
-      at: now,
-    };
-    const audit = buildAuditRow(auditHead, {
-      chainKey: wallet.id,
-      eventType: 'policy.denied',
-      actor: payer.actor,
-      payload: {
-        decision_id: decisionId,
-        kind: plan.kind,
-        to: plan.to,
-        amount_usd: formatUsd(plan.amountMicro),
-        capability: plan.capability ?? null,
-        rules: decision.violations.map((v) => v.rule),
-      },
-      at: now,
-    });
-    return {
-      outcome: { kind: 'denied', decisionId, decision },
-      write: { lockKey, decision: decisionRow, audit },
-      change: { auditHead: { seq: audit.seq, hash: audit.hash }, at: now },
-    };
-  }
+}
 
+/** An earlier attempt with the same Idempotency-Key: replayed when signed, resumed when only reserved, else 409. */
+function resumePrevious(
+  previous: PreviousAttempt,
+  { snapshot, payer, requestHash }: DecisionInput,
+  keys: SigningKeys,
+): Decided['outcome'] {
+  if (previous.request_hash !== requestHash)
+    throw new AppError('idempotency_key_conflict', { fields: { idempotency_key: payer.idempotencyKey } });
+  if (previous.status === 'signed') return { kind: 'replayed', payment: previous.response };
+  // Reserved by an attempt whose response was lost before signing: sign the same message now.
+  if (paymentTerms(previous.response).from.toLowerCase() !== snapshot.wallet.address.toLowerCase()) {
+    throw new AppError('idempotency_key_conflict', {
+      message: 'The wallet was rotated since this Idempotency-Key was first used.',
+      fields: { idempotency_key: payer.idempotencyKey },
+    });
+  }
+  return { kind: 'reserved', fresh: false, payment: previous.response, ...keys } satisfies Reservation;
+}
+
+/** A denial: its decision row and `policy.denied` audit row at the head + 1. */
+function denied(
+  { snapshot, plan, payer, lockKey, now }: DecisionInput,
+  decisionId: string,
+  decision: PolicyDecision,
+): Decided {
+  const { wallet, auditHead } = snapshot;
+  const decisionRow: DecisionRow = {
+    id: decisionId,
+    walletId: wallet.id,
+    outcome: 'deny',
+    kind: plan.kind,
+    amountMicro: plan.amountMicro.toString(),
+    to: plan.to,
+    capability: plan.capability ?? null,
+    violations: JSON.stringify(decision.violations),
+    headroom: JSON.stringify(decision.headroom),
+    at: now,
+  };
+  const audit = buildAuditRow(auditHead, {
+    chainKey: wallet.id,
+    eventType: 'policy.denied',
+    actor: payer.actor,
+    payload: {
+      decision_id: decisionId,
+      kind: plan.kind,
+      to: plan.to,
+      amount_usd: formatUsd(plan.amountMicro),
+      capability: plan.capability ?? null,
+      rules: decision.violations.map((v) => v.rule),
+    },
+    at: now,
+  });
+  return {
+    outcome: { kind: 'denied', decisionId, decision },
+    write: { lockKey, decision: decisionRow, audit },
+    change: { auditHead: { seq: audit.seq, hash: audit.hash }, at: now },
+  };
+}
+
+interface Allowed {
+  decisionId: string;
+  decision: PolicyDecision;
+  chain: ChainInfo;
+  keys: SigningKeys;
+}
+
+/** The payment to sign (EIP-3009 for exact, Permit2 for upto), its nonce and window fixed, no signature yet. */
+function unsignedPayment(
+  { snapshot, plan, mint }: DecisionInput,
+  { decisionId, decision, chain }: Allowed,
+): PaymentAuthorization {
+  const { wallet } = snapshot;
   const window = mint.window(plan);
-  const authorizationId = mint.id('auth_');
   const common = {
     signature: '',
-    authorization_id: authorizationId,
+    authorization_id: mint.id('auth_'),
     decision_id: decisionId,
     wallet_id: wallet.id,
     network: chain.network,
@@ -149,25 +181,33 @@ export function decidePayment({
     amount_usd: formatUsd(plan.amountMicro),
     headroom: decision.headroom,
   };
-  const payment: PaymentAuthorization =
-    plan.scheme === 'upto'
-      ? {
-          scheme: 'upto',
-          permit2_authorization: {
-            from: wallet.address,
-            permitted: { token: chain.usdc, amount: plan.amountMicro.toString() },
-            spender: x402UptoPermit2ProxyAddress,
-            nonce: BigInt(window.nonce).toString(),
-            deadline: window.validBefore,
-            witness: { to: plan.to, facilitator: plan.facilitator!, validAfter: window.validAfter },
-          },
-          ...common,
-        }
-      : {
-          scheme: 'exact',
-          authorization: { from: wallet.address, to: plan.to, value: plan.amountMicro.toString(), ...window },
-          ...common,
-        };
+  return plan.scheme === 'upto'
+    ? {
+        scheme: 'upto',
+        permit2_authorization: {
+          from: wallet.address,
+          permitted: { token: chain.usdc, amount: plan.amountMicro.toString() },
+          spender: x402UptoPermit2ProxyAddress,
+          nonce: BigInt(window.nonce).toString(),
+          deadline: window.validBefore,
+          witness: { to: plan.to, facilitator: plan.facilitator!, validAfter: window.validAfter },
+        },
+        ...common,
+      }
+    : {
+        scheme: 'exact',
+        authorization: { from: wallet.address, to: plan.to, value: plan.amountMicro.toString(), ...window },
+        ...common,
+      };
+}
+
+/** A reservation: the authorization row, the spend (wallet windows and the PAT's day) and the audit row. */
+function reserved(input: DecisionInput, allowed: Allowed): Decided {
+  const { snapshot, plan, payer, requestHash, lockKey, now } = input;
+  const { wallet, auditHead } = snapshot;
+  const { decisionId, chain, keys } = allowed;
+  const payment = unsignedPayment(input, allowed);
+  const authorizationId = payment.authorization_id;
   const authorization = paymentTerms(payment);
   const audit = buildAuditRow(auditHead, {
     chainKey: wallet.id,
@@ -188,7 +228,7 @@ export function decidePayment({
     },
     at: now,
   });
-  const amount = plan.amountMicro.toString();
+  const { windows } = keys;
   return {
     outcome: { kind: 'reserved', fresh: true, payment, ...keys } satisfies Reservation,
     write: {
@@ -204,7 +244,7 @@ export function decidePayment({
         from: wallet.address,
         to: plan.to,
         valueRaw: authorization.value,
-        amountMicro: amount,
+        amountMicro: plan.amountMicro.toString(),
         validAfter: authorization.validAfter,
         validBefore: authorization.validBefore,
         nonce: authorization.nonce,
@@ -229,18 +269,14 @@ export function decidePayment({
         },
         amountMicro: plan.amountMicro,
       },
-      ...(payer.pat
-        ? {
-            patSpend: {
-              tokenId: payer.pat.tokenId,
-              day: isoDate(windows.dayStart),
-              amountMicro: plan.amountMicro,
-              capMicro: payer.pat.dailyCapMicro,
-            },
-          }
-        : {}),
+      ...(payer.pat ? { patSpend: patSpend(payer.pat, windows.dayStart, plan.amountMicro) } : {}),
       audit,
     },
     change: { auditHead: { seq: audit.seq, hash: audit.hash }, spentMicro: plan.amountMicro, at: now },
   };
+}
+
+/** The PAT's spend today, against its daily cap (checked in the same transaction). */
+function patSpend(pat: NonNullable<CallContext['pat']>, dayStart: Date, amountMicro: bigint) {
+  return { tokenId: pat.tokenId, day: isoDate(dayStart), amountMicro, capMicro: pat.dailyCapMicro };
 }

@@ -27,6 +27,18 @@ import { validate } from '../http/validate.js';
 import { walletBearer, type WalletRouteDeps } from '../wallets/wallet-bearer.js';
 import type { PolicyEvaluation, WalletPolicy } from '../../shared/api-responses/pay-responses.js';
 
+/** A money-moving call's context: the caller's scope, its Idempotency-Key (checked) and the request it came with. */
+function callContext(ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'request'>, body: unknown): CallContext {
+  const header = ctx.get('idempotency-key');
+  let idempotencyKey: string | undefined;
+  if (header !== '') {
+    const parsed = idempotencyKeySchema.safeParse(header);
+    if (!parsed.success) throw new AppError('invalid_idempotency_key');
+    idempotencyKey = parsed.data;
+  }
+  return { ...s, idempotencyKey, request: { route: ctx.path, body } };
+}
+
 export function payRoutes(
   deps: WalletRouteDeps & {
     pay: PayService;
@@ -49,21 +61,6 @@ export function payRoutes(
     const binding = agentAllowed ? agentBinding(principal) : undefined;
     const pat = binding ? { tokenId: binding.patId, dailyCapMicro: binding.dailyCapMicro } : undefined;
     return { accountId, walletId, actor: binding ? binding.patId : principal.actor, pat };
-  };
-
-  const callContext = (
-    ctx: Context,
-    s: Omit<CallContext, 'idempotencyKey' | 'request'>,
-    body: unknown,
-  ): CallContext => {
-    const header = ctx.get('idempotency-key');
-    let idempotencyKey: string | undefined;
-    if (header !== '') {
-      const parsed = idempotencyKeySchema.safeParse(header);
-      if (!parsed.success) throw new AppError('invalid_idempotency_key');
-      idempotencyKey = parsed.data;
-    }
-    return { ...s, idempotencyKey, request: { route: ctx.path, body } };
   };
 
   router.get('/v1/wallets/:id/policy', async (ctx) => {

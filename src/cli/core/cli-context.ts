@@ -81,14 +81,7 @@ function loadEnvFile(file: string, env: NodeJS.ProcessEnv): boolean {
 
 export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessEnv }): CliContext {
   const env = options.env ?? process.env;
-  const envName = env.XX_ENV ?? 'dev';
-  if (!(ENV_NAMES as readonly string[]).includes(envName)) {
-    throw new CliError({
-      code: 'invalid_env',
-      userMessage: `XX_ENV must be one of ${ENV_NAMES.join(', ')}, got "${envName}".`,
-      exitCode: 2,
-    });
-  }
+  const envName = envNameOf(env);
   let paths = resolveCliPaths(env);
   const envFile = path.join(paths.envDir, `${envName}.env`);
   const loaded = loadEnvFile(envFile, env);
@@ -100,75 +93,11 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
   const apiUrl = () =>
     (env.XX_API_URL || config().api_url || loadSession(paths)?.server || DEFAULT_API_URL).replace(/\/+$/, '');
 
-  const ask = async <T>(spec: PromptSpec, run: () => Promise<T>): Promise<T> => {
-    if (!interactive) throw missingFlag(spec.flag, spec.message);
-    return run();
-  };
-  const prompt: CliPrompt = {
-    input: (spec) =>
-      ask(spec, async () =>
-        (await import('@inquirer/prompts')).input({
-          message: spec.message,
-          ...(spec.default ? { default: spec.default } : {}),
-          required: true,
-        }),
-      ),
-    password: (spec) =>
-      ask(spec, async () => (await import('@inquirer/prompts')).password({ message: spec.message, mask: '*' })),
-    confirm: (spec) =>
-      ask(spec, async () =>
-        (await import('@inquirer/prompts')).confirm({ message: spec.message, default: spec.defaultYes ?? false }),
-      ),
-    select: (spec) =>
-      ask(spec, async () =>
-        (await import('@inquirer/prompts')).select({
-          message: spec.message,
-          choices: spec.choices.map((c) => ({ value: c, name: c })),
-        }),
-      ),
-  };
+  const prompt = cliPrompt(interactive);
 
   const client = (token: string | undefined, baseUrl = apiUrl()) => new ApiClient({ baseUrl, token });
 
-  const activeAgentOrUndefined = (): AgentRecord | undefined => {
-    try {
-      return loadActiveAgent(paths);
-    } catch (err) {
-      if (err instanceof CliError && err.code === 'no_active_agent') return undefined;
-      throw err;
-    }
-  };
-
-  /** POST /v1/identity/exchange-pat with the active agent's PAT; saves and returns the new session. */
-  const exchangeAgentPat = async (): Promise<string> => {
-    const agent = activeAgentOrUndefined();
-    if (!agent) throw reauthenticate('The session expired and no agent PAT is stored to renew it.');
-    const server = env.XX_API_URL || agent.server;
-    let grant: z.infer<typeof sessionGrantSchema>;
-    try {
-      grant = await new ApiClient({ baseUrl: server, token: agent.pat }).request('POST', '/v1/identity/exchange-pat', {
-        reply: sessionGrantSchema,
-      });
-    } catch (err) {
-      if (err instanceof CliError && (err.status === 401 || err.status === 403))
-        throw reauthenticate("The session expired and the agent's PAT is no longer valid (revoked or expired).");
-      throw err;
-    }
-    const { session, account_id, agent_id, expires_at } = grant;
-    saveSession(paths, { session, account_id, agent_id, expires_at, server: agent.server });
-    return session;
-  };
-
-  /** A missing credential on a machine whose config still holds a removed master key: the migration prompt instead. */
-  const orMigration = (err: unknown): unknown => {
-    if (!(err instanceof CliError) || !['no_session', 'no_active_agent', 'no_active_service'].includes(err.code))
-      return err;
-    try {
-      return holdsMasterKey(readJsonFile(paths.config, configSchema)) ? masterKeyMigration(paths.config) : err;
-    } catch {
-      return err; // an unreadable config is not a legacy one: the original error stands
-    }
-  };
+  const orMigration = (err: unknown) => orMasterKeyMigration(paths, err);
   const withMigration = async <T>(load: () => Promise<T>): Promise<T> => {
     try {
       return await load();
@@ -195,44 +124,8 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
       if (!json) process.stderr.write(`${line}\n`);
     },
     prompt,
-    async spin(label, fn) {
-      if (json || !process.stderr.isTTY) return fn();
-      const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-      let i = 0;
-      const timer = setInterval(() => process.stderr.write(`\r${frames[i++ % frames.length]} ${label}…`), 80);
-      try {
-        return await fn();
-      } finally {
-        clearInterval(timer);
-        process.stderr.write(`\r${' '.repeat(label.length + 4)}\r`);
-      }
-    },
-    async session() {
-      const record = loadSession(paths);
-      const agent = activeAgentOrUndefined();
-      if (!record && !agent) {
-        throw orMigration(
-          new CliError({
-            code: 'no_session',
-            userMessage: 'No account session. Run `xx init` first.',
-            recovery: { ...REAUTHENTICATE_RECOVERY },
-          }),
-        );
-      }
-      // No session on disk, one past its expiry, or one of another account than the active agent's (after
-      // `xx agent switch`): exchange the agent PAT first instead of waiting for the 401.
-      const stale =
-        !record ||
-        Date.parse(record.expires_at) <= Date.now() ||
-        (agent !== undefined && (record.account_id !== agent.account_id || record.server !== agent.server));
-      const token = stale && agent ? await exchangeAgentPat() : record!.session;
-      return new ApiClient({
-        baseUrl: env.XX_API_URL || (loadSession(paths) ?? record)!.server,
-        token,
-        // A session the server refuses is exchanged for a new one with the active agent's PAT, silently, once.
-        onUnauthorized: () => exchangeAgentPat(),
-      });
-    },
+    spin: (label, fn) => spin(json, label, fn),
+    session: () => sessionClient(paths, env),
     async service() {
       const service = await withMigration(() => loadActiveService(paths));
       return { service, client: client(service.pat, env.XX_API_URL || service.server) };
@@ -255,6 +148,140 @@ export function createCliContext(options: { json: boolean; env?: NodeJS.ProcessE
     client,
   };
   return ctx;
+}
+
+/** XX_ENV: which environment file (~/.xx/env/<name>.env) the CLI reads; `dev` by default. */
+function envNameOf(env: NodeJS.ProcessEnv): string {
+  const envName = env.XX_ENV ?? 'dev';
+  if (!(ENV_NAMES as readonly string[]).includes(envName)) {
+    throw new CliError({
+      code: 'invalid_env',
+      userMessage: `XX_ENV must be one of ${ENV_NAMES.join(', ')}, got "${envName}".`,
+      exitCode: 2,
+    });
+  }
+  return envName;
+}
+
+/**
+ * The account session's client: the stored session, or — none on disk, one past its expiry, or one of another
+ * account than the active agent's — a new one exchanged for the agent's PAT.
+ */
+async function sessionClient(paths: CliPaths, env: NodeJS.ProcessEnv): Promise<ApiClient> {
+  const record = loadSession(paths);
+  const agent = activeAgentOf(paths);
+  if (!record && !agent) {
+    throw orMasterKeyMigration(
+      paths,
+      new CliError({
+        code: 'no_session',
+        userMessage: 'No account session. Run `xx init` first.',
+        recovery: { ...REAUTHENTICATE_RECOVERY },
+      }),
+    );
+  }
+  // No session on disk, one past its expiry, or one of another account than the active agent's (after
+  // `xx agent switch`): exchange the agent PAT first instead of waiting for the 401.
+  const stale =
+    !record ||
+    Date.parse(record.expires_at) <= Date.now() ||
+    (agent !== undefined && (record.account_id !== agent.account_id || record.server !== agent.server));
+  const token = stale && agent ? await exchangeAgentPatFor(paths, env, agent) : record!.session;
+  return new ApiClient({
+    baseUrl: env.XX_API_URL || (loadSession(paths) ?? record)!.server,
+    token,
+    // A session the server refuses is exchanged for a new one with the active agent's PAT, silently, once.
+    onUnauthorized: () => exchangeAgentPatFor(paths, env, activeAgentOf(paths)),
+  });
+}
+
+/** The active agent, or undefined when none is chosen (any other failure to read it stands). */
+function activeAgentOf(paths: CliPaths): AgentRecord | undefined {
+  try {
+    return loadActiveAgent(paths);
+  } catch (err) {
+    if (err instanceof CliError && err.code === 'no_active_agent') return undefined;
+    throw err;
+  }
+}
+
+/** A missing credential on a machine whose config still holds a removed master key: the migration prompt instead. */
+function orMasterKeyMigration(paths: CliPaths, err: unknown): unknown {
+  if (!(err instanceof CliError) || !['no_session', 'no_active_agent', 'no_active_service'].includes(err.code))
+    return err;
+  try {
+    return holdsMasterKey(readJsonFile(paths.config, configSchema)) ? masterKeyMigration(paths.config) : err;
+  } catch {
+    return err; // an unreadable config is not a legacy one: the original error stands
+  }
+}
+
+/** The prompts, asked only on a terminal; elsewhere each names the flag that would have answered it. */
+function cliPrompt(interactive: boolean): CliPrompt {
+  const ask = async <T>(spec: PromptSpec, run: () => Promise<T>): Promise<T> => {
+    if (!interactive) throw missingFlag(spec.flag, spec.message);
+    return run();
+  };
+  return {
+    input: (spec) =>
+      ask(spec, async () =>
+        (await import('@inquirer/prompts')).input({
+          message: spec.message,
+          ...(spec.default ? { default: spec.default } : {}),
+          required: true,
+        }),
+      ),
+    password: (spec) =>
+      ask(spec, async () => (await import('@inquirer/prompts')).password({ message: spec.message, mask: '*' })),
+    confirm: (spec) =>
+      ask(spec, async () =>
+        (await import('@inquirer/prompts')).confirm({ message: spec.message, default: spec.defaultYes ?? false }),
+      ),
+    select: (spec) =>
+      ask(spec, async () =>
+        (await import('@inquirer/prompts')).select({
+          message: spec.message,
+          choices: spec.choices.map((c) => ({ value: c, name: c })),
+        }),
+      ),
+  };
+}
+
+/** POST /v1/identity/exchange-pat with the active agent's PAT; saves and returns the new session. */
+async function exchangeAgentPatFor(
+  paths: CliPaths,
+  env: NodeJS.ProcessEnv,
+  agent: AgentRecord | undefined,
+): Promise<string> {
+  if (!agent) throw reauthenticate('The session expired and no agent PAT is stored to renew it.');
+  const server = env.XX_API_URL || agent.server;
+  let grant: z.infer<typeof sessionGrantSchema>;
+  try {
+    grant = await new ApiClient({ baseUrl: server, token: agent.pat }).request('POST', '/v1/identity/exchange-pat', {
+      reply: sessionGrantSchema,
+    });
+  } catch (err) {
+    if (err instanceof CliError && (err.status === 401 || err.status === 403))
+      throw reauthenticate("The session expired and the agent's PAT is no longer valid (revoked or expired).");
+    throw err;
+  }
+  const { session, account_id, agent_id, expires_at } = grant;
+  saveSession(paths, { session, account_id, agent_id, expires_at, server: agent.server });
+  return session;
+}
+
+/** Runs `fn` behind a spinner on stderr (a terminal, not --json). */
+async function spin<T>(json: boolean, label: string, fn: () => Promise<T>): Promise<T> {
+  if (json || !process.stderr.isTTY) return fn();
+  const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  let i = 0;
+  const timer = setInterval(() => process.stderr.write(`\r${frames[i++ % frames.length]} ${label}…`), 80);
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+    process.stderr.write(`\r${' '.repeat(label.length + 4)}\r`);
+  }
 }
 
 function reauthenticate(message: string): CliError {

@@ -29,73 +29,21 @@
  * Does not defend against: replays across processes (the token's on-chain nonce is the final guard); a
  * dishonest facilitator; paid work that bypasses its adapter (the body leaves unheld: settled, no receipt).
  */
-import type { Readable } from 'node:stream';
 import type { FacilitatorClient as Facilitator, FacilitatorRequest } from '../facilitator-client.js';
 import { decodePaymentPayload, readPaymentHeader } from '../header-codec.js';
 import type { PaymentPayload } from '../wire-schemas.js';
 import { X402DecodeError } from '../x402-decode-error.js';
-import { discardBody, releaseOversize, sha256Hex, type CapturedBody } from './held-body.js';
-import type { LedgerReporter } from './ledger-reporter.js';
-import type { RequestOutcome, X402MiddlewareMetrics } from './middleware-metrics.js';
+import { discardBody, releaseOversize, sha256Hex } from './held-body.js';
+import type { RequestOutcome } from './middleware-metrics.js';
 import { buildRouteTerms, matchPayment, type PaymentMatch } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
-import type { ReplayGuard } from './replay-guard.js';
-import type { SellerState } from './seller-identity.js';
 import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
-import { resolveSettlementAmount, type SettlementOverride } from './settlement-amount.js';
+import { resolveSettlementAmount } from './settlement-amount.js';
+import type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidSite } from './paid-request-port.js';
 
 export type { PaywallAnswer } from './paywall-answers.js';
 
-/** What the paywall reads of a request. */
-export interface PaidRequest {
-  method: string;
-  /** The path as the seller prices and reports it (the origin's path behind the gate). */
-  path: string;
-  /** The URL the buyer asked for: the challenge's resource. */
-  href: string;
-  header(name: string): string | string[] | undefined;
-}
-
-/** One seller's terms: its configuration and where its current state comes from. */
-export interface PaidSite {
-  config: ResolvedX402Config;
-  seller(): Promise<SellerState> | SellerState;
-}
-
-/** The paid work's response, held by the adapter until the paywall settles or discards it. */
-export interface HeldResponse {
-  captured: CapturedBody;
-  /** The `Settlement-Overrides` the paid work named (already removed from the response). */
-  override: SettlementOverride;
-  /** Nothing is settled: drop the body (the paywall calls `discardBody`) and every header the paid work set. */
-  dropHeaders(): void;
-  /**
-   * Send the held response with `headers` added; `body` replaces the held body (undefined: keep it as is);
-   * `defaultCacheControl` is set when the response names none.
-   */
-  release(headers: Record<string, string>, body: Buffer | Readable | undefined, defaultCacheControl?: string): void;
-}
-
-/** How an adapter lets the paywall act on its request and response. */
-export interface PaidRequestPort {
-  /** Let the request through unpaid (health, OPTIONS, a free route). */
-  pass(): Promise<void>;
-  /** Answer without running the paid work (a challenge or an error). */
-  answer(answer: PaywallAnswer): void;
-  /**
-   * Run the paid work. `failed`: its answer (status ≥ 400, an unreachable origin) goes out as the adapter
-   * wrote it and nothing is settled. A throw propagates (nothing settled).
-   */
-  run(): Promise<HeldResponse | 'failed'>;
-}
-
-export interface PaidRequestDeps {
-  facilitator: Facilitator | undefined;
-  ledger: LedgerReporter;
-  guard: ReplayGuard;
-  metrics: X402MiddlewareMetrics;
-  logger: X402Logger;
-}
+export type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidSite } from './paid-request-port.js';
 
 /** Rule 1's unpaid pass-through: `/health` and OPTIONS (a CORS preflight cannot carry a payment). */
 export function passesUnpaid(method: string, path: string): boolean {
@@ -107,6 +55,19 @@ export function priceOf(config: ResolvedX402Config, path: string): bigint {
 }
 
 type Match = Extract<PaymentMatch, { kind: 'match' }>;
+type RouteTerms = ReturnType<typeof buildRouteTerms>;
+type SettleOutcome = Awaited<ReturnType<Facilitator['settle']>>;
+
+/** A claimed payment on its way through rules 6 to 8; `settled` once it may no longer be released. */
+interface Paid {
+  config: ResolvedX402Config;
+  req: PaidRequest;
+  port: PaidRequestPort;
+  terms: RouteTerms;
+  match: Match;
+  endpointId: string | undefined;
+  settled: boolean;
+}
 
 function localOnlyProblem(match: Match): string | undefined {
   const now = Math.floor(Date.now() / 1000);
@@ -153,14 +114,13 @@ export class PaidRequestCore {
 
   async handle(site: PaidSite, req: PaidRequest, port: PaidRequestPort): Promise<void> {
     const { config } = site;
-    const { facilitator, guard, logger } = this.deps;
     if (passesUnpaid(req.method, req.path)) return port.pass();
     const price = priceOf(config, req.path);
     if (price === 0n) {
       this.count('free');
       return port.pass();
     }
-    if (!facilitator && !config.allowLocalOnly) {
+    if (!this.deps.facilitator && !config.allowLocalOnly) {
       this.count('facilitator_not_configured');
       return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));
     }
@@ -169,188 +129,232 @@ export class PaidRequestCore {
       this.count('seller_misconfigured');
       return port.answer(errorAnswer('seller_misconfigured'));
     }
-    const endpointId = sellerState.endpointId;
     const terms = buildRouteTerms(
       config,
       req.href,
       price,
       sellerState.kind === 'verified' ? (sellerState.payTo ?? config.payTo) : config.payTo,
     );
-
-    let payment: PaymentPayload;
-    try {
-      const header = readPaymentHeader((name) => req.header(name));
-      if (header === undefined) {
-        this.count('challenged');
-        return port.answer(challengeAnswer(terms, 'payment_required'));
-      }
-      payment = decodePaymentPayload(header);
-    } catch (err) {
-      if (!(err instanceof X402DecodeError)) throw err;
-      this.count('invalid_header');
-      return port.answer(errorAnswer('invalid_payment_header', { reason: err.reason, detail: clip(err.message, 300) }));
-    }
-
+    const payment = this.readPayment(req, terms, port);
+    if (!payment) return;
     const match = matchPayment(payment, terms, config);
     if (match.kind === 'mismatch') {
       this.count('mismatch');
       return port.answer(challengeAnswer(terms, `no_matching_payment_requirements: ${match.reason}`));
     }
-    if (!guard.claim(match.replayKey)) {
+    if (!this.deps.guard.claim(match.replayKey)) {
       this.count('replay');
       return port.answer(challengeAnswer(terms, 'payment_already_used'));
     }
-
-    let settled = false;
+    // The claim is released unless the payment settled (then it stays claimed until its window ends).
+    const paid: Paid = { config, req, port, terms, match, endpointId: sellerState.endpointId, settled: false };
     try {
-      const request: FacilitatorRequest = {
+      await this.verifyRunSettle(paid, {
         x402Version: match.x402Version,
         paymentPayload: payment,
         paymentRequirements: match.facilitatorRequirements,
-      };
-      if (facilitator) {
-        const verified = await this.timed('verify', () => facilitator.verify(request));
-        if (verified.kind === 'rejected') {
-          this.count('verify_rejected');
-          return port.answer(challengeAnswer(terms, clip(verified.reason, 256)));
-        }
-        if (verified.kind === 'unavailable') {
-          this.count('facilitator_unavailable');
-          logger.warn({ op: 'verify', cause: verified.cause }, 'x402 middleware: facilitator unavailable');
-          return port.answer(challengeAnswer(terms, 'facilitator_unavailable'));
-        }
-      } else {
-        const problem = localOnlyProblem(match);
-        if (problem) {
-          this.count('mismatch');
-          return port.answer(challengeAnswer(terms, problem));
-        }
-      }
+      });
+    } finally {
+      if (!paid.settled) this.deps.guard.release(match.replayKey);
+    }
+  }
 
-      let held: HeldResponse | 'failed';
-      try {
-        held = await port.run();
-      } catch (err) {
-        this.count('handler_failed');
-        throw err;
+  /** Rule 4: the payment header, decoded; undefined once answered (no header: a challenge; undecodable: 400). */
+  private readPayment(req: PaidRequest, terms: RouteTerms, port: PaidRequestPort): PaymentPayload | undefined {
+    try {
+      const header = readPaymentHeader((name) => req.header(name));
+      if (header === undefined) {
+        this.count('challenged');
+        port.answer(challengeAnswer(terms, 'payment_required'));
+        return undefined;
       }
-      if (held === 'failed') {
-        this.count('handler_failed');
-        return;
-      }
-      const { captured } = held;
+      return decodePaymentPayload(header);
+    } catch (err) {
+      if (!(err instanceof X402DecodeError)) throw err;
+      this.count('invalid_header');
+      port.answer(errorAnswer('invalid_payment_header', { reason: err.reason, detail: clip(err.message, 300) }));
+      return undefined;
+    }
+  }
 
-      if (!facilitator) {
-        settled = true;
-        guard.settled(match.replayKey, match.validBefore);
-        this.count('local_only_accepted');
-        if (captured.kind === 'uncapturable') return;
-        const headers = receiptHeaders({
-          success: true,
-          transaction: '',
-          txHash: '',
-          network: match.requirement.network,
-          payer: match.payer,
-          errorReason: 'local_only_unverified',
-        });
-        if (captured.kind === 'oversize')
-          return held.release(
-            headers,
-            releaseOversize(captured, () => undefined),
-          );
-        return held.release(headers, captured.kind === 'bytes' ? captured.replacement : undefined);
-      }
+  /** Rules 6 to 8 (or local-only mode) for a claimed payment. */
+  private async verifyRunSettle(paid: Paid, request: FacilitatorRequest): Promise<void> {
+    const { facilitator } = this.deps;
+    if (!(await this.verified(paid, request))) return;
+    let held: HeldResponse | 'failed';
+    try {
+      held = await paid.port.run();
+    } catch (err) {
+      this.count('handler_failed');
+      throw err;
+    }
+    if (held === 'failed') {
+      this.count('handler_failed');
+      return;
+    }
+    if (!facilitator) return this.acceptLocalOnly(paid, held);
+    const settlement = this.settlementFor(paid, request, held);
+    if (!settlement) return;
+    const outcome = await this.timed('settle', () => facilitator.settle(settlement.request));
+    if (outcome.kind !== 'ok') return this.settleFailed(paid, held, outcome);
+    paid.settled = true;
+    this.deps.guard.settled(paid.match.replayKey, paid.match.validBefore);
+    this.releaseSettled(paid, held, outcome.settlement, settlement.charged);
+  }
 
-      // upto: settle what the paid work charged (at most the signed maximum); exact: always the price.
-      const override = held.override;
-      let settleRequest = request;
-      let charged = match.requirement.amount;
-      if (match.requirement.scheme === 'upto') {
-        const resolved =
-          override.kind === 'invalid'
-            ? override
-            : resolveSettlementAmount(
-                override.kind === 'amount' ? override.amount : undefined,
-                BigInt(match.requirement.amount),
-              );
-        if (resolved.kind === 'invalid') {
-          this.count('settlement_override_invalid');
-          logger.error({ reason: resolved.reason }, 'x402 middleware: invalid settlement override; nothing settled');
-          if (captured.kind === 'uncapturable') return;
-          discardBody(captured);
-          held.dropHeaders();
-          return port.answer(errorAnswer('settlement_override_invalid', { reason: clip(resolved.reason, 256) }));
-        }
-        charged = resolved.amount.toString();
-        settleRequest = { ...request, paymentRequirements: { ...request.paymentRequirements, amount: charged } };
-      } else if (override.kind !== 'none') {
+  /** Rule 6: the facilitator verifies (local-only: the validity window only); false once answered. */
+  private async verified({ port, terms, match }: Paid, request: FacilitatorRequest): Promise<boolean> {
+    const { facilitator, logger } = this.deps;
+    if (!facilitator) {
+      const problem = localOnlyProblem(match);
+      if (!problem) return true;
+      this.count('mismatch');
+      port.answer(challengeAnswer(terms, problem));
+      return false;
+    }
+    const verified = await this.timed('verify', () => facilitator.verify(request));
+    if (verified.kind === 'rejected') {
+      this.count('verify_rejected');
+      port.answer(challengeAnswer(terms, clip(verified.reason, 256)));
+      return false;
+    }
+    if (verified.kind === 'unavailable') {
+      this.count('facilitator_unavailable');
+      logger.warn({ op: 'verify', cause: verified.cause }, 'x402 middleware: facilitator unavailable');
+      port.answer(challengeAnswer(terms, 'facilitator_unavailable'));
+      return false;
+    }
+    return true;
+  }
+
+  /** Local-only mode: accepted unverified and unsettled; the receipt says so. */
+  private acceptLocalOnly(paid: Paid, held: HeldResponse): void {
+    const { captured } = held;
+    const { match } = paid;
+    paid.settled = true;
+    this.deps.guard.settled(match.replayKey, match.validBefore);
+    this.count('local_only_accepted');
+    if (captured.kind === 'uncapturable') return;
+    const headers = receiptHeaders({
+      success: true,
+      transaction: '',
+      txHash: '',
+      network: match.requirement.network,
+      payer: match.payer,
+      errorReason: 'local_only_unverified',
+    });
+    if (captured.kind === 'oversize')
+      return held.release(
+        headers,
+        releaseOversize(captured, () => undefined),
+      );
+    return held.release(headers, captured.kind === 'bytes' ? captured.replacement : undefined);
+  }
+
+  /**
+   * What to settle. upto: what the paid work charged (at most the signed maximum; an invalid override settles
+   * nothing and answers 500); exact: always the price. Undefined once answered.
+   */
+  private settlementFor(
+    { port, match }: Paid,
+    request: FacilitatorRequest,
+    held: HeldResponse,
+  ): { request: FacilitatorRequest; charged: string } | undefined {
+    const { logger } = this.deps;
+    const { override, captured } = held;
+    if (match.requirement.scheme !== 'upto') {
+      if (override.kind !== 'none')
         logger.warn(
           { scheme: match.requirement.scheme },
           'x402 middleware: Settlement-Overrides ignored; only upto payments settle less than the price',
         );
-      }
-
-      const outcome = await this.timed('settle', () => facilitator.settle(settleRequest));
-      if (outcome.kind !== 'ok') {
-        const reason = outcome.kind === 'rejected' ? clip(outcome.reason, 256) : 'facilitator_unavailable';
-        if (outcome.kind === 'unavailable')
-          logger.warn({ op: 'settle', cause: outcome.cause }, 'x402 middleware: facilitator unavailable');
-        this.count('settle_failed');
-        if (captured.kind === 'uncapturable') return; // the body already left; nothing to withdraw
-        discardBody(captured);
-        held.dropHeaders();
-        return port.answer(
-          challengeAnswer(terms, `settlement_failed: ${reason}`, {
-            success: false,
-            transaction: '',
-            txHash: '',
-            network: match.requirement.network,
-            payer: match.payer,
-            errorReason: reason,
-          }),
-        );
-      }
-
-      settled = true;
-      guard.settled(match.replayKey, match.validBefore);
-      const tx = outcome.settlement.transaction;
-      if (captured.kind === 'uncapturable') {
-        this.count('settled_without_receipt');
-        logger.warn(
-          { why: captured.why },
-          'x402 middleware: response bypassed the middleware; settled without a receipt header',
-        );
-        this.report(config, req, match, tx, endpointId, undefined, charged);
-        return;
-      }
-      this.count('settled');
-      const headers = receiptHeaders({
-        success: true,
-        transaction: tx,
-        txHash: tx,
-        network: outcome.settlement.network ?? match.requirement.network,
-        payer: match.payer,
-        ...(match.requirement.scheme === 'upto' ? { amount: outcome.settlement.amount ?? charged } : {}),
-      });
-      if (captured.kind === 'oversize') {
-        const stream = releaseOversize(captured, (hash) =>
-          this.report(config, req, match, tx, endpointId, hash, charged),
-        );
-        return held.release(headers, stream, 'private');
-      }
-      const bytes = captured.kind === 'bytes' ? captured.bytes : Buffer.alloc(0);
-      held.release(headers, captured.kind === 'bytes' ? captured.replacement : undefined, 'private');
-      this.report(
-        config,
-        req,
-        match,
-        tx,
-        endpointId,
-        config.disableBodyCapture ? undefined : sha256Hex(bytes),
-        charged,
-      );
-    } finally {
-      if (!settled) guard.release(match.replayKey);
+      return { request, charged: match.requirement.amount };
     }
+    const resolved =
+      override.kind === 'invalid'
+        ? override
+        : resolveSettlementAmount(
+            override.kind === 'amount' ? override.amount : undefined,
+            BigInt(match.requirement.amount),
+          );
+    if (resolved.kind === 'invalid') {
+      this.count('settlement_override_invalid');
+      logger.error({ reason: resolved.reason }, 'x402 middleware: invalid settlement override; nothing settled');
+      if (captured.kind === 'uncapturable') return undefined;
+      discardBody(captured);
+      held.dropHeaders();
+      port.answer(errorAnswer('settlement_override_invalid', { reason: clip(resolved.reason, 256) }));
+      return undefined;
+    }
+    const charged = resolved.amount.toString();
+    return {
+      request: { ...request, paymentRequirements: { ...request.paymentRequirements, amount: charged } },
+      charged,
+    };
+  }
+
+  /** Settlement failed or the facilitator is down: the held body and headers discarded, 402 with a failed receipt. */
+  private settleFailed(
+    { port, terms, match }: Paid,
+    held: HeldResponse,
+    outcome: Exclude<SettleOutcome, { kind: 'ok' }>,
+  ): void {
+    const reason = outcome.kind === 'rejected' ? clip(outcome.reason, 256) : 'facilitator_unavailable';
+    if (outcome.kind === 'unavailable')
+      this.deps.logger.warn({ op: 'settle', cause: outcome.cause }, 'x402 middleware: facilitator unavailable');
+    this.count('settle_failed');
+    const { captured } = held;
+    if (captured.kind === 'uncapturable') return; // the body already left; nothing to withdraw
+    discardBody(captured);
+    held.dropHeaders();
+    port.answer(
+      challengeAnswer(terms, `settlement_failed: ${reason}`, {
+        success: false,
+        transaction: '',
+        txHash: '',
+        network: match.requirement.network,
+        payer: match.payer,
+        errorReason: reason,
+      }),
+    );
+  }
+
+  /** Settled: the body released with its receipt, the ledger row reported (with the body's sha256). */
+  private releaseSettled(
+    { config, req, match, endpointId }: Paid,
+    held: HeldResponse,
+    settlement: Extract<SettleOutcome, { kind: 'ok' }>['settlement'],
+    charged: string,
+  ): void {
+    const { captured } = held;
+    const tx = settlement.transaction;
+    if (captured.kind === 'uncapturable') {
+      this.count('settled_without_receipt');
+      this.deps.logger.warn(
+        { why: captured.why },
+        'x402 middleware: response bypassed the middleware; settled without a receipt header',
+      );
+      this.report(config, req, match, tx, endpointId, undefined, charged);
+      return;
+    }
+    this.count('settled');
+    const headers = receiptHeaders({
+      success: true,
+      transaction: tx,
+      txHash: tx,
+      network: settlement.network ?? match.requirement.network,
+      payer: match.payer,
+      ...(match.requirement.scheme === 'upto' ? { amount: settlement.amount ?? charged } : {}),
+    });
+    if (captured.kind === 'oversize') {
+      const stream = releaseOversize(captured, (hash) =>
+        this.report(config, req, match, tx, endpointId, hash, charged),
+      );
+      return held.release(headers, stream, 'private');
+    }
+    const bytes = captured.kind === 'bytes' ? captured.bytes : Buffer.alloc(0);
+    held.release(headers, captured.kind === 'bytes' ? captured.replacement : undefined, 'private');
+    const contentHash = config.disableBodyCapture ? undefined : sha256Hex(bytes);
+    this.report(config, req, match, tx, endpointId, contentHash, charged);
   }
 }

@@ -44,15 +44,15 @@ describe('app config: JSON variables per network', () => {
   it('a value its schema refuses: refused, naming the variable and the network', () => {
     assert.throws(
       () => loadAppConfig({ TREASURY_RPC_URLS: '{"eip155:84532":"ftp://rpc.example"}' }),
-      /^Error: invalid configuration: TREASURY_RPC_URLS: eip155:84532: expected an http\(s\) URL$/,
+      /^ConfigError: invalid configuration: TREASURY_RPC_URLS: eip155:84532: expected an http\(s\) URL$/,
     );
     assert.throws(
       () => loadAppConfig({ TREASURY_LEDGER_CONFIRMATIONS: '{"eip155:8453":0}' }),
-      /^Error: invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: eip155:8453: /,
+      /^ConfigError: invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: eip155:8453: /,
     );
     assert.throws(
       () => loadAppConfig({ TREASURY_LEDGER_CONFIRMATIONS: '{"base":2}' }),
-      /^Error: invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: base: /,
+      /^ConfigError: invalid configuration: TREASURY_LEDGER_CONFIRMATIONS: base: /,
     );
   });
 });

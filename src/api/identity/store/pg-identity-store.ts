@@ -13,8 +13,12 @@ import { pgUnitRunner, trxOf } from '../../db/store-unit.js';
 import type { IdentityStore } from './identity-store.js';
 
 export function pgIdentityStore(knex: Knex): IdentityStore {
+  return { ...pgUnitRunner(knex), ...pgSignInRows(knex), ...pgSessionRows() };
+}
+
+/** Nonces, identities and the platform account a first sign-in makes. */
+function pgSignInRows(knex: Knex): Omit<IdentityStore, keyof SessionRows | 'inUnit'> {
   return {
-    ...pgUnitRunner(knex),
     async insertNonce(nonce, expiresAt) {
       await knex('identity_nonces').insert({ nonce, expires_at: expiresAt });
     },
@@ -74,6 +78,27 @@ export function pgIdentityStore(knex: Knex): IdentityStore {
         throw err;
       }
     },
+    async agent(agentId) {
+      return (await knex('agents').where({ id: agentId }).first('id', 'account_id')) as
+        { id: string; account_id: string } | undefined;
+    },
+  };
+}
+
+type SessionRows = Pick<
+  IdentityStore,
+  | 'insertSession'
+  | 'lockCredential'
+  | 'parentOf'
+  | 'liveSessionsBeyond'
+  | 'unrevokedSessionsOf'
+  | 'endSession'
+  | 'revokeTree'
+>;
+
+/** Sessions: issued, bounded per PAT, ended with what was made within them (each in its caller's unit). */
+function pgSessionRows(): SessionRows {
+  return {
     async insertSession(unit, s) {
       await trxOf(unit)('api_tokens').insert({
         id: s.id,
@@ -88,10 +113,6 @@ export function pgIdentityStore(knex: Knex): IdentityStore {
         created_at: s.createdAt,
         expires_at: s.expiresAt,
       });
-    },
-    async agent(agentId) {
-      return (await knex('agents').where({ id: agentId }).first('id', 'account_id')) as
-        { id: string; account_id: string } | undefined;
     },
     async lockCredential(unit, tokenId) {
       return Boolean(await trxOf(unit)('api_tokens').where({ id: tokenId }).forUpdate().first('id'));

@@ -37,29 +37,67 @@ const credentialColumns = (c: NewCredential) => ({
   created_at: c.createdAt,
 });
 
-export function pgAccountStore(knex: Knex): AccountStore {
-  const write = async (
-    trx: Knex.Transaction,
-    account: Omit<AccountRow, 'status'>,
-    actor: string,
-    key?: NewCredential,
-  ) => {
-    await trx('treasury_accounts').insert({ ...account, status: 'active' });
-    if (key)
-      await trx('api_tokens').insert({
-        ...credentialColumns(key),
-        kind: 'api_key',
-        scope_type: 'treasury',
-        scope_id: account.id,
-      });
-    await appendAuditEvent(trx, {
-      chainKey: account.id,
-      eventType: 'account.minted',
-      actor,
-      payload: { owner_type: account.owner_type, owner_id: account.owner_id },
-      at: account.created_at,
+/** Writes a new Treasury account, its legacy api key if any, and its audit row, in `trx`. */
+async function writeAccount(
+  trx: Knex.Transaction,
+  account: Omit<AccountRow, 'status'>,
+  actor: string,
+  key?: NewCredential,
+): Promise<void> {
+  await trx('treasury_accounts').insert({ ...account, status: 'active' });
+  if (key)
+    await trx('api_tokens').insert({
+      ...credentialColumns(key),
+      kind: 'api_key',
+      scope_type: 'treasury',
+      scope_id: account.id,
     });
-  };
+  await appendAuditEvent(trx, {
+    chainKey: account.id,
+    eventType: 'account.minted',
+    actor,
+    payload: { owner_type: account.owner_type, owner_id: account.owner_id },
+    at: account.created_at,
+  });
+}
+
+/** Retires an account's legacy api key and everything it made but `successor` (kept as a root); audited. */
+function revokeApiKeyIn(knex: Knex): AccountStore['revokeApiKey'] {
+  return (accountId, actor, successor, now) =>
+    knex.transaction(async (trx) => {
+      const keys = (await trx('api_tokens')
+        .where({ kind: 'api_key', scope_type: 'treasury', scope_id: accountId })
+        .forUpdate()
+        .select('id', 'revoked_at')) as Array<{ id: string; revoked_at: Date | null }>;
+      if (keys.length === 0) return { outcome: 'none' as const };
+      const live = keys.filter((k) => k.revoked_at === null).map((k) => k.id);
+      if (live.length === 0)
+        return { outcome: 'already' as const, revokedAt: keys[0]!.revoked_at!, tokenIds: keys.map((k) => k.id) };
+      const kept =
+        successor === null
+          ? 0
+          : await trx('api_tokens')
+              .where({ id: successor, kind: 'pat' })
+              .whereIn('parent_token_id', live)
+              .update({ parent_token_id: null });
+      const ended = await revokeSubtree(trx, live, now);
+      await appendAuditEvent(trx, {
+        chainKey: accountId,
+        eventType: 'api_key.revoked',
+        actor,
+        payload: { token_ids: live, successor: kept > 0 ? successor : null, ended: ended.length },
+        at: now,
+      });
+      return {
+        outcome: 'revoked' as const,
+        revokedAt: now,
+        tokenIds: [...new Set([...keys.map((k) => k.id), ...ended])],
+      };
+    });
+}
+
+export function pgAccountStore(knex: Knex): AccountStore {
+  const write = writeAccount;
   return {
     ...pgUnitRunner(knex),
     async create(account, actor, apiKey, unit) {
@@ -69,37 +107,7 @@ export function pgAccountStore(knex: Knex): AccountStore {
     async get(accountId) {
       return (await knex<AccountRow>('treasury_accounts').where({ id: accountId }).first()) as AccountRow | undefined;
     },
-    revokeApiKey: (accountId, actor, successor, now) =>
-      knex.transaction(async (trx) => {
-        const keys = (await trx('api_tokens')
-          .where({ kind: 'api_key', scope_type: 'treasury', scope_id: accountId })
-          .forUpdate()
-          .select('id', 'revoked_at')) as Array<{ id: string; revoked_at: Date | null }>;
-        if (keys.length === 0) return { outcome: 'none' as const };
-        const live = keys.filter((k) => k.revoked_at === null).map((k) => k.id);
-        if (live.length === 0)
-          return { outcome: 'already' as const, revokedAt: keys[0]!.revoked_at!, tokenIds: keys.map((k) => k.id) };
-        const kept =
-          successor === null
-            ? 0
-            : await trx('api_tokens')
-                .where({ id: successor, kind: 'pat' })
-                .whereIn('parent_token_id', live)
-                .update({ parent_token_id: null });
-        const ended = await revokeSubtree(trx, live, now);
-        await appendAuditEvent(trx, {
-          chainKey: accountId,
-          eventType: 'api_key.revoked',
-          actor,
-          payload: { token_ids: live, successor: kept > 0 ? successor : null, ended: ended.length },
-          at: now,
-        });
-        return {
-          outcome: 'revoked' as const,
-          revokedAt: now,
-          tokenIds: [...new Set([...keys.map((k) => k.id), ...ended])],
-        };
-      }),
+    revokeApiKey: revokeApiKeyIn(knex),
     async ownerOfTreasury(treasuryAccountId) {
       const owner = (await knex('agents').where({ treasury_account_id: treasuryAccountId }).first('account_id')) as
         { account_id: string } | undefined;

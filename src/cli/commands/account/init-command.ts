@@ -199,65 +199,20 @@ async function finishInit(
   const { base, label, chain, seed, addresses, grant, method, session, limits } = run;
   const { agentId, spawned } = await ctx.spin('Choosing the agent', () => chooseAgent(ctx, session, grant, opts.label));
 
-  const pat = await ctx
-    .spin('Minting the agent PAT', () =>
-      session.request('POST', '/v1/pats', {
-        body: {
-          scope_type: 'agent',
-          scope_id: agentId,
-          label: `xx cli: ${label}`.slice(0, 128),
-          ...(limits.patDailyCapUsd ? { daily_cap_usd: limits.patDailyCapUsd } : {}),
-        },
-      }),
-    )
-    .then((reply) => parseReply(createdPatSchema, 'POST /v1/pats', reply));
-  const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
-  await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
-  const exchanged = parseReply(
-    sessionGrantSchema,
-    'POST /v1/identity/exchange-pat',
-    await agentClient.request('POST', '/v1/identity/exchange-pat'),
-  );
-  saveSession(ctx.paths, {
-    session: exchanged.session,
-    account_id: exchanged.account_id,
-    agent_id: exchanged.agent_id,
-    expires_at: exchanged.expires_at,
-    server: base,
-  });
+  const { pat, agentClient } = await mintAgentPat(ctx, session, { base, label, agentId, limits });
 
   const previous = loadAgent(ctx.paths, agentId);
   // The agent's wallets as the platform knows them (another machine, or a restore, may have made some).
   const remote = await ctx.spin('Loading the agent', () => agentWithEveryWallet(agentClient, agentId));
-  let wallets: ManagedWallet[] = remote.wallets;
-  let walletPolicy: Record<string, unknown> | null = null;
-  let walletPolicyApplied = false;
-  if (chain !== 'solana' && wallets.length === 0) {
-    // The account session creates it: only the owner sets a wallet policy.
-    const w = await ctx.spin('Creating the managed wallet', async () =>
-      parseReply(
-        managedWalletSchema,
-        `POST /v1/agents/${agentId}/wallets`,
-        await session.request('POST', `/v1/agents/${agentId}/wallets`, {
-          body: { label, policy: limits.walletPolicy },
-        }),
-      ),
-    );
-    wallets = [w];
-    walletPolicyApplied = true;
-  }
-  if (wallets.length > 0) {
-    const first = wallets[0]!;
-    walletPolicy = await ctx.spin(
-      'Reading the wallet policy',
-      async () =>
-        parseReply(
-          walletPolicyReplySchema,
-          `GET /v1/wallets/${first.id}/policy`,
-          await agentClient.request('GET', `/v1/wallets/${first.id}/policy`),
-        ).policy,
-    );
-  }
+  const { wallets, walletPolicy, walletPolicyApplied } = await agentWallets(ctx, {
+    session,
+    agentClient,
+    agentId,
+    chain,
+    label,
+    limits,
+    wallets: remote.wallets,
+  });
   const record: AgentRecord = {
     agent_id: agentId,
     account_id: grant.account_id,
@@ -295,16 +250,123 @@ async function finishInit(
     account_created: grant.created,
     previous_pat_id: previous && previous.pat_id !== pat.id ? previous.pat_id : null,
   };
-  const lines = [
-    `Signed in to ${base} as ${grant.account_id} with ${SIGN_IN_NAMES[method]}; agent ${agentId} (${label}) is active${spawned ? ' (spawned now)' : ''}.`,
+  const lines = initSummary(data, { base, label, method, seed, walletPolicy });
+  ctx.out(data, lines.join('\n'));
+}
+
+type InitRun = Parameters<typeof finishInit>[2];
+
+/** Mints the agent's PAT (its daily cap from the options), waits until it works, and saves a session exchanged for it. */
+async function mintAgentPat(
+  ctx: CliContext,
+  session: ApiClient,
+  { base, label, agentId, limits }: Pick<InitRun, 'base' | 'label' | 'limits'> & { agentId: string },
+) {
+  const pat = await ctx
+    .spin('Minting the agent PAT', () =>
+      session.request('POST', '/v1/pats', {
+        body: {
+          scope_type: 'agent',
+          scope_id: agentId,
+          label: `xx cli: ${label}`.slice(0, 128),
+          ...(limits.patDailyCapUsd ? { daily_cap_usd: limits.patDailyCapUsd } : {}),
+        },
+      }),
+    )
+    .then((reply) => parseReply(createdPatSchema, 'POST /v1/pats', reply));
+  const agentClient = new ApiClient({ baseUrl: base, token: pat.pat });
+  await ctx.spin('Waiting for the PAT to propagate', () => waitForPat(agentClient));
+  const exchanged = parseReply(
+    sessionGrantSchema,
+    'POST /v1/identity/exchange-pat',
+    await agentClient.request('POST', '/v1/identity/exchange-pat'),
+  );
+  saveSession(ctx.paths, {
+    session: exchanged.session,
+    account_id: exchanged.account_id,
+    agent_id: exchanged.agent_id,
+    expires_at: exchanged.expires_at,
+    server: base,
+  });
+  return { pat, agentClient };
+}
+
+/** The agent's wallets: the managed wallet created (with the wallet policy) when it has none, and the first one's policy. */
+async function agentWallets(
+  ctx: CliContext,
+  run: Pick<InitRun, 'session' | 'chain' | 'label' | 'limits'> & {
+    agentClient: ApiClient;
+    agentId: string;
+    wallets: ManagedWallet[];
+  },
+) {
+  const { session, agentClient, agentId, chain, label, limits } = run;
+  let wallets: ManagedWallet[] = run.wallets;
+  let walletPolicy: Record<string, unknown> | null = null;
+  let walletPolicyApplied = false;
+  if (chain !== 'solana' && wallets.length === 0) {
+    // The account session creates it: only the owner sets a wallet policy.
+    const w = await ctx.spin('Creating the managed wallet', async () =>
+      parseReply(
+        managedWalletSchema,
+        `POST /v1/agents/${agentId}/wallets`,
+        await session.request('POST', `/v1/agents/${agentId}/wallets`, {
+          body: { label, policy: limits.walletPolicy },
+        }),
+      ),
+    );
+    wallets = [w];
+    walletPolicyApplied = true;
+  }
+  if (wallets.length > 0) {
+    const first = wallets[0]!;
+    walletPolicy = await ctx.spin(
+      'Reading the wallet policy',
+      async () =>
+        parseReply(
+          walletPolicyReplySchema,
+          `GET /v1/wallets/${first.id}/policy`,
+          await agentClient.request('GET', `/v1/wallets/${first.id}/policy`),
+        ).policy,
+    );
+  }
+  return { wallets, walletPolicy, walletPolicyApplied };
+}
+
+/** What `xx init` tells a person (the JSON output is `data` itself). */
+function initSummary(
+  data: {
+    account_id: string;
+    agent_id: string;
+    agent_spawned: boolean;
+    addresses: InitRun['addresses'];
+    wallets: ManagedWallet[];
+    pat_id: string;
+    pat_daily_cap_usd: string | null;
+    wallet_policy_applied: boolean;
+    previous_pat_id: string | null;
+  },
+  {
+    base,
+    label,
+    method,
+    seed,
+    walletPolicy,
+  }: Pick<InitRun, 'base' | 'label' | 'method' | 'seed'> & {
+    walletPolicy: Record<string, unknown> | null;
+  },
+): string[] {
+  const { addresses, wallets } = data;
+  return [
+    `Signed in to ${base} as ${data.account_id} with ${SIGN_IN_NAMES[method]}; agent ${data.agent_id} (${label}) is active${data.agent_spawned ? ' (spawned now)' : ''}.`,
     ...(addresses.base ? [`Base address:   ${addresses.base}`] : []),
     ...(addresses.solana ? [`Solana address: ${addresses.solana}`] : []),
     ...wallets.map((w) => `Managed wallet: ${w.id} ${w.address} (${w.network})`),
     `Seed: ${seed.created ? 'new, ' : ''}encrypted in ${seed.keystore} (back it up with \`xx wallet export\`).`,
-    `Agent PAT ${pat.id} saved (0600), daily cap ${data.pat_daily_cap_usd === null ? 'none' : `${data.pat_daily_cap_usd} USD`} (change: \`xx pat update ${pat.id} --daily-cap <usd|none>\`).`,
+    `Agent PAT ${data.pat_id} saved (0600), daily cap ${data.pat_daily_cap_usd === null ? 'none' : `${data.pat_daily_cap_usd} USD`} (change: \`xx pat update ${data.pat_id} --daily-cap <usd|none>\`).`,
     ...(walletPolicy
       ? [
-          `Wallet policy: ${describePolicy(walletPolicy)}${walletPolicyApplied ? ' (set now; at init: --max-per-payment, --daily-limit, --policy <file>)' : ' (existing wallet, unchanged)'}.`,
+          `Wallet policy: ${describePolicy(walletPolicy)}${data.wallet_policy_applied ? ' (set now; at init: --max-per-payment, --daily-limit, --policy <file>)' : ' (existing wallet, unchanged)'}.`,
         ]
       : []),
     'Next: `xx fund --testnet`, then `xx buy <url>`.',
@@ -314,5 +376,4 @@ async function finishInit(
         ]
       : []),
   ];
-  ctx.out(data, lines.join('\n'));
 }

@@ -1,0 +1,65 @@
+/**
+ * What the paywall (./paid-request.ts) needs of its adapter — the Koa middleware or the gate: how it reads a
+ * request, runs the paid work with its response held, and answers — and what it is built with. Types only.
+ */
+import type { Readable } from 'node:stream';
+import type { FacilitatorClient as Facilitator } from '../facilitator-client.js';
+import type { CapturedBody } from './held-body.js';
+import type { LedgerReporter } from './ledger-reporter.js';
+import type { X402MiddlewareMetrics } from './middleware-metrics.js';
+import type { PaywallAnswer } from './paywall-answers.js';
+import type { ReplayGuard } from './replay-guard.js';
+import type { SellerState } from './seller-identity.js';
+import type { ResolvedX402Config, X402Logger } from './seller-options.js';
+import type { SettlementOverride } from './settlement-amount.js';
+
+/** What the paywall reads of a request. */
+export interface PaidRequest {
+  method: string;
+  /** The path as the seller prices and reports it (the origin's path behind the gate). */
+  path: string;
+  /** The URL the buyer asked for: the challenge's resource. */
+  href: string;
+  header(name: string): string | string[] | undefined;
+}
+
+/** One seller's terms: its configuration and where its current state comes from. */
+export interface PaidSite {
+  config: ResolvedX402Config;
+  seller(): Promise<SellerState> | SellerState;
+}
+
+/** The paid work's response, held by the adapter until the paywall settles or discards it. */
+export interface HeldResponse {
+  captured: CapturedBody;
+  /** The `Settlement-Overrides` the paid work named (already removed from the response). */
+  override: SettlementOverride;
+  /** Nothing is settled: drop the body (the paywall calls `discardBody`) and every header the paid work set. */
+  dropHeaders(): void;
+  /**
+   * Send the held response with `headers` added; `body` replaces the held body (undefined: keep it as is);
+   * `defaultCacheControl` is set when the response names none.
+   */
+  release(headers: Record<string, string>, body: Buffer | Readable | undefined, defaultCacheControl?: string): void;
+}
+
+/** How an adapter lets the paywall act on its request and response. */
+export interface PaidRequestPort {
+  /** Let the request through unpaid (health, OPTIONS, a free route). */
+  pass(): Promise<void>;
+  /** Answer without running the paid work (a challenge or an error). */
+  answer(answer: PaywallAnswer): void;
+  /**
+   * Run the paid work. `failed`: its answer (status ≥ 400, an unreachable origin) goes out as the adapter
+   * wrote it and nothing is settled. A throw propagates (nothing settled).
+   */
+  run(): Promise<HeldResponse | 'failed'>;
+}
+
+export interface PaidRequestDeps {
+  facilitator: Facilitator | undefined;
+  ledger: LedgerReporter;
+  guard: ReplayGuard;
+  metrics: X402MiddlewareMetrics;
+  logger: X402Logger;
+}
