@@ -97,12 +97,11 @@ function revokeApiKeyIn(knex: Knex): AccountStore['revokeApiKey'] {
 }
 
 export function pgAccountStore(knex: Knex): AccountStore {
-  const write = writeAccount;
   return {
     ...pgUnitRunner(knex),
     async create(account, actor, apiKey, unit) {
-      if (unit) await write(trxOf(unit), account, actor, apiKey);
-      else await knex.transaction((trx) => write(trx, account, actor, apiKey));
+      if (unit) await writeAccount(trxOf(unit), account, actor, apiKey);
+      else await knex.transaction((trx) => writeAccount(trx, account, actor, apiKey));
     },
     async get(accountId) {
       return (await knex<AccountRow>('treasury_accounts').where({ id: accountId }).first()) as AccountRow | undefined;
