@@ -3,14 +3,15 @@
  * Permit2 and the x402 upto proxy at their canonical addresses, the EIP-3009 test USDC at the Base
  * Sepolia USDC address, the faucet and the local x402 facilitator, all on 127.0.0.1 with silent logs. Start one per test file in `before`, stop it in `after`
  * (useTestChain registers both).
- * Also: token balance reads, faucet funding helpers, and the one file a compile wrote to an artifact cache. Every key here is a public anvil dev key.
+ * Also: token balance reads, plain USDC transfers from a dev account, faucet funding helpers, and the one file a compile wrote to an artifact cache. Every key here is a public anvil dev key.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
-import { createPublicClient, http, type Address, type Hex, type PublicClient } from 'viem';
+import { createPublicClient, createWalletClient, http, type Address, type Hex, type PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { startLocalChain, type StartLocalChainOptions } from '../../ops/sandbox/chain/local-chain.js';
 import { localChain, testUsdcAbi } from '../../ops/sandbox/chain/deploy-test-usdc.js';
 import { anvilDevAccount, type DevAccount } from '../../ops/sandbox/chain/anvil-dev-accounts.js';
@@ -97,6 +98,34 @@ export async function readTokenBalance(
     functionName: 'balanceOf',
     args: [owner],
   });
+}
+
+/**
+ * A plain USDC `transfer` of `amount` (raw) from the dev account `from` to `to`, mined (a buyer paying around
+ * x402, a seller moving its own money); its transaction hash. `gas` fixes the gas limit (a transaction meant to
+ * revert).
+ */
+export async function transferUsdc(
+  chain: Pick<TestChain, 'chainId' | 'rpcUrl' | 'usdc' | 'publicClient'>,
+  from: DevAccount,
+  to: Address,
+  amount: bigint,
+  gas?: bigint,
+): Promise<Hex> {
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(from.privateKey),
+    chain: localChain(chain.chainId, chain.rpcUrl),
+    transport: http(chain.rpcUrl),
+  });
+  const hash = await wallet.writeContract({
+    address: chain.usdc,
+    abi: testUsdcAbi,
+    functionName: 'transfer',
+    args: [to, amount],
+    ...(gas ? { gas } : {}),
+  });
+  await chain.publicClient.waitForTransactionReceipt({ hash });
+  return hash;
 }
 
 /**

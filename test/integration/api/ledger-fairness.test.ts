@@ -15,11 +15,16 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { createWalletClient, http as viemHttp, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { anvilDevAccount, fundFromFaucet, startTestChain, type TestChain } from '../../support/chain-harness.js';
+import {
+  anvilDevAccount,
+  fundFromFaucet,
+  startTestChain,
+  transferUsdc,
+  type TestChain,
+} from '../../support/chain-harness.js';
 import { openApiDocHandler } from '../../support/loopback-servers.js';
 import { provePayTo } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
@@ -89,21 +94,7 @@ describe('one seller cannot degrade the others (HTTP, PostgreSQL, anvil)', funct
       await chain?.stop();
     });
 
-    const transfer = async (to: Address, amount: bigint): Promise<Hex> => {
-      const wallet = createWalletClient({
-        account: privateKeyToAccount(buyer.privateKey),
-        chain: localChain(chain.chainId, chain.rpcUrl),
-        transport: viemHttp(chain.rpcUrl),
-      });
-      const hash = await wallet.writeContract({
-        address: chain.usdc,
-        abi: testUsdcAbi,
-        functionName: 'transfer',
-        args: [to, amount],
-      });
-      await chain.publicClient.waitForTransactionReceipt({ hash });
-      return hash;
-    };
+    const transfer = (to: Address, amount: bigint): Promise<Hex> => transferUsdc(chain, buyer, to, amount);
 
     it("a seller's 2,000 pending made-up rows do not delay another seller's honest row", async () => {
       const { spammer, honest } = sellers;

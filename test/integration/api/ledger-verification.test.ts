@@ -14,9 +14,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createWalletClient, http, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
 import { payToClaimMessage } from '../../../src/api/sellers/seller-pay-to-service.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import {
@@ -25,6 +24,7 @@ import {
   startTestChain,
   type DevAccount,
   type TestChain,
+  transferUsdc,
 } from '../../support/chain-harness.js';
 import { mineBlocks, provePayTo, waitForLedgerRow } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
@@ -75,22 +75,8 @@ describe('seller ledger rows verified on chain before they count (HTTP, PostgreS
       .accrued_usd as string;
   const revenue = async (seller: { pat: string }) =>
     (await t.request('GET', '/v1/ledger/revenue', { token: seller.pat })).body;
-  const transfer = async (from: DevAccount, to: Address, amount: bigint, gas?: bigint): Promise<Hex> => {
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(from.privateKey),
-      chain: localChain(chain.chainId, chain.rpcUrl),
-      transport: http(chain.rpcUrl),
-    });
-    const hash = await wallet.writeContract({
-      address: chain.usdc,
-      abi: testUsdcAbi,
-      functionName: 'transfer',
-      args: [to, amount],
-      ...(gas ? { gas } : {}),
-    });
-    await chain.publicClient.waitForTransactionReceipt({ hash });
-    return hash;
-  };
+  const transfer = (from: DevAccount, to: Address, amount: bigint, gas?: bigint): Promise<Hex> =>
+    transferUsdc(chain, from, to, amount, gas);
   const fakeHash = () => `0x${randomBytes(32).toString('hex')}`;
 
   before(async () => {

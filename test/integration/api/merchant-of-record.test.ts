@@ -13,9 +13,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWalletClient, http, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
 import { tokenTransfers } from '../../../src/api/chain/token-transfers.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import {
@@ -25,6 +24,7 @@ import {
   startTestChain,
   type DevAccount,
   type TestChain,
+  transferUsdc,
 } from '../../support/chain-harness.js';
 import { provePayTo, waitForLedgerRow } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
@@ -53,21 +53,8 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.collect_to as Address | null;
   };
-  const transfer = async (from: DevAccount, to: Address, amount: bigint): Promise<Hex> => {
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(from.privateKey),
-      chain: localChain(chain.chainId, chain.rpcUrl),
-      transport: http(chain.rpcUrl),
-    });
-    const hash = await wallet.writeContract({
-      address: chain.usdc,
-      abi: testUsdcAbi,
-      functionName: 'transfer',
-      args: [to, amount],
-    });
-    await chain.publicClient.waitForTransactionReceipt({ hash });
-    return hash;
-  };
+  const transfer = (from: DevAccount, to: Address, amount: bigint): Promise<Hex> =>
+    transferUsdc(chain, from, to, amount);
   const report = (seller: Seller, body: { tx_hash: string; payer: string; amount: string; nonce?: string }) =>
     t.request('POST', '/v1/ledger', { token: seller.pat, body: { network: chain.network, ...body } });
   const payouts = async (seller: Seller) =>

@@ -6,11 +6,9 @@
  * what, the merchant-of-record money flow).
  */
 import assert from 'node:assert/strict';
-import { createWalletClient, http, type Address } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { localChain, testUsdcAbi } from '../../../ops/sandbox/chain/deploy-test-usdc.js';
+import type { Address } from 'viem';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
-import { anvilDevAccount } from '../chain-harness.js';
+import { anvilDevAccount, transferUsdc } from '../chain-harness.js';
 import {
   alive,
   capHolder,
@@ -123,18 +121,7 @@ export class BuyerPays extends Step {
     const buyer = anvilDevAccount(BUYER_ACCOUNTS[this.buyer % BUYER_ACCOUNTS.length]!);
     const to: Address = this.around ? seller.payTo.address : seller.collectTo;
     const amount = BigInt(this.cents) * 10_000n;
-    const wallet = createWalletClient({
-      account: privateKeyToAccount(buyer.privateKey),
-      chain: localChain(chain.chainId, chain.rpcUrl),
-      transport: http(chain.rpcUrl),
-    });
-    const hash = await wallet.writeContract({
-      address: chain.usdc,
-      abi: testUsdcAbi,
-      functionName: 'transfer',
-      args: [to, amount],
-    });
-    await chain.publicClient.waitForTransactionReceipt({ hash });
+    const hash = await transferUsdc(chain, buyer, to, amount);
     if (this.around) seller.paidAroundRaw += amount;
     const service = seller.bearers.find((b) => b.kind === 'service_pat')!;
     const res = await t.request('POST', '/v1/ledger', {
