@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { Knex } from 'knex';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { payToClaimMessage } from '../../src/api/sellers/seller-pay-to-service.js';
 import type { TestTreasury } from './api-harness.js';
 
@@ -21,6 +21,31 @@ export async function provePayTo(
     body: { address: payTo.address, signature },
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+/** A seller registered by the owner's `session`, with its service PAT and a proven pay-to key. */
+export interface ProvenSeller {
+  seller_id: string;
+  pat: string;
+  payTo: PrivateKeyAccount;
+}
+
+/** Registers a seller in `payoutMode` with the owner's `session` and proves a fresh pay-to address for it. */
+export async function newProvenSeller(
+  t: TestTreasury,
+  session: string,
+  name: string,
+  payoutMode: 'direct' | 'platform_mor',
+): Promise<ProvenSeller> {
+  const created = await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: payoutMode } });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const seller = {
+    seller_id: created.body.seller_id as string,
+    pat: created.body.pat as string,
+    payTo: privateKeyToAccount(generatePrivateKey()),
+  };
+  await provePayTo(t, session, seller.seller_id, seller.payTo);
+  return seller;
 }
 
 export interface LedgerRowView {

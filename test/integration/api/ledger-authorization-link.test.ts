@@ -6,11 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import type { Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createFacilitatorClient } from '../../../src/x402/facilitator-client.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { fundFromFaucet, startTestChain, type TestChain } from '../../support/chain-harness.js';
-import { provePayTo, waitForLedgerRow } from '../../support/seller-pay-to.js';
+import { newProvenSeller, type ProvenSeller, waitForLedgerRow } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 describe('ledger rows and buyer authorizations: linked only by the chain (HTTP, PostgreSQL, SoftHSM, anvil)', function () {
@@ -18,19 +17,9 @@ describe('ledger rows and buyer authorizations: linked only by the chain (HTTP, 
   let chain: TestChain;
   let t: TestTreasury;
   let session: string;
-  type Seller = { seller_id: string; pat: string; payTo: ReturnType<typeof privateKeyToAccount> };
-
-  const newSeller = async (name: string, payoutMode: 'direct' | 'platform_mor'): Promise<Seller> => {
-    const created = await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: payoutMode } });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const seller = {
-      seller_id: created.body.seller_id as string,
-      pat: created.body.pat as string,
-      payTo: privateKeyToAccount(generatePrivateKey()),
-    };
-    await provePayTo(t, session, seller.seller_id, seller.payTo);
-    return seller;
-  };
+  type Seller = ProvenSeller;
+  const newSeller = (name: string, payoutMode: 'direct' | 'platform_mor'): Promise<Seller> =>
+    newProvenSeller(t, session, name, payoutMode);
   const report = (seller: Seller, body: { tx_hash: string; payer: string; amount: string; nonce?: string }) =>
     t.request('POST', '/v1/ledger', { token: seller.pat, body: { network: chain.network, ...body } });
 

@@ -26,7 +26,7 @@ import {
   type TestChain,
   transferUsdc,
 } from '../../support/chain-harness.js';
-import { provePayTo, waitForLedgerRow } from '../../support/seller-pay-to.js';
+import { newProvenSeller, provePayTo, type ProvenSeller, waitForLedgerRow } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, facilitator)', function () {
@@ -34,19 +34,9 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
   let chain: TestChain;
   let t: TestTreasury;
   let session: string;
-  type Seller = { seller_id: string; pat: string; payTo: ReturnType<typeof privateKeyToAccount> };
-
-  const newSeller = async (name: string, payoutMode: 'direct' | 'platform_mor'): Promise<Seller> => {
-    const created = await t.request('POST', '/v1/sellers', { token: session, body: { name, payout_mode: payoutMode } });
-    assert.equal(created.status, 201, JSON.stringify(created.body));
-    const seller = {
-      seller_id: created.body.seller_id as string,
-      pat: created.body.pat as string,
-      payTo: privateKeyToAccount(generatePrivateKey()),
-    };
-    await provePayTo(t, session, seller.seller_id, seller.payTo);
-    return seller;
-  };
+  type Seller = ProvenSeller;
+  const newSeller = (name: string, payoutMode: 'direct' | 'platform_mor'): Promise<Seller> =>
+    newProvenSeller(t, session, name, payoutMode);
   /** Where the seller's paywall tells buyers to pay on the test network (POST /v1/auth/verify). */
   const collectTo = async (seller: Seller) => {
     const res = await t.request('POST', '/v1/auth/verify', { token: seller.pat, body: { network: chain.network } });

@@ -29,27 +29,44 @@ export const BUYER_ACCOUNTS = [5, 6] as const;
 const bearerOf = (tenant: Tenant, index: number): Bearer | undefined =>
   index === 0 ? tenant.owner : pick(tenant.bearers, index - 1);
 
-/** A payment of `cents` from the tenant's wallet with one of its bearers (or the other tenant's, across). */
-export class Pay extends Step {
+/**
+ * A step one bearer takes on a tenant's wallet or seller: a bearer of that tenant, or of the other one
+ * (`across`); `actAs` says what it must get, given whether the bearer was alive when it asked.
+ */
+abstract class BearerStep extends Step {
   constructor(
     readonly tenant: number,
     readonly bearer: number,
-    readonly cents: number,
     readonly across: boolean,
   ) {
     super();
   }
-  async act(m: Model, { t }: Real): Promise<void> {
-    const owner = m.tenants[this.tenant]!;
+  abstract actAs(target: Tenant, by: Bearer, wasAlive: boolean, r: Real): Promise<void>;
+  async act(m: Model, r: Real): Promise<void> {
     const by = bearerOf(m.tenants[this.across ? 1 - this.tenant : this.tenant]!, this.bearer);
     if (!by) return;
+    const wasAlive = alive(by);
+    use(by);
+    await this.actAs(m.tenants[this.tenant]!, by, wasAlive, r);
+  }
+}
+
+/** A payment of `cents` from the tenant's wallet with one of its bearers (or the other tenant's, across). */
+export class Pay extends BearerStep {
+  constructor(
+    tenant: number,
+    bearer: number,
+    readonly cents: number,
+    across: boolean,
+  ) {
+    super(tenant, bearer, across);
+  }
+  async actAs(owner: Tenant, by: Bearer, wasAlive: boolean, { t }: Real): Promise<void> {
     const amountMicro = BigInt(this.cents) * 10_000n;
     const res = await t.request('POST', `/v1/wallets/${owner.walletId}/pay`, {
       token: by.token,
       body: { payment_requirements: paymentRequirements({ amount: amountMicro.toString() }) },
     });
-    const wasAlive = alive(by);
-    use(by);
     if (!wasAlive) return assert.ok(refusedAsDead(res), `${by.kind} is dead: ${JSON.stringify(res.body)}`);
     if (this.across) {
       assert.ok([403, 404].includes(res.status), `across tenants: ${res.status} ${JSON.stringify(res.body)}`);
@@ -73,25 +90,20 @@ export class Pay extends Step {
  * A bearer sets the price of a tenant's `/data` (its own tenant's, or across): only the owner's sign-in session
  * and the seller's service PAT may; everything else is refused and the price stays.
  */
-export class SetPrice extends Step {
+export class SetPrice extends BearerStep {
   constructor(
-    readonly tenant: number,
-    readonly bearer: number,
+    tenant: number,
+    bearer: number,
     readonly cents: number,
-    readonly across: boolean,
+    across: boolean,
   ) {
-    super();
+    super(tenant, bearer, across);
   }
-  async act(m: Model, { t }: Real): Promise<void> {
-    const owner = m.tenants[this.tenant]!;
-    const by = bearerOf(m.tenants[this.across ? 1 - this.tenant : this.tenant]!, this.bearer);
-    if (!by) return;
+  async actAs(owner: Tenant, by: Bearer, wasAlive: boolean, { t }: Real): Promise<void> {
     const res = await t.request('PATCH', `/v1/sellers/${owner.sellerId}/endpoints/${owner.endpointId}`, {
       token: by.token,
       body: { price: (this.cents / 100).toFixed(2) },
     });
-    const wasAlive = alive(by);
-    use(by);
     if (!wasAlive || this.across || !(by.kind === 'owner_session' || by.kind === 'service_pat')) {
       assert.ok(res.status >= 400 && res.status < 500, `${by.kind} set a price: ${JSON.stringify(res.body)}`);
       if (!wasAlive) assert.ok(refusedAsDead(res), JSON.stringify(res.body));
@@ -135,21 +147,9 @@ export class BuyerPays extends Step {
 }
 
 /** A bearer asks for a payout flush of a tenant's seller: the owner's sign-in session only. */
-export class Flush extends Step {
-  constructor(
-    readonly tenant: number,
-    readonly bearer: number,
-    readonly across: boolean,
-  ) {
-    super();
-  }
-  async act(m: Model, { t }: Real): Promise<void> {
-    const seller = m.tenants[this.tenant]!;
-    const by = bearerOf(m.tenants[this.across ? 1 - this.tenant : this.tenant]!, this.bearer);
-    if (!by) return;
+export class Flush extends BearerStep {
+  async actAs(seller: Tenant, by: Bearer, wasAlive: boolean, { t }: Real): Promise<void> {
     const res = await t.request('POST', `/v1/sellers/${seller.sellerId}/payouts/flush`, { token: by.token });
-    const wasAlive = alive(by);
-    use(by);
     if (!wasAlive || this.across || by.kind !== 'owner_session') {
       assert.ok(res.status >= 400 && res.status < 500, `${by.kind} flushed: ${JSON.stringify(res.body)}`);
       return;
