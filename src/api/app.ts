@@ -106,7 +106,7 @@ export function createTreasuryApp(deps: {
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const platformStores = pgPlatformStores(knex);
   const accounts = new AccountService({ store: platformStores.accounts, signer, metrics });
-  const balances = new BalanceReader(knex, config.rpcUrls, config.rpcTimeoutMs, metrics, clock);
+  const balances = new BalanceReader({ knex, rpcUrls: config.rpcUrls, timeoutMs: config.rpcTimeoutMs, metrics, clock });
   // The wallet wing: its stores, then its services (src/api/wallets/).
   const walletStore = new PgWalletStore(knex);
   const walletHistoryStore = new PgWalletHistoryStore(knex);
@@ -122,25 +122,25 @@ export function createTreasuryApp(deps: {
     bounds: config.walletBounds,
   });
   // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
-  const pay = new PayService(
+  const pay = new PayService({
     knex,
     signer,
     chains,
     metrics,
     clock,
-    config.dashboardUrl,
-    installedPayFaultHooks(),
-    balances,
-  );
-  const settlements = new SettlementService(
+    dashboardUrl: config.dashboardUrl,
+    faults: installedPayFaultHooks(),
+    chainReader: balances,
+  });
+  const settlements = new SettlementService({
     knex,
     chains,
-    balances,
+    chainReader: balances,
     metrics,
     clock,
-    (walletId) => pay.forgetWallet(walletId),
-    config.confirmations,
-  );
+    onWalletChanged: (walletId) => pay.forgetWallet(walletId),
+    confirmations: config.confirmations,
+  });
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   const pats = new PatService({ store: platformStores.pats, metrics, clock });
   const agents = new AgentService({

@@ -69,14 +69,26 @@ export class BalanceReader {
   private readonly clients = new Map<string, PublicClient>();
   private readonly lastKnown = new Map<string, { raw: bigint; at: Date }>();
 
-  constructor(
-    /** Where each fresh figure is kept for the fallback (table balance_readings). */
-    private readonly knex: Knex,
-    private readonly rpcUrls: Readonly<Record<string, string>>,
-    private readonly timeoutMs: number,
-    private readonly metrics: TreasuryMetrics,
-    private readonly clock: () => Date = () => new Date(),
-  ) {}
+  /** Where each fresh figure is kept for the fallback (table balance_readings). */
+  private readonly knex: Knex;
+  private readonly rpcUrls: Readonly<Record<string, string>>;
+  private readonly timeoutMs: number;
+  private readonly metrics: TreasuryMetrics;
+  private readonly clock: () => Date;
+
+  constructor(deps: {
+    knex: Knex;
+    rpcUrls: Readonly<Record<string, string>>;
+    timeoutMs: number;
+    metrics: TreasuryMetrics;
+    clock?: () => Date;
+  }) {
+    this.knex = deps.knex;
+    this.rpcUrls = deps.rpcUrls;
+    this.timeoutMs = deps.timeoutMs;
+    this.metrics = deps.metrics;
+    this.clock = deps.clock ?? (() => new Date());
+  }
 
   private client(chain: ChainInfo): PublicClient {
     let client = this.clients.get(chain.network);

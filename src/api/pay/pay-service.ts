@@ -77,22 +77,37 @@ import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
 
 export type { CallContext } from './pay-types.js';
 
+/** What the pay service is built with (src/api/app.ts). */
+export interface PayServiceDeps {
+  knex: Knex;
+  signer: SignerGateway;
+  chains: ChainRegistry;
+  metrics: TreasuryMetrics;
+  clock: () => Date;
+  /** Where recovery answers point (the dashboard's base URL). */
+  dashboardUrl: string;
+  /** Fault-injection hooks (tests only): after a reservation committed; after a signature was made for a decision not yet written; after a signature was recorded. */
+  faults?: PayFaults;
+  /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
+  chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>;
+}
+
 export class PayService {
   private readonly deps: PayDeps;
   private readonly knex: Knex;
 
-  constructor(
-    knex: Knex,
-    signer: SignerGateway,
-    private readonly chains: ChainRegistry,
-    private readonly metrics: TreasuryMetrics,
-    private readonly clock: () => Date,
-    dashboardUrl: string,
-    /** Fault-injection hooks (tests only): after a reservation committed; after a signature was made for a decision not yet written; after a signature was recorded. */
-    private readonly faults: PayFaults = {},
-    /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
-    private readonly chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>,
-  ) {
+  private readonly chains: ChainRegistry;
+  private readonly metrics: TreasuryMetrics;
+  private readonly clock: () => Date;
+  private readonly faults: PayFaults;
+  private readonly chainReader: PayServiceDeps['chainReader'];
+
+  constructor({ knex, signer, chains, metrics, clock, dashboardUrl, faults = {}, chainReader }: PayServiceDeps) {
+    this.chains = chains;
+    this.metrics = metrics;
+    this.clock = clock;
+    this.faults = faults;
+    this.chainReader = chainReader;
     this.knex = knex;
     const writes = new PgPayWriteStore(knex, {
       onDecisionBatch: (n) => metrics.decisionWriteBatch.observe(n),

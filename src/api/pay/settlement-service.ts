@@ -57,18 +57,37 @@ const READ_AUTHORIZATION = `SELECT a.id, a.wallet_id, w.account_id, a.scheme, a.
   a.settled_raw, a.settlement_tx, a.settled_at
   FROM authorizations a JOIN wallets w ON w.id = a.wallet_id WHERE a.id = ? AND a.wallet_id = ?`;
 
+/** What the settlement service is built with (src/api/app.ts). */
+export interface SettlementServiceDeps {
+  knex: Knex;
+  chains: ChainRegistry;
+  chainReader: Pick<BalanceReader, 'minedTransaction'>;
+  metrics: TreasuryMetrics;
+  clock: () => Date;
+  /** Called once a settlement changed a wallet's totals and audit chain (the pay path forgets what it remembered of it). */
+  onWalletChanged?: (walletId: string) => void;
+  /** Confirmations required per network before spend is given back (networks not named need 1). */
+  confirmations?: Readonly<Record<string, number>>;
+}
+
 export class SettlementService {
-  constructor(
-    private readonly knex: Knex,
-    private readonly chains: ChainRegistry,
-    private readonly chainReader: Pick<BalanceReader, 'minedTransaction'>,
-    private readonly metrics: TreasuryMetrics,
-    private readonly clock: () => Date,
-    /** Called once a settlement changed a wallet's totals and audit chain (the pay path forgets what it remembered of it). */
-    private readonly onWalletChanged: (walletId: string) => void = () => undefined,
-    /** Confirmations required per network before spend is given back (networks not named need 1). */
-    private readonly confirmations: Readonly<Record<string, number>> = {},
-  ) {}
+  private readonly knex: Knex;
+  private readonly chains: ChainRegistry;
+  private readonly chainReader: Pick<BalanceReader, 'minedTransaction'>;
+  private readonly metrics: TreasuryMetrics;
+  private readonly clock: () => Date;
+  private readonly onWalletChanged: (walletId: string) => void;
+  private readonly confirmations: Readonly<Record<string, number>>;
+
+  constructor(deps: SettlementServiceDeps) {
+    this.knex = deps.knex;
+    this.chains = deps.chains;
+    this.chainReader = deps.chainReader;
+    this.metrics = deps.metrics;
+    this.clock = deps.clock;
+    this.onWalletChanged = deps.onWalletChanged ?? (() => undefined);
+    this.confirmations = deps.confirmations ?? {};
+  }
 
   /** Verifies `transaction` as the settlement of `authorizationId` and gives back the unsettled part (see the header). */
   async recordUptoSettlement(
