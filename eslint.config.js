@@ -308,9 +308,6 @@ const NO_DYNAMIC_IMPORT = {
  */
 const LENGTH_TARGETS = ['{src,signer,policy,base,ops,bin,migrations,dashboard}/**/*.{ts,tsx,mts,cts,js,mjs,cjs}'];
 const TOO_LONG_FUNCTIONS_TO_SPLIT = [
-  'src/api/app.ts', // createTreasuryApp: to be split (stores, services, routes: a builder each)
-  'src/api/metrics/treasury-metrics.ts', // createTreasuryMetrics: to be split (a maker per wing)
-  'src/api/sellers/seller-routes.ts', // sellerRoutes: to be split (profile, endpoints, ledger, payouts)
   'dashboard/src/pages/seller-ledger.tsx', // SellerLedger: to be split
   'ops/sandbox/start.ts', // main: to be split
 ];

@@ -80,7 +80,8 @@ export interface TreasuryApp {
   close(): Promise<CloseReport>;
 }
 
-export function createTreasuryApp(deps: {
+/** What the app is built with (./main.ts, the test harness). */
+export type TreasuryAppDeps = {
   config: AppConfig;
   knex: Knex;
   log: Logger;
@@ -88,7 +89,10 @@ export function createTreasuryApp(deps: {
   /** Test seam: how tenant-supplied host names are resolved (src/api/net/vetted-fetch.ts). */ resolveHost?: HostResolver;
   /** Test seam: the built dashboard's folder (./http/dashboard-static.ts; .build/dashboard/ by default). */
   dashboardDir?: string;
-}): TreasuryApp {
+};
+
+/** The floors every wing stands on: config, metrics, the signer, the bearer's check, accounts, balances, wallets. */
+function buildCore(deps: TreasuryAppDeps) {
   const { config, knex, log } = deps;
   const clock = deps.clock ?? (() => new Date());
   const metrics = createTreasuryMetrics();
@@ -121,6 +125,32 @@ export function createTreasuryApp(deps: {
     balances,
     bounds: config.walletBounds,
   });
+  return {
+    config,
+    knex,
+    log,
+    clock,
+    metrics,
+    chains,
+    signer,
+    auth,
+    rateLimits,
+    tokenAuth,
+    payAuth,
+    platformStores,
+    accounts,
+    balances,
+    walletStore,
+    walletHistoryStore,
+    wallets,
+  };
+}
+
+type Core = ReturnType<typeof buildCore>;
+
+/** The pay wing: payments, settlements, and the sweeper of expired reservations. */
+function buildPayWing(core: Core) {
+  const { config, knex, clock, metrics, chains, signer, balances } = core;
   // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
   const pay = new PayService({
     knex,
@@ -142,6 +172,15 @@ export function createTreasuryApp(deps: {
     confirmations: config.confirmations,
   });
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
+  return { pay, settlements, expiredReservations };
+}
+
+/** The wings above the core and the pay wing: PATs, agents, sign-in, histories, sellers. */
+function buildWings(deps: TreasuryAppDeps, core: Core) {
+  const payWing = buildPayWing(core);
+  const { pay } = payWing;
+  const { config, knex, log, clock, metrics, chains, platformStores, accounts, balances, walletHistoryStore, wallets } =
+    core;
   const pats = new PatService({ store: platformStores.pats, metrics, clock });
   const agents = new AgentService({
     store: platformStores.agents,
@@ -177,24 +216,30 @@ export function createTreasuryApp(deps: {
     resolveHost: deps.resolveHost,
   });
   const { ledgerVerifier } = sellersWing;
-  let shuttingDown = false;
-  let server: http.Server | undefined;
-  let rateLimitCleanup: RepeatingTask | undefined;
-  /** Resolves once the listening server closed and its last connection ended. */
-  let drained: Promise<void> = Promise.resolve();
+  return {
+    ...payWing,
+    pats,
+    agents,
+    identity,
+    paymentHistory,
+    walletHistory,
+    sellersWing,
+    ledgerVerifier,
+  };
+}
 
-  const koa = new Koa({ proxy: false });
-  koa.use(requestContext(log, metrics));
-  koa.use(errorHandler(log, metrics));
-  koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
-  koa.use(jsonBody({ limitBytes: config.bodyLimitBytes, ...config.jsonLimits }));
-  koa.use(dashboardStatic(deps.dashboardDir ? { dir: deps.dashboardDir } : {}));
-  const routers = [
+type Wings = ReturnType<typeof buildWings>;
+
+/** Every router, in the order the app serves them. */
+function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
+  const { config, knex, metrics, chains, signer, auth, tokenAuth, payAuth, accounts, balances, wallets } = core;
+  const { pay, settlements, pats, agents, identity, paymentHistory, walletHistory, sellersWing } = wings;
+  return [
     opsRoutes({
       knex,
       signer,
       metrics,
-      isShuttingDown: () => shuttingDown,
+      isShuttingDown,
       publicUrl: config.publicUrl,
       catalog: API_CATALOG,
     }),
@@ -209,6 +254,17 @@ export function createTreasuryApp(deps: {
     sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),
     gateRoutes({ auth: tokenAuth, gate: sellersWing.gate }),
   ];
+}
+
+/** The Koa app: the middleware in order, then every router; and the routes it serves (`{param}` form). */
+function buildKoa(deps: TreasuryAppDeps, core: Core, routers: ReturnType<typeof buildRouters>) {
+  const { config, log, metrics, rateLimits } = core;
+  const koa = new Koa({ proxy: false });
+  koa.use(requestContext(log, metrics));
+  koa.use(errorHandler(log, metrics));
+  koa.use(rateLimitByAddress(rateLimits, config.trustedProxies));
+  koa.use(jsonBody({ limitBytes: config.bodyLimitBytes, ...config.jsonLimits }));
+  koa.use(dashboardStatic(deps.dashboardDir ? { dir: deps.dashboardDir } : {}));
   for (const router of routers) {
     koa.use(router.routes());
     koa.use(router.allowedMethods());
@@ -222,6 +278,22 @@ export function createTreasuryApp(deps: {
         .map((method) => ({ method, path: String(layer.path).replace(/:([a-z_]+)/g, '{$1}') })),
     ),
   );
+  return { koa, served };
+}
+
+export function createTreasuryApp(deps: TreasuryAppDeps): TreasuryApp {
+  const core = buildCore(deps);
+  const wings = buildWings(deps, core);
+  const { config, metrics, rateLimits, signer, accounts, wallets } = core;
+  const { pay, expiredReservations, ledgerVerifier } = wings;
+  let shuttingDown = false;
+  let server: http.Server | undefined;
+  let rateLimitCleanup: RepeatingTask | undefined;
+  /** Resolves once the listening server closed and its last connection ended. */
+  let drained: Promise<void> = Promise.resolve();
+
+  const routers = buildRouters(core, wings, () => shuttingDown);
+  const { koa, served } = buildKoa(deps, core, routers);
 
   const closeablesOf = (workers: readonly Closeable[] = []): Closeable[] => [
     // Readiness answers 503 from here on; the listening socket closes and idle keep-alive connections end.

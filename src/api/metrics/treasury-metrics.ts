@@ -5,13 +5,20 @@
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { metricMakers } from '../../shared/metric-makers.js';
 
+type Makers = ReturnType<typeof metricMakers>;
+
+const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
 export function createTreasuryMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'treasury_' });
-  const { counter, gauge, histogram } = metricMakers(registry);
-  const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+  const makers = metricMakers(registry);
+  return { registry, ...frontMetrics(makers), ...moneyMetrics(makers) };
+}
+
+/** Requests, errors, the signer and the database, wallets, accounts and tokens, rate limits. */
+function frontMetrics({ counter, histogram }: Makers) {
   return {
-    registry,
     httpRequests: counter({
       name: 'treasury_http_requests_total',
       help: 'HTTP requests answered, by route template, method and status.',
@@ -74,6 +81,12 @@ export function createTreasuryMetrics() {
       help: 'Requests refused at authentication, by error code.',
       labelNames: ['error_code'],
     }),
+  };
+}
+
+/** Balances, caps, the pay path's snapshots, writes and conflicts, settlements, the ledger, the signer's health. */
+function moneyMetrics({ counter, gauge, histogram }: Makers) {
+  return {
     balanceReads: counter({
       name: 'treasury_balance_reads_total',
       help: 'Wallet balance reads by network and outcome (fresh, stale, unavailable).',

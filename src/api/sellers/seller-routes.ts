@@ -11,7 +11,7 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Authenticator } from '../auth/authenticator.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { requireSession, requireSessionPower, type SessionPower } from '../auth/session-powers.js';
 import { AppError } from '../errors/app-error.js';
 import type { PatService } from '../platform/pat-service.js';
@@ -23,7 +23,7 @@ import { patIdSchema } from '../platform/pat-schemas.js';
 import { plainText } from '../http/schemas/common-schemas.js';
 import { z } from 'zod';
 import { issuePatBodySchema } from '../platform/treasury-schemas.js';
-import { sellerView } from './seller-views.js';
+import { sellerView, type SellerRow } from './seller-views.js';
 import { reportLedgerBatch } from './ledger/ledger-batch.js';
 import { ledgerBatchBodySchema, ledgerReportBodySchema } from '../../shared/ledger-report-schema.js';
 import {
@@ -47,7 +47,8 @@ import type { SellerPayouts } from './payouts/seller-payouts.js';
 import type { PlatformWallets } from './payouts/platform-wallets.js';
 import { idempotencyKeySchema } from '../http/schemas/common-schemas.js';
 
-export function sellerRoutes(deps: {
+/** What every seller route is built with. */
+export type SellerRouteDeps = {
   auth: Authenticator;
   sellers: SellerServices;
   ledger: SellerLedgerService;
@@ -57,7 +58,19 @@ export function sellerRoutes(deps: {
   pats: Pick<PatService, 'create' | 'list' | 'revoke'>;
   payouts: SellerPayouts;
   collections: Pick<PlatformWallets, 'payToFor'>;
-}): Router {
+};
+
+/** The router, the bearer's check and the three ways a route finds its seller. */
+interface SellerRouteKit {
+  router: Router;
+  deps: SellerRouteDeps;
+  principalOf: (ctx: Context) => Promise<Principal>;
+  sellerOf: (ctx: Context, power: SessionPower) => Promise<SellerRow>;
+  reportingSeller: (ctx: Context) => Promise<SellerRow>;
+  ledgerSeller: (ctx: Context, sellerId: string | undefined) => Promise<SellerRow>;
+}
+
+function sellerRouteKit(deps: SellerRouteDeps): SellerRouteKit {
   const { router, principalOf } = platformRouter(deps.auth);
   /** The seller the path names, if the bearer reaches it; a session must hold `power` (session-powers.ts). */
   const sellerOf = async (ctx: Context, power: SessionPower) => {
@@ -81,7 +94,23 @@ export function sellerRoutes(deps: {
     if (!sellerId) throw new AppError('invalid_request', { message: 'seller_id is required with an account session.' });
     return deps.sellers.profiles.authorize(p, sellerId);
   };
+  return { router, deps, principalOf, sellerOf, reportingSeller, ledgerSeller };
+}
 
+/** The seller routes, in this order: profile, payouts and pay-to, service PATs and status, endpoints, ledger. */
+export function sellerRoutes(deps: SellerRouteDeps): Router {
+  const kit = sellerRouteKit(deps);
+  profileRoutes(kit);
+  payoutRoutes(kit);
+  accessRoutes(kit);
+  endpointRoutes(kit);
+  ledgerRoutes(kit);
+  return kit.router;
+}
+
+/** Registering, reading and changing a seller: profile, banking, origin verification, OpenAPI refresh. */
+function profileRoutes(kit: SellerRouteKit): void {
+  const { router, deps, principalOf, sellerOf } = kit;
   router.post('/v1/sellers', async (ctx) => {
     const p = await principalOf(ctx);
     const { accountId } = requireSession(p, 'owner');
@@ -123,6 +152,11 @@ export function sellerRoutes(deps: {
   router.post('/v1/sellers/:id/refresh', async (ctx) => {
     ctx.body = await deps.sellers.openapi.refresh(await sellerOf(ctx, 'owner'));
   });
+}
+
+/** Payouts (a flush is a transfer out of the collection wallet) and the proven pay-to addresses. */
+function payoutRoutes(kit: SellerRouteKit): void {
+  const { router, deps, principalOf, sellerOf } = kit;
   router.get('/v1/sellers/:id/payouts', async (ctx) => {
     const seller = await sellerOf(ctx, 'account');
     ctx.body = await deps.ledger.payouts(seller, validate(pageQuerySchema, ctx.query, 'query'));
@@ -150,6 +184,11 @@ export function sellerRoutes(deps: {
     const seller = await deps.sellers.profiles.authorize(p, validate(sellerIdSchema, ctx.params.id, 'path'));
     ctx.body = await deps.payTo.registerPayTo(seller, validate(payToBodySchema, ctx.state.body));
   });
+}
+
+/** The seller's service PATs (the owner's sign-in session manages them), suspension and resumption. */
+function accessRoutes(kit: SellerRouteKit): void {
+  const { router, deps, principalOf, sellerOf } = kit;
   // Service PATs of one seller (the owner's sign-in session manages them).
   router.post('/v1/sellers/:id/pats', async (ctx) => {
     const p = await principalOf(ctx);
@@ -182,7 +221,11 @@ export function sellerRoutes(deps: {
   router.post('/v1/sellers/:id/resume', async (ctx) => {
     ctx.body = await deps.sellers.profiles.setStatus(await sellerOf(ctx, 'owner'), 'active');
   });
+}
 
+/** The seller's priced endpoints. */
+function endpointRoutes(kit: SellerRouteKit): void {
+  const { router, deps, sellerOf } = kit;
   router.post('/v1/sellers/:id/endpoints', async (ctx) => {
     const seller = await sellerOf(ctx, 'owner');
     const body = validate(createEndpointBodySchema, ctx.state.body);
@@ -207,7 +250,11 @@ export function sellerRoutes(deps: {
     await deps.sellers.endpoints.delete(seller, validate(endpointIdSchema, ctx.params.endpoint_id, 'path'));
     ctx.status = 204;
   });
+}
 
+/** The middleware's route table and collection address, ledger reports, and reading the ledger. */
+function ledgerRoutes(kit: SellerRouteKit): void {
+  const { router, deps, principalOf, reportingSeller, ledgerSeller } = kit;
   router.post('/v1/auth/verify', async (ctx) => {
     const seller = await deps.sellers.profiles.authorizeMiddleware(await principalOf(ctx));
     const { network } = validate(authVerifyBodySchema, ctx.state.body ?? {});
@@ -254,6 +301,4 @@ export function sellerRoutes(deps: {
     ctx.set('Content-Disposition', `attachment; filename="ledger-${seller.slug}.csv"`);
     ctx.body = deps.ledger.exportCsv(seller, q);
   });
-
-  return router;
 }
