@@ -17,7 +17,7 @@
  *                  and signer-protocol.ts: no other file of signer/ is reachable from src/), never the CLI or the
  *                  shipped packages' own folders (the SDK, the Koa middleware). Inside it the wings (pay/,
  *                  sellers/ and identity/ above wallets/ and platform/) stand on the shared floors (http/
- *                  middleware and OpenAPI helpers, signer/ the gateway, db/, auth/, …), which import no wing.
+ *                  middleware and OpenAPI helpers, signing/ the gateway, db/, auth/, …), which import no wing.
  *   src/cli/       the `xx` CLI: talks to the API over HTTP, so never imports the API server's code
  *   src/gate/      the gate (managed proxy mode, docs/gate.md): its own process, talking to the API over HTTP;
  *                  the x402 codecs and paywall core (src/x402/, not the Koa adapter), shared/, policy/, base/
@@ -52,7 +52,7 @@ const API_LOWER_FLOORS = [
   'metrics',
   'log',
   'errors',
-  'signer',
+  'signing',
   'http/middleware',
   'http/openapi',
   'http/docs',
@@ -73,7 +73,7 @@ const X402_CODECS = ['src/x402/*.{ts,js}', 'src/x402/!(koa)/**/*.{ts,js}'];
 const SELLERS = 'src/api/sellers';
 const BELOW_SELLERS = [
   ...['audit', 'auth', 'chain', 'config', 'db', 'errors', 'identity', 'log', 'metrics', 'net', 'pay', 'services'],
-  ...['platform', 'wallets', 'signer'],
+  ...['platform', 'wallets', 'signing'],
   ...['http/middleware', 'http/routes', 'http/schemas', 'http/docs', 'http/dashboard-static.ts', 'http/validate.ts'],
 ].map((d) => `src/api/${d}`);
 const SELLERS_WING_ZONES = [
@@ -180,7 +180,7 @@ const zones = [
     target: API_LOWER_FLOORS,
     from: ['src/api/wallets', 'src/api/pay'],
     message:
-      'The floors below the wings (audit/, db/, chain/, auth/, config/, net/, metrics/, log/, errors/, signer/ and http/middleware/, http/openapi/) import no wing: the wings import them.',
+      'The floors below the wings (audit/, db/, chain/, auth/, config/, net/, metrics/, log/, errors/, signing/ and http/middleware/, http/openapi/) import no wing: the wings import them.',
   },
   {
     target: 'src/api/http',

@@ -45,7 +45,7 @@ import { pgIdentityStore } from './identity/store/pg-identity-store.js';
 import { agentWalletsOf } from './wallets/agent-wallets-port.js';
 import { PayService } from './pay/pay-service.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
-import { SignerGateway } from './signer/signer-gateway.js';
+import { SignerGateway } from './signing/signer-gateway.js';
 import { WalletService } from './wallets/wallet-service.js';
 import { PgWalletStore } from './wallets/store/pg-wallet-store.js';
 import { PgWalletHistoryStore } from './wallets/store/pg-wallet-history-store.js';

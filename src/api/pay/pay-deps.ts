@@ -5,7 +5,7 @@
  */
 import type { ChainRegistry } from '../../shared/chain-registry.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { SignerGateway } from '../signer/signer-gateway.js';
+import type { SignerGateway } from '../signing/signer-gateway.js';
 import type { DecisionMint } from './decide-payment.js';
 import type { PayFaultHooks } from './pay-fault-hooks.js';
 import type { SnapshotCache } from './snapshot-cache.js';

@@ -61,7 +61,7 @@ import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { SignerGateway } from '../signer/signer-gateway.js';
+import type { SignerGateway } from '../signing/signer-gateway.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
 import type { PayDeps, PayFaults } from './pay-deps.js';
 import type { AuthorizationTerms, PaymentRequirements } from './pay-schemas.js';

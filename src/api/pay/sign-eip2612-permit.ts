@@ -20,7 +20,7 @@ import { buildAuditRow, type AuditHead } from '../audit/audit-ledger.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import type { ChainInfo } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
-import type { SignerGateway } from '../signer/signer-gateway.js';
+import type { SignerGateway } from '../signing/signer-gateway.js';
 import type { CallContext } from './pay-types.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
 import { auditValues, INSERT_AUDIT } from './store/pay-statements.js';

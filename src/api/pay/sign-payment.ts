@@ -1,11 +1,11 @@
 /**
  * The pay wing's last floor: the signer's signature over a reservation's exact message — EIP-3009
  * TransferWithAuthorization for `exact`, the Permit2 witness transfer for `upto` — through the signer
- * gateway (../signer/signer-gateway.ts maps the signer's failures to AppErrors). No lock is held and
+ * gateway (../signing/signer-gateway.ts maps the signer's failures to AppErrors). No lock is held and
  * nothing is written here; the caller writes the signature before it leaves.
  */
 import { PERMIT2_ADDRESS } from '@x402/evm';
-import type { SignerGateway } from '../signer/signer-gateway.js';
+import type { SignerGateway } from '../signing/signer-gateway.js';
 import type { Reservation } from './pay-types.js';
 
 export async function signReservation(signer: Pick<SignerGateway, 'call'>, reservation: Reservation): Promise<string> {

@@ -15,7 +15,7 @@ import type { ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from '../platform/account-service.js';
-import type { SignerGateway } from '../signer/signer-gateway.js';
+import type { SignerGateway } from '../signing/signer-gateway.js';
 import { checkRetirementBalance, type RetirementBalance } from './check-retirement-balance.js';
 import type { PageRequest } from '../db/keyset-cursor.js';
 import { describeError } from '../log/describe-error.js';

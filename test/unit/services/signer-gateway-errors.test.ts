@@ -1,5 +1,5 @@
 /**
- * A signer refusal crosses into the API as fields (src/api/signer/signer-gateway.ts): the rule and limit
+ * A signer refusal crosses into the API as fields (src/api/signing/signer-gateway.ts): the rule and limit
  * come from the reply's `details`, never from its message — a message that names another rule, or none,
  * changes nothing — and the signer's error stays reachable as the AppError's cause (`walk`).
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { SignerError, type SignerClient } from '../../../signer/protocol/signer-client.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
-import { SignerGateway } from '../../../src/api/signer/signer-gateway.js';
+import { SignerGateway } from '../../../src/api/signing/signer-gateway.js';
 
 function gatewayFailingWith(err: Error): SignerGateway {
   const client = { call: () => Promise.reject(err), close: () => undefined } as unknown as SignerClient;

@@ -5,7 +5,7 @@
 import Router from '@koa/router';
 import type { Knex } from 'knex';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
-import type { SignerGateway } from '../../signer/signer-gateway.js';
+import type { SignerGateway } from '../../signing/signer-gateway.js';
 import { ERROR_CODES } from '../../../shared/error-codes.js';
 import type { CatalogEntry } from '../openapi/catalog-entry.js';
 import { buildOpenApiDocument } from '../openapi/openapi-document.js';
