@@ -6,8 +6,9 @@
  * The floors, lowest first (docs/architecture.md draws them):
  *   base/          what every process shares (BaseError, ConfigError, ordered shutdown): imports nothing at all
  *   policy/        pure policy rules and money arithmetic: imports base/ only (its error shape), and of the
- *                  packages zod and viem's address checksum only (POLICY_IMPORTS below)
- *   signer/        the signing process: imports nothing from src/, policy/, ops/, test/, bench/
+ *                  packages zod and viem's address checksum and keccak-256 only (POLICY_IMPORTS below)
+ *   signer/        the signing process: imports base/ and policy/ (the owner's signed policy is evaluated with
+ *                  the same pure rules), nothing from src/, ops/, test/, bench/
  *   src/shared/    what the API, the CLI and the shipped packages share (error codes, chain registry,
  *                  wire schemas): may import policy/ only
  *   src/x402/      the x402 wire codecs (shipped as `./x402`): shared/ and policy/ only
@@ -103,7 +104,7 @@ const zones = [
     target: 'policy',
     from: ['signer', 'src', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
     message:
-      'policy/ is pure rules and money arithmetic: of the repository it imports base/ only (the error shape), never signer/, src/, ops/, test/ or bench/.',
+      'policy/ is pure rules and money arithmetic: of the repository it imports base/ only (the error shape, canonical JSON), never signer/, src/, ops/, test/ or bench/.',
   },
   {
     // The signer door: the API reaches the signing process through its socket, so src/ imports the protocol's
@@ -116,9 +117,9 @@ const zones = [
   },
   {
     target: 'signer',
-    from: ['src', 'policy', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
+    from: ['src', 'ops', 'migrations', 'bin', ...TEST_AND_BENCH],
     message:
-      'signer/ is its own process and trusts nothing above it: it imports nothing from src/, policy/, ops/, test/ or bench/.',
+      'signer/ is its own process and trusts nothing above it: of the repository it imports base/ and the pure policy/ rules only, nothing from src/, ops/, test/ or bench/.',
   },
   {
     target: 'src/shared',
@@ -279,14 +280,15 @@ const POLICY_IMPORTS = {
   paths: [
     {
       name: 'viem',
-      allowImportNames: ['getAddress', 'isAddress'],
-      message: 'policy/ is pure: of viem only getAddress and isAddress (no clients, no transports).',
+      allowImportNames: ['getAddress', 'isAddress', 'keccak256', 'stringToBytes'],
+      message:
+        'policy/ is pure: of viem only getAddress, isAddress and the keccak-256 of a string (no clients, no transports).',
     },
   ],
   patterns: [
     {
       regex: '^(?!\\.{1,2}/|zod$|viem$)',
-      message: 'policy/ is pure: it imports zod, viem (getAddress, isAddress) and its own files only.',
+      message: 'policy/ is pure: it imports zod, viem (addresses, keccak-256) and its own files only.',
     },
   ],
 };

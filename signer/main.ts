@@ -24,6 +24,8 @@ import { persistLimits, type LimitsPersistence } from './limits/limits-state-fil
 import { WalletLimiter } from './limits/wallet-limiter.js';
 import { createSignerMetrics, serveSignerMetrics, type SignerMetrics } from './metrics/signer-metrics.js';
 import { SignerServer } from './server/signer-server.js';
+import { LOOK_BACK_SECONDS, OwnerPolicies } from './owner-policy/owner-policies.js';
+import { PgOwnerPolicyStore } from './owner-policy/pg-owner-policy-store.js';
 import { SignerService } from './signer-service.js';
 import { closeable, type Closeable } from '../base/closeables.js';
 import { installShutdown, watchParent } from '../base/shutdown-signals.js';
@@ -59,9 +61,12 @@ async function main(): Promise<void> {
     await backend.close();
     throw err;
   }
-  const service = new SignerService(backend, config.invariants, {
-    wallets,
-    refused: (limit) => metrics.limitRefusals.inc({ limit }),
+  const ownerPolicies = await openOwnerPolicies(config, metrics, backend);
+  const service = new SignerService({
+    backend,
+    invariants: config.invariants,
+    limits: { wallets, refused: (limit) => metrics.limitRefusals.inc({ limit }) },
+    ownerPolicies,
   });
   const server = new SignerServer({
     socketPath: config.socketPath,
@@ -81,6 +86,7 @@ async function main(): Promise<void> {
   } catch (err) {
     await server.close().catch(() => undefined);
     persistence?.stop();
+    await ownerPolicies?.close();
     await backend.close();
     throw err;
   }
@@ -93,6 +99,7 @@ async function main(): Promise<void> {
       closeable('metrics_server', () => closeMetricsServer(metricsServer), 2_000),
       closeable('signer_socket', () => server.close(), 10_000),
       closeable('limits_state_saver', () => persistence?.stop(), 5_000),
+      closeable('policy_store', () => ownerPolicies?.close(), 5_000),
       ...timers,
       closeable('hsm_sessions', () => backend.close(), 10_000),
     ],
@@ -103,6 +110,46 @@ async function main(): Promise<void> {
   }
 
   log.info(readyFields(config), 'signer ready');
+}
+
+/**
+ * The owner-signed policies' store (./owner-policy/), migrated before the signer serves; undefined when no
+ * database is configured. A store that cannot be reached or migrated stops the start (exit 1).
+ */
+async function openOwnerPolicies(
+  config: SignerConfig,
+  metrics: SignerMetrics,
+  backend: KeyBackend,
+): Promise<OwnerPolicies | undefined> {
+  const settings = config.ownerPolicies;
+  if (!settings) return undefined;
+  const store = new PgOwnerPolicyStore({
+    connectionString: settings.databaseUrl,
+    poolMax: settings.poolMax,
+    lookBackSeconds: LOOK_BACK_SECONDS,
+  });
+  try {
+    await store.prepare();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    await backend.close();
+    throw new Error(`the signer's policy store cannot be prepared: ${describeStoreError(err)}`);
+  }
+  return new OwnerPolicies({
+    store,
+    approver: settings.approver,
+    observed: (state) => metrics.policyStates.inc({ policy: state }),
+    refused: (rule) => metrics.policyRefusals.inc({ rule }),
+  });
+}
+
+/** A store failure, named without the URL or its password (pg's messages carry neither). */
+function describeStoreError(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  return `${typeof code === 'string' ? code + ' ' : ''}${err instanceof Error ? err.message : String(err)}`.slice(
+    0,
+    300,
+  );
 }
 
 /** JSON logs on stderr, written synchronously (a crash loses no line); they carry no PIN, key bytes or signature. */
@@ -167,6 +214,8 @@ function readyFields(config: SignerConfig) {
     max_per_signature: String(config.invariants.maxValue),
     wallet_limits: Object.fromEntries(config.walletLimits.map((l) => [l.name, String(l.max)])),
     limits_state_file: config.limitsStateFile ?? null,
+    owner_policies: config.ownerPolicies ? 'on' : 'off',
+    policy_approver: config.ownerPolicies?.approver ?? null,
     metrics_port: config.metricsPort ?? null,
   };
 }

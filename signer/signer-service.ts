@@ -30,6 +30,7 @@ import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorizati
 import type { LimitReceipt, WalletLimiter } from './limits/wallet-limiter.js';
 import { permit2WitnessTransferDigest } from './permit2/hash-permit2-witness-transfer.js';
 import type { SignerLimitName, SignerMethod, SignerRequest, SignerResult } from './protocol/signer-protocol.js';
+import type { OwnerPolicies } from './owner-policy/owner-policies.js';
 import { SignerFault } from './signer-error.js';
 
 export interface SignerServiceLimits {
@@ -39,13 +40,34 @@ export interface SignerServiceLimits {
   refused?: (limit: SignerLimitName) => void;
 }
 
+export interface SignerServiceDeps {
+  backend: KeyBackend;
+  invariants: SignerInvariants;
+  limits?: SignerServiceLimits;
+  /** The wallets' owner-signed policies (./owner-policy/); without them only the signer's own limits apply. */
+  ownerPolicies?: OwnerPolicies;
+  /** Milliseconds since the epoch (tests move it). */
+  clock?: () => number;
+}
+
 export class SignerService {
-  constructor(
-    private readonly backend: KeyBackend,
-    private readonly invariants: SignerInvariants,
-    private readonly limits: SignerServiceLimits = {},
-    private readonly now: () => number = () => Math.floor(Date.now() / 1000),
-  ) {}
+  private readonly backend: KeyBackend;
+  private readonly invariants: SignerInvariants;
+  private readonly limits: SignerServiceLimits;
+  private readonly owner: OwnerPolicies | undefined;
+  private readonly clock: () => number;
+
+  constructor(deps: SignerServiceDeps) {
+    this.backend = deps.backend;
+    this.invariants = deps.invariants;
+    this.limits = deps.limits ?? {};
+    this.owner = deps.ownerPolicies;
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  private now(): number {
+    return Math.floor(this.clock() / 1000);
+  }
 
   /** `context.alone`: whether the transport holds no other request (passed to the backend's signDigest). */
   async handle(request: SignerRequest, context: SignDigestOptions = {}): Promise<SignerResult<SignerMethod>> {
@@ -54,16 +76,28 @@ export class SignerService {
         const health = await this.backend.health();
         return { status: 'ok', backend: health.backend, protocol_version: 1 };
       }
-      case 'create_account_key':
-        return { account_key_ref: await this.backend.createAccountKey() };
+      case 'create_account_key': {
+        // The authority is verified before a key is made: a refused sign-in leaves nothing behind.
+        const granted = this.owner && (await this.owner.accountAuthority(request.params.authority));
+        const accountKeyRef = await this.backend.createAccountKey();
+        if (this.owner && granted) await this.owner.recordAccount(accountKeyRef, granted.authority, granted.proof);
+        return { account_key_ref: accountKeyRef, authority: granted?.authority ?? null };
+      }
       case 'create_wallet_key': {
         const key = await this.backend.createWalletKey(request.params.account_key_ref);
+        const address = publicKeyToAddress(key.publicKey);
+        const authority = this.owner ? await this.owner.recordWallet(address, request.params.account_key_ref) : null;
         return {
           wallet_key_ref: key.walletKeyRef,
           public_key: bytesToHex(key.publicKey),
-          address: publicKeyToAddress(key.publicKey),
+          address,
+          policy_authority: authority,
         };
       }
+      case 'set_wallet_policy':
+        return this.ownerPolicies().set(request.params, this.now());
+      case 'get_wallet_policy':
+        return this.ownerPolicies().get(request.params.address);
       case 'sign_transfer_authorization': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
         aaddress(address, 'address');
@@ -72,12 +106,11 @@ export class SignerService {
         aaddress(message.to, 'message.to');
         this.counted(() => assertTransferInvariants(this.invariants, address, domain, message, this.now()));
         const digest = transferAuthorizationDigest(domain, message);
+        const spend = await this.reserve(address, BigInt(message.value), message.to);
         return this.signDigest(
-          account_key_ref,
-          wallet_key_ref,
-          address,
-          digest,
-          this.take(address, BigInt(message.value)),
+          { account_key_ref, wallet_key_ref, address, digest },
+          spend,
+          BigInt(message.value),
           context,
         );
       }
@@ -91,15 +124,10 @@ export class SignerService {
         aaddress(message.witness.facilitator, 'message.witness.facilitator');
         this.counted(() => assertPermit2Invariants(this.invariants, domain, message, this.now()));
         const digest = permit2WitnessTransferDigest(domain, message);
-        // The proxy may move up to the signed maximum: that is what counts against the wallet's ceilings.
-        return this.signDigest(
-          account_key_ref,
-          wallet_key_ref,
-          address,
-          digest,
-          this.take(address, BigInt(message.permitted.amount)),
-          context,
-        );
+        // The proxy may move up to the signed maximum: that is what counts against the policy and the ceilings.
+        const amount = BigInt(message.permitted.amount);
+        const spend = await this.reserve(address, amount, message.witness.to);
+        return this.signDigest({ account_key_ref, wallet_key_ref, address, digest }, spend, amount, context);
       }
       case 'sign_eip2612_permit': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -110,8 +138,8 @@ export class SignerService {
         this.counted(() => assertEip2612PermitInvariants(this.invariants, address, domain, message, this.now()));
         const digest = eip2612PermitDigest(domain, message);
         // The permit only lets Permit2 move tokens; each Permit2 transfer is signed (and counted) on its own.
-        // It counts as one signature in the wallet's rate ceilings, with no amount.
-        return this.signDigest(account_key_ref, wallet_key_ref, address, digest, this.take(address, 0n), context);
+        // It counts as one signature in the wallet's rate ceilings, with no amount, and is no payment to the policy.
+        return this.signDigest({ account_key_ref, wallet_key_ref, address, digest }, undefined, 0n, context);
       }
       case 'destroy_wallet_key':
         await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);
@@ -148,24 +176,41 @@ export class SignerService {
     );
   }
 
+  /** The owner-signed policy's check and spend record (./owner-policy/), before any ceiling is taken. */
+  private reserve(address: string, amount: bigint, payee: string): Promise<string | undefined> {
+    return this.owner ? this.owner.reserve(address, amount, payee, new Date(this.clock())) : Promise.resolve(undefined);
+  }
+
+  private ownerPolicies(): OwnerPolicies {
+    if (!this.owner) {
+      throw new SignerFault(
+        'policy_store_unavailable',
+        'this signer keeps no policy store (TREASURY_SIGNER_DATABASE_URL is not set): owner-signed policies are off',
+      );
+    }
+    return this.owner;
+  }
+
   /**
-   * Signs a digest this class computed itself; the result must recover to the wallet's address. The
-   * ceilings were taken just before (no await since the check): a signature that does not leave is given back.
+   * Takes the wallet's ceilings (no await between that check and the call to the HSM), then signs a digest this
+   * class computed itself; the result must recover to the wallet's address. A signature that does not leave
+   * gives back its ceilings and its recorded spend (`spend`, committed in the policy store before this ran).
    */
   private async signDigest(
-    accountKeyRef: string,
-    walletKeyRef: string,
-    address: string,
-    digest: Uint8Array,
-    receipt: LimitReceipt | undefined,
+    target: { account_key_ref: string; wallet_key_ref: string; address: string; digest: Uint8Array },
+    spend: string | undefined,
+    amount: bigint,
     context: SignDigestOptions,
   ) {
+    let receipt: LimitReceipt | undefined;
     try {
-      const raw = await this.backend.signDigest(accountKeyRef, walletKeyRef, digest, context);
-      const sig = finalizeSignature(digest, raw, address);
-      return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest: bytesToHex(digest) };
+      receipt = this.take(target.address, amount);
+      const raw = await this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context);
+      const sig = finalizeSignature(target.digest, raw, target.address);
+      return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest: bytesToHex(target.digest) };
     } catch (err) {
       if (receipt) this.limits.wallets?.giveBack(receipt);
+      await this.owner?.giveBack(spend).catch(() => undefined);
       throw err;
     }
   }

@@ -20,6 +20,7 @@ import {
   refuseCredentialVariables,
   type AwsKmsBackendConfig,
 } from './aws-kms-config.js';
+import { ownerPolicyEnvShape, parseOwnerPolicyConfig, type OwnerPolicyConfig } from './owner-policy-config.js';
 import { SignerConfigError } from './signer-config-error.js';
 
 export type { AwsKmsBackendConfig } from './aws-kms-config.js';
@@ -71,6 +72,7 @@ const envSchema = z.object({
   TREASURY_KEY_BACKEND: z.enum(['pkcs11', 'aws-kms']).optional(),
   TREASURY_SIGNER_BACKEND: z.enum(['pkcs11', 'aws-kms']).optional(),
   ...awsKmsEnvShape,
+  ...ownerPolicyEnvShape,
   TREASURY_PKCS11_MODULE: z.string().min(1).default('/usr/lib/softhsm/libsofthsm2.so'),
   TREASURY_PKCS11_TOKEN_LABEL: z.string().min(1).max(32).default('treasury'),
   /** The token's serial number, when more than one token carries the label (docs/deploy-hsm.md). */
@@ -184,6 +186,8 @@ export interface SignerConfig {
   logLevel: string;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
+  /** The owner-signed policies' store and approver; undefined: off (the signer's own limits only). */
+  ownerPolicies: OwnerPolicyConfig | undefined;
 }
 
 function readPin(env: z.infer<typeof envSchema>): string {
@@ -297,6 +301,7 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
     maxQueue: e.TREASURY_SIGNER_MAX_QUEUE,
     logLevel: e.TREASURY_SIGNER_LOG_LEVEL,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
+    ownerPolicies: parseOwnerPolicyConfig(e),
   });
 }
 

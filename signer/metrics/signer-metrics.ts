@@ -48,6 +48,18 @@ export function createSignerMetrics() {
       labelNames: ['limit'] as const,
       registers: [registry],
     }),
+    policyStates: new Counter({
+      name: 'treasury_signer_payment_policy_checks_total',
+      help: "Payment signatures the signer checked against its policy store, by the wallet's state: owner_signed (its owner-signed policy evaluated) or ceilings_only (no signed policy yet: only the signer's own ceilings apply).",
+      labelNames: ['policy'] as const,
+      registers: [registry],
+    }),
+    policyRefusals: new Counter({
+      name: 'treasury_signer_policy_refusals_total',
+      help: "Payment signatures the signer refused because the wallet's owner-signed policy forbids them, by the first violated rule.",
+      labelNames: ['rule'] as const,
+      registers: [registry],
+    }),
     kmsDuration: new Histogram({
       name: 'treasury_signer_kms_request_duration_seconds',
       help: 'AWS KMS requests (each attempt) by operation and outcome (ok, or the failure reason: throttled, server_error, timeout, unreachable, not_found, …).',

@@ -11,7 +11,8 @@
  * `upto` witness, or a structured EIP-2612 Permit whose spender must be Permit2 (x402
  * `eip2612GasSponsoring`) — domain + message — and the signer computes the digest itself.
  *
- * No message changes the signer's limits: there is no method for it, and every params object is strict.
+ * No message changes the signer's limits: there is no method for it, and every params object is strict. A
+ * wallet's policy changes only by a document its authority signed (./owner-policy-protocol.ts).
  *
  * What it does not defend: who may ask. Whoever can open the unix socket (mode 0600, owned by the
  * signer's user) can ask for signatures within the signer's static invariants and its own per-wallet
@@ -24,10 +25,22 @@
  * own limits, so the order holds only as long as the front keeps it.
  */
 import { z } from 'zod';
+import { MAX_POLICY_VERSION } from '../../policy/signed-policy.js';
+import {
+  authorityRequestSchema,
+  getWalletPolicyParamsSchema,
+  getWalletPolicyResultSchema,
+  policyAuthoritySchema,
+  policyViolationDetailSchema,
+  setWalletPolicyParamsSchema,
+  setWalletPolicyResultSchema,
+} from './owner-policy-protocol.js';
+
+export * from './owner-policy-protocol.js';
 
 export const SIGNER_PROTOCOL_VERSION = 1 as const;
-/** Largest frame either side accepts, in bytes (payload, excluding the 4-byte length prefix). */
-export const MAX_FRAME_BYTES = 64 * 1024;
+/** Largest frame either side accepts, in bytes (payload, excluding the 4-byte length prefix): room for a signed policy at its list bounds (two lists of 1,000 addresses). */
+export const MAX_FRAME_BYTES = 256 * 1024;
 
 /** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
 const HEX_OF_BYTES = {
@@ -128,7 +141,8 @@ export const eip2612PermitSchema = z
   .strict();
 
 export const healthParamsSchema = z.object({}).strict();
-export const createAccountKeyParamsSchema = z.object({}).strict();
+/** `authority`: who may set the policies of the account's wallets (./owner-policy-protocol.ts); none, none. */
+export const createAccountKeyParamsSchema = z.object({ authority: authorityRequestSchema.optional() }).strict();
 export const createWalletKeyParamsSchema = z.object({ account_key_ref: keyRefSchema }).strict();
 export const signTransferAuthorizationParamsSchema = z
   .object({
@@ -165,62 +179,28 @@ export const destroyWalletKeyParamsSchema = z
   .object({ account_key_ref: keyRefSchema, wallet_key_ref: keyRefSchema })
   .strict();
 
+/** One request: the envelope (version, id) and one method's params. */
+const requestOf = <M extends string, P extends z.ZodTypeAny>(method: M, params: P) =>
+  z.object({ v: z.literal(1), id: requestIdSchema, method: z.literal(method), params }).strict();
+
 export const signerRequestSchema = z.discriminatedUnion('method', [
-  z.object({ v: z.literal(1), id: requestIdSchema, method: z.literal('health'), params: healthParamsSchema }).strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: requestIdSchema,
-      method: z.literal('create_account_key'),
-      params: createAccountKeyParamsSchema,
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: requestIdSchema,
-      method: z.literal('create_wallet_key'),
-      params: createWalletKeyParamsSchema,
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: requestIdSchema,
-      method: z.literal('sign_transfer_authorization'),
-      params: signTransferAuthorizationParamsSchema,
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: requestIdSchema,
-      method: z.literal('sign_permit2_witness_transfer'),
-      params: signPermit2WitnessTransferParamsSchema,
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: requestIdSchema,
-      method: z.literal('sign_eip2612_permit'),
-      params: signEip2612PermitParamsSchema,
-    })
-    .strict(),
-  z
-    .object({
-      v: z.literal(1),
-      id: requestIdSchema,
-      method: z.literal('destroy_wallet_key'),
-      params: destroyWalletKeyParamsSchema,
-    })
-    .strict(),
+  requestOf('health', healthParamsSchema),
+  requestOf('create_account_key', createAccountKeyParamsSchema),
+  requestOf('create_wallet_key', createWalletKeyParamsSchema),
+  requestOf('sign_transfer_authorization', signTransferAuthorizationParamsSchema),
+  requestOf('sign_permit2_witness_transfer', signPermit2WitnessTransferParamsSchema),
+  requestOf('sign_eip2612_permit', signEip2612PermitParamsSchema),
+  requestOf('destroy_wallet_key', destroyWalletKeyParamsSchema),
+  requestOf('set_wallet_policy', setWalletPolicyParamsSchema),
+  requestOf('get_wallet_policy', getWalletPolicyParamsSchema),
 ]);
 
 export const healthResultSchema = z
   .object({ status: z.literal('ok'), backend: z.enum(['pkcs11', 'aws-kms']), protocol_version: z.literal(1) })
   .strict();
-export const createAccountKeyResultSchema = z.object({ account_key_ref: keyRefSchema }).strict();
+export const createAccountKeyResultSchema = z
+  .object({ account_key_ref: keyRefSchema, authority: policyAuthoritySchema.nullable() })
+  .strict();
 export const createWalletKeyResultSchema = z
   .object({
     wallet_key_ref: keyRefSchema,
@@ -228,6 +208,8 @@ export const createWalletKeyResultSchema = z
     public_key: hex(65),
     /** EIP-55 checksummed address derived from public_key. */
     address: addressSchema,
+    /** Who may sign the wallet's policies, as the signer recorded it (its account's); null when none. */
+    policy_authority: policyAuthoritySchema.nullable(),
   })
   .strict();
 export const signTransferAuthorizationResultSchema = z
@@ -258,6 +240,14 @@ export const SIGNER_ERROR_CODES = [
   'backend_unavailable',
   'hsm_error',
   'limit_exceeded',
+  /** The wallet's owner-signed policy refuses this payment (details: the violated rules). */
+  'policy_denied',
+  /** A policy document not signed by the wallet's authority, or an authority proof that does not verify. */
+  'policy_signature_invalid',
+  /** A policy document whose version is not above the one the signer holds (details: current_version). */
+  'policy_version_stale',
+  /** The signer keeps no policy store (TREASURY_SIGNER_DATABASE_URL unset), or it cannot be reached: retry shortly. */
+  'policy_store_unavailable',
   'busy',
   'internal_error',
 ] as const;
@@ -303,6 +293,10 @@ export const signerErrorDetailsSchema = z
       .nonnegative()
       .max(31 * 86_400)
       .optional(),
+    /** A `policy_denied`: every rule of the signed policy the payment breaks. */
+    violations: z.array(policyViolationDetailSchema).min(1).max(16).optional(),
+    /** A `policy_denied` or `policy_version_stale`: the version of the signed policy the signer holds. */
+    current_version: z.number().int().min(1).max(MAX_POLICY_VERSION).optional(),
   })
   .strict();
 
@@ -360,6 +354,8 @@ export const SIGNER_METHODS = {
   },
   sign_eip2612_permit: { params: signEip2612PermitParamsSchema, result: signTransferAuthorizationResultSchema },
   destroy_wallet_key: { params: destroyWalletKeyParamsSchema, result: destroyWalletKeyResultSchema },
+  set_wallet_policy: { params: setWalletPolicyParamsSchema, result: setWalletPolicyResultSchema },
+  get_wallet_policy: { params: getWalletPolicyParamsSchema, result: getWalletPolicyResultSchema },
 } as const;
 
 export type SignerParams<M extends SignerMethod> = z.infer<(typeof SIGNER_METHODS)[M]['params']>;

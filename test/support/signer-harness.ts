@@ -20,6 +20,7 @@ import {
   testKeyBackend,
   type TestKeyBackend,
 } from './kms-test-backend.js';
+import { createSignerDatabase, type SignerDatabase } from './test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -46,6 +47,11 @@ export interface StartTestSignerOptions {
   readyTimeoutMs?: number;
   /** What node runs instead of signer/main.ts (compiled from dist/ when current, else through tsx: nodeArgsFor). */
   nodeArgs?: string[];
+  /**
+   * The signer's own policy store (owner-signed policies): `true` makes a database and role for it (dropped on
+   * stop()); a `SignerDatabase` reuses one (kept on stop(): a restart test's); absent or false: none.
+   */
+  policyStore?: boolean | SignerDatabase;
 }
 
 export interface TestSigner {
@@ -61,6 +67,8 @@ export interface TestSigner {
   child: ChildProcess;
   /** Everything the signer wrote to stderr so far. */
   logs(): string;
+  /** The signer's policy store, when it was started with one. */
+  policyStore: SignerDatabase | undefined;
   /** SIGTERM, wait for exit; resolves with the exit code. Removes the temp dir unless `dir` was given. */
   stop(): Promise<number | null>;
 }
@@ -74,8 +82,11 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
   const keyBackend = testKeyBackend();
   const token = keyBackend === 'pkcs11' ? await initSoftHsmToken({ dir: path.join(dir, 'softhsm') }) : undefined;
   const socketPath = path.join(dir, 'signer.sock');
+  const ownStore = options.policyStore === true;
+  const policyStore = options.policyStore === true ? await createSignerDatabase() : options.policyStore || undefined;
   const env: Record<string, string> = {
     TREASURY_SIGNER_SOCKET: socketPath,
+    ...(policyStore ? { TREASURY_SIGNER_DATABASE_URL: policyStore.connectionString } : {}),
     ...(token
       ? {
           TREASURY_PKCS11_MODULE: token.modulePath,
@@ -123,6 +134,7 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
     if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
+    if (ownStore) await policyStore?.drop();
     throw err;
   }
   const client = new SignerClient({ socketPath, timeoutMs: 30_000 });
@@ -135,11 +147,13 @@ export async function startTestSigner(options: StartTestSignerOptions = {}): Pro
     token,
     child,
     logs: () => stderr,
+    policyStore,
     async stop() {
       client.close();
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const code = await exited;
       if (ownDir) fs.rmSync(dir, { recursive: true, force: true });
+      if (ownStore) await policyStore?.drop();
       return code;
     },
   };

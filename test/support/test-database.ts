@@ -209,6 +209,45 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
   };
 }
 
+/** The signer's own database (signer/owner-policy/), as a deployment gives it: its own role and database. */
+export interface SignerDatabase {
+  /** The URL the signer is given (TREASURY_SIGNER_DATABASE_URL): its own role, which owns the database. */
+  connectionString: string;
+  /** The role's name: no other role (the API's test databases' included) may connect to the database. */
+  role: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * An empty database for a signer's policy store, owned by a role of its own with a password only the signer
+ * is given; PUBLIC may not connect to it. The signer migrates it itself at start.
+ */
+export async function createSignerDatabase(): Promise<SignerDatabase> {
+  const srv = await testPostgres();
+  const suffix = randomBytes(6).toString('hex');
+  const role = `signer_${suffix}`;
+  const name = `s_${suffix}`;
+  const password = randomBytes(18).toString('hex');
+  await withAdmin(srv, async (admin) => {
+    await admin.query(`CREATE ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '${password}'`);
+    await admin.query(`CREATE DATABASE ${name} OWNER ${role}`);
+    await admin.query(`REVOKE ALL ON DATABASE ${name} FROM PUBLIC`);
+  });
+  const url = new URL(srv.urlFor(name));
+  url.username = role;
+  url.password = password;
+  return {
+    connectionString: url.toString(),
+    role,
+    async drop() {
+      await withAdmin(srv, async (admin) => {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.query(`DROP ROLE IF EXISTS ${role}`);
+      });
+    },
+  };
+}
+
 /**
  * Mocha hooks for the describe block it is called in: a fresh migrated database (a clone of the template)
  * before its tests (handed to `set`), dropped after them; with `migrate: false`, an empty one.

@@ -11,7 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson } from '../../../base/canonical-json.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 

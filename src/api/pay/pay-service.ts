@@ -55,7 +55,7 @@ import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
 import { parseUsd } from '../../../policy/money.js';
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { PolicyDecision, SpendRequest } from '../../../policy/policy-types.js';
-import { canonicalJson } from '../audit/canonical-json.js';
+import { canonicalJson } from '../../../base/canonical-json.js';
 import { generateId } from '../auth/token-codec.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';

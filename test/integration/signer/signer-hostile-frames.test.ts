@@ -9,7 +9,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { signerErrorReplySchema, type SignerErrorCode } from '../../../signer/protocol/signer-protocol.js';
+import {
+  MAX_FRAME_BYTES,
+  signerErrorReplySchema,
+  type SignerErrorCode,
+} from '../../../signer/protocol/signer-protocol.js';
 import { encodeFrame } from '../../../signer/protocol/frame-codec.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import {
@@ -285,7 +289,7 @@ describe('treasury-signer under hostile frames', function () {
   it('closes a connection that announces an oversize frame, and forgets a truncated one', async () => {
     const big = openRawConnection(signer.socketPath);
     const header = Buffer.alloc(4);
-    header.writeUInt32BE(64 * 1024 + 1);
+    header.writeUInt32BE(MAX_FRAME_BYTES + 1);
     big.send(header);
     const reply = await big.next();
     assert.deepEqual(signerErrorReplySchema.parse(reply).error.code, 'frame_too_large');

@@ -1,4 +1,9 @@
-/** Deterministic JSON (object keys sorted recursively) so audit hashes are reproducible. */
+/**
+ * Deterministic JSON: object keys sorted recursively, no whitespace. What it defends: one value, one spelling,
+ * so hashes over it are reproducible — the audit chain's rows (src/api/audit/) and the owner-signed policy
+ * documents (policy/signed-policy.ts), which the API, the CLI, the dashboard and the signer each hash on their own.
+ * Known limits: `undefined` fields vanish and `Date`s become ISO strings (JSON.stringify's rules).
+ */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }

@@ -1,0 +1,98 @@
+/**
+ * The owner-signed policy document (docs/adr/0012-owner-signed-policies.md): what a wallet's policy
+ * authority signs so that the signer, not the API, decides which policy a wallet is under. An EIP-712
+ * message `WalletPolicy(string wallet, bytes32 policyHash, uint64 version, uint64 issuedAt)` in the domain
+ * `{ name: "Treasury wallet policy", version: "1" }` (no chain id: a policy is the wallet's on every chain).
+ * `policyHash` is keccak-256 over the policy's canonical JSON (its normalised form, keys sorted), so the API,
+ * the CLI, the dashboard and the signer each compute it on their own and agree byte for byte.
+ *
+ * Defends: a policy document the authority did not sign, or signed for another wallet, or a policy other
+ * than the one signed (the hash binds every field, in its one canonical spelling); an older document sent
+ * again (the version must rise: the signer keeps the current one).
+ * Does not defend: what the signer checks with it (signer/owner-policy/), nor who the authority is — that is
+ * recorded by the signer when the wallet is made.
+ */
+import { z } from 'zod';
+import { getAddress, keccak256, stringToBytes } from 'viem';
+import { canonicalJson } from '../base/canonical-json.js';
+import { normalizePolicy } from './normalize-policy.js';
+import type { WalletPolicy } from './policy-schema.js';
+
+export const POLICY_DOCUMENT_DOMAIN = { name: 'Treasury wallet policy', version: '1' } as const;
+export const POLICY_DOCUMENT_PRIMARY_TYPE = 'WalletPolicy';
+export const POLICY_DOCUMENT_TYPES = {
+  WalletPolicy: [
+    { name: 'wallet', type: 'string' },
+    { name: 'policyHash', type: 'bytes32' },
+    { name: 'version', type: 'uint64' },
+    { name: 'issuedAt', type: 'uint64' },
+  ],
+} as const;
+
+/** Versions are counted from 1; the bound keeps them exact in a JavaScript number and in PostgreSQL's bigint. */
+export const MAX_POLICY_VERSION = 2 ** 48;
+/** Unix seconds; the bound is the year 10,000 or so. */
+export const MAX_ISSUED_AT = 253_402_300_799;
+
+/** What travels beside a policy to make it a signed document: its version, when it was signed, the signature. */
+export const policySignatureFieldsSchema = z
+  .object({
+    version: z.number().int().min(1).max(MAX_POLICY_VERSION),
+    issued_at: z.number().int().min(0).max(MAX_ISSUED_AT),
+    /** 65-byte r‖s‖v over the EIP-712 digest (`eth_signTypedData_v4`, viem's `signTypedData`). */
+    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte 0x-prefixed hex signature'),
+  })
+  .strict();
+export type PolicySignatureFields = z.infer<typeof policySignatureFieldsSchema>;
+
+/** The wallet as the document names it: an EVM address in its EIP-55 form. */
+export function policyDocumentWallet(address: string): string {
+  return getAddress(address);
+}
+
+/** keccak-256 over the canonical JSON of the normalised policy: the `policyHash` every party computes. */
+export function policyDocumentHash(policy: WalletPolicy): `0x${string}` {
+  return keccak256(stringToBytes(canonicalJson(normalizePolicy(policy))));
+}
+
+export interface PolicyDocumentInput {
+  wallet: string;
+  policy: WalletPolicy;
+  version: number;
+  issuedAt: number;
+}
+
+/** The typed data to sign or verify (viem's `signTypedData` / `recoverTypedDataAddress` take it as is). */
+export function policyTypedData(input: PolicyDocumentInput) {
+  return {
+    domain: POLICY_DOCUMENT_DOMAIN,
+    types: POLICY_DOCUMENT_TYPES,
+    primaryType: POLICY_DOCUMENT_PRIMARY_TYPE,
+    message: {
+      wallet: policyDocumentWallet(input.wallet),
+      policyHash: policyDocumentHash(input.policy),
+      version: BigInt(input.version),
+      issuedAt: BigInt(input.issuedAt),
+    },
+  } as const;
+}
+
+/**
+ * The same typed data as a browser wallet's `eth_signTypedData_v4` takes it: the domain's own type spelled
+ * out and the integers as decimal strings (JSON has no bigint).
+ */
+export function policyTypedDataV4(input: PolicyDocumentInput) {
+  const data = policyTypedData(input);
+  return {
+    domain: data.domain,
+    types: {
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+      ],
+      ...data.types,
+    },
+    primaryType: data.primaryType,
+    message: { ...data.message, version: String(input.version), issuedAt: String(input.issuedAt) },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The owner-signed policies' settings (docs/adr/0012-owner-signed-policies.md), part of the signer's
+ * configuration (./signer-config.ts parses the whole environment once): the signer's own database and the
+ * deployment's policy approver.
+ *
+ * Defends: the database's password in logs or errors — the URL is kept as a non-enumerable property, never
+ * printed (the ready line says only whether owner policies are on); a URL that is not PostgreSQL's; an
+ * approver that is not an address. Does not defend: which role the URL names — deploy the signer with a role
+ * of its own that the API's role cannot use (docs/deploy-hsm.md).
+ */
+import { z } from 'zod';
+import { SignerConfigError } from './signer-config-error.js';
+
+export const ownerPolicyEnvShape = {
+  /** The signer's own PostgreSQL database (owner-signed policies and their spend windows); unset: they are off. */
+  TREASURY_SIGNER_DATABASE_URL: z.string().min(1).max(2048).optional(),
+  TREASURY_SIGNER_DATABASE_POOL: z.coerce.number().int().min(1).max(64).default(8),
+  /** The address whose signature sets the policies of accounts that have no owner key (made with an api key). */
+  TREASURY_SIGNER_POLICY_APPROVER: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 0x address')
+    .optional(),
+};
+
+export interface OwnerPolicyConfig {
+  /** Non-enumerable: never serialised or logged. */
+  databaseUrl: string;
+  poolMax: number;
+  approver: string | null;
+}
+
+const ownerPolicyEnvSchema = z.object(ownerPolicyEnvShape);
+type OwnerPolicyEnv = z.output<typeof ownerPolicyEnvSchema>;
+
+/** Undefined when no database is configured (owner policies off). */
+export function parseOwnerPolicyConfig(e: OwnerPolicyEnv): OwnerPolicyConfig | undefined {
+  if (e.TREASURY_SIGNER_DATABASE_URL === undefined) {
+    if (e.TREASURY_SIGNER_POLICY_APPROVER !== undefined) {
+      throw new SignerConfigError(
+        'TREASURY_SIGNER_POLICY_APPROVER needs TREASURY_SIGNER_DATABASE_URL (the policy store)',
+      );
+    }
+    return undefined;
+  }
+  let protocol: string;
+  try {
+    protocol = new URL(e.TREASURY_SIGNER_DATABASE_URL).protocol;
+  } catch {
+    throw new SignerConfigError('TREASURY_SIGNER_DATABASE_URL is not a URL');
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
+    throw new SignerConfigError('TREASURY_SIGNER_DATABASE_URL must be a postgres:// URL');
+  }
+  const config = { poolMax: e.TREASURY_SIGNER_DATABASE_POOL, approver: e.TREASURY_SIGNER_POLICY_APPROVER ?? null };
+  Object.defineProperty(config, 'databaseUrl', { value: e.TREASURY_SIGNER_DATABASE_URL, enumerable: false });
+  return Object.freeze(config) as OwnerPolicyConfig;
+}

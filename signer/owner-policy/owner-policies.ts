@@ -1,0 +1,254 @@
+/**
+ * The signer's second decision (docs/adr/0012-owner-signed-policies.md): each wallet's policy authority,
+ * recorded when its account and the wallet are made; the policy documents that authority signed
+ * (policy/signed-policy.ts), kept by the signer in its own store; and, before any payment signature, the same
+ * pure policy rules the API applies (policy/evaluate-policy.ts) evaluated again on the fields the signer
+ * decodes itself (payee, amount, time) and on the spends it recorded itself.
+ *
+ * Defends, against a front that lies or was taken over: a policy the authority did not sign, an older one
+ * sent again, an authority named without the owner's own signature, a payment the signed policy refuses
+ * (per payment, each window, velocity, counterparty lists, cooling-off), a window overrun after a crash (the
+ * spend is committed before the signature is made, and a signature that does not leave is given back).
+ * Does not defend: the capability caps (the capability is the front's word, which the signer cannot check:
+ * they are left out here and stay the API's), wallets that have no signed policy yet (the signer's ceilings
+ * only), and whom the front names as owner when an account is made (the ADR says what that leaves).
+ */
+import { createHash } from 'node:crypto';
+import { getAddress, recoverTypedDataAddress, verifyMessage, type Hex } from 'viem';
+import { parseSiweMessage } from 'viem/siwe';
+import { evaluateParsedPolicy } from '../../policy/evaluate-policy.js';
+import { parsePolicy } from '../../policy/parse-policy.js';
+import { POLICY_LIMITS } from '../../policy/policy-schema.js';
+import { policyWindows, velocityWindowStart } from '../../policy/policy-windows.js';
+import type { PolicyDecision, Violation } from '../../policy/policy-types.js';
+import { policyDocumentHash, policyTypedData } from '../../policy/signed-policy.js';
+import type {
+  AuthorityRequest,
+  GetWalletPolicyResult,
+  PolicyAuthority,
+  PolicyViolationDetail,
+  SetWalletPolicyParams,
+  SetWalletPolicyResult,
+} from '../protocol/owner-policy-protocol.js';
+import { SignerFault } from '../signer-error.js';
+import type { OwnerPolicyStore, StoredPolicy } from './owner-policy-store.js';
+
+/** A document dated this far ahead of the signer's clock is refused (clock skew between signing machines). */
+const MAX_FUTURE_SKEW_SECONDS = 300;
+/** The last payment is looked for this far back: the longest cooling-off a policy may set, plus a day. */
+export const LOOK_BACK_SECONDS = POLICY_LIMITS.maxCoolingOffSeconds + 86_400;
+
+/** The key reference as the store names it: its SHA-256 (references are long and carry no secret, but need not be kept). */
+export function accountKeyHash(accountKeyRef: string): string {
+  return createHash('sha256').update(accountKeyRef).digest('hex');
+}
+
+function violationDetail(v: Violation): PolicyViolationDetail {
+  const text = (value: unknown) => (typeof value === 'string' ? value.slice(0, 64) : undefined);
+  const limit = text(v.limit);
+  const attempted = text(v.attempted);
+  return { rule: v.rule, ...(limit ? { limit } : {}), ...(attempted ? { attempted } : {}) };
+}
+
+export interface OwnerPoliciesOptions {
+  store: OwnerPolicyStore;
+  /** The deployment's policy approver (TREASURY_SIGNER_POLICY_APPROVER), or null when none is configured. */
+  approver: string | null;
+  /** Told of every payment signature's policy state (the metric). */
+  observed?: (state: 'owner_signed' | 'ceilings_only') => void;
+  /** Told the first violated rule of every payment the signed policy refuses (the metric). */
+  refused?: (rule: string) => void;
+}
+
+export class OwnerPolicies {
+  constructor(private readonly options: OwnerPoliciesOptions) {}
+
+  /**
+   * The authority of a new account: the owner named with their own sign-in (its signature recovers to the
+   * address it names), or the deployment's approver (also when the front names nobody).
+   */
+  async accountAuthority(
+    request: AuthorityRequest | undefined,
+  ): Promise<{ authority: PolicyAuthority; proof: string | null }> {
+    if (!request || request.kind === 'approver')
+      return { authority: this.resolve({ kind: 'approver', address: null }), proof: null };
+    let named: string | undefined;
+    try {
+      named = parseSiweMessage(request.sign_in.message).address;
+    } catch {
+      named = undefined;
+    }
+    const verified =
+      named !== undefined &&
+      named.toLowerCase() === request.address.toLowerCase() &&
+      (await verifyMessage({
+        address: getAddress(request.address),
+        message: request.sign_in.message,
+        signature: request.sign_in.signature as Hex,
+      }).catch(() => false));
+    if (!verified) {
+      throw new SignerFault(
+        'policy_signature_invalid',
+        "the owner's sign-in does not verify: its signature must recover to the address it names, which must be the owner's",
+        { rule: 'authority_proof' },
+      );
+    }
+    return {
+      authority: { kind: 'owner', address: getAddress(request.address) },
+      proof: JSON.stringify(request.sign_in),
+    };
+  }
+
+  async recordAccount(accountKeyRef: string, authority: PolicyAuthority, proof: string | null): Promise<void> {
+    await this.stored(() => this.options.store.recordAccount(accountKeyHash(accountKeyRef), authority, proof));
+  }
+
+  /** Records a new wallet under its account's authority; returns that authority (null: the account predates them). */
+  async recordWallet(address: string, accountKeyRef: string): Promise<PolicyAuthority | null> {
+    const hash = accountKeyHash(accountKeyRef);
+    return this.stored(async () => {
+      const authority = (await this.options.store.accountAuthority(hash)) ?? null;
+      await this.options.store.recordWallet(address, hash, authority);
+      return authority && this.resolve(authority);
+    });
+  }
+
+  async get(address: string): Promise<GetWalletPolicyResult> {
+    const record = await this.stored(() => this.options.store.wallet(address));
+    const current = record?.current;
+    return {
+      address: getAddress(address),
+      authority: record?.authority ? this.resolve(record.authority) : null,
+      current: current
+        ? { version: current.version, policy_hash: current.policyHash, issued_at: current.issuedAt }
+        : null,
+    };
+  }
+
+  /** Verifies a signed policy document against the wallet's authority and keeps it if its version rises. */
+  async set(params: SetWalletPolicyParams, nowSeconds: number): Promise<SetWalletPolicyResult> {
+    if (params.issued_at > nowSeconds + MAX_FUTURE_SKEW_SECONDS) {
+      throw new SignerFault('policy_signature_invalid', 'the policy document is dated in the future', {
+        rule: 'issued_at',
+      });
+    }
+    const input = {
+      wallet: params.address,
+      policy: params.policy,
+      version: params.version,
+      issuedAt: params.issued_at,
+    };
+    const signer = await recoverTypedDataAddress({
+      ...policyTypedData(input),
+      signature: params.signature as Hex,
+    }).catch(() => null);
+    if (!signer)
+      throw new SignerFault('policy_signature_invalid', 'the policy signature does not recover', { rule: 'signature' });
+    const policy: StoredPolicy = {
+      policy: params.policy,
+      version: params.version,
+      policyHash: policyDocumentHash(params.policy),
+      issuedAt: params.issued_at,
+      signature: params.signature,
+    };
+    const kept = await this.stored(() =>
+      this.options.store.setPolicy(params.address, (record) => {
+        // A wallet the signer made no record of (made before it kept authorities) is bound to its first signer.
+        const authority = record.authority ?? { kind: 'first_signer' as const, address: signer };
+        const expected = this.resolve(authority).address;
+        if (expected === null || expected.toLowerCase() !== signer.toLowerCase()) {
+          throw new SignerFault(
+            'policy_signature_invalid',
+            "the policy is not signed by the wallet's policy authority",
+            {
+              rule: authority.kind === 'approver' && expected === null ? 'no_approver_configured' : 'authority',
+            },
+          );
+        }
+        if (record.current && params.version <= record.current.version) {
+          throw new SignerFault(
+            'policy_version_stale',
+            `policy version ${params.version} is not above the current version ${record.current.version}`,
+            { current_version: record.current.version },
+          );
+        }
+        return { authority, policy };
+      }),
+    );
+    return {
+      address: getAddress(params.address),
+      version: kept.policy.version,
+      policy_hash: kept.policy.policyHash,
+      authority: this.resolve(kept.authority),
+    };
+  }
+
+  /**
+   * Before a payment signature: under the wallet's lock in the signer's store, evaluate its signed policy on
+   * what the signer decoded and record the spend. Returns the spend to give back if the signature does not
+   * leave; undefined when nothing was recorded (no amount, or a wallet the signer has no record of).
+   */
+  async reserve(address: string, amount: bigint, payee: string, now: Date): Promise<string | undefined> {
+    if (amount === 0n) return undefined;
+    const outcome = await this.stored(() =>
+      this.options.store.reserveSpend<{ decision: PolicyDecision; version: number }>(
+        { address, amount, payee, at: now },
+        (policy) => {
+          const windows = policyWindows(now);
+          return { address, ...windows, velocityStart: velocityWindowStart(policy, now) };
+        },
+        (current, state) => {
+          this.options.observed?.(current ? 'owner_signed' : 'ceilings_only');
+          if (!current || !state) return { record: true };
+          // The capability is the front's word: the signer evaluates every rule but the capability caps.
+          const parsed = { ...parsePolicy(current.policy), capabilityCaps: undefined };
+          const decision = evaluateParsedPolicy(parsed, { kind: 'pay', amountMicro: amount, to: payee }, state, now);
+          return decision.allowed
+            ? { record: true }
+            : { record: false, refusal: { decision, version: current.version } };
+        },
+      ),
+    );
+    if (outcome.kind === 'unrecorded') {
+      this.options.observed?.('ceilings_only');
+      return undefined;
+    }
+    if (outcome.kind === 'recorded') return outcome.id;
+    const { decision, version } = outcome.refusal;
+    this.options.refused?.(decision.violations[0]!.rule);
+    throw new SignerFault(
+      'policy_denied',
+      `the wallet's owner-signed policy (version ${version}) refuses this payment: ${decision.violations.map((v) => v.rule).join(', ')}`,
+      {
+        rule: decision.violations[0]!.rule,
+        violations: decision.violations.slice(0, 16).map(violationDetail),
+        current_version: version,
+      },
+    );
+  }
+
+  async giveBack(id: string | undefined): Promise<void> {
+    if (id !== undefined) await this.stored(() => this.options.store.giveBack(id));
+  }
+
+  close(): Promise<void> {
+    return this.options.store.close();
+  }
+
+  /** An approver authority names the configured approver (read now: rotating it is a configuration change). */
+  private resolve(authority: PolicyAuthority): PolicyAuthority {
+    return authority.kind === 'approver' ? { kind: 'approver', address: this.options.approver } : authority;
+  }
+
+  /** Store failures become `policy_store_unavailable` (fail closed); the signer's own refusals pass through. */
+  private async stored<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof SignerFault) throw err;
+      throw new SignerFault('policy_store_unavailable', "the signer's policy store cannot be reached", undefined, {
+        cause: err,
+      });
+    }
+  }
+}

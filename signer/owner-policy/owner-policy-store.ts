@@ -1,0 +1,85 @@
+/**
+ * What the signer keeps about owner-signed policies, behind one interface (PostgreSQL in
+ * ./pg-owner-policy-store.ts; an in-memory fake for unit tests): each account's policy authority, each
+ * wallet's authority and current signed policy, and the spends it signed, which the spend windows are summed
+ * from. The store is the signer's own (its own database and role): the API can neither read nor write it.
+ *
+ * Defends: two signers (or two requests) deciding one wallet's windows at once — `reserveSpend` and `setPolicy`
+ * run under the wallet's row lock, and a spend is committed before the caller may sign; a policy replaced by
+ * an older one (`setPolicy` hands the current version to the caller's check under the same lock).
+ * Does not defend: what is decided — the callbacks are the pure checks of ./owner-policies.ts.
+ */
+import type { WalletPolicy } from '../../policy/policy-schema.js';
+import type { SpendState } from '../../policy/policy-types.js';
+import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
+
+/** A signed policy as the signer holds it. */
+export interface StoredPolicy {
+  policy: WalletPolicy;
+  version: number;
+  policyHash: string;
+  issuedAt: number;
+  signature: string;
+}
+
+/** A wallet's record: its authority (null: none yet) and its current signed policy (null: none yet). */
+export interface WalletRecord {
+  authority: PolicyAuthority | null;
+  current: StoredPolicy | null;
+}
+
+/** What a spend's windows need to be summed over: the earliest instant any rule of the policy looks back to. */
+export interface SpendQuery {
+  address: string;
+  /** Windows start: sums and counts are over spends at or after these instants. */
+  dayStart: Date;
+  weekStart: Date;
+  monthStart: Date;
+  /** Exclusive: the velocity count is over spends after it; null when the policy has no velocity cap. */
+  velocityStart: Date | null;
+}
+
+export interface Spend {
+  address: string;
+  /** Raw token units (USDC: micro-USD). */
+  amount: bigint;
+  payee: string;
+  at: Date;
+}
+
+/** What `reserveSpend`'s decision returns: record the spend, or refuse with whatever the caller reports. */
+export type SpendVerdict<R> = { record: true } | { record: false; refusal: R };
+
+export interface OwnerPolicyStore {
+  /** Migrates the store's schema (idempotent); called once before the signer serves. */
+  prepare(): Promise<void>;
+  /** Records an account key's authority (by the key reference's hash); a second call for one key changes nothing. */
+  recordAccount(accountKeyHash: string, authority: PolicyAuthority, proof: string | null): Promise<void>;
+  /** The account's authority, or undefined when the signer has no record of the account. */
+  accountAuthority(accountKeyHash: string): Promise<PolicyAuthority | undefined>;
+  /** Records a new wallet under its account's authority (null: the account has none on record). */
+  recordWallet(address: string, accountKeyHash: string, authority: PolicyAuthority | null): Promise<void>;
+  /** The wallet's record, or undefined when the signer has none (a wallet made before it kept them). */
+  wallet(address: string): Promise<WalletRecord | undefined>;
+  /**
+   * Under the wallet's row lock (made if missing): `decide` sees the record and returns the new policy and the
+   * authority to keep, or throws; the new policy and its history row are committed before this resolves.
+   */
+  setPolicy(
+    address: string,
+    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy },
+  ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }>;
+  /**
+   * Under the wallet's row lock: `decide` sees the current policy and (when there is one) the spend state the
+   * query describes; when it says record, the spend is committed before this resolves and its id returned.
+   * A wallet the signer has no record of: nothing is locked, read or recorded (`{ kind: 'unrecorded' }`).
+   */
+  reserveSpend<R>(
+    spend: Spend,
+    query: (policy: WalletPolicy) => SpendQuery,
+    decide: (current: StoredPolicy | null, state: SpendState | null) => SpendVerdict<R>,
+  ): Promise<{ kind: 'recorded'; id: string } | { kind: 'refused'; refusal: R } | { kind: 'unrecorded' }>;
+  /** Removes a spend whose signature never left (the HSM failed, another limit refused it). */
+  giveBack(id: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,77 @@
+/**
+ * The schema of the signer's own store (./pg-owner-policy-store.ts), as knex migrations held in code: the
+ * signer migrates its database itself at start, so it ships no migration folder and the API's migrations
+ * never touch it. Add a migration to the list; never edit one that shipped.
+ *
+ * Defends: malformed rows — addresses are lower-case 0x hex, authority kinds and amounts are checked by the
+ * database too, so a row written by anything but the signer's code still cannot hold a negative spend or an
+ * unknown kind. Does not defend: who may write — that is the database role only the signer holds.
+ */
+import type { Knex } from 'knex';
+
+interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+}
+
+const ADDRESS_CHECK = (column: string) => `${column} ~ '^0x[0-9a-f]{40}$'`;
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    name: '0001_owner_policies',
+    async up(knex) {
+      await knex.raw(`
+        CREATE TABLE signer_accounts (
+          account_key_hash text PRIMARY KEY CHECK (account_key_hash ~ '^[0-9a-f]{64}$'),
+          authority_kind text NOT NULL CHECK (authority_kind IN ('owner', 'approver')),
+          authority_address text NULL CHECK (${ADDRESS_CHECK('authority_address')}),
+          proof text NULL CHECK (length(proof) <= 8192),
+          created_at timestamptz NOT NULL DEFAULT now(),
+          CHECK ((authority_kind = 'owner') = (authority_address IS NOT NULL))
+        );
+        CREATE TABLE signer_wallets (
+          address text PRIMARY KEY CHECK (${ADDRESS_CHECK('address')}),
+          account_key_hash text NULL,
+          authority_kind text NULL CHECK (authority_kind IN ('owner', 'approver', 'first_signer')),
+          authority_address text NULL CHECK (${ADDRESS_CHECK('authority_address')}),
+          policy jsonb NULL,
+          policy_version bigint NULL CHECK (policy_version > 0),
+          policy_hash text NULL CHECK (policy_hash ~ '^0x[0-9a-f]{64}$'),
+          policy_issued_at bigint NULL CHECK (policy_issued_at >= 0),
+          policy_signature text NULL CHECK (policy_signature ~ '^0x[0-9a-f]{130}$'),
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          CHECK ((policy IS NULL) = (policy_version IS NULL)),
+          CHECK (policy IS NULL OR authority_kind IS NOT NULL)
+        );
+        CREATE TABLE signer_policy_history (
+          address text NOT NULL REFERENCES signer_wallets (address),
+          version bigint NOT NULL CHECK (version > 0),
+          policy jsonb NOT NULL,
+          policy_hash text NOT NULL,
+          issued_at bigint NOT NULL,
+          signature text NOT NULL,
+          authority_kind text NOT NULL,
+          authority_address text NOT NULL,
+          recorded_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (address, version)
+        );
+        CREATE TABLE signer_spends (
+          id bigserial PRIMARY KEY,
+          address text NOT NULL REFERENCES signer_wallets (address),
+          amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
+          payee text NOT NULL CHECK (${ADDRESS_CHECK('payee')}),
+          signed_at timestamptz NOT NULL
+        );
+        CREATE INDEX signer_spends_by_wallet ON signer_spends (address, signed_at);
+      `);
+    },
+  },
+];
+
+/** knex's migration source over the list above. */
+export const SIGNER_MIGRATIONS: Knex.MigrationSource<Migration> = {
+  getMigrations: () => Promise.resolve([...MIGRATIONS]),
+  getMigrationName: (migration) => migration.name,
+  getMigration: (migration) => Promise.resolve({ up: migration.up, down: () => Promise.resolve() }),
+};

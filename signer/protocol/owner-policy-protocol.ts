@@ -1,0 +1,100 @@
+/**
+ * The signer protocol's messages about owner-signed policies (docs/adr/0012-owner-signed-policies.md): who a
+ * wallet's policy authority is, and the signed policy documents (policy/signed-policy.ts) the signer keeps
+ * and enforces itself. Re-exported by ./signer-protocol.ts, the door src/ imports.
+ *
+ * Defends: the front naming an authority it has no signature from — an owner authority comes with the
+ * owner's own sign-in message and signature, which the signer verifies; a policy handed over without the
+ * authority's signature or with a version that does not rise (refused with stable codes); refusals whose
+ * reasons must be parsed out of text (a policy refusal carries the violated rules as fields).
+ * Does not defend: which owner signed in — the signer cannot know the deployment's accounts, only that the
+ * named address signed a sign-in; see the ADR for what that leaves to the front.
+ */
+import { z } from 'zod';
+import { RULE_NAMES } from '../../policy/policy-types.js';
+import { walletPolicySchema } from '../../policy/policy-schema.js';
+import { MAX_ISSUED_AT, policySignatureFieldsSchema } from '../../policy/signed-policy.js';
+
+const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
+const signature65Schema = z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte 0x-prefixed hex signature');
+const bytes32HexSchema = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x-prefixed 32-byte hex');
+
+/** A SIWE (EIP-4361) sign-in as the owner signed it: the message text and its EIP-191 signature. */
+export const signInProofSchema = z
+  .object({ message: z.string().min(1).max(4096), signature: signature65Schema })
+  .strict();
+
+/**
+ * Who the front asks to be an account's policy authority: the owner (their address and the sign-in that
+ * proves they hold its key), or the deployment's policy approver (configured in the signer's own
+ * environment; the front cannot name its address).
+ */
+export const authorityRequestSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('owner'), address: addressSchema, sign_in: signInProofSchema }).strict(),
+  z.object({ kind: z.literal('approver') }).strict(),
+]);
+
+/**
+ * A wallet's policy authority as the signer recorded it: `owner` (proven by a sign-in), `approver` (the
+ * deployment's key), or `first_signer` (a wallet made before the signer kept authorities, bound to whoever
+ * signed its first policy: docs/adr/0012-owner-signed-policies.md says what that trusts).
+ */
+export const policyAuthoritySchema = z
+  .object({
+    kind: z.enum(['owner', 'approver', 'first_signer']),
+    /** Null only for an approver the signer's configuration does not name (no policy can then be set). */
+    address: addressSchema.nullable(),
+  })
+  .strict();
+
+export const setWalletPolicyParamsSchema = z
+  .object({
+    /** The wallet's address, as the document names it. */
+    address: addressSchema,
+    policy: walletPolicySchema,
+  })
+  .merge(policySignatureFieldsSchema)
+  .strict();
+export const setWalletPolicyResultSchema = z
+  .object({
+    address: addressSchema,
+    version: policySignatureFieldsSchema.shape.version,
+    policy_hash: bytes32HexSchema,
+    authority: policyAuthoritySchema,
+  })
+  .strict();
+
+export const getWalletPolicyParamsSchema = z.object({ address: addressSchema }).strict();
+export const getWalletPolicyResultSchema = z
+  .object({
+    address: addressSchema,
+    /** Null: the signer holds no authority for the wallet (made before it kept them, or without a store). */
+    authority: policyAuthoritySchema.nullable(),
+    /** Null: no signed policy yet, so only the signer's own ceilings apply. */
+    current: z
+      .object({
+        version: policySignatureFieldsSchema.shape.version,
+        policy_hash: bytes32HexSchema,
+        issued_at: z.number().int().min(0).max(MAX_ISSUED_AT),
+      })
+      .strict()
+      .nullable(),
+  })
+  .strict();
+
+/** One violated rule of a signed policy, as the signer reports it (the same names as the front's decisions). */
+export const policyViolationDetailSchema = z
+  .object({
+    rule: z.enum(RULE_NAMES),
+    limit: z.string().max(64).optional(),
+    attempted: z.string().max(64).optional(),
+  })
+  .strict();
+
+export type SignInProof = z.infer<typeof signInProofSchema>;
+export type AuthorityRequest = z.infer<typeof authorityRequestSchema>;
+export type PolicyAuthority = z.infer<typeof policyAuthoritySchema>;
+export type SetWalletPolicyParams = z.infer<typeof setWalletPolicyParamsSchema>;
+export type SetWalletPolicyResult = z.infer<typeof setWalletPolicyResultSchema>;
+export type GetWalletPolicyResult = z.infer<typeof getWalletPolicyResultSchema>;
+export type PolicyViolationDetail = z.infer<typeof policyViolationDetailSchema>;
