@@ -16,6 +16,7 @@ export function createSignerMetrics() {
   const buckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
   return {
     registry,
+    ...ownerPolicyMetrics(registry),
     requests: new Counter({
       name: 'treasury_signer_requests_total',
       help: 'Signer requests by method and outcome (ok or the error code); method "none" for frames refused before a method was known.',
@@ -46,18 +47,6 @@ export function createSignerMetrics() {
       name: 'treasury_signer_limit_refusals_total',
       help: "Signatures refused by the signer's own limits, by limit: per_signature (TREASURY_SIGNER_MAX_PER_SIGNATURE) or a rolling per-wallet ceiling (wallet_amount_hour, wallet_amount_day, wallet_signatures_minute, wallet_signatures_hour).",
       labelNames: ['limit'] as const,
-      registers: [registry],
-    }),
-    policyStates: new Counter({
-      name: 'treasury_signer_payment_policy_checks_total',
-      help: "Payment signatures the signer checked against its policy store, by the wallet's state: owner_signed (its owner-signed policy evaluated) or ceilings_only (no signed policy yet: only the signer's own ceilings apply).",
-      labelNames: ['policy'] as const,
-      registers: [registry],
-    }),
-    policyRefusals: new Counter({
-      name: 'treasury_signer_policy_refusals_total',
-      help: "Payment signatures the signer refused because the wallet's owner-signed policy forbids them, by the first violated rule.",
-      labelNames: ['rule'] as const,
       registers: [registry],
     }),
     kmsDuration: new Histogram({
@@ -93,6 +82,24 @@ export function createSignerMetrics() {
     cacheMisses: new Counter({
       name: 'treasury_signer_key_cache_misses_total',
       help: 'Unwrapped-key handle cache misses (an unwrap in the HSM).',
+      registers: [registry],
+    }),
+  };
+}
+
+/** The owner-signed policies' counters (../owner-policy/): which payments were checked against one, and refusals. */
+function ownerPolicyMetrics(registry: Registry) {
+  return {
+    policyStates: new Counter({
+      name: 'treasury_signer_payment_policy_checks_total',
+      help: "Payment signatures the signer checked against its policy store, by the wallet's state: owner_signed (its owner-signed policy evaluated) or ceilings_only (no signed policy yet: only the signer's own ceilings apply).",
+      labelNames: ['policy'] as const,
+      registers: [registry],
+    }),
+    policyRefusals: new Counter({
+      name: 'treasury_signer_policy_refusals_total',
+      help: "Payment signatures the signer refused because the wallet's owner-signed policy forbids them, by the first violated rule.",
+      labelNames: ['rule'] as const,
       registers: [registry],
     }),
   };

@@ -10,6 +10,7 @@
  * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md).
  */
 import knexFactory, { type Knex } from 'knex';
+import { getAddress } from 'viem';
 import type { WalletPolicy } from '../../policy/policy-schema.js';
 import type { SpendState } from '../../policy/policy-types.js';
 import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
@@ -44,7 +45,13 @@ const WALLET_COLUMNS = [
 ] as const;
 
 function toRecord(row: WalletRow): WalletRecord {
-  const authority = row.authority_kind === null ? null : { kind: row.authority_kind, address: row.authority_address };
+  const authority =
+    row.authority_kind === null
+      ? null
+      : {
+          kind: row.authority_kind,
+          address: row.authority_address === null ? null : getAddress(row.authority_address),
+        };
   const current =
     row.policy === null
       ? null
@@ -77,7 +84,7 @@ async function readSpendState(trx: Knex.Transaction, query: SpendQuery, lookBack
       query.weekStart,
       query.monthStart,
       query.velocityStart ?? new Date(8.64e15),
-      query.address,
+      query.address.toLowerCase(),
       new Date(since),
     ],
   );
@@ -137,7 +144,11 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
         'authority_kind',
         'authority_address',
       );
-    return row ? { kind: row.authority_kind, address: row.authority_address } : undefined;
+    if (!row) return undefined;
+    return {
+      kind: row.authority_kind,
+      address: row.authority_address === null ? null : getAddress(row.authority_address),
+    };
   }
 
   async recordWallet(address: string, accountKeyHash: string, authority: PolicyAuthority | null): Promise<void> {

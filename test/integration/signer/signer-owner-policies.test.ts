@@ -1,0 +1,257 @@
+/**
+ * A compromised API against the signer (docs/adr/0012-owner-signed-policies.md): the test talks to a real
+ * signer process (SoftHSM, its own PostgreSQL store under its own role) through its socket, as anything that
+ * holds the API's process would, and tries to get what the owner did not sign. It cannot:
+ *  (a) make the signer accept a policy not signed by the wallet's authority (another key, a forged owner
+ *      sign-in, no approver configured);
+ *  (b) make it accept an older (or the same) signed policy again;
+ *  (c) get a payment signed that the signed policy refuses — per payment, each window, velocity, the
+ *      counterparty lists, cooling-off — Permit2 `upto` maxima included;
+ *  (d) exceed a window after the signer is killed with SIGKILL and started again;
+ *  (e) set the policy of a wallet of another account's authority.
+ * And the honest path signs: within the policy, the spend is counted; an EIP-2612 permit is no payment.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { policyTypedData } from '../../../policy/signed-policy.js';
+import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
+import { SignerError } from '../../../signer/protocol/signer-client.js';
+import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
+import {
+  BASE_SEPOLIA_USDC,
+  buildAuthorization,
+  buildPermit2Transfer,
+  PERMIT2_DOMAIN,
+  PAYEE,
+} from './signer-test-helpers.js';
+
+const OTHER_PAYEE = '0x1111111111111111111111111111111111111111';
+const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
+
+async function refusal(call: Promise<unknown>): Promise<{ code: string; details: any }> {
+  try {
+    await call;
+  } catch (err) {
+    if (err instanceof SignerError) return { code: err.code, details: err.details };
+    throw err;
+  }
+  assert.fail('the signer accepted a request it should have refused');
+}
+
+async function signIn(owner: PrivateKeyAccount) {
+  const message = createSiweMessage({
+    address: owner.address,
+    chainId: 84532,
+    domain: '127.0.0.1',
+    nonce: 'abcdef0123456789',
+    uri: 'http://127.0.0.1/',
+    version: '1',
+    issuedAt: new Date(),
+  });
+  return { message, signature: await owner.signMessage({ message }) };
+}
+
+let nonce = 0;
+
+/** One account of `signer` under `owner`'s authority, with its wallets and what a front would ask of them. */
+async function ownedAccount(signer: TestSigner, owner: PrivateKeyAccount) {
+  const made = await signer.client.call('create_account_key', {
+    authority: { kind: 'owner', address: owner.address, sign_in: await signIn(owner) },
+  });
+  assert.deepEqual(made.authority, { kind: 'owner', address: owner.address });
+  return accountOps(signer, made.account_key_ref);
+}
+
+function accountOps(signer: TestSigner, account: string) {
+  return {
+    account,
+    wallet: () => signer.client.createWalletKey({ account_key_ref: account }),
+    pay: (w: { wallet_key_ref: string; address: string }, value: string, to = PAYEE) =>
+      signer.client.signTransferAuthorization({
+        account_key_ref: account,
+        wallet_key_ref: w.wallet_key_ref,
+        address: w.address,
+        domain: BASE_SEPOLIA_USDC,
+        message: buildAuthorization(w.address, nonce++, { value, to }),
+      }),
+    upto: (w: { wallet_key_ref: string; address: string }, amount: string) => {
+      const message = buildPermit2Transfer(nonce++);
+      return signer.client.signPermit2WitnessTransfer({
+        account_key_ref: account,
+        wallet_key_ref: w.wallet_key_ref,
+        address: w.address,
+        domain: PERMIT2_DOMAIN as never,
+        message: { ...message, permitted: { ...message.permitted, amount } },
+      });
+    },
+  };
+}
+
+/** A policy document for `wallet`, signed by `by`. */
+async function signed(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput, version: number) {
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const typed = policyTypedData({ wallet, policy: policy as never, version, issuedAt });
+  return {
+    address: wallet,
+    policy: policy as never,
+    version,
+    issued_at: issuedAt,
+    signature: await by.signTypedData(typed),
+  };
+}
+
+describe('owner-signed policies against a compromised API (signer socket, own store)', function () {
+  this.timeout(120_000);
+  let store: SignerDatabase;
+  let signer: TestSigner;
+  let dir: string;
+  const owner = privateKeyToAccount(generatePrivateKey());
+  const intruder = privateKeyToAccount(generatePrivateKey());
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-owner-policies-'));
+    store = await createSignerDatabase();
+    signer = await startTestSigner({ dir, policyStore: store });
+  });
+  after(async () => {
+    await signer?.stop();
+    await store?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('records the owner as authority from a sign-in that verifies, and refuses a forged one', async () => {
+    const ops = await ownedAccount(signer, owner);
+    const w = await ops.wallet();
+    assert.deepEqual(w.policy_authority, { kind: 'owner', address: owner.address });
+    const forged = await signIn(intruder);
+    const r = await refusal(
+      signer.client.call('create_account_key', {
+        authority: { kind: 'owner', address: owner.address, sign_in: forged },
+      }),
+    );
+    assert.equal(r.code, 'policy_signature_invalid');
+    assert.equal(r.details.rule, 'authority_proof');
+  });
+
+  it('(a) refuses a policy the authority did not sign; (b) refuses an older or equal version', async () => {
+    const ops = await ownedAccount(signer, owner);
+    const w = await ops.wallet();
+    const byIntruder = await refusal(signer.client.call('set_wallet_policy', await signed(intruder, w.address, {}, 1)));
+    assert.equal(byIntruder.code, 'policy_signature_invalid');
+    // A signature over another policy than the one sent.
+    const doc = await signed(owner, w.address, { per_tx_cap_usd: '1' }, 1);
+    const swapped = await refusal(
+      signer.client.call('set_wallet_policy', { ...doc, policy: { per_tx_cap_usd: '1000' } as never }),
+    );
+    assert.equal(swapped.code, 'policy_signature_invalid');
+
+    const v2 = await signer.client.call(
+      'set_wallet_policy',
+      await signed(owner, w.address, { per_tx_cap_usd: '1' }, 2),
+    );
+    assert.equal(v2.version, 2);
+    assert.deepEqual(v2.authority, { kind: 'owner', address: owner.address });
+    for (const version of [1, 2]) {
+      const stale = await refusal(
+        signer.client.call('set_wallet_policy', await signed(owner, w.address, { per_tx_cap_usd: '1000' }, version)),
+      );
+      assert.equal(stale.code, 'policy_version_stale');
+      assert.equal(stale.details.current_version, 2);
+    }
+    const read = await signer.client.call('get_wallet_policy', { address: w.address });
+    assert.equal(read.current?.version, 2);
+  });
+
+  it('(c) refuses payments the signed policy forbids, rule by rule, and counts what it signs', async () => {
+    const ops = await ownedAccount(signer, owner);
+    const denied = async (w: { wallet_key_ref: string; address: string }, call: Promise<unknown>, rule: string) => {
+      const r = await refusal(call);
+      assert.equal(r.code, 'policy_denied', rule);
+      assert.ok(
+        r.details.violations.some((v: { rule: string }) => v.rule === rule),
+        `${rule} in ${JSON.stringify(r.details)}`,
+      );
+    };
+    const cases: Array<[WalletPolicyInput, (w: any) => Promise<unknown>, (w: any) => Promise<unknown>, string]> = [
+      [{ per_tx_cap_usd: '1' }, (w) => ops.pay(w, usd(1)), (w) => ops.pay(w, usd(1.01)), 'per_tx_cap_usd'],
+      [{ daily_cap_usd: '1' }, (w) => ops.pay(w, usd(0.6)), (w) => ops.pay(w, usd(0.6)), 'daily_cap_usd'],
+      [{ weekly_cap_usd: '1' }, (w) => ops.pay(w, usd(0.6)), (w) => ops.pay(w, usd(0.6)), 'weekly_cap_usd'],
+      [{ monthly_cap_usd: '1' }, (w) => ops.pay(w, usd(0.6)), (w) => ops.pay(w, usd(0.6)), 'monthly_cap_usd'],
+      [
+        { velocity_cap: { max_count: 1, window_seconds: 3600 } },
+        (w) => ops.pay(w, '1'),
+        (w) => ops.pay(w, '1'),
+        'velocity_cap',
+      ],
+      [
+        { counterparty_allowlist: [PAYEE] },
+        (w) => ops.pay(w, '1'),
+        (w) => ops.pay(w, '1', OTHER_PAYEE),
+        'counterparty_allowlist',
+      ],
+      [
+        { counterparty_blocklist: [OTHER_PAYEE] },
+        (w) => ops.pay(w, '1'),
+        (w) => ops.pay(w, '1', OTHER_PAYEE),
+        'counterparty_blocklist',
+      ],
+      [{ cooling_off: 3600 }, (w) => ops.pay(w, '1'), (w) => ops.pay(w, '1'), 'cooling_off'],
+      // An upto authorization counts its signed maximum.
+      [{ daily_cap_usd: '1' }, (w) => ops.upto(w, usd(0.6)), (w) => ops.upto(w, usd(0.6)), 'daily_cap_usd'],
+    ];
+    for (const [policy, allowed, refused, rule] of cases) {
+      const w = await ops.wallet();
+      await signer.client.call('set_wallet_policy', await signed(owner, w.address, policy, 1));
+      await allowed(w);
+      await denied(w, refused(w), rule);
+    }
+  });
+
+  it('(c) a wallet without a signed policy signs under the ceilings only; its spends still count once one is signed', async () => {
+    const ops = await ownedAccount(signer, owner);
+    const w = await ops.wallet();
+    await ops.pay(w, usd(0.6));
+    await signer.client.call('set_wallet_policy', await signed(owner, w.address, { daily_cap_usd: '1' }, 1));
+    const r = await refusal(ops.pay(w, usd(0.6)));
+    assert.equal(r.code, 'policy_denied');
+  });
+
+  it('(d) keeps the windows across a kill -9 and a restart', async () => {
+    const ops = await ownedAccount(signer, owner);
+    const w = await ops.wallet();
+    await signer.client.call('set_wallet_policy', await signed(owner, w.address, { daily_cap_usd: '1' }, 1));
+    await ops.pay(w, usd(0.6));
+    signer.child.kill('SIGKILL');
+    await signer.stop();
+    signer = await startTestSigner({ dir, policyStore: store });
+    const after = accountOps(signer, ops.account);
+    const r = await refusal(after.pay(w, usd(0.6)));
+    assert.equal(r.code, 'policy_denied', 'the spend before the kill still counts');
+    await after.pay(w, usd(0.4));
+    assert.equal((await refusal(after.pay(w, '1'))).code, 'policy_denied', 'the day is full');
+  });
+
+  it('(e) refuses a policy for a wallet of another account, signed by that other account’s owner', async () => {
+    const mine = await ownedAccount(signer, owner);
+    const theirs = await ownedAccount(signer, intruder);
+    const w = await mine.wallet();
+    void theirs;
+    const r = await refusal(signer.client.call('set_wallet_policy', await signed(intruder, w.address, {}, 1)));
+    assert.equal(r.code, 'policy_signature_invalid');
+    assert.equal(r.details.rule, 'authority');
+  });
+
+  it('an account made with no owner is the approver’s; with no approver configured no policy can be set', async () => {
+    const made = await signer.client.call('create_account_key', {});
+    assert.deepEqual(made.authority, { kind: 'approver', address: null });
+    const w = await signer.client.createWalletKey({ account_key_ref: made.account_key_ref });
+    const r = await refusal(signer.client.call('set_wallet_policy', await signed(owner, w.address, {}, 1)));
+    assert.equal(r.code, 'policy_signature_invalid');
+    assert.equal(r.details.rule, 'no_approver_configured');
+  });
+});
