@@ -109,7 +109,7 @@ describe('rule lint (eslint.config.js)', function () {
     // The exempt file is exempt...
     assert.deepEqual(await rulesOf(EXEMPT_PATH, longFunction(120)), []);
     // ...and another file in the same folder, or a file of the same name elsewhere, is not.
-    await reportsAll('migrations/20261129000000_probe.ts', ['max-lines-per-function'], [longFunction(120)]);
+    await reportsAll('migrations/probe.ts', ['max-lines-per-function'], [longFunction(120)]);
     await reportsAll(
       path.join('src/api/identity', path.basename(EXEMPT_PATH)),
       ['max-lines-per-function'],
