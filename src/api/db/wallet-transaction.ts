@@ -6,12 +6,12 @@
  *
  * `withWalletSnapshot` is the optimistic variant for a decision that ends in exactly one write statement:
  * the snapshot is one prepared read (no transaction, no lock) and the write runs on its own (autocommit,
- * so it is atomic). The caller makes the write fail when the snapshot went stale — the pay path appends
- * the wallet's audit row at head + 1, UNIQUE (chain_key, seq), and every change of a wallet's state
- * appends to that chain — and retries. Two round trips instead of three, and none of them waits for a
- * lock. Writes take the wallet's advisory lock in shared mode (see ../pay/store/reservation-writer.ts), so a locked
- * transaction (policy change, revocation, release) never sees the chain move under it. `withWalletDecision`
- * hands the write to a group-commit writer instead and ends the wallet's turn before it commits.
+ * so it is atomic). It relies on the caller's write failing when the snapshot went stale, and on the caller
+ * retrying: the pay path's audit chain is the wallet's version (docs/adr/0006-optimistic-reservations.md),
+ * and its writes take the wallet's lock in shared mode (../pay/store/reservation-writer.ts), so a locked
+ * transaction here never sees the chain move under it. Two round trips instead of three, none waiting for a
+ * lock. `withWalletDecision` hands the write to a group-commit writer instead and ends the wallet's turn
+ * before it commits.
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';

@@ -1,52 +1,27 @@
 /**
- * The pay path (docs/adr/0006): check, sign, record — or check, reserve, sign, record. The wing reads top to
- * bottom (docs/architecture.md, "The walk of one payment"): ./pay-routes.ts → this service (pay, transfer,
- * evaluate; the answer) → ./reserve-payment.ts (attempts and retries) → one of ./reserve-in-group-commit.ts,
- * ./reserve-alone.ts, ./reserve-under-pat-lock.ts, each taking a snapshot (./snapshot-cache.ts or
- * ./store/pay-stores.ts), deciding on it with the pure ./decide-payment.ts (which asks policy/) and writing
- * through ./store/ → ./sign-payment.ts (the signer gateway). Nothing below calls back up.
- * 1. On a snapshot of the wallet (read, or remembered from the wallet's last write in this process), enforce
- *    the policy and write in one atomic statement either the denial (`pd_…` decision + audit row, then 403)
- *    or the reservation: the authorization with its nonce fixed (UNIQUE per sender and scheme), its
- *    decision id and no signature yet, the spend totals and the audit row at the chain's head + 1 (an
- *    allowed decision is recorded by these two rows; policy_decisions holds denials). That audit
- *    row fails the statement if anything changed the wallet since the snapshot; the decision is then taken
- *    again on a fresh read. The paying buyer PAT's daily total is counted by the same statement. A buyer
- *    PAT with a daily cap (across wallets) takes the same path while its total as this process knows it
- *    leaves room for the payment; the total is written with the cap, and PostgreSQL refuses a total above
- *    it (another process may have counted payments meanwhile), so the statement fails and the payment is
- *    decided again. Otherwise — a PAT not known here, not enough room, or after such a failure — read,
- *    check and write run in one transaction under the exclusive wallet lock and the PAT lock instead.
- * 2. The signer signs that exact message (no lock held, so a hot wallet is not serialised on it).
- * 3. Group-committed decisions (no buyer PAT cap, the usual case) are signed while their write keeps its
- *    place in the writer's queue: the authorization is written already signed, with its spend and audit
- *    row, in one statement — check, sign, record (docs/architecture.md), one statement and one commit per
- *    payment. Elsewhere (a capped buyer PAT's locked transaction, a payment decided again alone, a resumed
- *    reservation) the reservation commits first and one more statement records the signature on the
- *    reserved row (several rows per statement when payments arrive together). Either way the signature
- *    leaves only after the row holding it committed. If the signer fails, the reservation is written
- *    unsigned (the wallet's later decisions may count on its audit row) and released (spend given back,
- *    audited).
+ * The pay path's service: pay, transfer and evaluate, and the answer. The wing reads top to bottom
+ * (docs/architecture.md, "The walk of one payment"): ./pay-routes.ts → this service → ./reserve-payment.ts
+ * (attempts and retries) → one of ./reserve-in-group-commit.ts, ./reserve-alone.ts, ./reserve-under-pat-lock.ts,
+ * each taking a snapshot (./snapshot-cache.ts or ./store/pay-stores.ts), deciding on it with the pure
+ * ./decide-payment.ts (which asks policy/) and writing through ./store/ → ./sign-payment.ts (the signer gateway).
+ * Nothing below calls back up.
  *
- * Defends: races between concurrent payments of one wallet, across replicas (every decision is written
- * against the audit head it read; the spend is committed before any signature leaves); double spend on
- * retries (Idempotency-Key: same key and body returns the stored result or signs the same reserved message
- * — never a second nonce; another body 409); a signature released without its record; a buyer PAT's day
- * counted past its cap by payments decided in several processes (CHECK pat_spend_totals_within_cap).
- * x402 `upto` (Permit2 witness transfer to the x402 upto proxy, bound to the facilitator's address) takes the
- * same path: the signed maximum is what is checked against the policy and counted as spent (the seller may
- * settle less; once the settling transaction is reported and verified on chain, the part not charged is
- * given back — ./settlement-service.ts — and until then the maximum stays counted), and before anything is
- * reserved the wallet's on-chain Permit2 allowance is read — missing or too small → 412
- * `permit2_allowance_required`, nothing recorded; unless the seller's 402 declares `eip2612GasSponsoring`
- * (`gas_sponsoring`): then the payment goes ahead and an EIP-2612 permit to Permit2 for its signed maximum is
- * signed and audited after it (./sign-eip2612-permit.ts).
- * Does not defend: authorizations signed but never settled, or `upto` ones whose settlement is never
- * reported — they count as spent, at their signed maximum (fail-safe). Those reserved by a process that died
- * before recording them count too, until a retry with their Idempotency-Key signs them or, once expired,
- * ./expired-reservation-sweeper.ts gives them back. A process that dies between a signature and its write
- * leaves a signature nobody received and no row: the HSM's log shows a signature the ledger does not (the
- * retry with the same Idempotency-Key is decided and signed anew).
+ * Relies on the pay order owned by docs/adr/0006-optimistic-reservations.md (check, reserve, sign, record; or,
+ * group-committed, check, sign, record): every decision is written against the audit head it read, and no
+ * signature leaves before the row holding it committed. The files named above each keep one step of it.
+ *
+ * Defends, here: a payment in a scheme, on a network or in an asset this Treasury does not serve, or an `exact`
+ * one without its EIP-712 domain; an `upto` payment whose wallet has not approved Permit2 for its signed
+ * maximum — 412 `permit2_allowance_required`, nothing recorded — unless the seller's 402 declares
+ * `eip2612GasSponsoring` (`gas_sponsoring`), when the permit is signed and audited after the payment
+ * (./sign-eip2612-permit.ts); a reservation's signature leaving unrecorded (recorded first; on a signer or
+ * record failure the reservation is released, ./release-eventually.ts); a retry with the same Idempotency-Key
+ * answered with a second signature (only a reserved row takes one; the stored one is replayed).
+ * Does not defend: authorizations signed but never settled, or `upto` ones whose settlement is never reported
+ * — they count as spent, at their signed maximum (fail-safe; ./settlement-service.ts gives back the part not
+ * charged). Those reserved by a process that died before recording them count too, until a retry with their
+ * Idempotency-Key signs them or, once expired, ./expired-reservation-sweeper.ts gives them back. A process that
+ * dies between a signature and its write leaves a signature nobody received and no row (docs/adr/0006).
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';

@@ -16,8 +16,9 @@ export const createPatBodySchema = z
     single_use: z.boolean().optional(),
     expires_in_seconds: patLifetimeSeconds.optional(),
     /**
-     * Mint the PAT within this PAT of the account (docs/security-model.md, "Credential lineage"): same scope,
-     * its daily cap and daily total, no later expiry, revoked with it. `xx dashboard`'s handoff PAT.
+     * Mint the PAT within this PAT of the account, as its child, bounded by it as
+     * src/api/auth/credential-lineage.ts decides (docs/security-model.md, "Credential lineage").
+     * `xx dashboard`'s handoff PAT.
      */
     parent_pat_id: z
       .string()

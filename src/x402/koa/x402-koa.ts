@@ -1,35 +1,18 @@
 /**
  * `x402Koa(options)`: Koa middleware that gates a seller's routes behind x402 (docs/seller-middleware.md;
- * the wire in docs/adr/0004-x402-wire-and-koa-middleware.md). A thin adapter: the rules live in the
- * framework-free paywall (../seller/paid-request.ts, shared with the gate); this file reads the Koa request,
- * runs the handler (`next`), holds its body (body-capture.ts) and writes the paywall's answers.
+ * the wire in docs/adr/0004-x402-wire-and-koa-middleware.md). A thin adapter: it relies on the framework-free
+ * paywall (../seller/paid-request.ts, shared with the gate), which owns the rules, their order and every answer
+ * (docs/seller-middleware.md#rules-and-runtime-answers). This file builds the paywall's parts once per
+ * middleware (facilitator client, seller identity, ledger reporter, replay guard) and, per request, only reads
+ * the Koa request, runs the handler (`next`) as the paid work, holds its body (body-capture.ts), takes the `upto`
+ * amount the handler named with `setSettlementOverrides` (./settlement-amount.ts) and writes the paywall's
+ * answers on `ctx`.
  *
- * Per request, in this order:
- *   1. `/health`, OPTIONS (CORS preflights cannot carry a payment) and free routes (price 0) pass through.
- *   2. No facilitator and XX_ALLOW_LOCAL_ONLY≠1 → 503, `Retry-After: 5`.
- *   3. The service PAT is validated with the platform (cached); a refused PAT or an ambiguous endpoint set →
- *      500 `seller_misconfigured` (the error, listing every (slug, endpoint_id), goes to the logger).
- *   4. No payment header → 402 challenge (`PAYMENT-REQUIRED` + `X-PAYMENT-REQUIRED`, same JSON as the body,
- *      `Cache-Control: no-store`). Undecodable header → 400 `invalid_payment_header`.
- *   5. Payment for other terms, or already in flight / settled in this process → 402 re-issued with an error.
- *   6. Facilitator verify: invalid, unreachable, slow, 5xx or malformed → 402 re-issued. Never the handler.
- *   7. The handler runs. Throws or status ≥ 400 → its response goes out as is, nothing is settled.
- *   8. The body is held (body-capture.ts), then settled — for `upto`, the amount the handler named with
- *      `setSettlementOverrides(ctx, {amount})` (at most the signed maximum; invalid → 500
- *      `settlement_override_invalid`, nothing settled), else the maximum. Success → body released with the receipt on
- *      `PAYMENT-RESPONSE` + `X-PAYMENT-RESPONSE`, ledger row reported in the background. Failure or facilitator
- *      down → body and handler headers discarded, 402 re-issued with a `success:false` receipt.
- *   Local-only mode (no facilitator, XX_ALLOW_LOCAL_ONLY=1): a well-formed payment for the right terms inside
- *   its validity window is accepted without verification or settlement; the receipt has an empty transaction
- *   and `errorReason: "local_only_unverified"`; no ledger row is reported.
- *   Rule 6: if the handler bypassed Koa (`ctx.respond = false`, or wrote headers itself) the body has already
- *   left; the payment is still settled, but no receipt header can be added.
- *
- * Defends against: serving paid content without a settled payment (verify before, settle after, body held);
- * a facilitator outage becoming a free pass (every failure is a 402); double use of one payment within the
- * process (replay-guard.ts); hostile headers (decoders refuse them with 400 before any handler runs).
- * Does not defend against: replays across processes (the token's on-chain nonce is the final guard); a
- * dishonest facilitator; a handler that streams to `ctx.res` directly (rule 6 above).
+ * Defends, as the Koa side of the paywall: a handler's body or headers leaving before settlement (the body is
+ * held, the handler's headers are dropped with it when the settlement fails); the override header reaching the
+ * buyer.
+ * Does not defend against: a handler that bypasses Koa (`ctx.respond = false`, or writes `ctx.res` itself) —
+ * its body has already left; the payment is still settled, but no receipt header can be added.
  */
 import type { Context, Middleware, Next } from 'koa';
 import { resolveFacilitator } from '../facilitator-client.js';

@@ -58,7 +58,7 @@ describe('docs/configuration.md (generated configuration reference)', () => {
 
   it('gives every variable it lists a meaning (ops/docs/configuration-entries.ts)', () => {
     const missing = doc.split('\n').filter((l) => l.includes(UNDOCUMENTED));
-    assert.deepEqual(missing, [], 'add these to ops/docs/configuration-entries.ts');
+    assert.deepEqual(missing, [], 'add these to their process file under ops/docs/entries/');
   });
 
   it('names every environment variable the code reads', () => {
@@ -69,7 +69,7 @@ describe('docs/configuration.md (generated configuration reference)', () => {
     assert.deepEqual(
       missing,
       [],
-      'read in code, missing from docs/configuration.md (ops/docs/configuration-entries.ts)',
+      'read in code, missing from docs/configuration.md (add them under ops/docs/entries/)',
     );
   });
 

@@ -8,7 +8,7 @@
  * - Amounts (USD strings and raw 6-decimal token integers) are at most MAX_AMOUNT_MICRO: far inside the
  *   bigint columns that hold them (amount_micro, price_micro, cap_micro) and the running totals that add
  *   them up (spent_micro: more than 9,000 maximal amounts fit), exact as a JSON double (below 2^53), and
- *   above what the signer signs (its own maximum per signature, configured on its side only, is lower).
+ *   above what the signer signs (its own maximum per signature, `value_max` in signer/assert.ts, is lower).
  * - Stored text is well-formed Unicode (no lone surrogate: PostgreSQL cannot hold one) without control
  *   characters — C0 (NUL included: PostgreSQL text cannot hold it), DEL and C1 — nor the bidirectional
  *   embedding, override and isolate controls that make text display as something else. Checked in one

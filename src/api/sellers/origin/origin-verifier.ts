@@ -2,11 +2,10 @@
  * Fetches `<origin>/.well-known/xx-verification.txt` (and, through `guardedFetchText`, a seller's OpenAPI
  * document) and turns the outcome into the API's error codes.
  *
- * Defends: everything src/api/net/vetted-fetch.ts does — one resolution and a connection to the vetted
- * address (no DNS rebinding window), non-global addresses refused unless `allowPrivate` (the local
- * sandbox and tests), ports 80/443 unless configured (TREASURY_OUTBOUND_ALLOWED_PORTS), no redirects,
- * 5 s, at most `maxBytes` read — and the errors echo nothing of what the remote side answered: a code,
- * the URL the tenant gave us, and our own limit; never a body, header, Location or status line.
+ * Relies on src/api/net/vetted-fetch.ts for the outbound rules (which addresses and ports it connects to,
+ * redirects, the deadline, at most `maxBytes` read), passing it the operator's `allowPrivate` and ports.
+ * Defends, here: an error that echoes what the remote side answered — each refusal or status becomes a code,
+ * the URL the tenant gave us and our own limit; never a body, header, Location or status line.
  * Does not defend: the content of a 2xx document (callers treat it as untrusted input).
  */
 import { AppError } from '../../errors/app-error.js';

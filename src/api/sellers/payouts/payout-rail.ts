@@ -1,9 +1,9 @@
 /**
- * How a payout moves money: the seller's collection wallet "pays" the seller's proven pay-to address through
- * the normal pay path (src/api/pay/pay-service.ts: the wallet's policy, the signer's own limits, the
- * authorization recorded with its audit row before the signature leaves), as an EIP-3009
- * transferWithAuthorization of the network's USDC, and the configured facilitator submits it on chain and
- * answers the transaction. The payout's id is the pay path's Idempotency-Key, so signing a payout again (a
+ * How a payout moves money: the seller's collection wallet "pays" the seller's proven pay-to address an EIP-3009
+ * transferWithAuthorization of the network's USDC through the normal pay path (src/api/pay/pay-service.ts),
+ * relying on all that path enforces (the wallet's policy, the signer's own limits, the order of
+ * docs/adr/0006-optimistic-reservations.md); the configured facilitator submits it on chain and answers the
+ * transaction. The payout's id is the pay path's Idempotency-Key, so signing a payout again (a
  * retried flush) answers the same authorization, never a second nonce.
  *
  * Defends: a payout signed outside the collection wallet's policy and audit chain; two authorizations for one

@@ -271,8 +271,8 @@ async function handoffState(ctx: CliContext, opts: { print?: boolean; state?: st
 }
 
 /**
- * `xx dashboard`: a single-use PAT of the active agent, minted within that agent's PAT (its daily cap and
- * total, no later expiry, revoked with it), handed to the browser that asked for it in the URL fragment.
+ * `xx dashboard`: a single-use PAT of the active agent, minted within that agent's PAT (so bounded by it:
+ * docs/security-model.md, "Credential lineage"), handed to the browser that asked for it in the URL fragment.
  */
 async function dashboard(ctx: CliContext, opts: { print?: boolean; state?: string }): Promise<void> {
   const agent = loadActiveAgent(ctx.paths);

@@ -1,0 +1,39 @@
+/**
+ * The meaning of each treasury-gate variable (src/gate/gate-config.ts; its schema gives the names, defaults and
+ * order), for docs/configuration.md.
+ */
+import type { Entries } from './entry.js';
+
+export const GATE_ENTRIES: Entries = {
+  GATE_HOST: { meaning: 'listen address' },
+  GATE_PORT: { meaning: 'listen port' },
+  GATE_TOKEN: {
+    meaning: 'the gate bearer: a PAT carrying the gate scope (alone, or beside a Treasury scope); required',
+  },
+  GATE_API_URL: { meaning: 'the Treasury platform the catalogue is read from and the ledger reported to' },
+  FACILITATOR_URL: { meaning: 'x402 facilitator; absent: paid routes answer 503 unless `XX_ALLOW_LOCAL_ONLY=1`' },
+  FACILITATOR_ADDRESS: { meaning: 'the on-chain Permit2 caller; required when `upto` is among `GATE_SCHEMES`' },
+  GATE_SCHEMES: { meaning: 'comma-separated schemes offered: `exact`, `upto`' },
+  GATE_NETWORK: { meaning: "CAIP-2 network the gate's sellers are paid on" },
+  GATE_BASE_DOMAIN: {
+    meaning:
+      'host routing: `<slug>.<GATE_BASE_DOMAIN>` goes to that seller; otherwise the first path segment is the slug',
+  },
+  GATE_REFRESH_MS: { meaning: 'how often the catalogue is read again; a failed read keeps the last good one' },
+  GATE_ORIGIN_TIMEOUT_MS: { meaning: 'how long the origin may take, body included; beyond it 504 and nothing settled' },
+  GATE_MAX_REQUEST_BYTES: {
+    meaning: 'largest request body (read into memory, then proxied with its length); larger: 413 before any payment',
+  },
+  GATE_ALLOW_PRIVATE_ORIGINS: {
+    meaning:
+      "`1`: sellers' origins may resolve to loopback or private addresses (own network, sandbox, tests); unset: refused (502 `gate_origin_refused`)",
+  },
+  GATE_MAX_HELD_BYTES: { meaning: 'largest answer held in memory until settlement (docs/gate.md)' },
+  GATE_PLATFORM_TIMEOUT_MS: { meaning: 'time-out of a platform call' },
+  GATE_VERIFY_TIMEOUT_MS: { meaning: 'time-out of a facilitator verify' },
+  GATE_SETTLE_TIMEOUT_MS: { meaning: 'time-out of a facilitator settle' },
+  GATE_LOG_LEVEL: { meaning: 'pino level' },
+  TREASURY_EXIT_WITH_PARENT: { meaning: '`1`: stop when the parent process goes away (set by the sandbox)' },
+  XX_ALLOW_LOCAL_ONLY: { meaning: '`1`: paid routes answer without a facilitator (sandbox only)' },
+  XX_DISABLE_BODY_CAPTURE: { meaning: '`1`: do not capture response bodies for the ledger (as the middleware)' },
+};
