@@ -17,6 +17,14 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_KMS_ENDPOINT: {
     meaning: "endpoint override (a VPC endpoint, the emulator); unset: the Region's public one",
   },
+  TREASURY_SIGNER_DATABASE_URL: {
+    meaning:
+      "the signer's own PostgreSQL database (owner-signed policies, their spend windows), with a role only the signer holds; unset: owner-signed policies are off (docs/adr/0012-owner-signed-policies.md)",
+  },
+  TREASURY_SIGNER_DATABASE_POOL: { meaning: "connections to the signer's own database" },
+  TREASURY_SIGNER_POLICY_APPROVER: {
+    meaning: 'address whose signature sets the policies of accounts made without an owner key (api-key accounts)',
+  },
   TREASURY_KMS_SIGN_RATE_PER_SECOND: {
     meaning: "Sign calls per second this signer allows itself (`0`: no limit): its share of the account's quota",
   },
