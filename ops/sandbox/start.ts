@@ -1,7 +1,8 @@
 /**
  * `npm start`: the local sandbox on embedded defaults, everything under ./.treasury/ (git-ignored), started in
  * this order, each step in a file of its own:
- * embedded PostgreSQL (unless DATABASE_URL is set) → migrations (their own step; ./sandbox-database.ts) →
+ * embedded PostgreSQL (unless DATABASE_URL is set) → migrations (their own step; ./sandbox-database.ts) → the
+ * signer's own database and role (./sandbox-signer-database.ts) →
  * SoftHSM token and root KEK, or the KMS emulator with TREASURY_SANDBOX_KEY_BACKEND=aws-kms
  * (./sandbox-key-backend.ts) → local chain (./sandbox-chain.ts; TREASURY_SANDBOX_CHAIN=0 skips it) →
  * treasury-signer → treasury-api (./sandbox-services.ts) → the demo seller, and the demo origin behind
@@ -19,6 +20,7 @@ import type { ProcessOwner } from './sandbox-process.js';
 import { shutdownSandbox } from './sandbox-shutdown.js';
 import { startSandboxDatabase } from './sandbox-database.js';
 import { startSandboxKeys } from './sandbox-key-backend.js';
+import { sandboxSignerDatabase } from './sandbox-signer-database.js';
 import { startSandboxChain } from './sandbox-chain.js';
 import { startSandboxApi, startSandboxSigner } from './sandbox-services.js';
 import { startSandboxDemos } from './sandbox-demos.js';
@@ -53,9 +55,10 @@ async function main(): Promise<void> {
   stopWithSignalsAndParent();
 
   const databaseUrl = await startSandboxDatabase(parts);
+  const signerStore = await sandboxSignerDatabase(databaseUrl, !process.env.DATABASE_URL);
   const { keyBackend, signerEnv } = await startSandboxKeys(parts);
   parts.localChain = await startSandboxChain();
-  const signerSocket = await startSandboxSigner(owner, signerEnv);
+  const signerSocket = await startSandboxSigner(owner, { ...signerEnv, ...signerStore });
   const { localChain } = parts;
   const { apiUrl, adminToken } = await startSandboxApi(owner, { databaseUrl, signerSocket, localChain });
   const gate = await startSandboxDemos(parts, owner, apiUrl);
