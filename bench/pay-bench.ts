@@ -7,7 +7,8 @@
  * (./support/wake-up-cost.ts) and its floor, a payment's hand-offs at the same rate with none of its work
  * (./support/steady-floor.ts), measured in the same run.
  *
- * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000).
+ * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
+ * BENCH_OWNER_POLICIES=0 (the signer without its policy store: the cost of its second check, by difference).
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -61,6 +62,8 @@ const FLOOR_WORK = (([front, echo]) => ({ front: Number(front ?? 0) || 0, echo: 
   (process.env.BENCH_FLOOR_WORK_US ?? '0,0').split(','),
 );
 const FLOOR_BUSY = FLOOR_WORK.front + FLOOR_WORK.echo > 0;
+/** The signer's own policy store (docs/adr/0012-owner-signed-policies.md): on unless BENCH_OWNER_POLICIES=0. */
+const OWNER_POLICIES = process.env.BENCH_OWNER_POLICIES !== '0';
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -280,6 +283,8 @@ async function main(): Promise<void> {
   try {
     const knex = createKnex(database.connectionString, 4, 'treasury-bench');
     await migrateLatest(knex);
+    // The signer's store: a database of its own on the same server (the signer migrates it at start).
+    if (OWNER_POLICIES) await knex.raw('CREATE DATABASE treasury_signer');
     await knex.destroy();
     const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
     const pin = fs.readFileSync(token.pinFile, 'utf8').trim();
@@ -347,6 +352,7 @@ async function main(): Promise<void> {
           TREASURY_PKCS11_PIN_FILE: token.pinFile,
           SOFTHSM2_CONF: token.softhsm2Conf,
           ...GENEROUS_SIGNER_LIMITS,
+          ...(OWNER_POLICIES ? { TREASURY_SIGNER_DATABASE_URL: database.connectionStringFor('treasury_signer') } : {}),
         },
         'signer ready',
       ),
