@@ -173,6 +173,8 @@ export async function startBenchApi(options: BenchApiOptions): Promise<ChildProc
       TREASURY_PORT: String(options.port),
       TREASURY_LOG_LEVEL: 'warn',
       TREASURY_DB_POOL_MAX: '24',
+      // The benches make their wallets on one account (1,000 by default): above the default bound of 500.
+      TREASURY_MAX_WALLETS_PER_ACCOUNT: '100000',
     },
     stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
   });
