@@ -58,6 +58,7 @@ const MIGRATIONS: readonly Migration[] = [
         );
         CREATE TABLE signer_spends (
           id bigserial PRIMARY KEY,
+          ref text NOT NULL UNIQUE CHECK (ref ~ '^[0-9a-f]{32}$'),
           address text NOT NULL REFERENCES signer_wallets (address),
           amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
           payee text NOT NULL CHECK (${ADDRESS_CHECK('payee')}),

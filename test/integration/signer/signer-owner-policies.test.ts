@@ -236,6 +236,25 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     assert.equal((await refusal(after.pay(w, '1'))).code, 'policy_denied', 'the day is full');
   });
 
+  it('(c) concurrent payments on one wallet, through two signer processes sharing the store, stop exactly at the cap', async () => {
+    const ops = await ownedAccount(signer, owner);
+    const w = await ops.wallet();
+    await signer.client.call('set_wallet_policy', await signed(owner, w.address, { daily_cap_usd: '1' }, 1));
+    const second = await startTestSigner({ dir, policyStore: store });
+    try {
+      const other = accountOps(second, ops.account);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? ops : other).pay(w, usd(0.1))),
+      );
+      const signedCount = outcomes.filter((o) => o.status === 'fulfilled').length;
+      const refusedCodes = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as SignerError).code] : []));
+      assert.equal(signedCount, 10, 'ten payments of 0.10 fill a 1.00 day, whichever signer signed them');
+      assert.deepEqual([...new Set(refusedCodes)], ['policy_denied']);
+    } finally {
+      await second.stop();
+    }
+  });
+
   it('(e) refuses a policy for a wallet of another account, signed by that other account’s owner', async () => {
     const mine = await ownedAccount(signer, owner);
     const theirs = await ownedAccount(signer, intruder);
