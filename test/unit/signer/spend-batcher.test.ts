@@ -1,0 +1,66 @@
+/**
+ * The signer's group commit (signer/owner-policy/spend-batcher.ts): requests that arrive while batches run share
+ * the next batch; no more than `maxInFlight` batches run at once nor more than `maxBatch` requests in one; each
+ * request gets its own outcome, in order; a failed batch fails each of its requests and the next batch still runs.
+ */
+import assert from 'node:assert/strict';
+import { SpendBatcher } from '../../../signer/owner-policy/spend-batcher.js';
+
+/** A batch runner whose batches finish when told, recording what each held. */
+function heldRunner() {
+  const batches: number[][] = [];
+  const release: Array<(fail?: boolean) => void> = [];
+  const run = (entries: number[]) =>
+    new Promise<string[]>((resolve, reject) => {
+      batches.push(entries);
+      release.push((fail) => (fail ? reject(new Error('store down')) : resolve(entries.map((e) => `ok ${e}`))));
+    });
+  return { batches, release, run };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('SpendBatcher (group commit of spends)', () => {
+  it('runs the first request alone, then groups those that waited, within the bounds', async () => {
+    const { batches, release, run } = heldRunner();
+    const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 3 });
+    const outcomes = [1, 2, 3, 4, 5, 6].map((n) => batcher.submit(n));
+    await tick();
+    assert.deepEqual(batches, [[1]], 'one batch in flight');
+    release.shift()!();
+    await tick();
+    assert.deepEqual(batches, [[1], [2, 3, 4]], 'the next batch takes at most maxBatch of those waiting');
+    release.shift()!();
+    await tick();
+    release.shift()!();
+    assert.deepEqual(await Promise.all(outcomes), ['ok 1', 'ok 2', 'ok 3', 'ok 4', 'ok 5', 'ok 6']);
+    assert.deepEqual(batches, [[1], [2, 3, 4], [5, 6]]);
+  });
+
+  it('fails every request of a failed batch, and the next batch still runs', async () => {
+    const { batches, release, run } = heldRunner();
+    const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 10 });
+    const first = batcher.submit(1);
+    const second = [2, 3].map((n) => batcher.submit(n));
+    await tick();
+    release.shift()!(true);
+    await assert.rejects(first, /store down/);
+    await tick();
+    assert.deepEqual(batches, [[1], [2, 3]]);
+    release.shift()!();
+    assert.deepEqual(await Promise.all(second), ['ok 2', 'ok 3']);
+  });
+
+  it('keeps up to maxInFlight batches running at once', async () => {
+    const { batches, release, run } = heldRunner();
+    const batcher = new SpendBatcher(run, { maxInFlight: 2, maxBatch: 10 });
+    const all = [1, 2, 3].map((n) => batcher.submit(n));
+    await tick();
+    assert.deepEqual(batches, [[1], [2]], 'two batches run at once; the third request waits');
+    release.shift()!();
+    await tick();
+    assert.deepEqual(batches, [[1], [2], [3]]);
+    release.forEach((r) => r());
+    assert.equal((await Promise.all(all)).length, 3);
+  });
+});
