@@ -11,7 +11,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { policyTypedData } from '../../../policy/signed-policy.js';
 import { walletPolicySchema } from '../../../policy/policy-schema.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
-import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInBody } from '../../support/sign-in.js';
 
 const OTHER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
@@ -227,6 +227,16 @@ describe('owner-signed policies (HTTP, signer policy store, PostgreSQL)', functi
     assert.equal(await state(session), 'ceilings_only', "the owner's other agents hold unsigned wallets");
   });
 
+  it("puts an operator-minted account under the deployment's approver (none configured here: nobody can sign)", async () => {
+    const apiKey = await mintAgentKey(t, 'minted');
+    const wallet = await newWallet(apiKey);
+    const read = await t.request('GET', `/v1/wallets/${wallet.id}/policy`, { token: apiKey });
+    assert.deepEqual(read.body.owner_policy.authority, { kind: 'approver', address: null });
+    const refused = await putSigned(wallet.id, await signedBody(wallet, SIGNED, 1), apiKey);
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.equal(refused.body.rule, 'no_approver_configured');
+  });
+
   it('still takes unsigned policies on a wallet the signer holds no signed policy for', async () => {
     const wallet = await newWallet();
     const res = await t.request('PUT', `/v1/wallets/${wallet.id}/policy`, {
@@ -235,5 +245,44 @@ describe('owner-signed policies (HTTP, signer policy store, PostgreSQL)', functi
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.owner_policy.state, 'ceilings_only');
+  });
+});
+
+describe('owner-signed policies with a signer that keeps no policy store', function () {
+  this.timeout(180_000);
+  let t: TestTreasury;
+  before(async () => {
+    t = await startTestTreasury({ policyStore: false });
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('reads ceilings_only, takes unsigned policies, and answers a signed one 503 no_policy_store', async () => {
+    const token = await mintAgentKey(t, 'no-store');
+    const made = await t.request('POST', '/v1/wallets', { token, body: {} });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const read = await t.request('GET', `/v1/wallets/${made.body.id}/policy`, { token });
+    assert.equal(read.status, 200, JSON.stringify(read.body));
+    assert.deepEqual(read.body.owner_policy, {
+      state: 'ceilings_only',
+      authority: null,
+      version: null,
+      policy_hash: null,
+      issued_at: null,
+      next_version: 1,
+    });
+    const unsigned = await t.request('PUT', `/v1/wallets/${made.body.id}/policy`, {
+      token,
+      body: { per_tx_cap_usd: '1' },
+    });
+    assert.equal(unsigned.status, 200, JSON.stringify(unsigned.body));
+    const signed = await t.request('PUT', `/v1/wallets/${made.body.id}/policy/signed`, {
+      token,
+      body: { policy: {}, version: 1, issued_at: 1, signature: `0x${'11'.repeat(65)}` },
+    });
+    assert.equal(signed.status, 503, JSON.stringify(signed.body));
+    assert.equal(signed.body.error_code, 'signer_unavailable');
+    assert.deepEqual([signed.body.reason, signed.body.rule], ['policy_store_unavailable', 'no_policy_store']);
   });
 });
