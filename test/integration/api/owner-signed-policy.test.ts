@@ -286,3 +286,38 @@ describe('owner-signed policies with a signer that keeps no policy store', funct
     assert.deepEqual([signed.body.reason, signed.body.rule], ['policy_store_unavailable', 'no_policy_store']);
   });
 });
+
+describe("owner-signed policies when the signer's policy store is gone", function () {
+  this.timeout(180_000);
+  let t: TestTreasury;
+  before(async () => {
+    t = await startTestTreasury();
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  it('fails closed: policy reads, unsigned changes and payments answer 503 signer_unavailable, nothing counted', async () => {
+    const token = await mintAgentKey(t, 'store-gone');
+    const made = await t.request('POST', '/v1/wallets', { token, body: { policy: { per_tx_cap_usd: '1' } } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    await t.signer.policyStore!.drop();
+
+    const read = await t.request('GET', `/v1/wallets/${made.body.id}/policy`, { token });
+    assert.equal(read.status, 503, JSON.stringify(read.body));
+    assert.deepEqual([read.body.error_code, read.body.reason], ['signer_unavailable', 'policy_store_unavailable']);
+    const unsigned = await t.request('PUT', `/v1/wallets/${made.body.id}/policy`, { token, body: {} });
+    assert.equal(unsigned.status, 503, JSON.stringify(unsigned.body));
+    const stored = await t.db.knex('wallets').where({ id: made.body.id }).first();
+    assert.deepEqual(stored.policy, { per_tx_cap_usd: '1' }, 'the unsigned change was not written');
+
+    const paid = await t.request('POST', `/v1/wallets/${made.body.id}/pay`, {
+      token,
+      body: { payment_requirements: paymentRequirements({ amount: usd(0.5), maxTimeoutSeconds: 300 }) },
+    });
+    assert.equal(paid.status, 503, JSON.stringify(paid.body));
+    assert.equal(paid.body.reason, 'policy_store_unavailable');
+    const day = await t.db.knex('wallet_spend_totals').where({ wallet_id: made.body.id, window_kind: 'day' }).first();
+    assert.equal(String(day?.spent_micro ?? 0), '0', 'the reservation was given back');
+  });
+});
