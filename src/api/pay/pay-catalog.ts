@@ -46,7 +46,8 @@ export const PAY_CATALOG: CatalogEntry[] = [
     method: 'PUT',
     path: '/v1/wallets/{id}/policy/signed',
     operationId: 'putSignedWalletPolicy',
-    summary: "Replace the policy with a document signed by the wallet's policy authority (the signer verifies and enforces it)",
+    summary:
+      "Replace the policy with a document signed by the wallet's policy authority (the signer verifies and enforces it)",
     auth: 'treasury',
     body: putSignedPolicyBodySchema,
     replies: { 200: walletPolicySchema },

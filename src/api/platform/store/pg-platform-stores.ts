@@ -154,8 +154,7 @@ export function pgAgentStore(knex: Knex): AgentStore {
         .where({ id: sessionId, kind: 'session', session_origin: 'sign_in' })
         .whereNotNull('sign_in_message')
         .first('sign_in_message', 'sign_in_signature')) as
-        | { sign_in_message: string; sign_in_signature: string }
-        | undefined;
+        { sign_in_message: string; sign_in_signature: string } | undefined;
       return row && { message: row.sign_in_message, signature: row.sign_in_signature };
     },
   };
