@@ -5,7 +5,8 @@
  * With TREASURY_SIGNER_LIMITS_STATE_FILE, the per-wallet windows are read back before serving and saved
  * while running. SIGTERM/SIGINT close, in order and each bounded (base/closeables.ts,
  * base/shutdown-signals.ts): the metrics listener; the socket (stop accepting, finish accepted requests,
- * remove the socket file); the limits saver (its timer, then a last save); the parent watch; the HSM
+ * remove the socket file); the limits saver (its timer, then a last save); the policy store's connections
+ * (when TREASURY_SIGNER_DATABASE_URL set one up: ./owner-policy/); the parent watch; the HSM
  * sessions and the module. Every step is attempted and logged with its duration and outcome; exit 0, or 1
  * if any step failed. A second signal exits at once.
  *
@@ -99,7 +100,7 @@ async function main(): Promise<void> {
       closeable('metrics_server', () => closeMetricsServer(metricsServer), 2_000),
       closeable('signer_socket', () => server.close(), 10_000),
       closeable('limits_state_saver', () => persistence?.stop(), 5_000),
-      closeable('policy_store', () => ownerPolicies?.close(), 5_000),
+      ...(ownerPolicies ? [closeable('policy_store', () => ownerPolicies.close(), 5_000)] : []),
       ...timers,
       closeable('hsm_sessions', () => backend.close(), 10_000),
     ],
