@@ -205,7 +205,7 @@ export async function checkX402ExactMessage(
   const groups = groupInstructions(ixs);
   checkComputeBudget(groups.budget, invariants);
   solanaRule(groups.token.length === 1, 'transfer_count', 'exactly one token transfer is allowed');
-  checkMemos(groups.memo, invariants);
   const transfer = await checkTransfer(groups.token[0]!, ixs, request, invariants);
+  checkMemos(groups.memo, invariants);
   return { ...transfer, feePayer: message.staticAccounts[0]! };
 }
