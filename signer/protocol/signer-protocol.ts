@@ -11,7 +11,7 @@
  * `upto` witness, or a structured EIP-2612 Permit whose spender must be Permit2 (x402
  * `eip2612GasSponsoring`) — domain + message — and the signer computes the digest itself.
  * On Solana the message itself is the signed payload: `sign_solana_transaction` takes the message bytes,
- * decodes them, and signs only the x402 `exact` shape (the rules are listed at its params schema).
+ * decodes them, and signs only the x402 `exact` shape (./solana-protocol.ts lists its refusal rules).
  *
  * No message changes the signer's limits: there is no method for it, and every params object is strict. A
  * wallet's policy changes only by a document its authority signed (./owner-policy-protocol.ts).
@@ -37,8 +37,15 @@ import {
   setWalletPolicyParamsSchema,
   setWalletPolicyResultSchema,
 } from './owner-policy-protocol.js';
+import {
+  signSolanaTransactionResultSchema,
+  solanaAddressSchema,
+  solanaMessageSchema,
+  solanaNetworkSchema,
+} from './solana-protocol.js';
 
 export * from './owner-policy-protocol.js';
+export * from './solana-protocol.js';
 
 export const SIGNER_PROTOCOL_VERSION = 1 as const;
 /** Largest frame either side accepts, in bytes (payload, excluding the 4-byte length prefix): room for a signed policy at its list bounds (two lists of 1,000 addresses). */
@@ -177,41 +184,9 @@ export const signEip2612PermitParamsSchema = z
     message: eip2612PermitSchema,
   })
   .strict();
-/** A base58 Solana address: an Ed25519 public key (the signer checks it spells exactly 32 bytes). */
-export const solanaAddressSchema = z
-  .string()
-  .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 Solana address');
-/** CAIP-2 id of a Solana network: `solana:` and the first 32 characters of its genesis hash. */
-export const solanaNetworkSchema = z
-  .string()
-  .regex(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/, 'expected solana:<32-character genesis hash prefix>');
-/** Largest Solana transaction message the signer decodes, in bytes (a whole transaction packet's size). */
-export const MAX_SOLANA_MESSAGE_BYTES = 1232;
-/** Standard padded base64 of 1 to MAX_SOLANA_MESSAGE_BYTES bytes (1,644 characters at most). */
-export const solanaMessageSchema = z
-  .string()
-  .min(4)
-  .max(1644)
-  .refine(
-    (v) =>
-      /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(v) &&
-      (v.length / 4) * 3 - (v.endsWith('==') ? 2 : v.endsWith('=') ? 1 : 0) <= MAX_SOLANA_MESSAGE_BYTES,
-    `expected base64 of at most ${MAX_SOLANA_MESSAGE_BYTES} bytes`,
-  );
 /**
  * A Solana transaction message (legacy or v0) for the wallet to sign as the payer of an x402 `exact`
- * payment. The signer decodes it and signs only that shape (signer/solana/check-x402-exact-message.ts); a
- * refusal is an `invariant_violation` whose `details.rule` is one of:
- *   message_undecodable, message_not_canonical (not exactly one canonical encoding), address_lookup_table,
- *   duplicate_account, account_index_range, fee_payer_is_wallet, wallet_not_signer, unexpected_signer (not
- *   exactly the fee payer and the wallet), program_not_allowed (only Compute Budget, SPL Token, Token-2022
- *   and Memo), compute_budget_instruction, compute_unit_limit, compute_unit_price, transfer_count (not
- *   exactly one), transfer_instruction (not a four-account TransferChecked), transfer_authority,
- *   transfer_source (not the wallet's associated token account), transfer_destination (not pay_to's),
- *   allowed_mint (per network), transfer_decimals, memo_instruction, wallet_in_instruction (the wallet
- *   anywhere but as the transfer's authority), value_positive, value_max (the per-signature maximum).
- * The amount counts against the wallet's rolling ceilings (keyed by the address) like an EVM signature.
- * Owner-signed policies do not apply to Solana wallets yet (the policy store keys EVM addresses).
+ * payment; the signer signs only that shape (./solana-protocol.ts lists its refusal rules).
  */
 export const signSolanaTransactionParamsSchema = z
   .object({
@@ -273,14 +248,6 @@ export const signTransferAuthorizationResultSchema = z
     v: z.union([z.literal(27), z.literal(28)]),
     /** The EIP-712 digest the signer computed and signed. */
     digest: bytes32Schema,
-  })
-  .strict();
-export const signSolanaTransactionResultSchema = z
-  .object({
-    /** The 64-byte Ed25519 signature in base58 (Solana's spelling: the fee payer's is the transaction id). */
-    signature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, 'expected a base58 Ed25519 signature'),
-    /** SHA-256 of the signed message bytes (the x402 facilitator's settlement key). */
-    message_hash: bytes32Schema,
   })
   .strict();
 export const destroyWalletKeyResultSchema = z.object({ destroyed: z.literal(true) }).strict();
@@ -398,7 +365,6 @@ export type CreateAccountKeyResult = z.infer<typeof createAccountKeyResultSchema
 export type CreateWalletKeyResult = z.infer<typeof createWalletKeyResultSchema>;
 export type SignTransferAuthorizationResult = z.infer<typeof signTransferAuthorizationResultSchema>;
 export type SignSolanaTransactionParams = z.infer<typeof signSolanaTransactionParamsSchema>;
-export type SignSolanaTransactionResult = z.infer<typeof signSolanaTransactionResultSchema>;
 export type DestroyWalletKeyResult = z.infer<typeof destroyWalletKeyResultSchema>;
 
 /** Params and result schema per method, so client and server stay in lock-step. */

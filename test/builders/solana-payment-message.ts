@@ -52,7 +52,11 @@ export interface PaymentParts {
   version?: 0 | 'legacy';
 }
 
-export async function associatedTokenAccount(owner: Address, mint = DEVNET_USDC, tokenProgram = TOKEN_PROGRAM_ADDRESS) {
+export async function associatedTokenAccount(
+  owner: Address,
+  mint: Address = DEVNET_USDC,
+  tokenProgram: Address = TOKEN_PROGRAM_ADDRESS,
+) {
   return (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0];
 }
 
@@ -96,7 +100,7 @@ export async function compiledPayment(p: PaymentParts) {
       ];
   const empty = setTransactionMessageFeePayer(
     p.feePayer ?? FEE_PAYER,
-    createTransactionMessage({ version: p.version ?? 0 }),
+    createTransactionMessage({ version: (p.version ?? 0) as 0 }) /* 'legacy' too, at run time */,
   );
   const timed = setTransactionMessageLifetimeUsingBlockhash(
     { blockhash: BLOCKHASH, lastValidBlockHeight: 1000n },

@@ -108,9 +108,9 @@ describe('sign_solana_transaction', () => {
     const p = await params();
     const result = signSolanaTransactionResultSchema.parse(await sign(signer, p));
     const message = Buffer.from(p.message, 'base64');
-    const signature = getBase58Encoder().encode(result.signature);
+    const signature = new Uint8Array(getBase58Encoder().encode(result.signature));
     assert.equal(signature.length, 64);
-    assert.ok(ed25519.verify(signature, message, getBase58Encoder().encode(WALLET.address)));
+    assert.ok(ed25519.verify(signature, message, new Uint8Array(getBase58Encoder().encode(WALLET.address))));
     assert.equal(result.message_hash, bytesToHex(sha256(message)));
     assert.equal(backend.signed, 1);
   });

@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { AccountRole, address, createNoopSigner, getAddressDecoder, type Address, type Instruction } from '@solana/kit';
 import { getRequestHeapFrameInstruction, getSetComputeUnitLimitInstruction } from '@solana-program/compute-budget';
@@ -268,7 +270,15 @@ describe('Solana x402 exact message check', () => {
     await refused(payment({ memo: undefined, extra: [memoInstruction('x', [OTHER])] }), 'memo_instruction');
     await refused(payment({ memo: undefined, extra: [memoInstruction('')] }), 'memo_instruction');
   });
-  it('has a test for every rule', () => {
+  it('has a test for every rule, and the protocol documents every rule', () => {
+    const doc = fs.readFileSync(
+      path.resolve(import.meta.dirname, '../../../signer/protocol/solana-protocol.ts'),
+      'utf8',
+    );
+    assert.deepEqual(
+      SOLANA_RULES.filter((r) => !doc.includes(r)),
+      [],
+    );
     assert.deepEqual(
       SOLANA_RULES.filter((r) => !tested.has(r)),
       [],
