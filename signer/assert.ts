@@ -18,6 +18,7 @@
  *                           default) and nothing else: a permit to any other spender would let it pull the
  *                           wallet's tokens outside every Permit2 signature the signer counts
  *   window_open / window_max  now < deadline ≤ now + TREASURY_SIGNER_MAX_VALIDITY_SECONDS
+ * (A Solana message's rules are ./solana/solana-rule.ts; its amount passes value_positive and value_max here.)
  * A violation throws `invariant_violation` naming the rule as a field (`details.rule`) and at the start of
  * its message. Addresses
  * must carry a correct EIP-55 checksum when mixed-case (`aaddress`, `invalid_request` otherwise).
@@ -99,7 +100,8 @@ function assertToken(invariants: SignerInvariants, chainId: number, token: strin
   );
 }
 
-function assertValue(invariants: SignerInvariants, raw: string): void {
+/** 0 < value ≤ the per-signature maximum (`value_positive`, `value_max`): every signing method's amount rule. */
+export function assertValue(invariants: SignerInvariants, raw: string): void {
   const value = BigInt(raw);
   invariant(value > 0n, 'value_positive', 'value must be positive');
   invariant(value <= invariants.maxValue, 'value_max', `value exceeds the signer maximum of ${invariants.maxValue}`, {

@@ -11,12 +11,17 @@
  * per-wallet ceilings are checked and recorded with no await between the check, the record and the call
  * to the HSM, so concurrent requests cannot overshoot; a signature that never leaves (the HSM failed, it
  * recovers to another address) is given back. An `upto` authorization counts its signed maximum.
+ * A Solana payment (`sign_solana_transaction`) is decoded and checked the same way before its message bytes
+ * are signed with Ed25519 (./solana/), and its amount counts in the same ceilings.
  * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock); the
  * ceilings' restart hole (see ./limits/wallet-limiter.ts).
  */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { getBase58Decoder } from '@solana/kit';
 import { bytesToHex } from 'viem';
 import {
   aaddress,
+  assertValue,
   assertEip2612PermitInvariants,
   assertPermit2Invariants,
   assertTransferInvariants,
@@ -29,9 +34,19 @@ import { eip2612PermitDigest } from './eip2612/hash-eip2612-permit.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
 import type { LimitReceipt, WalletLimiter } from './limits/wallet-limiter.js';
 import { permit2WitnessTransferDigest } from './permit2/hash-permit2-witness-transfer.js';
-import type { SignerLimitName, SignerMethod, SignerRequest, SignerResult } from './protocol/signer-protocol.js';
+import type {
+  SignerLimitName,
+  SignerMethod,
+  SignerRequest,
+  SignerResult,
+  SignSolanaTransactionParams,
+} from './protocol/signer-protocol.js';
 import type { OwnerPolicies } from './owner-policy/owner-policies.js';
 import { SignerFault } from './signer-error.js';
+import { assertEd25519Signature, signEd25519, solanaPublicKey } from './solana/ed25519-signature.js';
+import { checkX402ExactMessage } from './solana/check-x402-exact-message.js';
+
+const base58 = getBase58Decoder();
 
 export interface SignerServiceLimits {
   /** The rolling ceilings per wallet; without it only the static invariants (`value_max` among them) apply. */
@@ -141,9 +156,40 @@ export class SignerService {
         // It counts as one signature in the wallet's rate ceilings, with no amount, and is no payment to the policy.
         return this.signDigest({ account_key_ref, wallet_key_ref, address, digest }, undefined, 0n, context);
       }
+      case 'sign_solana_transaction':
+        return this.signSolanaTransaction(request.params);
       case 'destroy_wallet_key':
         await this.backend.destroyWalletKey(request.params.account_key_ref, request.params.wallet_key_ref);
         return { destroyed: true };
+    }
+  }
+
+  /**
+   * A Solana wallet pays an x402 `exact` transfer: the message is decoded and must be exactly that shape
+   * (./solana/check-x402-exact-message.ts), its amount passes the per-signature maximum and the wallet's
+   * rolling ceilings (keyed by the base58 address), the backend signs the message bytes with Ed25519, and the
+   * signature must verify under the wallet's public key before it is returned. Owner-signed policies are not
+   * applied to Solana wallets (the policy store keys EVM addresses).
+   */
+  private async signSolanaTransaction(params: SignSolanaTransactionParams) {
+    const publicKey = solanaPublicKey(params.address, 'address');
+    if (params.pay_to !== undefined) solanaPublicKey(params.pay_to, 'pay_to');
+    const message = new Uint8Array(Buffer.from(params.message, 'base64'));
+    const transfer = await checkX402ExactMessage(
+      message,
+      { wallet: params.address, network: params.network, payTo: params.pay_to },
+      this.invariants.solana,
+    );
+    this.counted(() => assertValue(this.invariants, String(transfer.amount)));
+    let receipt: LimitReceipt | undefined;
+    try {
+      receipt = this.take(params.address, transfer.amount);
+      const signature = await signEd25519(this.backend, params.account_key_ref, params.wallet_key_ref, message);
+      assertEd25519Signature(signature, message, publicKey);
+      return { signature: base58.decode(signature), message_hash: bytesToHex(sha256(message)) };
+    } catch (err) {
+      if (receipt) this.limits.wallets?.giveBack(receipt);
+      throw err;
     }
   }
 

@@ -22,6 +22,7 @@ import {
 } from './aws-kms-config.js';
 import { ownerPolicyEnvShape, parseOwnerPolicyConfig, type OwnerPolicyConfig } from './owner-policy-config.js';
 import { SignerConfigError } from './signer-config-error.js';
+import { DEFAULT_SOLANA_INVARIANTS, type SolanaInvariants } from './solana-invariants.js';
 
 export type { AwsKmsBackendConfig } from './aws-kms-config.js';
 export { SignerConfigError } from './signer-config-error.js';
@@ -167,6 +168,8 @@ export interface SignerInvariants {
   permit2: string;
   /** Spenders a Permit2 witness transfer may name (lower-case); by default the x402 upto proxy only. */
   permit2Spenders: readonly string[];
+  /** Allowed mints per Solana network and compute bounds (../solana/check-x402-exact-message.ts). */
+  solana: SolanaInvariants;
 }
 
 export interface SignerConfig {
@@ -293,6 +296,7 @@ export function loadSignerConfig(env: NodeJS.ProcessEnv = process.env): SignerCo
       maxValiditySeconds: e.TREASURY_SIGNER_MAX_VALIDITY_SECONDS,
       permit2: e.TREASURY_SIGNER_PERMIT2_ADDRESS,
       permit2Spenders: Object.freeze(e.TREASURY_SIGNER_PERMIT2_SPENDERS),
+      solana: DEFAULT_SOLANA_INVARIANTS,
     }),
     walletLimits: Object.freeze(limits.walletLimits),
     limitsStateFile: e.TREASURY_SIGNER_LIMITS_STATE_FILE,

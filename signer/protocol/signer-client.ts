@@ -172,6 +172,9 @@ export class SignerClient {
   signEip2612Permit(params: SignerParams<'sign_eip2612_permit'>) {
     return this.call('sign_eip2612_permit', params);
   }
+  signSolanaTransaction(params: SignerParams<'sign_solana_transaction'>) {
+    return this.call('sign_solana_transaction', params);
+  }
   destroyWalletKey(params: SignerParams<'destroy_wallet_key'>) {
     return this.call('destroy_wallet_key', params);
   }

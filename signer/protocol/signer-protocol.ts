@@ -10,6 +10,8 @@
  * EIP-3009 TransferWithAuthorization, a structured Permit2 PermitWitnessTransferFrom carrying the x402
  * `upto` witness, or a structured EIP-2612 Permit whose spender must be Permit2 (x402
  * `eip2612GasSponsoring`) — domain + message — and the signer computes the digest itself.
+ * On Solana the message itself is the signed payload: `sign_solana_transaction` takes the message bytes,
+ * decodes them, and signs only the x402 `exact` shape (./solana-protocol.ts lists its refusal rules).
  *
  * No message changes the signer's limits: there is no method for it, and every params object is strict. A
  * wallet's policy changes only by a document its authority signed (./owner-policy-protocol.ts).
@@ -35,8 +37,15 @@ import {
   setWalletPolicyParamsSchema,
   setWalletPolicyResultSchema,
 } from './owner-policy-protocol.js';
+import {
+  signSolanaTransactionResultSchema,
+  solanaAddressSchema,
+  solanaMessageSchema,
+  solanaNetworkSchema,
+} from './solana-protocol.js';
 
 export * from './owner-policy-protocol.js';
+export * from './solana-protocol.js';
 
 export const SIGNER_PROTOCOL_VERSION = 1 as const;
 /** Largest frame either side accepts, in bytes (payload, excluding the 4-byte length prefix): room for a signed policy at its list bounds (two lists of 1,000 addresses). */
@@ -175,6 +184,23 @@ export const signEip2612PermitParamsSchema = z
     message: eip2612PermitSchema,
   })
   .strict();
+/**
+ * A Solana transaction message (legacy or v0) for the wallet to sign as the payer of an x402 `exact`
+ * payment; the signer signs only that shape (./solana-protocol.ts lists its refusal rules).
+ */
+export const signSolanaTransactionParamsSchema = z
+  .object({
+    account_key_ref: keyRefSchema,
+    wallet_key_ref: keyRefSchema,
+    /** The wallet's base58 address; the signature must verify under it. */
+    address: solanaAddressSchema,
+    network: solanaNetworkSchema,
+    /** The message bytes, base64. */
+    message: solanaMessageSchema,
+    /** The payee: when given, the transfer's destination must be its associated token account for the mint. */
+    pay_to: solanaAddressSchema.optional(),
+  })
+  .strict();
 export const destroyWalletKeyParamsSchema = z
   .object({ account_key_ref: keyRefSchema, wallet_key_ref: keyRefSchema })
   .strict();
@@ -190,6 +216,7 @@ export const signerRequestSchema = z.discriminatedUnion('method', [
   requestOf('sign_transfer_authorization', signTransferAuthorizationParamsSchema),
   requestOf('sign_permit2_witness_transfer', signPermit2WitnessTransferParamsSchema),
   requestOf('sign_eip2612_permit', signEip2612PermitParamsSchema),
+  requestOf('sign_solana_transaction', signSolanaTransactionParamsSchema),
   requestOf('destroy_wallet_key', destroyWalletKeyParamsSchema),
   requestOf('set_wallet_policy', setWalletPolicyParamsSchema),
   requestOf('get_wallet_policy', getWalletPolicyParamsSchema),
@@ -337,6 +364,7 @@ export type HealthResult = z.infer<typeof healthResultSchema>;
 export type CreateAccountKeyResult = z.infer<typeof createAccountKeyResultSchema>;
 export type CreateWalletKeyResult = z.infer<typeof createWalletKeyResultSchema>;
 export type SignTransferAuthorizationResult = z.infer<typeof signTransferAuthorizationResultSchema>;
+export type SignSolanaTransactionParams = z.infer<typeof signSolanaTransactionParamsSchema>;
 export type DestroyWalletKeyResult = z.infer<typeof destroyWalletKeyResultSchema>;
 
 /** Params and result schema per method, so client and server stay in lock-step. */
@@ -353,6 +381,10 @@ export const SIGNER_METHODS = {
     result: signTransferAuthorizationResultSchema,
   },
   sign_eip2612_permit: { params: signEip2612PermitParamsSchema, result: signTransferAuthorizationResultSchema },
+  sign_solana_transaction: {
+    params: signSolanaTransactionParamsSchema,
+    result: signSolanaTransactionResultSchema,
+  },
   destroy_wallet_key: { params: destroyWalletKeyParamsSchema, result: destroyWalletKeyResultSchema },
   set_wallet_policy: { params: setWalletPolicyParamsSchema, result: setWalletPolicyResultSchema },
   get_wallet_policy: { params: getWalletPolicyParamsSchema, result: getWalletPolicyResultSchema },

@@ -2,19 +2,25 @@
  * Hostile frames against a real signer process: oversize length prefix, truncated frame then close,
  * zero-length frame, bad JSON and invalid UTF-8, deep nesting, unknown methods (including inherited
  * property names and a raw-digest method), wrong versions and types, and every relevant value of the
- * shared hostile-input table (test/vectors/hostile-inputs.json) thrown at every field of every method.
+ * shared hostile-input table (test/vectors/hostile-inputs.json) thrown at every field of every method;
+ * hostile Solana message bytes refused with a rule as a field.
  * Each gets an error reply that matches the protocol's error schema with a stable code; nothing is
  * signed; the signer keeps serving on the same connection and on new ones.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { getAddressDecoder } from '@solana/kit';
 import {
   MAX_FRAME_BYTES,
   signerErrorReplySchema,
   type SignerErrorCode,
 } from '../../../signer/protocol/signer-protocol.js';
 import { encodeFrame } from '../../../signer/protocol/frame-codec.js';
+import { SOLANA_RULES } from '../../../signer/solana/solana-rule.js';
+import { DEVNET, paymentMessage } from '../../builders/solana-payment-message.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import {
   BASE_SEPOLIA_USDC as DOMAIN,
@@ -279,6 +285,76 @@ describe('treasury-signer under hostile frames', function () {
       (await conn.request({ v: 1, id: 'upper', method: 'sign_transfer_authorization', params: p })).ok,
       true,
     );
+    assert.equal(
+      (await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok,
+      true,
+      'same connection still serves',
+    );
+  });
+
+  it('refuses hostile Solana messages with a rule as a field, hostile fields as invalid, and signs nothing', async () => {
+    const walletAddress = getAddressDecoder().decode(ed25519.getPublicKey(ed25519.utils.randomSecretKey()));
+    const good = await paymentMessage({ wallet: walletAddress });
+    const base = {
+      account_key_ref: valid.create_wallet_key.account_key_ref,
+      wallet_key_ref: valid.destroy_wallet_key.wallet_key_ref,
+      address: walletAddress,
+      network: DEVNET,
+      message: Buffer.from(good).toString('base64'),
+    };
+    let n = 0;
+    const ask = (params: Record<string, unknown>) =>
+      conn.request({ v: 1, id: `sol${n++}`, method: 'sign_solana_transaction', params });
+    const refusedWithRule = async (bytes: Uint8Array, what: string, rule?: string) => {
+      const reply = await ask({ ...base, message: Buffer.from(bytes).toString('base64') });
+      const parsed = signerErrorReplySchema.parse(reply);
+      assert.equal(parsed.error.code, 'invariant_violation', `${what}: ${parsed.error.message}`);
+      assert.ok(
+        SOLANA_RULES.includes(parsed.error.details?.rule as never),
+        `${what}: rule ${parsed.error.details?.rule}`,
+      );
+      if (rule) assert.equal(parsed.error.details?.rule, rule, what);
+    };
+    await refusedWithRule(new Uint8Array(1), 'one byte', 'message_undecodable');
+    await refusedWithRule(good.subarray(0, 40), 'truncated', 'message_undecodable');
+    await refusedWithRule(new Uint8Array([...good, 0]), 'trailing byte', 'message_not_canonical');
+    await refusedWithRule(new Uint8Array(1232), 'zeros');
+    for (let i = 0; i < 20; i++) await refusedWithRule(randomBytes(1 + ((i * 61) % 1232)), `random ${i}`);
+    await refusedWithRule(
+      await paymentMessage({ wallet: walletAddress, feePayer: walletAddress }),
+      'fee payer',
+      'fee_payer_is_wallet',
+    );
+    await refusedWithRule(
+      await paymentMessage({ wallet: walletAddress, decimals: 9 }),
+      'decimals',
+      'transfer_decimals',
+    );
+    await refusedWithRule(
+      await paymentMessage({ wallet: walletAddress, computeUnits: 1_400_000 }),
+      'compute units',
+      'compute_unit_limit',
+    );
+    const fields: Record<string, unknown[]> = {
+      address: [...ANY, ...hostile.evm_address!, ...hostile.identifier!, '0'.repeat(32), 'z'.repeat(44)],
+      network: [...ANY, ...hostile.caip2_network!, 'solana:devnet', `${DEVNET} `],
+      message: [...ANY, ...hostile.base64_header!, Buffer.alloc(1233).toString('base64'), 'A'.repeat(1648)],
+      pay_to: [...ANY, ...hostile.evm_address!, 'z'.repeat(44)],
+    };
+    for (const [field, values] of Object.entries(fields)) {
+      for (const value of values) {
+        const code = await refused(
+          { v: 1, id: `solf${n++}`, method: 'sign_solana_transaction', params: { ...base, [field]: value } },
+          ['invalid_request', 'invariant_violation'],
+          `sign_solana_transaction.${field}=${show(value)}`,
+        );
+        // Only bytes that decode as base64 reach the Solana checks; every other field is refused at the schema.
+        if (field !== 'message') assert.equal(code, 'invalid_request', `${field}=${show(value)}`);
+      }
+    }
+    // A valid payment asked of a secp256k1 wallet key: refused, never signed.
+    const reply = await ask(base);
+    assert.equal(signerErrorReplySchema.parse(reply).error.code, 'invariant_violation');
     assert.equal(
       (await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok,
       true,

@@ -19,6 +19,7 @@ import { hashTransferAuthorization } from '../../../signer/eip3009/hash-transfer
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
 import { MAX_FRAME_BYTES } from '../../../signer/protocol/signer-protocol.js';
 import { SignerFault } from '../../../signer/signer-error.js';
+import { DEFAULT_SOLANA_INVARIANTS } from '../../../signer/config/solana-invariants.js';
 
 const vector = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/eip3009-x402-spec-vector.json'), 'utf8'),
@@ -225,6 +226,7 @@ describe('static invariants', () => {
     maxValiditySeconds: 3600,
     permit2: '0x000000000022d473030f116ddee9f6b43ac78ba3',
     permit2Spenders: ['0x4020a4f3b7b90cca423b9fabcc0ce57c6c240002'],
+    solana: DEFAULT_SOLANA_INVARIANTS,
   };
   const now = 1_800_000_000;
   const from = '0x857b06519E91e3A54538791bDbb0E22373e36b66';

@@ -1,0 +1,48 @@
+/**
+ * The static bounds the signer applies to every Solana message it is asked to sign (../solana/): which
+ * mints may be paid on which network, and how much compute a payment may ask for. Part of the signer's
+ * invariants (./signer-config.ts); no protocol message changes them.
+ *
+ * Defends: a front asking the wallet to pay in another token, on a network the deployment does not use,
+ * or to attach an absurd priority fee or compute budget to a payment (the x402 facilitator refuses a price
+ * above 5,000,000 µlamports per compute unit; the client asks for 20,000 units).
+ * Does not defend: the amount (the per-signature maximum and the wallet's rolling ceilings count it, in
+ * raw 6-decimal units, as for EVM tokens — hence every allowed mint must have 6 decimals).
+ * Known limits: the defaults are fixed here (USDC on Solana devnet and mainnet); the environment does not
+ * override them yet.
+ */
+
+/** A mint the wallet may pay in, on one network (CAIP-2 `solana:<genesis hash prefix>`). */
+export interface SolanaAllowedMint {
+  network: string;
+  /** base58 */
+  mint: string;
+}
+
+export interface SolanaInvariants {
+  allowedMints: readonly SolanaAllowedMint[];
+  /** Largest SetComputeUnitLimit a payment may carry. */
+  maxComputeUnitLimit: number;
+  /** Largest SetComputeUnitPrice, in micro-lamports per compute unit. */
+  maxComputeUnitPriceMicroLamports: bigint;
+  /** Longest memo, in bytes (UTF-8). */
+  maxMemoBytes: number;
+}
+
+/** The decimals every allowed mint has: the signer's amounts are raw 6-decimal units (USDC). */
+export const SOLANA_MINT_DECIMALS = 6;
+
+export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+
+export const DEFAULT_SOLANA_INVARIANTS: SolanaInvariants = Object.freeze({
+  allowedMints: Object.freeze([
+    Object.freeze({ network: SOLANA_DEVNET, mint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' }),
+    Object.freeze({ network: SOLANA_MAINNET, mint: 'EPjFWdd5AufqSSqeM2qNJxdyZ2xtgM8a7GEiT2g7gPU' }),
+  ]),
+  // Ten times what the x402 client asks for (20,000), well under a transaction's 1,400,000.
+  maxComputeUnitLimit: 200_000,
+  maxComputeUnitPriceMicroLamports: 5_000_000n,
+  // The x402 client's memo is 32 hex characters, or the seller's `extra.memo`.
+  maxMemoBytes: 256,
+});

@@ -1,0 +1,59 @@
+/**
+ * The Ed25519 side of a key backend, and the check every Ed25519 signature passes before it leaves the
+ * signer: it must verify (RFC 8032, strict encodings) under the wallet's public key — the 32 bytes its base58
+ * address spells — over the exact message bytes the checks decoded.
+ *
+ * Defends: a wrong key answering for a wallet (a swapped reference, a confused HSM) and HSM faults — a
+ * signature that does not verify is `address_mismatch` and never returned (as ../ecdsa/finalize-signature.ts
+ * does for ECDSA).
+ * Does not defend: what the message means (./check-x402-exact-message.ts).
+ */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { getAddressEncoder, isAddress } from '@solana/kit';
+import type { KeyBackend } from '../backends/key-backend.js';
+import { SignerFault } from '../signer-error.js';
+
+/** Raw RFC 8032 Ed25519 over the message bytes, 64 bytes (the backends' Ed25519 method). */
+export interface Ed25519Signing {
+  signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array>;
+}
+
+const addressEncoder = getAddressEncoder();
+
+/** The wallet's Ed25519 public key from its base58 address; `invalid_request` when it is not 32 bytes. */
+export function solanaPublicKey(address: string, name: string): Uint8Array {
+  if (!isAddress(address)) throw new SignerFault('invalid_request', `${name} is not a 32-byte base58 address`);
+  return addressEncoder.encode(address) as Uint8Array;
+}
+
+/**
+ * Calls the backend's Ed25519 signing synchronously up to its own first await (the caller has just taken
+ * the wallet's ceilings). A backend without it refuses, as a backend refuses a key of the other curve.
+ */
+export function signEd25519(
+  backend: KeyBackend,
+  accountKeyRef: string,
+  walletKeyRef: string,
+  message: Uint8Array,
+): Promise<Uint8Array> {
+  const signing = backend as KeyBackend & Partial<Ed25519Signing>;
+  if (typeof signing.signEd25519 !== 'function') {
+    return Promise.reject(
+      new SignerFault('invariant_violation', 'key_curve: this key backend holds no Ed25519 keys', {
+        rule: 'key_curve',
+      }),
+    );
+  }
+  return signing.signEd25519(accountKeyRef, walletKeyRef, message);
+}
+
+/** Throws `address_mismatch` unless `signature` is a valid Ed25519 signature of `message` by `publicKey`. */
+export function assertEd25519Signature(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): void {
+  let valid = false;
+  try {
+    valid = signature.length === 64 && ed25519.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    valid = false;
+  }
+  if (!valid) throw new SignerFault('address_mismatch', "the signature does not verify under the wallet's public key");
+}
