@@ -2,7 +2,8 @@
  * What the API answers about a wallet's owner-signed policy (docs/adr/0012-owner-signed-policies.md): GET
  * /v1/wallets/{id}/policy and PUT …/policy/signed answer the stored policy with `owner_policy`, the signer's
  * own word on it (who may sign the wallet's policy, which signed version it enforces, the next version to
- * sign). Defined once here: the `xx` CLI and the dashboard read it with these schemas.
+ * sign). Defined once here: the `xx` CLI and the dashboard read it with these schemas and say it with
+ * `describeOwnerPolicy`.
  *
  * Defends: a client signing against a reply of the wrong shape (a version that is not a bounded integer, an
  * authority address that is not one). Does not defend: a reply of the right shape with wrong content — the
@@ -40,3 +41,10 @@ export type OwnerPolicy = z.infer<typeof ownerPolicySchema>;
 /** GET /v1/wallets/{id}/policy and PUT …/policy/signed: the policy as stored, and the signer's view of it. */
 export const walletOwnerPolicySchema = walletPolicySchema.extend({ owner_policy: ownerPolicySchema });
 export type WalletOwnerPolicy = z.infer<typeof walletOwnerPolicySchema>;
+
+/** One line on a wallet's owner-signed state, as the CLI and the dashboard both say it. */
+export function describeOwnerPolicy(owner: OwnerPolicy): string {
+  if (owner.state === 'owner_signed')
+    return `Owner-signed by ${owner.authority?.address ?? 'an unnamed authority'} (version ${owner.version ?? '?'})`;
+  return "Not owner-signed: only the signer's ceilings apply";
+}

@@ -111,10 +111,3 @@ export async function putOwnerSignedPolicy(
     });
   });
 }
-
-/** One line on a wallet's owner-signed state, as `xx wallet policy show`, `xx init` and the dashboard say it. */
-export function describeOwnerPolicy(owner: OwnerPolicy): string {
-  if (owner.state === 'owner_signed')
-    return `Owner-signed by ${owner.authority?.address ?? 'an unnamed authority'} (version ${owner.version ?? '?'})`;
-  return "Not owner-signed: only the signer's ceilings apply";
-}

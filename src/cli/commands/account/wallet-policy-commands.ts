@@ -12,6 +12,7 @@
 import type { Command } from 'commander';
 import type { WalletPolicy } from '../../../../policy/policy-schema.js';
 import {
+  describeOwnerPolicy,
   walletOwnerPolicySchema,
   type WalletOwnerPolicy,
 } from '../../../shared/api-responses/owner-policy-responses.js';
@@ -26,7 +27,7 @@ import { formatFields } from '../seller/seller-format.js';
 import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
 import { capArgument, checkedPolicy, describePolicy, readPolicyFile } from './init-defaults.js';
 import { withOwnerSession } from './owner-sign-in.js';
-import { describeOwnerPolicy, putOwnerSignedPolicy } from './owner-signed-policy.js';
+import { putOwnerSignedPolicy } from './owner-signed-policy.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 const PROFILE_FLAG = 'a credentials profile instead of XX_PAT / the active profile / the active agent';
