@@ -186,6 +186,7 @@ export class SignerService {
       throw new SignerFault(
         'policy_store_unavailable',
         'this signer keeps no policy store (TREASURY_SIGNER_DATABASE_URL is not set): owner-signed policies are off',
+        { rule: 'no_policy_store' },
       );
     }
     return this.owner;

@@ -47,6 +47,7 @@ import { PayService } from './pay/pay-service.js';
 import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js';
 import { SignerGateway } from './signing/signer-gateway.js';
 import { WalletService } from './wallets/wallet-service.js';
+import { OwnerPolicyService } from './wallets/owner-policy-service.js';
 import { PgWalletStore } from './wallets/store/pg-wallet-store.js';
 import { PgWalletHistoryStore } from './wallets/store/pg-wallet-history-store.js';
 import { WalletHistoryService } from './wallets/wallet-history-service.js';
@@ -125,6 +126,7 @@ function buildCore(deps: TreasuryAppDeps) {
     balances,
     bounds: config.walletBounds,
   });
+  const ownerPolicies = new OwnerPolicyService({ store: walletStore, signer, wallets, metrics });
   return {
     config,
     knex,
@@ -143,6 +145,7 @@ function buildCore(deps: TreasuryAppDeps) {
     walletStore,
     walletHistoryStore,
     wallets,
+    ownerPolicies,
   };
 }
 
@@ -232,7 +235,8 @@ type Wings = ReturnType<typeof buildWings>;
 
 /** Every router, in the order the app serves them. */
 function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
-  const { config, knex, metrics, chains, signer, auth, tokenAuth, payAuth, accounts, balances, wallets } = core;
+  const { config, knex, metrics, chains, signer, auth, tokenAuth, payAuth, accounts, balances, wallets, ownerPolicies } =
+    core;
   const { pay, settlements, pats, agents, identity, paymentHistory, walletHistory, sellersWing } = wings;
   return [
     opsRoutes({
@@ -247,7 +251,16 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
     treasuryRoutes({ auth: tokenAuth, accounts }),
     walletRoutes({ auth: tokenAuth, wallets, knex, chains, balances, history: paymentHistory }),
     walletHistoryRoutes({ auth: tokenAuth, wallets, knex, history: walletHistory }),
-    payRoutes({ auth: payAuth, wallets, pay, settlements, knex, chains, dashboardUrl: config.dashboardUrl }),
+    payRoutes({
+      auth: payAuth,
+      wallets,
+      pay,
+      settlements,
+      ownerPolicies,
+      knex,
+      chains,
+      dashboardUrl: config.dashboardUrl,
+    }),
     identityRoutes({ auth: tokenAuth, identity }),
     patRoutes({ auth: tokenAuth, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),

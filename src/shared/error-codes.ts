@@ -87,6 +87,22 @@ export const ERROR_CODES = {
       'This session was exchanged from an agent PAT and acts as that agent only. PATs, caps, agents, sessions and managing sellers need the owner to sign in again (SIWE / SIWS), e.g. with the xx CLI.',
   },
   policy_denied: { status: 403, message: 'The wallet policy refused this payment.' },
+  // Owner-signed policies (docs/adr/0012-owner-signed-policies.md): what the signer says of a signed policy.
+  policy_signature_invalid: {
+    status: 403,
+    message:
+      "The policy document is not signed by the wallet's policy authority (or its signature does not verify, or it is dated ahead); sign it with the authority's key (see rule).",
+  },
+  policy_version_stale: {
+    status: 409,
+    message:
+      'The signer holds a signed policy of this version or a later one (current_version); sign the policy again with a higher version.',
+  },
+  policy_signature_required: {
+    status: 409,
+    message:
+      "This wallet's policy is owner-signed: an unsigned policy cannot replace it. Sign the policy (version next_version) and PUT it to /v1/wallets/{id}/policy/signed.",
+  },
   transfer_not_permitted_with_capability_cap: {
     status: 403,
     message:

@@ -1,5 +1,6 @@
 /**
- * A whole treasury-api for integration tests: real SoftHSM signer process, a fresh migrated PostgreSQL
+ * A whole treasury-api for integration tests: real SoftHSM signer process (with its own policy store, so every
+ * payment passes both the API's policy check and the signer's owner-signed one), a fresh migrated PostgreSQL
  * database, and the Koa app listening on a random loopback port.
  */
 import http from 'node:http';
@@ -55,9 +56,17 @@ export async function startTestTreasury(
     productionRateLimits?: boolean;
     /** Start without TREASURY_ADMIN_TOKEN (no operator routes); `adminToken` is then a token nothing accepts. */
     withoutAdminToken?: boolean;
+    /**
+     * The signer's own policy store (docs/adr/0012-owner-signed-policies.md): on by default (a database of its
+     * own, dropped on stop); `false` starts a signer that keeps none (its ceilings only).
+     */
+    policyStore?: boolean;
   } = {},
 ): Promise<TestTreasury> {
-  const signer = await startTestSigner(options.signerEnv ? { env: options.signerEnv } : {});
+  const signer = await startTestSigner({
+    ...(options.signerEnv ? { env: options.signerEnv } : {}),
+    policyStore: options.policyStore ?? true,
+  });
   const db = options.database ?? (await createTestDatabase());
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const config = loadAppConfig({

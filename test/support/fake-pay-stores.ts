@@ -13,6 +13,7 @@ import type { DecisionWrite } from '../../src/api/pay/store/decision-write.js';
 import type { LockedDecision, PaySnapshotStore, PayWriteStore } from '../../src/api/pay/store/pay-stores.js';
 import { ReservationBatchAborted, type WritePlace } from '../../src/api/pay/store/reservation-writer.js';
 import type { RecordedRow } from '../../src/api/pay/store/signature-recorder.js';
+import type { SignerDenialRow } from '../../src/api/pay/store/signer-denial-write.js';
 
 export class FakePaySnapshotStore implements PaySnapshotStore {
   /** What a read of each wallet returns. */
@@ -92,6 +93,13 @@ export class FakePayWriteStore implements PayWriteStore {
   async release(reservation: ReleasedReservation, _actor: string, reason: ReleaseReason): Promise<boolean> {
     this.released.push({ reservation, reason });
     return true;
+  }
+
+  /** The signer's refusals written, in order. */
+  readonly signerDenials: SignerDenialRow[] = [];
+
+  async writeSignerDenial(row: SignerDenialRow): Promise<void> {
+    this.signerDenials.push(row);
   }
 
   async close(): Promise<void> {}

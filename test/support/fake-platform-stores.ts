@@ -183,4 +183,11 @@ export class FakeAgentStore implements AgentStore {
   async firstOf(_unit: StoreUnit, accountId: string) {
     return this.agents.find((a) => a.account_id === accountId)!.id;
   }
+
+  /** Sign-in proofs by session id (none unless a test sets one). */
+  readonly proofs = new Map<string, { message: string; signature: string }>();
+
+  async signInProofOf(sessionId: string) {
+    return this.proofs.get(sessionId);
+  }
 }

@@ -107,7 +107,7 @@ export class FakeWalletStore implements WalletStore {
     const now = this.tick();
     const currentKey = this.keys.find((k) => k.wallet_id === walletId && k.version === current!.key_version)!;
     let updated: WalletRow = { ...current!, updated_at: now };
-    if (change.kind === 'set_policy') updated.policy = change.policy;
+    if (change.kind === 'set_policy' || change.kind === 'set_signed_policy') updated.policy = change.policy;
     if (change.kind === 'revoke') {
       updated = { ...updated, status: 'revoked', revoked_at: now };
       currentKey.retired = true;

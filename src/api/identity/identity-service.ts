@@ -18,7 +18,11 @@ import type { StoreUnit } from '../db/store-unit.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AgentService } from '../platform/agent-service.js';
+import { signInAuthority } from '../platform/sign-in-authority.js';
 import type { IdentityKey, IdentityStore } from './store/identity-store.js';
+
+/** A SIWE sign-in's message and signature as the owner sent them. */
+type SignInProof = { message: string; signature: string };
 import { verifySiwe, type VerifiedSignIn } from './sign-in-message.js';
 import type { InitBody } from './sign-in-body.js';
 import { verifySiws } from './siws-attestation.js';
@@ -105,14 +109,24 @@ export class IdentityService {
     });
     const proven = [key(primary), ...(linked ? [key(linked)] : [])];
 
-    const session = await this.store.inUnit((unit) => this.signIn(unit, primary.nonce, proven, now));
+    // A SIWE sign-in's own proof: kept with its session, and it names the owner to the signer (a SIWS one does not).
+    const proof = input.chain === 'evm' ? { message: input.message, signature: input.signature } : null;
+    const session = await this.store.inUnit((unit) => this.signIn(unit, { nonce: primary.nonce, proof }, proven, now));
     this.deps.metrics.tokensIssued.inc({ kind: 'session' });
     return session;
   }
 
-  /** The sign-in's writes, in one unit: the nonce used, the identities linked, the account and agent, the session. */
-  private async signIn(unit: StoreUnit, nonce: string, proven: IdentityKey[], now: Date): Promise<SessionGrant> {
-    if (!(await this.store.consumeNonce(unit, nonce, now))) throw new AppError('sign_in_nonce_invalid');
+  /**
+   * The sign-in's writes, in one unit: the nonce used, the identities linked, the account and agent (its
+   * Treasury account under the owner the sign-in's own proof names: ../platform/sign-in-authority.ts), the session.
+   */
+  private async signIn(
+    unit: StoreUnit,
+    signIn: { nonce: string; proof: SignInProof | null },
+    proven: IdentityKey[],
+    now: Date,
+  ): Promise<SessionGrant> {
+    if (!(await this.store.consumeNonce(unit, signIn.nonce, now))) throw new AppError('sign_in_nonce_invalid');
     // One lock per identity, always taken in the same order, so two sign-ins naming the same pair wait in turn.
     const lockKey = (id: IdentityKey) => `identity:${id.chain}:${id.address}`;
     await this.store.lockIdentities(
@@ -138,9 +152,12 @@ export class IdentityService {
       if (!(await this.store.linkIdentity(unit, id, accountId, { now, linkedAt })))
         throw new AppError('identity_already_linked', { fields: { chain: id.chain, address: id.address } });
     }
-    if (created) await this.deps.agents.spawnIn(unit, accountId, 'default', now);
+    if (created) {
+      const authority = signInAuthority(signIn.proof ?? undefined);
+      await this.deps.agents.spawnIn(unit, accountId, { label: 'default', authority }, now);
+    }
     const agentId = await this.deps.agents.firstOf(unit, accountId);
-    const session = await this.issueSession(unit, { accountId, origin: 'sign_in' }, now);
+    const session = await this.issueSession(unit, { accountId, origin: 'sign_in', proof: signIn.proof }, now);
     return { ...session, account_id: accountId, agent_id: agentId, created };
   }
 
@@ -151,7 +168,7 @@ export class IdentityService {
   private async issueSession(
     unit: StoreUnit,
     from:
-      | { accountId: string; origin: 'sign_in' }
+      | { accountId: string; origin: 'sign_in'; proof: SignInProof | null }
       | { accountId: string; origin: 'pat_exchange'; agentId: string; patId: string; expiresAt: Date },
     now: Date,
   ): Promise<{ session: string; expires_at: string }> {
@@ -170,6 +187,7 @@ export class IdentityService {
       createdBy: exchanged ? from.patId : from.accountId,
       createdAt: now,
       expiresAt,
+      signInProof: from.origin === 'sign_in' ? from.proof : null,
     });
     return { session, expires_at: expiresAt.toISOString() };
   }

@@ -1,5 +1,6 @@
 /**
- * Policy and pay routes of a wallet (Treasury-scoped bearer): PUT/GET /v1/wallets/{id}/policy,
+ * Policy and pay routes of a wallet (Treasury-scoped bearer): PUT/GET /v1/wallets/{id}/policy, PUT
+ * /v1/wallets/{id}/policy/signed (an owner-signed policy: ../wallets/owner-policy-service.ts),
  * POST /v1/wallets/{id}/policy/evaluate (dry run), POST /v1/wallets/{id}/pay and /transfer
  * (with an optional Idempotency-Key header), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
  * (an `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
@@ -20,12 +21,14 @@ import {
   idempotencyKeySchema,
   payBodySchema,
   putPolicyBodySchema,
+  putSignedPolicyBodySchema,
   settlementBodySchema,
   transferBodySchema,
 } from './pay-schemas.js';
 import { validate } from '../http/validate.js';
 import { walletBearer, type WalletRouteDeps } from '../wallets/wallet-bearer.js';
-import type { PolicyEvaluation, WalletPolicy } from '../../shared/api-responses/pay-responses.js';
+import type { PolicyEvaluation } from '../../shared/api-responses/pay-responses.js';
+import type { OwnerPolicyService } from '../wallets/owner-policy-service.js';
 
 /** A money-moving call's context: the caller's scope, its Idempotency-Key (checked) and the request it came with. */
 function callContext(ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'request'>, body: unknown): CallContext {
@@ -43,6 +46,7 @@ export function payRoutes(
   deps: WalletRouteDeps & {
     pay: PayService;
     settlements: SettlementService;
+    ownerPolicies: OwnerPolicyService;
     /** For the `create_wallet` recovery of a payment on a chain the agent holds no wallet on. */
     chains: ChainRegistry;
     dashboardUrl: string;
@@ -65,15 +69,21 @@ export function payRoutes(
 
   router.get('/v1/wallets/:id/policy', async (ctx) => {
     const s = await scope(ctx);
-    const wallet = await deps.wallets.getActive(s.accountId, s.walletId);
-    ctx.body = { wallet_id: wallet.id, policy: wallet.policy } satisfies WalletPolicy;
+    ctx.body = await deps.ownerPolicies.read(s.accountId, s.walletId);
   });
 
+  /** Unsigned: 409 `policy_signature_required` on a wallet whose signer holds an owner-signed policy. */
   router.put('/v1/wallets/:id/policy', async (ctx) => {
     const s = await scope(ctx, false);
     const policy = validate(putPolicyBodySchema, ctx.state.body);
-    const wallet = await deps.wallets.setPolicy(s.accountId, s.walletId, policy, s.actor);
-    ctx.body = { wallet_id: wallet.id, policy: wallet.policy } satisfies WalletPolicy;
+    await deps.wallets.setPolicy(s.accountId, s.walletId, policy, s.actor);
+    ctx.body = await deps.ownerPolicies.read(s.accountId, s.walletId);
+  });
+
+  router.put('/v1/wallets/:id/policy/signed', async (ctx) => {
+    const s = await scope(ctx, false);
+    const body = validate(putSignedPolicyBodySchema, ctx.state.body);
+    ctx.body = await deps.ownerPolicies.setSigned(s.accountId, s.walletId, body, s.actor);
   });
 
   router.post('/v1/wallets/:id/policy/evaluate', async (ctx) => {

@@ -8,6 +8,7 @@ import { numberToHex } from 'viem';
 import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
 import { evmAddressSchema } from '../../../policy/policy-schema.js';
+import { policySignatureFieldsSchema } from '../../../policy/signed-policy.js';
 import { rawAmount } from '../../shared/amount-bounds.js';
 import {
   paymentRequirementsSchema as wirePaymentRequirementsSchema,
@@ -115,6 +116,12 @@ export const evaluateBodySchema = z
   .strict();
 
 export const putPolicyBodySchema = boundedPolicy;
+
+/**
+ * PUT /v1/wallets/{id}/policy/signed: the policy (the same schema as PUT …/policy) with the owner-signed
+ * document's version, issued_at and signature (policy/signed-policy.ts; docs/adr/0012-owner-signed-policies.md).
+ */
+export const putSignedPolicyBodySchema = policySignatureFieldsSchema.extend({ policy: boundedPolicy }).strict();
 
 /** The Idempotency-Key header of the pay and transfer routes (the shared header schema of ../http/schemas/). */
 export { idempotencyKeySchema } from '../http/schemas/common-schemas.js';

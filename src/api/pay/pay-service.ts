@@ -61,6 +61,7 @@ import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import { SignerPolicyDenial } from '../signing/owner-policy-errors.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
 import { authorizationWindow, uptoFacilitator } from './authorization-terms.js';
 import type { PayDeps, PayFaults } from './pay-deps.js';
@@ -68,6 +69,7 @@ import type { AuthorizationTerms, PaymentRequirements } from './pay-schemas.js';
 import { checkedSnapshot } from './pay-snapshot.js';
 import type { CallContext, SpendPlan } from './pay-types.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
+import { answerSignerDenial } from './record-signer-denial.js';
 import { releaseEventually } from './release-eventually.js';
 import { reservePayment } from './reserve-payment.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
@@ -285,8 +287,21 @@ export class PayService {
     });
   }
 
-  /** Reserve (./reserve-payment.ts), then answer: 403 for a denial, the stored payment for a replay, or sign and record what was reserved. */
+  /**
+   * Decide, sign and record; a refusal of the signer's own copy of the wallet's owner-signed policy (after its
+   * reservation was given back) is recorded and answered as a denial (./record-signer-denial.ts).
+   */
   private async spend(ctx: CallContext, plan: SpendPlan): Promise<PaymentAuthorization> {
+    try {
+      return await this.decideAndSign(ctx, plan);
+    } catch (err) {
+      if (err instanceof SignerPolicyDenial) return answerSignerDenial(this.deps, ctx, plan, err);
+      throw err;
+    }
+  }
+
+  /** Reserve (./reserve-payment.ts), then answer: 403 for a denial, the stored payment for a replay, or sign and record what was reserved. */
+  private async decideAndSign(ctx: CallContext, plan: SpendPlan): Promise<PaymentAuthorization> {
     const requestHash = ctx.idempotencyKey
       ? createHash('sha256').update(canonicalJson(ctx.request)).digest('hex')
       : null;

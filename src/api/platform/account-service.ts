@@ -2,12 +2,18 @@
  * Treasury accounts: minting (a per-account key generated in the HSM, stored only wrapped) and
  * Treasury-scoped PATs (by the operator or the account's legacy api key only; lineage in
  * credential-lineage.ts). Secrets are returned once and stored only as SHA-256.
+ *
+ * Every account key is made with a policy authority for the signer (docs/adr/0012-owner-signed-policies.md):
+ * the owner, proven by their own SIWE sign-in, for an agent's account made by a sign-in or by its session;
+ * the deployment's approver for operator-minted and platform accounts. The signer keeps the authority it
+ * granted; the API stores it nowhere (GET /v1/wallets/{id}/policy reads it back from the signer).
  */
 import { requireBoundChild } from '../auth/lineage-parent.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { StoreUnit } from '../db/store-unit.js';
+import type { AuthorityRequest } from '../../../signer/protocol/signer-protocol.js';
 import type { AccountRow, AccountStore } from './store/platform-stores.js';
 import type { IssuedTreasuryPat, MintedAccount } from '../../shared/api-responses/account-responses.js';
 
@@ -15,8 +21,11 @@ export type { AccountRow } from './store/platform-stores.js';
 
 /** What an account needs of the signer: a new account key, generated in the HSM and returned only wrapped. */
 export interface AccountKeySigner {
-  call(method: 'create_account_key', params: Record<string, never>): Promise<{ account_key_ref: string }>;
+  call(method: 'create_account_key', params: { authority: AuthorityRequest }): Promise<{ account_key_ref: string }>;
 }
+
+/** Operator-minted and platform accounts: the deployment's policy approver (configured on the signer only). */
+export const APPROVER_AUTHORITY: AuthorityRequest = Object.freeze({ kind: 'approver' });
 
 export interface AccountServiceDeps {
   store: AccountStore;
@@ -29,7 +38,7 @@ export class AccountService {
 
   async mint(input: { owner_type: string; owner_id: string }, actor: string): Promise<MintedAccount> {
     const apiKey = generateToken(TOKEN_PREFIXES.api_key);
-    const { id, created_at } = await this.write(input, actor, (now) => ({
+    const { id, created_at } = await this.write(input, actor, APPROVER_AUTHORITY, (now) => ({
       id: generateId('tok_'),
       tokenHash: hashToken(apiKey),
       label: 'api_key',
@@ -48,24 +57,26 @@ export class AccountService {
   }
 
   /**
-   * Creates a Treasury account (its key generated in the HSM, stored wrapped), in `unit` when given (e.g. the
-   * agent that will hold it, written in the same unit).
+   * Creates a Treasury account (its key generated in the HSM, stored wrapped) under `authority`, in `unit`
+   * when given (e.g. the agent that will hold it, written in the same unit).
    */
   async create(
     input: { owner_type: string; owner_id: string },
     actor: string,
+    authority: AuthorityRequest,
     unit?: StoreUnit,
   ): Promise<{ id: string; created_at: Date }> {
-    return this.write(input, actor, () => undefined, unit);
+    return this.write(input, actor, authority, () => undefined, unit);
   }
 
   private async write(
     input: { owner_type: string; owner_id: string },
     actor: string,
+    authority: AuthorityRequest,
     apiKey: (now: Date) => Parameters<AccountStore['create']>[2],
     unit?: StoreUnit,
   ): Promise<{ id: string; created_at: Date }> {
-    const { account_key_ref } = await this.deps.signer.call('create_account_key', {});
+    const { account_key_ref } = await this.deps.signer.call('create_account_key', { authority });
     const id = generateId('acct_');
     const now = new Date();
     const account = { id, owner_type: input.owner_type, owner_id: input.owner_id, account_key_ref, created_at: now };

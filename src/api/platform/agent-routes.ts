@@ -44,10 +44,10 @@ export function agentRoutes(deps: { auth: Authenticator; agents: AgentService; h
     ctx.body = await deps.agents.list(accountId, validate(pageQuerySchema, ctx.query, 'query'));
   });
   router.post('/v1/agents', async (ctx) => {
-    const { accountId } = requireSession(await principalOf(ctx), 'owner');
+    const { accountId, sessionId } = requireSession(await principalOf(ctx), 'owner');
     const body = validate(spawnAgentBodySchema, ctx.state.body ?? {});
     ctx.status = 201;
-    ctx.body = await deps.agents.spawn(accountId, body.label);
+    ctx.body = await deps.agents.spawn(accountId, body.label, sessionId);
   });
   router.get('/v1/agents/:id', async (ctx) => {
     const caller = callerOf(await principalOf(ctx));

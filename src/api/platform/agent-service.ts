@@ -17,6 +17,8 @@ import type { AccountService } from './account-service.js';
 import type { AgentWalletInput, AgentWallets } from './agent-wallets.js';
 import type { AgentRow, AgentStore } from './store/platform-stores.js';
 import { generateId } from '../auth/token-codec.js';
+import type { AuthorityRequest } from '../../../signer/protocol/signer-protocol.js';
+import { signInAuthority } from './sign-in-authority.js';
 import type { AgentPage, AgentView, WalletView } from '../../shared/api-responses/wallet-responses.js';
 
 export type { AgentRow } from './store/platform-stores.js';
@@ -80,16 +82,34 @@ export class AgentService {
     return view!;
   }
 
-  async spawn(accountId: string, label: string | undefined): Promise<AgentView> {
+  /**
+   * A new agent made by the owner's sign-in session `sessionId`: its Treasury account's policy authority is
+   * the owner named by that session's own SIWE proof (./sign-in-authority.ts).
+   */
+  async spawn(accountId: string, label: string | undefined, sessionId: string): Promise<AgentView> {
     const now = this.deps.clock();
-    const agentId = await this.deps.store.inUnit((unit) => this.spawnIn(unit, accountId, label ?? 'agent', now));
+    const authority = signInAuthority(await this.deps.store.signInProofOf(sessionId));
+    const agentId = await this.deps.store.inUnit((unit) =>
+      this.spawnIn(unit, accountId, { label: label ?? 'agent', authority }, now),
+    );
     return this.get({ accountId }, agentId);
   }
 
-  /** A new agent with its own Treasury account (its key generated in the HSM), written in `unit`. */
-  async spawnIn(unit: StoreUnit, accountId: string, label: string, now: Date): Promise<string> {
+  /** A new agent with its own Treasury account (its key generated in the HSM, under `authority`), written in `unit`. */
+  async spawnIn(
+    unit: StoreUnit,
+    accountId: string,
+    agent: { label: string; authority: AuthorityRequest },
+    now: Date,
+  ): Promise<string> {
+    const { label, authority } = agent;
     const agentId = generateId('agt_');
-    const treasury = await this.deps.accounts.create({ owner_type: 'agent', owner_id: agentId }, accountId, unit);
+    const treasury = await this.deps.accounts.create(
+      { owner_type: 'agent', owner_id: agentId },
+      accountId,
+      authority,
+      unit,
+    );
     await this.deps.store.insert(unit, {
       id: agentId,
       account_id: accountId,

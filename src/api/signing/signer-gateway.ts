@@ -8,11 +8,17 @@
  * one of the signer's rolling ceilings; `internal_error` when it refused something the front should never
  * have asked. Every refusal's fields come from the signer's `details`, never from its message. The caller
  * (the pay path) gives the reservation's spend back on any of these, as for every signer failure.
+ * Owner-signed policies (docs/adr/0012-owner-signed-policies.md): the signer's `policy_denied` becomes a
+ * SignerPolicyDenial (../pay/ records it as a `pd_…` decision and answers 403 `policy_denied`),
+ * `policy_signature_invalid` 403 and `policy_version_stale` 409 of the same names, and
+ * `policy_store_unavailable` 503 `signer_unavailable` (`reason` says so; `rule: no_policy_store` when the
+ * signer keeps none at all).
  */
 import { SignerClient, SignerError } from '../../../signer/protocol/signer-client.js';
 import type { SignerMethod, SignerParams, SignerResult } from '../../../signer/protocol/signer-protocol.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import { ownerPolicyError } from './owner-policy-errors.js';
 
 export class SignerGateway {
   constructor(
@@ -32,6 +38,8 @@ export class SignerGateway {
       if (code === 'hsm_unavailable' || code === 'backend_unavailable' || code === 'busy' || code === 'hsm_error') {
         throw new AppError('signer_unavailable', { headers: { 'Retry-After': '1' }, cause: err });
       }
+      const policyError = err instanceof SignerError ? ownerPolicyError(err) : undefined;
+      if (policyError) throw policyError;
       if (code === 'invariant_violation' && err instanceof SignerError) {
         // The rule travels as a field (signer/assert.ts); the per-signature maximum also names its limit.
         const d = err.details ?? {};

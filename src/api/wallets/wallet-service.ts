@@ -23,6 +23,7 @@ import type { WalletPage, WalletView } from '../../shared/api-responses/wallet-r
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { WalletBoundsConfig } from '../config/app-config.js';
 import { refuseOverWalletBounds } from './wallet-bounds.js';
+import { readOwnerPolicy } from './read-owner-policy.js';
 import type { WalletKey, WalletRow, WalletRowPage, WalletStore } from './store/wallet-store.js';
 
 export type { WalletRow } from './store/wallet-store.js';
@@ -70,6 +71,7 @@ export class WalletService {
       network: row.network,
       address: row.address,
       policy: row.policy,
+      policy_state: row.policy_version == null ? 'ceilings_only' : 'owner_signed',
       status: row.status,
       key_version: row.key_version,
       created_at: row.created_at.toISOString(),
@@ -141,15 +143,23 @@ export class WalletService {
     return activeOf(accountId, walletId, await this.store.find(walletId));
   }
 
-  /** Replaces the wallet's policy (already validated and normalised by the schema). */
+  /**
+   * Replaces the wallet's policy (already validated and normalised by the schema), unsigned: refused with 409
+   * `policy_signature_required` while the signer holds an owner-signed policy for the wallet (asked first;
+   * 503 when it cannot say), or the API stored one under the wallet's lock (a signed change that landed
+   * meanwhile). Signed changes: ./owner-policy-service.ts.
+   */
   async setPolicy(
     accountId: string,
     walletId: string,
     policy: Record<string, unknown>,
     actor: string,
   ): Promise<WalletView> {
+    const held = await readOwnerPolicy(this.signer, (await this.getActive(accountId, walletId)).address);
+    if (held.version !== null) throw signatureRequired(held.version);
     const row = await this.store.change(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
+      if (current.policy_version != null) throw signatureRequired(Number(current.policy_version));
       return {
         change: { kind: 'set_policy', policy },
         audit: { eventType: 'policy.updated', actor, payload: { previous: current.policy, policy } },
@@ -258,6 +268,13 @@ export class WalletService {
       return false;
     }
   }
+}
+
+/** 409 `policy_signature_required`: the wallet's policy is owner-signed at `version`; the next must be signed. */
+function signatureRequired(version: number): AppError {
+  return new AppError('policy_signature_required', {
+    fields: { current_version: version, next_version: version + 1 },
+  });
 }
 
 /** `row` if the account owns it and it is active: 404 when absent or another account's, 410 when revoked. */

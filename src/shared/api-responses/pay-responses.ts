@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import { RULE_NAMES } from '../../../policy/policy-types.js';
 import { eip3009AuthorizationSchema } from '../eip3009-authorization.js';
+import { policyStateSchema } from './wallet-responses.js';
 import { evmAddressField, rawAmountField, signatureField, uint256Field, unixSecondsField } from './response-fields.js';
 
 /** Permit2's `TokenPermissions` (its EIP-712 struct): at most `amount` of `token`. */
@@ -129,8 +130,38 @@ export const settlementSchema = z
   .loose();
 export type Settlement = z.infer<typeof settlementSchema>;
 
-/** GET and PUT /v1/wallets/{id}/policy: the wallet's policy as stored (docs/adr/0003-policy-engine.md). */
-export const walletPolicySchema = z.object({ wallet_id: z.string(), policy: z.record(z.string(), z.unknown()) });
+/**
+ * What the signer holds for a wallet (docs/adr/0012-owner-signed-policies.md), read from it: who may sign the
+ * wallet's policy and the signed document it enforces (all null: none yet). `next_version` is what the next
+ * document must carry (the current version + 1, or 1).
+ */
+export const ownerPolicySchema = z.object({
+  state: policyStateSchema,
+  authority: z
+    .object({
+      kind: z.enum(['owner', 'approver', 'first_signer']),
+      address: evmAddressField.nullable(),
+    })
+    .nullable(),
+  version: z.number().int().min(1).nullable(),
+  policy_hash: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/)
+    .nullable(),
+  issued_at: z.number().int().min(0).nullable(),
+  next_version: z.number().int().min(1),
+});
+export type OwnerPolicy = z.infer<typeof ownerPolicySchema>;
+
+/**
+ * GET and PUT /v1/wallets/{id}/policy (and PUT …/policy/signed): the wallet's policy as stored
+ * (docs/adr/0003-policy-engine.md) and what the signer holds of it.
+ */
+export const walletPolicySchema = z.object({
+  wallet_id: z.string(),
+  policy: z.record(z.string(), z.unknown()),
+  owner_policy: ownerPolicySchema,
+});
 export type WalletPolicy = z.infer<typeof walletPolicySchema>;
 
 /** POST /v1/wallets/{id}/policy/evaluate: what the policy would decide; nothing is signed or counted. */

@@ -17,6 +17,13 @@ const evmAddressField = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x-pre
 
 export const walletStatusSchema = z.enum(['active', 'revoked']);
 
+/**
+ * Whether a wallet's policy is owner-signed (the signer accepted a document its policy authority signed, and
+ * enforces it itself) or the signer applies only its own ceilings (docs/adr/0012-owner-signed-policies.md).
+ */
+export const policyStateSchema = z.enum(['owner_signed', 'ceilings_only']);
+export type PolicyState = z.infer<typeof policyStateSchema>;
+
 export const walletViewSchema = z.object({
   id: z.string(),
   account_id: z.string(),
@@ -25,6 +32,7 @@ export const walletViewSchema = z.object({
   network: z.string(),
   address: evmAddressField,
   policy: z.record(z.string(), z.unknown()),
+  policy_state: policyStateSchema,
   status: walletStatusSchema,
   key_version: z.number().int(),
   created_at: z.string(),

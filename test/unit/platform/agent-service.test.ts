@@ -40,7 +40,7 @@ const code = (c: string) => (err: unknown) => (err as { code?: string }).code ==
 describe('AgentService (through the in-memory platform stores)', () => {
   it('spawns an agent holding a Treasury account of its own', async () => {
     const { agents, accountStore } = setUp();
-    const view = await agents.spawn(ACCOUNT, 'bot');
+    const view = await agents.spawn(ACCOUNT, 'bot', 'ses_test');
     const treasury = accountStore.accounts.get(view.treasury_account_id);
     assert.deepEqual([treasury?.owner_type, treasury?.owner_id], ['agent', view.agent_id]);
     assert.equal(view.label, 'bot');
@@ -48,7 +48,7 @@ describe('AgentService (through the in-memory platform stores)', () => {
 
   it('hides another account’s agent, and an agent from another agent’s bearer', async () => {
     const { agents } = setUp();
-    const { agent_id } = await agents.spawn(ACCOUNT, undefined);
+    const { agent_id } = await agents.spawn(ACCOUNT, undefined, 'ses_test');
     await assert.rejects(agents.get({ accountId: OTHER }, agent_id), code('agent_not_found'));
     await assert.rejects(agents.get({ agentId: 'agt_000000000000000000000009' }, agent_id), code('agent_not_found'));
     assert.equal((await agents.get({ agentId: agent_id }, agent_id)).agent_id, agent_id);
@@ -56,7 +56,7 @@ describe('AgentService (through the in-memory platform stores)', () => {
 
   it('lets an agent bearer add a wallet without a policy, its PAT’s cap passed on; the owner without one', async () => {
     const { agents, created } = setUp();
-    const { agent_id, treasury_account_id } = await agents.spawn(ACCOUNT, undefined);
+    const { agent_id, treasury_account_id } = await agents.spawn(ACCOUNT, undefined, 'ses_test');
     await assert.rejects(
       agents.addWallet({ agentId: agent_id, patDailyCapMicro: 5n }, agent_id, { policy: {} }, 'pat'),
       code('insufficient_scope'),

@@ -27,6 +27,8 @@ export interface NewSession {
   createdBy: string;
   createdAt: Date;
   expiresAt: Date;
+  /** A SIWE sign-in's own message and signature (kept to name the owner to the signer later); else null. */
+  signInProof: { message: string; signature: string } | null;
 }
 
 export interface IdentityStore extends UnitRunner {

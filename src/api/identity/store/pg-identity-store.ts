@@ -112,6 +112,8 @@ function pgSessionRows(): SessionRows {
         created_by: s.createdBy,
         created_at: s.createdAt,
         expires_at: s.expiresAt,
+        sign_in_message: s.signInProof?.message ?? null,
+        sign_in_signature: s.signInProof?.signature ?? null,
       });
     },
     async lockCredential(unit, tokenId) {

@@ -15,6 +15,7 @@ import type { ReleasedReservation, ReleaseReason } from './release-reservation.j
 import type { DecisionWrite } from './decision-write.js';
 import type { WritePlace } from './reservation-writer.js';
 import type { RecordedRow } from './signature-recorder.js';
+import type { SignerDenialRow } from './signer-denial-write.js';
 
 export interface PaySnapshotStore {
   /**
@@ -65,5 +66,7 @@ export interface PayWriteStore {
   ): Promise<RecordedRow<PaymentAuthorization> | undefined>;
   /** Releases a reservation whose signature never left (spend given back, audited); false when it was not reserved. */
   release(reservation: ReleasedReservation, actor: string, reason: ReleaseReason, at: Date): Promise<boolean>;
+  /** A payment the signer's owner-signed policy refused: its `pd_…` decision and audit row (./signer-denial-write.ts). */
+  writeSignerDenial(row: SignerDenialRow): Promise<void>;
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { isoDate, SNAPSHOT_SQL } from './pay-statements.js';
 import type { LockedDecision, PaySnapshotStore, PayWriteStore } from './pay-stores.js';
 import { ReservationWriter, type WritePlace } from './reservation-writer.js';
 import { SignatureRecorder, type RecordedRow } from './signature-recorder.js';
+import { writeSignerDenial, type SignerDenialRow } from './signer-denial-write.js';
 
 /** The prepared snapshot statement of a payment and of a dry run (each prepared once per connection). */
 const SNAPSHOT_STATEMENT = { pay: 'treasury_pay_snapshot_v3', evaluate: 'treasury_evaluate_snapshot_v1' } as const;
@@ -134,6 +135,10 @@ export class PgPayWriteStore implements PayWriteStore {
 
   release(reservation: ReleasedReservation, actor: string, reason: ReleaseReason, at: Date): Promise<boolean> {
     return releaseReservation(this.knex, reservation, actor, reason, at);
+  }
+
+  writeSignerDenial(row: SignerDenialRow): Promise<void> {
+    return writeSignerDenial(this.knex, row);
   }
 
   /** Closes the connections of the decision writer and the signature recorder (call after requests drained). */

@@ -149,6 +149,15 @@ export function pgAgentStore(knex: Knex): AgentStore {
       const agent = await trxOf(unit)('agents').where({ account_id: accountId }).orderBy('created_at').first('id');
       return agent.id as string;
     },
+    async signInProofOf(sessionId) {
+      const row = (await knex('api_tokens')
+        .where({ id: sessionId, kind: 'session', session_origin: 'sign_in' })
+        .whereNotNull('sign_in_message')
+        .first('sign_in_message', 'sign_in_signature')) as
+        | { sign_in_message: string; sign_in_signature: string }
+        | undefined;
+      return row && { message: row.sign_in_message, signature: row.sign_in_signature };
+    },
   };
 }
 

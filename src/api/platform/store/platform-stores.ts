@@ -86,6 +86,8 @@ export interface AgentStore extends UnitRunner {
   insert(unit: StoreUnit, agent: AgentRow): Promise<void>;
   /** The account's first (oldest) agent, read in `unit`. */
   firstOf(unit: StoreUnit, accountId: string): Promise<string>;
+  /** The SIWE message and signature a sign-in session was issued for; undefined for any other credential. */
+  signInProofOf(sessionId: string): Promise<{ message: string; signature: string } | undefined>;
 }
 
 /** A PAT as stored (never its secret). */

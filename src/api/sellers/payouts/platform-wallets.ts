@@ -101,8 +101,9 @@ export class PlatformWallets {
 
   /** The platform's Treasury account, created on first use (one per database: a unique index). */
   private platformAccount(): Promise<string> {
+    // Its wallets' policies are the deployment approver's to sign (docs/adr/0012-owner-signed-policies.md).
     return this.store.platformAccount(
-      async (tx) => (await this.accounts.create(PLATFORM_OWNER, PLATFORM_ACTOR, tx)).id,
+      async (tx) => (await this.accounts.create(PLATFORM_OWNER, PLATFORM_ACTOR, { kind: 'approver' }, tx)).id,
     );
   }
 }

@@ -171,9 +171,18 @@ async function applyChange(
   const wallet = trx('wallets').where({ id: current.id });
   const retireCurrentKey = () =>
     trx('wallet_keys').where({ wallet_id: current.id, version: current.key_version }).update({ retired_at: now });
-  if (change.kind === 'set_policy') {
+  if (change.kind === 'set_policy' || change.kind === 'set_signed_policy') {
+    const d = change.kind === 'set_signed_policy' ? change.document : undefined;
     const [updated] = (await wallet
-      .update({ policy: JSON.stringify(change.policy), updated_at: now })
+      .update({
+        policy: JSON.stringify(change.policy),
+        policy_version: d?.version ?? null,
+        policy_issued_at: d?.issuedAt ?? null,
+        policy_signature: d?.signature ?? null,
+        policy_authority_kind: d?.authority.kind ?? null,
+        policy_authority_address: d?.authority.address ?? null,
+        updated_at: now,
+      })
       .returning('*')) as WalletRow[];
     return updated!;
   }
@@ -192,8 +201,17 @@ async function applyChange(
   const version = current.key_version + 1;
   await retireCurrentKey();
   await trx('wallet_keys').insert({ wallet_id: current.id, version, ...key, created_at: now });
+  // A signed policy document names the wallet's address: the new address has none until its owner signs one.
   const [updated] = (await wallet
-    .update({ ...key, key_version: version, updated_at: now })
+    .update({ ...key, key_version: version, updated_at: now, ...NO_SIGNED_DOCUMENT })
     .returning('*')) as WalletRow[];
   return updated!;
 }
+
+const NO_SIGNED_DOCUMENT = {
+  policy_version: null,
+  policy_issued_at: null,
+  policy_signature: null,
+  policy_authority_kind: null,
+  policy_authority_address: null,
+} as const;

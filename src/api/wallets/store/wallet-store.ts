@@ -24,10 +24,28 @@ export interface WalletRow {
   wallet_key_ref: string | null;
   key_version: number;
   policy: Record<string, unknown>;
+  /**
+   * The owner-signed document the signer accepted for `policy` (docs/adr/0012-owner-signed-policies.md): its
+   * version and issued_at (bigint, as decimal strings), signature and the authority the signer named; null
+   * (or absent, on rows read without them) when the signer holds none for the wallet's current address.
+   */
+  policy_version?: string | null;
+  policy_issued_at?: string | null;
+  policy_signature?: string | null;
+  policy_authority_kind?: string | null;
+  policy_authority_address?: string | null;
   status: 'active' | 'revoked';
   created_at: Date;
   updated_at: Date;
   revoked_at: Date | null;
+}
+
+/** A signed policy document as the signer accepted it (stored beside the policy it covers). */
+export interface SignedPolicyDocument {
+  version: number;
+  issuedAt: number;
+  signature: string;
+  authority: { kind: 'owner' | 'approver' | 'first_signer'; address: string | null };
 }
 
 /** A key the signer generated for a wallet (only wrapped: `wallet_key_ref` names it in the signer). */
@@ -46,9 +64,16 @@ export interface NewWallet {
   key: WalletKey;
 }
 
-/** A change of an active wallet: its policy replaced, a new key (the current one retired), or revoked. */
+/**
+ * A change of an active wallet: its policy replaced (unsigned, or with the owner-signed document the signer
+ * accepted), a new key (the current one retired; a signed document names the old address, so it is dropped),
+ * or revoked.
+ */
 export type WalletChange =
-  { kind: 'set_policy'; policy: Record<string, unknown> } | { kind: 'rotate'; key: WalletKey } | { kind: 'revoke' };
+  | { kind: 'set_policy'; policy: Record<string, unknown> }
+  | { kind: 'set_signed_policy'; policy: Record<string, unknown>; document: SignedPolicyDocument }
+  | { kind: 'rotate'; key: WalletKey }
+  | { kind: 'revoke' };
 
 /** The audit row a write appends to the wallet's chain, at the time of the write. */
 export interface WalletAuditNote {

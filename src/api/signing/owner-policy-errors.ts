@@ -1,0 +1,64 @@
+/**
+ * The signer's refusals about owner-signed policies (docs/adr/0012-owner-signed-policies.md), as the API's
+ * errors, their fields taken from the signer's `details` (never from its message):
+ * - `policy_denied` → SignerPolicyDenial: the signer's evaluation of the wallet's signed policy refused a
+ *   payment. Only the pay path answers it (../pay/record-signer-denial.ts writes its `pd_…` decision and
+ *   turns it into the 403 `policy_denied` every denial answers, with `decided_by: 'signer'`).
+ * - `policy_signature_invalid` → 403, `policy_version_stale` → 409 (with `current_version`).
+ * - `policy_store_unavailable` → 503 `signer_unavailable` with `reason: 'policy_store_unavailable'`, and
+ *   `rule: 'no_policy_store'` when the signer keeps no store at all (a configuration, not an outage).
+ *
+ * Defends: a signer refusal read from prose, or lost on its way to the caller. Does not defend: what the
+ * signer decides (signer/owner-policy/).
+ */
+import type { SignerError } from '../../../signer/protocol/signer-client.js';
+import type { PolicyViolationDetail } from '../../../signer/protocol/signer-protocol.js';
+import { AppError } from '../errors/app-error.js';
+
+/** A payment the signer's copy of the wallet's signed policy refused; nothing was signed. */
+export class SignerPolicyDenial extends AppError {
+  readonly violations: PolicyViolationDetail[];
+  readonly currentVersion: number | null;
+
+  constructor(err: SignerError) {
+    const violations = err.details?.violations ?? [{ rule: 'per_tx_cap_usd' as const }];
+    const currentVersion = err.details?.current_version ?? null;
+    super('policy_denied', {
+      fields: { decided_by: 'signer', rule: violations[0]!.rule, current_version: currentVersion },
+      cause: err,
+    });
+    this.violations = violations;
+    this.currentVersion = currentVersion;
+  }
+}
+
+/** The signer's store keeps no policies at all (TREASURY_SIGNER_DATABASE_URL unset on the signer). */
+export const NO_POLICY_STORE = 'no_policy_store';
+
+/** The AppError of a signer refusal about owner-signed policies; undefined for any other. */
+export function ownerPolicyError(err: SignerError): AppError | undefined {
+  const d = err.details ?? {};
+  switch (err.code) {
+    case 'policy_denied':
+      return new SignerPolicyDenial(err);
+    case 'policy_signature_invalid':
+      return new AppError('policy_signature_invalid', { fields: { rule: d.rule ?? null }, cause: err });
+    case 'policy_version_stale':
+      return new AppError('policy_version_stale', {
+        fields: { current_version: d.current_version ?? null },
+        cause: err,
+      });
+    case 'policy_store_unavailable':
+      return new AppError('signer_unavailable', {
+        message:
+          d.rule === NO_POLICY_STORE
+            ? 'The signer keeps no policy store: owner-signed policies are off on this deployment.'
+            : "The signer's policy store cannot be reached; retry shortly.",
+        fields: { reason: 'policy_store_unavailable', ...(d.rule ? { rule: d.rule } : {}) },
+        headers: { 'Retry-After': '1' },
+        cause: err,
+      });
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Owner-signed policies, the API's side (docs/adr/0012-owner-signed-policies.md): GET /v1/wallets/{id}/policy
+ * with what the signer holds (`owner_policy`, read from the signer: ./read-owner-policy.ts), and PUT
+ * /v1/wallets/{id}/policy/signed — the document goes to the signer (`set_wallet_policy`), which verifies it
+ * against the wallet's policy authority and its version; only once the signer accepted it is the policy
+ * stored with its version, issued_at, signature and authority, and a `policy.signed` audit row carrying the
+ * signature, in one transaction under the wallet's lock.
+ *
+ * Defends: a policy stored as signed that the signer did not accept; an older accepted document overwriting a
+ * newer one stored meanwhile (409 `policy_version_stale`); a document stored for an address the wallet no
+ * longer has (rotated meanwhile: 403 `policy_signature_invalid`, rule `wallet_address`). Does not defend: the
+ * signature's validity (the signer's to decide), nor who the bearer is (the routes').
+ */
+import type { SetWalletPolicyResult } from '../../../signer/protocol/signer-protocol.js';
+import type { WalletPolicy as WalletPolicyDocument } from '../../../policy/policy-schema.js';
+import { AppError } from '../errors/app-error.js';
+import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
+import type { SignerGateway } from '../signing/signer-gateway.js';
+import type { WalletPolicy } from '../../shared/api-responses/pay-responses.js';
+import { ownerPolicyView, readOwnerPolicy } from './read-owner-policy.js';
+import type { WalletStore } from './store/wallet-store.js';
+import { activeOf, type WalletService } from './wallet-service.js';
+
+/** A signed policy as PUT …/policy/signed takes it (validated and normalised by the route's schema). */
+export interface SignedPolicyInput {
+  policy: WalletPolicyDocument;
+  version: number;
+  issued_at: number;
+  signature: string;
+}
+
+export interface OwnerPolicyServiceDeps {
+  store: WalletStore;
+  signer: Pick<SignerGateway, 'call'>;
+  wallets: Pick<WalletService, 'getActive'>;
+  metrics: TreasuryMetrics;
+}
+
+export class OwnerPolicyService {
+  constructor(private readonly deps: OwnerPolicyServiceDeps) {}
+
+  /** The wallet's stored policy and what the signer holds of it. */
+  async read(accountId: string, walletId: string): Promise<WalletPolicy> {
+    const wallet = await this.deps.wallets.getActive(accountId, walletId);
+    return {
+      wallet_id: wallet.id,
+      policy: wallet.policy,
+      owner_policy: await readOwnerPolicy(this.deps.signer, wallet.address),
+    };
+  }
+
+  /** The signer verifies and keeps the document first; only then is it stored, with its audit row. */
+  async setSigned(accountId: string, walletId: string, input: SignedPolicyInput, actor: string): Promise<WalletPolicy> {
+    const wallet = await this.deps.wallets.getActive(accountId, walletId);
+    const accepted = await this.count(() =>
+      this.deps.signer.call('set_wallet_policy', {
+        address: wallet.address,
+        policy: input.policy,
+        version: input.version,
+        issued_at: input.issued_at,
+        signature: input.signature,
+      }),
+    );
+    const row = await this.count(() =>
+      this.deps.store.change(walletId, async (found) => {
+        const current = activeOf(accountId, walletId, found);
+        refuseStale(current.address, wallet.address, current.policy_version, accepted.version);
+        const document = {
+          version: accepted.version,
+          issuedAt: input.issued_at,
+          signature: input.signature,
+          authority: accepted.authority,
+        };
+        return {
+          change: { kind: 'set_signed_policy', policy: input.policy, document },
+          audit: { eventType: 'policy.signed', actor, payload: signedPayload(current.policy, input, accepted) },
+        };
+      }),
+    );
+    this.deps.metrics.walletOperations.inc({ operation: 'set_signed_policy', outcome: 'ok' });
+    const owner_policy = ownerPolicyView({
+      authority: accepted.authority,
+      current: { version: accepted.version, policy_hash: accepted.policy_hash, issued_at: input.issued_at },
+    });
+    return { wallet_id: row.id, policy: row.policy, owner_policy };
+  }
+
+  /** Counts a refusal by its code in the wallet operations' metric, and passes it on. */
+  private async count<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      const outcome = err instanceof AppError ? err.code : 'failed';
+      this.deps.metrics.walletOperations.inc({ operation: 'set_signed_policy', outcome });
+      throw err;
+    }
+  }
+}
+
+/**
+ * Under the wallet's lock: the document names the address it was accepted for, which must still be the
+ * wallet's; a newer document stored meanwhile stays (the signer holds that one too).
+ */
+function refuseStale(address: string, signedFor: string, stored: string | null | undefined, version: number): void {
+  if (address.toLowerCase() !== signedFor.toLowerCase())
+    throw new AppError('policy_signature_invalid', { fields: { rule: 'wallet_address' } });
+  if (stored != null && Number(stored) >= version)
+    throw new AppError('policy_version_stale', { fields: { current_version: Number(stored) } });
+}
+
+/** The `policy.signed` audit payload: the policy before and after, and the document with its signature. */
+function signedPayload(previous: Record<string, unknown>, input: SignedPolicyInput, accepted: SetWalletPolicyResult) {
+  return {
+    previous,
+    policy: input.policy,
+    version: accepted.version,
+    issued_at: input.issued_at,
+    policy_hash: accepted.policy_hash,
+    signature: input.signature,
+    authority: accepted.authority,
+  };
+}
