@@ -11,19 +11,16 @@
  */
 import { walletPolicySchema, type WalletPolicy } from '../../../policy/policy-schema';
 import { policyTypedDataV4 } from '../../../policy/signed-policy';
-import {
-  describeOwnerPolicy,
-  type OwnerPolicy,
-  type WalletOwnerPolicy,
-} from '../../../src/shared/api-responses/owner-policy-responses';
+import type { OwnerPolicy, WalletPolicy as WalletPolicyReply } from '../../../src/shared/api-responses/pay-responses';
+import { describeOwnerPolicy } from '../../../src/shared/describe-owner-policy';
 import { api, bearer, reply } from './client';
 import { getSession } from './session';
 import { browserWallet } from './sign-in';
 
-export { describeOwnerPolicy, type OwnerPolicy, type WalletOwnerPolicy };
+export { describeOwnerPolicy, type OwnerPolicy, type WalletPolicyReply };
 
-export function readOwnerPolicy(walletId: string, token: string): Promise<WalletOwnerPolicy> {
-  return reply<WalletOwnerPolicy>(
+export function readOwnerPolicy(walletId: string, token: string): Promise<WalletPolicyReply> {
+  return reply<WalletPolicyReply>(
     api.GET('/v1/wallets/{id}/policy', { params: { path: { id: walletId } }, headers: bearer(token) }),
   );
 }
@@ -35,7 +32,7 @@ export async function saveSignedPolicy(input: {
   token: string;
   policy: WalletPolicy;
   version: number;
-}): Promise<WalletOwnerPolicy> {
+}): Promise<WalletPolicyReply> {
   const provider = browserWallet();
   const signer = getSession()?.address;
   if (!provider || !signer) throw new Error('Signing a policy needs the browser wallet the owner signed in with.');
@@ -44,11 +41,11 @@ export async function saveSignedPolicy(input: {
   const typed = policyTypedDataV4({ wallet: input.walletAddress, policy, version: input.version, issuedAt });
   const signature = await provider.request({ method: 'eth_signTypedData_v4', params: [signer, JSON.stringify(typed)] });
   if (typeof signature !== 'string') throw new Error('The browser wallet returned no signature.');
-  return reply<WalletOwnerPolicy>(
+  return reply<WalletPolicyReply>(
     api.PUT('/v1/wallets/{id}/policy/signed', {
       params: { path: { id: input.walletId } },
       headers: bearer(input.token),
-      body: { policy, version: input.version, issued_at: issuedAt, signature } as never,
+      body: { policy, version: input.version, issued_at: issuedAt, signature },
     }),
   );
 }

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
 import { sessionGrantSchema } from '../../../shared/api-responses/identity-responses.js';
-import { ownerPolicySchema, type OwnerPolicy } from '../../../shared/api-responses/owner-policy-responses.js';
+import { ownerPolicySchema, type OwnerPolicy } from '../../../shared/api-responses/pay-responses.js';
 import { agentPageSchema, agentViewSchema, walletViewSchema } from '../../../shared/api-responses/wallet-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';

@@ -16,7 +16,8 @@ import type { WalletPolicy } from '../../../../policy/policy-schema.js';
 import type { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
-import { describeOwnerPolicy, type OwnerPolicy } from '../../../shared/api-responses/owner-policy-responses.js';
+import type { OwnerPolicy } from '../../../shared/api-responses/pay-responses.js';
+import { describeOwnerPolicy } from '../../../shared/describe-owner-policy.js';
 import { putOwnerSignedPolicy, type PolicyWallet } from './owner-signed-policy.js';
 
 /** Why init could not sign: the error's stable code and its message. */

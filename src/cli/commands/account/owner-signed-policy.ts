@@ -20,10 +20,10 @@ import type { WalletPolicy } from '../../../../policy/policy-schema.js';
 import { policyTypedData, type PolicySignatureFields } from '../../../../policy/signed-policy.js';
 import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
 import {
-  walletOwnerPolicySchema,
+  walletPolicySchema as walletPolicyReplySchema,
   type OwnerPolicy,
-  type WalletOwnerPolicy,
-} from '../../../shared/api-responses/owner-policy-responses.js';
+  type WalletPolicy as WalletPolicyReply,
+} from '../../../shared/api-responses/pay-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import { CliError } from '../../core/cli-error.js';
 
@@ -93,10 +93,10 @@ export async function putOwnerSignedPolicy(
   signer: LocalAccount,
   wallet: PolicyWallet,
   policy: WalletPolicy,
-): Promise<WalletOwnerPolicy> {
+): Promise<WalletPolicyReply> {
   return withTreasuryBearer(owner, wallet.account_id, async (treasury) => {
     const current = await treasury.request('GET', `/v1/wallets/${wallet.id}/policy`, {
-      reply: walletOwnerPolicySchema,
+      reply: walletPolicyReplySchema,
     });
     checkPolicyAuthority(current.owner_policy, signer.address);
     const body = await signPolicyBody(signer, {
@@ -107,7 +107,7 @@ export async function putOwnerSignedPolicy(
     });
     return treasury.request('PUT', `/v1/wallets/${wallet.id}/policy/signed`, {
       body,
-      reply: walletOwnerPolicySchema,
+      reply: walletPolicyReplySchema,
     });
   });
 }

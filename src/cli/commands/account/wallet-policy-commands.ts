@@ -12,10 +12,10 @@
 import type { Command } from 'commander';
 import type { WalletPolicy } from '../../../../policy/policy-schema.js';
 import {
-  describeOwnerPolicy,
-  walletOwnerPolicySchema,
-  type WalletOwnerPolicy,
-} from '../../../shared/api-responses/owner-policy-responses.js';
+  walletPolicySchema as walletPolicyReplySchema,
+  type WalletPolicy as WalletPolicyReply,
+} from '../../../shared/api-responses/pay-responses.js';
+import { describeOwnerPolicy } from '../../../shared/describe-owner-policy.js';
 import { walletViewSchema, type WalletView } from '../../../shared/api-responses/wallet-responses.js';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { ApiClient } from '../../core/api-client.js';
@@ -83,7 +83,7 @@ async function targetWallet(
   return { client, wallet };
 }
 
-function report(ctx: CliContext, wallet: WalletView, held: WalletOwnerPolicy, notice?: string): void {
+function report(ctx: CliContext, wallet: WalletView, held: WalletPolicyReply, notice?: string): void {
   const owner = held.owner_policy;
   ctx.out(
     { wallet_id: held.wallet_id, address: wallet.address, policy: held.policy, owner_policy: owner },
@@ -104,7 +104,7 @@ function report(ctx: CliContext, wallet: WalletView, held: WalletOwnerPolicy, no
 async function show(ctx: CliContext, ref: string | undefined, flags: BearerFlags): Promise<void> {
   const { client, wallet } = await targetWallet(ctx, flags, ref);
   const held = await ctx.spin('Reading the policy', () =>
-    client.request('GET', `/v1/wallets/${wallet.id}/policy`, { reply: walletOwnerPolicySchema }),
+    client.request('GET', `/v1/wallets/${wallet.id}/policy`, { reply: walletPolicyReplySchema }),
   );
   report(ctx, wallet, held);
 }
@@ -112,7 +112,7 @@ async function show(ctx: CliContext, ref: string | undefined, flags: BearerFlags
 async function set(ctx: CliContext, ref: string | undefined, opts: PolicySetOptions): Promise<void> {
   const { client, wallet } = await targetWallet(ctx, opts, ref);
   const current = await ctx.spin('Reading the policy', () =>
-    client.request('GET', `/v1/wallets/${wallet.id}/policy`, { reply: walletOwnerPolicySchema }),
+    client.request('GET', `/v1/wallets/${wallet.id}/policy`, { reply: walletPolicyReplySchema }),
   );
   const policy = policyFromFlags(current.policy, opts);
   const held = await withOwnerSession(ctx, '`xx wallet policy set`', (owner, _grant, seed) =>

@@ -1,0 +1,15 @@
+/**
+ * One line on a wallet's owner-signed policy (the `owner_policy` of GET /v1/wallets/{id}/policy,
+ * ./api-responses/pay-responses.ts), worded once so that the `xx` CLI and the dashboard say the same thing:
+ * "Owner-signed by 0x… (version N)", or that only the signer's ceilings apply.
+ *
+ * Defends: two clients describing the same state differently. Does not defend: a reply with wrong content —
+ * it words what the API answered.
+ */
+import type { OwnerPolicy } from './api-responses/pay-responses.js';
+
+export function describeOwnerPolicy(owner: OwnerPolicy): string {
+  if (owner.state === 'owner_signed')
+    return `Owner-signed by ${owner.authority?.address ?? 'an unnamed authority'} (version ${owner.version ?? '?'})`;
+  return "Not owner-signed: only the signer's ceilings apply";
+}
