@@ -6,10 +6,19 @@
  * Defends: two clients describing the same state differently. Does not defend: a reply with wrong content —
  * it words what the API answered.
  */
+import { getAddress } from 'viem';
 import type { OwnerPolicy } from './api-responses/pay-responses.js';
 
+/** The authority as a person reads it: its kind and its address in EIP-55 form (the signer answers lower case). */
+export function describeAuthority(authority: OwnerPolicy['authority']): string {
+  if (!authority) return 'none';
+  return authority.address ? `${authority.kind} ${getAddress(authority.address)}` : authority.kind;
+}
+
 export function describeOwnerPolicy(owner: OwnerPolicy): string {
-  if (owner.state === 'owner_signed')
-    return `Owner-signed by ${owner.authority?.address ?? 'an unnamed authority'} (version ${owner.version ?? '?'})`;
+  if (owner.state === 'owner_signed') {
+    const by = owner.authority?.address ? getAddress(owner.authority.address) : 'an unnamed authority';
+    return `Owner-signed by ${by} (version ${owner.version ?? '?'})`;
+  }
   return "Not owner-signed: only the signer's ceilings apply";
 }

@@ -15,7 +15,7 @@ import {
   walletPolicySchema as walletPolicyReplySchema,
   type WalletPolicy as WalletPolicyReply,
 } from '../../../shared/api-responses/pay-responses.js';
-import { describeOwnerPolicy } from '../../../shared/describe-owner-policy.js';
+import { describeAuthority, describeOwnerPolicy } from '../../../shared/describe-owner-policy.js';
 import { walletViewSchema, type WalletView } from '../../../shared/api-responses/wallet-responses.js';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { ApiClient } from '../../core/api-client.js';
@@ -93,7 +93,7 @@ function report(ctx: CliContext, wallet: WalletView, held: WalletPolicyReply, no
         ['wallet', `${wallet.id} ${wallet.address}`],
         ['policy', describePolicy(held.policy)],
         ['owner-signed', describeOwnerPolicy(owner)],
-        ['authority', owner.authority ? `${owner.authority.kind} ${owner.authority.address ?? ''}`.trim() : 'none'],
+        ['authority', describeAuthority(owner.authority)],
         ['next version', String(owner.next_version)],
       ]),
       JSON.stringify(held.policy, null, 2),
