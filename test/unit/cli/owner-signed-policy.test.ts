@@ -11,7 +11,7 @@ import { recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { policyTypedData } from '../../../policy/signed-policy.js';
 import type { OwnerPolicy } from '../../../src/shared/api-responses/pay-responses.js';
-import { describeOwnerPolicy } from '../../../src/shared/describe-owner-policy.js';
+import { describeAuthority, describeOwnerPolicy } from '../../../src/shared/describe-owner-policy.js';
 import { checkPolicyAuthority, signPolicyBody } from '../../../src/cli/commands/account/owner-signed-policy.js';
 import { policyFromFlags } from '../../../src/cli/commands/account/wallet-policy-commands.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
@@ -74,6 +74,14 @@ describe('xx: the owner-signed policy document (unit)', () => {
       `Owner-signed by ${owner.address} (version 2)`,
     );
     assert.equal(describeOwnerPolicy(ownerPolicy()), "Not owner-signed: only the signer's ceilings apply");
+    // The signer answers addresses in lower case; people read them in EIP-55 form.
+    const lower = { kind: 'owner' as const, address: owner.address.toLowerCase() };
+    assert.equal(
+      describeOwnerPolicy(ownerPolicy({ state: 'owner_signed', authority: lower, version: 1 })),
+      `Owner-signed by ${owner.address} (version 1)`,
+    );
+    assert.equal(describeAuthority(lower), `owner ${owner.address}`);
+    assert.equal(describeAuthority(null), 'none');
   });
 
   it('builds the policy from --file and the per-rule flags, canonical; bad input exits 2 naming the flag', () => {
