@@ -77,7 +77,7 @@ async function readSpendState(trx: Knex.Transaction, query: SpendQuery, lookBack
       query.weekStart,
       query.monthStart,
       query.velocityStart ?? new Date(8.64e15),
-      query.address,
+      query.address.toLowerCase(),
       new Date(since),
     ],
   );

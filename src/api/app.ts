@@ -48,6 +48,7 @@ import { ExpiredReservationSweeper } from './pay/expired-reservation-sweeper.js'
 import { SignerGateway } from './signing/signer-gateway.js';
 import { WalletService } from './wallets/wallet-service.js';
 import { OwnerPolicyService } from './wallets/owner-policy-service.js';
+import { bearerPolicyState } from './wallets/bearer-policy-state.js';
 import { PgWalletStore } from './wallets/store/pg-wallet-store.js';
 import { PgWalletHistoryStore } from './wallets/store/pg-wallet-history-store.js';
 import { WalletHistoryService } from './wallets/wallet-history-service.js';
@@ -235,8 +236,20 @@ type Wings = ReturnType<typeof buildWings>;
 
 /** Every router, in the order the app serves them. */
 function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
-  const { config, knex, metrics, chains, signer, auth, tokenAuth, payAuth, accounts, balances, wallets, ownerPolicies } =
-    core;
+  const {
+    config,
+    knex,
+    metrics,
+    chains,
+    signer,
+    auth,
+    tokenAuth,
+    payAuth,
+    accounts,
+    balances,
+    wallets,
+    ownerPolicies,
+  } = core;
   const { pay, settlements, pats, agents, identity, paymentHistory, walletHistory, sellersWing } = wings;
   return [
     opsRoutes({
@@ -261,7 +274,7 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
       chains,
       dashboardUrl: config.dashboardUrl,
     }),
-    identityRoutes({ auth: tokenAuth, identity }),
+    identityRoutes({ auth: tokenAuth, identity, policyState: bearerPolicyState(knex) }),
     patRoutes({ auth: tokenAuth, pats }),
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),

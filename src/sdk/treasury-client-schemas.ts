@@ -130,10 +130,13 @@ export type TransferInput = z.input<typeof transferInputSchema>;
 
 /**
  * A wallet as Treasury answers it (src/shared/api-responses/wallet-responses.ts, the schema the API's wallet
- * views are typed with); `policy` may be null from older servers, and unknown keys are kept.
+ * views are typed with); `policy` may be null and `policy_state` absent from older servers, and unknown keys are kept.
  */
 export const walletViewSchema = sharedWalletViewSchema
-  .extend({ policy: sharedWalletViewSchema.shape.policy.nullable() })
+  .extend({
+    policy: sharedWalletViewSchema.shape.policy.nullable(),
+    policy_state: sharedWalletViewSchema.shape.policy_state.optional(),
+  })
   .loose();
 export type WalletView = z.infer<typeof walletViewSchema>;
 

@@ -1,23 +1,29 @@
 /**
  * Platform identity and token routes: POST /v1/identity/nonce, POST /v1/identity/init (SIWE / SIWS →
  * `as_` sign-in session), POST /v1/identity/exchange-pat (agent PAT → a session bound to that agent),
- * GET /v1/auth/whoami (which kind of session, and its agent), POST /v1/auth/logout (the caller's session),
+ * GET /v1/auth/whoami (which kind of session, and its agent; its wallets' `policy_state`), POST /v1/auth/logout (the caller's session),
  * POST /v1/auth/sessions/revoke-all (every session of the account: the owner). The account's PATs are the
  * platform's (src/api/platform/pat-routes.ts). Platform routes refuse the removed master keys with 401
  * `master_key_removed`.
  */
 import Router from '@koa/router';
-import type { Authenticator } from '../auth/authenticator.js';
+import type { Authenticator, Principal } from '../auth/authenticator.js';
 import { requireSession } from '../auth/session-powers.js';
 import type { IdentityService } from './identity-service.js';
 import { initBodySchema } from './sign-in-body.js';
 import { platformRouter } from '../platform/platform-principal.js';
 import { validate } from '../http/validate.js';
 import type { Whoami } from '../../shared/api-responses/identity-responses.js';
+import type { PolicyState } from '../../shared/api-responses/wallet-responses.js';
 
 const AUTH_TYPE = { pat: 'pat', session: 'session', api_key: 'treasury_api_key' } as const;
 
-export function identityRoutes(deps: { auth: Authenticator; identity: IdentityService }): Router {
+export function identityRoutes(deps: {
+  auth: Authenticator;
+  identity: IdentityService;
+  /** The bearer's wallets' policy state, shown by whoami (the wallets wing answers: ../wallets/bearer-policy-state.ts). */
+  policyState: (principal: Principal) => Promise<PolicyState | undefined>;
+}): Router {
   const { router, principalOf: platformPrincipal } = platformRouter(deps.auth);
 
   router.post('/v1/identity/nonce', async (ctx) => {
@@ -41,6 +47,7 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
 
   router.get('/v1/auth/whoami', async (ctx) => {
     const principal = await platformPrincipal(ctx);
+    const policyState = await deps.policyState(principal);
     const who: Whoami =
       principal.kind === 'admin'
         ? { auth_type: 'operator', scope_type: 'operator', scope_id: null }
@@ -58,6 +65,7 @@ export function identityRoutes(deps: { auth: Authenticator; identity: IdentitySe
                   parent_token_id: principal.parentTokenId,
                 }
               : {}),
+            ...(policyState ? { policy_state: policyState } : {}),
           };
     ctx.body = who;
   });

@@ -82,6 +82,8 @@ export function payRoutes(
 
   router.put('/v1/wallets/:id/policy/signed', async (ctx) => {
     const s = await scope(ctx, false);
+    // 404 / 410 for the wallet before its body is read: a revoked wallet takes no policy.
+    await deps.wallets.getActive(s.accountId, s.walletId);
     const body = validate(putSignedPolicyBodySchema, ctx.state.body);
     ctx.body = await deps.ownerPolicies.setSigned(s.accountId, s.walletId, body, s.actor);
   });

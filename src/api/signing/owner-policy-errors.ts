@@ -20,8 +20,7 @@ export class SignerPolicyDenial extends AppError {
   readonly violations: PolicyViolationDetail[];
   readonly currentVersion: number | null;
 
-  constructor(err: SignerError) {
-    const violations = err.details?.violations ?? [{ rule: 'per_tx_cap_usd' as const }];
+  constructor(err: SignerError, violations: PolicyViolationDetail[]) {
     const currentVersion = err.details?.current_version ?? null;
     super('policy_denied', {
       fields: { decided_by: 'signer', rule: violations[0]!.rule, current_version: currentVersion },
@@ -40,7 +39,10 @@ export function ownerPolicyError(err: SignerError): AppError | undefined {
   const d = err.details ?? {};
   switch (err.code) {
     case 'policy_denied':
-      return new SignerPolicyDenial(err);
+      // A refusal that names no rule is not one the API can answer as a denial.
+      return d.violations?.length
+        ? new SignerPolicyDenial(err, d.violations)
+        : new AppError('internal_error', { cause: err });
     case 'policy_signature_invalid':
       return new AppError('policy_signature_invalid', { fields: { rule: d.rule ?? null }, cause: err });
     case 'policy_version_stale':

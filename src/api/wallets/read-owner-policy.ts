@@ -8,18 +8,19 @@
  * Defends: the API answering from its own, possibly rewritten, database what only the signer can say. Does
  * not defend: a signer that lies (it is the trusted party).
  */
+import { getAddress } from 'viem';
 import type { GetWalletPolicyResult } from '../../../signer/protocol/signer-protocol.js';
 import { AppError } from '../errors/app-error.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
 import { NO_POLICY_STORE } from '../signing/owner-policy-errors.js';
 import type { OwnerPolicy } from '../../shared/api-responses/pay-responses.js';
 
-/** The signer's answer as the API shows it. */
+/** The signer's answer as the API shows it (addresses in their EIP-55 form). */
 export function ownerPolicyView(held: Pick<GetWalletPolicyResult, 'authority' | 'current'>): OwnerPolicy {
-  const current = held.current;
+  const { current, authority } = held;
   return {
     state: current ? 'owner_signed' : 'ceilings_only',
-    authority: held.authority,
+    authority: authority && { kind: authority.kind, address: authority.address && getAddress(authority.address) },
     version: current?.version ?? null,
     policy_hash: current?.policy_hash ?? null,
     issued_at: current?.issued_at ?? null,

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { timestampField } from './response-fields.js';
+import { policyStateSchema } from './wallet-responses.js';
 
 /** POST /v1/identity/nonce (201): the nonce a sign-in message must carry, single use. */
 export const identityNonceSchema = z.object({ nonce: z.string().min(1), expires_at: timestampField });
@@ -51,6 +52,11 @@ export const whoamiTokenSchema = z.object({
   account_id: z.string().nullable().optional(),
   agent_id: z.string().nullable().optional(),
   parent_token_id: z.string().nullable().optional(),
+  /**
+   * Bearers with wallets (Treasury, agent, owner session): `owner_signed` when every active wallet they reach
+   * holds an owner-signed policy (docs/adr/0012-owner-signed-policies.md), else `ceilings_only`.
+   */
+  policy_state: policyStateSchema.optional(),
 });
 
 export const whoamiSchema = z.union([whoamiOperatorSchema, whoamiTokenSchema]);

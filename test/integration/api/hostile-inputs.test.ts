@@ -219,6 +219,23 @@ describe('hostile inputs against the custody routes', function () {
     assert.deepEqual(await snapshot(), before);
   });
 
+  it('PUT …/policy/signed refuses hostile documents and changes nothing', async () => {
+    const before = await snapshot();
+    const route = `/v1/wallets/${walletId}/policy/signed`;
+    const good = { policy: {}, version: 1, issued_at: 1, signature: `0x${'11'.repeat(65)}` };
+    for (const value of [...hostile.any!, ...hostile.unix_seconds!]) {
+      await expectRefused('PUT', route, { ...good, version: value });
+      await expectRefused('PUT', route, { ...good, issued_at: value });
+    }
+    for (const value of [...hostile.any!, ...hostile.bytes32_hex!, ...hostile.free_text!])
+      await expectRefused('PUT', route, { ...good, signature: value });
+    for (const value of [...hostile.any!, ...hostile.usd_amount!, ...USD_ABOVE_BOUND])
+      await expectRefused('PUT', route, { ...good, policy: { per_tx_cap_usd: value } });
+    await expectRefused('PUT', route, { ...good, extra_field: 1 });
+    for (const raw of hostile.raw_bodies as string[]) await expectRefused('PUT', route, raw, { raw: true });
+    assert.deepEqual(await snapshot(), before);
+  });
+
   it('an error never echoes control characters or lone surrogates from the request', async () => {
     for (const key of ['\u001b[31mred', 'a\u0085b', '\u202egnp', 'x\udfffy', 'k'.repeat(5000)]) {
       const res = await expectRefused('POST', '/v1/wallets', { [key]: 1 });

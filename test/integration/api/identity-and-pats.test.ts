@@ -72,6 +72,8 @@ describe('identity, sessions and PATs (HTTP, PostgreSQL, SoftHSM)', function () 
         account_id: res.body.account_id,
         agent_id: null,
         parent_token_id: null,
+        // Its first agent holds no wallet yet: no owner-signed policy (docs/api.md, Owner-signed policies).
+        policy_state: 'ceilings_only',
       },
     );
     const agent = await t.db.knex('agents').where({ id: res.body.agent_id }).first();

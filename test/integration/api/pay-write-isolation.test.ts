@@ -31,7 +31,11 @@ describe("pay write isolation: one tenant's bad payment cannot fail another's wr
   let b: { token: string; walletId: string; accountId: string };
 
   before(async () => {
-    t = await startTestTreasury();
+    // The subject is the API's shared write statements, which form only when A's signatures come back together;
+    // a signer keeping a policy store takes each wallet's signatures one at a time (a row lock and a commit in
+    // its own database per signature), so A's writes would rarely share a statement with B's. Without the store
+    // the signer answers as before, and the sharing this suite needs happens.
+    t = await startTestTreasury({ policyStore: false });
     const tenant = async (owner: string) => {
       const minted = await t.request('POST', '/v1/treasury', {
         token: t.adminToken,

@@ -129,6 +129,12 @@ function table(t: TestTreasury): Record<string, Row> {
     'GET /v1/wallets/{id}/decisions': { allowed: [...TREASURY, ...AGENT], call: wallet('/decisions') },
     'GET /v1/wallets/{id}/audit': { allowed: [...TREASURY, ...AGENT], call: wallet('/audit') },
     'PUT /v1/wallets/{id}/policy': { allowed: TREASURY, call: wallet('/policy', {}) },
+    'PUT /v1/wallets/{id}/policy/signed': {
+      allowed: TREASURY,
+      // A document no authority signed: the signer refuses it, once the bearer reached the wallet.
+      allowedAs: '403 policy_signature_invalid',
+      call: wallet('/policy/signed', { policy: {}, version: 1, issued_at: 1, signature: `0x${'11'.repeat(65)}` }),
+    },
     'POST /v1/wallets/{id}/policy/evaluate': {
       allowed: [...TREASURY, ...AGENT],
       call: wallet('/policy/evaluate', { to: SELLER_ADDRESS, amount_usd: '1' }),
