@@ -71,7 +71,11 @@ interface EditorProps {
 export function PolicyEditor(props: EditorProps) {
   const [text, setText] = useState(JSON.stringify(props.policy, null, 2));
   const [saved, setSaved] = useState(false);
-  const [signedView] = useLoad(() => readOwnerPolicy(props.walletId, props.token), [props.walletId, props.token]);
+  // Read again after a rotation: the new address holds no signed policy until it is signed again.
+  const [signedView] = useLoad(
+    () => readOwnerPolicy(props.walletId, props.token),
+    [props.walletId, props.token, props.walletAddress],
+  );
   const [owner, setOwner] = useState<OwnerPolicy | null>(null);
   useEffect(() => {
     if (signedView.state === 'ok') setOwner(signedView.data.owner_policy);

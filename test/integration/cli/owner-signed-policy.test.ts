@@ -49,6 +49,7 @@ describe('xx: owner-signed policies (CLI subprocess, HTTP, PostgreSQL, SoftHSM, 
     const text = assertOk(await runXx(['whoami'], env), 'whoami');
     assert.match(text.stdout, new RegExp(`wallet: +${init.wallets[0].id} \\S+ owner_signed`));
     const who = stdoutJson(await runXx(['whoami', '--json'], env), 'whoami --json');
+    assert.equal(who.policy_state, 'owner_signed', 'the API says so of every wallet the agent reaches');
     assert.deepEqual(
       who.wallets.map((w: { policy_state: string }) => w.policy_state),
       ['owner_signed'],

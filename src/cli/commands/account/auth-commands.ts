@@ -98,6 +98,8 @@ async function whoami(ctx: CliContext, flags: BearerFlags): Promise<void> {
     scope_type: who.scope_type,
     scope_id: who.scope_id,
     ...session,
+    // The API's word for every wallet the bearer reaches (owner_signed only when all are), then each one's.
+    ...('policy_state' in who && who.policy_state ? { policy_state: who.policy_state } : {}),
     ...(wallets ? { wallets } : {}),
     source: bearer?.source ?? 'session',
     server: client.baseUrl,
@@ -109,6 +111,7 @@ async function whoami(ctx: CliContext, flags: BearerFlags): Promise<void> {
       `scope_type: ${who.scope_type}`,
       `scope_id:   ${who.scope_id}`,
       ...(origin ? [`session:    ${origin}`] : []),
+      ...(data.policy_state ? [`policies:   ${data.policy_state}`] : []),
       ...(wallets ?? []).map((w) => `wallet:     ${w.id} ${w.address} ${w.policy_state ?? ''}`.trimEnd()),
       `(${data.source} at ${data.server})`,
     ].join('\n'),
