@@ -54,12 +54,37 @@ export async function newDashboardPage(
 }
 
 /**
+ * What `eth_signTypedData_v4` hands a wallet, signed in Node as a wallet would: the JSON parsed, the domain's
+ * own type left to viem, and the primary type's integer fields (decimal strings in JSON) as bigints. A request
+ * naming another address than the wallet's is refused, as a real wallet refuses it (EIP-1193 4100).
+ */
+async function signTypedDataV4(account: PrivateKeyAccount, address: string, json: string): Promise<`0x${string}`> {
+  if (address.toLowerCase() !== account.address.toLowerCase())
+    throw Object.assign(new Error(`not this wallet's account: ${address}`), { code: 4100 });
+  const data = JSON.parse(json) as {
+    domain: Record<string, unknown>;
+    types: Record<string, Array<{ name: string; type: string }>>;
+    primaryType: string;
+    message: Record<string, unknown>;
+  };
+  const { EIP712Domain: _domainType, ...types } = data.types;
+  const message = { ...data.message };
+  for (const field of types[data.primaryType] ?? [])
+    if (/^u?int[0-9]*$/.test(field.type)) message[field.name] = BigInt(String(message[field.name]));
+  return account.signTypedData({ domain: data.domain, types, primaryType: data.primaryType, message });
+}
+
+/**
  * A browser wallet (window.ethereum) holding `account`: it answers eth_requestAccounts, eth_chainId (Base
- * Sepolia) and personal_sign, signing in Node with the viem account. Installed before any page script runs.
+ * Sepolia), personal_sign and eth_signTypedData_v4, signing in Node with the viem account (real signatures,
+ * which the API and the signer verify). Installed before any page script runs.
  */
 export async function installFakeWallet(page: Page, account: PrivateKeyAccount): Promise<void> {
   await page.exposeBinding('__treasuryTestSign', (_source, hex: `0x${string}`) =>
     account.signMessage({ message: { raw: hex } }),
+  );
+  await page.exposeBinding('__treasuryTestSignTypedData', (_source, address: string, json: string) =>
+    signTypedDataV4(account, address, json),
   );
   // A string, not a function: the test project compiles without the DOM library.
   await page.addInitScript(`(() => {
@@ -69,6 +94,8 @@ export async function installFakeWallet(page: Page, account: PrivateKeyAccount):
         if (method === 'eth_requestAccounts' || method === 'eth_accounts') return [address];
         if (method === 'eth_chainId') return '0x14a34';
         if (method === 'personal_sign') return window.__treasuryTestSign(String(params && params[0]));
+        if (method === 'eth_signTypedData_v4')
+          return window.__treasuryTestSignTypedData(String(params && params[0]), String(params && params[1]));
         throw Object.assign(new Error('unsupported method ' + method), { code: 4200 });
       },
     };

@@ -1,16 +1,20 @@
 /**
  * The wallet's policy editor and its live dry run. The draft is checked as it is typed with the schema the
  * API validates policies with (policy/policy-schema.ts), so a mistake is named with its field before
- * anything is sent; saving is PUT /v1/wallets/{id}/policy (a Treasury scope: the owner). The dry run asks
+ * anything is sent. The editor says whether the signer holds the policy owner-signed, by whom, at which
+ * version; saving asks the owner's browser wallet to sign the policy document and PUTs it to
+ * /v1/wallets/{id}/policy/signed (../api/owner-policy.ts). An unsigned save (PUT /v1/wallets/{id}/policy) is
+ * offered only for a wallet without a signed policy — the API refuses it on one that has. The dry run asks
  * POST /v1/wallets/{id}/policy/evaluate whether a payment would pass under the saved policy, which rule
  * refuses it and how much room each rule leaves; nothing is signed or counted.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { walletPolicySchema } from '../../../policy/policy-schema';
 import { api, bearer, reply } from '../api/client';
+import { describeOwnerPolicy, readOwnerPolicy, saveSignedPolicy, type OwnerPolicy } from '../api/owner-policy';
 import { dryRun, type DryRun } from '../api/spend';
 import { canManageWallets } from '../api/wallet-access';
-import { ErrorBox, Outcome } from '../ui/states';
+import { ErrorBox, Outcome, useLoad } from '../ui/states';
 import { usdInputError } from '../ui/format';
 import { useAction } from '../ui/use-action';
 import { CardForm } from '../ui/card-form';
@@ -34,34 +38,85 @@ export function policyIssues(text: string): string[] {
   return result.error.issues.map((i) => `${i.path.length ? i.path.join('.') : 'policy'}: ${i.message}`);
 }
 
-export function PolicyEditor(props: { walletId: string; token: string; policy: Policy; onSaved: (p: Policy) => void }) {
+/** Where the signer stands on the wallet's policy: owner-signed (by whom, which version), or ceilings only. */
+function OwnerPolicyState({ owner }: { owner: OwnerPolicy | null }) {
+  return (
+    <p data-testid="owner-policy" class={owner?.state === 'owner_signed' ? 'signed' : 'hint'}>
+      {owner ? describeOwnerPolicy(owner) : 'Reading whether the policy is owner-signed…'}
+    </p>
+  );
+}
+
+function SaveHint({ canManage, unsignedAllowed }: { canManage: boolean; unsignedAllowed: boolean }) {
+  if (!canManage)
+    return (
+      <p class="hint">Changing a policy needs the owner: sign out and sign in with the wallet that owns the account.</p>
+    );
+  return (
+    <p class="hint">
+      Saving asks your browser wallet to sign the policy; the signer then enforces it on every payment.
+      {unsignedAllowed ? ' Without a signature only the API enforces it.' : ''}
+    </p>
+  );
+}
+
+interface EditorProps {
+  walletId: string;
+  walletAddress: string;
+  token: string;
+  policy: Policy;
+  onSaved: (p: Policy) => void;
+}
+
+export function PolicyEditor(props: EditorProps) {
   const [text, setText] = useState(JSON.stringify(props.policy, null, 2));
   const [saved, setSaved] = useState(false);
+  // Read again after a rotation: the new address holds no signed policy until it is signed again.
+  const [signedView] = useLoad(
+    () => readOwnerPolicy(props.walletId, props.token),
+    [props.walletId, props.token, props.walletAddress],
+  );
+  const [owner, setOwner] = useState<OwnerPolicy | null>(null);
+  useEffect(() => {
+    if (signedView.state === 'ok') setOwner(signedView.data.owner_policy);
+  }, [signedView]);
   const { busy, error, run } = useAction();
   const issues = policyIssues(text);
-  const owner = canManageWallets();
-  const save = () =>
+  const canManage = canManageWallets();
+  const done = (res: { policy: Policy; owner_policy?: OwnerPolicy }) => {
+    setText(JSON.stringify(res.policy, null, 2));
+    if (res.owner_policy) setOwner(res.owner_policy);
+    setSaved(true);
+    props.onSaved(res.policy);
+  };
+  const save = (signed: boolean) =>
     run(async () => {
       setSaved(false);
-      const res = await reply<{ policy: Policy }>(
-        api.PUT('/v1/wallets/{id}/policy', {
-          params: { path: { id: props.walletId } },
-          headers: bearer(props.token),
-          body: JSON.parse(text) as never,
-        }),
-      );
-      setText(JSON.stringify(res.policy, null, 2));
-      setSaved(true);
-      props.onSaved(res.policy);
+      const path = { params: { path: { id: props.walletId } }, headers: bearer(props.token) };
+      if (signed) {
+        if (!owner) throw new Error('The wallet’s signed policy state is not known yet.');
+        const policy = walletPolicySchema.parse(JSON.parse(text));
+        const common = { walletId: props.walletId, walletAddress: props.walletAddress, token: props.token };
+        done(await saveSignedPolicy({ ...common, policy, version: owner.next_version }));
+      } else {
+        done(
+          await reply<{ policy: Policy }>(
+            api.PUT('/v1/wallets/{id}/policy', { ...path, body: JSON.parse(text) as never }),
+          ),
+        );
+      }
     });
+  const unsignedAllowed = owner?.state === 'ceilings_only';
   return (
     <CardForm
       labelledBy="policy-title"
       onSubmit={() => {
-        if (issues.length === 0 && owner) void save();
+        if (issues.length === 0 && canManage && owner) void save(true);
       }}
     >
       <h2 id="policy-title">Policy</h2>
+      <OwnerPolicyState owner={owner} />
+      {signedView.state === 'error' ? <ErrorBox error={signedView.error} /> : null}
       <PolicyField
         id="policy"
         label="Policy (JSON)"
@@ -74,14 +129,17 @@ export function PolicyEditor(props: { walletId: string; token: string; policy: P
         issues={issues}
         hint="Fields: per_tx_cap_usd, daily_cap_usd, weekly_cap_usd, monthly_cap_usd, velocity_cap {max_count, window_seconds}, counterparty_allowlist, counterparty_blocklist, cooling_off (s), capability_cap_usd."
       />
-      <button type="submit" class="primary" disabled={busy || issues.length > 0 || !owner}>
-        Save policy
-      </button>
-      {!owner ? (
-        <p class="hint">
-          Changing a policy needs the owner: sign out and sign in with the wallet that owns the account.
-        </p>
-      ) : null}
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy || issues.length > 0 || !canManage || !owner}>
+          Save policy
+        </button>
+        {unsignedAllowed ? (
+          <button type="button" disabled={busy || issues.length > 0 || !canManage} onClick={() => void save(false)}>
+            Save without signing
+          </button>
+        ) : null}
+      </div>
+      <SaveHint canManage={canManage} unsignedAllowed={unsignedAllowed} />
       <Outcome notice={saved ? 'Policy saved.' : null} error={error} />
     </CardForm>
   );

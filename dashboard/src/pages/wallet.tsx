@@ -1,8 +1,8 @@
 /**
  * Wallet (/dashboard/wallets/{id}): the wallet's address, network, key version and balance (stale marked),
- * its policy editor with a live dry run (./wallet-policy.tsx), its recent decisions and audit trail with the
- * chain's state (./wallet-history.tsx), and rotate and revoke with the balance guard
- * explained: the API refuses to destroy a key whose address holds USDC (409 wallet_has_balance) or whose
+ * its policy editor (owner-signed through the browser wallet) with a live dry run (./wallet-policy.tsx), its
+ * recent decisions and audit trail with the chain's state (./wallet-history.tsx), and rotate and revoke with
+ * the balance guard explained: the API refuses to destroy a key whose address holds USDC (409 wallet_has_balance) or whose
  * balance it cannot read (409 balance_unknown) unless the owner says to abandon the balance.
  */
 import { useState } from 'preact/hooks';
@@ -130,6 +130,7 @@ function Wallet({ id }: { id: string }) {
             <div class="grid">
               <PolicyEditor
                 walletId={wallet.id}
+                walletAddress={wallet.address}
                 token={token}
                 policy={wallet.policy}
                 onSaved={(policy) => {

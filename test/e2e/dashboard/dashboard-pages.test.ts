@@ -141,6 +141,41 @@ describe('dashboard pages (Chromium)', function () {
     }
   });
 
+  it('the owner signs a policy on the wallet page with the browser wallet; the page says owner-signed and the signer enforces it', async () => {
+    const owner = await newOwner(world, ['signed']);
+    const wallet = owner.wallets[0]!;
+    const { context, page } = await newDashboardPage(world.browser);
+    try {
+      await installFakeWallet(page, owner.key);
+      await page.goto(`/dashboard/wallets/${wallet.id}`);
+      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      const state = page.getByTestId('owner-policy');
+      await state.getByText("Not owner-signed: only the signer's ceilings apply").waitFor();
+      await page.getByLabel('Policy (JSON)').fill('{"per_tx_cap_usd": "0.5"}');
+      await page.getByRole('button', { name: 'Save policy' }).click();
+      await page.getByText('Policy saved.').waitFor();
+      await state.getByText(new RegExp(`^Owner-signed by ${owner.key.address} \\(version 1\\)$`, 'i')).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Save without signing' }).count(), 0);
+      await screenshot(page, 'wallet-owner-signed');
+    } finally {
+      await context.close();
+    }
+    // The signer holds the document the page signed: a compromised API loosening its own copy changes nothing.
+    const held = await world.t.request('GET', `/v1/wallets/${wallet.id}/policy`, { token: owner.agentPat.pat });
+    assert.deepEqual(
+      [
+        held.body.owner_policy.state,
+        held.body.owner_policy.version,
+        held.body.owner_policy.authority.address.toLowerCase(),
+      ],
+      ['owner_signed', 1, owner.key.address.toLowerCase()],
+    );
+    await world.t.db.knex('wallets').where({ id: wallet.id }).update({ policy: {} });
+    const refused = await pay(owner.agentPat.pat, wallet.id, '750000');
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.deepEqual([refused.body.error_code, refused.body.decided_by], ['policy_denied', 'signer']);
+  });
+
   describe('with the demo seller', () => {
     let demo: DemoSeller;
     let demoPat: string;

@@ -33,16 +33,22 @@ describe('xx start-up: what whoami loads, and the HTTP client that replaced fetc
   this.timeout(60_000);
 
   it('xx whoami answers through the real binary without loading undici (the global fetch)', async () => {
+    // whoami, then the agent's wallets (whoami lists them with whether their policy is owner-signed).
+    const wallet = { id: 'wal_start', address: `0x${'ab'.repeat(20)}`, chain: 'base', network: 'eip155:84532' };
+    const replies: Record<string, unknown> = {
+      '/v1/auth/whoami': { auth_type: 'pat', scope_type: 'agent', scope_id: 'ag_start', token_id: 'pat_start' },
+      '/v1/agents/ag_start': {
+        agent_id: 'ag_start',
+        label: null,
+        wallets: [{ ...wallet, label: null, policy_state: 'owner_signed' }],
+        wallets_next_cursor: null,
+      },
+    };
     const api = await serve((req, res) => {
-      const ok = req.url === '/v1/auth/whoami' && req.headers.authorization === `Bearer xx_pat_${'s'.repeat(24)}`;
-      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify(
-          ok
-            ? { auth_type: 'pat', scope_type: 'agent', scope_id: 'ag_start', token_id: 'pat_start' }
-            : { error_code: 'not_found', user_message: 'Not found.' },
-        ),
-      );
+      const reply =
+        req.headers.authorization === `Bearer xx_pat_${'s'.repeat(24)}` ? replies[req.url ?? ''] : undefined;
+      res.writeHead(reply ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(reply ?? { error_code: 'not_found', user_message: 'Not found.' }));
     });
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xx-startup-'));
     try {
@@ -70,6 +76,7 @@ describe('xx start-up: what whoami loads, and the HTTP client that replaced fetc
         auth_type: 'pat',
         scope_type: 'agent',
         scope_id: 'ag_start',
+        wallets: [{ id: wallet.id, address: wallet.address, policy_state: 'owner_signed' }],
         source: 'XX_PAT',
         server: api.url,
       });

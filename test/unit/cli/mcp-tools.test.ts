@@ -30,6 +30,7 @@ const WALLET_VIEW = {
   network: 'eip155:84532',
   address: ADDRESS,
   policy: { per_tx_cap_usd: '1', counterparty_allowlist: [ADDRESS, ADDRESS] },
+  policy_state: 'owner_signed',
   status: 'active',
   key_version: 1,
   created_at: '2026-11-26T00:00:00.000Z',
@@ -115,6 +116,7 @@ describe('xx mcp tools (in-memory MCP client, stand-in Treasury)', () => {
       per_tx_cap_usd: '1',
       counterparty_allowlist_count: 2,
     });
+    assert.equal(wallets.structuredContent!.wallets[0].policy_state, 'owner_signed');
     const refused = await call('get_balance', { wallet_id: WALLET });
     assert.equal(refused.isError, true);
     assert.deepEqual(refused.structuredContent, {

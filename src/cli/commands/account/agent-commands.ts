@@ -4,7 +4,7 @@
  * Treasury-managed wallets of the active agent (keys in the HSM; `add` creates the next one).
  */
 import type { Command } from 'commander';
-import { agentWithEveryWallet } from '../../core/agent-wallets.js';
+import { agentWithEveryWallet, type ListedWallet } from '../../core/agent-wallets.js';
 import { agentOfBearer } from '../../core/buyer-agent.js';
 import { requireBuyerBearer, type BearerFlags } from '../../core/buyer-bearer.js';
 import type { CliContext } from '../../core/cli-context.js';
@@ -39,6 +39,11 @@ const publicView = (a: AgentRecord, active: boolean) => ({
   created_at: a.created_at,
 });
 
+/** Wallets on one line: id, address and, where the server says it, whether the policy is owner-signed. */
+function walletsLine(wallets: ListedWallet[]): string {
+  return wallets.map((w) => `${w.id} ${w.address}${w.policy_state ? ` (${w.policy_state})` : ''}`).join(', ') || 'none';
+}
+
 function byRef(ctx: CliContext, ref: string | undefined): AgentRecord {
   if (!ref) return loadActiveAgent(ctx.paths);
   const found = loadAgent(ctx.paths, ref) ?? listAgents(ctx.paths).find((a) => a.label === ref);
@@ -72,7 +77,7 @@ async function show(ctx: CliContext, ref: string | undefined, flags: BearerFlags
         formatFields([
           ['agent', `${remote.label ?? ''} (${remote.agent_id})`],
           ['server', bearer.server],
-          ['wallets', remote.wallets.map((w) => `${w.id} ${w.address}`).join(', ') || 'none'],
+          ['wallets', walletsLine(remote.wallets)],
         ]),
       );
       return;
@@ -96,7 +101,7 @@ async function show(ctx: CliContext, ref: string | undefined, flags: BearerFlags
       ['server', agent.server],
       ['base address', agent.addresses.base ?? null],
       ['solana address', agent.addresses.solana ?? null],
-      ['wallets', view.wallets.map((w) => `${w.id} ${w.address}`).join(', ') || 'none'],
+      ['wallets', walletsLine(view.wallets)],
     ]),
   );
 }
@@ -154,8 +159,8 @@ async function walletsList(ctx: CliContext, flags: BearerFlags): Promise<void> {
   ctx.out(
     { agent_id: agentId, wallets },
     formatTable(
-      ['id', 'address', 'network', 'label'],
-      wallets.map((w) => [w.id, w.address, w.network, w.label ?? '']),
+      ['id', 'address', 'network', 'label', 'policy'],
+      wallets.map((w) => [w.id, w.address, w.network, w.label ?? '', w.policy_state ?? '']),
       'No managed wallets. Add one with `xx agent wallets add`.',
     ),
   );
@@ -220,7 +225,7 @@ export function registerAgentCommands(program: Command, contextOf: ContextOf): v
     .description("The agent's Treasury-managed wallets (credentials: see xx --help)");
   wallets
     .command('list')
-    .description("The agent's managed wallets: id, chain, address, status")
+    .description("The agent's managed wallets: id, address, network, label, policy state")
     .option('--profile <name>', PROFILE_FLAG)
     .action(act(contextOf, (ctx, o: BearerFlags) => walletsList(ctx, o)));
   wallets

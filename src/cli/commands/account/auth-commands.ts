@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import type { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { openInBrowser } from '../../core/open-browser.js';
@@ -19,6 +20,7 @@ import {
   loggedOutSchema,
   sessionsRevokedSchema,
   whoamiSchema,
+  type Whoami,
 } from '../../../shared/api-responses/identity-responses.js';
 import { createdPatSchema, patPageSchema, patViewSchema } from '../../../shared/api-responses/pat-responses.js';
 import { isMasterKey } from '../../core/legacy-master-key.js';
@@ -66,6 +68,18 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   );
 }
 
+/**
+ * The wallets of the agent a bearer acts as (an agent PAT, or a session's agent), each with whether its policy
+ * is owner-signed (`policy_state`); undefined for a bearer of no agent.
+ */
+async function agentWalletStates(ctx: CliContext, client: ApiClient, who: Whoami) {
+  const agentId = who.scope_type === 'agent' ? who.scope_id : 'agent_id' in who ? who.agent_id : undefined;
+  if (!agentId) return undefined;
+  const { agentWithEveryWallet } = await import('../../core/agent-wallets.js');
+  const { wallets } = await ctx.spin('Loading its wallets', () => agentWithEveryWallet(client, agentId));
+  return wallets.map((w) => ({ id: w.id, address: w.address, policy_state: w.policy_state ?? null }));
+}
+
 async function whoami(ctx: CliContext, flags: BearerFlags): Promise<void> {
   const found = findBuyerBearer(ctx, flags);
   const bearer = found ? { ...found, source: describeSource(found.source) } : undefined;
@@ -78,11 +92,15 @@ async function whoami(ctx: CliContext, flags: BearerFlags): Promise<void> {
   const session = origin
     ? { session_origin: origin, agent_id: ('agent_id' in who ? who.agent_id : undefined) ?? null }
     : {};
+  const wallets = await agentWalletStates(ctx, client, who);
   const data = {
     auth_type: who.auth_type,
     scope_type: who.scope_type,
     scope_id: who.scope_id,
     ...session,
+    // The API's word for every wallet the bearer reaches (owner_signed only when all are), then each one's.
+    ...('policy_state' in who && who.policy_state ? { policy_state: who.policy_state } : {}),
+    ...(wallets ? { wallets } : {}),
     source: bearer?.source ?? 'session',
     server: client.baseUrl,
   };
@@ -93,6 +111,8 @@ async function whoami(ctx: CliContext, flags: BearerFlags): Promise<void> {
       `scope_type: ${who.scope_type}`,
       `scope_id:   ${who.scope_id}`,
       ...(origin ? [`session:    ${origin}`] : []),
+      ...(data.policy_state ? [`policies:   ${data.policy_state}`] : []),
+      ...(wallets ?? []).map((w) => `wallet:     ${w.id} ${w.address} ${w.policy_state ?? ''}`.trimEnd()),
       `(${data.source} at ${data.server})`,
     ].join('\n'),
   );

@@ -17,7 +17,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
 import { sessionGrantSchema } from '../../../shared/api-responses/identity-responses.js';
-import { agentPageSchema, agentViewSchema } from '../../../shared/api-responses/wallet-responses.js';
+import { ownerPolicySchema, type OwnerPolicy } from '../../../shared/api-responses/pay-responses.js';
+import { agentPageSchema, agentViewSchema, walletViewSchema } from '../../../shared/api-responses/wallet-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import { agentWithEveryWallet } from '../../core/agent-wallets.js';
 import type { CliContext } from '../../core/cli-context.js';
@@ -38,14 +39,19 @@ import { readEveryPage } from '../../core/read-every-page.js';
 import { readJsonFile, writeSecretJson } from '../../core/secret-file.js';
 import { badArgument } from '../seller/seller-kit.js';
 import { describePolicy, initLimits, type InitLimitOptions } from './init-defaults.js';
-import { addressesFor, checkMnemonic, newMnemonic, type ChainChoice } from './hd-addresses.js';
+import { addressesFor, checkMnemonic, evmAccount, newMnemonic, type ChainChoice } from './hd-addresses.js';
+import { ownerPolicyLines, signInitPolicy, type PolicySigningFailure } from './init-signed-policy.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
 import { keystorePath, passphraseFor, type SignInGrant } from './owner-sign-in.js';
 import { seedSignIn, type SignInMethod } from './seed-sign-in.js';
 
 export { keystorePath, passphraseFor } from './owner-sign-in.js';
 
-const walletPolicyReplySchema = z.object({ policy: z.record(z.string(), z.unknown()) });
+// `owner_policy` optional: a server without owner-signed policies still onboards.
+const walletPolicyReplySchema = z.object({
+  policy: z.record(z.string(), z.unknown()),
+  owner_policy: ownerPolicySchema.optional(),
+});
 
 export interface InitOptions extends InitLimitOptions {
   server?: string;
@@ -188,7 +194,7 @@ async function finishInit(
     base: string;
     label: string;
     chain: ChainChoice;
-    seed: { keystore: string; created: boolean };
+    seed: { mnemonic: string; keystore: string; created: boolean };
     addresses: ReturnType<typeof addressesFor>;
     grant: SignInGrant;
     method: SignInMethod;
@@ -204,13 +210,14 @@ async function finishInit(
   const previous = loadAgent(ctx.paths, agentId);
   // The agent's wallets as the platform knows them (another machine, or a restore, may have made some).
   const remote = await ctx.spin('Loading the agent', () => agentWithEveryWallet(agentClient, agentId));
-  const { wallets, walletPolicy, walletPolicyApplied } = await agentWallets(ctx, {
+  const { wallets, walletPolicy, walletPolicyApplied, ownerPolicy, signingFailure } = await agentWallets(ctx, {
     session,
     agentClient,
     agentId,
     chain,
     label,
     limits,
+    seed,
     wallets: remote.wallets,
   });
   const record: AgentRecord = {
@@ -245,6 +252,8 @@ async function finishInit(
     pat_daily_cap_usd: pat.daily_cap_usd ?? null,
     wallet_policy: walletPolicy,
     wallet_policy_applied: walletPolicyApplied,
+    wallet_owner_policy: ownerPolicy,
+    wallet_policy_signing_error: signingFailure,
     keystore: seed.keystore,
     seed_created: seed.created,
     account_created: grant.created,
@@ -294,7 +303,7 @@ async function mintAgentPat(
 /** The agent's wallets: the managed wallet created (with the wallet policy) when it has none, and the first one's policy. */
 async function agentWallets(
   ctx: CliContext,
-  run: Pick<InitRun, 'session' | 'chain' | 'label' | 'limits'> & {
+  run: Pick<InitRun, 'session' | 'chain' | 'label' | 'limits' | 'seed'> & {
     agentClient: ApiClient;
     agentId: string;
     wallets: ManagedWallet[];
@@ -304,33 +313,38 @@ async function agentWallets(
   let wallets: ManagedWallet[] = run.wallets;
   let walletPolicy: Record<string, unknown> | null = null;
   let walletPolicyApplied = false;
+  let signingFailure: PolicySigningFailure | null = null;
   if (chain !== 'solana' && wallets.length === 0) {
     // The account session creates it: only the owner sets a wallet policy.
-    const w = await ctx.spin('Creating the managed wallet', async () =>
+    const created = await ctx.spin('Creating the managed wallet', async () =>
       parseReply(
-        managedWalletSchema,
+        walletViewSchema,
         `POST /v1/agents/${agentId}/wallets`,
         await session.request('POST', `/v1/agents/${agentId}/wallets`, {
           body: { label, policy: limits.walletPolicy },
         }),
       ),
     );
-    wallets = [w];
+    wallets = [managedWalletSchema.parse(created)];
     walletPolicyApplied = true;
+    // Version 1 of its policy, signed by the seed's Base key (./init-signed-policy.ts); a refusal is reported.
+    const signer = evmAccount(run.seed.mnemonic);
+    signingFailure = await signInitPolicy(ctx, session, signer, created, limits.walletPolicy);
   }
+  let ownerPolicy: OwnerPolicy | null = null;
   if (wallets.length > 0) {
     const first = wallets[0]!;
-    walletPolicy = await ctx.spin(
-      'Reading the wallet policy',
-      async () =>
-        parseReply(
-          walletPolicyReplySchema,
-          `GET /v1/wallets/${first.id}/policy`,
-          await agentClient.request('GET', `/v1/wallets/${first.id}/policy`),
-        ).policy,
+    const held = await ctx.spin('Reading the wallet policy', async () =>
+      parseReply(
+        walletPolicyReplySchema,
+        `GET /v1/wallets/${first.id}/policy`,
+        await agentClient.request('GET', `/v1/wallets/${first.id}/policy`),
+      ),
     );
+    walletPolicy = held.policy;
+    ownerPolicy = held.owner_policy ?? null;
   }
-  return { wallets, walletPolicy, walletPolicyApplied };
+  return { wallets, walletPolicy, walletPolicyApplied, ownerPolicy, signingFailure };
 }
 
 /** What `xx init` tells a person (the JSON output is `data` itself). */
@@ -344,6 +358,8 @@ function initSummary(
     pat_id: string;
     pat_daily_cap_usd: string | null;
     wallet_policy_applied: boolean;
+    wallet_owner_policy: OwnerPolicy | null;
+    wallet_policy_signing_error: PolicySigningFailure | null;
     previous_pat_id: string | null;
   },
   {
@@ -369,6 +385,7 @@ function initSummary(
           `Wallet policy: ${describePolicy(walletPolicy)}${data.wallet_policy_applied ? ' (set now; at init: --max-per-payment, --daily-limit, --policy <file>)' : ' (existing wallet, unchanged)'}.`,
         ]
       : []),
+    ...ownerPolicyLines(wallets[0]?.id, data.wallet_owner_policy, data.wallet_policy_signing_error),
     'Next: `xx fund --testnet`, then `xx buy <url>`.',
     ...(data.previous_pat_id
       ? [

@@ -9,7 +9,7 @@
  * policy init leaves as it is (it shows it).
  */
 import fs from 'node:fs';
-import { walletPolicySchema } from '../../../../policy/policy-schema.js';
+import { walletPolicySchema, type WalletPolicy } from '../../../../policy/policy-schema.js';
 import { badArgument, usdArgument } from '../seller/seller-kit.js';
 
 export const INIT_DEFAULTS = Object.freeze({ patDailyCapUsd: '10', maxPerPaymentUsd: '1', dailyLimitUsd: '10' });
@@ -25,15 +25,32 @@ export interface InitLimits {
   /** The agent PAT's daily cap in USD, or null for none. */
   patDailyCapUsd: string | null;
   /** The policy a wallet created by init gets (canonical form, as the server stores it). */
-  walletPolicy: Record<string, unknown>;
+  walletPolicy: WalletPolicy;
 }
 
 /** A positive USD amount, or null for `none`; anything else exits 2 naming the flag. */
-function capArgument(flag: string, raw: string): string | null {
+export function capArgument(flag: string, raw: string): string | null {
   if (raw.trim().toLowerCase() === 'none') return null;
   const value = usdArgument(flag, raw);
   if (/^0(\.0+)?$/.test(value)) throw badArgument(flag, 'a cap must be above zero; give none to have no cap');
   return value;
+}
+
+/** The JSON in `file`, or exit 2 naming `flag`. */
+export function readPolicyFile(flag: string, file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw badArgument(flag, `expected a readable JSON file (${(err as NodeJS.ErrnoException).code ?? 'not JSON'})`);
+  }
+}
+
+/** `raw` as a valid policy in its canonical form, or exit 2 naming `flag` and every field at fault. */
+export function checkedPolicy(flag: string, raw: unknown): WalletPolicy {
+  const parsed = walletPolicySchema.safeParse(raw);
+  if (!parsed.success)
+    throw badArgument(flag, parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '));
+  return parsed.data;
 }
 
 /** The limits from the flags and defaults, checked before anything is created. */
@@ -45,22 +62,7 @@ export function initLimits(opts: InitLimitOptions): InitLimits {
         '--policy',
         'cannot be combined with --max-per-payment or --daily-limit (put them in the file)',
       );
-    let raw: unknown;
-    try {
-      raw = JSON.parse(fs.readFileSync(opts.policy, 'utf8'));
-    } catch (err) {
-      throw badArgument(
-        '--policy',
-        `expected a readable JSON file (${(err as NodeJS.ErrnoException).code ?? 'not JSON'})`,
-      );
-    }
-    const parsed = walletPolicySchema.safeParse(raw);
-    if (!parsed.success)
-      throw badArgument(
-        '--policy',
-        parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; '),
-      );
-    return { patDailyCapUsd, walletPolicy: parsed.data as Record<string, unknown> };
+    return { patDailyCapUsd, walletPolicy: checkedPolicy('--policy', readPolicyFile('--policy', opts.policy)) };
   }
   const perTx = capArgument('--max-per-payment', opts.maxPerPayment ?? INIT_DEFAULTS.maxPerPaymentUsd);
   const daily = capArgument('--daily-limit', opts.dailyLimit ?? INIT_DEFAULTS.dailyLimitUsd);

@@ -11,6 +11,7 @@
  * environment) — that is the owner's own key handed over.
  */
 import path from 'node:path';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
 import {
@@ -47,7 +48,7 @@ export function keystorePath(ctx: CliContext, name: string): string {
 export async function withOwnerSession<T>(
   ctx: CliContext,
   why: string,
-  fn: (owner: ApiClient, grant: SignInGrant) => Promise<T>,
+  fn: (owner: ApiClient, grant: SignInGrant, seed: { evm: PrivateKeyAccount }) => Promise<T>,
 ): Promise<T> {
   let agent: { server: string; keystore?: string | undefined; account_id: string } | undefined;
   try {
@@ -77,7 +78,8 @@ export async function withOwnerSession<T>(
         userMessage: `The keystore signs in to ${grant.account_id}, not to the active agent's account ${agent.account_id}.`,
       });
     }
-    return await fn(owner, grant);
+    // The seed's Base key (the one the owner signs in with) signs the owner's documents (./owner-signed-policy.ts).
+    return await fn(owner, grant, { evm: evmAccount(mnemonic) });
   } finally {
     await owner.request('POST', '/v1/auth/logout').catch(() => undefined);
   }

@@ -1,7 +1,8 @@
 /**
  * `xx wallet {generate,import,list,export,delete,balance}`: self-custody seeds in encrypted keystores (one file per
  * name under the seeds directory; `default` is the one `init` uses). Only `export` shows a recovery phrase,
- * after a confirmation (or `--yes` without a TTY), and only with the passphrase.
+ * after a confirmation (or `--yes` without a TTY), and only with the passphrase. `xx wallet policy {show,set}`
+ * (a managed wallet's owner-signed policy) lives in ./wallet-policy-commands.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { addressesFor, checkMnemonic, newMnemonic } from './hd-addresses.js';
 import { keystorePath, passphraseFor } from './init-command.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
 import { walletBalance } from './self-custody-commands.js';
+import { registerWalletPolicyCommands } from './wallet-policy-commands.js';
 
 interface NameOpts {
   name?: string;
@@ -147,4 +149,5 @@ export function registerWalletCommands(program: Command, contextOf: ContextOf): 
     'Delete a keystore (asks first; the funds stay on chain, reachable from the phrase)',
     remove,
   ).option('--yes', 'confirm without a prompt');
+  registerWalletPolicyCommands(wallet, contextOf);
 }

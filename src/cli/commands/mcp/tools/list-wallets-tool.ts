@@ -1,7 +1,7 @@
 /**
- * `list_wallets`: the agent's managed wallets — id, label, network, address, status and a summary of each
+ * `list_wallets`: the agent's managed wallets — id, label, network, address, status, a summary of each
  * wallet's policy (its caps as set; lists and maps by their size, so a long allowlist does not flood the
- * answer). Read-only.
+ * answer) and its `policy_state` (owner-signed, or the signer's ceilings only). Read-only.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext } from '../tool-context.js';
@@ -26,7 +26,7 @@ export function registerListWallets(server: McpServer, tools: ToolContext): void
     {
       title: 'List wallets',
       description:
-        "List the agent's Treasury wallets (id, label, network, address, status, policy caps); use an id as wallet_id.",
+        "List the agent's Treasury wallets (id, label, network, address, status, policy caps, whether the policy is owner-signed); use an id as wallet_id.",
       inputSchema: {},
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -39,6 +39,7 @@ export function registerListWallets(server: McpServer, tools: ToolContext): void
           address: w.address,
           status: w.status,
           policy: policySummary(w.policy ?? {}),
+          policy_state: w.policy_state,
         }));
         return toolOk({ wallets });
       }),

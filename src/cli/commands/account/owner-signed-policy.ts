@@ -1,0 +1,113 @@
+/**
+ * The owner signs a wallet's policy with the seed (docs/cli.md, "Owner-signed policies"): read the wallet's
+ * `owner_policy` (GET /v1/wallets/{id}/policy), sign the EIP-712 `WalletPolicy` document
+ * (policy/signed-policy.ts) for the wallet's address at `next_version` with the seed's Base key
+ * (m/44'/60'/0'/0/0, the key the owner signs in with), and PUT it to /v1/wallets/{id}/policy/signed. The
+ * signer verifies the signature against the authority it recorded for the wallet and enforces the policy on
+ * every payment after that, whatever the API's database says.
+ *
+ * Wallet routes take a Treasury bearer, not the owner's sign-in session: the owner session mints a Treasury
+ * PAT of the wallet's account for five minutes, uses it for these two calls and revokes it (as the dashboard
+ * does, dashboard/src/api/wallet-access.ts).
+ *
+ * Defends: a policy sent for signing other than the one the owner asked for (the document's hash binds every
+ * field of the policy the CLI built); signing with a key that is not the wallet's authority (refused here,
+ * before anything is signed, naming the authority). Does not defend: what the owner chose to sign, nor an API
+ * that answers a wrong `next_version` (the signer refuses a version that does not rise).
+ */
+import type { LocalAccount } from 'viem/accounts';
+import type { WalletPolicy } from '../../../../policy/policy-schema.js';
+import { policyTypedData, type PolicySignatureFields } from '../../../../policy/signed-policy.js';
+import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
+import {
+  walletPolicySchema as walletPolicyReplySchema,
+  type OwnerPolicy,
+  type WalletPolicy as WalletPolicyReply,
+} from '../../../shared/api-responses/pay-responses.js';
+import { ApiClient } from '../../core/api-client.js';
+import { CliError } from '../../core/cli-error.js';
+
+/** The body of PUT /v1/wallets/{id}/policy/signed: the policy and the signed document's fields. */
+export type SignedPolicyBody = { policy: WalletPolicy } & PolicySignatureFields;
+
+/** The managed wallet whose policy is signed: its id, its address (what the document names), its account. */
+export interface PolicyWallet {
+  id: string;
+  address: string;
+  account_id: string;
+}
+
+/** Throws `policy_authority_mismatch` unless `signer` may sign the wallet's policy as the signer recorded it. */
+export function checkPolicyAuthority(owner: OwnerPolicy, signer: string): void {
+  const authority = owner.authority;
+  // No authority recorded: the wallet is bound to whoever signs its first policy (the signer decides).
+  if (!authority) return;
+  if (authority.address !== null && authority.address.toLowerCase() === signer.toLowerCase()) return;
+  const who =
+    authority.kind === 'approver'
+      ? `the deployment's policy approver${authority.address ? ` ${authority.address}` : ''}`
+      : `${authority.address ?? 'another key'} (${authority.kind})`;
+  throw new CliError({
+    code: 'policy_authority_mismatch',
+    userMessage: `This wallet's policy is signed by ${who}, not by this seed's key ${signer}; nothing was signed.`,
+    details: { authority, signer },
+  });
+}
+
+/** The signed document for `policy` on `walletAddress` at `version`, issued `now`, as the signed PUT takes it. */
+export async function signPolicyBody(
+  signer: LocalAccount,
+  input: { walletAddress: string; policy: WalletPolicy; version: number; now: Date },
+): Promise<SignedPolicyBody> {
+  const issuedAt = Math.floor(input.now.getTime() / 1000);
+  const typed = policyTypedData({
+    wallet: input.walletAddress,
+    policy: input.policy,
+    version: input.version,
+    issuedAt,
+  });
+  const signature = await signer.signTypedData(typed);
+  return { policy: input.policy, version: input.version, issued_at: issuedAt, signature };
+}
+
+/** Runs `fn` with a Treasury PAT of `accountId` minted by the owner's session, revoked afterwards. */
+async function withTreasuryBearer<T>(
+  owner: ApiClient,
+  accountId: string,
+  fn: (treasury: ApiClient) => Promise<T>,
+): Promise<T> {
+  const minted = await owner.request('POST', '/v1/pats', {
+    body: { scope_type: 'treasury', scope_id: accountId, label: 'xx owner-signed policy', expires_in_seconds: 300 },
+    reply: createdPatSchema,
+  });
+  try {
+    return await fn(new ApiClient({ baseUrl: owner.baseUrl, token: minted.pat }));
+  } finally {
+    await owner.request('DELETE', `/v1/pats/${minted.id}`).catch(() => undefined);
+  }
+}
+
+/** Reads the wallet's `owner_policy`, signs `policy` at its `next_version` and PUTs it signed; the API's answer. */
+export async function putOwnerSignedPolicy(
+  owner: ApiClient,
+  signer: LocalAccount,
+  wallet: PolicyWallet,
+  policy: WalletPolicy,
+): Promise<WalletPolicyReply> {
+  return withTreasuryBearer(owner, wallet.account_id, async (treasury) => {
+    const current = await treasury.request('GET', `/v1/wallets/${wallet.id}/policy`, {
+      reply: walletPolicyReplySchema,
+    });
+    checkPolicyAuthority(current.owner_policy, signer.address);
+    const body = await signPolicyBody(signer, {
+      walletAddress: wallet.address,
+      policy,
+      version: current.owner_policy.next_version,
+      now: new Date(),
+    });
+    return treasury.request('PUT', `/v1/wallets/${wallet.id}/policy/signed`, {
+      body,
+      reply: walletPolicyReplySchema,
+    });
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * `xx wallet policy {show,set} [wal_…]` (docs/cli.md, "Owner-signed policies"): a managed wallet's policy
+ * (default: the agent's first wallet). `show` reads it with the agent's credentials and says whether the
+ * signer holds it owner-signed, by whom, at which version. `set` builds the new policy — the current one, or
+ * `--file`'s, with `--max-per-payment` / `--daily-limit` applied — checks it with the schema the API uses, then
+ * signs the owner in with the seed and has the seed's key sign it (./owner-signed-policy.ts).
+ *
+ * Defends: an agent changing its own wallet's policy — `set` needs the owner's seed (its passphrase), and the
+ * signer refuses a document the wallet's authority did not sign. Does not defend: an owner who hands an agent
+ * the keystore passphrase (the owner's key handed over, as for every owner command).
+ */
+import type { Command } from 'commander';
+import type { WalletPolicy } from '../../../../policy/policy-schema.js';
+import {
+  walletPolicySchema as walletPolicyReplySchema,
+  type WalletPolicy as WalletPolicyReply,
+} from '../../../shared/api-responses/pay-responses.js';
+import { describeAuthority, describeOwnerPolicy } from '../../../shared/describe-owner-policy.js';
+import { walletViewSchema, type WalletView } from '../../../shared/api-responses/wallet-responses.js';
+import { agentWithEveryWallet } from '../../core/agent-wallets.js';
+import type { ApiClient } from '../../core/api-client.js';
+import { agentOfBearer } from '../../core/buyer-agent.js';
+import { requireBuyerBearer, type BearerFlags } from '../../core/buyer-bearer.js';
+import type { CliContext } from '../../core/cli-context.js';
+import { CliError } from '../../core/cli-error.js';
+import { formatFields } from '../seller/seller-format.js';
+import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
+import { capArgument, checkedPolicy, describePolicy, readPolicyFile } from './init-defaults.js';
+import { withOwnerSession } from './owner-sign-in.js';
+import { putOwnerSignedPolicy } from './owner-signed-policy.js';
+
+const WALLET_ID = /^wal_[0-9a-f]{24}$/;
+const PROFILE_FLAG = 'a credentials profile instead of XX_PAT / the active profile / the active agent';
+
+export interface PolicySetOptions extends BearerFlags {
+  file?: string;
+  maxPerPayment?: string;
+  dailyLimit?: string;
+}
+
+/** The policy `set` signs: `--file`'s (else the current one) with the per-rule flags applied, checked. */
+export function policyFromFlags(current: Record<string, unknown>, opts: PolicySetOptions): WalletPolicy {
+  if (opts.file === undefined && opts.maxPerPayment === undefined && opts.dailyLimit === undefined)
+    throw badArgument('--file', 'give --file <policy.json>, --max-per-payment or --daily-limit');
+  const draft: Record<string, unknown> = {
+    ...((opts.file !== undefined ? readPolicyFile('--file', opts.file) : current) as Record<string, unknown>),
+  };
+  for (const [flag, raw, field] of [
+    ['--max-per-payment', opts.maxPerPayment, 'per_tx_cap_usd'],
+    ['--daily-limit', opts.dailyLimit, 'daily_cap_usd'],
+  ] as const) {
+    if (raw === undefined) continue;
+    const cap = capArgument(flag, raw);
+    if (cap === null) delete draft[field];
+    else draft[field] = cap;
+  }
+  return checkedPolicy(opts.file !== undefined ? '--file' : '--max-per-payment', draft);
+}
+
+/** The wallet named (or the agent's first), read with the agent's credentials, and a client bearing them. */
+async function targetWallet(
+  ctx: CliContext,
+  flags: BearerFlags,
+  ref: string | undefined,
+): Promise<{ client: ApiClient; wallet: WalletView }> {
+  if (ref !== undefined && !WALLET_ID.test(ref)) throw badArgument('<wallet>', 'a managed wallet id (wal_…)');
+  const bearer = requireBuyerBearer(ctx, flags);
+  const client = ctx.client(bearer.token, bearer.server);
+  let id = ref ?? bearer.agent?.wallets[0]?.id;
+  if (id === undefined) {
+    const { agentId } = await agentOfBearer(ctx, bearer);
+    id = (await ctx.spin('Loading the agent', () => agentWithEveryWallet(client, agentId))).wallets[0]?.id;
+  }
+  if (id === undefined)
+    throw new CliError({
+      code: 'no_wallet',
+      userMessage: 'The agent has no managed wallet. Add one with `xx agent wallets add`.',
+    });
+  const walletId = id;
+  const wallet = await ctx.spin('Loading the wallet', () =>
+    client.request('GET', `/v1/wallets/${walletId}`, { reply: walletViewSchema }),
+  );
+  return { client, wallet };
+}
+
+function report(ctx: CliContext, wallet: WalletView, held: WalletPolicyReply, notice?: string): void {
+  const owner = held.owner_policy;
+  ctx.out(
+    { wallet_id: held.wallet_id, address: wallet.address, policy: held.policy, owner_policy: owner },
+    [
+      ...(notice ? [notice] : []),
+      formatFields([
+        ['wallet', `${wallet.id} ${wallet.address}`],
+        ['policy', describePolicy(held.policy)],
+        ['owner-signed', describeOwnerPolicy(owner)],
+        ['authority', describeAuthority(owner.authority)],
+        ['next version', String(owner.next_version)],
+      ]),
+      JSON.stringify(held.policy, null, 2),
+    ].join('\n'),
+  );
+}
+
+async function show(ctx: CliContext, ref: string | undefined, flags: BearerFlags): Promise<void> {
+  const { client, wallet } = await targetWallet(ctx, flags, ref);
+  const held = await ctx.spin('Reading the policy', () =>
+    client.request('GET', `/v1/wallets/${wallet.id}/policy`, { reply: walletPolicyReplySchema }),
+  );
+  report(ctx, wallet, held);
+}
+
+async function set(ctx: CliContext, ref: string | undefined, opts: PolicySetOptions): Promise<void> {
+  const { client, wallet } = await targetWallet(ctx, opts, ref);
+  const current = await ctx.spin('Reading the policy', () =>
+    client.request('GET', `/v1/wallets/${wallet.id}/policy`, { reply: walletPolicyReplySchema }),
+  );
+  const policy = policyFromFlags(current.policy, opts);
+  const held = await withOwnerSession(ctx, '`xx wallet policy set`', (owner, _grant, seed) =>
+    ctx.spin('Signing the policy', () => putOwnerSignedPolicy(owner, seed.evm, wallet, policy)),
+  );
+  report(ctx, wallet, held, `Signed and set the policy of ${wallet.id} (version ${held.owner_policy.version ?? '?'}).`);
+}
+
+/** `policy show` and `policy set` under `xx wallet`. */
+export function registerWalletPolicyCommands(wallet: Command, contextOf: ContextOf): void {
+  const policy = wallet
+    .command('policy')
+    .description("A managed wallet's policy: shown, or signed by the owner's seed and set");
+  policy
+    .command('show [wallet]')
+    .description("The wallet's policy and whether the signer holds it owner-signed (default: the agent's first)")
+    .option('--profile <name>', PROFILE_FLAG)
+    .action(act(contextOf, (ctx, o: BearerFlags, [ref]) => show(ctx, ref, o)));
+  policy
+    .command('set [wallet]')
+    .description("Sign a new policy with the seed's key and set it (default: the agent's first wallet)")
+    .option('--file <policy.json>', 'the whole policy, as JSON (else the current one is changed)')
+    .option('--max-per-payment <usd|none>', 'the per-payment cap (none: no cap)')
+    .option('--daily-limit <usd|none>', 'the daily cap (none: no cap)')
+    .option('--profile <name>', PROFILE_FLAG)
+    .action(act(contextOf, (ctx, o: PolicySetOptions, [ref]) => set(ctx, ref, o)));
+}

@@ -1,0 +1,128 @@
+/**
+ * The CLI's half of an owner-signed policy, without a server: the document `xx wallet policy set` and `xx init`
+ * sign recovers to the seed's key over exactly the policy, wallet and version given (and over nothing else);
+ * a key that is not the wallet's recorded authority is refused before anything is signed; the policy `set`
+ * builds from `--file` and the per-rule flags is the checked, canonical one, and a bad one exits 2 naming the flag.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { recoverTypedDataAddress } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { policyTypedData } from '../../../policy/signed-policy.js';
+import type { OwnerPolicy } from '../../../src/shared/api-responses/pay-responses.js';
+import { describeAuthority, describeOwnerPolicy } from '../../../src/shared/describe-owner-policy.js';
+import { checkPolicyAuthority, signPolicyBody } from '../../../src/cli/commands/account/owner-signed-policy.js';
+import { policyFromFlags } from '../../../src/cli/commands/account/wallet-policy-commands.js';
+import { CliError } from '../../../src/cli/core/cli-error.js';
+import { fileTempDir } from '../../support/temp-dirs.js';
+
+const WALLET = '0x209693bc6afc0c5328ba36faf03c514ef312287c';
+const owner = privateKeyToAccount(generatePrivateKey());
+const other = privateKeyToAccount(generatePrivateKey());
+
+const ownerPolicy = (o: Partial<OwnerPolicy> = {}): OwnerPolicy => ({
+  state: 'ceilings_only',
+  authority: { kind: 'owner', address: owner.address },
+  version: null,
+  policy_hash: null,
+  issued_at: null,
+  next_version: 1,
+  ...o,
+});
+
+describe('xx: the owner-signed policy document (unit)', () => {
+  it('signs the policy for the wallet at the version given; the signature recovers to the seed key only for that document', async () => {
+    const policy = { per_tx_cap_usd: '1', daily_cap_usd: '10' };
+    const now = new Date('2026-11-28T22:00:00.500Z');
+    const body = await signPolicyBody(owner, { walletAddress: WALLET, policy, version: 3, now });
+    assert.deepEqual(
+      { policy: body.policy, version: body.version, issued_at: body.issued_at },
+      { policy, version: 3, issued_at: 1_795_903_200 },
+    );
+    const signed = { wallet: WALLET, policy, version: 3, issuedAt: body.issued_at };
+    const recover = (doc: typeof signed) =>
+      recoverTypedDataAddress({ ...policyTypedData(doc), signature: body.signature as `0x${string}` });
+    assert.equal(await recover(signed), owner.address);
+    // Any other policy, version or wallet is another document: the signature names another key.
+    for (const changed of [
+      { ...signed, policy: { ...policy, per_tx_cap_usd: '2' } },
+      { ...signed, version: 4 },
+      { ...signed, wallet: other.address },
+    ])
+      assert.notEqual(await recover(changed), owner.address);
+  });
+
+  it('refuses a key that is not the recorded authority before signing, and lets an unbound wallet through', () => {
+    assert.doesNotThrow(() => checkPolicyAuthority(ownerPolicy(), owner.address.toLowerCase()));
+    assert.doesNotThrow(() => checkPolicyAuthority(ownerPolicy({ authority: null }), owner.address));
+    for (const authority of [
+      { kind: 'owner' as const, address: other.address },
+      { kind: 'approver' as const, address: null },
+      { kind: 'approver' as const, address: other.address },
+    ]) {
+      assert.throws(
+        () => checkPolicyAuthority(ownerPolicy({ authority }), owner.address),
+        (err: unknown) => err instanceof CliError && err.code === 'policy_authority_mismatch',
+      );
+    }
+  });
+
+  it('says who signed and which version, or that only the ceilings apply', () => {
+    assert.equal(
+      describeOwnerPolicy(ownerPolicy({ state: 'owner_signed', version: 2, next_version: 3 })),
+      `Owner-signed by ${owner.address} (version 2)`,
+    );
+    assert.equal(describeOwnerPolicy(ownerPolicy()), "Not owner-signed: only the signer's ceilings apply");
+    // The signer answers addresses in lower case; people read them in EIP-55 form.
+    const lower = { kind: 'owner' as const, address: owner.address.toLowerCase() };
+    assert.equal(
+      describeOwnerPolicy(ownerPolicy({ state: 'owner_signed', authority: lower, version: 1 })),
+      `Owner-signed by ${owner.address} (version 1)`,
+    );
+    assert.equal(describeAuthority(lower), `owner ${owner.address}`);
+    assert.equal(describeAuthority(null), 'none');
+  });
+
+  it('builds the policy from --file and the per-rule flags, canonical; bad input exits 2 naming the flag', () => {
+    const current = { per_tx_cap_usd: '1', daily_cap_usd: '10' };
+    assert.deepEqual(policyFromFlags(current, { maxPerPayment: '2.5' }), {
+      per_tx_cap_usd: '2.5',
+      daily_cap_usd: '10',
+    });
+    assert.deepEqual(policyFromFlags(current, { dailyLimit: 'none' }), { per_tx_cap_usd: '1' });
+    const file = path.join(fileTempDir('xx-policy-'), 'policy.json');
+    fs.writeFileSync(file, JSON.stringify({ weekly_cap_usd: '20', counterparty_allowlist: [WALLET] }));
+    assert.deepEqual(policyFromFlags(current, { file, maxPerPayment: '3' }), {
+      weekly_cap_usd: '20',
+      counterparty_allowlist: ['0x209693Bc6afc0C5328bA36FaF03C514EF312287C'],
+      per_tx_cap_usd: '3',
+    });
+    const flagOf = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        assert.ok(err instanceof CliError && err.exitCode === 2, String(err));
+        return err.details.flag;
+      }
+      assert.fail('expected exit 2');
+    };
+    assert.equal(
+      flagOf(() => policyFromFlags(current, {})),
+      '--file',
+    );
+    assert.equal(
+      flagOf(() => policyFromFlags(current, { maxPerPayment: 'ten' })),
+      '--max-per-payment',
+    );
+    assert.equal(
+      flagOf(() => policyFromFlags(current, { file: path.join(path.dirname(file), 'missing.json') })),
+      '--file',
+    );
+    fs.writeFileSync(file, JSON.stringify({ per_tx_cap_usd: '0' }));
+    assert.equal(
+      flagOf(() => policyFromFlags(current, { file })),
+      '--file',
+    );
+  });
+});
