@@ -16,10 +16,6 @@ export type BackendKind = 'pkcs11' | 'aws-kms';
 export const WALLET_KEY_CURVES = ['secp256k1', 'ed25519'] as const;
 export type WalletKeyCurve = (typeof WALLET_KEY_CURVES)[number];
 
-/** Bounds of a message signEd25519 accepts: a Solana transaction message is at most 1,232 bytes; KMS takes 4,096. */
-export const ED25519_MESSAGE_MIN_BYTES = 1;
-export const ED25519_MESSAGE_MAX_BYTES = 4096;
-
 export interface BackendHealth {
   backend: BackendKind;
 }
@@ -64,8 +60,8 @@ export interface KeyBackend {
   ): Promise<Uint8Array>;
   /**
    * RFC 8032 Ed25519 (PureEdDSA) over the message bytes: 64 bytes. A secp256k1 key is refused with
-   * `invariant_violation` (as signDigest refuses an Ed25519 key); a message outside
-   * ED25519_MESSAGE_MIN_BYTES..ED25519_MESSAGE_MAX_BYTES with `invalid_request`.
+   * `invariant_violation` (as signDigest refuses an Ed25519 key); a message outside the bounds of
+   * ./ed25519-message.ts with `invalid_request`.
    */
   signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array>;
   /** After this, the wallet reference is refused forever with `key_destroyed`. Idempotent. */

@@ -24,14 +24,13 @@ import pkcs11js from 'pkcs11js';
 import type { Pkcs11BackendConfig } from '../../config/signer-config.js';
 import { SignerFault } from '../../signer-error.js';
 import {
-  ED25519_MESSAGE_MAX_BYTES,
-  ED25519_MESSAGE_MIN_BYTES,
   type BackendHealth,
   type CreatedWalletKey,
   type KeyBackend,
   type SignDigestOptions,
   type WalletKeyCurve,
 } from '../key-backend.js';
+import { assertEd25519Message } from '../ed25519-message.js';
 import { toSignerFault } from './ckr-error-map.js';
 import { CKM_EDDSA, Ed25519TokenKeys } from './ed25519-token-keys.js';
 import { KeyHandleCache } from './key-handle-cache.js';
@@ -317,15 +316,7 @@ export class Pkcs11Backend implements KeyBackend {
   /** Ed25519 (CKM_EDDSA, single-part) over the message, with an account's token key: 64 bytes. */
   async signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array> {
     this.assertOpen();
-    if (
-      !(message instanceof Uint8Array) ||
-      message.length < ED25519_MESSAGE_MIN_BYTES ||
-      message.length > ED25519_MESSAGE_MAX_BYTES
-    )
-      throw new SignerFault(
-        'invalid_request',
-        `message must be ${ED25519_MESSAGE_MIN_BYTES}..${ED25519_MESSAGE_MAX_BYTES} bytes`,
-      );
+    assertEd25519Message(message);
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
     const wallet = this.decodeLiveWalletRef(walletKeyRef, 'ed25519');
     return this.withEd25519Key(account, wallet, (key) => this.signOnPool(CKM_EDDSA, key, message, () => false));
