@@ -10,11 +10,13 @@
  * message it decoded and checked (there is no raw-bytes RPC). A wallet key's curve is fixed at creation
  * and named by its reference: each signing method refuses a key of the other curve.
  */
+import type { z } from 'zod';
+import type { walletKeyCurveSchema } from '../protocol/signer-protocol.js';
+
 export type BackendKind = 'pkcs11' | 'aws-kms';
 
 /** The curves a wallet key may be on: secp256k1 (EVM, the default) or Ed25519 (Solana). */
-export const WALLET_KEY_CURVES = ['secp256k1', 'ed25519'] as const;
-export type WalletKeyCurve = (typeof WALLET_KEY_CURVES)[number];
+export type WalletKeyCurve = z.infer<typeof walletKeyCurveSchema>;
 
 export interface BackendHealth {
   backend: BackendKind;

@@ -24,6 +24,7 @@
  * written unsigned and given back. The signer sees none of this order; it signs what it is asked within its
  * own limits, so the order holds only as long as the front keeps it.
  */
+import { isAddress } from '@solana/kit';
 import { z } from 'zod';
 import { MAX_POLICY_VERSION } from '../../policy/signed-policy.js';
 import {
@@ -143,7 +144,16 @@ export const eip2612PermitSchema = z
 export const healthParamsSchema = z.object({}).strict();
 /** `authority`: who may set the policies of the account's wallets (./owner-policy-protocol.ts); none, none. */
 export const createAccountKeyParamsSchema = z.object({ authority: authorityRequestSchema.optional() }).strict();
-export const createWalletKeyParamsSchema = z.object({ account_key_ref: keyRefSchema }).strict();
+/** The curve of a wallet key: secp256k1 (EVM wallets, the default) or Ed25519 (Solana wallets). */
+export const walletKeyCurveSchema = z.enum(['secp256k1', 'ed25519']);
+/** A Solana address: base58 of a 32-byte Ed25519 public key. */
+export const solanaAddressSchema = z
+  .string()
+  .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 Solana address')
+  .refine((v): boolean => isAddress(v), 'expected a base58 Solana address of 32 bytes');
+export const createWalletKeyParamsSchema = z
+  .object({ account_key_ref: keyRefSchema, curve: walletKeyCurveSchema.optional() })
+  .strict();
 export const signTransferAuthorizationParamsSchema = z
   .object({
     account_key_ref: keyRefSchema,
@@ -201,17 +211,31 @@ export const healthResultSchema = z
 export const createAccountKeyResultSchema = z
   .object({ account_key_ref: keyRefSchema, authority: policyAuthoritySchema.nullable() })
   .strict();
-export const createWalletKeyResultSchema = z
-  .object({
-    wallet_key_ref: keyRefSchema,
-    /** Uncompressed SEC1 public key, 0x04‖X‖Y. */
-    public_key: hex(65),
-    /** EIP-55 checksummed address derived from public_key. */
-    address: addressSchema,
-    /** Who may sign the wallet's policies, as the signer recorded it (its account's); null when none. */
-    policy_authority: policyAuthoritySchema.nullable(),
-  })
-  .strict();
+export const createWalletKeyResultSchema = z.union([
+  z
+    .object({
+      wallet_key_ref: keyRefSchema,
+      /** Uncompressed SEC1 public key, 0x04‖X‖Y. */
+      public_key: hex(65),
+      /** EIP-55 checksummed address derived from public_key. */
+      address: addressSchema,
+      /** Who may sign the wallet's policies, as the signer recorded it (its account's); null when none. */
+      policy_authority: policyAuthoritySchema.nullable(),
+    })
+    .strict(),
+  z
+    .object({
+      wallet_key_ref: keyRefSchema,
+      curve: z.literal('ed25519'),
+      /** The raw 32-byte Ed25519 public key. */
+      public_key: hex(32),
+      /** Base58 of public_key. */
+      address: solanaAddressSchema,
+      /** Owner policies cover EVM wallets only: always null for an Ed25519 wallet. */
+      policy_authority: z.null(),
+    })
+    .strict(),
+]);
 export const signTransferAuthorizationResultSchema = z
   .object({
     /** 65-byte r‖s‖v signature, v ∈ {27, 28}, s in the lower half of the curve order. */
