@@ -63,7 +63,6 @@ import {
   arnNamesKey,
   decodeAccountRef,
   decodeWalletKey,
-  decodeWalletRef,
   encodeAccountRef,
   encodeWalletRef,
   walletAlias,
@@ -335,7 +334,7 @@ export class AwsKmsBackend implements KeyBackend {
    */
   async destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void> {
     this.assertOpen();
-    const keyId = decodeWalletRef(walletKeyRef);
+    const { keyId, curve } = decodeWalletKey(walletKeyRef);
     const account = decodeAccountRef(accountKeyRef);
     const alias = walletAlias(this.config.aliasPrefix, account, keyId);
     let state: string | undefined;
@@ -344,6 +343,9 @@ export class AwsKmsBackend implements KeyBackend {
         this.client.send(new DescribeKeyCommand({ KeyId: alias }), { abortSignal }),
       );
       if (described.KeyMetadata?.KeyId !== keyId) throw new SignerFault('hsm_error', 'KMS alias names another key');
+      // One key, one name: a reference spelled with the other curve's prefix is not this key.
+      if (described.KeyMetadata.KeySpec !== KMS_CURVES[curve].keySpec)
+        throw new SignerFault('key_not_found', `wallet_key_ref is not a ${curve} key`);
       state = described.KeyMetadata.KeyState;
     } catch (err) {
       // KMS deleted the key (and its alias) after the pending window: already destroyed by us.
