@@ -320,7 +320,12 @@ export class AwsKmsBackend implements KeyBackend {
           { abortSignal },
         ),
       deadline,
-    );
+    ).catch((err: unknown) => {
+      // The message is bounded here: KMS refusing the request means the key is not of this curve (a re-spelled reference).
+      if (err instanceof KmsCallFault && err.kms.reason === 'invalid_request')
+        throw new SignerFault('key_not_found', `wallet_key_ref is not a ${curve} key`);
+      throw err;
+    });
     if (!arnNamesKey(out.KeyId, wallet.keyId)) throw new SignerFault('hsm_error', 'KMS answered Sign for another key');
     if (out.SigningAlgorithm !== signingAlgorithm || !out.Signature)
       throw new SignerFault('hsm_error', `KMS answered Sign without an ${signingAlgorithm} signature`);
