@@ -202,6 +202,7 @@ export class AwsKmsBackend implements KeyBackend {
             signerPrincipalArn: this.config.signerPrincipalArn,
             adminPrincipalArn: this.config.adminPrincipalArn,
             treasuryAccountId: account,
+            curve,
           })
         : undefined;
     let created;

@@ -158,6 +158,25 @@ describe('AWS KMS backend: key references', () => {
     assert.deepEqual(bySid.DigestsOnly.Condition, { StringNotEquals: { 'kms:MessageType': 'DIGEST' } });
     assert.deepEqual(bySid.DestroyedStaysDestroyed.Action, ['kms:EnableKey', 'kms:CancelKeyDeletion']);
   });
+
+  it('an Ed25519 key policy allows only PureEdDSA over RAW messages, and no digest signing', () => {
+    const policy = JSON.parse(
+      walletKeyPolicy({
+        curve: 'ed25519',
+        awsAccountId: '111122223333',
+        signerPrincipalArn: 'arn:aws:iam::111122223333:role/treasury-signer',
+        adminPrincipalArn: undefined,
+        treasuryAccountId: 'ab'.repeat(16),
+      }),
+    );
+    const bySid = Object.fromEntries(policy.Statement.map((s: { Sid: string }) => [s.Sid, s]));
+    assert.equal(bySid.DigestsOnly, undefined);
+    assert.deepEqual(bySid.RawMessagesOnly.Condition, { StringNotEquals: { 'kms:MessageType': 'RAW' } });
+    assert.deepEqual(bySid.PureEd25519Only.Condition, {
+      StringNotEquals: { 'kms:SigningAlgorithm': 'ED25519_SHA_512' },
+    });
+    assert.equal(bySid.PureEd25519Only.Effect, 'Deny');
+  });
 });
 
 /** An SDK-shaped error: what @aws-sdk/client-kms throws (name, $metadata.httpStatusCode, $fault). */
