@@ -17,7 +17,7 @@ import { derSignatureToCompact } from '../../../signer/backends/aws-kms/kms-der-
 import { classifyKmsError } from '../../../signer/backends/aws-kms/kms-error-class.js';
 import { awsAccountOfArn, walletKeyPolicy } from '../../../signer/backends/aws-kms/kms-key-policy.js';
 import * as keyRef from '../../../signer/backends/aws-kms/kms-key-ref.js';
-import { spkiToEd25519PublicKey, spkiToUncompressedPoint } from '../../../signer/backends/aws-kms/kms-public-key.js';
+import { spkiToUncompressedPoint } from '../../../signer/backends/aws-kms/kms-public-key.js';
 import { KmsBreaker } from '../../../signer/backends/aws-kms/kms-breaker.js';
 import { KmsSignRate } from '../../../signer/backends/aws-kms/kms-sign-rate.js';
 import { KmsTombstones } from '../../../signer/backends/aws-kms/kms-tombstones.js';
@@ -84,20 +84,6 @@ describe('AWS KMS backend: DER signatures and SPKI public keys', () => {
     assert.throws(() => spkiToUncompressedPoint(new Uint8Array(spki.subarray(0, 80))), isFault('hsm_error'));
     assert.throws(() => spkiToUncompressedPoint(new Uint8Array(32)), isFault('hsm_error'));
   });
-
-  it('reads the raw 32-byte key from an Ed25519 SPKI (44 bytes) and refuses other key types', () => {
-    const { publicKey } = generateKeyPairSync('ed25519');
-    const spki = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' }));
-    assert.equal(spki.length, 44);
-    assert.deepEqual(spkiToEd25519PublicKey(spki), spki.subarray(12));
-    const secp = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({
-      format: 'der',
-      type: 'spki',
-    });
-    assert.throws(() => spkiToEd25519PublicKey(new Uint8Array(secp)), isFault('hsm_error'));
-    assert.throws(() => spkiToUncompressedPoint(spki), isFault('hsm_error'));
-    assert.throws(() => spkiToEd25519PublicKey(spki.subarray(0, 40)), isFault('hsm_error'));
-  });
 });
 
 describe('AWS KMS backend: key references', () => {
@@ -105,11 +91,6 @@ describe('AWS KMS backend: key references', () => {
     const account = '0123456789abcdef0123456789abcdef';
     assert.equal(keyRef.decodeAccountRef(keyRef.encodeAccountRef(account)), account);
     assert.equal(keyRef.decodeWalletRef(keyRef.encodeWalletRef(KEY_ID)), KEY_ID);
-    assert.deepEqual(keyRef.decodeWalletKey(keyRef.encodeWalletRef(KEY_ID, 'ed25519')), {
-      keyId: KEY_ID,
-      curve: 'ed25519',
-    });
-    assert.equal(keyRef.encodeWalletRef(KEY_ID, 'ed25519'), `kms:v1:ed25519:${KEY_ID}`);
     assert.ok(
       keyRefSchema.safeParse(keyRef.encodeAccountRef(account)).success &&
         keyRefSchema.safeParse(keyRef.encodeWalletRef(KEY_ID)).success,
@@ -121,8 +102,6 @@ describe('AWS KMS backend: key references', () => {
       'p11:v1:wal:AAAAAAAAAAAAAAAAAAAAAA',
       `kms:v2:wal:${KEY_ID}`,
       `kms:v1:wal:${KEY_ID} `,
-      `kms:v1:ED25519:${KEY_ID}`,
-      `kms:v1:ed25519:${KEY_ID.toUpperCase()}`,
     ]) {
       assert.throws(() => keyRef.decodeWalletRef(bad), isFault('key_not_found'), bad);
     }
@@ -157,25 +136,6 @@ describe('AWS KMS backend: key references', () => {
     );
     assert.deepEqual(bySid.DigestsOnly.Condition, { StringNotEquals: { 'kms:MessageType': 'DIGEST' } });
     assert.deepEqual(bySid.DestroyedStaysDestroyed.Action, ['kms:EnableKey', 'kms:CancelKeyDeletion']);
-  });
-
-  it('an Ed25519 key policy allows only PureEdDSA over RAW messages, and no digest signing', () => {
-    const policy = JSON.parse(
-      walletKeyPolicy({
-        curve: 'ed25519',
-        awsAccountId: '111122223333',
-        signerPrincipalArn: 'arn:aws:iam::111122223333:role/treasury-signer',
-        adminPrincipalArn: undefined,
-        treasuryAccountId: 'ab'.repeat(16),
-      }),
-    );
-    const bySid = Object.fromEntries(policy.Statement.map((s: { Sid: string }) => [s.Sid, s]));
-    assert.equal(bySid.DigestsOnly, undefined);
-    assert.deepEqual(bySid.RawMessagesOnly.Condition, { StringNotEquals: { 'kms:MessageType': 'RAW' } });
-    assert.deepEqual(bySid.PureEd25519Only.Condition, {
-      StringNotEquals: { 'kms:SigningAlgorithm': 'ED25519_SHA_512' },
-    });
-    assert.equal(bySid.PureEd25519Only.Effect, 'Deny');
   });
 });
 
