@@ -1,7 +1,8 @@
 /**
  * The contract every key backend fulfils: PKCS#11 (./pkcs11/pkcs11-backend.ts) and AWS KMS
  * (./aws-kms/aws-kms-backend.ts: one ECC_SECG_P256K1 KMS key per wallet, Sign with MessageType DIGEST,
- * KMS's DER parsed into r‖s). Both pass one contract suite (test/integration/signer/key-backend-contract.ts).
+ * KMS's DER parsed into r‖s), each for secp256k1 and Ed25519 wallet keys (docs/adr/0013-solana-keys.md).
+ * Both pass one contract suite, on both curves (test/integration/signer/key-backend-contract.ts).
  *
  * Protects against: callers depending on a backend's internals — key references are opaque strings
  * matching the protocol's keyRefSchema, and no method returns private key bytes.
