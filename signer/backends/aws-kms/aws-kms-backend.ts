@@ -46,7 +46,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { AwsKmsBackendConfig } from '../../config/signer-config.js';
 import { SignerFault } from '../../signer-error.js';
-import { type BackendHealth, type CreatedWalletKey, type KeyBackend, type WalletKeyCurve } from '../key-backend.js';
+import type { BackendHealth, CreatedWalletKey, KeyBackend, WalletKeyCurve } from '../key-backend.js';
 import { assertEd25519Message } from '../ed25519-message.js';
 import { KmsBreaker } from './kms-breaker.js';
 import {
