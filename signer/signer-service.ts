@@ -29,7 +29,6 @@ import {
 import type { KeyBackend, SignDigestOptions } from './backends/key-backend.js';
 import type { SignerInvariants } from './config/signer-config.js';
 import { finalizeSignature } from './ecdsa/finalize-signature.js';
-import { publicKeyToAddress } from './ecdsa/public-key-to-address.js';
 import { eip2612PermitDigest } from './eip2612/hash-eip2612-permit.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
 import type { LimitReceipt, WalletLimiter } from './limits/wallet-limiter.js';
@@ -47,6 +46,7 @@ import { assertEd25519Signature, signEd25519, solanaPublicKey } from './solana/e
 import { checkX402ExactMessage } from './solana/check-x402-exact-message.js';
 
 const base58 = getBase58Decoder();
+import { recordsOwnerPolicy, walletAddress, walletKeyResult } from './wallet-key-result.js';
 
 export interface SignerServiceLimits {
   /** The rolling ceilings per wallet; without it only the static invariants (`value_max` among them) apply. */
@@ -99,15 +99,14 @@ export class SignerService {
         return { account_key_ref: accountKeyRef, authority: granted?.authority ?? null };
       }
       case 'create_wallet_key': {
-        const key = await this.backend.createWalletKey(request.params.account_key_ref);
-        const address = publicKeyToAddress(key.publicKey);
-        const authority = this.owner ? await this.owner.recordWallet(address, request.params.account_key_ref) : null;
-        return {
-          wallet_key_ref: key.walletKeyRef,
-          public_key: bytesToHex(key.publicKey),
-          address,
-          policy_authority: authority,
-        };
+        const key = await this.backend.createWalletKey(request.params.account_key_ref, request.params.curve);
+        const address = walletAddress(key);
+        // The owner-policy store keeps EVM addresses: a Solana wallet is not recorded there.
+        const authority =
+          this.owner && recordsOwnerPolicy(key)
+            ? await this.owner.recordWallet(address, request.params.account_key_ref)
+            : null;
+        return walletKeyResult(key, address, authority);
       }
       case 'set_wallet_policy':
         return this.ownerPolicies().set(request.params, this.now());

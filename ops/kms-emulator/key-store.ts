@@ -16,9 +16,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { KmsError, kmsErrors } from './kms-errors.js';
+import { generateEd25519KeyPair, type Ed25519KeyPair } from './ed25519-key-pair.js';
 import { generateSecp256k1KeyPair, type Secp256k1KeyPair } from './secp256k1-key-pair.js';
 
 export type KeyState = 'Enabled' | 'Disabled' | 'PendingDeletion';
+/** The asymmetric key specs the emulator makes (for SIGN_VERIFY). */
+export const EMULATED_KEY_SPECS = ['ECC_SECG_P256K1', 'ECC_NIST_EDWARDS25519'] as const;
+export type EmulatedKeySpec = (typeof EMULATED_KEY_SPECS)[number];
 
 export interface EmulatedKey {
   readonly keyId: string;
@@ -26,7 +30,8 @@ export interface EmulatedKey {
   readonly creationDate: Date;
   readonly description: string;
   readonly policy: string;
-  readonly material: Secp256k1KeyPair;
+  readonly keySpec: EmulatedKeySpec;
+  readonly material: Secp256k1KeyPair | Ed25519KeyPair;
   readonly tags: Map<string, string>;
   state: KeyState;
   deletionDate?: Date;
@@ -64,6 +69,7 @@ export class KeyStore {
   }
 
   createKey(input: {
+    keySpec: EmulatedKeySpec;
     description: string;
     policy: string;
     tags: ReadonlyArray<{ TagKey: string; TagValue: string }>;
@@ -75,7 +81,8 @@ export class KeyStore {
       creationDate: new Date(),
       description: input.description,
       policy: input.policy,
-      material: generateSecp256k1KeyPair(),
+      keySpec: input.keySpec,
+      material: input.keySpec === 'ECC_NIST_EDWARDS25519' ? generateEd25519KeyPair() : generateSecp256k1KeyPair(),
       tags: new Map(input.tags.map((t) => [t.TagKey, t.TagValue])),
       state: 'Enabled',
     };

@@ -17,6 +17,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 
 export interface Secp256k1KeyPair {
+  readonly kind: 'secp256k1';
   /** 32-byte secret scalar: never leaves the emulator's process. */
   readonly secretKey: Uint8Array;
   /** 65-byte uncompressed point 04‖X‖Y. */
@@ -28,7 +29,7 @@ export interface Secp256k1KeyPair {
 export function generateSecp256k1KeyPair(): Secp256k1KeyPair {
   const secretKey = secp256k1.utils.randomSecretKey();
   const publicKey = secp256k1.getPublicKey(secretKey, false);
-  return { secretKey, publicKey, spki: encodeSpki(publicKey) };
+  return { kind: 'secp256k1', secretKey, publicKey, spki: encodeSpki(publicKey) };
 }
 
 /** DER SubjectPublicKeyInfo of an uncompressed secp256k1 point, encoded by Node's KeyObject. */

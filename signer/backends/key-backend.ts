@@ -1,24 +1,37 @@
 /**
  * The contract every key backend fulfils: PKCS#11 (./pkcs11/pkcs11-backend.ts) and AWS KMS
  * (./aws-kms/aws-kms-backend.ts: one ECC_SECG_P256K1 KMS key per wallet, Sign with MessageType DIGEST,
- * KMS's DER parsed into r‖s). Both pass one contract suite (test/integration/signer/key-backend-contract.ts).
+ * KMS's DER parsed into r‖s), each for secp256k1 and Ed25519 wallet keys (docs/adr/0013-solana-keys.md).
+ * Both pass one contract suite, on both curves (test/integration/signer/key-backend-contract.ts).
  *
  * Protects against: callers depending on a backend's internals — key references are opaque strings
  * matching the protocol's keyRefSchema, and no method returns private key bytes.
- * Known limits: `signDigest` signs whatever 32 bytes it is given; only the signer service calls it, with
- * a digest it computed itself from a structured EIP-3009 authorization (there is no raw-digest RPC).
+ * Known limits: `signDigest` signs whatever 32 bytes it is given, and `signEd25519` whatever message; only
+ * the signer service calls them, with a digest it computed itself from a structured authorization, or a
+ * message it decoded and checked (there is no raw-bytes RPC). A wallet key's curve is fixed at creation
+ * and named by its reference: each signing method refuses a key of the other curve.
  */
+import type { z } from 'zod';
+import type { walletKeyCurveSchema } from '../protocol/signer-protocol.js';
+
 export type BackendKind = 'pkcs11' | 'aws-kms';
+
+/** The curves a wallet key may be on: secp256k1 (EVM, the default) or Ed25519 (Solana). */
+export type WalletKeyCurve = z.infer<typeof walletKeyCurveSchema>;
 
 export interface BackendHealth {
   backend: BackendKind;
 }
 
 export interface CreatedWalletKey {
-  /** Opaque reference the front stores (PKCS#11: the DEK wrapped by its account key). */
+  /**
+   * Opaque reference the front stores (PKCS#11: the DEK wrapped by its account key, or the CKA_ID of an
+   * Ed25519 token object); its encoding names the curve.
+   */
   walletKeyRef: string;
-  /** Uncompressed SEC1 public key 0x04‖X‖Y (65 bytes). */
+  /** secp256k1: uncompressed SEC1 public key 0x04‖X‖Y (65 bytes); ed25519: the raw 32-byte public key. */
   publicKey: Uint8Array;
+  curve: WalletKeyCurve;
 }
 
 export interface SignDigestOptions {
@@ -36,7 +49,8 @@ export interface KeyBackend {
   health(): Promise<BackendHealth>;
   /** A new account key; returns its opaque reference. */
   createAccountKey(): Promise<string>;
-  createWalletKey(accountKeyRef: string): Promise<CreatedWalletKey>;
+  /** A new wallet key of the account on `curve` (default secp256k1). */
+  createWalletKey(accountKeyRef: string, curve?: WalletKeyCurve): Promise<CreatedWalletKey>;
   /**
    * Raw ECDSA over a 32-byte digest: r‖s, 64 bytes, not yet normalised (see ecdsa/finalize-signature.ts).
    * A backend whose device answers DER parses it here.
@@ -47,6 +61,12 @@ export interface KeyBackend {
     digest: Uint8Array,
     options?: SignDigestOptions,
   ): Promise<Uint8Array>;
+  /**
+   * RFC 8032 Ed25519 (PureEdDSA) over the message bytes: 64 bytes. A secp256k1 key is refused with
+   * `invariant_violation` (as signDigest refuses an Ed25519 key); a message outside the bounds of
+   * ./ed25519-message.ts with `invalid_request`.
+   */
+  signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array>;
   /** After this, the wallet reference is refused forever with `key_destroyed`. Idempotent. */
   destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void>;
   /** Releases sessions/clients. Idempotent. */

@@ -27,7 +27,7 @@
  * own limits, so the order holds only as long as the front keeps it.
  */
 import { z } from 'zod';
-import { MAX_POLICY_VERSION } from '../../policy/signed-policy.js';
+import { addressSchema, bytes32Schema, hex, keyRefSchema, uint256StringSchema } from './wire-primitives.js';
 import {
   authorityRequestSchema,
   getWalletPolicyParamsSchema,
@@ -45,37 +45,14 @@ import {
 } from './solana-protocol.js';
 
 export * from './owner-policy-protocol.js';
+export * from './signer-error-protocol.js';
 export * from './solana-protocol.js';
+export * from './wire-primitives.js';
 
 export const SIGNER_PROTOCOL_VERSION = 1 as const;
 /** Largest frame either side accepts, in bytes (payload, excluding the 4-byte length prefix): room for a signed policy at its list bounds (two lists of 1,000 addresses). */
 export const MAX_FRAME_BYTES = 256 * 1024;
 
-/** 0x-prefixed hex of a fixed byte length; one literal pattern per length (no pattern is built at run time). */
-const HEX_OF_BYTES = {
-  32: /^0x[0-9a-fA-F]{64}$/,
-  65: /^0x[0-9a-fA-F]{130}$/,
-} as const;
-const hex = (bytes: keyof typeof HEX_OF_BYTES) =>
-  z.string().regex(HEX_OF_BYTES[bytes], `expected 0x-prefixed ${bytes}-byte hex`);
-
-export const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
-export const bytes32Schema = hex(32);
-/** Unsigned base-10 integer below 2^256, no sign, spaces or leading zeros. */
-// One refinement that tests the pattern before BigInt(): zod runs every check even after one failed, and
-// BigInt() throws on strings such as "\u0000".
-export const uint256StringSchema = z
-  .string()
-  .refine(
-    (v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n,
-    'expected an unsigned base-10 integer string below 2^256',
-  );
-/** Opaque key reference produced by the signer; the front stores it and hands it back. */
-export const keyRefSchema = z
-  .string()
-  .min(8)
-  .max(4096)
-  .regex(/^[A-Za-z0-9:._\-]+$/, 'malformed key reference');
 const requestIdSchema = z
   .string()
   .min(1)
@@ -152,7 +129,11 @@ export const eip2612PermitSchema = z
 export const healthParamsSchema = z.object({}).strict();
 /** `authority`: who may set the policies of the account's wallets (./owner-policy-protocol.ts); none, none. */
 export const createAccountKeyParamsSchema = z.object({ authority: authorityRequestSchema.optional() }).strict();
-export const createWalletKeyParamsSchema = z.object({ account_key_ref: keyRefSchema }).strict();
+/** The curve of a wallet key: secp256k1 (EVM wallets, the default) or Ed25519 (Solana wallets). */
+export const walletKeyCurveSchema = z.enum(['secp256k1', 'ed25519']);
+export const createWalletKeyParamsSchema = z
+  .object({ account_key_ref: keyRefSchema, curve: walletKeyCurveSchema.optional() })
+  .strict();
 export const signTransferAuthorizationParamsSchema = z
   .object({
     account_key_ref: keyRefSchema,
@@ -228,17 +209,31 @@ export const healthResultSchema = z
 export const createAccountKeyResultSchema = z
   .object({ account_key_ref: keyRefSchema, authority: policyAuthoritySchema.nullable() })
   .strict();
-export const createWalletKeyResultSchema = z
-  .object({
-    wallet_key_ref: keyRefSchema,
-    /** Uncompressed SEC1 public key, 0x04‖X‖Y. */
-    public_key: hex(65),
-    /** EIP-55 checksummed address derived from public_key. */
-    address: addressSchema,
-    /** Who may sign the wallet's policies, as the signer recorded it (its account's); null when none. */
-    policy_authority: policyAuthoritySchema.nullable(),
-  })
-  .strict();
+export const createWalletKeyResultSchema = z.union([
+  z
+    .object({
+      wallet_key_ref: keyRefSchema,
+      /** Uncompressed SEC1 public key, 0x04‖X‖Y. */
+      public_key: hex(65),
+      /** EIP-55 checksummed address derived from public_key. */
+      address: addressSchema,
+      /** Who may sign the wallet's policies, as the signer recorded it (its account's); null when none. */
+      policy_authority: policyAuthoritySchema.nullable(),
+    })
+    .strict(),
+  z
+    .object({
+      wallet_key_ref: keyRefSchema,
+      curve: z.literal('ed25519'),
+      /** The raw 32-byte Ed25519 public key. */
+      public_key: hex(32),
+      /** Base58 of public_key. */
+      address: solanaAddressSchema,
+      /** Owner policies cover EVM wallets only: always null for an Ed25519 wallet. */
+      policy_authority: z.null(),
+    })
+    .strict(),
+]);
 export const signTransferAuthorizationResultSchema = z
   .object({
     /** 65-byte r‖s‖v signature, v ∈ {27, 28}, s in the lower half of the curve order. */
@@ -252,106 +247,8 @@ export const signTransferAuthorizationResultSchema = z
   .strict();
 export const destroyWalletKeyResultSchema = z.object({ destroyed: z.literal(true) }).strict();
 
-export const SIGNER_ERROR_CODES = [
-  'frame_too_large',
-  'malformed_frame',
-  'invalid_request',
-  'unsupported_version',
-  'unknown_method',
-  'invariant_violation',
-  'key_not_found',
-  'key_destroyed',
-  'address_mismatch',
-  'hsm_unavailable',
-  /** The key backend (AWS KMS) cannot be reached, is throttling past the deadline, or stalled: retry shortly. */
-  'backend_unavailable',
-  'hsm_error',
-  'limit_exceeded',
-  /** The wallet's owner-signed policy refuses this payment (details: the violated rules). */
-  'policy_denied',
-  /** A policy document not signed by the wallet's authority, or an authority proof that does not verify. */
-  'policy_signature_invalid',
-  /** A policy document whose version is not above the one the signer holds (details: current_version). */
-  'policy_version_stale',
-  /** The signer keeps no policy store (TREASURY_SIGNER_DATABASE_URL unset), or it cannot be reached: retry shortly. */
-  'policy_store_unavailable',
-  'busy',
-  'internal_error',
-] as const;
-export const signerErrorCodeSchema = z.enum(SIGNER_ERROR_CODES);
-
-/**
- * The signer's own amount and rate limits (signer/limits/, configured on the signer only). `per_signature`
- * is the `value_max` invariant (an `invariant_violation`); the others are rolling windows per wallet
- * address (`limit_exceeded`): amounts in raw token units (6 decimals), signatures as a count.
- */
-export const SIGNER_LIMIT_NAMES = [
-  'per_signature',
-  'wallet_amount_hour',
-  'wallet_amount_day',
-  'wallet_signatures_minute',
-  'wallet_signatures_hour',
-] as const;
-export const signerLimitNameSchema = z.enum(SIGNER_LIMIT_NAMES);
-
-/**
- * What a refusal is about, as fields (never to be parsed out of `message`): the invariant `rule` that
- * failed; for a limit, which one, its maximum, what is left of it (`headroom`, same unit), its rolling
- * window and when a request of the same size could pass again (`retry_after_seconds`).
- */
-export const signerErrorDetailsSchema = z
-  .object({
-    rule: z
-      .string()
-      .regex(/^[a-z0-9_]{1,32}$/)
-      .optional(),
-    limit: signerLimitNameSchema.optional(),
-    max: uint256StringSchema.optional(),
-    headroom: uint256StringSchema.optional(),
-    window_seconds: z
-      .number()
-      .int()
-      .positive()
-      .max(31 * 86_400)
-      .optional(),
-    retry_after_seconds: z
-      .number()
-      .int()
-      .nonnegative()
-      .max(31 * 86_400)
-      .optional(),
-    /** A `policy_denied`: every rule of the signed policy the payment breaks. */
-    violations: z.array(policyViolationDetailSchema).min(1).max(16).optional(),
-    /** A `policy_denied` or `policy_version_stale`: the version of the signed policy the signer holds. */
-    current_version: z.number().int().min(1).max(MAX_POLICY_VERSION).optional(),
-  })
-  .strict();
-
-export const signerErrorReplySchema = z
-  .object({
-    v: z.literal(1),
-    id: z.string().max(64).nullable(),
-    ok: z.literal(false),
-    error: z
-      .object({
-        code: signerErrorCodeSchema,
-        message: z.string().max(1024),
-        details: signerErrorDetailsSchema.optional(),
-      })
-      .strict(),
-  })
-  .strict();
-export const signerOkReplySchema = z
-  .object({ v: z.literal(1), id: z.string().max(64), ok: z.literal(true), result: z.unknown() })
-  .strict();
-export const signerReplySchema = z.union([signerOkReplySchema, signerErrorReplySchema]);
-
 export type SignerRequest = z.infer<typeof signerRequestSchema>;
 export type SignerMethod = SignerRequest['method'];
-export type SignerErrorCode = z.infer<typeof signerErrorCodeSchema>;
-export type SignerErrorDetails = z.infer<typeof signerErrorDetailsSchema>;
-export type SignerLimitName = z.infer<typeof signerLimitNameSchema>;
-export type SignerReply = z.infer<typeof signerReplySchema>;
 export type Eip712Domain = z.infer<typeof eip712DomainSchema>;
 export type TransferWithAuthorization = z.infer<typeof transferWithAuthorizationSchema>;
 export type SignTransferAuthorizationParams = z.infer<typeof signTransferAuthorizationParamsSchema>;

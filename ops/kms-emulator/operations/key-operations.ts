@@ -1,8 +1,8 @@
 /**
  * Emulated KMS operations that create and describe keys: CreateKey, DescribeKey, ListKeys, GetKeyPolicy.
  *
- * CreateKey accepts only what Treasury uses, an asymmetric `ECC_SECG_P256K1` key for `SIGN_VERIFY`
- * (origin AWS_KMS, single-Region); anything else is refused with a ValidationException or
+ * CreateKey accepts only what Treasury uses, an asymmetric `ECC_SECG_P256K1` or `ECC_NIST_EDWARDS25519`
+ * key for `SIGN_VERIFY` (origin AWS_KMS, single-Region); anything else is refused with a ValidationException or
  * UnsupportedOperationException that says the emulator does not support it, rather than quietly
  * creating a key of another kind. The policy, when given, must be a JSON document (else
  * MalformedPolicyDocumentException) and is stored as sent; it is never evaluated. Tags are stored.
@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { KmsError } from '../kms-errors.js';
-import type { EmulatedKey } from '../key-store.js';
+import { EMULATED_KEY_SPECS, type EmulatedKey, type EmulatedKeySpec } from '../key-store.js';
 import {
   epochSeconds,
   keyIdSchema,
@@ -36,6 +36,11 @@ const createKeyInput = z.object({
   BypassPolicyLockoutSafetyCheck: z.boolean().optional(),
 });
 
+/** The one signing algorithm the emulator offers for a key spec. */
+export function signingAlgorithmOf(spec: EmulatedKeySpec): 'ECDSA_SHA_256' | 'ED25519_SHA_512' {
+  return spec === 'ECC_NIST_EDWARDS25519' ? 'ED25519_SHA_512' : 'ECDSA_SHA_256';
+}
+
 export function keyMetadata(key: EmulatedKey, accountId: string): Record<string, unknown> {
   return {
     AWSAccountId: accountId,
@@ -50,9 +55,9 @@ export function keyMetadata(key: EmulatedKey, accountId: string): Record<string,
     ...(key.pendingWindowInDays !== undefined ? { PendingDeletionWindowInDays: key.pendingWindowInDays } : {}),
     Origin: 'AWS_KMS',
     KeyManager: 'CUSTOMER',
-    CustomerMasterKeySpec: 'ECC_SECG_P256K1',
-    KeySpec: 'ECC_SECG_P256K1',
-    SigningAlgorithms: ['ECDSA_SHA_256'],
+    CustomerMasterKeySpec: key.keySpec,
+    KeySpec: key.keySpec,
+    SigningAlgorithms: [signingAlgorithmOf(key.keySpec)],
     MultiRegion: false,
   };
 }
@@ -67,15 +72,15 @@ export const createKey: KmsOperation = (raw, { store }) => {
       'ValidationException',
       'KeySpec and CustomerMasterKeySpec must not both be given with different values.',
     );
-  if (spec !== 'ECC_SECG_P256K1')
+  if (!(EMULATED_KEY_SPECS as readonly string[]).includes(spec))
     throw new KmsError(
       'UnsupportedOperationException',
-      `KeySpec ${spec} is not supported by the KMS emulator (only ECC_SECG_P256K1).`,
+      `KeySpec ${spec} is not supported by the KMS emulator (only ${EMULATED_KEY_SPECS.join(', ')}).`,
     );
   if ((input.KeyUsage ?? 'ENCRYPT_DECRYPT') !== 'SIGN_VERIFY') {
     throw new KmsError(
       'ValidationException',
-      `KeyUsage ${input.KeyUsage ?? 'ENCRYPT_DECRYPT'} is not valid for KeySpec ECC_SECG_P256K1 in the KMS emulator (use SIGN_VERIFY).`,
+      `KeyUsage ${input.KeyUsage ?? 'ENCRYPT_DECRYPT'} is not valid for KeySpec ${spec} in the KMS emulator (use SIGN_VERIFY).`,
     );
   }
   if ((input.Origin ?? 'AWS_KMS') !== 'AWS_KMS')
@@ -91,6 +96,7 @@ export const createKey: KmsOperation = (raw, { store }) => {
     }
   }
   const key = store.createKey({
+    keySpec: spec as EmulatedKeySpec,
     description: input.Description ?? '',
     policy: input.Policy ?? JSON.stringify({ Note: DEFAULT_POLICY_NOTE }),
     tags: input.Tags ?? [],

@@ -1,5 +1,6 @@
 /**
- * Emulated KMS cryptographic operations on an ECC_SECG_P256K1 key: GetPublicKey, Sign, Verify.
+ * Emulated KMS cryptographic operations on an ECC_SECG_P256K1 or ECC_NIST_EDWARDS25519 key: GetPublicKey,
+ * Sign, Verify.
  *
  * As on AWS: the key must be Enabled (DisabledException / KMSInvalidStateException otherwise); the only
  * signing algorithm is ECDSA_SHA_256 (another known algorithm is InvalidKeyUsageException, an unknown
@@ -7,15 +8,20 @@
  * bytes and is signed as is (a Keccak-256 digest is fine), with `RAW` (the default) it is SHA-256-hashed
  * first; a Verify that fails is KMSInvalidSignatureException, never `SignatureValid: false`; `DryRun`
  * answers DryRunOperationException after every check. Response KeyIds are key ARNs. Signatures are DER,
- * randomised and high-S about half the time, like KMS's (see secp256k1-key-pair.ts).
+ * randomised and high-S about half the time, like KMS's (see secp256k1-key-pair.ts). An Ed25519 key signs
+ * only with ED25519_SHA_512 and MessageType RAW (the raw 64-byte RFC 8032 signature over the message, see
+ * ed25519-key-pair.ts); ED25519_PH_SHA_512 is refused as unsupported by the emulator.
  *
- * Every Sign that produced a signature is recorded (key and digest) in the request stats, so a test can
+ * Every Sign that produced a signature is recorded (key and digest; for Ed25519 the message's SHA-256) in the request stats, so a test can
  * prove that no payment was signed twice.
  */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { assertUsable } from '../key-store.js';
+import { signEd25519, verifyEd25519 } from '../ed25519-key-pair.js';
+import { assertUsable, type EmulatedKey } from '../key-store.js';
 import { KmsError } from '../kms-errors.js';
 import { messageToDigest, signDigestDer, verifyDigestDer } from '../secp256k1-key-pair.js';
+import { signingAlgorithmOf } from './key-operations.js';
 import {
   base64BlobSchema,
   keyIdSchema,
@@ -51,12 +57,17 @@ const signInput = z.object({
 
 const verifyInput = signInput.extend({ Signature: base64BlobSchema });
 
-function digestOf(input: z.output<typeof signInput>): Uint8Array {
-  if (input.Message.length < 1 || input.Message.length > 4096)
+function checkMessageLength(message: Uint8Array): void {
+  if (message.length < 1 || message.length > 4096)
     throw new KmsError(
       'ValidationException',
       "1 validation error detected: Value at 'message' failed to satisfy constraint: Member must have length between 1 and 4096",
     );
+}
+
+/** What an ECC_SECG_P256K1 key signs: the 32-byte digest. */
+function digestOf(input: z.output<typeof signInput>): Uint8Array {
+  checkMessageLength(input.Message);
   if (input.SigningAlgorithm !== 'ECDSA_SHA_256')
     throw new KmsError(
       'InvalidKeyUsageException',
@@ -74,6 +85,21 @@ function digestOf(input: z.output<typeof signInput>): Uint8Array {
   return messageToDigest(input.Message, messageType);
 }
 
+/** What an ECC_NIST_EDWARDS25519 key signs: the message itself (PureEdDSA, MessageType RAW). */
+function ed25519MessageOf(input: z.output<typeof signInput>): Uint8Array {
+  checkMessageLength(input.Message);
+  if (input.SigningAlgorithm === 'ED25519_PH_SHA_512')
+    throw new KmsError('UnsupportedOperationException', 'ED25519_PH_SHA_512 is not supported by the KMS emulator.');
+  if (input.SigningAlgorithm !== 'ED25519_SHA_512')
+    throw new KmsError(
+      'InvalidKeyUsageException',
+      `The signing algorithm ${input.SigningAlgorithm} is not supported by an ECC_NIST_EDWARDS25519 key.`,
+    );
+  if ((input.MessageType ?? 'RAW') !== 'RAW')
+    throw new KmsError('ValidationException', 'ED25519_SHA_512 requires MessageType RAW.');
+  return input.Message;
+}
+
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 export const getPublicKey: KmsOperation = (raw, { store }) => {
@@ -83,10 +109,10 @@ export const getPublicKey: KmsOperation = (raw, { store }) => {
   return {
     KeyId: key.arn,
     PublicKey: b64(key.material.spki),
-    KeySpec: 'ECC_SECG_P256K1',
-    CustomerMasterKeySpec: 'ECC_SECG_P256K1',
+    KeySpec: key.keySpec,
+    CustomerMasterKeySpec: key.keySpec,
     KeyUsage: 'SIGN_VERIFY',
-    SigningAlgorithms: ['ECDSA_SHA_256'],
+    SigningAlgorithms: [signingAlgorithmOf(key.keySpec)],
   };
 };
 
@@ -94,10 +120,13 @@ export const getPublicKey: KmsOperation = (raw, { store }) => {
  * The usable key a Sign or Verify names and the digest it is about, every check made in AWS's order (the key,
  * then the message); a DryRun answers DryRunOperationException once they all passed.
  */
-function checkedKeyAndDigest(input: z.output<typeof signInput>, store: OperationContext['store']) {
+function checkedKeyAndDigest(
+  input: z.output<typeof signInput>,
+  store: OperationContext['store'],
+): { key: EmulatedKey; digest: Uint8Array } {
   const key = store.resolve(input.KeyId);
   assertUsable(key);
-  const digest = digestOf(input);
+  const digest = key.material.kind === 'ed25519' ? ed25519MessageOf(input) : digestOf(input);
   if (input.DryRun === true)
     throw new KmsError(
       'DryRunOperationException',
@@ -108,7 +137,13 @@ function checkedKeyAndDigest(input: z.output<typeof signInput>, store: Operation
 
 export const sign: KmsOperation = (raw, { store, stats }) => {
   const { key, digest } = checkedKeyAndDigest(parseInput(signInput, raw), store);
-  const signature = signDigestDer(digest, key.material.secretKey);
+  const material = key.material;
+  if (material.kind === 'ed25519') {
+    const signature = signEd25519(digest, material.privateKey);
+    stats.recordSignature(key.keyId, new Uint8Array(createHash('sha256').update(digest).digest()));
+    return { KeyId: key.arn, Signature: b64(signature), SigningAlgorithm: 'ED25519_SHA_512' };
+  }
+  const signature = signDigestDer(digest, material.secretKey);
   stats.recordSignature(key.keyId, digest);
   return { KeyId: key.arn, Signature: b64(signature), SigningAlgorithm: 'ECDSA_SHA_256' };
 };
@@ -116,7 +151,11 @@ export const sign: KmsOperation = (raw, { store, stats }) => {
 export const verify: KmsOperation = (raw, { store }) => {
   const input = parseInput(verifyInput, raw);
   const { key, digest } = checkedKeyAndDigest(input, store);
-  if (!verifyDigestDer(input.Signature, digest, key.material.publicKey))
-    throw new KmsError('KMSInvalidSignatureException', 'The signature is not valid for the message and key.');
-  return { KeyId: key.arn, SignatureValid: true, SigningAlgorithm: 'ECDSA_SHA_256' };
+  const material = key.material;
+  const valid =
+    material.kind === 'ed25519'
+      ? verifyEd25519(input.Signature, digest, material.spki)
+      : verifyDigestDer(input.Signature, digest, material.publicKey);
+  if (!valid) throw new KmsError('KMSInvalidSignatureException', 'The signature is not valid for the message and key.');
+  return { KeyId: key.arn, SignatureValid: true, SigningAlgorithm: signingAlgorithmOf(key.keySpec) };
 };

@@ -1,11 +1,13 @@
 /**
- * AWS KMS key backend: each wallet key is a KMS asymmetric key (ECC_SECG_P256K1, SIGN_VERIFY) created in
+ * AWS KMS key backend: each wallet key is a KMS asymmetric key (ECC_SECG_P256K1 or, for Ed25519,
+ * ECC_NIST_EDWARDS25519, SIGN_VERIFY: ./kms-curves.ts) created in
  * KMS, tagged with its Treasury account and a request id, and reached through the alias
  * `alias/<prefix>/<account>/<key id>` (./kms-key-ref.ts); its private half never exists outside KMS. An
  * account is a random id the signer makes (no KMS resource): the alias binds each wallet key to it, and
  * with TREASURY_KMS_SIGNER_PRINCIPAL_ARN each key carries the account's key policy (./kms-key-policy.ts).
  * Signing sends `Sign{MessageType: DIGEST, ECDSA_SHA_256}` over the 32-byte digest the signer computed,
- * checks KMS answered for the right key, and turns the DER into r‖s (./kms-der-signature.ts); low-S,
+ * checks KMS answered for the right key, and turns the DER into r‖s (./kms-der-signature.ts); Ed25519 keys
+ * sign the message itself (`ED25519_SHA_512`, RAW) and KMS answers the raw 64 bytes; low-S,
  * yParity and the address check are the shared ../../ecdsa/finalize-signature.ts. The public key is read
  * once (GetPublicKey) and cached. Destroy = tombstone, DisableKey, ScheduleKeyDeletion (pending window
  * TREASURY_KMS_DELETION_WINDOW_DAYS, default 7).
@@ -44,7 +46,8 @@ import {
 import { LRUCache } from 'lru-cache';
 import type { AwsKmsBackendConfig } from '../../config/signer-config.js';
 import { SignerFault } from '../../signer-error.js';
-import type { BackendHealth, CreatedWalletKey, KeyBackend } from '../key-backend.js';
+import type { BackendHealth, CreatedWalletKey, KeyBackend, WalletKeyCurve } from '../key-backend.js';
+import { assertEd25519Message } from '../ed25519-message.js';
 import { KmsBreaker } from './kms-breaker.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -53,17 +56,17 @@ import {
   type KmsCallObserver,
   type KmsRetryPolicy,
 } from './kms-call.js';
+import { KMS_CURVES } from './kms-curves.js';
 import { derSignatureToCompact } from './kms-der-signature.js';
 import { awsAccountOfArn, walletKeyPolicy } from './kms-key-policy.js';
 import {
   arnNamesKey,
   decodeAccountRef,
-  decodeWalletRef,
+  decodeWalletKey,
   encodeAccountRef,
   encodeWalletRef,
   walletAlias,
 } from './kms-key-ref.js';
-import { spkiToUncompressedPoint } from './kms-public-key.js';
 import { KmsInFlight } from './kms-in-flight.js';
 import { KmsSignRate } from './kms-sign-rate.js';
 import { KmsTombstones } from './kms-tombstones.js';
@@ -88,7 +91,7 @@ export class AwsKmsBackend implements KeyBackend {
   private readonly inFlight: KmsInFlight;
   private readonly breaker = new KmsBreaker();
   private readonly policy: KmsRetryPolicy;
-  /** Alias → uncompressed public key (public data). */
+  /** Alias → public key (public data). */
   private readonly publicKeys: LRUCache<string, Uint8Array>;
   private closed = false;
 
@@ -186,9 +189,10 @@ export class AwsKmsBackend implements KeyBackend {
     return encodeAccountRef(randomBytes(16).toString('hex'));
   }
 
-  async createWalletKey(accountKeyRef: string): Promise<CreatedWalletKey> {
+  async createWalletKey(accountKeyRef: string, curve: WalletKeyCurve = 'secp256k1'): Promise<CreatedWalletKey> {
     this.assertOpen();
     const account = decodeAccountRef(accountKeyRef);
+    const spec = KMS_CURVES[curve];
     const request = randomBytes(16).toString('hex');
     const awsAccountId = this.config.signerPrincipalArn ? awsAccountOfArn(this.config.signerPrincipalArn) : undefined;
     const policy =
@@ -198,6 +202,7 @@ export class AwsKmsBackend implements KeyBackend {
             signerPrincipalArn: this.config.signerPrincipalArn,
             adminPrincipalArn: this.config.adminPrincipalArn,
             treasuryAccountId: account,
+            curve,
           })
         : undefined;
     let created;
@@ -205,7 +210,7 @@ export class AwsKmsBackend implements KeyBackend {
       created = await this.send('create_key', false, (abortSignal) =>
         this.client.send(
           new CreateKeyCommand({
-            KeySpec: 'ECC_SECG_P256K1',
+            KeySpec: spec.keySpec,
             KeyUsage: 'SIGN_VERIFY',
             Description: 'Treasury wallet key',
             ...(policy ? { Policy: policy } : {}),
@@ -229,12 +234,12 @@ export class AwsKmsBackend implements KeyBackend {
     if (typeof keyId !== 'string' || !KEY_ID.test(keyId))
       throw new SignerFault('hsm_error', 'KMS CreateKey answered without a key id');
     try {
-      if (meta?.KeySpec !== 'ECC_SECG_P256K1' || meta.KeyUsage !== 'SIGN_VERIFY')
+      if (meta?.KeySpec !== spec.keySpec || meta.KeyUsage !== 'SIGN_VERIFY')
         throw new SignerFault('hsm_error', 'KMS created a key of another spec or usage');
       const alias = walletAlias(this.config.aliasPrefix, account, keyId);
       await this.createAlias(alias, keyId);
-      const publicKey = await this.publicKey(alias, keyId);
-      return { walletKeyRef: encodeWalletRef(keyId), publicKey };
+      const publicKey = await this.publicKey(alias, keyId, curve);
+      return { walletKeyRef: encodeWalletRef(keyId, curve), publicKey, curve };
     } catch (err) {
       // The front will never learn this key's reference: do not leave it usable (best effort).
       await this.retire(keyId).catch(() => undefined);
@@ -258,17 +263,17 @@ export class AwsKmsBackend implements KeyBackend {
     }
   }
 
-  /** The wallet key's uncompressed public key, read once through its alias and cached. */
-  private async publicKey(alias: string, keyId: string): Promise<Uint8Array> {
+  /** The wallet key's public key (./kms-curves.ts), read once through its alias and cached. */
+  private async publicKey(alias: string, keyId: string, curve: WalletKeyCurve): Promise<Uint8Array> {
     const known = this.publicKeys.get(alias);
     if (known) return known;
     const out = await this.send('get_public_key', true, (abortSignal) =>
       this.client.send(new GetPublicKeyCommand({ KeyId: alias }), { abortSignal }),
     );
     if (!arnNamesKey(out.KeyId, keyId)) throw new SignerFault('hsm_error', 'KMS answered GetPublicKey for another key');
-    if (out.KeySpec !== 'ECC_SECG_P256K1' || out.KeyUsage !== 'SIGN_VERIFY' || !out.PublicKey)
-      throw new SignerFault('hsm_error', 'KMS key is not a secp256k1 signing key');
-    const point = spkiToUncompressedPoint(out.PublicKey);
+    if (out.KeySpec !== KMS_CURVES[curve].keySpec || out.KeyUsage !== 'SIGN_VERIFY' || !out.PublicKey)
+      throw new SignerFault('hsm_error', `KMS key is not a ${curve} signing key`);
+    const point = KMS_CURVES[curve].publicKey(out.PublicKey);
     this.publicKeys.set(alias, point);
     return point;
   }
@@ -278,27 +283,54 @@ export class AwsKmsBackend implements KeyBackend {
     // MessageType DIGEST: KMS signs these 32 bytes as they are (RAW would SHA-256 them again).
     if (!(digest instanceof Uint8Array) || digest.length !== 32)
       throw new SignerFault('invalid_request', 'digest must be 32 bytes');
-    const keyId = decodeWalletRef(walletKeyRef);
-    if (this.tombstones.has(keyId)) throw new SignerFault('key_destroyed', 'wallet_key_ref names a destroyed key');
-    const account = decodeAccountRef(accountKeyRef);
-    const alias = walletAlias(this.config.aliasPrefix, account, keyId);
+    return derSignatureToCompact(await this.sign(accountKeyRef, walletKeyRef, 'secp256k1', digest));
+  }
+
+  async signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array> {
+    this.assertOpen();
+    assertEd25519Message(message);
+    const signature = await this.sign(accountKeyRef, walletKeyRef, 'ed25519', message);
+    if (signature.length !== 64)
+      throw new SignerFault('hsm_error', 'KMS answered an Ed25519 signature of another length');
+    return signature;
+  }
+
+  /** Sign through the account's alias, with the curve's algorithm (./kms-curves.ts); a key of the other curve is refused. */
+  private async sign(accountKeyRef: string, walletKeyRef: string, curve: WalletKeyCurve, message: Uint8Array) {
+    const wallet = decodeWalletKey(walletKeyRef);
+    if (this.tombstones.has(wallet.keyId))
+      throw new SignerFault('key_destroyed', 'wallet_key_ref names a destroyed key');
+    if (wallet.curve !== curve)
+      throw new SignerFault('invariant_violation', `wallet_key_ref names a key of another curve than ${curve}`);
+    const alias = walletAlias(this.config.aliasPrefix, decodeAccountRef(accountKeyRef), wallet.keyId);
+    const { signingAlgorithm, messageType } = KMS_CURVES[curve];
     const deadline = Date.now() + this.config.deadlineMs;
     await this.rate.take(deadline);
-    // Retrying Sign is safe: any signature KMS made is over this digest, which the signer computed itself.
+    // Retrying Sign is safe: any signature KMS made is over this message, which the signer computed or checked itself.
     const out = await this.send(
       'sign',
       true,
       (abortSignal) =>
         this.client.send(
-          new SignCommand({ KeyId: alias, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: 'ECDSA_SHA_256' }),
+          new SignCommand({
+            KeyId: alias,
+            Message: message,
+            MessageType: messageType,
+            SigningAlgorithm: signingAlgorithm,
+          }),
           { abortSignal },
         ),
       deadline,
-    );
-    if (!arnNamesKey(out.KeyId, keyId)) throw new SignerFault('hsm_error', 'KMS answered Sign for another key');
-    if (out.SigningAlgorithm !== 'ECDSA_SHA_256' || !out.Signature)
-      throw new SignerFault('hsm_error', 'KMS answered Sign without an ECDSA_SHA_256 signature');
-    return derSignatureToCompact(out.Signature);
+    ).catch((err: unknown) => {
+      // The message is bounded here: KMS refusing the request means the key is not of this curve (a re-spelled reference).
+      if (err instanceof KmsCallFault && err.kms.reason === 'invalid_request')
+        throw new SignerFault('key_not_found', `wallet_key_ref is not a ${curve} key`);
+      throw err;
+    });
+    if (!arnNamesKey(out.KeyId, wallet.keyId)) throw new SignerFault('hsm_error', 'KMS answered Sign for another key');
+    if (out.SigningAlgorithm !== signingAlgorithm || !out.Signature)
+      throw new SignerFault('hsm_error', `KMS answered Sign without an ${signingAlgorithm} signature`);
+    return out.Signature;
   }
 
   /**
@@ -308,7 +340,7 @@ export class AwsKmsBackend implements KeyBackend {
    */
   async destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void> {
     this.assertOpen();
-    const keyId = decodeWalletRef(walletKeyRef);
+    const { keyId, curve } = decodeWalletKey(walletKeyRef);
     const account = decodeAccountRef(accountKeyRef);
     const alias = walletAlias(this.config.aliasPrefix, account, keyId);
     let state: string | undefined;
@@ -317,6 +349,9 @@ export class AwsKmsBackend implements KeyBackend {
         this.client.send(new DescribeKeyCommand({ KeyId: alias }), { abortSignal }),
       );
       if (described.KeyMetadata?.KeyId !== keyId) throw new SignerFault('hsm_error', 'KMS alias names another key');
+      // One key, one name: a reference spelled with the other curve's prefix is not this key.
+      if (described.KeyMetadata.KeySpec !== KMS_CURVES[curve].keySpec)
+        throw new SignerFault('key_not_found', `wallet_key_ref is not a ${curve} key`);
       state = described.KeyMetadata.KeyState;
     } catch (err) {
       // KMS deleted the key (and its alias) after the pending window: already destroyed by us.

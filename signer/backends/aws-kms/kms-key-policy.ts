@@ -6,16 +6,38 @@
  *     become unmanageable, and CreateKey's lockout check refuses the policy);
  *   - the signer's principal may Sign, read the public key, describe, name it (CreateAlias), disable it
  *     and schedule its deletion — no more;
- *   - nobody may Sign with `MessageType` RAW (KMS would hash again: the signer only signs digests it
- *     computed), and nobody but the break-glass administrator (TREASURY_KMS_ADMIN_PRINCIPAL_ARN, when set)
+ *   - a secp256k1 key: nobody may Sign with `MessageType` RAW (KMS would hash again: the signer only signs
+ *     digests it computed); an Ed25519 key: nobody may Sign but `ED25519_SHA_512` over a RAW message
+ *     (PureEdDSA, what Solana verifies; never the prehashed variant), and nobody but the break-glass administrator (TREASURY_KMS_ADMIN_PRINCIPAL_ARN, when set)
  *     may EnableKey or CancelKeyDeletion: a destroyed wallet key stays destroyed.
  *
  * Protects against: another principal with broad IAM rights re-enabling a revoked key, or signing raw
  * messages. Known limits: the root statement keeps IAM in charge for everything not denied here; an
  * explicit deny cannot stop the account root user itself from changing the policy.
  */
+import type { WalletKeyCurve } from '../key-backend.js';
+
+/** The Deny statements that keep Sign to the curve's one algorithm and message type (./kms-curves.ts). */
+function signOnlyAsIntended(curve: WalletKeyCurve): object[] {
+  const denySignUnless = (Sid: string, key: string, value: string) => ({
+    Sid,
+    Effect: 'Deny',
+    Principal: '*',
+    Action: 'kms:Sign',
+    Resource: '*',
+    Condition: { StringNotEquals: { [key]: value } },
+  });
+  if (curve === 'ed25519')
+    return [
+      denySignUnless('RawMessagesOnly', 'kms:MessageType', 'RAW'),
+      denySignUnless('PureEd25519Only', 'kms:SigningAlgorithm', 'ED25519_SHA_512'),
+    ];
+  return [denySignUnless('DigestsOnly', 'kms:MessageType', 'DIGEST')];
+}
 
 export interface KeyPolicyInputs {
+  /** The wallet key's curve (default secp256k1): decides which Sign requests the policy allows. */
+  curve?: WalletKeyCurve;
   awsAccountId: string;
   signerPrincipalArn: string;
   adminPrincipalArn: string | undefined;
@@ -49,14 +71,7 @@ export function walletKeyPolicy(p: KeyPolicyInputs): string {
         ],
         Resource: '*',
       },
-      {
-        Sid: 'DigestsOnly',
-        Effect: 'Deny',
-        Principal: '*',
-        Action: 'kms:Sign',
-        Resource: '*',
-        Condition: { StringNotEquals: { 'kms:MessageType': 'DIGEST' } },
-      },
+      ...signOnlyAsIntended(p.curve ?? 'secp256k1'),
       {
         Sid: 'DestroyedStaysDestroyed',
         Effect: 'Deny',

@@ -1,7 +1,8 @@
 /**
  * The opaque key references of the AWS KMS backend, and the alias that binds a wallet key to its account:
  *   account  `kms:v1:acct:<32 lower-case hex>`  a random id made by the signer (no KMS resource of its own)
- *   wallet   `kms:v1:wal:<key uuid>`            the KMS key id, lower-case canonical UUID
+ *   wallet   `kms:v1:wal:<key uuid>`            the KMS key id of a secp256k1 key, lower-case canonical UUID
+ *            `kms:v1:ed25519:<key uuid>`        the same for an Ed25519 key (the prefix names the curve)
  *   alias    `alias/<prefix>/<account hex>/<key uuid>`, created by the signer right after CreateKey
  * Both references match the protocol's keyRefSchema (letters, digits, `:`, `-`).
  *
@@ -12,11 +13,12 @@
  * Known limits: a reference proves nothing by itself; KMS (the alias and the key's state) decides.
  */
 import { SignerFault } from '../../signer-error.js';
+import type { WalletKeyCurve } from '../key-backend.js';
 
 export type KmsKeyRefKind = 'acct' | 'wal';
 
 const ACCOUNT_REF = /^kms:v1:acct:([0-9a-f]{32})$/;
-const WALLET_REF = /^kms:v1:wal:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const WALLET_REF = /^kms:v1:(wal|ed25519):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 /** What an alias prefix may be: KMS allows `[a-zA-Z0-9/_-]`; `aws` is reserved by AWS. */
 export const ALIAS_PREFIX_PATTERN = /^(?!aws(\/|$))[A-Za-z0-9_-]{1,64}(\/[A-Za-z0-9_-]{1,64}){0,3}$/;
 
@@ -24,8 +26,8 @@ export function encodeAccountRef(accountId: string): string {
   return `kms:v1:acct:${accountId}`;
 }
 
-export function encodeWalletRef(keyId: string): string {
-  return `kms:v1:wal:${keyId}`;
+export function encodeWalletRef(keyId: string, curve: WalletKeyCurve = 'secp256k1'): string {
+  return `kms:v1:${curve === 'ed25519' ? 'ed25519' : 'wal'}:${keyId}`;
 }
 
 /** The account id (32 hex) of an account reference; `key_not_found` for anything else. */
@@ -35,11 +37,16 @@ export function decodeAccountRef(ref: string, field = 'account_key_ref'): string
   return m[1]!;
 }
 
-/** The KMS key id (UUID) of a wallet reference; `key_not_found` for anything else. */
-export function decodeWalletRef(ref: string, field = 'wallet_key_ref'): string {
+/** The KMS key id (UUID) and curve of a wallet reference; `key_not_found` for anything else. */
+export function decodeWalletKey(ref: string, field = 'wallet_key_ref'): { keyId: string; curve: WalletKeyCurve } {
   const m = WALLET_REF.exec(ref);
   if (!m) throw new SignerFault('key_not_found', `${field} is not an AWS KMS wallet key reference`);
-  return m[1]!;
+  return { keyId: m[2]!, curve: m[1] === 'ed25519' ? 'ed25519' : 'secp256k1' };
+}
+
+/** The KMS key id (UUID) of a wallet reference of either curve; `key_not_found` for anything else. */
+export function decodeWalletRef(ref: string, field = 'wallet_key_ref'): string {
+  return decodeWalletKey(ref, field).keyId;
 }
 
 export function walletAlias(prefix: string, accountId: string, keyId: string): string {

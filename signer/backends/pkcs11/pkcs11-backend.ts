@@ -3,7 +3,8 @@
  * docs/adr/0002-signer-key-hierarchy.md: root KEK (AES-256 token object, non-extractable, wrap/unwrap only,
  * found by label at start, handle cached) → per-account AES-256 key generated in the HSM and returned only
  * wrapped by the KEK → per-wallet secp256k1 key pair generated in the HSM, the private key returned only
- * wrapped by its account key (CKM_AES_KEY_WRAP_PAD). Attribute templates: ./key-templates.ts.
+ * wrapped by its account key (CKM_AES_KEY_WRAP_PAD). Attribute templates: ./key-templates.ts. Ed25519
+ * wallet keys (CKM_EDDSA) are token objects bound to their account instead: ./ed25519-token-keys.ts.
  *
  * Protects against: private keys in the clear outside the HSM — generated as sensitive session objects,
  * wrapped once, destroyed; unwrapped copies are sensitive, non-extractable session objects owned by one
@@ -18,13 +19,16 @@
  * thread, except for a signature asked for while the signer holds no other request (`signInline:
  * 'when_alone'`, the default): there is nothing for the main thread to do meanwhile, and the hand-off to a
  * worker thread and back costs two wake-ups (on the 2-core VM of docs/performance.md, ≈ 150 µs of machine CPU per
- * payment at 400/s). Under load requests overlap and signing stays parallel.
+ * payment at 400/s). Under load requests overlap and signing stays parallel. Ed25519 signatures always run on a
+ * libuv thread.
  */
 import pkcs11js from 'pkcs11js';
 import type { Pkcs11BackendConfig } from '../../config/signer-config.js';
 import { SignerFault } from '../../signer-error.js';
-import type { BackendHealth, CreatedWalletKey, KeyBackend, SignDigestOptions } from '../key-backend.js';
+import type { BackendHealth, CreatedWalletKey, KeyBackend, SignDigestOptions, WalletKeyCurve } from '../key-backend.js';
+import { assertEd25519Message } from '../ed25519-message.js';
 import { toSignerFault } from './ckr-error-map.js';
+import { CKM_EDDSA, Ed25519TokenKeys } from './ed25519-token-keys.js';
 import { KeyHandleCache } from './key-handle-cache.js';
 import {
   GENERATE_ACCOUNT_KEY,
@@ -36,6 +40,7 @@ import {
 } from './key-templates.js';
 import { decodeKeyRef, encodeKeyRef, type DecodedKeyRef, type KeyRefKind } from './pkcs11-key-ref.js';
 import { Pkcs11Module } from './pkcs11-module.js';
+import { findRootKek } from './root-kek.js';
 import { SessionPool } from './session-pool.js';
 import { TombstoneStore } from './tombstone-store.js';
 
@@ -56,6 +61,7 @@ export class Pkcs11Backend implements KeyBackend {
   readonly kind = 'pkcs11' as const;
   private readonly cache: KeyHandleCache;
   private readonly signInline: Pkcs11BackendConfig['signInline'];
+  private readonly ed25519: Ed25519TokenKeys;
   private closed = false;
 
   private constructor(
@@ -70,6 +76,7 @@ export class Pkcs11Backend implements KeyBackend {
     private readonly observer: BackendObserver,
   ) {
     this.signInline = config.signInline;
+    this.ed25519 = new Ed25519TokenKeys(module, holder, config.cacheSize);
     this.cache = new KeyHandleCache({
       max: config.cacheSize,
       ttlMs: config.cacheTtlMs,
@@ -130,6 +137,23 @@ export class Pkcs11Backend implements KeyBackend {
         `${field} is not a PKCS#11 ${kind === 'acct' ? 'account' : 'wallet'} key reference`,
       );
     return decoded;
+  }
+
+  /** A live wallet reference of `curve`: one of the other curve is refused with `invariant_violation`. */
+  private decodeLiveWalletRef(ref: string, curve: WalletKeyCurve): DecodedKeyRef {
+    const decoded = decodeKeyRef(ref);
+    const kind: KeyRefKind = curve === 'ed25519' ? 'ed25519' : 'wal';
+    const other: KeyRefKind = curve === 'ed25519' ? 'wal' : 'ed25519';
+    if (decoded.kind === other && !this.tombstones.has(decoded.blobHash))
+      throw new SignerFault('invariant_violation', `wallet_key_ref names a key of another curve than ${curve}`);
+    return this.decodeLiveRef(ref, kind, 'wallet_key_ref');
+  }
+
+  /** The handle of an Ed25519 token key of this account (its account key must unwrap first). */
+  private withEd25519Key<T>(account: DecodedKeyRef, wallet: DecodedKeyRef, fn: (h: pkcs11js.Handle) => Promise<T>) {
+    return this.withAccountKey(account, () =>
+      fn(this.timed('find_wallet_key', () => this.ed25519.find(wallet, account.blobHash))),
+    );
   }
 
   private withAccountKey<T>(ref: DecodedKeyRef, fn: (handle: pkcs11js.Handle) => Promise<T>): Promise<T> {
@@ -198,9 +222,16 @@ export class Pkcs11Backend implements KeyBackend {
     }
   }
 
-  async createWalletKey(accountKeyRef: string): Promise<CreatedWalletKey> {
+  async createWalletKey(accountKeyRef: string, curve: WalletKeyCurve = 'secp256k1'): Promise<CreatedWalletKey> {
     this.assertOpen();
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
+    if (curve === 'ed25519') {
+      // The account key must unwrap (a live account of this KEK) before a key is bound to it.
+      return this.withAccountKey(account, async () => {
+        const { id, publicKey } = this.timed('generate_wallet_key', () => this.ed25519.generate(account.blobHash));
+        return { walletKeyRef: encodeKeyRef('ed25519', id), publicKey, curve };
+      });
+    }
     const p11 = this.module.p11;
     return this.withAccountKey(account, async (accountKey) => {
       const pair = this.timed('generate_wallet_key', () =>
@@ -223,7 +254,8 @@ export class Pkcs11Backend implements KeyBackend {
         const wrapped = this.timed('wrap_wallet_key', () =>
           p11.C_WrapKey(this.holder, WRAP_MECHANISM, accountKey, pair.privateKey, Buffer.alloc(WRAP_BUFFER_BYTES)),
         );
-        return { walletKeyRef: encodeKeyRef('wal', Buffer.from(wrapped)), publicKey: new Uint8Array(der.subarray(2)) };
+        const walletKeyRef = encodeKeyRef('wal', Buffer.from(wrapped));
+        return { walletKeyRef, publicKey: new Uint8Array(der.subarray(2)), curve: 'secp256k1' };
       } finally {
         this.destroyObject(pair.privateKey);
         this.destroyObject(pair.publicKey);
@@ -242,33 +274,48 @@ export class Pkcs11Backend implements KeyBackend {
     if (!(digest instanceof Uint8Array) || digest.length !== 32)
       throw new SignerFault('invalid_request', 'digest must be 32 bytes');
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
-    const wallet = this.decodeLiveRef(walletKeyRef, 'wal', 'wallet_key_ref');
-    const p11 = this.module.p11;
+    const wallet = this.decodeLiveWalletRef(walletKeyRef, 'secp256k1');
+    const inline = () => this.signInline === 'when_alone' && options.alone?.() === true;
     return this.withAccountKey(account, (accountKey) =>
       this.withWalletKey(account, accountKey, wallet, (walletKey) =>
-        this.pool.with(async (session) => {
-          const started = process.hrtime.bigint();
-          try {
-            // Init and the operation are one unit: if C_Sign fails, the pool closes this session, which
-            // also ends the active operation (a session is never handed out with an operation pending).
-            p11.C_SignInit(session, { mechanism: pkcs11js.CKM_ECDSA }, walletKey);
-            const data = Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength);
-            const inline = this.signInline === 'when_alone' && options.alone?.() === true;
-            const signature = inline
-              ? p11.C_Sign(session, data, Buffer.alloc(64))
-              : await p11.C_SignAsync(session, data, Buffer.alloc(64));
-            this.observer.signed?.(inline ? 'inline' : 'pool');
-            if (signature.length !== 64)
-              throw new SignerFault('hsm_error', `unexpected signature length ${signature.length}`);
-            return new Uint8Array(signature);
-          } catch (err) {
-            throw toSignerFault(err, 'sign');
-          } finally {
-            this.observer.hsmOperation?.('sign', Number(process.hrtime.bigint() - started) / 1e9);
-          }
-        }),
+        this.signOnPool(pkcs11js.CKM_ECDSA, walletKey, digest, inline),
       ),
     );
+  }
+
+  /** One single-part signature on an exclusive pooled session, on this thread when `alone()` says so: 64 bytes. */
+  private signOnPool(mechanism: number, key: pkcs11js.Handle, input: Uint8Array, alone: () => boolean) {
+    const p11 = this.module.p11;
+    return this.pool.with(async (session): Promise<Uint8Array> => {
+      const started = process.hrtime.bigint();
+      try {
+        // Init and the operation are one unit: if C_Sign fails, the pool closes this session, which
+        // also ends the active operation (a session is never handed out with an operation pending).
+        p11.C_SignInit(session, { mechanism }, key);
+        const data = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+        const inline = alone();
+        const signature = inline
+          ? p11.C_Sign(session, data, Buffer.alloc(64))
+          : await p11.C_SignAsync(session, data, Buffer.alloc(64));
+        this.observer.signed?.(inline ? 'inline' : 'pool');
+        if (signature.length !== 64)
+          throw new SignerFault('hsm_error', `unexpected signature length ${signature.length}`);
+        return new Uint8Array(signature);
+      } catch (err) {
+        throw toSignerFault(err, 'sign');
+      } finally {
+        this.observer.hsmOperation?.('sign', Number(process.hrtime.bigint() - started) / 1e9);
+      }
+    });
+  }
+
+  /** Ed25519 (CKM_EDDSA, single-part) over the message, with an account's token key: 64 bytes. */
+  async signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array> {
+    this.assertOpen();
+    assertEd25519Message(message);
+    const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
+    const wallet = this.decodeLiveWalletRef(walletKeyRef, 'ed25519');
+    return this.withEd25519Key(account, wallet, (key) => this.signOnPool(CKM_EDDSA, key, message, () => false));
   }
 
   /**
@@ -279,8 +326,9 @@ export class Pkcs11Backend implements KeyBackend {
   async destroyWalletKey(accountKeyRef: string, walletKeyRef: string): Promise<void> {
     this.assertOpen();
     const wallet = decodeKeyRef(walletKeyRef);
-    if (wallet.kind !== 'wal')
+    if (wallet.kind === 'acct')
       throw new SignerFault('key_not_found', 'wallet_key_ref is not a PKCS#11 wallet key reference');
+    if (wallet.kind === 'ed25519') return this.destroyEd25519Key(accountKeyRef, wallet);
     if (this.tombstones.has(wallet.blobHash)) return;
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
     await this.withAccountKey(account, (accountKey) =>
@@ -289,6 +337,26 @@ export class Pkcs11Backend implements KeyBackend {
     this.timed('write_tombstone', () => this.tombstones.record(this.module, this.holder, wallet.blobHash));
     // Only this account's unwrap can have produced a cached handle for the blob (see walletCacheKey).
     this.cache.evict(Pkcs11Backend.walletCacheKey(account, wallet));
+  }
+
+  /**
+   * An Ed25519 key: tombstone first (the reference is refused from then on), then the token object is
+   * destroyed. A retry after a tombstone finishes an interrupted destroy (the object, if still there and
+   * the account's, is destroyed); destroying twice succeeds.
+   */
+  private async destroyEd25519Key(accountKeyRef: string, wallet: DecodedKeyRef): Promise<void> {
+    const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
+    let key: pkcs11js.Handle;
+    try {
+      key = await this.withEd25519Key(account, wallet, async (handle) => handle);
+    } catch (err) {
+      // Destroyed before: nothing of it is left in the token.
+      if (this.tombstones.has(wallet.blobHash) && err instanceof SignerFault && err.code === 'key_not_found') return;
+      throw err;
+    }
+    this.timed('write_tombstone', () => this.tombstones.record(this.module, this.holder, wallet.blobHash));
+    this.ed25519.forget(wallet, account.blobHash);
+    this.timed('destroy_wallet_key', () => this.module.p11.C_DestroyObject(this.holder, key));
   }
 
   /** Test and ops hook: one attribute of the root KEK (the HSM refuses CKA_VALUE: CKR_ATTRIBUTE_SENSITIVE). */
@@ -311,50 +379,10 @@ export class Pkcs11Backend implements KeyBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.cache.clear();
+    this.ed25519.clear();
     this.closed = true;
     this.pool.close();
     this.module.closeSession(this.holder);
     this.module.finalize();
   }
-}
-
-/** Finds the root KEK by label and refuses one weaker than the hierarchy assumes. */
-function findRootKek(module: Pkcs11Module, session: pkcs11js.Handle, config: Pkcs11BackendConfig): pkcs11js.Handle {
-  const found = module.findObjects(session, [
-    { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_SECRET_KEY },
-    { type: pkcs11js.CKA_LABEL, value: config.kekLabel },
-  ]);
-  if (found.length === 0) {
-    throw new SignerFault(
-      'key_not_found',
-      `root KEK "${config.kekLabel}" not found on token "${config.tokenLabel}"; create it with npm run hsm:init`,
-    );
-  }
-  if (found.length > 1)
-    throw new SignerFault(
-      'hsm_error',
-      `${found.length} keys labelled "${config.kekLabel}" on token "${config.tokenLabel}": the root KEK must be unique`,
-    );
-  const kek = found[0]!;
-  const attrs = module.p11.C_GetAttributeValue(session, kek, [
-    { type: pkcs11js.CKA_KEY_TYPE },
-    { type: pkcs11js.CKA_TOKEN },
-    { type: pkcs11js.CKA_SENSITIVE },
-    { type: pkcs11js.CKA_EXTRACTABLE },
-    { type: pkcs11js.CKA_UNWRAP },
-    { type: pkcs11js.CKA_DECRYPT },
-  ]);
-  const [keyType, token, sensitive, extractable, unwrap, decrypt] = attrs.map((a) => a.value);
-  const isTrue = (b: Buffer | undefined) => b !== undefined && b.length > 0 && b[0] !== 0;
-  const problems = [
-    !(keyType !== undefined && keyType.length >= 4 && keyType.readUInt32LE(0) === pkcs11js.CKK_AES) && 'not an AES key',
-    !isTrue(token) && 'not a token object',
-    !isTrue(sensitive) && 'not sensitive',
-    isTrue(extractable) && 'extractable',
-    !isTrue(unwrap) && 'cannot unwrap',
-    isTrue(decrypt) && 'may decrypt (could reveal wrapped keys)',
-  ].filter(Boolean);
-  if (problems.length > 0)
-    throw new SignerFault('hsm_error', `root KEK "${config.kekLabel}" refused: ${problems.join(', ')}`);
-  return kek;
 }

@@ -1,7 +1,9 @@
 /**
  * The opaque key references of the PKCS#11 backend: `p11:v1:acct:<base64url>` (an account key wrapped by
- * the root KEK) and `p11:v1:wal:<base64url>` (a wallet DEK wrapped by its account key). The front stores
- * them and hands them back; they are ciphertext, never key material.
+ * the root KEK), `p11:v1:wal:<base64url>` (a secp256k1 wallet DEK wrapped by its account key) and
+ * `p11:v1:ed25519:<base64url>` (the 16-byte CKA_ID of an Ed25519 wallet key kept as a token object, see
+ * ./ed25519-token-keys.ts). The front stores them and hands them back; they are ciphertext or an object
+ * id, never key material. The prefix names the curve, so a reference says what it is.
  *
  * Protects against: one blob having several names — only the canonical unpadded base64url spelling is
  * accepted, and tombstones are keyed on the SHA-256 of the blob itself, not of the string, so a destroyed
@@ -13,18 +15,20 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { SignerFault } from '../../signer-error.js';
 
-export type KeyRefKind = 'acct' | 'wal';
+export type KeyRefKind = 'acct' | 'wal' | 'ed25519';
 
 export interface DecodedKeyRef {
   kind: KeyRefKind;
   blob: Buffer;
-  /** hex SHA-256 of the wrapped blob: cache and tombstone key. */
+  /** hex SHA-256 of the wrapped blob (or of the Ed25519 CKA_ID): cache and tombstone key. */
   blobHash: string;
 }
 
-const REF_PATTERN = /^p11:v1:(acct|wal):([A-Za-z0-9_-]+)$/;
+const REF_PATTERN = /^p11:v1:(acct|wal|ed25519):([A-Za-z0-9_-]+)$/;
 const MIN_BLOB = 16;
 const MAX_BLOB = 1024;
+/** The CKA_ID of an Ed25519 wallet key: 16 random bytes. */
+export const ED25519_ID_BYTES = 16;
 
 export function encodeKeyRef(kind: KeyRefKind, blob: Buffer): string {
   return `p11:v1:${kind}:${blob.toString('base64url')}`;
@@ -45,11 +49,14 @@ export function decodeKeyRef(ref: string): Readonly<DecodedKeyRef> {
   if (!match) throw new SignerFault('key_not_found', 'not a PKCS#11 key reference');
   const encoded = match[2]!;
   const blob = Buffer.from(encoded, 'base64url');
-  if (blob.length < MIN_BLOB || blob.length > MAX_BLOB || blob.toString('base64url') !== encoded) {
+  const kind = match[1] as KeyRefKind;
+  const sized =
+    kind === 'ed25519' ? blob.length === ED25519_ID_BYTES : blob.length >= MIN_BLOB && blob.length <= MAX_BLOB;
+  if (!sized || blob.toString('base64url') !== encoded) {
     throw new SignerFault('key_not_found', 'malformed key reference');
   }
   const result = Object.freeze({
-    kind: match[1] as KeyRefKind,
+    kind,
     blob,
     blobHash: createHash('sha256').update(blob).digest('hex'),
   });

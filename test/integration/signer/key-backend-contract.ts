@@ -3,7 +3,7 @@
  * against AWS KMS on the emulator (ops/kms-emulator/) through the real SDK: create, 1,000 signatures all
  * low-S and recovered by viem (through the shared ../../../signer/ecdsa/finalize-signature.ts), wrong
  * pairings, rotate, revoke, tombstones that outlive a restart, hostile references, concurrent signing,
- * a closed backend, and — where the backend has a transport to fault — throttling bursts (every signature
+ * a closed backend, Ed25519 keys (./key-backend-ed25519-contract.ts), and — where the backend has a transport to fault — throttling bursts (every signature
  * made or refused with a stable code, no digest signed twice), an unreachable backend answering fast,
  * a stalled request ending at the deadline, and a create whose answer was lost.
  */
@@ -17,6 +17,7 @@ import { finalizeSignature } from '../../../signer/ecdsa/finalize-signature.js';
 import { publicKeyToAddress } from '../../../signer/ecdsa/public-key-to-address.js';
 import { keyRefSchema, SIGNER_ERROR_CODES } from '../../../signer/protocol/signer-protocol.js';
 import { SignerFault } from '../../../signer/signer-error.js';
+import { describeEd25519Contract } from './key-backend-ed25519-contract.js';
 
 const HALF_N = secp256k1.Point.CURVE().n >> 1n;
 const hostile = JSON.parse(
@@ -234,6 +235,8 @@ export function describeKeyBackendContract(name: string, open: () => Promise<Con
       await assert.rejects(backend.health(), isFault(subject.unavailableCode));
       await subject.reopen();
     });
+
+    describeEd25519Contract(() => subject);
 
     describe('faults through the transport', function () {
       let faulty: { backend: KeyBackend; faults: ContractFaults } | undefined;

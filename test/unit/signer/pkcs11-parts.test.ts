@@ -53,6 +53,15 @@ describe('PKCS#11 key references', () => {
     assert.deepEqual(Buffer.from(twin.slice(11), 'base64url'), blob.subarray(0, 70));
     assert.throws(() => decodeKeyRef(twin), isFault('key_not_found'));
   });
+  it('name an Ed25519 key by its 16-byte CKA_ID, and nothing else under that prefix', () => {
+    const id = blob.subarray(0, 16);
+    const ref = encodeKeyRef('ed25519', id);
+    assert.ok(keyRefSchema.safeParse(ref).success);
+    assert.equal(decodeKeyRef(ref).kind, 'ed25519');
+    assert.deepEqual(decodeKeyRef(ref).blob, id);
+    for (const bad of [encodeKeyRef('ed25519', blob.subarray(0, 15)), encodeKeyRef('ed25519', blob), ref + 'A'])
+      assert.throws(() => decodeKeyRef(bad), isFault('key_not_found'), bad);
+  });
 });
 
 describe('KeyHandleCache', () => {

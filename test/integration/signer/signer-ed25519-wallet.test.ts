@@ -1,0 +1,71 @@
+/**
+ * `create_wallet_key` with `curve: 'ed25519'` through the signer's socket (a real signer process with its
+ * owner-policy store, on the test key backend): the result names the curve, carries the raw 32-byte public
+ * key as 0x + 64 hex and its base58 Solana address, and matches the protocol's result schema; an account
+ * under an owner's authority gets its EVM wallets recorded in the policy store but not its Solana ones (the
+ * store keeps EVM addresses only); an unknown curve is refused at the boundary.
+ */
+import assert from 'node:assert/strict';
+import { getBase58Decoder } from '@solana/kit';
+import { hexToBytes } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
+import { SignerError } from '../../../signer/protocol/signer-client.js';
+import { createWalletKeyResultSchema } from '../../../signer/protocol/signer-protocol.js';
+import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+
+describe('signer: Ed25519 (Solana) wallet keys over the socket', function () {
+  this.timeout(120_000);
+  let signer: TestSigner;
+
+  before(async () => {
+    signer = await startTestSigner({ policyStore: true });
+  });
+  after(async () => {
+    await signer?.stop();
+  });
+
+  async function ownedAccount(): Promise<{ account: string; owner: string }> {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const message = createSiweMessage({
+      address: owner.address,
+      chainId: 84532,
+      domain: '127.0.0.1',
+      nonce: 'abcdef0123456789',
+      uri: 'http://127.0.0.1/',
+      version: '1',
+      issuedAt: new Date(),
+    });
+    const made = await signer.client.call('create_account_key', {
+      authority: {
+        kind: 'owner',
+        address: owner.address,
+        sign_in: { message, signature: await owner.signMessage({ message }) },
+      },
+    });
+    return { account: made.account_key_ref, owner: owner.address };
+  }
+
+  it('answers the raw public key and its base58 address; the policy store records the EVM wallet, not the Solana one', async () => {
+    const { account, owner } = await ownedAccount();
+    const solana = await signer.client.createWalletKey({ account_key_ref: account, curve: 'ed25519' });
+    assert.ok(createWalletKeyResultSchema.safeParse(solana).success);
+    assert.ok('curve' in solana && solana.curve === 'ed25519');
+    assert.match(solana.public_key, /^0x[0-9a-f]{64}$/);
+    assert.equal(solana.address, getBase58Decoder().decode(hexToBytes(solana.public_key as `0x${string}`)));
+    assert.equal(solana.policy_authority, null);
+    const evm = await signer.client.createWalletKey({ account_key_ref: account, curve: 'secp256k1' });
+    assert.match(evm.address, /^0x[0-9a-fA-F]{40}$/);
+    assert.deepEqual(evm.policy_authority, { kind: 'owner', address: owner });
+    const byDefault = await signer.client.createWalletKey({ account_key_ref: account });
+    assert.match(byDefault.address, /^0x[0-9a-fA-F]{40}$/);
+  });
+
+  it('refuses an unknown curve at the boundary', async () => {
+    const account = await signer.client.createAccountKey();
+    await assert.rejects(
+      signer.client.call('create_wallet_key', { account_key_ref: account.account_key_ref, curve: 'p256' as 'ed25519' }),
+      (e: unknown) => e instanceof SignerError && e.code === 'invalid_request',
+    );
+  });
+});
