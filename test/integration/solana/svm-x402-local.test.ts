@@ -1,0 +1,138 @@
+/**
+ * The official x402 SVM path through the offline Solana chain (ops/solana/): an @x402/svm client with a
+ * local kit key pair pays an official @x402/express seller charging `exact` USDC on
+ * solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1; the official facilitator verifies, co-signs as fee payer and
+ * settles on litesvm through the loopback JSON-RPC server. Balances move by exactly the price (the ledger's
+ * pre/post token balances say the same); the same payment again settles nothing; a tampered transaction is
+ * refused by the facilitator and by the chain itself (signature checking on for sends).
+ */
+import assert from 'node:assert/strict';
+import express from 'express';
+import { pino } from 'pino';
+import {
+  createSolanaRpc,
+  generateKeyPairSigner,
+  getBase64Decoder,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  type Address,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
+import type { PaymentPayload } from '@x402/core/types';
+import { paymentMiddleware } from '@x402/express';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme as ExactSvmClientScheme } from '@x402/svm/exact/client';
+import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
+import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
+import { associatedTokenAddress } from '../../../ops/solana/spl-token-layouts.js';
+import { LoopbackServers } from '../../support/loopback-servers.js';
+import { postJson } from '../../support/post-json.js';
+
+const NETWORK = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+const PRICE_UNITS = 10_000n; // "$0.01" in USDC base units (6 decimals)
+const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
+
+/** The payload's transaction with one character of its memo changed (same layout, same signatures). */
+function tamperMemo(base64Wire: string): string {
+  const wire = new Uint8Array(getBase64Encoder().encode(base64Wire));
+  const tx = getTransactionDecoder().decode(wire);
+  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const memo = message.instructions.find((ix) => message.staticAccounts[ix.programAddressIndex] === MEMO_PROGRAM);
+  assert.ok(memo?.data && memo.data.length > 0, 'the exact transaction carries a memo');
+  const at = Buffer.from(wire).indexOf(Buffer.from(memo.data));
+  assert.ok(at > 0);
+  wire[at] = wire[at] === 0x61 ? 0x62 : 0x61; // 'a' ↔ 'b': still a hex memo
+  return getBase64Decoder().decode(wire);
+}
+
+describe('x402 exact on the offline Solana chain (official @x402/svm client, seller and facilitator)', function () {
+  this.timeout(60_000);
+  const servers = new LoopbackServers();
+  let solana: LocalSolana;
+  let buyer: KeyPairSigner;
+  let payTo: Address;
+  let sellerUrl: string;
+  let rpc: ReturnType<typeof createSolanaRpc>;
+
+  const usdcOf = async (owner: Address): Promise<bigint> => {
+    const account = await associatedTokenAddress(owner, solana.mint);
+    return BigInt((await rpc.getTokenAccountBalance(account).send()).value.amount);
+  };
+  const buyerClient = () =>
+    new x402Client().register(NETWORK, new ExactSvmClientScheme(buyer, { rpcUrl: solana.rpcUrl }));
+
+  before(async () => {
+    solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
+    rpc = createSolanaRpc(solana.rpcUrl);
+    buyer = await generateKeyPairSigner();
+    payTo = (await generateKeyPairSigner()).address;
+    await solana.faucet.fundUsdc(buyer.address, 1_000_000n);
+    await solana.faucet.fundUsdc(payTo, 0n);
+    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: solana.facilitatorUrl }));
+    resourceServer.register(NETWORK, new ExactSvmServerScheme());
+    const app = express();
+    app.use(
+      paymentMiddleware(
+        { 'GET /paid': { accepts: { scheme: 'exact', network: NETWORK, payTo, price: '$0.01' }, description: 'paid' } },
+        resourceServer,
+      ),
+    );
+    app.get('/paid', (_req, res) => void res.json({ paid: true }));
+    sellerUrl = await servers.listen(app);
+  });
+
+  after(async () => {
+    await servers.closeAll();
+    await solana?.stop();
+  });
+
+  it('answers as devnet: genesis hash, health, the USDC mint at the devnet address', async () => {
+    assert.equal(await rpc.getGenesisHash().send(), 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG');
+    assert.equal(await rpc.getHealth().send(), 'ok');
+    assert.equal(solana.mint, '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU');
+    const mint = (await rpc.getAccountInfo(solana.mint, { encoding: 'base64' }).send()).value;
+    assert.equal(mint?.owner, 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
+    assert.ok((await rpc.getBalance(solana.feePayer).send()).value > 0n);
+  });
+
+  it('pays, settles on chain for exactly the price; the same payment again settles nothing', async () => {
+    const sent: Record<string, string> = {};
+    const recording: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const header = request.headers.get('payment-signature');
+      if (header) sent.header = header;
+      return fetch(request);
+    };
+    const [buyerBefore, payToBefore] = [await usdcOf(buyer.address), await usdcOf(payTo)];
+    const res = await wrapFetchWithPayment(recording, buyerClient())(`${sellerUrl}/paid`);
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.deepEqual(await res.json(), { paid: true });
+    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response')!);
+    assert.equal(receipt.success, true);
+    assert.equal(receipt.network, NETWORK);
+    assert.equal(await usdcOf(buyer.address), buyerBefore - PRICE_UNITS);
+    assert.equal(await usdcOf(payTo), payToBefore + PRICE_UNITS);
+
+    const status = (await rpc.getSignatureStatuses([receipt.transaction as never]).send()).value[0];
+    assert.equal(status?.err, null);
+    assert.equal(status?.confirmationStatus, 'finalized');
+
+    assert.ok(sent.header, 'the client sent a PAYMENT-SIGNATURE header');
+    const again = await fetch(`${sellerUrl}/paid`, { headers: { 'payment-signature': sent.header } });
+    assert.notEqual(again.status, 200, 'the same payment is not served twice');
+    const payload = JSON.parse(Buffer.from(sent.header, 'base64').toString('utf8')) as PaymentPayload;
+    const settleAgain = await postJson(`${solana.facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: payload,
+      paymentRequirements: payload.accepted,
+    });
+    assert.equal(settleAgain.status, 200);
+    assert.equal(settleAgain.body.success, false, JSON.stringify(settleAgain.body));
+    assert.equal(await usdcOf(buyer.address), buyerBefore - PRICE_UNITS);
+    assert.equal(await usdcOf(payTo), payToBefore + PRICE_UNITS);
+  });
+});
