@@ -65,12 +65,15 @@ function decodeWire(wire: Uint8Array): { tx: Transaction; accounts: Address[]; v
 
 function firstSignature(tx: Transaction): string {
   const first = Object.values(tx.signatures)[0];
-  if (!first)
-    throw new SolanaRpcError(
-      RPC_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
-      'Transaction signature verification failure',
-    );
+  if (!first) throw signatureVerificationFailure();
   return getBase58Decoder().decode(first);
+}
+
+function signatureVerificationFailure(): SolanaRpcError {
+  return new SolanaRpcError(
+    RPC_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
+    'Transaction signature verification failure',
+  );
 }
 
 function outcome(result: TransactionMetadata | FailedTransactionMetadata) {
@@ -99,19 +102,17 @@ export class LocalSvm {
   simulate(wire: Uint8Array, options: { sigVerify: boolean; replaceRecentBlockhash: boolean }): SimulationResult {
     const { tx } = decodeWire(wire);
     this.svm.withSigverify(options.sigVerify).withBlockhashCheck(!options.replaceRecentBlockhash);
+    let result: ReturnType<LiteSVM['simulateTransaction']>;
     try {
-      const result = this.svm.simulateTransaction(tx as unknown as LiteSvmTransaction);
-      const meta = result instanceof FailedTransactionMetadata ? result.meta() : result.meta();
-      const err = result instanceof FailedTransactionMetadata ? toRpcTransactionError(result.err()) : null;
-      return { err, logs: meta.logs(), unitsConsumed: meta.computeUnitsConsumed() };
+      result = this.svm.simulateTransaction(tx as unknown as LiteSvmTransaction);
     } catch {
-      throw new SolanaRpcError(
-        RPC_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
-        'Transaction signature verification failure',
-      );
+      throw signatureVerificationFailure(); // kit's "not fully signed" assertion
     } finally {
       this.svm.withSigverify(true).withBlockhashCheck(true);
     }
+    const { err, logs, units } = outcome(result instanceof FailedTransactionMetadata ? result : result.meta());
+    if (err === 'SignatureFailure') throw signatureVerificationFailure();
+    return { err, logs, unitsConsumed: units };
   }
 
   /** Lands `wire` (signatures checked) and answers its signature; refuses what a cluster would drop. */
@@ -123,17 +124,10 @@ export class LocalSvm {
     try {
       result = this.svm.sendTransaction(tx as unknown as LiteSvmTransaction);
     } catch {
-      throw new SolanaRpcError(
-        RPC_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
-        'Transaction signature verification failure',
-      );
+      throw signatureVerificationFailure();
     }
     const { err, logs, units } = outcome(result);
-    if (err === 'SignatureFailure')
-      throw new SolanaRpcError(
-        RPC_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
-        'Transaction signature verification failure',
-      );
+    if (err === 'SignatureFailure') throw signatureVerificationFailure();
     if (err !== null && isNotLanded(err))
       throw new SolanaRpcError(
         RPC_SEND_TRANSACTION_PREFLIGHT_FAILURE,

@@ -10,6 +10,10 @@ import assert from 'node:assert/strict';
 import express from 'express';
 import { pino } from 'pino';
 import {
+  isSolanaError,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
   createSolanaRpc,
   generateKeyPairSigner,
   getBase64Decoder,
@@ -57,6 +61,7 @@ describe('x402 exact on the offline Solana chain (official @x402/svm client, sel
   let payTo: Address;
   let sellerUrl: string;
   let rpc: ReturnType<typeof createSolanaRpc>;
+  let settled: { signature: string; payer: Address } | undefined;
 
   const usdcOf = async (owner: Address): Promise<bigint> => {
     const account = await associatedTokenAddress(owner, solana.mint);
@@ -132,7 +137,73 @@ describe('x402 exact on the offline Solana chain (official @x402/svm client, sel
     });
     assert.equal(settleAgain.status, 200);
     assert.equal(settleAgain.body.success, false, JSON.stringify(settleAgain.body));
+    assert.equal(settleAgain.body.errorReason, 'duplicate_settlement');
     assert.equal(await usdcOf(buyer.address), buyerBefore - PRICE_UNITS);
     assert.equal(await usdcOf(payTo), payToBefore + PRICE_UNITS);
+    settled = { signature: receipt.transaction, payer: buyer.address };
+  });
+
+  it("the ledger shows the settlement: the payer's and payee's token balances move by the price, the fee payer pays the fee", async () => {
+    assert.ok(settled, 'runs after the payment');
+    const tx = await rpc
+      .getTransaction(settled.signature as never, { encoding: 'base64', maxSupportedTransactionVersion: 0 })
+      .send();
+    assert.ok(tx?.meta, 'the settlement is on the ledger');
+    assert.equal(tx.meta.err, null);
+    const byOwner = (balances: typeof tx.meta.preTokenBalances) =>
+      new Map((balances ?? []).map((b) => [b.owner, BigInt(b.uiTokenAmount.amount)]));
+    const [pre, post] = [byOwner(tx.meta.preTokenBalances), byOwner(tx.meta.postTokenBalances)];
+    assert.equal(pre.get(buyer.address)! - post.get(buyer.address)!, PRICE_UNITS);
+    assert.equal(post.get(payTo)! - pre.get(payTo)!, PRICE_UNITS);
+    const feePayerIndex = 0;
+    assert.ok(tx.meta.preBalances[feePayerIndex]! > tx.meta.postBalances[feePayerIndex]!, 'the fee payer paid');
+    // The landed transaction bytes: a replay and a tampered copy are both refused by the chain itself.
+    const wire = tx.transaction[0];
+    await assert.rejects(
+      rpc.sendTransaction(wire as never, { encoding: 'base64', skipPreflight: true }).send(),
+      (err) =>
+        isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) &&
+        isSolanaError(err.cause, SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED),
+    );
+    const tampered = tamperMemo(wire);
+    const simulated = await rpc.simulateTransaction(tampered as never, { encoding: 'base64', sigVerify: false }).send();
+    assert.equal(simulated.value.err, null, 'sigVerify:false simulates without checking signatures');
+    await assert.rejects(
+      rpc.simulateTransaction(tampered as never, { encoding: 'base64', sigVerify: true }).send(),
+      (err) => isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE),
+    );
+    await assert.rejects(
+      rpc.sendTransaction(tampered as never, { encoding: 'base64', skipPreflight: true }).send(),
+      (err) => isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE),
+    );
+  });
+
+  it('a tampered payment transaction is refused by the facilitator and the seller, and moves nothing', async () => {
+    const http = new x402HTTPClient(buyerClient());
+    const challenge = await fetch(`${sellerUrl}/paid`);
+    assert.equal(challenge.status, 402);
+    const required = http.getPaymentRequiredResponse((name) => challenge.headers.get(name), await challenge.json());
+    const payload = await buyerClient().createPaymentPayload(required);
+    const transaction = (payload.payload as { transaction: string }).transaction;
+    const forged = { ...payload, payload: { ...payload.payload, transaction: tamperMemo(transaction) } };
+    const [buyerBefore, payToBefore] = [await usdcOf(buyer.address), await usdcOf(payTo)];
+
+    const verified = await postJson(`${solana.facilitatorUrl}/verify`, {
+      x402Version: 2,
+      paymentPayload: forged,
+      paymentRequirements: payload.accepted,
+    });
+    assert.equal(verified.status, 200);
+    assert.equal(verified.body.isValid, false, JSON.stringify(verified.body));
+    const res = await fetch(`${sellerUrl}/paid`, { headers: http.encodePaymentSignatureHeader(forged) });
+    assert.equal(res.status, 402);
+    const settle = await postJson(`${solana.facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: forged,
+      paymentRequirements: payload.accepted,
+    });
+    assert.equal(settle.body.success, false, JSON.stringify(settle.body));
+    assert.equal(await usdcOf(buyer.address), buyerBefore);
+    assert.equal(await usdcOf(payTo), payToBefore);
   });
 });
