@@ -154,7 +154,7 @@ export class LocalSvm {
   /** Sends `lamports` from litesvm's airdrop account to `address`; answers the transfer's signature. */
   airdrop(address: Address, lamports: bigint): string {
     const pre = snapshotBalances(this.svm, [address]);
-    const result = this.svm.airdrop(address, lamports);
+    const result = this.svm.airdrop(address, lamports as Parameters<LiteSVM['airdrop']>[1]);
     if (result === null || result instanceof FailedTransactionMetadata)
       throw new SolanaRpcError(RPC_SEND_TRANSACTION_PREFLIGHT_FAILURE, 'airdrop failed');
     const signature = getBase58Decoder().decode(result.signature());

@@ -5,6 +5,7 @@
  * Defends against: nothing by itself; the values are public constants.
  * Does not: make the local chain devnet; it only answers its names, on a loopback URL.
  */
+import { address } from '@solana/kit';
 import { SOLANA_DEVNET_CAIP2, USDC_DEVNET_ADDRESS } from '@x402/svm';
 
 /** Devnet's genesis hash (the CAIP-2 reference is its first 32 characters). */
@@ -14,7 +15,7 @@ export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG
 export const LOCAL_SOLANA_NETWORK = SOLANA_DEVNET_CAIP2;
 
 /** USDC on devnet: `4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU`. */
-export const LOCAL_USDC_MINT = USDC_DEVNET_ADDRESS;
+export const LOCAL_USDC_MINT = address(USDC_DEVNET_ADDRESS);
 
 export const USDC_DECIMALS = 6;
 

@@ -7,7 +7,7 @@
  * Defends against: params outside their schema (-32602), unknown methods (-32601).
  * Does not: answer `json`/`jsonParsed` encodings, subscriptions, or any method not listed here.
  */
-import { getBase58Encoder, getBase64Encoder, getBase64Decoder, type Address } from '@solana/kit';
+import { address, getBase58Encoder, getBase64Encoder, getBase64Decoder, type Address } from '@solana/kit';
 import { DEVNET_GENESIS_HASH, LOCAL_SOLANA_VERSION } from './solana-devnet.js';
 import type { LocalSvm, TransactionRecord } from './local-svm.js';
 import { invalidParams, RPC_SEND_TRANSACTION_PREFLIGHT_FAILURE, SolanaRpcError } from './solana-rpc-error.js';
@@ -31,8 +31,8 @@ function wireBytes(encoded: string, encoding: 'base58' | 'base64'): Uint8Array {
   }
 }
 
-function accountInfo(svm: LocalSvm, address: Address) {
-  const account = svm.svm.getAccount(address);
+function accountInfo(svm: LocalSvm, at: Address) {
+  const account = svm.svm.getAccount(at);
   if (!account.exists) return null;
   return {
     data: [getBase64Decoder().decode(account.data), 'base64'],
@@ -44,8 +44,8 @@ function accountInfo(svm: LocalSvm, address: Address) {
   };
 }
 
-function tokenAccountBalance(svm: LocalSvm, address: Address) {
-  const account = svm.svm.getAccount(address);
+function tokenAccountBalance(svm: LocalSvm, at: Address) {
+  const account = svm.svm.getAccount(at);
   const state =
     account.exists && account.programAddress === TOKEN_PROGRAM ? decodeTokenAccount(account.data) : undefined;
   const decimals = state === undefined ? undefined : mintDecimals(svm.svm, state.mint);
@@ -104,9 +104,9 @@ const handlers: Handlers = {
   getGenesisHash: () => DEVNET_GENESIS_HASH,
   getSlot: (svm) => svm.slot,
   getLatestBlockhash: (svm) => envelope(svm, svm.latestBlockhash()),
-  getAccountInfo: (svm, [address]) => envelope(svm, accountInfo(svm, address)),
-  getBalance: (svm, [address]) => envelope(svm, svm.svm.getBalance(address) ?? 0n),
-  getTokenAccountBalance: (svm, [address]) => envelope(svm, tokenAccountBalance(svm, address)),
+  getAccountInfo: (svm, [account]) => envelope(svm, accountInfo(svm, address(account))),
+  getBalance: (svm, [account]) => envelope(svm, svm.svm.getBalance(address(account)) ?? 0n),
+  getTokenAccountBalance: (svm, [account]) => envelope(svm, tokenAccountBalance(svm, address(account))),
   simulateTransaction: (svm, [encoded, config]) => {
     const result = svm.simulate(wireBytes(encoded, config.encoding), config);
     return envelope(svm, { ...result, accounts: null, returnData: null, innerInstructions: null });
@@ -125,7 +125,7 @@ const handlers: Handlers = {
     const record = svm.record(signature);
     return record ? transactionAnswer(record) : null;
   },
-  requestAirdrop: (svm, [address, lamports]) => svm.airdrop(address, BigInt(lamports)),
+  requestAirdrop: (svm, [account, lamports]) => svm.airdrop(address(account), BigInt(lamports)),
 };
 
 /** Runs one method: params checked against its schema, then the handler. */

@@ -6,7 +6,7 @@
  * bytes, a signature list at most 256 entries, an airdrop at most 1,000 SOL).
  * Does not: accept encodings the chain cannot answer (`json`, `jsonParsed`): they are refused, not faked.
  */
-import { isAddress, isSignature, type Address } from '@solana/kit';
+import { isAddress, isSignature } from '@solana/kit';
 import { z } from 'zod';
 
 /** A Solana packet is 1,232 bytes: base64 of it is 1,644 characters, base58 at most 1,685. */
@@ -22,12 +22,12 @@ export const jsonRpcRequestSchema = z.object({
 });
 export type JsonRpcRequest = z.infer<typeof jsonRpcRequestSchema>;
 
+/** A base58 address (kept a string here: kit's branded type cannot be named in emitted declarations). */
 export const addressSchema = z
   .string()
   .min(32)
   .max(44)
-  .refine((value) => isAddress(value), 'not a base58 Solana address')
-  .transform((value) => value as Address);
+  .refine((value) => isAddress(value), 'not a base58 Solana address');
 
 const signatureSchema = z
   .string()
