@@ -61,7 +61,10 @@ async function fundUsdc(local: LocalSvm, owner: Address, units: bigint) {
   const state = existing.exists ? decodeTokenAccount(existing.data) : undefined;
   if (
     existing.exists &&
-    (state === undefined || state.mint !== LOCAL_USDC_MINT || existing.data.length !== TOKEN_ACCOUNT_SIZE)
+    (existing.programAddress !== TOKEN_PROGRAM ||
+      existing.data.length !== TOKEN_ACCOUNT_SIZE ||
+      state?.mint !== LOCAL_USDC_MINT ||
+      state.owner !== owner)
   )
     throw new Error(`${tokenAccount} exists and is not a USDC token account`);
   const mint = readMint(local);
