@@ -21,7 +21,17 @@ function envelope(svm: LocalSvm, value: unknown): { context: { slot: bigint }; v
   return { context: { slot: svm.slot }, value };
 }
 
+/** A Solana packet's size: no transaction is larger. */
+const MAX_TRANSACTION_BYTES = 1_232;
+
 function wireBytes(encoded: string, encoding: 'base58' | 'base64'): Uint8Array {
+  const bytes = decodeString(encoded, encoding);
+  if (bytes.length > MAX_TRANSACTION_BYTES)
+    throw invalidParams(`transaction larger than ${MAX_TRANSACTION_BYTES} bytes`);
+  return bytes;
+}
+
+function decodeString(encoded: string, encoding: 'base58' | 'base64'): Uint8Array {
   try {
     return new Uint8Array(
       encoding === 'base64' ? getBase64Encoder().encode(encoded) : getBase58Encoder().encode(encoded),

@@ -76,6 +76,14 @@ describe('offline Solana chain: the JSON-RPC server', function () {
       params: ['1'.repeat(64), { encoding: 'jsonParsed' }],
     });
     assert.equal(json.json.error.code, -32602, 'an encoding the chain cannot answer is refused, not faked');
+    const oversized = await rpcCall(solana.rpcUrl, {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'sendTransaction',
+      params: [Buffer.alloc(1_233, 1).toString('base64'), { encoding: 'base64' }],
+    });
+    assert.equal(oversized.json.error.code, -32602);
+    assert.match(oversized.json.error.message, /larger than 1232 bytes/);
   });
 
   it('bounds the body (413) and batches (1..16)', async () => {
