@@ -1,13 +1,15 @@
 /**
  * The offline Solana chain's state: one in-process litesvm (SPL Token, Token-2022, Memo, ATA and the
- * compute-budget program loaded) plus what a validator's RPC remembers and litesvm does not: a status and a
- * record per landed signature, the slot (one slot per landed transaction) and the block time.
+ * compute-budget program loaded) plus what a validator's RPC remembers and litesvm does not: the slot (one
+ * per landed transaction, each with a new blockhash), the recent-blockhash window and status cache
+ * (recent-blockhashes.ts), and a record per landed signature with its balances before and after.
  * Sends verify every signature; a simulation skips the check only when asked (`sigVerify:false`, what the
  * x402 facilitator does before co-signing as fee payer).
  * Defends against: unsigned or wrongly signed transactions landing (signature checking stays on for
- * sends), a replayed transaction landing twice (litesvm's AlreadyProcessed, answered as a send error).
+ * sends), a transaction landing twice (AlreadyProcessed while its blockhash is recent, BlockhashNotFound
+ * after), transactions on a stale blockhash.
  * Does not: produce blocks, forks or commitment levels (everything is final at once), nor keep more than
- * MAX_RECORDS transactions (the oldest are forgotten).
+ * MAX_RECORDS transaction records (the oldest are forgotten; their replay stays refused by the window).
  */
 import {
   getBase58Decoder,
@@ -24,6 +26,8 @@ import {
   RPC_TRANSACTION_SIGNATURE_VERIFICATION_FAILURE,
   SolanaRpcError,
 } from './solana-rpc-error.js';
+import { RecentBlockhashes } from './recent-blockhashes.js';
+import { allSignaturesValid } from './svm-signatures.js';
 import { isNotLanded, toRpcTransactionError, type RpcTransactionError } from './svm-transaction-errors.js';
 
 const MAX_RECORDS = 10_000;
@@ -52,12 +56,19 @@ export interface SimulationResult {
   unitsConsumed: bigint;
 }
 
-function decodeWire(wire: Uint8Array): { tx: Transaction; accounts: Address[]; version: 0 | 'legacy' } {
+interface DecodedWire {
+  tx: Transaction;
+  accounts: Address[];
+  version: 0 | 'legacy';
+  blockhash: string;
+}
+
+function decodeWire(wire: Uint8Array): DecodedWire {
   try {
     const tx = getTransactionDecoder().decode(wire);
     const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
     const version = message.version === 'legacy' ? 'legacy' : 0;
-    return { tx, accounts: [...message.staticAccounts], version };
+    return { tx, accounts: [...message.staticAccounts], version, blockhash: message.lifetimeToken };
   } catch {
     throw invalidParams('failed to deserialize the transaction');
   }
@@ -86,9 +97,16 @@ function outcome(result: TransactionMetadata | FailedTransactionMetadata) {
   };
 }
 
+function dropped(err: RpcTransactionError, logs: string[] = []): SolanaRpcError {
+  const message = `Transaction simulation failed: ${JSON.stringify(err)}`;
+  return new SolanaRpcError(RPC_SEND_TRANSACTION_PREFLIGHT_FAILURE, message, { err, logs });
+}
+
 export class LocalSvm {
-  readonly svm: LiteSVM = new LiteSVM();
+  /** litesvm's own blockhash check is off: the window below is the check (litesvm knows one blockhash only). */
+  readonly svm: LiteSVM = new LiteSVM().withBlockhashCheck(false);
   private readonly records = new Map<string, TransactionRecord>();
+  private readonly recent = new RecentBlockhashes(this.svm.latestBlockhash());
 
   get slot(): bigint {
     return this.svm.getClock().slot;
@@ -100,15 +118,17 @@ export class LocalSvm {
 
   /** Runs `wire` without committing it; `sigVerify` false skips signature checks for this call only. */
   simulate(wire: Uint8Array, options: { sigVerify: boolean; replaceRecentBlockhash: boolean }): SimulationResult {
-    const { tx } = decodeWire(wire);
-    this.svm.withSigverify(options.sigVerify).withBlockhashCheck(!options.replaceRecentBlockhash);
+    const { tx, blockhash } = decodeWire(wire);
+    if (!options.replaceRecentBlockhash && !this.recent.isRecent(blockhash))
+      return { err: 'BlockhashNotFound', logs: [], unitsConsumed: 0n };
+    this.svm.withSigverify(options.sigVerify);
     let result: ReturnType<LiteSVM['simulateTransaction']>;
     try {
       result = this.svm.simulateTransaction(tx as unknown as LiteSvmTransaction);
     } catch {
       throw signatureVerificationFailure(); // kit's "not fully signed" assertion
     } finally {
-      this.svm.withSigverify(true).withBlockhashCheck(true);
+      this.svm.withSigverify(true);
     }
     const { err, logs, units } = outcome(result instanceof FailedTransactionMetadata ? result : result.meta());
     if (err === 'SignatureFailure') throw signatureVerificationFailure();
@@ -117,8 +137,11 @@ export class LocalSvm {
 
   /** Lands `wire` (signatures checked) and answers its signature; refuses what a cluster would drop. */
   send(wire: Uint8Array): string {
-    const { tx, accounts, version } = decodeWire(wire);
+    const { tx, accounts, version, blockhash } = decodeWire(wire);
+    if (!allSignaturesValid(tx)) throw signatureVerificationFailure();
     const signature = firstSignature(tx);
+    if (!this.recent.isRecent(blockhash)) throw dropped('BlockhashNotFound');
+    if (this.recent.hasLanded(signature)) throw dropped('AlreadyProcessed');
     const pre = snapshotBalances(this.svm, accounts);
     let result: TransactionMetadata | FailedTransactionMetadata;
     try {
@@ -128,26 +151,9 @@ export class LocalSvm {
     }
     const { err, logs, units } = outcome(result);
     if (err === 'SignatureFailure') throw signatureVerificationFailure();
-    if (err !== null && isNotLanded(err))
-      throw new SolanaRpcError(
-        RPC_SEND_TRANSACTION_PREFLIGHT_FAILURE,
-        `Transaction simulation failed: ${JSON.stringify(err)}`,
-        { err, logs },
-      );
+    if (err !== null && isNotLanded(err)) throw dropped(err, logs);
     const post = snapshotBalances(this.svm, accounts);
-    this.remember({
-      signature,
-      slot: this.slot,
-      blockTime: Math.floor(Date.now() / 1000),
-      wire,
-      version,
-      err,
-      logs,
-      computeUnits: units,
-      pre,
-      post,
-    });
-    this.svm.warpToSlot(this.slot + 1n);
+    this.land(blockhash, { signature, wire, version, err, logs, computeUnits: units, pre, post });
     return signature;
   }
 
@@ -160,19 +166,8 @@ export class LocalSvm {
     const signature = getBase58Decoder().decode(result.signature());
     const post = snapshotBalances(this.svm, [address]);
     const { logs, units } = outcome(result);
-    this.remember({
-      signature,
-      slot: this.slot,
-      blockTime: Math.floor(Date.now() / 1000),
-      wire: undefined,
-      version: 'legacy',
-      err: null,
-      logs,
-      computeUnits: units,
-      pre,
-      post,
-    });
-    this.svm.warpToSlot(this.slot + 1n);
+    const record = { signature, wire: undefined, version: 'legacy' as const, err: null, logs, computeUnits: units };
+    this.land(this.svm.latestBlockhash(), { ...record, pre, post });
     return signature;
   }
 
@@ -180,10 +175,16 @@ export class LocalSvm {
     return this.records.get(signature);
   }
 
-  private remember(record: TransactionRecord): void {
-    this.records.set(record.signature, record);
-    if (this.records.size <= MAX_RECORDS) return;
-    const oldest = this.records.keys().next().value;
-    if (oldest !== undefined) this.records.delete(oldest);
+  /** Records a landed transaction in this slot, then opens the next slot with a new blockhash. */
+  private land(blockhash: string, landed: Omit<TransactionRecord, 'slot' | 'blockTime'>): void {
+    this.recent.record(blockhash, landed.signature);
+    this.records.set(landed.signature, { ...landed, slot: this.slot, blockTime: Math.floor(Date.now() / 1000) });
+    if (this.records.size > MAX_RECORDS) {
+      const oldest = this.records.keys().next().value;
+      if (oldest !== undefined) this.records.delete(oldest);
+    }
+    this.svm.warpToSlot(this.slot + 1n);
+    this.svm.expireBlockhash();
+    this.recent.push(this.svm.latestBlockhash());
   }
 }

@@ -5,7 +5,24 @@
  * the chain cannot answer are refused rather than faked; the faucet creates and credits a USDC ATA.
  */
 import assert from 'node:assert/strict';
-import { createSolanaRpc, generateKeyPairSigner } from '@solana/kit';
+import {
+  AccountRole,
+  address,
+  appendTransactionMessageInstruction,
+  createSolanaRpc,
+  createTransactionMessage,
+  generateKeyPairSigner,
+  getBase64EncodedWireTransaction,
+  isSolanaError,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE,
+  SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND,
+  type Address,
+  type KeyPairSigner,
+} from '@solana/kit';
 import { pino } from 'pino';
 import { LocalSvm } from '../../../ops/solana/local-svm.js';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
@@ -14,6 +31,37 @@ import { startSvmFacilitator } from '../../../ops/solana/svm-facilitator-server.
 import { associatedTokenAddress } from '../../../ops/solana/spl-token-layouts.js';
 
 const silent = pino({ level: 'silent' });
+const SYSTEM_PROGRAM = address('11111111111111111111111111111111');
+
+/** A signed System Program transfer of `lamports` from `from` to `to` on `lifetime`'s blockhash (base64 wire). */
+async function transferSol(
+  from: KeyPairSigner,
+  to: Address,
+  lamports: bigint,
+  lifetime: Parameters<typeof setTransactionMessageLifetimeUsingBlockhash>[0],
+): Promise<string> {
+  const data = new Uint8Array(12);
+  new DataView(data.buffer).setUint32(0, 2, true); // SystemInstruction::Transfer
+  new DataView(data.buffer).setBigUint64(4, lamports, true);
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayerSigner(from, m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+    (m) =>
+      appendTransactionMessageInstruction(
+        {
+          programAddress: SYSTEM_PROGRAM,
+          accounts: [
+            { address: from.address, role: AccountRole.WRITABLE_SIGNER, signer: from },
+            { address: to, role: AccountRole.WRITABLE },
+          ],
+          data,
+        },
+        m,
+      ),
+  );
+  return getBase64EncodedWireTransaction(await signTransactionMessageWithSigners(message));
+}
 
 async function rpcCall(url: string, body: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(url, {
@@ -135,5 +183,31 @@ describe('offline Solana chain: the JSON-RPC server', function () {
       params: [owner],
     });
     assert.equal(notToken.json.error.code, -32602);
+  });
+
+  it('a transaction is valid for 150 slots; replayed after its blockhash left the window it is refused, however many landed since', async () => {
+    const rpc = createSolanaRpc(solana.rpcUrl);
+    const payer = await generateKeyPairSigner();
+    const to = (await generateKeyPairSigner()).address;
+    solana.faucet.fundSol(payer.address, 10_000_000_000n);
+    const { value: lifetime } = await rpc.getLatestBlockhash().send();
+    const first = await transferSol(payer, to, 1_000_000n, lifetime);
+    const late = await transferSol(payer, to, 2_000_000n, lifetime);
+    await rpc.sendTransaction(first as never, { encoding: 'base64' }).send();
+    for (let slot = 1n; slot <= 148n; slot++) solana.faucet.fundSol(to, slot); // distinct airdrops
+    // `late` was signed 149 slots ago: still in the window.
+    await rpc.sendTransaction(late as never, { encoding: 'base64' }).send();
+    const landed = (await rpc.getBalance(to).send()).value;
+    assert.equal(landed, 3_000_000n + (148n * 149n) / 2n);
+    // litesvm's own history forgets a signature after some hundreds of transactions; the window does not.
+    for (let slot = 1n; slot <= 1_000n; slot++) solana.faucet.fundSol(payer.address, slot);
+    for (const replay of [first, late])
+      await assert.rejects(
+        rpc.sendTransaction(replay as never, { encoding: 'base64', skipPreflight: true }).send(),
+        (err) =>
+          isSolanaError(err, SOLANA_ERROR__JSON_RPC__SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE) &&
+          isSolanaError(err.cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND),
+      );
+    assert.equal((await rpc.getBalance(to).send()).value, landed, 'no replay moved anything');
   });
 });
