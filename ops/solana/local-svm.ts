@@ -28,6 +28,7 @@ import {
 } from './solana-rpc-error.js';
 import { RecentBlockhashes } from './recent-blockhashes.js';
 import { allSignaturesValid } from './svm-signatures.js';
+import { LAMPORTS_PER_SIGNATURE, transactionFee } from './svm-transaction-fee.js';
 import { isNotLanded, toRpcTransactionError, type RpcTransactionError } from './svm-transaction-errors.js';
 
 const MAX_RECORDS = 10_000;
@@ -46,6 +47,8 @@ export interface TransactionRecord {
   err: RpcTransactionError | null;
   logs: string[];
   computeUnits: bigint;
+  /** Lamports charged to the fee payer (svm-transaction-fee.ts). */
+  fee: bigint;
   pre: BalanceSnapshot;
   post: BalanceSnapshot;
 }
@@ -153,7 +156,8 @@ export class LocalSvm {
     if (err === 'SignatureFailure') throw signatureVerificationFailure();
     if (err !== null && isNotLanded(err)) throw dropped(err, logs);
     const post = snapshotBalances(this.svm, accounts);
-    this.land(blockhash, { signature, wire, version, err, logs, computeUnits: units, pre, post });
+    const fee = transactionFee(tx.messageBytes);
+    this.land(blockhash, { signature, wire, version, err, logs, computeUnits: units, fee, pre, post });
     return signature;
   }
 
@@ -167,7 +171,8 @@ export class LocalSvm {
     const post = snapshotBalances(this.svm, [address]);
     const { logs, units } = outcome(result);
     const record = { signature, wire: undefined, version: 'legacy' as const, err: null, logs, computeUnits: units };
-    this.land(this.svm.latestBlockhash(), { ...record, pre, post });
+    // litesvm's airdrop account pays one signature's fee.
+    this.land(this.svm.latestBlockhash(), { ...record, fee: LAMPORTS_PER_SIGNATURE, pre, post });
     return signature;
   }
 

@@ -85,6 +85,7 @@ function transactionAnswer(record: TransactionRecord) {
     meta: {
       err: record.err,
       status: record.err === null ? { Ok: null } : { Err: record.err },
+      fee: record.fee,
       logMessages: record.logs,
       computeUnitsConsumed: record.computeUnits,
       preBalances: record.pre.lamports,

@@ -193,7 +193,13 @@ describe('offline Solana chain: the JSON-RPC server', function () {
     const { value: lifetime } = await rpc.getLatestBlockhash().send();
     const first = await transferSol(payer, to, 1_000_000n, lifetime);
     const late = await transferSol(payer, to, 2_000_000n, lifetime);
-    await rpc.sendTransaction(first as never, { encoding: 'base64' }).send();
+    const before = (await rpc.getBalance(payer.address).send()).value;
+    const firstSignature = await rpc.sendTransaction(first as never, { encoding: 'base64' }).send();
+    const firstTx = await rpc
+      .getTransaction(firstSignature, { encoding: 'base64', maxSupportedTransactionVersion: 0 })
+      .send();
+    assert.equal(firstTx?.meta?.fee, 5_000n);
+    assert.equal((await rpc.getBalance(payer.address).send()).value, before - 1_000_000n - 5_000n);
     for (let slot = 1n; slot <= 148n; slot++) solana.faucet.fundSol(to, slot); // distinct airdrops
     // `late` was signed 149 slots ago: still in the window.
     await rpc.sendTransaction(late as never, { encoding: 'base64' }).send();

@@ -156,7 +156,10 @@ describe('x402 exact on the offline Solana chain (official @x402/svm client, sel
     assert.equal(pre.get(buyer.address)! - post.get(buyer.address)!, PRICE_UNITS);
     assert.equal(post.get(payTo)! - pre.get(payTo)!, PRICE_UNITS);
     const feePayerIndex = 0;
-    assert.ok(tx.meta.preBalances[feePayerIndex]! > tx.meta.postBalances[feePayerIndex]!, 'the fee payer paid');
+    // The fee payer appears in no instruction: its whole decrease is the fee (2 signatures + priority fee).
+    const feePaid = tx.meta.preBalances[feePayerIndex]! - tx.meta.postBalances[feePayerIndex]!;
+    assert.equal(tx.meta.fee, feePaid);
+    assert.equal(feePaid, 10_001n, '2 × 5,000 + ceil(1 µlamport × 20,000 units)');
     // The landed transaction bytes: a replay and a tampered copy are both refused by the chain itself.
     const wire = tx.transaction[0];
     await assert.rejects(
