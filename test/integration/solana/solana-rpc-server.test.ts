@@ -5,6 +5,8 @@
  * the chain cannot answer are refused rather than faked; the faucet creates and credits a USDC ATA.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import {
   AccountRole,
   address,
@@ -31,6 +33,14 @@ import { startSvmFacilitator } from '../../../ops/solana/svm-facilitator-server.
 import { associatedTokenAddress } from '../../../ops/solana/spl-token-layouts.js';
 
 const silent = pino({ level: 'silent' });
+const hostile = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+) as { any: unknown[]; raw_bodies: string[] };
+const METHODS = [
+  'getLatestBlockhash', 'getSlot', 'getHealth', 'getVersion', 'getGenesisHash', 'getAccountInfo', 'getBalance',
+  'getTokenAccountBalance', 'simulateTransaction', 'sendTransaction', 'getSignatureStatuses', 'getTransaction',
+  'requestAirdrop',
+]; // prettier-ignore
 const SYSTEM_PROGRAM = address('11111111111111111111111111111111');
 
 /** A signed System Program transfer of `lamports` from `from` to `to` on `lifetime`'s blockhash (base64 wire). */
@@ -215,5 +225,29 @@ describe('offline Solana chain: the JSON-RPC server', function () {
           isSolanaError(err.cause, SOLANA_ERROR__TRANSACTION_ERROR__BLOCKHASH_NOT_FOUND),
       );
     assert.equal((await rpc.getBalance(to).send()).value, landed, 'no replay moved anything');
+  });
+
+  it('the hostile-input table, as every param of every method and as whole bodies: never an internal error, nothing lands', async () => {
+    const slot = solana.chain.slot;
+    const refusals = new Set([-32700, -32600, -32601, -32602]);
+    const mustRefuse = new Set(['simulateTransaction', 'sendTransaction', 'requestAirdrop', 'getTransaction']);
+    for (const method of METHODS)
+      for (const value of hostile.any)
+        for (const params of [[value], [solana.feePayer, value], value]) {
+          const answer = await rpcCall(solana.rpcUrl, { jsonrpc: '2.0', id: 1, method, params });
+          const what = `${method} ${JSON.stringify(params)}: ${JSON.stringify(answer.json)}`;
+          assert.equal(answer.status, 200, what);
+          // A read method's config is optional: `[]` or `{}` may be a valid call; it must then answer a result.
+          if (mustRefuse.has(method) || !('result' in answer.json))
+            assert.ok(refusals.has(answer.json.error?.code), what);
+        }
+    for (const body of hostile.raw_bodies) {
+      const answer = await rpcCall(solana.rpcUrl, body);
+      assert.ok(
+        answer.status === 200 && refusals.has(answer.json.error?.code),
+        `${body}: ${JSON.stringify(answer.json)}`,
+      );
+    }
+    assert.equal(solana.chain.slot, slot, 'no hostile call landed a transaction');
   });
 });
