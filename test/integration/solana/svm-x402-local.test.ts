@@ -95,13 +95,17 @@ describe('x402 exact on the offline Solana chain (official @x402/svm client, sel
     await solana?.stop();
   });
 
-  it('answers as devnet: genesis hash, health, the USDC mint at the devnet address', async () => {
+  it('answers as devnet (genesis hash, USDC mint at the devnet address); the facilitator offers exact with its fee payer', async () => {
     assert.equal(await rpc.getGenesisHash().send(), 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG');
     assert.equal(await rpc.getHealth().send(), 'ok');
     assert.equal(solana.mint, '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU');
     const mint = (await rpc.getAccountInfo(solana.mint, { encoding: 'base64' }).send()).value;
     assert.equal(mint?.owner, 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
     assert.ok((await rpc.getBalance(solana.feePayer).send()).value > 0n);
+    const supported = await (await fetch(`${solana.facilitatorUrl}/supported`)).json();
+    assert.deepEqual(supported.kinds, [
+      { x402Version: 2, scheme: 'exact', network: NETWORK, extra: { feePayer: solana.feePayer } },
+    ]);
   });
 
   it('pays, settles on chain for exactly the price; the same payment again settles nothing', async () => {
