@@ -102,7 +102,7 @@ describe('x402 exact on the offline Solana chain (official @x402/svm client, sel
     const mint = (await rpc.getAccountInfo(solana.mint, { encoding: 'base64' }).send()).value;
     assert.equal(mint?.owner, 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA');
     assert.ok((await rpc.getBalance(solana.feePayer).send()).value > 0n);
-    const supported = await (await fetch(`${solana.facilitatorUrl}/supported`)).json();
+    const supported = (await (await fetch(`${solana.facilitatorUrl}/supported`)).json()) as { kinds: unknown[] };
     assert.deepEqual(supported.kinds, [
       { x402Version: 2, scheme: 'exact', network: NETWORK, extra: { feePayer: solana.feePayer } },
     ]);
