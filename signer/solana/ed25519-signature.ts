@@ -13,11 +13,6 @@ import { getAddressEncoder, isAddress } from '@solana/kit';
 import type { KeyBackend } from '../backends/key-backend.js';
 import { SignerFault } from '../signer-error.js';
 
-/** Raw RFC 8032 Ed25519 over the message bytes, 64 bytes (the backends' Ed25519 method). */
-export interface Ed25519Signing {
-  signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array>;
-}
-
 const addressEncoder = getAddressEncoder();
 
 /** The wallet's Ed25519 public key from its base58 address; `invalid_request` when it is not 32 bytes. */
@@ -27,8 +22,8 @@ export function solanaPublicKey(address: string, name: string): Uint8Array {
 }
 
 /**
- * Calls the backend's Ed25519 signing synchronously up to its own first await (the caller has just taken
- * the wallet's ceilings). A backend without it refuses, as a backend refuses a key of the other curve.
+ * The backend's Ed25519 signing (it refuses a key of the other curve), called synchronously up to its own first
+ * await: the caller has just taken the wallet's ceilings.
  */
 export function signEd25519(
   backend: KeyBackend,
@@ -36,15 +31,7 @@ export function signEd25519(
   walletKeyRef: string,
   message: Uint8Array,
 ): Promise<Uint8Array> {
-  const signing = backend as KeyBackend & Partial<Ed25519Signing>;
-  if (typeof signing.signEd25519 !== 'function') {
-    return Promise.reject(
-      new SignerFault('invariant_violation', 'key_curve: this key backend holds no Ed25519 keys', {
-        rule: 'key_curve',
-      }),
-    );
-  }
-  return signing.signEd25519(accountKeyRef, walletKeyRef, message);
+  return backend.signEd25519(accountKeyRef, walletKeyRef, message);
 }
 
 /** Throws `address_mismatch` unless `signature` is a valid Ed25519 signature of `message` by `publicKey`. */

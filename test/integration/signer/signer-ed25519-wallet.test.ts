@@ -6,13 +6,15 @@
  * store keeps EVM addresses only); an unknown curve is refused at the boundary.
  */
 import assert from 'node:assert/strict';
-import { getBase58Decoder } from '@solana/kit';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { address, getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { hexToBytes } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { createWalletKeyResultSchema } from '../../../signer/protocol/signer-protocol.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { DEVNET, paymentMessage } from '../../builders/solana-payment-message.js';
 
 describe('signer: Ed25519 (Solana) wallet keys over the socket', function () {
   this.timeout(120_000);
@@ -59,6 +61,35 @@ describe('signer: Ed25519 (Solana) wallet keys over the socket', function () {
     assert.deepEqual(evm.policy_authority, { kind: 'owner', address: owner });
     const byDefault = await signer.client.createWalletKey({ account_key_ref: account });
     assert.match(byDefault.address, /^0x[0-9a-fA-F]{40}$/);
+  });
+
+  it('signs the x402 exact shape with the HSM or KMS key (the signature verifies), and refuses any other message', async () => {
+    const { account } = await ownedAccount();
+    const w = await signer.client.createWalletKey({ account_key_ref: account, curve: 'ed25519' });
+    const wallet = address(w.address);
+    const message = await paymentMessage({ wallet, amount: 10_000n });
+    const call = (bytes: Uint8Array) =>
+      signer.client.signSolanaTransaction({
+        account_key_ref: account,
+        wallet_key_ref: w.wallet_key_ref,
+        address: w.address,
+        network: DEVNET,
+        message: Buffer.from(bytes).toString('base64'),
+      });
+    const signed = await call(message);
+    const signature = getBase58Encoder().encode(signed.signature) as Uint8Array;
+    assert.ok(
+      ed25519.verify(signature, message, hexToBytes(w.public_key as `0x${string}`)),
+      'an Ed25519 signature of the exact message bytes by the wallet key',
+    );
+    // The wallet as its own fee payer: the signer would be paying the network fee and signing a second role.
+    const refused = await call(await paymentMessage({ wallet, feePayer: wallet, amount: 10_000n })).then(
+      () => assert.fail('signed a message that is not the x402 shape'),
+      (err: unknown) => err,
+    );
+    assert.ok(refused instanceof SignerError);
+    assert.equal(refused.code, 'invariant_violation');
+    assert.equal(typeof refused.details?.rule, 'string');
   });
 
   it('refuses an unknown curve at the boundary', async () => {
