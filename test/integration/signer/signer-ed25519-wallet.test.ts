@@ -10,11 +10,11 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { address, getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { hexToBytes } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { createWalletKeyResultSchema } from '../../../signer/protocol/signer-protocol.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { DEVNET, paymentMessage } from '../../builders/solana-payment-message.js';
+import { ownerAuthority } from './signer-test-helpers.js';
 
 describe('signer: Ed25519 (Solana) wallet keys over the socket', function () {
   this.timeout(120_000);
@@ -29,22 +29,7 @@ describe('signer: Ed25519 (Solana) wallet keys over the socket', function () {
 
   async function ownedAccount(): Promise<{ account: string; owner: string }> {
     const owner = privateKeyToAccount(generatePrivateKey());
-    const message = createSiweMessage({
-      address: owner.address,
-      chainId: 84532,
-      domain: '127.0.0.1',
-      nonce: 'abcdef0123456789',
-      uri: 'http://127.0.0.1/',
-      version: '1',
-      issuedAt: new Date(),
-    });
-    const made = await signer.client.call('create_account_key', {
-      authority: {
-        kind: 'owner',
-        address: owner.address,
-        sign_in: { message, signature: await owner.signMessage({ message }) },
-      },
-    });
+    const made = await signer.client.call('create_account_key', { authority: await ownerAuthority(owner) });
     return { account: made.account_key_ref, owner: owner.address };
   }
 

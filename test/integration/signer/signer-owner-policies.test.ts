@@ -16,19 +16,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { createSiweMessage } from 'viem/siwe';
 import { policyTypedData } from '../../../policy/signed-policy.js';
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import {
-  BASE_SEPOLIA_USDC,
-  buildAuthorization,
-  buildPermit2Transfer,
-  PERMIT2_DOMAIN,
-  PAYEE,
-} from './signer-test-helpers.js';
+import { ownerAuthority, PAYEE, walletOps } from './signer-test-helpers.js';
 
 const OTHER_PAYEE = '0x1111111111111111111111111111111111111111';
 const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
@@ -43,53 +36,16 @@ async function refusal(call: Promise<unknown>): Promise<{ code: string; details:
   assert.fail('the signer accepted a request it should have refused');
 }
 
-async function signIn(owner: PrivateKeyAccount) {
-  const message = createSiweMessage({
-    address: owner.address,
-    chainId: 84532,
-    domain: '127.0.0.1',
-    nonce: 'abcdef0123456789',
-    uri: 'http://127.0.0.1/',
-    version: '1',
-    issuedAt: new Date(),
-  });
-  return { message, signature: await owner.signMessage({ message }) };
-}
-
-let nonce = 0;
-
 /** One account of `signer` under `owner`'s authority, with its wallets and what a front would ask of them. */
 async function ownedAccount(signer: TestSigner, owner: PrivateKeyAccount) {
-  const made = await signer.client.call('create_account_key', {
-    authority: { kind: 'owner', address: owner.address, sign_in: await signIn(owner) },
-  });
+  const made = await signer.client.call('create_account_key', { authority: await ownerAuthority(owner) });
   assert.deepEqual(made.authority, { kind: 'owner', address: owner.address });
   return accountOps(signer, made.account_key_ref);
 }
 
 function accountOps(signer: TestSigner, account: string) {
-  return {
-    account,
-    wallet: () => signer.client.createWalletKey({ account_key_ref: account }),
-    pay: (w: { wallet_key_ref: string; address: string }, value: string, to = PAYEE) =>
-      signer.client.signTransferAuthorization({
-        account_key_ref: account,
-        wallet_key_ref: w.wallet_key_ref,
-        address: w.address,
-        domain: BASE_SEPOLIA_USDC,
-        message: buildAuthorization(w.address, nonce++, { value, to }),
-      }),
-    upto: (w: { wallet_key_ref: string; address: string }, amount: string) => {
-      const message = buildPermit2Transfer(nonce++);
-      return signer.client.signPermit2WitnessTransfer({
-        account_key_ref: account,
-        wallet_key_ref: w.wallet_key_ref,
-        address: w.address,
-        domain: PERMIT2_DOMAIN as never,
-        message: { ...message, permitted: { ...message.permitted, amount } },
-      });
-    },
-  };
+  const ops = walletOps(signer, account);
+  return { account, wallet: ops.wallet, pay: ops.sign, upto: ops.permit };
 }
 
 /** A policy document for `wallet`, signed by `by`. */
@@ -128,7 +84,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     const ops = await ownedAccount(signer, owner);
     const w = await ops.wallet();
     assert.deepEqual(w.policy_authority, { kind: 'owner', address: owner.address });
-    const forged = await signIn(intruder);
+    const forged = (await ownerAuthority(intruder)).sign_in;
     const r = await refusal(
       signer.client.call('create_account_key', {
         authority: { kind: 'owner', address: owner.address, sign_in: forged },

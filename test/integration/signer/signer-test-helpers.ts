@@ -4,6 +4,8 @@
  * account of a test signer.
  */
 import net from 'node:net';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { createSiweMessage } from 'viem/siwe';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
 import type { TestSigner } from '../../support/signer-harness.js';
 
@@ -113,13 +115,13 @@ export type Wallet = { wallet_key_ref: string; address: string };
 export function walletOps(signer: TestSigner, account: string) {
   let nonce = 0;
   return {
-    sign: (w: Wallet, value: string) =>
+    sign: (w: Wallet, value: string, to = PAYEE) =>
       signer.client.signTransferAuthorization({
         account_key_ref: account,
         wallet_key_ref: w.wallet_key_ref,
         address: w.address,
         domain: BASE_SEPOLIA_USDC,
-        message: buildAuthorization(w.address, nonce++, { value }),
+        message: buildAuthorization(w.address, nonce++, { value, to }),
       }),
     permit: (w: Wallet, amount: string) => {
       const message = buildPermit2Transfer(nonce++);
@@ -132,5 +134,26 @@ export function walletOps(signer: TestSigner, account: string) {
       });
     },
     wallet: () => signer.client.createWalletKey({ account_key_ref: account }),
+  };
+}
+
+/**
+ * What `create_account_key` takes to record `owner` as the account's policy authority: the owner's address and
+ * a SIWE sign-in the owner signed (docs/adr/0012-owner-signed-policies.md).
+ */
+export async function ownerAuthority(owner: PrivateKeyAccount) {
+  const message = createSiweMessage({
+    address: owner.address,
+    chainId: 84532,
+    domain: '127.0.0.1',
+    nonce: 'abcdef0123456789',
+    uri: 'http://127.0.0.1/',
+    version: '1',
+    issuedAt: new Date(),
+  });
+  return {
+    kind: 'owner' as const,
+    address: owner.address,
+    sign_in: { message, signature: await owner.signMessage({ message }) },
   };
 }
