@@ -20,4 +20,4 @@ export const LOCAL_USDC_MINT = address(USDC_DEVNET_ADDRESS);
 export const USDC_DECIMALS = 6;
 
 /** What getVersion answers: the engine it really is, not a validator version. */
-export const LOCAL_SOLANA_VERSION = { 'solana-core': 'litesvm-1.5.0', 'feature-set': 0 } as const;
+export const LOCAL_SOLANA_VERSION = { 'solana-core': 'litesvm-1.4.1', 'feature-set': 0 } as const;

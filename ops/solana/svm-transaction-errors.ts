@@ -2,7 +2,7 @@
  * Turns litesvm's transaction errors into the JSON the Solana RPC answers (`"BlockhashNotFound"`,
  * `{"InstructionError":[2,{"Custom":1}]}`), and says which errors mean the transaction never landed.
  * litesvm's error enums are `const enum`s with no runtime object, hence the name tables (their order is
- * litesvm 1.5.0's numbering; a different version must be checked against its internal.d.ts).
+ * litesvm 1.4.1's numbering; a different version must be checked against its internal.d.ts).
  * Defends against: an unknown error shape crashing the RPC (it becomes `{"Unknown": "<text>"}`).
  * Does not: cover errors litesvm does not produce.
  */
