@@ -39,14 +39,13 @@ function fakeBackend(keys: Record<string, Uint8Array>, withEd25519 = true) {
     signDigest: async () => assert.fail('not used'),
     destroyWalletKey: async () => undefined,
     close: async () => undefined,
-    ...(withEd25519
-      ? {
-          signEd25519: async (_account: string, wallet: string, message: Uint8Array) => {
-            backend.signed++;
-            return ed25519.sign(message, keys[wallet]!);
-          },
-        }
-      : {}),
+    // Without Ed25519 keys, the backend refuses as real backends refuse a key of the other curve.
+    signEd25519: async (_account: string, wallet: string, message: Uint8Array) => {
+      if (!withEd25519)
+        throw new SignerFault('invariant_violation', 'key_curve: no Ed25519 key', { rule: 'key_curve' });
+      backend.signed++;
+      return ed25519.sign(message, keys[wallet]!);
+    },
   };
   return backend;
 }
@@ -171,10 +170,12 @@ describe('sign_solana_transaction', () => {
     await assert.rejects(sign(signer, await params()), fault('invariant_violation', 'key_curve'));
   });
 
-  it('refuses an address or pay_to that is not 32 bytes', async () => {
+  it('refuses an address or pay_to that is base58 but not 32 bytes, at the schema', async () => {
     const { signer } = service();
-    await assert.rejects(sign(signer, await params(1n, { address: 'z'.repeat(44) })), fault('invalid_request'));
-    await assert.rejects(sign(signer, await params(1n, { pay_to: 'z'.repeat(44) })), fault('invalid_request'));
+    const a = await params(1n, { address: 'z'.repeat(44) });
+    await assert.rejects(async () => sign(signer, a), /32 bytes/);
+    const b = await params(1n, { pay_to: 'z'.repeat(44) });
+    await assert.rejects(async () => sign(signer, b), /32 bytes/);
   });
 
   it('bounds every field at the schema', async () => {
