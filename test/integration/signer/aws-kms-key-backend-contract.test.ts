@@ -13,6 +13,7 @@ import { startKmsEmulator, type KmsEmulator } from '../../../ops/kms-emulator/km
 import { AwsKmsBackend } from '../../../signer/backends/aws-kms/aws-kms-backend.js';
 import type { AwsKmsBackendConfig } from '../../../signer/config/signer-config.js';
 import { SignerFault } from '../../../signer/signer-error.js';
+import { startSentinel } from '../../support/timer-order.js';
 import { describeKeyBackendContract, type ContractSubject } from './key-backend-contract.js';
 
 /** A failed Sign attempt with no clean refusal: KMS may have signed (signer/backends/aws-kms/kms-error-class.ts). */
@@ -208,14 +209,15 @@ describe('AWS KMS backend: what KMS holds (emulator)', function () {
         assert.ok(Date.now() - started >= 550, 'ended at the deadline');
       }
       const received = kms.stats.received('Sign');
-      const started = Date.now();
+      // At once: no request reached KMS (a count), and no timer was waited on — the call failed before a
+      // sentinel shorter than one attempt's 300 ms time-out fired, an order that holds under any load
+      // (test/support/timer-order.ts).
+      const sentinel = startSentinel(250);
       await assert.rejects(
-        backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(9)),
+        backend.signDigest(account, wallet.walletKeyRef, new Uint8Array(32).fill(9)).finally(() => sentinel.clear()),
         (e: unknown) => e instanceof SignerFault && e.code === 'backend_unavailable',
       );
-      // At once: before the deadline the stalled calls above waited for (the load-proof part is that no
-      // request reached KMS, asserted next).
-      assert.ok(Date.now() - started < 550, `failed fast (${Date.now() - started} ms)`);
+      assert.equal(sentinel.fired, false, 'failed only after waiting on a timer');
       assert.equal(kms.stats.received('Sign'), received, 'without a request to KMS');
       kms.faults.reset();
       await backend.health(); // health always asks KMS: it answers, so signing resumes
