@@ -11,6 +11,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { startKmsEmulator, type KmsEmulator } from '../../../ops/kms-emulator/kms-emulator.js';
 import { AwsKmsBackend } from '../../../signer/backends/aws-kms/aws-kms-backend.js';
+import { decodeWalletRef } from '../../../signer/backends/aws-kms/kms-key-ref.js';
 import type { AwsKmsBackendConfig } from '../../../signer/config/signer-config.js';
 import { SignerFault } from '../../../signer/signer-error.js';
 import { startSentinel } from '../../support/timer-order.js';
@@ -65,7 +66,6 @@ describeKeyBackendContract('AWS KMS (emulator, real SDK)', async (): Promise<Con
     async openFaulty({ signRatePerSecond, deadlineMs }) {
       let throttles = 0;
       let maybeSigned = 0;
-      const signedTwiceBefore = kms.stats.digestsSignedMoreThanOnce().length;
       const backend = open(
         // An attempt may take half the deadline: time for one retry, and never a timed-out attempt from
         // load alone (a Sign timed out and retried is signed twice, which the fault tests count).
@@ -85,7 +85,10 @@ describeKeyBackendContract('AWS KMS (emulator, real SDK)', async (): Promise<Con
           stallSign: () => kms.faults.stall({ operations: ['Sign'] }),
           loseNextCreateAnswer: () => kms.faults.drop({ phase: 'after', operations: ['CreateKey'], count: 1 }),
           reset: () => kms.faults.reset(),
-          digestsSignedTwice: () => kms.stats.digestsSignedMoreThanOnce().length - signedTwiceBefore,
+          digestsSignedTwice: (walletKeyRef) => {
+            const keyId = decodeWalletRef(walletKeyRef);
+            return kms.stats.digestsSignedMoreThanOnce().filter((d) => d.keyId === keyId).length;
+          },
           signAttemptsMaybeSigned: () => maybeSigned,
           createKeysReceived: () => kms.stats.received('CreateKey'),
           throttlesSeen: () => throttles,
