@@ -10,7 +10,8 @@
 # lint the layers (eslint.config.js: who may import whom inside src/ too, file and function sizes, no regex
 # built at run time), lint with the type-aware rules (eslint.typed.config.js: no floating promise) and check
 # the formatting (prettier --check); eslint and prettier keep a cache under .build/, so a second run checks
-# only what changed. Each phase prints its time.
+# only what changed. Once the tests are over, the checks still running go to normal priority, so that other
+# work on the machine does not starve them (ops/test/background-checks.sh). Each phase prints its time.
 # Arguments: the test files (or globs, or folders) to run instead of all of them.
 # The last line is the total over both runs: "tests: N passed, N failed, N skipped".
 set -euo pipefail
@@ -26,9 +27,12 @@ if ! command -v softhsm2-util >/dev/null 2>&1; then
   fi
 fi
 
+# shellcheck source=ops/test/background-checks.sh
+source ops/test/background-checks.sh
+checks=(typecheck lint typedlint format)
 work=$(mktemp -d)
 # On the way out, stop whatever still runs beside (the checks, when the run ends early) before removing their logs.
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'for c in "${checks[@]}"; do stop_check "$c"; done; kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -p .build
 
 # dist/ for the suites, unless every entry point there is newer than every source it is built from (the rule
@@ -54,20 +58,13 @@ build_dist() {
 
 echo "== build (dist/, contracts, dashboard); typecheck (tsc -b), lint (eslint, twice) and format (prettier --check) beside the tests"
 checks_started=$(date +%s)
-# The three checks run at the lowest CPU priority (nice 19) beside the whole run: the suites need only what the
+# The checks run at the lowest CPU priority (nice 19) beside the whole run: the suites need only what the
 # build makes, and while they keep both cores busy the checks get what is left — mostly the idle moments and the
-# phase of timing-bound suites that run alone — so they add little to the wall time. Their results are waited
-# for and printed at the end; any failure fails `npm test` as before.
-nice -n 19 node node_modules/typescript-7/bin/tsc -b >"$work/typecheck.log" 2>&1 &
-typecheck=$!
-nice -n 19 npx --no-install eslint --cache --cache-location .build/eslint-cache . >"$work/lint.log" 2>&1 &
-lint=$!
-# The type-aware rules (eslint.typed.config.js: no-floating-promises) need the type checker: minutes, not
-# seconds, so they run as their own check, uncached (a change in one file changes the types of others).
-nice -n 19 npx --no-install eslint -c eslint.typed.config.js src signer base policy ops >"$work/typedlint.log" 2>&1 &
-typedlint=$!
-nice -n 19 npx --no-install prettier --check --cache --cache-location .build/prettier-cache . >"$work/format.log" 2>&1 &
-format=$!
+# phase of timing-bound suites that run alone — so they add little to the wall time. When the tests are over,
+# the checks still running are lifted to normal priority (ops/test/background-checks.sh), so that a machine
+# busy with other work does not starve them. Their results are waited for and printed at the end; any failure
+# fails `npm test` as before.
+for check in "${checks[@]}"; do start_check "$check" 19; done
 build_dist >"$work/build.log" 2>&1 &
 build=$!
 node --import tsx ops/test/prepare-artifacts.ts >"$work/artifacts.log" 2>&1 &
@@ -144,7 +141,8 @@ if [ -n "$times" ]; then
 fi
 echo "== checks"
 phase_started=$(date +%s)
-for check in typecheck lint typedlint format; do report "$check" || status=1; done
+lift_checks "${checks[@]}"
+for check in "${checks[@]}"; do report "$check" || status=1; done
 echo "-- checks: done $(($(date +%s) - phase_started)) s after the tests"
 awk '{ p += $1; f += $2; s += $3 } END { printf "\ntests: %d passed, %d failed, %d skipped\n", p, f, s }' \
   "$TREASURY_TEST_SUMMARY_FILE"

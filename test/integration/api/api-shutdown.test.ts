@@ -3,7 +3,7 @@
  * signer by a slow socket proxy, with the background loops (ledger verifier, expired-reservation sweeper,
  * retired-key reconciler, rate-limit clean-up) running — the payment completes with its signature, every
  * closeable is closed in the documented order with one JSON log line each (name, duration, outcome), and
- * the process exits 0 within a bound. And the pay path's crash hooks are no longer production
+ * the process exits 0, each step within its own bound. And the pay path's crash hooks are no longer production
  * configuration: TREASURY_FAULT_INJECTION in the environment does nothing (only the test preload
  * test/support/pay-fault-preload.ts installs them; test/integration/api/pay-races.test.ts uses it).
  */
@@ -110,7 +110,7 @@ describe('treasury-api shutdown (a real process)', function () {
       body: JSON.stringify({ payment_requirements: paymentRequirements({ amount: '10000', maxTimeoutSeconds: 120 }) }),
     });
 
-  it('SIGTERM during an in-flight pay: the pay completes, every closeable closes in order with a log line each, exit 0 within 15 s', async () => {
+  it('SIGTERM during an in-flight pay: the pay completes, every closeable closes in order within its own bound with a log line each, exit 0', async () => {
     const proxy = await slowSignerProxy(signer.socketPath);
     try {
       const api = await startApiProcess(
@@ -129,17 +129,17 @@ describe('treasury-api shutdown (a real process)', function () {
       const before = proxy.forwarded;
       const paying = pay(api, token, walletId);
       while (proxy.forwarded === before) await sleep(5); // the pay's sign request is held at the proxy
-      const signalled = Date.now();
       api.child.kill('SIGTERM');
 
       const res = await paying;
       const body = (await res.json()) as { signature?: string };
       assert.equal(res.status, 200, JSON.stringify(body));
       assert.match(body.signature ?? '', /^0x[0-9a-f]{130}$/);
+      // Bounded by the shutdown's own bounds, not a wall-clock budget: every step has a time-out, and exit 0
+      // (below, every step `closed`) means none reached it; the drain ended with the pay, before its 10 s cut.
+      // A shutdown that hung would end `timed_out` with exit 1, or fail this test by mocha's time-out.
       const exit = await exited;
-      const took = Date.now() - signalled;
       assert.deepEqual(exit, { code: 0, signal: null }, api.logs());
-      assert.ok(took < 15_000, `exited ${took} ms after SIGTERM`);
 
       const lines = api
         .logs()
@@ -171,10 +171,9 @@ describe('treasury-api shutdown (a real process)', function () {
         steps.every((s) => s.outcome === 'closed' && typeof s.duration_ms === 'number'),
         api.logs(),
       );
-      assert.ok(
-        steps.find((s) => s.step === 'http_drain')!.duration_ms! >= 500,
-        'the drain waited for the pay in flight',
-      );
+      const drain = steps.find((s) => s.step === 'http_drain')!.duration_ms!;
+      assert.ok(drain >= 500, 'the drain waited for the pay in flight');
+      assert.ok(drain < 10_000, `the drain ended with the pay, not when it cut the connections (${drain} ms)`);
       const at = (msg: string) => lines.findIndex((l) => l.msg === msg);
       assert.equal(lines[at('shutting down')]?.reason, 'SIGTERM');
       assert.ok(at('shutting down') < lines.indexOf(steps[0]!), api.logs());

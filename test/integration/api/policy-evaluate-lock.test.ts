@@ -5,11 +5,29 @@
  * wallet's payments and a held lock stalled evaluate.
  */
 import assert from 'node:assert/strict';
+import type { Knex } from 'knex';
 import { walletLockKey } from '../../../src/api/db/wallet-transaction.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { mintAgentKey, useTestTreasury } from '../../support/api-harness.js';
 
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+/** Advisory lock requests PostgreSQL has not granted in this suite's own database (so only this test's). */
+async function waitingLocks(db: Knex): Promise<number> {
+  const rows = await db.raw(
+    `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return (rows.rows[0] as { n: number }).n;
+}
+
+/** Resolves once a payment waits for the held lock; fails after 20 s. */
+async function untilPaymentWaits(db: Knex): Promise<void> {
+  for (const until = Date.now() + 20_000; (await waitingLocks(db)) === 0;) {
+    if (Date.now() > until) assert.fail('the payment never waited for the wallet lock');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 describe('policy/evaluate takes no wallet lock (HTTP, SoftHSM, PostgreSQL)', function () {
   this.timeout(120_000);
@@ -20,7 +38,7 @@ describe('policy/evaluate takes no wallet lock (HTTP, SoftHSM, PostgreSQL)', fun
     token = await mintAgentKey(t, 'evaluate-lock');
   });
 
-  it('answers promptly while the wallet lock is held and a payment waits for it; the payment then goes through and evaluate sees its spend', async () => {
+  it('answers while the wallet lock is held and a payment waits for it; the payment then goes through and evaluate sees its spend', async () => {
     const w = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1' } } })).body as {
       id: string;
     };
@@ -48,18 +66,21 @@ describe('policy/evaluate takes no wallet lock (HTTP, SoftHSM, PostgreSQL)', fun
           }),
         },
       });
-      await new Promise((r) => setTimeout(r, 200)); // the payment is queued on the wallet and waits for the lock
-      const started = Date.now();
+      // The payment waits for the lock: PostgreSQL shows its request, not granted (polled, not a fixed sleep).
+      await untilPaymentWaits(holder);
+      // Order, not a wall-clock budget: evaluate answers while the lock is held and the payment still waits for
+      // it (the lock is released only in the `finally` below, so an evaluate that took the lock would never
+      // answer). The 20 s abort only ends a failing run well before mocha's time-out.
       let res: Response;
       try {
-        res = await evaluate(AbortSignal.timeout(3_000));
+        res = await evaluate(AbortSignal.timeout(20_000));
       } catch (err) {
-        assert.fail(`evaluate did not answer within 3 s while the wallet lock was held (${(err as Error).name})`);
+        assert.fail(`evaluate did not answer while the wallet lock was held (${(err as Error).name})`);
       }
       const body = (await res.json()) as { allowed: boolean; headroom: Record<string, string> };
       assert.equal(res.status, 200, JSON.stringify(body));
       assert.deepEqual([body.allowed, body.headroom.daily_usd], [true, '0.6']);
-      assert.ok(Date.now() - started < 3_000);
+      assert.equal(await waitingLocks(holder), 1, 'the payment still waits for the lock evaluate did not take');
     } finally {
       await holder.commit();
     }

@@ -15,6 +15,7 @@ import { base58 } from '@scure/base';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ERROR_CODES, type ErrorCode } from '../../../src/shared/error-codes.js';
 import { useTestTreasury } from '../../support/api-harness.js';
+import { baselineMs, boundFrom, timeMs } from '../../support/relative-budget.js';
 import {
   newSolanaSigner,
   signInBody,
@@ -261,17 +262,22 @@ describe('Sign In With Solana (HTTP, PostgreSQL, SoftHSM)', function () {
       const res = await t.request('POST', '/v1/identity/init', { rawBody: raw });
       assert.ok(res.status >= 400 && res.status < 500, raw);
     }
-    // Texts shaped to make a message parser backtrack, at the size bound: answered fast, 4xx.
+    // Texts shaped to make a message parser backtrack, at the size bound: 4xx, each within a bound set by a
+    // plain text of the same size after the same header (a baseline measured here, under the machine's present
+    // load: test/support/relative-budget.ts). A backtracking parser takes seconds to years on these.
     const header = 'treasury.test wants you to sign in with your Solana account:\n';
+    const plain = (header + `${who.address}\n\n`).padEnd(4096, 'x');
+    const bound = boundFrom(await baselineMs(() => refused({ chain: 'solana', ...valid, message: plain }, 'plain')));
     for (const message of [
       header + `${who.address}\n\n` + '\n'.repeat(3900),
       header + `${who.address}\n\n` + 'URI: x\nVersion: 1\n'.repeat(200),
       ' wants you to sign in with your Solana account:'.repeat(85),
       header.repeat(60),
     ]) {
-      const started = Date.now();
-      await refused({ chain: 'solana', ...valid, message: message.slice(0, 4096) }, 'backtracking');
-      assert.ok(Date.now() - started < 2_000, `answered in ${Date.now() - started} ms`);
+      const took = await timeMs(() =>
+        refused({ chain: 'solana', ...valid, message: message.slice(0, 4096) }, 'backtracking'),
+      );
+      assert.ok(took < bound, `answered in ${Math.round(took)} ms, over ${Math.round(bound)} ms`);
     }
     await refused({ chain: 'solana', ...valid, message: `${valid.message}\n${'x'.repeat(4096)}` }, 'over 4 KB');
     await refused({ chain: 'solana', ...valid, public_key: '1'.repeat(45) }, 'public_key over 44');

@@ -21,6 +21,8 @@ export interface Recorded {
   /** The query string, without its `?` ('' when none). */
   query: string;
   at: number;
+  /** When the fake's reply was sent (unset while it waits out a `delayMs`, and for a dropped connection). */
+  answeredAt?: number;
 }
 
 async function listen(server: http.Server): Promise<string> {
@@ -76,6 +78,7 @@ export class FakeServer {
       if (res.destroyed) return;
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' });
       res.end(reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body)));
+      call.answeredAt = Date.now();
     });
     this.url = await listen(this.server);
     return this;

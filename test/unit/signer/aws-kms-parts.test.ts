@@ -23,6 +23,7 @@ import { KmsSignRate } from '../../../signer/backends/aws-kms/kms-sign-rate.js';
 import { KmsTombstones } from '../../../signer/backends/aws-kms/kms-tombstones.js';
 import { finalizeSignature } from '../../../signer/ecdsa/finalize-signature.js';
 import { keyRefSchema } from '../../../signer/protocol/signer-protocol.js';
+import { startSentinel } from '../../support/timer-order.js';
 import { SignerFault } from '../../../signer/signer-error.js';
 
 const N = secp256k1.Point.CURVE().n;
@@ -287,6 +288,11 @@ describe('AWS KMS backend: retries within a deadline', () => {
   it('a stalled request is aborted per attempt and the call ends with backend_unavailable by its deadline', async () => {
     const { events, observer } = recorder();
     const started = Date.now();
+    // Every timer of the call (each attempt's abort, each back-off) expires by the 700 ms deadline, so the call
+    // ends before a sentinel one more attempt later (900 ms) has fired: an order of timers, which holds however
+    // late a loaded machine runs them (test/support/timer-order.ts). Not before the deadline: timers never
+    // fire early.
+    const sentinel = startSentinel(900);
     let attempts = 0;
     await assert.rejects(
       runKmsCall(
@@ -297,18 +303,21 @@ describe('AWS KMS backend: retries within a deadline', () => {
             signal.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))),
           );
         },
-        { idempotent: true, deadline: Date.now() + 700, policy: fast, observer },
-      ),
+        { idempotent: true, deadline: started + 700, policy: fast, observer },
+      ).finally(() => sentinel.clear()),
       isFault('backend_unavailable'),
     );
     const elapsed = Date.now() - started;
-    assert.ok(elapsed >= 600 && elapsed < 1200, `ended by the deadline (${elapsed} ms)`);
+    assert.ok(elapsed >= 600, `ended by the deadline, not before (${elapsed} ms)`);
+    assert.equal(sentinel.fired, false, `ended past the deadline by more than one attempt (${elapsed} ms)`);
     assert.ok(attempts >= 3, `each attempt aborted at 200 ms and retried (${attempts})`);
     assert.ok(events.at(-1)?.startsWith('sign:fail:'));
   });
 
   it('an unreachable KMS fails at once, without retries; a refusal maps to a stable code', async () => {
-    const started = Date.now();
+    // At once: one attempt, no retry (a count, whatever the load), and without waiting on any timer: before a
+    // 1 ms sentinel started with it has fired (test/support/timer-order.ts), far before the 5 s deadline.
+    const sentinel = startSentinel(1);
     let attempts = 0;
     await assert.rejects(
       runKmsCall(
@@ -318,12 +327,11 @@ describe('AWS KMS backend: retries within a deadline', () => {
           throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
         },
         { idempotent: true, deadline: Date.now() + 5000, policy: fast },
-      ),
+      ).finally(() => sentinel.clear()),
       isFault('backend_unavailable'),
     );
-    // At once: one attempt, no retry (a count, whatever the load), and far before the 5 s deadline.
     assert.equal(attempts, 1, 'not retried');
-    assert.ok(Date.now() - started < 2500, `failed at once (${Date.now() - started} ms)`);
+    assert.equal(sentinel.fired, false, 'failed only after a timer: it waited');
     const refusals: Array<[string, string]> = [
       ['NotFoundException', 'key_not_found'],
       ['DisabledException', 'key_destroyed'],

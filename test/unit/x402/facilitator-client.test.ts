@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createFacilitatorClient } from '../../../src/x402/facilitator-client.js';
 import type { FetchLike } from '../../../src/x402/bounded-fetch.js';
+import { startSentinel } from '../../support/timer-order.js';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(typeof body === 'string' ? body : JSON.stringify(body), {
@@ -95,11 +96,13 @@ describe('facilitator client', () => {
         ),
       50,
     );
-    const started = Date.now();
-    const outcome = await hanging.c.verify(request);
+    // Bounded by the client's own 50 ms timer: the outcome comes before a 1 s timer started with it has fired,
+    // an order that holds however late a loaded machine runs both (test/support/timer-order.ts).
+    const sentinel = startSentinel(1_000);
+    const outcome = await hanging.c.verify(request).finally(() => sentinel.clear());
     assert.equal(outcome.kind, 'unavailable');
     assert.match(outcome.kind === 'unavailable' ? outcome.cause : '', /timed out/);
-    assert.ok(Date.now() - started < 1000);
+    assert.equal(sentinel.fired, false, 'unavailable only after a 1 s timer: not bounded by the 50 ms time-out');
     const down = await client(() =>
       Promise.reject(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED') })),
     ).c.settle(request);
