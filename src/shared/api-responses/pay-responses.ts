@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { RULE_NAMES } from '../../../policy/policy-types.js';
+import { MAX_ISSUED_AT, MAX_POLICY_VERSION } from '../../../policy/signed-policy.js';
 import { eip3009AuthorizationSchema } from '../eip3009-authorization.js';
 import { policyStateSchema } from './wallet-responses.js';
 import { evmAddressField, rawAmountField, signatureField, uint256Field, unixSecondsField } from './response-fields.js';
@@ -143,13 +144,18 @@ export const ownerPolicySchema = z.object({
       address: evmAddressField.nullable(),
     })
     .nullable(),
-  version: z.number().int().min(1).nullable(),
+  version: z.number().int().min(1).max(MAX_POLICY_VERSION).nullable(),
   policy_hash: z
     .string()
     .regex(/^0x[0-9a-fA-F]{64}$/)
     .nullable(),
-  issued_at: z.number().int().min(0).nullable(),
-  next_version: z.number().int().min(1),
+  issued_at: z.number().int().min(0).max(MAX_ISSUED_AT).nullable(),
+  /** One above the current version; at most MAX_POLICY_VERSION + 1 (then no document can follow). */
+  next_version: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_POLICY_VERSION + 1),
 });
 export type OwnerPolicy = z.infer<typeof ownerPolicySchema>;
 
