@@ -73,19 +73,6 @@ export const SIGNER_ENTRIES: Entries = {
   TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS: { meaning: 'an idle client connection is closed after this long' },
   TREASURY_SIGNER_MAX_QUEUE: { meaning: 'requests queued before the signer answers `busy`' },
   TREASURY_SIGNER_LOG_LEVEL: { meaning: 'pino log level' },
-  TREASURY_FACILITATOR_URL: {
-    meaning:
-      'the x402 facilitator that submits payouts to `platform_mor` sellers on chain; unset: payouts are recorded and wait (docs/adr/0011)',
-  },
-  TREASURY_MOR_NETWORKS: {
-    meaning:
-      'comma-separated CAIP-2 networks the platform collects on for `platform_mor` sellers (a collection wallet per seller and network)',
-    default: "the default chain's network and every network in `TREASURY_RPC_URLS`",
-  },
-  TREASURY_MOR_PAYOUT_MAX_USD: {
-    meaning:
-      "the largest single payout to a `platform_mor` seller (USD), also the collection wallets' `per_tx_cap_usd`; more waits for the next flush",
-  },
   TREASURY_EXIT_WITH_PARENT: { meaning: '`1`: exit when the parent process goes away (set by the sandbox)' },
 };
 
