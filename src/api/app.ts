@@ -172,6 +172,7 @@ function buildPayWing(core: Core) {
     dashboardUrl: config.dashboardUrl,
     faults: installedPayFaultHooks(),
     chainReader: balances,
+    solanaRpc: config.solanaRpcUrl ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs } : undefined,
   });
   const settlements = new SettlementService({
     knex,

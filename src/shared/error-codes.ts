@@ -35,6 +35,15 @@ export const ERROR_CODES = {
     message:
       'An "upto" payment_requirements.extra must carry facilitatorAddress, and assetTransferMethod may only be "permit2".',
   },
+  svm_requirements_invalid: {
+    status: 400,
+    message:
+      'A Solana "exact" payment_requirements must name a payTo and an extra.feePayer other than the paying wallet; see problems.',
+  },
+  transfer_not_supported: {
+    status: 400,
+    message: 'Transfers are not supported from a wallet on this network yet; pay an x402 challenge with POST …/pay.',
+  },
   permit2_allowance_required: {
     status: 412,
     message:
