@@ -163,7 +163,8 @@ export const transferBodySchema = z
 export const evaluateBodySchema = z
   .object({
     kind: z.enum(['pay', 'transfer']).default('pay'),
-    to: recipientSchema,
+    /** A payee of either family (a Solana wallet's payees are base58). */
+    to: eitherFamily(recipientSchema),
     amount_usd: usdAmount,
     capability: requestCapabilitySchema.optional(),
   })

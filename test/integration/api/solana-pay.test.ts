@@ -209,6 +209,28 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     );
   });
 
+  it('a Solana challenge paid from an EVM wallet names the Solana chain to create a wallet on; evaluate takes base58', async () => {
+    // An agent with no Solana wallet yet (this suite's own has some: those would be named instead).
+    const { apiKey } = await mintAgent(t, 'evm-only');
+    const evm = await t.request('POST', '/v1/wallets', { token: apiKey, body: { chain: 'base-sepolia' } });
+    const res = await t.request('POST', `/v1/wallets/${evm.body.id}/pay`, {
+      token: apiKey,
+      body: { payment_requirements: requirementsFor() },
+    });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.error_code, 'network_not_supported');
+    assert.equal(res.body.recovery?.kind, 'create_wallet');
+    assert.equal(res.body.recovery?.chain, 'solana-devnet');
+
+    const wallet = await newWallet({ counterparty_allowlist: [payTo] }, 0n);
+    const dryRun = (to: string) =>
+      t.request('POST', `/v1/wallets/${wallet.id}/policy/evaluate`, { token, body: { to, amount_usd: '0.01' } });
+    assert.equal((await dryRun(payTo)).body.allowed, true);
+    const other = await dryRun((await generateKeyPairSigner()).address);
+    assert.equal(other.body.allowed, false);
+    assert.equal(other.body.violations[0].rule, 'counterparty_allowlist');
+  });
+
   it('64 concurrent payments against a daily cap pass exactly as many as fit', async () => {
     const wallet = await newWallet({ daily_cap_usd: '0.25' });
     const answers = await Promise.all(Array.from({ length: 64 }, () => pay(wallet.id, requirementsFor())));
