@@ -35,6 +35,10 @@ export const ERROR_CODES = {
     message:
       'An "upto" payment_requirements.extra must carry facilitatorAddress, and assetTransferMethod may only be "permit2".',
   },
+  owner_policy_not_supported: {
+    status: 409,
+    message: "Owner-signed policies cover EVM wallets only; set this wallet's policy with PUT /v1/wallets/{id}/policy.",
+  },
   svm_requirements_invalid: {
     status: 400,
     message:

@@ -23,6 +23,14 @@ import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-so
 import { associatedTokenAddress } from '../../../ops/solana/spl-token-layouts.js';
 import { mintAgent, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { postJson } from '../../support/post-json.js';
+import { LoopbackServers } from '../../support/loopback-servers.js';
+import express from 'express';
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { decodePaymentResponseHeader } from '@x402/core/http';
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
+import { paymentMiddleware } from '@x402/express';
+import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
+import { solanaSignedPaymentSchema } from '../../../src/shared/api-responses/pay-responses.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const PRICE = 10_000n; // $0.01
@@ -34,6 +42,8 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
   let token: string;
   let rpc: ReturnType<typeof createSolanaRpc>;
   let payTo: Address;
+  let sellerUrl: string;
+  const servers = new LoopbackServers();
 
   const usdcOf = async (owner: string): Promise<bigint> => {
     const account = await associatedTokenAddress(owner as Address, solana.mint);
@@ -77,8 +87,21 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     ({ apiKey: token } = await mintAgent(t, 'solana-pay'));
     payTo = (await generateKeyPairSigner()).address;
     await solana.faucet.fundUsdc(payTo, 0n);
+    // The official seller: @x402/express charging $0.01 in USDC on devnet, through the local facilitator.
+    const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: solana.facilitatorUrl }));
+    resourceServer.register(DEVNET, new ExactSvmServerScheme());
+    const app = express();
+    app.use(
+      paymentMiddleware(
+        { 'GET /paid': { accepts: { scheme: 'exact', network: DEVNET, payTo, price: '$0.01' }, description: 'paid' } },
+        resourceServer,
+      ),
+    );
+    app.get('/paid', (_req, res) => void res.json({ paid: true }));
+    sellerUrl = await servers.listen(app);
   });
   after(async () => {
+    await servers.closeAll();
     await t?.stop();
     await solana?.stop();
   });
@@ -95,6 +118,7 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     assert.equal(res.body.asset, solana.mint);
     assert.equal(res.body.amount_usd, '0.01');
     assert.equal(res.body.scheme, 'exact');
+    solanaSignedPaymentSchema.parse(res.body); // the reply the OpenAPI document and the SDKs describe
 
     // The wire transaction: fee payer first with its slot empty, the wallet's signature over the message.
     const tx = getTransactionDecoder().decode(getBase64Encoder().encode(res.body.transaction));
@@ -134,6 +158,36 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     assert.equal(twice.body.success, false, JSON.stringify(twice.body));
     assert.equal(await usdcOf(wallet.address), walletBefore - PRICE);
     assert.equal(await usdcOf(payTo), payToBefore + PRICE);
+  });
+
+  it("pays the official seller's 402 challenge: the seller settles the wallet's transaction and serves", async () => {
+    const wallet = await newWallet({ per_tx_cap_usd: '0.05' });
+    const http = new x402HTTPClient(new x402Client());
+    const challenge = await fetch(`${sellerUrl}/paid`);
+    assert.equal(challenge.status, 402);
+    const required = http.getPaymentRequiredResponse((name) => challenge.headers.get(name), await challenge.json());
+    const accepted = required.accepts[0]!;
+    const res = await pay(wallet.id, accepted as unknown as Record<string, unknown>);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const [walletBefore, payToBefore] = [await usdcOf(wallet.address), await usdcOf(payTo)];
+    const payload = {
+      x402Version: 2,
+      resource: required.resource,
+      accepted,
+      payload: { transaction: res.body.transaction },
+    };
+    const headers = http.encodePaymentSignatureHeader(payload);
+    const paid = await fetch(`${sellerUrl}/paid`, { headers });
+    assert.equal(paid.status, 200, await paid.clone().text());
+    assert.deepEqual(await paid.json(), { paid: true });
+    const receipt = decodePaymentResponseHeader(paid.headers.get('payment-response')!);
+    assert.equal(receipt.success, true);
+    assert.equal(receipt.payer, wallet.address);
+    assert.equal(await usdcOf(wallet.address), walletBefore - PRICE);
+    assert.equal(await usdcOf(payTo), payToBefore + PRICE);
+    const again = await fetch(`${sellerUrl}/paid`, { headers });
+    assert.notEqual(again.status, 200, 'the same payment is not served twice');
+    assert.equal(await usdcOf(wallet.address), walletBefore - PRICE);
   });
 
   it('a seller memo is carried; two payments without an Idempotency-Key are two transactions', async () => {

@@ -110,6 +110,24 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     );
   });
 
+  it('takes an unsigned policy with base58 payees; refuses an owner-signed one (EVM wallets only)', async () => {
+    const wallet = (await create({ chain: 'solana-devnet' })).body;
+    const payee = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
+    const put = await t.request('PUT', `/v1/wallets/${wallet.id}/policy`, {
+      token,
+      body: { per_tx_cap_usd: '2', counterparty_blocklist: [payee] },
+    });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.deepEqual(put.body.policy.counterparty_blocklist, [payee]);
+    assert.equal(put.body.owner_policy.state, 'ceilings_only');
+    const signed = await t.request('PUT', `/v1/wallets/${wallet.id}/policy/signed`, {
+      token,
+      body: { policy: {}, version: 1, issued_at: Math.floor(Date.now() / 1000), signature: `0x${'11'.repeat(65)}` },
+    });
+    assert.equal(signed.status, 409, JSON.stringify(signed.body));
+    assert.equal(signed.body.error_code, 'owner_policy_not_supported');
+  });
+
   it('the database refuses a base58 address on an EVM network and a 0x address on a Solana one', async () => {
     const wallet = (await create({ chain: 'solana-devnet' })).body;
     await assert.rejects(
