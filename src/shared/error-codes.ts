@@ -35,6 +35,10 @@ export const ERROR_CODES = {
     message:
       'An "upto" payment_requirements.extra must carry facilitatorAddress, and assetTransferMethod may only be "permit2".',
   },
+  wallet_key_rotated: {
+    status: 409,
+    message: "The wallet's key was rotated while this payment was prepared; nothing was signed. Send it again.",
+  },
   owner_policy_not_supported: {
     status: 409,
     message: "Owner-signed policies cover EVM wallets only; set this wallet's policy with PUT /v1/wallets/{id}/policy.",

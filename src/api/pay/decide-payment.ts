@@ -91,6 +91,9 @@ function signingKeys({ snapshot, plan, chains, now }: DecisionInput): { chain: A
   if (!wallet.wallet_key_ref) throw new AppError('wallet_revoked');
   if (chain.family === 'svm' && !plan.solana)
     throw new AppError('transfer_not_supported', { fields: { network: chain.network } });
+  // The message names the address it was built for as the transfer's authority: a key rotated since cannot sign it.
+  if (plan.solana && plan.solana.from !== wallet.address)
+    throw new AppError('wallet_key_rotated', { fields: { wallet_id: wallet.id } });
   const domain =
     chain.family === 'evm'
       ? {

@@ -80,6 +80,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
       'scheme_not_supported',
       'upto_requirements_invalid',
       'svm_requirements_invalid',
+      'wallet_key_rotated',
       'permit2_allowance_required',
       'missing_eip712_domain',
       'invalid_authorization_terms',

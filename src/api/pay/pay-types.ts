@@ -45,8 +45,11 @@ export interface SpendPlan {
   validForSeconds: number;
   /** Nonce and window proposed by the caller (pay only), checked against validForSeconds. */
   terms?: AuthorizationTerms | undefined;
-  /** A Solana `exact` payment: the message built for it (./solana/build-exact-message.ts) and its fee payer. */
-  solana?: { message: string; messageHash: string; feePayer: string } | undefined;
+  /**
+   * A Solana `exact` payment: the message built for it (./solana/build-exact-message.ts), its fee payer, and
+   * the wallet address it was built for (the wallet's key must still be that one when it is decided).
+   */
+  solana?: { message: string; messageHash: string; feePayer: string; from: string } | undefined;
 }
 
 /** An earlier attempt with the same Idempotency-Key: signed (replay it) or reserved (sign it now). */

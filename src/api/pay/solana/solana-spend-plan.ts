@@ -78,6 +78,6 @@ export async function solanaSpendPlan(
     capability,
     resource: requirements.resource,
     validForSeconds: requirements.maxTimeoutSeconds,
-    solana: { message: built.message, messageHash: built.messageHash, feePayer },
+    solana: { message: built.message, messageHash: built.messageHash, feePayer, from: wallet.address },
   };
 }
