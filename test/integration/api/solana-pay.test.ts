@@ -22,6 +22,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { associatedTokenAddress } from '../../../ops/solana/spl-token-layouts.js';
 import { mintAgent, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { postJson } from '../../support/post-json.js';
 import { LoopbackServers } from '../../support/loopback-servers.js';
 import express from 'express';
@@ -283,6 +285,45 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     const other = await dryRun((await generateKeyPairSigner()).address);
     assert.equal(other.body.allowed, false);
     assert.equal(other.body.violations[0].rule, 'counterparty_allowlist');
+  });
+
+  it('the hostile-input table against every field of a Solana entry: 400 (or paid), never a 500, nothing left reserved', async () => {
+    const hostile = JSON.parse(
+      fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
+    ) as Record<string, unknown[]>;
+    const wallet = await newWallet({}, 0n);
+    const values = [
+      ...hostile.any!,
+      ...hostile.evm_address!,
+      ...hostile.raw_token_amount!,
+      ...hostile.caip2_network!,
+      ...hostile.free_text!,
+      '1111111111111111111111111111111',
+      `${payTo}1`,
+      'é'.repeat(129),
+    ];
+    const fields: Array<(v: unknown) => Record<string, unknown>> = [
+      (v) => requirementsFor({ payTo: v }),
+      (v) => requirementsFor({ asset: v }),
+      (v) => requirementsFor({ amount: v }),
+      (v) => requirementsFor({ network: v }),
+      (v) => requirementsFor({ maxTimeoutSeconds: v }),
+      (v) => requirementsFor({ extra: { feePayer: v } }),
+      (v) => requirementsFor({ extra: { feePayer: solana.feePayer, memo: v } }),
+    ];
+    for (const field of fields) {
+      for (const value of values) {
+        const body = field(value);
+        const res = await pay(wallet.id, body);
+        // A value the schema takes (a number of seconds, a memo of plain text) pays; anything else is a 400.
+        assert.ok(
+          [200, 400].includes(res.status),
+          `${JSON.stringify(body)} → ${res.status} ${JSON.stringify(res.body)}`,
+        );
+      }
+    }
+    const signedRows = await t.db.knex('authorizations').where({ wallet_id: wallet.id }).whereNot({ status: 'signed' });
+    assert.deepEqual(signedRows, [], 'nothing left reserved');
   });
 
   it('64 concurrent payments against a daily cap pass exactly as many as fit', async () => {
