@@ -51,7 +51,8 @@ function copySources(src: string): void {
 function layOut(target: string, buildOut: string, image: string, app: string): void {
   for (const [from, dest] of copies(lineage(stages, target), 'build')) {
     assert.ok(from!.startsWith(`${buildOut}/`), `COPY --from=build ${from}: outside ${buildOut}`);
-    fs.cpSync(path.join(image, from!.slice(buildOut.length + 1)), path.join(app, dest!), { recursive: true });
+    const to = dest!.endsWith('/') ? path.join(app, dest!, path.basename(from!)) : path.join(app, dest!);
+    fs.cpSync(path.join(image, from!.slice(buildOut.length + 1)), to, { recursive: true });
   }
 }
 
