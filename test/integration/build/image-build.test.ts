@@ -64,6 +64,27 @@ const cmdOf = (target: string, app: string) => {
   return [path.join(app, entry!)];
 };
 
+/**
+ * The ENV a target's stages set, for a process started outside the image: the listen address, port and
+ * signer socket stay the harness's (loopback, a free port, the test signer's socket), the data directory
+ * moves under `tmp`.
+ */
+function imageEnv(target: string, tmp: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const ins of lineage(stages, target).flatMap((s) => s.instructions))
+    if (ins.keyword === 'ENV')
+      for (const pair of ins.args.split(/\s+/)) {
+        const at = pair.indexOf('=');
+        env[pair.slice(0, at)] = pair.slice(at + 1);
+      }
+  for (const key of ['TREASURY_HOST', 'TREASURY_PORT', 'TREASURY_SIGNER_SOCKET']) delete env[key];
+  if (env.TREASURY_DATA_DIR) {
+    env.TREASURY_DATA_DIR = path.join(tmp, 'data');
+    fs.mkdirSync(env.TREASURY_DATA_DIR, { mode: 0o700 });
+  }
+  return env;
+}
+
 function filesUnder(dir: string): string[] {
   return fs
     .readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -125,13 +146,15 @@ describe('the api image, replayed: the build script, the runtime layout, /dashbo
       db,
       signer,
       {
-        NODE_ENV: 'production',
+        ...imageEnv('api', tmp),
+        // What compose.yaml adds: the TLS proxy in front, the public address, the operator token.
         TREASURY_BEHIND_TLS_PROXY: '1',
         TREASURY_PUBLIC_URL: 'https://treasury.example.com',
         TREASURY_ADMIN_TOKEN: randomBytes(32).toString('base64url'),
       },
-      { nodeArgs: cmdOf('api', app()), logs: true },
+      { nodeArgs: cmdOf('api', app()), cwd: app(), logs: true },
     );
+    assert.match(api.logs(), /"production":true/);
     const page = await fetch(`${api.url}/dashboard/`);
     const html = await page.text();
     assert.equal(page.status, 200, html);
