@@ -23,7 +23,7 @@
 # Sandbox-only packages removed from the runtime node_modules: see SANDBOX_ONLY_PACKAGES below.
 
 # The base image, by tag; NODE_IMAGE_DIGEST (sha256:…) pins it by digest too (docs/operations.md, "Pinning the
-# base images"): docker buildx imagetools inspect node:24-bookworm-slim --format '{{json .Manifest.Digest}}'
+# base images"): docker buildx imagetools inspect node:24-bookworm-slim --format '{{.Manifest.Digest}}'
 ARG NODE_IMAGE=node:24-bookworm-slim
 ARG NODE_IMAGE_DIGEST=
 
