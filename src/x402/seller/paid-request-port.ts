@@ -12,6 +12,7 @@ import type { ReplayGuard } from './replay-guard.js';
 import type { SellerState } from './seller-identity.js';
 import type { ResolvedX402Config, X402Logger } from './seller-options.js';
 import type { SettlementOverride } from './settlement-amount.js';
+import type { SolanaTerms } from './solana-terms.js';
 
 /** What the paywall reads of a request. */
 export interface PaidRequest {
@@ -57,7 +58,10 @@ export interface PaidRequestPort {
 }
 
 export interface PaidRequestDeps {
+  /** The facilitator of the EVM network. */
   facilitator: Facilitator | undefined;
+  /** The Solana offer's facilitator and the terms it names (its fee payer), when the seller sells on Solana. */
+  solana?: { facilitator: Facilitator; terms: SolanaTerms } | undefined;
   ledger: LedgerReporter;
   guard: ReplayGuard;
   metrics: X402MiddlewareMetrics;
