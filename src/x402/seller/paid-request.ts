@@ -41,7 +41,7 @@ import { discardBody, releaseOversize, sha256Hex } from './held-body.js';
 import type { RequestOutcome } from './middleware-metrics.js';
 import { buildRouteTerms, matchPayment, type PaymentMatch } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
-import type { SellerState } from './seller-identity.js';
+import { offeredTerms } from './offered-terms.js';
 import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
 import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
@@ -137,7 +137,7 @@ export class PaidRequestCore {
       this.count('seller_misconfigured');
       return port.answer(errorAnswer('seller_misconfigured'));
     }
-    const terms = await this.termsOf(config, req, price, sellerState);
+    const terms = await offeredTerms(this.deps, config, req.href, price, sellerState);
     if (!terms) {
       this.count('facilitator_not_configured');
       return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));
@@ -180,26 +180,6 @@ export class PaidRequestCore {
   private facilitatorOf(network: string): Facilitator | undefined {
     const { solana } = this.deps;
     return solana && isSolanaNetwork(network) ? solana.facilitator : this.deps.facilitator;
-  }
-
-  /**
-   * Rule 2 and the route's terms: the EVM entries (at the platform's collection address for a merchant-of-record
-   * seller, whose Solana entry is then left out: the platform collects on its EVM network only) and the Solana
-   * entry while its facilitator names a fee payer. Undefined when nothing can be offered (rule 2's 503).
-   */
-  private async termsOf(
-    config: ResolvedX402Config,
-    req: PaidRequest,
-    price: bigint,
-    seller: Exclude<SellerState, { kind: 'misconfigured' }>,
-  ): Promise<ReturnType<typeof buildRouteTerms> | undefined> {
-    const collectTo = seller.kind === 'verified' ? seller.payTo : undefined;
-    const evmPayTo = collectTo ?? config.payTo;
-    const evmUsable = evmPayTo !== undefined && (this.deps.facilitator !== undefined || config.allowLocalOnly);
-    if (evmPayTo !== undefined && !evmUsable && !this.deps.solana) return undefined;
-    const solana = collectTo === undefined ? await this.deps.solana?.terms.current() : undefined;
-    if (!evmUsable && !solana) return undefined;
-    return buildRouteTerms(config, req.href, price, evmUsable ? evmPayTo : undefined, solana);
   }
 
   /** Rule 4: the payment header, decoded; undefined once answered (no header: a challenge; undecodable: 400). */

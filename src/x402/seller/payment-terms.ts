@@ -47,7 +47,8 @@ export function buildRouteTerms(
 ): RouteTerms {
   const url = resourceUrl.slice(0, 2048);
   const info = { resource: url, description: config.description, mimeType: config.mimeType };
-  const evm = payTo === undefined ? [] : config.schemes.map((scheme) => evmEntry(config, scheme, payTo, amountRaw, info));
+  const evm =
+    payTo === undefined ? [] : config.schemes.map((scheme) => evmEntry(config, scheme, payTo, amountRaw, info));
   const svm: PaymentRequirements[] = solana
     ? [
         {
@@ -248,7 +249,10 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
   };
 }
 
-type Found = Pick<Extract<PaymentMatch, { kind: 'match' }>, 'kind' | 'requirement' | 'x402Version' | 'facilitatorRequirements'>;
+type Found = Pick<
+  Extract<PaymentMatch, { kind: 'match' }>,
+  'kind' | 'requirement' | 'x402Version' | 'facilitatorRequirements'
+>;
 
 /** A Solana transaction for the Solana entry: it must itself pay the seller the amount (./svm-payment.ts). */
 function matchSvm(found: Found, transaction: string, terms: RouteTerms): PaymentMatch {

@@ -20,7 +20,10 @@ import {
   type Address,
 } from '@solana/kit';
 
-const TOKEN_PROGRAMS = new Set(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb']);
+const TOKEN_PROGRAMS = new Set([
+  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+  'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
+]);
 const ASSOCIATED_TOKEN_PROGRAM = 'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL' as Address;
 const TRANSFER_CHECKED = 12;
 
@@ -40,7 +43,15 @@ export async function associatedTokenAccounts(owner: string, mint: string): Prom
 
 export type SvmTransfer =
   | { kind: 'ok'; payer: string; messageHash: string }
-  | { kind: 'mismatch'; reason: 'transaction_undecodable' | 'transfer_not_found' | 'asset_mismatch' | 'authorization_recipient_mismatch' | 'authorization_value_mismatch' };
+  | {
+      kind: 'mismatch';
+      reason:
+        | 'transaction_undecodable'
+        | 'transfer_not_found'
+        | 'asset_mismatch'
+        | 'authorization_recipient_mismatch'
+        | 'authorization_value_mismatch';
+    };
 
 interface Expected {
   asset: string;
