@@ -75,6 +75,11 @@ export const ledgerReportBodySchema = z
   .transform((r) => (isSolana(r.network) ? r : { ...r, payer: evmAddressSchema.parse(r.payer) }));
 export type LedgerReportBody = z.infer<typeof ledgerReportBodySchema>;
 
+/** A report's transaction as the ledger keys it: a 0x hash lower-case, a Solana signature as given (case matters). */
+export function ledgerTxKey(row: { network: string; tx_hash: string }): string {
+  return isSolana(row.network) ? row.tx_hash : row.tx_hash.toLowerCase();
+}
+
 /** Up to 100 ledger rows in one call (the seller middleware batches its background reports). */
 export const MAX_LEDGER_BATCH_ROWS = 100;
 export const ledgerBatchBodySchema = z

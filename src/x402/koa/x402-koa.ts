@@ -69,8 +69,15 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     metrics,
     logger,
   });
-  const core = new PaidRequestCore({ facilitator, solana, ledger, guard: new ReplayGuard(), metrics, logger });
-  const site: PaidSite = { config, seller: () => seller.current() };
+  const core = new PaidRequestCore({
+    facilitator,
+    solanaFacilitator: solana?.facilitator,
+    ledger,
+    guard: new ReplayGuard(),
+    metrics,
+    logger,
+  });
+  const site: PaidSite = { config, seller: () => seller.current(), solana: solana?.terms };
 
   /** The paywall's view of one Koa request: `next` is the paid work, ctx.body the held response. */
   function portOf(ctx: Context, next: Next): PaidRequestPort {

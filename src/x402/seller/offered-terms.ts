@@ -9,13 +9,14 @@
  * would take a merchant-of-record seller's payments away from the platform. Does not defend against: a
  * facilitator that goes down after the challenge (the payment is then refused with a 402).
  */
-import type { PaidRequestDeps } from './paid-request-port.js';
+import type { PaidRequestDeps, PaidSite } from './paid-request-port.js';
 import { buildRouteTerms, type RouteTerms } from './payment-terms.js';
 import type { SellerState } from './seller-identity.js';
 import type { ResolvedX402Config } from './seller-options.js';
 
 export async function offeredTerms(
-  deps: Pick<PaidRequestDeps, 'facilitator' | 'solana'>,
+  deps: Pick<PaidRequestDeps, 'facilitator' | 'solanaFacilitator'>,
+  site: Pick<PaidSite, 'solana'>,
   config: ResolvedX402Config,
   href: string,
   price: bigint,
@@ -24,7 +25,7 @@ export async function offeredTerms(
   const collectTo = seller.kind === 'verified' ? seller.payTo : undefined;
   const evmPayTo = collectTo ?? config.payTo;
   const evmUsable = evmPayTo !== undefined && (deps.facilitator !== undefined || config.allowLocalOnly);
-  const solana = collectTo === undefined ? await deps.solana?.terms.current() : undefined;
+  const solana = collectTo === undefined && deps.solanaFacilitator ? await site.solana?.current() : undefined;
   if (!evmUsable && !solana) return undefined;
   return buildRouteTerms(config, href, price, evmUsable ? evmPayTo : undefined, solana);
 }

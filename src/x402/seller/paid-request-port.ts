@@ -28,6 +28,8 @@ export interface PaidRequest {
 export interface PaidSite {
   config: ResolvedX402Config;
   seller(): Promise<SellerState> | SellerState;
+  /** The Solana terms of the site's Solana offer (its fee payer, its pay-to's token accounts), when it has one. */
+  solana?: SolanaTerms | undefined;
 }
 
 /** The paid work's response, held by the adapter until the paywall settles or discards it. */
@@ -60,8 +62,8 @@ export interface PaidRequestPort {
 export interface PaidRequestDeps {
   /** The facilitator of the EVM network. */
   facilitator: Facilitator | undefined;
-  /** The Solana offer's facilitator and the terms it names (its fee payer), when the seller sells on Solana. */
-  solana?: { facilitator: Facilitator; terms: SolanaTerms } | undefined;
+  /** The facilitator of the Solana offers (a site's Solana payments are verified and settled there). */
+  solanaFacilitator?: Facilitator | undefined;
   ledger: LedgerReporter;
   guard: ReplayGuard;
   metrics: X402MiddlewareMetrics;

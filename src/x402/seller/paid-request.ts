@@ -128,7 +128,7 @@ export class PaidRequestCore {
       this.count('free');
       return port.pass();
     }
-    if (!this.deps.facilitator && !this.deps.solana && !config.allowLocalOnly) {
+    if (!this.deps.facilitator && !this.deps.solanaFacilitator && !config.allowLocalOnly) {
       this.count('facilitator_not_configured');
       return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));
     }
@@ -137,7 +137,7 @@ export class PaidRequestCore {
       this.count('seller_misconfigured');
       return port.answer(errorAnswer('seller_misconfigured'));
     }
-    const terms = await offeredTerms(this.deps, config, req.href, price, sellerState);
+    const terms = await offeredTerms(this.deps, site, config, req.href, price, sellerState);
     if (!terms) {
       this.count('facilitator_not_configured');
       return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));
@@ -178,8 +178,8 @@ export class PaidRequestCore {
 
   /** The facilitator of `network`: the Solana offer's for its network, the EVM one otherwise. */
   private facilitatorOf(network: string): Facilitator | undefined {
-    const { solana } = this.deps;
-    return solana && isSolanaNetwork(network) ? solana.facilitator : this.deps.facilitator;
+    const { solanaFacilitator } = this.deps;
+    return solanaFacilitator && isSolanaNetwork(network) ? solanaFacilitator : this.deps.facilitator;
   }
 
   /** Rule 4: the payment header, decoded; undefined once answered (no header: a challenge; undecodable: 400). */

@@ -1,10 +1,10 @@
 /**
  * The Solana entry of a route's terms, as the official server builds it: the facilitator's `GET /supported`
- * names the fee payer of its `exact` kind on the network, and `@x402/svm`'s server scheme
- * (`ExactSvmScheme.enhancePaymentRequirements`) puts it in `extra.feePayer`. The answer is cached
- * (`successTtlMs`, 10 minutes); a facilitator that is down or names no fee payer is asked again after
- * `failureCooldownMs` (5 s), and meanwhile the Solana entry is left out of the challenge (a buyer cannot pay
- * without a fee payer). The seller's associated token accounts are derived once.
+ * (cached and shared, ./solana-side.ts) names the fee payer of its `exact` kind on the network, and
+ * `@x402/svm`'s server scheme (`ExactSvmScheme.enhancePaymentRequirements`) puts it in `extra.feePayer`. The
+ * terms are kept `successTtlMs` (10 minutes); a facilitator that is down or names no fee payer is asked again
+ * after `failureCooldownMs` (5 s), and meanwhile the Solana entry is left out of the challenge (a buyer cannot
+ * pay without a fee payer). The seller's associated token accounts are derived once.
  *
  * Defends against: a challenge naming a fee payer the facilitator did not advertise; one facilitator outage
  * costing a `/supported` call per request. Does not defend against: a facilitator that changes its fee payer
