@@ -24,7 +24,7 @@ const RETRY_AFTER_SECONDS = 60;
 
 export interface ReportedRow {
   seller: Pick<SellerRow, 'id'>;
-  row: Pick<LedgerReportBody, 'tx_hash'>;
+  row: Pick<LedgerReportBody, 'tx_hash' | 'network'>;
 }
 
 export class LedgerPendingCap {
