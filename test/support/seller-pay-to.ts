@@ -69,7 +69,10 @@ export async function waitForLedgerRow(
   let last: LedgerRowView | undefined;
   for (;;) {
     const res = await t.request('GET', '/v1/ledger?limit=200', { token });
-    last = (res.body.entries as LedgerRowView[]).find((e) => e.tx_hash === txHash.toLowerCase());
+    // A 0x hash is listed lower-case, a Solana signature as reported (base58 is case-sensitive).
+    last = (res.body.entries as LedgerRowView[]).find(
+      (e) => e.tx_hash === txHash || e.tx_hash === txHash.toLowerCase(),
+    );
     if (last && until(last)) return last;
     if (Date.now() > deadline)
       assert.fail(`ledger row ${txHash} never reached the state; last: ${JSON.stringify(last)}`);

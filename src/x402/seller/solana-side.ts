@@ -45,7 +45,8 @@ export function solanaFacilitatorOf(
   timeouts: { verifyTimeoutMs: number; settleTimeoutMs: number },
   fetch: FetchLike,
 ): FacilitatorClient | undefined {
-  const client = resolveFacilitator(object, { facilitatorUrl, ...timeouts }, fetch);
+  const { verifyTimeoutMs, settleTimeoutMs } = timeouts;
+  const client = resolveFacilitator(object, { facilitatorUrl, verifyTimeoutMs, settleTimeoutMs }, fetch);
   return client && withSharedSupported(client);
 }
 
