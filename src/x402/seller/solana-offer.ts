@@ -55,7 +55,7 @@ export function checkSolanaOffer(
   }
   const o = value as Partial<Record<keyof SolanaOfferOptions, unknown>>;
   const before = problems.length;
-  const network = o.network ?? DEFAULT_SOLANA_NETWORK;
+  const network = o.network === undefined ? DEFAULT_SOLANA_NETWORK : o.network;
   if (typeof network !== 'string' || !SOLANA_NETWORKS.includes(network))
     problems.push(`solana.network must be one of ${SOLANA_NETWORKS.join(', ')}`);
   if (typeof o.pay_to !== 'string' || !isAddress(o.pay_to))

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { resolveX402Options, X402ConfigError, type X402KoaOptions } from '../../../src/x402/koa/index.js';
+import { hostile } from './x402-fixtures.js';
 
 const PAT = 'xx_pat_testtesttesttesttesttesttesttesttesttest123';
 const SOL_PAY_TO = 'BPFLoaderUpgradeab1e11111111111111111111111';
@@ -79,5 +80,17 @@ describe('x402 seller options: solana', () => {
       },
     });
     assert.equal(config.solana?.asset, 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
+  });
+
+  it('every hostile value as solana.pay_to, solana.asset or solana.network is refused', () => {
+    const values = [...hostile.any!, ...hostile.evm_address!, ...hostile.caip2_network!];
+    for (const value of values) {
+      const offer = { pay_to: SOL_PAY_TO, facilitator_url: 'http://127.0.0.1:1' };
+      for (const key of ['pay_to', 'asset', 'network'] as const) {
+        const problems = problemsOf({ solana: { ...offer, [key]: value } as never });
+        assert.equal(problems.length, 1, `${key} = ${JSON.stringify(value)}: ${problems.join('; ')}`);
+        assert.ok(problems[0]!.startsWith(`solana.${key}`), problems[0]);
+      }
+    }
   });
 });
