@@ -7,8 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { ed25519 } from '@noble/curves/ed25519.js';
-import { generateKeyPairSigner, getAddressDecoder, getBase58Decoder, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, getBase58Decoder, type KeyPairSigner } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { wrapFetchWithPayment } from '@x402/fetch';
@@ -17,17 +16,9 @@ import { pino } from 'pino';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { payToClaimMessage } from '../../../src/api/sellers/seller-pay-to-service.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { waitForLedgerRow } from '../../support/seller-pay-to.js';
+import { solanaPayToKey, waitForLedgerRow } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { closedPortUrl, startSellerApp, type SellerApp } from './x402-fakes.js';
-
-/** An Ed25519 key the test holds, as a Solana address and a signer of messages (base58 signatures). */
-function solanaKey() {
-  const secret = new Uint8Array(randomBytes(32));
-  const address = getAddressDecoder().decode(ed25519.getPublicKey(secret));
-  const sign = (message: string) => getBase58Decoder().decode(ed25519.sign(new TextEncoder().encode(message), secret));
-  return { address, sign };
-}
 
 describe('the ledger counts a Solana payment once verified on chain (official client, Koa seller, API)', function () {
   this.timeout(120_000);
@@ -36,8 +27,8 @@ describe('the ledger counts a Solana payment once verified on chain (official cl
   let session: string;
   let seller: { seller_id: string; pat: string };
   let buyer: KeyPairSigner;
-  const payTo = solanaKey();
-  const stranger = solanaKey();
+  const payTo = solanaPayToKey();
+  const stranger = solanaPayToKey();
   const apps: SellerApp[] = [];
 
   const sellerApp = async (apiUrl: string, to: string) => {
