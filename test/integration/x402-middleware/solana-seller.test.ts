@@ -124,6 +124,13 @@ describe('x402 Koa middleware on Solana (official @x402/svm client, local chain 
     const again = await fetch(`${solanaOnly.url}/paid`, { headers: { 'payment-signature': sent.header! } });
     assert.equal(again.status, 402);
     assert.equal(solanaOnly.handlerRuns, runs, 'the paid work does not run again');
+    // Another seller process (its own replay guard) with the same terms: the facilitator refuses to settle it
+    // again (duplicate_settlement), so its body is withheld and nothing moves.
+    const elsewhere = await fetch(`${both.url}/paid`, { headers: { 'payment-signature': sent.header! } });
+    assert.equal(elsewhere.status, 402);
+    const refused = await elsewhere.text();
+    assert.ok(!refused.includes(PAID_BODY));
+    assert.ok(refused.includes('settlement_failed'), refused);
     assert.equal(await usdcOf(buyer.address), buyerBefore - PRICE_UNITS);
     assert.equal(await usdcOf(payTo), payToBefore + PRICE_UNITS);
   });
