@@ -55,6 +55,8 @@ const envSchema = z.object({
   TREASURY_RPC_URLS: z.string().optional(),
   /** How long a bearer lookup is cached (ms; 0 disables). Revocations through another replica take up to this long there. */
   TREASURY_AUTH_CACHE_MS: envInt(0, 10_000, 1_000),
+  /** How long a public catalogue answer (GET /discovery/*) is reused for the same query; 0: never. */
+  TREASURY_DISCOVERY_CACHE_MS: envInt(0, 60_000, 10_000),
   TREASURY_RPC_TIMEOUT_MS: envInt(100, 60_000, 3_000),
   /**
    * Blocks a transaction must have (its own included) before a ledger row counts or an upto settlement gives
@@ -133,6 +135,8 @@ const envSchema = z.object({
   TREASURY_RATE_LIMIT_INIT: envInt(1, 10_000_000, 10),
   TREASURY_RATE_LIMIT_TOKEN: envInt(1, 10_000_000, 1200),
   TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
+  /** The public catalogue (GET /discovery/*) per client address per window, in each process's memory. */
+  TREASURY_RATE_LIMIT_DISCOVERY: envInt(1, 10_000_000, 120),
   /**
    * Refused bearers (401) per client address per window, in each process's memory; past it, a bearer from there
    * that is refused answers 429 (a valid one still passes).
@@ -204,6 +208,7 @@ export type AppConfig = Readonly<{
   morNetworks: readonly string[] | undefined;
   morPayoutMaxMicro: bigint;
   authCacheMs: number;
+  discoveryCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
   publicUrl: string;
@@ -237,6 +242,8 @@ export type RateLimitConfig = Readonly<{
   init: number;
   token: number;
   pay: number;
+  /** Public catalogue reads per client address. */
+  discovery: number;
   /** Refused bearers per client address. */
   auth_failure: number;
   /** Refusals of one presented bearer (keyed by its hash). */
@@ -289,6 +296,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     morNetworks: e.TREASURY_MOR_NETWORKS,
     morPayoutMaxMicro: parseUsd(e.TREASURY_MOR_PAYOUT_MAX_USD),
     authCacheMs: e.TREASURY_AUTH_CACHE_MS,
+    discoveryCacheMs: e.TREASURY_DISCOVERY_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
@@ -301,6 +309,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       init: e.TREASURY_RATE_LIMIT_INIT,
       token: e.TREASURY_RATE_LIMIT_TOKEN,
       pay: e.TREASURY_RATE_LIMIT_PAY,
+      discovery: e.TREASURY_RATE_LIMIT_DISCOVERY,
       auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
       auth_failure_token: e.TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN,
     }),
