@@ -52,7 +52,11 @@ export function bazaarExtension(method: string, declared: DeclaredDiscovery) {
   const query = QUERY_METHODS.has(method);
   const input = declared.input_schema ?? { type: 'object', properties: {} };
   const inputProperties = query
-    ? { type: { type: 'string', const: 'http' }, method: { type: 'string', enum: ['GET', 'HEAD', 'DELETE'] }, queryParams: { ...input, type: 'object' } }
+    ? {
+        type: { type: 'string', const: 'http' },
+        method: { type: 'string', enum: ['GET', 'HEAD', 'DELETE'] },
+        queryParams: { ...input, type: 'object' },
+      }
     : {
         type: { type: 'string', const: 'http' },
         method: { type: 'string', enum: ['POST', 'PUT', 'PATCH'] },

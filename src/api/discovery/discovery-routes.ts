@@ -9,15 +9,8 @@
  * Does not defend: what is listed (./discovery-store.ts decides, in one WHERE clause).
  */
 import Router from '@koa/router';
-import type {
-  DiscoveryResourcesPage,
-  DiscoverySearchPage,
-} from '../../shared/api-responses/discovery-responses.js';
-import {
-  discoveryResourcesQuerySchema,
-  discoverySearchQuerySchema,
-  parseDiscoveryQuery,
-} from './discovery-schemas.js';
+import type { DiscoveryResourcesPage, DiscoverySearchPage } from '../../shared/api-responses/discovery-responses.js';
+import { discoveryResourcesQuerySchema, discoverySearchQuerySchema, parseDiscoveryQuery } from './discovery-schemas.js';
 import type { DiscoveryService } from './discovery-service.js';
 
 export function discoveryRoutes(deps: { discovery: DiscoveryService }): Router {

@@ -8,10 +8,7 @@
  * Defends: revenue counted over any window but the last 30 UTC days (today included). Does not defend: who
  * asks (the catalogue is public; the routes are rate limited per address).
  */
-import type {
-  DiscoveryResourcesPage,
-  DiscoverySearchPage,
-} from '../../shared/api-responses/discovery-responses.js';
+import type { DiscoveryResourcesPage, DiscoverySearchPage } from '../../shared/api-responses/discovery-responses.js';
 import { MAX_DISCOVERY_OFFSET } from '../../shared/api-responses/discovery-responses.js';
 import type { ChainInfo } from '../../shared/chain-registry.js';
 import { DiscoveryCache } from './discovery-cache.js';

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import { withBazaar } from '@x402/extensions/bazaar';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { discoveryResourcesPageSchema } from '../../../src/shared/api-responses/discovery-responses.js';
 import { startTestTreasury, useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { LoopbackServers } from '../../support/loopback-servers.js';
 import { markLedgerVerifiedForTest, provePayTo } from '../../support/seller-pay-to.js';
@@ -50,7 +51,10 @@ async function registerSeller(
   const endpoints: Record<string, string> = {};
   for (const [route, price] of Object.entries(opts.endpoints)) {
     const [method, path] = route.split(' ') as [string, string];
-    const ep = await t.request('POST', `/v1/sellers/${seller_id}/endpoints`, { token: pat, body: { method, path, price } });
+    const ep = await t.request('POST', `/v1/sellers/${seller_id}/endpoints`, {
+      token: pat,
+      body: { method, path, price },
+    });
     assert.equal(ep.status, 201, JSON.stringify(ep.body));
     endpoints[route] = ep.body.endpoint_id;
   }
@@ -85,14 +89,23 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
       payout_mode: 'platform_mor',
     });
     // The collection wallet on the catalogue's network, as the seller's paywall gets it.
-    const verify = await t.request('POST', '/v1/auth/verify', { token: collected.pat, body: { network: 'eip155:84532' } });
+    const verify = await t.request('POST', '/v1/auth/verify', {
+      token: collected.pat,
+      body: { network: 'eip155:84532' },
+    });
     assert.match(String(verify.body.collect_to), /^0x[0-9a-fA-F]{40}$/, JSON.stringify(verify.body));
     collected.payTo = verify.body.collect_to;
     percent = await registerSeller(t, servers, session, '100% Uptime', { endpoints: { 'GET /status': '0.001' } });
     absent.push(
-      await registerSeller(t, servers, session, 'Unverified Weather', { endpoints: { 'GET /weather': '0.01' }, verify: false }),
+      await registerSeller(t, servers, session, 'Unverified Weather', {
+        endpoints: { 'GET /weather': '0.01' },
+        verify: false,
+      }),
       await registerSeller(t, servers, session, 'Suspended Weather', { endpoints: { 'GET /weather': '0.01' } }),
-      await registerSeller(t, servers, session, 'Unpaid Weather', { endpoints: { 'GET /weather': '0.01' }, prove: false }),
+      await registerSeller(t, servers, session, 'Unpaid Weather', {
+        endpoints: { 'GET /weather': '0.01' },
+        prove: false,
+      }),
     );
     const suspended = await t.request('POST', `/v1/sellers/${absent[1]!.seller_id}/suspend`, { token: session });
     assert.equal(suspended.body.status, 'suspended');
@@ -102,6 +115,8 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
   it('lists every active, verified seller with its x402 terms, and no unverified, suspended or unpaid one', async () => {
     const page = await bazaar().listResources({ limit: 100 });
     assert.equal(page.x402Version, 2);
+    // The reply is the documented shape (the schema the OpenAPI document and the CLI use), unchanged by parsing.
+    assert.deepEqual(discoveryResourcesPageSchema.parse(page), page);
     const sellers = new Set(page.items.map((i) => (i as any).treasury.seller_id));
     for (const s of [weather, collected, percent]) assert.ok(sellers.has(s.seller_id), `${s.seller_id} listed`);
     for (const s of absent) assert.ok(!sellers.has(s.seller_id), `${s.seller_id} not listed`);
@@ -134,17 +149,33 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
       origin_verified: true,
     });
     const joke = page.items.find((i) => i.resource === `${collected.origin}/joke`)!;
-    assert.equal(joke.accepts[0]!.payTo.toLowerCase(), collected.payTo.toLowerCase(), 'a platform_mor seller is paid at its collection wallet');
+    assert.equal(
+      joke.accepts[0]!.payTo.toLowerCase(),
+      collected.payTo.toLowerCase(),
+      'a platform_mor seller is paid at its collection wallet',
+    );
     assert.equal(joke.accepts[0]!.amount, '2000');
   });
 
   it('filters by payTo, network, type, scheme and extension, and pages with limit and offset', async () => {
     const mine = await bazaar().listResources({ payTo: weather.payTo.toLowerCase() });
-    assert.deepEqual(mine.items.map((i) => i.resource).sort(), [`${weather.origin}/summarize`, `${weather.origin}/weather/:city`]);
+    assert.deepEqual(mine.items.map((i) => i.resource).sort(), [
+      `${weather.origin}/summarize`,
+      `${weather.origin}/weather/:city`,
+    ]);
     assert.equal(mine.pagination.total, 2);
-    for (const none of [{ network: 'eip155:8453' }, { type: 'mcp' }, { scheme: 'upto' }, { extensions: 'sign-in-with-x' }])
+    for (const none of [
+      { network: 'eip155:8453' },
+      { type: 'mcp' },
+      { scheme: 'upto' },
+      { extensions: 'sign-in-with-x' },
+    ])
       assert.deepEqual((await bazaar().listResources(none)).pagination.total, 0, JSON.stringify(none));
-    assert.equal((await bazaar().listResources({ type: 'http', scheme: 'exact', network: 'eip155:84532', extensions: 'bazaar' })).pagination.total, 4);
+    assert.equal(
+      (await bazaar().listResources({ type: 'http', scheme: 'exact', network: 'eip155:84532', extensions: 'bazaar' }))
+        .pagination.total,
+      4,
+    );
     const first = await bazaar().listResources({ limit: 3, offset: 0 });
     const rest = await bazaar().listResources({ limit: 3, offset: 3 });
     assert.equal(first.items.length, 3);
@@ -161,7 +192,10 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
     assert.equal(found.resources[0]!.resource, `${weather.origin}/weather/:city`, 'both terms match: first');
     assert.ok(found.resources.every((r) => (r as any).treasury.seller_id !== absent[0]!.seller_id));
     const percentHits = await bazaar().search({ query: '%' });
-    assert.deepEqual(percentHits.resources.map((r) => (r as any).treasury.seller_id), [percent.seller_id]);
+    assert.deepEqual(
+      percentHits.resources.map((r) => (r as any).treasury.seller_id),
+      [percent.seller_id],
+    );
     for (const literal of ['_', '\\', 'we_ther', 'w%r'])
       assert.deepEqual((await bazaar().search({ query: literal })).resources, [], literal);
     assert.deepEqual((await bazaar().search({ query: '天気 ☀' })).resources, []);

@@ -47,14 +47,7 @@ import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import { BoundedWindowCounter } from './bounded-window-counter.js';
 import { clientAddressOf, type TrustedProxy } from './client-address.js';
 
-export type RateLimitBucket =
-  | 'nonce'
-  | 'init'
-  | 'token'
-  | 'pay'
-  | 'discovery'
-  | 'auth_failure'
-  | 'auth_failure_token';
+export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay' | 'discovery' | 'auth_failure' | 'auth_failure_token';
 
 /** The buckets rate-limiter-flexible counts (auth_failure_token has its own bounded counter). */
 type CountedBucket = Exclude<RateLimitBucket, 'auth_failure_token'>;
