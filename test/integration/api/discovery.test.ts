@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { HTTPFacilitatorClient } from '@x402/core/server';
-import { withBazaar } from '@x402/extensions/bazaar';
+import { validateDiscoveryExtension, withBazaar } from '@x402/extensions/bazaar';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { discoveryResourcesPageSchema } from '../../../src/shared/api-responses/discovery-responses.js';
 import { startTestTreasury, useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
@@ -35,16 +35,29 @@ async function registerSeller(
   servers: LoopbackServers,
   session: string,
   name: string,
-  opts: { endpoints: Record<string, string>; verify?: boolean; prove?: boolean; payout_mode?: string },
+  opts: {
+    endpoints: Record<string, string>;
+    verify?: boolean;
+    prove?: boolean;
+    payout_mode?: string;
+    openapi?: Record<string, unknown>;
+  },
 ): Promise<ListedSeller> {
   let token = '';
   const origin = await servers.listen((req, res) => {
     if (req.url === '/.well-known/xx-verification.txt') return res.writeHead(200).end(`${token}\n`);
+    if (req.url === '/openapi.json' && opts.openapi)
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(opts.openapi));
     res.writeHead(404).end();
   });
   const created = await t.request('POST', '/v1/sellers', {
     token: session,
-    body: { name, origin, ...(opts.payout_mode ? { payout_mode: opts.payout_mode } : {}) },
+    body: {
+      name,
+      origin,
+      ...(opts.payout_mode ? { payout_mode: opts.payout_mode } : {}),
+      ...(opts.openapi ? { openapi_url: `${origin}/openapi.json` } : {}),
+    },
   });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   const { seller_id, pat } = created.body as { seller_id: string; pat: string };
@@ -244,6 +257,91 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
     assert.deepEqual(lone.resources, []);
     // The official client surfaces the refusal as an error naming the status and code.
     await assert.rejects(bazaar().listResources({ limit: 1000 }), /\(400\).*discovery_page_out_of_range/);
+  });
+
+  it("serves the input and output JSON Schemas the seller's OpenAPI document declares, and leaves unusable ones out", async () => {
+    const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
+    const docs = await registerSeller(t, servers, session, 'Docs Weather', {
+      endpoints: {},
+      openapi: {
+        openapi: '3.1.0',
+        components: {
+          schemas: {
+            Forecast: { type: 'object', properties: { temp: { type: 'number' } }, required: ['temp'] },
+            Loop: { type: 'object', properties: { next: { $ref: '#/components/schemas/Loop' } } },
+          },
+        },
+        paths: {
+          '/forecast': {
+            get: {
+              operationId: 'forecast',
+              summary: 'Seven-day forecast',
+              'x-price-usd': '0.02',
+              parameters: [{ name: 'city', in: 'query', required: true, schema: { type: 'string' } }],
+              responses: { '200': json({ $ref: '#/components/schemas/Forecast' }) },
+            },
+          },
+          '/ask': {
+            post: {
+              operationId: 'ask',
+              description: 'Ask a question',
+              'x-price-usd': '0.05',
+              requestBody: json({ type: 'object', properties: { q: { type: 'string' } } }),
+              responses: { '200': json({ $ref: '#/components/schemas/Loop' }) },
+            },
+          },
+          '/remote': {
+            get: {
+              operationId: 'remote',
+              summary: 'bad\u0000text',
+              'x-price-usd': '0.01',
+              responses: { '200': json({ $ref: 'https://schemas.example/remote.json' }) },
+            },
+          },
+        },
+      },
+    });
+    const page = await bazaar().listResources({ payTo: docs.payTo });
+    const byPath = new Map(page.items.map((i) => [new URL(i.resource).pathname, i as any]));
+    assert.deepEqual([...byPath.keys()].sort(), ['/ask', '/forecast', '/remote']);
+
+    const forecast = byPath.get('/forecast');
+    assert.equal(forecast.description, 'Seven-day forecast');
+    const bazaarExt = forecast.extensions.bazaar;
+    assert.deepEqual(bazaarExt.info, { input: { type: 'http', method: 'GET' }, output: { type: 'json' } });
+    assert.deepEqual(bazaarExt.schema.properties.input.properties.queryParams, {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+    });
+    assert.deepEqual(bazaarExt.schema.properties.output.properties.example, {
+      type: 'object',
+      properties: { temp: { type: 'number' } },
+      required: ['temp'],
+    });
+    assert.deepEqual(validateDiscoveryExtension(bazaarExt), { valid: true });
+
+    const ask = byPath.get('/ask');
+    assert.equal(ask.description, 'Ask a question');
+    assert.deepEqual(ask.extensions.bazaar.info, {
+      input: { type: 'http', method: 'POST', bodyType: 'json', body: {} },
+    });
+    assert.deepEqual(ask.extensions.bazaar.schema.properties.input.properties.body, {
+      type: 'object',
+      properties: { q: { type: 'string' } },
+    });
+    assert.equal(ask.extensions.bazaar.schema.properties.output, undefined, 'a reference cycle is left out');
+    assert.deepEqual(validateDiscoveryExtension(ask.extensions.bazaar), { valid: true });
+
+    const remote = byPath.get('/remote');
+    assert.equal(remote.description, 'Docs Weather: GET /remote', 'a description with a NUL is left out');
+    assert.equal(remote.extensions.bazaar.schema.properties.output, undefined, 'a remote reference is left out');
+
+    const found = await bazaar().search({ query: 'seven-day' });
+    assert.deepEqual(
+      found.resources.map((r) => r.resource),
+      [forecast.resource],
+    );
   });
 
   it('counts verified ledger rows only: a forged, unverified report moves neither revenue nor paid calls', async () => {
