@@ -12,74 +12,12 @@ import { validateDiscoveryExtension, withBazaar } from '@x402/extensions/bazaar'
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { discoveryResourcesPageSchema } from '../../../src/shared/api-responses/discovery-responses.js';
 import { startTestTreasury, useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { registerSeller, type ListedSeller } from '../../support/discoverable-seller.js';
 import { LoopbackServers } from '../../support/loopback-servers.js';
-import { markLedgerVerifiedForTest, provePayTo } from '../../support/seller-pay-to.js';
+import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
-
-interface ListedSeller {
-  seller_id: string;
-  pat: string;
-  origin: string;
-  payTo: `0x${string}`;
-  endpoints: Record<string, string>;
-}
-
-/**
- * Registers a seller whose origin is a loopback server serving its verification token, with `endpoints`
- * (`METHOD path` → price); `verify` verifies the origin, `prove` proves a fresh pay-to address.
- */
-async function registerSeller(
-  t: TestTreasury,
-  servers: LoopbackServers,
-  session: string,
-  name: string,
-  opts: {
-    endpoints: Record<string, string>;
-    verify?: boolean;
-    prove?: boolean;
-    payout_mode?: string;
-    openapi?: Record<string, unknown>;
-  },
-): Promise<ListedSeller> {
-  let token = '';
-  const origin = await servers.listen((req, res) => {
-    if (req.url === '/.well-known/xx-verification.txt') return res.writeHead(200).end(`${token}\n`);
-    if (req.url === '/openapi.json' && opts.openapi)
-      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(opts.openapi));
-    res.writeHead(404).end();
-  });
-  const created = await t.request('POST', '/v1/sellers', {
-    token: session,
-    body: {
-      name,
-      origin,
-      ...(opts.payout_mode ? { payout_mode: opts.payout_mode } : {}),
-      ...(opts.openapi ? { openapi_url: `${origin}/openapi.json` } : {}),
-    },
-  });
-  assert.equal(created.status, 201, JSON.stringify(created.body));
-  const { seller_id, pat } = created.body as { seller_id: string; pat: string };
-  const endpoints: Record<string, string> = {};
-  for (const [route, price] of Object.entries(opts.endpoints)) {
-    const [method, path] = route.split(' ') as [string, string];
-    const ep = await t.request('POST', `/v1/sellers/${seller_id}/endpoints`, {
-      token: pat,
-      body: { method, path, price },
-    });
-    assert.equal(ep.status, 201, JSON.stringify(ep.body));
-    endpoints[route] = ep.body.endpoint_id;
-  }
-  if (opts.verify !== false) {
-    token = (await t.request('GET', `/v1/sellers/${seller_id}/verify`, { token: pat })).body.token;
-    const ok = await t.request('POST', `/v1/sellers/${seller_id}/verify`, { token: pat });
-    assert.equal(ok.body.origin_verified, true, JSON.stringify(ok.body));
-  }
-  const payTo = privateKeyToAccount(generatePrivateKey());
-  if (opts.prove !== false) await provePayTo(t, session, seller_id, payTo);
-  return { seller_id, pat, origin, payTo: payTo.address, endpoints };
-}
 
 describe('public catalogue: Bazaar discovery served by the platform (official client, HTTP, PostgreSQL)', function () {
   this.timeout(180_000);
