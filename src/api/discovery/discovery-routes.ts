@@ -23,7 +23,7 @@ export function discoveryRoutes(deps: { discovery: DiscoveryService }): Router {
 
   router.get('/discovery/search', async (ctx) => {
     const q = parseDiscoveryQuery(discoverySearchQuerySchema, ctx.query);
-    ctx.body = (await deps.discovery.search(q)) satisfies DiscoverySearchPage;
+    ctx.body = (await deps.discovery.matching(q)) satisfies DiscoverySearchPage;
   });
 
   return router;

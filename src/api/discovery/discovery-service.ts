@@ -50,7 +50,7 @@ export class DiscoveryService {
     };
   }
 
-  async search(q: DiscoverySearchQuery): Promise<DiscoverySearchPage> {
+  async matching(q: DiscoverySearchQuery): Promise<DiscoverySearchPage> {
     const page = await this.read(q, { limit: q.limit, offset: q.cursor, patterns: searchPatterns(q.query) });
     const next = q.cursor + page.rows.length;
     const more = page.rows.length > 0 && next < page.total && next <= MAX_DISCOVERY_OFFSET;
