@@ -32,6 +32,7 @@ export async function registerSeller(
     verify?: boolean;
     prove?: boolean;
     payout_mode?: string;
+    protocol?: 'x402' | 'mpp';
     openapi?: Record<string, unknown>;
     /** Answers every other request of the origin (404 without it). */
     serve?: http.RequestListener;
@@ -51,6 +52,7 @@ export async function registerSeller(
       name,
       origin,
       ...(opts.payout_mode ? { payout_mode: opts.payout_mode } : {}),
+      ...(opts.protocol ? { protocol: opts.protocol } : {}),
       ...(opts.openapi ? { openapi_url: `${origin}/openapi.json` } : {}),
     },
   });

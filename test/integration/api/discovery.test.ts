@@ -57,13 +57,18 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
         endpoints: { 'GET /weather': '0.01' },
         prove: false,
       }),
+      // Sold through its gate, whose address the platform does not record: no URL a buyer could call.
+      await registerSeller(t, servers, session, 'Gated Weather', {
+        endpoints: { 'GET /weather': '0.01' },
+        protocol: 'mpp',
+      }),
     );
     const suspended = await t.request('POST', `/v1/sellers/${absent[1]!.seller_id}/suspend`, { token: session });
     assert.equal(suspended.body.status, 'suspended');
   });
   after(() => servers.closeAll());
 
-  it('lists every active, verified seller with its x402 terms, and no unverified, suspended or unpaid one', async () => {
+  it('lists every active, verified seller with its x402 terms, and no unverified, suspended, unpaid or gated one', async () => {
     const page = await bazaar().listResources({ limit: 100 });
     assert.equal(page.x402Version, 2);
     // The reply is the documented shape (the schema the OpenAPI document and the CLI use), unchanged by parsing.
