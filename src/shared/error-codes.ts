@@ -285,6 +285,16 @@ export const ERROR_CODES = {
     message:
       'The request path cannot be read one way only (a backslash, an encoded dot, slash or percent, a dot or empty segment, or a character outside a URL path); spell it plainly.',
   },
+  // The public catalogue (GET /discovery/resources, GET /discovery/search; docs/api.md#discovery).
+  discovery_query_invalid: {
+    status: 400,
+    message:
+      'A discovery filter or search text is invalid: query is 1 to 200 characters of plain text, payTo an EVM address, network a CAIP-2 id, type, scheme and extensions short lower-case words.',
+  },
+  discovery_page_out_of_range: {
+    status: 400,
+    message: 'limit must be a whole number from 1 to 100, and offset (or cursor) one from 0 to 10000.',
+  },
   gate_endpoint_not_priced: {
     status: 404,
     message: 'The seller has not priced this endpoint yet; it is not served until it is.',

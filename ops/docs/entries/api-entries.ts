@@ -73,6 +73,10 @@ export const API_ENTRIES: Entries = {
     meaning:
       'bearer lookups cached by token hash (`0` disables); a revocation through another replica takes up to this long there',
   },
+  TREASURY_DISCOVERY_CACHE_MS: {
+    meaning:
+      'how long a public catalogue answer (GET /discovery/*) is reused for the same query (`0` disables); a suspended or unverified seller leaves the catalogue within it — docs/api.md#discovery',
+  },
   TREASURY_RPC_TIMEOUT_MS: { meaning: 'per on-chain read; on failure the last balance is served as stale' },
   TREASURY_LEDGER_CONFIRMATIONS: {
     meaning: 'JSON `{"eip155:8453": 10}`: confirmations before a ledger row is verified and an `upto` give-back made',
@@ -137,6 +141,9 @@ export const API_ENTRIES: Entries = {
     meaning: 'calls per bearer per window on authenticated routes but the pay routes (shared through PostgreSQL)',
   },
   TREASURY_RATE_LIMIT_PAY: { meaning: "pay calls per bearer per window (each process's memory)" },
+  TREASURY_RATE_LIMIT_DISCOVERY: {
+    meaning: "public catalogue reads (GET /discovery/*) per client address per window (each process's memory)",
+  },
   TREASURY_RATE_LIMIT_AUTH_FAILURES: {
     meaning:
       "refused bearers per client address per window (each process's memory); past it a refused bearer from there is 429 (a valid one passes)",

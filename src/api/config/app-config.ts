@@ -11,6 +11,7 @@ import { usdAmountSchema } from '../../../policy/policy-schema.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 import { ConfigError } from '../../../base/config-error.js';
 import { readTls } from './read-tls.js';
+import { rateLimitConfigOf, rateLimitEnvShape, type RateLimitConfig } from './rate-limit-config.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 /** A positive USD amount such as "10" or "0.5", at most the largest amount the API handles. */
@@ -60,6 +61,8 @@ const envSchema = z.object({
     .optional(),
   /** How long a bearer lookup is cached (ms; 0 disables). Revocations through another replica take up to this long there. */
   TREASURY_AUTH_CACHE_MS: envInt(0, 10_000, 1_000),
+  /** How long a public catalogue answer (GET /discovery/*) is reused for the same query (ms; 0 disables). */
+  TREASURY_DISCOVERY_CACHE_MS: envInt(0, 60_000, 10_000),
   TREASURY_RPC_TIMEOUT_MS: envInt(100, 60_000, 3_000),
   /**
    * Blocks a transaction must have (its own included) before a ledger row counts or an upto settlement gives
@@ -126,25 +129,7 @@ const envSchema = z.object({
       return Object.freeze([...new Set(ports.map(Number))]);
     }),
   TREASURY_SESSION_TTL_SECONDS: envInt(60, 30 * 86_400, 86_400),
-  /**
-   * Rate limits (docs/security-model.md, Rate limits): requests allowed per window of
-   * TREASURY_RATE_LIMIT_WINDOW_SECONDS. NONCE and INIT per client address, TOKEN per bearer on every
-   * authenticated route but the pay routes, all counted in PostgreSQL and shared by every API process;
-   * PAY per bearer on the wallet pay routes, counted in each process's memory. `off` is for benchmarks only.
-   */
-  TREASURY_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
-  TREASURY_RATE_LIMIT_WINDOW_SECONDS: envInt(1, 3600, 60),
-  TREASURY_RATE_LIMIT_NONCE: envInt(1, 10_000_000, 30),
-  TREASURY_RATE_LIMIT_INIT: envInt(1, 10_000_000, 10),
-  TREASURY_RATE_LIMIT_TOKEN: envInt(1, 10_000_000, 1200),
-  TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
-  /**
-   * Refused bearers (401) per client address per window, in each process's memory; past it, a bearer from there
-   * that is refused answers 429 (a valid one still passes).
-   */
-  TREASURY_RATE_LIMIT_AUTH_FAILURES: envInt(1, 10_000_000, 60),
-  /** Refusals of one presented bearer per window, in each process's memory; past it that bearer is 429 before any lookup. */
-  TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN: envInt(1, 10_000_000, 10),
+  ...rateLimitEnvShape,
   /**
    * Proxies whose X-Forwarded-For is believed, comma-separated addresses or CIDR ranges (e.g.
    * `10.0.0.0/8, ::1`); empty: the client address is the TCP peer's.
@@ -211,6 +196,7 @@ export type AppConfig = Readonly<{
   morNetworks: readonly string[] | undefined;
   morPayoutMaxMicro: bigint;
   authCacheMs: number;
+  discoveryCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
   publicUrl: string;
@@ -236,19 +222,7 @@ export type WalletBoundsConfig = Readonly<{
   agentPerTxCapUsd: string;
 }>;
 
-export type RateLimitConfig = Readonly<{
-  enabled: boolean;
-  windowSeconds: number;
-  /** Requests per window: nonce and init per client address, token and pay per bearer. */
-  nonce: number;
-  init: number;
-  token: number;
-  pay: number;
-  /** Refused bearers per client address. */
-  auth_failure: number;
-  /** Refusals of one presented bearer (keyed by its hash). */
-  auth_failure_token: number;
-}>;
+export type { RateLimitConfig } from './rate-limit-config.js';
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
@@ -297,21 +271,13 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     morNetworks: e.TREASURY_MOR_NETWORKS,
     morPayoutMaxMicro: parseUsd(e.TREASURY_MOR_PAYOUT_MAX_USD),
     authCacheMs: e.TREASURY_AUTH_CACHE_MS,
+    discoveryCacheMs: e.TREASURY_DISCOVERY_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
     verifyAllowPrivate: e.TREASURY_VERIFY_ALLOW_PRIVATE === '1',
     outboundAllowedPorts: e.TREASURY_OUTBOUND_ALLOWED_PORTS,
-    rateLimits: Object.freeze({
-      enabled: e.TREASURY_RATE_LIMITS === 'on',
-      windowSeconds: e.TREASURY_RATE_LIMIT_WINDOW_SECONDS,
-      nonce: e.TREASURY_RATE_LIMIT_NONCE,
-      init: e.TREASURY_RATE_LIMIT_INIT,
-      token: e.TREASURY_RATE_LIMIT_TOKEN,
-      pay: e.TREASURY_RATE_LIMIT_PAY,
-      auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
-      auth_failure_token: e.TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN,
-    }),
+    rateLimits: rateLimitConfigOf(e),
     trustedProxies: parseTrustedProxies(e.TREASURY_TRUSTED_PROXIES),
     production: e.NODE_ENV === 'production' || e.TREASURY_ENV === 'production',
     tls: readTls(e.TREASURY_TLS_CERT_FILE, e.TREASURY_TLS_KEY_FILE),
