@@ -65,7 +65,7 @@ export const SOLANA_CHAINS: readonly SvmChainInfo[] = Object.freeze([
     family: 'svm',
     name: 'solana',
     network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-    usdc: 'EPjFWdd5AufqSSqeM2qNJxdyZ2xtgM8a7GEiT2g7gPU',
+    usdc: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
     decimals: 6,
   },
   {

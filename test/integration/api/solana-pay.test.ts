@@ -237,7 +237,7 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
       [
         requirementsFor({
           network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-          asset: 'EPjFWdd5AufqSSqeM2qNJxdyZ2xtgM8a7GEiT2g7gPU',
+          asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
         }),
         400,
         'network_not_supported',
