@@ -158,6 +158,12 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     assert.equal(again.body.authorization_id, res.body.authorization_id);
     const twice = await facilitator('settle', requirements, again.body.transaction);
     assert.equal(twice.body.success, false, JSON.stringify(twice.body));
+    const history = await t.request('GET', `/v1/wallets/${wallet.id}/payments`, { token });
+    assert.equal(history.status, 200, JSON.stringify(history.body));
+    assert.deepEqual(
+      history.body.payments.map((p: { id: string; payee: string }) => [p.id, p.payee]),
+      [[res.body.authorization_id, payTo]],
+    );
     assert.equal(await usdcOf(wallet.address), walletBefore - PRICE);
     assert.equal(await usdcOf(payTo), payToBefore + PRICE);
   });
