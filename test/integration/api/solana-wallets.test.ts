@@ -11,6 +11,8 @@ import { pino } from 'pino';
 import type { Address } from '@solana/kit';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { mintAgent, startTestTreasury, useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { SignerError } from '../../../signer/protocol/signer-client.js';
+import { buildExactMessage } from '../../../src/api/pay/solana/build-exact-message.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
@@ -21,11 +23,12 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
   let solana: LocalSolana;
   let t: TestTreasury;
   let token: string;
+  let accountId: string;
 
   before(async () => {
     solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
     t = await startTestTreasury({ extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl } });
-    ({ apiKey: token } = await mintAgent(t, 'solana-wallets'));
+    ({ apiKey: token, accountId } = await mintAgent(t, 'solana-wallets'));
   });
   after(async () => {
     await t?.stop();
@@ -84,6 +87,7 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     assert.equal(refused.body.balance_raw, '5');
 
     const empty = (await create({ chain: 'solana-devnet' })).body;
+    const oldKeyRef = (await t.db.knex('wallets').where({ id: empty.id }).first()).wallet_key_ref as string;
     const rotated = await t.request('POST', `/v1/wallets/${empty.id}/rotate`, { token, body: {} });
     assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
     assert.equal(rotated.body.key_version, 2);
@@ -95,6 +99,26 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
       [empty.address, rotated.body.address],
     );
     assert.ok(history[0].destroyed_at, 'the old key is destroyed');
+    // The signer's tombstone: the old key never signs again, even the x402 shape for its own address.
+    const account = await t.db.knex('treasury_accounts').where({ id: accountId }).first();
+    const { message } = await buildExactMessage({ url: solana.rpcUrl, timeoutMs: 5000 }, empty.address, {
+      network: DEVNET,
+      asset: MINT,
+      amount: '1',
+      payTo: 'SysvarRent111111111111111111111111111111111',
+      maxTimeoutSeconds: 60,
+      feePayer: solana.feePayer,
+    });
+    await assert.rejects(
+      t.signer.client.signSolanaTransaction({
+        account_key_ref: account.account_key_ref,
+        wallet_key_ref: oldKeyRef,
+        address: empty.address,
+        network: DEVNET,
+        message,
+      }),
+      (err: unknown) => err instanceof SignerError && err.code === 'key_destroyed',
+    );
 
     const revoked = await t.request('POST', `/v1/wallets/${empty.id}/revoke`, { token, body: {} });
     assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
