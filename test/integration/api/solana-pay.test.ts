@@ -33,6 +33,7 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { paymentMiddleware } from '@x402/express';
 import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import { solanaSignedPaymentSchema } from '../../../src/shared/api-responses/pay-responses.js';
+import { installPayFaultHooks } from '../../../src/api/pay/pay-fault-hooks.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const PRICE = 10_000n; // $0.01
@@ -46,6 +47,8 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
   let payTo: Address;
   let sellerUrl: string;
   const servers = new LoopbackServers();
+  /** Armed: the next reservation decided alone fails right after it committed, unsigned (a lost process). */
+  let crashAfterReserve = false;
 
   const usdcOf = async (owner: string): Promise<bigint> => {
     const account = await associatedTokenAddress(owner as Address, solana.mint);
@@ -85,6 +88,13 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
   before(async () => {
     solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
     rpc = createSolanaRpc(solana.rpcUrl);
+    installPayFaultHooks({
+      afterReserve: () => {
+        if (!crashAfterReserve) return;
+        crashAfterReserve = false;
+        throw new Error('the process was lost after the reservation committed');
+      },
+    });
     t = await startTestTreasury({ extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl } });
     ({ apiKey: token } = await mintAgent(t, 'solana-pay'));
     payTo = (await generateKeyPairSigner()).address;
@@ -103,6 +113,7 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     sellerUrl = await servers.listen(app);
   });
   after(async () => {
+    installPayFaultHooks({});
     await servers.closeAll();
     await t?.stop();
     await solana?.stop();
@@ -166,6 +177,34 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     );
     assert.equal(await usdcOf(wallet.address), walletBefore - PRICE);
     assert.equal(await usdcOf(payTo), payToBefore + PRICE);
+  });
+
+  it('a reservation whose signature never left is signed over its stored message by the retry with its key', async () => {
+    const wallet = await newWallet({ per_tx_cap_usd: '0.005' });
+    const requirements = requirementsFor();
+    // The key's first use is refused by the policy; the policy is raised; its next use is decided alone.
+    const denied = await pay(wallet.id, requirements, 'sol-resume');
+    assert.equal(denied.status, 403, JSON.stringify(denied.body));
+    const raised = await t.request('PUT', `/v1/wallets/${wallet.id}/policy`, { token, body: { per_tx_cap_usd: '1' } });
+    assert.equal(raised.status, 200, JSON.stringify(raised.body));
+    crashAfterReserve = true;
+    const lost = await pay(wallet.id, requirements, 'sol-resume');
+    assert.equal(lost.status, 500, JSON.stringify(lost.body));
+    const reserved = await t.db.knex('authorizations').where({ wallet_id: wallet.id }).first();
+    assert.equal(reserved.status, 'reserved');
+
+    const resumed = await pay(wallet.id, requirements, 'sol-resume');
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal(resumed.body.authorization_id, reserved.id);
+    assert.equal(resumed.body.solana_transfer.message_hash, reserved.nonce, 'the stored message, not a new one');
+    assert.equal(resumed.body.solana_transfer.message, reserved.response.solana_transfer.message);
+    const rows = await t.db.knex('authorizations').where({ wallet_id: wallet.id });
+    assert.deepEqual(
+      rows.map((r: { status: string }) => r.status),
+      ['signed'],
+    );
+    const settled = await facilitator('settle', requirements, resumed.body.transaction);
+    assert.equal(settled.body.success, true, JSON.stringify(settled.body));
   });
 
   it("pays the official seller's 402 challenge: the seller settles the wallet's transaction and serves", async () => {
