@@ -34,6 +34,9 @@ import { paymentMiddleware } from '@x402/express';
 import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import { solanaSignedPaymentSchema } from '../../../src/shared/api-responses/pay-responses.js';
 import { installPayFaultHooks } from '../../../src/api/pay/pay-fault-hooks.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
+import { startApiProcess } from '../../support/api-process.js';
+import { daySpentMicro } from '../../support/spend-totals.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const PRICE = 10_000n; // $0.01
@@ -371,18 +374,35 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     assert.deepEqual(signedRows, [], 'nothing left reserved');
   });
 
-  it('64 concurrent payments against a daily cap pass exactly as many as fit', async () => {
-    const wallet = await newWallet({ daily_cap_usd: '0.25' });
-    const answers = await Promise.all(Array.from({ length: 64 }, () => pay(wallet.id, requirementsFor())));
-    const statuses = answers.map((a) => a.status);
-    assert.deepEqual(
-      [...new Set(statuses)].sort(),
-      [200, 403],
-      JSON.stringify(answers.find((a) => a.status >= 500)?.body),
-    );
-    assert.equal(statuses.filter((s) => s === 200).length, 25);
-    assert.ok(answers.filter((a) => a.status === 403).every((a) => a.body.rule === 'daily_cap_usd'));
-    const hashes = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.solana_transfer.message_hash));
-    assert.equal(hashes.size, 25, 'every allowed payment is its own transaction');
+  it('64 concurrent payments through two API processes against a daily cap pass exactly as many as fit', async () => {
+    const second = await startApiProcess(t.db, t.signer, {
+      TREASURY_SOLANA_RPC_URL: solana.rpcUrl,
+      TREASURY_EXIT_WITH_PARENT: '1',
+    });
+    try {
+      const wallet = await newWallet({ daily_cap_usd: '0.25' });
+      const viaSecond = async () => {
+        const res = await fetch(`${second.url}/v1/wallets/${wallet.id}/pay`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ payment_requirements: requirementsFor() }),
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, any> };
+      };
+      const answers = await Promise.all(
+        Array.from({ length: 64 }, (_, i) => (i % 2 === 0 ? pay(wallet.id, requirementsFor()) : viaSecond())),
+      );
+      const statuses = answers.map((a) => a.status);
+      const failed = answers.find((a) => a.status !== 200 && a.status !== 403);
+      assert.equal(failed, undefined, JSON.stringify(failed?.body));
+      assert.equal(statuses.filter((s) => s === 200).length, 25);
+      assert.ok(answers.filter((a) => a.status === 403).every((a) => a.body.rule === 'daily_cap_usd'));
+      const hashes = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.solana_transfer.message_hash));
+      assert.equal(hashes.size, 25, 'every allowed payment is its own transaction');
+      assert.equal(await daySpentMicro(t.db.knex, wallet.id), '250000');
+      assert.equal((await verifyAuditChain(t.db.knex, wallet.id)).ok, true);
+    } finally {
+      await second.stop();
+    }
   });
 });
