@@ -4,7 +4,7 @@
  * of its Ed25519 key and keeps the wallet view's shape; its balance is the USDC of its associated token
  * account (0 while that account does not exist), served stale with the last figure while the RPC is down;
  * rotation is refused while the address holds USDC, and rotation and revocation destroy the key; a revoked
- * wallet answers 410. Without a Solana RPC no Solana chain is served.
+ * wallet answers 410; a payment while the RPC is down is 503 with nothing recorded. Without a Solana RPC no Solana chain is served.
  */
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
@@ -178,6 +178,26 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     assert.equal(stale.body.stale, true);
     assert.equal(stale.body.balance_raw, '42');
     assert.equal(stale.body.updated_at, fresh.body.updated_at);
+
+    // A payment needs the latest blockhash: 503 chain_unavailable, nothing decided or recorded.
+    const paid = await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+      token,
+      body: {
+        payment_requirements: {
+          scheme: 'exact',
+          network: DEVNET,
+          asset: MINT,
+          amount: '10000',
+          payTo: 'SysvarRent111111111111111111111111111111111',
+          maxTimeoutSeconds: 60,
+          extra: { feePayer: solana.feePayer },
+        },
+      },
+    });
+    assert.equal(paid.status, 503, JSON.stringify(paid.body));
+    assert.equal(paid.body.error_code, 'chain_unavailable');
+    assert.deepEqual(await t.db.knex('authorizations').where({ wallet_id: wallet.id }), []);
+    assert.deepEqual(await t.db.knex('policy_decisions').where({ wallet_id: wallet.id }), []);
   });
 });
 
