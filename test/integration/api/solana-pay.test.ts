@@ -246,6 +246,11 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     assert.equal(first.status, 200, JSON.stringify(first.body));
     const tx = getTransactionDecoder().decode(getBase64Encoder().encode(first.body.transaction));
     assert.ok(Buffer.from(tx.messageBytes).includes(Buffer.from('order-42')));
+    // The same memo, payee and amount under the same blockhash is the same transaction: refused as a reused nonce.
+    const same = await pay(wallet.id, requirementsFor({ extra: { feePayer: solana.feePayer, memo: 'order-42' } }));
+    assert.equal(same.status, 409, JSON.stringify(same.body));
+    assert.equal(same.body.error_code, 'nonce_already_used');
+    assert.equal(same.body.nonce, first.body.solana_transfer.message_hash);
     const second = await pay(wallet.id, requirementsFor());
     assert.equal(second.status, 200, JSON.stringify(second.body));
     assert.notEqual(second.body.transaction, first.body.transaction);
