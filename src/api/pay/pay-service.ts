@@ -4,7 +4,8 @@
  * (attempts and retries) → one of ./reserve-in-group-commit.ts, ./reserve-alone.ts, ./reserve-under-pat-lock.ts,
  * each taking a snapshot (./snapshot-cache.ts or ./store/pay-stores.ts), deciding on it with the pure
  * ./decide-payment.ts (which asks policy/) and writing through ./store/ → ./sign-payment.ts (the signer gateway).
- * Nothing below calls back up.
+ * Nothing below calls back up. A Solana `exact` entry is checked and its transaction message built first
+ * (./solana/solana-spend-plan.ts), then walks the same floors; its signed payment carries the wire transaction.
  *
  * Relies on the pay order owned by docs/adr/0006-optimistic-reservations.md (check, reserve, sign, record; or,
  * group-committed, check, sign, record): every decision is written against the audit head it read, and no

@@ -33,6 +33,10 @@ import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
 import { paymentMiddleware } from '@x402/express';
 import { ExactSvmScheme as ExactSvmServerScheme } from '@x402/svm/exact/server';
 import { solanaSignedPaymentSchema } from '../../../src/shared/api-responses/pay-responses.js';
+import { installPayFaultHooks } from '../../../src/api/pay/pay-fault-hooks.js';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
+import { startApiProcess } from '../../support/api-process.js';
+import { daySpentMicro } from '../../support/spend-totals.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const PRICE = 10_000n; // $0.01
@@ -46,6 +50,8 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
   let payTo: Address;
   let sellerUrl: string;
   const servers = new LoopbackServers();
+  /** Armed: the next reservation decided alone fails right after it committed, unsigned (a lost process). */
+  let crashAfterReserve = false;
 
   const usdcOf = async (owner: string): Promise<bigint> => {
     const account = await associatedTokenAddress(owner as Address, solana.mint);
@@ -85,6 +91,13 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
   before(async () => {
     solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
     rpc = createSolanaRpc(solana.rpcUrl);
+    installPayFaultHooks({
+      afterReserve: () => {
+        if (!crashAfterReserve) return;
+        crashAfterReserve = false;
+        throw new Error('the process was lost after the reservation committed');
+      },
+    });
     t = await startTestTreasury({ extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl } });
     ({ apiKey: token } = await mintAgent(t, 'solana-pay'));
     payTo = (await generateKeyPairSigner()).address;
@@ -103,6 +116,7 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     sellerUrl = await servers.listen(app);
   });
   after(async () => {
+    installPayFaultHooks({});
     await servers.closeAll();
     await t?.stop();
     await solana?.stop();
@@ -158,8 +172,42 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     assert.equal(again.body.authorization_id, res.body.authorization_id);
     const twice = await facilitator('settle', requirements, again.body.transaction);
     assert.equal(twice.body.success, false, JSON.stringify(twice.body));
+    const history = await t.request('GET', `/v1/wallets/${wallet.id}/payments`, { token });
+    assert.equal(history.status, 200, JSON.stringify(history.body));
+    assert.deepEqual(
+      history.body.payments.map((p: { id: string; payee: string }) => [p.id, p.payee]),
+      [[res.body.authorization_id, payTo]],
+    );
     assert.equal(await usdcOf(wallet.address), walletBefore - PRICE);
     assert.equal(await usdcOf(payTo), payToBefore + PRICE);
+  });
+
+  it('a reservation whose signature never left is signed over its stored message by the retry with its key', async () => {
+    const wallet = await newWallet({ per_tx_cap_usd: '0.005' });
+    const requirements = requirementsFor();
+    // The key's first use is refused by the policy; the policy is raised; its next use is decided alone.
+    const denied = await pay(wallet.id, requirements, 'sol-resume');
+    assert.equal(denied.status, 403, JSON.stringify(denied.body));
+    const raised = await t.request('PUT', `/v1/wallets/${wallet.id}/policy`, { token, body: { per_tx_cap_usd: '1' } });
+    assert.equal(raised.status, 200, JSON.stringify(raised.body));
+    crashAfterReserve = true;
+    const lost = await pay(wallet.id, requirements, 'sol-resume');
+    assert.equal(lost.status, 500, JSON.stringify(lost.body));
+    const reserved = await t.db.knex('authorizations').where({ wallet_id: wallet.id }).first();
+    assert.equal(reserved.status, 'reserved');
+
+    const resumed = await pay(wallet.id, requirements, 'sol-resume');
+    assert.equal(resumed.status, 200, JSON.stringify(resumed.body));
+    assert.equal(resumed.body.authorization_id, reserved.id);
+    assert.equal(resumed.body.solana_transfer.message_hash, reserved.nonce, 'the stored message, not a new one');
+    assert.equal(resumed.body.solana_transfer.message, reserved.response.solana_transfer.message);
+    const rows = await t.db.knex('authorizations').where({ wallet_id: wallet.id });
+    assert.deepEqual(
+      rows.map((r: { status: string }) => r.status),
+      ['signed'],
+    );
+    const settled = await facilitator('settle', requirements, resumed.body.transaction);
+    assert.equal(settled.body.success, true, JSON.stringify(settled.body));
   });
 
   it("pays the official seller's 402 challenge: the seller settles the wallet's transaction and serves", async () => {
@@ -198,6 +246,11 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     assert.equal(first.status, 200, JSON.stringify(first.body));
     const tx = getTransactionDecoder().decode(getBase64Encoder().encode(first.body.transaction));
     assert.ok(Buffer.from(tx.messageBytes).includes(Buffer.from('order-42')));
+    // The same memo, payee and amount under the same blockhash is the same transaction: refused as a reused nonce.
+    const same = await pay(wallet.id, requirementsFor({ extra: { feePayer: solana.feePayer, memo: 'order-42' } }));
+    assert.equal(same.status, 409, JSON.stringify(same.body));
+    assert.equal(same.body.error_code, 'nonce_already_used');
+    assert.equal(same.body.nonce, first.body.solana_transfer.message_hash);
     const second = await pay(wallet.id, requirementsFor());
     assert.equal(second.status, 200, JSON.stringify(second.body));
     assert.notEqual(second.body.transaction, first.body.transaction);
@@ -326,18 +379,35 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
     assert.deepEqual(signedRows, [], 'nothing left reserved');
   });
 
-  it('64 concurrent payments against a daily cap pass exactly as many as fit', async () => {
-    const wallet = await newWallet({ daily_cap_usd: '0.25' });
-    const answers = await Promise.all(Array.from({ length: 64 }, () => pay(wallet.id, requirementsFor())));
-    const statuses = answers.map((a) => a.status);
-    assert.deepEqual(
-      [...new Set(statuses)].sort(),
-      [200, 403],
-      JSON.stringify(answers.find((a) => a.status >= 500)?.body),
-    );
-    assert.equal(statuses.filter((s) => s === 200).length, 25);
-    assert.ok(answers.filter((a) => a.status === 403).every((a) => a.body.rule === 'daily_cap_usd'));
-    const hashes = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.solana_transfer.message_hash));
-    assert.equal(hashes.size, 25, 'every allowed payment is its own transaction');
+  it('64 concurrent payments through two API processes against a daily cap pass exactly as many as fit', async () => {
+    const second = await startApiProcess(t.db, t.signer, {
+      TREASURY_SOLANA_RPC_URL: solana.rpcUrl,
+      TREASURY_EXIT_WITH_PARENT: '1',
+    });
+    try {
+      const wallet = await newWallet({ daily_cap_usd: '0.25' });
+      const viaSecond = async () => {
+        const res = await fetch(`${second.url}/v1/wallets/${wallet.id}/pay`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ payment_requirements: requirementsFor() }),
+        });
+        return { status: res.status, body: (await res.json()) as Record<string, any> };
+      };
+      const answers = await Promise.all(
+        Array.from({ length: 64 }, (_, i) => (i % 2 === 0 ? pay(wallet.id, requirementsFor()) : viaSecond())),
+      );
+      const statuses = answers.map((a) => a.status);
+      const failed = answers.find((a) => a.status !== 200 && a.status !== 403);
+      assert.equal(failed, undefined, JSON.stringify(failed?.body));
+      assert.equal(statuses.filter((s) => s === 200).length, 25);
+      assert.ok(answers.filter((a) => a.status === 403).every((a) => a.body.rule === 'daily_cap_usd'));
+      const hashes = new Set(answers.filter((a) => a.status === 200).map((a) => a.body.solana_transfer.message_hash));
+      assert.equal(hashes.size, 25, 'every allowed payment is its own transaction');
+      assert.equal(await daySpentMicro(t.db.knex, wallet.id), '250000');
+      assert.equal((await verifyAuditChain(t.db.knex, wallet.id)).ok, true);
+    } finally {
+      await second.stop();
+    }
   });
 });

@@ -4,13 +4,15 @@
  * of its Ed25519 key and keeps the wallet view's shape; its balance is the USDC of its associated token
  * account (0 while that account does not exist), served stale with the last figure while the RPC is down;
  * rotation is refused while the address holds USDC, and rotation and revocation destroy the key; a revoked
- * wallet answers 410. Without a Solana RPC no Solana chain is served.
+ * wallet answers 410; a payment while the RPC is down is 503 with nothing recorded. Without a Solana RPC no Solana chain is served.
  */
 import assert from 'node:assert/strict';
 import { pino } from 'pino';
 import type { Address } from '@solana/kit';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { mintAgent, startTestTreasury, useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { SignerError } from '../../../signer/protocol/signer-client.js';
+import { buildExactMessage } from '../../../src/api/pay/solana/build-exact-message.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
@@ -21,11 +23,12 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
   let solana: LocalSolana;
   let t: TestTreasury;
   let token: string;
+  let accountId: string;
 
   before(async () => {
     solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
     t = await startTestTreasury({ extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl } });
-    ({ apiKey: token } = await mintAgent(t, 'solana-wallets'));
+    ({ apiKey: token, accountId } = await mintAgent(t, 'solana-wallets'));
   });
   after(async () => {
     await t?.stop();
@@ -84,6 +87,7 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     assert.equal(refused.body.balance_raw, '5');
 
     const empty = (await create({ chain: 'solana-devnet' })).body;
+    const oldKeyRef = (await t.db.knex('wallets').where({ id: empty.id }).first()).wallet_key_ref as string;
     const rotated = await t.request('POST', `/v1/wallets/${empty.id}/rotate`, { token, body: {} });
     assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
     assert.equal(rotated.body.key_version, 2);
@@ -95,6 +99,26 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
       [empty.address, rotated.body.address],
     );
     assert.ok(history[0].destroyed_at, 'the old key is destroyed');
+    // The signer's tombstone: the old key never signs again, even the x402 shape for its own address.
+    const account = await t.db.knex('treasury_accounts').where({ id: accountId }).first();
+    const { message } = await buildExactMessage({ url: solana.rpcUrl, timeoutMs: 5000 }, empty.address, {
+      network: DEVNET,
+      asset: MINT,
+      amount: '1',
+      payTo: 'SysvarRent111111111111111111111111111111111',
+      maxTimeoutSeconds: 60,
+      feePayer: solana.feePayer,
+    });
+    await assert.rejects(
+      t.signer.client.signSolanaTransaction({
+        account_key_ref: account.account_key_ref,
+        wallet_key_ref: oldKeyRef,
+        address: empty.address,
+        network: DEVNET,
+        message,
+      }),
+      (err: unknown) => err instanceof SignerError && err.code === 'key_destroyed',
+    );
 
     const revoked = await t.request('POST', `/v1/wallets/${empty.id}/revoke`, { token, body: {} });
     assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
@@ -154,6 +178,26 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     assert.equal(stale.body.stale, true);
     assert.equal(stale.body.balance_raw, '42');
     assert.equal(stale.body.updated_at, fresh.body.updated_at);
+
+    // A payment needs the latest blockhash: 503 chain_unavailable, nothing decided or recorded.
+    const paid = await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+      token,
+      body: {
+        payment_requirements: {
+          scheme: 'exact',
+          network: DEVNET,
+          asset: MINT,
+          amount: '10000',
+          payTo: 'SysvarRent111111111111111111111111111111111',
+          maxTimeoutSeconds: 60,
+          extra: { feePayer: solana.feePayer },
+        },
+      },
+    });
+    assert.equal(paid.status, 503, JSON.stringify(paid.body));
+    assert.equal(paid.body.error_code, 'chain_unavailable');
+    assert.deepEqual(await t.db.knex('authorizations').where({ wallet_id: wallet.id }), []);
+    assert.deepEqual(await t.db.knex('policy_decisions').where({ wallet_id: wallet.id }), []);
   });
 });
 
