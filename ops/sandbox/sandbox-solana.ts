@@ -9,10 +9,8 @@
  */
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { startLocalSolana, type LocalSolana } from '../solana/local-solana.js';
+import type { LocalSolana } from '../solana/local-solana.js';
 import { dataDir, sandboxPort, say } from './sandbox-settings.js';
-import { startSolanaFaucetServer } from './solana/solana-faucet-server.js';
-import { startSolanaDemoSeller } from './solana/solana-demo-seller.js';
 import { assertLoopbackSolanaRpc } from './solana/solana-rpc-loopback.js';
 
 const SOLANA_PORTS = [
@@ -71,6 +69,12 @@ const portOption = (name: string, fallback: number) => {
 export async function startSandboxSolana(): Promise<SandboxSolana | undefined> {
   if (!sandboxSolanaEnabled()) return undefined;
   say('• starting the local Solana chain (litesvm as devnet, USDC, faucet, x402 facilitator, demo seller)');
+  // Loaded only when the chain runs: litesvm and the x402 SVM packages take seconds to load on a busy machine.
+  const [{ startLocalSolana }, { startSolanaFaucetServer }, { startSolanaDemoSeller }] = await Promise.all([
+    import('../solana/local-solana.js'),
+    import('./solana/solana-faucet-server.js'),
+    import('./solana/solana-demo-seller.js'),
+  ]);
   const logger = await solanaLogger();
   const rpcPort = sandboxPort('TREASURY_SANDBOX_SOLANA_RPC_PORT', 8899);
   const facilitatorPort = sandboxPort('TREASURY_SANDBOX_SOLANA_FACILITATOR_PORT', 4023);
