@@ -59,7 +59,7 @@ async function history(ctx: CliContext, opts: HistoryOptions): Promise<void> {
 export function registerHistoryCommand(program: Command, contextOf: ContextOf): void {
   program
     .command('history')
-    .description("The agent's payments, newest first (status, amount, network, payee, resource, tx hash)")
+    .description("The agent's payments, newest first (status, amount, payee, resource, tx hash)")
     .option('--wallet <id>', 'only this wallet (default: every wallet of the agent)')
     .option('--limit <n>', 'payments per page (1-500)', '20')
     .option('--cursor <cursor>', 'the next_cursor of an earlier page')
