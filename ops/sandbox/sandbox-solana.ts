@@ -13,12 +13,20 @@ import type { LocalSolana } from '../solana/local-solana.js';
 import { dataDir, sandboxPort, say } from './sandbox-settings.js';
 import { assertLoopbackSolanaRpc } from './solana/solana-rpc-loopback.js';
 
-const SOLANA_PORTS = [
-  ['TREASURY_SANDBOX_SOLANA_RPC_PORT', 8899],
-  ['TREASURY_SANDBOX_SOLANA_FACILITATOR_PORT', 4023],
-  ['TREASURY_SANDBOX_SOLANA_FAUCET_PORT', 8548],
-  ['TREASURY_SANDBOX_SOLANA_SELLER_PORT', 8406],
-] as const;
+/** Each part's port variable and default (0 = any free port). */
+const SOLANA_PORTS = {
+  rpc: ['TREASURY_SANDBOX_SOLANA_RPC_PORT', 8899],
+  facilitator: ['TREASURY_SANDBOX_SOLANA_FACILITATOR_PORT', 4023],
+  faucet: ['TREASURY_SANDBOX_SOLANA_FAUCET_PORT', 8548],
+  seller: ['TREASURY_SANDBOX_SOLANA_SELLER_PORT', 8406],
+} as const;
+
+/** `{ port }` for a part from its variable, or nothing (any free port). */
+function portOf(part: keyof typeof SOLANA_PORTS): { port?: number } {
+  const [name, fallback] = SOLANA_PORTS[part];
+  const port = sandboxPort(name, fallback);
+  return port === undefined ? {} : { port };
+}
 
 export interface SandboxSolana {
   chain: LocalSolana;
@@ -50,7 +58,7 @@ export function sandboxSolanaApiEnv(solana: SandboxSolana | undefined): {
 export function checkSandboxSolanaSettings(): void {
   sandboxSolanaApiEnv(undefined);
   if (!sandboxSolanaEnabled()) return;
-  for (const [name, fallback] of SOLANA_PORTS) sandboxPort(name, fallback);
+  for (const part of Object.keys(SOLANA_PORTS) as Array<keyof typeof SOLANA_PORTS>) portOf(part);
 }
 
 async function solanaLogger(): Promise<Logger> {
@@ -60,11 +68,6 @@ async function solanaLogger(): Promise<Logger> {
     pino.destination({ dest: path.join(dataDir, 'solana.log'), append: true, mkdir: true, sync: false }),
   );
 }
-
-const portOption = (name: string, fallback: number) => {
-  const port = sandboxPort(name, fallback);
-  return port === undefined ? {} : { port };
-};
 
 export async function startSandboxSolana(): Promise<SandboxSolana | undefined> {
   if (!sandboxSolanaEnabled()) return undefined;
@@ -76,8 +79,8 @@ export async function startSandboxSolana(): Promise<SandboxSolana | undefined> {
     import('./solana/solana-demo-seller.js'),
   ]);
   const logger = await solanaLogger();
-  const rpcPort = sandboxPort('TREASURY_SANDBOX_SOLANA_RPC_PORT', 8899);
-  const facilitatorPort = sandboxPort('TREASURY_SANDBOX_SOLANA_FACILITATOR_PORT', 4023);
+  const { port: rpcPort } = portOf('rpc');
+  const { port: facilitatorPort } = portOf('facilitator');
   const chain = await startLocalSolana({
     logger,
     ...(rpcPort === undefined ? {} : { rpcPort }),
@@ -90,12 +93,12 @@ export async function startSandboxSolana(): Promise<SandboxSolana | undefined> {
   try {
     const faucet = await startSolanaFaucetServer(chain, {
       logger: logger.child({ component: 'solana-faucet' }),
-      ...portOption('TREASURY_SANDBOX_SOLANA_FAUCET_PORT', 8548),
+      ...portOf('faucet'),
     });
     stops.push(() => faucet.close());
     const seller = await startSolanaDemoSeller(chain, {
       logger: logger.child({ component: 'solana-demo-seller' }),
-      ...portOption('TREASURY_SANDBOX_SOLANA_SELLER_PORT', 8406),
+      ...portOf('seller'),
     });
     stops.push(() => seller.stop());
     return { chain, faucetUrl: faucet.url, demoSellerUrl: seller.url, demoSellerPayTo: seller.payTo, stop: stopAll };
