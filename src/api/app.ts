@@ -99,7 +99,7 @@ function buildCore(deps: TreasuryAppDeps) {
   const clock = deps.clock ?? (() => new Date());
   const metrics = createTreasuryMetrics();
   registerPoolMetrics(metrics.registry, knex);
-  const chains = ChainRegistry.fromConfig(config.extraChains);
+  const chains = ChainRegistry.fromConfig(config.extraChains, { solana: config.solanaRpcUrl !== undefined });
   const signer = new SignerGateway(
     new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
     metrics,
@@ -112,7 +112,14 @@ function buildCore(deps: TreasuryAppDeps) {
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const platformStores = pgPlatformStores(knex);
   const accounts = new AccountService({ store: platformStores.accounts, signer, metrics });
-  const balances = new BalanceReader({ knex, rpcUrls: config.rpcUrls, timeoutMs: config.rpcTimeoutMs, metrics, clock });
+  const balances = new BalanceReader({
+    knex,
+    rpcUrls: config.rpcUrls,
+    solanaRpcUrl: config.solanaRpcUrl,
+    timeoutMs: config.rpcTimeoutMs,
+    metrics,
+    clock,
+  });
   // The wallet wing: its stores, then its services (src/api/wallets/).
   const walletStore = new PgWalletStore(knex);
   const walletHistoryStore = new PgWalletHistoryStore(knex);
@@ -165,6 +172,7 @@ function buildPayWing(core: Core) {
     dashboardUrl: config.dashboardUrl,
     faults: installedPayFaultHooks(),
     chainReader: balances,
+    solanaRpc: config.solanaRpcUrl ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs } : undefined,
   });
   const settlements = new SettlementService({
     knex,

@@ -64,6 +64,11 @@ export const API_ENTRIES: Entries = {
     meaning: 'JSON `{"eip155:84532": "http://…"}`: JSON-RPC endpoint per network for on-chain reads',
     default: 'public Base endpoints',
   },
+  TREASURY_SOLANA_RPC_URL: {
+    meaning:
+      'Solana JSON-RPC endpoint (`http(s)://…`): wallet balances and the latest blockhash of a payment; the Solana chains (`solana`, `solana-devnet`) are served only when it is set',
+    default: 'unset: no Solana chain',
+  },
   TREASURY_AUTH_CACHE_MS: {
     meaning:
       'bearer lookups cached by token hash (`0` disables); a revocation through another replica takes up to this long there',

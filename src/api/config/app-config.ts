@@ -2,7 +2,6 @@
  * Configuration of treasury-api, parsed once from the environment with zod into a frozen object.
  * Nothing else in src/ reads process.env.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { envInt } from '../../shared/env-int.js';
@@ -11,6 +10,7 @@ import { canonicalUsd, isUsdString, parseUsd } from '../../../policy/money.js';
 import { usdAmountSchema } from '../../../policy/policy-schema.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 import { ConfigError } from '../../../base/config-error.js';
+import { readTls } from './read-tls.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 /** A positive USD amount such as "10" or "0.5", at most the largest amount the API handles. */
@@ -53,6 +53,11 @@ const envSchema = z.object({
   TREASURY_DEFAULT_CHAIN: z.string().default('base-sepolia'),
   /** JSON-RPC endpoints per CAIP-2 network for on-chain reads, JSON: {"eip155:84532":"http://127.0.0.1:8545"}; public Base endpoints by default. */
   TREASURY_RPC_URLS: z.string().optional(),
+  /** Solana JSON-RPC endpoint (balances, latest blockhash); the Solana chains are served only when it is set. */
+  TREASURY_SOLANA_RPC_URL: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
   /** How long a bearer lookup is cached (ms; 0 disables). Revocations through another replica take up to this long there. */
   TREASURY_AUTH_CACHE_MS: envInt(0, 10_000, 1_000),
   TREASURY_RPC_TIMEOUT_MS: envInt(100, 60_000, 3_000),
@@ -189,6 +194,8 @@ export type AppConfig = Readonly<{
   extraChains: string | undefined;
   defaultChain: string;
   rpcUrls: Readonly<Record<string, string>>;
+  /** TREASURY_SOLANA_RPC_URL: the Solana chains are served only with it. */
+  solanaRpcUrl: string | undefined;
   rpcTimeoutMs: number;
   /** Confirmations required per network (ledger rows, upto settlements); networks not named need 1. */
   confirmations: Readonly<Record<string, number>>;
@@ -277,6 +284,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     extraChains: e.TREASURY_EXTRA_CHAINS,
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
     rpcUrls: parseJsonRecord(RPC_URLS, e.TREASURY_RPC_URLS),
+    solanaRpcUrl: e.TREASURY_SOLANA_RPC_URL,
     rpcTimeoutMs: e.TREASURY_RPC_TIMEOUT_MS,
     confirmations: Object.freeze(parseJsonRecord(LEDGER_CONFIRMATIONS, e.TREASURY_LEDGER_CONFIRMATIONS)),
     ledgerVerifyIntervalMs: e.TREASURY_LEDGER_VERIFY_INTERVAL_MS,
@@ -312,29 +320,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       e.TREASURY_DASHBOARD_URL ??
       `${new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin}/dashboard`
     ).replace(/\/+$/, ''),
-  });
-}
-
-/** Both TLS files read once (a missing or unreadable one stops the start naming its variable), or neither set. */
-function readTls(certFile: string | undefined, keyFile: string | undefined): AppConfig['tls'] {
-  if (certFile === undefined && keyFile === undefined) return undefined;
-  if (certFile === undefined || keyFile === undefined)
-    throw new ConfigError(
-      'api',
-      `${certFile === undefined ? 'TREASURY_TLS_CERT_FILE' : 'TREASURY_TLS_KEY_FILE'}: required with the other TLS file`,
-    );
-  const read = (name: string, file: string) => {
-    try {
-      return fs.readFileSync(file);
-    } catch (err) {
-      throw new ConfigError('api', `${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`, {
-        cause: err,
-      });
-    }
-  };
-  return Object.freeze({
-    cert: read('TREASURY_TLS_CERT_FILE', certFile),
-    key: read('TREASURY_TLS_KEY_FILE', keyFile),
   });
 }
 
