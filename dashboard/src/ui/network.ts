@@ -4,16 +4,16 @@
  * where these are used: an EVM address is shown as the API sends it, a Solana address is base58 and
  * case-sensitive (no lower-casing, no EIP-55 checksum).
  */
-import { ChainRegistry } from '../../../src/shared/chain-registry';
+import { ChainRegistry, networkFamily } from '../../../src/shared/chain-registry';
 
-const KNOWN = ChainRegistry.fromConfig(undefined);
+const KNOWN = ChainRegistry.fromConfig(undefined, { solana: true });
 
 export function networkName(network: string): string {
-  return KNOWN.resolve(network)?.name ?? network;
+  return KNOWN.resolveAny(network)?.name ?? network;
 }
 
 export function isSolanaNetwork(network: string): boolean {
-  return network.startsWith('solana:');
+  return networkFamily(network) === 'svm';
 }
 
 /** A payee address of the wallet's family: 0x + 40 hex (EVM), or base58 of 32 to 44 characters (Solana). */

@@ -40,6 +40,8 @@ describe('account commands: wallet chains', () => {
     assert.equal(walletFamily({ network: DEVNET }), 'svm');
     assert.equal(walletFamily({ network: 'eip155:84532' }), 'evm');
     assert.equal(networkName('eip155:84532'), 'base-sepolia');
+    assert.equal(networkName(DEVNET), 'solana-devnet');
+    assert.equal(networkName('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'), 'solana');
     assert.equal(networkName('solana:SomeOtherGenesisHashXXXXXXXXXXXX'), 'solana:SomeOtherGenesisHashXXXXXXXXXXXX');
     assert.equal(fundFamily('solana'), 'svm');
     assert.equal(fundFamily('base'), 'evm');

@@ -6,21 +6,21 @@
  * Defends against: `--chain solana` in the sandbox asking for mainnet (the sandbox serves devnet's id only).
  * Does not: decide which chains a server serves (it answers `chain_not_supported` itself).
  */
-import { ChainRegistry } from '../../../shared/chain-registry.js';
+import { ChainRegistry, networkFamily } from '../../../shared/chain-registry.js';
 import { badArgument } from '../seller/seller-kit.js';
 
 export type ChainFamily = 'evm' | 'svm';
 
-/** The wallet's family, from its CAIP-2 network (`solana:…` → svm; anything else is EVM, as the server has it). */
+/** The wallet's family, from its CAIP-2 network (the chain registry's rule: `solana:…` → svm, else evm). */
 export function walletFamily(wallet: { network: string }): ChainFamily {
-  return wallet.network.startsWith('solana:') ? 'svm' : 'evm';
+  return networkFamily(wallet.network);
 }
 
-const KNOWN_CHAINS = ChainRegistry.fromConfig(undefined);
+const KNOWN_CHAINS = ChainRegistry.fromConfig(undefined, { solana: true });
 
 /** `eip155:84532` → `base-sepolia` (the chain registry's built-in names); an unknown network as it is. */
 export function networkName(network: string): string {
-  return KNOWN_CHAINS.resolve(network)?.name ?? network;
+  return KNOWN_CHAINS.resolveAny(network)?.name ?? network;
 }
 
 /** A chain name as the server spells one (`base`, `solana-devnet`), or a CAIP-2 network (EVM or Solana). */
