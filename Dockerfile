@@ -58,10 +58,10 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
-# The sandbox's embedded PostgreSQL, Solidity compiler, Uniswap contracts and the TypeScript loader are
-# listed as dependencies for `npm ci && npm start`; a production process never loads them (production mode
-# refuses to start without DATABASE_URL), so they are removed here.
-ARG SANDBOX_ONLY_PACKAGES="embedded-postgres @embedded-postgres solc @uniswap tsx esbuild @esbuild"
+# The sandbox's embedded PostgreSQL, Solidity compiler, Uniswap contracts, offline Solana chain (litesvm) and
+# the TypeScript loader are listed as dependencies for `npm ci && npm start`; a production process never loads
+# them (production mode refuses to start without DATABASE_URL), so they are removed here.
+ARG SANDBOX_ONLY_PACKAGES="embedded-postgres @embedded-postgres solc @uniswap litesvm tsx esbuild @esbuild"
 RUN npm_config_nodedir=/usr/local npm ci --omit=dev --omit=optional --no-fund --no-audit \
     && for p in ${SANDBOX_ONLY_PACKAGES}; do rm -rf "node_modules/$p"; done \
     && npm cache clean --force

