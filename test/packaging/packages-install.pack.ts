@@ -137,11 +137,14 @@ describe('publishable packages: npm pack, install in a scratch project, use from
       }>;
       tarballs[name] = path.join(scratch, packed!.filename);
       const files = packed!.files.map((f) => f.path);
-      assert.ok(files.includes('package.json') && files.includes('README.md'), `${name}: ${files.join(', ')}`);
+      assert.ok(
+        files.includes('package.json') && files.includes('README.md') && files.includes('LICENSE'),
+        `${name}: ${files.join(', ')}`,
+      );
       const entry = name === 'sdk' ? 'dist/src/sdk/index' : 'dist/src/x402/koa/index';
       assert.ok(files.includes(`${entry}.js`) && files.includes(`${entry}.d.ts`), `${name}: entry and declarations`);
       const strays = files.filter(
-        (f) => !(f.endsWith('.js') || f.endsWith('.d.ts') || f === 'package.json' || f === 'README.md'),
+        (f) => !(f.endsWith('.js') || f.endsWith('.d.ts') || ['package.json', 'README.md', 'LICENSE'].includes(f)),
       );
       assert.deepEqual(strays, [], `${name}: only compiled output`);
       assert.deepEqual(
@@ -211,5 +214,57 @@ describe('publishable packages: npm pack, install in a scratch project, use from
     ).catch((err: { stdout?: string; message: string }) => {
       throw new Error(`tsc: ${err.stdout ?? err.message}`);
     });
+  });
+});
+
+describe('the xx package: npm pack, installed in a scratch folder, run with no repository around', function () {
+  this.timeout(600_000);
+  let scratch: string;
+  let tarball: string;
+
+  before(async () => {
+    scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'treasury-xx-package-'));
+  });
+  after(async () => {
+    if (scratch) await fs.rm(scratch, { recursive: true, force: true });
+  });
+
+  it('packs one bundle and its chunks, README and LICENSE, a few megabytes, declaring no dependency', async () => {
+    const dir = path.join(ROOT, 'packages', 'cli');
+    const out = await npm(['pack', '--json', '--pack-destination', scratch], dir);
+    const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{
+      filename: string;
+      size: number;
+      unpackedSize: number;
+      files: Array<{ path: string }>;
+    }>;
+    tarball = path.join(scratch, packed!.filename);
+    const files = packed!.files.map((f) => f.path);
+    for (const f of ['package.json', 'README.md', 'LICENSE', 'dist/main.js']) assert.ok(files.includes(f), f);
+    assert.deepEqual(
+      files.filter(
+        (f) => !(f.startsWith('dist/') && f.endsWith('.js')) && !['package.json', 'README.md', 'LICENSE'].includes(f),
+      ),
+      [],
+      'only the bundle and its chunks',
+    );
+    assert.ok(packed!.unpackedSize < 16 * 1024 * 1024, `unpacked ${packed!.unpackedSize} bytes`);
+    const manifest = JSON.parse(await fs.readFile(path.join(dir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(manifest.dependencies, undefined, 'no dependencies');
+    assert.deepEqual(manifest.bin, { xx: 'dist/main.js' });
+  });
+
+  it('installs alone (nothing else in node_modules) and answers --help and mcp --help from the scratch folder', async () => {
+    await fs.writeFile(path.join(scratch, 'package.json'), JSON.stringify({ name: 'agent-host', private: true }));
+    await npm(['install', '--prefer-offline', '--no-package-lock', tarball], scratch);
+    assert.deepEqual(await installedPackages(path.join(scratch, 'node_modules')), ['@treasury/xx']);
+    const env = { PATH: process.env.PATH ?? '', HOME: scratch }; // no NODE_OPTIONS, no repository config
+    const xx = path.join(scratch, 'node_modules', '.bin', 'xx');
+    const help = await run(xx, ['--help'], { cwd: scratch, env });
+    assert.match(help.stdout, /Usage: xx/);
+    const mcp = await run(xx, ['mcp', '--help'], { cwd: scratch, env });
+    assert.match(mcp.stdout, /mcp/);
+    const npx = await run('npx', ['--no-install', 'xx', '--version'], { cwd: scratch, env });
+    assert.match(npx.stdout.trim(), /^\d+\.\d+\.\d+/);
   });
 });
