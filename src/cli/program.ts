@@ -23,14 +23,17 @@ export interface BuildProgramOptions {
 
 /** The root `xx` command with its global options and help text, and no subcommands. */
 function createRoot(json: boolean): Command {
-  return new Command('xx')
-    .description('Treasury: custodial wallets for agents that pay with x402, and the seller platform')
-    .version(cliVersion(), '-V, --version', 'print the version of xx')
-    .option('--json', 'machine-readable output on stdout; errors as JSON on stderr')
-    .showHelpAfterError(!json)
-    .exitOverride()
-    .configureOutput({ writeErr: (s) => (json ? undefined : process.stderr.write(s)) })
-    .addHelpText('after', CREDENTIALS_HELP);
+  return (
+    new Command('xx')
+      .description('Treasury: custodial wallets for agents that pay with x402, and the seller platform')
+      .version(cliVersion(), '-V, --version', 'print the version of xx')
+      .option('--json', 'machine-readable output on stdout; errors as JSON on stderr')
+      // A mistake gets its one line (and commander's "Did you mean …?"), then a pointer to the help, not the help.
+      .showHelpAfterError(json ? false : "(run 'xx --help' for the commands, 'xx <command> --help' for one)")
+      .exitOverride()
+      .configureOutput({ writeErr: (s) => (json ? undefined : process.stderr.write(s)) })
+      .addHelpText('after', CREDENTIALS_HELP)
+  );
 }
 
 /** The per-run context, built once from the first command that asks (cli-context.ts loads with it). */
