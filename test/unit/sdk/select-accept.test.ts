@@ -23,6 +23,12 @@ describe('buyer SDK: selectAccept', () => {
   const noExtra = requirements({ extra: undefined });
   const free = requirements({ amount: '0' });
   const solana = requirements({ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' });
+  const solanaOk = requirements({
+    network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+    payTo: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+    asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+    extra: { feePayer: 'EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm' },
+  });
   const good = requirements({ amount: '20000' });
   const cheaperLater = requirements({ amount: '10000' });
 
@@ -55,7 +61,8 @@ describe('buyer SDK: selectAccept', () => {
 
   it('explicit networks narrow the choice', () => {
     assert.equal(selectAccept([mainnet, good], { networks: ['eip155:84532'] }), good);
-    assert.equal(selectAccept([solana], { networks: ['solana:*'] }), solana);
+    assert.equal(selectAccept([solana], { networks: ['solana:*'] }), undefined, 'an EVM payee and no fee payer');
+    assert.equal(selectAccept([solanaOk], { networks: ['solana:*'] }), solanaOk);
     assert.equal(selectAccept([good], { networks: ['solana:*'] }), undefined);
   });
 
