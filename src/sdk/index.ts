@@ -41,6 +41,12 @@ export type { LocalBuyerAccount } from './local-account-payer.js';
 export type { EvmSignedTerms, SignedTerms, SvmSignedTerms } from './buyer-payer.js';
 export { selectAccept, selectAccepts, networkMatches, type SelectAcceptOptions } from './select-accept.js';
 export { checkBudget } from './check-budget.js';
+export {
+  associatedTokenAccount,
+  readSvmExactMessage,
+  readSvmExactTransfer,
+  type SvmExactTransfer,
+} from './svm-exact-transfer.js';
 export { readX402Challenge, type X402Challenge, type X402Dialect } from './read-x402-challenge.js';
 export { mapRecoveryError } from './map-recovery-error.js';
 export { treasuryAccount, type TreasuryAccountOptions } from './treasury-account.js';

@@ -20,6 +20,7 @@ import {
   getProgramDerivedAddress,
   getTransactionDecoder,
   type Address,
+  type ReadonlyUint8Array,
 } from '@solana/kit';
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
 
@@ -57,9 +58,19 @@ export async function associatedTokenAccount(owner: string, mint: string, tokenP
 
 /** The transfer of a base64 wire transaction; throws (with a reason) when it is not the exact shape's. */
 export function readSvmExactTransfer(transactionBase64: string): SvmExactTransfer {
-  const wire = getBase64Encoder().encode(transactionBase64);
-  const tx = getTransactionDecoder().decode(wire);
-  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(transactionBase64));
+  return readSvmExactMessage(tx.messageBytes, tx.signatures as Record<string, ReadonlyUint8Array | null>);
+}
+
+/**
+ * The transfer of a compiled transaction message (what a signer is handed), with the signatures so far;
+ * throws (with a reason) when it is not the exact shape's.
+ */
+export function readSvmExactMessage(
+  messageBytes: ReadonlyUint8Array,
+  signatures: Readonly<Record<string, ReadonlyUint8Array | null>> = {},
+): SvmExactTransfer {
+  const message = getCompiledTransactionMessageDecoder().decode(messageBytes);
   if ('addressTableLookups' in message && (message.addressTableLookups?.length ?? 0) > 0)
     throw new Error('accounts from address lookup tables');
   const accounts: readonly Address[] = message.staticAccounts;
@@ -74,7 +85,7 @@ export function readSvmExactTransfer(transactionBase64: string): SvmExactTransfe
   if (!source || !mint || !destination || !authority) throw new Error('a TransferChecked without its accounts');
   const amount = new DataView(Uint8Array.from(transfer.data).buffer, 1, 8).getBigUint64(0, true);
   const memo = message.instructions.find((ix) => accounts[ix.programAddressIndex] === MEMO_PROGRAM);
-  const signature = (tx.signatures as Record<string, Uint8Array | null>)[authority];
+  const signature = signatures[authority];
   return {
     feePayer: accounts[0]!,
     tokenProgram: accounts[transfer.programAddressIndex]!,
