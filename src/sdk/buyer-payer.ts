@@ -15,7 +15,12 @@ import type { Eip3009Authorization, PaymentRequirements } from '../x402/wire-sch
 import { Permit2AllowanceRequiredError, TreasuryApiError } from './sdk-errors.js';
 import type { TreasuryClient } from './treasury-client.js';
 import type { Eip2612Permit } from '../shared/api-responses/pay-responses.js';
-import { isSolanaPayReply, type PayReply, type Permit2Authorization, type Settlement } from './treasury-client-schemas.js';
+import {
+  isSolanaPayReply,
+  type PayReply,
+  type Permit2Authorization,
+  type Settlement,
+} from './treasury-client-schemas.js';
 import { newIdempotencyKey } from './new-idempotency-key.js';
 
 /** The x402 extension key of gasless Permit2 approval by EIP-2612 permit (as `@x402/extensions` names it). */

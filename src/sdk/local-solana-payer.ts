@@ -34,7 +34,11 @@ const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const SOLANA_NETWORKS: readonly string[] = Object.freeze(['solana:*']);
 
 /** The signer's holding of `requirements.asset` (0 when its token account does not exist yet). */
-async function readTokenBalance(rpcUrl: string, owner: string, requirements: PaymentRequirements): Promise<PayerBalance> {
+async function readTokenBalance(
+  rpcUrl: string,
+  owner: string,
+  requirements: PaymentRequirements,
+): Promise<PayerBalance> {
   const rpc = createSolanaRpc(rpcUrl);
   const ata = await associatedTokenAccount(owner, requirements.asset, TOKEN_PROGRAM);
   const info = await rpc.getAccountInfo(address(ata), { encoding: 'base64' }).send();

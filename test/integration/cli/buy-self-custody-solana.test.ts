@@ -15,6 +15,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { address } from '@solana/kit';
 import { pino } from 'pino';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import {
@@ -28,7 +29,7 @@ import { runXx, stderrJson, stdoutJson, xxHomeFor, type XxRun } from './xx-proce
 
 const PHRASE = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 /** The phrase's first Solana address at m/44'/501'/0'/0' (what Phantom and Solflare derive). */
-const SOLANA_ADDRESS = 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk';
+const SOLANA_ADDRESS = address('HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk');
 const PASSPHRASE = 'correct horse battery';
 /** Nothing answers here: self-custody payments never reach Treasury. */
 const API_URL = 'http://127.0.0.1:9';
@@ -38,9 +39,11 @@ describe('xx buy --self-custody on Solana: the keystore Solana key pays an offic
   let solana: LocalSolana;
   let seller: SolanaSeller;
   let env: Record<string, string>;
-  const xx = (args: string[], extra: Record<string, string> = {}): Promise<XxRun> =>
-    runXx(args, { ...env, ...extra });
-  const moved = async () => [await usdcOf(solana, SOLANA_ADDRESS), await usdcOf(solana, seller.payTo)];
+  const xx = (args: string[], extra: Record<string, string> = {}): Promise<XxRun> => runXx(args, { ...env, ...extra });
+  const moved = async (): Promise<[bigint, bigint]> => [
+    await usdcOf(solana, SOLANA_ADDRESS),
+    await usdcOf(solana, seller.payTo),
+  ];
 
   before(async () => {
     solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
@@ -72,7 +75,16 @@ describe('xx buy --self-custody on Solana: the keystore Solana key pays an offic
   it('a 402 offering Base then Solana is paid on the network --network names; another network is refused first', async () => {
     const [buyerBefore, payToBefore] = await moved();
     const out = stdoutJson(
-      await xx(['buy', `${seller.url}/both`, '--self-custody', '--network', 'solana-devnet', '--max', '0.05', '--json']),
+      await xx([
+        'buy',
+        `${seller.url}/both`,
+        '--self-custody',
+        '--network',
+        'solana-devnet',
+        '--max',
+        '0.05',
+        '--json',
+      ]),
       'buy --network solana-devnet',
     );
     assert.deepEqual([out.status, out.network, out.receipt.payer], [200, SOLANA_DEVNET, SOLANA_ADDRESS]);
@@ -105,7 +117,10 @@ describe('xx buy --self-custody on Solana: the keystore Solana key pays an offic
     try {
       fs.writeFileSync(sandboxFile, JSON.stringify({ api_url: API_URL, solana_rpc_url: 'http://10.1.2.3:8899' }));
       const fromFile = await xx(['buy', `${seller.url}/solana`, '--self-custody', '--json'], { XX_SOLANA_RPC_URL: '' });
-      assert.deepEqual([fromFile.code, stderrJson(fromFile, 'sandbox.json').error_code], [2, 'solana_rpc_not_loopback']);
+      assert.deepEqual(
+        [fromFile.code, stderrJson(fromFile, 'sandbox.json').error_code],
+        [2, 'solana_rpc_not_loopback'],
+      );
       fs.writeFileSync(sandboxFile, JSON.stringify({ api_url: API_URL, solana_rpc_url: solana.rpcUrl }));
       const fromEnv = await xx(['buy', `${seller.url}/solana`, '--self-custody', '--json'], {
         XX_SOLANA_RPC_URL: 'https://api.devnet.solana.com',
@@ -118,7 +133,7 @@ describe('xx buy --self-custody on Solana: the keystore Solana key pays an offic
         'sandbox rpc',
       );
       assert.equal(paid.network, SOLANA_DEVNET);
-      assert.deepEqual(await moved(), [before[0]! - PRICE_UNITS, before[1]! + PRICE_UNITS]);
+      assert.deepEqual(await moved(), [before[0] - PRICE_UNITS, before[1] + PRICE_UNITS]);
     } finally {
       fs.rmSync(sandboxFile, { force: true });
     }

@@ -89,7 +89,7 @@ describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer p
     });
   const payCalls = () => treasury.requests.filter((r) => r.url.endsWith('/pay')).length;
 
-  it("a Treasury Solana wallet pays Base-or-Solana on Solana (its network): settled, balances move by exactly the price", async () => {
+  it('a Treasury Solana wallet pays Base-or-Solana on Solana (its network): settled, balances move by exactly the price', async () => {
     const [buyerBefore, payToBefore] = [await usdcOf(solana, walletKey.address), await usdcOf(solana, seller.payTo)];
     const result = await treasuryBuyer().request(`${seller.url}/both`);
     assert.equal(result.status, 200, result.body);
@@ -115,7 +115,7 @@ describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer p
     assert.equal(asked.payment_requirements.network, SOLANA_DEVNET);
   });
 
-  it('a network option other than the wallet\'s: NoCompatibleAcceptError listing what was offered, Treasury not asked', async () => {
+  it("a network option other than the wallet's: NoCompatibleAcceptError listing what was offered, Treasury not asked", async () => {
     const before = payCalls();
     await assert.rejects(
       treasuryBuyer({ network: BASE_SEPOLIA }).request(`${seller.url}/both`),
@@ -136,7 +136,11 @@ describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer p
   for (const [what, change, problem] of [
     ['another payee', (r: PaymentRequirements) => ({ ...r, payTo: walletKey.address }), /payee/],
     ['a larger amount', (r: PaymentRequirements) => ({ ...r, amount: '20000' }), /amount/],
-    ['another fee payer', (r: PaymentRequirements) => ({ ...r, extra: { ...r.extra, feePayer: seller.payTo } }), /fee payer/],
+    [
+      'another fee payer',
+      (r: PaymentRequirements) => ({ ...r, extra: { ...r.extra, feePayer: seller.payTo } }),
+      /fee payer/,
+    ],
   ] as const) {
     it(`a transaction for ${what} is withheld (SignatureMismatchError): the seller never sees it, nothing moves`, async () => {
       tamper = change;

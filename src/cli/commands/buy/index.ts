@@ -22,6 +22,7 @@ import {
   TreasuryClient,
   TreasurySdkError,
   X402PaymentFailedError,
+  type X402Result,
 } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
@@ -184,35 +185,8 @@ async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | und
   return { buyer, address: wallet.address, mapError: (err: unknown) => err };
 }
 
-async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void> {
-  const target = httpUrlArgument('<url>', url, 'expected an http(s) URL');
-  const method = (opts.method ?? 'GET').toUpperCase();
-  if (!(HTTP_METHODS as readonly string[]).includes(method))
-    throw badArgument('--method', `one of ${HTTP_METHODS.join(', ')}`);
-  const body = readBody(opts.body);
-  const headers = {
-    ...parseHeaders(opts.header),
-    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-  };
-  const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
-  if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
-  if (opts.selfCustody && opts.wallet !== undefined)
-    throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
-  const network = networkArgument('--network', opts.network);
-  // --self-custody: the keystore's own keys sign (./self-custody.ts); otherwise a managed wallet.
-  const payer = opts.selfCustody
-    ? await selfCustodyBuyer(ctx, { keystore: opts.keystore ?? 'default', maxPriceUsd: max, network })
-    : await managedBuyer(ctx, opts, max, network);
-  const { buyer } = payer;
-  const wallet = { address: payer.address };
-  let result;
-  try {
-    result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () =>
-      buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }),
-    );
-  } catch (err) {
-    throw payer.mapError(mapBuyError(err));
-  }
+/** `--json`'s answer of a buy: status, paid, network, body (JSON when it parses), receipt and an upto settlement. */
+function buyOutput(result: X402Result) {
   let parsedBody: unknown = result.body;
   try {
     parsedBody = JSON.parse(result.body);
@@ -247,6 +221,39 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
       ? { settlement, ...(result.settlementError ? { settlement_error: result.settlementError } : {}) }
       : {}),
   };
+  return { data, receipt, settlement };
+}
+
+async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void> {
+  const target = httpUrlArgument('<url>', url, 'expected an http(s) URL');
+  const method = (opts.method ?? 'GET').toUpperCase();
+  if (!(HTTP_METHODS as readonly string[]).includes(method))
+    throw badArgument('--method', `one of ${HTTP_METHODS.join(', ')}`);
+  const body = readBody(opts.body);
+  const headers = {
+    ...parseHeaders(opts.header),
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+  };
+  const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
+  if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
+  if (opts.selfCustody && opts.wallet !== undefined)
+    throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
+  const network = networkArgument('--network', opts.network);
+  // --self-custody: the keystore's own keys sign (./self-custody.ts); otherwise a managed wallet.
+  const payer = opts.selfCustody
+    ? await selfCustodyBuyer(ctx, { keystore: opts.keystore ?? 'default', maxPriceUsd: max, network })
+    : await managedBuyer(ctx, opts, max, network);
+  const { buyer } = payer;
+  const wallet = { address: payer.address };
+  let result;
+  try {
+    result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () =>
+      buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }),
+    );
+  } catch (err) {
+    throw payer.mapError(mapBuyError(err));
+  }
+  const { data, receipt, settlement } = buyOutput(result);
   if (result.status >= 400) {
     throw new CliError({
       code: 'request_failed',

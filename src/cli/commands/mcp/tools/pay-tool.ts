@@ -49,7 +49,7 @@ const payInput = {
     .regex(/^[-a-z0-9]{1,16}(?::[-_a-zA-Z0-9]{1,32})?$/)
     .optional()
     .describe(
-      'Pay only on this network: base, base-sepolia, solana, solana-devnet or a CAIP-2 id; default the wallet\'s (without wallet_id: the first wallet on it)',
+      "Pay only on this network: base, base-sepolia, solana, solana-devnet or a CAIP-2 id; default the wallet's (without wallet_id: the first wallet on it)",
     ),
 };
 
