@@ -111,7 +111,7 @@ export function toSignedTerms(payment: PayReply): SignedTerms {
     : { ...common, scheme: 'exact', authorization: payment.authorization };
 }
 
-const TREASURY_NETWORKS: readonly string[] = Object.freeze(['eip155:*', 'solana:*']);
+const MANAGED_WALLET_NETWORKS: readonly string[] = Object.freeze(['eip155:*', 'solana:*']);
 
 /** A Treasury-managed wallet: Treasury signs (policy checked, spend recorded). */
 export function treasuryPayer(
@@ -134,7 +134,7 @@ export function treasuryPayer(
   };
   return {
     // Treasury signs on the wallet's own network, EVM or Solana; network() narrows to it.
-    networks: TREASURY_NETWORKS,
+    networks: MANAGED_WALLET_NETWORKS,
     network: () => readWallet().then((w) => w.network),
     async sign(requirements, last, extensions) {
       try {
