@@ -25,6 +25,7 @@ import {
   usdcOf,
   type SolanaSeller,
 } from '../../unit/sdk/solana-buyer-fixtures.js';
+import { sealMnemonic } from '../../../src/cli/commands/account/seed-keystore.js';
 import { runXx, stderrJson, stdoutJson, xxHomeFor, type XxRun } from './xx-process.js';
 
 const PHRASE = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -107,6 +108,42 @@ describe('xx buy --self-custody on Solana: the keystore Solana key pays an offic
     });
     assert.deepEqual([wrong.code, stderrJson(wrong, 'wrong passphrase').error_code], [1, 'wrong_passphrase']);
     assert.deepEqual(await moved(), before);
+  });
+
+  it('a keystore with a Solana key only: wallet balance reads its USDC on Solana, buy pays with it without --network', async () => {
+    const saved = process.env.XX_KEYSTORE_SCRYPT_LOG_N;
+    process.env.XX_KEYSTORE_SCRYPT_LOG_N = '10';
+    try {
+      const sealed = await sealMnemonic(PHRASE, PASSPHRASE, 'solonly', { solana: SOLANA_ADDRESS });
+      fs.mkdirSync(env.XX_SEEDS_DIR!, { recursive: true });
+      fs.writeFileSync(path.join(env.XX_SEEDS_DIR!, 'solonly.json'), JSON.stringify(sealed), { mode: 0o600 });
+    } finally {
+      if (saved === undefined) delete process.env.XX_KEYSTORE_SCRYPT_LOG_N;
+      else process.env.XX_KEYSTORE_SCRYPT_LOG_N = saved;
+    }
+    const [buyerBefore, payToBefore] = await moved();
+    const balance = stdoutJson(await xx(['wallet', 'balance', 'solonly', '--json']), 'wallet balance solonly');
+    assert.deepEqual(
+      [balance.custody, balance.address, balance.network, balance.asset, balance.balance_raw],
+      ['self', SOLANA_ADDRESS, SOLANA_DEVNET, solana.mint, buyerBefore.toString()],
+    );
+    const out = stdoutJson(
+      await xx(['buy', `${seller.url}/both`, '--self-custody', '--keystore', 'solonly', '--max', '0.05', '--json']),
+      'buy --keystore solonly',
+    );
+    assert.deepEqual([out.network, out.receipt.payer], [SOLANA_DEVNET, SOLANA_ADDRESS]);
+    assert.deepEqual(await moved(), [buyerBefore - PRICE_UNITS, payToBefore + PRICE_UNITS]);
+    const base = await xx([
+      'buy',
+      `${seller.url}/both`,
+      '--self-custody',
+      '--keystore',
+      'solonly',
+      '--network',
+      'base-sepolia',
+      '--json',
+    ]);
+    assert.deepEqual([base.code, stderrJson(base, 'base on solonly').error_code], [1, 'no_base_address']);
   });
 
   it('in the sandbox a Solana RPC off this machine is refused (solana_rpc_not_loopback), from sandbox.json or XX_SOLANA_RPC_URL', async () => {

@@ -2,7 +2,7 @@
  * A keystore's Solana key for self-custody payments (docs/cli.md, "Self-custody payments"): the SLIP-0010
  * Ed25519 key at m/44'/501'/0'/0' (hd-addresses.ts, micro-key-producer's slip10) — the `Solana address`
  * `xx init` prints — as a kit `TransactionPartialSigner` for the official `@x402/svm` client scheme, and the
- * Solana network and RPC endpoint it pays through.
+ * Solana network and RPC endpoint it pays through, and the USDC read there.
  *
  * The signer opens the keystore only inside `signTransactions` (the passphrase asked for once, before the
  * request), derives the key, makes a non-extractable WebCrypto key pair of it, signs, and wipes the seed and
@@ -20,9 +20,16 @@
  * (seed-keystore.ts); an RPC endpoint that lies about the mint or the blockhash (the facilitator and the chain
  * refuse what does not hold).
  */
-import { createKeyPairSignerFromPrivateKeyBytes, type Address, type TransactionPartialSigner } from '@solana/kit';
+import {
+  address as toAddress,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createSolanaRpc,
+  type Address,
+  type TransactionPartialSigner,
+} from '@solana/kit';
 import { z } from 'zod';
-import { readSvmExactMessage } from '../../../sdk/index.js';
+import { formatUsd } from '../../../../policy/money.js';
+import { associatedTokenAccount, readSvmExactMessage } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { solanaKey } from './hd-addresses.js';
@@ -31,15 +38,26 @@ import { openMnemonic, type Keystore } from './seed-keystore.js';
 
 export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const PUBLIC_SOLANA_RPC: Record<string, string> = {
   [SOLANA_MAINNET]: 'https://api.mainnet-beta.solana.com',
   [SOLANA_DEVNET]: 'https://api.devnet.solana.com',
+};
+
+/** USDC's mint on each Solana network (6 decimals). */
+const USDC_MINT: Record<string, string> = {
+  [SOLANA_MAINNET]: 'EPjFWdd5AufqSSqeM2qNJxdyZ2xtgM8a7GEiT2g7gPU',
+  [SOLANA_DEVNET]: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
 };
 
 const sandboxSchema = z
   .object({
     api_url: z.string(),
     solana_rpc_url: z.string().url().optional(),
+    solana_usdc_mint: z
+      .string()
+      .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
+      .optional(),
     solana_network: z
       .string()
       .regex(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/)
@@ -50,6 +68,8 @@ const sandboxSchema = z
 export interface SolanaChain {
   network: string;
   rpcUrl: string;
+  /** USDC's mint there. */
+  usdc: string;
   sandbox: boolean;
 }
 
@@ -83,11 +103,37 @@ export function localSolanaChain(ctx: CliContext): SolanaChain {
         exitCode: 2,
         details: { flag: 'XX_SOLANA_RPC_URL' },
       });
-    return { network: sandbox.solana_network ?? SOLANA_DEVNET, rpcUrl, sandbox: true };
+    const network = sandbox.solana_network ?? SOLANA_DEVNET;
+    return {
+      network,
+      rpcUrl,
+      usdc: sandbox.solana_usdc_mint ?? USDC_MINT[network] ?? USDC_MINT[SOLANA_DEVNET]!,
+      sandbox: true,
+    };
   }
   const network = ctx.env.name === 'prod' || ctx.env.name === 'preprod' ? SOLANA_MAINNET : SOLANA_DEVNET;
   const rpcUrl = httpUrlOrRefuse(fromEnv ?? PUBLIC_SOLANA_RPC[network]!, 'XX_SOLANA_RPC_URL');
-  return { network, rpcUrl, sandbox: false };
+  return { network, rpcUrl, usdc: USDC_MINT[network]!, sandbox: false };
+}
+
+/** `owner`'s USDC on `chain` (0 when its token account does not exist), read now. */
+export async function readSolanaUsdc(
+  chain: SolanaChain,
+  owner: string,
+): Promise<{ balance_raw: string; balance_usd: string }> {
+  try {
+    const rpc = createSolanaRpc(chain.rpcUrl);
+    const ata = toAddress(await associatedTokenAccount(owner, chain.usdc, TOKEN_PROGRAM));
+    const info = await rpc.getAccountInfo(ata, { encoding: 'base64' }).send();
+    const raw = info.value === null ? 0n : BigInt((await rpc.getTokenAccountBalance(ata).send()).value.amount);
+    return { balance_raw: raw.toString(), balance_usd: formatUsd(raw) };
+  } catch {
+    throw new CliError({
+      code: 'chain_unreachable',
+      userMessage: `Could not read the balance from ${new URL(chain.rpcUrl).host} (${chain.network}); set XX_SOLANA_RPC_URL to a reachable RPC endpoint.`,
+      details: { network: chain.network },
+    });
+  }
 }
 
 /** The keystore's Solana address (its header's; no passphrase needed). */
