@@ -1,9 +1,11 @@
 /**
- * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet (`{ client, walletId }`) or for a
- * local viem account the caller holds (`{ account }`, self-custody) — one code path, in which only the
- * signing step differs (buyer-payer.ts: Treasury's pay endpoint, or the official `@x402/evm` client schemes
- * with the local account, local-account-payer.ts). Send the request; on a 402 read the challenge
- * (read-x402-challenge.ts), pick the first accepts entry this buyer can pay (select-accept.ts), check the
+ * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet (`{ client, walletId }`, Base or
+ * Solana) or for keys the caller holds (`{ account }` a viem account, `{ solanaSigner }` a kit signer, or
+ * both: self-custody) — one code path, in which only the signing step differs (buyer-payer.ts: Treasury's
+ * pay endpoint; the official `@x402/evm` client schemes with the local account, local-account-payer.ts; the
+ * official `@x402/svm` client scheme with the kit signer, local-solana-payer.ts). Send the request; on a 402
+ * read the challenge (read-x402-challenge.ts), pick the first accepts entry this buyer can pay — on the
+ * wallet's network, and on `network` when the caller names one (select-accept.ts) — check the
  * price against `maxPriceUsd` (check-budget.ts; for `upto` the signed maximum), have it signed (for a
  * Treasury wallet an `upto` entry the wallet has no Permit2 allowance for is skipped for the next payable
  * entry, else `Permit2AllowanceRequiredError`; the wallet's policy is checked and the spend recorded there),

@@ -41,6 +41,8 @@ describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer p
   let treasury: ScriptedServer;
   /** How the scripted Treasury changes the entry before building the transaction (a lying Treasury). */
   let tamper: (r: PaymentRequirements) => PaymentRequirements = (r) => r;
+  /** Builds with another key than the wallet's when set (a Treasury answering for another wallet). */
+  let otherBuilder: ExactSvmScheme | undefined;
 
   before(async () => {
     solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
@@ -53,7 +55,7 @@ describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer p
       if (req.method === 'GET' && req.url === `/v1/wallets/${WALLET_ID}`) return { status: 200, body: wallet };
       if (req.method === 'POST' && req.url === `/v1/wallets/${WALLET_ID}/pay`) {
         const asked = JSON.parse(req.body).payment_requirements as PaymentRequirements;
-        const { payload } = await builder.createPaymentPayload(2, tamper(asked) as never);
+        const { payload } = await (otherBuilder ?? builder).createPaymentPayload(2, tamper(asked) as never);
         return {
           status: 200,
           body: {
@@ -73,6 +75,7 @@ describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer p
   });
   afterEach(() => {
     tamper = (r) => r;
+    otherBuilder = undefined;
   });
   after(async () => {
     await treasury?.close();
@@ -160,6 +163,17 @@ describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer p
       assert.equal(await usdcOf(solana, seller.payTo), payToBefore);
     });
   }
+
+  it("a transaction by another key than the wallet's is withheld (SignatureMismatchError: payer)", async () => {
+    const other = await generateKeyPairSigner();
+    await solana.faucet.fundUsdc(other.address, 1_000_000n);
+    otherBuilder = new ExactSvmScheme(other, { rpcUrl: solana.rpcUrl });
+    await assert.rejects(
+      treasuryBuyer().request(`${seller.url}/solana`),
+      (err: unknown) => err instanceof SignatureMismatchError && /payer/.test(err.message),
+    );
+    assert.equal(await usdcOf(solana, other.address), 1_000_000n);
+  });
 
   it('a local kit signer ({ solanaSigner }) pays through the official client scheme; the result names its address', async () => {
     const signer = await generateKeyPairSigner();
