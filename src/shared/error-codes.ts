@@ -225,6 +225,11 @@ export const ERROR_CODES = {
       "The signer refused this payment: the wallet is past one of the signer's own rolling ceilings (amount or signatures per window). Nothing was signed; retry after retry_after_seconds.",
   },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
+  hsm_unsupported: {
+    status: 500,
+    message:
+      "The signer's HSM cannot perform an operation this request needs (a mechanism or key type it does not offer). Retrying will not help: the operator must give the signer an HSM that qualifies (docs/deploy-hsm.md). Nothing was signed.",
+  },
   database_unavailable: { status: 503, message: 'The database is unreachable or restarting; retry shortly.' },
   database_busy: {
     status: 503,

@@ -141,7 +141,10 @@ export const ownerPolicySchema = z.object({
   authority: z
     .object({
       kind: z.enum(['owner', 'approver', 'first_signer']),
-      address: evmAddressField.nullable(),
+      /** 0x for an EVM owner or approver; base58 for an owner who signed in with Solana. */
+      address: z
+        .union([evmAddressField, z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 Solana key')])
+        .nullable(),
     })
     .nullable(),
   version: z.number().int().min(1).max(MAX_POLICY_VERSION).nullable(),
