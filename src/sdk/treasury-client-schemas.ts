@@ -22,13 +22,9 @@ import {
   walletViewSchema as sharedWalletViewSchema,
 } from '../shared/api-responses/wallet-responses.js';
 import { paymentRequirementsSchema } from '../x402/wire-schemas.js';
-import { solanaAddressSchema } from './solana-pay-reply.js';
 
 /** A 20-byte EVM address, 0x-prefixed (the API's own field schema). */
 export const evmAddressSchema = evmAddressField;
-
-/** A wallet's address or token: EVM hex or a base58 Solana address. */
-const walletAddressSchema = z.union([evmAddressField, solanaAddressSchema]);
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 export const fetchSchema = z.custom<FetchLike>((v) => typeof v === 'function', 'expected a fetch function');
@@ -138,8 +134,6 @@ export type TransferInput = z.input<typeof transferInputSchema>;
  */
 export const walletViewSchema = sharedWalletViewSchema
   .extend({
-    /** 0x hex on an EVM chain, base58 on Solana (never case-folded). */
-    address: walletAddressSchema,
     policy: sharedWalletViewSchema.shape.policy.nullable(),
     policy_state: sharedWalletViewSchema.shape.policy_state.optional(),
   })
@@ -152,9 +146,7 @@ export const walletListSchema = z
   .loose();
 
 /** A wallet's USDC balance as Treasury answers it (src/shared/api-responses/wallet-responses.ts); unknown keys kept. */
-export const balanceSchema = walletBalanceSchema
-  .extend({ address: walletAddressSchema, asset: walletAddressSchema })
-  .loose();
+export const balanceSchema = walletBalanceSchema.loose();
 export type Balance = z.infer<typeof balanceSchema>;
 
 // The signed payment, the Permit2 witness transfer and the settlement are the API's own reply schemas

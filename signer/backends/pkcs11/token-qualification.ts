@@ -15,7 +15,12 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import pkcs11js from 'pkcs11js';
 import { ckrCode } from './ckr-error-map.js';
-import { CKK_EC_EDWARDS, CKM_EC_EDWARDS_KEY_PAIR_GEN, CKM_EDDSA, ED25519_EC_PARAMS } from './ed25519-token-keys.js';
+import {
+  CKM_EC_EDWARDS_KEY_PAIR_GEN,
+  CKM_EDDSA,
+  GENERATE_ED25519_PUBLIC_KEY,
+  sessionEd25519PrivateKey,
+} from './ed25519-token-keys.js';
 import {
   GENERATE_ACCOUNT_KEY,
   GENERATE_WALLET_PRIVATE_KEY,
@@ -186,22 +191,8 @@ function ed25519Steps(p11: pkcs11js.PKCS11, session: pkcs11js.Handle): ProbeStep
         keyPair = p11.C_GenerateKeyPair(
           session,
           { mechanism: CKM_EC_EDWARDS_KEY_PAIR_GEN },
-          [
-            { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PUBLIC_KEY },
-            { type: pkcs11js.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
-            { type: pkcs11js.CKA_EC_PARAMS, value: ED25519_EC_PARAMS },
-            { type: pkcs11js.CKA_TOKEN, value: false },
-            { type: pkcs11js.CKA_VERIFY, value: true },
-          ],
-          [
-            { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
-            { type: pkcs11js.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
-            { type: pkcs11js.CKA_TOKEN, value: false },
-            { type: pkcs11js.CKA_PRIVATE, value: true },
-            { type: pkcs11js.CKA_SENSITIVE, value: true },
-            { type: pkcs11js.CKA_EXTRACTABLE, value: false },
-            { type: pkcs11js.CKA_SIGN, value: true },
-          ],
+          GENERATE_ED25519_PUBLIC_KEY,
+          sessionEd25519PrivateKey(),
         );
         made.push(keyPair.publicKey, keyPair.privateKey);
       },

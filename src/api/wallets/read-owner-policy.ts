@@ -32,6 +32,8 @@ export function ownerPolicyView(held: Pick<GetWalletPolicyResult, 'authority' | 
 }
 
 export async function readOwnerPolicy(signer: Pick<SignerGateway, 'call'>, address: string): Promise<OwnerPolicy> {
+  // A Solana wallet (base58 address): owner-signed policies cover EVM wallets only, the signer keeps none for it.
+  if (!address.startsWith('0x')) return ownerPolicyView({ authority: null, current: null });
   try {
     return ownerPolicyView(await signer.call('get_wallet_policy', { address }));
   } catch (err) {

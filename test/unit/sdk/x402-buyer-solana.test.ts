@@ -2,7 +2,8 @@
  * createX402Buyer on Solana, against the offline chain (ops/solana/local-solana.ts) and an official
  * `@x402/express` + `@x402/svm` seller settled by the chain's facilitator (./solana-buyer-fixtures.ts):
  * - a Treasury wallet on Solana (a scripted Treasury whose pay endpoint answers the contract's
- *   `{ scheme: 'exact', transaction }`, the transaction built for the wallet's key by the official client)
+ *   reply — `transaction`, the wallet's signature, `solana_transfer` — around a transaction the official
+ *   client built for the wallet's key)
  *   pays a 402 offering Base then Solana on Solana, the wallet's network: the seller settles, balances move by
  *   exactly the price, the result names the network and the transaction's base58 signature;
  * - a `network` option naming another network than the wallet's: `NoCompatibleAcceptError` listing what was
@@ -12,13 +13,24 @@
  * - a local kit signer (`{ solanaSigner }`) pays the same 402 through the official client scheme.
  */
 import assert from 'node:assert/strict';
-import { createSolanaRpc, generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { createHash } from 'node:crypto';
+import {
+  createSolanaRpc,
+  generateKeyPairSigner,
+  getBase58Decoder,
+  getBase64Decoder,
+  getBase64Encoder,
+  getTransactionDecoder,
+  type Address,
+  type KeyPairSigner,
+} from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { pino } from 'pino';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import {
   createX402Buyer,
   NoCompatibleAcceptError,
+  readSvmExactTransfer,
   SignatureMismatchError,
   TreasuryClient,
 } from '../../../src/sdk/index.js';
@@ -32,6 +44,34 @@ import {
   usdcOf,
   type SolanaSeller,
 } from './solana-buyer-fixtures.js';
+
+/** The API's answer for a Solana entry (src/shared/api-responses/pay-responses.ts) around `transaction`. */
+function solanaPayReply(transaction: string, asked: PaymentRequirements) {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(transaction));
+  const transfer = readSvmExactTransfer(transaction);
+  const signature = tx.signatures[transfer.authority as Address]!;
+  return {
+    scheme: 'exact',
+    transaction,
+    signature: getBase58Decoder().decode(signature),
+    solana_transfer: {
+      from: transfer.authority,
+      to: asked.payTo,
+      amount: transfer.amount,
+      fee_payer: transfer.feePayer,
+      message: getBase64Decoder().decode(tx.messageBytes),
+      message_hash: `0x${createHash('sha256').update(Uint8Array.from(tx.messageBytes)).digest('hex')}`,
+      valid_after: '0',
+      valid_before: '9999999999',
+    },
+    authorization_id: 'auth_1',
+    decision_id: 'pd_1',
+    wallet_id: WALLET_ID,
+    network: asked.network,
+    asset: asked.asset,
+    amount_usd: '0.01',
+  };
+}
 
 describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer pay an official @x402/svm seller', function () {
   this.timeout(120_000);
@@ -56,19 +96,7 @@ describe('buyer SDK on Solana: a Treasury Solana wallet and a local kit signer p
       if (req.method === 'POST' && req.url === `/v1/wallets/${WALLET_ID}/pay`) {
         const asked = JSON.parse(req.body).payment_requirements as PaymentRequirements;
         const { payload } = await (otherBuilder ?? builder).createPaymentPayload(2, tamper(asked) as never);
-        return {
-          status: 200,
-          body: {
-            scheme: 'exact',
-            transaction: (payload as { transaction: string }).transaction,
-            authorization_id: 'auth_1',
-            decision_id: 'pd_1',
-            wallet_id: WALLET_ID,
-            network: asked.network,
-            asset: asked.asset,
-            amount_usd: '0.01',
-          },
-        };
+        return { status: 200, body: solanaPayReply((payload as { transaction: string }).transaction, asked) };
       }
       return { status: 404, body: { error_code: 'not_found', user_message: 'Not found.' } };
     });

@@ -18,6 +18,7 @@ import { keystoreBaseAddress, readKeystore } from './keystore-account.js';
 import { localChain, readUsdc } from './local-chain.js';
 import { requestSandboxFaucet } from './local-sandbox.js';
 import { localSolanaChain, readSolanaUsdc } from './self-custody-solana.js';
+import { networkName } from './wallet-chains.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 
@@ -49,7 +50,7 @@ export async function walletBalance(ctx: CliContext, name: string | undefined): 
         balance_usd: b.balance_usd,
         stale: b.stale,
       },
-      `${b.wallet_id} ${b.address}: ${b.balance_usd} USDC on ${b.network}${b.stale ? ' (stale)' : ''}`,
+      `${b.wallet_id} ${b.address}: ${b.balance_usd} USDC on ${networkName(b.network)}${b.stale ? ' (stale)' : ''}`,
     );
     return;
   }

@@ -28,6 +28,7 @@ import {
   type TransactionPartialSigner,
 } from '@solana/kit';
 import { z } from 'zod';
+import { ChainRegistry } from '../../../shared/chain-registry.js';
 import { formatUsd } from '../../../../policy/money.js';
 import { associatedTokenAccount, readSvmExactMessage } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
@@ -36,19 +37,17 @@ import { solanaKey } from './hd-addresses.js';
 import { readLocalSandbox } from './local-sandbox.js';
 import { openMnemonic, type Keystore } from './seed-keystore.js';
 
-export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+/** The chains Treasury knows, Solana's included (the registry's names, networks and USDC mints). */
+const CHAINS = ChainRegistry.fromConfig(undefined, { solana: true });
+export const SOLANA_MAINNET = CHAINS.resolveAny('solana')!.network;
+export const SOLANA_DEVNET = CHAINS.resolveAny('solana-devnet')!.network;
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const PUBLIC_SOLANA_RPC: Record<string, string> = {
   [SOLANA_MAINNET]: 'https://api.mainnet-beta.solana.com',
   [SOLANA_DEVNET]: 'https://api.devnet.solana.com',
 };
-
-/** USDC's mint on each Solana network (6 decimals). */
-const USDC_MINT: Record<string, string> = {
-  [SOLANA_MAINNET]: 'EPjFWdd5AufqSSqeM2qNJxdyZ2xtgM8a7GEiT2g7gPU',
-  [SOLANA_DEVNET]: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
-};
+/** USDC's mint on a Solana network the registry knows. */
+const usdcMint = (network: string): string | undefined => CHAINS.resolveAny(network)?.usdc;
 
 const sandboxSchema = z
   .object({
@@ -107,13 +106,13 @@ export function localSolanaChain(ctx: CliContext): SolanaChain {
     return {
       network,
       rpcUrl,
-      usdc: sandbox.solana_usdc_mint ?? USDC_MINT[network] ?? USDC_MINT[SOLANA_DEVNET]!,
+      usdc: sandbox.solana_usdc_mint ?? usdcMint(network) ?? usdcMint(SOLANA_DEVNET)!,
       sandbox: true,
     };
   }
   const network = ctx.env.name === 'prod' || ctx.env.name === 'preprod' ? SOLANA_MAINNET : SOLANA_DEVNET;
   const rpcUrl = httpUrlOrRefuse(fromEnv ?? PUBLIC_SOLANA_RPC[network]!, 'XX_SOLANA_RPC_URL');
-  return { network, rpcUrl, usdc: USDC_MINT[network]!, sandbox: false };
+  return { network, rpcUrl, usdc: usdcMint(network)!, sandbox: false };
 }
 
 /** `owner`'s USDC on `chain` (0 when its token account does not exist), read now. */

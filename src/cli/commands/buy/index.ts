@@ -238,7 +238,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
   if (opts.selfCustody && opts.wallet !== undefined)
     throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
-  const network = networkArgument('--network', opts.network);
+  const network = networkArgument('--network', opts.network, ctx.apiUrl());
   // --self-custody: the keystore's own keys sign (./self-custody.ts); otherwise a managed wallet.
   const payer = opts.selfCustody
     ? await selfCustodyBuyer(ctx, { keystore: opts.keystore ?? 'default', maxPriceUsd: max, network })

@@ -21,6 +21,8 @@ export const walletIdInput = z
 
 export interface ToolContext {
   sdk: TreasuryClient;
+  /** The Treasury API the tools talk to (which local sandbox, if any, is this one's). */
+  apiUrl: string;
   api: ApiClient;
   /** How the pay tool reaches sellers (never Treasury). */
   sellerFetch: SellerFetch;
@@ -43,6 +45,7 @@ export function createToolContext(bearer: BuyerBearer, options: ToolContextOptio
   let agentId: Promise<string> | undefined = bearer.agent ? Promise.resolve(bearer.agent.agent_id) : undefined;
   return {
     sdk,
+    apiUrl: bearer.server,
     api,
     sellerFetch: sellerFetch({ allowPrivate: options.allowPrivateTargets }),
     agentId() {

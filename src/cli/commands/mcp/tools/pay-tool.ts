@@ -75,7 +75,7 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
           headers[name.toLowerCase()] = value;
         }
         if (input.body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-        const network = input.network === undefined ? undefined : resolveNetwork(input.network);
+        const network = input.network === undefined ? undefined : resolveNetwork(input.network, tools.apiUrl);
         if (input.network !== undefined && network === undefined)
           return toolRefusal({
             error_code: 'invalid_argument',
