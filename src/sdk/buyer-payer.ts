@@ -15,14 +15,19 @@ import type { Eip3009Authorization, PaymentRequirements } from '../x402/wire-sch
 import { Permit2AllowanceRequiredError, TreasuryApiError } from './sdk-errors.js';
 import type { TreasuryClient } from './treasury-client.js';
 import type { Eip2612Permit } from '../shared/api-responses/pay-responses.js';
-import type { Permit2Authorization, Settlement, SignedPayment } from './treasury-client-schemas.js';
+import {
+  isSolanaPayReply,
+  type PayReply,
+  type Permit2Authorization,
+  type Settlement,
+} from './treasury-client-schemas.js';
 import { newIdempotencyKey } from './new-idempotency-key.js';
 
 /** The x402 extension key of gasless Permit2 approval by EIP-2612 permit (as `@x402/extensions` names it). */
 export const EIP2612_GAS_SPONSORING_KEY = 'eip2612GasSponsoring';
 
-/** What was signed for one entry, in the x402 payload's terms (the same for both payers). */
-export type SignedTerms = {
+/** What an EVM payer signed for one entry, in the x402 payload's terms (the same for both payers). */
+export type EvmSignedTerms = {
   signature: string;
   network: string;
   asset: string;
@@ -40,6 +45,20 @@ export type SignedTerms = {
     }
 );
 
+/** What a Solana payer signed: the x402 `exact` SVM transaction (base64 wire, the fee-payer slot empty). */
+export interface SvmSignedTerms {
+  scheme: 'exact';
+  network: string;
+  asset: string;
+  transaction: string;
+}
+
+/** What was signed for one entry, in the x402 payload's terms. */
+export type SignedTerms = EvmSignedTerms | SvmSignedTerms;
+
+/** True for a Solana payer's terms. */
+export const isSvmTerms = (terms: SignedTerms): terms is SvmSignedTerms => 'transaction' in terms;
+
 /** The wallet's holding of the price's asset, as `InsufficientFundsError` reports it. */
 export interface PayerBalance {
   address: string;
@@ -53,10 +72,14 @@ export interface PayerBalance {
 export interface SignOutcome {
   terms: SignedTerms;
   /** Treasury's record of the payment (authorization and decision ids); absent for a local account. */
-  payment?: SignedPayment;
+  payment?: PayReply;
+  /** Who pays (the transfer's authority), when the payer knows it: a Solana transaction is checked against it. */
+  payer?: string;
 }
 
 export interface BuyerPayer {
+  /** The network patterns this payer can sign for (`eip155:*`, `solana:*`); the buyer's default. */
+  readonly networks: readonly string[];
   /** The network the wallet pays on, when it has one (entries on other networks are not candidates). */
   network(): Promise<string | undefined>;
   /**
@@ -74,7 +97,9 @@ export interface BuyerPayer {
   recordSettlement?(authorizationId: string, transaction: string): Promise<Settlement>;
 }
 
-export function toSignedTerms(payment: SignedPayment): SignedTerms {
+export function toSignedTerms(payment: PayReply): SignedTerms {
+  if (isSolanaPayReply(payment))
+    return { scheme: 'exact', network: payment.network, asset: payment.asset, transaction: payment.transaction };
   const common = { signature: payment.signature, network: payment.network, asset: payment.asset };
   return payment.scheme === 'upto'
     ? {
@@ -86,26 +111,31 @@ export function toSignedTerms(payment: SignedPayment): SignedTerms {
     : { ...common, scheme: 'exact', authorization: payment.authorization };
 }
 
+const MANAGED_WALLET_NETWORKS: readonly string[] = Object.freeze(['eip155:*', 'solana:*']);
+
 /** A Treasury-managed wallet: Treasury signs (policy checked, spend recorded). */
 export function treasuryPayer(
   client: Pick<TreasuryClient, 'pay' | 'getWallet'> & Partial<Pick<TreasuryClient, 'recordSettlement' | 'getBalance'>>,
   walletId: string,
   capability: string | undefined,
 ): BuyerPayer {
-  let walletNetwork: Promise<string> | undefined;
+  let wallet: Promise<{ network: string; address: string }> | undefined;
   const getBalance = client.getBalance?.bind(client);
   const recordSettlement = client.recordSettlement?.bind(client);
+  const readWallet = () => {
+    wallet ??= client.getWallet(walletId).then(
+      (w) => ({ network: w.network, address: w.address }),
+      (err: unknown) => {
+        wallet = undefined; // not cached: the next request asks again
+        throw err;
+      },
+    );
+    return wallet;
+  };
   return {
-    network() {
-      walletNetwork ??= client.getWallet(walletId).then(
-        (w) => w.network,
-        (err: unknown) => {
-          walletNetwork = undefined; // not cached: the next request asks again
-          throw err;
-        },
-      );
-      return walletNetwork;
-    },
+    // Treasury signs on the wallet's own network, EVM or Solana; network() narrows to it.
+    networks: MANAGED_WALLET_NETWORKS,
+    network: () => readWallet().then((w) => w.network),
     async sign(requirements, last, extensions) {
       try {
         // A key of its own for each entry asked for: a 503 or a lost answer is retried by the client as this
@@ -118,7 +148,7 @@ export function treasuryPayer(
             ? { gasSponsoring: 'eip2612' as const }
             : {}),
         });
-        return { terms: toSignedTerms(payment), payment };
+        return { terms: toSignedTerms(payment), payment, payer: (await readWallet()).address };
       } catch (err) {
         if (!(err instanceof TreasuryApiError) || err.code !== 'permit2_allowance_required') throw err;
         if (last) throw new Permit2AllowanceRequiredError(err);

@@ -1,12 +1,16 @@
 /**
  * The buyer SDK (`treasury/sdk`): a Treasury API client, an x402 buyer that pays with a Treasury-managed
- * wallet or with a local viem account (self-custody), and the Treasury wallet as a viem account. Errors extend `TreasurySdkError` and carry stable codes
+ * wallet (Base or Solana) or with keys the caller holds (a viem account, a kit Solana signer: self-custody),
+ * and the Treasury wallet as a viem account. Errors extend `TreasurySdkError` and carry stable codes
  * (docs/buyer-sdk.md).
  */
 export { TreasuryClient } from './treasury-client.js';
 export {
   balanceSchema,
   payInputSchema,
+  isSolanaPayReply,
+  payReplySchema,
+  signedSolanaPaymentSchema,
   settlementSchema,
   signedPaymentSchema,
   transferInputSchema,
@@ -16,6 +20,8 @@ export {
   type Balance,
   type FetchLike,
   type PayInput,
+  type PayReply,
+  type SignedSolanaPayment,
   type Settlement,
   type SignedPayment,
   type Permit2Authorization,
@@ -32,9 +38,15 @@ export {
 } from './x402-buyer.js';
 export type { X402Receipt, X402Result } from './x402-result.js';
 export type { LocalBuyerAccount } from './local-account-payer.js';
-export type { SignedTerms } from './buyer-payer.js';
+export type { EvmSignedTerms, SignedTerms, SvmSignedTerms } from './buyer-payer.js';
 export { selectAccept, selectAccepts, networkMatches, type SelectAcceptOptions } from './select-accept.js';
 export { checkBudget } from './check-budget.js';
+export {
+  associatedTokenAccount,
+  readSvmExactMessage,
+  readSvmExactTransfer,
+  type SvmExactTransfer,
+} from './svm-exact-transfer.js';
 export { readX402Challenge, type X402Challenge, type X402Dialect } from './read-x402-challenge.js';
 export { mapRecoveryError } from './map-recovery-error.js';
 export { treasuryAccount, type TreasuryAccountOptions } from './treasury-account.js';

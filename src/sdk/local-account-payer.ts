@@ -43,6 +43,7 @@ export interface LocalAccountPayerOptions {
 }
 
 const str = (v: unknown): string => String(v);
+const EVM_NETWORKS: readonly string[] = Object.freeze(['eip155:*']);
 
 export function localAccountPayer(account: LocalBuyerAccount, options: LocalAccountPayerOptions = {}): BuyerPayer {
   // The official client schemes, given only what they need of the account (no RPC: the base flows sign only).
@@ -54,6 +55,7 @@ export function localAccountPayer(account: LocalBuyerAccount, options: LocalAcco
     : undefined;
 
   return {
+    networks: EVM_NETWORKS,
     network: async () => options.network,
     async sign(requirements: PaymentRequirements) {
       const scheme = requirements.scheme === 'upto' ? upto : requirements.scheme === 'exact' ? exact : undefined;

@@ -205,16 +205,34 @@ export class InsufficientBudgetError extends TreasurySdkError {
 
 /** No accepts entry matches the schemes and networks this buyer can pay with; carries the challenge's accepts. */
 export class NoCompatibleAcceptError extends TreasurySdkError {
-  /** Recovery `use_alternate_scheme`: the schemes the seller offered (each once, in the seller's order). */
-  readonly recovery: { kind: 'use_alternate_scheme'; offered_schemes: string[] };
+  /**
+   * Recovery `use_alternate_scheme`: the schemes and networks the seller offered (each once, in the seller's
+   * order), and the networks this buyer pays on (its wallet's, the one it was told to use, or its patterns).
+   */
+  readonly recovery: {
+    kind: 'use_alternate_scheme';
+    offered_schemes: string[];
+    offered_networks: string[];
+    payable_networks: string[];
+  };
 
-  constructor(readonly accepts: PaymentRequirements[]) {
+  constructor(
+    readonly accepts: PaymentRequirements[],
+    payableNetworks: readonly string[] = [],
+  ) {
     const offered = [...new Set(accepts.map((a) => `${a.scheme}@${a.network}`))].join(', ');
+    const payable = payableNetworks.length > 0 ? `; this buyer pays on ${payableNetworks.join(', ')}` : '';
     super(
       'no_compatible_accept',
-      `None of the ${accepts.length} payment options can be paid by this buyer (offered: ${offered}).`,
+      `None of the ${accepts.length} payment options can be paid by this buyer (offered: ${offered}${payable}).`,
+      { details: { offered: accepts.map((a) => ({ scheme: a.scheme, network: a.network, amount: a.amount })) } },
     );
-    this.recovery = { kind: 'use_alternate_scheme', offered_schemes: [...new Set(accepts.map((a) => a.scheme))] };
+    this.recovery = {
+      kind: 'use_alternate_scheme',
+      offered_schemes: [...new Set(accepts.map((a) => a.scheme))],
+      offered_networks: [...new Set(accepts.map((a) => a.network))],
+      payable_networks: [...payableNetworks],
+    };
   }
 }
 
@@ -276,7 +294,10 @@ export class InsufficientFundsError extends TreasurySdkError {
     this.recovery = {
       kind: 'fund_wallet',
       ...(explorer ? { deposit_url: `${explorer}/address/${wallet.address}` } : {}),
-      deposit_uri: `ethereum:${wallet.asset}${chainId ? `@${chainId}` : ''}/transfer?address=${wallet.address}&uint256=${shortfall.raw}`,
+      // A Solana Pay transfer request on Solana (the shortfall in USDC, 6 decimals); EIP-681 on EVM chains.
+      deposit_uri: wallet.network.startsWith('solana:')
+        ? `solana:${wallet.address}?amount=${shortfall.usd}&spl-token=${wallet.asset}`
+        : `ethereum:${wallet.asset}${chainId ? `@${chainId}` : ''}/transfer?address=${wallet.address}&uint256=${shortfall.raw}`,
       shortfall_usd: shortfall.usd,
       chain: wallet.network,
     };

@@ -2,15 +2,17 @@
  * `selectAccepts`: the entries of a 402 challenge's `accepts` that this buyer can pay, in the seller's order
  * (the seller ranks its options; the buyer does not shop for the cheapest); `selectAccept` is the first. An
  * entry qualifies when its scheme is one of the buyer's (default `exact` and `upto`, the two Treasury
- * signs), its network matches one of the buyer's patterns (default `eip155:*`) and — when known — is the
- * wallet's own network (Treasury refuses the others), its price is above zero, and it carries what the
- * signature needs: the token's EIP-712 domain (`extra.name`, `extra.version`) for `exact`; the facilitator's
- * address (`extra.facilitatorAddress`) and no transfer method but Permit2 for `upto`.
+ * signs), its network matches one of the buyer's patterns (default `eip155:*` and `solana:*`) and — when
+ * known — is the wallet's own network (Treasury refuses the others), its price is above zero, and it carries
+ * what the signature needs: on an EVM network the token's EIP-712 domain (`extra.name`, `extra.version`) for
+ * `exact`, the facilitator's address (`extra.facilitatorAddress`) and no transfer method but Permit2 for
+ * `upto`; on Solana (`exact` only) the facilitator's fee payer (`extra.feePayer`, base58) and base58 payee and
+ * mint.
  */
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
 
 export interface SelectAcceptOptions {
-  /** CAIP-2 ids or `<namespace>:*` patterns; default `['eip155:*']`. */
+  /** CAIP-2 ids or `<namespace>:*` patterns; default `['eip155:*', 'solana:*']`. */
   networks?: readonly string[];
   /** Default `['exact', 'upto']`. */
   schemes?: readonly string[];
@@ -18,13 +20,29 @@ export interface SelectAcceptOptions {
   walletNetwork?: string;
 }
 
-export const DEFAULT_NETWORKS: readonly string[] = Object.freeze(['eip155:*']);
+export const DEFAULT_NETWORKS: readonly string[] = Object.freeze(['eip155:*', 'solana:*']);
 export const DEFAULT_SCHEMES: readonly string[] = Object.freeze(['exact', 'upto']);
 
 const nonEmpty = (v: unknown): boolean => typeof v === 'string' && v !== '';
 
+const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** A Solana entry: `exact` with the fee payer the facilitator co-signs with, base58 payee and mint. */
+function svmSignable(a: PaymentRequirements): boolean {
+  return (
+    a.scheme === 'exact' &&
+    typeof a.extra?.feePayer === 'string' &&
+    BASE58_ADDRESS.test(a.extra.feePayer) &&
+    BASE58_ADDRESS.test(a.payTo) &&
+    BASE58_ADDRESS.test(a.asset) &&
+    (a.extra.memo === undefined || typeof a.extra.memo === 'string')
+  );
+}
+
 /** What the scheme's signature needs is in `extra`. */
 function signable(a: PaymentRequirements): boolean {
+  if (a.network.startsWith('solana:')) return svmSignable(a);
+  if (!a.network.startsWith('eip155:')) return false;
   if (a.scheme === 'upto') {
     const method = a.extra?.assetTransferMethod;
     return (

@@ -29,6 +29,7 @@ import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import {
   capabilitySchema,
   evmAddressSchema,
+  isSolanaPayReply,
   objectWithMethods,
   walletIdSchema,
   type SignedPayment,
@@ -249,9 +250,10 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
   const address = getAddress(wallet.address);
 
   const pay = async (input: Parameters<Pick<TreasuryClient, 'pay'>['pay']>[1]): Promise<SignedPayment> => {
+    let signed;
     try {
       // An Idempotency-Key per signature asked for: TreasuryClient retries a 503 or a lost answer as this same payment.
-      return await o.client.pay(o.walletId, {
+      signed = await o.client.pay(o.walletId, {
         ...input,
         idempotencyKey: newIdempotencyKey('account'),
         ...(o.capability !== undefined ? { capability: o.capability } : {}),
@@ -259,6 +261,9 @@ export async function treasuryAccount(options: TreasuryAccountOptions): Promise<
     } catch (err) {
       throw mapRecoveryError(err);
     }
+    // Only EVM typed data is asked for here: a Solana transaction in reply is not what was asked.
+    if (isSolanaPayReply(signed)) throw new SignatureMismatchError('a Solana transaction for EVM typed data');
+    return signed;
   };
 
   async function signPermit2(typedData: unknown): Promise<`0x${string}`> {

@@ -160,3 +160,10 @@ export {
   type SignedExactPayment,
   type SignedPayment,
 } from '../shared/api-responses/pay-responses.js';
+export {
+  isSolanaPayReply,
+  payReplySchema,
+  signedSolanaPaymentSchema,
+  type PayReply,
+  type SignedSolanaPayment,
+} from './solana-pay-reply.js';

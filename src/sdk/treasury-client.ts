@@ -28,6 +28,7 @@ import {
   authorizationIdSchema,
   balanceSchema,
   payInputSchema,
+  payReplySchema,
   settlementSchema,
   signedPaymentSchema,
   transactionHashSchema,
@@ -39,6 +40,7 @@ import {
   type Balance,
   type FetchLike,
   type PayInput,
+  type PayReply,
   type Settlement,
   type SignedPayment,
   type TransferInput,
@@ -101,8 +103,11 @@ export class TreasuryClient {
     return this.#call('GET', walletPath(walletId, '/balance'), undefined, balanceSchema);
   }
 
-  /** Treasury checks the policy, records the spend and signs the EIP-3009 authorization for this accepts entry. */
-  async pay(walletId: string, input: PayInput): Promise<SignedPayment> {
+  /**
+   * Treasury checks the policy, records the spend and signs this accepts entry: the EIP-3009 authorization or
+   * Permit2 witness transfer on an EVM chain, the x402 exact transaction (`transaction`) on Solana.
+   */
+  async pay(walletId: string, input: PayInput): Promise<PayReply> {
     const path = walletPath(walletId, '/pay');
     const p = parseArgument(payInputSchema, input, 'input');
     const body = {
@@ -111,7 +116,7 @@ export class TreasuryClient {
       ...(p.authorization !== undefined ? { authorization: p.authorization } : {}),
       ...(p.gasSponsoring !== undefined ? { gas_sponsoring: p.gasSponsoring } : {}),
     };
-    return this.#call('POST', path, body, signedPaymentSchema, p.idempotencyKey);
+    return this.#call('POST', path, body, payReplySchema, p.idempotencyKey);
   }
 
   /**
@@ -216,4 +221,4 @@ function retryAfter(header: string | null): number {
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 5) * 1000 : 1000;
 }
 
-export type { Balance, FetchLike, PayInput, SignedPayment, TransferInput, TreasuryClientOptions, WalletView };
+export type { Balance, FetchLike, PayInput, PayReply, SignedPayment, TransferInput, TreasuryClientOptions, WalletView };

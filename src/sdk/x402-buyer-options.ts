@@ -1,7 +1,8 @@
 /**
  * What `createX402Buyer` (x402-buyer.ts) accepts from its caller, checked with zod before anything is sent:
- * the buyer's options — a Treasury-managed wallet (`{ client, walletId, … }`) or a local viem account
- * (`{ account, … }`) — and each request's URL, method and headers.
+ * the buyer's options — a Treasury-managed wallet (`{ client, walletId, … }`) or keys the caller holds (a viem
+ * account `{ account, … }`, a kit Solana signer `{ solanaSigner, … }`, or both) — and each request's URL,
+ * method and headers.
  *
  * Defends against: a malformed option or argument reaching the wire or a signer (refused with
  * `InvalidArgumentError` naming the field, before any I/O); a URL that is not absolute http(s); a client or
@@ -9,6 +10,7 @@
  * Does not defend against: a client or account whose methods misbehave (the buyer checks what was signed
  * against what was asked, x402-signed-payment.ts).
  */
+import type { TransactionPartialSigner } from '@solana/kit';
 import { z } from 'zod';
 import { isUsdString } from '../../policy/money.js';
 import { schemeNameSchema } from '../x402/wire-schemas.js';
@@ -25,8 +27,21 @@ const networkPatternSchema = z
   .string()
   .regex(/^[-a-z0-9]{3,8}:(?:\*|[-_a-zA-Z0-9]{1,32})$/, 'expected a CAIP-2 network or a pattern such as eip155:*');
 
+/** A CAIP-2 network a buyer can pay on: an EVM chain (`eip155:<id>`) or a Solana cluster (`solana:<genesis>`). */
+const payableNetworkSchema = z
+  .string()
+  .regex(
+    /^(?:eip155:[1-9][0-9]{0,15}|solana:[1-9A-HJ-NP-Za-km-z]{32})$/,
+    'expected an eip155 or solana CAIP-2 network, e.g. eip155:84532',
+  );
+
 /** What both kinds of buyer take. */
 const commonOptions = {
+  /**
+   * The one network to pay on: when a 402 offers several, only its entries are candidates (a Treasury wallet on
+   * another network then pays nothing: `NoCompatibleAcceptError`). Default: the wallet's own network.
+   */
+  network: payableNetworkSchema.optional(),
   /** Highest price per request, USD decimal string ("0.05"); no cap when omitted. */
   maxPriceUsd: z
     .string()
@@ -34,7 +49,7 @@ const commonOptions = {
     .optional(),
   /** Fetch used for the seller (not for Treasury); default the global fetch. */
   fetch: fetchSchema.optional(),
-  /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default `eip155:*`. The wallet's own network is always required too. */
+  /** CAIP-2 networks or `<namespace>:*` patterns to pay on; default what the payer signs (`eip155:*`, `solana:*`). The wallet's own network is always required too. */
   networks: z.array(networkPatternSchema).min(1).max(64).optional(),
   /** Default `['exact', 'upto']` for a Treasury wallet (the schemes Treasury signs), `['exact']` for a local account. */
   schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
@@ -58,31 +73,41 @@ const treasuryBuyerOptionsSchema = z
 
 const localBuyerOptionsSchema = z
   .object({
-    /** Self-custody: a viem account (address + signTypedData) that signs the payment itself. */
+    /** Self-custody on an EVM chain: a viem account (address + signTypedData) that signs the payment itself. */
     account: objectWithMethods<LocalBuyerAccount>(
       ['signTypedData'],
       'expected a viem account with an address and signTypedData',
       (a) => typeof a.address === 'string' && /^0x[0-9a-fA-F]{40}$/.test(a.address),
-    ),
-    /** The CAIP-2 network the account pays on (e.g. `eip155:84532`); entries on other networks are not candidates. */
-    network: z
-      .string()
-      .regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected an eip155 CAIP-2 network')
-      .optional(),
-    /** JSON-RPC of that network: after a refused payment the account's balance is read, for `InsufficientFundsError`. */
+    ).optional(),
+    /** Self-custody on Solana: a kit `TransactionPartialSigner` (e.g. a `KeyPairSigner`) that signs the transaction. */
+    solanaSigner: objectWithMethods<TransactionPartialSigner>(
+      ['signTransactions'],
+      'expected a kit TransactionPartialSigner with a base58 address and signTransactions',
+      (a) => typeof a.address === 'string' && /^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(a.address),
+    ).optional(),
+    /** JSON-RPC of the EVM network: after a refused payment the account's balance is read, for `InsufficientFundsError`. */
     rpcUrl: z.url({ protocol: /^https?$/ }).optional(),
+    /** JSON-RPC of the Solana network: the mint and blockhash the transaction needs, and the balance after a refusal. */
+    solanaRpcUrl: z.url({ protocol: /^https?$/ }).optional(),
     ...commonOptions,
   })
-  .strict();
+  .strict()
+  .refine((o) => o.account !== undefined || o.solanaSigner !== undefined, {
+    message: 'expected an account (EVM) or a solanaSigner (Solana)',
+    path: ['account'],
+  });
 
-/** `{ client, walletId, … }` for a Treasury-managed wallet, or `{ account, … }` for a local viem account. */
+/**
+ * `{ client, walletId, … }` for a Treasury-managed wallet, or `{ account?, solanaSigner?, … }` for keys the
+ * caller holds (a viem account, a kit Solana signer, or both: each entry is signed by the one of its network).
+ */
 export type X402BuyerOptions = z.input<typeof treasuryBuyerOptionsSchema> | z.input<typeof localBuyerOptionsSchema>;
 
 /** The options parsed; `account` names the mode, so an error names the field of that mode's options. */
 export function parseBuyerOptions(
   options: X402BuyerOptions,
 ): z.output<typeof treasuryBuyerOptionsSchema> | z.output<typeof localBuyerOptionsSchema> {
-  return typeof options === 'object' && options !== null && 'account' in options
+  return typeof options === 'object' && options !== null && ('account' in options || 'solanaSigner' in options)
     ? parseArgument(localBuyerOptionsSchema, options, 'options')
     : parseArgument(treasuryBuyerOptionsSchema, options, 'options');
 }

@@ -1,9 +1,11 @@
 /**
- * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet (`{ client, walletId }`) or for a
- * local viem account the caller holds (`{ account }`, self-custody) — one code path, in which only the
- * signing step differs (buyer-payer.ts: Treasury's pay endpoint, or the official `@x402/evm` client schemes
- * with the local account, local-account-payer.ts). Send the request; on a 402 read the challenge
- * (read-x402-challenge.ts), pick the first accepts entry this buyer can pay (select-accept.ts), check the
+ * `createX402Buyer`: runs the x402 exchange for a Treasury-managed wallet (`{ client, walletId }`, Base or
+ * Solana) or for keys the caller holds (`{ account }` a viem account, `{ solanaSigner }` a kit signer, or
+ * both: self-custody) — one code path, in which only the signing step differs (buyer-payer.ts: Treasury's
+ * pay endpoint; the official `@x402/evm` client schemes with the local account, local-account-payer.ts; the
+ * official `@x402/svm` client scheme with the kit signer, local-solana-payer.ts). Send the request; on a 402
+ * read the challenge (read-x402-challenge.ts), pick the first accepts entry this buyer can pay — on the
+ * wallet's network, and on `network` when the caller names one (select-accept.ts) — check the
  * price against `maxPriceUsd` (check-budget.ts; for `upto` the signed maximum), have it signed (for a
  * Treasury wallet an `upto` entry the wallet has no Permit2 allowance for is skipped for the next payable
  * entry, else `Permit2AllowanceRequiredError`; the wallet's policy is checked and the spend recorded there),
@@ -40,7 +42,9 @@ import {
   TreasurySdkError,
   X402PaymentFailedError,
 } from './sdk-errors.js';
-import { DEFAULT_NETWORKS, DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
+import { DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
+import { eitherPayer } from './either-payer.js';
+import { localSolanaPayer } from './local-solana-payer.js';
 import type { FetchLike } from './treasury-client-schemas.js';
 import {
   httpUrl,
@@ -84,22 +88,33 @@ function sellerReason(response: Response, body: string, receipt: SettlementRecei
   return (reason ?? `HTTP ${response.status}`).slice(0, 256);
 }
 
+/** What narrows the candidates: the buyer's network patterns and, when named, the one network to pay on. */
+interface AcceptFilter {
+  networks: readonly string[];
+  network: string | undefined;
+  schemes: readonly string[];
+  maxPriceUsd: string | undefined;
+}
+
 /**
- * Signs the seller's first payable entry: the candidates the buyer accepts (networks, schemes, the wallet's
- * network), each within the budget; the payer may skip one (an upto entry without the wallet's Permit2
- * allowance). Treasury's refusals come back as the SDK's typed errors.
+ * Signs the seller's first payable entry: the candidates the buyer accepts (networks, schemes, the network
+ * named and the wallet's network), each within the budget; the payer may skip one (an upto entry without the
+ * wallet's Permit2 allowance). Treasury's refusals come back as the SDK's typed errors. None payable:
+ * `NoCompatibleAcceptError` listing what was offered and what this buyer pays on.
  */
 async function signFirstPayable(
   payer: BuyerPayer,
   challenge: X402Challenge['challenge'],
-  accept: { networks: readonly string[]; schemes: readonly string[]; maxPriceUsd: string | undefined },
+  accept: AcceptFilter,
 ): Promise<{ signed: SignOutcome; requirements: PaymentRequirements }> {
+  let walletNetwork: string | undefined;
   try {
+    walletNetwork = await payer.network();
     const candidates = selectAccepts(challenge.accepts, {
       networks: accept.networks,
       schemes: accept.schemes,
-      ...(await payer.network().then((n) => (n === undefined ? {} : { walletNetwork: n }))),
-    });
+      ...(walletNetwork === undefined ? {} : { walletNetwork }),
+    }).filter((a) => accept.network === undefined || a.network === accept.network);
     for (const [i, requirements] of candidates.entries()) {
       checkBudget(requirements, accept.maxPriceUsd);
       const signed = await payer.sign(requirements, i === candidates.length - 1, challenge.extensions);
@@ -108,18 +123,28 @@ async function signFirstPayable(
   } catch (err) {
     throw mapRecoveryError(err);
   }
-  throw new NoCompatibleAcceptError(challenge.accepts);
+  const payable = accept.network ?? walletNetwork;
+  throw new NoCompatibleAcceptError(challenge.accepts, payable === undefined ? accept.networks : [payable]);
+}
+
+/** The payer of keys the caller holds: the viem account for EVM entries, the kit signer for Solana ones. */
+function localPayer(o: Extract<ReturnType<typeof parseBuyerOptions>, { rpcUrl?: unknown }>): BuyerPayer {
+  const solanaNetwork = o.network?.startsWith('solana:') ? o.network : undefined;
+  const evmNetwork = o.network?.startsWith('eip155:') ? o.network : undefined;
+  const evm = o.account ? localAccountPayer(o.account, { network: evmNetwork, rpcUrl: o.rpcUrl }) : undefined;
+  const svm = o.solanaSigner
+    ? localSolanaPayer(o.solanaSigner, { network: solanaNetwork, rpcUrl: o.solanaRpcUrl })
+    : undefined;
+  return eitherPayer(evm, svm);
 }
 
 export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
   const o = parseBuyerOptions(options);
   const doFetch: FetchLike = o.fetch ?? ((input, init) => fetch(input, init));
-  const networks = o.networks ?? DEFAULT_NETWORKS;
   // The only difference between the two modes: who signs (and what else the wallet can answer).
-  const local = 'account' in o;
-  const payer: BuyerPayer = local
-    ? localAccountPayer(o.account, { network: o.network, rpcUrl: o.rpcUrl })
-    : treasuryPayer(o.client, o.walletId, o.capability);
+  const local = !('client' in o);
+  const payer: BuyerPayer = local ? localPayer(o) : treasuryPayer(o.client, o.walletId, o.capability);
+  const networks = o.networks ?? payer.networks;
   const schemes = o.schemes ?? (local ? LOCAL_DEFAULT_SCHEMES : DEFAULT_SCHEMES);
   const recordSettlements = !local && o.recordSettlements !== false;
 
@@ -150,10 +175,11 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const { challenge, dialect } = readX402Challenge(first.headers, firstBody);
     const { signed, requirements } = await signFirstPayable(payer, challenge, {
       networks,
+      network: o.network,
       schemes,
       maxPriceUsd: o.maxPriceUsd,
     });
-    const second = await send(signedPaymentHeader(challenge, dialect, requirements, signed.terms));
+    const second = await send(await signedPaymentHeader(challenge, dialect, requirements, signed.terms, signed.payer));
     const secondBody = await second.text();
     const { header, decoded, receipt } = readReceipt(second.headers, requirements);
     if (second.status >= 200 && second.status < 300) {

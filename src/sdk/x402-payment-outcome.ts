@@ -11,7 +11,8 @@
 import { formatUsd } from '../../policy/money.js';
 import { decodeSettlementReceipt, X402_HEADERS } from '../x402/header-codec.js';
 import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
-import type { BuyerPayer, SignOutcome } from './buyer-payer.js';
+import { isSvmTerms, type BuyerPayer, type SignOutcome } from './buyer-payer.js';
+import { readSvmExactTransfer } from './svm-exact-transfer.js';
 import { InsufficientFundsError, TreasurySdkError, type X402PaymentFailedError } from './sdk-errors.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
 
@@ -43,24 +44,24 @@ export function paidResult(
   body: string,
   receipt: X402Result['receipt'],
   requirements: PaymentRequirements,
-  { terms, payment }: SignOutcome,
+  { terms, payment, payer }: SignOutcome,
 ): X402Result {
   return {
     status: response.status,
     headers: response.headers,
     body,
     paid: true,
+    network: requirements.network,
     ...(receipt ? { receipt } : {}),
     requirements,
-    ...(payment
-      ? { payment }
-      : {
-          localPayment: {
-            ...terms,
-            payer: terms.scheme === 'upto' ? terms.permit2_authorization.from : terms.authorization.from,
-          },
-        }),
+    ...(payment ? { payment } : { localPayment: { ...terms, payer: payer ?? payerOf(terms) } }),
   };
+}
+
+/** Who signed `terms`: the authorization's `from` on EVM, the transfer's authority on Solana. */
+function payerOf(terms: SignOutcome['terms']): string {
+  if (isSvmTerms(terms)) return readSvmExactTransfer(terms.transaction).authority;
+  return terms.scheme === 'upto' ? terms.permit2_authorization.from : terms.authorization.from;
 }
 
 /** Reports an `upto` settlement when asked to; never throws — a failure is the result's `settlementError`. */

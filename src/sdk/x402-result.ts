@@ -6,11 +6,11 @@
 import { formatUsd, isRawAmount } from '../../policy/money.js';
 import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
 import type { SignedTerms } from './buyer-payer.js';
-import type { Settlement, SignedPayment } from './treasury-client-schemas.js';
+import type { PayReply, Settlement } from './treasury-client-schemas.js';
 
 export interface X402Receipt {
   success: boolean;
-  /** The settlement transaction hash. */
+  /** The settlement transaction: its hash on EVM chains, its base58 signature on Solana. */
   transaction: string;
   payer?: string;
   network: string;
@@ -27,13 +27,21 @@ export interface X402Result {
   body: string;
   /** True when a payment was sent and the seller answered 2xx. */
   paid: boolean;
+  /** The CAIP-2 network paid on (`eip155:84532`, `solana:EtWT…`), when paid. */
+  network?: string;
   /** Decoded `PAYMENT-RESPONSE` / `X-PAYMENT-RESPONSE`, when the seller sent one. */
   receipt?: X402Receipt;
   /** The accepts entry that was paid. */
   requirements?: PaymentRequirements;
-  /** What Treasury signed: authorization, signature, authorization_id, decision_id (a Treasury wallet's payment). */
-  payment?: SignedPayment;
-  /** What the local account signed, and its address (a self-custody payment: `createX402Buyer({ account })`). */
+  /**
+   * What Treasury signed: authorization and signature (EVM) or `transaction` (Solana), authorization_id,
+   * decision_id (a Treasury wallet's payment).
+   */
+  payment?: PayReply;
+  /**
+   * What the local key signed, and its address (a self-custody payment: `createX402Buyer({ account })` or
+   * `({ solanaSigner })`): the EVM authorization, or the Solana transaction.
+   */
   localPayment?: SignedTerms & { payer: string };
   /** For an `upto` payment: the settlement Treasury verified and recorded (the unsettled part given back). */
   settlement?: Settlement;

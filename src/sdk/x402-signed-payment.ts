@@ -5,18 +5,39 @@
  * `extensions.eip2612GasSponsoring` when there is one) — encoded with the codecs of src/x402 and sent on the
  * challenge's dialect (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`).
  *
+ * A Solana payment's transaction is decoded and its transfer compared the same way (svm-exact-transfer.ts),
+ * then sent as the x402 SVM payload `{ transaction }` (svm-payment-payload.ts).
+ *
  * Defends against: sending a signature for other terms than the chosen entry (scheme, payee, amount, token,
- * network, and for `upto` the facilitator: `SignatureMismatchError`, nothing sent).
+ * network, and for `upto` the facilitator; on Solana also the fee payer and the payer: `SignatureMismatchError`,
+ * nothing sent).
  * Does not defend against: a seller that refuses a well-formed payment (the buyer reads its answer).
  */
 import { encodePaymentPayload, X402_HEADERS } from '../x402/header-codec.js';
 import type { PaymentRequired, PaymentRequirements } from '../x402/wire-schemas.js';
-import { EIP2612_GAS_SPONSORING_KEY, type SignedTerms } from './buyer-payer.js';
+import {
+  EIP2612_GAS_SPONSORING_KEY,
+  isSvmTerms,
+  type EvmSignedTerms,
+  type SignedTerms,
+  type SvmSignedTerms,
+} from './buyer-payer.js';
 import type { X402Dialect } from './read-x402-challenge.js';
 import { SignatureMismatchError } from './sdk-errors.js';
+import { encodeSvmPaymentPayload } from './svm-payment-payload.js';
+import { readSvmExactTransfer, svmTransferProblems } from './svm-exact-transfer.js';
 
-/** The signed authorization must be for the entry chosen: scheme, payee, amount, token, network (and for upto the facilitator). */
-export function assertSignedAsAsked(payment: SignedTerms, requirements: PaymentRequirements): void {
+/**
+ * The signed terms must be for the entry chosen: scheme, payee, amount, token, network (for upto the
+ * facilitator; for a Solana transaction also the fee payer, the payer's own source account and signature,
+ * svm-exact-transfer.ts). `payer`: who should pay, when known.
+ */
+export async function assertSignedAsAsked(
+  payment: SignedTerms,
+  requirements: PaymentRequirements,
+  payer?: string,
+): Promise<void> {
+  if (isSvmTerms(payment)) return assertSvmSignedAsAsked(payment, requirements, payer);
   const problems: string[] = [];
   const same = (x: string, y: unknown) => typeof y === 'string' && x.toLowerCase() === y.toLowerCase();
   if (payment.scheme === 'upto') {
@@ -37,6 +58,22 @@ export function assertSignedAsAsked(payment: SignedTerms, requirements: PaymentR
   if (problems.length > 0) throw new SignatureMismatchError(problems.join(', '));
 }
 
+async function assertSvmSignedAsAsked(
+  terms: SvmSignedTerms,
+  requirements: PaymentRequirements,
+  payer: string | undefined,
+): Promise<void> {
+  let problems: string[];
+  try {
+    problems = await svmTransferProblems(readSvmExactTransfer(terms.transaction), requirements, payer);
+  } catch (err) {
+    problems = [`transaction: ${err instanceof Error ? err.message : 'unreadable'}`];
+  }
+  if (terms.asset !== requirements.asset) problems.push('asset');
+  if (terms.network !== requirements.network) problems.push('network');
+  if (problems.length > 0) throw new SignatureMismatchError([...new Set(problems)].join(', '));
+}
+
 /**
  * `extensions.eip2612GasSponsoring` as the official x402 client sends it: the seller's declaration (its
  * `info.description`/`version` and `schema`, echoed — the official server rejects a payload without them)
@@ -44,7 +81,7 @@ export function assertSignedAsAsked(payment: SignedTerms, requirements: PaymentR
  */
 function eip2612Extension(
   declared: Record<string, unknown> | undefined,
-  terms: Extract<SignedTerms, { scheme: 'upto' }>,
+  terms: Extract<EvmSignedTerms, { scheme: 'upto' }>,
 ): Record<string, unknown> | undefined {
   const permit = terms.eip2612_permit;
   const declaration = declared?.[EIP2612_GAS_SPONSORING_KEY];
@@ -59,14 +96,20 @@ function eip2612Extension(
   };
 }
 
-/** The paid retry's payment header, name and value, for `terms` signed for `requirements` (checked first). */
-export function signedPaymentHeader(
+/**
+ * The paid retry's payment header, name and value, for `terms` signed for `requirements` (checked first;
+ * `payer`: who should pay, when known). A Solana payment is the x402 SVM payload `{ transaction }`.
+ */
+export async function signedPaymentHeader(
   challenge: PaymentRequired,
   dialect: X402Dialect,
   requirements: PaymentRequirements,
   terms: SignedTerms,
-): [string, string] {
-  assertSignedAsAsked(terms, requirements);
+  payer?: string,
+): Promise<[string, string]> {
+  await assertSignedAsAsked(terms, requirements, payer);
+  const name = dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy;
+  if (isSvmTerms(terms)) return [name, encodeSvmPaymentPayload(challenge, requirements, terms)];
   const permitExtension = terms.scheme === 'upto' ? eip2612Extension(challenge.extensions, terms) : undefined;
   const header = encodePaymentPayload({
     x402Version: 2,
@@ -78,5 +121,5 @@ export function signedPaymentHeader(
         : { signature: terms.signature, authorization: terms.authorization },
     ...(permitExtension ? { extensions: permitExtension } : {}),
   });
-  return [dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy, header];
+  return [name, header];
 }

@@ -27,6 +27,7 @@ import {
   InsufficientBudgetError,
   InsufficientFundsError,
   PatCapReachedError,
+  isSolanaPayReply,
   treasuryAccount,
   TreasuryClient,
   TreasuryKeyMissingError,
@@ -124,7 +125,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     assert.equal(result.receipt!.payer!.toLowerCase(), wallet.address.toLowerCase());
     assert.equal(result.requirements!.payTo, payToExpress);
     const payment = result.payment!;
-    assert.ok(payment.scheme !== 'upto', 'an exact payment');
+    assert.ok(payment.scheme !== 'upto' && !isSolanaPayReply(payment), 'an exact EVM payment');
     assert.equal(payment.authorization.value, '10000');
     assert.equal(await readTokenBalance(chain, wallet.address), buyerBefore - 10_000n);
     assert.equal(await readTokenBalance(chain, payToExpress), sellerBefore + 10_000n);

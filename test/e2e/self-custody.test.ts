@@ -144,10 +144,13 @@ describe('self-custody payments: xx buy --self-custody and createX402Buyer({ acc
     );
     assert.deepEqual(
       Object.keys(bought),
-      ['status', 'paid', 'body', 'receipt'],
+      ['status', 'paid', 'network', 'body', 'receipt'],
       'the --json shape of a managed payment',
     );
-    assert.deepEqual([bought.status, bought.paid, bought.receipt.amount], [200, true, '0.01']);
+    assert.deepEqual(
+      [bought.status, bought.paid, bought.network, bought.receipt.amount],
+      [200, true, `eip155:${sandbox.info.chain_id}`, '0.01'],
+    );
     assert.equal(getAddress(bought.receipt.payer), local);
     assert.match(bought.receipt.txHash, /^0x[0-9a-f]{64}$/);
     assert.equal(await balanceOf(local), 1_000_000n - PRICE_RAW, 'the local balance drops by exactly the price');

@@ -28,6 +28,10 @@ export const CLI_ENTRIES: Entries = {
     meaning:
       "the EVM RPC a self-custody command reads and pays through (default: the sandbox chain, else the chain's public RPC)",
   },
+  XX_SOLANA_RPC_URL: {
+    meaning:
+      "the Solana RPC a self-custody payment reads the mint and blockhash through (default: the sandbox's, else the network's public RPC; loopback only in the sandbox)",
+  },
   XX_KEYSTORE_SCRYPT_LOG_N: {
     meaning: 'keystore scrypt cost (log2 N); below the default refused under `XX_ENV=prod`/`preprod`',
   },

@@ -53,7 +53,12 @@ describe('xx buy: error mapping and rendering', () => {
       ]),
       (e) => {
         assert.equal((e.details!.accepts as unknown[]).length, 3);
-        assert.deepEqual(e.recovery, { kind: 'use_alternate_scheme', offered_schemes: ['exact', 'upto'] });
+        assert.deepEqual(e.recovery, {
+          kind: 'use_alternate_scheme',
+          offered_schemes: ['exact', 'upto'],
+          offered_networks: ['eip155:84532', 'eip155:8453'],
+          payable_networks: [],
+        });
       },
     ],
     [

@@ -23,6 +23,12 @@ describe('buyer SDK: selectAccept', () => {
   const noExtra = requirements({ extra: undefined });
   const free = requirements({ amount: '0' });
   const solana = requirements({ network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' });
+  const solanaOk = requirements({
+    network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+    payTo: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
+    asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+    extra: { feePayer: 'EKpQGSJtjMFqKZ9KQanSqYXRcF8fBopzLHYxdM65zcjm' },
+  });
   const good = requirements({ amount: '20000' });
   const cheaperLater = requirements({ amount: '10000' });
 
@@ -55,7 +61,19 @@ describe('buyer SDK: selectAccept', () => {
 
   it('explicit networks narrow the choice', () => {
     assert.equal(selectAccept([mainnet, good], { networks: ['eip155:84532'] }), good);
-    assert.equal(selectAccept([solana], { networks: ['solana:*'] }), solana);
+    assert.equal(selectAccept([solana], { networks: ['solana:*'] }), undefined, 'an EVM payee and no fee payer');
+    assert.equal(selectAccept([solanaOk], { networks: ['solana:*'] }), solanaOk);
+    assert.equal(selectAccept([solanaOk]), solanaOk, 'solana:* is among the defaults');
+    const { feePayer: _f, ...noFeePayer } = solanaOk.extra!;
+    for (const bad of [
+      { ...solanaOk, extra: noFeePayer },
+      { ...solanaOk, extra: { ...solanaOk.extra, feePayer: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C' } },
+      { ...solanaOk, extra: { ...solanaOk.extra, memo: 42 } },
+      { ...solanaOk, scheme: 'upto' },
+      { ...solanaOk, asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e' },
+    ])
+      assert.equal(selectAccept([bad]), undefined, JSON.stringify(bad));
+    assert.equal(selectAccept([good, solanaOk], { walletNetwork: solanaOk.network }), solanaOk, "the wallet's network");
     assert.equal(selectAccept([good], { networks: ['solana:*'] }), undefined);
   });
 

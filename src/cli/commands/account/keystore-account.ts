@@ -26,8 +26,8 @@ import { keystoreSchema, openMnemonic, type Keystore } from './seed-keystore.js'
 
 const PAYMENT_TYPES = new Set(['TransferWithAuthorization', 'PermitWitnessTransferFrom']);
 
-/** The keystore `name` and its Base address (from its header; no passphrase needed). */
-export function keystoreBaseAddress(ctx: CliContext, name: string): { keystore: Keystore; address: `0x${string}` } {
+/** The keystore `name` (its header and sealed seed; no passphrase needed to read it). */
+export function readKeystore(ctx: CliContext, name: string): Keystore {
   const keystore = readJsonFile(keystorePath(ctx, name), keystoreSchema);
   if (!keystore)
     throw new CliError({
@@ -35,6 +35,12 @@ export function keystoreBaseAddress(ctx: CliContext, name: string): { keystore: 
       userMessage: `No keystore named "${name}"; create one with \`xx init\` or \`xx wallet generate\` (see \`xx wallet list\`).`,
       details: { keystore: name },
     });
+  return keystore;
+}
+
+/** The keystore `name` and its Base address (from its header; no passphrase needed). */
+export function keystoreBaseAddress(ctx: CliContext, name: string): { keystore: Keystore; address: `0x${string}` } {
+  const keystore = readKeystore(ctx, name);
   const base = keystore.addresses.base;
   if (!base || !/^0x[0-9a-fA-F]{40}$/.test(base))
     throw new CliError({
@@ -79,15 +85,16 @@ async function withBaseKey<T>(
 }
 
 /**
- * The keystore's Base account for `buy --self-custody`: asks for the passphrase now, opens the keystore only
- * inside each payment signature.
+ * The keystore's Base account for `buy --self-custody`: asks for the passphrase now (unless given), opens the
+ * keystore only inside each payment signature.
  */
 export async function keystoreAccount(
   ctx: CliContext,
   name: string,
+  knownPassphrase?: string,
 ): Promise<{ account: LocalAccount; address: `0x${string}` }> {
   const { keystore, address } = keystoreBaseAddress(ctx, name);
-  const passphrase = await passphraseFor(ctx, `Passphrase of the keystore "${name}"`);
+  const passphrase = knownPassphrase ?? (await passphraseFor(ctx, `Passphrase of the keystore "${name}"`));
   const account = toAccount({
     address,
     signMessage: async () => refuse('messages'),

@@ -1,7 +1,8 @@
 /**
  * The self-custody side of the account commands (docs/cli.md, "Self-custody payments"):
  * - `xx wallet balance [name]`: the USDC of keystore `name`'s Base address (default `default`), read on
- *   chain now (local-chain.ts: the sandbox chain, or Base Sepolia / Base). A managed wallet id (`wal_…`) in
+ *   chain now (local-chain.ts: the sandbox chain, or Base Sepolia / Base), with its Solana address beside it; a
+ *   keystore with a Solana key only reads that address's USDC (self-custody-solana.ts). A managed wallet id (`wal_…`) in
  *   its place reads that Treasury wallet's balance through the API with the active agent's PAT instead.
  * - `xx fund --testnet --self-custody [--keystore <name>]`: the sandbox faucet sends test USDC to the
  *   keystore's Base address; outside the sandbox the faucet URL with that address is printed.
@@ -13,9 +14,10 @@
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { TreasuryApiError, TreasuryClient, TreasurySdkError } from '../../../sdk/index.js';
-import { keystoreBaseAddress } from './keystore-account.js';
+import { keystoreBaseAddress, readKeystore } from './keystore-account.js';
 import { localChain, readUsdc } from './local-chain.js';
 import { requestSandboxFaucet } from './local-sandbox.js';
+import { localSolanaChain, readSolanaUsdc } from './self-custody-solana.js';
 import { networkName } from './wallet-chains.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
@@ -53,6 +55,9 @@ export async function walletBalance(ctx: CliContext, name: string | undefined): 
     return;
   }
   const keystore = name ?? 'default';
+  const { addresses } = readKeystore(ctx, keystore);
+  const solanaAddress = addresses.solana;
+  if (addresses.base === undefined && solanaAddress !== undefined) return solanaBalance(ctx, keystore, solanaAddress);
   const { address } = keystoreBaseAddress(ctx, keystore);
   const chain = localChain(ctx);
   const balance = await ctx.spin('Reading the balance on chain', () => readUsdc(chain, address));
@@ -65,7 +70,18 @@ export async function walletBalance(ctx: CliContext, name: string | undefined): 
       asset: chain.usdc,
       ...balance,
       stale: false,
+      ...(solanaAddress ? { solana_address: solanaAddress } : {}),
     },
+    `${keystore} ${address}: ${balance.balance_usd} USDC on ${chain.network}${chain.sandbox ? ' (local sandbox)' : ''}${solanaAddress ? `\n${keystore} Solana address: ${solanaAddress}` : ''}`,
+  );
+}
+
+/** A keystore with a Solana key only (`--chain solana`): its USDC on the Solana network it pays on. */
+async function solanaBalance(ctx: CliContext, keystore: string, address: string): Promise<void> {
+  const chain = localSolanaChain(ctx);
+  const balance = await ctx.spin('Reading the balance on chain', () => readSolanaUsdc(chain, address));
+  ctx.out(
+    { custody: 'self', keystore, address, network: chain.network, asset: chain.usdc, ...balance, stale: false },
     `${keystore} ${address}: ${balance.balance_usd} USDC on ${chain.network}${chain.sandbox ? ' (local sandbox)' : ''}`,
   );
 }

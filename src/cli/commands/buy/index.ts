@@ -1,9 +1,10 @@
 /**
  * `xx buy <url>`: the x402 exchange through the buyer SDK with the active agent's Treasury wallet, or with
- * `--self-custody` the keystore's own Base account (./self-custody.ts).
+ * `--self-custody` the keystore's own Base or Solana key (./self-custody.ts). `--network <chain|CAIP-2>`
+ * (./network-argument.ts) pays only on that network (a managed buyer uses the agent's wallet on it).
  * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable), `--max <USD>` (the price cap;
- * refused above it, never raised). Prints the body; under `--json` `{status, paid, body, receipt}` with the
- * receipt's txHash, payer and amount, and for an `upto` payment `settlement` (signed maximum, settled, given
+ * refused above it, never raised). Prints the body; under `--json` `{status, paid, network, body, receipt}` with
+ * the receipt's txHash (a Solana transaction's base58 signature on Solana), payer, network and amount, and for an `upto` payment `settlement` (signed maximum, settled, given
  * back; null with `settlement_error` when Treasury could not record it). SDK errors map to the buyer SDK's
  * error names (docs/buyer-sdk.md); MGMT_6014 shows the server's user_message unchanged with its settings_url.
  */
@@ -21,11 +22,13 @@ import {
   TreasuryClient,
   TreasurySdkError,
   X402PaymentFailedError,
+  type X402Result,
 } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
 import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import { resolveBuyWallet } from './resolve-buy-wallet.js';
+import { networkArgument } from './network-argument.js';
 import { selfCustodyBuyer } from './self-custody.js';
 import {
   act,
@@ -46,6 +49,7 @@ interface BuyOptions {
   selfCustody?: boolean;
   keystore?: string;
   profile?: string;
+  network?: string;
 }
 
 function readBody(raw: string | undefined): string | undefined {
@@ -92,7 +96,7 @@ export function mapBuyError(err: unknown): unknown {
   if (err instanceof NoCompatibleAcceptError) {
     return new CliError({
       code: 'NoCompatibleAcceptError',
-      userMessage: "None of the seller's payment options can be paid by this agent's wallet.",
+      userMessage: `None of the seller's payment options can be paid by this wallet (offered: ${err.recovery.offered_networks.join(', ')}${err.recovery.payable_networks.length > 0 ? `; this wallet pays on ${err.recovery.payable_networks.join(', ')}` : ''}).`,
       details: { accepts: err.accepts },
       recovery: { ...err.recovery },
     });
@@ -159,48 +163,30 @@ export function mapBuyError(err: unknown): unknown {
   return err;
 }
 
-/** The active agent's managed wallet (`--wallet`, default the first) and a buyer that pays from it. */
-async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | undefined) {
+/**
+ * The active agent's managed wallet (`--wallet`, else the first on `--network`, else the first) and a buyer
+ * that pays from it (on `--network` only, when named).
+ */
+async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | undefined, network: string | undefined) {
   const bearer = requireBuyerBearer(ctx, opts);
   const client = new TreasuryClient({ apiUrl: bearer.server, token: bearer.token });
   let wallet;
   try {
-    wallet = await resolveBuyWallet(client, bearer.agent?.wallets ?? [], opts.wallet, ctx.dashboardUrl());
+    wallet = await resolveBuyWallet(client, bearer.agent?.wallets ?? [], opts.wallet, ctx.dashboardUrl(), network);
   } catch (err) {
     throw mapBuyError(err);
   }
-  const buyer = createX402Buyer({ client, walletId: wallet.id, ...(max ? { maxPriceUsd: max } : {}) });
+  const buyer = createX402Buyer({
+    client,
+    walletId: wallet.id,
+    ...(max ? { maxPriceUsd: max } : {}),
+    ...(network ? { network } : {}),
+  });
   return { buyer, address: wallet.address, mapError: (err: unknown) => err };
 }
 
-async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void> {
-  const target = httpUrlArgument('<url>', url, 'expected an http(s) URL');
-  const method = (opts.method ?? 'GET').toUpperCase();
-  if (!(HTTP_METHODS as readonly string[]).includes(method))
-    throw badArgument('--method', `one of ${HTTP_METHODS.join(', ')}`);
-  const body = readBody(opts.body);
-  const headers = {
-    ...parseHeaders(opts.header),
-    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-  };
-  const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
-  if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
-  if (opts.selfCustody && opts.wallet !== undefined)
-    throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
-  // --self-custody: the keystore's Base account signs (./self-custody.ts); otherwise a managed wallet.
-  const payer = opts.selfCustody
-    ? await selfCustodyBuyer(ctx, opts.keystore ?? 'default', max)
-    : await managedBuyer(ctx, opts, max);
-  const { buyer } = payer;
-  const wallet = { address: payer.address };
-  let result;
-  try {
-    result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () =>
-      buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }),
-    );
-  } catch (err) {
-    throw payer.mapError(mapBuyError(err));
-  }
+/** `--json`'s answer of a buy: status, paid, network, body (JSON when it parses), receipt and an upto settlement. */
+function buyOutput(result: X402Result) {
   let parsedBody: unknown = result.body;
   try {
     parsedBody = JSON.parse(result.body);
@@ -228,12 +214,46 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   const data = {
     status: result.status,
     paid: result.paid,
+    network: result.network ?? null,
     body: parsedBody,
     receipt,
     ...(result.payment?.scheme === 'upto'
       ? { settlement, ...(result.settlementError ? { settlement_error: result.settlementError } : {}) }
       : {}),
   };
+  return { data, receipt, settlement };
+}
+
+async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void> {
+  const target = httpUrlArgument('<url>', url, 'expected an http(s) URL');
+  const method = (opts.method ?? 'GET').toUpperCase();
+  if (!(HTTP_METHODS as readonly string[]).includes(method))
+    throw badArgument('--method', `one of ${HTTP_METHODS.join(', ')}`);
+  const body = readBody(opts.body);
+  const headers = {
+    ...parseHeaders(opts.header),
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+  };
+  const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
+  if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
+  if (opts.selfCustody && opts.wallet !== undefined)
+    throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
+  const network = networkArgument('--network', opts.network, ctx.apiUrl());
+  // --self-custody: the keystore's own keys sign (./self-custody.ts); otherwise a managed wallet.
+  const payer = opts.selfCustody
+    ? await selfCustodyBuyer(ctx, { keystore: opts.keystore ?? 'default', maxPriceUsd: max, network })
+    : await managedBuyer(ctx, opts, max, network);
+  const { buyer } = payer;
+  const wallet = { address: payer.address };
+  let result;
+  try {
+    result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () =>
+      buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }),
+    );
+  } catch (err) {
+    throw payer.mapError(mapBuyError(err));
+  }
+  const { data, receipt, settlement } = buyOutput(result);
   if (result.status >= 400) {
     throw new CliError({
       code: 'request_failed',
@@ -243,7 +263,10 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     });
   }
   ctx.out(data, result.body);
-  if (receipt) ctx.info(`Paid ${receipt.amount} USD from ${wallet.address} (tx ${receipt.txHash}).`);
+  if (receipt)
+    ctx.info(
+      `Paid ${receipt.amount} USD from ${result.localPayment?.payer ?? wallet.address} on ${receipt.network} (tx ${receipt.txHash}).`,
+    );
   if (settlement)
     ctx.info(
       `Settled ${settlement.settled} of the ${settlement.signed_max} USD maximum; ${settlement.given_back} USD given back to the wallet's caps.`,
@@ -266,7 +289,14 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
       '--wallet <id>',
       'managed wallet id or address (default the first; one not stored locally is looked up on the server)',
     )
-    .option('--self-custody', "pay from the keystore's Base address (the seed you hold) instead of a managed wallet")
+    .option(
+      '--network <chain>',
+      'pay only on this network: base, base-sepolia, solana, solana-devnet or a CAIP-2 id (managed: the wallet on it)',
+    )
+    .option(
+      '--self-custody',
+      "pay from the keystore's own Base or Solana address (the seed you hold) instead of a managed wallet",
+    )
     .option('--keystore <name>', 'with --self-custody: the keystore to pay from (default: default)')
     .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));

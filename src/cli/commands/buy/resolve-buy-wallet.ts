@@ -16,6 +16,7 @@ export interface BuyWallet {
 }
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
+const BASE58_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 
 function noWallet(wanted: string): CliError {
   return new CliError({
@@ -33,31 +34,39 @@ export async function resolveBuyWallet(
   stored: readonly ManagedWallet[],
   wanted: string | undefined,
   dashboardUrl: string,
+  network?: string,
 ): Promise<BuyWallet> {
   if (wanted === undefined) {
-    const first = stored[0] ?? (await client.listWallets()).find((w) => w.status === 'active');
+    // On `--network`, the first wallet on it (the stored view may predate the field: the server is asked).
+    const onNetwork = (w: { network?: string }) => network === undefined || w.network === network;
+    const first =
+      stored.find(onNetwork) ?? (await client.listWallets()).find((w) => w.status === 'active' && onNetwork(w));
     if (!first) {
+      const chain = network?.startsWith('solana:') ? 'solana' : 'base';
       throw new CliError({
         code: 'no_wallet',
-        userMessage: 'The active agent has no managed wallet; add one with `xx agent wallets add`.',
+        userMessage: `The active agent has no managed wallet${network ? ` on ${network}` : ''}; add one with \`xx agent wallets add${chain === 'solana' ? ' --chain solana' : ''}\`.`,
         recovery: {
           kind: 'create_wallet',
-          chain: 'base',
+          chain,
           dashboard_url: `${dashboardUrl}/wallets/new`,
-          cli_command: 'xx agent wallets add',
+          cli_command: `xx agent wallets add${chain === 'solana' ? ' --chain solana' : ''}`,
         },
       });
     }
     return first;
   }
-  if (!WALLET_ID.test(wanted) && !isAddress(wanted, { strict: false })) {
-    throw badArgument('--wallet', `expected a wallet id (wal_…) or a 0x address, got "${wanted}"`);
+  const base58 = BASE58_ADDRESS.test(wanted);
+  if (!WALLET_ID.test(wanted) && !base58 && !isAddress(wanted, { strict: false })) {
+    throw badArgument('--wallet', `expected a wallet id (wal_…), a 0x address or a Solana address, got "${wanted}"`);
   }
-  const address = WALLET_ID.test(wanted) ? undefined : getAddress(wanted);
-  const local = stored.find((w) => (address ? getAddress(w.address) === address : w.id === wanted));
+  // 0x addresses compare checksummed; base58 is case-sensitive and compares as written.
+  const norm = (a: string) => (base58 ? a : isAddress(a, { strict: false }) ? getAddress(a) : a);
+  const address = WALLET_ID.test(wanted) ? undefined : norm(wanted);
+  const local = stored.find((w) => (address ? norm(w.address) === address : w.id === wanted));
   if (local) return local;
   if (address) {
-    const found = (await client.listWallets()).find((w) => w.status === 'active' && getAddress(w.address) === address);
+    const found = (await client.listWallets()).find((w) => w.status === 'active' && norm(w.address) === address);
     if (!found) throw noWallet(wanted);
     return found;
   }

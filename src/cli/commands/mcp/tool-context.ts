@@ -21,12 +21,17 @@ export const walletIdInput = z
 
 export interface ToolContext {
   sdk: TreasuryClient;
+  /** The Treasury API the tools talk to (which local sandbox, if any, is this one's). */
+  apiUrl: string;
   api: ApiClient;
   /** How the pay tool reaches sellers (never Treasury). */
   sellerFetch: SellerFetch;
   agentId(): Promise<string>;
-  /** The wallet a tool acts on: the one named (must be active and the agent's), else the first active one. */
-  wallet(walletId: string | undefined): Promise<WalletView>;
+  /**
+   * The wallet a tool acts on: the one named (must be active and the agent's), else the first active one (on
+   * `network`, when given).
+   */
+  wallet(walletId: string | undefined, network?: string): Promise<WalletView>;
 }
 
 export interface ToolContextOptions {
@@ -40,6 +45,7 @@ export function createToolContext(bearer: BuyerBearer, options: ToolContextOptio
   let agentId: Promise<string> | undefined = bearer.agent ? Promise.resolve(bearer.agent.agent_id) : undefined;
   return {
     sdk,
+    apiUrl: bearer.server,
     api,
     sellerFetch: sellerFetch({ allowPrivate: options.allowPrivateTargets }),
     agentId() {
@@ -55,20 +61,28 @@ export function createToolContext(bearer: BuyerBearer, options: ToolContextOptio
       agentId.catch(() => (agentId = undefined)); // a failed ask is asked again next time
       return agentId;
     },
-    async wallet(walletId) {
+    async wallet(walletId, network) {
       if (walletId) {
         const wallet = await sdk.getWallet(walletId);
         if (wallet.status !== 'active')
           throw new CliError({ code: 'wallet_revoked', userMessage: `Wallet ${walletId} is revoked.` });
         return wallet;
       }
-      const first = (await sdk.listWallets()).find((w) => w.status === 'active');
-      if (!first)
+      const first = (await sdk.listWallets()).find(
+        (w) => w.status === 'active' && (network === undefined || w.network === network),
+      );
+      if (!first) {
+        const solana = network?.startsWith('solana:') === true;
         throw new CliError({
           code: 'no_wallet',
-          userMessage: 'The agent has no active managed wallet.',
-          recovery: { kind: 'create_wallet', chain: 'base', cli_command: 'xx agent wallets add' },
+          userMessage: `The agent has no active managed wallet${network ? ` on ${network}` : ''}.`,
+          recovery: {
+            kind: 'create_wallet',
+            chain: solana ? 'solana' : 'base',
+            cli_command: `xx agent wallets add${solana ? ' --chain solana' : ''}`,
+          },
         });
+      }
       return first;
     },
   };

@@ -1,7 +1,8 @@
 /**
  * `pay`: the whole x402 exchange through the buyer SDK (src/sdk): request the URL, and when the seller asks
  * for payment, have Treasury sign it under the wallet's policy and the agent PAT's daily cap — refused above
- * `max_usd`, never raised — then return the status, the amount paid and the transaction, and the seller's
+ * `max_usd`, never raised; on `network` only when named (Base or Solana; without `wallet_id` the agent's first
+ * wallet on it) — then return the status, the amount paid, the network and the transaction, and the seller's
  * answer (content type and body, cut past MAX_BODY_CHARS with a note) wrapped as untrusted data
  * (`seller_response`, ../seller-content.ts).
  *
@@ -16,6 +17,7 @@ import { createX402Buyer } from '../../../../sdk/index.js';
 import { walletIdInput, type ToolContext } from '../tool-context.js';
 import { guarded, toolOk, toolRefusal } from '../tool-results.js';
 import { sellerResponse, sellerResponseText } from '../seller-content.js';
+import { resolveNetwork } from '../../buy/network-argument.js';
 
 export { MAX_BODY_CHARS } from '../seller-content.js';
 const FORBIDDEN_HEADERS = new Set(['authorization', 'payment-signature', 'x-payment', 'cookie', 'host']);
@@ -41,6 +43,14 @@ const payInput = {
   body: z.string().max(65_536).optional().describe('Request body as text (JSON for APIs)'),
   max_usd: usdInput.describe('The most to pay for this request, USD decimal string such as "0.05"'),
   wallet_id: walletIdInput.optional(),
+  network: z
+    .string()
+    .max(64)
+    .regex(/^[-a-z0-9]{1,16}(?::[-_a-zA-Z0-9]{1,32})?$/)
+    .optional()
+    .describe(
+      "Pay only on this network: base, base-sepolia, solana, solana-devnet or a CAIP-2 id; default the wallet's (without wallet_id: the first wallet on it)",
+    ),
 };
 
 export function registerPay(server: McpServer, tools: ToolContext): void {
@@ -65,12 +75,19 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
           headers[name.toLowerCase()] = value;
         }
         if (input.body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-        const wallet = await tools.wallet(input.wallet_id);
+        const network = input.network === undefined ? undefined : resolveNetwork(input.network, tools.apiUrl);
+        if (input.network !== undefined && network === undefined)
+          return toolRefusal({
+            error_code: 'invalid_argument',
+            user_message: `Unknown network "${input.network}"; use base, base-sepolia, solana, solana-devnet or a CAIP-2 id.`,
+          });
+        const wallet = await tools.wallet(input.wallet_id, network);
         const buyer = createX402Buyer({
           client: tools.sdk,
           walletId: wallet.id,
           maxPriceUsd: input.max_usd,
           fetch: tools.sellerFetch,
+          ...(network ? { network } : {}),
         });
         const result = await buyer.request(input.url, {
           method: input.method ?? 'GET',
@@ -84,7 +101,7 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
           wallet_id: wallet.id,
           amount_usd: result.receipt?.amount_usd ?? null,
           tx_hash: result.receipt?.transaction ?? null,
-          network: result.receipt?.network ?? result.requirements?.network ?? null,
+          network: result.receipt?.network ?? result.network ?? result.requirements?.network ?? null,
           ...(result.settlement
             ? { settled_usd: result.settlement.settled_usd, given_back_usd: result.settlement.given_back_usd }
             : {}),
