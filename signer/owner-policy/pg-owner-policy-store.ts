@@ -11,7 +11,6 @@
  * name no value).
  * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md).
  */
-import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import pg from 'pg';
 import { getAddress } from 'viem';
@@ -20,6 +19,7 @@ import type { SpendState } from '../../policy/policy-types.js';
 import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
 import type {
   OwnerPolicyStore,
+  ReservedSpend,
   Spend,
   SpendQuery,
   SpendVerdict,
@@ -27,21 +27,9 @@ import type {
   WalletRecord,
 } from './owner-policy-store.js';
 import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
+import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
 import { SpendBatcher } from './spend-batcher.js';
-
-interface WalletRow {
-  address: string;
-  authority_kind: PolicyAuthority['kind'] | null;
-  authority_address: string | null;
-  policy: WalletPolicy | null;
-  policy_version: string | null;
-  policy_hash: string | null;
-  policy_issued_at: string | null;
-  policy_signature: string | null;
-}
-
-const WALLET_COLUMNS =
-  'address, authority_kind, authority_address, policy, policy_version, policy_hash, policy_issued_at, policy_signature';
+import { WALLET_COLUMNS, type WalletRow } from './spend-statements.js';
 
 const checksummed = (address: string | null) => (address === null ? null : getAddress(address));
 
@@ -61,75 +49,6 @@ function toRecord(row: WalletRow): WalletRecord {
   return { authority, current };
 }
 
-type Outcome =
-  | { kind: 'recorded'; id: string }
-  | { kind: 'refused'; refusal: unknown }
-  | { kind: 'unrecorded' }
-  | { kind: 'failed'; error: unknown };
-
-interface SpendEntry {
-  spend: Spend;
-  query: (policy: WalletPolicy) => SpendQuery;
-  decide: (current: StoredPolicy | null, state: SpendState | null) => SpendVerdict<unknown>;
-}
-
-type StateQuery = SpendQuery & { since: Date };
-
-/** The spend state of each wallet (by its first entry's windows), summed by one statement over its spends. */
-async function readSpendStates(client: pg.PoolClient, queries: StateQuery[]): Promise<Map<string, SpendState>> {
-  const column = (pick: (q: StateQuery) => unknown) => queries.map(pick);
-  const { rows } = await client.query<{
-    address: string;
-    day: string;
-    week: string;
-    month: string;
-    recent: string;
-    last: Date | null;
-  }>(
-    `SELECT q.address,
-            coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.day_start), 0)::text AS day,
-            coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.week_start), 0)::text AS week,
-            coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.month_start), 0)::text AS month,
-            count(s.id) FILTER (WHERE s.signed_at > q.velocity_start AND s.amount > 0)::text AS recent,
-            max(s.signed_at) FILTER (WHERE s.amount > 0) AS last
-       FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
-              AS q(address, day_start, week_start, month_start, velocity_start, since)
-       LEFT JOIN signer_spends s ON s.address = q.address AND s.signed_at >= q.since
-      GROUP BY q.address`,
-    [
-      column((q) => q.address.toLowerCase()),
-      column((q) => q.dayStart),
-      column((q) => q.weekStart),
-      column((q) => q.monthStart),
-      column((q) => q.velocityStart ?? new Date(8.64e15)),
-      column((q) => q.since),
-    ],
-  );
-  return new Map(
-    rows.map((r) => [
-      r.address,
-      {
-        dailySpentMicro: BigInt(r.day),
-        weeklySpentMicro: BigInt(r.week),
-        monthlySpentMicro: BigInt(r.month),
-        recentCount: Number(r.recent),
-        lastPaymentAt: r.last,
-      },
-    ]),
-  );
-}
-
-/** A wallet's state after one more spend of `amount` at `at` (the next entry of the same batch decides on it). */
-function withSpend(state: SpendState, amount: bigint, at: Date): SpendState {
-  return {
-    dailySpentMicro: state.dailySpentMicro + amount,
-    weeklySpentMicro: state.weeklySpentMicro + amount,
-    monthlySpentMicro: state.monthlySpentMicro + amount,
-    recentCount: state.recentCount + (amount > 0n ? 1 : 0),
-    lastPaymentAt: amount > 0n ? at : state.lastPaymentAt,
-  };
-}
-
 export interface PgOwnerPolicyStoreOptions {
   connectionString: string;
   poolMax: number;
@@ -140,6 +59,7 @@ export interface PgOwnerPolicyStoreOptions {
 export class PgOwnerPolicyStore implements OwnerPolicyStore {
   private readonly pool: pg.Pool;
   private readonly batcher: SpendBatcher<SpendEntry, Outcome>;
+  private readonly batchContext: SpendBatchContext;
 
   constructor(private readonly options: PgOwnerPolicyStoreOptions) {
     this.pool = new pg.Pool({
@@ -149,6 +69,13 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     });
     // An idle client's error (the server went away) must not crash the signer: the next query reports it.
     this.pool.on('error', () => undefined);
+    this.batchContext = {
+      pool: this.pool,
+      lookBackMs: options.lookBackSeconds * 1000,
+      withPolicy: new Set(),
+      transaction: (run) => this.transaction(run),
+      toRecord,
+    };
     this.batcher = new SpendBatcher((entries) => this.runBatch(entries), {
       maxInFlight: Math.max(1, Math.min(4, options.poolMax - 1)),
       maxBatch: 128,
@@ -241,12 +168,12 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   reserveSpend<R>(
     spend: Spend,
     query: (policy: WalletPolicy) => SpendQuery,
-    decide: (current: StoredPolicy | null, state: SpendState | null) => SpendVerdict<R>,
-  ): Promise<{ kind: 'recorded'; id: string } | { kind: 'refused'; refusal: R } | { kind: 'unrecorded' }> {
+    decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<R>,
+  ): Promise<ReservedSpend<R>> {
     return this.batcher.submit({ spend, query, decide }).then((outcome) => {
       // A decision that threw fails its own request only, never the others of its batch.
       if (outcome.kind === 'failed') throw outcome.error;
-      return outcome as { kind: 'recorded'; id: string } | { kind: 'refused'; refusal: R } | { kind: 'unrecorded' };
+      return outcome as ReservedSpend<R>;
     });
   }
 
@@ -258,51 +185,8 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     await this.pool.end();
   }
 
-  /** One batch of spends in one transaction: lock the wallets, read their states, decide in order, insert, commit. */
   private runBatch(entries: SpendEntry[]): Promise<Outcome[]> {
-    return this.transaction(async (client) => {
-      const addresses = [...new Set(entries.map((e) => e.spend.address.toLowerCase()))].sort();
-      const { rows } = await client.query<WalletRow>(
-        `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = ANY($1::text[]) ORDER BY address FOR UPDATE`,
-        [addresses],
-      );
-      const records = new Map(rows.map((r) => [r.address, toRecord(r)]));
-      const queries = this.stateQueries(entries, records);
-      const states = queries.length > 0 ? await readSpendStates(client, queries) : new Map<string, SpendState>();
-      const inserts: Array<[string, string, string, string, Date]> = [];
-      const outcomes = entries.map((e) => decideEntry(e, records, states, inserts));
-      if (inserts.length > 0) {
-        const col = (i: number) => inserts.map((row) => row[i]);
-        await client.query(
-          `INSERT INTO signer_spends (ref, address, amount, payee, signed_at)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::timestamptz[])`,
-          [col(0), col(1), col(2), col(3), col(4)],
-        );
-      }
-      return outcomes;
-    });
-  }
-
-  /** What to sum for each wallet of the batch that has a signed policy, by its first entry's windows. */
-  private stateQueries(entries: SpendEntry[], records: Map<string, WalletRecord>): StateQuery[] {
-    const lookBackMs = this.options.lookBackSeconds * 1000;
-    const queries = new Map<string, StateQuery>();
-    for (const e of entries) {
-      const key = e.spend.address.toLowerCase();
-      const current = records.get(key)?.current;
-      if (!current || queries.has(key)) continue;
-      const q = e.query(current.policy);
-      const starts = [
-        q.dayStart,
-        q.weekStart,
-        q.monthStart,
-        q.velocityStart,
-        new Date(e.spend.at.getTime() - lookBackMs),
-      ];
-      const since = new Date(Math.min(...starts.flatMap((d) => (d ? [d.getTime()] : []))));
-      queries.set(key, { ...q, address: key, since });
-    }
-    return [...queries.values()];
+    return runSpendBatch(this.batchContext, entries);
   }
 
   private async transaction<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -319,28 +203,4 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       client.release();
     }
   }
-}
-
-/** One entry's outcome, in batch order; a recorded spend joins the inserts and the wallet's state. */
-function decideEntry(
-  e: SpendEntry,
-  records: Map<string, WalletRecord>,
-  states: Map<string, SpendState>,
-  inserts: Array<[string, string, string, string, Date]>,
-): Outcome {
-  const key = e.spend.address.toLowerCase();
-  const record = records.get(key);
-  if (!record) return { kind: 'unrecorded' };
-  const state = record.current ? states.get(key)! : null;
-  let verdict: SpendVerdict<unknown>;
-  try {
-    verdict = e.decide(record.current, state);
-  } catch (error) {
-    return { kind: 'failed', error };
-  }
-  if (!verdict.record) return { kind: 'refused', refusal: verdict.refusal };
-  if (state) states.set(key, withSpend(state, e.spend.amount, e.spend.at));
-  const ref = randomBytes(16).toString('hex');
-  inserts.push([ref, key, e.spend.amount.toString(), e.spend.payee.toLowerCase(), e.spend.at]);
-  return { kind: 'recorded', id: ref };
 }
