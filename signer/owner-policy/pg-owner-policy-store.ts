@@ -28,8 +28,10 @@ import type {
 } from './owner-policy-store.js';
 import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
 import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
+import { PolicyCache } from './signed-spends.js';
 import { SpendBatcher } from './spend-batcher.js';
 import { WALLET_COLUMNS, type WalletRow } from './spend-statements.js';
+import { WalletTurns } from './wallet-turns.js';
 
 const checksummed = (address: string | null) => (address === null ? null : getAddress(address));
 
@@ -72,7 +74,8 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     this.batchContext = {
       pool: this.pool,
       lookBackMs: options.lookBackSeconds * 1000,
-      withPolicy: new Set(),
+      policies: new PolicyCache(),
+      turns: new WalletTurns(),
       transaction: (run) => this.transaction(run),
       toRecord,
     };
@@ -133,7 +136,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
     const key = address.toLowerCase();
-    return this.transaction(async (client) => {
+    const kept = await this.transaction(async (client) => {
       await client.query('INSERT INTO signer_wallets (address) VALUES ($1) ON CONFLICT (address) DO NOTHING', [key]);
       const { rows } = await client.query<WalletRow>(
         `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = $1 FOR UPDATE`,
@@ -163,6 +166,9 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       );
       return decided;
     });
+    // A hint for this process's next payment on the wallet (every commit checks the version against the row).
+    this.batchContext.policies.set(key, kept.policy);
+    return kept;
   }
 
   reserveSpend<R>(

@@ -88,23 +88,94 @@ export async function lockWallets(client: pg.PoolClient, addresses: readonly str
   return rows;
 }
 
-export async function insertSpends(db: Queryable, rows: readonly SpendRow[]): Promise<void> {
-  await db.query({
-    name: 'signer_insert_spends',
-    text: `INSERT INTO signer_spends (ref, address, amount, payee, signed_at) SELECT * FROM ${SPEND_UNNEST}`,
-    values: spendParams(rows),
+/**
+ * Inside the transaction that holds the wallets' rows FOR UPDATE: inserts the spends and raises each wallet's
+ * spend counter, so that a decision another process made on an earlier snapshot cannot commit.
+ */
+export async function insertLockedSpends(client: pg.PoolClient, rows: readonly SpendRow[]): Promise<void> {
+  await client.query({
+    name: 'signer_insert_locked_spends',
+    text: `WITH raised AS (
+             UPDATE signer_wallets SET spend_seq = spend_seq + 1 WHERE address = ANY($6::text[])
+           )
+           INSERT INTO signer_spends (ref, address, amount, payee, signed_at) SELECT * FROM ${SPEND_UNNEST}`,
+    values: [...spendParams(rows), [...new Set(rows.map((r) => r[1]))]],
   });
+}
+
+/** What a decision read of a wallet on a snapshot: its policy version and spend counter then. */
+export interface ReadMark {
+  address: string;
+  version: number;
+  seq: string;
+}
+
+/**
+ * Records spends decided on a snapshot (`readSpendStates` outside any transaction), in one statement, for each
+ * wallet whose row still holds the policy version and spend counter the decision read: the row is locked (in
+ * address order; the check is re-made on its newest version after any wait), its counter raised and its spends
+ * inserted. Returns the wallets recorded; the others' spends were not, and must be decided again.
+ */
+export async function commitDecidedSpends(
+  db: Queryable,
+  marks: readonly ReadMark[],
+  rows: readonly SpendRow[],
+): Promise<Set<string>> {
+  const { rows: raised } = await db.query<{ address: string }>({
+    name: 'signer_commit_decided_spends',
+    text: `WITH e AS (
+             SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[]) AS e(address, version, seq)
+           ), locked AS (
+             SELECT w.address FROM signer_wallets w
+               JOIN e ON e.address = w.address AND w.policy_version = e.version AND w.spend_seq = e.seq
+              ORDER BY w.address FOR NO KEY UPDATE OF w
+           ), raised AS (
+             UPDATE signer_wallets w SET spend_seq = w.spend_seq + 1 FROM locked
+              WHERE w.address = locked.address RETURNING w.address
+           ), recorded AS (
+             INSERT INTO signer_spends (ref, address, amount, payee, signed_at)
+             SELECT q.ref, q.address, q.amount, q.payee, q.signed_at
+               FROM ${SPEND_UNNEST} AS q(ref, address, amount, payee, signed_at)
+               JOIN raised ON raised.address = q.address
+           )
+           SELECT address FROM raised`,
+    values: [
+      ...spendParams(rows),
+      column(marks, (m) => m.address),
+      column(marks, (m) => m.version),
+      column(marks, (m) => m.seq),
+    ],
+  });
+  return new Set(raised.map((r) => r.address));
+}
+
+/** The wallets' rows, read on a snapshot (no lock). */
+export async function readWallets(db: Queryable, addresses: readonly string[]): Promise<WalletRow[]> {
+  const { rows } = await db.query<WalletRow>({
+    name: 'signer_read_wallets',
+    text: `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = ANY($1::text[])`,
+    values: [[...addresses]],
+  });
+  return rows;
 }
 
 export type StateQuery = SpendQuery & { since: Date };
 
-/** The spend state of each wallet (by its first entry's windows), summed by one statement over its spends. */
-export async function readSpendStates(
-  client: pg.PoolClient,
-  queries: readonly StateQuery[],
-): Promise<Map<string, SpendState>> {
-  const { rows } = await client.query<{
+/** A wallet's spend state and, read with it on the same snapshot, its policy version and spend counter. */
+export interface ReadState {
+  state: SpendState;
+  mark: ReadMark;
+}
+
+/**
+ * The spend state of each wallet (by its first entry's windows), summed by one statement over its spends, with
+ * the wallet row's policy version and spend counter on the same snapshot (a wallet without a row: absent).
+ */
+export async function readSpendStates(db: Queryable, queries: readonly StateQuery[]): Promise<Map<string, ReadState>> {
+  const { rows } = await db.query<{
     address: string;
+    version: string | null;
+    seq: string;
     day: string;
     week: string;
     month: string;
@@ -112,7 +183,7 @@ export async function readSpendStates(
     last: Date | null;
   }>({
     name: 'signer_read_spend_states',
-    text: `SELECT q.address,
+    text: `SELECT q.address, w.policy_version::text AS version, w.spend_seq::text AS seq,
                   coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.day_start), 0)::text AS day,
                   coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.week_start), 0)::text AS week,
                   coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.month_start), 0)::text AS month,
@@ -120,8 +191,9 @@ export async function readSpendStates(
                   max(s.signed_at) FILTER (WHERE s.amount > 0) AS last
              FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
                     AS q(address, day_start, week_start, month_start, velocity_start, since)
+             JOIN signer_wallets w ON w.address = q.address
              LEFT JOIN signer_spends s ON s.address = q.address AND s.signed_at >= q.since
-            GROUP BY q.address`,
+            GROUP BY q.address, w.policy_version, w.spend_seq`,
     values: [
       column(queries, (q) => q.address),
       column(queries, (q) => q.dayStart),
@@ -135,11 +207,14 @@ export async function readSpendStates(
     rows.map((r) => [
       r.address,
       {
-        dailySpentMicro: BigInt(r.day),
-        weeklySpentMicro: BigInt(r.week),
-        monthlySpentMicro: BigInt(r.month),
-        recentCount: Number(r.recent),
-        lastPaymentAt: r.last,
+        state: {
+          dailySpentMicro: BigInt(r.day),
+          weeklySpentMicro: BigInt(r.week),
+          monthlySpentMicro: BigInt(r.month),
+          recentCount: Number(r.recent),
+          lastPaymentAt: r.last,
+        },
+        mark: { address: r.address, version: r.version === null ? 0 : Number(r.version), seq: r.seq },
       },
     ]),
   );
