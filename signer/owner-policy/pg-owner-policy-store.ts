@@ -1,14 +1,16 @@
 /**
  * The signer's store on PostgreSQL (./owner-policy-store.ts says what it keeps): its own database, reached with
  * credentials only the signer process holds (TREASURY_SIGNER_DATABASE_URL), migrated by the signer at start
- * (./signer-store-schema.ts). Several signer processes may share it: every decision about a wallet runs in one
- * transaction under the wallet row's lock (SELECT … FOR UPDATE, rows locked in address order), as the API shares
- * its own database. Payment spends are group-committed (./spend-batcher.ts).
+ * (./signer-store-schema.ts). Several signer processes may share it, as the API's replicas share the API's
+ * database: `setPolicy` runs in one transaction under the wallet row's lock (SELECT … FOR UPDATE); payment spends
+ * are group-committed (./spend-batcher.ts) by ./spend-batch.ts — one statement for wallets without a signed
+ * policy, a decision on a snapshot committed only if the wallet's policy version and spend counter still hold for
+ * the others (./signed-spends.ts).
  *
- * Defends: a spend lost on a crash — `reserveSpend` resolves only after the transaction holding the spend
- * committed, so a signature made after it is always counted, even if the process dies before the reply; two
- * batches deadlocking (locks in one order); bind values in logs (statements carry placeholders only; pg's errors
- * name no value).
+ * Defends: a spend lost on a crash — `reserveSpend` resolves only after the statement or transaction holding the
+ * spend committed, so a signature made after it is always counted, even if the process dies before the reply;
+ * two batches deadlocking (rows locked in address order); bind values in logs (statements carry placeholders
+ * only; pg's errors name no value).
  * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md).
  */
 import knexFactory from 'knex';

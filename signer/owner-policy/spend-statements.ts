@@ -7,9 +7,14 @@
  * newest version after any wait) and inserts those wallets' spends. The lock is what orders it with
  * `setPolicy` (whose FOR UPDATE waits for it): a policy signed while the statement runs is committed only after
  * these spends are, so the first decision under the policy counts them. A row that gained a policy is left out and
- * named, for the caller to decide under the full lock (`lockWallets`, `readSpendStates`, `insertSpends`).
+ * named, for the caller to decide (./signed-spends.ts).
  *
- * Defends: a spend that escapes a later policy's windows (above); bind values in logs (placeholders only).
+ * For wallets with a signed policy: `readSpendStates` sums on one snapshot, with the row's policy version and
+ * spend counter; `commitDecidedSpends` records the spends decided on it only where both still hold, raising the
+ * counter; `lockWallets` and `insertLockedSpends` are the locked fallback (which raises the counter too).
+ *
+ * Defends: a spend that escapes a later policy's windows (above); a decision committed on a state another
+ * process changed since (the counter); bind values in logs (placeholders only).
  * Does not defend: what is decided — the caller's pure checks.
  */
 import type pg from 'pg';
