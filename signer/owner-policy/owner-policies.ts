@@ -172,7 +172,7 @@ export class OwnerPolicies {
             { current_version: record.current.version },
           );
         }
-        return { authority, policy };
+        return { authority, policy, signedBy: signer };
       }),
     );
     return {

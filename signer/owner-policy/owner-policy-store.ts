@@ -67,12 +67,13 @@ export interface OwnerPolicyStore {
   /** The wallet's record, or undefined when the signer has none (a wallet made before it kept them). */
   wallet(address: string): Promise<WalletRecord | undefined>;
   /**
-   * Under the wallet's row lock (made if missing): `decide` sees the record and returns the new policy and the
-   * authority to keep, or throws; the new policy and its history row are committed before this resolves.
+   * Under the wallet's row lock (made if missing): `decide` sees the record and returns the new policy, the
+   * authority to keep and the address that signed the document (the history's; an approver's is not pinned on
+   * the wallet), or throws; the new policy and its history row are committed before this resolves.
    */
   setPolicy(
     address: string,
-    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy },
+    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }>;
   /**
    * A wallet with a signed policy: under its row lock, `decide` sees the policy and the spend state the query

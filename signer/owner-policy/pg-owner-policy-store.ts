@@ -135,7 +135,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
 
   async setPolicy(
     address: string,
-    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy },
+    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
     const key = address.toLowerCase();
     const kept = await this.transaction(async (client) => {
@@ -164,7 +164,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
         `INSERT INTO signer_policy_history
                 (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [key, ...document, authority.kind, authority.address!.toLowerCase()],
+        [key, ...document, authority.kind, decided.signedBy.toLowerCase()],
       );
       return decided;
     });
