@@ -9,9 +9,10 @@
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
  * BENCH_OWNER_POLICIES=0 (the signer without its policy store: the cost of its second check, by difference).
- * With the store (the default), the signer-alone ceiling is also measured on a wallet with a signed policy and on
- * a second signer process without the store, in the same run; and after (c) every bench wallet's policy is signed
- * by the bench's approver (./support/owner-policy-bench.ts) and (a) and (b) run again on the signed path.
+ * With the store (the default), the signer-alone ceiling is also measured three ways in alternating one-second
+ * slices — a second signer process without the store, the store on a wallet without a signed policy, and on a
+ * wallet whose policy is signed — and after (c) every bench wallet's policy is signed by the bench's approver
+ * (./support/owner-policy-bench.ts) and (a) and (b) run again on the signed path.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -382,6 +383,7 @@ async function main(): Promise<void> {
     const signerStore = approver
       ? await signerStoreCeilings({
           client: signerClient,
+          account: signerAccount,
           wallet: signerWallet,
           signOnce,
           approver,
@@ -805,15 +807,12 @@ async function main(): Promise<void> {
       header,
       rule,
       row('ceiling: SoftHSM sign via backend (8 loops)', hsm, []),
-      row(
-        'ceiling: signer process via socket (8 loops)',
-        signerAlone,
-        signerStore ? [['no store', signerStore.bare]] : [],
-      ),
+      row('ceiling: signer process via socket (8 loops)', signerAlone, []),
       ...(signerStore
         ? [
-            row('ceiling: signer via socket, no store (8 loops)', signerStore.bare, []),
-            row('ceiling: signer via socket, signed (8 loops)', signerStore.signed, [['no store', signerStore.bare]]),
+            row('signer via socket, alternating: no store', signerStore.bare, []),
+            row('  … with the store, wallet without policy', signerStore.unsigned, [['no store', signerStore.bare]]),
+            row('  … with the store, signed policy', signerStore.signed, [['no store', signerStore.bare]]),
           ]
         : []),
       row('ceiling: PG lock+insert, 1,000 keys (16 cl.)', dbSpread, []),

@@ -59,8 +59,9 @@ export async function signSignerWalletPolicy(
 }
 
 export interface SignerStoreCeilingsOptions {
-  /** The bench signer (with its store) and the wallet its signer-alone ceiling signs from. */
+  /** The bench signer (with its store), the account and wallet its signer-alone ceiling signs from. */
   client: SignerClient;
+  account: string;
   wallet: { wallet_key_ref: string; address: string };
   signOnce: () => Promise<unknown>;
   approver: PrivateKeyAccount;
@@ -73,30 +74,50 @@ export interface SignerStoreCeilingsOptions {
   payTo: string;
 }
 
+/** One-second slices of a closed loop, summed: the slices of several variants alternate, so noise hits each alike. */
+function addSlice(total: DriveResult | undefined, slice: DriveResult): DriveResult {
+  if (!total) return slice;
+  return {
+    ops: total.ops + slice.ops,
+    seconds: total.seconds + slice.seconds,
+    latenciesMs: [...total.latenciesMs, ...slice.latenciesMs].sort((a, b) => a - b),
+    errors: total.errors + slice.errors,
+  };
+}
+
 /**
- * The signer-alone ceiling (8 loops through the socket) twice more in the same run: on the bench signer's wallet
- * once its policy is signed (every signature decided under the wallet's lock in the store), and on a second
- * signer process without the store (the ceiling the second check is measured against).
+ * The signer-alone ceiling (8 loops through the socket) three ways in the same run, in alternating one-second
+ * slices (`seconds` of each): the bench signer on a wallet without a signed policy, the same signer on a wallet
+ * whose policy is signed (every signature decided on the store's snapshot path), and a second signer process
+ * without the store — the ceiling the store's cost is read against.
  */
 export async function signerStoreCeilings(
   o: SignerStoreCeilingsOptions,
-): Promise<{ signed: DriveResult; bare: DriveResult }> {
-  const loop = async (once: () => Promise<unknown>) => {
-    for (let i = 0; i < 200; i++) await once();
-    return drive(8, o.seconds, async () => {
-      await once();
-      return true;
-    });
-  };
-  await signSignerWalletPolicy(o.client, o.wallet.address, o.approver, o.policy);
-  const signed = await loop(o.signOnce);
+): Promise<{ unsigned: DriveResult; signed: DriveResult; bare: DriveResult }> {
   const child = await o.startBare();
   const bareClient = new SignerClient({ socketPath: o.bareSocket });
   try {
     const account = (await bareClient.createAccountKey()).account_key_ref;
-    const wallet = await bareClient.createWalletKey({ account_key_ref: account });
-    const bare = await loop(signerSignOnce(bareClient, account, wallet, o.usdc, o.payTo));
-    return { signed, bare };
+    const bareWallet = await bareClient.createWalletKey({ account_key_ref: account });
+    const openWallet = await o.client.createWalletKey({ account_key_ref: o.account });
+    await signSignerWalletPolicy(o.client, o.wallet.address, o.approver, o.policy);
+    const variants = {
+      unsigned: signerSignOnce(o.client, o.account, openWallet, o.usdc, o.payTo),
+      signed: o.signOnce,
+      bare: signerSignOnce(bareClient, account, bareWallet, o.usdc, o.payTo),
+    };
+    const totals: Partial<Record<keyof typeof variants, DriveResult>> = {};
+    for (const once of Object.values(variants)) for (let i = 0; i < 200; i++) await once();
+    for (let round = 0; round < o.seconds; round++) {
+      for (const [name, once] of Object.entries(variants) as Array<[keyof typeof variants, () => Promise<unknown>]>) {
+        const slice = await drive(8, 1, async () => {
+          await once();
+          return true;
+        });
+        totals[name] = addSlice(totals[name], slice);
+      }
+    }
+    return { unsigned: totals.unsigned!, signed: totals.signed!, bare: totals.bare! };
   } finally {
     bareClient.close();
     await stopChild(child);
