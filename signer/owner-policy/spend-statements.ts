@@ -1,6 +1,8 @@
 /**
  * The statements a payment signature costs the signer's store (./pg-owner-policy-store.ts), as named (prepared)
- * statements: each connection parses and plans them once, not per batch.
+ * statements: each connection parses them once. They are still planned per batch (PostgreSQL's custom plans for
+ * their array parameters): a generic plan was measured to scan every wallet row for `recordOpenSpends`'s last
+ * check, and doubled its execution time.
  *
  * `recordOpenSpends` is the whole cost for wallets without a signed policy: one statement, in its own implicit
  * transaction, that takes a KEY SHARE lock on each wallet row still without a policy (re-checked on the row's
