@@ -6,10 +6,11 @@
 # compose.yaml runs PostgreSQL, the signer on SoftHSM and two API replicas behind one TLS port
 # (docs/deploy-hsm.md for a vendor HSM, docs/scaling.md for more replicas).
 #
-# Stages: deps (every dependency, native modules built) → build (npm run build: dist/) → prod-deps (npm ci
-# --omit=dev, sandbox-only packages removed) → runtime-base (users, directories, no sources) → api | signer.
-# The runtime stages copy dist/ and the production node_modules only: no TypeScript sources, tests, benches,
-# sandbox or dev tools. Only the signer target installs softhsm2 and has the token, PIN and limits paths;
+# Stages: deps (every dependency, native modules built) → build (ops/build/image-build.sh: npm run build and
+# the dashboard's build, assembled in /image) → prod-deps (npm ci --omit=dev, sandbox-only packages removed) →
+# runtime-base (users, directories, no sources) → api | signer | gate. The runtime stages copy the assembled
+# dist/ and package.json and the production node_modules only: no TypeScript sources, tests, benches, sandbox
+# or dev tools; the api target also the dashboard's built pages (.build/dashboard/, served under /dashboard/). Only the signer target installs softhsm2 and has the token, PIN and limits paths;
 # the API's user cannot read them. The code in /app belongs to root: neither user can change it.
 #
 # Both images know both users (same ids, so a shared volume keeps its owners); each target runs as its own.
@@ -21,10 +22,13 @@
 # Migrations run from the API image: docker run --rm -e DATABASE_URL=… treasury-api node dist/src/api/db/migrate-cli.js latest
 # Sandbox-only packages removed from the runtime node_modules: see SANDBOX_ONLY_PACKAGES below.
 
+# The base image, by tag; NODE_IMAGE_DIGEST (sha256:…) pins it by digest too (docs/operations.md, "Pinning the
+# base images"): docker buildx imagetools inspect node:24-bookworm-slim --format '{{.Manifest.Digest}}'
 ARG NODE_IMAGE=node:24-bookworm-slim
+ARG NODE_IMAGE_DIGEST=
 
 # ---- deps: every dependency, native modules (pkcs11js, secp256k1) compiled ----
-FROM ${NODE_IMAGE} AS deps
+FROM ${NODE_IMAGE}${NODE_IMAGE_DIGEST:+@${NODE_IMAGE_DIGEST}} AS deps
 RUN apt-get update \
     && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
     && rm -rf /var/lib/apt/lists/*
@@ -32,7 +36,7 @@ WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
 RUN npm_config_nodedir=/usr/local npm ci --no-fund --no-audit
 
-# ---- build: npm run build → /src/dist ----
+# ---- build: ops/build/image-build.sh → /image (dist/, .build/dashboard/, package.json) ----
 FROM deps AS build
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY base ./base
@@ -43,25 +47,27 @@ COPY migrations ./migrations
 COPY ops/softhsm ./ops/softhsm
 COPY ops/net ./ops/net
 COPY ops/build ./ops/build
-RUN npm run build
+COPY ops/dashboard ./ops/dashboard
+COPY dashboard ./dashboard
+RUN bash ops/build/image-build.sh /image
 
 # ---- prod-deps: production dependencies only ----
-FROM ${NODE_IMAGE} AS prod-deps
+FROM ${NODE_IMAGE}${NODE_IMAGE_DIGEST:+@${NODE_IMAGE_DIGEST}} AS prod-deps
 RUN apt-get update \
     && apt-get install -y --no-install-recommends python3 make g++ ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
-# The sandbox's embedded PostgreSQL, Solidity compiler, Uniswap contracts and the TypeScript loader are
-# listed as dependencies for `npm ci && npm start`; a production process never loads them (production mode
-# refuses to start without DATABASE_URL), so they are removed here.
-ARG SANDBOX_ONLY_PACKAGES="embedded-postgres @embedded-postgres solc @uniswap tsx esbuild @esbuild"
+# The sandbox's embedded PostgreSQL, Solidity compiler, Uniswap contracts, offline Solana chain (litesvm) and
+# the TypeScript loader are listed as dependencies for `npm ci && npm start`; a production process never loads
+# them (production mode refuses to start without DATABASE_URL), so they are removed here.
+ARG SANDBOX_ONLY_PACKAGES="embedded-postgres @embedded-postgres solc @uniswap litesvm tsx esbuild @esbuild"
 RUN npm_config_nodedir=/usr/local npm ci --omit=dev --omit=optional --no-fund --no-audit \
     && for p in ${SANDBOX_ONLY_PACKAGES}; do rm -rf "node_modules/$p"; done \
     && npm cache clean --force
 
 # ---- runtime-base: no sources, no build tools; users and directories shared by both targets ----
-FROM ${NODE_IMAGE} AS runtime-base
+FROM ${NODE_IMAGE}${NODE_IMAGE_DIGEST:+@${NODE_IMAGE_DIGEST}} AS runtime-base
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates tini \
     && rm -rf /var/lib/apt/lists/* \
@@ -74,8 +80,8 @@ RUN apt-get update \
     && install -d -o treasury-signer -g treasury -m 2750 /run/treasury
 WORKDIR /app
 COPY --from=prod-deps /src/node_modules ./node_modules
-COPY --from=build /src/dist ./dist
-COPY package.json ./
+COPY --from=build /image/dist ./dist
+COPY --from=build /image/package.json ./
 ENV NODE_ENV=production \
     TREASURY_SIGNER_SOCKET=/run/treasury/signer.sock
 STOPSIGNAL SIGTERM
@@ -113,6 +119,8 @@ CMD ["node", "dist/src/gate/main.js"]
 # ---- api: the HTTP API; reads no PIN or token ----
 FROM runtime-base AS api
 RUN install -d -o treasury -g treasury -m 0700 /var/lib/treasury
+# The dashboard's built pages, where the API serves /dashboard/ from (src/api/http/dashboard-static.ts).
+COPY --from=build /image/.build/dashboard ./.build/dashboard
 ENV TREASURY_HOST=0.0.0.0 \
     TREASURY_PORT=8402 \
     TREASURY_DATA_DIR=/var/lib/treasury

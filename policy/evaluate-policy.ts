@@ -12,6 +12,7 @@
  * Known limits: stale state — the caller must read `state` under the same lock it records the spend in;
  * the engine cannot know what "spent" should include (see ADR 0003: every signed authorization).
  */
+import { isSolanaAddress } from './counterparty-address.js';
 import { formatUsd } from './money.js';
 import { PolicyInputError } from './policy-errors.js';
 import type { WalletPolicy } from './policy-schema.js';
@@ -57,8 +58,8 @@ function assertInputs(request: SpendRequest, state: SpendState, now: Date): void
   if (request.kind !== 'pay' && request.kind !== 'transfer')
     throw new PolicyInputError('request.kind', "expected 'pay' or 'transfer'");
   assertMicro(request.amountMicro, 'request.amountMicro', false);
-  if (typeof request.to !== 'string' || !ADDRESS_RE.test(request.to))
-    throw new PolicyInputError('request.to', 'expected a 0x-prefixed 20-byte hex address');
+  if (typeof request.to !== 'string' || !(ADDRESS_RE.test(request.to) || isSolanaAddress(request.to)))
+    throw new PolicyInputError('request.to', 'expected a 0x-prefixed 20-byte hex address or a base58 Solana address');
   if (request.capability !== undefined && typeof request.capability !== 'string')
     throw new PolicyInputError('request.capability', 'expected a string or undefined');
   if (state === null || typeof state !== 'object') throw new PolicyInputError('state', 'expected an object');

@@ -1,6 +1,6 @@
 /**
  * The canonical stored form of a validated policy: fields in a fixed order, USD amounts in their shortest
- * spelling ("1.50" → "1.5"), addresses EIP-55 checksummed and de-duplicated (first occurrence kept, order
+ * spelling ("1.50" → "1.5"), EVM addresses EIP-55 checksummed (base58 ones as spelled), all de-duplicated (first occurrence kept, order
  * otherwise kept), capability keys sorted. Idempotent: normalizing a normalized policy changes nothing, so two
  * equal policies store as equal JSON and an audit diff shows only real changes.
  *
@@ -9,18 +9,19 @@
  * and throws a RangeError on a malformed one, but does not re-check list sizes or contradictions.
  * An empty list or map is kept as given: an empty allowlist means "no recipient is allowed".
  */
-import { getAddress } from 'viem';
+import { counterpartyKey, displayCounterparty } from './counterparty-address.js';
 import { canonicalUsd } from './money.js';
 import type { WalletPolicy } from './policy-schema.js';
 
-function uniqueChecksummed(addresses: readonly string[]): `0x${string}`[] {
+/** EVM addresses checksummed, base58 ones as spelled; duplicates (EVM: in any case) dropped. */
+function uniqueChecksummed(addresses: readonly string[]): string[] {
   const seen = new Set<string>();
-  const out: `0x${string}`[] = [];
+  const out: string[] = [];
   for (const address of addresses) {
-    const lower = address.toLowerCase();
-    if (seen.has(lower)) continue;
-    seen.add(lower);
-    out.push(getAddress(lower));
+    const key = counterpartyKey(address);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(displayCounterparty(address));
   }
   return out;
 }

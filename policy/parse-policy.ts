@@ -9,6 +9,7 @@
  * checksums (comparison is case-insensitive anyway) or the allowlist/blocklist contradiction (harmless: the
  * blocklist wins). A zero per-tx or window cap parses (it only restricts more).
  */
+import { counterpartyKey, isSolanaAddress } from './counterparty-address.js';
 import { parseUsd } from './money.js';
 import { PolicyInputError } from './policy-errors.js';
 import { POLICY_FIELDS, POLICY_LIMITS, isCapabilityKey } from './policy-schema.js';
@@ -44,9 +45,9 @@ function addressSet(value: unknown, field: string): ReadonlySet<string> {
   }
   const set = new Set<string>();
   for (const [i, address] of value.entries()) {
-    if (typeof address !== 'string' || !ADDRESS_RE.test(address))
-      throw new PolicyInputError(`${field}[${i}]`, 'not a 20-byte hex address');
-    set.add(address.toLowerCase());
+    if (typeof address !== 'string' || !(ADDRESS_RE.test(address) || isSolanaAddress(address)))
+      throw new PolicyInputError(`${field}[${i}]`, 'not a 20-byte hex address nor a base58 Solana address');
+    set.add(counterpartyKey(address));
   }
   return set;
 }

@@ -5,7 +5,7 @@
  * canonical decimal strings, capability keys sorted.
  *
  * Protects against: ambiguous money (see money.ts); addresses that are not 20 bytes of hex, or mixed case
- * with a wrong EIP-55 checksum (a typo'd address); the zero address in a counterparty list (it can never be
+ * with a wrong EIP-55 checksum (a typo'd address), nor base58 of 32 bytes (a Solana payee); the zero address in a counterparty list (it can never be
  * paid — the pay path refuses it — so listing it is a mistake, e.g. an unset variable); an address in both
  * lists (a contradiction); unbounded lists and maps (the evaluator runs on the hot path); a zero per-tx or
  * window cap (freeze by revoking, or by a tiny cap — a zero cap is refused as a likely mistake). A zero
@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { getAddress, isAddress } from 'viem';
 import { isUsdString } from './money.js';
+import { isSolanaAddress, SOLANA_ADDRESS_RE } from './counterparty-address.js';
 import { normalizePolicy } from './normalize-policy.js';
 
 export const POLICY_LIMITS = {
@@ -64,11 +65,28 @@ export const evmAddressSchema = z
   )
   .transform((v) => getAddress(v.toLowerCase()));
 
-/** An address in a counterparty list: as `evmAddressSchema`, and not the zero address. */
-export const counterpartyAddressSchema = evmAddressSchema.refine(
+/** An EVM address in a counterparty list: as `evmAddressSchema`, and not the zero address. */
+const evmCounterpartySchema = evmAddressSchema.refine(
   (a) => !/^0x0{40}$/.test(a),
   'the zero address can never be a recipient; remove it from the list',
 );
+
+/** A base58 Solana address (a Solana payee): exactly 32 bytes; kept as spelled (base58 is case-sensitive). */
+export const solanaAddressSchema = z
+  .string()
+  .regex(SOLANA_ADDRESS_RE, 'expected a base58 Solana address')
+  .refine(isSolanaAddress, 'expected a base58 Solana address of 32 bytes');
+
+/**
+ * An address in a counterparty list: a base58 Solana address (./counterparty-address.ts), or else an EVM
+ * address as `evmAddressSchema` other than the zero address (and refused with its messages).
+ */
+export const counterpartyAddressSchema = z.string().transform((value, ctx): string => {
+  const parsed = (SOLANA_ADDRESS_RE.test(value) ? solanaAddressSchema : evmCounterpartySchema).safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+  return z.NEVER;
+});
 
 /** A capability-cap key (see `CAPABILITY_KEY_RE`), at most 128 characters. */
 export const capabilityKeySchema = z

@@ -39,15 +39,23 @@ export const policySignatureFieldsSchema = z
   .object({
     version: z.number().int().min(1).max(MAX_POLICY_VERSION),
     issued_at: z.number().int().min(0).max(MAX_ISSUED_AT),
-    /** 65-byte r‖s‖v over the EIP-712 digest (`eth_signTypedData_v4`, viem's `signTypedData`). */
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte 0x-prefixed hex signature'),
+    /**
+     * An EVM authority's 65-byte r‖s‖v over the EIP-712 digest (`eth_signTypedData_v4`, viem's `signTypedData`),
+     * or a Solana authority's 64-byte Ed25519 signature over the statement text (./policy-statement.ts); 0x hex.
+     */
+    signature: z
+      .string()
+      .regex(
+        /^0x(?:[0-9a-fA-F]{128}|[0-9a-fA-F]{130})$/,
+        'expected a 65-byte (EIP-712) or 64-byte (Ed25519) 0x-prefixed hex signature',
+      ),
   })
   .strict();
 export type PolicySignatureFields = z.infer<typeof policySignatureFieldsSchema>;
 
-/** The wallet as the document names it: an EVM address in its EIP-55 form. */
+/** The wallet as the document names it: an EVM address in its EIP-55 form, a Solana address as it is (base58). */
 export function policyDocumentWallet(address: string): string {
-  return getAddress(address);
+  return address.startsWith('0x') ? getAddress(address) : address;
 }
 
 /** keccak-256 over the canonical JSON of the normalised policy: the `policyHash` every party computes. */

@@ -9,7 +9,7 @@ import type { StartedSandbox } from './sandbox-parts.js';
 
 /** The file's fields, in the order it has always listed them. */
 function sandboxRecord(s: StartedSandbox): Record<string, unknown> {
-  const { kmsEmulator, localChain, demoSeller } = s.parts;
+  const { kmsEmulator, localChain, demoSeller, solana } = s.parts;
   return {
     api_url: s.apiUrl,
     admin_token: s.adminToken,
@@ -40,6 +40,18 @@ function sandboxRecord(s: StartedSandbox): Record<string, unknown> {
           demo_seller_id: demoSeller.sellerId,
           demo_seller_pay_to: demoSeller.payTo,
           demo_seller_collect_to: demoSeller.collectTo,
+        }
+      : {}),
+    ...(solana
+      ? {
+          solana_rpc_url: solana.chain.rpcUrl,
+          solana_network: solana.chain.network,
+          solana_usdc_mint: solana.chain.mint,
+          solana_facilitator_url: solana.chain.facilitatorUrl,
+          solana_fee_payer: solana.chain.feePayer,
+          solana_faucet_url: solana.faucetUrl,
+          solana_demo_seller_url: solana.demoSellerUrl,
+          solana_demo_seller_pay_to: solana.demoSellerPayTo,
         }
       : {}),
     ...(s.gate

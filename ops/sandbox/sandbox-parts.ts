@@ -1,6 +1,6 @@
 /**
  * The parts of a running sandbox, in the order they were started: the child processes (signer, API, gate) and
- * the in-process servers (KMS emulator, local chain, demo seller, demo origin), with the way to stop the
+ * the in-process servers (KMS emulator, local chain, Solana chain, demo seller, demo origin), with the way to stop the
  * embedded PostgreSQL. One object, filled as each part starts, so that the shutdown (./sandbox-shutdown.ts)
  * stops exactly what is running, including after a start that failed half-way.
  * Does not: start or stop anything itself.
@@ -8,6 +8,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { KmsEmulator } from '../kms-emulator/kms-emulator.js';
 import type { LocalChain } from './chain/local-chain.js';
+import type { SandboxSolana } from './sandbox-solana.js';
 import type { DemoSeller } from './demo-seller.js';
 import type { DemoOrigin } from './demo-origin.js';
 import type { SandboxKeyBackend } from './sandbox-settings.js';
@@ -21,6 +22,8 @@ export interface SandboxParts {
   /** Child processes, in the order they were spawned (registered at spawn, before they are ready). */
   children: NamedChild[];
   localChain?: LocalChain;
+  /** The offline Solana chain with its faucet and demo seller. */
+  solana?: SandboxSolana;
   demoSeller?: DemoSeller;
   demoOrigin?: DemoOrigin;
   kmsEmulator?: KmsEmulator;

@@ -2,7 +2,7 @@
  * Treasury's two core processes in the sandbox: treasury-signer on `<data dir>/signer.sock` with the key
  * backend's environment, then treasury-api on the database, the signer's socket and the operator token (from
  * TREASURY_ADMIN_TOKEN, else generated once and kept in `<data dir>/admin-token`, 0600), with the local chain's
- * RPC and facilitator when there is one. Builds the dashboard first when it is stale; a failed build leaves the
+ * RPC and facilitator when there is one, and the Solana chain's RPC (TREASURY_SOLANA_RPC_URL) when there is one. Builds the dashboard first when it is stale; a failed build leaves the
  * API running (/dashboard/ answers 503 dashboard_not_built until it is built).
  * Does not: expose either beyond loopback unless TREASURY_HOST says so; TREASURY_VERIFY_ALLOW_PRIVATE=1 is set
  * because the sandbox's sellers are on loopback.
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { dashboardIsStale, ensureDashboardBuilt } from '../dashboard/build-dashboard.js';
 import type { LocalChain } from './chain/local-chain.js';
+import { sandboxSolanaApiEnv, type SandboxSolana } from './sandbox-solana.js';
 import { apiHost, apiPort, dataDir, readOrCreateSecret, say } from './sandbox-settings.js';
 import { startProcess, type ProcessOwner } from './sandbox-process.js';
 
@@ -44,7 +45,12 @@ export interface SandboxApi {
 /** Starts the API; resolves with its URL and the operator token once it is ready. */
 export async function startSandboxApi(
   owner: ProcessOwner,
-  { databaseUrl, signerSocket, localChain }: { databaseUrl: string; signerSocket: string; localChain?: LocalChain },
+  {
+    databaseUrl,
+    signerSocket,
+    localChain,
+    solana,
+  }: { databaseUrl: string; signerSocket: string; localChain?: LocalChain; solana?: SandboxSolana },
 ): Promise<SandboxApi> {
   const adminToken =
     process.env.TREASURY_ADMIN_TOKEN ??
@@ -62,6 +68,8 @@ export async function startSandboxApi(
       TREASURY_HOST: apiHost,
       TREASURY_DATA_DIR: dataDir,
       TREASURY_VERIFY_ALLOW_PRIVATE: '1',
+      // The Solana chain the API reads (loopback only; none with TREASURY_SANDBOX_SOLANA=0 and no local validator).
+      ...sandboxSolanaApiEnv(solana),
       ...(localChain
         ? {
             TREASURY_RPC_URLS: JSON.stringify({ [localChain.network]: localChain.rpcUrl }),

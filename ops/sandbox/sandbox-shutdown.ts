@@ -2,7 +2,7 @@
  * Stops a sandbox (./sandbox-parts.ts) in the reverse order of its start, each step bounded so that one stuck
  * part cannot keep the rest from stopping: the demo seller first (its last ledger reports need the API), then
  * the child processes newest first (SIGTERM, SIGKILL after 10 s), the demo origin, the KMS emulator, the
- * local chain and PostgreSQL (20 s each); then removes sandbox.json and exits with `code`. Runs once: a second
+ * Solana chain (its demo seller and faucet first), the local chain and PostgreSQL (20 s each); then removes sandbox.json and exits with `code`. Runs once: a second
  * call (a second Ctrl-C, a child exiting during the shutdown) returns at once.
  * Does not: wait for a part that did not stop in its bound; it says so and moves on.
  */
@@ -67,6 +67,10 @@ export async function shutdownSandbox(parts: SandboxParts, code: number): Promis
   if (parts.kmsEmulator) {
     await bounded(parts.kmsEmulator.close(), 'the KMS emulator');
     say(`• KMS emulator stopped (${took()})`);
+  }
+  if (parts.solana) {
+    await bounded(parts.solana.stop(), 'the Solana chain');
+    say(`• Solana chain stopped (${took()})`);
   }
   if (parts.localChain) {
     await bounded(parts.localChain.stop(), 'the local chain');

@@ -25,6 +25,18 @@ function sayChain(s: StartedSandbox): void {
   );
 }
 
+function saySolana(s: StartedSandbox): void {
+  const { solana } = s.parts;
+  if (!solana) return;
+  say(`  solana         : ${solana.chain.rpcUrl} (${solana.chain.network}, USDC ${solana.chain.mint})`);
+  say(
+    `  solana x402    : facilitator ${solana.chain.facilitatorUrl}; demo seller ${solana.demoSellerUrl} (402 until paid)`,
+  );
+  say(
+    `  solana faucet  : curl -s -X POST ${solana.faucetUrl} -H 'content-type: application/json' -d '{"address":"<base58>","amount_usd":"10"}'`,
+  );
+}
+
 export function saySummary(s: StartedSandbox): void {
   const { apiUrl, adminToken, dashboardUrl, sandboxFile } = s;
   const { kmsEmulator } = s.parts;
@@ -39,6 +51,7 @@ export function saySummary(s: StartedSandbox): void {
       : '  key backend    : pkcs11 (SoftHSM)',
   );
   sayChain(s);
+  saySolana(s);
   say(`  sandbox file   : ${sandboxFile}`);
   say(
     `  try            : curl -s -X POST ${apiUrl}/v1/treasury -H "Authorization: Bearer $(jq -r .admin_token ${sandboxFile})" -H 'content-type: application/json' -d '{"owner_type":"agent","owner_id":"demo"}'`,

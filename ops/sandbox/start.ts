@@ -4,7 +4,8 @@
  * embedded PostgreSQL (unless DATABASE_URL is set) → migrations (their own step; ./sandbox-database.ts) → the
  * signer's own database and role (./sandbox-signer-database.ts) →
  * SoftHSM token and root KEK, or the KMS emulator with TREASURY_SANDBOX_KEY_BACKEND=aws-kms
- * (./sandbox-key-backend.ts) → local chain (./sandbox-chain.ts; TREASURY_SANDBOX_CHAIN=0 skips it) →
+ * (./sandbox-key-backend.ts) → local chain (./sandbox-chain.ts; TREASURY_SANDBOX_CHAIN=0 skips it) → the offline
+ * Solana chain, its faucet and demo seller (./sandbox-solana.ts; TREASURY_SANDBOX_SOLANA=0 skips it) →
  * treasury-signer → treasury-api (./sandbox-services.ts) → the demo seller, and the demo origin behind
  * treasury-gate (./sandbox-demos.ts, docs/gate.md). Writes ./.treasury/sandbox.json (mode 0600;
  * ./sandbox-file.ts) once ready, prints where everything is (./sandbox-summary.ts), and stops everything on
@@ -22,6 +23,8 @@ import { startSandboxDatabase } from './sandbox-database.js';
 import { startSandboxKeys } from './sandbox-key-backend.js';
 import { sandboxSignerDatabase } from './sandbox-signer-database.js';
 import { startSandboxChain } from './sandbox-chain.js';
+import { checkSandboxSolanaSettings, startSandboxSolana } from './sandbox-solana.js';
+import { SandboxError } from './sandbox-error.js';
 import { startSandboxApi, startSandboxSigner } from './sandbox-services.js';
 import { startSandboxDemos } from './sandbox-demos.js';
 import { writeSandboxFile } from './sandbox-file.js';
@@ -53,14 +56,16 @@ async function main(): Promise<void> {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o711 });
   stopWithSignalsAndParent();
+  checkSandboxSolanaSettings();
 
   const databaseUrl = await startSandboxDatabase(parts);
   const signerStore = await sandboxSignerDatabase(databaseUrl, !process.env.DATABASE_URL);
   const { keyBackend, signerEnv } = await startSandboxKeys(parts);
   parts.localChain = await startSandboxChain();
+  parts.solana = await startSandboxSolana();
   const signerSocket = await startSandboxSigner(owner, { ...signerEnv, ...signerStore });
-  const { localChain } = parts;
-  const { apiUrl, adminToken } = await startSandboxApi(owner, { databaseUrl, signerSocket, localChain });
+  const { localChain, solana } = parts;
+  const { apiUrl, adminToken } = await startSandboxApi(owner, { databaseUrl, signerSocket, localChain, solana });
   const gate = await startSandboxDemos(parts, owner, apiUrl);
   const started = {
     parts,
@@ -77,6 +82,7 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (err: unknown) => {
-  process.stderr.write(`sandbox failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  const code = err instanceof SandboxError ? ` (${err.code})` : '';
+  process.stderr.write(`sandbox failed to start${code}: ${err instanceof Error ? err.message : String(err)}\n`);
   await shutdown(1);
 });

@@ -38,7 +38,7 @@ export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 export const DEFAULT_SOLANA_INVARIANTS: SolanaInvariants = Object.freeze({
   allowedMints: Object.freeze([
     Object.freeze({ network: SOLANA_DEVNET, mint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU' }),
-    Object.freeze({ network: SOLANA_MAINNET, mint: 'EPjFWdd5AufqSSqeM2qNJxdyZ2xtgM8a7GEiT2g7gPU' }),
+    Object.freeze({ network: SOLANA_MAINNET, mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' }),
   ]),
   // Ten times what the x402 client asks for (20,000), well under a transaction's 1,400,000.
   maxComputeUnitLimit: 200_000,

@@ -14,14 +14,13 @@
  * only), and whom the front names as owner when an account is made (the ADR says what that leaves).
  */
 import { createHash } from 'node:crypto';
-import { getAddress, recoverTypedDataAddress, verifyMessage, type Hex } from 'viem';
-import { parseSiweMessage } from 'viem/siwe';
+import { getAddress } from 'viem';
 import { evaluateParsedPolicy } from '../../policy/evaluate-policy.js';
 import { parsePolicy } from '../../policy/parse-policy.js';
 import { POLICY_LIMITS } from '../../policy/policy-schema.js';
 import { policyWindows, velocityWindowStart } from '../../policy/policy-windows.js';
 import type { PolicyDecision, Violation } from '../../policy/policy-types.js';
-import { policyDocumentHash, policyTypedData } from '../../policy/signed-policy.js';
+import { policyDocumentHash } from '../../policy/signed-policy.js';
 import type {
   AuthorityRequest,
   GetWalletPolicyResult,
@@ -31,6 +30,7 @@ import type {
   SetWalletPolicyResult,
 } from '../protocol/owner-policy-protocol.js';
 import { SignerFault } from '../signer-error.js';
+import { readPolicySignature, signedByAuthority, verifiedOwnerAddress } from './authority-proofs.js';
 import type { OwnerPolicyStore, StoredPolicy } from './owner-policy-store.js';
 
 /** A document dated this far ahead of the signer's clock is refused (clock skew between signing machines). */
@@ -64,39 +64,24 @@ export class OwnerPolicies {
   constructor(private readonly options: OwnerPoliciesOptions) {}
 
   /**
-   * The authority of a new account: the owner named with their own sign-in (its signature recovers to the
-   * address it names), or the deployment's approver (also when the front names nobody).
+   * The authority of a new account: the owner named with their own sign-in, SIWE or SIWS (signed by the key
+   * of the address it names: ./authority-proofs.ts), or the deployment's approver (also when the front names
+   * nobody).
    */
   async accountAuthority(
     request: AuthorityRequest | undefined,
   ): Promise<{ authority: PolicyAuthority; proof: string | null }> {
     if (!request || request.kind === 'approver')
       return { authority: this.resolve({ kind: 'approver', address: null }), proof: null };
-    let named: string | undefined;
-    try {
-      named = parseSiweMessage(request.sign_in.message).address;
-    } catch {
-      named = undefined;
-    }
-    const verified =
-      named !== undefined &&
-      named.toLowerCase() === request.address.toLowerCase() &&
-      (await verifyMessage({
-        address: getAddress(request.address),
-        message: request.sign_in.message,
-        signature: request.sign_in.signature as Hex,
-      }).catch(() => false));
-    if (!verified) {
+    const address = await verifiedOwnerAddress(request);
+    if (address === undefined) {
       throw new SignerFault(
         'policy_signature_invalid',
-        "the owner's sign-in does not verify: its signature must recover to the address it names, which must be the owner's",
+        "the owner's sign-in does not verify: it must be signed by the key of the address it names, which must be the owner's",
         { rule: 'authority_proof' },
       );
     }
-    return {
-      authority: { kind: 'owner', address: getAddress(request.address) },
-      proof: JSON.stringify(request.sign_in),
-    };
+    return { authority: { kind: 'owner', address }, proof: JSON.stringify(request.sign_in) };
   }
 
   async recordAccount(accountKeyRef: string, authority: PolicyAuthority, proof: string | null): Promise<void> {
@@ -132,17 +117,8 @@ export class OwnerPolicies {
         rule: 'issued_at',
       });
     }
-    const input = {
-      wallet: params.address,
-      policy: params.policy,
-      version: params.version,
-      issuedAt: params.issued_at,
-    };
-    const signer = await recoverTypedDataAddress({
-      ...policyTypedData(input),
-      signature: params.signature as Hex,
-    }).catch(() => null);
-    if (!signer)
+    const read = await readPolicySignature(params);
+    if (read.curve === 'secp256k1' && !read.recovered)
       throw new SignerFault('policy_signature_invalid', 'the policy signature does not recover', { rule: 'signature' });
     const policy: StoredPolicy = {
       policy: params.policy,
@@ -153,10 +129,12 @@ export class OwnerPolicies {
     };
     const kept = await this.stored(() =>
       this.options.store.setPolicy(params.address, (record) => {
-        // A wallet the signer made no record of (made before it kept authorities) is bound to its first signer.
-        const authority = record.authority ?? { kind: 'first_signer' as const, address: signer };
+        // A wallet the signer made no record of (made before it kept authorities) is bound to its first signer
+        // (an EIP-712 one: an Ed25519 signature names no key by itself).
+        const first = read.curve === 'secp256k1' ? read.recovered : null;
+        const authority = record.authority ?? { kind: 'first_signer' as const, address: first };
         const expected = this.resolve(authority).address;
-        if (expected === null || expected.toLowerCase() !== signer.toLowerCase()) {
+        if (expected === null || !signedByAuthority(params, read, expected)) {
           throw new SignerFault(
             'policy_signature_invalid',
             "the policy is not signed by the wallet's policy authority",
@@ -172,7 +150,8 @@ export class OwnerPolicies {
             { current_version: record.current.version },
           );
         }
-        return { authority, policy, signedBy: signer };
+        // The history names the address that signed (an approver's is not pinned on the wallet).
+        return { authority, policy, signedBy: expected };
       }),
     );
     return {

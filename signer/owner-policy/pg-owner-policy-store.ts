@@ -35,7 +35,11 @@ import { SpendBatcher } from './spend-batcher.js';
 import { WALLET_COLUMNS, type WalletRow } from './spend-statements.js';
 import { WalletTurns } from './wallet-turns.js';
 
-const checksummed = (address: string | null) => (address === null ? null : getAddress(address));
+/** An authority's address as the protocol spells it: EIP-55 for 0x addresses, base58 (case-sensitive) as it is. */
+const checksummed = (address: string | null) =>
+  address === null ? null : address.startsWith('0x') ? getAddress(address) : address;
+/** An authority's address as the store keeps it: 0x lower-case, base58 as it is. */
+const storedAuthority = (address: string) => (address.startsWith('0x') ? address.toLowerCase() : address);
 
 function toRecord(row: WalletRow): WalletRecord {
   const authority =
@@ -104,7 +108,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     await this.pool.query(
       `INSERT INTO signer_accounts (account_key_hash, authority_kind, authority_address, proof)
        VALUES ($1, $2, $3, $4) ON CONFLICT (account_key_hash) DO NOTHING`,
-      [accountKeyHash, authority.kind, authority.kind === 'owner' ? authority.address!.toLowerCase() : null, proof],
+      [accountKeyHash, authority.kind, authority.kind === 'owner' ? storedAuthority(authority.address!) : null, proof],
     );
   }
 
@@ -121,7 +125,12 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     await this.pool.query(
       `INSERT INTO signer_wallets (address, account_key_hash, authority_kind, authority_address)
        VALUES ($1, $2, $3, $4) ON CONFLICT (address) DO NOTHING`,
-      [address.toLowerCase(), accountKeyHash, authority?.kind ?? null, authority?.address?.toLowerCase() ?? null],
+      [
+        address.toLowerCase(),
+        accountKeyHash,
+        authority?.kind ?? null,
+        authority?.address ? storedAuthority(authority.address) : null,
+      ],
     );
   }
 
@@ -158,13 +167,13 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
         `UPDATE signer_wallets SET authority_kind = $2, authority_address = $3, policy = $4, policy_version = $5,
                 policy_hash = $6, policy_issued_at = $7, policy_signature = $8, updated_at = now()
           WHERE address = $1`,
-        [key, authority.kind, authority.kind === 'approver' ? null : authority.address!.toLowerCase(), ...document],
+        [key, authority.kind, authority.kind === 'approver' ? null : storedAuthority(authority.address!), ...document],
       );
       await client.query(
         `INSERT INTO signer_policy_history
                 (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [key, ...document, authority.kind, decided.signedBy.toLowerCase()],
+        [key, ...document, authority.kind, storedAuthority(decided.signedBy)],
       );
       return decided;
     });

@@ -3,7 +3,7 @@
  * signer migrates its database itself at start, so it ships no migration folder and the API's migrations
  * never touch it. Add a migration to the list; never edit one that shipped.
  *
- * Defends: malformed rows — addresses are lower-case 0x hex, authority kinds and amounts are checked by the
+ * Defends: malformed rows — addresses are lower-case 0x hex (a Solana owner's authority base58), authority kinds and amounts are checked by the
  * database too, so a row written by anything but the signer's code still cannot hold a negative spend or an
  * unknown kind. Does not defend: who may write — that is the database role only the signer holds.
  */
@@ -15,6 +15,9 @@ interface Migration {
 }
 
 const ADDRESS_CHECK = (column: string) => `${column} ~ '^0x[0-9a-f]{40}$'`;
+/** An authority: a lower-case 0x address, or a Solana owner's base58 key (32 to 44 characters of its alphabet). */
+const AUTHORITY_CHECK = (column: string) =>
+  `${column} ~ '^0x[0-9a-f]{40}$' OR ${column} ~ '^[1-9A-HJ-NP-Za-km-z]{32,44}$'`;
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -69,10 +72,27 @@ const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    // Owners who signed in with Solana (SIWS): their base58 key as authority, their 64-byte Ed25519 signatures.
+    name: '0003_ed25519_authorities',
+    async up(knex) {
+      await knex.raw(`
+        ALTER TABLE signer_accounts DROP CONSTRAINT signer_accounts_authority_address_check,
+          ADD CONSTRAINT signer_accounts_authority_address_check CHECK (${AUTHORITY_CHECK('authority_address')});
+        ALTER TABLE signer_wallets DROP CONSTRAINT signer_wallets_authority_address_check,
+          ADD CONSTRAINT signer_wallets_authority_address_check CHECK (${AUTHORITY_CHECK('authority_address')}),
+          DROP CONSTRAINT signer_wallets_policy_signature_check,
+          ADD CONSTRAINT signer_wallets_policy_signature_check
+            CHECK (policy_signature ~ '^0x[0-9a-f]{130}$' OR policy_signature ~ '^0x[0-9a-f]{128}$');
+        ALTER TABLE signer_policy_history
+          ADD CONSTRAINT signer_policy_history_authority_address_check CHECK (${AUTHORITY_CHECK('authority_address')});
+      `);
+    },
+  },
+  {
     // A counter on each wallet row, raised by every statement that records spends of a wallet with a signed
     // policy: a decision made on a snapshot commits only if the counter (and the policy version) it read are
     // still the row's (./spend-statements.ts). A constant default: no table rewrite.
-    name: '0002_wallet_spend_sequence',
+    name: '0004_wallet_spend_sequence',
     async up(knex) {
       await knex.raw(
         `ALTER TABLE signer_wallets ADD COLUMN spend_seq bigint NOT NULL DEFAULT 0 CHECK (spend_seq >= 0)`,

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import { RULE_NAMES } from '../../policy/policy-types.js';
 import { walletPolicySchema } from '../../policy/policy-schema.js';
 import { MAX_ISSUED_AT, policySignatureFieldsSchema } from '../../policy/signed-policy.js';
+import { solanaAddressSchema } from './solana-protocol.js';
 
 const addressSchema = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected a 20-byte 0x address');
 const signature65Schema = z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte 0x-prefixed hex signature');
@@ -25,12 +26,29 @@ export const signInProofSchema = z
   .strict();
 
 /**
+ * A SIWS (Sign In With Solana) sign-in as the owner signed it: the message text and its Ed25519 signature over
+ * the text's UTF-8 bytes (64 bytes, base58, as the sign-in attestation carries it). The key is the address the
+ * message names.
+ */
+export const siwsProofSchema = z
+  .object({
+    scheme: z.literal('siws'),
+    message: z.string().min(1).max(4096),
+    signature: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, 'expected a base58 Ed25519 signature'),
+  })
+  .strict();
+
+/** A policy authority's address: an EVM owner or approver (0x), or a Solana owner (base58 Ed25519 key). */
+const authorityAddressSchema = z.union([addressSchema, solanaAddressSchema]);
+
+/**
  * Who the front asks to be an account's policy authority: the owner (their address and the sign-in that
  * proves they hold its key), or the deployment's policy approver (configured in the signer's own
  * environment; the front cannot name its address).
  */
-export const authorityRequestSchema = z.discriminatedUnion('kind', [
+export const authorityRequestSchema = z.union([
   z.object({ kind: z.literal('owner'), address: addressSchema, sign_in: signInProofSchema }).strict(),
+  z.object({ kind: z.literal('owner'), address: solanaAddressSchema, sign_in: siwsProofSchema }).strict(),
   z.object({ kind: z.literal('approver') }).strict(),
 ]);
 
@@ -42,8 +60,11 @@ export const authorityRequestSchema = z.discriminatedUnion('kind', [
 export const policyAuthoritySchema = z
   .object({
     kind: z.enum(['owner', 'approver', 'first_signer']),
-    /** Null only for an approver the signer's configuration does not name (no policy can then be set). */
-    address: addressSchema.nullable(),
+    /**
+     * Null only for an approver the signer's configuration does not name (no policy can then be set). A
+     * base58 address only for an owner who signed in with Solana (their policies are Ed25519-signed statements).
+     */
+    address: authorityAddressSchema.nullable(),
   })
   .strict();
 
@@ -92,6 +113,7 @@ export const policyViolationDetailSchema = z
   .strict();
 
 export type SignInProof = z.infer<typeof signInProofSchema>;
+export type SiwsProof = z.infer<typeof siwsProofSchema>;
 export type AuthorityRequest = z.infer<typeof authorityRequestSchema>;
 export type PolicyAuthority = z.infer<typeof policyAuthoritySchema>;
 export type SetWalletPolicyParams = z.infer<typeof setWalletPolicyParamsSchema>;

@@ -23,6 +23,8 @@ export const SIGNER_ERROR_CODES = [
   /** The key backend (AWS KMS) cannot be reached, is throttling past the deadline, or stalled: retry shortly. */
   'backend_unavailable',
   'hsm_error',
+  /** The HSM lacks a mechanism, key type or curve the request needs (docs/deploy-hsm.md): permanent, do not retry. */
+  'hsm_unsupported',
   'limit_exceeded',
   /** The wallet's owner-signed policy refuses this payment (details: the violated rules). */
   'policy_denied',

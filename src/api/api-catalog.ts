@@ -22,6 +22,7 @@ import { OPERATIONS_CATALOG } from './http/openapi/operations-catalog.js';
 import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './sellers/seller-catalog.js';
 import { PAY_CATALOG } from './pay/pay-catalog.js';
 import { WALLET_CATALOG } from './wallets/wallet-catalog.js';
+import { DISCOVERY_CATALOG } from './discovery/discovery-catalog.js';
 
 export type { Auth, CatalogEntry, RawReply, Reply } from './http/openapi/catalog-entry.js';
 
@@ -36,4 +37,5 @@ export const API_CATALOG: CatalogEntry[] = [
   ...PAT_CATALOG,
   ...SELLER_CATALOG,
   ...LEDGER_CATALOG,
+  ...DISCOVERY_CATALOG,
 ];

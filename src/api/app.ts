@@ -30,6 +30,8 @@ import { IdentityService } from './identity/identity-service.js';
 import { PatService } from './platform/pat-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
+import { discoveryRoutes } from './discovery/discovery-routes.js';
+import { createDiscoveryService } from './discovery/create-discovery-service.js';
 import { createSellersWing } from './sellers/sellers-wing.js';
 import type { LedgerVerifier } from './sellers/ledger/ledger-verifier.js';
 import { treasuryRoutes } from './platform/treasury-routes.js';
@@ -99,7 +101,7 @@ function buildCore(deps: TreasuryAppDeps) {
   const clock = deps.clock ?? (() => new Date());
   const metrics = createTreasuryMetrics();
   registerPoolMetrics(metrics.registry, knex);
-  const chains = ChainRegistry.fromConfig(config.extraChains);
+  const chains = ChainRegistry.fromConfig(config.extraChains, { solana: config.solanaRpcUrl !== undefined });
   const signer = new SignerGateway(
     new SignerClient({ socketPath: config.signerSocket, timeoutMs: config.signerTimeoutMs }),
     metrics,
@@ -112,7 +114,14 @@ function buildCore(deps: TreasuryAppDeps) {
   const payAuth = rateLimitedAuthenticator(auth, rateLimits, 'pay');
   const platformStores = pgPlatformStores(knex);
   const accounts = new AccountService({ store: platformStores.accounts, signer, metrics });
-  const balances = new BalanceReader({ knex, rpcUrls: config.rpcUrls, timeoutMs: config.rpcTimeoutMs, metrics, clock });
+  const balances = new BalanceReader({
+    knex,
+    rpcUrls: config.rpcUrls,
+    solanaRpcUrl: config.solanaRpcUrl,
+    timeoutMs: config.rpcTimeoutMs,
+    metrics,
+    clock,
+  });
   // The wallet wing: its stores, then its services (src/api/wallets/).
   const walletStore = new PgWalletStore(knex);
   const walletHistoryStore = new PgWalletHistoryStore(knex);
@@ -165,6 +174,7 @@ function buildPayWing(core: Core) {
     dashboardUrl: config.dashboardUrl,
     faults: installedPayFaultHooks(),
     chainReader: balances,
+    solanaRpc: config.solanaRpcUrl ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs } : undefined,
   });
   const settlements = new SettlementService({
     knex,
@@ -279,6 +289,7 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),
     gateRoutes({ auth: tokenAuth, gate: sellersWing.gate }),
+    discoveryRoutes({ discovery: createDiscoveryService({ config, knex, chains, clock: core.clock }) }),
   ];
 }
 

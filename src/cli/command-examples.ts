@@ -79,6 +79,7 @@ export const COMMAND_EXAMPLES: Readonly<Record<string, string>> = {
   'keys revoke': 'xx service pat revoke pat_0123   (instead of xx keys revoke)',
   'keys rotate': 'xx service pat create --label deploy   (instead of xx keys rotate)',
   history: 'xx history --limit 20 --json',
+  discover: 'xx discover "weather forecast" --limit 5',
   mcp: 'XX_PAT=xx_pat_… xx mcp --http 127.0.0.1:8765',
   completion: 'source <(xx completion bash)   or   xx completion fish | source',
 };

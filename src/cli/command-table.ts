@@ -37,6 +37,7 @@ const payoutMode: Loader = async () =>
 const verify: Loader = async () => (await import('./commands/seller/verify-commands.js')).registerVerifyCommands;
 const keys: Loader = async () => (await import('./commands/seller/keys-commands.js')).registerKeysCommands;
 const history: Loader = async () => (await import('./commands/history/index.js')).registerHistoryCommand;
+const discover: Loader = async () => (await import('./commands/discover/index.js')).registerDiscoverCommand;
 const mcp: Loader = async () => (await import('./commands/mcp/index.js')).registerMcpCommand;
 const completion: Loader = async () => (await import('./commands/completion/index.js')).registerCompletionCommand;
 
@@ -62,7 +63,8 @@ const DESCRIPTIONS = {
   refresh: 'Re-ingest the OpenAPI document and show the changes',
   keys: 'Deprecated: master keys were removed (use service PATs)',
   history: "The agent's payments, newest first (status, amount, payee, resource, tx hash)",
-  mcp: "Serve Treasury's buyer tools (list_wallets, get_balance, pay, check_policy, payment_history) over MCP",
+  discover: 'Search the public catalogue of paid APIs (price, network, seller, resource, schemas)',
+  mcp: "Serve Treasury's buyer tools (discover, list_wallets, get_balance, pay, check_policy, payment_history) over MCP",
   completion: 'Print a shell completion script (bash, zsh or fish) for the whole command tree',
 } as const;
 
@@ -92,6 +94,7 @@ export const COMMAND_TABLE: readonly CommandEntry[] = [
   row('refresh', '', verify),
   row('keys', '', keys),
   row('history', '[options]', history),
+  row('discover', '[options] <query>', discover),
   row('mcp', '[options]', mcp),
   row('completion', '<shell>', completion),
 ];

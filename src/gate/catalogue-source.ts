@@ -16,6 +16,7 @@ import { boundedFetchJson, type FetchLike } from '../x402/bounded-fetch.js';
 import type { X402Logger } from '../x402/seller/seller-options.js';
 import type { GateConfig } from './gate-config.js';
 import { buildSellerTable, type SellerTable } from './seller-table.js';
+import type { FacilitatorClient } from '../x402/facilitator-client.js';
 import type { GateMetrics } from './gate-metrics.js';
 
 export class CatalogueSource {
@@ -29,6 +30,8 @@ export class CatalogueSource {
     private readonly logger: X402Logger,
     private readonly metrics: GateMetrics | undefined,
     private readonly fetchFn: FetchLike = (input, init) => fetch(input, init),
+    /** The Solana facilitator (GATE_SOLANA_FACILITATOR_URL): sellers with a Solana pay-to are sold there too. */
+    private readonly solanaFacilitator?: FacilitatorClient,
   ) {}
 
   /** The table of the last good read, or undefined before the first. */
@@ -84,8 +87,11 @@ export class CatalogueSource {
     const parsed = gateCatalogueSchema.safeParse(result.json);
     if (!parsed.success)
       return this.keep(`malformed catalogue (${parsed.error.issues.map((i) => i.path.join('.')).join(', ')})`);
-    const table = buildSellerTable(this.config, parsed.data, (fields) =>
-      this.logger.warn(fields, 'gate: a seller or endpoint cannot be sold'),
+    const table = buildSellerTable(
+      this.config,
+      parsed.data,
+      (fields) => this.logger.warn(fields, 'gate: a seller or endpoint cannot be sold'),
+      this.solanaFacilitator && { facilitator: this.solanaFacilitator, logger: this.logger },
     );
     const first = this.current === undefined;
     this.current = table;

@@ -16,6 +16,7 @@ import { resolveFacilitator, type FacilitatorLike } from '../x402/facilitator-cl
 import type { FetchLike } from '../x402/bounded-fetch.js';
 import { LedgerReporter } from '../x402/seller/ledger-reporter.js';
 import { PaidRequestCore } from '../x402/seller/paid-request.js';
+import { solanaFacilitatorOf } from '../x402/seller/solana-side.js';
 import { ReplayGuard } from '../x402/seller/replay-guard.js';
 import type { X402Logger } from '../x402/seller/seller-options.js';
 import { CatalogueSource } from './catalogue-source.js';
@@ -52,6 +53,7 @@ export function createGateApp(
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const metrics = createGateMetrics();
   const facilitator = resolveFacilitator(options.facilitator, config, doFetch);
+  const solanaFacilitator = solanaFacilitatorOf(undefined, config.solanaFacilitatorUrl, config, doFetch);
   const ledger = new LedgerReporter({
     apiUrl: config.apiUrl,
     token: config.token,
@@ -62,8 +64,15 @@ export function createGateApp(
     logger,
     routes: { batch: '/v1/gate/ledger/batch', single: '/v1/gate/ledger' },
   });
-  const core = new PaidRequestCore({ facilitator, ledger, guard: new ReplayGuard(), metrics: metrics.paywall, logger });
-  const catalogue = new CatalogueSource(config, logger, metrics, doFetch);
+  const core = new PaidRequestCore({
+    facilitator,
+    solanaFacilitator,
+    ledger,
+    guard: new ReplayGuard(),
+    metrics: metrics.paywall,
+    logger,
+  });
+  const catalogue = new CatalogueSource(config, logger, metrics, doFetch, solanaFacilitator);
   const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, allowPrivate: config.allowPrivateOrigins });
   const server = createGateServer({ config, catalogue, core, proxy, metrics, logger });
   let drained: Promise<void> = Promise.resolve();

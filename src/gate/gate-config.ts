@@ -34,6 +34,15 @@ const envSchema = z.object({
   GATE_API_URL: httpUrl.default('http://127.0.0.1:8402'),
   /** Facilitator base URL; absent → 503 on paid routes unless XX_ALLOW_LOCAL_ONLY=1 (as the middleware). */
   FACILITATOR_URL: httpUrl.optional(),
+  /**
+   * The Solana facilitator's base URL: sellers with a proven Solana pay-to address are also sold on Solana
+   * (GATE_SOLANA_NETWORK), the fee payer read from its GET /supported. Unset: the gate sells on GATE_NETWORK only.
+   */
+  GATE_SOLANA_FACILITATOR_URL: httpUrl.optional(),
+  /** CAIP-2 id of the Solana cluster the gate sells on (the ids @x402/svm accepts); default devnet. */
+  GATE_SOLANA_NETWORK: z
+    .enum(['solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'])
+    .default('solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1'),
   /** On-chain Permit2 caller; required when `upto` is among GATE_SCHEMES. */
   FACILITATOR_ADDRESS: z.string().optional(),
   GATE_SCHEMES: z
@@ -87,6 +96,9 @@ export interface GateConfig {
   facilitatorAddress: string | undefined;
   schemes: readonly ('exact' | 'upto')[];
   network: string;
+  /** GATE_SOLANA_FACILITATOR_URL: the gate also sells on Solana when set. */
+  solanaFacilitatorUrl: string | undefined;
+  solanaNetwork: string;
   baseDomain: string | undefined;
   refreshMs: number;
   originTimeoutMs: number;
@@ -129,6 +141,8 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
     facilitatorAddress: e.FACILITATOR_ADDRESS,
     schemes: Object.freeze([...new Set(e.GATE_SCHEMES)]),
     network: e.GATE_NETWORK,
+    solanaFacilitatorUrl: e.GATE_SOLANA_FACILITATOR_URL,
+    solanaNetwork: e.GATE_SOLANA_NETWORK,
     baseDomain: e.GATE_BASE_DOMAIN,
     refreshMs: e.GATE_REFRESH_MS,
     originTimeoutMs: e.GATE_ORIGIN_TIMEOUT_MS,

@@ -10,6 +10,9 @@
  * (500 `seller_misconfigured`), its free routes still pass when its origin is verified (never otherwise: no
  * verified origin, no `origin`, nothing forwarded), and the problem goes to the log once per catalogue.
  *
+ * With a Solana facilitator (GATE_SOLANA_FACILITATOR_URL), a seller with a proven Solana pay-to
+ * (`solana_pay_to`) is also sold on Solana (GATE_SOLANA_NETWORK), or only there when it proved no EVM address.
+ *
  * Defends against: a catalogue entry the paywall could not collect on being sold anyway; an origin the seller
  * has not proven it controls receiving anything; a path pattern compiled to a regular expression (matching is
  * by segments, src/shared/path-pattern.ts). Does not defend against: prices or pay-to addresses the seller did
@@ -20,6 +23,15 @@ import type { PaidSite } from '../x402/seller/paid-request.js';
 import type { SellerState } from '../x402/seller/seller-identity.js';
 import { resolveX402Options, routePriceKey, type ResolvedX402Config } from '../x402/seller/seller-options.js';
 import { X402ConfigError } from '../x402/seller/x402-config-error.js';
+import type { FacilitatorClient } from '../x402/facilitator-client.js';
+import type { X402Logger } from '../x402/seller/seller-options.js';
+import { SolanaTerms } from '../x402/seller/solana-terms.js';
+
+/** How the table sells on Solana, when the gate has a Solana facilitator. */
+export interface GateSolana {
+  facilitator: FacilitatorClient;
+  logger: X402Logger;
+}
 import type { GateConfig } from './gate-config.js';
 
 export interface GateEndpointEntry {
@@ -59,7 +71,9 @@ function termsOf(
   config: GateConfig,
   seller: GateSeller,
   endpoint: GateEndpoint,
+  sellsSolana: boolean,
 ): { kind: 'ok'; config: ResolvedX402Config } | { kind: 'refused'; problems: readonly string[] } {
+  const solanaPayTo = sellsSolana ? (seller.solana_pay_to ?? undefined) : undefined;
   try {
     return {
       kind: 'ok',
@@ -67,8 +81,18 @@ function termsOf(
         token: config.token,
         price: endpoint.price,
         route_prices: endpoint.route_prices,
-        // A seller without a proven pay-to has no terms; the zero address only lets its free routes pass.
-        pay_to: seller.pay_to ?? '0x0000000000000000000000000000000000000001',
+        // A seller without a proven pay-to has no terms; the zero address only lets its free routes pass. One
+        // with a Solana pay-to only is sold on Solana only.
+        pay_to: seller.pay_to ?? (solanaPayTo ? undefined : '0x0000000000000000000000000000000000000001'),
+        ...(solanaPayTo
+          ? {
+              solana: {
+                pay_to: solanaPayTo,
+                network: config.solanaNetwork,
+                facilitator_url: config.solanaFacilitatorUrl,
+              },
+            }
+          : {}),
         endpoint_id: endpoint.endpoint_id,
         network: config.network,
         schemes: config.schemes,
@@ -91,11 +115,12 @@ function termsOf(
   }
 }
 
-function sellerProblem(seller: GateSeller, origin: URL | undefined): string | undefined {
+function sellerProblem(seller: GateSeller, origin: URL | undefined, sellsSolana: boolean): string | undefined {
   if (seller.status !== 'active') return `seller ${seller.slug} is ${seller.status}`;
   if (seller.origin !== null && !seller.origin_verified) return `seller ${seller.slug} has not verified its origin`;
   if (!origin) return `seller ${seller.slug} has no usable origin`;
-  if (!seller.pay_to) return `seller ${seller.slug} has no proven pay-to address`;
+  if (!seller.pay_to && !(sellsSolana && seller.solana_pay_to))
+    return `seller ${seller.slug} has no proven pay-to address`;
   return undefined;
 }
 
@@ -104,12 +129,14 @@ export function buildSellerTable(
   config: GateConfig,
   catalogue: GateCatalogue,
   onProblem: (fields: { seller_id: string; endpoint_id?: string; problems: readonly string[] }) => void,
+  solana?: GateSolana,
 ): SellerTable {
+  const sellsSolana = solana !== undefined && config.solanaFacilitatorUrl !== undefined;
   const bySlug = new Map<string, GateSellerEntry>();
   let endpoints = 0;
   for (const seller of catalogue.sellers) {
     const origin = originOf(seller.origin, seller.origin_verified);
-    const problem = sellerProblem(seller, origin);
+    const problem = sellerProblem(seller, origin, sellsSolana);
     if (problem) onProblem({ seller_id: seller.seller_id, problems: [problem] });
     const misconfigured: SellerState = {
       kind: 'misconfigured',
@@ -117,7 +144,7 @@ export function buildSellerTable(
     };
     const entry: GateSellerEntry = { sellerId: seller.seller_id, slug: seller.slug, origin, problem, endpoints: [] };
     for (const endpoint of seller.endpoints) {
-      const terms = termsOf(config, seller, endpoint);
+      const terms = termsOf(config, seller, endpoint, sellsSolana);
       if (terms.kind === 'refused') {
         onProblem({ seller_id: seller.seller_id, endpoint_id: endpoint.endpoint_id, problems: terms.problems });
         continue;
@@ -125,7 +152,9 @@ export function buildSellerTable(
       const state: SellerState = problem
         ? misconfigured
         : { kind: 'verified', sellerId: seller.seller_id, endpointId: endpoint.endpoint_id };
-      entry.endpoints.push({ endpoint, site: { config: terms.config, seller: () => state } });
+      const offer = terms.config.solana;
+      const solanaTerms = offer && solana ? new SolanaTerms(offer, solana.facilitator, solana.logger) : undefined;
+      entry.endpoints.push({ endpoint, site: { config: terms.config, seller: () => state, solana: solanaTerms } });
       endpoints++;
     }
     bySlug.set(seller.slug.toLowerCase(), entry);

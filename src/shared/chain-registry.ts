@@ -1,11 +1,20 @@
 /**
- * The chains Treasury signs for: CAIP-2 network, USDC contract and its EIP-712 domain (name, version).
- * Base mainnet and Base Sepolia are built in; others (the local sandbox chain) come from configuration.
+ * The chains Treasury signs for, in two families:
+ * - `evm`: CAIP-2 network, USDC contract and its EIP-712 domain (name, version). Base mainnet and Base Sepolia
+ *   are built in; others (the local sandbox chain) come from configuration (TREASURY_EXTRA_CHAINS).
+ * - `svm`: Solana mainnet and devnet (CAIP-2 ids of their genesis hashes) and their USDC mint (6 decimals),
+ *   served only when a Solana RPC endpoint is configured (TREASURY_SOLANA_RPC_URL): balances and the latest
+ *   blockhash are read there.
+ *
+ * Defends: EVM-only code handed a Solana chain by mistake — `resolve` (and `chains`) know EVM chains only,
+ * typed `EvmChainInfo`; code that serves both asks `resolveAny` and switches on `family`. Does not defend:
+ * a wrong mint or contract in configuration (the built-in ones are the issuers' own).
  */
 import { z } from 'zod';
 import { getAddress } from 'viem';
 
-export interface ChainInfo {
+export interface EvmChainInfo {
+  family: 'evm';
   name: string;
   network: `eip155:${number}`;
   chainId: number;
@@ -14,8 +23,24 @@ export interface ChainInfo {
   usdcVersion: string;
 }
 
-const BUILT_IN: ChainInfo[] = [
+export interface SvmChainInfo {
+  family: 'svm';
+  name: string;
+  network: `solana:${string}`;
+  /** The USDC mint (base58). */
+  usdc: string;
+  /** The mint's decimals (USDC: 6, as on EVM chains). */
+  decimals: number;
+}
+
+/** An EVM chain: what every EVM-only module takes (the name predates Solana support). */
+export type ChainInfo = EvmChainInfo;
+/** A chain of either family. */
+export type AnyChainInfo = EvmChainInfo | SvmChainInfo;
+
+const BUILT_IN: EvmChainInfo[] = [
   {
+    family: 'evm',
     name: 'base',
     network: 'eip155:8453',
     chainId: 8453,
@@ -24,6 +49,7 @@ const BUILT_IN: ChainInfo[] = [
     usdcVersion: '2',
   },
   {
+    family: 'evm',
     name: 'base-sepolia',
     network: 'eip155:84532',
     chainId: 84532,
@@ -32,6 +58,24 @@ const BUILT_IN: ChainInfo[] = [
     usdcVersion: '2',
   },
 ];
+
+/** Solana mainnet and devnet, as x402 names them (genesis-hash CAIP-2 ids) with Circle's USDC mints. */
+export const SOLANA_CHAINS: readonly SvmChainInfo[] = Object.freeze([
+  {
+    family: 'svm',
+    name: 'solana',
+    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    usdc: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    decimals: 6,
+  },
+  {
+    family: 'svm',
+    name: 'solana-devnet',
+    network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+    usdc: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+    decimals: 6,
+  },
+]);
 
 const extraChainSchema = z.array(
   z
@@ -46,20 +90,28 @@ const extraChainSchema = z.array(
 );
 
 export class ChainRegistry {
-  private readonly byKey = new Map<string, ChainInfo>();
+  private readonly byKey = new Map<string, AnyChainInfo>();
+  /** The EVM chains (what EVM-only code may list). */
+  readonly chains: readonly EvmChainInfo[];
+  /** Every chain served, of both families. */
+  readonly all: readonly AnyChainInfo[];
 
-  constructor(readonly chains: readonly ChainInfo[]) {
+  constructor(chains: readonly AnyChainInfo[]) {
+    this.all = chains;
+    this.chains = chains.filter((c): c is EvmChainInfo => c.family === 'evm');
     for (const chain of chains) {
       this.byKey.set(chain.name, chain);
       this.byKey.set(chain.network, chain);
     }
   }
 
-  static fromConfig(extraChainsJson: string | undefined): ChainRegistry {
+  /** Built-in and configured EVM chains; the Solana chains too when `options.solana` (an RPC is configured). */
+  static fromConfig(extraChainsJson: string | undefined, options: { solana?: boolean } = {}): ChainRegistry {
     const extras = extraChainsJson ? extraChainSchema.parse(JSON.parse(extraChainsJson)) : [];
     return new ChainRegistry([
       ...BUILT_IN,
-      ...extras.map((e) => ({
+      ...extras.map((e): EvmChainInfo => ({
+        family: 'evm',
         name: e.name,
         network: e.network as `eip155:${number}`,
         chainId: Number(e.network.slice('eip155:'.length)),
@@ -67,11 +119,23 @@ export class ChainRegistry {
         usdcName: e.usdc_name,
         usdcVersion: e.usdc_version,
       })),
+      ...(options.solana ? SOLANA_CHAINS : []),
     ]);
   }
 
-  /** Looks a chain up by short name (`base-sepolia`) or CAIP-2 id (`eip155:84532`). */
-  resolve(key: string): ChainInfo | undefined {
+  /** An EVM chain by short name (`base-sepolia`) or CAIP-2 id (`eip155:84532`); never a Solana one. */
+  resolve(key: string): EvmChainInfo | undefined {
+    const chain = this.byKey.get(key);
+    return chain?.family === 'evm' ? chain : undefined;
+  }
+
+  /** A chain of either family by short name or CAIP-2 id (`solana-devnet`, `solana:EtWT…`). */
+  resolveAny(key: string): AnyChainInfo | undefined {
     return this.byKey.get(key);
   }
+}
+
+/** The family of a CAIP-2 network by its namespace (`solana:` → svm, anything else evm), served or not. */
+export function networkFamily(network: string): 'evm' | 'svm' {
+  return network.startsWith('solana:') ? 'svm' : 'evm';
 }

@@ -9,15 +9,18 @@
 import { getAddress } from 'viem';
 import type { OwnerPolicy } from './api-responses/pay-responses.js';
 
-/** The authority as a person reads it: its kind and its address in EIP-55 form (the signer answers lower case). */
+/** An authority's address as a person reads it: EIP-55 for 0x addresses, a Solana key (base58) as it is. */
+const spelled = (address: string) => (address.startsWith('0x') ? getAddress(address) : address);
+
+/** The authority as a person reads it: its kind and its address (EIP-55 or base58; the signer answers 0x lower case). */
 export function describeAuthority(authority: OwnerPolicy['authority']): string {
   if (!authority) return 'none';
-  return authority.address ? `${authority.kind} ${getAddress(authority.address)}` : authority.kind;
+  return authority.address ? `${authority.kind} ${spelled(authority.address)}` : authority.kind;
 }
 
 export function describeOwnerPolicy(owner: OwnerPolicy): string {
   if (owner.state === 'owner_signed') {
-    const by = owner.authority?.address ? getAddress(owner.authority.address) : 'an unnamed authority';
+    const by = owner.authority?.address ? spelled(owner.authority.address) : 'an unnamed authority';
     return `Owner-signed by ${by} (version ${owner.version ?? '?'})`;
   }
   return "Not owner-signed: only the signer's ceilings apply";

@@ -35,6 +35,23 @@ export const ERROR_CODES = {
     message:
       'An "upto" payment_requirements.extra must carry facilitatorAddress, and assetTransferMethod may only be "permit2".',
   },
+  wallet_key_rotated: {
+    status: 409,
+    message: "The wallet's key was rotated while this payment was prepared; nothing was signed. Send it again.",
+  },
+  owner_policy_not_supported: {
+    status: 409,
+    message: "Owner-signed policies cover EVM wallets only; set this wallet's policy with PUT /v1/wallets/{id}/policy.",
+  },
+  svm_requirements_invalid: {
+    status: 400,
+    message:
+      'A Solana "exact" payment_requirements must name a payTo and an extra.feePayer other than the paying wallet; see problems.',
+  },
+  transfer_not_supported: {
+    status: 400,
+    message: 'Transfers are not supported from a wallet on this network yet; pay an x402 challenge with POST …/pay.',
+  },
   permit2_allowance_required: {
     status: 412,
     message:
@@ -225,6 +242,11 @@ export const ERROR_CODES = {
       "The signer refused this payment: the wallet is past one of the signer's own rolling ceilings (amount or signatures per window). Nothing was signed; retry after retry_after_seconds.",
   },
   signer_unavailable: { status: 503, message: 'The signer is unavailable; retry shortly.' },
+  hsm_unsupported: {
+    status: 500,
+    message:
+      "The signer's HSM cannot perform an operation this request needs (a mechanism or key type it does not offer). Retrying will not help: the operator must give the signer an HSM that qualifies (docs/deploy-hsm.md). Nothing was signed.",
+  },
   database_unavailable: { status: 503, message: 'The database is unreachable or restarting; retry shortly.' },
   database_busy: {
     status: 503,
@@ -262,6 +284,16 @@ export const ERROR_CODES = {
     status: 400,
     message:
       'The request path cannot be read one way only (a backslash, an encoded dot, slash or percent, a dot or empty segment, or a character outside a URL path); spell it plainly.',
+  },
+  // The public catalogue (GET /discovery/resources, GET /discovery/search; docs/api.md#discovery).
+  discovery_query_invalid: {
+    status: 400,
+    message:
+      'A discovery filter or search text is invalid: query is 1 to 200 characters of plain text, payTo an EVM address, network a CAIP-2 id, type, scheme and extensions short lower-case words.',
+  },
+  discovery_page_out_of_range: {
+    status: 400,
+    message: 'limit must be a whole number from 1 to 100, and offset (or cursor) one from 0 to 10000.',
   },
   gate_endpoint_not_priced: {
     status: 404,

@@ -6,9 +6,13 @@
  * Defends: a report the API would refuse being queued and retried forever by the middleware; a route path
  * or amount that the ledger cannot store (paths are bounded and limited to URL path characters, amounts to
  * MAX_AMOUNT_MICRO).
+ * A report names an EVM payment (`eip155:*`: a 0x transaction hash and payer) or a Solana one (`solana:*`: a
+ * base58 transaction signature of 64 bytes and a base58 payer of 32 bytes, checked with @solana/kit); the
+ * spellings must be the network's.
  * Does not defend: a report that is well-formed but false — the API verifies each row on chain before it
  * counts (docs/adr/0009-ledger-verification.md).
  */
+import { isAddress, isSignature } from '@solana/kit';
 import { z } from 'zod';
 import { evmAddressSchema } from '../../policy/policy-schema.js';
 import { rawAmount } from './amount-bounds.js';
@@ -21,12 +25,19 @@ export const routePathSchema = z
 
 export const httpMethodSchema = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** A Solana CAIP-2 id: `solana:` and the first 32 characters of the cluster's genesis hash. */
+export const solanaNetworkSchema = z.string().regex(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/);
+const isSolana = (network: string) => network.startsWith('solana:');
+const evmTxHash = /^0x[0-9a-fA-F]{64}$/;
+
 export const ledgerReportBodySchema = z
   .object({
-    tx_hash: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a 32-byte transaction hash'),
-    payer: evmAddressSchema,
+    /** 0x + 32-byte hash (EVM), or a base58 64-byte signature (Solana). */
+    tx_hash: z.string().min(64).max(88),
+    /** 0x address (EVM), or a base58 address (Solana). */
+    payer: z.string().min(32).max(44),
     amount: rawAmount,
-    network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/),
+    network: z.union([z.string().regex(/^eip155:[1-9][0-9]{0,15}$/), solanaNetworkSchema]),
     endpoint_id: z
       .string()
       .regex(/^ep_[0-9a-f]{24}$/)
@@ -42,8 +53,32 @@ export const ledgerReportBodySchema = z
       .regex(/^0x[0-9a-fA-F]{64}$/)
       .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((r, ctx) => {
+    const solana = isSolana(r.network);
+    if (solana ? !isSignature(r.tx_hash) : !evmTxHash.test(r.tx_hash))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tx_hash'],
+        message: solana ? 'expected a base58 transaction signature' : 'expected a 32-byte transaction hash',
+      });
+    if (solana ? !isAddress(r.payer) : !evmAddressSchema.safeParse(r.payer).success)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payer'],
+        message: solana ? 'expected a base58 address' : 'expected a 0x-prefixed 20-byte hex address (EIP-55 if mixed)',
+      });
+    if (solana && r.nonce !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['nonce'], message: 'a Solana payment names no nonce' });
+  })
+  // An EVM payer in its EIP-55 spelling (as evmAddressSchema gives it); a base58 payer as given (case matters).
+  .transform((r) => (isSolana(r.network) ? r : { ...r, payer: evmAddressSchema.parse(r.payer) }));
 export type LedgerReportBody = z.infer<typeof ledgerReportBodySchema>;
+
+/** A report's transaction as the ledger keys it: a 0x hash lower-case, a Solana signature as given (case matters). */
+export function ledgerTxKey(row: { network: string; tx_hash: string }): string {
+  return isSolana(row.network) ? row.tx_hash : row.tx_hash.toLowerCase();
+}
 
 /** Up to 100 ledger rows in one call (the seller middleware batches its background reports). */
 export const MAX_LEDGER_BATCH_ROWS = 100;

@@ -101,12 +101,30 @@ export const permit2EvmPayloadSchema = z
 
 export const evmPayloadSchema = z.union([exactEvmPayloadSchema, permit2EvmPayloadSchema]);
 
+/**
+ * `exact` on Solana: the buyer's partially signed transaction, base64 of its wire bytes (a Solana transaction
+ * is at most 1,232 bytes, so at most 1,644 base64 characters). Its content is decoded and checked by the seller
+ * (./seller/svm-payment.ts) and the facilitator.
+ */
+export const svmPayloadSchema = z
+  .object({
+    transaction: z
+      .string()
+      .min(4)
+      .max(1644)
+      .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'expected a base64 transaction'),
+  })
+  .strict();
+
+/** What a payment carries: an EVM authorization, or a Solana transaction. */
+export const paymentBodySchema = z.union([exactEvmPayloadSchema, permit2EvmPayloadSchema, svmPayloadSchema]);
+
 export const paymentPayloadV2Schema = z
   .object({
     x402Version: z.literal(2),
     resource: resourceInfoSchema.optional(),
     accepted: paymentRequirementsSchema,
-    payload: evmPayloadSchema,
+    payload: paymentBodySchema,
     extensions: z.record(z.string(), z.unknown()).optional(),
   })
   .loose();
@@ -225,6 +243,7 @@ export type ResourceInfo = z.infer<typeof resourceInfoSchema>;
 export type Eip3009Authorization = z.infer<typeof eip3009AuthorizationSchema>;
 export type ExactEvmPayload = z.infer<typeof exactEvmPayloadSchema>;
 export type Permit2EvmPayload = z.infer<typeof permit2EvmPayloadSchema>;
+export type SvmPayload = z.infer<typeof svmPayloadSchema>;
 export type PaymentPayloadV1 = z.infer<typeof paymentPayloadV1Schema>;
 export type PaymentPayloadV2 = z.infer<typeof paymentPayloadV2Schema>;
 export type PaymentPayload = z.infer<typeof paymentPayloadSchema>;

@@ -24,7 +24,7 @@ import { findAssociatedTokenPda, getTransferCheckedInstruction, TOKEN_PROGRAM_AD
 export const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 export const MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 export const DEVNET_USDC = address('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU');
-export const MAINNET_USDC = address('EPjFWdd5AufqSSqeM2qNJxdyZ2xtgM8a7GEiT2g7gPU');
+export const MAINNET_USDC = address('EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v');
 export const FEE_PAYER = address('4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T');
 export const PAY_TO = address('2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9');
 export const MEMO_PROGRAM = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');

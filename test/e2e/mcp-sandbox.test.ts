@@ -2,7 +2,7 @@
  * `xx mcp` and headless credentials against the `npm start` sandbox (PostgreSQL, SoftHSM signer, API, anvil,
  * the official-package facilitator, the demo seller), driven by the MCP SDK's own client:
  * - stdio (StdioClientTransport spawning bin/xx.mjs with only XX_PAT, XX_API_URL and XX_MCP_ALLOW_PRIVATE_TARGETS,
- *   the sandbox's sellers being on loopback): the five tools listed,
+ *   the sandbox's sellers being on loopback): the six tools listed,
  *   a balance read, the demo seller paid within budget, a budget refusal carrying `raise_max_amount`, the
  *   policy dry run and the payment history; the PAT appears in no answer;
  * - Streamable HTTP (`xx mcp --http 127.0.0.1:0`) with a PAT capped at 0.015 USD a day: one payment, then the
@@ -122,6 +122,7 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((t) => t.name).sort(), [
         'check_policy',
+        'discover',
         'get_balance',
         'list_wallets',
         'pay',

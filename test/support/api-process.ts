@@ -29,6 +29,8 @@ export interface ApiProcessOptions {
   signerSocket?: string;
   /** What node runs instead of `--import tsx src/api/main.ts` (e.g. the compiled dist/src/api/main.js). */
   nodeArgs?: string[];
+  /** The process's working directory (the repository root unless given; an image's WORKDIR). */
+  cwd?: string;
 }
 
 export async function startApiProcess(
@@ -40,7 +42,7 @@ export async function startApiProcess(
   const port = await freePort();
   const nodeArgs = options.nodeArgs ?? nodeArgsFor('src/api/main.ts');
   const child = spawn(process.execPath, nodeArgs, {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: {
       ...process.env,
       DATABASE_URL: db.connectionString,

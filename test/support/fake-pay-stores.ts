@@ -25,9 +25,9 @@ export class FakePaySnapshotStore implements PaySnapshotStore {
     return this.wallets.get(walletId);
   }
 
-  async walletAddress(walletId: string): Promise<{ address: string; account_id: string } | undefined> {
+  async walletAddress(walletId: string): Promise<{ address: string; account_id: string; network: string } | undefined> {
     const s = this.wallets.get(walletId);
-    return s && { address: s.wallet.address, account_id: s.wallet.account_id };
+    return s && { address: s.wallet.address, account_id: s.wallet.account_id, network: s.wallet.network };
   }
 }
 

@@ -42,6 +42,18 @@ export interface SandboxInfo {
   gate_demo_seller_id: string;
   /** The demo origin itself (its `/__seen-headers` lists the header names it received). */
   gate_demo_origin_url: string;
+  /** The offline Solana chain (absent with TREASURY_SANDBOX_SOLANA=0): its RPC, devnet's CAIP-2 id, the USDC mint. */
+  solana_rpc_url?: string;
+  solana_network?: string;
+  solana_usdc_mint?: string;
+  /** Its official x402 SVM facilitator and that facilitator's fee payer (base58). */
+  solana_facilitator_url?: string;
+  solana_fee_payer?: string;
+  /** POST {address (base58), amount_usd}: test USDC to the address's associated token account. */
+  solana_faucet_url?: string;
+  /** An official x402 seller charging $0.01 USDC `exact` on the Solana chain, and its pay-to (base58). */
+  solana_demo_seller_url?: string;
+  solana_demo_seller_pay_to?: string;
   /** The signer's key backend (TREASURY_SANDBOX_KEY_BACKEND). */
   key_backend: 'pkcs11' | 'aws-kms';
   /** With aws-kms: the KMS emulator's URL (a test double), and its region. */
@@ -125,6 +137,10 @@ export async function startSandbox(extraEnv: NodeJS.ProcessEnv = {}): Promise<Ru
     TREASURY_SANDBOX_SELLER_PORT: '0',
     TREASURY_SANDBOX_GATE_PORT: '0',
     TREASURY_SANDBOX_ORIGIN_PORT: '0',
+    TREASURY_SANDBOX_SOLANA_RPC_PORT: '0',
+    TREASURY_SANDBOX_SOLANA_FACILITATOR_PORT: '0',
+    TREASURY_SANDBOX_SOLANA_FAUCET_PORT: '0',
+    TREASURY_SANDBOX_SOLANA_SELLER_PORT: '0',
     ...extraEnv,
   };
   delete env.DATABASE_URL;

@@ -4,6 +4,9 @@
  * blocks on anvil, and register a seller with one priced endpoint.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { getAddressDecoder, getBase58Decoder, type Address } from '@solana/kit';
 import type { Knex } from 'knex';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { payToClaimMessage } from '../../src/api/sellers/seller-pay-to-service.js';
@@ -19,6 +22,28 @@ export async function provePayTo(
   const res = await t.request('POST', `/v1/sellers/${sellerId}/pay-to`, {
     token: session,
     body: { address: payTo.address, signature },
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+}
+
+/** An Ed25519 key the test holds: its Solana address, and its signature (base58) of a message. */
+export function solanaPayToKey(): { address: Address; sign(message: string): string } {
+  const secret = new Uint8Array(randomBytes(32));
+  const address = getAddressDecoder().decode(ed25519.getPublicKey(secret));
+  const sign = (message: string) => getBase58Decoder().decode(ed25519.sign(new TextEncoder().encode(message), secret));
+  return { address, sign };
+}
+
+/** Proves a Solana pay-to for the seller: the address's Ed25519 signature of the claim message. */
+export async function proveSolanaPayTo(
+  t: TestTreasury,
+  session: string,
+  sellerId: string,
+  key: ReturnType<typeof solanaPayToKey>,
+): Promise<void> {
+  const res = await t.request('POST', `/v1/sellers/${sellerId}/pay-to`, {
+    token: session,
+    body: { address: key.address, signature: key.sign(payToClaimMessage(sellerId, key.address)) },
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
 }
@@ -69,7 +94,10 @@ export async function waitForLedgerRow(
   let last: LedgerRowView | undefined;
   for (;;) {
     const res = await t.request('GET', '/v1/ledger?limit=200', { token });
-    last = (res.body.entries as LedgerRowView[]).find((e) => e.tx_hash === txHash.toLowerCase());
+    // A 0x hash is listed lower-case, a Solana signature as reported (base58 is case-sensitive).
+    last = (res.body.entries as LedgerRowView[]).find(
+      (e) => e.tx_hash === txHash || e.tx_hash === txHash.toLowerCase(),
+    );
     if (last && until(last)) return last;
     if (Date.now() > deadline)
       assert.fail(`ledger row ${txHash} never reached the state; last: ${JSON.stringify(last)}`);

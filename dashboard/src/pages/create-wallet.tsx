@@ -21,6 +21,7 @@ import { useField } from '../ui/use-field';
 const CHAINS = [
   { value: 'base-sepolia', label: 'Base Sepolia (testnet)' },
   { value: 'base', label: 'Base' },
+  { value: 'solana-devnet', label: 'Solana Devnet (testnet)' },
 ];
 
 function CreateWallet() {

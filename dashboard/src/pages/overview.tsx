@@ -1,7 +1,8 @@
 /**
  * Overview (/dashboard/): the agents the session may see (the owner: every agent of the account; a session
  * from the CLI: its own agent), their active wallets, each balance (marked stale when the API could not read
- * the chain and answered its last figure) and today's spend against the wallet's daily cap.
+ * the chain and answered its last figure) and today's spend against the wallet's daily cap. Each wallet's address
+ * is shown as the API sends it (base58 for Solana) and its network by name, the CAIP-2 id in its title.
  */
 import type { AgentPage, AgentView, WalletView } from '../../../src/shared/api-responses/wallet-responses';
 import { api, reply } from '../api/client';
@@ -12,6 +13,7 @@ import { SessionPage } from '../ui/session-page';
 import { paths, to } from '../ui/paths';
 import { Empty, ErrorBox, LoadedEach, Loading, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
+import { networkName } from '../ui/network';
 import { DataTable, LinkedRowHeader } from '../ui/data-table';
 
 async function loadAgents(origin: string, agentId: string): Promise<AgentView[]> {
@@ -23,19 +25,18 @@ async function loadAgents(origin: string, agentId: string): Promise<AgentView[]>
 function WalletRow({ wallet }: { wallet: WalletView }) {
   const [figures] = useLoad(async () => {
     const token = await walletToken(wallet.account_id);
-    const [balance, spend] = await Promise.allSettled([
-      readBalance(wallet.id, token),
-      todaySpend(wallet.id, token, wallet.policy),
-    ]);
+    const [balance, spend] = await Promise.allSettled([readBalance(wallet.id, token), todaySpend(wallet, token)]);
     return { balance, spend };
   }, [wallet.id]);
   return (
     <tr data-testid="wallet-row">
       <LinkedRowHeader href={to(paths.wallet(wallet.id))} label={wallet.label ?? wallet.id} id={wallet.id} />
       <td class="address">
-        <code>{wallet.address}</code>
+        <code data-testid="wallet-address">{wallet.address}</code>
       </td>
-      <td>{wallet.network}</td>
+      <td title={wallet.network} data-testid="wallet-network">
+        {networkName(wallet.network)}
+      </td>
       {figures.state === 'ok' ? (
         <>
           <td>

@@ -101,6 +101,11 @@ export function Decisions(props: WalletProps) {
                         </div>
                       ))
                     : '—'}
+                  {d.decided_by === 'signer' ? (
+                    <div class="meta" data-testid="decided-by-signer">
+                      refused by the signer (owner-signed policy)
+                    </div>
+                  ) : null}
                 </td>
               </tr>
             ))}

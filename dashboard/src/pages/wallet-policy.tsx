@@ -16,6 +16,7 @@ import { dryRun, type DryRun } from '../api/spend';
 import { canManageWallets } from '../api/wallet-access';
 import { ErrorBox, Outcome, useLoad } from '../ui/states';
 import { usdInputError } from '../ui/format';
+import { isPayeeAddress, isSolanaNetwork } from '../ui/network';
 import { useAction } from '../ui/use-action';
 import { CardForm } from '../ui/card-form';
 import { TextField } from '../ui/text-field';
@@ -145,19 +146,18 @@ export function PolicyEditor(props: EditorProps) {
   );
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const KINDS = [
   { value: 'pay', label: 'x402 payment' },
   { value: 'transfer', label: 'transfer' },
 ] as const;
 
-export function DryRunPanel(props: { walletId: string; token: string; policyVersion: number }) {
+export function DryRunPanel(props: { walletId: string; network: string; token: string; policyVersion: number }) {
   const [to] = useField('', { trim: true });
   const [amount] = useField('', { trim: true });
   const [kind] = useField<'pay' | 'transfer'>('pay');
   const [capability] = useField('', { trim: true });
   const [result, setResult] = useState<{ decision?: DryRun; error?: unknown } | null>(null);
-  const ready = ADDRESS.test(to.value) && amount.value !== '' && !usdInputError(amount.value);
+  const ready = isPayeeAddress(props.network, to.value) && amount.value !== '' && !usdInputError(amount.value);
   useEffect(() => {
     if (!ready) {
       setResult(null);
@@ -183,7 +183,13 @@ export function DryRunPanel(props: { walletId: string; token: string; policyVers
   return (
     <Card titleId="dry-run-title" title="Would this payment pass?">
       <p class="hint">A dry run under the saved policy: nothing is signed or counted.</p>
-      <TextField id="dr-to" label="Recipient address" {...to} autoComplete="off" placeholder="0x…" />
+      <TextField
+        id="dr-to"
+        label="Recipient address"
+        {...to}
+        autoComplete="off"
+        placeholder={isSolanaNetwork(props.network) ? 'base58…' : '0x…'}
+      />
       <div class="row">
         <TextField id="dr-amount" label="Amount (USD)" {...amount} inputMode="decimal" />
         <SelectField id="dr-kind" label="Kind" {...kind} options={KINDS} />

@@ -1,5 +1,6 @@
 /**
- * Wallet (/dashboard/wallets/{id}): the wallet's address, network, key version and balance (stale marked),
+ * Wallet (/dashboard/wallets/{id}): the wallet's address (as the API sends it: base58 for Solana), network (by
+ * name, with its CAIP-2 id), key version and balance (stale marked),
  * its policy editor (owner-signed through the browser wallet) with a live dry run (./wallet-policy.tsx), its
  * recent decisions and audit trail with the chain's state (./wallet-history.tsx), and rotate and revoke with
  * the balance guard explained: the API refuses to destroy a key whose address holds USDC (409 wallet_has_balance) or whose
@@ -16,6 +17,7 @@ import { SessionPage } from '../ui/session-page';
 import { ErrorBox, Loaded, Loading, Outcome, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
+import { networkName } from '../ui/network';
 import { DryRunPanel, PolicyEditor } from './wallet-policy';
 import { AuditTrail, Decisions } from './wallet-history';
 
@@ -109,12 +111,14 @@ function Wallet({ id }: { id: string }) {
                 <div>
                   <dt>Address</dt>
                   <dd>
-                    <code>{wallet.address}</code>
+                    <code data-testid="wallet-address">{wallet.address}</code>
                   </dd>
                 </div>
                 <div>
                   <dt>Network</dt>
-                  <dd>{wallet.network}</dd>
+                  <dd data-testid="wallet-network">
+                    {networkName(wallet.network)} <code class="meta">{wallet.network}</code>
+                  </dd>
                 </div>
                 <div>
                   <dt>Status</dt>
@@ -138,7 +142,7 @@ function Wallet({ id }: { id: string }) {
                   setPolicyVersion((v) => v + 1);
                 }}
               />
-              <DryRunPanel walletId={wallet.id} token={token} policyVersion={policyVersion} />
+              <DryRunPanel walletId={wallet.id} network={wallet.network} token={token} policyVersion={policyVersion} />
             </div>
             <Decisions walletId={wallet.id} token={token} version={policyVersion} />
             <AuditTrail walletId={wallet.id} token={token} version={policyVersion} />

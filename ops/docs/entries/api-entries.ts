@@ -64,9 +64,18 @@ export const API_ENTRIES: Entries = {
     meaning: 'JSON `{"eip155:84532": "http://…"}`: JSON-RPC endpoint per network for on-chain reads',
     default: 'public Base endpoints',
   },
+  TREASURY_SOLANA_RPC_URL: {
+    meaning:
+      'Solana JSON-RPC endpoint (`http(s)://…`): wallet balances and the latest blockhash of a payment; the Solana chains (`solana`, `solana-devnet`) are served only when it is set',
+    default: 'unset: no Solana chain',
+  },
   TREASURY_AUTH_CACHE_MS: {
     meaning:
       'bearer lookups cached by token hash (`0` disables); a revocation through another replica takes up to this long there',
+  },
+  TREASURY_DISCOVERY_CACHE_MS: {
+    meaning:
+      'how long a public catalogue answer (GET /discovery/*) is reused for the same query (`0` disables); a suspended or unverified seller leaves the catalogue within it — docs/api.md#discovery',
   },
   TREASURY_RPC_TIMEOUT_MS: { meaning: 'per on-chain read; on failure the last balance is served as stale' },
   TREASURY_LEDGER_CONFIRMATIONS: {
@@ -132,6 +141,9 @@ export const API_ENTRIES: Entries = {
     meaning: 'calls per bearer per window on authenticated routes but the pay routes (shared through PostgreSQL)',
   },
   TREASURY_RATE_LIMIT_PAY: { meaning: "pay calls per bearer per window (each process's memory)" },
+  TREASURY_RATE_LIMIT_DISCOVERY: {
+    meaning: "public catalogue reads (GET /discovery/*) per client address per window (each process's memory)",
+  },
   TREASURY_RATE_LIMIT_AUTH_FAILURES: {
     meaning:
       "refused bearers per client address per window (each process's memory); past it a refused bearer from there is 429 (a valid one passes)",

@@ -15,6 +15,11 @@ export const GATE_ENTRIES: Entries = {
   FACILITATOR_ADDRESS: { meaning: 'the on-chain Permit2 caller; required when `upto` is among `GATE_SCHEMES`' },
   GATE_SCHEMES: { meaning: 'comma-separated schemes offered: `exact`, `upto`' },
   GATE_NETWORK: { meaning: "CAIP-2 network the gate's sellers are paid on" },
+  GATE_SOLANA_FACILITATOR_URL: {
+    meaning:
+      'Solana x402 facilitator: sellers with a proven Solana pay-to address are also sold on GATE_SOLANA_NETWORK, the fee payer read from its `GET /supported`; unset: no Solana',
+  },
+  GATE_SOLANA_NETWORK: { meaning: 'CAIP-2 id of the Solana cluster the gate sells on (mainnet or devnet)' },
   GATE_BASE_DOMAIN: {
     meaning:
       'host routing: `<slug>.<GATE_BASE_DOMAIN>` goes to that seller; otherwise the first path segment is the slug',

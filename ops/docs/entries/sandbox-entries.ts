@@ -17,6 +17,21 @@ export const SANDBOX_ENTRIES: Entries = {
     default: '`8405`',
   },
   TREASURY_SANDBOX_KMS_PORT: { meaning: 'KMS emulator port', default: '`4599`' },
+  TREASURY_SANDBOX_SOLANA: {
+    meaning: '`0`: no offline Solana chain, Solana faucet, facilitator or demo seller (docs/sandbox.md)',
+    default: '`1`',
+  },
+  TREASURY_SANDBOX_SOLANA_RPC_PORT: {
+    meaning: "the Solana chain's JSON-RPC port (`0`: any free port)",
+    default: '`8899`',
+  },
+  TREASURY_SANDBOX_SOLANA_FACILITATOR_PORT: { meaning: 'the Solana x402 facilitator port', default: '`4023`' },
+  TREASURY_SANDBOX_SOLANA_FAUCET_PORT: { meaning: 'the Solana faucet port', default: '`8548`' },
+  TREASURY_SANDBOX_SOLANA_SELLER_PORT: { meaning: 'the Solana demo seller port', default: '`8406`' },
+  TREASURY_SOLANA_RPC_URL: {
+    meaning:
+      'with `TREASURY_SANDBOX_SOLANA=0`: a local validator the sandbox API reads; must be loopback (`sandbox_solana_rpc_not_loopback` otherwise)',
+  },
   ANVIL_BIN: { meaning: 'an anvil binary to use instead of the one from npm' },
   PATH: { meaning: 'where anvil and `softhsm2-util` are looked up' },
   SOFTHSM2_CONF: {

@@ -23,4 +23,13 @@ export const TEST_ENTRIES: Entries = {
   TREASURY_TEST_FILE_TIMES: {
     meaning: 'tests: a file the run writes how long each test file took into, slowest first (docs/testing.md)',
   },
+  TREASURY_QUALIFY_MODULE: {
+    meaning:
+      '`npm run hsm:qualify` (ops/hsm/qualify.ts) to its KeyBackend contract run: the PKCS#11 library under qualification (set by the tool from `--module`)',
+  },
+  TREASURY_QUALIFY_TOKEN_LABEL: { meaning: '`npm run hsm:qualify` to its contract run: the token label' },
+  TREASURY_QUALIFY_PIN_FILE: {
+    meaning: "`npm run hsm:qualify` to its contract run: the PIN file's path (never the PIN)",
+  },
+  TREASURY_QUALIFY_KEK_LABEL: { meaning: "`npm run hsm:qualify` to its contract run: the run's root KEK label" },
 };

@@ -58,20 +58,23 @@ export const MAX_FAUCET_AMOUNT_RAW = 1_000_000n * 1_000_000n;
 /** A USD decimal string: no sign, no exponent, no leading zeros, at most 7 integer digits and 6 decimals. */
 const usdAmountPattern = /^(0|[1-9][0-9]{0,6})(\.[0-9]{1,6})?$/;
 
+/** `amount_usd` of a faucet request (this one and the Solana faucet's): > 0, ≤ 1,000,000, at most 6 decimals. */
+export const faucetAmountField = z
+  .string()
+  .regex(usdAmountPattern, 'amount_usd must be a USD decimal string with at most 6 decimals, e.g. "12.50"')
+  .refine((a) => !usdAmountPattern.test(a) || usdToRaw(a) > 0n, 'amount_usd must be greater than 0')
+  .refine(
+    (a) => !usdAmountPattern.test(a) || usdToRaw(a) <= MAX_FAUCET_AMOUNT_RAW,
+    'amount_usd must be at most 1000000',
+  );
+
 export const faucetRequestSchema = z
   .object({
     address: z
       .string()
       .regex(/^0x[0-9a-fA-F]{40}$/, 'address must be 0x followed by 40 hex digits')
       .refine((a) => isAddress(a, { strict: true }), 'address has an invalid EIP-55 checksum'),
-    amount_usd: z
-      .string()
-      .regex(usdAmountPattern, 'amount_usd must be a USD decimal string with at most 6 decimals, e.g. "12.50"')
-      .refine((a) => !usdAmountPattern.test(a) || usdToRaw(a) > 0n, 'amount_usd must be greater than 0')
-      .refine(
-        (a) => !usdAmountPattern.test(a) || usdToRaw(a) <= MAX_FAUCET_AMOUNT_RAW,
-        'amount_usd must be at most 1000000',
-      ),
+    amount_usd: faucetAmountField,
     approve_permit2: z.boolean({ error: 'approve_permit2 must be true or false' }).optional(),
   })
   .strict();

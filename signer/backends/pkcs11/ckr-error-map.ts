@@ -6,11 +6,16 @@
  * only), and error handling that silently changes when a library rewords its messages.
  * Known limits: SoftHSM answers CKR_GENERAL_ERROR when an AES-key-wrap integrity check fails (a blob not
  * wrapped by that key: tampered, or presented with another account's key), so for unwrap operations that
- * code means `key_not_found`; elsewhere it stays `hsm_error`.
+ * code means `key_not_found`; elsewhere it stays `hsm_error`. A token that does not offer what is asked (a
+ * mechanism, curve, key type or template: CKR_MECHANISM_INVALID and its kin) is `hsm_unsupported`, which the
+ * front answers as permanent, never "retry shortly".
  */
 import pkcs11js from 'pkcs11js';
 import type { SignerErrorCode } from '../../protocol/signer-protocol.js';
 import { SignerFault } from '../../signer-error.js';
+
+/** PKCS#11 2.40's CKR_CURVE_NOT_SUPPORTED, which pkcs11js 2.1.7 does not name. */
+const CKR_CURVE_NOT_SUPPORTED = 0x140;
 
 const BY_CODE = new Map<number, SignerErrorCode>([
   [pkcs11js.CKR_WRAPPED_KEY_INVALID, 'key_not_found'],
@@ -34,6 +39,15 @@ const BY_CODE = new Map<number, SignerErrorCode>([
   [pkcs11js.CKR_PIN_INCORRECT, 'hsm_unavailable'],
   [pkcs11js.CKR_PIN_LOCKED, 'hsm_unavailable'],
   [pkcs11js.CKR_OPERATION_ACTIVE, 'busy'],
+  // The token does not offer what the signer asks (a mechanism, key type, curve or template): permanent.
+  [pkcs11js.CKR_MECHANISM_INVALID, 'hsm_unsupported'],
+  [pkcs11js.CKR_MECHANISM_PARAM_INVALID, 'hsm_unsupported'],
+  [pkcs11js.CKR_FUNCTION_NOT_SUPPORTED, 'hsm_unsupported'],
+  [pkcs11js.CKR_DOMAIN_PARAMS_INVALID, 'hsm_unsupported'],
+  [CKR_CURVE_NOT_SUPPORTED, 'hsm_unsupported'],
+  [pkcs11js.CKR_TEMPLATE_INCONSISTENT, 'hsm_unsupported'],
+  [pkcs11js.CKR_ATTRIBUTE_TYPE_INVALID, 'hsm_unsupported'],
+  [pkcs11js.CKR_ATTRIBUTE_VALUE_INVALID, 'hsm_unsupported'],
 ]);
 
 export function ckrCode(err: unknown): number | undefined {

@@ -36,13 +36,24 @@ export function ed25519Label(accountBlobHash: string): string {
 }
 
 /** The public half: a session object, read once for CKA_EC_POINT. */
-const GENERATE_ED25519_PUBLIC_KEY: pkcs11js.Template = [
+export const GENERATE_ED25519_PUBLIC_KEY: pkcs11js.Template = [
   { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PUBLIC_KEY },
   { type: pkcs11js.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
   { type: pkcs11js.CKA_EC_PARAMS, value: ED25519_EC_PARAMS },
   { type: pkcs11js.CKA_TOKEN, value: false },
   { type: pkcs11js.CKA_VERIFY, value: true },
 ];
+
+/**
+ * The private half's template as a session object (no id, no label, not on the token): what the start-up probe
+ * (./token-qualification.ts) asks the token for, so it tries the very attributes the signer's keys carry.
+ */
+export function sessionEd25519PrivateKey(): pkcs11js.Template {
+  const skipped = new Set<number>([pkcs11js.CKA_ID, pkcs11js.CKA_LABEL]);
+  return generateEd25519PrivateKey(Buffer.alloc(0), '')
+    .filter((a) => !skipped.has(a.type))
+    .map((a) => (a.type === pkcs11js.CKA_TOKEN ? { ...a, value: false } : a));
+}
 
 /** The private half: a token object that signs and does nothing else, and never leaves the HSM. */
 function generateEd25519PrivateKey(id: Buffer, label: string): pkcs11js.Template {

@@ -43,6 +43,7 @@ import { Pkcs11Module } from './pkcs11-module.js';
 import { findRootKek } from './root-kek.js';
 import { SessionPool } from './session-pool.js';
 import { TombstoneStore } from './tombstone-store.js';
+import { qualifyForStart } from './token-qualification.js';
 
 export interface BackendObserver {
   cacheHit?(): void;
@@ -74,6 +75,8 @@ export class Pkcs11Backend implements KeyBackend {
     private readonly tombstones: TombstoneStore,
     config: Pkcs11BackendConfig,
     private readonly observer: BackendObserver,
+    /** Why this token cannot hold Ed25519 (Solana) keys, when it cannot (./token-qualification.ts). */
+    private readonly ed25519Missing: string | undefined,
   ) {
     this.signInline = config.signInline;
     this.ed25519 = new Ed25519TokenKeys(module, holder, config.cacheSize);
@@ -93,10 +96,11 @@ export class Pkcs11Backend implements KeyBackend {
       const slot = module.findTokenSlot(config.tokenLabel, config.tokenSerial);
       const holder = module.openSession(slot);
       module.login(holder, config.pin);
+      const ed25519Missing = qualifyForStart(module.p11, slot, holder);
       const kek = findRootKek(module, holder, config);
       const tombstones = TombstoneStore.load(module, holder);
       const pool = new SessionPool(module, slot, config.sessions);
-      return new Pkcs11Backend(module, slot, holder, kek, pool, tombstones, config, observer);
+      return new Pkcs11Backend(module, slot, holder, kek, pool, tombstones, config, observer, ed25519Missing);
     } catch (err) {
       module.finalize();
       throw toSignerFault(err, 'PKCS#11 start');
@@ -125,6 +129,12 @@ export class Pkcs11Backend implements KeyBackend {
 
   private assertOpen(): void {
     if (this.closed) throw new SignerFault('hsm_unavailable', 'backend closed');
+  }
+
+  /** Solana keys on a token that cannot hold them: permanent `hsm_unsupported`, never "retry shortly". */
+  private assertEd25519(): void {
+    if (this.ed25519Missing !== undefined)
+      throw new SignerFault('hsm_unsupported', `this HSM cannot hold Ed25519 (Solana) keys: ${this.ed25519Missing}`);
   }
 
   /** Decodes a reference of the expected kind and refuses it if its blob was ever tombstoned. */
@@ -226,6 +236,7 @@ export class Pkcs11Backend implements KeyBackend {
     this.assertOpen();
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
     if (curve === 'ed25519') {
+      this.assertEd25519();
       // The account key must unwrap (a live account of this KEK) before a key is bound to it.
       return this.withAccountKey(account, async () => {
         const { id, publicKey } = this.timed('generate_wallet_key', () => this.ed25519.generate(account.blobHash));
@@ -312,6 +323,7 @@ export class Pkcs11Backend implements KeyBackend {
   /** Ed25519 (CKM_EDDSA, single-part) over the message, with an account's token key: 64 bytes. */
   async signEd25519(accountKeyRef: string, walletKeyRef: string, message: Uint8Array): Promise<Uint8Array> {
     this.assertOpen();
+    this.assertEd25519();
     assertEd25519Message(message);
     const account = this.decodeLiveRef(accountKeyRef, 'acct', 'account_key_ref');
     const wallet = this.decodeLiveWalletRef(walletKeyRef, 'ed25519');

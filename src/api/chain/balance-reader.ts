@@ -1,5 +1,6 @@
 /**
- * USDC balances read on-chain (viem `balanceOf`) on every call. When the RPC fails, the last figure read
+ * USDC balances read on-chain on every call: viem `balanceOf` on an EVM chain, the wallet's associated token
+ * account on a Solana one (./solana-token-reader.ts). When the RPC fails, the last figure read
  * for that (network, token, address) is served with `stale: true` and the time it was read, until the next
  * successful read; with no earlier figure the read fails with `chain_unavailable` (503). Each fresh figure is
  * kept in this process and in PostgreSQL (`balance_readings`, only ever moved forward in time), so the
@@ -40,9 +41,10 @@ const EIP2612_NONCES_ABI = [
 import { formatUsd } from '../../../policy/money.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
-import type { ChainInfo } from '../../shared/chain-registry.js';
+import type { AnyChainInfo, ChainInfo } from '../../shared/chain-registry.js';
 import type { SettlementTransaction } from './verify-upto-settlement.js';
 import { rpcFailure } from './rpc-failure.js';
+import { SolanaTokenReader } from './solana-token-reader.js';
 
 /** A mined transaction as the settlement and ledger checks read it, with its depth. */
 export interface MinedTransaction extends SettlementTransaction {
@@ -75,15 +77,19 @@ export class BalanceReader {
   private readonly timeoutMs: number;
   private readonly metrics: TreasuryMetrics;
   private readonly clock: () => Date;
+  /** Reads on the Solana RPC (TREASURY_SOLANA_RPC_URL), when one is configured. */
+  private readonly solana: SolanaTokenReader | undefined;
 
   constructor(deps: {
     knex: Knex;
     rpcUrls: Readonly<Record<string, string>>;
+    solanaRpcUrl?: string | undefined;
     timeoutMs: number;
     metrics: TreasuryMetrics;
     clock?: () => Date;
   }) {
     this.knex = deps.knex;
+    this.solana = deps.solanaRpcUrl ? new SolanaTokenReader(deps.solanaRpcUrl, deps.timeoutMs) : undefined;
     this.rpcUrls = deps.rpcUrls;
     this.timeoutMs = deps.timeoutMs;
     this.metrics = deps.metrics;
@@ -105,18 +111,13 @@ export class BalanceReader {
     return client;
   }
 
-  async usdcBalance(chain: ChainInfo, address: `0x${string}`): Promise<BalanceReading> {
-    const key = `${chain.network}|${chain.usdc}|${address.toLowerCase()}`;
-    const client = this.client(chain);
+  async usdcBalance(chain: AnyChainInfo, address: string): Promise<BalanceReading> {
+    const key = `${chain.network}|${addressKey(chain, chain.usdc)}|${addressKey(chain, address)}`;
+    const read = this.rawBalanceRead(chain, address);
     const base = { network: chain.network, asset: chain.usdc, address };
     const stop = this.metrics.balanceReadDuration.startTimer({ network: chain.network });
     try {
-      const raw = await client.readContract({
-        address: chain.usdc,
-        abi: erc20Abi,
-        functionName: 'balanceOf',
-        args: [address],
-      });
+      const raw = await read();
       const at = this.clock();
       if (!this.lastKnown.has(key) && this.lastKnown.size >= MAX_CACHED)
         this.lastKnown.delete(this.lastKnown.keys().next().value as string);
@@ -149,24 +150,48 @@ export class BalanceReader {
     }
   }
 
+  /**
+   * How the chain's USDC balance of `address` is read: `balanceOf` on an EVM chain, the associated token
+   * account on a Solana one. No endpoint for the chain → `network_not_supported`, before anything is read.
+   */
+  private rawBalanceRead(chain: AnyChainInfo, address: string): () => Promise<bigint> {
+    if (chain.family === 'svm') {
+      const solana = this.solana;
+      if (!solana)
+        throw new AppError('network_not_supported', {
+          message: `No Solana RPC endpoint is configured (TREASURY_SOLANA_RPC_URL).`,
+          fields: { network: chain.network },
+        });
+      return () => solana.tokenBalance(address, chain.usdc);
+    }
+    const client = this.client(chain);
+    return () =>
+      client.readContract({
+        address: chain.usdc,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [address as `0x${string}`],
+      });
+  }
+
   /** Keeps a fresh figure for the fallback; a figure older than the one stored (another process read later) is not written. */
-  private async store(chain: ChainInfo, address: string, raw: bigint, at: Date): Promise<void> {
+  private async store(chain: AnyChainInfo, address: string, raw: bigint, at: Date): Promise<void> {
     await this.knex
       .raw(
         `INSERT INTO balance_readings (network, asset, address, balance_raw, read_at) VALUES (?, ?, ?, ?, ?)
           ON CONFLICT (network, asset, address) DO UPDATE SET balance_raw = EXCLUDED.balance_raw, read_at = EXCLUDED.read_at
           WHERE balance_readings.read_at < EXCLUDED.read_at`,
-        [chain.network, chain.usdc.toLowerCase(), address.toLowerCase(), raw.toString(), at],
+        [chain.network, addressKey(chain, chain.usdc), addressKey(chain, address), raw.toString(), at],
       )
       // The figure is still answered and kept in this process; only the fallback of other processes misses it.
       .catch(() => undefined);
   }
 
   /** The figure kept in PostgreSQL, if any (none when PostgreSQL is unreachable too). */
-  private async stored(chain: ChainInfo, address: string): Promise<{ raw: bigint; at: Date } | undefined> {
+  private async stored(chain: AnyChainInfo, address: string): Promise<{ raw: bigint; at: Date } | undefined> {
     try {
       const row = (await this.knex('balance_readings')
-        .where({ network: chain.network, asset: chain.usdc.toLowerCase(), address: address.toLowerCase() })
+        .where({ network: chain.network, asset: addressKey(chain, chain.usdc), address: addressKey(chain, address) })
         .first('balance_raw', 'read_at')) as { balance_raw: string; read_at: Date } | undefined;
       return row ? { raw: BigInt(row.balance_raw), at: row.read_at } : undefined;
     } catch {
@@ -226,8 +251,13 @@ export class BalanceReader {
   }
 }
 
+/** An address as balance_readings keys it: EVM hex lower-cased; base58 (case-sensitive) as it is. */
+function addressKey(chain: AnyChainInfo, address: string): string {
+  return chain.family === 'evm' ? address.toLowerCase() : address;
+}
+
 /** `chain_unavailable` for a failed RPC call: the network, and the failure as `rpcFailure` keeps it. */
-function chainUnavailable(chain: ChainInfo, err: unknown): AppError {
+function chainUnavailable(chain: AnyChainInfo, err: unknown): AppError {
   return new AppError('chain_unavailable', { fields: { network: chain.network }, cause: rpcFailure(err) });
 }
 

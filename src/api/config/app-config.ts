@@ -2,7 +2,6 @@
  * Configuration of treasury-api, parsed once from the environment with zod into a frozen object.
  * Nothing else in src/ reads process.env.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { envInt } from '../../shared/env-int.js';
@@ -11,6 +10,8 @@ import { canonicalUsd, isUsdString, parseUsd } from '../../../policy/money.js';
 import { usdAmountSchema } from '../../../policy/policy-schema.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 import { ConfigError } from '../../../base/config-error.js';
+import { readTls } from './read-tls.js';
+import { rateLimitConfigOf, rateLimitEnvShape, type RateLimitConfig } from './rate-limit-config.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
 /** A positive USD amount such as "10" or "0.5", at most the largest amount the API handles. */
@@ -53,8 +54,15 @@ const envSchema = z.object({
   TREASURY_DEFAULT_CHAIN: z.string().default('base-sepolia'),
   /** JSON-RPC endpoints per CAIP-2 network for on-chain reads, JSON: {"eip155:84532":"http://127.0.0.1:8545"}; public Base endpoints by default. */
   TREASURY_RPC_URLS: z.string().optional(),
+  /** Solana JSON-RPC endpoint (balances, latest blockhash); the Solana chains are served only when it is set. */
+  TREASURY_SOLANA_RPC_URL: z
+    .url({ protocol: /^https?$/ })
+    .max(2048)
+    .optional(),
   /** How long a bearer lookup is cached (ms; 0 disables). Revocations through another replica take up to this long there. */
   TREASURY_AUTH_CACHE_MS: envInt(0, 10_000, 1_000),
+  /** How long a public catalogue answer (GET /discovery/*) is reused for the same query (ms; 0 disables). */
+  TREASURY_DISCOVERY_CACHE_MS: envInt(0, 60_000, 10_000),
   TREASURY_RPC_TIMEOUT_MS: envInt(100, 60_000, 3_000),
   /**
    * Blocks a transaction must have (its own included) before a ledger row counts or an upto settlement gives
@@ -121,25 +129,7 @@ const envSchema = z.object({
       return Object.freeze([...new Set(ports.map(Number))]);
     }),
   TREASURY_SESSION_TTL_SECONDS: envInt(60, 30 * 86_400, 86_400),
-  /**
-   * Rate limits (docs/security-model.md, Rate limits): requests allowed per window of
-   * TREASURY_RATE_LIMIT_WINDOW_SECONDS. NONCE and INIT per client address, TOKEN per bearer on every
-   * authenticated route but the pay routes, all counted in PostgreSQL and shared by every API process;
-   * PAY per bearer on the wallet pay routes, counted in each process's memory. `off` is for benchmarks only.
-   */
-  TREASURY_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
-  TREASURY_RATE_LIMIT_WINDOW_SECONDS: envInt(1, 3600, 60),
-  TREASURY_RATE_LIMIT_NONCE: envInt(1, 10_000_000, 30),
-  TREASURY_RATE_LIMIT_INIT: envInt(1, 10_000_000, 10),
-  TREASURY_RATE_LIMIT_TOKEN: envInt(1, 10_000_000, 1200),
-  TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
-  /**
-   * Refused bearers (401) per client address per window, in each process's memory; past it, a bearer from there
-   * that is refused answers 429 (a valid one still passes).
-   */
-  TREASURY_RATE_LIMIT_AUTH_FAILURES: envInt(1, 10_000_000, 60),
-  /** Refusals of one presented bearer per window, in each process's memory; past it that bearer is 429 before any lookup. */
-  TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN: envInt(1, 10_000_000, 10),
+  ...rateLimitEnvShape,
   /**
    * Proxies whose X-Forwarded-For is believed, comma-separated addresses or CIDR ranges (e.g.
    * `10.0.0.0/8, ::1`); empty: the client address is the TCP peer's.
@@ -189,6 +179,8 @@ export type AppConfig = Readonly<{
   extraChains: string | undefined;
   defaultChain: string;
   rpcUrls: Readonly<Record<string, string>>;
+  /** TREASURY_SOLANA_RPC_URL: the Solana chains are served only with it. */
+  solanaRpcUrl: string | undefined;
   rpcTimeoutMs: number;
   /** Confirmations required per network (ledger rows, upto settlements); networks not named need 1. */
   confirmations: Readonly<Record<string, number>>;
@@ -204,6 +196,7 @@ export type AppConfig = Readonly<{
   morNetworks: readonly string[] | undefined;
   morPayoutMaxMicro: bigint;
   authCacheMs: number;
+  discoveryCacheMs: number;
   /** Set by the sandbox: exit when the parent process goes away. */
   exitWithParent: boolean;
   publicUrl: string;
@@ -229,19 +222,7 @@ export type WalletBoundsConfig = Readonly<{
   agentPerTxCapUsd: string;
 }>;
 
-export type RateLimitConfig = Readonly<{
-  enabled: boolean;
-  windowSeconds: number;
-  /** Requests per window: nonce and init per client address, token and pay per bearer. */
-  nonce: number;
-  init: number;
-  token: number;
-  pay: number;
-  /** Refused bearers per client address. */
-  auth_failure: number;
-  /** Refusals of one presented bearer (keyed by its hash). */
-  auth_failure_token: number;
-}>;
+export type { RateLimitConfig } from './rate-limit-config.js';
 
 export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
@@ -277,6 +258,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     extraChains: e.TREASURY_EXTRA_CHAINS,
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
     rpcUrls: parseJsonRecord(RPC_URLS, e.TREASURY_RPC_URLS),
+    solanaRpcUrl: e.TREASURY_SOLANA_RPC_URL,
     rpcTimeoutMs: e.TREASURY_RPC_TIMEOUT_MS,
     confirmations: Object.freeze(parseJsonRecord(LEDGER_CONFIRMATIONS, e.TREASURY_LEDGER_CONFIRMATIONS)),
     ledgerVerifyIntervalMs: e.TREASURY_LEDGER_VERIFY_INTERVAL_MS,
@@ -289,21 +271,13 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     morNetworks: e.TREASURY_MOR_NETWORKS,
     morPayoutMaxMicro: parseUsd(e.TREASURY_MOR_PAYOUT_MAX_USD),
     authCacheMs: e.TREASURY_AUTH_CACHE_MS,
+    discoveryCacheMs: e.TREASURY_DISCOVERY_CACHE_MS,
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     publicUrl: new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin,
     sessionTtlSeconds: e.TREASURY_SESSION_TTL_SECONDS,
     verifyAllowPrivate: e.TREASURY_VERIFY_ALLOW_PRIVATE === '1',
     outboundAllowedPorts: e.TREASURY_OUTBOUND_ALLOWED_PORTS,
-    rateLimits: Object.freeze({
-      enabled: e.TREASURY_RATE_LIMITS === 'on',
-      windowSeconds: e.TREASURY_RATE_LIMIT_WINDOW_SECONDS,
-      nonce: e.TREASURY_RATE_LIMIT_NONCE,
-      init: e.TREASURY_RATE_LIMIT_INIT,
-      token: e.TREASURY_RATE_LIMIT_TOKEN,
-      pay: e.TREASURY_RATE_LIMIT_PAY,
-      auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
-      auth_failure_token: e.TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN,
-    }),
+    rateLimits: rateLimitConfigOf(e),
     trustedProxies: parseTrustedProxies(e.TREASURY_TRUSTED_PROXIES),
     production: e.NODE_ENV === 'production' || e.TREASURY_ENV === 'production',
     tls: readTls(e.TREASURY_TLS_CERT_FILE, e.TREASURY_TLS_KEY_FILE),
@@ -312,29 +286,6 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       e.TREASURY_DASHBOARD_URL ??
       `${new URL(e.TREASURY_PUBLIC_URL ?? `http://${e.TREASURY_HOST}:${e.TREASURY_PORT}`).origin}/dashboard`
     ).replace(/\/+$/, ''),
-  });
-}
-
-/** Both TLS files read once (a missing or unreadable one stops the start naming its variable), or neither set. */
-function readTls(certFile: string | undefined, keyFile: string | undefined): AppConfig['tls'] {
-  if (certFile === undefined && keyFile === undefined) return undefined;
-  if (certFile === undefined || keyFile === undefined)
-    throw new ConfigError(
-      'api',
-      `${certFile === undefined ? 'TREASURY_TLS_CERT_FILE' : 'TREASURY_TLS_KEY_FILE'}: required with the other TLS file`,
-    );
-  const read = (name: string, file: string) => {
-    try {
-      return fs.readFileSync(file);
-    } catch (err) {
-      throw new ConfigError('api', `${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`, {
-        cause: err,
-      });
-    }
-  };
-  return Object.freeze({
-    cert: read('TREASURY_TLS_CERT_FILE', certFile),
-    key: read('TREASURY_TLS_KEY_FILE', keyFile),
   });
 }
 

@@ -109,8 +109,9 @@ export class IdentityService {
     });
     const proven = [key(primary), ...(linked ? [key(linked)] : [])];
 
-    // A SIWE sign-in's own proof: kept with its session, and it names the owner to the signer (a SIWS one does not).
-    const proof = input.chain === 'evm' ? { message: input.message, signature: input.signature } : null;
+    // The sign-in's own proof (SIWE, or SIWS with its base58 signature): kept with its session, it names the
+    // owner to the signer (../platform/sign-in-authority.ts).
+    const proof = { message: input.message, signature: input.signature };
     const session = await this.store.inUnit((unit) => this.signIn(unit, { nonce: primary.nonce, proof }, proven, now));
     this.deps.metrics.tokensIssued.inc({ kind: 'session' });
     return session;

@@ -23,7 +23,7 @@ export async function withCreateWalletRecovery(
   if (!(err instanceof AppError) || err.code !== 'network_not_supported' || err.recovery) return err;
   const { network, wallet_network: walletNetwork } = err.fields;
   if (typeof network !== 'string' || typeof walletNetwork !== 'string') return err;
-  const chain = deps.chains.resolve(network);
+  const chain = deps.chains.resolveAny(network);
   if (!chain) return err;
   const onChain = await deps.wallets.activeOn(accountId, chain.network);
   if (onChain.length > 0)

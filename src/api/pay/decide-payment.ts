@@ -20,7 +20,7 @@ import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { PolicyDecision, SpendRequest } from '../../../policy/policy-types.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import { buildAuditRow } from '../audit/audit-ledger.js';
-import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
+import type { AnyChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { PaySnapshot } from './pay-snapshot.js';
 import type { CallContext, Decided, PreviousAttempt, Reservation, SpendPlan } from './pay-types.js';
@@ -45,7 +45,7 @@ export interface DecisionInput {
   requestHash: string | null;
   /** The wallet's advisory-lock key (decimal), carried by the write. */
   lockKey: string;
-  chains: Pick<ChainRegistry, 'resolve'>;
+  chains: Pick<ChainRegistry, 'resolveAny'>;
   now: Date;
   mint: DecisionMint;
 }
@@ -72,10 +72,14 @@ export function decidePayment(input: DecisionInput): Decided {
   return reserved(input, { decisionId, decision, chain, keys });
 }
 
-/** The wallet's chain (the one asked for must be it), its keys and the EIP-712 domain; a revoked wallet signs nothing. */
-function signingKeys({ snapshot, plan, chains, now }: DecisionInput): { chain: ChainInfo; keys: SigningKeys } {
+/**
+ * The wallet's chain (the one asked for must be it), its keys and, on an EVM chain, the EIP-712 domain; a
+ * revoked wallet signs nothing. A Solana wallet signs only the message built for its payment: a transfer (no
+ * message) is refused with `transfer_not_supported`.
+ */
+function signingKeys({ snapshot, plan, chains, now }: DecisionInput): { chain: AnyChainInfo; keys: SigningKeys } {
   const { wallet } = snapshot;
-  const walletChain = chains.resolve(wallet.network);
+  const walletChain = chains.resolveAny(wallet.network);
   if (!walletChain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
   const chain = plan.chain ?? walletChain;
   if (chain.network !== wallet.network) {
@@ -85,12 +89,20 @@ function signingKeys({ snapshot, plan, chains, now }: DecisionInput): { chain: C
     });
   }
   if (!wallet.wallet_key_ref) throw new AppError('wallet_revoked');
-  const domain = {
-    name: plan.domain?.name ?? chain.usdcName,
-    version: plan.domain?.version ?? chain.usdcVersion,
-    chainId: chain.chainId,
-    verifyingContract: chain.usdc,
-  };
+  if (chain.family === 'svm' && !plan.solana)
+    throw new AppError('transfer_not_supported', { fields: { network: chain.network } });
+  // The message names the address it was built for as the transfer's authority: a key rotated since cannot sign it.
+  if (plan.solana && plan.solana.from !== wallet.address)
+    throw new AppError('wallet_key_rotated', { fields: { wallet_id: wallet.id } });
+  const domain =
+    chain.family === 'evm'
+      ? {
+          name: plan.domain?.name ?? chain.usdcName,
+          version: plan.domain?.version ?? chain.usdcVersion,
+          chainId: chain.chainId,
+          verifyingContract: chain.usdc,
+        }
+      : undefined;
   const windows = policyWindows(now);
   return {
     chain,
@@ -160,11 +172,14 @@ function denied(
 interface Allowed {
   decisionId: string;
   decision: PolicyDecision;
-  chain: ChainInfo;
+  chain: AnyChainInfo;
   keys: SigningKeys;
 }
 
-/** The payment to sign (EIP-3009 for exact, Permit2 for upto), its nonce and window fixed, no signature yet. */
+/**
+ * The payment to sign (EIP-3009 for exact, Permit2 for upto, the built message for a Solana exact transfer,
+ * its hash as nonce), its nonce and window fixed, no signature yet.
+ */
 function unsignedPayment(
   { snapshot, plan, mint }: DecisionInput,
   { decisionId, decision, chain }: Allowed,
@@ -181,6 +196,20 @@ function unsignedPayment(
     amount_usd: formatUsd(plan.amountMicro),
     headroom: decision.headroom,
   };
+  if (plan.solana) {
+    const { message, messageHash, feePayer } = plan.solana;
+    const solana_transfer = {
+      from: wallet.address,
+      to: plan.to,
+      amount: plan.amountMicro.toString(),
+      fee_payer: feePayer,
+      message,
+      message_hash: messageHash,
+      valid_after: window.validAfter,
+      valid_before: window.validBefore,
+    };
+    return { scheme: 'exact', solana_transfer, transaction: '', ...common };
+  }
   return plan.scheme === 'upto'
     ? {
         scheme: 'upto',

@@ -5,12 +5,14 @@
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
  * not defend: what the pay path decides (./pay-service.ts).
  */
+import { z } from 'zod';
 import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
 import { PAYMENT_SIGNING } from '../http/openapi/catalog-error-lists.js';
 import {
   policyEvaluationSchema,
   settlementSchema,
   signedPaymentSchema,
+  solanaSignedPaymentSchema,
   walletPolicySchema,
 } from '../../shared/api-responses/pay-responses.js';
 import {
@@ -51,7 +53,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
     auth: 'treasury',
     body: putSignedPolicyBodySchema,
     replies: { 200: walletPolicySchema },
-    errors: ['policy_signature_invalid', 'policy_version_stale', 'signer_unavailable'],
+    errors: ['policy_signature_invalid', 'policy_version_stale', 'signer_unavailable', 'owner_policy_not_supported'],
   },
   {
     method: 'POST',
@@ -70,13 +72,15 @@ export const PAY_CATALOG: CatalogEntry[] = [
     auth: 'treasury_or_agent',
     body: payBodySchema,
     idempotencyKey: true,
-    replies: { 200: signedPaymentSchema },
+    replies: { 200: z.union([...signedPaymentSchema.options, solanaSignedPaymentSchema]) },
     errors: [
       ...PAYMENT_SIGNING,
       'network_not_supported',
       'asset_not_supported',
       'scheme_not_supported',
       'upto_requirements_invalid',
+      'svm_requirements_invalid',
+      'wallet_key_rotated',
       'permit2_allowance_required',
       'missing_eip712_domain',
       'invalid_authorization_terms',
@@ -97,6 +101,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
     errors: [
       ...PAYMENT_SIGNING,
       'transfer_not_permitted_with_capability_cap',
+      'transfer_not_supported',
       'network_not_supported',
       'unstorable_value',
     ],

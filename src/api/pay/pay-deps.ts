@@ -19,7 +19,7 @@ export interface PayDeps {
   writes: PayWriteStore;
   memory: SnapshotCache;
   signer: Pick<SignerGateway, 'call'>;
-  chains: Pick<ChainRegistry, 'resolve'>;
+  chains: Pick<ChainRegistry, 'resolveAny'>;
   metrics: TreasuryMetrics;
   clock: () => Date;
   mint: DecisionMint;

@@ -7,7 +7,8 @@
 import { numberToHex } from 'viem';
 import { z } from 'zod';
 import { isRawAmount } from '../../../policy/money.js';
-import { evmAddressSchema } from '../../../policy/policy-schema.js';
+import { SOLANA_ADDRESS_RE } from '../../../policy/counterparty-address.js';
+import { evmAddressSchema, solanaAddressSchema } from '../../../policy/policy-schema.js';
 import { policySignatureFieldsSchema } from '../../../policy/signed-policy.js';
 import { rawAmount } from '../../shared/amount-bounds.js';
 import {
@@ -33,20 +34,72 @@ export const MAX_OPEN_KEYS = 32;
 const withinOpenKeys = (v: object) => Object.keys(v).length <= MAX_OPEN_KEYS;
 const OPEN_KEYS_MESSAGE = `at most ${MAX_OPEN_KEYS} keys`;
 
+/** Largest `extra.memo` of a Solana `exact` payment, in UTF-8 bytes (the official x402 client's bound). */
+export const MAX_SOLANA_MEMO_BYTES = 256;
+
+/**
+ * An address of either family: base58 (a Solana payee, mint or fee payer, kept as spelled) when it is spelled
+ * so, else `evm` (refused with its messages). Which family the entry's network asks for is checked below.
+ */
+const eitherFamily = (evm: z.ZodType<string, string>) =>
+  z.string().transform((value, ctx): string => {
+    const parsed = (SOLANA_ADDRESS_RE.test(value) ? solanaAddressSchema : evm).safeParse(value);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message });
+    return z.NEVER;
+  });
+
+/** Each address of the entry in its network's family: 0x on `eip155:`, base58 on `solana:`. */
+function addressesOfNetworkFamily(
+  r: { network: string; payTo: string; asset: string; extra?: { feePayer?: string | undefined } | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const solana = r.network.startsWith('solana:');
+  const fields: Array<[string, string | undefined]> = [
+    ['payTo', r.payTo],
+    ['asset', r.asset],
+    ...(solana ? [['extra.feePayer', r.extra?.feePayer] as [string, string | undefined]] : []),
+  ];
+  for (const [field, value] of fields) {
+    if (value !== undefined && value.startsWith('0x') === solana)
+      ctx.addIssue({
+        code: 'custom',
+        path: field.split('.'),
+        message: solana ? 'expected a base58 Solana address on a solana: network' : 'expected a 0x address',
+      });
+  }
+  if (solana && r.extra?.feePayer === undefined)
+    ctx.addIssue({ code: 'custom', path: ['extra', 'feePayer'], message: 'a Solana payment names its fee payer' });
+}
+
 /**
  * One x402 `accepts` entry as the wire defines it (src/x402/wire-schemas.ts, the one definition of its shape),
- * narrowed to what this API signs and stores: an EVM network, an EVM token and a payee that can receive, an
- * amount within MAX_AMOUNT_MICRO, a validity of at most a day, and text its columns can hold (the EIP-712
- * domain's name and version non-empty, as the signer signs under them). Fields the wire leaves open stay open.
+ * narrowed to what this API signs and stores: an EVM or Solana network, a token and a payee of that network's
+ * family that can receive (on Solana: base58 of 32 bytes, and the fee payer in `extra.feePayer`, the memo in
+ * `extra.memo` of at most MAX_SOLANA_MEMO_BYTES), an amount within MAX_AMOUNT_MICRO, a validity of at most a
+ * day, and text its columns can hold (the EIP-712 domain's name and version non-empty, as the signer signs
+ * under them). Fields the wire leaves open stay open.
  */
 export const paymentRequirementsSchema = wirePaymentRequirementsSchema
   .extend({
-    network: z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'expected a CAIP-2 EVM network such as eip155:84532'),
-    payTo: recipientSchema,
+    network: z
+      .string()
+      .regex(
+        /^(?:eip155:[1-9][0-9]{0,15}|solana:[1-9A-HJ-NP-Za-km-z]{32})$/,
+        'expected a CAIP-2 network such as eip155:84532 or solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+      ),
+    payTo: eitherFamily(recipientSchema),
     amount: rawAmount,
-    asset: evmAddressSchema,
+    asset: eitherFamily(evmAddressSchema),
     extra: requirementsExtraSchema
-      .extend({ name: storedString(64).min(1).optional(), version: storedString(16).min(1).optional() })
+      .extend({
+        name: storedString(64).min(1).optional(),
+        version: storedString(16).min(1).optional(),
+        feePayer: solanaAddressSchema.optional(),
+        memo: storedString(MAX_SOLANA_MEMO_BYTES)
+          .refine((v) => Buffer.byteLength(v, 'utf8') <= MAX_SOLANA_MEMO_BYTES, 'at most 256 UTF-8 bytes')
+          .optional(),
+      })
       .refine(withinOpenKeys, OPEN_KEYS_MESSAGE)
       .optional(),
     maxTimeoutSeconds: z.number().int().min(1).max(86_400),
@@ -54,7 +107,8 @@ export const paymentRequirementsSchema = wirePaymentRequirementsSchema
     description: storedProse(1024).optional(),
     mimeType: storedString(256).optional(),
   })
-  .refine(withinOpenKeys, OPEN_KEYS_MESSAGE);
+  .refine(withinOpenKeys, OPEN_KEYS_MESSAGE)
+  .superRefine(addressesOfNetworkFamily);
 
 const uintString = z.string().regex(/^(0|[1-9][0-9]{0,15})$/, 'expected a unix time in seconds as a decimal string');
 
@@ -109,7 +163,8 @@ export const transferBodySchema = z
 export const evaluateBodySchema = z
   .object({
     kind: z.enum(['pay', 'transfer']).default('pay'),
-    to: recipientSchema,
+    /** A payee of either family (a Solana wallet's payees are base58). */
+    to: eitherFamily(recipientSchema),
     amount_usd: usdAmount,
     capability: requestCapabilitySchema.optional(),
   })

@@ -4,7 +4,8 @@
  * (attempts and retries) → one of ./reserve-in-group-commit.ts, ./reserve-alone.ts, ./reserve-under-pat-lock.ts,
  * each taking a snapshot (./snapshot-cache.ts or ./store/pay-stores.ts), deciding on it with the pure
  * ./decide-payment.ts (which asks policy/) and writing through ./store/ → ./sign-payment.ts (the signer gateway).
- * Nothing below calls back up.
+ * Nothing below calls back up. A Solana `exact` entry is checked and its transaction message built first
+ * (./solana/solana-spend-plan.ts), then walks the same floors; its signed payment carries the wire transaction.
  *
  * Relies on the pay order owned by docs/adr/0006-optimistic-reservations.md (check, reserve, sign, record; or,
  * group-committed, check, sign, record): every decision is written against the audit head it read, and no
@@ -50,6 +51,7 @@ import { reservePayment } from './reserve-payment.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
+import { solanaSpendPlan } from './solana/solana-spend-plan.js';
 import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
 
 export type { CallContext } from './pay-types.js';
@@ -67,6 +69,8 @@ export interface PayServiceDeps {
   faults?: PayFaults;
   /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
   chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>;
+  /** The Solana RPC a Solana payment's message is built with (its blockhash); set when Solana chains are served. */
+  solanaRpc?: { url: string; timeoutMs: number } | undefined;
 }
 
 export class PayService {
@@ -78,8 +82,11 @@ export class PayService {
   private readonly clock: () => Date;
   private readonly faults: PayFaults;
   private readonly chainReader: PayServiceDeps['chainReader'];
+  private readonly solanaRpc: PayServiceDeps['solanaRpc'];
 
-  constructor({ knex, signer, chains, metrics, clock, dashboardUrl, faults = {}, chainReader }: PayServiceDeps) {
+  constructor(d: PayServiceDeps) {
+    const { knex, signer, chains, metrics, clock, dashboardUrl, faults = {}, chainReader } = d;
+    this.solanaRpc = d.solanaRpc;
     this.chains = chains;
     this.metrics = metrics;
     this.clock = clock;
@@ -127,6 +134,15 @@ export class PayService {
     terms?: AuthorizationTerms,
     gasSponsoring?: 'eip2612',
   ): Promise<PaymentAuthorization & { eip2612_permit?: Eip2612PermitInfo }> {
+    const anyChain = this.chains.resolveAny(requirements.network);
+    if (anyChain?.family === 'svm' && this.solanaRpc) {
+      const plan = await solanaSpendPlan({ snapshots: this.deps.snapshots, rpc: this.solanaRpc }, ctx, anyChain, {
+        requirements,
+        capability,
+        terms,
+      });
+      return this.spend(ctx, plan);
+    }
     const scheme = requirements.scheme;
     if (scheme !== 'exact' && (scheme !== 'upto' || !this.chainReader)) {
       throw new AppError('scheme_not_supported', {
@@ -136,7 +152,7 @@ export class PayService {
     const chain = this.chains.resolve(requirements.network);
     if (!chain)
       throw new AppError('network_not_supported', {
-        fields: { network: requirements.network, supported: this.chains.chains.map((c) => c.network) },
+        fields: { network: requirements.network, supported: this.chains.all.map((c) => c.network) },
       });
     if (requirements.asset.toLowerCase() !== chain.usdc.toLowerCase()) {
       throw new AppError('asset_not_supported', {
@@ -313,9 +329,9 @@ export class PayService {
 
     if (outcome.fresh) this.faults.afterReserve?.();
     // The lock is released: the signer call (the slow part under load) no longer serialises a hot wallet.
-    let signature: string;
+    let signed: Awaited<ReturnType<typeof signReservation>>;
     try {
-      signature = await signReservation(this.deps.signer, outcome);
+      signed = await signReservation(this.deps.signer, outcome);
     } catch (err) {
       // Nobody holds a signature for this reservation: give the spend back (a resumed one stays reserved).
       if (outcome.fresh) await releaseEventually(this.deps, ctx, outcome, 'signer_failed');
@@ -324,7 +340,7 @@ export class PayService {
 
     // Record the signature before it leaves. Only a reserved row takes it, so two concurrent retries of one
     // Idempotency-Key both answer with the single signature that was recorded.
-    const payment: PaymentAuthorization = { ...outcome.payment, signature };
+    const { signature, payment } = signed;
     const stopRecord = this.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
     const row = await this.deps.writes
       .record(payment.authorization_id, signature, payment, this.clock())

@@ -6,7 +6,7 @@
 import type { PolicyDecision } from '../../../policy/policy-types.js';
 import type { policyWindows } from '../../../policy/policy-windows.js';
 import type { AuditHead } from '../audit/audit-ledger.js';
-import type { ChainInfo } from '../../shared/chain-registry.js';
+import type { AnyChainInfo } from '../../shared/chain-registry.js';
 import type { AuthorizationTerms } from './pay-schemas.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
 import type { DecisionWrite } from './store/decision-write.js';
@@ -35,7 +35,7 @@ export interface SpendPlan {
   /** upto: the facilitator address the Permit2 witness binds the settlement to. */
   facilitator?: string | undefined;
   /** The chain the payment asks for; a transfer uses the wallet's own. */
-  chain: ChainInfo | undefined;
+  chain: AnyChainInfo | undefined;
   /** The token's EIP-712 domain from the challenge; a transfer uses the chain's configured USDC domain. */
   domain: { name: string; version: string } | undefined;
   to: string;
@@ -45,6 +45,11 @@ export interface SpendPlan {
   validForSeconds: number;
   /** Nonce and window proposed by the caller (pay only), checked against validForSeconds. */
   terms?: AuthorizationTerms | undefined;
+  /**
+   * A Solana `exact` payment: the message built for it (./solana/build-exact-message.ts), its fee payer, and
+   * the wallet address it was built for (the wallet's key must still be that one when it is decided).
+   */
+  solana?: { message: string; messageHash: string; feePayer: string; from: string } | undefined;
 }
 
 /** An earlier attempt with the same Idempotency-Key: signed (replay it) or reserved (sign it now). */
@@ -63,7 +68,8 @@ export interface Reservation {
   payment: PaymentAuthorization;
   accountKeyRef: string;
   walletKeyRef: string;
-  domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` };
+  /** The EIP-712 domain of an EVM payment (none on Solana). */
+  domain: { name: string; version: string; chainId: number; verifyingContract: `0x${string}` } | undefined;
   windows: ReturnType<typeof policyWindows>;
 }
 

@@ -95,9 +95,9 @@ async function signInPlace(
     place.committed.catch((err: unknown) => {
       throw markUncertain(err, reservation);
     });
-  let signature: string;
+  let signed: Awaited<ReturnType<typeof signReservation>>;
   try {
-    signature = await signReservation(deps.signer, reservation);
+    signed = await signReservation(deps.signer, reservation);
   } catch (err) {
     place.fill(write);
     await written();
@@ -105,7 +105,7 @@ async function signInPlace(
     throw err;
   }
   deps.faults.afterSign?.();
-  const payment: PaymentAuthorization = { ...reservation.payment, signature };
+  const { signature, payment } = signed;
   const at = deps.clock();
   const stopRecord = deps.metrics.dbTransactionDuration.startTimer({ operation: `${plan.kind}_record` });
   place.fill(signedWrite(write, payment, signature, at));

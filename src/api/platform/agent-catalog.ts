@@ -30,7 +30,7 @@ export const AGENT_CATALOG: CatalogEntry[] = [
     body: spawnAgentBodySchema,
     bodyOptional: true,
     replies: { 201: agentViewSchema },
-    errors: ['signer_unavailable'],
+    errors: ['signer_unavailable', 'hsm_unsupported'],
   },
   {
     method: 'GET',
@@ -58,6 +58,6 @@ export const AGENT_CATALOG: CatalogEntry[] = [
     body: agentWalletBodySchema,
     bodyOptional: true,
     replies: { 201: walletViewSchema },
-    errors: ['chain_not_supported', 'signer_unavailable', 'wallet_limit_reached'],
+    errors: ['chain_not_supported', 'signer_unavailable', 'hsm_unsupported', 'wallet_limit_reached'],
   },
 ];

@@ -1,13 +1,18 @@
 /**
  * The pay-to addresses a seller proved: an address counts as the seller's (transfers to it can become the
- * seller's verified revenue, ./ledger-verifier.ts) only once the address itself signed payToClaimMessage
- * (EIP-191). Proving an address makes the seller's rows that waited for one due for verification again.
+ * seller's verified revenue, ./ledger-verifier.ts) only once the address itself signed payToClaimMessage —
+ * an EVM address by EIP-191, a Solana (base58) address by Ed25519 over the message's UTF-8 bytes (what a
+ * Solana wallet's `signMessage` signs). Proving an address makes the seller's rows that waited for one due for
+ * verification again.
  *
  * Defends: one seller claiming another's address (only the key holder can sign the claim, and the claim
- * names the seller).
+ * names the seller); a Solana address claimed in another letter case (base58 is case-sensitive: the message
+ * and the stored address keep the case given, and the signature is checked against those exact bytes).
  * Does not defend: a seller proving an address it controls that another seller's buyers also pay (each
  * transfer still backs at most one verified row).
  */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { getAddressEncoder, getBase58Encoder, type Address } from '@solana/kit';
 import { getAddress, verifyMessage, type Hex } from 'viem';
 import { AppError } from '../errors/app-error.js';
 import type { LedgerVerifier } from './ledger/ledger-verifier.js';
@@ -17,8 +22,40 @@ import type { PayToList } from '../../shared/api-responses/seller-ledger-respons
 
 /** What a seller's pay-to address signs (EIP-191) to prove payments to it belong to this seller. */
 export function payToClaimMessage(sellerId: string, address: string): string {
-  return `Treasury: payments to ${address.toLowerCase()} are revenue of seller ${sellerId}.`;
+  const spelled = isEvmAddress(address) ? address.toLowerCase() : address;
+  return `Treasury: payments to ${spelled} are revenue of seller ${sellerId}.`;
 }
+
+const isEvmAddress = (address: string) => address.startsWith('0x');
+
+/** Whether `signature` (base58, 64 bytes) is the Solana `address`'s Ed25519 signature of `message`. */
+function solanaSigned(address: string, message: string, signature: string): boolean {
+  try {
+    const publicKey = new Uint8Array(getAddressEncoder().encode(address as Address));
+    const sig = new Uint8Array(getBase58Encoder().encode(signature));
+    return sig.length === 64 && ed25519.verify(sig, new TextEncoder().encode(message), publicKey);
+  } catch {
+    return false;
+  }
+}
+
+/** The address as stored (EVM lower-case, Solana as given) if `signature` proves the claim, else undefined. */
+async function provenAddress(sellerId: string, input: { address: string; signature: string }) {
+  if (!isEvmAddress(input.address))
+    return solanaSigned(input.address, payToClaimMessage(sellerId, input.address), input.signature)
+      ? input.address
+      : undefined;
+  const address = getAddress(input.address.toLowerCase());
+  const valid = await verifyMessage({
+    address,
+    message: payToClaimMessage(sellerId, address),
+    signature: input.signature as Hex,
+  }).catch(() => false);
+  return valid ? address.toLowerCase() : undefined;
+}
+
+/** An address as the API shows it: EVM checksummed, Solana as stored. */
+const shown = (address: string) => (isEvmAddress(address) ? getAddress(address.trim()) : address.trim());
 
 export class SellerPayToService {
   constructor(
@@ -29,23 +66,19 @@ export class SellerPayToService {
   ) {}
 
   /**
-   * Adds `address` to the seller's pay-to addresses, proven by its EIP-191 signature of payToClaimMessage: only
+   * Adds `address` to the seller's pay-to addresses, proven by its signature of payToClaimMessage: only
    * the key holder can make transfers to it count as this seller's revenue. The seller's pending rows that
    * waited for a pay-to address become due for verification. Answers every address of the seller.
    */
   async registerPayTo(seller: SellerRow, input: { address: string; signature: string }): Promise<PayToList> {
-    const address = getAddress(input.address.toLowerCase());
-    const valid = await verifyMessage({
-      address,
-      message: payToClaimMessage(seller.id, address),
-      signature: input.signature as Hex,
-    }).catch(() => false);
-    if (!valid)
+    const address = await provenAddress(seller.id, input);
+    if (address === undefined)
       throw new AppError('pay_to_signature_invalid', {
-        fields: { address, message: payToClaimMessage(seller.id, address) },
+        fields: { address: input.address, message: payToClaimMessage(seller.id, input.address) },
       });
     const now = this.clock();
-    await this.store.add(seller.id, address.toLowerCase(), input.signature.toLowerCase(), now);
+    const signature = isEvmAddress(address) ? input.signature.toLowerCase() : input.signature;
+    await this.store.add(seller.id, address, signature, now);
     // Rows waiting for a pay-to, and rows that paid an address the seller had not proved yet, are checked (again).
     await this.store.recheckForPayTo(seller.id, now);
     this.ledgerVerifier?.nudge();
@@ -57,7 +90,7 @@ export class SellerPayToService {
     const rows = await this.store.listOf(seller.id);
     return {
       seller_id: seller.id,
-      pay_to: rows.map((r) => ({ address: getAddress(r.address.trim()), created_at: r.created_at.toISOString() })),
+      pay_to: rows.map((r) => ({ address: shown(r.address), created_at: r.created_at.toISOString() })),
     };
   }
 }

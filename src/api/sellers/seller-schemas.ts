@@ -1,4 +1,5 @@
 /** Request schemas of seller, endpoint and ledger routes. */
+import { isAddress, isSignature } from '@solana/kit';
 import { z } from 'zod';
 import { evmAddressSchema } from '../../../policy/policy-schema.js';
 import { parsePathPattern } from '../../shared/path-pattern.js';
@@ -104,15 +105,25 @@ export const ledgerQuerySchema = pageQuerySchema
   .strict();
 
 /**
- * A pay-to address the seller receives payments at, with its EIP-191 signature of the claim message
- * (`Treasury: payments to <address lower-case> are revenue of seller <seller_id>.`).
+ * A pay-to address the seller receives payments at, with its signature of the claim message
+ * (`Treasury: payments to <address> are revenue of seller <seller_id>.`, an EVM address lower-case, a Solana
+ * one as given): an EVM address with its EIP-191 signature (0x + 65 bytes hex), or a Solana address (base58,
+ * 32 bytes) with its Ed25519 signature (base58, 64 bytes).
  */
-export const payToBodySchema = z
-  .object({
-    address: evmAddressSchema,
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte hex signature'),
-  })
-  .strict();
+export const payToBodySchema = z.union([
+  z
+    .object({
+      address: evmAddressSchema,
+      signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected a 65-byte hex signature'),
+    })
+    .strict(),
+  z
+    .object({
+      address: z.string().max(44).refine(isAddress, 'expected a base58 Solana address'),
+      signature: z.string().max(88).refine(isSignature, 'expected a base58 Ed25519 signature (64 bytes)'),
+    })
+    .strict(),
+]);
 
 export const updateSellerBodySchema = z
   .object({

@@ -10,6 +10,7 @@
 import { formatUsd } from '../../../policy/money.js';
 import type { BankingView, EndpointView, SellerView } from '../../shared/api-responses/seller-responses.js';
 import type { GateEndpoint } from '../../shared/api-responses/gate-responses.js';
+import type { EndpointDiscovery } from './origin/openapi-discovery.js';
 
 export interface SellerRow {
   id: string;
@@ -43,6 +44,8 @@ export interface EndpointRow {
   capabilities: string[];
   /** False for an OpenAPI operation ingested without a price (not sold by the gate until priced). */
   priced: boolean;
+  /** What the OpenAPI operation declares for buyers (the public catalogue); null or absent for manual endpoints. */
+  discovery?: EndpointDiscovery | null;
   created_at: Date;
   updated_at: Date;
 }

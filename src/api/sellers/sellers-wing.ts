@@ -26,6 +26,7 @@ import { EndpointMatcherCache } from './ledger/endpoint-matcher-cache.js';
 import { LedgerPendingCap } from './ledger/ledger-pending-cap.js';
 import { LedgerVerifier } from './ledger/ledger-verifier.js';
 import { SellerLedgerService } from './ledger/seller-ledger-service.js';
+import { SolanaLedgerCheck } from './ledger/solana-ledger-check.js';
 import { PayoutRail } from './payouts/payout-rail.js';
 import { PlatformWallets } from './payouts/platform-wallets.js';
 import { SellerPayouts } from './payouts/seller-payouts.js';
@@ -73,6 +74,7 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     chains,
     reader: deps.balances,
     rpcUrls: config.rpcUrls,
+    solana: new SolanaLedgerCheck({ rpcUrl: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs }),
     metrics: deps.metrics,
     log: deps.log,
     clock,

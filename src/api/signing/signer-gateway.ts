@@ -1,7 +1,8 @@
 /**
  * The front's view of the signer: the protocol client plus metrics and error mapping. Signer failures
  * become AppErrors: `signer_unavailable` when the signer or its key backend (HSM `hsm_unavailable`, KMS
- * `backend_unavailable`) cannot answer; 403 `signer_refused`, naming
+ * `backend_unavailable`) cannot answer; 500 `hsm_unsupported` (no Retry-After) when the HSM lacks what the
+ * request needs, which retrying cannot mend; 403 `signer_refused`, naming
  * the rule (and for the per-signature maximum the limit and its max), when a payment the policy allowed
  * breaks the signer's own static limits (its configuration is its own: the front cannot know it); 429
  * `signer_limit_exceeded` with the limit, its max, headroom, window and Retry-After when the wallet is past
@@ -38,6 +39,8 @@ export class SignerGateway {
       if (code === 'hsm_unavailable' || code === 'backend_unavailable' || code === 'busy' || code === 'hsm_error') {
         throw new AppError('signer_unavailable', { headers: { 'Retry-After': '1' }, cause: err });
       }
+      // The HSM cannot do this at all (a mechanism it lacks): permanent, so no Retry-After.
+      if (code === 'hsm_unsupported') throw new AppError('hsm_unsupported', { cause: err });
       const policyError = err instanceof SignerError ? ownerPolicyError(err) : undefined;
       if (policyError) throw policyError;
       if (code === 'invariant_violation' && err instanceof SignerError) {

@@ -21,7 +21,7 @@ export type RetirementBalance =
 
 export async function checkRetirementBalance(
   balances: Pick<BalanceReader, 'usdcBalance'>,
-  chains: ChainRegistry,
+  chains: Pick<ChainRegistry, 'resolveAny'>,
   wallet: { id: string; address: string; network: string },
   abandonBalance: boolean,
 ): Promise<RetirementBalance> {
@@ -32,7 +32,7 @@ export async function checkRetirementBalance(
       fields: { wallet_id: wallet.id, network: wallet.network, reason },
       ...(cause ? { cause } : {}),
     });
-  const chain = chains.resolve(wallet.network);
+  const chain = chains.resolveAny(wallet.network);
   if (!chain)
     throw unknown(
       'network_not_supported',
@@ -40,7 +40,7 @@ export async function checkRetirementBalance(
     );
   let reading;
   try {
-    reading = await balances.usdcBalance(chain, wallet.address as `0x${string}`);
+    reading = await balances.usdcBalance(chain, wallet.address);
   } catch (err) {
     if (err instanceof AppError && err.code === 'network_not_supported') {
       throw unknown(

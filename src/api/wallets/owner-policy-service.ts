@@ -13,6 +13,7 @@
  */
 import type { SetWalletPolicyResult } from '../../../signer/protocol/signer-protocol.js';
 import type { WalletPolicy as WalletPolicyDocument } from '../../../policy/policy-schema.js';
+import { networkFamily } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
@@ -52,6 +53,9 @@ export class OwnerPolicyService {
   /** The signer verifies and keeps the document first; only then is it stored, with its audit row. */
   async setSigned(accountId: string, walletId: string, input: SignedPolicyInput, actor: string): Promise<WalletPolicy> {
     const wallet = await this.deps.wallets.getActive(accountId, walletId);
+    // The signer's policy store keys EVM addresses: a Solana wallet's policy is set unsigned (docs/adr/0013-solana-keys.md).
+    if (networkFamily(wallet.network) !== 'evm')
+      throw new AppError('owner_policy_not_supported', { fields: { wallet_id: walletId, network: wallet.network } });
     const accepted = await this.count(() =>
       this.deps.signer.call('set_wallet_policy', {
         address: wallet.address,

@@ -32,7 +32,13 @@ export const WALLET_CATALOG: CatalogEntry[] = [
     auth: 'treasury',
     body: createWalletBodySchema,
     replies: { 201: walletViewSchema },
-    errors: ['chain_not_supported', 'account_not_found', 'signer_unavailable', 'wallet_limit_reached'],
+    errors: [
+      'chain_not_supported',
+      'account_not_found',
+      'signer_unavailable',
+      'hsm_unsupported',
+      'wallet_limit_reached',
+    ],
   },
   {
     method: 'GET',

@@ -48,12 +48,12 @@ export function walletRoutes(
     const { accountId } = await accountOf(ctx.get('authorization'), true);
     const walletId = validate(walletIdSchema, ctx.params.id, 'path');
     const wallet = await deps.wallets.getActive(accountId, walletId);
-    const chain = deps.chains.resolve(wallet.network);
+    const chain = deps.chains.resolveAny(wallet.network);
     if (!chain) throw new AppError('network_not_supported', { fields: { network: wallet.network } });
     ctx.set('Cache-Control', 'no-store');
     const balance: WalletBalance = {
       wallet_id: wallet.id,
-      ...(await deps.balances.usdcBalance(chain, wallet.address as `0x${string}`)),
+      ...(await deps.balances.usdcBalance(chain, wallet.address)),
     };
     ctx.body = balance;
   });

@@ -1,5 +1,6 @@
 /**
- * Sub-wallets: create (a secp256k1 DEK generated in the HSM, stored only wrapped by its account key, within
+ * Sub-wallets: create (a secp256k1 DEK generated in the HSM, stored only wrapped by its account key — or, on a
+ * Solana chain, an Ed25519 key kept in the HSM or KMS (docs/adr/0013-solana-keys.md) — within
  * the account's wallet bounds: ./wallet-bounds.ts), list, read, rotate (same id, new key and address, history
  * kept, old DEK destroyed) and revoke (every later operation answers 410; the DEK is destroyed in the signer
  * too). Every change is decided on the wallet read under its advisory lock and written with its audit row in
@@ -11,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { BalanceReader } from '../chain/balance-reader.js';
-import type { ChainRegistry } from '../../shared/chain-registry.js';
+import { networkFamily, type ChainRegistry } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { AccountService } from '../platform/account-service.js';
@@ -67,7 +68,7 @@ export class WalletService {
       id: row.id,
       account_id: row.account_id,
       label: row.label,
-      chain: this.chains.resolve(row.network)?.name ?? row.network,
+      chain: this.chains.resolveAny(row.network)?.name ?? row.network,
       network: row.network,
       address: row.address,
       policy: row.policy,
@@ -91,10 +92,10 @@ export class WalletService {
     actor: string,
     options: { defaultPolicy?: WalletPolicy | undefined } = {},
   ): Promise<WalletView> {
-    const chain = this.chains.resolve(input.chain ?? this.deps.defaultChain);
+    const chain = this.chains.resolveAny(input.chain ?? this.deps.defaultChain);
     if (!chain) {
       throw new AppError('chain_not_supported', {
-        fields: { chain: input.chain, supported: this.chains.chains.map((c) => c.name) },
+        fields: { chain: input.chain, supported: this.chains.all.map((c) => c.name) },
       });
     }
     const account = await this.deps.accounts.get(accountId);
@@ -106,7 +107,7 @@ export class WalletService {
         this.metrics.walletOperations.inc({ operation: 'create', outcome: 'wallet_limit_reached' });
         throw err;
       }
-      const key = await this.newKey(account.account_key_ref);
+      const key = await this.newKey(account.account_key_ref, chain.network);
       return { accountId, label: input.label ?? null, network: chain.network, policy, key };
     });
     this.metrics.walletOperations.inc({ operation: 'create', outcome: 'ok' });
@@ -180,7 +181,7 @@ export class WalletService {
     const row = await this.store.change(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
       const balance = await this.retirementBalance(current, abandonBalance, 'rotate');
-      const key = await this.newKey(account.account_key_ref);
+      const key = await this.newKey(account.account_key_ref, current.network);
       oldKeyRef = current.wallet_key_ref;
       const payload = {
         old_address: current.address,
@@ -213,9 +214,13 @@ export class WalletService {
     return { wallets: page.map((r) => this.toView(r)), next_cursor: nextCursor };
   }
 
-  /** A new key of the account, generated in the signer (only its wrapped form and its public parts leave it). */
-  private async newKey(accountKeyRef: string): Promise<WalletKey> {
-    const key = await this.signer.call('create_wallet_key', { account_key_ref: accountKeyRef });
+  /**
+   * A new key of the account for a wallet on `network`, generated in the signer (only its reference and its
+   * public parts leave it): Ed25519 on a Solana network, secp256k1 otherwise.
+   */
+  private async newKey(accountKeyRef: string, network: string): Promise<WalletKey> {
+    const curve = networkFamily(network) === 'svm' ? { curve: 'ed25519' as const } : {};
+    const key = await this.signer.call('create_wallet_key', { account_key_ref: accountKeyRef, ...curve });
     return { address: key.address, public_key: key.public_key, wallet_key_ref: key.wallet_key_ref };
   }
 

@@ -2,7 +2,8 @@
  * What the API answers the gate (docs/gate.md): `GET /v1/gate/catalogue`, the account's managed-proxy (`mpp`)
  * sellers with what the gate needs to sell their endpoints — slug (the path prefix), origin (where paid
  * requests go) and whether it is verified, pay_to (where buyers pay: the seller's oldest proven pay-to address,
- * or for a `platform_mor` seller its collection wallet on the network the gate asked for), status, and each
+ * or for a `platform_mor` seller its collection wallet on the network the gate asked for), solana_pay_to (its
+ * oldest proven Solana pay-to address), status, and each
  * endpoint's method, path or path pattern, prices and whether it is priced. Defined once here: the API's route
  * is typed with it and the gate parses the reply with it.
  *
@@ -50,6 +51,16 @@ export const gateSellerSchema = z.object({
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/)
     .nullable(),
+  /**
+   * Where buyers pay on Solana: the seller's oldest proven Solana (base58) pay-to address; null for a
+   * `platform_mor` seller (the platform collects on its EVM network only) or when none is proven. Absent from
+   * older platforms.
+   */
+  solana_pay_to: z
+    .string()
+    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
+    .nullable()
+    .optional(),
   endpoints: z.array(gateEndpointSchema).max(MAX_GATE_ENDPOINTS),
 });
 export type GateSeller = z.infer<typeof gateSellerSchema>;

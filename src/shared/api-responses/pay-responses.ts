@@ -15,7 +15,16 @@ import { RULE_NAMES } from '../../../policy/policy-types.js';
 import { MAX_ISSUED_AT, MAX_POLICY_VERSION } from '../../../policy/signed-policy.js';
 import { eip3009AuthorizationSchema } from '../eip3009-authorization.js';
 import { policyStateSchema } from './wallet-responses.js';
-import { evmAddressField, rawAmountField, signatureField, uint256Field, unixSecondsField } from './response-fields.js';
+import {
+  bytes32Field,
+  evmAddressField,
+  rawAmountField,
+  signatureField,
+  solanaSignatureField,
+  uint256Field,
+  unixSecondsField,
+  walletAddressField,
+} from './response-fields.js';
 
 /** Permit2's `TokenPermissions` (its EIP-712 struct): at most `amount` of `token`. */
 const tokenPermissionsSchema = z.object({ token: evmAddressField, amount: rawAmountField }).strict();
@@ -89,8 +98,42 @@ const signedPaymentCommon = {
 };
 
 /**
- * The pay and transfer reply: Treasury's 65-byte signature over the EIP-3009 authorization (`exact`;
- * `scheme` absent from older servers) or over the Permit2 witness transfer (`upto`).
+ * A Solana `exact` transfer as signed: the transaction message (base64) the wallet signed, what it moves, its
+ * SHA-256 (the authorization's nonce and the facilitator's settlement key) and its window.
+ */
+export const solanaTransferSchema = z
+  .object({
+    from: walletAddressField,
+    to: walletAddressField,
+    amount: rawAmountField,
+    fee_payer: walletAddressField,
+    message: z.string().min(4).max(1644),
+    message_hash: bytes32Field,
+    valid_after: unixSecondsField,
+    valid_before: unixSecondsField,
+  })
+  .strict();
+
+/**
+ * The pay reply of a Solana wallet: the wallet's base58 signature, the transfer it signed, and `transaction`,
+ * the base64 wire transaction (fee-payer slot empty) that the x402 payload `{ transaction }` carries. Apart
+ * from `signedPaymentSchema` so that EVM clients typed on that one keep their narrowing.
+ */
+export const solanaSignedPaymentSchema = z
+  .object({
+    scheme: z.literal('exact'),
+    solana_transfer: solanaTransferSchema,
+    transaction: z.string().min(1),
+    ...signedPaymentCommon,
+    signature: solanaSignatureField,
+    asset: walletAddressField,
+  })
+  .loose();
+export type SolanaSignedPayment = z.infer<typeof solanaSignedPaymentSchema>;
+
+/**
+ * The pay and transfer reply of an EVM wallet: Treasury's 65-byte signature over the EIP-3009 authorization
+ * (`exact`; `scheme` absent from older servers) or over the Permit2 witness transfer (`upto`).
  */
 export const signedPaymentSchema = z.union([
   z
@@ -141,7 +184,10 @@ export const ownerPolicySchema = z.object({
   authority: z
     .object({
       kind: z.enum(['owner', 'approver', 'first_signer']),
-      address: evmAddressField.nullable(),
+      /** 0x for an EVM owner or approver; base58 for an owner who signed in with Solana. */
+      address: z
+        .union([evmAddressField, z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 Solana key')])
+        .nullable(),
     })
     .nullable(),
   version: z.number().int().min(1).max(MAX_POLICY_VERSION).nullable(),

@@ -25,6 +25,17 @@ export const usdField = z.string().regex(/^-?(0|[1-9][0-9]*)(\.[0-9]{1,6})?$/, '
 
 /** EVM values as the money routes write them: 0x-prefixed hex of a fixed length, one literal pattern each. */
 export const evmAddressField = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x-prefixed 20-byte hex');
+/** A wallet's address or token of either family: an EVM 0x address, or a base58 Solana address (32 bytes, 32–44 characters). */
+export const walletAddressField = z
+  .string()
+  .regex(
+    /^(?:0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/,
+    'expected 0x-prefixed 20-byte hex or a base58 Solana address',
+  );
+/** A base58 Ed25519 signature (64 bytes: 64 to 88 characters), as Solana spells it. */
+export const solanaSignatureField = z
+  .string()
+  .regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, 'expected a base58 Ed25519 signature');
 export const bytes32Field = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected 0x-prefixed 32-byte hex');
 export const signatureField = z.string().regex(/^0x[0-9a-fA-F]{130}$/, 'expected 0x-prefixed 65-byte hex');
 /** A raw token amount; a decimal uint256 (Permit2 nonces) passes the same test (policy/money.ts `isRawAmount`). */

@@ -105,7 +105,11 @@ export type PayoutsPage = z.infer<typeof payoutsPageSchema>;
 export const payToListSchema = z.object({
   seller_id: sellerIdField,
   pay_to: z.array(
-    z.object({ address: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected an address'), created_at: timestampField }),
+    z.object({
+      /** An EVM address (EIP-55) or a Solana one (base58). */
+      address: z.string().regex(/^(?:0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/, 'expected an address'),
+      created_at: timestampField,
+    }),
   ),
 });
 export type PayToList = z.infer<typeof payToListSchema>;

@@ -20,6 +20,12 @@ export const walletDecisionSchema = z.object({
   violations: z.array(z.object({ rule: z.string(), message: z.string() }).loose()),
   /** A denial's headroom as it stood; empty for an allowed payment (its authorization records the payment). */
   headroom: z.record(z.string(), z.unknown()),
+  /**
+   * Who refused a denial: the API's policy check (`api`) or the signer's check of the owner-signed policy
+   * (`signer`, docs/adr/0012-owner-signed-policies.md); null for an allowed payment, which passed every check the
+   * wallet has.
+   */
+  decided_by: z.enum(['api', 'signer']).nullable(),
   /** The allowed payment's authorization (`au_…`); null for a denial. */
   authorization_id: z.string().nullable(),
   created_at: timestampField,

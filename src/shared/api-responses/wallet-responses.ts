@@ -10,10 +10,7 @@
  */
 import { z } from 'zod';
 import { isRawAmount, isUsdString } from '../../../policy/money.js';
-import { nextCursorField, pageOf } from './response-fields.js';
-
-/** The wording the SDK has always reported a malformed address or amount with. */
-const evmAddressField = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'expected 0x-prefixed 20-byte hex');
+import { nextCursorField, pageOf, walletAddressField } from './response-fields.js';
 
 export const walletStatusSchema = z.enum(['active', 'revoked']);
 
@@ -30,7 +27,8 @@ export const walletViewSchema = z.object({
   label: z.string().nullable(),
   chain: z.string(),
   network: z.string(),
-  address: evmAddressField,
+  /** EVM: 0x + 40 hex; Solana: base58. */
+  address: walletAddressField,
   policy: z.record(z.string(), z.unknown()),
   policy_state: policyStateSchema,
   status: walletStatusSchema,
@@ -49,8 +47,9 @@ export type WalletPage = z.infer<typeof walletPageSchema>;
 export const walletBalanceSchema = z.object({
   wallet_id: z.string(),
   network: z.string(),
-  asset: evmAddressField,
-  address: evmAddressField,
+  /** The chain's USDC: an ERC-20 contract, or a Solana mint. */
+  asset: walletAddressField,
+  address: walletAddressField,
   balance_raw: z.string().refine(isRawAmount, 'expected a raw token amount (base-10 integer string)'),
   balance_usd: z.string().refine(isUsdString, 'expected a USD decimal string'),
   stale: z.boolean(),

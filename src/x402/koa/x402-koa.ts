@@ -21,6 +21,7 @@ import { createX402MiddlewareMetrics } from '../seller/middleware-metrics.js';
 import { PaidRequestCore, type PaidRequestPort, type PaidSite } from '../seller/paid-request.js';
 import { ReplayGuard } from '../seller/replay-guard.js';
 import { SellerIdentity } from '../seller/seller-identity.js';
+import { solanaSide } from '../seller/solana-side.js';
 import {
   resolveX402Options,
   type ResolvedX402Config,
@@ -47,6 +48,7 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const doFetch = options.fetch ?? ((input: string, init: RequestInit) => fetch(input, init));
   const metrics = createX402MiddlewareMetrics(options.registry);
   const facilitator = resolveFacilitator(options.facilitator, config, doFetch);
+  const solana = solanaSide(options, config, doFetch, logger);
   const seller = new SellerIdentity({
     apiUrl: config.apiUrl,
     network: config.network,
@@ -67,8 +69,15 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     metrics,
     logger,
   });
-  const core = new PaidRequestCore({ facilitator, ledger, guard: new ReplayGuard(), metrics, logger });
-  const site: PaidSite = { config, seller: () => seller.current() };
+  const core = new PaidRequestCore({
+    facilitator,
+    solanaFacilitator: solana?.facilitator,
+    ledger,
+    guard: new ReplayGuard(),
+    metrics,
+    logger,
+  });
+  const site: PaidSite = { config, seller: () => seller.current(), solana: solana?.terms };
 
   /** The paywall's view of one Koa request: `next` is the paid work, ctx.body the held response. */
   function portOf(ctx: Context, next: Next): PaidRequestPort {

@@ -12,6 +12,7 @@ import type { ReplayGuard } from './replay-guard.js';
 import type { SellerState } from './seller-identity.js';
 import type { ResolvedX402Config, X402Logger } from './seller-options.js';
 import type { SettlementOverride } from './settlement-amount.js';
+import type { SolanaTerms } from './solana-terms.js';
 
 /** What the paywall reads of a request. */
 export interface PaidRequest {
@@ -27,6 +28,8 @@ export interface PaidRequest {
 export interface PaidSite {
   config: ResolvedX402Config;
   seller(): Promise<SellerState> | SellerState;
+  /** The Solana terms of the site's Solana offer (its fee payer, its pay-to's token accounts), when it has one. */
+  solana?: SolanaTerms | undefined;
 }
 
 /** The paid work's response, held by the adapter until the paywall settles or discards it. */
@@ -57,7 +60,10 @@ export interface PaidRequestPort {
 }
 
 export interface PaidRequestDeps {
+  /** The facilitator of the EVM network. */
   facilitator: Facilitator | undefined;
+  /** The facilitator of the Solana offers (a site's Solana payments are verified and settled there). */
+  solanaFacilitator?: Facilitator | undefined;
   ledger: LedgerReporter;
   guard: ReplayGuard;
   metrics: X402MiddlewareMetrics;

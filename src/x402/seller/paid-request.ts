@@ -5,7 +5,8 @@
  * each gives. The challenges, error answers and receipt headers it writes are built in paywall-answers.ts.
  * The rules (docs/seller-middleware.md#rules-and-runtime-answers), in order:
  *   1. `/health`, OPTIONS (CORS preflights cannot carry a payment) and free routes (price 0) pass through.
- *   2. No facilitator and XX_ALLOW_LOCAL_ONLY≠1 → 503, `Retry-After: 5`.
+ *   2. No facilitator and XX_ALLOW_LOCAL_ONLY≠1 → 503, `Retry-After: 5` (a Solana offer always has one; a
+ *      Solana-only seller whose facilitator names no fee payer yet answers the same).
  *   3. The seller is not usable (a refused PAT, an ambiguous endpoint set, a suspended seller) → 500
  *      `seller_misconfigured`.
  *   4. No payment header → 402 challenge (`PAYMENT-REQUIRED` + `X-PAYMENT-REQUIRED`, same JSON as the body,
@@ -23,6 +24,9 @@
  *   validity window is accepted without verification or settlement; the receipt has an empty transaction and
  *   `errorReason: "local_only_unverified"`; no ledger row is reported.
  *
+ * The facilitator asked is the one of the network the buyer chose (`accepted.network`): the Solana offer's for a
+ * Solana payment, the EVM one otherwise.
+ *
  * Defends against: serving paid content without a settled payment (verify before, settle after, body held);
  * a facilitator outage becoming a free pass (every failure is a 402); double use of one payment within the
  * process (replay-guard.ts); hostile headers (decoders refuse them with 400 before the paid work runs).
@@ -37,7 +41,9 @@ import { discardBody, releaseOversize, sha256Hex } from './held-body.js';
 import type { RequestOutcome } from './middleware-metrics.js';
 import { buildRouteTerms, matchPayment, type PaymentMatch } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
+import { offeredTerms } from './offered-terms.js';
 import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
+import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
 import type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidSite } from './paid-request-port.js';
 
@@ -61,6 +67,8 @@ type SettleOutcome = Awaited<ReturnType<Facilitator['settle']>>;
 /** A claimed payment on its way through rules 6 to 8; `settled` once it may no longer be released. */
 interface Paid {
   config: ResolvedX402Config;
+  /** The facilitator of the network the payment is on (undefined: local-only mode). */
+  facilitator: Facilitator | undefined;
   req: PaidRequest;
   port: PaidRequestPort;
   terms: RouteTerms;
@@ -120,7 +128,7 @@ export class PaidRequestCore {
       this.count('free');
       return port.pass();
     }
-    if (!this.deps.facilitator && !config.allowLocalOnly) {
+    if (!this.deps.facilitator && !this.deps.solanaFacilitator && !config.allowLocalOnly) {
       this.count('facilitator_not_configured');
       return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));
     }
@@ -129,12 +137,11 @@ export class PaidRequestCore {
       this.count('seller_misconfigured');
       return port.answer(errorAnswer('seller_misconfigured'));
     }
-    const terms = buildRouteTerms(
-      config,
-      req.href,
-      price,
-      sellerState.kind === 'verified' ? (sellerState.payTo ?? config.payTo) : config.payTo,
-    );
+    const terms = await offeredTerms(this.deps, site, config, req.href, price, sellerState);
+    if (!terms) {
+      this.count('facilitator_not_configured');
+      return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));
+    }
     const payment = this.readPayment(req, terms, port);
     if (!payment) return;
     const match = matchPayment(payment, terms, config);
@@ -147,7 +154,17 @@ export class PaidRequestCore {
       return port.answer(challengeAnswer(terms, 'payment_already_used'));
     }
     // The claim is released unless the payment settled (then it stays claimed until its window ends).
-    const paid: Paid = { config, req, port, terms, match, endpointId: sellerState.endpointId, settled: false };
+    const facilitator = this.facilitatorOf(match.requirement.network);
+    const paid: Paid = {
+      config,
+      facilitator,
+      req,
+      port,
+      terms,
+      match,
+      endpointId: sellerState.endpointId,
+      settled: false,
+    };
     try {
       await this.verifyRunSettle(paid, {
         x402Version: match.x402Version,
@@ -157,6 +174,12 @@ export class PaidRequestCore {
     } finally {
       if (!paid.settled) this.deps.guard.release(match.replayKey);
     }
+  }
+
+  /** The facilitator of `network`: the Solana offer's for its network, the EVM one otherwise. */
+  private facilitatorOf(network: string): Facilitator | undefined {
+    const { solanaFacilitator } = this.deps;
+    return solanaFacilitator && isSolanaNetwork(network) ? solanaFacilitator : this.deps.facilitator;
   }
 
   /** Rule 4: the payment header, decoded; undefined once answered (no header: a challenge; undecodable: 400). */
@@ -179,7 +202,7 @@ export class PaidRequestCore {
 
   /** Rules 6 to 8 (or local-only mode) for a claimed payment. */
   private async verifyRunSettle(paid: Paid, request: FacilitatorRequest): Promise<void> {
-    const { facilitator } = this.deps;
+    const { facilitator } = paid;
     if (!(await this.verified(paid, request))) return;
     let held: HeldResponse | 'failed';
     try {
@@ -203,8 +226,8 @@ export class PaidRequestCore {
   }
 
   /** Rule 6: the facilitator verifies (local-only: the validity window only); false once answered. */
-  private async verified({ port, terms, match }: Paid, request: FacilitatorRequest): Promise<boolean> {
-    const { facilitator, logger } = this.deps;
+  private async verified({ port, terms, match, facilitator }: Paid, request: FacilitatorRequest): Promise<boolean> {
+    const { logger } = this.deps;
     if (!facilitator) {
       const problem = localOnlyProblem(match);
       if (!problem) return true;

@@ -10,6 +10,10 @@
  * maximum) of `asset`, name the x402 upto proxy as spender and bind settlement to our facilitator address
  * (`upto_facilitator_mismatch` otherwise). v1 payments match on scheme and network (v1 name or CAIP-2) plus that check.
  *
+ * A Solana payment (`payload.transaction`) matches the Solana entry by the same rule, its addresses compared
+ * exactly (base58 is case-sensitive), and its transaction must itself pay the seller's associated token account
+ * exactly `amount` of `asset` (./svm-payment.ts); its payer is the transfer's authority.
+ *
  * Defends against: a payment signed for a cheaper route, another payee, another token or chain, or a longer
  * validity being accepted for this one. Does not check signatures or balances (the facilitator does), and in
  * local-only mode nothing beyond this shape check and the validity window is checked at all.
@@ -19,10 +23,15 @@ import { numberToHex } from 'viem';
 import { isRawAmount } from '../../../policy/money.js';
 import type { PaymentPayload, PaymentRequirements } from '../wire-schemas.js';
 import { V1_NAME_TO_NETWORK, type ResolvedX402Config } from './seller-options.js';
+import { isSolanaNetwork } from './solana-offer.js';
+import type { SolanaTermsNow } from './solana-terms.js';
+import { readSvmTransfer } from './svm-payment.js';
 
 export interface RouteTerms {
   resource: { url: string; description: string; mimeType: string };
   accepts: PaymentRequirements[];
+  /** The Solana terms the Solana entry was built from (its payments are read against them). */
+  solana?: SolanaTermsNow | undefined;
 }
 
 /**
@@ -33,10 +42,42 @@ export function buildRouteTerms(
   config: ResolvedX402Config,
   resourceUrl: string,
   amountRaw: bigint,
-  payTo: `0x${string}` = config.payTo,
+  payTo: `0x${string}` | undefined = config.payTo,
+  solana?: SolanaTermsNow,
 ): RouteTerms {
   const url = resourceUrl.slice(0, 2048);
-  const accepts = config.schemes.map((scheme): PaymentRequirements => ({
+  const info = { resource: url, description: config.description, mimeType: config.mimeType };
+  const evm =
+    payTo === undefined ? [] : config.schemes.map((scheme) => evmEntry(config, scheme, payTo, amountRaw, info));
+  const svm: PaymentRequirements[] = solana
+    ? [
+        {
+          scheme: 'exact',
+          network: solana.offer.network,
+          payTo: solana.offer.payTo,
+          amount: amountRaw.toString(),
+          asset: solana.offer.asset,
+          extra: solana.extra,
+          maxTimeoutSeconds: config.maxTimeoutSeconds,
+          ...info,
+        },
+      ]
+    : [];
+  return {
+    resource: { url, description: config.description, mimeType: config.mimeType },
+    accepts: [...evm, ...svm],
+    solana,
+  };
+}
+
+function evmEntry(
+  config: ResolvedX402Config,
+  scheme: 'exact' | 'upto',
+  payTo: `0x${string}`,
+  amountRaw: bigint,
+  info: { resource: string; description: string; mimeType: string },
+): PaymentRequirements {
+  return {
     scheme,
     network: config.network,
     payTo,
@@ -52,11 +93,8 @@ export function buildRouteTerms(
           }
         : { name: config.assetName, version: config.assetVersion },
     maxTimeoutSeconds: config.maxTimeoutSeconds,
-    resource: url,
-    description: config.description,
-    mimeType: config.mimeType,
-  }));
-  return { resource: { url, description: config.description, mimeType: config.mimeType }, accepts };
+    ...info,
+  };
 }
 
 /** The core fields a facilitator is sent (the v2 PaymentRequirements type, nothing informational). */
@@ -94,7 +132,8 @@ export type PaymentMatch =
       requirement: PaymentRequirements;
       x402Version: 1 | 2;
       facilitatorRequirements: PaymentRequirements | Record<string, unknown>;
-      payer: `0x${string}`;
+      /** The payer: a 0x address, or a base58 one on Solana. */
+      payer: string;
       /** Key of the authorization for the in-process replay guard: network, payer and nonce, lower-cased. */
       replayKey: string;
       /** On-chain nonce as bytes32 hex: the EIP-3009 nonce, or the Permit2 nonce of an upto payment (links the ledger row to Treasury's record). */
@@ -107,6 +146,9 @@ export type PaymentMatch =
 
 const sameAddress = (a: unknown, b: unknown) =>
   typeof a === 'string' && typeof b === 'string' && a.toLowerCase() === b.toLowerCase();
+/** Addresses of `network` equal: EVM ignoring case, Solana (base58) exactly. */
+const sameOn = (network: string, a: unknown, b: unknown) =>
+  isSolanaNetwork(network) ? typeof a === 'string' && a === b : sameAddress(a, b);
 const looksLikeAddress = (v: unknown) => typeof v === 'string' && /^0x[0-9a-fA-F]{40}$/.test(v);
 
 function extraContains(
@@ -133,11 +175,13 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
   let facilitatorReqs: PaymentRequirements | Record<string, unknown>;
   if (payment.x402Version === 2) {
     const accepted = payment.accepted;
-    requirement = terms.accepts.find((r) => r.scheme === accepted.scheme);
-    if (!requirement) return { kind: 'mismatch', reason: 'scheme_not_offered' };
-    if (accepted.network !== requirement.network) return { kind: 'mismatch', reason: 'network_mismatch' };
-    if (!sameAddress(accepted.asset, requirement.asset)) return { kind: 'mismatch', reason: 'asset_mismatch' };
-    if (!sameAddress(accepted.payTo, requirement.payTo)) return { kind: 'mismatch', reason: 'pay_to_mismatch' };
+    const ofScheme = terms.accepts.filter((r) => r.scheme === accepted.scheme);
+    if (ofScheme.length === 0) return { kind: 'mismatch', reason: 'scheme_not_offered' };
+    requirement = ofScheme.find((r) => r.network === accepted.network);
+    if (!requirement) return { kind: 'mismatch', reason: 'network_mismatch' };
+    const network = requirement.network;
+    if (!sameOn(network, accepted.asset, requirement.asset)) return { kind: 'mismatch', reason: 'asset_mismatch' };
+    if (!sameOn(network, accepted.payTo, requirement.payTo)) return { kind: 'mismatch', reason: 'pay_to_mismatch' };
     if (accepted.amount !== requirement.amount) return { kind: 'mismatch', reason: 'amount_mismatch' };
     if (accepted.maxTimeoutSeconds !== requirement.maxTimeoutSeconds)
       return { kind: 'mismatch', reason: 'max_timeout_mismatch' };
@@ -161,6 +205,9 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     facilitatorRequirements: facilitatorReqs,
   } as const;
   const body = payment.payload;
+  if ('transaction' in body && typeof body.transaction === 'string') return matchSvm(found, body.transaction, terms);
+  if (isSolanaNetwork(requirement.network)) return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
+  if ('transaction' in body) return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
   if (!('permit2Authorization' in body)) {
     if (requirement.scheme !== 'exact') return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
     const a = body.authorization;
@@ -199,5 +246,32 @@ export function matchPayment(payment: PaymentPayload, terms: RouteTerms, config:
     nonce: isRawAmount(p.nonce) ? numberToHex(BigInt(p.nonce), { size: 32 }) : undefined,
     validBefore: deadline,
     validAfter: typeof witnessAfter === 'string' ? seconds(witnessAfter) : undefined,
+  };
+}
+
+type Found = Pick<
+  Extract<PaymentMatch, { kind: 'match' }>,
+  'kind' | 'requirement' | 'x402Version' | 'facilitatorRequirements'
+>;
+
+/** A Solana transaction for the Solana entry: it must itself pay the seller the amount (./svm-payment.ts). */
+function matchSvm(found: Found, transaction: string, terms: RouteTerms): PaymentMatch {
+  const { requirement } = found;
+  if (!isSolanaNetwork(requirement.network) || !terms.solana)
+    return { kind: 'mismatch', reason: 'payload_kind_mismatch' };
+  const read = readSvmTransfer(transaction, {
+    asset: requirement.asset,
+    amount: requirement.amount,
+    destinations: terms.solana.destinations,
+  });
+  if (read.kind === 'mismatch') return read;
+  return {
+    ...found,
+    payer: read.payer,
+    replayKey: `${requirement.network}|svm:${read.messageHash}`,
+    nonce: undefined,
+    // The transaction lives as long as its blockhash (about a minute); the guard keeps it at least 10 minutes.
+    validBefore: undefined,
+    validAfter: undefined,
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Options of the Koa seller middleware (docs/seller-middleware.md) and their one-time validation into a frozen
- * configuration. Environment fallbacks (XX_PAY_TO, FACILITATOR_URL, XX_API_URL, XX_ALLOW_LOCAL_ONLY,
+ * configuration: Base (EVM) terms from `pay_to`, Solana terms from `solana` (./solana-offer.ts), either or both. Environment fallbacks (XX_PAY_TO, FACILITATOR_URL, XX_API_URL, XX_ALLOW_LOCAL_ONLY,
  * XX_DISABLE_BODY_CAPTURE) are read here, once, from `options.env` (default `process.env`).
  *
  * Defends against: a seller shipping a paywall that cannot collect or that collects the wrong thing — unknown
@@ -29,6 +29,7 @@ import {
   nonEmpty,
   positiveInt,
 } from './seller-option-checks.js';
+import { checkSolanaOffer, type ResolvedSolanaOffer, type SolanaOfferOptions } from './solana-offer.js';
 
 export { routePriceKey } from './seller-option-checks.js';
 
@@ -48,8 +49,10 @@ export interface X402KoaOptions {
   token: string;
   /** USD decimal string per call, e.g. "0.01". "0" makes every route free unless `route_prices` says otherwise. */
   price: string;
-  /** Seller wallet address; default env XX_PAY_TO. */
+  /** Seller wallet address on the EVM network; default env XX_PAY_TO. Optional when `solana` is given (Solana only). */
   pay_to?: string;
+  /** Also (or only) sell on Solana: `{ pay_to (base58), network?, facilitator_url | facilitator, asset? }`. */
+  solana?: SolanaOfferOptions;
   /** Facilitator base URL; default env FACILITATOR_URL. Absent → 503 on paid routes (unless XX_ALLOW_LOCAL_ONLY=1). */
   facilitator_url?: string;
   /**
@@ -103,7 +106,10 @@ export interface ResolvedX402Config {
   token: string;
   priceMicro: bigint;
   routePrices: ReadonlyMap<string, bigint>;
-  payTo: `0x${string}`;
+  /** The EVM pay-to; undefined when the seller sells on Solana only. */
+  payTo: `0x${string}` | undefined;
+  /** The Solana offer, when the seller sells there. */
+  solana: ResolvedSolanaOffer | undefined;
   facilitatorUrl: string | undefined;
   facilitatorAddress: `0x${string}` | undefined;
   schemes: readonly ('exact' | 'upto')[];
@@ -144,10 +150,13 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
   const priceMicro = checkPrice(options, problems);
   const routePrices = checkRoutePrices(options, problems);
 
+  const solana = checkSolanaOffer(options.solana, problems, checkHttpUrl);
   const payToRaw = nonEmpty(options.pay_to) ?? nonEmpty(env.XX_PAY_TO);
   const payTo =
     payToRaw === undefined
-      ? (problems.push('pay_to (or env XX_PAY_TO) is required'), undefined)
+      ? options.solana === undefined
+        ? (problems.push('pay_to (or env XX_PAY_TO) is required'), undefined)
+        : undefined
       : checkAddress('pay_to', payToRaw, problems);
 
   const schemes = checkSchemes(options, problems);
@@ -183,7 +192,8 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
     token,
     priceMicro,
     routePrices,
-    payTo: payTo!,
+    payTo,
+    solana,
     facilitatorUrl,
     facilitatorAddress,
     schemes: Object.freeze(schemes),

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { useTestTreasury } from '../../support/api-harness.js';
-import { provePayTo } from '../../support/seller-pay-to.js';
+import { provePayTo, proveSolanaPayTo, solanaPayToKey } from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 describe('gate routes: scope, catalogue and ledger', function () {
@@ -68,6 +68,9 @@ describe('gate routes: scope, catalogue and ledger', function () {
     const weather = await seller('Weather', 'mpp', 'http://127.0.0.1:9/');
     const forecast = await endpoint(weather.seller_id, '/forecast', '0.02');
     const first = privateKeyToAccount(generatePrivateKey());
+    // A Solana pay-to proven before any EVM one: pay_to stays the first EVM address, solana_pay_to names it.
+    const solana = solanaPayToKey();
+    await proveSolanaPayTo(t, me.session, weather.seller_id, solana);
     await provePayTo(t, me.session, weather.seller_id, first);
     await provePayTo(t, me.session, weather.seller_id, privateKeyToAccount(generatePrivateKey()));
     const idle = await seller('Idle', 'mpp');
@@ -88,6 +91,7 @@ describe('gate routes: scope, catalogue and ledger', function () {
     const [w, i] = res.body.sellers;
     assert.equal(w.origin, 'http://127.0.0.1:9');
     assert.equal(w.pay_to, first.address);
+    assert.equal(w.solana_pay_to, solana.address);
     assert.equal(w.status, 'active');
     assert.deepEqual(w.endpoints, [
       {
@@ -104,6 +108,7 @@ describe('gate routes: scope, catalogue and ledger', function () {
     assert.equal(w.origin_verified, false, 'an origin is sold only once verified');
     assert.equal(i.status, 'suspended');
     assert.equal(i.pay_to, null);
+    assert.equal(i.solana_pay_to, null);
     assert.equal(i.origin, null);
   });
 

@@ -165,6 +165,13 @@ describe('the merchant-of-record money flow (HTTP, PostgreSQL, SoftHSM, anvil, f
     await report(seller, { tx_hash: paid, payer: buyer.address, amount: '700000' });
     await waitForLedgerRow(t, seller.pat, paid, (r) => r.status === 'verified');
     const before = await readTokenBalance(chain, seller.payTo.address);
+    // A Solana pay-to proven before the EVM one (a fixture row, older than it) cannot receive an EVM payout.
+    await t.db.knex('sellers_pay_to').insert({
+      seller_id: seller.seller_id,
+      address: 'BPFLoaderUpgradeab1e11111111111111111111111',
+      signature: 'fixture',
+      created_at: new Date(0),
+    });
 
     const first = await flush(seller, 'flush-1');
     assert.equal(first.status, 200, JSON.stringify(first.body));

@@ -202,6 +202,13 @@ describe('OpenAPI replies: real answers match the document (HTTP, PostgreSQL, So
     await call('POST', '/v1/auth/logout', { token: me.session }); // 401: the session ended
   });
 
+  it('the public catalogue: its pages and its refusals', async () => {
+    await call('GET', '/discovery/resources?limit=5&offset=0');
+    await call('GET', '/discovery/search?query=weather&limit=5');
+    await call('GET', '/discovery/resources?limit=0'); // 400 discovery_page_out_of_range
+    await call('GET', '/discovery/search?query=%00'); // 400 discovery_query_invalid
+  });
+
   it('asks for a bearer exactly where the document lists bearer schemes', async () => {
     const ids: Record<string, string> = {
       id: 'x_000000000000000000000000',
@@ -245,6 +252,8 @@ describe('OpenAPI replies: real answers match the document (HTTP, PostgreSQL, So
       'exportLedgerCsv',
       'revokeAllSessions',
       'logout',
+      'listDiscoveryResources',
+      'searchDiscoveryResources',
     ];
     assert.deepEqual(
       expected.filter((op) => !seen.has(op)),

@@ -97,6 +97,9 @@ describe('owner-signed policies (HTTP, signer policy store, PostgreSQL)', functi
       .whereRaw(`payload->>'decision_id' = ?`, [res.body.decision_id])
       .first();
     assert.equal(audit?.payload.decided_by, 'signer');
+    const listed = await t.request('GET', `/v1/wallets/${walletId}/decisions`, { token: pat });
+    const decision = listed.body.decisions.find((d: { id: string }) => d.id === res.body.decision_id);
+    assert.equal(decision?.decided_by, 'signer', 'the wallet history names the signer as the refuser');
   }
 
   it("records the owner as the authority of the sign-in's account, and reads it back from the signer", async () => {
@@ -149,6 +152,14 @@ describe('owner-signed policies (HTTP, signer policy store, PostgreSQL)', functi
     assert.equal(above.status, 403, JSON.stringify(above.body));
     assert.equal(above.body.error_code, 'policy_denied');
     assert.equal(above.body.decided_by, undefined, 'the API refused it before the signer was asked');
+    const listed = (await t.request('GET', `/v1/wallets/${wallet.id}/decisions`, { token: pat })).body.decisions;
+    assert.deepEqual(
+      listed.map((d: { outcome: string; decided_by: string | null }) => [d.outcome, d.decided_by]),
+      [
+        ['deny', 'api'],
+        ['allow', null],
+      ],
+    );
   });
 
   it('refuses what the signed policy refuses when the API is compromised: policy loosened, totals zeroed, decisions gone, counterparties flipped', async () => {

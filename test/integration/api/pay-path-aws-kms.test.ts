@@ -5,7 +5,8 @@
  * throttling burst every payment is signed or refused 503 `signer_unavailable` (never a 500), and no
  * digest is signed twice; an unreachable KMS answers 503 fast and /readyz says so; a stalled Sign is
  * retried after its attempt timeout, and a KMS that stays stalled ends at the deadline; a revoked wallet's
- * key is disabled and scheduled for deletion in KMS.
+ * key is disabled and scheduled for deletion in KMS. A Solana wallet is a KMS Ed25519 key: its payment's
+ * transaction is signed there and settles through the local x402 facilitator on the offline Solana chain.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -20,6 +21,9 @@ import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { findFreePort } from '../../support/signer-harness.js';
 import { readMetric } from '../signer/signer-test-helpers.js';
+import type { Address } from '@solana/kit';
+import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
+import { postJson } from '../../support/post-json.js';
 
 // The signer's KMS deadline and attempt time-out. Every KMS call shares them, key creation and lookups too,
 // and the emulator answers from this very test process: on a loaded 2-core machine a 700 ms attempt timed out
@@ -36,8 +40,10 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
   let token: string;
   let dir: string;
   let metricsPort: number;
+  let solana: LocalSolana;
 
   before(async () => {
+    solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
     metricsPort = await findFreePort();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-kms-pay-'));
     kms = await startKmsEmulator({ logger: pino({ level: 'silent' }) });
@@ -55,12 +61,14 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
         TREASURY_KMS_SIGN_RATE_PER_SECOND: '0',
         TREASURY_SIGNER_METRICS_PORT: String(metricsPort),
       },
+      extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl },
     });
     token = await mintAgentKey(t, 'kms-payer');
   });
   after(async () => {
     await t?.stop();
     await kms?.close();
+    await solana?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
   afterEach(() => kms?.faults.reset());
@@ -192,5 +200,37 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
     const after = kms.stats.snapshot();
     assert.equal((after.succeeded.DisableKey ?? 0) - (before.succeeded.DisableKey ?? 0), 1);
     assert.equal((after.succeeded.ScheduleKeyDeletion ?? 0) - (before.succeeded.ScheduleKeyDeletion ?? 0), 1);
+  });
+
+  it('a Solana wallet is a KMS Ed25519 key: its payment settles through the facilitator for exactly the price', async () => {
+    const created = await t.request('POST', '/v1/wallets', { token, body: { chain: 'solana-devnet' } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const row = await t.db.knex('wallets').where({ id: created.body.id }).first();
+    assert.match(row.wallet_key_ref, /^kms:v1:ed25519:/);
+    await solana.faucet.fundUsdc(created.body.address as Address, 100_000n);
+    const payTo = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' as Address;
+    await solana.faucet.fundUsdc(payTo, 0n);
+    const requirements = {
+      scheme: 'exact',
+      network: solana.network,
+      asset: solana.mint,
+      amount: '10000',
+      payTo,
+      maxTimeoutSeconds: 60,
+      extra: { feePayer: solana.feePayer },
+    };
+    const paid = await t.request('POST', `/v1/wallets/${created.body.id}/pay`, {
+      token,
+      body: { payment_requirements: requirements },
+    });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    const settled = await postJson(`${solana.facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: { x402Version: 2, accepted: requirements, payload: { transaction: paid.body.transaction } },
+      paymentRequirements: requirements,
+    });
+    assert.equal(settled.body.success, true, JSON.stringify(settled.body));
+    const balance = await t.request('GET', `/v1/wallets/${created.body.id}/balance`, { token });
+    assert.equal(balance.body.balance_raw, '90000');
   });
 });

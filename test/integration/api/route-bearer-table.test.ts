@@ -94,6 +94,8 @@ function table(t: TestTreasury): Record<string, Row> {
     'GET /v1/openapi.json': open('/v1/openapi.json'),
     'GET /docs': open('/docs'),
     'GET /docs/{asset}': open('/docs/init.js'),
+    'GET /discovery/resources': open('/discovery/resources'),
+    'GET /discovery/search': open('/discovery/search?query=weather'),
     'POST /v1/treasury': {
       allowed: ['operator'],
       ownOnly: true,

@@ -288,7 +288,8 @@ describe('sellers, endpoints and ledger (HTTP, PostgreSQL)', function () {
       .map((r: Record<string, string>) => r['QUERY PLAN'])
       .join('\n');
     assert.match(plan, /Index Scan using authorizations_from_address_scheme_nonce_unique/, plan);
-    assert.match(plan, /Index Cond: \(\(from_address = /, plan);
+    // from_address is varchar since the Solana widening: the plan may spell the comparison with a ::text cast.
+    assert.match(plan, /Index Cond: \(\(+from_address\)?(?:::text)? = /, plan);
   });
 
   it('ledger export: any number of rows, streamed oldest first in pages, within from/to and for one endpoint', async () => {

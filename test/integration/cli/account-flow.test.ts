@@ -478,6 +478,23 @@ describe('xx account commands (CLI subprocess, HTTP, PostgreSQL, SoftHSM)', func
       assert.equal(funded.funded, true);
       assert.equal(funded.address, init.wallets[0].address);
       assert.deepEqual(asked, [{ address: init.wallets[0].address, amount_usd: '2' }]);
+      // --chain picks the agent's first wallet on that chain: none on Solana here (the server is asked too).
+      const noSolana = await xx(['fund', '--testnet', '--chain', 'solana', '--json']);
+      assert.equal(noSolana.code, 1, noSolana.stderr);
+      assert.equal(stderrJson(noSolana, 'fund --chain solana').error_code, 'wallet_not_found');
+      const badChain = await xx(['fund', '--testnet', '--chain', 'dogecoin', '--json']);
+      assert.equal(badChain.code, 2);
+      assert.match(stderrJson(badChain, 'fund --chain dogecoin').user_message, /--chain/);
+      // A faucet URL off loopback in an edited sandbox.json is refused before any request (0.0.0.0 would reach
+      // this machine's recorder: nothing may be asked of it).
+      fs.writeFileSync(
+        path.join(env.TREASURY_DATA_DIR!, 'sandbox.json'),
+        JSON.stringify({ api_url: server, faucet_url: `http://0.0.0.0:${(faucet.address() as AddressInfo).port}` }),
+      );
+      const offLoopback = await xx(['fund', '--testnet', '--amount', '2', '--json']);
+      assert.equal(offLoopback.code, 1, offLoopback.stderr);
+      assert.equal(stderrJson(offLoopback, 'fund from a faucet off loopback').error_code, 'faucet_not_loopback');
+      assert.equal(asked.length, 1, 'the faucet off loopback was not asked');
     } finally {
       faucet.close();
       fs.rmSync(path.join(env.TREASURY_DATA_DIR!, 'sandbox.json'), { force: true });

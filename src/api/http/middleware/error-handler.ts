@@ -4,7 +4,9 @@
  * and a statement cancelled by the session limits (../../db/is-database-busy.ts) a 503 `database_busy`, both
  * with Retry-After; anything else is a 500 `internal_error`. Details of both are logged, never sent, and
  * logged through `describeError` (../../log/describe-error.ts): a database error by SQLSTATE and constraint,
- * never its message, statement or bind values; any URL cut to scheme, host and port.
+ * never its message, statement or bind values; any URL cut to scheme, host and port. Every answer is counted
+ * by code (`treasury_errors_total`), and every 401 also as an authentication refusal
+ * (`treasury_auth_failures_total`).
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
@@ -39,6 +41,8 @@ export function errorHandler(log: Logger, metrics: TreasuryMetrics): Middleware 
         log.error({ request_id: requestId, error_code: err.code, err: describeError(raw) }, 'request failed');
       }
       metrics.errors.inc({ error_code: err.code });
+      // Every refusal at authentication is a 401, whichever authenticator or route refused it.
+      if (err.status === 401) metrics.authFailures.inc({ error_code: err.code });
       for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
       ctx.status = err.status;
       ctx.body = {

@@ -1,10 +1,13 @@
 /**
  * Rate limits (docs/security-model.md, Rate limits), counted by rate-limiter-flexible in fixed windows of
- * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Six buckets:
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS. Seven buckets:
  *   nonce         POST /v1/identity/nonce, per client address (./client-address.ts);
  *   init          POST /v1/identity/init (an account and an HSM key per new signer), per client address;
  *   token         every authenticated route but the wallet pay routes, per bearer token;
  *   pay           the wallet pay routes (policy, evaluate, pay, transfer, settlement), per bearer token;
+ *   discovery     the public catalogue (GET /discovery/resources, /discovery/search), per client address, in
+ *                 each process's memory: a shared count would cost every public read a PostgreSQL write,
+ *                 more than the (cached) answer it guards;
  *   auth_failure  bearers refused with 401 (unknown, expired, revoked, malformed), per client address: past
  *                 it, a bearer from that address that is refused answers 429 instead of 401 until the window
  *                 ends — it is still looked up, so a valid bearer from the same address (a NAT shared by many
@@ -44,7 +47,7 @@ import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
 import { BoundedWindowCounter } from './bounded-window-counter.js';
 import { clientAddressOf, type TrustedProxy } from './client-address.js';
 
-export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay' | 'auth_failure' | 'auth_failure_token';
+export type RateLimitBucket = 'nonce' | 'init' | 'token' | 'pay' | 'discovery' | 'auth_failure' | 'auth_failure_token';
 
 /** The buckets rate-limiter-flexible counts (auth_failure_token has its own bounded counter). */
 type CountedBucket = Exclude<RateLimitBucket, 'auth_failure_token'>;
@@ -86,6 +89,7 @@ export class RateLimits {
       init: shared('init', config.init),
       token: shared('token', config.token),
       pay: new RateLimiterMemory({ keyPrefix: 'pay', points: config.pay, duration }),
+      discovery: new RateLimiterMemory({ keyPrefix: 'discovery', points: config.discovery, duration }),
       auth_failure: new RateLimiterMemory({ keyPrefix: 'auth_failure', points: config.auth_failure, duration }),
     });
   }
@@ -164,10 +168,12 @@ export class RateLimits {
 /** The 401s that count against an address: a bearer that is missing, malformed, unknown, expired or revoked. */
 const REFUSED_BEARER = new Set(['unauthorized', 'invalid_token', 'master_key_removed']);
 
-/** The unauthenticated routes limited per client address, by path as the router matches it. */
-const ADDRESS_BUCKETS = new Map<string, 'nonce' | 'init'>([
-  ['/v1/identity/nonce', 'nonce'],
-  ['/v1/identity/init', 'init'],
+/** The unauthenticated routes limited per client address, by method and path as the router matches it. */
+const ADDRESS_BUCKETS = new Map<string, 'nonce' | 'init' | 'discovery'>([
+  ['POST /v1/identity/nonce', 'nonce'],
+  ['POST /v1/identity/init', 'init'],
+  ['GET /discovery/resources', 'discovery'],
+  ['GET /discovery/search', 'discovery'],
 ]);
 
 /** The key a presented bearer is counted under: a SHA-256 of the header, never the bearer itself. */
@@ -176,7 +182,7 @@ function bearerKey(bearer: string): string {
 }
 
 /**
- * Counts the sign-in routes per client address, before the body is read. The router matches paths
+ * Counts the sign-in routes and the public catalogue per client address, before the body is read. The router matches paths
  * case-insensitively and with a trailing slash, so the lookup does too. A request with a bearer is refused
  * before any lookup when that bearer spent its refusals; its refusal is counted against the bearer and the
  * address, and answered 429 once the address spent its own.
@@ -184,10 +190,10 @@ function bearerKey(bearer: string): string {
 export function rateLimitByAddress(limits: RateLimits, trustedProxies: readonly TrustedProxy[]): Middleware {
   return async (ctx, next) => {
     if (!limits.enabled) return next();
-    if (ctx.method === 'POST') {
-      const bucket = ADDRESS_BUCKETS.get(ctx.path.toLowerCase().replace(/\/+$/, ''));
-      if (bucket) await limits.consume(bucket, clientAddressOf(ctx, trustedProxies));
-    }
+    // HEAD is served by the GET routes, so it counts as GET.
+    const method = ctx.method === 'HEAD' ? 'GET' : ctx.method;
+    const bucket = ADDRESS_BUCKETS.get(`${method} ${ctx.path.toLowerCase().replace(/\/+$/, '')}`);
+    if (bucket) await limits.consume(bucket, clientAddressOf(ctx, trustedProxies));
     const bearer = ctx.get('authorization');
     if (bearer === '') return next();
     // With no refused bearer counted within a window (the usual case) the bearer is not even hashed.

@@ -10,7 +10,7 @@
 import type { ErrorCode } from '../../../shared/error-codes.js';
 
 /** A route that asks the signer to sign. */
-const SIGNER: ErrorCode[] = ['signer_refused', 'signer_limit_exceeded', 'signer_unavailable'];
+const SIGNER: ErrorCode[] = ['signer_refused', 'signer_limit_exceeded', 'signer_unavailable', 'hsm_unsupported'];
 
 /** Rotating or revoking a wallet's key: refused while its address holds USDC (or its balance is unknown). */
 export const KEY_RETIREMENT: ErrorCode[] = ['wallet_has_balance', 'balance_unknown', 'signer_unavailable'];

@@ -29,7 +29,7 @@ export interface PaySnapshotStore {
     purpose: 'pay' | 'evaluate',
   ): Promise<PaySnapshot | undefined>;
   /** The wallet's address and account, read without a lock (the Permit2 allowance is read for it). */
-  walletAddress(walletId: string): Promise<{ address: string; account_id: string } | undefined>;
+  walletAddress(walletId: string): Promise<{ address: string; account_id: string; network: string } | undefined>;
 }
 
 /** What a decision taken under the locks (PayWriteStore.decideUnderLock) leaves to write, and what it returns. */

@@ -54,12 +54,12 @@ export class PgPaySnapshotStore implements PaySnapshotStore {
     return snapshotFromRows(await runStatement(this.knex, query.sql, [...query.params], SNAPSHOT_STATEMENT[purpose]));
   }
 
-  async walletAddress(walletId: string): Promise<{ address: string; account_id: string } | undefined> {
-    const [wallet] = await runStatement<{ address: string; account_id: string }>(
+  async walletAddress(walletId: string): Promise<{ address: string; account_id: string; network: string } | undefined> {
+    const [wallet] = await runStatement<{ address: string; account_id: string; network: string }>(
       this.knex,
-      'SELECT address, account_id FROM wallets WHERE id = ?',
+      'SELECT address, account_id, network FROM wallets WHERE id = ?',
       [walletId],
-      'treasury_wallet_address_v1',
+      'treasury_wallet_address_v2',
     );
     return wallet;
   }

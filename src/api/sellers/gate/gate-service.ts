@@ -44,9 +44,15 @@ export class GateService {
     const sellers = await store.managedSellersOf(accountId, MAX_GATE_SELLERS);
     const ids = sellers.map((s) => s.id);
     const endpoints = await store.endpointsOf(ids, MAX_GATE_ENDPOINTS);
+    // The oldest proven pay-to of each chain family: 0x (EVM) and base58 (Solana).
     const firstPayTo = new Map<string, string>();
-    for (const p of await store.payToOf(ids))
-      if (!firstPayTo.has(p.seller_id)) firstPayTo.set(p.seller_id, getAddress(p.address.trim()));
+    const firstSolanaPayTo = new Map<string, string>();
+    for (const p of await store.payToOf(ids)) {
+      const address = p.address.trim();
+      const evm = address.startsWith('0x');
+      const first = evm ? firstPayTo : firstSolanaPayTo;
+      if (!first.has(p.seller_id)) first.set(p.seller_id, evm ? getAddress(address) : address);
+    }
     // A platform_mor seller's buyers pay its collection wallet on the gate's network (created on first use).
     const collectTo = new Map<string, string | null>();
     for (const s of sellers)
@@ -61,6 +67,7 @@ export class GateService {
         origin: s.origin,
         origin_verified: s.origin !== null && s.verified_at !== null,
         pay_to: collectTo.has(s.id) ? (collectTo.get(s.id) ?? null) : (firstPayTo.get(s.id) ?? null),
+        solana_pay_to: collectTo.has(s.id) ? null : (firstSolanaPayTo.get(s.id) ?? null),
         endpoints: endpoints.filter((e) => e.seller_id === s.id).map(endpointTerms),
       })),
     };

@@ -8,7 +8,7 @@
  * caller has already checked who may report.
  */
 import { AppError } from '../../errors/app-error.js';
-import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
+import { ledgerTxKey, type LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import type { LedgerBatchResult } from '../../../shared/api-responses/seller-ledger-responses.js';
 import type { LedgerPendingCap } from './ledger-pending-cap.js';
 import type { SellerLedgerService } from './seller-ledger-service.js';
@@ -35,14 +35,14 @@ export async function reportLedgerBatch(
       if (seller instanceof AppError) throw seller;
       const result = await ledger.report(seller, row);
       results.push({
-        tx_hash: row.tx_hash.toLowerCase(),
+        tx_hash: ledgerTxKey(row),
         outcome: result.created ? 'created' : 'duplicate',
         status: result.entry.status,
         reason: result.entry.reason,
       });
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      results.push({ tx_hash: row.tx_hash.toLowerCase(), outcome: 'rejected', error_code: err.code });
+      results.push({ tx_hash: ledgerTxKey(row), outcome: 'rejected', error_code: err.code });
     }
   }
   return results;

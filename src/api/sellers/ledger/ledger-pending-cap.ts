@@ -13,7 +13,7 @@
  * would hold a pooled connection per waiting report): the cap can be passed by the rows of the reports in flight
  * together, at most 100 per request. Rows parked for a reason the seller can fix (no proven pay-to) count too.
  */
-import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
+import { ledgerTxKey, type LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import { AppError } from '../../errors/app-error.js';
 import type { SellerRow } from '../seller-views.js';
 import type { PendingRowCounts } from '../store/ledger-stores.js';
@@ -24,7 +24,7 @@ const RETRY_AFTER_SECONDS = 60;
 
 export interface ReportedRow {
   seller: Pick<SellerRow, 'id'>;
-  row: Pick<LedgerReportBody, 'tx_hash'>;
+  row: Pick<LedgerReportBody, 'tx_hash' | 'network'>;
 }
 
 export class LedgerPendingCap {
@@ -38,7 +38,7 @@ export class LedgerPendingCap {
     const bySeller = new Map<string, Set<string>>();
     for (const { seller, row } of rows) {
       const hashes = bySeller.get(seller.id) ?? new Set<string>();
-      bySeller.set(seller.id, hashes.add(row.tx_hash.toLowerCase()));
+      bySeller.set(seller.id, hashes.add(ledgerTxKey(row)));
     }
     for (const [sellerId, hashes] of bySeller) {
       const fresh = hashes.size - (await this.storedCount(sellerId, [...hashes]));

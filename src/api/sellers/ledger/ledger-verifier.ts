@@ -9,6 +9,9 @@
  * docs/adr/0011-merchant-of-record.md): `verified` (PostgreSQL triggers then add it to the seller's payables
  * and revenue), `rejected` with a reason, or still `pending` with a reason and the next check after a backoff.
  *
+ * Rows of a Solana network are read and judged by ./solana-ledger-check.ts (its signature on TREASURY_SOLANA_RPC_URL,
+ * the seller's Solana pay-to addresses), with the same reasons.
+ *
  * Pending reasons: awaiting_verification (not checked yet), awaiting_confirmations, transaction_not_found
  * (the RPC does not know it yet; rejected once `notFoundGraceSeconds` passed since the report),
  * rpc_unavailable (the RPC failed), rpc_not_configured / network_not_supported (nothing to ask; checked again
@@ -32,6 +35,9 @@ import { AppError } from '../../errors/app-error.js';
 import type { ClaimedLedgerRow } from '../store/ledger-fair-claim.js';
 import type { LedgerVerificationStore } from '../store/ledger-stores.js';
 import type { TreasuryMetrics } from '../../metrics/treasury-metrics.js';
+import type { SolanaLedgerCheck } from './solana-ledger-check.js';
+
+const isSolanaNetwork = (network: string) => network.startsWith('solana:');
 
 export interface LedgerVerifierOptions {
   /** Between rounds (ms); 0: no background rounds (runOnce still works). */
@@ -60,6 +66,8 @@ export interface LedgerVerifierDeps {
   reader: Pick<BalanceReader, 'minedTransaction'>;
   /** The RPC URL of each network rows can be checked on. */
   rpcUrls: Readonly<Record<string, string>>;
+  /** Where Solana rows are checked (absent: they wait as rpc_not_configured). */
+  solana?: Pick<SolanaLedgerCheck, 'unreachableReason' | 'check'> | undefined;
   metrics: TreasuryMetrics;
   log: Logger;
   clock: () => Date;
@@ -98,6 +106,7 @@ export class LedgerVerifier {
   private readonly chains: ChainRegistry;
   private readonly reader: Pick<BalanceReader, 'minedTransaction'>;
   private readonly rpcUrls: Readonly<Record<string, string>>;
+  private readonly solana: LedgerVerifierDeps['solana'];
   private readonly metrics: TreasuryMetrics;
   private readonly log: Logger;
   private readonly clock: () => Date;
@@ -109,6 +118,7 @@ export class LedgerVerifier {
       chains: this.chains,
       reader: this.reader,
       rpcUrls: this.rpcUrls,
+      solana: this.solana,
       metrics: this.metrics,
       log: this.log,
       clock: this.clock,
@@ -124,6 +134,7 @@ export class LedgerVerifier {
 
   /** Why a new row of `network` cannot be checked at all, if it cannot (no chain or no RPC configured). */
   unreachableReason(network: string): 'network_not_supported' | 'rpc_not_configured' | undefined {
+    if (isSolanaNetwork(network)) return this.solana ? this.solana.unreachableReason(network) : 'rpc_not_configured';
     if (!this.chains.resolve(network)) return 'network_not_supported';
     if (!Object.prototype.hasOwnProperty.call(this.rpcUrls, network)) return 'rpc_not_configured';
     return undefined;
@@ -240,6 +251,7 @@ export class LedgerVerifier {
     const claim = await this.claimOf(row);
     const payTo = await this.store.recipientsOf(row, claim);
     if (payTo === 'pay_to_not_registered') return { status: 'pending', reason: payTo, retryMs: parked };
+    if (isSolanaNetwork(row.network)) return this.judgeSolana(row, payTo);
     const chain = this.chains.resolve(row.network)!;
     let tx;
     try {
@@ -251,11 +263,7 @@ export class LedgerVerifier {
         return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
       throw err;
     }
-    if (!tx) {
-      const waited = (this.clock().getTime() - row.created_at.getTime()) / 1000;
-      if (waited >= this.options.notFoundGraceSeconds) return { status: 'rejected', reason: 'transaction_not_found' };
-      return { status: 'pending', reason: 'transaction_not_found', retryMs: this.backoff(row.attempts) };
-    }
+    if (!tx) return this.notFound(row);
     const verdict = verifyLedgerTransfer(tx, {
       asset: chain.usdc,
       payer: row.payer.trim(),
@@ -277,6 +285,38 @@ export class LedgerVerifier {
     // The authorization's own Transfer is the one this row claims, when the chain showed it.
     const logIndexes = link ? [link.logIndex] : verdict.logIndexes;
     return { status: 'verified', logIndexes, confirmations: verdict.confirmations, link };
+  }
+
+  /** A Solana row (./solana-ledger-check.ts): the same verdicts; no authorization link (a Solana row names no nonce). */
+  private async judgeSolana(row: ClaimedRow, payTo: string[]): Promise<Verdict> {
+    const checked = await this.solana!.check(row, payTo);
+    if (checked.kind === 'other_cluster')
+      return { status: 'pending', reason: 'rpc_not_configured', retryMs: this.maxBackoffMs };
+    if (checked.kind === 'unavailable')
+      return { status: 'pending', reason: 'rpc_unavailable', retryMs: this.backoff(row.attempts) };
+    if (checked.kind === 'not_found') return this.notFound(row);
+    if (checked.kind === 'pending')
+      return {
+        status: 'pending',
+        reason: checked.reason,
+        confirmations: checked.confirmations,
+        retryMs: Math.min(this.backoff(row.attempts), 60_000),
+      };
+    if (checked.kind === 'rejected')
+      return { status: 'rejected', reason: checked.reason, confirmations: checked.confirmations };
+    return {
+      status: 'verified',
+      logIndexes: checked.logIndexes,
+      confirmations: checked.confirmations,
+      link: undefined,
+    };
+  }
+
+  /** The RPC does not know the transaction: rejected once the grace period since the report passed. */
+  private notFound(row: ClaimedRow): Verdict {
+    const waited = (this.clock().getTime() - row.created_at.getTime()) / 1000;
+    if (waited >= this.options.notFoundGraceSeconds) return { status: 'rejected', reason: 'transaction_not_found' };
+    return { status: 'pending', reason: 'transaction_not_found', retryMs: this.backoff(row.attempts) };
   }
 
   /** What the row was reported as: its payout mode (where its money must have gone) and the nonce it names. */

@@ -20,7 +20,7 @@ import type { LedgerVerifier } from './ledger-verifier.js';
 import type { EndpointMatcherCache } from './endpoint-matcher-cache.js';
 import type { SellerRow } from '../seller-views.js';
 import type { LedgerRange, LedgerRow, NewLedgerRow, PayoutRow, SellerLedgerStore } from '../store/ledger-stores.js';
-import type { LedgerReportBody } from '../../../shared/ledger-report-schema.js';
+import { ledgerTxKey, type LedgerReportBody } from '../../../shared/ledger-report-schema.js';
 import { splitRevenueRange } from './split-revenue-range.js';
 import type {
   LedgerEntryView,
@@ -94,7 +94,7 @@ export class SellerLedgerService {
     const nonce = input.nonce ? input.nonce.toLowerCase() : null;
     // Stored pending: it counts once verified on chain (./ledger-verifier.ts). Why it cannot be checked yet, if so.
     // A platform_mor row is checked against the seller's collection wallet; a direct row needs a proven pay-to.
-    const hasPayTo = seller.payout_mode === 'platform_mor' || (await this.store.hasPayTo(seller.id));
+    const hasPayTo = seller.payout_mode === 'platform_mor' || (await this.store.hasPayTo(seller.id, input.network));
     const reason =
       this.ledgerVerifier?.unreachableReason(input.network) ??
       (hasPayTo ? 'awaiting_verification' : 'pay_to_not_registered');
@@ -103,7 +103,8 @@ export class SellerLedgerService {
       id: generateId('led_'),
       seller_id: seller.id,
       endpoint_id: endpointId,
-      tx_hash: input.tx_hash.toLowerCase(),
+      // A 0x hash lower-case; a Solana signature as given (base58 is case-sensitive).
+      tx_hash: ledgerTxKey(input),
       payer: input.payer,
       amount_micro: input.amount,
       network: input.network,

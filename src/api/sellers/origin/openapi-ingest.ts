@@ -2,8 +2,9 @@
  * Turns a seller's OpenAPI document (JSON, 3.x) into endpoint definitions: one per path × method, slug from
  * operationId (else method + path), price from the `x-price-usd` extension — without one (or with an invalid
  * one) the operation is unpriced (`price: null`), which is not free: the gate does not serve it until the
- * seller prices it; `"0"` is free, by choice — capabilities from `x-capabilities`, and `{param}` paths kept as
- * path patterns. A path whose
+ * seller prices it; `"0"` is free, by choice — capabilities from `x-capabilities`, `{param}` paths kept as
+ * path patterns, and what the operation declares for buyers (description, input and output JSON Schemas:
+ * ./openapi-discovery.ts). A path whose
  * parameters break the pattern grammar (src/shared/path-pattern.ts: one parameter per segment, bounded
  * length, segments and parameters) is skipped like any other unusable path: it could never be matched.
  */
@@ -11,6 +12,7 @@ import { z } from 'zod';
 import { isUsdString } from '../../../../policy/money.js';
 import { AppError } from '../../errors/app-error.js';
 import { parsePathPattern } from '../../../shared/path-pattern.js';
+import { discoveryOfOperation, type EndpointDiscovery } from './openapi-discovery.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
@@ -22,6 +24,8 @@ export interface IngestedEndpoint {
   /** USD, or null when the document names no (valid) price: unpriced, not served by the gate. */
   price: string | null;
   capabilities: string[];
+  /** What the operation declares for buyers (the public catalogue), or null: ./openapi-discovery.ts. */
+  discovery: EndpointDiscovery | null;
 }
 
 const operationSchema = z
@@ -72,6 +76,7 @@ export function parseOpenApi(text: string): IngestedEndpoint[] {
         capabilities: (op['x-capabilities'] ?? [])
           .filter((c) => /^[a-z0-9][a-z0-9._:\-/]{0,127}$/.test(c))
           .slice(0, 64),
+        discovery: discoveryOfOperation(doc.data, method, op),
       });
     }
   }

@@ -18,6 +18,7 @@ import type { RefreshReport } from '../../../shared/api-responses/seller-respons
 import { generateId } from '../../auth/token-codec.js';
 import { AppError } from '../../errors/app-error.js';
 import { parseOpenApi, type IngestedEndpoint } from './openapi-ingest.js';
+import { canonicalJson } from './openapi-discovery.js';
 import { guardedFetchText, type OriginFetchOptions } from './origin-verifier.js';
 import { assertWithinEndpointBound, DEFAULT_MAX_ENDPOINTS } from '../seller-endpoint-bound.js';
 import type { EndpointRow, SellerRow } from '../seller-views.js';
@@ -39,13 +40,15 @@ async function updateIngested(
     current.price_micro !== price ||
     current.priced !== priced ||
     JSON.stringify(current.capabilities) !== JSON.stringify(w.capabilities) ||
-    (current.path_pattern ?? null) !== w.path_pattern;
+    (current.path_pattern ?? null) !== w.path_pattern ||
+    canonicalJson(current.discovery ?? null) !== canonicalJson(w.discovery);
   if (!differs) return false;
   await set.change(current.id, {
     price_micro: price,
     priced,
     capabilities: w.capabilities,
     path_pattern: w.path_pattern,
+    discovery: w.discovery,
     updated_at: now,
   });
   return true;
@@ -116,6 +119,7 @@ export class SellerOpenApiRefresh {
             priced: w.price !== null,
             route_prices: {},
             capabilities: w.capabilities,
+            discovery: w.discovery,
             source: 'openapi',
             created_at: now,
             updated_at: now,

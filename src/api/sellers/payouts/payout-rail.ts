@@ -68,6 +68,8 @@ export class PayoutRail {
   /** Hands the signed authorization to the facilitator, which submits it on chain. */
   settle(chain: ChainInfo, order: PayoutOrder, payment: PaymentAuthorization): Promise<SettleOutcome> {
     const requirements = this.requirements(chain, order);
+    // Payouts are paid on EVM chains only (`chain` is an EVM chain): a Solana payment cannot come back here.
+    if ('solana_transfer' in payment) throw new Error('a payout is an EVM payment');
     const payload =
       payment.scheme === 'upto'
         ? { signature: payment.signature, permit2Authorization: payment.permit2_authorization }

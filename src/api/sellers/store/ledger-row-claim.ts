@@ -41,7 +41,7 @@ export interface AuthorizationLink {
 /**
  * The addresses the row's transfer may pay: the seller's collection wallet on the row's network for a
  * platform_mor row (none when it has none there: nothing can have reached it), its proven pay-to addresses
- * otherwise (`pay_to_not_registered` when it proved none yet).
+ * otherwise, of the row's chain family (`pay_to_not_registered` when it proved none there yet).
  */
 export async function recipientsOf(
   knex: Knex,
@@ -54,8 +54,12 @@ export async function recipientsOf(
       .pluck('address')) as string[];
     return collection.map((a) => a.trim());
   }
-  const payTo = (await knex('sellers_pay_to').where({ seller_id: row.seller_id }).pluck('address')) as string[];
-  return payTo.length === 0 ? 'pay_to_not_registered' : payTo.map((a) => a.trim());
+  // Only the addresses of the row's chain family: 0x addresses for an EVM row, base58 ones for a Solana row.
+  const solana = row.network.startsWith('solana:');
+  const payTo = ((await knex('sellers_pay_to').where({ seller_id: row.seller_id }).pluck('address')) as string[])
+    .map((a) => a.trim())
+    .filter((a) => a.startsWith('0x') !== solana);
+  return payTo.length === 0 ? 'pay_to_not_registered' : payTo;
 }
 
 /** An authorizations row as the link reads it: an `exact` one's terms, an `upto` one's stored reply and signature. */

@@ -88,8 +88,8 @@ export interface PayoutRow {
 export interface SellerLedgerStore {
   /** Whether the seller has the endpoint. */
   hasEndpoint(sellerId: string, endpointId: string): Promise<boolean>;
-  /** Whether the seller proved a pay-to address. */
-  hasPayTo(sellerId: string): Promise<boolean>;
+  /** Whether the seller proved a pay-to address on the chain family of `network` (EVM: 0x, Solana: base58). */
+  hasPayTo(sellerId: string, network: string): Promise<boolean>;
   /** Stores the row unless the seller already reported its transaction; the row as stored either way. */
   reportOnce(row: NewLedgerRow): Promise<{ created: boolean; stored: LedgerRow }>;
   /** A page of the seller's rows in `range` (of one status when given), newest first. */

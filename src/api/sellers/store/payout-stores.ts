@@ -73,7 +73,7 @@ export interface PayoutStore {
   underPayoutLock(sellerId: string, work: (ledger: PayoutLedger) => Promise<void>): Promise<void>;
   /** The seller's pending and submitted payouts, oldest first. */
   unfinishedOf(sellerId: string): Promise<UnfinishedPayout[]>;
-  /** The seller's oldest proven pay-to address. */
+  /** The seller's oldest proven EVM pay-to address (payouts leave an EVM collection wallet). */
   oldestPayTo(sellerId: string): Promise<string | undefined>;
   /** Records a payout's progress, only while it is unfinished. */
   progress(payoutId: string, changes: PayoutProgress): Promise<void>;

@@ -23,10 +23,13 @@ import type {
 /** The id shape of the rows the list's page cursors name. */
 const ENDPOINT_ID = /^ep_[0-9a-f]{24}$/;
 
-/** `route_prices` and `capabilities` are stored as JSON text. */
-function encoded<T extends { route_prices?: Record<string, string>; capabilities?: string[] }>(row: T) {
+/** `route_prices`, `capabilities` and `discovery` are stored as JSON text. */
+function encoded<
+  T extends { route_prices?: Record<string, string>; capabilities?: string[]; discovery?: object | null },
+>(row: T) {
   return {
     ...row,
+    ...(row.discovery === undefined || row.discovery === null ? {} : { discovery: JSON.stringify(row.discovery) }),
     ...(row.route_prices === undefined ? {} : { route_prices: JSON.stringify(row.route_prices) }),
     ...(row.capabilities === undefined ? {} : { capabilities: JSON.stringify(row.capabilities) }),
   };

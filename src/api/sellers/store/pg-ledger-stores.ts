@@ -35,8 +35,10 @@ export class PgSellerLedgerStore implements SellerLedgerStore {
     return !!(await this.knex('endpoints').where({ id: endpointId, seller_id: sellerId }).first('id'));
   }
 
-  async hasPayTo(sellerId: string): Promise<boolean> {
-    return !!(await this.knex('sellers_pay_to').where({ seller_id: sellerId }).first('address'));
+  async hasPayTo(sellerId: string, network: string): Promise<boolean> {
+    const evm = this.knex.raw(`left(address, 2) = '0x'`);
+    const q = this.knex('sellers_pay_to').where({ seller_id: sellerId });
+    return !!(await (network.startsWith('solana:') ? q.whereNot(evm) : q.where(evm)).first('address'));
   }
 
   async reportOnce(row: NewLedgerRow): Promise<{ created: boolean; stored: LedgerRow }> {

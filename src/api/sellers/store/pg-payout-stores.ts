@@ -75,8 +75,10 @@ export class PgPayoutStore implements PayoutStore {
   }
 
   async oldestPayTo(sellerId: string): Promise<string | undefined> {
+    // Payouts are EVM transfers out of an EVM collection wallet: only a 0x pay-to can receive them.
     const row = (await this.knex('sellers_pay_to')
       .where({ seller_id: sellerId })
+      .whereRaw(`left(address, 2) = '0x'`)
       .orderBy([{ column: 'created_at' }, { column: 'address' }])
       .first('address')) as { address: string } | undefined;
     return row?.address.trim();

@@ -62,7 +62,10 @@ export type NewEndpoint = Omit<EndpointRow, 'priced'> & { priced?: boolean; sour
 
 /** What may change on an endpoint. */
 export type EndpointChanges = Partial<
-  Pick<EndpointRow, 'price_micro' | 'priced' | 'route_prices' | 'path_pattern' | 'capabilities' | 'method' | 'path'>
+  Pick<
+    EndpointRow,
+    'price_micro' | 'priced' | 'route_prices' | 'path_pattern' | 'capabilities' | 'method' | 'path' | 'discovery'
+  >
 > & { updated_at: Date };
 
 /** An endpoint with where it came from: added by hand, or ingested from the seller's OpenAPI document. */

@@ -45,6 +45,8 @@ export interface DenialRow extends DecidedPayment {
   id: string;
   violations: Array<{ rule: string; message: string }>;
   headroom: Record<string, unknown>;
+  /** The API's policy check or the signer's check of the owner-signed policy. */
+  decided_by: 'api' | 'signer';
 }
 
 /** An allowed payment (its authorization row, which carries the decision's id). */

@@ -4,6 +4,7 @@
  * Treasury-managed wallets of the active agent (keys in the HSM; `add` creates the next one).
  */
 import type { Command } from 'commander';
+import { z } from 'zod';
 import { agentWithEveryWallet, type ListedWallet } from '../../core/agent-wallets.js';
 import { agentOfBearer } from '../../core/buyer-agent.js';
 import { requireBuyerBearer, type BearerFlags } from '../../core/buyer-bearer.js';
@@ -24,6 +25,8 @@ import { readTextFile } from '../../core/secret-file.js';
 import { walletViewSchema } from '../../../shared/api-responses/wallet-responses.js';
 import { formatFields, formatTable } from '../seller/seller-format.js';
 import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
+import { readLocalSandbox } from './local-sandbox.js';
+import { chainToSend, checkChainArgument } from './wallet-chains.js';
 
 const PROFILE_FLAG = 'a credentials profile instead of XX_PAT / the active profile / the active agent';
 
@@ -166,24 +169,19 @@ async function walletsList(ctx: CliContext, flags: BearerFlags): Promise<void> {
   );
 }
 
-/** A chain name as the server spells one (`base`, `base-sepolia`), or a CAIP-2 EVM network (`eip155:8453`). */
-const CHAIN_ARGUMENT = /^(?:[a-z0-9-]{1,32}|eip155:[1-9][0-9]{0,15})$/;
+// The local sandbox names its Solana chain when it runs one (TREASURY_SANDBOX_SOLANA, docs/sandbox.md).
+const sandboxSolanaSchema = z.object({ api_url: z.string(), solana_network: z.string().optional() }).loose();
 
 /**
- * A managed wallet on the chain `--chain` names, sent as it is (the server refuses a chain it does not serve
- * with `chain_not_supported`); without `--chain`, the server's default chain.
+ * A managed wallet on the chain `--chain` names (./wallet-chains.ts: `solana` is devnet in the local sandbox),
+ * sent as it is otherwise (the server refuses a chain it does not serve with `chain_not_supported`); without
+ * `--chain`, the server's default chain.
  */
 async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: string } & BearerFlags): Promise<void> {
-  const chain = opts.chain;
-  if (chain === 'solana')
-    throw new CliError({
-      code: 'chain_not_supported',
-      userMessage: 'Managed Solana wallets are not available on this server; use --chain base.',
-      exitCode: 1,
-    });
-  if (chain !== undefined && !CHAIN_ARGUMENT.test(chain))
-    throw badArgument('--chain', 'base, base-sepolia, another chain the server serves, or solana');
+  const asked = opts.chain === undefined ? undefined : checkChainArgument(opts.chain);
   const bearer = requireBuyerBearer(ctx, opts);
+  const sandboxSolana = readLocalSandbox(bearer.server, sandboxSolanaSchema)?.solana_network !== undefined;
+  const chain = asked === undefined ? undefined : chainToSend(asked, sandboxSolana);
   const { client, agentId } = await agentOfBearer(ctx, bearer);
   const w = await ctx.spin('Creating the wallet', () =>
     client.request('POST', `/v1/agents/${agentId}/wallets`, {
@@ -232,7 +230,7 @@ export function registerAgentCommands(program: Command, contextOf: ContextOf): v
     .command('add')
     .description('Create a managed wallet for the agent (on --chain, or the server default)')
     .option('--profile <name>', PROFILE_FLAG)
-    .option('--chain <chain>', "base, base-sepolia or solana (default: the server's chain)")
+    .option('--chain <chain>', "base, base-sepolia, solana or solana-devnet (default: the server's chain)")
     .option('--label <label>')
     .action(act(contextOf, (ctx, opts: { chain?: string; label?: string } & BearerFlags) => walletsAdd(ctx, opts)));
 }

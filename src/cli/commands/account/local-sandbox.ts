@@ -1,9 +1,12 @@
 /**
  * The local sandbox `npm start` runs, as the account commands meet it: its description file (sandbox.json in
  * TREASURY_DATA_DIR, default ./.treasury), taken only when it names the API URL the CLI talks to, and its
- * faucet (POST JSON; a refusal becomes `faucet_failed` with the faucet's own message).
+ * faucets — the EVM one (`faucet_url`) and the Solana one (`solana_faucet_url`) — asked only on loopback
+ * (POST JSON; a refusal becomes `faucet_failed` with the faucet's own message; a faucet URL off loopback is
+ * `faucet_not_loopback` and is not called).
  *
- * Defends against: funding or reading through another API's sandbox (the file must name this API URL).
+ * Defends against: funding or reading through another API's sandbox (the file must name this API URL); an edited
+ * sandbox.json sending the wallet's address to a faucet off the machine.
  * Does not defend against: a faucet that answers 200 without sending (its answer is reported as it came).
  */
 import fs from 'node:fs';
@@ -11,6 +14,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
+import { isLoopbackHost } from '../mcp/mcp-listen-address.js';
 
 /** The sandbox description, parsed with the caller's `schema`, when it names `apiUrl`; else undefined. */
 export function readLocalSandbox<S extends z.ZodType<{ api_url: string }>>(
@@ -26,12 +30,30 @@ export function readLocalSandbox<S extends z.ZodType<{ api_url: string }>>(
   }
 }
 
+/** A sandbox faucet is on this machine: an http URL on 127.0.0.0/8, [::1] or localhost. */
+function assertLoopbackFaucet(faucetUrl: string): void {
+  let host = '';
+  try {
+    const url = new URL(faucetUrl);
+    host = url.protocol === 'http:' || url.protocol === 'https:' ? url.hostname.replace(/^\[(.*)\]$/, '$1') : '';
+  } catch {
+    host = '';
+  }
+  if (!isLoopbackHost(host))
+    throw new CliError({
+      code: 'faucet_not_loopback',
+      userMessage:
+        'The sandbox faucet in sandbox.json is not a loopback URL; the sandbox faucets run on this machine only.',
+    });
+}
+
 /** Asks the sandbox faucet for `body` (address, amount_usd, …) under a spinner; its JSON answer. */
 export async function requestSandboxFaucet(
   ctx: CliContext,
   faucetUrl: string,
   body: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
+  assertLoopbackFaucet(faucetUrl);
   return ctx.spin('Funding from the sandbox faucet', async () => {
     const r = await fetch(faucetUrl, {
       method: 'POST',

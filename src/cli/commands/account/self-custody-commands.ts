@@ -16,6 +16,7 @@ import { TreasuryApiError, TreasuryClient, TreasurySdkError } from '../../../sdk
 import { keystoreBaseAddress } from './keystore-account.js';
 import { localChain, readUsdc } from './local-chain.js';
 import { requestSandboxFaucet } from './local-sandbox.js';
+import { networkName } from './wallet-chains.js';
 
 const WALLET_ID = /^wal_[0-9a-f]{24}$/;
 
@@ -47,7 +48,7 @@ export async function walletBalance(ctx: CliContext, name: string | undefined): 
         balance_usd: b.balance_usd,
         stale: b.stale,
       },
-      `${b.wallet_id} ${b.address}: ${b.balance_usd} USDC on ${b.network}${b.stale ? ' (stale)' : ''}`,
+      `${b.wallet_id} ${b.address}: ${b.balance_usd} USDC on ${networkName(b.network)}${b.stale ? ' (stale)' : ''}`,
     );
     return;
   }

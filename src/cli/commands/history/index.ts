@@ -1,8 +1,9 @@
 /**
  * `xx history [--wallet <id>] [--limit <n>] [--cursor <c>] [--profile <name>]`: the agent's payments, newest
  * first — every wallet of the agent (GET /v1/agents/{id}/payments) or one (GET /v1/wallets/{id}/payments) —
- * with status, amount, payee, resource and tx hash; `--json` prints the API's page unchanged (its
- * `next_cursor` is what `--cursor` takes). The bearer is the buyer commands' (xx --help, "Credentials").
+ * with status, amount, network (its short name: `base-sepolia`, `solana-devnet`), payee, resource and tx hash
+ * (EVM and Solana addresses and signatures shown exactly as the API gives them); `--json` prints the API's page
+ * unchanged (its `next_cursor` is what `--cursor` takes). The bearer is the buyer commands' (xx --help, "Credentials").
  */
 import type { Command } from 'commander';
 import { agentOfBearer } from '../../core/buyer-agent.js';
@@ -11,6 +12,7 @@ import type { CliContext } from '../../core/cli-context.js';
 import { paymentPageSchema } from '../../../shared/api-responses/payment-history-responses.js';
 import { formatTable } from '../seller/seller-format.js';
 import { act, badArgument, type ContextOf } from '../seller/seller-kit.js';
+import { networkName } from '../account/wallet-chains.js';
 
 interface HistoryOptions extends BearerFlags {
   wallet?: string;
@@ -34,11 +36,12 @@ async function history(ctx: CliContext, opts: HistoryOptions): Promise<void> {
     client.request('GET', path, { query: { limit, cursor: opts.cursor }, reply: paymentPageSchema }),
   );
   const table = formatTable(
-    ['when', 'status', 'amount', 'payee', 'resource', 'tx'],
+    ['when', 'status', 'amount', 'network', 'payee', 'resource', 'tx'],
     page.payments.map((p) => [
       p.created_at,
       p.status,
       `${p.settled_usd ?? p.amount_usd} USD`,
+      networkName(p.network),
       p.payee,
       p.resource ?? '',
       p.tx_hash ?? '',

@@ -71,7 +71,7 @@ export function registerMcpCommand(program: Command, contextOf: ContextOf): void
   program
     .command('mcp')
     .description(
-      "Serve Treasury's buyer tools (list_wallets, get_balance, pay, check_policy, payment_history) over MCP",
+      "Serve Treasury's buyer tools (discover, list_wallets, get_balance, pay, check_policy, payment_history) over MCP",
     )
     .option(
       '--http <host:port>',

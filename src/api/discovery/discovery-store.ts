@@ -1,0 +1,119 @@
+/**
+ * Reads one page of the public catalogue in one statement: the priced endpoints of every seller that is
+ * active, sells through its own middleware (`x402`), and has a verified origin; where its buyers pay on the
+ * catalogue's network (a `platform_mor` seller's collection wallet there, else its oldest proven pay-to
+ * address, as the gate is told: src/api/sellers/gate/gate-service.ts); how many resources match in all; and,
+ * for the page's rows only, their verified revenue and paid calls since a day, from `seller_revenue_days`
+ * (which counts a ledger row only once it is verified on chain: migrations/20261125200400_ledger_verification.ts).
+ *
+ * Defends: an unverified, suspended or managed-proxy seller listed (the WHERE clause, in one place); an
+ * endpoint without a known pay-to listed (a buyer could not pay it); unverified ledger reports counted; the
+ * search text read as SQL or as a pattern (bound `%term%` values with their wildcards escaped,
+ * ./discovery-search-terms.ts). Does not defend: a large catalogue's count (every page counts the matches;
+ * the answer is cached briefly: ./discovery-cache.ts).
+ */
+import type { Knex } from 'knex';
+
+/** One listed endpoint as the statement reads it (bigint sums as text). */
+export interface DiscoveryRow {
+  endpoint_id: string;
+  endpoint_slug: string;
+  method: string;
+  path: string;
+  path_pattern: string | null;
+  price_micro: string;
+  capabilities: string[];
+  discovery: Record<string, unknown> | null;
+  endpoint_updated_at: Date;
+  seller_id: string;
+  seller_slug: string;
+  seller_name: string;
+  origin: string;
+  seller_updated_at: Date;
+  pay_to: string;
+  revenue_micro: string;
+  paid_calls: string;
+}
+
+export interface DiscoveryPageRequest {
+  /** The network buyers are asked to pay on (collection wallets are per network). */
+  network: string;
+  /** Lower-case `0x…`: only resources paying this address. */
+  payTo?: string | undefined;
+  /** `%term%` ILIKE patterns (escaped); a resource matches when any term does, best matches first. */
+  patterns?: readonly string[] | undefined;
+  /** Revenue and paid calls count from this UTC day (`YYYY-MM-DD`) on. */
+  since: string;
+  limit: number;
+  offset: number;
+}
+
+export interface DiscoveryPage {
+  rows: DiscoveryRow[];
+  total: number;
+}
+
+/** What a search term is matched against: names, slugs, the route, capabilities and the declared description. */
+const HAYSTACK = `concat_ws(' ', s.name, s.slug, e.slug, e.method, e.path, e.capabilities::text, e.discovery->>'description')`;
+
+/** The score of a row: how many of the terms it matches (0 without a search). */
+function scoreSql(patterns: readonly string[]): { sql: string; bindings: string[] } {
+  if (patterns.length === 0) return { sql: '0', bindings: [] };
+  return {
+    sql: patterns.map(() => `(${HAYSTACK} ILIKE ? ESCAPE '\\')::int`).join(' + '),
+    bindings: [...patterns],
+  };
+}
+
+export class DiscoveryStore {
+  constructor(private readonly knex: Knex) {}
+
+  async page(request: DiscoveryPageRequest): Promise<DiscoveryPage> {
+    const patterns = request.patterns ?? [];
+    const score = scoreSql(patterns);
+    const where = ['l.pay_to IS NOT NULL'];
+    const whereBindings: string[] = [];
+    if (request.payTo !== undefined) {
+      where.push('l.pay_to = ?');
+      whereBindings.push(request.payTo);
+    }
+    if (patterns.length > 0) where.push('l.score > 0');
+    const order = `${patterns.length > 0 ? 'score DESC, ' : ''}seller_slug, path, method, endpoint_id`;
+    const result = await this.knex.raw(
+      `WITH listed AS (
+         SELECT e.id AS endpoint_id, e.slug AS endpoint_slug, e.method, e.path, e.path_pattern, e.price_micro,
+                e.capabilities, e.discovery, e.updated_at AS endpoint_updated_at,
+                s.id AS seller_id, s.slug AS seller_slug, s.name AS seller_name, s.origin,
+                s.updated_at AS seller_updated_at,
+                lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END)) AS pay_to,
+                ${score.sql} AS score
+           FROM endpoints e
+           JOIN sellers s ON s.id = e.seller_id
+           LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
+           LEFT JOIN LATERAL (
+             SELECT address FROM sellers_pay_to sp WHERE sp.seller_id = s.id ORDER BY created_at, address LIMIT 1
+           ) p ON true
+          WHERE s.status = 'active' AND s.protocol = 'x402' AND s.origin IS NOT NULL AND s.verified_at IS NOT NULL
+            AND e.priced
+       ),
+       matched AS (SELECT l.* FROM listed l WHERE ${where.join(' AND ')}),
+       page AS (SELECT * FROM matched ORDER BY ${order} LIMIT ? OFFSET ?)
+       SELECT t.total, page.*, COALESCE(r.revenue_micro, 0)::text AS revenue_micro,
+              COALESCE(r.paid_calls, 0)::text AS paid_calls
+         FROM (SELECT count(*) AS total FROM matched) t
+         LEFT JOIN page ON true
+         LEFT JOIN LATERAL (
+           SELECT sum(d.total_micro) AS revenue_micro, sum(d.entries) AS paid_calls
+             FROM seller_revenue_days d
+            WHERE d.seller_id = page.seller_id AND d.endpoint_key = page.endpoint_id AND d.day >= ?::date
+         ) r ON page.endpoint_id IS NOT NULL
+        ORDER BY ${order}`,
+      [...score.bindings, request.network, ...whereBindings, request.limit, request.offset, request.since],
+    );
+    const rows = (result as { rows: Array<DiscoveryRow & { total: string }> }).rows;
+    return {
+      total: Number(rows[0]?.total ?? 0),
+      rows: rows.filter((r) => r.endpoint_id !== null).map(({ total: _total, ...row }) => row),
+    };
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * The Solana networks and USDC mints Treasury serves and signs for are the ones the official x402 SVM package
+ * names (`@x402/svm`: SOLANA_*_CAIP2, USDC_*_ADDRESS): the API's registry (src/shared/chain-registry.ts) and the
+ * signer's allowed mints (signer/config/solana-invariants.ts). A mint spelled wrongly would make every mainnet
+ * payment fail (or, worse, sign for a token that is not USDC); this holds both to the package.
+ */
+import assert from 'node:assert/strict';
+import { SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, USDC_DEVNET_ADDRESS, USDC_MAINNET_ADDRESS } from '@x402/svm';
+import { DEFAULT_SOLANA_INVARIANTS } from '../../../signer/config/solana-invariants.js';
+import { SOLANA_CHAINS } from '../../../src/shared/chain-registry.js';
+
+const OFFICIAL = new Map([
+  [SOLANA_MAINNET_CAIP2, USDC_MAINNET_ADDRESS],
+  [SOLANA_DEVNET_CAIP2, USDC_DEVNET_ADDRESS],
+]);
+
+describe('Solana USDC mints match @x402/svm', () => {
+  it("the API's registry", () => {
+    assert.deepEqual(new Map(SOLANA_CHAINS.map((c) => [c.network, c.usdc])), OFFICIAL);
+  });
+  it("the signer's allowed mints", () => {
+    assert.deepEqual(new Map(DEFAULT_SOLANA_INVARIANTS.allowedMints.map((m) => [m.network, m.mint])), OFFICIAL);
+  });
+});
