@@ -9,6 +9,10 @@
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
  * BENCH_OWNER_POLICIES=0 (the signer without its policy store: the cost of its second check, by difference).
+ * With the store (the default), the signer-alone ceiling is also measured three ways in alternating one-second
+ * slices — a second signer process without the store, the store on a wallet without a signed policy, and on a
+ * wallet whose policy is signed — and after (c) every bench wallet's policy is signed by the bench's approver
+ * (./support/owner-policy-bench.ts) and (a) and (b) run again on the signed path.
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,6 +52,7 @@ import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './suppo
 import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
 import { newIdempotencyKey } from '../src/sdk/new-idempotency-key.js';
 import { startSteadyFloor } from './support/steady-floor.js';
+import { benchApprover, signBenchPolicies, signerStoreCeilings } from './support/owner-policy-bench.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -339,24 +344,26 @@ async function main(): Promise<void> {
 
     process.stderr.write('• starting treasury-signer and treasury-api\n');
     const socket = path.join(dir, 'signer.sock');
-    children.push(
-      // The bench signs thousands a second on one wallet: far past the signer's default per-wallet ceilings, so
-      // they are raised here (the per-signature maximum keeps its default; bench payments are 0.001 USDC).
-      await startChild(
-        'signer/main.ts',
-        {
-          TREASURY_SIGNER_SOCKET: socket,
-          TREASURY_PKCS11_MODULE: token.modulePath,
-          TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
-          TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
-          TREASURY_PKCS11_PIN_FILE: token.pinFile,
-          SOFTHSM2_CONF: token.softhsm2Conf,
-          ...GENEROUS_SIGNER_LIMITS,
-          ...(OWNER_POLICIES ? { TREASURY_SIGNER_DATABASE_URL: database.connectionStringFor('treasury_signer') } : {}),
-        },
-        'signer ready',
-      ),
-    );
+    // The approver of the bench wallets' signed policies (bench wallets are made with an api key).
+    const approver = OWNER_POLICIES ? benchApprover() : null;
+    // The bench signs thousands a second on one wallet: far past the signer's default per-wallet ceilings, so
+    // they are raised here (the per-signature maximum keeps its default; bench payments are 0.001 USDC).
+    const signerEnv = (signerSocket: string, store: boolean) => ({
+      TREASURY_SIGNER_SOCKET: signerSocket,
+      TREASURY_PKCS11_MODULE: token.modulePath,
+      TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
+      TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
+      TREASURY_PKCS11_PIN_FILE: token.pinFile,
+      SOFTHSM2_CONF: token.softhsm2Conf,
+      ...GENEROUS_SIGNER_LIMITS,
+      ...(store && approver
+        ? {
+            TREASURY_SIGNER_DATABASE_URL: database.connectionStringFor('treasury_signer'),
+            TREASURY_SIGNER_POLICY_APPROVER: approver.address,
+          }
+        : {}),
+    });
+    children.push(await startChild('signer/main.ts', signerEnv(socket, true), 'signer ready'));
     // The signer process as the API uses it — frames over its socket, structured EIP-3009 hashing, the HSM,
     // low-S and yParity — with nothing else running: the ceiling of the whole pay path's signing stage.
     process.stderr.write('• ceiling: the signer process through its socket\n');
@@ -371,6 +378,23 @@ async function main(): Promise<void> {
       return true;
     });
     const signerCpuPerSign = ((processCpuSeconds(children[0]?.pid) - signerCpuBefore) / signerAlone.ops) * 1e6;
+    // The same on a wallet with a signed policy, and on a second signer process without the store.
+    const bareSocket = path.join(dir, 'signer-bare.sock');
+    const signerStore = approver
+      ? await signerStoreCeilings({
+          client: signerClient,
+          account: signerAccount,
+          wallet: signerWallet,
+          signOnce,
+          approver,
+          policy: BENCH_WALLET_POLICY,
+          seconds: Math.min(SECONDS, 5),
+          startBare: () => startChild('signer/main.ts', signerEnv(bareSocket, false), 'signer ready'),
+          bareSocket,
+          usdc: USDC,
+          payTo: SELLER,
+        })
+      : undefined;
     signerClient.close();
 
     const apiPort = await freePort();
@@ -584,6 +608,19 @@ async function main(): Promise<void> {
     await statements.end();
     const metrics = await (await fetch(`${api}/metrics`)).text();
 
+    // (a) and (b) again, every bench wallet's policy now signed by the approver: the signer's locked path.
+    let signedPhases: { spread: Result; hot: Result } | undefined;
+    if (approver) {
+      process.stderr.write(`• signing the ${WALLETS} wallets' policies, then (a) and (b) again\n`);
+      await signBenchPolicies(api, apiKey, walletIds, approver, BENCH_WALLET_POLICY);
+      phase = '(a, signed) warm-up';
+      await drive(CONCURRENCY, 2, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+      phase = '(a, signed)';
+      const spreadSigned = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+      phase = '(b, signed)';
+      signedPhases = { spread: spreadSigned, hot: await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!)) };
+    }
+
     // (d) A buyer agent paying through its PAT with a daily cap across the agent's wallets: decided on the day's
     // total the API remembers (read once under the PAT's lock) and group-committed as in (a), the total held to
     // the cap by PostgreSQL (docs/adr/0006). Measured after everything above, so it changes none of it.
@@ -771,6 +808,13 @@ async function main(): Promise<void> {
       rule,
       row('ceiling: SoftHSM sign via backend (8 loops)', hsm, []),
       row('ceiling: signer process via socket (8 loops)', signerAlone, []),
+      ...(signerStore
+        ? [
+            row('signer via socket, alternating: no store', signerStore.bare, []),
+            row('  … with the store, wallet without policy', signerStore.unsigned, [['no store', signerStore.bare]]),
+            row('  … with the store, signed policy', signerStore.signed, [['no store', signerStore.bare]]),
+          ]
+        : []),
       row('ceiling: PG lock+insert, 1,000 keys (16 cl.)', dbSpread, []),
       row('ceiling: PG lock+insert, one key (16 cl.)', dbHot, []),
       row(`first pay of each of ${WALLETS} wallets (${CONCURRENCY} cl.)`, firstPayments, [
@@ -788,6 +832,20 @@ async function main(): Promise<void> {
         ['signer', signerAlone],
         ['PG hot', dbHot],
       ]),
+      ...(signedPhases
+        ? [
+            row(`pay via HTTP, ${WALLETS} signed wallets (${CONCURRENCY} cl.)`, signedPhases.spread, [
+              ['HSM', hsm],
+              ['signer', signerAlone],
+              ['PG', dbSpread],
+            ]),
+            row(`pay via HTTP, one hot signed wallet (${CONCURRENCY} cl.)`, signedPhases.hot, [
+              ['HSM', hsm],
+              ['signer', signerAlone],
+              ['PG hot', dbHot],
+            ]),
+          ]
+        : []),
       row(`floor: hand-offs, ${FLOOR_BUSY ? 'busy work' : 'no work'}, ${STEADY_RATE}/s offered`, steadyFloor, []),
       row(`pay via HTTP, ${WALLETS} wallets, ${STEADY_RATE}/s offered`, steady, [
         ['HSM', hsm],

@@ -150,7 +150,8 @@ export class OwnerPolicies {
             { current_version: record.current.version },
           );
         }
-        return { authority, policy };
+        // The history names the address that signed (an approver's is not pinned on the wallet).
+        return { authority, policy, signedBy: expected };
       }),
     );
     return {
@@ -176,8 +177,6 @@ export class OwnerPolicies {
           return { address, ...windows, velocityStart: velocityWindowStart(policy, now) };
         },
         (current, state) => {
-          this.options.observed?.(current ? 'owner_signed' : 'ceilings_only');
-          if (!current || !state) return { record: true };
           // The capability is the front's word: the signer evaluates every rule but the capability caps.
           const parsed = { ...parsePolicy(current.policy), capabilityCaps: undefined };
           const decision = evaluateParsedPolicy(parsed, { kind: 'pay', amountMicro: amount, to: payee }, state, now);
@@ -187,10 +186,12 @@ export class OwnerPolicies {
         },
       ),
     );
-    if (outcome.kind === 'unrecorded') {
-      this.options.observed?.('ceilings_only');
-      return undefined;
-    }
+    this.options.observed?.(
+      outcome.kind === 'unrecorded' || (outcome.kind === 'recorded' && !outcome.signed)
+        ? 'ceilings_only'
+        : 'owner_signed',
+    );
+    if (outcome.kind === 'unrecorded') return undefined;
     if (outcome.kind === 'recorded') return outcome.id;
     const { decision, version } = outcome.refusal;
     this.options.refused?.(decision.violations[0]!.rule);

@@ -5,7 +5,8 @@
  * from. The store is the signer's own (its own database and role): the API can neither read nor write it.
  *
  * Defends: two signers (or two requests) deciding one wallet's windows at once — `reserveSpend` and `setPolicy`
- * run under the wallet's row lock, and a spend is committed before the caller may sign; a policy replaced by
+ * run under the wallet's row lock (a spend on a wallet without a policy under a share lock that orders it
+ * before any policy signed meanwhile), and a spend is committed before the caller may sign; a policy replaced by
  * an older one (`setPolicy` hands the current version to the caller's check under the same lock).
  * Does not defend: what is decided — the callbacks are the pure checks of ./owner-policies.ts.
  */
@@ -50,6 +51,10 @@ export interface Spend {
 /** What `reserveSpend`'s decision returns: record the spend, or refuse with whatever the caller reports. */
 export type SpendVerdict<R> = { record: true } | { record: false; refusal: R };
 
+/** What `reserveSpend` did: recorded the spend (decided under a signed policy or not), refused it, or neither. */
+export type ReservedSpend<R> =
+  { kind: 'recorded'; id: string; signed: boolean } | { kind: 'refused'; refusal: R } | { kind: 'unrecorded' };
+
 export interface OwnerPolicyStore {
   /** Migrates the store's schema (idempotent); called once before the signer serves. */
   prepare(): Promise<void>;
@@ -62,23 +67,26 @@ export interface OwnerPolicyStore {
   /** The wallet's record, or undefined when the signer has none (a wallet made before it kept them). */
   wallet(address: string): Promise<WalletRecord | undefined>;
   /**
-   * Under the wallet's row lock (made if missing): `decide` sees the record and returns the new policy and the
-   * authority to keep, or throws; the new policy and its history row are committed before this resolves.
+   * Under the wallet's row lock (made if missing): `decide` sees the record and returns the new policy, the
+   * authority to keep and the address that signed the document (the history's; an approver's is not pinned on
+   * the wallet), or throws; the new policy and its history row are committed before this resolves.
    */
   setPolicy(
     address: string,
-    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy },
+    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }>;
   /**
-   * Under the wallet's row lock: `decide` sees the current policy and (when there is one) the spend state the
-   * query describes; when it says record, the spend is committed before this resolves and its id returned.
-   * A wallet the signer has no record of: nothing is locked, read or recorded (`{ kind: 'unrecorded' }`).
+   * A wallet with a signed policy: under its row lock, `decide` sees the policy and the spend state the query
+   * describes; when it says record, the spend is committed before this resolves and its id returned
+   * (`signed: true`). A wallet without one: the spend is committed undecided (`signed: false`), ordered before
+   * any policy signed meanwhile, so that policy's windows count it. A wallet the signer has no record of:
+   * nothing is read or recorded (`{ kind: 'unrecorded' }`).
    */
   reserveSpend<R>(
     spend: Spend,
     query: (policy: WalletPolicy) => SpendQuery,
-    decide: (current: StoredPolicy | null, state: SpendState | null) => SpendVerdict<R>,
-  ): Promise<{ kind: 'recorded'; id: string } | { kind: 'refused'; refusal: R } | { kind: 'unrecorded' }>;
+    decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<R>,
+  ): Promise<ReservedSpend<R>>;
   /** Removes a spend whose signature never left (the HSM failed, another limit refused it). */
   giveBack(id: string): Promise<void>;
   close(): Promise<void>;

@@ -88,6 +88,17 @@ const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // A counter on each wallet row, raised by every statement that records spends of a wallet with a signed
+    // policy: a decision made on a snapshot commits only if the counter (and the policy version) it read are
+    // still the row's (./spend-statements.ts). A constant default: no table rewrite.
+    name: '0004_wallet_spend_sequence',
+    async up(knex) {
+      await knex.raw(
+        `ALTER TABLE signer_wallets ADD COLUMN spend_seq bigint NOT NULL DEFAULT 0 CHECK (spend_seq >= 0)`,
+      );
+    },
+  },
 ];
 
 /** knex's migration source over the list above. */

@@ -1,0 +1,156 @@
+/**
+ * The spends of wallets with a signed policy (./spend-batch.ts step 2), decided on a snapshot and committed only
+ * if the snapshot still holds: one statement sums each wallet's spends and reads its policy version and spend
+ * counter (`readSpendStates`, no transaction); the entries are decided in order (./spend-decisions.ts); one
+ * statement then locks the rows, checks that version and counter are unchanged, raises the counter and inserts
+ * the allowed spends (`commitDecidedSpends`). Every statement that records a signed wallet's spend raises its
+ * counter, and a policy change raises its version, so a commit that passes the check decided on every spend
+ * and on the policy the store holds: the same decision as under the row lock, in two round trips instead of
+ * five. A wallet whose check fails is decided again on a new snapshot; after three tries, under the row lock
+ * in one transaction (the former path, which always progresses).
+ *
+ * Defends: a decision on stale windows or an outdated policy (the check), a lost spend (each outcome resolves
+ * after its statement committed), a wallet starved by a busier process (the locked fallback).
+ * Does not defend: what is decided (./owner-policies.ts), the order of wallets' batches within a process
+ * (./wallet-turns.ts).
+ */
+import type pg from 'pg';
+import type { SpendState } from '../../policy/policy-types.js';
+import type { StoredPolicy, WalletRecord } from './owner-policy-store.js';
+import { decideInOrder, stateQueries, type Outcome, type Pending } from './spend-decisions.js';
+import {
+  commitDecidedSpends,
+  insertLockedSpends,
+  lockWallets,
+  readSpendStates,
+  readWallets,
+  type SpendRow,
+  type WalletRow,
+} from './spend-statements.js';
+
+/** Tries on a snapshot before the locked transaction. */
+const SNAPSHOT_ATTEMPTS = 3;
+/** The policy cache is bounded: past this many wallets it starts over (a wallet it forgets costs one read). */
+const MAX_CACHED = 100_000;
+
+/** Each wallet's current policy as this process last read it (checked against the store at every commit). */
+export class PolicyCache {
+  private readonly policies = new Map<string, StoredPolicy>();
+
+  get(address: string): StoredPolicy | undefined {
+    return this.policies.get(address);
+  }
+
+  set(address: string, policy: StoredPolicy): void {
+    if (this.policies.size >= MAX_CACHED && !this.policies.has(address)) this.policies.clear();
+    this.policies.set(address, policy);
+  }
+
+  delete(address: string): void {
+    this.policies.delete(address);
+  }
+}
+
+export interface SignedSpendsContext {
+  pool: pg.Pool;
+  lookBackMs: number;
+  policies: PolicyCache;
+  transaction<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  toRecord(row: WalletRow): WalletRecord;
+}
+
+/** Decides and records `pending` (wallets believed to hold a policy); an outcome per entry, by its index. */
+export async function decideSignedSpends(ctx: SignedSpendsContext, pending: Pending[]): Promise<Map<number, Outcome>> {
+  const outcomes = new Map<number, Outcome>();
+  let todo = pending;
+  const locked: Pending[] = [];
+  for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS && todo.length > 0; attempt++) {
+    todo = await onSnapshot(ctx, todo, outcomes, locked);
+  }
+  locked.push(...todo);
+  if (locked.length > 0) {
+    locked.sort((a, b) => a.index - b.index);
+    const decided = await ctx.transaction((client) => decideUnderLock(ctx, client, locked));
+    locked.forEach((p, i) => outcomes.set(p.index, decided[i]!));
+  }
+  return outcomes;
+}
+
+/** Reads the rows of wallets whose policy is not cached: caches it; no row: unrecorded; no policy: `locked`. */
+async function loadPolicies(
+  ctx: SignedSpendsContext,
+  todo: Pending[],
+  outcomes: Map<number, Outcome>,
+  locked: Pending[],
+): Promise<Pending[]> {
+  const missing = [...new Set(todo.map((p) => p.row[1]).filter((a) => !ctx.policies.get(a)))];
+  if (missing.length === 0) return todo;
+  const rows = new Map((await readWallets(ctx.pool, missing)).map((r) => [r.address, ctx.toRecord(r)]));
+  for (const [address, record] of rows) if (record.current) ctx.policies.set(address, record.current);
+  return todo.filter((p) => {
+    if (ctx.policies.get(p.row[1])) return true;
+    if (rows.has(p.row[1])) locked.push(p);
+    else outcomes.set(p.index, { kind: 'unrecorded' });
+    return false;
+  });
+}
+
+/** One try on a snapshot; returns the entries to decide again (their wallet changed since the snapshot). */
+async function onSnapshot(
+  ctx: SignedSpendsContext,
+  todo: Pending[],
+  outcomes: Map<number, Outcome>,
+  locked: Pending[],
+): Promise<Pending[]> {
+  const ready = await loadPolicies(ctx, todo, outcomes, locked);
+  if (ready.length === 0) return [];
+  const policy = (address: string) => ctx.policies.get(address) ?? null;
+  const read = await readSpendStates(ctx.pool, stateQueries(ctx.lookBackMs, ready, policy));
+  const again: Pending[] = [];
+  const current = ready.filter((p) => {
+    const mark = read.get(p.row[1])?.mark;
+    if (mark && mark.version === policy(p.row[1])?.version) return true;
+    // The policy changed since this process read it: read it again.
+    ctx.policies.delete(p.row[1]);
+    again.push(p);
+    return false;
+  });
+  const states = new Map<string, SpendState>([...read].map(([address, r]) => [address, r.state]));
+  const inserts: SpendRow[] = [];
+  const decided = decideInOrder(current, policy, states, inserts);
+  const writing = new Set(inserts.map((r) => r[1]));
+  const committed =
+    writing.size > 0
+      ? await commitDecidedSpends(
+          ctx.pool,
+          [...writing].map((a) => read.get(a)!.mark),
+          inserts,
+        )
+      : new Set<string>();
+  current.forEach((p, i) => {
+    if (!writing.has(p.row[1]) || committed.has(p.row[1])) outcomes.set(p.index, decided[i]!);
+    else again.push(p);
+  });
+  return again.sort((a, b) => a.index - b.index);
+}
+
+/** The fallback, in the caller's transaction: lock the rows, sum, decide in order, insert (raising counters). */
+async function decideUnderLock(
+  ctx: SignedSpendsContext,
+  client: pg.PoolClient,
+  pending: Pending[],
+): Promise<Outcome[]> {
+  const rows = await lockWallets(client, [...new Set(pending.map((p) => p.row[1]))]);
+  const records = new Map(rows.map((r) => [r.address, ctx.toRecord(r)]));
+  for (const [address, record] of records) if (record.current) ctx.policies.set(address, record.current);
+  const policy = (address: string) => records.get(address)?.current ?? null;
+  const queries = stateQueries(ctx.lookBackMs, pending, policy);
+  const read = queries.length > 0 ? await readSpendStates(client, queries) : new Map();
+  const states = new Map<string, SpendState>([...read].map(([address, r]) => [address, r.state]));
+  const recorded = pending.filter((p) => records.has(p.row[1]));
+  const inserts: SpendRow[] = [];
+  const decided = decideInOrder(recorded, policy, states, inserts);
+  if (inserts.length > 0) await insertLockedSpends(client, inserts);
+  const byIndex = new Map(recorded.map((p, i) => [p.index, decided[i]!]));
+  return pending.map((p) => byIndex.get(p.index) ?? { kind: 'unrecorded' });
+}

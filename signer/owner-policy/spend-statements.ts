@@ -1,0 +1,228 @@
+/**
+ * The statements a payment signature costs the signer's store (./pg-owner-policy-store.ts), as named (prepared)
+ * statements: each connection parses them once. They are still planned per batch (PostgreSQL's custom plans for
+ * their array parameters): a generic plan was measured to scan every wallet row for `recordOpenSpends`'s last
+ * check, and doubled its execution time.
+ *
+ * `recordOpenSpends` is the whole cost for wallets without a signed policy: one statement, in its own implicit
+ * transaction, that takes a KEY SHARE lock on each wallet row still without a policy (re-checked on the row's
+ * newest version after any wait) and inserts those wallets' spends. The lock is what orders it with
+ * `setPolicy` (whose FOR UPDATE waits for it): a policy signed while the statement runs is committed only after
+ * these spends are, so the first decision under the policy counts them. A row that gained a policy is left out and
+ * named, for the caller to decide (./signed-spends.ts).
+ *
+ * For wallets with a signed policy: `readSpendStates` sums on one snapshot, with the row's policy version and
+ * spend counter; `commitDecidedSpends` records the spends decided on it only where both still hold, raising the
+ * counter; `lockWallets` and `insertLockedSpends` are the locked fallback (which raises the counter too).
+ *
+ * Defends: a spend that escapes a later policy's windows (above); a decision committed on a state another
+ * process changed since (the counter); bind values in logs (placeholders only).
+ * Does not defend: what is decided — the caller's pure checks.
+ */
+import type pg from 'pg';
+import type { WalletPolicy } from '../../policy/policy-schema.js';
+import type { SpendState } from '../../policy/policy-types.js';
+import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
+import type { SpendQuery } from './owner-policy-store.js';
+
+type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+/** A spend row to insert: its reference, the wallet (lower-case), raw amount, payee (lower-case), instant. */
+export type SpendRow = [ref: string, address: string, amount: string, payee: string, at: Date];
+
+export interface WalletRow {
+  address: string;
+  authority_kind: PolicyAuthority['kind'] | null;
+  authority_address: string | null;
+  policy: WalletPolicy | null;
+  policy_version: string | null;
+  policy_hash: string | null;
+  policy_issued_at: string | null;
+  policy_signature: string | null;
+}
+
+export const WALLET_COLUMNS =
+  'address, authority_kind, authority_address, policy, policy_version, policy_hash, policy_issued_at, policy_signature';
+
+const column = <T, V>(rows: readonly T[], pick: (row: T) => V) => rows.map(pick);
+
+const SPEND_UNNEST = 'unnest($1::text[], $2::text[], $3::numeric[], $4::text[], $5::timestamptz[])';
+
+function spendParams(rows: readonly SpendRow[]): unknown[] {
+  return [0, 1, 2, 3, 4].map((i) => column(rows, (r) => r[i]));
+}
+
+/** What `recordOpenSpends` found of each wallet it was given. */
+export type OpenOutcome = 'recorded' | 'has_policy' | 'unknown';
+
+/**
+ * Records the spends of the wallets (of `rows`) whose row has no signed policy, in one statement; returns, per
+ * wallet address, whether its spends were recorded, its row has a policy (nothing recorded), or the store has
+ * no row for it (nothing recorded).
+ */
+export async function recordOpenSpends(db: Queryable, rows: readonly SpendRow[]): Promise<Map<string, OpenOutcome>> {
+  const addresses = [...new Set(rows.map((r) => r[1]))].sort();
+  const { rows: found } = await db.query<{ address: string; open: boolean; known: boolean }>({
+    name: 'signer_record_open_spends',
+    text: `WITH open AS (
+             SELECT address FROM signer_wallets
+              WHERE address = ANY($6::text[]) AND policy IS NULL
+              ORDER BY address FOR KEY SHARE
+           ), recorded AS (
+             INSERT INTO signer_spends (ref, address, amount, payee, signed_at)
+             SELECT q.ref, q.address, q.amount, q.payee, q.signed_at
+               FROM ${SPEND_UNNEST} AS q(ref, address, amount, payee, signed_at)
+               JOIN open ON open.address = q.address
+           )
+           SELECT a.address,
+                  EXISTS (SELECT 1 FROM open WHERE open.address = a.address) AS open,
+                  EXISTS (SELECT 1 FROM signer_wallets w WHERE w.address = a.address) AS known
+             FROM unnest($6::text[]) AS a(address)`,
+    values: [...spendParams(rows), addresses],
+  });
+  return new Map(
+    found.map((r): [string, OpenOutcome] => [r.address, r.open ? 'recorded' : r.known ? 'has_policy' : 'unknown']),
+  );
+}
+
+/** Inside a transaction: the wallets' rows, locked FOR UPDATE in address order (no two batches deadlock). */
+export async function lockWallets(client: pg.PoolClient, addresses: readonly string[]): Promise<WalletRow[]> {
+  const { rows } = await client.query<WalletRow>({
+    name: 'signer_lock_wallets',
+    text: `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = ANY($1::text[]) ORDER BY address FOR UPDATE`,
+    values: [[...addresses].sort()],
+  });
+  return rows;
+}
+
+/**
+ * Inside the transaction that holds the wallets' rows FOR UPDATE: inserts the spends and raises each wallet's
+ * spend counter, so that a decision another process made on an earlier snapshot cannot commit.
+ */
+export async function insertLockedSpends(client: pg.PoolClient, rows: readonly SpendRow[]): Promise<void> {
+  await client.query({
+    name: 'signer_insert_locked_spends',
+    text: `WITH raised AS (
+             UPDATE signer_wallets SET spend_seq = spend_seq + 1 WHERE address = ANY($6::text[])
+           )
+           INSERT INTO signer_spends (ref, address, amount, payee, signed_at) SELECT * FROM ${SPEND_UNNEST}`,
+    values: [...spendParams(rows), [...new Set(rows.map((r) => r[1]))]],
+  });
+}
+
+/** What a decision read of a wallet on a snapshot: its policy version and spend counter then. */
+export interface ReadMark {
+  address: string;
+  version: number;
+  seq: string;
+}
+
+/**
+ * Records spends decided on a snapshot (`readSpendStates` outside any transaction), in one statement, for each
+ * wallet whose row still holds the policy version and spend counter the decision read: the row is locked (in
+ * address order; the check is re-made on its newest version after any wait), its counter raised and its spends
+ * inserted. Returns the wallets recorded; the others' spends were not, and must be decided again.
+ */
+export async function commitDecidedSpends(
+  db: Queryable,
+  marks: readonly ReadMark[],
+  rows: readonly SpendRow[],
+): Promise<Set<string>> {
+  const { rows: raised } = await db.query<{ address: string }>({
+    name: 'signer_commit_decided_spends',
+    text: `WITH e AS (
+             SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[]) AS e(address, version, seq)
+           ), locked AS (
+             SELECT w.address FROM signer_wallets w
+               JOIN e ON e.address = w.address AND w.policy_version = e.version AND w.spend_seq = e.seq
+              ORDER BY w.address FOR NO KEY UPDATE OF w
+           ), raised AS (
+             UPDATE signer_wallets w SET spend_seq = w.spend_seq + 1 FROM locked
+              WHERE w.address = locked.address RETURNING w.address
+           ), recorded AS (
+             INSERT INTO signer_spends (ref, address, amount, payee, signed_at)
+             SELECT q.ref, q.address, q.amount, q.payee, q.signed_at
+               FROM ${SPEND_UNNEST} AS q(ref, address, amount, payee, signed_at)
+               JOIN raised ON raised.address = q.address
+           )
+           SELECT address FROM raised`,
+    values: [
+      ...spendParams(rows),
+      column(marks, (m) => m.address),
+      column(marks, (m) => m.version),
+      column(marks, (m) => m.seq),
+    ],
+  });
+  return new Set(raised.map((r) => r.address));
+}
+
+/** The wallets' rows, read on a snapshot (no lock). */
+export async function readWallets(db: Queryable, addresses: readonly string[]): Promise<WalletRow[]> {
+  const { rows } = await db.query<WalletRow>({
+    name: 'signer_read_wallets',
+    text: `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = ANY($1::text[])`,
+    values: [[...addresses]],
+  });
+  return rows;
+}
+
+export type StateQuery = SpendQuery & { since: Date };
+
+/** A wallet's spend state and, read with it on the same snapshot, its policy version and spend counter. */
+export interface ReadState {
+  state: SpendState;
+  mark: ReadMark;
+}
+
+/**
+ * The spend state of each wallet (by its first entry's windows), summed by one statement over its spends, with
+ * the wallet row's policy version and spend counter on the same snapshot (a wallet without a row: absent).
+ */
+export async function readSpendStates(db: Queryable, queries: readonly StateQuery[]): Promise<Map<string, ReadState>> {
+  const { rows } = await db.query<{
+    address: string;
+    version: string | null;
+    seq: string;
+    day: string;
+    week: string;
+    month: string;
+    recent: string;
+    last: Date | null;
+  }>({
+    name: 'signer_read_spend_states',
+    text: `SELECT q.address, w.policy_version::text AS version, w.spend_seq::text AS seq,
+                  coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.day_start), 0)::text AS day,
+                  coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.week_start), 0)::text AS week,
+                  coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.month_start), 0)::text AS month,
+                  count(s.id) FILTER (WHERE s.signed_at > q.velocity_start AND s.amount > 0)::text AS recent,
+                  max(s.signed_at) FILTER (WHERE s.amount > 0) AS last
+             FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
+                    AS q(address, day_start, week_start, month_start, velocity_start, since)
+             JOIN signer_wallets w ON w.address = q.address
+             LEFT JOIN signer_spends s ON s.address = q.address AND s.signed_at >= q.since
+            GROUP BY q.address, w.policy_version, w.spend_seq`,
+    values: [
+      column(queries, (q) => q.address),
+      column(queries, (q) => q.dayStart),
+      column(queries, (q) => q.weekStart),
+      column(queries, (q) => q.monthStart),
+      column(queries, (q) => q.velocityStart ?? new Date(8.64e15)),
+      column(queries, (q) => q.since),
+    ],
+  });
+  return new Map(
+    rows.map((r) => [
+      r.address,
+      {
+        state: {
+          dailySpentMicro: BigInt(r.day),
+          weeklySpentMicro: BigInt(r.week),
+          monthlySpentMicro: BigInt(r.month),
+          recentCount: Number(r.recent),
+          lastPaymentAt: r.last,
+        },
+        mark: { address: r.address, version: r.version === null ? 0 : Number(r.version), seq: r.seq },
+      },
+    ]),
+  );
+}
