@@ -252,7 +252,7 @@ describe('xx mcp and headless credentials against the npm start sandbox (MCP SDK
     const transport = new StreamableHTTPClientTransport(new URL(url));
     await client.connect(transport);
     try {
-      assert.equal((await client.listTools()).tools.length, 5);
+      assert.equal((await client.listTools()).tools.length, 6, 'the same six tools as over stdio');
       const first = await call(client, 'pay', { url: sandbox.info.demo_seller_url, max_usd: '0.05' });
       assert.equal(first.isError, undefined, JSON.stringify(first));
       assert.equal(first.structuredContent!.paid, true);

@@ -98,7 +98,11 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
         throw new Error('the process was lost after the reservation committed');
       },
     });
-    t = await startTestTreasury({ extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl } });
+    // The offline chain answers from this test's own process: on a busy machine (the parallel suite beside it) a
+    // call may wait past the default 3 s for its turn on the event loop; the RPC's bound is not what is tested.
+    t = await startTestTreasury({
+      extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl, TREASURY_RPC_TIMEOUT_MS: '20000' },
+    });
     ({ apiKey: token } = await mintAgent(t, 'solana-pay'));
     payTo = (await generateKeyPairSigner()).address;
     await solana.faucet.fundUsdc(payTo, 0n);
@@ -382,6 +386,7 @@ describe('Solana payments (HTTP, SoftHSM Ed25519, offline chain, official facili
   it('64 concurrent payments through two API processes against a daily cap pass exactly as many as fit', async () => {
     const second = await startApiProcess(t.db, t.signer, {
       TREASURY_SOLANA_RPC_URL: solana.rpcUrl,
+      TREASURY_RPC_TIMEOUT_MS: '20000',
       TREASURY_EXIT_WITH_PARENT: '1',
     });
     try {

@@ -112,7 +112,7 @@ describe('group-commit writers (PostgreSQL)', function () {
           decisionId,
           kind: 'pay',
           scheme: 'exact',
-          network: 'base-sepolia',
+          network: 'eip155:84532',
           asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
           from: w.address,
           to: SELLER,
