@@ -156,6 +156,13 @@ describe('xx mcp tools (in-memory MCP client, stand-in Treasury)', () => {
     });
     const sent = seen.find((r) => r.path.endsWith('/policy/evaluate'))!;
     assert.deepEqual(JSON.parse(sent.body), { kind: 'pay', to: ADDRESS, amount_usd: '5', capability: 'search.web' });
+    // A Solana payee (base58, as discover and a Solana 402 name it) is checked the same way.
+    const solanaPayee = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+    const onSolana = await call('check_policy', { to: solanaPayee, amount_usd: '0.01' });
+    assert.equal(onSolana.isError, undefined, JSON.stringify(onSolana).slice(0, 300));
+    assert.equal(JSON.parse(seen.at(-1)!.body).to, solanaPayee);
+    const notAKey = await call('check_policy', { to: '1111111111111111111111111111111l', amount_usd: '0.01' });
+    assert.equal(notAKey.isError, true);
   });
 
   it('refuses hostile inputs in the tool schemas; nothing reaches Treasury; no answer holds the PAT', async () => {

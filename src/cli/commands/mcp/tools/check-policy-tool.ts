@@ -4,6 +4,7 @@
  * cap. Nothing is recorded or signed; it cannot change a policy or a cap (no tool can).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { isAddress } from '@solana/kit';
 import { z } from 'zod';
 import { capabilitySchema } from '../../../../sdk/treasury-client-schemas.js';
 import { walletIdInput, type ToolContext } from '../tool-context.js';
@@ -24,9 +25,14 @@ export function registerCheckPolicy(server: McpServer, tools: ToolContext): void
       inputSchema: {
         wallet_id: walletIdInput.optional(),
         to: z
-          .string()
-          .regex(/^0x[0-9a-fA-F]{40}$/)
-          .describe('The payee address (0x…)'),
+          .union([
+            z.string().regex(/^0x[0-9a-fA-F]{40}$/),
+            z
+              .string()
+              .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/)
+              .refine((v) => isAddress(v), 'a base58 Solana address of 32 bytes'),
+          ])
+          .describe('The payee address: 0x… on Base, base58 on Solana (as discover and the 402 name it)'),
         amount_usd: usdInput,
         capability: capabilitySchema
           .optional()
