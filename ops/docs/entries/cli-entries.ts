@@ -28,6 +28,10 @@ export const CLI_ENTRIES: Entries = {
     meaning:
       "the EVM RPC a self-custody command reads and pays through (default: the sandbox chain, else the chain's public RPC)",
   },
+  XX_BUY_MAX_USD: {
+    meaning:
+      "`xx buy`'s price ceiling when `--max` is not given (before the profile's `buy_max_usd` and the built-in 1.00 USD); never unbounded",
+  },
   XX_SOLANA_RPC_URL: {
     meaning:
       "the Solana RPC a self-custody payment reads the mint and blockhash through (default: the sandbox's, else the network's public RPC; loopback only in the sandbox)",

@@ -59,7 +59,14 @@ export const credentialsSchema = z.object({
   active: z.string().optional(),
   profiles: z.record(
     z.string(),
-    z.object({ token: z.string(), server: z.string(), label: z.string().optional(), added_at: z.string() }),
+    z.object({
+      token: z.string(),
+      server: z.string(),
+      label: z.string().optional(),
+      added_at: z.string(),
+      /** `xx buy`'s ceiling when `--max` is not given (../commands/buy/buy-ceiling.ts). */
+      buy_max_usd: z.string().optional(),
+    }),
   ),
 });
 export type Credentials = z.infer<typeof credentialsSchema>;

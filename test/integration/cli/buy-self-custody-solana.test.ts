@@ -99,6 +99,17 @@ describe('xx buy --self-custody on Solana: the keystore Solana key pays an offic
     assert.deepEqual(await moved(), [buyerBefore - PRICE_UNITS, payToBefore + PRICE_UNITS]);
   });
 
+  it('without --max the ceiling still holds (XX_BUY_MAX_USD here): refused, saying which ceiling, nothing signed', async () => {
+    const before = await moved();
+    const capped = await xx(['buy', `${seller.url}/solana`, '--self-custody', '--json'], { XX_BUY_MAX_USD: '0.001' });
+    const err = stderrJson(capped, 'XX_BUY_MAX_USD');
+    assert.deepEqual([capped.code, err.error_code], [1, 'InsufficientBudgetError']);
+    assert.match(err.user_message, /XX_BUY_MAX_USD of 0\.001 USD.*--max/);
+    assert.equal(err.details.ceiling_source, 'XX_BUY_MAX_USD');
+    assert.equal(err.recovery.kind, 'raise_max_amount');
+    assert.deepEqual(await moved(), before);
+  });
+
   it('--max below the price and a wrong passphrase sign nothing', async () => {
     const before = await moved();
     const cheap = await xx(['buy', `${seller.url}/solana`, '--self-custody', '--max', '0.001', '--json']);

@@ -39,7 +39,8 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-async function login(ctx: CliContext, opts: { token?: string; profile?: string }): Promise<void> {
+async function login(ctx: CliContext, opts: { token?: string; profile?: string; buyMax?: string }): Promise<void> {
+  const buyMax = opts.buyMax === undefined ? undefined : usdArgument('--buy-max', opts.buyMax);
   let token = opts.token;
   if (!token && !process.stdin.isTTY) token = await readStdin();
   if (!token) token = await ctx.prompt.password({ message: 'PAT (xx_pat_…)', flag: '--token' });
@@ -59,12 +60,17 @@ async function login(ctx: CliContext, opts: { token?: string; profile?: string }
   });
   const name = opts.profile ?? 'default';
   const creds = loadCredentials(ctx.paths);
-  creds.profiles[name] = { token, server, added_at: new Date().toISOString() };
+  creds.profiles[name] = {
+    token,
+    server,
+    added_at: new Date().toISOString(),
+    ...(buyMax ? { buy_max_usd: buyMax } : {}),
+  };
   creds.active = name;
   saveCredentials(ctx.paths, creds);
   ctx.out(
-    { profile: name, server, ...who },
-    `Saved profile "${name}" (${who.scope_type} ${who.scope_id}) for ${server}.`,
+    { profile: name, server, buy_max_usd: buyMax ?? null, ...who },
+    `Saved profile "${name}" (${who.scope_type} ${who.scope_id}) for ${server}${buyMax ? `; xx buy pays at most ${buyMax} USD a request unless --max says otherwise` : ''}.`,
   );
 }
 
@@ -326,7 +332,8 @@ export function registerAuthCommands(program: Command, contextOf: ContextOf): vo
     .description('Store a PAT in a credentials profile (--token, or piped on stdin)')
     .option('--token <pat>', 'the PAT (xx_pat_…); read from stdin when piped')
     .option('--profile <name>', 'profile name', 'default')
-    .action(act(contextOf, (ctx, opts: { token?: string; profile?: string }) => login(ctx, opts)));
+    .option('--buy-max <usd>', "this profile's xx buy ceiling when --max is not given (default 1.00)")
+    .action(act(contextOf, (ctx, opts: { token?: string; profile?: string; buyMax?: string }) => login(ctx, opts)));
   program
     .command('whoami')
     .description('Show auth_type, scope_type and scope_id of the bearer buyer commands use (see xx --help)')

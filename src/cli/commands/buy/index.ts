@@ -29,6 +29,7 @@ import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
 import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import { resolveBuyWallet } from './resolve-buy-wallet.js';
 import { networkArgument } from './network-argument.js';
+import { buyCeiling, DEFAULT_BUY_MAX_USD, type BuyCeiling } from './buy-ceiling.js';
 import { selfCustodyBuyer } from './self-custody.js';
 import {
   act,
@@ -185,6 +186,23 @@ async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | und
   return { buyer, address: wallet.address, mapError: (err: unknown) => err };
 }
 
+/** A price over a ceiling `--max` did not set says which one refused it and how to pay more. */
+function withCeilingSource(err: unknown, ceiling: BuyCeiling): unknown {
+  if (!(err instanceof CliError) || err.code !== 'InsufficientBudgetError' || ceiling.source === '--max') return err;
+  const where =
+    ceiling.source === 'default'
+      ? 'the default ceiling'
+      : ceiling.source === 'profile'
+        ? "the profile's ceiling (xx login --buy-max)"
+        : 'XX_BUY_MAX_USD';
+  return new CliError({
+    code: err.code,
+    userMessage: `${err.userMessage.replace(/your --max of ([0-9.]+) USD/, `${where} of $1 USD`)} Pass --max <usd> to pay more.`,
+    details: { ...err.details, ceiling_source: ceiling.source },
+    ...(err.recovery ? { recovery: err.recovery } : {}),
+  });
+}
+
 /** `--json`'s answer of a buy: status, paid, network, body (JSON when it parses), receipt and an upto settlement. */
 function buyOutput(result: X402Result) {
   let parsedBody: unknown = result.body;
@@ -234,7 +252,8 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     ...parseHeaders(opts.header),
     ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
   };
-  const max = opts.max === undefined ? undefined : usdArgument('--max', opts.max);
+  const ceiling = buyCeiling(ctx, opts);
+  const max = ceiling.max_usd;
   if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
   if (opts.selfCustody && opts.wallet !== undefined)
     throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
@@ -251,7 +270,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
       buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }),
     );
   } catch (err) {
-    throw payer.mapError(mapBuyError(err));
+    throw payer.mapError(withCeilingSource(mapBuyError(err), ceiling));
   }
   const { data, receipt, settlement } = buyOutput(result);
   if (result.status >= 400) {
@@ -284,7 +303,10 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
     .option('--method <method>', 'HTTP method', 'GET')
     .option('--body <json>', 'request body: inline JSON or @file')
     .option('--header <name:value>', 'extra request header (repeatable)', collect)
-    .option('--max <usd>', 'highest price to pay, in USD')
+    .option(
+      '--max <usd>',
+      `highest price to pay, in USD (default: XX_BUY_MAX_USD, the profile's buy_max_usd, else ${DEFAULT_BUY_MAX_USD})`,
+    )
     .option(
       '--wallet <id>',
       'managed wallet id or address (default the first; one not stored locally is looked up on the server)',
