@@ -89,12 +89,25 @@ describe('a Treasury Solana wallet pays an official @x402/svm seller (SDK, xx bu
     const before = await moved();
     const home = fileTempDir('xx-sol-buy-');
     const out = stdoutJson(
-      await runXx(['buy', `${seller.url}/both`, '--network', 'solana-devnet', '--max', '0.05', '--json'], {
-        HOME: home,
-        XX_PAT: pat,
-        XX_API_URL: t.baseUrl,
-        NO_COLOR: '1',
-      }),
+      await runXx(
+        [
+          'buy',
+          `${seller.url}/both`,
+          '--network',
+          'solana-devnet',
+          '--capability',
+          'jokes.read',
+          '--max',
+          '0.05',
+          '--json',
+        ],
+        {
+          HOME: home,
+          XX_PAT: pat,
+          XX_API_URL: t.baseUrl,
+          NO_COLOR: '1',
+        },
+      ),
       'xx buy --network solana-devnet',
     );
     assert.deepEqual(
@@ -102,6 +115,8 @@ describe('a Treasury Solana wallet pays an official @x402/svm seller (SDK, xx bu
       [200, true, SOLANA_DEVNET, wallet.address],
     );
     assert.deepEqual(await moved(), [before[0] - PRICE_UNITS, before[1] + PRICE_UNITS]);
+    const row = await t.db.knex('authorizations').where({ wallet_id: wallet.id }).orderBy('created_at', 'desc').first();
+    assert.equal(row.capability, 'jokes.read', '--capability reached the pay request');
   });
 
   it('the xx mcp pay tool with network solana-devnet pays the Solana seller', async () => {
@@ -123,7 +138,10 @@ describe('a Treasury Solana wallet pays an official @x402/svm seller (SDK, xx bu
     await client.connect(transport);
     try {
       const answer = (await client.callTool(
-        { name: 'pay', arguments: { url: `${seller.url}/both`, max_usd: '0.05', network: 'solana-devnet' } },
+        {
+          name: 'pay',
+          arguments: { url: `${seller.url}/both`, max_usd: '0.05', network: 'solana-devnet', capability: 'jokes.mcp' },
+        },
         undefined,
         { timeout: 120_000 },
       )) as ToolAnswer;
@@ -135,6 +153,12 @@ describe('a Treasury Solana wallet pays an official @x402/svm seller (SDK, xx bu
       );
       assert.match(s.tx_hash, /^[1-9A-HJ-NP-Za-km-z]{64,88}$/);
       assert.deepEqual(await moved(), [before[0] - PRICE_UNITS, before[1] + PRICE_UNITS]);
+      const row = await t.db
+        .knex('authorizations')
+        .where({ wallet_id: wallet.id })
+        .orderBy('created_at', 'desc')
+        .first();
+      assert.equal(row.capability, 'jokes.mcp', 'the capability argument reached the pay request');
     } finally {
       await client.close();
     }

@@ -29,6 +29,7 @@ import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
 import { requireBuyerBearer } from '../../core/buyer-bearer.js';
 import { resolveBuyWallet } from './resolve-buy-wallet.js';
 import { networkArgument } from './network-argument.js';
+import { capabilitySchema } from '../../../sdk/treasury-client-schemas.js';
 import { buyCeiling, DEFAULT_BUY_MAX_USD, type BuyCeiling } from './buy-ceiling.js';
 import { selfCustodyBuyer } from './self-custody.js';
 import {
@@ -51,6 +52,7 @@ interface BuyOptions {
   keystore?: string;
   profile?: string;
   network?: string;
+  capability?: string;
 }
 
 function readBody(raw: string | undefined): string | undefined {
@@ -180,10 +182,19 @@ async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | und
   const buyer = createX402Buyer({
     client,
     walletId: wallet.id,
+    ...(opts.capability ? { capability: capabilityArgument(opts.capability) } : {}),
     ...(max ? { maxPriceUsd: max } : {}),
     ...(network ? { network } : {}),
   });
   return { buyer, address: wallet.address, mapError: (err: unknown) => err };
+}
+
+/** `--capability`: the API's capability spelling (lower-case letters, digits and . _ : - /), exit 2 otherwise. */
+function capabilityArgument(raw: string): string {
+  const parsed = capabilitySchema.safeParse(raw);
+  if (!parsed.success)
+    throw badArgument('--capability', 'lower-case letters, digits and . _ : - /, 1 to 128 characters');
+  return parsed.data;
 }
 
 /** A price over a ceiling `--max` did not set says which one refused it and how to pay more. */
@@ -255,6 +266,8 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   const ceiling = buyCeiling(ctx, opts);
   const max = ceiling.max_usd;
   if (!opts.selfCustody && opts.keystore !== undefined) throw badArgument('--keystore', 'only with --self-custody');
+  if (opts.selfCustody && opts.capability !== undefined)
+    throw badArgument('--capability', 'names what a managed wallet pays for; --self-custody has no policy to match');
   if (opts.selfCustody && opts.wallet !== undefined)
     throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
   const network = networkArgument('--network', opts.network, ctx.apiUrl());
@@ -303,6 +316,10 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
     .option('--method <method>', 'HTTP method', 'GET')
     .option('--body <json>', 'request body: inline JSON or @file')
     .option('--header <name:value>', 'extra request header (repeatable)', collect)
+    .option(
+      '--capability <name>',
+      "what the payment is for (e.g. search.web), matched against the wallet policy's capability caps",
+    )
     .option(
       '--max <usd>',
       `highest price to pay, in USD (default: XX_BUY_MAX_USD, the profile's buy_max_usd, else ${DEFAULT_BUY_MAX_USD})`,

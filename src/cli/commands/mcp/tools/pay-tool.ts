@@ -13,6 +13,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { capabilitySchema } from '../../../../sdk/treasury-client-schemas.js';
 import { createX402Buyer } from '../../../../sdk/index.js';
 import { walletIdInput, type ToolContext } from '../tool-context.js';
 import { guarded, toolOk, toolRefusal } from '../tool-results.js';
@@ -51,6 +52,9 @@ const payInput = {
     .describe(
       "Pay only on this network: base, base-sepolia, solana, solana-devnet or a CAIP-2 id; default the wallet's (without wallet_id: the first wallet on it)",
     ),
+  capability: capabilitySchema
+    .optional()
+    .describe("What the payment is for (e.g. search.web): matched against the wallet policy's capability caps"),
 };
 
 export function registerPay(server: McpServer, tools: ToolContext): void {
@@ -87,6 +91,7 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
           walletId: wallet.id,
           maxPriceUsd: input.max_usd,
           fetch: tools.sellerFetch,
+          ...(input.capability ? { capability: input.capability } : {}),
           ...(network ? { network } : {}),
         });
         const result = await buyer.request(input.url, {
