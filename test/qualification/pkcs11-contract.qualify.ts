@@ -5,9 +5,9 @@
  * TREASURY_QUALIFY_PIN_FILE, TREASURY_QUALIFY_KEK_LABEL. Not part of `npm test` (the file is not a *.test.ts).
  */
 import fs from 'node:fs';
-import { Pkcs11Backend } from '../../signer/backends/pkcs11/pkcs11-backend.js';
 import type { Pkcs11BackendConfig } from '../../signer/config/signer-config.js';
 import { describeKeyBackendContract, type ContractSubject } from '../integration/signer/key-backend-contract.js';
+import { pkcs11ContractSubject } from '../integration/signer/pkcs11-contract-subject.js';
 
 function required(name: string): string {
   const value = process.env[name];
@@ -27,21 +27,5 @@ describeKeyBackendContract(`PKCS#11 (${required('TREASURY_QUALIFY_MODULE')})`, a
     cacheSize: 100,
     cacheTtlMs: 60_000,
   };
-  const subject: ContractSubject = {
-    backend: Pkcs11Backend.open(config),
-    unavailableCode: 'hsm_unavailable',
-    foreignRefs: {
-      account: 'kms:v1:acct:0123456789abcdef0123456789abcdef',
-      wallet: 'kms:v1:wal:1234abcd-12ab-34cd-56ef-1234567890ab',
-    },
-    async reopen() {
-      await subject.backend.close();
-      subject.backend = Pkcs11Backend.open(config);
-      return subject.backend;
-    },
-    async close() {
-      await subject.backend.close();
-    },
-  };
-  return subject;
+  return pkcs11ContractSubject(config);
 });

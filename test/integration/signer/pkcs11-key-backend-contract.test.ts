@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Pkcs11Backend } from '../../../signer/backends/pkcs11/pkcs11-backend.js';
 import type { Pkcs11BackendConfig } from '../../../signer/config/signer-config.js';
 import { initSoftHsmToken } from '../../../ops/softhsm/init-token.js';
 import { describeKeyBackendContract, type ContractSubject } from './key-backend-contract.js';
+import { pkcs11ContractSubject } from './pkcs11-contract-subject.js';
 
 describeKeyBackendContract('PKCS#11 (SoftHSM)', async (): Promise<ContractSubject> => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-p11-contract-'));
@@ -27,24 +27,9 @@ describeKeyBackendContract('PKCS#11 (SoftHSM)', async (): Promise<ContractSubjec
     cacheSize: 100,
     cacheTtlMs: 60_000,
   };
-  const subject: ContractSubject = {
-    backend: Pkcs11Backend.open(config),
-    unavailableCode: 'hsm_unavailable',
-    foreignRefs: {
-      account: 'kms:v1:acct:0123456789abcdef0123456789abcdef',
-      wallet: 'kms:v1:wal:1234abcd-12ab-34cd-56ef-1234567890ab',
-    },
-    async reopen() {
-      await subject.backend.close();
-      subject.backend = Pkcs11Backend.open(config);
-      return subject.backend;
-    },
-    async close() {
-      await subject.backend.close();
-      if (previousConf === undefined) delete process.env.SOFTHSM2_CONF;
-      else process.env.SOFTHSM2_CONF = previousConf;
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-  return subject;
+  return pkcs11ContractSubject(config, () => {
+    if (previousConf === undefined) delete process.env.SOFTHSM2_CONF;
+    else process.env.SOFTHSM2_CONF = previousConf;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });
