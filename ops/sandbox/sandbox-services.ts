@@ -70,8 +70,11 @@ export async function startSandboxApi(
       TREASURY_VERIFY_ALLOW_PRIVATE: '1',
       // The Solana chain the API reads (loopback only; none with TREASURY_SANDBOX_SOLANA=0 and no local validator).
       ...sandboxSolanaApiEnv(solana),
+      // Where the faucets listen, for `xx fund --testnet` run from anywhere (GET /v1/sandbox/faucets).
+      ...(solana ? { TREASURY_SANDBOX_SOLANA_FAUCET_URL: solana.faucetUrl } : {}),
       ...(localChain
         ? {
+            TREASURY_SANDBOX_FAUCET_URL: localChain.faucetUrl,
             TREASURY_RPC_URLS: JSON.stringify({ [localChain.network]: localChain.rpcUrl }),
             // Payouts to platform_mor sellers (the demo seller) are settled by the local facilitator.
             TREASURY_FACILITATOR_URL: localChain.facilitatorUrl,

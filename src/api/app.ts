@@ -31,6 +31,7 @@ import { PatService } from './platform/pat-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
 import { discoveryRoutes } from './discovery/discovery-routes.js';
+import { sandboxRoutes } from './sandbox/sandbox-routes.js';
 import { createDiscoveryService } from './discovery/create-discovery-service.js';
 import { createSellersWing } from './sellers/sellers-wing.js';
 import type { LedgerVerifier } from './sellers/ledger/ledger-verifier.js';
@@ -290,6 +291,7 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
     sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),
     gateRoutes({ auth: tokenAuth, gate: sellersWing.gate }),
     discoveryRoutes({ discovery: createDiscoveryService({ config, knex, chains, clock: core.clock }) }),
+    sandboxRoutes({ faucets: config.sandboxFaucets }),
   ];
 }
 

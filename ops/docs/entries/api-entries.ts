@@ -64,6 +64,11 @@ export const API_ENTRIES: Entries = {
     meaning: 'JSON `{"eip155:84532": "http://…"}`: JSON-RPC endpoint per network for on-chain reads',
     default: 'public Base endpoints',
   },
+  TREASURY_SANDBOX_FAUCET_URL: {
+    meaning:
+      "the sandbox's EVM faucet (`npm start` sets it; loopback http only; refused in production): GET /v1/sandbox/faucets names it, so `xx fund --testnet` finds it from the API URL",
+  },
+  TREASURY_SANDBOX_SOLANA_FAUCET_URL: { meaning: "the sandbox's Solana faucet, as TREASURY_SANDBOX_FAUCET_URL" },
   TREASURY_SOLANA_RPC_URL: {
     meaning:
       'Solana JSON-RPC endpoint (`http(s)://…`): wallet balances and the latest blockhash of a payment; the Solana chains (`solana`, `solana-devnet`) are served only when it is set',

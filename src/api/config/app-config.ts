@@ -10,10 +10,16 @@ import { canonicalUsd, isUsdString, parseUsd } from '../../../policy/money.js';
 import { usdAmountSchema } from '../../../policy/policy-schema.js';
 import { parseTrustedProxies, type TrustedProxy } from '../net/client-address-key.js';
 import { ConfigError } from '../../../base/config-error.js';
+import { isLoopbackUrl } from '../net/loopback-url.js';
 import { readTls } from './read-tls.js';
 import { rateLimitConfigOf, rateLimitEnvShape, type RateLimitConfig } from './rate-limit-config.js';
 
 const port = z.coerce.number().int().min(1).max(65535);
+/** An http URL on this machine (127.0.0.0/8, [::1], localhost): the sandbox's own services. */
+const loopbackHttpUrl = z
+  .url({ protocol: /^http$/ })
+  .max(2048)
+  .refine((u) => isLoopbackUrl(u), 'a loopback http URL (the sandbox runs on this machine)');
 /** A positive USD amount such as "10" or "0.5", at most the largest amount the API handles. */
 const envUsd = (fallback: string) =>
   usdAmountSchema.refine((v) => parseUsd(v) <= MAX_AMOUNT_MICRO, 'too large').default(fallback);
@@ -59,6 +65,10 @@ const envSchema = z.object({
     .url({ protocol: /^https?$/ })
     .max(2048)
     .optional(),
+  /** The sandbox's EVM faucet (`npm start` sets it; loopback only; refused in production): GET /v1/sandbox/faucets names it. */
+  TREASURY_SANDBOX_FAUCET_URL: loopbackHttpUrl.optional(),
+  /** The sandbox's Solana faucet, as TREASURY_SANDBOX_FAUCET_URL. */
+  TREASURY_SANDBOX_SOLANA_FAUCET_URL: loopbackHttpUrl.optional(),
   /** How long a bearer lookup is cached (ms; 0 disables). Revocations through another replica take up to this long there. */
   TREASURY_AUTH_CACHE_MS: envInt(0, 10_000, 1_000),
   /** How long a public catalogue answer (GET /discovery/*) is reused for the same query (ms; 0 disables). */
@@ -179,6 +189,8 @@ export type AppConfig = Readonly<{
   extraChains: string | undefined;
   defaultChain: string;
   rpcUrls: Readonly<Record<string, string>>;
+  /** The sandbox's faucets (GET /v1/sandbox/faucets); both null outside the sandbox. */
+  sandboxFaucets: { faucet_url: string | null; solana_faucet_url: string | null };
   /** TREASURY_SOLANA_RPC_URL: the Solana chains are served only with it. */
   solanaRpcUrl: string | undefined;
   rpcTimeoutMs: number;
@@ -259,6 +271,10 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
     rpcUrls: parseJsonRecord(RPC_URLS, e.TREASURY_RPC_URLS),
     solanaRpcUrl: e.TREASURY_SOLANA_RPC_URL,
+    sandboxFaucets: {
+      faucet_url: e.TREASURY_SANDBOX_FAUCET_URL ?? null,
+      solana_faucet_url: e.TREASURY_SANDBOX_SOLANA_FAUCET_URL ?? null,
+    },
     rpcTimeoutMs: e.TREASURY_RPC_TIMEOUT_MS,
     confirmations: Object.freeze(parseJsonRecord(LEDGER_CONFIRMATIONS, e.TREASURY_LEDGER_CONFIRMATIONS)),
     ledgerVerifyIntervalMs: e.TREASURY_LEDGER_VERIFY_INTERVAL_MS,

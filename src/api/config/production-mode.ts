@@ -89,6 +89,8 @@ export function productionRefusal(
   for (const name of ['TREASURY_VERIFY_ALLOW_PRIVATE', 'XX_ALLOW_LOCAL_ONLY'])
     if (set(name) && env[name] !== '0')
       return { setting: name, reason: 'is a sandbox-only switch; unset it in production' };
+  for (const name of ['TREASURY_SANDBOX_FAUCET_URL', 'TREASURY_SANDBOX_SOLANA_FAUCET_URL'])
+    if (set(name)) return { setting: name, reason: 'names a sandbox faucet; production has none, unset it' };
   if (env.TREASURY_RATE_LIMITS === 'off')
     return { setting: 'TREASURY_RATE_LIMITS', reason: 'is off, which is for benchmarks only; unset it in production' };
   if (set('TREASURY_TEST_PAY_FAULT') || facts.faultHooksInstalled)

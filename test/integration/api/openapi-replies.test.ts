@@ -207,6 +207,7 @@ describe('OpenAPI replies: real answers match the document (HTTP, PostgreSQL, So
     await call('GET', '/discovery/search?query=weather&limit=5');
     await call('GET', '/discovery/resources?limit=0'); // 400 discovery_page_out_of_range
     await call('GET', '/discovery/search?query=%00'); // 400 discovery_query_invalid
+    await call('GET', '/v1/sandbox/faucets'); // 404 not_found: this API is no sandbox
   });
 
   it('asks for a bearer exactly where the document lists bearer schemes', async () => {

@@ -109,6 +109,11 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
     assertRefused(await runApi(env), 'TREASURY_VERIFY_ALLOW_PRIVATE');
   });
 
+  it('a sandbox faucet (sandbox only)', async () => {
+    const env = { ...soundProductionEnv(), TREASURY_SANDBOX_FAUCET_URL: 'http://127.0.0.1:8547' };
+    assertRefused(await runApi(env), 'TREASURY_SANDBOX_FAUCET_URL');
+  });
+
   it('XX_ALLOW_LOCAL_ONLY=1 (sandbox only)', async () => {
     assertRefused(await runApi({ ...soundProductionEnv(), XX_ALLOW_LOCAL_ONLY: '1' }), 'XX_ALLOW_LOCAL_ONLY');
   });

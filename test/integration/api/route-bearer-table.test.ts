@@ -96,6 +96,8 @@ function table(t: TestTreasury): Record<string, Row> {
     'GET /docs/{asset}': open('/docs/init.js'),
     'GET /discovery/resources': open('/discovery/resources'),
     'GET /discovery/search': open('/discovery/search?query=weather'),
+    // This API is no sandbox: everyone meets the route's own 404 (test/integration/cli/fund-from-api.test.ts has the 200).
+    'GET /v1/sandbox/faucets': { ...open('/v1/sandbox/faucets'), allowedAs: '404 not_found' },
     'POST /v1/treasury': {
       allowed: ['operator'],
       ownOnly: true,

@@ -17,7 +17,7 @@ import { CliError } from '../../core/cli-error.js';
 import type { ManagedWallet } from '../../core/cli-state.js';
 import { openInBrowser } from '../../core/open-browser.js';
 import { act, badArgument, usdArgument, type ContextOf } from '../seller/seller-kit.js';
-import { readLocalSandbox, requestSandboxFaucet } from './local-sandbox.js';
+import { readLocalSandbox, requestSandboxFaucet, sandboxFaucetsFromApi } from './local-sandbox.js';
 import { fundSelfCustody } from './self-custody-commands.js';
 import { fundFamily, networkName, walletFamily } from './wallet-chains.js';
 
@@ -149,8 +149,11 @@ async function fund(ctx: CliContext, opts: FundOptions): Promise<void> {
   const solana = wallet !== undefined && walletFamily(wallet) === 'svm';
   if (opts.permit2 && solana)
     throw badArgument('--permit2', 'Permit2 is for EVM wallets; a Solana wallet needs no approval');
-  const sandbox = readLocalSandbox(bearer.server, sandboxSchema);
-  const faucetUrl = solana ? sandbox?.solana_faucet_url : sandbox?.faucet_url;
+  // sandbox.json when it names this API, else the API's own word (a run outside the checkout).
+  const sandbox =
+    readLocalSandbox(bearer.server, sandboxSchema) ??
+    (opts.print ? undefined : await sandboxFaucetsFromApi(ctx, bearer.server));
+  const faucetUrl = (solana ? sandbox?.solana_faucet_url : sandbox?.faucet_url) ?? undefined;
   if (faucetUrl && wallet && !opts.print)
     return solana
       ? fundSolanaFromSandbox(ctx, wallet, faucetUrl, amount)

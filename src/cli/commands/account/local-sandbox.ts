@@ -5,6 +5,9 @@
  * (POST JSON; a refusal becomes `faucet_failed` with the faucet's own message; a faucet URL off loopback is
  * `faucet_not_loopback` and is not called).
  *
+ * Without such a file (a run from another folder), the API itself says where its faucets are
+ * (`sandboxFaucetsFromApi`, GET /v1/sandbox/faucets); a faucet is still called only on loopback.
+ *
  * Defends against: funding or reading through another API's sandbox (the file must name this API URL); an edited
  * sandbox.json sending the wallet's address to a faucet off the machine.
  * Does not defend against: a faucet that answers 200 without sending (its answer is reported as it came).
@@ -15,6 +18,7 @@ import type { z } from 'zod';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { isLoopbackHost } from '../mcp/mcp-listen-address.js';
+import { sandboxFaucetsSchema, type SandboxFaucets } from '../../../shared/api-responses/sandbox-responses.js';
 
 /** The sandbox description, parsed with the caller's `schema`, when it names `apiUrl`; else undefined. */
 export function readLocalSandbox<S extends z.ZodType<{ api_url: string }>>(
@@ -69,4 +73,17 @@ export async function requestSandboxFaucet(
       });
     return answer;
   });
+}
+
+/**
+ * The sandbox's faucets as its API names them (GET /v1/sandbox/faucets): for a CLI run where no sandbox.json
+ * names this API (another folder, another user). Undefined when the API is no sandbox (404).
+ */
+export async function sandboxFaucetsFromApi(ctx: CliContext, apiUrl: string): Promise<SandboxFaucets | undefined> {
+  try {
+    return await ctx.client(undefined, apiUrl).request('GET', '/v1/sandbox/faucets', { reply: sandboxFaucetsSchema });
+  } catch (err) {
+    if (err instanceof CliError && err.status === 404) return undefined;
+    throw err;
+  }
 }
