@@ -23,7 +23,7 @@ import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './sellers/seller-cata
 import { PAY_CATALOG } from './pay/pay-catalog.js';
 import { WALLET_CATALOG } from './wallets/wallet-catalog.js';
 import { DISCOVERY_CATALOG } from './discovery/discovery-catalog.js';
-import { SANDBOX_CATALOG } from './sandbox/sandbox-catalog.js';
+import { SANDBOX_CATALOG } from './faucets/faucet-catalog.js';
 
 export type { Auth, CatalogEntry, RawReply, Reply } from './http/openapi/catalog-entry.js';
 

@@ -31,7 +31,7 @@ import { PatService } from './platform/pat-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
 import { discoveryRoutes } from './discovery/discovery-routes.js';
-import { sandboxRoutes } from './sandbox/sandbox-routes.js';
+import { sandboxRoutes } from './faucets/faucet-routes.js';
 import { createDiscoveryService } from './discovery/create-discovery-service.js';
 import { createSellersWing } from './sellers/sellers-wing.js';
 import type { LedgerVerifier } from './sellers/ledger/ledger-verifier.js';

@@ -1,5 +1,5 @@
 /**
- * What GET /v1/sandbox/faucets answers (src/api/sandbox/): where the sandbox's faucets listen, so that `xx fund
+ * What GET /v1/sandbox/faucets answers (src/api/faucets/): where the sandbox's faucets listen, so that `xx fund
  * --testnet` finds them from the API URL alone, wherever it runs (docs/sandbox.md). Defined once here: the route
  * is typed with the derived type and the CLI reads it.
  *

@@ -1,5 +1,5 @@
 /**
- * The catalogue entry of the sandbox's faucet route (./sandbox-routes.ts); src/api/api-catalog.ts puts every
+ * The catalogue entry of the sandbox's faucet route (./faucet-routes.ts); src/api/api-catalog.ts puts every
  * family together.
  *
  * Defends: a client generated from the document meeting the route, its reply or its 404 undescribed.
