@@ -250,7 +250,7 @@ async function readChallenge(server: ServerChild, paidPath = '/paid'): Promise<C
   const header = res.headers['payment-required'];
   if (res.status !== 402 || typeof header !== 'string')
     throw new Error(
-      `${server.name}: GET /paid without payment gave HTTP ${res.status} without a PAYMENT-REQUIRED header`,
+      `${server.name}: GET /paid without payment gave HTTP ${res.status} without a PAYMENT-REQUIRED header: ${String(res.body).slice(0, 300)}`,
     );
   const challenge = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as Challenge;
   const exact = challenge.accepts.find((a) => a.scheme === 'exact' && a.network === BENCH_NETWORK);

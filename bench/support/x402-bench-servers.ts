@@ -231,7 +231,7 @@ async function startGate(): Promise<void> {
     ],
   });
   const benchFetch = async (input: string, init: RequestInit): Promise<Response> =>
-    input === `${platformUrl}/v1/gate/catalogue`
+    input.split('?')[0] === `${platformUrl}/v1/gate/catalogue`
       ? new Response(catalogue, { status: 200, headers: { 'content-type': 'application/json' } })
       : fetch(input, init);
   const config = loadGateConfig({
