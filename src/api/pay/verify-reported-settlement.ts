@@ -34,7 +34,11 @@ function notApplicable(network: string): AppError {
 }
 
 /** The amount (token raw units) `tx` settled for the signed `payment`; settlement_not_verified when it did not. */
-export function verifyReportedSettlement(payment: PaymentAuthorization, signature: string, tx: MinedTransaction): bigint {
+export function verifyReportedSettlement(
+  payment: PaymentAuthorization,
+  signature: string,
+  tx: MinedTransaction,
+): bigint {
   if (payment.scheme === 'upto')
     return verifyUptoSettlement(
       tx,
