@@ -124,6 +124,17 @@ describe('exact settlements reported back: an official seller not on Treasury, t
     const id = paid.payment!.authorization_id;
 
     const reported = await paid.settlementReport;
+    const settled = { status: 'settled', tx_hash: tx, tx_hash_source: 'settlement', settled_usd: '0.01' };
+    const pick = (row: PaymentRow | undefined) =>
+      row && {
+        status: row.status,
+        tx_hash: row.tx_hash,
+        tx_hash_source: row.tx_hash_source,
+        settled_usd: row.settled_usd,
+      };
+    const views = [`/v1/wallets/${w.id}/payments`, `/v1/agents/${agent.agentId}/payments`];
+    for (const view of views) assert.deepEqual(pick(await history(view, id)), settled, view);
+
     assert.deepEqual(
       reported?.settlement && {
         scheme: reported.settlement.scheme,
@@ -136,17 +147,6 @@ describe('exact settlements reported back: an official seller not on Treasury, t
       `report: ${JSON.stringify(reported)}`,
     );
     assert.equal(quiet.settlementReport, undefined, 'recordSettlements: false reports nothing');
-
-    const settled = { status: 'settled', tx_hash: tx, tx_hash_source: 'settlement', settled_usd: '0.01' };
-    const pick = (row: PaymentRow | undefined) =>
-      row && {
-        status: row.status,
-        tx_hash: row.tx_hash,
-        tx_hash_source: row.tx_hash_source,
-        settled_usd: row.settled_usd,
-      };
-    const views = [`/v1/wallets/${w.id}/payments`, `/v1/agents/${agent.agentId}/payments`];
-    for (const view of views) assert.deepEqual(pick(await history(view, id)), settled, view);
 
     // Nothing given back (the whole value settled), the event in the wallet's audit chain.
     const [day] = await t.db.knex('wallet_spend_totals').where({ wallet_id: w.id, window_kind: 'day' });
