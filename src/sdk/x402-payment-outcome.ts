@@ -79,8 +79,13 @@ function payerOf(terms: SignOutcome['terms']): string {
 /** What a settlement report came to: the settlement Treasury recorded, or why not (an error code). */
 export type SettlementReport = Pick<X402Result, 'settlement' | 'settlementError'>;
 
-/** The pauses between the attempts of a background report: 6 attempts over about a minute. */
-export const SETTLEMENT_REPORT_DELAYS_MS: readonly number[] = Object.freeze([2_000, 4_000, 8_000, 15_000, 30_000]);
+/**
+ * The pauses between the attempts of a background report: 7 attempts over 50 s, enough for Base mainnet's
+ * default depth (10 blocks, about 20 s) with room for a lagging RPC.
+ */
+export const SETTLEMENT_REPORT_DELAYS_MS: readonly number[] = Object.freeze([
+  2_000, 3_000, 5_000, 8_000, 12_000, 20_000,
+]);
 
 /** Whether a report may succeed later: not deep enough yet, not seen yet by Treasury's RPC, or nobody answered. */
 function worthRetrying(err: unknown): boolean {

@@ -11,8 +11,8 @@
  */
 import type { X402Result } from '../../../sdk/index.js';
 
-/** How long `xx buy` waits for a background settlement report at most. */
-export const BUY_SETTLEMENT_WAIT_MS = 15_000;
+/** How long `xx buy` waits for a background settlement report at most (Base mainnet's 10 blocks take about 20 s). */
+export const BUY_SETTLEMENT_WAIT_MS = 30_000;
 
 /** `result` with its background settlement report's outcome, waited for at most `waitMs`. */
 export async function awaitSettlementReport(result: X402Result, waitMs = BUY_SETTLEMENT_WAIT_MS): Promise<X402Result> {
