@@ -11,6 +11,8 @@
  *   another account's bearer, or another wallet's path, gets 404.
  * - A report before the depth the network requires is 409 settlement_unconfirmed, nothing stored; once deep
  *   enough it is recorded.
+ * - `xx buy` (the real binary) reports through the SDK and waits for it: `xx history` right after shows the
+ *   payment settled with the receipt's transaction.
  */
 import assert from 'node:assert/strict';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -22,6 +24,8 @@ import { startTestTreasury, type TestTreasury } from '../support/api-harness.js'
 import { fundFromFaucet, startTestChain } from '../support/chain-harness.js';
 import { mineBlocks } from '../support/seller-pay-to.js';
 import { signInWithNewKey } from '../support/sign-in.js';
+import { fileTempDir } from '../support/temp-dirs.js';
+import { runXx, stdoutJson } from '../integration/cli/xx-process.js';
 import { agentBuyer, expressSeller, newAgentWallet, type AgentBuyer } from '../support/x402-e2e-fixture.js';
 
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -271,5 +275,35 @@ describe('exact settlements reported back: an official seller not on Treasury, t
     } finally {
       await deep.stop();
     }
+  });
+
+  it('xx buy reports and waits for it: xx history right after shows the payment settled with its transaction', async () => {
+    const w = await newFundedWallet('cli');
+    const env = {
+      HOME: fileTempDir('xx-exact-settlement-'),
+      XX_PAT: agent.pat.pat,
+      XX_API_URL: t.baseUrl,
+      NO_COLOR: '1',
+    };
+    const bought = stdoutJson(
+      await runXx(['buy', `${url}/weather`, '--wallet', w.id, '--max', '0.05', '--json'], env),
+      'xx buy',
+    );
+    const tx = String(bought.receipt?.txHash).toLowerCase();
+    assert.match(tx, /^0x[0-9a-f]{64}$/);
+    assert.deepEqual(
+      [
+        bought.settlement?.transaction,
+        bought.settlement?.settled,
+        bought.settlement?.given_back,
+        bought.settlement_error,
+      ],
+      [tx, '0.01', '0', undefined],
+    );
+    const page = stdoutJson(await runXx(['history', '--wallet', w.id, '--json'], env), 'xx history');
+    assert.deepEqual(
+      (page.payments as PaymentRow[]).map((p) => [p.status, p.tx_hash]),
+      [['settled', tx]],
+    );
   });
 });
