@@ -102,7 +102,9 @@ export class SettlementService {
     let scheme: SettlementScheme | undefined;
     try {
       const row = await this.read(ctx, authorizationId);
-      scheme = settlementScheme(row.response);
+      // Counted by its own scheme even when it has no check (a Solana `exact` payment).
+      scheme = row.scheme === 'upto' ? 'upto' : 'exact';
+      settlementScheme(row.response);
       const stored = this.storedSettlement(row, transaction);
       if (stored) {
         this.count(scheme, 'replayed');
@@ -115,6 +117,7 @@ export class SettlementService {
       this.count(scheme, result.replayed ? 'replayed' : 'recorded');
       return result;
     } catch (err) {
+      // A report refused before its authorization was read (not found) is counted with `upto`'s, as before.
       this.count(scheme ?? 'upto', err instanceof AppError ? err.code : 'failed');
       throw err;
     }
