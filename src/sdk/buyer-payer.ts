@@ -93,7 +93,7 @@ export interface BuyerPayer {
   ): Promise<SignOutcome | undefined>;
   /** The wallet's balance of the price's asset, when the payer can read it. */
   balance?(requirements: PaymentRequirements): Promise<PayerBalance>;
-  /** Reports an `upto` settlement (Treasury gives back the unsettled part of the signed maximum). */
+  /** Reports a settlement (`upto`: Treasury gives back the unsettled part of the signed maximum; EVM `exact` too). */
   recordSettlement?(authorizationId: string, transaction: string): Promise<Settlement>;
 }
 

@@ -120,8 +120,9 @@ export class TreasuryClient {
   }
 
   /**
-   * Reports the transaction that settled an `upto` payment: Treasury verifies it on chain and gives back the
-   * part of the signed maximum that was not charged (the same transaction reported again answers the same).
+   * Reports the transaction that settled an EVM payment (`exact` or `upto`): Treasury verifies it on chain and
+   * records it (the payment shows `settled`); for `upto` it gives back the part of the signed maximum that was
+   * not charged. The same transaction reported again answers the same.
    */
   async recordSettlement(walletId: string, authorizationId: string, transaction: string): Promise<Settlement> {
     const wallet = walletPath(walletId);

@@ -63,9 +63,11 @@ const treasuryBuyerOptionsSchema = z
     capability: capabilitySchema.optional(),
     ...commonOptions,
     /**
-     * After an `upto` payment whose receipt names its transaction, report it to Treasury, which verifies it on
-     * chain and gives back the unsettled part of the signed maximum (default true). The result's `settlement`
-     * holds what Treasury recorded, or `settlementError` why not; the seller's answer is returned either way.
+     * After a payment whose receipt names its transaction, report it to Treasury, which verifies it on chain
+     * (default true): for `upto` before answering, giving back the unsettled part of the signed maximum (the
+     * result's `settlement`, or `settlementError` why not); for an EVM `exact` payment in the background (the
+     * result's `settlementReport`), so the payment shows `settled` in the histories. The seller's answer is
+     * returned either way.
      */
     recordSettlements: z.boolean().optional(),
   })

@@ -56,7 +56,7 @@ import {
 } from './x402-buyer-options.js';
 import { signedPaymentHeader } from './x402-signed-payment.js';
 import type { X402Result } from './x402-result.js';
-import { paidResult, readReceipt, recordSettlement, whyNotPaid } from './x402-payment-outcome.js';
+import { paidResult, readReceipt, whyNotPaid, withSettlementReport } from './x402-payment-outcome.js';
 
 export type { X402BuyerClient, X402BuyerOptions, X402RequestInit } from './x402-buyer-options.js';
 
@@ -185,8 +185,8 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     if (second.status >= 200 && second.status < 300) {
       const result = paidResult(second, secondBody, receipt, requirements, signed);
       const { payment } = signed;
-      return recordSettlements && payment?.scheme === 'upto' && receipt?.success
-        ? { ...result, ...(await recordSettlement(payer, payment.authorization_id, receipt.transaction)) }
+      return recordSettlements && payment && receipt?.success
+        ? withSettlementReport(result, payer, payment, receipt.transaction)
         : result;
     }
     // A receipt header means the seller says it settled (or it is unreadable, and settlement cannot be ruled out).

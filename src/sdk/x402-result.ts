@@ -47,6 +47,12 @@ export interface X402Result {
   settlement?: Settlement;
   /** For an `upto` payment whose settlement could not be recorded: the error code (the payment stands). */
   settlementError?: string;
+  /**
+   * For an EVM `exact` payment of a Treasury wallet whose receipt names a transaction: the report of that
+   * settlement, running in the background (bounded retries); it resolves to the settlement Treasury recorded
+   * or `settlementError`, and never rejects. Await it before exiting to be sure the report was made.
+   */
+  settlementReport?: Promise<Pick<X402Result, 'settlement' | 'settlementError'>>;
 }
 
 export function toX402Receipt(receipt: SettlementReceipt, requirements: PaymentRequirements | undefined): X402Receipt {

@@ -137,7 +137,10 @@ export const ERROR_CODES = {
   wallet_not_found: { status: 404, message: 'No such wallet.' },
   method_not_allowed: { status: 405, message: 'That method is not allowed on this route.' },
   authorization_not_found: { status: 404, message: 'No such authorization for this wallet.' },
-  settlement_not_applicable: { status: 422, message: 'Only a signed "upto" authorization has a settlement to record.' },
+  settlement_not_applicable: {
+    status: 422,
+    message: 'Only a signed EVM authorization ("exact" or "upto") has a settlement to record.',
+  },
   settlement_not_verified: {
     status: 422,
     message: 'The transaction is not a verified settlement of this authorization; see reason.',

@@ -9,7 +9,8 @@
  *   the settlement's transaction, verified on chain, only the 40% (day, PAT day, audit chain).
  * - A reported settlement is held to the chain: the same transaction again answers the stored result; a
  *   transaction of another authorization, one that is not an upto settlement, one never mined, a second one
- *   for a settled authorization, an `exact` authorization and hostile input are refused and change nothing.
+ *   for a settled authorization, one reported for an `exact` authorization and hostile input are refused and
+ *   change nothing.
  * - The official @x402/fetch upto client (a plain viem key) pays our Koa seller, whose handler charges 25%:
  *   balances move by exactly that, the receipt (official decoder) carries the amount, the ledger row too.
  * - treasuryAccount used by the official upto client pays our Koa seller, whose ledger row is linked to the
@@ -380,7 +381,13 @@ describe('x402 upto end to end: Permit2 witness, official facilitator, Treasury,
         'settlement_not_verified',
         'transaction_not_found',
       ],
-      ['an exact authorization', await report(exact.body.authorization_id, txA), 422, 'settlement_not_applicable'],
+      [
+        "an exact authorization, with an upto settlement's transaction",
+        await report(exact.body.authorization_id, txA),
+        422,
+        'settlement_not_verified',
+        'authorization_mismatch',
+      ],
       ['no such authorization', await report(`auth_${'0'.repeat(24)}`, txA), 404, 'authorization_not_found'],
       ['a malformed hash', await report(idA, '0x1234'), 400, 'invalid_request'],
       [

@@ -107,6 +107,11 @@ function moneyMetrics({ counter, gauge, histogram }: Makers) {
       help: 'Reported settlements of upto authorizations by outcome: recorded (verified on chain, unsettled part given back), replayed (reported again), or the error code.',
       labelNames: ['outcome'],
     }),
+    exactSettlements: counter({
+      name: 'treasury_exact_settlements_total',
+      help: 'Reported settlements of exact (EIP-3009) authorizations by outcome: recorded (verified on chain), replayed (reported again), or the error code.',
+      labelNames: ['outcome'],
+    }),
     ledgerVerifications: counter({
       name: 'treasury_ledger_verifications_total',
       help: 'On-chain checks of seller ledger rows by outcome: verified, rejected, pending (not yet decidable: confirmations, RPC, transaction not seen yet) or error.',

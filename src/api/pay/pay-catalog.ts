@@ -1,6 +1,6 @@
 /**
  * The catalogue entries of the pay wing's routes (./pay-routes.ts): a wallet's policy (read, replace, dry run),
- * pay, transfer and `upto` settlement; src/api/api-catalog.ts puts every family together.
+ * pay, transfer and the settlement of an `exact` or `upto` payment; src/api/api-catalog.ts puts every family together.
  *
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does
  * not defend: what the pay path decides (./pay-service.ts).
@@ -109,8 +109,10 @@ export const PAY_CATALOG: CatalogEntry[] = [
   {
     method: 'POST',
     path: '/v1/wallets/{id}/authorizations/{authorization_id}/settlement',
+    // The operationId predates exact settlements; kept, so generated clients keep their method.
     operationId: 'recordUptoSettlement',
-    summary: 'Record an upto settlement, verified on chain; gives back the unsettled part of the signed maximum',
+    summary:
+      'Record the settlement of an exact or upto payment, verified on chain (upto: gives back the unsettled part of the signed maximum)',
     auth: 'treasury_or_agent',
     body: settlementBodySchema,
     replies: { 200: settlementSchema },

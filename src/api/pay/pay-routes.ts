@@ -3,7 +3,7 @@
  * /v1/wallets/{id}/policy/signed (an owner-signed policy: ../wallets/owner-policy-service.ts),
  * POST /v1/wallets/{id}/policy/evaluate (dry run), POST /v1/wallets/{id}/pay and /transfer
  * (with an optional Idempotency-Key header), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
- * (an `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
+ * (an `exact` or `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
  * (test/integration/api/revoked-wallet-routes.test.ts walks the route table).
  */
 import Router from '@koa/router';
@@ -128,7 +128,7 @@ export function payRoutes(
     await deps.wallets.getActive(s.accountId, s.walletId);
     const authorizationId = validate(authorizationIdSchema, ctx.params.authorization_id, 'path');
     const body = validate(settlementBodySchema, ctx.state.body);
-    ctx.body = await deps.settlements.recordUptoSettlement(s, authorizationId, body.transaction as `0x${string}`);
+    ctx.body = await deps.settlements.recordSettlement(s, authorizationId, body.transaction as `0x${string}`);
   });
 
   return router;

@@ -184,7 +184,7 @@ export { idempotencyKeySchema } from '../http/schemas/common-schemas.js';
 export { plainText };
 export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;
 
-/** POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement: the transaction that settled an `upto` authorization. */
+/** POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement: the transaction that settled an EVM authorization (`exact` or `upto`). */
 export const settlementBodySchema = z
   .object({
     transaction: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash (0x + 64 hex)'),

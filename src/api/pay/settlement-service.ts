@@ -1,36 +1,40 @@
 /**
- * Settlements of x402 `upto` payments: an `upto` authorization is counted at its signed maximum when it is
- * signed (the seller may settle less, and nothing else bounds it before settlement); once a transaction that
- * settled it is reported, Treasury reads that transaction from the chain, checks it settled exactly this
- * authorization (./../chain/verify-upto-settlement.ts), and gives back the part of the maximum that was not
- * charged — under the wallet's lock, in the day, week and month windows the payment was counted in, in the
- * paying buyer PAT's day, with a `payment.settled` event in the wallet's audit chain and the settlement
- * stored on the authorization row. Anyone who may pay from the wallet may report; the buyer SDK does after
- * each `upto` payment whose receipt names a transaction.
+ * Settlements of x402 EVM payments, reported by whoever may pay from the wallet (the buyer SDK does after
+ * each payment whose receipt names a transaction): Treasury reads that transaction from the chain, checks it
+ * settled exactly this authorization (./verify-reported-settlement.ts), and stores the settlement on the
+ * authorization row with a `payment.settled` event in the wallet's audit chain — what the payment histories
+ * show as `settled`, with the transaction.
+ * - `upto`: the authorization is counted at its signed maximum when it is signed (the seller may settle less,
+ *   and nothing else bounds it before settlement); the part of the maximum that was not charged is given back
+ *   under the wallet's lock, in the day, week and month windows the payment was counted in and in the paying
+ *   buyer PAT's day.
+ * - `exact`: the whole signed value settles; nothing is given back (the settlement is recorded and audited).
  *
- * Defends: spend given back on a claim — only a mined, successful transaction carrying this authorization's
- * Permit2 nonce and signature counts, for what it moved, once it is as deep as the network requires
+ * Defends: spend given back, or a payment shown settled, on a claim — only a mined, successful transaction
+ * carrying this very authorization counts, for what it moved, once it is as deep as the network requires
  * (TREASURY_LEDGER_CONFIRMATIONS, the same depth seller ledger rows wait for; shallower answers 409
- * `settlement_unconfirmed` with the confirmations so far, nothing given back, and the client reports again); a settlement counted twice (the row holds one
- * settlement; the same transaction reported again answers the stored result, another one 409; a transaction
- * settles one authorization, UNIQUE (network, settlement_tx)).
- * Does not defend: an `upto` authorization that is never settled or whose settlement is never reported — it
- * stays counted at its maximum (fail-safe); a settlement reorganised away after it reached the required depth.
+ * `settlement_unconfirmed` with the confirmations so far, nothing stored, and the client reports again); a
+ * settlement counted twice (the row holds one settlement; the same transaction reported again answers the
+ * stored result, another one 409; a transaction settles one authorization, UNIQUE (network, settlement_tx)).
+ * Does not defend: an authorization that is never settled or whose settlement is never reported — an `upto`
+ * one stays counted at its maximum (fail-safe), an `exact` one stays `signed` (then `expired`) in the
+ * histories unless a verified seller ledger row names it; a settlement reorganised away after it reached the
+ * required depth; one transaction settling two authorizations of Treasury wallets (a facilitator's batch: the
+ * second report is refused by the unique index); Solana payments (refused, settlement_not_applicable).
  */
 import type { Knex } from 'knex';
-import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import type { Hash } from 'viem';
 import { formatUsd } from '../../../policy/money.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
-import type { BalanceReader } from '../chain/balance-reader.js';
+import type { BalanceReader, MinedTransaction } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
-import { signedUptoPermit, verifyUptoSettlement } from '../chain/verify-upto-settlement.js';
 import { requiredConfirmations } from '../config/app-config.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import { giveBackSpend } from './store/give-back-spend.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
+import { settlementScheme, verifyReportedSettlement, type SettlementScheme } from './verify-reported-settlement.js';
 import type { Settlement } from '../../shared/api-responses/pay-responses.js';
 
 /** The reply's shape is the shared response schema (src/shared/api-responses/pay-responses.ts). */
@@ -89,54 +93,62 @@ export class SettlementService {
     this.confirmations = deps.confirmations ?? {};
   }
 
-  /** Verifies `transaction` as the settlement of `authorizationId` and gives back the unsettled part (see the header). */
-  async recordUptoSettlement(
+  /** Verifies `transaction` as the settlement of `authorizationId` and records it (see the header). */
+  async recordSettlement(
     ctx: { accountId: string; walletId: string; actor: string },
     authorizationId: string,
     transaction: Hash,
   ): Promise<SettlementView> {
-    const outcome = (o: string) => this.metrics.uptoSettlements.inc({ outcome: o });
+    let scheme: SettlementScheme | undefined;
     try {
       const row = await this.read(ctx, authorizationId);
+      // Counted by its own scheme even when it has no check (a Solana `exact` payment).
+      scheme = row.scheme === 'upto' ? 'upto' : 'exact';
+      settlementScheme(row.response);
       const stored = this.storedSettlement(row, transaction);
       if (stored) {
-        outcome('replayed');
+        this.count(scheme, 'replayed');
         return stored;
       }
-      const payment = row.response;
-      if (payment.scheme !== 'upto' || !row.signature)
-        throw new Error(`authorization ${row.id} is signed upto but holds no Permit2 authorization or signature`);
-      const chain = this.chains.resolve(row.network);
-      if (!chain) throw new AppError('network_not_supported', { fields: { network: row.network } });
-      const tx = await this.chainReader.minedTransaction(chain, transaction);
-      if (!tx)
-        throw new AppError('settlement_not_verified', {
-          message: "No mined transaction has that hash on the payment's network (yet).",
-          fields: { reason: 'transaction_not_found' },
-        });
-      // Judged only once as deep as required: a reorganisation could still drop or reorder a shallower one.
-      const required = requiredConfirmations(this.confirmations, chain.network);
-      if (tx.confirmations < required) {
-        throw new AppError('settlement_unconfirmed', {
-          fields: {
-            transaction: transaction.toLowerCase(),
-            confirmations: tx.confirmations,
-            required_confirmations: required,
-          },
-        });
-      }
-      const settledRaw = verifyUptoSettlement(
-        tx,
-        signedUptoPermit(payment.permit2_authorization, row.signature),
-        x402UptoPermit2ProxyAddress,
-      );
-      const view = await this.giveBack(ctx, row, transaction.toLowerCase(), settledRaw);
-      outcome(view.replayed ? 'replayed' : 'recorded');
-      return view;
+      if (!row.signature) throw new Error(`authorization ${row.id} is signed but holds no signature`);
+      const tx = await this.deepEnough(row.network, transaction);
+      const settledRaw = verifyReportedSettlement(row.response, row.signature, tx);
+      const result = await this.record(ctx, row, scheme, transaction.toLowerCase(), settledRaw);
+      this.count(scheme, result.replayed ? 'replayed' : 'recorded');
+      return result;
     } catch (err) {
-      outcome(err instanceof AppError ? err.code : 'failed');
+      // A report refused before its authorization was read (not found) is counted with `upto`'s, as before.
+      this.count(scheme ?? 'upto', err instanceof AppError ? err.code : 'failed');
       throw err;
     }
+  }
+
+  private count(scheme: SettlementScheme, outcome: string): void {
+    (scheme === 'upto' ? this.metrics.uptoSettlements : this.metrics.exactSettlements).inc({ outcome });
+  }
+
+  /** The mined transaction `transaction` on `network`, once as deep as the network requires (see the header). */
+  private async deepEnough(network: string, transaction: Hash): Promise<MinedTransaction> {
+    const chain = this.chains.resolve(network);
+    if (!chain) throw new AppError('network_not_supported', { fields: { network } });
+    const tx = await this.chainReader.minedTransaction(chain, transaction);
+    if (!tx)
+      throw new AppError('settlement_not_verified', {
+        message: "No mined transaction has that hash on the payment's network (yet).",
+        fields: { reason: 'transaction_not_found' },
+      });
+    // Judged only once as deep as required: a reorganisation could still drop or reorder a shallower one.
+    const required = requiredConfirmations(this.confirmations, chain.network);
+    if (tx.confirmations < required) {
+      throw new AppError('settlement_unconfirmed', {
+        fields: {
+          transaction: transaction.toLowerCase(),
+          confirmations: tx.confirmations,
+          required_confirmations: required,
+        },
+      });
+    }
+    return tx;
   }
 
   private async read(ctx: { accountId: string; walletId: string }, authorizationId: string): Promise<AuthorizationRow> {
@@ -148,12 +160,6 @@ export class SettlementService {
     );
     if (!row || row.account_id !== ctx.accountId)
       throw new AppError('authorization_not_found', { fields: { authorization_id: authorizationId } });
-    if (row.scheme !== 'upto') {
-      throw new AppError('settlement_not_applicable', {
-        message: 'An "exact" authorization settles its whole value: there is nothing to give back.',
-        fields: { scheme: row.scheme },
-      });
-    }
     if (row.status !== 'signed') {
       throw new AppError('settlement_not_applicable', {
         message: 'Only a signed authorization can have been settled.',
@@ -174,15 +180,17 @@ export class SettlementService {
     return view(row, BigInt(row.settled_raw!), row.settled_at!, true);
   }
 
-  private async giveBack(
+  /** Stores the settlement on `row` with its audit event (an `upto` one gives back the unsettled part) under the wallet's lock. */
+  private async record(
     ctx: { walletId: string; actor: string },
     row: AuthorizationRow,
+    scheme: SettlementScheme,
     transaction: string,
     settledRaw: bigint,
   ): Promise<SettlementView> {
     const max = BigInt(row.amount_micro);
-    const back = max - settledRaw;
-    const windows = policyWindows(row.created_at);
+    // An exact payment settles what was signed: nothing to give back.
+    const back = scheme === 'upto' ? max - settledRaw : 0n;
     const at = this.clock();
     const result = await withWalletTransaction(this.knex, ctx.walletId, async (tx) => {
       const [updated] = await tx.query<{ id: string }>(
@@ -196,12 +204,13 @@ export class SettlementService {
       await giveBackSpend(
         tx,
         ctx.walletId,
-        { amountMicro: back, windows, uncount: false, patTokenId: row.actor },
+        { amountMicro: back, windows: policyWindows(row.created_at), uncount: false, patTokenId: row.actor },
         {
           eventType: 'payment.settled',
           actor: ctx.actor,
           payload: {
             authorization_id: row.id,
+            scheme,
             transaction,
             signed_max_usd: formatUsd(max),
             settled_usd: formatUsd(settledRaw),
@@ -241,15 +250,16 @@ function view(
   transaction = row.settlement_tx!,
 ): SettlementView {
   const max = BigInt(row.amount_micro);
+  const scheme = settlementScheme(row.response);
   return {
     authorization_id: row.id,
     wallet_id: row.wallet_id,
-    scheme: 'upto',
+    scheme,
     network: row.network,
     transaction,
     signed_max_usd: formatUsd(max),
     settled_usd: formatUsd(settledRaw),
-    given_back_usd: formatUsd(max - settledRaw),
+    given_back_usd: formatUsd(scheme === 'upto' ? max - settledRaw : 0n),
     settled_at: at.toISOString(),
     replayed,
   };

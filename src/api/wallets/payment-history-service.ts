@@ -2,7 +2,8 @@
  * Payment history for buyers (docs/api.md, "Payment history"): the authorizations of one wallet, or of every
  * wallet of a Treasury account (an agent's), newest first, paged by (created_at, id) like every list. Each
  * row's status is derived here from what Treasury knows (src/shared/api-responses/payment-history-responses.ts):
- * its own row status, its `upto` settlement, a seller ledger row it verified on chain, and the clock.
+ * its own row status, its reported settlement (`exact` or `upto`, verified on chain), a seller ledger row it
+ * verified on chain, and the clock — a known settlement first, so a settled payment never turns `expired`.
  *
  * Defends: another account's payments being read — the caller passes the account its bearer resolves to and
  * every query is filtered by it (./store/pg-wallet-history-store.ts; a wallet of another account is `wallet_not_found` before any row is read);

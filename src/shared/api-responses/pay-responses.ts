@@ -156,12 +156,15 @@ export const signedPaymentSchema = z.union([
 export type SignedPayment = z.infer<typeof signedPaymentSchema>;
 export type SignedExactPayment = Extract<SignedPayment, { authorization: unknown }>;
 
-/** What Treasury recorded for an `upto` settlement (POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement). */
+/**
+ * What Treasury recorded for a settlement (POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement):
+ * for `exact` the whole signed value settled (`settled_usd` = `signed_max_usd`, nothing given back).
+ */
 export const settlementSchema = z
   .object({
     authorization_id: z.string(),
     wallet_id: z.string(),
-    scheme: z.literal('upto'),
+    scheme: z.enum(['exact', 'upto']),
     network: z.string(),
     transaction: z.string(),
     signed_max_usd: z.string(),

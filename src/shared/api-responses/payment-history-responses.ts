@@ -3,11 +3,11 @@
  * authorizations Treasury signed for a wallet, or for every wallet of an agent, newest first, paged like
  * every list. The API's view returns this type; `xx history` and the MCP `payment_history` tool parse with it.
  *
- * `status`: `signed` (valid and not known to be settled), `settled` (a transaction is known: the `upto`
- * settlement Treasury verified, or a seller ledger row Treasury verified on chain), `expired` (its window
- * closed with no settlement Treasury knows of; an `exact` payment may still have settled on chain if no
- * seller reported it), `released` (never signed, or given back: nothing can move funds), `reserved` (being
- * signed right now; rare, seconds).
+ * `status`: `signed` (valid and not known to be settled), `settled` (a transaction is known: a reported `exact`
+ * or `upto` settlement Treasury verified, or a seller ledger row Treasury verified on chain; it stays
+ * `settled` after its window closed), `expired` (its window closed with no settlement Treasury knows of; an
+ * `exact` payment may still have settled on chain if neither the buyer nor a seller reported it), `released`
+ * (never signed, or given back: nothing can move funds), `reserved` (being signed right now; rare, seconds).
  */
 import { z } from 'zod';
 import { pageOf, timestampField, usdField } from './response-fields.js';
@@ -23,14 +23,14 @@ export const paymentViewSchema = z.object({
   network: z.string(),
   /** What was signed: the price (`exact`), the maximum (`upto`), the transfer amount. */
   amount_usd: usdField,
-  /** `upto` only, once settled: what the settlement moved. */
+  /** Once a settlement was reported and verified: what it moved (`exact`: the whole amount). */
   settled_usd: usdField.nullable(),
   payee: z.string(),
   resource: z.string().nullable(),
   capability: z.string().nullable(),
   decision_id: z.string(),
   tx_hash: z.string().nullable(),
-  /** Where tx_hash comes from: Treasury's own `upto` settlement check, or a seller ledger row verified on chain. */
+  /** Where tx_hash comes from: Treasury's own check of a reported settlement, or a seller ledger row verified on chain. */
   tx_hash_source: z.enum(['settlement', 'seller_ledger']).nullable(),
   created_at: timestampField,
   valid_before: timestampField,

@@ -5,7 +5,9 @@
  * `--method`, `--body` (inline JSON or `@file`), `--header k:v` (repeatable), `--max <USD>` (the price cap;
  * refused above it, never raised). Prints the body; under `--json` `{status, paid, network, body, receipt}` with
  * the receipt's txHash (a Solana transaction's base58 signature on Solana), payer, network and amount, and for an `upto` payment `settlement` (signed maximum, settled, given
- * back; null with `settlement_error` when Treasury could not record it). SDK errors map to the buyer SDK's
+ * back; null with `settlement_error` when Treasury could not record it). An EVM `exact` payment's settlement is
+ * reported too (waited for briefly: ./settlement-report.ts), so `xx history` shows it settled; under `--json`
+ * the same `settlement` (nothing given back) or `settlement_error`. SDK errors map to the buyer SDK's
  * error names (docs/buyer-sdk.md); MGMT_6014 shows the server's user_message unchanged with its settings_url.
  */
 import fs from 'node:fs';
@@ -32,6 +34,7 @@ import { networkArgument } from './network-argument.js';
 import { capabilitySchema } from '../../../sdk/treasury-client-schemas.js';
 import { buyCeiling, DEFAULT_BUY_MAX_USD, type BuyCeiling } from './buy-ceiling.js';
 import { selfCustodyBuyer } from './self-custody.js';
+import { awaitSettlementReport } from './settlement-report.js';
 import {
   act,
   badArgument,
@@ -246,7 +249,7 @@ function buyOutput(result: X402Result) {
     network: result.network ?? null,
     body: parsedBody,
     receipt,
-    ...(result.payment?.scheme === 'upto'
+    ...(result.payment?.scheme === 'upto' || result.settlementReport
       ? { settlement, ...(result.settlementError ? { settlement_error: result.settlementError } : {}) }
       : {}),
   };
@@ -285,6 +288,7 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   } catch (err) {
     throw payer.mapError(withCeilingSource(mapBuyError(err), ceiling));
   }
+  result = await awaitSettlementReport(result);
   const { data, receipt, settlement } = buyOutput(result);
   if (result.status >= 400) {
     throw new CliError({
@@ -299,9 +303,15 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
     ctx.info(
       `Paid ${receipt.amount} USD from ${result.localPayment?.payer ?? wallet.address} on ${receipt.network} (tx ${receipt.txHash}).`,
     );
-  if (settlement)
+  if (settlement && result.payment?.scheme !== 'upto')
+    ctx.info(`Treasury verified the settlement on chain (tx ${settlement.transaction}): xx history shows it settled.`);
+  else if (settlement)
     ctx.info(
       `Settled ${settlement.settled} of the ${settlement.signed_max} USD maximum; ${settlement.given_back} USD given back to the wallet's caps.`,
+    );
+  else if (result.settlementError && result.payment?.scheme !== 'upto')
+    ctx.info(
+      `The settlement was not recorded yet (${result.settlementError}); the payment stands, but xx history shows it signed until it is.`,
     );
   else if (result.settlementError)
     ctx.info(
