@@ -225,9 +225,10 @@ describe('rule capability_cap_usd', () => {
     ]);
   });
 
-  it('fail-closed: a pay without a capability, or with a malformed one, is refused on a wallet with caps', () => {
+  it('fail-closed with capability_required: a pay without a capability, or with a malformed one, is refused', () => {
+    const required = policy({ capability_cap_usd: caps, capability_required: true });
     for (const capability of [undefined, '', 'LLM.GPT.MINI', 'llm.*', 'a b', 'x'.repeat(129)]) {
-      const d = evaluatePolicy(p, pay('0.01', { capability }), EMPTY, NOW);
+      const d = evaluatePolicy(required, pay('0.01', { capability }), EMPTY, NOW);
       assert.deepEqual(rules(d), ['capability_cap_usd'], JSON.stringify(capability));
       assert.equal(d.violations[0]!.reason, capability ? 'capability_malformed' : 'capability_required');
     }
