@@ -136,7 +136,7 @@ export function renderConfigurationReference(): string {
     '',
     ...schemaTable(gateEnvSchema.shape as unknown as Record<string, SchemaNode>, GATE_ENTRIES),
     '',
-    '## Seller middleware (`treasury/koa`)',
+    '## Seller middleware (`@treasury/x402-koa`)',
     '',
     'Fallbacks read once from `options.env` (default `process.env`) when the option itself is not given.',
     '',

@@ -94,6 +94,27 @@ async function installedPackages(nodeModules: string): Promise<string[]> {
   return names;
 }
 
+/** Every installed zod: its folder (relative to the scratch project) → its version. */
+async function zodInstalls(nodeModules: string, prefix = 'node_modules'): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const entry of await fs.readdir(nodeModules, { withFileTypes: true }).catch(() => [])) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const names = entry.name.startsWith('@')
+      ? (await fs.readdir(path.join(nodeModules, entry.name))).map((n) => `${entry.name}/${n}`)
+      : [entry.name];
+    for (const name of names) {
+      const dir = path.join(nodeModules, name);
+      if (name === 'zod') {
+        const manifest = JSON.parse(await fs.readFile(path.join(dir, 'package.json'), 'utf8')) as { version: string };
+        found.set(`${prefix}/zod`, manifest.version);
+      }
+      for (const [k, v] of await zodInstalls(path.join(dir, 'node_modules'), `${prefix}/${name}/node_modules`))
+        found.set(k, v);
+    }
+  }
+  return found;
+}
+
 const CONSUMER_MJS = `
 import assert from 'node:assert/strict';
 import Koa from 'koa';
@@ -217,6 +238,11 @@ describe('publishable packages: npm pack, install in a scratch project, use from
     assert.deepEqual(forbidden, [], 'no native or sandbox dependency');
     const gyp = installed.filter((n) => n === 'node-gyp-build' || n === 'node-addon-api' || n === 'bindings');
     assert.deepEqual(gyp, [], 'nothing that builds native code');
+    // Two zod majors (docs/packages.md): ours (4) at the top; 3 only where the official @x402/* packages nest it.
+    const zods = await zodInstalls(path.join(scratch, 'node_modules'));
+    assert.equal(zods.get('node_modules/zod')?.split('.')[0], '4', JSON.stringify([...zods]));
+    for (const [where, version] of zods)
+      if (!version.startsWith('4.')) assert.match(where, /^node_modules\/@x402\/[a-z]+\/node_modules\/zod$/, where);
   });
 
   it('imports and works from plain Node: a buyer, and a 402 from the middleware on Koa', async () => {
