@@ -37,17 +37,24 @@ describe('capability caps and payments that name no capability', () => {
     assert.deepEqual(rules(evaluatePolicy(capped, pay('1.5'), EMPTY, NOW)), ['per_tx_cap_usd']);
   });
 
-  it('with capability_required: true, a pay naming no capability is refused (capability_required)', () => {
-    const d = evaluatePolicy(required, pay('0.000001'), EMPTY, NOW);
-    assert.deepEqual(rules(d), ['capability_cap_usd']);
-    assert.equal(d.violations[0]!.reason, 'capability_required');
+  it('with capability_required: true, a pay naming no capability (or the empty string) is refused', () => {
+    for (const capability of [undefined, '']) {
+      const d = evaluatePolicy(required, pay('0.000001', { capability }), EMPTY, NOW);
+      assert.deepEqual(rules(d), ['capability_cap_usd'], JSON.stringify(capability));
+      assert.equal(d.violations[0]!.reason, 'capability_required');
+    }
   });
 
-  it('a malformed capability (the empty string included) is refused either way', () => {
-    for (const capability of ['', 'LLM.GPT', 'llm.*', 'a b', 'x'.repeat(129)]) {
-      const d = evaluatePolicy(open, pay('0.001', { capability }), EMPTY, NOW);
-      assert.deepEqual(rules(d), ['capability_cap_usd'], JSON.stringify(capability));
-      assert.equal(d.violations[0]!.reason, 'capability_malformed');
+  it('a malformed capability is refused either way (the empty string too, without capability_required)', () => {
+    for (const [p, capabilities] of [
+      [open, ['', 'LLM.GPT', 'llm.*', 'a b', 'x'.repeat(129)]],
+      [required, ['LLM.GPT', 'llm.*', 'a b', 'x'.repeat(129)]],
+    ] as const) {
+      for (const capability of capabilities) {
+        const d = evaluatePolicy(p, pay('0.001', { capability }), EMPTY, NOW);
+        assert.deepEqual(rules(d), ['capability_cap_usd'], JSON.stringify(capability));
+        assert.equal(d.violations[0]!.reason, 'capability_malformed');
+      }
     }
   });
 

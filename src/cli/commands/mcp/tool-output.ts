@@ -7,8 +7,9 @@
  * required fields or the refusal's — a result with half an answer, or a refusal without its code, fails.
  *
  * Defends: a client (or a model) meeting a shape the schema does not announce; an answer and its schema
- * drifting apart (the tests call every tool through the SDK's validating client). Does not defend: the
- * content's truth, or a field whose key both shapes share with different types (`toolOutputSchema` refuses it).
+ * drifting apart (the tests call every tool through the SDK's validating client); an answer field shadowing a
+ * refusal field (refused when the schema is built; `status` alone is shared, an integer in both). Does not
+ * defend: the content's truth.
  */
 import { z } from 'zod';
 
