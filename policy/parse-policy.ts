@@ -104,5 +104,10 @@ export function parsePolicy(policy: unknown): ParsedPolicy {
     }
     parsed.capabilityCaps = map;
   }
+  if (p.capability_required !== undefined) {
+    if (typeof p.capability_required !== 'boolean')
+      throw new PolicyInputError('policy.capability_required', 'expected a boolean');
+    if (p.capability_required) parsed.capabilityRequired = true;
+  }
   return parsed;
 }

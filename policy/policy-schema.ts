@@ -134,6 +134,11 @@ const walletPolicyObjectSchema = z
     /** Seconds after the wallet's last signed payment during which the next is refused; 0 = off. */
     cooling_off: z.number().int().min(0).max(POLICY_LIMITS.maxCoolingOffSeconds).optional(),
     capability_cap_usd: capabilityCapsSchema.optional(),
+    /**
+     * With capability caps: refuse a payment that names no capability (fail-closed). Without it (or false), a
+     * payment naming none passes the capability rule; the other rules still apply. Stored only when true.
+     */
+    capability_required: z.boolean().optional(),
   })
   .strict()
   .superRefine((policy, ctx) => {

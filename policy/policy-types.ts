@@ -93,4 +93,6 @@ export interface ParsedPolicy {
   coolingOffSeconds?: number;
   /** Capability-cap key (exact, `prefix*` or `*`) → cap in micro-USD. Absent or empty: no capability caps. */
   capabilityCaps?: ReadonlyMap<string, bigint>;
+  /** With capability caps: a pay that names no capability is refused (`capability_required`). */
+  capabilityRequired?: boolean;
 }

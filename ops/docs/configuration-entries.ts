@@ -16,3 +16,4 @@ export { KOA_ENTRIES } from './entries/koa-entries.js';
 export { SANDBOX_ENTRIES } from './entries/sandbox-entries.js';
 export { PRODUCTION_ENTRIES } from './entries/production-entries.js';
 export { TEST_ENTRIES } from './entries/test-entries.js';
+export { PACKAGING_ENTRIES } from './entries/packaging-entries.js';

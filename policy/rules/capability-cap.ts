@@ -8,11 +8,14 @@
  * Fail-closed, on a wallet whose policy holds at least one capability cap:
  * - a transfer (which carries no capability) is refused with `transfer_not_permitted_with_capability_cap`
  *   (docs/api.md, Policy); dollar limits on transfers are per_tx_cap_usd and the window caps;
- * - a pay that names no capability is refused with `capability_cap_usd` ("capability required");
+ * - a pay that names no capability is refused with `capability_cap_usd` ("capability required") when the policy
+ *   sets `capability_required: true`; without it, such a pay passes this rule (the caps bound the payments that
+ *   name a capability; per_tx_cap_usd and the window caps bound the rest);
  * - a pay whose capability is malformed (outside the key grammar, e.g. upper case, which would otherwise slip
  *   past a lower-case key) is refused with `capability_cap_usd`.
  *
- * Protects against: an agent overspending on one kind of purchase; sidestepping caps by omitting the label.
+ * Protects against: an agent overspending on one kind of purchase; with `capability_required`, sidestepping
+ * the caps by omitting the label (without it, an unlabelled pay is bounded only by the other rules).
  * Known limits: the capability is declared by the caller; a caller that lies about it can only be bounded by
  * a `*` key and the other rules.
  */
@@ -60,10 +63,12 @@ export function checkCapabilityCap({ policy, request }: RuleContext): Violation 
     };
   }
   const capability = request.capability;
-  if (capability === undefined || capability === '') {
+  // An empty string is not "none named": without `capability_required` it is refused below as malformed.
+  if (capability === undefined && policy.capabilityRequired !== true) return null;
+  if (capability === undefined || (capability === '' && policy.capabilityRequired === true)) {
     return {
       rule: 'capability_cap_usd',
-      message: 'this wallet has capability caps: a payment must name its capability',
+      message: 'this wallet has capability caps and capability_required: a payment must name its capability',
       reason: 'capability_required',
     };
   }

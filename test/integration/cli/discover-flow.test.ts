@@ -110,6 +110,7 @@ describe('agents discover sellers: xx discover and the MCP discover tool (real A
     });
     const client = new Client({ name: 'treasury-discover-test', version: '0' });
     await client.connect(transport);
+    await client.listTools(); // the client then checks every answer below against its tool's outputSchema
     const call = async (name: string, args: Record<string, unknown>) =>
       (await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as ToolAnswer;
     try {

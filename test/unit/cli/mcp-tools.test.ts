@@ -79,7 +79,7 @@ describe('xx mcp tools (in-memory MCP client, stand-in Treasury)', () => {
             wallet_id: WALLET,
             allowed: false,
             violations: [{ rule: 'per_tx_cap_usd', message: 'over', limit: '1', requested: '5' }],
-            headroom: { per_tx_cap_usd: '1' },
+            headroom: { per_tx_usd: '1', daily_usd: '0.5', a_figure_from_a_newer_server: '9' },
             dry_run: true,
           });
         return json(404, { error_code: 'not_found', user_message: 'No such route.' });
@@ -152,7 +152,8 @@ describe('xx mcp tools (in-memory MCP client, stand-in Treasury)', () => {
       wallet_id: WALLET,
       allowed: false,
       refusing_rules: [{ rule: 'per_tx_cap_usd', message: 'over', limit: '1', requested: '5' }],
-      headroom: { per_tx_cap_usd: '1' },
+      headroom: { per_tx_usd: '1', daily_usd: '0.5' },
+      headroom_usd: '0.5',
     });
     const sent = seen.find((r) => r.path.endsWith('/policy/evaluate'))!;
     assert.deepEqual(JSON.parse(sent.body), { kind: 'pay', to: ADDRESS, amount_usd: '5', capability: 'search.web' });

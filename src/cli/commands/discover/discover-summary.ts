@@ -7,21 +7,23 @@
  * Defends: a schema summary that grows without bound or carries control characters from a seller's document
  * (names are cut and cleaned). Does not defend: what the seller declared (its words, shown as data).
  */
+import { z } from 'zod';
 import type { DiscoveryResourceView } from '../../../shared/api-responses/discovery-responses.js';
 
-export interface DiscoveredSummary {
-  price_usd: string;
-  network: string;
-  pay_to: string;
-  seller: string;
-  resource: string;
-  method: string;
-  description: string;
-  input: string;
-  output: string;
-  revenue_30d_usd: string;
-  paid_calls_30d: number;
-}
+export const discoveredSummarySchema = z.object({
+  price_usd: z.string(),
+  network: z.string(),
+  pay_to: z.string(),
+  seller: z.string(),
+  resource: z.string(),
+  method: z.string(),
+  description: z.string(),
+  input: z.string(),
+  output: z.string(),
+  revenue_30d_usd: z.string(),
+  paid_calls_30d: z.number().int().min(0),
+});
+export type DiscoveredSummary = z.infer<typeof discoveredSummarySchema>;
 
 const MAX_FIELDS = 12;
 

@@ -10,20 +10,22 @@
  * (cut at MAX_BODY_CHARS).
  */
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
 
 /** Body characters handed to the model; the rest is cut with a note. */
 export const MAX_BODY_CHARS = 8_000;
 
-export interface SellerResponse {
-  trust: 'untrusted';
+export const sellerResponseSchema = z.object({
+  trust: z.literal('untrusted'),
   /** The origin the answer came from (scheme, host and port of the requested URL). */
-  source: string;
-  content_type: string | null;
-  body: string;
-  body_truncated: boolean;
+  source: z.string(),
+  content_type: z.string().nullable(),
+  body: z.string(),
+  body_truncated: z.boolean(),
   /** Characters of the whole body, before any cut. */
-  body_chars: number;
-}
+  body_chars: z.number().int().min(0),
+});
+export type SellerResponse = z.infer<typeof sellerResponseSchema>;
 
 export function sellerResponse(url: string, contentType: string | null, body: string): SellerResponse {
   const cut = body.length > MAX_BODY_CHARS;

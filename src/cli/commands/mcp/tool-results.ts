@@ -2,7 +2,8 @@
  * What an `xx mcp` tool answers: a result (the data as structured content, and as JSON text for clients that
  * read only text), or a refusal — an `isError: true` result whose text says what happened and what to do
  * next in words a model can act on, and whose structured content carries `error_code`, `user_message` and
- * the API's recovery block (docs/api.md#errors) unchanged, so a client can branch on `recovery.kind`.
+ * the API's recovery block (docs/api.md#errors) unchanged, so a client can branch on `recovery.kind`. Both
+ * shapes are what each tool's `outputSchema` announces (./tool-output.ts).
  *
  * Defends: a bearer, session or seed reaching the model — the errors mapped here carry the server's fields
  * and the SDK's figures only, and an unknown error shows its message, never its cause chain or stack.
@@ -22,15 +23,7 @@ import {
   X402PaymentFailedError,
 } from '../../../sdk/index.js';
 import { CliError } from '../../core/cli-error.js';
-
-export interface Refusal {
-  error_code: string;
-  user_message: string;
-  recovery?: Record<string, unknown>;
-  status?: number;
-  decision_id?: string;
-  details?: Record<string, unknown>;
-}
+import type { Refusal } from './tool-output.js';
 
 /** What a model should do next, by recovery kind (spec'd kinds; an unknown kind gets no advice). */
 const NEXT_STEP: Record<string, string> = {

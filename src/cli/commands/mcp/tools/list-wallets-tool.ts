@@ -4,8 +4,27 @@
  * answer) and its `policy_state` (owner-signed, or the signer's ceilings only). Read-only.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { walletViewSchema } from '../../../../sdk/treasury-client-schemas.js';
 import type { ToolContext } from '../tool-context.js';
+import { toolOutputSchema } from '../tool-output.js';
 import { guarded, toolOk } from '../tool-results.js';
+
+const w = walletViewSchema.shape;
+const listWalletsAnswer = z.object({
+  wallets: z.array(
+    z.object({
+      id: w.id,
+      label: w.label,
+      network: w.network,
+      address: w.address,
+      status: w.status,
+      /** `policySummary` of the wallet's policy. */
+      policy: z.record(z.string(), z.unknown()),
+      policy_state: w.policy_state,
+    }),
+  ),
+});
 
 /** A policy as the model needs it: scalar settings as they are, arrays and objects by their size. */
 export function policySummary(policy: Record<string, unknown>): Record<string, unknown> {
@@ -28,6 +47,7 @@ export function registerListWallets(server: McpServer, tools: ToolContext): void
       description:
         "List the agent's Treasury wallets (id, label, network, address, status, policy caps, whether the policy is owner-signed); use an id as wallet_id.",
       inputSchema: {},
+      outputSchema: toolOutputSchema(listWalletsAnswer),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     () =>
@@ -41,7 +61,7 @@ export function registerListWallets(server: McpServer, tools: ToolContext): void
           policy: policySummary(w.policy ?? {}),
           policy_state: w.policy_state,
         }));
-        return toolOk({ wallets });
+        return toolOk({ wallets } satisfies z.output<typeof listWalletsAnswer>);
       }),
   );
 }

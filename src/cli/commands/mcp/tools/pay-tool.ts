@@ -19,6 +19,7 @@ import { walletIdInput, type ToolContext } from '../tool-context.js';
 import { guarded, toolOk, toolRefusal } from '../tool-results.js';
 import { sellerResponse, sellerResponseText } from '../seller-content.js';
 import { resolveNetwork } from '../../buy/network-argument.js';
+import { payOutputSchema } from './pay-output.js';
 
 export { MAX_BODY_CHARS } from '../seller-content.js';
 const FORBIDDEN_HEADERS = new Set(['authorization', 'payment-signature', 'x-payment', 'cookie', 'host']);
@@ -65,6 +66,7 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
       description:
         'Request a URL and pay its x402 price from a Treasury wallet, at most max_usd; returns the response and the payment.',
       inputSchema: payInput,
+      outputSchema: payOutputSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     (input) =>

@@ -5,8 +5,9 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { paymentPageSchema } from '../../../../shared/api-responses/payment-history-responses.js';
+import { paymentPageSchema, type PaymentPage } from '../../../../shared/api-responses/payment-history-responses.js';
 import { walletIdInput, type ToolContext } from '../tool-context.js';
+import { toolOutputSchema } from '../tool-output.js';
 import { guarded, toolOk } from '../tool-results.js';
 
 export function registerPaymentHistory(server: McpServer, tools: ToolContext): void {
@@ -25,6 +26,7 @@ export function registerPaymentHistory(server: McpServer, tools: ToolContext): v
           .optional()
           .describe('next_cursor of the previous page'),
       },
+      outputSchema: toolOutputSchema(paymentPageSchema),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (input) =>
@@ -32,11 +34,12 @@ export function registerPaymentHistory(server: McpServer, tools: ToolContext): v
         const path = input.wallet_id
           ? `/v1/wallets/${input.wallet_id}/payments`
           : `/v1/agents/${await tools.agentId()}/payments`;
-        const page = await tools.api.request('GET', path, {
+        const reply = await tools.api.request('GET', path, {
           query: { limit: input.limit ?? 20, cursor: input.cursor },
           reply: paymentPageSchema,
         });
-        return toolOk({ payments: page.payments, next_cursor: page.next_cursor });
+        const page = paymentPageSchema.parse(reply); // the fields the outputSchema announces, no others
+        return toolOk({ payments: page.payments, next_cursor: page.next_cursor } satisfies PaymentPage);
       }),
   );
 }
