@@ -134,6 +134,7 @@ export async function handleGateRequest(
     method,
     path: routed.originPath,
     href: `http://${host}${target.url}`,
+    prefix: routed.prefix,
     header: (name) => req.headers[name],
   };
   await deps.core.handle(match.entry.site, paid, port(read.body));
