@@ -127,7 +127,9 @@ export function resolveDiscovery(raw: unknown, problems: string[]): ResolvedDisc
   for (const [pattern, declared] of Object.entries(options.routes ?? {})) {
     const route = parsePathPattern(pattern);
     if (!route.ok) {
-      problems.push(`discovery.routes: ${JSON.stringify(pattern.slice(0, 64))} is not a route pattern (${route.problem})`);
+      problems.push(
+        `discovery.routes: ${JSON.stringify(pattern.slice(0, 64))} is not a route pattern (${route.problem})`,
+      );
       continue;
     }
     routes.push({ segments: route.segments, template: routeTemplateOf(route.segments), declared });

@@ -36,7 +36,8 @@ async function challengeOf(url: string, init?: RequestInit): Promise<PaymentRequ
   return (await res.json()) as PaymentRequired;
 }
 
-const bazaarOf = (c: PaymentRequired) => (c.extensions as { bazaar: DiscoveryExtension & Record<string, unknown> }).bazaar;
+const bazaarOf = (c: PaymentRequired) =>
+  (c.extensions as { bazaar: DiscoveryExtension & Record<string, unknown> }).bazaar;
 
 describe('x402 Koa middleware: Bazaar declared on every 402', () => {
   describe('with a discovery option', () => {
