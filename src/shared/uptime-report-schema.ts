@@ -1,0 +1,45 @@
+/**
+ * The uptime report a gate sends to `POST /v1/gate/uptime`, and the API's reply: defined once here, so the gate
+ * checks its own reports with the schema the API validates them with (docs/gate.md#uptime).
+ *
+ * A report is up to MAX_UPTIME_BUCKETS buckets, each one endpoint's counts for one UTC hour: `answered`
+ * (the origin answered, any status below 500) and `failed` (5xx, unreachable, timed out), each 0–1,000,000 and
+ * at least one in all; `hour` an ISO instant on the hour.
+ *
+ * Defends: unbounded or malformed numbers and instants reaching the store. Does not defend: counts that are
+ * false — the gate is the seller's own process (docs/security-model.md#uptime-as-reported-by-the-sellers-gate).
+ */
+import { z } from 'zod';
+import { endpointIdField } from './api-responses/response-fields.js';
+
+export const MAX_UPTIME_BUCKETS = 500;
+export const MAX_UPTIME_COUNT = 1_000_000;
+
+const count = z.number().int().min(0).max(MAX_UPTIME_COUNT);
+
+export const uptimeBucketSchema = z
+  .object({
+    endpoint_id: endpointIdField,
+    hour: z
+      .string()
+      .max(32)
+      .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:00:00(?:\.000)?Z$/, 'expected an ISO instant on the hour (…T13:00:00Z)')
+      .refine((s) => !Number.isNaN(Date.parse(s)), 'expected a valid instant'),
+    answered: count,
+    failed: count,
+  })
+  .strict()
+  .refine((b) => b.answered + b.failed > 0, 'a bucket counts at least one request');
+export type UptimeBucket = z.infer<typeof uptimeBucketSchema>;
+
+export const uptimeReportBodySchema = z
+  .object({ buckets: z.array(uptimeBucketSchema).min(1).max(MAX_UPTIME_BUCKETS) })
+  .strict();
+export type UptimeReportBody = z.infer<typeof uptimeReportBodySchema>;
+
+/** The reply: how many buckets were stored, and the endpoints refused (not this gate's, or out of the window). */
+export const uptimeReportReplySchema = z.object({
+  stored: z.number().int().min(0).max(MAX_UPTIME_BUCKETS),
+  refused: z.array(z.object({ endpoint_id: z.string().max(64), hour: z.string().max(32), reason: z.string().max(64) })),
+});
+export type UptimeReportReply = z.infer<typeof uptimeReportReplySchema>;
