@@ -57,6 +57,21 @@ export interface DiscoveryPage {
   total: number;
 }
 
+/**
+ * Which sellers and endpoints the catalogue lists, besides a known payee (`pay_to IS NOT NULL`): the one
+ * predicate, over `sellers s` and `endpoints e`, that the public pages and a seller's own view
+ * (./seller-listing-store.ts) both use.
+ */
+export const LISTED_SELLER_AND_ENDPOINT = `s.status = 'active' AND s.protocol = 'x402' AND s.origin IS NOT NULL
+            AND s.verified_at IS NOT NULL AND e.priced`;
+
+/** Where buyers of seller `s` pay on the network bound first (joins `c` and `p`, as the gate is told). */
+export const PAY_TO_SQL = `lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END))`;
+export const PAY_TO_JOINS = `LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
+           LEFT JOIN LATERAL (
+             SELECT address FROM sellers_pay_to sp WHERE sp.seller_id = s.id ORDER BY created_at, address LIMIT 1
+           ) p ON true`;
+
 /** What a search term is matched against: names, slugs, the route, capabilities and the declared description. */
 const HAYSTACK = `concat_ws(' ', s.name, s.slug, e.slug, e.method, e.path, e.capabilities::text, e.discovery->>'description')`;
 
@@ -89,16 +104,12 @@ export class DiscoveryStore {
                 e.capabilities, e.discovery, e.updated_at AS endpoint_updated_at,
                 s.id AS seller_id, s.slug AS seller_slug, s.name AS seller_name, s.origin,
                 s.updated_at AS seller_updated_at,
-                lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END)) AS pay_to,
+                ${PAY_TO_SQL} AS pay_to,
                 ${score.sql} AS score
            FROM endpoints e
            JOIN sellers s ON s.id = e.seller_id
-           LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
-           LEFT JOIN LATERAL (
-             SELECT address FROM sellers_pay_to sp WHERE sp.seller_id = s.id ORDER BY created_at, address LIMIT 1
-           ) p ON true
-          WHERE s.status = 'active' AND s.protocol = 'x402' AND s.origin IS NOT NULL AND s.verified_at IS NOT NULL
-            AND e.priced
+           ${PAY_TO_JOINS}
+          WHERE ${LISTED_SELLER_AND_ENDPOINT}
        ),
        matched AS (SELECT l.* FROM listed l WHERE ${where.join(' AND ')}),
        page AS (SELECT * FROM matched ORDER BY ${order} LIMIT ? OFFSET ?)
