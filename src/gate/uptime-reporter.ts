@@ -90,8 +90,11 @@ export class UptimeReporter {
     const reply = uptimeReportReplySchema.safeParse(result.json);
     if (result.status !== 200 || !reply.success)
       logger.warn({ status: result.status, buckets: batch.length }, 'gate: uptime report refused; dropped');
-    else if (reply.data.refused.length > 0)
-      logger.warn({ refused: reply.data.refused.slice(0, 10) }, 'gate: the platform refused some uptime buckets');
+    else if (reply.data.results.some((r) => r.outcome === 'refused'))
+      logger.warn(
+        { refused: reply.data.results.filter((r) => r.outcome === 'refused').slice(0, 10) },
+        'gate: the platform refused some uptime buckets',
+      );
     return true;
   }
 }

@@ -37,9 +37,21 @@ export const uptimeReportBodySchema = z
   .strict();
 export type UptimeReportBody = z.infer<typeof uptimeReportBodySchema>;
 
-/** The reply: how many buckets were stored, and the endpoints refused (not this gate's, or out of the window). */
+/**
+ * The reply, as the ledger batches answer: one outcome per endpoint and hour of the report (buckets of the same
+ * endpoint and hour added together), `refused` with its error code — `endpoint_not_found` (not a managed-proxy
+ * endpoint of the gate's account) or `uptime_hour_out_of_window`.
+ */
 export const uptimeReportReplySchema = z.object({
-  stored: z.number().int().min(0).max(MAX_UPTIME_BUCKETS),
-  refused: z.array(z.object({ endpoint_id: z.string().max(64), hour: z.string().max(32), reason: z.string().max(64) })),
+  results: z
+    .array(
+      z.object({
+        endpoint_id: z.string().max(64),
+        hour: z.string().max(32),
+        outcome: z.enum(['stored', 'refused']),
+        error_code: z.enum(['endpoint_not_found', 'uptime_hour_out_of_window']).optional(),
+      }),
+    )
+    .max(MAX_UPTIME_BUCKETS),
 });
 export type UptimeReportReply = z.infer<typeof uptimeReportReplySchema>;

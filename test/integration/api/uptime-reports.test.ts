@@ -53,17 +53,16 @@ describe('gate uptime reports: ownership, bounds, and the catalogue', function (
       body: { buckets: [bucket(gated), bucket(gated), bucket(direct), bucket(foreign), bucket(gated, hourAgo(72))] },
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.equal(res.body.stored, 1);
-    const reasons = Object.fromEntries(
-      (res.body.refused as Array<{ endpoint_id: string; hour: string; reason: string }>).map((r) => [
-        `${r.endpoint_id} ${r.hour}`,
-        r.reason,
-      ]),
+    const outcomes = Object.fromEntries(
+      (res.body.results as Array<{ endpoint_id: string; hour: string; outcome: string; error_code?: string }>).map(
+        (r) => [`${r.endpoint_id} ${r.hour}`, r.error_code ?? r.outcome],
+      ),
     );
-    assert.deepEqual(reasons, {
-      [`${direct} ${hourAgo(1)}`]: 'not_this_gates_endpoint',
-      [`${foreign} ${hourAgo(1)}`]: 'not_this_gates_endpoint',
-      [`${gated} ${hourAgo(72)}`]: 'hour_out_of_window',
+    assert.deepEqual(outcomes, {
+      [`${gated} ${hourAgo(1)}`]: 'stored',
+      [`${direct} ${hourAgo(1)}`]: 'endpoint_not_found',
+      [`${foreign} ${hourAgo(1)}`]: 'endpoint_not_found',
+      [`${gated} ${hourAgo(72)}`]: 'uptime_hour_out_of_window',
     });
     const rows = await t.db.knex('endpoint_uptime_hours').whereIn('endpoint_id', [gated, direct, foreign]);
     assert.equal(rows.length, 1);

@@ -16,7 +16,7 @@ function reporterWith(buckets: UptimeBuckets, statuses: number[]) {
     sent.push(JSON.parse(String(init?.body)));
     const status = statuses.shift() ?? 200;
     if (status === 0) throw new Error('connection refused');
-    return new Response(JSON.stringify({ stored: 1, refused: [] }), { status });
+    return new Response(JSON.stringify({ results: [] }), { status });
   };
   const reporter = new UptimeReporter(buckets, {
     apiUrl: 'http://127.0.0.1:1',
