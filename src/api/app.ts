@@ -30,9 +30,8 @@ import { IdentityService } from './identity/identity-service.js';
 import { PatService } from './platform/pat-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
-import { discoveryRoutes } from './discovery/discovery-routes.js';
 import { sandboxRoutes } from './faucets/faucet-routes.js';
-import { createDiscoveryService } from './discovery/create-discovery-service.js';
+import { discoveryWingRoutes } from './discovery/discovery-wing.js';
 import { createSellersWing } from './sellers/sellers-wing.js';
 import type { LedgerVerifier } from './sellers/ledger/ledger-verifier.js';
 import { treasuryRoutes } from './platform/treasury-routes.js';
@@ -290,7 +289,7 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),
     gateRoutes({ auth: tokenAuth, gate: sellersWing.gate }),
-    discoveryRoutes({ discovery: createDiscoveryService({ config, knex, chains, clock: core.clock }) }),
+    ...discoveryWingRoutes(core, tokenAuth, sellersWing.sellers.profiles),
     sandboxRoutes({ faucets: config.sandboxFaucets }),
   ];
 }

@@ -2,7 +2,8 @@
  * The gate's composition root (docs/gate.md): from a configuration, the facilitator client, the ledger
  * reporter (the gate bearer, to /v1/gate/ledger…), the replay guard and the paywall core shared by every
  * seller, the catalogue source, the origin proxy and the HTTP server; `listen` and an ordered `close`
- * (stop accepting, drain, stop the catalogue refresh, send the last ledger reports, close origin connections).
+ * (stop accepting, drain, stop the catalogue refresh, send the last ledger and uptime reports, close origin
+ * connections). The uptime counts (uptime-buckets.ts) are recorded per proxied request and reported on a timer.
  * main.ts starts it from the environment; tests and the sandbox start it in-process.
  *
  * Defends against: two copies of the paywall's state (one replay guard and one ledger queue for the whole
@@ -24,12 +25,16 @@ import type { GateConfig } from './gate-config.js';
 import { createGateMetrics, type GateMetrics } from './gate-metrics.js';
 import { createGateServer } from './gate-server.js';
 import { OriginProxy } from './origin-proxy.js';
+import type { UptimeBuckets } from './uptime-buckets.js';
+import { createUptime, type UptimeReporter } from './uptime-reporter.js';
 
 export interface GateApp {
   server: http.Server;
   catalogue: CatalogueSource;
   metrics: GateMetrics;
   ledger: LedgerReporter;
+  /** What the gate saw of the origins, and its reporter (docs/gate.md#uptime). */
+  uptime: { buckets: UptimeBuckets; reporter: UptimeReporter };
   /** Starts the catalogue and listens; resolves with the gate's base URL. */
   listen(): Promise<string>;
   closeables(): Closeable[];
@@ -39,16 +44,15 @@ export interface GateApp {
 
 const silentLogger: X402Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-export function createGateApp(
-  config: GateConfig,
-  options: {
-    logger?: X402Logger;
-    fetch?: FetchLike;
-    ledgerRetryDelaysMs?: readonly number[];
-    /** A facilitator object instead of FACILITATOR_URL (the official `FacilitatorClient` shape; benchmarks). */
-    facilitator?: FacilitatorLike;
-  } = {},
-): GateApp {
+export interface GateAppOptions {
+  logger?: X402Logger;
+  fetch?: FetchLike;
+  ledgerRetryDelaysMs?: readonly number[];
+  /** A facilitator object instead of FACILITATOR_URL (the official `FacilitatorClient` shape; benchmarks). */
+  facilitator?: FacilitatorLike;
+}
+
+export function createGateApp(config: GateConfig, options: GateAppOptions = {}): GateApp {
   const logger = options.logger ?? silentLogger;
   const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
   const metrics = createGateMetrics();
@@ -74,7 +78,9 @@ export function createGateApp(
   });
   const catalogue = new CatalogueSource(config, logger, metrics, doFetch, solanaFacilitator);
   const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, allowPrivate: config.allowPrivateOrigins });
-  const server = createGateServer({ config, catalogue, core, proxy, metrics, logger });
+  const uptime = createUptime(config, doFetch, logger);
+  const recording = config.uptimeReportMs > 0 ? uptime.buckets : undefined;
+  const server = createGateServer({ config, catalogue, core, proxy, metrics, logger, uptime: recording });
   let drained: Promise<void> = Promise.resolve();
 
   const closeables = (): Closeable[] => [
@@ -96,6 +102,7 @@ export function createGateApp(
     ),
     closeable('catalogue_refresh', () => catalogue.stop()),
     closeable('ledger_reports', () => ledger.flush(), 15_000),
+    closeable('uptime_reports', () => uptime.reporter.close(), 5_000),
     closeable('origin_connections', () => proxy.close()),
   ];
 
@@ -104,8 +111,10 @@ export function createGateApp(
     catalogue,
     metrics,
     ledger,
+    uptime,
     async listen() {
       void catalogue.start();
+      uptime.reporter.start();
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(config.port, config.host, () => resolve());

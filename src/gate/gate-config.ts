@@ -65,6 +65,8 @@ const envSchema = z.object({
     .optional(),
   /** How often the catalogue is read again (ms); a failed read keeps the last good catalogue. */
   GATE_REFRESH_MS: envInt(1_000, 3_600_000, 30_000),
+  /** How often the hourly counts of what origins answered are reported to the platform (ms); 0: never. */
+  GATE_UPTIME_REPORT_MS: envInt(0, 3_600_000, 60_000),
   /** How long the origin may take to answer, body included (ms); beyond it: 504, nothing settled. */
   GATE_ORIGIN_TIMEOUT_MS: envInt(100, 600_000, 30_000),
   /** Largest request body (read into memory, then proxied with its length); larger: 413 before any payment. */
@@ -101,6 +103,8 @@ export interface GateConfig {
   solanaNetwork: string;
   baseDomain: string | undefined;
   refreshMs: number;
+  /** GATE_UPTIME_REPORT_MS: how often uptime counts are reported (0: not recorded nor reported). */
+  uptimeReportMs: number;
   originTimeoutMs: number;
   maxRequestBytes: number;
   maxHeldBytes: number;
@@ -145,6 +149,7 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
     solanaNetwork: e.GATE_SOLANA_NETWORK,
     baseDomain: e.GATE_BASE_DOMAIN,
     refreshMs: e.GATE_REFRESH_MS,
+    uptimeReportMs: e.GATE_UPTIME_REPORT_MS,
     originTimeoutMs: e.GATE_ORIGIN_TIMEOUT_MS,
     maxRequestBytes: e.GATE_MAX_REQUEST_BYTES,
     maxHeldBytes: e.GATE_MAX_HELD_BYTES,

@@ -81,6 +81,25 @@ export interface GatePortContext {
   proxy: OriginProxy;
   maxHeldBytes: number;
   metrics: GateMetrics;
+  /** Hears whether the origin answered (status below 500) or failed (5xx, unreachable, timed out); ./uptime-buckets.ts. */
+  observe?: ((answered: boolean) => void) | undefined;
+}
+
+/** What an exchange says of the origin: answered, failed, or nothing (refused by the gate, the buyer left). */
+function originAnswered(exchange: OriginExchange): boolean | undefined {
+  if (exchange.kind === 'response') return (exchange.response.statusCode ?? 502) < 500;
+  if (exchange.kind === 'unreachable' || exchange.kind === 'timeout') return false;
+  return undefined;
+}
+
+/** The request to the origin, its outcome heard by `observe`. */
+async function forwardObserved(c: GatePortContext): Promise<OriginExchange> {
+  // No origin the gate may sell (none set, or not verified): nothing is forwarded.
+  if (!c.origin) return { kind: 'refused', cause: 'origin_not_verified' };
+  const exchange = await c.proxy.forward(c.req, c.res, c.origin, c.routed, c.body);
+  const answered = originAnswered(exchange);
+  if (answered !== undefined) c.observe?.(answered);
+  return exchange;
 }
 
 export function gatePort(c: GatePortContext): PaidRequestPort {
@@ -89,11 +108,7 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
   const writeFailure = (outcome: Exclude<OriginExchange, { kind: 'response' }>) =>
     writeExchangeFailure(res, metrics, outcome);
 
-  function forward(): Promise<OriginExchange> {
-    // No origin the gate may sell (none set, or not verified): nothing is forwarded.
-    if (!c.origin) return Promise.resolve({ kind: 'refused', cause: 'origin_not_verified' });
-    return c.proxy.forward(req, res, c.origin, c.routed, c.body);
-  }
+  const forward = () => forwardObserved(c);
 
   return {
     async pass() {

@@ -36,6 +36,7 @@ import type { OriginProxy } from './origin-proxy.js';
 import { readRequestBody } from './request-body.js';
 import { readRequestTarget } from './request-target.js';
 import type { GateSellerEntry } from './seller-table.js';
+import type { UptimeBuckets } from './uptime-buckets.js';
 
 export interface GateServerDeps {
   config: GateConfig;
@@ -44,6 +45,8 @@ export interface GateServerDeps {
   proxy: OriginProxy;
   metrics: GateMetrics;
   logger: X402Logger;
+  /** Where what the origins answered is counted (./uptime-buckets.ts); undefined: not recorded. */
+  uptime?: UptimeBuckets | undefined;
 }
 
 async function ownRoute(deps: GateServerDeps, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
@@ -110,8 +113,9 @@ export async function handleGateRequest(
   const method = req.method ?? 'GET';
   if (method === 'OPTIONS') return answerOptions(req, res, seller, routed.originPath);
 
-  const port = (body: Buffer | undefined) =>
+  const port = (body: Buffer | undefined, endpointId?: string) =>
     gatePort({
+      observe: endpointId && deps.uptime ? (answered) => deps.uptime?.record(endpointId, answered) : undefined,
       req,
       res,
       origin: seller.origin,
@@ -134,9 +138,10 @@ export async function handleGateRequest(
     method,
     path: routed.originPath,
     href: `http://${host}${target.url}`,
+    prefix: routed.prefix,
     header: (name) => req.headers[name],
   };
-  await deps.core.handle(match.entry.site, paid, port(read.body));
+  await deps.core.handle(match.entry.site, paid, port(read.body, match.entry.endpoint.endpoint_id));
 }
 
 export function createGateServer(deps: GateServerDeps): http.Server {

@@ -33,6 +33,7 @@ export interface GateSolana {
   logger: X402Logger;
 }
 import type { GateConfig } from './gate-config.js';
+import { gateDiscoveryOptions } from './endpoint-discovery.js';
 
 export interface GateEndpointEntry {
   endpoint: GateEndpoint;
@@ -107,6 +108,7 @@ function termsOf(
           platform_ms: config.platformTimeoutMs,
         },
         env: config.paywallEnv,
+        discovery: gateDiscoveryOptions(seller, endpoint),
       }),
     };
   } catch (err) {

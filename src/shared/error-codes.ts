@@ -190,6 +190,11 @@ export const ERROR_CODES = {
     status: 422,
     message: "The signature is not the pay-to address's signature of the claim message for this seller.",
   },
+  uptime_hour_out_of_window: {
+    status: 422,
+    message:
+      'An uptime bucket names an hour outside the last 48 hours (or more than 5 minutes ahead); it was not stored. Check the gate clock.',
+  },
   ledger_conflict: { status: 409, message: 'That transaction is already in the ledger under another seller.' },
   seller_suspended: { status: 403, message: 'This seller is suspended; resume it to sell again.' },
   wallet_revoked: { status: 410, message: 'This wallet is revoked; every operation on it is refused.' },

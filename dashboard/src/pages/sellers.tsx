@@ -1,6 +1,7 @@
 /**
  * Sellers (/dashboard/sellers and /dashboard/sellers/{id}): the account's sellers, or the one a service PAT
- * opens; for a seller, its endpoints and prices, the origin verification steps with the token to serve,
+ * opens; for a seller, its endpoints and prices, how they appear in the public catalogue (./sellers-discovery.tsx),
+ * the origin verification steps with the token to serve,
  * payouts, and its ledger with revenue charts and CSV export (./seller-ledger.tsx).
  */
 import { useState } from 'preact/hooks';
@@ -21,6 +22,7 @@ import { Empty, ErrorBox, Loaded, useLoad } from '../ui/states';
 import { usd } from '../ui/money';
 import { when } from '../ui/format';
 import { SellerLedger } from './seller-ledger';
+import { SellerDiscoveryCard } from './sellers-discovery';
 import { DataTable } from '../ui/data-table';
 import { CardForm } from '../ui/card-form';
 import { TextField } from '../ui/text-field';
@@ -228,6 +230,7 @@ function Seller({ id, token }: { id: string; token: string }) {
               </DataTable>
             )}
           </Card>
+          <SellerDiscoveryCard sellerId={seller.seller_id} token={token} />
           <SellerLedger sellerId={seller.seller_id} token={token} endpoints={endpoints} />
           <div class="grid">
             <Payouts sellerId={seller.seller_id} token={token} />

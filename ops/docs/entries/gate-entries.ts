@@ -25,6 +25,10 @@ export const GATE_ENTRIES: Entries = {
       'host routing: `<slug>.<GATE_BASE_DOMAIN>` goes to that seller; otherwise the first path segment is the slug',
   },
   GATE_REFRESH_MS: { meaning: 'how often the catalogue is read again; a failed read keeps the last good one' },
+  GATE_UPTIME_REPORT_MS: {
+    meaning:
+      'how often the hourly counts of what origins answered are reported to the platform (`POST /v1/gate/uptime`); 0 records and reports none',
+  },
   GATE_ORIGIN_TIMEOUT_MS: { meaning: 'how long the origin may take, body included; beyond it 504 and nothing settled' },
   GATE_MAX_REQUEST_BYTES: {
     meaning: 'largest request body (read into memory, then proxied with its length); larger: 413 before any payment',

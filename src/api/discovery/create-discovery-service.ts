@@ -7,7 +7,7 @@
  * Does not defend: anything at run time (the service and store do).
  */
 import type { Knex } from 'knex';
-import type { ChainRegistry } from '../../shared/chain-registry.js';
+import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
 import type { AppConfig } from '../config/app-config.js';
 import { DiscoveryService } from './discovery-service.js';
 import { DiscoveryStore } from './discovery-store.js';
@@ -18,12 +18,18 @@ export function createDiscoveryService(deps: {
   chains: ChainRegistry;
   clock: () => Date;
 }): DiscoveryService {
-  const chain = deps.chains.resolve(deps.config.defaultChain);
-  if (!chain) throw new Error(`TREASURY_DEFAULT_CHAIN ${deps.config.defaultChain} is not a configured chain`);
+  const chain = catalogueChain(deps.config, deps.chains);
   return new DiscoveryService({
     store: new DiscoveryStore(deps.knex),
     chain,
     clock: deps.clock,
     cacheMs: deps.config.discoveryCacheMs,
   });
+}
+
+/** The catalogue's chain: the API's default one (TREASURY_DEFAULT_CHAIN). */
+export function catalogueChain(config: Pick<AppConfig, 'defaultChain'>, chains: ChainRegistry): ChainInfo {
+  const chain = chains.resolve(config.defaultChain);
+  if (!chain) throw new Error(`TREASURY_DEFAULT_CHAIN ${config.defaultChain} is not a configured chain`);
+  return chain;
 }

@@ -1,10 +1,12 @@
 /**
- * The catalogue entries of the public discovery routes (./discovery-routes.ts); src/api/api-catalog.ts puts every
+ * The catalogue entries of the public discovery routes (./discovery-routes.ts) and of a seller's view of them
+ * (./seller-discovery-routes.ts); src/api/api-catalog.ts puts every
  * family together.
  *
  * Defends: a client generated from the document meeting these routes, replies or errors undescribed. Does not
  * defend: what the catalogue lists (./discovery-store.ts).
  */
+import { sellerDiscoverySchema } from '../../shared/api-responses/seller-discovery-responses.js';
 import type { CatalogEntry } from '../http/openapi/catalog-entry.js';
 import {
   discoveryResourcesPageSchema,
@@ -42,5 +44,14 @@ export const DISCOVERY_CATALOG: CatalogEntry[] = [
     query: discoverySearchQuerySchema,
     replies: { 200: discoverySearchPageSchema },
     errors: [...DISCOVERY_ERRORS],
+  },
+  {
+    method: 'GET',
+    path: '/v1/sellers/{id}/discovery',
+    operationId: 'readSellerDiscovery',
+    summary: "How the seller's endpoints appear in the public catalogue: listed or why not, price, revenue, uptime",
+    auth: 'session_or_service',
+    replies: { 200: sellerDiscoverySchema },
+    errors: ['seller_not_found'],
   },
 ];

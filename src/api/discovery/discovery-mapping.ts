@@ -4,7 +4,8 @@
  * x402 `accepts` a buyer of it is asked for (exact, the catalogue's network, its USDC, the price in USDC's
  * 6 decimals, where the platform knows the seller is paid), the service name and tags as the official sanitizer
  * keeps them, the `bazaar` extension (how to call it, with the input and output JSON Schemas the seller's
- * OpenAPI document declared), and the platform's own `treasury` block (verified revenue and paid calls). Pure.
+ * OpenAPI document declared), and the platform's own `treasury` block (verified revenue and paid calls, and the
+ * uptime the seller's gate reported when it reported any). Pure.
  *
  * Defends: a resource of a shape the official client does not expect (typed with src/shared/api-responses/
  * discovery-responses.ts); a payee written in any case but its checksum. Does not defend: what the seller
@@ -14,7 +15,11 @@ import { sanitizeResourceServiceMetadata } from '@x402/extensions/bazaar';
 import { getAddress } from 'viem';
 import { formatUsd } from '../../../policy/money.js';
 import type { ChainInfo } from '../../shared/chain-registry.js';
-import type { DiscoveryAccept, DiscoveryResourceView } from '../../shared/api-responses/discovery-responses.js';
+import type {
+  DiscoveryAccept,
+  DiscoveryResourceView,
+  DiscoveryUptime,
+} from '../../shared/api-responses/discovery-responses.js';
 import type { DiscoveryRow } from './discovery-store.js';
 
 /** How long a buyer's authorization may stay valid: the seller middleware's default (docs/seller-middleware.md). */
@@ -107,6 +112,15 @@ export function acceptOf(row: DiscoveryRow, chain: ChainInfo): DiscoveryAccept {
   };
 }
 
+/** The 30-day uptime as reported by the seller's gate; nothing without a sample. */
+export function uptimeOf(row: Pick<DiscoveryRow, 'uptime_answered' | 'uptime_failed'>): { uptime?: DiscoveryUptime } {
+  const answered = Number(row.uptime_answered);
+  const samples = answered + Number(row.uptime_failed);
+  if (!(samples > 0)) return {};
+  const ratio = Math.round((answered / samples) * 10_000) / 10_000;
+  return { uptime: { ratio, samples, window_days: 30, reported_by: 'seller_gate' } };
+}
+
 export function discoveryResourceOf(row: DiscoveryRow, chain: ChainInfo): DiscoveryResourceView {
   const declared = declaredOf(row);
   const updated = Math.max(row.endpoint_updated_at.getTime(), row.seller_updated_at.getTime());
@@ -134,6 +148,7 @@ export function discoveryResourceOf(row: DiscoveryRow, chain: ChainInfo): Discov
       revenue_30d_usd: formatUsd(BigInt(row.revenue_micro)),
       paid_calls_30d: Number(row.paid_calls),
       origin_verified: true,
+      ...uptimeOf(row),
     },
   };
 }

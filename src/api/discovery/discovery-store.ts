@@ -4,7 +4,8 @@
  * catalogue's network (a `platform_mor` seller's collection wallet there, else its oldest proven pay-to
  * address, as the gate is told: src/api/sellers/gate/gate-service.ts); how many resources match in all; and,
  * for the page's rows only, their verified revenue and paid calls since a day, from `seller_revenue_days`
- * (which counts a ledger row only once it is verified on chain: migrations/20261125200400_ledger_verification.ts).
+ * (which counts a ledger row only once it is verified on chain: migrations/20261125200400_ledger_verification.ts)
+ * and their uptime counts as the sellers' gates reported them (`endpoint_uptime_hours`).
  *
  * Defends: an unverified, suspended or managed-proxy seller listed (the WHERE clause, in one place); an
  * endpoint without a known pay-to listed (a buyer could not pay it); unverified ledger reports counted; the
@@ -33,6 +34,9 @@ export interface DiscoveryRow {
   pay_to: string;
   revenue_micro: string;
   paid_calls: string;
+  /** Gate-reported uptime counts since `uptimeSince` (bigint sums as text). */
+  uptime_answered: string;
+  uptime_failed: string;
 }
 
 export interface DiscoveryPageRequest {
@@ -42,7 +46,7 @@ export interface DiscoveryPageRequest {
   payTo?: string | undefined;
   /** `%term%` ILIKE patterns (escaped); a resource matches when any term does, best matches first. */
   patterns?: readonly string[] | undefined;
-  /** Revenue and paid calls count from this UTC day (`YYYY-MM-DD`) on. */
+  /** Revenue and paid calls count from this UTC day (`YYYY-MM-DD`) on (and uptime from its midnight). */
   since: string;
   limit: number;
   offset: number;
@@ -52,6 +56,21 @@ export interface DiscoveryPage {
   rows: DiscoveryRow[];
   total: number;
 }
+
+/**
+ * Which sellers and endpoints the catalogue lists, besides a known payee (`pay_to IS NOT NULL`): the one
+ * predicate, over `sellers s` and `endpoints e`, that the public pages and a seller's own view
+ * (./seller-listing-store.ts) both use.
+ */
+export const LISTED_SELLER_AND_ENDPOINT = `s.status = 'active' AND s.protocol = 'x402' AND s.origin IS NOT NULL
+            AND s.verified_at IS NOT NULL AND e.priced`;
+
+/** Where buyers of seller `s` pay on the network bound first (joins `c` and `p`, as the gate is told). */
+export const PAY_TO_SQL = `lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END))`;
+export const PAY_TO_JOINS = `LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
+           LEFT JOIN LATERAL (
+             SELECT address FROM sellers_pay_to sp WHERE sp.seller_id = s.id ORDER BY created_at, address LIMIT 1
+           ) p ON true`;
 
 /** What a search term is matched against: names, slugs, the route, capabilities and the declared description. */
 const HAYSTACK = `concat_ws(' ', s.name, s.slug, e.slug, e.method, e.path, e.capabilities::text, e.discovery->>'description')`;
@@ -85,21 +104,18 @@ export class DiscoveryStore {
                 e.capabilities, e.discovery, e.updated_at AS endpoint_updated_at,
                 s.id AS seller_id, s.slug AS seller_slug, s.name AS seller_name, s.origin,
                 s.updated_at AS seller_updated_at,
-                lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END)) AS pay_to,
+                ${PAY_TO_SQL} AS pay_to,
                 ${score.sql} AS score
            FROM endpoints e
            JOIN sellers s ON s.id = e.seller_id
-           LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
-           LEFT JOIN LATERAL (
-             SELECT address FROM sellers_pay_to sp WHERE sp.seller_id = s.id ORDER BY created_at, address LIMIT 1
-           ) p ON true
-          WHERE s.status = 'active' AND s.protocol = 'x402' AND s.origin IS NOT NULL AND s.verified_at IS NOT NULL
-            AND e.priced
+           ${PAY_TO_JOINS}
+          WHERE ${LISTED_SELLER_AND_ENDPOINT}
        ),
        matched AS (SELECT l.* FROM listed l WHERE ${where.join(' AND ')}),
        page AS (SELECT * FROM matched ORDER BY ${order} LIMIT ? OFFSET ?)
        SELECT t.total, page.*, COALESCE(r.revenue_micro, 0)::text AS revenue_micro,
-              COALESCE(r.paid_calls, 0)::text AS paid_calls
+              COALESCE(r.paid_calls, 0)::text AS paid_calls,
+              COALESCE(u.answered, 0)::text AS uptime_answered, COALESCE(u.failed, 0)::text AS uptime_failed
          FROM (SELECT count(*) AS total FROM matched) t
          LEFT JOIN page ON true
          LEFT JOIN LATERAL (
@@ -107,8 +123,21 @@ export class DiscoveryStore {
              FROM seller_revenue_days d
             WHERE d.seller_id = page.seller_id AND d.endpoint_key = page.endpoint_id AND d.day >= ?::date
          ) r ON page.endpoint_id IS NOT NULL
+         LEFT JOIN LATERAL (
+           SELECT sum(h.answered) AS answered, sum(h.failed) AS failed
+             FROM endpoint_uptime_hours h
+            WHERE h.endpoint_id = page.endpoint_id AND h.hour >= ?::date::timestamp AT TIME ZONE 'UTC'
+         ) u ON page.endpoint_id IS NOT NULL
         ORDER BY ${order}`,
-      [...score.bindings, request.network, ...whereBindings, request.limit, request.offset, request.since],
+      [
+        ...score.bindings,
+        request.network,
+        ...whereBindings,
+        request.limit,
+        request.offset,
+        request.since,
+        request.since,
+      ],
     );
     const rows = (result as { rows: Array<DiscoveryRow & { total: string }> }).rows;
     return {

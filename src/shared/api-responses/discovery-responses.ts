@@ -29,6 +29,19 @@ export const discoveryAcceptSchema = z.object({
 });
 export type DiscoveryAccept = z.infer<typeof discoveryAcceptSchema>;
 
+/**
+ * The endpoint's uptime over the last 30 days as the seller's own gate reported it (hourly counts of what the
+ * origin answered, below 500, or failed): `ratio` answered / `samples`; absent when nothing was reported. Not
+ * checked by the platform (docs/security-model.md#uptime-as-reported-by-the-sellers-gate).
+ */
+export const discoveryUptimeSchema = z.object({
+  ratio: z.number().min(0).max(1),
+  samples: z.number().int().min(1),
+  window_days: z.literal(30),
+  reported_by: z.literal('seller_gate'),
+});
+export type DiscoveryUptime = z.infer<typeof discoveryUptimeSchema>;
+
 /** What the platform adds to each resource: whose it is, and what verified ledger rows say of it. */
 export const discoveryTreasurySchema = z.object({
   seller_id: sellerIdField,
@@ -42,6 +55,7 @@ export const discoveryTreasurySchema = z.object({
   paid_calls_30d: z.number().int().min(0),
   /** Always true: only sellers whose origin is verified are listed. */
   origin_verified: z.literal(true),
+  uptime: discoveryUptimeSchema.optional(),
 });
 export type DiscoveryTreasury = z.infer<typeof discoveryTreasurySchema>;
 

@@ -32,12 +32,28 @@ export const gateEndpointSchema = z.object({
    * from an OpenAPI document without one, which the gate does not serve until it is priced.
    */
   priced: z.boolean(),
+  /** The endpoint's capability tags (its Bazaar `tags`). Absent from older platforms. */
+  capabilities: z.array(z.string().max(128)).max(64).optional(),
+  /**
+   * What the seller's OpenAPI operation declares (its Bazaar declaration: description, input and output JSON
+   * Schemas, each at most 16 KiB of JSON as the OpenAPI refresh keeps them); null or absent when none.
+   */
+  discovery: z
+    .object({
+      description: z.string().max(1024).optional(),
+      input_schema: z.record(z.string().max(256), z.unknown()).optional(),
+      output_schema: z.record(z.string().max(256), z.unknown()).optional(),
+    })
+    .nullable()
+    .optional(),
 });
 export type GateEndpoint = z.infer<typeof gateEndpointSchema>;
 
 export const gateSellerSchema = z.object({
   seller_id: sellerIdField,
   slug: z.string().max(128),
+  /** The seller's name (its Bazaar `serviceName`, cut to 32 characters). Absent from older platforms. */
+  name: z.string().max(256).optional(),
   status: sellerStatusSchema,
   /** The origin paid requests are proxied to (scheme, host, port), or null when the seller has not set one. */
   origin: z.string().max(2048).nullable(),

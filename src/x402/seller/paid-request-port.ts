@@ -21,6 +21,8 @@ export interface PaidRequest {
   path: string;
   /** The URL the buyer asked for: the challenge's resource. */
   href: string;
+  /** What the buyer's URL has before `path` (the gate's `/<slug>`), for the Bazaar route template. */
+  prefix?: string | undefined;
   header(name: string): string | string[] | undefined;
 }
 

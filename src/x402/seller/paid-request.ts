@@ -42,6 +42,7 @@ import type { RequestOutcome } from './middleware-metrics.js';
 import { buildRouteTerms, matchPayment, type PaymentMatch } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
 import { offeredTerms } from './offered-terms.js';
+import { withBazaar } from './bazaar-declaration.js';
 import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
 import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
@@ -137,7 +138,8 @@ export class PaidRequestCore {
       this.count('seller_misconfigured');
       return port.answer(errorAnswer('seller_misconfigured'));
     }
-    const terms = await offeredTerms(this.deps, site, config, req.href, price, sellerState);
+    const offered = await offeredTerms(this.deps, site, config, req.href, price, sellerState);
+    const terms = offered && withBazaar(offered, config.discovery, req);
     if (!terms) {
       this.count('facilitator_not_configured');
       return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));

@@ -28,8 +28,10 @@ import type { SolanaTermsNow } from './solana-terms.js';
 import { readSvmTransfer } from './svm-payment.js';
 
 export interface RouteTerms {
-  resource: { url: string; description: string; mimeType: string };
+  resource: { url: string; description: string; mimeType: string; serviceName?: string; tags?: string[] };
   accepts: PaymentRequirements[];
+  /** The challenge's `extensions` record (./bazaar-declaration.ts adds `bazaar`). */
+  extensions?: Record<string, unknown>;
   /** The Solana terms the Solana entry was built from (its payments are read against them). */
   solana?: SolanaTermsNow | undefined;
 }

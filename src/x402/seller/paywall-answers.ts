@@ -57,6 +57,7 @@ export function challengeAnswer(terms: RouteTerms, error: string, receipt?: Sett
     error: clip(error, 512),
     resource: terms.resource,
     accepts: terms.accepts,
+    ...(terms.extensions && Object.keys(terms.extensions).length > 0 ? { extensions: terms.extensions } : {}),
   };
   const header = encodePaymentRequired(challenge);
   return {

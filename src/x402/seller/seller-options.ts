@@ -29,6 +29,7 @@ import {
   nonEmpty,
   positiveInt,
 } from './seller-option-checks.js';
+import { resolveDiscovery, type DiscoveryOptions, type ResolvedDiscovery } from './discovery-options.js';
 import { checkSolanaOffer, type ResolvedSolanaOffer, type SolanaOfferOptions } from './solana-offer.js';
 
 export { routePriceKey } from './seller-option-checks.js';
@@ -100,6 +101,8 @@ export interface X402KoaOptions {
   seller_cache?: { success_ttl_ms?: number; failure_cooldown_ms?: number };
   /** Delays between ledger report attempts; default [500, 2000, 8000] (so 4 attempts). */
   ledger_retry_delays_ms?: readonly number[];
+  /** What 402 challenges declare for x402 Bazaar catalogues (./discovery-options.ts); on by default. */
+  discovery?: DiscoveryOptions;
 }
 
 export interface ResolvedX402Config {
@@ -132,6 +135,8 @@ export interface ResolvedX402Config {
   sellerSuccessTtlMs: number;
   sellerFailureCooldownMs: number;
   ledgerRetryDelaysMs: readonly number[];
+  /** The Bazaar declaration's settings; undefined when the seller turned it off. */
+  discovery: ResolvedDiscovery | undefined;
 }
 
 const V1_NETWORK_NAMES: Readonly<Record<string, string>> = { 'eip155:8453': 'base', 'eip155:84532': 'base-sepolia' };
@@ -185,6 +190,7 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
   );
   const { description, mimeType } = checkDescription(options, problems);
   const retry = checkRetryDelays(options, problems);
+  const discovery = resolveDiscovery(options.discovery, problems);
 
   if (problems.length > 0) throw new X402ConfigError(problems);
 
@@ -216,5 +222,6 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
     sellerSuccessTtlMs: options.seller_cache?.success_ttl_ms ?? 60_000,
     sellerFailureCooldownMs: options.seller_cache?.failure_cooldown_ms ?? 5_000,
     ledgerRetryDelaysMs: Object.freeze([...retry]),
+    discovery,
   });
 }

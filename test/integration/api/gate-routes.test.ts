@@ -103,8 +103,11 @@ describe('gate routes: scope, catalogue and ledger', function () {
         price: '0.02',
         route_prices: {},
         priced: true,
+        capabilities: [],
+        discovery: null,
       },
     ]);
+    assert.equal(w.name, 'Weather');
     assert.equal(w.origin_verified, false, 'an origin is sold only once verified');
     assert.equal(i.status, 'suspended');
     assert.equal(i.pay_to, null);

@@ -53,6 +53,9 @@ interface Row {
   perRow?: true;
 }
 
+/** The current UTC hour, as a gate's uptime bucket names it. */
+const uptimeHour = () => new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString();
+
 const TREASURY: Bearer[] = ['api_key', 'treasury_pat', 'child_treasury_pat'];
 const AGENT: Bearer[] = ['agent_pat', 'handoff_pat', 'exchanged_session'];
 const OWNER: Bearer[] = ['owner_session'];
@@ -261,6 +264,7 @@ function table(t: TestTreasury): Record<string, Row> {
       call: seller('/endpoints', () => ({ path: `/p${unique()}`, price: '0.01' })),
     },
     'GET /v1/sellers/{id}/endpoints': { allowed: SELLER_READ, call: seller('/endpoints') },
+    'GET /v1/sellers/{id}/discovery': { allowed: SELLER_READ, call: seller('/discovery') },
     'PATCH /v1/sellers/{id}/endpoints/{endpoint_id}': {
       allowed: SELLER_MANAGE,
       call: async (x) => ({
@@ -284,6 +288,14 @@ function table(t: TestTreasury): Record<string, Row> {
       call: (x) => ({
         path: '/v1/gate/ledger/batch',
         body: { rows: [{ ...ledgerRow(), endpoint_id: x.tenant.endpointId }] },
+      }),
+    },
+    'POST /v1/gate/uptime': {
+      allowed: ['gate_pat'],
+      perRow: true,
+      call: (x) => ({
+        path: '/v1/gate/uptime',
+        body: { buckets: [{ endpoint_id: x.tenant.endpointId, hour: uptimeHour(), answered: 1, failed: 0 }] },
       }),
     },
     'POST /v1/ledger/batch': {

@@ -63,12 +63,15 @@ export class GateService {
       sellers: sellers.map((s) => ({
         seller_id: s.id,
         slug: s.slug,
+        name: s.name,
         status: s.status,
         origin: s.origin,
         origin_verified: s.origin !== null && s.verified_at !== null,
         pay_to: collectTo.has(s.id) ? (collectTo.get(s.id) ?? null) : (firstPayTo.get(s.id) ?? null),
         solana_pay_to: collectTo.has(s.id) ? null : (firstSolanaPayTo.get(s.id) ?? null),
-        endpoints: endpoints.filter((e) => e.seller_id === s.id).map(endpointTerms),
+        endpoints: endpoints
+          .filter((e) => e.seller_id === s.id)
+          .map((e) => ({ ...endpointTerms(e), capabilities: e.capabilities, discovery: e.discovery ?? null })),
       })),
     };
   }
