@@ -24,6 +24,7 @@ import type { GateConfig } from './gate-config.js';
 import { createGateMetrics, type GateMetrics } from './gate-metrics.js';
 import { createGateServer } from './gate-server.js';
 import { OriginProxy } from './origin-proxy.js';
+import { gatePaymentIdStore } from './payment-id-store.js';
 
 export interface GateApp {
   server: http.Server;
@@ -69,6 +70,7 @@ export function createGateApp(
     solanaFacilitator,
     ledger,
     guard: new ReplayGuard(),
+    paymentIds: gatePaymentIdStore(config, doFetch),
     metrics: metrics.paywall,
     logger,
   });

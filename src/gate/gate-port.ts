@@ -107,6 +107,13 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
       writeJson(res, answer.status, answer.headers, answer.body);
     },
 
+    replay(answer) {
+      if (res.headersSent || res.destroyed) return;
+      const head = req.method === 'HEAD';
+      res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
+      res.end(head ? undefined : answer.body);
+    },
+
     async run(): Promise<HeldResponse | 'failed'> {
       const exchange = await forward();
       if (exchange.kind !== 'response') {
@@ -136,8 +143,14 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
       }
       metrics.origin.inc({ outcome: 'answered' });
       const rawOverride = response.headers[SETTLEMENT_OVERRIDES_HEADER.toLowerCase()];
+      const first = (name: string) => {
+        const value = response.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+      };
       return {
         captured,
+        status,
+        headers: () => ({ 'content-type': first('content-type'), 'cache-control': first('cache-control') }),
         override: parseSettlementOverride(Array.isArray(rawOverride) ? rawOverride[0] : rawOverride),
         // Nothing of the origin's answer has been written yet: the paywall's answer goes out alone.
         dropHeaders() {},

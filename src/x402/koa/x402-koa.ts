@@ -14,6 +14,7 @@
  * Does not defend against: a handler that bypasses Koa (`ctx.respond = false`, or writes `ctx.res` itself) —
  * its body has already left; the payment is still settled, but no receipt header can be added.
  */
+import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { resolveFacilitator } from '../facilitator-client.js';
 import { LedgerReporter } from '../seller/ledger-reporter.js';
@@ -28,7 +29,9 @@ import {
   type X402KoaOptions,
   type X402Logger,
 } from '../seller/seller-options.js';
+import { createPaymentIdentifierStore } from '../seller/payment-identifier-stores.js';
 import { captureBody } from './body-capture.js';
+import { koaBodySha256 } from './request-body-digest.js';
 import { takeSettlementOverride } from './settlement-amount.js';
 
 export { X402_MIDDLEWARE_ERRORS } from '../seller/paywall-answers.js';
@@ -74,16 +77,31 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     solanaFacilitator: solana?.facilitator,
     ledger,
     guard: new ReplayGuard(),
+    paymentIds: createPaymentIdentifierStore(config, {
+      fetch: doFetch,
+      routes: {
+        begin: '/v1/payment-ids/begin',
+        complete: '/v1/payment-ids/complete',
+        release: '/v1/payment-ids/release',
+      },
+    }),
     metrics,
     logger,
   });
-  const site: PaidSite = { config, seller: () => seller.current(), solana: solana?.terms };
+  // One middleware is one seller; its ids are scoped by its PAT (hashed: the store never sees the token).
+  const paymentIdScope = createHash('sha256').update(config.token).digest('hex').slice(0, 32);
+  const site: PaidSite = { config, seller: () => seller.current(), solana: solana?.terms, paymentIdScope };
 
   /** The paywall's view of one Koa request: `next` is the paid work, ctx.body the held response. */
   function portOf(ctx: Context, next: Next): PaidRequestPort {
     return {
       pass: () => next(),
       answer(answer) {
+        ctx.status = answer.status;
+        for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+        ctx.body = answer.body;
+      },
+      replay(answer) {
         ctx.status = answer.status;
         for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
         ctx.body = answer.body;
@@ -95,6 +113,11 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
         const captured = await captureBody(ctx, config.maxBodyBytes);
         return {
           captured,
+          status: ctx.status,
+          headers: () => ({
+            'content-type': ctx.response.get('Content-Type') || undefined,
+            'cache-control': ctx.response.get('Cache-Control') || undefined,
+          }),
           override: takeSettlementOverride(ctx),
           /** Removes every response header the handler added (a discarded paid response must not leak through them). */
           dropHeaders() {
@@ -114,7 +137,13 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const middleware = (ctx: Context, next: Next): Promise<void> =>
     core.handle(
       site,
-      { method: ctx.method, path: ctx.path, href: ctx.href, header: (name) => ctx.req.headers[name] },
+      {
+        method: ctx.method,
+        path: ctx.path,
+        href: ctx.href,
+        header: (name) => ctx.req.headers[name],
+        bodySha256: () => koaBodySha256(ctx),
+      },
       portOf(ctx, next),
     );
 

@@ -32,6 +32,8 @@ export interface RouteTerms {
   accepts: PaymentRequirements[];
   /** The Solana terms the Solana entry was built from (its payments are read against them). */
   solana?: SolanaTermsNow | undefined;
+  /** The challenge declares `payment-identifier` with this `required` (./payment-identifier-declaration.ts). */
+  paymentIdentifierRequired?: boolean;
 }
 
 /**
@@ -67,6 +69,7 @@ export function buildRouteTerms(
     resource: { url, description: config.description, mimeType: config.mimeType },
     accepts: [...evm, ...svm],
     solana,
+    paymentIdentifierRequired: config.paymentIdentifier.required,
   };
 }
 

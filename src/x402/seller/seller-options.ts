@@ -30,6 +30,11 @@ import {
   positiveInt,
 } from './seller-option-checks.js';
 import { checkSolanaOffer, type ResolvedSolanaOffer, type SolanaOfferOptions } from './solana-offer.js';
+import {
+  checkPaymentIdentifier,
+  type PaymentIdentifierOptions,
+  type ResolvedPaymentIdentifier,
+} from './payment-identifier-options.js';
 
 export { routePriceKey } from './seller-option-checks.js';
 
@@ -100,6 +105,8 @@ export interface X402KoaOptions {
   seller_cache?: { success_ttl_ms?: number; failure_cooldown_ms?: number };
   /** Delays between ledger report attempts; default [500, 2000, 8000] (so 4 attempts). */
   ledger_retry_delays_ms?: readonly number[];
+  /** x402 `payment-identifier`: a retried paid request with the same id is answered, not paid again. */
+  payment_identifier?: PaymentIdentifierOptions;
 }
 
 export interface ResolvedX402Config {
@@ -132,6 +139,7 @@ export interface ResolvedX402Config {
   sellerSuccessTtlMs: number;
   sellerFailureCooldownMs: number;
   ledgerRetryDelaysMs: readonly number[];
+  paymentIdentifier: Readonly<ResolvedPaymentIdentifier>;
 }
 
 const V1_NETWORK_NAMES: Readonly<Record<string, string>> = { 'eip155:8453': 'base', 'eip155:84532': 'base-sepolia' };
@@ -185,6 +193,7 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
   );
   const { description, mimeType } = checkDescription(options, problems);
   const retry = checkRetryDelays(options, problems);
+  const paymentIdentifier = checkPaymentIdentifier(options.payment_identifier, problems);
 
   if (problems.length > 0) throw new X402ConfigError(problems);
 
@@ -216,5 +225,6 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
     sellerSuccessTtlMs: options.seller_cache?.success_ttl_ms ?? 60_000,
     sellerFailureCooldownMs: options.seller_cache?.failure_cooldown_ms ?? 5_000,
     ledgerRetryDelaysMs: Object.freeze([...retry]),
+    paymentIdentifier,
   });
 }
