@@ -166,7 +166,7 @@ describe('x402 payment-identifier: the official client → our Koa seller → lo
     assert.equal(runs, runsBefore);
   });
 
-  it("an id another payer used is not served to a stranger who learns it", async () => {
+  it('an id another payer used is not served to a stranger who learns it', async () => {
     const id = generatePaymentId();
     const owner = buyer(7, () => id);
     await fundFromFaucet(chain, owner.account.address, '1');
@@ -201,7 +201,13 @@ describe('x402 payment-identifier: the official client → our Koa seller → lo
     await fundFromFaucet(chain, b.account.address, '1');
     const before = await readTokenBalance(chain, b.account.address);
     const storedBefore = store.size;
-    const rule = ['a'.repeat(15), 'a'.repeat(129), 'pay_ 1234567890abcdef', 'pay_1234567890abcdé', 'pay_1234567890.abcdef'];
+    const rule = [
+      'a'.repeat(15),
+      'a'.repeat(129),
+      'pay_ 1234567890abcdef',
+      'pay_1234567890abcdé',
+      'pay_1234567890.abcdef',
+    ];
     const ids = [...hostile.identifier, ...hostile.any, ...rule];
     const base = await b.payFor(`${optionalUrl}/report`);
     const name = Object.keys(base)[0]!;
