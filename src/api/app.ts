@@ -30,7 +30,6 @@ import { IdentityService } from './identity/identity-service.js';
 import { PatService } from './platform/pat-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
-import { paymentIdRoutes } from './sellers/payment-ids/payment-id-routes.js';
 import { discoveryRoutes } from './discovery/discovery-routes.js';
 import { sandboxRoutes } from './faucets/faucet-routes.js';
 import { createDiscoveryService } from './discovery/create-discovery-service.js';
@@ -291,7 +290,6 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),
     gateRoutes({ auth: tokenAuth, gate: sellersWing.gate }),
-    paymentIdRoutes({ auth: tokenAuth, ...sellersWing }),
     discoveryRoutes({ discovery: createDiscoveryService({ config, knex, chains, clock: core.clock }) }),
     sandboxRoutes({ faucets: config.sandboxFaucets }),
   ];

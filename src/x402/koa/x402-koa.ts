@@ -19,7 +19,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { resolveFacilitator } from '../facilitator-client.js';
 import { LedgerReporter } from '../seller/ledger-reporter.js';
 import { createX402MiddlewareMetrics } from '../seller/middleware-metrics.js';
-import { PaidRequestCore, type PaidRequestPort, type PaidSite } from '../seller/paid-request.js';
+import { PaidRequestCore, type PaidSite } from '../seller/paid-request.js';
 import { ReplayGuard } from '../seller/replay-guard.js';
 import { SellerIdentity } from '../seller/seller-identity.js';
 import { solanaSide } from '../seller/solana-side.js';
@@ -30,9 +30,8 @@ import {
   type X402Logger,
 } from '../seller/seller-options.js';
 import { createPaymentIdentifierStore } from '../seller/payment-identifier-stores.js';
-import { captureBody } from './body-capture.js';
+import { koaPort } from './koa-port.js';
 import { koaBodySha256 } from './request-body-digest.js';
-import { takeSettlementOverride } from './settlement-amount.js';
 
 export { X402_MIDDLEWARE_ERRORS } from '../seller/paywall-answers.js';
 
@@ -92,48 +91,6 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   const paymentIdScope = createHash('sha256').update(config.token).digest('hex').slice(0, 32);
   const site: PaidSite = { config, seller: () => seller.current(), solana: solana?.terms, paymentIdScope };
 
-  /** The paywall's view of one Koa request: `next` is the paid work, ctx.body the held response. */
-  function portOf(ctx: Context, next: Next): PaidRequestPort {
-    return {
-      pass: () => next(),
-      answer(answer) {
-        ctx.status = answer.status;
-        for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
-        ctx.body = answer.body;
-      },
-      replay(answer) {
-        ctx.status = answer.status;
-        for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
-        ctx.body = answer.body;
-      },
-      async run() {
-        const headersBefore = new Set(Object.keys(ctx.response.headers));
-        await next();
-        if (ctx.status >= 400) return 'failed';
-        const captured = await captureBody(ctx, config.maxBodyBytes);
-        return {
-          captured,
-          status: ctx.status,
-          headers: () => ({
-            'content-type': ctx.response.get('Content-Type') || undefined,
-            'cache-control': ctx.response.get('Cache-Control') || undefined,
-          }),
-          override: takeSettlementOverride(ctx),
-          /** Removes every response header the handler added (a discarded paid response must not leak through them). */
-          dropHeaders() {
-            for (const name of Object.keys(ctx.response.headers)) if (!headersBefore.has(name)) ctx.remove(name);
-          },
-          release(headers, body, defaultCacheControl) {
-            for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
-            if (defaultCacheControl && !ctx.response.get('Cache-Control'))
-              ctx.set('Cache-Control', defaultCacheControl);
-            if (body !== undefined) ctx.body = body;
-          },
-        };
-      },
-    };
-  }
-
   const middleware = (ctx: Context, next: Next): Promise<void> =>
     core.handle(
       site,
@@ -144,7 +101,7 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
         header: (name) => ctx.req.headers[name],
         bodySha256: () => koaBodySha256(ctx),
       },
-      portOf(ctx, next),
+      koaPort(ctx, next, config.maxBodyBytes),
     );
 
   return Object.assign(middleware, { config, flush: () => ledger.flush() });
