@@ -1,8 +1,9 @@
 /**
  * The gate's composition root (docs/gate.md): from a configuration, the facilitator client, the ledger
- * reporter (the gate bearer, to /v1/gate/ledger…), the replay guard and the paywall core shared by every
- * seller, the catalogue source, the origin proxy and the HTTP server; `listen` and an ordered `close`
- * (stop accepting, drain, stop the catalogue refresh, send the last ledger reports, close origin connections).
+ * reporter (the gate bearer, to /v1/gate/ledger…), the replay guard, the payment-identifier store
+ * (./payment-id-store.ts) and the paywall core shared by every seller, the catalogue source, the origin proxy
+ * and the HTTP server; `listen` and an ordered `close` (stop accepting, drain, stop the catalogue refresh, send
+ * the last ledger reports, close origin connections).
  * main.ts starts it from the environment; tests and the sandbox start it in-process.
  *
  * Defends against: two copies of the paywall's state (one replay guard and one ledger queue for the whole

@@ -3,10 +3,10 @@
  * the wire in docs/adr/0004-x402-wire-and-koa-middleware.md). A thin adapter: it relies on the framework-free
  * paywall (../seller/paid-request.ts, shared with the gate), which owns the rules, their order and every answer
  * (docs/seller-middleware.md#rules-and-runtime-answers). This file builds the paywall's parts once per
- * middleware (facilitator client, seller identity, ledger reporter, replay guard) and, per request, only reads
- * the Koa request, runs the handler (`next`) as the paid work, holds its body (body-capture.ts), takes the `upto`
- * amount the handler named with `setSettlementOverrides` (./settlement-amount.ts) and writes the paywall's
- * answers on `ctx`.
+ * middleware (facilitator client, seller identity, ledger reporter, replay guard, payment-identifier store)
+ * and, per request, only reads the Koa request; ./koa-port.ts runs the handler (`next`) as the paid work, holds
+ * its body (body-capture.ts), takes the `upto` amount the handler named with `setSettlementOverrides`
+ * (./settlement-amount.ts) and writes the paywall's answers on `ctx`.
  *
  * Defends, as the Koa side of the paywall: a handler's body or headers leaving before settlement (the body is
  * held, the handler's headers are dropped with it when the settlement fails); the override header reaching the
