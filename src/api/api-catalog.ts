@@ -19,6 +19,7 @@ import { PAT_CATALOG } from './platform/pat-catalog.js';
 import { TREASURIES_CATALOG } from './platform/treasury-catalog.js';
 import { LEDGER_CATALOG } from './sellers/ledger/ledger-catalog.js';
 import { UPTIME_CATALOG } from './sellers/uptime/uptime-catalog.js';
+import { PAYMENT_ID_CATALOG } from './sellers/payment-ids/payment-id-catalog.js';
 import { OPERATIONS_CATALOG } from './http/openapi/operations-catalog.js';
 import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './sellers/seller-catalog.js';
 import { PAY_CATALOG } from './pay/pay-catalog.js';
@@ -40,6 +41,7 @@ export const API_CATALOG: CatalogEntry[] = [
   ...SELLER_CATALOG,
   ...LEDGER_CATALOG,
   ...UPTIME_CATALOG,
+  ...PAYMENT_ID_CATALOG,
   ...DISCOVERY_CATALOG,
   ...SANDBOX_CATALOG,
 ];

@@ -1,9 +1,10 @@
 /**
  * The gate's composition root (docs/gate.md): from a configuration, the facilitator client, the ledger
- * reporter (the gate bearer, to /v1/gate/ledger…), the replay guard and the paywall core shared by every
- * seller, the catalogue source, the origin proxy and the HTTP server; `listen` and an ordered `close`
- * (stop accepting, drain, stop the catalogue refresh, send the last ledger and uptime reports, close origin
- * connections). The uptime counts (uptime-buckets.ts) are recorded per proxied request and reported on a timer.
+ * reporter (the gate bearer, to /v1/gate/ledger…), the replay guard, the payment-identifier store
+ * (./payment-id-store.ts) and the paywall core shared by every seller, the catalogue source, the origin proxy
+ * and the HTTP server; `listen` and an ordered `close` (stop accepting, drain, stop the catalogue refresh, send
+ * the last ledger and uptime reports, close origin connections). The uptime counts (uptime-buckets.ts) are
+ * recorded per proxied request and reported on a timer.
  * main.ts starts it from the environment; tests and the sandbox start it in-process.
  *
  * Defends against: two copies of the paywall's state (one replay guard and one ledger queue for the whole
@@ -27,6 +28,7 @@ import { createGateServer } from './gate-server.js';
 import { OriginProxy } from './origin-proxy.js';
 import type { UptimeBuckets } from './uptime-buckets.js';
 import { createUptime, type UptimeReporter } from './uptime-reporter.js';
+import { gatePaymentIdStore } from './payment-id-store.js';
 
 export interface GateApp {
   server: http.Server;
@@ -73,6 +75,7 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
     solanaFacilitator,
     ledger,
     guard: new ReplayGuard(),
+    paymentIds: gatePaymentIdStore(config, doFetch),
     metrics: metrics.paywall,
     logger,
   });

@@ -82,6 +82,12 @@ const envSchema = z.object({
   GATE_PLATFORM_TIMEOUT_MS: envInt(100, 60_000, 5_000),
   GATE_VERIFY_TIMEOUT_MS: envInt(100, 120_000, 10_000),
   GATE_SETTLE_TIMEOUT_MS: envInt(100, 300_000, 30_000),
+  /** x402 `payment-identifier`: `1` declares the id required (a payment without one: 400). */
+  GATE_PAYMENT_ID_REQUIRED: z.enum(['0', '1']).default('0'),
+  /** Where ids and their answers are kept: `platform` (PostgreSQL, shared by every gate process) or `memory`. */
+  GATE_PAYMENT_ID_STORE: z.enum(['platform', 'memory']).default('platform'),
+  /** Largest answer body kept for a retry (larger: the receipt only, the retry gets 410); at most 256 KiB. */
+  GATE_PAYMENT_ID_MAX_ANSWER_BYTES: envInt(0, 262_144, 65_536),
   GATE_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Started by the sandbox: stop when the parent process goes away. */
   TREASURY_EXIT_WITH_PARENT: z.enum(['0', '1']).default('0'),
@@ -114,6 +120,8 @@ export interface GateConfig {
   settleTimeoutMs: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   exitWithParent: boolean;
+  /** x402 `payment-identifier` (docs/gate.md#payment-identifier). */
+  paymentId: { required: boolean; store: 'platform' | 'memory'; maxAnswerBytes: number };
   /** What the paywall reads of the environment (local-only mode, body capture). */
   paywallEnv: Readonly<Record<string, string | undefined>>;
 }
@@ -158,6 +166,11 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
     verifyTimeoutMs: e.GATE_VERIFY_TIMEOUT_MS,
     settleTimeoutMs: e.GATE_SETTLE_TIMEOUT_MS,
     logLevel: e.GATE_LOG_LEVEL,
+    paymentId: Object.freeze({
+      required: e.GATE_PAYMENT_ID_REQUIRED === '1',
+      store: e.GATE_PAYMENT_ID_STORE,
+      maxAnswerBytes: e.GATE_PAYMENT_ID_MAX_ANSWER_BYTES,
+    }),
     exitWithParent: e.TREASURY_EXIT_WITH_PARENT === '1',
     paywallEnv: Object.freeze({
       XX_ALLOW_LOCAL_ONLY: e.XX_ALLOW_LOCAL_ONLY,

@@ -71,6 +71,43 @@ function writeExchangeFailure(
   else if (outcome.kind === 'refused') writeGateError(res, 'gate_origin_refused');
 }
 
+/** Writes the held origin answer (its headers filtered) with the paywall's `headers`; `body` replaces the held one. */
+function writeHeld(
+  req: IncomingMessage,
+  res: ServerResponse,
+  held: {
+    response: IncomingMessage;
+    status: number;
+    headers: Record<string, string>;
+    body: Buffer | Readable | undefined;
+    defaultCacheControl: string | undefined;
+  },
+): void {
+  const { body, status } = held;
+  if (res.destroyed) {
+    if (body && !Buffer.isBuffer(body)) body.destroy();
+    return;
+  }
+  const replaced = Buffer.isBuffer(body);
+  const out: OutgoingHttpHeaders = responseHeadersForBuyer(
+    held.response.headers,
+    replaced && req.method !== 'HEAD' ? ['content-length'] : [],
+  );
+  for (const [name, value] of Object.entries(held.headers)) out[name.toLowerCase()] = value;
+  if (held.defaultCacheControl && out['cache-control'] === undefined) out['cache-control'] = held.defaultCacheControl;
+  if (Buffer.isBuffer(body)) {
+    if (req.method !== 'HEAD') out['content-length'] = String(body.length);
+    res.writeHead(status, out);
+    res.end(req.method === 'HEAD' ? undefined : body);
+  } else if (body) {
+    res.writeHead(status, out);
+    pipeline(body, res, () => undefined);
+  } else {
+    res.writeHead(status, out);
+    res.end();
+  }
+}
+
 export interface GatePortContext {
   req: IncomingMessage;
   res: ServerResponse;
@@ -122,6 +159,12 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
       writeJson(res, answer.status, answer.headers, answer.body);
     },
 
+    replay(answer) {
+      if (res.headersSent || res.destroyed) return;
+      res.writeHead(answer.status, { ...answer.headers, 'content-length': String(answer.body.length) });
+      res.end(req.method === 'HEAD' ? undefined : answer.body);
+    },
+
     async run(): Promise<HeldResponse | 'failed'> {
       const exchange = await forward();
       if (exchange.kind !== 'response') {
@@ -153,32 +196,16 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
       const rawOverride = response.headers[SETTLEMENT_OVERRIDES_HEADER.toLowerCase()];
       return {
         captured,
+        status,
+        headers: () => ({
+          'content-type': response.headers['content-type'],
+          'cache-control': response.headers['cache-control'],
+        }),
         override: parseSettlementOverride(Array.isArray(rawOverride) ? rawOverride[0] : rawOverride),
         // Nothing of the origin's answer has been written yet: the paywall's answer goes out alone.
         dropHeaders() {},
         release(headers, body: Buffer | Readable | undefined, defaultCacheControl) {
-          if (res.destroyed) {
-            if (body && !Buffer.isBuffer(body)) body.destroy();
-            return;
-          }
-          const replaced = Buffer.isBuffer(body);
-          const out: OutgoingHttpHeaders = responseHeadersForBuyer(
-            response.headers,
-            replaced && req.method !== 'HEAD' ? ['content-length'] : [],
-          );
-          for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
-          if (defaultCacheControl && out['cache-control'] === undefined) out['cache-control'] = defaultCacheControl;
-          if (Buffer.isBuffer(body)) {
-            if (req.method !== 'HEAD') out['content-length'] = String(body.length);
-            res.writeHead(status, out);
-            res.end(req.method === 'HEAD' ? undefined : body);
-          } else if (body) {
-            res.writeHead(status, out);
-            pipeline(body, res, () => undefined);
-          } else {
-            res.writeHead(status, out);
-            res.end();
-          }
+          writeHeld(req, res, { response, status, headers, body, defaultCacheControl });
         },
       };
     },

@@ -35,6 +35,7 @@ import { endpointsForPath, matchEndpoint } from './matching-endpoint.js';
 import type { OriginProxy } from './origin-proxy.js';
 import { readRequestBody } from './request-body.js';
 import { readRequestTarget } from './request-target.js';
+import { bodySha256 } from '../x402/seller/payment-identifier-fingerprint.js';
 import type { GateSellerEntry } from './seller-table.js';
 import type { UptimeBuckets } from './uptime-buckets.js';
 
@@ -140,6 +141,7 @@ export async function handleGateRequest(
     href: `http://${host}${target.url}`,
     prefix: routed.prefix,
     header: (name) => req.headers[name],
+    bodySha256: () => bodySha256(read.body),
   };
   await deps.core.handle(match.entry.site, paid, port(read.body, match.entry.endpoint.endpoint_id));
 }

@@ -102,6 +102,10 @@ function termsOf(
         api_url: config.apiUrl,
         description: `${seller.slug} ${endpoint.method} ${endpoint.path}`.slice(0, 1024),
         max_body_bytes: config.maxHeldBytes,
+        payment_identifier: {
+          required: config.paymentId.required,
+          max_answer_bytes: config.paymentId.maxAnswerBytes,
+        },
         timeouts: {
           verify_ms: config.verifyTimeoutMs,
           settle_ms: config.settleTimeoutMs,
@@ -156,7 +160,16 @@ export function buildSellerTable(
         : { kind: 'verified', sellerId: seller.seller_id, endpointId: endpoint.endpoint_id };
       const offer = terms.config.solana;
       const solanaTerms = offer && solana ? new SolanaTerms(offer, solana.facilitator, solana.logger) : undefined;
-      entry.endpoints.push({ endpoint, site: { config: terms.config, seller: () => state, solana: solanaTerms } });
+      entry.endpoints.push({
+        endpoint,
+        site: {
+          config: terms.config,
+          seller: () => state,
+          solana: solanaTerms,
+          // The platform finds the seller of a gate's id by its endpoint (docs/gate.md#payment-identifier).
+          paymentIdScope: endpoint.endpoint_id,
+        },
+      });
       endpoints++;
     }
     bySlug.set(seller.slug.toLowerCase(), entry);

@@ -271,6 +271,31 @@ export const ERROR_CODES = {
     status: 500,
     message: 'This paid endpoint is misconfigured on the seller side; the operator has been told.',
   },
+  // x402 `payment-identifier` (docs/seller-middleware.md#payment-identifier): a retried paid request answered, not paid again.
+  payment_identifier_invalid: {
+    status: 400,
+    message: 'The payment-identifier id must be 16 to 128 characters of A-Z, a-z, 0-9, _ or -; nothing was paid.',
+  },
+  payment_identifier_required: {
+    status: 400,
+    message: 'This endpoint requires a payment-identifier id in the payment; nothing was paid.',
+  },
+  payment_identifier_conflict: {
+    status: 409,
+    message: 'This payment-identifier id was used for another payment or request; choose a new id.',
+  },
+  payment_identifier_in_flight: {
+    status: 409,
+    message: 'A request with this payment-identifier id is still being processed; retry shortly.',
+  },
+  payment_identifier_not_replayable: {
+    status: 410,
+    message: 'This payment settled, but its answer was too large to keep; the receipt is in PAYMENT-RESPONSE.',
+  },
+  payment_identifier_unavailable: {
+    status: 503,
+    message: 'The seller cannot check payment-identifier ids right now; nothing was paid, retry shortly.',
+  },
   // The gate (docs/gate.md): its own answers, beside the paywall's above.
   gate_not_ready: { status: 503, message: 'The gate has not loaded its seller catalogue yet; retry shortly.' },
   gate_seller_not_found: { status: 404, message: 'No seller of this gate answers at this host or path prefix.' },

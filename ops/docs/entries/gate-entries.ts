@@ -41,6 +41,18 @@ export const GATE_ENTRIES: Entries = {
   GATE_PLATFORM_TIMEOUT_MS: { meaning: 'time-out of a platform call' },
   GATE_VERIFY_TIMEOUT_MS: { meaning: 'time-out of a facilitator verify' },
   GATE_SETTLE_TIMEOUT_MS: { meaning: 'time-out of a facilitator settle' },
+  GATE_PAYMENT_ID_REQUIRED: {
+    meaning:
+      '`1`: the challenge declares x402 `payment-identifier` required; a payment without an id gets 400 (docs/gate.md#payment-identifier)',
+  },
+  GATE_PAYMENT_ID_STORE: {
+    meaning:
+      'where payment-identifier ids and their answers are kept: `platform` (PostgreSQL through the API, shared by every gate) or `memory`',
+  },
+  GATE_PAYMENT_ID_MAX_ANSWER_BYTES: {
+    meaning:
+      'largest answer body kept for a payment-identifier retry (at most 262144); a larger one keeps its receipt only (410)',
+  },
   GATE_LOG_LEVEL: { meaning: 'pino level' },
   TREASURY_EXIT_WITH_PARENT: { meaning: '`1`: stop when the parent process goes away (set by the sandbox)' },
   XX_ALLOW_LOCAL_ONLY: { meaning: '`1`: paid routes answer without a facilitator (sandbox only)' },

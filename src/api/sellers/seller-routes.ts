@@ -46,6 +46,7 @@ import type { SellerAuthVerify } from '../../shared/api-responses/seller-respons
 import type { SellerPayouts } from './payouts/seller-payouts.js';
 import type { PlatformWallets } from './payouts/platform-wallets.js';
 import { idempotencyKeySchema } from '../http/schemas/common-schemas.js';
+import { paymentIdRoutes, type PaymentIdRouteDeps } from './payment-ids/payment-id-routes.js';
 
 /** What every seller route is built with. */
 export type SellerRouteDeps = {
@@ -58,7 +59,7 @@ export type SellerRouteDeps = {
   pats: Pick<PatService, 'create' | 'list' | 'revoke'>;
   payouts: SellerPayouts;
   collections: Pick<PlatformWallets, 'payToFor'>;
-};
+} & Omit<PaymentIdRouteDeps, 'auth' | 'sellers'>;
 
 /** The router, the bearer's check and the three ways a route finds its seller. */
 interface SellerRouteKit {
@@ -105,6 +106,7 @@ export function sellerRoutes(deps: SellerRouteDeps): Router {
   accessRoutes(kit);
   endpointRoutes(kit);
   ledgerRoutes(kit);
+  kit.router.use(paymentIdRoutes(deps).routes()); // the payment-identifier store (./payment-ids/)
   return kit.router;
 }
 

@@ -37,6 +37,8 @@ import { PgEndpointRoutes, PgPayToStore, PgPendingRowCounts, PgSellerLedgerStore
 import { PgLedgerVerificationStore } from './store/pg-ledger-verification-store.js';
 import { PgCollectionWalletStore, PgPayoutStore } from './store/pg-payout-stores.js';
 import { PgGateCatalogueStore, PgSellerStore } from './store/pg-seller-stores.js';
+import { PaymentIdService } from './payment-ids/payment-id-service.js';
+import { PgPaymentIdStore } from './store/pg-payment-id-store.js';
 
 export interface SellersWingDeps {
   config: AppConfig;
@@ -64,6 +66,9 @@ export interface SellersWing {
   payouts: SellerPayouts;
   collections: PlatformWallets;
   gate: GateService;
+  /** The x402 payment-identifier store of sellers' paywalls (./payment-ids/). */
+  paymentIds: PaymentIdService;
+  gateStore: PgGateCatalogueStore;
 }
 
 export function createSellersWing(deps: SellersWingDeps): SellersWing {
@@ -128,12 +133,14 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     options: { maxPayoutMicro: config.morPayoutMaxMicro },
   });
   const payTo = new SellerPayToService(new PgPayToStore(knex), clock, ledgerVerifier);
+  const gateStore = new PgGateCatalogueStore(knex);
   const gate = new GateService({
-    store: new PgGateCatalogueStore(knex),
+    store: gateStore,
     ledger,
     pendingCap,
     collections,
     defaultNetwork,
   });
-  return { ledgerVerifier, sellers, ledger, pendingCap, payTo, payouts, collections, gate };
+  const paymentIds = new PaymentIdService({ store: new PgPaymentIdStore(knex), clock });
+  return { ledgerVerifier, sellers, ledger, pendingCap, payTo, payouts, collections, gate, paymentIds, gateStore };
 }

@@ -3,10 +3,10 @@
  * the wire in docs/adr/0004-x402-wire-and-koa-middleware.md). A thin adapter: it relies on the framework-free
  * paywall (../seller/paid-request.ts, shared with the gate), which owns the rules, their order and every answer
  * (docs/seller-middleware.md#rules-and-runtime-answers). This file builds the paywall's parts once per
- * middleware (facilitator client, seller identity, ledger reporter, replay guard) and, per request, only reads
- * the Koa request, runs the handler (`next`) as the paid work, holds its body (body-capture.ts), takes the `upto`
- * amount the handler named with `setSettlementOverrides` (./settlement-amount.ts) and writes the paywall's
- * answers on `ctx`.
+ * middleware (facilitator client, seller identity, ledger reporter, replay guard, payment-identifier store)
+ * and, per request, only reads the Koa request; ./koa-port.ts runs the handler (`next`) as the paid work, holds
+ * its body (body-capture.ts), takes the `upto` amount the handler named with `setSettlementOverrides`
+ * (./settlement-amount.ts) and writes the paywall's answers on `ctx`.
  *
  * Defends, as the Koa side of the paywall: a handler's body or headers leaving before settlement (the body is
  * held, the handler's headers are dropped with it when the settlement fails); the override header reaching the
@@ -14,11 +14,12 @@
  * Does not defend against: a handler that bypasses Koa (`ctx.respond = false`, or writes `ctx.res` itself) —
  * its body has already left; the payment is still settled, but no receipt header can be added.
  */
+import { createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { resolveFacilitator } from '../facilitator-client.js';
 import { LedgerReporter } from '../seller/ledger-reporter.js';
 import { createX402MiddlewareMetrics } from '../seller/middleware-metrics.js';
-import { PaidRequestCore, type PaidRequestPort, type PaidSite } from '../seller/paid-request.js';
+import { PaidRequestCore, type PaidSite } from '../seller/paid-request.js';
 import { ReplayGuard } from '../seller/replay-guard.js';
 import { SellerIdentity } from '../seller/seller-identity.js';
 import { solanaSide } from '../seller/solana-side.js';
@@ -28,8 +29,9 @@ import {
   type X402KoaOptions,
   type X402Logger,
 } from '../seller/seller-options.js';
-import { captureBody } from './body-capture.js';
-import { takeSettlementOverride } from './settlement-amount.js';
+import { createPaymentIdentifierStore } from '../seller/payment-identifier-stores.js';
+import { koaPort } from './koa-port.js';
+import { koaBodySha256 } from './request-body-digest.js';
 
 export { X402_MIDDLEWARE_ERRORS } from '../seller/paywall-answers.js';
 
@@ -74,48 +76,32 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
     solanaFacilitator: solana?.facilitator,
     ledger,
     guard: new ReplayGuard(),
+    paymentIds: createPaymentIdentifierStore(config, {
+      fetch: doFetch,
+      routes: {
+        begin: '/v1/payment-ids/begin',
+        complete: '/v1/payment-ids/complete',
+        release: '/v1/payment-ids/release',
+      },
+    }),
     metrics,
     logger,
   });
-  const site: PaidSite = { config, seller: () => seller.current(), solana: solana?.terms };
-
-  /** The paywall's view of one Koa request: `next` is the paid work, ctx.body the held response. */
-  function portOf(ctx: Context, next: Next): PaidRequestPort {
-    return {
-      pass: () => next(),
-      answer(answer) {
-        ctx.status = answer.status;
-        for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
-        ctx.body = answer.body;
-      },
-      async run() {
-        const headersBefore = new Set(Object.keys(ctx.response.headers));
-        await next();
-        if (ctx.status >= 400) return 'failed';
-        const captured = await captureBody(ctx, config.maxBodyBytes);
-        return {
-          captured,
-          override: takeSettlementOverride(ctx),
-          /** Removes every response header the handler added (a discarded paid response must not leak through them). */
-          dropHeaders() {
-            for (const name of Object.keys(ctx.response.headers)) if (!headersBefore.has(name)) ctx.remove(name);
-          },
-          release(headers, body, defaultCacheControl) {
-            for (const [name, value] of Object.entries(headers)) ctx.set(name, value);
-            if (defaultCacheControl && !ctx.response.get('Cache-Control'))
-              ctx.set('Cache-Control', defaultCacheControl);
-            if (body !== undefined) ctx.body = body;
-          },
-        };
-      },
-    };
-  }
+  // One middleware is one seller; its ids are scoped by its PAT (hashed: the store never sees the token).
+  const paymentIdScope = createHash('sha256').update(config.token).digest('hex').slice(0, 32);
+  const site: PaidSite = { config, seller: () => seller.current(), solana: solana?.terms, paymentIdScope };
 
   const middleware = (ctx: Context, next: Next): Promise<void> =>
     core.handle(
       site,
-      { method: ctx.method, path: ctx.path, href: ctx.href, header: (name) => ctx.req.headers[name] },
-      portOf(ctx, next),
+      {
+        method: ctx.method,
+        path: ctx.path,
+        href: ctx.href,
+        header: (name) => ctx.req.headers[name],
+        bodySha256: () => koaBodySha256(ctx),
+      },
+      koaPort(ctx, next, config.maxBodyBytes),
     );
 
   return Object.assign(middleware, { config, flush: () => ledger.flush() });

@@ -19,7 +19,11 @@ export type RequestOutcome =
   | 'settled_without_receipt'
   | 'settle_failed'
   | 'settlement_override_invalid'
-  | 'local_only_accepted';
+  | 'local_only_accepted'
+  | 'payment_id_refused'
+  | 'payment_id_replayed'
+  | 'payment_id_conflict'
+  | 'payment_id_unavailable';
 
 export type LedgerOutcome = 'sent' | 'duplicate' | 'rejected' | 'failed' | 'dropped' | 'invalid';
 

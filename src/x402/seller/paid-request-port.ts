@@ -7,6 +7,7 @@ import type { FacilitatorClient as Facilitator } from '../facilitator-client.js'
 import type { CapturedBody } from './held-body.js';
 import type { LedgerReporter } from './ledger-reporter.js';
 import type { X402MiddlewareMetrics } from './middleware-metrics.js';
+import type { PaymentIdentifierStore } from './payment-identifier-store.js';
 import type { PaywallAnswer } from './paywall-answers.js';
 import type { ReplayGuard } from './replay-guard.js';
 import type { SellerState } from './seller-identity.js';
@@ -24,6 +25,8 @@ export interface PaidRequest {
   /** What the buyer's URL has before `path` (the gate's `/<slug>`), for the Bazaar route template. */
   prefix?: string | undefined;
   header(name: string): string | string[] | undefined;
+  /** sha256 hex of the request body, for the `payment-identifier` fingerprint (absent: no body is known). */
+  bodySha256?(): string;
 }
 
 /** One seller's terms: its configuration and where its current state comes from. */
@@ -32,11 +35,17 @@ export interface PaidSite {
   seller(): Promise<SellerState> | SellerState;
   /** The Solana terms of the site's Solana offer (its fee payer, its pay-to's token accounts), when it has one. */
   solana?: SolanaTerms | undefined;
+  /** Whose `payment-identifier` ids these are (default: the verified seller's id). */
+  paymentIdScope?: string;
 }
 
 /** The paid work's response, held by the adapter until the paywall settles or discards it. */
 export interface HeldResponse {
   captured: CapturedBody;
+  /** The paid work's status. */
+  status: number;
+  /** The paid work's `content-type` and `cache-control` (kept with a `payment-identifier` answer). */
+  headers(): Record<string, string | undefined>;
   /** The `Settlement-Overrides` the paid work named (already removed from the response). */
   override: SettlementOverride;
   /** Nothing is settled: drop the body (the paywall calls `discardBody`) and every header the paid work set. */
@@ -54,6 +63,8 @@ export interface PaidRequestPort {
   pass(): Promise<void>;
   /** Answer without running the paid work (a challenge or an error). */
   answer(answer: PaywallAnswer): void;
+  /** Answer with a stored paid answer (a `payment-identifier` retry): status, headers, raw body. */
+  replay(answer: { status: number; headers: Record<string, string>; body: Buffer }): void;
   /**
    * Run the paid work. `failed`: its answer (status ≥ 400, an unreachable origin) goes out as the adapter
    * wrote it and nothing is settled. A throw propagates (nothing settled).
@@ -68,6 +79,8 @@ export interface PaidRequestDeps {
   solanaFacilitator?: Facilitator | undefined;
   ledger: LedgerReporter;
   guard: ReplayGuard;
+  /** Where `payment-identifier` ids are kept (absent: ids are read and checked, but nothing is deduplicated). */
+  paymentIds?: PaymentIdentifierStore | undefined;
   metrics: X402MiddlewareMetrics;
   logger: X402Logger;
 }

@@ -12,6 +12,7 @@
  *   4. No payment header → 402 challenge (`PAYMENT-REQUIRED` + `X-PAYMENT-REQUIRED`, same JSON as the body,
  *      `Cache-Control: no-store`). Undecodable header → 400 `invalid_payment_header`.
  *   5. Payment for other terms, or already in flight / settled in this process → 402 re-issued with an error.
+ *      Before the guard, a `payment-identifier` id is looked up (payment-identifier-rule.ts): a retry is answered.
  *   6. Facilitator verify: invalid, unreachable, slow, 5xx or malformed → 402 re-issued. The paid work never runs.
  *   7. The paid work runs. Throws, status ≥ 400 or (gate) an unreachable origin → its answer goes out as is,
  *      nothing is settled.
@@ -46,6 +47,9 @@ import { withBazaar } from './bazaar-declaration.js';
 import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
 import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
+import { localOnlyProblem } from './local-only-window.js';
+import { readPaymentIdentifier, releaseClaim, type IdClaim } from './payment-identifier-rule.js';
+import { applyPaymentIdentifier, keepSettledAnswer } from './payment-identifier-step.js';
 import type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidSite } from './paid-request-port.js';
 
 export type { PaywallAnswer } from './paywall-answers.js';
@@ -76,13 +80,9 @@ interface Paid {
   match: Match;
   endpointId: string | undefined;
   settled: boolean;
-}
-
-function localOnlyProblem(match: Match): string | undefined {
-  const now = Math.floor(Date.now() / 1000);
-  if (match.validBefore !== undefined && match.validBefore <= now) return 'authorization_expired';
-  if (match.validAfter !== undefined && match.validAfter > now) return 'authorization_not_yet_valid';
-  return undefined;
+  /** The payment's `payment-identifier` claim; `idKept` once settled (the claim is then not released). */
+  idClaim: IdClaim | undefined;
+  idKept: boolean;
 }
 
 /** The paywall: `handle(site, request, port)` walks one request through the rules above. */
@@ -146,12 +146,23 @@ export class PaidRequestCore {
     }
     const payment = this.readPayment(req, terms, port);
     if (!payment) return;
+    const idReading = readPaymentIdentifier(payment, config.paymentIdentifier.required);
+    if (idReading.kind === 'refused') {
+      this.count('payment_id_refused');
+      return port.answer(idReading.answer);
+    }
     const match = matchPayment(payment, terms, config);
     if (match.kind === 'mismatch') {
       this.count('mismatch');
       return port.answer(challengeAnswer(terms, `no_matching_payment_requirements: ${match.reason}`));
     }
+    const idClaim = await applyPaymentIdentifier(this.deps.paymentIds, site, sellerState, {
+      ...{ req, port, payment, match, reading: idReading },
+      count: (outcome) => this.count(outcome),
+    });
+    if (idClaim === 'answered') return;
     if (!this.deps.guard.claim(match.replayKey)) {
+      if (idClaim) releaseClaim(idClaim);
       this.count('replay');
       return port.answer(challengeAnswer(terms, 'payment_already_used'));
     }
@@ -166,6 +177,8 @@ export class PaidRequestCore {
       match,
       endpointId: sellerState.endpointId,
       settled: false,
+      idClaim,
+      idKept: false,
     };
     try {
       await this.verifyRunSettle(paid, {
@@ -175,6 +188,7 @@ export class PaidRequestCore {
       });
     } finally {
       if (!paid.settled) this.deps.guard.release(match.replayKey);
+      if (idClaim && !paid.idKept) releaseClaim(idClaim);
     }
   }
 
@@ -223,8 +237,9 @@ export class PaidRequestCore {
     const outcome = await this.timed('settle', () => facilitator.settle(settlement.request));
     if (outcome.kind !== 'ok') return this.settleFailed(paid, held, outcome);
     paid.settled = true;
+    paid.idKept = true;
     this.deps.guard.settled(paid.match.replayKey, paid.match.validBefore);
-    this.releaseSettled(paid, held, outcome.settlement, settlement.charged);
+    await this.releaseSettled(paid, held, outcome.settlement, settlement.charged);
   }
 
   /** Rule 6: the facilitator verifies (local-only: the validity window only); false once answered. */
@@ -344,15 +359,25 @@ export class PaidRequestCore {
     );
   }
 
-  /** Settled: the body released with its receipt, the ledger row reported (with the body's sha256). */
-  private releaseSettled(
-    { config, req, match, endpointId }: Paid,
+  /** Settled: the answer kept for its payment-identifier, then released with its receipt, the ledger row reported. */
+  private async releaseSettled(
+    paid: Paid,
     held: HeldResponse,
     settlement: Extract<SettleOutcome, { kind: 'ok' }>['settlement'],
     charged: string,
-  ): void {
+  ): Promise<void> {
+    const { config, req, match, endpointId } = paid;
     const { captured } = held;
     const tx = settlement.transaction;
+    const headers = receiptHeaders({
+      success: true,
+      transaction: tx,
+      txHash: tx,
+      network: settlement.network ?? match.requirement.network,
+      payer: match.payer,
+      ...(match.requirement.scheme === 'upto' ? { amount: settlement.amount ?? charged } : {}),
+    });
+    if (paid.idClaim) await keepSettledAnswer(paid.idClaim, config, held, headers, this.deps.logger);
     if (captured.kind === 'uncapturable') {
       this.count('settled_without_receipt');
       this.deps.logger.warn(
@@ -363,14 +388,6 @@ export class PaidRequestCore {
       return;
     }
     this.count('settled');
-    const headers = receiptHeaders({
-      success: true,
-      transaction: tx,
-      txHash: tx,
-      network: settlement.network ?? match.requirement.network,
-      payer: match.payer,
-      ...(match.requirement.scheme === 'upto' ? { amount: settlement.amount ?? charged } : {}),
-    });
     if (captured.kind === 'oversize') {
       const stream = releaseOversize(captured, (hash) =>
         this.report(config, req, match, tx, endpointId, hash, charged),

@@ -34,6 +34,8 @@ export interface RouteTerms {
   extensions?: Record<string, unknown>;
   /** The Solana terms the Solana entry was built from (its payments are read against them). */
   solana?: SolanaTermsNow | undefined;
+  /** The challenge declares `payment-identifier` with this `required` (./payment-identifier-declaration.ts). */
+  paymentIdentifierRequired?: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ export function buildRouteTerms(
     resource: { url, description: config.description, mimeType: config.mimeType },
     accepts: [...evm, ...svm],
     solana,
+    paymentIdentifierRequired: config.paymentIdentifier.required,
   };
 }
 

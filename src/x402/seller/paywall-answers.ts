@@ -12,6 +12,7 @@ import { ERROR_CODES } from '../../shared/error-codes.js';
 import { encodePaymentRequired, encodeSettlementReceipt, X402_HEADERS } from '../header-codec.js';
 import type { PaymentRequired, SettlementReceiptInput } from '../wire-schemas.js';
 import type { RouteTerms } from './payment-terms.js';
+import { paymentIdentifierExtension } from './payment-identifier-declaration.js';
 
 /** The codes the paywall answers with, from the project's one error list. */
 export const X402_MIDDLEWARE_ERRORS = {
@@ -19,6 +20,12 @@ export const X402_MIDDLEWARE_ERRORS = {
   seller_misconfigured: ERROR_CODES.seller_misconfigured,
   facilitator_not_configured: ERROR_CODES.facilitator_not_configured,
   settlement_override_invalid: ERROR_CODES.settlement_override_invalid,
+  payment_identifier_invalid: ERROR_CODES.payment_identifier_invalid,
+  payment_identifier_required: ERROR_CODES.payment_identifier_required,
+  payment_identifier_conflict: ERROR_CODES.payment_identifier_conflict,
+  payment_identifier_in_flight: ERROR_CODES.payment_identifier_in_flight,
+  payment_identifier_not_replayable: ERROR_CODES.payment_identifier_not_replayable,
+  payment_identifier_unavailable: ERROR_CODES.payment_identifier_unavailable,
 } as const;
 
 /** A response answer the paywall writes itself (challenges and errors): status, headers, a JSON body. */
@@ -57,7 +64,10 @@ export function challengeAnswer(terms: RouteTerms, error: string, receipt?: Sett
     error: clip(error, 512),
     resource: terms.resource,
     accepts: terms.accepts,
-    ...(terms.extensions && Object.keys(terms.extensions).length > 0 ? { extensions: terms.extensions } : {}),
+    extensions: {
+      ...terms.extensions,
+      ...paymentIdentifierExtension(terms.paymentIdentifierRequired ?? false),
+    },
   };
   const header = encodePaymentRequired(challenge);
   return {

@@ -31,6 +31,11 @@ import {
 } from './seller-option-checks.js';
 import { resolveDiscovery, type DiscoveryOptions, type ResolvedDiscovery } from './discovery-options.js';
 import { checkSolanaOffer, type ResolvedSolanaOffer, type SolanaOfferOptions } from './solana-offer.js';
+import {
+  checkPaymentIdentifier,
+  type PaymentIdentifierOptions,
+  type ResolvedPaymentIdentifier,
+} from './payment-identifier-options.js';
 
 export { routePriceKey } from './seller-option-checks.js';
 
@@ -103,6 +108,8 @@ export interface X402KoaOptions {
   ledger_retry_delays_ms?: readonly number[];
   /** What 402 challenges declare for x402 Bazaar catalogues (./discovery-options.ts); on by default. */
   discovery?: DiscoveryOptions;
+  /** x402 `payment-identifier`: a retried paid request with the same id is answered, not paid again. */
+  payment_identifier?: PaymentIdentifierOptions;
 }
 
 export interface ResolvedX402Config {
@@ -137,6 +144,7 @@ export interface ResolvedX402Config {
   ledgerRetryDelaysMs: readonly number[];
   /** The Bazaar declaration's settings; undefined when the seller turned it off. */
   discovery: ResolvedDiscovery | undefined;
+  paymentIdentifier: Readonly<ResolvedPaymentIdentifier>;
 }
 
 const V1_NETWORK_NAMES: Readonly<Record<string, string>> = { 'eip155:8453': 'base', 'eip155:84532': 'base-sepolia' };
@@ -191,6 +199,7 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
   const { description, mimeType } = checkDescription(options, problems);
   const retry = checkRetryDelays(options, problems);
   const discovery = resolveDiscovery(options.discovery, problems);
+  const paymentIdentifier = checkPaymentIdentifier(options.payment_identifier, problems);
 
   if (problems.length > 0) throw new X402ConfigError(problems);
 
@@ -223,5 +232,6 @@ export function resolveX402Options(options: X402KoaOptions): ResolvedX402Config 
     sellerFailureCooldownMs: options.seller_cache?.failure_cooldown_ms ?? 5_000,
     ledgerRetryDelaysMs: Object.freeze([...retry]),
     discovery,
+    paymentIdentifier,
   });
 }

@@ -84,7 +84,16 @@ const BY_AUTH: Record<Auth, readonly Bearer[]> = {
 };
 
 /** Routes served by the platform routers, which refuse the legacy api key (401 `master_key_removed`). */
-const PLATFORM = ['/v1/identity/', '/v1/auth/', '/v1/pats', '/v1/agents', '/v1/sellers', '/v1/ledger', '/v1/gate/'];
+const PLATFORM = [
+  '/v1/identity/',
+  '/v1/auth/',
+  '/v1/pats',
+  '/v1/agents',
+  '/v1/sellers',
+  '/v1/ledger',
+  '/v1/gate/',
+  '/v1/payment-ids/',
+];
 
 /** The table, keyed by `METHOD path` as the catalogue writes it. */
 function table(t: TestTreasury): Record<string, Row> {
@@ -304,6 +313,7 @@ function table(t: TestTreasury): Record<string, Row> {
       ownOnly: true,
       call: fixed('/v1/ledger/batch', () => ({ rows: [ledgerRow()] })),
     },
+    ...paymentIdRows(),
     'GET /v1/ledger': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger') },
     'GET /v1/ledger/revenue': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger/revenue') },
     'GET /v1/ledger/export': { allowed: SELLER_READ, call: ledgerRead('/v1/ledger/export?format=csv') },
@@ -403,3 +413,26 @@ describe('route × bearer table: who may call what (HTTP, PostgreSQL, SoftHSM)',
     }
   });
 });
+
+/** The payment-identifier store's routes: the middleware's (service PAT, own seller) and the gate's (by endpoint). */
+function paymentIdRows(): Record<string, Row> {
+  const claim = () => ({ route: '/r', id: `pay_${unique()}`.padEnd(16, '0'), fingerprint: 'ab'.repeat(32) });
+  const bodies = {
+    begin: () => ({ ...claim(), pending_ttl_seconds: 60 }),
+    complete: () => ({ ...claim(), answer: { status: 200, headers: {}, body_base64: '' } }),
+    release: claim,
+  };
+  const rows: Record<string, Row> = {};
+  for (const [step, body] of Object.entries(bodies)) {
+    rows[`POST /v1/payment-ids/${step}`] = {
+      allowed: ['service_pat'],
+      ownOnly: true,
+      call: fixed(`/v1/payment-ids/${step}`, body),
+    };
+    rows[`POST /v1/gate/payment-ids/${step}`] = {
+      allowed: ['gate_pat'],
+      call: (x) => ({ path: `/v1/gate/payment-ids/${step}`, body: { ...body(), endpoint_id: x.tenant.endpointId } }),
+    };
+  }
+  return rows;
+}

@@ -1,0 +1,73 @@
+/**
+ * The x402 `payment-identifier` store's wire shapes, defined once: the paywall's store interface
+ * (src/x402/seller/payment-identifier-store.ts), the platform client (…/payment-identifier-platform-store.ts)
+ * and the API's routes (src/api/sellers/payment-ids/) all parse these. Every string and number is bounded.
+ *
+ * Defends: a stored answer, id, route or fingerprint of a size or alphabet the platform's table cannot hold
+ * being sent or accepted; a reply of the wrong shape being trusted by the paywall. Does not defend: what an
+ * answer says (the paywall built it from a settled payment).
+ */
+import { z } from 'zod';
+
+/** The largest stored body (the API's default request body limit is 1 MiB; base64 grows it by a third). */
+export const MAX_STORED_ANSWER_BYTES = 262_144;
+
+/** The buyer's id, as the extension defines it: 16–128 characters of [A-Za-z0-9_-]. */
+export const paymentIdSchema = z
+  .string()
+  .min(16)
+  .max(128)
+  .regex(/^[A-Za-z0-9_-]+$/);
+
+/** A sha256 hex fingerprint (src/x402/seller/payment-identifier-fingerprint.ts). */
+export const fingerprintSchema = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** The path an id was used on (as the paywall reads it; not necessarily a route pattern). */
+export const paymentIdRouteSchema = z.string().min(1).max(2048);
+
+/** The answer replayed to a retry: what the buyer got, the receipt headers included. */
+export const storedAnswerSchema = z
+  .object({
+    status: z.number().int().min(200).max(599),
+    /** Lower-case header names; at most 8 (content-type, cache-control, the two receipt headers). */
+    headers: z
+      .record(z.string().regex(/^[a-z0-9-]{1,64}$/), z.string().max(4096))
+      .refine((h) => Object.keys(h).length <= 8, 'at most 8 headers'),
+    /** The body, base64; absent when it was too large to keep (the retry gets 410 with the receipt). */
+    body_base64: z
+      .string()
+      .max(Math.ceil(MAX_STORED_ANSWER_BYTES / 3) * 4)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/)
+      .optional(),
+  })
+  .strict();
+
+export type StoredAnswer = z.infer<typeof storedAnswerSchema>;
+
+const keyFields = {
+  /** The gate names the endpoint whose seller the id belongs to; the middleware's seller is its PAT's. */
+  endpoint_id: z.string().min(1).max(64).optional(),
+  route: paymentIdRouteSchema,
+  id: paymentIdSchema,
+  fingerprint: fingerprintSchema,
+};
+
+export const paymentIdBeginBodySchema = z
+  .object({ ...keyFields, pending_ttl_seconds: z.number().int().min(1).max(86_400) })
+  .strict();
+export const paymentIdCompleteBodySchema = z.object({ ...keyFields, answer: storedAnswerSchema }).strict();
+export const paymentIdReleaseBodySchema = z.object(keyFields).strict();
+
+export const paymentIdBeginReplySchema = z
+  .object({
+    outcome: z.enum(['new', 'in_flight', 'conflict', 'stored']),
+    answer: storedAnswerSchema.optional(),
+  })
+  .strict()
+  .refine((r) => (r.outcome === 'stored') === (r.answer !== undefined), 'a stored outcome carries its answer');
+export const paymentIdDoneReplySchema = z.object({ done: z.boolean() }).strict();
+
+export type PaymentIdBeginBody = z.infer<typeof paymentIdBeginBodySchema>;
+export type PaymentIdCompleteBody = z.infer<typeof paymentIdCompleteBodySchema>;
+export type PaymentIdReleaseBody = z.infer<typeof paymentIdReleaseBodySchema>;
+export type PaymentIdBeginReply = z.infer<typeof paymentIdBeginReplySchema>;
