@@ -163,6 +163,15 @@ export const ERROR_CODES = {
   },
   nonce_already_used: { status: 409, message: 'This EIP-3009 nonce was already used by this wallet; propose another.' },
   idempotency_key_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
+  payment_identifier_conflict: {
+    status: 409,
+    message:
+      'This payment identifier was already used on this wallet for other payment terms; nothing was signed. Start a new purchase (a new identifier) to pay for other terms.',
+  },
+  payment_identifier_mismatch: {
+    status: 400,
+    message: 'The Idempotency-Key header and payment_identifier differ; send one, or both the same.',
+  },
   origin_not_configured: { status: 409, message: 'Set the seller origin first (PATCH /v1/sellers/{id} with origin).' },
   verification_token_mismatch: { status: 409, message: "The verification file does not contain this seller's token." },
   payouts_not_applicable: {
