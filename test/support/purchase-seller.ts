@@ -1,6 +1,6 @@
 /**
  * A loopback x402 seller that declares the `payment-identifier` extension with the official
- * `declarePaymentIdentifierExtension` (required) and checks each paid request the way the official resource
+ * `declarePaymentIdentifierExtension` (required unless told) and checks each paid request the way the official resource
  * server does before verify: the payload decoded with `decodePaymentSignatureHeader`, its accepted entry one
  * of the 402's, its extension echo checked with `x402ResourceServer.validateExtensions` (else a 402
  * `extension_echo_mismatch`) and the identifier required (`validatePaymentIdentifierRequirement`). It settles
@@ -38,14 +38,18 @@ export interface PurchaseSeller {
   payloads: Array<Record<string, any>>;
 }
 
-export async function startPurchaseSeller(servers: LoopbackServers, amount = '10000'): Promise<PurchaseSeller> {
+/** `required`: whether the 402 declares the identifier required (then a payment without one is refused). */
+export async function startPurchaseSeller(
+  servers: LoopbackServers,
+  { amount = '10000', required: idRequired = true }: { amount?: string; required?: boolean } = {},
+): Promise<PurchaseSeller> {
   const state: PurchaseSeller = { url: '', amount, dropPaid: 0, paymentHeaders: [], ids: [], payloads: [] };
   const resourceServer = new x402ResourceServer();
   const paymentRequired = (url: string) => ({
     x402Version: 2 as const,
     resource: { url, description: 'a report', mimeType: 'application/json' },
     accepts: [paymentRequirements({ amount: state.amount, maxTimeoutSeconds: 300 })],
-    extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(true) },
+    extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(idRequired) },
   });
   const handler: http.RequestListener = (req, res) => {
     req.resume();
@@ -66,7 +70,8 @@ export async function startPurchaseSeller(servers: LoopbackServers, amount = '10
       return challenge('no_matching_requirements');
     const echo = resourceServer.validateExtensions(required, payload);
     if (!echo.valid) return challenge(echo.invalidReason);
-    if (!validatePaymentIdentifierRequirement(payload, true).valid) return challenge('payment_identifier_required');
+    if (!validatePaymentIdentifierRequirement(payload, idRequired).valid)
+      return challenge('payment_identifier_required');
     if (state.dropPaid > 0) {
       state.dropPaid -= 1;
       res.socket?.destroy();
