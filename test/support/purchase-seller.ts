@@ -15,6 +15,7 @@ import {
   encodePaymentResponseHeader,
 } from '@x402/core/http';
 import { x402ResourceServer } from '@x402/core/server';
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import {
   declarePaymentIdentifierExtension,
   extractPaymentIdentifier,
@@ -45,10 +46,10 @@ export async function startPurchaseSeller(
 ): Promise<PurchaseSeller> {
   const state: PurchaseSeller = { url: '', amount, dropPaid: 0, paymentHeaders: [], ids: [], payloads: [] };
   const resourceServer = new x402ResourceServer();
-  const paymentRequired = (url: string) => ({
+  const paymentRequired = (url: string): PaymentRequired => ({
     x402Version: 2 as const,
     resource: { url, description: 'a report', mimeType: 'application/json' },
-    accepts: [paymentRequirements({ amount: state.amount, maxTimeoutSeconds: 300 })],
+    accepts: [paymentRequirements({ amount: state.amount, maxTimeoutSeconds: 300 }) as PaymentRequirements],
     extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(idRequired) },
   });
   const handler: http.RequestListener = (req, res) => {
