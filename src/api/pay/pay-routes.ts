@@ -2,7 +2,8 @@
  * Policy and pay routes of a wallet (Treasury-scoped bearer): PUT/GET /v1/wallets/{id}/policy, PUT
  * /v1/wallets/{id}/policy/signed (an owner-signed policy: ../wallets/owner-policy-service.ts),
  * POST /v1/wallets/{id}/policy/evaluate (dry run), POST /v1/wallets/{id}/pay and /transfer
- * (with an optional Idempotency-Key header; a pay body's `payment_identifier` is its key, ./payment-identifier-key.ts), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
+ * (with an optional Idempotency-Key header; a pay body's `payment_identifier` is its key,
+ * ./payment-identifier-key.ts), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
  * (an `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
  * (test/integration/api/revoked-wallet-routes.test.ts walks the route table).
  */

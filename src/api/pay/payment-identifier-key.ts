@@ -19,6 +19,7 @@
  * a buyer that makes a new identifier for each retry (nothing ties those together).
  */
 import { z } from 'zod';
+import { ERROR_CODES } from '../../shared/error-codes.js';
 import { AppError } from '../errors/app-error.js';
 
 /** The extension's identifier: 16 to 128 characters of `[A-Za-z0-9_-]` (a subset of the Idempotency-Key's). */
@@ -40,7 +41,10 @@ export function payIdempotencyKey(
 export function asPaymentIdentifierConflict(err: unknown, paymentIdentifier: string | undefined): unknown {
   if (paymentIdentifier === undefined || !(err instanceof AppError) || err.code !== 'idempotency_key_conflict')
     return err;
+  // A conflict with its own reason (the wallet rotated since) keeps it; the plain one reads as the identifier's.
+  const own = err.message !== ERROR_CODES.idempotency_key_conflict.message ? { message: err.message } : {};
   return new AppError('payment_identifier_conflict', {
+    ...own,
     fields: { payment_identifier: paymentIdentifier },
     cause: err,
   });
