@@ -6,6 +6,7 @@
  *   directory); the same command again sends the same payment (same identifier, same bytes), Treasury signed
  *   once, and the settled purchase is removed.
  * - `--new-purchase` pays anew under another identifier; other arguments are another purchase.
+ * - `--self-custody`: the keystore's Base key signed once; the same command sends its stored payment again.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -15,7 +16,7 @@ import { LoopbackServers } from '../../support/loopback-servers.js';
 import { startPurchaseSeller, type PurchaseSeller } from '../../support/purchase-seller.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { fileTempDir } from '../../support/temp-dirs.js';
-import { runXx, stdoutJson } from './xx-process.js';
+import { runXx, stdoutJson, xxHomeFor } from './xx-process.js';
 
 describe('xx buy resumes a purchase from its state directory (real binary, real API)', function () {
   this.timeout(240_000);
@@ -92,5 +93,33 @@ describe('xx buy resumes a purchase from its state directory (real binary, real 
     assert.notEqual(seller.ids.at(-1), lostId, 'a new identifier');
     assert.equal((await authorizations()).length, rowsBefore + 2);
     assert.deepEqual(purchasesIn(home), []);
+  });
+
+  it('--self-custody: the same command sends the payment the keystore key signed, not a second one', async () => {
+    const env = {
+      ...xxHomeFor('buy-purchase-self', 'http://127.0.0.1:9', 'correct horse battery'),
+      XX_RPC_URL: 'http://127.0.0.1:9',
+    };
+    const phrase = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+    stdoutJson(await runXx(['wallet', 'import', '--json'], { ...env, XX_MNEMONIC: phrase }), 'wallet import');
+    const args = [
+      'buy',
+      `${seller.url}/report`,
+      '--self-custody',
+      '--network',
+      'base-sepolia',
+      '--max',
+      '0.05',
+      '--json',
+    ];
+    seller.dropPaid = 1;
+    const lost = await runXx(args, env);
+    assert.notEqual(lost.code, 0, lost.stdout);
+    assert.equal(purchasesIn(env.HOME).length, 1);
+    const resumed = stdoutJson(await runXx(args, env), 'buy --self-custody resumed');
+    assert.equal(resumed.paid, true);
+    const [first, second] = seller.paymentHeaders.slice(-2);
+    assert.equal(second, first, 'the same signed payment, byte for byte');
+    assert.deepEqual(purchasesIn(env.HOME), []);
   });
 });
