@@ -40,6 +40,8 @@ export interface OpenPurchase {
   key: string;
   paymentId: string;
   record: StoredPurchase;
+  /** False for a purchase the caller named neither by key nor by id: nobody can resume it, so it is not stored. */
+  stored: boolean;
 }
 
 /** A store call whose failure is a PurchaseStoreError (nothing new signed or sent). */
@@ -54,10 +56,16 @@ async function storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
 
 /**
  * The purchase of a request: its stored record when one is alive, else a new one (the caller's identifier,
- * or a new one), stored before anything is signed. Key: the caller's purchase key, else the identifier.
+ * or a new one), stored before anything is signed. Key: the caller's purchase key, else the identifier. A
+ * request naming neither is a purchase of its own, kept in memory for this call only.
  */
 export async function openPurchase(store: PurchaseStore, request: PurchaseRequest, now: number): Promise<OpenPurchase> {
-  const key = request.purchaseKey ?? request.paymentId ?? generatePaymentId();
+  if (request.purchaseKey === undefined && request.paymentId === undefined) {
+    const paymentId = generatePaymentId();
+    const record = { paymentId, createdAt: now, expiresAt: now + UNSIGNED_PURCHASE_TTL_MS };
+    return { key: paymentId, paymentId, record, stored: false };
+  }
+  const key = request.purchaseKey ?? request.paymentId!;
   let record = await storeCall('read a purchase', () => store.get(key));
   if (record && record.expiresAt <= now) {
     await storeCall('forget an expired purchase', () => store.delete(key));
@@ -67,14 +75,14 @@ export async function openPurchase(store: PurchaseStore, request: PurchaseReques
     throw new InvalidArgumentError('init.paymentId', `the purchase key holds payment id ${record.paymentId}`);
   if (!record) {
     record = {
-      paymentId: request.paymentId ?? (request.purchaseKey === undefined ? key : generatePaymentId()),
+      paymentId: request.paymentId ?? generatePaymentId(),
       createdAt: now,
       expiresAt: now + UNSIGNED_PURCHASE_TTL_MS,
     };
     const fresh = record;
     await storeCall('store a purchase', () => store.put(key, fresh));
   }
-  return { key, paymentId: record.paymentId, record };
+  return { key, paymentId: record.paymentId, record, stored: true };
 }
 
 const sortedJson = (v: unknown): string =>
@@ -124,6 +132,7 @@ export async function rememberSigned(
   paymentHeader: string,
   now: number,
 ): Promise<void> {
+  if (!purchase.stored) return;
   const record: StoredPurchase = {
     ...purchase.record,
     expiresAt: signedExpiry(outcome.terms, requirements.maxTimeoutSeconds, now),
@@ -143,5 +152,5 @@ export async function rememberSigned(
  * fail the payment that was made: the record goes when it expires.
  */
 export async function closePurchase(store: PurchaseStore, purchase: OpenPurchase): Promise<void> {
-  await store.delete(purchase.key).catch(() => undefined);
+  if (purchase.stored) await store.delete(purchase.key).catch(() => undefined);
 }
