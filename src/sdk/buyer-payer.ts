@@ -22,6 +22,7 @@ import {
   type Settlement,
 } from './treasury-client-schemas.js';
 import { newIdempotencyKey } from './new-idempotency-key.js';
+import { PurchaseTermsChangedError } from './purchase-errors.js';
 
 /** The x402 extension key of gasless Permit2 approval by EIP-2612 permit (as `@x402/extensions` names it). */
 export const EIP2612_GAS_SPONSORING_KEY = 'eip2612GasSponsoring';
@@ -84,12 +85,15 @@ export interface BuyerPayer {
   network(): Promise<string | undefined>;
   /**
    * Signs `requirements`; `undefined` skips the entry for the next one (`last`: no next one). `extensions`:
-   * the 402's `extensions` (a payer may answer `eip2612GasSponsoring` with a permit).
+   * the 402's `extensions` (a payer may answer `eip2612GasSponsoring` with a permit). `paymentId`: the
+   * purchase's x402 `payment-identifier` (Treasury signs one payment per identifier; a local key's payment is
+   * kept by the purchase store instead, x402-purchase.ts).
    */
   sign(
     requirements: PaymentRequirements,
     last: boolean,
     extensions?: Record<string, unknown>,
+    paymentId?: string,
   ): Promise<SignOutcome | undefined>;
   /** The wallet's balance of the price's asset, when the payer can read it. */
   balance?(requirements: PaymentRequirements): Promise<PayerBalance>;
@@ -136,13 +140,16 @@ export function treasuryPayer(
     // Treasury signs on the wallet's own network, EVM or Solana; network() narrows to it.
     networks: MANAGED_WALLET_NETWORKS,
     network: () => readWallet().then((w) => w.network),
-    async sign(requirements, last, extensions) {
+    async sign(requirements, last, extensions, paymentId) {
       try {
-        // A key of its own for each entry asked for: a 503 or a lost answer is retried by the client as this
-        // same payment (Treasury answers the retry with the signature it recorded), never as a second one.
+        // The purchase's identifier keys the payment on the wallet (else a key of its own for each entry asked
+        // for): a 503 or a lost answer is retried by the client as this same payment (Treasury answers the retry
+        // with the signature it recorded), never as a second one; so is the purchase retried later, by its id.
         const payment = await client.pay(walletId, {
           paymentRequirements: requirements,
-          idempotencyKey: newIdempotencyKey('x402'),
+          ...(paymentId !== undefined
+            ? { paymentIdentifier: paymentId }
+            : { idempotencyKey: newIdempotencyKey('x402') }),
           ...(capability !== undefined ? { capability } : {}),
           ...(requirements.scheme === 'upto' && extensions?.[EIP2612_GAS_SPONSORING_KEY] !== undefined
             ? { gasSponsoring: 'eip2612' as const }
@@ -150,6 +157,8 @@ export function treasuryPayer(
         });
         return { terms: toSignedTerms(payment), payment, payer: (await readWallet()).address };
       } catch (err) {
+        if (err instanceof TreasuryApiError && err.code === 'payment_identifier_conflict' && paymentId !== undefined)
+          throw new PurchaseTermsChangedError(paymentId, err);
         if (!(err instanceof TreasuryApiError) || err.code !== 'permit2_allowance_required') throw err;
         if (last) throw new Permit2AllowanceRequiredError(err);
         return undefined;

@@ -25,7 +25,8 @@ export function eitherPayer(evm: BuyerPayer | undefined, svm: BuyerPayer | undef
     networks: Object.freeze([...evm.networks, ...svm.networks]),
     // Two keys, two networks: none is "the" wallet's; the buyer's `network` option, when given, narrows.
     network: async () => undefined,
-    sign: (requirements, last, extensions) => route(requirements).sign(requirements, last, extensions),
+    sign: (requirements, last, extensions, paymentId) =>
+      route(requirements).sign(requirements, last, extensions, paymentId),
     balance: async (requirements) => {
       const payer = route(requirements);
       if (!payer.balance) throw new UnsupportedSignatureError('no balance reader');

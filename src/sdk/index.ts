@@ -49,6 +49,16 @@ export {
 } from './svm-exact-transfer.js';
 export { readX402Challenge, type X402Challenge, type X402Dialect } from './read-x402-challenge.js';
 export { mapRecoveryError } from './map-recovery-error.js';
+export {
+  memoryPurchaseStore,
+  paymentIdSchema,
+  purchaseKeySchema,
+  storedPurchaseSchema,
+  type PurchaseStore,
+  type StoredPurchase,
+} from './purchase-store.js';
+export { filePurchaseStore, type FilePurchaseStoreOptions } from './file-purchase-store.js';
+export { PurchaseStoreError, PurchaseTermsChangedError } from './purchase-errors.js';
 export { treasuryAccount, type TreasuryAccountOptions } from './treasury-account.js';
 export {
   TreasurySdkError,

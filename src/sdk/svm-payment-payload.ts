@@ -19,21 +19,25 @@ export const svmPaymentPayloadSchema = z
     resource: resourceInfoSchema.optional(),
     accepted: paymentRequirementsSchema.refine((a) => a.network.startsWith('solana:'), 'expected a solana network'),
     payload: z.object({ transaction: solanaTransactionSchema }).strict(),
+    /** The extensions the buyer echoes (the purchase's `payment-identifier`). */
+    extensions: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 export type SvmPaymentPayload = z.infer<typeof svmPaymentPayloadSchema>;
 
-/** The payment header's value for `terms` (already compared with `requirements`). */
+/** The payment header's value for `terms` (already compared with `requirements`), with `extensions` when any. */
 export function encodeSvmPaymentPayload(
   challenge: PaymentRequired,
   requirements: PaymentRequirements,
   terms: SvmSignedTerms,
+  extensions?: Record<string, unknown>,
 ): string {
   const payload = svmPaymentPayloadSchema.parse({
     x402Version: 2,
     resource: challenge.resource,
     accepted: requirements,
     payload: { transaction: terms.transaction },
+    ...(extensions ? { extensions } : {}),
   });
   return encodeBase64Json(payload);
 }

@@ -111,6 +111,15 @@ export const payInputSchema = z
     idempotencyKey: idempotencyKeySchema.optional(),
     /** The seller's 402 advertises `eip2612GasSponsoring`: Treasury signs the permit when the wallet has no Permit2 allowance. */
     gasSponsoring: z.enum(['eip2612']).optional(),
+    /**
+     * The purchase's x402 `payment-identifier` (16 to 128 of `[A-Za-z0-9_-]`): Treasury keys the payment by it on
+     * the wallet (the same identifier never signs twice; other terms under it are 409 `payment_identifier_conflict`).
+     * Sent as the Idempotency-Key too, so a 503 or a lost answer is retried as this same payment.
+     */
+    paymentIdentifier: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{16,128}$/, 'expected 16 to 128 characters of A-Z a-z 0-9 _ -')
+      .optional(),
   })
   .strict();
 export type PayInput = z.input<typeof payInputSchema>;

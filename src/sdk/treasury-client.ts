@@ -9,7 +9,8 @@
  * redirect to another host (redirects are not followed); hanging calls (per-call time-out).
  * A 503 (Treasury's database or signer briefly out of reach; nothing was signed) is retried after its
  * Retry-After (at most 5 s, within the call's time-out), `unavailableRetries` times: reads always, pay and
- * transfer only when the caller gave an idempotencyKey — the retry is then that same payment, never a second.
+ * transfer only when the caller gave an idempotencyKey (or, for pay, a paymentIdentifier, sent as the key) — the
+ * retry is then that same payment, never a second.
  * A connection that failed before the answer arrived (refused, reset, closed mid-reply) is retried the same
  * way after a short pause (250 ms, then 500 ms, …): the request may have been served and its answer lost, so
  * only a retry that Treasury answers from its Idempotency-Key record (the same signature) is safe for pay.
@@ -115,8 +116,9 @@ export class TreasuryClient {
       ...(p.capability !== undefined ? { capability: p.capability } : {}),
       ...(p.authorization !== undefined ? { authorization: p.authorization } : {}),
       ...(p.gasSponsoring !== undefined ? { gas_sponsoring: p.gasSponsoring } : {}),
+      ...(p.paymentIdentifier !== undefined ? { payment_identifier: p.paymentIdentifier } : {}),
     };
-    return this.#call('POST', path, body, payReplySchema, p.idempotencyKey);
+    return this.#call('POST', path, body, payReplySchema, p.idempotencyKey ?? p.paymentIdentifier);
   }
 
   /**

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { isUsdString } from '../../policy/money.js';
 import { schemeNameSchema } from '../x402/wire-schemas.js';
 import type { LocalBuyerAccount } from './local-account-payer.js';
+import { paymentIdSchema, purchaseKeySchema, type PurchaseStore } from './purchase-store.js';
 import { InvalidArgumentError } from './sdk-errors.js';
 import { parseArgument, type TreasuryClient } from './treasury-client.js';
 import { capabilitySchema, fetchSchema, objectWithMethods, walletIdSchema } from './treasury-client-schemas.js';
@@ -53,6 +54,15 @@ const commonOptions = {
   networks: z.array(networkPatternSchema).min(1).max(64).optional(),
   /** Default `['exact', 'upto']` for a Treasury wallet (the schemes Treasury signs), `['exact']` for a local account. */
   schemes: z.array(schemeNameSchema).min(1).max(16).optional(),
+  /**
+   * Where purchases are kept between attempts (their x402 `payment-identifier` and signed payment, by purchase
+   * key: x402-purchase.ts); default a store in this process's memory. Pass a file store
+   * (`filePurchaseStore`) or your own for purchases that outlive the process.
+   */
+  purchases: objectWithMethods<PurchaseStore>(
+    ['get', 'put', 'delete'],
+    'expected a store with get, put and delete',
+  ).optional(),
 };
 
 const treasuryBuyerOptionsSchema = z
@@ -120,6 +130,24 @@ export interface X402RequestInit {
   /** Sent as is on both attempts, so it must be replayable (no streams). */
   body?: string | Uint8Array;
   signal?: AbortSignal;
+  /**
+   * Names the logical purchase this request makes (1 to 256 printable ASCII characters): a retry with the same
+   * key, while the purchase lives in the buyer's store, carries the same payment identifier and sends the same
+   * signed payment (nothing new is signed). Default: a purchase of this call only.
+   */
+  purchaseKey?: string;
+  /** The purchase's x402 `payment-identifier` (16 to 128 of `[A-Za-z0-9_-]`); default a new `pay_…` id. */
+  paymentId?: string;
+}
+
+const purchaseRequestSchema = z.object({
+  purchaseKey: purchaseKeySchema.optional(),
+  paymentId: paymentIdSchema.optional(),
+});
+
+/** `init.purchaseKey` and `init.paymentId`, checked. */
+export function requestPurchase(init: X402RequestInit): z.output<typeof purchaseRequestSchema> {
+  return parseArgument(purchaseRequestSchema, { purchaseKey: init.purchaseKey, paymentId: init.paymentId }, 'init');
 }
 
 const methodSchema = z.string().regex(/^[A-Za-z]{1,16}$/, 'expected an HTTP method');

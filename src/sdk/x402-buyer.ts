@@ -20,11 +20,14 @@
  * (the paid retry does not follow redirects); a settled payment whose content was refused going unnoticed
  * (PaymentRejectedError — also when the receipt header is present but unreadable: settlement cannot be
  * ruled out); a second payment for one request (exactly one paid retry, never more); Treasury briefly out of
- * reach while signing (each pay carries an Idempotency-Key of its own, so TreasuryClient retries a 503 or a
- * lost answer as that same payment).
+ * reach while signing (each pay carries the purchase's identifier as its key, so TreasuryClient retries a 503
+ * or a lost answer as that same payment); a retried purchase paying twice — each request is a purchase with
+ * an x402 `payment-identifier` (`init.purchaseKey` / `init.paymentId` name it across retries), kept in the
+ * buyer's purchase store with the payment it signed until the seller takes it or it expires, and sent again
+ * rather than signed again (x402-purchase.ts).
  * Does not defend against: a seller that takes the payment and serves wrong content (the receipt and the
  * on-chain transfer are the evidence); a lost response after settlement followed by the caller's own retry
- * (that pays again); prices in tokens other than 6-decimal USD stablecoins; for a local account, spending
+ * under another purchase key (that pays again); prices in tokens other than 6-decimal USD stablecoins; for a local account, spending
  * rules beyond `maxPriceUsd` (a Treasury wallet's policy and PAT caps do not apply to a key held elsewhere).
  */
 import { X402_HEADERS } from '../x402/header-codec.js';
@@ -51,10 +54,21 @@ import {
   parseBuyerOptions,
   requestHeaders,
   requestMethod,
+  requestPurchase,
   type X402BuyerOptions,
   type X402RequestInit,
 } from './x402-buyer-options.js';
-import { signedPaymentHeader } from './x402-signed-payment.js';
+import { paymentHeaderName, signedPaymentHeader } from './x402-signed-payment.js';
+import { memoryPurchaseStore, type PurchaseStore } from './purchase-store.js';
+import {
+  closePurchase,
+  openPurchase,
+  rememberSigned,
+  resumeSigned,
+  storedOutcome,
+  type OpenPurchase,
+  type PurchaseRequest,
+} from './x402-purchase.js';
 import type { X402Result } from './x402-result.js';
 import { paidResult, readReceipt, whyNotPaid, withSettlementReport } from './x402-payment-outcome.js';
 
@@ -106,6 +120,7 @@ async function signFirstPayable(
   payer: BuyerPayer,
   challenge: X402Challenge['challenge'],
   accept: AcceptFilter,
+  paymentId: string,
 ): Promise<{ signed: SignOutcome; requirements: PaymentRequirements }> {
   let walletNetwork: string | undefined;
   try {
@@ -117,7 +132,7 @@ async function signFirstPayable(
     }).filter((a) => accept.network === undefined || a.network === accept.network);
     for (const [i, requirements] of candidates.entries()) {
       checkBudget(requirements, accept.maxPriceUsd);
-      const signed = await payer.sign(requirements, i === candidates.length - 1, challenge.extensions);
+      const signed = await payer.sign(requirements, i === candidates.length - 1, challenge.extensions, paymentId);
       if (signed) return { signed, requirements };
     }
   } catch (err) {
@@ -125,6 +140,34 @@ async function signFirstPayable(
   }
   const payable = accept.network ?? walletNetwork;
   throw new NoCompatibleAcceptError(challenge.accepts, payable === undefined ? accept.networks : [payable]);
+}
+
+/**
+ * The payment of a purchase (x402-purchase.ts): the one it already signed, sent again when the seller still
+ * offers its terms (within the budget); else signed now with the purchase's identifier and kept before it is
+ * sent. The header's value, the entry and the outcome.
+ */
+async function purchasePayment(
+  { payer, purchases, filter }: { payer: BuyerPayer; purchases: PurchaseStore; filter: AcceptFilter },
+  purchase: OpenPurchase,
+  { challenge, dialect }: X402Challenge,
+): Promise<{ header: string; requirements: PaymentRequirements; signed: SignOutcome }> {
+  const stored = resumeSigned(purchase, challenge);
+  if (stored) {
+    checkBudget(stored.requirements, filter.maxPriceUsd);
+    return { header: stored.paymentHeader, requirements: stored.requirements, signed: storedOutcome(stored) };
+  }
+  const { signed, requirements } = await signFirstPayable(payer, challenge, filter, purchase.paymentId);
+  const [, header] = await signedPaymentHeader(
+    challenge,
+    dialect,
+    requirements,
+    signed.terms,
+    signed.payer,
+    purchase.paymentId,
+  );
+  await rememberSigned(purchases, purchase, signed, requirements, header, Date.now());
+  return { header, requirements, signed };
 }
 
 /** The payer of keys the caller holds: the viem account for EVM entries, the kit signer for Solana ones. */
@@ -147,6 +190,8 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
   const networks = o.networks ?? payer.networks;
   const schemes = o.schemes ?? (local ? LOCAL_DEFAULT_SCHEMES : DEFAULT_SCHEMES);
   const recordSettlements = !local && o.recordSettlements !== false;
+  const purchases = o.purchases ?? memoryPurchaseStore();
+  const filter: AcceptFilter = { networks, network: o.network, schemes, maxPriceUsd: o.maxPriceUsd };
 
   async function exchange(
     url: string,
@@ -154,6 +199,7 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     headers: Headers,
     body: string | Uint8Array | undefined,
     signal: AbortSignal | undefined,
+    purchaseRequest: PurchaseRequest,
   ): Promise<X402Result> {
     const send = (paymentHeader?: [string, string]) => {
       const h = new Headers(headers);
@@ -172,21 +218,21 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     const firstBody = await first.text();
     if (first.status !== 402) return { status: first.status, headers: first.headers, body: firstBody, paid: false };
 
-    const { challenge, dialect } = readX402Challenge(first.headers, firstBody);
-    const { signed, requirements } = await signFirstPayable(payer, challenge, {
-      networks,
-      network: o.network,
-      schemes,
-      maxPriceUsd: o.maxPriceUsd,
-    });
-    const second = await send(await signedPaymentHeader(challenge, dialect, requirements, signed.terms, signed.payer));
+    const challenge = readX402Challenge(first.headers, firstBody);
+    const purchase = await openPurchase(purchases, purchaseRequest, Date.now());
+    const paying = await purchasePayment({ payer, purchases, filter }, purchase, challenge);
+    const { header: payment, requirements, signed } = paying;
+    // Until the seller answers, the purchase stays in its store: a retry sends this same payment.
+    const second = await send([paymentHeaderName(challenge.dialect), payment]);
     const secondBody = await second.text();
     const { header, decoded, receipt } = readReceipt(second.headers, requirements);
+    const settled = (second.status >= 200 && second.status < 300) || (header !== null && (decoded?.success ?? true));
+    if (settled) await closePurchase(purchases, purchase);
     if (second.status >= 200 && second.status < 300) {
       const result = paidResult(second, secondBody, receipt, requirements, signed);
-      const { payment } = signed;
-      return recordSettlements && payment && receipt?.success
-        ? withSettlementReport(result, payer, payment, receipt.transaction)
+      const { payment: recorded } = signed;
+      return recordSettlements && recorded && receipt?.success
+        ? withSettlementReport(result, payer, recorded, receipt.transaction)
         : result;
     }
     // A receipt header means the seller says it settled (or it is unreadable, and settlement cannot be ruled out).
@@ -203,14 +249,14 @@ export function createX402Buyer(options: X402BuyerOptions): X402Buyer {
     async request(url, init = {}) {
       const method = requestMethod(init);
       const headers = requestHeaders(init);
-      return exchange(httpUrl(url), method, headers, init.body, init.signal);
+      return exchange(httpUrl(url), method, headers, init.body, init.signal, requestPurchase(init));
     },
 
     async fetch(input, init) {
       const request = new Request(input, init);
       httpUrl(request.url);
       const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
-      const r = await exchange(request.url, request.method, request.headers, body, request.signal);
+      const r = await exchange(request.url, request.method, request.headers, body, request.signal, {});
       const headers = new Headers(r.headers);
       headers.delete('content-encoding');
       headers.delete('content-length');

@@ -3,7 +3,9 @@
  * compared with the accepts entry chosen, then they become the x402 v2 payment payload — the EIP-3009
  * authorization (`exact`) or the Permit2 witness transfer (`upto`, with the signed EIP-2612 permit as
  * `extensions.eip2612GasSponsoring` when there is one) — encoded with the codecs of src/x402 and sent on the
- * challenge's dialect (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`).
+ * challenge's dialect (`PAYMENT-SIGNATURE` for v2, `X-PAYMENT` for the spec's `X-PAYMENT-REQUIRED`). When the
+ * 402 declares `payment-identifier`, the purchase's identifier goes in `extensions['payment-identifier'].info.id`
+ * over the echoed declaration, as the official client puts it (x402-purchase.ts makes and keeps the identifier).
  *
  * A Solana payment's transaction is decoded and its transfer compared the same way (svm-exact-transfer.ts),
  * then sent as the x402 SVM payload `{ transaction }` (svm-payment-payload.ts).
@@ -13,6 +15,7 @@
  * nothing sent).
  * Does not defend against: a seller that refuses a well-formed payment (the buyer reads its answer).
  */
+import { appendPaymentIdentifierToExtensions, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import { encodePaymentPayload, X402_HEADERS } from '../x402/header-codec.js';
 import type { PaymentRequired, PaymentRequirements } from '../x402/wire-schemas.js';
 import {
@@ -97,8 +100,29 @@ function eip2612Extension(
 }
 
 /**
+ * `extensions['payment-identifier']` as the official client sends it (`appendPaymentIdentifierToExtensions`
+ * on the seller's declaration): the declaration echoed (its `info.required`, its `schema`) with `info.id` the
+ * purchase's identifier. Undefined when the 402 does not declare the extension (nothing is added then).
+ */
+function paymentIdentifierExtension(
+  declared: Record<string, unknown> | undefined,
+  paymentId: string | undefined,
+): Record<string, unknown> | undefined {
+  if (paymentId === undefined || declared?.[PAYMENT_IDENTIFIER] === undefined) return undefined;
+  const echo = { [PAYMENT_IDENTIFIER]: structuredClone(declared[PAYMENT_IDENTIFIER]) };
+  appendPaymentIdentifierToExtensions(echo, paymentId);
+  const info = (echo[PAYMENT_IDENTIFIER] as { info?: { id?: unknown } } | null)?.info;
+  return info?.id === paymentId ? echo : undefined;
+}
+
+/** The payment header's name in the challenge's dialect. */
+export const paymentHeaderName = (dialect: X402Dialect): string =>
+  dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy;
+
+/**
  * The paid retry's payment header, name and value, for `terms` signed for `requirements` (checked first;
- * `payer`: who should pay, when known). A Solana payment is the x402 SVM payload `{ transaction }`.
+ * `payer`: who should pay, when known; `paymentId`: the purchase's x402 `payment-identifier`, sent when the
+ * 402 declares the extension). A Solana payment is the x402 SVM payload `{ transaction }`.
  */
 export async function signedPaymentHeader(
   challenge: PaymentRequired,
@@ -106,11 +130,14 @@ export async function signedPaymentHeader(
   requirements: PaymentRequirements,
   terms: SignedTerms,
   payer?: string,
+  paymentId?: string,
 ): Promise<[string, string]> {
   await assertSignedAsAsked(terms, requirements, payer);
-  const name = dialect === 'v2' ? X402_HEADERS.paymentSignature : X402_HEADERS.paymentLegacy;
-  if (isSvmTerms(terms)) return [name, encodeSvmPaymentPayload(challenge, requirements, terms)];
+  const name = paymentHeaderName(dialect);
+  const idExtension = paymentIdentifierExtension(challenge.extensions, paymentId);
+  if (isSvmTerms(terms)) return [name, encodeSvmPaymentPayload(challenge, requirements, terms, idExtension)];
   const permitExtension = terms.scheme === 'upto' ? eip2612Extension(challenge.extensions, terms) : undefined;
+  const extensions = permitExtension || idExtension ? { ...idExtension, ...permitExtension } : undefined;
   const header = encodePaymentPayload({
     x402Version: 2,
     resource: challenge.resource,
@@ -119,7 +146,7 @@ export async function signedPaymentHeader(
       terms.scheme === 'upto'
         ? { signature: terms.signature, permit2Authorization: terms.permit2_authorization }
         : { signature: terms.signature, authorization: terms.authorization },
-    ...(permitExtension ? { extensions: permitExtension } : {}),
+    ...(extensions ? { extensions } : {}),
   });
   return [name, header];
 }

@@ -166,6 +166,10 @@ export const ERROR_CODES = {
   },
   nonce_already_used: { status: 409, message: 'This EIP-3009 nonce was already used by this wallet; propose another.' },
   idempotency_key_conflict: { status: 409, message: 'This Idempotency-Key was used with a different request body.' },
+  payment_identifier_mismatch: {
+    status: 400,
+    message: 'The Idempotency-Key header and payment_identifier differ; send one, or both the same.',
+  },
   origin_not_configured: { status: 409, message: 'Set the seller origin first (PATCH /v1/sellers/{id} with origin).' },
   verification_token_mismatch: { status: 409, message: "The verification file does not contain this seller's token." },
   payouts_not_applicable: {
@@ -282,7 +286,8 @@ export const ERROR_CODES = {
   },
   payment_identifier_conflict: {
     status: 409,
-    message: 'This payment-identifier id was used for another payment or request; choose a new id.',
+    message:
+      'This payment identifier was already used for another payment or request; nothing was paid or signed for this one. Use a new identifier (a new purchase).',
   },
   payment_identifier_in_flight: {
     status: 409,

@@ -87,6 +87,8 @@ export const PAY_CATALOG: CatalogEntry[] = [
       'nonce_already_used',
       'unstorable_value',
       'chain_unavailable',
+      'payment_identifier_conflict',
+      'payment_identifier_mismatch',
     ],
   },
   {

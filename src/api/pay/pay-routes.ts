@@ -2,7 +2,8 @@
  * Policy and pay routes of a wallet (Treasury-scoped bearer): PUT/GET /v1/wallets/{id}/policy, PUT
  * /v1/wallets/{id}/policy/signed (an owner-signed policy: ../wallets/owner-policy-service.ts),
  * POST /v1/wallets/{id}/policy/evaluate (dry run), POST /v1/wallets/{id}/pay and /transfer
- * (with an optional Idempotency-Key header), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
+ * (with an optional Idempotency-Key header; a pay body's `payment_identifier` is its key,
+ * ./payment-identifier-key.ts), POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement
  * (an `exact` or `upto` settlement, verified on chain). A revoked wallet answers 410 on each of them
  * (test/integration/api/revoked-wallet-routes.test.ts walks the route table).
  */
@@ -26,12 +27,18 @@ import {
   transferBodySchema,
 } from './pay-schemas.js';
 import { validate } from '../http/validate.js';
+import { asPaymentIdentifierConflict, payIdempotencyKey } from './payment-identifier-key.js';
 import { walletBearer, type WalletRouteDeps } from '../wallets/wallet-bearer.js';
 import type { PolicyEvaluation } from '../../shared/api-responses/pay-responses.js';
 import type { OwnerPolicyService } from '../wallets/owner-policy-service.js';
 
 /** A money-moving call's context: the caller's scope, its Idempotency-Key (checked) and the request it came with. */
-function callContext(ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'request'>, body: unknown): CallContext {
+function callContext(
+  ctx: Context,
+  s: Omit<CallContext, 'idempotencyKey' | 'request'>,
+  body: unknown,
+  paymentIdentifier?: string,
+): CallContext {
   const header = ctx.get('idempotency-key');
   let idempotencyKey: string | undefined;
   if (header !== '') {
@@ -39,6 +46,7 @@ function callContext(ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'requ
     if (!parsed.success) throw new AppError('invalid_idempotency_key');
     idempotencyKey = parsed.data;
   }
+  idempotencyKey = payIdempotencyKey(idempotencyKey, paymentIdentifier);
   return { ...s, idempotencyKey, request: { route: ctx.path, body } };
 }
 
@@ -105,14 +113,18 @@ export function payRoutes(
     const body = validate(payBodySchema, ctx.state.body);
     try {
       ctx.body = await deps.pay.pay(
-        callContext(ctx, s, ctx.state.body),
+        callContext(ctx, s, ctx.state.body, body.payment_identifier),
         body.payment_requirements,
         body.capability,
         body.authorization,
         body.gas_sponsoring,
       );
     } catch (err) {
-      throw await withCreateWalletRecovery(err, s.accountId, deps);
+      throw await withCreateWalletRecovery(
+        asPaymentIdentifierConflict(err, body.payment_identifier),
+        s.accountId,
+        deps,
+      );
     }
   });
 

@@ -15,6 +15,7 @@ import {
   paymentRequirementsSchema as wirePaymentRequirementsSchema,
   requirementsExtraSchema,
 } from '../../x402/wire-schemas.js';
+import { paymentIdentifierSchema } from './payment-identifier-key.js';
 import { boundedPolicy, plainText, storedProse, storedString, usdAmount } from '../http/schemas/common-schemas.js';
 
 /** A recipient: a valid address that is not the zero address (USDC refuses it; funds would be lost). */
@@ -149,6 +150,11 @@ export const payBodySchema = z
      * without the Permit2 allowance, Treasury also signs the EIP-2612 permit to Permit2 (`eip2612_permit`).
      */
     gas_sponsoring: z.enum(['eip2612']).optional(),
+    /**
+     * The buyer's x402 `payment-identifier` of this purchase: the payment's Idempotency-Key on this wallet
+     * (./payment-identifier-key.ts): the same identifier never signs twice.
+     */
+    payment_identifier: paymentIdentifierSchema.optional(),
   })
   .strict();
 

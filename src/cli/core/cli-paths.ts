@@ -1,7 +1,8 @@
 /**
  * Where the CLI keeps its files (docs/cli.md, "Files"): a root (XX_HOME, default ~/.xx) and one override per file or
  * directory — XX_SESSION_PATH, XX_CREDENTIALS_PATH, XX_SERVICES_DIR, XX_ACTIVE_SERVICE_PATH, XX_AGENTS_DIR,
- * XX_ACTIVE_AGENT_PATH, XX_SEEDS_DIR, XX_CONFIG_PATH. Env files for XX_ENV live in `<root>/env/<name>.env`.
+ * XX_ACTIVE_AGENT_PATH, XX_SEEDS_DIR, XX_CONFIG_PATH. Env files for XX_ENV live in `<root>/env/<name>.env`;
+ * `xx buy`'s purchases in `<root>/purchases/` (../commands/buy/buy-purchases.ts).
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,8 @@ export interface CliPaths {
   seedsDir: string;
   config: string;
   envDir: string;
+  /** `xx buy`'s purchases still unsettled (their payment identifier and signed payment), one file each. */
+  purchasesDir: string;
 }
 
 export function resolveCliPaths(env: NodeJS.ProcessEnv = process.env): CliPaths {
@@ -32,5 +35,6 @@ export function resolveCliPaths(env: NodeJS.ProcessEnv = process.env): CliPaths 
     seedsDir: env.XX_SEEDS_DIR || path.join(root, 'seeds'),
     config: env.XX_CONFIG_PATH || path.join(root, 'config.json'),
     envDir: path.join(root, 'env'),
+    purchasesDir: path.join(root, 'purchases'),
   };
 }

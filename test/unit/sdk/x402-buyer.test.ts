@@ -179,7 +179,7 @@ describe('buyer SDK: createX402Buyer', () => {
     assert.equal(pays().length, 1);
   });
 
-  it('each payment asked of Treasury carries an Idempotency-Key of its own; a 503 or a lost answer is retried with it, and the seller is paid once', async () => {
+  it("each payment asked of Treasury carries its purchase's payment identifier as its Idempotency-Key; a 503 or a lost answer is retried with it, and the seller is paid once", async () => {
     const r = requirements();
     shop.handler = seller(
       (c) => ({ 'payment-required': c }),
@@ -197,7 +197,8 @@ describe('buyer SDK: createX402Buyer', () => {
     assert.equal(result.paid, true);
     const keys = pays().map((p) => p.headers['idempotency-key']);
     assert.equal(keys.length, 3, 'a 503, a lost answer, then the signature');
-    assert.match(String(keys[0]), /^x402-[0-9a-f]{12}-[0-9a-f-]{36}$/);
+    assert.match(String(keys[0]), /^pay_[0-9a-f]{32}$/);
+    assert.equal(JSON.parse(pays()[0]!.body).payment_identifier, keys[0], 'the body names the same identifier');
     assert.deepEqual(new Set(keys).size, 1, 'every attempt is the same payment');
     assert.equal(shop.requests.filter((q) => q.headers['payment-signature']).length, 1, 'one paid retry to the seller');
 

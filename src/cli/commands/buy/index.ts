@@ -9,6 +9,8 @@
  * reported too (waited for briefly: ./settlement-report.ts), so `xx history` shows it settled; under `--json`
  * the same `settlement` (nothing given back) or `settlement_error`. SDK errors map to the buyer SDK's
  * error names (docs/buyer-sdk.md); MGMT_6014 shows the server's user_message unchanged with its settings_url.
+ * The same command line retried is the same purchase (./buy-purchases.ts): its stored x402 payment identifier
+ * and signed payment are sent again, never signed again; `--new-purchase` starts another.
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
@@ -19,13 +21,16 @@ import {
   NoCompatibleAcceptError,
   PatCapReachedError,
   PaymentRejectedError,
+  PurchaseTermsChangedError,
   ReauthenticateError,
   TreasuryApiError,
   TreasuryClient,
   TreasurySdkError,
   X402PaymentFailedError,
+  type PurchaseStore,
   type X402Result,
 } from '../../../sdk/index.js';
+import { buyPurchaseKey, cliPurchaseStore, purchaseTermsChanged } from './buy-purchases.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError, REAUTHENTICATE_RECOVERY } from '../../core/cli-error.js';
 import { requireBuyerBearer } from '../../core/buyer-bearer.js';
@@ -56,6 +61,7 @@ interface BuyOptions {
   profile?: string;
   network?: string;
   capability?: string;
+  newPurchase?: boolean;
 }
 
 function readBody(raw: string | undefined): string | undefined {
@@ -145,6 +151,7 @@ export function mapBuyError(err: unknown): unknown {
       },
     });
   }
+  if (err instanceof PurchaseTermsChangedError) return purchaseTermsChanged(err);
   if (err instanceof X402PaymentFailedError)
     return new CliError({
       code: 'payment_failed',
@@ -173,7 +180,13 @@ export function mapBuyError(err: unknown): unknown {
  * The active agent's managed wallet (`--wallet`, else the first on `--network`, else the first) and a buyer
  * that pays from it (on `--network` only, when named).
  */
-async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | undefined, network: string | undefined) {
+async function managedBuyer(
+  ctx: CliContext,
+  opts: BuyOptions,
+  max: string | undefined,
+  network: string | undefined,
+  purchases: PurchaseStore,
+) {
   const bearer = requireBuyerBearer(ctx, opts);
   const client = new TreasuryClient({ apiUrl: bearer.server, token: bearer.token });
   let wallet;
@@ -188,8 +201,9 @@ async function managedBuyer(ctx: CliContext, opts: BuyOptions, max: string | und
     ...(opts.capability ? { capability: capabilityArgument(opts.capability) } : {}),
     ...(max ? { maxPriceUsd: max } : {}),
     ...(network ? { network } : {}),
+    purchases,
   });
-  return { buyer, address: wallet.address, mapError: (err: unknown) => err };
+  return { buyer, address: wallet.address, payerId: wallet.id, mapError: (err: unknown) => err };
 }
 
 /** `--capability`: the API's capability spelling (lower-case letters, digits and . _ : - /), exit 2 otherwise. */
@@ -274,16 +288,26 @@ async function buy(ctx: CliContext, url: string, opts: BuyOptions): Promise<void
   if (opts.selfCustody && opts.wallet !== undefined)
     throw badArgument('--wallet', 'names a managed wallet; --self-custody pays from the keystore');
   const network = networkArgument('--network', opts.network, ctx.apiUrl());
+  const purchases = cliPurchaseStore(ctx);
   // --self-custody: the keystore's own keys sign (./self-custody.ts); otherwise a managed wallet.
   const payer = opts.selfCustody
-    ? await selfCustodyBuyer(ctx, { keystore: opts.keystore ?? 'default', maxPriceUsd: max, network })
-    : await managedBuyer(ctx, opts, max, network);
+    ? await selfCustodyBuyer(ctx, { keystore: opts.keystore ?? 'default', maxPriceUsd: max, network, purchases })
+    : await managedBuyer(ctx, opts, max, network, purchases);
   const { buyer } = payer;
   const wallet = { address: payer.address };
+  // The same command line is the same purchase (./buy-purchases.ts): a retry sends its stored payment.
+  const purchaseKey = buyPurchaseKey({
+    method,
+    url: target.toString(),
+    body,
+    network,
+    payer: 'payerId' in payer ? `managed:${payer.payerId}` : `self:${payer.address}`,
+  });
   let result;
   try {
+    if (opts.newPurchase) await purchases.delete(purchaseKey);
     result = await ctx.spin(`${method} ${target.host}${target.pathname}`, () =>
-      buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}) }),
+      buyer.request(target.toString(), { method, headers, ...(body !== undefined ? { body } : {}), purchaseKey }),
     );
   } catch (err) {
     throw payer.mapError(withCeilingSource(mapBuyError(err), ceiling));
@@ -347,6 +371,10 @@ export function registerBuyCommand(program: Command, contextOf: ContextOf): void
       "pay from the keystore's own Base or Solana address (the seed you hold) instead of a managed wallet",
     )
     .option('--keystore <name>', 'with --self-custody: the keystore to pay from (default: default)')
+    .option(
+      '--new-purchase',
+      'a new purchase even if the same buy (method, URL, body, network, wallet) is still unsettled (default: resume it)',
+    )
     .option('--profile <name>', 'a credentials profile instead of XX_PAT / the active profile / the active agent')
     .action(act(contextOf, (ctx, opts: BuyOptions, [url]) => buy(ctx, url!, opts)));
 }

@@ -16,7 +16,7 @@
  * Does not defend against: spending without limits beyond `--max` — Treasury's wallet policy and PAT caps do
  * not apply to a key the buyer holds (no request goes to Treasury).
  */
-import { createX402Buyer, type X402Buyer } from '../../../sdk/index.js';
+import { createX402Buyer, type PurchaseStore, type X402Buyer } from '../../../sdk/index.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
 import { keystoreAccount, readKeystore } from '../account/keystore-account.js';
@@ -37,6 +37,8 @@ export interface SelfCustodyOptions {
   maxPriceUsd: string | undefined;
   /** The CAIP-2 network to pay on (`--network`), when named. */
   network: string | undefined;
+  /** Where purchases are kept between runs (./buy-purchases.ts): a retried buy sends its stored payment. */
+  purchases?: PurchaseStore;
 }
 
 /** The keys that pay: the one of the network named, else each the keystore holds. */
@@ -71,6 +73,7 @@ export async function selfCustodyBuyer(ctx: CliContext, opts: SelfCustodyOptions
     networks: [evmChain?.network, svmChain?.network].filter((n): n is string => n !== undefined),
     ...(named ? { network: named } : {}),
     ...(opts.maxPriceUsd ? { maxPriceUsd: opts.maxPriceUsd } : {}),
+    ...(opts.purchases ? { purchases: opts.purchases } : {}),
   });
   const fundCommand = `xx fund --testnet --self-custody${opts.keystore === 'default' ? '' : ` --keystore ${opts.keystore}`}`;
   return {

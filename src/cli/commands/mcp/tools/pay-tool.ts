@@ -4,7 +4,9 @@
  * `max_usd`, never raised; on `network` only when named (Base or Solana; without `wallet_id` the agent's first
  * wallet on it) — then return the status, the amount paid, the network and the transaction, and the seller's
  * answer (content type and body, cut past MAX_BODY_CHARS with a note) wrapped as untrusted data
- * (`seller_response`, ../seller-content.ts).
+ * (`seller_response`, ../seller-content.ts). Each call is one purchase with an x402 payment identifier, returned
+ * as `purchase_id` (also on a refusal); a call with `purchase_id` retries that purchase: the payment it signed is
+ * sent again, and Treasury answers the same identifier with the authorization it recorded — never a second.
  *
  * Defends: a model overriding the payment or bearer headers (authorization, payment-signature, x-payment are
  * refused), unbounded inputs (every field bounded), a huge seller body flooding the model's context, the URL
@@ -14,7 +16,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { capabilitySchema } from '../../../../sdk/treasury-client-schemas.js';
-import { createX402Buyer } from '../../../../sdk/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
+import { createX402Buyer, memoryPurchaseStore, paymentIdSchema } from '../../../../sdk/index.js';
 import { walletIdInput, type ToolContext } from '../tool-context.js';
 import { guarded, toolOk, toolRefusal } from '../tool-results.js';
 import { sellerResponse, sellerResponseText } from '../seller-content.js';
@@ -56,9 +60,26 @@ const payInput = {
   capability: capabilitySchema
     .optional()
     .describe("What the payment is for (e.g. search.web): matched against the wallet policy's capability caps"),
+  purchase_id: paymentIdSchema
+    .optional()
+    .describe(
+      'To retry a purchase whose outcome is unknown (a lost answer, a time-out): the purchase_id an earlier pay call returned. The same purchase_id never pays twice. Omit it for a new purchase.',
+    ),
 };
 
+/** A refusal that names its purchase: calling pay again with it retries that purchase, never paying twice. */
+function withPurchaseId(refused: CallToolResult, purchaseId: string): CallToolResult {
+  refused.structuredContent = { ...refused.structuredContent, purchase_id: purchaseId };
+  refused.content.push({
+    type: 'text',
+    text: `purchase_id: ${purchaseId} (if the outcome is unknown, call pay again with this purchase_id: it never pays twice)`,
+  });
+  return refused;
+}
+
 export function registerPay(server: McpServer, tools: ToolContext): void {
+  // Purchases this server began and the payments they signed: a retry with a purchase_id sends its payment again.
+  const purchases = memoryPurchaseStore();
   server.registerTool(
     'pay',
     {
@@ -69,8 +90,9 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
       outputSchema: payOutputSchema,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
-    (input) =>
-      guarded(async () => {
+    async (input) => {
+      const purchaseId = input.purchase_id ?? generatePaymentId();
+      return withPurchaseIdOnRefusal(purchaseId, async () => {
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(input.headers ?? {})) {
           if (FORBIDDEN_HEADERS.has(name.toLowerCase()))
@@ -93,6 +115,7 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
           walletId: wallet.id,
           maxPriceUsd: input.max_usd,
           fetch: tools.sellerFetch,
+          purchases,
           ...(input.capability ? { capability: input.capability } : {}),
           ...(network ? { network } : {}),
         });
@@ -100,11 +123,13 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
           method: input.method ?? 'GET',
           headers,
           ...(input.body !== undefined ? { body: input.body } : {}),
+          paymentId: purchaseId,
         });
         const seller = sellerResponse(input.url, result.headers.get('content-type'), result.body);
         const payment = {
           status: result.status,
           paid: result.paid,
+          purchase_id: purchaseId,
           wallet_id: wallet.id,
           amount_usd: result.receipt?.amount_usd ?? null,
           tx_hash: result.receipt?.transaction ?? null,
@@ -128,6 +153,16 @@ export function registerPay(server: McpServer, tools: ToolContext): void {
           { ...payment, seller_response: seller },
           `${JSON.stringify(payment)}\n${sellerResponseText(seller)}`,
         );
-      }),
+      });
+    },
   );
+}
+
+/** The tool's work; a refusal (returned or thrown) names the purchase. */
+async function withPurchaseIdOnRefusal(
+  purchaseId: string,
+  work: () => Promise<CallToolResult>,
+): Promise<CallToolResult> {
+  const result = await guarded(work);
+  return result.isError ? withPurchaseId(result, purchaseId) : result;
 }

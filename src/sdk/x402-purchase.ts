@@ -1,0 +1,156 @@
+/**
+ * One logical purchase across attempts: the x402 `payment-identifier` made when the purchase starts
+ * (`generatePaymentId()`, `pay_` + 32 hex) and the payment it signed, kept in a purchase store
+ * (purchase-store.ts) under the caller's purchase key so that every retry of the purchase — the SDK's own, the
+ * caller's, a new process after a crash — carries the same identifier and sends the same signed payment. A
+ * Treasury wallet keys the signature by the identifier (the same identifier never signs twice on a wallet);
+ * a local key's payment is sent again from the store, never signed again.
+ *
+ * The record's life: opened (identifier only) before anything is signed; the signed payment written before it
+ * is sent, with the time after which it can no longer settle (EIP-3009 `validBefore`, the Permit2 `deadline`,
+ * for Solana the entry's time-out, at least SOLANA_PAYLOAD_LIFETIME_MS); deleted once the seller took it
+ * (2xx, or settled-then-refused). A record past its time is forgotten: nothing it holds can settle any more,
+ * so a new purchase cannot pay twice for it. An identifier never signed is forgotten after UNSIGNED_PURCHASE_TTL_MS.
+ *
+ * Defends against: a retry paying again for a payment whose answer was lost (timeout, crash, dropped
+ * connection); a resumed purchase paying other terms than it signed (PurchaseTermsChangedError, nothing new
+ * signed); a payment sent that its store does not hold (written first; a failed write sends nothing).
+ * Does not defend against: a caller that starts a new purchase (new key) for the same thing while the old
+ * payment may still settle, or a seller that settles the same payment twice.
+ */
+import { generatePaymentId } from '@x402/extensions/payment-identifier';
+import type { PaymentRequired } from '../x402/wire-schemas.js';
+import { isSvmTerms, type SignedTerms, type SignOutcome } from './buyer-payer.js';
+import { PurchaseStoreError, PurchaseTermsChangedError } from './purchase-errors.js';
+import type { PurchaseStore, StoredPurchase, StoredSigned } from './purchase-store.js';
+import { InvalidArgumentError } from './sdk-errors.js';
+
+/** How long an identifier that signed nothing is kept: a crash before signing resumes within it. */
+export const UNSIGNED_PURCHASE_TTL_MS = 10 * 60_000;
+/** The least a Solana payment is kept: its blockhash stays valid for about 150 slots. */
+export const SOLANA_PAYLOAD_LIFETIME_MS = 150_000;
+
+/** What names a purchase on one request: the caller's key and/or identifier, both optional. */
+export interface PurchaseRequest {
+  purchaseKey?: string | undefined;
+  paymentId?: string | undefined;
+}
+
+export interface OpenPurchase {
+  key: string;
+  paymentId: string;
+  record: StoredPurchase;
+  /** False for a purchase the caller named neither by key nor by id: nobody can resume it, so it is not stored. */
+  stored: boolean;
+}
+
+/** A store call whose failure is a PurchaseStoreError (nothing new signed or sent). */
+async function storeCall<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof PurchaseStoreError) throw err;
+    throw new PurchaseStoreError(`could not ${what}`, err);
+  }
+}
+
+/**
+ * The purchase of a request: its stored record when one is alive, else a new one (the caller's identifier,
+ * or a new one), stored before anything is signed. Key: the caller's purchase key, else the identifier. A
+ * request naming neither is a purchase of its own, kept in memory for this call only.
+ */
+export async function openPurchase(store: PurchaseStore, request: PurchaseRequest, now: number): Promise<OpenPurchase> {
+  if (request.purchaseKey === undefined && request.paymentId === undefined) {
+    const paymentId = generatePaymentId();
+    const record = { paymentId, createdAt: now, expiresAt: now + UNSIGNED_PURCHASE_TTL_MS };
+    return { key: paymentId, paymentId, record, stored: false };
+  }
+  const key = request.purchaseKey ?? request.paymentId!;
+  let record = await storeCall('read a purchase', () => store.get(key));
+  if (record && record.expiresAt <= now) {
+    await storeCall('forget an expired purchase', () => store.delete(key));
+    record = undefined;
+  }
+  if (record && request.paymentId !== undefined && record.paymentId !== request.paymentId)
+    throw new InvalidArgumentError('init.paymentId', `the purchase key holds payment id ${record.paymentId}`);
+  if (!record) {
+    record = {
+      paymentId: request.paymentId ?? generatePaymentId(),
+      createdAt: now,
+      expiresAt: now + UNSIGNED_PURCHASE_TTL_MS,
+    };
+    const fresh = record;
+    await storeCall('store a purchase', () => store.put(key, fresh));
+  }
+  return { key, paymentId: record.paymentId, record, stored: true };
+}
+
+const sortedJson = (v: unknown): string =>
+  JSON.stringify(v, (_k, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : value,
+  );
+
+/**
+ * The signed payment of a resumed purchase, to send again: when the seller still offers its entry (the same
+ * entry, field for field). Another entry only → PurchaseTermsChangedError. Nothing signed yet → undefined.
+ */
+export function resumeSigned(purchase: OpenPurchase, challenge: PaymentRequired): StoredSigned | undefined {
+  const signed = purchase.record.signed;
+  if (!signed) return undefined;
+  const wanted = sortedJson(signed.requirements);
+  if (!challenge.accepts.some((a) => sortedJson(a) === wanted)) throw new PurchaseTermsChangedError(purchase.paymentId);
+  return signed;
+}
+
+/** The outcome a stored payment stands for (the result reads it as it read the first). */
+export function storedOutcome(signed: StoredSigned): SignOutcome {
+  return {
+    terms: signed.terms as unknown as SignedTerms,
+    ...(signed.payment ? { payment: signed.payment } : {}),
+    ...(signed.payer !== undefined ? { payer: signed.payer } : {}),
+  };
+}
+
+/** When the signed terms can no longer settle, unix ms. */
+export function signedExpiry(terms: SignedTerms, maxTimeoutSeconds: number, now: number): number {
+  const fallback = now + maxTimeoutSeconds * 1000;
+  if (isSvmTerms(terms)) return Math.max(fallback, now + SOLANA_PAYLOAD_LIFETIME_MS);
+  const seconds = Number(
+    terms.scheme === 'upto' ? terms.permit2_authorization.deadline : terms.authorization.validBefore,
+  );
+  return Number.isSafeInteger(seconds) && seconds > 0 ? Math.max(seconds * 1000, fallback) : fallback;
+}
+
+/** Keeps the signed payment before it is sent (a failed write: PurchaseStoreError, nothing sent). */
+export async function rememberSigned(
+  store: PurchaseStore,
+  purchase: OpenPurchase,
+  outcome: SignOutcome,
+  requirements: StoredSigned['requirements'],
+  paymentHeader: string,
+  now: number,
+): Promise<void> {
+  if (!purchase.stored) return;
+  const record: StoredPurchase = {
+    ...purchase.record,
+    expiresAt: signedExpiry(outcome.terms, requirements.maxTimeoutSeconds, now),
+    signed: {
+      requirements,
+      paymentHeader,
+      terms: outcome.terms as unknown as Record<string, unknown>,
+      ...(outcome.payment ? { payment: outcome.payment } : {}),
+      ...(outcome.payer !== undefined ? { payer: outcome.payer } : {}),
+    },
+  };
+  await storeCall('store a signed payment', () => store.put(purchase.key, record));
+}
+
+/**
+ * The purchase is over (the seller took its payment): forgets it. A store that fails to forget does not
+ * fail the payment that was made: the record goes when it expires.
+ */
+export async function closePurchase(store: PurchaseStore, purchase: OpenPurchase): Promise<void> {
+  if (purchase.stored) await store.delete(purchase.key).catch(() => undefined);
+}
