@@ -185,6 +185,7 @@ function buildPayWing(core: Core) {
     clock,
     onWalletChanged: (walletId) => pay.forgetWallet(walletId),
     confirmations: config.confirmations,
+    solanaRpc: config.solanaRpcUrl ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs } : undefined,
   });
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   return { pay, settlements, expiredReservations };
