@@ -139,7 +139,15 @@ function landed(
 }
 
 function unconfirmed(confirmations: number | undefined): ReadSolanaTransaction {
-  const none = { messageHash: undefined, id: undefined, failed: false, accountKeys: [], instructions: [], preTokenBalances: [], postTokenBalances: [] };
+  const none = {
+    messageHash: undefined,
+    id: undefined,
+    failed: false,
+    accountKeys: [],
+    instructions: [],
+    preTokenBalances: [],
+    postTokenBalances: [],
+  };
   return { confirmationStatus: 'processed', confirmations, ...none };
 }
 

@@ -54,7 +54,7 @@ export function verifySolanaSettlement(
       fields: { transaction: signature, confirmations: tx.confirmations ?? 0, required_commitment: 'confirmed' },
     });
   if (tx.id !== signature)
-    refuse('authorization_mismatch', 'Name the transaction by its id (its first signature, the fee payer\'s).');
+    refuse('authorization_mismatch', "Name the transaction by its id (its first signature, the fee payer's).");
   if (tx.failed) refuse('reverted', 'The transaction failed: it settled nothing.');
   if (tx.messageHash !== signed.messageHash.toLowerCase())
     refuse('authorization_mismatch', 'The transaction is not the message this authorization signed.');

@@ -41,7 +41,8 @@ export function isSolanaPayment(payment: PaymentAuthorization): payment is Solan
 /** `transaction` as stored for `payment`'s family (see the header); invalid_request in the other spelling. */
 export function settlementKey(payment: PaymentAuthorization, transaction: string): string {
   if (isSolanaPayment(payment)) {
-    if (isSignature(transaction)) return transaction;
+    // kit's isSignature throws (rather than answering false) on a character outside the base58 alphabet.
+    if (/^[1-9A-HJ-NP-Za-km-z]{64,88}$/.test(transaction) && isSignature(transaction)) return transaction;
     throw new AppError('invalid_request', {
       message: "A Solana payment's settlement is named by its transaction signature (base58).",
       fields: { field: 'transaction', network: payment.network },
