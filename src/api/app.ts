@@ -184,8 +184,7 @@ function buildPayWing(core: Core) {
     metrics,
     clock,
     onWalletChanged: (walletId) => pay.forgetWallet(walletId),
-    confirmations: config.confirmations,
-    solanaRpc: config.solanaRpcUrl ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs } : undefined,
+    config,
   });
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   return { pay, settlements, expiredReservations };

@@ -122,7 +122,7 @@ function landed(
   const loaded = reply.meta.loadedAddresses;
   const first = message.staticAccounts[0] === undefined ? undefined : tx.signatures[message.staticAccounts[0]];
   return {
-    messageHash: `0x${createHash('sha256').update(tx.messageBytes).digest('hex')}`,
+    messageHash: `0x${createHash('sha256').update(new Uint8Array(tx.messageBytes)).digest('hex')}`,
     id: first ? getBase58Decoder().decode(first) : undefined,
     confirmationStatus: status.confirmationStatus ?? undefined,
     confirmations: status.confirmations ?? undefined,

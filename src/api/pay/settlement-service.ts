@@ -31,7 +31,7 @@ import { formatUsd } from '../../../policy/money.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import type { BalanceReader, MinedTransaction } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
-import { requiredConfirmations } from '../config/app-config.js';
+import { requiredConfirmations, type AppConfig } from '../config/app-config.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
@@ -80,10 +80,11 @@ export interface SettlementServiceDeps {
   clock: () => Date;
   /** Called once a settlement changed a wallet's totals and audit chain (the pay path forgets what it remembered of it). */
   onWalletChanged?: (walletId: string) => void;
-  /** Confirmations required per network before spend is given back (networks not named need 1). */
-  confirmations?: Readonly<Record<string, number>>;
-  /** TREASURY_SOLANA_RPC_URL and the RPC timeout: where a Solana payment's settlement is read. */
-  solanaRpc?: { url: string; timeoutMs: number } | undefined;
+  /**
+   * What it reads of the configuration: the confirmations required per network before a settlement counts
+   * (networks not named need 1), and where a Solana payment's settlement is read (TREASURY_SOLANA_RPC_URL).
+   */
+  config: Pick<AppConfig, 'confirmations' | 'solanaRpcUrl' | 'rpcTimeoutMs'>;
 }
 
 export class SettlementService {
@@ -103,8 +104,9 @@ export class SettlementService {
     this.metrics = deps.metrics;
     this.clock = deps.clock;
     this.onWalletChanged = deps.onWalletChanged ?? (() => undefined);
-    this.confirmations = deps.confirmations ?? {};
-    this.solanaRpc = deps.solanaRpc;
+    this.confirmations = deps.config.confirmations;
+    const { solanaRpcUrl, rpcTimeoutMs } = deps.config;
+    this.solanaRpc = solanaRpcUrl === undefined ? undefined : { url: solanaRpcUrl, timeoutMs: rpcTimeoutMs };
   }
 
   /** Verifies `transaction` as the settlement of `authorizationId` and records it (see the header). */
