@@ -183,7 +183,7 @@ function buildPayWing(core: Core) {
     metrics,
     clock,
     onWalletChanged: (walletId) => pay.forgetWallet(walletId),
-    confirmations: config.confirmations,
+    config,
   });
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
   return { pay, settlements, expiredReservations };

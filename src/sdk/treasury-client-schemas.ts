@@ -79,9 +79,14 @@ export const walletIdSchema = z.string().regex(/^wal_[A-Za-z0-9]{1,64}$/, 'expec
 export const authorizationIdSchema = z
   .string()
   .regex(/^auth_[A-Za-z0-9]{1,64}$/, 'expected an authorization id (auth_…)');
-export const transactionHashSchema = z
+/** The transaction a settlement report names: an EVM transaction hash, or a Solana transaction signature (base58). */
+export const settlementTransactionSchema = z
   .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash (0x + 64 hex)');
+  .max(88)
+  .regex(
+    /^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$/,
+    'expected a transaction hash (0x + 64 hex) or a Solana transaction signature (base58)',
+  );
 export const idempotencyKeySchema = z
   .string()
   .regex(/^[A-Za-z0-9_.:\-]{1,128}$/, 'expected 1-128 of A-Z a-z 0-9 _ . : -');

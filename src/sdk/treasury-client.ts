@@ -32,7 +32,7 @@ import {
   payReplySchema,
   settlementSchema,
   signedPaymentSchema,
-  transactionHashSchema,
+  settlementTransactionSchema,
   transferInputSchema,
   treasuryClientOptionsSchema,
   walletIdSchema,
@@ -122,14 +122,14 @@ export class TreasuryClient {
   }
 
   /**
-   * Reports the transaction that settled an EVM payment (`exact` or `upto`): Treasury verifies it on chain and
+   * Reports the transaction that settled a payment (EVM `exact` or `upto`, Solana `exact`): Treasury verifies it on chain and
    * records it (the payment shows `settled`); for `upto` it gives back the part of the signed maximum that was
    * not charged. The same transaction reported again answers the same.
    */
   async recordSettlement(walletId: string, authorizationId: string, transaction: string): Promise<Settlement> {
     const wallet = walletPath(walletId);
     const authorization = parseArgument(authorizationIdSchema, authorizationId, 'authorizationId');
-    const tx = parseArgument(transactionHashSchema, transaction, 'transaction');
+    const tx = parseArgument(settlementTransactionSchema, transaction, 'transaction');
     return this.#call(
       'POST',
       `${wallet}/authorizations/${authorization}/settlement`,

@@ -1,7 +1,7 @@
 /**
  * What the buyer makes of the seller's answer to a signed payment: the settlement receipt it carries, the
  * result of a payment taken (with Treasury's record, or the local payer's terms), the reported settlement of a
- * Treasury payment (an `upto` one awaited, its unsettled part given back; an EVM `exact` one in the
+ * Treasury payment (an `upto` one awaited, its unsettled part given back; an `exact` one, EVM or Solana, in the
  * background, so the payment shows `settled` in Treasury's histories), and — for a payment not taken —
  * whether the wallet simply lacked the funds.
  *
@@ -11,7 +11,7 @@
  * retries a bounded number of times while the settlement is not yet deep enough or not yet seen, on timers
  * that never keep a process alive. Does not defend: the seller's word is the seller's; a receipt is not
  * checked on chain here (Treasury checks what is reported); a process that exits before a background report's
- * retries ran loses them (await `settlementReport` to be sure); Solana payments are not reported.
+ * retries ran loses them (await `settlementReport` to be sure).
  */
 import { formatUsd } from '../../policy/money.js';
 import { decodeSettlementReceipt, X402_HEADERS } from '../x402/header-codec.js';
@@ -25,7 +25,7 @@ import {
   TreasuryUnreachableError,
   type X402PaymentFailedError,
 } from './sdk-errors.js';
-import type { PayReply } from './treasury-client-schemas.js';
+import { settlementTransactionSchema, type PayReply } from './treasury-client-schemas.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
 
 export interface ReadReceipt {
@@ -114,7 +114,7 @@ export async function recordSettlement(
   transaction: string,
   delaysMs: readonly number[] = [],
 ): Promise<SettlementReport> {
-  if (!payer.recordSettlement || !/^0x[0-9a-fA-F]{64}$/.test(transaction)) return {};
+  if (!payer.recordSettlement || !settlementTransactionSchema.safeParse(transaction).success) return {};
   for (let attempt = 0; ; attempt++) {
     try {
       return { settlement: await payer.recordSettlement(authorizationId, transaction) };
@@ -129,8 +129,9 @@ export async function recordSettlement(
 
 /**
  * The paid result with its settlement reported to Treasury: an `upto` payment's report is awaited (its
- * unsettled part is given back before the caller goes on); an EVM `exact` payment's runs in the background
- * with bounded retries, `settlementReport` resolving to what it came to. A Solana payment is not reported.
+ * unsettled part is given back before the caller goes on); an `exact` payment's (EVM, or Solana: the receipt's
+ * transaction signature) runs in the background with bounded retries, `settlementReport` resolving to what it
+ * came to.
  */
 export async function withSettlementReport(
   result: X402Result,
@@ -141,7 +142,6 @@ export async function withSettlementReport(
 ): Promise<X402Result> {
   if (payment.scheme === 'upto')
     return { ...result, ...(await recordSettlement(payer, payment.authorization_id, transaction)) };
-  if (!('authorization' in payment)) return result;
   return { ...result, settlementReport: recordSettlement(payer, payment.authorization_id, transaction, delaysMs) };
 }
 

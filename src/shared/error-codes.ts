@@ -139,7 +139,7 @@ export const ERROR_CODES = {
   authorization_not_found: { status: 404, message: 'No such authorization for this wallet.' },
   settlement_not_applicable: {
     status: 422,
-    message: 'Only a signed EVM authorization ("exact" or "upto") has a settlement to record.',
+    message: 'Only a signed authorization has a settlement to record.',
   },
   settlement_not_verified: {
     status: 422,

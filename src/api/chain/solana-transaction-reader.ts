@@ -3,14 +3,17 @@
  * endpoint: `getSignatureStatuses` (with history: whether it landed, and how firmly) and `getTransaction`
  * (`encoding: "base64"`, `commitment: "confirmed"`, version 0 allowed): the wire transaction, decoded with
  * @solana/kit into its account keys and instructions, and `meta` (`err`, pre/post token balances, the lookup
- * tables' loaded addresses). Every reply is schema-checked; a reply larger than 1 MiB, a time-out, a non-2xx or
+ * tables' loaded addresses), with the message's SHA-256 and the transaction's id (its first signature, the fee
+ * payer's) for the settlement check (./verify-solana-settlement.ts). Every reply is schema-checked; a reply larger than 1 MiB, a time-out, a non-2xx or
  * a JSON-RPC error is `unavailable` (the row is retried), an unknown signature `not_found`.
  *
  * Defends against: a confused or hostile RPC reply crashing the verifier or being read as a payment (only a
  * schema-valid reply whose transaction decodes is `found`); one slow RPC holding the worker (time-out).
  * Does not defend against: a lying RPC endpoint (it is trusted, as for balances).
  */
+import { createHash } from 'node:crypto';
 import {
+  getBase58Decoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
@@ -63,8 +66,16 @@ const statusReply = z
   })
   .loose();
 
+/** A transaction as read: what the ledger check reads, and what names it (for the settlement check). */
+export interface ReadSolanaTransaction extends LandedSolanaTransaction {
+  /** SHA-256 of the message bytes, 0x + 64 hex; undefined while not confirmed (the message is not read yet). */
+  messageHash: string | undefined;
+  /** The transaction's id, its first signature (the fee payer's), base58; undefined while not confirmed. */
+  id: string | undefined;
+}
+
 export type SolanaTransactionRead =
-  { kind: 'found'; tx: LandedSolanaTransaction } | { kind: 'not_found' } | { kind: 'unavailable'; cause: string };
+  { kind: 'found'; tx: ReadSolanaTransaction } | { kind: 'not_found' } | { kind: 'unavailable'; cause: string };
 
 class RpcUnavailable extends Error {}
 
@@ -105,11 +116,14 @@ const balances = (list: z.infer<typeof tokenBalance>[] | null | undefined): Sola
 function landed(
   reply: NonNullable<z.infer<typeof transactionReply>>,
   status: NonNullable<z.infer<typeof statusReply>['value'][0]>,
-): LandedSolanaTransaction {
+): ReadSolanaTransaction {
   const tx = getTransactionDecoder().decode(getBase64Encoder().encode(reply.transaction[0]));
   const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
   const loaded = reply.meta.loadedAddresses;
+  const first = message.staticAccounts[0] === undefined ? undefined : tx.signatures[message.staticAccounts[0]];
   return {
+    messageHash: `0x${createHash('sha256').update(new Uint8Array(tx.messageBytes)).digest('hex')}`,
+    id: first ? getBase58Decoder().decode(first) : undefined,
     confirmationStatus: status.confirmationStatus ?? undefined,
     confirmations: status.confirmations ?? undefined,
     failed: reply.meta.err !== null && reply.meta.err !== undefined,
@@ -124,8 +138,16 @@ function landed(
   };
 }
 
-function unconfirmed(confirmations: number | undefined): LandedSolanaTransaction {
-  const none = { failed: false, accountKeys: [], instructions: [], preTokenBalances: [], postTokenBalances: [] };
+function unconfirmed(confirmations: number | undefined): ReadSolanaTransaction {
+  const none = {
+    messageHash: undefined,
+    id: undefined,
+    failed: false,
+    accountKeys: [],
+    instructions: [],
+    preTokenBalances: [],
+    postTokenBalances: [],
+  };
   return { confirmationStatus: 'processed', confirmations, ...none };
 }
 

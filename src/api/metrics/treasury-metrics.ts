@@ -109,7 +109,7 @@ function moneyMetrics({ counter, gauge, histogram }: Makers) {
     }),
     exactSettlements: counter({
       name: 'treasury_exact_settlements_total',
-      help: 'Reported settlements of exact (EIP-3009) authorizations by outcome: recorded (verified on chain), replayed (reported again), or the error code.',
+      help: 'Reported settlements of exact (EIP-3009 or Solana) authorizations by outcome: recorded (verified on chain), replayed (reported again), or the error code.',
       labelNames: ['outcome'],
     }),
     ledgerVerifications: counter({

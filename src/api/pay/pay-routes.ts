@@ -140,7 +140,7 @@ export function payRoutes(
     await deps.wallets.getActive(s.accountId, s.walletId);
     const authorizationId = validate(authorizationIdSchema, ctx.params.authorization_id, 'path');
     const body = validate(settlementBodySchema, ctx.state.body);
-    ctx.body = await deps.settlements.recordSettlement(s, authorizationId, body.transaction as `0x${string}`);
+    ctx.body = await deps.settlements.recordSettlement(s, authorizationId, body.transaction);
   });
 
   return router;

@@ -190,9 +190,19 @@ export { idempotencyKeySchema } from '../http/schemas/common-schemas.js';
 export { plainText };
 export type PaymentRequirements = z.infer<typeof paymentRequirementsSchema>;
 
-/** POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement: the transaction that settled an EVM authorization (`exact` or `upto`). */
+/**
+ * POST /v1/wallets/{id}/authorizations/{authorization_id}/settlement: the transaction that settled the
+ * authorization — an EVM transaction hash (`exact` or `upto`), or a Solana transaction signature (base58, 64 to
+ * 88 characters) of a Solana `exact` payment. Which spelling the authorization needs is checked by the service.
+ */
 export const settlementBodySchema = z
   .object({
-    transaction: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'expected a transaction hash (0x + 64 hex)'),
+    transaction: z
+      .string()
+      .max(88)
+      .regex(
+        /^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$/,
+        'expected a transaction hash (0x + 64 hex) or a Solana transaction signature (base58)',
+      ),
   })
   .strict();

@@ -1,5 +1,5 @@
 /**
- * Settlements of x402 EVM payments, reported by whoever may pay from the wallet (the buyer SDK does after
+ * Settlements of x402 payments, reported by whoever may pay from the wallet (the buyer SDK does after
  * each payment whose receipt names a transaction): Treasury reads that transaction from the chain, checks it
  * settled exactly this authorization (./verify-reported-settlement.ts), and stores the settlement on the
  * authorization row with a `payment.settled` event in the wallet's audit chain — what the payment histories
@@ -20,7 +20,10 @@
  * one stays counted at its maximum (fail-safe), an `exact` one stays `signed` (then `expired`) in the
  * histories unless a verified seller ledger row names it; a settlement reorganised away after it reached the
  * required depth; one transaction settling two authorizations of Treasury wallets (a facilitator's batch: the
- * second report is refused by the unique index); Solana payments (refused, settlement_not_applicable).
+ * second report is refused by the unique index).
+ * - Solana `exact`: the transaction (named by its signature) is read from TREASURY_SOLANA_RPC_URL once
+ *   confirmed, and must be the very message the wallet signed (./verify-reported-settlement.ts); nothing is
+ *   given back.
  */
 import type { Knex } from 'knex';
 import type { Hash } from 'viem';
@@ -28,13 +31,20 @@ import { formatUsd } from '../../../policy/money.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
 import type { BalanceReader, MinedTransaction } from '../chain/balance-reader.js';
 import type { ChainRegistry } from '../../shared/chain-registry.js';
-import { requiredConfirmations } from '../config/app-config.js';
+import { requiredConfirmations, type AppConfig } from '../config/app-config.js';
 import { runStatement, withWalletTransaction } from '../db/wallet-transaction.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import { giveBackSpend } from './store/give-back-spend.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
-import { settlementScheme, verifyReportedSettlement, type SettlementScheme } from './verify-reported-settlement.js';
+import {
+  isSolanaPayment,
+  settlementKey,
+  settlementScheme,
+  verifyReportedSettlement,
+  verifyReportedSolanaSettlement,
+  type SettlementScheme,
+} from './verify-reported-settlement.js';
 import type { Settlement } from '../../shared/api-responses/pay-responses.js';
 
 /** The reply's shape is the shared response schema (src/shared/api-responses/pay-responses.ts). */
@@ -70,8 +80,11 @@ export interface SettlementServiceDeps {
   clock: () => Date;
   /** Called once a settlement changed a wallet's totals and audit chain (the pay path forgets what it remembered of it). */
   onWalletChanged?: (walletId: string) => void;
-  /** Confirmations required per network before spend is given back (networks not named need 1). */
-  confirmations?: Readonly<Record<string, number>>;
+  /**
+   * What it reads of the configuration: the confirmations required per network before a settlement counts
+   * (networks not named need 1), and where a Solana payment's settlement is read (TREASURY_SOLANA_RPC_URL).
+   */
+  config: Pick<AppConfig, 'confirmations' | 'solanaRpcUrl' | 'rpcTimeoutMs'>;
 }
 
 export class SettlementService {
@@ -82,6 +95,7 @@ export class SettlementService {
   private readonly clock: () => Date;
   private readonly onWalletChanged: (walletId: string) => void;
   private readonly confirmations: Readonly<Record<string, number>>;
+  private readonly solanaRpc: { url: string; timeoutMs: number } | undefined;
 
   constructor(deps: SettlementServiceDeps) {
     this.knex = deps.knex;
@@ -90,30 +104,32 @@ export class SettlementService {
     this.metrics = deps.metrics;
     this.clock = deps.clock;
     this.onWalletChanged = deps.onWalletChanged ?? (() => undefined);
-    this.confirmations = deps.confirmations ?? {};
+    this.confirmations = deps.config.confirmations;
+    const { solanaRpcUrl, rpcTimeoutMs } = deps.config;
+    this.solanaRpc = solanaRpcUrl === undefined ? undefined : { url: solanaRpcUrl, timeoutMs: rpcTimeoutMs };
   }
 
   /** Verifies `transaction` as the settlement of `authorizationId` and records it (see the header). */
   async recordSettlement(
     ctx: { accountId: string; walletId: string; actor: string },
     authorizationId: string,
-    transaction: Hash,
+    transaction: string,
   ): Promise<SettlementView> {
     let scheme: SettlementScheme | undefined;
     try {
       const row = await this.read(ctx, authorizationId);
-      // Counted by its own scheme even when it has no check (a Solana `exact` payment).
-      scheme = row.scheme === 'upto' ? 'upto' : 'exact';
-      settlementScheme(row.response);
-      const stored = this.storedSettlement(row, transaction);
+      scheme = settlementScheme(row.response);
+      const key = settlementKey(row.response, transaction);
+      const stored = this.storedSettlement(row, key);
       if (stored) {
         this.count(scheme, 'replayed');
         return stored;
       }
       if (!row.signature) throw new Error(`authorization ${row.id} is signed but holds no signature`);
-      const tx = await this.deepEnough(row.network, transaction);
-      const settledRaw = verifyReportedSettlement(row.response, row.signature, tx);
-      const result = await this.record(ctx, row, scheme, transaction.toLowerCase(), settledRaw);
+      const settledRaw = isSolanaPayment(row.response)
+        ? await verifyReportedSolanaSettlement(this.solanaRpc, row.response, key)
+        : verifyReportedSettlement(row.response, row.signature, await this.deepEnough(row.network, key as Hash));
+      const result = await this.record(ctx, row, scheme, key, settledRaw);
       this.count(scheme, result.replayed ? 'replayed' : 'recorded');
       return result;
     } catch (err) {
@@ -169,10 +185,10 @@ export class SettlementService {
     return row;
   }
 
-  /** The settlement already recorded on `row`: its view for the same transaction, 409 for another, undefined for none. */
+  /** The settlement already recorded on `row`: its view for the same transaction (as stored: `settlementKey`), 409 for another, undefined for none. */
   private storedSettlement(row: AuthorizationRow, transaction: string): SettlementView | undefined {
     if (row.settlement_tx === null) return undefined;
-    if (row.settlement_tx !== transaction.toLowerCase()) {
+    if (row.settlement_tx !== transaction) {
       throw new AppError('settlement_already_recorded', {
         fields: { authorization_id: row.id, transaction: row.settlement_tx },
       });

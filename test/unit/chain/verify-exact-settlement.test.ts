@@ -2,8 +2,8 @@
  * verifyExactSettlement (src/api/chain/verify-exact-settlement.ts) and the choice of check by the stored
  * authorization (src/api/pay/verify-reported-settlement.ts): an `exact` settlement is accepted only from a
  * successful transaction in which the payment's token spent this authorization's nonce and then transferred
- * its signed value to its payee; it settles the whole value. A Solana payment has no check: refused
- * `settlement_not_applicable`, never recorded unchecked.
+ * its signed value to its payee; it settles the whole value. A Solana payment is `exact` too, but never held
+ * to the EVM check (its own is src/api/chain/verify-solana-settlement.ts): `settlement_not_applicable` there.
  */
 import assert from 'node:assert/strict';
 import { encodeAbiParameters, encodeEventTopics, erc20Abi, parseAbi, type Hex } from 'viem';
@@ -75,7 +75,7 @@ describe('verifyExactSettlement', () => {
       assert.throws(() => verifyExactSettlement(mined(logs), TOKEN, signed), refused('authorization_mismatch'));
   });
 
-  it('has no check for a Solana payment: settlement_not_applicable', () => {
+  it('a Solana payment is exact, and never held to the EVM check: settlement_not_applicable', () => {
     const solana = {
       scheme: 'exact',
       network: 'solana:devnet',
@@ -83,7 +83,7 @@ describe('verifyExactSettlement', () => {
       transaction: '',
     } as unknown as PaymentAuthorization;
     const notApplicable = (err: unknown) => err instanceof AppError && err.code === 'settlement_not_applicable';
-    assert.throws(() => settlementScheme(solana), notApplicable);
+    assert.equal(settlementScheme(solana), 'exact');
     assert.throws(() => verifyReportedSettlement(solana, 'sig', mined([])), notApplicable);
     assert.equal(settlementScheme(exactPayment), 'exact');
   });

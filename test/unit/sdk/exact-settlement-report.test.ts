@@ -2,7 +2,7 @@
  * The buyer SDK's settlement report, with a scripted payer (the real stack is test/e2e/exact-settlement.test.ts):
  * retried only while it may succeed later (not deep enough, not seen yet, Treasury unreachable or its chain),
  * a bounded number of times, never rejecting; an `exact` payment's report runs in the background, an `upto`
- * one is awaited, a Solana one is not made; `xx buy`'s wait for it is bounded.
+ * one is awaited, a Solana one (named by its base58 signature) runs in the background too; `xx buy`'s wait for it is bounded.
  */
 import assert from 'node:assert/strict';
 import { TreasuryApiError, type X402Result } from '../../../src/sdk/index.js';
@@ -55,15 +55,20 @@ describe('exact settlement report (SDK): bounded retries, in the background, nev
     assert.equal(refused.calls.length, 1);
   });
 
-  it('an exact payment is reported in the background; a Solana one is not reported', async () => {
+  it('an exact payment, EVM or Solana, is reported in the background; a receipt naming no transaction is not', async () => {
     const { payer, calls } = scriptedPayer([unconfirmed()]);
     const result = await withSettlementReport(PAID, payer, exactPayment, TX, [1]);
     assert.equal(result.settlement, undefined, 'not awaited');
     assert.deepEqual(await result.settlementReport, { settlement: SETTLEMENT });
     assert.equal(calls.length, 2);
     const solana = { scheme: 'exact', authorization_id: 'auth_2', transaction: 'AQ==' } as unknown as PayReply;
+    const signature = '5'.repeat(87);
+    const sol = scriptedPayer([notFound()]);
+    const reported = await withSettlementReport(PAID, sol.payer, solana, signature, [1]);
+    assert.deepEqual(await reported.settlementReport, { settlement: SETTLEMENT });
+    assert.deepEqual(sol.calls, [`auth_2 ${signature}`, `auth_2 ${signature}`]);
     const none = scriptedPayer([]);
-    assert.equal((await withSettlementReport(PAID, none.payer, solana, TX, [1])).settlementReport, undefined);
+    assert.deepEqual(await (await withSettlementReport(PAID, none.payer, solana, '', [1])).settlementReport, {});
     assert.equal(none.calls.length, 0);
   });
 
