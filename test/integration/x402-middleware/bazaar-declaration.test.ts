@@ -103,9 +103,10 @@ describe('x402 Koa middleware: Bazaar declared on every 402', () => {
   describe('turned off', () => {
     const { app } = useSellerAppPerTest({ discovery: { enabled: false } });
 
-    it('declares nothing', async () => {
+    it('declares no bazaar extension (the others stay)', async () => {
       const c = await challengeOf(`${app.url}/paid`);
-      assert.equal(c.extensions, undefined);
+      assert.equal(c.extensions?.bazaar, undefined);
+      assert.ok(c.extensions?.['payment-identifier'], 'payment-identifier is declared whatever discovery says');
     });
   });
 });
