@@ -419,7 +419,20 @@ async function main(): Promise<void> {
     const payBody = benchPayBody(USDC, SELLER);
     // The load generator shares the two cores with what it measures: fixed requests over keep-alive sockets
     // (support/keep-alive-load-client.ts) cost it less CPU than node:http, leaving more to the service.
-    const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: apiPort, connections: CONCURRENCY });
+    /** Error codes of the answers other than 200, by phase and status (each code counted). */
+    const failureCodes = new Map<string, Map<string, number>>();
+    const client = new KeepAliveLoadClient({
+      host: '127.0.0.1',
+      port: apiPort,
+      connections: CONCURRENCY,
+      onFailedAnswer: (status, body) => {
+        const key = `${phase} ${status}`;
+        const code = /"error_code":"([a-z0-9_]{1,64})"/.exec(body)?.[1] ?? 'no code';
+        const codes = failureCodes.get(key) ?? new Map<string, number>();
+        codes.set(code, (codes.get(code) ?? 0) + 1);
+        failureCodes.set(key, codes);
+      },
+    });
     const payPayload = Buffer.from(JSON.stringify(payBody));
     const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     /** Answers other than 200, by phase and status (0: the connection failed before an answer). */
@@ -647,8 +660,11 @@ async function main(): Promise<void> {
       const agentPat = (await post('/v1/pats', session, { scope_type: 'agent', daily_cap_usd: '1000000' })).body
         .pat as string;
       const agentWallets: string[] = [];
-      for (let i = 0; i < PAT_WALLETS; i++)
-        agentWallets.push((await post('/v1/wallets', treasuryPat, { policy: BENCH_WALLET_POLICY })).body.id as string);
+      for (let i = 0; i < PAT_WALLETS; i++) {
+        const made = await post('/v1/wallets', treasuryPat, { policy: BENCH_WALLET_POLICY });
+        if (made.status !== 201) throw new Error(`bench: agent wallet ${i + 1} answered ${made.status}: ${JSON.stringify(made.body)}`);
+        agentWallets.push(made.body.id as string);
+      }
       bearerHeaders = { ...payHeaders, authorization: `Bearer ${agentPat}` };
       phase = '(d) warm-up';
       await driveEach(CONCURRENCY, agentWallets, payOnce);
@@ -876,7 +892,7 @@ async function main(): Promise<void> {
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
       `autovacuum in (c), per table (runs finished; their duration, which includes autovacuum's cost-based sleeps, not CPU time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
       `API garbage collection in (c): ${gcInSteady}`,
-      ...failureLines(failures),
+      ...failureLines(failures, failureCodes),
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');
