@@ -187,6 +187,8 @@ function buildPayWing(core: Core) {
     confirmations: config.confirmations,
   });
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
+  // A new wallet's first payment decides on a snapshot read when the wallet was made (./pay/prefetch-snapshot.ts).
+  core.wallets.onCreated((walletId) => pay.prefetchSnapshot(walletId));
   return { pay, settlements, expiredReservations };
 }
 

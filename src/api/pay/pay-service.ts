@@ -47,6 +47,7 @@ import type { CallContext, SpendPlan } from './pay-types.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
 import { answerSignerDenial } from './record-signer-denial.js';
 import { releaseEventually } from './release-eventually.js';
+import { prefetchSnapshot } from './prefetch-snapshot.js';
 import { reservePayment } from './reserve-payment.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
@@ -119,6 +120,14 @@ export class PayService {
   /** Closes the connections of the decision writer and the signature recorder (call after requests drained). */
   async close(): Promise<void> {
     await this.deps.writes.close();
+  }
+
+  /**
+   * Reads and remembers `walletId`'s snapshot before its first payment (./prefetch-snapshot.ts), in the
+   * background: a failure leaves nothing remembered and is only counted.
+   */
+  prefetchSnapshot(walletId: string): void {
+    prefetchSnapshot(this.deps, walletId).catch(() => this.metrics.paySnapshots.inc({ source: 'prefetch_failed' }));
   }
 
   /** Forgets what this process remembered of `walletId` (another path changed its totals and audit chain). */

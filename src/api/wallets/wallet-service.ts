@@ -58,6 +58,8 @@ export class WalletService {
   private readonly signer: Pick<SignerGateway, 'call'>;
   private readonly chains: ChainRegistry;
   private readonly metrics: TreasuryMetrics;
+  /** Told of each wallet once its row committed (the pay wing reads its snapshot ahead: ../pay/prefetch-snapshot.ts). */
+  private readonly createdListeners: Array<(walletId: string) => void> = [];
 
   constructor(private readonly deps: WalletServiceDeps) {
     ({ store: this.store, signer: this.signer, chains: this.chains, metrics: this.metrics } = deps);
@@ -111,7 +113,13 @@ export class WalletService {
       return { accountId, label: input.label ?? null, network: chain.network, policy, key };
     });
     this.metrics.walletOperations.inc({ operation: 'create', outcome: 'ok' });
+    for (const listener of this.createdListeners) listener(row.id);
     return this.toView(row);
+  }
+
+  /** Calls `listener` with each wallet's id once its row committed (synchronously: it must not throw or wait). */
+  onCreated(listener: (walletId: string) => void): void {
+    this.createdListeners.push(listener);
   }
 
   /** A page of the account's wallets, oldest first; `next_cursor` (null on the last page) asks for the next. */
