@@ -662,7 +662,8 @@ async function main(): Promise<void> {
       const agentWallets: string[] = [];
       for (let i = 0; i < PAT_WALLETS; i++) {
         const made = await post('/v1/wallets', treasuryPat, { policy: BENCH_WALLET_POLICY });
-        if (made.status !== 201) throw new Error(`bench: agent wallet ${i + 1} answered ${made.status}: ${JSON.stringify(made.body)}`);
+        if (made.status !== 201)
+          throw new Error(`bench: agent wallet ${i + 1} answered ${made.status}: ${JSON.stringify(made.body)}`);
         agentWallets.push(made.body.id as string);
       }
       bearerHeaders = { ...payHeaders, authorization: `Bearer ${agentPat}` };

@@ -31,9 +31,7 @@ export async function agentTreasuryAccount(knex: Knex, agentId: string): Promise
   const known = memory.get(agentId);
   if (known !== undefined) return known;
   const agent = (await knex('agents').where({ id: agentId }).first('treasury_account_id')) as
-    | { treasury_account_id: string }
-    | undefined;
+    { treasury_account_id: string } | undefined;
   if (agent) memory.set(agentId, agent.treasury_account_id);
   return agent?.treasury_account_id;
 }
-

@@ -40,7 +40,12 @@ function callContext(ctx: Context, s: Omit<CallContext, 'idempotencyKey' | 'requ
     if (!parsed.success) throw new AppError('invalid_idempotency_key');
     idempotencyKey = parsed.data;
   }
-  return { ...s, idempotencyKey, request: { route: ctx.path, body } };
+  return {
+    ...s,
+    idempotencyKey,
+    request: { route: ctx.path, body },
+    bodyText: ctx.state.bodyText as string | undefined,
+  };
 }
 
 export function payRoutes(

@@ -24,14 +24,12 @@
  * Idempotency-Key signs them or, once expired, ./expired-reservation-sweeper.ts gives them back. A process that
  * dies between a signature and its write leaves a signature nobody received and no row (docs/adr/0006).
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { PERMIT2_ADDRESS } from '@x402/evm';
 import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
 import { parseUsd } from '../../../policy/money.js';
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { PolicyDecision, SpendRequest } from '../../../policy/policy-types.js';
-import { canonicalJson } from '../../../base/canonical-json.js';
 import { generateId } from '../auth/token-codec.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
@@ -48,6 +46,7 @@ import type { PaymentAuthorization } from './payment-authorization.js';
 import { answerSignerDenial } from './record-signer-denial.js';
 import { releaseEventually } from './release-eventually.js';
 import { prefetchSnapshot } from './prefetch-snapshot.js';
+import { requestHash as requestHashOf } from './request-hash.js';
 import { reservePayment } from './reserve-payment.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
@@ -302,9 +301,7 @@ export class PayService {
 
   /** Reserve (./reserve-payment.ts), then answer: 403 for a denial, the stored payment for a replay, or sign and record what was reserved. */
   private async decideAndSign(ctx: CallContext, plan: SpendPlan): Promise<PaymentAuthorization> {
-    const requestHash = ctx.idempotencyKey
-      ? createHash('sha256').update(canonicalJson(ctx.request)).digest('hex')
-      : null;
+    const requestHash = ctx.idempotencyKey ? requestHashOf(ctx.request, ctx.bodyText) : null;
     const stopReserve = once(this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind }));
     const outcome = await reservePayment(this.deps, ctx, plan, requestHash, stopReserve).finally(stopReserve);
 
