@@ -454,7 +454,19 @@ async function main(): Promise<void> {
     // payment costs the signer an unwrap and the API a read), then a few seconds of load for the JIT compilers
     // (measured: the API was still compiling during (a) after 2 s).
     process.stderr.write('• warm-up: every wallet once, then 3 s\n');
+    const kernelThreads = kernelThreadPids();
+    const sample = (): CpuSample => ({
+      kernel: kernelThreadCpu(kernelThreads),
+      api: processCpuSeconds(apiChild.pid),
+      signer: processCpuSeconds(children[0]?.pid),
+      self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+      ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()),
+      pg: postgresProcessCpu(pgDataDir),
+    });
+    // A wallet's first payment by process: what its snapshot read (API, PostgreSQL) and its key's unwrap (signer) cost.
+    const cpuBeforeFirst = sample();
     const firstPayments = await driveEach(CONCURRENCY, walletIds, payOnce);
+    const cpuAfterFirst = sample();
     await drive(CONCURRENCY, 3, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     // A running service has history: BENCH_HISTORY past payments (default 300,000 over 90 days; 0 for none), with
     // their audit rows and past spend windows (support/seed-payment-history.ts). Without it the tables hold a
@@ -482,15 +494,6 @@ async function main(): Promise<void> {
       await client.end();
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
-    const kernelThreads = kernelThreadPids();
-    const sample = (): CpuSample => ({
-      kernel: kernelThreadCpu(kernelThreads),
-      api: processCpuSeconds(apiChild.pid),
-      signer: processCpuSeconds(children[0]?.pid),
-      self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
-      ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()),
-      pg: postgresProcessCpu(pgDataDir),
-    });
     const scrape = async () => (await fetch(`${api}/metrics`)).text();
     const metricsBeforeSpread = await scrape();
     const cpuBefore = sample();
@@ -787,6 +790,9 @@ async function main(): Promise<void> {
     const saturatedMachinePerPay = ((cpuAfter.machine - cpuBefore.machine) / spread.ops) * 1e6;
     const wakeUpLine = `hand-offs on this machine (./support/wake-up-cost.ts: a 200-byte message and its echo between two idle processes, machine CPU per round trip): ${wakeUps.backToBackMicros.toFixed(0)} µs back to back, ${wakeUps.pacedMicros.toFixed(0)} µs at ${STEADY_RATE}/s (${(wakeUps.pacedMicros / wakeUps.backToBackMicros).toFixed(1)}×). A payment is handed over six to eight times; machine CPU per pay: ${saturatedMachinePerPay.toFixed(0)} µs in (a), ${steadyMachinePerPay.toFixed(0)} µs in (c) (${(steadyMachinePerPay / saturatedMachinePerPay).toFixed(1)}×)`;
     const postgresLine = `PostgreSQL's processes per pay, µs (what "the rest" above holds): in (a) ${postgresShare(cpuBefore, cpuAfter, spread.ops)}; in (c) ${postgresShare(cpuBeforeSteady, cpuAfterSteady, steady.ops)}`;
+    const perFirstPay = (k: 'api' | 'signer') =>
+      (((cpuAfterFirst[k] - cpuBeforeFirst[k]) / firstPayments.ops) * 1e6).toFixed(0);
+    const firstLine = `CPU per first payment of a wallet, µs: API ${perFirstPay('api')}, signer ${perFirstPay('signer')}; ${postgresShare(cpuBeforeFirst, cpuAfterFirst, firstPayments.ops)}; machine total ${(((cpuAfterFirst.machine - cpuBeforeFirst.machine) / firstPayments.ops) * 1e6).toFixed(0)}`;
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (b): API ${perHotPay('api')}, signer ${perHotPay('signer')}, load generator ${perHotPay('self')}, PostgreSQL and the rest ${restHot}; machine total ${perHotPay('machine')}; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
     const gcInSteady = ['minor', 'major', 'incremental']
@@ -879,6 +885,7 @@ async function main(): Promise<void> {
       breakdown,
       phasesLine,
       cpuLine,
+      firstLine,
       wakeUpLine,
       `wake placement (./support/wake-placement.ts: a process woken by a socket write while the writer runs on for 1 ms, the other core idle): on the writer's core in ${(placement.onWritersCore * 100).toFixed(0)} % of ${placement.wakes} wake-ups; it started p50 ${placement.p50Micros.toFixed(0)} µs, p90 ${placement.p90Micros.toFixed(0)} µs after the write`,
       postgresLine,
