@@ -795,19 +795,23 @@ async function main(): Promise<void> {
     const firstLine = `CPU per first payment of a wallet, µs: API ${perFirstPay('api')}, signer ${perFirstPay('signer')}; ${postgresShare(cpuBeforeFirst, cpuAfterFirst, firstPayments.ops)}; machine total ${(((cpuAfterFirst.machine - cpuBeforeFirst.machine) / firstPayments.ops) * 1e6).toFixed(0)}`;
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (b): API ${perHotPay('api')}, signer ${perHotPay('signer')}, load generator ${perHotPay('self')}, PostgreSQL and the rest ${restHot}; machine total ${perHotPay('machine')}; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
-    const gcInSteady = ['minor', 'major', 'incremental']
-      .map((kind) => {
-        const read = (text: string, what: 'sum' | 'count') =>
-          Number(
-            text.match(
-              new RegExp(`treasury_nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.e+-]+)`),
-            )?.[1] ?? 0,
-          );
-        const n = read(metrics, 'count') - read(metricsBeforeSteady, 'count');
-        const ms = (read(metrics, 'sum') - read(metricsBeforeSteady, 'sum')) * 1000;
-        return `${kind} ${n} (${ms.toFixed(0)} ms)`;
-      })
-      .join(', ');
+    /** The API's garbage collections between two scrapes: count and total time per kind, and per 1,000 payments (prom-client default metrics). */
+    const gcBetween = (before: string, after: string, ops: number) =>
+      ['minor', 'major', 'incremental']
+        .map((kind) => {
+          const read = (text: string, what: 'sum' | 'count') =>
+            Number(
+              text.match(
+                new RegExp(`treasury_nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.e+-]+)`),
+              )?.[1] ?? 0,
+            );
+          const n = read(after, 'count') - read(before, 'count');
+          const ms = (read(after, 'sum') - read(before, 'sum')) * 1000;
+          return `${kind} ${n} (${ms.toFixed(0)} ms; ${((n / Math.max(1, ops)) * 1000).toFixed(1)} per 1,000 pays)`;
+        })
+        .join(', ');
+    const gcInSteady = gcBetween(metricsBeforeSteady, metrics, steady.ops);
+    const gcInSaturation = gcBetween(metricsBeforeSpread, metricsAfterHot, spread.ops + hot.ops);
     /** PostgreSQL's side of phase (c), per pay, for its costliest statements (pg_stat_statements). */
     const statementLine = `PostgreSQL in (c), per pay (pg_stat_statements): ${statementRows
       .map((r) => {
@@ -899,7 +903,7 @@ async function main(): Promise<void> {
       `page cache in (c): ${pageCacheAfter.refaults - pageCacheBefore.refaults} file pages read again after eviction, ${pageCacheAfter.majorFaults - pageCacheBefore.majorFaults} major page faults (whole machine, /proc/vmstat)`,
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
       `autovacuum in (c), per table (runs finished; their duration, which includes autovacuum's cost-based sleeps, not CPU time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
-      `API garbage collection in (c): ${gcInSteady}`,
+      `API garbage collection in (c): ${gcInSteady}; in (a) and (b): ${gcInSaturation}`,
       ...failureLines(failures, failureCodes),
       '',
     ];
