@@ -165,15 +165,15 @@ type Core = ReturnType<typeof buildCore>;
 /** The pay wing: payments, settlements, and the sweeper of expired reservations. */
 function buildPayWing(core: Core) {
   const { config, knex, clock, metrics, chains, signer, balances } = core;
-  // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
   const pay = new PayService({
     knex,
     signer,
     chains,
     metrics,
     clock,
+    newWallets: core.wallets,
     dashboardUrl: config.dashboardUrl,
-    faults: installedPayFaultHooks(),
+    faults: installedPayFaultHooks(), // crash points of the crash tests: none unless a test preload installed them
     chainReader: balances,
     solanaRpc: config.solanaRpcUrl ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs } : undefined,
   });
@@ -187,8 +187,6 @@ function buildPayWing(core: Core) {
     confirmations: config.confirmations,
   });
   const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
-  // A new wallet's first payment decides on a snapshot read when the wallet was made (./pay/prefetch-snapshot.ts).
-  core.wallets.onCreated((walletId) => pay.prefetchSnapshot(walletId));
   return { pay, settlements, expiredReservations };
 }
 

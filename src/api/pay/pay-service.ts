@@ -53,6 +53,7 @@ import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { solanaSpendPlan } from './solana/solana-spend-plan.js';
 import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
+import type { WalletService } from '../wallets/wallet-service.js';
 
 export type { CallContext } from './pay-types.js';
 
@@ -71,6 +72,8 @@ export interface PayServiceDeps {
   chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>;
   /** The Solana RPC a Solana payment's message is built with (its blockhash); set when Solana chains are served. */
   solanaRpc?: { url: string; timeoutMs: number } | undefined;
+  /** Where wallets are made: each new one's snapshot is read ahead of its first payment (./prefetch-snapshot.ts). */
+  newWallets?: Pick<WalletService, 'onCreated'>;
 }
 
 export class PayService {
@@ -102,6 +105,7 @@ export class PayService {
         metrics.payWriteIsolation.inc({ outcome: 'committed' }, committed);
       },
     });
+    d.newWallets?.onCreated((walletId) => this.prefetchSnapshot(walletId));
     this.deps = {
       snapshots: new PgPaySnapshotStore(knex),
       writes,
