@@ -171,7 +171,7 @@ function buildPayWing(core: Core) {
     chains,
     metrics,
     clock,
-    newWallets: core.wallets,
+    wallets: core.wallets,
     dashboardUrl: config.dashboardUrl,
     faults: installedPayFaultHooks(), // crash points of the crash tests: none unless a test preload installed them
     chainReader: balances,

@@ -72,8 +72,11 @@ export interface PayServiceDeps {
   chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>;
   /** The Solana RPC a Solana payment's message is built with (its blockhash); set when Solana chains are served. */
   solanaRpc?: { url: string; timeoutMs: number } | undefined;
-  /** Where wallets are made: each new one's snapshot is read ahead of its first payment (./prefetch-snapshot.ts). */
-  newWallets?: Pick<WalletService, 'onCreated'>;
+  /**
+   * Where wallets are made and changed: a new one's snapshot is read ahead of its first payment
+   * (./prefetch-snapshot.ts), a changed one's forgotten (its policy, key or status moved).
+   */
+  wallets?: Pick<WalletService, 'onCreated' | 'onChanged'>;
 }
 
 export class PayService {
@@ -105,7 +108,8 @@ export class PayService {
         metrics.payWriteIsolation.inc({ outcome: 'committed' }, committed);
       },
     });
-    d.newWallets?.onCreated((walletId) => this.prefetchSnapshot(walletId));
+    d.wallets?.onCreated((walletId) => this.prefetchSnapshot(walletId));
+    d.wallets?.onChanged((walletId) => this.forgetWallet(walletId));
     this.deps = {
       snapshots: new PgPaySnapshotStore(knex),
       writes,
