@@ -419,7 +419,20 @@ async function main(): Promise<void> {
     const payBody = benchPayBody(USDC, SELLER);
     // The load generator shares the two cores with what it measures: fixed requests over keep-alive sockets
     // (support/keep-alive-load-client.ts) cost it less CPU than node:http, leaving more to the service.
-    const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: apiPort, connections: CONCURRENCY });
+    /** Error codes of the answers other than 200, by phase and status (each code counted). */
+    const failureCodes = new Map<string, Map<string, number>>();
+    const client = new KeepAliveLoadClient({
+      host: '127.0.0.1',
+      port: apiPort,
+      connections: CONCURRENCY,
+      onFailedAnswer: (status, body) => {
+        const key = `${phase} ${status}`;
+        const code = /"error_code":"([a-z0-9_]{1,64})"/.exec(body)?.[1] ?? 'no code';
+        const codes = failureCodes.get(key) ?? new Map<string, number>();
+        codes.set(code, (codes.get(code) ?? 0) + 1);
+        failureCodes.set(key, codes);
+      },
+    });
     const payPayload = Buffer.from(JSON.stringify(payBody));
     const payHeaders = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     /** Answers other than 200, by phase and status (0: the connection failed before an answer). */
@@ -441,7 +454,19 @@ async function main(): Promise<void> {
     // payment costs the signer an unwrap and the API a read), then a few seconds of load for the JIT compilers
     // (measured: the API was still compiling during (a) after 2 s).
     process.stderr.write('• warm-up: every wallet once, then 3 s\n');
+    const kernelThreads = kernelThreadPids();
+    const sample = (): CpuSample => ({
+      kernel: kernelThreadCpu(kernelThreads),
+      api: processCpuSeconds(apiChild.pid),
+      signer: processCpuSeconds(children[0]?.pid),
+      self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+      ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()),
+      pg: postgresProcessCpu(pgDataDir),
+    });
+    // A wallet's first payment by process: what its snapshot read (API, PostgreSQL) and its key's unwrap (signer) cost.
+    const cpuBeforeFirst = sample();
     const firstPayments = await driveEach(CONCURRENCY, walletIds, payOnce);
+    const cpuAfterFirst = sample();
     await drive(CONCURRENCY, 3, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     // A running service has history: BENCH_HISTORY past payments (default 300,000 over 90 days; 0 for none), with
     // their audit rows and past spend windows (support/seed-payment-history.ts). Without it the tables hold a
@@ -469,15 +494,6 @@ async function main(): Promise<void> {
       await client.end();
     }
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
-    const kernelThreads = kernelThreadPids();
-    const sample = (): CpuSample => ({
-      kernel: kernelThreadCpu(kernelThreads),
-      api: processCpuSeconds(apiChild.pid),
-      signer: processCpuSeconds(children[0]?.pid),
-      self: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
-      ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()),
-      pg: postgresProcessCpu(pgDataDir),
-    });
     const scrape = async () => (await fetch(`${api}/metrics`)).text();
     const metricsBeforeSpread = await scrape();
     const cpuBefore = sample();
@@ -647,8 +663,12 @@ async function main(): Promise<void> {
       const agentPat = (await post('/v1/pats', session, { scope_type: 'agent', daily_cap_usd: '1000000' })).body
         .pat as string;
       const agentWallets: string[] = [];
-      for (let i = 0; i < PAT_WALLETS; i++)
-        agentWallets.push((await post('/v1/wallets', treasuryPat, { policy: BENCH_WALLET_POLICY })).body.id as string);
+      for (let i = 0; i < PAT_WALLETS; i++) {
+        const made = await post('/v1/wallets', treasuryPat, { policy: BENCH_WALLET_POLICY });
+        if (made.status !== 201)
+          throw new Error(`bench: agent wallet ${i + 1} answered ${made.status}: ${JSON.stringify(made.body)}`);
+        agentWallets.push(made.body.id as string);
+      }
       bearerHeaders = { ...payHeaders, authorization: `Bearer ${agentPat}` };
       phase = '(d) warm-up';
       await driveEach(CONCURRENCY, agentWallets, payOnce);
@@ -770,21 +790,28 @@ async function main(): Promise<void> {
     const saturatedMachinePerPay = ((cpuAfter.machine - cpuBefore.machine) / spread.ops) * 1e6;
     const wakeUpLine = `hand-offs on this machine (./support/wake-up-cost.ts: a 200-byte message and its echo between two idle processes, machine CPU per round trip): ${wakeUps.backToBackMicros.toFixed(0)} µs back to back, ${wakeUps.pacedMicros.toFixed(0)} µs at ${STEADY_RATE}/s (${(wakeUps.pacedMicros / wakeUps.backToBackMicros).toFixed(1)}×). A payment is handed over six to eight times; machine CPU per pay: ${saturatedMachinePerPay.toFixed(0)} µs in (a), ${steadyMachinePerPay.toFixed(0)} µs in (c) (${(steadyMachinePerPay / saturatedMachinePerPay).toFixed(1)}×)`;
     const postgresLine = `PostgreSQL's processes per pay, µs (what "the rest" above holds): in (a) ${postgresShare(cpuBefore, cpuAfter, spread.ops)}; in (c) ${postgresShare(cpuBeforeSteady, cpuAfterSteady, steady.ops)}`;
+    const perFirstPay = (k: 'api' | 'signer') =>
+      (((cpuAfterFirst[k] - cpuBeforeFirst[k]) / firstPayments.ops) * 1e6).toFixed(0);
+    const firstLine = `CPU per first payment of a wallet, µs: API ${perFirstPay('api')}, signer ${perFirstPay('signer')}; ${postgresShare(cpuBeforeFirst, cpuAfterFirst, firstPayments.ops)}; machine total ${(((cpuAfterFirst.machine - cpuBeforeFirst.machine) / firstPayments.ops) * 1e6).toFixed(0)}`;
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (b): API ${perHotPay('api')}, signer ${perHotPay('signer')}, load generator ${perHotPay('self')}, PostgreSQL and the rest ${restHot}; machine total ${perHotPay('machine')}; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
-    const gcInSteady = ['minor', 'major', 'incremental']
-      .map((kind) => {
-        const read = (text: string, what: 'sum' | 'count') =>
-          Number(
-            text.match(
-              new RegExp(`treasury_nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.e+-]+)`),
-            )?.[1] ?? 0,
-          );
-        const n = read(metrics, 'count') - read(metricsBeforeSteady, 'count');
-        const ms = (read(metrics, 'sum') - read(metricsBeforeSteady, 'sum')) * 1000;
-        return `${kind} ${n} (${ms.toFixed(0)} ms)`;
-      })
-      .join(', ');
+    /** The API's garbage collections between two scrapes: count and total time per kind, and per 1,000 payments (prom-client default metrics). */
+    const gcBetween = (before: string, after: string, ops: number) =>
+      ['minor', 'major', 'incremental']
+        .map((kind) => {
+          const read = (text: string, what: 'sum' | 'count') =>
+            Number(
+              text.match(
+                new RegExp(`treasury_nodejs_gc_duration_seconds_${what}\\{kind="${kind}"\\} ([0-9.e+-]+)`),
+              )?.[1] ?? 0,
+            );
+          const n = read(after, 'count') - read(before, 'count');
+          const ms = (read(after, 'sum') - read(before, 'sum')) * 1000;
+          return `${kind} ${n} (${ms.toFixed(0)} ms; ${((n / Math.max(1, ops)) * 1000).toFixed(1)} per 1,000 pays)`;
+        })
+        .join(', ');
+    const gcInSteady = gcBetween(metricsBeforeSteady, metrics, steady.ops);
+    const gcInSaturation = gcBetween(metricsBeforeSpread, metricsAfterHot, spread.ops + hot.ops);
     /** PostgreSQL's side of phase (c), per pay, for its costliest statements (pg_stat_statements). */
     const statementLine = `PostgreSQL in (c), per pay (pg_stat_statements): ${statementRows
       .map((r) => {
@@ -862,6 +889,7 @@ async function main(): Promise<void> {
       breakdown,
       phasesLine,
       cpuLine,
+      firstLine,
       wakeUpLine,
       `wake placement (./support/wake-placement.ts: a process woken by a socket write while the writer runs on for 1 ms, the other core idle): on the writer's core in ${(placement.onWritersCore * 100).toFixed(0)} % of ${placement.wakes} wake-ups; it started p50 ${placement.p50Micros.toFixed(0)} µs, p90 ${placement.p90Micros.toFixed(0)} µs after the write`,
       postgresLine,
@@ -875,8 +903,8 @@ async function main(): Promise<void> {
       `page cache in (c): ${pageCacheAfter.refaults - pageCacheBefore.refaults} file pages read again after eviction, ${pageCacheAfter.majorFaults - pageCacheBefore.majorFaults} major page faults (whole machine, /proc/vmstat)`,
       `WAL in (c): ${(Number(wal.bytes) / 1e6).toFixed(1)} MB, ${(Number(wal.bytes) / steady.ops / 1e3).toFixed(1)} kB per pay; new segments created (zero-filled while commits wait): ${Number(wal.created).toFixed(1)} (a checkpoint before (c) left recycled ones, as on a running server)`,
       `autovacuum in (c), per table (runs finished; their duration, which includes autovacuum's cost-based sleeps, not CPU time): ${upkeep.length === 0 ? 'none' : upkeep.map((u) => `${u.table} ${[u.vacuums > 0 ? `vacuum ×${u.vacuums}` : '', u.analyzes > 0 ? `analyze ×${u.analyzes}` : ''].filter(Boolean).join(' + ')} (${u.ms.toFixed(0)} ms)`).join(', ')}`,
-      `API garbage collection in (c): ${gcInSteady}`,
-      ...failureLines(failures),
+      `API garbage collection in (c): ${gcInSteady}; in (a) and (b): ${gcInSaturation}`,
+      ...failureLines(failures, failureCodes),
       '',
     ];
     process.stdout.write(lines.join('\n') + '\n');

@@ -19,6 +19,8 @@ export interface KeepAliveLoadClientOptions {
   connections: number;
   /** Reopen a connection idle for this long before its next request (default 4,000 ms). */
   idleReopenMs?: number;
+  /** Told of every answer other than 200, with the start of its body (the bench names the error codes). */
+  onFailedAnswer?: FailedAnswerListener;
 }
 
 interface Waiter {
@@ -26,6 +28,9 @@ interface Waiter {
   body: Buffer;
   resolve(status: number): void;
 }
+
+/** An answer other than 200: its status and its body's first 300 characters (what the bench reports once per status). */
+export type FailedAnswerListener = (status: number, body: string) => void;
 
 class Connection {
   private socket: net.Socket | undefined;
@@ -84,8 +89,11 @@ class Connection {
     }
     const total = headEnd + 4 + Number(length[1]);
     if (this.buffered.length < total) return;
+    const status = Number(head.slice(9, 12));
+    if (status !== 200 && this.options.onFailedAnswer)
+      this.options.onFailedAnswer(status, this.buffered.toString('utf8', headEnd + 4, Math.min(total, headEnd + 304)));
     this.buffered = this.buffered.subarray(total);
-    this.finish(Number(head.slice(9, 12)));
+    this.finish(status);
   }
 
   private finish(status: number): void {

@@ -110,6 +110,18 @@ export const BENCH_WALLET_POLICY = {
   velocity_cap: { max_count: 1000000, window_seconds: 60 },
 };
 
+/**
+ * `send` again while it answers 503 (the database busy: on a loaded machine a wallet's key creation can outlast
+ * the statement timeout), up to 5 times, a second apart; the last answer otherwise.
+ */
+async function postRetryingBusy<T extends { status: number }>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await send();
+    if (answer.status !== 503 || attempt >= 5) return answer;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 /** Creates `count` wallets under `apiKey`, 16 at a time; their ids. Throws on an answer other than 201. */
 export async function createBenchWallets(
   post: ReturnType<typeof benchPost>,
@@ -120,7 +132,7 @@ export async function createBenchWallets(
   for (let i = 0; i < count; i += 16) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(16, count - i) }, () =>
-        post('/v1/wallets', apiKey, { policy: BENCH_WALLET_POLICY }),
+        postRetryingBusy(() => post('/v1/wallets', apiKey, { policy: BENCH_WALLET_POLICY })),
       ),
     );
     for (const b of batch)
@@ -173,8 +185,11 @@ export async function startBenchApi(options: BenchApiOptions): Promise<ChildProc
       TREASURY_PORT: String(options.port),
       TREASURY_LOG_LEVEL: 'warn',
       TREASURY_DB_POOL_MAX: '24',
-      // The benches make their wallets on one account (1,000 by default): above the default bound of 500.
+      // The benches make their wallets on one account (1,000 by default): above the default bound of 500; and
+      // pay-bench's phase (d) makes BENCH_PAT_WALLETS (100) for one agent, above the default bound of 25 (its
+      // 75 refused creations once sent three payments in four to `/v1/wallets/undefined/pay`: 400s).
       TREASURY_MAX_WALLETS_PER_ACCOUNT: '100000',
+      TREASURY_MAX_WALLETS_PER_AGENT: '100000',
     },
     stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
   });
@@ -193,9 +208,16 @@ export async function startBenchApi(options: BenchApiOptions): Promise<ChildProc
 }
 
 /** The report's line of answers other than 200 (phase and status: count), none when every answer was 200. */
-export function failureLines(failures: Map<string, number>): string[] {
+export function failureLines(
+  failures: Map<string, number>,
+  codes: Map<string, Map<string, number>> = new Map(),
+): string[] {
   if (failures.size === 0) return [];
-  const counts = [...failures].map(([k, n]) => `${k}: ${n}`).join(', ');
+  const named = (k: string) => {
+    const byCode = codes.get(k);
+    return byCode ? ` (${[...byCode].map(([code, n]) => `${code} ${n}`).join(', ')})` : '';
+  };
+  const counts = [...failures].map(([k, n]) => `${k}: ${n}${named(k)}`).join(', ');
   return [`answers other than 200 (phase, status: count; 0 = connection failed): ${counts}`];
 }
 

@@ -164,15 +164,15 @@ type Core = ReturnType<typeof buildCore>;
 /** The pay wing: payments, settlements, and the sweeper of expired reservations. */
 function buildPayWing(core: Core) {
   const { config, knex, clock, metrics, chains, signer, balances } = core;
-  // Crash points for the crash-safety tests: empty unless a test preload installed hooks (./pay/pay-fault-hooks.ts).
   const pay = new PayService({
     knex,
     signer,
     chains,
     metrics,
     clock,
+    wallets: core.wallets,
     dashboardUrl: config.dashboardUrl,
-    faults: installedPayFaultHooks(),
+    faults: installedPayFaultHooks(), // crash points of the crash tests: none unless a test preload installed them
     chainReader: balances,
     solanaRpc: config.solanaRpcUrl ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs } : undefined,
   });

@@ -20,9 +20,10 @@
  */
 import type { Knex } from 'knex';
 import { AppError, REAUTHENTICATE } from '../errors/app-error.js';
+import { agentTreasuryAccount } from './agent-treasury-account.js';
 import { chainIsLive, spendingPatOf, type ChainRow } from './credential-chain.js';
 import type { CredentialStore } from './credential-store.js';
-import { TOKEN_PREFIXES, hashToken, matchesHash } from './token-codec.js';
+import { TOKEN_PREFIXES, hashToken, hashesEqual } from './token-codec.js';
 
 export type ScopeType = 'treasury' | 'agent' | 'service' | 'account' | 'gate';
 
@@ -121,7 +122,9 @@ export class Authenticator {
       throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
     if (options.platform && token.startsWith(TOKEN_PREFIXES.api_key))
       throw new AppError('master_key_removed', { recovery: REAUTHENTICATE });
-    if (this.adminTokenHash && matchesHash(token, this.adminTokenHash)) return { kind: 'admin', actor: 'admin' };
+    // Hashed once: the operator token's check and the lookup by hash use the same digest.
+    const tokenHash = hashToken(token);
+    if (this.adminTokenHash && hashesEqual(tokenHash, this.adminTokenHash)) return { kind: 'admin', actor: 'admin' };
 
     const kind = token.startsWith(TOKEN_PREFIXES.pat)
       ? 'pat'
@@ -132,7 +135,7 @@ export class Authenticator {
           : undefined;
     if (!kind) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
 
-    const chain = await this.lookup(hashToken(token), kind);
+    const chain = await this.lookup(tokenHash, kind);
     const row = chain[0];
     // The token and every credential above it must be live: a revoked or expired ancestor ends it.
     if (!row || !chainIsLive(chain, now)) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
@@ -197,9 +200,9 @@ export function agentBinding(
 export async function resolveWalletScope(knex: Knex, principal: Principal, agentAllowed: boolean): Promise<string> {
   const binding = agentAllowed ? agentBinding(principal) : undefined;
   if (binding) {
-    const agent = await knex('agents').where({ id: binding.agentId }).first('treasury_account_id');
-    if (!agent) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
-    return agent.treasury_account_id as string;
+    const treasuryAccountId = await agentTreasuryAccount(knex, binding.agentId);
+    if (!treasuryAccountId) throw new AppError('invalid_token', { recovery: REAUTHENTICATE });
+    return treasuryAccountId;
   }
   return requireTreasuryScope(principal);
 }

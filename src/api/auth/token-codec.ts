@@ -21,9 +21,9 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** Constant-time comparison of a presented secret against a stored SHA-256 hex digest. */
-export function matchesHash(candidate: string, expectedHashHex: string): boolean {
-  const a = Buffer.from(hashToken(candidate), 'hex');
+/** Constant-time comparison of two SHA-256 hex digests (a presented secret's, hashed once, and a stored one). */
+export function hashesEqual(actualHashHex: string, expectedHashHex: string): boolean {
+  const a = Buffer.from(actualHashHex, 'hex');
   const b = Buffer.from(expectedHashHex, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }

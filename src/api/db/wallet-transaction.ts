@@ -15,12 +15,21 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import type { PoolClient } from 'pg';
 import { connectionUsableAfter } from './connection-usable-after.js';
 
+/** Lock keys of recently used wallets (a pure function of the id, asked several times per payment). */
+const recentLockKeys = new LRUCache<string, bigint>({ max: 10_000 });
+
 /** The advisory-lock key of a wallet: the first 8 bytes of SHA-256("wallet:" + id), as a signed bigint. */
 export function walletLockKey(walletId: string): bigint {
-  return createHash('sha256').update(`wallet:${walletId}`).digest().readBigInt64BE(0);
+  let key = recentLockKeys.get(walletId);
+  if (key === undefined) {
+    key = createHash('sha256').update(`wallet:${walletId}`).digest().readBigInt64BE(0);
+    recentLockKeys.set(walletId, key);
+  }
+  return key;
 }
 
 export interface WalletTx {

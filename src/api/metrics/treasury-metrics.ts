@@ -99,7 +99,7 @@ function moneyMetrics({ counter, gauge, histogram }: Makers) {
     }),
     paySnapshots: counter({
       name: 'treasury_pay_snapshots_total',
-      help: "Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet's last write in this process.",
+      help: "Where an optimistic reservation took its wallet snapshot: read from PostgreSQL, or remembered from the wallet's last write in this process; prefetched: read ahead of a wallet's first payment (at its creation).",
       labelNames: ['source'],
     }),
     uptoSettlements: counter({

@@ -28,6 +28,7 @@ import {
 } from './pay-schemas.js';
 import { validate } from '../http/validate.js';
 import { asPaymentIdentifierConflict, payIdempotencyKey } from './payment-identifier-key.js';
+import { MemoizedValidation } from '../http/memoized-validation.js';
 import { walletBearer, type WalletRouteDeps } from '../wallets/wallet-bearer.js';
 import type { PolicyEvaluation } from '../../shared/api-responses/pay-responses.js';
 import type { OwnerPolicyService } from '../wallets/owner-policy-service.js';
@@ -47,7 +48,12 @@ function callContext(
     idempotencyKey = parsed.data;
   }
   idempotencyKey = payIdempotencyKey(idempotencyKey, paymentIdentifier);
-  return { ...s, idempotencyKey, request: { route: ctx.path, body } };
+  return {
+    ...s,
+    idempotencyKey,
+    request: { route: ctx.path, body },
+    bodyText: ctx.state.bodyText as string | undefined,
+  };
 }
 
 export function payRoutes(
@@ -61,6 +67,8 @@ export function payRoutes(
   },
 ): Router {
   const router = new Router();
+  // Agents pay the same resources again and again: a pay body seen before is not parsed again.
+  const payBodies = new MemoizedValidation(payBodySchema, { maxEntries: 1024, maxTextChars: 8192 });
 
   /**
    * Treasury bearers everywhere; agent PATs, and sessions exchanged from them, on the wallet operations
@@ -110,7 +118,7 @@ export function payRoutes(
 
   router.post('/v1/wallets/:id/pay', async (ctx) => {
     const s = await scope(ctx);
-    const body = validate(payBodySchema, ctx.state.body);
+    const body = payBodies.validate(ctx.state.bodyText as string | undefined, ctx.state.body);
     try {
       ctx.body = await deps.pay.pay(
         callContext(ctx, s, ctx.state.body, body.payment_identifier),

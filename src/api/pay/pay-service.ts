@@ -24,14 +24,12 @@
  * Idempotency-Key signs them or, once expired, ./expired-reservation-sweeper.ts gives them back. A process that
  * dies between a signature and its write leaves a signature nobody received and no row (docs/adr/0006).
  */
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { PERMIT2_ADDRESS } from '@x402/evm';
 import { evaluatePolicy } from '../../../policy/evaluate-policy.js';
 import { parseUsd } from '../../../policy/money.js';
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { PolicyDecision, SpendRequest } from '../../../policy/policy-types.js';
-import { canonicalJson } from '../../../base/canonical-json.js';
 import { generateId } from '../auth/token-codec.js';
 import type { BalanceReader } from '../chain/balance-reader.js';
 import type { ChainInfo, ChainRegistry } from '../../shared/chain-registry.js';
@@ -47,12 +45,15 @@ import type { CallContext, SpendPlan } from './pay-types.js';
 import type { PaymentAuthorization } from './payment-authorization.js';
 import { answerSignerDenial } from './record-signer-denial.js';
 import { releaseEventually } from './release-eventually.js';
+import { prefetchSnapshot } from './prefetch-snapshot.js';
+import { requestHash as requestHashOf } from './request-hash.js';
 import { reservePayment } from './reserve-payment.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
 import { solanaSpendPlan } from './solana/solana-spend-plan.js';
 import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
+import type { WalletService } from '../wallets/wallet-service.js';
 
 export type { CallContext } from './pay-types.js';
 
@@ -71,6 +72,11 @@ export interface PayServiceDeps {
   chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>;
   /** The Solana RPC a Solana payment's message is built with (its blockhash); set when Solana chains are served. */
   solanaRpc?: { url: string; timeoutMs: number } | undefined;
+  /**
+   * Where wallets are made and changed: a new one's snapshot is read ahead of its first payment
+   * (./prefetch-snapshot.ts), a changed one's forgotten (its policy, key or status moved).
+   */
+  wallets?: Pick<WalletService, 'onCreated' | 'onChanged'>;
 }
 
 export class PayService {
@@ -102,6 +108,8 @@ export class PayService {
         metrics.payWriteIsolation.inc({ outcome: 'committed' }, committed);
       },
     });
+    d.wallets?.onCreated((walletId) => this.prefetchSnapshot(walletId));
+    d.wallets?.onChanged((walletId) => this.forgetWallet(walletId));
     this.deps = {
       snapshots: new PgPaySnapshotStore(knex),
       writes,
@@ -119,6 +127,14 @@ export class PayService {
   /** Closes the connections of the decision writer and the signature recorder (call after requests drained). */
   async close(): Promise<void> {
     await this.deps.writes.close();
+  }
+
+  /**
+   * Reads and remembers `walletId`'s snapshot before its first payment (./prefetch-snapshot.ts), in the
+   * background: a failure leaves nothing remembered and is only counted.
+   */
+  prefetchSnapshot(walletId: string): void {
+    prefetchSnapshot(this.deps, walletId).catch(() => this.metrics.paySnapshots.inc({ source: 'prefetch_failed' }));
   }
 
   /** Forgets what this process remembered of `walletId` (another path changed its totals and audit chain). */
@@ -293,9 +309,7 @@ export class PayService {
 
   /** Reserve (./reserve-payment.ts), then answer: 403 for a denial, the stored payment for a replay, or sign and record what was reserved. */
   private async decideAndSign(ctx: CallContext, plan: SpendPlan): Promise<PaymentAuthorization> {
-    const requestHash = ctx.idempotencyKey
-      ? createHash('sha256').update(canonicalJson(ctx.request)).digest('hex')
-      : null;
+    const requestHash = ctx.idempotencyKey ? requestHashOf(ctx.request, ctx.bodyText) : null;
     const stopReserve = once(this.metrics.dbTransactionDuration.startTimer({ operation: plan.kind }));
     const outcome = await reservePayment(this.deps, ctx, plan, requestHash, stopReserve).finally(stopReserve);
 

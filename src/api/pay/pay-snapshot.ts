@@ -98,8 +98,17 @@ export function snapshotAt(snapshot: PaySnapshot, now: Date): PaySnapshot | unde
     : { ...snapshot, recent: aged, state: { ...snapshot.state, recentCount: aged.count } };
 }
 
+const DAY_MS = 86_400_000;
+
+/** The last key made, by UTC day number (the week and month follow from the day): asked twice per payment. */
+let lastWindowKey: { day: number; key: string } | undefined;
+
 /** The UTC day, week and month `at` falls in: a remembered snapshot's totals hold only within them. */
 export function windowKey(at: Date): string {
+  const day = Math.floor(at.getTime() / DAY_MS);
+  if (lastWindowKey?.day === day) return lastWindowKey.key;
   const w = policyWindows(at);
-  return `${isoDate(w.dayStart)}|${isoDate(w.weekStart)}|${isoDate(w.monthStart)}`;
+  const key = `${isoDate(w.dayStart)}|${isoDate(w.weekStart)}|${isoDate(w.monthStart)}`;
+  lastWindowKey = { day, key };
+  return key;
 }

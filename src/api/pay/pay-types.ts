@@ -20,6 +20,8 @@ export interface CallContext {
   idempotencyKey: string | undefined;
   /** The route and body, for idempotency comparison. */
   request: unknown;
+  /** The text the request's body was parsed from (its canonical JSON is remembered by it: ./request-hash.ts). */
+  bodyText?: string | undefined;
 }
 
 /** A buyer PAT with a daily cap (spanning wallets). */

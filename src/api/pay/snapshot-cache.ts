@@ -31,6 +31,12 @@ export class SnapshotCache {
     max: 10_000,
   });
   private readonly seenKeys = new LRUCache<string, true>({ max: 100_000 });
+  /** How many times a snapshot was forgotten: a read begun before a forget must not be remembered after it. */
+  private forgets = 0;
+
+  get forgetCount(): number {
+    return this.forgets;
+  }
 
   /** The wallet's remembered snapshot at `now`, if it was taken under `generation` and is still good then. */
   snapshot(walletId: string, generation: number, now: Date): PaySnapshot | undefined {
@@ -46,6 +52,7 @@ export class SnapshotCache {
 
   /** Forgets the wallet's snapshot (another path changed its totals and audit chain, or its write failed). */
   forgetSnapshot(walletId: string): void {
+    this.forgets++;
     this.snapshots.delete(walletId);
   }
 

@@ -33,7 +33,7 @@ export interface SignedPolicyInput {
 export interface OwnerPolicyServiceDeps {
   store: WalletStore;
   signer: Pick<SignerGateway, 'call'>;
-  wallets: Pick<WalletService, 'getActive'>;
+  wallets: Pick<WalletService, 'getActive' | 'changed'>;
   metrics: TreasuryMetrics;
 }
 
@@ -81,6 +81,7 @@ export class OwnerPolicyService {
         };
       }),
     );
+    this.deps.wallets.changed(walletId);
     this.deps.metrics.walletOperations.inc({ operation: 'set_signed_policy', outcome: 'ok' });
     const owner_policy = ownerPolicyView({
       authority: accepted.authority,

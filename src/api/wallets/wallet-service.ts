@@ -58,9 +58,24 @@ export class WalletService {
   private readonly signer: Pick<SignerGateway, 'call'>;
   private readonly chains: ChainRegistry;
   private readonly metrics: TreasuryMetrics;
+  /**
+   * Told of each wallet once its row committed, and of each change of it that committed through this process
+   * (the pay wing reads a new wallet's snapshot ahead, and forgets a changed one's: ../pay/prefetch-snapshot.ts).
+   */
+  private readonly listeners = {
+    created: [] as Array<(walletId: string) => void>,
+    changed: [] as Array<(walletId: string) => void>,
+  };
 
   constructor(private readonly deps: WalletServiceDeps) {
     ({ store: this.store, signer: this.signer, chains: this.chains, metrics: this.metrics } = deps);
+  }
+
+  /** `WalletStore.change`, then the listeners told (only once it committed). */
+  private async changeWallet(walletId: string, decide: Parameters<WalletStore['change']>[1]): Promise<WalletRow> {
+    const row = await this.store.change(walletId, decide);
+    this.changed(walletId);
+    return row;
   }
 
   toView(row: WalletRow): WalletView {
@@ -111,7 +126,23 @@ export class WalletService {
       return { accountId, label: input.label ?? null, network: chain.network, policy, key };
     });
     this.metrics.walletOperations.inc({ operation: 'create', outcome: 'ok' });
+    for (const listener of this.listeners.created) listener(row.id);
     return this.toView(row);
+  }
+
+  /** Calls `listener` with each wallet's id once its row committed (synchronously: it must not throw or wait). */
+  onCreated(listener: (walletId: string) => void): void {
+    this.listeners.created.push(listener);
+  }
+
+  /** Calls `listener` with a wallet's id each time a change of it committed through this process (as onCreated). */
+  onChanged(listener: (walletId: string) => void): void {
+    this.listeners.changed.push(listener);
+  }
+
+  /** Tells the listeners that a change of the wallet committed (every `WalletStore.change` of this process). */
+  changed(walletId: string): void {
+    for (const listener of this.listeners.changed) listener(walletId);
   }
 
   /** A page of the account's wallets, oldest first; `next_cursor` (null on the last page) asks for the next. */
@@ -158,7 +189,7 @@ export class WalletService {
   ): Promise<WalletView> {
     const held = await readOwnerPolicy(this.signer, (await this.getActive(accountId, walletId)).address);
     if (held.version !== null) throw signatureRequired(held.version);
-    const row = await this.store.change(walletId, async (found) => {
+    const row = await this.changeWallet(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
       if (current.policy_version != null) throw signatureRequired(Number(current.policy_version));
       return {
@@ -178,7 +209,7 @@ export class WalletService {
   async rotate(accountId: string, walletId: string, actor: string, abandonBalance = false): Promise<WalletView> {
     const account = await this.deps.accounts.get(accountId);
     let oldKeyRef: string | null = null;
-    const row = await this.store.change(walletId, async (found) => {
+    const row = await this.changeWallet(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
       const balance = await this.retirementBalance(current, abandonBalance, 'rotate');
       const key = await this.newKey(account.account_key_ref, current.network);
@@ -199,7 +230,7 @@ export class WalletService {
   /** Revokes the wallet and destroys its key; refused like `rotate` while its address may hold USDC. */
   async revoke(accountId: string, walletId: string, actor: string, abandonBalance = false): Promise<WalletView> {
     const account = await this.deps.accounts.get(accountId);
-    const row = await this.store.change(walletId, async (found) => {
+    const row = await this.changeWallet(walletId, async (found) => {
       const current = activeOf(accountId, walletId, found);
       const balance = await this.retirementBalance(current, abandonBalance, 'revoke');
       const payload = { address: current.address, key_version: current.key_version, ...balance };

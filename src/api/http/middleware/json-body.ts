@@ -1,7 +1,8 @@
 /**
  * Reads a JSON request body with a hard size limit. Non-JSON content types answer 415, oversize bodies
  * 413, unparsable JSON 400 `malformed_json`. An absent body reads as `undefined` (routes that create something
- * require an object). The parsed value lands in `ctx.state.body` and is validated by each route's zod schema.
+ * require an object). The parsed value lands in `ctx.state.body` and is validated by each route's zod schema;
+ * its text in `ctx.state.bodyText`.
  *
  * Text no column can hold — NUL, or a lone surrogate (neither has a UTF-8 form) — is refused here, in any
  * string or key of the body, with 400 `invalid_request`: a field a schema lets through unchecked (an x402
@@ -64,6 +65,8 @@ export function jsonBody(limits: JsonBodyLimits): Middleware {
     }
     if (text.includes('\\u')) refuseUnstorableText(body);
     ctx.state.body = body;
+    // The text it was parsed from: a route may answer a body seen before from memory (../memoized-validation.ts).
+    ctx.state.bodyText = text;
     return next();
   };
 }

@@ -24,7 +24,8 @@ export function requestContext(log: Logger, metrics: TreasuryMetrics): Middlewar
       const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       metrics.httpDuration.observe({ method: ctx.method, route }, seconds);
       metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
-      if (route !== '/metrics') {
+      // At warn and above (a loaded deployment's usual level) nothing of the line is built.
+      if (route !== '/metrics' && log.isLevelEnabled('info')) {
         log.info(
           {
             request_id: requestId,
