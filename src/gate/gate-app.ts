@@ -29,6 +29,7 @@ import { OriginProxy } from './origin-proxy.js';
 import type { UptimeBuckets } from './uptime-buckets.js';
 import { createUptime, type UptimeReporter } from './uptime-reporter.js';
 import { gatePaymentIdStore } from './payment-id-store.js';
+import { GateAddressProof } from './gate-address-proof.js';
 
 export interface GateApp {
   server: http.Server;
@@ -37,6 +38,10 @@ export interface GateApp {
   ledger: LedgerReporter;
   /** What the gate saw of the origins, and its reporter (docs/gate.md#uptime). */
   uptime: { buckets: UptimeBuckets; reporter: UptimeReporter };
+  /** With GATE_PUBLIC_URL: the proof of the gate's public address (docs/gate.md#the-gates-public-address). */
+  address: GateAddressProof | undefined;
+  /** The first proof attempt, once listening (resolved at once without GATE_PUBLIC_URL). */
+  addressProven: Promise<void>;
   /** Starts the catalogue and listens; resolves with the gate's base URL. */
   listen(): Promise<string>;
   closeables(): Closeable[];
@@ -83,7 +88,19 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
   const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, allowPrivate: config.allowPrivateOrigins });
   const uptime = createUptime(config, doFetch, logger);
   const recording = config.uptimeReportMs > 0 ? uptime.buckets : undefined;
-  const server = createGateServer({ config, catalogue, core, proxy, metrics, logger, uptime: recording });
+  const address = config.publicUrl
+    ? new GateAddressProof({
+        publicUrl: config.publicUrl,
+        apiUrl: config.apiUrl,
+        token: config.token,
+        fetch: doFetch,
+        timeoutMs: config.platformTimeoutMs,
+        retryMs: config.refreshMs,
+        logger,
+      })
+    : undefined;
+  const server = createGateServer({ config, catalogue, core, proxy, metrics, logger, uptime: recording, address });
+  let addressProven: Promise<void> = Promise.resolve();
   let drained: Promise<void> = Promise.resolve();
 
   const closeables = (): Closeable[] => [
@@ -104,6 +121,7 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
       11_000,
     ),
     closeable('catalogue_refresh', () => catalogue.stop()),
+    closeable('address_proof', () => address?.stop()),
     closeable('ledger_reports', () => ledger.flush(), 15_000),
     closeable('uptime_reports', () => uptime.reporter.close(), 5_000),
     closeable('origin_connections', () => proxy.close()),
@@ -115,6 +133,10 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
     metrics,
     ledger,
     uptime,
+    address,
+    get addressProven() {
+      return addressProven;
+    },
     async listen() {
       void catalogue.start();
       uptime.reporter.start();
@@ -122,6 +144,8 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
         server.once('error', reject);
         server.listen(config.port, config.host, () => resolve());
       });
+      // The platform fetches the token from the public address: only once the gate answers there.
+      if (address) addressProven = address.start();
       const { port } = server.address() as AddressInfo;
       return `http://${config.host}:${port}`;
     },

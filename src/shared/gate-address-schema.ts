@@ -1,5 +1,5 @@
 /**
- * The gate's public address (docs/gate.md#the-gates-public-address): what a gate sends to `PUT /v1/gate/address`
+ * The gate's public address (docs/gate.md#the-gates-public-address): what a gate sends to `POST /v1/gate/address`
  * and what the API answers there and at `GET /v1/gate/address` and `POST /v1/gate/address/verify`. Defined once
  * here: the API validates with it, the gate parses the reply with it and checks its own GATE_PUBLIC_URL with
  * `gateBaseUrlSchema`.

@@ -18,7 +18,7 @@ export const GATE_ADDRESS_CATALOG: CatalogEntry[] = [
     errors: ['gate_address_not_set'],
   },
   {
-    method: 'PUT',
+    method: 'POST',
     path: '/v1/gate/address',
     operationId: 'setGateAddress',
     summary: "Name the account's gate public address (a new address must be verified again)",

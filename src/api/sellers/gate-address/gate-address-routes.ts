@@ -2,7 +2,7 @@
  * The gate's public address (docs/gate.md#the-gates-public-address), all taking a PAT with the gate scope and
  * all scoped to that PAT's account (./gate-address-service.ts):
  *   GET  /v1/gate/address          the account's gate address, its token and whether it is verified;
- *   PUT  /v1/gate/address          names the address (`{url}`); a new one is unproven;
+ *   POST /v1/gate/address          names the address (`{url}`); a new one is unproven;
  *   POST /v1/gate/address/verify   the platform fetches the token from the address and marks it verified.
  *
  * Defends: a tenant setting or proving another account's gate address (the account is the bearer's, never a
@@ -26,7 +26,7 @@ export function gateAddressRoutes(deps: { auth: Authenticator; addresses: GateAd
     ctx.set('Cache-Control', 'no-store');
   });
 
-  router.put('/v1/gate/address', async (ctx) => {
+  router.post('/v1/gate/address', async (ctx) => {
     const accountId = await accountOf(ctx);
     ctx.body = await deps.addresses.set(accountId, validate(gateAddressBodySchema, ctx.state.body));
     ctx.set('Cache-Control', 'no-store');
