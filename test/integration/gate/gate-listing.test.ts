@@ -135,6 +135,10 @@ describe('gate listing: sellers sold through a proven gate address are in discov
     });
     const theirPat = (await t.request('POST', '/v1/pats', { token: other.session, body: { scope_type: 'gate' } }))
       .body.pat as string;
+    // An address where nothing serves the file is not proven either.
+    await t.request('POST', '/v1/gate/address', { token: theirPat, body: { url: theirs.origin } });
+    const absent = await t.request('POST', '/v1/gate/address/verify', { token: theirPat });
+    assert.equal(absent.body.error_code, 'gate_verification_not_found', JSON.stringify(absent.body));
     const named = await t.request('POST', '/v1/gate/address', { token: theirPat, body: { url: gateUrl } });
     assert.equal(named.status, 200, JSON.stringify(named.body));
     assert.notEqual(named.body.token, address.body.token, 'a token per account');
