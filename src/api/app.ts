@@ -30,7 +30,6 @@ import { IdentityService } from './identity/identity-service.js';
 import { PatService } from './platform/pat-service.js';
 import { sellerRoutes } from './sellers/seller-routes.js';
 import { gateRoutes } from './sellers/gate/gate-routes.js';
-import { gateAddressRoutes } from './sellers/gate-address/gate-address-routes.js';
 import { sandboxRoutes } from './faucets/faucet-routes.js';
 import { discoveryWingRoutes } from './discovery/discovery-wing.js';
 import { createSellersWing } from './sellers/sellers-wing.js';
@@ -157,6 +156,7 @@ function buildCore(deps: TreasuryAppDeps) {
     walletHistoryStore,
     wallets,
     ownerPolicies,
+    resolveHost: deps.resolveHost,
   };
 }
 
@@ -290,7 +290,6 @@ function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
     agentRoutes({ auth: tokenAuth, agents, history: paymentHistory }),
     sellerRoutes({ auth: tokenAuth, pats, ...sellersWing }),
     gateRoutes({ auth: tokenAuth, gate: sellersWing.gate }),
-    gateAddressRoutes({ auth: tokenAuth, addresses: sellersWing.gateAddresses }),
     ...discoveryWingRoutes(core, tokenAuth, sellersWing.sellers.profiles),
     sandboxRoutes({ faucets: config.sandboxFaucets }),
   ];

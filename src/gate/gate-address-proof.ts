@@ -13,6 +13,7 @@
 import { boundedFetchJson, type FetchLike } from '../x402/bounded-fetch.js';
 import type { X402Logger } from '../x402/seller/seller-options.js';
 import { gateAddressViewSchema, type GateAddressView } from '../shared/gate-address-schema.js';
+import type { GateConfig } from './gate-config.js';
 
 export interface GateAddressProofOptions {
   publicUrl: string;
@@ -34,10 +35,14 @@ export class GateAddressProof {
 
   constructor(private readonly options: GateAddressProofOptions) {}
 
-  /** Starts proving; resolves after the first attempt (retries follow on a timer until one succeeds). */
+  /** The first attempt, once started (retries follow on a timer until one succeeds). */
+  first: Promise<void> = Promise.resolve();
+
+  /** Starts proving; resolves after the first attempt. */
   start(): Promise<void> {
     this.stopped = false;
-    return this.attempt();
+    this.first = this.attempt();
+    return this.first;
   }
 
   stop(): void {
@@ -85,4 +90,22 @@ export class GateAddressProof {
     );
     return undefined;
   }
+}
+
+/** The proof of GATE_PUBLIC_URL with the gate bearer, retried every GATE_REFRESH_MS; none without the variable. */
+export function createAddressProof(
+  config: GateConfig,
+  fetch: FetchLike,
+  logger: X402Logger,
+): GateAddressProof | undefined {
+  if (!config.publicUrl) return undefined;
+  return new GateAddressProof({
+    publicUrl: config.publicUrl,
+    apiUrl: config.apiUrl,
+    token: config.token,
+    fetch,
+    timeoutMs: config.platformTimeoutMs,
+    retryMs: config.refreshMs,
+    logger,
+  });
 }

@@ -4,7 +4,8 @@
  * (./payment-id-store.ts) and the paywall core shared by every seller, the catalogue source, the origin proxy
  * and the HTTP server; `listen` and an ordered `close` (stop accepting, drain, stop the catalogue refresh, send
  * the last ledger and uptime reports, close origin connections). The uptime counts (uptime-buckets.ts) are
- * recorded per proxied request and reported on a timer.
+ * recorded per proxied request and reported on a timer; with GATE_PUBLIC_URL, the gate's public address is
+ * proven to the platform once it listens (gate-address-proof.ts).
  * main.ts starts it from the environment; tests and the sandbox start it in-process.
  *
  * Defends against: two copies of the paywall's state (one replay guard and one ledger queue for the whole
@@ -29,7 +30,7 @@ import { OriginProxy } from './origin-proxy.js';
 import type { UptimeBuckets } from './uptime-buckets.js';
 import { createUptime, type UptimeReporter } from './uptime-reporter.js';
 import { gatePaymentIdStore } from './payment-id-store.js';
-import { GateAddressProof } from './gate-address-proof.js';
+import { createAddressProof, type GateAddressProof } from './gate-address-proof.js';
 
 export interface GateApp {
   server: http.Server;
@@ -40,8 +41,6 @@ export interface GateApp {
   uptime: { buckets: UptimeBuckets; reporter: UptimeReporter };
   /** With GATE_PUBLIC_URL: the proof of the gate's public address (docs/gate.md#the-gates-public-address). */
   address: GateAddressProof | undefined;
-  /** The first proof attempt, once listening (resolved at once without GATE_PUBLIC_URL). */
-  addressProven: Promise<void>;
   /** Starts the catalogue and listens; resolves with the gate's base URL. */
   listen(): Promise<string>;
   closeables(): Closeable[];
@@ -88,19 +87,8 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
   const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, allowPrivate: config.allowPrivateOrigins });
   const uptime = createUptime(config, doFetch, logger);
   const recording = config.uptimeReportMs > 0 ? uptime.buckets : undefined;
-  const address = config.publicUrl
-    ? new GateAddressProof({
-        publicUrl: config.publicUrl,
-        apiUrl: config.apiUrl,
-        token: config.token,
-        fetch: doFetch,
-        timeoutMs: config.platformTimeoutMs,
-        retryMs: config.refreshMs,
-        logger,
-      })
-    : undefined;
+  const address = createAddressProof(config, doFetch, logger);
   const server = createGateServer({ config, catalogue, core, proxy, metrics, logger, uptime: recording, address });
-  let addressProven: Promise<void> = Promise.resolve();
   let drained: Promise<void> = Promise.resolve();
 
   const closeables = (): Closeable[] => [
@@ -134,9 +122,6 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
     ledger,
     uptime,
     address,
-    get addressProven() {
-      return addressProven;
-    },
     async listen() {
       void catalogue.start();
       uptime.reporter.start();
@@ -145,7 +130,7 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
         server.listen(config.port, config.host, () => resolve());
       });
       // The platform fetches the token from the public address: only once the gate answers there.
-      if (address) addressProven = address.start();
+      void address?.start();
       const { port } = server.address() as AddressInfo;
       return `http://${config.host}:${port}`;
     },

@@ -339,7 +339,8 @@ export const ERROR_CODES = {
   },
   gate_address_not_set: {
     status: 409,
-    message: "Set the gate's public address first (POST /v1/gate/address with url; the gate does it from GATE_PUBLIC_URL).",
+    message:
+      "Set the gate's public address first (POST /v1/gate/address with url; the gate does it from GATE_PUBLIC_URL).",
   },
   gate_verification_not_found: {
     status: 404,

@@ -39,8 +39,6 @@ import { PgCollectionWalletStore, PgPayoutStore } from './store/pg-payout-stores
 import { PgGateCatalogueStore, PgSellerStore } from './store/pg-seller-stores.js';
 import { PaymentIdService } from './payment-ids/payment-id-service.js';
 import { PgPaymentIdStore } from './store/pg-payment-id-store.js';
-import { GateAddressService } from './gate-address/gate-address-service.js';
-import { PgGateAddressStore } from './gate-address/gate-address-store.js';
 
 export interface SellersWingDeps {
   config: AppConfig;
@@ -71,8 +69,6 @@ export interface SellersWing {
   /** The x402 payment-identifier store of sellers' paywalls (./payment-ids/). */
   paymentIds: PaymentIdService;
   gateStore: PgGateCatalogueStore;
-  /** The account's gate public address and its proof (./gate-address/). */
-  gateAddresses: GateAddressService;
 }
 
 export function createSellersWing(deps: SellersWingDeps): SellersWing {
@@ -146,27 +142,5 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
     defaultNetwork,
   });
   const paymentIds = new PaymentIdService({ store: new PgPaymentIdStore(knex), clock });
-  const gateAddresses = new GateAddressService({
-    store: new PgGateAddressStore(knex),
-    clock,
-    outbound: {
-      allowPrivate: config.verifyAllowPrivate,
-      allowedPorts: config.outboundAllowedPorts,
-      resolveHost: deps.resolveHost,
-    },
-    requireHttps: config.production,
-  });
-  return {
-    ledgerVerifier,
-    sellers,
-    ledger,
-    pendingCap,
-    payTo,
-    payouts,
-    collections,
-    gate,
-    paymentIds,
-    gateStore,
-    gateAddresses,
-  };
+  return { ledgerVerifier, sellers, ledger, pendingCap, payTo, payouts, collections, gate, paymentIds, gateStore };
 }

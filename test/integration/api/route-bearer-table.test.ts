@@ -20,13 +20,7 @@ import { API_CATALOG } from '../../../src/api/api-catalog.js';
 import { ERROR_CODES, type ErrorCode } from '../../../src/shared/error-codes.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import {
-  BEARERS,
-  createTenant,
-  UNREACHABLE_ORIGIN,
-  type Bearer,
-  type Tenant,
-} from '../../support/bearer-tenant.js';
+import { BEARERS, createTenant, UNREACHABLE_ORIGIN, type Bearer, type Tenant } from '../../support/bearer-tenant.js';
 import { signInBody } from '../../support/sign-in.js';
 import {
   agent,

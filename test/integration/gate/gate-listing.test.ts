@@ -69,8 +69,8 @@ describe('gate listing: sellers sold through a proven gate address are in discov
     });
     const off = await t.request('POST', `/v1/sellers/${suspended.seller_id}/suspend`, { token: owner.session });
     assert.equal(off.body.status, 'suspended');
-    const gatePat = (await t.request('POST', '/v1/pats', { token: owner.session, body: { scope_type: 'gate' } }))
-      .body.pat as string;
+    const gatePat = (await t.request('POST', '/v1/pats', { token: owner.session, body: { scope_type: 'gate' } })).body
+      .pat as string;
     const reasons = async (s: ListedSeller, session = owner.session) =>
       (await t.request('GET', `/v1/sellers/${s.seller_id}/discovery`, { token: session })).body.endpoints[0];
 
@@ -82,9 +82,14 @@ describe('gate listing: sellers sold through a proven gate address are in discov
     const gateUrl = `http://127.0.0.1:${port}`;
     gate = await startTestGate(
       { url: t.baseUrl },
-      { GATE_TOKEN: gatePat, FACILITATOR_URL: fakes.facilitator.url, GATE_PORT: String(port), GATE_PUBLIC_URL: gateUrl },
+      {
+        GATE_TOKEN: gatePat,
+        FACILITATOR_URL: fakes.facilitator.url,
+        GATE_PORT: String(port),
+        GATE_PUBLIC_URL: gateUrl,
+      },
     );
-    await gate.app.addressProven;
+    await gate.app.address!.first;
     const address = await t.request('GET', '/v1/gate/address', { token: gatePat });
     assert.equal(address.status, 200, JSON.stringify(address.body));
     assert.equal(address.body.url, gateUrl);
@@ -133,8 +138,8 @@ describe('gate listing: sellers sold through a proven gate address are in discov
       endpoints: { 'GET /forecast': '0.01' },
       protocol: 'mpp',
     });
-    const theirPat = (await t.request('POST', '/v1/pats', { token: other.session, body: { scope_type: 'gate' } }))
-      .body.pat as string;
+    const theirPat = (await t.request('POST', '/v1/pats', { token: other.session, body: { scope_type: 'gate' } })).body
+      .pat as string;
     // An address where nothing serves the file is not proven either.
     await t.request('POST', '/v1/gate/address', { token: theirPat, body: { url: theirs.origin } });
     const absent = await t.request('POST', '/v1/gate/address/verify', { token: theirPat });

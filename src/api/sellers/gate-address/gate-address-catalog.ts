@@ -33,6 +33,11 @@ export const GATE_ADDRESS_CATALOG: CatalogEntry[] = [
     summary: "Verify the gate's address via /.well-known/xx-gate-verification.txt (listed in discovery once verified)",
     auth: 'gate',
     replies: { 200: gateAddressViewSchema },
-    errors: ['gate_address_not_set', 'gate_verification_not_found', 'gate_verification_token_mismatch', ...ORIGIN_FETCH],
+    errors: [
+      'gate_address_not_set',
+      'gate_verification_not_found',
+      'gate_verification_token_mismatch',
+      ...ORIGIN_FETCH,
+    ],
   },
 ];
