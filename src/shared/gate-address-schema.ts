@@ -17,17 +17,22 @@ import { timestampField } from './api-responses/response-fields.js';
 
 export const GATE_VERIFICATION_PATH = '/.well-known/xx-gate-verification.txt';
 
-/** True when `value` parses as a bare http(s) origin (an optional trailing `/` aside). */
+/**
+ * True when `value` is a bare http(s) origin (an optional trailing `/` aside): as written — nothing after the
+ * authority but one `/`, and no `?`, `#`, `@` or backslash anywhere — and as parsed.
+ */
 function isBareOrigin(value: string): boolean {
-  let u: URL;
+  const scheme = /^https?:\/\//i.exec(value);
+  if (!scheme || /[?#@\\]/.test(value)) return false;
+  const rest = value.slice(scheme[0].length);
+  const slash = rest.indexOf('/');
+  if (slash !== -1 && slash !== rest.length - 1) return false;
   try {
-    u = new URL(value);
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.pathname === '/' && u.hostname !== '';
   } catch {
     return false;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
-  if (u.username !== '' || u.password !== '' || u.search !== '' || u.hash !== '') return false;
-  return u.pathname === '/' && (value === u.origin || value === `${u.origin}/`);
 }
 
 export const gateBaseUrlSchema = z
