@@ -17,6 +17,8 @@ import type { GateConfig } from './gate-config.js';
 
 export interface GateAddressProofOptions {
   publicUrl: string;
+  /** GATE_NETWORK: the catalogue lists the gate's sellers on this network only. */
+  network: string;
   apiUrl: string;
   token: string;
   fetch: FetchLike;
@@ -53,7 +55,8 @@ export class GateAddressProof {
 
   /** One attempt: name the address (learning the token), then have the platform verify it. */
   async attempt(): Promise<void> {
-    const named = await this.call('/v1/gate/address', { url: this.options.publicUrl });
+    const { publicUrl: url, network } = this.options;
+    const named = await this.call('/v1/gate/address', { url, network });
     if (named) this.token = named.token;
     const proven = named ? await this.call('/v1/gate/address/verify', undefined) : undefined;
     if (proven?.verified_at) {
@@ -101,6 +104,7 @@ export function createAddressProof(
   if (!config.publicUrl) return undefined;
   return new GateAddressProof({
     publicUrl: config.publicUrl,
+    network: config.network,
     apiUrl: config.apiUrl,
     token: config.token,
     fetch,

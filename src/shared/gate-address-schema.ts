@@ -42,13 +42,18 @@ export const gateBaseUrlSchema = z
   .refine((v) => !/[\s\u0000-\u001f\u007f-\u009f]/.test(v), 'no white space or control characters')
   .refine(isBareOrigin, 'an http(s) origin: scheme, host and optional port, no credentials, path, query or fragment');
 
-export const gateAddressBodySchema = z.object({ url: gateBaseUrlSchema }).strict();
+/** The CAIP-2 EVM network a gate sells on (its GATE_NETWORK). */
+export const gateNetworkSchema = z.string().regex(/^eip155:[1-9][0-9]{0,15}$/, 'a CAIP-2 eip155 network');
+
+export const gateAddressBodySchema = z.object({ url: gateBaseUrlSchema, network: gateNetworkSchema }).strict();
 export type GateAddressBody = z.infer<typeof gateAddressBodySchema>;
 
 export const gateAddressViewSchema = z.object({
   account_id: z.string().max(40),
   /** The gate's base URL, as stored (no trailing `/`). */
   url: z.string().max(2048),
+  /** The network the gate sells on: the catalogue lists its sellers only when it is the catalogue's. */
+  network: gateNetworkSchema,
   /** Where the gate serves the token, and the token (the account's, kept across address changes). */
   path: z.literal(GATE_VERIFICATION_PATH),
   token: z.string().regex(/^xx-gate-[0-9a-f]{32}$/),

@@ -70,8 +70,8 @@ export interface DiscoveryPage {
 export const LISTED_SELLER_AND_ENDPOINT = `s.status = 'active' AND s.origin IS NOT NULL AND s.verified_at IS NOT NULL
             AND e.priced AND (s.protocol = 'x402' OR (s.protocol = 'mpp' AND g.verified_at IS NOT NULL))`;
 
-/** The account's gate address (`g`), joined for a managed-proxy seller only. */
-const GATE_JOIN = `LEFT JOIN gate_addresses g ON g.account_id = s.account_id AND s.protocol = 'mpp'`;
+/** The account's gate address (`g`), joined for a managed-proxy seller whose gate sells on the network bound. */
+const GATE_JOIN = `LEFT JOIN gate_addresses g ON g.account_id = s.account_id AND s.protocol = 'mpp' AND g.network = ?`;
 
 /**
  * Where a listed seller's routes are bought: a middleware seller at its origin, a managed-proxy seller through
@@ -82,7 +82,8 @@ export const RESOURCE_BASE_SQL = `CASE WHEN s.protocol = 'mpp' THEN g.url || '/'
 
 /**
  * What the predicate and the payee read: where buyers of seller `s` pay on the network bound first (joins `c` and
- * `p`, as the gate is told), and the account's gate address (`g`).
+ * `p`, as the gate is told), and the account's gate address (`g`) when its gate sells on the network bound second
+ * (the same network: bind it twice).
  */
 export const PAY_TO_SQL = `lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END))`;
 export const LISTING_JOINS = `LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
@@ -151,6 +152,7 @@ export class DiscoveryStore {
         ORDER BY ${order}`,
       [
         ...score.bindings,
+        request.network,
         request.network,
         ...whereBindings,
         request.limit,

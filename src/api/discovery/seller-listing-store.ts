@@ -58,7 +58,7 @@ export class SellerListingStore {
         WHERE e.seller_id = ?
         ORDER BY e.path, e.method, e.id
         LIMIT 1000`,
-      [network, since, since, sellerId],
+      [network, network, since, since, sellerId],
     );
     return (result as { rows: SellerListingRow[] }).rows;
   }

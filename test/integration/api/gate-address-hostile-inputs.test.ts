@@ -15,6 +15,7 @@ import { signInWithNewKey } from '../../support/sign-in.js';
 const hostile = JSON.parse(
   fs.readFileSync(path.resolve(import.meta.dirname, '../../vectors/hostile-inputs.json'), 'utf8'),
 ) as Record<string, unknown[]>;
+const NETWORK = 'eip155:84532';
 const FREE_TEXT = (hostile.free_text as string[]).filter((v) => !v.startsWith('='));
 
 /** Well-formed URLs that are not a bare origin: a path, a query, a fragment, credentials, another scheme. */
@@ -47,15 +48,20 @@ describe('gate address: hostile URLs refused at the schema or by the outbound ru
       ...NOT_AN_ORIGIN,
     ];
     for (const url of schemaRefused) {
-      const res = await t.request('POST', '/v1/gate/address', { token, body: { url } });
+      const res = await t.request('POST', '/v1/gate/address', { token, body: { url, network: NETWORK } });
       assert.equal(res.status, 400, `${JSON.stringify(url).slice(0, 80)} → ${res.status}`);
       assert.ok(res.body.error_code in ERROR_CODES);
     }
-    assert.equal((await t.request('POST', '/v1/gate/address', { token, body: { url: 'x', more: 1 } })).status, 400);
+    for (const network of [...hostile.any!, ...hostile.identifier!, ...hostile.caip2_network!, 'solana:x']) {
+      const body = { url: 'https://gate.example', network };
+      assert.equal((await t.request('POST', '/v1/gate/address', { token, body })).status, 400, String(network));
+    }
+    const extra = { url: 'https://gate.example', network: NETWORK, more: 1 };
+    assert.equal((await t.request('POST', '/v1/gate/address', { token, body: extra })).status, 400);
     assert.deepEqual(await t.db.knex('gate_addresses').select('account_id'), [], 'nothing stored');
 
     for (const url of hostile.outbound_url as string[]) {
-      const set = await t.request('POST', '/v1/gate/address', { token, body: { url } });
+      const set = await t.request('POST', '/v1/gate/address', { token, body: { url, network: NETWORK } });
       if (set.status === 400) continue; // not an http(s) origin (file:, gopher:, credentials, a path)
       assert.equal(set.status, 200, `${url} → ${set.status} ${JSON.stringify(set.body)}`);
       assert.equal(set.body.verified_at, null);

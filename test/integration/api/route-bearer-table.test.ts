@@ -53,11 +53,14 @@ interface Row {
   perRow?: true;
 }
 
-/** The tenant's gate address set (by its gate PAT) to a loopback port nothing listens on. */
+/** A gate address: a loopback port nothing listens on (verification answers 502 `origin_unreachable`). */
+const GATE_ADDRESS = { url: UNREACHABLE_ORIGIN, network: 'eip155:84532' };
+
+/** The tenant's gate address set by its gate PAT. */
 async function gateAddressSet(t: TestTreasury, tenant: Tenant): Promise<void> {
   const set = await t.request('POST', '/v1/gate/address', {
     token: await tenant.token('gate_pat'),
-    body: { url: UNREACHABLE_ORIGIN },
+    body: GATE_ADDRESS,
   });
   assert.equal(set.status, 200, JSON.stringify(set.body));
 }
@@ -304,7 +307,7 @@ function table(t: TestTreasury): Record<string, Row> {
     'POST /v1/gate/address': {
       allowed: ['gate_pat'],
       ownOnly: true,
-      call: fixed('/v1/gate/address', () => ({ url: UNREACHABLE_ORIGIN })),
+      call: fixed('/v1/gate/address', () => GATE_ADDRESS),
     },
     'POST /v1/gate/address/verify': {
       allowed: ['gate_pat'],

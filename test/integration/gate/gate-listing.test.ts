@@ -21,6 +21,9 @@ import { signInWithNewKey } from '../../support/sign-in.js';
 import { startFakes, type FakeServer } from '../x402-middleware/x402-fakes.js';
 import { startTestGate, type TestGate } from './gate-fakes.js';
 
+/** The catalogue's network (the API's default chain) and the test gate's (GATE_NETWORK's default). */
+const NETWORK = 'eip155:84532';
+
 /** A loopback port free right now (the gate must know its public URL before it listens). */
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -93,6 +96,7 @@ describe('gate listing: sellers sold through a proven gate address are in discov
     const address = await t.request('GET', '/v1/gate/address', { token: gatePat });
     assert.equal(address.status, 200, JSON.stringify(address.body));
     assert.equal(address.body.url, gateUrl);
+    assert.equal(address.body.network, NETWORK, 'the gate names the network it sells on');
     assert.ok(address.body.verified_at, 'the platform fetched the token from the gate');
     const served = await fetch(`${gateUrl}/.well-known/xx-gate-verification.txt`);
     assert.equal((await served.text()).trim(), address.body.token);
@@ -125,8 +129,19 @@ describe('gate listing: sellers sold through a proven gate address are in discov
       JSON.stringify(after!.treasury),
     );
 
+    // A gate selling on another network than the catalogue's is not listed there (its terms would not be the gate's).
+    const elsewhere = { url: gateUrl, network: 'eip155:8453' };
+    const onBase = await t.request('POST', '/v1/gate/address', { token: gatePat, body: elsewhere });
+    assert.ok(onBase.body.verified_at, 'the same address stays proven');
+    assert.deepEqual(await listingOf(weather), []);
+    await t.request('POST', '/v1/gate/address', { token: gatePat, body: { url: gateUrl, network: NETWORK } });
+    assert.equal((await listingOf(weather)).length, 1);
+
     // A changed address is unproven until the gate proves it again.
-    const moved = await t.request('POST', '/v1/gate/address', { token: gatePat, body: { url: 'http://127.0.0.1:9' } });
+    const moved = await t.request('POST', '/v1/gate/address', {
+      token: gatePat,
+      body: { url: 'http://127.0.0.1:9', network: NETWORK },
+    });
     assert.equal(moved.body.verified_at, null);
     assert.deepEqual(await listingOf(weather), []);
     await gate.app.address!.attempt();
@@ -141,10 +156,13 @@ describe('gate listing: sellers sold through a proven gate address are in discov
     const theirPat = (await t.request('POST', '/v1/pats', { token: other.session, body: { scope_type: 'gate' } })).body
       .pat as string;
     // An address where nothing serves the file is not proven either.
-    await t.request('POST', '/v1/gate/address', { token: theirPat, body: { url: theirs.origin } });
+    await t.request('POST', '/v1/gate/address', { token: theirPat, body: { url: theirs.origin, network: NETWORK } });
     const absent = await t.request('POST', '/v1/gate/address/verify', { token: theirPat });
     assert.equal(absent.body.error_code, 'gate_verification_not_found', JSON.stringify(absent.body));
-    const named = await t.request('POST', '/v1/gate/address', { token: theirPat, body: { url: gateUrl } });
+    const named = await t.request('POST', '/v1/gate/address', {
+      token: theirPat,
+      body: { url: gateUrl, network: NETWORK },
+    });
     assert.equal(named.status, 200, JSON.stringify(named.body));
     assert.notEqual(named.body.token, address.body.token, 'a token per account');
     const stolen = await t.request('POST', '/v1/gate/address/verify', { token: theirPat });

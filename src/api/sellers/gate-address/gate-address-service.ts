@@ -37,6 +37,7 @@ function viewOf(row: GateAddressRow): GateAddressView {
   return {
     account_id: row.account_id,
     url: row.url,
+    network: row.network,
     path: GATE_VERIFICATION_PATH,
     token: row.verification_token,
     verified_at: row.verified_at?.toISOString() ?? null,
@@ -58,7 +59,7 @@ export class GateAddressService {
     if (this.deps.requireHttps && !url.startsWith('https://'))
       throw new AppError('invalid_request', { message: "The gate's public address must be https in production." });
     const token = `xx-gate-${randomBytes(16).toString('hex')}`;
-    return viewOf(await this.deps.store.set(accountId, url, token));
+    return viewOf(await this.deps.store.set(accountId, { url, network: body.network }, token));
   }
 
   /** Fetches the account's verification file from its gate address and marks that address verified. */

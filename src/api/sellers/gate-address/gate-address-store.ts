@@ -12,11 +12,12 @@ import type { Knex } from 'knex';
 export interface GateAddressRow {
   account_id: string;
   url: string;
+  network: string;
   verification_token: string;
   verified_at: Date | null;
 }
 
-const COLUMNS = 'account_id, url, verification_token, verified_at';
+const COLUMNS = 'account_id, url, network, verification_token, verified_at';
 
 export class PgGateAddressStore {
   constructor(private readonly knex: Knex) {}
@@ -26,16 +27,16 @@ export class PgGateAddressStore {
     return (result as { rows: GateAddressRow[] }).rows[0];
   }
 
-  /** Sets the account's URL (`token` is used only when the account has none yet); a new URL is unproven. */
-  async set(accountId: string, url: string, token: string): Promise<GateAddressRow> {
+  /** Sets the account's URL and network (`token` only when the account has none yet); a new URL is unproven. */
+  async set(accountId: string, address: { url: string; network: string }, token: string): Promise<GateAddressRow> {
     const result = await this.knex.raw(
-      `INSERT INTO gate_addresses (account_id, url, verification_token) VALUES (?, ?, ?)
+      `INSERT INTO gate_addresses (account_id, url, network, verification_token) VALUES (?, ?, ?, ?)
        ON CONFLICT (account_id) DO UPDATE
-         SET url = EXCLUDED.url,
+         SET url = EXCLUDED.url, network = EXCLUDED.network,
              verified_at = CASE WHEN gate_addresses.url = EXCLUDED.url THEN gate_addresses.verified_at END,
              updated_at = now()
        RETURNING ${COLUMNS}`,
-      [accountId, url, token],
+      [accountId, address.url, address.network, token],
     );
     return (result as { rows: GateAddressRow[] }).rows[0]!;
   }
