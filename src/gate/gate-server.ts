@@ -73,9 +73,11 @@ async function ownRoute(deps: GateServerDeps, req: IncomingMessage, res: ServerR
   }
   if (req.url === GATE_VERIFICATION_PATH) {
     const token = deps.address?.token;
-    if (!token) return (writeGateError(res, 'gate_seller_not_found'), true);
-    res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(`${token}\n`);
+    if (!token) writeGateError(res, 'gate_seller_not_found');
+    else
+      res
+        .writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+        .end(`${token}\n`);
     return true;
   }
   if (req.url === '/metrics') {

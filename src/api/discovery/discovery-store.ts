@@ -80,12 +80,14 @@ const GATE_JOIN = `LEFT JOIN gate_addresses g ON g.account_id = s.account_id AND
  */
 export const RESOURCE_BASE_SQL = `CASE WHEN s.protocol = 'mpp' THEN g.url || '/' || s.slug ELSE s.origin END`;
 
+/** Where buyers of seller `s` pay (over the joins `c` and `p` below, as the gate is told). */
+export const PAY_TO_SQL = `lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END))`;
+
 /**
  * What the predicate and the payee read: where buyers of seller `s` pay on the network bound first (joins `c` and
- * `p`, as the gate is told), and the account's gate address (`g`) when its gate sells on the network bound second
- * (the same network: bind it twice).
+ * `p`), and the account's gate address (`g`) when its gate sells on the network bound second (the same network:
+ * bind it twice).
  */
-export const PAY_TO_SQL = `lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END))`;
 export const LISTING_JOINS = `LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
            LEFT JOIN LATERAL (
              SELECT address FROM sellers_pay_to sp WHERE sp.seller_id = s.id ORDER BY created_at, address LIMIT 1
