@@ -19,6 +19,7 @@ import { PAT_CATALOG } from './platform/pat-catalog.js';
 import { TREASURIES_CATALOG } from './platform/treasury-catalog.js';
 import { LEDGER_CATALOG } from './sellers/ledger/ledger-catalog.js';
 import { UPTIME_CATALOG } from './sellers/uptime/uptime-catalog.js';
+import { GATE_ADDRESS_CATALOG } from './sellers/gate-address/gate-address-catalog.js';
 import { PAYMENT_ID_CATALOG } from './sellers/payment-ids/payment-id-catalog.js';
 import { OPERATIONS_CATALOG } from './http/openapi/operations-catalog.js';
 import { SELLER_CATALOG, SERVICE_PAT_CHECK_CATALOG } from './sellers/seller-catalog.js';
@@ -41,6 +42,7 @@ export const API_CATALOG: CatalogEntry[] = [
   ...SELLER_CATALOG,
   ...LEDGER_CATALOG,
   ...UPTIME_CATALOG,
+  ...GATE_ADDRESS_CATALOG,
   ...PAYMENT_ID_CATALOG,
   ...DISCOVERY_CATALOG,
   ...SANDBOX_CATALOG,

@@ -156,6 +156,7 @@ function buildCore(deps: TreasuryAppDeps) {
     walletHistoryStore,
     wallets,
     ownerPolicies,
+    resolveHost: deps.resolveHost,
   };
 }
 

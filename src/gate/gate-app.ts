@@ -4,7 +4,8 @@
  * (./payment-id-store.ts) and the paywall core shared by every seller, the catalogue source, the origin proxy
  * and the HTTP server; `listen` and an ordered `close` (stop accepting, drain, stop the catalogue refresh, send
  * the last ledger and uptime reports, close origin connections). The uptime counts (uptime-buckets.ts) are
- * recorded per proxied request and reported on a timer.
+ * recorded per proxied request and reported on a timer; with GATE_PUBLIC_URL, the gate's public address is
+ * proven to the platform once it listens (gate-address-proof.ts).
  * main.ts starts it from the environment; tests and the sandbox start it in-process.
  *
  * Defends against: two copies of the paywall's state (one replay guard and one ledger queue for the whole
@@ -29,6 +30,7 @@ import { OriginProxy } from './origin-proxy.js';
 import type { UptimeBuckets } from './uptime-buckets.js';
 import { createUptime, type UptimeReporter } from './uptime-reporter.js';
 import { gatePaymentIdStore } from './payment-id-store.js';
+import { createAddressProof, type GateAddressProof } from './gate-address-proof.js';
 
 export interface GateApp {
   server: http.Server;
@@ -37,6 +39,8 @@ export interface GateApp {
   ledger: LedgerReporter;
   /** What the gate saw of the origins, and its reporter (docs/gate.md#uptime). */
   uptime: { buckets: UptimeBuckets; reporter: UptimeReporter };
+  /** With GATE_PUBLIC_URL: the proof of the gate's public address (docs/gate.md#the-gates-public-address). */
+  address: GateAddressProof | undefined;
   /** Starts the catalogue and listens; resolves with the gate's base URL. */
   listen(): Promise<string>;
   closeables(): Closeable[];
@@ -83,7 +87,8 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
   const proxy = new OriginProxy({ timeoutMs: config.originTimeoutMs, allowPrivate: config.allowPrivateOrigins });
   const uptime = createUptime(config, doFetch, logger);
   const recording = config.uptimeReportMs > 0 ? uptime.buckets : undefined;
-  const server = createGateServer({ config, catalogue, core, proxy, metrics, logger, uptime: recording });
+  const address = createAddressProof(config, doFetch, logger);
+  const server = createGateServer({ config, catalogue, core, proxy, metrics, logger, uptime: recording, address });
   let drained: Promise<void> = Promise.resolve();
 
   const closeables = (): Closeable[] => [
@@ -104,6 +109,7 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
       11_000,
     ),
     closeable('catalogue_refresh', () => catalogue.stop()),
+    closeable('address_proof', () => address?.stop()),
     closeable('ledger_reports', () => ledger.flush(), 15_000),
     closeable('uptime_reports', () => uptime.reporter.close(), 5_000),
     closeable('origin_connections', () => proxy.close()),
@@ -115,6 +121,7 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
     metrics,
     ledger,
     uptime,
+    address,
     async listen() {
       void catalogue.start();
       uptime.reporter.start();
@@ -122,6 +129,8 @@ export function createGateApp(config: GateConfig, options: GateAppOptions = {}):
         server.once('error', reject);
         server.listen(config.port, config.host, () => resolve());
       });
+      // The platform fetches the token from the public address: only once the gate answers there.
+      void address?.start();
       const { port } = server.address() as AddressInfo;
       return `http://${config.host}:${port}`;
     },

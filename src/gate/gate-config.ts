@@ -11,6 +11,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../../base/config-error.js';
 import { envInt } from '../shared/env-int.js';
+import { canonicalGateUrl, gateBaseUrlSchema } from '../shared/gate-address-schema.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
 const httpUrl = z
@@ -63,6 +64,12 @@ const envSchema = z.object({
     .string()
     .regex(/^[a-z0-9.-]{1,253}$/)
     .optional(),
+  /**
+   * The gate's public base URL (scheme, host, optional port; https in production), proven to the platform so the
+   * public catalogue lists the account's sellers at `<url>/<slug>` (docs/gate.md#the-gates-public-address).
+   * Unset: the gate does not prove an address and its sellers are not listed.
+   */
+  GATE_PUBLIC_URL: gateBaseUrlSchema.optional(),
   /** How often the catalogue is read again (ms); a failed read keeps the last good catalogue. */
   GATE_REFRESH_MS: envInt(1_000, 3_600_000, 30_000),
   /** How often the hourly counts of what origins answered are reported to the platform (ms); 0: never. */
@@ -108,6 +115,8 @@ export interface GateConfig {
   solanaFacilitatorUrl: string | undefined;
   solanaNetwork: string;
   baseDomain: string | undefined;
+  /** GATE_PUBLIC_URL, canonical (no trailing `/`): the address the gate proves to the platform. */
+  publicUrl: string | undefined;
   refreshMs: number;
   /** GATE_UPTIME_REPORT_MS: how often uptime counts are reported (0: not recorded nor reported). */
   uptimeReportMs: number;
@@ -144,6 +153,10 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
   if (!parsed.success)
     throw new GateConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || 'env'}: ${i.message}`));
   const e = parsed.data;
+  const publicUrl = e.GATE_PUBLIC_URL === undefined ? undefined : canonicalGateUrl(e.GATE_PUBLIC_URL);
+  const production = env.NODE_ENV === 'production' || env.TREASURY_ENV === 'production';
+  if (production && publicUrl?.startsWith('http://'))
+    throw new GateConfigError(['GATE_PUBLIC_URL: must be https in production mode']);
   return Object.freeze({
     host: e.GATE_HOST,
     port: e.GATE_PORT,
@@ -156,6 +169,7 @@ export function loadGateConfig(env: Readonly<Record<string, string | undefined>>
     solanaFacilitatorUrl: e.GATE_SOLANA_FACILITATOR_URL,
     solanaNetwork: e.GATE_SOLANA_NETWORK,
     baseDomain: e.GATE_BASE_DOMAIN,
+    publicUrl,
     refreshMs: e.GATE_REFRESH_MS,
     uptimeReportMs: e.GATE_UPTIME_REPORT_MS,
     originTimeoutMs: e.GATE_ORIGIN_TIMEOUT_MS,

@@ -4,7 +4,8 @@
  *      resolved two ways is 400 `gate_path_refused`; the accepted one is what is priced and what the origin
  *      receives, unchanged;
  *   2. its own routes, unless the request is routed by host: `GET /livez`, `GET /readyz` (503 until the first
- *      catalogue), `GET /metrics`;
+ *      catalogue), `GET /metrics`, and with GATE_PUBLIC_URL `GET /.well-known/xx-gate-verification.txt` (the
+ *      account's token, once the platform issued it: gate-address-proof.ts);
  *   3. the seller, by host or path prefix (gate-router.ts); none → 404 `gate_seller_not_found`; no catalogue
  *      yet → 503 `gate_not_ready` with `Retry-After: 5`;
  *   4. the request body, read and counted whatever the method (request-body.ts): over the cap → 413
@@ -38,6 +39,8 @@ import { readRequestTarget } from './request-target.js';
 import { bodySha256 } from '../x402/seller/payment-identifier-fingerprint.js';
 import type { GateSellerEntry } from './seller-table.js';
 import type { UptimeBuckets } from './uptime-buckets.js';
+import type { GateAddressProof } from './gate-address-proof.js';
+import { GATE_VERIFICATION_PATH } from '../shared/gate-address-schema.js';
 
 export interface GateServerDeps {
   config: GateConfig;
@@ -46,6 +49,8 @@ export interface GateServerDeps {
   proxy: OriginProxy;
   metrics: GateMetrics;
   logger: X402Logger;
+  /** The public address proof (./gate-address-proof.ts): the token served at GATE_VERIFICATION_PATH. */
+  address?: Pick<GateAddressProof, 'token'> | undefined;
   /** Where what the origins answered is counted (./uptime-buckets.ts); undefined: not recorded. */
   uptime?: UptimeBuckets | undefined;
 }
@@ -64,6 +69,15 @@ async function ownRoute(deps: GateServerDeps, req: IncomingMessage, res: ServerR
       { 'cache-control': 'no-store' },
       table ? { ready: true, sellers: table.sellers, endpoints: table.endpoints } : { ready: false },
     );
+    return true;
+  }
+  if (req.url === GATE_VERIFICATION_PATH) {
+    const token = deps.address?.token;
+    if (!token) writeGateError(res, 'gate_seller_not_found');
+    else
+      res
+        .writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' })
+        .end(`${token}\n`);
     return true;
   }
   if (req.url === '/metrics') {

@@ -337,6 +337,19 @@ export const ERROR_CODES = {
     status: 404,
     message: 'The seller has not priced this endpoint yet; it is not served until it is.',
   },
+  gate_address_not_set: {
+    status: 409,
+    message:
+      "Set the gate's public address first (POST /v1/gate/address with url; the gate does it from GATE_PUBLIC_URL).",
+  },
+  gate_verification_not_found: {
+    status: 404,
+    message: 'The gate does not serve /.well-known/xx-gate-verification.txt at its address.',
+  },
+  gate_verification_token_mismatch: {
+    status: 409,
+    message: "The gate's verification file does not contain this account's gate token.",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -18,7 +18,7 @@ import { Empty, Loaded, useLoad } from '../ui/states';
 
 const REASONS: Record<UnlistedReason, string> = {
   seller_not_active: 'the seller is suspended',
-  sold_through_gate: 'sold through the gate, whose address the platform does not record',
+  gate_address_not_verified: "sold through the account's gate, whose public address is not verified",
   origin_not_set: 'no origin set',
   origin_not_verified: 'origin not verified',
   not_priced: 'not priced yet',

@@ -24,6 +24,10 @@ export const GATE_ENTRIES: Entries = {
     meaning:
       'host routing: `<slug>.<GATE_BASE_DOMAIN>` goes to that seller; otherwise the first path segment is the slug',
   },
+  GATE_PUBLIC_URL: {
+    meaning:
+      "the gate's public base URL (scheme, host, optional port; https in production mode), proven to the platform at start (`/.well-known/xx-gate-verification.txt`) so discovery lists the account's sellers at `<url>/<slug>`; unset: not listed",
+  },
   GATE_REFRESH_MS: { meaning: 'how often the catalogue is read again; a failed read keeps the last good one' },
   GATE_UPTIME_REPORT_MS: {
     meaning:

@@ -1,6 +1,7 @@
 /**
  * One catalogue row (./discovery-store.ts) as the Bazaar resource the official client reads: the resource URL
- * (the verified origin and the endpoint's route, `{param}` written `:param` as Bazaar route templates are), the
+ * (the verified origin, or the verified gate URL and `/<slug>`, and the endpoint's route, `{param}` written
+ * `:param` as Bazaar route templates are), the
  * x402 `accepts` a buyer of it is asked for (exact, the catalogue's network, its USDC, the price in USDC's
  * 6 decimals, where the platform knows the seller is paid), the service name and tags as the official sanitizer
  * keeps them, the `bazaar` extension (how to call it, with the input and output JSON Schemas the seller's
@@ -125,12 +126,12 @@ export function discoveryResourceOf(row: DiscoveryRow, chain: ChainInfo): Discov
   const declared = declaredOf(row);
   const updated = Math.max(row.endpoint_updated_at.getTime(), row.seller_updated_at.getTime());
   const metadata = sanitizeResourceServiceMetadata({
-    url: row.origin,
+    url: row.resource_base,
     serviceName: row.seller_name,
     tags: row.capabilities,
   });
   return {
-    resource: `${row.origin.replace(/\/+$/, '')}${routeTemplate(row.path)}`.slice(0, 2048),
+    resource: `${row.resource_base.replace(/\/+$/, '')}${routeTemplate(row.path)}`.slice(0, 2048),
     type: 'http',
     x402Version: 2,
     accepts: [acceptOf(row, chain)],

@@ -1,13 +1,16 @@
 /**
  * Reads one page of the public catalogue in one statement: the priced endpoints of every seller that is
- * active, sells through its own middleware (`x402`), and has a verified origin; where its buyers pay on the
+ * active, has a verified origin, and sells either through its own middleware (`x402`, listed at its origin) or
+ * through its account's gate (`mpp`, listed at `<gate URL>/<slug>` once the platform verified that gate's
+ * address: src/api/sellers/gate-address/); where its buyers pay on the
  * catalogue's network (a `platform_mor` seller's collection wallet there, else its oldest proven pay-to
  * address, as the gate is told: src/api/sellers/gate/gate-service.ts); how many resources match in all; and,
  * for the page's rows only, their verified revenue and paid calls since a day, from `seller_revenue_days`
  * (which counts a ledger row only once it is verified on chain: migrations/20261125200400_ledger_verification.ts)
  * and their uptime counts as the sellers' gates reported them (`endpoint_uptime_hours`).
  *
- * Defends: an unverified, suspended or managed-proxy seller listed (the WHERE clause, in one place); an
+ * Defends: an unverified or suspended seller, or a managed-proxy seller whose gate address is not verified,
+ * listed (the WHERE clause, in one place), or listed at an address its gate does not answer at; an
  * endpoint without a known pay-to listed (a buyer could not pay it); unverified ledger reports counted; the
  * search text read as SQL or as a pattern (bound `%term%` values with their wildcards escaped,
  * ./discovery-search-terms.ts). Does not defend: a large catalogue's count (every page counts the matches;
@@ -30,6 +33,8 @@ export interface DiscoveryRow {
   seller_slug: string;
   seller_name: string;
   origin: string;
+  /** Where the seller's routes are bought: its origin, or its gate's verified URL and `/<slug>`. */
+  resource_base: string;
   seller_updated_at: Date;
   pay_to: string;
   revenue_micro: string;
@@ -62,15 +67,32 @@ export interface DiscoveryPage {
  * predicate, over `sellers s` and `endpoints e`, that the public pages and a seller's own view
  * (./seller-listing-store.ts) both use.
  */
-export const LISTED_SELLER_AND_ENDPOINT = `s.status = 'active' AND s.protocol = 'x402' AND s.origin IS NOT NULL
-            AND s.verified_at IS NOT NULL AND e.priced`;
+export const LISTED_SELLER_AND_ENDPOINT = `s.status = 'active' AND s.origin IS NOT NULL AND s.verified_at IS NOT NULL
+            AND e.priced AND (s.protocol = 'x402' OR (s.protocol = 'mpp' AND g.verified_at IS NOT NULL))`;
 
-/** Where buyers of seller `s` pay on the network bound first (joins `c` and `p`, as the gate is told). */
+/** The account's gate address (`g`), joined for a managed-proxy seller whose gate sells on the network bound. */
+const GATE_JOIN = `LEFT JOIN gate_addresses g ON g.account_id = s.account_id AND s.protocol = 'mpp' AND g.network = ?`;
+
+/**
+ * Where a listed seller's routes are bought: a middleware seller at its origin, a managed-proxy seller through
+ * its gate by path prefix (`<gate URL>/<slug>`: the gate routes every seller that way, whatever its host routing,
+ * and it is the address the platform proved).
+ */
+export const RESOURCE_BASE_SQL = `CASE WHEN s.protocol = 'mpp' THEN g.url || '/' || s.slug ELSE s.origin END`;
+
+/** Where buyers of seller `s` pay (over the joins `c` and `p` below, as the gate is told). */
 export const PAY_TO_SQL = `lower(trim(CASE WHEN s.payout_mode = 'platform_mor' THEN c.address ELSE p.address END))`;
-export const PAY_TO_JOINS = `LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
+
+/**
+ * What the predicate and the payee read: where buyers of seller `s` pay on the network bound first (joins `c` and
+ * `p`), and the account's gate address (`g`) when its gate sells on the network bound second (the same network:
+ * bind it twice).
+ */
+export const LISTING_JOINS = `LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
            LEFT JOIN LATERAL (
              SELECT address FROM sellers_pay_to sp WHERE sp.seller_id = s.id ORDER BY created_at, address LIMIT 1
-           ) p ON true`;
+           ) p ON true
+           ${GATE_JOIN}`;
 
 /** What a search term is matched against: names, slugs, the route, capabilities and the declared description. */
 const HAYSTACK = `concat_ws(' ', s.name, s.slug, e.slug, e.method, e.path, e.capabilities::text, e.discovery->>'description')`;
@@ -103,12 +125,13 @@ export class DiscoveryStore {
          SELECT e.id AS endpoint_id, e.slug AS endpoint_slug, e.method, e.path, e.path_pattern, e.price_micro,
                 e.capabilities, e.discovery, e.updated_at AS endpoint_updated_at,
                 s.id AS seller_id, s.slug AS seller_slug, s.name AS seller_name, s.origin,
+                ${RESOURCE_BASE_SQL} AS resource_base,
                 s.updated_at AS seller_updated_at,
                 ${PAY_TO_SQL} AS pay_to,
                 ${score.sql} AS score
            FROM endpoints e
            JOIN sellers s ON s.id = e.seller_id
-           ${PAY_TO_JOINS}
+           ${LISTING_JOINS}
           WHERE ${LISTED_SELLER_AND_ENDPOINT}
        ),
        matched AS (SELECT l.* FROM listed l WHERE ${where.join(' AND ')}),
@@ -131,6 +154,7 @@ export class DiscoveryStore {
         ORDER BY ${order}`,
       [
         ...score.bindings,
+        request.network,
         request.network,
         ...whereBindings,
         request.limit,

@@ -8,7 +8,7 @@
  * defend: who may read it (the route authorizes the seller first).
  */
 import type { Knex } from 'knex';
-import { LISTED_SELLER_AND_ENDPOINT, PAY_TO_JOINS, PAY_TO_SQL } from './discovery-store.js';
+import { LISTED_SELLER_AND_ENDPOINT, LISTING_JOINS, PAY_TO_SQL } from './discovery-store.js';
 
 export interface SellerListingRow {
   endpoint_id: string;
@@ -20,6 +20,8 @@ export interface SellerListingRow {
   protocol: string;
   origin: string | null;
   origin_verified: boolean;
+  /** A managed-proxy seller whose account's gate address the platform verified. */
+  gate_verified: boolean;
   pay_to: string | null;
   listed: boolean;
   revenue_micro: string;
@@ -35,13 +37,14 @@ export class SellerListingStore {
   async endpointsOf(sellerId: string, network: string, since: string): Promise<SellerListingRow[]> {
     const result = await this.knex.raw(
       `SELECT e.id AS endpoint_id, e.method, e.path, e.price_micro, e.priced, s.status, s.protocol, s.origin,
-              (s.verified_at IS NOT NULL) AS origin_verified, ${PAY_TO_SQL} AS pay_to,
+              (s.verified_at IS NOT NULL) AS origin_verified,
+              (g.verified_at IS NOT NULL) AS gate_verified, ${PAY_TO_SQL} AS pay_to,
               (${LISTED_SELLER_AND_ENDPOINT} AND ${PAY_TO_SQL} IS NOT NULL) AS listed,
               COALESCE(r.revenue_micro, 0)::text AS revenue_micro, COALESCE(r.paid_calls, 0)::text AS paid_calls,
               COALESCE(u.answered, 0)::text AS uptime_answered, COALESCE(u.failed, 0)::text AS uptime_failed
          FROM endpoints e
          JOIN sellers s ON s.id = e.seller_id
-           ${PAY_TO_JOINS}
+           ${LISTING_JOINS}
          LEFT JOIN LATERAL (
            SELECT sum(d.total_micro) AS revenue_micro, sum(d.entries) AS paid_calls
              FROM seller_revenue_days d
@@ -55,7 +58,7 @@ export class SellerListingStore {
         WHERE e.seller_id = ?
         ORDER BY e.path, e.method, e.id
         LIMIT 1000`,
-      [network, since, since, sellerId],
+      [network, network, since, since, sellerId],
     );
     return (result as { rows: SellerListingRow[] }).rows;
   }

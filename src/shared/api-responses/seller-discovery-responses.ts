@@ -13,7 +13,7 @@ import { endpointIdField, sellerIdField, usdField } from './response-fields.js';
 /** Why an endpoint is not listed, in the order the catalogue's rule reads them. */
 export const unlistedReasonSchema = z.enum([
   'seller_not_active',
-  'sold_through_gate',
+  'gate_address_not_verified',
   'origin_not_set',
   'origin_not_verified',
   'not_priced',

@@ -57,7 +57,7 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
         endpoints: { 'GET /weather': '0.01' },
         prove: false,
       }),
-      // Sold through its gate, whose address the platform does not record: no URL a buyer could call.
+      // Sold through its account's gate, whose public address is not verified: no URL a buyer could call.
       await registerSeller(t, servers, session, 'Gated Weather', {
         endpoints: { 'GET /weather': '0.01' },
         protocol: 'mpp',

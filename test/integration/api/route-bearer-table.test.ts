@@ -20,7 +20,7 @@ import { API_CATALOG } from '../../../src/api/api-catalog.js';
 import { ERROR_CODES, type ErrorCode } from '../../../src/shared/error-codes.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { BEARERS, createTenant, type Bearer, type Tenant } from '../../support/bearer-tenant.js';
+import { BEARERS, createTenant, UNREACHABLE_ORIGIN, type Bearer, type Tenant } from '../../support/bearer-tenant.js';
 import { signInBody } from '../../support/sign-in.js';
 import {
   agent,
@@ -51,6 +51,18 @@ interface Row {
   narrower?: string;
   /** A batch answers 200 with an outcome per row: the outcome is its one row's (a refused row: its code). */
   perRow?: true;
+}
+
+/** A gate address: a loopback port nothing listens on (verification answers 502 `origin_unreachable`). */
+const GATE_ADDRESS = { url: UNREACHABLE_ORIGIN, network: 'eip155:84532' };
+
+/** The tenant's gate address set by its gate PAT. */
+async function gateAddressSet(t: TestTreasury, tenant: Tenant): Promise<void> {
+  const set = await t.request('POST', '/v1/gate/address', {
+    token: await tenant.token('gate_pat'),
+    body: GATE_ADDRESS,
+  });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
 }
 
 /** The current UTC hour, as a gate's uptime bucket names it. */
@@ -287,6 +299,22 @@ function table(t: TestTreasury): Record<string, Row> {
     },
     'POST /v1/ledger': { allowed: ['service_pat'], ownOnly: true, call: fixed('/v1/ledger', ledgerRow) },
     'GET /v1/gate/catalogue': { allowed: ['gate_pat'], ownOnly: true, call: fixed('/v1/gate/catalogue') },
+    'GET /v1/gate/address': {
+      allowed: ['gate_pat'],
+      ownOnly: true,
+      call: async (x) => ({ path: (await gateAddressSet(t, x.tenant), '/v1/gate/address') }),
+    },
+    'POST /v1/gate/address': {
+      allowed: ['gate_pat'],
+      ownOnly: true,
+      call: fixed('/v1/gate/address', () => GATE_ADDRESS),
+    },
+    'POST /v1/gate/address/verify': {
+      allowed: ['gate_pat'],
+      ownOnly: true,
+      allowedAs: '502 origin_unreachable',
+      call: async (x) => ({ path: (await gateAddressSet(t, x.tenant), '/v1/gate/address/verify') }),
+    },
     'POST /v1/gate/ledger': {
       allowed: ['gate_pat'],
       call: (x) => ({ path: '/v1/gate/ledger', body: { ...ledgerRow(), endpoint_id: x.tenant.endpointId } }),

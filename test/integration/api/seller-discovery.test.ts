@@ -64,7 +64,7 @@ describe("a seller's view of discovery: listed or why not", function () {
     ]);
     const reasons = async (sellerId: string) => (await view(sellerId, session)).body.endpoints[0].reasons;
     assert.deepEqual(await reasons(unverified.seller_id), ['origin_not_verified', 'no_pay_to']);
-    assert.deepEqual(await reasons(gated.seller_id), ['sold_through_gate']);
+    assert.deepEqual(await reasons(gated.seller_id), ['gate_address_not_verified']);
     assert.deepEqual(await reasons(suspended.seller_id), ['seller_not_active']);
 
     // Listed here exactly when the public catalogue lists it.

@@ -57,7 +57,10 @@ function refusal(reason: OutboundRefusal, url: URL, maxBytes: number): AppError 
 /** GET a URL under the rules above; `notFound` names the error code for 404/410. */
 export async function guardedFetchText(
   url: URL,
-  options: OriginFetchOptions & { maxBytes: number; notFound: 'well_known_not_found' | 'openapi_not_found' },
+  options: OriginFetchOptions & {
+    maxBytes: number;
+    notFound: 'well_known_not_found' | 'openapi_not_found' | 'gate_verification_not_found';
+  },
 ): Promise<string> {
   let res;
   try {

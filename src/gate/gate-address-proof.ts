@@ -1,0 +1,115 @@
+/**
+ * The gate proves its public address (GATE_PUBLIC_URL; docs/gate.md#the-gates-public-address) so the platform
+ * lists its sellers in discovery there: it names the address to the platform (`POST /v1/gate/address`, the gate
+ * bearer), keeps the token the platform answers (the account's), serves it at
+ * `/.well-known/xx-gate-verification.txt` (gate-server.ts), then asks the platform to fetch that file from the
+ * address (`POST /v1/gate/address/verify`). An attempt that fails (platform away, the address not reachable yet)
+ * is tried again every GATE_REFRESH_MS until one succeeds; nothing here touches a buyer's request.
+ *
+ * Defends against: serving a token the platform did not issue (only the platform's reply, parsed with the shared
+ * schema, sets it); the bearer in a log line. Does not defend against: a GATE_PUBLIC_URL that routes to another
+ * process — the platform's fetch then fails and the sellers stay unlisted, which is the point.
+ */
+import { boundedFetchJson, type FetchLike } from '../x402/bounded-fetch.js';
+import type { X402Logger } from '../x402/seller/seller-options.js';
+import { gateAddressViewSchema, type GateAddressView } from '../shared/gate-address-schema.js';
+import type { GateConfig } from './gate-config.js';
+
+export interface GateAddressProofOptions {
+  publicUrl: string;
+  /** GATE_NETWORK: the catalogue lists the gate's sellers on this network only. */
+  network: string;
+  apiUrl: string;
+  token: string;
+  fetch: FetchLike;
+  timeoutMs: number;
+  retryMs: number;
+  logger: X402Logger;
+}
+
+export class GateAddressProof {
+  /** The token to serve; undefined until the platform issued it. */
+  token: string | undefined;
+  /** The last verified view, once the platform verified the address. */
+  verified: GateAddressView | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(private readonly options: GateAddressProofOptions) {}
+
+  /** The first attempt, once started (retries follow on a timer until one succeeds). */
+  first: Promise<void> = Promise.resolve();
+
+  /** Starts proving; resolves after the first attempt. */
+  start(): Promise<void> {
+    this.stopped = false;
+    this.first = this.attempt();
+    return this.first;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** One attempt: name the address (learning the token), then have the platform verify it. */
+  async attempt(): Promise<void> {
+    const { publicUrl: url, network } = this.options;
+    const named = await this.call('/v1/gate/address', { url, network });
+    if (named) this.token = named.token;
+    const proven = named ? await this.call('/v1/gate/address/verify', undefined) : undefined;
+    if (proven?.verified_at) {
+      this.verified = proven;
+      this.options.logger.info({ url: proven.url }, 'gate: public address verified');
+      return;
+    }
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.attempt(), this.options.retryMs);
+    this.timer.unref();
+  }
+
+  private async call(path: string, body: unknown): Promise<GateAddressView | undefined> {
+    const { apiUrl, token, timeoutMs, logger } = this.options;
+    const result = await boundedFetchJson({
+      fetch: this.options.fetch,
+      method: 'POST',
+      url: `${apiUrl}${path}`,
+      headers: { authorization: `Bearer ${token}` },
+      ...(body !== undefined ? { body } : {}),
+      timeoutMs,
+      maxBytes: 16 * 1024,
+    });
+    if (result.kind === 'failed') {
+      logger.warn({ path, cause: result.cause }, 'gate: public address call failed; retrying');
+      return undefined;
+    }
+    const view = gateAddressViewSchema.safeParse(result.json);
+    if (result.status === 200 && view.success) return view.data;
+    const code = (result.json as { error_code?: unknown } | undefined)?.error_code;
+    logger.warn(
+      { path, status: result.status, code: typeof code === 'string' ? code.slice(0, 64) : undefined },
+      'gate: public address refused; retrying',
+    );
+    return undefined;
+  }
+}
+
+/** The proof of GATE_PUBLIC_URL with the gate bearer, retried every GATE_REFRESH_MS; none without the variable. */
+export function createAddressProof(
+  config: GateConfig,
+  fetch: FetchLike,
+  logger: X402Logger,
+): GateAddressProof | undefined {
+  if (!config.publicUrl) return undefined;
+  return new GateAddressProof({
+    publicUrl: config.publicUrl,
+    network: config.network,
+    apiUrl: config.apiUrl,
+    token: config.token,
+    fetch,
+    timeoutMs: config.platformTimeoutMs,
+    retryMs: config.refreshMs,
+    logger,
+  });
+}
