@@ -85,12 +85,15 @@ export const PAY_TO_SQL = `lower(trim(CASE WHEN s.payout_mode = 'platform_mor' T
 
 /**
  * What the predicate and the payee read: where buyers of seller `s` pay on the network bound first (joins `c` and
- * `p`), and the account's gate address (`g`) when its gate sells on the network bound second (the same network:
+ * `p`; the catalogue's networks are EVM, so only a 0x pay-to counts — a Solana address proven first is not an EVM
+ * payee, and one such seller must not fail the whole page), and the account's gate address (`g`) when its gate sells on the network bound second (the same network:
  * bind it twice).
  */
 export const LISTING_JOINS = `LEFT JOIN platform_collection_wallets c ON c.seller_id = s.id AND c.network = ?
            LEFT JOIN LATERAL (
-             SELECT address FROM sellers_pay_to sp WHERE sp.seller_id = s.id ORDER BY created_at, address LIMIT 1
+             SELECT address FROM sellers_pay_to sp
+              WHERE sp.seller_id = s.id AND left(sp.address, 2) = '0x'
+              ORDER BY created_at, address LIMIT 1
            ) p ON true
            ${GATE_JOIN}`;
 

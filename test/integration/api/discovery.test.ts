@@ -14,7 +14,12 @@ import { discoveryResourcesPageSchema } from '../../../src/shared/api-responses/
 import { startTestTreasury, useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { registerSeller, type ListedSeller } from '../../support/discoverable-seller.js';
 import { LoopbackServers } from '../../support/loopback-servers.js';
-import { markLedgerVerifiedForTest } from '../../support/seller-pay-to.js';
+import {
+  markLedgerVerifiedForTest,
+  provePayTo,
+  proveSolanaPayTo,
+  solanaPayToKey,
+} from '../../support/seller-pay-to.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 const BASE_SEPOLIA_USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
@@ -311,6 +316,20 @@ describe('public catalogue: Bazaar discovery served by the platform (official cl
     assert.equal(city.treasury.paid_calls_30d, 1);
     const other = page.items.find((i) => i.resource.endsWith('/summarize')) as any;
     assert.equal(other.treasury.paid_calls_30d, 0, 'revenue is per endpoint');
+  });
+
+  it('pays an EVM offer to an EVM address: a Solana pay-to proven first is not the listing payee', async () => {
+    const both = await registerSeller(t, servers, session, 'Solana First', {
+      endpoints: { 'GET /first': '0.01' },
+      prove: false,
+    });
+    await proveSolanaPayTo(t, session, both.seller_id, solanaPayToKey());
+    const evm = privateKeyToAccount(generatePrivateKey());
+    await provePayTo(t, session, both.seller_id, evm);
+    const page = await bazaar().listResources({ limit: 100 });
+    const first = page.items.find((i) => i.resource === `${both.origin}/first`);
+    assert.ok(first, 'listed');
+    assert.equal(first.accepts[0]!.payTo.toLowerCase(), evm.address.toLowerCase());
   });
 });
 
