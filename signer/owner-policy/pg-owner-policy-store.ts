@@ -13,6 +13,7 @@
  * only; pg's errors name no value).
  * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md).
  */
+import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import pg from 'pg';
 import { getAddress } from 'viem';
@@ -32,7 +33,8 @@ import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
 import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
 import { PolicyCache } from './signed-spends.js';
 import { SpendBatcher } from './spend-batcher.js';
-import { WALLET_COLUMNS, type WalletRow } from './spend-statements.js';
+import { insertLockedSpends, recordOpenSpends, WALLET_COLUMNS, type WalletRow } from './spend-statements.js';
+import { OpenSpendLeases } from './open-spend-leases.js';
 import { WalletTurns } from './wallet-turns.js';
 
 /** An authority's address as the protocol spells it: EIP-55 for 0x addresses, base58 (case-sensitive) as it is. */
@@ -57,6 +59,16 @@ function toRecord(row: WalletRow): WalletRecord {
   return { authority, current };
 }
 
+/**
+ * How long the store's word that a wallet has no policy lets this process record its spends after release
+ * (./open-spend-leases.ts), and how long set_wallet_policy waits for other processes' leases to run out.
+ */
+export const OPEN_LEASE_MS = 250;
+/** Signer hosts' clocks may disagree this much (spends carry the signing host's instant). */
+const CLOCK_SKEW_MS = 1000;
+/** Spends recorded after release wait this long for company before they are written. */
+const OPEN_FLUSH_DELAY_MS = 5;
+
 export interface PgOwnerPolicyStoreOptions {
   connectionString: string;
   poolMax: number;
@@ -68,6 +80,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   private readonly pool: pg.Pool;
   private readonly batcher: SpendBatcher<SpendEntry, Outcome>;
   private readonly batchContext: SpendBatchContext;
+  private readonly openSpends: OpenSpendLeases;
 
   constructor(private readonly options: PgOwnerPolicyStoreOptions) {
     this.pool = new pg.Pool({
@@ -77,6 +90,12 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     });
     // An idle client's error (the server went away) must not crash the signer: the next query reports it.
     this.pool.on('error', () => undefined);
+    this.openSpends = new OpenSpendLeases({
+      recordOpen: (rows) => recordOpenSpends(this.pool, rows),
+      recordAnyway: (rows) => insertLockedSpends(this.pool, rows),
+      leaseMs: OPEN_LEASE_MS,
+      flushDelayMs: OPEN_FLUSH_DELAY_MS,
+    });
     this.batchContext = {
       pool: this.pool,
       lookBackMs: options.lookBackSeconds * 1000,
@@ -84,6 +103,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       turns: new WalletTurns(),
       transaction: (run) => this.transaction(run),
       toRecord,
+      recordedOpen: (address, sentAt, rows) => this.openSpends.renew(address, sentAt, rows),
     };
     this.batcher = new SpendBatcher((entries) => this.runBatch(entries), {
       maxInFlight: Math.max(1, Math.min(4, options.poolMax - 1)),
@@ -147,39 +167,57 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
     const key = address.toLowerCase();
-    const kept = await this.transaction(async (client) => {
-      await client.query('INSERT INTO signer_wallets (address) VALUES ($1) ON CONFLICT (address) DO NOTHING', [key]);
-      const { rows } = await client.query<WalletRow>(
-        `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = $1 FOR UPDATE`,
-        [key],
-      );
-      const decided = decide(toRecord(rows[0]!));
-      const { authority, policy } = decided;
-      const document = [
-        JSON.stringify(policy.policy),
-        policy.version,
-        policy.policyHash.toLowerCase(),
-        policy.issuedAt,
-        policy.signature.toLowerCase(),
-      ];
-      // An approver's address is read from the signer's configuration each time: only owners' are pinned here.
-      await client.query(
-        `UPDATE signer_wallets SET authority_kind = $2, authority_address = $3, policy = $4, policy_version = $5,
-                policy_hash = $6, policy_issued_at = $7, policy_signature = $8, updated_at = now()
-          WHERE address = $1`,
-        [key, authority.kind, authority.kind === 'approver' ? null : storedAuthority(authority.address!), ...document],
-      );
-      await client.query(
-        `INSERT INTO signer_policy_history
-                (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [key, ...document, authority.kind, storedAuthority(decided.signedBy)],
-      );
-      return decided;
-    });
-    // A hint for this process's next payment on the wallet (every commit checks the version against the row).
-    this.batchContext.policies.set(key, kept.policy);
-    return kept;
+    // This process's spends of the wallet recorded after release are written first, and no more are (until done).
+    const resume = this.openSpends.suspend(key);
+    try {
+      await this.openSpends.flush();
+      const { kept, recentlySpent } = await this.transaction((client) => this.storePolicy(client, key, decide));
+      // Another process's lease on the wallet began before this commit: it has run out before the answer.
+      if (recentlySpent) await new Promise((resolve) => setTimeout(resolve, OPEN_LEASE_MS));
+      // A hint for this process's next payment on the wallet (every commit checks the version against the row).
+      this.batchContext.policies.set(key, kept.policy);
+      return kept;
+    } finally {
+      resume();
+    }
+  }
+
+  /** set_wallet_policy under the row lock; also whether the wallet spent lately (another process may hold a lease). */
+  private async storePolicy(
+    client: pg.PoolClient,
+    key: string,
+    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
+  ): Promise<{ kept: { authority: PolicyAuthority; policy: StoredPolicy }; recentlySpent: boolean }> {
+    await client.query('INSERT INTO signer_wallets (address) VALUES ($1) ON CONFLICT (address) DO NOTHING', [key]);
+    const { rows } = await client.query<WalletRow & { recently_spent: boolean }>(
+      `SELECT ${WALLET_COLUMNS},
+              EXISTS (SELECT 1 FROM signer_spends s WHERE s.address = w.address AND s.signed_at > $2) AS recently_spent
+         FROM signer_wallets w WHERE address = $1 FOR UPDATE OF w`,
+      [key, new Date(Date.now() - OPEN_LEASE_MS - CLOCK_SKEW_MS)],
+    );
+    const decided = decide(toRecord(rows[0]!));
+    const { authority, policy } = decided;
+    const document = [
+      JSON.stringify(policy.policy),
+      policy.version,
+      policy.policyHash.toLowerCase(),
+      policy.issuedAt,
+      policy.signature.toLowerCase(),
+    ];
+    // An approver's address is read from the signer's configuration each time: only owners' are pinned here.
+    await client.query(
+      `UPDATE signer_wallets SET authority_kind = $2, authority_address = $3, policy = $4, policy_version = $5,
+              policy_hash = $6, policy_issued_at = $7, policy_signature = $8, updated_at = now()
+        WHERE address = $1`,
+      [key, authority.kind, authority.kind === 'approver' ? null : storedAuthority(authority.address!), ...document],
+    );
+    await client.query(
+      `INSERT INTO signer_policy_history
+              (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [key, ...document, authority.kind, storedAuthority(decided.signedBy)],
+    );
+    return { kept: decided, recentlySpent: rows[0]!.recently_spent };
   }
 
   reserveSpend<R>(
@@ -187,6 +225,13 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     query: (policy: WalletPolicy) => SpendQuery,
     decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<R>,
   ): Promise<ReservedSpend<R>> {
+    const key = spend.address.toLowerCase();
+    if (!this.batchContext.policies.get(key) && this.openSpends.holds(key)) {
+      // No signed policy, as the store said less than a lease ago: recorded after release (./open-spend-leases.ts).
+      const id = randomBytes(16).toString('hex');
+      this.openSpends.enqueue([id, key, spend.amount.toString(), spend.payee.toLowerCase(), spend.at]);
+      return Promise.resolve({ kind: 'recorded', id, signed: false });
+    }
     return this.batcher.submit({ spend, query, decide }).then((outcome) => {
       // A decision that threw fails its own request only, never the others of its batch.
       if (outcome.kind === 'failed') throw outcome.error;
@@ -195,10 +240,13 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   }
 
   async giveBack(id: string): Promise<void> {
+    if (await this.openSpends.giveBack(id)) return;
     await this.pool.query('DELETE FROM signer_spends WHERE ref = $1', [id]);
   }
 
   async close(): Promise<void> {
+    this.openSpends.close();
+    await this.openSpends.flush().catch(() => undefined);
     await this.pool.end();
   }
 

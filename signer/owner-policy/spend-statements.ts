@@ -96,11 +96,12 @@ export async function lockWallets(client: pg.PoolClient, addresses: readonly str
 }
 
 /**
- * Inside the transaction that holds the wallets' rows FOR UPDATE: inserts the spends and raises each wallet's
- * spend counter, so that a decision another process made on an earlier snapshot cannot commit.
+ * Inserts the spends and raises each wallet's spend counter, so that a decision another process made on an
+ * earlier snapshot cannot commit: inside the transaction that holds the wallets' rows FOR UPDATE, or alone for
+ * spends recorded after release whose wallet gained a policy meanwhile (./open-spend-leases.ts).
  */
-export async function insertLockedSpends(client: pg.PoolClient, rows: readonly SpendRow[]): Promise<void> {
-  await client.query({
+export async function insertLockedSpends(db: Queryable, rows: readonly SpendRow[]): Promise<void> {
+  await db.query({
     name: 'signer_insert_locked_spends',
     text: `WITH raised AS (
              UPDATE signer_wallets SET spend_seq = spend_seq + 1 WHERE address = ANY($6::text[])
