@@ -59,19 +59,21 @@ function toRecord(row: WalletRow): WalletRecord {
   return { authority, current };
 }
 
-/**
- * How long the store's word that a wallet has no policy lets this process record its spends after release
- * (./open-spend-leases.ts), and how long set_wallet_policy waits for other processes' leases to run out.
- */
-export const OPEN_LEASE_MS = 250;
 /** Signer hosts' clocks may disagree this much (spends carry the signing host's instant). */
 const CLOCK_SKEW_MS = 1000;
 /** Spends recorded after release wait this long for company before they are written. */
 const OPEN_FLUSH_DELAY_MS = 5;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface PgOwnerPolicyStoreOptions {
   connectionString: string;
   poolMax: number;
+  /**
+   * How long the store's word that a wallet has no policy lets this process record its spends after release
+   * (./open-spend-leases.ts), and how long set_wallet_policy waits for other processes' leases to run out; 0: never.
+   * Every signer process sharing a store must use the same value.
+   */
+  openSpendLeaseMs: number;
   /** How far back the last payment is looked for (the longest cooling-off a policy may set). */
   lookBackSeconds: number;
 }
@@ -93,7 +95,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     this.openSpends = new OpenSpendLeases({
       recordOpen: (rows) => recordOpenSpends(this.pool, rows),
       recordAnyway: (rows) => insertLockedSpends(this.pool, rows),
-      leaseMs: OPEN_LEASE_MS,
+      leaseMs: options.openSpendLeaseMs,
       flushDelayMs: OPEN_FLUSH_DELAY_MS,
     });
     this.batchContext = {
@@ -173,7 +175,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       await this.openSpends.flush();
       const { kept, recentlySpent } = await this.transaction((client) => this.storePolicy(client, key, decide));
       // Another process's lease on the wallet began before this commit: it has run out before the answer.
-      if (recentlySpent) await new Promise((resolve) => setTimeout(resolve, OPEN_LEASE_MS));
+      if (recentlySpent) await sleep(this.options.openSpendLeaseMs);
       // A hint for this process's next payment on the wallet (every commit checks the version against the row).
       this.batchContext.policies.set(key, kept.policy);
       return kept;
@@ -193,7 +195,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       `SELECT ${WALLET_COLUMNS},
               EXISTS (SELECT 1 FROM signer_spends s WHERE s.address = w.address AND s.signed_at > $2) AS recently_spent
          FROM signer_wallets w WHERE address = $1 FOR UPDATE OF w`,
-      [key, new Date(Date.now() - OPEN_LEASE_MS - CLOCK_SKEW_MS)],
+      [key, new Date(Date.now() - this.options.openSpendLeaseMs - CLOCK_SKEW_MS)],
     );
     const decided = decide(toRecord(rows[0]!));
     const { authority, policy } = decided;
@@ -226,7 +228,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<R>,
   ): Promise<ReservedSpend<R>> {
     const key = spend.address.toLowerCase();
-    if (!this.batchContext.policies.get(key) && this.openSpends.holds(key)) {
+    if (this.options.openSpendLeaseMs > 0 && !this.batchContext.policies.get(key) && this.openSpends.holds(key)) {
       // No signed policy, as the store said less than a lease ago: recorded after release (./open-spend-leases.ts).
       const id = randomBytes(16).toString('hex');
       this.openSpends.enqueue([id, key, spend.amount.toString(), spend.payee.toLowerCase(), spend.at]);
