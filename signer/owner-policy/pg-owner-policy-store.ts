@@ -107,8 +107,11 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       toRecord,
       recordedOpen: (address, sentAt, rows) => this.openSpends.renew(address, sentAt, rows),
     };
+    // Two batches at once: one runs while the next gathers. Every batch costs the same round trips whatever its
+    // size, and a hot wallet's batches take turns (./wallet-turns.ts): more in flight only made them smaller
+    // (docs/performance.md, "The signer at the HSM's pace").
     this.batcher = new SpendBatcher((entries) => this.runBatch(entries), {
-      maxInFlight: Math.max(1, Math.min(4, options.poolMax - 1)),
+      maxInFlight: Math.max(1, Math.min(2, options.poolMax - 1)),
       maxBatch: 128,
     });
   }
