@@ -62,7 +62,7 @@ function toRecord(row: WalletRow): WalletRecord {
 /** Signer hosts' clocks may disagree this much (spends carry the signing host's instant). */
 const CLOCK_SKEW_MS = 1000;
 /** Spends recorded after release wait this long for company before they are written. */
-const OPEN_FLUSH_DELAY_MS = 5;
+const OPEN_FLUSH_DELAY_MS = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface PgOwnerPolicyStoreOptions {
