@@ -3,8 +3,8 @@
  * without a signed policy: recorded after release"). Such a spend is decided by nothing in the signer (only its
  * ceilings); it is kept so that a policy signed later counts it. A wallet may take this path only while this
  * process holds a *lease* on it: the proof, younger than `leaseMs`, that the store saw the wallet's row without
- * a policy — taken from the moment a statement that recorded its spends with that check was sent (or the
- * spends' own instant, if earlier). Without a lease the spend is recorded before release, as before, and that
+ * a policy — taken from the moment a statement that recorded its spends with that check was sent (or its
+ * oldest spend's instant plus `rowAgeMs`, if earlier). Without a lease the spend is recorded before release, as before, and that
  * statement renews the lease.
  *
  * The queued spends are written in batches (`flushDelayMs` after the first, one batch in flight): a wallet the
@@ -28,6 +28,11 @@ export interface OpenSpendLeasesOptions {
   /** Records rows whatever the wallet's policy, raising its spend counter (`insertLockedSpends`). */
   recordAnyway: (rows: SpendRow[]) => Promise<void>;
   leaseMs: number;
+  /**
+   * A lease runs from the statement that saw the row, or from its oldest spend's instant plus this much if earlier:
+   * so a live lease always has a spend younger than lease + rowAgeMs in the store (what set_wallet_policy reads).
+   */
+  rowAgeMs: number;
   flushDelayMs: number;
   /** Monotonic milliseconds (tests move it). */
   now?: () => number;
@@ -60,9 +65,10 @@ export class OpenSpendLeases {
   /** A statement that checked the row (sent at `sentAt`, monotonic) recorded `address`'s spends as open. */
   renew(address: string, sentAt: number, rows: readonly SpendRow[] = []): void {
     if (this.suspended.has(address)) return;
-    // The lease runs from the older of the statement and its rows' instants, converted to this clock.
+    // The lease runs from the statement, or earlier if one of its rows is older than `rowAgeMs` (this clock).
     const skew = Date.now() - this.now();
-    const oldest = rows.reduce((t, r) => (r[1] === address ? Math.min(t, r[4].getTime() - skew) : t), sentAt);
+    const age = this.options.rowAgeMs;
+    const oldest = rows.reduce((t, r) => (r[1] === address ? Math.min(t, r[4].getTime() - skew + age) : t), sentAt);
     if (this.now() - oldest < this.options.leaseMs) this.leases.set(address, oldest);
   }
 

@@ -61,6 +61,8 @@ function toRecord(row: WalletRow): WalletRecord {
 
 /** Signer hosts' clocks may disagree this much (spends carry the signing host's instant). */
 const CLOCK_SKEW_MS = 1000;
+/** A spend queued this long before its write still gives a lease from the write (./open-spend-leases.ts `rowAgeMs`). */
+const OPEN_ROW_AGE_MS = 1000;
 /** Spends recorded after release wait this long for company before they are written. */
 const OPEN_FLUSH_DELAY_MS = 20;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -96,6 +98,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       recordOpen: (rows) => recordOpenSpends(this.pool, rows),
       recordAnyway: (rows) => insertLockedSpends(this.pool, rows),
       leaseMs: options.openSpendLeaseMs,
+      rowAgeMs: OPEN_ROW_AGE_MS,
       flushDelayMs: OPEN_FLUSH_DELAY_MS,
     });
     this.batchContext = {
@@ -198,7 +201,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       `SELECT ${WALLET_COLUMNS},
               EXISTS (SELECT 1 FROM signer_spends s WHERE s.address = w.address AND s.signed_at > $2) AS recently_spent
          FROM signer_wallets w WHERE address = $1 FOR UPDATE OF w`,
-      [key, new Date(Date.now() - this.options.openSpendLeaseMs - CLOCK_SKEW_MS)],
+      [key, new Date(Date.now() - this.options.openSpendLeaseMs - OPEN_ROW_AGE_MS - CLOCK_SKEW_MS)],
     );
     const decided = decide(toRecord(rows[0]!));
     const { authority, policy } = decided;

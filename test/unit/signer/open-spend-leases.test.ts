@@ -25,6 +25,7 @@ function harness(answer: (rows: SpendRow[]) => Map<string, OpenOutcome> | Error)
     },
     recordAnyway: async (rows) => void anyway.push(rows),
     leaseMs: 250,
+    rowAgeMs: 1000,
     flushDelayMs: 60_000,
     now: () => clock,
   });
