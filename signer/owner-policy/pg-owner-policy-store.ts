@@ -7,11 +7,15 @@
  * policy, a decision on a snapshot committed only if the wallet's policy version and spend counter still hold for
  * the others (./signed-spends.ts).
  *
- * Defends: a spend lost on a crash — `reserveSpend` resolves only after the statement or transaction holding the
- * spend committed, so a signature made after it is always counted, even if the process dies before the reply;
+ * Defends: a spend lost on a crash — for a wallet with a signed policy (and for one without, when this process holds
+ * no lease on it: ./open-spend-leases.ts) `reserveSpend` resolves only after the statement or transaction holding
+ * the spend committed, so a signature made after it is always counted, even if the process dies before the reply;
+ * a policy answered while another process holds a lease (set_wallet_policy waits the lease out when the wallet
+ * spent lately);
  * two batches deadlocking (rows locked in address order); bind values in logs (statements carry placeholders
  * only; pg's errors name no value).
- * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md).
+ * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md); the spends of
+ * wallets without a signed policy still queued when the process dies (docs/adr/0012, "recorded after release").
  */
 import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
