@@ -22,6 +22,9 @@
  */
 import type { OpenOutcome, SpendRow } from './spend-statements.js';
 
+/** Wallets known open, at most (past it the set starts over: a wallet it forgets costs one statement). */
+const MAX_KNOWN = 100_000;
+
 export interface OpenSpendLeasesOptions {
   /** Records rows of wallets whose row still has no policy (spend-statements.ts `recordOpenSpends`). */
   recordOpen: (rows: SpendRow[]) => Promise<Map<string, OpenOutcome>>;
@@ -34,6 +37,11 @@ export interface OpenSpendLeasesOptions {
    */
   rowAgeMs: number;
   flushDelayMs: number;
+  /**
+   * The wallets whose policy was accepted after policy number `since` (spend-statements.ts `policyChangesSince`):
+   * read every third of a lease while wallets are known open, it keeps every known wallet's lease fresh at once.
+   */
+  changedSince?: (since: string) => Promise<{ seq: string; addresses: string[] }>;
   /** Monotonic milliseconds (tests move it). */
   now?: () => number;
   /** Told of a batch that failed (kept and tried again). */
@@ -48,18 +56,42 @@ export class OpenSpendLeases {
   private inFlight: { refs: Set<string>; done: Promise<void> } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly now: () => number;
+  /** Wallets a statement saw without a policy after the last read of the policy changes was answered. */
+  private readonly known = new Set<string>();
+  /** The newest policy number read, when the last read was sent and when it was answered (monotonic ms). */
+  private changes: { seq: string; sentAt: number; answeredAt: number } | null = null;
+  private watch: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: OpenSpendLeasesOptions) {
     this.now = options.now ?? (() => performance.now());
   }
 
+  /** Starts reading policy changes after policy number `seq` (read before any statement gave a lease). */
+  watchChanges(seq: string): void {
+    if (!this.options.changedSince || this.watch) return;
+    const now = this.now();
+    this.changes = { seq, sentAt: -Infinity, answeredAt: now };
+    this.watch = setInterval(() => void this.readChanges().catch(() => undefined), this.options.leaseMs / 3);
+    this.watch.unref();
+  }
+
   /** Whether `address`'s spend may be recorded after release now. */
   holds(address: string): boolean {
+    if (this.known.has(address) && this.now() - (this.changes?.sentAt ?? -Infinity) < this.options.leaseMs) return true;
     const since = this.leases.get(address);
     if (since === undefined) return false;
     if (this.now() - since < this.options.leaseMs) return true;
     this.leases.delete(address);
     return false;
+  }
+
+  /** One read of the wallets whose policy changed: they are known open no more; every other known lease is fresh. */
+  private async readChanges(): Promise<void> {
+    if (!this.changes || this.known.size === 0) return;
+    const sentAt = this.now();
+    const read = await this.options.changedSince!(this.changes.seq);
+    for (const address of read.addresses) this.drop(address);
+    this.changes = { seq: read.seq, sentAt, answeredAt: this.now() };
   }
 
   /** A statement that checked the row (sent at `sentAt`, monotonic) recorded `address`'s spends as open. */
@@ -70,10 +102,17 @@ export class OpenSpendLeases {
     const age = this.options.rowAgeMs;
     const oldest = rows.reduce((t, r) => (r[1] === address ? Math.min(t, r[4].getTime() - skew + age) : t), sentAt);
     if (this.now() - oldest < this.options.leaseMs) this.leases.set(address, oldest);
+    // Known open only if the statement left after the last read of policy changes was answered: an older one
+    // may have seen the row before a policy that read reported.
+    if (this.changes && sentAt >= this.changes.answeredAt) {
+      if (this.known.size >= MAX_KNOWN) this.known.clear();
+      this.known.add(address);
+    }
   }
 
   drop(address: string): void {
     this.leases.delete(address);
+    this.known.delete(address);
   }
 
   /** Queues a spend of a wallet this process holds a lease on (`holds` said so, in the same turn). */
@@ -100,7 +139,7 @@ export class OpenSpendLeases {
   /** While `address`'s policy is being set: no lease is given or renewed (nested calls count). */
   suspend(address: string): () => void {
     this.suspended.set(address, (this.suspended.get(address) ?? 0) + 1);
-    this.leases.delete(address);
+    this.drop(address);
     return () => {
       const n = (this.suspended.get(address) ?? 1) - 1;
       if (n > 0) this.suspended.set(address, n);
@@ -149,6 +188,8 @@ export class OpenSpendLeases {
   /** Stops the timer; what is still queued is written by `flush`. */
   close(): void {
     if (this.timer) clearTimeout(this.timer);
+    if (this.watch) clearInterval(this.watch);
     this.timer = null;
+    this.watch = null;
   }
 }

@@ -37,7 +37,13 @@ import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
 import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
 import { PolicyCache } from './signed-spends.js';
 import { SpendBatcher } from './spend-batcher.js';
-import { insertLockedSpends, recordOpenSpends, WALLET_COLUMNS, type WalletRow } from './spend-statements.js';
+import {
+  insertLockedSpends,
+  policyChangesSince,
+  recordOpenSpends,
+  WALLET_COLUMNS,
+  type WalletRow,
+} from './spend-statements.js';
 import { OpenSpendLeases } from './open-spend-leases.js';
 import { WalletTurns } from './wallet-turns.js';
 
@@ -63,8 +69,6 @@ function toRecord(row: WalletRow): WalletRecord {
   return { authority, current };
 }
 
-/** Signer hosts' clocks may disagree this much (spends carry the signing host's instant). */
-const CLOCK_SKEW_MS = 1000;
 /** A spend queued this long before its write still gives a lease from the write (./open-spend-leases.ts `rowAgeMs`). */
 const OPEN_ROW_AGE_MS = 1000;
 /** Spends recorded after release wait this long for company before they are written. */
@@ -101,6 +105,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     this.openSpends = new OpenSpendLeases({
       recordOpen: (rows) => recordOpenSpends(this.pool, rows),
       recordAnyway: (rows) => insertLockedSpends(this.pool, rows),
+      changedSince: (since) => policyChangesSince(this.pool, since),
       leaseMs: options.openSpendLeaseMs,
       rowAgeMs: OPEN_ROW_AGE_MS,
       flushDelayMs: OPEN_FLUSH_DELAY_MS,
@@ -134,6 +139,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     } finally {
       await knex.destroy();
     }
+    if (this.options.openSpendLeaseMs > 0) this.openSpends.watchChanges((await policyChangesSince(this.pool, '0')).seq);
   }
 
   async recordAccount(accountKeyHash: string, authority: PolicyAuthority, proof: string | null): Promise<void> {
@@ -183,9 +189,10 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     const resume = this.openSpends.suspend(key);
     try {
       await this.openSpends.flush();
-      const { kept, recentlySpent } = await this.transaction((client) => this.storePolicy(client, key, decide));
-      // Another process's lease on the wallet began before this commit: it has run out before the answer.
-      if (recentlySpent) await sleep(this.options.openSpendLeaseMs);
+      const kept = await this.transaction((client) => this.storePolicy(client, key, decide));
+      // Every other process's lease on the wallet (its own, or its last read of policy changes) began before this
+      // commit: each has run out before the answer.
+      await sleep(this.options.openSpendLeaseMs);
       // A hint for this process's next payment on the wallet (every commit checks the version against the row).
       this.batchContext.policies.set(key, kept.policy);
       return kept;
@@ -194,18 +201,16 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     }
   }
 
-  /** set_wallet_policy under the row lock; also whether the wallet spent lately (another process may hold a lease). */
+  /** set_wallet_policy under the row lock. */
   private async storePolicy(
     client: pg.PoolClient,
     key: string,
     decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
-  ): Promise<{ kept: { authority: PolicyAuthority; policy: StoredPolicy }; recentlySpent: boolean }> {
+  ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
     await client.query('INSERT INTO signer_wallets (address) VALUES ($1) ON CONFLICT (address) DO NOTHING', [key]);
-    const { rows } = await client.query<WalletRow & { recently_spent: boolean }>(
-      `SELECT ${WALLET_COLUMNS},
-              EXISTS (SELECT 1 FROM signer_spends s WHERE s.address = w.address AND s.signed_at > $2) AS recently_spent
-         FROM signer_wallets w WHERE address = $1 FOR UPDATE OF w`,
-      [key, new Date(Date.now() - this.options.openSpendLeaseMs - OPEN_ROW_AGE_MS - CLOCK_SKEW_MS)],
+    const { rows } = await client.query<WalletRow>(
+      `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = $1 FOR UPDATE`,
+      [key],
     );
     const decided = decide(toRecord(rows[0]!));
     const { authority, policy } = decided;
@@ -229,7 +234,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [key, ...document, authority.kind, storedAuthority(decided.signedBy)],
     );
-    return { kept: decided, recentlySpent: rows[0]!.recently_spent };
+    return decided;
   }
 
   reserveSpend<R>(

@@ -138,6 +138,17 @@ const MIGRATIONS: readonly Migration[] = [
       `);
     },
   },
+  {
+    // The order in which policies were accepted: a signer process reads the wallets whose policy changed since the
+    // last number it saw, to keep its knowledge of wallets without a policy fresh (./open-spend-leases.ts).
+    name: '0006_policy_history_sequence',
+    async up(knex) {
+      await knex.raw(`
+        ALTER TABLE signer_policy_history ADD COLUMN seq bigserial;
+        CREATE UNIQUE INDEX signer_policy_history_by_seq ON signer_policy_history (seq);
+      `);
+    },
+  },
 ];
 
 /** knex's migration source over the list above. */

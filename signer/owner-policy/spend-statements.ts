@@ -240,3 +240,14 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
     ]),
   );
 }
+
+/** The wallets whose policy was accepted after policy number `since`, and the newest number. */
+export async function policyChangesSince(db: Queryable, since: string): Promise<{ seq: string; addresses: string[] }> {
+  const { rows } = await db.query<{ seq: string; addresses: string[] }>({
+    name: 'signer_policy_changes_since',
+    text: `SELECT coalesce(max(seq), $1::bigint)::text AS seq, coalesce(array_agg(DISTINCT address), '{}') AS addresses
+             FROM signer_policy_history WHERE seq > $1::bigint`,
+    values: [since],
+  });
+  return rows[0]!;
+}

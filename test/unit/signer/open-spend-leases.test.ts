@@ -94,6 +94,42 @@ describe('OpenSpendLeases (spends of wallets without a signed policy, after rele
     leases.close();
   });
 
+  it('keeps every wallet known open fresh with one read of the policy changes, and drops those it names', async () => {
+    let clock = 0;
+    let changed: string[] = [];
+    const leases = new OpenSpendLeases({
+      recordOpen: async () => new Map(),
+      recordAnyway: async () => undefined,
+      changedSince: async () => ({ seq: '7', addresses: changed }),
+      leaseMs: 250,
+      rowAgeMs: 1000,
+      flushDelayMs: 60_000,
+      now: () => clock,
+    });
+    leases.watchChanges('5');
+    clock = 10;
+    leases.renew(W, 10);
+    leases.renew(V, 10);
+    clock = 400;
+    assert.equal(leases.holds(W), false, 'no read of the changes since: stale');
+    await (leases as any).readChanges();
+    assert.equal(leases.holds(W), true, 'a read sent at 400 keeps the wallets known open fresh');
+    changed = [W];
+    clock = 500;
+    await (leases as any).readChanges();
+    assert.equal(leases.holds(W), false, 'a policy was accepted for it');
+    assert.equal(leases.holds(V), true);
+    leases.renew(W, 450);
+    assert.equal(leases.holds(W), true, 'its own lease from a statement sent at 450');
+    clock = 720;
+    assert.equal(
+      leases.holds(W),
+      false,
+      'but it is not known open again: that statement left before the read was answered',
+    );
+    leases.close();
+  });
+
   it('gives no lease to a wallet whose policy is being set', () => {
     const { leases } = harness(() => new Map());
     leases.renew(W, 1_000_000);
