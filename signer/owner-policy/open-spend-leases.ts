@@ -14,11 +14,16 @@
  * renewed meanwhile: after `leaseMs` every spend is back on the path that records before release (and fails
  * closed if the store is down).
  *
+ * Besides its own leases, a process keeps every wallet a statement saw without a policy (after its last read of
+ * the policy changes was answered) *known open*, and reads the policies accepted since (`changedSince`) every
+ * third of a lease: a known-open wallet holds a lease from that read's sending, unless the read named it.
+ *
  * Defends: a policy's first decisions missing the spends released before it — `suspend` (set_wallet_policy in
- * this process) drops the lease and writes the queue before the policy is stored; another process's leases
- * expire before set_wallet_policy answers (it waits `leaseMs` when the wallet has spent recently:
- * ./pg-owner-policy-store.ts). Does not defend: spends queued when the process dies (lost: at most `leaseMs` of
- * one wallet's payments, within the signer's own ceilings, and only of wallets that have no signed policy).
+ * this process) drops the wallet's leases and writes the queue before the policy is stored; another process's
+ * leases began before the commit and have run out when set_wallet_policy answers (it waits one lease:
+ * ./pg-owner-policy-store.ts). Does not defend: spends queued when the process dies (lost: the last
+ * `flushDelayMs` and the write in flight, within the signer's own ceilings, only of wallets that have no signed
+ * policy).
  */
 import type { OpenOutcome, SpendRow } from './spend-statements.js';
 
@@ -31,10 +36,7 @@ export interface OpenSpendLeasesOptions {
   /** Records rows whatever the wallet's policy, raising its spend counter (`insertLockedSpends`). */
   recordAnyway: (rows: SpendRow[]) => Promise<void>;
   leaseMs: number;
-  /**
-   * A lease runs from the statement that saw the row, or from its oldest spend's instant plus this much if earlier:
-   * so a live lease always has a spend younger than lease + rowAgeMs in the store (what set_wallet_policy reads).
-   */
+  /** A lease runs from the statement that saw the row, or from its oldest spend's instant plus this much if earlier. */
   rowAgeMs: number;
   flushDelayMs: number;
   /**

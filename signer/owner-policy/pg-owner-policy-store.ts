@@ -10,8 +10,8 @@
  * Defends: a spend lost on a crash — for a wallet with a signed policy (and for one without, when this process holds
  * no lease on it: ./open-spend-leases.ts) `reserveSpend` resolves only after the statement or transaction holding
  * the spend committed, so a signature made after it is always counted, even if the process dies before the reply;
- * a policy answered while another process holds a lease (set_wallet_policy waits the lease out when the wallet
- * spent lately);
+ * a policy answered while another process holds a lease (set_wallet_policy waits one lease before it
+ * answers);
  * two batches deadlocking (rows locked in address order); bind values in logs (statements carry placeholders
  * only; pg's errors name no value).
  * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md); the spends of
