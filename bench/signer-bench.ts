@@ -93,135 +93,142 @@ function addSlice(total: DriveResult | undefined, slice: DriveResult): DriveResu
 
 const pgSeconds = (dataDir: string) => Object.values(postgresProcessCpu(dataDir)).reduce((a, b) => a + b, 0);
 
+interface Run {
+  dir: string;
+  database: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+  token: Awaited<ReturnType<typeof initSoftHsmToken>>;
+  approver: ReturnType<typeof benchApprover>;
+  children: ChildProcess[];
+  clients: SignerClient[];
+}
+
+/** The raw SoftHSM variant: signatures through the PKCS#11 backend in this process. */
+async function rawVariant(run: Run): Promise<{ variant: Variant; close: () => Promise<void> }> {
+  process.env.SOFTHSM2_CONF = run.token.softhsm2Conf;
+  const backend = Pkcs11Backend.open({
+    kind: 'pkcs11',
+    modulePath: run.token.modulePath,
+    tokenLabel: run.token.tokenLabel,
+    pin: fs.readFileSync(run.token.pinFile, 'utf8').trim(),
+    kekLabel: run.token.kekLabel,
+    sessions: 4,
+    signInline: 'when_alone',
+    cacheSize: 100,
+    cacheTtlMs: 600_000,
+  });
+  const account = await backend.createAccountKey();
+  const key = await backend.createWalletKey(account);
+  const digest = randomBytes(32);
+  const once = () => backend.signDigest(account, key.walletKeyRef, digest);
+  return { variant: { name: 'raw SoftHSM', once, signerCpu: 0, pgCpu: 0 }, close: () => backend.close() };
+}
+
+/** A checkout's three variants: its signer without the store, and with it on a wallet without and with a policy. */
+async function checkoutVariants(run: Run, label: string, root: string, admin: pg.Pool): Promise<Variant[]> {
+  const db = `signer_${label.replace(/[^a-z0-9]/gi, '_')}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const base = {
+    TREASURY_PKCS11_MODULE: run.token.modulePath,
+    TREASURY_PKCS11_TOKEN_LABEL: run.token.tokenLabel,
+    TREASURY_PKCS11_KEK_LABEL: run.token.kekLabel,
+    TREASURY_PKCS11_PIN_FILE: run.token.pinFile,
+    SOFTHSM2_CONF: run.token.softhsm2Conf,
+    ...GENEROUS_SIGNER_LIMITS,
+  };
+  const storeSocket = path.join(run.dir, `${label}-store.sock`);
+  const bareSocket = path.join(run.dir, `${label}-bare.sock`);
+  const store = await startSigner(root, {
+    ...base,
+    TREASURY_SIGNER_SOCKET: storeSocket,
+    TREASURY_SIGNER_DATABASE_URL: run.database.connectionStringFor(db),
+    TREASURY_SIGNER_POLICY_APPROVER: run.approver.address,
+  });
+  run.children.push(store);
+  const bare = await startSigner(root, { ...base, TREASURY_SIGNER_SOCKET: bareSocket });
+  run.children.push(bare);
+  const storeClient = new SignerClient({ socketPath: storeSocket });
+  const bareClient = new SignerClient({ socketPath: bareSocket });
+  run.clients.push(storeClient, bareClient);
+  const storeAccount = (await storeClient.createAccountKey()).account_key_ref;
+  const open = await storeClient.createWalletKey({ account_key_ref: storeAccount });
+  const signed = await storeClient.createWalletKey({ account_key_ref: storeAccount });
+  await signSignerWalletPolicy(storeClient, signed.address, run.approver, BENCH_WALLET_POLICY);
+  const bareAccount = (await bareClient.createAccountKey()).account_key_ref;
+  const bareWallet = await bareClient.createWalletKey({ account_key_ref: bareAccount });
+  const variant = (name: string, pid: number | undefined, once: () => Promise<unknown>): Variant => ({
+    name: `${label}: ${name}`,
+    once,
+    pid,
+    signerCpu: 0,
+    pgCpu: 0,
+  });
+  return [
+    variant('no store', bare.pid, signerSignOnce(bareClient, bareAccount, bareWallet, USDC, SELLER)),
+    variant('store, no policy', store.pid, signerSignOnce(storeClient, storeAccount, open, USDC, SELLER)),
+    variant('store, signed', store.pid, signerSignOnce(storeClient, storeAccount, signed, USDC, SELLER)),
+  ];
+}
+
+/** `SECONDS` rounds of a one-second slice of each variant, with the CPU of its signer and of PostgreSQL. */
+async function alternate(variants: Variant[], pgDataDir: string): Promise<void> {
+  for (const v of variants) for (let i = 0; i < 200; i++) await v.once();
+  process.stderr.write(`• ${SECONDS} alternating one-second slices of ${variants.length} variants\n`);
+  for (let round = 0; round < SECONDS; round++) {
+    for (const v of variants) {
+      const cpu0 = readProcStat(v.pid)?.cpuSeconds ?? 0;
+      const pg0 = pgSeconds(pgDataDir);
+      const slice = await drive(LOOPS, 1, async () => {
+        await v.once();
+        return true;
+      });
+      v.signerCpu += (readProcStat(v.pid)?.cpuSeconds ?? 0) - cpu0;
+      v.pgCpu += pgSeconds(pgDataDir) - pg0;
+      v.total = addSlice(v.total, slice);
+    }
+  }
+}
+
+function report(variants: Variant[]): string {
+  const raw = variants[0]!.total!;
+  const rawRate = raw.ops / raw.seconds;
+  const lines = [
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  ];
+  for (const v of variants) {
+    const t = v.total!;
+    const rate = t.ops / t.seconds;
+    const sorted = t.latenciesMs.sort((a, b) => a - b);
+    const perSign = (s: number) => ((s / t.ops) * 1e6).toFixed(0).padStart(5);
+    lines.push(
+      `${v.name.padEnd(28)} ${rate.toFixed(0).padStart(6)}/s ${(rate / rawRate).toFixed(2)}×  p50 ${percentile(sorted, 50).toFixed(1)} p99 ${percentile(sorted, 99).toFixed(1)} ms` +
+        (v.pid ? `  CPU/signature µs: signer ${perSign(v.signerCpu)}, PostgreSQL ${perSign(v.pgCpu)}` : '') +
+        (t.errors ? `  errors ${t.errors}` : ''),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-bench-'));
   fs.chmodSync(dir, 0o755);
-  const children: ChildProcess[] = [];
-  const clients: SignerClient[] = [];
-  const pgDataDir = path.join(dir, 'pg', 'data');
   const database = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort() });
+  const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
+  const run: Run = { dir, database, token, approver: benchApprover(), children: [], clients: [] };
   try {
-    const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
-    const pin = fs.readFileSync(token.pinFile, 'utf8').trim();
-    process.env.SOFTHSM2_CONF = token.softhsm2Conf;
-    const backend = Pkcs11Backend.open({
-      kind: 'pkcs11',
-      modulePath: token.modulePath,
-      tokenLabel: token.tokenLabel,
-      pin,
-      kekLabel: token.kekLabel,
-      sessions: 4,
-      signInline: 'when_alone',
-      cacheSize: 100,
-      cacheTtlMs: 600_000,
-    });
-    const account = await backend.createAccountKey();
-    const key = await backend.createWalletKey(account);
-    const digest = randomBytes(32);
-    const variants: Variant[] = [
-      {
-        name: 'raw SoftHSM',
-        once: () => backend.signDigest(account, key.walletKeyRef, digest),
-        signerCpu: 0,
-        pgCpu: 0,
-      },
-    ];
-    const approver = benchApprover();
+    const raw = await rawVariant(run);
+    const variants = [raw.variant];
     const admin = new pg.Pool({ connectionString: database.connectionString, max: 1 });
-    for (const [label, root] of roots()) {
-      const db = `signer_${label.replace(/[^a-z0-9]/gi, '_')}`;
-      await admin.query(`CREATE DATABASE ${db}`);
-      const base = {
-        TREASURY_PKCS11_MODULE: token.modulePath,
-        TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
-        TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
-        TREASURY_PKCS11_PIN_FILE: token.pinFile,
-        SOFTHSM2_CONF: token.softhsm2Conf,
-        ...GENEROUS_SIGNER_LIMITS,
-      };
-      const storeSocket = path.join(dir, `${label}-store.sock`);
-      const bareSocket = path.join(dir, `${label}-bare.sock`);
-      const store = await startSigner(root, {
-        ...base,
-        TREASURY_SIGNER_SOCKET: storeSocket,
-        TREASURY_SIGNER_DATABASE_URL: database.connectionStringFor(db),
-        TREASURY_SIGNER_POLICY_APPROVER: approver.address,
-      });
-      const bare = await startSigner(root, { ...base, TREASURY_SIGNER_SOCKET: bareSocket });
-      children.push(store, bare);
-      const storeClient = new SignerClient({ socketPath: storeSocket });
-      const bareClient = new SignerClient({ socketPath: bareSocket });
-      clients.push(storeClient, bareClient);
-      const storeAccount = (await storeClient.createAccountKey()).account_key_ref;
-      const open = await storeClient.createWalletKey({ account_key_ref: storeAccount });
-      const signed = await storeClient.createWalletKey({ account_key_ref: storeAccount });
-      await signSignerWalletPolicy(storeClient, signed.address, approver, BENCH_WALLET_POLICY);
-      const bareAccount = (await bareClient.createAccountKey()).account_key_ref;
-      const bareWallet = await bareClient.createWalletKey({ account_key_ref: bareAccount });
-      variants.push(
-        {
-          name: `${label}: no store`,
-          once: signerSignOnce(bareClient, bareAccount, bareWallet, USDC, SELLER),
-          pid: bare.pid,
-          signerCpu: 0,
-          pgCpu: 0,
-        },
-        {
-          name: `${label}: store, no policy`,
-          once: signerSignOnce(storeClient, storeAccount, open, USDC, SELLER),
-          pid: store.pid,
-          signerCpu: 0,
-          pgCpu: 0,
-        },
-        {
-          name: `${label}: store, signed`,
-          once: signerSignOnce(storeClient, storeAccount, signed, USDC, SELLER),
-          pid: store.pid,
-          signerCpu: 0,
-          pgCpu: 0,
-        },
-      );
-    }
+    for (const [label, root] of roots()) variants.push(...(await checkoutVariants(run, label, root, admin)));
     await admin.end();
-    for (const v of variants) for (let i = 0; i < 200; i++) await v.once();
-    process.stderr.write(`• ${SECONDS} alternating one-second slices of ${variants.length} variants\n`);
-    for (let round = 0; round < SECONDS; round++) {
-      for (const v of variants) {
-        const cpu0 = readProcStat(v.pid)?.cpuSeconds ?? 0;
-        const pg0 = pgSeconds(pgDataDir);
-        const slice = await drive(LOOPS, 1, async () => {
-          await v.once();
-          return true;
-        });
-        v.signerCpu += (readProcStat(v.pid)?.cpuSeconds ?? 0) - cpu0;
-        v.pgCpu += pgSeconds(pgDataDir) - pg0;
-        v.total = addSlice(v.total, slice);
-      }
-    }
-    const raw = variants[0]!.total!;
-    const rawRate = raw.ops / raw.seconds;
-    const lines = [
-      `load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}`,
-    ];
-    for (const v of variants) {
-      const t = v.total!;
-      const rate = t.ops / t.seconds;
-      const sorted = t.latenciesMs.sort((a, b) => a - b);
-      const perSign = (s: number) => ((s / t.ops) * 1e6).toFixed(0).padStart(5);
-      lines.push(
-        `${v.name.padEnd(28)} ${rate.toFixed(0).padStart(6)}/s ${(rate / rawRate).toFixed(2)}×  p50 ${percentile(sorted, 50).toFixed(1)} p99 ${percentile(sorted, 99).toFixed(1)} ms` +
-          (v.pid ? `  CPU/signature µs: signer ${perSign(v.signerCpu)}, PostgreSQL ${perSign(v.pgCpu)}` : '') +
-          (t.errors ? `  errors ${t.errors}` : ''),
-      );
-    }
-    process.stdout.write(lines.join('\n') + '\n');
-    await backend.close();
+    await alternate(variants, path.join(dir, 'pg', 'data'));
+    process.stdout.write(report(variants));
+    await raw.close();
   } finally {
-    for (const c of clients) c.close();
-    for (const c of children) await stopChild(c);
+    for (const c of run.clients) c.close();
+    for (const c of run.children) await stopChild(c);
     await database.stop();
   }
 }
