@@ -63,6 +63,7 @@ export class OpenSpendLeases {
   /** The newest policy number read, when the last read was sent and when it was answered (monotonic ms). */
   private changes: { seq: string; sentAt: number; answeredAt: number } | null = null;
   private watch: NodeJS.Timeout | null = null;
+  private reading = false;
 
   constructor(private readonly options: OpenSpendLeasesOptions) {
     this.now = options.now ?? (() => performance.now());
@@ -89,11 +90,16 @@ export class OpenSpendLeases {
 
   /** One read of the wallets whose policy changed: they are known open no more; every other known lease is fresh. */
   private async readChanges(): Promise<void> {
-    if (!this.changes || this.known.size === 0) return;
-    const sentAt = this.now();
-    const read = await this.options.changedSince!(this.changes.seq);
-    for (const address of read.addresses) this.drop(address);
-    this.changes = { seq: read.seq, sentAt, answeredAt: this.now() };
+    if (!this.changes || this.known.size === 0 || this.reading) return;
+    this.reading = true;
+    try {
+      const sentAt = this.now();
+      const read = await this.options.changedSince!(this.changes.seq);
+      for (const address of read.addresses) this.drop(address);
+      this.changes = { seq: read.seq, sentAt, answeredAt: this.now() };
+    } finally {
+      this.reading = false;
+    }
   }
 
   /** A statement that checked the row (sent at `sentAt`, monotonic) recorded `address`'s spends as open. */
