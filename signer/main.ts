@@ -127,6 +127,7 @@ async function openOwnerPolicies(
   const store = new PgOwnerPolicyStore({
     connectionString: settings.databaseUrl,
     poolMax: settings.poolMax,
+    openSpendLeaseMs: settings.openSpendLeaseMs,
     lookBackSeconds: LOOK_BACK_SECONDS,
   });
   try {

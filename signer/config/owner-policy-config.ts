@@ -15,6 +15,8 @@ export const ownerPolicyEnvShape = {
   /** The signer's own PostgreSQL database (owner-signed policies and their spend windows); unset: they are off. */
   TREASURY_SIGNER_DATABASE_URL: z.string().min(1).max(2048).optional(),
   TREASURY_SIGNER_DATABASE_POOL: z.coerce.number().int().min(1).max(64).default(8),
+  /** How long the store's word that a wallet has no signed policy lets its spends be recorded after release; 0: never. */
+  TREASURY_SIGNER_OPEN_SPEND_LEASE_MS: z.coerce.number().int().min(0).max(10_000).default(250),
   /** The address whose signature sets the policies of accounts that have no owner key (made with an api key). */
   TREASURY_SIGNER_POLICY_APPROVER: z
     .string()
@@ -26,6 +28,8 @@ export interface OwnerPolicyConfig {
   /** Non-enumerable: never serialised or logged. */
   databaseUrl: string;
   poolMax: number;
+  /** ../owner-policy/open-spend-leases.ts: 0 records every spend before its signature leaves. */
+  openSpendLeaseMs: number;
   approver: string | null;
 }
 
@@ -51,7 +55,11 @@ export function parseOwnerPolicyConfig(e: OwnerPolicyEnv): OwnerPolicyConfig | u
   if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
     throw new SignerConfigError('TREASURY_SIGNER_DATABASE_URL must be a postgres:// URL');
   }
-  const config = { poolMax: e.TREASURY_SIGNER_DATABASE_POOL, approver: e.TREASURY_SIGNER_POLICY_APPROVER ?? null };
+  const config = {
+    poolMax: e.TREASURY_SIGNER_DATABASE_POOL,
+    openSpendLeaseMs: e.TREASURY_SIGNER_OPEN_SPEND_LEASE_MS,
+    approver: e.TREASURY_SIGNER_POLICY_APPROVER ?? null,
+  };
   Object.defineProperty(config, 'databaseUrl', { value: e.TREASURY_SIGNER_DATABASE_URL, enumerable: false });
   return Object.freeze(config) as OwnerPolicyConfig;
 }

@@ -78,8 +78,9 @@ export interface OwnerPolicyStore {
   /**
    * A wallet with a signed policy: under its row lock, `decide` sees the policy and the spend state the query
    * describes; when it says record, the spend is committed before this resolves and its id returned
-   * (`signed: true`). A wallet without one: the spend is committed undecided (`signed: false`), ordered before
-   * any policy signed meanwhile, so that policy's windows count it. A wallet the signer has no record of:
+   * (`signed: true`). A wallet without one: the spend is recorded undecided (`signed: false`), ordered before
+   * any policy signed meanwhile, so that policy's windows count it — committed before this resolves, or just after
+   * while the store's word that the wallet has no policy is younger than a lease (./open-spend-leases.ts). A wallet the signer has no record of:
    * nothing is read or recorded (`{ kind: 'unrecorded' }`).
    */
   reserveSpend<R>(

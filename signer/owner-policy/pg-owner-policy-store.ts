@@ -7,12 +7,17 @@
  * policy, a decision on a snapshot committed only if the wallet's policy version and spend counter still hold for
  * the others (./signed-spends.ts).
  *
- * Defends: a spend lost on a crash — `reserveSpend` resolves only after the statement or transaction holding the
- * spend committed, so a signature made after it is always counted, even if the process dies before the reply;
+ * Defends: a spend lost on a crash — for a wallet with a signed policy (and for one without, when this process holds
+ * no lease on it: ./open-spend-leases.ts) `reserveSpend` resolves only after the statement or transaction holding
+ * the spend committed, so a signature made after it is always counted, even if the process dies before the reply;
+ * a policy answered while another process holds a lease (set_wallet_policy waits one lease before it
+ * answers);
  * two batches deadlocking (rows locked in address order); bind values in logs (statements carry placeholders
  * only; pg's errors name no value).
- * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md).
+ * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md); the spends of
+ * wallets without a signed policy still queued when the process dies (docs/adr/0012, "recorded after release").
  */
+import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import pg from 'pg';
 import { getAddress } from 'viem';
@@ -32,7 +37,14 @@ import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
 import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
 import { PolicyCache } from './signed-spends.js';
 import { SpendBatcher } from './spend-batcher.js';
-import { WALLET_COLUMNS, type WalletRow } from './spend-statements.js';
+import {
+  insertLockedSpends,
+  policyChangesSince,
+  recordOpenSpends,
+  WALLET_COLUMNS,
+  type WalletRow,
+} from './spend-statements.js';
+import { OpenSpendLeases } from './open-spend-leases.js';
 import { WalletTurns } from './wallet-turns.js';
 
 /** An authority's address as the protocol spells it: EIP-55 for 0x addresses, base58 (case-sensitive) as it is. */
@@ -57,9 +69,21 @@ function toRecord(row: WalletRow): WalletRecord {
   return { authority, current };
 }
 
+/** A spend queued this long before its write still gives a lease from the write (./open-spend-leases.ts `rowAgeMs`). */
+const OPEN_ROW_AGE_MS = 1000;
+/** Spends recorded after release wait this long for company before they are written. */
+const OPEN_FLUSH_DELAY_MS = 20;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export interface PgOwnerPolicyStoreOptions {
   connectionString: string;
   poolMax: number;
+  /**
+   * How long the store's word that a wallet has no policy lets this process record its spends after release
+   * (./open-spend-leases.ts), and how long set_wallet_policy waits for other processes' leases to run out; 0: never.
+   * Every signer process sharing a store must use the same value.
+   */
+  openSpendLeaseMs: number;
   /** How far back the last payment is looked for (the longest cooling-off a policy may set). */
   lookBackSeconds: number;
 }
@@ -68,6 +92,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   private readonly pool: pg.Pool;
   private readonly batcher: SpendBatcher<SpendEntry, Outcome>;
   private readonly batchContext: SpendBatchContext;
+  private readonly openSpends: OpenSpendLeases;
 
   constructor(private readonly options: PgOwnerPolicyStoreOptions) {
     this.pool = new pg.Pool({
@@ -77,6 +102,14 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     });
     // An idle client's error (the server went away) must not crash the signer: the next query reports it.
     this.pool.on('error', () => undefined);
+    this.openSpends = new OpenSpendLeases({
+      recordOpen: (rows) => recordOpenSpends(this.pool, rows),
+      recordAnyway: (rows) => insertLockedSpends(this.pool, rows),
+      changedSince: (since) => policyChangesSince(this.pool, since),
+      leaseMs: options.openSpendLeaseMs,
+      rowAgeMs: OPEN_ROW_AGE_MS,
+      flushDelayMs: OPEN_FLUSH_DELAY_MS,
+    });
     this.batchContext = {
       pool: this.pool,
       lookBackMs: options.lookBackSeconds * 1000,
@@ -84,9 +117,13 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       turns: new WalletTurns(),
       transaction: (run) => this.transaction(run),
       toRecord,
+      recordedOpen: (address, sentAt, rows) => this.openSpends.renew(address, sentAt, rows),
     };
+    // Two batches at once: one runs while the next gathers. Every batch costs the same round trips whatever its
+    // size, and a hot wallet's batches take turns (./wallet-turns.ts): more in flight only made them smaller
+    // (docs/performance.md, "The signer at the HSM's pace").
     this.batcher = new SpendBatcher((entries) => this.runBatch(entries), {
-      maxInFlight: Math.max(1, Math.min(4, options.poolMax - 1)),
+      maxInFlight: Math.max(1, Math.min(2, options.poolMax - 1)),
       maxBatch: 128,
     });
   }
@@ -102,6 +139,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     } finally {
       await knex.destroy();
     }
+    if (this.options.openSpendLeaseMs > 0) this.openSpends.watchChanges((await policyChangesSince(this.pool, '0')).seq);
   }
 
   async recordAccount(accountKeyHash: string, authority: PolicyAuthority, proof: string | null): Promise<void> {
@@ -147,39 +185,56 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
     const key = address.toLowerCase();
-    const kept = await this.transaction(async (client) => {
-      await client.query('INSERT INTO signer_wallets (address) VALUES ($1) ON CONFLICT (address) DO NOTHING', [key]);
-      const { rows } = await client.query<WalletRow>(
-        `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = $1 FOR UPDATE`,
-        [key],
-      );
-      const decided = decide(toRecord(rows[0]!));
-      const { authority, policy } = decided;
-      const document = [
-        JSON.stringify(policy.policy),
-        policy.version,
-        policy.policyHash.toLowerCase(),
-        policy.issuedAt,
-        policy.signature.toLowerCase(),
-      ];
-      // An approver's address is read from the signer's configuration each time: only owners' are pinned here.
-      await client.query(
-        `UPDATE signer_wallets SET authority_kind = $2, authority_address = $3, policy = $4, policy_version = $5,
-                policy_hash = $6, policy_issued_at = $7, policy_signature = $8, updated_at = now()
-          WHERE address = $1`,
-        [key, authority.kind, authority.kind === 'approver' ? null : storedAuthority(authority.address!), ...document],
-      );
-      await client.query(
-        `INSERT INTO signer_policy_history
-                (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [key, ...document, authority.kind, storedAuthority(decided.signedBy)],
-      );
-      return decided;
-    });
-    // A hint for this process's next payment on the wallet (every commit checks the version against the row).
-    this.batchContext.policies.set(key, kept.policy);
-    return kept;
+    // This process's spends of the wallet recorded after release are written first, and no more are (until done).
+    const resume = this.openSpends.suspend(key);
+    try {
+      await this.openSpends.flush();
+      const kept = await this.transaction((client) => this.storePolicy(client, key, decide));
+      // Every other process's lease on the wallet (its own, or its last read of policy changes) began before this
+      // commit: each has run out before the answer.
+      await sleep(this.options.openSpendLeaseMs);
+      // A hint for this process's next payment on the wallet (every commit checks the version against the row).
+      this.batchContext.policies.set(key, kept.policy);
+      return kept;
+    } finally {
+      resume();
+    }
+  }
+
+  /** set_wallet_policy under the row lock. */
+  private async storePolicy(
+    client: pg.PoolClient,
+    key: string,
+    decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
+  ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
+    await client.query('INSERT INTO signer_wallets (address) VALUES ($1) ON CONFLICT (address) DO NOTHING', [key]);
+    const { rows } = await client.query<WalletRow>(
+      `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = $1 FOR UPDATE`,
+      [key],
+    );
+    const decided = decide(toRecord(rows[0]!));
+    const { authority, policy } = decided;
+    const document = [
+      JSON.stringify(policy.policy),
+      policy.version,
+      policy.policyHash.toLowerCase(),
+      policy.issuedAt,
+      policy.signature.toLowerCase(),
+    ];
+    // An approver's address is read from the signer's configuration each time: only owners' are pinned here.
+    await client.query(
+      `UPDATE signer_wallets SET authority_kind = $2, authority_address = $3, policy = $4, policy_version = $5,
+              policy_hash = $6, policy_issued_at = $7, policy_signature = $8, updated_at = now()
+        WHERE address = $1`,
+      [key, authority.kind, authority.kind === 'approver' ? null : storedAuthority(authority.address!), ...document],
+    );
+    await client.query(
+      `INSERT INTO signer_policy_history
+              (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [key, ...document, authority.kind, storedAuthority(decided.signedBy)],
+    );
+    return decided;
   }
 
   reserveSpend<R>(
@@ -187,6 +242,13 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     query: (policy: WalletPolicy) => SpendQuery,
     decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<R>,
   ): Promise<ReservedSpend<R>> {
+    const key = spend.address.toLowerCase();
+    if (this.options.openSpendLeaseMs > 0 && !this.batchContext.policies.get(key) && this.openSpends.holds(key)) {
+      // No signed policy, as the store said less than a lease ago: recorded after release (./open-spend-leases.ts).
+      const id = randomBytes(16).toString('hex');
+      this.openSpends.enqueue([id, key, spend.amount.toString(), spend.payee.toLowerCase(), spend.at]);
+      return Promise.resolve({ kind: 'recorded', id, signed: false });
+    }
     return this.batcher.submit({ spend, query, decide }).then((outcome) => {
       // A decision that threw fails its own request only, never the others of its batch.
       if (outcome.kind === 'failed') throw outcome.error;
@@ -195,10 +257,13 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   }
 
   async giveBack(id: string): Promise<void> {
+    if (await this.openSpends.giveBack(id)) return;
     await this.pool.query('DELETE FROM signer_spends WHERE ref = $1', [id]);
   }
 
   async close(): Promise<void> {
+    this.openSpends.close();
+    await this.openSpends.flush().catch(() => undefined);
     await this.pool.end();
   }
 

@@ -99,6 +99,56 @@ const MIGRATIONS: readonly Migration[] = [
       );
     },
   },
+  {
+    // Each wallet's spends summed per UTC day, kept by triggers on signer_spends (every insert and delete, whatever
+    // statement makes it), so that a decision reads a month's windows from at most 31 rows instead of every spend
+    // since the month began (./spend-statements.ts `readSpendStates`). The per-spend rows stay: the velocity count,
+    // the last payment and the audit read them. Rows are upserted in (address, day) order: no two statements
+    // deadlock on them.
+    name: '0005_spend_days',
+    async up(knex) {
+      await knex.raw(`
+        CREATE TABLE signer_spend_days (
+          address text NOT NULL REFERENCES signer_wallets (address),
+          day date NOT NULL,
+          amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
+          PRIMARY KEY (address, day)
+        );
+        INSERT INTO signer_spend_days (address, day, amount)
+          SELECT address, (signed_at AT TIME ZONE 'UTC')::date, sum(amount) FROM signer_spends GROUP BY 1, 2;
+        CREATE FUNCTION signer_spend_days_add() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO signer_spend_days (address, day, amount)
+            SELECT address, (signed_at AT TIME ZONE 'UTC')::date, sum(amount) FROM added GROUP BY 1, 2 ORDER BY 1, 2
+            ON CONFLICT (address, day) DO UPDATE SET amount = signer_spend_days.amount + excluded.amount;
+          RETURN NULL;
+        END $$;
+        CREATE FUNCTION signer_spend_days_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE signer_spend_days d SET amount = d.amount - r.amount
+            FROM (SELECT address, (signed_at AT TIME ZONE 'UTC')::date AS day, sum(amount) AS amount
+                    FROM removed GROUP BY 1, 2 ORDER BY 1, 2) r
+           WHERE d.address = r.address AND d.day = r.day;
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER signer_spends_add_days AFTER INSERT ON signer_spends
+          REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION signer_spend_days_add();
+        CREATE TRIGGER signer_spends_remove_days AFTER DELETE ON signer_spends
+          REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION signer_spend_days_remove();
+      `);
+    },
+  },
+  {
+    // The order in which policies were accepted: a signer process reads the wallets whose policy changed since the
+    // last number it saw, to keep its knowledge of wallets without a policy fresh (./open-spend-leases.ts).
+    name: '0006_policy_history_sequence',
+    async up(knex) {
+      await knex.raw(`
+        ALTER TABLE signer_policy_history ADD COLUMN seq bigserial;
+        CREATE UNIQUE INDEX signer_policy_history_by_seq ON signer_policy_history (seq);
+      `);
+    },
+  },
 ];
 
 /** knex's migration source over the list above. */

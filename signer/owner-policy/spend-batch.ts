@@ -15,13 +15,15 @@
 import { randomBytes } from 'node:crypto';
 import { decideSignedSpends, type SignedSpendsContext } from './signed-spends.js';
 import type { Outcome, Pending, SpendEntry } from './spend-decisions.js';
-import { recordOpenSpends } from './spend-statements.js';
+import { recordOpenSpends, type SpendRow } from './spend-statements.js';
 import type { WalletTurns } from './wallet-turns.js';
 
 export type { Outcome, SpendEntry } from './spend-decisions.js';
 
 export interface SpendBatchContext extends SignedSpendsContext {
   turns: WalletTurns;
+  /** Told of each wallet whose spends step 1 recorded, with when its statement was sent (monotonic ms). */
+  recordedOpen?: (address: string, sentAt: number, rows: readonly SpendRow[]) => void;
 }
 
 /** Runs one batch; an outcome per entry, in order. */
@@ -42,10 +44,10 @@ export async function runSpendBatch(ctx: SpendBatchContext, entries: readonly Sp
   const signed = pending.filter((p) => ctx.policies.get(p.row[1]));
   const open = pending.filter((p) => !ctx.policies.get(p.row[1]));
   if (open.length > 0) {
-    const found = await recordOpenSpends(
-      ctx.pool,
-      open.map((p) => p.row),
-    );
+    const rows = open.map((p) => p.row);
+    const sentAt = performance.now();
+    const found = await recordOpenSpends(ctx.pool, rows);
+    for (const [address, outcome] of found) if (outcome === 'recorded') ctx.recordedOpen?.(address, sentAt, rows);
     for (const p of open) {
       const outcome = found.get(p.row[1]);
       if (outcome === 'recorded') outcomes[p.index] = { kind: 'recorded', id: p.row[0], signed: false };

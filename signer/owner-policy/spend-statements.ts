@@ -96,11 +96,12 @@ export async function lockWallets(client: pg.PoolClient, addresses: readonly str
 }
 
 /**
- * Inside the transaction that holds the wallets' rows FOR UPDATE: inserts the spends and raises each wallet's
- * spend counter, so that a decision another process made on an earlier snapshot cannot commit.
+ * Inserts the spends and raises each wallet's spend counter, so that a decision another process made on an
+ * earlier snapshot cannot commit: inside the transaction that holds the wallets' rows FOR UPDATE, or alone for
+ * spends recorded after release whose wallet gained a policy meanwhile (./open-spend-leases.ts).
  */
-export async function insertLockedSpends(client: pg.PoolClient, rows: readonly SpendRow[]): Promise<void> {
-  await client.query({
+export async function insertLockedSpends(db: Queryable, rows: readonly SpendRow[]): Promise<void> {
+  await db.query({
     name: 'signer_insert_locked_spends',
     text: `WITH raised AS (
              UPDATE signer_wallets SET spend_seq = spend_seq + 1 WHERE address = ANY($6::text[])
@@ -175,8 +176,10 @@ export interface ReadState {
 }
 
 /**
- * The spend state of each wallet (by its first entry's windows), summed by one statement over its spends, with
- * the wallet row's policy version and spend counter on the same snapshot (a wallet without a row: absent).
+ * The spend state of each wallet (by its first entry's windows) with the wallet row's policy version and spend
+ * counter, by one statement on one snapshot (a wallet without a row: absent): the windows' sums from the per-day
+ * rollups (`signer_spend_days`, at most 31 rows a wallet; their days are UTC days, as the windows' starts are),
+ * the velocity count and the last payment from the spends themselves, over the velocity window and the look-back.
  */
 export async function readSpendStates(db: Queryable, queries: readonly StateQuery[]): Promise<Map<string, ReadState>> {
   const { rows } = await db.query<{
@@ -191,16 +194,27 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
   }>({
     name: 'signer_read_spend_states',
     text: `SELECT q.address, w.policy_version::text AS version, w.spend_seq::text AS seq,
-                  coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.day_start), 0)::text AS day,
-                  coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.week_start), 0)::text AS week,
-                  coalesce(sum(s.amount) FILTER (WHERE s.signed_at >= q.month_start), 0)::text AS month,
-                  count(s.id) FILTER (WHERE s.signed_at > q.velocity_start AND s.amount > 0)::text AS recent,
-                  max(s.signed_at) FILTER (WHERE s.amount > 0) AS last
+                  coalesce(d.day, 0)::text AS day, coalesce(d.week, 0)::text AS week,
+                  coalesce(d.month, 0)::text AS month, v.recent::text AS recent, l.last
              FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
                     AS q(address, day_start, week_start, month_start, velocity_start, since)
              JOIN signer_wallets w ON w.address = q.address
-             LEFT JOIN signer_spends s ON s.address = q.address AND s.signed_at >= q.since
-            GROUP BY q.address, w.policy_version, w.spend_seq`,
+             CROSS JOIN LATERAL (
+               SELECT sum(amount) FILTER (WHERE day >= (q.day_start AT TIME ZONE 'UTC')::date) AS day,
+                      sum(amount) FILTER (WHERE day >= (q.week_start AT TIME ZONE 'UTC')::date) AS week,
+                      sum(amount) FILTER (WHERE day >= (q.month_start AT TIME ZONE 'UTC')::date) AS month
+                 FROM signer_spend_days
+                WHERE address = q.address
+                  AND day >= (least(q.day_start, q.week_start, q.month_start) AT TIME ZONE 'UTC')::date
+             ) d
+             CROSS JOIN LATERAL (
+               SELECT count(*) AS recent FROM signer_spends s
+                WHERE s.address = q.address AND s.signed_at > q.velocity_start AND s.amount > 0
+             ) v
+             CROSS JOIN LATERAL (
+               SELECT max(s.signed_at) AS last FROM signer_spends s
+                WHERE s.address = q.address AND s.signed_at >= q.since AND s.amount > 0
+             ) l`,
     values: [
       column(queries, (q) => q.address),
       column(queries, (q) => q.dayStart),
@@ -225,4 +239,15 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
       },
     ]),
   );
+}
+
+/** The wallets whose policy was accepted after policy number `since`, and the newest number. */
+export async function policyChangesSince(db: Queryable, since: string): Promise<{ seq: string; addresses: string[] }> {
+  const { rows } = await db.query<{ seq: string; addresses: string[] }>({
+    name: 'signer_policy_changes_since',
+    text: `SELECT coalesce(max(seq), $1::bigint)::text AS seq, coalesce(array_agg(DISTINCT address), '{}') AS addresses
+             FROM signer_policy_history WHERE seq > $1::bigint`,
+    values: [since],
+  });
+  return rows[0]!;
 }

@@ -8,12 +8,15 @@
  */
 import { MAX_FRAME_BYTES } from './signer-protocol.js';
 
+/** One allocation per frame: the JSON is written straight after its length. */
 export function encodeFrame(payload: unknown): Buffer {
-  const body = Buffer.from(JSON.stringify(payload), 'utf8');
-  if (body.length > MAX_FRAME_BYTES) throw new RangeError(`frame of ${body.length} bytes exceeds ${MAX_FRAME_BYTES}`);
-  const header = Buffer.alloc(4);
-  header.writeUInt32BE(body.length, 0);
-  return Buffer.concat([header, body]);
+  const json = JSON.stringify(payload);
+  const length = Buffer.byteLength(json, 'utf8');
+  if (length > MAX_FRAME_BYTES) throw new RangeError(`frame of ${length} bytes exceeds ${MAX_FRAME_BYTES}`);
+  const frame = Buffer.allocUnsafe(4 + length);
+  frame.writeUInt32BE(length, 0);
+  frame.write(json, 4, 'utf8');
+  return frame;
 }
 
 export type FrameEvent = { kind: 'frame'; payload: Buffer } | { kind: 'too_large'; length: number } | { kind: 'empty' };

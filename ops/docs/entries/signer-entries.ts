@@ -22,6 +22,10 @@ export const SIGNER_ENTRIES: Entries = {
       "the signer's own PostgreSQL database (owner-signed policies, their spend windows), with a role only the signer holds; unset: owner-signed policies are off (docs/adr/0012-owner-signed-policies.md)",
   },
   TREASURY_SIGNER_DATABASE_POOL: { meaning: "connections to the signer's own database" },
+  TREASURY_SIGNER_OPEN_SPEND_LEASE_MS: {
+    meaning:
+      "how long the store's word that a wallet has no signed policy lets its spends be recorded just after release (`0`: always before); every `set_wallet_policy` answers this much later (docs/adr/0012-owner-signed-policies.md)",
+  },
   TREASURY_SIGNER_POLICY_APPROVER: {
     meaning: 'address whose signature sets the policies of accounts made without an owner key (api-key accounts)',
   },

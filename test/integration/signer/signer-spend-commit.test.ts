@@ -145,6 +145,9 @@ describe("the signer store's commits under concurrency (two signer processes, on
     await new Promise((r) => setTimeout(r, 50));
     await second.client.call('set_wallet_policy', await signedPolicy(owner, wallet.address, { daily_cap_usd: '0.5' }));
     const { signed } = tally(await Promise.allSettled(racing));
+    // A spend released under a lease (signer/owner-policy/open-spend-leases.ts) is written a few ms after.
+    for (let waited = 0; (await storedSum(wallet.address)) < BigInt(signed) * 10_000n && waited < 2000; waited += 20)
+      await new Promise((r) => setTimeout(r, 20));
     assert.equal(await storedSum(wallet.address), BigInt(signed) * 10_000n, "every signature's spend is in the store");
     // Fill the day: whatever was signed before the policy counts, so the total stops at 0.50 or at what was
     // already signed, whichever is more.

@@ -1,0 +1,236 @@
+/**
+ * `npm run bench:signer`: the signer process alone through its socket, against the raw SoftHSM sign rate, in
+ * alternating one-second slices of one run (so the machine's load hits every variant alike): raw signatures
+ * through the PKCS#11 backend in this process; and for each signer checkout named (BENCH_SIGNER_ROOTS, default
+ * this one) a signer without its policy store, the same with the store on a wallet without a signed policy, and
+ * on a wallet whose policy is signed. Prints each variant's rate, its ratio to the raw rate, its p50/p99, and
+ * the CPU per signature of the signer process and of PostgreSQL's processes during its slices — steadier than
+ * the rates on a shared machine.
+ *
+ * Options (env): BENCH_SECONDS (slices per variant, default 8), BENCH_LOOPS (closed loops, default 8),
+ * BENCH_SIGNER_ROOTS (`label=path,…`: compare checkouts in one run, e.g. `base=/tmp/base,new=.`; each signer gets
+ * its own database), BENCH_CPU_PROFILE_DIR (`--cpu-prof` on the signer children).
+ * Not for tests: it leaves its temporary directory's removal to the OS and signs with a throwaway approver.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
+import { SignerClient } from '../signer/protocol/signer-client.js';
+import { startEmbeddedPostgres } from '../src/api/db/embedded-postgres.js';
+import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
+import { freePort } from '../test/support/test-database.js';
+import { GENEROUS_SIGNER_LIMITS } from '../test/support/signer-harness.js';
+import { drive, percentile, type DriveResult } from './support/closed-loop.js';
+import { benchApprover, signSignerWalletPolicy } from './support/owner-policy-bench.js';
+import { postgresProcessCpu } from './support/postgres-process-cpu.js';
+import { readProcStat } from './support/proc-stat.js';
+import { BENCH_WALLET_POLICY, runBench, signerSignOnce, stopChild } from './support/service-bench-parts.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const LOOPS = Number(process.env.BENCH_LOOPS ?? 8);
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+interface Variant {
+  name: string;
+  once: () => Promise<unknown>;
+  pid?: number;
+  total?: DriveResult;
+  signerCpu: number;
+  pgCpu: number;
+}
+
+function roots(): Array<[string, string]> {
+  const spec = process.env.BENCH_SIGNER_ROOTS;
+  if (!spec) return [['signer', ROOT]];
+  return spec.split(',').map((pair) => {
+    const [label, dir] = pair.split('=');
+    return [label!, path.resolve(dir!)];
+  });
+}
+
+/** Starts signer/main.ts of checkout `root` and resolves once it logs `signer ready`. */
+function startSigner(root: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  const flags = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...flags, '--import', 'tsx', path.join(root, 'signer/main.ts')], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    const timer = setTimeout(() => reject(new Error(`signer not ready:\n${log}`)), 60_000);
+    for (const s of [child.stdout!, child.stderr!]) {
+      readline.createInterface({ input: s }).on('line', (line) => {
+        if (log.length < 20_000) log += line + '\n';
+        if (line.includes('"msg":"signer ready"')) {
+          clearTimeout(timer);
+          resolve(child);
+        }
+      });
+    }
+    child.once('exit', (code) => reject(new Error(`signer exited ${code}:\n${log}`)));
+  });
+}
+
+function addSlice(total: DriveResult | undefined, slice: DriveResult): DriveResult {
+  if (!total) return slice;
+  return {
+    ops: total.ops + slice.ops,
+    seconds: total.seconds + slice.seconds,
+    latenciesMs: [...total.latenciesMs, ...slice.latenciesMs],
+    errors: total.errors + slice.errors,
+  };
+}
+
+const pgSeconds = (dataDir: string) => Object.values(postgresProcessCpu(dataDir)).reduce((a, b) => a + b, 0);
+
+interface Run {
+  dir: string;
+  database: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+  token: Awaited<ReturnType<typeof initSoftHsmToken>>;
+  approver: ReturnType<typeof benchApprover>;
+  children: ChildProcess[];
+  clients: SignerClient[];
+}
+
+/** The raw SoftHSM variant: signatures through the PKCS#11 backend in this process. */
+async function rawVariant(run: Run): Promise<{ variant: Variant; close: () => Promise<void> }> {
+  process.env.SOFTHSM2_CONF = run.token.softhsm2Conf;
+  const backend = Pkcs11Backend.open({
+    kind: 'pkcs11',
+    modulePath: run.token.modulePath,
+    tokenLabel: run.token.tokenLabel,
+    pin: fs.readFileSync(run.token.pinFile, 'utf8').trim(),
+    kekLabel: run.token.kekLabel,
+    sessions: 4,
+    signInline: 'when_alone',
+    cacheSize: 100,
+    cacheTtlMs: 600_000,
+  });
+  const account = await backend.createAccountKey();
+  const key = await backend.createWalletKey(account);
+  const digest = randomBytes(32);
+  const once = () => backend.signDigest(account, key.walletKeyRef, digest);
+  return { variant: { name: 'raw SoftHSM', once, signerCpu: 0, pgCpu: 0 }, close: () => backend.close() };
+}
+
+/** A checkout's three variants: its signer without the store, and with it on a wallet without and with a policy. */
+async function checkoutVariants(run: Run, label: string, root: string, admin: pg.Pool): Promise<Variant[]> {
+  const db = `signer_${label.replace(/[^a-z0-9]/gi, '_')}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const base = {
+    TREASURY_PKCS11_MODULE: run.token.modulePath,
+    TREASURY_PKCS11_TOKEN_LABEL: run.token.tokenLabel,
+    TREASURY_PKCS11_KEK_LABEL: run.token.kekLabel,
+    TREASURY_PKCS11_PIN_FILE: run.token.pinFile,
+    SOFTHSM2_CONF: run.token.softhsm2Conf,
+    ...GENEROUS_SIGNER_LIMITS,
+  };
+  const storeSocket = path.join(run.dir, `${label}-store.sock`);
+  const bareSocket = path.join(run.dir, `${label}-bare.sock`);
+  const store = await startSigner(root, {
+    ...base,
+    TREASURY_SIGNER_SOCKET: storeSocket,
+    TREASURY_SIGNER_DATABASE_URL: run.database.connectionStringFor(db),
+    TREASURY_SIGNER_POLICY_APPROVER: run.approver.address,
+  });
+  run.children.push(store);
+  const bare = await startSigner(root, { ...base, TREASURY_SIGNER_SOCKET: bareSocket });
+  run.children.push(bare);
+  const storeClient = new SignerClient({ socketPath: storeSocket });
+  const bareClient = new SignerClient({ socketPath: bareSocket });
+  run.clients.push(storeClient, bareClient);
+  const storeAccount = (await storeClient.createAccountKey()).account_key_ref;
+  const open = await storeClient.createWalletKey({ account_key_ref: storeAccount });
+  const signed = await storeClient.createWalletKey({ account_key_ref: storeAccount });
+  await signSignerWalletPolicy(storeClient, signed.address, run.approver, BENCH_WALLET_POLICY);
+  const bareAccount = (await bareClient.createAccountKey()).account_key_ref;
+  const bareWallet = await bareClient.createWalletKey({ account_key_ref: bareAccount });
+  const variant = (name: string, pid: number | undefined, once: () => Promise<unknown>): Variant => ({
+    name: `${label}: ${name}`,
+    once,
+    pid,
+    signerCpu: 0,
+    pgCpu: 0,
+  });
+  return [
+    variant('no store', bare.pid, signerSignOnce(bareClient, bareAccount, bareWallet, USDC, SELLER)),
+    variant('store, no policy', store.pid, signerSignOnce(storeClient, storeAccount, open, USDC, SELLER)),
+    variant('store, signed', store.pid, signerSignOnce(storeClient, storeAccount, signed, USDC, SELLER)),
+  ];
+}
+
+/** `SECONDS` rounds of a one-second slice of each variant, with the CPU of its signer and of PostgreSQL. */
+async function alternate(variants: Variant[], pgDataDir: string): Promise<void> {
+  for (const v of variants) for (let i = 0; i < 200; i++) await v.once();
+  process.stderr.write(`• ${SECONDS} alternating one-second slices of ${variants.length} variants\n`);
+  for (let round = 0; round < SECONDS; round++) {
+    for (const v of variants) {
+      const cpu0 = readProcStat(v.pid)?.cpuSeconds ?? 0;
+      const pg0 = pgSeconds(pgDataDir);
+      const slice = await drive(LOOPS, 1, async () => {
+        await v.once();
+        return true;
+      });
+      v.signerCpu += (readProcStat(v.pid)?.cpuSeconds ?? 0) - cpu0;
+      v.pgCpu += pgSeconds(pgDataDir) - pg0;
+      v.total = addSlice(v.total, slice);
+    }
+  }
+}
+
+function report(variants: Variant[]): string {
+  const raw = variants[0]!.total!;
+  const rawRate = raw.ops / raw.seconds;
+  const lines = [
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  ];
+  for (const v of variants) {
+    const t = v.total!;
+    const rate = t.ops / t.seconds;
+    const sorted = t.latenciesMs.sort((a, b) => a - b);
+    const perSign = (s: number) => ((s / t.ops) * 1e6).toFixed(0).padStart(5);
+    lines.push(
+      `${v.name.padEnd(28)} ${rate.toFixed(0).padStart(6)}/s ${(rate / rawRate).toFixed(2)}×  p50 ${percentile(sorted, 50).toFixed(1)} p99 ${percentile(sorted, 99).toFixed(1)} ms` +
+        (v.pid ? `  CPU/signature µs: signer ${perSign(v.signerCpu)}, PostgreSQL ${perSign(v.pgCpu)}` : '') +
+        (t.errors ? `  errors ${t.errors}` : ''),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-bench-'));
+  fs.chmodSync(dir, 0o755);
+  const database = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort() });
+  const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
+  const run: Run = { dir, database, token, approver: benchApprover(), children: [], clients: [] };
+  try {
+    const raw = await rawVariant(run);
+    const variants = [raw.variant];
+    const admin = new pg.Pool({ connectionString: database.connectionString, max: 1 });
+    for (const [label, root] of roots()) variants.push(...(await checkoutVariants(run, label, root, admin)));
+    await admin.end();
+    await alternate(variants, path.join(dir, 'pg', 'data'));
+    process.stdout.write(report(variants));
+    await raw.close();
+  } finally {
+    for (const c of run.clients) c.close();
+    for (const c of run.children) await stopChild(c);
+    await database.stop();
+  }
+}
+
+runBench(main);

@@ -1,0 +1,133 @@
+/**
+ * Spends of wallets without a signed policy, recorded after their signature leaves (docs/adr/0012, "Wallets
+ * without a signed policy: recorded after release"), through two real signer processes sharing one store, as a
+ * compromised API could drive them:
+ *  - a policy signed through the process that queued the spends counts every one of them at its first decision;
+ *  - a policy signed through another process: once set_wallet_policy has answered, the process that held a
+ *    lease on the wallet decides its next payment under the policy (its lease has run out), and the spends it
+ *    released before count;
+ *  - a wallet without a policy: every released spend reaches the store within a lease.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { policyTypedData } from '../../../policy/signed-policy.js';
+import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
+import { SignerClient, SignerError } from '../../../signer/protocol/signer-client.js';
+import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
+import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
+import { ownerAuthority, walletOps } from './signer-test-helpers.js';
+
+/** Longer than the default, so that a lease outlives a slow set_wallet_policy on a loaded machine. */
+const LEASE_MS = 3000;
+const env = { TREASURY_SIGNER_OPEN_SPEND_LEASE_MS: String(LEASE_MS) };
+const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
+
+async function signedPolicy(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput) {
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const typed = policyTypedData({ wallet, policy: policy as never, version: 1, issuedAt });
+  return {
+    address: wallet,
+    policy: policy as never,
+    version: 1,
+    issued_at: issuedAt,
+    signature: await by.signTypedData(typed),
+  };
+}
+
+const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => 'signed',
+    (err: SignerError) => err.code,
+  );
+
+describe('spends of wallets without a signed policy, recorded after release (two signer processes, one store)', function () {
+  this.timeout(180_000);
+  let store: SignerDatabase;
+  let first: TestSigner;
+  let second: TestSigner;
+  let firstClient: SignerClient;
+  let dir: string;
+  let db: pg.Client;
+  const owner = privateKeyToAccount(generatePrivateKey());
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-open-spends-'));
+    store = await createSignerDatabase();
+    first = await startTestSigner({ dir, policyStore: store, env });
+    const firstSocket = path.join(dir, 'first.sock');
+    fs.renameSync(first.socketPath, firstSocket);
+    firstClient = new SignerClient({ socketPath: firstSocket, timeoutMs: 30_000 });
+    second = await startTestSigner({ dir, policyStore: store, env });
+    db = new pg.Client({ connectionString: store.connectionString });
+    await db.connect();
+  });
+  after(async () => {
+    await db?.end();
+    firstClient?.close();
+    await second?.stop();
+    await first?.stop();
+    await store?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const storedSum = async (address: string) =>
+    BigInt(
+      (
+        await db.query<{ sum: string }>(
+          'SELECT coalesce(sum(amount), 0)::text AS sum FROM signer_spends WHERE address = $1',
+          [address.toLowerCase()],
+        )
+      ).rows[0]!.sum,
+    );
+
+  async function account() {
+    const made = await firstClient.call('create_account_key', { authority: await ownerAuthority(owner) });
+    const ops = [
+      walletOps({ client: firstClient } as TestSigner, made.account_key_ref),
+      walletOps(second, made.account_key_ref),
+    ];
+    return { ops, wallet: await ops[0]!.wallet() };
+  }
+
+  it('a policy signed through the same process counts the spends it had queued at its first decision', async () => {
+    const { ops, wallet } = await account();
+    // The first is recorded before release (no lease yet); the next two while the lease holds.
+    await ops[0]!.sign(wallet, usd(0.3));
+    await Promise.all([ops[0]!.sign(wallet, usd(0.3)), ops[0]!.sign(wallet, usd(0.3))]);
+    await firstClient.call('set_wallet_policy', await signedPolicy(owner, wallet.address, { daily_cap_usd: '1' }));
+    assert.equal(await storedSum(wallet.address), 900_000n, 'the queued spends were written before the policy');
+    assert.equal(await outcome(ops[0]!.sign(wallet, usd(0.2))), 'policy_denied');
+    assert.equal(await outcome(ops[0]!.sign(wallet, usd(0.1))), 'signed');
+  });
+
+  it('a policy signed through another process: once it answered, the leaseholder decides under it', async () => {
+    const { ops, wallet } = await account();
+    const document = await signedPolicy(owner, wallet.address, { daily_cap_usd: '0.7' });
+    await ops[0]!.sign(wallet, usd(0.3));
+    // Released under the first process's lease, which its write renews; the policy follows at once.
+    await ops[0]!.sign(wallet, usd(0.3));
+    await second.client.call('set_wallet_policy', document);
+    assert.equal(
+      await outcome(ops[0]!.sign(wallet, usd(0.5))),
+      'policy_denied',
+      'the first process no longer signs the wallet unchecked',
+    );
+    assert.equal(await outcome(ops[1]!.sign(wallet, usd(0.2))), 'policy_denied', 'both earlier spends count');
+    assert.equal(await outcome(ops[1]!.sign(wallet, usd(0.1))), 'signed');
+  });
+
+  it('a wallet without a policy: every released spend is in the store within a lease', async () => {
+    const { ops, wallet } = await account();
+    const signed = await Promise.all(Array.from({ length: 60 }, (_, i) => outcome(ops[i % 2]!.sign(wallet, '10000'))));
+    assert.deepEqual([...new Set(signed)], ['signed']);
+    for (let waited = 0; (await storedSum(wallet.address)) < 600_000n; waited += 20) {
+      assert.ok(waited < LEASE_MS, 'written within a lease');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(await storedSum(wallet.address), 600_000n);
+  });
+});
