@@ -127,8 +127,7 @@ function table(t: TestTreasury): Record<string, Row> {
       ownOnly: true,
       call: fixed('/v1/treasury', () => ({ owner_type: 'org', owner_id: `table-${unique()}` })),
     },
-    // Lead's decision, implemented in treasury-routes.ts on another branch: until it is merged this row fails
-    // (treasury_pat and child_treasury_pat still get 201 there).
+    // A Treasury PAT may not mint Treasury PATs (treasury-routes.ts); treasury_pat and child_treasury_pat get 403.
     'POST /v1/treasuries/{id}/pats': {
       allowed: ['operator', 'api_key'],
       narrower: 'a Treasury PAT may not mint Treasury PATs',
