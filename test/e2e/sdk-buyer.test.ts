@@ -289,7 +289,7 @@ describe('buyer SDK end to end: Treasury wallet → official and Koa sellers →
     const result = await buyer.request(`${koaUrl}/forecast`);
     assert.equal(result.status, 200, result.body);
     assert.equal(keys.length, 2);
-    assert.match(keys[0]!, /^x402-/);
+    assert.match(keys[0]!, /^pay_[0-9a-f]{32}$/, "the purchase's payment identifier is its Idempotency-Key");
     assert.equal(keys[1], keys[0], 'the retry is the same payment');
     assert.equal(await authorizations(), before.authorizations + 1, 'one authorization signed');
     assert.equal(await daySpent(), before.spent + 10_000n, 'spent once');

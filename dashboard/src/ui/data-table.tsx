@@ -1,7 +1,7 @@
 /**
- * The one table shape every page uses: a horizontally scrolling wrapper, a caption for screen readers, a
- * header row of column headers (scope="col"), and the page's own rows as children of the body. It leaves
- * the rows to the page; `LinkedRowHeader` is the row header of a row that opens a thing (its name, its id).
+ * The one table shape every page uses: a horizontally scrolling wrapper (a labelled region the keyboard can
+ * focus, to scroll it), a caption for screen readers, a header row of column headers (scope="col"), and the
+ * page's own rows as children of the body. It leaves the rows to the page; `LinkedRowHeader` is the row header of a row that opens a thing (its name, its id).
  */
 import type { ComponentChildren } from 'preact';
 
@@ -15,7 +15,8 @@ export function DataTable({
   children: ComponentChildren;
 }) {
   return (
-    <div class="table-wrap">
+    // A region the keyboard can focus and scroll, whether or not its rows hold a link (axe: scrollable-region-focusable).
+    <div class="table-wrap" role="region" aria-label={caption} tabIndex={0}>
       <table>
         <caption class="sr-only">{caption}</caption>
         <thead>

@@ -61,7 +61,7 @@ describe('dashboard: the seller page shows discovery (Chromium)', function () {
     try {
       const text = await second.row.innerText();
       assert.match(text, /not listed/);
-      assert.match(text, /sold through the gate/);
+      assert.match(text, /sold through the account's gate, whose public address is not verified/);
       assert.match(text, /—/, 'no uptime reported');
     } finally {
       await second.context.close();
