@@ -38,9 +38,18 @@ function nestingDepth(text: string, limit: number): number {
   return max;
 }
 
+/** How many times `char` occurs in `text`, counted up to `limit + 1` (a native search per occurrence). */
+function occurrences(text: string, char: string, limit: number): number {
+  let n = 0;
+  for (let i = text.indexOf(char); i !== -1 && n <= limit; i = text.indexOf(char, i + 1)) n++;
+  return n;
+}
+
 /** Parses `text` as JSON; throws `X402DecodeError` ('invalid_json' or 'unsafe_json') otherwise. */
 export function parseJsonSafely(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): unknown {
-  if (nestingDepth(text, maxDepth) > maxDepth)
+  // Nesting never exceeds the number of `{` and `[` in the text: only a text with more of them is scanned.
+  const openers = occurrences(text, '{', maxDepth) + occurrences(text, '[', maxDepth);
+  if (openers > maxDepth && nestingDepth(text, maxDepth) > maxDepth)
     throw new X402DecodeError('unsafe_json', `JSON nested deeper than ${maxDepth} levels`);
   // Fast path: with none of the forbidden words, no `\u` escape (which could spell one, or a lone surrogate)
   // and no raw lone surrogate in the text, no key or string can be unsafe, so the reviver has nothing to find.

@@ -1,7 +1,7 @@
 /**
  * Best-effort ledger reports after a settlement, batched: rows are queued and sent to the platform as
  * `POST {api_url}/v1/ledger/batch` (`{rows}`, up to 100 per call, at most 2 calls in flight), so a busy seller
- * pays one platform round trip per batch rather than per payment. Rows are gathered for up to 20 ms before a
+ * pays one platform round trip per batch rather than per payment. Rows are gathered for up to 50 ms before a
  * partial batch goes out. A platform without the batch route (404/405) gets single-row `POST /v1/ledger`
  * calls instead. The buyer's response never waits for a report. Network errors, 5xx and 429 are retried a
  * bounded number of times; any other 4xx is final. At most `maxPending` rows are queued or in flight; beyond
@@ -45,7 +45,7 @@ export interface LedgerReporterOptions {
   batchSize?: number;
   /** Batch calls in flight at once; default 2. */
   maxInFlight?: number;
-  /** How long rows are gathered before a partial batch goes out; default 20 ms. */
+  /** How long rows are gathered before a partial batch goes out; default 50 ms (a busy seller sends fuller batches: fewer calls per row). */
   lingerMs?: number;
   /** The platform routes reports go to; default `/v1/ledger/batch` and `/v1/ledger` (the gate: `/v1/gate/ledger…`). */
   routes?: { batch: string; single: string };
@@ -83,7 +83,7 @@ export class LedgerReporter {
     this.maxPending = options.maxPending ?? 10_000;
     this.batchSize = Math.max(1, Math.min(options.batchSize ?? MAX_BATCH_ROWS, MAX_BATCH_ROWS));
     this.maxInFlight = Math.max(1, options.maxInFlight ?? 2);
-    this.lingerMs = Math.max(0, options.lingerMs ?? 20);
+    this.lingerMs = Math.max(0, options.lingerMs ?? 50);
   }
 
   /** Queues a report; returns at once. Optional fields the platform would refuse are left out. */

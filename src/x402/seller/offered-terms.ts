@@ -13,6 +13,36 @@ import type { PaidRequestDeps, PaidSite } from './paid-request-port.js';
 import { buildRouteTerms, type RouteTerms } from './payment-terms.js';
 import type { SellerState } from './seller-identity.js';
 import type { ResolvedX402Config } from './seller-options.js';
+import type { SolanaTermsNow } from './solana-terms.js';
+
+/** The EVM pay-to of the challenge: the platform's collection address for a merchant-of-record seller. */
+export function collectTo(seller: Exclude<SellerState, { kind: 'misconfigured' }>): `0x${string}` | undefined {
+  return seller.kind === 'verified' ? seller.payTo : undefined;
+}
+
+/** The Solana terms offered now (none for a merchant-of-record seller, or without a Solana facilitator). */
+export async function solanaNow(
+  deps: Pick<PaidRequestDeps, 'solanaFacilitator'>,
+  site: Pick<PaidSite, 'solana'>,
+  seller: Exclude<SellerState, { kind: 'misconfigured' }>,
+): Promise<SolanaTermsNow | undefined> {
+  return collectTo(seller) === undefined && deps.solanaFacilitator ? await site.solana?.current() : undefined;
+}
+
+/** The terms offered, given the Solana terms of `solanaNow`. */
+export function offeredTermsWith(
+  deps: Pick<PaidRequestDeps, 'facilitator'>,
+  config: ResolvedX402Config,
+  href: string,
+  price: bigint,
+  seller: Exclude<SellerState, { kind: 'misconfigured' }>,
+  solana: SolanaTermsNow | undefined,
+): RouteTerms | undefined {
+  const evmPayTo = collectTo(seller) ?? config.payTo;
+  const evmUsable = evmPayTo !== undefined && (deps.facilitator !== undefined || config.allowLocalOnly);
+  if (!evmUsable && !solana) return undefined;
+  return buildRouteTerms(config, href, price, evmUsable ? evmPayTo : undefined, solana);
+}
 
 export async function offeredTerms(
   deps: Pick<PaidRequestDeps, 'facilitator' | 'solanaFacilitator'>,
@@ -22,10 +52,5 @@ export async function offeredTerms(
   price: bigint,
   seller: Exclude<SellerState, { kind: 'misconfigured' }>,
 ): Promise<RouteTerms | undefined> {
-  const collectTo = seller.kind === 'verified' ? seller.payTo : undefined;
-  const evmPayTo = collectTo ?? config.payTo;
-  const evmUsable = evmPayTo !== undefined && (deps.facilitator !== undefined || config.allowLocalOnly);
-  const solana = collectTo === undefined && deps.solanaFacilitator ? await site.solana?.current() : undefined;
-  if (!evmUsable && !solana) return undefined;
-  return buildRouteTerms(config, href, price, evmUsable ? evmPayTo : undefined, solana);
+  return offeredTermsWith(deps, config, href, price, seller, await solanaNow(deps, site, seller));
 }

@@ -40,10 +40,9 @@ import type { PaymentPayload } from '../wire-schemas.js';
 import { X402DecodeError } from '../x402-decode-error.js';
 import { discardBody, releaseOversize, sha256Hex } from './held-body.js';
 import type { RequestOutcome } from './middleware-metrics.js';
-import { buildRouteTerms, matchPayment, type PaymentMatch } from './payment-terms.js';
+import { matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
-import { offeredTerms } from './offered-terms.js';
-import { withBazaar } from './bazaar-declaration.js';
+import { RouteTermsCache } from './route-terms-cache.js';
 import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
 import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
@@ -53,7 +52,6 @@ import { applyPaymentIdentifier, keepSettledAnswer } from './payment-identifier-
 import type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidSite } from './paid-request-port.js';
 
 export type { PaywallAnswer } from './paywall-answers.js';
-
 export type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidSite } from './paid-request-port.js';
 
 /** Rule 1's unpaid pass-through: `/health` and OPTIONS (a CORS preflight cannot carry a payment). */
@@ -66,7 +64,6 @@ export function priceOf(config: ResolvedX402Config, path: string): bigint {
 }
 
 type Match = Extract<PaymentMatch, { kind: 'match' }>;
-type RouteTerms = ReturnType<typeof buildRouteTerms>;
 type SettleOutcome = Awaited<ReturnType<Facilitator['settle']>>;
 
 /** A claimed payment on its way through rules 6 to 8; `settled` once it may no longer be released. */
@@ -87,7 +84,10 @@ interface Paid {
 
 /** The paywall: `handle(site, request, port)` walks one request through the rules above. */
 export class PaidRequestCore {
-  constructor(private readonly deps: PaidRequestDeps) {}
+  private readonly terms: RouteTermsCache; // built once per route (./route-terms-cache.ts)
+  constructor(private readonly deps: PaidRequestDeps) {
+    this.terms = new RouteTermsCache(deps);
+  }
 
   private count(outcome: RequestOutcome): void {
     this.deps.metrics.requests.inc({ outcome });
@@ -138,8 +138,7 @@ export class PaidRequestCore {
       this.count('seller_misconfigured');
       return port.answer(errorAnswer('seller_misconfigured'));
     }
-    const offered = await offeredTerms(this.deps, site, config, req.href, price, sellerState);
-    const terms = offered && withBazaar(offered, config.discovery, req);
+    const terms = await this.terms.termsFor(site, req, price, sellerState);
     if (!terms) {
       this.count('facilitator_not_configured');
       return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));
@@ -166,8 +165,7 @@ export class PaidRequestCore {
       this.count('replay');
       return port.answer(challengeAnswer(terms, 'payment_already_used'));
     }
-    // The claim is released unless the payment settled (then it stays claimed until its window ends).
-    const facilitator = this.facilitatorOf(match.requirement.network);
+    const facilitator = this.facilitatorOf(match.requirement.network); // the claim: released unless settled
     const paid: Paid = {
       config,
       facilitator,
@@ -204,7 +202,7 @@ export class PaidRequestCore {
       const header = readPaymentHeader((name) => req.header(name));
       if (header === undefined) {
         this.count('challenged');
-        port.answer(challengeAnswer(terms, 'payment_required'));
+        port.answer(this.terms.paymentRequired(terms));
         return undefined;
       }
       return decodePaymentPayload(header);
