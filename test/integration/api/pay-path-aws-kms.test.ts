@@ -71,7 +71,13 @@ describe('pay path on AWS KMS (signer process, KMS emulator, real SDK)', functio
     await solana?.stop();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
-  afterEach(() => kms?.faults.reset());
+  // Faults off, then wait until /readyz sees KMS answer: on a loaded machine a fault's timed-out attempts can leave
+  // the signer's breaker open (signer/backends/aws-kms/kms-breaker.ts), and a health check is what closes it.
+  afterEach(async () => {
+    kms?.faults.reset();
+    for (let i = 0; i < 100 && (await t.request('GET', '/readyz')).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 100));
+  });
 
   async function wallet() {
     const res = await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '1000' } } });
