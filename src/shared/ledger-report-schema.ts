@@ -54,7 +54,9 @@ export const ledgerReportBodySchema = z
       .optional(),
   })
   .strict()
-  .superRefine((r, ctx) => {
+  // One pass over what depends on the network: the tx hash and payer of its family, and an EVM payer in its
+  // EIP-55 spelling (as evmAddressSchema gives it, checked and spelled once); a base58 payer as given (case matters).
+  .transform((r, ctx) => {
     const solana = isSolana(r.network);
     if (solana ? !isSignature(r.tx_hash) : !evmTxHash.test(r.tx_hash))
       ctx.addIssue({
@@ -62,7 +64,8 @@ export const ledgerReportBodySchema = z
         path: ['tx_hash'],
         message: solana ? 'expected a base58 transaction signature' : 'expected a 32-byte transaction hash',
       });
-    if (solana ? !isAddress(r.payer) : !evmAddressSchema.safeParse(r.payer).success)
+    const evmPayer = solana ? undefined : evmAddressSchema.safeParse(r.payer);
+    if (solana ? !isAddress(r.payer) : !evmPayer!.success)
       ctx.addIssue({
         code: 'custom',
         path: ['payer'],
@@ -70,9 +73,9 @@ export const ledgerReportBodySchema = z
       });
     if (solana && r.nonce !== undefined)
       ctx.addIssue({ code: 'custom', path: ['nonce'], message: 'a Solana payment names no nonce' });
-  })
-  // An EVM payer in its EIP-55 spelling (as evmAddressSchema gives it); a base58 payer as given (case matters).
-  .transform((r) => (isSolana(r.network) ? r : { ...r, payer: evmAddressSchema.parse(r.payer) }));
+    if (ctx.issues.length > 0) return z.NEVER;
+    return evmPayer?.success ? { ...r, payer: evmPayer.data } : r;
+  });
 export type LedgerReportBody = z.infer<typeof ledgerReportBodySchema>;
 
 /** A report's transaction as the ledger keys it: a 0x hash lower-case, a Solana signature as given (case matters). */
