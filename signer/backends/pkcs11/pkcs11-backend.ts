@@ -266,12 +266,22 @@ export class Pkcs11Backend implements KeyBackend {
           p11.C_WrapKey(this.holder, WRAP_MECHANISM, accountKey, pair.privateKey, Buffer.alloc(WRAP_BUFFER_BYTES)),
         );
         const walletKeyRef = encodeKeyRef('wal', Buffer.from(wrapped));
+        this.warmWalletKey(account, accountKey, walletKeyRef);
         return { walletKeyRef, publicKey: new Uint8Array(der.subarray(2)), curve: 'secp256k1' };
       } finally {
         this.destroyObject(pair.privateKey);
         this.destroyObject(pair.publicKey);
       }
     });
+  }
+
+  /** A new wallet key unwrapped into the cache as its first signature would (no unwrap then); failing: cold. */
+  private warmWalletKey(account: DecodedKeyRef, accountKey: pkcs11js.Handle, walletKeyRef: string): void {
+    try {
+      void this.withWalletKey(account, accountKey, decodeKeyRef(walletKeyRef), async () => undefined);
+    } catch {
+      // The unwrap (synchronous) failed: the first signature tries again, and reports it.
+    }
   }
 
   async signDigest(
