@@ -129,6 +129,7 @@ async function openOwnerPolicies(
     poolMax: settings.poolMax,
     openSpendLeaseMs: settings.openSpendLeaseMs,
     lookBackSeconds: LOOK_BACK_SECONDS,
+    decidedOn: (source, wallets) => metrics.spendStates.inc({ source }, wallets),
   });
   try {
     await store.prepare();

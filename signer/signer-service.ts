@@ -28,7 +28,7 @@ import {
 } from './assert.js';
 import type { KeyBackend, SignDigestOptions } from './backends/key-backend.js';
 import type { SignerInvariants } from './config/signer-config.js';
-import { finalizeSignature } from './ecdsa/finalize-signature.js';
+import { finalizeSignature, rememberWalletKey } from './ecdsa/finalize-signature.js';
 import { eip2612PermitDigest } from './eip2612/hash-eip2612-permit.js';
 import { transferAuthorizationDigest } from './eip3009/hash-transfer-authorization.js';
 import type { LimitReceipt, WalletLimiter } from './limits/wallet-limiter.js';
@@ -101,6 +101,7 @@ export class SignerService {
       case 'create_wallet_key': {
         const key = await this.backend.createWalletKey(request.params.account_key_ref, request.params.curve);
         const address = walletAddress(key);
+        if (key.curve === 'secp256k1') rememberWalletKey(key.publicKey);
         // The owner-policy store keeps EVM addresses: a Solana wallet is not recorded there.
         const authority =
           this.owner && recordsOwnerPolicy(key)

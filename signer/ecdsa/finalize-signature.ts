@@ -37,6 +37,14 @@ export interface EthereumSignature {
 /** Lower-case address → its uncompressed public key, once a signature recovered to it (public data). */
 const knownKeys = new LRUCache<string, Uint8Array>({ max: 10_000 });
 
+/**
+ * Remembers a new wallet's public key as its backend made it (the wallet's address is derived from this key), so
+ * its first signature costs one recovery as later ones do.
+ */
+export function rememberWalletKey(uncompressed: Uint8Array): void {
+  knownKeys.set(publicKeyToLowerCaseAddress(uncompressed), new Uint8Array(uncompressed));
+}
+
 function ethereumSignature(compact: Uint8Array, yParity: 0 | 1): EthereumSignature {
   const v = (27 + yParity) as 27 | 28;
   const out = new Uint8Array(65);

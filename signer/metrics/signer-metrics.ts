@@ -96,6 +96,12 @@ function ownerPolicyMetrics(registry: Registry) {
       labelNames: ['policy'] as const,
       registers: [registry],
     }),
+    spendStates: new Counter({
+      name: 'treasury_signer_spend_states_total',
+      help: "Signed wallets' spend states the signer's payment decisions were made on, by source: remembered (this process's last commit left it; one round trip to the store instead of two) or read (from the store).",
+      labelNames: ['source'] as const,
+      registers: [registry],
+    }),
     policyRefusals: new Counter({
       name: 'treasury_signer_policy_refusals_total',
       help: "Payment signatures the signer refused because the wallet's owner-signed policy forbids them, by the first violated rule.",

@@ -37,6 +37,7 @@ import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
 import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
 import { PolicyCache } from './signed-spends.js';
 import { SpendBatcher } from './spend-batcher.js';
+import { SpendStateCache } from './spend-state-cache.js';
 import {
   insertLockedSpends,
   policyChangesSince,
@@ -86,6 +87,8 @@ export interface PgOwnerPolicyStoreOptions {
   openSpendLeaseMs: number;
   /** How far back the last payment is looked for (the longest cooling-off a policy may set). */
   lookBackSeconds: number;
+  /** Told how many signed wallets' states a batch decided on, by source (./spend-state-cache.ts). */
+  decidedOn?: (source: 'remembered' | 'read', wallets: number) => void;
 }
 
 export class PgOwnerPolicyStore implements OwnerPolicyStore {
@@ -114,6 +117,8 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       pool: this.pool,
       lookBackMs: options.lookBackSeconds * 1000,
       policies: new PolicyCache(),
+      states: new SpendStateCache(),
+      decidedOn: options.decidedOn,
       turns: new WalletTurns(),
       transaction: (run) => this.transaction(run),
       toRecord,
@@ -160,16 +165,15 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   }
 
   async recordWallet(address: string, accountKeyHash: string, authority: PolicyAuthority | null): Promise<void> {
-    await this.pool.query(
+    const key = address.toLowerCase();
+    const sentAt = performance.now();
+    const { rowCount } = await this.pool.query(
       `INSERT INTO signer_wallets (address, account_key_hash, authority_kind, authority_address)
        VALUES ($1, $2, $3, $4) ON CONFLICT (address) DO NOTHING`,
-      [
-        address.toLowerCase(),
-        accountKeyHash,
-        authority?.kind ?? null,
-        authority?.address ? storedAuthority(authority.address) : null,
-      ],
+      [key, accountKeyHash, authority?.kind ?? null, authority?.address ? storedAuthority(authority.address) : null],
     );
+    // A row this statement made has no policy: the store's word, as a spend statement's, for a wallet's first payment.
+    if (rowCount === 1 && this.options.openSpendLeaseMs > 0) this.openSpends.renew(key, sentAt);
   }
 
   async wallet(address: string): Promise<WalletRecord | undefined> {

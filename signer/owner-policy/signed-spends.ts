@@ -6,8 +6,9 @@
  * the allowed spends (`commitDecidedSpends`). Every statement that records a signed wallet's spend raises its
  * counter, and a policy change raises its version, so a commit that passes the check decided on every spend
  * and on the policy the store holds: the same decision as under the row lock, in two round trips instead of
- * five. A wallet whose check fails is decided again on a new snapshot; after three tries, under the row lock
- * in one transaction (the former path, which always progresses).
+ * five — one when the wallet's state is remembered from this process's last commit (./spend-state-cache.ts: a
+ * refusal on it is made again on a read). A wallet whose check fails is decided again on a new snapshot; after
+ * three tries, under the row lock in one transaction (the former path, which always progresses).
  *
  * Defends: a decision on stale windows or an outdated policy (the check), a lost spend (each outcome resolves
  * after its statement committed), a wallet starved by a busier process (the locked fallback).
@@ -18,13 +19,16 @@ import type pg from 'pg';
 import type { SpendState } from '../../policy/policy-types.js';
 import type { StoredPolicy, WalletRecord } from './owner-policy-store.js';
 import { decideInOrder, stateQueries, type Outcome, type Pending } from './spend-decisions.js';
+import type { SpendStateCache } from './spend-state-cache.js';
 import {
   commitDecidedSpends,
   insertLockedSpends,
   lockWallets,
   readSpendStates,
   readWallets,
+  type ReadState,
   type SpendRow,
+  type StateQuery,
   type WalletRow,
 } from './spend-statements.js';
 
@@ -55,6 +59,10 @@ export interface SignedSpendsContext {
   pool: pg.Pool;
   lookBackMs: number;
   policies: PolicyCache;
+  /** Each wallet's state after this process's last commit (absent: every decision reads the store). */
+  states?: SpendStateCache;
+  /** Told how many wallets' states a try decided on, by where they came from (the metric). */
+  decidedOn?: (source: 'remembered' | 'read', wallets: number) => void;
   transaction<T>(run: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   toRecord(row: WalletRow): WalletRecord;
 }
@@ -95,6 +103,30 @@ async function loadPolicies(
   });
 }
 
+/**
+ * The state each wallet of `ready` is decided on: remembered from this process's last commit when it may be
+ * (./spend-state-cache.ts), else read — every read in one statement. Returns them with the wallets remembered.
+ */
+async function spendStates(
+  ctx: SignedSpendsContext,
+  queries: StateQuery[],
+  policy: (address: string) => StoredPolicy | null,
+): Promise<{ read: Map<string, ReadState>; remembered: Set<string> }> {
+  const remembered = new Set<string>();
+  const found = new Map<string, ReadState>();
+  const toRead = queries.filter((q) => {
+    const kept = ctx.states?.get(q, policy(q.address)!.version);
+    if (!kept) return true;
+    found.set(q.address, kept);
+    remembered.add(q.address);
+    return false;
+  });
+  if (toRead.length > 0) for (const [a, r] of await readSpendStates(ctx.pool, toRead)) found.set(a, r);
+  if (remembered.size > 0) ctx.decidedOn?.('remembered', remembered.size);
+  if (toRead.length > 0) ctx.decidedOn?.('read', toRead.length);
+  return { read: found, remembered };
+}
+
 /** One try on a snapshot; returns the entries to decide again (their wallet changed since the snapshot). */
 async function onSnapshot(
   ctx: SignedSpendsContext,
@@ -105,33 +137,65 @@ async function onSnapshot(
   const ready = await loadPolicies(ctx, todo, outcomes, locked);
   if (ready.length === 0) return [];
   const policy = (address: string) => ctx.policies.get(address) ?? null;
-  const read = await readSpendStates(ctx.pool, stateQueries(ctx.lookBackMs, ready, policy));
+  const queries = stateQueries(ctx.lookBackMs, ready, policy);
+  const { read, remembered } = await spendStates(ctx, queries, policy);
   const again: Pending[] = [];
   const current = ready.filter((p) => {
     const mark = read.get(p.row[1])?.mark;
     if (mark && mark.version === policy(p.row[1])?.version) return true;
     // The policy changed since this process read it: read it again.
     ctx.policies.delete(p.row[1]);
+    ctx.states?.delete(p.row[1]);
     again.push(p);
     return false;
   });
   const states = new Map<string, SpendState>([...read].map(([address, r]) => [address, r.state]));
   const inserts: SpendRow[] = [];
   const decided = decideInOrder(current, policy, states, inserts);
-  const writing = new Set(inserts.map((r) => r[1]));
+  // A refusal on a remembered state (which may over-count) is made again on a read before it stands.
+  const recheck = new Set(current.flatMap((p, i) => (decided[i]!.kind === 'refused' ? [p.row[1]] : [])));
+  for (const address of recheck) if (!remembered.has(address)) recheck.delete(address);
+  const writing = new Set(inserts.map((r) => r[1]).filter((a) => !recheck.has(a)));
   const committed =
     writing.size > 0
       ? await commitDecidedSpends(
           ctx.pool,
           [...writing].map((a) => read.get(a)!.mark),
-          inserts,
+          inserts.filter((r) => writing.has(r[1])),
         )
-      : new Set<string>();
+      : new Map<string, string>();
+  remember(ctx, queries, read, states, committed, writing, recheck, remembered);
   current.forEach((p, i) => {
-    if (!writing.has(p.row[1]) || committed.has(p.row[1])) outcomes.set(p.index, decided[i]!);
-    else again.push(p);
+    const address = p.row[1];
+    if (recheck.has(address) || (writing.has(address) && !committed.has(address))) again.push(p);
+    else outcomes.set(p.index, decided[i]!);
   });
   return again.sort((a, b) => a.index - b.index);
+}
+
+/** What the store holds of each wallet after this try, for the next batch (./spend-state-cache.ts). */
+function remember(
+  ctx: SignedSpendsContext,
+  queries: readonly StateQuery[],
+  read: Map<string, ReadState>,
+  after: Map<string, SpendState>,
+  committed: Map<string, string>,
+  writing: Set<string>,
+  recheck: Set<string>,
+  remembered: Set<string>,
+): void {
+  if (!ctx.states) return;
+  for (const q of queries) {
+    const was = read.get(q.address);
+    if (!was) continue;
+    const seq = committed.get(q.address);
+    if (seq !== undefined) ctx.states.set(q, after.get(q.address)!, { ...was.mark, seq });
+    else if (recheck.has(q.address)) ctx.states.delete(q.address);
+    else if (writing.has(q.address)) {
+      if (remembered.has(q.address)) ctx.states.contend(q.address);
+      else ctx.states.delete(q.address);
+    } else if (!remembered.has(q.address)) ctx.states.set(q, was.state, was.mark);
+  }
 }
 
 /** The fallback, in the caller's transaction: lock the rows, sum, decide in order, insert (raising counters). */
@@ -141,6 +205,8 @@ async function decideUnderLock(
   pending: Pending[],
 ): Promise<Outcome[]> {
   const rows = await lockWallets(client, [...new Set(pending.map((p) => p.row[1]))]);
+  // What is recorded here raises the counters: a remembered state would fail its next commit.
+  for (const row of rows) ctx.states?.delete(row.address);
   const records = new Map(rows.map((r) => [r.address, ctx.toRecord(r)]));
   for (const [address, record] of records) if (record.current) ctx.policies.set(address, record.current);
   const policy = (address: string) => records.get(address)?.current ?? null;

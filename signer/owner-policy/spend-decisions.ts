@@ -62,7 +62,8 @@ function withSpend(state: SpendState, amount: bigint, at: Date): SpendState {
     weeklySpentMicro: state.weeklySpentMicro + amount,
     monthlySpentMicro: state.monthlySpentMicro + amount,
     recentCount: state.recentCount + (amount > 0n ? 1 : 0),
-    lastPaymentAt: amount > 0n ? at : state.lastPaymentAt,
+    // The latest of the two, as the store's max(signed_at) would be (clocks may step back).
+    lastPaymentAt: amount > 0n && !(state.lastPaymentAt && state.lastPaymentAt > at) ? at : state.lastPaymentAt,
   };
 }
 

@@ -122,14 +122,15 @@ export interface ReadMark {
  * Records spends decided on a snapshot (`readSpendStates` outside any transaction), in one statement, for each
  * wallet whose row still holds the policy version and spend counter the decision read: the row is locked (in
  * address order; the check is re-made on its newest version after any wait), its counter raised and its spends
- * inserted. Returns the wallets recorded; the others' spends were not, and must be decided again.
+ * inserted. Returns the wallets recorded, each with its counter now; the others' spends were not, and must be
+ * decided again.
  */
 export async function commitDecidedSpends(
   db: Queryable,
   marks: readonly ReadMark[],
   rows: readonly SpendRow[],
-): Promise<Set<string>> {
-  const { rows: raised } = await db.query<{ address: string }>({
+): Promise<Map<string, string>> {
+  const { rows: raised } = await db.query<{ address: string; seq: string }>({
     name: 'signer_commit_decided_spends',
     text: `WITH e AS (
              SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[]) AS e(address, version, seq)
@@ -139,14 +140,14 @@ export async function commitDecidedSpends(
               ORDER BY w.address FOR NO KEY UPDATE OF w
            ), raised AS (
              UPDATE signer_wallets w SET spend_seq = w.spend_seq + 1 FROM locked
-              WHERE w.address = locked.address RETURNING w.address
+              WHERE w.address = locked.address RETURNING w.address, w.spend_seq
            ), recorded AS (
              INSERT INTO signer_spends (ref, address, amount, payee, signed_at)
              SELECT q.ref, q.address, q.amount, q.payee, q.signed_at
                FROM ${SPEND_UNNEST} AS q(ref, address, amount, payee, signed_at)
                JOIN raised ON raised.address = q.address
            )
-           SELECT address FROM raised`,
+           SELECT address, spend_seq::text AS seq FROM raised`,
     values: [
       ...spendParams(rows),
       column(marks, (m) => m.address),
@@ -154,7 +155,7 @@ export async function commitDecidedSpends(
       column(marks, (m) => m.seq),
     ],
   });
-  return new Set(raised.map((r) => r.address));
+  return new Map(raised.map((r) => [r.address, r.seq]));
 }
 
 /** The wallets' rows, read on a snapshot (no lock). */

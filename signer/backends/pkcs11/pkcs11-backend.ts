@@ -15,12 +15,11 @@
  * (CKM_ECDSA would sign any length).
  * Known limits: whoever holds the user PIN and the token can unwrap keys inside this HSM (and, because
  * pkcs11js cannot set CKA_UNWRAP_TEMPLATE, unwrap them as extractable): the PIN is the crown jewel.
- * C_SignInit, C_UnwrapKey and key generation run synchronously on the main thread. C_Sign runs on a libuv
- * thread, except for a signature asked for while the signer holds no other request (`signInline:
- * 'when_alone'`, the default): there is nothing for the main thread to do meanwhile, and the hand-off to a
- * worker thread and back costs two wake-ups (on the 2-core VM of docs/performance.md, ≈ 150 µs of machine CPU per
- * payment at 400/s). Under load requests overlap and signing stays parallel. Ed25519 signatures always run on a
- * libuv thread.
+ * C_SignInit, C_UnwrapKey and key generation run synchronously on the main thread. C_Sign runs on a libuv thread,
+ * except for a signature asked for while the signer holds no other request (`signInline: 'when_alone'`, the
+ * default): the hand-off to a worker thread and back costs two wake-ups (≈ 150 µs of machine CPU per payment at
+ * 400/s on the VM of docs/performance.md). Under load signing stays parallel. Ed25519 always runs on a libuv thread.
+ * A new wallet key is unwrapped into the cache at its creation, so its first signature costs no unwrap.
  */
 import pkcs11js from 'pkcs11js';
 import type { Pkcs11BackendConfig } from '../../config/signer-config.js';
@@ -266,6 +265,7 @@ export class Pkcs11Backend implements KeyBackend {
           p11.C_WrapKey(this.holder, WRAP_MECHANISM, accountKey, pair.privateKey, Buffer.alloc(WRAP_BUFFER_BYTES)),
         );
         const walletKeyRef = encodeKeyRef('wal', Buffer.from(wrapped));
+        void this.withWalletKey(account, accountKey, decodeKeyRef(walletKeyRef), async () => undefined).catch(() => 0);
         return { walletKeyRef, publicKey: new Uint8Array(der.subarray(2)), curve: 'secp256k1' };
       } finally {
         this.destroyObject(pair.privateKey);

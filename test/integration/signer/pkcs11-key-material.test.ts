@@ -112,6 +112,30 @@ describe('key material never leaves the HSM (PKCS#11 backend in-process)', funct
     }
   });
 
+  it('unwraps a new wallet key at its creation as its first signature would: that signature unwraps nothing', async () => {
+    const seen = { hits: 0, misses: 0 };
+    const backend = Pkcs11Backend.open(config, { cacheHit: () => seen.hits++, cacheMiss: () => seen.misses++ });
+    try {
+      const account = await backend.createAccountKey();
+      const walletKey = await backend.createWalletKey(account);
+      const handles = backend.unwrappedHandlesForTest();
+      assert.equal(handles.length, 2, 'the account key and the new wallet key, unwrapped');
+      for (const h of handles) {
+        assert.equal(backend.readAttributeForTest(h, pkcs11js.CKA_EXTRACTABLE)?.[0], 0);
+        assert.equal(backend.readAttributeForTest(h, pkcs11js.CKA_SENSITIVE)?.[0], 1);
+      }
+      const before = { ...seen };
+      await backend.signDigest(account, walletKey.walletKeyRef, new Uint8Array(32).fill(9));
+      assert.deepEqual(
+        { hits: seen.hits - before.hits, misses: seen.misses - before.misses },
+        { hits: 2, misses: 0 },
+        'the first signature finds both keys unwrapped',
+      );
+    } finally {
+      await backend.close();
+    }
+  });
+
   it('refuses a root KEK that is extractable or may decrypt', async () => {
     const module = Pkcs11Module.load(config.modulePath);
     try {

@@ -6,7 +6,8 @@
  *  - a policy signed through another process: once set_wallet_policy has answered, the process that held a
  *    lease on the wallet decides its next payment under the policy (its lease has run out), and the spends it
  *    released before count;
- *  - a wallet without a policy: every released spend reaches the store within a lease.
+ *  - a wallet without a policy: every released spend reaches the store within a lease — from its first payment on,
+ *    since the statement that made its row (at its creation) saw it without a policy.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -95,7 +96,7 @@ describe('spends of wallets without a signed policy, recorded after release (two
 
   it('a policy signed through the same process counts the spends it had queued at its first decision', async () => {
     const { ops, wallet } = await account();
-    // The first is recorded before release (no lease yet); the next two while the lease holds.
+    // Released under the lease the wallet's creation gave, each recorded after release.
     await ops[0]!.sign(wallet, usd(0.3));
     await Promise.all([ops[0]!.sign(wallet, usd(0.3)), ops[0]!.sign(wallet, usd(0.3))]);
     await firstClient.call('set_wallet_policy', await signedPolicy(owner, wallet.address, { daily_cap_usd: '1' }));
@@ -118,6 +119,29 @@ describe('spends of wallets without a signed policy, recorded after release (two
     );
     assert.equal(await outcome(ops[1]!.sign(wallet, usd(0.2))), 'policy_denied', 'both earlier spends count');
     assert.equal(await outcome(ops[1]!.sign(wallet, usd(0.1))), 'signed');
+  });
+
+  it("a new wallet's first payment is released before its spend is written: the store's row, made without a policy, gave the lease", async () => {
+    const { ops, wallet } = await account();
+    // Nothing can be written to the spends while this lock is held: a payment recorded before release would wait.
+    const holder = new pg.Client({ connectionString: store.connectionString });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE signer_spends IN EXCLUSIVE MODE');
+      const first = await Promise.race([
+        outcome(ops[0]!.sign(wallet, usd(0.25))),
+        new Promise((r) => setTimeout(() => r('waited on the store'), LEASE_MS / 2)),
+      ]);
+      assert.equal(first, 'signed');
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+    }
+    for (let waited = 0; (await storedSum(wallet.address)) < 250_000n; waited += 20) {
+      assert.ok(waited < LEASE_MS, 'written within a lease');
+      await new Promise((r) => setTimeout(r, 20));
+    }
   });
 
   it('a wallet without a policy: every released spend is in the store within a lease', async () => {

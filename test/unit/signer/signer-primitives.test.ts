@@ -8,13 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from 'viem';
-import { privateKeyToAddress } from 'viem/accounts';
+import { privateKeyToAddress, publicKeyToAddress } from 'viem/accounts';
 import { UptoEvmScheme } from '@x402/evm/upto/client';
 import { recoverAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { assertPermit2Invariants, assertTransferInvariants } from '../../../signer/assert.js';
 import { hashPermit2WitnessTransfer } from '../../../signer/permit2/hash-permit2-witness-transfer.js';
-import { finalizeSignature } from '../../../signer/ecdsa/finalize-signature.js';
+import { finalizeSignature, rememberWalletKey } from '../../../signer/ecdsa/finalize-signature.js';
 import { hashTransferAuthorization } from '../../../signer/eip3009/hash-transfer-authorization.js';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
 import { MAX_FRAME_BYTES } from '../../../signer/protocol/signer-protocol.js';
@@ -147,6 +147,15 @@ describe('Permit2 upto witness digest', () => {
   });
 });
 
+/** The address a 65-byte r‖s‖v signature over `digest` recovers to (noble, independent of the signer's path). */
+function recoverAddressOf(digest: Uint8Array, signature: `0x${string}`): string {
+  const bytes = hexToBytes(signature);
+  const point = secp256k1.Signature.fromBytes(bytes.subarray(0, 64), 'compact')
+    .addRecoveryBit(bytes[64]! - 27)
+    .recoverPublicKey(digest);
+  return publicKeyToAddress(bytesToHex(point.toBytes(false)));
+}
+
 describe('finalizeSignature', () => {
   const priv = secp256k1.utils.randomSecretKey();
   const address = privateKeyToAddress(bytesToHex(priv));
@@ -204,6 +213,23 @@ describe('finalizeSignature', () => {
         (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch',
         'another digest',
       );
+    }
+  });
+
+  it('a wallet key remembered at its creation: its first signature is checked against it, another key refused', () => {
+    const fresh = secp256k1.utils.randomSecretKey();
+    const freshAddress = privateKeyToAddress(bytesToHex(fresh));
+    rememberWalletKey(secp256k1.getPublicKey(fresh, false));
+    const other = secp256k1.utils.randomSecretKey();
+    const d = secp256k1.utils.randomSecretKey();
+    assert.throws(
+      () => finalizeSignature(d, secp256k1.sign(d, other, { prehash: false }), freshAddress),
+      (e: unknown) => e instanceof SignerFault && e.code === 'address_mismatch',
+    );
+    for (let i = 0; i < 20; i++) {
+      const digest = secp256k1.utils.randomSecretKey();
+      const out = finalizeSignature(digest, secp256k1.sign(digest, fresh, { prehash: false }), freshAddress);
+      assert.equal(recoverAddressOf(digest, out.signature), freshAddress);
     }
   });
 

@@ -1,0 +1,79 @@
+/**
+ * Each signed wallet's spend state as this process's own last commit left it (./signed-spends.ts), so that a busy
+ * wallet's next batch is decided without reading the store again: one round trip per batch (the commit) instead
+ * of two (the read and the commit).
+ *
+ * Why a decision on it is still the store's decision: the commit checks the policy version and spend counter the
+ * state was built on (every statement that records a signed wallet's spend raises the counter, a policy change its
+ * version), so a state that another process or statement changed never commits. A state that did not change can
+ * only over-count since: spends leave the windows as time passes, and a give-back (a spend whose signature never
+ * left) deletes a row without raising the counter. Every rule of a policy refuses more when more was spent
+ * (policy/rules/: caps, counts, the last payment's instant), so a payment allowed on the remembered state is allowed
+ * on the store's; one it refuses is decided again on a fresh read before it is refused.
+ *
+ * Defends: a window, velocity count or cooling-off decided on less than the store holds — a state is used only with
+ * the policy version it was read under and windows that start where its own did (the day, week and month starts
+ * equal; the velocity window and look-back no earlier). Does not defend: what is decided (./owner-policies.ts).
+ */
+import type { SpendState } from '../../policy/policy-types.js';
+import type { ReadMark, ReadState, StateQuery } from './spend-statements.js';
+
+/** The cache is bounded: past this many wallets it starts over (a wallet it forgets costs one read). */
+const MAX_CACHED = 100_000;
+/** After a remembered state failed its commit (another process spends from the wallet), read for this long. */
+const CONTENDED_MS = 1000;
+
+interface Entry {
+  state: SpendState;
+  mark: ReadMark;
+  query: StateQuery;
+}
+
+const time = (d: Date | null) => (d === null ? null : d.getTime());
+
+/** Whether a state summed for `was` counts at least what `now` would (same calendar windows, later sliding ones). */
+function covers(was: StateQuery, now: StateQuery): boolean {
+  if (time(was.dayStart) !== time(now.dayStart)) return false;
+  if (time(was.weekStart) !== time(now.weekStart)) return false;
+  if (time(was.monthStart) !== time(now.monthStart)) return false;
+  if ((was.velocityStart === null) !== (now.velocityStart === null)) return false;
+  if (was.velocityStart && now.velocityStart && now.velocityStart < was.velocityStart) return false;
+  return now.since >= was.since;
+}
+
+export class SpendStateCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly contended = new Map<string, number>();
+
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /** The remembered state for `query` under policy `version`, if one may be decided on. */
+  get(query: StateQuery, version: number): ReadState | undefined {
+    const entry = this.entries.get(query.address);
+    if (!entry || entry.mark.version !== version || !covers(entry.query, query)) return undefined;
+    const until = this.contended.get(query.address);
+    if (until !== undefined) {
+      if (this.now() < until) return undefined;
+      this.contended.delete(query.address);
+    }
+    return { state: entry.state, mark: entry.mark };
+  }
+
+  /** Remembers the state a commit (or a read) left, with the counter it now holds. */
+  set(query: StateQuery, state: SpendState, mark: ReadMark): void {
+    if (this.entries.size >= MAX_CACHED && !this.entries.has(query.address)) this.entries.clear();
+    this.entries.set(query.address, { state, mark, query });
+  }
+
+  /** Forgets a wallet's state (it no longer matches the store). */
+  delete(address: string): void {
+    this.entries.delete(address);
+  }
+
+  /** A remembered state failed its commit: forget it, and read the wallet for a while. */
+  contend(address: string): void {
+    this.entries.delete(address);
+    if (this.contended.size >= MAX_CACHED) this.contended.clear();
+    this.contended.set(address, this.now() + CONTENDED_MS);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * When a remembered spend state may be decided on (signer/owner-policy/spend-state-cache.ts): only under the policy
+ * version it was read with, only while the calendar windows start where its own did and the sliding ones no
+ * earlier, and not for a while after a commit on it failed.
+ */
+import assert from 'node:assert/strict';
+import { SpendStateCache } from '../../../signer/owner-policy/spend-state-cache.js';
+import type { StateQuery } from '../../../signer/owner-policy/spend-statements.js';
+
+const at = (iso: string) => new Date(iso);
+const query = (overrides: Partial<StateQuery> = {}): StateQuery => ({
+  address: '0xabc',
+  dayStart: at('2026-11-29T00:00:00Z'),
+  weekStart: at('2026-11-23T00:00:00Z'),
+  monthStart: at('2026-11-01T00:00:00Z'),
+  velocityStart: at('2026-11-29T10:00:00Z'),
+  since: at('2026-10-29T10:00:00Z'),
+  ...overrides,
+});
+const state = { dailySpentMicro: 5n, weeklySpentMicro: 5n, monthlySpentMicro: 5n, recentCount: 1, lastPaymentAt: null };
+const mark = { address: '0xabc', version: 3, seq: '7' };
+
+describe('the remembered spend state of a signed wallet', () => {
+  it('is given back under the same version and windows, and for later sliding windows', () => {
+    const cache = new SpendStateCache();
+    cache.set(query(), state, mark);
+    assert.deepEqual(cache.get(query(), 3), { state, mark });
+    const later = query({ velocityStart: at('2026-11-29T10:00:05Z'), since: at('2026-10-29T10:00:05Z') });
+    assert.deepEqual(cache.get(later, 3), { state, mark });
+  });
+
+  it('is not given back under another policy version, another calendar window or an earlier sliding one', () => {
+    const cache = new SpendStateCache();
+    cache.set(query(), state, mark);
+    assert.equal(cache.get(query(), 4), undefined, 'another version');
+    assert.equal(cache.get(query({ dayStart: at('2026-11-30T00:00:00Z') }), 3), undefined, 'a new day');
+    assert.equal(cache.get(query({ weekStart: at('2026-11-30T00:00:00Z') }), 3), undefined, 'a new week');
+    assert.equal(cache.get(query({ monthStart: at('2026-12-01T00:00:00Z') }), 3), undefined, 'a new month');
+    assert.equal(cache.get(query({ velocityStart: at('2026-11-29T09:59:59Z') }), 3), undefined, 'velocity earlier');
+    assert.equal(cache.get(query({ velocityStart: null }), 3), undefined, 'no velocity window now');
+    assert.equal(cache.get(query({ since: at('2026-10-29T09:00:00Z') }), 3), undefined, 'look-back earlier');
+    assert.equal(cache.get(query({ address: '0xdef' }), 3), undefined, 'another wallet');
+  });
+
+  it('after a failed commit, is not used for a second, then is remembered again', () => {
+    let now = 0;
+    const cache = new SpendStateCache(() => now);
+    cache.set(query(), state, mark);
+    cache.contend('0xabc');
+    assert.equal(cache.get(query(), 3), undefined);
+    cache.set(query(), state, mark);
+    now = 999;
+    assert.equal(cache.get(query(), 3), undefined, 'still contended');
+    now = 1000;
+    assert.deepEqual(cache.get(query(), 3), { state, mark });
+  });
+});
