@@ -10,6 +10,8 @@
  * Options (env): BENCH_SECONDS (slices per variant, default 8), BENCH_LOOPS (closed loops, default 8),
  * BENCH_SIGNER_ROOTS (`label=path,…`: compare checkouts in one run, e.g. `base=/tmp/base,new=.`; each signer gets
  * its own database), BENCH_SIGNER_STORE=0 (the store-less signers only: no PostgreSQL is started),
+ * BENCH_SIGNER_CLIENT_CONNECTIONS (`1,4`: one store-less variant per client, each with that many connections to the
+ * same signer process; default: the client's default),
  * BENCH_CPU_PROFILE_DIR (`--cpu-prof` on the signer children).
  * Not for tests: it leaves its temporary directory's removal to the OS and signs with a throwaway approver.
  */
@@ -37,6 +39,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LOOPS = Number(process.env.BENCH_LOOPS ?? 8);
 const STORE = process.env.BENCH_SIGNER_STORE !== '0';
+/** Connection counts of the store-less variants' clients; `undefined`: one variant, the client's default. */
+const CLIENT_CONNECTIONS: Array<number | undefined> = process.env.BENCH_SIGNER_CLIENT_CONNECTIONS
+  ? process.env.BENCH_SIGNER_CLIENT_CONNECTIONS.split(',').map((n) => Math.min(16, Math.max(1, Number(n) || 1)))
+  : [undefined];
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -142,16 +148,24 @@ function variant(name: string, pid: number | undefined, once: () => Promise<unkn
   return { name, once, pid, signerCpu: 0, benchCpu: 0, pgCpu: 0 };
 }
 
-/** A checkout's signer without the store, on one wallet. */
-async function bareVariant(run: Run, label: string, root: string): Promise<Variant> {
+/** A checkout's signer without the store, on one wallet: a variant per client connection count asked for. */
+async function bareVariants(run: Run, label: string, root: string): Promise<Variant[]> {
   const socketPath = path.join(run.dir, `${label}-bare.sock`);
   const bare = await startSigner(root, { ...signerEnv(run), TREASURY_SIGNER_SOCKET: socketPath });
   run.children.push(bare);
-  const client = new SignerClient({ socketPath });
-  run.clients.push(client);
-  const account = (await client.createAccountKey()).account_key_ref;
-  const wallet = await client.createWalletKey({ account_key_ref: account });
-  return variant(`${label}: no store`, bare.pid, signerSignOnce(client, account, wallet, USDC, SELLER));
+  const variants: Variant[] = [];
+  let wallet: { account: string; key: { wallet_key_ref: string; address: string } } | undefined;
+  for (const connections of CLIENT_CONNECTIONS) {
+    const client = new SignerClient({ socketPath, connections });
+    run.clients.push(client);
+    if (!wallet) {
+      const account = (await client.createAccountKey()).account_key_ref;
+      wallet = { account, key: await client.createWalletKey({ account_key_ref: account }) };
+    }
+    const name = connections === undefined ? `${label}: no store` : `${label}: no store, ${connections} conn.`;
+    variants.push(variant(name, bare.pid, signerSignOnce(client, wallet.account, wallet.key, USDC, SELLER)));
+  }
+  return variants;
 }
 
 /** A checkout's signer with its store, on a wallet without a signed policy and on one whose policy is signed. */
@@ -184,7 +198,7 @@ async function checkoutVariants(run: Run): Promise<Variant[]> {
   const admin = run.database && new pg.Pool({ connectionString: run.database.connectionString, max: 1 });
   try {
     for (const [label, root] of roots()) {
-      variants.push(await bareVariant(run, label, root));
+      variants.push(...(await bareVariants(run, label, root)));
       if (admin) variants.push(...(await storeVariants(run, label, root, admin)));
     }
   } finally {
