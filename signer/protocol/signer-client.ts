@@ -3,8 +3,8 @@
  * connection (by default) and matches replies by request id. One connection, not several: the requests of an
  * event-loop turn leave in one `writev` (./coalesced-write.ts) and arrive in one read, and their replies come
  * back the same way, so under load the system calls on both sides are shared by every request in flight
- * (measured against four connections: the signer's main thread 0.5 against 0.75–1.1 ms of CPU per signature,
- * the client's 170 against 250–330 µs; docs/performance.md, "The signer through its socket, round two").
+ * (against four connections, in alternation on one signer: its main thread's CPU per signature a fifth lower, the
+ * client's 5–30 % lower; docs/performance.md, "The signer through its socket, round two").
  *
  * Defends: a hung or crashed signer cannot hang the caller (per-request timeout; pending requests fail
  * with `hsm_unavailable` when the connection drops); replies are validated against the method's result
