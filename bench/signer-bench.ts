@@ -209,9 +209,9 @@ async function checkoutVariants(run: Run): Promise<Variant[]> {
 
 /**
  * `SECONDS` rounds of a one-second slice of each variant, with the CPU of its signer and of PostgreSQL. Each slice
- * is preceded by a quarter of a second of the same load, not counted: a signer idle during the other variants'
- * slices starts its own one slower (measured: the variant right after the raw one lost 15–25 % of its rate and
- * spent up to 15 % more CPU per signature, whichever it was).
+ * is preceded by a quarter of a second of the same load, not counted: without it the variant right after the raw
+ * one lost 15–25 % of its rate and spent up to 15 % more CPU per signature, whichever it was (docs/performance.md,
+ * "The signer through its socket, round two").
  */
 async function alternate(variants: Variant[], pgDataDir: string | undefined): Promise<void> {
   for (const v of variants) for (let i = 0; i < 200; i++) await v.once();
