@@ -4,12 +4,15 @@
  * through the PKCS#11 backend in this process; and for each signer checkout named (BENCH_SIGNER_ROOTS, default
  * this one) a signer without its policy store, the same with the store on a wallet without a signed policy, and
  * on a wallet whose policy is signed. Prints each variant's rate, its ratio to the raw rate, its p50/p99, and
- * the CPU per signature of the signer process and of PostgreSQL's processes during its slices — steadier than
- * the rates on a shared machine.
+ * the CPU per signature of the signer process, of this process (the raw signatures, or the socket's client) and
+ * of PostgreSQL's processes during its slices — steadier than the rates on a shared machine.
  *
  * Options (env): BENCH_SECONDS (slices per variant, default 8), BENCH_LOOPS (closed loops, default 8),
  * BENCH_SIGNER_ROOTS (`label=path,…`: compare checkouts in one run, e.g. `base=/tmp/base,new=.`; each signer gets
- * its own database), BENCH_CPU_PROFILE_DIR (`--cpu-prof` on the signer children).
+ * its own database), BENCH_SIGNER_STORE=0 (the store-less signers only: no PostgreSQL is started),
+ * BENCH_SIGNER_CLIENT_CONNECTIONS (`1,4`: one store-less variant per client, each with that many connections to the
+ * same signer process; default: the client's default),
+ * BENCH_CPU_PROFILE_DIR (`--cpu-prof` on the signer children).
  * Not for tests: it leaves its temporary directory's removal to the OS and signs with a throwaway approver.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,6 +38,11 @@ import { BENCH_WALLET_POLICY, runBench, signerSignOnce, stopChild } from './supp
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LOOPS = Number(process.env.BENCH_LOOPS ?? 8);
+const STORE = process.env.BENCH_SIGNER_STORE !== '0';
+/** Connection counts of the store-less variants' clients; `undefined`: one variant, the client's default. */
+const CLIENT_CONNECTIONS: Array<number | undefined> = process.env.BENCH_SIGNER_CLIENT_CONNECTIONS
+  ? process.env.BENCH_SIGNER_CLIENT_CONNECTIONS.split(',').map((n) => Math.min(16, Math.max(1, Number(n) || 1)))
+  : [undefined];
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -44,6 +52,8 @@ interface Variant {
   pid?: number;
   total?: DriveResult;
   signerCpu: number;
+  /** This process's CPU seconds during the variant's slices: the raw signatures, or the socket's client. */
+  benchCpu: number;
   pgCpu: number;
 }
 
@@ -95,7 +105,7 @@ const pgSeconds = (dataDir: string) => Object.values(postgresProcessCpu(dataDir)
 
 interface Run {
   dir: string;
-  database: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+  database: Awaited<ReturnType<typeof startEmbeddedPostgres>> | undefined;
   token: Awaited<ReturnType<typeof initSoftHsmToken>>;
   approver: ReturnType<typeof benchApprover>;
   children: ChildProcess[];
@@ -120,14 +130,11 @@ async function rawVariant(run: Run): Promise<{ variant: Variant; close: () => Pr
   const key = await backend.createWalletKey(account);
   const digest = randomBytes(32);
   const once = () => backend.signDigest(account, key.walletKeyRef, digest);
-  return { variant: { name: 'raw SoftHSM', once, signerCpu: 0, pgCpu: 0 }, close: () => backend.close() };
+  return { variant: { name: 'raw SoftHSM', once, signerCpu: 0, benchCpu: 0, pgCpu: 0 }, close: () => backend.close() };
 }
 
-/** A checkout's three variants: its signer without the store, and with it on a wallet without and with a policy. */
-async function checkoutVariants(run: Run, label: string, root: string, admin: pg.Pool): Promise<Variant[]> {
-  const db = `signer_${label.replace(/[^a-z0-9]/gi, '_')}`;
-  await admin.query(`CREATE DATABASE ${db}`);
-  const base = {
+function signerEnv(run: Run): NodeJS.ProcessEnv {
+  return {
     TREASURY_PKCS11_MODULE: run.token.modulePath,
     TREASURY_PKCS11_TOKEN_LABEL: run.token.tokenLabel,
     TREASURY_PKCS11_KEK_LABEL: run.token.kekLabel,
@@ -135,54 +142,97 @@ async function checkoutVariants(run: Run, label: string, root: string, admin: pg
     SOFTHSM2_CONF: run.token.softhsm2Conf,
     ...GENEROUS_SIGNER_LIMITS,
   };
-  const storeSocket = path.join(run.dir, `${label}-store.sock`);
-  const bareSocket = path.join(run.dir, `${label}-bare.sock`);
+}
+
+function variant(name: string, pid: number | undefined, once: () => Promise<unknown>): Variant {
+  return { name, once, pid, signerCpu: 0, benchCpu: 0, pgCpu: 0 };
+}
+
+/** A checkout's signer without the store, on one wallet: a variant per client connection count asked for. */
+async function bareVariants(run: Run, label: string, root: string): Promise<Variant[]> {
+  const socketPath = path.join(run.dir, `${label}-bare.sock`);
+  const bare = await startSigner(root, { ...signerEnv(run), TREASURY_SIGNER_SOCKET: socketPath });
+  run.children.push(bare);
+  const variants: Variant[] = [];
+  let wallet: { account: string; key: { wallet_key_ref: string; address: string } } | undefined;
+  for (const connections of CLIENT_CONNECTIONS) {
+    const client = new SignerClient({ socketPath, connections });
+    run.clients.push(client);
+    if (!wallet) {
+      const account = (await client.createAccountKey()).account_key_ref;
+      wallet = { account, key: await client.createWalletKey({ account_key_ref: account }) };
+    }
+    const name = connections === undefined ? `${label}: no store` : `${label}: no store, ${connections} conn.`;
+    variants.push(variant(name, bare.pid, signerSignOnce(client, wallet.account, wallet.key, USDC, SELLER)));
+  }
+  return variants;
+}
+
+/** A checkout's signer with its store, on a wallet without a signed policy and on one whose policy is signed. */
+async function storeVariants(run: Run, label: string, root: string, admin: pg.Pool): Promise<Variant[]> {
+  const db = `signer_${label.replace(/[^a-z0-9]/gi, '_')}`;
+  await admin.query(`CREATE DATABASE ${db}`);
+  const socketPath = path.join(run.dir, `${label}-store.sock`);
   const store = await startSigner(root, {
-    ...base,
-    TREASURY_SIGNER_SOCKET: storeSocket,
-    TREASURY_SIGNER_DATABASE_URL: run.database.connectionStringFor(db),
+    ...signerEnv(run),
+    TREASURY_SIGNER_SOCKET: socketPath,
+    TREASURY_SIGNER_DATABASE_URL: run.database!.connectionStringFor(db),
     TREASURY_SIGNER_POLICY_APPROVER: run.approver.address,
   });
   run.children.push(store);
-  const bare = await startSigner(root, { ...base, TREASURY_SIGNER_SOCKET: bareSocket });
-  run.children.push(bare);
-  const storeClient = new SignerClient({ socketPath: storeSocket });
-  const bareClient = new SignerClient({ socketPath: bareSocket });
-  run.clients.push(storeClient, bareClient);
-  const storeAccount = (await storeClient.createAccountKey()).account_key_ref;
-  const open = await storeClient.createWalletKey({ account_key_ref: storeAccount });
-  const signed = await storeClient.createWalletKey({ account_key_ref: storeAccount });
-  await signSignerWalletPolicy(storeClient, signed.address, run.approver, BENCH_WALLET_POLICY);
-  const bareAccount = (await bareClient.createAccountKey()).account_key_ref;
-  const bareWallet = await bareClient.createWalletKey({ account_key_ref: bareAccount });
-  const variant = (name: string, pid: number | undefined, once: () => Promise<unknown>): Variant => ({
-    name: `${label}: ${name}`,
-    once,
-    pid,
-    signerCpu: 0,
-    pgCpu: 0,
-  });
+  const client = new SignerClient({ socketPath });
+  run.clients.push(client);
+  const account = (await client.createAccountKey()).account_key_ref;
+  const open = await client.createWalletKey({ account_key_ref: account });
+  const signed = await client.createWalletKey({ account_key_ref: account });
+  await signSignerWalletPolicy(client, signed.address, run.approver, BENCH_WALLET_POLICY);
   return [
-    variant('no store', bare.pid, signerSignOnce(bareClient, bareAccount, bareWallet, USDC, SELLER)),
-    variant('store, no policy', store.pid, signerSignOnce(storeClient, storeAccount, open, USDC, SELLER)),
-    variant('store, signed', store.pid, signerSignOnce(storeClient, storeAccount, signed, USDC, SELLER)),
+    variant(`${label}: store, no policy`, store.pid, signerSignOnce(client, account, open, USDC, SELLER)),
+    variant(`${label}: store, signed`, store.pid, signerSignOnce(client, account, signed, USDC, SELLER)),
   ];
 }
 
-/** `SECONDS` rounds of a one-second slice of each variant, with the CPU of its signer and of PostgreSQL. */
-async function alternate(variants: Variant[], pgDataDir: string): Promise<void> {
+/** Every checkout's variants: store-less first, then (unless BENCH_SIGNER_STORE=0) the two with the store. */
+async function checkoutVariants(run: Run): Promise<Variant[]> {
+  const variants: Variant[] = [];
+  const admin = run.database && new pg.Pool({ connectionString: run.database.connectionString, max: 1 });
+  try {
+    for (const [label, root] of roots()) {
+      variants.push(...(await bareVariants(run, label, root)));
+      if (admin) variants.push(...(await storeVariants(run, label, root, admin)));
+    }
+  } finally {
+    await admin?.end();
+  }
+  return variants;
+}
+
+/**
+ * `SECONDS` rounds of a one-second slice of each variant, with the CPU of its signer and of PostgreSQL. Each slice
+ * is preceded by a quarter of a second of the same load, not counted: without it the variant right after the raw
+ * one lost 15–25 % of its rate and spent up to 15 % more CPU per signature, whichever it was (docs/performance.md,
+ * "The signer through its socket, round two").
+ */
+async function alternate(variants: Variant[], pgDataDir: string | undefined): Promise<void> {
   for (const v of variants) for (let i = 0; i < 200; i++) await v.once();
   process.stderr.write(`• ${SECONDS} alternating one-second slices of ${variants.length} variants\n`);
   for (let round = 0; round < SECONDS; round++) {
     for (const v of variants) {
+      await drive(LOOPS, 0.25, async () => {
+        await v.once();
+        return true;
+      });
       const cpu0 = readProcStat(v.pid)?.cpuSeconds ?? 0;
-      const pg0 = pgSeconds(pgDataDir);
+      const pg0 = pgDataDir ? pgSeconds(pgDataDir) : 0;
+      const bench0 = process.cpuUsage();
       const slice = await drive(LOOPS, 1, async () => {
         await v.once();
         return true;
       });
       v.signerCpu += (readProcStat(v.pid)?.cpuSeconds ?? 0) - cpu0;
-      v.pgCpu += pgSeconds(pgDataDir) - pg0;
+      const bench = process.cpuUsage(bench0);
+      v.benchCpu += (bench.user + bench.system) / 1e6;
+      v.pgCpu += pgDataDir ? pgSeconds(pgDataDir) - pg0 : 0;
       v.total = addSlice(v.total, slice);
     }
   }
@@ -204,7 +254,9 @@ function report(variants: Variant[]): string {
     const perSign = (s: number) => ((s / t.ops) * 1e6).toFixed(0).padStart(5);
     lines.push(
       `${v.name.padEnd(28)} ${rate.toFixed(0).padStart(6)}/s ${(rate / rawRate).toFixed(2)}×  p50 ${percentile(sorted, 50).toFixed(1)} p99 ${percentile(sorted, 99).toFixed(1)} ms` +
-        (v.pid ? `  CPU/signature µs: signer ${perSign(v.signerCpu)}, PostgreSQL ${perSign(v.pgCpu)}` : '') +
+        `  CPU/signature µs: ${v.pid ? 'client' : 'this process'} ${perSign(v.benchCpu)}` +
+        (v.pid ? `, signer ${perSign(v.signerCpu)}` : '') +
+        (v.pid && STORE ? `, PostgreSQL ${perSign(v.pgCpu)}` : '') +
         (t.errors ? `  errors ${t.errors}` : ''),
     );
   }
@@ -214,22 +266,21 @@ function report(variants: Variant[]): string {
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-bench-'));
   fs.chmodSync(dir, 0o755);
-  const database = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort() });
+  const database = STORE
+    ? await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort() })
+    : undefined;
   const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
   const run: Run = { dir, database, token, approver: benchApprover(), children: [], clients: [] };
   try {
     const raw = await rawVariant(run);
-    const variants = [raw.variant];
-    const admin = new pg.Pool({ connectionString: database.connectionString, max: 1 });
-    for (const [label, root] of roots()) variants.push(...(await checkoutVariants(run, label, root, admin)));
-    await admin.end();
-    await alternate(variants, path.join(dir, 'pg', 'data'));
+    const variants = [raw.variant, ...(await checkoutVariants(run))];
+    await alternate(variants, database && path.join(dir, 'pg', 'data'));
     process.stdout.write(report(variants));
     await raw.close();
   } finally {
     for (const c of run.clients) c.close();
     for (const c of run.children) await stopChild(c);
-    await database.stop();
+    await database?.stop();
   }
 }
 

@@ -16,7 +16,7 @@
  * Known limits: the digest's meaning is the caller's business (the signer computes it from structured
  * EIP-3009 data); the digest must be exactly 32 bytes.
  */
-import { bytesToHex, type Hex } from 'viem';
+import type { Hex } from 'viem';
 import { abytes } from '../assert.js';
 import { SignerFault } from '../signer-error.js';
 import { normalizeLowS } from './normalize-low-s.js';
@@ -45,17 +45,14 @@ export function rememberWalletKey(uncompressed: Uint8Array): void {
   knownKeys.set(publicKeyToLowerCaseAddress(uncompressed), new Uint8Array(uncompressed));
 }
 
+/** r‖s‖v and its parts as 0x hex: one hex conversion of the 65 bytes, r and s sliced from it. */
 function ethereumSignature(compact: Uint8Array, yParity: 0 | 1): EthereumSignature {
   const v = (27 + yParity) as 27 | 28;
-  const out = new Uint8Array(65);
+  const out = Buffer.allocUnsafe(65);
   out.set(compact, 0);
   out[64] = v;
-  return {
-    signature: bytesToHex(out),
-    r: bytesToHex(compact.subarray(0, 32)),
-    s: bytesToHex(compact.subarray(32, 64)),
-    v,
-  };
+  const hex = out.toString('hex');
+  return { signature: `0x${hex}`, r: `0x${hex.slice(0, 64)}`, s: `0x${hex.slice(64, 128)}`, v };
 }
 
 export function finalizeSignature(digest: Uint8Array, rawRS: Uint8Array, expectedAddress: string): EthereumSignature {

@@ -1,6 +1,10 @@
 /**
- * Client for the signer socket, used by the front. Pipelines requests over a small set of persistent
- * unix-socket connections and matches replies by request id.
+ * Client for the signer socket, used by the front. Pipelines requests over one persistent unix-socket
+ * connection (by default) and matches replies by request id. One connection, not several: the requests of an
+ * event-loop turn leave in one `writev` (./coalesced-write.ts) and arrive in one read, and their replies come
+ * back the same way, so under load the system calls on both sides are shared by every request in flight
+ * (against four connections, in alternation on one signer: its main thread's CPU per signature a fifth lower, the
+ * client's 5–30 % lower; docs/performance.md, "The signer through its socket, round two").
  *
  * Defends: a hung or crashed signer cannot hang the caller (per-request timeout; pending requests fail
  * with `hsm_unavailable` when the connection drops); replies are validated against the method's result
@@ -39,7 +43,7 @@ export interface SignerClientOptions {
   socketPath: string;
   /** Per-request timeout in milliseconds (default 10 s). */
   timeoutMs?: number;
-  /** Number of parallel connections (default 4). */
+  /** Number of parallel connections (default 1: see the header). */
   connections?: number;
 }
 
@@ -146,7 +150,7 @@ export class SignerClient {
 
   constructor(options: SignerClientOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.connections = Array.from({ length: options.connections ?? 4 }, () => new SignerConnection(options.socketPath));
+    this.connections = Array.from({ length: options.connections ?? 1 }, () => new SignerConnection(options.socketPath));
   }
 
   async call<M extends SignerMethod>(method: M, params: SignerParams<M>): Promise<SignerResult<M>> {

@@ -18,10 +18,11 @@ export const bytes32Schema = hex(32);
 /** Unsigned base-10 integer below 2^256, no sign, spaces or leading zeros. */
 // One refinement that tests the pattern before BigInt(): zod runs every check even after one failed, and
 // BigInt() throws on strings such as "\u0000".
+const UINT256_LIMIT = 1n << 256n;
 export const uint256StringSchema = z
   .string()
   .refine(
-    (v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < 2n ** 256n,
+    (v) => v.length <= 78 && /^(0|[1-9][0-9]*)$/.test(v) && BigInt(v) < UINT256_LIMIT,
     'expected an unsigned base-10 integer string below 2^256',
   );
 /** Opaque key reference produced by the signer; the front stores it and hands it back. */

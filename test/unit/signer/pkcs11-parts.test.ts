@@ -162,6 +162,32 @@ describe('ECDSA edges', () => {
     assert.throws(() => normalizeLowS(new Uint8Array(65)), isFault('invalid_request'));
   });
 
+  it('normalizeLowS at the boundaries: n/2 kept, n/2 + 1 and n − 1 flipped, r = n − 1 kept, 2²⁵⁶ − 1 refused', () => {
+    const half = N >> 1n;
+    const r = N - 1n;
+    const sOf = (s: bigint) => normalizeLowS(Buffer.concat([be32(r), be32(s)])).subarray(32);
+    assert.deepEqual(Buffer.from(sOf(half)), be32(half));
+    assert.deepEqual(Buffer.from(sOf(half + 1n)), be32(N - half - 1n));
+    assert.deepEqual(Buffer.from(sOf(N - 1n)), be32(1n));
+    assert.deepEqual(Buffer.from(sOf(1n)), be32(1n));
+    const max = (1n << 256n) - 1n;
+    for (const bad of [Buffer.concat([be32(max), be32(5n)]), Buffer.concat([be32(5n), be32(max)])])
+      assert.throws(() => normalizeLowS(bad), isFault('hsm_error'));
+  });
+
+  it('normalizeLowS agrees with noble (hasHighS, n − s) on random r and s, and leaves its input alone', () => {
+    for (let i = 0; i < 500; i++) {
+      const raw = new Uint8Array(64);
+      raw.set(secp256k1.utils.randomSecretKey(), 0);
+      raw.set(secp256k1.utils.randomSecretKey(), 32);
+      const copy = Uint8Array.from(raw);
+      const sig = secp256k1.Signature.fromBytes(raw, 'compact');
+      const expected = (sig.hasHighS() ? new secp256k1.Signature(sig.r, N - sig.s) : sig).toBytes('compact');
+      assert.deepEqual(Buffer.from(normalizeLowS(raw)), Buffer.from(expected));
+      assert.deepEqual(raw, copy);
+    }
+  });
+
   it('recovers with native libsecp256k1, agreeing with noble', () => {
     assert.equal(RECOVERY_IMPLEMENTATION, 'native');
     const priv = secp256k1.utils.randomSecretKey();
