@@ -13,6 +13,7 @@
  * row that slips through).
  */
 import type { buildAuditRow } from '../../audit/audit-ledger.js';
+import { jsonTextOnce } from '../../http/json-answer.js';
 import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
 
 /** A denial's policy_decisions row. */
@@ -103,10 +104,14 @@ export interface DecisionWrite {
   audit: AuditRow;
 }
 
-/** `write`'s authorization as signed: its response (holding the signature), status `signed`, the signature and when. */
+/**
+ * `write`'s authorization as signed: its response (holding the signature; serialised here, once — the same
+ * text answers the request, ../../http/json-answer.ts), status `signed`, the signature and when.
+ */
 export function signedWrite(write: DecisionWrite, response: object, signature: string, at: Date): DecisionWrite {
   if (!write.authorization) throw new Error('only an allowed decision takes a signature');
-  return { ...write, authorization: { ...write.authorization, response, status: 'signed', signature, signedAt: at } };
+  const authorization = { ...write.authorization, response: jsonTextOnce(response), status: 'signed' as const };
+  return { ...write, authorization: { ...authorization, signature, signedAt: at } };
 }
 
 /** For each field of a row: its column and PostgreSQL type, in the order the statement lists them. */
