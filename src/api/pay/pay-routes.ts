@@ -142,7 +142,7 @@ export function payRoutes(
   router.post('/v1/wallets/:id/transfer', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(transferBodySchema, ctx.state.body);
-    ctx.body = await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body);
+    answerJson(ctx, await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body));
   });
 
   router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {
