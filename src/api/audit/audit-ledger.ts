@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { canonicalJson } from '../../../base/canonical-json.js';
+import { auditHash, canonicalPayloadText } from './audit-hash.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -35,7 +36,16 @@ export interface AuditRow {
   created_at: Date;
 }
 
+/** The hash of `row` (./audit-hash.ts: over its previous hash and its canonical JSON). */
 export function computeAuditHash(row: Omit<AuditRow, 'id' | 'hash'>): string {
+  const { chain_key, event_type, actor } = row;
+  if (typeof chain_key !== 'string' || typeof event_type !== 'string' || typeof actor !== 'string')
+    return legacyAuditHash(row);
+  return auditHash({ ...row, chain_key, event_type, actor, payloadText: canonicalPayloadText(row.payload) });
+}
+
+/** The same hash spelled out with canonicalJson, for a row whose text fields are not all strings. */
+function legacyAuditHash(row: Omit<AuditRow, 'id' | 'hash'>): string {
   const body = canonicalJson({
     chain_key: row.chain_key,
     seq: row.seq,
@@ -52,17 +62,19 @@ export interface AuditHead {
   hash: string;
 }
 
-/** The row that follows `head` (null for a new chain), ready to insert (payload as JSON text). */
+/** The row that follows `head` (null for a new chain), ready to insert (payload as its canonical JSON text). */
 export function buildAuditRow(head: AuditHead | null, input: AuditEventInput) {
   const seq = head ? Number(head.seq) + 1 : 1;
   const prevHash = head ? head.hash : GENESIS_HASH;
   const createdAt = input.at ?? new Date();
-  const hash = computeAuditHash({
+  // Serialised once: the text the hash covers is the text the row stores.
+  const payloadText = canonicalPayloadText(input.payload);
+  const hash = auditHash({
     chain_key: input.chainKey,
     seq,
     event_type: input.eventType,
     actor: input.actor,
-    payload: input.payload,
+    payloadText,
     prev_hash: prevHash,
     created_at: createdAt,
   });
@@ -71,7 +83,7 @@ export function buildAuditRow(head: AuditHead | null, input: AuditEventInput) {
     seq,
     event_type: input.eventType,
     actor: input.actor,
-    payload: JSON.stringify(input.payload),
+    payload: payloadText,
     prev_hash: prevHash,
     hash,
     created_at: createdAt,

@@ -3,7 +3,7 @@
  * SHA-256 is stored (a high-entropy secret needs no slow hash). Identifiers (not secrets) are time-ordered
  * hex over the pooled CSPRNG output of ./random-hex.ts.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { timeOrderedHex } from './time-ordered-hex.js';
 
 export const TOKEN_PREFIXES = {
@@ -18,7 +18,8 @@ export function generateToken(prefix: string): string {
 }
 
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  // One-shot: no Hash object per bearer (the pay path hashes one per request).
+  return hash('sha256', token, 'hex');
 }
 
 /** Constant-time comparison of two SHA-256 hex digests (a presented secret's, hashed once, and a stored one). */

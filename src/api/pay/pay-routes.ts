@@ -29,6 +29,7 @@ import {
 import { validate } from '../http/validate.js';
 import { asPaymentIdentifierConflict, payIdempotencyKey } from './payment-identifier-key.js';
 import { MemoizedValidation } from '../http/memoized-validation.js';
+import { answerJson } from '../http/json-answer.js';
 import { walletBearer, type WalletRouteDeps } from '../wallets/wallet-bearer.js';
 import type { PolicyEvaluation } from '../../shared/api-responses/pay-responses.js';
 import type { OwnerPolicyService } from '../wallets/owner-policy-service.js';
@@ -120,13 +121,15 @@ export function payRoutes(
     const s = await scope(ctx);
     const body = payBodies.validate(ctx.state.bodyText as string | undefined, ctx.state.body);
     try {
-      ctx.body = await deps.pay.pay(
+      // A payment signed in place answers with the JSON text its row was written with (../http/json-answer.ts).
+      const payment = await deps.pay.pay(
         callContext(ctx, s, ctx.state.body, body.payment_identifier),
         body.payment_requirements,
         body.capability,
         body.authorization,
         body.gas_sponsoring,
       );
+      answerJson(ctx, payment);
     } catch (err) {
       throw await withCreateWalletRecovery(
         asPaymentIdentifierConflict(err, body.payment_identifier),
@@ -139,7 +142,7 @@ export function payRoutes(
   router.post('/v1/wallets/:id/transfer', async (ctx) => {
     const s = await scope(ctx);
     const body = validate(transferBodySchema, ctx.state.body);
-    ctx.body = await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body);
+    answerJson(ctx, await deps.pay.transfer(callContext(ctx, s, ctx.state.body), body));
   });
 
   router.post('/v1/wallets/:id/authorizations/:authorization_id/settlement', async (ctx) => {

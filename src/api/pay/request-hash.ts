@@ -10,7 +10,7 @@
  * Defends: memory (at most MAX_REMEMBERED_BODIES texts of at most MAX_BODY_CHARS characters).
  * Does not defend: anything about the request itself — it is hashed, not checked.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { canonicalJson } from '../../../base/canonical-json.js';
 
@@ -22,7 +22,7 @@ const canonicalBodies = new LRUCache<string, string>({ max: MAX_REMEMBERED_BODIE
 
 /** SHA-256 (hex) of `request`'s canonical JSON; `bodyText` is the text its `body` was parsed from, when it has one. */
 export function requestHash(request: unknown, bodyText?: string): string {
-  return createHash('sha256').update(canonicalRequest(request, bodyText)).digest('hex');
+  return hash('sha256', canonicalRequest(request, bodyText), 'hex');
 }
 
 function canonicalRequest(request: unknown, bodyText: string | undefined): string {

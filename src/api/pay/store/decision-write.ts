@@ -1,16 +1,19 @@
 /**
- * What a pay-path decision writes, and the one statement that writes any number of them: a denial (its
+ * What a pay-path decision writes, and the statement that writes any number of them: a denial (its
  * policy_decisions row + audit row) or an allowed payment (its authorization — reserved with no signature
  * yet, or already signed — the spend it adds to the wallet's windows and to the paying buyer PAT's day, and
  * its audit row). Rows are named objects; each table lists once which field fills which column with which
  * type (`*_COLUMNS`, typed so that a field without a column, or a column without a field, does not compile),
- * and that list builds the statement's recordset and the JSON document it reads (./json-rows.ts).
+ * and that list builds the statement's recordset and the JSON document it reads (./json-rows.ts). The
+ * statement inserts only into the tables its writes have rows for (decisionWriteStatement: one prepared shape
+ * per combination of tables, at most 16).
  *
  * Defends: a value written into the wrong column — nothing is patched or read by position.
  * Does not defend: values PostgreSQL cannot hold (the route schemas bound them; ./is-row-error.ts isolates a
  * row that slips through).
  */
 import type { buildAuditRow } from '../../audit/audit-ledger.js';
+import { jsonTextOnce } from '../../http/json-answer.js';
 import { jsonRowsEncoder, recordsetColumns } from './json-rows.js';
 
 /** A denial's policy_decisions row. */
@@ -101,10 +104,14 @@ export interface DecisionWrite {
   audit: AuditRow;
 }
 
-/** `write`'s authorization as signed: its response (holding the signature), status `signed`, the signature and when. */
+/**
+ * `write`'s authorization as signed: its response (holding the signature; serialised here, once — the same
+ * text answers the request, ../../http/json-answer.ts), status `signed`, the signature and when.
+ */
 export function signedWrite(write: DecisionWrite, response: object, signature: string, at: Date): DecisionWrite {
   if (!write.authorization) throw new Error('only an allowed decision takes a signature');
-  return { ...write, authorization: { ...write.authorization, response, status: 'signed', signature, signedAt: at } };
+  const authorization = { ...write.authorization, response: jsonTextOnce(response), status: 'signed' as const };
+  return { ...write, authorization: { ...authorization, signature, signedAt: at } };
 }
 
 /** For each field of a row: its column and PostgreSQL type, in the order the statement lists them. */
@@ -192,28 +199,72 @@ const spends = table(SPEND_COLUMNS);
 const patSpends = table(PAT_SPEND_COLUMNS);
 const audits = table(AUDIT_COLUMNS);
 
-/**
- * The audit rows are the statement's main query, joined to `l` (every wallet's shared advisory lock,
- * taken in key order before the first row is produced); the other inserts are CTEs, run to completion
- * after it. Spend totals arrive summed per (wallet, window) and PAT totals per (PAT, day), so ON CONFLICT touches each row once;
- * a PAT total carries the lowest cap among its writes (a cap lowered between two of them binds).
- */
-export const DECISION_WRITE_SQL = `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x),
-  d AS (INSERT INTO policy_decisions (${decisions.columns}) ${decisions.recordset}),
-  a AS (INSERT INTO authorizations (${authorizations.columns}) ${authorizations.recordset}),
-  t AS (INSERT INTO wallet_spend_totals (${spends.columns})
+/** The tables a statement may write besides audit_events, in the statement's order (decisionWriteParams' too). */
+const OPTIONAL_TABLES = [
+  { cte: `d AS (INSERT INTO policy_decisions (${decisions.columns}) ${decisions.recordset})` },
+  { cte: `a AS (INSERT INTO authorizations (${authorizations.columns}) ${authorizations.recordset})` },
+  {
+    cte: `t AS (INSERT INTO wallet_spend_totals (${spends.columns})
         ${spends.recordset}
         ON CONFLICT (wallet_id, window_kind, window_start)
         DO UPDATE SET spent_micro = wallet_spend_totals.spent_micro + EXCLUDED.spent_micro,
-                      payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count),
-  p AS (INSERT INTO pat_spend_totals (${patSpends.columns})
+                      payment_count = wallet_spend_totals.payment_count + EXCLUDED.payment_count)`,
+  },
+  {
+    cte: `p AS (INSERT INTO pat_spend_totals (${patSpends.columns})
         ${patSpends.recordset}
-        ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro, cap_micro = EXCLUDED.cap_micro)
-INSERT INTO audit_events (${audits.columns}) SELECT v.* FROM (${audits.recordset}) v CROSS JOIN l`;
-export const DECISION_WRITE_NAME = 'treasury_pay_decisions_v5';
+        ON CONFLICT (token_id, day) DO UPDATE SET spent_micro = pat_spend_totals.spent_micro + EXCLUDED.spent_micro, cap_micro = EXCLUDED.cap_micro)`,
+  },
+] as const;
 
-/** The parameters of DECISION_WRITE_SQL for `writes` (a wallet's writes in chain order): lock keys, then one JSON document per table (in the statement's order). */
-export function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
+/**
+ * The statement writing the tables of `present` (one flag per OPTIONAL_TABLES entry) and audit_events. The
+ * audit rows are its main query, joined to `l` (every wallet's shared advisory lock, taken in key order
+ * before the first row is produced); the other inserts are CTEs, run to completion after it. Spend totals
+ * arrive summed per (wallet, window) and PAT totals per (PAT, day), so ON CONFLICT touches each row once; a
+ * PAT total carries the lowest cap among its writes (a cap lowered between two of them binds). A table
+ * without rows has no CTE: PostgreSQL sets up every INSERT of a statement at each execution (its relation,
+ * indexes and triggers), rows or none, and most statements write neither a denial nor a capped PAT's total.
+ */
+function decisionWriteSql(present: readonly boolean[]): string {
+  const ctes = OPTIONAL_TABLES.flatMap((t, i) => (present[i] ? [`,\n  ${t.cte}`] : [])).join('');
+  return `WITH l AS (SELECT count(*) AS locked FROM (SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT unnest(?::bigint[]) AS k ORDER BY 1) s) x)${ctes}
+INSERT INTO audit_events (${audits.columns}) SELECT v.* FROM (${audits.recordset}) v CROSS JOIN l`;
+}
+
+/** Each shape's statement and its prepared-statement name, by the bits of its tables (built once, at most 16). */
+const SHAPES = new Map<number, { sql: string; name: string }>();
+function shape(present: readonly boolean[]): { sql: string; name: string } {
+  const bits = present.reduce((acc, on, i) => (on ? acc | (1 << i) : acc), 0);
+  let found = SHAPES.get(bits);
+  if (!found) {
+    found = { sql: decisionWriteSql(present), name: `treasury_pay_decisions_v6_${bits}` };
+    SHAPES.set(bits, found);
+  }
+  return found;
+}
+
+/** A decision write statement: its SQL, its prepared-statement name and its parameters. */
+export interface DecisionWriteStatement {
+  sql: string;
+  name: string;
+  params: unknown[];
+}
+
+/**
+ * The statement writing `writes` (wallets' writes, each wallet's in chain order): lock keys, then one JSON
+ * document per table that has rows (in the statement's order), then the audit rows.
+ */
+export function decisionWriteStatement(writes: ReadonlyArray<DecisionWrite>): DecisionWriteStatement {
+  const [lockKeys, ...documents] = decisionWriteParams(writes);
+  const tables = documents.slice(0, OPTIONAL_TABLES.length);
+  const present = tables.map((doc) => doc !== '[]');
+  const { sql, name } = shape(present);
+  return { sql, name, params: [lockKeys, ...tables.filter((_, i) => present[i]), documents[OPTIONAL_TABLES.length]] };
+}
+
+/** Lock keys, then one JSON document per table — OPTIONAL_TABLES' order, audit_events last — for `writes`. */
+function decisionWriteParams(writes: ReadonlyArray<DecisionWrite>): unknown[] {
   const spend = new Map<
     string,
     { walletId: string; kind: SpendRow['kind']; start: string; amountMicro: bigint; count: number }

@@ -11,7 +11,7 @@ import { runStatement, withWalletTransaction, type OpeningQuery } from '../../db
 import { snapshotFromRows, type PaySnapshot } from '../pay-snapshot.js';
 import type { PaymentAuthorization } from '../payment-authorization.js';
 import { releaseReservation, type ReleasedReservation, type ReleaseReason } from './release-reservation.js';
-import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, type DecisionWrite } from './decision-write.js';
+import { decisionWriteStatement, type DecisionWrite } from './decision-write.js';
 import { isoDate, SNAPSHOT_SQL } from './pay-statements.js';
 import type { LockedDecision, PaySnapshotStore, PayWriteStore } from './pay-stores.js';
 import { ReservationWriter, type WritePlace } from './reservation-writer.js';
@@ -104,7 +104,8 @@ export class PgPayWriteStore implements PayWriteStore {
   }
 
   async writeAlone(write: DecisionWrite): Promise<void> {
-    await runStatement(this.knex, DECISION_WRITE_SQL, decisionWriteParams([write]), DECISION_WRITE_NAME);
+    const { sql, params, name } = decisionWriteStatement([write]);
+    await runStatement(this.knex, sql, params, name);
   }
 
   decideUnderLock<T>(
@@ -117,7 +118,10 @@ export class PgPayWriteStore implements PayWriteStore {
       walletId,
       async (tx, rows, thenRows) => {
         const { result, write } = decide(rows, thenRows);
-        if (write) await tx.query(DECISION_WRITE_SQL, decisionWriteParams([write]), DECISION_WRITE_NAME);
+        if (write) {
+          const { sql, params, name } = decisionWriteStatement([write]);
+          await tx.query(sql, params, name);
+        }
         return result;
       },
       opening,

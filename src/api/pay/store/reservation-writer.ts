@@ -4,8 +4,9 @@
  * audit row; the authorization and the audit row carry its decision id) —
  * several to one autocommit statement when payments arrive together (./group-commit-queue.ts): a write is
  * sent at once when no statement is running, otherwise it joins the next one. One prepared `INSERT …
- * SELECT FROM jsonb_to_recordset(…)` statement (./decision-write.ts: one JSON document per table) serves one
- * write or hundreds, and the same statement is what a single write runs on its own. Statements run on the
+ * SELECT FROM jsonb_to_recordset(…)` statement (./decision-write.ts: one JSON document per table written, one
+ * shape per combination of tables) serves one write or hundreds, and the same statement is what a single
+ * write runs on its own. Statements run on the
  * writer's own connection (./statement-connection.ts). A decision may take its place in the queue before its
  * write exists (`place`, then `fill`): the pay path keeps a payment's place while the signer signs it, so
  * that its signature is written with its decision in one statement, and the wallet's later writes wait
@@ -35,7 +36,7 @@
  */
 import type { Knex } from 'knex';
 import { GroupCommitQueue } from './group-commit-queue.js';
-import { DECISION_WRITE_NAME, DECISION_WRITE_SQL, decisionWriteParams, type DecisionWrite } from './decision-write.js';
+import { decisionWriteStatement, type DecisionWrite } from './decision-write.js';
 import { isRowError } from './is-row-error.js';
 import { StatementConnection } from './statement-connection.js';
 
@@ -162,11 +163,8 @@ export class ReservationWriter {
   }
 
   private send(batch: Pending[]): Promise<unknown> {
-    return this.connection.query(
-      DECISION_WRITE_SQL,
-      decisionWriteParams(batch.map((p) => p.write!)),
-      DECISION_WRITE_NAME,
-    );
+    const { sql, params, name } = decisionWriteStatement(batch.map((p) => p.write!));
+    return this.connection.query(sql, params, name);
   }
 
   private async flush(batch: Pending[]): Promise<() => void> {
