@@ -47,6 +47,7 @@ import { measureWakeUpCost } from './support/wake-up-cost.js';
 import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
 import { drive, percentile } from './support/closed-loop.js';
+import { driveAtRate } from './support/drive-at-rate.js';
 import { readProcStat } from './support/proc-stat.js';
 import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
 import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
@@ -194,58 +195,6 @@ async function driveEach<T>(
     }),
   );
   return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
-}
-
-/**
- * Open loop: starts one operation every 1/rate seconds whatever the latency (up to `maxInFlight`, beyond
- * which arrivals count as errors), so latency is measured at a steady offered load, not at saturation.
- */
-async function driveAtRate(
-  rate: number,
-  seconds: number,
-  maxInFlight: number,
-  op: (i: number) => Promise<boolean>,
-): Promise<Result> {
-  const latenciesMs: number[] = [];
-  const timed: TimedRequest[] = [];
-  let ops = 0;
-  let errors = 0;
-  let inFlight = 0;
-  const pending: Promise<void>[] = [];
-  const started = performance.now();
-  const total = Math.round(rate * seconds);
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    if (inFlight >= maxInFlight) {
-      errors++;
-      continue;
-    }
-    inFlight++;
-    const t0 = performance.now();
-    pending.push(
-      op(i).then((ok) => {
-        inFlight--;
-        const ms = performance.now() - t0;
-        latenciesMs.push(ms);
-        timed.push({ startMs: t0 - started, latencyMs: ms });
-        if (ok) ops++;
-        else errors++;
-      }),
-    );
-  }
-  await Promise.all(pending);
-  const bySecond: number[][] = Array.from({ length: Math.ceil(seconds) }, () => []);
-  for (const r of timed) bySecond[Math.min(bySecond.length - 1, Math.floor(r.startMs / 1000))]!.push(r.latencyMs);
-  return {
-    ops,
-    seconds: (performance.now() - started) / 1000,
-    latenciesMs: latenciesMs.sort((a, b) => a - b),
-    errors,
-    bySecond: bySecond.map((l) => l.sort((a, b) => a - b)),
-    timed,
-  };
 }
 
 /**

@@ -25,6 +25,10 @@ export interface StartTsChildOptions {
   nodeFlags?: string[];
   /** Whether a line of its standard output or error says it is ready. */
   ready: (line: string) => boolean;
+  /** The checkout whose `entry` runs (default this one: a bench may run another commit's service beside its own). */
+  root?: string;
+  /** Modules imported after tsx, before the entry point (a bench's probes, TypeScript). */
+  imports?: string[];
 }
 
 /** Spawns `entry` (relative to the repository) and resolves with it and its first ready line (60 s at most). */
@@ -33,9 +37,17 @@ export function startTsChild(
   options: StartTsChildOptions,
 ): Promise<{ child: ChildProcess; line: string }> {
   return new Promise((resolve, reject) => {
-    const argv = [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(ROOT, entry), ...(options.args ?? [])];
+    const root = options.root ?? ROOT;
+    const argv = [
+      ...(options.nodeFlags ?? []),
+      '--import',
+      'tsx',
+      ...(options.imports ?? []).flatMap((m) => ['--import', m]),
+      path.join(root, entry),
+      ...(options.args ?? []),
+    ];
     const child = spawn(process.execPath, argv, {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -167,6 +179,12 @@ export interface BenchApiOptions {
   nodeFlags?: string[];
   /** Where its standard output goes (its standard error is the bench's). */
   stdout?: 'ignore' | number;
+  /** The checkout whose API runs (default this one). */
+  root?: string;
+  /** Over the API's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Modules imported after tsx, before the entry point. */
+  imports?: string[];
 }
 
 /**
@@ -174,9 +192,16 @@ export interface BenchApiOptions {
  * /readyz every 200 ms until it answers 200; throws if it exits first or after about a minute (killing it).
  */
 export async function startBenchApi(options: BenchApiOptions): Promise<ChildProcess> {
-  const argv = [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(ROOT, 'src/api/main.ts')];
+  const root = options.root ?? ROOT;
+  const argv = [
+    ...(options.nodeFlags ?? []),
+    '--import',
+    'tsx',
+    ...(options.imports ?? []).flatMap((m) => ['--import', m]),
+    path.join(root, 'src/api/main.ts'),
+  ];
   const child = spawn(process.execPath, argv, {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...process.env,
       DATABASE_URL: options.databaseUrl,
@@ -190,6 +215,7 @@ export async function startBenchApi(options: BenchApiOptions): Promise<ChildProc
       // 75 refused creations once sent three payments in four to `/v1/wallets/undefined/pay`: 400s).
       TREASURY_MAX_WALLETS_PER_ACCOUNT: '100000',
       TREASURY_MAX_WALLETS_PER_AGENT: '100000',
+      ...options.env,
     },
     stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
   });
