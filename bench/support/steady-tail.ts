@@ -71,6 +71,30 @@ const readSlices = (file: string): ProbeSlice[] =>
         .map((l) => JSON.parse(l) as ProbeSlice)
     : [];
 
+/** pg_stat_statements from now (reset) to `read`: the statements most often run, with their mean and longest time. */
+async function statementStats(connectionString: string): Promise<{ read(): Promise<string[]> }> {
+  const client = new pg.Client(connectionString);
+  await client.connect();
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await client.query('SELECT pg_stat_statements_reset()');
+  return {
+    async read() {
+      const rows = (
+        await client.query<{ db: string; calls: string; mean: number; max: number; query: string }>(
+          `SELECT d.datname AS db, s.calls::text, s.mean_exec_time AS mean, s.max_exec_time AS max, s.query
+             FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+            WHERE s.query NOT LIKE '%pg_stat_%' ORDER BY s.calls DESC LIMIT 8`,
+        )
+      ).rows;
+      await client.end();
+      return rows.map(
+        (r) =>
+          `statement (${r.db}) ×${r.calls}, mean ${r.mean.toFixed(1)} ms, longest ${r.max.toFixed(0)} ms: ${r.query.replace(/\s+/g, ' ').slice(0, 70)}`,
+      );
+    },
+  };
+}
+
 interface Services {
   api: string;
   apiKey: string;
@@ -195,7 +219,11 @@ function report(
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-steady-tail-'));
   fs.chmodSync(dir, 0o755);
-  const database = await startEmbeddedPostgres({ dir: path.join(dir, 'pg'), port: await freePort() });
+  const database = await startEmbeddedPostgres({
+    dir: path.join(dir, 'pg'),
+    port: await freePort(),
+    settings: { shared_preload_libraries: 'pg_stat_statements' },
+  });
   let services: Services | undefined;
   try {
     const knex = createKnex(database.connectionString, 4, 'treasury-bench');
@@ -218,11 +246,13 @@ async function main(): Promise<void> {
     const floor = await measureFloor(database.connectionString);
     await driveAtRate(RATE, 5, 256, (i) => pay(i * 7919));
     const load = os.loadavg()[0]!;
+    const statements = await statementStats(database.connectionString);
     const sampler = await startPgWaitSampler(database.connectionString, 10);
     const busyBefore = machineBusySeconds();
     const steady = await driveAtRate(RATE, SECONDS, 256, (i) => pay(i * 7919));
     const busy = (machineBusySeconds() - busyBefore) / steady.seconds / os.cpus().length;
     const pgSamples = await sampler.stop();
+    const statementLines = await statements.read();
     client.close();
     await new Promise((r) => setTimeout(r, 2 * SLICE_MS));
     const timeline = tailTimeline({
@@ -235,6 +265,7 @@ async function main(): Promise<void> {
       pg: pgSamples,
       sliceMs: SLICE_MS,
     });
+    timeline.push(...statementLines);
     const summary = report(process.env.STEADY_LABEL ?? path.basename(SERVICE_ROOT), load, busy, steady, floor, timeline);
     if (process.env.STEADY_SUMMARY_FILE) fs.appendFileSync(process.env.STEADY_SUMMARY_FILE, JSON.stringify(summary) + '\n');
   } finally {

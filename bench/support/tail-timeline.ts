@@ -55,7 +55,7 @@ function pgDuring(samples: readonly PgWaitSample[], w: Window): string {
 const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!);
 
 /** One process over the phase: slices with a stall over 10 and 20 ms, collections by kind, median gap between collections. */
-function processSummary(p: ProcessTimeline, w: Window): string {
+function processSummary(p: ProcessTimeline, w: Window, requests: number): string {
   const slices = p.slices.filter((s) => s.at >= w.from && s.at <= w.to);
   const gcs = slices.flatMap((s) => s.gc).sort((a, b) => a.at - b.at);
   const byKind = new Map<string, { n: number; ms: number; max: number }>();
@@ -63,7 +63,10 @@ function processSummary(p: ProcessTimeline, w: Window): string {
     const k = byKind.get(g.kind) ?? { n: 0, ms: 0, max: 0 };
     byKind.set(g.kind, { n: k.n + 1, ms: k.ms + g.ms, max: Math.max(k.max, g.ms) });
   }
-  const kinds = [...byKind].map(([kind, k]) => `${kind} ${k.n} (${k.ms.toFixed(0)} ms, longest ${k.max.toFixed(0)})`);
+  const perThousand = (n: number) => ((n / Math.max(1, requests)) * 1000).toFixed(1);
+  const kinds = [...byKind].map(
+    ([kind, k]) => `${kind} ${k.n} (${perThousand(k.n)} per 1,000 requests; ${k.ms.toFixed(0)} ms, longest ${k.max.toFixed(0)})`,
+  );
   const gaps = gcs.filter((g) => g.kind !== 'weakcb').flatMap((g, i, all) => (i === 0 ? [] : [g.at - all[i - 1]!.at]));
   const over = (ms: number) => slices.filter((s) => s.maxMs > ms).length;
   return `${p.name}: ${slices.length} slices, loop delay over 10 ms in ${over(10)}, over 20 ms in ${over(20)}; gc ${kinds.join(', ') || 'none'}; median gap between collections ${Number.isNaN(median(gaps)) ? '–' : `${median(gaps).toFixed(0)} ms`}`;
@@ -86,7 +89,7 @@ export function tailTimeline(input: TailTimelineInput): string[] {
   const { startedAtEpochMs: t0, requests, sliceMs } = input;
   const threshold = input.thresholdMs ?? 20;
   const end = t0 + Math.max(0, ...requests.map((r) => r.startMs + r.latencyMs));
-  const lines = input.processes.map((p) => processSummary(p, { from: t0, to: end }));
+  const lines = input.processes.map((p) => processSummary(p, { from: t0, to: end }, requests.length));
   const bursts = slowRequestBursts(requests, threshold);
   const worst = new Map<number, number>();
   for (const r of requests) {
