@@ -53,6 +53,7 @@ import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './suppo
 import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
 import { newIdempotencyKey } from '../src/sdk/new-idempotency-key.js';
 import { startSteadyFloor } from './support/steady-floor.js';
+import { nodeFlagsFor } from '../ops/node-flags.js';
 import { benchApprover, signBenchPolicies, signerStoreCeilings } from './support/owner-policy-bench.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -198,22 +199,24 @@ async function driveEach<T>(
 }
 
 /**
- * Node flags for the signer and API processes (none by default, as `npm start` runs them): BENCH_CPU_PROFILE_DIR (V8 CPU
- * profiles, see support/summarise-cpu-profile.ts) and BENCH_NODE_FLAGS (e.g. `--perf-basic-prof` for `perf record`).
+ * Node flags for the signer or API process: its own start-up flags (ops/node-flags.ts, as `npm run start:*` and
+ * the images run it), then BENCH_CPU_PROFILE_DIR (V8 CPU profiles, see support/summarise-cpu-profile.ts) and
+ * BENCH_NODE_FLAGS (e.g. `--perf-basic-prof` for `perf record`; a flag given again there wins).
  */
-function childNodeFlags(): string[] {
+function childNodeFlags(entry: 'signer/main.ts' | 'src/api/main.ts'): string[] {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
   return [
+    ...nodeFlagsFor(entry),
     ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []),
     ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
   ];
 }
 
-/** Starts `entry` (./support/service-bench-parts.ts) and resolves once it logs the message `ready`. */
-async function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
+/** Starts the signer (./support/service-bench-parts.ts) and resolves once it logs the message `ready`. */
+async function startChild(entry: 'signer/main.ts', env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
   const started = await startTsChild(entry, {
     env,
-    nodeFlags: childNodeFlags(),
+    nodeFlags: childNodeFlags(entry),
     ready: (line) => line.includes(`"msg":"${ready}"`),
   });
   return started.child;
@@ -354,7 +357,7 @@ async function main(): Promise<void> {
       signerSocket: socket,
       adminToken: admin,
       port: apiPort,
-      nodeFlags: childNodeFlags(),
+      nodeFlags: childNodeFlags('src/api/main.ts'),
       // BENCH_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
       stdout: process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore',
     });

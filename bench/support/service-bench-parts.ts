@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { SignerClient } from '../../signer/protocol/signer-client.js';
 import { percentile, type DriveResult } from './closed-loop.js';
+import { API_NODE_FLAGS, nodeFlagsFor } from '../../ops/node-flags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,8 +22,11 @@ export interface StartTsChildOptions {
   args?: string[];
   /** Over the bench's own environment. */
   env?: NodeJS.ProcessEnv;
-  /** Node flags before `--import tsx` (CPU profiles, BENCH_NODE_FLAGS). */
-  nodeFlags?: string[];
+  /**
+   * Node flags before `--import tsx` (CPU profiles, BENCH_NODE_FLAGS); default: the service's own start-up
+   * flags (ops/node-flags.ts) for `signer/main.ts` and `src/api/main.ts`, none for other entries.
+   */
+  nodeFlags?: readonly string[];
   /** Whether a line of its standard output or error says it is ready. */
   ready: (line: string) => boolean;
   /** The checkout whose `entry` runs (default this one: a bench may run another commit's service beside its own). */
@@ -39,7 +43,7 @@ export function startTsChild(
   return new Promise((resolve, reject) => {
     const root = options.root ?? ROOT;
     const argv = [
-      ...(options.nodeFlags ?? []),
+      ...(options.nodeFlags ?? nodeFlagsFor(entry)),
       '--import',
       'tsx',
       ...(options.imports ?? []).flatMap((m) => ['--import', m]),
@@ -175,8 +179,8 @@ export interface BenchApiOptions {
   signerSocket: string;
   adminToken: string;
   port: number;
-  /** Node flags before `--import tsx`. */
-  nodeFlags?: string[];
+  /** Node flags before `--import tsx` (default: the API's start-up flags, ops/node-flags.ts). */
+  nodeFlags?: readonly string[];
   /** Where its standard output goes (its standard error is the bench's). */
   stdout?: 'ignore' | number;
   /** The checkout whose API runs (default this one). */
@@ -194,7 +198,7 @@ export interface BenchApiOptions {
 export async function startBenchApi(options: BenchApiOptions): Promise<ChildProcess> {
   const root = options.root ?? ROOT;
   const argv = [
-    ...(options.nodeFlags ?? []),
+    ...(options.nodeFlags ?? API_NODE_FLAGS),
     '--import',
     'tsx',
     ...(options.imports ?? []).flatMap((m) => ['--import', m]),
