@@ -53,6 +53,8 @@ import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './suppo
 import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
 import { newIdempotencyKey } from '../src/sdk/new-idempotency-key.js';
 import { startSteadyFloor } from './support/steady-floor.js';
+import { PROBE_SLICE_MS, readProbeSlices } from './support/loop-probe-slices.js';
+import { tailTimeline } from './support/tail-timeline.js';
 import { nodeFlagsFor } from '../ops/node-flags.js';
 import { benchApprover, signBenchPolicies, signerStoreCeilings } from './support/owner-policy-bench.js';
 
@@ -212,11 +214,15 @@ function childNodeFlags(entry: 'signer/main.ts' | 'src/api/main.ts'): string[] {
   ];
 }
 
+/** The event-loop and collection probe loaded into the signer and the API (./support/loop-probe.ts). */
+const LOOP_PROBE = path.join(ROOT, 'bench/support/loop-probe.ts');
+
 /** Starts the signer (./support/service-bench-parts.ts) and resolves once it logs the message `ready`. */
 async function startChild(entry: 'signer/main.ts', env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
   const started = await startTsChild(entry, {
     env,
     nodeFlags: childNodeFlags(entry),
+    imports: [LOOP_PROBE],
     ready: (line) => line.includes(`"msg":"${ready}"`),
   });
   return started.child;
@@ -302,6 +308,7 @@ async function main(): Promise<void> {
     // they are raised here (the per-signature maximum keeps its default; bench payments are 0.001 USDC).
     const signerEnv = (signerSocket: string, store: boolean) => ({
       TREASURY_SIGNER_SOCKET: signerSocket,
+      LOOP_PROBE_FILE: `${signerSocket}.probe`,
       TREASURY_PKCS11_MODULE: token.modulePath,
       TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
       TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
@@ -358,6 +365,8 @@ async function main(): Promise<void> {
       adminToken: admin,
       port: apiPort,
       nodeFlags: childNodeFlags('src/api/main.ts'),
+      imports: [LOOP_PROBE],
+      env: { LOOP_PROBE_FILE: path.join(dir, 'api.probe') },
       // BENCH_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
       stdout: process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore',
     });
@@ -713,6 +722,18 @@ async function main(): Promise<void> {
             .join(', ')
     }`;
     const bursts = slowRequestBursts(steady.timed ?? [], 20);
+    // The API's and the signer's event loops and collections beside (c)'s slow requests (./support/tail-timeline.ts).
+    const stalls = tailTimeline({
+      startedAtEpochMs: steady.startedAtEpochMs,
+      requests: steady.timed,
+      processes: [
+        { name: 'API', slices: readProbeSlices(path.join(dir, 'api.probe')) },
+        { name: 'signer', slices: readProbeSlices(`${socket}.probe`) },
+      ],
+      pg: [],
+      sliceMs: PROBE_SLICE_MS,
+      maxBursts: 6,
+    });
     const burstLine = `requests over 20 ms in (c): ${bursts.slow} of ${steady.ops + steady.errors}, in ${bursts.bursts.length} bursts (./support/slow-request-bursts.ts: slow requests less than 100 ms apart); median gap between bursts' starts ${Number.isNaN(bursts.medianGapMs) ? '–' : `${bursts.medianGapMs.toFixed(0)} ms`} (a regular gap names a periodic cause, e.g. a monitor's sampling period above)`;
     const floorBursts = slowRequestBursts(steadyFloor.timed ?? [], 20);
     const floorLine = `the steady floor, just before (c) (./support/steady-floor.ts: an HTTP front, an echo process over a unix socket, one group-committed insert; ${FLOOR_BUSY ? `${FLOOR_WORK.front} and ${FLOOR_WORK.echo} µs of busy work per request in the front and the echo (BENCH_FLOOR_WORK_US)` : "none of a payment's work"}): p50 ${percentile(steadyFloor.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(steadyFloor.latenciesMs, 99).toFixed(1)} ms, ${floorBursts.slow} of ${steadyFloor.ops + steadyFloor.errors} requests over 20 ms in ${floorBursts.bursts.length} bursts; its processes ${floorCpu.floor.toFixed(0)} µs and the machine ${floorCpu.machine.toFixed(0)} µs of CPU per request, ${(floorCpu.busy * 100).toFixed(0)}% busy. (c)'s p99 is ${(percentile(steady.latenciesMs, 99) / percentile(steadyFloor.latenciesMs, 99)).toFixed(1)} × the floor's (a floor over 20 ms: this machine, not the service, misses the target)`;
@@ -850,6 +871,8 @@ async function main(): Promise<void> {
       busyBySecondLine,
       kernelLine,
       burstLine,
+      `the API's and the signer's event loops in (c) (./support/loop-probe.ts, ${PROBE_SLICE_MS} ms slices; each burst of slow requests with the longest loop stall and the collections in its window):`,
+      ...stalls.map((l) => `  ${l}`),
       floorLine,
       statementLine,
       `page cache in (c): ${pageCacheAfter.refaults - pageCacheBefore.refaults} file pages read again after eviction, ${pageCacheAfter.majorFaults - pageCacheBefore.majorFaults} major page faults (whole machine, /proc/vmstat)`,

@@ -28,7 +28,14 @@ import { initSoftHsmToken } from '../../ops/softhsm/init-token.js';
 import { freePort } from '../../test/support/test-database.js';
 import { GENEROUS_SIGNER_LIMITS } from '../../test/support/signer-harness.js';
 import { API_NODE_FLAGS, SIGNER_NODE_FLAGS } from '../../ops/node-flags.js';
-import { benchPayBody, benchPost, createBenchWallets, runBench, startBenchApi, startTsChild } from './service-bench-parts.js';
+import {
+  benchPayBody,
+  benchPost,
+  createBenchWallets,
+  runBench,
+  startBenchApi,
+  startTsChild,
+} from './service-bench-parts.js';
 import { benchApprover } from './owner-policy-bench.js';
 import { KeepAliveLoadClient } from './keep-alive-load-client.js';
 import { drive, percentile } from './closed-loop.js';
@@ -232,7 +239,11 @@ async function main(): Promise<void> {
     await knex.destroy();
     services = await startServices(dir, database.connectionString, database.connectionStringFor('treasury_signer'));
     const { apiKey, walletIds } = services;
-    const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: Number(new URL(services.api).port), connections: 32 });
+    const client = new KeepAliveLoadClient({
+      host: '127.0.0.1',
+      port: Number(new URL(services.api).port),
+      connections: 32,
+    });
     const payload = Buffer.from(JSON.stringify(benchPayBody(USDC, SELLER)));
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const pay = async (i: number) =>
@@ -266,8 +277,16 @@ async function main(): Promise<void> {
       sliceMs: SLICE_MS,
     });
     timeline.push(...statementLines);
-    const summary = report(process.env.STEADY_LABEL ?? path.basename(SERVICE_ROOT), load, busy, steady, floor, timeline);
-    if (process.env.STEADY_SUMMARY_FILE) fs.appendFileSync(process.env.STEADY_SUMMARY_FILE, JSON.stringify(summary) + '\n');
+    const summary = report(
+      process.env.STEADY_LABEL ?? path.basename(SERVICE_ROOT),
+      load,
+      busy,
+      steady,
+      floor,
+      timeline,
+    );
+    if (process.env.STEADY_SUMMARY_FILE)
+      fs.appendFileSync(process.env.STEADY_SUMMARY_FILE, JSON.stringify(summary) + '\n');
   } finally {
     for (const child of services?.children.reverse() ?? []) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 1500));

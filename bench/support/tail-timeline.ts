@@ -52,7 +52,8 @@ function pgDuring(samples: readonly PgWaitSample[], w: Window): string {
   return `pg oldest ${apps.join('/') || '–'}${top.length > 0 ? ` (${top.join(', ')})` : ''}`;
 }
 
-const median = (xs: number[]) => (xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!);
+const median = (xs: number[]) =>
+  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 /** One process over the phase: slices with a stall over 10 and 20 ms, collections by kind, median gap between collections. */
 function processSummary(p: ProcessTimeline, w: Window, requests: number): string {
@@ -65,7 +66,8 @@ function processSummary(p: ProcessTimeline, w: Window, requests: number): string
   }
   const perThousand = (n: number) => ((n / Math.max(1, requests)) * 1000).toFixed(1);
   const kinds = [...byKind].map(
-    ([kind, k]) => `${kind} ${k.n} (${perThousand(k.n)} per 1,000 requests; ${k.ms.toFixed(0)} ms, longest ${k.max.toFixed(0)})`,
+    ([kind, k]) =>
+      `${kind} ${k.n} (${perThousand(k.n)} per 1,000 requests; ${k.ms.toFixed(0)} ms, longest ${k.max.toFixed(0)})`,
   );
   const gaps = gcs.filter((g) => g.kind !== 'weakcb').flatMap((g, i, all) => (i === 0 ? [] : [g.at - all[i - 1]!.at]));
   const over = (ms: number) => slices.filter((s) => s.maxMs > ms).length;

@@ -11,8 +11,9 @@ import path from 'node:path';
 import { API_NODE_FLAGS, SIGNER_NODE_FLAGS, nodeFlagsFor } from '../../../ops/node-flags.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
-  .scripts;
+const scripts = (
+  JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts;
 
 describe('the services’ start-up flags (ops/node-flags.ts)', () => {
   it('npm run start:api and start:signer start node with them', () => {
