@@ -2,9 +2,9 @@
  * Starts one of Treasury's own processes for the sandbox (the signer, the API, the gate): compiled when
  * `npm run build` is current, else through tsx (bin/build-freshness.mjs, the rule bin/xx.mjs follows), with
  * its start-up flags (../node-flags.ts) and TREASURY_EXIT_WITH_PARENT=1 so that it never outlives the sandbox.
- * Each line it prints goes to `<data dir>/<name>.log` (0600); the start resolves once a line matches `ready` (its message, its fields) and
- * fails when the process exits first or is not ready within 60 s. The child is registered as soon as it is
- * spawned, so that a shutdown during the start stops it too.
+ * Each line it prints goes to `<data dir>/<name>.log` (0600); the start resolves once a line matches `ready`
+ * (its message, its fields) and fails when the process exits first or is not ready within 60 s. The child is
+ * registered as soon as it is spawned, so that a shutdown during the start stops it too.
  * Does not: restart a process; a process exiting after it was ready is reported to `onLateExit`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
