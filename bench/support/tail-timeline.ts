@@ -56,8 +56,8 @@ const median = (xs: number[]) =>
   xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 
 /** One process over the phase: slices with a stall over 10 and 20 ms, collections by kind, median gap between collections. */
-function processSummary(p: ProcessTimeline, w: Window, requests: number): string {
-  const slices = p.slices.filter((s) => s.at >= w.from && s.at <= w.to);
+function processSummary(p: ProcessTimeline, w: Window, requests: number, sliceMs: number): string {
+  const slices = p.slices.filter((s) => s.at > w.from && s.at - sliceMs < w.to);
   const gcs = slices.flatMap((s) => s.gc).sort((a, b) => a.at - b.at);
   const byKind = new Map<string, { n: number; ms: number; max: number }>();
   for (const g of gcs) {
@@ -91,7 +91,7 @@ export function tailTimeline(input: TailTimelineInput): string[] {
   const { startedAtEpochMs: t0, requests, sliceMs } = input;
   const threshold = input.thresholdMs ?? 20;
   const end = t0 + Math.max(0, ...requests.map((r) => r.startMs + r.latencyMs));
-  const lines = input.processes.map((p) => processSummary(p, { from: t0, to: end }, requests.length));
+  const lines = input.processes.map((p) => processSummary(p, { from: t0, to: end }, requests.length, sliceMs));
   const bursts = slowRequestBursts(requests, threshold);
   const worst = new Map<number, number>();
   for (const r of requests) {
