@@ -45,6 +45,7 @@ import { startSteadyFloor } from './steady-floor.js';
 import { startPgWaitSampler } from './pg-wait-sampler.js';
 import { slowRequestBursts } from './slow-request-bursts.js';
 import { tailTimeline } from './tail-timeline.js';
+import { describeHistogram, histogramDelta } from './histogram-delta.js';
 import type { ProbeSlice } from './loop-probe.js';
 import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
 
@@ -78,6 +79,20 @@ const readSlices = (file: string): ProbeSlice[] =>
         .map((l) => JSON.parse(l) as ProbeSlice)
     : [];
 
+/** The API's signer calls over (c) beside the signer's own time for them and its HSM signatures (two scrapes each). */
+function signerTimeLine([apiBefore, signerBefore]: string[], [apiAfter, signerAfter]: string[]): string {
+  const method = 'method="sign_transfer_authorization"';
+  const call = histogramDelta(apiBefore!, apiAfter!, 'treasury_signer_call_duration_seconds', method);
+  const own = histogramDelta(signerBefore!, signerAfter!, 'treasury_signer_request_duration_seconds', method);
+  const hsm = histogramDelta(
+    signerBefore!,
+    signerAfter!,
+    'treasury_signer_hsm_operation_duration_seconds',
+    'op="sign"',
+  );
+  return `signer calls seen by the API: ${describeHistogram(call)}; the signer's own time for them: ${describeHistogram(own)}; its HSM signatures: ${describeHistogram(hsm)}`;
+}
+
 /** pg_stat_statements from now (reset) to `read`: the statements most often run, with their mean and longest time. */
 async function statementStats(connectionString: string): Promise<{ read(): Promise<string[]> }> {
   const client = new pg.Client(connectionString);
@@ -104,6 +119,8 @@ async function statementStats(connectionString: string): Promise<{ read(): Promi
 
 interface Services {
   api: string;
+  /** The signer's loopback /metrics. */
+  signerMetrics: string;
   apiKey: string;
   walletIds: string[];
   children: ChildProcess[];
@@ -117,6 +134,7 @@ async function startServices(dir: string, connectionString: string, signerDb: st
   const probe = [path.join(HERE, 'loop-probe.ts')];
   const probeFiles = { api: path.join(dir, 'api.probe'), signer: path.join(dir, 'signer.probe') };
   const socket = path.join(dir, 'signer.sock');
+  const signerMetricsPort = await freePort();
   const signer = await startTsChild('signer/main.ts', {
     root: SERVICE_ROOT,
     nodeFlags: flags(process.env.STEADY_SIGNER_FLAGS, SIGNER_NODE_FLAGS),
@@ -124,6 +142,7 @@ async function startServices(dir: string, connectionString: string, signerDb: st
     env: {
       LOOP_PROBE_FILE: probeFiles.signer,
       TREASURY_SIGNER_SOCKET: socket,
+      TREASURY_SIGNER_METRICS_PORT: String(signerMetricsPort),
       TREASURY_PKCS11_MODULE: token.modulePath,
       TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
       TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
@@ -151,7 +170,8 @@ async function startServices(dir: string, connectionString: string, signerDb: st
   const post = benchPost(api);
   const apiKey = (await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'bench' })).body.api_key as string;
   const walletIds = await createBenchWallets(post, apiKey, WALLETS);
-  return { api, apiKey, walletIds, children: [signer.child, apiChild], probeFiles };
+  const signerMetrics = `http://127.0.0.1:${signerMetricsPort}/metrics`;
+  return { api, signerMetrics, apiKey, walletIds, children: [signer.child, apiChild], probeFiles };
 }
 
 /** Every wallet paid once, 3 s of load, the history, VACUUM ANALYZE, 5 s closed loop as (a), a checkpoint. */
@@ -258,12 +278,19 @@ async function main(): Promise<void> {
     await driveAtRate(RATE, 5, 256, (i) => pay(i * 7919));
     const load = os.loadavg()[0]!;
     const statements = await statementStats(database.connectionString);
+    const scrapeBoth = async () =>
+      Promise.all(
+        [fetch(`${services!.api}/metrics`), fetch(services!.signerMetrics)].map(async (r) => (await r).text()),
+      );
+    const scrapesBefore = await scrapeBoth();
     const sampler = await startPgWaitSampler(database.connectionString, 10);
     const busyBefore = machineBusySeconds();
     const steady = await driveAtRate(RATE, SECONDS, 256, (i) => pay(i * 7919));
     const busy = (machineBusySeconds() - busyBefore) / steady.seconds / os.cpus().length;
     const pgSamples = await sampler.stop();
     const statementLines = await statements.read();
+    const scrapesAfter = await scrapeBoth();
+    const signerSplit = signerTimeLine(scrapesBefore, scrapesAfter);
     client.close();
     await new Promise((r) => setTimeout(r, 2 * SLICE_MS));
     const timeline = tailTimeline({
@@ -276,7 +303,7 @@ async function main(): Promise<void> {
       pg: pgSamples,
       sliceMs: SLICE_MS,
     });
-    timeline.push(...statementLines);
+    timeline.push(signerSplit, ...statementLines);
     const summary = report(
       process.env.STEADY_LABEL ?? path.basename(SERVICE_ROOT),
       load,
