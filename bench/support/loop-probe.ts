@@ -1,8 +1,8 @@
 /**
  * A probe the benches load into the API and the signer (`--import <this file>` with LOOP_PROBE_FILE set; see
  * ./steady-tail.ts): every `LOOP_PROBE_SLICE_MS` (default 100) it appends one line to LOOP_PROBE_FILE with the
- * slice's event-loop delay (perf_hooks.monitorEventLoopDelay at 1 ms resolution: max and p99) and each garbage
- * collection that ended in it (kind, start and duration), timed on the wall clock (epoch ms) so that the
+ * slice's event-loop delay (perf_hooks.monitorEventLoopDelay at 1 ms resolution: max and p99), each garbage
+ * collection that ended in it (kind, start and duration) and the young generation's size, timed on the wall clock (epoch ms) so that the
  * bench can lay the two processes' stalls beside its own requests.
  *
  * Why: a steady phase's tail is made by moments when a process cannot run its event loop (a collection, a long
@@ -12,6 +12,7 @@
  */
 import fs from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver, constants } from 'node:perf_hooks';
+import v8 from 'node:v8';
 
 const file = process.env.LOOP_PROBE_FILE;
 const sliceMs = Math.min(1000, Math.max(10, Number(process.env.LOOP_PROBE_SLICE_MS ?? 100) || 100));
@@ -29,6 +30,8 @@ export interface ProbeSlice {
   maxMs: number;
   p99Ms: number;
   gc: Array<{ kind: string; at: number; ms: number }>;
+  /** The young generation's size at the slice's end, MB (both semi-spaces). */
+  newSpaceMb: number;
 }
 
 if (file) {
@@ -49,6 +52,9 @@ if (file) {
       maxMs: +(delay.max / 1e6).toFixed(2),
       p99Ms: +(delay.percentile(99) / 1e6).toFixed(2),
       gc,
+      newSpaceMb: +(
+        (v8.getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0) / 1e6
+      ).toFixed(1),
     };
     gc = [];
     delay.reset();

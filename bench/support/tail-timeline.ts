@@ -71,7 +71,8 @@ function processSummary(p: ProcessTimeline, w: Window, requests: number, sliceMs
   );
   const gaps = gcs.filter((g) => g.kind !== 'weakcb').flatMap((g, i, all) => (i === 0 ? [] : [g.at - all[i - 1]!.at]));
   const over = (ms: number) => slices.filter((s) => s.maxMs > ms).length;
-  return `${p.name}: ${slices.length} slices, loop delay over 10 ms in ${over(10)}, over 20 ms in ${over(20)}; gc ${kinds.join(', ') || 'none'}; median gap between collections ${Number.isNaN(median(gaps)) ? '–' : `${median(gaps).toFixed(0)} ms`}`;
+  const young = Math.max(0, ...slices.map((s) => s.newSpaceMb ?? 0));
+  return `${p.name}: ${slices.length} slices, loop delay over 10 ms in ${over(10)}, over 20 ms in ${over(20)}; gc ${kinds.join(', ') || 'none'}; median gap between collections ${Number.isNaN(median(gaps)) ? '–' : `${median(gaps).toFixed(0)} ms`}; young generation up to ${young.toFixed(1)} MB`;
 }
 
 export interface TailTimelineInput {

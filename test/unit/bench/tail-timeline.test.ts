@@ -16,6 +16,7 @@ const slice = (endMs: number, maxMs: number, gc: ProbeSlice['gc'] = []): ProbeSl
   maxMs,
   p99Ms: maxMs,
   gc,
+  newSpaceMb: 2,
 });
 
 describe('bench tail timeline', () => {
