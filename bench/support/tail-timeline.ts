@@ -108,9 +108,8 @@ export function tailTimeline(input: TailTimelineInput): string[] {
   for (const b of listed) {
     const w = { from: t0 + b.startMs, to: t0 + (worst.get(b.i) ?? b.endMs) };
     const where = input.processes.map((p) => `${p.name} ${during(p.slices, w, sliceMs)}`).join('; ');
-    lines.push(
-      `burst at ${b.startMs.toFixed(0)}–${(w.to - t0).toFixed(0)} ms, ${b.requests} slow: ${where}; ${pgDuring(input.pg, w)}`,
-    );
+    const pg = input.pg.length > 0 ? `; ${pgDuring(input.pg, w)}` : '';
+    lines.push(`burst at ${b.startMs.toFixed(0)}–${(w.to - t0).toFixed(0)} ms, ${b.requests} slow: ${where}${pg}`);
   }
   return lines;
 }
