@@ -5,7 +5,9 @@
  * alone, and the bare PostgreSQL advisory-lock + insert transaction. Prints one table with ratios; below it, what
  * the phases cost per payment, and for the steady phase the machine's cost of a hand-off between two processes
  * (./support/wake-up-cost.ts) and its floor, a payment's hand-offs at the same rate with none of its work
- * (./support/steady-floor.ts), measured in the same run.
+ * (./support/steady-floor.ts), measured in the same run, and each burst of its slow requests beside the API's
+ * and the signer's event-loop stalls and collections (./support/loop-probe.ts, loaded into both; the steady
+ * phase alone, with more instruments: ./support/steady-tail.ts).
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
  * BENCH_OWNER_POLICIES=0 (the signer without its policy store: the cost of its second check, by difference).
