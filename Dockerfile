@@ -101,7 +101,8 @@ VOLUME ["/var/lib/treasury-signer", "/run/treasury"]
 USER treasury-signer
 HEALTHCHECK --interval=15s --timeout=5s --start-period=20s --retries=3 \
     CMD ["node", "dist/signer/health-check.js"]
-CMD ["node", "dist/signer/main.js"]
+# Start-up flags: ops/node-flags.ts (test/unit/ops/container-files.test.ts holds this line to it).
+CMD ["node", "--min-semi-space-size=16", "dist/signer/main.js"]
 
 # ---- gate: the managed proxy for mpp sellers (docs/gate.md); no data directory, signer socket or database ----
 # Only GATE_TOKEN (a PAT with the gate scope), GATE_API_URL and FACILITATOR_URL.
@@ -129,5 +130,6 @@ USER treasury
 EXPOSE 8402
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
     CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.TREASURY_PORT||8402)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Start-up flags: ops/node-flags.ts (none; test/unit/ops/container-files.test.ts holds this line to it).
 CMD ["node", "dist/src/api/main.js"]
 

@@ -5,7 +5,9 @@
  * alone, and the bare PostgreSQL advisory-lock + insert transaction. Prints one table with ratios; below it, what
  * the phases cost per payment, and for the steady phase the machine's cost of a hand-off between two processes
  * (./support/wake-up-cost.ts) and its floor, a payment's hand-offs at the same rate with none of its work
- * (./support/steady-floor.ts), measured in the same run.
+ * (./support/steady-floor.ts), measured in the same run, and each burst of its slow requests beside the API's
+ * and the signer's event-loop stalls and collections (./support/loop-probe.ts, loaded into both; the steady
+ * phase alone, with more instruments: ./support/steady-tail.ts).
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
  * BENCH_OWNER_POLICIES=0 (the signer without its policy store: the cost of its second check, by difference).
@@ -47,11 +49,15 @@ import { measureWakeUpCost } from './support/wake-up-cost.js';
 import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
 import { drive, percentile } from './support/closed-loop.js';
+import { driveAtRate } from './support/drive-at-rate.js';
 import { readProcStat } from './support/proc-stat.js';
 import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
 import { slowRequestBursts, type TimedRequest } from './support/slow-request-bursts.js';
 import { newIdempotencyKey } from '../src/sdk/new-idempotency-key.js';
 import { startSteadyFloor } from './support/steady-floor.js';
+import { PROBE_SLICE_MS, readProbeSlices } from './support/loop-probe-slices.js';
+import { tailTimeline } from './support/tail-timeline.js';
+import { nodeFlagsFor } from '../ops/node-flags.js';
 import { benchApprover, signBenchPolicies, signerStoreCeilings } from './support/owner-policy-bench.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -197,74 +203,28 @@ async function driveEach<T>(
 }
 
 /**
- * Open loop: starts one operation every 1/rate seconds whatever the latency (up to `maxInFlight`, beyond
- * which arrivals count as errors), so latency is measured at a steady offered load, not at saturation.
+ * Node flags for the signer or API process: its own start-up flags (ops/node-flags.ts, as `npm run start:*` and
+ * the images run it), then BENCH_CPU_PROFILE_DIR (V8 CPU profiles, see support/summarise-cpu-profile.ts) and
+ * BENCH_NODE_FLAGS (e.g. `--perf-basic-prof` for `perf record`; a flag given again there wins).
  */
-async function driveAtRate(
-  rate: number,
-  seconds: number,
-  maxInFlight: number,
-  op: (i: number) => Promise<boolean>,
-): Promise<Result> {
-  const latenciesMs: number[] = [];
-  const timed: TimedRequest[] = [];
-  let ops = 0;
-  let errors = 0;
-  let inFlight = 0;
-  const pending: Promise<void>[] = [];
-  const started = performance.now();
-  const total = Math.round(rate * seconds);
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
-    if (inFlight >= maxInFlight) {
-      errors++;
-      continue;
-    }
-    inFlight++;
-    const t0 = performance.now();
-    pending.push(
-      op(i).then((ok) => {
-        inFlight--;
-        const ms = performance.now() - t0;
-        latenciesMs.push(ms);
-        timed.push({ startMs: t0 - started, latencyMs: ms });
-        if (ok) ops++;
-        else errors++;
-      }),
-    );
-  }
-  await Promise.all(pending);
-  const bySecond: number[][] = Array.from({ length: Math.ceil(seconds) }, () => []);
-  for (const r of timed) bySecond[Math.min(bySecond.length - 1, Math.floor(r.startMs / 1000))]!.push(r.latencyMs);
-  return {
-    ops,
-    seconds: (performance.now() - started) / 1000,
-    latenciesMs: latenciesMs.sort((a, b) => a - b),
-    errors,
-    bySecond: bySecond.map((l) => l.sort((a, b) => a - b)),
-    timed,
-  };
-}
-
-/**
- * Node flags for the signer and API processes (none by default, as `npm start` runs them): BENCH_CPU_PROFILE_DIR (V8 CPU
- * profiles, see support/summarise-cpu-profile.ts) and BENCH_NODE_FLAGS (e.g. `--perf-basic-prof` for `perf record`).
- */
-function childNodeFlags(): string[] {
+function childNodeFlags(entry: 'signer/main.ts' | 'src/api/main.ts'): string[] {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
   return [
+    ...nodeFlagsFor(entry),
     ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : []),
     ...(process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
   ];
 }
 
-/** Starts `entry` (./support/service-bench-parts.ts) and resolves once it logs the message `ready`. */
-async function startChild(entry: string, env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
+/** The event-loop and collection probe loaded into the signer and the API (./support/loop-probe.ts). */
+const LOOP_PROBE = path.join(ROOT, 'bench/support/loop-probe.ts');
+
+/** Starts the signer (./support/service-bench-parts.ts) and resolves once it logs the message `ready`. */
+async function startChild(entry: 'signer/main.ts', env: NodeJS.ProcessEnv, ready: string): Promise<ChildProcess> {
   const started = await startTsChild(entry, {
     env,
-    nodeFlags: childNodeFlags(),
+    nodeFlags: childNodeFlags(entry),
+    imports: [LOOP_PROBE],
     ready: (line) => line.includes(`"msg":"${ready}"`),
   });
   return started.child;
@@ -350,6 +310,7 @@ async function main(): Promise<void> {
     // they are raised here (the per-signature maximum keeps its default; bench payments are 0.001 USDC).
     const signerEnv = (signerSocket: string, store: boolean) => ({
       TREASURY_SIGNER_SOCKET: signerSocket,
+      LOOP_PROBE_FILE: `${signerSocket}.probe`,
       TREASURY_PKCS11_MODULE: token.modulePath,
       TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
       TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
@@ -405,7 +366,9 @@ async function main(): Promise<void> {
       signerSocket: socket,
       adminToken: admin,
       port: apiPort,
-      nodeFlags: childNodeFlags(),
+      nodeFlags: childNodeFlags('src/api/main.ts'),
+      imports: [LOOP_PROBE],
+      env: { LOOP_PROBE_FILE: path.join(dir, 'api.probe') },
       // BENCH_API_STDOUT: a file for the API's standard output (what V8's --trace-gc* flags print there).
       stdout: process.env.BENCH_API_STDOUT ? fs.openSync(process.env.BENCH_API_STDOUT, 'w') : 'ignore',
     });
@@ -761,6 +724,18 @@ async function main(): Promise<void> {
             .join(', ')
     }`;
     const bursts = slowRequestBursts(steady.timed ?? [], 20);
+    // The API's and the signer's event loops and collections beside (c)'s slow requests (./support/tail-timeline.ts).
+    const stalls = tailTimeline({
+      startedAtEpochMs: steady.startedAtEpochMs,
+      requests: steady.timed,
+      processes: [
+        { name: 'API', slices: readProbeSlices(path.join(dir, 'api.probe')) },
+        { name: 'signer', slices: readProbeSlices(`${socket}.probe`) },
+      ],
+      pg: [],
+      sliceMs: PROBE_SLICE_MS,
+      maxBursts: 6,
+    });
     const burstLine = `requests over 20 ms in (c): ${bursts.slow} of ${steady.ops + steady.errors}, in ${bursts.bursts.length} bursts (./support/slow-request-bursts.ts: slow requests less than 100 ms apart); median gap between bursts' starts ${Number.isNaN(bursts.medianGapMs) ? '–' : `${bursts.medianGapMs.toFixed(0)} ms`} (a regular gap names a periodic cause, e.g. a monitor's sampling period above)`;
     const floorBursts = slowRequestBursts(steadyFloor.timed ?? [], 20);
     const floorLine = `the steady floor, just before (c) (./support/steady-floor.ts: an HTTP front, an echo process over a unix socket, one group-committed insert; ${FLOOR_BUSY ? `${FLOOR_WORK.front} and ${FLOOR_WORK.echo} µs of busy work per request in the front and the echo (BENCH_FLOOR_WORK_US)` : "none of a payment's work"}): p50 ${percentile(steadyFloor.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(steadyFloor.latenciesMs, 99).toFixed(1)} ms, ${floorBursts.slow} of ${steadyFloor.ops + steadyFloor.errors} requests over 20 ms in ${floorBursts.bursts.length} bursts; its processes ${floorCpu.floor.toFixed(0)} µs and the machine ${floorCpu.machine.toFixed(0)} µs of CPU per request, ${(floorCpu.busy * 100).toFixed(0)}% busy. (c)'s p99 is ${(percentile(steady.latenciesMs, 99) / percentile(steadyFloor.latenciesMs, 99)).toFixed(1)} × the floor's (a floor over 20 ms: this machine, not the service, misses the target)`;
@@ -898,6 +873,8 @@ async function main(): Promise<void> {
       busyBySecondLine,
       kernelLine,
       burstLine,
+      `the API's and the signer's event loops in (c) (./support/loop-probe.ts, ${PROBE_SLICE_MS} ms slices; each burst of slow requests with the longest loop stall and the collections in its window):`,
+      ...stalls.map((l) => `  ${l}`),
       floorLine,
       statementLine,
       `page cache in (c): ${pageCacheAfter.refaults - pageCacheBefore.refaults} file pages read again after eviction, ${pageCacheAfter.majorFaults - pageCacheBefore.majorFaults} major page faults (whole machine, /proc/vmstat)`,

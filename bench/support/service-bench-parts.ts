@@ -13,6 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { SignerClient } from '../../signer/protocol/signer-client.js';
 import { percentile, type DriveResult } from './closed-loop.js';
+import { API_NODE_FLAGS, nodeFlagsFor } from '../../ops/node-flags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,10 +22,17 @@ export interface StartTsChildOptions {
   args?: string[];
   /** Over the bench's own environment. */
   env?: NodeJS.ProcessEnv;
-  /** Node flags before `--import tsx` (CPU profiles, BENCH_NODE_FLAGS). */
-  nodeFlags?: string[];
+  /**
+   * Node flags before `--import tsx` (CPU profiles, BENCH_NODE_FLAGS); default: the service's own start-up
+   * flags (ops/node-flags.ts) for `signer/main.ts` and `src/api/main.ts`, none for other entries.
+   */
+  nodeFlags?: readonly string[];
   /** Whether a line of its standard output or error says it is ready. */
   ready: (line: string) => boolean;
+  /** The checkout whose `entry` runs (default this one: a bench may run another commit's service beside its own). */
+  root?: string;
+  /** Modules imported after tsx, before the entry point (a bench's probes, TypeScript). */
+  imports?: string[];
 }
 
 /** Spawns `entry` (relative to the repository) and resolves with it and its first ready line (60 s at most). */
@@ -33,9 +41,17 @@ export function startTsChild(
   options: StartTsChildOptions,
 ): Promise<{ child: ChildProcess; line: string }> {
   return new Promise((resolve, reject) => {
-    const argv = [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(ROOT, entry), ...(options.args ?? [])];
+    const root = options.root ?? ROOT;
+    const argv = [
+      ...(options.nodeFlags ?? nodeFlagsFor(entry)),
+      '--import',
+      'tsx',
+      ...(options.imports ?? []).flatMap((m) => ['--import', m]),
+      path.join(root, entry),
+      ...(options.args ?? []),
+    ];
     const child = spawn(process.execPath, argv, {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -163,10 +179,16 @@ export interface BenchApiOptions {
   signerSocket: string;
   adminToken: string;
   port: number;
-  /** Node flags before `--import tsx`. */
-  nodeFlags?: string[];
+  /** Node flags before `--import tsx` (default: the API's start-up flags, ops/node-flags.ts). */
+  nodeFlags?: readonly string[];
   /** Where its standard output goes (its standard error is the bench's). */
   stdout?: 'ignore' | number;
+  /** The checkout whose API runs (default this one). */
+  root?: string;
+  /** Over the API's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Modules imported after tsx, before the entry point. */
+  imports?: string[];
 }
 
 /**
@@ -174,9 +196,16 @@ export interface BenchApiOptions {
  * /readyz every 200 ms until it answers 200; throws if it exits first or after about a minute (killing it).
  */
 export async function startBenchApi(options: BenchApiOptions): Promise<ChildProcess> {
-  const argv = [...(options.nodeFlags ?? []), '--import', 'tsx', path.join(ROOT, 'src/api/main.ts')];
+  const root = options.root ?? ROOT;
+  const argv = [
+    ...(options.nodeFlags ?? API_NODE_FLAGS),
+    '--import',
+    'tsx',
+    ...(options.imports ?? []).flatMap((m) => ['--import', m]),
+    path.join(root, 'src/api/main.ts'),
+  ];
   const child = spawn(process.execPath, argv, {
-    cwd: ROOT,
+    cwd: root,
     env: {
       ...process.env,
       DATABASE_URL: options.databaseUrl,
@@ -190,6 +219,7 @@ export async function startBenchApi(options: BenchApiOptions): Promise<ChildProc
       // 75 refused creations once sent three payments in four to `/v1/wallets/undefined/pay`: 400s).
       TREASURY_MAX_WALLETS_PER_ACCOUNT: '100000',
       TREASURY_MAX_WALLETS_PER_AGENT: '100000',
+      ...options.env,
     },
     stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
   });

@@ -1,10 +1,10 @@
 /**
  * Starts one of Treasury's own processes for the sandbox (the signer, the API, the gate): compiled when
  * `npm run build` is current, else through tsx (bin/build-freshness.mjs, the rule bin/xx.mjs follows), with
- * TREASURY_EXIT_WITH_PARENT=1 so that it never outlives the sandbox. Each line it prints goes to
- * `<data dir>/<name>.log` (0600); the start resolves once a line matches `ready` (its message, its fields) and
- * fails when the process exits first or is not ready within 60 s. The child is registered as soon as it is
- * spawned, so that a shutdown during the start stops it too.
+ * its start-up flags (../node-flags.ts) and TREASURY_EXIT_WITH_PARENT=1 so that it never outlives the sandbox.
+ * Each line it prints goes to `<data dir>/<name>.log` (0600); the start resolves once a line matches `ready`
+ * (its message, its fields) and fails when the process exits first or is not ready within 60 s. The child is
+ * registered as soon as it is spawned, so that a shutdown during the start stops it too.
  * Does not: restart a process; a process exiting after it was ready is reported to `onLateExit`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { nodeArgsFor } from '../../bin/build-freshness.mjs';
+import { nodeFlagsFor } from '../node-flags.js';
 import { dataDir, ROOT } from './sandbox-settings.js';
 import type { NamedChild } from './sandbox-parts.js';
 
@@ -44,7 +45,7 @@ function parseLine(line: string): { msg: string; fields: Record<string, unknown>
 
 export function startProcess(owner: ProcessOwner, { name, entry, env, ready }: ProcessToStart): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, nodeArgsFor(entry), {
+    const child = spawn(process.execPath, [...nodeFlagsFor(entry), ...nodeArgsFor(entry)], {
       cwd: ROOT,
       env: { ...process.env, ...env, TREASURY_EXIT_WITH_PARENT: '1' },
       stdio: ['ignore', 'pipe', 'pipe'],

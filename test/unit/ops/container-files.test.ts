@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { nodeFlagsFor } from '../../../ops/node-flags.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
@@ -100,7 +101,12 @@ describe('Dockerfile (hadolint-like rules, no engine)', () => {
       assert.ok(user && user !== 'root' && user !== '0', `${target} runs as ${user}`);
       users.add(user);
       const cmd = own.instructions.filter((i) => i.keyword === 'CMD').at(-1)?.args ?? '';
-      assert.match(cmd, /^\["node", "dist\/[a-z/]+\/main\.js"\]$/, `${target} CMD ${cmd}`);
+      // node, the service's start-up flags (ops/node-flags.ts), its compiled entry point.
+      const argv = JSON.parse(cmd || '[]') as string[];
+      const entry = argv.at(-1) ?? '';
+      assert.match(entry, /^dist\/[a-z/]+\/main\.js$/, `${target} CMD ${cmd}`);
+      const source = entry.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+      assert.deepEqual(argv, ['node', ...nodeFlagsFor(source), entry], `${target} CMD ${cmd}`);
       const health = own.instructions.find((i) => i.keyword === 'HEALTHCHECK')?.args ?? '';
       assert.match(health, / CMD \[/, `${target} HEALTHCHECK in exec form`);
       assert.match(health, target === 'api' ? /\/livez/ : /dist\/signer\/health-check\.js/);

@@ -1,0 +1,325 @@
+/**
+ * `node --import tsx bench/support/steady-tail.ts`: pay-bench's steady phase (c) alone, with its floor, and
+ * the instruments that find its stalls — the API's and the signer's event-loop delay and collections in 100 ms
+ * slices (./loop-probe.ts), PostgreSQL's waits every 10 ms (./pg-wait-sampler.ts), each burst of slow requests
+ * laid beside them (./tail-timeline.ts). The same set-up as `npm run bench` before (c): 1,000 wallets with
+ * the signer's policy store, each paid once, 3 s of load, the database's history (BENCH_HISTORY), VACUUM
+ * ANALYZE, a closed-loop phase like (a), a checkpoint, the floor, 5 s unmeasured at the rate, then (c).
+ *
+ * Why: a run of the whole bench takes minutes; comparing start-up flags or a change to the tail needs several
+ * runs interleaved with the commit before, on a machine whose load moves. STEADY_ROOT runs another checkout's
+ * API and signer (e.g. a worktree of the commit before) under the same instruments.
+ *
+ * Options (env): BENCH_SECONDS (5), BENCH_STEADY_RATE (400), BENCH_WALLETS (1000), BENCH_HISTORY (300,000),
+ * STEADY_ROOT, STEADY_API_FLAGS / STEADY_SIGNER_FLAGS (node flags for each, replacing the start-up flags of
+ * ops/node-flags.ts given by default), STEADY_LABEL (printed), STEADY_SUMMARY_FILE (one JSON line appended).
+ * Not a test: no assertions; children are stopped at the end.
+ */
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { createKnex, migrateLatest } from '../../src/api/db/knex-client.js';
+import { startEmbeddedPostgres } from '../../src/api/db/embedded-postgres.js';
+import { initSoftHsmToken } from '../../ops/softhsm/init-token.js';
+import { freePort } from '../../test/support/test-database.js';
+import { GENEROUS_SIGNER_LIMITS } from '../../test/support/signer-harness.js';
+import { API_NODE_FLAGS, SIGNER_NODE_FLAGS } from '../../ops/node-flags.js';
+import {
+  benchPayBody,
+  benchPost,
+  createBenchWallets,
+  runBench,
+  startBenchApi,
+  startTsChild,
+} from './service-bench-parts.js';
+import { benchApprover } from './owner-policy-bench.js';
+import { KeepAliveLoadClient } from './keep-alive-load-client.js';
+import { drive, percentile } from './closed-loop.js';
+import { driveAtRate, type RateResult } from './drive-at-rate.js';
+import { seedPaymentHistory } from './seed-payment-history.js';
+import { startSteadyFloor } from './steady-floor.js';
+import { startPgWaitSampler } from './pg-wait-sampler.js';
+import { slowRequestBursts } from './slow-request-bursts.js';
+import { tailTimeline } from './tail-timeline.js';
+import { describeHistogram, histogramDelta } from './histogram-delta.js';
+import type { ProbeSlice } from './loop-probe.js';
+import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const RATE = Number(process.env.BENCH_STEADY_RATE ?? 400);
+const WALLETS = Number(process.env.BENCH_WALLETS ?? 1000);
+const HISTORY = Number(process.env.BENCH_HISTORY ?? 300_000);
+const SERVICE_ROOT = process.env.STEADY_ROOT ? path.resolve(process.env.STEADY_ROOT) : ROOT;
+const SLICE_MS = 100;
+const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
+const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
+
+const flags = (env: string | undefined, fallback: readonly string[]) =>
+  env === undefined ? [...fallback] : env.split(/\s+/).filter(Boolean);
+
+/** The machine's busy CPU seconds (all cores) from /proc/stat. */
+function machineBusySeconds(): number {
+  const cpu = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+  return (total - (cpu[3] ?? 0) - (cpu[4] ?? 0) - (cpu[7] ?? 0)) / 100;
+}
+
+const readSlices = (file: string): ProbeSlice[] =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as ProbeSlice)
+    : [];
+
+/** The API's signer calls over (c) beside the signer's own time for them and its HSM signatures (two scrapes each). */
+function signerTimeLine([apiBefore, signerBefore]: string[], [apiAfter, signerAfter]: string[]): string {
+  const method = 'method="sign_transfer_authorization"';
+  const call = histogramDelta(apiBefore!, apiAfter!, 'treasury_signer_call_duration_seconds', method);
+  const own = histogramDelta(signerBefore!, signerAfter!, 'treasury_signer_request_duration_seconds', method);
+  const hsm = histogramDelta(
+    signerBefore!,
+    signerAfter!,
+    'treasury_signer_hsm_operation_duration_seconds',
+    'op="sign"',
+  );
+  return `signer calls seen by the API: ${describeHistogram(call)}; the signer's own time for them: ${describeHistogram(own)}; its HSM signatures: ${describeHistogram(hsm)}`;
+}
+
+/** pg_stat_statements from now (reset) to `read`: the statements most often run, with their mean and longest time. */
+async function statementStats(connectionString: string): Promise<{ read(): Promise<string[]> }> {
+  const client = new pg.Client(connectionString);
+  await client.connect();
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await client.query('SELECT pg_stat_statements_reset()');
+  return {
+    async read() {
+      const rows = (
+        await client.query<{ db: string; calls: string; mean: number; max: number; query: string }>(
+          `SELECT d.datname AS db, s.calls::text, s.mean_exec_time AS mean, s.max_exec_time AS max, s.query
+             FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+            WHERE s.query NOT LIKE '%pg_stat_%' ORDER BY s.calls DESC LIMIT 8`,
+        )
+      ).rows;
+      await client.end();
+      return rows.map(
+        (r) =>
+          `statement (${r.db}) ×${r.calls}, mean ${r.mean.toFixed(1)} ms, longest ${r.max.toFixed(0)} ms: ${r.query.replace(/\s+/g, ' ').slice(0, 70)}`,
+      );
+    },
+  };
+}
+
+interface Services {
+  api: string;
+  /** The signer's loopback /metrics. */
+  signerMetrics: string;
+  apiKey: string;
+  walletIds: string[];
+  children: ChildProcess[];
+  probeFiles: { api: string; signer: string };
+}
+
+/** PostgreSQL's set-up, the signer and the API (under the probe), the bench account and its wallets. */
+async function startServices(dir: string, connectionString: string, signerDb: string): Promise<Services> {
+  const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
+  const approver = benchApprover();
+  const probe = [path.join(HERE, 'loop-probe.ts')];
+  const probeFiles = { api: path.join(dir, 'api.probe'), signer: path.join(dir, 'signer.probe') };
+  const socket = path.join(dir, 'signer.sock');
+  const signerMetricsPort = await freePort();
+  const signer = await startTsChild('signer/main.ts', {
+    root: SERVICE_ROOT,
+    nodeFlags: flags(process.env.STEADY_SIGNER_FLAGS, SIGNER_NODE_FLAGS),
+    imports: probe,
+    env: {
+      LOOP_PROBE_FILE: probeFiles.signer,
+      TREASURY_SIGNER_SOCKET: socket,
+      TREASURY_SIGNER_METRICS_PORT: String(signerMetricsPort),
+      TREASURY_PKCS11_MODULE: token.modulePath,
+      TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
+      TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
+      TREASURY_PKCS11_PIN_FILE: token.pinFile,
+      SOFTHSM2_CONF: token.softhsm2Conf,
+      ...GENEROUS_SIGNER_LIMITS,
+      TREASURY_SIGNER_DATABASE_URL: signerDb,
+      TREASURY_SIGNER_POLICY_APPROVER: approver.address,
+    },
+    ready: (line) => line.includes('"msg":"signer ready"'),
+  });
+  const port = await freePort();
+  const admin = `adm_${randomBytes(24).toString('base64url')}`;
+  const apiChild = await startBenchApi({
+    root: SERVICE_ROOT,
+    databaseUrl: connectionString,
+    signerSocket: socket,
+    adminToken: admin,
+    port,
+    nodeFlags: flags(process.env.STEADY_API_FLAGS, API_NODE_FLAGS),
+    imports: probe,
+    env: { LOOP_PROBE_FILE: probeFiles.api },
+  });
+  const api = `http://127.0.0.1:${port}`;
+  const post = benchPost(api);
+  const apiKey = (await post('/v1/treasury', admin, { owner_type: 'bench', owner_id: 'bench' })).body.api_key as string;
+  const walletIds = await createBenchWallets(post, apiKey, WALLETS);
+  const signerMetrics = `http://127.0.0.1:${signerMetricsPort}/metrics`;
+  return { api, signerMetrics, apiKey, walletIds, children: [signer.child, apiChild], probeFiles };
+}
+
+/** Every wallet paid once, 3 s of load, the history, VACUUM ANALYZE, 5 s closed loop as (a), a checkpoint. */
+async function warmUp(pay: (i: number) => Promise<boolean>, connectionString: string): Promise<void> {
+  for (let i = 0; i < WALLETS; i += 32)
+    await Promise.all(Array.from({ length: Math.min(32, WALLETS - i) }, (_, k) => pay(i + k)));
+  await drive(32, 3, (i) => pay(i * 7919));
+  const client = new pg.Client(connectionString);
+  await client.connect();
+  try {
+    if (HISTORY > 0) {
+      const paid = Number((await client.query(`SELECT count(*) AS n FROM authorizations`)).rows[0].n);
+      await seedPaymentHistory(client, { copies: Math.ceil(HISTORY / Math.max(1, paid)), days: 90 });
+    }
+    await client.query('VACUUM ANALYZE');
+    await drive(32, 5, (i) => pay(i * 7919));
+    await client.query('CHECKPOINT');
+  } finally {
+    await client.end();
+  }
+}
+
+/** The floor (./steady-floor.ts) at the rate, 2 s unmeasured then SECONDS. */
+async function measureFloor(connectionString: string): Promise<RateResult> {
+  const floor = await startSteadyFloor({ connectionString, port: await freePort(), cwd: ROOT });
+  const client = new KeepAliveLoadClient({ host: '127.0.0.1', port: floor.port, connections: 32 });
+  try {
+    const once = async () => (await client.request('POST', '/pay', {}, Buffer.from('{}'))) === 200;
+    await driveAtRate(RATE, 2, 256, once);
+    return await driveAtRate(RATE, SECONDS, 256, once);
+  } finally {
+    client.close();
+    floor.stop();
+  }
+}
+
+function report(
+  label: string,
+  load: number,
+  busy: number,
+  steady: RateResult,
+  floor: RateResult,
+  timeline: string[],
+): Record<string, unknown> {
+  const p = (r: RateResult, q: number) => percentile(r.latenciesMs, q);
+  const bursts = slowRequestBursts(steady.timed, 20);
+  const summary = {
+    label,
+    at: new Date().toISOString(),
+    load1: load,
+    busyPct: Math.round(busy * 100),
+    p50: +p(steady, 50).toFixed(1),
+    p99: +p(steady, 99).toFixed(1),
+    floorP50: +p(floor, 50).toFixed(1),
+    floorP99: +p(floor, 99).toFixed(1),
+    ratio: +(p(steady, 99) / p(floor, 99)).toFixed(2),
+    slow: bursts.slow,
+    bursts: bursts.bursts.length,
+    medianGapMs: Math.round(bursts.medianGapMs),
+    errors: steady.errors,
+  };
+  const lines = [
+    `steady tail ${label}: ${RATE}/s offered, ${SECONDS} s, load average ${load.toFixed(2)} at the start, machine ${summary.busyPct} % busy in (c)`,
+    `(c) p50 ${summary.p50} ms, p99 ${summary.p99} ms; floor p50 ${summary.floorP50} ms, p99 ${summary.floorP99} ms; p99 ratio ${summary.ratio}×; errors ${steady.errors}`,
+    `requests over 20 ms: ${bursts.slow} of ${steady.timed.length} in ${bursts.bursts.length} bursts, median gap between bursts' starts ${summary.medianGapMs} ms`,
+    ...timeline,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  return summary;
+}
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-steady-tail-'));
+  fs.chmodSync(dir, 0o755);
+  const database = await startEmbeddedPostgres({
+    dir: path.join(dir, 'pg'),
+    port: await freePort(),
+    settings: { shared_preload_libraries: 'pg_stat_statements' },
+  });
+  let services: Services | undefined;
+  try {
+    const knex = createKnex(database.connectionString, 4, 'treasury-bench');
+    await migrateLatest(knex);
+    await knex.raw('CREATE DATABASE treasury_signer');
+    await knex.destroy();
+    services = await startServices(dir, database.connectionString, database.connectionStringFor('treasury_signer'));
+    const { apiKey, walletIds } = services;
+    const client = new KeepAliveLoadClient({
+      host: '127.0.0.1',
+      port: Number(new URL(services.api).port),
+      connections: 32,
+    });
+    const payload = Buffer.from(JSON.stringify(benchPayBody(USDC, SELLER)));
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const pay = async (i: number) =>
+      (await client.request(
+        'POST',
+        `/v1/wallets/${walletIds[i % walletIds.length]}/pay`,
+        { ...headers, 'idempotency-key': newIdempotencyKey('account') },
+        payload,
+      )) === 200;
+    await warmUp(pay, database.connectionString);
+    const floor = await measureFloor(database.connectionString);
+    await driveAtRate(RATE, 5, 256, (i) => pay(i * 7919));
+    const load = os.loadavg()[0]!;
+    const statements = await statementStats(database.connectionString);
+    const scrapeBoth = async () =>
+      Promise.all(
+        [fetch(`${services!.api}/metrics`), fetch(services!.signerMetrics)].map(async (r) => (await r).text()),
+      );
+    const scrapesBefore = await scrapeBoth();
+    const sampler = await startPgWaitSampler(database.connectionString, 10);
+    const busyBefore = machineBusySeconds();
+    const steady = await driveAtRate(RATE, SECONDS, 256, (i) => pay(i * 7919));
+    const busy = (machineBusySeconds() - busyBefore) / steady.seconds / os.cpus().length;
+    const pgSamples = await sampler.stop();
+    const statementLines = await statements.read();
+    const scrapesAfter = await scrapeBoth();
+    const signerSplit = signerTimeLine(scrapesBefore, scrapesAfter);
+    client.close();
+    await new Promise((r) => setTimeout(r, 2 * SLICE_MS));
+    const timeline = tailTimeline({
+      startedAtEpochMs: steady.startedAtEpochMs,
+      requests: steady.timed,
+      processes: [
+        { name: 'api', slices: readSlices(services.probeFiles.api) },
+        { name: 'signer', slices: readSlices(services.probeFiles.signer) },
+      ],
+      pg: pgSamples,
+      sliceMs: SLICE_MS,
+    });
+    timeline.push(signerSplit, ...statementLines);
+    const summary = report(
+      process.env.STEADY_LABEL ?? path.basename(SERVICE_ROOT),
+      load,
+      busy,
+      steady,
+      floor,
+      timeline,
+    );
+    if (process.env.STEADY_SUMMARY_FILE)
+      fs.appendFileSync(process.env.STEADY_SUMMARY_FILE, JSON.stringify(summary) + '\n');
+  } finally {
+    for (const child of services?.children.reverse() ?? []) child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 1500));
+    await database.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+runBench(main);

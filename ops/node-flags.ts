@@ -1,0 +1,27 @@
+/**
+ * The Node flags treasury-api and treasury-signer start with, wherever they are started: the container images
+ * (Dockerfile `CMD`), `npm run start:api` / `start:signer`, the sandbox (./sandbox/sandbox-process.ts) and the
+ * benches (bench/support/service-bench-parts.ts, bench/support/steady-tail.ts). test/unit/ops/node-flags.test.ts
+ * and test/unit/ops/container-files.test.ts hold the npm scripts and the Dockerfile to these lists, so that a
+ * bench measures the processes production runs.
+ *
+ * The API: none, V8's defaults. The signer: `--min-semi-space-size=16`, its young generation 16 MB a half from
+ * the start — the size V8 grows the API's to by itself. By default it starts at 1 MB and grows only while much
+ * of it survives, which a signature's garbage does not: at a steady 400 payments/s the signer's stayed at 4 MB
+ * and collected 11–13 times per 1,000 payments (every ≈ 200 ms), each collection holding every signature in
+ * flight; at 16 MB, 3 times, with less collection time per payment in all (docs/performance.md, "Steady
+ * 400/s, the tail"). The maximum stays V8's (16 MB): a young generation allowed to grow past it collected less
+ * often but for longer, with no better tail (docs/operations.md, "Node flags").
+ * Costs: the signer reserves 32 MB of young generation from the start.
+ *
+ * Does not: apply to the gate or the CLI.
+ */
+export const API_NODE_FLAGS: readonly string[] = Object.freeze([]);
+export const SIGNER_NODE_FLAGS: readonly string[] = Object.freeze(['--min-semi-space-size=16']);
+
+/** The start-up flags of the service whose entry point is `entry` (`signer/main.ts`, `src/api/main.ts`): none for another entry. */
+export function nodeFlagsFor(entry: string): readonly string[] {
+  if (entry === 'signer/main.ts') return SIGNER_NODE_FLAGS;
+  if (entry === 'src/api/main.ts') return API_NODE_FLAGS;
+  return [];
+}
