@@ -14,7 +14,9 @@
  * (session-powers.ts decides the rest).
  * Credentials are read through a store (./credential-store.ts). Lookups are cached by token hash for TREASURY_AUTH_CACHE_MS (default 1 s; 0 disables): expiry is
  * re-checked on every hit, single-use tokens are never cached, and a revocation or cap change made through
- * this process evicts the token and every cached credential below it at once (`forget`, `forgetSessionsOf`).
+ * this process evicts the token and every cached credential below it at once (`forget`, `forgetSessionsOf`; a read
+ * begun before is not shared or cached after). Requests arriving while a token's chain is read share that read, so a
+ * busy token costs one read per cache time, not one per request arriving during the read.
  * Does not defend: a stolen live token; a revocation made through another replica takes effect there
  * within the cache time; scope checks happen in the routes (`require-scope`).
  */
@@ -62,6 +64,10 @@ const MAX_CACHED_TOKENS = 10_000;
 export class Authenticator {
   private readonly adminTokenHash: string | undefined;
   private readonly cache = new Map<string, { chain: ChainRow[]; at: number }>();
+  /** One read per token at a time: requests arriving while a token's chain is being read share that read. */
+  private readonly reading = new Map<string, Promise<ChainRow[]>>();
+  /** Raised by every `forget…`: a read begun before it neither answers later requests nor fills the cache. */
+  private generation = 0;
 
   constructor(
     private readonly credentials: CredentialStore,
@@ -73,28 +79,43 @@ export class Authenticator {
 
   /** Drops a token, and every credential below it, from the lookup cache (after a revocation or a cap change). */
   forget(tokenId: string): void {
+    this.generation++;
+    this.reading.clear();
     for (const [hash, entry] of this.cache) if (entry.chain.some((row) => row.id === tokenId)) this.cache.delete(hash);
   }
 
   /** Drops every cached session of a platform account (after they were all revoked). */
   forgetSessionsOf(accountId: string): void {
+    this.generation++;
+    this.reading.clear();
     for (const [hash, entry] of this.cache)
       if (entry.chain.some((row) => row.kind === 'session' && row.account_id === accountId)) this.cache.delete(hash);
   }
 
   /** The token with that hash and every credential above it (credential-chain.ts), nearest first. */
-  private async lookup(tokenHash: string, kind: ChainRow['kind']): Promise<ChainRow[]> {
-    if (this.cacheMs > 0) {
-      const hit = this.cache.get(tokenHash);
-      if (hit && hit.chain[0]!.kind === kind && Date.now() - hit.at < this.cacheMs) return hit.chain;
-    }
-    const chain = await this.credentials.chainByHash(tokenHash, kind);
-    const row = chain[0];
-    if (this.cacheMs > 0 && row && !row.single_use && !row.revoked_at) {
-      if (this.cache.size >= MAX_CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value as string);
-      this.cache.set(tokenHash, { chain, at: Date.now() });
-    }
-    return chain;
+  private lookup(tokenHash: string, kind: ChainRow['kind']): Promise<ChainRow[]> {
+    if (this.cacheMs <= 0) return this.credentials.chainByHash(tokenHash, kind);
+    const hit = this.cache.get(tokenHash);
+    if (hit && hit.chain[0]!.kind === kind && Date.now() - hit.at < this.cacheMs) return Promise.resolve(hit.chain);
+    const key = `${kind}:${tokenHash}`;
+    const pending = this.reading.get(key);
+    if (pending) return pending;
+    const generation = this.generation;
+    const read = this.credentials
+      .chainByHash(tokenHash, kind)
+      .then((chain) => {
+        const row = chain[0];
+        if (generation === this.generation && row && !row.single_use && !row.revoked_at) {
+          if (this.cache.size >= MAX_CACHED_TOKENS) this.cache.delete(this.cache.keys().next().value as string);
+          this.cache.set(tokenHash, { chain, at: Date.now() });
+        }
+        return chain;
+      })
+      .finally(() => {
+        if (this.reading.get(key) === read) this.reading.delete(key);
+      });
+    this.reading.set(key, read);
+    return read;
   }
 
   get adminConfigured(): boolean {
