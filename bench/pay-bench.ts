@@ -10,7 +10,9 @@
  * phase alone, with more instruments: ./support/steady-tail.ts).
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
- * BENCH_OWNER_POLICIES=0 (the signer without its policy store: the cost of its second check, by difference).
+ * BENCH_OWNER_POLICIES=0 (the signer without its policy store: the cost of its second check, by difference),
+ * BENCH_CODE=dist|sources (the services compiled, as production runs them — the default when `npm run build` is
+ * current — or through tsx).
  * With the store (the default), the signer-alone ceiling is also measured three ways in alternating one-second
  * slices — a second signer process without the store, the store on a wallet without a signed policy, and on a
  * wallet whose policy is signed — and after (c) every bench wallet's policy is signed by the bench's approver
@@ -41,6 +43,7 @@ import {
   resultTable,
   runBench,
   signerSignOnce,
+  benchCode,
   startBenchApi,
   startTsChild,
 } from './support/service-bench-parts.js';
@@ -803,6 +806,7 @@ async function main(): Promise<void> {
     const lines = [
       '',
       `Treasury pay benchmark — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
+      `the signer and the API run ${benchCode() === 'dist' ? 'compiled (dist/, as production runs them)' : 'from the TypeScript sources through tsx (no current build: `npm run build` for the compiled code production runs; BENCH_CODE)'}`,
       `database history before measuring: ${history.authorizations.toLocaleString('en-US')} past payments, ${history.auditEvents.toLocaleString('en-US')} audit rows, ${history.spendWindows.toLocaleString('en-US')} past spend windows (BENCH_HISTORY)`,
       `each payment ${IDEMPOTENCY_KEYS ? 'under an Idempotency-Key of its own, as the SDK sends (BENCH_IDEMPOTENCY_KEYS=0: none)' : 'without an Idempotency-Key (BENCH_IDEMPOTENCY_KEYS=0)'}`,
       '',

@@ -1,12 +1,14 @@
 /**
- * What the two service benchmarks (pay-bench.ts, kms-bench.ts) share: a TypeScript entry point started
- * under tsx and waited for until a line it prints says it is ready, stopped with SIGTERM (SIGKILL after 10 s);
+ * What the two service benchmarks (pay-bench.ts, kms-bench.ts) share: a service's entry point started as
+ * production starts it when the build is current (`benchCode`), else through tsx, and waited for until a line it
+ * prints says it is ready, stopped with SIGTERM (SIGKILL after 10 s);
  * treasury-api started and polled until ready; one signature through a signer process's socket (a fresh
  * EIP-3009 authorization of 0.001 USDC, the ceiling both measure); the wallets every payment phase pays from
  * and the body of a bench payment. Not for tests: no temporary directories, and children are stopped by the
  * benches themselves (startBenchApi kills its child only when it never became ready).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
@@ -14,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { SignerClient } from '../../signer/protocol/signer-client.js';
 import { percentile, type DriveResult } from './closed-loop.js';
 import { API_NODE_FLAGS, nodeFlagsFor } from '../../ops/node-flags.js';
+import { BUILD_SOURCE_DIRS, buildIsCurrent } from '../../bin/build-freshness.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -35,6 +38,28 @@ export interface StartTsChildOptions {
   imports?: string[];
 }
 
+/**
+ * How a service of `root` runs: as production runs it, its compiled build (`npm run build`, dist/) when that is
+ * current (bin/build-freshness.mjs), else its TypeScript sources through tsx — whose transform adds a property
+ * definition to every function made at run time. BENCH_CODE=dist|sources forces one.
+ */
+export function benchCode(root: string = ROOT): 'dist' | 'sources' {
+  const forced = process.env.BENCH_CODE;
+  if (forced === 'dist' || forced === 'sources') return forced;
+  const entries = ['dist/signer/main.js', 'dist/src/api/main.js'];
+  return entries.every((e) => buildIsCurrent(e, BUILD_SOURCE_DIRS, [], root)) ? 'dist' : 'sources';
+}
+
+/** Node's arguments for `entry` of `root` (see `benchCode`): flags, tsx when something TypeScript loads, preloads. */
+function serviceArgs(root: string, entry: string, flags: readonly string[], imports: readonly string[]): string[] {
+  const preloads = imports.flatMap((m) => ['--import', m]);
+  const compiled = path.join(root, 'dist', entry.replace(/\.ts$/, '.js'));
+  // Only the services are built (the KMS emulator, a test double, is not).
+  if (benchCode(root) === 'sources' || !fs.existsSync(compiled))
+    return [...flags, '--import', 'tsx', ...preloads, path.join(root, entry)];
+  return [...flags, ...(imports.length > 0 ? ['--import', 'tsx'] : []), ...preloads, compiled];
+}
+
 /** Spawns `entry` (relative to the repository) and resolves with it and its first ready line (60 s at most). */
 export function startTsChild(
   entry: string,
@@ -43,11 +68,7 @@ export function startTsChild(
   return new Promise((resolve, reject) => {
     const root = options.root ?? ROOT;
     const argv = [
-      ...(options.nodeFlags ?? nodeFlagsFor(entry)),
-      '--import',
-      'tsx',
-      ...(options.imports ?? []).flatMap((m) => ['--import', m]),
-      path.join(root, entry),
+      ...serviceArgs(root, entry, options.nodeFlags ?? nodeFlagsFor(entry), options.imports ?? []),
       ...(options.args ?? []),
     ];
     const child = spawn(process.execPath, argv, {
@@ -197,13 +218,7 @@ export interface BenchApiOptions {
  */
 export async function startBenchApi(options: BenchApiOptions): Promise<ChildProcess> {
   const root = options.root ?? ROOT;
-  const argv = [
-    ...(options.nodeFlags ?? API_NODE_FLAGS),
-    '--import',
-    'tsx',
-    ...(options.imports ?? []).flatMap((m) => ['--import', m]),
-    path.join(root, 'src/api/main.ts'),
-  ];
+  const argv = serviceArgs(root, 'src/api/main.ts', options.nodeFlags ?? API_NODE_FLAGS, options.imports ?? []);
   const child = spawn(process.execPath, argv, {
     cwd: root,
     env: {
