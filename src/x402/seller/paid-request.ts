@@ -155,10 +155,18 @@ export class PaidRequestCore {
       this.count('mismatch');
       return port.answer(challengeAnswer(terms, `no_matching_payment_requirements: ${match.reason}`));
     }
-    const idClaim = await applyPaymentIdentifier(this.deps.paymentIds, site, sellerState, {
-      ...{ req, port, payment, match, reading: idReading },
-      count: (outcome) => this.count(outcome),
-    });
+    // Without an id there is nothing to look up: no call, no await.
+    const idClaim =
+      idReading.kind !== 'id'
+        ? undefined
+        : await applyPaymentIdentifier(this.deps.paymentIds, site, sellerState, {
+            req,
+            port,
+            payment,
+            match,
+            reading: idReading,
+            count: (outcome) => this.count(outcome),
+          });
     if (idClaim === 'answered') return;
     if (!this.deps.guard.claim(match.replayKey)) {
       if (idClaim) releaseClaim(idClaim);
