@@ -33,7 +33,8 @@
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_PAYMENTS (payments to sign,
  * default 50000), BENCH_SIGN_SECONDS (signing time box, default 45), BENCH_PLATFORM (`http` default, or
- * `inproc`), BENCH_CASES (comma list of `402`, `paid`, `free`, `gate`; default all), BENCH_CPU_PROFILE_DIR (run the
+ * `inproc`), BENCH_CODE (`dist` or `sources`: our code compiled or through tsx; default the build when current),
+ * BENCH_CASES (comma list of `402`, `paid`, `free`, `gate`; default all), BENCH_CPU_PROFILE_DIR (run the
  * server children with --cpu-prof into <dir>/express, <dir>/koa and <dir>/koa-inproc; the largest profile in
  * each is the main thread — summarise it with bench/support/summarise-cpu-profile.ts).
  */
@@ -43,6 +44,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { buildIsCurrent } from '../bin/build-freshness.mjs';
 import { BENCH_NETWORK, BENCH_PAY_TO, BENCH_USDC, type ServerStats } from './support/x402-bench-servers.js';
 import { signTransferAuthorizations, type SignedAuthorization } from './support/sign-transfer-authorizations.js';
 
@@ -54,6 +56,20 @@ const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 50_000);
 const SIGN_SECONDS = Number(process.env.BENCH_SIGN_SECONDS ?? 45);
 const PLATFORM_MODE = process.env.BENCH_PLATFORM === 'inproc' ? 'inproc' : 'http';
 const CASES = new Set((process.env.BENCH_CASES ?? '402,paid,free,gate').split(',').map((c) => c.trim()));
+/**
+ * Our code as production runs it: the compiled build (dist/, `npm run build`) when it is current (newer than
+ * every source it is built from: bin/build-freshness.mjs), else the TypeScript sources through tsx, whose
+ * transform adds a property definition to every function created at run time (bench/support/x402-bench-servers.ts);
+ * BENCH_CODE=dist|sources forces one. @x402/express is compiled JavaScript either way.
+ */
+const CODE: 'dist' | 'sources' =
+  process.env.BENCH_CODE === 'dist' || process.env.BENCH_CODE === 'sources'
+    ? process.env.BENCH_CODE
+    : ['dist/src/x402/koa/index.js', 'dist/src/gate/gate-app.js'].every((f) =>
+          buildIsCurrent(f, ['src', 'policy', 'base']),
+        )
+      ? 'dist'
+      : 'sources';
 const WARMUP_SECONDS = 2;
 const TARGET = 1.2;
 
@@ -321,6 +337,7 @@ async function main(): Promise<void> {
   const buyer = privateKeyToAccount(buyerKey);
   const servers: ServerChild[] = [];
   try {
+    log(`our code: ${CODE === 'dist' ? 'compiled (dist/)' : 'TypeScript sources through tsx'}`);
     log(
       `starting the stub platform, @x402/express and x402Koa servers (platform reached ${PLATFORM_MODE === 'http' ? 'over HTTP' : 'in-process'})`,
     );
@@ -330,6 +347,7 @@ async function main(): Promise<void> {
       BENCH_PAYER: buyer.address,
       BENCH_PLATFORM_URL: `http://127.0.0.1:${platform.port}`,
       BENCH_PLATFORM: PLATFORM_MODE,
+      BENCH_CODE: CODE,
     };
     // With the platform over HTTP, a second x402Koa server answers the platform in-process too: the difference
     // between the two is what the per-payment ledger report over HTTP costs the seller's process.
@@ -518,6 +536,7 @@ async function main(): Promise<void> {
     const lines = [
       '',
       `x402 seller middleware benchmark — ${os.cpus().length} cores, Node ${process.version}, ${new Date().toISOString()}`,
+      `our code: ${CODE === 'dist' ? 'the compiled build (dist/)' : 'the TypeScript sources through tsx (no current build: `npm run build` for the compiled code production runs)'}`,
       `load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${CONCURRENCY} concurrent keep-alive connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per case`,
       '',
       '|' + header.map((h, i) => cell(h, i, i === 0 || i === 6)).join('|') + '|',

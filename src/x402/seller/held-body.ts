@@ -38,8 +38,11 @@ export async function captureStream(source: Readable, maxBytes: number): Promise
   let total = 0;
   for (;;) {
     const step = await rest.next();
-    if (step.done)
-      return { kind: 'bytes', bytes: Buffer.concat(chunks, total), replacement: Buffer.concat(chunks, total) };
+    if (step.done) {
+      // One copy (the producer may reuse its chunks), hashed and sent alike: nothing writes to it.
+      const bytes = Buffer.concat(chunks, total);
+      return { kind: 'bytes', bytes, replacement: bytes };
+    }
     const chunk = toBuffer(step.value);
     chunks.push(chunk);
     total += chunk.length;
