@@ -6,7 +6,9 @@
  *
  *   node --import tsx bench/x402-paid-ab.ts <checkout A> <checkout B> [koa|gate]
  *
- * Env: AB_SLICES (pairs of slices, default 8), AB_SLICE_REQUESTS (default 3,000), AB_CONCURRENCY (default 32).
+ * Env: AB_SLICES (pairs of slices, default 8), AB_SLICE_REQUESTS (default 3,000), AB_CONCURRENCY (default 32),
+ * AB_CODE (`sources`, the default: each checkout's TypeScript through tsx; `dist`: each checkout's compiled build,
+ * `npm run build` in each first).
  * The facilitator stub approves every payment, so the authorizations are not signed (random nonces and
  * signature bytes); each is used once per side. Loopback only. Not a test: it prints figures and exits 0.
  */
@@ -25,6 +27,13 @@ const PER_SLICE = Number(process.env.AB_SLICE_REQUESTS ?? 3000);
 const CONCURRENCY = Number(process.env.AB_CONCURRENCY ?? 32);
 const PLATFORM = 'http://127.0.0.1:9';
 const json = { 'content-type': 'application/json' };
+/** A module of a checkout: its TypeScript source, or its compiled build (AB_CODE=dist). */
+const ourModule = (root: string, modulePath: string) =>
+  import(
+    process.env.AB_CODE === 'dist'
+      ? path.resolve(root, 'dist/src', `${modulePath}.js`)
+      : path.resolve(root, 'src', `${modulePath}.ts`)
+  );
 
 const facilitator = {
   verify: async () => ({ isValid: true, payer: PAYER }),
@@ -79,11 +88,13 @@ function platformFetch(originUrl: string) {
 }
 
 const listen = (server: http.Server) =>
-  new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 
 async function startKoa(root: string): Promise<{ port: number; path: string }> {
   const { default: Koa } = await import('koa');
-  const { x402Koa } = await import(path.resolve(root, 'src/x402/koa/index.ts'));
+  const { x402Koa } = await ourModule(root, 'x402/koa/index');
   const app = new Koa();
   app.use(
     x402Koa({
@@ -108,8 +119,8 @@ async function startKoa(root: string): Promise<{ port: number; path: string }> {
 }
 
 async function startGate(root: string, originUrl: string): Promise<{ port: number; path: string }> {
-  const { createGateApp } = await import(path.resolve(root, 'src/gate/gate-app.ts'));
-  const { loadGateConfig } = await import(path.resolve(root, 'src/gate/gate-config.ts'));
+  const { createGateApp } = await ourModule(root, 'gate/gate-app');
+  const { loadGateConfig } = await ourModule(root, 'gate/gate-config');
   const config = loadGateConfig({
     GATE_TOKEN: 'xx_pat_benchbenchbenchbench0002',
     GATE_API_URL: PLATFORM,

@@ -43,7 +43,8 @@ import type { RequestOutcome } from './middleware-metrics.js';
 import { matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
 import { RouteTermsCache } from './route-terms-cache.js';
-import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
+import type { ResolvedX402Config, X402Logger } from './seller-options.js';
+import { priceOf } from './route-price.js';
 import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
 import { localOnlyProblem } from './local-only-window.js';
@@ -59,9 +60,7 @@ export function passesUnpaid(method: string, path: string): boolean {
   return path === '/health' || method === 'OPTIONS';
 }
 
-export function priceOf(config: ResolvedX402Config, path: string): bigint {
-  return config.routePrices.get(routePriceKey(path)) ?? config.priceMicro;
-}
+export { priceOf } from './route-price.js';
 
 type Match = Extract<PaymentMatch, { kind: 'match' }>;
 type SettleOutcome = Awaited<ReturnType<Facilitator['settle']>>;
