@@ -28,7 +28,8 @@
  *     in-process).
  * Reported per case: requests/s, p50/p99 latency, errors, server CPU time per request (from the child's
  * process.cpuUsage over the timed phase, so independent of the load generator's share of the cores), and for
- * our rows the ratio against @x402/express (target ≥ 1.2× on the 402 and paid paths). Progress goes to
+ * our rows the ratio against @x402/express (goal ≥ 1.2× on the 402 path, ≥ 1.5× on the paid path; the gate ≥ 0.8× of
+ * x402Koa's paid rate). Progress goes to
  * stderr, the markdown table to stdout. Exits non-zero only on a crash, never on a missed target.
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_PAYMENTS (payments to sign,
@@ -71,7 +72,11 @@ const CODE: 'dist' | 'sources' =
       ? 'dist'
       : 'sources';
 const WARMUP_SECONDS = 2;
-const TARGET = 1.2;
+/**
+ * The goals (docs/performance.md, "The seller's paid path"): the 402 path 1.2× and the paid path 1.5× the rate of
+ * @x402/express; the gate 0.8× of x402Koa's paid rate.
+ */
+const TARGET = { '402': 1.2, paid: 1.5, gate: 0.8 } as const;
 
 const log = (line: string) => process.stderr.write(`• ${line}\n`);
 
@@ -496,7 +501,7 @@ async function main(): Promise<void> {
         const ratio = rate(r.result) / rate(koa.result);
         const cpuRatio = koa.cpuUsPerRequest / r.cpuUsPerRequest;
         if (!Number.isFinite(ratio)) return 'n/a (no successful requests on one side)';
-        return `${ratio.toFixed(2)}× of x402Koa's paid rate (CPU ${cpuRatio.toFixed(2)}×)`;
+        return `${ratio.toFixed(2)}× of x402Koa's paid rate (CPU ${cpuRatio.toFixed(2)}×), goal ≥ ${TARGET.gate}×: ${ratio >= TARGET.gate ? 'met' : 'MISSED'}`;
       }
       const base =
         r.server === oursInproc
@@ -506,13 +511,14 @@ async function main(): Promise<void> {
       const ratio = rate(r.result) / rate(base.result);
       const cpuRatio = base.cpuUsPerRequest / r.cpuUsPerRequest;
       if (!Number.isFinite(ratio) || !Number.isFinite(cpuRatio)) return 'n/a (no successful requests on one side)';
+      const goal = r.label.startsWith('402') ? TARGET['402'] : TARGET.paid;
       const target =
         r.label.startsWith('free') || r.server === oursInproc
           ? '(context, no target)'
-          : `target ≥ ${TARGET}×: ${ratio >= TARGET ? 'met' : 'MISSED'}`;
+          : `goal ≥ ${goal}×: ${ratio >= goal ? 'met' : 'MISSED'}`;
       return `${ratio.toFixed(2)}× (CPU ${cpuRatio.toFixed(2)}×), ${target}`;
     };
-    const cols = [31, 10, 8, 8, 7, 12, 46];
+    const cols = [31, 10, 8, 8, 7, 12, 72];
     const cell = (s: string, i: number, right = true) => ` ${right ? s.padStart(cols[i]!) : s.padEnd(cols[i]!)} `;
     const header = ['case', 'requests/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'ratio vs @x402/express'];
     const row = (r: CaseResult) =>
