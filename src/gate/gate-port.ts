@@ -39,13 +39,14 @@ export type GateErrorCode =
 /** Writes one JSON answer (the paywall's, or the gate's own) unless the response already started. */
 export function writeJson(res: ServerResponse, status: number, headers: Record<string, string>, body: unknown): void {
   if (res.headersSent || res.destroyed) return;
-  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(bytes.length),
-  });
-  res.end(bytes);
+  const text = JSON.stringify(body);
+  // Assigned onto a copy (a literal starting with a spread is slow on Node 20); the body goes as a string, so
+  // Node writes it with the head in one `write` instead of a two-buffer `writev`.
+  const head: Record<string, string> = Object.assign({}, headers);
+  head['content-type'] = 'application/json; charset=utf-8';
+  head['content-length'] = String(Buffer.byteLength(text, 'utf8'));
+  res.writeHead(status, head);
+  res.end(text, 'utf8');
 }
 
 export function writeGateError(res: ServerResponse, code: GateErrorCode, headers: Record<string, string> = {}): void {

@@ -21,10 +21,22 @@ function refused(hostname: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`origin address refused for ${hostname}`), { code: ORIGIN_REFUSED_CODE });
 }
 
+/** Host names already classified (an origin's host is asked about on every request it is sent); bounded. */
+const literalPrivate = new Map<string, boolean>();
+const MAX_REMEMBERED_HOSTS = 4096;
+
 /** For an origin whose host is an IP literal: whether connecting to it is refused (host names: see below). */
 export function literalRefused(origin: URL, allowPrivate: boolean): boolean {
-  const literal = classifyAddress(origin.hostname);
-  return literal.range !== 'invalid' && !literal.global && !allowPrivate;
+  if (allowPrivate) return false;
+  const host = origin.hostname;
+  let refusedLiteral = literalPrivate.get(host);
+  if (refusedLiteral === undefined) {
+    const literal = classifyAddress(host);
+    refusedLiteral = literal.range !== 'invalid' && !literal.global;
+    if (literalPrivate.size >= MAX_REMEMBERED_HOSTS) literalPrivate.clear();
+    literalPrivate.set(host, refusedLiteral);
+  }
+  return refusedLiteral;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;

@@ -43,8 +43,12 @@ const FORWARDING = new Set([
 
 /** A header name as every rule here compares it: lower-case, `_` read as `-`. */
 export function canonicalName(name: string): string {
-  return name.toLowerCase().replaceAll('_', '-');
+  const lower = name.toLowerCase();
+  return lower.includes('_') ? lower.replaceAll('_', '-') : lower;
 }
+
+/** What `connectionListed` gives for a request or response without a Connection header; only ever read. */
+const NONE_LISTED: ReadonlySet<string> = new Set();
 
 /** A payment header, either way: PAYMENT-SIGNATURE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT, X_PAYMENT… */
 export function isPaymentHeader(name: string): boolean {
@@ -53,7 +57,8 @@ export function isPaymentHeader(name: string): boolean {
 }
 
 /** The header names a Connection header lists (they are hop-by-hop too). */
-function connectionListed(value: string | string[] | undefined): Set<string> {
+function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
+  if (value === undefined) return NONE_LISTED;
   const listed = new Set<string>();
   for (const v of Array.isArray(value) ? value : value ? [value] : [])
     for (const token of v.split(',')) {

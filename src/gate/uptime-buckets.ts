@@ -16,6 +16,8 @@ export class UptimeBuckets {
   private readonly buckets = new Map<string, UptimeBucket>();
   /** Observations dropped because the map was full. */
   dropped = 0;
+  /** The hour last spelled (`hourOf`). */
+  private lastHour = { startMs: Number.NaN, iso: '' };
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -28,8 +30,19 @@ export class UptimeBuckets {
 
   /** One proxied request of `endpointId`: did the origin answer? */
   record(endpointId: string, answered: boolean): void {
-    const hour = new Date(Math.floor(this.now() / HOUR_MS) * HOUR_MS).toISOString();
-    this.add({ endpoint_id: endpointId, hour, answered: answered ? 1 : 0, failed: answered ? 0 : 1 });
+    this.add({
+      endpoint_id: endpointId,
+      hour: this.hourOf(this.now()),
+      answered: answered ? 1 : 0,
+      failed: answered ? 0 : 1,
+    });
+  }
+
+  /** The UTC hour of `ms` as its bucket names it, spelled once per hour rather than once per request. */
+  private hourOf(ms: number): string {
+    const startMs = Math.floor(ms / HOUR_MS) * HOUR_MS;
+    if (startMs !== this.lastHour.startMs) this.lastHour = { startMs, iso: new Date(startMs).toISOString() };
+    return this.lastHour.iso;
   }
 
   /** Up to `max` buckets, removed from memory (the oldest first). */

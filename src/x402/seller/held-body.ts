@@ -31,15 +31,63 @@ export const toBuffer = (chunk: unknown): Buffer =>
         ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
         : Buffer.from(String(chunk));
 
-/** Reads `source` up to `maxBytes` (whole: `bytes`; longer: `oversize`). A stream that errors rejects. */
-export async function captureStream(source: Readable, maxBytes: number): Promise<CapturedBody> {
+/**
+ * Reads `source` up to `maxBytes` (whole: `bytes`; longer: `oversize`). A stream that errors, or closes before
+ * its end, rejects. Read with its events (no async iterator and its promise per chunk: an origin's answer is
+ * read on every paid request); past the cap the stream is paused and the rest left to an iterator, unread.
+ */
+export function captureStream(source: Readable, maxBytes: number): Promise<CapturedBody> {
+  if (source.readableEnded || source.destroyed) return captureByIterator(source, maxBytes);
+  return new Promise<CapturedBody>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      source.off('data', onData);
+      source.off('end', onEnd);
+      source.off('error', onError);
+      source.off('close', onClose);
+    };
+    const onData = (chunk: unknown) => {
+      const buffer = toBuffer(chunk);
+      chunks.push(buffer);
+      total += buffer.length;
+      if (total <= maxBytes) return;
+      source.pause();
+      stop();
+      resolve({ kind: 'oversize', prefix: chunks, rest: source[Symbol.asyncIterator](), source });
+    };
+    const onEnd = () => {
+      stop();
+      source.on('error', ignoreLateError); // read whole: a later error has a listener (an unheard one ends the process)
+      // One copy (the producer may reuse its chunks), hashed and sent alike: nothing writes to it.
+      const bytes = Buffer.concat(chunks, total);
+      resolve({ kind: 'bytes', bytes, replacement: bytes });
+    };
+    const onError = (err: unknown) => {
+      stop();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
+    const onClose = () => onError(new Error('the body ended before it was complete'));
+    source.on('data', onData);
+    source.on('end', onEnd);
+    source.on('error', onError);
+    source.on('close', onClose);
+  });
+}
+
+const ignoreLateError = () => undefined;
+
+/** The same, through the stream's async iterator (a stream already ended or destroyed: it says which). */
+async function captureByIterator(source: Readable, maxBytes: number): Promise<CapturedBody> {
   const rest = source[Symbol.asyncIterator]();
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
     const step = await rest.next();
-    if (step.done)
-      return { kind: 'bytes', bytes: Buffer.concat(chunks, total), replacement: Buffer.concat(chunks, total) };
+    if (step.done) {
+      const bytes = Buffer.concat(chunks, total);
+      return { kind: 'bytes', bytes, replacement: bytes };
+    }
     const chunk = toBuffer(step.value);
     chunks.push(chunk);
     total += chunk.length;

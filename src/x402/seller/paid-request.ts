@@ -43,7 +43,8 @@ import type { RequestOutcome } from './middleware-metrics.js';
 import { matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
 import { RouteTermsCache } from './route-terms-cache.js';
-import { routePriceKey, type ResolvedX402Config, type X402Logger } from './seller-options.js';
+import type { ResolvedX402Config, X402Logger } from './seller-options.js';
+import { priceOf } from './route-price.js';
 import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
 import { localOnlyProblem } from './local-only-window.js';
@@ -59,9 +60,7 @@ export function passesUnpaid(method: string, path: string): boolean {
   return path === '/health' || method === 'OPTIONS';
 }
 
-export function priceOf(config: ResolvedX402Config, path: string): bigint {
-  return config.routePrices.get(routePriceKey(path)) ?? config.priceMicro;
-}
+export { priceOf } from './route-price.js';
 
 type Match = Extract<PaymentMatch, { kind: 'match' }>;
 type SettleOutcome = Awaited<ReturnType<Facilitator['settle']>>;
@@ -92,6 +91,7 @@ export class PaidRequestCore {
   private count(outcome: RequestOutcome): void {
     this.deps.metrics.requests.inc({ outcome });
   }
+  private readonly countOutcome = (outcome: RequestOutcome) => this.count(outcome);
 
   private timed<T>(op: 'verify' | 'settle', call: () => Promise<T>): Promise<T> {
     const end = this.deps.metrics.facilitatorSeconds.startTimer({ op });
@@ -99,14 +99,11 @@ export class PaidRequestCore {
   }
 
   private report(
-    config: ResolvedX402Config,
-    req: PaidRequest,
-    match: Match,
+    { config, req, match, endpointId }: Paid,
     txHash: string,
-    endpointId: string | undefined,
     contentHash: string | undefined,
     amount: string,
-  ): void {
+  ) {
     if (amount === '0' || txHash === '') return; // an upto payment charged nothing: no transfer to record
     this.deps.ledger.report({
       tx_hash: txHash,
@@ -155,10 +152,10 @@ export class PaidRequestCore {
       this.count('mismatch');
       return port.answer(challengeAnswer(terms, `no_matching_payment_requirements: ${match.reason}`));
     }
-    const idClaim = await applyPaymentIdentifier(this.deps.paymentIds, site, sellerState, {
-      ...{ req, port, payment, match, reading: idReading },
-      count: (outcome) => this.count(outcome),
-    });
+    const idAt = { req, port, payment, match, reading: idReading, count: this.countOutcome };
+    // Without an id there is nothing to look up: no call, no await.
+    const idClaim =
+      idReading.kind === 'id' ? await applyPaymentIdentifier(this.deps.paymentIds, site, sellerState, idAt) : undefined;
     if (idClaim === 'answered') return;
     if (!this.deps.guard.claim(match.replayKey)) {
       if (idClaim) releaseClaim(idClaim);
@@ -382,19 +379,17 @@ export class PaidRequestCore {
         { why: captured.why },
         'x402 middleware: response bypassed the middleware; settled without a receipt header',
       );
-      this.report(config, req, match, tx, endpointId, undefined, charged);
+      this.report(paid, tx, undefined, charged);
       return;
     }
     this.count('settled');
     if (captured.kind === 'oversize') {
-      const stream = releaseOversize(captured, (hash) =>
-        this.report(config, req, match, tx, endpointId, hash, charged),
-      );
+      const stream = releaseOversize(captured, (hash) => this.report(paid, tx, hash, charged));
       return held.release(headers, stream, 'private');
     }
     const bytes = captured.kind === 'bytes' ? captured.bytes : Buffer.alloc(0);
     held.release(headers, captured.kind === 'bytes' ? captured.replacement : undefined, 'private');
     const contentHash = config.disableBodyCapture ? undefined : sha256Hex(bytes);
-    this.report(config, req, match, tx, endpointId, contentHash, charged);
+    this.report(paid, tx, contentHash, charged);
   }
 }
