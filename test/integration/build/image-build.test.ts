@@ -56,12 +56,15 @@ function layOut(target: string, buildOut: string, image: string, app: string): v
   }
 }
 
+/** Node's arguments from a target's CMD: its flags as they are, its entry point under `app`. */
 const cmdOf = (target: string, app: string) => {
-  const [node, entry] = execForm(
+  const [node, ...args] = execForm(
     stages.find((s) => s.name === target)!.instructions.findLast((i) => i.keyword === 'CMD'),
   );
   assert.equal(node, 'node');
-  return [path.join(app, entry!)];
+  const entry = args.findIndex((a) => !a.startsWith('-'));
+  assert.ok(entry >= 0, `${target}'s CMD names an entry point`);
+  return [...args.slice(0, entry), path.join(app, args[entry]!), ...args.slice(entry + 1)];
 };
 
 /**
