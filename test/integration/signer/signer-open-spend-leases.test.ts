@@ -14,36 +14,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { policyTypedData } from '../../../policy/signed-policy.js';
-import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
-import { SignerClient, SignerError } from '../../../signer/protocol/signer-client.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { SignerClient } from '../../../signer/protocol/signer-client.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, walletOps } from './signer-test-helpers.js';
+import { outcome, ownerAuthority, signedPolicy, walletOps } from './signer-test-helpers.js';
 
 /** Longer than the default, so that a lease outlives a slow set_wallet_policy on a loaded machine. */
 const LEASE_MS = 3000;
 const env = { TREASURY_SIGNER_OPEN_SPEND_LEASE_MS: String(LEASE_MS) };
 const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
-
-async function signedPolicy(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput) {
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const typed = policyTypedData({ wallet, policy: policy as never, version: 1, issuedAt });
-  return {
-    address: wallet,
-    policy: policy as never,
-    version: 1,
-    issued_at: issuedAt,
-    signature: await by.signTypedData(typed),
-  };
-}
-
-const outcome = (p: Promise<unknown>) =>
-  p.then(
-    () => 'signed',
-    (err: SignerError) => err.code,
-  );
 
 describe('spends of wallets without a signed policy, recorded after release (two signer processes, one store)', function () {
   this.timeout(180_000);

@@ -12,27 +12,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { policyTypedData } from '../../../policy/signed-policy.js';
-import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { SignerClient, SignerError } from '../../../signer/protocol/signer-client.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, walletOps } from './signer-test-helpers.js';
+import { ownerAuthority, signedPolicy, walletOps } from './signer-test-helpers.js';
 
 const CENT = '10000';
-
-async function signedPolicy(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput) {
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const typed = policyTypedData({ wallet, policy: policy as never, version: 1, issuedAt });
-  return {
-    address: wallet,
-    policy: policy as never,
-    version: 1,
-    issued_at: issuedAt,
-    signature: await by.signTypedData(typed),
-  };
-}
 
 /** The outcomes of settled payments: how many were signed, and the codes of the refusals. */
 function tally(outcomes: PromiseSettledResult<unknown>[]) {

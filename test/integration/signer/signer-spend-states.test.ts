@@ -10,34 +10,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { policyTypedData } from '../../../policy/signed-policy.js';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
-import { SignerClient, type SignerError } from '../../../signer/protocol/signer-client.js';
+import { SignerClient } from '../../../signer/protocol/signer-client.js';
 import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, readMetric, walletOps } from './signer-test-helpers.js';
+import { outcome, ownerAuthority, readMetric, signedPolicy, walletOps } from './signer-test-helpers.js';
 
 const CENT = '10000';
 const STATES = 'treasury_signer_spend_states_total';
-
-async function signedPolicy(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput, version = 1) {
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const typed = policyTypedData({ wallet, policy: policy as never, version, issuedAt });
-  return {
-    address: wallet,
-    policy: policy as never,
-    version,
-    issued_at: issuedAt,
-    signature: await by.signTypedData(typed),
-  };
-}
-
-const outcome = (p: Promise<unknown>) =>
-  p.then(
-    () => 'signed',
-    (err: SignerError) => err.code,
-  );
 
 describe("a signed wallet's spend state remembered between payments", function () {
   this.timeout(180_000);

@@ -6,6 +6,9 @@
 import net from 'node:net';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
+import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
+import { policyTypedData } from '../../../policy/signed-policy.js';
+import type { SignerError } from '../../../signer/protocol/signer-client.js';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
 import type { TestSigner } from '../../support/signer-harness.js';
 
@@ -157,3 +160,23 @@ export async function ownerAuthority(owner: PrivateKeyAccount) {
     sign_in: { message, signature: await owner.signMessage({ message }) },
   };
 }
+
+/** A set_wallet_policy document: `policy` for `wallet` at `version`, issued now, signed (EIP-712) by `by`. */
+export async function signedPolicy(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput, version = 1) {
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const typed = policyTypedData({ wallet, policy: policy as never, version, issuedAt });
+  return {
+    address: wallet,
+    policy: policy as never,
+    version,
+    issued_at: issuedAt,
+    signature: await by.signTypedData(typed),
+  };
+}
+
+/** 'signed' for a signature, else the signer's error code. */
+export const outcome = (p: Promise<unknown>) =>
+  p.then(
+    () => 'signed',
+    (err: SignerError) => err.code,
+  );
