@@ -300,9 +300,14 @@ describe('owner-signed policies with a signer that keeps no policy store', funct
 
 describe("owner-signed policies when the signer's policy store is gone", function () {
   this.timeout(180_000);
+  /**
+   * The signer's open-spend lease (docs/adr/0012, "recorded after release"): for this long after the store last
+   * saw the wallet without a policy, its spends may still be released and recorded after; then they fail closed.
+   */
+  const LEASE_MS = 250;
   let t: TestTreasury;
   before(async () => {
-    t = await startTestTreasury();
+    t = await startTestTreasury({ signerEnv: { TREASURY_SIGNER_OPEN_SPEND_LEASE_MS: String(LEASE_MS) } });
   });
   after(async () => {
     await t?.stop();
@@ -322,6 +327,8 @@ describe("owner-signed policies when the signer's policy store is gone", functio
     const stored = await t.db.knex('wallets').where({ id: made.body.id }).first();
     assert.deepEqual(stored.policy, { per_tx_cap_usd: '1' }, 'the unsigned change was not written');
 
+    // The store's last word on the wallet came before the drop: one lease after it, nothing is released.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 100));
     const paid = await t.request('POST', `/v1/wallets/${made.body.id}/pay`, {
       token,
       body: { payment_requirements: paymentRequirements({ amount: usd(0.5), maxTimeoutSeconds: 300 }) },
