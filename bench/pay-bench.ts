@@ -62,6 +62,7 @@ import { PROBE_SLICE_MS, readProbeSlices } from './support/loop-probe-slices.js'
 import { tailTimeline } from './support/tail-timeline.js';
 import { nodeFlagsFor } from '../ops/node-flags.js';
 import { benchApprover, signBenchPolicies, signerStoreCeilings } from './support/owner-policy-bench.js';
+import { startStoreOffPath, storeCostLines, type StoreCostComparison } from './support/store-cost-ab.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -410,11 +411,13 @@ async function main(): Promise<void> {
     const headersFor = IDEMPOTENCY_KEYS
       ? () => ({ ...bearerHeaders, 'idempotency-key': newIdempotencyKey('account') })
       : () => bearerHeaders;
-    const payOnce = async (walletId: string) => {
-      const status = await client.request('POST', `/v1/wallets/${walletId}/pay`, headersFor(), payPayload);
-      if (status !== 200) failures.set(`${phase} ${status}`, (failures.get(`${phase} ${status}`) ?? 0) + 1);
+    const payThrough = (via: KeepAliveLoadClient, suffix: string) => async (walletId: string) => {
+      const status = await via.request('POST', `/v1/wallets/${walletId}/pay`, headersFor(), payPayload);
+      const key = `${phase}${suffix} ${status}`;
+      if (status !== 200) failures.set(key, (failures.get(key) ?? 0) + 1);
       return status === 200;
     };
+    const payOnce = payThrough(client, '');
     // Warm-up, so that (a) measures a running service rather than a starting one: every wallet paid once (its
     // key unwrapped in the HSM and cached by the signer, its snapshot remembered by the API — measured: a first
     // payment costs the signer an unwrap and the API a read), then a few seconds of load for the JIT compilers
@@ -472,6 +475,43 @@ async function main(): Promise<void> {
     const hot = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
     const cpuAfterHot = sample();
     const metricsAfterHot = await scrape();
+    // The second check's cost in this run: the same pays through a second API whose signer keeps no store, in
+    // alternating one-second slices (./support/store-cost-ab.ts). Its processes run until the signed phases' turn.
+    const storeCost: Partial<Record<'spread' | 'hot' | 'signedSpread' | 'signedHot', StoreCostComparison>> = {};
+    const busyCpu = () => machineSeconds().busy;
+    let storeOff: Awaited<ReturnType<typeof startStoreOffPath>> | undefined;
+    if (approver) {
+      process.stderr.write("• the store's cost: a second API and signer without the store, alternating slices\n");
+      phase = 'store off warm-up';
+      storeOff = await startStoreOffPath({
+        walletIds,
+        concurrency: CONCURRENCY,
+        start: async () => {
+          const offSocket = path.join(dir, 'signer-off.sock');
+          const offSigner = await startChild('signer/main.ts', signerEnv(offSocket, false), 'signer ready');
+          children.push(offSigner);
+          const offPort = await freePort();
+          const offApi = await startBenchApi({
+            databaseUrl: database.connectionString,
+            signerSocket: offSocket,
+            adminToken: admin,
+            port: offPort,
+            nodeFlags: childNodeFlags('src/api/main.ts'),
+          });
+          children.push(offApi);
+          const offClient = new KeepAliveLoadClient({ host: '127.0.0.1', port: offPort, connections: CONCURRENCY });
+          return {
+            children: [offSigner, offApi],
+            payOnce: payThrough(offClient, ' store off'),
+            close: () => offClient.close(),
+          };
+        },
+      });
+      phase = '(a) store on/off';
+      storeCost.spread = await storeOff.compare(payOnce, { rounds: SECONDS, sample: busyCpu });
+      phase = '(b) store on/off';
+      storeCost.hot = await storeOff.compare(payOnce, { rounds: SECONDS, hot: true, sample: busyCpu });
+    }
     process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
     // A running server recycles its WAL: each checkpoint renames the segments it no longer needs into the next
     // ones. A database a minute old has none to recycle, so each new 16 MB segment is created by writing 16 MB of
@@ -601,7 +641,14 @@ async function main(): Promise<void> {
       const spreadSigned = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
       phase = '(b, signed)';
       signedPhases = { spread: spreadSigned, hot: await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!)) };
+      if (storeOff) {
+        phase = '(a, signed) store on/off';
+        storeCost.signedSpread = await storeOff.compare(payOnce, { rounds: SECONDS, sample: busyCpu });
+        phase = '(b, signed) store on/off';
+        storeCost.signedHot = await storeOff.compare(payOnce, { rounds: SECONDS, hot: true, sample: busyCpu });
+      }
     }
+    await storeOff?.stop();
 
     // (d) A buyer agent paying through its PAT with a daily cap across the agent's wallets: decided on the day's
     // total the API remembers (read once under the PAT's lock) and group-committed as in (a), the total held to
@@ -865,6 +912,7 @@ async function main(): Promise<void> {
       ]),
       '',
       ...(stealWarning ? [stealWarning, ''] : []),
+      ...storeCostLines(storeCost),
       breakdown,
       phasesLine,
       cpuLine,

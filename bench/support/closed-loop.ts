@@ -43,3 +43,45 @@ export async function drive(
   );
   return { ops, seconds: (performance.now() - started) / 1000, latenciesMs: latenciesMs.sort((a, b) => a - b), errors };
 }
+
+/** Two results of the same loop summed, as one longer run (latencies merged). */
+export function addResults(total: DriveResult | undefined, more: DriveResult): DriveResult {
+  if (!total) return more;
+  return {
+    ops: total.ops + more.ops,
+    seconds: total.seconds + more.seconds,
+    latenciesMs: [...total.latenciesMs, ...more.latenciesMs].sort((a, b) => a - b),
+    errors: total.errors + more.errors,
+  };
+}
+
+/** A variant's slices summed, and what `sample` (a CPU counter, seconds) moved during them. */
+export interface AlternatedResult extends DriveResult {
+  cpuSeconds: number;
+}
+
+/**
+ * Runs each variant's `op` in turn, `sliceSeconds` at a time from `concurrency` loops, `rounds` times, and sums
+ * each variant's slices: the variants share every stretch of the run, so that a machine whose speed drifts (a VM's
+ * moved by half between runs) slows them alike, and their ratio is the figure. `sample` (e.g. the machine's busy
+ * CPU seconds) is read around each slice and its movement summed per variant.
+ */
+export async function driveAlternating<K extends string>(
+  variants: Record<K, (i: number) => Promise<boolean>>,
+  options: { rounds: number; concurrency: number; sliceSeconds?: number; sample?: () => number },
+): Promise<Record<K, AlternatedResult>> {
+  const totals = {} as Record<K, AlternatedResult>;
+  const sample = options.sample ?? (() => 0);
+  for (let round = 0; round < options.rounds; round++) {
+    // Each round starts with the variant the last one ended on, so that neither always follows the other.
+    const names = Object.keys(variants) as K[];
+    if (round % 2 === 1) names.reverse();
+    for (const name of names) {
+      const before = sample();
+      const slice = await drive(options.concurrency, options.sliceSeconds ?? 1, variants[name]);
+      const cpuSeconds = sample() - before + (totals[name]?.cpuSeconds ?? 0);
+      totals[name] = { ...addResults(totals[name], slice), cpuSeconds };
+    }
+  }
+  return totals;
+}

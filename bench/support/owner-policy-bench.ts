@@ -12,7 +12,7 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { walletPolicySchema } from '../../policy/policy-schema.js';
 import { policyTypedData } from '../../policy/signed-policy.js';
 import { SignerClient } from '../../signer/protocol/signer-client.js';
-import { drive, type DriveResult } from './closed-loop.js';
+import { driveAlternating, type DriveResult } from './closed-loop.js';
 import { signerSignOnce, stopChild } from './service-bench-parts.js';
 
 /** A throwaway approver for one bench run. */
@@ -74,17 +74,6 @@ export interface SignerStoreCeilingsOptions {
   payTo: string;
 }
 
-/** One-second slices of a closed loop, summed: the slices of several variants alternate, so noise hits each alike. */
-function addSlice(total: DriveResult | undefined, slice: DriveResult): DriveResult {
-  if (!total) return slice;
-  return {
-    ops: total.ops + slice.ops,
-    seconds: total.seconds + slice.seconds,
-    latenciesMs: [...total.latenciesMs, ...slice.latenciesMs].sort((a, b) => a - b),
-    errors: total.errors + slice.errors,
-  };
-}
-
 /**
  * The signer-alone ceiling (8 loops through the socket) three ways in the same run, in alternating one-second
  * slices (`seconds` of each): the bench signer on a wallet without a signed policy, the same signer on a wallet
@@ -106,18 +95,16 @@ export async function signerStoreCeilings(
       signed: o.signOnce,
       bare: signerSignOnce(bareClient, account, bareWallet, o.usdc, o.payTo),
     };
-    const totals: Partial<Record<keyof typeof variants, DriveResult>> = {};
     for (const once of Object.values(variants)) for (let i = 0; i < 200; i++) await once();
-    for (let round = 0; round < o.seconds; round++) {
-      for (const [name, once] of Object.entries(variants) as Array<[keyof typeof variants, () => Promise<unknown>]>) {
-        const slice = await drive(8, 1, async () => {
-          await once();
-          return true;
-        });
-        totals[name] = addSlice(totals[name], slice);
-      }
-    }
-    return { unsigned: totals.unsigned!, signed: totals.signed!, bare: totals.bare! };
+    const asLoop = (once: () => Promise<unknown>) => async () => {
+      await once();
+      return true;
+    };
+    const totals = await driveAlternating(
+      { unsigned: asLoop(variants.unsigned), signed: asLoop(variants.signed), bare: asLoop(variants.bare) },
+      { rounds: o.seconds, concurrency: 8 },
+    );
+    return totals;
   } finally {
     bareClient.close();
     await stopChild(child);

@@ -1,0 +1,96 @@
+/**
+ * The cost of the signer's second check (docs/adr/0012-owner-signed-policies.md) as `npm run bench` shows it: the
+ * same payments through a second API process on the same database, whose signer keeps no policy store, in one-second
+ * slices alternating with the bench's own API and signer (./closed-loop.ts `driveAlternating`). A VM's speed drifts
+ * between runs and within one (the raw HSM rate moved by half between two runs on the same machine), so two
+ * separate runs, one with the store and one without, cannot show a 10 % difference; slices of one run can.
+ *
+ * What the second path skips is the signer's store alone: its API makes the same decisions on the same rows, and
+ * its signer the same checks of its own ceilings. Not for tests.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { driveAlternating, type AlternatedResult, type DriveResult } from './closed-loop.js';
+import { stopChild } from './service-bench-parts.js';
+
+export interface StoreOffPathOptions {
+  /** Starts a signer process without the store, and an API process using it; resolves with pay's loop op. */
+  start: () => Promise<{ children: ChildProcess[]; payOnce: (walletId: string) => Promise<boolean>; close(): void }>;
+  walletIds: readonly string[];
+  concurrency: number;
+}
+
+/** The per-wallet order every phase over many wallets uses (a stride through the list). */
+const spreadWallet = (walletIds: readonly string[], i: number) => walletIds[(i * 7919) % walletIds.length]!;
+
+export interface StoreCostComparison {
+  on: AlternatedResult;
+  off: AlternatedResult;
+}
+
+/** The second path, started and warmed: every wallet paid once through it (its signer unwraps each key), then 2 s. */
+export async function startStoreOffPath(options: StoreOffPathOptions) {
+  const started = await options.start();
+  const { walletIds, concurrency } = options;
+  try {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < walletIds.length) await started.payOnce(walletIds[next++]!);
+      }),
+    );
+    await driveAlternating({ off: (i) => started.payOnce(spreadWallet(walletIds, i)) }, { rounds: 2, concurrency });
+  } catch (err) {
+    started.close();
+    for (const child of started.children) await stopChild(child);
+    throw err;
+  }
+  return {
+    /**
+     * Pays over every wallet (`hot`: the first only) through `onPayOnce` (the bench's API, its signer with the store)
+     * and through the second path, alternating one-second slices, `rounds` of each.
+     */
+    compare: (
+      onPayOnce: (walletId: string) => Promise<boolean>,
+      o: { rounds: number; hot?: boolean; sample: () => number },
+    ): Promise<StoreCostComparison> => {
+      const pick = o.hot ? () => walletIds[0]! : (i: number) => spreadWallet(walletIds, i);
+      return driveAlternating(
+        { on: (i) => onPayOnce(pick(i)), off: (i) => started.payOnce(pick(i)) },
+        { rounds: o.rounds, concurrency, sample: o.sample },
+      );
+    },
+    async stop(): Promise<void> {
+      started.close();
+      for (const child of started.children.reverse()) await stopChild(child);
+    },
+  };
+}
+
+/** The report's line for one comparison: the rate with the store as a ratio to the rate without, and CPU per pay. */
+export function storeCostLine(label: string, c: StoreCostComparison): string {
+  const rate = (r: DriveResult) => r.ops / r.seconds;
+  const cpu = (r: AlternatedResult) => (r.cpuSeconds / Math.max(1, r.ops)) * 1e6;
+  const ratio = rate(c.on) / rate(c.off);
+  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); machine CPU per pay ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs`;
+}
+
+/** The report's lines for the comparisons made (none when the bench ran without the store). */
+export function storeCostLines(
+  c: Partial<Record<'spread' | 'hot' | 'signedSpread' | 'signedHot', StoreCostComparison>>,
+): string[] {
+  const labels = {
+    spread: 'pays over every wallet, no signed policy',
+    hot: 'pays on one hot wallet, no signed policy',
+    signedSpread: 'pays over every wallet, owner-signed policies',
+    signedHot: 'pays on one hot wallet, owner-signed policy',
+  } as const;
+  const lines = (Object.keys(labels) as Array<keyof typeof labels>)
+    .filter((k) => c[k])
+    .map((k) => `  ${storeCostLine(labels[k], c[k]!)}`);
+  if (lines.length === 0) return [];
+  return [
+    "the signer's second check (its policy store), alternating one-second slices with a second API and signer without the store (./support/store-cost-ab.ts):",
+    ...lines,
+    '',
+  ];
+}
