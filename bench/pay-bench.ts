@@ -478,7 +478,11 @@ async function main(): Promise<void> {
     // The second check's cost in this run: the same pays through a second API whose signer keeps no store, in
     // alternating one-second slices (./support/store-cost-ab.ts). Its processes run until the signed phases' turn.
     const storeCost: Partial<Record<'spread' | 'hot' | 'signedSpread' | 'signedHot', StoreCostComparison>> = {};
-    const busyCpu = () => machineSeconds().busy;
+    // CPU of the services only (both APIs and signers, PostgreSQL's processes): the load generator's is the same for
+    // both paths, and anything else the machine runs meanwhile is not the payments'.
+    const busyCpu = () =>
+      children.reduce((t, c) => t + processCpuSeconds(c.pid), 0) +
+      Object.values(postgresProcessCpu(pgDataDir)).reduce((t, v) => t + v, 0);
     let storeOff: Awaited<ReturnType<typeof startStoreOffPath>> | undefined;
     if (approver) {
       process.stderr.write("• the store's cost: a second API and signer without the store, alternating slices\n");

@@ -71,7 +71,7 @@ export function storeCostLine(label: string, c: StoreCostComparison): string {
   const rate = (r: DriveResult) => r.ops / r.seconds;
   const cpu = (r: AlternatedResult) => (r.cpuSeconds / Math.max(1, r.ops)) * 1e6;
   const ratio = rate(c.on) / rate(c.off);
-  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); machine CPU per pay ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs`;
+  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); the services' CPU per pay (APIs, signers, PostgreSQL) ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs (${((cpu(c.on) / cpu(c.off) - 1) * 100).toFixed(0)} % more)`;
 }
 
 /** The report's lines for the comparisons made (none when the bench ran without the store). */

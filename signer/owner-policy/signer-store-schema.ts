@@ -19,6 +19,49 @@ const ADDRESS_CHECK = (column: string) => `${column} ~ '^0x[0-9a-f]{40}$'`;
 const AUTHORITY_CHECK = (column: string) =>
   `${column} ~ '^0x[0-9a-f]{40}$' OR ${column} ~ '^[1-9A-HJ-NP-Za-km-z]{32,44}$'`;
 
+const BASE58 = '1-9A-HJ-NP-Za-km-z';
+
+/**
+ * `column` of `min`..`max` characters after `prefix`, each of the class `chars`, as a length and an unbounded
+ * class: the same strings as the bounded repeat `~ '^prefix[chars]{min,max}$'`, at a tenth of its cost (PostgreSQL's
+ * regex engine builds a state per repeat on every row it checks, and every CHECK of a row runs on each insert and
+ * each update). Migration 20261201100000 of the API's tables says more.
+ */
+function spelled(column: string, prefix: string, chars: string, min: number, max = min): string {
+  const length = min === max ? `= ${prefix.length + min}` : `BETWEEN ${prefix.length + min} AND ${prefix.length + max}`;
+  return `(length(${column}) ${length} AND ${column} ~ '^${prefix}[${chars}]*$')`;
+}
+
+/**
+ * The checks of the rows every payment writes (a spend; a signed wallet's row, whose counter each commit raises),
+ * rewritten by 0007 from bounded repeats: table, constraint, and the rule given the form of one spelling
+ * (test/integration/db/cheap-spelling-checks.test.ts holds both forms equal).
+ */
+export const SIGNER_SPELLING_CHECKS: ReadonlyArray<{
+  table: string;
+  name: string;
+  rule: (s: typeof spelled) => string;
+}> = [
+  { table: 'signer_wallets', name: 'signer_wallets_address_check', rule: (s) => s('address', '0x', '0-9a-f', 40) },
+  {
+    table: 'signer_wallets',
+    name: 'signer_wallets_authority_address_check',
+    rule: (s) => `${s('authority_address', '0x', '0-9a-f', 40)} OR ${s('authority_address', '', BASE58, 32, 44)}`,
+  },
+  {
+    table: 'signer_wallets',
+    name: 'signer_wallets_policy_hash_check',
+    rule: (s) => s('policy_hash', '0x', '0-9a-f', 64),
+  },
+  {
+    table: 'signer_wallets',
+    name: 'signer_wallets_policy_signature_check',
+    rule: (s) => `${s('policy_signature', '0x', '0-9a-f', 130)} OR ${s('policy_signature', '0x', '0-9a-f', 128)}`,
+  },
+  { table: 'signer_spends', name: 'signer_spends_ref_check', rule: (s) => s('ref', '', '0-9a-f', 32) },
+  { table: 'signer_spends', name: 'signer_spends_payee_check', rule: (s) => s('payee', '0x', '0-9a-f', 40) },
+];
+
 const MIGRATIONS: readonly Migration[] = [
   {
     name: '0001_owner_policies',
@@ -147,6 +190,21 @@ const MIGRATIONS: readonly Migration[] = [
         ALTER TABLE signer_policy_history ADD COLUMN seq bigserial;
         CREATE UNIQUE INDEX signer_policy_history_by_seq ON signer_policy_history (seq);
       `);
+    },
+  },
+  {
+    // The same spelling rules in a form PostgreSQL checks at a tenth of the cost (`spelled` above), each added NOT
+    // VALID and then validated, keeping its name.
+    name: '0007_cheap_spelling_checks',
+    async up(knex) {
+      for (const { table, name, rule } of SIGNER_SPELLING_CHECKS) {
+        await knex.raw(`ALTER TABLE ?? DROP CONSTRAINT ??, ADD CONSTRAINT ?? CHECK (${rule(spelled)}) NOT VALID`, [
+          table,
+          name,
+          name,
+        ]);
+        await knex.raw('ALTER TABLE ?? VALIDATE CONSTRAINT ??', [table, name]);
+      }
     },
   },
 ];
