@@ -226,9 +226,9 @@ function plan(s: Servers, payments: Map<ServerChild, string[]>): Planned[][] {
 }
 
 const sliceLine = (x: SliceRecord) =>
-  `round ${x.round} ${x.label}: ${(x.requests / x.seconds).toFixed(0)}/s, server ${x.serverCpuUsPerRequest.toFixed(0)} µs CPU and ${x.switchesPerRequest.toFixed(2)} switches a request, load generator ${x.loadGeneratorCpuUsPerRequest.toFixed(0)} µs, machine busy ${(x.machineBusy * 100).toFixed(0)} %, steal ${(x.machineSteal * 100).toFixed(1)} %`;
+  `round ${x.round} ${x.label}: ${(x.requests / x.seconds).toFixed(0)}/s, server ${x.serverCpuUsPerRequest.toFixed(0)} µs CPU and ${x.switchesPerRequest.toFixed(2)} switches a request, load generator ${x.loadGeneratorCpuUsPerRequest.toFixed(0)} µs, machine busy ${(x.machineBusy * 100).toFixed(0)} % (others ${(x.othersBusy * 100).toFixed(0)} %), steal ${(x.machineSteal * 100).toFixed(1)} %`;
 
-async function runGroup(group: Planned[]): Promise<{ rows: ReportRow[]; exhausted: boolean }> {
+async function runGroup(group: Planned[], benchPids: number[]): Promise<{ rows: ReportRow[]; exhausted: boolean }> {
   for (const v of group) {
     log(`${v.label}: warm-up ${WARMUP_SECONDS} s`);
     await drive(CONCURRENCY, WARMUP_SECONDS, v.warm);
@@ -238,6 +238,7 @@ async function runGroup(group: Planned[]): Promise<{ rows: ReportRow[]; exhauste
     rounds: ROUNDS,
     sliceSeconds: SLICE_SECONDS,
     concurrency: CONCURRENCY,
+    benchPids,
     onSlice: (x) => log(sliceLine(x)),
   });
   for (const r of out.variants)
@@ -305,7 +306,10 @@ async function main(): Promise<void> {
     const rows: ReportRow[] = [];
     let exhausted = false;
     for (const group of plan(s, payments)) {
-      const out = await runGroup(group);
+      const out = await runGroup(
+        group,
+        s.all.map((x) => x.child.pid!),
+      );
       rows.push(...out.rows);
       exhausted ||= out.exhausted;
     }

@@ -13,6 +13,7 @@
  * server; when one variant's payments run out the run stops after that slice (said in the result).
  */
 import fs from 'node:fs';
+import { readProcStat } from './proc-stat.js';
 import type { ServerChild } from './x402-bench-children.js';
 import { addResults, drive, type Outcome, type Result } from './x402-bench-load.js';
 
@@ -20,6 +21,8 @@ export interface SliceVariant {
   label: string;
   server: ServerChild;
   op: () => Promise<Outcome>;
+  /** Called around each of this variant's slices (e.g. to resume and pause a competing process). */
+  around?: { start(): void; stop(): void };
 }
 
 export interface SliceRecord {
@@ -32,6 +35,8 @@ export interface SliceRecord {
   loadGeneratorCpuUsPerRequest: number;
   machineBusy: number;
   machineSteal: number;
+  /** The machine's busy share spent outside the bench's own processes (`options.benchPids` and this one). */
+  othersBusy: number;
 }
 
 export interface AlternatedVariant {
@@ -41,6 +46,9 @@ export interface AlternatedVariant {
   cpuUsPerRequest: number;
   slices: SliceRecord[];
 }
+
+/** USER_HZ: /proc/stat counts hundredths of a second. */
+const TICKS_PER_SECOND = 100;
 
 const NO_REQUESTS: Result = {
   ok: 0,
@@ -83,6 +91,13 @@ function contextSwitches(pid: number | undefined): number {
   }
 }
 
+/** CPU seconds of the bench's processes: this one (worker threads included) and its children. */
+function benchCpuSeconds(pids: number[]): number {
+  let sum = readProcStat(process.pid)?.cpuSeconds ?? NaN;
+  for (const pid of pids) sum += readProcStat(pid)?.cpuSeconds ?? 0;
+  return sum;
+}
+
 const cpuUs = async (server: ServerChild) => {
   const s = await server.stats();
   return s.cpuUserUs + s.cpuSystemUs;
@@ -98,14 +113,19 @@ async function cpuOfAll(variants: SliceVariant[]): Promise<number[]> {
 async function runSlice(
   variant: SliceVariant,
   round: number,
-  options: { concurrency: number; sliceSeconds: number },
+  options: { concurrency: number; sliceSeconds: number; benchPids?: number[] },
 ): Promise<{ result: Result; record: Omit<SliceRecord, 'serverCpuUsPerRequest'> }> {
+  const pids = options.benchPids ?? [];
+  const bench = benchCpuSeconds(pids);
   const machine = readMachineTicks();
   const switches = contextSwitches(variant.server.child.pid);
   const own = process.cpuUsage();
+  variant.around?.start();
   const result = await drive(options.concurrency, options.sliceSeconds, variant.op);
+  variant.around?.stop();
   const ownUs = process.cpuUsage(own);
   const machineAfter = readMachineTicks();
+  const benchSeconds = benchCpuSeconds(pids) - bench;
   const requests = result.ok + result.errors;
   const total = machineAfter.total - machine.total;
   return {
@@ -119,6 +139,7 @@ async function runSlice(
       loadGeneratorCpuUsPerRequest: (ownUs.user + ownUs.system) / requests,
       machineBusy: (machineAfter.busy - machine.busy) / total,
       machineSteal: (machineAfter.steal - machine.steal) / total,
+      othersBusy: (machineAfter.busy - machine.busy - benchSeconds * TICKS_PER_SECOND) / total,
     },
   };
 }
@@ -129,7 +150,13 @@ async function runSlice(
  */
 export async function runAlternated(
   variants: SliceVariant[],
-  options: { rounds: number; sliceSeconds: number; concurrency: number; onSlice?: (s: SliceRecord) => void },
+  options: {
+    rounds: number;
+    sliceSeconds: number;
+    concurrency: number;
+    benchPids?: number[];
+    onSlice?: (s: SliceRecord) => void;
+  },
 ): Promise<{ variants: AlternatedVariant[]; exhausted: boolean }> {
   if (new Set(variants.map((v) => v.server)).size !== variants.length)
     throw new Error('each alternated variant needs its own server');

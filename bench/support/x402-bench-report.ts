@@ -63,6 +63,6 @@ export function sliceDiagnostics(rows: ReportRow[]): string[] {
   const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
   return rows.map((r) => {
     const s = r.slices;
-    return `- ${r.label.trim()}: ${s.length} slices; medians: server ${median(s.map((x) => x.serverCpuUsPerRequest)).toFixed(0)} µs CPU and ${median(s.map((x) => x.switchesPerRequest)).toFixed(2)} context switches per request, load generator ${median(s.map((x) => x.loadGeneratorCpuUsPerRequest)).toFixed(0)} µs per request, machine busy ${pct(median(s.map((x) => x.machineBusy)))}, steal ${pct(median(s.map((x) => x.machineSteal)))}`;
+    return `- ${r.label.trim()}: ${s.length} slices; medians: server ${median(s.map((x) => x.serverCpuUsPerRequest)).toFixed(0)} µs CPU and ${median(s.map((x) => x.switchesPerRequest)).toFixed(2)} context switches per request, load generator ${median(s.map((x) => x.loadGeneratorCpuUsPerRequest)).toFixed(0)} µs per request, machine busy ${pct(median(s.map((x) => x.machineBusy)))} (other processes ${pct(median(s.map((x) => x.othersBusy)))}), steal ${pct(median(s.map((x) => x.machineSteal)))}`;
   });
 }
