@@ -67,21 +67,29 @@ async function main(): Promise<void> {
       };
     });
     for (const v of variants) await drive(CONCURRENCY, 2, v.warm);
-    const out = await runAlternated(variants, {
-      rounds: ROUNDS,
-      sliceSeconds: 1,
-      concurrency: CONCURRENCY,
-      benchPids: servers.map((s) => s.child.pid!),
-      onSlice: (x) => console.log(line(x)),
-    });
-    for (const v of out.variants)
-      console.log(
-        `${v.label}: ${(v.result.ok / v.result.seconds).toFixed(0)}/s, ${v.cpuUsPerRequest.toFixed(0)} µs CPU a request`,
-      );
+    for (const part of ['before a burst', `after ${BURST_SECONDS} s of both cores busy`]) {
+      if (part !== 'before a burst') {
+        for (const b of burners) b.kill('SIGCONT');
+        await new Promise((r) => setTimeout(r, BURST_SECONDS * 1000));
+        for (const b of burners) b.kill('SIGSTOP');
+      }
+      const out = await runAlternated(variants, {
+        rounds: ROUNDS,
+        sliceSeconds: 1,
+        concurrency: CONCURRENCY,
+        benchPids: servers.map((s) => s.child.pid!),
+        onSlice: (x) => console.log(line(x)),
+      });
+      for (const v of out.variants)
+        console.log(
+          `${part}, ${v.label}: ${(v.result.ok / v.result.seconds).toFixed(0)}/s, ${v.cpuUsPerRequest.toFixed(0)} µs CPU a request`,
+        );
+    }
   } finally {
-    burner.kill('SIGKILL');
+    for (const b of burners) b.kill('SIGKILL');
     await Promise.all(servers.map(stopServer));
   }
 }
 
 await main();
+process.exit(0);
