@@ -41,10 +41,12 @@ const FORWARDING = new Set([
   'x-forwarded-prefix',
 ]);
 
+/** A lower-case header name with `_` read as `-`. */
+const dashed = (lower: string) => (lower.includes('_') ? lower.replaceAll('_', '-') : lower);
+
 /** A header name as every rule here compares it: lower-case, `_` read as `-`. */
 export function canonicalName(name: string): string {
-  const lower = name.toLowerCase();
-  return lower.includes('_') ? lower.replaceAll('_', '-') : lower;
+  return dashed(name.toLowerCase());
 }
 
 /** What `connectionListed` gives for a request or response without a Connection header; only ever read. */
@@ -52,19 +54,43 @@ const NONE_LISTED: ReadonlySet<string> = new Set();
 
 /** A payment header, either way: PAYMENT-SIGNATURE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT, X_PAYMENT… */
 export function isPaymentHeader(name: string): boolean {
-  const canonical = canonicalName(name);
-  return canonical.startsWith('payment-') || canonical.startsWith('x-payment');
+  return isCanonicalPaymentHeader(canonicalName(name));
 }
 
-/** The header names a Connection header lists (they are hop-by-hop too). */
-function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
-  if (value === undefined) return NONE_LISTED;
+const isCanonicalPaymentHeader = (canonical: string) =>
+  canonical.startsWith('payment-') || canonical.startsWith('x-payment');
+
+/** The header names the Connection values list (they are hop-by-hop too). */
+function parseListed(values: readonly string[]): ReadonlySet<string> {
   const listed = new Set<string>();
-  for (const v of Array.isArray(value) ? value : value ? [value] : [])
+  for (const v of values)
     for (const token of v.split(',')) {
       const name = canonicalName(token.trim());
       if (name) listed.add(name);
     }
+  return listed;
+}
+
+/**
+ * What a Connection value lists, parsed once per distinct value (a keep-alive peer sends the same one on every
+ * request): at most LISTED_MAX values of at most LISTED_MAX_CHARS characters are kept, the map emptied when full.
+ * The sets are shared, so they are only ever read.
+ */
+const listedByValue = new Map<string, ReadonlySet<string>>();
+const LISTED_MAX = 64;
+const LISTED_MAX_CHARS = 256;
+
+/** The header names a Connection header lists (they are hop-by-hop too). */
+function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
+  if (value === undefined) return NONE_LISTED;
+  if (Array.isArray(value)) return parseListed(value);
+  const known = listedByValue.get(value);
+  if (known) return known;
+  const listed = parseListed([value]);
+  if (value.length <= LISTED_MAX_CHARS) {
+    if (listedByValue.size >= LISTED_MAX) listedByValue.clear();
+    listedByValue.set(value, listed);
+  }
   return listed;
 }
 
@@ -80,9 +106,9 @@ export function requestHeadersForOrigin(
   const out: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    const canonical = canonicalName(name);
+    const canonical = dashed(lower);
     if (HOP_BY_HOP.has(canonical) || listed.has(canonical) || FORWARDING.has(canonical)) continue;
-    if (isPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length') continue;
+    if (isCanonicalPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length') continue;
     if (lower.startsWith(':')) continue;
     out[lower] = value;
   }
@@ -102,8 +128,13 @@ export function responseHeadersForBuyer(
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    const canonical = canonicalName(name);
-    if (value === undefined || HOP_BY_HOP.has(canonical) || listed.has(canonical) || isPaymentHeader(canonical))
+    const canonical = dashed(lower);
+    if (
+      value === undefined ||
+      HOP_BY_HOP.has(canonical) ||
+      listed.has(canonical) ||
+      isCanonicalPaymentHeader(canonical)
+    )
       continue;
     if (canonical === 'settlement-overrides' || drop.includes(lower)) continue;
     out[lower] = value;
