@@ -12,12 +12,17 @@
  * (B) also needs the Treasury platform (`/v1/auth/verify` for the seller, `/v1/ledger` after each settlement):
  * that is a stub in a third child process, reached over HTTP (or answered in-process: BENCH_PLATFORM=inproc).
  *
- * Cases, each with a 2 s warm-up then the timed phase, `BENCH_CONCURRENCY` loops over node:http keep-alive:
+ * Cases, `BENCH_CONCURRENCY` loops over node:http keep-alive. The variants of a group are compared in one
+ * alternation (bench/support/x402-alternating-slices.ts): each gets a 2 s warm-up, then they take turns in
+ * one-second slices (BENCH_SLICE_SECONDS), BENCH_SECONDS slices each, the order reversed every other round, so
+ * that the machine's drift within a run (its speed moved by half between runs and within them) hits every side
+ * alike; each server's CPU is read at every slice boundary. Groups: 402 (@x402/express, x402Koa); paid and gate
+ * together (@x402/express, x402Koa, the diagnostic, the gate: every paid ratio from one stretch); free.
  *   - 402 path:  GET /paid without payment, must be 402;
  *   - paid path: GET /paid with a valid `PAYMENT-SIGNATURE`, must be 200 with `PAYMENT-RESPONSE`. Payments are
  *     EIP-3009 authorizations signed up front (viem), each with a fresh nonce, wrapped once per server around
  *     the exact requirement that server advertised in its 402 `PAYMENT-REQUIRED` header; each is used once
- *     per server (our middleware refuses a reused one). If they run out, the phase ends early (noted);
+ *     per server (our middleware refuses a reused one). If they run out, the alternation ends early (noted);
  *   - paid path, diagnostic (with BENCH_PLATFORM=http): the same against a second x402Koa process whose platform
  *     calls are answered in-process as well, to show what the per-payment ledger report over HTTP costs;
  *   - free route (context): GET /free, not priced, through each middleware, must be 200;
@@ -27,16 +32,19 @@
  *     the same run (the gate adds one proxied HTTP hop to an origin per request; x402Koa runs its handler
  *     in-process).
  * Reported per case: requests/s, p50/p99 latency, errors, server CPU time per request (from the child's
- * process.cpuUsage over the timed phase, so independent of the load generator's share of the cores), and for
+ * process.cpuUsage over the alternated stretch, so independent of the load generator's share of the cores) and
+ * its range over the variant's slices, per-slice medians of what moves it (context switches per request, the
+ * load generator's own CPU per request, the machine's busy share outside the bench, steal), and for
  * our rows the ratio against @x402/express (goal ≥ 1.2× on the 402 path, ≥ 1.5× on the paid path; the gate ≥ 0.8× of
  * x402Koa's paid rate). Progress goes to
  * stderr, the markdown table to stdout. Exits non-zero only on a crash, never on a missed target.
  *
- * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_PAYMENTS (payments to sign,
+ * Options (env): BENCH_SECONDS (timed seconds per variant, default 8), BENCH_SLICE_SECONDS (default 1; equal to
+ * BENCH_SECONDS gives one phase per variant, one after the other, as this bench ran before), BENCH_CONCURRENCY (default 32), BENCH_PAYMENTS (payments to sign,
  * default 50000), BENCH_SIGN_SECONDS (signing time box, default 45), BENCH_PLATFORM (`http` default, or
  * `inproc`), BENCH_CODE (`dist` or `sources`: our code compiled or through tsx; default the build when current),
  * BENCH_CASES (comma list of `402`, `paid`, `free`, `gate`; default all), BENCH_CPU_PROFILE_DIR (run the
- * server children with --cpu-prof into <dir>/express, <dir>/koa and <dir>/koa-inproc; the largest profile in
+ * server children with --cpu-prof into <dir>/express, <dir>/koa, <dir>/koa-inproc and <dir>/gate; the largest profile in
  * each is the main thread — summarise it with bench/support/summarise-cpu-profile.ts).
  */
 import os from 'node:os';
