@@ -60,37 +60,15 @@ export function isPaymentHeader(name: string): boolean {
 const isCanonicalPaymentHeader = (canonical: string) =>
   canonical.startsWith('payment-') || canonical.startsWith('x-payment');
 
-/** The header names the Connection values list (they are hop-by-hop too). */
-function parseListed(values: readonly string[]): ReadonlySet<string> {
+/** The header names a Connection header lists (they are hop-by-hop too). */
+function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
+  if (value === undefined) return NONE_LISTED;
   const listed = new Set<string>();
-  for (const v of values)
+  for (const v of Array.isArray(value) ? value : value ? [value] : [])
     for (const token of v.split(',')) {
       const name = canonicalName(token.trim());
       if (name) listed.add(name);
     }
-  return listed;
-}
-
-/**
- * What a Connection value lists, parsed once per distinct value (a keep-alive peer sends the same one on every
- * request): at most LISTED_MAX values of at most LISTED_MAX_CHARS characters are kept, the map emptied when full.
- * The sets are shared, so they are only ever read.
- */
-const listedByValue = new Map<string, ReadonlySet<string>>();
-const LISTED_MAX = 64;
-const LISTED_MAX_CHARS = 256;
-
-/** The header names a Connection header lists (they are hop-by-hop too). */
-function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
-  if (value === undefined) return NONE_LISTED;
-  if (Array.isArray(value)) return parseListed(value);
-  const known = listedByValue.get(value);
-  if (known) return known;
-  const listed = parseListed([value]);
-  if (value.length <= LISTED_MAX_CHARS) {
-    if (listedByValue.size >= LISTED_MAX) listedByValue.clear();
-    listedByValue.set(value, listed);
-  }
   return listed;
 }
 
