@@ -2,7 +2,8 @@
  * The markdown report of `bench/x402-middleware-bench.ts`: one row per alternated variant (requests/s, latency,
  * errors, server CPU per request over the whole alternated stretch and its range over the variant's slices) and
  * each row's ratio to the side it is compared with in the same alternation: x402Koa to @x402/express (402, paid,
- * free), the gate to x402Koa's paid row. Pure: it formats what it is given.
+ * free), the gate to x402Koa's paid row — of the sums, and the median and range of the per-round ratios (the
+ * two slices of a round are next to each other in time). Pure: it formats what it is given.
  *
  * Limits: a ratio needs both sides in the same run; a side without a successful request reads "n/a".
  */
@@ -27,14 +28,32 @@ function ratioCell(r: ReportRow, byLabel: Map<string, ReportRow>): string {
   if (!Number.isFinite(ratio) || !Number.isFinite(cpuRatio)) return 'n/a (no successful requests on one side)';
   const goal =
     r.goal === undefined ? '(context, no target)' : `goal ≥ ${r.goal}×: ${ratio >= r.goal ? 'met' : 'MISSED'}`;
-  return `${ratio.toFixed(2)}× of ${base.label.replace(/^.*: /, '')} (CPU ${cpuRatio.toFixed(2)}×), ${goal}`;
+  const rounds = perRoundRatios(r, base);
+  const spread = rounds.length
+    ? `; per round median ${median(rounds).toFixed(2)}× (${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`
+    : '';
+  return `${ratio.toFixed(2)}× of ${base.label.replace(/^.*: /, '')} (CPU ${cpuRatio.toFixed(2)}×)${spread}, ${goal}`;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+/**
+ * The rate ratio of `r` to `base` in each round both ran a slice in: two slices next to each other in time, so a
+ * slow stretch of the machine weighs on one round's ratio instead of on one side's sum.
+ */
+function perRoundRatios(r: ReportRow, base: ReportRow): number[] {
+  const baseRate = new Map(base.slices.map((s) => [s.round, s.requests / s.seconds]));
+  return r.slices
+    .filter((s) => baseRate.has(s.round))
+    .map((s) => s.requests / s.seconds / baseRate.get(s.round)!)
+    .filter(Number.isFinite);
 }
 
 const range = (xs: number[]) => (xs.length ? `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}` : '—');
 
 export function reportTable(rows: ReportRow[]): string[] {
   const byLabel = new Map(rows.map((r) => [r.label, r]));
-  const cols = [31, 10, 8, 8, 7, 10, 13, 64];
+  const cols = [31, 10, 8, 8, 7, 10, 13, 100];
   const cell = (s: string, i: number, right = true) => ` ${right ? s.padStart(cols[i]!) : s.padEnd(cols[i]!)} `;
   const header = ['case', 'requests/s', 'p50 ms', 'p99 ms', 'errors', 'CPU µs/req', 'per slice', 'ratio'];
   const row = (r: ReportRow) =>
@@ -59,7 +78,6 @@ export function reportTable(rows: ReportRow[]): string[] {
 
 /** Per-variant medians of the slice diagnostics: what the server and the machine did around its requests. */
 export function sliceDiagnostics(rows: ReportRow[]): string[] {
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
   const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
   return rows.map((r) => {
     const s = r.slices;
