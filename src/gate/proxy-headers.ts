@@ -41,12 +41,10 @@ const FORWARDING = new Set([
   'x-forwarded-prefix',
 ]);
 
-/** A lower-case header name with `_` read as `-`. */
-const dashed = (lower: string) => (lower.includes('_') ? lower.replaceAll('_', '-') : lower);
-
 /** A header name as every rule here compares it: lower-case, `_` read as `-`. */
 export function canonicalName(name: string): string {
-  return dashed(name.toLowerCase());
+  const lower = name.toLowerCase();
+  return lower.includes('_') ? lower.replaceAll('_', '-') : lower;
 }
 
 /** What `connectionListed` gives for a request or response without a Connection header; only ever read. */
@@ -54,11 +52,9 @@ const NONE_LISTED: ReadonlySet<string> = new Set();
 
 /** A payment header, either way: PAYMENT-SIGNATURE, PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT, X_PAYMENT… */
 export function isPaymentHeader(name: string): boolean {
-  return isCanonicalPaymentHeader(canonicalName(name));
+  const canonical = canonicalName(name);
+  return canonical.startsWith('payment-') || canonical.startsWith('x-payment');
 }
-
-const isCanonicalPaymentHeader = (canonical: string) =>
-  canonical.startsWith('payment-') || canonical.startsWith('x-payment');
 
 /** The header names a Connection header lists (they are hop-by-hop too). */
 function connectionListed(value: string | string[] | undefined): ReadonlySet<string> {
@@ -84,9 +80,9 @@ export function requestHeadersForOrigin(
   const out: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    const canonical = dashed(lower);
+    const canonical = canonicalName(name);
     if (HOP_BY_HOP.has(canonical) || listed.has(canonical) || FORWARDING.has(canonical)) continue;
-    if (isCanonicalPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length') continue;
+    if (isPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length') continue;
     if (lower.startsWith(':')) continue;
     out[lower] = value;
   }
@@ -106,13 +102,8 @@ export function responseHeadersForBuyer(
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
     const lower = name.toLowerCase();
-    const canonical = dashed(lower);
-    if (
-      value === undefined ||
-      HOP_BY_HOP.has(canonical) ||
-      listed.has(canonical) ||
-      isCanonicalPaymentHeader(canonical)
-    )
+    const canonical = canonicalName(name);
+    if (value === undefined || HOP_BY_HOP.has(canonical) || listed.has(canonical) || isPaymentHeader(canonical))
       continue;
     if (canonical === 'settlement-overrides' || drop.includes(lower)) continue;
     out[lower] = value;
