@@ -59,7 +59,8 @@ import { BENCH_NETWORK, BENCH_PAY_TO, BENCH_USDC, type ServerStats } from './sup
 import { signTransferAuthorizations, type SignedAuthorization } from './support/sign-transfer-authorizations.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
-const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 1);
+/** One slice's length, 0.25–60 s (anything else reads as 1). */
+const SLICE_SECONDS = ((s) => (s >= 0.25 && s <= 60 ? s : 1))(Number(process.env.BENCH_SLICE_SECONDS ?? 1));
 const ROUNDS = Math.max(1, Math.ceil(SECONDS / SLICE_SECONDS));
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 50_000);
