@@ -93,9 +93,11 @@ export class PaidRequestCore {
   }
   private readonly countOutcome = (outcome: RequestOutcome) => this.count(outcome);
 
+  /** `call`, its duration observed in seconds (one observation, no timer object: prom-client's costs 0.9 µs). */
   private timed<T>(op: 'verify' | 'settle', call: () => Promise<T>): Promise<T> {
-    const end = this.deps.metrics.facilitatorSeconds.startTimer({ op });
-    return call().finally(() => end());
+    const started = performance.now();
+    const { facilitatorSeconds } = this.deps.metrics;
+    return call().finally(() => facilitatorSeconds.observe({ op }, (performance.now() - started) / 1000));
   }
 
   private report(

@@ -106,6 +106,24 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
     assert.equal(seen.headers['x-forwarded-for'], '127.0.0.1', "the buyer's own X-Forwarded-For is not kept");
   });
 
+  it('what a Connection header lists is dropped per value: each request its own list, the same value again alike', async () => {
+    const sent = async (connection: string) => {
+      const res = await rawRequest(`${base}/paid`, {
+        'PAYMENT-SIGNATURE': await payFor(`${base}/paid`),
+        Connection: connection,
+        'X-Hop-One': 'one',
+        'X-Hop-Two': 'two',
+      });
+      assert.equal(res.status, 200, res.body);
+      const seen = origin.requests.at(-1)!.headers;
+      return [seen['x-hop-one'], seen['x-hop-two']];
+    };
+    assert.deepEqual(await sent('keep-alive, X-Hop-One'), [undefined, 'two']);
+    assert.deepEqual(await sent('keep-alive, X_Hop_Two'), ['one', undefined]);
+    assert.deepEqual(await sent('keep-alive, X-Hop-One'), [undefined, 'two']);
+    assert.deepEqual(await sent('keep-alive'), ['one', 'two']);
+  });
+
   it('the ledger row names the endpoint, the origin route and the sha256 of the body the buyer got', async () => {
     const res = await fetch(`${base}/text`, { headers: { 'PAYMENT-SIGNATURE': await payFor(`${base}/text`) } });
     assert.equal(res.status, 200);
