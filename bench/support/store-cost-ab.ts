@@ -27,18 +27,25 @@ export interface StoreCostComparison {
   off: AlternatedResult;
 }
 
-/** The second path, started and warmed: every wallet paid once through it (its signer unwraps each key), then 2 s. */
+/**
+ * The second path, started and warmed: each of its wallets paid once through it (its signer unwraps each key), then
+ * 2 s. The two paths pay disjoint halves of the wallets (the even places and the odd ones; the first and the second
+ * for one hot wallet): an API remembers each wallet's spend state, and a state the other API moved since is read
+ * again — measured, alternating over the same wallets made every payment of both paths cost that read.
+ */
 export async function startStoreOffPath(options: StoreOffPathOptions) {
   const started = await options.start();
-  const { walletIds, concurrency } = options;
+  const { concurrency } = options;
+  const onWallets = options.walletIds.filter((_, i) => i % 2 === 0);
+  const offWallets = options.walletIds.filter((_, i) => i % 2 === 1);
   try {
     let next = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
-        while (next < walletIds.length) await started.payOnce(walletIds[next++]!);
+        while (next < offWallets.length) await started.payOnce(offWallets[next++]!);
       }),
     );
-    await driveAlternating({ off: (i) => started.payOnce(spreadWallet(walletIds, i)) }, { rounds: 2, concurrency });
+    await driveAlternating({ off: (i) => started.payOnce(spreadWallet(offWallets, i)) }, { rounds: 2, concurrency });
   } catch (err) {
     started.close();
     for (const child of started.children) await stopChild(child);
@@ -46,16 +53,18 @@ export async function startStoreOffPath(options: StoreOffPathOptions) {
   }
   return {
     /**
-     * Pays over every wallet (`hot`: the first only) through `onPayOnce` (the bench's API, its signer with the store)
-     * and through the second path, alternating one-second slices, `rounds` of each.
+     * Pays over each path's half of the wallets (`hot`: its first only) through `onPayOnce` (the bench's API, its
+     * signer with the store) and through the second path, alternating one-second slices, `rounds` of each.
      */
     compare: (
       onPayOnce: (walletId: string) => Promise<boolean>,
       o: { rounds: number; hot?: boolean; sample: () => number },
     ): Promise<StoreCostComparison> => {
-      const pick = o.hot ? () => walletIds[0]! : (i: number) => spreadWallet(walletIds, i);
+      const pick = (wallets: readonly string[]) =>
+        o.hot ? () => wallets[0]! : (i: number) => spreadWallet(wallets, i);
+      const [on, off] = [pick(onWallets), pick(offWallets)];
       return driveAlternating(
-        { on: (i) => onPayOnce(pick(i)), off: (i) => started.payOnce(pick(i)) },
+        { on: (i) => onPayOnce(on(i)), off: (i) => started.payOnce(off(i)) },
         { rounds: o.rounds, concurrency, sample: o.sample },
       );
     },
@@ -79,9 +88,9 @@ export function storeCostLines(
   c: Partial<Record<'spread' | 'hot' | 'signedSpread' | 'signedHot', StoreCostComparison>>,
 ): string[] {
   const labels = {
-    spread: 'pays over every wallet, no signed policy',
+    spread: 'pays over a half of the wallets each, no signed policy',
     hot: 'pays on one hot wallet, no signed policy',
-    signedSpread: 'pays over every wallet, owner-signed policies',
+    signedSpread: 'pays over a half of the wallets each, owner-signed policies',
     signedHot: 'pays on one hot wallet, owner-signed policy',
   } as const;
   const lines = (Object.keys(labels) as Array<keyof typeof labels>)
