@@ -646,6 +646,8 @@ async function main(): Promise<void> {
       phase = '(b, signed)';
       signedPhases = { spread: spreadSigned, hot: await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!)) };
       if (storeOff) {
+        phase = 'store off warm-up, signed';
+        await storeOff.warm();
         phase = '(a, signed) store on/off';
         storeCost.signedSpread = await storeOff.compare(payOnce, { rounds: SECONDS, sample: busyCpu });
         phase = '(b, signed) store on/off';

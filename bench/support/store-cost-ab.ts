@@ -38,7 +38,7 @@ export async function startStoreOffPath(options: StoreOffPathOptions) {
   const { concurrency } = options;
   const onWallets = options.walletIds.filter((_, i) => i % 2 === 0);
   const offWallets = options.walletIds.filter((_, i) => i % 2 === 1);
-  try {
+  const warm = async () => {
     let next = 0;
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -46,12 +46,17 @@ export async function startStoreOffPath(options: StoreOffPathOptions) {
       }),
     );
     await driveAlternating({ off: (i) => started.payOnce(spreadWallet(offWallets, i)) }, { rounds: 2, concurrency });
+  };
+  try {
+    await warm();
   } catch (err) {
     started.close();
     for (const child of started.children) await stopChild(child);
     throw err;
   }
   return {
+    /** The same warm-up again: after the wallets' policies changed, its API reads each wallet's new policy once. */
+    warm,
     /**
      * Pays over each path's half of the wallets (`hot`: its first only) through `onPayOnce` (the bench's API, its
      * signer with the store) and through the second path, alternating one-second slices, `rounds` of each.
