@@ -1,15 +1,16 @@
 /**
  * The statements a payment signature costs the signer's store (./pg-owner-policy-store.ts), as named (prepared)
- * statements: each connection parses them once. They are still planned per batch (PostgreSQL's custom plans for
- * their array parameters): a generic plan was measured to scan every wallet row for `recordOpenSpends`'s last
- * check, and doubled its execution time.
+ * statements: each connection parses them once, and PostgreSQL picks a custom or a generic plan for their array
+ * parameters itself — neither reads a table whole (test/integration/signer/signer-store-plans.test.ts).
  *
  * `recordOpenSpends` is the whole cost for wallets without a signed policy: one statement, in its own implicit
  * transaction, that takes a KEY SHARE lock on each wallet row still without a policy (re-checked on the row's
  * newest version after any wait) and inserts those wallets' spends. The lock is what orders it with
  * `setPolicy` (whose FOR UPDATE waits for it): a policy signed while the statement runs is committed only after
  * these spends are, so the first decision under the policy counts them. A row that gained a policy is left out and
- * named, for the caller to decide (./signed-spends.ts).
+ * named, for the caller to decide (./signed-spends.ts). Whether the store knows a wallet is looked up by the
+ * addresses named (the `known` CTE): written as a subquery on the table, PostgreSQL hashed every wallet row for it
+ * on a store of 1,000 wallets, in both kinds of plan.
  *
  * For wallets with a signed policy: `readSpendStates` sums on one snapshot, with the row's policy version and
  * spend counter; `commitDecidedSpends` records the spends decided on it only where both still hold, raising the
@@ -73,10 +74,12 @@ export async function recordOpenSpends(db: Queryable, rows: readonly SpendRow[])
              SELECT q.ref, q.address, q.amount, q.payee, q.signed_at
                FROM ${SPEND_UNNEST} AS q(ref, address, amount, payee, signed_at)
                JOIN open ON open.address = q.address
+           ), known AS (
+             SELECT address FROM signer_wallets WHERE address = ANY($6::text[])
            )
            SELECT a.address,
                   EXISTS (SELECT 1 FROM open WHERE open.address = a.address) AS open,
-                  EXISTS (SELECT 1 FROM signer_wallets w WHERE w.address = a.address) AS known
+                  EXISTS (SELECT 1 FROM known WHERE known.address = a.address) AS known
              FROM unnest($6::text[]) AS a(address)`,
     values: [...spendParams(rows), addresses],
   });
