@@ -10,7 +10,8 @@
  * phase alone, with more instruments: ./support/steady-tail.ts).
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
- * BENCH_OWNER_POLICIES=0 (the signer without its policy store: the cost of its second check, by difference),
+ * BENCH_OWNER_POLICIES=0 (the signer without its policy store), BENCH_STORE_ROUNDS (default 8: rounds of each
+ * comparison with a second API and signer without the store, ./support/store-cost-ab.ts),
  * BENCH_CODE=dist|sources (the services compiled, as production runs them — the default when `npm run build` is
  * current — or through tsx).
  * With the store (the default), the signer-alone ceiling is also measured three ways in alternating one-second
@@ -79,6 +80,8 @@ const FLOOR_WORK = (([front, echo]) => ({ front: Number(front ?? 0) || 0, echo: 
 const FLOOR_BUSY = FLOOR_WORK.front + FLOOR_WORK.echo > 0;
 /** The signer's own policy store (docs/adr/0012-owner-signed-policies.md): on unless BENCH_OWNER_POLICIES=0. */
 const OWNER_POLICIES = process.env.BENCH_OWNER_POLICIES !== '0';
+/** Rounds (a one-second slice of each path) of each comparison with a signer without the store. */
+const STORE_ROUNDS = Number(process.env.BENCH_STORE_ROUNDS ?? 8);
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -512,9 +515,9 @@ async function main(): Promise<void> {
         },
       });
       phase = '(a) store on/off';
-      storeCost.spread = await storeOff.compare(payOnce, { rounds: SECONDS, sample: busyCpu });
+      storeCost.spread = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, sample: busyCpu });
       phase = '(b) store on/off';
-      storeCost.hot = await storeOff.compare(payOnce, { rounds: SECONDS, hot: true, sample: busyCpu });
+      storeCost.hot = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, hot: true, sample: busyCpu });
     }
     process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
     // A running server recycles its WAL: each checkpoint renames the segments it no longer needs into the next
@@ -649,9 +652,9 @@ async function main(): Promise<void> {
         phase = 'store off warm-up, signed';
         await storeOff.warm();
         phase = '(a, signed) store on/off';
-        storeCost.signedSpread = await storeOff.compare(payOnce, { rounds: SECONDS, sample: busyCpu });
+        storeCost.signedSpread = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, sample: busyCpu });
         phase = '(b, signed) store on/off';
-        storeCost.signedHot = await storeOff.compare(payOnce, { rounds: SECONDS, hot: true, sample: busyCpu });
+        storeCost.signedHot = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, hot: true, sample: busyCpu });
       }
     }
     await storeOff?.stop();

@@ -55,9 +55,11 @@ export function addResults(total: DriveResult | undefined, more: DriveResult): D
   };
 }
 
-/** A variant's slices summed, and what `sample` (a CPU counter, seconds) moved during them. */
+/** A variant's slices summed, and what `sample` (a CPU counter, seconds) moved during them; and each slice's. */
 export interface AlternatedResult extends DriveResult {
   cpuSeconds: number;
+  /** Each slice (one per round, in order): its operations, seconds and what `sample` moved. */
+  slices: Array<{ ops: number; seconds: number; cpuSeconds: number }>;
 }
 
 /**
@@ -79,8 +81,9 @@ export async function driveAlternating<K extends string>(
     for (const name of names) {
       const before = sample();
       const slice = await drive(options.concurrency, options.sliceSeconds ?? 1, variants[name]);
-      const cpuSeconds = sample() - before + (totals[name]?.cpuSeconds ?? 0);
-      totals[name] = { ...addResults(totals[name], slice), cpuSeconds };
+      const used = sample() - before;
+      const slices = [...(totals[name]?.slices ?? []), { ops: slice.ops, seconds: slice.seconds, cpuSeconds: used }];
+      totals[name] = { ...addResults(totals[name], slice), cpuSeconds: used + (totals[name]?.cpuSeconds ?? 0), slices };
     }
   }
   return totals;

@@ -80,12 +80,33 @@ export async function startStoreOffPath(options: StoreOffPathOptions) {
   };
 }
 
-/** The report's line for one comparison: the rate with the store as a ratio to the rate without, and CPU per pay. */
+/** The median of `values` and their range, as `m (lo–hi)`. */
+function medianAndRange(values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const m =
+    sorted.length % 2
+      ? sorted[(sorted.length - 1) / 2]!
+      : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  return `${m.toFixed(2)} (${sorted[0]!.toFixed(2)}–${sorted[sorted.length - 1]!.toFixed(2)})`;
+}
+
+/**
+ * The report's line for one comparison: the rate with the store as a ratio to the rate without, and CPU per pay;
+ * each over the whole comparison, then as the median and range of its rounds' ratios (a round's two slices are
+ * next to each other in time, so its ratio is the steadier figure on a drifting machine).
+ */
 export function storeCostLine(label: string, c: StoreCostComparison): string {
   const rate = (r: DriveResult) => r.ops / r.seconds;
   const cpu = (r: AlternatedResult) => (r.cpuSeconds / Math.max(1, r.ops)) * 1e6;
   const ratio = rate(c.on) / rate(c.off);
-  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); the services' CPU per pay (APIs, signers, PostgreSQL) ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs (${((cpu(c.on) / cpu(c.off) - 1) * 100).toFixed(0)} % more)`;
+  const rounds = c.on.slices.map((on, i) => ({ on, off: c.off.slices[i]! }));
+  const perRound = {
+    rate: medianAndRange(rounds.map(({ on, off }) => on.ops / on.seconds / (off.ops / off.seconds))),
+    cpu: medianAndRange(
+      rounds.map(({ on, off }) => on.cpuSeconds / Math.max(1, on.ops) / (off.cpuSeconds / Math.max(1, off.ops))),
+    ),
+  };
+  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); the services' CPU per pay (APIs, signers, PostgreSQL) ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs (${((cpu(c.on) / cpu(c.off) - 1) * 100).toFixed(0)} % more); per round, the rate ${perRound.rate}× and the CPU per pay ${perRound.cpu}×`;
 }
 
 /** The report's lines for the comparisons made (none when the bench ran without the store). */
