@@ -11,8 +11,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { CHECKS, bounded, spelled } from '../../../migrations/20261201100000_cheap_spelling_checks.js';
 import { SIGNER_SPELLING_CHECKS } from '../../../signer/owner-policy/signer-store-schema.js';
-import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
-import { createSignerDatabase, useTestDatabaseBefore } from '../../support/test-database.js';
+import { useTestDatabaseBefore } from '../../support/test-database.js';
+import { migratedSignerStore } from '../signer/signer-test-helpers.js';
 
 const MIGRATION = '20261201100000_cheap_spelling_checks.ts';
 type Atom = [column: string, prefix: string, chars: string, min: number, max?: number];
@@ -122,17 +122,9 @@ describe('cheap spelling checks (PostgreSQL)', function () {
   });
 
   it("the signer's store migrates to the cheap forms, validated, and still refuses a bad spelling", async () => {
-    const store = await createSignerDatabase();
+    const store = await migratedSignerStore();
     const client = new pg.Client(store.connectionString);
     try {
-      const policies = new PgOwnerPolicyStore({
-        connectionString: store.connectionString,
-        poolMax: 1,
-        openSpendLeaseMs: 0,
-        lookBackSeconds: 60,
-      });
-      await policies.prepare();
-      await policies.close();
       await client.connect();
       const { rows } = await client.query<{ name: string; def: string; valid: boolean }>(
         `SELECT conname AS name, pg_get_constraintdef(oid) AS def, convalidated AS valid FROM pg_constraint

@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
 import {
   commitDecidedSpends,
   insertLockedSpends,
@@ -16,7 +15,8 @@ import {
   recordOpenSpends,
   type SpendRow,
 } from '../../../signer/owner-policy/spend-statements.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
+import type { SignerDatabase } from '../../support/test-database.js';
+import { migratedSignerStore } from './signer-test-helpers.js';
 
 const WALLETS = 1_000;
 const address = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
@@ -56,15 +56,7 @@ describe("the signer store's statements (PostgreSQL plans)", function () {
   let client: pg.Client;
 
   before(async () => {
-    store = await createSignerDatabase();
-    const policies = new PgOwnerPolicyStore({
-      connectionString: store.connectionString,
-      poolMax: 1,
-      openSpendLeaseMs: 0,
-      lookBackSeconds: 60,
-    });
-    await policies.prepare();
-    await policies.close();
+    store = await migratedSignerStore();
     client = new pg.Client(store.connectionString);
     await client.connect();
     // Half the wallets hold a signed policy, as a store serving both kinds does.

@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the signer integration tests: a valid EIP-3009 authorization builder (override one
- * field), a raw socket that speaks frames byte by byte, a /metrics reader, and signing operations on one
- * account of a test signer.
+ * field), a raw socket that speaks frames byte by byte, a /metrics reader, signing operations on one
+ * account of a test signer, and a signer store database migrated as a signer migrates it at start.
  */
 import net from 'node:net';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -11,6 +11,8 @@ import { policyTypedData } from '../../../policy/signed-policy.js';
 import type { SignerError } from '../../../signer/protocol/signer-client.js';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
 import type { TestSigner } from '../../support/signer-harness.js';
+import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
+import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
 
 export const BASE_SEPOLIA_USDC = {
   name: 'USDC',
@@ -180,3 +182,20 @@ export const outcome = (p: Promise<unknown>) =>
     () => 'signed',
     (err: SignerError) => err.code,
   );
+
+/** A database and role for a signer's policy store, migrated as the signer does at start (dropped by `drop()`). */
+export async function migratedSignerStore(): Promise<SignerDatabase> {
+  const store = await createSignerDatabase();
+  const policies = new PgOwnerPolicyStore({
+    connectionString: store.connectionString,
+    poolMax: 1,
+    openSpendLeaseMs: 0,
+    lookBackSeconds: 60,
+  });
+  try {
+    await policies.prepare();
+  } finally {
+    await policies.close();
+  }
+  return store;
+}
