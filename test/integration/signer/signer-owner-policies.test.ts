@@ -16,12 +16,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { policyTypedData } from '../../../policy/signed-policy.js';
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, PAYEE, walletOps } from './signer-test-helpers.js';
+import { ownerAuthority, PAYEE, signedPolicy, walletOps } from './signer-test-helpers.js';
 
 const OTHER_PAYEE = '0x1111111111111111111111111111111111111111';
 const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
@@ -46,19 +45,6 @@ async function ownedAccount(signer: TestSigner, owner: PrivateKeyAccount) {
 function accountOps(signer: TestSigner, account: string) {
   const ops = walletOps(signer, account);
   return { account, wallet: ops.wallet, pay: ops.sign, upto: ops.permit };
-}
-
-/** A policy document for `wallet`, signed by `by`. */
-async function signed(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput, version: number) {
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const typed = policyTypedData({ wallet, policy: policy as never, version, issuedAt });
-  return {
-    address: wallet,
-    policy: policy as never,
-    version,
-    issued_at: issuedAt,
-    signature: await by.signTypedData(typed),
-  };
 }
 
 describe('owner-signed policies against a compromised API (signer socket, own store)', function () {
@@ -97,10 +83,12 @@ describe('owner-signed policies against a compromised API (signer socket, own st
   it('(a) refuses a policy the authority did not sign; (b) refuses an older or equal version', async () => {
     const ops = await ownedAccount(signer, owner);
     const w = await ops.wallet();
-    const byIntruder = await refusal(signer.client.call('set_wallet_policy', await signed(intruder, w.address, {}, 1)));
+    const byIntruder = await refusal(
+      signer.client.call('set_wallet_policy', await signedPolicy(intruder, w.address, {}, 1)),
+    );
     assert.equal(byIntruder.code, 'policy_signature_invalid');
     // A signature over another policy than the one sent.
-    const doc = await signed(owner, w.address, { per_tx_cap_usd: '1' }, 1);
+    const doc = await signedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, 1);
     const swapped = await refusal(
       signer.client.call('set_wallet_policy', { ...doc, policy: { per_tx_cap_usd: '1000' } as never }),
     );
@@ -108,13 +96,16 @@ describe('owner-signed policies against a compromised API (signer socket, own st
 
     const v2 = await signer.client.call(
       'set_wallet_policy',
-      await signed(owner, w.address, { per_tx_cap_usd: '1' }, 2),
+      await signedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, 2),
     );
     assert.equal(v2.version, 2);
     assert.deepEqual(v2.authority, { kind: 'owner', address: owner.address });
     for (const version of [1, 2]) {
       const stale = await refusal(
-        signer.client.call('set_wallet_policy', await signed(owner, w.address, { per_tx_cap_usd: '1000' }, version)),
+        signer.client.call(
+          'set_wallet_policy',
+          await signedPolicy(owner, w.address, { per_tx_cap_usd: '1000' }, version),
+        ),
       );
       assert.equal(stale.code, 'policy_version_stale');
       assert.equal(stale.details.current_version, 2);
@@ -162,7 +153,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     ];
     for (const [policy, allowed, refused, rule] of cases) {
       const w = await ops.wallet();
-      await signer.client.call('set_wallet_policy', await signed(owner, w.address, policy, 1));
+      await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, policy, 1));
       await allowed(w);
       await denied(w, refused(w), rule);
     }
@@ -172,7 +163,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     const ops = await ownedAccount(signer, owner);
     const w = await ops.wallet();
     await ops.pay(w, usd(0.6));
-    await signer.client.call('set_wallet_policy', await signed(owner, w.address, { daily_cap_usd: '1' }, 1));
+    await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { daily_cap_usd: '1' }, 1));
     const r = await refusal(ops.pay(w, usd(0.6)));
     assert.equal(r.code, 'policy_denied');
   });
@@ -180,7 +171,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
   it('(d) keeps the windows across a kill -9 and a restart', async () => {
     const ops = await ownedAccount(signer, owner);
     const w = await ops.wallet();
-    await signer.client.call('set_wallet_policy', await signed(owner, w.address, { daily_cap_usd: '1' }, 1));
+    await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { daily_cap_usd: '1' }, 1));
     await ops.pay(w, usd(0.6));
     signer.child.kill('SIGKILL');
     await signer.stop();
@@ -195,7 +186,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
   it('(c) concurrent payments on one wallet, through two signer processes sharing the store, stop exactly at the cap', async () => {
     const ops = await ownedAccount(signer, owner);
     const w = await ops.wallet();
-    await signer.client.call('set_wallet_policy', await signed(owner, w.address, { daily_cap_usd: '1' }, 1));
+    await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { daily_cap_usd: '1' }, 1));
     const second = await startTestSigner({ dir, policyStore: store });
     try {
       const other = accountOps(second, ops.account);
@@ -216,7 +207,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     const theirs = await ownedAccount(signer, intruder);
     const w = await mine.wallet();
     void theirs;
-    const r = await refusal(signer.client.call('set_wallet_policy', await signed(intruder, w.address, {}, 1)));
+    const r = await refusal(signer.client.call('set_wallet_policy', await signedPolicy(intruder, w.address, {}, 1)));
     assert.equal(r.code, 'policy_signature_invalid');
     assert.equal(r.details.rule, 'authority');
   });
@@ -225,7 +216,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     const made = await signer.client.call('create_account_key', {});
     assert.deepEqual(made.authority, { kind: 'approver', address: null });
     const w = await signer.client.createWalletKey({ account_key_ref: made.account_key_ref });
-    const r = await refusal(signer.client.call('set_wallet_policy', await signed(owner, w.address, {}, 1)));
+    const r = await refusal(signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, {}, 1)));
     assert.equal(r.code, 'policy_signature_invalid');
     assert.equal(r.details.rule, 'no_approver_configured');
   });
