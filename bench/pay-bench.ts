@@ -486,6 +486,17 @@ async function main(): Promise<void> {
     const busyCpu = () =>
       children.reduce((t, c) => t + processCpuSeconds(c.pid), 0) +
       Object.values(postgresProcessCpu(pgDataDir)).reduce((t, v) => t + v, 0);
+    // The same, by role: each path's API and signer (the bench's own and the second path's) and PostgreSQL.
+    const roles = new Map<ChildProcess, 'API' | 'signer'>([
+      [children[0]!, 'signer'],
+      [apiChild, 'API'],
+    ]);
+    const busyParts = () => {
+      const parts: Record<string, number> = { API: 0, signer: 0 };
+      for (const [child, role] of roles) parts[role] = parts[role]! + processCpuSeconds(child.pid);
+      parts.PostgreSQL = Object.values(postgresProcessCpu(pgDataDir)).reduce((t, v) => t + v, 0);
+      return parts;
+    };
     let storeOff: Awaited<ReturnType<typeof startStoreOffPath>> | undefined;
     if (approver) {
       process.stderr.write("• the store's cost: a second API and signer without the store, alternating slices\n");
@@ -497,6 +508,7 @@ async function main(): Promise<void> {
           const offSocket = path.join(dir, 'signer-off.sock');
           const offSigner = await startChild('signer/main.ts', signerEnv(offSocket, false), 'signer ready');
           children.push(offSigner);
+          roles.set(offSigner, 'signer');
           const offPort = await freePort();
           const offApi = await startBenchApi({
             databaseUrl: database.connectionString,
@@ -506,6 +518,7 @@ async function main(): Promise<void> {
             nodeFlags: childNodeFlags('src/api/main.ts'),
           });
           children.push(offApi);
+          roles.set(offApi, 'API');
           const offClient = new KeepAliveLoadClient({ host: '127.0.0.1', port: offPort, connections: CONCURRENCY });
           return {
             children: [offSigner, offApi],
@@ -515,9 +528,14 @@ async function main(): Promise<void> {
         },
       });
       phase = '(a) store on/off';
-      storeCost.spread = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, sample: busyCpu });
+      storeCost.spread = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, sample: busyCpu, parts: busyParts });
       phase = '(b) store on/off';
-      storeCost.hot = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, hot: true, sample: busyCpu });
+      storeCost.hot = await storeOff.compare(payOnce, {
+        rounds: STORE_ROUNDS,
+        hot: true,
+        sample: busyCpu,
+        parts: busyParts,
+      });
     }
     process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
     // A running server recycles its WAL: each checkpoint renames the segments it no longer needs into the next
@@ -652,9 +670,18 @@ async function main(): Promise<void> {
         phase = 'store off warm-up, signed';
         await storeOff.warm();
         phase = '(a, signed) store on/off';
-        storeCost.signedSpread = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, sample: busyCpu });
+        storeCost.signedSpread = await storeOff.compare(payOnce, {
+          rounds: STORE_ROUNDS,
+          sample: busyCpu,
+          parts: busyParts,
+        });
         phase = '(b, signed) store on/off';
-        storeCost.signedHot = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, hot: true, sample: busyCpu });
+        storeCost.signedHot = await storeOff.compare(payOnce, {
+          rounds: STORE_ROUNDS,
+          hot: true,
+          sample: busyCpu,
+          parts: busyParts,
+        });
       }
     }
     await storeOff?.stop();

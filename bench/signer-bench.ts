@@ -12,7 +12,8 @@
  * its own database), BENCH_SIGNER_STORE=0 (the store-less signers only: no PostgreSQL is started),
  * BENCH_SIGNER_CLIENT_CONNECTIONS (`1,4`: one store-less variant per client, each with that many connections to the
  * same signer process; default: the client's default),
- * BENCH_CPU_PROFILE_DIR (`--cpu-prof` on the signer children).
+ * BENCH_CPU_PROFILE_DIR (`--cpu-prof` on the signer children), BENCH_SIGNER_VARIANTS (`signed,no store`: only the
+ * variants whose name includes one of these, beside the raw one — e.g. so that a profile holds one variant's work).
  * Not for tests: it leaves its temporary directory's removal to the OS and signs with a throwaway approver.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -43,6 +44,8 @@ const STORE = process.env.BENCH_SIGNER_STORE !== '0';
 const CLIENT_CONNECTIONS: Array<number | undefined> = process.env.BENCH_SIGNER_CLIENT_CONNECTIONS
   ? process.env.BENCH_SIGNER_CLIENT_CONNECTIONS.split(',').map((n) => Math.min(16, Math.max(1, Number(n) || 1)))
   : [undefined];
+/** Names (parts of) of the variants to run beside the raw one; empty: all. */
+const ONLY = (process.env.BENCH_SIGNER_VARIANTS ?? '').split(',').filter((s) => s.length > 0);
 const USDC = '0x036CbD53842c5426634e7929541eC2318f3dCF7e';
 const SELLER = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
 
@@ -273,7 +276,10 @@ async function main(): Promise<void> {
   const run: Run = { dir, database, token, approver: benchApprover(), children: [], clients: [] };
   try {
     const raw = await rawVariant(run);
-    const variants = [raw.variant, ...(await checkoutVariants(run))];
+    const chosen = (await checkoutVariants(run)).filter(
+      (v) => ONLY.length === 0 || ONLY.some((n) => v.name.includes(n)),
+    );
+    const variants = [raw.variant, ...chosen];
     await alternate(variants, database && path.join(dir, 'pg', 'data'));
     process.stdout.write(report(variants));
     await raw.close();

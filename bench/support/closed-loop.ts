@@ -58,6 +58,8 @@ export function addResults(total: DriveResult | undefined, more: DriveResult): D
 /** A variant's slices summed, and what `sample` (a CPU counter, seconds) moved during them; and each slice's. */
 export interface AlternatedResult extends DriveResult {
   cpuSeconds: number;
+  /** What each counter of `parts` moved during the variant's slices (absent without `parts`). */
+  cpuParts?: Record<string, number>;
   /** Each slice (one per round, in order): its operations, seconds and what `sample` moved. */
   slices: Array<{ ops: number; seconds: number; cpuSeconds: number }>;
 }
@@ -70,7 +72,14 @@ export interface AlternatedResult extends DriveResult {
  */
 export async function driveAlternating<K extends string>(
   variants: Record<K, (i: number) => Promise<boolean>>,
-  options: { rounds: number; concurrency: number; sliceSeconds?: number; sample?: () => number },
+  options: {
+    rounds: number;
+    concurrency: number;
+    sliceSeconds?: number;
+    sample?: () => number;
+    /** Named CPU counters (seconds; e.g. each role's processes) read around each slice like `sample`. */
+    parts?: () => Record<string, number>;
+  },
 ): Promise<Record<K, AlternatedResult>> {
   const totals = {} as Record<K, AlternatedResult>;
   const sample = options.sample ?? (() => 0);
@@ -80,10 +89,18 @@ export async function driveAlternating<K extends string>(
     if (round % 2 === 1) names.reverse();
     for (const name of names) {
       const before = sample();
+      const partsBefore = options.parts?.();
       const slice = await drive(options.concurrency, options.sliceSeconds ?? 1, variants[name]);
       const used = sample() - before;
-      const slices = [...(totals[name]?.slices ?? []), { ops: slice.ops, seconds: slice.seconds, cpuSeconds: used }];
-      totals[name] = { ...addResults(totals[name], slice), cpuSeconds: used + (totals[name]?.cpuSeconds ?? 0), slices };
+      const partsAfter = options.parts?.();
+      const was = totals[name];
+      const slices = [...(was?.slices ?? []), { ops: slice.ops, seconds: slice.seconds, cpuSeconds: used }];
+      totals[name] = { ...addResults(was, slice), cpuSeconds: used + (was?.cpuSeconds ?? 0), slices };
+      if (partsBefore && partsAfter) {
+        const sum = { ...was?.cpuParts };
+        for (const [k, v] of Object.entries(partsAfter)) sum[k] = (sum[k] ?? 0) + v - (partsBefore[k] ?? 0);
+        totals[name].cpuParts = sum;
+      }
     }
   }
   return totals;

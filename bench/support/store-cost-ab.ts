@@ -63,14 +63,14 @@ export async function startStoreOffPath(options: StoreOffPathOptions) {
      */
     compare: (
       onPayOnce: (walletId: string) => Promise<boolean>,
-      o: { rounds: number; hot?: boolean; sample: () => number },
+      o: { rounds: number; hot?: boolean; sample: () => number; parts?: () => Record<string, number> },
     ): Promise<StoreCostComparison> => {
       const pick = (wallets: readonly string[]) =>
         o.hot ? () => wallets[0]! : (i: number) => spreadWallet(wallets, i);
       const [on, off] = [pick(onWallets), pick(offWallets)];
       return driveAlternating(
         { on: (i) => onPayOnce(on(i)), off: (i) => started.payOnce(off(i)) },
-        { rounds: o.rounds, concurrency, sample: o.sample },
+        { rounds: o.rounds, concurrency, sample: o.sample, parts: o.parts },
       );
     },
     async stop(): Promise<void> {
@@ -106,7 +106,13 @@ export function storeCostLine(label: string, c: StoreCostComparison): string {
       rounds.map(({ on, off }) => on.cpuSeconds / Math.max(1, on.ops) / (off.cpuSeconds / Math.max(1, off.ops))),
     ),
   };
-  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); the services' CPU per pay (APIs, signers, PostgreSQL) ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs (${((cpu(c.on) / cpu(c.off) - 1) * 100).toFixed(0)} % more); per round, the rate ${perRound.rate}× and the CPU per pay ${perRound.cpu}×`;
+  const perPay = (r: AlternatedResult, k: string) => ((r.cpuParts?.[k] ?? 0) / Math.max(1, r.ops)) * 1e6;
+  const parts = Object.keys(c.on.cpuParts ?? {});
+  const split =
+    parts.length > 0
+      ? `; by role, µs per pay with vs without: ${parts.map((k) => `${k} ${perPay(c.on, k).toFixed(0)} vs ${perPay(c.off, k).toFixed(0)}`).join(', ')}`
+      : '';
+  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); the services' CPU per pay (APIs, signers, PostgreSQL) ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs (${((cpu(c.on) / cpu(c.off) - 1) * 100).toFixed(0)} % more); per round, the rate ${perRound.rate}× and the CPU per pay ${perRound.cpu}×${split}`;
 }
 
 /** The report's lines for the comparisons made (none when the bench ran without the store). */

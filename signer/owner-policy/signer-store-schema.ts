@@ -207,6 +207,26 @@ const MIGRATIONS: readonly Migration[] = [
       }
     },
   },
+  {
+    // Each signed wallet's spend counter in a narrow row of its own, written by every commit of a signed wallet's
+    // spends: raising it inside the wallet row copied that row (policy, signature, hash) into a new version and
+    // checked its every spelling each time. A policy change raises it too, so a decision made on an older policy
+    // fails its commit's check as one made on older spends does. A wallet gets its row when its first policy is
+    // stored; the wallet row's own counter goes (a signer of an earlier version, still running, then fails its
+    // statements rather than commit beside this one unseen). Half-full pages: room for an update beside each row.
+    name: '0008_spend_counters',
+    async up(knex) {
+      await knex.raw(`
+        CREATE TABLE signer_spend_counters (
+          address text PRIMARY KEY REFERENCES signer_wallets (address),
+          spend_seq bigint NOT NULL DEFAULT 0 CHECK (spend_seq >= 0)
+        ) WITH (fillfactor = 50);
+        INSERT INTO signer_spend_counters (address, spend_seq)
+          SELECT address, spend_seq + 1 FROM signer_wallets WHERE policy IS NOT NULL;
+        ALTER TABLE signer_wallets DROP COLUMN spend_seq;
+      `);
+    },
+  },
 ];
 
 /** knex's migration source over the list above. */

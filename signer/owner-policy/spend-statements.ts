@@ -13,8 +13,9 @@
  * on a store of 1,000 wallets, in both kinds of plan.
  *
  * For wallets with a signed policy: `readSpendStates` sums on one snapshot, with the row's policy version and
- * spend counter; `commitDecidedSpends` records the spends decided on it only where both still hold, raising the
- * counter; `lockWallets` and `insertLockedSpends` are the locked fallback (which raises the counter too).
+ * the wallet's spend counter (its own narrow row, `signer_spend_counters`, which a policy change raises too);
+ * `commitDecidedSpends` records the spends decided on it only where the counter still holds, raising it;
+ * `lockWallets` and `insertLockedSpends` are the locked fallback (which raises the counter too).
  *
  * Defends: a spend that escapes a later policy's windows (above); a decision committed on a state another
  * process changed since (the counter); bind values in logs (placeholders only).
@@ -88,45 +89,61 @@ export async function recordOpenSpends(db: Queryable, rows: readonly SpendRow[])
   );
 }
 
-/** Inside a transaction: the wallets' rows, locked FOR UPDATE in address order (no two batches deadlock). */
+/**
+ * Inside a transaction: the wallets' rows, then their spend counters, locked FOR UPDATE in address order — the
+ * order `set_wallet_policy` takes them in, and a snapshot's commit takes only counters, so no two deadlock.
+ */
 export async function lockWallets(client: pg.PoolClient, addresses: readonly string[]): Promise<WalletRow[]> {
+  const sorted = [...addresses].sort();
   const { rows } = await client.query<WalletRow>({
     name: 'signer_lock_wallets',
     text: `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = ANY($1::text[]) ORDER BY address FOR UPDATE`,
-    values: [[...addresses].sort()],
+    values: [sorted],
+  });
+  await client.query({
+    name: 'signer_lock_spend_counters',
+    text: `SELECT address FROM signer_spend_counters WHERE address = ANY($1::text[]) ORDER BY address FOR UPDATE`,
+    values: [sorted],
   });
   return rows;
 }
 
 /**
- * Inserts the spends and raises each wallet's spend counter, so that a decision another process made on an
- * earlier snapshot cannot commit: inside the transaction that holds the wallets' rows FOR UPDATE, or alone for
- * spends recorded after release whose wallet gained a policy meanwhile (./open-spend-leases.ts).
+ * Inserts the spends and raises each wallet's spend counter (a wallet that never had a policy has none), so that a
+ * decision another process made on an earlier snapshot cannot commit: inside the transaction that holds the
+ * wallets' rows and counters FOR UPDATE, or alone for spends recorded after release whose wallet gained a policy
+ * meanwhile (./open-spend-leases.ts).
  */
 export async function insertLockedSpends(db: Queryable, rows: readonly SpendRow[]): Promise<void> {
   await db.query({
     name: 'signer_insert_locked_spends',
     text: `WITH raised AS (
-             UPDATE signer_wallets SET spend_seq = spend_seq + 1 WHERE address = ANY($6::text[])
+             UPDATE signer_spend_counters SET spend_seq = spend_seq + 1 WHERE address = ANY($6::text[])
            )
            INSERT INTO signer_spends (ref, address, amount, payee, signed_at) SELECT * FROM ${SPEND_UNNEST}`,
     values: [...spendParams(rows), [...new Set(rows.map((r) => r[1]))]],
   });
 }
 
-/** What a decision read of a wallet on a snapshot: its policy version and spend counter then. */
+/**
+ * What a decision read of a wallet on a snapshot: its policy version and spend counter then (`NO_COUNTER` when
+ * the wallet has no counter row: no commit matches it, so its spends are decided under the locks).
+ */
 export interface ReadMark {
   address: string;
   version: number;
   seq: string;
 }
 
+/** The counter read for a wallet without a counter row: below any a row can hold, so no commit matches it. */
+export const NO_COUNTER = '-1';
+
 /**
  * Records spends decided on a snapshot (`readSpendStates` outside any transaction), in one statement, for each
- * wallet whose row still holds the policy version and spend counter the decision read: the row is locked (in
- * address order; the check is re-made on its newest version after any wait), its counter raised and its spends
- * inserted. Returns the wallets recorded, each with its counter now; the others' spends were not, and must be
- * decided again.
+ * wallet whose spend counter is still the one the decision read (a policy stored since raised it too): the counter
+ * row is locked (in address order; the check is re-made on its newest version after any wait), raised, and the
+ * wallet's spends inserted. Returns the wallets recorded, each with its counter now; the others' spends were not,
+ * and must be decided again.
  */
 export async function commitDecidedSpends(
   db: Queryable,
@@ -136,14 +153,15 @@ export async function commitDecidedSpends(
   const { rows: raised } = await db.query<{ address: string; seq: string }>({
     name: 'signer_commit_decided_spends',
     text: `WITH e AS (
-             SELECT * FROM unnest($6::text[], $7::bigint[], $8::bigint[]) AS e(address, version, seq)
+             SELECT * FROM unnest($6::text[], $7::bigint[]) AS e(address, seq)
            ), locked AS (
-             SELECT w.address FROM signer_wallets w
-               JOIN e ON e.address = w.address AND w.policy_version = e.version AND w.spend_seq = e.seq
-              ORDER BY w.address FOR NO KEY UPDATE OF w
+             SELECT c.address FROM signer_spend_counters c
+               JOIN e ON e.address = c.address AND c.spend_seq = e.seq
+              WHERE c.address = ANY($6::text[])
+              ORDER BY c.address FOR NO KEY UPDATE OF c
            ), raised AS (
-             UPDATE signer_wallets w SET spend_seq = w.spend_seq + 1 FROM locked
-              WHERE w.address = locked.address RETURNING w.address, w.spend_seq
+             UPDATE signer_spend_counters c SET spend_seq = c.spend_seq + 1 FROM locked
+              WHERE c.address = locked.address RETURNING c.address, c.spend_seq
            ), recorded AS (
              INSERT INTO signer_spends (ref, address, amount, payee, signed_at)
              SELECT q.ref, q.address, q.amount, q.payee, q.signed_at
@@ -151,12 +169,7 @@ export async function commitDecidedSpends(
                JOIN raised ON raised.address = q.address
            )
            SELECT address, spend_seq::text AS seq FROM raised`,
-    values: [
-      ...spendParams(rows),
-      column(marks, (m) => m.address),
-      column(marks, (m) => m.version),
-      column(marks, (m) => m.seq),
-    ],
+    values: [...spendParams(rows), column(marks, (m) => m.address), column(marks, (m) => m.seq)],
   });
   return new Map(raised.map((r) => [r.address, r.seq]));
 }
@@ -180,7 +193,7 @@ export interface ReadState {
 }
 
 /**
- * The spend state of each wallet (by its first entry's windows) with the wallet row's policy version and spend
+ * The spend state of each wallet (by its first entry's windows) with the wallet row's policy version and its spend
  * counter, by one statement on one snapshot (a wallet without a row: absent): the windows' sums from the per-day
  * rollups (`signer_spend_days`, at most 31 rows a wallet; their days are UTC days, as the windows' starts are),
  * the velocity count and the last payment from the spends themselves, over the velocity window and the look-back.
@@ -197,12 +210,13 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
     last: Date | null;
   }>({
     name: 'signer_read_spend_states',
-    text: `SELECT q.address, w.policy_version::text AS version, w.spend_seq::text AS seq,
+    text: `SELECT q.address, w.policy_version::text AS version, coalesce(c.spend_seq, ${NO_COUNTER})::text AS seq,
                   coalesce(d.day, 0)::text AS day, coalesce(d.week, 0)::text AS week,
                   coalesce(d.month, 0)::text AS month, v.recent::text AS recent, l.last
              FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
                     AS q(address, day_start, week_start, month_start, velocity_start, since)
              JOIN signer_wallets w ON w.address = q.address
+             LEFT JOIN signer_spend_counters c ON c.address = q.address
              CROSS JOIN LATERAL (
                SELECT sum(amount) FILTER (WHERE day >= (q.day_start AT TIME ZONE 'UTC')::date) AS day,
                       sum(amount) FILTER (WHERE day >= (q.week_start AT TIME ZONE 'UTC')::date) AS week,

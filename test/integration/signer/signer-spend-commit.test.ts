@@ -2,7 +2,7 @@
  * How the signer's store commits spends (docs/adr/0012-owner-signed-policies.md, "The store's two paths"),
  * through two real signer processes sharing one store, as a compromised API could drive them at once:
  *  - on a wallet with a signed policy, each payment is decided on a snapshot and committed only if the wallet's
- *    policy version and spend counter still hold: many payments racing through both processes stop exactly at
+ *    spend counter (raised by every commit and every policy change) still holds: many payments racing through both processes stop exactly at
  *    the cap, and every signature's spend is in the store;
  *  - on a wallet without one, spends are recorded by one statement with no decision, ordered before a policy
  *    signed while they run: once the policy is signed, its window counts every one of them.
@@ -96,12 +96,14 @@ describe("the signer store's commits under concurrency (two signer processes, on
     await firstClient.call('set_wallet_policy', await signedPolicy(owner, wallet.address, { daily_cap_usd: '0.6' }));
     await ops[0]!.sign(wallet, '1');
     await ops[1]!.sign(wallet, '1');
-    // Hold the wallet's row: both processes read the same state and decide, and both commits then wait here.
+    // Hold the wallet's spend counter: both processes read the same state and decide, and both commits then wait here.
     const holder = new pg.Client({ connectionString: store.connectionString });
     await holder.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT 1 FROM signer_wallets WHERE address = $1 FOR UPDATE', [wallet.address.toLowerCase()]);
+      await holder.query('SELECT 1 FROM signer_spend_counters WHERE address = $1 FOR UPDATE', [
+        wallet.address.toLowerCase(),
+      ]);
       const racing = [ops[0]!.sign(wallet, '500000'), ops[1]!.sign(wallet, '500000')].map((p) =>
         p.then(
           () => 'signed',
@@ -114,7 +116,7 @@ describe("the signer store's commits under concurrency (two signer processes, on
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
         );
         if (rows[0]!.n >= 2) break;
-        assert.ok(waited < 20_000, 'both commits wait on the row');
+        assert.ok(waited < 20_000, 'both commits wait on the counter');
         await new Promise((r) => setTimeout(r, 20));
       }
       await holder.query('COMMIT');

@@ -70,6 +70,9 @@ describe("the signer store's statements (PostgreSQL plans)", function () {
       [WALLETS],
     );
     await client.query(
+      `INSERT INTO signer_spend_counters (address) SELECT address FROM signer_wallets WHERE policy IS NOT NULL`,
+    );
+    await client.query(
       `INSERT INTO signer_spends (ref, address, amount, payee, signed_at)
        SELECT md5(g::text), '0x' || lpad(to_hex(g % $1), 40, '0'), 1000, $2, now() - make_interval(secs => g)
          FROM generate_series(1, 50000) g`,

@@ -1,7 +1,7 @@
 /**
  * bench/support/closed-loop.ts `driveAlternating`: the variants take turns slice by slice (the order reversed every
  * other round, so that neither always follows the other), each variant's slices are summed, and what the sample
- * moved during each slice is credited to that slice's variant only.
+ * moved during each slice (and each named counter of `parts`) is credited to that slice's variant only.
  */
 import assert from 'node:assert/strict';
 import { driveAlternating } from '../../../bench/support/closed-loop.js';
@@ -10,17 +10,19 @@ describe('driveAlternating (bench slices)', () => {
   it('alternates the variants, reversing the order every other round, and credits each slice its own CPU', async () => {
     const order: string[] = [];
     let counter = 0;
+    const parts = { a: 0, b: 0 };
     let current = '';
-    const op = (name: string, cost: number) => async () => {
+    const op = (name: 'a' | 'b', cost: number) => async () => {
       if (current !== name) order.push(name);
       current = name;
       counter += cost;
+      parts[name] += 1;
       await new Promise((r) => setTimeout(r, 5));
       return true;
     };
     const result = await driveAlternating(
       { a: op('a', 1), b: op('b', 10) },
-      { rounds: 3, concurrency: 2, sliceSeconds: 0.05, sample: () => counter },
+      { rounds: 3, concurrency: 2, sliceSeconds: 0.05, sample: () => counter, parts: () => ({ ...parts }) },
     );
     // a b | b a | a b: the variant that ended a round starts the next, so it runs on without a switch.
     assert.deepEqual(order, ['a', 'b', 'a', 'b']);
@@ -36,6 +38,8 @@ describe('driveAlternating (bench slices)', () => {
       );
       assert.ok(r.ops > 0);
       assert.equal(r.cpuSeconds, r.ops * cost, `${name}: only its own operations are counted`);
+      // Each named counter is summed over all of the variant's slices, not just its last.
+      assert.deepEqual(r.cpuParts, name === 'a' ? { a: r.ops, b: 0 } : { a: 0, b: r.ops });
       assert.equal(r.latenciesMs.length, r.ops + r.errors);
     }
   });
