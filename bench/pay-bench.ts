@@ -497,6 +497,18 @@ async function main(): Promise<void> {
       parts.PostgreSQL = Object.values(postgresProcessCpu(pgDataDir)).reduce((t, v) => t + v, 0);
       return parts;
     };
+    // The store's statements that write spends (pg_stat_statements over the signer's database), per comparison.
+    const storeStats = new pg.Client(database.connectionString);
+    await storeStats.connect();
+    await storeStats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const storeStatements = async () => {
+      const { rows } = await storeStats.query<{ calls: number; ms: number }>(
+        `SELECT coalesce(sum(calls), 0)::float8 AS calls, coalesce(sum(total_exec_time), 0)::float8 AS ms
+           FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+          WHERE d.datname = 'treasury_signer' AND s.query LIKE '%INSERT INTO signer_spends%'`,
+      );
+      return rows[0]!;
+    };
     let storeOff: Awaited<ReturnType<typeof startStoreOffPath>> | undefined;
     if (approver) {
       process.stderr.write("• the store's cost: a second API and signer without the store, alternating slices\n");
@@ -528,13 +540,19 @@ async function main(): Promise<void> {
         },
       });
       phase = '(a) store on/off';
-      storeCost.spread = await storeOff.compare(payOnce, { rounds: STORE_ROUNDS, sample: busyCpu, parts: busyParts });
+      storeCost.spread = await storeOff.compare(payOnce, {
+        rounds: STORE_ROUNDS,
+        sample: busyCpu,
+        parts: busyParts,
+        store: storeStatements,
+      });
       phase = '(b) store on/off';
       storeCost.hot = await storeOff.compare(payOnce, {
         rounds: STORE_ROUNDS,
         hot: true,
         sample: busyCpu,
         parts: busyParts,
+        store: storeStatements,
       });
     }
     process.stderr.write(`• pay (c): ${WALLETS} wallets, steady ${STEADY_RATE} pays/s offered, ${SECONDS} s\n`);
@@ -674,6 +692,7 @@ async function main(): Promise<void> {
           rounds: STORE_ROUNDS,
           sample: busyCpu,
           parts: busyParts,
+          store: storeStatements,
         });
         phase = '(b, signed) store on/off';
         storeCost.signedHot = await storeOff.compare(payOnce, {
@@ -681,10 +700,12 @@ async function main(): Promise<void> {
           hot: true,
           sample: busyCpu,
           parts: busyParts,
+          store: storeStatements,
         });
       }
     }
     await storeOff?.stop();
+    await storeStats.end();
 
     // (d) A buyer agent paying through its PAT with a daily cap across the agent's wallets: decided on the day's
     // total the API remembers (read once under the PAT's lock) and group-committed as in (a), the total held to

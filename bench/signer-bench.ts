@@ -55,6 +55,10 @@ interface Variant {
   pid?: number;
   total?: DriveResult;
   signerCpu: number;
+  /** Of `signerCpu`, the kernel's (system calls, wake-ups). */
+  signerSystem: number;
+  /** Of `signerCpu`, the main thread's (the rest is libuv's threads — the HSM's signatures — and V8's). */
+  signerMain: number;
   /** This process's CPU seconds during the variant's slices: the raw signatures, or the socket's client. */
   benchCpu: number;
   pgCpu: number;
@@ -133,7 +137,10 @@ async function rawVariant(run: Run): Promise<{ variant: Variant; close: () => Pr
   const key = await backend.createWalletKey(account);
   const digest = randomBytes(32);
   const once = () => backend.signDigest(account, key.walletKeyRef, digest);
-  return { variant: { name: 'raw SoftHSM', once, signerCpu: 0, benchCpu: 0, pgCpu: 0 }, close: () => backend.close() };
+  return {
+    variant: { name: 'raw SoftHSM', once, signerCpu: 0, signerSystem: 0, signerMain: 0, benchCpu: 0, pgCpu: 0 },
+    close: () => backend.close(),
+  };
 }
 
 function signerEnv(run: Run): NodeJS.ProcessEnv {
@@ -148,7 +155,7 @@ function signerEnv(run: Run): NodeJS.ProcessEnv {
 }
 
 function variant(name: string, pid: number | undefined, once: () => Promise<unknown>): Variant {
-  return { name, once, pid, signerCpu: 0, benchCpu: 0, pgCpu: 0 };
+  return { name, once, pid, signerCpu: 0, signerSystem: 0, signerMain: 0, benchCpu: 0, pgCpu: 0 };
 }
 
 /** A checkout's signer without the store, on one wallet: a variant per client connection count asked for. */
@@ -225,14 +232,18 @@ async function alternate(variants: Variant[], pgDataDir: string | undefined): Pr
         await v.once();
         return true;
       });
-      const cpu0 = readProcStat(v.pid)?.cpuSeconds ?? 0;
+      const stat0 = readProcStat(v.pid);
+      const main0 = readProcStat(v.pid, v.pid);
       const pg0 = pgDataDir ? pgSeconds(pgDataDir) : 0;
       const bench0 = process.cpuUsage();
       const slice = await drive(LOOPS, 1, async () => {
         await v.once();
         return true;
       });
-      v.signerCpu += (readProcStat(v.pid)?.cpuSeconds ?? 0) - cpu0;
+      const stat1 = readProcStat(v.pid);
+      v.signerCpu += (stat1?.cpuSeconds ?? 0) - (stat0?.cpuSeconds ?? 0);
+      v.signerSystem += (stat1?.systemSeconds ?? 0) - (stat0?.systemSeconds ?? 0);
+      v.signerMain += (readProcStat(v.pid, v.pid)?.cpuSeconds ?? 0) - (main0?.cpuSeconds ?? 0);
       const bench = process.cpuUsage(bench0);
       v.benchCpu += (bench.user + bench.system) / 1e6;
       v.pgCpu += pgDataDir ? pgSeconds(pgDataDir) - pg0 : 0;
@@ -258,7 +269,9 @@ function report(variants: Variant[]): string {
     lines.push(
       `${v.name.padEnd(28)} ${rate.toFixed(0).padStart(6)}/s ${(rate / rawRate).toFixed(2)}×  p50 ${percentile(sorted, 50).toFixed(1)} p99 ${percentile(sorted, 99).toFixed(1)} ms` +
         `  CPU/signature µs: ${v.pid ? 'client' : 'this process'} ${perSign(v.benchCpu)}` +
-        (v.pid ? `, signer ${perSign(v.signerCpu)}` : '') +
+        (v.pid
+          ? `, signer ${perSign(v.signerCpu)} (main thread ${perSign(v.signerMain).trim()}, kernel ${perSign(v.signerSystem).trim()})`
+          : '') +
         (v.pid && STORE ? `, PostgreSQL ${perSign(v.pgCpu)}` : '') +
         (t.errors ? `  errors ${t.errors}` : ''),
     );

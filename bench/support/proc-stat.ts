@@ -17,15 +17,18 @@ export interface ProcStat {
   flags: number;
   /** User + system CPU seconds of the process itself. */
   cpuSeconds: number;
+  /** Of which system (kernel) CPU seconds: system calls, wake-ups, page faults. */
+  systemSeconds: number;
   /** User + system CPU seconds of its children that exited and were waited for. */
   childrenCpuSeconds: number;
 }
 
-export function readProcStat(pid: number | undefined): ProcStat | undefined {
+/** A process's line, or (with `tid`) one of its threads' (`/proc/<pid>/task/<tid>/stat`: that thread's CPU alone). */
+export function readProcStat(pid: number | undefined, tid?: number): ProcStat | undefined {
   if (pid === undefined) return undefined;
   let line: string;
   try {
-    line = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    line = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
@@ -37,6 +40,7 @@ export function readProcStat(pid: number | undefined): ProcStat | undefined {
     ppid: Number(fields[1]),
     flags: Number(fields[6]),
     cpuSeconds: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND,
+    systemSeconds: Number(fields[12]) / TICKS_PER_SECOND,
     childrenCpuSeconds: (Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND,
   };
 }

@@ -25,6 +25,14 @@ const spreadWallet = (walletIds: readonly string[], i: number) => walletIds[(i *
 export interface StoreCostComparison {
   on: AlternatedResult;
   off: AlternatedResult;
+  /** The store's statements that wrote spends during the comparison (only the path with the store has any). */
+  store?: StoreStatements;
+}
+
+/** What the signer's store ran (pg_stat_statements): the statements writing spends and their execution ms. */
+export interface StoreStatements {
+  calls: number;
+  ms: number;
 }
 
 /**
@@ -61,17 +69,28 @@ export async function startStoreOffPath(options: StoreOffPathOptions) {
      * Pays over each path's half of the wallets (`hot`: its first only) through `onPayOnce` (the bench's API, its
      * signer with the store) and through the second path, alternating one-second slices, `rounds` of each.
      */
-    compare: (
+    compare: async (
       onPayOnce: (walletId: string) => Promise<boolean>,
-      o: { rounds: number; hot?: boolean; sample: () => number; parts?: () => Record<string, number> },
+      o: {
+        rounds: number;
+        hot?: boolean;
+        sample: () => number;
+        parts?: () => Record<string, number>;
+        /** The store's statement counters so far (the comparison reports their movement). */
+        store?: () => Promise<StoreStatements>;
+      },
     ): Promise<StoreCostComparison> => {
       const pick = (wallets: readonly string[]) =>
         o.hot ? () => wallets[0]! : (i: number) => spreadWallet(wallets, i);
       const [on, off] = [pick(onWallets), pick(offWallets)];
-      return driveAlternating(
+      const before = await o.store?.();
+      const result = await driveAlternating(
         { on: (i) => onPayOnce(on(i)), off: (i) => started.payOnce(off(i)) },
         { rounds: o.rounds, concurrency, sample: o.sample, parts: o.parts },
       );
+      const after = await o.store?.();
+      const store = before && after ? { calls: after.calls - before.calls, ms: after.ms - before.ms } : undefined;
+      return { ...result, store };
     },
     async stop(): Promise<void> {
       started.close();
@@ -112,7 +131,12 @@ export function storeCostLine(label: string, c: StoreCostComparison): string {
     parts.length > 0
       ? `; by role, µs per pay with vs without: ${parts.map((k) => `${k} ${perPay(c.on, k).toFixed(0)} vs ${perPay(c.off, k).toFixed(0)}`).join(', ')}`
       : '';
-  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); the services' CPU per pay (APIs, signers, PostgreSQL) ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs (${((cpu(c.on) / cpu(c.off) - 1) * 100).toFixed(0)} % more); per round, the rate ${perRound.rate}× and the CPU per pay ${perRound.cpu}×${split}`;
+  const st = c.store;
+  const statements =
+    st && c.on.ops > 0
+      ? `; the store's spend statements: ${(c.on.ops / Math.max(1, st.calls)).toFixed(1)} pays a statement, ${((st.ms / Math.max(1, st.calls)) * 1000).toFixed(0)} µs of execution each`
+      : '';
+  return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); the services' CPU per pay (APIs, signers, PostgreSQL) ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs (${((cpu(c.on) / cpu(c.off) - 1) * 100).toFixed(0)} % more); per round, the rate ${perRound.rate}× and the CPU per pay ${perRound.cpu}×${split}${statements}`;
 }
 
 /** The report's lines for the comparisons made (none when the bench ran without the store). */
