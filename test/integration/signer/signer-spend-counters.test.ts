@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import knexFactory from 'knex';
 import pg from 'pg';
-import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
 import type { StoredPolicy } from '../../../signer/owner-policy/owner-policy-store.js';
 import { SIGNER_MIGRATIONS } from '../../../signer/owner-policy/signer-store-schema.js';
 import {
@@ -18,6 +17,7 @@ import {
   type StateQuery,
 } from '../../../signer/owner-policy/spend-statements.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
+import { signerPolicyStore } from './signer-test-helpers.js';
 
 const PAYEE = '0x209693bc6afc0c5328ba36faf03c514ef312287c';
 const APPROVER = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
@@ -85,12 +85,7 @@ describe("the signer store's spend counters", function () {
 
   it('a decision read before a policy is stored cannot commit after it; one read after can', async () => {
     await migrate(store.connectionString);
-    const policies = new PgOwnerPolicyStore({
-      connectionString: store.connectionString,
-      poolMax: 2,
-      openSpendLeaseMs: 0,
-      lookBackSeconds: 60,
-    });
+    const policies = signerPolicyStore(store.connectionString, 2);
     try {
       const address = wallet(1);
       const setPolicy = (version: number) =>

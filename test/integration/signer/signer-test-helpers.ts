@@ -183,15 +183,15 @@ export const outcome = (p: Promise<unknown>) =>
     (err: SignerError) => err.code,
   );
 
+/** The signer's policy store over `connectionString`, without leases (its caller closes it). */
+export function signerPolicyStore(connectionString: string, poolMax = 1): PgOwnerPolicyStore {
+  return new PgOwnerPolicyStore({ connectionString, poolMax, openSpendLeaseMs: 0, lookBackSeconds: 60 });
+}
+
 /** A database and role for a signer's policy store, migrated as the signer does at start (dropped by `drop()`). */
 export async function migratedSignerStore(): Promise<SignerDatabase> {
   const store = await createSignerDatabase();
-  const policies = new PgOwnerPolicyStore({
-    connectionString: store.connectionString,
-    poolMax: 1,
-    openSpendLeaseMs: 0,
-    lookBackSeconds: 60,
-  });
+  const policies = signerPolicyStore(store.connectionString);
   try {
     await policies.prepare();
   } finally {
