@@ -9,7 +9,8 @@
  *
  * Options (env): BENCH_SECONDS (slices per variant, default 8), BENCH_LOOPS (closed loops, default 8),
  * BENCH_SIGNER_ROOTS (`label=path,…`: compare checkouts in one run, e.g. `base=/tmp/base,new=.`; each signer gets
- * its own database), BENCH_SIGNER_STORE=0 (the store-less signers only: no PostgreSQL is started),
+ * its own database; `label=path=KEY:VALUE;KEY:VALUE` also sets that checkout's signers' environment, e.g.
+ * `s4=.,s2=.=TREASURY_PKCS11_SESSIONS:2;UV_THREADPOOL_SIZE:2` to compare settings of one checkout), BENCH_SIGNER_STORE=0 (the store-less signers only: no PostgreSQL is started),
  * BENCH_SIGNER_CLIENT_CONNECTIONS (`1,4`: one store-less variant per client, each with that many connections to the
  * same signer process; default: the client's default),
  * BENCH_CPU_PROFILE_DIR (`--cpu-prof` on the signer children), BENCH_SIGNER_VARIANTS (`signed,no store`: only the
@@ -64,12 +65,25 @@ interface Variant {
   pgCpu: number;
 }
 
-function roots(): Array<[string, string]> {
+interface Checkout {
+  label: string;
+  root: string;
+  /** Extra environment for this checkout's signer processes. */
+  env: Record<string, string>;
+}
+
+function roots(): Checkout[] {
   const spec = process.env.BENCH_SIGNER_ROOTS;
-  if (!spec) return [['signer', ROOT]];
-  return spec.split(',').map((pair) => {
-    const [label, dir] = pair.split('=');
-    return [label!, path.resolve(dir!)];
+  if (!spec) return [{ label: 'signer', root: ROOT, env: {} }];
+  return spec.split(',').map((entry) => {
+    const [label, dir, settings] = entry.split('=');
+    const env = Object.fromEntries(
+      (settings ?? '')
+        .split(';')
+        .filter((s) => s.includes(':'))
+        .map((s) => [s.slice(0, s.indexOf(':')), s.slice(s.indexOf(':') + 1)]),
+    );
+    return { label: label!, root: path.resolve(dir!), env };
   });
 }
 
@@ -159,9 +173,9 @@ function variant(name: string, pid: number | undefined, once: () => Promise<unkn
 }
 
 /** A checkout's signer without the store, on one wallet: a variant per client connection count asked for. */
-async function bareVariants(run: Run, label: string, root: string): Promise<Variant[]> {
+async function bareVariants(run: Run, { label, root, env }: Checkout): Promise<Variant[]> {
   const socketPath = path.join(run.dir, `${label}-bare.sock`);
-  const bare = await startSigner(root, { ...signerEnv(run), TREASURY_SIGNER_SOCKET: socketPath });
+  const bare = await startSigner(root, { ...signerEnv(run), ...env, TREASURY_SIGNER_SOCKET: socketPath });
   run.children.push(bare);
   const variants: Variant[] = [];
   let wallet: { account: string; key: { wallet_key_ref: string; address: string } } | undefined;
@@ -179,12 +193,13 @@ async function bareVariants(run: Run, label: string, root: string): Promise<Vari
 }
 
 /** A checkout's signer with its store, on a wallet without a signed policy and on one whose policy is signed. */
-async function storeVariants(run: Run, label: string, root: string, admin: pg.Pool): Promise<Variant[]> {
+async function storeVariants(run: Run, { label, root, env }: Checkout, admin: pg.Pool): Promise<Variant[]> {
   const db = `signer_${label.replace(/[^a-z0-9]/gi, '_')}`;
   await admin.query(`CREATE DATABASE ${db}`);
   const socketPath = path.join(run.dir, `${label}-store.sock`);
   const store = await startSigner(root, {
     ...signerEnv(run),
+    ...env,
     TREASURY_SIGNER_SOCKET: socketPath,
     TREASURY_SIGNER_DATABASE_URL: run.database!.connectionStringFor(db),
     TREASURY_SIGNER_POLICY_APPROVER: run.approver.address,
@@ -207,9 +222,9 @@ async function checkoutVariants(run: Run): Promise<Variant[]> {
   const variants: Variant[] = [];
   const admin = run.database && new pg.Pool({ connectionString: run.database.connectionString, max: 1 });
   try {
-    for (const [label, root] of roots()) {
-      variants.push(...(await bareVariants(run, label, root)));
-      if (admin) variants.push(...(await storeVariants(run, label, root, admin)));
+    for (const checkout of roots()) {
+      variants.push(...(await bareVariants(run, checkout)));
+      if (admin) variants.push(...(await storeVariants(run, checkout, admin)));
     }
   } finally {
     await admin?.end();

@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     invariants: config.invariants,
     limits: { wallets, refused: (limit) => metrics.limitRefusals.inc({ limit }) },
     ownerPolicies,
+    signedEarly: (outcome) => metrics.earlySignatures.inc({ outcome }),
   });
   const server = new SignerServer({
     socketPath: config.socketPath,

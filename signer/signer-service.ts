@@ -55,6 +55,14 @@ export interface SignerServiceLimits {
   refused?: (limit: SignerLimitName) => void;
 }
 
+/** What a digest is signed with and must recover to. */
+interface DigestTarget {
+  account_key_ref: string;
+  wallet_key_ref: string;
+  address: string;
+  digest: Uint8Array;
+}
+
 export interface SignerServiceDeps {
   backend: KeyBackend;
   invariants: SignerInvariants;
@@ -63,6 +71,8 @@ export interface SignerServiceDeps {
   ownerPolicies?: OwnerPolicies;
   /** Milliseconds since the epoch (tests move it). */
   clock?: () => number;
+  /** Told of each payment signed while its spend committed: released after the commit, or discarded (the metric). */
+  signedEarly?: (outcome: 'released' | 'discarded') => void;
 }
 
 export class SignerService {
@@ -71,6 +81,7 @@ export class SignerService {
   private readonly limits: SignerServiceLimits;
   private readonly owner: OwnerPolicies | undefined;
   private readonly clock: () => number;
+  private readonly signedEarly: SignerServiceDeps['signedEarly'];
 
   constructor(deps: SignerServiceDeps) {
     this.backend = deps.backend;
@@ -78,6 +89,7 @@ export class SignerService {
     this.limits = deps.limits ?? {};
     this.owner = deps.ownerPolicies;
     this.clock = deps.clock ?? Date.now;
+    this.signedEarly = deps.signedEarly;
   }
 
   private now(): number {
@@ -121,13 +133,8 @@ export class SignerService {
         aaddress(message.to, 'message.to');
         this.counted(() => assertTransferInvariants(this.invariants, address, domain, message, this.now()));
         const digest = transferAuthorizationDigest(domain, message);
-        const spend = await this.reserve(address, BigInt(message.value), message.to);
-        return this.signDigest(
-          { account_key_ref, wallet_key_ref, address, digest },
-          spend,
-          BigInt(message.value),
-          context,
-        );
+        const target = { account_key_ref, wallet_key_ref, address, digest };
+        return this.signPayment(target, BigInt(message.value), message.to, context);
       }
       case 'sign_permit2_witness_transfer': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -141,8 +148,12 @@ export class SignerService {
         const digest = permit2WitnessTransferDigest(domain, message);
         // The proxy may move up to the signed maximum: that is what counts against the policy and the ceilings.
         const amount = BigInt(message.permitted.amount);
-        const spend = await this.reserve(address, amount, message.witness.to);
-        return this.signDigest({ account_key_ref, wallet_key_ref, address, digest }, spend, amount, context);
+        return this.signPayment(
+          { account_key_ref, wallet_key_ref, address, digest },
+          amount,
+          message.witness.to,
+          context,
+        );
       }
       case 'sign_eip2612_permit': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -222,9 +233,56 @@ export class SignerService {
     );
   }
 
-  /** The owner-signed policy's check and spend record (./owner-policy/), before any ceiling is taken. */
-  private reserve(address: string, amount: bigint, payee: string): Promise<string | undefined> {
-    return this.owner ? this.owner.reserve(address, amount, payee, new Date(this.clock())) : Promise.resolve(undefined);
+  /**
+   * A payment: the owner-signed policy's check and spend record (./owner-policy/), then the signature. Signed after
+   * the spend committed; or, when the store foresees the spend allowed (./owner-policy/spend-foresight.ts) and the
+   * wallet's ceilings have room, while it commits (`signWhileCommitting`).
+   */
+  private async signPayment(target: DigestTarget, amount: bigint, payee: string, context: SignDigestOptions) {
+    if (!this.owner) return this.signDigest(target, undefined, amount, context);
+    const reservation = this.owner.reserve(target.address, amount, payee, new Date(this.clock()));
+    if (reservation.foreseen) {
+      const taken = this.limits.wallets?.take(target.address, amount);
+      if (!taken || taken.ok) return this.signWhileCommitting(target, reservation.spend, taken?.receipt, context);
+      // The ceilings refuse: decided in the usual order (the policy's refusal first), and counted there.
+    }
+    return this.signDigest(target, await reservation.spend, amount, context);
+  }
+
+  /**
+   * Asks the HSM now, with the wallet's ceilings already taken (`receipt`), and lets the signature out only once
+   * `spend` resolved — committed in the signer's store. A refusal or a store failure discards the signature and
+   * gives the ceilings back; a signature that fails gives back both, as in `signDigest`.
+   */
+  private async signWhileCommitting(
+    target: DigestTarget,
+    spend: Promise<string | undefined>,
+    receipt: LimitReceipt | undefined,
+    context: SignDigestOptions,
+  ) {
+    const signing = this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context);
+    // Settled whatever happens to the spend: a signature that fails while the spend commits is no unhandled rejection.
+    signing.catch(() => undefined);
+    let id: string | undefined;
+    try {
+      id = await spend;
+    } catch (err) {
+      if (receipt) this.limits.wallets?.giveBack(receipt);
+      signing.then(
+        () => this.signedEarly?.('discarded'),
+        () => undefined,
+      );
+      throw err;
+    }
+    try {
+      const sig = finalizeSignature(target.digest, await signing, target.address);
+      this.signedEarly?.('released');
+      return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest: bytesToHex(target.digest) };
+    } catch (err) {
+      if (receipt) this.limits.wallets?.giveBack(receipt);
+      await this.owner?.giveBack(id).catch(() => undefined);
+      throw err;
+    }
   }
 
   private ownerPolicies(): OwnerPolicies {
@@ -244,7 +302,7 @@ export class SignerService {
    * gives back its ceilings and its recorded spend (`spend`, committed in the policy store before this ran).
    */
   private async signDigest(
-    target: { account_key_ref: string; wallet_key_ref: string; address: string; digest: Uint8Array },
+    target: DigestTarget,
     spend: string | undefined,
     amount: bigint,
     context: SignDigestOptions,

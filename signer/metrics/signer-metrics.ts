@@ -102,6 +102,12 @@ function ownerPolicyMetrics(registry: Registry) {
       labelNames: ['source'] as const,
       registers: [registry],
     }),
+    earlySignatures: new Counter({
+      name: 'treasury_signer_early_signatures_total',
+      help: "Payment signatures made while their spend committed in the signer's store (foreseen allowed on this process's remembered state), by outcome: released (after the commit) or discarded (the commit refused or failed: another signer process spent from the wallet meanwhile, or the store failed). Never released before the commit.",
+      labelNames: ['outcome'] as const,
+      registers: [registry],
+    }),
     policyRefusals: new Counter({
       name: 'treasury_signer_policy_refusals_total',
       help: "Payment signatures the signer refused because the wallet's owner-signed policy forbids them, by the first violated rule.",

@@ -19,7 +19,7 @@ import { evaluateParsedPolicy } from '../../policy/evaluate-policy.js';
 import { parsePolicy } from '../../policy/parse-policy.js';
 import { POLICY_LIMITS } from '../../policy/policy-schema.js';
 import { policyWindows, velocityWindowStart } from '../../policy/policy-windows.js';
-import type { PolicyDecision, Violation } from '../../policy/policy-types.js';
+import type { ParsedPolicy, PolicyDecision, Violation } from '../../policy/policy-types.js';
 import { policyDocumentHash } from '../../policy/signed-policy.js';
 import type {
   AuthorityRequest,
@@ -31,12 +31,30 @@ import type {
 } from '../protocol/owner-policy-protocol.js';
 import { SignerFault } from '../signer-error.js';
 import { readPolicySignature, signedByAuthority, verifiedOwnerAddress } from './authority-proofs.js';
-import type { OwnerPolicyStore, StoredPolicy } from './owner-policy-store.js';
+import type { OwnerPolicyStore, Reservation, ReservedSpend, StoredPolicy } from './owner-policy-store.js';
 
 /** A document dated this far ahead of the signer's clock is refused (clock skew between signing machines). */
 const MAX_FUTURE_SKEW_SECONDS = 300;
 /** The last payment is looked for this far back: the longest cooling-off a policy may set, plus a day. */
 export const LOOK_BACK_SECONDS = POLICY_LIMITS.maxCoolingOffSeconds + 86_400;
+
+/** A payment's spend asked of the store (`OwnerPolicies.reserve`). */
+export interface PaymentReservation {
+  foreseen: boolean;
+  spend: Promise<string | undefined>;
+}
+
+/** Each stored policy parsed once: the store's cache hands the same document to every decision on it. */
+const parsedPolicies = new WeakMap<object, ParsedPolicy>();
+
+function parsedPolicy(policy: StoredPolicy['policy']): ParsedPolicy {
+  let parsed = parsedPolicies.get(policy);
+  if (!parsed) {
+    parsed = parsePolicy(policy);
+    parsedPolicies.set(policy, parsed);
+  }
+  return parsed;
+}
 
 /** The key reference as the store names it: its SHA-256 (references are long and carry no secret, but need not be kept). */
 export function accountKeyHash(accountKeyRef: string): string {
@@ -163,14 +181,17 @@ export class OwnerPolicies {
   }
 
   /**
-   * Before a payment signature: under the wallet's lock in the signer's store, evaluate its signed policy on
-   * what the signer decoded and record the spend. Returns the spend to give back if the signature does not
-   * leave; undefined when nothing was recorded (no amount, or a wallet the signer has no record of).
+   * Before a payment signature: evaluate the wallet's signed policy on what the signer decoded and record the
+   * spend in the signer's store. `spend` resolves once it is committed, with the spend to give back if the
+   * signature does not leave (undefined when nothing was recorded: no amount, or a wallet the signer has no record
+   * of), or rejects with the refusal. `foreseen`: the store expects it allowed (./spend-foresight.ts), so the
+   * signature may be made meanwhile.
    */
-  async reserve(address: string, amount: bigint, payee: string, now: Date): Promise<string | undefined> {
-    if (amount === 0n) return undefined;
-    const outcome = await this.stored(() =>
-      this.options.store.reserveSpend<{ decision: PolicyDecision; version: number }>(
+  reserve(address: string, amount: bigint, payee: string, now: Date): PaymentReservation {
+    if (amount === 0n) return { foreseen: false, spend: Promise.resolve(undefined) };
+    let reservation: Reservation<{ decision: PolicyDecision; version: number }>;
+    try {
+      reservation = this.options.store.reserveSpend<{ decision: PolicyDecision; version: number }>(
         { address, amount, payee, at: now },
         (policy) => {
           const windows = policyWindows(now);
@@ -178,14 +199,24 @@ export class OwnerPolicies {
         },
         (current, state) => {
           // The capability is the front's word: the signer evaluates every rule but the capability caps.
-          const parsed = { ...parsePolicy(current.policy), capabilityCaps: undefined };
+          const parsed = { ...parsedPolicy(current.policy), capabilityCaps: undefined };
           const decision = evaluateParsedPolicy(parsed, { kind: 'pay', amountMicro: amount, to: payee }, state, now);
           return decision.allowed
             ? { record: true }
             : { record: false, refusal: { decision, version: current.version } };
         },
-      ),
-    );
+      );
+    } catch (err) {
+      return { foreseen: false, spend: this.stored(() => Promise.reject(err)) };
+    }
+    return {
+      foreseen: reservation.foreseen,
+      spend: this.stored(() => reservation.outcome).then((o) => this.settle(o)),
+    };
+  }
+
+  /** The spend's id, or the refusal thrown as the same `policy_denied` as the API's own. */
+  private settle(outcome: ReservedSpend<{ decision: PolicyDecision; version: number }>): string | undefined {
     this.options.observed?.(
       outcome.kind === 'unrecorded' || (outcome.kind === 'recorded' && !outcome.signed)
         ? 'ceilings_only'

@@ -55,6 +55,15 @@ export type SpendVerdict<R> = { record: true } | { record: false; refusal: R };
 export type ReservedSpend<R> =
   { kind: 'recorded'; id: string; signed: boolean } | { kind: 'refused'; refusal: R } | { kind: 'unrecorded' };
 
+/**
+ * A spend asked for: its outcome, and whether this process foresaw it allowed (./spend-foresight.ts) — true only
+ * when the signature may be made while the spend commits; it still leaves only once `outcome` says recorded.
+ */
+export interface Reservation<R> {
+  foreseen: boolean;
+  outcome: Promise<ReservedSpend<R>>;
+}
+
 export interface OwnerPolicyStore {
   /** Migrates the store's schema (idempotent); called once before the signer serves. */
   prepare(): Promise<void>;
@@ -81,13 +90,13 @@ export interface OwnerPolicyStore {
    * (`signed: true`). A wallet without one: the spend is recorded undecided (`signed: false`), ordered before
    * any policy signed meanwhile, so that policy's windows count it — committed before this resolves, or just after
    * while the store's word that the wallet has no policy is younger than a lease (./open-spend-leases.ts). A wallet the signer has no record of:
-   * nothing is read or recorded (`{ kind: 'unrecorded' }`).
+   * nothing is read or recorded (`{ kind: 'unrecorded' }`). `foreseen`: see `Reservation`.
    */
   reserveSpend<R>(
     spend: Spend,
     query: (policy: WalletPolicy) => SpendQuery,
     decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<R>,
-  ): Promise<ReservedSpend<R>>;
+  ): Reservation<R>;
   /** Removes a spend whose signature never left (the HSM failed, another limit refused it). */
   giveBack(id: string): Promise<void>;
   close(): Promise<void>;

@@ -26,6 +26,7 @@ import type { SpendState } from '../../policy/policy-types.js';
 import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
 import type {
   OwnerPolicyStore,
+  Reservation,
   ReservedSpend,
   Spend,
   SpendQuery,
@@ -37,6 +38,7 @@ import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
 import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
 import { PolicyCache } from './signed-spends.js';
 import { SpendBatcher } from './spend-batcher.js';
+import { foresee, UnresolvedSpends } from './spend-foresight.js';
 import { SpendStateCache } from './spend-state-cache.js';
 import {
   insertLockedSpends,
@@ -96,6 +98,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   private readonly batcher: SpendBatcher<SpendEntry, Outcome>;
   private readonly batchContext: SpendBatchContext;
   private readonly openSpends: OpenSpendLeases;
+  private readonly unresolved = new UnresolvedSpends();
 
   constructor(private readonly options: PgOwnerPolicyStoreOptions) {
     this.pool = new pg.Pool({
@@ -253,19 +256,31 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     spend: Spend,
     query: (policy: WalletPolicy) => SpendQuery,
     decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<R>,
-  ): Promise<ReservedSpend<R>> {
+  ): Reservation<R> {
     const key = spend.address.toLowerCase();
     if (this.options.openSpendLeaseMs > 0 && !this.batchContext.policies.get(key) && this.openSpends.holds(key)) {
       // No signed policy, as the store said less than a lease ago: recorded after release (./open-spend-leases.ts).
       const id = randomBytes(16).toString('hex');
       this.openSpends.enqueue([id, key, spend.amount.toString(), spend.payee.toLowerCase(), spend.at]);
-      return Promise.resolve({ kind: 'recorded', id, signed: false });
+      return { foreseen: false, outcome: Promise.resolve({ kind: 'recorded', id, signed: false }) };
     }
-    return this.batcher.submit({ spend, query, decide }).then((outcome) => {
-      // A decision that threw fails its own request only, never the others of its batch.
-      if (outcome.kind === 'failed') throw outcome.error;
-      return outcome as ReservedSpend<R>;
-    });
+    const entry: SpendEntry = { spend, query, decide };
+    // Foreseen on the spends unresolved before this one, which then joins them until its batch resolves.
+    const foreseen = foresee(this.batchContext, entry, this.unresolved.of(key));
+    const resolved = this.unresolved.add(key, spend);
+    const outcome = this.batcher.submit(entry).then(
+      (decided) => {
+        resolved();
+        // A decision that threw fails its own request only, never the others of its batch.
+        if (decided.kind === 'failed') throw decided.error;
+        return decided as ReservedSpend<R>;
+      },
+      (err: unknown) => {
+        resolved();
+        throw err;
+      },
+    );
+    return { foreseen, outcome };
   }
 
   async giveBack(id: string): Promise<void> {

@@ -41,22 +41,27 @@ export function stateQueries(
     const key = row[1];
     const current = policies(key);
     if (!current || queries.has(key)) continue;
-    const q = entry.query(current.policy);
-    const starts = [
-      q.dayStart,
-      q.weekStart,
-      q.monthStart,
-      q.velocityStart,
-      new Date(entry.spend.at.getTime() - lookBackMs),
-    ];
-    const since = new Date(Math.min(...starts.flatMap((d) => (d ? [d.getTime()] : []))));
-    queries.set(key, { ...q, address: key, since });
+    queries.set(key, stateQuery(lookBackMs, entry, key, current));
   }
   return [...queries.values()];
 }
 
+/** What to sum for `entry`'s wallet (`address`, lower-case) under `current`: its windows, back to the earliest. */
+export function stateQuery(lookBackMs: number, entry: SpendEntry, address: string, current: StoredPolicy): StateQuery {
+  const q = entry.query(current.policy);
+  const starts = [
+    q.dayStart,
+    q.weekStart,
+    q.monthStart,
+    q.velocityStart,
+    new Date(entry.spend.at.getTime() - lookBackMs),
+  ];
+  const since = new Date(Math.min(...starts.flatMap((d) => (d ? [d.getTime()] : []))));
+  return { ...q, address, since };
+}
+
 /** A wallet's state after one more spend of `amount` at `at` (the next entry of the same batch decides on it). */
-function withSpend(state: SpendState, amount: bigint, at: Date): SpendState {
+export function withSpend(state: SpendState, amount: bigint, at: Date): SpendState {
   return {
     dailySpentMicro: state.dailySpentMicro + amount,
     weeklySpentMicro: state.weeklySpentMicro + amount,
