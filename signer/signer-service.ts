@@ -11,6 +11,8 @@
  * per-wallet ceilings are checked and recorded with no await between the check, the record and the call
  * to the HSM, so concurrent requests cannot overshoot; a signature that never leaves (the HSM failed, it
  * recovers to another address) is given back. An `upto` authorization counts its signed maximum.
+ * A payment of a wallet with an owner-signed policy leaves only after its spend committed in the signer's store;
+ * the HSM may sign it while the commit runs, when the store foresees it allowed (./owner-policy/spend-foresight.ts).
  * A Solana payment (`sign_solana_transaction`) is decoded and checked the same way before its message bytes
  * are signed with Ed25519 (./solana/), and its amount counts in the same ceilings.
  * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock); the

@@ -8,7 +8,7 @@
  * Defends, against a front that lies or was taken over: a policy the authority did not sign, an older one
  * sent again, an authority named without the owner's own signature, a payment the signed policy refuses
  * (per payment, each window, velocity, counterparty lists, cooling-off), a window overrun after a crash (the
- * spend is committed before the signature is made, and a signature that does not leave is given back).
+ * spend is committed before the signature leaves, and a signature that does not leave is given back).
  * Does not defend: the capability caps (the capability is the front's word, which the signer cannot check:
  * they are left out here and stay the API's), wallets that have no signed policy yet (the signer's ceilings
  * only), and whom the front names as owner when an account is made (the ADR says what that leaves).

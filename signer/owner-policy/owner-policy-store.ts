@@ -6,7 +6,7 @@
  *
  * Defends: two signers (or two requests) deciding one wallet's windows at once — `reserveSpend` and `setPolicy`
  * run under the wallet's row lock (a spend on a wallet without a policy under a share lock that orders it
- * before any policy signed meanwhile), and a spend is committed before the caller may sign; a policy replaced by
+ * before any policy signed meanwhile), and a spend is committed before the caller may release its signature; a policy replaced by
  * an older one (`setPolicy` hands the current version to the caller's check under the same lock).
  * Does not defend: what is decided — the callbacks are the pure checks of ./owner-policies.ts.
  */

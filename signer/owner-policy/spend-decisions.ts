@@ -49,15 +49,11 @@ export function stateQueries(
 /** What to sum for `entry`'s wallet (`address`, lower-case) under `current`: its windows, back to the earliest. */
 export function stateQuery(lookBackMs: number, entry: SpendEntry, address: string, current: StoredPolicy): StateQuery {
   const q = entry.query(current.policy);
-  const starts = [
-    q.dayStart,
-    q.weekStart,
-    q.monthStart,
-    q.velocityStart,
-    new Date(entry.spend.at.getTime() - lookBackMs),
-  ];
-  const since = new Date(Math.min(...starts.flatMap((d) => (d ? [d.getTime()] : []))));
-  return { ...q, address, since };
+  let since = entry.spend.at.getTime() - lookBackMs;
+  for (const start of [q.dayStart, q.weekStart, q.monthStart, q.velocityStart]) {
+    if (start && start.getTime() < since) since = start.getTime();
+  }
+  return { ...q, address, since: new Date(since) };
 }
 
 /** A wallet's state after one more spend of `amount` at `at` (the next entry of the same batch decides on it). */
