@@ -10,15 +10,9 @@
  *    since the statement that made its row (at its creation) saw it without a policy.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { SignerClient } from '../../../signer/protocol/signer-client.js';
-import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { outcome, ownerAuthority, signedPolicy, walletOps } from './signer-test-helpers.js';
+import { outcome, signedPolicy } from './signer-test-helpers.js';
+import { useTwoSignersOnOneStore } from './two-signers-one-store.js';
 
 /** Longer than the default, so that a lease outlives a slow set_wallet_policy on a loaded machine. */
 const LEASE_MS = 3000;
@@ -27,52 +21,10 @@ const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
 
 describe('spends of wallets without a signed policy, recorded after release (two signer processes, one store)', function () {
   this.timeout(180_000);
-  let store: SignerDatabase;
-  let first: TestSigner;
-  let second: TestSigner;
-  let firstClient: SignerClient;
-  let dir: string;
-  let db: pg.Client;
-  const owner = privateKeyToAccount(generatePrivateKey());
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-open-spends-'));
-    store = await createSignerDatabase();
-    first = await startTestSigner({ dir, policyStore: store, env });
-    const firstSocket = path.join(dir, 'first.sock');
-    fs.renameSync(first.socketPath, firstSocket);
-    firstClient = new SignerClient({ socketPath: firstSocket, timeoutMs: 30_000 });
-    second = await startTestSigner({ dir, policyStore: store, env });
-    db = new pg.Client({ connectionString: store.connectionString });
-    await db.connect();
+  const { owner, firstClient, second, store, account, storedSum } = useTwoSignersOnOneStore({
+    prefix: 'treasury-open-spends',
+    env,
   });
-  after(async () => {
-    await db?.end();
-    firstClient?.close();
-    await second?.stop();
-    await first?.stop();
-    await store?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  const storedSum = async (address: string) =>
-    BigInt(
-      (
-        await db.query<{ sum: string }>(
-          'SELECT coalesce(sum(amount), 0)::text AS sum FROM signer_spends WHERE address = $1',
-          [address.toLowerCase()],
-        )
-      ).rows[0]!.sum,
-    );
-
-  async function account() {
-    const made = await firstClient.call('create_account_key', { authority: await ownerAuthority(owner) });
-    const ops = [
-      walletOps({ client: firstClient } as TestSigner, made.account_key_ref),
-      walletOps(second, made.account_key_ref),
-    ];
-    return { ops, wallet: await ops[0]!.wallet() };
-  }
 
   it('a policy signed through the same process counts the spends it had queued at its first decision', async () => {
     const { ops, wallet } = await account();

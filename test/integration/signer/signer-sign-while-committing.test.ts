@@ -7,16 +7,9 @@
  * refuse and give the spend back.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
-import { SignerClient } from '../../../signer/protocol/signer-client.js';
-import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { outcome, ownerAuthority, readMetric, signedPolicy, walletOps } from './signer-test-helpers.js';
+import { findFreePort } from '../../support/signer-harness.js';
+import { outcome, readMetric } from './signer-test-helpers.js';
+import { useTwoSignersOnOneStore } from './two-signers-one-store.js';
 
 const CENT = '10000';
 const EARLY = 'treasury_signer_early_signatures_total';
@@ -24,51 +17,16 @@ const HSM_SIGNS = ['treasury_signer_hsm_operation_duration_seconds_count', 'op="
 
 describe('a payment signed while its spend commits', function () {
   this.timeout(180_000);
-  let store: SignerDatabase;
-  let first: TestSigner;
-  let second: TestSigner;
-  let firstClient: SignerClient;
-  let port: number;
-  let dir: string;
-  let db: pg.Client;
-  const owner = privateKeyToAccount(generatePrivateKey());
-
+  let port = 0;
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-sign-early-'));
-    store = await createSignerDatabase();
     port = await findFreePort();
-    first = await startTestSigner({
-      dir,
-      policyStore: store,
-      // Generous ceilings but 30 signatures a minute per wallet: the ceilings' own refusal is reachable.
-      env: { TREASURY_SIGNER_METRICS_PORT: String(port), TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '30' },
-    });
-    const firstSocket = path.join(dir, 'first.sock');
-    fs.renameSync(first.socketPath, firstSocket);
-    firstClient = new SignerClient({ socketPath: firstSocket, timeoutMs: 30_000 });
-    second = await startTestSigner({ dir, policyStore: store });
-    db = new pg.Client({ connectionString: store.connectionString });
-    await db.connect();
   });
-  after(async () => {
-    await db?.end();
-    firstClient?.close();
-    await second?.stop();
-    await first?.stop();
-    await store?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+  const { db, signedWallet, storedCount } = useTwoSignersOnOneStore({
+    prefix: 'treasury-sign-early',
+    // Generous ceilings but 30 signatures a minute per wallet: the ceilings' own refusal is reachable.
+    env: { TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '30' },
+    firstEnv: () => ({ TREASURY_SIGNER_METRICS_PORT: String(port) }),
   });
-
-  async function signedWallet(policy: WalletPolicyInput) {
-    const made = await firstClient.call('create_account_key', { authority: await ownerAuthority(owner) });
-    const ops = [
-      walletOps({ client: firstClient } as TestSigner, made.account_key_ref),
-      walletOps(second, made.account_key_ref),
-    ];
-    const wallet = await ops[0]!.wallet();
-    await firstClient.call('set_wallet_policy', await signedPolicy(owner, wallet.address, policy));
-    return { ops, wallet };
-  }
 
   const metrics = async () => ({
     released: await readMetric(port, EARLY, 'outcome="released"'),
@@ -80,13 +38,6 @@ describe('a payment signed while its spend commits', function () {
     discarded: b.discarded - a.discarded,
     hsmSigns: b.hsmSigns - a.hsmSigns,
   });
-  const storedCount = async (address: string) =>
-    (
-      await db.query<{ n: number }>('SELECT count(*)::int AS n FROM signer_spends WHERE address = $1', [
-        address.toLowerCase(),
-      ])
-    ).rows[0]!.n;
-
   it('on one process, 24 payments racing past a cap: the cap holds and no refused payment reaches the HSM', async () => {
     const { ops, wallet } = await signedWallet({ daily_cap_usd: '0.15' });
     // The first payment reads the store; the state its commit leaves is what the next ones are foreseen on.

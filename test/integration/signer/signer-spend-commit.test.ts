@@ -8,15 +8,10 @@
  *    signed while they run: once the policy is signed, its window counts every one of them.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { SignerClient, SignerError } from '../../../signer/protocol/signer-client.js';
-import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, signedPolicy, walletOps } from './signer-test-helpers.js';
+import type { SignerError } from '../../../signer/protocol/signer-client.js';
+import { signedPolicy } from './signer-test-helpers.js';
+import { useTwoSignersOnOneStore } from './two-signers-one-store.js';
 
 const CENT = '10000';
 
@@ -30,53 +25,9 @@ function tally(outcomes: PromiseSettledResult<unknown>[]) {
 
 describe("the signer store's commits under concurrency (two signer processes, one store)", function () {
   this.timeout(180_000);
-  let store: SignerDatabase;
-  let first: TestSigner;
-  let second: TestSigner;
-  let firstClient: SignerClient;
-  let dir: string;
-  let db: pg.Client;
-  const owner = privateKeyToAccount(generatePrivateKey());
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-spend-commit-'));
-    store = await createSignerDatabase();
-    first = await startTestSigner({ dir, policyStore: store });
-    // Both share the directory (and so the token): the first's socket moves aside before the second binds the path.
-    const firstSocket = path.join(dir, 'first.sock');
-    fs.renameSync(first.socketPath, firstSocket);
-    firstClient = new SignerClient({ socketPath: firstSocket, timeoutMs: 30_000 });
-    second = await startTestSigner({ dir, policyStore: store });
-    db = new pg.Client({ connectionString: store.connectionString });
-    await db.connect();
+  const { owner, firstClient, second, store, db, account, storedSum } = useTwoSignersOnOneStore({
+    prefix: 'treasury-spend-commit',
   });
-  after(async () => {
-    await db?.end();
-    firstClient?.close();
-    await second?.stop();
-    await first?.stop();
-    await store?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  const storedSum = async (address: string) =>
-    BigInt(
-      (
-        await db.query<{ sum: string }>(
-          'SELECT coalesce(sum(amount), 0)::text AS sum FROM signer_spends WHERE address = $1',
-          [address.toLowerCase()],
-        )
-      ).rows[0]!.sum,
-    );
-
-  async function account() {
-    const made = await firstClient.call('create_account_key', { authority: await ownerAuthority(owner) });
-    const ops = [
-      walletOps({ client: firstClient } as TestSigner, made.account_key_ref),
-      walletOps(second, made.account_key_ref),
-    ];
-    return { ops, wallet: await ops[0]!.wallet() };
-  }
 
   it('a signed wallet: 300 payments of 0.01 racing through both processes sign exactly the 200 its 2.00 day allows', async () => {
     const { ops, wallet } = await account();

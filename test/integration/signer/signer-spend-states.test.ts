@@ -6,77 +6,28 @@
  * another process moved is never committed on.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
-import { SignerClient } from '../../../signer/protocol/signer-client.js';
-import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { outcome, ownerAuthority, readMetric, signedPolicy, walletOps } from './signer-test-helpers.js';
+import { findFreePort } from '../../support/signer-harness.js';
+import { outcome, readMetric, signedPolicy } from './signer-test-helpers.js';
+import { useTwoSignersOnOneStore } from './two-signers-one-store.js';
 
 const CENT = '10000';
 const STATES = 'treasury_signer_spend_states_total';
 
 describe("a signed wallet's spend state remembered between payments", function () {
   this.timeout(180_000);
-  let store: SignerDatabase;
-  let first: TestSigner;
-  let second: TestSigner;
-  let firstClient: SignerClient;
-  let firstMetrics: number;
-  let dir: string;
-  let db: pg.Client;
-  const owner = privateKeyToAccount(generatePrivateKey());
-
+  let firstMetrics = 0;
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-spend-states-'));
-    store = await createSignerDatabase();
     firstMetrics = await findFreePort();
-    first = await startTestSigner({
-      dir,
-      policyStore: store,
-      env: { TREASURY_SIGNER_METRICS_PORT: String(firstMetrics) },
-    });
-    const firstSocket = path.join(dir, 'first.sock');
-    fs.renameSync(first.socketPath, firstSocket);
-    firstClient = new SignerClient({ socketPath: firstSocket, timeoutMs: 30_000 });
-    second = await startTestSigner({ dir, policyStore: store });
-    db = new pg.Client({ connectionString: store.connectionString });
-    await db.connect();
   });
-  after(async () => {
-    await db?.end();
-    firstClient?.close();
-    await second?.stop();
-    await first?.stop();
-    await store?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
+  const { owner, second, signedWallet, storedCount } = useTwoSignersOnOneStore({
+    prefix: 'treasury-spend-states',
+    firstEnv: () => ({ TREASURY_SIGNER_METRICS_PORT: String(firstMetrics) }),
   });
-
-  async function signedWallet(policy: WalletPolicyInput) {
-    const made = await firstClient.call('create_account_key', { authority: await ownerAuthority(owner) });
-    const ops = [
-      walletOps({ client: firstClient } as TestSigner, made.account_key_ref),
-      walletOps(second, made.account_key_ref),
-    ];
-    const wallet = await ops[0]!.wallet();
-    await firstClient.call('set_wallet_policy', await signedPolicy(owner, wallet.address, policy));
-    return { ops, wallet };
-  }
 
   const states = async () => ({
     remembered: await readMetric(firstMetrics, STATES, 'source="remembered"'),
     read: await readMetric(firstMetrics, STATES, 'source="read"'),
   });
-  const storedCount = async (address: string) =>
-    (
-      await db.query<{ n: number }>('SELECT count(*)::int AS n FROM signer_spends WHERE address = $1', [
-        address.toLowerCase(),
-      ])
-    ).rows[0]!.n;
 
   it('payments one after another are decided on the remembered state after the first, and stop exactly at the cap', async () => {
     const { ops, wallet } = await signedWallet({ daily_cap_usd: '0.05' });
