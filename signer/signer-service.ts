@@ -277,14 +277,19 @@ export class SignerService {
       throw err;
     }
     try {
-      const sig = finalizeSignature(target.digest, await signing, target.address);
+      const result = signatureResult(target, await signing);
       this.signedEarly?.('released');
-      return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest: bytesToHex(target.digest) };
+      return result;
     } catch (err) {
-      if (receipt) this.limits.wallets?.giveBack(receipt);
-      await this.owner?.giveBack(id).catch(() => undefined);
+      await this.giveBack(receipt, id);
       throw err;
     }
+  }
+
+  /** What a signature that does not leave returns: the wallet's ceilings, and its spend in the policy store. */
+  private async giveBack(receipt: LimitReceipt | undefined, spend: string | undefined): Promise<void> {
+    if (receipt) this.limits.wallets?.giveBack(receipt);
+    await this.owner?.giveBack(spend).catch(() => undefined);
   }
 
   private ownerPolicies(): OwnerPolicies {
@@ -312,13 +317,19 @@ export class SignerService {
     let receipt: LimitReceipt | undefined;
     try {
       receipt = this.take(target.address, amount);
-      const raw = await this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context);
-      const sig = finalizeSignature(target.digest, raw, target.address);
-      return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest: bytesToHex(target.digest) };
+      return signatureResult(
+        target,
+        await this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context),
+      );
     } catch (err) {
-      if (receipt) this.limits.wallets?.giveBack(receipt);
-      await this.owner?.giveBack(spend).catch(() => undefined);
+      await this.giveBack(receipt, spend);
       throw err;
     }
   }
+}
+
+/** The protocol's result for a raw signature of `target`'s digest, finalised (low-S, yParity, recovers to the wallet). */
+function signatureResult(target: DigestTarget, raw: Uint8Array) {
+  const sig = finalizeSignature(target.digest, raw, target.address);
+  return { signature: sig.signature, r: sig.r, s: sig.s, v: sig.v, digest: bytesToHex(target.digest) };
 }

@@ -268,18 +268,14 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     // Foreseen on the spends unresolved before this one, which then joins them until its batch resolves.
     const foreseen = foresee(this.batchContext, entry, this.unresolved.of(key));
     const resolved = this.unresolved.add(key, spend);
-    const outcome = this.batcher.submit(entry).then(
-      (decided) => {
-        resolved();
+    const outcome = this.batcher
+      .submit(entry)
+      .finally(resolved)
+      .then((decided) => {
         // A decision that threw fails its own request only, never the others of its batch.
         if (decided.kind === 'failed') throw decided.error;
         return decided as ReservedSpend<R>;
-      },
-      (err: unknown) => {
-        resolved();
-        throw err;
-      },
-    );
+      });
     return { foreseen, outcome };
   }
 
