@@ -99,6 +99,26 @@ function headroomOf(ctx: RuleContext, allowed: boolean): Headroom {
   return headroom;
 }
 
+/**
+ * The rules an already parsed policy's request violates, in `RULE_NAMES` order (empty: allowed), without the
+ * headroom: for a caller that only decides (the signer's second check).
+ */
+export function policyViolations(
+  policy: ParsedPolicy,
+  request: SpendRequest,
+  state: SpendState,
+  now: Date,
+): Violation[] {
+  assertInputs(request, state, now);
+  const ctx: RuleContext = { policy, request, state, now };
+  const violations: Violation[] = [];
+  for (const rule of RULES) {
+    const violation = rule(ctx);
+    if (violation !== null) violations.push(violation);
+  }
+  return violations;
+}
+
 /** Evaluates an already parsed policy (see `parsePolicy`); for callers that evaluate one policy many times. */
 export function evaluateParsedPolicy(
   policy: ParsedPolicy,
@@ -106,11 +126,9 @@ export function evaluateParsedPolicy(
   state: SpendState,
   now: Date,
 ): PolicyDecision {
-  assertInputs(request, state, now);
-  const ctx: RuleContext = { policy, request, state, now };
-  const violations = RULES.map((rule) => rule(ctx)).filter((v): v is Violation => v !== null);
+  const violations = policyViolations(policy, request, state, now);
   const allowed = violations.length === 0;
-  return { allowed, violations, headroom: headroomOf(ctx, allowed) };
+  return { allowed, violations, headroom: headroomOf({ policy, request, state, now }, allowed) };
 }
 
 /**

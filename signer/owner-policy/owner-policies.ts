@@ -15,11 +15,11 @@
  */
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
-import { evaluateParsedPolicy } from '../../policy/evaluate-policy.js';
+import { policyViolations } from '../../policy/evaluate-policy.js';
 import { parsePolicy } from '../../policy/parse-policy.js';
 import { POLICY_LIMITS } from '../../policy/policy-schema.js';
 import { policyWindows, velocityWindowStart } from '../../policy/policy-windows.js';
-import type { ParsedPolicy, PolicyDecision, Violation } from '../../policy/policy-types.js';
+import type { ParsedPolicy, Violation } from '../../policy/policy-types.js';
 import { policyDocumentHash } from '../../policy/signed-policy.js';
 import type {
   AuthorityRequest,
@@ -44,17 +44,23 @@ export interface PaymentReservation {
   spend: Promise<string | undefined>;
 }
 
-/** Each stored policy parsed once: the store's cache hands the same document to every decision on it. */
+/**
+ * Each stored policy parsed once, as the signer evaluates it: every rule but the capability caps (the capability is
+ * the front's word). The store's cache hands the same document to every decision on it.
+ */
 const parsedPolicies = new WeakMap<object, ParsedPolicy>();
 
-function parsedPolicy(policy: StoredPolicy['policy']): ParsedPolicy {
+function signerPolicy(policy: StoredPolicy['policy']): ParsedPolicy {
   let parsed = parsedPolicies.get(policy);
   if (!parsed) {
-    parsed = parsePolicy(policy);
+    parsed = { ...parsePolicy(policy), capabilityCaps: undefined };
     parsedPolicies.set(policy, parsed);
   }
   return parsed;
 }
+
+/** What a refusal carries to `settle`: the violated rules and the policy version that refused. */
+type Refusal = { violations: Violation[]; version: number };
 
 /** The key reference as the store names it: its SHA-256 (references are long and carry no secret, but need not be kept). */
 export function accountKeyHash(accountKeyRef: string): string {
@@ -189,21 +195,20 @@ export class OwnerPolicies {
    */
   reserve(address: string, amount: bigint, payee: string, now: Date): PaymentReservation {
     if (amount === 0n) return { foreseen: false, spend: Promise.resolve(undefined) };
-    let reservation: Reservation<{ decision: PolicyDecision; version: number }>;
+    let reservation: Reservation<Refusal>;
     try {
-      reservation = this.options.store.reserveSpend<{ decision: PolicyDecision; version: number }>(
+      reservation = this.options.store.reserveSpend<Refusal>(
         { address, amount, payee, at: now },
         (policy) => {
           const windows = policyWindows(now);
           return { address, ...windows, velocityStart: velocityWindowStart(policy, now) };
         },
         (current, state) => {
-          // The capability is the front's word: the signer evaluates every rule but the capability caps.
-          const parsed = { ...parsedPolicy(current.policy), capabilityCaps: undefined };
-          const decision = evaluateParsedPolicy(parsed, { kind: 'pay', amountMicro: amount, to: payee }, state, now);
-          return decision.allowed
+          const request = { kind: 'pay', amountMicro: amount, to: payee } as const;
+          const violations = policyViolations(signerPolicy(current.policy), request, state, now);
+          return violations.length === 0
             ? { record: true }
-            : { record: false, refusal: { decision, version: current.version } };
+            : { record: false, refusal: { violations, version: current.version } };
         },
       );
     } catch (err) {
@@ -216,7 +221,7 @@ export class OwnerPolicies {
   }
 
   /** The spend's id, or the refusal thrown as the same `policy_denied` as the API's own. */
-  private settle(outcome: ReservedSpend<{ decision: PolicyDecision; version: number }>): string | undefined {
+  private settle(outcome: ReservedSpend<Refusal>): string | undefined {
     this.options.observed?.(
       outcome.kind === 'unrecorded' || (outcome.kind === 'recorded' && !outcome.signed)
         ? 'ceilings_only'
@@ -224,14 +229,14 @@ export class OwnerPolicies {
     );
     if (outcome.kind === 'unrecorded') return undefined;
     if (outcome.kind === 'recorded') return outcome.id;
-    const { decision, version } = outcome.refusal;
-    this.options.refused?.(decision.violations[0]!.rule);
+    const { violations, version } = outcome.refusal;
+    this.options.refused?.(violations[0]!.rule);
     throw new SignerFault(
       'policy_denied',
-      `the wallet's owner-signed policy (version ${version}) refuses this payment: ${decision.violations.map((v) => v.rule).join(', ')}`,
+      `the wallet's owner-signed policy (version ${version}) refuses this payment: ${violations.map((v) => v.rule).join(', ')}`,
       {
-        rule: decision.violations[0]!.rule,
-        violations: decision.violations.slice(0, 16).map(violationDetail),
+        rule: violations[0]!.rule,
+        violations: violations.slice(0, 16).map(violationDetail),
         current_version: version,
       },
     );

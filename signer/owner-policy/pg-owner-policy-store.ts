@@ -17,7 +17,6 @@
  * Does not defend: a database the front can write (deploy it with its own role: docs/deploy-hsm.md); the spends of
  * wallets without a signed policy still queued when the process dies (docs/adr/0012, "recorded after release").
  */
-import { randomBytes } from 'node:crypto';
 import knexFactory from 'knex';
 import pg from 'pg';
 import { getAddress } from 'viem';
@@ -38,6 +37,7 @@ import { SIGNER_MIGRATIONS } from './signer-store-schema.js';
 import { runSpendBatch, type Outcome, type SpendBatchContext, type SpendEntry } from './spend-batch.js';
 import { PolicyCache } from './signed-spends.js';
 import { SpendBatcher } from './spend-batcher.js';
+import { nextSpendRef } from './spend-refs.js';
 import { foresee, UnresolvedSpends } from './spend-foresight.js';
 import { SpendStateCache } from './spend-state-cache.js';
 import {
@@ -260,7 +260,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     const key = spend.address.toLowerCase();
     if (this.options.openSpendLeaseMs > 0 && !this.batchContext.policies.get(key) && this.openSpends.holds(key)) {
       // No signed policy, as the store said less than a lease ago: recorded after release (./open-spend-leases.ts).
-      const id = randomBytes(16).toString('hex');
+      const id = nextSpendRef();
       this.openSpends.enqueue([id, key, spend.amount.toString(), spend.payee.toLowerCase(), spend.at]);
       return { foreseen: false, outcome: Promise.resolve({ kind: 'recorded', id, signed: false }) };
     }

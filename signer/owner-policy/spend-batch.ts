@@ -12,9 +12,9 @@
  * step 1's re-check on the row.
  * Does not defend: what is decided (the entries' `decide`, pure checks of ./owner-policies.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { decideSignedSpends, type SignedSpendsContext } from './signed-spends.js';
 import type { Outcome, Pending, SpendEntry } from './spend-decisions.js';
+import { nextSpendRef } from './spend-refs.js';
 import { recordOpenSpends, type SpendRow } from './spend-statements.js';
 import type { WalletTurns } from './wallet-turns.js';
 
@@ -28,12 +28,11 @@ export interface SpendBatchContext extends SignedSpendsContext {
 
 /** Runs one batch; an outcome per entry, in order. */
 export async function runSpendBatch(ctx: SpendBatchContext, entries: readonly SpendEntry[]): Promise<Outcome[]> {
-  const refs = randomBytes(16 * entries.length).toString('hex');
   const pending: Pending[] = entries.map((entry, index) => ({
     index,
     entry,
     row: [
-      refs.slice(index * 32, index * 32 + 32),
+      nextSpendRef(),
       entry.spend.address.toLowerCase(),
       entry.spend.amount.toString(),
       entry.spend.payee.toLowerCase(),

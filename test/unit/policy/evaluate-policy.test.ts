@@ -4,7 +4,7 @@
  * naming none: ./capability-required.test.ts), input checks, and seeded properties of the window caps.
  */
 import assert from 'node:assert/strict';
-import { evaluateParsedPolicy, evaluatePolicy } from '../../../policy/evaluate-policy.js';
+import { evaluateParsedPolicy, evaluatePolicy, policyViolations } from '../../../policy/evaluate-policy.js';
 import { formatUsd, parseUsd } from '../../../policy/money.js';
 import { parsePolicy } from '../../../policy/parse-policy.js';
 import type { WalletPolicy } from '../../../policy/policy-schema.js';
@@ -388,6 +388,30 @@ describe('evaluatePolicy: fails closed on malformed inputs (throws PolicyInputEr
     assert.deepEqual(
       evaluateParsedPolicy(parsePolicy(p), pay('1.5'), EMPTY, NOW),
       evaluatePolicy(p, pay('1.5'), EMPTY, NOW),
+    );
+  });
+  it('policyViolations names the same violations, and checks its inputs the same way', () => {
+    const p = policy({
+      ...caps('1', '1', '1', '1'),
+      velocity_cap: { max_count: 1, window_seconds: 60 },
+      counterparty_blocklist: [TO],
+      cooling_off: 60,
+    });
+    const busy: SpendState = { ...EMPTY, recentCount: 1, lastPaymentAt: NOW };
+    for (const [request, state] of [
+      [pay('2'), busy],
+      [pay('0.5', { to: OTHER }), EMPTY],
+      [transfer('2'), EMPTY],
+    ] as const) {
+      assert.deepEqual(
+        policyViolations(parsePolicy(p), request, state, NOW),
+        evaluatePolicy(p, request, state, NOW).violations,
+      );
+    }
+    assert.deepEqual(policyViolations(parsePolicy(p), pay('0.5', { to: OTHER }), EMPTY, NOW), []);
+    assert.throws(
+      () => policyViolations(parsePolicy({}), pay('1', { to: TO.slice(0, -1) }), EMPTY, NOW),
+      PolicyInputError,
     );
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The signer's group commit (signer/owner-policy/spend-batcher.ts): requests that arrive while batches run share
- * the next batch; no more than `maxInFlight` batches run at once nor more than `maxBatch` requests in one; each
+ * The signer's group commit (signer/owner-policy/spend-batcher.ts): requests of one turn of the event loop start
+ * together; requests that arrive while batches run share the next batch; no more than `maxInFlight` batches run at once nor more than `maxBatch` requests in one; each
  * request gets its own outcome, in order; a failed batch fails each of its requests and the next batch still runs.
  */
 import assert from 'node:assert/strict';
@@ -21,28 +21,57 @@ function heldRunner() {
 const tick = () => new Promise((r) => setImmediate(r));
 
 describe('SpendBatcher (group commit of spends)', () => {
-  it('runs the first request alone, then groups those that waited, within the bounds', async () => {
+  it('starts the requests of one turn together, then groups those that waited, within the bounds', async () => {
     const { batches, release, run } = heldRunner();
     const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 3 });
-    const outcomes = [1, 2, 3, 4, 5, 6].map((n) => batcher.submit(n));
+    const outcomes = [1, 2].map((n) => batcher.submit(n));
+    assert.deepEqual(batches, [], 'nothing starts before the turn ends');
     await tick();
-    assert.deepEqual(batches, [[1]], 'one batch in flight');
+    assert.deepEqual(batches, [[1, 2]], 'the requests of one turn share a batch');
+    outcomes.push(...[3, 4, 5, 6, 7].map((n) => batcher.submit(n)));
+    await tick();
+    assert.deepEqual(batches, [[1, 2]], 'one batch in flight');
     release.shift()!();
     await tick();
-    assert.deepEqual(batches, [[1], [2, 3, 4]], 'the next batch takes at most maxBatch of those waiting');
+    assert.deepEqual(
+      batches,
+      [
+        [1, 2],
+        [3, 4, 5],
+      ],
+      'the next batch takes at most maxBatch of those waiting',
+    );
     release.shift()!();
     await tick();
     release.shift()!();
-    assert.deepEqual(await Promise.all(outcomes), ['ok 1', 'ok 2', 'ok 3', 'ok 4', 'ok 5', 'ok 6']);
-    assert.deepEqual(batches, [[1], [2, 3, 4], [5, 6]]);
+    assert.deepEqual(await Promise.all(outcomes), ['ok 1', 'ok 2', 'ok 3', 'ok 4', 'ok 5', 'ok 6', 'ok 7']);
+    assert.deepEqual(batches, [
+      [1, 2],
+      [3, 4, 5],
+      [6, 7],
+    ]);
+  });
+
+  it('starts a request of a later turn on its own once nothing runs', async () => {
+    const { batches, release, run } = heldRunner();
+    const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 10 });
+    const first = batcher.submit(1);
+    await tick();
+    release.shift()!();
+    assert.equal(await first, 'ok 1');
+    const later = batcher.submit(2);
+    await tick();
+    assert.deepEqual(batches, [[1], [2]]);
+    release.shift()!();
+    assert.equal(await later, 'ok 2');
   });
 
   it('fails every request of a failed batch, and the next batch still runs', async () => {
     const { batches, release, run } = heldRunner();
     const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 10 });
     const first = batcher.submit(1);
-    const second = [2, 3].map((n) => batcher.submit(n));
     await tick();
+    const second = [2, 3].map((n) => batcher.submit(n));
     release.shift()!(true);
     await assert.rejects(first, /store down/);
     await tick();
@@ -53,7 +82,7 @@ describe('SpendBatcher (group commit of spends)', () => {
 
   it('keeps up to maxInFlight batches running at once', async () => {
     const { batches, release, run } = heldRunner();
-    const batcher = new SpendBatcher(run, { maxInFlight: 2, maxBatch: 10 });
+    const batcher = new SpendBatcher(run, { maxInFlight: 2, maxBatch: 1 });
     const all = [1, 2, 3].map((n) => batcher.submit(n));
     await tick();
     assert.deepEqual(batches, [[1], [2]], 'two batches run at once; the third request waits');
