@@ -216,6 +216,8 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     key: string,
     decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
+    // The counter before the row, as every statement of the store takes them (./spend-statements.ts `lockWallets`).
+    await client.query('SELECT 1 FROM signer_spend_counters WHERE address = $1 FOR UPDATE', [key]);
     await client.query('INSERT INTO signer_wallets (address) VALUES ($1) ON CONFLICT (address) DO NOTHING', [key]);
     const { rows } = await client.query<WalletRow>(
       `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = $1 FOR UPDATE`,

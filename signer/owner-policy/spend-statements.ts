@@ -90,19 +90,22 @@ export async function recordOpenSpends(db: Queryable, rows: readonly SpendRow[])
 }
 
 /**
- * Inside a transaction: the wallets' rows, then their spend counters, locked FOR UPDATE in address order — the
- * order `set_wallet_policy` takes them in, and a snapshot's commit takes only counters, so no two deadlock.
+ * Inside a transaction: the wallets' spend counters, then their rows, locked FOR UPDATE in address order. Every
+ * statement and transaction of the store takes a wallet's counter before its row: a snapshot's commit locks the
+ * counters and then, inserting the spends, shares the rows (the spends' foreign key), and `set_wallet_policy` locks
+ * the counter before the row too — so none of them holds a row locked for update while it waits for a counter that
+ * a commit holds while it waits for that row (test/integration/signer/signer-store-lock-order.test.ts).
  */
 export async function lockWallets(client: pg.PoolClient, addresses: readonly string[]): Promise<WalletRow[]> {
   const sorted = [...addresses].sort();
-  const { rows } = await client.query<WalletRow>({
-    name: 'signer_lock_wallets',
-    text: `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = ANY($1::text[]) ORDER BY address FOR UPDATE`,
-    values: [sorted],
-  });
   await client.query({
     name: 'signer_lock_spend_counters',
     text: `SELECT address FROM signer_spend_counters WHERE address = ANY($1::text[]) ORDER BY address FOR UPDATE`,
+    values: [sorted],
+  });
+  const { rows } = await client.query<WalletRow>({
+    name: 'signer_lock_wallets',
+    text: `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = ANY($1::text[]) ORDER BY address FOR UPDATE`,
     values: [sorted],
   });
   return rows;
