@@ -42,7 +42,7 @@ import type {
   SignerResult,
   SignSolanaTransactionParams,
 } from './protocol/signer-protocol.js';
-import type { OwnerPolicies } from './owner-policy/owner-policies.js';
+import type { OwnerPolicies, PaymentReservation } from './owner-policy/owner-policies.js';
 import { SignerFault } from './signer-error.js';
 import { assertEd25519Signature, signEd25519, solanaPublicKey } from './solana/ed25519-signature.js';
 import { checkX402ExactMessage } from './solana/check-x402-exact-message.js';
@@ -245,7 +245,7 @@ export class SignerService {
     const reservation = this.owner.reserve(target.address, amount, payee, new Date(this.clock()));
     if (reservation.foreseen) {
       const taken = this.limits.wallets?.take(target.address, amount);
-      if (!taken || taken.ok) return this.signWhileCommitting(target, reservation.spend, taken?.receipt, context);
+      if (!taken || taken.ok) return this.signWhileCommitting(target, reservation, taken?.receipt, context);
       // The ceilings refuse: decided in the usual order (the policy's refusal first), and counted there.
     }
     return this.signDigest(target, await reservation.spend, amount, context);
@@ -258,16 +258,18 @@ export class SignerService {
    */
   private async signWhileCommitting(
     target: DigestTarget,
-    spend: Promise<string | undefined>,
+    reservation: PaymentReservation,
     receipt: LimitReceipt | undefined,
     context: SignDigestOptions,
   ) {
     const signing = this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context);
     // Settled whatever happens to the spend: a signature that fails while the spend commits is no unhandled rejection.
     signing.catch(() => undefined);
+    // The signature is awaited anyway: its spend's commit may gather others' meanwhile.
+    reservation.waitFor?.(signing);
     let id: string | undefined;
     try {
-      id = await spend;
+      id = await reservation.spend;
     } catch (err) {
       if (receipt) this.limits.wallets?.giveBack(receipt);
       signing.then(

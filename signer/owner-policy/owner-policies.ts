@@ -42,6 +42,8 @@ export const LOOK_BACK_SECONDS = POLICY_LIMITS.maxCoolingOffSeconds + 86_400;
 export interface PaymentReservation {
   foreseen: boolean;
   spend: Promise<string | undefined>;
+  /** The signature is being made while the spend commits: the commit may gather others until it is (same turn). */
+  waitFor?: (signing: Promise<unknown>) => void;
 }
 
 /**
@@ -217,6 +219,7 @@ export class OwnerPolicies {
     return {
       foreseen: reservation.foreseen,
       spend: this.stored(() => reservation.outcome).then((o) => this.settle(o)),
+      waitFor: reservation.waitFor,
     };
   }
 

@@ -62,6 +62,11 @@ export type ReservedSpend<R> =
 export interface Reservation<R> {
   foreseen: boolean;
   outcome: Promise<ReservedSpend<R>>;
+  /**
+   * Tells the store that the caller waits for `running` anyway (the signature made while the spend commits), so
+   * the spend's commit may gather others until it settles (./spend-batcher.ts). Call in the same turn.
+   */
+  waitFor?: (running: Promise<unknown>) => void;
 }
 
 export interface OwnerPolicyStore {

@@ -76,6 +76,11 @@ function toRecord(row: WalletRow): WalletRecord {
 const OPEN_ROW_AGE_MS = 1000;
 /** Spends recorded after release wait this long for company before they are written. */
 const OPEN_FLUSH_DELAY_MS = 20;
+/**
+ * How long a batch of spends whose signatures are still being made may gather (./spend-batcher.ts): at most this is
+ * added to a commit that the HSM's queue would otherwise outrun.
+ */
+const GATHER_MS = 2;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface PgOwnerPolicyStoreOptions {
@@ -91,6 +96,8 @@ export interface PgOwnerPolicyStoreOptions {
   lookBackSeconds: number;
   /** Told how many signed wallets' states a batch decided on, by source (./spend-state-cache.ts). */
   decidedOn?: (source: 'remembered' | 'read', wallets: number) => void;
+  /** How long spends signed while they commit may wait for company (./spend-batcher.ts; default `GATHER_MS`, 0: never). */
+  gatherMs?: number;
 }
 
 export class PgOwnerPolicyStore implements OwnerPolicyStore {
@@ -135,6 +142,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     this.batcher = new SpendBatcher((entries) => this.runBatch(entries), {
       maxInFlight: 1,
       maxBatch: 128,
+      gatherMs: options.gatherMs ?? GATHER_MS,
     });
   }
 
@@ -278,7 +286,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
         if (decided.kind === 'failed') throw decided.error;
         return decided as ReservedSpend<R>;
       });
-    return { foreseen, outcome };
+    return { foreseen, outcome, waitFor: (running) => this.batcher.waitFor(entry, running) };
   }
 
   async giveBack(id: string): Promise<void> {

@@ -1,6 +1,8 @@
 /**
  * The signer's group commit (signer/owner-policy/spend-batcher.ts): requests of one turn of the event loop start
- * together; requests that arrive while batches run share the next batch; no more than `maxInFlight` batches run at once nor more than `maxBatch` requests in one; each
+ * together; requests that arrive while batches run share the next batch; patient requests (whose signature is
+ * still being made) gather until one of them is done, an impatient one arrives, the batch is full or the gathering
+ * time ran out; no more than `maxInFlight` batches run at once nor more than `maxBatch` requests in one; each
  * request gets its own outcome, in order; a failed batch fails each of its requests and the next batch still runs.
  */
 import assert from 'node:assert/strict';
@@ -91,5 +93,84 @@ describe('SpendBatcher (group commit of spends)', () => {
     assert.deepEqual(batches, [[1], [2], [3]]);
     release.forEach((r) => r());
     assert.equal((await Promise.all(all)).length, 3);
+  });
+
+  describe('patient requests', () => {
+    /** A promise and what settles it. */
+    const deferred = () => {
+      let settle!: () => void;
+      const promise = new Promise<void>((r) => (settle = r));
+      return { promise, settle };
+    };
+    const patient = (batcher: SpendBatcher<number, string>, n: number, running: Promise<unknown>) => {
+      const outcome = batcher.submit(n);
+      batcher.waitFor(n, running);
+      return outcome;
+    };
+
+    it('gather until the first of their signatures is made', async () => {
+      const { batches, release, run } = heldRunner();
+      const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 10, gatherMs: 10_000 });
+      const [one, two] = [deferred(), deferred()];
+      const outcomes = [patient(batcher, 1, one.promise)];
+      await tick();
+      outcomes.push(patient(batcher, 2, two.promise));
+      await tick();
+      assert.deepEqual(batches, [], 'both wait for their signatures');
+      two.settle();
+      await tick();
+      await tick();
+      assert.deepEqual(batches, [[1, 2]], 'the batch starts once a signature is made');
+      release.shift()!();
+      assert.deepEqual(await Promise.all(outcomes), ['ok 1', 'ok 2']);
+    });
+
+    it('start at once beside an impatient request, or when the batch is full', async () => {
+      const { batches, release, run } = heldRunner();
+      const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 3, gatherMs: 10_000 });
+      const never = new Promise(() => undefined);
+      const outcomes = [patient(batcher, 1, never)];
+      await tick();
+      outcomes.push(batcher.submit(2));
+      await tick();
+      assert.deepEqual(batches, [[1, 2]], 'an impatient request does not wait');
+      outcomes.push(patient(batcher, 3, never), patient(batcher, 4, never), patient(batcher, 5, never));
+      release.shift()!();
+      await tick();
+      await tick();
+      assert.deepEqual(
+        batches,
+        [
+          [1, 2],
+          [3, 4, 5],
+        ],
+        'a full batch does not wait',
+      );
+      release.shift()!();
+      assert.equal((await Promise.all(outcomes)).length, 5);
+    });
+
+    it('gather no longer than gatherMs', async () => {
+      const { batches, release, run } = heldRunner();
+      const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 10, gatherMs: 30 });
+      const outcome = patient(batcher, 1, new Promise(() => undefined));
+      await tick();
+      assert.deepEqual(batches, []);
+      await new Promise((r) => setTimeout(r, 60));
+      await tick();
+      assert.deepEqual(batches, [[1]], 'started once the gathering time ran out');
+      release.shift()!();
+      assert.equal(await outcome, 'ok 1');
+    });
+
+    it('do not wait when gatherMs is 0', async () => {
+      const { batches, release, run } = heldRunner();
+      const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 10, gatherMs: 0 });
+      const outcome = patient(batcher, 1, new Promise(() => undefined));
+      await tick();
+      assert.deepEqual(batches, [[1]]);
+      release.shift()!();
+      assert.equal(await outcome, 'ok 1');
+    });
   });
 });
