@@ -96,8 +96,6 @@ export interface PgOwnerPolicyStoreOptions {
   lookBackSeconds: number;
   /** Told how many signed wallets' states a batch decided on, by source (./spend-state-cache.ts). */
   decidedOn?: (source: 'remembered' | 'read', wallets: number) => void;
-  /** How long spends signed while they commit may wait for company (./spend-batcher.ts; default `GATHER_MS`, 0: never). */
-  gatherMs?: number;
 }
 
 export class PgOwnerPolicyStore implements OwnerPolicyStore {
@@ -142,7 +140,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     this.batcher = new SpendBatcher((entries) => this.runBatch(entries), {
       maxInFlight: 1,
       maxBatch: 128,
-      gatherMs: options.gatherMs ?? GATHER_MS,
+      gatherMs: GATHER_MS,
     });
   }
 
