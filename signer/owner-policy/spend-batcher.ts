@@ -8,7 +8,7 @@
  * of several, or several frames read together — share it instead of the first going alone), unless every request
  * waiting is patient. A request is patient while something it waits for anyway is still running (`waitFor`: the
  * signature the HSM makes while its spend commits); the batch then gathers until one of those finishes, an
- * impatient request arrives, `maxBatch` requests wait, or `gatherMs` passed since the first of them waited. Under
+ * impatient request arrives, `maxBatch` requests wait, or `gatherMs` passed since it could have started. Under
  * load the HSM's queue is what the batch waits on, so batches grow and each signature's share of a commit shrinks;
  * a lone payment's commit starts when its signature is made.
  *
@@ -26,7 +26,7 @@ interface Waiting<E, O> {
 export interface BatcherLimits {
   maxInFlight: number;
   maxBatch: number;
-  /** How long a batch of patient requests may gather, from when the first of them waited (ms; 0: never). */
+  /** How long a batch of patient requests may gather, from when it could have started (ms; 0: never). */
   gatherMs?: number;
 }
 

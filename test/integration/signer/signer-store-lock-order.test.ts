@@ -4,8 +4,8 @@
  * spends, a share of the wallet row (the spends' foreign key); the locked path and the storing of a policy, which
  * lock the wallet row for update, must not hold it while they wait for the counter, or the two deadlock and
  * PostgreSQL aborts one — a payment refused as `policy_store_unavailable`, or an owner's policy not stored, with
- * nothing wrong but timing. Driven here with real statements on the store's schema, the interleaving forced by a
- * third session's lock on the counter.
+ * nothing wrong but timing. Driven here for the locked path, with the store's own statements on its schema, the
+ * interleaving forced by a third session's lock on the counter.
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
