@@ -35,8 +35,8 @@ export class SpendBatcher<E, O> {
   private inFlight = 0;
   /** A start is scheduled for the end of this turn of the event loop. */
   private starting = false;
-  /** When patient requests began to gather (performance.now()), and the timer that ends it. */
-  private gathering: { since: number; timer: NodeJS.Timeout } | undefined;
+  /** Patient requests gathering: the timer that ends it, and whether it did (the timer's word, not a clock's). */
+  private gathering: { timer: NodeJS.Timeout; over: boolean } | undefined;
 
   constructor(
     /** Runs one batch in one transaction; resolves with an outcome per entry, in order. */
@@ -91,11 +91,17 @@ export class SpendBatcher<E, O> {
     if (gatherMs <= 0 || this.queue.length >= this.limits.maxBatch) return false;
     if (!this.queue.every((w) => w.patient)) return false;
     if (!this.gathering) {
-      const timer = setTimeout(() => this.startAtEndOfTurn(), gatherMs);
-      this.gathering = { since: performance.now(), timer };
+      const gathering = {
+        over: false,
+        timer: setTimeout(() => {
+          gathering.over = true;
+          this.startAtEndOfTurn();
+        }, gatherMs),
+      };
+      this.gathering = gathering;
       return true;
     }
-    return performance.now() - this.gathering.since < gatherMs;
+    return !this.gathering.over;
   }
 
   private pump(): void {

@@ -163,6 +163,24 @@ describe('SpendBatcher (group commit of spends)', () => {
       assert.equal(await outcome, 'ok 1');
     });
 
+    it('stop gathering when the timer says so, whatever the clock reads', async () => {
+      const { batches, release, run } = heldRunner();
+      const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 10, gatherMs: 30 });
+      // A timer may fire when a clock read at its start says less time passed: the timer decides.
+      const now = performance.now;
+      performance.now = () => 0;
+      try {
+        const outcome = patient(batcher, 1, new Promise(() => undefined));
+        await new Promise((r) => setTimeout(r, 60));
+        await tick();
+        assert.deepEqual(batches, [[1]]);
+        release.shift()!();
+        assert.equal(await outcome, 'ok 1');
+      } finally {
+        performance.now = now;
+      }
+    });
+
     it('do not wait when gatherMs is 0', async () => {
       const { batches, release, run } = heldRunner();
       const batcher = new SpendBatcher(run, { maxInFlight: 1, maxBatch: 10, gatherMs: 0 });
