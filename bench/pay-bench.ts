@@ -494,7 +494,16 @@ async function main(): Promise<void> {
     const busyParts = () => {
       const parts: Record<string, number> = { API: 0, signer: 0 };
       for (const [child, role] of roles) parts[role] = parts[role]! + processCpuSeconds(child.pid);
-      parts.PostgreSQL = Object.values(postgresProcessCpu(pgDataDir)).reduce((t, v) => t + v, 0);
+      // PostgreSQL by where its work comes from: the signer store's connections, the APIs', and the rest (WAL
+      // writer, checkpointer, autovacuum, exited processes…).
+      parts['PG signer'] = 0;
+      parts['PG API'] = 0;
+      parts['PG rest'] = 0;
+      for (const [role, seconds] of Object.entries(postgresProcessCpu(pgDataDir, true))) {
+        const key =
+          role === 'backends treasury_signer' ? 'PG signer' : role.startsWith('backends') ? 'PG API' : 'PG rest';
+        parts[key] = parts[key]! + seconds;
+      }
       return parts;
     };
     // The store's statements that write spends (pg_stat_statements over the signer's database), per comparison.
@@ -502,10 +511,12 @@ async function main(): Promise<void> {
     await storeStats.connect();
     await storeStats.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
     const storeStatements = async () => {
-      const { rows } = await storeStats.query<{ calls: number; ms: number }>(
-        `SELECT coalesce(sum(calls), 0)::float8 AS calls, coalesce(sum(total_exec_time), 0)::float8 AS ms
+      const { rows } = await storeStats.query<{ calls: number; ms: number; allCalls: number; allMs: number }>(
+        `SELECT coalesce(sum(calls) FILTER (WHERE s.query LIKE '%INSERT INTO signer_spends%'), 0)::float8 AS calls,
+                coalesce(sum(total_exec_time) FILTER (WHERE s.query LIKE '%INSERT INTO signer_spends%'), 0)::float8 AS ms,
+                coalesce(sum(calls), 0)::float8 AS "allCalls", coalesce(sum(total_exec_time), 0)::float8 AS "allMs"
            FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-          WHERE d.datname = 'treasury_signer' AND s.query LIKE '%INSERT INTO signer_spends%'`,
+          WHERE d.datname = 'treasury_signer'`,
       );
       return rows[0]!;
     };

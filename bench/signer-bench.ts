@@ -2,10 +2,11 @@
  * `npm run bench:signer`: the signer process alone through its socket, against the raw SoftHSM sign rate, in
  * alternating one-second slices of one run (so the machine's load hits every variant alike): raw signatures
  * through the PKCS#11 backend in this process; and for each signer checkout named (BENCH_SIGNER_ROOTS, default
- * this one) a signer without its policy store, the same with the store on a wallet without a signed policy, and
- * on a wallet whose policy is signed. Prints each variant's rate, its ratio to the raw rate, its p50/p99, and
- * the CPU per signature of the signer process, of this process (the raw signatures, or the socket's client) and
- * of PostgreSQL's processes during its slices — steadier than the rates on a shared machine.
+ * this one) a signer without its policy store, the same with the store on a wallet without a signed policy, on
+ * a wallet whose policy is signed, and on many signed wallets in turn. Prints each variant's rate, its ratio to
+ * the raw rate, its p50/p99, and the CPU per signature of the signer process, of this process (the raw signatures,
+ * or the socket's client) and of PostgreSQL's processes during its slices — steadier than the rates on a shared
+ * machine.
  *
  * Options (env): BENCH_SECONDS (slices per variant, default 8), BENCH_LOOPS (closed loops, default 8),
  * BENCH_SIGNER_ROOTS (`label=path,…`: compare checkouts in one run, e.g. `base=/tmp/base,new=.`; each signer gets
@@ -13,6 +14,7 @@
  * `s4=.,s2=.=TREASURY_PKCS11_SESSIONS:2;UV_THREADPOOL_SIZE:2` to compare settings of one checkout), BENCH_SIGNER_STORE=0 (the store-less signers only: no PostgreSQL is started),
  * BENCH_SIGNER_CLIENT_CONNECTIONS (`1,4`: one store-less variant per client, each with that many connections to the
  * same signer process; default: the client's default),
+ * BENCH_SIGNER_SPREAD (signed wallets of the spread variant, default 64; 0: none),
  * BENCH_CPU_PROFILE_DIR (`--cpu-prof` on the signer children), BENCH_SIGNER_VARIANTS (`signed,no store`: only the
  * variants whose name includes one of these, beside the raw one — e.g. so that a profile holds one variant's work).
  * Not for tests: it leaves its temporary directory's removal to the OS and signs with a throwaway approver.
@@ -40,6 +42,8 @@ import { BENCH_WALLET_POLICY, runBench, signerSignOnce, stopChild } from './supp
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const LOOPS = Number(process.env.BENCH_LOOPS ?? 8);
+/** Signed wallets the spread variant signs from in turn (BENCH_SIGNER_SPREAD; 0 or 1: no such variant). */
+const SPREAD = Number(process.env.BENCH_SIGNER_SPREAD ?? 64);
 const STORE = process.env.BENCH_SIGNER_STORE !== '0';
 /** Connection counts of the store-less variants' clients; `undefined`: one variant, the client's default. */
 const CLIENT_CONNECTIONS: Array<number | undefined> = process.env.BENCH_SIGNER_CLIENT_CONNECTIONS
@@ -211,13 +215,27 @@ async function storeVariants(run: Run, { label, root, env }: Checkout, admin: pg
   const open = await client.createWalletKey({ account_key_ref: account });
   const signed = await client.createWalletKey({ account_key_ref: account });
   await signSignerWalletPolicy(client, signed.address, run.approver, BENCH_WALLET_POLICY);
-  return [
+  const variants = [
     variant(`${label}: store, no policy`, store.pid, signerSignOnce(client, account, open, USDC, SELLER)),
     variant(`${label}: store, signed`, store.pid, signerSignOnce(client, account, signed, USDC, SELLER)),
   ];
+  if (SPREAD > 1 && (ONLY.length === 0 || ONLY.some((o) => `${label}: store, signed, ${SPREAD} wallets`.includes(o)))) {
+    // Each signature on the next of SPREAD signed wallets: a batch of the store holds several wallets, as when a
+    // service pays for many agents at once.
+    const spread = await Promise.all(
+      Array.from({ length: SPREAD }, async () => {
+        const key = await client.createWalletKey({ account_key_ref: account });
+        await signSignerWalletPolicy(client, key.address, run.approver, BENCH_WALLET_POLICY);
+        return signerSignOnce(client, account, key, USDC, SELLER);
+      }),
+    );
+    let next = 0;
+    variants.push(variant(`${label}: store, signed, ${SPREAD} wallets`, store.pid, () => spread[next++ % SPREAD]!()));
+  }
+  return variants;
 }
 
-/** Every checkout's variants: store-less first, then (unless BENCH_SIGNER_STORE=0) the two with the store. */
+/** Every checkout's variants: store-less first, then (unless BENCH_SIGNER_STORE=0) those with the store. */
 async function checkoutVariants(run: Run): Promise<Variant[]> {
   const variants: Variant[] = [];
   const admin = run.database && new pg.Pool({ connectionString: run.database.connectionString, max: 1 });

@@ -11,12 +11,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { readProcStat } from './proc-stat.js';
 
-/** "postgres: walwriter" → "walwriter"; a client backend ("postgres: user db 127.0.0.1(5432) idle") → "backends". */
-function roleOf(pid: number): string {
+/**
+ * "postgres: walwriter" → "walwriter"; a client backend ("postgres: user db 127.0.0.1(5432) idle") → "backends", or
+ * "backends db" when `byDatabase`.
+ */
+function roleOf(pid: number, byDatabase: boolean): string {
   try {
     const title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0+$/, '').replace(/\0/g, ' ');
     const role = title.replace(/^postgres:\s*/, '');
-    if (/\(\d+\)|\[local\]/.test(role)) return 'backends';
+    if (/\(\d+\)|\[local\]/.test(role)) return byDatabase ? `backends ${role.split(/\s+/)[1] ?? ''}` : 'backends';
     if (role.startsWith('autovacuum worker')) return 'autovacuum';
     return role.split(/\s+/).slice(0, 2).join(' ') || 'other';
   } catch {
@@ -24,7 +27,8 @@ function roleOf(pid: number): string {
   }
 }
 
-export function postgresProcessCpu(dataDir: string): Record<string, number> {
+/** CPU seconds by role (`byDatabase`: client backends by their database, e.g. "backends treasury_signer"). */
+export function postgresProcessCpu(dataDir: string, byDatabase = false): Record<string, number> {
   const result: Record<string, number> = {};
   let postmaster: number;
   try {
@@ -40,7 +44,7 @@ export function postgresProcessCpu(dataDir: string): Record<string, number> {
     if (!/^\d+$/.test(entry)) continue;
     const stat = readProcStat(Number(entry));
     if (stat?.ppid !== postmaster) continue;
-    const role = roleOf(Number(entry));
+    const role = roleOf(Number(entry), byDatabase);
     result[role] = (result[role] ?? 0) + stat.cpuSeconds;
   }
   return result;

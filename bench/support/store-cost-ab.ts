@@ -33,6 +33,9 @@ export interface StoreCostComparison {
 export interface StoreStatements {
   calls: number;
   ms: number;
+  /** Every statement on the signer's database (the spend statements included). */
+  allCalls: number;
+  allMs: number;
 }
 
 /**
@@ -89,7 +92,15 @@ export async function startStoreOffPath(options: StoreOffPathOptions) {
         { rounds: o.rounds, concurrency, sample: o.sample, parts: o.parts },
       );
       const after = await o.store?.();
-      const store = before && after ? { calls: after.calls - before.calls, ms: after.ms - before.ms } : undefined;
+      const store =
+        before && after
+          ? {
+              calls: after.calls - before.calls,
+              ms: after.ms - before.ms,
+              allCalls: after.allCalls - before.allCalls,
+              allMs: after.allMs - before.allMs,
+            }
+          : undefined;
       return { ...result, store };
     },
     async stop(): Promise<void> {
@@ -134,7 +145,7 @@ export function storeCostLine(label: string, c: StoreCostComparison): string {
   const st = c.store;
   const statements =
     st && c.on.ops > 0
-      ? `; the store's spend statements: ${(c.on.ops / Math.max(1, st.calls)).toFixed(1)} pays a statement, ${((st.ms / Math.max(1, st.calls)) * 1000).toFixed(0)} µs of execution each`
+      ? `; the store's spend statements: ${(c.on.ops / Math.max(1, st.calls)).toFixed(1)} pays a statement, ${((st.ms / Math.max(1, st.calls)) * 1000).toFixed(0)} µs of execution each; all its statements ${(st.allCalls / Math.max(1, c.on.ops)).toFixed(2)} a pay, ${((st.allMs / Math.max(1, c.on.ops)) * 1000).toFixed(0)} µs of execution a pay`
       : '';
   return `${label}: with the store ${rate(c.on).toFixed(0)}/s, without ${rate(c.off).toFixed(0)}/s — ${ratio.toFixed(2)}× (${((1 - ratio) * 100).toFixed(0)} % slower; goal within 10 %); the services' CPU per pay (APIs, signers, PostgreSQL) ${cpu(c.on).toFixed(0)} vs ${cpu(c.off).toFixed(0)} µs (${((cpu(c.on) / cpu(c.off) - 1) * 100).toFixed(0)} % more); per round, the rate ${perRound.rate}× and the CPU per pay ${perRound.cpu}×${split}${statements}`;
 }
