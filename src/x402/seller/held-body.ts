@@ -8,7 +8,7 @@
  * use by a large body. Does not defend against: a producer that writes to the socket itself (the adapter
  * reports that as `uncapturable`).
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash, hash as digestOf, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 
@@ -134,6 +134,7 @@ export function releaseOversize(
   return ReadableStream.from(replay(), { objectMode: false });
 }
 
+/** One-shot: no Hash object per response (a third of the cost of createHash().update().digest()). */
 export function sha256Hex(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
+  return digestOf('sha256', bytes, 'hex');
 }

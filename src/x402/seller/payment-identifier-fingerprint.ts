@@ -13,7 +13,7 @@
  * Does not defend against: a copy of the settled payment header itself (its holder could also have read the
  * answer it bought); two different requests hashing alike (sha256).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { PaymentPayload, PaymentRequirements } from '../wire-schemas.js';
 
 export interface FingerprintInput {
@@ -39,7 +39,7 @@ export function canonicalJson(value: unknown): string {
   return `{${members.join(',')}}`;
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 export function paymentFingerprint(input: FingerprintInput): string {
   return sha256(
@@ -56,7 +56,5 @@ export function paymentFingerprint(input: FingerprintInput): string {
 
 /** sha256 hex of a request body (empty when there is none). */
 export function bodySha256(body: Buffer | string | undefined): string {
-  return createHash('sha256')
-    .update(body ?? '')
-    .digest('hex');
+  return hash('sha256', body ?? '', 'hex');
 }
