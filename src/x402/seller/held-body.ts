@@ -134,7 +134,7 @@ export function releaseOversize(
   return ReadableStream.from(replay(), { objectMode: false });
 }
 
-/** One-shot: no Hash object per response (a third of the cost of createHash().update().digest()). */
+/** One-shot: no Hash object per response (under half the cost of createHash().update().digest()). */
 export function sha256Hex(bytes: Buffer): string {
   return digestOf('sha256', bytes, 'hex');
 }
