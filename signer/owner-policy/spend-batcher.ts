@@ -77,7 +77,10 @@ export class SpendBatcher<E, O> {
     });
   }
 
-  /** Starts batches (those waiting for one in flight as soon as it ends) unless every waiting request is patient and the gathering may go on. */
+  /**
+   * Starts batches (those waiting for one in flight as soon as it ends), unless every waiting request is patient and
+   * the gathering may go on.
+   */
   private start(): void {
     if (this.inFlight >= this.limits.maxInFlight || this.queue.length === 0) return;
     if (this.mayGather()) return;
