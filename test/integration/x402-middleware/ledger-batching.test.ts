@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { LedgerReporter, type LedgerRow } from '../../../src/x402/seller/ledger-reporter.js';
 import { createX402MiddlewareMetrics } from '../../../src/x402/seller/middleware-metrics.js';
+import { ledgerBatchBodySchema } from '../../../src/shared/ledger-report-schema.js';
 import { FakeServer, type Recorded } from './x402-fakes.js';
 
 const PAYER = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
@@ -107,6 +108,32 @@ describe('x402 middleware ledger reporter: batching', function () {
     await r.flush();
     assert.equal(platform.callsTo('/v1/ledger/batch').length, 3, 'a 4xx is not retried');
     assert.deepEqual(await outcomes(registry), { sent: 3, rejected: 2 });
+  });
+
+  it('a malformed row costs only itself: the platform refuses its batch, the others are sent again without it', async () => {
+    // The platform checks each batch with the API's own schema: one malformed row refuses the whole call.
+    platform = await new FakeServer()
+      .on('/v1/ledger/batch', (c) =>
+        ledgerBatchBodySchema.safeParse(c.body).success
+          ? createdAll(c)
+          : { status: 400, body: { error_code: 'invalid_request' } },
+      )
+      .start();
+    const { r, registry } = reporter(platform.url);
+    const good = Array.from({ length: 3 }, row);
+    for (const x of good.slice(0, 2)) r.report(x);
+    r.report({ ...row(), tx_hash: '0x1234' });
+    r.report({ ...row(), payer: '0x857b06519e91e3a54538791bdbb0e22373e36B66' }); // a wrong EIP-55 spelling
+    r.report(good[2]!);
+    await r.flush();
+    const calls = platform.callsTo('/v1/ledger/batch');
+    assert.equal(calls.length, 2, 'the refused batch and the one without its malformed rows');
+    assert.deepEqual(
+      calls[1]!.body.rows.map((x: { tx_hash: string }) => x.tx_hash),
+      good.map((x) => x.tx_hash),
+    );
+    assert.deepEqual(await outcomes(registry), { invalid: 2, sent: 3 });
+    assert.equal(r.pending, 0);
   });
 
   it('a platform without the batch route (404) gets single-row reports, and is not asked for batches again', async () => {
