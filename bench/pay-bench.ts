@@ -447,7 +447,7 @@ async function main(): Promise<void> {
       ...(({ busy, steal, iowait }) => ({ machine: busy, steal, iowait }))(machineSeconds()),
       pg: postgresProcessCpu(pgDataDir),
     });
-    // A wallet's first payment by process: what its snapshot read (API, PostgreSQL) and its key's unwrap (signer) cost,
+    // A wallet's first payment by process (its key's unwrap and its first snapshot read are made when the wallet is),
     // on a pay path already compiled by payments from other wallets (FIRST_PAY_WARM_SECONDS).
     if (FIRST_PAY_WARM_SECONDS > 0) {
       const warmWallets = await createBenchWallets(post, apiKey, FIRST_PAY_WARM_WALLETS);
