@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import { captureStream, type CapturedBody } from '../seller/held-body.js';
 
-export { discardBody, releaseOversize, sha256Hex, type CapturedBody } from '../seller/held-body.js';
+export { discardBody, releaseOversize, type CapturedBody } from '../seller/held-body.js';
 
 function isNodeStream(value: unknown): value is Readable {
   return (

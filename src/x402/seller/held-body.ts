@@ -8,7 +8,7 @@
  * use by a large body. Does not defend against: a producer that writes to the socket itself (the adapter
  * reports that as `uncapturable`).
  */
-import { createHash, hash as digestOf, type Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Readable as ReadableStream } from 'node:stream';
 
@@ -132,9 +132,4 @@ export function releaseOversize(
     }
   }
   return ReadableStream.from(replay(), { objectMode: false });
-}
-
-/** One-shot: no Hash object per response (under half the cost of createHash().update().digest()). */
-export function sha256Hex(bytes: Buffer): string {
-  return digestOf('sha256', bytes, 'hex');
 }

@@ -38,8 +38,9 @@ import type { FacilitatorClient as Facilitator, FacilitatorRequest } from '../fa
 import { decodePaymentPayload, readPaymentHeader } from '../header-codec.js';
 import type { PaymentPayload } from '../wire-schemas.js';
 import { X402DecodeError } from '../x402-decode-error.js';
-import { discardBody, releaseOversize, sha256Hex } from './held-body.js';
+import { discardBody, releaseOversize } from './held-body.js';
 import type { RequestOutcome } from './middleware-metrics.js';
+import { bodySha256 } from './payment-identifier-fingerprint.js';
 import { matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
 import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
 import { RouteTermsCache } from './route-terms-cache.js';
@@ -391,7 +392,7 @@ export class PaidRequestCore {
     }
     const bytes = captured.kind === 'bytes' ? captured.bytes : Buffer.alloc(0);
     held.release(headers, captured.kind === 'bytes' ? captured.replacement : undefined, 'private');
-    const contentHash = config.disableBodyCapture ? undefined : sha256Hex(bytes);
+    const contentHash = config.disableBodyCapture ? undefined : bodySha256(bytes);
     this.report(paid, tx, contentHash, charged);
   }
 }
