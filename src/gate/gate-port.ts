@@ -21,7 +21,7 @@ import type { HeldResponse, PaidRequestPort, PaywallAnswer } from '../x402/selle
 import { parseSettlementOverride, SETTLEMENT_OVERRIDES_HEADER } from '../x402/seller/settlement-amount.js';
 import type { GateMetrics } from './gate-metrics.js';
 import type { RoutedRequest } from './gate-router.js';
-import type { OriginExchange, OriginProxy } from './origin-proxy.js';
+import type { OriginExchange, OriginProxy, OriginResponse } from './origin-proxy.js';
 import { responseHeadersForBuyer } from './proxy-headers.js';
 
 export type GateErrorCode =
@@ -55,10 +55,14 @@ export function writeGateError(res: ServerResponse, code: GateErrorCode, headers
 }
 
 /** Streams the origin's answer to the buyer (its headers filtered), unheld. */
-function streamThrough(res: ServerResponse, response: IncomingMessage, done: () => void): void {
-  res.writeHead(response.statusCode ?? 502, responseHeadersForBuyer(response.headers));
-  pipeline(response, res, () => done());
+function streamThrough(res: ServerResponse, response: OriginResponse, done: () => void): void {
+  res.writeHead(response.statusCode, responseHeadersForBuyer(response.headers));
+  pipeline(response.body, res, () => done());
 }
+
+/** The first value of an origin's response header (a repeated one is an array). */
+const firstValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value;
 
 /** The exchange's failure, written; `client_closed` writes nothing. */
 function writeExchangeFailure(
@@ -77,7 +81,7 @@ function writeHeld(
   req: IncomingMessage,
   res: ServerResponse,
   held: {
-    response: IncomingMessage;
+    response: OriginResponse;
     status: number;
     headers: Record<string, string>;
     body: Buffer | Readable | undefined;
@@ -125,7 +129,7 @@ export interface GatePortContext {
 
 /** What an exchange says of the origin: answered, failed, or nothing (refused by the gate, the buyer left). */
 function originAnswered(exchange: OriginExchange): boolean | undefined {
-  if (exchange.kind === 'response') return (exchange.response.statusCode ?? 502) < 500;
+  if (exchange.kind === 'response') return exchange.response.statusCode < 500;
   if (exchange.kind === 'unreachable' || exchange.kind === 'timeout') return false;
   return undefined;
 }
@@ -173,7 +177,7 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
         return 'failed';
       }
       const { response } = exchange;
-      const status = response.statusCode ?? 502;
+      const status = response.statusCode;
       if (status >= 400) {
         metrics.origin.inc({ outcome: 'failed_status' });
         streamThrough(res, response, exchange.done);
@@ -181,7 +185,7 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
       }
       let captured;
       try {
-        captured = await captureStream(response, c.maxHeldBytes);
+        captured = await captureStream(response.body, c.maxHeldBytes);
       } catch {
         exchange.done();
         writeFailure(exchange.timedOut() ? { kind: 'timeout' } : { kind: 'unreachable', cause: 'body cut' });
@@ -194,15 +198,14 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
         return 'failed';
       }
       metrics.origin.inc({ outcome: 'answered' });
-      const rawOverride = response.headers[SETTLEMENT_OVERRIDES_HEADER.toLowerCase()];
       return {
         captured,
         status,
         headers: () => ({
-          'content-type': response.headers['content-type'],
-          'cache-control': response.headers['cache-control'],
+          'content-type': firstValue(response.headers['content-type']),
+          'cache-control': firstValue(response.headers['cache-control']),
         }),
-        override: parseSettlementOverride(Array.isArray(rawOverride) ? rawOverride[0] : rawOverride),
+        override: parseSettlementOverride(firstValue(response.headers[SETTLEMENT_OVERRIDES_HEADER.toLowerCase()])),
         // Nothing of the origin's answer has been written yet: the paywall's answer goes out alone.
         dropHeaders() {},
         release(headers, body: Buffer | Readable | undefined, defaultCacheControl) {

@@ -1,12 +1,14 @@
 /**
- * One request to a seller's origin, a held and bounded exchange over node:http(s) with keep-alive agents: the
- * request line is the routed target exactly as priced (`routed.originUrl`, handed to `http.request` as its path,
- * which Node sends as given — no URL parsing, no joining; a target Node would refuse to write, or an origin URL
- * with a path or query of its own, is `refused` before any connection); the headers of proxy-headers.ts, Host
- * the origin's; the body the gate already read and counted (request-body.ts), written in one piece with its
- * Content-Length (no body: no Content-Length, no stream); keep-alive connections to vetted origin addresses
- * only (origin-address.ts); the response handed back unread so the paywall can hold it until the payment is
- * settled. No proxy library: the exchange is one request and one response, nothing is piped from the buyer.
+ * One request to a seller's origin, a held and bounded exchange over undici's HTTP/1.1 client (its `Agent`:
+ * keep-alive connections per origin, at most 256 each): the request line is the routed target exactly as priced
+ * (`routed.originUrl`, handed to undici as its path, which it sends as given — no URL parsing, no joining; a
+ * target it would refuse to write, or an origin URL with a path or query of its own, is `refused` before any
+ * connection); the headers of proxy-headers.ts, Host the origin's; the body the gate already read and counted
+ * (request-body.ts), written in one piece with its Content-Length (no body: no Content-Length); connections to
+ * vetted origin addresses only (origin-address.ts, the `lookup` of every connection); the response handed back
+ * unread so the paywall can hold it until the payment is settled. No proxy library: the exchange is one request
+ * and one response, nothing is piped from the buyer. undici rather than node:http's client: the same exchange
+ * for about half of node:http's CPU, on the path of every request the gate forwards (docs/performance.md).
  *
  * Every exchange ends in exactly one outcome: the origin's response; `unreachable` (refused, reset, DNS);
  * `refused` (the origin's address is not one the gate may connect to, or the request line would not be the
@@ -20,16 +22,25 @@
  * running. Does not defend against: an origin that answers quickly and then trickles an oversize body after
  * settlement (its socket's own idle time-out ends it; the buyer was charged for an answer that began).
  */
-import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
-import https from 'node:https';
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
 import { literalRefused, ORIGIN_REFUSED_CODE, vettedLookup } from './origin-address.js';
-import { requestHeadersForOrigin } from './proxy-headers.js';
+import { requestHeadersForOrigin, type OriginResponseHeaders } from './proxy-headers.js';
 import type { RoutedRequest } from './gate-router.js';
+
+/** The origin's answer: its status, its headers (names lower-cased; a repeated header as an array), its body unread. */
+export interface OriginResponse {
+  statusCode: number;
+  headers: OriginResponseHeaders;
+  body: Readable;
+}
 
 export type OriginExchange =
   | {
       kind: 'response';
-      response: IncomingMessage;
+      response: OriginResponse;
       /** The caller has read what it holds: stop the time-out clock. */
       done(): void;
       /** The time-out struck (while the caller was reading the body). */
@@ -46,52 +57,31 @@ export interface OriginProxyOptions {
   allowPrivate: boolean;
 }
 
-/** The origin's host for the Host header (`host:port` when the port is not the scheme's default, as URL gives it). */
-const originHost = (origin: URL) => origin.host;
-
 /** An origin URL names a server only: a path or query of its own would change the priced request line. */
 const originHasOwnPath = (origin: URL) => origin.pathname !== '/' || origin.search !== '';
 
+/** undici's word for a request it will not write (a request line or header value it refuses). */
+const INVALID_REQUEST_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_NOT_SUPPORTED']);
+
 export class OriginProxy {
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  private readonly agent: Agent;
 
   constructor(private readonly options: OriginProxyOptions) {
-    const lookup = vettedLookup(options.allowPrivate);
-    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, lookup });
-    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256, lookup });
+    this.agent = new Agent({ connections: 256, connect: { lookup: vettedLookup(options.allowPrivate) } });
   }
 
   /** The headers the origin gets for `req` (proxy-headers.ts), Host the origin's, the body's length. */
   private headersFor(req: IncomingMessage, origin: URL, routed: RoutedRequest, body: Buffer | undefined) {
-    const headers: OutgoingHttpHeaders = requestHeadersForOrigin(req.headers, {
+    const headers = requestHeadersForOrigin(req.headers, {
       for: req.socket.remoteAddress,
       host: req.headers.host,
       proto: 'encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http',
       prefix: routed.prefix,
     });
-    headers.host = originHost(origin);
+    // `host:port` when the port is not the scheme's default, as URL gives it.
+    headers.host = origin.host;
     if (body) headers['content-length'] = String(body.length);
     return headers;
-  }
-
-  /** The outgoing request, or undefined when Node refuses the request line (it would not be the priced target). */
-  private open(req: IncomingMessage, origin: URL, routed: RoutedRequest, body: Buffer | undefined) {
-    const secure = origin.protocol === 'https:';
-    const hostname = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname;
-    try {
-      return (secure ? https : http).request({
-        protocol: origin.protocol,
-        hostname,
-        port: origin.port || (secure ? 443 : 80),
-        method: req.method ?? 'GET',
-        path: routed.originUrl,
-        headers: this.headersFor(req, origin, routed, body),
-        agent: secure ? this.httpsAgent : this.httpAgent,
-      });
-    } catch {
-      return undefined;
-    }
   }
 
   /**
@@ -108,20 +98,31 @@ export class OriginProxy {
     if (literalRefused(origin, this.options.allowPrivate))
       return Promise.resolve({ kind: 'refused', cause: 'origin_address' });
     if (originHasOwnPath(origin)) return Promise.resolve({ kind: 'refused', cause: 'request_line' });
-    const outgoing = this.open(req, origin, routed, body);
-    if (!outgoing || outgoing.path !== routed.originUrl) {
-      outgoing?.destroy();
-      return Promise.resolve({ kind: 'refused', cause: 'request_line' });
-    }
-    return this.exchange(outgoing, res, body);
+    return this.exchange(
+      {
+        origin: origin.origin,
+        path: routed.originUrl,
+        method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
+        headers: this.headersFor(req, origin, routed, body),
+        body: body ?? null,
+        signal: null,
+      },
+      res,
+    );
   }
 
-  /** Runs one opened request to its single outcome (see the header). */
-  private exchange(outgoing: http.ClientRequest, res: ServerResponse, body: Buffer | undefined) {
+  /** Runs one request to its single outcome (see the header). */
+  private exchange(
+    request: Dispatcher.RequestOptions & { origin: string },
+    res: ServerResponse,
+  ): Promise<OriginExchange> {
     return new Promise<OriginExchange>((resolve) => {
       let settled = false;
       let timedOut = false;
-      let response: IncomingMessage | undefined;
+      let response: OriginResponse | undefined;
+      // undici takes an EventEmitter as the request's signal (an AbortController costs more per request).
+      const abort = new EventEmitter();
+      request.signal = abort;
       const settle = (outcome: OriginExchange) => {
         if (settled) return;
         settled = true;
@@ -132,36 +133,46 @@ export class OriginProxy {
       const timer = setTimeout(() => {
         timedOut = true;
         settle({ kind: 'timeout' });
-        outgoing.destroy();
-        response?.destroy(new Error('origin time-out'));
+        abort.emit('abort');
+        response?.body.destroy(new Error('origin time-out'));
       }, this.options.timeoutMs);
       const onClientClose = () => {
         if (res.writableFinished) return;
         settle({ kind: 'client_closed' });
-        outgoing.destroy();
+        abort.emit('abort');
       };
       res.once('close', onClientClose);
-      outgoing.once('response', (incoming) => {
-        response = incoming;
-        const done = () => clearTimeout(timer);
-        settle({ kind: 'response', response: incoming, done, timedOut: () => timedOut });
-        // The buyer leaving while the answer is held or streamed ends the origin's side too.
-        res.once('close', () => {
-          if (!res.writableFinished) incoming.destroy();
-        });
-      });
-      outgoing.on('error', (err: Error & { code?: string }) => {
-        if (timedOut) settle({ kind: 'timeout' });
-        else if (res.destroyed) settle({ kind: 'client_closed' });
-        else if (err.code === ORIGIN_REFUSED_CODE) settle({ kind: 'refused', cause: 'origin_address' });
-        else settle({ kind: 'unreachable', cause: err.code ?? err.message });
-      });
-      outgoing.end(body);
+      this.agent.request(request).then(
+        (answer) => {
+          const incoming: OriginResponse = {
+            statusCode: answer.statusCode,
+            headers: answer.headers,
+            body: answer.body,
+          };
+          if (settled) {
+            incoming.body.destroy();
+            return;
+          }
+          response = incoming;
+          const done = () => clearTimeout(timer);
+          settle({ kind: 'response', response: incoming, done, timedOut: () => timedOut });
+          // The buyer leaving while the answer is held or streamed ends the origin's side too.
+          res.once('close', () => {
+            if (!res.writableFinished) incoming.body.destroy();
+          });
+        },
+        (err: Error & { code?: string }) => {
+          if (timedOut) settle({ kind: 'timeout' });
+          else if (res.destroyed) settle({ kind: 'client_closed' });
+          else if (err.code === ORIGIN_REFUSED_CODE) settle({ kind: 'refused', cause: 'origin_address' });
+          else if (err.code && INVALID_REQUEST_CODES.has(err.code)) settle({ kind: 'refused', cause: 'request_line' });
+          else settle({ kind: 'unreachable', cause: err.code ?? err.message });
+        },
+      );
     });
   }
 
   close(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    void this.agent.destroy().catch(() => undefined);
   }
 }

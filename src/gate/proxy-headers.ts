@@ -8,6 +8,8 @@
  *   Prefix when routed by path prefix), so an origin can trust them as far as it trusts the gate;
  * - from the origin, payment headers and `Settlement-Overrides` never reach the buyer as the origin wrote them
  *   (the receipt is the gate's; an upto charge is read from the override first).
+ * - the buyer's Expect stops at the gate: the gate has read the whole body before it forwards anything, so the
+ *   expectation was the gate's to meet (RFC 9110 §10.1.1), not the origin's.
  * Host: the origin's own host (virtual hosting works), the buyer's in X-Forwarded-Host.
  * Names are compared lower-cased with `_` read as `-` (`canonicalName`): servers that map headers to
  * variables (CGI, WSGI, Rack: `HTTP_X_PAYMENT`) read `X_PAYMENT` and `X-PAYMENT` alike, so `X_Payment`,
@@ -18,6 +20,9 @@
  * headers. Does not defend against: what the origin does with the headers it does get (cookies, Authorization).
  */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+/** The origin's response headers as the gate's HTTP client gives them: names lower-cased, a repeated one an array. */
+export type OriginResponseHeaders = Record<string, string | string[] | undefined>;
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -82,7 +87,8 @@ export function requestHeadersForOrigin(
     const lower = name.toLowerCase();
     const canonical = canonicalName(name);
     if (HOP_BY_HOP.has(canonical) || listed.has(canonical) || FORWARDING.has(canonical)) continue;
-    if (isPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length') continue;
+    if (isPaymentHeader(canonical) || canonical === 'host' || canonical === 'content-length' || canonical === 'expect')
+      continue;
     if (lower.startsWith(':')) continue;
     out[lower] = value;
   }
@@ -95,7 +101,7 @@ export function requestHeadersForOrigin(
 
 /** The origin's response headers the buyer may get; `drop` names more to leave out (e.g. content-length). */
 export function responseHeadersForBuyer(
-  incoming: IncomingHttpHeaders,
+  incoming: OriginResponseHeaders,
   drop: readonly string[] = [],
 ): OutgoingHttpHeaders {
   const listed = connectionListed(incoming.connection);

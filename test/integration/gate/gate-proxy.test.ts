@@ -163,6 +163,20 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
     assert.deepEqual(await res.json(), { data: PAID_BODY, body: '{"q":"rain"}' });
   });
 
+  it('a POST that expects 100-continue is answered by the gate; the origin gets the body, not the expectation', async () => {
+    // curl sends `Expect: 100-continue` with any body over 1 KiB; the gate reads the whole body before forwarding.
+    const payload = JSON.stringify({ q: 'r'.repeat(2048) });
+    const res = await rawRequest(
+      `${base}/echo`,
+      { 'PAYMENT-SIGNATURE': await payFor(`${base}/paid`), 'content-type': 'application/json', Expect: '100-continue' },
+      'POST',
+      payload,
+    );
+    assert.equal(res.status, 200, res.body);
+    assert.deepEqual(JSON.parse(res.body), { data: PAID_BODY, body: payload });
+    assert.equal(origin.requests.at(-1)!.headers.expect, undefined);
+  });
+
   it("the origin's own payment headers never reach the buyer; the receipt is the gate's", async () => {
     const res = await fetch(`${base}/forge`, { headers: { 'PAYMENT-SIGNATURE': await payFor(`${base}/forge`) } });
     assert.equal(res.status, 200);
