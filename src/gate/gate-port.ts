@@ -60,9 +60,16 @@ function streamThrough(res: ServerResponse, response: OriginResponse, done: () =
   pipeline(response.body, res, () => done());
 }
 
-/** The first value of an origin's response header (a repeated one is an array). */
+/** The first value of an origin's response header (a repeated one is an array): a header that has one meaning. */
 const firstValue = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value;
+
+/**
+ * A repeated header's lines as one list (RFC 9110 §5.3): a Cache-Control named twice keeps both directives, and a
+ * Settlement-Overrides named twice is not one JSON object, so its charge is refused rather than one line guessed.
+ */
+const joinedValue = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(', ') : value;
 
 /** The exchange's failure, written; `client_closed` writes nothing. */
 function writeExchangeFailure(
@@ -203,9 +210,9 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
         status,
         headers: () => ({
           'content-type': firstValue(response.headers['content-type']),
-          'cache-control': firstValue(response.headers['cache-control']),
+          'cache-control': joinedValue(response.headers['cache-control']),
         }),
-        override: parseSettlementOverride(firstValue(response.headers[SETTLEMENT_OVERRIDES_HEADER.toLowerCase()])),
+        override: parseSettlementOverride(joinedValue(response.headers[SETTLEMENT_OVERRIDES_HEADER.toLowerCase()])),
         // Nothing of the origin's answer has been written yet: the paywall's answer goes out alone.
         dropHeaders() {},
         release(headers, body: Buffer | Readable | undefined, defaultCacheControl) {

@@ -87,6 +87,14 @@ export async function startOrigin(): Promise<TestOrigin> {
           });
           res.end(PAID_BODY);
           return;
+        case '/metered-twice':
+          // Two charges named on two header lines: which one is meant is not the gate's to guess.
+          res.writeHead(200, {
+            'content-type': 'text/plain',
+            'settlement-overrides': [JSON.stringify({ amount: '10%' }), JSON.stringify({ amount: '40%' })],
+          });
+          res.end(PAID_BODY);
+          return;
         case '/text':
           res.writeHead(200, { 'content-type': 'text/plain', 'x-handler-secret': 'leak' });
           res.end(PAID_BODY);
@@ -150,6 +158,7 @@ export function tableCatalogue(
             '/slow',
             '/metered',
             '/overcharge',
+            '/metered-twice',
             '/echo',
             '/forge',
             '/text',

@@ -2,8 +2,8 @@
  * `upto` through the gate, as through the middleware: the challenge advertises upto with the facilitator
  * address and Permit2; the official upto client's payment is verified; the origin (no payment code, only a
  * `Settlement-Overrides` response header) names the charge, the facilitator is asked to settle exactly that,
- * and the header never reaches the buyer; an override above the signed maximum is 500
- * `settlement_override_invalid` with nothing settled and the body withheld.
+ * and the header never reaches the buyer; an override above the signed maximum, or one named on two header
+ * lines, is 500 `settlement_override_invalid` with nothing settled and the body withheld.
  */
 import assert from 'node:assert/strict';
 import { x402Client } from '@x402/core/client';
@@ -79,6 +79,17 @@ describe('gate: upto, the charge named by the origin', function () {
   it('an override above the signed maximum: 500 settlement_override_invalid, nothing settled, body withheld', async () => {
     const res = await fetch(`${gate.url}/${GATE_SLUG}/overcharge`, {
       headers: { 'PAYMENT-SIGNATURE': await uptoHeader('/overcharge') },
+    });
+    assert.equal(res.status, 500);
+    const text = await res.text();
+    assert.ok(!text.includes(PAID_BODY));
+    assert.equal(JSON.parse(text).error_code, 'settlement_override_invalid');
+    assert.equal(facilitator.callsTo('/settle').length, 0);
+  });
+
+  it('an override named twice (two header lines) is invalid: 500, nothing settled, body withheld', async () => {
+    const res = await fetch(`${gate.url}/${GATE_SLUG}/metered-twice`, {
+      headers: { 'PAYMENT-SIGNATURE': await uptoHeader('/metered-twice') },
     });
     assert.equal(res.status, 500);
     const text = await res.text();
