@@ -172,7 +172,8 @@ export class OriginProxy {
     });
   }
 
-  close(): void {
-    void this.agent.destroy().catch(() => undefined);
+  /** Closes the origin connections (requests still running are aborted); resolves once they are closed. */
+  close(): Promise<void> {
+    return this.agent.destroy().catch(() => undefined);
   }
 }
