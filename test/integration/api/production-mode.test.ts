@@ -6,7 +6,7 @@
  * serves HTTPS itself.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { operatorTokenWeakness } from '../../../src/api/config/production-mode.js';
 import { nodeArgsFor } from '../../../bin/build-freshness.mjs';
+import { makeSelfSignedCertificate, opensslAvailable } from '../../support/self-signed-certificate.js';
 import { createTestDatabase, freePort } from '../../support/test-database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -142,23 +143,9 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
   });
 
   it('with TREASURY_TLS_CERT_FILE and _KEY_FILE it starts in production mode and serves HTTPS itself', async function () {
-    if (spawnSync('openssl', ['version']).status !== 0) this.skip();
+    if (!opensslAvailable()) this.skip();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-tls-'));
-    const made = spawnSync(
-      'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'].concat([
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-      ]),
-      { encoding: 'utf8' },
-    );
-    assert.equal(made.status, 0, made.stderr);
+    const certificate = makeSelfSignedCertificate(dir, 'localhost');
     const db = await createTestDatabase();
     const port = await freePort();
     const child = spawn(process.execPath, nodeArgsFor('src/api/main.ts'), {
@@ -168,8 +155,8 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
         ...soundProductionEnv(),
         DATABASE_URL: db.connectionString,
         TREASURY_BEHIND_TLS_PROXY: '0',
-        TREASURY_TLS_CERT_FILE: path.join(dir, 'cert.pem'),
-        TREASURY_TLS_KEY_FILE: path.join(dir, 'key.pem'),
+        TREASURY_TLS_CERT_FILE: certificate.cert,
+        TREASURY_TLS_KEY_FILE: certificate.key,
         TREASURY_PORT: String(port),
         TREASURY_SIGNER_SOCKET: path.join(dir, 'absent.sock'),
         TREASURY_LOG_LEVEL: 'info',
@@ -180,7 +167,7 @@ describe('production mode: treasury-api refuses unsafe settings (one line naming
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     try {
-      const ca = fs.readFileSync(path.join(dir, 'cert.pem'));
+      const ca = fs.readFileSync(certificate.cert);
       const get = (p: string) =>
         new Promise<number>((resolve, reject) =>
           https

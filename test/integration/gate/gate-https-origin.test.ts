@@ -6,7 +6,7 @@
  * operator's way to add a private CA.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,30 +14,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { nodeArgsFor, ROOT } from '../../../bin/build-freshness.mjs';
 import { freeLoopbackPort } from '../../../ops/net/free-loopback-port.js';
+import { makeSelfSignedCertificate, opensslAvailable } from '../../support/self-signed-certificate.js';
 import { startFakes, type FakeServer } from '../x402-middleware/x402-fakes.js';
 import { GATE_SLUG, GATE_TOKEN, tableCatalogue } from './gate-fakes.js';
-
-/** A self-signed certificate for 127.0.0.1, in `dir`. */
-function makeCertificate(dir: string): { cert: string; key: string } {
-  const cert = path.join(dir, 'cert.pem');
-  const key = path.join(dir, 'key.pem');
-  const made = spawnSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1'].concat([
-      '-subj',
-      '/CN=origin.test',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ]),
-    { encoding: 'utf8' },
-  );
-  assert.equal(made.status, 0, made.stderr);
-  return { cert, key };
-}
 
 /** Starts the gate's entry point on a free loopback port; resolves with its URL once it said it is ready. */
 async function startGateProcess(
@@ -107,9 +86,9 @@ describe('gate: an HTTPS origin', function () {
   let gate: ChildProcess | undefined;
 
   before(async function () {
-    if (spawnSync('openssl', ['version']).status !== 0) this.skip();
+    if (!opensslAvailable()) this.skip();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-gate-tls-'));
-    certificate = makeCertificate(dir);
+    certificate = makeSelfSignedCertificate(dir, 'origin.test');
     origin = https.createServer(
       { cert: fs.readFileSync(certificate.cert), key: fs.readFileSync(certificate.key) },
       (req, res) => {
