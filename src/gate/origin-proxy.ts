@@ -10,11 +10,11 @@
  * and one response, nothing is piped from the buyer. undici rather than node:http's client: the same exchange
  * for about half of node:http's CPU, on the path of every request the gate forwards (docs/performance.md).
  *
- * Every exchange ends in exactly one outcome: the origin's response; `unreachable` (refused, reset, DNS);
- * `refused` (the origin's address is not one the gate may connect to, or the request line would not be the
- * priced target); `timeout` (no complete answer within `timeoutMs` — the caller calls `done()` once it has read
- * what it holds, which stops the clock); `client_closed` (the buyer went away first: the origin request is
- * aborted).
+ * Every exchange ends in exactly one outcome: the origin's response; `unreachable` (refused, reset, DNS, a TLS
+ * certificate not trusted); `refused` (the origin's address is not one the gate may connect to, or the request
+ * line would not be the priced target); `timeout` (no complete answer within `timeoutMs` — the caller calls
+ * `done()` once it has read what it holds, which stops the clock); `client_closed` (the buyer went away first:
+ * the origin request is aborted).
  *
  * Defends against: a path re-resolved after pricing (the priced target is the request line, byte for byte), a
  * slow or dead origin holding a paid request forever (bounded, then 504/502 with nothing settled), an origin on
