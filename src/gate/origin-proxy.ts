@@ -105,7 +105,6 @@ export class OriginProxy {
         method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
         headers: this.headersFor(req, origin, routed, body),
         body: body ?? null,
-        signal: null,
       },
       res,
     );
@@ -143,12 +142,7 @@ export class OriginProxy {
       };
       res.once('close', onClientClose);
       this.agent.request(request).then(
-        (answer) => {
-          const incoming: OriginResponse = {
-            statusCode: answer.statusCode,
-            headers: answer.headers,
-            body: answer.body,
-          };
+        (incoming: OriginResponse) => {
           if (settled) {
             incoming.body.destroy();
             return;

@@ -18,11 +18,15 @@ import { makeSelfSignedCertificate, opensslAvailable } from '../../support/self-
 import { startFakes, type FakeServer } from '../x402-middleware/x402-fakes.js';
 import { GATE_SLUG, GATE_TOKEN, tableCatalogue } from './gate-fakes.js';
 
-/** Starts the gate's entry point on a free loopback port; resolves with its URL once it said it is ready. */
-async function startGateProcess(
-  platformUrl: string,
-  extraEnv: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess }> {
+interface GateProcess {
+  url: string;
+  child: ChildProcess;
+  /** What the process wrote so far. */
+  output(): string;
+}
+
+/** Starts the gate's entry point on a free loopback port (see `fetchWhenReady` for when it answers). */
+async function startGateProcess(platformUrl: string, extraEnv: Record<string, string>): Promise<GateProcess> {
   const port = await freeLoopbackPort();
   const child = spawn(process.execPath, nodeArgsFor('src/gate/main.ts'), {
     cwd: ROOT,
@@ -41,21 +45,7 @@ async function startGateProcess(
   let output = '';
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the gate did not start:\n${output}`)), 20_000);
-    const check = () => {
-      if (!output.includes('treasury-gate ready')) return;
-      clearTimeout(timer);
-      child.stdout!.off('data', check);
-      resolve();
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the gate exited (${code}):\n${output}`));
-    });
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
+  return { url: `http://127.0.0.1:${port}`, child, output: () => output };
 }
 
 async function stopProcess(child: ChildProcess | undefined): Promise<void> {
@@ -65,14 +55,15 @@ async function stopProcess(child: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
-/** Asks `url` until the gate has read its catalogue (it answers 503 before). */
-async function fetchWhenReady(url: string): Promise<Response> {
-  for (let i = 0; ; i++) {
-    const res = await fetch(url);
-    if (res.status !== 503 || i >= 50) return res;
-    await res.arrayBuffer();
+/** Asks `path` of the gate until it listens and has read its catalogue (it answers 503 before): up to 30 s. */
+async function fetchWhenReady(gate: GateProcess, path: string): Promise<Response> {
+  for (let i = 0; i < 300 && gate.child.exitCode === null; i++) {
+    const res = await fetch(`${gate.url}${path}`).catch(() => undefined);
+    if (res && res.status !== 503) return res;
+    await res?.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  throw new Error(`the gate did not become ready:\n${gate.output()}`);
 }
 
 describe('gate: an HTTPS origin', function () {
@@ -83,7 +74,7 @@ describe('gate: an HTTPS origin', function () {
   let originUrl: string;
   let platform: FakeServer;
   let facilitator: FakeServer;
-  let gate: ChildProcess | undefined;
+  let gate: GateProcess | undefined;
 
   before(async function () {
     if (!opensslAvailable()) this.skip();
@@ -103,7 +94,7 @@ describe('gate: an HTTPS origin', function () {
   });
 
   afterEach(async () => {
-    await stopProcess(gate);
+    await stopProcess(gate?.child);
     gate = undefined;
   });
 
@@ -116,17 +107,15 @@ describe('gate: an HTTPS origin', function () {
   });
 
   it('forwards over TLS to an origin whose certificate it trusts', async () => {
-    let url: string;
-    ({ url, child: gate } = await startGateProcess(platform.url, { NODE_EXTRA_CA_CERTS: certificate.cert }));
-    const res = await fetchWhenReady(`${url}/${GATE_SLUG}/free?q=1`);
+    gate = await startGateProcess(platform.url, { NODE_EXTRA_CA_CERTS: certificate.cert });
+    const res = await fetchWhenReady(gate, `/${GATE_SLUG}/free?q=1`);
     assert.equal(res.status, 200, await res.clone().text());
     assert.deepEqual(await res.json(), { over: 'tls', url: '/free?q=1', host: new URL(originUrl).host });
   });
 
   it('forwards nothing to an origin whose certificate it does not trust (502 gate_origin_unreachable)', async () => {
-    let url: string;
-    ({ url, child: gate } = await startGateProcess(platform.url, {}));
-    const res = await fetchWhenReady(`${url}/${GATE_SLUG}/free`);
+    gate = await startGateProcess(platform.url, {});
+    const res = await fetchWhenReady(gate, `/${GATE_SLUG}/free`);
     assert.equal(res.status, 502);
     assert.equal(((await res.json()) as { error_code: string }).error_code, 'gate_origin_unreachable');
   });
