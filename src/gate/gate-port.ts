@@ -16,7 +16,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import { ERROR_CODES } from '../shared/error-codes.js';
-import { captureStream, discardBody } from '../x402/seller/held-body.js';
+import { discardBody } from '../x402/seller/held-body.js';
 import type { HeldResponse, PaidRequestPort, PaywallAnswer } from '../x402/seller/paid-request.js';
 import { parseSettlementOverride, SETTLEMENT_OVERRIDES_HEADER } from '../x402/seller/settlement-amount.js';
 import type { GateMetrics } from './gate-metrics.js';
@@ -57,7 +57,7 @@ export function writeGateError(res: ServerResponse, code: GateErrorCode, headers
 /** Streams the origin's answer to the buyer (its headers filtered), unheld. */
 function streamThrough(res: ServerResponse, response: OriginResponse, done: () => void): void {
   res.writeHead(response.statusCode, responseHeadersForBuyer(response.headers));
-  pipeline(response.body, res, () => done());
+  pipeline(response.body.stream(), res, () => done());
 }
 
 /** The first value of an origin's response header (a repeated one is an array): a header that has one meaning. */
@@ -192,7 +192,7 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
       }
       let captured;
       try {
-        captured = await captureStream(response.body, c.maxHeldBytes);
+        captured = await response.body.capture(c.maxHeldBytes);
       } catch {
         exchange.done();
         writeFailure(exchange.timedOut() ? { kind: 'timeout' } : { kind: 'unreachable', cause: 'body cut' });

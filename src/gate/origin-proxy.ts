@@ -6,9 +6,11 @@
  * connection); the headers of proxy-headers.ts, Host the origin's; the body the gate already read and counted
  * (request-body.ts), written in one piece with its Content-Length (no body: no Content-Length); connections to
  * vetted origin addresses only (origin-address.ts, the `lookup` of every connection); the response handed back
- * unread so the paywall can hold it until the payment is settled. No proxy library: the exchange is one request
- * and one response, nothing is piped from the buyer. undici rather than node:http's client: the same exchange
- * for about half of node:http's CPU, on the path of every request the gate forwards (docs/performance.md).
+ * with its body unread (origin-body.ts: held in memory by the paywall until the payment is settled, or streamed
+ * when unheld). No proxy library: the exchange is one request and one response, nothing is piped from the buyer.
+ * undici rather than node:http's client, and its `dispatch` with a handler of the gate's own rather than its
+ * `request`: the same exchange for about half of node:http's CPU, and without a body stream or a promise of
+ * undici's on the path of every paid request the gate forwards (docs/performance.md).
  *
  * Every exchange ends in exactly one outcome: the origin's response; `unreachable` (refused, reset, DNS, a TLS
  * certificate not trusted); `refused` (the origin's address is not one the gate may connect to, or the request
@@ -22,10 +24,9 @@
  * running. Does not defend against: an origin that answers quickly and then trickles an oversize body after
  * settlement (its socket's own idle time-out ends it; the buyer was charged for an answer that began).
  */
-import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
+import { OriginBody } from './origin-body.js';
 import { literalRefused, ORIGIN_REFUSED_CODE, vettedLookup } from './origin-address.js';
 import { requestHeadersForOrigin, type OriginResponseHeaders } from './proxy-headers.js';
 import type { RoutedRequest } from './gate-router.js';
@@ -34,7 +35,7 @@ import type { RoutedRequest } from './gate-router.js';
 export interface OriginResponse {
   statusCode: number;
   headers: OriginResponseHeaders;
-  body: Readable;
+  body: OriginBody;
 }
 
 export type OriginExchange =
@@ -111,17 +112,19 @@ export class OriginProxy {
   }
 
   /** Runs one request to its single outcome (see the header). */
-  private exchange(
-    request: Dispatcher.RequestOptions & { origin: string },
-    res: ServerResponse,
-  ): Promise<OriginExchange> {
+  private exchange(request: Dispatcher.DispatchOptions & { origin: string }, res: ServerResponse) {
     return new Promise<OriginExchange>((resolve) => {
       let settled = false;
       let timedOut = false;
-      let response: OriginResponse | undefined;
-      // undici takes an EventEmitter as the request's signal (an AbortController costs more per request).
-      const abort = new EventEmitter();
-      request.signal = abort;
+      let controller: Dispatcher.DispatchController | undefined;
+      let body: OriginBody | undefined;
+      /** Why the exchange was given up before undici started it (it is aborted as it starts). */
+      let abandoned: Error | undefined;
+      const abandon = (reason: Error) => {
+        if (body) body.destroy(reason);
+        else if (controller) controller.abort(reason);
+        else abandoned = reason;
+      };
       const settle = (outcome: OriginExchange) => {
         if (settled) return;
         settled = true;
@@ -132,37 +135,55 @@ export class OriginProxy {
       const timer = setTimeout(() => {
         timedOut = true;
         settle({ kind: 'timeout' });
-        abort.emit('abort');
-        response?.body.destroy(new Error('origin time-out'));
+        abandon(new Error('origin time-out'));
       }, this.options.timeoutMs);
       const onClientClose = () => {
         if (res.writableFinished) return;
         settle({ kind: 'client_closed' });
-        abort.emit('abort');
+        abandon(new Error('the buyer went away'));
       };
       res.once('close', onClientClose);
-      this.agent.request(request).then(
-        (incoming: OriginResponse) => {
+      this.agent.dispatch(request, {
+        onRequestStart(started) {
+          controller = started;
+          if (abandoned) started.abort(abandoned);
+        },
+        onResponseStart(started, statusCode, headers) {
+          // 1xx answers are informational (undici passes them on): the answer is the next one.
+          if (statusCode < 200 || body) return;
+          body = new OriginBody(started);
           if (settled) {
-            incoming.body.destroy();
+            body.destroy();
             return;
           }
-          response = incoming;
+          const held = body;
           const done = () => clearTimeout(timer);
-          settle({ kind: 'response', response: incoming, done, timedOut: () => timedOut });
+          settle({
+            kind: 'response',
+            response: { statusCode, headers, body: held },
+            done,
+            timedOut: () => timedOut,
+          });
           // The buyer leaving while the answer is held or streamed ends the origin's side too.
           res.once('close', () => {
-            if (!res.writableFinished) incoming.body.destroy();
+            if (!res.writableFinished) held.destroy(new Error('the buyer went away'));
           });
         },
-        (err: Error & { code?: string }) => {
-          if (timedOut) settle({ kind: 'timeout' });
+        onResponseData(_controller, chunk) {
+          body?.data(chunk);
+        },
+        onResponseEnd() {
+          body?.end();
+        },
+        onResponseError(_controller, err: Error & { code?: string }) {
+          if (body) body.fail(err);
+          else if (timedOut) settle({ kind: 'timeout' });
           else if (res.destroyed) settle({ kind: 'client_closed' });
           else if (err.code === ORIGIN_REFUSED_CODE) settle({ kind: 'refused', cause: 'origin_address' });
           else if (err.code && INVALID_REQUEST_CODES.has(err.code)) settle({ kind: 'refused', cause: 'request_line' });
           else settle({ kind: 'unreachable', cause: err.code ?? err.message });
         },
-      );
+      });
     });
   }
 

@@ -53,6 +53,15 @@ export async function startOrigin(): Promise<TestOrigin> {
           Readable.from(parts).pipe(res);
           return;
         }
+        case '/huge': {
+          // 4 MiB in 64 KiB chunks, each its index repeated: written as the buyer reads (back-pressure).
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(HUGE_BYTES) });
+          const chunks = function* () {
+            for (let i = 0; i < HUGE_BYTES / 65_536; i++) yield Buffer.alloc(65_536, i);
+          };
+          Readable.from(chunks()).pipe(res);
+          return;
+        }
         case '/fail':
           res.writeHead(500, { 'content-type': 'text/plain' });
           res.end(`HANDLER-ERROR ${PAID_BODY}`);
@@ -131,7 +140,10 @@ export function catalogueEndpoint(path: string, price: string, routePrices: Reco
   };
 }
 
-/** The table's seller: /paid 0.01, /premium 2.5, /free and /also-free nothing, /fail and the others 0.01. */
+/** The length of the origin's `/huge` answer (an unpriced route of the table's seller). */
+export const HUGE_BYTES = 4 * 1024 * 1024;
+
+/** The table's seller: /paid 0.01, /premium 2.5, /free, /huge and /also-free nothing, /fail and the others 0.01. */
 export function tableCatalogue(
   originUrl: string,
   overrides: Partial<GateCatalogue['sellers'][number]> = {},
@@ -150,6 +162,7 @@ export function tableCatalogue(
           catalogueEndpoint('/paid', '0.01'),
           catalogueEndpoint('/premium', '2.5'),
           catalogueEndpoint('/free', '0'),
+          catalogueEndpoint('/huge', '0'),
           catalogueEndpoint('/also-free', '0.01', { '/also-free': '' }),
           ...[
             '/fail',

@@ -16,6 +16,7 @@ import { closedPortUrl, PAID_BODY, startFakes, TX_HASH, type FakeServer } from '
 import {
   catalogueEndpoint,
   GATE_SLUG,
+  HUGE_BYTES,
   startOrigin,
   startTestGate,
   tableCatalogue,
@@ -150,6 +151,26 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
     assert.ok(res.headers.get('payment-response'));
     await gate.app.ledger.flush();
     assert.equal(ledgerRows()[0]?.content_hash, createHash('sha256').update(body).digest('hex'));
+  });
+
+  it('an unpriced answer of 4 MiB streams through whole to a buyer who reads slowly', async () => {
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get(`${base}/huge`, resolve).on('error', reject),
+    );
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-length'], String(HUGE_BYTES));
+    const hash = createHash('sha256');
+    let received = 0;
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      hash.update(chunk);
+      received += chunk.length;
+      // A slow reader now and then: the gate must hold the origin back, not drop or reorder.
+      if (received % (1024 * 1024) < chunk.length) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(received, HUGE_BYTES);
+    const expected = createHash('sha256');
+    for (let i = 0; i < HUGE_BYTES / 65_536; i++) expected.update(Buffer.alloc(65_536, i));
+    assert.equal(hash.digest('hex'), expected.digest('hex'));
   });
 
   it('a POST body reaches the origin', async () => {
