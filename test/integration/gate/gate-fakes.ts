@@ -62,6 +62,13 @@ export async function startOrigin(): Promise<TestOrigin> {
           Readable.from(chunks()).pipe(res);
           return;
         }
+        case '/hints':
+          // An informational 103 first (Early Hints), then the answer.
+          res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' }, () => {
+            res.writeHead(200, { 'content-type': 'text/plain' });
+            res.end(PAID_BODY);
+          });
+          return;
         case '/fail':
           res.writeHead(500, { 'content-type': 'text/plain' });
           res.end(`HANDLER-ERROR ${PAID_BODY}`);
@@ -177,6 +184,7 @@ export function tableCatalogue(
             '/text',
             '/stream',
             '/big-stream',
+            '/hints',
           ].map((p) => catalogueEndpoint(p, '0.01')),
         ],
         ...overrides,

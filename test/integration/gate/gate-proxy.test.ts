@@ -153,6 +153,14 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
     assert.equal(ledgerRows()[0]?.content_hash, createHash('sha256').update(body).digest('hex'));
   });
 
+  it('an origin that sends 103 Early Hints first is held and answered on its final 200, settled once', async () => {
+    const res = await fetch(`${base}/hints`, { headers: { 'PAYMENT-SIGNATURE': await payFor(`${base}/hints`) } });
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), PAID_BODY);
+    assert.ok(res.headers.get('payment-response'));
+    assert.equal(facilitator.callsTo('/settle').length, 1);
+  });
+
   it('an unpriced answer of 4 MiB streams through whole to a buyer who reads slowly', async () => {
     const res = await new Promise<http.IncomingMessage>((resolve, reject) =>
       http.get(`${base}/huge`, resolve).on('error', reject),
