@@ -20,9 +20,10 @@
  * together (@x402/express, x402Koa, the diagnostic, the gate: every paid ratio from one stretch); free.
  *   - 402 path:  GET /paid without payment, must be 402;
  *   - paid path: GET /paid with a valid `PAYMENT-SIGNATURE`, must be 200 with `PAYMENT-RESPONSE`. Payments are
- *     EIP-3009 authorizations signed up front (viem's typed-data hash, libsecp256k1's signature), each with a fresh nonce, wrapped once per server around
- *     the exact requirement that server advertised in its 402 `PAYMENT-REQUIRED` header; each is used once
- *     per server (our middleware refuses a reused one). If they run out, the alternation ends early (noted);
+ *     EIP-3009 authorizations signed up front (viem's typed-data hash, libsecp256k1's signature), each with a
+ *     fresh nonce, wrapped once per server around the exact requirement that server advertised in its 402
+ *     `PAYMENT-REQUIRED` header; each is used once per server (our middleware refuses a reused one). If they run
+ *     out, the alternation ends early (noted);
  *   - paid path, diagnostic (with BENCH_PLATFORM=http): the same against a second x402Koa process whose platform
  *     calls are answered in-process as well, to show what the per-payment ledger report over HTTP costs;
  *   - free route (context): GET /free, not priced, through each middleware, must be 200;
@@ -40,9 +41,10 @@
  * stderr, the markdown table to stdout. Exits non-zero only on a crash, never on a missed target.
  *
  * Options (env): BENCH_SECONDS (timed seconds per variant, default 8), BENCH_SLICE_SECONDS (default 1; equal to
- * BENCH_SECONDS gives one phase per variant, one after the other, as this bench ran before), BENCH_CONCURRENCY (default 32), BENCH_PAYMENTS (payments to sign,
- * default enough for 10,000 requests a second through the warm-up and the timed slices: 100,000 at the defaults), BENCH_SIGN_SECONDS (signing time box, default 45), BENCH_PLATFORM (`http` default, or
- * `inproc`), BENCH_CODE (`dist` or `sources`: our code compiled or through tsx; default the build when current),
+ * BENCH_SECONDS gives one phase per variant, one after the other, as this bench ran before), BENCH_CONCURRENCY
+ * (default 32), BENCH_PAYMENTS (payments to sign; default enough for 10,000 requests a second through the warm-up
+ * and the timed slices: 100,000 at the defaults), BENCH_SIGN_SECONDS (signing time box, default 45),
+ * BENCH_PLATFORM (`http` default, or `inproc`), BENCH_CODE (`dist` or `sources`: our code compiled or through tsx; default the build when current),
  * BENCH_CASES (comma list of `402`, `paid`, `free`, `gate`; default all), BENCH_CPU_PROFILE_DIR (run the
  * server children with --cpu-prof into <dir>/express, <dir>/koa, <dir>/koa-inproc and <dir>/gate; the largest profile in
  * each is the main thread — summarise it with bench/support/summarise-cpu-profile.ts).

@@ -1,9 +1,9 @@
 /**
  * Pre-signs EIP-3009 TransferWithAuthorization messages for `bench/x402-middleware-bench.ts`, spread over
  * worker threads: viem's `hashTypedData`, then libsecp256k1's `ecdsaSign` (the `secp256k1` binding the signer
- * loads too: about a tenth of viem's `signTypedData` in JavaScript, 0.7 ms a signature on one core here). Both
- * sign by RFC 6979 with low S: the first signature of each thread is checked equal to viem's own. Without the
- * binding, viem signs them all.
+ * loads too) instead of viem's `signTypedData` in JavaScript — 100,000 in 13 s on two threads of the 2-core VM,
+ * where viem alone took 18 s for 50,000. Both sign by RFC 6979 with low S: the first signature of each thread is
+ * checked equal to viem's own. Without the binding, viem signs them all.
  * Every authorization has a fresh random nonce, `validAfter` 0 and `validBefore` now + `validSeconds`, the
  * way the 2.27 x402 client signs them. Stops at `count` or after `seconds`, whichever comes first.
  */
