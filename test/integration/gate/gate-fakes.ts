@@ -62,6 +62,14 @@ export async function startOrigin(): Promise<TestOrigin> {
           Readable.from(chunks()).pipe(res);
           return;
         }
+        case '/cut':
+        case '/stall':
+          // Headers and a part of the body, then the connection dies (`/cut`) or nothing more comes (`/stall`).
+          res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+          res.write(PAID_BODY.slice(0, 10), () => {
+            if (path === '/cut') setTimeout(() => req.socket.destroy(), 20).unref();
+          });
+          return;
         case '/hints':
           // An informational 103 first (Early Hints), then the answer.
           res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' }, () => {
@@ -185,6 +193,8 @@ export function tableCatalogue(
             '/stream',
             '/big-stream',
             '/hints',
+            '/cut',
+            '/stall',
           ].map((p) => catalogueEndpoint(p, '0.01')),
         ],
         ...overrides,

@@ -242,6 +242,16 @@ describe('gate: proxy, failures, ledger, routing and catalogue', function () {
     assert.equal(facilitator.callsTo('/settle').length, 0);
   });
 
+  it('an answer cut or stalled after its headers, while it is held: 502 or 504, nothing of it sent, nothing settled', async () => {
+    const cut = await fetch(`${base}/cut`, { headers: { 'PAYMENT-SIGNATURE': await payFor(`${base}/cut`) } });
+    assert.equal(cut.status, 502);
+    assert.equal(((await cut.json()) as { error_code: string }).error_code, 'gate_origin_unreachable');
+    const stall = await fetch(`${base}/stall`, { headers: { 'PAYMENT-SIGNATURE': await payFor(`${base}/stall`) } });
+    assert.equal(stall.status, 504);
+    assert.equal(((await stall.json()) as { error_code: string }).error_code, 'gate_origin_timeout');
+    assert.equal(facilitator.callsTo('/settle').length, 0);
+  });
+
   it('request bodies over the cap: 413 before any payment check (declared), or cut and unsettled (chunked)', async () => {
     await gate.stop();
     gate = await startTestGate(platform, { FACILITATOR_URL: facilitator.url, GATE_MAX_REQUEST_BYTES: '16' });
