@@ -21,6 +21,9 @@ import type { CapturedBody } from '../x402/seller/held-body.js';
 /** Bytes kept before the gate chose how to read: past them, undici stops reading the origin until it has. */
 const EARLY_BYTES = 64 * 1024;
 
+/** Why an answer the gate gave up on (a discard with no reason of its own) ended. */
+const discarded = () => new Error('the origin answer was discarded');
+
 interface Capture {
   maxBytes: number;
   resolve: (captured: CapturedBody) => void;
@@ -68,7 +71,7 @@ export class OriginBody {
   }
 
   /** Ends the exchange: the origin request is aborted and the body fails with `err`. */
-  destroy(err: Error = new Error('the origin answer was discarded')): void {
+  destroy(err: Error = discarded()): void {
     if (this.ended || this.failure) {
       this.readable?.destroy();
       return;
@@ -96,7 +99,7 @@ export class OriginBody {
       read: () => this.controller.resume(),
       destroy: (err, callback) => {
         if (!this.ended && !this.failure) {
-          this.failure = err ?? new Error('the origin answer was discarded');
+          this.failure = err ?? discarded();
           this.controller.abort(this.failure);
         }
         callback(err);
