@@ -218,8 +218,10 @@ export async function readSpendStates(db: Queryable, queries: readonly StateQuer
                   coalesce(d.month, 0)::text AS month, v.recent::text AS recent, l.last
              FROM unnest($1::text[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::timestamptz[])
                     AS q(address, day_start, week_start, month_start, velocity_start, since)
-             JOIN signer_wallets w ON w.address = q.address
-             LEFT JOIN signer_spend_counters c ON c.address = q.address
+             JOIN (SELECT address, policy_version FROM signer_wallets WHERE address = ANY($1::text[])) w
+               ON w.address = q.address
+             LEFT JOIN (SELECT address, spend_seq FROM signer_spend_counters WHERE address = ANY($1::text[])) c
+               ON c.address = q.address
              CROSS JOIN LATERAL (
                SELECT sum(amount) FILTER (WHERE day >= (q.day_start AT TIME ZONE 'UTC')::date) AS day,
                       sum(amount) FILTER (WHERE day >= (q.week_start AT TIME ZONE 'UTC')::date) AS week,
