@@ -200,6 +200,10 @@ export interface ReadState {
  * counter, by one statement on one snapshot (a wallet without a row: absent): the windows' sums from the per-day
  * rollups (`signer_spend_days`, at most 31 rows a wallet; their days are UTC days, as the windows' starts are),
  * the velocity count and the last payment from the spends themselves, over the velocity window and the look-back.
+ * The wallet and counter rows are selected by the addresses named (`= ANY`, an index condition): joined to the
+ * arrays alone, the statement's generic plan (which assumes a hundred wallets) hashed both tables whole, so
+ * PostgreSQL never kept it and planned the statement again at every execution (docs/performance.md, "The signer
+ * store's state read, planned once").
  */
 export async function readSpendStates(db: Queryable, queries: readonly StateQuery[]): Promise<Map<string, ReadState>> {
   const { rows } = await db.query<{
