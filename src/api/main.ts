@@ -38,7 +38,14 @@ async function main(): Promise<void> {
   const config = loadAppConfig();
   const log = createLogger(config.logLevel);
   const db = await resolveDatabase(config);
-  const knex = createKnex(db.connectionString, config.dbPoolMax, 'treasury-api', log, config.dbSessionLimits);
+  const knex = createKnex(
+    db.connectionString,
+    config.dbPoolMax,
+    'treasury-api',
+    log,
+    config.dbSessionLimits,
+    config.dbPoolIdleMs,
+  );
   const pending = await listPendingMigrations(knex);
   if (pending.length > 0) {
     log.fatal({ pending }, 'database migrations are pending; run `npm run migrate` first');

@@ -44,6 +44,10 @@ export const API_ENTRIES: Entries = {
   TREASURY_DB_POOL_MAX: {
     meaning: 'PostgreSQL pool size; the pay path opens two more connections of its own (docs/scaling.md)',
   },
+  TREASURY_DB_POOL_IDLE_MS: {
+    meaning:
+      'a pooled connection idle this long is closed (from 1000); opening a new one costs a payment 8–10 ms, so a service paid every few minutes keeps its connections (docs/performance.md)',
+  },
   TREASURY_DB_STATEMENT_TIMEOUT_MS: {
     meaning: "longest statement: 503 `database_busy`; `0` leaves the server's setting",
   },

@@ -50,6 +50,12 @@ const envSchema = z.object({
   TREASURY_AGENT_WALLET_DAILY_CAP_USD: envUsd('10'),
   TREASURY_AGENT_WALLET_PER_TX_CAP_USD: envUsd('1'),
   TREASURY_DB_POOL_MAX: envInt(1, 200, 20),
+  /**
+   * How long a pooled connection may stay idle before it is closed (ms). Opening one costs a payment 8–10 ms
+   * (TCP, SCRAM, its statements prepared and planned again: docs/performance.md, "Idle pooled connections"), so
+   * a service paid every few minutes keeps its connections instead of opening one for most payments.
+   */
+  TREASURY_DB_POOL_IDLE_MS: envInt(1_000, 86_400_000, 300_000),
   /** Server-side limits on the API's database sessions (ms; 0 = none): a statement, a lock wait, a transaction left idle. */
   TREASURY_DB_STATEMENT_TIMEOUT_MS: envInt(0, 600_000, 10_000),
   TREASURY_DB_LOCK_TIMEOUT_MS: envInt(0, 600_000, 5_000),
@@ -184,6 +190,8 @@ export type AppConfig = Readonly<{
   /** Wallet counts and the default policy of an agent's new wallet (src/api/wallets/wallet-bounds.ts). */
   walletBounds: WalletBoundsConfig;
   dbPoolMax: number;
+  /** How long an idle pooled connection stays open (ms). */
+  dbPoolIdleMs: number;
   dbSessionLimits: SessionLimits;
   logLevel: z.infer<typeof envSchema>['TREASURY_LOG_LEVEL'];
   extraChains: string | undefined;
@@ -261,6 +269,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       agentPerTxCapUsd: canonicalUsd(e.TREASURY_AGENT_WALLET_PER_TX_CAP_USD),
     }),
     dbPoolMax: e.TREASURY_DB_POOL_MAX,
+    dbPoolIdleMs: e.TREASURY_DB_POOL_IDLE_MS,
     dbSessionLimits: {
       statementTimeoutMs: e.TREASURY_DB_STATEMENT_TIMEOUT_MS,
       lockTimeoutMs: e.TREASURY_DB_LOCK_TIMEOUT_MS,

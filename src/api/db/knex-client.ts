@@ -48,10 +48,14 @@ export interface KnexLog {
 const detailOf = (message: unknown) =>
   message instanceof Error ? describeError(message) : redactUrlsIn(String(message).split('\n')[0]!.slice(0, 500));
 
+/** How long an idle pooled connection stays open unless told otherwise (ms; the pool library's own default). */
+const DEFAULT_POOL_IDLE_MS = 30_000;
+
 /**
  * `applicationName` is what pg_stat_activity shows for the connections (the API's are 'treasury-api');
  * `log` receives knex's warnings and errors (a lost connection, a failed acquire) as structured lines;
- * `limits` are the API's session limits (migrations and other tools run without).
+ * `limits` are the API's session limits (migrations and other tools run without); `poolIdleMs` how long an idle
+ * connection stays open (the API's: TREASURY_DB_POOL_IDLE_MS). The pool keeps no connection it does not use.
  */
 export function createKnex(
   connectionString: string,
@@ -59,6 +63,7 @@ export function createKnex(
   applicationName = 'treasury-api',
   log?: KnexLog,
   limits?: SessionLimits,
+  poolIdleMs = DEFAULT_POOL_IDLE_MS,
 ): Knex {
   return knexFactory({
     client: 'pg',
@@ -73,7 +78,7 @@ export function createKnex(
           }
         : {}),
     },
-    pool: { min: 0, max: poolMax },
+    pool: { min: 0, max: poolMax, idleTimeoutMillis: poolIdleMs },
     // A failed query's message names its statement with placeholders, never with the bind values inlined
     // (knex's default formats them into it, and error messages end up in logs).
     compileSqlOnError: false,

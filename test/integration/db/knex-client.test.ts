@@ -2,7 +2,8 @@
  * The knex client every process builds: its connections carry the process's name in pg_stat_activity, and
  * knex's own warnings (a refused or lost connection) arrive as structured log lines, one line each, with no
  * password in them — not as console output; the API's session limits are PostgreSQL's settings on every
- * session, and a statement past them is cancelled as database-busy with the session still usable.
+ * session, and a statement past them is cancelled as database-busy with the session still usable; an idle
+ * connection stays open for the pool's idle time-out (the API's TREASURY_DB_POOL_IDLE_MS), then is closed.
  */
 import assert from 'node:assert/strict';
 import { createKnex, type KnexLog } from '../../../src/api/db/knex-client.js';
@@ -100,6 +101,23 @@ describe('knex client (PostgreSQL)', function () {
       assert.equal((await limited.raw('SELECT 1 AS one')).rows[0].one, 1, 'the session serves on');
     } finally {
       await Promise.all([limited.destroy(), plain.destroy(), holder.destroy()]);
+    }
+  });
+
+  it('keeps an idle connection until its idle time-out, then closes it: the next query opens a new session', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const backend = async (knex: ReturnType<typeof createKnex>) =>
+      (await knex.raw('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+    // Margins of seconds either way: the pool looks for idle connections once a second.
+    const keeping = createKnex(db.connectionString, 1, 'treasury-probe', undefined, undefined, 20_000);
+    const closing = createKnex(db.connectionString, 1, 'treasury-probe', undefined, undefined, 1_000);
+    try {
+      const [kept, closed] = [await backend(keeping), await backend(closing)];
+      await sleep(3_500);
+      assert.equal(await backend(keeping), kept, 'idle 3.5 s of 20 s allowed: the same session serves');
+      assert.notEqual(await backend(closing), closed, 'idle 3.5 s of 1 s allowed: a new session');
+    } finally {
+      await Promise.all([keeping.destroy(), closing.destroy()]);
     }
   });
 });

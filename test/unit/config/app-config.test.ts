@@ -1,6 +1,7 @@
 /**
  * The API's database session limits as configured: defaults a payment path can live with, 0 to leave the
- * server's setting, and a clear refusal of values that are not whole milliseconds in range.
+ * server's setting, and a clear refusal of values that are not whole milliseconds in range; and how long an idle
+ * pooled connection stays open.
  */
 import assert from 'node:assert/strict';
 import { loadAppConfig } from '../../../src/api/config/app-config.js';
@@ -32,6 +33,20 @@ describe('app config: database session limits', () => {
       assert.throws(
         () => loadAppConfig({ TREASURY_DB_LOCK_TIMEOUT_MS: value }),
         /invalid configuration: TREASURY_DB_LOCK_TIMEOUT_MS/,
+        value,
+      );
+    }
+  });
+});
+
+describe('app config: idle pooled connections', () => {
+  it('stay open five minutes by default, as configured otherwise, from 1 s to a day', () => {
+    assert.equal(loadAppConfig({}).dbPoolIdleMs, 300_000);
+    assert.equal(loadAppConfig({ TREASURY_DB_POOL_IDLE_MS: '1000' }).dbPoolIdleMs, 1_000);
+    for (const value of ['0', '999', '86400001', '2.5', 'soon']) {
+      assert.throws(
+        () => loadAppConfig({ TREASURY_DB_POOL_IDLE_MS: value }),
+        /invalid configuration: TREASURY_DB_POOL_IDLE_MS/,
         value,
       );
     }
