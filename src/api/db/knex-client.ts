@@ -50,6 +50,8 @@ const detailOf = (message: unknown) =>
 
 /** How long an idle pooled connection stays open unless told otherwise (ms; the pool library's own default). */
 const DEFAULT_POOL_IDLE_MS = 30_000;
+/** Idle time after which a connection's TCP keepalives start (ms). */
+const KEEPALIVE_AFTER_MS = 60_000;
 
 /**
  * `applicationName` is what pg_stat_activity shows for the connections (the API's are 'treasury-api');
@@ -70,6 +72,11 @@ export function createKnex(
     connection: {
       connectionString,
       application_name: applicationName,
+      // An idle connection kept open (a pooled one, for poolIdleMs; a group-commit writer's, always) still sends
+      // TCP keepalives after a minute, so that a firewall or load balancer between the API and PostgreSQL that
+      // drops idle flows after a few minutes does not drop it silently.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
       ...(limits
         ? {
             statement_timeout: limits.statementTimeoutMs,

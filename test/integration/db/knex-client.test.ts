@@ -3,9 +3,13 @@
  * knex's own warnings (a refused or lost connection) arrive as structured log lines, one line each, with no
  * password in them — not as console output; the API's session limits are PostgreSQL's settings on every
  * session, and a statement past them is cancelled as database-busy with the session still usable; an idle
- * connection stays open for the pool's idle time-out (the API's TREASURY_DB_POOL_IDLE_MS), then is closed.
+ * connection stays open for the pool's idle time-out (the API's TREASURY_DB_POOL_IDLE_MS), then is closed, and
+ * sends TCP keepalives meanwhile.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import type net from 'node:net';
+import pg from 'pg';
 import { createKnex, type KnexLog } from '../../../src/api/db/knex-client.js';
 import { isDatabaseUnavailable } from '../../../src/api/db/is-database-unavailable.js';
 import { isDatabaseBusy } from '../../../src/api/db/is-database-busy.js';
@@ -118,6 +122,33 @@ describe('knex client (PostgreSQL)', function () {
       assert.notEqual(await backend(closing), closed, 'idle 3.5 s of 1 s allowed: a new session');
     } finally {
       await Promise.all([keeping.destroy(), closing.destroy()]);
+    }
+  });
+
+  it('its connections send TCP keepalives while idle (the kernel arms their keepalive timer); a plain client does not', async () => {
+    /** The kernel's timer on the client socket of local port `port`: /proc/net/tcp's `tr` field, 2 = keepalive. */
+    const timerOf = (port: number) => {
+      const hex = port.toString(16).toUpperCase().padStart(4, '0');
+      for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+        for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+          const fields = line.trim().split(/\s+/);
+          if (fields[1]?.endsWith(`:${hex}`)) return Number.parseInt(fields[5]!.split(':')[0]!, 16);
+        }
+      }
+      throw new Error(`no socket on local port ${port}`);
+    };
+    const knex = createKnex(db.connectionString, 1, 'treasury-probe');
+    const plain = new pg.Client({ connectionString: db.connectionString });
+    await plain.connect();
+    const raw = (await knex.client.acquireRawConnection()) as pg.Client & { connection: { stream: net.Socket } };
+    try {
+      assert.equal(timerOf(raw.connection.stream.localPort!), 2, 'keepalive timer armed');
+      const plainSocket = (plain as unknown as { connection: { stream: net.Socket } }).connection.stream;
+      assert.equal(timerOf(plainSocket.localPort!), 0, 'no timer on a socket without keepalive');
+    } finally {
+      await knex.client.destroyRawConnection(raw);
+      await plain.end();
+      await knex.destroy();
     }
   });
 });
