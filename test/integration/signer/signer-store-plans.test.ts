@@ -145,8 +145,9 @@ describe("the signer store's statements (PostgreSQL plans)", function () {
   it("keeps each statement's generic plan after its first executions, instead of planning it at every one", async () => {
     // PostgreSQL tries five custom plans on a connection, then keeps the generic one unless it costs more: a
     // statement whose generic plan reads a table whole never passes, and is planned again at every execution. The
-    // statements of every batch of spends must pass (planning the state read took about 40 % of its backend CPU);
-    // the wallet read and the policy-change read, one-table lookups, may be planned each time.
+    // statements of every batch of spends must pass (the state read, planned at every execution, cost about three
+    // times the backend CPU it costs on its kept plan: docs/performance.md); the wallet read and the policy-change
+    // read, one-table lookups, may be planned each time.
     const session = new pg.Client(store.connectionString);
     await session.connect();
     try {
