@@ -175,7 +175,9 @@ function buildPayWing(core: Core) {
     dashboardUrl: config.dashboardUrl,
     faults: installedPayFaultHooks(), // crash points of the crash tests: none unless a test preload installed them
     chainReader: balances,
-    solanaRpc: config.solanaRpcUrl ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs } : undefined,
+    solanaRpc: config.solanaRpcUrl
+      ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs, blockhashMaxAgeMs: config.solanaBlockhashMaxAgeMs }
+      : undefined,
   });
   const settlements = new SettlementService({
     knex,

@@ -78,6 +78,10 @@ export const API_ENTRIES: Entries = {
       'Solana JSON-RPC endpoint (`http(s)://…`): wallet balances and the latest blockhash of a payment; the Solana chains (`solana`, `solana-devnet`) are served only when it is set',
     default: 'unset: no Solana chain',
   },
+  TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: {
+    meaning:
+      'a Solana blockhash read is reused this long for the messages of later payments (`0`: a read per payment); a blockhash lets a transaction land for a minute or more, and a reused one costs a message that much of it (docs/performance.md)',
+  },
   TREASURY_AUTH_CACHE_MS: {
     meaning:
       'bearer lookups cached by token hash (`0` disables); a revocation through another replica takes up to this long there',

@@ -71,6 +71,11 @@ const envSchema = z.object({
     .url({ protocol: /^https?$/ })
     .max(2048)
     .optional(),
+  /**
+   * How long a Solana blockhash read is reused for the messages of later payments (ms; 0: a read per payment).
+   * A blockhash lets a transaction land for a minute or more; a reused one costs a message that much of it.
+   */
+  TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: envInt(0, 20_000, 2_000),
   /** The sandbox's EVM faucet (`npm start` sets it; loopback only; refused in production): GET /v1/sandbox/faucets names it. */
   TREASURY_SANDBOX_FAUCET_URL: loopbackHttpUrl.optional(),
   /** The sandbox's Solana faucet, as TREASURY_SANDBOX_FAUCET_URL. */
@@ -201,6 +206,8 @@ export type AppConfig = Readonly<{
   sandboxFaucets: { faucet_url: string | null; solana_faucet_url: string | null };
   /** TREASURY_SOLANA_RPC_URL: the Solana chains are served only with it. */
   solanaRpcUrl: string | undefined;
+  /** TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: how long a blockhash read is reused (0: a read per payment). */
+  solanaBlockhashMaxAgeMs: number;
   rpcTimeoutMs: number;
   /** Confirmations required per network (ledger rows, upto settlements); networks not named need 1. */
   confirmations: Readonly<Record<string, number>>;
@@ -280,6 +287,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     defaultChain: e.TREASURY_DEFAULT_CHAIN,
     rpcUrls: parseJsonRecord(RPC_URLS, e.TREASURY_RPC_URLS),
     solanaRpcUrl: e.TREASURY_SOLANA_RPC_URL,
+    solanaBlockhashMaxAgeMs: e.TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS,
     sandboxFaucets: {
       faucet_url: e.TREASURY_SANDBOX_FAUCET_URL ?? null,
       solana_faucet_url: e.TREASURY_SANDBOX_SOLANA_FAUCET_URL ?? null,

@@ -51,6 +51,7 @@ import { reservePayment } from './reserve-payment.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
+import { ExactMessageBuilder, type ExactMessageOptions } from './solana/build-exact-message.js';
 import { solanaSpendPlan } from './solana/solana-spend-plan.js';
 import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
 import type { WalletService } from '../wallets/wallet-service.js';
@@ -70,8 +71,11 @@ export interface PayServiceDeps {
   faults?: PayFaults;
   /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
   chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>;
-  /** The Solana RPC a Solana payment's message is built with (its blockhash); set when Solana chains are served. */
-  solanaRpc?: { url: string; timeoutMs: number } | undefined;
+  /**
+   * The Solana RPC a Solana payment's message is built with (its blockhash, the mint), and how long a blockhash
+   * read is reused; set when Solana chains are served.
+   */
+  solanaRpc?: ExactMessageOptions | undefined;
   /**
    * Where wallets are made and changed: a new one's snapshot is read ahead of its first payment
    * (./prefetch-snapshot.ts), a changed one's forgotten (its policy, key or status moved).
@@ -88,11 +92,11 @@ export class PayService {
   private readonly clock: () => Date;
   private readonly faults: PayFaults;
   private readonly chainReader: PayServiceDeps['chainReader'];
-  private readonly solanaRpc: PayServiceDeps['solanaRpc'];
+  private readonly solanaMessages: ExactMessageBuilder | undefined;
 
   constructor(d: PayServiceDeps) {
     const { knex, signer, chains, metrics, clock, dashboardUrl, faults = {}, chainReader } = d;
-    this.solanaRpc = d.solanaRpc;
+    this.solanaMessages = d.solanaRpc ? new ExactMessageBuilder(d.solanaRpc) : undefined;
     this.chains = chains;
     this.metrics = metrics;
     this.clock = clock;
@@ -151,8 +155,9 @@ export class PayService {
     gasSponsoring?: 'eip2612',
   ): Promise<PaymentAuthorization & { eip2612_permit?: Eip2612PermitInfo }> {
     const anyChain = this.chains.resolveAny(requirements.network);
-    if (anyChain?.family === 'svm' && this.solanaRpc) {
-      const plan = await solanaSpendPlan({ snapshots: this.deps.snapshots, rpc: this.solanaRpc }, ctx, anyChain, {
+    if (anyChain?.family === 'svm' && this.solanaMessages) {
+      const messages = this.solanaMessages;
+      const plan = await solanaSpendPlan({ snapshots: this.deps.snapshots, messages }, ctx, anyChain, {
         requirements,
         capability,
         terms,

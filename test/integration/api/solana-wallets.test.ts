@@ -12,7 +12,7 @@ import type { Address } from '@solana/kit';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { mintAgent, startTestTreasury, useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
-import { buildExactMessage } from '../../../src/api/pay/solana/build-exact-message.js';
+import { ExactMessageBuilder } from '../../../src/api/pay/solana/build-exact-message.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
@@ -101,7 +101,8 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     assert.ok(history[0].destroyed_at, 'the old key is destroyed');
     // The signer's tombstone: the old key never signs again, even the x402 shape for its own address.
     const account = await t.db.knex('treasury_accounts').where({ id: accountId }).first();
-    const { message } = await buildExactMessage({ url: solana.rpcUrl, timeoutMs: 5000 }, empty.address, {
+    const messages = new ExactMessageBuilder({ url: solana.rpcUrl, timeoutMs: 5000, blockhashMaxAgeMs: 0 });
+    const { message } = await messages.build(empty.address, {
       network: DEVNET,
       asset: MINT,
       amount: '1',
@@ -179,7 +180,7 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     assert.equal(stale.body.balance_raw, '42');
     assert.equal(stale.body.updated_at, fresh.body.updated_at);
 
-    // A payment needs the latest blockhash: 503 chain_unavailable, nothing decided or recorded.
+    // A wallet's first payment reads the mint from the RPC: 503 chain_unavailable, nothing decided or recorded.
     const paid = await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
       token,
       body: {

@@ -52,3 +52,18 @@ describe('app config: idle pooled connections', () => {
     }
   });
 });
+
+describe('app config: the Solana blockhash reuse', () => {
+  it('is two seconds by default, as configured otherwise, from 0 (a read per payment) to 20 s', () => {
+    assert.equal(loadAppConfig({}).solanaBlockhashMaxAgeMs, 2_000);
+    assert.equal(loadAppConfig({ TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: '0' }).solanaBlockhashMaxAgeMs, 0);
+    assert.equal(loadAppConfig({ TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: '20000' }).solanaBlockhashMaxAgeMs, 20_000);
+    for (const value of ['-1', '20001', '1.5', 'often']) {
+      assert.throws(
+        () => loadAppConfig({ TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: value }),
+        /invalid configuration: TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS/,
+        value,
+      );
+    }
+  });
+});

@@ -17,12 +17,12 @@ import { AppError } from '../../errors/app-error.js';
 import type { AuthorizationTerms, PaymentRequirements } from '../pay-schemas.js';
 import type { CallContext, SpendPlan } from '../pay-types.js';
 import type { PaySnapshotStore } from '../store/pay-stores.js';
-import { buildExactMessage } from './build-exact-message.js';
+import type { ExactMessageBuilder } from './build-exact-message.js';
 
 export interface SolanaPlanDeps {
   snapshots: Pick<PaySnapshotStore, 'walletAddress'>;
-  /** The Solana RPC (TREASURY_SOLANA_RPC_URL) and its timeout. */
-  rpc: { url: string; timeoutMs: number };
+  /** Builds the message on the deployment's Solana RPC (TREASURY_SOLANA_RPC_URL). */
+  messages: Pick<ExactMessageBuilder, 'build'>;
 }
 
 export async function solanaSpendPlan(
@@ -59,7 +59,7 @@ export async function solanaSpendPlan(
   else if (feePayer === wallet.address) problems.push('extra.feePayer is the paying wallet');
   if (problems.length > 0 || feePayer === undefined)
     throw new AppError('svm_requirements_invalid', { fields: { problems } });
-  const built = await buildExactMessage(deps.rpc, wallet.address, {
+  const built = await deps.messages.build(wallet.address, {
     network: chain.network,
     asset: chain.usdc,
     amount: requirements.amount,

@@ -1,0 +1,134 @@
+/**
+ * A Solana payment's message as the API builds it (src/api/pay/solana/build-exact-message.ts), on the offline
+ * chain's RPC seen through a loopback relay that counts what is asked of it: the message is the one the official
+ * client builds for the same payment on the same blockhash; the mint is read once per wallet and a blockhash once
+ * per reuse window (payments asking during a read share it), where a client made for each payment read both every
+ * time; a failed read is not kept; with no reuse every payment reads its own blockhash.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { pino } from 'pino';
+import {
+  generateKeyPairSigner,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  type Address,
+} from '@solana/kit';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
+import { ExactMessageBuilder, type SolanaExactRequest } from '../../../src/api/pay/solana/build-exact-message.js';
+import { AppError } from '../../../src/api/errors/app-error.js';
+import { LoopbackServers } from '../../support/loopback-servers.js';
+
+/** A JSON-RPC relay to `upstream` that counts each method asked, and answers 503 to the next `failNext` requests. */
+async function countingRelay(servers: LoopbackServers, upstream: string) {
+  const asked = new Map<string, number>();
+  const relay = { url: '', asked, failNext: 0 };
+  relay.url = await servers.listen((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const calls = ([] as Array<{ method: string }>).concat(JSON.parse(body) as { method: string });
+      for (const { method } of calls) asked.set(method, (asked.get(method) ?? 0) + 1);
+      if (relay.failNext > 0) {
+        relay.failNext--;
+        res.writeHead(503).end();
+        return;
+      }
+      fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        .then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()))
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  return relay;
+}
+
+describe('Solana payment messages: the official client, kept per wallet, on a reused blockhash', function () {
+  this.timeout(60_000);
+  let solana: LocalSolana;
+  const servers = new LoopbackServers();
+  let wallets: Address[];
+  let payTo: Address;
+
+  before(async () => {
+    solana = await startLocalSolana({ logger: pino({ level: 'silent' }) });
+    wallets = await Promise.all([0, 1].map(async () => (await generateKeyPairSigner()).address));
+    payTo = (await generateKeyPairSigner()).address;
+  });
+  after(async () => {
+    await servers.closeAll();
+    await solana?.stop();
+  });
+
+  const request = (memo?: string): SolanaExactRequest => ({
+    network: solana.network,
+    asset: solana.mint,
+    amount: '1000',
+    payTo,
+    maxTimeoutSeconds: 60,
+    feePayer: solana.feePayer,
+    memo,
+  });
+  const blockhashOf = (messageBase64: string) =>
+    getCompiledTransactionMessageDecoder().decode(getBase64Encoder().encode(messageBase64)).lifetimeToken;
+
+  it('builds what the official client builds for the same payment on the same blockhash', async () => {
+    const builder = new ExactMessageBuilder({ url: solana.rpcUrl, timeoutMs: 5_000, blockhashMaxAgeMs: 60_000 });
+    const built = await builder.build(wallets[0]!, request('order-7'));
+    const blockhash = blockhashOf(built.message);
+    assert.equal(blockhash, solana.chain.latestBlockhash().blockhash, "the chain's latest blockhash");
+    const official = await new ExactSvmScheme(
+      { address: wallets[0]!, signTransactions: (txs) => Promise.resolve(txs.map(() => ({}))) },
+      { rpcUrl: solana.rpcUrl },
+    ).createPaymentPayload(2, {
+      scheme: 'exact',
+      ...request(),
+      extra: { feePayer: solana.feePayer, memo: 'order-7', recentBlockhash: blockhash },
+    } as never);
+    const officialMessage = getTransactionDecoder().decode(
+      getBase64Encoder().encode(official.payload['transaction'] as string),
+    ).messageBytes;
+    assert.equal(built.message, Buffer.from(officialMessage).toString('base64'));
+    assert.equal(built.messageHash, `0x${createHashHex(officialMessage)}`);
+  });
+
+  it('reads the mint once per wallet and a blockhash once per window, shared by payments asking meanwhile', async () => {
+    const relay = await countingRelay(servers, solana.rpcUrl);
+    const builder = new ExactMessageBuilder({ url: relay.url, timeoutMs: 5_000, blockhashMaxAgeMs: 60_000 });
+    const first = await Promise.all([0, 1, 2].map(() => builder.build(wallets[0]!, request())));
+    const later = [await builder.build(wallets[0]!, request()), await builder.build(wallets[1]!, request())];
+    const all = [...first, ...later];
+    assert.equal(new Set(all.map((m) => m.messageHash)).size, all.length, 'each payment its own message (memo)');
+    assert.equal(new Set(all.map((m) => blockhashOf(m.message))).size, 1, 'one blockhash for all');
+    assert.equal(relay.asked.get('getLatestBlockhash'), 1);
+    // The mint: one read per wallet's client (wallet 0's three payments at once share its read), never again.
+    assert.equal(relay.asked.get('getAccountInfo'), 2);
+    await builder.build(wallets[0]!, request());
+    await builder.build(wallets[1]!, request());
+    assert.equal(relay.asked.get('getAccountInfo'), 2, 'a kept wallet reads no mint again');
+    assert.equal(relay.asked.get('getLatestBlockhash'), 1);
+  });
+
+  it('without reuse every payment reads its own blockhash; a failed read is 503 and is not kept', async () => {
+    const relay = await countingRelay(servers, solana.rpcUrl);
+    const builder = new ExactMessageBuilder({ url: relay.url, timeoutMs: 5_000, blockhashMaxAgeMs: 0 });
+    for (let i = 0; i < 3; i++) await builder.build(wallets[0]!, request());
+    assert.equal(relay.asked.get('getLatestBlockhash'), 3);
+
+    const reusing = new ExactMessageBuilder({ url: relay.url, timeoutMs: 5_000, blockhashMaxAgeMs: 60_000 });
+    relay.failNext = 1;
+    await assert.rejects(
+      reusing.build(wallets[1]!, request()),
+      (err: unknown) => err instanceof AppError && err.code === 'chain_unavailable',
+    );
+    const built = await reusing.build(wallets[1]!, request());
+    assert.equal(blockhashOf(built.message), solana.chain.latestBlockhash().blockhash);
+    assert.equal(relay.asked.get('getLatestBlockhash'), 5, 'the failed read, then a new one');
+  });
+});
+
+function createHashHex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
