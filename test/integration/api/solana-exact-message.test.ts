@@ -91,7 +91,7 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
       getBase64Encoder().encode(official.payload['transaction'] as string),
     ).messageBytes;
     assert.equal(built.message, Buffer.from(officialMessage).toString('base64'));
-    assert.equal(built.messageHash, `0x${createHashHex(officialMessage)}`);
+    assert.equal(built.messageHash, `0x${createHashHex(new Uint8Array(officialMessage))}`);
   });
 
   it('reads the mint once per wallet and a blockhash once per window, shared by payments asking meanwhile', async () => {
