@@ -13,7 +13,7 @@ export function createTreasuryMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'treasury_' });
   const makers = metricMakers(registry);
-  return { registry, ...frontMetrics(makers), ...moneyMetrics(makers) };
+  return { registry, ...frontMetrics(makers), ...moneyMetrics(makers), ...chainMetrics(makers) };
 }
 
 /** Requests, errors, the signer and the database, wallets, accounts and tokens, rate limits. */
@@ -84,14 +84,9 @@ function frontMetrics({ counter, histogram }: Makers) {
   };
 }
 
-/** Balances, caps, the pay path's snapshots, writes and conflicts, settlements, the ledger, the signer's health. */
+/** Caps, the pay path's snapshots, writes and conflicts, settlements, the ledger, the signer's health. */
 function moneyMetrics({ counter, gauge, histogram }: Makers) {
   return {
-    balanceReads: counter({
-      name: 'treasury_balance_reads_total',
-      help: 'Wallet balance reads by network and outcome (fresh, stale, unavailable).',
-      labelNames: ['network', 'outcome'],
-    }),
     patCapChecks: counter({
       name: 'treasury_pat_cap_checks_total',
       help: "Payments through a buyer PAT with a daily cap by where their cap check took the day's total: remembered by this process (group commit, no PAT lock) or read under the PAT's lock.",
@@ -146,6 +141,26 @@ function moneyMetrics({ counter, gauge, histogram }: Makers) {
       help: "Connections opened by the pay path's group-commit writers (one each at start; more mean a connection broke and was replaced).",
       labelNames: ['writer'],
     }),
+    signerUp: gauge({
+      name: 'treasury_signer_up',
+      help: '1 when the last signer health check succeeded.',
+    }),
+  };
+}
+
+/** What the API reads from chains: balances, Permit2 allowances, Solana blockhashes. */
+function chainMetrics({ counter, histogram }: Makers) {
+  return {
+    balanceReads: counter({
+      name: 'treasury_balance_reads_total',
+      help: 'Wallet balance reads by network and outcome (fresh, stale, unavailable).',
+      labelNames: ['network', 'outcome'],
+    }),
+    solanaBlockhashes: counter({
+      name: 'treasury_solana_blockhashes_total',
+      help: "The blockhashes Solana payment messages were built on, by source: read (the payment's read of the RPC), shared (a read under way for another payment), reused (read within TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS), failed (the read failed: 503 chain_unavailable).",
+      labelNames: ['source'],
+    }),
     permit2AllowanceChecks: counter({
       name: 'treasury_permit2_allowance_checks_total',
       help: 'On-chain Permit2 allowance reads before an upto payment, by network and outcome (sufficient, insufficient, unavailable; eip2612_permit: paid with an EIP-2612 permit instead).',
@@ -156,10 +171,6 @@ function moneyMetrics({ counter, gauge, histogram }: Makers) {
       help: 'Time of the on-chain balanceOf call, by network.',
       labelNames: ['network'],
       buckets: latencyBuckets,
-    }),
-    signerUp: gauge({
-      name: 'treasury_signer_up',
-      help: '1 when the last signer health check succeeded.',
     }),
   };
 }

@@ -96,7 +96,12 @@ export class PayService {
 
   constructor(d: PayServiceDeps) {
     const { knex, signer, chains, metrics, clock, dashboardUrl, faults = {}, chainReader } = d;
-    this.solanaMessages = d.solanaRpc ? new ExactMessageBuilder(d.solanaRpc) : undefined;
+    this.solanaMessages = d.solanaRpc
+      ? new ExactMessageBuilder({
+          ...d.solanaRpc,
+          countBlockhash: (source) => metrics.solanaBlockhashes.inc({ source }),
+        })
+      : undefined;
     this.chains = chains;
     this.metrics = metrics;
     this.clock = clock;

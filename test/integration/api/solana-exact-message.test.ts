@@ -18,6 +18,7 @@ import {
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { ExactMessageBuilder, type SolanaExactRequest } from '../../../src/api/pay/solana/build-exact-message.js';
+import type { BlockhashSource } from '../../../src/api/pay/solana/recent-blockhash.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { LoopbackServers } from '../../support/loopback-servers.js';
 
@@ -96,7 +97,13 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
 
   it('reads the mint once per wallet and a blockhash once per window, shared by payments asking meanwhile', async () => {
     const relay = await countingRelay(servers, solana.rpcUrl);
-    const builder = new ExactMessageBuilder({ url: relay.url, timeoutMs: 5_000, blockhashMaxAgeMs: 60_000 });
+    const sources: BlockhashSource[] = [];
+    const builder = new ExactMessageBuilder({
+      url: relay.url,
+      timeoutMs: 5_000,
+      blockhashMaxAgeMs: 60_000,
+      countBlockhash: (source) => sources.push(source),
+    });
     const first = await Promise.all([0, 1, 2].map(() => builder.build(wallets[0]!, request())));
     const later = [await builder.build(wallets[0]!, request()), await builder.build(wallets[1]!, request())];
     const all = [...first, ...later];
@@ -109,6 +116,11 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
     await builder.build(wallets[1]!, request());
     assert.equal(relay.asked.get('getAccountInfo'), 2, 'a kept wallet reads no mint again');
     assert.equal(relay.asked.get('getLatestBlockhash'), 1);
+    assert.deepEqual(
+      [...sources].sort(),
+      ['read', 'reused', 'reused', 'reused', 'reused', 'shared', 'shared'],
+      'the metric: one read, two payments sharing it, the later four reusing it',
+    );
   });
 
   it('without reuse every payment reads its own blockhash; a failed read is 503 and is not kept', async () => {
@@ -117,7 +129,13 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
     for (let i = 0; i < 3; i++) await builder.build(wallets[0]!, request());
     assert.equal(relay.asked.get('getLatestBlockhash'), 3);
 
-    const reusing = new ExactMessageBuilder({ url: relay.url, timeoutMs: 5_000, blockhashMaxAgeMs: 60_000 });
+    const sources: BlockhashSource[] = [];
+    const reusing = new ExactMessageBuilder({
+      url: relay.url,
+      timeoutMs: 5_000,
+      blockhashMaxAgeMs: 60_000,
+      countBlockhash: (source) => sources.push(source),
+    });
     relay.failNext = 1;
     await assert.rejects(
       reusing.build(wallets[1]!, request()),
@@ -126,6 +144,7 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
     const built = await reusing.build(wallets[1]!, request());
     assert.equal(blockhashOf(built.message), solana.chain.latestBlockhash().blockhash);
     assert.equal(relay.asked.get('getLatestBlockhash'), 5, 'the failed read, then a new one');
+    assert.deepEqual(sources, ['failed', 'read']);
   });
 });
 

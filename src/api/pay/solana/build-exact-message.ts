@@ -33,7 +33,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { LRUCache } from 'lru-cache';
 import { rpcFailure } from '../../chain/rpc-failure.js';
 import { AppError } from '../../errors/app-error.js';
-import { RecentBlockhash } from './recent-blockhash.js';
+import { RecentBlockhash, type BlockhashSource } from './recent-blockhash.js';
 
 /** The wallets whose client (and the mint it read) is kept; past it the least recently used is dropped. */
 const MAX_CLIENTS = 10_000;
@@ -62,6 +62,8 @@ export interface ExactMessageOptions {
   timeoutMs: number;
   /** How long a blockhash read is reused (TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS; 0: a read per payment). */
   blockhashMaxAgeMs: number;
+  /** Told where each payment's blockhash came from (./recent-blockhash.ts). */
+  countBlockhash?: (source: BlockhashSource) => void;
 }
 
 export class ExactMessageBuilder {
@@ -73,6 +75,7 @@ export class ExactMessageBuilder {
       url: options.url,
       timeoutMs: options.timeoutMs,
       maxAgeMs: options.blockhashMaxAgeMs,
+      ...(options.countBlockhash ? { count: options.countBlockhash } : {}),
     });
   }
 

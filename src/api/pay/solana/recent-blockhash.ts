@@ -27,7 +27,15 @@ export interface RecentBlockhashOptions {
   maxAgeMs: number;
   /** The clock (ms since the epoch; tests may pass their own). */
   now?: () => number;
+  /** Told where each blockhash asked for came from (the metric `treasury_solana_blockhashes_total`). */
+  count?: (source: BlockhashSource) => void;
 }
+
+/**
+ * Where a payment's blockhash came from: `read` (this payment's read of the RPC), `shared` (a read under way for
+ * another payment), `reused` (read less than `maxAgeMs` ago), `failed` (the read it waited for failed).
+ */
+export type BlockhashSource = 'read' | 'shared' | 'reused' | 'failed';
 
 export class RecentBlockhash {
   private readonly rpc: ReturnType<typeof createSolanaRpc>;
@@ -41,13 +49,25 @@ export class RecentBlockhash {
   }
 
   /** A blockhash read at most `maxAgeMs` ago, or a new read (shared with every caller that asks during it). */
-  get(): Promise<Blockhash> {
+  async get(): Promise<Blockhash> {
+    const count = this.options.count ?? (() => undefined);
     const kept = this.kept;
-    if (kept && this.now() - kept.readAt < this.options.maxAgeMs) return Promise.resolve(kept.value);
+    if (kept && this.now() - kept.readAt < this.options.maxAgeMs) {
+      count('reused');
+      return kept.value;
+    }
+    const shared = this.reading !== undefined;
     this.reading ??= this.read().finally(() => {
       this.reading = undefined;
     });
-    return this.reading;
+    try {
+      const value = await this.reading;
+      count(shared ? 'shared' : 'read');
+      return value;
+    } catch (err) {
+      count('failed');
+      throw err;
+    }
   }
 
   private async read(): Promise<Blockhash> {
