@@ -3,7 +3,7 @@
  * program's PDA of seeds [owner, token program, mint] (kit's getProgramDerivedAddress), kept for the
  * `MAX_KEPT` triples used last. A derivation hashes the seeds and tests the result against the curve once per
  * bump it tries (about 0.7 ms of CPU here), and every payment derives two; the answer for a triple never
- * changes, so a kept one is the same account (test/unit/signer/solana/associated-token-address.test.ts).
+ * changes, so a kept one is the same account (test/unit/signer/associated-token-address.test.ts).
  *
  * Defends: a payment drawn from any token account but the wallet's own, or paid to any account but the
  * payee's (x402 `exact` pays ATA(payer) → ATA(payTo)); the memory a stream of new payees could take (least
