@@ -9,7 +9,8 @@
  * What it is not: the EVM rows' setting. The API runs in this process (the test harness's, with the offline
  * chain's RPC in this process too) and the load client shares its event loop, so the ratio is lower than a
  * separate API process would give; compare it with itself from run to run. Options (env): BENCH_SECONDS
- * (default 8), BENCH_CONCURRENCY (default 32), BENCH_SOLANA_WALLETS (default 100).
+ * (default 8), BENCH_CONCURRENCY (default 32), BENCH_SOLANA_WALLETS (default 100). Each pay phase's row gives the
+ * CPU a payment of this process (the API, the load and the chain's RPC) and of the signer's (/proc).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,11 +21,15 @@ import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { startLocalSolana } from '../ops/solana/local-solana.js';
 import { mintAgentKey, startTestTreasury } from '../test/support/api-harness.js';
 import { drive, percentile, type DriveResult } from './support/closed-loop.js';
+import { readProcStat } from './support/proc-stat.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WALLETS = Number(process.env.BENCH_SOLANA_WALLETS ?? 100);
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+
+/** A pay phase's result, with the CPU each process spent a payment over it (ms). */
+type Phase = DriveResult & { benchMs: number; signerMs: number };
 
 /** Raw SoftHSM Ed25519 signatures per second through the backend (8 loops): the Solana row's ceiling. */
 async function ed25519Ceiling(): Promise<DriveResult> {
@@ -91,20 +96,34 @@ async function main(): Promise<void> {
       });
       return res.status === 200;
     };
+    const signerPid = t.signer.child.pid;
+    /** The phase's result with each process's CPU a payment over it: this one (API, load, RPC) and the signer. */
+    const measured = async (run: () => Promise<DriveResult>): Promise<Phase> => {
+      const here = process.cpuUsage();
+      const signer = readProcStat(signerPid)?.cpuSeconds ?? NaN;
+      const result = await run();
+      const spent = process.cpuUsage(here);
+      const hereSeconds = (spent.user + spent.system) / 1e6;
+      const signerSeconds = (readProcStat(signerPid)?.cpuSeconds ?? NaN) - signer;
+      const perPayMs = (seconds: number) => (seconds * 1000) / Math.max(result.ops, 1);
+      return { ...result, benchMs: perPayMs(hereSeconds), signerMs: perPayMs(signerSeconds) };
+    };
     process.stderr.write(`• Solana pays over ${WALLETS} wallets\n`);
-    const spread = await drive(CONCURRENCY, SECONDS, (i) => pay(wallets[i % wallets.length]!)());
+    const spread = await measured(() => drive(CONCURRENCY, SECONDS, (i) => pay(wallets[i % wallets.length]!)()));
     process.stderr.write('• Solana pays on one hot wallet\n');
-    const hot = await drive(CONCURRENCY, SECONDS, pay(wallets[0]!));
+    const hot = await measured(() => drive(CONCURRENCY, SECONDS, pay(wallets[0]!)));
     const perSecond = (r: DriveResult) => r.ops / r.seconds;
-    const line = (name: string, r: DriveResult) =>
-      `| ${name.padEnd(44)} | ${perSecond(r).toFixed(0).padStart(7)} | ${(perSecond(r) / perSecond(ceiling)).toFixed(2).padStart(5)}× | ${percentile(r.latenciesMs, 50).toFixed(1).padStart(6)} | ${percentile(r.latenciesMs, 99).toFixed(1).padStart(6)} | ${String(r.errors).padStart(6)} |`;
+    const cpu = (r: DriveResult | Phase) =>
+      'benchMs' in r ? `${r.benchMs.toFixed(2).padStart(6)} | ${r.signerMs.toFixed(2).padStart(6)}` : '     – |      –';
+    const line = (name: string, r: DriveResult | Phase) =>
+      `| ${name.padEnd(44)} | ${perSecond(r).toFixed(0).padStart(7)} | ${(perSecond(r) / perSecond(ceiling)).toFixed(2).padStart(5)}× | ${percentile(r.latenciesMs, 50).toFixed(1).padStart(6)} | ${percentile(r.latenciesMs, 99).toFixed(1).padStart(6)} | ${String(r.errors).padStart(6)} | ${cpu(r)} |`;
     process.stdout.write(
       [
         '',
         `Solana pay path (BENCH_SECONDS=${SECONDS}, concurrency ${CONCURRENCY}; the API in the bench process)`,
         '',
-        '| phase                                        |   ops/s | vs Ed25519 ceiling | p50 ms | p99 ms | errors |',
-        '|----------------------------------------------|---------|--------|--------|--------|--------|',
+        '| phase                                        |   ops/s | vs Ed25519 ceiling | p50 ms | p99 ms | errors | CPU ms a pay: this process | signer |',
+        '|----------------------------------------------|---------|--------|--------|--------|--------|--------|--------|',
         line(`Solana pays, ${WALLETS} wallets`, spread),
         line('Solana pays, one hot wallet', hot),
         line('ceiling: SoftHSM Ed25519 via backend (8 loops)', ceiling),
