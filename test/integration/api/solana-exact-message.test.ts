@@ -3,7 +3,8 @@
  * chain's RPC seen through a loopback relay that counts what is asked of it: the message is the one the official
  * client builds for the same payment on the same blockhash; the mint is read once per wallet and a blockhash once
  * per reuse window (payments asking during a read share it), where a client made for each payment read both every
- * time; a failed read is not kept; with no reuse every payment reads its own blockhash.
+ * time; a blockhash is reused for less than its age limit; a failed read is not kept; with no reuse every payment
+ * reads its own blockhash.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -18,7 +19,7 @@ import {
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { ExactMessageBuilder, type SolanaExactRequest } from '../../../src/api/pay/solana/build-exact-message.js';
-import type { BlockhashSource } from '../../../src/api/pay/solana/recent-blockhash.js';
+import { RecentBlockhash, type BlockhashSource } from '../../../src/api/pay/solana/recent-blockhash.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { LoopbackServers } from '../../support/loopback-servers.js';
 
@@ -121,6 +122,24 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
       ['read', 'reused', 'reused', 'reused', 'reused', 'shared', 'shared'],
       'the metric: one read, two payments sharing it, the later four reusing it',
     );
+  });
+
+  it('reuses a blockhash for less than its age limit, then reads a new one', async () => {
+    const sources: BlockhashSource[] = [];
+    let now = 1_000_000;
+    const recent = new RecentBlockhash({
+      url: solana.rpcUrl,
+      timeoutMs: 5_000,
+      maxAgeMs: 2_000,
+      now: () => now,
+      count: (source) => sources.push(source),
+    });
+    const first = await recent.get();
+    now += 1_999;
+    assert.deepEqual(await recent.get(), first);
+    now += 1;
+    await recent.get();
+    assert.deepEqual(sources, ['read', 'reused', 'read']);
   });
 
   it('without reuse every payment reads its own blockhash; a failed read is 503 and is not kept', async () => {
