@@ -19,10 +19,10 @@ import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import type { MinedTransaction } from '../chain/balance-reader.js';
 import { readSolanaTransaction } from '../chain/solana-transaction-reader.js';
 import { verifyExactSettlement } from '../chain/verify-exact-settlement.js';
+import { keptTokenAccounts } from '../chain/kept-token-accounts.js';
 import { verifySolanaSettlement } from '../chain/verify-solana-settlement.js';
 import { signedUptoPermit, verifyUptoSettlement } from '../chain/verify-upto-settlement.js';
 import { AppError } from '../errors/app-error.js';
-import { associatedTokenAccounts } from '../../x402/seller/svm-payment.js';
 import type { PaymentAuthorization, SolanaPaymentAuthorization } from './payment-authorization.js';
 
 /** The kinds of authorization whose settlement can be reported. */
@@ -75,7 +75,7 @@ export async function verifyReportedSolanaSettlement(
     messageHash: t.message_hash,
     mint: payment.asset,
     from: t.from,
-    destinations: await associatedTokenAccounts(t.to, payment.asset),
+    destinations: await keptTokenAccounts(t.to, payment.asset),
     amountRaw: BigInt(t.amount),
   });
 }

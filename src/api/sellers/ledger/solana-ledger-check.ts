@@ -13,9 +13,9 @@
 import { SOLANA_DEVNET_CAIP2, SOLANA_MAINNET_CAIP2, getUsdcAddress } from '@x402/svm';
 import { z } from 'zod';
 import { verifySolanaLedgerTransfer } from '../../chain/solana-ledger-transfer.js';
+import { keptTokenAccounts } from '../../chain/kept-token-accounts.js';
 import { readSolanaTransaction, type SolanaTransactionRead } from '../../chain/solana-transaction-reader.js';
 import type { LedgerTransferVerdict } from '../../chain/verify-ledger-transfer.js';
-import { associatedTokenAccounts } from '../../../x402/seller/svm-payment.js';
 
 /** The Solana networks the ledger checks rows of (mainnet and devnet, as the chain registry serves them). */
 const LEDGER_SOLANA_NETWORKS: readonly string[] = [SOLANA_MAINNET_CAIP2, SOLANA_DEVNET_CAIP2];
@@ -51,7 +51,7 @@ export class SolanaLedgerCheck {
     if (cluster === undefined) return { kind: 'unavailable', cause: 'getGenesisHash failed' };
     if (cluster !== row.network) return { kind: 'other_cluster' };
     const mint = getUsdcAddress(row.network as `${string}:${string}`);
-    const destinations = (await Promise.all(payTo.map((owner) => associatedTokenAccounts(owner, mint)))).flat();
+    const destinations = (await Promise.all(payTo.map((owner) => keptTokenAccounts(owner, mint)))).flat();
     const read: SolanaTransactionRead = await (this.options.read ?? readSolanaTransaction)(
       url,
       row.tx_hash,
