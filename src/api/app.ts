@@ -175,9 +175,7 @@ function buildPayWing(core: Core) {
     dashboardUrl: config.dashboardUrl,
     faults: installedPayFaultHooks(), // crash points of the crash tests: none unless a test preload installed them
     chainReader: balances,
-    solanaRpc: config.solanaRpcUrl
-      ? { url: config.solanaRpcUrl, timeoutMs: config.rpcTimeoutMs, blockhashMaxAgeMs: config.solanaBlockhashMaxAgeMs }
-      : undefined,
+    solana: config,
   });
   const settlements = new SettlementService({
     knex,

@@ -51,7 +51,7 @@ import { reservePayment } from './reserve-payment.js';
 import { signEip2612Permit, type Eip2612PermitInfo } from './sign-eip2612-permit.js';
 import { signReservation } from './sign-payment.js';
 import { SnapshotCache } from './snapshot-cache.js';
-import { ExactMessageBuilder, type ExactMessageOptions } from './solana/build-exact-message.js';
+import { ExactMessageBuilder, exactMessageOptions, type SolanaMessageConfig } from './solana/build-exact-message.js';
 import { solanaSpendPlan } from './solana/solana-spend-plan.js';
 import { PgPaySnapshotStore, PgPayWriteStore } from './store/pg-pay-stores.js';
 import type { WalletService } from '../wallets/wallet-service.js';
@@ -72,10 +72,10 @@ export interface PayServiceDeps {
   /** On-chain reads (the Permit2 allowance before an `upto` payment); without it `upto` is refused. */
   chainReader?: Pick<BalanceReader, 'usdcAllowance' | 'usdcPermitNonce'>;
   /**
-   * The Solana RPC a Solana payment's message is built with (its blockhash, the mint), and how long a blockhash
-   * read is reused; set when Solana chains are served.
+   * The Solana RPC a Solana payment's message is built with (its blockhash, the mint), its timeout, and how long a
+   * blockhash read is reused; Solana chains are served when its URL is set.
    */
-  solanaRpc?: ExactMessageOptions | undefined;
+  solana?: SolanaMessageConfig | undefined;
   /**
    * Where wallets are made and changed: a new one's snapshot is read ahead of its first payment
    * (./prefetch-snapshot.ts), a changed one's forgotten (its policy, key or status moved).
@@ -96,11 +96,9 @@ export class PayService {
 
   constructor(d: PayServiceDeps) {
     const { knex, signer, chains, metrics, clock, dashboardUrl, faults = {}, chainReader } = d;
-    this.solanaMessages = d.solanaRpc
-      ? new ExactMessageBuilder({
-          ...d.solanaRpc,
-          countBlockhash: (source) => metrics.solanaBlockhashes.inc({ source }),
-        })
+    const solana = d.solana && exactMessageOptions(d.solana);
+    this.solanaMessages = solana
+      ? new ExactMessageBuilder({ ...solana, countBlockhash: (source) => metrics.solanaBlockhashes.inc({ source }) })
       : undefined;
     this.chains = chains;
     this.metrics = metrics;

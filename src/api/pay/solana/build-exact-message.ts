@@ -32,6 +32,7 @@ import {
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { LRUCache } from 'lru-cache';
 import { rpcFailure } from '../../chain/rpc-failure.js';
+import type { AppConfig } from '../../config/app-config.js';
 import { AppError } from '../../errors/app-error.js';
 import { RecentBlockhash, type BlockhashSource } from './recent-blockhash.js';
 
@@ -64,6 +65,15 @@ export interface ExactMessageOptions {
   blockhashMaxAgeMs: number;
   /** Told where each payment's blockhash came from (./recent-blockhash.ts). */
   countBlockhash?: (source: BlockhashSource) => void;
+}
+
+/** What of the API's configuration the builder is made from. */
+export type SolanaMessageConfig = Pick<AppConfig, 'solanaRpcUrl' | 'rpcTimeoutMs' | 'solanaBlockhashMaxAgeMs'>;
+
+/** The builder's options from the API's configuration; undefined when no Solana RPC is configured. */
+export function exactMessageOptions(config: SolanaMessageConfig): ExactMessageOptions | undefined {
+  const { solanaRpcUrl: url, rpcTimeoutMs: timeoutMs, solanaBlockhashMaxAgeMs: blockhashMaxAgeMs } = config;
+  return url === undefined ? undefined : { url, timeoutMs, blockhashMaxAgeMs };
 }
 
 export class ExactMessageBuilder {
