@@ -47,6 +47,18 @@ async function countingRelay(servers: LoopbackServers, upstream: string) {
   return relay;
 }
 
+/** A builder on `url` reusing a blockhash `maxAgeMs`, with the source of each payment's blockhash as told. */
+function countedBuilder(url: string, maxAgeMs: number) {
+  const sources: BlockhashSource[] = [];
+  const builder = new ExactMessageBuilder({
+    url,
+    timeoutMs: 5_000,
+    blockhashMaxAgeMs: maxAgeMs,
+    countBlockhash: (source) => sources.push(source),
+  });
+  return { builder, sources };
+}
+
 describe('Solana payment messages: the official client, kept per wallet, on a reused blockhash', function () {
   this.timeout(60_000);
   let solana: LocalSolana;
@@ -98,13 +110,7 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
 
   it('reads the mint once per wallet and a blockhash once per window, shared by payments asking meanwhile', async () => {
     const relay = await countingRelay(servers, solana.rpcUrl);
-    const sources: BlockhashSource[] = [];
-    const builder = new ExactMessageBuilder({
-      url: relay.url,
-      timeoutMs: 5_000,
-      blockhashMaxAgeMs: 60_000,
-      countBlockhash: (source) => sources.push(source),
-    });
+    const { builder, sources } = countedBuilder(relay.url, 60_000);
     const first = await Promise.all([0, 1, 2].map(() => builder.build(wallets[0]!, request())));
     const later = [await builder.build(wallets[0]!, request()), await builder.build(wallets[1]!, request())];
     const all = [...first, ...later];
@@ -148,13 +154,7 @@ describe('Solana payment messages: the official client, kept per wallet, on a re
     for (let i = 0; i < 3; i++) await builder.build(wallets[0]!, request());
     assert.equal(relay.asked.get('getLatestBlockhash'), 3);
 
-    const sources: BlockhashSource[] = [];
-    const reusing = new ExactMessageBuilder({
-      url: relay.url,
-      timeoutMs: 5_000,
-      blockhashMaxAgeMs: 60_000,
-      countBlockhash: (source) => sources.push(source),
-    });
+    const { builder: reusing, sources } = countedBuilder(relay.url, 60_000);
     relay.failNext = 1;
     await assert.rejects(
       reusing.build(wallets[1]!, request()),

@@ -1,10 +1,21 @@
 /**
  * The API's database session limits as configured: defaults a payment path can live with, 0 to leave the
- * server's setting, and a clear refusal of values that are not whole milliseconds in range; and how long an idle
- * pooled connection stays open.
+ * server's setting, and a clear refusal of values that are not whole milliseconds in range; how long an idle
+ * pooled connection stays open; how long a Solana blockhash is reused.
  */
 import assert from 'node:assert/strict';
 import { loadAppConfig } from '../../../src/api/config/app-config.js';
+
+/** Each of `values` for `variable` is refused at load, with the variable named. */
+function refusesEach(variable: string, values: readonly string[]): void {
+  for (const value of values) {
+    assert.throws(
+      () => loadAppConfig({ [variable]: value }),
+      (err: unknown) => err instanceof Error && err.message.includes(`invalid configuration: ${variable}`),
+      value,
+    );
+  }
+}
 
 describe('app config: database session limits', () => {
   it('defaults: a lock waited for at most 5 s, a statement at most 10 s, a transaction left idle ended after 60 s', () => {
@@ -29,13 +40,7 @@ describe('app config: database session limits', () => {
   });
 
   it('refuses negative, fractional, oversized and non-numeric values, naming the variable', () => {
-    for (const value of ['-1', '1.5', '600001', 'ten', '1e9']) {
-      assert.throws(
-        () => loadAppConfig({ TREASURY_DB_LOCK_TIMEOUT_MS: value }),
-        /invalid configuration: TREASURY_DB_LOCK_TIMEOUT_MS/,
-        value,
-      );
-    }
+    refusesEach('TREASURY_DB_LOCK_TIMEOUT_MS', ['-1', '1.5', '600001', 'ten', '1e9']);
   });
 });
 
@@ -43,13 +48,7 @@ describe('app config: idle pooled connections', () => {
   it('stay open five minutes by default, as configured otherwise, from 1 s to a day', () => {
     assert.equal(loadAppConfig({}).dbPoolIdleMs, 300_000);
     assert.equal(loadAppConfig({ TREASURY_DB_POOL_IDLE_MS: '1000' }).dbPoolIdleMs, 1_000);
-    for (const value of ['0', '999', '86400001', '2.5', 'soon']) {
-      assert.throws(
-        () => loadAppConfig({ TREASURY_DB_POOL_IDLE_MS: value }),
-        /invalid configuration: TREASURY_DB_POOL_IDLE_MS/,
-        value,
-      );
-    }
+    refusesEach('TREASURY_DB_POOL_IDLE_MS', ['0', '999', '86400001', '2.5', 'soon']);
   });
 });
 
@@ -58,12 +57,6 @@ describe('app config: the Solana blockhash reuse', () => {
     assert.equal(loadAppConfig({}).solanaBlockhashMaxAgeMs, 2_000);
     assert.equal(loadAppConfig({ TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: '0' }).solanaBlockhashMaxAgeMs, 0);
     assert.equal(loadAppConfig({ TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: '20000' }).solanaBlockhashMaxAgeMs, 20_000);
-    for (const value of ['-1', '20001', '1.5', 'often']) {
-      assert.throws(
-        () => loadAppConfig({ TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS: value }),
-        /invalid configuration: TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS/,
-        value,
-      );
-    }
+    refusesEach('TREASURY_SOLANA_BLOCKHASH_MAX_AGE_MS', ['-1', '20001', '1.5', 'often']);
   });
 });

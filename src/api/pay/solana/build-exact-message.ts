@@ -39,6 +39,10 @@ import { RecentBlockhash, type BlockhashSource } from './recent-blockhash.js';
 /** The wallets whose client (and the mint it read) is kept; past it the least recently used is dropped. */
 const MAX_CLIENTS = 10_000;
 
+const base64Bytes = getBase64Encoder();
+const base64Text = getBase64Decoder();
+const transactionDecoder = getTransactionDecoder();
+
 export interface SolanaExactRequest {
   network: string;
   /** The mint (the chain's USDC). */
@@ -114,11 +118,9 @@ export class ExactMessageBuilder {
     const transaction = payload.payload['transaction'];
     if (typeof transaction !== 'string')
       throw new AppError('internal_error', { message: 'The payment message was not built.' });
-    const messageBytes = new Uint8Array(
-      getTransactionDecoder().decode(getBase64Encoder().encode(transaction)).messageBytes,
-    );
+    const messageBytes = new Uint8Array(transactionDecoder.decode(base64Bytes.encode(transaction)).messageBytes);
     return {
-      message: getBase64Decoder().decode(messageBytes),
+      message: base64Text.decode(messageBytes),
       messageHash: `0x${createHash('sha256').update(messageBytes).digest('hex')}`,
     };
   }
