@@ -14,7 +14,7 @@
  * A payment of a wallet with an owner-signed policy leaves only after its spend committed in the signer's store;
  * the HSM may sign it while the commit runs, when the store foresees it allowed (./owner-policy/spend-foresight.ts).
  * A Solana payment (`sign_solana_transaction`) is decoded and checked the same way before its message bytes
- * are signed with Ed25519 (./solana/), and its amount counts in the same ceilings.
+ * are signed with Ed25519 (./solana/), and its amount counts in the same owner-signed policy and ceilings.
  * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock); the
  * ceilings' restart hole (see ./limits/wallet-limiter.ts).
  */
@@ -48,7 +48,7 @@ import { assertEd25519Signature, signEd25519, solanaPublicKey } from './solana/e
 import { checkX402ExactMessage } from './solana/check-x402-exact-message.js';
 
 const base58 = getBase58Decoder();
-import { recordsOwnerPolicy, walletAddress, walletKeyResult } from './wallet-key-result.js';
+import { walletAddress, walletKeyResult } from './wallet-key-result.js';
 
 export interface SignerServiceLimits {
   /** The rolling ceilings per wallet; without it only the static invariants (`value_max` among them) apply. */
@@ -116,11 +116,8 @@ export class SignerService {
         const key = await this.backend.createWalletKey(request.params.account_key_ref, request.params.curve);
         const address = walletAddress(key);
         if (key.curve === 'secp256k1') rememberWalletKey(key.publicKey);
-        // The owner-policy store keeps EVM addresses: a Solana wallet is not recorded there.
-        const authority =
-          this.owner && recordsOwnerPolicy(key)
-            ? await this.owner.recordWallet(address, request.params.account_key_ref)
-            : null;
+        // Recorded under its account's authority, EVM and Solana alike (base58 kept as it is).
+        const authority = this.owner ? await this.owner.recordWallet(address, request.params.account_key_ref) : null;
         return walletKeyResult(key, address, authority);
       }
       case 'set_wallet_policy':
@@ -136,7 +133,7 @@ export class SignerService {
         this.counted(() => assertTransferInvariants(this.invariants, address, domain, message, this.now()));
         const digest = transferAuthorizationDigest(domain, message);
         const target = { account_key_ref, wallet_key_ref, address, digest };
-        return this.signPayment(target, BigInt(message.value), message.to, context);
+        return this.signPayment(address, BigInt(message.value), message.to, this.digestSigning(target, context));
       }
       case 'sign_permit2_witness_transfer': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -150,12 +147,8 @@ export class SignerService {
         const digest = permit2WitnessTransferDigest(domain, message);
         // The proxy may move up to the signed maximum: that is what counts against the policy and the ceilings.
         const amount = BigInt(message.permitted.amount);
-        return this.signPayment(
-          { account_key_ref, wallet_key_ref, address, digest },
-          amount,
-          message.witness.to,
-          context,
-        );
+        const target = { account_key_ref, wallet_key_ref, address, digest };
+        return this.signPayment(address, amount, message.witness.to, this.digestSigning(target, context));
       }
       case 'sign_eip2612_permit': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -167,7 +160,8 @@ export class SignerService {
         const digest = eip2612PermitDigest(domain, message);
         // The permit only lets Permit2 move tokens; each Permit2 transfer is signed (and counted) on its own.
         // It counts as one signature in the wallet's rate ceilings, with no amount, and is no payment to the policy.
-        return this.signDigest({ account_key_ref, wallet_key_ref, address, digest }, undefined, 0n, context);
+        const target = { account_key_ref, wallet_key_ref, address, digest };
+        return this.signTaken(address, 0n, undefined, this.digestSigning(target, context));
       }
       case 'sign_solana_transaction':
         return this.signSolanaTransaction(request.params);
@@ -179,10 +173,11 @@ export class SignerService {
 
   /**
    * A Solana wallet pays an x402 `exact` transfer: the message is decoded and must be exactly that shape
-   * (./solana/check-x402-exact-message.ts), its amount passes the per-signature maximum and the wallet's
-   * rolling ceilings (keyed by the base58 address), the backend signs the message bytes with Ed25519, and the
-   * signature must verify under the wallet's public key before it is returned. Owner-signed policies are not
-   * applied to Solana wallets (the policy store keys EVM addresses).
+   * (./solana/check-x402-exact-message.ts), its amount passes the per-signature maximum, the wallet's owner-signed
+   * policy (payee: `pay_to`, the owner of the destination the message was checked against; required when the
+   * signer keeps a policy store) and its rolling ceilings (keyed by the base58 address), as an EVM payment's; the
+   * backend signs the message bytes with Ed25519, and the signature must verify under the wallet's public key
+   * before it is returned.
    */
   private async signSolanaTransaction(params: SignSolanaTransactionParams) {
     const publicKey = solanaPublicKey(params.address, 'address');
@@ -193,17 +188,20 @@ export class SignerService {
       { wallet: params.address, network: params.network, payTo: params.pay_to },
       this.invariants.solana,
     );
+    if (params.pay_to === undefined && this.owner) {
+      // Without it the destination is a token account of nobody named: no counterparty rule could be checked.
+      throw new SignerFault('invariant_violation', "pay_to is required: the payee's policy rules need its owner", {
+        rule: 'pay_to_required',
+      });
+    }
     this.counted(() => assertValue(this.invariants, String(transfer.amount)));
-    let receipt: LimitReceipt | undefined;
-    try {
-      receipt = this.take(params.address, transfer.amount);
-      const signature = await signEd25519(this.backend, params.account_key_ref, params.wallet_key_ref, message);
+    const { account_key_ref, wallet_key_ref } = params;
+    const sign = async () => {
+      const signature = await signEd25519(this.backend, account_key_ref, wallet_key_ref, message);
       assertEd25519Signature(signature, message, publicKey);
       return { signature: base58.decode(signature), message_hash: bytesToHex(sha256(message)) };
-    } catch (err) {
-      if (receipt) this.limits.wallets?.giveBack(receipt);
-      throw err;
-    }
+    };
+    return this.signPayment(params.address, transfer.amount, params.pay_to ?? params.address, sign);
   }
 
   /** Runs the static checks; a refusal by the per-signature maximum is counted under its limit's name. */
@@ -235,34 +233,42 @@ export class SignerService {
     );
   }
 
-  /**
-   * A payment: the owner-signed policy's check and spend record (./owner-policy/), then the signature. Signed after
-   * the spend committed; or, when the store foresees the spend allowed (./owner-policy/spend-foresight.ts) and the
-   * wallet's ceilings have room, while it commits (`signWhileCommitting`).
-   */
-  private async signPayment(target: DigestTarget, amount: bigint, payee: string, context: SignDigestOptions) {
-    if (!this.owner) return this.signDigest(target, undefined, amount, context);
-    const reservation = this.owner.reserve(target.address, amount, payee, new Date(this.clock()));
-    if (reservation.foreseen) {
-      const taken = this.limits.wallets?.take(target.address, amount);
-      if (!taken || taken.ok) return this.signWhileCommitting(target, reservation, taken?.receipt, context);
-      // The ceilings refuse: decided in the usual order (the policy's refusal first), and counted there.
-    }
-    return this.signDigest(target, await reservation.spend, amount, context);
+  /** A digest of `target` signed by the backend (called at once) and finalised: the protocol's result. */
+  private digestSigning(target: DigestTarget, context: SignDigestOptions) {
+    return async () =>
+      signatureResult(
+        target,
+        await this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context),
+      );
   }
 
   /**
-   * Asks the HSM now, with the wallet's ceilings already taken (`receipt`), and lets the signature out only once
-   * `spend` resolved — committed in the signer's store. A refusal or a store failure discards the signature and
-   * gives the ceilings back; a signature that fails gives back both, as in `signDigest`.
+   * A payment of `amount` from `address` to `payee`: the owner-signed policy's check and spend record
+   * (./owner-policy/), then `sign`. Signed after the spend committed; or, when the store foresees the spend allowed
+   * (./owner-policy/spend-foresight.ts) and the wallet's ceilings have room, while it commits (`signWhileCommitting`).
    */
-  private async signWhileCommitting(
-    target: DigestTarget,
+  private async signPayment<R>(address: string, amount: bigint, payee: string, sign: () => Promise<R>): Promise<R> {
+    if (!this.owner) return this.signTaken(address, amount, undefined, sign);
+    const reservation = this.owner.reserve(address, amount, payee, new Date(this.clock()));
+    if (reservation.foreseen) {
+      const taken = this.limits.wallets?.take(address, amount);
+      if (!taken || taken.ok) return this.signWhileCommitting(reservation, taken?.receipt, sign);
+      // The ceilings refuse: decided in the usual order (the policy's refusal first), and counted there.
+    }
+    return this.signTaken(address, amount, await reservation.spend, sign);
+  }
+
+  /**
+   * Asks the backend now (`sign`), with the wallet's ceilings already taken (`receipt`), and lets the signature out
+   * only once the reservation's spend resolved — committed in the signer's store. A refusal or a store failure
+   * discards the signature and gives the ceilings back; a signature that fails gives back both, as in `signTaken`.
+   */
+  private async signWhileCommitting<R>(
     reservation: PaymentReservation,
     receipt: LimitReceipt | undefined,
-    context: SignDigestOptions,
-  ) {
-    const signing = this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context);
+    sign: () => Promise<R>,
+  ): Promise<R> {
+    const signing = sign();
     // Settled whatever happens to the spend: a signature that fails while the spend commits is no unhandled rejection.
     signing.catch(() => undefined);
     // The signature is awaited anyway: its spend's commit may gather others' meanwhile.
@@ -279,7 +285,7 @@ export class SignerService {
       throw err;
     }
     try {
-      const result = signatureResult(target, await signing);
+      const result = await signing;
       this.signedEarly?.('released');
       return result;
     } catch (err) {
@@ -306,23 +312,20 @@ export class SignerService {
   }
 
   /**
-   * Takes the wallet's ceilings (no await between that check and the call to the HSM), then signs a digest this
-   * class computed itself; the result must recover to the wallet's address. A signature that does not leave
-   * gives back its ceilings and its recorded spend (`spend`, committed in the policy store before this ran).
+   * Takes the wallet's ceilings and calls `sign` with no await between them (the backend is asked at once); `sign`
+   * signs what this class computed itself and checks it is the wallet's. A signature that does not leave gives back
+   * its ceilings and its recorded spend (`spend`, committed in the policy store before this ran).
    */
-  private async signDigest(
-    target: DigestTarget,
-    spend: string | undefined,
+  private async signTaken<R>(
+    address: string,
     amount: bigint,
-    context: SignDigestOptions,
-  ) {
+    spend: string | undefined,
+    sign: () => Promise<R>,
+  ): Promise<R> {
     let receipt: LimitReceipt | undefined;
     try {
-      receipt = this.take(target.address, amount);
-      return signatureResult(
-        target,
-        await this.backend.signDigest(target.account_key_ref, target.wallet_key_ref, target.digest, context),
-      );
+      receipt = this.take(address, amount);
+      return await sign();
     } catch (err) {
       await this.giveBack(receipt, spend);
       throw err;

@@ -3,8 +3,7 @@
  * EIP-55 address; Ed25519 → the raw 32-byte public key and its base58 Solana address (@solana/kit's codec).
  *
  * Protects against: an address derived from the wrong encoding (each curve has one derivation here, checked
- * against the key's length), and a Solana wallet entering the owner-policy store, which keeps EVM
- * addresses only (`recordsOwnerPolicy`).
+ * against the key's length).
  * Known limits: pure; says nothing about who holds the key (the backend does).
  */
 import { getAddressDecoder } from '@solana/kit';
@@ -21,11 +20,6 @@ export function walletAddress(key: CreatedWalletKey): string {
   return getAddressDecoder().decode(key.publicKey);
 }
 
-/** Whether the owner-policy store records this wallet: EVM wallets only (Solana wallets have no owner policy). */
-export function recordsOwnerPolicy(key: CreatedWalletKey): boolean {
-  return key.curve === 'secp256k1';
-}
-
 export function walletKeyResult(
   key: CreatedWalletKey,
   address: string,
@@ -38,7 +32,7 @@ export function walletKeyResult(
       curve: 'ed25519',
       public_key: publicKey,
       address,
-      policy_authority: null,
+      policy_authority: policyAuthority,
     };
   return { wallet_key_ref: key.walletKeyRef, public_key: publicKey, address, policy_authority: policyAuthority };
 }

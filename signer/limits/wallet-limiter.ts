@@ -23,6 +23,7 @@
  * Memory: about 1 KB per wallet that signed within the last day (100,000 such wallets ≈ 100 MB); wallets with
  * nothing left in any window are forgotten every few thousand signatures.
  */
+import { counterpartyKey } from '../../policy/counterparty-address.js';
 import type { SignerLimitName } from '../protocol/signer-protocol.js';
 import { RollingSum } from './rolling-sum.js';
 
@@ -74,7 +75,7 @@ export class WalletLimiter {
   /** Checks every ceiling of `wallet` for one more signature of `amount`; records it in all only if all hold. */
   take(wallet: string, amount: bigint): TakeOutcome {
     const now = this.nowMs();
-    const key = wallet.toLowerCase();
+    const key = counterpartyKey(wallet);
     let sums = this.wallets.get(key);
     if (sums) {
       for (let i = 0; i < this.limits.length; i++) {
@@ -151,7 +152,7 @@ export class WalletLimiter {
   restore(snapshot: LimiterSnapshot): void {
     const now = this.nowMs();
     for (const [key, held] of Object.entries(snapshot.wallets)) {
-      const wallet = key.toLowerCase();
+      const wallet = counterpartyKey(key);
       const sums = this.wallets.get(wallet) ?? this.limits.map((l) => new RollingSum(l.windowSeconds * 1000));
       this.limits.forEach((limit, i) =>
         sums[i]!.restore(

@@ -14,7 +14,7 @@
  * only), and whom the front names as owner when an account is made (the ADR says what that leaves).
  */
 import { createHash } from 'node:crypto';
-import { getAddress } from 'viem';
+import { displayCounterparty } from '../../policy/counterparty-address.js';
 import { policyViolations } from '../../policy/evaluate-policy.js';
 import { parsePolicy } from '../../policy/parse-policy.js';
 import { POLICY_LIMITS } from '../../policy/policy-schema.js';
@@ -128,7 +128,7 @@ export class OwnerPolicies {
     const record = await this.stored(() => this.options.store.wallet(address));
     const current = record?.current;
     return {
-      address: getAddress(address),
+      address: displayCounterparty(address),
       authority: record?.authority ? this.resolve(record.authority) : null,
       current: current
         ? { version: current.version, policy_hash: current.policyHash, issued_at: current.issuedAt }
@@ -181,7 +181,7 @@ export class OwnerPolicies {
       }),
     );
     return {
-      address: getAddress(params.address),
+      address: displayCounterparty(params.address),
       version: kept.policy.version,
       policy_hash: kept.policy.policyHash,
       authority: this.resolve(kept.authority),

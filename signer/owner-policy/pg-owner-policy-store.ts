@@ -19,7 +19,7 @@
  */
 import knexFactory from 'knex';
 import pg from 'pg';
-import { getAddress } from 'viem';
+import { counterpartyKey, displayCounterparty } from '../../policy/counterparty-address.js';
 import type { WalletPolicy } from '../../policy/policy-schema.js';
 import type { SpendState } from '../../policy/policy-types.js';
 import type { PolicyAuthority } from '../protocol/owner-policy-protocol.js';
@@ -50,11 +50,12 @@ import {
 import { OpenSpendLeases } from './open-spend-leases.js';
 import { WalletTurns } from './wallet-turns.js';
 
-/** An authority's address as the protocol spells it: EIP-55 for 0x addresses, base58 (case-sensitive) as it is. */
-const checksummed = (address: string | null) =>
-  address === null ? null : address.startsWith('0x') ? getAddress(address) : address;
-/** An authority's address as the store keeps it: 0x lower-case, base58 as it is. */
-const storedAuthority = (address: string) => (address.startsWith('0x') ? address.toLowerCase() : address);
+/**
+ * Every address (wallet, payee, authority) as the store keeps it: 0x lower-case, base58 (case-sensitive) as it is;
+ * and as the protocol spells it: EIP-55 for 0x addresses, base58 as it is.
+ */
+const stored = counterpartyKey;
+const checksummed = (address: string | null) => (address === null ? null : displayCounterparty(address));
 
 function toRecord(row: WalletRow): WalletRecord {
   const authority =
@@ -162,7 +163,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     await this.pool.query(
       `INSERT INTO signer_accounts (account_key_hash, authority_kind, authority_address, proof)
        VALUES ($1, $2, $3, $4) ON CONFLICT (account_key_hash) DO NOTHING`,
-      [accountKeyHash, authority.kind, authority.kind === 'owner' ? storedAuthority(authority.address!) : null, proof],
+      [accountKeyHash, authority.kind, authority.kind === 'owner' ? stored(authority.address!) : null, proof],
     );
   }
 
@@ -176,12 +177,12 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   }
 
   async recordWallet(address: string, accountKeyHash: string, authority: PolicyAuthority | null): Promise<void> {
-    const key = address.toLowerCase();
+    const key = stored(address);
     const sentAt = performance.now();
     const { rowCount } = await this.pool.query(
       `INSERT INTO signer_wallets (address, account_key_hash, authority_kind, authority_address)
        VALUES ($1, $2, $3, $4) ON CONFLICT (address) DO NOTHING`,
-      [key, accountKeyHash, authority?.kind ?? null, authority?.address ? storedAuthority(authority.address) : null],
+      [key, accountKeyHash, authority?.kind ?? null, authority?.address ? stored(authority.address) : null],
     );
     // A row this statement made has no policy: the store's word, as a spend statement's, for a wallet's first payment.
     if (rowCount === 1 && this.options.openSpendLeaseMs > 0) this.openSpends.renew(key, sentAt);
@@ -190,7 +191,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
   async wallet(address: string): Promise<WalletRecord | undefined> {
     const { rows } = await this.pool.query<WalletRow>(
       `SELECT ${WALLET_COLUMNS} FROM signer_wallets WHERE address = $1`,
-      [address.toLowerCase()],
+      [stored(address)],
     );
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
@@ -199,7 +200,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     address: string,
     decide: (record: WalletRecord) => { authority: PolicyAuthority; policy: StoredPolicy; signedBy: string },
   ): Promise<{ authority: PolicyAuthority; policy: StoredPolicy }> {
-    const key = address.toLowerCase();
+    const key = stored(address);
     // This process's spends of the wallet recorded after release are written first, and no more are (until done).
     const resume = this.openSpends.suspend(key);
     try {
@@ -243,7 +244,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       `UPDATE signer_wallets SET authority_kind = $2, authority_address = $3, policy = $4, policy_version = $5,
               policy_hash = $6, policy_issued_at = $7, policy_signature = $8, updated_at = now()
         WHERE address = $1`,
-      [key, authority.kind, authority.kind === 'approver' ? null : storedAuthority(authority.address!), ...document],
+      [key, authority.kind, authority.kind === 'approver' ? null : stored(authority.address!), ...document],
     );
     // A decision made on the policy this one replaces fails its commit's check (./spend-statements.ts).
     await client.query(
@@ -255,7 +256,7 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
       `INSERT INTO signer_policy_history
               (address, policy, version, policy_hash, issued_at, signature, authority_kind, authority_address)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [key, ...document, authority.kind, storedAuthority(decided.signedBy)],
+      [key, ...document, authority.kind, stored(decided.signedBy)],
     );
     return decided;
   }
@@ -265,11 +266,11 @@ export class PgOwnerPolicyStore implements OwnerPolicyStore {
     query: (policy: WalletPolicy) => SpendQuery,
     decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<R>,
   ): Reservation<R> {
-    const key = spend.address.toLowerCase();
+    const key = stored(spend.address);
     if (this.options.openSpendLeaseMs > 0 && !this.batchContext.policies.get(key) && this.openSpends.holds(key)) {
       // No signed policy, as the store said less than a lease ago: recorded after release (./open-spend-leases.ts).
       const id = nextSpendRef();
-      this.openSpends.enqueue([id, key, spend.amount.toString(), spend.payee.toLowerCase(), spend.at]);
+      this.openSpends.enqueue([id, key, spend.amount.toString(), stored(spend.payee), spend.at]);
       return { foreseen: false, outcome: Promise.resolve({ kind: 'recorded', id, signed: false }) };
     }
     const entry: SpendEntry = { spend, query, decide };

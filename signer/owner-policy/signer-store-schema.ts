@@ -3,8 +3,8 @@
  * signer migrates its database itself at start, so it ships no migration folder and the API's migrations
  * never touch it. Add a migration to the list; never edit one that shipped.
  *
- * Defends: malformed rows — addresses are lower-case 0x hex (a Solana owner's authority base58), authority kinds and amounts are checked by the
- * database too, so a row written by anything but the signer's code still cannot hold a negative spend or an
+ * Defends: malformed rows — addresses are lower-case 0x hex or base58 (a Solana wallet, payee or owner's
+ * authority), authority kinds and amounts are checked by the database too, so a row written by anything but the signer's code still cannot hold a negative spend or an
  * unknown kind. Does not defend: who may write — that is the database role only the signer holds.
  */
 import type { Knex } from 'knex';
@@ -61,6 +61,28 @@ export const SIGNER_SPELLING_CHECKS: ReadonlyArray<{
   { table: 'signer_spends', name: 'signer_spends_ref_check', rule: (s) => s('ref', '', '0-9a-f', 32) },
   { table: 'signer_spends', name: 'signer_spends_payee_check', rule: (s) => s('payee', '0x', '0-9a-f', 40) },
 ];
+
+/** An address a wallet or a payee may have: lower-case 0x hex, or a Solana key's base58 (32 to 44 characters). */
+const eitherAddress = (s: typeof spelled, column: string) =>
+  `${s(column, '0x', '0-9a-f', 40)} OR ${s(column, '', BASE58, 32, 44)}`;
+
+/** The checks 0009 widens to Solana wallets and payees (the same form as those of 0007, which it replaces). */
+export const SIGNER_SOLANA_ADDRESS_CHECKS: typeof SIGNER_SPELLING_CHECKS = [
+  { table: 'signer_wallets', name: 'signer_wallets_address_check', rule: (s) => eitherAddress(s, 'address') },
+  { table: 'signer_spends', name: 'signer_spends_payee_check', rule: (s) => eitherAddress(s, 'payee') },
+];
+
+/** Replaces each check of `checks` by its rule, keeping its name: added NOT VALID, then validated. */
+async function replaceChecks(knex: Knex, checks: typeof SIGNER_SPELLING_CHECKS): Promise<void> {
+  for (const { table, name, rule } of checks) {
+    await knex.raw(`ALTER TABLE ?? DROP CONSTRAINT ??, ADD CONSTRAINT ?? CHECK (${rule(spelled)}) NOT VALID`, [
+      table,
+      name,
+      name,
+    ]);
+    await knex.raw('ALTER TABLE ?? VALIDATE CONSTRAINT ??', [table, name]);
+  }
+}
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -197,14 +219,7 @@ const MIGRATIONS: readonly Migration[] = [
     // VALID and then validated, keeping its name.
     name: '0007_cheap_spelling_checks',
     async up(knex) {
-      for (const { table, name, rule } of SIGNER_SPELLING_CHECKS) {
-        await knex.raw(`ALTER TABLE ?? DROP CONSTRAINT ??, ADD CONSTRAINT ?? CHECK (${rule(spelled)}) NOT VALID`, [
-          table,
-          name,
-          name,
-        ]);
-        await knex.raw('ALTER TABLE ?? VALIDATE CONSTRAINT ??', [table, name]);
-      }
+      await replaceChecks(knex, SIGNER_SPELLING_CHECKS);
     },
   },
   {
@@ -225,6 +240,14 @@ const MIGRATIONS: readonly Migration[] = [
           SELECT address, spend_seq + 1 FROM signer_wallets WHERE policy IS NOT NULL;
         ALTER TABLE signer_wallets DROP COLUMN spend_seq;
       `);
+    },
+  },
+  {
+    // Solana wallets are kept too (docs/adr/0013-solana-keys.md): a wallet's address and a spend's payee may be
+    // base58 (case-sensitive, kept as it is). Its rows hang off the wallet's address as the EVM wallets' do.
+    name: '0009_solana_wallets',
+    async up(knex) {
+      await replaceChecks(knex, SIGNER_SOLANA_ADDRESS_CHECKS);
     },
   },
 ];

@@ -12,6 +12,7 @@
  * step 1's re-check on the row.
  * Does not defend: what is decided (the entries' `decide`, pure checks of ./owner-policies.ts).
  */
+import { counterpartyKey } from '../../policy/counterparty-address.js';
 import { decideSignedSpends, type SignedSpendsContext } from './signed-spends.js';
 import type { Outcome, Pending, SpendEntry } from './spend-decisions.js';
 import { nextSpendRef } from './spend-refs.js';
@@ -33,9 +34,9 @@ export async function runSpendBatch(ctx: SpendBatchContext, entries: readonly Sp
     entry,
     row: [
       nextSpendRef(),
-      entry.spend.address.toLowerCase(),
+      counterpartyKey(entry.spend.address),
       entry.spend.amount.toString(),
-      entry.spend.payee.toLowerCase(),
+      counterpartyKey(entry.spend.payee),
       entry.spend.at,
     ],
   }));

@@ -16,6 +16,7 @@
  * Defends: a refusal reaching the HSM on what this process could already know. Does not defend: what may leave —
  * only a spend the store committed lets its signature out (../signer-service.ts).
  */
+import { counterpartyKey } from '../../policy/counterparty-address.js';
 import type { Spend } from './owner-policy-store.js';
 import type { PolicyCache } from './signed-spends.js';
 import { stateQuery, withSpend, type SpendEntry } from './spend-decisions.js';
@@ -56,7 +57,7 @@ export interface ForesightContext {
  * decision allows the spend on that state with every spend of `unresolved` added. No I/O.
  */
 export function foresee(ctx: ForesightContext, entry: SpendEntry, unresolved: Iterable<Spend>): boolean {
-  const address = entry.spend.address.toLowerCase();
+  const address = counterpartyKey(entry.spend.address);
   const current = ctx.policies.get(address);
   if (!current || !ctx.states) return false;
   const kept = ctx.states.get(stateQuery(ctx.lookBackMs, entry, address, current), current.version);

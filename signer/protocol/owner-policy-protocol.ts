@@ -38,8 +38,11 @@ export const siwsProofSchema = z
   })
   .strict();
 
-/** A policy authority's address: an EVM owner or approver (0x), or a Solana owner (base58 Ed25519 key). */
-const authorityAddressSchema = z.union([addressSchema, solanaAddressSchema]);
+/**
+ * An address of either family: a wallet whose policy the signer keeps (EVM or Solana), or a policy authority (an
+ * EVM owner or approver, or a Solana owner's base58 Ed25519 key).
+ */
+const eitherAddressSchema = z.union([addressSchema, solanaAddressSchema]);
 
 /**
  * Who the front asks to be an account's policy authority: the owner (their address and the sign-in that
@@ -64,31 +67,31 @@ export const policyAuthoritySchema = z
      * Null only for an approver the signer's configuration does not name (no policy can then be set). A
      * base58 address only for an owner who signed in with Solana (their policies are Ed25519-signed statements).
      */
-    address: authorityAddressSchema.nullable(),
+    address: eitherAddressSchema.nullable(),
   })
   .strict();
 
 export const setWalletPolicyParamsSchema = z
   .object({
-    /** The wallet's address, as the document names it. */
-    address: addressSchema,
+    /** The wallet's address, as the document names it (EIP-55 or base58). */
+    address: eitherAddressSchema,
     policy: walletPolicySchema,
   })
   .merge(policySignatureFieldsSchema)
   .strict();
 export const setWalletPolicyResultSchema = z
   .object({
-    address: addressSchema,
+    address: eitherAddressSchema,
     version: policySignatureFieldsSchema.shape.version,
     policy_hash: bytes32HexSchema,
     authority: policyAuthoritySchema,
   })
   .strict();
 
-export const getWalletPolicyParamsSchema = z.object({ address: addressSchema }).strict();
+export const getWalletPolicyParamsSchema = z.object({ address: eitherAddressSchema }).strict();
 export const getWalletPolicyResultSchema = z
   .object({
-    address: addressSchema,
+    address: eitherAddressSchema,
     /** Null: the signer holds no authority for the wallet (made before it kept them, or without a store). */
     authority: policyAuthoritySchema.nullable(),
     /** Null: no signed policy yet, so only the signer's own ceilings apply. */

@@ -229,8 +229,8 @@ export const createWalletKeyResultSchema = z.union([
       public_key: hex(32),
       /** Base58 of public_key. */
       address: solanaAddressSchema,
-      /** Owner policies cover EVM wallets only: always null for an Ed25519 wallet. */
-      policy_authority: z.null(),
+      /** Who may sign the wallet's policies, as the signer recorded it (its account's); null when none. */
+      policy_authority: policyAuthoritySchema.nullable(),
     })
     .strict(),
 ]);

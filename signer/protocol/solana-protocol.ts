@@ -12,10 +12,11 @@
  *   exactly one), transfer_instruction (not a four-account TransferChecked), transfer_authority,
  *   transfer_source (not the wallet's associated token account), transfer_destination (not pay_to's),
  *   allowed_mint (per network), transfer_decimals, memo_instruction, wallet_in_instruction (the wallet
- *   anywhere but as the transfer's authority), value_positive, value_max (the per-signature maximum), and
- *   key_curve (the wallet key is not an Ed25519 key).
- * The amount counts against the wallet's rolling ceilings (keyed by the address) like an EVM signature.
- * Owner-signed policies do not apply to Solana wallets yet (the policy store keys EVM addresses).
+ *   anywhere but as the transfer's authority), value_positive, value_max (the per-signature maximum),
+ *   key_curve (the wallet key is not an Ed25519 key), and pay_to_required (no `pay_to` while the signer keeps
+ *   a policy store: the payee's rules need the destination's owner).
+ * The amount counts against the wallet's owner-signed policy (payee: `pay_to`) and its rolling ceilings (keyed by
+ * the address) like an EVM signature's; a refusal by the policy is the same `policy_denied`.
  *
  * What it defends: every field is bounded before the signer acts — a base58 address of 32 to 44 characters
  * (the service checks it spells 32 bytes), a CAIP-2 Solana network, standard padded base64 of at most

@@ -39,10 +39,6 @@ export const ERROR_CODES = {
     status: 409,
     message: "The wallet's key was rotated while this payment was prepared; nothing was signed. Send it again.",
   },
-  owner_policy_not_supported: {
-    status: 409,
-    message: "Owner-signed policies cover EVM wallets only; set this wallet's policy with PUT /v1/wallets/{id}/policy.",
-  },
   svm_requirements_invalid: {
     status: 400,
     message:

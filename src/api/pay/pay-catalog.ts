@@ -53,7 +53,7 @@ export const PAY_CATALOG: CatalogEntry[] = [
     auth: 'treasury',
     body: putSignedPolicyBodySchema,
     replies: { 200: walletPolicySchema },
-    errors: ['policy_signature_invalid', 'policy_version_stale', 'signer_unavailable', 'owner_policy_not_supported'],
+    errors: ['policy_signature_invalid', 'policy_version_stale', 'signer_unavailable'],
   },
   {
     method: 'POST',

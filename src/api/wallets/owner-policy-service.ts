@@ -12,8 +12,8 @@
  * signature's validity (the signer's to decide), nor who the bearer is (the routes').
  */
 import type { SetWalletPolicyResult } from '../../../signer/protocol/signer-protocol.js';
+import { counterpartyKey } from '../../../policy/counterparty-address.js';
 import type { WalletPolicy as WalletPolicyDocument } from '../../../policy/policy-schema.js';
-import { networkFamily } from '../../shared/chain-registry.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
@@ -53,9 +53,6 @@ export class OwnerPolicyService {
   /** The signer verifies and keeps the document first; only then is it stored, with its audit row. */
   async setSigned(accountId: string, walletId: string, input: SignedPolicyInput, actor: string): Promise<WalletPolicy> {
     const wallet = await this.deps.wallets.getActive(accountId, walletId);
-    // The signer's policy store keys EVM addresses: a Solana wallet's policy is set unsigned (docs/adr/0013-solana-keys.md).
-    if (networkFamily(wallet.network) !== 'evm')
-      throw new AppError('owner_policy_not_supported', { fields: { wallet_id: walletId, network: wallet.network } });
     const accepted = await this.count(() =>
       this.deps.signer.call('set_wallet_policy', {
         address: wallet.address,
@@ -104,10 +101,10 @@ export class OwnerPolicyService {
 
 /**
  * Under the wallet's lock: the document names the address it was accepted for, which must still be the
- * wallet's; a newer document stored meanwhile stays (the signer holds that one too).
+ * wallet's (0x compared in any case, base58 exactly); a newer document stored meanwhile stays (the signer holds that one too).
  */
 function refuseStale(address: string, signedFor: string, stored: string | null | undefined, version: number): void {
-  if (address.toLowerCase() !== signedFor.toLowerCase())
+  if (counterpartyKey(address) !== counterpartyKey(signedFor))
     throw new AppError('policy_signature_invalid', { fields: { rule: 'wallet_address' } });
   if (stored != null && Number(stored) >= version)
     throw new AppError('policy_version_stale', { fields: { current_version: Number(stored) } });

@@ -8,22 +8,22 @@
  * Defends: the API answering from its own, possibly rewritten, database what only the signer can say. Does
  * not defend: a signer that lies (it is the trusted party).
  */
-import { getAddress } from 'viem';
+import { displayCounterparty } from '../../../policy/counterparty-address.js';
 import type { GetWalletPolicyResult } from '../../../signer/protocol/signer-protocol.js';
 import { AppError } from '../errors/app-error.js';
 import type { SignerGateway } from '../signing/signer-gateway.js';
 import { NO_POLICY_STORE } from '../signing/owner-policy-errors.js';
 import type { OwnerPolicy } from '../../shared/api-responses/pay-responses.js';
 
-/** An authority's address as shown: EIP-55 for 0x addresses, a Solana owner's base58 key as it is. */
-const shown = (address: string) => (address.startsWith('0x') ? getAddress(address) : address);
-
 /** The signer's answer as the API shows it (0x addresses in their EIP-55 form). */
 export function ownerPolicyView(held: Pick<GetWalletPolicyResult, 'authority' | 'current'>): OwnerPolicy {
   const { current, authority } = held;
   return {
     state: current ? 'owner_signed' : 'ceilings_only',
-    authority: authority && { kind: authority.kind, address: authority.address && shown(authority.address) },
+    authority: authority && {
+      kind: authority.kind,
+      address: authority.address && displayCounterparty(authority.address),
+    },
     version: current?.version ?? null,
     policy_hash: current?.policy_hash ?? null,
     issued_at: current?.issued_at ?? null,
@@ -32,8 +32,6 @@ export function ownerPolicyView(held: Pick<GetWalletPolicyResult, 'authority' | 
 }
 
 export async function readOwnerPolicy(signer: Pick<SignerGateway, 'call'>, address: string): Promise<OwnerPolicy> {
-  // A Solana wallet (base58 address): owner-signed policies cover EVM wallets only, the signer keeps none for it.
-  if (!address.startsWith('0x')) return ownerPolicyView({ authority: null, current: null });
   try {
     return ownerPolicyView(await signer.call('get_wallet_policy', { address }));
   } catch (err) {

@@ -1,5 +1,5 @@
 /**
- * Migration 20261201100000 (cheap spelling checks) and the signer store's 0007: each spelling rule rewritten from a
+ * Migration 20261201100000 (cheap spelling checks) and the signer store's 0007 (and 0009, its Solana addresses): each spelling rule rewritten from a
  * bounded repeat (`~ '^0x[0-9a-f]{40}$'`) to a length and an unbounded class accepts exactly the same values —
  * every atom of every rewritten constraint evaluated both ways by PostgreSQL over valid spellings at each length,
  * one bad character at each place, look-alike characters, NULL, and every string of the hostile inputs — and
@@ -10,11 +10,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { CHECKS, bounded, spelled } from '../../../migrations/20261201100000_cheap_spelling_checks.js';
-import { SIGNER_SPELLING_CHECKS } from '../../../signer/owner-policy/signer-store-schema.js';
+import {
+  SIGNER_SOLANA_ADDRESS_CHECKS,
+  SIGNER_SPELLING_CHECKS,
+} from '../../../signer/owner-policy/signer-store-schema.js';
 import { useTestDatabaseBefore } from '../../support/test-database.js';
 import { migratedSignerStore } from '../signer/signer-test-helpers.js';
 
 const MIGRATION = '20261201100000_cheap_spelling_checks.ts';
+const SOLANA_WALLET = '2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9';
 type Atom = [column: string, prefix: string, chars: string, min: number, max?: number];
 
 /** Every spelling atom the rewritten rules use (each rule called with a form that records its arguments). */
@@ -24,7 +28,7 @@ function atoms(): Atom[] {
     seen.set(JSON.stringify(atom.slice(1)), atom);
     return 'TRUE';
   };
-  for (const { rule } of [...CHECKS, ...SIGNER_SPELLING_CHECKS]) rule(record);
+  for (const { rule } of [...CHECKS, ...SIGNER_SPELLING_CHECKS, ...SIGNER_SOLANA_ADDRESS_CHECKS]) rule(record);
   return [...seen.values()];
 }
 
@@ -141,6 +145,19 @@ describe('cheap spelling checks (PostgreSQL)', function () {
         /signer_wallets_address_check/,
       );
       await client.query('INSERT INTO signer_wallets (address) VALUES ($1)', [`0x${'a'.repeat(40)}`]);
+      // 0009: a Solana wallet's base58 address too, and nothing outside its alphabet.
+      await client.query('INSERT INTO signer_wallets (address) VALUES ($1)', [SOLANA_WALLET]);
+      for (const bad of [
+        `${SOLANA_WALLET.slice(0, -1)}0`,
+        `${SOLANA_WALLET.slice(0, -1)}l`,
+        '1'.repeat(31),
+        '1'.repeat(45),
+      ])
+        await assert.rejects(
+          client.query('INSERT INTO signer_wallets (address) VALUES ($1)', [bad]),
+          /signer_wallets_address_check/,
+          bad,
+        );
     } finally {
       await client.end();
       await store.drop();

@@ -2,8 +2,9 @@
  * `create_wallet_key` with `curve: 'ed25519'` through the signer's socket (a real signer process with its
  * owner-policy store, on the test key backend): the result names the curve, carries the raw 32-byte public
  * key as 0x + 64 hex and its base58 Solana address, and matches the protocol's result schema; an account
- * under an owner's authority gets its EVM wallets recorded in the policy store but not its Solana ones (the
- * store keeps EVM addresses only); an unknown curve is refused at the boundary.
+ * under an owner's authority gets its EVM and its Solana wallets recorded in the policy store under that
+ * authority; a payment names its payee (`pay_to`) when the signer keeps a policy store; an unknown curve is
+ * refused at the boundary.
  */
 import assert from 'node:assert/strict';
 import { ed25519 } from '@noble/curves/ed25519.js';
@@ -13,7 +14,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { createWalletKeyResultSchema } from '../../../signer/protocol/signer-protocol.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { DEVNET, paymentMessage } from '../../builders/solana-payment-message.js';
+import { DEVNET, PAY_TO, paymentMessage } from '../../builders/solana-payment-message.js';
 import { ownerAuthority } from './signer-test-helpers.js';
 
 describe('signer: Ed25519 (Solana) wallet keys over the socket', function () {
@@ -33,14 +34,14 @@ describe('signer: Ed25519 (Solana) wallet keys over the socket', function () {
     return { account: made.account_key_ref, owner: owner.address };
   }
 
-  it('answers the raw public key and its base58 address; the policy store records the EVM wallet, not the Solana one', async () => {
+  it('answers the raw public key and its base58 address; the policy store records both wallets under the owner', async () => {
     const { account, owner } = await ownedAccount();
     const solana = await signer.client.createWalletKey({ account_key_ref: account, curve: 'ed25519' });
     assert.ok(createWalletKeyResultSchema.safeParse(solana).success);
     assert.ok('curve' in solana && solana.curve === 'ed25519');
     assert.match(solana.public_key, /^0x[0-9a-f]{64}$/);
     assert.equal(solana.address, getBase58Decoder().decode(hexToBytes(solana.public_key as `0x${string}`)));
-    assert.equal(solana.policy_authority, null);
+    assert.deepEqual(solana.policy_authority, { kind: 'owner', address: owner });
     const evm = await signer.client.createWalletKey({ account_key_ref: account, curve: 'secp256k1' });
     assert.match(evm.address, /^0x[0-9a-fA-F]{40}$/);
     assert.deepEqual(evm.policy_authority, { kind: 'owner', address: owner });
@@ -53,14 +54,21 @@ describe('signer: Ed25519 (Solana) wallet keys over the socket', function () {
     const w = await signer.client.createWalletKey({ account_key_ref: account, curve: 'ed25519' });
     const wallet = address(w.address);
     const message = await paymentMessage({ wallet, amount: 10_000n });
-    const call = (bytes: Uint8Array) =>
+    const call = (bytes: Uint8Array, payTo: { pay_to?: string } = { pay_to: PAY_TO }) =>
       signer.client.signSolanaTransaction({
         account_key_ref: account,
         wallet_key_ref: w.wallet_key_ref,
         address: w.address,
         network: DEVNET,
         message: Buffer.from(bytes).toString('base64'),
+        ...payTo,
       });
+    // With a policy store, the payee must be named: the owner's counterparty rules are checked against it.
+    await assert.rejects(
+      call(message, {}),
+      (e: unknown) =>
+        e instanceof SignerError && e.code === 'invariant_violation' && e.details?.rule === 'pay_to_required',
+    );
     const signed = await call(message);
     const signature = getBase58Encoder().encode(signed.signature) as Uint8Array;
     assert.ok(

@@ -20,20 +20,10 @@ import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, PAYEE, signedPolicy, walletOps } from './signer-test-helpers.js';
+import { ownerAuthority, PAYEE, refusal, signedPolicy, walletOps } from './signer-test-helpers.js';
 
 const OTHER_PAYEE = '0x1111111111111111111111111111111111111111';
 const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
-
-async function refusal(call: Promise<unknown>): Promise<{ code: string; details: any }> {
-  try {
-    await call;
-  } catch (err) {
-    if (err instanceof SignerError) return { code: err.code, details: err.details };
-    throw err;
-  }
-  assert.fail('the signer accepted a request it should have refused');
-}
 
 /** One account of `signer` under `owner`'s authority, with its wallets and what a front would ask of them. */
 async function ownedAccount(signer: TestSigner, owner: PrivateKeyAccount) {

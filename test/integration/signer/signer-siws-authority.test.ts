@@ -8,47 +8,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ed25519 } from '@noble/curves/ed25519.js';
-import { bytesToHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { policyStatementBytes } from '../../../policy/policy-statement.js';
 import { policyTypedData } from '../../../policy/signed-policy.js';
-import { SignerError } from '../../../signer/protocol/signer-client.js';
-import { newSolanaSigner, siwsAttestation, type SolanaSigner } from '../../support/sign-in.js';
+import { newSolanaSigner } from '../../support/sign-in.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, walletOps } from './signer-test-helpers.js';
+import { ownerAuthority, refusal, siwsAuthority, statementSigned, walletOps } from './signer-test-helpers.js';
 
 const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
-
-async function refusal(call: Promise<unknown>): Promise<{ code: string; details: any }> {
-  try {
-    await call;
-  } catch (err) {
-    if (err instanceof SignerError) return { code: err.code, details: err.details };
-    throw err;
-  }
-  assert.fail('the signer accepted a request it should have refused');
-}
-
-/** What `create_account_key` takes for a SIWS owner: their base58 key and the sign-in they signed. */
-function siwsAuthority(owner: SolanaSigner, signer?: SolanaSigner) {
-  const { message, signature } = siwsAttestation(owner, 'abcdef0123456789', signer ? { signer } : {});
-  return { kind: 'owner' as const, address: owner.address, sign_in: { scheme: 'siws' as const, message, signature } };
-}
-
-/** A policy document for `wallet` signed by the Solana key `by` as the statement text (hex signature). */
-function statementSigned(by: SolanaSigner, wallet: string, policy: Record<string, string>, version: number) {
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const bytes = policyStatementBytes({ wallet, policy: policy as never, version, issuedAt });
-  return {
-    address: wallet,
-    policy: policy as never,
-    version,
-    issued_at: issuedAt,
-    signature: bytesToHex(ed25519.sign(bytes, by.secret)),
-  };
-}
 
 describe('owner-signed policies of owners who signed in with Solana (signer socket, own store)', function () {
   this.timeout(120_000);

@@ -3,15 +3,20 @@
  * field), a raw socket that speaks frames byte by byte, a /metrics reader, signing operations on one
  * account of a test signer, and a signer store database migrated as a signer migrates it at start.
  */
+import assert from 'node:assert/strict';
 import net from 'node:net';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { bytesToHex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createSiweMessage } from 'viem/siwe';
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
+import { policyStatementBytes } from '../../../policy/policy-statement.js';
 import { policyTypedData } from '../../../policy/signed-policy.js';
-import type { SignerError } from '../../../signer/protocol/signer-client.js';
+import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
 import type { TestSigner } from '../../support/signer-harness.js';
 import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
+import { siwsAttestation, type SolanaSigner } from '../../support/sign-in.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
 
 export const BASE_SEPOLIA_USDC = {
@@ -174,6 +179,36 @@ export async function signedPolicy(by: PrivateKeyAccount, wallet: string, policy
     issued_at: issuedAt,
     signature: await by.signTypedData(typed),
   };
+}
+
+/** What `create_account_key` takes for a SIWS owner: their base58 key and the sign-in they signed (`signer`: forged). */
+export function siwsAuthority(owner: SolanaSigner, signer?: SolanaSigner) {
+  const { message, signature } = siwsAttestation(owner, 'abcdef0123456789', signer ? { signer } : {});
+  return { kind: 'owner' as const, address: owner.address, sign_in: { scheme: 'siws' as const, message, signature } };
+}
+
+/** A policy document for `wallet` signed by the Solana key `by` as the statement text (hex signature). */
+export function statementSigned(by: SolanaSigner, wallet: string, policy: WalletPolicyInput, version: number) {
+  const issuedAt = Math.floor(Date.now() / 1000);
+  const bytes = policyStatementBytes({ wallet, policy: policy as never, version, issuedAt });
+  return {
+    address: wallet,
+    policy: policy as never,
+    version,
+    issued_at: issuedAt,
+    signature: bytesToHex(ed25519.sign(bytes, by.secret)),
+  };
+}
+
+/** The signer's refusal of `call` (its code and details); fails the test if the signer accepted it. */
+export async function refusal(call: Promise<unknown>): Promise<{ code: string; details: any }> {
+  try {
+    await call;
+  } catch (err) {
+    if (err instanceof SignerError) return { code: err.code, details: err.details };
+    throw err;
+  }
+  assert.fail('the signer accepted a request it should have refused');
 }
 
 /** 'signed' for a signature, else the signer's error code. */
