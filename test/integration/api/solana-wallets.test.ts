@@ -117,6 +117,7 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
         address: empty.address,
         network: DEVNET,
         message,
+        pay_to: 'SysvarRent111111111111111111111111111111111',
       }),
       (err: unknown) => err instanceof SignerError && err.code === 'key_destroyed',
     );
@@ -135,7 +136,7 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     );
   });
 
-  it('takes an unsigned policy with base58 payees; refuses an owner-signed one (EVM wallets only)', async () => {
+  it('takes an unsigned policy with base58 payees (owner-signed ones: owner-signed-policy-solana.test.ts)', async () => {
     const wallet = (await create({ chain: 'solana-devnet' })).body;
     const payee = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
     const put = await t.request('PUT', `/v1/wallets/${wallet.id}/policy`, {
@@ -145,12 +146,6 @@ describe('Solana wallets (HTTP, SoftHSM Ed25519, offline Solana chain)', functio
     assert.equal(put.status, 200, JSON.stringify(put.body));
     assert.deepEqual(put.body.policy.counterparty_blocklist, [payee]);
     assert.equal(put.body.owner_policy.state, 'ceilings_only');
-    const signed = await t.request('PUT', `/v1/wallets/${wallet.id}/policy/signed`, {
-      token,
-      body: { policy: {}, version: 1, issued_at: Math.floor(Date.now() / 1000), signature: `0x${'11'.repeat(65)}` },
-    });
-    assert.equal(signed.status, 409, JSON.stringify(signed.body));
-    assert.equal(signed.body.error_code, 'owner_policy_not_supported');
   });
 
   it('the database refuses a base58 address on an EVM network and a 0x address on a Solana one', async () => {
