@@ -1,7 +1,8 @@
 /**
  * The signer's rolling ceilings per wallet, pure, on an injected clock: the max-th signature passes and
  * the next is refused with the limit, its headroom and when to retry; an entry counts for the whole window
- * (never less, at most one bucket of 1/60 more) and then leaves; wallets are apart, addresses case-blind;
+ * (never less, at most one bucket of 1/60 more) and then leaves; wallets are apart, 0x addresses case-blind and
+ * base58 ones exact (lower-casing base58 names another key);
  * a refused request records nothing; a signature given back frees its headroom; idle wallets are forgotten.
  */
 import assert from 'node:assert/strict';
@@ -98,6 +99,15 @@ describe('wallet limiter', () => {
     assert.equal(limiter.take(A.toUpperCase().replace('0X', '0x'), 100n).ok, true, 'the refused 101 took nothing');
     assert.equal(limiter.take(A, 1n).ok, false);
     assert.equal(limiter.take(B, 1000n).ok, true, 'another wallet has its own ceilings');
+  });
+
+  it('keys a base58 (Solana) address exactly: one differing only in case is another wallet', () => {
+    const { limiter } = limiterAt();
+    const solana = '2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9';
+    assert.equal(limiter.take(solana, 1000n).ok, true);
+    assert.equal(limiter.take(solana, 1n).ok, false, 'the same spelling shares its ceilings');
+    assert.equal(limiter.take(solana.toLowerCase(), 1000n).ok, true, 'another spelling is another wallet');
+    assert.deepEqual(Object.keys(limiter.snapshot().wallets).sort(), [solana, solana.toLowerCase()].sort());
   });
 
   it('refuses a first signature above a ceiling on its own', () => {
