@@ -1,18 +1,27 @@
 /**
  * The CLI's half of an owner-signed policy, without a server: the document `xx wallet policy set` and `xx init`
  * sign recovers to the seed's key over exactly the policy, wallet and version given (and over nothing else);
- * a key that is not the wallet's recorded authority is refused before anything is signed; the policy `set`
+ * a key that is not the wallet's recorded authority is refused before anything is signed; an owner who signed in
+ * with Solana signs the Ed25519 statement of the same document with the seed's Solana key; the policy `set`
  * builds from `--file` and the per-rule flags is the checked, canonical one, and a bad one exits 2 naming the flag.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { recoverTypedDataAddress } from 'viem';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { base58 } from '@scure/base';
+import { hexToBytes, recoverTypedDataAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { policyStatementBytes } from '../../../policy/policy-statement.js';
 import { policyTypedData } from '../../../policy/signed-policy.js';
 import type { OwnerPolicy } from '../../../src/shared/api-responses/pay-responses.js';
 import { describeAuthority, describeOwnerPolicy } from '../../../src/shared/describe-owner-policy.js';
-import { checkPolicyAuthority, signPolicyBody } from '../../../src/cli/commands/account/owner-signed-policy.js';
+import {
+  checkPolicyAuthority,
+  policyKeyFor,
+  signPolicyBody,
+  signPolicyStatement,
+} from '../../../src/cli/commands/account/owner-signed-policy.js';
 import { policyFromFlags } from '../../../src/cli/commands/account/wallet-policy-commands.js';
 import { CliError } from '../../../src/cli/core/cli-error.js';
 import { fileTempDir } from '../../support/temp-dirs.js';
@@ -66,6 +75,31 @@ describe('xx: the owner-signed policy document (unit)', () => {
         (err: unknown) => err instanceof CliError && err.code === 'policy_authority_mismatch',
       );
     }
+  });
+
+  it("signs with the seed's Solana key when it is the authority (the Ed25519 statement), else with its Base key", () => {
+    const secretKey = ed25519.utils.randomSecretKey();
+    const solana = { address: base58.encode(ed25519.getPublicKey(secretKey)), secretKey };
+    const keys = { evm: owner, solana };
+    const solanaOwned = ownerPolicy({ authority: { kind: 'owner', address: solana.address } });
+    assert.equal(policyKeyFor(solanaOwned, keys), 'solana');
+    assert.equal(policyKeyFor(ownerPolicy(), keys), 'evm');
+    assert.equal(policyKeyFor(ownerPolicy({ authority: null }), keys), 'evm', 'an unbound wallet: EIP-712 binds a key');
+    assert.throws(
+      () => policyKeyFor(solanaOwned, { evm: owner }),
+      (err: unknown) => err instanceof CliError && err.code === 'policy_authority_mismatch',
+    );
+    const wallet = '2wmVCSfPxGPjrnMMn7rchp4uaeoTqN39mXFC2zhPdri9';
+    const policy = { per_tx_cap_usd: '1' };
+    const now = new Date('2026-11-30T10:00:00Z');
+    const body = signPolicyStatement(solana, { walletAddress: wallet, policy, version: 2, now });
+    assert.match(body.signature, /^0x[0-9a-f]{128}$/);
+    const statement = (v: number) =>
+      policyStatementBytes({ wallet, policy, version: v, issuedAt: Math.floor(now.getTime() / 1000) });
+    const publicKey = ed25519.getPublicKey(secretKey);
+    const signature = hexToBytes(body.signature as `0x${string}`);
+    assert.ok(ed25519.verify(signature, statement(2), publicKey, { zip215: false }));
+    assert.ok(!ed25519.verify(signature, statement(3), publicKey, { zip215: false }), 'another version: another text');
   });
 
   it('says who signed and which version, or that only the ceilings apply', () => {

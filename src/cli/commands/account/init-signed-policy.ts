@@ -35,7 +35,7 @@ export async function signInitPolicy(
   policy: WalletPolicy,
 ): Promise<PolicySigningFailure | null> {
   try {
-    await ctx.spin('Signing the wallet policy', () => putOwnerSignedPolicy(session, signer, wallet, policy));
+    await ctx.spin('Signing the wallet policy', () => putOwnerSignedPolicy(session, { evm: signer }, wallet, policy));
     return null;
   } catch (err) {
     if (!(err instanceof CliError)) throw err;

@@ -11,7 +11,7 @@
  * environment) — that is the owner's own key handed over.
  */
 import path from 'node:path';
-import type { PrivateKeyAccount } from 'viem/accounts';
+import { base58 } from '@scure/base';
 import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
 import {
@@ -25,12 +25,15 @@ import { CliError } from '../../core/cli-error.js';
 import { loadActiveAgent } from '../../core/cli-state.js';
 import { readJsonFile } from '../../core/secret-file.js';
 import { badArgument } from '../seller/seller-kit.js';
-import { evmAccount } from './hd-addresses.js';
+import { evmAccount, solanaKey } from './hd-addresses.js';
+import type { PolicyKeys } from './owner-signed-policy.js';
 import { keystoreSchema, openMnemonic } from './seed-keystore.js';
 import { seedSignIn } from './seed-sign-in.js';
 
 /** What POST /v1/identity/init answers (src/shared/api-responses/identity-responses.ts). */
 export type SignInGrant = SessionGrant;
+/** The seed's keys an owner command may sign with (the Base key, the Solana key). */
+export type OwnerSeedKeys = Required<PolicyKeys>;
 
 export async function passphraseFor(ctx: CliContext, message: string): Promise<string> {
   return process.env.XX_KEYSTORE_PASSPHRASE || ctx.prompt.password({ message, flag: 'XX_KEYSTORE_PASSPHRASE' });
@@ -48,7 +51,7 @@ export function keystorePath(ctx: CliContext, name: string): string {
 export async function withOwnerSession<T>(
   ctx: CliContext,
   why: string,
-  fn: (owner: ApiClient, grant: SignInGrant, seed: { evm: PrivateKeyAccount }) => Promise<T>,
+  fn: (owner: ApiClient, grant: SignInGrant, seed: OwnerSeedKeys) => Promise<T>,
 ): Promise<T> {
   let agent: { server: string; keystore?: string | undefined; account_id: string } | undefined;
   try {
@@ -78,8 +81,13 @@ export async function withOwnerSession<T>(
         userMessage: `The keystore signs in to ${grant.account_id}, not to the active agent's account ${agent.account_id}.`,
       });
     }
-    // The seed's Base key (the one the owner signs in with) signs the owner's documents (./owner-signed-policy.ts).
-    return await fn(owner, grant, { evm: evmAccount(mnemonic) });
+    // The seed's Base key (the one the owner signs in with) signs the owner's documents, its Solana key those of an
+    // owner who signed in with Solana (./owner-signed-policy.ts).
+    const solana = solanaKey(mnemonic);
+    return await fn(owner, grant, {
+      evm: evmAccount(mnemonic),
+      solana: { address: base58.encode(solana.publicKey), secretKey: solana.secretKey },
+    });
   } finally {
     await owner.request('POST', '/v1/auth/logout').catch(() => undefined);
   }

@@ -1,8 +1,10 @@
 /**
  * The owner signs a wallet's policy with the seed (docs/cli.md, "Owner-signed policies"): read the wallet's
  * `owner_policy` (GET /v1/wallets/{id}/policy), sign the EIP-712 `WalletPolicy` document
- * (policy/signed-policy.ts) for the wallet's address at `next_version` with the seed's Base key
- * (m/44'/60'/0'/0/0, the key the owner signs in with), and PUT it to /v1/wallets/{id}/policy/signed. The
+ * (policy/signed-policy.ts) for the wallet's address (0x or base58) at `next_version` with the seed's Base key
+ * (m/44'/60'/0'/0/0, the key the owner signs in with) — or, when the wallet's authority is the seed's Solana key
+ * (an owner who signed in with Solana), the same document as the Ed25519 statement (policy/policy-statement.ts)
+ * with that key (m/44'/501'/0'/0') — and PUT it to /v1/wallets/{id}/policy/signed. The
  * signer verifies the signature against the authority it recorded for the wallet and enforces the policy on
  * every payment after that, whatever the API's database says.
  *
@@ -15,7 +17,10 @@
  * before anything is signed, naming the authority). Does not defend: what the owner chose to sign, nor an API
  * that answers a wrong `next_version` (the signer refuses a version that does not rise).
  */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { bytesToHex } from 'viem';
 import type { LocalAccount } from 'viem/accounts';
+import { policyStatementBytes } from '../../../../policy/policy-statement.js';
 import type { WalletPolicy } from '../../../../policy/policy-schema.js';
 import { policyTypedData, type PolicySignatureFields } from '../../../../policy/signed-policy.js';
 import { createdPatSchema } from '../../../shared/api-responses/pat-responses.js';
@@ -54,20 +59,49 @@ export function checkPolicyAuthority(owner: OwnerPolicy, signer: string): void {
   });
 }
 
-/** The signed document for `policy` on `walletAddress` at `version`, issued `now`, as the signed PUT takes it. */
-export async function signPolicyBody(
-  signer: LocalAccount,
-  input: { walletAddress: string; policy: WalletPolicy; version: number; now: Date },
-): Promise<SignedPolicyBody> {
-  const issuedAt = Math.floor(input.now.getTime() / 1000);
-  const typed = policyTypedData({
-    wallet: input.walletAddress,
-    policy: input.policy,
-    version: input.version,
-    issuedAt,
-  });
-  const signature = await signer.signTypedData(typed);
-  return { policy: input.policy, version: input.version, issued_at: issuedAt, signature };
+/** The seed's keys a policy may be signed with: its Base key, and its Solana key (base58 address, secret key). */
+export interface PolicyKeys {
+  evm: LocalAccount;
+  solana?: { address: string; secretKey: Uint8Array };
+}
+
+/**
+ * Which of the seed's keys signs the wallet's policy: the Solana key when it is the recorded authority, else the
+ * Base key — which must then be the authority (`checkPolicyAuthority` throws before anything is signed).
+ */
+export function policyKeyFor(owner: OwnerPolicy, keys: PolicyKeys): 'evm' | 'solana' {
+  if (keys.solana && owner.authority?.address === keys.solana.address) return 'solana';
+  checkPolicyAuthority(owner, keys.evm.address);
+  return 'evm';
+}
+
+/** What a document is about: `policy` on `walletAddress` at `version`, issued `now`. */
+export interface PolicyBodyInput {
+  walletAddress: string;
+  policy: WalletPolicy;
+  version: number;
+  now: Date;
+}
+
+const documentOf = (input: PolicyBodyInput) => ({
+  wallet: input.walletAddress,
+  policy: input.policy,
+  version: input.version,
+  issuedAt: Math.floor(input.now.getTime() / 1000),
+});
+
+/** The signed document (EIP-712, by `signer`), as the signed PUT takes it. */
+export async function signPolicyBody(signer: LocalAccount, input: PolicyBodyInput): Promise<SignedPolicyBody> {
+  const document = documentOf(input);
+  const signature = await signer.signTypedData(policyTypedData(document));
+  return { policy: input.policy, version: input.version, issued_at: document.issuedAt, signature };
+}
+
+/** The same document as the Ed25519 statement, signed by a Solana key (64 bytes, 0x hex), as the signed PUT takes it. */
+export function signPolicyStatement(key: { secretKey: Uint8Array }, input: PolicyBodyInput): SignedPolicyBody {
+  const document = documentOf(input);
+  const signature = bytesToHex(ed25519.sign(policyStatementBytes(document), key.secretKey));
+  return { policy: input.policy, version: input.version, issued_at: document.issuedAt, signature };
 }
 
 /** Runs `fn` with a Treasury PAT of `accountId` minted by the owner's session, revoked afterwards. */
@@ -90,7 +124,7 @@ async function withTreasuryBearer<T>(
 /** Reads the wallet's `owner_policy`, signs `policy` at its `next_version` and PUTs it signed; the API's answer. */
 export async function putOwnerSignedPolicy(
   owner: ApiClient,
-  signer: LocalAccount,
+  keys: PolicyKeys,
   wallet: PolicyWallet,
   policy: WalletPolicy,
 ): Promise<WalletPolicyReply> {
@@ -98,13 +132,15 @@ export async function putOwnerSignedPolicy(
     const current = await treasury.request('GET', `/v1/wallets/${wallet.id}/policy`, {
       reply: walletPolicyReplySchema,
     });
-    checkPolicyAuthority(current.owner_policy, signer.address);
-    const body = await signPolicyBody(signer, {
+    const key = policyKeyFor(current.owner_policy, keys);
+    const input = {
       walletAddress: wallet.address,
       policy,
       version: current.owner_policy.next_version,
       now: new Date(),
-    });
+    };
+    const body =
+      key === 'solana' && keys.solana ? signPolicyStatement(keys.solana, input) : await signPolicyBody(keys.evm, input);
     return treasury.request('PUT', `/v1/wallets/${wallet.id}/policy/signed`, {
       body,
       reply: walletPolicyReplySchema,

@@ -116,7 +116,7 @@ async function set(ctx: CliContext, ref: string | undefined, opts: PolicySetOpti
   );
   const policy = policyFromFlags(current.policy, opts);
   const held = await withOwnerSession(ctx, '`xx wallet policy set`', (owner, _grant, seed) =>
-    ctx.spin('Signing the policy', () => putOwnerSignedPolicy(owner, seed.evm, wallet, policy)),
+    ctx.spin('Signing the policy', () => putOwnerSignedPolicy(owner, seed, wallet, policy)),
   );
   report(ctx, wallet, held, `Signed and set the policy of ${wallet.id} (version ${held.owner_policy.version ?? '?'}).`);
 }
