@@ -3,7 +3,8 @@
  * Solana chain, ops/solana/): the overview lists the wallet with its base58 address exactly as created (never
  * case-folded or checksummed), its network by name (the CAIP-2 id in the title), its USDC balance read from the
  * chain and today's spend (the probe pays a Solana burn address); the wallet page shows the address and network,
- * and its dry run takes a base58 payee.
+ * and its dry run takes a base58 payee; the owner signs the Solana wallet's policy there with the browser wallet
+ * (the EIP-712 document naming the base58 address), and the signer then refuses a Solana payment above it.
  */
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
@@ -12,7 +13,13 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { launchDashboardBrowser, newDashboardPage, PUBLIC_ORIGIN, spaGo } from '../../support/dashboard-browser.js';
+import {
+  installFakeWallet,
+  launchDashboardBrowser,
+  newDashboardPage,
+  PUBLIC_ORIGIN,
+  spaGo,
+} from '../../support/dashboard-browser.js';
 import { askForHandoff, handoffLink, handoffPat, ownerSession, type Owner } from './dashboard-world.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
@@ -34,8 +41,8 @@ describe('dashboard: a Solana wallet (Chromium, API, signer, offline Solana chai
     await solana?.stop();
   });
 
-  it('lists and shows the base58 address as created, the network by name, the balance and spend; dry-runs a base58 payee', async () => {
-    const key = privateKeyToAccount(generatePrivateKey());
+  /** A new owner (signed in with `key`), an agent PAT, and a funded Solana wallet of theirs. */
+  async function ownerWithSolanaWallet(key = privateKeyToAccount(generatePrivateKey())) {
     const grant = await ownerSession(t, key);
     const pat = await t.request('POST', '/v1/pats', {
       token: grant.session,
@@ -51,6 +58,11 @@ describe('dashboard: a Solana wallet (Chromium, API, signer, offline Solana chai
     assert.equal(wallet.network, DEVNET);
     await solana.faucet.fundUsdc(wallet.address as never, 2_000_000n);
     const owner = { session: grant.session, agentId: grant.agent_id, agentPat: pat.body } as Owner;
+    return { key, owner, wallet };
+  }
+
+  it('lists and shows the base58 address as created, the network by name, the balance and spend; dry-runs a base58 payee', async () => {
+    const { owner, wallet } = await ownerWithSolanaWallet();
 
     const { context, page } = await newDashboardPage(browser);
     try {
@@ -75,5 +87,41 @@ describe('dashboard: a Solana wallet (Chromium, API, signer, offline Solana chai
     } finally {
       await context.close();
     }
+  });
+
+  it('the owner signs the Solana wallet’s policy with the browser wallet; the signer refuses a Solana payment above it', async () => {
+    const { key, owner, wallet } = await ownerWithSolanaWallet();
+    const { context, page } = await newDashboardPage(browser);
+    try {
+      await installFakeWallet(page, key);
+      await page.goto(`/dashboard/wallets/${wallet.id}`);
+      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+      const state = page.getByTestId('owner-policy');
+      await state.getByText("Not owner-signed: only the signer's ceilings apply").waitFor();
+      await page.getByLabel('Policy (JSON)').fill('{"per_tx_cap_usd": "0.5"}');
+      await page.getByRole('button', { name: 'Save policy' }).click();
+      await page.getByText('Policy saved.').waitFor();
+      await state.getByText(new RegExp(`^Owner-signed by ${key.address} \\(version 1\\)$`, 'i')).waitFor();
+    } finally {
+      await context.close();
+    }
+    // A compromised API loosening its own copy changes nothing: the signer holds the document the page signed.
+    await t.db.knex('wallets').where({ id: wallet.id }).update({ policy: {} });
+    const refused = await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
+      token: owner.agentPat.pat,
+      body: {
+        payment_requirements: {
+          scheme: 'exact',
+          network: DEVNET,
+          asset: solana.mint,
+          amount: '750000',
+          payTo: (await generateKeyPairSigner()).address,
+          maxTimeoutSeconds: 60,
+          extra: { feePayer: solana.feePayer },
+        },
+      },
+    });
+    assert.equal(refused.status, 403, JSON.stringify(refused.body));
+    assert.deepEqual([refused.body.error_code, refused.body.decided_by], ['policy_denied', 'signer']);
   });
 });
