@@ -11,6 +11,10 @@
  * separate API process would give; compare it with itself from run to run. Options (env): BENCH_SECONDS
  * (default 8), BENCH_CONCURRENCY (default 32), BENCH_SOLANA_WALLETS (default 100). Each pay phase's row gives the
  * CPU a payment of this process (the API, the load and the chain's RPC) and of the signer's (/proc).
+ * Each pay phase alternates, one-second slices in turn, between wallets without a signed policy (the signer records
+ * each spend in its store after release) and as many whose policy the bench's approver signed (the signer decides
+ * on its own state and commits each spend before the signature leaves: docs/adr/0012-owner-signed-policies.md);
+ * every wallet has paid once before (its first payment is not what is measured).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,9 +22,10 @@ import path from 'node:path';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
-import { startLocalSolana } from '../ops/solana/local-solana.js';
-import { mintAgentKey, startTestTreasury } from '../test/support/api-harness.js';
-import { drive, percentile, type DriveResult } from './support/closed-loop.js';
+import { startLocalSolana, type LocalSolana } from '../ops/solana/local-solana.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../test/support/api-harness.js';
+import { drive, driveAlternating, percentile, type AlternatedResult, type DriveResult } from './support/closed-loop.js';
+import { benchApprover, signBenchPolicies } from './support/owner-policy-bench.js';
 import { readProcStat } from './support/proc-stat.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -30,6 +35,8 @@ const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
 /** A pay phase's result, with the CPU each process spent a payment over it (ms). */
 type Phase = DriveResult & { benchMs: number; signerMs: number };
+/** Caps no bench payment reaches: the signer evaluates every rule and none refuses. */
+const SIGNED_POLICY = { per_tx_cap_usd: '1000', daily_cap_usd: '1000000' };
 
 /** Raw SoftHSM Ed25519 signatures per second through the backend (8 loops): the Solana row's ceiling. */
 async function ed25519Ceiling(): Promise<DriveResult> {
@@ -64,22 +71,67 @@ async function ed25519Ceiling(): Promise<DriveResult> {
   }
 }
 
+/** `count` funded Solana wallets of the bench's account (ids). */
+async function makeWallets(t: TestTreasury, solana: LocalSolana, token: string, count: number): Promise<string[]> {
+  const wallets: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const res = await t.request('POST', '/v1/wallets', { token, body: { chain: 'solana-devnet', policy: {} } });
+    if (res.status !== 201) throw new Error(`wallet: ${res.status} ${JSON.stringify(res.body)}`);
+    await solana.faucet.fundUsdc(res.body.address as Address, 1_000_000_000n);
+    wallets.push(res.body.id);
+  }
+  return wallets;
+}
+
+/** A variant's slices with the CPU a payment each process spent in them (ms): this one, and the signer's. */
+function phase(r: AlternatedResult): Phase {
+  const perPayMs = (seconds: number) => (seconds * 1000) / Math.max(r.ops, 1);
+  return { ...r, benchMs: perPayMs(r.cpuParts?.bench ?? NaN), signerMs: perPayMs(r.cpuParts?.signer ?? NaN) };
+}
+
+function report(ceiling: DriveResult, spread: Record<'open' | 'signed', Phase>, hot: Record<'open' | 'signed', Phase>) {
+  const perSecond = (r: DriveResult) => r.ops / r.seconds;
+  const cpu = (r: DriveResult | Phase) =>
+    'benchMs' in r ? `${r.benchMs.toFixed(2).padStart(6)} | ${r.signerMs.toFixed(2).padStart(6)}` : '     – |      –';
+  const line = (name: string, r: DriveResult | Phase) =>
+    `| ${name.padEnd(46)} | ${perSecond(r).toFixed(0).padStart(7)} | ${(perSecond(r) / perSecond(ceiling)).toFixed(2).padStart(5)}× | ${percentile(r.latenciesMs, 50).toFixed(1).padStart(6)} | ${percentile(r.latenciesMs, 99).toFixed(1).padStart(6)} | ${String(r.errors).padStart(6)} | ${cpu(r)} |`;
+  const ratio = (p: Record<'open' | 'signed', Phase>) => (perSecond(p.signed) / perSecond(p.open)).toFixed(2);
+  process.stdout.write(
+    [
+      '',
+      `Solana pay path (BENCH_SECONDS=${SECONDS} slices of each, concurrency ${CONCURRENCY}; the API in the bench process)`,
+      '',
+      '| phase                                          |   ops/s | vs Ed25519 ceiling | p50 ms | p99 ms | errors | CPU ms a pay: this process | signer |',
+      '|------------------------------------------------|---------|--------|--------|--------|--------|--------|--------|',
+      line(`Solana pays, ${WALLETS} wallets`, spread.open),
+      line(`Solana pays, ${WALLETS} wallets, owner-signed`, spread.signed),
+      line('Solana pays, one hot wallet', hot.open),
+      line('Solana pays, one hot wallet, owner-signed', hot.signed),
+      line('ceiling: SoftHSM Ed25519 via backend (8 loops)', ceiling),
+      '',
+      `Owner-signed ÷ no signed policy, same slices: ${WALLETS} wallets ${ratio(spread)}×, one hot wallet ${ratio(hot)}×`,
+      '',
+    ].join('\n'),
+  );
+}
+
 async function main(): Promise<void> {
   process.stderr.write('• ceiling: raw SoftHSM Ed25519 sign through the backend\n');
   const ceiling = await ed25519Ceiling();
   const solana = await startLocalSolana();
-  const t = await startTestTreasury({ extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl } });
+  // Bench wallets are made with an api key: the approver is their policy authority.
+  const approver = benchApprover();
+  const t = await startTestTreasury({
+    extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl },
+    signerEnv: { TREASURY_SIGNER_POLICY_APPROVER: approver.address },
+  });
   try {
     const token = await mintAgentKey(t, `bench-solana-${Date.now()}`);
     const payTo = (await generateKeyPairSigner()).address;
     await solana.faucet.fundUsdc(payTo, 0n); // the payee's token account exists, as a seller's does
-    const wallets: string[] = [];
-    for (let i = 0; i < WALLETS; i++) {
-      const res = await t.request('POST', '/v1/wallets', { token, body: { chain: 'solana-devnet', policy: {} } });
-      if (res.status !== 201) throw new Error(`wallet: ${res.status} ${JSON.stringify(res.body)}`);
-      await solana.faucet.fundUsdc(res.body.address as Address, 1_000_000_000n);
-      wallets.push(res.body.id);
-    }
+    const open = await makeWallets(t, solana, token, WALLETS);
+    const signed = await makeWallets(t, solana, token, WALLETS);
+    await signBenchPolicies(t.baseUrl, token, signed, approver, SIGNED_POLICY);
     const requirements = {
       scheme: 'exact',
       network: DEVNET,
@@ -89,47 +141,32 @@ async function main(): Promise<void> {
       maxTimeoutSeconds: 60,
       extra: { feePayer: solana.feePayer },
     };
-    const pay = (walletId: string) => async () => {
+    const pay = async (walletId: string) => {
       const res = await t.request('POST', `/v1/wallets/${walletId}/pay`, {
         token,
         body: { payment_requirements: requirements },
       });
       return res.status === 200;
     };
+    process.stderr.write(`• every wallet's first payment (not measured)\n`);
+    for (const id of [...open, ...signed]) if (!(await pay(id))) throw new Error(`a first payment of ${id} failed`);
     const signerPid = t.signer.child.pid;
-    /** The phase's result with each process's CPU a payment over it: this one (API, load, RPC) and the signer. */
-    const measured = async (run: () => Promise<DriveResult>): Promise<Phase> => {
+    const parts = () => {
       const here = process.cpuUsage();
-      const signer = readProcStat(signerPid)?.cpuSeconds ?? NaN;
-      const result = await run();
-      const spent = process.cpuUsage(here);
-      const hereSeconds = (spent.user + spent.system) / 1e6;
-      const signerSeconds = (readProcStat(signerPid)?.cpuSeconds ?? NaN) - signer;
-      const perPayMs = (seconds: number) => (seconds * 1000) / Math.max(result.ops, 1);
-      return { ...result, benchMs: perPayMs(hereSeconds), signerMs: perPayMs(signerSeconds) };
+      return { bench: (here.user + here.system) / 1e6, signer: readProcStat(signerPid)?.cpuSeconds ?? NaN };
     };
-    process.stderr.write(`• Solana pays over ${WALLETS} wallets\n`);
-    const spread = await measured(() => drive(CONCURRENCY, SECONDS, (i) => pay(wallets[i % wallets.length]!)()));
-    process.stderr.write('• Solana pays on one hot wallet\n');
-    const hot = await measured(() => drive(CONCURRENCY, SECONDS, pay(wallets[0]!)));
-    const perSecond = (r: DriveResult) => r.ops / r.seconds;
-    const cpu = (r: DriveResult | Phase) =>
-      'benchMs' in r ? `${r.benchMs.toFixed(2).padStart(6)} | ${r.signerMs.toFixed(2).padStart(6)}` : '     – |      –';
-    const line = (name: string, r: DriveResult | Phase) =>
-      `| ${name.padEnd(44)} | ${perSecond(r).toFixed(0).padStart(7)} | ${(perSecond(r) / perSecond(ceiling)).toFixed(2).padStart(5)}× | ${percentile(r.latenciesMs, 50).toFixed(1).padStart(6)} | ${percentile(r.latenciesMs, 99).toFixed(1).padStart(6)} | ${String(r.errors).padStart(6)} | ${cpu(r)} |`;
-    process.stdout.write(
-      [
-        '',
-        `Solana pay path (BENCH_SECONDS=${SECONDS}, concurrency ${CONCURRENCY}; the API in the bench process)`,
-        '',
-        '| phase                                        |   ops/s | vs Ed25519 ceiling | p50 ms | p99 ms | errors | CPU ms a pay: this process | signer |',
-        '|----------------------------------------------|---------|--------|--------|--------|--------|--------|--------|',
-        line(`Solana pays, ${WALLETS} wallets`, spread),
-        line('Solana pays, one hot wallet', hot),
-        line('ceiling: SoftHSM Ed25519 via backend (8 loops)', ceiling),
-        '',
-      ].join('\n'),
-    );
+    const alternate = async (variants: Record<'open' | 'signed', (i: number) => Promise<boolean>>) => {
+      const r = await driveAlternating(variants, { rounds: SECONDS, concurrency: CONCURRENCY, parts });
+      return { open: phase(r.open), signed: phase(r.signed) };
+    };
+    process.stderr.write(`• Solana pays over ${WALLETS} wallets, each kind in turn\n`);
+    const spread = await alternate({
+      open: (i) => pay(open[i % open.length]!),
+      signed: (i) => pay(signed[i % signed.length]!),
+    });
+    process.stderr.write('• Solana pays on one hot wallet, each kind in turn\n');
+    const hot = await alternate({ open: () => pay(open[0]!), signed: () => pay(signed[0]!) });
+    report(ceiling, spread, hot);
   } finally {
     await t.stop();
     await solana.stop();
