@@ -13,6 +13,8 @@
  * recovers to another address) is given back. An `upto` authorization counts its signed maximum.
  * A payment of a wallet with an owner-signed policy leaves only after its spend committed in the signer's store;
  * the HSM may sign it while the commit runs, when the store foresees it allowed (./owner-policy/spend-foresight.ts).
+ * A wallet the store has no record of (made before it kept them) is recorded under its account's authority once a
+ * payment signature proved its key is that account's, so that no other key can bind its policy afterwards.
  * A Solana payment (`sign_solana_transaction`) is decoded and checked the same way before its message bytes
  * are signed with Ed25519 (./solana/), and its amount counts in the same owner-signed policy and ceilings.
  * Known limits: who asked (socket permissions) and spend policy (the front, under its advisory lock); the
@@ -55,6 +57,14 @@ export interface SignerServiceLimits {
   wallets?: WalletLimiter;
   /** Told the limit's name on every refusal by a limit (the per-signature maximum included): the metric. */
   refused?: (limit: SignerLimitName) => void;
+}
+
+/** A payment as the policy store counts it: its wallet (and the wallet's account key), amount and payee. */
+interface Payment {
+  accountKeyRef: string;
+  address: string;
+  amount: bigint;
+  payee: string;
 }
 
 /** What a digest is signed with and must recover to. */
@@ -133,7 +143,8 @@ export class SignerService {
         this.counted(() => assertTransferInvariants(this.invariants, address, domain, message, this.now()));
         const digest = transferAuthorizationDigest(domain, message);
         const target = { account_key_ref, wallet_key_ref, address, digest };
-        return this.signPayment(address, BigInt(message.value), message.to, this.digestSigning(target, context));
+        const payment = { accountKeyRef: account_key_ref, address, amount: BigInt(message.value), payee: message.to };
+        return this.signPayment(payment, this.digestSigning(target, context));
       }
       case 'sign_permit2_witness_transfer': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -148,7 +159,8 @@ export class SignerService {
         // The proxy may move up to the signed maximum: that is what counts against the policy and the ceilings.
         const amount = BigInt(message.permitted.amount);
         const target = { account_key_ref, wallet_key_ref, address, digest };
-        return this.signPayment(address, amount, message.witness.to, this.digestSigning(target, context));
+        const payment = { accountKeyRef: account_key_ref, address, amount, payee: message.witness.to };
+        return this.signPayment(payment, this.digestSigning(target, context));
       }
       case 'sign_eip2612_permit': {
         const { account_key_ref, wallet_key_ref, address, domain, message } = request.params;
@@ -201,7 +213,11 @@ export class SignerService {
       assertEd25519Signature(signature, message, publicKey);
       return { signature: base58.decode(signature), message_hash: bytesToHex(sha256(message)) };
     };
-    return this.signPayment(params.address, transfer.amount, params.pay_to ?? params.address, sign);
+    const payee = params.pay_to ?? params.address;
+    return this.signPayment(
+      { accountKeyRef: account_key_ref, address: params.address, amount: transfer.amount, payee },
+      sign,
+    );
   }
 
   /** Runs the static checks; a refusal by the per-signature maximum is counted under its limit's name. */
@@ -247,15 +263,22 @@ export class SignerService {
    * (./owner-policy/), then `sign`. Signed after the spend committed; or, when the store foresees the spend allowed
    * (./owner-policy/spend-foresight.ts) and the wallet's ceilings have room, while it commits (`signWhileCommitting`).
    */
-  private async signPayment<R>(address: string, amount: bigint, payee: string, sign: () => Promise<R>): Promise<R> {
+  private async signPayment<R>(payment: Payment, sign: () => Promise<R>): Promise<R> {
+    const { address, amount } = payment;
     if (!this.owner) return this.signTaken(address, amount, undefined, sign);
-    const reservation = this.owner.reserve(address, amount, payee, new Date(this.clock()));
+    const reservation = this.owner.reserve(address, amount, payment.payee, new Date(this.clock()));
     if (reservation.foreseen) {
       const taken = this.limits.wallets?.take(address, amount);
       if (!taken || taken.ok) return this.signWhileCommitting(reservation, taken?.receipt, sign);
       // The ceilings refuse: decided in the usual order (the policy's refusal first), and counted there.
     }
-    return this.signTaken(address, amount, await reservation.spend, sign);
+    const spend = await reservation.spend;
+    const result = await this.signTaken(address, amount, spend, sign);
+    // No spend recorded for an amount: a wallet the store has no record of (made before the signer kept them). The
+    // signature just proved the key is the account's and the address its key's: recorded now under the account's
+    // authority, so that its policy can only be signed by that authority (never bound to whoever signs first).
+    if (spend === undefined && amount > 0n) await this.owner.adoptWallet(address, payment.accountKeyRef);
+    return result;
   }
 
   /**

@@ -124,6 +124,15 @@ export class OwnerPolicies {
     });
   }
 
+  /**
+   * Records a wallet the store has no record of under its account's authority, after a signature proved the wallet's
+   * key is that account's; nothing when it has one. Never fails the payment: a store that cannot be reached now is
+   * asked again at the wallet's next payment.
+   */
+  async adoptWallet(address: string, accountKeyRef: string): Promise<void> {
+    await this.recordWallet(address, accountKeyRef).catch(() => undefined);
+  }
+
   async get(address: string): Promise<GetWalletPolicyResult> {
     const record = await this.stored(() => this.options.store.wallet(address));
     const current = record?.current;

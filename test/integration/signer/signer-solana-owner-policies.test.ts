@@ -10,7 +10,8 @@
  *  (d) exceed a window after the signer is killed with SIGKILL and started again;
  *  (e) set the policy of a Solana wallet of another account's authority.
  * Owners who signed in with Ethereum sign a Solana wallet's policy as EIP-712, owners who signed in with Solana as
- * the Ed25519 statement; the wallet is named by its base58 address either way.
+ * the Ed25519 statement; the wallet is named by its base58 address either way. A wallet the store has no record of
+ * (made before it kept them, Solana or EVM) is recorded under its account's authority at its first payment.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -25,7 +26,14 @@ import { DEVNET, PAY_TO, paymentMessage } from '../../builders/solana-payment-me
 import { newSolanaSigner } from '../../support/sign-in.js';
 import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, refusal, signedPolicy, siwsAuthority, statementSigned } from './signer-test-helpers.js';
+import {
+  ownerAuthority,
+  refusal,
+  signedPolicy,
+  siwsAuthority,
+  statementSigned,
+  walletOps,
+} from './signer-test-helpers.js';
 
 const usd = (dollars: number) => BigInt(Math.round(dollars * 1_000_000));
 const randomAddress = () => getAddressDecoder().decode(ed25519.getPublicKey(ed25519.utils.randomSecretKey()));
@@ -251,5 +259,36 @@ describe('owner-signed policies of Solana wallets against a compromised API (sig
     await signer.client.call('set_wallet_policy', statementSigned(solanaOwner, w.address, { per_tx_cap_usd: '1' }, 1));
     await ops.pay(w, usd(1));
     await denied(ops.pay(w, usd(2)), 'per_tx_cap_usd');
+  });
+
+  it("records a wallet made before the store kept records under its account's authority at its first payment", async () => {
+    const made = await ownedAccount();
+    const wallets = [await made.wallet(), await walletOps(signer, made.account).wallet()];
+    // As a store made before it recorded wallets: no row for either, and a signer process that never saw them.
+    const client = new pg.Client(store.connectionString);
+    await client.connect();
+    try {
+      await client.query('DELETE FROM signer_wallets WHERE address = ANY($1)', [
+        wallets.map((w) => (w.address.startsWith('0x') ? w.address.toLowerCase() : w.address)),
+      ]);
+    } finally {
+      await client.end();
+    }
+    await signer.stop();
+    signer = await startTestSigner({ dir, policyStore: store });
+    const ops = solanaOps(signer, made.account);
+    const evm = walletOps(signer, made.account);
+    const payOnce = [(w: SolanaWallet) => ops.pay(w, 1n), (w: SolanaWallet) => evm.sign(w, '1')];
+    for (const [i, w] of wallets.entries()) {
+      const before = await signer.client.call('get_wallet_policy', { address: w.address });
+      assert.equal(before.authority, null, 'no record');
+      await payOnce[i]!(w);
+      const after = await signer.client.call('get_wallet_policy', { address: w.address });
+      assert.deepEqual(after.authority, { kind: 'owner', address: owner.address });
+      // Bound to the account's owner: another key cannot sign its first policy (no trust on first use left).
+      const r = await refusal(signer.client.call('set_wallet_policy', await signedPolicy(intruder, w.address, {}, 1)));
+      assert.deepEqual([r.code, r.details.rule], ['policy_signature_invalid', 'authority']);
+      await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { per_tx_cap_usd: '1' }, 1));
+    }
   });
 });
