@@ -23,7 +23,7 @@ export interface SpendEntry {
   decide: (current: StoredPolicy, state: SpendState) => SpendVerdict<unknown>;
 }
 
-/** An entry of the batch, its place in it, and the spend row it would insert (`row[1]`: the wallet, lower-case). */
+/** An entry of the batch, its place in it, and the spend row it would insert (`row[1]`: the wallet as the store keeps it). */
 export interface Pending {
   index: number;
   entry: SpendEntry;
@@ -46,7 +46,7 @@ export function stateQueries(
   return [...queries.values()];
 }
 
-/** What to sum for `entry`'s wallet (`address`, lower-case) under `current`: its windows, back to the earliest. */
+/** What to sum for `entry`'s wallet (`address`, as the store keeps it) under `current`: its windows, back to the earliest. */
 export function stateQuery(lookBackMs: number, entry: SpendEntry, address: string, current: StoredPolicy): StateQuery {
   const q = entry.query(current.policy);
   let since = entry.spend.at.getTime() - lookBackMs;

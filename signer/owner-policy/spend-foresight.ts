@@ -22,7 +22,7 @@ import type { PolicyCache } from './signed-spends.js';
 import { stateQuery, withSpend, type SpendEntry } from './spend-decisions.js';
 import type { SpendStateCache } from './spend-state-cache.js';
 
-/** The spends asked for and not yet resolved, by wallet (lower-case): in flight only, so bounded by the server's. */
+/** The spends asked for and not yet resolved, by wallet (as the store keeps it: 0x lower-case, base58 as spelled): in flight only, so bounded by the server's. */
 export class UnresolvedSpends {
   private readonly byWallet = new Map<string, Set<Spend>>();
 

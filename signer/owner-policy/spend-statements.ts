@@ -29,7 +29,10 @@ import type { SpendQuery } from './owner-policy-store.js';
 
 type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 
-/** A spend row to insert: its reference, the wallet (lower-case), raw amount, payee (lower-case), instant. */
+/**
+ * A spend row to insert: its reference, the wallet and the payee as the store keeps them (0x lower-case, base58 as
+ * spelled), raw amount, instant.
+ */
 export type SpendRow = [ref: string, address: string, amount: string, payee: string, at: Date];
 
 export interface WalletRow {
