@@ -14,3 +14,28 @@ export function paymentRequirements(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** The CAIP-2 id of Solana devnet (the offline chain's network). */
+export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
+
+/**
+ * A valid Solana `exact` entry on the offline chain (ops/solana/local-solana.ts): its USDC mint and fee payer,
+ * `amount` raw units (6 decimals) to `payTo`; override any field.
+ */
+export function solanaPaymentRequirements(
+  chain: { mint: string; feePayer: string },
+  amount: string,
+  payTo: string,
+  overrides: Record<string, unknown> = {},
+) {
+  return {
+    scheme: 'exact',
+    network: SOLANA_DEVNET,
+    asset: chain.mint,
+    amount,
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: { feePayer: chain.feePayer },
+    ...overrides,
+  };
+}

@@ -21,7 +21,14 @@ import { startDemoSeller, type DemoSeller } from '../../../ops/sandbox/demo-sell
 import { anvilDevAccount } from '../../support/chain-harness.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { installFakeWallet, newDashboardPage, PUBLIC_ORIGIN, screenshot } from '../../support/dashboard-browser.js';
-import { askForHandoff, handoffLink, handoffPat, newOwner, useDashboardWorld } from './dashboard-world.js';
+import {
+  askForHandoff,
+  handoffLink,
+  handoffPat,
+  newOwner,
+  signFirstPolicyOnWalletPage,
+  useDashboardWorld,
+} from './dashboard-world.js';
 
 describe('dashboard pages (Chromium)', function () {
   this.timeout(180_000);
@@ -146,15 +153,7 @@ describe('dashboard pages (Chromium)', function () {
     const wallet = owner.wallets[0]!;
     const { context, page } = await newDashboardPage(world.browser);
     try {
-      await installFakeWallet(page, owner.key);
-      await page.goto(`/dashboard/wallets/${wallet.id}`);
-      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
-      const state = page.getByTestId('owner-policy');
-      await state.getByText("Not owner-signed: only the signer's ceilings apply").waitFor();
-      await page.getByLabel('Policy (JSON)').fill('{"per_tx_cap_usd": "0.5"}');
-      await page.getByRole('button', { name: 'Save policy' }).click();
-      await page.getByText('Policy saved.').waitFor();
-      await state.getByText(new RegExp(`^Owner-signed by ${owner.key.address} \\(version 1\\)$`, 'i')).waitFor();
+      await signFirstPolicyOnWalletPage(page, owner.key, wallet.id, '{"per_tx_cap_usd": "0.5"}');
       assert.equal(await page.getByRole('button', { name: 'Save without signing' }).count(), 0);
       await screenshot(page, 'wallet-owner-signed');
     } finally {

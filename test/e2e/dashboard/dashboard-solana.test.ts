@@ -20,7 +20,15 @@ import {
   PUBLIC_ORIGIN,
   spaGo,
 } from '../../support/dashboard-browser.js';
-import { askForHandoff, handoffLink, handoffPat, ownerSession, type Owner } from './dashboard-world.js';
+import {
+  askForHandoff,
+  handoffLink,
+  handoffPat,
+  ownerSession,
+  signFirstPolicyOnWalletPage,
+  type Owner,
+} from './dashboard-world.js';
+import { solanaPaymentRequirements } from '../../builders/payment-requirements.js';
 
 const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
@@ -93,15 +101,7 @@ describe('dashboard: a Solana wallet (Chromium, API, signer, offline Solana chai
     const { key, owner, wallet } = await ownerWithSolanaWallet();
     const { context, page } = await newDashboardPage(browser);
     try {
-      await installFakeWallet(page, key);
-      await page.goto(`/dashboard/wallets/${wallet.id}`);
-      await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
-      const state = page.getByTestId('owner-policy');
-      await state.getByText("Not owner-signed: only the signer's ceilings apply").waitFor();
-      await page.getByLabel('Policy (JSON)').fill('{"per_tx_cap_usd": "0.5"}');
-      await page.getByRole('button', { name: 'Save policy' }).click();
-      await page.getByText('Policy saved.').waitFor();
-      await state.getByText(new RegExp(`^Owner-signed by ${key.address} \\(version 1\\)$`, 'i')).waitFor();
+      await signFirstPolicyOnWalletPage(page, key, wallet.id, '{"per_tx_cap_usd": "0.5"}');
     } finally {
       await context.close();
     }
@@ -110,15 +110,7 @@ describe('dashboard: a Solana wallet (Chromium, API, signer, offline Solana chai
     const refused = await t.request('POST', `/v1/wallets/${wallet.id}/pay`, {
       token: owner.agentPat.pat,
       body: {
-        payment_requirements: {
-          scheme: 'exact',
-          network: DEVNET,
-          asset: solana.mint,
-          amount: '750000',
-          payTo: (await generateKeyPairSigner()).address,
-          maxTimeoutSeconds: 60,
-          extra: { feePayer: solana.feePayer },
-        },
+        payment_requirements: solanaPaymentRequirements(solana, '750000', (await generateKeyPairSigner()).address),
       },
     });
     assert.equal(refused.status, 403, JSON.stringify(refused.body));

@@ -4,11 +4,11 @@
  * owner with an agent and funded wallets, made through the public API as `xx init` makes them.
  */
 import assert from 'node:assert/strict';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { fundFromFaucet, startTestChain, type TestChain } from '../../support/chain-harness.js';
-import { launchDashboardBrowser, PUBLIC_ORIGIN } from '../../support/dashboard-browser.js';
+import { installFakeWallet, launchDashboardBrowser, PUBLIC_ORIGIN } from '../../support/dashboard-browser.js';
 import { signInBody } from '../../support/sign-in.js';
 
 export interface Owner {
@@ -139,3 +139,24 @@ export const handoffLink = (pat: string, state: string, next?: string): string =
   `/dashboard/cli-handoff#pat=${encodeURIComponent(pat)}&state=${encodeURIComponent(state)}${
     next === undefined ? '' : `&next=${encodeURIComponent(next)}`
   }`;
+
+/**
+ * On the wallet page, the owner (`key`, as the page's browser wallet) signs in, signs `policyJson` as the wallet's
+ * first owner-signed policy and saves it; returns once the page says it is owner-signed by `key` at version 1.
+ */
+export async function signFirstPolicyOnWalletPage(
+  page: Page,
+  key: PrivateKeyAccount,
+  walletId: string,
+  policyJson: string,
+): Promise<void> {
+  await installFakeWallet(page, key);
+  await page.goto(`/dashboard/wallets/${walletId}`);
+  await page.getByRole('button', { name: 'Sign in with a browser wallet' }).click();
+  const state = page.getByTestId('owner-policy');
+  await state.getByText("Not owner-signed: only the signer's ceilings apply").waitFor();
+  await page.getByLabel('Policy (JSON)').fill(policyJson);
+  await page.getByRole('button', { name: 'Save policy' }).click();
+  await page.getByText('Policy saved.').waitFor();
+  await state.getByText(`Owner-signed by ${key.address} (version 1)`, { exact: true }).waitFor();
+}

@@ -16,8 +16,8 @@ import { policyTypedData } from '../../../policy/signed-policy.js';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInBody } from '../../support/sign-in.js';
+import { solanaPaymentRequirements } from '../../builders/payment-requirements.js';
 
-const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 const usd = (n: number) => String(Math.round(n * 1_000_000));
 
 describe('owner-signed policies of Solana wallets (HTTP, signer policy store, offline Solana chain)', function () {
@@ -75,15 +75,9 @@ describe('owner-signed policies of Solana wallets (HTTP, signer policy store, of
     t.request('POST', `/v1/wallets/${walletId}/pay`, {
       token: pat,
       body: {
-        payment_requirements: {
-          scheme: 'exact',
-          network: DEVNET,
-          asset: solana.mint,
-          amount: usd(amount),
-          payTo: to,
-          maxTimeoutSeconds: 60,
+        payment_requirements: solanaPaymentRequirements(solana, usd(amount), to, {
           extra: { feePayer: solana.feePayer, memo: `owner-signed ${memo++}` },
-        },
+        }),
       },
     });
 

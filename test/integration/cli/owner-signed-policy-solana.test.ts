@@ -14,9 +14,9 @@ import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { useForwardedTreasury } from '../../support/forwarded-treasury.js';
 import { runXx, stdoutJson, xxHomeFor } from './xx-process.js';
+import { solanaPaymentRequirements } from '../../builders/payment-requirements.js';
 
 const PASSPHRASE = 'correct horse battery staple';
-const DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 
 describe('xx: an owner-signed policy of a Solana wallet (CLI subprocess, HTTP, SoftHSM, signer policy store, offline Solana chain)', function () {
   this.timeout(240_000);
@@ -55,15 +55,11 @@ describe('xx: an owner-signed policy of a Solana wallet (CLI subprocess, HTTP, S
     return t.request('POST', `/v1/wallets/${walletId}/pay`, {
       token: pat,
       body: {
-        payment_requirements: {
-          scheme: 'exact',
-          network: DEVNET,
-          asset: solana.mint,
-          amount: String(Math.round(usd * 1e6)),
-          payTo: (await generateKeyPairSigner()).address,
-          maxTimeoutSeconds: 60,
-          extra: { feePayer: solana.feePayer },
-        },
+        payment_requirements: solanaPaymentRequirements(
+          solana,
+          String(Math.round(usd * 1e6)),
+          (await generateKeyPairSigner()).address,
+        ),
       },
     });
   }

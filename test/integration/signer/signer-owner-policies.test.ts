@@ -12,15 +12,11 @@
  * And the honest path signs: within the policy, the spend is counted; an EIP-2612 permit is no payment.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
-import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, PAYEE, refusal, signedPolicy, walletOps } from './signer-test-helpers.js';
+import type { TestSigner } from '../../support/signer-harness.js';
+import { ownerAuthority, PAYEE, refusal, signedPolicy, useStoredSigner, walletOps } from './signer-test-helpers.js';
 
 const OTHER_PAYEE = '0x1111111111111111111111111111111111111111';
 const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
@@ -39,22 +35,10 @@ function accountOps(signer: TestSigner, account: string) {
 
 describe('owner-signed policies against a compromised API (signer socket, own store)', function () {
   this.timeout(120_000);
-  let store: SignerDatabase;
   let signer: TestSigner;
-  let dir: string;
+  const stored = useStoredSigner('treasury-owner-policies-', (started) => (signer = started));
   const owner = privateKeyToAccount(generatePrivateKey());
   const intruder = privateKeyToAccount(generatePrivateKey());
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-owner-policies-'));
-    store = await createSignerDatabase();
-    signer = await startTestSigner({ dir, policyStore: store });
-  });
-  after(async () => {
-    await signer?.stop();
-    await store?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('records the owner as authority from a sign-in that verifies, and refuses a forged one', async () => {
     const ops = await ownedAccount(signer, owner);
@@ -163,9 +147,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     const w = await ops.wallet();
     await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { daily_cap_usd: '1' }, 1));
     await ops.pay(w, usd(0.6));
-    signer.child.kill('SIGKILL');
-    await signer.stop();
-    signer = await startTestSigner({ dir, policyStore: store });
+    await stored.restart(true);
     const after = accountOps(signer, ops.account);
     const r = await refusal(after.pay(w, usd(0.6)));
     assert.equal(r.code, 'policy_denied', 'the spend before the kill still counts');
@@ -177,7 +159,7 @@ describe('owner-signed policies against a compromised API (signer socket, own st
     const ops = await ownedAccount(signer, owner);
     const w = await ops.wallet();
     await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { daily_cap_usd: '1' }, 1));
-    const second = await startTestSigner({ dir, policyStore: store });
+    const second = await stored.another();
     try {
       const other = accountOps(second, ops.account);
       const outcomes = await Promise.allSettled(

@@ -5,36 +5,27 @@
  * (policy/policy-statement.ts). Through a real signer process (SoftHSM, its own PostgreSQL store).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { policyTypedData } from '../../../policy/signed-policy.js';
 import { newSolanaSigner } from '../../support/sign-in.js';
-import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
-import { ownerAuthority, refusal, siwsAuthority, statementSigned, walletOps } from './signer-test-helpers.js';
+import type { TestSigner } from '../../support/signer-harness.js';
+import {
+  ownerAuthority,
+  refusal,
+  siwsAuthority,
+  statementSigned,
+  useStoredSigner,
+  walletOps,
+} from './signer-test-helpers.js';
 
 const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
 
 describe('owner-signed policies of owners who signed in with Solana (signer socket, own store)', function () {
   this.timeout(120_000);
-  let store: SignerDatabase;
   let signer: TestSigner;
-  let dir: string;
+  const stored = useStoredSigner('treasury-siws-authority-', (started) => (signer = started));
   const owner = newSolanaSigner();
   const intruder = newSolanaSigner();
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-siws-authority-'));
-    store = await createSignerDatabase();
-    signer = await startTestSigner({ dir, policyStore: store });
-  });
-  after(async () => {
-    await signer?.stop();
-    await store?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('records the SIWS owner from a sign-in their key signed, and refuses one signed by another key', async () => {
     const made = await signer.client.call('create_account_key', { authority: siwsAuthority(owner) });

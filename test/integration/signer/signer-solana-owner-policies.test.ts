@@ -14,9 +14,6 @@
  * (made before it kept them, Solana or EVM) is recorded under its account's authority at its first payment.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { address, getAddressDecoder, type Address } from '@solana/kit';
 import pg from 'pg';
@@ -24,14 +21,14 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
 import { DEVNET, PAY_TO, paymentMessage } from '../../builders/solana-payment-message.js';
 import { newSolanaSigner } from '../../support/sign-in.js';
-import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
-import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
+import type { TestSigner } from '../../support/signer-harness.js';
 import {
   ownerAuthority,
   refusal,
   signedPolicy,
   siwsAuthority,
   statementSigned,
+  useStoredSigner,
   walletOps,
 } from './signer-test-helpers.js';
 
@@ -72,9 +69,8 @@ function solanaOps(signer: TestSigner, account: string) {
 
 describe('owner-signed policies of Solana wallets against a compromised API (signer socket, own store)', function () {
   this.timeout(120_000);
-  let store: SignerDatabase;
   let signer: TestSigner;
-  let dir: string;
+  const stored = useStoredSigner('treasury-solana-owner-policies-', (started) => (signer = started));
   const owner = privateKeyToAccount(generatePrivateKey());
   const intruder = privateKeyToAccount(generatePrivateKey());
   const solanaOwner = newSolanaSigner();
@@ -93,17 +89,6 @@ describe('owner-signed policies of Solana wallets against a compromised API (sig
       `${rule} in ${JSON.stringify(r.details)}`,
     );
   }
-
-  before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-solana-owner-policies-'));
-    store = await createSignerDatabase();
-    signer = await startTestSigner({ dir, policyStore: store });
-  });
-  after(async () => {
-    await signer?.stop();
-    await store?.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
 
   it('records a Solana wallet under its account’s authority, and reads its policy back by its base58 address', async () => {
     const ops = await ownedAccount();
@@ -188,7 +173,7 @@ describe('owner-signed policies of Solana wallets against a compromised API (sig
     await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { daily_cap_usd: '5' }, 1));
     await ops.pay(w, usd(0.25));
     await ops.pay(w, usd(0.5), OTHER_PAYEE);
-    const client = new pg.Client(store.connectionString);
+    const client = new pg.Client(stored.store().connectionString);
     await client.connect();
     try {
       const { rows } = await client.query<{ address: string; payee: string; amount: string }>(
@@ -229,9 +214,7 @@ describe('owner-signed policies of Solana wallets against a compromised API (sig
     const w = await ops.wallet();
     await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { daily_cap_usd: '1' }, 1));
     await ops.pay(w, usd(0.6));
-    signer.child.kill('SIGKILL');
-    await signer.stop();
-    signer = await startTestSigner({ dir, policyStore: store });
+    await stored.restart(true);
     const after = solanaOps(signer, ops.account);
     await denied(after.pay(w, usd(0.6)), 'daily_cap_usd');
     await after.pay(w, usd(0.4));
@@ -265,7 +248,7 @@ describe('owner-signed policies of Solana wallets against a compromised API (sig
     const made = await ownedAccount();
     const wallets = [await made.wallet(), await walletOps(signer, made.account).wallet()];
     // As a store made before it recorded wallets: no row for either, and a signer process that never saw them.
-    const client = new pg.Client(store.connectionString);
+    const client = new pg.Client(stored.store().connectionString);
     await client.connect();
     try {
       await client.query('DELETE FROM signer_wallets WHERE address = ANY($1)', [
@@ -274,8 +257,7 @@ describe('owner-signed policies of Solana wallets against a compromised API (sig
     } finally {
       await client.end();
     }
-    await signer.stop();
-    signer = await startTestSigner({ dir, policyStore: store });
+    await stored.restart(false);
     const ops = solanaOps(signer, made.account);
     const evm = walletOps(signer, made.account);
     const payOnce = [(w: SolanaWallet) => ops.pay(w, 1n), (w: SolanaWallet) => evm.sign(w, '1')];

@@ -4,7 +4,10 @@
  * account of a test signer, and a signer store database migrated as a signer migrates it at start.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToHex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -14,7 +17,7 @@ import { policyStatementBytes } from '../../../policy/policy-statement.js';
 import { policyTypedData } from '../../../policy/signed-policy.js';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
 import { encodeFrame, FrameDecoder } from '../../../signer/protocol/frame-codec.js';
-import type { TestSigner } from '../../support/signer-harness.js';
+import { startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { PgOwnerPolicyStore } from '../../../signer/owner-policy/pg-owner-policy-store.js';
 import { siwsAttestation, type SolanaSigner } from '../../support/sign-in.js';
 import { createSignerDatabase, type SignerDatabase } from '../../support/test-database.js';
@@ -233,4 +236,37 @@ export async function migratedSignerStore(): Promise<SignerDatabase> {
     await policies.close();
   }
   return store;
+}
+
+/**
+ * A signer process with its own policy store for the enclosing suite: started before its tests (`started` is told
+ * of it, and again at each restart), then stopped, its store dropped and its token's folder removed.
+ */
+export function useStoredSigner(prefix: string, started: (signer: TestSigner) => void) {
+  const held: { signer?: TestSigner; store?: SignerDatabase; dir?: string } = {};
+  const start = () => startTestSigner({ dir: held.dir!, policyStore: held.store! });
+  before(async () => {
+    held.dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    held.store = await createSignerDatabase();
+    held.signer = await start();
+    started(held.signer);
+  });
+  after(async () => {
+    await held.signer?.stop();
+    await held.store?.drop();
+    if (held.dir) fs.rmSync(held.dir, { recursive: true, force: true });
+  });
+  return {
+    /** The store's database (its connection string reaches it as the signer does). */
+    store: (): SignerDatabase => held.store!,
+    /** Another signer process on the same token and store; its caller stops it. */
+    another: start,
+    /** Stops the signer (killed with SIGKILL first when `kill`) and starts it again on the same token and store. */
+    async restart(kill: boolean): Promise<void> {
+      if (kill) held.signer!.child.kill('SIGKILL');
+      await held.signer!.stop();
+      held.signer = await start();
+      started(held.signer);
+    },
+  };
 }
