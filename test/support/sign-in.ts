@@ -100,3 +100,21 @@ export async function siwsSignInBody(
   assert.equal(nonce.status, 201, JSON.stringify(nonce.body));
   return { chain: 'solana', ...siwsAttestation(who, nonce.body.nonce, options) };
 }
+
+/**
+ * Signs in with `body` (a SIWE or SIWS `/v1/identity/init` body) and mints a Treasury PAT of the account the sign-in
+ * landed in: the session and the PAT.
+ */
+export async function signInWithTreasuryPat(
+  t: Pick<TestTreasury, 'request'>,
+  body: Record<string, unknown>,
+): Promise<{ session: string; agentId: string; pat: string }> {
+  const signedIn = await t.request('POST', '/v1/identity/init', { body });
+  assert.equal(signedIn.status, 201, JSON.stringify(signedIn.body));
+  const minted = await t.request('POST', '/v1/pats', {
+    token: signedIn.body.session,
+    body: { scope_type: 'treasury' },
+  });
+  assert.equal(minted.status, 201, JSON.stringify(minted.body));
+  return { session: signedIn.body.session, agentId: signedIn.body.agent_id, pat: minted.body.pat };
+}

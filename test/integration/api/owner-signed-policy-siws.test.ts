@@ -11,7 +11,7 @@ import { policyStatementBytes } from '../../../policy/policy-statement.js';
 import { walletPolicySchema } from '../../../policy/policy-schema.js';
 import { paymentRequirements, SELLER_ADDRESS } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { newSolanaSigner, siwsSignInBody, type SolanaSigner } from '../../support/sign-in.js';
+import { newSolanaSigner, signInWithTreasuryPat, siwsSignInBody, type SolanaSigner } from '../../support/sign-in.js';
 
 const usd = (n: number) => String(Math.round(n * 1_000_000));
 
@@ -23,14 +23,7 @@ describe('owner-signed policies of a SIWS owner (HTTP, signer policy store, Post
 
   before(async () => {
     t = await startTestTreasury();
-    const signedIn = await t.request('POST', '/v1/identity/init', { body: await siwsSignInBody(t, owner) });
-    assert.equal(signedIn.status, 201, JSON.stringify(signedIn.body));
-    const minted = await t.request('POST', '/v1/pats', {
-      token: signedIn.body.session,
-      body: { scope_type: 'treasury' },
-    });
-    assert.equal(minted.status, 201, JSON.stringify(minted.body));
-    pat = minted.body.pat;
+    ({ pat } = await signInWithTreasuryPat(t, await siwsSignInBody(t, owner)));
   });
   after(async () => {
     await t?.stop();

@@ -15,7 +15,7 @@ import { walletPolicySchema } from '../../../policy/policy-schema.js';
 import { policyTypedData } from '../../../policy/signed-policy.js';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { signInBody } from '../../support/sign-in.js';
+import { signInBody, signInWithTreasuryPat } from '../../support/sign-in.js';
 import { solanaPaymentRequirements } from '../../builders/payment-requirements.js';
 
 const usd = (n: number) => String(Math.round(n * 1_000_000));
@@ -35,14 +35,7 @@ describe('owner-signed policies of Solana wallets (HTTP, signer policy store, of
       extraEnv: { TREASURY_SOLANA_RPC_URL: solana.rpcUrl, TREASURY_RPC_TIMEOUT_MS: '20000' },
     });
     owner = privateKeyToAccount(generatePrivateKey());
-    const signedIn = await t.request('POST', '/v1/identity/init', { body: await signInBody(t, undefined, owner) });
-    assert.equal(signedIn.status, 201, JSON.stringify(signedIn.body));
-    const minted = await t.request('POST', '/v1/pats', {
-      token: signedIn.body.session,
-      body: { scope_type: 'treasury' },
-    });
-    assert.equal(minted.status, 201, JSON.stringify(minted.body));
-    pat = minted.body.pat;
+    ({ pat } = await signInWithTreasuryPat(t, await signInBody(t, undefined, owner)));
     payTo = (await generateKeyPairSigner()).address;
     other = (await generateKeyPairSigner()).address;
   });

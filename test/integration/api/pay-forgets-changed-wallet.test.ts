@@ -12,7 +12,7 @@ import { policyTypedData } from '../../../policy/signed-policy.js';
 import { walletPolicySchema } from '../../../policy/policy-schema.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import { signInBody } from '../../support/sign-in.js';
+import { signInBody, signInWithTreasuryPat } from '../../support/sign-in.js';
 
 const usd = (n: number) => String(Math.round(n * 1_000_000));
 
@@ -25,14 +25,7 @@ describe('the pay path forgets a wallet changed through this process (HTTP, sign
   before(async () => {
     t = await startTestTreasury();
     owner = privateKeyToAccount(generatePrivateKey());
-    const signedIn = await t.request('POST', '/v1/identity/init', { body: await signInBody(t, undefined, owner) });
-    assert.equal(signedIn.status, 201, JSON.stringify(signedIn.body));
-    const minted = await t.request('POST', '/v1/pats', {
-      token: signedIn.body.session,
-      body: { scope_type: 'treasury' },
-    });
-    assert.equal(minted.status, 201, JSON.stringify(minted.body));
-    pat = minted.body.pat;
+    ({ pat } = await signInWithTreasuryPat(t, await signInBody(t, undefined, owner)));
   });
   after(async () => {
     await t?.stop();
