@@ -13,8 +13,8 @@ import { pino } from 'pino';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { useForwardedTreasury } from '../../support/forwarded-treasury.js';
-import { runXx, stdoutJson, xxHomeFor } from './xx-process.js';
-import { solanaPaymentRequirements } from '../../builders/payment-requirements.js';
+import { assertOk, runXx, stdoutJson, xxHomeFor } from './xx-process.js';
+import { SOLANA_DEVNET, solanaPaymentRequirements } from '../../builders/payment-requirements.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 
@@ -40,12 +40,26 @@ describe('xx: an owner-signed policy of a Solana wallet (CLI subprocess, HTTP, S
   async function initWithSolanaWallet(name: string, chain: 'both' | 'solana') {
     const env = xxHomeFor(name, forwarder.url, PASSPHRASE);
     const init = stdoutJson(await runXx(['init', '--new-seed', '--chain', chain, '--json'], env), 'init');
-    const added = stdoutJson(
-      await runXx(['agent', 'wallets', 'add', '--chain', 'solana-devnet', '--json'], env),
-      'agent wallets add',
+    const addedText = assertOk(
+      await runXx(['agent', 'wallets', 'add', '--chain', 'solana-devnet'], env),
+      'wallets add',
     );
-    const wallet = (added.wallet ?? added) as { id: string; address: string };
-    assert.match(wallet.address, /^[1-9A-HJ-NP-Za-km-z]{32,44}$/, JSON.stringify(added));
+    const wallet = (
+      stdoutJson(await runXx(['agent', 'wallets', 'list', '--json'], env), 'wallets list').wallets as Array<{
+        id: string;
+        address: string;
+        network: string;
+        policy_state: string;
+      }>
+    ).find((w) => w.network === SOLANA_DEVNET)!;
+    assert.match(wallet.address, /^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    // Made with the agent's credentials, which cannot sign its policy: the output says how the owner does.
+    assert.equal(wallet.policy_state, 'ceilings_only');
+    assert.ok(
+      addedText.stdout.includes(`Its policy is not owner-signed`) &&
+        addedText.stdout.includes(`\`xx wallet policy set ${wallet.id} --file <policy.json>\``),
+      addedText.stdout,
+    );
     await solana.faucet.fundUsdc(wallet.address as Address, 10_000_000n);
     return { env, init, wallet, pat: agentPat(env, init.agent_id) };
   }

@@ -191,7 +191,15 @@ async function walletsAdd(ctx: CliContext, opts: { chain?: string; label?: strin
   );
   const wallet = { id: w.id, address: w.address, chain: w.chain, network: w.network, label: w.label };
   if (bearer.agent) saveAgent(ctx.paths, { ...bearer.agent, wallets: [...bearer.agent.wallets, wallet] });
-  ctx.out(wallet, `Added ${wallet.id} ${wallet.address} (${wallet.network}).`);
+  // The agent's credentials cannot sign its policy: the owner does, with the seed (docs/cli.md, "Owner-signed policies").
+  const unsigned =
+    w.policy_state === 'owner_signed'
+      ? ''
+      : ` Its policy is not owner-signed (the signer holds the wallet to its own ceilings only): the owner signs it with \`xx wallet policy set ${w.id} --file <policy.json>\`.`;
+  ctx.out(
+    { ...wallet, policy_state: w.policy_state },
+    `Added ${wallet.id} ${wallet.address} (${wallet.network}).${unsigned}`,
+  );
 }
 
 export function registerAgentCommands(program: Command, contextOf: ContextOf): void {
