@@ -6,7 +6,8 @@
  *      Solana key, a statement signed for another wallet);
  *  (b) make it accept an older (or the same) signed policy again;
  *  (c) get a Solana payment signed that the signed policy refuses — per payment, each window, velocity, the
- *      counterparty lists (base58 payees, compared exactly), cooling-off — nor one that names no payee;
+ *      counterparty lists (base58 payees, compared exactly), cooling-off — nor one that names no payee, nor more
+ *      than a window holds by sending 64 at once through two signer processes;
  *  (d) exceed a window after the signer is killed with SIGKILL and started again;
  *  (e) set the policy of a Solana wallet of another account's authority.
  * Owners who signed in with Ethereum sign a Solana wallet's policy as EIP-712, owners who signed in with Solana as
@@ -19,6 +20,7 @@ import { address, getAddressDecoder, type Address } from '@solana/kit';
 import pg from 'pg';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { WalletPolicyInput } from '../../../policy/policy-schema.js';
+import type { SignerError } from '../../../signer/protocol/signer-client.js';
 import { DEVNET, PAY_TO, paymentMessage } from '../../builders/solana-payment-message.js';
 import { newSolanaSigner } from '../../support/sign-in.js';
 import type { TestSigner } from '../../support/signer-harness.js';
@@ -219,6 +221,38 @@ describe('owner-signed policies of Solana wallets against a compromised API (sig
     await denied(after.pay(w, usd(0.6)), 'daily_cap_usd');
     await after.pay(w, usd(0.4));
     await denied(after.pay(w, 1n), 'daily_cap_usd');
+  });
+
+  it('(c) 64 Solana payments at once through two signer processes sharing the store stop exactly at the cap', async () => {
+    const ops = await ownedAccount();
+    const w = await ops.wallet();
+    await signer.client.call('set_wallet_policy', await signedPolicy(owner, w.address, { daily_cap_usd: '1' }, 1));
+    const second = await stored.another();
+    try {
+      // Every message made first, so that the 64 requests reach the two signers together.
+      const messages = await Promise.all(
+        Array.from({ length: 64 }, (_, i) =>
+          paymentMessage({ wallet: address(w.address), amount: usd(0.1), memo: `race ${i}`.padEnd(32, '.') }),
+        ),
+      );
+      const outcomes = await Promise.allSettled(
+        messages.map((m, i) =>
+          (i % 2 === 0 ? signer : second).client.signSolanaTransaction({
+            account_key_ref: ops.account,
+            wallet_key_ref: w.wallet_key_ref,
+            address: w.address,
+            network: DEVNET,
+            message: Buffer.from(m).toString('base64'),
+            pay_to: PAY_TO,
+          }),
+        ),
+      );
+      const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as SignerError).code] : []));
+      assert.equal(64 - refused.length, 10, 'ten payments of 0.10 fill a 1.00 day, whichever signer signed them');
+      assert.deepEqual([...new Set(refused)], ['policy_denied']);
+    } finally {
+      await second.stop();
+    }
   });
 
   it('(e) refuses a policy for a Solana wallet of another account, signed by that other account’s owner', async () => {
