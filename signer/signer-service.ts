@@ -213,6 +213,7 @@ export class SignerService {
       assertEd25519Signature(signature, message, publicKey);
       return { signature: base58.decode(signature), message_hash: bytesToHex(sha256(message)) };
     };
+    // Without a store nothing reads the payee; with one, `pay_to` is there (required above).
     const payee = params.pay_to ?? params.address;
     return this.signPayment(
       { accountKeyRef: account_key_ref, address: params.address, amount: transfer.amount, payee },
