@@ -53,6 +53,7 @@ import { measureWakeUpCost } from './support/wake-up-cost.js';
 import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
 import { drive, percentile } from './support/closed-loop.js';
+import { measureSignerRatioBound, signerRatioBoundLine } from './support/signer-ratio-bound.js';
 import { driveAtRate } from './support/drive-at-rate.js';
 import { readProcStat } from './support/proc-stat.js';
 import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
@@ -284,10 +285,20 @@ async function main(): Promise<void> {
     const account = await backend.createAccountKey();
     const key = await backend.createWalletKey(account);
     const digest = randomBytes(32);
+    const rawCpuBefore = process.cpuUsage();
     const hsm = await drive(8, Math.min(SECONDS, 5), async () => {
       await backend.signDigest(account, key.walletKeyRef, digest);
       return true;
     });
+    const rawCpu = process.cpuUsage(rawCpuBefore);
+    // What the signer must do besides the HSM, on this machine: its rate's ceiling beside the raw one.
+    const ratioBound = await measureSignerRatioBound(
+      backend,
+      account,
+      (rawCpu.user + rawCpu.system) / hsm.ops,
+      USDC,
+      SELLER,
+    );
     await backend.close();
 
     process.stderr.write('• ceiling: bare PostgreSQL advisory lock + insert\n');
@@ -1001,6 +1012,7 @@ async function main(): Promise<void> {
       breakdown,
       phasesLine,
       cpuLine,
+      signerRatioBoundLine(ratioBound, rate(signerAlone) / rate(hsm), signerCpuPerSign),
       firstLine,
       wakeUpLine,
       `wake placement (./support/wake-placement.ts: a process woken by a socket write while the writer runs on for 1 ms, the other core idle): on the writer's core in ${(placement.onWritersCore * 100).toFixed(0)} % of ${placement.wakes} wake-ups; it started p50 ${placement.p50Micros.toFixed(0)} µs, p90 ${placement.p90Micros.toFixed(0)} µs after the write`,
