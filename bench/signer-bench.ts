@@ -28,6 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
+import { measureSignerRatioBound, signerRatioBoundLine, type SignerRatioBound } from './support/signer-ratio-bound.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { startEmbeddedPostgres } from '../src/api/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
@@ -138,7 +139,9 @@ interface Run {
 }
 
 /** The raw SoftHSM variant: signatures through the PKCS#11 backend in this process. */
-async function rawVariant(run: Run): Promise<{ variant: Variant; close: () => Promise<void> }> {
+async function rawVariant(
+  run: Run,
+): Promise<{ variant: Variant; bound: (rawMicros: number) => Promise<SignerRatioBound>; close: () => Promise<void> }> {
   process.env.SOFTHSM2_CONF = run.token.softhsm2Conf;
   const backend = Pkcs11Backend.open({
     kind: 'pkcs11',
@@ -157,6 +160,7 @@ async function rawVariant(run: Run): Promise<{ variant: Variant; close: () => Pr
   const once = () => backend.signDigest(account, key.walletKeyRef, digest);
   return {
     variant: { name: 'raw SoftHSM', once, signerCpu: 0, signerSystem: 0, signerMain: 0, benchCpu: 0, pgCpu: 0 },
+    bound: (rawMicros) => measureSignerRatioBound(backend, account, rawMicros, USDC, SELLER),
     close: () => backend.close(),
   };
 }
@@ -328,6 +332,10 @@ async function main(): Promise<void> {
     const variants = [raw.variant, ...chosen];
     await alternate(variants, database && path.join(dir, 'pg', 'data'));
     process.stdout.write(report(variants));
+    // What any signer must do besides the HSM, on this machine: the ratio's ceiling (./support/signer-ratio-bound.ts).
+    const rawTotal = raw.variant.total!;
+    const bound = await raw.bound((raw.variant.benchCpu / rawTotal.ops) * 1e6);
+    process.stdout.write(`${signerRatioBoundLine(bound)}\n`);
     await raw.close();
   } finally {
     for (const c of run.clients) c.close();

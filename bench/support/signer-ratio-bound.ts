@@ -80,15 +80,21 @@ export async function measureSignerRatioBound(
   return { rawMicros, digestMicros, finalizeMicros, bound: rawMicros / (rawMicros + digestMicros + finalizeMicros) };
 }
 
-/** The bound as the bench prints it, beside the ratio measured in the same run (`measured`: signer ÷ raw). */
-export function signerRatioBoundLine(b: SignerRatioBound, measured: number, signerMicros: number): string {
+/**
+ * The bound as the benches print it; with `measured` (the signer's rate ÷ raw in the same run) and `signerMicros`
+ * (the signer process's CPU a signature), beside what the signer measured.
+ */
+export function signerRatioBoundLine(b: SignerRatioBound, measured?: number, signerMicros?: number): string {
   const required = b.digestMicros + b.finalizeMicros;
-  const rest = signerMicros - b.rawMicros - required;
-  return (
+  const bound =
     `the signer's ceiling beside the HSM's (./support/signer-ratio-bound.ts): raw ${b.rawMicros.toFixed(0)} µs of CPU a ` +
     `signature; the signer's required work ${required.toFixed(0)} µs (digest ${b.digestMicros.toFixed(1)}, ` +
     `low-S, yParity and recovery check ${b.finalizeMicros.toFixed(1)}), so at most ${b.bound.toFixed(2)}× raw with ` +
-    `nothing else; measured ${measured.toFixed(2)}× (the signer process ${signerMicros.toFixed(0)} µs a signature, ` +
+    `nothing else`;
+  if (measured === undefined || signerMicros === undefined) return bound;
+  const rest = signerMicros - b.rawMicros - required;
+  return (
+    `${bound}; measured ${measured.toFixed(2)}× (the signer process ${signerMicros.toFixed(0)} µs a signature, ` +
     `${rest.toFixed(0)} µs of it neither the HSM's nor required: socket, frames, validation, event loop; its ` +
     `client's CPU comes on top)`
   );

@@ -59,5 +59,8 @@ describe("bench: the signer's ceiling beside the raw HSM rate", function () {
     const line = signerRatioBoundLine(bound, 0.5, 900);
     assert.ok(line.includes(`at most ${bound.bound.toFixed(2)}× raw`), line);
     assert.match(line, /measured 0\.50×/);
+    // Without a measured ratio (bench:signer prints its own per variant): the bound alone.
+    const alone = signerRatioBoundLine(bound);
+    assert.ok(alone.endsWith('with nothing else'), alone);
   });
 });
