@@ -10,7 +10,7 @@ import path from 'node:path';
 import { measureSignerRatioBound, signerRatioBoundLine } from '../../../bench/support/signer-ratio-bound.js';
 import { Pkcs11Backend } from '../../../signer/backends/pkcs11/pkcs11-backend.js';
 import { initSoftHsmToken } from '../../../ops/softhsm/init-token.js';
-import { pointSoftHsmAt } from '../../support/softhsm-conf.js';
+import { pointSoftHsmAt, softHsmBackendConfig } from '../../support/softhsm-conf.js';
 
 describe("bench: the signer's ceiling beside the raw HSM rate", function () {
   this.timeout(60_000);
@@ -22,17 +22,7 @@ describe("bench: the signer's ceiling beside the raw HSM rate", function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-bound-'));
     const token = await initSoftHsmToken({ dir });
     restoreConf = pointSoftHsmAt(token.softhsm2Conf);
-    backend = Pkcs11Backend.open({
-      kind: 'pkcs11',
-      modulePath: token.modulePath,
-      tokenLabel: token.tokenLabel,
-      pin: fs.readFileSync(token.pinFile, 'utf8').trim(),
-      kekLabel: token.kekLabel,
-      sessions: 2,
-      signInline: 'when_alone',
-      cacheSize: 10,
-      cacheTtlMs: 60_000,
-    });
+    backend = Pkcs11Backend.open(softHsmBackendConfig(token));
   });
   after(async () => {
     await backend?.close();

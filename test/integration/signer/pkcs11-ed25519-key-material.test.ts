@@ -16,7 +16,7 @@ import { decodeKeyRef } from '../../../signer/backends/pkcs11/pkcs11-key-ref.js'
 import { Pkcs11Module } from '../../../signer/backends/pkcs11/pkcs11-module.js';
 import type { Pkcs11BackendConfig } from '../../../signer/config/signer-config.js';
 import { initSoftHsmToken } from '../../../ops/softhsm/init-token.js';
-import { pointSoftHsmAt } from '../../support/softhsm-conf.js';
+import { pointSoftHsmAt, softHsmBackendConfig } from '../../support/softhsm-conf.js';
 
 const isCkr = (code: number) => (e: unknown) => (e as { code?: number }).code === code;
 
@@ -30,17 +30,7 @@ describe('Ed25519 wallet keys in the PKCS#11 token', function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-hsm-ed-'));
     const token = await initSoftHsmToken({ dir });
     restoreConf = pointSoftHsmAt(token.softhsm2Conf);
-    config = {
-      kind: 'pkcs11',
-      modulePath: token.modulePath,
-      tokenLabel: token.tokenLabel,
-      pin: fs.readFileSync(token.pinFile, 'utf8').trim(),
-      kekLabel: token.kekLabel,
-      sessions: 2,
-      signInline: 'when_alone',
-      cacheSize: 10,
-      cacheTtlMs: 60_000,
-    };
+    config = softHsmBackendConfig(token);
   });
   after(() => {
     restoreConf?.();

@@ -16,7 +16,7 @@ import { measureBackendSignRate } from '../../../signer/bench/measure-backend-si
 import type { Pkcs11BackendConfig } from '../../../signer/config/signer-config.js';
 import { SignerFault } from '../../../signer/signer-error.js';
 import { initSoftHsmToken, type SoftHsmToken } from '../../../ops/softhsm/init-token.js';
-import { pointSoftHsmAt } from '../../support/softhsm-conf.js';
+import { pointSoftHsmAt, softHsmBackendConfig } from '../../support/softhsm-conf.js';
 
 const isFault = (code: string, pattern?: RegExp) => (e: unknown) =>
   e instanceof SignerFault && e.code === code && (!pattern || pattern.test(e.message));
@@ -39,17 +39,7 @@ describe('key material never leaves the HSM (PKCS#11 backend in-process)', funct
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-hsm-'));
     token = await initSoftHsmToken({ dir });
     restoreConf = pointSoftHsmAt(token.softhsm2Conf);
-    config = {
-      kind: 'pkcs11',
-      modulePath: token.modulePath,
-      tokenLabel: token.tokenLabel,
-      pin: fs.readFileSync(token.pinFile, 'utf8').trim(),
-      kekLabel: token.kekLabel,
-      sessions: 2,
-      signInline: 'when_alone',
-      cacheSize: 10,
-      cacheTtlMs: 60_000,
-    };
+    config = softHsmBackendConfig(token);
   });
   after(() => {
     restoreConf?.();
