@@ -783,7 +783,9 @@ async function main(): Promise<void> {
       await driveEach(CONCURRENCY, agentWallets, payOnce);
       await drive(CONCURRENCY, 2, (i) => payOnce(agentWallets[i % agentWallets.length]!));
       phase = '(d)';
-      return drive(CONCURRENCY, SECONDS, (i) => payOnce(agentWallets[i % agentWallets.length]!));
+      const before = await scrape();
+      const result = await drive(CONCURRENCY, SECONDS, (i) => payOnce(agentWallets[i % agentWallets.length]!));
+      return { result, before, after: await scrape() };
     })();
     client.close();
     const avgMs = (name: string, labels: string) => {
@@ -804,9 +806,17 @@ async function main(): Promise<void> {
         (delta(`${histogram}_sum`) / Math.max(1, delta(`${histogram}_count`))).toFixed(2);
       const read = delta('treasury_pay_snapshots_total{source="read"}');
       const remembered = delta('treasury_pay_snapshots_total{source="remembered"}');
-      return `${label}: snapshots read ${((read / ops) * 100).toFixed(0)} %, remembered ${((remembered / ops) * 100).toFixed(0)} %; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}`;
+      // A capped PAT's total: checked on what this process remembers, or read under the PAT's lock (decided alone).
+      const patRead = delta('treasury_pat_cap_checks_total{source="read"}');
+      const patRemembered = delta('treasury_pat_cap_checks_total{source="remembered"}');
+      const pat =
+        patRead + patRemembered > 0
+          ? `; the PAT's cap checked on its remembered total ${((patRemembered / ops) * 100).toFixed(0)} %, under its lock ${((patRead / ops) * 100).toFixed(0)} %`
+          : '';
+      const retries = delta('treasury_pay_conflict_retries_total{kind="pay"}');
+      return `${label}: snapshots read ${((read / ops) * 100).toFixed(0)} %, remembered ${((remembered / ops) * 100).toFixed(0)} %; decisions per write statement ${perStatement('treasury_pay_decision_write_batch_size')}, signatures per record statement ${perStatement('treasury_pay_signature_record_batch_size')}${pat}${retries > 0 ? `; taken again ${retries}` : ''}`;
     };
-    const phasesLine = `per phase: ${[phaseLine('(a)', metricsBeforeSpread, metricsAfterSpread, spread.ops), phaseLine('(b)', metricsAfterSpread, metricsAfterHot, hot.ops), phaseLine('(c)', metricsBeforeSteady, metrics, steady.ops)].join('; ')}`;
+    const phasesLine = `per phase: ${[phaseLine('(a)', metricsBeforeSpread, metricsAfterSpread, spread.ops), phaseLine('(b)', metricsAfterSpread, metricsAfterHot, hot.ops), phaseLine('(c)', metricsBeforeSteady, metrics, steady.ops), phaseLine('(d)', capped.before, capped.after, capped.result.ops)].join('; ')}`;
     /** The p99 bucket bound of a histogram series over phase (c) only (difference of two scrapes). */
     const p99InSteady = (name: string, labels: string) => {
       const buckets = (text: string) =>
@@ -1001,7 +1011,7 @@ async function main(): Promise<void> {
         ['signer', signerAlone],
         ['PG', dbSpread],
       ]),
-      row(`agent PAT, daily cap, ${PAT_WALLETS} wallets (${CONCURRENCY} cl.)`, capped, [
+      row(`agent PAT, daily cap, ${PAT_WALLETS} wallets (${CONCURRENCY} cl.)`, capped.result, [
         ['HSM', hsm],
         ['signer', signerAlone],
         ['PG hot', dbHot],

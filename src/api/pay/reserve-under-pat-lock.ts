@@ -42,6 +42,10 @@ export async function reserveUnderPatLock(
       if (!snapshot.previous) checkPatDailyCap(deps, pat, spent, plan.amountMicro);
       const decided = attempt.decide(snapshot);
       lockedOutcome = decided.outcome;
+      // Its write moves the wallet's chain head and totals past what this process remembered of the wallet: forgotten
+      // while the wallet's turn is held, so its next payment reads them (a stale memory would fail that payment's
+      // shared statement, and the failure would forget the PAT's total, sending its other wallets here in turn).
+      if (decided.write) deps.memory.forgetSnapshot(ctx.walletId);
       // The write counts the payment in the PAT's daily total too (DecisionWrite.patSpend).
       const counted = decided.outcome.kind === 'reserved' && decided.outcome.fresh ? plan.amountMicro : 0n;
       total = { day: isoDate(policyWindows(attempt.now).dayStart), spentMicro: spent + counted };

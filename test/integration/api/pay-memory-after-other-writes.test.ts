@@ -1,0 +1,83 @@
+/**
+ * What the pay path remembers of a wallet (its snapshot: chain head, totals) after a write that did not come from
+ * the group commit — a payment decided under a capped PAT's lock, a reservation given back after the signer refused
+ * it. Each such write moves the wallet's audit chain: the wallet's next payment must be decided on the new head, so
+ * its shared statement is written at once — never refused by the chain's UNIQUE and taken again
+ * (`treasury_pay_conflict_retries_total`). A refusal would also have forgotten a capped PAT's total and sent the
+ * agent's other wallets under the lock in turn, each leaving the same stale memory: measured in `npm run bench`'s
+ * phase (d) as runs at half the rate with a p99 of 200–275 ms (docs/performance.md, "A capped PAT's payments").
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
+import { paymentRequirements } from '../../builders/payment-requirements.js';
+import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { signInWithNewKey } from '../../support/sign-in.js';
+
+describe('pay path: what it remembers of a wallet after writes outside the group commit (HTTP, PostgreSQL, SoftHSM)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+
+  before(async () => {
+    // The signer's per-signature maximum below what the wallets' policies allow: a payment it refuses is given back.
+    t = await startTestTreasury({ signerEnv: { TREASURY_SIGNER_MAX_PER_SIGNATURE: '1000000' } });
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  const pay = (token: string, walletId: string, amount: string) =>
+    t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token,
+      body: { payment_requirements: paymentRequirements({ amount }) },
+    });
+  const conflictRetries = async () =>
+    Number(
+      ((await t.request('GET', '/metrics')).body as string).match(
+        /treasury_pay_conflict_retries_total\{kind="pay"\} (\d+)/,
+      )?.[1] ?? 0,
+    );
+
+  it("a payment decided under a capped PAT's lock: the wallet's next payment on the group commit is written at once", async () => {
+    const { session } = await signInWithNewKey(t);
+    const mint = async (body: Record<string, unknown>) =>
+      (await t.request('POST', '/v1/pats', { token: session, body })).body.pat as string;
+    const treasuryPat = await mint({ scope_type: 'treasury' });
+    const uncapped = await mint({ scope_type: 'agent' });
+    const capped = await mint({ scope_type: 'agent', daily_cap_usd: '10' });
+    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body.id as string;
+
+    const before = await conflictRetries();
+    // Paid through the group commit: the process remembers the wallet's snapshot.
+    assert.equal((await pay(uncapped, wallet, '50000')).status, 200);
+    // The capped PAT's first payment in this process: decided under its lock, written in a transaction of its own.
+    assert.equal((await pay(capped, wallet, '50000')).status, 200);
+    // Through the group commit again, on what the process remembers of the wallet.
+    const next = await pay(uncapped, wallet, '50000');
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.equal(await conflictRetries(), before, 'no statement refused and taken again');
+    assert.equal((await verifyAuditChain(t.db.knex, wallet)).ok, true);
+  });
+
+  it("a reservation given back after the signer refused it: the wallet's next payment is written at once", async () => {
+    const token = await mintAgentKey(t, 'memory-after-release');
+    const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '100' } } })).body
+      .id as string;
+    assert.equal((await pay(token, wallet, '50000')).status, 200);
+    // Over the signer's per-signature maximum: refused, and the reservation is given back (a `payment.released` row).
+    assert.equal((await pay(token, wallet, '1000001')).status, 403);
+    for (
+      let i = 0;
+      i < 100 &&
+      (await t.db.knex('audit_events').where({ chain_key: wallet, event_type: 'payment.released' }).first()) ===
+        undefined;
+      i++
+    )
+      await sleep(20);
+    const before = await conflictRetries();
+    const next = await pay(token, wallet, '50000');
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.equal(await conflictRetries(), before, 'no statement refused and taken again');
+    assert.equal((await verifyAuditChain(t.db.knex, wallet)).ok, true);
+  });
+});
