@@ -5,8 +5,8 @@
  * round trip reads the wallet's snapshot, takes the PAT's lock and reads the PAT's total that UTC day. Over
  * the cap: 429 MGMT_6014 with the raise_pat_cap recovery, nothing recorded. The decision is written in the
  * same transaction (its PAT total too), and the total is remembered for the PAT's next payments
- * (../snapshot-cache.ts). A COMMIT whose connection dropped may have committed: the error is marked
- * (./uncertain-reservation.ts).
+ * (../snapshot-cache.ts); what it remembered of the wallet is forgotten, as the write moved the wallet's chain
+ * head. A COMMIT whose connection dropped may have committed: the error is marked (./uncertain-reservation.ts).
  */
 import { formatUsd } from '../../../policy/money.js';
 import { policyWindows } from '../../../policy/policy-windows.js';
