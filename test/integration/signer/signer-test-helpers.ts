@@ -171,17 +171,21 @@ export async function ownerAuthority(owner: PrivateKeyAccount) {
   };
 }
 
+/** The fields a policy document is signed over: `policy` for `wallet` at `version`, issued now. */
+function policyFields(wallet: string, policy: WalletPolicyInput, version: number) {
+  return { wallet, policy: policy as never, version, issuedAt: Math.floor(Date.now() / 1000) };
+}
+
+/** The set_wallet_policy document of `fields` with its `signature`. */
+function policyDocument(fields: ReturnType<typeof policyFields>, signature: string) {
+  const { wallet, policy, version, issuedAt } = fields;
+  return { address: wallet, policy, version, issued_at: issuedAt, signature };
+}
+
 /** A set_wallet_policy document: `policy` for `wallet` at `version`, issued now, signed (EIP-712) by `by`. */
 export async function signedPolicy(by: PrivateKeyAccount, wallet: string, policy: WalletPolicyInput, version = 1) {
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const typed = policyTypedData({ wallet, policy: policy as never, version, issuedAt });
-  return {
-    address: wallet,
-    policy: policy as never,
-    version,
-    issued_at: issuedAt,
-    signature: await by.signTypedData(typed),
-  };
+  const fields = policyFields(wallet, policy, version);
+  return policyDocument(fields, await by.signTypedData(policyTypedData(fields)));
 }
 
 /** What `create_account_key` takes for a SIWS owner: their base58 key and the sign-in they signed (`signer`: forged). */
@@ -192,15 +196,8 @@ export function siwsAuthority(owner: SolanaSigner, signer?: SolanaSigner) {
 
 /** A policy document for `wallet` signed by the Solana key `by` as the statement text (hex signature). */
 export function statementSigned(by: SolanaSigner, wallet: string, policy: WalletPolicyInput, version: number) {
-  const issuedAt = Math.floor(Date.now() / 1000);
-  const bytes = policyStatementBytes({ wallet, policy: policy as never, version, issuedAt });
-  return {
-    address: wallet,
-    policy: policy as never,
-    version,
-    issued_at: issuedAt,
-    signature: bytesToHex(ed25519.sign(bytes, by.secret)),
-  };
+  const fields = policyFields(wallet, policy, version);
+  return policyDocument(fields, bytesToHex(ed25519.sign(policyStatementBytes(fields), by.secret)));
 }
 
 /** The signer's refusal of `call` (its code and details); fails the test if the signer accepted it. */
