@@ -82,9 +82,15 @@ export class PaymentAttempt {
     });
   }
 
-  /** Once this request's write is decided: what the wallet's next payment may decide on. */
+  /**
+   * Once this request's write is decided: what the wallet's next payment may decide on. A payment that may not
+   * be remembered (a key seen before) forgets instead: its write moved the wallet's chain past what is remembered.
+   */
   remember(snapshot: PaySnapshot, change: SnapshotChange): void {
-    if (!this.cacheable) return;
+    if (!this.cacheable) {
+      this.deps.memory.forgetSnapshot(this.ctx.walletId);
+      return;
+    }
     this.deps.memory.rememberSnapshot(
       this.ctx.walletId,
       snapshotAfter(snapshot, change),

@@ -3,7 +3,8 @@
  * its record or under its own write: now (the promise settles after this first attempt), and again after 1,
  * 5 and 30 s while the database does not answer. The release (./store/release-reservation.ts, under the wallet
  * lock) marks it released (freeing its Idempotency-Key for a retry), gives back the window and PAT totals it
- * counted and audits it; it is a no-op for a row that is not reserved (a record or write that committed
+ * counted and audits it — and this process forgets what it remembered of the wallet and the PAT's day, which
+ * the release moved past; it is a no-op for a row that is not reserved (a record or write that committed
  * after all is left as it is, and one that never committed has no row). The released authorization still
  * counts as the last payment (cooling-off errs on the safe side).
  * Does not defend: pending attempts lost when the process stops — the reservation then stays counted until
@@ -53,7 +54,10 @@ async function release(
     reason,
     deps.clock(),
   );
-  if (released) deps.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
-  // What this process remembered of the PAT's day still counts the released payment: read it again.
-  if (released && ctx.pat) deps.memory.forgetPatTotal(ctx.pat.tokenId);
+  if (!released) return;
+  deps.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
+  // The release's audit row moved the wallet's chain, and what this process remembered of the PAT's day still
+  // counts the released payment: both are read again.
+  deps.memory.forgetSnapshot(ctx.walletId);
+  if (ctx.pat) deps.memory.forgetPatTotal(ctx.pat.tokenId);
 }

@@ -1,8 +1,8 @@
 /**
  * What the pay path remembers of a wallet (its snapshot: chain head, totals) after a write that did not come from
  * the group commit — a payment decided under a capped PAT's lock, a reservation given back after the signer refused
- * it. Each such write moves the wallet's audit chain: the wallet's next payment must be decided on the new head, so
- * its shared statement is written at once — never refused by the chain's UNIQUE and taken again
+ * it, the retry of an Idempotency-Key (decided alone, and not remembered). Each such write moves the wallet's audit
+ * chain: the wallet's next payment must be decided on the new head, so its shared statement is written at once — never refused by the chain's UNIQUE and taken again
  * (`treasury_pay_conflict_retries_total`). A refusal would also have forgotten a capped PAT's total and sent the
  * agent's other wallets under the lock in turn, each leaving the same stale memory: measured in `npm run bench`'s
  * phase (d) as runs at half the rate with a p99 of 200–275 ms (docs/performance.md, "A capped PAT's payments").
@@ -13,6 +13,7 @@ import { verifyAuditChain } from '../../../src/api/audit/audit-ledger.js';
 import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
+import { startTestSigner } from '../../support/signer-harness.js';
 
 describe('pay path: what it remembers of a wallet after writes outside the group commit (HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(120_000);
@@ -79,5 +80,61 @@ describe('pay path: what it remembers of a wallet after writes outside the group
     assert.equal(next.status, 200, JSON.stringify(next.body));
     assert.equal(await conflictRetries(), before, 'no statement refused and taken again');
     assert.equal((await verifyAuditChain(t.db.knex, wallet)).ok, true);
+  });
+});
+
+describe('pay path: what it remembers of a wallet after a payment decided alone (HTTP, PostgreSQL, SoftHSM)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+
+  before(async () => {
+    t = await startTestTreasury();
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  const pay = (token: string, walletId: string, amount: string, idempotencyKey?: string) =>
+    t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token,
+      body: { payment_requirements: paymentRequirements({ amount }) },
+      ...(idempotencyKey ? { headers: { 'Idempotency-Key': idempotencyKey } } : {}),
+    });
+  const conflictRetries = async () =>
+    Number(
+      ((await t.request('GET', '/metrics')).body as string).match(
+        /treasury_pay_conflict_retries_total\{kind="pay"\} (\d+)/,
+      )?.[1] ?? 0,
+    );
+
+  it("an Idempotency-Key retried after the signer was down: the wallet's next payment is written at once", async () => {
+    const token = await mintAgentKey(t, 'memory-after-alone');
+    const wallet = (await t.request('POST', '/v1/wallets', { token, body: { policy: { daily_cap_usd: '100' } } })).body
+      .id as string;
+    assert.equal((await pay(token, wallet, '50000')).status, 200);
+
+    // The signer is down (a restart; its token directory kept): the payment under the key is reserved, then given back.
+    const exited = new Promise((resolve) => t.signer.child.once('exit', resolve));
+    t.signer.child.kill('SIGTERM');
+    await exited;
+    const lost = await pay(token, wallet, '50000', 'retried-after-signer-restart');
+    assert.equal(lost.status, 503, JSON.stringify(lost.body));
+    const again = await startTestSigner({ dir: t.signer.dir });
+    try {
+      // Paid through the group commit: the process remembers the wallet's snapshot.
+      const first = await pay(token, wallet, '50000');
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      const before = await conflictRetries();
+      // The key's retry: a key this process has seen is decided alone, on a read, in a statement of its own.
+      const retried = await pay(token, wallet, '50000', 'retried-after-signer-restart');
+      assert.equal(retried.status, 200, JSON.stringify(retried.body));
+      // Through the group commit again: decided on what the process remembers, which must count the retry's row.
+      const next = await pay(token, wallet, '50000');
+      assert.equal(next.status, 200, JSON.stringify(next.body));
+      assert.equal(await conflictRetries(), before, 'no statement refused and taken again');
+      assert.equal((await verifyAuditChain(t.db.knex, wallet)).ok, true);
+    } finally {
+      await again.stop();
+    }
   });
 });

@@ -2,7 +2,7 @@
  * The pay wing's orchestration (src/api/pay/reserve-payment.ts and the ways it reserves) on fakes of its two
  * stores (test/support/fake-pay-stores.ts), without PostgreSQL: what the process remembers between a
  * wallet's payments, a shared statement's failure decided again alone, a write whose answer was lost
- * released, and a signer failure written unsigned and released.
+ * released, a signer failure written unsigned and released, and what a release leaves remembered.
  */
 import assert from 'node:assert/strict';
 import pg from 'pg';
@@ -11,7 +11,8 @@ import { AppError } from '../../../src/api/errors/app-error.js';
 import { createTreasuryMetrics } from '../../../src/api/metrics/treasury-metrics.js';
 import type { PayDeps } from '../../../src/api/pay/pay-deps.js';
 import type { PaySnapshot } from '../../../src/api/pay/pay-snapshot.js';
-import type { CallContext, SpendPlan } from '../../../src/api/pay/pay-types.js';
+import type { CallContext, Reservation, SpendPlan } from '../../../src/api/pay/pay-types.js';
+import { releaseEventually } from '../../../src/api/pay/release-eventually.js';
 import { reservePayment } from '../../../src/api/pay/reserve-payment.js';
 import { SnapshotCache } from '../../../src/api/pay/snapshot-cache.js';
 import { ChainRegistry } from '../../../src/shared/chain-registry.js';
@@ -143,6 +144,23 @@ describe('pay wing: reserving on fake stores', () => {
       writes.released[0]!.reservation.authorizationId,
       (outcome as { payment: { authorization_id: string } }).payment.authorization_id,
     );
+  });
+
+  it("a reservation decided alone and remembered, then given back (the signer failed): the wallet's next payment reads again", async () => {
+    const { deps, snapshots, writes } = wing();
+    await pay(deps, '1');
+    const refusal = new pg.DatabaseError('could not serialize access', 0, 'error');
+    refusal.severity = 'ERROR';
+    refusal.code = '40001';
+    writes.refuseNext = refusal;
+    const reserved = await pay(deps, '1');
+    assert.equal(reserved.kind, 'reserved', 'decided alone, remembered, to be signed by the caller');
+    assert.equal(snapshots.reads, 2);
+    // The caller's signer call failed: the release's audit row moves the wallet's chain past what is remembered.
+    await releaseEventually(deps, ctx, reserved as Reservation, 'signer_failed');
+    assert.equal(writes.released.length, 1);
+    await pay(deps, '1');
+    assert.equal(snapshots.reads, 3, 'decided on a fresh read, not on the memory the release left stale');
   });
 
   it("a signer failure fills the place with the reservation unsigned, releases it and answers the signer's error", async () => {
