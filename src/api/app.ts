@@ -186,7 +186,7 @@ function buildPayWing(core: Core) {
     onWalletChanged: (walletId) => pay.forgetWallet(walletId),
     config,
   });
-  const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock);
+  const expiredReservations = new ExpiredReservationSweeper(knex, metrics, clock, { onReleased: pay.forgetWallet });
   return { pay, settlements, expiredReservations };
 }
 

@@ -5,7 +5,8 @@
  * signature of it, had one been made, can move funds (the token refuses it), so its spend is given back
  * (`payment.released`, reason `expired_unsigned`; ./store/release-reservation.ts).
  *
- * Defends: caps eaten by payments that never happened. Every API process may sweep: the release acts only on
+ * Defends: caps eaten by payments that never happened; this process deciding the wallet's next payment on what
+ * it remembered from before the release (`onReleased`: the pay path forgets it). Every API process may sweep: the release acts only on
  * a row still `reserved`, under the wallet's lock. Each sweep reads the authorizations that expired since
  * the previous one (a BRIN index on valid_before keeps that to the newest block ranges); the first sweep of a
  * process looks back `lookbackSeconds`.
@@ -25,6 +26,11 @@ export interface ExpiredReservationSweeperOptions {
   lookbackSeconds?: number;
   /** Reservations released per sweep at most; the rest wait for the next sweep. */
   batch?: number;
+  /**
+   * Called after each release, with the wallet and the actor that reserved it (a buyer PAT's id, when one did):
+   * the release moved the wallet's audit chain and totals, and the PAT's day, past what the pay path remembers.
+   */
+  onReleased?: (walletId: string, actor: string) => void;
 }
 
 interface ExpiredRow {
@@ -45,6 +51,7 @@ export class ExpiredReservationSweeper {
   private readonly graceSeconds: number;
   private readonly lookbackSeconds: number;
   private readonly batch: number;
+  private readonly onReleased: (walletId: string, actor: string) => void;
 
   constructor(
     private readonly knex: Knex,
@@ -55,6 +62,7 @@ export class ExpiredReservationSweeper {
     this.graceSeconds = options.graceSeconds ?? 60;
     this.lookbackSeconds = options.lookbackSeconds ?? 7 * 86_400;
     this.batch = options.batch ?? 500;
+    this.onReleased = options.onReleased ?? (() => undefined);
   }
 
   /** One sweep: releases what expired since the last one; answers how many reservations it released. */
@@ -100,6 +108,7 @@ export class ExpiredReservationSweeper {
       );
       if (done) {
         released++;
+        this.onReleased(row.wallet_id, row.actor);
         this.metrics.payDecisions.inc({ kind: 'pay', outcome: 'expired_released' });
       }
     }

@@ -144,10 +144,11 @@ export class PayService {
     prefetchSnapshot(this.deps, walletId).catch(() => this.metrics.paySnapshots.inc({ source: 'prefetch_failed' }));
   }
 
-  /** Forgets what this process remembered of `walletId` (another path changed its totals and audit chain). */
-  forgetWallet(walletId: string): void {
+  /** Forgets what this process remembered of `walletId` (its totals and chain moved elsewhere) and of a PAT's day. */
+  readonly forgetWallet = (walletId: string, patTokenId?: string): void => {
     this.deps.memory.forgetSnapshot(walletId);
-  }
+    if (patTokenId !== undefined) this.deps.memory.forgetPatTotal(patTokenId);
+  };
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(

@@ -1,8 +1,9 @@
 /**
  * What the pay path remembers of a wallet (its snapshot: chain head, totals) after a write that did not come from
  * the group commit — a payment decided under a capped PAT's lock, a reservation given back after the signer refused
- * it, the retry of an Idempotency-Key (decided alone, and not remembered). Each such write moves the wallet's audit
- * chain: the wallet's next payment must be decided on the new head, so its shared statement is written at once — never refused by the chain's UNIQUE and taken again
+ * it, the retry of an Idempotency-Key (decided alone, and not remembered), an expired reservation the sweep gave
+ * back. Each such write moves the wallet's audit chain: the wallet's next payment must be decided on the new head,
+ * so its shared statement is written at once — never refused by the chain's UNIQUE and taken again
  * (`treasury_pay_conflict_retries_total`). A refusal would also have forgotten a capped PAT's total and sent the
  * agent's other wallets under the lock in turn, each leaving the same stale memory: measured in `npm run bench`'s
  * phase (d) as runs at half the rate with a p99 of 200–275 ms (docs/performance.md, "A capped PAT's payments").
@@ -14,6 +15,7 @@ import { paymentRequirements } from '../../builders/payment-requirements.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 import { startTestSigner } from '../../support/signer-harness.js';
+import { installPayFaultHooks } from '../../../src/api/pay/pay-fault-hooks.js';
 
 describe('pay path: what it remembers of a wallet after writes outside the group commit (HTTP, PostgreSQL, SoftHSM)', function () {
   this.timeout(120_000);
@@ -136,5 +138,74 @@ describe('pay path: what it remembers of a wallet after a payment decided alone 
     } finally {
       await again.stop();
     }
+  });
+});
+
+describe('pay path: what it remembers of a wallet after the sweep gives back an expired reservation (HTTP, PostgreSQL, SoftHSM)', function () {
+  this.timeout(120_000);
+  let t: TestTreasury;
+  let aheadMs = 0;
+  let stopAfterReserve = false;
+
+  before(async () => {
+    // In this process, the pay path's crash point after a reservation committed: the payment stops there once, as
+    // if its process had died, and its reservation is left for the sweep.
+    installPayFaultHooks({
+      afterReserve: () => {
+        if (!stopAfterReserve) return;
+        stopAfterReserve = false;
+        throw new Error('stopped after reserving');
+      },
+    });
+    try {
+      t = await startTestTreasury({ clock: () => new Date(Date.now() + aheadMs) });
+    } finally {
+      installPayFaultHooks({});
+    }
+  });
+  after(async () => {
+    await t?.stop();
+  });
+
+  const pay = (token: string, walletId: string, amount: string) =>
+    t.request('POST', `/v1/wallets/${walletId}/pay`, {
+      token,
+      body: { payment_requirements: paymentRequirements({ amount }) },
+    });
+  const conflictRetries = async () =>
+    Number(
+      ((await t.request('GET', '/metrics')).body as string).match(
+        /treasury_pay_conflict_retries_total\{kind="pay"\} (\d+)/,
+      )?.[1] ?? 0,
+    );
+
+  it("the sweep's release: the wallet's next payment is written at once", async () => {
+    const { session } = await signInWithNewKey(t);
+    const mint = async (body: Record<string, unknown>) =>
+      (await t.request('POST', '/v1/pats', { token: session, body })).body.pat as string;
+    const treasuryPat = await mint({ scope_type: 'treasury' });
+    const uncapped = await mint({ scope_type: 'agent' });
+    const capped = await mint({ scope_type: 'agent', daily_cap_usd: '10' });
+    const wallet = (await t.request('POST', '/v1/wallets', { token: treasuryPat, body: {} })).body.id as string;
+
+    // A capped PAT's first payment is reserved under its lock before the signer is asked; it stops there.
+    stopAfterReserve = true;
+    assert.equal((await pay(capped, wallet, '50000')).status, 500);
+    assert.deepEqual(
+      (await t.db.knex('authorizations').where({ wallet_id: wallet })).map((r) => r.status),
+      ['reserved'],
+    );
+    // Paid through the group commit: the process remembers the wallet's snapshot, the reservation counted.
+    assert.equal((await pay(uncapped, wallet, '50000')).status, 200);
+
+    // Five minutes on, the reservation has expired. (In the last five minutes of a UTC day the remembered snapshot
+    // ends with its day anyway, and this test cannot tell the difference.)
+    aheadMs = 5 * 60_000;
+    assert.equal(await t.app.services.expiredReservations.sweep(), 1);
+    const before = await conflictRetries();
+    const next = await pay(uncapped, wallet, '50000');
+    assert.equal(next.status, 200, JSON.stringify(next.body));
+    assert.equal(await conflictRetries(), before, 'no statement refused and taken again');
+    assert.equal((await verifyAuditChain(t.db.knex, wallet)).ok, true);
   });
 });
