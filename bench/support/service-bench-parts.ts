@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SignerClient } from '../../signer/protocol/signer-client.js';
 import { percentile, type DriveResult } from './closed-loop.js';
 import { API_NODE_FLAGS, nodeFlagsFor } from '../../ops/node-flags.js';
@@ -34,7 +34,7 @@ export interface StartTsChildOptions {
   ready: (line: string) => boolean;
   /** The checkout whose `entry` runs (default this one: a bench may run another commit's service beside its own). */
   root?: string;
-  /** Modules imported after tsx, before the entry point (a bench's probes, TypeScript). */
+  /** TypeScript modules imported before the entry point (a bench's probes: ./ts-preload.mjs when the build runs). */
   imports?: string[];
 }
 
@@ -50,14 +50,29 @@ export function benchCode(root: string = ROOT): 'dist' | 'sources' {
   return entries.every((e) => buildIsCurrent(e, BUILD_SOURCE_DIRS, [], root)) ? 'dist' : 'sources';
 }
 
-/** Node's arguments for `entry` of `root` (see `benchCode`): flags, tsx when something TypeScript loads, preloads. */
-function serviceArgs(root: string, entry: string, flags: readonly string[], imports: readonly string[]): string[] {
-  const preloads = imports.flatMap((m) => ['--import', m]);
+/** Loads one TypeScript preload into a compiled service without tsx's global loader (./ts-preload.mjs). */
+const TS_PRELOAD = pathToFileURL(path.join(ROOT, 'bench/support/ts-preload.mjs')).href;
+
+/**
+ * Node's arguments for `entry` of `root` (see `benchCode`): flags, then the sources through tsx with the preloads,
+ * or the compiled entry with each TypeScript preload through ./ts-preload.mjs (its modules load as in production).
+ * Exported for test/integration/bench/ts-preload.test.ts.
+ */
+export function serviceArgs(
+  root: string,
+  entry: string,
+  flags: readonly string[],
+  imports: readonly string[],
+): string[] {
   const compiled = path.join(root, 'dist', entry.replace(/\.ts$/, '.js'));
   // Only the services are built (the KMS emulator, a test double, is not).
   if (benchCode(root) === 'sources' || !fs.existsSync(compiled))
-    return [...flags, '--import', 'tsx', ...preloads, path.join(root, entry)];
-  return [...flags, ...(imports.length > 0 ? ['--import', 'tsx'] : []), ...preloads, compiled];
+    return [...flags, '--import', 'tsx', ...imports.flatMap((m) => ['--import', m]), path.join(root, entry)];
+  const preloads = imports.flatMap((m) => [
+    '--import',
+    `${TS_PRELOAD}?preload=${encodeURIComponent(pathToFileURL(path.resolve(root, m)).href)}`,
+  ]);
+  return [...flags, ...preloads, compiled];
 }
 
 /** Spawns `entry` (relative to the repository) and resolves with it and its first ready line (60 s at most). */
@@ -208,7 +223,7 @@ export interface BenchApiOptions {
   root?: string;
   /** Over the API's environment. */
   env?: NodeJS.ProcessEnv;
-  /** Modules imported after tsx, before the entry point. */
+  /** TypeScript modules imported before the entry point (see StartTsChildOptions.imports). */
   imports?: string[];
 }
 
