@@ -6,7 +6,8 @@
  * a wallet whose policy is signed, and on many signed wallets in turn. Prints each variant's rate, its ratio to
  * the raw rate, its p50/p99, and the CPU per signature of the signer process, of this process (the raw signatures,
  * or the socket's client) and of PostgreSQL's processes during its slices — steadier than the rates on a shared
- * machine.
+ * machine. Each signer runs as production starts it — its build when current (`npm run build`), its start-up flags
+ * (ops/node-flags.ts) — or from its sources through tsx (BENCH_CODE=sources; until November 30, 2026 it always did).
  *
  * Options (env): BENCH_SECONDS (slices per variant, default 8), BENCH_LOOPS (closed loops, default 8),
  * BENCH_SIGNER_ROOTS (`label=path,…`: compare checkouts in one run, e.g. `base=/tmp/base,new=.`; each signer gets
@@ -19,11 +20,10 @@
  * variants whose name includes one of these, beside the raw one — e.g. so that a profile holds one variant's work).
  * Not for tests: it leaves its temporary directory's removal to the OS and signs with a throwaway approver.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -38,7 +38,14 @@ import { drive, percentile, type DriveResult } from './support/closed-loop.js';
 import { benchApprover, signSignerWalletPolicy } from './support/owner-policy-bench.js';
 import { postgresProcessCpu } from './support/postgres-process-cpu.js';
 import { readProcStat } from './support/proc-stat.js';
-import { BENCH_WALLET_POLICY, runBench, signerSignOnce, stopChild } from './support/service-bench-parts.js';
+import {
+  BENCH_WALLET_POLICY,
+  runBench,
+  signerSignOnce,
+  startTsChild,
+  stopChild,
+} from './support/service-bench-parts.js';
+import { nodeFlagsFor } from '../ops/node-flags.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -92,29 +99,19 @@ function roots(): Checkout[] {
   });
 }
 
-/** Starts signer/main.ts of checkout `root` and resolves once it logs `signer ready`. */
-function startSigner(root: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+/**
+ * Starts the signer of checkout `root` as production starts it (./support/service-bench-parts.ts `startTsChild`: its
+ * build when current, else its sources through tsx; its start-up flags) and resolves once it logs `signer ready`.
+ */
+async function startSigner(root: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
-  const flags = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...flags, '--import', 'tsx', path.join(root, 'signer/main.ts')], {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let log = '';
-    const timer = setTimeout(() => reject(new Error(`signer not ready:\n${log}`)), 60_000);
-    for (const s of [child.stdout!, child.stderr!]) {
-      readline.createInterface({ input: s }).on('line', (line) => {
-        if (log.length < 20_000) log += line + '\n';
-        if (line.includes('"msg":"signer ready"')) {
-          clearTimeout(timer);
-          resolve(child);
-        }
-      });
-    }
-    child.once('exit', (code) => reject(new Error(`signer exited ${code}:\n${log}`)));
+  const { child } = await startTsChild('signer/main.ts', {
+    root,
+    env,
+    nodeFlags: [...nodeFlagsFor('signer/main.ts'), ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])],
+    ready: (line) => line.includes('"msg":"signer ready"'),
   });
+  return child;
 }
 
 function addSlice(total: DriveResult | undefined, slice: DriveResult): DriveResult {
