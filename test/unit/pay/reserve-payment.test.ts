@@ -98,6 +98,14 @@ const counter = async (
     Object.entries(labels).every(([k, l]) => v.labels[k] === l),
   )?.value ?? 0;
 
+/** What PostgreSQL answers a shared statement it refused as a whole (nothing of it written). */
+function serializationFailure(): pg.DatabaseError {
+  const refusal = new pg.DatabaseError('could not serialize access', 0, 'error');
+  refusal.severity = 'ERROR';
+  refusal.code = '40001';
+  return refusal;
+}
+
 describe('pay wing: reserving on fake stores', () => {
   it("a wallet's next payment decides on the snapshot its last write leaves, without reading: the cap counts the first", async () => {
     const { deps, snapshots, writes } = wing({ policy: { daily_cap_usd: '2' } });
@@ -119,10 +127,7 @@ describe('pay wing: reserving on fake stores', () => {
   it('a write its shared statement refused is decided again alone, on a fresh read; nothing remembered from before is used', async () => {
     const { deps, snapshots, writes, metrics } = wing();
     await pay(deps, '1');
-    const refusal = new pg.DatabaseError('could not serialize access', 0, 'error');
-    refusal.severity = 'ERROR';
-    refusal.code = '40001';
-    writes.refuseNext = refusal;
+    writes.refuseNext = serializationFailure();
     const outcome = await pay(deps, '1');
     assert.equal(outcome.kind, 'reserved', 'reserved alone, to be signed and recorded');
     assert.equal(writes.alone.length, 1);
@@ -149,10 +154,7 @@ describe('pay wing: reserving on fake stores', () => {
   it("a reservation decided alone and remembered, then given back (the signer failed): the wallet's next payment reads again", async () => {
     const { deps, snapshots, writes } = wing();
     await pay(deps, '1');
-    const refusal = new pg.DatabaseError('could not serialize access', 0, 'error');
-    refusal.severity = 'ERROR';
-    refusal.code = '40001';
-    writes.refuseNext = refusal;
+    writes.refuseNext = serializationFailure();
     const reserved = await pay(deps, '1');
     assert.equal(reserved.kind, 'reserved', 'decided alone, remembered, to be signed by the caller');
     assert.equal(snapshots.reads, 2);
