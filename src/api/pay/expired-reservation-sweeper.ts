@@ -6,10 +6,10 @@
  * (`payment.released`, reason `expired_unsigned`; ./store/release-reservation.ts).
  *
  * Defends: caps eaten by payments that never happened; this process deciding the wallet's next payment on what
- * it remembered from before the release (`onReleased`: the pay path forgets it). Every API process may sweep: the release acts only on
- * a row still `reserved`, under the wallet's lock. Each sweep reads the authorizations that expired since
- * the previous one (a BRIN index on valid_before keeps that to the newest block ranges); the first sweep of a
- * process looks back `lookbackSeconds`.
+ * it remembered from before the release (`onReleased`: the pay path forgets it). Every API process may sweep:
+ * the release acts only on a row still `reserved`, under the wallet's lock. Each sweep reads the authorizations
+ * that expired since the previous one (a BRIN index on valid_before keeps that to the newest block ranges); the
+ * first sweep of a process looks back `lookbackSeconds`.
  * Does not defend: reservations that expired before a process's first look-back (an API stopped for longer
  * than that): docs/runbooks/database-unavailable.md lists them.
  */
