@@ -145,10 +145,8 @@ export class PayService {
   }
 
   /** Forgets what this process remembered of `walletId` (its totals and chain moved elsewhere) and of a PAT's day. */
-  readonly forgetWallet = (walletId: string, patTokenId?: string): void => {
-    this.deps.memory.forgetSnapshot(walletId);
-    if (patTokenId !== undefined) this.deps.memory.forgetPatTotal(patTokenId);
-  };
+  readonly forgetWallet = (walletId: string, patTokenId?: string): void =>
+    this.deps.memory.forgetReleased(walletId, patTokenId);
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(

@@ -58,6 +58,5 @@ async function release(
   deps.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
   // The release's audit row moved the wallet's chain, and what this process remembered of the PAT's day still
   // counts the released payment: both are read again.
-  deps.memory.forgetSnapshot(ctx.walletId);
-  if (ctx.pat) deps.memory.forgetPatTotal(ctx.pat.tokenId);
+  deps.memory.forgetReleased(ctx.walletId, ctx.pat?.tokenId);
 }

@@ -88,4 +88,10 @@ export class SnapshotCache {
   forgetPatTotal(tokenId: string): void {
     this.patTotals.delete(tokenId);
   }
+
+  /** What a released reservation moved past: the wallet's snapshot and, when a PAT reserved it, that PAT's day. */
+  forgetReleased(walletId: string, patTokenId: string | undefined): void {
+    this.forgetSnapshot(walletId);
+    if (patTokenId !== undefined) this.forgetPatTotal(patTokenId);
+  }
 }
