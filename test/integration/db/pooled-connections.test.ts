@@ -25,17 +25,19 @@ describe('pooled connections of the pay path (PostgreSQL)', function () {
   });
 
   /**
-   * Ends the session running `pattern` once it is running; resolves with how many it ended. It polls until
+   * Ends the session running exactly `sql` once it is running; resolves with how many it ended. It polls until
    * the statement shows as active, for as long as 20 s: on a loaded machine a statement can take seconds to
    * get there, and the pg_sleep(30) under test is still running well before then. Only the outcome (one
-   * session ended, under its statement) is asserted, never how soon.
+   * session ended, under its statement) is asserted, never how soon. Each cut names a statement of its own:
+   * a session ended a moment ago can still show as active with its old statement until its process exits,
+   * and cutting it again would leave the statement under test running to its end.
    */
-  async function cutWhileRunning(pattern: string): Promise<number> {
+  async function cutWhileRunning(sql: string): Promise<number> {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
       const r = await db.knex.raw(
-        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'treasury-probe' AND state = 'active' AND query LIKE ?",
-        [pattern],
+        "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'treasury-probe' AND state = 'active' AND query = ?",
+        [sql],
       );
       if (r.rows[0].n > 0) return r.rows[0].n;
       await sleep(10);
@@ -45,16 +47,13 @@ describe('pooled connections of the pay path (PostgreSQL)', function () {
 
   it('a connection cut under its statement gives its slot back: three in a row on a pool of two, then it still serves', async () => {
     for (let i = 0; i < 3; i++) {
-      const running = runStatement(pool, 'SELECT pg_sleep(30)', [], 'probe_sleep');
+      const sql = `SELECT pg_sleep(30) AS cut_${i}`;
+      const running = runStatement(pool, sql, [], `probe_sleep_${i}`);
       const outcome = running.then(
         () => 'finished',
         (err: Error) => err,
       );
-      assert.equal(
-        await cutWhileRunning('SELECT pg_sleep%'),
-        1,
-        `statement ${i + 1} was running on a pooled connection`,
-      );
+      assert.equal(await cutWhileRunning(sql), 1, `statement ${i + 1} was running on a pooled connection`);
       assert.ok((await outcome) instanceof Error, 'the statement failed with its connection');
     }
     // No slot is held by a cut connection: the pool's own count, not a wall-clock budget.
@@ -70,12 +69,13 @@ describe('pooled connections of the pay path (PostgreSQL)', function () {
   });
 
   it('a locked transaction cut under its work, and one whose statement failed after BEGIN: both slots come back clean', async () => {
-    const cut = withWalletTransaction(pool, 'w_probe_1', (tx) => tx.query('SELECT pg_sleep(30)', []));
+    const sql = 'SELECT pg_sleep(30) AS cut_in_transaction';
+    const cut = withWalletTransaction(pool, 'w_probe_1', (tx) => tx.query(sql, []));
     const cutOutcome = cut.then(
       () => 'finished',
       (err: Error) => err,
     );
-    assert.equal(await cutWhileRunning('SELECT pg_sleep%'), 1);
+    assert.equal(await cutWhileRunning(sql), 1);
     assert.ok((await cutOutcome) instanceof Error);
     // Statements PostgreSQL refuses after BEGIN went out — in the opening read that shares BEGIN's round trip,
     // and in the transaction's own work: each is rolled back before its connection goes back to the pool.
