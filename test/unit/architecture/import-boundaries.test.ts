@@ -21,6 +21,64 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
+/**
+ * Compiles, with the compiler the build uses, a probe in a project made from signer/tsconfig.json as it stands:
+ * its own settings (rootDir, include, types) kept, what it names outside its folder (the base config, the
+ * projects it references) pointed back at this checkout. The probe project lives under .build/, beside a stub
+ * `src/api/config/app-config.ts`, never in signer/: the suites that read every file of the source tree, and the
+ * typecheck and lint running beside the tests, never meet it.
+ */
+function compileBesideSigner(probeImport: string): { failed: boolean; output: string } {
+  const config = JSON.parse(fs.readFileSync(path.join(ROOT, 'signer', 'tsconfig.json'), 'utf8')) as {
+    extends: string;
+    compilerOptions: Record<string, unknown>;
+    references?: Array<{ path: string }>;
+  };
+  fs.mkdirSync(path.join(ROOT, '.build'), { recursive: true });
+  const dir = fs.mkdtempSync(path.join(ROOT, '.build', 'boundary-probe-'));
+  try {
+    const project = path.join(dir, 'signer');
+    fs.mkdirSync(project, { recursive: true });
+    fs.mkdirSync(path.join(dir, 'src', 'api', 'config'), { recursive: true });
+    const outside = (p: string) => path.resolve(ROOT, 'signer', p);
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        ...config,
+        extends: outside(config.extends),
+        compilerOptions: { ...config.compilerOptions, outDir: path.join(dir, 'out') },
+        references: (config.references ?? []).map((r) => ({ path: outside(r.path) })),
+      }),
+    );
+    fs.writeFileSync(path.join(dir, 'src', 'api', 'config', 'app-config.ts'), 'export const loadAppConfig = 1;\n');
+    fs.writeFileSync(path.join(project, 'signer-error.ts'), 'export const loadAppConfig = 2;\n');
+    fs.writeFileSync(
+      path.join(project, '__boundary_probe__.ts'),
+      `import { loadAppConfig } from '${probeImport}';\nexport const probe = loadAppConfig;\n`,
+    );
+    try {
+      const flags = ['--noEmit', '--composite', 'false', '--incremental', 'false', '--declaration', 'false'];
+      execFileSync(
+        process.execPath,
+        [
+          path.join(ROOT, 'node_modules/typescript-7/bin/tsc'),
+          '-p',
+          project,
+          ...flags,
+          '--emitDeclarationOnly',
+          'false',
+        ],
+        { cwd: ROOT, stdio: 'pipe' },
+      );
+      return { failed: false, output: '' };
+    } catch (err) {
+      return { failed: true, output: String((err as { stdout?: Buffer }).stdout ?? '') };
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function importsOf(file: string): string[] {
   const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
   const specs: string[] = [];
@@ -73,43 +131,16 @@ describe('import boundaries', () => {
 
   it('the signer project fails to build when a file in signer/ imports src/', function () {
     this.timeout(120_000);
-    const probe = path.join(ROOT, 'signer', '__boundary_probe__.ts');
-    fs.writeFileSync(
-      probe,
-      "import { loadAppConfig } from '../src/api/config/app-config.js';\nexport const probe = loadAppConfig;\n",
-    );
-    try {
-      let output = '';
-      let failed = false;
-      try {
-        execFileSync(
-          process.execPath,
-          [
-            path.join(ROOT, 'node_modules/typescript-7/bin/tsc'),
-            '-p',
-            'signer',
-            '--noEmit',
-            '--composite',
-            'false',
-            '--incremental',
-            'false',
-            '--declaration',
-            'false',
-            '--emitDeclarationOnly',
-            'false',
-          ],
-          { cwd: ROOT, stdio: 'pipe' },
-        );
-      } catch (err) {
-        failed = true;
-        output = String((err as { stdout?: Buffer }).stdout ?? '');
-      }
-      assert.ok(failed, 'tsc -p signer accepted an import of src/');
-      assert.match(output, /__boundary_probe__\.ts/);
-      // Refused because src/ is outside the signer project, not because the path does not exist.
-      assert.doesNotMatch(output, /TS2307/, 'the probe must name a file that exists');
-    } finally {
-      fs.rmSync(probe, { force: true });
-    }
+    const refused = compileBesideSigner('../src/api/config/app-config.js');
+    assert.ok(refused.failed, 'tsc -p signer accepted an import of src/');
+    assert.match(refused.output, /__boundary_probe__\.ts/);
+    assert.match(refused.output, /app-config\.ts/);
+    assert.match(refused.output, /TS6059|TS6307/, 'refused as a file outside the project');
+    // Refused because src/ is outside the signer project, not because the path does not exist.
+    assert.doesNotMatch(refused.output, /TS2307/, 'the probe must name a file that exists');
+    // The same probe importing a file of its own project compiles: the refusal above is the boundary's.
+    const accepted = compileBesideSigner('./signer-error.js');
+    assert.equal(accepted.output, '');
+    assert.equal(accepted.failed, false);
   });
 });
