@@ -713,16 +713,19 @@ async function main(): Promise<void> {
     const metrics = await (await fetch(`${api}/metrics`)).text();
 
     // (a) and (b) again, every bench wallet's policy now signed by the approver: the signer's locked path.
-    let signedPhases: { spread: Result; hot: Result } | undefined;
+    let signedPhases: { spread: Result; hot: Result; cpu: [CpuSample, CpuSample, CpuSample] } | undefined;
     if (approver) {
       process.stderr.write(`• signing the ${WALLETS} wallets' policies, then (a) and (b) again\n`);
       await signBenchPolicies(api, apiKey, walletIds, approver, BENCH_WALLET_POLICY);
       phase = '(a, signed) warm-up';
       await drive(CONCURRENCY, 2, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
       phase = '(a, signed)';
+      const cpuBeforeSigned = sample();
       const spreadSigned = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
+      const cpuAfterSpreadSigned = sample();
       phase = '(b, signed)';
-      signedPhases = { spread: spreadSigned, hot: await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!)) };
+      const hotSigned = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
+      signedPhases = { spread: spreadSigned, hot: hotSigned, cpu: [cpuBeforeSigned, cpuAfterSpreadSigned, sample()] };
       if (storeOff) {
         phase = 'store off warm-up, signed';
         await storeOff.warm();
@@ -925,6 +928,15 @@ async function main(): Promise<void> {
       (((cpuAfterFirst[k] - cpuBeforeFirst[k]) / firstPayments.ops) * 1e6).toFixed(0);
     const firstLine = `CPU per first payment of a wallet, µs: API ${perFirstPay('api')}, signer ${perFirstPay('signer')}; ${postgresShare(cpuBeforeFirst, cpuAfterFirst, firstPayments.ops)}; machine total ${(((cpuAfterFirst.machine - cpuBeforeFirst.machine) / firstPayments.ops) * 1e6).toFixed(0)}`;
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (b): API ${perHotPay('api')}, signer ${perHotPay('signer')}, load generator ${perHotPay('self')}, PostgreSQL and the rest ${restHot}; machine total ${perHotPay('machine')}; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
+    /** The signed phases' CPU a payment by process, as (a)'s and (b)'s above: where the signer's second check costs. */
+    const perPhasePay = (before: CpuSample, after: CpuSample, ops: number) => {
+      const per = (k: 'api' | 'signer' | 'machine') => (((after[k] - before[k]) / ops) * 1e6).toFixed(0);
+      const restOf = ((beyondServices(before, after) / ops) * 1e6).toFixed(0);
+      return `API ${per('api')}, signer ${per('signer')}, PostgreSQL and the rest ${restOf}; machine total ${per('machine')}`;
+    };
+    const signedCpuLine = signedPhases
+      ? `CPU per pay on the signed path, µs: in (a, signed): ${perPhasePay(signedPhases.cpu[0], signedPhases.cpu[1], signedPhases.spread.ops)}; in (b, signed): ${perPhasePay(signedPhases.cpu[1], signedPhases.cpu[2], signedPhases.hot.ops)}`
+      : '';
     /** The API's garbage collection in phase (c): count and total time per kind (prom-client default metrics). */
     /** The API's garbage collections between two scrapes: count and total time per kind, and per 1,000 payments (prom-client default metrics). */
     const gcBetween = (before: string, after: string, ops: number) =>
@@ -1022,6 +1034,7 @@ async function main(): Promise<void> {
       breakdown,
       phasesLine,
       cpuLine,
+      ...(signedCpuLine ? [signedCpuLine] : []),
       signerRatioBoundLine(ratioBound, rate(signerAlone) / rate(hsm), signerCpuPerSign),
       firstLine,
       wakeUpLine,
