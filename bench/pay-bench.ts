@@ -13,7 +13,8 @@
  * BENCH_OWNER_POLICIES=0 (the signer without its policy store), BENCH_STORE_ROUNDS (default 8: rounds of each
  * comparison with a second API and signer without the store, ./support/store-cost-ab.ts),
  * BENCH_CODE=dist|sources (the services compiled, as production runs them — the default when `npm run build` is
- * current — or through tsx).
+ * current — or through tsx), BENCH_NODE_FLAGS (added to both services' start-up flags), BENCH_API_STDOUT and
+ * BENCH_SIGNER_STDOUT (files for the services' standard output, e.g. with `--trace-gc`).
  * With the store (the default), the signer-alone ceiling is also measured three ways in alternating one-second
  * slices — a second signer process without the store, the store on a wallet without a signed policy, and on a
  * wallet whose policy is signed — and after (c) every bench wallet's policy is signed by the bench's approver
@@ -243,6 +244,12 @@ async function startChild(entry: 'signer/main.ts', env: NodeJS.ProcessEnv, ready
     imports: [LOOP_PROBE],
     ready: (line) => line.includes(`"msg":"${ready}"`),
   });
+  // BENCH_SIGNER_STDOUT: a file for the signer's standard output from its ready line on (what V8's --trace-gc* print).
+  const file = process.env.BENCH_SIGNER_STDOUT;
+  if (file) {
+    const out = fs.createWriteStream(file);
+    started.child.stdout!.pipe(out);
+  }
   return started.child;
 }
 
