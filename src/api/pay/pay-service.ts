@@ -146,7 +146,7 @@ export class PayService {
 
   /** Forgets what this process remembered of `walletId` (its totals and chain moved elsewhere) and of a PAT's day. */
   readonly forgetWallet = (walletId: string, patTokenId?: string): void =>
-    this.deps.memory.forgetReleased(walletId, patTokenId);
+    this.deps.memory.forgetWallet(walletId, patTokenId);
 
   /** x402 pay: one `accepts` entry plus an optional capability. */
   async pay(

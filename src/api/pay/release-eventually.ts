@@ -58,5 +58,5 @@ async function release(
   deps.metrics.payDecisions.inc({ kind: 'pay', outcome: 'released' });
   // The release's audit row moved the wallet's chain, and what this process remembered of the PAT's day still
   // counts the released payment: both are read again.
-  deps.memory.forgetReleased(ctx.walletId, ctx.pat?.tokenId);
+  deps.memory.forgetWallet(ctx.walletId, ctx.pat?.tokenId);
 }

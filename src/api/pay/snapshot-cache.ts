@@ -89,8 +89,11 @@ export class SnapshotCache {
     this.patTotals.delete(tokenId);
   }
 
-  /** What a released reservation moved past: the wallet's snapshot and, when a PAT reserved it, that PAT's day. */
-  forgetReleased(walletId: string, patTokenId: string | undefined): void {
+  /**
+   * Forgets the wallet's snapshot and, when a PAT is named, that PAT's day: what a write outside this process's
+   * group commit moved past (a release, the expiry sweep, a policy change, a permit's audit row).
+   */
+  forgetWallet(walletId: string, patTokenId?: string): void {
     this.forgetSnapshot(walletId);
     if (patTokenId !== undefined) this.forgetPatTotal(patTokenId);
   }
