@@ -5,7 +5,8 @@
  * alone, and the bare PostgreSQL advisory-lock + insert transaction. Prints one table with ratios; below it, what
  * the phases cost per payment, and for the steady phase the machine's cost of a hand-off between two processes
  * (./support/wake-up-cost.ts) and its floor, a payment's hand-offs at the same rate with none of its work
- * (./support/steady-floor.ts), measured in the same run, and each burst of its slow requests beside the API's
+ * (./support/steady-floor.ts), measured in the same run — first at saturation, which with the HSM's raw and the
+ * signer's required work bounds the pay phases' ratio to raw (./support/pay-ratio-bound.ts) — and each burst of its slow requests beside the API's
  * and the signer's event-loop stalls and collections (./support/loop-probe.ts, loaded into both; the steady
  * phase alone, with more instruments: ./support/steady-tail.ts).
  *
@@ -55,6 +56,7 @@ import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
 import { drive, percentile } from './support/closed-loop.js';
 import { measureSignerRatioBound, signerRatioBoundLine } from './support/signer-ratio-bound.js';
+import { payRatioBound, payRatioBoundLine, type FloorDrive } from './support/pay-ratio-bound.js';
 import { driveAtRate } from './support/drive-at-rate.js';
 import { readProcStat } from './support/proc-stat.js';
 import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
@@ -616,7 +618,7 @@ async function main(): Promise<void> {
     // The floor of (c): the same hand-offs at the same rate with none of a payment's work
     // (support/steady-floor.ts), measured just before (c), so that its tail can be read against the machine's.
     process.stderr.write(
-      `• baseline: the steady floor (a payment's hand-offs, ${FLOOR_BUSY ? 'busy work' : 'no work'}), ${STEADY_RATE}/s offered, ${SECONDS} s\n`,
+      `• baseline: the steady floor (a payment's hand-offs, ${FLOOR_BUSY ? 'busy work' : 'no work'}), ${CONCURRENCY} concurrent for ${Math.min(SECONDS, 5)} s, then ${STEADY_RATE}/s offered, ${SECONDS} s\n`,
     );
     const floor = await startSteadyFloor({
       connectionString: database.connectionString,
@@ -627,12 +629,37 @@ async function main(): Promise<void> {
     const floorClient = new KeepAliveLoadClient({ host: '127.0.0.1', port: floor.port, connections: CONCURRENCY });
     const floorSample = () => ({
       machine: machineSeconds().busy,
+      front: processCpuSeconds(floor.pid),
+      echo: processCpuSeconds(floor.echoPid),
       floor: processCpuSeconds(floor.pid) + processCpuSeconds(floor.echoPid),
+      postgres: Object.values(postgresProcessCpu(pgDataDir)).reduce((t, v) => t + v, 0),
+      load: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
     });
     let steadyFloor: Result;
     let floorCpu: { machine: number; floor: number; busy: number };
+    let floorAtSaturation: FloorDrive;
+    let floorAtPayRate: FloorDrive;
     try {
       const floorOnce = async () => (await floorClient.request('POST', '/pay', payHeaders, payPayload)) === 200;
+      /** The floor's CPU a request by part over one drive of it. */
+      const floorParts = async (run: () => Promise<Result>): Promise<FloorDrive> => {
+        const before = floorSample();
+        const result = await run();
+        const after = floorSample();
+        const perRequest = (k: keyof typeof after) => ((after[k] - before[k]) / result.ops) * 1e6;
+        return {
+          rate: rate(result),
+          front: perRequest('front'),
+          hop: perRequest('echo'),
+          postgres: perRequest('postgres'),
+          load: perRequest('load'),
+          machine: perRequest('machine'),
+        };
+      };
+      // First closed-loop, as the pay phases run: what the hand-offs alone cost the machine at saturation (the
+      // payments' ceiling); then at (a)'s own rate, where each part's cost a request is set beside (a)'s.
+      floorAtSaturation = await floorParts(() => drive(CONCURRENCY, Math.min(SECONDS, 5), floorOnce));
+      floorAtPayRate = await floorParts(() => driveAtRate(rate(spread), Math.min(SECONDS, 5), 256, floorOnce));
       await driveAtRate(STEADY_RATE, 2, 256, floorOnce);
       const before = floorSample();
       steadyFloor = await driveAtRate(STEADY_RATE, SECONDS, 256, floorOnce);
@@ -1043,6 +1070,36 @@ async function main(): Promise<void> {
       cpuLine,
       ...(signedCpuLine ? [signedCpuLine] : []),
       signerRatioBoundLine(ratioBound, rate(signerAlone) / rate(hsm), signerCpuPerSign),
+      payRatioBoundLine(
+        payRatioBound(floorAtSaturation, ratioBound, rate(hsm), os.cpus().length),
+        [
+          ['(a)', rate(spread) / rate(hsm)],
+          ['(b)', rate(hot) / rate(hsm)],
+          ...(signedPhases
+            ? ([
+                ['(a, signed)', rate(signedPhases.spread) / rate(hsm)],
+                ['(b, signed)', rate(signedPhases.hot) / rate(hsm)],
+              ] as const)
+            : []),
+        ],
+        {
+          label: '(a)',
+          micros: {
+            front: ((cpuAfter.api - cpuBefore.api) / spread.ops) * 1e6,
+            hop: ((cpuAfter.signer - cpuBefore.signer) / spread.ops) * 1e6,
+            postgres:
+              (Object.keys(cpuAfter.pg).reduce(
+                (t, role) => t + (cpuAfter.pg[role] ?? 0) - (cpuBefore.pg[role] ?? 0),
+                0,
+              ) /
+                spread.ops) *
+              1e6,
+            load: ((cpuAfter.self - cpuBefore.self) / spread.ops) * 1e6,
+            machine: ((cpuAfter.machine - cpuBefore.machine) / spread.ops) * 1e6,
+          },
+          floor: floorAtPayRate,
+        },
+      ),
       firstLine,
       wakeUpLine,
       `wake placement (./support/wake-placement.ts: a process woken by a socket write while the writer runs on for 1 ms, the other core idle): on the writer's core in ${(placement.onWritersCore * 100).toFixed(0)} % of ${placement.wakes} wake-ups; it started p50 ${placement.p50Micros.toFixed(0)} µs, p90 ${placement.p90Micros.toFixed(0)} µs after the write`,
