@@ -5,9 +5,10 @@
  * alone, and the bare PostgreSQL advisory-lock + insert transaction. Prints one table with ratios; below it, what
  * the phases cost per payment, and for the steady phase the machine's cost of a hand-off between two processes
  * (./support/wake-up-cost.ts) and its floor, a payment's hand-offs at the same rate with none of its work
- * (./support/steady-floor.ts), measured in the same run — first at saturation, which with the HSM's raw and the
- * signer's required work bounds the pay phases' ratio to raw (./support/pay-ratio-bound.ts) — and each burst of its slow requests beside the API's
- * and the signer's event-loop stalls and collections (./support/loop-probe.ts, loaded into both; the steady
+ * (./support/steady-floor.ts), measured in the same run — driven first at saturation and at (a)'s rate too, which
+ * with the HSM's raw and the signer's required work bound the pay phases' ratio to raw and split a payment's CPU
+ * by part (./support/pay-ratio-bound.ts) — and each burst of its slow requests beside the API's and the signer's
+ * event-loop stalls and collections (./support/loop-probe.ts, loaded into both; the steady
  * phase alone, with more instruments: ./support/steady-tail.ts).
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
@@ -56,7 +57,7 @@ import { measureWakePlacement } from './support/wake-placement.js';
 import { seedPaymentHistory, type SeededHistory } from './support/seed-payment-history.js';
 import { drive, percentile } from './support/closed-loop.js';
 import { measureSignerRatioBound, signerRatioBoundLine } from './support/signer-ratio-bound.js';
-import { payRatioBound, payRatioBoundLine, type FloorDrive } from './support/pay-ratio-bound.js';
+import { payRatioBound, payRatioBoundLine, type FloorDrive, type PartsMicros } from './support/pay-ratio-bound.js';
 import { driveAtRate } from './support/drive-at-rate.js';
 import { readProcStat } from './support/proc-stat.js';
 import { kernelThreadCpu, kernelThreadPids, runningDamonMonitors } from './support/kernel-thread-cpu.js';
@@ -178,6 +179,19 @@ function kernelThreadSeconds(before: CpuSample, after: CpuSample): number {
     (sum, kind) => sum + (after.kernel[kind] ?? 0) - (before.kernel[kind] ?? 0),
     0,
   );
+}
+
+/** A phase's CPU per pay by part, µs, as ./support/pay-ratio-bound.ts sets it beside the floor's. */
+function partsPerPay(before: CpuSample, after: CpuSample, ops: number): PartsMicros {
+  const per = (seconds: number) => (seconds / ops) * 1e6;
+  const pg = Object.keys(after.pg).reduce((t, role) => t + (after.pg[role] ?? 0) - (before.pg[role] ?? 0), 0);
+  return {
+    front: per(after.api - before.api),
+    hop: per(after.signer - before.signer),
+    postgres: per(pg),
+    load: per(after.self - before.self),
+    machine: per(after.machine - before.machine),
+  };
 }
 
 /** PostgreSQL's CPU per pay between two samples, by role (largest first), and what is left of the machine's. */
@@ -1082,23 +1096,7 @@ async function main(): Promise<void> {
               ] as const)
             : []),
         ],
-        {
-          label: '(a)',
-          micros: {
-            front: ((cpuAfter.api - cpuBefore.api) / spread.ops) * 1e6,
-            hop: ((cpuAfter.signer - cpuBefore.signer) / spread.ops) * 1e6,
-            postgres:
-              (Object.keys(cpuAfter.pg).reduce(
-                (t, role) => t + (cpuAfter.pg[role] ?? 0) - (cpuBefore.pg[role] ?? 0),
-                0,
-              ) /
-                spread.ops) *
-              1e6,
-            load: ((cpuAfter.self - cpuBefore.self) / spread.ops) * 1e6,
-            machine: ((cpuAfter.machine - cpuBefore.machine) / spread.ops) * 1e6,
-          },
-          floor: floorAtPayRate,
-        },
+        { label: '(a)', micros: partsPerPay(cpuBefore, cpuAfter, spread.ops), floor: floorAtPayRate },
       ),
       firstLine,
       wakeUpLine,
