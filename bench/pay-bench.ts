@@ -8,8 +8,8 @@
  * (./support/steady-floor.ts), measured in the same run — driven first at saturation and at (a)'s rate too, which
  * with the HSM's raw and the signer's required work bound the pay phases' ratio to raw and split a payment's CPU
  * by part (./support/pay-ratio-bound.ts) — and each burst of its slow requests beside the API's and the signer's
- * event-loop stalls and collections (./support/loop-probe.ts, loaded into both; the steady
- * phase alone, with more instruments: ./support/steady-tail.ts).
+ * event-loop stalls and collections (./support/loop-probe.ts, loaded into both; the steady phase alone, with more
+ * instruments: ./support/steady-tail.ts).
  *
  * Options (env): BENCH_SECONDS (default 8), BENCH_CONCURRENCY (default 32), BENCH_WALLETS (default 1000),
  * BENCH_OWNER_POLICIES=0 (the signer without its policy store), BENCH_STORE_ROUNDS (default 8: rounds of each
@@ -645,7 +645,6 @@ async function main(): Promise<void> {
       machine: machineSeconds().busy,
       front: processCpuSeconds(floor.pid),
       echo: processCpuSeconds(floor.echoPid),
-      floor: processCpuSeconds(floor.pid) + processCpuSeconds(floor.echoPid),
       postgres: Object.values(postgresProcessCpu(pgDataDir)).reduce((t, v) => t + v, 0),
       load: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
     });
@@ -680,7 +679,7 @@ async function main(): Promise<void> {
       const after = floorSample();
       floorCpu = {
         machine: ((after.machine - before.machine) / steadyFloor.ops) * 1e6,
-        floor: ((after.floor - before.floor) / steadyFloor.ops) * 1e6,
+        floor: ((after.front - before.front + after.echo - before.echo) / steadyFloor.ops) * 1e6,
         busy: (after.machine - before.machine) / steadyFloor.seconds / 2,
       };
     } finally {
@@ -978,9 +977,9 @@ async function main(): Promise<void> {
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (b): API ${perHotPay('api')}, signer ${perHotPay('signer')}, load generator ${perHotPay('self')}, PostgreSQL and the rest ${restHot}; machine total ${perHotPay('machine')}; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
     /** The signed phases' CPU a payment by process, as (a)'s and (b)'s above: where the signer's second check costs. */
     const perPhasePay = (before: CpuSample, after: CpuSample, ops: number) => {
-      const per = (k: 'api' | 'signer' | 'machine') => (((after[k] - before[k]) / ops) * 1e6).toFixed(0);
+      const p = partsPerPay(before, after, ops);
       const restOf = ((beyondServices(before, after) / ops) * 1e6).toFixed(0);
-      return `API ${per('api')}, signer ${per('signer')}, PostgreSQL and the rest ${restOf}; machine total ${per('machine')}`;
+      return `API ${p.front.toFixed(0)}, signer ${p.hop.toFixed(0)}, PostgreSQL and the rest ${restOf}; machine total ${p.machine.toFixed(0)}`;
     };
     const signedCpuLine = signedPhases
       ? `CPU per pay on the signed path, µs: in (a, signed): ${perPhasePay(signedPhases.cpu[0], signedPhases.cpu[1], signedPhases.spread.ops)}; in (b, signed): ${perPhasePay(signedPhases.cpu[1], signedPhases.cpu[2], signedPhases.hot.ops)}`
