@@ -69,6 +69,7 @@ import { tailTimeline } from './support/tail-timeline.js';
 import { nodeFlagsFor } from '../ops/node-flags.js';
 import { benchApprover, signBenchPolicies, signerStoreCeilings } from './support/owner-policy-bench.js';
 import { startStoreOffPath, storeCostLines, type StoreCostComparison } from './support/store-cost-ab.js';
+import { readProcessThreads, threadsLine, threadsPerOp } from './support/thread-switches.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -519,15 +520,19 @@ async function main(): Promise<void> {
     process.stderr.write(`• pay (a): ${WALLETS} wallets, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     const scrape = async () => (await fetch(`${api}/metrics`)).text();
     const metricsBeforeSpread = await scrape();
+    const threads = () => ({ api: readProcessThreads(apiChild.pid), signer: readProcessThreads(children[0]?.pid) });
+    const threadsBefore = threads();
     const cpuBefore = sample();
     phase = '(a)';
     const spread = await drive(CONCURRENCY, SECONDS, (i) => payOnce(walletIds[(i * 7919) % walletIds.length]!));
     const cpuAfter = sample();
+    const threadsAfter = threads();
     const metricsAfterSpread = await scrape();
     process.stderr.write(`• pay (b): one hot wallet, ${CONCURRENCY} concurrent, ${SECONDS} s\n`);
     phase = '(b)';
     const hot = await drive(CONCURRENCY, SECONDS, () => payOnce(walletIds[0]!));
     const cpuAfterHot = sample();
+    const threadsAfterHot = threads();
     const metricsAfterHot = await scrape();
     // The second check's cost in this run: the same pays through a second API whose signer keeps no store, in
     // alternating one-second slices (./support/store-cost-ab.ts). Its processes run until the signed phases' turn.
@@ -705,6 +710,7 @@ async function main(): Promise<void> {
                            FROM pg_stat_user_tables`;
     type UpkeepRow = { relname: string; vacuums: number; analyzes: number; vacuum_ms: number; analyze_ms: number };
     const upkeepBefore = new Map((await statements.query<UpkeepRow>(upkeepQuery)).rows.map((r) => [r.relname, r]));
+    const threadsBeforeSteady = threads();
     const cpuBeforeSteady = sample();
     const pageCacheBefore = pageCacheCounters();
     // One CPU sample per second of (c), to set each second's tail beside what the machine was doing then.
@@ -716,6 +722,7 @@ async function main(): Promise<void> {
     );
     clearInterval(ticker);
     const cpuAfterSteady = sample();
+    const threadsAfterSteady = threads();
     const pageCacheAfter = pageCacheCounters();
     steadySeconds.push(cpuAfterSteady);
     const statementRows = (
@@ -975,6 +982,19 @@ async function main(): Promise<void> {
       (((cpuAfterFirst[k] - cpuBeforeFirst[k]) / firstPayments.ops) * 1e6).toFixed(0);
     const firstLine = `CPU per first payment of a wallet, µs: API ${perFirstPay('api')}, signer ${perFirstPay('signer')}; ${postgresShare(cpuBeforeFirst, cpuAfterFirst, firstPayments.ops)}; machine total ${(((cpuAfterFirst.machine - cpuBeforeFirst.machine) / firstPayments.ops) * 1e6).toFixed(0)}`;
     const cpuLine = `signer process alone: ${signerCpuPerSign.toFixed(0)} µs CPU per signature. CPU per pay in (a), µs: API ${perPay('api')}, signer ${perPay('signer')}, load generator ${perPay('self')}, PostgreSQL and the rest ${rest}; machine total ${perPay('machine')} (2 cores busy = ${(2e6 / rate(spread)).toFixed(0)}), ${(stolenA * 100).toFixed(0)}% stolen by the hypervisor; in (b): API ${perHotPay('api')}, signer ${perHotPay('signer')}, load generator ${perHotPay('self')}, PostgreSQL and the rest ${restHot}; machine total ${perHotPay('machine')}; in (c): API ${perSteadyPay('api')}, signer ${perSteadyPay('signer')}, load generator ${perSteadyPay('self')}, machine total ${perSteadyPay('machine')}, ${(((cpuAfterSteady.machine - cpuBeforeSteady.machine) / steady.seconds / 2) * 100).toFixed(0)}% busy, ${(stolenC * 100).toFixed(0)}% stolen by the hypervisor`;
+    // Each service's main thread apart from its other threads (the signer's HSM threads among them): CPU, sleeps
+    // (each one a wake-up some other thread or process must make) and preemptions a payment (./support/thread-switches.ts).
+    const threadPhases = [
+      ['(a)', threadsBefore, threadsAfter, spread.ops],
+      ['(b)', threadsAfter, threadsAfterHot, hot.ops],
+      ['(c)', threadsBeforeSteady, threadsAfterSteady, steady.ops],
+    ] as const;
+    const threadLines = threadPhases.flatMap(([label, before, after, ops]) => {
+      const parts = (['api', 'signer'] as const)
+        .map((k) => threadsLine(k === 'api' ? 'API' : 'signer', threadsPerOp(before[k], after[k], ops)))
+        .filter(Boolean);
+      return parts.length > 0 ? [`  ${label}: ${parts.join('; ')}`] : [];
+    });
     /** The signed phases' CPU a payment by process, as (a)'s and (b)'s above: where the signer's second check costs. */
     const perPhasePay = (before: CpuSample, after: CpuSample, ops: number) => {
       const p = partsPerPay(before, after, ops);
@@ -1081,6 +1101,12 @@ async function main(): Promise<void> {
       breakdown,
       phasesLine,
       cpuLine,
+      ...(threadLines.length > 0
+        ? [
+            'by thread, a payment (./support/thread-switches.ts; a sleep is a wake-up someone else makes):',
+            ...threadLines,
+          ]
+        : []),
       ...(signedCpuLine ? [signedCpuLine] : []),
       signerRatioBoundLine(ratioBound, rate(signerAlone) / rate(hsm), signerCpuPerSign),
       payRatioBoundLine(
