@@ -27,13 +27,12 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
+import { benchSignerEnv, openBenchBackend } from './support/bench-token.js';
 import { measureSignerRatioBound, signerRatioBoundLine, type SignerRatioBound } from './support/signer-ratio-bound.js';
 import { SignerClient } from '../signer/protocol/signer-client.js';
 import { startEmbeddedPostgres } from '../src/api/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { freePort } from '../test/support/test-database.js';
-import { GENEROUS_SIGNER_LIMITS } from '../test/support/signer-harness.js';
 import { drive, percentile, type DriveResult } from './support/closed-loop.js';
 import { benchApprover, signSignerWalletPolicy } from './support/owner-policy-bench.js';
 import { postgresProcessCpu } from './support/postgres-process-cpu.js';
@@ -140,17 +139,7 @@ async function rawVariant(
   run: Run,
 ): Promise<{ variant: Variant; bound: (rawMicros: number) => Promise<SignerRatioBound>; close: () => Promise<void> }> {
   process.env.SOFTHSM2_CONF = run.token.softhsm2Conf;
-  const backend = Pkcs11Backend.open({
-    kind: 'pkcs11',
-    modulePath: run.token.modulePath,
-    tokenLabel: run.token.tokenLabel,
-    pin: fs.readFileSync(run.token.pinFile, 'utf8').trim(),
-    kekLabel: run.token.kekLabel,
-    sessions: 4,
-    signInline: 'when_alone',
-    cacheSize: 100,
-    cacheTtlMs: 600_000,
-  });
+  const backend = openBenchBackend(run.token);
   const account = await backend.createAccountKey();
   const key = await backend.createWalletKey(account);
   const digest = randomBytes(32);
@@ -163,14 +152,7 @@ async function rawVariant(
 }
 
 function signerEnv(run: Run): NodeJS.ProcessEnv {
-  return {
-    TREASURY_PKCS11_MODULE: run.token.modulePath,
-    TREASURY_PKCS11_TOKEN_LABEL: run.token.tokenLabel,
-    TREASURY_PKCS11_KEK_LABEL: run.token.kekLabel,
-    TREASURY_PKCS11_PIN_FILE: run.token.pinFile,
-    SOFTHSM2_CONF: run.token.softhsm2Conf,
-    ...GENEROUS_SIGNER_LIMITS,
-  };
+  return benchSignerEnv(run.token);
 }
 
 function variant(name: string, pid: number | undefined, once: () => Promise<unknown>): Variant {

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateKeyPairSigner, type Address } from '@solana/kit';
-import { Pkcs11Backend } from '../signer/backends/pkcs11/pkcs11-backend.js';
+import { openBenchBackend } from './support/bench-token.js';
 import { initSoftHsmToken } from '../ops/softhsm/init-token.js';
 import { startLocalSolana, type LocalSolana } from '../ops/solana/local-solana.js';
 import { mintAgentKey, startTestTreasury, type TestTreasury } from '../test/support/api-harness.js';
@@ -44,17 +44,7 @@ async function ed25519Ceiling(): Promise<DriveResult> {
   const token = await initSoftHsmToken({ dir: path.join(dir, 'softhsm') });
   const previous = process.env.SOFTHSM2_CONF;
   process.env.SOFTHSM2_CONF = token.softhsm2Conf;
-  const backend = Pkcs11Backend.open({
-    kind: 'pkcs11',
-    modulePath: token.modulePath,
-    tokenLabel: token.tokenLabel,
-    pin: fs.readFileSync(token.pinFile, 'utf8').trim(),
-    kekLabel: token.kekLabel,
-    sessions: 4,
-    signInline: 'when_alone',
-    cacheSize: 100,
-    cacheTtlMs: 600_000,
-  });
+  const backend = openBenchBackend(token);
   try {
     const account = await backend.createAccountKey();
     const key = await backend.createWalletKey(account, 'ed25519');

@@ -10,11 +10,10 @@
  * it with every stage at once), for at most 5 s; the progress lines go to stderr.
  */
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { Pkcs11Backend } from '../../signer/backends/pkcs11/pkcs11-backend.js';
+import { openBenchBackend } from './bench-token.js';
 import { SignerClient } from '../../signer/protocol/signer-client.js';
 import type { SoftHsmToken } from '../../ops/softhsm/init-token.js';
 import { drive, type DriveResult } from './closed-loop.js';
@@ -34,20 +33,9 @@ export async function measureHsmCeiling(o: {
   payTo: `0x${string}`;
 }): Promise<{ hsm: DriveResult; ratioBound: SignerRatioBound }> {
   const { token } = o;
-  const pin = fs.readFileSync(token.pinFile, 'utf8').trim();
   process.stderr.write('• ceiling: raw SoftHSM sign through the backend\n');
   process.env.SOFTHSM2_CONF = token.softhsm2Conf;
-  const backend = Pkcs11Backend.open({
-    kind: 'pkcs11',
-    modulePath: token.modulePath,
-    tokenLabel: token.tokenLabel,
-    pin,
-    kekLabel: token.kekLabel,
-    sessions: 4,
-    signInline: 'when_alone',
-    cacheSize: 100,
-    cacheTtlMs: 600_000,
-  });
+  const backend = openBenchBackend(token);
   const account = await backend.createAccountKey();
   const key = await backend.createWalletKey(account);
   const digest = randomBytes(32);

@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { SoftHsmToken } from '../../ops/softhsm/init-token.js';
 import type { EmbeddedPostgresHandle } from '../../src/api/db/embedded-postgres.js';
-import { GENEROUS_SIGNER_LIMITS } from '../../test/support/signer-harness.js';
 import { nodeFlagsFor } from '../../ops/node-flags.js';
+import { benchSignerEnv } from './bench-token.js';
 import { startBenchApi, startTsChild } from './service-bench-parts.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -71,12 +71,7 @@ export function signerEnvFor(o: {
   return (signerSocket: string, store: boolean) => ({
     TREASURY_SIGNER_SOCKET: signerSocket,
     LOOP_PROBE_FILE: `${signerSocket}.probe`,
-    TREASURY_PKCS11_MODULE: token.modulePath,
-    TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
-    TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
-    TREASURY_PKCS11_PIN_FILE: token.pinFile,
-    SOFTHSM2_CONF: token.softhsm2Conf,
-    ...GENEROUS_SIGNER_LIMITS,
+    ...benchSignerEnv(token),
     ...(store && approver
       ? {
           TREASURY_SIGNER_DATABASE_URL: database.connectionStringFor('treasury_signer'),

@@ -26,7 +26,6 @@ import { createKnex, migrateLatest } from '../../src/api/db/knex-client.js';
 import { startEmbeddedPostgres } from '../../src/api/db/embedded-postgres.js';
 import { initSoftHsmToken } from '../../ops/softhsm/init-token.js';
 import { freePort } from '../../test/support/test-database.js';
-import { GENEROUS_SIGNER_LIMITS } from '../../test/support/signer-harness.js';
 import { API_NODE_FLAGS, SIGNER_NODE_FLAGS } from '../../ops/node-flags.js';
 import {
   benchPayBody,
@@ -47,6 +46,7 @@ import { slowRequestBursts } from './slow-request-bursts.js';
 import { tailTimeline } from './tail-timeline.js';
 import { describeHistogram, histogramDelta } from './histogram-delta.js';
 import type { ProbeSlice } from './loop-probe.js';
+import { benchSignerEnv } from './bench-token.js';
 import { newIdempotencyKey } from '../../src/sdk/new-idempotency-key.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -143,12 +143,7 @@ async function startServices(dir: string, connectionString: string, signerDb: st
       LOOP_PROBE_FILE: probeFiles.signer,
       TREASURY_SIGNER_SOCKET: socket,
       TREASURY_SIGNER_METRICS_PORT: String(signerMetricsPort),
-      TREASURY_PKCS11_MODULE: token.modulePath,
-      TREASURY_PKCS11_TOKEN_LABEL: token.tokenLabel,
-      TREASURY_PKCS11_KEK_LABEL: token.kekLabel,
-      TREASURY_PKCS11_PIN_FILE: token.pinFile,
-      SOFTHSM2_CONF: token.softhsm2Conf,
-      ...GENEROUS_SIGNER_LIMITS,
+      ...benchSignerEnv(token),
       TREASURY_SIGNER_DATABASE_URL: signerDb,
       TREASURY_SIGNER_POLICY_APPROVER: approver.address,
     },
