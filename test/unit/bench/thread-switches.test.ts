@@ -1,10 +1,11 @@
 /**
  * The bench's per-thread accounting: the switch counters read from a /proc status text, a process's main thread
- * apart from its other threads (read from this very process, whose threads Node starts), and the figures a
+ * apart from its other threads (read from a quiet child process that starts one sleeping worker), and the figures a
  * payment between two samples.
  */
 import assert from 'node:assert/strict';
-import { Worker } from 'node:worker_threads';
+import { spawn } from 'node:child_process';
+import readline from 'node:readline';
 import {
   parseSwitchCounts,
   readProcessThreads,
@@ -21,6 +22,18 @@ const STATUS = [
   '',
 ].join('\n');
 
+/** Says `up`; on a line, runs a worker that sleeps ten times, says `slept`, and waits (the worker with it) to be killed. */
+const CHILD = `
+const { Worker } = require('node:worker_threads');
+process.stdout.write('up\\n');
+process.stdin.once('data', () => {
+  // After its tenth wake-up it stays (a timer it never reaches), so that it is still a thread when it is counted.
+  const sleeper = 'let n = 0; const t = setInterval(() => { if (++n === 10) { clearInterval(t); setTimeout(() => {}, 600000); require("node:worker_threads").parentPort.postMessage(1); } }, 2);';
+  const worker = new Worker(sleeper, { eval: true });
+  worker.once('message', () => process.stdout.write('slept\\n'));
+});
+`;
+
 describe('bench thread switches', () => {
   it('reads both switch counters of a status text, NaN for a missing one', () => {
     assert.deepEqual(parseSwitchCounts(STATUS), { voluntary: 4711, involuntary: 42 });
@@ -31,20 +44,25 @@ describe('bench thread switches', () => {
 
   it('puts the main thread apart from the others, and counts a thread that slept', async function () {
     if (process.platform !== 'linux') this.skip();
-    const before = readProcessThreads(process.pid);
-    assert.ok(before);
-    assert.ok(before.otherThreads >= 1, 'Node runs threads besides the main one');
-    // A worker that sleeps on a timer ten times: each wake-up is a voluntary switch of a thread that is not the main one.
-    const worker = new Worker(
-      'let n = 0; const t = setInterval(() => { if (++n === 10) { clearInterval(t); require("node:worker_threads").parentPort.postMessage(1); } }, 2);',
-      { eval: true },
-    );
-    await new Promise((resolve) => worker.once('message', resolve));
-    const during = readProcessThreads(process.pid);
-    await worker.terminate();
-    assert.ok(during);
-    assert.ok(during.otherThreads > before.otherThreads, 'the worker is one more thread');
-    assert.ok(during.others.voluntary - before.others.voluntary >= 10, 'its sleeps are counted among the others');
+    // A quiet process of its own (this one's threads come and go with other suites): on a line from stdin it starts
+    // a worker that sleeps on a 2-ms timer ten times — each wake-up a voluntary switch of a thread not the main one.
+    const child = spawn(process.execPath, ['-e', CHILD], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const lines = readline.createInterface({ input: child.stdout! });
+      const next = () => new Promise<string>((resolve) => lines.once('line', resolve));
+      assert.equal(await next(), 'up');
+      const before = readProcessThreads(child.pid);
+      assert.ok(before);
+      assert.ok(before.otherThreads >= 1, 'Node runs threads besides the main one');
+      child.stdin!.write('go\n');
+      assert.equal(await next(), 'slept');
+      const during = readProcessThreads(child.pid);
+      assert.ok(during);
+      assert.equal(during.otherThreads, before.otherThreads + 1, 'the worker is one more thread');
+      assert.ok(during.others.voluntary - before.others.voluntary >= 10, 'its sleeps are counted among the others');
+    } finally {
+      child.kill();
+    }
     assert.equal(readProcessThreads(2 ** 30), undefined, 'a process that does not exist has no figures');
   });
 
