@@ -11,7 +11,7 @@
  */
 import { counterpartyKey, displayCounterparty } from './counterparty-address.js';
 import { canonicalUsd } from './money.js';
-import type { WalletPolicy } from './policy-schema.js';
+import type { WalletPolicy } from './policy-object-schema.js';
 
 /** EVM addresses checksummed, base58 ones as spelled; duplicates (EVM: in any case) dropped. */
 function uniqueChecksummed(addresses: readonly string[]): string[] {
