@@ -25,37 +25,8 @@ import { AppError, REAUTHENTICATE } from '../errors/app-error.js';
 import { agentTreasuryAccount } from './agent-treasury-account.js';
 import { chainIsLive, spendingPatOf, type ChainRow } from './credential-chain.js';
 import type { CredentialStore } from './credential-store.js';
+import type { Principal } from './principal.js';
 import { TOKEN_PREFIXES, hashToken, hashesEqual } from './token-codec.js';
-
-export type ScopeType = 'treasury' | 'agent' | 'service' | 'account' | 'gate';
-
-export type Principal =
-  | { kind: 'admin'; actor: 'admin' }
-  | {
-      kind: 'token';
-      actor: string;
-      tokenId: string;
-      tokenKind: 'api_key' | 'pat' | 'session';
-      scopeType: ScopeType;
-      scopeId: string;
-      /** The PAT carries the gate scope (its account's gate: catalogue and ledger reports; docs/gate.md). */
-      gate: boolean;
-      /** The platform account that owns the token (sessions and account-minted PATs). */
-      accountId: string | null;
-      /** Buyer (agent) PATs and the sessions exchanged from them: the PAT's daily cap in micro-USD, if any. */
-      dailyCapMicro: bigint | null;
-      /** Sessions: a SIWE / SIWS sign-in, or an exchanged agent PAT. Null for PATs and api keys. */
-      sessionOrigin: SessionOrigin | null;
-      /** The credential this one was made with (credential-lineage.ts); an exchanged session's PAT. */
-      parentTokenId: string | null;
-      /**
-       * The agent PAT whose daily cap and daily total this bearer's spending counts against: the PAT itself,
-       * or the topmost agent PAT above it (an exchanged session's PAT, a handoff PAT's parent).
-       */
-      spendingPatId: string | null;
-    };
-
-export type SessionOrigin = 'sign_in' | 'pat_exchange';
 
 const BEARER_RE = /^Bearer ([A-Za-z0-9_\-.~+/=]{1,512})$/;
 

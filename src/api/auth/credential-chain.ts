@@ -8,8 +8,8 @@
  * chain it is not asked about; revocation itself (revoke-lineage.ts).
  */
 import type { Knex } from 'knex';
-import type { ScopeType, SessionOrigin } from './authenticator.js';
 import { MAX_LINEAGE_DEPTH } from './credential-lineage.js';
+import type { ScopeType, SessionOrigin } from './principal.js';
 
 export interface ChainRow {
   id: string;

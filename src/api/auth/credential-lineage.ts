@@ -18,7 +18,7 @@
  * or the operator may mint any credential of their account), nor a revocation, which the authenticator and
  * revoke-lineage.ts enforce over the whole chain.
  */
-import type { ScopeType } from './authenticator.js';
+import type { ScopeType } from './principal.js';
 
 /** Credentials from a root to the deepest allowed descendant (root → PAT → handoff PAT → session). */
 export const MAX_LINEAGE_DEPTH = 4;

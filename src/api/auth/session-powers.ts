@@ -20,7 +20,7 @@
  * (docs/security-model.md, "Who may call what").
  */
 import { AppError } from '../errors/app-error.js';
-import type { Principal, SessionOrigin } from './authenticator.js';
+import type { Principal, SessionOrigin } from './principal.js';
 
 export type SessionPower = 'owner' | 'account';
 

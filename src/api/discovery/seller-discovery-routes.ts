@@ -8,7 +8,8 @@
  */
 import Router from '@koa/router';
 import type { Knex } from 'knex';
-import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 import { requireSessionPower } from '../auth/session-powers.js';
 import { validate } from '../http/validate.js';
 import { platformRouter } from '../platform/platform-principal.js';

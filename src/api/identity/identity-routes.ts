@@ -7,7 +7,8 @@
  * `master_key_removed`.
  */
 import Router from '@koa/router';
-import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 import { requireSession } from '../auth/session-powers.js';
 import type { IdentityService } from './identity-service.js';
 import { initBodySchema } from './sign-in-body.js';

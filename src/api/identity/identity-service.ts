@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { requireBoundChild } from '../auth/lineage-parent.js';
 import { TOKEN_PREFIXES, generateId, generateToken, hashToken } from '../auth/token-codec.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 import type { StoreUnit } from '../db/store-unit.js';
 import { AppError } from '../errors/app-error.js';
 import type { TreasuryMetrics } from '../metrics/treasury-metrics.js';

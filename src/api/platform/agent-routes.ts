@@ -6,7 +6,8 @@
  * agent is a 404.
  */
 import Router from '@koa/router';
-import { agentBinding, type Authenticator, type Principal } from '../auth/authenticator.js';
+import { agentBinding, type Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 import { requireSession } from '../auth/session-powers.js';
 import { AppError } from '../errors/app-error.js';
 import type { AgentService } from './agent-service.js';

@@ -9,7 +9,8 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 
 /** The authenticated principal of a platform route's request. */
 export function platformPrincipalOf(auth: Authenticator): (ctx: Context) => Promise<Principal> {

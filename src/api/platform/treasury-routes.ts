@@ -6,7 +6,8 @@
  * Treasury PATs retires it; another account's id is a 404.
  */
 import Router from '@koa/router';
-import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 import { requireTreasuryScope } from '../auth/authenticator.js';
 import { AppError } from '../errors/app-error.js';
 import type { AccountService } from './account-service.js';

@@ -11,7 +11,8 @@
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Authenticator, Principal } from '../auth/authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 import { requireSession, requireSessionPower, type SessionPower } from '../auth/session-powers.js';
 import { AppError } from '../errors/app-error.js';
 import type { PatService } from '../platform/pat-service.js';

@@ -21,7 +21,7 @@ import type {
   SellerPage,
   SellerView,
 } from '../../shared/api-responses/seller-responses.js';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 import { generateId } from '../auth/token-codec.js';
 import type { PageRequest } from '../db/keyset-cursor.js';
 import { AppError } from '../errors/app-error.js';

@@ -9,7 +9,7 @@
  * GET /v1/wallets/{id}/policy (`owner_policy`, asked of the signer itself).
  */
 import type { Knex } from 'knex';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 import type { PolicyState } from '../../shared/api-responses/wallet-responses.js';
 
 /** The Treasury accounts a bearer's wallets are in, as a subquery; undefined for a bearer that has none. */

@@ -10,7 +10,8 @@
  */
 import type { Knex } from 'knex';
 import type { WalletService } from './wallet-service.js';
-import { requireTreasuryScope, resolveWalletScope, type Authenticator, type Principal } from '../auth/authenticator.js';
+import { requireTreasuryScope, resolveWalletScope, type Authenticator } from '../auth/authenticator.js';
+import type { Principal } from '../auth/principal.js';
 
 /** The bearer's check (and the database, where an agent's account is looked up) and the wallets. */
 export interface WalletRouteDeps {

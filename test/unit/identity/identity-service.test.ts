@@ -6,7 +6,7 @@
  * nonces are purged. Sign-in itself (signatures) is tested over HTTP (test/integration/api/identity-and-pats.test.ts).
  */
 import assert from 'node:assert/strict';
-import type { Principal } from '../../../src/api/auth/authenticator.js';
+import type { Principal } from '../../../src/api/auth/principal.js';
 import { IdentityService, MAX_LIVE_EXCHANGED_SESSIONS } from '../../../src/api/identity/identity-service.js';
 import { FakeIdentityStore } from '../../support/fake-identity-store.js';
 

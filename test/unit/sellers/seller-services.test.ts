@@ -5,7 +5,7 @@
  * the endpoint bound (an endpoint past it is refused and nothing is added).
  */
 import assert from 'node:assert/strict';
-import type { Principal } from '../../../src/api/auth/authenticator.js';
+import type { Principal } from '../../../src/api/auth/principal.js';
 import { AppError } from '../../../src/api/errors/app-error.js';
 import { createSellerServices } from '../../../src/api/sellers/seller-service.js';
 import { FakeEndpointStore, FakeSellerStore } from '../../support/fake-seller-stores.js';

@@ -7,8 +7,8 @@
  * each rule the service owns can be tested through the fake). Does not defend: the rules themselves (each
  * service's), nor two wings' writes being in one transaction unless they share the `StoreUnit` passed down.
  */
-import type { ScopeType } from '../../auth/authenticator.js';
 import type { ParentCredential } from '../../auth/credential-lineage.js';
+import type { ScopeType } from '../../auth/principal.js';
 import type { PageRequest } from '../../db/keyset-cursor.js';
 import type { StoreUnit, UnitRunner } from '../../db/store-unit.js';
 import type { PatView } from '../../../shared/api-responses/pat-responses.js';
