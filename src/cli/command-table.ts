@@ -10,7 +10,16 @@
 import type { Command } from 'commander';
 import type { CliContext } from './core/cli-context.js';
 
-export type Register = (program: Command, contextOf: (cmd: Command) => CliContext) => void;
+/**
+ * Registers a module's commands on `program`. `wholeTree` builds the whole tree, every module loaded
+ * (program.ts's `buildProgram`), for a command that walks it (`xx completion`), so no command module imports
+ * program.ts.
+ */
+export type Register = (
+  program: Command,
+  contextOf: (cmd: Command) => CliContext,
+  wholeTree: () => Promise<Command>,
+) => void;
 export type Loader = () => Promise<Register>;
 
 export interface CommandEntry {

@@ -5,7 +5,8 @@
  *
  * Start-up is light: `runCli` builds the root from the table in command-table.ts and loads only the
  * module of the command named on the line (none for `xx --help` / `--version`), so help loads no viem
- * or zod. `buildProgram` loads every module (tests, `xx completion`).
+ * or zod. `buildProgram` loads every module (tests; `xx completion`, through the `wholeTree` handed to each
+ * module's `register` and called only when that command runs).
  */
 import { Command, CommanderError } from 'commander';
 import { addExamples } from './command-examples.js';
@@ -51,9 +52,15 @@ async function contextFactory(options: BuildProgramOptions): Promise<(cmd: Comma
 export async function buildProgram(options: BuildProgramOptions = {}): Promise<Command> {
   const program = createRoot(options.json ?? process.argv.includes('--json'));
   const contextOf = await contextFactory(options);
-  for (const register of await Promise.all(everyLoader().map((load) => load()))) register(program, contextOf);
+  for (const register of await Promise.all(everyLoader().map((load) => load())))
+    register(program, contextOf, wholeTree);
   addExamples(program);
   return program;
+}
+
+/** The whole tree as `xx completion` walks it, built only when that command runs. */
+function wholeTree(): Promise<Command> {
+  return buildProgram({ json: true });
 }
 
 /** The command word of argv (`xx --json whoami` → whoami; `xx help pat` → pat), or undefined. */
@@ -80,7 +87,7 @@ export async function lightProgram(argv: string[], json: boolean): Promise<Comma
   program.configureHelp({ subcommandTerm: (cmd) => terms.get(cmd.name()) ?? help.subcommandTerm(cmd) });
   if (chosen) {
     const [register, contextOf] = await Promise.all([chosen(), contextFactory({ json })]);
-    register(program, contextOf);
+    register(program, contextOf, wholeTree);
     addExamples(program);
   }
   return program;
