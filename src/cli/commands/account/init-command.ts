@@ -42,8 +42,8 @@ import { describePolicy, initLimits, type InitLimitOptions } from './init-defaul
 import { addressesFor, checkMnemonic, evmAccount, newMnemonic, type ChainChoice } from './hd-addresses.js';
 import { ownerPolicyLines, signInitPolicy, type PolicySigningFailure } from './init-signed-policy.js';
 import { keystoreSchema, openMnemonic, sealMnemonic } from './seed-keystore.js';
-import { keystorePath, passphraseFor, type SignInGrant } from './owner-sign-in.js';
-import { seedSignIn, type SignInMethod } from './seed-sign-in.js';
+import { keystorePath, passphraseFor } from './owner-sign-in.js';
+import { seedSignIn, type SignInGrant, type SignInMethod } from './seed-sign-in.js';
 
 export { keystorePath, passphraseFor } from './owner-sign-in.js';
 

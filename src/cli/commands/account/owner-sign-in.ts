@@ -14,11 +14,7 @@ import path from 'node:path';
 import { base58 } from '@scure/base';
 import { createSiweMessage } from 'viem/siwe';
 import { z } from 'zod';
-import {
-  identityNonceSchema,
-  sessionGrantSchema,
-  type SessionGrant,
-} from '../../../shared/api-responses/identity-responses.js';
+import { identityNonceSchema, sessionGrantSchema } from '../../../shared/api-responses/identity-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';
@@ -28,10 +24,8 @@ import { badArgument } from '../seller/seller-kit.js';
 import { evmAccount, solanaKey } from './hd-addresses.js';
 import type { PolicyKeys } from './owner-signed-policy.js';
 import { keystoreSchema, openMnemonic } from './seed-keystore.js';
-import { seedSignIn } from './seed-sign-in.js';
+import { seedSignIn, type SignInGrant } from './seed-sign-in.js';
 
-/** What POST /v1/identity/init answers (src/shared/api-responses/identity-responses.ts). */
-export type SignInGrant = SessionGrant;
 /** The seed's keys an owner command may sign with (the Base key, the Solana key). */
 export type OwnerSeedKeys = Required<PolicyKeys>;
 

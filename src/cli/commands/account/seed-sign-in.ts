@@ -13,13 +13,19 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { createSiweMessage } from 'viem/siwe';
-import { identityNonceSchema, sessionGrantSchema } from '../../../shared/api-responses/identity-responses.js';
+import {
+  identityNonceSchema,
+  sessionGrantSchema,
+  type SessionGrant,
+} from '../../../shared/api-responses/identity-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import { CliError } from '../../core/cli-error.js';
 import { evmAccount, solanaKey, type ChainChoice } from './hd-addresses.js';
-import type { SignInGrant } from './owner-sign-in.js';
 
 const STATEMENT = 'Sign in to Treasury from the xx CLI.';
+
+/** What POST /v1/identity/init answers (src/shared/api-responses/identity-responses.ts). */
+export type SignInGrant = SessionGrant;
 
 /** Which sign-in was used: SIWE, SIWE with the Solana address linked, or SIWS. */
 export type SignInMethod = 'siwe' | 'siwe+siws' | 'siws';
