@@ -11,54 +11,16 @@
  * when a later entry is payable (it is skipped; on the last entry `Permit2AllowanceRequiredError`).
  * Does not defend against: anything the buyer checks itself (budget, terms signed as asked, one paid retry).
  */
-import type { Eip3009Authorization, PaymentRequirements } from '../x402/wire-schemas.js';
+import type { PaymentRequirements } from '../x402/wire-schemas.js';
 import { Permit2AllowanceRequiredError, TreasuryApiError } from './sdk-errors.js';
 import type { TreasuryClient } from './treasury-client.js';
-import type { Eip2612Permit } from '../shared/api-responses/pay-responses.js';
-import {
-  isSolanaPayReply,
-  type PayReply,
-  type Permit2Authorization,
-  type Settlement,
-} from './treasury-client-schemas.js';
+import { isSolanaPayReply, type PayReply, type Settlement } from './treasury-client-schemas.js';
 import { newIdempotencyKey } from './new-idempotency-key.js';
 import { PurchaseTermsChangedError } from './purchase-errors.js';
+import type { SignedTerms } from './signed-terms.js';
 
 /** The x402 extension key of gasless Permit2 approval by EIP-2612 permit (as `@x402/extensions` names it). */
 export const EIP2612_GAS_SPONSORING_KEY = 'eip2612GasSponsoring';
-
-/** What an EVM payer signed for one entry, in the x402 payload's terms (the same for both payers). */
-export type EvmSignedTerms = {
-  signature: string;
-  network: string;
-  asset: string;
-} & (
-  | {
-      scheme: 'exact';
-      /** The EIP-3009 message, in the shape of the x402 wire's one schema (src/shared/eip3009-authorization.ts). */
-      authorization: Eip3009Authorization;
-    }
-  | {
-      scheme: 'upto';
-      permit2_authorization: Permit2Authorization;
-      /** The EIP-2612 permit to Permit2, when the seller advertised `eip2612GasSponsoring` and one was needed. */
-      eip2612_permit?: Eip2612Permit;
-    }
-);
-
-/** What a Solana payer signed: the x402 `exact` SVM transaction (base64 wire, the fee-payer slot empty). */
-export interface SvmSignedTerms {
-  scheme: 'exact';
-  network: string;
-  asset: string;
-  transaction: string;
-}
-
-/** What was signed for one entry, in the x402 payload's terms. */
-export type SignedTerms = EvmSignedTerms | SvmSignedTerms;
-
-/** True for a Solana payer's terms. */
-export const isSvmTerms = (terms: SignedTerms): terms is SvmSignedTerms => 'transaction' in terms;
 
 /** The wallet's holding of the price's asset, as `InsufficientFundsError` reports it. */
 export interface PayerBalance {

@@ -38,7 +38,7 @@ export {
 } from './x402-buyer.js';
 export type { X402Receipt, X402Result } from './x402-result.js';
 export type { LocalBuyerAccount } from './local-account-payer.js';
-export type { EvmSignedTerms, SignedTerms, SvmSignedTerms } from './buyer-payer.js';
+export type { EvmSignedTerms, SignedTerms, SvmSignedTerms } from './signed-terms.js';
 export { selectAccept, selectAccepts, networkMatches, type SelectAcceptOptions } from './select-accept.js';
 export { checkBudget } from './check-budget.js';
 export {

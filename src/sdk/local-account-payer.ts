@@ -18,8 +18,9 @@ import { UptoEvmScheme } from '@x402/evm/upto/client';
 import { createPublicClient, erc20Abi, getAddress, http } from 'viem';
 import { formatUsd } from '../../policy/money.js';
 import type { PaymentRequirements } from '../x402/wire-schemas.js';
-import type { BuyerPayer, SignedTerms } from './buyer-payer.js';
+import type { BuyerPayer } from './buyer-payer.js';
 import { UnsupportedSignatureError } from './sdk-errors.js';
+import type { SignedTerms } from './signed-terms.js';
 import type { Permit2Authorization } from './treasury-client-schemas.js';
 
 /** What the buyer needs of a viem account: its address and EIP-712 typed-data signing. */

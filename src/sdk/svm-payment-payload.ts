@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { encodeBase64Json } from '../x402/base64-json.js';
 import { paymentRequirementsSchema, resourceInfoSchema } from '../x402/wire-schemas.js';
 import type { PaymentRequired, PaymentRequirements } from '../x402/wire-schemas.js';
-import type { SvmSignedTerms } from './buyer-payer.js';
+import type { SvmSignedTerms } from './signed-terms.js';
 import { solanaTransactionSchema } from './solana-pay-reply.js';
 
 export const svmPaymentPayloadSchema = z

@@ -16,7 +16,7 @@
 import { formatUsd } from '../../policy/money.js';
 import { decodeSettlementReceipt, X402_HEADERS } from '../x402/header-codec.js';
 import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
-import { isSvmTerms, type BuyerPayer, type SignOutcome } from './buyer-payer.js';
+import type { BuyerPayer, SignOutcome } from './buyer-payer.js';
 import { readSvmExactTransfer } from './svm-exact-transfer.js';
 import {
   InsufficientFundsError,
@@ -25,6 +25,7 @@ import {
   TreasuryUnreachableError,
   type X402PaymentFailedError,
 } from './sdk-errors.js';
+import { isSvmTerms } from './signed-terms.js';
 import { settlementTransactionSchema, type PayReply } from './treasury-client-schemas.js';
 import { toX402Receipt, type X402Result } from './x402-result.js';
 

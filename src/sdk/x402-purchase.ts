@@ -20,10 +20,11 @@
  */
 import { generatePaymentId } from '@x402/extensions/payment-identifier';
 import type { PaymentRequired } from '../x402/wire-schemas.js';
-import { isSvmTerms, type SignedTerms, type SignOutcome } from './buyer-payer.js';
+import type { SignOutcome } from './buyer-payer.js';
 import { PurchaseStoreError, PurchaseTermsChangedError } from './purchase-errors.js';
 import type { PurchaseStore, StoredPurchase, StoredSigned } from './purchase-store.js';
 import { InvalidArgumentError } from './sdk-errors.js';
+import { isSvmTerms, type SignedTerms } from './signed-terms.js';
 
 /** How long an identifier that signed nothing is kept: a crash before signing resumes within it. */
 export const UNSIGNED_PURCHASE_TTL_MS = 10 * 60_000;

@@ -5,7 +5,7 @@
  */
 import { formatUsd, isRawAmount } from '../../policy/money.js';
 import type { PaymentRequirements, SettlementReceipt } from '../x402/wire-schemas.js';
-import type { SignedTerms } from './buyer-payer.js';
+import type { SignedTerms } from './signed-terms.js';
 import type { PayReply, Settlement } from './treasury-client-schemas.js';
 
 export interface X402Receipt {

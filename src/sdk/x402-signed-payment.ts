@@ -18,15 +18,10 @@
 import { appendPaymentIdentifierToExtensions, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import { encodePaymentPayload, X402_HEADERS } from '../x402/header-codec.js';
 import type { PaymentRequired, PaymentRequirements } from '../x402/wire-schemas.js';
-import {
-  EIP2612_GAS_SPONSORING_KEY,
-  isSvmTerms,
-  type EvmSignedTerms,
-  type SignedTerms,
-  type SvmSignedTerms,
-} from './buyer-payer.js';
+import { EIP2612_GAS_SPONSORING_KEY } from './buyer-payer.js';
 import type { X402Dialect } from './read-x402-challenge.js';
 import { SignatureMismatchError } from './sdk-errors.js';
+import { isSvmTerms, type EvmSignedTerms, type SignedTerms, type SvmSignedTerms } from './signed-terms.js';
 import { encodeSvmPaymentPayload } from './svm-payment-payload.js';
 import { readSvmExactTransfer, svmTransferProblems } from './svm-exact-transfer.js';
 
