@@ -13,7 +13,7 @@
  */
 import { gateCatalogueSchema } from '../shared/api-responses/gate-responses.js';
 import { boundedFetchJson, type FetchLike } from '../x402/bounded-fetch.js';
-import type { X402Logger } from '../x402/seller/seller-options.js';
+import type { X402Logger } from '../x402/seller/x402-koa-options.js';
 import type { GateConfig } from './gate-config.js';
 import { buildSellerTable, type SellerTable } from './seller-table.js';
 import type { FacilitatorClient } from '../x402/facilitator-client.js';

@@ -11,7 +11,7 @@
  * process — the platform's fetch then fails and the sellers stay unlisted, which is the point.
  */
 import { boundedFetchJson, type FetchLike } from '../x402/bounded-fetch.js';
-import type { X402Logger } from '../x402/seller/seller-options.js';
+import type { X402Logger } from '../x402/seller/x402-koa-options.js';
 import { gateAddressViewSchema, type GateAddressView } from '../shared/gate-address-schema.js';
 import type { GateConfig } from './gate-config.js';
 

@@ -21,7 +21,7 @@ import { LedgerReporter } from '../x402/seller/ledger-reporter.js';
 import { PaidRequestCore } from '../x402/seller/paid-request.js';
 import { solanaFacilitatorOf } from '../x402/seller/solana-side.js';
 import { ReplayGuard } from '../x402/seller/replay-guard.js';
-import type { X402Logger } from '../x402/seller/seller-options.js';
+import type { X402Logger } from '../x402/seller/x402-koa-options.js';
 import { CatalogueSource } from './catalogue-source.js';
 import type { GateConfig } from './gate-config.js';
 import { createGateMetrics, type GateMetrics } from './gate-metrics.js';

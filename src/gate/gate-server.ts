@@ -25,7 +25,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { PaidRequestCore, passesUnpaid, type PaidRequest } from '../x402/seller/paid-request.js';
-import type { X402Logger } from '../x402/seller/seller-options.js';
+import type { X402Logger } from '../x402/seller/x402-koa-options.js';
 import type { CatalogueSource } from './catalogue-source.js';
 import type { GateConfig } from './gate-config.js';
 import type { GateMetrics } from './gate-metrics.js';

@@ -24,7 +24,7 @@ import type { SellerState } from '../x402/seller/seller-identity.js';
 import { resolveX402Options, routePriceKey, type ResolvedX402Config } from '../x402/seller/seller-options.js';
 import { X402ConfigError } from '../x402/seller/x402-config-error.js';
 import type { FacilitatorClient } from '../x402/facilitator-client.js';
-import type { X402Logger } from '../x402/seller/seller-options.js';
+import type { X402Logger } from '../x402/seller/x402-koa-options.js';
 import { SolanaTerms } from '../x402/seller/solana-terms.js';
 
 /** How the table sells on Solana, when the gate has a Solana facilitator. */

@@ -10,7 +10,7 @@
  * against: counts lost at exit after a failed last report.
  */
 import { boundedFetchJson, type FetchLike } from '../x402/bounded-fetch.js';
-import type { X402Logger } from '../x402/seller/seller-options.js';
+import type { X402Logger } from '../x402/seller/x402-koa-options.js';
 import { uptimeReportReplySchema } from '../shared/uptime-report-schema.js';
 import { UptimeBuckets } from './uptime-buckets.js';
 import type { GateConfig } from './gate-config.js';

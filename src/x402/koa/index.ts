@@ -8,13 +8,8 @@ import { x402Koa } from './x402-koa.js';
 export { x402Koa, X402_MIDDLEWARE_ERRORS, type X402KoaMiddleware } from './x402-koa.js';
 export { withX402 } from './with-x402.js';
 export { X402ConfigError } from '../seller/x402-config-error.js';
-export {
-  resolveX402Options,
-  routePriceKey,
-  type X402KoaOptions,
-  type ResolvedX402Config,
-  type X402Logger,
-} from '../seller/seller-options.js';
+export { resolveX402Options, routePriceKey, type ResolvedX402Config } from '../seller/seller-options.js';
+export type { X402KoaOptions, X402Logger } from '../seller/x402-koa-options.js';
 export {
   createX402MiddlewareMetrics,
   type X402MiddlewareMetrics,

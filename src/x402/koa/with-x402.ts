@@ -9,7 +9,7 @@
  * after the app began serving — Koa composes its chain when it starts listening, so wrap it before.
  */
 import type Koa from 'koa';
-import type { X402KoaOptions } from '../seller/seller-options.js';
+import type { X402KoaOptions } from '../seller/x402-koa-options.js';
 import { x402Koa } from './x402-koa.js';
 
 const wrapped = new WeakSet<Koa>();

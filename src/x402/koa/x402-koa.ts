@@ -23,12 +23,8 @@ import { PaidRequestCore, type PaidSite } from '../seller/paid-request.js';
 import { ReplayGuard } from '../seller/replay-guard.js';
 import { SellerIdentity } from '../seller/seller-identity.js';
 import { solanaSide } from '../seller/solana-side.js';
-import {
-  resolveX402Options,
-  type ResolvedX402Config,
-  type X402KoaOptions,
-  type X402Logger,
-} from '../seller/seller-options.js';
+import { resolveX402Options, type ResolvedX402Config } from '../seller/seller-options.js';
+import type { X402KoaOptions, X402Logger } from '../seller/x402-koa-options.js';
 import { createPaymentIdentifierStore } from '../seller/payment-identifier-stores.js';
 import { koaPort } from './koa-port.js';
 import { koaBodySha256 } from './request-body-digest.js';

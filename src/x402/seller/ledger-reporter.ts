@@ -21,7 +21,7 @@
 import { z } from 'zod';
 import { ledgerReportBodySchema, MAX_LEDGER_BATCH_ROWS as MAX_BATCH_ROWS } from '../../shared/ledger-report-schema.js';
 import { boundedFetchJson, type FetchLike } from '../bounded-fetch.js';
-import type { X402Logger } from './seller-options.js';
+import type { X402Logger } from './x402-koa-options.js';
 import type { X402MiddlewareMetrics } from './middleware-metrics.js';
 
 export interface LedgerRow {

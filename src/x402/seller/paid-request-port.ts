@@ -11,9 +11,10 @@ import type { PaymentIdentifierStore } from './payment-identifier-store.js';
 import type { PaywallAnswer } from './paywall-answers.js';
 import type { ReplayGuard } from './replay-guard.js';
 import type { SellerState } from './seller-identity.js';
-import type { ResolvedX402Config, X402Logger } from './seller-options.js';
+import type { ResolvedX402Config } from './seller-options.js';
 import type { SettlementOverride } from './settlement-amount.js';
 import type { SolanaTerms } from './solana-terms.js';
+import type { X402Logger } from './x402-koa-options.js';
 
 /** What the paywall reads of a request. */
 export interface PaidRequest {

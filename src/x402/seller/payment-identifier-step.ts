@@ -20,7 +20,8 @@ import {
 import type { PaymentIdentifierStore } from './payment-identifier-store.js';
 import type { PaymentMatch } from './payment-terms.js';
 import type { SellerState } from './seller-identity.js';
-import type { ResolvedX402Config, X402Logger } from './seller-options.js';
+import type { ResolvedX402Config } from './seller-options.js';
+import type { X402Logger } from './x402-koa-options.js';
 
 export interface IdStepInput {
   req: PaidRequest;

@@ -19,7 +19,7 @@
  */
 import { z } from 'zod';
 import { boundedFetchJson, type FetchLike } from '../bounded-fetch.js';
-import type { X402Logger } from './seller-options.js';
+import type { X402Logger } from './x402-koa-options.js';
 import { X402ConfigError } from './x402-config-error.js';
 
 const verifyReplySchema = z

@@ -1,13 +1,14 @@
 /**
- * The checks of the seller middleware's options (./seller-options.ts), a group of options each: every check
- * appends what is wrong to `problems` (so that one `X402ConfigError` lists them all) and returns the value, or a
- * placeholder when it is wrong. The same defences as ./seller-options.ts describes; no I/O.
+ * The checks of the seller middleware's options (./x402-koa-options.ts) that ./seller-options.ts runs, a group
+ * of options each: every check appends what is wrong to `problems` (so that one `X402ConfigError` lists them all)
+ * and returns the value, or a placeholder when it is wrong. The same defences as ./seller-options.ts describes;
+ * no I/O.
  */
 import { getAddress, isAddress } from 'viem';
 import { isUsdString, parseUsd } from '../../../policy/money.js';
 import { ChainRegistry } from '../../shared/chain-registry.js';
 import type { FacilitatorLike } from '../facilitator-client.js';
-import type { X402KoaOptions } from './seller-options.js';
+import type { X402KoaOptions } from './x402-koa-options.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

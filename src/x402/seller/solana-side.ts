@@ -14,9 +14,10 @@ import {
   type FacilitatorLike,
   type SupportedOutcome,
 } from '../facilitator-client.js';
-import type { ResolvedX402Config, X402KoaOptions, X402Logger } from './seller-options.js';
+import type { ResolvedX402Config } from './seller-options.js';
 import type { ResolvedSolanaOffer } from './solana-offer.js';
 import { SolanaTerms } from './solana-terms.js';
+import type { X402KoaOptions, X402Logger } from './x402-koa-options.js';
 
 /** `client` with its `supported()` answer shared and cached (see the header). */
 export function withSharedSupported(client: FacilitatorClient, clock: () => number = Date.now): FacilitatorClient {

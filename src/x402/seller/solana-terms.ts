@@ -14,7 +14,7 @@ import { ExactSvmScheme } from '@x402/svm/exact/server';
 import type { FacilitatorClient } from '../facilitator-client.js';
 import type { ResolvedSolanaOffer } from './solana-offer.js';
 import { associatedTokenAccounts } from './svm-payment.js';
-import type { X402Logger } from './seller-options.js';
+import type { X402Logger } from './x402-koa-options.js';
 
 /** What the route terms need of the Solana offer at a given moment. */
 export interface SolanaTermsNow {
