@@ -33,7 +33,6 @@ import {
   getWalletPolicyParamsSchema,
   getWalletPolicyResultSchema,
   policyAuthoritySchema,
-  policyViolationDetailSchema,
   setWalletPolicyParamsSchema,
   setWalletPolicyResultSchema,
 } from './owner-policy-protocol.js';

@@ -247,20 +247,8 @@ type Wings = ReturnType<typeof buildWings>;
 
 /** Every router, in the order the app serves them. */
 function buildRouters(core: Core, wings: Wings, isShuttingDown: () => boolean) {
-  const {
-    config,
-    knex,
-    metrics,
-    chains,
-    signer,
-    auth,
-    tokenAuth,
-    payAuth,
-    accounts,
-    balances,
-    wallets,
-    ownerPolicies,
-  } = core;
+  const { config, knex, metrics, chains, signer, tokenAuth, payAuth, accounts, balances, wallets, ownerPolicies } =
+    core;
   const { pay, settlements, pats, agents, identity, paymentHistory, walletHistory, sellersWing } = wings;
   return [
     opsRoutes({

@@ -21,7 +21,7 @@
 import type { GateCatalogue, GateEndpoint, GateSeller } from '../shared/api-responses/gate-responses.js';
 import type { PaidSite } from '../x402/seller/paid-request.js';
 import type { SellerState } from '../x402/seller/seller-identity.js';
-import { resolveX402Options, routePriceKey, type ResolvedX402Config } from '../x402/seller/seller-options.js';
+import { resolveX402Options, type ResolvedX402Config } from '../x402/seller/seller-options.js';
 import { X402ConfigError } from '../x402/seller/x402-config-error.js';
 import type { FacilitatorClient } from '../x402/facilitator-client.js';
 import type { X402Logger } from '../x402/seller/x402-koa-options.js';

@@ -38,13 +38,7 @@ import { jsonOrUndefined } from './json-or-undefined.js';
 import { localAccountPayer } from './local-account-payer.js';
 import { mapRecoveryError } from './map-recovery-error.js';
 import { readX402Challenge, tryDecodeChallengeHeader, type X402Challenge } from './read-x402-challenge.js';
-import {
-  InsufficientFundsError,
-  NoCompatibleAcceptError,
-  PaymentRejectedError,
-  TreasurySdkError,
-  X402PaymentFailedError,
-} from './sdk-errors.js';
+import { NoCompatibleAcceptError, PaymentRejectedError, X402PaymentFailedError } from './sdk-errors.js';
 import { DEFAULT_SCHEMES, selectAccepts } from './select-accept.js';
 import { eitherPayer } from './either-payer.js';
 import { localSolanaPayer } from './local-solana-payer.js';

@@ -179,7 +179,7 @@ describe('exact settlements reported back: an official seller not on Treasury, t
     const other = await newFundedWallet('other wallet');
     const a = await pay(w.id, false);
     const b = await pay(w.id, false);
-    const [idA, idB] = [a.payment!.authorization_id, b.payment!.authorization_id];
+    const idA = a.payment!.authorization_id;
     const [txA, txB] = [a.receipt!.transaction, b.receipt!.transaction];
     const auditRows = async () => (await t.db.knex('audit_events').where({ chain_key: w.id })).length;
     const stored = async () =>

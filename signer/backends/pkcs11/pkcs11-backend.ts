@@ -66,7 +66,6 @@ export class Pkcs11Backend implements KeyBackend {
 
   private constructor(
     private readonly module: Pkcs11Module,
-    private readonly slot: pkcs11js.Handle,
     /** Long-lived session that owns every unwrapped session object and runs the synchronous calls. */
     private readonly holder: pkcs11js.Handle,
     private readonly kek: pkcs11js.Handle,
@@ -99,7 +98,7 @@ export class Pkcs11Backend implements KeyBackend {
       const kek = findRootKek(module, holder, config);
       const tombstones = TombstoneStore.load(module, holder);
       const pool = new SessionPool(module, slot, config.sessions);
-      return new Pkcs11Backend(module, slot, holder, kek, pool, tombstones, config, observer, ed25519Missing);
+      return new Pkcs11Backend(module, holder, kek, pool, tombstones, config, observer, ed25519Missing);
     } catch (err) {
       module.finalize();
       throw toSignerFault(err, 'PKCS#11 start');

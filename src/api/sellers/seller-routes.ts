@@ -21,8 +21,6 @@ import type { SellerLedgerService } from './ledger/seller-ledger-service.js';
 import type { SellerPayToService } from './seller-pay-to-service.js';
 import type { SellerServices } from './seller-service.js';
 import { patIdSchema } from '../platform/pat-schemas.js';
-import { plainText } from '../http/schemas/common-schemas.js';
-import { z } from 'zod';
 import { issuePatBodySchema } from '../platform/treasury-schemas.js';
 import { sellerView, type SellerRow } from './seller-views.js';
 import { reportLedgerBatch } from './ledger/ledger-batch.js';

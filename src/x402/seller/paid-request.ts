@@ -42,10 +42,9 @@ import { discardBody, releaseOversize } from './held-body.js';
 import type { RequestOutcome } from './middleware-metrics.js';
 import { bodySha256 } from './payment-identifier-fingerprint.js';
 import { matchPayment, type PaymentMatch, type RouteTerms } from './payment-terms.js';
-import { challengeAnswer, clip, errorAnswer, receiptHeaders, type PaywallAnswer } from './paywall-answers.js';
+import { challengeAnswer, clip, errorAnswer, receiptHeaders } from './paywall-answers.js';
 import { RouteTermsCache } from './route-terms-cache.js';
 import type { ResolvedX402Config } from './seller-options.js';
-import type { X402Logger } from './x402-koa-options.js';
 import { priceOf } from './route-price.js';
 import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
@@ -365,7 +364,7 @@ export class PaidRequestCore {
     settlement: Extract<SettleOutcome, { kind: 'ok' }>['settlement'],
     charged: string,
   ): Promise<void> {
-    const { config, req, match, endpointId } = paid;
+    const { config, match } = paid;
     const { captured } = held;
     const tx = settlement.transaction;
     const headers = receiptHeaders({

@@ -13,13 +13,7 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { startLocalSolana, type LocalSolana } from '../../../ops/solana/local-solana.js';
 import { startTestTreasury, type TestTreasury } from '../../support/api-harness.js';
-import {
-  installFakeWallet,
-  launchDashboardBrowser,
-  newDashboardPage,
-  PUBLIC_ORIGIN,
-  spaGo,
-} from '../../support/dashboard-browser.js';
+import { launchDashboardBrowser, newDashboardPage, PUBLIC_ORIGIN, spaGo } from '../../support/dashboard-browser.js';
 import {
   askForHandoff,
   handoffLink,

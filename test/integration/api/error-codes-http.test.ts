@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { ERROR_CODES, type ErrorCode } from '../../../src/shared/error-codes.js';
-import { startTestTreasury, useTestTreasury, type TestTreasury } from '../../support/api-harness.js';
+import { useTestTreasury } from '../../support/api-harness.js';
 import { signInWithNewKey } from '../../support/sign-in.js';
 
 function assertError(res: { status: number; body: any }, code: ErrorCode, what: string): void {

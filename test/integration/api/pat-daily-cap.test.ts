@@ -97,7 +97,7 @@ describe('buyer PAT daily cap (HTTP, PostgreSQL, SoftHSM)', function () {
 
   it('under a race across the wallets of one agent, exactly the payments the cap fits pass; the rest are 429 and record nothing', async () => {
     now = new Date();
-    const { session, buyer, wallets } = await buyerWithWallets({ daily_cap_usd: '0.13' }, ['a', 'b', 'c', 'd']);
+    const { buyer, wallets } = await buyerWithWallets({ daily_cap_usd: '0.13' }, ['a', 'b', 'c', 'd']);
     now = new Date(Date.UTC(2026, 10, 25, 12, 0, 0));
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => payWith(buyer.pat, wallets[i % 4]!, '10000')),

@@ -13,7 +13,6 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Hex } from 'viem';
 import { anvilDevAccount, fundFromFaucet, readTokenBalance, useTestChain } from '../../support/chain-harness.js';
 import { assertSettledOnChain, postJson } from '../../support/post-json.js';
 

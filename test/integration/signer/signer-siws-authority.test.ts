@@ -23,7 +23,7 @@ const usd = (dollars: number) => String(Math.round(dollars * 1_000_000));
 describe('owner-signed policies of owners who signed in with Solana (signer socket, own store)', function () {
   this.timeout(120_000);
   let signer: TestSigner;
-  const stored = useStoredSigner('treasury-siws-authority-', (started) => (signer = started));
+  useStoredSigner('treasury-siws-authority-', (started) => (signer = started));
   const owner = newSolanaSigner();
   const intruder = newSolanaSigner();
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { rawExchange } from '../../integration/gate/raw-http.js';
-import { Step, type Model, type Real } from './model-world.js';
+import { Step, type Model } from './model-world.js';
 
 const SEGMENTS = [
   'data',

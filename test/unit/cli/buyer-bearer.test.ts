@@ -6,7 +6,6 @@
  * values the DNS-rebinding check accepts).
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { findBuyerBearer, requireBuyerBearer } from '../../../src/cli/core/buyer-bearer.js';
 import { createCliContext } from '../../../src/cli/core/cli-context.js';

@@ -48,7 +48,7 @@ function lineage(stages: Stage[], name: string): Stage['instructions'] {
 /** Environment a stage ends with: `ENV a=b c=d` pairs, later ones winning. */
 function envOf(instructions: Stage['instructions']): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const { op, args } of instructions.filter((i) => i.op === 'ENV'))
+  for (const { args } of instructions.filter((i) => i.op === 'ENV'))
     for (const pair of args.split(/\s+/)) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
   return env;
 }

@@ -12,9 +12,6 @@
  */
 import path from 'node:path';
 import { base58 } from '@scure/base';
-import { createSiweMessage } from 'viem/siwe';
-import { z } from 'zod';
-import { identityNonceSchema, sessionGrantSchema } from '../../../shared/api-responses/identity-responses.js';
 import { ApiClient } from '../../core/api-client.js';
 import type { CliContext } from '../../core/cli-context.js';
 import { CliError } from '../../core/cli-error.js';

@@ -40,15 +40,7 @@ import { capabilitySchema } from '../../../sdk/treasury-client-schemas.js';
 import { buyCeiling, DEFAULT_BUY_MAX_USD, type BuyCeiling } from './buy-ceiling.js';
 import { selfCustodyBuyer } from './self-custody.js';
 import { awaitSettlementReport } from './settlement-report.js';
-import {
-  act,
-  badArgument,
-  collect,
-  HTTP_METHODS,
-  httpUrlArgument,
-  usdArgument,
-  type ContextOf,
-} from '../seller/seller-kit.js';
+import { act, badArgument, collect, HTTP_METHODS, httpUrlArgument, type ContextOf } from '../seller/seller-kit.js';
 
 interface BuyOptions {
   method?: string;
