@@ -82,4 +82,25 @@ describe('payment-identifier memory store', () => {
     assert.deepEqual(await s.begin(key('1'), OTHER, 60), { kind: 'new' }, 'the oldest answer made room');
     assert.equal((await s.begin(key('3'), FP, 60)).kind, 'stored');
   });
+
+  it('full of crashed claims, frees the expired ones for a new claim', async () => {
+    const { s, advance } = store({ maxEntries: 3 });
+    for (const id of ['1', '2', '3']) await s.begin(key(id), FP, 10);
+    assert.deepEqual(await s.begin(key('4'), FP, 10), { kind: 'new' }); // none expired: kept, over the bound
+    advance(11_000);
+    assert.deepEqual(await s.begin(key('5'), FP, 10), { kind: 'new' });
+    assert.equal(s.size, 1);
+  });
+
+  it('replays the answers it keeps after many more were forgotten, at most maxEntries at any time', async () => {
+    const { s } = store({ maxEntries: 50 });
+    for (let i = 0; i < 2000; i++) {
+      assert.deepEqual(await s.begin(key(`${i}`), FP, 60), { kind: 'new' });
+      await s.complete(key(`${i}`), FP, answer());
+      assert.ok(s.size <= 50, `size ${s.size}`);
+    }
+    assert.equal((await s.begin(key('1999'), FP, 60)).kind, 'stored');
+    assert.equal((await s.begin(key('1950'), FP, 60)).kind, 'stored');
+    assert.deepEqual(await s.begin(key('1949'), FP, 60), { kind: 'new' });
+  });
 });
