@@ -58,15 +58,18 @@ const requestIdSchema = z
   .max(64)
   .regex(/^[A-Za-z0-9_\-.:]+$/);
 
+/** An EIP-712 domain's chain id: a positive integer that a JSON number holds exactly. */
+const chainIdSchema = z
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 53 - 1);
+
 export const eip712DomainSchema = z
   .object({
     name: z.string().min(1).max(64),
     version: z.string().min(1).max(16),
-    chainId: z
-      .number()
-      .int()
-      .positive()
-      .max(2 ** 53 - 1),
+    chainId: chainIdSchema,
     verifyingContract: addressSchema,
   })
   .strict();
@@ -86,11 +89,7 @@ export const transferWithAuthorizationSchema = z
 export const permit2DomainSchema = z
   .object({
     name: z.literal('Permit2'),
-    chainId: z
-      .number()
-      .int()
-      .positive()
-      .max(2 ** 53 - 1),
+    chainId: chainIdSchema,
     verifyingContract: addressSchema,
   })
   .strict();
