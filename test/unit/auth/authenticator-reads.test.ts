@@ -94,4 +94,25 @@ describe("the authenticator's reads of a bearer's chain", () => {
     await Promise.all(all);
     assert.equal(state.reads, 5);
   });
+
+  it('a token in use stays cached while 10,000 others come and go: the least recently used go first', async () => {
+    const reads = new Map<string, number>();
+    const store: CredentialStore = {
+      chainByHash: (hash) => {
+        reads.set(hash, (reads.get(hash) ?? 0) + 1);
+        return Promise.resolve([{ ...row(false), id: `tok_${hash.slice(0, 12)}` }]);
+      },
+      consumeSingleUse: () => Promise.resolve(true),
+    };
+    const auth = new Authenticator(store, undefined, 60_000);
+    const token = (i: number) => `Bearer ${TOKEN_PREFIXES.pat}${i.toString(16).padStart(40, '0')}`;
+    const busy = `Bearer ${TOKEN_PREFIXES.pat}${'b'.repeat(40)}`;
+    await auth.authenticate(busy);
+    for (let i = 0; i < 12_000; i++) {
+      await auth.authenticate(token(i));
+      if (i % 1_000 === 0) await auth.authenticate(busy);
+    }
+    assert.equal(Math.max(...reads.values()), 1, 'every token read once: the busy one never left the cache');
+    assert.equal(reads.size, 12_001);
+  });
 });
