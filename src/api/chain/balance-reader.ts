@@ -18,6 +18,7 @@
  * not be stored (PostgreSQL unreachable) is kept in this process only; the read itself still answers.
  */
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import {
   createPublicClient,
   erc20Abi,
@@ -69,7 +70,8 @@ const MAX_CACHED = 100_000;
 
 export class BalanceReader {
   private readonly clients = new Map<string, PublicClient>();
-  private readonly lastKnown = new Map<string, { raw: bigint; at: Date }>();
+  /** The last figure read of each address, for when the chain cannot answer; the least recently read goes when full. */
+  private readonly lastKnown = new LRUCache<string, { raw: bigint; at: Date }>({ max: MAX_CACHED });
 
   /** Where each fresh figure is kept for the fallback (table balance_readings). */
   private readonly knex: Knex;
@@ -119,8 +121,6 @@ export class BalanceReader {
     try {
       const raw = await read();
       const at = this.clock();
-      if (!this.lastKnown.has(key) && this.lastKnown.size >= MAX_CACHED)
-        this.lastKnown.delete(this.lastKnown.keys().next().value as string);
       this.lastKnown.set(key, { raw, at });
       await this.store(chain, address, raw, at);
       this.metrics.balanceReads.inc({ network: chain.network, outcome: 'fresh' });

@@ -7,10 +7,11 @@
  * Defends: one seller's endpoints costing every report a read and a parse of all of them. The version is read
  * before the endpoints, so a compiled form is never labelled newer than what it holds. Concurrent reports of a
  * seller whose version moved share one load. Bounded: at most `maxSellers` sellers are kept (least recently
- * used dropped first), each with at most what the endpoint bound lets it have. Does not defend: a seller that
+ * used dropped first, in O(1): lru-cache), each with at most what the endpoint bound lets it have. Does not defend: a seller that
  * holds more endpoints than the bound from before it existed (loaded whole, once per change).
  */
 import { compileEndpointMatcher, type EndpointMatcher } from '../../../shared/endpoint-matcher.js';
+import { LRUCache } from 'lru-cache';
 import type { EndpointRoutes } from '../store/ledger-stores.js';
 
 interface Entry {
@@ -19,12 +20,14 @@ interface Entry {
 }
 
 export class EndpointMatcherCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: LRUCache<string, Entry>;
 
   constructor(
     private readonly routes: EndpointRoutes,
-    private readonly maxSellers = 1_000,
-  ) {}
+    maxSellers = 1_000,
+  ) {
+    this.entries = new LRUCache({ max: maxSellers });
+  }
 
   /** The endpoint of `sellerId` a report of `method` (upper case) and `route` names, or null. */
   async endpointFor(sellerId: string, method: string, route: string): Promise<string | null> {
@@ -34,20 +37,15 @@ export class EndpointMatcherCache {
   }
 
   private matcherAt(sellerId: string, version: string): Promise<EndpointMatcher> {
-    const cached = this.entries.get(sellerId);
-    this.entries.delete(sellerId);
-    if (cached && cached.version === version) {
-      this.entries.set(sellerId, cached);
-      return cached.matcher;
-    }
+    const cached = this.entries.get(sellerId); // most recently used now
+    if (cached && cached.version === version) return cached.matcher;
     const matcher = this.load(sellerId);
     const entry = { version, matcher };
     this.entries.set(sellerId, entry);
     // A failed load is not kept: the next report tries again.
     matcher.catch(() => {
-      if (this.entries.get(sellerId) === entry) this.entries.delete(sellerId);
+      if (this.entries.peek(sellerId) === entry) this.entries.delete(sellerId);
     });
-    while (this.entries.size > this.maxSellers) this.entries.delete(this.entries.keys().next().value!);
     return matcher;
   }
 
