@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { driveEach } from './support/drive-each.js';
 
 const NETWORK = 'eip155:84532';
 const PAY_TO = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -183,23 +184,17 @@ interface Side {
 
 async function slice(side: Side): Promise<void> {
   const headers = Array.from({ length: PER_SLICE }, () => payment(side.accepted, side.resource));
-  let next = 0;
-  let failed = 0;
   const t0 = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < headers.length) {
-        const h = headers[next++]!;
-        const r = await get(side.agent, side.port, side.path, { 'payment-signature': h }).catch((err: Error) => {
-          side.errors.push(err.message);
-          return undefined;
-        });
-        if (r && (r.status !== 200 || !r.headers['payment-response'])) failed++;
-      }
-    }),
-  );
+  const run = await driveEach(CONCURRENCY, headers, async (h) => {
+    const r = await get(side.agent, side.port, side.path, { 'payment-signature': h }).catch((err: Error) => {
+      side.errors.push(err.message);
+      return undefined;
+    });
+    // No answer at all is counted in side.errors, not as a failed payment.
+    return !r || (r.status === 200 && !!r.headers['payment-response']);
+  });
   const d = process.cpuUsage(t0);
-  if (failed) throw new Error(`${side.name}: ${failed} paid requests failed`);
+  if (run.errors) throw new Error(`${side.name}: ${run.errors} paid requests failed`);
   side.cpu.push((d.user + d.system) / PER_SLICE);
 }
 
