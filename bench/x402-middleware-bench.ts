@@ -277,8 +277,9 @@ function notes(
   end: Map<ServerChild, ServerStats>,
   signed: { count: number; seconds: number; exhausted: boolean },
 ): string[] {
+  const mib = (n: number | undefined) => ((n ?? NaN) / 1024 / 1024).toFixed(0);
   const mb = (x: ServerChild) =>
-    `${((start.get(x)?.rss ?? NaN) / 1024 / 1024).toFixed(0)} → ${((end.get(x)?.rss ?? NaN) / 1024 / 1024).toFixed(0)} MB`;
+    `${mib(start.get(x)?.rss)} → ${mib(end.get(x)?.rss)} MB (live heap after a full collection ${mib(start.get(x)?.liveHeap)} → ${mib(end.get(x)?.liveHeap)} MB)`;
   const p = end.get(s.platform);
   const ours = [s.ours, ...(s.oursInproc ? [s.oursInproc] : [])];
   return [
@@ -299,7 +300,7 @@ function notes(
 
 async function statsOf(servers: ServerChild[]): Promise<Map<ServerChild, ServerStats>> {
   const out = new Map<ServerChild, ServerStats>();
-  for (const x of servers) out.set(x, await x.stats());
+  for (const x of servers) out.set(x, await x.stats(true));
   return out;
 }
 

@@ -20,13 +20,14 @@ export interface ServerChild {
   name: string;
   port: number;
   child: ChildProcess;
-  stats(): Promise<ServerStats>;
+  /** Its counters; with `collect`, after a full collection, with the live heap (at a run's start and end only). */
+  stats(collect?: boolean): Promise<ServerStats>;
 }
 
 /** The stats question, queued so that two answers are never confused. */
-function statsOf(child: ChildProcess, role: string): () => Promise<ServerStats> {
+function statsOf(child: ChildProcess, role: string): (collect?: boolean) => Promise<ServerStats> {
   let queue = Promise.resolve() as Promise<unknown>;
-  return () => {
+  return (collect = false) => {
     const next = queue.then(
       () =>
         new Promise<ServerStats>((res, rej) => {
@@ -35,7 +36,7 @@ function statsOf(child: ChildProcess, role: string): () => Promise<ServerStats> 
             clearTimeout(t);
             res(m);
           });
-          child.send({ type: 'stats' });
+          child.send({ type: 'stats', collect });
         }),
     );
     queue = next.catch(() => undefined);

@@ -21,6 +21,8 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /**
  * Where our code is loaded from: `dist` (the compiled JavaScript of `npm run build`, what the images and the
@@ -45,6 +47,8 @@ export interface ServerStats {
   cpuUserUs: number;
   cpuSystemUs: number;
   rss: number;
+  /** The heap's live bytes after a full collection, when the question asked for one (`collect`). */
+  liveHeap?: number;
   ledgerReports?: number;
   ledgerCalls?: number;
   authVerifies?: number;
@@ -60,7 +64,7 @@ function serve(server: http.Server, extraStats: () => Partial<Stats> | Promise<P
   server.listen(0, '127.0.0.1', () => {
     process.send!({ type: 'ready', port: (server.address() as AddressInfo).port });
   });
-  process.on('message', async (msg: { type?: string }) => {
+  process.on('message', async (msg: { type?: string; collect?: boolean }) => {
     if (msg?.type === 'stats') {
       const cpu = process.cpuUsage();
       const rss = process.memoryUsage().rss;
@@ -69,11 +73,23 @@ function serve(server: http.Server, extraStats: () => Partial<Stats> | Promise<P
         cpuUserUs: cpu.user,
         cpuSystemUs: cpu.system,
         rss,
+        ...(msg.collect ? { liveHeap: liveHeapAfterFullCollection() } : {}),
         ...(await extraStats()),
       } satisfies Stats);
     }
   });
   process.on('disconnect', () => process.exit(0));
+}
+
+/**
+ * Runs a full collection and answers the heap's used bytes: what the process still holds, which a growing RSS
+ * alone does not tell apart from V8 sizing its heap. Asked for at the start and the end of a run only (the
+ * collection pauses the process), so that no slice is measured across it.
+ */
+function liveHeapAfterFullCollection(): number {
+  v8.setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  return process.memoryUsage().heapUsed;
 }
 
 /** The payer is read from the header's authorization by the load generator and passed in once (one buyer key). */
@@ -261,7 +277,7 @@ async function startGate(): Promise<void> {
     return out;
   };
   process.send!({ type: 'ready', port });
-  process.on('message', async (msg: { type?: string }) => {
+  process.on('message', async (msg: { type?: string; collect?: boolean }) => {
     if (msg?.type !== 'stats') return;
     const cpu = process.cpuUsage();
     process.send!({
@@ -269,6 +285,7 @@ async function startGate(): Promise<void> {
       cpuUserUs: cpu.user,
       cpuSystemUs: cpu.system,
       rss: process.memoryUsage().rss,
+      ...(msg.collect ? { liveHeap: liveHeapAfterFullCollection() } : {}),
       outcomes: await byLabel('treasury_x402_middleware_requests_total', 'outcome'),
       ledgerOutcomes: await byLabel('treasury_x402_middleware_ledger_reports_total', 'outcome'),
     } satisfies Stats);
