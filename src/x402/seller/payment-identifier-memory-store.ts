@@ -103,7 +103,10 @@ export class MemoryPaymentIdentifierStore implements PaymentIdentifierStore {
     this.totalBytes -= entry.bytes;
   }
 
-  /** The least recently used answers go until one more entry of `bytes` fits; expired claims if only claims are left. */
+  /**
+   * The least recently used answers go until one more entry of `bytes` fits; then, if claims alone fill it,
+   * the expired claims.
+   */
   private makeRoom(now: number, bytes: number): void {
     const full = () => this.size >= this.options.maxEntries || this.totalBytes + bytes > this.options.maxTotalBytes;
     while (full() && this.done.size > 0) {

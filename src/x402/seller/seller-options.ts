@@ -1,7 +1,8 @@
 /**
- * The one-time validation of the Koa seller middleware's options (./x402-koa-options.ts; docs/seller-middleware.md)
- * into a frozen configuration: Base (EVM) terms from `pay_to`, Solana terms from `solana` (./solana-offer.ts), either or both. Environment fallbacks (XX_PAY_TO, FACILITATOR_URL, XX_API_URL, XX_ALLOW_LOCAL_ONLY,
- * XX_DISABLE_BODY_CAPTURE) are read here, once, from `options.env` (default `process.env`).
+ * The one-time validation of the Koa seller middleware's options (./x402-koa-options.ts;
+ * docs/seller-middleware.md) into a frozen configuration: Base (EVM) terms from `pay_to`, Solana terms from
+ * `solana` (./solana-offer.ts), either or both. Environment fallbacks (XX_PAY_TO, FACILITATOR_URL, XX_API_URL,
+ * XX_ALLOW_LOCAL_ONLY, XX_DISABLE_BODY_CAPTURE) are read here, once, from `options.env` (default `process.env`).
  *
  * Defends against: a seller shipping a paywall that cannot collect or that collects the wrong thing — unknown
  * schemes, `upto` without a facilitator address, missing or malformed payee, price, token, URLs, addresses
@@ -10,9 +11,6 @@
  * Does not defend against: a payee address the seller does not control, or a price the seller did not mean.
  */
 import type { X402KoaOptions } from './x402-koa-options.js';
-
-/** Where Treasury listens by default (TREASURY_HOST:TREASURY_PORT): the api_url when neither option nor env names one. */
-export const DEFAULT_TREASURY_API_URL = 'http://127.0.0.1:8402';
 import { X402ConfigError } from './x402-config-error.js';
 import {
   checkAddress,
@@ -31,6 +29,9 @@ import {
 import { resolveDiscovery, type ResolvedDiscovery } from './discovery-options.js';
 import { checkSolanaOffer, type ResolvedSolanaOffer } from './solana-offer.js';
 import { checkPaymentIdentifier, type ResolvedPaymentIdentifier } from './payment-identifier-options.js';
+
+/** Where Treasury listens by default (TREASURY_HOST:TREASURY_PORT): the api_url when neither option nor env names one. */
+export const DEFAULT_TREASURY_API_URL = 'http://127.0.0.1:8402';
 
 export { routePriceKey } from './seller-option-checks.js';
 

@@ -7,8 +7,9 @@
  * Defends: one seller's endpoints costing every report a read and a parse of all of them. The version is read
  * before the endpoints, so a compiled form is never labelled newer than what it holds. Concurrent reports of a
  * seller whose version moved share one load. Bounded: at most `maxSellers` sellers are kept (least recently
- * used dropped first, in O(1): lru-cache), each with at most what the endpoint bound lets it have. Does not defend: a seller that
- * holds more endpoints than the bound from before it existed (loaded whole, once per change).
+ * used dropped first, in O(1): lru-cache), each with at most what the endpoint bound lets it have.
+ * Does not defend: a seller that holds more endpoints than the bound from before it existed (loaded whole, once
+ * per change).
  */
 import { compileEndpointMatcher, type EndpointMatcher } from '../../../shared/endpoint-matcher.js';
 import { LRUCache } from 'lru-cache';
