@@ -176,6 +176,11 @@ export const ERROR_CODES = {
   slug_taken: { status: 409, message: 'That slug is taken.' },
   endpoint_exists: { status: 409, message: 'An endpoint with that slug or method and path already exists.' },
   endpoint_has_ledger: { status: 409, message: 'This endpoint has ledger rows.' },
+  seller_limit_reached: {
+    status: 409,
+    message:
+      'This account holds as many sellers as an account may (max_sellers); a seller is never deleted, so reuse or rename one, or ask the operator to raise the limit. Nothing was added.',
+  },
   endpoint_limit_reached: {
     status: 409,
     message:

@@ -63,10 +63,12 @@ export class FakeSellerStore implements SellerStore {
     return [...this.sellers.values()].some((s) => s.slug === slug);
   }
 
-  async add(seller: NewSeller): Promise<boolean> {
-    if (await this.slugTaken(seller.slug)) return false;
+  async add(seller: NewSeller, maxPerAccount: number): Promise<'added' | 'slug_taken' | 'limit_reached'> {
+    const held = [...this.sellers.values()].filter((s) => s.account_id === seller.account_id).length;
+    if (held >= maxPerAccount) return 'limit_reached';
+    if (await this.slugTaken(seller.slug)) return 'slug_taken';
     this.sellers.set(seller.id, { ...seller, verification_token: null, verified_at: null });
-    return true;
+    return 'added';
   }
 
   async byId(sellerId: string): Promise<SellerRow | undefined> {

@@ -112,6 +112,10 @@ export const API_ENTRIES: Entries = {
     meaning:
       'endpoints one seller may hold (by hand or from its OpenAPI document); past it: 409 `endpoint_limit_reached`, nothing added',
   },
+  TREASURY_MAX_SELLERS_PER_ACCOUNT: {
+    meaning:
+      'sellers one account may register, suspended ones included (each `platform_mor` seller holds a collection wallet, an HSM/KMS key, per network collected on); past it: 409 `seller_limit_reached`, nothing added',
+  },
   TREASURY_FACILITATOR_URL: {
     meaning:
       'the x402 facilitator that submits payouts to `platform_mor` sellers on chain; unset: payouts are recorded and wait (docs/adr/0011)',

@@ -102,6 +102,11 @@ const envSchema = z.object({
   TREASURY_LEDGER_MAX_PENDING_PER_SELLER: envInt(1, 10_000_000, 10_000),
   /** Endpoints one seller may hold (created by hand or from its OpenAPI document). */
   TREASURY_SELLER_MAX_ENDPOINTS: envInt(1, 100_000, 1_000),
+  /**
+   * Sellers one account may register (suspended ones too: a seller is never deleted). Each platform_mor seller
+   * gets a collection wallet (an HSM or KMS key) per network collected on, so this bounds a tenant's keys there.
+   */
+  TREASURY_MAX_SELLERS_PER_ACCOUNT: envInt(1, 100_000, 100),
   /** Facilitator that submits the platform's payouts to platform_mor sellers on chain; none: payouts wait. */
   TREASURY_FACILITATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   /**
@@ -217,6 +222,7 @@ export type AppConfig = Readonly<{
   ledgerVerifySellerShare: number;
   ledgerMaxPendingPerSeller: number;
   sellerMaxEndpoints: number;
+  maxSellersPerAccount: number;
   /** Where the platform's payouts are settled (TREASURY_FACILITATOR_URL). */
   facilitatorUrl: string | undefined;
   /** TREASURY_MOR_NETWORKS; undefined: the default chain's and every network with an RPC. */
@@ -300,6 +306,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ledgerVerifySellerShare: e.TREASURY_LEDGER_VERIFY_SELLER_SHARE,
     ledgerMaxPendingPerSeller: e.TREASURY_LEDGER_MAX_PENDING_PER_SELLER,
     sellerMaxEndpoints: e.TREASURY_SELLER_MAX_ENDPOINTS,
+    maxSellersPerAccount: e.TREASURY_MAX_SELLERS_PER_ACCOUNT,
     facilitatorUrl: e.TREASURY_FACILITATOR_URL,
     morNetworks: e.TREASURY_MOR_NETWORKS,
     morPayoutMaxMicro: parseUsd(e.TREASURY_MOR_PAYOUT_MAX_USD),

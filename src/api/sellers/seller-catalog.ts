@@ -42,7 +42,7 @@ export const SELLER_CATALOG: CatalogEntry[] = [
     auth: 'owner_session',
     body: createSellerBodySchema,
     replies: { 201: createdSellerSchema },
-    errors: ['slug_taken'],
+    errors: ['slug_taken', 'seller_limit_reached'],
   },
   {
     method: 'GET',

@@ -33,10 +33,17 @@ import { SellerEndpointService } from './seller-endpoint-service.js';
 import { SellerOpenApiRefresh } from './origin/seller-openapi-refresh.js';
 import { SellerOriginVerification } from './origin/seller-origin-verification.js';
 import { bankingView, sellerView, slugify, type SellerRow } from './seller-views.js';
-import type { EndpointStore, SellerChanges, SellerStore } from './store/seller-stores.js';
+import type { EndpointStore, NewSeller, SellerChanges, SellerStore } from './store/seller-stores.js';
 
 /** What the seller services take of the PATs: a seller's service PAT is minted at registration. */
 export type ServicePatIssuer = Pick<PatService, 'create'>;
+
+/**
+ * Sellers one account may register when not configured (TREASURY_MAX_SELLERS_PER_ACCOUNT). A seller is never
+ * deleted, and a `platform_mor` one holds a collection wallet (an HSM or KMS key) per network collected on: the
+ * bound is what keeps one tenant's keys, service PATs and turns of the ledger verifier finite.
+ */
+export const DEFAULT_MAX_SELLERS_PER_ACCOUNT = 100;
 
 /** What a seller's profile service is given (wired in createSellerServices). */
 export interface SellerServiceDeps {
@@ -45,6 +52,8 @@ export interface SellerServiceDeps {
   clock: () => Date;
   /** Ingests the OpenAPI document of a seller registered with one. */
   openapi: Pick<SellerOpenApiRefresh, 'refresh'>;
+  /** The most sellers one account may register (TREASURY_MAX_SELLERS_PER_ACCOUNT); 100 by default. */
+  maxPerAccount?: number | undefined;
 }
 
 export class SellerService {
@@ -52,9 +61,11 @@ export class SellerService {
   private readonly pats: ServicePatIssuer;
   private readonly clock: () => Date;
   private readonly openapi: SellerServiceDeps['openapi'];
+  private readonly maxPerAccount: number;
 
   constructor(deps: SellerServiceDeps) {
     ({ store: this.store, pats: this.pats, clock: this.clock, openapi: this.openapi } = deps);
+    this.maxPerAccount = deps.maxPerAccount ?? DEFAULT_MAX_SELLERS_PER_ACCOUNT;
   }
 
   async create(
@@ -74,9 +85,7 @@ export class SellerService {
   ): Promise<CreatedSeller> {
     const now = this.clock();
     const id = generateId('sel_');
-    let slug = input.slug ?? slugify(input.name);
-    if (!input.slug && (await this.store.slugTaken(slug))) slug = `${slug}-${id.slice(-6)}`;
-    const added = await this.store.add({
+    const row = (slug: string): NewSeller => ({
       id,
       account_id: accountId,
       name: input.name,
@@ -93,7 +102,18 @@ export class SellerService {
       created_at: now,
       updated_at: now,
     });
-    if (!added) throw new AppError('slug_taken', { fields: { slug } });
+    // A slug made from the name gets the id's tail when taken — also when another seller took it meanwhile.
+    const named = slugify(input.name);
+    const withTail = `${named}-${id.slice(-6)}`;
+    let slug = input.slug ?? ((await this.store.slugTaken(named)) ? withTail : named);
+    let added = await this.store.add(row(slug), this.maxPerAccount);
+    if (added === 'slug_taken' && slug === named && !input.slug) {
+      slug = withTail;
+      added = await this.store.add(row(slug), this.maxPerAccount);
+    }
+    if (added === 'limit_reached')
+      throw new AppError('seller_limit_reached', { fields: { max_sellers: this.maxPerAccount } });
+    if (added === 'slug_taken') throw new AppError('slug_taken', { fields: { slug } });
     const pat = await this.pats.create(
       accountId,
       { scope_type: 'service', scope_id: id, label: `${slug} service` },
@@ -212,6 +232,8 @@ export interface SellerOutboundOptions {
   resolveHost?: HostResolver | undefined;
   /** The most endpoints one seller may hold (./seller-endpoint-bound.ts); 1,000 by default. */
   maxEndpoints?: number | undefined;
+  /** The most sellers one account may register; 100 by default. */
+  maxSellersPerAccount?: number | undefined;
 }
 
 /** What the seller services are built from (wired once in src/api/app.ts). */
@@ -233,7 +255,13 @@ export function createSellerServices(deps: SellerServicesDeps): SellerServices {
   const maxEndpoints = options.maxEndpoints ?? DEFAULT_MAX_ENDPOINTS;
   const openapi = new SellerOpenApiRefresh({ store: deps.endpoints, clock, outbound, maxEndpoints });
   return {
-    profiles: new SellerService({ store: deps.sellers, pats: deps.pats, clock, openapi }),
+    profiles: new SellerService({
+      store: deps.sellers,
+      pats: deps.pats,
+      clock,
+      openapi,
+      maxPerAccount: options.maxSellersPerAccount,
+    }),
     endpoints: new SellerEndpointService(deps.endpoints, clock, maxEndpoints),
     openapi,
     origins: new SellerOriginVerification(deps.sellers, clock, outbound),

@@ -101,6 +101,7 @@ export function createSellersWing(deps: SellersWingDeps): SellersWing {
       outboundAllowedPorts: config.outboundAllowedPorts,
       resolveHost: deps.resolveHost,
       maxEndpoints: config.sellerMaxEndpoints,
+      maxSellersPerAccount: config.maxSellersPerAccount,
     },
   });
   const ledger = new SellerLedgerService({

@@ -10,6 +10,10 @@
  * looser than the agent PAT's daily cap: its daily cap is that cap (the configured default without one) and
  * its per-payment cap the smaller of that and the configured per-payment default. This file holds the rule
  * (pure); the count and its lock are the store's (./store/pg-wallet-counts.ts).
+ * The platform's own Treasury account (owner_type `platform`: the merchant of record's collection wallets) has
+ * no bound of its own: each of its wallets is one seller's on one network, so a tenant's part of it is bounded by
+ * its sellers (TREASURY_MAX_SELLERS_PER_ACCOUNT × the networks collected on) — one bound shared by every tenant
+ * would let one tenant's sellers take every other tenant's collection wallets.
  * Does not defend: revoked wallets (their keys are destroyed; they do not count); agents themselves (each has
  * an account key; spawning one needs the owner's sign-in session); an owner's session setting a looser policy
  * afterwards (that is the owner's call).
@@ -19,23 +23,28 @@ import type { WalletPolicy } from '../../../policy/policy-schema.js';
 import type { WalletBoundsConfig } from '../config/app-config.js';
 import { AppError } from '../errors/app-error.js';
 
-/** Whose wallets are counted: an agent's Treasury account within its platform account, or a Treasury account alone. */
+/**
+ * Whose wallets are counted: an agent's Treasury account within its platform account, a Treasury account alone,
+ * or the platform's own account (not counted: its wallets are bounded per seller).
+ */
 export type WalletOwner =
   | { kind: 'agent'; treasuryAccountId: string; platformAccountId: string }
-  | { kind: 'treasury'; treasuryAccountId: string };
+  | { kind: 'treasury'; treasuryAccountId: string }
+  | { kind: 'platform'; treasuryAccountId: string };
 
 export interface WalletCounts {
   /** Active wallets of the agent (undefined for a Treasury account of no agent). */
   agent: number | undefined;
-  /** Active wallets of the whole account. */
-  account: number;
+  /** Active wallets of the whole account (undefined for the platform's own account: no account bound). */
+  account: number | undefined;
 }
 
 /** Throws 409 `wallet_limit_reached` when one more wallet would pass a bound (the agent's checked first). */
 export function refuseOverWalletBounds(counts: WalletCounts, bounds: WalletBoundsConfig): void {
   if (counts.agent !== undefined && counts.agent >= bounds.maxPerAgent)
     throw limitReached('agent', bounds.maxPerAgent, counts.agent);
-  if (counts.account >= bounds.maxPerAccount) throw limitReached('account', bounds.maxPerAccount, counts.account);
+  if (counts.account !== undefined && counts.account >= bounds.maxPerAccount)
+    throw limitReached('account', bounds.maxPerAccount, counts.account);
 }
 
 function limitReached(scope: 'agent' | 'account', limit: number, active: number): AppError {

@@ -8,7 +8,11 @@
  *
  * Defends: a seller being owed money that never reached the platform (its rows verify against this address,
  * src/api/sellers/ledger/ledger-verifier.ts); two processes creating two accounts or two wallets for one seller and
- * network (an advisory lock per name, a unique index as the second line).
+ * network (an advisory lock per name, a unique index as the second line); one tenant's sellers taking every
+ * tenant's collection wallets (the platform's account has no wallet bound shared by all: a tenant's part is
+ * bounded by its sellers, ../../wallets/wallet-bounds.ts); many first collection wallets asked for at once
+ * holding every pooled connection (a creation holds its lock's transaction while the wallet takes a second
+ * connection: two at a time per process, ../../db/nested-acquire-limit.ts).
  * Does not defend: a network the operator did not list (no collection there: `collectsOn` is false and the
  * seller's paywall has no terms on it); the key backend's own availability (creation fails with the signer).
  * Reads and writes through `CollectionWalletStore` (../store/payout-stores.ts).
@@ -16,6 +20,7 @@
 import type { ChainRegistry } from '../../../shared/chain-registry.js';
 import type { AccountService } from '../../platform/account-service.js';
 import type { WalletService } from '../../wallets/wallet-service.js';
+import { NestedAcquireLimit } from '../../db/nested-acquire-limit.js';
 import type { CollectionWallet, CollectionWalletStore } from '../store/payout-stores.js';
 
 export type { CollectionWallet } from '../store/payout-stores.js';
@@ -48,6 +53,8 @@ export class PlatformWallets {
   private readonly wallets: PlatformWalletsDeps['wallets'];
   private readonly chains: ChainRegistry;
   private readonly options: PlatformWalletOptions;
+  /** Creations at once in this process: each holds two pooled connections. */
+  private readonly creations = new NestedAcquireLimit(2);
 
   constructor(deps: PlatformWalletsDeps) {
     ({
@@ -80,11 +87,13 @@ export class PlatformWallets {
     const found = await this.find(sellerId, chain.network);
     if (found) return found;
     const accountId = await this.platformAccount();
-    return this.store.ensure(sellerId, chain.network, accountId, () =>
-      this.wallets.create(
-        accountId,
-        { label: `collection ${sellerId}`, chain: chain.network, policy: this.options.policy },
-        PLATFORM_ACTOR,
+    return this.creations.run(() =>
+      this.store.ensure(sellerId, chain.network, accountId, () =>
+        this.wallets.create(
+          accountId,
+          { label: `collection ${sellerId}`, chain: chain.network, policy: this.options.policy },
+          PLATFORM_ACTOR,
+        ),
       ),
     );
   }

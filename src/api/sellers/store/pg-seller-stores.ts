@@ -33,12 +33,18 @@ export class PgSellerStore implements SellerStore {
     return !!(await this.knex('sellers').where({ slug }).first('id'));
   }
 
-  async add(seller: NewSeller): Promise<boolean> {
+  async add(seller: NewSeller, maxPerAccount: number): Promise<'added' | 'slug_taken' | 'limit_reached'> {
     try {
-      await this.knex('sellers').insert(encoded(seller));
-      return true;
+      return await this.knex.transaction(async (trx) => {
+        await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`sellers:${seller.account_id}`]);
+        const held = trx('sellers').where({ account_id: seller.account_id }).select(trx.raw('1')).limit(maxPerAccount);
+        const { n } = (await trx.from(held.as('s')).count({ n: '*' }).first()) as { n: string | number };
+        if (Number(n) >= maxPerAccount) return 'limit_reached';
+        await trx('sellers').insert(encoded(seller));
+        return 'added';
+      });
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') return false;
+      if ((err as { code?: string }).code === '23505') return 'slug_taken';
       throw err;
     }
   }

@@ -44,8 +44,11 @@ export type SellerChanges = Partial<
 export interface SellerStore {
   /** Whether a seller already holds `slug`. */
   slugTaken(slug: string): Promise<boolean>;
-  /** Adds the seller; false when its slug is taken (the unique index decides, not slugTaken). */
-  add(seller: NewSeller): Promise<boolean>;
+  /**
+   * Adds the seller unless its account already holds `maxPerAccount` sellers (counted under a lock on the
+   * account, so two additions cannot both pass) or its slug is taken (the unique index decides, not slugTaken).
+   */
+  add(seller: NewSeller, maxPerAccount: number): Promise<'added' | 'slug_taken' | 'limit_reached'>;
   byId(sellerId: string): Promise<SellerRow | undefined>;
   /** A page of the account's sellers, oldest first (the cursor checked before any query). */
   pageOf(accountId: string, request: PageRequest): Promise<RowPage<SellerRow>>;

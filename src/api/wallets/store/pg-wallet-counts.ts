@@ -11,30 +11,37 @@ import type { Knex } from 'knex';
 import type { WalletBoundsConfig } from '../../config/app-config.js';
 import type { WalletCounts, WalletOwner } from '../wallet-bounds.js';
 
-/** Who owns the Treasury account's wallets: the agent whose account it is (and that agent's platform account), if any. */
+/**
+ * Who owns the Treasury account's wallets: the agent whose account it is (and that agent's platform account), if
+ * any; else the platform itself (its own account, owner_type `platform`) or the account alone.
+ */
 export async function walletOwnerOf(trx: Knex.Transaction, treasuryAccountId: string): Promise<WalletOwner> {
-  const agent = (await trx('agents').where({ treasury_account_id: treasuryAccountId }).first('account_id')) as
-    { account_id: string } | undefined;
-  return agent
-    ? { kind: 'agent', treasuryAccountId, platformAccountId: agent.account_id }
-    : { kind: 'treasury', treasuryAccountId };
+  const row = (await trx('treasury_accounts as t')
+    .leftJoin('agents as a', 'a.treasury_account_id', 't.id')
+    .where('t.id', treasuryAccountId)
+    .first('t.owner_type', 'a.account_id')) as { owner_type: string; account_id: string | null } | undefined;
+  if (row?.account_id) return { kind: 'agent', treasuryAccountId, platformAccountId: row.account_id };
+  if (row?.owner_type === 'platform') return { kind: 'platform', treasuryAccountId };
+  return { kind: 'treasury', treasuryAccountId };
 }
 
 /** The advisory-lock key of an owner's wallet count: the first 8 bytes of SHA-256("wallet_count:" + id). */
-function countLockKey(owner: WalletOwner): bigint {
+function countLockKey(owner: Exclude<WalletOwner, { kind: 'platform' }>): bigint {
   const id = owner.kind === 'agent' ? owner.platformAccountId : owner.treasuryAccountId;
   return createHash('sha256').update(`wallet_count:${id}`).digest().readBigInt64BE(0);
 }
 
 /**
  * Locks the owner's wallet count until `trx` ends and reads it, each count stopping at its bound + 1 (the
- * answer needs no more). Creations of the same account wait here for each other; other accounts' do not.
+ * answer needs no more). Creations of the same account wait here for each other; other accounts' do not. The
+ * platform's own account is neither locked nor counted (../wallet-bounds.ts).
  */
 export async function lockWalletCounts(
   trx: Knex.Transaction,
   owner: WalletOwner,
   bounds: WalletBoundsConfig,
 ): Promise<WalletCounts> {
+  if (owner.kind === 'platform') return { agent: undefined, account: undefined };
   await trx.raw(`SELECT pg_advisory_xact_lock(${countLockKey(owner).toString()})`);
   if (owner.kind === 'treasury')
     return { agent: undefined, account: await countActive(trx, [owner.treasuryAccountId], bounds.maxPerAccount + 1) };
