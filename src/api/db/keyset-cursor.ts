@@ -3,8 +3,9 @@
  * of a page. The next page is the rows after it in the list's order, found on the list's index, so a page
  * costs the same at any depth and rows added meanwhile neither shift nor repeat a page.
  *
- * Defends against: a cursor that is not one of ours (wrong shape, a time that does not parse, an id of
- * another kind) — refused with `invalid_request` before any query. Does not defend against: a cursor
+ * Defends against: a cursor that is not one of ours (wrong shape, a time that is not written as this service
+ * writes times — ISO 8601 in UTC with milliseconds, between 1970 and 9999, so a year PostgreSQL cannot hold never
+ * reaches a query —, an id of another kind) — refused with `invalid_request` before any query. Does not defend against: a cursor
  * replayed by someone else — it names a position, not a permission; every list still filters by its
  * caller's own account or seller.
  * Times are written by the service at millisecond precision, which the ISO form keeps exactly.
@@ -22,14 +23,26 @@ export function encodeKeysetCursor(position: KeysetPosition): string {
   return Buffer.from(`${position.at.toISOString()}|${position.id}`, 'utf8').toString('base64url');
 }
 
+/** The latest time a cursor may name: the end of year 9999 (PostgreSQL's timestamptz goes further, JSON dates do not). */
+const LATEST_CURSOR_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** The time a cursor names when it is written exactly as `encodeKeysetCursor` writes times; else undefined. */
+function cursorTime(at: string | undefined): Date | undefined {
+  if (at === undefined) return undefined;
+  const time = Date.parse(at);
+  if (!(time >= 0 && time <= LATEST_CURSOR_TIME)) return undefined;
+  const date = new Date(time);
+  return date.toISOString() === at ? date : undefined;
+}
+
 /** The position a cursor names; `idPattern` is the id shape of the list's rows (e.g. /^wal_[0-9a-f]{24}$/). */
 export function decodeKeysetCursor(cursor: string, idPattern: RegExp): KeysetPosition {
   const [at, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
-  const time = at === undefined ? Number.NaN : Date.parse(at);
-  if (extra !== undefined || !id || !idPattern.test(id) || Number.isNaN(time)) {
+  const time = cursorTime(at);
+  if (extra !== undefined || !id || !idPattern.test(id) || time === undefined) {
     throw new AppError('invalid_request', { message: 'The cursor is malformed.' });
   }
-  return { at: new Date(time), id };
+  return { at: time, id };
 }
 
 /** Restricts a list ordered by (created_at, id) to the rows after `position` in that order (`desc`: before it). */
