@@ -5,13 +5,16 @@
  * its headroom and when to retry, while another wallet still signs; concurrent requests cannot overshoot a
  * ceiling; no protocol message can change a limit; a refused request never reaches C_Sign, and each refusal
  * is counted by limit in `treasury_signer_limit_refusals_total`; with a state file the windows survive a
- * restart (SIGTERM or kill -9), without one they start empty.
+ * restart (SIGTERM or kill -9), a Solana wallet's (saved under its base58 address) as an EVM wallet's, without
+ * one they start empty.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { address } from '@solana/kit';
 import { SignerError } from '../../../signer/protocol/signer-client.js';
+import { DEVNET, PAY_TO, paymentMessage } from '../../builders/solana-payment-message.js';
 import { findFreePort, startTestSigner, type TestSigner } from '../../support/signer-harness.js';
 import { lateBound } from '../../support/late-bound.js';
 import {
@@ -294,6 +297,46 @@ describe('treasury-signer limits: across restarts', function () {
         'wallet_signatures_minute',
         "the other wallet's four signatures were kept too",
       );
+    } finally {
+      await signer.stop();
+    }
+  });
+
+  it("keeps a Solana wallet's windows, saved under its base58 address, across a SIGTERM restart", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'treasury-signer-limits-'));
+    dirs.push(dir);
+    const stateFile = path.join(dir, 'limits-state.json');
+    const oneAMinute = { ...env(stateFile), TREASURY_SIGNER_WALLET_SIGNATURES_PER_MINUTE: '1' };
+    let signer = await startTestSigner({ dir, limits: 'signer_defaults', env: oneAMinute });
+    const account = (await signer.client.createAccountKey()).account_key_ref;
+    const w = await signer.client.createWalletKey({ account_key_ref: account, curve: 'ed25519' });
+    const message = Buffer.from(await paymentMessage({ wallet: address(w.address), amount: 10_000n })).toString(
+      'base64',
+    );
+    const pay = (s: TestSigner) =>
+      s.client.signSolanaTransaction({
+        account_key_ref: account,
+        wallet_key_ref: w.wallet_key_ref,
+        address: w.address,
+        network: DEVNET,
+        message,
+        pay_to: PAY_TO,
+      });
+    await pay(signer);
+    assert.equal((await refusal(pay(signer))).details?.limit, 'wallet_signatures_minute');
+    assert.equal(await signer.stop(), 0);
+    const saved = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { wallets: Record<string, unknown> };
+    assert.ok(Object.hasOwn(saved.wallets, w.address), 'saved under its base58 address, as spelled');
+
+    signer = await startTestSigner({ dir, limits: 'signer_defaults', env: oneAMinute });
+    try {
+      assert.equal(
+        (await refusal(pay(signer))).details?.limit,
+        'wallet_signatures_minute',
+        "the Solana wallet's signature of the minute survived the restart",
+      );
+      const evm = await signer.client.createWalletKey({ account_key_ref: account });
+      await walletOps(signer, account).sign(evm, '1');
     } finally {
       await signer.stop();
     }
