@@ -4,7 +4,8 @@
  *
  * Protects against: flying blind — refused requests are counted by outcome (the error code), HSM time
  * by operation, cache efficiency by hits/misses, refusals by the signer's own limits by limit name, and
- * for AWS KMS every request's duration, every throttle, retry and final failure (`treasury_signer_kms_*`). Labels are fixed enums: no key refs, addresses or ids.
+ * for AWS KMS every request's duration, every throttle, retry and final failure (`treasury_signer_kms_*`), and
+ * the connections the signer closed itself by reason. Labels are fixed enums: no key refs, addresses or ids.
  * Known limits: loopback only, no authentication; anything else on the host can read the counters.
  */
 import http from 'node:http';
@@ -17,6 +18,7 @@ export function createSignerMetrics() {
   return {
     registry,
     ...ownerPolicyMetrics(registry),
+    ...connectionMetrics(registry),
     requests: new Counter({
       name: 'treasury_signer_requests_total',
       help: 'Signer requests by method and outcome (ok or the error code); method "none" for frames refused before a method was known.',
@@ -112,6 +114,18 @@ function ownerPolicyMetrics(registry: Registry) {
       name: 'treasury_signer_policy_refusals_total',
       help: "Payment signatures the signer refused because the wallet's owner-signed policy forbids them, by the first violated rule.",
       labelNames: ['rule'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+/** The socket's own counters (../server/signer-server.ts): connections it closed, and why. */
+function connectionMetrics(registry: Registry) {
+  return {
+    connectionsClosed: new Counter({
+      name: 'treasury_signer_connections_closed_total',
+      help: 'Socket connections the signer closed itself, by reason: frame_too_large (a frame over the limit was announced), unread_replies (its peer left more than 8 MiB of replies unread), idle_timeout (no traffic for TREASURY_SIGNER_IDLE_TIMEOUT_SECONDS).',
+      labelNames: ['reason'] as const,
       registers: [registry],
     }),
   };

@@ -5,13 +5,17 @@
  * encoding a frame; under load several requests (or replies) share one. Idle, a frame waits for no timer:
  * it leaves at the end of the current turn.
  *
- * Defends nothing by itself; it changes when bytes leave, never which bytes or in what order.
+ * Defends nothing by itself; it changes when bytes leave, never which bytes or in what order. It returns what
+ * `socket.write` returns — false once the socket holds more unwritten bytes than its high-water mark (corked
+ * bytes count) — and the caller bounds them (../server/signer-server.ts pauses, then closes, a connection
+ * whose peer does not read its replies).
  */
 import type { Socket } from 'node:net';
 
 const corked = new WeakSet<Socket>();
 
-export function writeCoalesced(socket: Socket, bytes: Uint8Array): void {
+/** Writes `bytes` in this turn's batch; false when the socket's unwritten bytes are past its high-water mark. */
+export function writeCoalesced(socket: Socket, bytes: Uint8Array): boolean {
   if (!corked.has(socket)) {
     corked.add(socket);
     socket.cork();
@@ -20,5 +24,5 @@ export function writeCoalesced(socket: Socket, bytes: Uint8Array): void {
       socket.uncork();
     });
   }
-  socket.write(bytes);
+  return socket.write(bytes);
 }

@@ -1,7 +1,8 @@
 /**
  * The unix-socket server of treasury-signer: length-prefixed JSON frames (../protocol/frame-codec.ts,
- * 64 KiB max), each parsed and zod-validated (signerRequestSchema) before anything runs; work bounded by
- * a concurrency limit and a queue limit; graceful close.
+ * MAX_FRAME_BYTES = 256 KiB of payload max), each parsed and zod-validated (signerRequestSchema) before
+ * anything runs; work bounded by a concurrency limit and a queue limit; replies bounded per connection by
+ * what its peer reads; graceful close.
  *
  * Protects against: a socket other local users can open (created under umask 0177, then chmod 0600 —
  * or 0660 for the socket's group with TREASURY_SIGNER_SOCKET_MODE, when the API runs as another user; a
@@ -9,11 +10,16 @@
  * closed — the payload is never buffered); bad JSON, invalid UTF-8 and zero-length frames
  * (`malformed_frame`, id null, connection kept); wrong shapes (`invalid_request`), unknown methods
  * (`unknown_method`, own keys only — "constructor" is not a method), other versions
- * (`unsupported_version`); floods (`busy` past the queue limit); idle connections (timeout). One hostile
- * connection never stops the others, and no thrown error escapes a frame handler.
+ * (`unsupported_version`); floods (`busy` past the queue limit); idle connections (timeout); a peer that
+ * sends and never reads its replies (every refusal is answered, so tiny invalid frames would otherwise buffer
+ * replies without bound): past PAUSE_UNWRITTEN_BYTES of unwritten replies the connection is no longer read
+ * until they drain, and past CLOSE_UNWRITTEN_BYTES it is closed (`treasury_signer_connections_closed_total`,
+ * reason `unread_replies`). One hostile connection never stops the others, and no thrown error escapes a
+ * frame handler.
  * Known limits: anyone who can open the socket may ask for any signature within the static invariants and
- * the per-wallet limits (../limits/);
- * a slow reader can make its own replies queue in memory (bounded by the request queue limit).
+ * the per-wallet limits (../limits/); the bound is per connection, and the number of connections is not
+ * bounded here (only the socket's owner, or its group, can open one); a connection held paused by a peer
+ * that never reads lives until the idle timeout.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -47,6 +53,23 @@ export interface SignerServerOptions {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Unwritten reply bytes past which a connection is no longer read until they drain: four frames of the largest
+ * size, thousands of ordinary replies. A peer that reads never comes near it (the kernel's socket buffer takes
+ * the first ≈200 KiB; the default queue's replies are ≈300 KiB in all).
+ */
+const PAUSE_UNWRITTEN_BYTES = 1024 * 1024;
+/**
+ * Unwritten reply bytes past which the connection is closed. Once paused, only what was already read can still
+ * answer: the rest of one read of at most 64 KiB (≈1.4 MiB of replies when it is all empty frames, the most
+ * replies a read can ask for) and the connection's accepted requests (at most the queue limit, a few hundred
+ * bytes each) — past this, its peer holds a large share of the queue and reads none of it.
+ */
+const CLOSE_UNWRITTEN_BYTES = 8 * 1024 * 1024;
+
+/** Why the server closed a connection itself (`treasury_signer_connections_closed_total{reason}`). */
+type ClosedReason = 'frame_too_large' | 'unread_replies' | 'idle_timeout';
 
 /** The request id to echo in an error reply, when the frame carried a usable one. */
 function replyIdOf(raw: unknown): string | null {
@@ -118,7 +141,31 @@ export class SignerServer {
   }
 
   private send(socket: net.Socket, payload: unknown): void {
-    if (!socket.destroyed && socket.writable) writeCoalesced(socket, encodeFrame(payload));
+    if (socket.destroyed || !socket.writable) return;
+    if (!writeCoalesced(socket, encodeFrame(payload))) this.holdBack(socket);
+  }
+
+  /**
+   * Backpressure on one connection whose replies are piling up (its last write went past the socket's high-water
+   * mark): past PAUSE_UNWRITTEN_BYTES it is not read until they drain, past CLOSE_UNWRITTEN_BYTES it is closed.
+   */
+  private holdBack(socket: net.Socket): void {
+    const unwritten = socket.writableLength;
+    if (unwritten > CLOSE_UNWRITTEN_BYTES) {
+      this.options.log.warn({ unwritten_bytes: unwritten }, 'signer connection closed: its replies are not read');
+      this.closeConnection(socket, 'unread_replies');
+      return;
+    }
+    if (unwritten > PAUSE_UNWRITTEN_BYTES && !socket.isPaused()) {
+      socket.pause();
+      socket.once('drain', () => socket.resume());
+    }
+  }
+
+  private closeConnection(socket: net.Socket, reason: ClosedReason): void {
+    this.options.metrics.connectionsClosed.inc({ reason });
+    if (reason === 'frame_too_large') socket.end();
+    else socket.destroy();
   }
 
   private sendError(
@@ -144,15 +191,16 @@ export class SignerServer {
       return;
     }
     this.sockets.add(socket);
-    socket.setTimeout(this.idleTimeoutMs, () => socket.destroy());
+    socket.setTimeout(this.idleTimeoutMs, () => this.closeConnection(socket, 'idle_timeout'));
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => undefined);
     const decoder = new FrameDecoder();
     socket.on('data', (chunk: Buffer) => {
       for (const event of decoder.push(chunk)) {
+        if (socket.destroyed) return; // closed for unread replies: the rest of the chunk is not answered
         if (event.kind === 'too_large') {
           this.sendError(socket, null, 'frame_too_large', `frame of ${event.length} bytes exceeds the limit`);
-          socket.end();
+          this.closeConnection(socket, 'frame_too_large');
           return;
         }
         if (event.kind === 'empty') {

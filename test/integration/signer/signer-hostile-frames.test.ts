@@ -5,12 +5,16 @@
  * shared hostile-input table (test/vectors/hostile-inputs.json) thrown at every field of every method;
  * hostile Solana message bytes refused with a rule as a field.
  * Each gets an error reply that matches the protocol's error schema with a stable code; nothing is
- * signed; the signer keeps serving on the same connection and on new ones.
+ * signed; the signer keeps serving on the same connection and on new ones. A connection that streams
+ * frames and never reads a reply is no longer read from (its unwritten replies stay bounded) while the
+ * others are answered.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { getAddressDecoder } from '@solana/kit';
 import {
@@ -42,6 +46,9 @@ const frameOf = (text: string) => {
   return Buffer.concat([header, body]);
 };
 const show = (v: unknown) => String(JSON.stringify(v)).slice(0, 40);
+/** A process's resident set, in bytes (Linux). */
+const residentBytes = (pid: number) =>
+  Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;
 
 describe('treasury-signer under hostile frames', function () {
   this.timeout(180_000);
@@ -360,6 +367,44 @@ describe('treasury-signer under hostile frames', function () {
       true,
       'same connection still serves',
     );
+  });
+
+  it('stops reading a connection that never reads its replies, and keeps answering the others meanwhile', async () => {
+    const pid = signer.child.pid!;
+    const rssBefore = residentBytes(pid);
+    const hostileSocket = net.createConnection(signer.socketPath);
+    await once(hostileSocket, 'connect');
+    hostileSocket.pause(); // never reads a reply
+    hostileSocket.on('error', () => undefined);
+    // 10,000 tiny invalid frames (an `invalid_request` reply of about a hundred bytes each) per write.
+    const batch = Buffer.concat(Array.from({ length: 10_000 }, () => frameOf('{"v":1}')));
+    const drainedWithin = (ms: number) =>
+      new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), ms);
+        hostileSocket.once('drain', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+    let sent = 0;
+    let stalled = false;
+    while (sent < 3_000_000 && !hostileSocket.destroyed) {
+      sent += batch.length;
+      if (!hostileSocket.write(batch) && !(await drainedWithin(3000))) {
+        stalled = true; // the signer no longer reads what this connection sends
+        break;
+      }
+    }
+    assert.ok(
+      stalled || hostileSocket.destroyed,
+      `the signer read all ${sent} bytes of frames from a connection that never read a reply`,
+    );
+    // The held connection stops nobody else: a new connection and the suite's own are answered.
+    assert.equal((await signer.client.health()).status, 'ok');
+    assert.equal((await conn.request({ v: 1, id: 'alive', method: 'health', params: {} })).ok, true);
+    const grown = residentBytes(pid) - rssBefore;
+    hostileSocket.destroy();
+    assert.ok(grown < 64 * 2 ** 20, `the signer grew by ${(grown / 2 ** 20).toFixed(0)} MiB`);
   });
 
   it('closes a connection that announces an oversize frame, and forgets a truncated one', async () => {
