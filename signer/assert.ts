@@ -8,6 +8,8 @@
  *   window_ordered  validAfter < validBefore
  *   window_open     validBefore > now
  *   window_max      validBefore − max(validAfter, now) ≤ TREASURY_SIGNER_MAX_VALIDITY_SECONDS
+ *   window_starts_soon  validAfter ≤ now + VALID_AFTER_MAX_AHEAD_SECONDS (300 s of clock skew): the API asks
+ *                   for windows open now, so one that opens later is a signature kept for later use
  * and for a Permit2 witness transfer (x402 `upto`) the same token, value and window rules on
  * permitted.token / permitted.amount / witness.validAfter..deadline, plus
  *   permit2_contract  domain.verifyingContract is the configured Permit2 (TREASURY_SIGNER_PERMIT2_ADDRESS)
@@ -24,7 +26,8 @@
  * must carry a correct EIP-55 checksum when mixed-case (`aaddress`, `invalid_request` otherwise).
  *
  * Protects against: a compromised or buggy front asking for a signature on another chain or token, for
- * another address, for an absurd value, or one that stays valid for months.
+ * another address, for an absurd value, or one that stays valid for months — or that becomes valid months
+ * from now (signatures stockpiled today would outlive any later tightening of the signer's limits).
  * Known limits: spend policy (caps, velocity, counterparties) is the front's job, under its lock (the
  * signer's own rolling ceilings per wallet are ./limits/wallet-limiter.ts); the
  * EIP-712 domain name/version are not checked here (a wrong name only yields a useless signature).
@@ -49,6 +52,7 @@ export type InvariantRule =
   | 'window_ordered'
   | 'window_open'
   | 'window_max'
+  | 'window_starts_soon'
   | 'permit2_contract'
   | 'allowed_spender'
   | 'owner_is_wallet'
@@ -110,6 +114,13 @@ export function assertValue(invariants: SignerInvariants, raw: string): void {
   });
 }
 
+/**
+ * How far ahead of the signer's clock a validity window may open: clock skew between the front and the signer
+ * (the front asks for windows open now; the owner-signed policies allow their documents the same 300 s).
+ */
+export const VALID_AFTER_MAX_AHEAD_SECONDS = 300;
+
+/** A validity window (`window_ordered`, `window_open`, `window_max`, `window_starts_soon`, in that order). */
 function assertWindow(
   invariants: SignerInvariants,
   validAfterRaw: string,
@@ -126,6 +137,11 @@ function assertWindow(
     validBefore - start <= BigInt(invariants.maxValiditySeconds),
     'window_max',
     `validity window exceeds ${invariants.maxValiditySeconds} s`,
+  );
+  invariant(
+    validAfter <= now + BigInt(VALID_AFTER_MAX_AHEAD_SECONDS),
+    'window_starts_soon',
+    `validAfter is more than ${VALID_AFTER_MAX_AHEAD_SECONDS} s ahead`,
   );
 }
 

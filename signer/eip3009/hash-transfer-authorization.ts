@@ -6,7 +6,8 @@
  * Protects against: signing a digest chosen by the caller — there is no path by which one is supplied.
  * Addresses are hashed case-insensitively (EIP-55 checksums are checked before, in assert.ts).
  * The digest is EIP-712's composition, keccak256(0x1901 ‖ hashStruct(domain) ‖ hashStruct(message)), with
- * the domain separator memoised per domain (a handful of tokens; viem's hashStruct computes it). The
+ * the domain separator memoised per domain (a handful of tokens; viem's hashStruct computes it; keyed by the
+ * JSON of the domain's fields, so two domains never share an entry). The
  * message's hashStruct is EIP-712's encodeData for a struct of static fields — keccak256 of the ABI encoding
  * of (typeHash, from, to, value, validAfter, validBefore, nonce), written word by word (static fields only) —
  * with EIP-3009's published TRANSFER_WITH_AUTHORIZATION_TYPEHASH, instead of viem re-deriving and hashing
@@ -55,8 +56,16 @@ type DomainInput = { name: string; version?: string; chainId: number; verifyingC
 /** Per domain, its EIP-712 separator (viem's hashStruct of EIP712Domain) as bytes, computed once. */
 const separators = new Map<string, Uint8Array>();
 
+/**
+ * The cache key of a domain: the JSON of its fields as a tuple, so that no two domains share one — a joined
+ * string would let ("a\0b", "c") and ("a", "b\0c") meet, and an absent version meet an empty one.
+ */
+function domainKey(domain: DomainInput): string {
+  return JSON.stringify([domain.name, domain.version ?? null, domain.chainId, domain.verifyingContract.toLowerCase()]);
+}
+
 function separatorOf(domain: DomainInput): Uint8Array {
-  const key = `${domain.name}\u0000${domain.version ?? ''}\u0000${domain.chainId}\u0000${domain.verifyingContract.toLowerCase()}`;
+  const key = domainKey(domain);
   let separator = separators.get(key);
   if (separator === undefined) {
     const data = { ...domain, verifyingContract: lower(domain.verifyingContract) };

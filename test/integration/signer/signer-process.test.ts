@@ -2,7 +2,7 @@
  * treasury-signer as a real process on a real SoftHSM token, through its socket: results carry only the
  * protocol's fields; signatures that an independent implementation (viem) recovers to the wallet, 1,000
  * in a row all low-S with v ∈ {27, 28}; static invariants refused with nothing signed (the HSM sign
- * counter does not move); destroyed keys refused forever in every field; 0600 socket; SIGTERM drains
+ * counter does not move), an authorization that starts more than five minutes ahead among them; destroyed keys refused forever in every field; 0600 socket; SIGTERM drains
  * accepted requests, exits 0 and removes the socket; the PIN is never logged.
  */
 import assert from 'node:assert/strict';
@@ -277,6 +277,47 @@ describe('treasury-signer process (SoftHSM)', function () {
       sign({ ...wallet, address: PAYEE }, 3, { message: buildAuthorization(PAYEE, 3) }),
       isCode('address_mismatch'),
     );
+  });
+
+  it('refuses an authorization that starts more than 300 s ahead (window_starts_soon), EIP-3009 and Permit2 alike, and signs nothing', async () => {
+    const signatures = () => readMetric(metricsPort, 'treasury_signer_signatures_total');
+    const now = Math.floor(Date.now() / 1000);
+    // 301 s ahead and a margin: the signer reads its clock a moment after this test did.
+    const tooFar = now + 301 + 5;
+    const startsSoon = (e: unknown) =>
+      isCode('invariant_violation')(e) &&
+      /^window_starts_soon: /.test((e as Error).message) &&
+      (e as SignerError).details?.rule === 'window_starts_soon';
+    const permit2 = (validAfter: number, i: number) => {
+      const message = buildPermit2Transfer(i);
+      return signer.client.signPermit2WitnessTransfer({
+        account_key_ref: accountKeyRef,
+        wallet_key_ref: wallet.wallet_key_ref,
+        address: wallet.address,
+        domain: PERMIT2_DOMAIN as never,
+        message: {
+          ...message,
+          deadline: String(validAfter + 600),
+          witness: { ...message.witness, validAfter: String(validAfter) },
+        },
+      });
+    };
+    const before = await signatures();
+    const starting = (validAfter: number) => ({
+      message: buildAuthorization(wallet.address, 11, {
+        validAfter: String(validAfter),
+        validBefore: String(validAfter + 600),
+      }),
+    });
+    await assert.rejects(sign(wallet, 11, starting(tooFar)), startsSoon);
+    await assert.rejects(sign(wallet, 12, starting(now + 30 * 86_400)), startsSoon);
+    await assert.rejects(permit2(tooFar, 13), startsSoon);
+    assert.equal(await signatures(), before, 'the refused requests never reached the key backend');
+    // Open now, or a few minutes ahead within the clock-skew allowance: signed.
+    await sign(wallet, 14, starting(now));
+    await sign(wallet, 15, starting(now + 290));
+    await permit2(now, 16);
+    assert.equal(await signatures(), before + 3);
   });
 
   it('refuses a destroyed wallet key forever, in any field and spelling; siblings keep signing', async () => {

@@ -33,6 +33,32 @@ describe('EIP-3009 digest', () => {
   it('differs under the mainnet domain name (the classic testnet/mainnet mix-up)', () => {
     assert.notEqual(hashTransferAuthorization({ ...vector.domain, name: 'USD Coin' }, vector.message), vector.digest);
   });
+  it('memoises each domain separator under its own domain: (name, version) pairs that join to one string differ', async () => {
+    const { hashTypedData } = await import('viem');
+    const { TRANSFER_WITH_AUTHORIZATION_TYPES } =
+      await import('../../../signer/eip3009/hash-transfer-authorization.js');
+    const m = vector.message;
+    const viemDigest = (domain: typeof vector.domain) =>
+      hashTypedData({
+        domain,
+        types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          ...m,
+          value: BigInt(m.value),
+          validAfter: BigInt(m.validAfter),
+          validBefore: BigInt(m.validBefore),
+        },
+      });
+    // Joined with NUL, both would read "USD\0C\02": the second must not get the first one's separator.
+    const first = { ...vector.domain, name: 'USD\u0000C', version: '2' };
+    const second = { ...vector.domain, name: 'USD', version: 'C\u00002' };
+    const firstDigest = hashTransferAuthorization(first, m);
+    const secondDigest = hashTransferAuthorization(second, m);
+    assert.notEqual(secondDigest, firstDigest);
+    assert.equal(firstDigest, viemDigest(first));
+    assert.equal(secondDigest, viemDigest(second));
+  });
   it('uses the type hash of its own field list (EIP-712 encodeType)', async () => {
     const { keccak256, toHex } = await import('viem');
     const { TRANSFER_WITH_AUTHORIZATION_TYPES, TRANSFER_WITH_AUTHORIZATION_TYPEHASH } =
@@ -292,6 +318,19 @@ describe('static invariants', () => {
     refused(() => check({ validBefore: String(now + 3601) }), /^window_max: .*3600/);
     refused(() => check({ validAfter: String(now + 100), validBefore: String(now + 100 + 3601) }), /^window_max: /);
   });
+  it('refuses an authorization that starts more than 300 s ahead (window_starts_soon), as a field', () => {
+    check({ validAfter: String(now + 300), validBefore: String(now + 900) }); // the clock-skew allowance, exactly
+    for (const ahead of [301, 3000, 365 * 86_400])
+      assert.throws(
+        () => check({ validAfter: String(now + ahead), validBefore: String(now + ahead + 600) }),
+        (e: unknown) =>
+          e instanceof SignerFault &&
+          e.code === 'invariant_violation' &&
+          /^window_starts_soon: /.test(e.message) &&
+          e.details.rule === 'window_starts_soon',
+        `validAfter now + ${ahead}`,
+      );
+  });
 
   describe('Permit2 witness transfers', () => {
     const domain = {
@@ -318,6 +357,7 @@ describe('static invariants', () => {
     };
     it('accepts one inside every bound', () => {
       permit(() => undefined);
+      permit((m) => (m.witness.validAfter = String(now + 300)));
       permit((m) => (m.permitted.amount = '1000000'));
       permit((m) => (m.deadline = String(now + 3600)));
     });
@@ -337,6 +377,14 @@ describe('static invariants', () => {
       refused(() => permit((m) => (m.deadline = String(now))), /^window_open: /);
       refused(() => permit((m) => (m.deadline = String(now + 3601))), /^window_max: /);
       refused(() => permit((m) => (m.witness.validAfter = String(now + 700))), /^window_ordered: /);
+      refused(
+        () =>
+          permit((m) => {
+            m.witness.validAfter = String(now + 301);
+            m.deadline = String(now + 901);
+          }),
+        /^window_starts_soon: /,
+      );
     });
   });
 });
