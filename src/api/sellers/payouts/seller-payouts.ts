@@ -7,30 +7,50 @@
  *      `maxPayoutMicro`. Both totals count pending payouts, so a flush arriving meanwhile owes nothing more; a
  *      flush repeating an Idempotency-Key records nothing.
  *   2. move — every unfinished payout of the seller, oldest first: signed by its collection wallet to the
- *      seller's oldest proven pay-to address (`submitted`, ./payout-rail.ts), settled through the facilitator
- *      (`settled` with the transaction). A payout already `submitted` is first looked for on chain (the answer
- *      of an earlier attempt may have been lost): spent → `settled`; unspent and expired → `failed`, its
- *      amount given back by a trigger; otherwise submitted again (the same signed authorization).
+ *      seller's oldest proven pay-to address (./payout-rail.ts), then, under the seller's lock again, marked
+ *      `submitted` and settled through the facilitator (`settled` with the transaction). A payout already
+ *      `submitted` is first looked for on chain (the answer of an earlier attempt may have been lost): spent →
+ *      `settled`; unspent and expired — this host's clock, read before the chain is, past `validBefore` plus a
+ *      grace (./payout-expiry.ts) → `failed`, its amount given back by a trigger; otherwise submitted again
+ *      (the same signed authorization).
  * What cannot move yet stays `pending` or `submitted` with a reason, for the next flush. A `direct` seller is
  * owed nothing it earned in that mode; what its collection wallets took while it was `platform_mor` is still
  * paid out (`payouts_not_applicable` once there is none).
  *
- * Defends: paying twice (one authorization per payout, the chain read before anything is given back); paying
- * more than reached the platform (two CHECKs); paying a seller from another seller's collection.
- * Does not defend: a lying facilitator or RPC; a seller's pay-to key being lost (its proof is its signature).
+ * The move's lock: the seller's payout lock held for the session on one pooled connection, with no transaction
+ * open (`PayoutStore.underMoveLock`), from the payouts read again under it to the facilitator's last answer.
+ * So one flush never judges a payout expired while another one's resubmission of it is in flight. Signing goes
+ * through the pay path, which takes pooled connections of its own: it happens before the lock, so the lock's
+ * holder never asks the pool for another connection, and at most `MOVES_AT_ONCE` moves per process hold one
+ * across a facilitator's answer (its timeout bounds each). A flush finding the lock held waits for it up to the
+ * session's lock timeout, then answers `database_busy`.
+ *
+ * Defends: paying twice (one authorization per payout; the chain read before anything is given back, only once
+ * the authorization cannot move money any more; one flush at a time moving a seller's payouts); paying more
+ * than reached the platform (two CHECKs); paying a seller from another seller's collection.
+ * Does not defend: a lying facilitator or RPC; a chain or RPC endpoint further from this host's clock than the
+ * grace (./payout-expiry.ts); a seller's pay-to key being lost (its proof is its signature).
  * Reads and writes through `PayoutStore` (../store/payout-stores.ts).
  */
 import { getAddress, type Hex } from 'viem';
-import type { ChainRegistry } from '../../../shared/chain-registry.js';
+import type { ChainInfo, ChainRegistry } from '../../../shared/chain-registry.js';
 import { generateId } from '../../auth/token-codec.js';
 import type { AuthorizationUseReader } from '../../chain/find-authorization-use.js';
+import { NestedAcquireLimit } from '../../db/nested-acquire-limit.js';
 import { AppError } from '../../errors/app-error.js';
 import { paymentTerms, type PaymentAuthorization } from '../../pay/payment-authorization.js';
+import { isPayoutExpired } from './payout-expiry.js';
 import type { PayoutOrder, PayoutRail } from './payout-rail.js';
 import type { SellerRow } from '../seller-views.js';
-import type { PayoutProgress, PayoutStore, UnfinishedPayout } from '../store/payout-stores.js';
+import type { PayoutMoves, PayoutProgress, PayoutStore, UnfinishedPayout } from '../store/payout-stores.js';
 
 type PayoutRow = UnfinishedPayout;
+
+/**
+ * Moves at once in this process: each holds one pooled connection (its lock) while a facilitator or the chain
+ * answers, so a slow facilitator holds at most this many of the pool's connections; the rest wait holding none.
+ */
+const MOVES_AT_ONCE = 4;
 
 export interface SellerPayoutOptions {
   /** The largest single payout (raw units); what is owed beyond it waits for the next flush. */
@@ -45,19 +65,31 @@ export interface SellerPayoutsDeps {
   clock: () => Date;
   chains: ChainRegistry;
   /** Absent: no facilitator configured; payouts are recorded and wait (`payout_rail_not_configured`). */
-  rail: PayoutRail | undefined;
+  rail: Pick<PayoutRail, 'sign' | 'settle'> | undefined;
   /** Whether a submitted payout's authorization was spent on chain (absent: it is submitted again). */
   chainUse: Pick<AuthorizationUseReader, 'find'> | undefined;
   options: SellerPayoutOptions;
 }
 
+/** A payout signed before the lock, ready to move under it; or what stops it (written under it as its reason). */
+type PreparedPayout =
+  | {
+      kind: 'signed';
+      rail: Pick<PayoutRail, 'settle'>;
+      chain: ChainInfo;
+      order: PayoutOrder;
+      payment: PaymentAuthorization;
+    }
+  | { kind: 'stopped'; reason: string };
+
 export class SellerPayouts {
   private readonly store: PayoutStore;
   private readonly clock: () => Date;
   private readonly chains: ChainRegistry;
-  private readonly rail: PayoutRail | undefined;
+  private readonly rail: SellerPayoutsDeps['rail'];
   private readonly chainUse: SellerPayoutsDeps['chainUse'];
   private readonly options: SellerPayoutOptions;
+  private readonly moving = new NestedAcquireLimit(MOVES_AT_ONCE);
 
   constructor(deps: SellerPayoutsDeps) {
     ({
@@ -83,15 +115,27 @@ export class SellerPayouts {
     }
   }
 
-  /** Moves every unfinished payout of the seller, oldest first; true when one of them failed. */
+  /** Moves every unfinished payout of the seller, oldest first, under its lock; true when one of them failed. */
   private async moveUnfinished(seller: SellerRow): Promise<boolean> {
-    const unfinished = await this.store.unfinishedOf(seller.id);
-    let failed = false;
-    for (const payout of unfinished) {
-      await this.move(seller, payout);
-      failed ||= payout.status === 'failed';
-    }
-    return failed;
+    // Signed before the lock: the pay path takes pooled connections of its own (see the header).
+    const prepared = new Map<string, PreparedPayout>();
+    for (const payout of await this.store.unfinishedOf(seller.id))
+      prepared.set(payout.id, await this.prepare(seller, payout));
+    if (prepared.size === 0) return false;
+    return this.moving.run(() =>
+      this.store.underMoveLock(seller.id, async (moves) => {
+        let failed = false;
+        // Read again under the lock: another flush may have moved them since.
+        for (const payout of await moves.unfinished()) {
+          const ready = prepared.get(payout.id);
+          // Recorded after this flush read them: the flush that recorded it moves it.
+          if (!ready) continue;
+          await this.move(moves, payout, ready);
+          failed ||= payout.status === 'failed';
+        }
+        return failed;
+      }),
+    );
   }
 
   private async record(seller: SellerRow, actor: string, idempotencyKey: string | undefined): Promise<void> {
@@ -125,12 +169,13 @@ export class SellerPayouts {
     });
   }
 
-  /** Moves one payout as far as it can go now; what stops it is written as its reason. */
-  private async move(seller: SellerRow, payout: PayoutRow): Promise<void> {
+  /** Signs a payout (the same authorization every time), or says what stops it. */
+  private async prepare(seller: SellerRow, payout: PayoutRow): Promise<PreparedPayout> {
     const chain = this.chains.resolve(payout.network);
-    if (!this.rail || !chain) return this.note(payout, 'payout_rail_not_configured');
+    const rail = this.rail;
+    if (!rail || !chain) return { kind: 'stopped', reason: 'payout_rail_not_configured' };
     const payTo = payout.pay_to?.trim() ?? (await this.store.oldestPayTo(seller.id));
-    if (!payTo) return this.note(payout, 'pay_to_not_registered');
+    if (!payTo) return { kind: 'stopped', reason: 'pay_to_not_registered' };
     const order: PayoutOrder = {
       id: payout.id,
       account_id: payout.account_id,
@@ -138,34 +183,39 @@ export class SellerPayouts {
       pay_to: getAddress(payTo.toLowerCase()),
       amount_micro: BigInt(payout.amount_micro),
     };
-    let payment: PaymentAuthorization;
     try {
-      payment = await this.rail.sign(chain, order);
+      return { kind: 'signed', rail, chain, order, payment: await rail.sign(chain, order) };
     } catch (err) {
-      if (err instanceof AppError) return this.note(payout, err.code);
+      if (err instanceof AppError) return { kind: 'stopped', reason: err.code };
       throw err;
     }
+  }
+
+  /** Moves one payout as far as it can go now, under the seller's lock; what stops it is written as its reason. */
+  private async move(moves: PayoutMoves, payout: PayoutRow, prepared: PreparedPayout): Promise<void> {
+    if (prepared.kind === 'stopped') return this.note(moves, payout, prepared.reason);
+    const { rail, chain, order, payment } = prepared;
     if (payout.status === 'submitted') {
-      const done = await this.fromChain(chain, payout, payment);
+      const done = await this.fromChain(moves, chain, payout, payment);
       if (done) return;
     } else {
-      await this.update(payout, {
+      await this.update(moves, payout, {
         status: 'submitted',
         pay_to: order.pay_to.toLowerCase(),
         authorization_id: payment.authorization_id,
         reason: null,
       });
     }
-    const outcome = await this.rail.settle(chain, order, payment);
+    const outcome = await rail.settle(chain, order, payment);
     if (outcome.kind === 'ok' && /^0x[0-9a-fA-F]{64}$/.test(outcome.settlement.transaction))
-      return this.settled(payout, outcome.settlement.transaction);
+      return this.settled(moves, payout, outcome.settlement.transaction);
     const reason =
       outcome.kind === 'unavailable'
         ? 'facilitator_unavailable'
         : outcome.kind === 'rejected'
           ? outcome.reason
           : 'settlement_without_transaction';
-    await this.note(payout, reason);
+    await this.note(moves, payout, reason);
   }
 
   /**
@@ -173,42 +223,55 @@ export class SellerPayouts {
    * is finished (settled, or failed because it expired unspent).
    */
   private async fromChain(
-    chain: NonNullable<ReturnType<ChainRegistry['resolve']>>,
+    moves: PayoutMoves,
+    chain: ChainInfo,
     payout: PayoutRow,
     payment: PaymentAuthorization,
   ): Promise<boolean> {
     if (!this.chainUse) return false;
     const terms = paymentTerms(payment);
+    // Read before the chain is: an "unused" below then describes the chain after this instant.
+    const now = this.clock();
     let use;
     try {
       use = await this.chainUse.find(chain, terms.from as Hex, terms.nonce as Hex);
     } catch (err) {
-      if (err instanceof AppError) return (await this.note(payout, err.code), true);
+      if (err instanceof AppError) return (await this.note(moves, payout, err.code), true);
       throw err;
     }
     if (use.kind === 'used') {
-      if (use.txHash) await this.settled(payout, use.txHash);
-      else await this.note(payout, 'settled_transaction_unknown');
+      if (use.txHash) await this.settled(moves, payout, use.txHash);
+      else await this.note(moves, payout, 'settled_transaction_unknown');
       return true;
     }
-    if (Number(terms.validBefore) * 1000 <= this.clock().getTime()) {
-      await this.update(payout, { status: 'failed', reason: 'authorization_expired' });
+    // Unused, and past validBefore plus the grace: no block can spend it any more (./payout-expiry.ts).
+    if (isPayoutExpired(terms.validBefore, now)) {
+      await this.update(moves, payout, { status: 'failed', reason: 'authorization_expired' });
       return true;
     }
     return false;
   }
 
-  private settled(payout: PayoutRow, txHash: string): Promise<void> {
+  private settled(moves: PayoutMoves, payout: PayoutRow, txHash: string): Promise<void> {
     const at = this.clock();
-    return this.update(payout, { status: 'settled', tx_hash: txHash.toLowerCase(), settled_at: at, reason: null });
+    return this.update(moves, payout, {
+      status: 'settled',
+      tx_hash: txHash.toLowerCase(),
+      settled_at: at,
+      reason: null,
+    });
   }
 
-  private note(payout: PayoutRow, reason: string): Promise<void> {
-    return this.update(payout, { reason: clip(reason) });
+  private note(moves: PayoutMoves, payout: PayoutRow, reason: string): Promise<void> {
+    return this.update(moves, payout, { reason: clip(reason) });
   }
 
-  private async update(payout: PayoutRow, changes: Omit<PayoutProgress, 'updated_at'>): Promise<void> {
-    await this.store.progress(payout.id, { ...changes, updated_at: this.clock() });
+  private async update(
+    moves: PayoutMoves,
+    payout: PayoutRow,
+    changes: Omit<PayoutProgress, 'updated_at'>,
+  ): Promise<void> {
+    await moves.progress(payout.id, { ...changes, updated_at: this.clock() });
     if (changes.status) payout.status = changes.status;
   }
 }

@@ -3,10 +3,12 @@
  * wallets (../payouts/platform-wallets.ts) read and write through, in their words (PostgreSQL implementations in
  * ./pg-payout-stores.ts): what is owed and collected, recorded as payouts under the seller's lock
  * (`PayoutLedger`), the unfinished payouts with the account of the wallet that pays them, each payout's
- * progress; each seller's collection wallet per network and the platform's own account.
+ * progress, moved under the same lock (`PayoutMoves`); each seller's collection wallet per network and the
+ * platform's own account.
  *
  * Defends: SQL outside a store; two flushes of one seller recording payouts of the same money (the lock, and the
- * rows read for update). Does not defend: how much is paid (the service decides it; two CHECKs bound it).
+ * rows read for update); one flush judging a payout another flush is submitting (the same lock, held across
+ * the move). Does not defend: how much is paid (the service decides it; two CHECKs bound it).
  */
 import type { StoreUnit } from '../../db/store-unit.js';
 
@@ -66,17 +68,30 @@ export interface PayoutLedger {
   add(payout: NewPayout): Promise<void>;
 }
 
+/** The seller's unfinished payouts and their progress, on the connection that holds the seller's payout lock. */
+export interface PayoutMoves {
+  /** The seller's pending and submitted payouts, oldest first, as they are now. */
+  unfinished(): Promise<UnfinishedPayout[]>;
+  /** Records a payout's progress (committed at once), only while it is unfinished. */
+  progress(payoutId: string, changes: PayoutProgress): Promise<void>;
+}
+
 export interface PayoutStore {
   /** Whether anything collected for the seller is unpaid or a payout of it unfinished. */
   owesAny(sellerId: string): Promise<boolean>;
   /** Runs `work` in one transaction under the seller's payout lock. */
   underPayoutLock(sellerId: string, work: (ledger: PayoutLedger) => Promise<void>): Promise<void>;
-  /** The seller's pending and submitted payouts, oldest first. */
+  /**
+   * Runs `work` holding the seller's payout lock (the one `underPayoutLock` takes) on one pooled connection,
+   * outside any transaction: `work` may wait on the network with it (a facilitator's answer, a chain read), and
+   * reads and writes only through `moves`, on that connection — it never asks the pool for another one. A
+   * lock held elsewhere is waited for up to the session's lock timeout (then `database_busy`).
+   */
+  underMoveLock<T>(sellerId: string, work: (moves: PayoutMoves) => Promise<T>): Promise<T>;
+  /** The seller's pending and submitted payouts, oldest first (read without the lock: what to sign). */
   unfinishedOf(sellerId: string): Promise<UnfinishedPayout[]>;
   /** The seller's oldest proven EVM pay-to address (payouts leave an EVM collection wallet). */
   oldestPayTo(sellerId: string): Promise<string | undefined>;
-  /** Records a payout's progress, only while it is unfinished. */
-  progress(payoutId: string, changes: PayoutProgress): Promise<void>;
 }
 
 /** A seller's collection wallet on a network (`address` checksummed). */

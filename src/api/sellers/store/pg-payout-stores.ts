@@ -4,12 +4,16 @@
  * index as the second line). A payout is recorded
  * under a per-seller advisory lock with the seller's payables and collection wallets read FOR UPDATE, so a ledger
  * row verified meanwhile waits and is paid by the next flush; a payout's progress is written only while it is
- * `pending` or `submitted`.
+ * `pending` or `submitted`, and only under the same lock, taken for the session on one pooled connection
+ * (`underMoveLock`): no transaction stays open while a facilitator or the chain answers, and the lock is released
+ * before the connection goes back to the pool (or the connection is dropped, and the lock with it).
  *
  * Defends: SQL outside a store; a finished payout changed again. Does not defend: the amounts (two CHECKs do).
  */
 import type { Knex } from 'knex';
+import type { PoolClient } from 'pg';
 import { unitOf } from '../../db/store-unit.js';
+import { withPooledClient } from '../../db/wallet-transaction.js';
 import { getAddress } from 'viem';
 import type {
   CollectionBalance,
@@ -17,12 +21,26 @@ import type {
   CollectionWalletStore,
   StoreTransaction,
   PayoutLedger,
-  PayoutProgress,
+  PayoutMoves,
   PayoutStore,
   UnfinishedPayout,
 } from './payout-stores.js';
 
 const UNFINISHED = ['pending', 'submitted'];
+
+/** The advisory lock of a seller's payouts: recording takes it for a transaction, moving for a session. */
+const payoutLockName = (sellerId: string) => `payout:${sellerId}`;
+
+/** A payout lock that could not be released: its connection must not go back to the pool. */
+class PayoutLockNotReleased extends Error {
+  constructor(
+    readonly sellerId: string,
+    options?: ErrorOptions,
+  ) {
+    super('payout lock not released', options);
+    this.name = 'PayoutLockNotReleased';
+  }
+}
 
 function payoutLedger(trx: Knex.Transaction, sellerId: string): PayoutLedger {
   return {
@@ -39,6 +57,29 @@ function payoutLedger(trx: Knex.Transaction, sellerId: string): PayoutLedger {
         .select('wallet_id', 'network', 'collected_micro', 'paid_micro')) as CollectionBalance[],
     add: async (payout) => {
       await trx('payout_flushes').insert(payout);
+    },
+  };
+}
+
+function unfinishedQuery(db: Knex, sellerId: string) {
+  return db('payout_flushes as p')
+    .join('wallets as w', 'w.id', 'p.wallet_id')
+    .where({ 'p.seller_id': sellerId })
+    .whereIn('p.status', UNFINISHED)
+    .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
+    .select('p.*', 'w.account_id');
+}
+
+/** Reads and writes on `client`, the connection holding the seller's payout lock (autocommit: no transaction). */
+function payoutMoves(knex: Knex, client: PoolClient, sellerId: string): PayoutMoves {
+  return {
+    unfinished: async () => (await unfinishedQuery(knex, sellerId).connection(client)) as UnfinishedPayout[],
+    progress: async (payoutId, changes) => {
+      await knex('payout_flushes')
+        .connection(client)
+        .where({ id: payoutId })
+        .whereIn('status', UNFINISHED)
+        .update(changes);
     },
   };
 }
@@ -60,18 +101,38 @@ export class PgPayoutStore implements PayoutStore {
 
   async underPayoutLock(sellerId: string, work: (ledger: PayoutLedger) => Promise<void>): Promise<void> {
     await this.knex.transaction(async (trx) => {
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [`payout:${sellerId}`]);
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 17))', [payoutLockName(sellerId)]);
       await work(payoutLedger(trx, sellerId));
     });
   }
 
+  underMoveLock<T>(sellerId: string, work: (moves: PayoutMoves) => Promise<T>): Promise<T> {
+    // withPooledClient drops the connection after an error it may not survive (PayoutLockNotReleased among them).
+    return withPooledClient(this.knex, async (client) => {
+      const name = payoutLockName(sellerId);
+      // Waits at most the session's lock_timeout (then 55P03: database_busy); nothing is held if it fails.
+      await this.knex.raw('SELECT pg_advisory_lock(hashtextextended(?, 17))', [name]).connection(client);
+      const outcome = await work(payoutMoves(this.knex, client, sellerId)).then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      );
+      let unlockError: unknown;
+      const unlocked = await this.knex
+        .raw('SELECT pg_advisory_unlock(hashtextextended(?, 17)) AS unlocked', [name])
+        .connection(client)
+        .then(
+          (r: { rows: Array<{ unlocked: boolean }> }) => r.rows[0]?.unlocked === true,
+          (err: unknown) => ((unlockError = err), false),
+        );
+      // The work's own error, if it failed, stays the cause (a database outage is still told as one).
+      if (!unlocked) throw new PayoutLockNotReleased(sellerId, { cause: outcome.ok ? unlockError : outcome.error });
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
+    });
+  }
+
   async unfinishedOf(sellerId: string): Promise<UnfinishedPayout[]> {
-    return (await this.knex('payout_flushes as p')
-      .join('wallets as w', 'w.id', 'p.wallet_id')
-      .where({ 'p.seller_id': sellerId })
-      .whereIn('p.status', UNFINISHED)
-      .orderBy([{ column: 'p.created_at' }, { column: 'p.id' }])
-      .select('p.*', 'w.account_id')) as UnfinishedPayout[];
+    return (await unfinishedQuery(this.knex, sellerId)) as UnfinishedPayout[];
   }
 
   async oldestPayTo(sellerId: string): Promise<string | undefined> {
@@ -82,10 +143,6 @@ export class PgPayoutStore implements PayoutStore {
       .orderBy([{ column: 'created_at' }, { column: 'address' }])
       .first('address')) as { address: string } | undefined;
     return row?.address.trim();
-  }
-
-  async progress(payoutId: string, changes: PayoutProgress): Promise<void> {
-    await this.knex('payout_flushes').where({ id: payoutId }).whereIn('status', UNFINISHED).update(changes);
   }
 }
 
