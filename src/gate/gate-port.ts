@@ -168,6 +168,10 @@ export function gatePort(c: GatePortContext): PaidRequestPort {
     },
 
     answer(answer: PaywallAnswer) {
+      if (answer.body === undefined) {
+        if (!res.headersSent && !res.destroyed) res.writeHead(answer.status, answer.headers).end();
+        return;
+      }
       writeJson(res, answer.status, answer.headers, answer.body);
     },
 

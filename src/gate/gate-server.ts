@@ -10,10 +10,11 @@
  *      yet → 503 `gate_not_ready` with `Retry-After: 5`;
  *   4. the request body, read and counted whatever the method (request-body.ts): over the cap → 413
  *      `payload_too_large`, before any payment is looked at;
- *   5. OPTIONS is answered here (cors-preflight.ts), never forwarded; `/health` passes unpaid as a bodiless GET
- *      or HEAD only;
- *   6. the endpoint, by method and path (matching-endpoint.ts); none → 404 `gate_endpoint_not_found`, one the
- *      seller has not priced → 404 `gate_endpoint_not_priced`;
+ *   5. OPTIONS is answered here (cors-preflight.ts), never forwarded;
+ *   6. the endpoint, by method and path (matching-endpoint.ts); `/health` that no endpoint of its method sells
+ *      passes unpaid as a bodiless GET or HEAD only (else 404 `gate_endpoint_not_found`) — one that sells it is
+ *      charged like any route; otherwise none → 404 `gate_endpoint_not_found`, one the seller has not priced →
+ *      404 `gate_endpoint_not_priced`;
  *   7. the paywall (src/x402/seller/paid-request.ts, the Koa middleware's own rules and status table) with the
  *      gate's port (gate-port.ts): challenge, verify, proxy to the origin, hold, settle, release, report.
  *
@@ -24,7 +25,7 @@
  * terms are the catalogue's).
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { PaidRequestCore, passesUnpaid, type PaidRequest } from '../x402/seller/paid-request.js';
+import { HEALTH_PATH, PaidRequestCore, type PaidRequest } from '../x402/seller/paid-request.js';
 import type { X402Logger } from '../x402/seller/x402-koa-options.js';
 import type { CatalogueSource } from './catalogue-source.js';
 import type { GateConfig } from './gate-config.js';
@@ -140,12 +141,12 @@ export async function handleGateRequest(
       maxHeldBytes: config.maxHeldBytes,
       metrics: deps.metrics,
     });
-  // What the paywall lets through unpaid (/health) goes as a bodiless GET or HEAD, or not at all.
-  if (passesUnpaid(method, routed.originPath)) {
+  const match = matchEndpoint(seller, method, routed.originPath);
+  // `/health` that no endpoint of its method sells goes unpaid as a bodiless GET or HEAD, or not at all.
+  if (routed.originPath === HEALTH_PATH && match.kind !== 'sold') {
     if ((method === 'GET' || method === 'HEAD') && !seller.problem) return port(undefined).pass();
     return writeGateError(res, 'gate_endpoint_not_found');
   }
-  const match = matchEndpoint(seller, method, routed.originPath);
   if (match.kind === 'none') return writeGateError(res, 'gate_endpoint_not_found');
   if (match.kind === 'unpriced') return writeGateError(res, 'gate_endpoint_not_priced');
   const host = req.headers.host ?? `${config.host}:${config.port}`;

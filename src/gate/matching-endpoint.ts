@@ -1,15 +1,20 @@
 /**
- * Which of a seller's endpoints a request is sold as. The path is the one the gate's path rule accepted
- * (request-target.ts) and the origin will receive; it is compared as the paywall prices paths (`routePriceKey`:
- * case, percent-encoding, duplicate and trailing slashes ignored), so `/PREMIUM/` is the `/premium` endpoint.
- * - an endpoint of the method with that exact path wins (HEAD is sold as GET);
- * - else, of the path patterns that fit, the dearest for this path (its route prices included; the oldest on a
- *   tie): a broad cheap pattern never sells a route a dearer pattern also covers;
+ * Which of a seller's endpoints a request is sold as (HEAD is sold as GET). The path is the one the gate's path
+ * rule accepted (request-target.ts) and the origin will receive, as written.
+ * - an endpoint of the method whose path is the request's path byte for byte wins outright;
+ * - else the candidates are the endpoint whose path is the request's as the paywall prices paths
+ *   (`routePriceKey`: case, percent-encoding, duplicate and trailing slashes ignored — `/PREMIUM/` is a reading
+ *   of `/premium`) and every path pattern that fits; the dearest for this path is sold (its route prices
+ *   included; the folded exact endpoint, then the oldest pattern, on a tie): the buyer pays the most any reading
+ *   of the path costs, so neither a free exact endpoint nor a broad cheap pattern sells a spelling that a
+ *   case-sensitive origin serves as a dearer route;
  * - an endpoint the seller has not priced (ingested without a price) is never sold: when it is the exact match,
- *   or one of the patterns that fit, the request is refused (`unpriced`) rather than sold at another price.
+ *   or one of the candidates, the request is refused (`unpriced`) rather than sold at another price.
  *
- * Defends against: a route bought at a cheaper endpoint's price, an unpriced operation served as free. Does not
- * defend against: prices the seller set wrongly (they are the seller's settings).
+ * Defends against: a route bought at a cheaper endpoint's price — through a cheaper pattern, or through another
+ * spelling of a cheaper exact endpoint; an unpriced operation served as free. Does not defend against: prices the
+ * seller set wrongly (they are the seller's settings); an origin that serves one resource under two spellings the
+ * seller priced apart (the exact spelling is sold at its own price).
  */
 import { matchPathPattern } from '../shared/path-pattern.js';
 import { priceOf } from '../x402/seller/paid-request.js';
@@ -45,16 +50,26 @@ function dearest(entries: readonly GateEndpointEntry[], path: string): GateEndpo
   return best;
 }
 
+/** `entry` as a match: sold, or refused when the seller has not priced it. */
+function matchOf(entry: GateEndpointEntry): EndpointMatch {
+  return entry.endpoint.priced ? { kind: 'sold', entry } : { kind: 'unpriced', entry };
+}
+
 /** The endpoint `method path` is sold as, under the rules above. */
 export function matchEndpoint(seller: GateSellerEntry, method: string, path: string): EndpointMatch {
   const wanted = method === 'HEAD' ? 'GET' : method;
   const key = routePriceKey(path);
-  const same = seller.endpoints.filter((e) => e.endpoint.method.toUpperCase() === wanted);
-  const exact = same.find((e) => exactFor(e, key));
-  if (exact) return exact.endpoint.priced ? { kind: 'sold', entry: exact } : { kind: 'unpriced', entry: exact };
-  const fitting = same.filter((e) => patternFits(e, path, key));
-  if (fitting.length === 0) return { kind: 'none' };
-  const unpriced = fitting.find((e) => !e.endpoint.priced);
+  const folded: GateEndpointEntry[] = [];
+  const fitting: GateEndpointEntry[] = [];
+  for (const entry of seller.endpoints) {
+    if (entry.endpoint.method.toUpperCase() !== wanted) continue;
+    if (entry.endpoint.path === path) return matchOf(entry);
+    if (exactFor(entry, key)) folded.push(entry);
+    else if (patternFits(entry, path, key)) fitting.push(entry);
+  }
+  const candidates = folded.length === 0 ? fitting : [...folded, ...fitting];
+  if (candidates.length === 0) return { kind: 'none' };
+  const unpriced = candidates.find((e) => !e.endpoint.priced);
   if (unpriced) return { kind: 'unpriced', entry: unpriced };
-  return { kind: 'sold', entry: dearest(fitting, path) };
+  return { kind: 'sold', entry: dearest(candidates, path) };
 }

@@ -10,7 +10,8 @@
  *
  * Defends, as the Koa side of the paywall: a handler's body or headers leaving before settlement (the body is
  * held, the handler's headers are dropped with it when the settlement fails); the override header reaching the
- * buyer.
+ * buyer; the handler running unpaid for OPTIONS to a priced route (the paywall answers the preflight) or for
+ * `/health` other than as a bodiless GET or HEAD of an unpriced probe.
  * Does not defend against: a handler that bypasses Koa (`ctx.respond = false`, or writes `ctx.res` itself) —
  * its body has already left; the payment is still settled, but no receipt header can be added.
  */
@@ -85,7 +86,14 @@ export function x402Koa(options: X402KoaOptions): X402KoaMiddleware {
   });
   // One middleware is one seller; its ids are scoped by its PAT (hashed: the store never sees the token).
   const paymentIdScope = createHash('sha256').update(config.token).digest('hex').slice(0, 32);
-  const site: PaidSite = { config, seller: () => seller.current(), solana: solana?.terms, paymentIdScope };
+  // `/health` is the seller's probe: a bodiless GET or HEAD of it passes unless route_prices prices it.
+  const site: PaidSite = {
+    config,
+    seller: () => seller.current(),
+    solana: solana?.terms,
+    paymentIdScope,
+    healthProbe: true,
+  };
 
   const middleware = (ctx: Context, next: Next): Promise<void> =>
     core.handle(

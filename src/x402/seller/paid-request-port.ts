@@ -38,6 +38,11 @@ export interface PaidSite {
   solana?: SolanaTerms | undefined;
   /** Whose `payment-identifier` ids these are (default: the verified seller's id). */
   paymentIdScope?: string;
+  /**
+   * A bodiless GET or HEAD of `/health` passes unpaid unless `route_prices` prices it (the Koa middleware). Unset
+   * for the gate, which passes `/health` itself only when no endpoint of its method prices it.
+   */
+  healthProbe?: boolean;
 }
 
 /** The paid work's response, held by the adapter until the paywall settles or discards it. */
@@ -60,9 +65,9 @@ export interface HeldResponse {
 
 /** How an adapter lets the paywall act on its request and response. */
 export interface PaidRequestPort {
-  /** Let the request through unpaid (health, OPTIONS, a free route). */
+  /** Let the request through unpaid (a free route, the `/health` probe). */
   pass(): Promise<void>;
-  /** Answer without running the paid work (a challenge or an error). */
+  /** Answer without running the paid work (a challenge, an error, or a preflight's 204 without a body). */
   answer(answer: PaywallAnswer): void;
   /** Answer with a stored paid answer (a `payment-identifier` retry): status, headers, raw body. */
   replay(answer: { status: number; headers: Record<string, string>; body: Buffer }): void;

@@ -4,7 +4,11 @@
  * read a request, run the paid work (a Koa handler; a proxied origin) and write an answer — the `PaidRequestPort`
  * each gives. The challenges, error answers and receipt headers it writes are built in paywall-answers.ts.
  * The rules (docs/seller-middleware.md#rules-and-runtime-answers), in order:
- *   1. `/health`, OPTIONS (CORS preflights cannot carry a payment) and free routes (price 0) pass through.
+ *   1. Before any payment (unpaid-pass.ts): a free route (price 0) passes on every method, OPTIONS included;
+ *      OPTIONS to a priced route is answered here — 204 with the CORS preflight headers (cors-preflight.ts) — and
+ *      the paid work never runs for it (a preflight cannot carry a payment); on a site that lets the probe through
+ *      (the Koa middleware), a bodiless GET or HEAD of `/health` passes unless `route_prices` prices it. Anything
+ *      else is priced, `/health` included.
  *   2. No facilitator and XX_ALLOW_LOCAL_ONLY≠1 → 503, `Retry-After: 5` (a Solana offer always has one; a
  *      Solana-only seller whose facilitator names no fee payer yet answers the same).
  *   3. The seller is not usable (a refused PAT, an ambiguous endpoint set, a suspended seller) → 500
@@ -45,7 +49,7 @@ import { matchPayment, type PaymentMatch, type RouteTerms } from './payment-term
 import { challengeAnswer, clip, errorAnswer, receiptHeaders } from './paywall-answers.js';
 import { RouteTermsCache } from './route-terms-cache.js';
 import type { ResolvedX402Config } from './seller-options.js';
-import { priceOf } from './route-price.js';
+import { unpaidPass } from './unpaid-pass.js';
 import { isSolanaNetwork } from './solana-offer.js';
 import { resolveSettlementAmount } from './settlement-amount.js';
 import { localOnlyProblem } from './local-only-window.js';
@@ -56,12 +60,8 @@ import type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidS
 export type { PaywallAnswer } from './paywall-answers.js';
 export type { HeldResponse, PaidRequest, PaidRequestDeps, PaidRequestPort, PaidSite } from './paid-request-port.js';
 
-/** Rule 1's unpaid pass-through: `/health` and OPTIONS (a CORS preflight cannot carry a payment). */
-export function passesUnpaid(method: string, path: string): boolean {
-  return path === '/health' || method === 'OPTIONS';
-}
-
 export { priceOf } from './route-price.js';
+export { HEALTH_PATH } from './unpaid-pass.js';
 
 type Match = Extract<PaymentMatch, { kind: 'match' }>;
 type SettleOutcome = Awaited<ReturnType<Facilitator['settle']>>;
@@ -123,12 +123,14 @@ export class PaidRequestCore {
 
   async handle(site: PaidSite, req: PaidRequest, port: PaidRequestPort): Promise<void> {
     const { config } = site;
-    if (passesUnpaid(req.method, req.path)) return port.pass();
-    const price = priceOf(config, req.path);
-    if (price === 0n) {
+    const unpaid = unpaidPass(config, req, site.healthProbe === true);
+    if (unpaid.kind === 'free') {
       this.count('free');
       return port.pass();
     }
+    if (unpaid.kind === 'probe') return port.pass();
+    if (unpaid.kind === 'preflight') return port.answer({ status: 204, headers: unpaid.headers, body: undefined });
+    const { price } = unpaid;
     if (!this.deps.facilitator && !this.deps.solanaFacilitator && !config.allowLocalOnly) {
       this.count('facilitator_not_configured');
       return port.answer(errorAnswer('facilitator_not_configured', {}, { 'Retry-After': '5' }));

@@ -32,6 +32,7 @@ export const X402_MIDDLEWARE_ERRORS = {
 export interface PaywallAnswer {
   status: number;
   headers: Record<string, string>;
+  /** The JSON body; undefined: none (the 204 answering a preflight, ./cors-preflight.ts). */
   body: unknown;
 }
 

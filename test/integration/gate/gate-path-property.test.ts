@@ -31,7 +31,7 @@ const BASE_DOMAIN = 'gate.test';
 /** The seller's prices, as the test reads its own catalogue: micro-USD by path, undefined where nothing is sold. */
 function cataloguePrice(received: string): bigint | undefined {
   const path = received.split('?')[0]!;
-  if (path === '/health') return 0n; // passes unpaid, as in the middleware (a bodiless GET)
+  // `/health` is no exception here: `/{page}` sells it (it passes unpaid only when nothing of its method does).
   const key = decodeURIComponent(path).toLowerCase().replace(/\/+$/, '');
   const segments = key === '' ? [] : key.slice(1).split('/');
   if (key === '/premium') return 2_500_000n;

@@ -4,6 +4,9 @@
  * - a path that an origin would resolve to another route (`..\`, `%2e%2e`, `%2f`) is refused (400
  *   `gate_path_refused`) instead of priced as a free or cheap pattern and served as the paid route;
  * - of two patterns that fit, the dearer is charged;
+ * - an exact endpoint wins outright only when spelled as registered: another spelling of it (case, a trailing
+ *   slash, an escape) is charged the dearest of it and the patterns that fit, since the origin receives that spelling;
+ * - `/health` is charged when an endpoint of its method prices it, and otherwise passes as a bodiless GET or HEAD;
  * - OPTIONS (with a body) is answered by the gate and never forwarded;
  * - underscore spellings of payment and forwarding headers never reach the origin;
  * - a body over the cap answers 413 on every method, declared or chunked, before any payment is looked at.
@@ -111,6 +114,47 @@ describe('gate: the path rule — what is priced is what is forwarded', function
     assert.equal(amount, '3000000');
     assert.equal(answer.status, 200, answer.body);
     assert.equal(origin.requests.at(-1)!.url, '/reports/q1');
+  });
+
+  it('a free exact endpoint is free only as spelled: other spellings pay the dearest fitting pattern', async () => {
+    await useCatalogue([catalogueEndpoint('/reports/sample', '0'), patternEndpoint('/reports/{id}', '5')]);
+    for (const spelling of ['/reports/SAMPLE', '/reports/Sample/', '/reports/s%41mple']) {
+      const target = `/${GATE_SLUG}${spelling}`;
+      const challenged = await rawExchange(gate.url, { target });
+      assert.equal(challenged.status, 402, `${target}: ${challenged.status} ${challenged.body}`);
+      assert.equal((JSON.parse(challenged.body) as PaymentRequired).accepts[0]!.amount, '5000000', target);
+    }
+    assert.equal(origin.runs, 0, `the origin was reached unpaid: ${origin.requests.map((r) => r.url).join(', ')}`);
+    const { amount, answer } = await payRaw(`/${GATE_SLUG}/reports/SAMPLE`);
+    assert.equal(amount, '5000000');
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(origin.requests.at(-1)!.url, '/reports/SAMPLE');
+    // The exact spelling is the free endpoint.
+    const free = await rawExchange(gate.url, { target: `/${GATE_SLUG}/reports/sample` });
+    assert.equal(free.status, 200, free.body);
+    assert.equal(free.headers['payment-response'], undefined);
+    assert.equal(origin.requests.at(-1)!.url, '/reports/sample');
+    assert.equal(origin.runs, 2);
+  });
+
+  it('`/health` priced by an endpoint of its method is charged; unpriced it passes as a bodiless GET or HEAD', async () => {
+    const unpriced = await rawExchange(gate.url, { target: `/${GATE_SLUG}/health` });
+    assert.equal(unpriced.status, 200, unpriced.body);
+    assert.equal(origin.runs, 1);
+    await useCatalogue([catalogueEndpoint('/health', '0.05')]);
+    for (const method of ['GET', 'HEAD']) {
+      const res = await rawExchange(gate.url, { method, target: `/${GATE_SLUG}/health` });
+      assert.equal(res.status, 402, `${method}: ${res.status} ${res.body}`);
+    }
+    assert.equal(origin.runs, 1, `the origin was reached unpaid: ${origin.requests.map((r) => r.url).join(', ')}`);
+    const { amount, answer } = await payRaw(`/${GATE_SLUG}/health`);
+    assert.equal(amount, '50000');
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(origin.runs, 2);
+    // Priced for GET only: a POST to it is no endpoint, and no probe either.
+    const post = await rawExchange(gate.url, { method: 'POST', target: `/${GATE_SLUG}/health`, body: 'x' });
+    assert.equal(post.status, 404);
+    assert.equal(origin.runs, 2);
   });
 
   it('OPTIONS, with a body, is answered by the gate (CORS preflight) and never forwarded', async () => {
